@@ -1,0 +1,13 @@
+//! Shared vocabulary of every Nestor layer: identifiers as newtypes, named
+//! limits, and the client-facing error with its SQLSTATE.
+//!
+//! Nothing here does work. Each layer has its own error enum and maps it into
+//! [`DbError`] with one exhaustive `match` (see `nestor_txn::TxnError`), so a
+//! new failure mode cannot reach a client without a SQLSTATE being chosen for it.
+
+pub mod error;
+pub mod ids;
+pub mod limits;
+
+pub use error::{DbError, SqlState};
+pub use ids::{CommandId, Csn, RelId, RowId, SavepointLevel, SessionId, Xid};
