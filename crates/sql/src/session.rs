@@ -9,30 +9,7 @@ use nestor_common::{DbError, SessionId};
 
 use crate::protocol::{BackendMsg, FrontendMsg, TxnStatus};
 
-/// Server-wide configuration the engine needs.
-#[derive(Clone, Debug)]
-pub struct EngineConfig {
-    pub data_dir: std::path::PathBuf,
-    pub max_connections: usize,
-}
-
-/// Shared state of one server: catalog, tables, transaction manager, the
-/// registry of sessions (for pg_stat_activity, cancel and terminate).
-pub struct Engine {
-    pub config: EngineConfig,
-}
-
-impl Engine {
-    pub fn new(config: EngineConfig) -> Result<Arc<Engine>, DbError> {
-        Ok(Arc::new(Engine { config }))
-    }
-
-    /// CancelRequest from the wire: cancel the running statement of session
-    /// `pid` if `secret` matches. Returns whether a session was signalled.
-    pub fn cancel_request(&self, _pid: SessionId, _secret: i32) -> bool {
-        false
-    }
-}
+pub use crate::engine::{Engine, EngineConfig};
 
 /// Who connected, from the startup packet and the socket.
 #[derive(Clone, Debug)]
@@ -84,7 +61,10 @@ impl Session {
     pub fn parameter_status(&self) -> Vec<(String, String)> {
         vec![
             ("server_version".into(), "15.0 (Nestor 0.1.0)".into()),
-            ("application_name".into(), self.info.application_name.clone()),
+            (
+                "application_name".into(),
+                self.info.application_name.clone(),
+            ),
         ]
     }
 

@@ -1,0 +1,26 @@
+//! The transaction core of Nestor: 64-bit XIDs assigned lazily to top-level
+//! transactions only, commit-sequence-number snapshots, savepoints as marks
+//! in a private undo log, and an in-memory row-lock table with deadlock
+//! detection. No I/O: the WAL plugs in through [`CommitLog`], storage
+//! through [`DataStore`].
+//!
+//! Start with docs/transactions.md for the whole design; each module's
+//! header explains its part:
+//! - [`visibility`]: snapshots and the visibility rule (a pure function);
+//! - [`manager`]: XIDs, the commit protocol, the horizon, the GC horizon;
+//! - [`transaction`]: command ids, isolation, undo log and savepoints;
+//! - [`locks`]: the row-lock table, waits and deadlock detection.
+
+pub mod error;
+pub mod locks;
+pub mod manager;
+pub mod transaction;
+pub mod visibility;
+
+pub use error::TxnError;
+pub use locks::{Acquired, LockKey, LockMode, LockTable, Owner, WaitCtl, WaitPolicy};
+pub use manager::{CommitLog, NoLog, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState};
+pub use transaction::{
+    DataStore, DataUndo, DdlUndo, Isolation, SavepointStats, Transaction, UndoEntry,
+};
+pub use visibility::{is_visible, stamp_visible, Snapshot, Stamp};

@@ -1,7 +1,7 @@
-//! SQL values and types (PostgreSQL's type system, the subset Nestor
-//! supports). Storage keeps rows as `Vec<Value>`; index keys are `Vec<Value>`
-//! ordered by [`Value`]'s total order (NULLs last, as a btree ASC index).
-
+//! SQL values and types.
+pub(crate) mod bigint;
+pub mod numeric;
 pub mod value;
 
+pub use numeric::Numeric;
 pub use value::{Row, Value};

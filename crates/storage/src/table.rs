@@ -1,0 +1,783 @@
+//! A table: version chains behind stable row ids, and the write paths.
+
+use std::ops::{AddAssign, Bound};
+use std::sync::Arc;
+
+use nestor_common::{CommandId, Csn, RelId, RowId, Xid};
+use nestor_txn::{
+    is_visible, stamp_visible, Acquired, DataUndo, Isolation, LockKey, LockMode, Snapshot, Stamp,
+    Transaction, TxnError, TxnManager, WaitCtl, WaitPolicy, XidState,
+};
+use nestor_types::{Row, Value};
+use parking_lot::{Mutex, RwLock};
+
+use crate::error::StorageError;
+use crate::index::{in_bounds, Index};
+
+/// One version of a row. Headers carry only top-level XIDs; the CSN fields
+/// are stamped at commit so readers rarely consult the status table.
+#[derive(Clone, Debug)]
+pub(crate) struct Version {
+    xmin: Xid,
+    cmin: CommandId,
+    xmin_csn: Csn,
+    xmax: Xid,
+    cmax: CommandId,
+    xmax_csn: Csn,
+    data: Row,
+}
+
+#[derive(Default)]
+struct RowSlot {
+    /// Oldest first; the newest version is last.
+    versions: Mutex<Vec<Version>>,
+}
+
+/// A visible row as a reader gets it.
+#[derive(Clone, Debug)]
+pub struct Tuple {
+    pub row: RowId,
+    pub data: Row,
+    /// Creator of this version.
+    pub xmin: Xid,
+    /// Deleter/updater of this version (in progress or not visible), or NONE.
+    pub xmax: Xid,
+}
+
+/// Which version a write accepts as its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recheck {
+    /// The version visible to the statement's snapshot (first attempt).
+    Snapshot,
+    /// The newest committed version (READ COMMITTED after the caller
+    /// re-checked its WHERE clause on it).
+    Latest,
+}
+
+/// Outcome of update/delete.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WriteResult {
+    Done,
+    /// READ COMMITTED only: a transaction that committed after our snapshot
+    /// changed the row; here is its newest version. Re-check and retry with
+    /// `Recheck::Latest`, or skip the row.
+    Changed(Row),
+    /// The row is gone (deleted by a committed transaction; READ COMMITTED).
+    Gone,
+    /// Already updated or deleted by the current command: skip (PostgreSQL
+    /// ignores a second update of a row by the same command).
+    SelfModified,
+}
+
+/// Outcome of a row lock (SELECT ... FOR UPDATE and friends).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LockResult {
+    Locked,
+    /// SKIP LOCKED met a conflicting lock.
+    Skipped,
+    Changed(Row),
+    Gone,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PruneStats {
+    pub versions_removed: u64,
+    pub rows_removed: u64,
+    pub index_entries_removed: u64,
+}
+
+impl AddAssign for PruneStats {
+    fn add_assign(&mut self, o: PruneStats) {
+        self.versions_removed += o.versions_removed;
+        self.rows_removed += o.rows_removed;
+        self.index_entries_removed += o.index_entries_removed;
+    }
+}
+
+/// Where the newest version stands for a writer holding the row lock.
+enum Target {
+    Ok(Row),
+    Outcome(WriteResult),
+}
+
+pub struct Table {
+    pub id: RelId,
+    name: RwLock<String>,
+    rows: RwLock<Vec<Arc<RowSlot>>>,
+    indexes: RwLock<Vec<Arc<Index>>>,
+    mgr: Arc<TxnManager>,
+}
+
+impl Table {
+    pub(crate) fn new(id: RelId, name: &str, mgr: Arc<TxnManager>) -> Table {
+        Table {
+            id,
+            name: RwLock::new(name.to_string()),
+            rows: RwLock::new(Vec::new()),
+            indexes: RwLock::new(Vec::new()),
+            mgr,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        self.name.read().clone()
+    }
+
+    pub fn rename(&self, name: &str) {
+        *self.name.write() = name.to_string();
+    }
+
+    pub fn indexes(&self) -> Vec<Arc<Index>> {
+        self.indexes.read().clone()
+    }
+
+    /// Row ids allocated so far (live, dead and pruned).
+    pub fn row_id_count(&self) -> u64 {
+        self.rows.read().len() as u64
+    }
+
+    fn slot(&self, row: RowId) -> Option<Arc<RowSlot>> {
+        self.rows.read().get(row.0 as usize).cloned()
+    }
+
+    fn what(&self) -> String {
+        format!("row in relation \"{}\"", self.name())
+    }
+
+    // ----- reading -------------------------------------------------------
+
+    fn resolve_created(&self, v: &Version, snap: &Snapshot) -> Stamp {
+        self.mgr.resolve(v.xmin, v.cmin, v.xmin_csn, snap)
+    }
+
+    fn resolve_deleted(&self, v: &Version, snap: &Snapshot) -> Option<Stamp> {
+        (!v.xmax.is_none()).then(|| self.mgr.resolve(v.xmax, v.cmax, v.xmax_csn, snap))
+    }
+
+    /// The version visible to `snap`: the newest whose creation is visible,
+    /// if its deletion is not. Newest first, so a long-open old snapshot
+    /// never slows readers of new versions.
+    fn visible<'v>(&self, versions: &'v [Version], snap: &Snapshot) -> Option<&'v Version> {
+        for v in versions.iter().rev() {
+            let created = self.resolve_created(v, snap);
+            if !stamp_visible(created, snap) {
+                continue;
+            }
+            let deleted = self.resolve_deleted(v, snap);
+            return is_visible(created, deleted, snap).then_some(v);
+        }
+        None
+    }
+
+    fn tuple(row: RowId, v: &Version) -> Tuple {
+        Tuple {
+            row,
+            data: v.data.clone(),
+            xmin: v.xmin,
+            xmax: v.xmax,
+        }
+    }
+
+    /// The visible version of one row.
+    pub fn get(&self, row: RowId, snap: &Snapshot) -> Option<Tuple> {
+        let slot = self.slot(row)?;
+        let versions = slot.versions.lock();
+        self.visible(&versions, snap).map(|v| Self::tuple(row, v))
+    }
+
+    /// Sequential scan of visible rows, in row-id order.
+    pub fn scan<'a>(&'a self, snap: &Snapshot) -> TableScan<'a> {
+        TableScan {
+            table: self,
+            next: 0,
+            snap: *snap,
+        }
+    }
+
+    /// Index range scan: visible rows whose key lies within the bounds
+    /// (bounds may be key prefixes), in key order.
+    pub fn index_scan(
+        &self,
+        index: &Index,
+        lo: Bound<&[Value]>,
+        hi: Bound<&[Value]>,
+        snap: &Snapshot,
+    ) -> Vec<Tuple> {
+        let mut out = Vec::new();
+        for (key, row) in index.range_row_ids(lo, hi) {
+            if let Some(t) = self.get(row, snap) {
+                // Emit each row once: at the entry matching its visible key.
+                let vkey = index.key_of(&t.data);
+                if vkey == key && in_bounds(&vkey, lo, hi) {
+                    out.push(t);
+                }
+            }
+        }
+        out
+    }
+
+    // ----- writing -------------------------------------------------------
+
+    fn check_row(&self, data: &Row) {
+        for idx in self.indexes.read().iter() {
+            assert!(
+                idx.columns.iter().all(|&c| c < data.len()),
+                "row too short for index"
+            );
+        }
+    }
+
+    /// Insert a new row. Unique indexes are checked the PostgreSQL way: a
+    /// second inserter of a key waits for the first to finish.
+    pub fn insert(
+        &self,
+        txn: &mut Transaction,
+        data: Row,
+        ctl: &WaitCtl<'_>,
+    ) -> Result<RowId, StorageError> {
+        self.check_row(&data);
+        let xid = txn.assign_xid();
+        let version = Version {
+            xmin: xid,
+            cmin: txn.cid(),
+            xmin_csn: Csn::NONE,
+            xmax: Xid::NONE,
+            cmax: CommandId(0),
+            xmax_csn: Csn::NONE,
+            data: data.clone(),
+        };
+        let row = {
+            let mut rows = self.rows.write();
+            let id = RowId(rows.len() as u64);
+            rows.push(Arc::new(RowSlot {
+                versions: Mutex::new(vec![version]),
+            }));
+            id
+        };
+        txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
+        for idx in self.indexes() {
+            self.add_index_entry(txn, &idx, idx.key_of(&data), row, ctl)?;
+        }
+        Ok(row)
+    }
+
+    /// Update `row` to `data`. See the module header for the protocol.
+    pub fn update(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        data: Row,
+        snap: &Snapshot,
+        ctl: &WaitCtl<'_>,
+        recheck: Recheck,
+    ) -> Result<WriteResult, StorageError> {
+        self.check_row(&data);
+        let mut mode = LockMode::NoKeyUpdate;
+        loop {
+            let (newly, outcome) =
+                self.lock_target(txn, row, mode, WaitPolicy::Block, snap, ctl, recheck)?;
+            let old = match outcome {
+                Target::Ok(old) => old,
+                Target::Outcome(o) => {
+                    self.unlock_if_new(txn, row, newly);
+                    return Ok(o);
+                }
+            };
+            if mode == LockMode::NoKeyUpdate && self.changes_unique_key(&old, &data) {
+                mode = LockMode::Update;
+                continue;
+            }
+            let slot = self.slot(row).expect("locked row exists");
+            {
+                let mut versions = slot.versions.lock();
+                let newest = versions.last_mut().expect("locked row has versions");
+                assert!(newest.xmax.is_none(), "target version already deleted");
+                newest.xmax = txn.xid();
+                newest.cmax = txn.cid();
+                versions.push(Version {
+                    xmin: txn.xid(),
+                    cmin: txn.cid(),
+                    xmin_csn: Csn::NONE,
+                    xmax: Xid::NONE,
+                    cmax: CommandId(0),
+                    xmax_csn: Csn::NONE,
+                    data: data.clone(),
+                });
+            }
+            txn.push_undo(DataUndo::Update { rel: self.id, row })?;
+            for idx in self.indexes() {
+                let key = idx.key_of(&data);
+                if key != idx.key_of(&old) {
+                    self.add_index_entry(txn, &idx, key, row, ctl)?;
+                }
+            }
+            return Ok(WriteResult::Done);
+        }
+    }
+
+    /// Delete `row`.
+    pub fn delete(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        snap: &Snapshot,
+        ctl: &WaitCtl<'_>,
+        recheck: Recheck,
+    ) -> Result<WriteResult, StorageError> {
+        let (newly, outcome) = self.lock_target(
+            txn,
+            row,
+            LockMode::Update,
+            WaitPolicy::Block,
+            snap,
+            ctl,
+            recheck,
+        )?;
+        if let Target::Outcome(o) = outcome {
+            self.unlock_if_new(txn, row, newly);
+            return Ok(o);
+        }
+        let slot = self.slot(row).expect("locked row exists");
+        {
+            let mut versions = slot.versions.lock();
+            let newest = versions.last_mut().expect("locked row has versions");
+            assert!(newest.xmax.is_none(), "target version already deleted");
+            newest.xmax = txn.xid();
+            newest.cmax = txn.cid();
+        }
+        txn.push_undo(DataUndo::Delete { rel: self.id, row })?;
+        Ok(WriteResult::Done)
+    }
+
+    /// SELECT ... FOR <mode>: lock the row, with the same re-check rules as
+    /// a write.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lock_row(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        mode: LockMode,
+        policy: WaitPolicy,
+        snap: &Snapshot,
+        ctl: &WaitCtl<'_>,
+        recheck: Recheck,
+    ) -> Result<LockResult, StorageError> {
+        let (newly, outcome) = match self.lock_target(txn, row, mode, policy, snap, ctl, recheck) {
+            Ok(x) => x,
+            Err(StorageError::Txn(TxnError::LockNotAvailable { .. }))
+                if policy == WaitPolicy::SkipLocked =>
+            {
+                return Ok(LockResult::Skipped)
+            }
+            Err(e) => return Err(e),
+        };
+        match outcome {
+            Target::Ok(_) => Ok(LockResult::Locked),
+            Target::Outcome(o) => {
+                self.unlock_if_new(txn, row, newly);
+                Ok(match o {
+                    WriteResult::Changed(r) => LockResult::Changed(r),
+                    WriteResult::Gone => LockResult::Gone,
+                    WriteResult::Done | WriteResult::SelfModified => LockResult::Locked,
+                })
+            }
+        }
+    }
+
+    /// Take the row lock, then classify the newest version. Returns whether
+    /// the lock was newly granted by this call (so a skipped row can give it
+    /// back) and the target.
+    #[allow(clippy::too_many_arguments)]
+    fn lock_target(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        mode: LockMode,
+        policy: WaitPolicy,
+        snap: &Snapshot,
+        ctl: &WaitCtl<'_>,
+        recheck: Recheck,
+    ) -> Result<(bool, Target), StorageError> {
+        let what = || self.what();
+        let got = txn.lock(LockKey::Row(self.id, row), mode, policy, ctl, &what)?;
+        let newly = match got {
+            Acquired::Skipped => {
+                return Err(StorageError::Txn(TxnError::LockNotAvailable {
+                    what: what(),
+                }))
+            }
+            Acquired::Granted { .. } => true,
+            Acquired::AlreadyHeld => false,
+        };
+        let target = self.classify_newest(txn, row, snap, recheck);
+        match target {
+            Ok(t) => Ok((newly, t)),
+            Err(e) => {
+                self.unlock_if_new(txn, row, newly);
+                Err(e)
+            }
+        }
+    }
+
+    fn classify_newest(
+        &self,
+        txn: &Transaction,
+        row: RowId,
+        snap: &Snapshot,
+        recheck: Recheck,
+    ) -> Result<Target, StorageError> {
+        let Some(slot) = self.slot(row) else {
+            return Ok(Target::Outcome(WriteResult::Gone));
+        };
+        let versions = slot.versions.lock();
+        let Some(newest) = versions.last() else {
+            return Ok(Target::Outcome(WriteResult::Gone));
+        };
+        let own = txn.xid();
+        let rr = txn.isolation() == Isolation::RepeatableRead;
+        // We hold the row lock: every other writer of this row has ended, so
+        // its stamps resolve to committed (aborted ones were undone).
+        if !newest.xmax.is_none() {
+            if newest.xmax == own {
+                let o = if newest.cmax == txn.cid() {
+                    WriteResult::SelfModified
+                } else {
+                    WriteResult::Gone
+                };
+                return Ok(Target::Outcome(o));
+            }
+            let csn = self.committed_csn(newest.xmax, newest.xmax_csn);
+            if rr && csn > snap.horizon {
+                return Err(TxnError::SerializationFailure { deleted: true }.into());
+            }
+            return Ok(Target::Outcome(WriteResult::Gone));
+        }
+        if newest.xmin == own {
+            if newest.cmin == txn.cid() {
+                return Ok(Target::Outcome(WriteResult::SelfModified));
+            }
+            return Ok(Target::Ok(newest.data.clone()));
+        }
+        let csn = self.committed_csn(newest.xmin, newest.xmin_csn);
+        if csn <= snap.horizon || recheck == Recheck::Latest {
+            return Ok(Target::Ok(newest.data.clone()));
+        }
+        if rr {
+            return Err(TxnError::SerializationFailure { deleted: false }.into());
+        }
+        Ok(Target::Outcome(WriteResult::Changed(newest.data.clone())))
+    }
+
+    /// CSN of a header XID that must be committed (we hold the row lock).
+    fn committed_csn(&self, xid: Xid, hint: Csn) -> Csn {
+        if hint != Csn::NONE {
+            return hint;
+        }
+        match self.mgr.state(xid) {
+            Some(XidState::Committed(csn)) => csn,
+            other => panic!("row-lock holder saw {xid} in state {other:?}"),
+        }
+    }
+
+    fn unlock_if_new(&self, txn: &mut Transaction, row: RowId, newly: bool) {
+        if newly {
+            txn.undo_last_lock(LockKey::Row(self.id, row));
+        }
+    }
+
+    fn changes_unique_key(&self, old: &[Value], new: &[Value]) -> bool {
+        self.indexes
+            .read()
+            .iter()
+            .any(|i| i.unique && i.key_of(old) != i.key_of(new))
+    }
+
+    /// Add (key, row) to `idx`, enforcing uniqueness.
+    fn add_index_entry(
+        &self,
+        txn: &mut Transaction,
+        idx: &Index,
+        key: Vec<Value>,
+        row: RowId,
+        ctl: &WaitCtl<'_>,
+    ) -> Result<(), StorageError> {
+        loop {
+            let mut entries = idx.entries.write();
+            if idx.unique && !key.iter().any(Value::is_null) {
+                match self.unique_conflict(txn, idx, &entries, &key, row) {
+                    Conflict::None => {}
+                    Conflict::Live => {
+                        return Err(StorageError::UniqueViolation {
+                            constraint: idx.name.clone(),
+                            columns: idx.column_names.clone(),
+                            key,
+                        })
+                    }
+                    Conflict::Pending(other) => {
+                        drop(entries);
+                        txn.wait_for(other, ctl)?;
+                        continue;
+                    }
+                }
+            }
+            entries.insert((key, row));
+            return Ok(());
+        }
+    }
+
+    fn unique_conflict(
+        &self,
+        txn: &Transaction,
+        idx: &Index,
+        entries: &std::collections::BTreeSet<(Vec<Value>, RowId)>,
+        key: &[Value],
+        me: RowId,
+    ) -> Conflict {
+        let start = (key.to_vec(), RowId(0));
+        for (k, other_row) in entries.range(start..) {
+            if k.as_slice() != key {
+                break;
+            }
+            if *other_row == me {
+                continue;
+            }
+            let Some(slot) = self.slot(*other_row) else {
+                continue;
+            };
+            let versions = slot.versions.lock();
+            for v in versions.iter() {
+                if idx.key_of(&v.data).as_slice() == key {
+                    match self.liveness(txn.xid(), v) {
+                        Conflict::None => {}
+                        c => return c,
+                    }
+                }
+            }
+        }
+        Conflict::None
+    }
+
+    /// Whether a version holding a unique key blocks a new one, regardless
+    /// of snapshots (uniqueness is about the latest state).
+    fn liveness(&self, own: Xid, v: &Version) -> Conflict {
+        let state = |x: Xid, hint: Csn| -> Who {
+            if x == own {
+                Who::Own
+            } else if hint != Csn::NONE {
+                Who::Committed
+            } else {
+                match self.mgr.state(x) {
+                    Some(XidState::InProgress) => Who::Running(x),
+                    Some(XidState::Committed(_)) => Who::Committed,
+                    Some(XidState::Aborted) | None => Who::Aborted,
+                }
+            }
+        };
+        match state(v.xmin, v.xmin_csn) {
+            Who::Aborted => return Conflict::None,
+            Who::Running(x) => return Conflict::Pending(x),
+            Who::Own | Who::Committed => {}
+        }
+        if v.xmax.is_none() {
+            return Conflict::Live;
+        }
+        match state(v.xmax, v.xmax_csn) {
+            Who::Own | Who::Committed => Conflict::None,
+            Who::Aborted => Conflict::Live,
+            Who::Running(x) => Conflict::Pending(x),
+        }
+    }
+
+    // ----- undo, commit stamping, pruning --------------------------------
+
+    pub(crate) fn undo(&self, xid: Xid, change: &DataUndo) {
+        let (row, removed) = match change {
+            DataUndo::Insert { row, .. } | DataUndo::Update { row, .. } => {
+                let slot = self.slot(*row).expect("undo of a known row");
+                let mut versions = slot.versions.lock();
+                let v = versions.pop().expect("undo of a write finds its version");
+                assert!(
+                    v.xmin == xid && v.xmin_csn == Csn::NONE,
+                    "undo pops an own version"
+                );
+                if matches!(change, DataUndo::Update { .. }) {
+                    let prev = versions
+                        .last_mut()
+                        .expect("an update has a previous version");
+                    assert_eq!(prev.xmax, xid, "undo of update clears own xmax");
+                    prev.xmax = Xid::NONE;
+                    prev.cmax = CommandId(0);
+                } else {
+                    assert!(versions.is_empty(), "undo of insert empties the row");
+                }
+                (*row, Some(v.data))
+            }
+            DataUndo::Delete { row, .. } => {
+                let slot = self.slot(*row).expect("undo of a known row");
+                let mut versions = slot.versions.lock();
+                let v = versions
+                    .last_mut()
+                    .expect("undo of delete finds the version");
+                assert_eq!(v.xmax, xid, "undo of delete clears own xmax");
+                v.xmax = Xid::NONE;
+                v.cmax = CommandId(0);
+                (*row, None)
+            }
+            DataUndo::Ddl(_) => return,
+        };
+        if let Some(data) = removed {
+            for idx in self.indexes() {
+                self.remove_entry_if_unused(&idx, idx.key_of(&data), row);
+            }
+        }
+    }
+
+    /// Remove (key, row) from `idx` unless some version of the row still
+    /// has that key. Index lock first, then the row latch.
+    fn remove_entry_if_unused(&self, idx: &Index, key: Vec<Value>, row: RowId) -> bool {
+        let mut entries = idx.entries.write();
+        if let Some(slot) = self.slot(row) {
+            let versions = slot.versions.lock();
+            if versions.iter().any(|v| idx.key_of(&v.data) == key) {
+                return false;
+            }
+        }
+        entries.remove(&(key, row))
+    }
+
+    pub(crate) fn stamp(&self, xid: Xid, csn: Csn, row: RowId) {
+        let Some(slot) = self.slot(row) else { return };
+        let mut versions = slot.versions.lock();
+        for v in versions.iter_mut() {
+            if v.xmin == xid {
+                v.xmin_csn = csn;
+            }
+            if v.xmax == xid {
+                v.xmax_csn = csn;
+            }
+        }
+    }
+
+    /// Remove versions whose deletion committed at or below `horizon` (no
+    /// snapshot at or above it can see them) and their index entries.
+    pub fn prune(&self, horizon: Csn) -> PruneStats {
+        let mut stats = PruneStats::default();
+        let n = self.rows.read().len();
+        let indexes = self.indexes();
+        for i in 0..n {
+            let row = RowId(i as u64);
+            let Some(slot) = self.slot(row) else { break };
+            let removed: Vec<Version> = {
+                let mut versions = slot.versions.lock();
+                let dead = |v: &Version| v.xmax_csn != Csn::NONE && v.xmax_csn <= horizon;
+                if !versions.iter().any(dead) {
+                    continue;
+                }
+                let (gone, kept): (Vec<Version>, Vec<Version>) = versions.drain(..).partition(dead);
+                *versions = kept;
+                if versions.is_empty() {
+                    stats.rows_removed += 1;
+                }
+                gone
+            };
+            stats.versions_removed += removed.len() as u64;
+            for idx in &indexes {
+                let mut keys: Vec<Vec<Value>> =
+                    removed.iter().map(|v| idx.key_of(&v.data)).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    if self.remove_entry_if_unused(idx, key, row) {
+                        stats.index_entries_removed += 1;
+                    }
+                }
+            }
+        }
+        stats
+    }
+
+    /// Number of versions of one row (tests and monitoring).
+    pub fn version_count(&self, row: RowId) -> usize {
+        self.slot(row).map_or(0, |s| s.versions.lock().len())
+    }
+
+    /// Attach an index and fill it from every existing version. For a
+    /// unique index, fails if two live rows share a key.
+    pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
+        let n = self.rows.read().len();
+        {
+            let mut entries = index.entries.write();
+            let mut live: std::collections::HashMap<Vec<Value>, RowId> = Default::default();
+            for i in 0..n {
+                let row = RowId(i as u64);
+                let Some(slot) = self.slot(row) else { break };
+                let versions = slot.versions.lock();
+                for v in versions.iter() {
+                    let key = index.key_of(&v.data);
+                    if index.unique
+                        && !key.iter().any(Value::is_null)
+                        && matches!(
+                            self.liveness(Xid::NONE, v),
+                            Conflict::Live | Conflict::Pending(_)
+                        )
+                    {
+                        if let Some(_other) = live.insert(key.clone(), row) {
+                            return Err(StorageError::UniqueViolation {
+                                constraint: index.name.clone(),
+                                columns: index.column_names.clone(),
+                                key,
+                            });
+                        }
+                    }
+                    entries.insert((key, row));
+                }
+            }
+        }
+        self.indexes.write().push(index);
+        Ok(())
+    }
+
+    /// Detach an index.
+    pub fn drop_index(&self, id: RelId) -> Option<Arc<Index>> {
+        let mut idx = self.indexes.write();
+        let pos = idx.iter().position(|i| i.id == id)?;
+        Some(idx.remove(pos))
+    }
+}
+
+enum Who {
+    Own,
+    Committed,
+    Running(Xid),
+    Aborted,
+}
+
+enum Conflict {
+    None,
+    Live,
+    Pending(Xid),
+}
+
+/// Iterator over the visible rows of a table, in row-id order. Takes each
+/// row's latch only while checking that row.
+pub struct TableScan<'a> {
+    table: &'a Table,
+    next: u64,
+    snap: Snapshot,
+}
+
+impl Iterator for TableScan<'_> {
+    type Item = Tuple;
+
+    fn next(&mut self) -> Option<Tuple> {
+        loop {
+            let row = RowId(self.next);
+            let slot = self.table.slot(row)?;
+            self.next += 1;
+            let versions = slot.versions.lock();
+            if let Some(v) = self.table.visible(&versions, &self.snap) {
+                return Some(Table::tuple(row, v));
+            }
+        }
+    }
+}

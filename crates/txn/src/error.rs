@@ -1,0 +1,86 @@
+//! Errors of the transaction layer and their one mapping to SQLSTATE.
+
+use nestor_common::{DbError, SqlState};
+
+/// What can go wrong inside the transaction manager. Every variant is an
+/// operating condition (a conflict, a timeout, a limit); broken invariants
+/// are assertions, not errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TxnError {
+    /// First-updater-wins under REPEATABLE READ: the row changed (or was
+    /// deleted) by a transaction that committed after our snapshot.
+    SerializationFailure { deleted: bool },
+    /// This waiter closed a cycle in the waits-for graph.
+    Deadlock { detail: String },
+    /// NOWAIT met a conflicting lock. `what` names the object, e.g.
+    /// `row in relation "t"`.
+    LockNotAvailable { what: String },
+    /// lock_timeout expired while waiting.
+    LockTimeout,
+    /// statement_timeout expired while waiting.
+    StatementTimeout,
+    /// Cancel request (pg_cancel_backend or protocol CancelRequest).
+    Canceled,
+    /// pg_terminate_backend or server shutdown.
+    Terminated,
+    /// ROLLBACK TO / RELEASE of a name that is not open.
+    SavepointNotFound { name: String },
+    /// More than SAVEPOINT_DEPTH_MAX savepoints open at once.
+    SavepointDepthExceeded { max: usize },
+    /// The transaction's undo log reached TXN_UNDO_ENTRIES_MAX.
+    UndoLogFull { max: usize },
+}
+
+impl From<TxnError> for DbError {
+    fn from(e: TxnError) -> DbError {
+        match e {
+            TxnError::SerializationFailure { deleted: false } => DbError::new(
+                SqlState::SerializationFailure,
+                "could not serialize access due to concurrent update",
+            ),
+            TxnError::SerializationFailure { deleted: true } => DbError::new(
+                SqlState::SerializationFailure,
+                "could not serialize access due to concurrent delete",
+            ),
+            TxnError::Deadlock { detail } => {
+                DbError::new(SqlState::DeadlockDetected, "deadlock detected")
+                    .with_detail(detail)
+                    .with_hint("See server log for query details.")
+            }
+            TxnError::LockNotAvailable { what } => DbError::new(
+                SqlState::LockNotAvailable,
+                format!("could not obtain lock on {what}"),
+            ),
+            TxnError::LockTimeout => DbError::new(
+                SqlState::LockNotAvailable,
+                "canceling statement due to lock timeout",
+            ),
+            TxnError::StatementTimeout => DbError::new(
+                SqlState::QueryCanceled,
+                "canceling statement due to statement timeout",
+            ),
+            TxnError::Canceled => DbError::new(
+                SqlState::QueryCanceled,
+                "canceling statement due to user request",
+            ),
+            TxnError::Terminated => DbError::new(
+                SqlState::AdminShutdown,
+                "terminating connection due to administrator command",
+            ),
+            TxnError::SavepointNotFound { name } => DbError::new(
+                SqlState::InvalidSavepointSpecification,
+                format!("savepoint \"{name}\" does not exist"),
+            ),
+            TxnError::SavepointDepthExceeded { max } => DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!("cannot have more than {max} savepoints open in one transaction"),
+            )
+            .with_hint("Release savepoints that are no longer needed (savepoint_depth_max)."),
+            TxnError::UndoLogFull { max } => DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!("transaction wrote or locked more than {max} rows"),
+            )
+            .with_hint("Split the work into smaller transactions (txn_undo_entries_max)."),
+        }
+    }
+}

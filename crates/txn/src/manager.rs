@@ -1,0 +1,331 @@
+//! The transaction manager: XID allocation, the commit sequencer and horizon,
+//! the status of in-flight transactions, snapshot slots and the GC horizon.
+//!
+//! Correctness property: a snapshot sees a transaction's effects all or
+//! nothing, and sees commits in commit order (never a later commit without
+//! every earlier one). Rule: a commit's effects become visible exactly when
+//! the *horizon* reaches its CSN, and the horizon only advances over a
+//! contiguous prefix of finished commits. Mechanism:
+//!
+//! ```text
+//!   commit(T):  lock sequencer: csn = next_csn++; log.append(T, csn, redo)
+//!               status[T] = Committed(csn)          (visible to nobody yet)
+//!               log.wait_durable(csn)               (WAL-before-visible)
+//!               publish(csn): done += {csn};
+//!                   while done has horizon+1: horizon += 1   (in CSN order)
+//!               stamp csn into T's versions; forget status[T]
+//!               release T's row locks; wake waiters
+//!   snapshot:   horizon.load()                      (O(1), no list of xids)
+//! ```
+//!
+//! Taking a snapshot never scans sessions. The oldest snapshot still in use
+//! (the GC horizon) is computed only when pruning asks for it, by scanning
+//! the registered [`SnapshotSlot`]s; see [`TxnManager::gc_horizon`] for the
+//! interlock that keeps that scan safe against snapshots being taken
+//! concurrently. docs/transactions.md holds the full protocol.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use nestor_common::{CommandId, Csn, Xid};
+use parking_lot::{Mutex, RwLock};
+
+use crate::locks::LockTable;
+use crate::visibility::{Snapshot, Stamp};
+
+/// The seam to the write-ahead log. A committing transaction hands its redo
+/// to the log *before* it becomes visible; `append` is called in CSN order
+/// (under the sequencer lock), `wait_durable` outside it.
+pub trait CommitLog: Send + Sync {
+    fn append(&self, xid: Xid, csn: Csn, redo: &[u8]);
+    fn wait_durable(&self, csn: Csn);
+}
+
+/// No log at all: commits are visible as soon as they are sequenced
+/// (in-memory operation, and the transaction-core tests).
+pub struct NoLog;
+
+impl CommitLog for NoLog {
+    fn append(&self, _: Xid, _: Csn, _: &[u8]) {}
+    fn wait_durable(&self, _: Csn) {}
+}
+
+/// State of a transaction that may still have unstamped versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XidState {
+    InProgress,
+    /// Sequenced at this CSN; visible once the horizon reaches it.
+    Committed(Csn),
+    /// Aborted, its versions being removed by undo.
+    Aborted,
+}
+
+/// One session's registration of the snapshot it holds, read only by the GC
+/// horizon scan. `u64::MAX` = holds none; `0` = taking one right now.
+pub struct SnapshotSlot {
+    held: AtomicU64,
+}
+
+const SLOT_NONE: u64 = u64::MAX;
+const SLOT_ACQUIRING: u64 = 0;
+
+impl SnapshotSlot {
+    /// The horizon this slot holds back, if any.
+    pub fn held(&self) -> Option<Csn> {
+        match self.held.load(Ordering::SeqCst) {
+            SLOT_NONE => None,
+            v => Some(Csn(v)),
+        }
+    }
+
+    /// Stop holding any snapshot.
+    pub fn clear(&self) {
+        self.held.store(SLOT_NONE, Ordering::SeqCst);
+    }
+}
+
+struct Sequencer {
+    next_csn: u64,
+    /// Sequenced and durable but not yet covered by the horizon.
+    done: BTreeSet<u64>,
+}
+
+/// Counters for monitoring and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxnStats {
+    pub xids_assigned: u64,
+    pub commits: u64,
+    pub aborts: u64,
+}
+
+pub struct TxnManager {
+    next_xid: AtomicU64,
+    horizon: AtomicU64,
+    seq: Mutex<Sequencer>,
+    status: RwLock<HashMap<Xid, XidState>>,
+    slots: Mutex<Vec<Weak<SnapshotSlot>>>,
+    pub locks: LockTable,
+    log: Arc<dyn CommitLog>,
+    commits: AtomicU64,
+    aborts: AtomicU64,
+    first_xid: u64,
+    history: Mutex<History>,
+}
+
+/// Outcome of recently ended transactions, for pg_xact_status(). Bounded:
+/// older outcomes are forgotten (PostgreSQL likewise forgets truncated clog).
+#[derive(Default)]
+struct History {
+    outcome: HashMap<Xid, bool>,
+    order: std::collections::VecDeque<Xid>,
+}
+
+/// Ended transactions whose outcome pg_xact_status() can still report.
+pub const XACT_HISTORY_MAX: usize = 1_000_000;
+
+/// Answer of [`TxnManager::xact_status`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XactStatus {
+    InProgress,
+    Committed,
+    Aborted,
+    /// Ended too long ago to be remembered (pg_xact_status returns NULL).
+    Unknown,
+}
+
+impl TxnManager {
+    pub fn new() -> Arc<TxnManager> {
+        TxnManager::with_log(Arc::new(NoLog), Xid(1), Csn::BOOTSTRAP)
+    }
+
+    /// A manager continuing after recovery: XIDs from `next_xid`, horizon
+    /// at `horizon` (everything recovered is visible).
+    pub fn with_log(log: Arc<dyn CommitLog>, next_xid: Xid, horizon: Csn) -> Arc<TxnManager> {
+        assert!(next_xid.0 >= 1 && horizon.0 >= 1);
+        Arc::new(TxnManager {
+            next_xid: AtomicU64::new(next_xid.0),
+            horizon: AtomicU64::new(horizon.0),
+            seq: Mutex::new(Sequencer {
+                next_csn: horizon.0 + 1,
+                done: BTreeSet::new(),
+            }),
+            status: RwLock::new(HashMap::new()),
+            slots: Mutex::new(Vec::new()),
+            locks: LockTable::new(),
+            log,
+            commits: AtomicU64::new(0),
+            aborts: AtomicU64::new(0),
+            first_xid: next_xid.0,
+            history: Mutex::new(History::default()),
+        })
+    }
+
+    /// Register a session's snapshot slot. Done once per session, off the
+    /// snapshot path.
+    pub fn register_slot(&self) -> Arc<SnapshotSlot> {
+        let slot = Arc::new(SnapshotSlot {
+            held: AtomicU64::new(SLOT_NONE),
+        });
+        let mut slots = self.slots.lock();
+        slots.retain(|w| w.strong_count() > 0);
+        slots.push(Arc::downgrade(&slot));
+        slot
+    }
+
+    /// Take a snapshot horizon and record it in `slot`. O(1): two stores and
+    /// one load, whatever the number of sessions.
+    pub fn take_horizon(&self, slot: &SnapshotSlot) -> Csn {
+        slot.held.store(SLOT_ACQUIRING, Ordering::SeqCst);
+        let h = self.horizon.load(Ordering::SeqCst);
+        slot.held.store(h, Ordering::SeqCst);
+        Csn(h)
+    }
+
+    /// The current commit horizon (for monitoring; readers use take_horizon).
+    pub fn horizon(&self) -> Csn {
+        Csn(self.horizon.load(Ordering::SeqCst))
+    }
+
+    /// The oldest horizon any registered snapshot may still read at: no
+    /// version whose deletion committed at or below it is visible to anyone.
+    ///
+    /// Interlock with [`Self::take_horizon`] (all operations SeqCst): the
+    /// scan reads the horizon `g` first, then each slot. A session that
+    /// stores ACQUIRING before our slot read is counted as 0 (prune nothing
+    /// it might need). One that stores it after our read of its slot reads
+    /// the horizon after we read `g`, so it gets a value >= g. Either way no
+    /// snapshot below the returned value can exist.
+    pub fn gc_horizon(&self) -> Csn {
+        let mut h = self.horizon.load(Ordering::SeqCst);
+        let mut slots = self.slots.lock();
+        slots.retain(|w| match w.upgrade() {
+            Some(s) => {
+                let v = s.held.load(Ordering::SeqCst);
+                if v != SLOT_NONE {
+                    h = h.min(v);
+                }
+                true
+            }
+            None => false,
+        });
+        Csn(h)
+    }
+
+    /// Number of registered slots (sessions).
+    pub fn slot_count(&self) -> usize {
+        self.slots
+            .lock()
+            .iter()
+            .filter(|w| w.strong_count() > 0)
+            .count()
+    }
+
+    /// Allocate a new top-level XID and record it as in progress.
+    pub(crate) fn assign_xid(&self) -> Xid {
+        let xid = Xid(self.next_xid.fetch_add(1, Ordering::SeqCst));
+        self.status.write().insert(xid, XidState::InProgress);
+        xid
+    }
+
+    /// The next XID that will be assigned (txid_current's upper bound).
+    pub fn next_xid(&self) -> Xid {
+        Xid(self.next_xid.load(Ordering::SeqCst))
+    }
+
+    /// Resolve a version-header XID for `snap`. `hint` is the CSN stamped in
+    /// the header (Csn::NONE if not stamped yet); `cid` the command id stored
+    /// beside the XID. Callers hold the row's latch, so a header XID that is
+    /// unstamped always still has a status entry.
+    pub fn resolve(&self, xid: Xid, cid: CommandId, hint: Csn, snap: &Snapshot) -> Stamp {
+        if xid == snap.own && !xid.is_none() {
+            return Stamp::Own(cid);
+        }
+        if hint != Csn::NONE {
+            return Stamp::Committed(hint);
+        }
+        match self.state(xid) {
+            Some(XidState::Committed(csn)) => Stamp::Committed(csn),
+            Some(XidState::InProgress) | Some(XidState::Aborted) => Stamp::NotCommitted,
+            None => panic!("unstamped version of {xid} without a status entry"),
+        }
+    }
+
+    /// Status of an in-flight XID (None once it has ended and stamped).
+    pub fn state(&self, xid: Xid) -> Option<XidState> {
+        self.status.read().get(&xid).copied()
+    }
+
+    /// pg_xact_status(). Callers reject XIDs >= next_xid() first.
+    pub fn xact_status(&self, xid: Xid) -> XactStatus {
+        match self.state(xid) {
+            Some(XidState::InProgress) => return XactStatus::InProgress,
+            Some(XidState::Committed(_)) => return XactStatus::Committed,
+            Some(XidState::Aborted) => return XactStatus::Aborted,
+            None => {}
+        }
+        match self.history.lock().outcome.get(&xid) {
+            Some(true) => XactStatus::Committed,
+            Some(false) => XactStatus::Aborted,
+            None => XactStatus::Unknown,
+        }
+    }
+
+    fn remember(&self, xid: Xid, committed: bool) {
+        let mut h = self.history.lock();
+        h.outcome.insert(xid, committed);
+        h.order.push_back(xid);
+        if h.order.len() > XACT_HISTORY_MAX {
+            let old = h.order.pop_front().expect("non-empty");
+            h.outcome.remove(&old);
+        }
+    }
+
+    /// Sequence a commit: assign its CSN and hand its redo to the log, in
+    /// CSN order. The transaction is not visible yet.
+    pub(crate) fn sequence_commit(&self, xid: Xid, redo: &[u8]) -> Csn {
+        let mut seq = self.seq.lock();
+        let csn = Csn(seq.next_csn);
+        seq.next_csn += 1;
+        self.log.append(xid, csn, redo);
+        self.status.write().insert(xid, XidState::Committed(csn));
+        csn
+    }
+
+    /// Wait for durability, then make `csn` visible once every earlier
+    /// commit is visible.
+    pub(crate) fn publish(&self, csn: Csn) {
+        self.log.wait_durable(csn);
+        let mut seq = self.seq.lock();
+        seq.done.insert(csn.0);
+        let mut h = self.horizon.load(Ordering::SeqCst);
+        while seq.done.remove(&(h + 1)) {
+            h += 1;
+        }
+        self.horizon.store(h, Ordering::SeqCst);
+        self.commits.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn mark_aborted(&self, xid: Xid) {
+        self.status.write().insert(xid, XidState::Aborted);
+        self.aborts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Forget an ended transaction once all its versions carry their stamp
+    /// (or were removed by undo).
+    pub(crate) fn forget(&self, xid: Xid) {
+        let committed = matches!(
+            self.status.write().remove(&xid),
+            Some(XidState::Committed(_))
+        );
+        self.remember(xid, committed);
+    }
+
+    pub fn stats(&self) -> TxnStats {
+        TxnStats {
+            xids_assigned: self.next_xid.load(Ordering::SeqCst) - self.first_xid,
+            commits: self.commits.load(Ordering::Relaxed),
+            aborts: self.aborts.load(Ordering::Relaxed),
+        }
+    }
+}

@@ -1,0 +1,450 @@
+//! One transaction: its lazily assigned XID, command ids, snapshot policy,
+//! private undo log and savepoint marks.
+//!
+//! A savepoint is not a transaction. It is a *mark*: the undo log's length
+//! when the savepoint was defined, plus its name.
+//!
+//! ```text
+//!   BEGIN; INSERT r1; SAVEPOINT a; UPDATE r2; SELECT r3 FOR UPDATE;
+//!          SAVEPOINT b; DELETE r1;
+//!
+//!   undo log: [0 Insert r1] [1 Lock r2 (none)] [2 Update r2]
+//!             [3 Lock r3 (none)] [4 Lock r1 (none)] [5 Delete r1]
+//!   marks:    a -> 1, b -> 4
+//!
+//!   ROLLBACK TO a: undo 5..1 newest first (restore r1, release r1's lock,
+//!                  release r3, drop r2's new version, release r2),
+//!                  truncate the log to 1, drop marks above a, keep a.
+//!   RELEASE a:     drop marks a and b; the log stays (the writes now
+//!                  belong to the enclosing level). O(1).
+//! ```
+//!
+//! Every write keeps the top-level XID; no other session can tell a row was
+//! written inside a savepoint. Defining a savepoint costs one `Vec::push`;
+//! nothing shared grows. Rolling back costs the work undone. The XID is
+//! assigned on the first write or row lock, so read-only transactions and
+//! savepoints never consume XIDs.
+
+use std::sync::Arc;
+
+use nestor_common::limits::{SAVEPOINT_DEPTH_MAX, TXN_UNDO_ENTRIES_MAX};
+use nestor_common::{CommandId, Csn, RelId, RowId, SavepointLevel, SessionId, Xid};
+
+use crate::error::TxnError;
+use crate::locks::{Acquired, LockKey, LockMode, Owner, WaitCtl, WaitPolicy};
+use crate::manager::{SnapshotSlot, TxnManager};
+use crate::visibility::Snapshot;
+
+/// Isolation level of a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// A new snapshot for every statement.
+    ReadCommitted,
+    /// One snapshot, taken by the first statement.
+    RepeatableRead,
+}
+
+/// Undo of a schema change, supplied by the catalog.
+pub trait DdlUndo: Send + Sync + std::fmt::Debug {
+    /// Revert the change (transaction or savepoint rolled back).
+    fn undo(&self);
+    /// The transaction committed; finalize (e.g. free a dropped table).
+    fn commit(&self) {}
+}
+
+/// A data change as the undo log records it: ids only. The storage layer
+/// (a [`DataStore`]) knows how to revert and stamp each.
+#[derive(Clone, Debug)]
+pub enum DataUndo {
+    /// A new row (one own version).
+    Insert { rel: RelId, row: RowId },
+    /// A new own version on top of an older one (which got xmax = us).
+    Update { rel: RelId, row: RowId },
+    /// The newest version got xmax = us.
+    Delete { rel: RelId, row: RowId },
+    /// A schema change.
+    Ddl(Arc<dyn DdlUndo>),
+}
+
+/// One undo-log entry.
+#[derive(Clone, Debug)]
+pub enum UndoEntry {
+    /// A lock acquisition or upgrade, with what was held before.
+    Lock {
+        key: LockKey,
+        prev: Option<(LockMode, SavepointLevel)>,
+    },
+    Data(DataUndo),
+}
+
+/// What the transaction manager needs from storage.
+pub trait DataStore: Send + Sync {
+    /// Revert one change made by `xid` (newest first).
+    fn undo(&self, xid: Xid, change: &DataUndo);
+    /// Stamp `csn` into the headers of the versions written by `change`.
+    fn stamp(&self, xid: Xid, csn: Csn, change: &DataUndo);
+    /// Append the redo of the transaction's surviving changes to `out`
+    /// (handed to the commit log before the commit becomes visible).
+    fn redo(&self, _xid: Xid, _changes: &[UndoEntry], _out: &mut Vec<u8>) {}
+}
+
+#[derive(Debug)]
+struct Mark {
+    name: Box<str>,
+    undo_len: usize,
+}
+
+/// Per-transaction savepoint counters (pg_stat_get_backend_subxact spirit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SavepointStats {
+    pub depth: usize,
+    pub defined: u64,
+    pub rollbacks_to: u64,
+}
+
+pub struct Transaction {
+    mgr: Arc<TxnManager>,
+    store: Arc<dyn DataStore>,
+    slot: Arc<SnapshotSlot>,
+    session: SessionId,
+    xid: Xid,
+    isolation: Isolation,
+    /// The command id of the statement in progress.
+    cid: CommandId,
+    /// Commands started so far (the next statement gets this id).
+    next_cid: u32,
+    /// REPEATABLE READ: the snapshot horizon, once taken.
+    fixed_horizon: Option<Csn>,
+    undo: Vec<UndoEntry>,
+    marks: Vec<Mark>,
+    stats: SavepointStats,
+    ended: bool,
+}
+
+impl Transaction {
+    /// Start a transaction for `session`, whose snapshot slot is `slot`.
+    pub fn begin(
+        mgr: Arc<TxnManager>,
+        store: Arc<dyn DataStore>,
+        slot: Arc<SnapshotSlot>,
+        session: SessionId,
+        isolation: Isolation,
+    ) -> Transaction {
+        Transaction {
+            mgr,
+            store,
+            slot,
+            session,
+            xid: Xid::NONE,
+            isolation,
+            cid: CommandId(0),
+            next_cid: 0,
+            fixed_horizon: None,
+            undo: Vec::new(),
+            marks: Vec::new(),
+            stats: SavepointStats::default(),
+            ended: false,
+        }
+    }
+
+    pub fn manager(&self) -> &Arc<TxnManager> {
+        &self.mgr
+    }
+
+    /// The XID, or `Xid::NONE` if none has been assigned yet.
+    pub fn xid(&self) -> Xid {
+        self.xid
+    }
+
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    /// Change the isolation level (SET TRANSACTION, before the first
+    /// statement took a snapshot).
+    pub fn set_isolation(&mut self, isolation: Isolation) {
+        self.isolation = isolation;
+    }
+
+    /// Whether a snapshot has been taken (SET TRANSACTION ISOLATION LEVEL
+    /// must come before any query, as in PostgreSQL).
+    pub fn has_snapshot(&self) -> bool {
+        self.next_cid > 0
+    }
+
+    /// The XID, assigning one on first use (first write or row lock). The
+    /// transaction then holds its own `Txn(xid)` lock until it ends, which is
+    /// what others wait on.
+    pub fn assign_xid(&mut self) -> Xid {
+        if self.xid.is_none() {
+            let xid = self.mgr.assign_xid();
+            self.xid = xid;
+            let owner = self.owner();
+            let got = self.mgr.locks.acquire(
+                owner,
+                LockKey::Txn(xid),
+                LockMode::Update,
+                WaitPolicy::NoWait,
+                &WaitCtl::unbounded(),
+                &|| String::new(),
+            );
+            assert!(
+                matches!(got, Ok(Acquired::Granted { prev: None })),
+                "fresh xid lock must be free"
+            );
+        }
+        self.xid
+    }
+
+    fn owner(&self) -> Owner {
+        Owner {
+            xid: self.xid,
+            session: self.session,
+            level: self.level(),
+        }
+    }
+
+    /// Current savepoint nesting level (0 = top level).
+    pub fn level(&self) -> SavepointLevel {
+        SavepointLevel(self.marks.len() as u32)
+    }
+
+    /// Start a statement: the next command id and a snapshot (a new one per
+    /// statement under READ COMMITTED, the first one under REPEATABLE READ).
+    pub fn start_statement(&mut self) -> Result<Snapshot, TxnError> {
+        if self.next_cid == u32::MAX {
+            return Err(TxnError::UndoLogFull {
+                max: u32::MAX as usize,
+            });
+        }
+        self.cid = CommandId(self.next_cid);
+        self.next_cid += 1;
+        let horizon = match (self.isolation, self.fixed_horizon) {
+            (Isolation::RepeatableRead, Some(h)) => h,
+            (Isolation::RepeatableRead, None) => {
+                let h = self.mgr.take_horizon(&self.slot);
+                self.fixed_horizon = Some(h);
+                h
+            }
+            (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot),
+        };
+        Ok(self.snapshot_at(horizon))
+    }
+
+    /// A snapshot at `horizon` for the current command, with the current xid.
+    pub fn snapshot_at(&self, horizon: Csn) -> Snapshot {
+        Snapshot {
+            horizon,
+            own: self.xid,
+            cid: self.cid,
+        }
+    }
+
+    /// A fresh snapshot for the current command without starting a new one
+    /// (READ COMMITTED re-check of a row changed concurrently).
+    pub fn latest_snapshot(&self) -> Snapshot {
+        self.snapshot_at(self.mgr.take_horizon(&self.slot))
+    }
+
+    /// The command id writes of the current statement are stamped with.
+    pub fn cid(&self) -> CommandId {
+        self.cid
+    }
+
+    /// Record a data change for undo (and redo, at commit).
+    pub fn push_undo(&mut self, change: DataUndo) -> Result<(), TxnError> {
+        assert!(!self.xid.is_none(), "a write needs an xid");
+        self.push(UndoEntry::Data(change))
+    }
+
+    fn push(&mut self, entry: UndoEntry) -> Result<(), TxnError> {
+        if self.undo.len() >= TXN_UNDO_ENTRIES_MAX {
+            return Err(TxnError::UndoLogFull {
+                max: TXN_UNDO_ENTRIES_MAX,
+            });
+        }
+        self.undo.push(entry);
+        Ok(())
+    }
+
+    /// Lock `key` in `mode` (assigning the XID). Upgrades of a lock the
+    /// transaction already holds happen in place.
+    pub fn lock(
+        &mut self,
+        key: LockKey,
+        mode: LockMode,
+        policy: WaitPolicy,
+        ctl: &WaitCtl<'_>,
+        what: &dyn Fn() -> String,
+    ) -> Result<Acquired, TxnError> {
+        self.assign_xid();
+        if self.undo.len() >= TXN_UNDO_ENTRIES_MAX {
+            return Err(TxnError::UndoLogFull {
+                max: TXN_UNDO_ENTRIES_MAX,
+            });
+        }
+        let got = self
+            .mgr
+            .locks
+            .acquire(self.owner(), key, mode, policy, ctl, what)?;
+        if let Acquired::Granted { prev } = got {
+            self.undo.push(UndoEntry::Lock { key, prev });
+        }
+        Ok(got)
+    }
+
+    /// Give back the lock on `key` if the most recent undo entry took it (a
+    /// row skipped after its re-check must not stay locked).
+    pub fn undo_last_lock(&mut self, key: LockKey) {
+        if let Some(UndoEntry::Lock { key: k, prev }) = self.undo.last() {
+            if *k == key {
+                let prev = *prev;
+                self.undo.pop();
+                self.mgr.locks.restore(self.xid, key, prev);
+            }
+        }
+    }
+
+    /// Wait until transaction `other` ends (unique-key conflicts).
+    pub fn wait_for(&mut self, other: Xid, ctl: &WaitCtl<'_>) -> Result<(), TxnError> {
+        self.assign_xid();
+        assert_ne!(other, self.xid, "a transaction never waits for itself");
+        self.mgr.locks.wait_for_txn(self.owner(), other, ctl)
+    }
+
+    /// SAVEPOINT name.
+    pub fn savepoint(&mut self, name: &str) -> Result<(), TxnError> {
+        if self.marks.len() >= SAVEPOINT_DEPTH_MAX {
+            return Err(TxnError::SavepointDepthExceeded {
+                max: SAVEPOINT_DEPTH_MAX,
+            });
+        }
+        self.marks.push(Mark {
+            name: name.into(),
+            undo_len: self.undo.len(),
+        });
+        self.stats.defined += 1;
+        Ok(())
+    }
+
+    fn find_mark(&self, name: &str) -> Result<usize, TxnError> {
+        self.marks
+            .iter()
+            .rposition(|m| &*m.name == name)
+            .ok_or_else(|| TxnError::SavepointNotFound { name: name.into() })
+    }
+
+    /// ROLLBACK TO SAVEPOINT name: undo everything after the innermost mark
+    /// of that name, drop the marks above it, keep it.
+    pub fn rollback_to(&mut self, name: &str) -> Result<(), TxnError> {
+        let i = self.find_mark(name)?;
+        let len = self.marks[i].undo_len;
+        self.undo_to(len);
+        self.marks.truncate(i + 1);
+        self.stats.rollbacks_to += 1;
+        Ok(())
+    }
+
+    /// RELEASE SAVEPOINT name: drop the innermost mark of that name and all
+    /// marks above it. The changes stay.
+    pub fn release(&mut self, name: &str) -> Result<(), TxnError> {
+        let i = self.find_mark(name)?;
+        self.marks.truncate(i);
+        Ok(())
+    }
+
+    /// After an error inside a transaction block: undo the work of the
+    /// innermost open savepoint (or of the whole transaction when none is
+    /// open), releasing its locks at once as PostgreSQL's abort of the
+    /// current (sub)transaction does. The marks stay, so a later
+    /// ROLLBACK TO finds them.
+    pub fn undo_failed_level(&mut self) {
+        let len = self.marks.last().map_or(0, |m| m.undo_len);
+        self.undo_to(len);
+    }
+
+    /// Whether a savepoint of that name is open.
+    pub fn has_savepoint(&self, name: &str) -> bool {
+        self.find_mark(name).is_ok()
+    }
+
+    pub fn savepoint_stats(&self) -> SavepointStats {
+        SavepointStats {
+            depth: self.marks.len(),
+            ..self.stats
+        }
+    }
+
+    /// Entries in the private undo log (rows written + locks taken).
+    pub fn undo_len(&self) -> usize {
+        self.undo.len()
+    }
+
+    fn undo_to(&mut self, len: usize) {
+        while self.undo.len() > len {
+            let entry = self.undo.pop().expect("len > target");
+            match entry {
+                UndoEntry::Lock { key, prev } => self.mgr.locks.restore(self.xid, key, prev),
+                UndoEntry::Data(DataUndo::Ddl(d)) => d.undo(),
+                UndoEntry::Data(change) => self.store.undo(self.xid, &change),
+            }
+        }
+    }
+
+    /// COMMIT. Returns the CSN, or None for a transaction that wrote nothing.
+    pub fn commit(mut self) -> Option<Csn> {
+        self.ended = true;
+        if self.xid.is_none() {
+            self.slot.clear();
+            return None;
+        }
+        let mut redo = Vec::new();
+        self.store.redo(self.xid, &self.undo, &mut redo);
+        let csn = self.mgr.sequence_commit(self.xid, &redo);
+        self.mgr.publish(csn);
+        for entry in &self.undo {
+            match entry {
+                UndoEntry::Data(DataUndo::Ddl(d)) => d.commit(),
+                UndoEntry::Data(change) => self.store.stamp(self.xid, csn, change),
+                UndoEntry::Lock { .. } => {}
+            }
+        }
+        self.mgr.forget(self.xid);
+        self.release_locks();
+        self.slot.clear();
+        Some(csn)
+    }
+
+    /// ROLLBACK (also what dropping an unfinished transaction does).
+    pub fn rollback(mut self) {
+        self.abort();
+    }
+
+    fn abort(&mut self) {
+        self.ended = true;
+        if !self.xid.is_none() {
+            self.mgr.mark_aborted(self.xid);
+            self.undo_to(0);
+            self.mgr.forget(self.xid);
+            self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));
+        }
+        self.slot.clear();
+    }
+
+    fn release_locks(&mut self) {
+        for entry in &self.undo {
+            if let UndoEntry::Lock { key, .. } = entry {
+                self.mgr.locks.release(self.xid, *key);
+            }
+        }
+        self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));
+    }
+}
+
+impl Drop for Transaction {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.abort();
+        }
+    }
+}
