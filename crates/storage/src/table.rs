@@ -50,7 +50,9 @@ pub enum Recheck {
     /// The version visible to the statement's snapshot (first attempt).
     Snapshot,
     /// The newest committed version (READ COMMITTED after the caller
-    /// re-checked its WHERE clause on it).
+    /// re-checked its WHERE clause on it). Only valid right after a
+    /// `Changed` result for the same row: that result kept the row lock, so
+    /// the version re-checked is still the newest.
     Latest,
 }
 
@@ -279,7 +281,7 @@ impl Table {
             let old = match outcome {
                 Target::Ok(old) => old,
                 Target::Outcome(o) => {
-                    self.unlock_if_new(txn, row, newly);
+                    self.release_unless_changed(txn, row, newly, &o);
                     return Ok(o);
                 }
             };
@@ -334,7 +336,7 @@ impl Table {
             recheck,
         )?;
         if let Target::Outcome(o) = outcome {
-            self.unlock_if_new(txn, row, newly);
+            self.release_unless_changed(txn, row, newly, &o);
             return Ok(o);
         }
         let slot = self.slot(row).expect("locked row exists");
@@ -374,7 +376,7 @@ impl Table {
         match outcome {
             Target::Ok(_) => Ok(LockResult::Locked),
             Target::Outcome(o) => {
-                self.unlock_if_new(txn, row, newly);
+                self.release_unless_changed(txn, row, newly, &o);
                 Ok(match o {
                     WriteResult::Changed(r) => LockResult::Changed(r),
                     WriteResult::Gone => LockResult::Gone,
@@ -406,7 +408,13 @@ impl Table {
                     what: what(),
                 }))
             }
-            Acquired::Granted { .. } => true,
+            Acquired::Granted { prev } => {
+                assert!(
+                    recheck == Recheck::Snapshot || prev.is_some(),
+                    "Recheck::Latest requires the row lock kept from the Changed result"
+                );
+                true
+            }
             Acquired::AlreadyHeld => false,
         };
         let target = self.classify_newest(txn, row, snap, recheck);
@@ -476,6 +484,17 @@ impl Table {
         match self.mgr.state(xid) {
             Some(XidState::Committed(csn)) => csn,
             other => panic!("row-lock holder saw {xid} in state {other:?}"),
+        }
+    }
+
+    /// A row that is gone or self-modified is skipped: give back a lock this
+    /// call took. A `Changed` row keeps its lock, so the newest version the
+    /// caller re-checks stays the newest until its `Recheck::Latest` retry
+    /// (as PostgreSQL keeps the tuple lock its EvalPlanQual took, even when
+    /// the re-check then fails).
+    fn release_unless_changed(&self, txn: &mut Transaction, row: RowId, newly: bool, o: &WriteResult) {
+        if !matches!(o, WriteResult::Changed(_)) {
+            self.unlock_if_new(txn, row, newly);
         }
     }
 
