@@ -667,13 +667,17 @@ impl Table {
     pub(crate) fn stamp(&self, xid: Xid, csn: Csn, row: RowId) {
         let Some(slot) = self.slot(row) else { return };
         let mut versions = slot.versions.lock();
-        for v in versions.iter_mut() {
-            if v.xmin == xid {
-                v.xmin_csn = csn;
-            }
+        // The committer still holds the row lock, so its versions are the
+        // newest ones, contiguous at the tail, and the version it replaced
+        // or deleted is the one just before them: stop there.
+        for v in versions.iter_mut().rev() {
             if v.xmax == xid {
                 v.xmax_csn = csn;
             }
+            if v.xmin != xid {
+                break;
+            }
+            v.xmin_csn = csn;
         }
     }
 
