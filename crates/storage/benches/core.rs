@@ -17,7 +17,9 @@ use std::time::Instant;
 
 use nestor_common::{RelId, SessionId};
 use nestor_storage::{Index, Recheck, Store, Table, WriteResult};
-use nestor_txn::{Isolation, LockKey, LockMode, SnapshotSlot, Transaction, TxnManager, WaitCtl, WaitPolicy};
+use nestor_txn::{
+    Isolation, LockKey, LockMode, SnapshotSlot, Transaction, TxnManager, WaitCtl, WaitPolicy,
+};
 use nestor_types::{Row, Value};
 
 struct Db {
@@ -37,7 +39,14 @@ impl Db {
         let mgr = TxnManager::new();
         let store = Store::new(mgr.clone());
         let table = store.create_table(RelId(16384), "t");
-        let pkey = Arc::new(Index::new(RelId(16385), "t_pkey", vec![0], vec!["id".into()], true, true));
+        let pkey = Arc::new(Index::new(
+            RelId(16385),
+            "t_pkey",
+            vec![0],
+            vec!["id".into()],
+            true,
+            true,
+        ));
         table.add_index(pkey.clone()).unwrap();
         let slot = mgr.register_slot();
         let db = Db {
@@ -50,7 +59,9 @@ impl Db {
         let mut t = db.begin();
         t.start_statement().unwrap();
         for i in 0..rows {
-            db.table.insert(&mut t, row(i, 0), &WaitCtl::unbounded()).unwrap();
+            db.table
+                .insert(&mut t, row(i, 0), &WaitCtl::unbounded())
+                .unwrap();
         }
         t.commit();
         db
@@ -69,8 +80,23 @@ impl Db {
     fn update(&self, t: &mut Transaction, id: i64, v: i64) {
         let snap = t.start_statement().unwrap();
         let k = [Value::Int8(id)];
-        let hit = self.table.index_scan(&self.pkey, Bound::Included(&k[..]), Bound::Included(&k[..]), &snap);
-        let r = self.table.update(t, hit[0].row, row(id, v), &snap, &WaitCtl::unbounded(), Recheck::Snapshot).unwrap();
+        let hit = self.table.index_scan(
+            &self.pkey,
+            Bound::Included(&k[..]),
+            Bound::Included(&k[..]),
+            &snap,
+        );
+        let r = self
+            .table
+            .update(
+                t,
+                hit[0].row,
+                row(id, v),
+                &snap,
+                &WaitCtl::unbounded(),
+                Recheck::Snapshot,
+            )
+            .unwrap();
         assert_eq!(r, WriteResult::Done);
     }
 
@@ -96,11 +122,17 @@ fn ns_per(iters: u64, mut f: impl FnMut()) -> f64 {
 fn header(title: &str, cols: &[&str]) {
     println!("\n{title}");
     println!("| {} |", cols.join(" | "));
-    println!("|{}|", cols.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    println!(
+        "|{}|",
+        cols.iter().map(|_| "---").collect::<Vec<_>>().join("|")
+    );
 }
 
 fn snapshots() {
-    header("1. Snapshot acquisition", &["registered sessions", "ns per snapshot"]);
+    header(
+        "1. Snapshot acquisition",
+        &["registered sessions", "ns per snapshot"],
+    );
     for sessions in [1usize, 100, 10_000] {
         let db = Db::new(1);
         let slots: Vec<_> = (1..sessions).map(|_| db.mgr.register_slot()).collect();
@@ -148,7 +180,10 @@ fn savepoint_depth() {
 fn visibility() {
     header(
         "3. Reading 1,000 rows written by one transaction",
-        &["savepoints used by the writer", "ns per row visibility check"],
+        &[
+            "savepoints used by the writer",
+            "ns per row visibility check",
+        ],
     );
     for savepoints in [0u64, 1_000] {
         let db = Db::new(1_000);
@@ -171,7 +206,11 @@ fn visibility() {
 fn lock_then_update() {
     header(
         "4. SELECT .. FOR UPDATE; [SAVEPOINT;] UPDATE; COMMIT of one row (seed 001)",
-        &["variant", "ns per transaction", "lock-table entries during update"],
+        &[
+            "variant",
+            "ns per transaction",
+            "lock-table entries during update",
+        ],
     );
     for with_savepoint in [false, true] {
         let db = Db::new(10);
@@ -199,7 +238,11 @@ fn lock_then_update() {
             entries = db.mgr.locks.len();
             t.commit();
         });
-        let name = if with_savepoint { "lock + savepoint + update" } else { "lock + update" };
+        let name = if with_savepoint {
+            "lock + savepoint + update"
+        } else {
+            "lock + update"
+        };
         println!("| {name} | {ns:.0} | {entries} |");
         db.store.prune_all();
     }
@@ -215,7 +258,10 @@ fn xids() {
         db.update(&mut t, i % 10, i);
     }
     t.commit();
-    println!("| 1,000 writing savepoints | {} |", db.mgr.stats().xids_assigned - before);
+    println!(
+        "| 1,000 writing savepoints | {} |",
+        db.mgr.stats().xids_assigned - before
+    );
 }
 
 fn main() {

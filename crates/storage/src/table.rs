@@ -492,7 +492,13 @@ impl Table {
     /// caller re-checks stays the newest until its `Recheck::Latest` retry
     /// (as PostgreSQL keeps the tuple lock its EvalPlanQual took, even when
     /// the re-check then fails).
-    fn release_unless_changed(&self, txn: &mut Transaction, row: RowId, newly: bool, o: &WriteResult) {
+    fn release_unless_changed(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        newly: bool,
+        o: &WriteResult,
+    ) {
         if !matches!(o, WriteResult::Changed(_)) {
             self.unlock_if_new(txn, row, newly);
         }

@@ -8,7 +8,6 @@
 mod common;
 
 use std::thread;
-use std::time::Duration;
 
 use common::*;
 use nestor_common::SqlState;
@@ -16,17 +15,6 @@ use nestor_storage::StorageError;
 use nestor_txn::{Isolation, LockKey, TxnError, WaitCtl};
 
 use Isolation::{ReadCommitted as RC, RepeatableRead as RR};
-
-/// Wait until some transaction is blocked on `key`.
-fn wait_for_waiter(db: &Db, key: LockKey) {
-    for _ in 0..2000 {
-        if db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
-            return;
-        }
-        thread::sleep(Duration::from_millis(1));
-    }
-    panic!("nobody blocked on {key:?}");
-}
 
 #[test]
 fn dirty_read_never_happens() {

@@ -84,7 +84,7 @@ fn commits_become_visible_in_commit_order() {
     insert(&db, &mut t2, 2, 2).unwrap();
     thread::scope(|sc| {
         let h1 = sc.spawn(move || t1.commit());
-        while log.appended.lock().unwrap().len() < 1 {
+        while log.appended.lock().unwrap().is_empty() {
             thread::sleep(Duration::from_millis(1));
         }
         let h2 = sc.spawn(move || t2.commit());

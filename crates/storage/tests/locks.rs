@@ -174,9 +174,7 @@ fn waiters_wake_on_commit_and_on_abort() {
                 update_with(dbr, &mut t2, 1, &WaitCtl::unbounded(), |v| v + 10).unwrap();
                 t2.commit();
             });
-            while !db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
-                thread::sleep(Duration::from_millis(1));
-            }
+            wait_for_waiter(&db, key);
             if commit {
                 t1.commit();
             } else {
@@ -208,9 +206,7 @@ fn deadlock_between_two_row_locks_is_detected() {
             let r = update_with(dbr, &mut t1, 2, &ctl_ms(60_000), |v| v + 1);
             (r, t1)
         });
-        while !db.mgr.locks.info(key2).is_some_and(|i| i.waiters > 0) {
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_waiter(&db, key2);
         let err = update_with(&db, &mut t2, 1, &ctl, |v| v + 1).unwrap_err();
         t2.rollback(); // the victim's abort breaks the cycle
         let (r, t1) = h.join().unwrap();
@@ -248,9 +244,7 @@ fn deadlock_through_a_unique_key_wait_is_detected() {
             let r = update_with(dbr, &mut t1, 1, &ctl_ms(60_000), |v| v + 1);
             (r, t1)
         });
-        while !db.mgr.locks.info(key1).is_some_and(|i| i.waiters > 0) {
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_waiter(&db, key1);
         t2.start_statement().unwrap();
         let err = db
             .table
@@ -294,9 +288,7 @@ fn interrupt_stops_a_wait() {
             let mut t2 = s2.begin(RC);
             update_with(dbr, &mut t2, 1, &ctl, |v| v + 1)
         });
-        while !db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_waiter(&db, key);
         cancel.store(true, Ordering::SeqCst);
         let err = h.join().unwrap().unwrap_err();
         assert_eq!(err, StorageError::Txn(TxnError::Canceled));
@@ -359,9 +351,7 @@ fn unique_key_second_inserter_waits_then_fails_or_succeeds() {
                 }
                 r
             });
-            while !db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
-                thread::sleep(Duration::from_millis(1));
-            }
+            wait_for_waiter(&db, key);
             if first_commits {
                 t1.commit();
                 let e = h.join().unwrap().unwrap_err().into_db(&|v| match v {

@@ -123,12 +123,7 @@ fn rollback_to_releases_locks_taken_after_the_mark_and_wakes_waiters() {
             set(&db, &mut t2, 2, 9).unwrap();
             t2.commit();
         });
-        for _ in 0..2000 {
-            if db.mgr.locks.info(key2).is_some_and(|i| i.waiters > 0) {
-                break;
-            }
-            thread::sleep(Duration::from_millis(1));
-        }
+        wait_for_waiter(&db, key2);
         t1.rollback_to("a").unwrap();
         h.join().unwrap(); // woken by the rollback-to, not by t1's end
     });

@@ -75,5 +75,8 @@ fn concurrent_transfers_with_deadlocks_and_savepoints_conserve_money() {
     assert_eq!(got, *expected.lock().unwrap());
     assert_eq!(got.values().sum::<i64>(), 1_000 * ACCOUNTS);
     assert!(db.mgr.locks.is_empty());
-    eprintln!("deadlocks detected and retried: {}", deadlocks.lock().unwrap());
+    eprintln!(
+        "deadlocks detected and retried: {}",
+        deadlocks.lock().unwrap()
+    );
 }

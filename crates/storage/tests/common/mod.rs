@@ -269,3 +269,14 @@ pub fn lock(
 pub fn is_txn_err(e: &nestor_storage::StorageError, want: fn(&TxnError) -> bool) -> bool {
     matches!(e, nestor_storage::StorageError::Txn(t) if want(t))
 }
+
+/// Block until some transaction waits on `key` (bounded: panics after 2 s).
+pub fn wait_for_waiter(db: &Db, key: nestor_txn::LockKey) {
+    for _ in 0..2000 {
+        if db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    panic!("nobody blocked on {key:?}");
+}
