@@ -5,7 +5,6 @@
 mod common;
 
 use std::thread;
-use std::time::Duration;
 
 use common::*;
 use nestor_common::limits::SAVEPOINT_DEPTH_MAX;
