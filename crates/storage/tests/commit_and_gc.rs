@@ -93,6 +93,10 @@ fn commits_become_visible_in_commit_order() {
         }
         let mut r = s3.begin(RC);
         assert_eq!((read(&db, &mut r, 1), read(&db, &mut r, 2)), (None, None));
+        // T2 is not acknowledged while T1, before it, is not visible: its
+        // client would otherwise not see its own commit.
+        thread::sleep(Duration::from_millis(20));
+        assert!(!h2.is_finished(), "T2 acknowledged before it was visible");
         log.open();
         h1.join().unwrap();
         h2.join().unwrap();

@@ -29,7 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use nestor_common::{CommandId, Csn, Xid};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::locks::LockTable;
 use crate::visibility::{Snapshot, Stamp};
@@ -103,6 +103,8 @@ pub struct TxnManager {
     next_xid: AtomicU64,
     horizon: AtomicU64,
     seq: Mutex<Sequencer>,
+    /// Signalled when the horizon advances (commits waiting to be covered).
+    published: Condvar,
     status: RwLock<HashMap<Xid, XidState>>,
     slots: Mutex<Vec<Weak<SnapshotSlot>>>,
     pub locks: LockTable,
@@ -150,6 +152,7 @@ impl TxnManager {
                 next_csn: horizon.0 + 1,
                 done: BTreeSet::new(),
             }),
+            published: Condvar::new(),
             status: RwLock::new(HashMap::new()),
             slots: Mutex::new(Vec::new()),
             locks: LockTable::new(),
@@ -293,17 +296,27 @@ impl TxnManager {
     }
 
     /// Wait for durability, then make `csn` visible once every earlier
-    /// commit is visible.
+    /// commit is visible. Returns only when the horizon covers `csn`, so a
+    /// client acknowledged for a commit always sees it in its next
+    /// statement (read-your-writes), even when an earlier commit was still
+    /// flushing.
     pub(crate) fn publish(&self, csn: Csn) {
         self.log.wait_durable(csn);
         let mut seq = self.seq.lock();
         seq.done.insert(csn.0);
         let mut h = self.horizon.load(Ordering::SeqCst);
+        let advanced = seq.done.contains(&(h + 1));
         while seq.done.remove(&(h + 1)) {
             h += 1;
         }
         self.horizon.store(h, Ordering::SeqCst);
         self.commits.fetch_add(1, Ordering::Relaxed);
+        if advanced {
+            self.published.notify_all();
+        }
+        while self.horizon.load(Ordering::SeqCst) < csn.0 {
+            self.published.wait(&mut seq);
+        }
     }
 
     pub(crate) fn mark_aborted(&self, xid: Xid) {
