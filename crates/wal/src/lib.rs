@@ -1,0 +1,534 @@
+//! The write-ahead log: committed transactions only, group commit, segment
+//! files, and a reader that replays them and cuts a torn tail.
+//!
+//! Property: nothing acknowledged as committed is lost, nothing
+//! uncommitted is replayed. Rules: (1) a transaction's redo reaches the log
+//! only at commit, under the commit sequencer, so log order is commit (CSN)
+//! order and rolled-back work (whole transactions or savepoints) never
+//! appears; (2) a synchronous commit is acknowledged, and made visible, only
+//! after an fdatasync covered its `TxnCommit` record; (3) a checksum failure
+//! or short record at the end of the *last* segment is a torn write of
+//! commits that were never acknowledged and is cut; anywhere else it is
+//! damage to acknowledged data and recovery stops naming the file.
+//!
+//! Group commit: committers append encoded records to a shared buffer and
+//! wait; one flusher thread writes whatever has accumulated and issues one
+//! fdatasync for all of it, then wakes every committer it covered.
+//!
+//! ```text
+//!   T1 append ─┐                ┌─ write+fdatasync(T1,T2,T3) ─┐
+//!   T2 append ─┼─> buffer ──────┤                             ├─> wake T1,T2,T3
+//!   T3 append ─┘                └─────────────────────────────┘
+//! ```
+//!
+//! An fsync failure aborts the process (PostgreSQL's fsyncgate lesson: after
+//! a failed fsync the kernel may have dropped the dirty pages, so retrying
+//! can "succeed" without the data; only recovery from the log is safe).
+//!
+//! Segments are files `wal/<start lsn as 16 hex digits>.wal`; the LSN is
+//! the byte position in the log stream, so a segment's name says where its
+//! first record lives and a gap between segments is detectable.
+
+pub mod record;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use nestor_common::{Csn, Xid};
+use parking_lot::{Condvar, Mutex};
+
+pub use record::{Record, RecordKind, HEADER_BYTES, RECORD_PAYLOAD_BYTES_MAX};
+
+/// Default size at which a new segment is started.
+pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;
+
+/// Errors that stop recovery or the log; each names the file.
+#[derive(Debug)]
+pub enum WalError {
+    Io {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    Corrupt {
+        file: PathBuf,
+        offset: u64,
+        why: &'static str,
+    },
+    Gap {
+        file: PathBuf,
+        expected_lsn: u64,
+        found_lsn: u64,
+    },
+}
+
+impl std::fmt::Display for WalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WalError::Io { file, error } => write!(f, "I/O error on WAL file \"{}\": {error}", file.display()),
+            WalError::Corrupt { file, offset, why } => write!(
+                f,
+                "corrupt WAL record in \"{}\" at offset {offset} ({why}); it is not at the end of the log, so committed data would be lost: refusing to start",
+                file.display()
+            ),
+            WalError::Gap {
+                file,
+                expected_lsn,
+                found_lsn,
+            } => write!(
+                f,
+                "WAL gap: expected the log to continue at {expected_lsn:016X}, but \"{}\" starts at {found_lsn:016X}; refusing to start",
+                file.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WalError {}
+
+fn io_err(file: &Path, error: std::io::Error) -> WalError {
+    WalError::Io {
+        file: file.to_path_buf(),
+        error,
+    }
+}
+
+/// The segment files of `dir`, sorted by start LSN.
+pub fn segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, WalError> {
+    let mut out = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io_err(dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| io_err(dir, e))?;
+        let name = entry.file_name().to_string_lossy().to_string();
+        if let Some(hex) = name.strip_suffix(".wal") {
+            if let Ok(lsn) = u64::from_str_radix(hex, 16) {
+                out.push((lsn, entry.path()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn segment_path(dir: &Path, start: u64) -> PathBuf {
+    dir.join(format!("{start:016X}.wal"))
+}
+
+/// Where replay ended.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ReplayEnd {
+    /// The LSN after the last valid record: where the log continues.
+    pub end_lsn: u64,
+    /// A torn tail that was cut: the file and the offset it was cut at.
+    pub cut: Option<(PathBuf, u64)>,
+    pub records: u64,
+}
+
+/// Replay every record from `from_lsn` (a record boundary, e.g. the
+/// checkpoint's) to the end of the log, cutting a torn tail of the last
+/// segment. `apply` sees records in log order.
+pub fn replay(
+    dir: &Path,
+    from_lsn: u64,
+    mut apply: impl FnMut(Record) -> Result<(), String>,
+) -> Result<ReplayEnd, WalError> {
+    let segs = segments(dir)?;
+    let mut end = ReplayEnd {
+        end_lsn: from_lsn,
+        cut: None,
+        records: 0,
+    };
+    let relevant: Vec<usize> = (0..segs.len())
+        .filter(|&i| segs.get(i + 1).is_none_or(|next| next.0 > from_lsn))
+        .collect();
+    let Some(&first) = relevant.first() else {
+        return Ok(end);
+    };
+    if segs[first].0 > from_lsn {
+        return Err(WalError::Gap {
+            file: segs[first].1.clone(),
+            expected_lsn: from_lsn,
+            found_lsn: segs[first].0,
+        });
+    }
+    for (n, &i) in relevant.iter().enumerate() {
+        let (start, path) = &segs[i];
+        let last = n + 1 == relevant.len();
+        if *start > end.end_lsn {
+            return Err(WalError::Gap {
+                file: path.clone(),
+                expected_lsn: end.end_lsn,
+                found_lsn: *start,
+            });
+        }
+        let mut data = Vec::new();
+        File::open(path)
+            .and_then(|mut f| f.read_to_end(&mut data))
+            .map_err(|e| io_err(path, e))?;
+        let mut pos = (end.end_lsn - start) as usize;
+        while pos < data.len() {
+            match record::decode(&data[pos..], start + pos as u64) {
+                Ok(rec) => {
+                    let len = rec.len();
+                    apply(rec).map_err(|why| WalError::Corrupt {
+                        file: path.clone(),
+                        offset: pos as u64,
+                        why: Box::leak(why.into_boxed_str()),
+                    })?;
+                    end.records += 1;
+                    pos += len;
+                }
+                Err(e) if last => {
+                    let _ = e;
+                    cut_tail(path, pos as u64)?;
+                    end.cut = Some((path.clone(), pos as u64));
+                    break;
+                }
+                Err(record::DecodeError::Truncated) => {
+                    return Err(WalError::Corrupt {
+                        file: path.clone(),
+                        offset: pos as u64,
+                        why: "truncated record",
+                    })
+                }
+                Err(record::DecodeError::Corrupt(why)) => {
+                    return Err(WalError::Corrupt {
+                        file: path.clone(),
+                        offset: pos as u64,
+                        why,
+                    })
+                }
+            }
+        }
+        end.end_lsn = start + pos as u64;
+    }
+    Ok(end)
+}
+
+fn cut_tail(path: &Path, len: u64) -> Result<(), WalError> {
+    let f = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| io_err(path, e))?;
+    f.set_len(len).map_err(|e| io_err(path, e))?;
+    f.sync_all().map_err(|e| io_err(path, e))
+}
+
+/// fsync a directory so a created/renamed/removed entry is durable.
+pub fn sync_dir(dir: &Path) -> Result<(), WalError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_err(dir, e))
+}
+
+struct Pending {
+    buf: Vec<u8>,
+    next_lsn: u64,
+    last_csn: u64,
+}
+
+struct Durable {
+    lsn: u64,
+    csn: u64,
+}
+
+struct Segment {
+    file: File,
+    start: u64,
+    len: u64,
+    path: PathBuf,
+}
+
+/// Counters for benchmarks and monitoring.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalStats {
+    pub bytes_written: u64,
+    pub fsyncs: u64,
+    pub commits: u64,
+}
+
+struct Shared {
+    dir: PathBuf,
+    segment_bytes: u64,
+    pending: Mutex<Pending>,
+    work: Condvar,
+    durable: Mutex<Durable>,
+    flushed: Condvar,
+    stop: AtomicBool,
+    bytes_written: AtomicU64,
+    fsyncs: AtomicU64,
+    records: AtomicU64,
+}
+
+/// The log writer. Implements [`nestor_txn::CommitLog`].
+pub struct Wal {
+    shared: Arc<Shared>,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Wal {
+    /// Continue the log in `dir` at `end_lsn` (from [`replay`]); `last_csn`
+    /// is the CSN of the last replayed commit.
+    pub fn open(
+        dir: &Path,
+        end_lsn: u64,
+        last_csn: u64,
+        segment_bytes: u64,
+    ) -> Result<Wal, WalError> {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        let segment = Self::open_segment(dir, end_lsn)?;
+        let shared = Arc::new(Shared {
+            dir: dir.to_path_buf(),
+            segment_bytes,
+            pending: Mutex::new(Pending {
+                buf: Vec::new(),
+                next_lsn: end_lsn,
+                last_csn,
+            }),
+            work: Condvar::new(),
+            durable: Mutex::new(Durable {
+                lsn: end_lsn,
+                csn: last_csn,
+            }),
+            flushed: Condvar::new(),
+            stop: AtomicBool::new(false),
+            bytes_written: AtomicU64::new(0),
+            fsyncs: AtomicU64::new(0),
+            records: AtomicU64::new(0),
+        });
+        let s = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("wal-flusher".into())
+            .spawn(move || flusher(s, segment))
+            .map_err(|e| io_err(dir, e))?;
+        Ok(Wal {
+            shared,
+            flusher: Mutex::new(Some(handle)),
+        })
+    }
+
+    /// The segment that ends at `end_lsn`, opened for append, or a new one.
+    fn open_segment(dir: &Path, end_lsn: u64) -> Result<Segment, WalError> {
+        if let Some((start, path)) = segments(dir)?
+            .into_iter()
+            .rev()
+            .find(|(s, _)| *s <= end_lsn)
+        {
+            let len = fs::metadata(&path).map_err(|e| io_err(&path, e))?.len();
+            if start + len == end_lsn {
+                let file = OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .map_err(|e| io_err(&path, e))?;
+                return Ok(Segment {
+                    file,
+                    start,
+                    len,
+                    path,
+                });
+            }
+        }
+        let path = segment_path(dir, end_lsn);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| io_err(&path, e))?;
+        sync_dir(dir)?;
+        Ok(Segment {
+            file,
+            start: end_lsn,
+            len: 0,
+            path,
+        })
+    }
+
+    /// Append a committed transaction's redo (split into records) in CSN
+    /// order. Returns the LSN after it.
+    pub fn append_commit(&self, xid: Xid, csn: Csn, redo: &[u8]) -> u64 {
+        let mut p = self.shared.pending.lock();
+        assert!(csn.0 > p.last_csn, "WAL appends must follow CSN order");
+        let mut chunks = redo.chunks(RECORD_PAYLOAD_BYTES_MAX).peekable();
+        if chunks.peek().is_none() {
+            Self::push(&mut p, xid, csn, RecordKind::TxnCommit, &[]);
+        }
+        while let Some(chunk) = chunks.next() {
+            let kind = if chunks.peek().is_some() {
+                RecordKind::TxnChunk
+            } else {
+                RecordKind::TxnCommit
+            };
+            Self::push(&mut p, xid, csn, kind, chunk);
+        }
+        self.shared.records.fetch_add(1, Ordering::Relaxed);
+        p.last_csn = csn.0;
+        self.shared.work.notify_one();
+        p.next_lsn
+    }
+
+    fn push(p: &mut Pending, xid: Xid, csn: Csn, kind: RecordKind, payload: &[u8]) {
+        let before = p.buf.len();
+        record::encode(&mut p.buf, p.next_lsn, xid.0, csn.0, kind, payload);
+        p.next_lsn += (p.buf.len() - before) as u64;
+    }
+
+    /// Block until everything up to commit `csn` is on disk.
+    pub fn wait_for_csn(&self, csn: Csn) {
+        let mut d = self.shared.durable.lock();
+        while d.csn < csn.0 {
+            self.shared.flushed.wait(&mut d);
+        }
+    }
+
+    /// The LSN up to which the log is durable.
+    pub fn durable_lsn(&self) -> u64 {
+        self.shared.durable.lock().lsn
+    }
+
+    /// The LSN the next record will get.
+    pub fn next_lsn(&self) -> u64 {
+        self.shared.pending.lock().next_lsn
+    }
+
+    /// Block until everything appended so far is durable; returns its end.
+    pub fn flush(&self) -> u64 {
+        let (target, csn) = {
+            let p = self.shared.pending.lock();
+            (p.next_lsn, p.last_csn)
+        };
+        self.wait_for_csn(Csn(csn));
+        let mut d = self.shared.durable.lock();
+        while d.lsn < target {
+            self.shared.flushed.wait(&mut d);
+        }
+        target
+    }
+
+    /// Delete segments that end at or before `lsn` (after a checkpoint).
+    /// The segment being written is never removed.
+    pub fn remove_before(&self, lsn: u64) -> Result<usize, WalError> {
+        let segs = segments(&self.shared.dir)?;
+        let mut removed = 0;
+        for w in segs.windows(2) {
+            let (next_start, _) = w[1];
+            if next_start <= lsn {
+                fs::remove_file(&w[0].1).map_err(|e| io_err(&w[0].1, e))?;
+                removed += 1;
+            }
+        }
+        if removed > 0 {
+            sync_dir(&self.shared.dir)?;
+        }
+        Ok(removed)
+    }
+
+    pub fn stats(&self) -> WalStats {
+        WalStats {
+            bytes_written: self.shared.bytes_written.load(Ordering::Relaxed),
+            fsyncs: self.shared.fsyncs.load(Ordering::Relaxed),
+            commits: self.shared.records.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Flush what is pending and stop the flusher.
+    pub fn shutdown(&self) {
+        self.flush();
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.work.notify_all();
+        if let Some(h) = self.flusher.lock().take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Wal {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl nestor_txn::CommitLog for Wal {
+    fn append(&self, xid: Xid, csn: Csn, redo: &[u8]) {
+        self.append_commit(xid, csn, redo);
+    }
+
+    fn wait_durable(&self, csn: Csn) {
+        self.wait_for_csn(csn);
+    }
+}
+
+/// Stop the process after a failed write or fsync: the only safe way on is
+/// crash recovery from the log (fsyncgate).
+fn fatal(what: &str, path: &Path, e: std::io::Error) -> ! {
+    eprintln!(
+        "PANIC: could not {what} WAL file \"{}\": {e}; stopping (crash recovery will replay the log)",
+        path.display()
+    );
+    std::process::abort()
+}
+
+fn flusher(s: Arc<Shared>, mut seg: Segment) {
+    loop {
+        let (buf, end_lsn, csn) = {
+            let mut p = s.pending.lock();
+            while p.buf.is_empty() && !s.stop.load(Ordering::SeqCst) {
+                s.work.wait(&mut p);
+            }
+            if p.buf.is_empty() {
+                return;
+            }
+            (std::mem::take(&mut p.buf), p.next_lsn, p.last_csn)
+        };
+        if seg.len >= s.segment_bytes {
+            seg = roll(&s, seg);
+        }
+        assert_eq!(
+            seg.start + seg.len + buf.len() as u64,
+            end_lsn,
+            "WAL position drift"
+        );
+        if let Err(e) = seg.file.write_all(&buf) {
+            fatal("write", &seg.path, e);
+        }
+        if let Err(e) = seg.file.sync_data() {
+            fatal("fsync", &seg.path, e);
+        }
+        seg.len += buf.len() as u64;
+        s.bytes_written
+            .fetch_add(buf.len() as u64, Ordering::Relaxed);
+        s.fsyncs.fetch_add(1, Ordering::Relaxed);
+        let mut d = s.durable.lock();
+        d.lsn = end_lsn;
+        d.csn = csn;
+        s.flushed.notify_all();
+    }
+}
+
+/// Start the next segment. The old one is already fully synced.
+fn roll(s: &Shared, old: Segment) -> Segment {
+    let start = old.start + old.len;
+    let path = segment_path(&s.dir, start);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(&path)
+        .unwrap_or_else(|e| fatal("create", &path, e));
+    File::open(&s.dir)
+        .and_then(|d| d.sync_all())
+        .unwrap_or_else(|e| fatal("fsync directory of", &path, e));
+    Segment {
+        file,
+        start,
+        len: 0,
+        path,
+    }
+}

@@ -1,0 +1,202 @@
+//! WAL writer and reader: group commit, replay, torn tails, corruption and
+//! gaps, segment removal.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use nestor_common::{Csn, Xid};
+use nestor_wal::{replay, segments, RecordKind, Wal, WalError, RECORD_PAYLOAD_BYTES_MAX};
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("nestor-wal-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn read_all(dir: &Path, from: u64) -> (Vec<(u64, u64, Vec<u8>)>, nestor_wal::ReplayEnd) {
+    let mut out = Vec::new();
+    let end = replay(dir, from, |r| {
+        out.push((r.xid, r.csn, r.payload));
+        Ok(())
+    })
+    .unwrap();
+    (out, end)
+}
+
+#[test]
+fn concurrent_commits_share_fsyncs_and_replay_in_csn_order() {
+    let dir = tmpdir("group");
+    let wal = Arc::new(Wal::open(&dir, 0, 1, 1 << 20).unwrap());
+    let next = std::sync::Mutex::new(2u64);
+    std::thread::scope(|sc| {
+        for t in 0..8u64 {
+            let (wal, next) = (wal.clone(), &next);
+            sc.spawn(move || {
+                for i in 0..50u64 {
+                    // CSN assignment and append are one critical section,
+                    // as under the transaction manager's sequencer.
+                    let csn = {
+                        let mut n = next.lock().unwrap();
+                        let c = *n;
+                        *n += 1;
+                        wal.append_commit(
+                            Xid(t * 1000 + i),
+                            Csn(c),
+                            format!("redo {t} {i}").as_bytes(),
+                        );
+                        c
+                    };
+                    wal.wait_for_csn(Csn(csn));
+                }
+            });
+        }
+    });
+    let stats = wal.stats();
+    assert_eq!(stats.commits, 400);
+    assert!(stats.fsyncs <= 400);
+    eprintln!("400 commits from 8 threads used {} fsyncs", stats.fsyncs);
+    drop(wal);
+    let (recs, end) = read_all(&dir, 0);
+    assert_eq!(recs.len(), 400);
+    let csns: Vec<u64> = recs.iter().map(|r| r.1).collect();
+    assert_eq!(csns, (2..402).collect::<Vec<_>>(), "log order is CSN order");
+    assert!(end.cut.is_none());
+}
+
+#[test]
+fn large_redo_is_split_and_reopen_continues_the_log() {
+    let dir = tmpdir("large");
+    let big = vec![7u8; RECORD_PAYLOAD_BYTES_MAX * 2 + 10];
+    let end1 = {
+        let wal = Wal::open(&dir, 0, 1, 1 << 20).unwrap();
+        wal.append_commit(Xid(5), Csn(2), &big);
+        wal.flush()
+    };
+    let mut kinds = Vec::new();
+    let end = replay(&dir, 0, |r| {
+        kinds.push(r.kind);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        kinds,
+        vec![
+            RecordKind::TxnChunk,
+            RecordKind::TxnChunk,
+            RecordKind::TxnCommit
+        ]
+    );
+    assert_eq!(end.end_lsn, end1);
+    let wal = Wal::open(&dir, end.end_lsn, 2, 1 << 20).unwrap();
+    wal.append_commit(Xid(6), Csn(3), b"after reopen");
+    wal.flush();
+    drop(wal);
+    let (recs, _) = read_all(&dir, end1);
+    assert_eq!(recs, vec![(6, 3, b"after reopen".to_vec())]);
+    assert!(segments(&dir).unwrap().len() >= 2, "rolled to new segments");
+}
+
+#[test]
+fn torn_tail_is_cut_and_everything_before_it_survives() {
+    for damage in ["truncate", "garbage", "flip"] {
+        let dir = tmpdir(&format!("torn-{damage}"));
+        {
+            let wal = Wal::open(&dir, 0, 1, 1 << 20).unwrap();
+            for i in 0..10u64 {
+                wal.append_commit(Xid(i + 10), Csn(i + 2), b"0123456789abcdef");
+                wal.wait_for_csn(Csn(i + 2));
+            }
+        }
+        let (_, path) = segments(&dir).unwrap().pop().unwrap();
+        let len = fs::metadata(&path).unwrap().len();
+        match damage {
+            "truncate" => OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(len - 5)
+                .unwrap(),
+            "garbage" => OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap()
+                .write_all(&[0xAB; 100])
+                .unwrap(),
+            _ => {
+                let mut data = fs::read(&path).unwrap();
+                let n = data.len();
+                data[n - 3] ^= 1;
+                fs::write(&path, data).unwrap();
+            }
+        }
+        let (recs, end) = read_all(&dir, 0);
+        let want = if damage == "garbage" { 10 } else { 9 };
+        assert_eq!(recs.len(), want, "{damage}");
+        assert!(end.cut.is_some(), "{damage}: tail reported");
+        assert_eq!(
+            fs::metadata(&path).unwrap().len(),
+            end.end_lsn,
+            "{damage}: file cut"
+        );
+        // A second recovery finds a clean log.
+        let (recs2, end2) = read_all(&dir, 0);
+        assert_eq!((recs2.len(), end2.cut), (want, None));
+    }
+}
+
+fn two_segments(name: &str) -> PathBuf {
+    let dir = tmpdir(name);
+    let wal = Wal::open(&dir, 0, 1, 256).unwrap();
+    for i in 0..20u64 {
+        wal.append_commit(Xid(i + 1), Csn(i + 2), &[i as u8; 100]);
+        wal.wait_for_csn(Csn(i + 2));
+    }
+    drop(wal);
+    assert!(segments(&dir).unwrap().len() >= 3);
+    dir
+}
+
+#[test]
+fn corruption_before_the_end_stops_recovery_naming_the_file() {
+    let dir = two_segments("corrupt");
+    let (_, path) = segments(&dir).unwrap().remove(0);
+    let mut data = fs::read(&path).unwrap();
+    data[50] ^= 0xFF;
+    fs::write(&path, data).unwrap();
+    let err = replay(&dir, 0, |_| Ok(())).unwrap_err();
+    assert!(
+        matches!(&err, WalError::Corrupt { file, .. } if *file == path),
+        "{err}"
+    );
+    assert!(err.to_string().contains(&path.display().to_string()));
+}
+
+#[test]
+fn a_missing_segment_is_a_gap() {
+    let dir = two_segments("gap");
+    let (_, path) = segments(&dir).unwrap().remove(1);
+    fs::remove_file(&path).unwrap();
+    let err = replay(&dir, 0, |_| Ok(())).unwrap_err();
+    assert!(matches!(err, WalError::Gap { .. }), "{err}");
+}
+
+#[test]
+fn segments_before_a_checkpoint_are_removed() {
+    let dir = two_segments("remove");
+    let segs = segments(&dir).unwrap();
+    let (_, end) = read_all(&dir, 0);
+    let wal = Wal::open(&dir, end.end_lsn, 21, 256).unwrap();
+    let keep_from = segs[2].0;
+    let removed = wal.remove_before(keep_from).unwrap();
+    assert_eq!(removed, 2);
+    drop(wal);
+    let (recs, _) = read_all(&dir, keep_from);
+    assert!(!recs.is_empty());
+    assert!(matches!(
+        replay(&dir, 0, |_| Ok(())),
+        Err(WalError::Gap { .. })
+    ));
+}
