@@ -103,7 +103,7 @@ pub fn decode(buf: &[u8], lsn: u64) -> Result<Record, DecodeError> {
     let u32_at = |i: usize| u32::from_le_bytes(buf[i..i + 4].try_into().expect("4 bytes"));
     let u64_at = |i: usize| u64::from_le_bytes(buf[i..i + 8].try_into().expect("8 bytes"));
     let length = u32_at(4) as usize;
-    if length < HEADER_BYTES || length > HEADER_BYTES + RECORD_PAYLOAD_BYTES_MAX {
+    if !(HEADER_BYTES..=HEADER_BYTES + RECORD_PAYLOAD_BYTES_MAX).contains(&length) {
         return Err(DecodeError::Corrupt("record length out of range"));
     }
     if buf.len() < length {
