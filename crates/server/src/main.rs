@@ -1,1 +1,137 @@
-fn main() {}
+//! `nestor`: the Nestor server process. Parses flags, sets up logging, the
+//! data directory, the engine and the tokio runtime, then hands over to
+//! `server::run`. Wire protocol: `conn.rs` (message loop), `startup.rs`
+//! (startup and authentication), `codec.rs` (bytes <-> messages),
+//! `scram.rs` (SCRAM-SHA-256).
+
+mod codec;
+mod conn;
+mod scram;
+mod server;
+mod startup;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use nestor_common::limits::CONNECTIONS_MAX_DEFAULT;
+use nestor_sql::session::{Engine, EngineConfig};
+
+/// Nestor: a PostgreSQL-compatible database server.
+#[derive(Parser, Debug)]
+#[command(name = "nestor", version)]
+struct Cli {
+    /// Data directory (created if missing).
+    #[arg(long, default_value = "./nestor-data")]
+    data_dir: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1")]
+    listen: String,
+    /// TCP port (0: pick a free one; the log line tells which).
+    #[arg(long, default_value_t = 5433)]
+    port: u16,
+    /// Maximum number of client sessions.
+    #[arg(long, default_value_t = CONNECTIONS_MAX_DEFAULT)]
+    max_connections: usize,
+    /// Require this password (SCRAM-SHA-256) from every user; without it
+    /// (or when empty) every connection is trusted.
+    #[arg(long, env = "NESTOR_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("NESTOR_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    match serve(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve(cli: Cli) -> Result<(), String> {
+    std::fs::create_dir_all(&cli.data_dir).map_err(|e| {
+        format!(
+            "cannot create data directory {}: {e}",
+            cli.data_dir.display()
+        )
+    })?;
+    raise_fd_limit(cli.max_connections);
+    let engine = Engine::new(EngineConfig {
+        data_dir: cli.data_dir.clone(),
+        max_connections: cli.max_connections,
+    })
+    .map_err(|e| format!("cannot start engine: {e}"))?;
+    let verifier = cli
+        .password
+        .as_deref()
+        .filter(|p| !p.is_empty())
+        .map(scram::Verifier::new);
+    let shared = Arc::new(server::Shared::new(engine, verifier, cli.max_connections));
+
+    // Every session may be blocked in `Session::handle` at once (lock waits
+    // on one another): the blocking pool must never be the bottleneck, or a
+    // lock holder's COMMIT could queue behind its own waiters.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("nestor")
+        .max_blocking_threads(cli.max_connections + server::SOCKETS_RESERVE)
+        .build()
+        .map_err(|e| format!("cannot start runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        let signals = server::Signals::install()
+            .map_err(|e| format!("cannot install signal handlers: {e}"))?;
+        let listener = tokio::net::TcpListener::bind((cli.listen.as_str(), cli.port))
+            .await
+            .map_err(|e| format!("cannot listen on {}:{}: {e}", cli.listen, cli.port))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        tracing::info!("listening on {addr}");
+        server::run(listener, shared, signals).await;
+        Ok(())
+    });
+    // Sessions stuck in a blocking call must not keep the process alive.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+/// Each connection is a file descriptor: raise the soft limit to the hard
+/// one, and warn if even that cannot hold `max_connections`.
+fn raise_fd_limit(max_connections: usize) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read/write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return;
+        }
+        if lim.rlim_cur < lim.rlim_max {
+            let want = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
+                lim.rlim_cur = lim.rlim_max;
+            }
+        }
+    }
+    let needed = (max_connections + server::SOCKETS_RESERVE + 64) as libc::rlim_t;
+    if lim.rlim_cur < needed {
+        tracing::warn!(
+            "open file limit {} is below what --max-connections {} needs ({needed})",
+            lim.rlim_cur,
+            max_connections
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! The listener: accepts connections, spawns one task per connection, and
+//! shuts down cleanly.
+//!
+//! Design: one tokio task per socket; a `watch` channel broadcasts shutdown
+//! to all of them; each task holds a guard that counts open sockets and
+//! keeps an `mpsc` sender alive, so shutdown can wait until every
+//! connection has sent its FATAL 57P01 and dropped its session (bounded by
+//! `SHUTDOWN_GRACE`). Sockets beyond `max_connections` plus a small reserve
+//! (for cancel requests and connections still authenticating) are refused
+//! with FATAL 53300 before reading anything; the exact session limit is the
+//! engine's (`Session::new` fails with 53300).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nestor_common::error::Severity;
+use nestor_common::{DbError, SqlState};
+use nestor_sql::session::Engine;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, watch};
+
+use crate::conn::{self, Io};
+use crate::scram;
+
+/// Sockets allowed beyond `max_connections` (cancel requests, clients still
+/// in startup, clients about to be told 53300 by the engine).
+pub const SOCKETS_RESERVE: usize = 64;
+
+/// How long shutdown waits for connections to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// State shared by all connections.
+pub struct Shared {
+    pub engine: Arc<Engine>,
+    /// `Some`: SCRAM-SHA-256 authentication; `None`: trust.
+    pub verifier: Option<scram::Verifier>,
+    pub sockets_max: usize,
+    sockets: AtomicUsize,
+    pid: AtomicU32,
+}
+
+impl Shared {
+    pub fn new(
+        engine: Arc<Engine>,
+        verifier: Option<scram::Verifier>,
+        max_connections: usize,
+    ) -> Shared {
+        Shared {
+            engine,
+            verifier,
+            sockets_max: max_connections.saturating_add(SOCKETS_RESERVE),
+            sockets: AtomicUsize::new(0),
+            pid: AtomicU32::new(0),
+        }
+    }
+
+    /// A fresh backend "pid" (positive i32, as clients expect).
+    pub fn next_pid(&self) -> u32 {
+        loop {
+            let p = self.pid.fetch_add(1, Ordering::Relaxed).wrapping_add(1) & 0x7fff_ffff;
+            if p != 0 {
+                return p;
+            }
+        }
+    }
+}
+
+/// Counts an open socket and keeps shutdown waiting until dropped.
+struct SocketGuard {
+    shared: Arc<Shared>,
+    _done: mpsc::Sender<()>,
+}
+
+impl Drop for SocketGuard {
+    fn drop(&mut self) {
+        self.shared.sockets.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM. Installed before the listener announces
+/// itself, so an early signal is never fatal to the process.
+pub struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    pub fn install() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{signal, SignalKind};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+        }
+    }
+}
+
+/// Accept until a signal arrives, then shut down.
+pub async fn run(listener: TcpListener, shared: Arc<Shared>, mut signals: Signals) {
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let signal = loop {
+        tokio::select! {
+            s = signals.recv() => break s,
+            r = listener.accept() => match r {
+                Ok((stream, peer)) => {
+                    let open = shared.sockets.fetch_add(1, Ordering::Relaxed);
+                    let guard = SocketGuard { shared: shared.clone(), _done: done_tx.clone() };
+                    if open >= shared.sockets_max {
+                        tokio::spawn(refuse(stream, guard));
+                    } else {
+                        tokio::spawn(connection(stream, peer, shared.clone(), shutdown_rx.clone(), guard));
+                    }
+                }
+                Err(e) => {
+                    // EMFILE and friends: back off rather than spin.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        }
+    };
+    tracing::info!("received {signal}, shutting down");
+    drop(listener);
+    let _ = shutdown_tx.send(true);
+    drop(done_tx);
+    if tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            "{} connection(s) still busy after {:?}; exiting anyway",
+            shared.sockets.load(Ordering::Relaxed),
+            SHUTDOWN_GRACE
+        );
+    }
+}
+
+async fn connection(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: watch::Receiver<bool>,
+    _guard: SocketGuard,
+) {
+    conn::serve(stream, peer, shared, shutdown).await;
+}
+
+async fn refuse(stream: TcpStream, _guard: SocketGuard) {
+    let mut io = Io::new(stream);
+    io.send_fatal(
+        &DbError::new(
+            SqlState::TooManyConnections,
+            "sorry, too many clients already",
+        )
+        .with_severity(Severity::Fatal),
+    )
+    .await;
+}

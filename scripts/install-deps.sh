@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Install what building and testing Nestor needs on a Debian 12 machine.
+# Run as root. Idempotent: when everything is present it touches neither the
+# network nor apt (so it also succeeds offline on a prepared machine).
+#
+#   libclang-dev clang      pg_query's build (bindgen) needs libclang
+#   postgresql-client-15    psql
+#   postgresql-15           the reference server for comparisons; on Debian 12
+#                           it also ships pgbench (/usr/lib/postgresql/15/bin,
+#                           wrapped by /usr/bin/pgbench from
+#                           postgresql-client-common)
+#   psycopg[binary]         Python client tests (pip)
+#   a JDK and maven         only if `java`/`mvn` are missing
+#
+# With --build-only, only what building the server needs (libclang).
+set -euo pipefail
+
+build_only=false
+[ "${1:-}" = "--build-only" ] && build_only=true
+
+log() { printf 'install-deps: %s\n' "$*"; }
+
+pkg_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'
+}
+
+python_ok() { python3 -c 'import psycopg' >/dev/null 2>&1; }
+if $build_only; then
+    want=(libclang-dev clang)
+else
+    want=(libclang-dev clang postgresql-client-15 postgresql-15)
+    command -v java >/dev/null 2>&1 || want+=(default-jdk-headless)
+    command -v mvn >/dev/null 2>&1 || want+=(maven)
+    if ! python_ok && ! python3 -m pip --version >/dev/null 2>&1; then
+        want+=(python3-pip)
+    fi
+fi
+
+missing=()
+for p in "${want[@]}"; do
+    pkg_installed "$p" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        log "missing ${missing[*]}: run as root (apt-get install)" >&2
+        exit 1
+    fi
+    log "installing with apt: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+    log "apt packages already installed: ${want[*]}"
+fi
+
+if $build_only; then
+    log "done (build dependencies)"
+    exit 0
+fi
+
+if python_ok; then
+    log "python3 psycopg already installed"
+else
+    log "installing with pip: psycopg[binary]"
+    # Debian's own python3 is "externally managed" (PEP 668); a pyenv or
+    # venv python is not. Try the plain install first.
+    python3 -m pip install -q 'psycopg[binary]' ||
+        python3 -m pip install -q --break-system-packages 'psycopg[binary]'
+    python_ok || { log "psycopg still not importable" >&2; exit 1; }
+fi
+
+# pgbench must be reachable by name (Debian's wrapper picks the newest
+# installed version).
+if ! command -v pgbench >/dev/null 2>&1; then
+    log "pgbench not on PATH after install" >&2
+    exit 1
+fi
+log "done"
