@@ -34,11 +34,14 @@
 
 mod error;
 mod index;
+pub mod redo;
 mod table;
 
 pub use error::StorageError;
 pub use index::Index;
-pub use table::{LockResult, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult};
+pub use table::{
+    LockResult, PruneStats, Recheck, RowSlotHandle, Table, TableScan, Tuple, WriteResult,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -122,7 +125,36 @@ impl DataStore for Store {
         }
     }
 
-    fn redo(&self, _xid: Xid, _changes: &[UndoEntry], _out: &mut Vec<u8>) {}
+    /// Each written row's final image at its last change, DDL in place
+    /// (see [`redo`]).
+    fn redo(&self, xid: Xid, changes: &[UndoEntry], out: &mut Vec<u8>) {
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        enum Item {
+            Row(RelId, nestor_common::RowId),
+            Ddl(usize),
+        }
+        let items: Vec<Item> = changes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| match e {
+                UndoEntry::Data(DataUndo::Ddl(_)) => Some(Item::Ddl(i)),
+                UndoEntry::Data(c) => change_target(c).map(|(rel, row)| Item::Row(rel, row)),
+                UndoEntry::Lock { .. } => None,
+            })
+            .collect();
+        for (_, item) in redo::last_occurrences(&items) {
+            let op = match item {
+                Item::Row(rel, row) => self.table(rel).and_then(|t| t.final_image(xid, row)),
+                Item::Ddl(i) => match &changes[i] {
+                    UndoEntry::Data(DataUndo::Ddl(d)) => d.redo().map(redo::RedoOp::Ddl),
+                    _ => None,
+                },
+            };
+            if let Some(op) = op {
+                redo::encode_op(&op, out);
+            }
+        }
+    }
 }
 
 fn change_target(change: &DataUndo) -> Option<(RelId, nestor_common::RowId)> {

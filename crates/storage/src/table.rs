@@ -27,6 +27,9 @@ pub(crate) struct Version {
     data: Row,
 }
 
+/// An opaque handle on a row slot (TRUNCATE undo).
+pub struct RowSlotHandle(Arc<RowSlot>);
+
 #[derive(Default)]
 struct RowSlot {
     /// Oldest first; the newest version is last.
@@ -723,6 +726,101 @@ impl Table {
             }
         }
         stats
+    }
+
+    // ----- redo and recovery ----------------------------------------------
+
+    /// The redo of `xid`'s final effect on `row`: its newest own version,
+    /// or a delete. None if the transaction left the row as it found it.
+    pub(crate) fn final_image(&self, xid: Xid, row: RowId) -> Option<crate::redo::RedoOp> {
+        let slot = self.slot(row)?;
+        let versions = slot.versions.lock();
+        let newest = versions.last()?;
+        if newest.xmax == xid {
+            Some(crate::redo::RedoOp::Delete { rel: self.id, row })
+        } else if newest.xmin == xid {
+            Some(crate::redo::RedoOp::Put {
+                rel: self.id,
+                row,
+                values: newest.data.clone(),
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Recovery: make `data` the only, committed version of `row`. Indexes
+    /// are rebuilt once at the end of recovery ([`Table::rebuild_indexes`]).
+    pub fn recover_put(&self, row: RowId, data: Row) {
+        let slot = self.slot_for_recovery(row);
+        let mut versions = slot.versions.lock();
+        versions.clear();
+        versions.push(Version {
+            xmin: Xid::NONE,
+            cmin: CommandId(0),
+            xmin_csn: Csn::BOOTSTRAP,
+            xmax: Xid::NONE,
+            cmax: CommandId(0),
+            xmax_csn: Csn::NONE,
+            data,
+        });
+    }
+
+    /// Recovery: the row is deleted.
+    pub fn recover_delete(&self, row: RowId) {
+        if let Some(slot) = self.slot(row) {
+            slot.versions.lock().clear();
+        }
+    }
+
+    fn slot_for_recovery(&self, row: RowId) -> Arc<RowSlot> {
+        let mut rows = self.rows.write();
+        while rows.len() as u64 <= row.0 {
+            rows.push(Arc::new(RowSlot::default()));
+        }
+        rows[row.0 as usize].clone()
+    }
+
+    /// Recovery: row ids below `n` are taken (a checkpoint's count), so new
+    /// inserts never reuse an id the log may mention.
+    pub fn reserve_row_ids(&self, n: u64) {
+        if n > 0 {
+            drop(self.slot_for_recovery(RowId(n - 1)));
+        }
+    }
+
+    /// Recovery: rebuild every index from the rows.
+    pub fn rebuild_indexes(&self) {
+        let n = self.rows.read().len();
+        for idx in self.indexes() {
+            let mut entries = idx.entries.write();
+            entries.clear();
+            for i in 0..n {
+                let row = RowId(i as u64);
+                let Some(slot) = self.slot(row) else { break };
+                for v in slot.versions.lock().iter() {
+                    entries.insert((idx.key_of(&v.data), row));
+                }
+            }
+        }
+    }
+
+    /// Remove every row (TRUNCATE) and return them for undo.
+    pub fn take_rows(&self) -> Vec<Arc<RowSlotHandle>> {
+        let rows = std::mem::take(&mut *self.rows.write());
+        for idx in self.indexes() {
+            idx.entries.write().clear();
+        }
+        rows.into_iter()
+            .map(|s| Arc::new(RowSlotHandle(s)))
+            .collect()
+    }
+
+    /// Put back rows removed by [`Table::take_rows`] (undo of TRUNCATE);
+    /// rows inserted meanwhile are dropped.
+    pub fn restore_rows(&self, rows: Vec<Arc<RowSlotHandle>>) {
+        *self.rows.write() = rows.into_iter().map(|h| h.0.clone()).collect();
+        self.rebuild_indexes();
     }
 
     /// Number of versions of one row (tests and monitoring).

@@ -50,6 +50,11 @@ pub trait DdlUndo: Send + Sync + std::fmt::Debug {
     fn undo(&self);
     /// The transaction committed; finalize (e.g. free a dropped table).
     fn commit(&self) {}
+    /// The change's redo for the WAL (replayed by the catalog at
+    /// recovery), or None for a change that needs none.
+    fn redo(&self) -> Option<Vec<u8>> {
+        None
+    }
 }
 
 /// A data change as the undo log records it: ids only. The storage layer

@@ -1,8 +1,22 @@
 //! The runtime value of one SQL datum.
+//!
+//! Variants map to PostgreSQL types; several SQL types share a variant
+//! (text/varchar/char/name are all `Text`; oid is `Int8`), and the static
+//! [`DataType`] of an expression says which one it is. `Value`'s `Ord`,
+//! `Eq` and `Hash` form the *storage* order that index keys and sorting use:
+//! NULL sorts last, integers of different widths compare by value, floats
+//! order NaN above everything, numerics compare by value ignoring scale,
+//! intervals by their 30-day-month span; values of unrelated variants order
+//! by a fixed variant rank. SQL comparison semantics (NULL is unknown,
+//! int vs numeric vs float by value) are [`crate::ops::compare`].
 
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+use crate::datatype::DataType;
+use crate::datetime::Interval;
+use crate::numeric::Numeric;
 
 /// One datum. Variants map 1:1 to PostgreSQL types.
 #[derive(Clone, Debug)]
@@ -14,8 +28,8 @@ pub enum Value {
     Int8(i64),
     Float4(f32),
     Float8(f64),
-    /// numeric, kept as its canonical text until the numeric module lands.
-    Numeric(Arc<str>),
+    /// numeric, arbitrary precision, keeps its display scale.
+    Numeric(Numeric),
     Text(Arc<str>),
     Bytea(Arc<[u8]>),
     /// Days since 2000-01-01 (PostgreSQL's epoch).
@@ -25,8 +39,10 @@ pub enum Value {
     /// Microseconds since 2000-01-01 00:00:00 UTC.
     TimestampTz(i64),
     Uuid([u8; 16]),
-    /// jsonb, kept as normalized text.
+    /// jsonb, kept as normalized text (see [`crate::json`]).
     Jsonb(Arc<str>),
+    /// interval: months, days, microseconds.
+    Interval(Interval),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -35,6 +51,36 @@ pub type Row = Arc<[Value]>;
 impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
+    }
+
+    pub fn text(s: &str) -> Value {
+        Value::Text(Arc::from(s))
+    }
+
+    pub fn bytea(b: &[u8]) -> Value {
+        Value::Bytea(Arc::from(b))
+    }
+
+    /// The natural type of a value (Unknown for NULL, Text for text).
+    pub fn data_type(&self) -> DataType {
+        match self {
+            Value::Null => DataType::Unknown,
+            Value::Bool(_) => DataType::Bool,
+            Value::Int2(_) => DataType::Int2,
+            Value::Int4(_) => DataType::Int4,
+            Value::Int8(_) => DataType::Int8,
+            Value::Float4(_) => DataType::Float4,
+            Value::Float8(_) => DataType::Float8,
+            Value::Numeric(_) => DataType::Numeric(None),
+            Value::Text(_) => DataType::Text,
+            Value::Bytea(_) => DataType::Bytea,
+            Value::Date(_) => DataType::Date,
+            Value::Timestamp(_) => DataType::Timestamp,
+            Value::TimestampTz(_) => DataType::TimestampTz,
+            Value::Uuid(_) => DataType::Uuid,
+            Value::Jsonb(_) => DataType::Jsonb,
+            Value::Interval(_) => DataType::Interval,
+        }
     }
 
     fn rank(&self) -> u8 {
@@ -50,11 +96,13 @@ impl Value {
             Value::TimestampTz(_) => 8,
             Value::Uuid(_) => 9,
             Value::Jsonb(_) => 10,
+            Value::Interval(_) => 11,
             Value::Null => 255,
         }
     }
 
-    fn as_i64(&self) -> Option<i64> {
+    /// The integer value of Int2/Int4/Int8.
+    pub fn as_i64(&self) -> Option<i64> {
         match self {
             Value::Int2(v) => Some(*v as i64),
             Value::Int4(v) => Some(*v as i64),
@@ -63,17 +111,32 @@ impl Value {
         }
     }
 
-    fn as_f64(&self) -> Option<f64> {
+    /// The value of Float4/Float8.
+    pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Float4(v) => Some(*v as f64),
             Value::Float8(v) => Some(*v),
             _ => None,
         }
     }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) | Value::Jsonb(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
 }
 
 /// PostgreSQL float ordering: NaN equals NaN and sorts above everything.
-fn cmp_f64(a: f64, b: f64) -> Ordering {
+pub(crate) fn cmp_f64(a: f64, b: f64) -> Ordering {
     match (a.is_nan(), b.is_nan()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,
@@ -104,6 +167,7 @@ impl Ord for Value {
             (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
+            (Interval(a), Interval(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -132,15 +196,65 @@ impl Hash for Value {
         }
         self.rank().hash(state);
         match self {
-            Value::Float4(v) => (*v as f64).to_bits().hash(state),
-            Value::Float8(v) => v.to_bits().hash(state),
+            Value::Float4(v) => hash_float(*v as f64, state),
+            Value::Float8(v) => hash_float(*v, state),
             Value::Bool(b) => b.hash(state),
-            Value::Numeric(s) | Value::Text(s) | Value::Jsonb(s) => s.hash(state),
+            Value::Numeric(n) => n.hash(state),
+            Value::Text(s) | Value::Jsonb(s) => s.hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Date(d) => d.hash(state),
             Value::Timestamp(t) | Value::TimestampTz(t) => t.hash(state),
             Value::Uuid(u) => u.hash(state),
+            Value::Interval(i) => i.hash(state),
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
+    }
+}
+
+/// Hash consistent with `cmp_f64`: all NaNs alike, -0 like +0.
+fn hash_float<H: Hasher>(v: f64, state: &mut H) {
+    let canon = if v.is_nan() {
+        f64::NAN.to_bits()
+    } else if v == 0.0 {
+        0
+    } else {
+        v.to_bits()
+    };
+    canon.hash(state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::hash_map::DefaultHasher;
+
+    fn h(v: &Value) -> u64 {
+        let mut s = DefaultHasher::new();
+        v.hash(&mut s);
+        s.finish()
+    }
+
+    #[test]
+    fn storage_order_and_hash_agree() {
+        let n = |s| Value::Numeric(Numeric::parse(s).unwrap());
+        let pairs = [
+            (Value::Int2(5), Value::Int8(5)),
+            (Value::Float8(0.0), Value::Float8(-0.0)),
+            (Value::Float8(f64::NAN), Value::Float4(f32::NAN)),
+            (n("1.50"), n("1.5")),
+            (
+                Value::Interval(Interval::new(1, 0, 0)),
+                Value::Interval(Interval::new(0, 30, 0)),
+            ),
+        ];
+        for (a, b) in pairs {
+            assert_eq!(a, b);
+            assert_eq!(h(&a), h(&b), "{a:?} {b:?}");
+        }
+        let mut v = vec![Value::Null, Value::Int4(3), Value::Int2(-1), Value::Int8(2)];
+        v.sort();
+        assert_eq!(v, vec![Value::Int2(-1), Value::Int8(2), Value::Int4(3), Value::Null]);
+        assert!(Value::Float8(f64::NAN) > Value::Float8(f64::INFINITY));
+        assert_eq!(std::mem::size_of::<Value>(), 24);
     }
 }

@@ -1,0 +1,45 @@
+//! The session state that value conversion depends on.
+//!
+//! Only two things about a session change how values read and print: the
+//! `TimeZone` setting (timestamptz output, zone-less timestamptz input,
+//! `today`) and the transaction timestamp (`now`, `today`). Everything
+//! else (DateStyle ISO/MDY, IntervalStyle postgres, extra_float_digits 1,
+//! bytea_output hex) is fixed at PostgreSQL's defaults.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::datetime::{TimeZone, UNIX_EPOCH_USECS};
+
+/// Session settings for text I/O, casts and operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvalCtx {
+    pub time_zone: TimeZone,
+    /// Transaction start time, microseconds since 2000-01-01 UTC.
+    pub now: i64,
+}
+
+impl EvalCtx {
+    pub fn new(time_zone: TimeZone, now: i64) -> EvalCtx {
+        EvalCtx { time_zone, now }
+    }
+
+    /// UTC with the current system time as `now` (tests, tools).
+    pub fn utc_now() -> EvalCtx {
+        EvalCtx::new(TimeZone::UTC, system_now())
+    }
+}
+
+impl Default for EvalCtx {
+    fn default() -> Self {
+        EvalCtx::utc_now()
+    }
+}
+
+/// The current time in microseconds since 2000-01-01 UTC.
+pub fn system_now() -> i64 {
+    let unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    unix + UNIX_EPOCH_USECS
+}

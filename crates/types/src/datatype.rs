@@ -1,0 +1,447 @@
+//! SQL data types: names, OIDs, typmods and wire metadata.
+//!
+//! [`DataType`] is the planner's static type of an expression or column.
+//! It carries the type modifier where PostgreSQL's does (`varchar(n)`,
+//! `char(n)`, `numeric(p,s)`), so casts and column coercions can apply it.
+//! The wire protocol needs three numbers per column: the type OID
+//! ([`DataType::oid`]), `typlen` ([`DataType::typlen`], RowDescription's
+//! type size) and the typmod ([`DataType::typmod`], encoded as PostgreSQL
+//! does: `varchar(n)` is `n + 4`, `numeric(p,s)` is `((p << 16) | s) + 4`).
+//!
+//! [`DataType::from_sql_name`] accepts the type names and aliases of
+//! PostgreSQL's grammar, lower-cased, with multi-word names separated by
+//! single spaces (`double precision`, `character varying`, `timestamp with
+//! time zone`). `serial`/`bigserial` are the caller's business (they are a
+//! column default, not a type). `json` is rejected with 0A000 rather than
+//! silently mapped to `jsonb`, because the two differ visibly (json keeps
+//! the input text, key order and duplicates).
+//!
+//! Pseudo types: `Unknown` is an untyped string literal (or bare `NULL`)
+//! whose type is decided by context; it resolves to `text` when nothing
+//! else decides ([`DataType::resolve_unknown`]), as PostgreSQL does in a
+//! select list. `Oid` and `Name` exist for catalog queries: an oid value is
+//! a `Value::Int8` in 0..=u32::MAX, a name is a `Value::Text`.
+
+use std::fmt;
+
+use nestor_common::{DbError, SqlState};
+
+/// Precision and scale of `numeric(p, s)` (PostgreSQL 15 allows a scale
+/// from -1000 to 1000, also above the precision).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NumericMod {
+    pub precision: u32,
+    pub scale: i32,
+}
+
+/// A SQL data type (with its type modifier, where it has one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    Bool,
+    Int2,
+    Int4,
+    Int8,
+    Float4,
+    Float8,
+    /// `numeric` (None: unconstrained) or `numeric(p, s)`.
+    Numeric(Option<NumericMod>),
+    Text,
+    /// `varchar` (None: unlimited) or `varchar(n)`.
+    Varchar(Option<u32>),
+    /// `char(n)`, blank-padded; None is `bpchar` without a length.
+    Char(Option<u32>),
+    Bytea,
+    Date,
+    Timestamp,
+    TimestampTz,
+    Interval,
+    Uuid,
+    Jsonb,
+    /// Catalog object identifier (values are `Value::Int8`).
+    Oid,
+    /// Catalog name, 63 bytes max (values are `Value::Text`).
+    Name,
+    /// An untyped literal or NULL whose type is not known yet.
+    Unknown,
+}
+
+/// Longest varchar/char length PostgreSQL accepts.
+pub const MAX_CHAR_LEN: i64 = 10_485_760;
+
+fn invalid_param(msg: String) -> DbError {
+    DbError::new(SqlState::InvalidParameterValue, msg)
+}
+
+impl DataType {
+    /// Unconstrained numeric.
+    pub const NUMERIC: DataType = DataType::Numeric(None);
+
+    /// PostgreSQL's type OID.
+    pub fn oid(self) -> u32 {
+        use DataType::*;
+        match self {
+            Bool => 16,
+            Bytea => 17,
+            Name => 19,
+            Int8 => 20,
+            Int2 => 21,
+            Int4 => 23,
+            Text => 25,
+            Oid => 26,
+            Float4 => 700,
+            Float8 => 701,
+            Unknown => 705,
+            Char(_) => 1042,
+            Varchar(_) => 1043,
+            Date => 1082,
+            Timestamp => 1114,
+            TimestampTz => 1184,
+            Interval => 1186,
+            Numeric(_) => 1700,
+            Uuid => 2950,
+            Jsonb => 3802,
+        }
+    }
+
+    /// The type for an OID (without typmod). `char` (18) is not supported.
+    pub fn from_oid(oid: u32) -> Option<DataType> {
+        Self::from_oid_typmod(oid, -1)
+    }
+
+    /// The type for an OID and a typmod as found in RowDescription or a
+    /// catalog (`-1` for none).
+    pub fn from_oid_typmod(oid: u32, typmod: i32) -> Option<DataType> {
+        use DataType::*;
+        let len = (typmod >= 4).then(|| (typmod - 4) as u32);
+        Some(match oid {
+            16 => Bool,
+            17 => Bytea,
+            19 => Name,
+            20 => Int8,
+            21 => Int2,
+            23 => Int4,
+            25 => Text,
+            26 => Oid,
+            700 => Float4,
+            701 => Float8,
+            705 => Unknown,
+            1042 => Char(len),
+            1043 => Varchar(len),
+            1082 => Date,
+            1114 => Timestamp,
+            1184 => TimestampTz,
+            1186 => Interval,
+            1700 => Numeric(len.map(|t| NumericMod {
+                precision: (t >> 16) & 0xffff,
+                scale: (((t & 0x7ff) ^ 1024) as i32) - 1024,
+            })),
+            2950 => Uuid,
+            3802 => Jsonb,
+            _ => return None,
+        })
+    }
+
+    /// `typlen`: fixed size in bytes, -1 for varlena, -2 for C strings.
+    pub fn typlen(self) -> i16 {
+        use DataType::*;
+        match self {
+            Bool => 1,
+            Int2 => 2,
+            Int4 | Float4 | Date | Oid => 4,
+            Int8 | Float8 | Timestamp | TimestampTz => 8,
+            Interval | Uuid => 16,
+            Name => 64,
+            Unknown => -2,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb => -1,
+        }
+    }
+
+    /// The type modifier as PostgreSQL encodes it, -1 for none.
+    pub fn typmod(self) -> i32 {
+        match self {
+            DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
+            DataType::Numeric(Some(m)) => (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32,
+            _ => -1,
+        }
+    }
+
+    /// The same type without its modifier.
+    pub fn base(self) -> DataType {
+        match self {
+            DataType::Numeric(_) => DataType::Numeric(None),
+            DataType::Varchar(_) => DataType::Varchar(None),
+            DataType::Char(_) => DataType::Char(None),
+            t => t,
+        }
+    }
+
+    /// `Unknown` becomes `text`; everything else is unchanged.
+    pub fn resolve_unknown(self) -> DataType {
+        if self == DataType::Unknown {
+            DataType::Text
+        } else {
+            self
+        }
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(self, DataType::Int2 | DataType::Int4 | DataType::Int8)
+    }
+
+    /// Integer, numeric or float.
+    pub fn is_numeric(self) -> bool {
+        self.is_integer()
+            || matches!(self, DataType::Numeric(_) | DataType::Float4 | DataType::Float8)
+    }
+
+    /// text, varchar, char, name and unknown (PostgreSQL's string category).
+    pub fn is_string(self) -> bool {
+        matches!(
+            self,
+            DataType::Text | DataType::Varchar(_) | DataType::Char(_) | DataType::Name | DataType::Unknown
+        )
+    }
+
+    pub fn is_datetime(self) -> bool {
+        matches!(
+            self,
+            DataType::Date | DataType::Timestamp | DataType::TimestampTz | DataType::Interval
+        )
+    }
+
+    /// The name used in error messages, without typmod (`integer`,
+    /// `character varying`, `timestamp with time zone`).
+    pub fn name(self) -> &'static str {
+        use DataType::*;
+        match self {
+            Bool => "boolean",
+            Int2 => "smallint",
+            Int4 => "integer",
+            Int8 => "bigint",
+            Float4 => "real",
+            Float8 => "double precision",
+            Numeric(_) => "numeric",
+            Text => "text",
+            Varchar(_) => "character varying",
+            Char(Some(_)) => "character",
+            Char(None) => "bpchar",
+            Bytea => "bytea",
+            Date => "date",
+            Timestamp => "timestamp without time zone",
+            TimestampTz => "timestamp with time zone",
+            Interval => "interval",
+            Uuid => "uuid",
+            Jsonb => "jsonb",
+            Oid => "oid",
+            Name => "name",
+            Unknown => "unknown",
+        }
+    }
+
+    /// Parses a type name as written in SQL (see the module doc). `typmods`
+    /// are the parenthesised integers, e.g. `[10]` for `varchar(10)`.
+    pub fn from_sql_name(name: &str, typmods: &[i64]) -> Result<DataType, DbError> {
+        let lower = name.trim().to_ascii_lowercase();
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        let joined = words.join(" ");
+        let key = joined.strip_prefix("pg_catalog.").unwrap_or(&joined);
+        let no_mods = |t: DataType| -> Result<DataType, DbError> {
+            if typmods.is_empty() {
+                Ok(t)
+            } else {
+                Err(DbError::new(
+                    SqlState::SyntaxError,
+                    format!("type modifier is not allowed for type \"{}\"", key),
+                ))
+            }
+        };
+        use DataType::*;
+        match key {
+            "bool" | "boolean" => no_mods(Bool),
+            "int2" | "smallint" => no_mods(Int2),
+            "int" | "int4" | "integer" => no_mods(Int4),
+            "int8" | "bigint" => no_mods(Int8),
+            "real" | "float4" => no_mods(Float4),
+            "double precision" | "float8" => no_mods(Float8),
+            "float" => float_type(typmods),
+            "numeric" | "decimal" | "dec" => numeric_type(typmods),
+            "text" => no_mods(Text),
+            "varchar" | "character varying" | "char varying" => {
+                Ok(Varchar(char_len("varchar", typmods)?))
+            }
+            "char" | "character" => Ok(Char(Some(char_len("char", typmods)?.unwrap_or(1)))),
+            "bpchar" => Ok(Char(char_len("bpchar", typmods)?)),
+            "bytea" => no_mods(Bytea),
+            "date" => no_mods(Date),
+            "timestamp" | "timestamp without time zone" => time_precision(Timestamp, typmods),
+            "timestamptz" | "timestamp with time zone" => time_precision(TimestampTz, typmods),
+            "interval" => time_precision(Interval, typmods),
+            "uuid" => no_mods(Uuid),
+            "jsonb" => no_mods(Jsonb),
+            "oid" => no_mods(Oid),
+            "name" => no_mods(Name),
+            "unknown" => no_mods(Unknown),
+            "json" => Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "type json is not supported",
+            )
+            .with_hint("Use jsonb.")),
+            _ => Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("type \"{}\" does not exist", name.trim()),
+            )),
+        }
+    }
+}
+
+fn float_type(typmods: &[i64]) -> Result<DataType, DbError> {
+    match typmods {
+        [] => Ok(DataType::Float8),
+        [p] if *p < 1 => Err(invalid_param(
+            "precision for type float must be at least 1 bit".into(),
+        )),
+        [p] if *p <= 24 => Ok(DataType::Float4),
+        [p] if *p <= 53 => Ok(DataType::Float8),
+        [_] => Err(invalid_param(
+            "precision for type float must be less than 54 bits".into(),
+        )),
+        _ => Err(DbError::new(SqlState::SyntaxError, "syntax error at or near \",\"")),
+    }
+}
+
+fn numeric_type(typmods: &[i64]) -> Result<DataType, DbError> {
+    let (p, s) = match typmods {
+        [] => return Ok(DataType::Numeric(None)),
+        [p] => (*p, 0),
+        [p, s] => (*p, *s),
+        _ => return Err(invalid_param("invalid NUMERIC type modifier".into())),
+    };
+    if !(1..=1000).contains(&p) {
+        return Err(invalid_param(format!(
+            "NUMERIC precision {p} must be between 1 and 1000"
+        )));
+    }
+    if !(-1000..=1000).contains(&s) {
+        return Err(invalid_param(format!(
+            "NUMERIC scale {s} must be between -1000 and 1000"
+        )));
+    }
+    Ok(DataType::Numeric(Some(NumericMod {
+        precision: p as u32,
+        scale: s as i32,
+    })))
+}
+
+fn char_len(what: &str, typmods: &[i64]) -> Result<Option<u32>, DbError> {
+    match typmods {
+        [] => Ok(None),
+        [n] if *n < 1 => Err(invalid_param(format!(
+            "length for type {what} must be at least 1"
+        ))),
+        [n] if *n > MAX_CHAR_LEN => Err(invalid_param(format!(
+            "length for type {what} cannot exceed {MAX_CHAR_LEN}"
+        ))),
+        [n] => Ok(Some(*n as u32)),
+        _ => Err(invalid_param(format!("invalid type modifier for type {what}"))),
+    }
+}
+
+/// Only the default precision (6) of timestamp(p)/interval(p) is accepted.
+fn time_precision(t: DataType, typmods: &[i64]) -> Result<DataType, DbError> {
+    match typmods {
+        [] => Ok(t),
+        [p] if *p >= 6 => Ok(t),
+        _ => Err(DbError::unsupported(format!(
+            "{}({}) with precision below 6",
+            t.name(),
+            typmods.first().copied().unwrap_or(0)
+        ))),
+    }
+}
+
+/// `format_type` output: the name with its modifier (`character
+/// varying(5)`, `numeric(5,2)`, `character(1)`).
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => {
+                write!(f, "{}({n})", self.name())
+            }
+            DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
+            t => f.write_str(t.name()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn oids_typlen_typmod_round_trip() {
+        let all = [
+            DataType::Bool,
+            DataType::Int2,
+            DataType::Int4,
+            DataType::Int8,
+            DataType::Float4,
+            DataType::Float8,
+            DataType::Numeric(Some(NumericMod { precision: 5, scale: 2 })),
+            DataType::Numeric(Some(NumericMod { precision: 5, scale: -3 })),
+            DataType::Numeric(None),
+            DataType::Text,
+            DataType::Varchar(Some(9)),
+            DataType::Varchar(None),
+            DataType::Char(Some(1)),
+            DataType::Char(None),
+            DataType::Bytea,
+            DataType::Date,
+            DataType::Timestamp,
+            DataType::TimestampTz,
+            DataType::Interval,
+            DataType::Uuid,
+            DataType::Jsonb,
+            DataType::Oid,
+            DataType::Name,
+            DataType::Unknown,
+        ];
+        for t in all {
+            assert_eq!(DataType::from_oid_typmod(t.oid(), t.typmod()), Some(t), "{t:?}");
+        }
+        assert_eq!(DataType::Varchar(Some(9)).typmod(), 13);
+        assert_eq!(DataType::Numeric(Some(NumericMod { precision: 5, scale: 2 })).typmod(), (5 << 16 | 2) + 4);
+        // Values from pg_type.typlen.
+        assert_eq!(DataType::Name.typlen(), 64);
+        assert_eq!(DataType::Unknown.typlen(), -2);
+        assert_eq!(DataType::Interval.typlen(), 16);
+        assert_eq!(DataType::Uuid.typlen(), 16);
+        assert_eq!(DataType::Text.typlen(), -1);
+    }
+
+    #[test]
+    fn sql_names_and_display() {
+        let t = |n: &str, m: &[i64]| DataType::from_sql_name(n, m).unwrap();
+        assert_eq!(t("INTEGER", &[]), DataType::Int4);
+        assert_eq!(t("double  precision", &[]), DataType::Float8);
+        assert_eq!(t("float", &[24]), DataType::Float4);
+        assert_eq!(t("float", &[25]), DataType::Float8);
+        assert_eq!(t("character varying", &[9]).to_string(), "character varying(9)");
+        assert_eq!(t("char", &[]).to_string(), "character(1)");
+        assert_eq!(t("bpchar", &[]).to_string(), "bpchar");
+        assert_eq!(t("decimal", &[5, 2]).to_string(), "numeric(5,2)");
+        assert_eq!(t("timestamp with time zone", &[]).to_string(), "timestamp with time zone");
+        assert_eq!(t("timestamp", &[6]), DataType::Timestamp);
+        assert_eq!(t("pg_catalog.int8", &[]), DataType::Int8);
+        assert_eq!(t("real", &[]).name(), "real");
+        let err = |n: &str, m: &[i64]| DataType::from_sql_name(n, m).unwrap_err();
+        assert_eq!(err("numeric", &[0]).message, "NUMERIC precision 0 must be between 1 and 1000");
+        assert_eq!(err("numeric", &[5, 1001]).message, "NUMERIC scale 1001 must be between -1000 and 1000");
+        assert_eq!(err("varchar", &[0]).message, "length for type varchar must be at least 1");
+        assert_eq!(err("varchar", &[10485761]).message, "length for type varchar cannot exceed 10485760");
+        assert_eq!(err("float", &[0]).message, "precision for type float must be at least 1 bit");
+        assert_eq!(err("float", &[54]).message, "precision for type float must be less than 54 bits");
+        let e = err("foo", &[]);
+        assert_eq!((e.code, e.message.as_str()), (SqlState::UndefinedObject, "type \"foo\" does not exist"));
+        assert_eq!(err("json", &[]).code, SqlState::FeatureNotSupported);
+    }
+}

@@ -1,0 +1,1144 @@
+//! Dates, timestamps, intervals and time zones.
+//!
+//! Representation follows PostgreSQL exactly, so binary I/O is a copy:
+//! a date is days since 2000-01-01, a timestamp is microseconds since
+//! 2000-01-01 00:00:00 (for `timestamptz`, in UTC), and an [`Interval`] is
+//! (months, days, microseconds) kept separately because months and days
+//! have no fixed length. `infinity`/`-infinity` are the extreme integer
+//! values, which makes them sort correctly. Calendar math uses PostgreSQL's
+//! Julian-day routines (`date2j`/`j2date`, proleptic Gregorian, year 0 =
+//! 1 BC) and its ranges: dates 4714-11-24 BC .. 5874897 AD, timestamps
+//! 4714-11-24 BC .. 294276 AD.
+//!
+//! Time zones: only UTC and fixed offsets ([`TimeZone`]); there is no tz
+//! database, so named zones such as `Europe/Paris` are not accepted by
+//! [`TimeZone::parse`]. Text output is DateStyle `ISO, MDY` and
+//! IntervalStyle `postgres`. Input accepts the common forms: ISO 8601
+//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY`,
+//! `YYYYMMDD`, month names (`Jan 5 2024`, `5 January 2024`), `BC`, and the
+//! special words `epoch`, `infinity`, `-infinity`, `now`, `today`,
+//! `tomorrow`, `yesterday`.
+
+use std::cmp::Ordering;
+use std::fmt::Write;
+
+use nestor_common::{DbError, SqlState};
+
+pub const USECS_PER_SEC: i64 = 1_000_000;
+pub const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
+pub const USECS_PER_HOUR: i64 = 3_600 * USECS_PER_SEC;
+pub const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
+/// Unix epoch in microseconds since 2000-01-01.
+pub const UNIX_EPOCH_USECS: i64 = -946_684_800 * USECS_PER_SEC;
+pub const DATE_NOBEGIN: i32 = i32::MIN;
+pub const DATE_NOEND: i32 = i32::MAX;
+pub const TS_NOBEGIN: i64 = i64::MIN;
+pub const TS_NOEND: i64 = i64::MAX;
+/// First valid Julian day (4714-11-24 BC) and first invalid one.
+const DATE_MIN_JD: i64 = 0;
+const DATE_END_JD: i64 = 2_147_483_494;
+const MIN_TIMESTAMP: i64 = -211_813_488_000_000_000;
+const END_TIMESTAMP: i64 = 9_223_371_331_200_000_000;
+
+/// An interval: months, days and microseconds, each signed. Equality,
+/// order and hash are by [`Interval::span`], as in PostgreSQL
+/// (`'1 mon' = '30 days'`); compare fields directly for identity.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Interval {
+    pub months: i32,
+    pub days: i32,
+    pub micros: i64,
+}
+
+impl Interval {
+    pub fn new(months: i32, days: i32, micros: i64) -> Interval {
+        Interval { months, days, micros }
+    }
+
+    /// The 128-bit span PostgreSQL compares by (30-day months, 24h days).
+    pub fn span(&self) -> i128 {
+        (self.months as i128 * 30 + self.days as i128) * USECS_PER_DAY as i128 + self.micros as i128
+    }
+
+    pub fn checked_neg(&self) -> Option<Interval> {
+        Some(Interval::new(
+            self.months.checked_neg()?,
+            self.days.checked_neg()?,
+            self.micros.checked_neg()?,
+        ))
+    }
+
+    pub fn checked_add(&self, o: &Interval) -> Option<Interval> {
+        Some(Interval::new(
+            self.months.checked_add(o.months)?,
+            self.days.checked_add(o.days)?,
+            self.micros.checked_add(o.micros)?,
+        ))
+    }
+
+    /// interval * float, cascading fractions down as PostgreSQL does.
+    pub fn mul_f64(&self, f: f64) -> Option<Interval> {
+        if f.is_nan() {
+            return None;
+        }
+        let months = self.months as f64 * f;
+        let days = self.days as f64 * f;
+        let m = months.trunc();
+        let day_total = days + (months - m) * 30.0;
+        let d = day_total.trunc();
+        let micros = self.micros as f64 * f + (day_total - d) * USECS_PER_DAY as f64;
+        let fits = |x: f64, lo: f64, hi: f64| x >= lo && x <= hi;
+        if !fits(m, i32::MIN as f64, i32::MAX as f64)
+            || !fits(d, i32::MIN as f64, i32::MAX as f64)
+            || !fits(micros.round(), -9.2e18, 9.2e18)
+        {
+            return None;
+        }
+        Some(Interval::new(m as i32, d as i32, micros.round() as i64))
+    }
+}
+
+impl Ord for Interval {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.span().cmp(&other.span())
+    }
+}
+
+impl PartialEq for Interval {
+    fn eq(&self, other: &Self) -> bool {
+        self.span() == other.span()
+    }
+}
+
+impl Eq for Interval {}
+
+impl std::hash::Hash for Interval {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.span().hash(state);
+    }
+}
+
+impl PartialOrd for Interval {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A session time zone: UTC or a fixed offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct TimeZone {
+    /// Seconds east of UTC (ISO sign: +02 is 7200).
+    pub offset_secs: i32,
+}
+
+impl TimeZone {
+    pub const UTC: TimeZone = TimeZone { offset_secs: 0 };
+
+    pub fn fixed(offset_secs: i32) -> TimeZone {
+        TimeZone { offset_secs }
+    }
+
+    /// Parses a `TimeZone` setting as PostgreSQL does for the forms we
+    /// support: UTC names (`UTC`, `GMT`, `Zulu`, `Etc/UTC`...), a plain
+    /// number of hours (`+05`, `-8`, `5.5`: ISO sign, east positive), and
+    /// POSIX forms (`UTC+5`, `+05:30`, `Etc/GMT+3`: POSIX sign, *west*
+    /// positive). None for anything else (named zones are unsupported).
+    pub fn parse(name: &str) -> Option<TimeZone> {
+        let s = name.trim().to_ascii_lowercase();
+        if matches!(
+            s.as_str(),
+            "utc" | "gmt" | "zulu" | "uct" | "universal" | "etc/utc" | "etc/gmt" | "etc/universal" | "etc/zulu" | "gmt0"
+        ) {
+            return Some(TimeZone::UTC);
+        }
+        if let Ok(h) = s.parse::<f64>() {
+            if h.is_finite() && h.abs() < 168.0 {
+                return Some(TimeZone::fixed((h * 3600.0).round() as i32));
+            }
+            return None;
+        }
+        let rest = s.strip_prefix("etc/").unwrap_or(&s);
+        let alpha = rest.bytes().take_while(u8::is_ascii_alphabetic).count();
+        if alpha > 0 && alpha < 3 {
+            return None;
+        }
+        let offset = parse_hms_offset(&rest[alpha..])?;
+        if alpha == 0 && !rest.starts_with(['+', '-']) {
+            return None;
+        }
+        Some(TimeZone::fixed(-offset))
+    }
+
+    /// `+00`, `+05:30`, `-03:00:15` as timestamptz output shows it.
+    pub fn format_offset(offset_secs: i32) -> String {
+        let sign = if offset_secs < 0 { '-' } else { '+' };
+        let a = offset_secs.unsigned_abs();
+        let (h, m, s) = (a / 3600, a / 60 % 60, a % 60);
+        match (m, s) {
+            (0, 0) => format!("{sign}{h:02}"),
+            (_, 0) => format!("{sign}{h:02}:{m:02}"),
+            _ => format!("{sign}{h:02}:{m:02}:{s:02}"),
+        }
+    }
+}
+
+/// `[+-]h[:mm[:ss]]` or `[+-]hhmm` in seconds (sign as written).
+fn parse_hms_offset(s: &str) -> Option<i32> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'+' => (false, &s[1..]),
+        b'-' => (true, &s[1..]),
+        b'0'..=b'9' => (false, s),
+        _ => return None,
+    };
+    let parts: Vec<&str> = body.split(':').collect();
+    let num = |p: &str| -> Option<i32> {
+        if p.is_empty() || p.len() > 2 || !p.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        p.parse().ok()
+    };
+    let secs = match parts.as_slice() {
+        [h] if h.len() == 4 && h.bytes().all(|c| c.is_ascii_digit()) => {
+            num(&h[..2])? * 3600 + num(&h[2..])? * 60
+        }
+        [h] => num(h)? * 3600,
+        [h, m] => num(h)? * 3600 + num(m)? * 60,
+        [h, m, sec] => num(h)? * 3600 + num(m)? * 60 + num(sec)?,
+        _ => return None,
+    };
+    if secs > 15 * 3600 + 59 * 60 + 59 {
+        return None;
+    }
+    Some(if neg { -secs } else { secs })
+}
+
+/// Julian day number of a (proleptic Gregorian) date; year 0 is 1 BC.
+pub fn date2j(year: i64, month: i64, day: i64) -> i64 {
+    let (m, y) = if month > 2 {
+        (month + 1, year + 4800)
+    } else {
+        (month + 13, year + 4799)
+    };
+    let century = y.div_euclid(100);
+    y * 365 - 32167 + y.div_euclid(4) - century + century.div_euclid(4) + 7834 * m / 256 + day
+}
+
+/// Inverse of [`date2j`] for Julian days >= 0.
+pub fn j2date(jd: i64) -> (i64, u32, u32) {
+    let mut julian = jd + 32044;
+    let mut quad = julian.div_euclid(146097);
+    let extra = (julian - quad * 146097) * 4 + 3;
+    julian += 60 + quad * 3 + extra.div_euclid(146097);
+    quad = julian.div_euclid(1461);
+    julian -= quad * 1461;
+    let mut y = julian * 4 / 1461;
+    julian = if y != 0 {
+        (julian + 305) % 365
+    } else {
+        (julian + 306) % 366
+    } + 123;
+    y += quad * 4;
+    let q = julian * 2141 / 65536;
+    let day = julian - 7834 * q / 256;
+    let month = (q + 10) % 12 + 1;
+    (y - 4800, month as u32, day as u32)
+}
+
+pub fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+pub fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if is_leap(year) => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// Days since 2000-01-01 for a date, if in range.
+pub fn date_from_ymd(year: i64, month: u32, day: u32) -> Option<i32> {
+    let jd = date2j(year, month as i64, day as i64);
+    if (DATE_MIN_JD..DATE_END_JD).contains(&jd) {
+        Some((jd - POSTGRES_EPOCH_JDATE) as i32)
+    } else {
+        None
+    }
+}
+
+/// Year, month, day of a finite date.
+pub fn date_to_ymd(date: i32) -> (i64, u32, u32) {
+    j2date(date as i64 + POSTGRES_EPOCH_JDATE)
+}
+
+/// Is a finite date within PostgreSQL's range?
+pub fn date_in_range(date: i32) -> bool {
+    (DATE_MIN_JD..DATE_END_JD).contains(&(date as i64 + POSTGRES_EPOCH_JDATE))
+}
+
+/// Is a timestamp (finite) within PostgreSQL's range?
+pub fn timestamp_in_range(ts: i64) -> bool {
+    (MIN_TIMESTAMP..END_TIMESTAMP).contains(&ts)
+}
+
+fn write_ymd(out: &mut String, y: i64, m: u32, d: u32) {
+    let year = if y > 0 { y } else { 1 - y };
+    let _ = write!(out, "{year:04}-{m:02}-{d:02}");
+}
+
+fn write_time(out: &mut String, micros_of_day: i64) {
+    let secs = micros_of_day / USECS_PER_SEC;
+    let frac = micros_of_day % USECS_PER_SEC;
+    let _ = write!(out, "{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    write_fraction(out, frac);
+}
+
+fn write_fraction(out: &mut String, frac: i64) {
+    if frac != 0 {
+        let f = format!("{:06}", frac.abs());
+        let _ = write!(out, ".{}", f.trim_end_matches('0'));
+    }
+}
+
+pub fn format_date(date: i32) -> String {
+    match date {
+        DATE_NOBEGIN => "-infinity".into(),
+        DATE_NOEND => "infinity".into(),
+        _ => {
+            let (y, m, d) = date_to_ymd(date);
+            let mut s = String::with_capacity(16);
+            write_ymd(&mut s, y, m, d);
+            if y <= 0 {
+                s.push_str(" BC");
+            }
+            s
+        }
+    }
+}
+
+fn format_ts_local(local: i64, zone: Option<i32>) -> String {
+    let days = local.div_euclid(USECS_PER_DAY);
+    let tod = local.rem_euclid(USECS_PER_DAY);
+    let (y, m, d) = j2date(days + POSTGRES_EPOCH_JDATE);
+    let mut s = String::with_capacity(32);
+    write_ymd(&mut s, y, m, d);
+    s.push(' ');
+    write_time(&mut s, tod);
+    if let Some(off) = zone {
+        s.push_str(&TimeZone::format_offset(off));
+    }
+    if y <= 0 {
+        s.push_str(" BC");
+    }
+    s
+}
+
+pub fn format_timestamp(ts: i64) -> String {
+    match ts {
+        TS_NOBEGIN => "-infinity".into(),
+        TS_NOEND => "infinity".into(),
+        _ => format_ts_local(ts, None),
+    }
+}
+
+pub fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
+    match ts {
+        TS_NOBEGIN => "-infinity".into(),
+        TS_NOEND => "infinity".into(),
+        _ => format_ts_local(ts.saturating_add(tz.offset_secs as i64 * USECS_PER_SEC), Some(tz.offset_secs)),
+    }
+}
+
+/// IntervalStyle `postgres` output.
+pub fn format_interval(iv: &Interval) -> String {
+    let mut out = String::new();
+    let mut is_zero = true;
+    let mut is_before = false;
+    let years = iv.months / 12;
+    let mons = iv.months % 12;
+    for (v, unit) in [(years, "year"), (mons, "mon"), (iv.days, "day")] {
+        if v == 0 {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "{}{}{} {}{}",
+            if is_zero { "" } else { " " },
+            if is_before && v > 0 { "+" } else { "" },
+            v,
+            unit,
+            if v != 1 { "s" } else { "" }
+        );
+        is_before = v < 0;
+        is_zero = false;
+    }
+    if is_zero || iv.micros != 0 {
+        let a = iv.micros.unsigned_abs();
+        let secs = a / USECS_PER_SEC as u64;
+        let _ = write!(
+            out,
+            "{}{}{:02}:{:02}:{:02}",
+            if is_zero { "" } else { " " },
+            if iv.micros < 0 { "-" } else if is_before { "+" } else { "" },
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60
+        );
+        write_fraction(&mut out, (a % USECS_PER_SEC as u64) as i64);
+    }
+    out
+}
+
+// ---------------------------------------------------------------------
+// Input
+
+/// What a date/time string says, before range checks.
+#[derive(Debug, Default)]
+struct Parsed {
+    special: Option<Special>,
+    date: Option<(i64, u32, u32)>,
+    time: Option<i64>,
+    tz: Option<i32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Special {
+    Epoch,
+    Infinity,
+    NegInfinity,
+    Now,
+    Today,
+    Tomorrow,
+    Yesterday,
+}
+
+enum ParseErr {
+    Syntax,
+    Range,
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+fn month_from_name(word: &str) -> Option<u32> {
+    if word.len() < 3 {
+        return None;
+    }
+    const FULL: [&str; 12] = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september",
+        "october", "november", "december",
+    ];
+    (0..12)
+        .find(|&i| word == MONTHS[i] || word == FULL[i] || (i == 8 && word == "sept"))
+        .map(|i| i as u32 + 1)
+}
+
+/// A tiny cursor over the lower-cased input.
+struct Cursor<'a> {
+    s: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn skip_spaces(&mut self) -> bool {
+        let start = self.i;
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.i += 1;
+        }
+        self.i > start
+    }
+
+    fn digits(&mut self) -> Option<&'a [u8]> {
+        let start = self.i;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+        (self.i > start).then(|| &self.s[start..self.i])
+    }
+
+    fn word(&mut self) -> &'a str {
+        let start = self.i;
+        while matches!(self.peek(), Some(b'a'..=b'z')) {
+            self.i += 1;
+        }
+        std::str::from_utf8(&self.s[start..self.i]).unwrap_or("")
+    }
+
+    fn at_end(&self) -> bool {
+        self.i >= self.s.len()
+    }
+}
+
+fn num(d: &[u8]) -> Result<i64, ParseErr> {
+    if d.len() > 10 {
+        return Err(ParseErr::Range);
+    }
+    Ok(d.iter().fold(0i64, |a, &c| a * 10 + (c - b'0') as i64))
+}
+
+fn special_word(s: &str) -> Option<Special> {
+    Some(match s {
+        "epoch" => Special::Epoch,
+        "infinity" | "+infinity" => Special::Infinity,
+        "-infinity" => Special::NegInfinity,
+        "now" => Special::Now,
+        "today" => Special::Today,
+        "tomorrow" => Special::Tomorrow,
+        "yesterday" => Special::Yesterday,
+        _ => return None,
+    })
+}
+
+fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
+    if matches!(c.peek(), Some(b'a'..=b'z')) {
+        // Mon D[,] Y
+        let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
+        c.skip_spaces();
+        let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+        c.eat(b',');
+        c.skip_spaces();
+        let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+        return Ok((y, m, d as u32));
+    }
+    let first = c.digits().ok_or(ParseErr::Syntax)?;
+    match c.peek() {
+        Some(sep @ (b'-' | b'/' | b'.')) => {
+            c.i += 1;
+            let second = c.digits();
+            let month_word = if second.is_none() { Some(c.word()) } else { None };
+            if !c.eat(sep) {
+                return Err(ParseErr::Syntax);
+            }
+            let third = c.digits().ok_or(ParseErr::Syntax)?;
+            let mid = match (second, month_word) {
+                (Some(d), _) => num(d)?,
+                (None, Some(w)) => month_from_name(w).ok_or(ParseErr::Syntax)? as i64,
+                _ => return Err(ParseErr::Syntax),
+            };
+            if sep == b'/' && first.len() < 3 {
+                // MM/DD/YYYY (DateStyle MDY)
+                Ok((num(third)?, num(first)? as u32, mid as u32))
+            } else {
+                Ok((num(first)?, mid as u32, num(third)? as u32))
+            }
+        }
+        Some(b' ') if first.len() <= 2 => {
+            // D Mon Y
+            c.skip_spaces();
+            let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
+            c.skip_spaces();
+            let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+            Ok((y, m, num(first)? as u32))
+        }
+        _ if first.len() == 8 => Ok((
+            num(&first[..4])?,
+            num(&first[4..6])? as u32,
+            num(&first[6..])? as u32,
+        )),
+        _ => Err(ParseErr::Syntax),
+    }
+}
+
+/// HH:MM[:SS[.ffffff]] in microseconds.
+fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
+    let h = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+    if !c.eat(b':') {
+        return Err(ParseErr::Syntax);
+    }
+    let m = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+    let mut s = 0;
+    let mut frac = 0;
+    if c.eat(b':') {
+        s = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+        if c.eat(b'.') {
+            frac = parse_fraction(c.digits().unwrap_or(b""));
+        }
+    }
+    if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
+        return Err(ParseErr::Range);
+    }
+    Ok(((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac)
+}
+
+/// Fractional-second digits to microseconds, rounding at the 7th digit.
+fn parse_fraction(d: &[u8]) -> i64 {
+    let mut micros = 0i64;
+    for i in 0..6 {
+        micros = micros * 10 + d.get(i).map_or(0, |&c| (c - b'0') as i64);
+    }
+    if d.get(6).is_some_and(|&c| c >= b'5') {
+        micros += 1;
+    }
+    micros
+}
+
+fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
+    match c.peek() {
+        Some(b'+' | b'-') => {
+            let start = c.i;
+            c.i += 1;
+            while matches!(c.peek(), Some(b'0'..=b'9' | b':')) {
+                c.i += 1;
+            }
+            let text = std::str::from_utf8(&c.s[start..c.i]).map_err(|_| ParseErr::Syntax)?;
+            parse_hms_offset(text).map(Some).ok_or(ParseErr::Range)
+        }
+        Some(b'a'..=b'z') => {
+            let save = c.i;
+            match c.word() {
+                "z" | "utc" | "gmt" | "zulu" => Ok(Some(0)),
+                _ => {
+                    c.i = save;
+                    Ok(None)
+                }
+            }
+        }
+        _ => Ok(None),
+    }
+}
+
+fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
+    let lower = input.trim().to_ascii_lowercase();
+    if let Some(sp) = special_word(&lower) {
+        return Ok(Parsed { special: Some(sp), ..Parsed::default() });
+    }
+    let mut c = Cursor { s: lower.as_bytes(), i: 0 };
+    let mut p = Parsed::default();
+    let (mut y, m, d) = parse_date_part(&mut c)?;
+    let had_sep = c.eat(b't') | c.skip_spaces();
+    if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
+        p.time = Some(parse_time_part(&mut c)?);
+        c.skip_spaces();
+    }
+    p.tz = parse_zone(&mut c)?;
+    c.skip_spaces();
+    match c.word() {
+        "bc" => {
+            if y == 0 {
+                return Err(ParseErr::Range);
+            }
+            y = 1 - y;
+        }
+        "ad" | "" => {}
+        _ => return Err(ParseErr::Syntax),
+    }
+    c.skip_spaces();
+    if !c.at_end() {
+        return Err(ParseErr::Syntax);
+    }
+    if y == 0 || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return Err(ParseErr::Range);
+    }
+    p.date = Some((y, m, d));
+    Ok(p)
+}
+
+fn syntax_err(type_name: &str, input: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidDatetimeFormat,
+        format!("invalid input syntax for type {type_name}: \"{input}\""),
+    )
+}
+
+fn field_range_err(input: &str) -> DbError {
+    DbError::new(
+        SqlState::DatetimeFieldOverflow,
+        format!("date/time field value out of range: \"{input}\""),
+    )
+}
+
+fn out_of_range(what: &str, input: &str) -> DbError {
+    DbError::new(
+        SqlState::DatetimeFieldOverflow,
+        format!("{what} out of range: \"{input}\""),
+    )
+}
+
+fn parse_checked(type_name: &str, input: &str) -> Result<Parsed, DbError> {
+    parse_datetime(input).map_err(|e| match e {
+        ParseErr::Syntax => syntax_err(type_name, input),
+        ParseErr::Range => {
+            let e = field_range_err(input);
+            if input.contains('/') || input.contains('-') {
+                e.with_hint("Perhaps you need a different \"datestyle\" setting.")
+            } else {
+                e
+            }
+        }
+    })
+}
+
+/// Local (session zone) timestamp of a special word, given `now` (UTC).
+fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
+    let local_now = now + tz.offset_secs as i64 * USECS_PER_SEC;
+    let midnight = local_now.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
+    Some(match sp {
+        Special::Epoch => UNIX_EPOCH_USECS + tz.offset_secs as i64 * USECS_PER_SEC,
+        Special::Now => local_now,
+        Special::Today => midnight,
+        Special::Tomorrow => midnight + USECS_PER_DAY,
+        Special::Yesterday => midnight - USECS_PER_DAY,
+        Special::Infinity | Special::NegInfinity => return None,
+    })
+}
+
+/// Date input. `now` is the transaction timestamp (UTC micros).
+pub fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
+    let p = parse_checked("date", input)?;
+    match p.special {
+        Some(Special::Infinity) => return Ok(DATE_NOEND),
+        Some(Special::NegInfinity) => return Ok(DATE_NOBEGIN),
+        Some(Special::Epoch) => return Ok(-10957),
+        Some(sp) => {
+            let local = special_local(sp, now, tz).unwrap_or(0);
+            return Ok(local.div_euclid(USECS_PER_DAY) as i32);
+        }
+        None => {}
+    }
+    let (y, m, d) = p.date.ok_or_else(|| syntax_err("date", input))?;
+    date_from_ymd(y, m, d).ok_or_else(|| out_of_range("date", input))
+}
+
+/// Timestamp (without time zone) input; a zone in the text is ignored.
+pub fn parse_timestamp(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp", tz, now, false)
+}
+
+/// Timestamptz input; text without a zone is in the session zone `tz`.
+pub fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp with time zone", tz, now, true)
+}
+
+fn parse_ts(input: &str, name: &str, tz: TimeZone, now: i64, with_tz: bool) -> Result<i64, DbError> {
+    let p = parse_checked(name, input)?;
+    let zone_shift = |local: i64, off: i32| local - off as i64 * USECS_PER_SEC;
+    match p.special {
+        Some(Special::Infinity) => return Ok(TS_NOEND),
+        Some(Special::NegInfinity) => return Ok(TS_NOBEGIN),
+        Some(Special::Now) if with_tz => return Ok(now),
+        Some(Special::Epoch) if with_tz => return Ok(UNIX_EPOCH_USECS),
+        Some(sp) => {
+            let local = special_local(sp, now, tz).unwrap_or(0);
+            return Ok(if with_tz { zone_shift(local, tz.offset_secs) } else { local });
+        }
+        None => {}
+    }
+    let (y, m, d) = p.date.ok_or_else(|| syntax_err(name, input))?;
+    if !(-4713..=294277).contains(&y) {
+        return Err(out_of_range("timestamp", input));
+    }
+    let days = date2j(y, m as i64, d as i64) - POSTGRES_EPOCH_JDATE;
+    let local = days * USECS_PER_DAY + p.time.unwrap_or(0);
+    let ts = if with_tz {
+        zone_shift(local, p.tz.unwrap_or(tz.offset_secs))
+    } else {
+        local
+    };
+    if !timestamp_in_range(ts) {
+        return Err(out_of_range("timestamp", input));
+    }
+    Ok(ts)
+}
+
+// ---------------------------------------------------------------------
+// Interval input
+
+fn interval_syntax(input: &str) -> DbError {
+    syntax_err("interval", input)
+}
+
+fn interval_range(input: &str) -> DbError {
+    DbError::new(
+        SqlState::DatetimeFieldOverflow,
+        format!("interval field value out of range: \"{input}\""),
+    )
+}
+
+/// Accumulates fields as exact-ish f64 parts, then carries fractions down.
+#[derive(Default)]
+struct IvAcc {
+    months: f64,
+    days: f64,
+    micros: f64,
+}
+
+impl IvAcc {
+    fn add_unit(&mut self, v: f64, unit: &str) -> bool {
+        let us = USECS_PER_SEC as f64;
+        match unit {
+            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => self.micros += v,
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => {
+                self.micros += v * 1000.0
+            }
+            "second" | "seconds" | "s" | "sec" | "secs" => self.micros += v * us,
+            "minute" | "minutes" | "m" | "min" | "mins" => self.micros += v * 60.0 * us,
+            "hour" | "hours" | "h" | "hr" | "hrs" => self.micros += v * 3600.0 * us,
+            "day" | "days" | "d" => self.days += v,
+            "week" | "weeks" | "w" => self.days += v * 7.0,
+            "month" | "months" | "mon" | "mons" => self.months += v,
+            "year" | "years" | "y" | "yr" | "yrs" => self.months += v * 12.0,
+            "decade" | "decades" => self.months += v * 120.0,
+            "century" | "centuries" | "c" => self.months += v * 1200.0,
+            "millennium" | "millennia" | "millenniums" => self.months += v * 12000.0,
+            _ => return false,
+        }
+        true
+    }
+
+    fn finish(self, negate: bool) -> Option<Interval> {
+        let sign = if negate { -1.0 } else { 1.0 };
+        let months = self.months.trunc();
+        let days_total = self.days + (self.months - months) * 30.0;
+        let days = days_total.trunc();
+        let micros = self.micros + (days_total - days) * USECS_PER_DAY as f64;
+        let ok = |x: f64| x >= i32::MIN as f64 && x <= i32::MAX as f64;
+        let micros = micros.round();
+        if !ok(months) || !ok(days) || micros.abs() > 9.2e18 {
+            return None;
+        }
+        Some(Interval::new((months * sign) as i32, (days * sign) as i32, (micros * sign) as i64))
+    }
+}
+
+/// Interval input: `1 year 2 mons`, `3 days 04:05:06`, `-1:30`, `10`
+/// (seconds), `@ 1 day ago`, `1.5 days`, and ISO 8601 `P1Y2M3DT4H5M6S`.
+pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
+    let lower = input.trim().to_ascii_lowercase();
+    if let Some(iso) = lower.strip_prefix('p') {
+        return parse_iso_interval(iso).ok_or_else(|| interval_syntax(input))?
+            .finish(false)
+            .ok_or_else(|| interval_range(input));
+    }
+    let mut acc = IvAcc::default();
+    let mut negate = false;
+    let mut any = false;
+    let tokens: Vec<&str> = lower.split_whitespace().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i].trim_start_matches('@');
+        i += 1;
+        if t.is_empty() {
+            continue;
+        }
+        if t == "ago" {
+            negate = true;
+            continue;
+        }
+        if t.contains(':') {
+            acc.micros += parse_interval_time(t).ok_or_else(|| interval_syntax(input))?;
+            any = true;
+            continue;
+        }
+        // number, with the unit attached or in the next token
+        let split = t
+            .find(|c: char| c.is_ascii_alphabetic())
+            .unwrap_or(t.len());
+        let (n, attached) = t.split_at(split);
+        let v: f64 = n.parse().map_err(|_| interval_syntax(input))?;
+        if !v.is_finite() || n.contains(['e', 'i', 'n']) {
+            return Err(interval_syntax(input));
+        }
+        let unit = if !attached.is_empty() {
+            attached
+        } else if i < tokens.len() && tokens[i].starts_with(|c: char| c.is_ascii_alphabetic()) && tokens[i] != "ago" {
+            i += 1;
+            tokens[i - 1]
+        } else {
+            "second"
+        };
+        if !acc.add_unit(v, unit) {
+            return Err(interval_syntax(input));
+        }
+        any = true;
+    }
+    if !any {
+        return Err(interval_syntax(input));
+    }
+    acc.finish(negate).ok_or_else(|| interval_range(input))
+}
+
+/// `[-+]h:mm[:ss[.f]]` in microseconds.
+fn parse_interval_time(t: &str) -> Option<f64> {
+    let (neg, body) = match t.as_bytes().first()? {
+        b'-' => (true, &t[1..]),
+        b'+' => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let parts: Vec<&str> = body.split(':').collect();
+    let int = |p: &str| -> Option<f64> {
+        (!p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())).then(|| p.parse().ok())?
+    };
+    let sec = |p: &str| -> Option<f64> {
+        (!p.is_empty() && p.bytes().all(|c| c.is_ascii_digit() || c == b'.')).then(|| p.parse().ok())?
+    };
+    let us = USECS_PER_SEC as f64;
+    let v = match parts.as_slice() {
+        [h, m] => int(h)? * 3600.0 * us + sec(m)? * 60.0 * us,
+        [h, m, s] => int(h)? * 3600.0 * us + int(m)? * 60.0 * us + sec(s)? * us,
+        _ => return None,
+    };
+    Some(if neg { -v } else { v })
+}
+
+fn parse_iso_interval(s: &str) -> Option<IvAcc> {
+    let mut acc = IvAcc::default();
+    let mut in_time = false;
+    let mut num = String::new();
+    let mut any = false;
+    for ch in s.chars() {
+        match ch {
+            't' if !in_time && num.is_empty() => in_time = true,
+            '0'..='9' | '.' | '-' | '+' => num.push(ch),
+            _ => {
+                let v: f64 = num.parse().ok()?;
+                num.clear();
+                let unit = match (ch, in_time) {
+                    ('y', false) => "year",
+                    ('m', false) => "month",
+                    ('w', false) => "week",
+                    ('d', false) => "day",
+                    ('h', true) => "hour",
+                    ('m', true) => "minute",
+                    ('s', true) => "second",
+                    _ => return None,
+                };
+                acc.add_unit(v, unit);
+                any = true;
+            }
+        }
+    }
+    (num.is_empty() && any).then_some(acc)
+}
+
+// ---------------------------------------------------------------------
+// Arithmetic
+
+fn ts_out_of_range() -> DbError {
+    DbError::new(SqlState::DatetimeFieldOverflow, "timestamp out of range")
+}
+
+/// Adds an interval to a local timestamp (months by calendar, clamping the
+/// day to the month's end, then days, then microseconds).
+pub fn timestamp_add_interval(ts: i64, iv: &Interval) -> Result<i64, DbError> {
+    if ts == TS_NOBEGIN || ts == TS_NOEND {
+        return Ok(ts);
+    }
+    let mut ts = ts;
+    if iv.months != 0 || iv.days != 0 {
+        let days = ts.div_euclid(USECS_PER_DAY);
+        let tod = ts.rem_euclid(USECS_PER_DAY);
+        let (mut y, mut m, mut d) = j2date(days + POSTGRES_EPOCH_JDATE);
+        if iv.months != 0 {
+            let total = y * 12 + (m as i64 - 1) + iv.months as i64;
+            y = total.div_euclid(12);
+            m = (total.rem_euclid(12) + 1) as u32;
+            d = d.min(days_in_month(y, m));
+        }
+        if !(-4714..=294277).contains(&y) {
+            return Err(ts_out_of_range());
+        }
+        let jd = date2j(y, m as i64, d as i64) + iv.days as i64;
+        ts = (jd - POSTGRES_EPOCH_JDATE)
+            .checked_mul(USECS_PER_DAY)
+            .and_then(|x| x.checked_add(tod))
+            .ok_or_else(ts_out_of_range)?;
+    }
+    let ts = ts.checked_add(iv.micros).ok_or_else(ts_out_of_range)?;
+    if !timestamp_in_range(ts) {
+        return Err(ts_out_of_range());
+    }
+    Ok(ts)
+}
+
+/// timestamptz + interval: calendar parts apply in the session zone.
+pub fn timestamptz_add_interval(ts: i64, iv: &Interval, tz: TimeZone) -> Result<i64, DbError> {
+    if ts == TS_NOBEGIN || ts == TS_NOEND {
+        return Ok(ts);
+    }
+    let off = tz.offset_secs as i64 * USECS_PER_SEC;
+    Ok(timestamp_add_interval(ts + off, iv)? - off)
+}
+
+/// timestamp - timestamp, with days split off the microseconds
+/// (PostgreSQL's timestamp_mi + justify_hours).
+pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval, DbError> {
+    if [a, b].iter().any(|&x| x == TS_NOBEGIN || x == TS_NOEND) {
+        return Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "cannot subtract infinite timestamps",
+        ));
+    }
+    let diff = a.checked_sub(b).ok_or_else(|| {
+        DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range")
+    })?;
+    Ok(Interval::new(0, (diff / USECS_PER_DAY) as i32, diff % USECS_PER_DAY))
+}
+
+/// Local timestamp at midnight of a date (infinities map to infinities).
+pub fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
+    match date {
+        DATE_NOBEGIN => Ok(TS_NOBEGIN),
+        DATE_NOEND => Ok(TS_NOEND),
+        d => {
+            let ts = d as i64 * USECS_PER_DAY;
+            if timestamp_in_range(ts) {
+                Ok(ts)
+            } else {
+                Err(DbError::new(SqlState::DatetimeFieldOverflow, "date out of range for timestamp"))
+            }
+        }
+    }
+}
+
+/// Date of a local timestamp.
+pub fn timestamp_to_date(ts: i64) -> i32 {
+    match ts {
+        TS_NOBEGIN => DATE_NOBEGIN,
+        TS_NOEND => DATE_NOEND,
+        t => t.div_euclid(USECS_PER_DAY) as i32,
+    }
+}
+
+/// date + integer days.
+pub fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
+    if date == DATE_NOBEGIN || date == DATE_NOEND {
+        return Ok(date);
+    }
+    let r = date as i64 + days;
+    let jd = r + POSTGRES_EPOCH_JDATE;
+    if (DATE_MIN_JD..DATE_END_JD).contains(&jd) {
+        Ok(r as i32)
+    } else {
+        Err(DbError::new(SqlState::DatetimeFieldOverflow, "date out of range"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn julian_days_round_trip() {
+        assert_eq!(date2j(2000, 1, 1), POSTGRES_EPOCH_JDATE);
+        assert_eq!(j2date(0), (-4713, 11, 24));
+        for jd in (0..DATE_END_JD).step_by(9_999_991).chain([DATE_END_JD - 1]) {
+            let (y, m, d) = j2date(jd);
+            assert_eq!(date2j(y, m as i64, d as i64), jd);
+        }
+        assert_eq!(format_date(DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1), "5874897-12-31");
+    }
+
+    #[test]
+    fn output_matches_postgres() {
+        let ts = parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        assert_eq!(format_timestamptz(ts, TimeZone::fixed(5 * 3600)), "2024-01-01 05:00:00+05");
+        assert_eq!(format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800))), "2023-12-31 18:30:00-05:30");
+        let t = parse_timestamptz("2024-01-01 00:00:00+05:30:15", TimeZone::UTC, 0).unwrap();
+        assert_eq!(format_timestamptz(t, TimeZone::UTC), "2023-12-31 18:29:45+00");
+        let t = parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        let t = timestamp_add_interval(t, &Interval::new(0, 0, -USECS_PER_HOUR)).unwrap();
+        assert_eq!(format_timestamptz(t, TimeZone::UTC), "0001-12-31 23:00:00+00 BC");
+        let t = parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0).unwrap();
+        assert_eq!(format_timestamptz(t, TimeZone::UTC), "2024-01-01 10:11:12.5+00");
+        let ts = |s| format_timestamp(parse_timestamp(s, TimeZone::UTC, 0).unwrap());
+        assert_eq!(ts("2024-01-01 10:11:12.123456789"), "2024-01-01 10:11:12.123457");
+        assert_eq!(ts("2024-01-01 12:00 BC"), "2024-01-01 12:00:00 BC");
+        assert_eq!(ts("2024-01-01 10:00 +02"), "2024-01-01 10:00:00");
+        let d = |s| format_date(parse_date(s, TimeZone::UTC, 0).unwrap());
+        assert_eq!(d("20240102"), "2024-01-02");
+        assert_eq!(d("1/2/2024"), "2024-01-02");
+        assert_eq!(d("Jan 5 2024"), "2024-01-05");
+        assert_eq!(d("5 january 2024"), "2024-01-05");
+        assert_eq!(d("epoch"), "1970-01-01");
+        assert_eq!(d("-infinity"), "-infinity");
+    }
+
+    #[test]
+    fn input_errors_match_postgres() {
+        let e = parse_date("2024-13-01", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (SqlState::DatetimeFieldOverflow, "date/time field value out of range: \"2024-13-01\""));
+        assert_eq!(e.hint.as_deref(), Some("Perhaps you need a different \"datestyle\" setting."));
+        let e = parse_date("foo", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (SqlState::InvalidDatetimeFormat, "invalid input syntax for type date: \"foo\""));
+        let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!(e.message, "date/time field value out of range: \"2024-02-30\"");
+        let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!(e.message, "timestamp out of range: \"300000-01-01\"");
+        let e = parse_date("6000000-01-01", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!(e.message, "date out of range: \"6000000-01-01\"");
+        let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0).unwrap_err();
+        assert_eq!(e.message, "date/time field value out of range: \"2024-01-01 25:00\"");
+        for bad in ["", "2024-01-01 xx", "2024--01", "99999999999999999999-01-01"] {
+            assert!(parse_timestamp(bad, TimeZone::UTC, 0).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn intervals_match_postgres() {
+        let iv = |s| format_interval(&parse_interval(s).unwrap());
+        assert_eq!(iv("1 year 2 months 3 days 4 hours 5 minutes 6.789 seconds"), "1 year 2 mons 3 days 04:05:06.789");
+        assert_eq!(iv("-1 days 2 hours"), "-1 days +02:00:00");
+        assert_eq!(iv("1.5 years"), "1 year 6 mons");
+        assert_eq!(iv("1.5 days"), "1 day 12:00:00");
+        assert_eq!(iv("1.5 months"), "1 mon 15 days");
+        assert_eq!(iv("@ 1 day ago"), "-1 days");
+        assert_eq!(iv("P1Y2M3DT4H5M6S"), "1 year 2 mons 3 days 04:05:06");
+        assert_eq!(iv("10"), "00:00:10");
+        assert_eq!(iv("1:30"), "01:30:00");
+        assert_eq!(iv("-1:30"), "-01:30:00");
+        assert_eq!(iv("1 week"), "7 days");
+        assert_eq!(iv("100 hours"), "100:00:00");
+        assert_eq!(iv("0"), "00:00:00");
+        assert_eq!(iv("-1 mon +1 day"), "-1 mons +1 day");
+        assert_eq!(iv("1 day -00:00:01"), "1 day -00:00:01");
+        assert_eq!(iv("-1 year -2 mons"), "-1 years -2 mons");
+        assert_eq!(iv("0.000001 sec"), "00:00:00.000001");
+        assert_eq!(iv("3 millennia 2 centuries 1 decade"), "3210 years");
+        let e = parse_interval("foo").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (SqlState::InvalidDatetimeFormat, "invalid input syntax for type interval: \"foo\""));
+        assert!(parse_interval("2147483648 days").is_err());
+        assert_eq!(parse_interval("1 mon").unwrap(), parse_interval("30 days").unwrap());
+    }
+
+    #[test]
+    fn time_zone_settings() {
+        let off = |s| TimeZone::parse(s).map(|t| t.offset_secs);
+        assert_eq!(off("+05"), Some(18000));
+        assert_eq!(off("-8"), Some(-28800));
+        assert_eq!(off("+05:30"), Some(-19800));
+        assert_eq!(off("-05:30"), Some(19800));
+        assert_eq!(off("UTC+5"), Some(-18000));
+        assert_eq!(off("UTC-5:30"), Some(19800));
+        assert_eq!(off("Etc/GMT+3"), Some(-10800));
+        assert_eq!(off("zulu"), Some(0));
+        assert_eq!(off("Z"), None);
+        assert_eq!(off("Europe/Paris"), None);
+    }
+
+    #[test]
+    fn arithmetic() {
+        let ts = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let r = timestamp_add_interval(ts("2024-01-31"), &Interval::new(1, 0, 0)).unwrap();
+        assert_eq!(format_timestamp(r), "2024-02-29 00:00:00");
+        let d = timestamp_diff(ts("2024-01-03 01:00"), ts("2024-01-01")).unwrap();
+        assert_eq!(format_interval(&d), "2 days 01:00:00");
+        let d = timestamp_diff(ts("2024-01-01"), ts("2024-01-03 01:00")).unwrap();
+        assert_eq!(format_interval(&d), "-2 days -01:00:00");
+        assert!(date_add_days(0, i64::MAX / 2).is_err());
+    }
+}
