@@ -45,6 +45,29 @@ pub struct StatementCtx<'a> {
     /// statement start (statement_timestamp()).
     pub txn_start_us: i64,
     pub stmt_start_us: i64,
+    /// The transaction is READ ONLY (BEGIN READ ONLY, SET TRANSACTION READ
+    /// ONLY, default_transaction_read_only): the query engine rejects writes
+    /// and DDL with 25006 `cannot execute <COMMAND> in a read-only
+    /// transaction` (session engineer's note to the query engine).
+    pub read_only: bool,
+    /// `set_config(name, value, is_local)` from SQL: the engine checks the
+    /// value with [`crate::settings::canonicalize`] (which returns the value
+    /// set_config reports) and pushes the change here; the session applies it
+    /// when the statement succeeds.
+    pub setting_changes: &'a mut Vec<SettingChange>,
+    /// Report a wait event for pg_stat_activity while the statement sleeps
+    /// outside the lock table, e.g. `(ctx.wait_event)(Some(("Timeout",
+    /// "PgSleep")))` around pg_sleep, and `None` after it.
+    pub wait_event: &'a (dyn Fn(Option<(&'static str, &'static str)>) + Sync),
+}
+
+/// A `set_config()` call made by a statement (see `StatementCtx`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingChange {
+    pub name: String,
+    /// Canonical value (from `settings::canonicalize`).
+    pub value: String,
+    pub is_local: bool,
 }
 
 /// One output column as the planner describes it.

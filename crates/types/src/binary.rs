@@ -65,7 +65,10 @@ impl Value {
 }
 
 fn bad_format() -> DbError {
-    DbError::new(SqlState::InvalidBinaryRepresentation, "incorrect binary data format")
+    DbError::new(
+        SqlState::InvalidBinaryRepresentation,
+        "incorrect binary data format",
+    )
 }
 
 fn fixed<const N: usize>(buf: &[u8]) -> Result<[u8; N], DbError> {
@@ -88,7 +91,10 @@ pub fn utf8_text(buf: &[u8]) -> Result<&str, DbError> {
                 .collect();
             Err(DbError::new(
                 SqlState::CharacterNotInRepertoire,
-                format!("invalid byte sequence for encoding \"UTF8\": {}", bytes.join(" ")),
+                format!(
+                    "invalid byte sequence for encoding \"UTF8\": {}",
+                    bytes.join(" ")
+                ),
             ))
         }
     }
@@ -98,7 +104,10 @@ fn check_ts(t: i64) -> Result<i64, DbError> {
     if t == TS_NOBEGIN || t == TS_NOEND || datetime::timestamp_in_range(t) {
         Ok(t)
     } else {
-        Err(DbError::new(SqlState::DatetimeFieldOverflow, "timestamp out of range"))
+        Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "timestamp out of range",
+        ))
     }
 }
 
@@ -106,7 +115,10 @@ fn check_date(d: i32) -> Result<i32, DbError> {
     if d == DATE_NOBEGIN || d == DATE_NOEND || datetime::date_in_range(d) {
         Ok(d)
     } else {
-        Err(DbError::new(SqlState::DatetimeFieldOverflow, "date out of range"))
+        Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "date out of range",
+        ))
     }
 }
 
@@ -120,10 +132,14 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Oid => Value::Int8(u32::from_be_bytes(fixed(buf)?) as i64),
         DataType::Float4 => Value::Float4(f32::from_be_bytes(fixed(buf)?)),
         DataType::Float8 => Value::Float8(f64::from_be_bytes(fixed(buf)?)),
-        DataType::Numeric(_) => apply_typmod(Value::Numeric(Numeric::from_binary(buf)?), ty, false)?,
-        DataType::Text | DataType::Varchar(_) | DataType::Char(_) | DataType::Name | DataType::Unknown => {
-            apply_typmod(Value::Text(Arc::from(utf8_text(buf)?)), ty, false)?
+        DataType::Numeric(_) => {
+            apply_typmod(Value::Numeric(Numeric::from_binary(buf)?), ty, false)?
         }
+        DataType::Text
+        | DataType::Varchar(_)
+        | DataType::Char(_)
+        | DataType::Name
+        | DataType::Unknown => apply_typmod(Value::Text(Arc::from(utf8_text(buf)?)), ty, false)?,
         DataType::Bytea => Value::Bytea(Arc::from(buf)),
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),
         DataType::Timestamp => Value::Timestamp(check_ts(i64::from_be_bytes(fixed(buf)?))?),
@@ -157,22 +173,52 @@ mod tests {
     #[test]
     fn fixed_layouts() {
         assert_eq!(Value::Int4(1).to_binary(), vec![0, 0, 0, 1]);
-        assert_eq!(Value::Interval(Interval::new(1, 2, 3)).to_binary(), vec![0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1]);
-        assert_eq!(Value::Int8(4294967295).to_binary_as(DataType::Oid), vec![255; 4]);
-        assert_eq!(Value::Jsonb(Arc::from("{}")).to_binary(), vec![1, b'{', b'}']);
-        assert_eq!(parse_binary(DataType::Interval, &Value::Interval(Interval::new(1, 2, 3)).to_binary()).unwrap(), Value::Interval(Interval::new(1, 2, 3)));
+        assert_eq!(
+            Value::Interval(Interval::new(1, 2, 3)).to_binary(),
+            vec![0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0, 1]
+        );
+        assert_eq!(
+            Value::Int8(4294967295).to_binary_as(DataType::Oid),
+            vec![255; 4]
+        );
+        assert_eq!(
+            Value::Jsonb(Arc::from("{}")).to_binary(),
+            vec![1, b'{', b'}']
+        );
+        assert_eq!(
+            parse_binary(
+                DataType::Interval,
+                &Value::Interval(Interval::new(1, 2, 3)).to_binary()
+            )
+            .unwrap(),
+            Value::Interval(Interval::new(1, 2, 3))
+        );
     }
 
     #[test]
     fn errors() {
         let e = parse_binary(DataType::Int4, &[0, 1]).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::InvalidBinaryRepresentation, "incorrect binary data format"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::InvalidBinaryRepresentation,
+                "incorrect binary data format"
+            )
+        );
         let e = parse_binary(DataType::Text, &[b'a', 0xff]).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::CharacterNotInRepertoire, "invalid byte sequence for encoding \"UTF8\": 0xff"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::CharacterNotInRepertoire,
+                "invalid byte sequence for encoding \"UTF8\": 0xff"
+            )
+        );
         assert!(parse_binary(DataType::Text, &[0]).is_err());
         assert!(parse_binary(DataType::Jsonb, &[2, b'1']).is_err());
         assert!(parse_binary(DataType::Jsonb, &[]).is_err());
-        assert!(parse_binary(DataType::Timestamp, &i64::MAX.wrapping_sub(1).to_be_bytes()).is_err());
+        assert!(
+            parse_binary(DataType::Timestamp, &i64::MAX.wrapping_sub(1).to_be_bytes()).is_err()
+        );
         assert!(parse_binary(DataType::Date, &(i32::MAX - 1).to_be_bytes()).is_err());
         assert!(parse_binary(DataType::Varchar(Some(2)), b"abc").is_err());
         assert!(parse_binary(DataType::Uuid, &[0; 15]).is_err());

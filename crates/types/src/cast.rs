@@ -51,7 +51,10 @@ fn out_of_range(ty: DataType) -> DbError {
         DataType::Oid => "OID",
         _ => "bigint",
     };
-    DbError::new(SqlState::NumericValueOutOfRange, format!("{name} out of range"))
+    DbError::new(
+        SqlState::NumericValueOutOfRange,
+        format!("{name} out of range"),
+    )
 }
 
 pub(crate) fn cannot_cast(from: DataType, to: DataType) -> DbError {
@@ -99,10 +102,16 @@ pub fn cast_from(
 
 fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Value, DbError> {
     if to.is_string() {
-        return Ok(Value::Text(Arc::from(to_string_value(v, from, ctx).as_str())));
+        return Ok(Value::Text(Arc::from(
+            to_string_value(v, from, ctx).as_str(),
+        )));
     }
     if let Value::Text(s) = v {
-        let s: &str = if matches!(from, DataType::Char(_)) { s.trim_end_matches(' ') } else { s };
+        let s: &str = if matches!(from, DataType::Char(_)) {
+            s.trim_end_matches(' ')
+        } else {
+            s
+        };
         return parse_text(to.base(), s, ctx);
     }
     let bad = || cannot_cast(from, to);
@@ -164,7 +173,10 @@ fn from_float(f: f64, is_f4: bool, to: DataType) -> Option<Result<Value, DbError
         }
         DataType::Float8 => Ok(Value::Float8(f)),
         DataType::Float4 => f64_to_f32(f).map(Value::Float4),
-        DataType::Numeric(_) => Ok(Value::Numeric(Numeric::from_f64(f, if is_f4 { 6 } else { 15 }))),
+        DataType::Numeric(_) => Ok(Value::Numeric(Numeric::from_f64(
+            f,
+            if is_f4 { 6 } else { 15 },
+        ))),
         _ => return None,
     })
 }
@@ -173,10 +185,16 @@ fn from_float(f: f64, is_f4: bool, to: DataType) -> Option<Result<Value, DbError
 pub(crate) fn f64_to_f32(f: f64) -> Result<f32, DbError> {
     let r = f as f32;
     if r.is_infinite() && f.is_finite() {
-        return Err(DbError::new(SqlState::NumericValueOutOfRange, "value out of range: overflow"));
+        return Err(DbError::new(
+            SqlState::NumericValueOutOfRange,
+            "value out of range: overflow",
+        ));
     }
     if r == 0.0 && f != 0.0 {
-        return Err(DbError::new(SqlState::NumericValueOutOfRange, "value out of range: underflow"));
+        return Err(DbError::new(
+            SqlState::NumericValueOutOfRange,
+            "value out of range: underflow",
+        ));
     }
     Ok(r)
 }
@@ -185,9 +203,15 @@ fn from_numeric(n: &Numeric, to: DataType) -> Option<Result<Value, DbError>> {
     Some(match to {
         DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Oid => {
             if n.is_nan() {
-                Err(DbError::new(SqlState::FeatureNotSupported, "cannot convert NaN to integer"))
+                Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "cannot convert NaN to integer",
+                ))
             } else if !n.is_finite() {
-                Err(DbError::new(SqlState::FeatureNotSupported, "cannot convert infinity to integer"))
+                Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "cannot convert infinity to integer",
+                ))
             } else {
                 match n.to_i64_rounded() {
                     Some(i) => int_value(i as i128, to),
@@ -198,7 +222,10 @@ fn from_numeric(n: &Numeric, to: DataType) -> Option<Result<Value, DbError>> {
         DataType::Float8 => {
             let f = n.to_f64();
             if f.is_infinite() && n.is_finite() {
-                Err(DbError::new(SqlState::NumericValueOutOfRange, "value out of range: overflow"))
+                Err(DbError::new(
+                    SqlState::NumericValueOutOfRange,
+                    "value out of range: overflow",
+                ))
             } else {
                 Ok(Value::Float8(f))
             }
@@ -220,7 +247,9 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
     };
     Some(match (v, to) {
         (Value::Date(d), DataType::Date) => Ok(Value::Date(*d)),
-        (Value::Date(d), DataType::Timestamp) => datetime::date_to_timestamp(*d).map(Value::Timestamp),
+        (Value::Date(d), DataType::Timestamp) => {
+            datetime::date_to_timestamp(*d).map(Value::Timestamp)
+        }
         (Value::Date(d), DataType::TimestampTz) => {
             datetime::date_to_timestamp(*d).map(|t| Value::TimestampTz(shift(t, -off)))
         }
@@ -343,7 +372,11 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
 /// text cannot be matched`, 42804 — the caller words the message).
 pub fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
     if a == b {
-        return Some(if a == DataType::Unknown { DataType::Text } else { a });
+        return Some(if a == DataType::Unknown {
+            DataType::Text
+        } else {
+            a
+        });
     }
     match (a, b) {
         (DataType::Unknown, t) | (t, DataType::Unknown) => return Some(t),
@@ -370,7 +403,9 @@ pub fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
 /// [`common_supertype`] folded over a list (None if empty or unmatched).
 pub fn common_supertype_all(types: &[DataType]) -> Option<DataType> {
     let (first, rest) = types.split_first()?;
-    let t = rest.iter().try_fold(*first, |acc, t| common_supertype(acc, *t))?;
+    let t = rest
+        .iter()
+        .try_fold(*first, |acc, t| common_supertype(acc, *t))?;
     Some(t.resolve_unknown())
 }
 
@@ -409,23 +444,62 @@ mod tests {
         assert_eq!(txt(c(Value::Float8(-2.5), DataType::Int4)), "-2");
         assert_eq!(txt(c(num("2.5"), DataType::Int4)), "3");
         assert_eq!(txt(c(num("-2.5"), DataType::Int4)), "-3");
-        assert_eq!(msg(c(Value::Float8(1e10), DataType::Int4)), (NumericValueOutOfRange, "integer out of range".into()));
-        assert_eq!(msg(c(Value::Float8(f64::NAN), DataType::Int4)), (NumericValueOutOfRange, "integer out of range".into()));
-        assert_eq!(msg(c(num("NaN"), DataType::Int4)), (FeatureNotSupported, "cannot convert NaN to integer".into()));
-        assert_eq!(msg(c(num("inf"), DataType::Int4)), (FeatureNotSupported, "cannot convert infinity to integer".into()));
-        assert_eq!(msg(c(Value::Int4(40000), DataType::Int2)), (NumericValueOutOfRange, "smallint out of range".into()));
-        assert_eq!(msg(c(num("1e20"), DataType::Int8)), (NumericValueOutOfRange, "bigint out of range".into()));
-        assert_eq!(msg(c(Value::Float8(1e300), DataType::Float4)).1, "value out of range: overflow");
-        assert_eq!(msg(c(Value::Float8(1e-300), DataType::Float4)).1, "value out of range: underflow");
+        assert_eq!(
+            msg(c(Value::Float8(1e10), DataType::Int4)),
+            (NumericValueOutOfRange, "integer out of range".into())
+        );
+        assert_eq!(
+            msg(c(Value::Float8(f64::NAN), DataType::Int4)),
+            (NumericValueOutOfRange, "integer out of range".into())
+        );
+        assert_eq!(
+            msg(c(num("NaN"), DataType::Int4)),
+            (FeatureNotSupported, "cannot convert NaN to integer".into())
+        );
+        assert_eq!(
+            msg(c(num("inf"), DataType::Int4)),
+            (
+                FeatureNotSupported,
+                "cannot convert infinity to integer".into()
+            )
+        );
+        assert_eq!(
+            msg(c(Value::Int4(40000), DataType::Int2)),
+            (NumericValueOutOfRange, "smallint out of range".into())
+        );
+        assert_eq!(
+            msg(c(num("1e20"), DataType::Int8)),
+            (NumericValueOutOfRange, "bigint out of range".into())
+        );
+        assert_eq!(
+            msg(c(Value::Float8(1e300), DataType::Float4)).1,
+            "value out of range: overflow"
+        );
+        assert_eq!(
+            msg(c(Value::Float8(1e-300), DataType::Float4)).1,
+            "value out of range: underflow"
+        );
         assert_eq!(txt(c(Value::Float4(0.1), DataType::NUMERIC)), "0.1");
-        assert_eq!(txt(c(Value::Float4(0.1), DataType::Float8)), "0.10000000149011612");
+        assert_eq!(
+            txt(c(Value::Float4(0.1), DataType::Float8)),
+            "0.10000000149011612"
+        );
         assert_eq!(txt(c(Value::Float8(1.1), DataType::NUMERIC)), "1.1");
-        assert_eq!(txt(c(Value::Float8(123456789.123), DataType::NUMERIC)), "123456789.123");
-        let n52 = DataType::Numeric(Some(NumericMod { precision: 5, scale: 2 }));
+        assert_eq!(
+            txt(c(Value::Float8(123456789.123), DataType::NUMERIC)),
+            "123456789.123"
+        );
+        let n52 = DataType::Numeric(Some(NumericMod {
+            precision: 5,
+            scale: 2,
+        }));
         assert_eq!(txt(c(Value::Int4(1), n52)), "1.00");
         assert_eq!(msg(c(num("12345.678"), n52)).1, "numeric field overflow");
         assert_eq!(txt(c(Value::Int4(-1), DataType::Oid)), "4294967295");
-        assert_eq!(msg(c(Value::Int8(4294967296), DataType::Oid)), (NumericValueOutOfRange, "OID out of range".into()));
+        assert_eq!(
+            msg(c(Value::Int8(4294967296), DataType::Oid)),
+            (NumericValueOutOfRange, "OID out of range".into())
+        );
     }
 
     #[test]
@@ -438,10 +512,27 @@ mod tests {
         assert_eq!(ch.to_text(&ctx()), "abc  ");
         let back = cast_from(&ch, DataType::Char(Some(5)), DataType::Text, true, &ctx()).unwrap();
         assert_eq!(back.to_text(&ctx()), "abc");
-        assert_eq!(txt(c(Value::text("abcdef"), DataType::Varchar(Some(5)))), "abcde");
-        let e = cast(&Value::text("abcd"), DataType::Varchar(Some(3)), false, &ctx()).unwrap_err();
+        assert_eq!(
+            txt(c(Value::text("abcdef"), DataType::Varchar(Some(5)))),
+            "abcde"
+        );
+        let e = cast(
+            &Value::text("abcd"),
+            DataType::Varchar(Some(3)),
+            false,
+            &ctx(),
+        )
+        .unwrap_err();
         assert_eq!(e.message, "value too long for type character varying(3)");
-        assert_eq!(txt(cast(&Value::text("abc   "), DataType::Varchar(Some(3)), false, &ctx())), "abc");
+        assert_eq!(
+            txt(cast(
+                &Value::text("abc   "),
+                DataType::Varchar(Some(3)),
+                false,
+                &ctx()
+            )),
+            "abc"
+        );
         assert_eq!(txt(c(Value::text(" 42 "), DataType::Int4)), "42");
         assert_eq!(txt(c(Value::Int4(5), DataType::Bool)), "t");
         assert_eq!(txt(c(Value::Bool(true), DataType::Int4)), "1");
@@ -454,11 +545,24 @@ mod tests {
     #[test]
     fn datetime_casts_follow_session_zone() {
         let d = parse_text(DataType::Date, "2024-01-01", &ctx()).unwrap();
-        assert_eq!(txt(c(d.clone(), DataType::TimestampTz)), "2024-01-01 00:00:00+00");
+        assert_eq!(
+            txt(c(d.clone(), DataType::TimestampTz)),
+            "2024-01-01 00:00:00+00"
+        );
         let plus5 = EvalCtx::new(TimeZone::fixed(5 * 3600), 0);
         let t = parse_text(DataType::TimestampTz, "2024-01-01 00:30+00", &plus5).unwrap();
-        assert_eq!(cast(&t, DataType::Date, true, &plus5).unwrap().to_text(&plus5), "2024-01-01");
-        assert_eq!(cast(&t, DataType::Timestamp, true, &plus5).unwrap().to_text(&plus5), "2024-01-01 05:30:00");
+        assert_eq!(
+            cast(&t, DataType::Date, true, &plus5)
+                .unwrap()
+                .to_text(&plus5),
+            "2024-01-01"
+        );
+        assert_eq!(
+            cast(&t, DataType::Timestamp, true, &plus5)
+                .unwrap()
+                .to_text(&plus5),
+            "2024-01-01 05:30:00"
+        );
         let inf = parse_text(DataType::Date, "infinity", &ctx()).unwrap();
         assert_eq!(txt(c(inf, DataType::Timestamp)), "infinity");
     }
@@ -471,11 +575,17 @@ mod tests {
         assert_eq!(common_supertype(Int8, Float8), Some(Float8));
         assert_eq!(common_supertype(Unknown, Int4), Some(Int4));
         assert_eq!(common_supertype(Unknown, Unknown), Some(Text));
-        assert_eq!(common_supertype(Varchar(Some(3)), Varchar(Some(5))), Some(Varchar(None)));
+        assert_eq!(
+            common_supertype(Varchar(Some(3)), Varchar(Some(5))),
+            Some(Varchar(None))
+        );
         assert_eq!(common_supertype(Varchar(Some(3)), Text), Some(Text));
         assert_eq!(common_supertype(Date, TimestampTz), Some(TimestampTz));
         assert_eq!(common_supertype(Int4, Text), None);
-        assert_eq!(common_supertype_all(&[Int4, Unknown, Numeric(None)]), Some(Numeric(None)));
+        assert_eq!(
+            common_supertype_all(&[Int4, Unknown, Numeric(None)]),
+            Some(Numeric(None))
+        );
         assert_eq!(common_supertype_all(&[Unknown]), Some(Text));
         assert_eq!(coercion(Int4, Int8), Some(Coercion::Implicit));
         assert_eq!(coercion(Int8, Int4), Some(Coercion::Assignment));

@@ -160,7 +160,9 @@ impl DataType {
     pub fn typmod(self) -> i32 {
         match self {
             DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
-            DataType::Numeric(Some(m)) => (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32,
+            DataType::Numeric(Some(m)) => {
+                (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32
+            }
             _ => -1,
         }
     }
@@ -191,14 +193,21 @@ impl DataType {
     /// Integer, numeric or float.
     pub fn is_numeric(self) -> bool {
         self.is_integer()
-            || matches!(self, DataType::Numeric(_) | DataType::Float4 | DataType::Float8)
+            || matches!(
+                self,
+                DataType::Numeric(_) | DataType::Float4 | DataType::Float8
+            )
     }
 
     /// text, varchar, char, name and unknown (PostgreSQL's string category).
     pub fn is_string(self) -> bool {
         matches!(
             self,
-            DataType::Text | DataType::Varchar(_) | DataType::Char(_) | DataType::Name | DataType::Unknown
+            DataType::Text
+                | DataType::Varchar(_)
+                | DataType::Char(_)
+                | DataType::Name
+                | DataType::Unknown
         )
     }
 
@@ -305,7 +314,10 @@ fn float_type(typmods: &[i64]) -> Result<DataType, DbError> {
         [_] => Err(invalid_param(
             "precision for type float must be less than 54 bits".into(),
         )),
-        _ => Err(DbError::new(SqlState::SyntaxError, "syntax error at or near \",\"")),
+        _ => Err(DbError::new(
+            SqlState::SyntaxError,
+            "syntax error at or near \",\"",
+        )),
     }
 }
 
@@ -342,7 +354,9 @@ fn char_len(what: &str, typmods: &[i64]) -> Result<Option<u32>, DbError> {
             "length for type {what} cannot exceed {MAX_CHAR_LEN}"
         ))),
         [n] => Ok(Some(*n as u32)),
-        _ => Err(invalid_param(format!("invalid type modifier for type {what}"))),
+        _ => Err(invalid_param(format!(
+            "invalid type modifier for type {what}"
+        ))),
     }
 }
 
@@ -386,8 +400,14 @@ mod tests {
             DataType::Int8,
             DataType::Float4,
             DataType::Float8,
-            DataType::Numeric(Some(NumericMod { precision: 5, scale: 2 })),
-            DataType::Numeric(Some(NumericMod { precision: 5, scale: -3 })),
+            DataType::Numeric(Some(NumericMod {
+                precision: 5,
+                scale: 2,
+            })),
+            DataType::Numeric(Some(NumericMod {
+                precision: 5,
+                scale: -3,
+            })),
             DataType::Numeric(None),
             DataType::Text,
             DataType::Varchar(Some(9)),
@@ -406,10 +426,21 @@ mod tests {
             DataType::Unknown,
         ];
         for t in all {
-            assert_eq!(DataType::from_oid_typmod(t.oid(), t.typmod()), Some(t), "{t:?}");
+            assert_eq!(
+                DataType::from_oid_typmod(t.oid(), t.typmod()),
+                Some(t),
+                "{t:?}"
+            );
         }
         assert_eq!(DataType::Varchar(Some(9)).typmod(), 13);
-        assert_eq!(DataType::Numeric(Some(NumericMod { precision: 5, scale: 2 })).typmod(), (5 << 16 | 2) + 4);
+        assert_eq!(
+            DataType::Numeric(Some(NumericMod {
+                precision: 5,
+                scale: 2
+            }))
+            .typmod(),
+            (5 << 16 | 2) + 4
+        );
         // Values from pg_type.typlen.
         assert_eq!(DataType::Name.typlen(), 64);
         assert_eq!(DataType::Unknown.typlen(), -2);
@@ -425,23 +456,50 @@ mod tests {
         assert_eq!(t("double  precision", &[]), DataType::Float8);
         assert_eq!(t("float", &[24]), DataType::Float4);
         assert_eq!(t("float", &[25]), DataType::Float8);
-        assert_eq!(t("character varying", &[9]).to_string(), "character varying(9)");
+        assert_eq!(
+            t("character varying", &[9]).to_string(),
+            "character varying(9)"
+        );
         assert_eq!(t("char", &[]).to_string(), "character(1)");
         assert_eq!(t("bpchar", &[]).to_string(), "bpchar");
         assert_eq!(t("decimal", &[5, 2]).to_string(), "numeric(5,2)");
-        assert_eq!(t("timestamp with time zone", &[]).to_string(), "timestamp with time zone");
+        assert_eq!(
+            t("timestamp with time zone", &[]).to_string(),
+            "timestamp with time zone"
+        );
         assert_eq!(t("timestamp", &[6]), DataType::Timestamp);
         assert_eq!(t("pg_catalog.int8", &[]), DataType::Int8);
         assert_eq!(t("real", &[]).name(), "real");
         let err = |n: &str, m: &[i64]| DataType::from_sql_name(n, m).unwrap_err();
-        assert_eq!(err("numeric", &[0]).message, "NUMERIC precision 0 must be between 1 and 1000");
-        assert_eq!(err("numeric", &[5, 1001]).message, "NUMERIC scale 1001 must be between -1000 and 1000");
-        assert_eq!(err("varchar", &[0]).message, "length for type varchar must be at least 1");
-        assert_eq!(err("varchar", &[10485761]).message, "length for type varchar cannot exceed 10485760");
-        assert_eq!(err("float", &[0]).message, "precision for type float must be at least 1 bit");
-        assert_eq!(err("float", &[54]).message, "precision for type float must be less than 54 bits");
+        assert_eq!(
+            err("numeric", &[0]).message,
+            "NUMERIC precision 0 must be between 1 and 1000"
+        );
+        assert_eq!(
+            err("numeric", &[5, 1001]).message,
+            "NUMERIC scale 1001 must be between -1000 and 1000"
+        );
+        assert_eq!(
+            err("varchar", &[0]).message,
+            "length for type varchar must be at least 1"
+        );
+        assert_eq!(
+            err("varchar", &[10485761]).message,
+            "length for type varchar cannot exceed 10485760"
+        );
+        assert_eq!(
+            err("float", &[0]).message,
+            "precision for type float must be at least 1 bit"
+        );
+        assert_eq!(
+            err("float", &[54]).message,
+            "precision for type float must be less than 54 bits"
+        );
         let e = err("foo", &[]);
-        assert_eq!((e.code, e.message.as_str()), (SqlState::UndefinedObject, "type \"foo\" does not exist"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (SqlState::UndefinedObject, "type \"foo\" does not exist")
+        );
         assert_eq!(err("json", &[]).code, SqlState::FeatureNotSupported);
     }
 }

@@ -52,7 +52,11 @@ pub struct Interval {
 
 impl Interval {
     pub fn new(months: i32, days: i32, micros: i64) -> Interval {
-        Interval { months, days, micros }
+        Interval {
+            months,
+            days,
+            micros,
+        }
     }
 
     /// The 128-bit span PostgreSQL compares by (30-day months, 24h days).
@@ -147,7 +151,16 @@ impl TimeZone {
         let s = name.trim().to_ascii_lowercase();
         if matches!(
             s.as_str(),
-            "utc" | "gmt" | "zulu" | "uct" | "universal" | "etc/utc" | "etc/gmt" | "etc/universal" | "etc/zulu" | "gmt0"
+            "utc"
+                | "gmt"
+                | "zulu"
+                | "uct"
+                | "universal"
+                | "etc/utc"
+                | "etc/gmt"
+                | "etc/universal"
+                | "etc/zulu"
+                | "gmt0"
         ) {
             return Some(TimeZone::UTC);
         }
@@ -290,7 +303,13 @@ fn write_ymd(out: &mut String, y: i64, m: u32, d: u32) {
 fn write_time(out: &mut String, micros_of_day: i64) {
     let secs = micros_of_day / USECS_PER_SEC;
     let frac = micros_of_day % USECS_PER_SEC;
-    let _ = write!(out, "{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    let _ = write!(
+        out,
+        "{:02}:{:02}:{:02}",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    );
     write_fraction(out, frac);
 }
 
@@ -346,7 +365,10 @@ pub fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
-        _ => format_ts_local(ts.saturating_add(tz.offset_secs as i64 * USECS_PER_SEC), Some(tz.offset_secs)),
+        _ => format_ts_local(
+            ts.saturating_add(tz.offset_secs as i64 * USECS_PER_SEC),
+            Some(tz.offset_secs),
+        ),
     }
 }
 
@@ -380,7 +402,13 @@ pub fn format_interval(iv: &Interval) -> String {
             out,
             "{}{}{:02}:{:02}:{:02}",
             if is_zero { "" } else { " " },
-            if iv.micros < 0 { "-" } else if is_before { "+" } else { "" },
+            if iv.micros < 0 {
+                "-"
+            } else if is_before {
+                "+"
+            } else {
+                ""
+            },
             secs / 3600,
             secs / 60 % 60,
             secs % 60
@@ -427,8 +455,18 @@ fn month_from_name(word: &str) -> Option<u32> {
         return None;
     }
     const FULL: [&str; 12] = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     (0..12)
         .find(|&i| word == MONTHS[i] || word == FULL[i] || (i == 8 && word == "sept"))
@@ -504,6 +542,11 @@ fn special_word(s: &str) -> Option<Special> {
     })
 }
 
+/// A month or day field as u32 (anything large is out of range anyway).
+fn small(v: i64) -> Result<u32, ParseErr> {
+    u32::try_from(v).ok().filter(|&x| x < 100_000).ok_or(ParseErr::Range)
+}
+
 fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
     if matches!(c.peek(), Some(b'a'..=b'z')) {
         // Mon D[,] Y
@@ -513,14 +556,18 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
         c.eat(b',');
         c.skip_spaces();
         let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        return Ok((y, m, d as u32));
+        return Ok((y, m, small(d)?));
     }
     let first = c.digits().ok_or(ParseErr::Syntax)?;
     match c.peek() {
         Some(sep @ (b'-' | b'/' | b'.')) => {
             c.i += 1;
             let second = c.digits();
-            let month_word = if second.is_none() { Some(c.word()) } else { None };
+            let month_word = if second.is_none() {
+                Some(c.word())
+            } else {
+                None
+            };
             if !c.eat(sep) {
                 return Err(ParseErr::Syntax);
             }
@@ -532,9 +579,9 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
             };
             if sep == b'/' && first.len() < 3 {
                 // MM/DD/YYYY (DateStyle MDY)
-                Ok((num(third)?, num(first)? as u32, mid as u32))
+                Ok((num(third)?, small(num(first)?)?, small(mid)?))
             } else {
-                Ok((num(first)?, mid as u32, num(third)? as u32))
+                Ok((num(first)?, small(mid)?, small(num(third)?)?))
             }
         }
         Some(b' ') if first.len() <= 2 => {
@@ -543,12 +590,12 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
             let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
             c.skip_spaces();
             let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-            Ok((y, m, num(first)? as u32))
+            Ok((y, m, small(num(first)?)?))
         }
         _ if first.len() == 8 => Ok((
             num(&first[..4])?,
-            num(&first[4..6])? as u32,
-            num(&first[6..])? as u32,
+            small(num(&first[4..6])?)?,
+            small(num(&first[6..])?)?,
         )),
         _ => Err(ParseErr::Syntax),
     }
@@ -615,9 +662,15 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
 fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     let lower = input.trim().to_ascii_lowercase();
     if let Some(sp) = special_word(&lower) {
-        return Ok(Parsed { special: Some(sp), ..Parsed::default() });
+        return Ok(Parsed {
+            special: Some(sp),
+            ..Parsed::default()
+        });
     }
-    let mut c = Cursor { s: lower.as_bytes(), i: 0 };
+    let mut c = Cursor {
+        s: lower.as_bytes(),
+        i: 0,
+    };
     let mut p = Parsed::default();
     let (mut y, m, d) = parse_date_part(&mut c)?;
     let had_sep = c.eat(b't') | c.skip_spaces();
@@ -724,7 +777,13 @@ pub fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbE
     parse_ts(input, "timestamp with time zone", tz, now, true)
 }
 
-fn parse_ts(input: &str, name: &str, tz: TimeZone, now: i64, with_tz: bool) -> Result<i64, DbError> {
+fn parse_ts(
+    input: &str,
+    name: &str,
+    tz: TimeZone,
+    now: i64,
+    with_tz: bool,
+) -> Result<i64, DbError> {
     let p = parse_checked(name, input)?;
     let zone_shift = |local: i64, off: i32| local - off as i64 * USECS_PER_SEC;
     match p.special {
@@ -734,7 +793,11 @@ fn parse_ts(input: &str, name: &str, tz: TimeZone, now: i64, with_tz: bool) -> R
         Some(Special::Epoch) if with_tz => return Ok(UNIX_EPOCH_USECS),
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
-            return Ok(if with_tz { zone_shift(local, tz.offset_secs) } else { local });
+            return Ok(if with_tz {
+                zone_shift(local, tz.offset_secs)
+            } else {
+                local
+            });
         }
         None => {}
     }
@@ -769,49 +832,133 @@ fn interval_range(input: &str) -> DbError {
     )
 }
 
-/// Accumulates fields as exact-ish f64 parts, then carries fractions down.
+/// Accumulates fields exactly, carrying each field's fraction down at once
+/// as PostgreSQL's DecodeInterval does: fractional years/decades/...
+/// become whole months (rounded), fractional months 30-day days, fractional
+/// weeks and days become days plus microseconds. `mask` rejects a unit
+/// given twice (`1 day 2 days` is a syntax error in PostgreSQL too).
 #[derive(Default)]
 struct IvAcc {
-    months: f64,
-    days: f64,
-    micros: f64,
+    months: i128,
+    days: i128,
+    micros: i128,
+    mask: u32,
 }
 
+/// A parsed number: exact integer part and fraction, both with its sign.
+struct Num {
+    int: i128,
+    frac: f64,
+}
+
+fn parse_num(text: &str) -> Option<Num> {
+    let (neg, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits_ok = |d: &str| d.bytes().all(|c| c.is_ascii_digit());
+    if (int.is_empty() && frac.is_empty()) || !digits_ok(int) || !digits_ok(frac) || int.len() > 30
+    {
+        return None;
+    }
+    let i: i128 = if int.is_empty() { 0 } else { int.parse().ok()? };
+    let f: f64 = if frac.is_empty() { 0.0 } else { format!("0.{frac}").parse().ok()? };
+    Some(if neg { Num { int: -i, frac: -f } } else { Num { int: i, frac: f } })
+}
+
+const M_YEAR: u32 = 1;
+const M_MONTH: u32 = 2;
+const M_DAY: u32 = 4;
+const M_WEEK: u32 = 8;
+const M_HOUR: u32 = 16;
+const M_MINUTE: u32 = 32;
+const M_SECOND: u32 = 64;
+const M_MILLI: u32 = 128;
+const M_MICRO: u32 = 256;
+const M_DECADE: u32 = 512;
+const M_CENTURY: u32 = 1024;
+const M_MILLENNIUM: u32 = 2048;
+const M_ALL_SECS: u32 = M_SECOND | M_MILLI | M_MICRO;
+
 impl IvAcc {
-    fn add_unit(&mut self, v: f64, unit: &str) -> bool {
-        let us = USECS_PER_SEC as f64;
-        match unit {
-            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => self.micros += v,
-            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => {
-                self.micros += v * 1000.0
-            }
-            "second" | "seconds" | "s" | "sec" | "secs" => self.micros += v * us,
-            "minute" | "minutes" | "m" | "min" | "mins" => self.micros += v * 60.0 * us,
-            "hour" | "hours" | "h" | "hr" | "hrs" => self.micros += v * 3600.0 * us,
-            "day" | "days" | "d" => self.days += v,
-            "week" | "weeks" | "w" => self.days += v * 7.0,
-            "month" | "months" | "mon" | "mons" => self.months += v,
-            "year" | "years" | "y" | "yr" | "yrs" => self.months += v * 12.0,
-            "decade" | "decades" => self.months += v * 120.0,
-            "century" | "centuries" | "c" => self.months += v * 1200.0,
-            "millennium" | "millennia" | "millenniums" => self.months += v * 12000.0,
-            _ => return false,
+    fn claim(&mut self, bits: u32) -> bool {
+        if self.mask & bits != 0 {
+            return false;
         }
+        self.mask |= bits;
         true
     }
 
-    fn finish(self, negate: bool) -> Option<Interval> {
-        let sign = if negate { -1.0 } else { 1.0 };
-        let months = self.months.trunc();
-        let days_total = self.days + (self.months - months) * 30.0;
-        let days = days_total.trunc();
-        let micros = self.micros + (days_total - days) * USECS_PER_DAY as f64;
-        let ok = |x: f64| x >= i32::MIN as f64 && x <= i32::MAX as f64;
-        let micros = micros.round();
-        if !ok(months) || !ok(days) || micros.abs() > 9.2e18 {
-            return None;
+    fn add_micros(&mut self, n: &Num, factor: i128) {
+        self.micros += n.int * factor + (n.frac * factor as f64).round_ties_even() as i128;
+    }
+
+    /// Adds `frac` days (already scaled): whole days, the rest as time.
+    fn add_frac_days(&mut self, frac: f64) {
+        let whole = frac.trunc();
+        self.days += whole as i128;
+        self.micros += ((frac - whole) * USECS_PER_DAY as f64).round_ties_even() as i128;
+    }
+
+    fn add_unit(&mut self, n: &Num, unit: &str) -> bool {
+        let sec = USECS_PER_SEC as i128;
+        let years = |acc: &mut IvAcc, bit: u32, scale: i128| {
+            acc.months += n.int * scale * 12 + (n.frac * (scale * 12) as f64).round_ties_even() as i128;
+            acc.claim(bit)
+        };
+        match unit {
+            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => {
+                self.add_micros(n, 1);
+                self.claim(M_MICRO)
+            }
+            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => {
+                self.add_micros(n, 1000);
+                self.claim(M_MILLI)
+            }
+            "second" | "seconds" | "s" | "sec" | "secs" => {
+                self.add_micros(n, sec);
+                self.claim(if n.frac == 0.0 { M_SECOND } else { M_ALL_SECS })
+            }
+            "minute" | "minutes" | "m" | "min" | "mins" => {
+                self.add_micros(n, 60 * sec);
+                self.claim(M_MINUTE)
+            }
+            "hour" | "hours" | "h" | "hr" | "hrs" => {
+                self.add_micros(n, 3600 * sec);
+                self.claim(M_HOUR)
+            }
+            "day" | "days" | "d" => {
+                self.days += n.int;
+                self.add_frac_days(n.frac);
+                self.claim(M_DAY)
+            }
+            "week" | "weeks" | "w" => {
+                self.days += n.int * 7;
+                self.add_frac_days(n.frac * 7.0);
+                self.claim(M_WEEK)
+            }
+            "month" | "months" | "mon" | "mons" => {
+                self.months += n.int;
+                self.add_frac_days(n.frac * 30.0);
+                self.claim(M_MONTH)
+            }
+            "year" | "years" | "y" | "yr" | "yrs" => years(self, M_YEAR, 1),
+            "decade" | "decades" => years(self, M_DECADE, 10),
+            "century" | "centuries" | "c" => years(self, M_CENTURY, 100),
+            "millennium" | "millennia" | "millenniums" => years(self, M_MILLENNIUM, 1000),
+            _ => false,
         }
-        Some(Interval::new((months * sign) as i32, (days * sign) as i32, (micros * sign) as i64))
+    }
+
+    fn finish(self, negate: bool) -> Option<Interval> {
+        let sign = if negate { -1 } else { 1 };
+        Some(Interval::new(
+            i32::try_from(self.months * sign).ok()?,
+            i32::try_from(self.days * sign).ok()?,
+            i64::try_from(self.micros * sign).ok()?,
+        ))
     }
 }
 
@@ -820,7 +967,8 @@ impl IvAcc {
 pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
     let lower = input.trim().to_ascii_lowercase();
     if let Some(iso) = lower.strip_prefix('p') {
-        return parse_iso_interval(iso).ok_or_else(|| interval_syntax(input))?
+        return parse_iso_interval(iso)
+            .ok_or_else(|| interval_syntax(input))?
             .finish(false)
             .ok_or_else(|| interval_range(input));
     }
@@ -840,28 +988,30 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
             continue;
         }
         if t.contains(':') {
-            acc.micros += parse_interval_time(t).ok_or_else(|| interval_syntax(input))?;
+            let us = parse_interval_time(t).ok_or_else(|| interval_syntax(input))?;
+            if !acc.claim(M_HOUR | M_MINUTE | M_ALL_SECS) {
+                return Err(interval_syntax(input));
+            }
+            acc.micros += us;
             any = true;
             continue;
         }
         // number, with the unit attached or in the next token
-        let split = t
-            .find(|c: char| c.is_ascii_alphabetic())
-            .unwrap_or(t.len());
+        let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
         let (n, attached) = t.split_at(split);
-        let v: f64 = n.parse().map_err(|_| interval_syntax(input))?;
-        if !v.is_finite() || n.contains(['e', 'i', 'n']) {
-            return Err(interval_syntax(input));
-        }
+        let num = parse_num(n).ok_or_else(|| interval_syntax(input))?;
         let unit = if !attached.is_empty() {
             attached
-        } else if i < tokens.len() && tokens[i].starts_with(|c: char| c.is_ascii_alphabetic()) && tokens[i] != "ago" {
+        } else if i < tokens.len()
+            && tokens[i].starts_with(|c: char| c.is_ascii_alphabetic())
+            && tokens[i] != "ago"
+        {
             i += 1;
             tokens[i - 1]
         } else {
             "second"
         };
-        if !acc.add_unit(v, unit) {
+        if !acc.add_unit(&num, unit) {
             return Err(interval_syntax(input));
         }
         any = true;
@@ -872,26 +1022,33 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
     acc.finish(negate).ok_or_else(|| interval_range(input))
 }
 
-/// `[-+]h:mm[:ss[.f]]` in microseconds.
-fn parse_interval_time(t: &str) -> Option<f64> {
+/// `[-+]h:mm[:ss[.f]]` in microseconds, exactly.
+fn parse_interval_time(t: &str) -> Option<i128> {
     let (neg, body) = match t.as_bytes().first()? {
         b'-' => (true, &t[1..]),
         b'+' => (false, &t[1..]),
         _ => (false, t),
     };
     let parts: Vec<&str> = body.split(':').collect();
-    let int = |p: &str| -> Option<f64> {
-        (!p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())).then(|| p.parse().ok())?
+    let int = |p: &str| -> Option<i128> {
+        if p.is_empty() || p.len() > 20 || !p.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        p.parse().ok()
     };
-    let sec = |p: &str| -> Option<f64> {
-        (!p.is_empty() && p.bytes().all(|c| c.is_ascii_digit() || c == b'.')).then(|| p.parse().ok())?
+    let sec = |p: &str| -> Option<i128> {
+        let (whole, frac) = p.split_once('.').unwrap_or((p, ""));
+        if !frac.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        Some(int(whole)? * USECS_PER_SEC as i128 + parse_fraction(frac.as_bytes()) as i128)
     };
-    let us = USECS_PER_SEC as f64;
-    let v = match parts.as_slice() {
-        [h, m] => int(h)? * 3600.0 * us + sec(m)? * 60.0 * us,
-        [h, m, s] => int(h)? * 3600.0 * us + int(m)? * 60.0 * us + sec(s)? * us,
+    let (h, m, s) = match parts.as_slice() {
+        [h, m] => (int(h)?, 0, sec(m)? * 60),
+        [h, m, s] => (int(h)?, int(m)?, sec(s)?),
         _ => return None,
     };
+    let v = h * USECS_PER_HOUR as i128 + m * 60 * USECS_PER_SEC as i128 + s;
     Some(if neg { -v } else { v })
 }
 
@@ -905,7 +1062,7 @@ fn parse_iso_interval(s: &str) -> Option<IvAcc> {
             't' if !in_time && num.is_empty() => in_time = true,
             '0'..='9' | '.' | '-' | '+' => num.push(ch),
             _ => {
-                let v: f64 = num.parse().ok()?;
+                let v = parse_num(&num)?;
                 num.clear();
                 let unit = match (ch, in_time) {
                     ('y', false) => "year",
@@ -917,7 +1074,9 @@ fn parse_iso_interval(s: &str) -> Option<IvAcc> {
                     ('s', true) => "second",
                     _ => return None,
                 };
-                acc.add_unit(v, unit);
+                if !acc.add_unit(&v, unit) {
+                    return None;
+                }
                 any = true;
             }
         }
@@ -983,10 +1142,14 @@ pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval, DbError> {
             "cannot subtract infinite timestamps",
         ));
     }
-    let diff = a.checked_sub(b).ok_or_else(|| {
-        DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range")
-    })?;
-    Ok(Interval::new(0, (diff / USECS_PER_DAY) as i32, diff % USECS_PER_DAY))
+    let diff = a
+        .checked_sub(b)
+        .ok_or_else(|| DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range"))?;
+    Ok(Interval::new(
+        0,
+        (diff / USECS_PER_DAY) as i32,
+        diff % USECS_PER_DAY,
+    ))
 }
 
 /// Local timestamp at midnight of a date (infinities map to infinities).
@@ -999,7 +1162,10 @@ pub fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
             if timestamp_in_range(ts) {
                 Ok(ts)
             } else {
-                Err(DbError::new(SqlState::DatetimeFieldOverflow, "date out of range for timestamp"))
+                Err(DbError::new(
+                    SqlState::DatetimeFieldOverflow,
+                    "date out of range for timestamp",
+                ))
             }
         }
     }
@@ -1019,12 +1185,15 @@ pub fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
     if date == DATE_NOBEGIN || date == DATE_NOEND {
         return Ok(date);
     }
-    let r = date as i64 + days;
-    let jd = r + POSTGRES_EPOCH_JDATE;
+    let r = (date as i64).saturating_add(days);
+    let jd = r.saturating_add(POSTGRES_EPOCH_JDATE);
     if (DATE_MIN_JD..DATE_END_JD).contains(&jd) {
         Ok(r as i32)
     } else {
-        Err(DbError::new(SqlState::DatetimeFieldOverflow, "date out of range"))
+        Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "date out of range",
+        ))
     }
 }
 
@@ -1040,23 +1209,44 @@ mod tests {
             let (y, m, d) = j2date(jd);
             assert_eq!(date2j(y, m as i64, d as i64), jd);
         }
-        assert_eq!(format_date(DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1), "5874897-12-31");
+        assert_eq!(
+            format_date(DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1),
+            "5874897-12-31"
+        );
     }
 
     #[test]
     fn output_matches_postgres() {
         let ts = parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
-        assert_eq!(format_timestamptz(ts, TimeZone::fixed(5 * 3600)), "2024-01-01 05:00:00+05");
-        assert_eq!(format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800))), "2023-12-31 18:30:00-05:30");
+        assert_eq!(
+            format_timestamptz(ts, TimeZone::fixed(5 * 3600)),
+            "2024-01-01 05:00:00+05"
+        );
+        assert_eq!(
+            format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800))),
+            "2023-12-31 18:30:00-05:30"
+        );
         let t = parse_timestamptz("2024-01-01 00:00:00+05:30:15", TimeZone::UTC, 0).unwrap();
-        assert_eq!(format_timestamptz(t, TimeZone::UTC), "2023-12-31 18:29:45+00");
+        assert_eq!(
+            format_timestamptz(t, TimeZone::UTC),
+            "2023-12-31 18:29:45+00"
+        );
         let t = parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
         let t = timestamp_add_interval(t, &Interval::new(0, 0, -USECS_PER_HOUR)).unwrap();
-        assert_eq!(format_timestamptz(t, TimeZone::UTC), "0001-12-31 23:00:00+00 BC");
+        assert_eq!(
+            format_timestamptz(t, TimeZone::UTC),
+            "0001-12-31 23:00:00+00 BC"
+        );
         let t = parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0).unwrap();
-        assert_eq!(format_timestamptz(t, TimeZone::UTC), "2024-01-01 10:11:12.5+00");
+        assert_eq!(
+            format_timestamptz(t, TimeZone::UTC),
+            "2024-01-01 10:11:12.5+00"
+        );
         let ts = |s| format_timestamp(parse_timestamp(s, TimeZone::UTC, 0).unwrap());
-        assert_eq!(ts("2024-01-01 10:11:12.123456789"), "2024-01-01 10:11:12.123457");
+        assert_eq!(
+            ts("2024-01-01 10:11:12.123456789"),
+            "2024-01-01 10:11:12.123457"
+        );
         assert_eq!(ts("2024-01-01 12:00 BC"), "2024-01-01 12:00:00 BC");
         assert_eq!(ts("2024-01-01 10:00 +02"), "2024-01-01 10:00:00");
         let d = |s| format_date(parse_date(s, TimeZone::UTC, 0).unwrap());
@@ -1071,19 +1261,45 @@ mod tests {
     #[test]
     fn input_errors_match_postgres() {
         let e = parse_date("2024-13-01", TimeZone::UTC, 0).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::DatetimeFieldOverflow, "date/time field value out of range: \"2024-13-01\""));
-        assert_eq!(e.hint.as_deref(), Some("Perhaps you need a different \"datestyle\" setting."));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::DatetimeFieldOverflow,
+                "date/time field value out of range: \"2024-13-01\""
+            )
+        );
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("Perhaps you need a different \"datestyle\" setting.")
+        );
         let e = parse_date("foo", TimeZone::UTC, 0).unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::InvalidDatetimeFormat, "invalid input syntax for type date: \"foo\""));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::InvalidDatetimeFormat,
+                "invalid input syntax for type date: \"foo\""
+            )
+        );
         let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0).unwrap_err();
-        assert_eq!(e.message, "date/time field value out of range: \"2024-02-30\"");
+        assert_eq!(
+            e.message,
+            "date/time field value out of range: \"2024-02-30\""
+        );
         let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0).unwrap_err();
         assert_eq!(e.message, "timestamp out of range: \"300000-01-01\"");
         let e = parse_date("6000000-01-01", TimeZone::UTC, 0).unwrap_err();
         assert_eq!(e.message, "date out of range: \"6000000-01-01\"");
         let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0).unwrap_err();
-        assert_eq!(e.message, "date/time field value out of range: \"2024-01-01 25:00\"");
-        for bad in ["", "2024-01-01 xx", "2024--01", "99999999999999999999-01-01"] {
+        assert_eq!(
+            e.message,
+            "date/time field value out of range: \"2024-01-01 25:00\""
+        );
+        for bad in [
+            "",
+            "2024-01-01 xx",
+            "2024--01",
+            "99999999999999999999-01-01",
+        ] {
             assert!(parse_timestamp(bad, TimeZone::UTC, 0).is_err(), "{bad}");
         }
     }
@@ -1091,7 +1307,10 @@ mod tests {
     #[test]
     fn intervals_match_postgres() {
         let iv = |s| format_interval(&parse_interval(s).unwrap());
-        assert_eq!(iv("1 year 2 months 3 days 4 hours 5 minutes 6.789 seconds"), "1 year 2 mons 3 days 04:05:06.789");
+        assert_eq!(
+            iv("1 year 2 months 3 days 4 hours 5 minutes 6.789 seconds"),
+            "1 year 2 mons 3 days 04:05:06.789"
+        );
         assert_eq!(iv("-1 days 2 hours"), "-1 days +02:00:00");
         assert_eq!(iv("1.5 years"), "1 year 6 mons");
         assert_eq!(iv("1.5 days"), "1 day 12:00:00");
@@ -1110,9 +1329,18 @@ mod tests {
         assert_eq!(iv("0.000001 sec"), "00:00:00.000001");
         assert_eq!(iv("3 millennia 2 centuries 1 decade"), "3210 years");
         let e = parse_interval("foo").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::InvalidDatetimeFormat, "invalid input syntax for type interval: \"foo\""));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::InvalidDatetimeFormat,
+                "invalid input syntax for type interval: \"foo\""
+            )
+        );
         assert!(parse_interval("2147483648 days").is_err());
-        assert_eq!(parse_interval("1 mon").unwrap(), parse_interval("30 days").unwrap());
+        assert_eq!(
+            parse_interval("1 mon").unwrap(),
+            parse_interval("30 days").unwrap()
+        );
     }
 
     #[test]
@@ -1140,5 +1368,7 @@ mod tests {
         let d = timestamp_diff(ts("2024-01-01"), ts("2024-01-03 01:00")).unwrap();
         assert_eq!(format_interval(&d), "-2 days -01:00:00");
         assert!(date_add_days(0, i64::MAX / 2).is_err());
+        assert!(date_add_days(5, i64::MIN).is_err());
+        assert!(date_add_days(5, i64::MAX).is_err());
     }
 }

@@ -1,15 +1,24 @@
 //! `real` / `double precision` text I/O.
 //!
 //! Output is PostgreSQL 12+'s default (`extra_float_digits = 1`): the
-//! shortest decimal that reads back to the same float (Rust's `{:e}`
-//! formatting computes exactly that digit string), laid out as C's `%g`
-//! would: plain notation for decimal exponents in `-4 ..< 15` (float8) or
-//! `-4 ..< 6` (float4), otherwise `d.ddde+XX` with at least two exponent
-//! digits. Input accepts surrounding whitespace, `NaN`, `Infinity`, `inf`
+//! shortest decimal that reads back to the same float, chosen by the rules
+//! of PostgreSQL's Ryu port (`common/d2s.c`, `f2s.c`): the rounding
+//! interval's end points are *excluded* (`acceptBounds = false`), and among
+//! the shortest candidates the one nearest the exact value wins, ties to
+//! even. Rust's own shortest formatting accepts the end points and breaks
+//! ties differently, so it only provides the starting digit count; the
+//! choice is made in exact integer arithmetic ([`crate::bigint`]). Layout
+//! is C's `%g`: plain notation for decimal exponents in `-4 ..< 15`
+//! (float8) or `-4 ..< 6` (float4), otherwise `d.ddde+XX` with at least
+//! two exponent digits. Input accepts surrounding whitespace, `NaN`, `Infinity`, `inf`
 //! (any case, signed) and decimal/exponent forms; results that overflow to
 //! infinity or underflow to zero are 22003, like `strtod`'s ERANGE.
 
+use std::cmp::Ordering;
+
 use nestor_common::{DbError, SqlState};
+
+use crate::bigint::{self as big, Mag};
 
 /// Shortest round-trip text of a float8.
 pub fn format_f64(v: f64) -> String {
@@ -19,7 +28,13 @@ pub fn format_f64(v: f64) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    layout(&format!("{v:e}"), 15)
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let bits = v.to_bits();
+    let (mant, exp) = (bits & ((1 << 52) - 1), ((bits >> 52) & 0x7ff) as i32);
+    let (digits, k) = pg_shortest(mant, exp, 52, 1023, &format!("{v:e}"));
+    layout(v.is_sign_negative(), &digits, k, 15)
 }
 
 /// Shortest round-trip text of a float4.
@@ -30,19 +45,91 @@ pub fn format_f32(v: f32) -> String {
     if v.is_infinite() {
         return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
     }
-    layout(&format!("{v:e}"), 6)
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let bits = v.to_bits() as u64;
+    let (mant, exp) = (bits & ((1 << 23) - 1), ((bits >> 23) & 0xff) as i32);
+    let (digits, k) = pg_shortest(mant, exp, 23, 127, &format!("{v:e}"));
+    layout(v.is_sign_negative(), &digits, k, 6)
 }
 
-/// Lays out Rust's `{:e}` output (`-1.2345e-7`) like `%g` with `digits` of
-/// precision for the plain/exponent decision.
-fn layout(sci: &str, plain_limit: i32) -> String {
+fn pow2(mut e: u32) -> Mag {
+    let mut m = vec![1];
+    while e >= 29 {
+        m = big::mul_small(&m, 1 << 29);
+        e -= 29;
+    }
+    big::mul_small(&m, 1 << e)
+}
+
+/// Shortest digits `d` and exponent `k` (value `d * 10^k`) of a non-zero
+/// finite float given as IEEE mantissa/exponent fields, with Ryu's interval
+/// (bounds excluded) and rounding (nearest, ties to even). `hint` is Rust's
+/// shortest `{:e}` text, whose last-digit position is an upper bound for k.
+fn pg_shortest(mant: u64, ieee_exp: i32, mbits: u32, bias: i32, hint: &str) -> (String, i32) {
+    let (m2, e2) = if ieee_exp == 0 {
+        (mant, 1 - bias - mbits as i32 - 2)
+    } else {
+        (mant | (1 << mbits), ieee_exp - bias - mbits as i32 - 2)
+    };
+    let mm_shift = u64::from(mant != 0 || ieee_exp <= 1);
+    let (mv, mp, mm) = (4 * m2, 4 * m2 + 2, 4 * m2 - 1 - mm_shift);
+    let (num_scale, den) = if e2 >= 0 {
+        (pow2(e2 as u32), vec![1])
+    } else {
+        (vec![1], pow2((-e2) as u32))
+    };
+    let scaled = |x: u64| big::mul(&big::from_u128(x as u128), &num_scale);
+    let (nv, np, nm) = (scaled(mv), scaled(mp), scaled(mm));
+    let mut k = hint_last_digit_exp(hint);
+    loop {
+        let (v, p, m, d) = if k >= 0 {
+            (nv.clone(), np.clone(), nm.clone(), big::mul_pow10(&den, k as u32))
+        } else {
+            let up = |x: &Mag| big::mul_pow10(x, (-k) as u32);
+            (up(&nv), up(&np), up(&nm), den.clone())
+        };
+        let low = big::add(&big::divmod(&m, &d).0, &[1]);
+        let (qp, rp) = big::divmod(&p, &d);
+        let high = if rp.is_empty() { big::sub(&qp, &[1]) } else { qp };
+        if big::cmp(&low, &high) != Ordering::Greater {
+            let (mut q, r) = big::divmod(&v, &d);
+            let twice = big::mul_small(&r, 2);
+            let round_up = match big::cmp(&twice, &d) {
+                Ordering::Greater => true,
+                Ordering::Equal => q.first().is_some_and(|x| x % 2 == 1),
+                Ordering::Less => false,
+            };
+            if round_up {
+                q = big::add(&q, &[1]);
+            }
+            if big::cmp(&q, &low) == Ordering::Less {
+                q = low;
+            } else if big::cmp(&q, &high) == Ordering::Greater {
+                q = high;
+            }
+            let digits = big::to_decimal(&q);
+            let trimmed = digits.trim_end_matches('0');
+            let k = k + (digits.len() - trimmed.len()) as i32;
+            return (trimmed.to_string(), k);
+        }
+        k -= 1;
+    }
+}
+
+/// Exponent of the last digit of Rust's `{:e}` output (`1.25e-3` -> -5).
+fn hint_last_digit_exp(sci: &str) -> i32 {
     let (mant, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mant) = match mant.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mant),
-    };
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    let digits = mant.chars().filter(char::is_ascii_digit).count() as i32;
+    exp - (digits - 1)
+}
+
+/// Lays out `digits * 10^k` like `%g`, plain for decimal exponents in
+/// `-4 ..< plain_limit`.
+fn layout(neg: bool, digits: &str, k: i32, plain_limit: i32) -> String {
+    let exp = k + digits.len() as i32 - 1;
     let mut out = String::with_capacity(24);
     if neg {
         out.push('-');
@@ -132,14 +219,29 @@ fn float_err(code: SqlState, input: &str, type_name: &str, syntax: bool) -> DbEr
 pub fn parse_f64(input: &str) -> Result<f64, DbError> {
     let s = input.trim_matches(|c: char| c.is_ascii_whitespace());
     if !float_syntax_ok(s) {
-        return Err(float_err(SqlState::InvalidTextRepresentation, input, "double precision", true));
+        return Err(float_err(
+            SqlState::InvalidTextRepresentation,
+            input,
+            "double precision",
+            true,
+        ));
     }
     let v: f64 = s.parse().map_err(|_| {
-        float_err(SqlState::InvalidTextRepresentation, input, "double precision", true)
+        float_err(
+            SqlState::InvalidTextRepresentation,
+            input,
+            "double precision",
+            true,
+        )
     })?;
     let body_inf = s.to_ascii_lowercase().contains("inf");
     if (v.is_infinite() && !body_inf) || (v == 0.0 && mantissa_nonzero(s)) {
-        return Err(float_err(SqlState::NumericValueOutOfRange, s, "double precision", false));
+        return Err(float_err(
+            SqlState::NumericValueOutOfRange,
+            s,
+            "double precision",
+            false,
+        ));
     }
     Ok(v)
 }
@@ -148,14 +250,24 @@ pub fn parse_f64(input: &str) -> Result<f64, DbError> {
 pub fn parse_f32(input: &str) -> Result<f32, DbError> {
     let s = input.trim_matches(|c: char| c.is_ascii_whitespace());
     if !float_syntax_ok(s) {
-        return Err(float_err(SqlState::InvalidTextRepresentation, input, "real", true));
+        return Err(float_err(
+            SqlState::InvalidTextRepresentation,
+            input,
+            "real",
+            true,
+        ));
     }
     let v: f32 = s
         .parse()
         .map_err(|_| float_err(SqlState::InvalidTextRepresentation, input, "real", true))?;
     let body_inf = s.to_ascii_lowercase().contains("inf");
     if (v.is_infinite() && !body_inf) || (v == 0.0 && mantissa_nonzero(s)) {
-        return Err(float_err(SqlState::NumericValueOutOfRange, s, "real", false));
+        return Err(float_err(
+            SqlState::NumericValueOutOfRange,
+            s,
+            "real",
+            false,
+        ));
     }
     Ok(v)
 }
@@ -181,6 +293,16 @@ mod tests {
         assert_eq!(format_f32(3.4e38), "3.4e+38");
         assert_eq!(format_f32(1.5), "1.5");
         assert_eq!(format_f32(f32::NAN), "NaN");
+        // Ryu as PostgreSQL builds it: bounds excluded, ties to even.
+        assert_eq!(format_f32(-621546368.0), "-6.2154637e+08");
+        assert_eq!(format_f32(480292.625), "480292.62");
+        assert_eq!(format_f32(-337780.125), "-337780.12");
+        assert_eq!(format_f32(16777215.0), "1.6777215e+07");
+        assert_eq!(format_f32(f32::MIN_POSITIVE), "1.1754944e-38");
+        assert_eq!(format_f32(1e-45), "1e-45");
+        assert_eq!(format_f64(f64::MAX), "1.7976931348623157e+308");
+        assert_eq!(format_f64(5e-324), "5e-324");
+        assert_eq!(format_f64(0.0), "0");
     }
 
     #[test]
@@ -190,11 +312,23 @@ mod tests {
         assert!(parse_f64("NaN").unwrap().is_nan());
         assert_eq!(parse_f64(".5e1").unwrap(), 5.0);
         let e = parse_f64("abc").unwrap_err();
-        assert_eq!(e.message, "invalid input syntax for type double precision: \"abc\"");
+        assert_eq!(
+            e.message,
+            "invalid input syntax for type double precision: \"abc\""
+        );
         let e = parse_f64("1e400").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (SqlState::NumericValueOutOfRange, "\"1e400\" is out of range for type double precision"));
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (
+                SqlState::NumericValueOutOfRange,
+                "\"1e400\" is out of range for type double precision"
+            )
+        );
         assert!(parse_f64("1e-400").is_err());
-        assert_eq!(parse_f32("1e39").unwrap_err().message, "\"1e39\" is out of range for type real");
+        assert_eq!(
+            parse_f32("1e39").unwrap_err().message,
+            "\"1e39\" is out of range for type real"
+        );
         for bad in ["", "1e", "e5", "--1", "1.2.3", "0x10", "infinityx"] {
             assert!(parse_f64(bad).is_err(), "{bad}");
         }

@@ -36,8 +36,11 @@ struct Parser<'a> {
 }
 
 fn syntax(detail: String) -> DbError {
-    DbError::new(SqlState::InvalidTextRepresentation, "invalid input syntax for type json")
-        .with_detail(detail)
+    DbError::new(
+        SqlState::InvalidTextRepresentation,
+        "invalid input syntax for type json",
+    )
+    .with_detail(detail)
 }
 
 impl<'a> Parser<'a> {
@@ -135,7 +138,10 @@ impl<'a> Parser<'a> {
             }
             ok &= i > e;
         }
-        while b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.') {
+        while b
+            .get(i)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'.')
+        {
             i += 1;
             ok = false;
         }
@@ -148,8 +154,12 @@ impl<'a> Parser<'a> {
     }
 
     fn hex4(&mut self) -> Result<u32, DbError> {
-        let h = self.s.get(self.i..self.i + 4).filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
-        let h = h.ok_or_else(|| syntax("\"\\u\" must be followed by four hexadecimal digits.".into()))?;
+        let h = self
+            .s
+            .get(self.i..self.i + 4)
+            .filter(|h| h.bytes().all(|c| c.is_ascii_hexdigit()));
+        let h =
+            h.ok_or_else(|| syntax("\"\\u\" must be followed by four hexadecimal digits.".into()))?;
         self.i += 4;
         u32::from_str_radix(h, 16).map_err(|_| syntax("bad \\u escape".into()))
     }
@@ -205,16 +215,22 @@ impl<'a> Parser<'a> {
         let hi = self.hex4()?;
         let cp = if (0xD800..0xDC00).contains(&hi) {
             if self.s.get(self.i..self.i + 2) != Some("\\u") {
-                return Err(syntax("Unicode high surrogate must not follow a high surrogate.".into()));
+                return Err(syntax(
+                    "Unicode high surrogate must not follow a high surrogate.".into(),
+                ));
             }
             self.i += 2;
             let lo = self.hex4()?;
             if !(0xDC00..0xE000).contains(&lo) {
-                return Err(syntax("Unicode low surrogate must follow a high surrogate.".into()));
+                return Err(syntax(
+                    "Unicode low surrogate must follow a high surrogate.".into(),
+                ));
             }
             0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
         } else if (0xDC00..0xE000).contains(&hi) {
-            return Err(syntax("Unicode low surrogate must follow a high surrogate.".into()));
+            return Err(syntax(
+                "Unicode low surrogate must follow a high surrogate.".into(),
+            ));
         } else {
             hi
         };
@@ -289,7 +305,11 @@ impl<'a> Parser<'a> {
 fn normalize_object(fields: Vec<(String, Json)>) -> Vec<(String, Json)> {
     let mut indexed: Vec<(usize, (String, Json))> = fields.into_iter().enumerate().collect();
     indexed.sort_by(|(ia, (a, _)), (ib, (b, _))| {
-        (a.len(), a.as_bytes(), std::cmp::Reverse(*ia)).cmp(&(b.len(), b.as_bytes(), std::cmp::Reverse(*ib)))
+        (a.len(), a.as_bytes(), std::cmp::Reverse(*ia)).cmp(&(
+            b.len(),
+            b.as_bytes(),
+            std::cmp::Reverse(*ib),
+        ))
     });
     let mut out: Vec<(String, Json)> = Vec::with_capacity(indexed.len());
     for (_, (k, v)) in indexed {
@@ -355,7 +375,12 @@ fn write_json(out: &mut String, v: &Json) {
 
 /// Parses JSON text and returns jsonb's canonical text.
 pub fn normalize_jsonb(input: &str) -> Result<String, DbError> {
-    let mut p = Parser { s: input, b: input.as_bytes(), i: 0, depth: 0 };
+    let mut p = Parser {
+        s: input,
+        b: input.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
     let v = p.value()?;
     p.ws();
     if p.i < p.b.len() {
@@ -379,7 +404,10 @@ mod tests {
         );
         assert_eq!(n(" [ ] "), "[]");
         assert_eq!(n("{}"), "{}");
-        assert_eq!(n(r#"[1,2.50,1e2,-0,"\ud83d\ude00"]"#), "[1, 2.50, 100, 0, \"😀\"]");
+        assert_eq!(
+            n(r#"[1,2.50,1e2,-0,"\ud83d\ude00"]"#),
+            "[1, 2.50, 100, 0, \"😀\"]"
+        );
         assert_eq!(n("true"), "true");
     }
 
@@ -387,9 +415,15 @@ mod tests {
     fn errors_like_postgres() {
         let e = normalize_jsonb(r#"{"a":}"#).unwrap_err();
         assert_eq!(e.message, "invalid input syntax for type json");
-        assert_eq!(e.detail.as_deref(), Some("Expected JSON value, but found \"}\"."));
+        assert_eq!(
+            e.detail.as_deref(),
+            Some("Expected JSON value, but found \"}\".")
+        );
         let e = normalize_jsonb("1 2").unwrap_err();
-        assert_eq!(e.detail.as_deref(), Some("Expected end of input, but found \"2\"."));
+        assert_eq!(
+            e.detail.as_deref(),
+            Some("Expected end of input, but found \"2\".")
+        );
         let e = normalize_jsonb(r#""\u0000""#).unwrap_err();
         assert_eq!(e.code, SqlState::UntranslatableCharacter);
         let e = normalize_jsonb("foo").unwrap_err();

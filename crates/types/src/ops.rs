@@ -94,7 +94,10 @@ fn int_range_err(ty: DataType) -> DbError {
         DataType::Int4 => "integer",
         _ => "bigint",
     };
-    DbError::new(SqlState::NumericValueOutOfRange, format!("{name} out of range"))
+    DbError::new(
+        SqlState::NumericValueOutOfRange,
+        format!("{name} out of range"),
+    )
 }
 
 fn div_zero() -> DbError {
@@ -102,11 +105,17 @@ fn div_zero() -> DbError {
 }
 
 fn float_overflow() -> DbError {
-    DbError::new(SqlState::NumericValueOutOfRange, "value out of range: overflow")
+    DbError::new(
+        SqlState::NumericValueOutOfRange,
+        "value out of range: overflow",
+    )
 }
 
 fn float_underflow() -> DbError {
-    DbError::new(SqlState::NumericValueOutOfRange, "value out of range: underflow")
+    DbError::new(
+        SqlState::NumericValueOutOfRange,
+        "value out of range: underflow",
+    )
 }
 
 /// Numeric class of an operand pair after promotion.
@@ -222,7 +231,9 @@ fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
         (Add, T::TimestampTz, T::Interval)
         | (Add, T::Interval, T::TimestampTz)
         | (Sub, T::TimestampTz, T::Interval) => Some(T::TimestampTz),
-        (Sub, T::Timestamp, T::Timestamp) | (Sub, T::TimestampTz, T::TimestampTz) => Some(T::Interval),
+        (Sub, T::Timestamp, T::Timestamp) | (Sub, T::TimestampTz, T::TimestampTz) => {
+            Some(T::Interval)
+        }
         (Add | Sub, T::Interval, T::Interval) => Some(T::Interval),
         (Mul, T::Interval, t) | (Mul, t, T::Interval) if t.is_numeric() => Some(T::Interval),
         (Div, T::Interval, t) if t.is_numeric() => Some(T::Interval),
@@ -232,7 +243,10 @@ fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
 
 fn comparable(a: DataType, b: DataType) -> bool {
     use DataType as T;
-    if a.base() == b.base() || (a.is_numeric() && b.is_numeric()) || (a.is_string() && b.is_string()) {
+    if a.base() == b.base()
+        || (a.is_numeric() && b.is_numeric())
+        || (a.is_string() && b.is_string())
+    {
         return true;
     }
     matches!(
@@ -339,7 +353,13 @@ fn numeric_arith(op: BinaryOp, x: &Numeric, y: &Numeric) -> Result<Value, DbErro
         Div => x.div(y),
         Mod => x.rem(y),
         Pow => x.power(y),
-        _ => return Err(no_operator(op.symbol(), DataType::NUMERIC, DataType::NUMERIC)),
+        _ => {
+            return Err(no_operator(
+                op.symbol(),
+                DataType::NUMERIC,
+                DataType::NUMERIC,
+            ))
+        }
     };
     r.map(Value::Numeric)
 }
@@ -372,7 +392,10 @@ pub fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64, DbError> {
 
 fn float_pow(x: f64, y: f64) -> Result<f64, DbError> {
     if x == 0.0 && y < 0.0 {
-        return Err(DbError::new(SqlState::DataException, "zero raised to a negative power is undefined"));
+        return Err(DbError::new(
+            SqlState::DataException,
+            "zero raised to a negative power is undefined",
+        ));
     }
     if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
         return Err(DbError::new(
@@ -394,7 +417,12 @@ fn interval_err() -> DbError {
     DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range")
 }
 
-fn datetime_arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Option<Value>, DbError> {
+fn datetime_arith(
+    op: BinaryOp,
+    a: &Value,
+    b: &Value,
+    ctx: &EvalCtx,
+) -> Result<Option<Value>, DbError> {
     use BinaryOp::*;
     use Value as V;
     let tz = ctx.time_zone;
@@ -404,24 +432,31 @@ fn datetime_arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<O
             V::Date(datetime::date_add_days(*d, n.as_i64().unwrap_or(0))?)
         }
         (Sub, V::Date(d), n) if n.as_i64().is_some() => {
-            V::Date(datetime::date_add_days(*d, -n.as_i64().unwrap_or(0))?)
+            let k = n.as_i64().unwrap_or(0);
+            V::Date(datetime::date_add_days(*d, k.checked_neg().unwrap_or(i64::MAX))?)
         }
         (Sub, V::Date(x), V::Date(y)) => {
             if [*x, *y].iter().any(|d| *d == i32::MIN || *d == i32::MAX) {
-                return Err(DbError::new(SqlState::DatetimeFieldOverflow, "cannot subtract infinite dates"));
+                return Err(DbError::new(
+                    SqlState::DatetimeFieldOverflow,
+                    "cannot subtract infinite dates",
+                ));
             }
             V::Int4(x.wrapping_sub(*y))
         }
-        (Add, V::Date(d), V::Interval(i)) | (Add, V::Interval(i), V::Date(d)) => {
-            V::Timestamp(datetime::timestamp_add_interval(datetime::date_to_timestamp(*d)?, i)?)
-        }
-        (Sub, V::Date(d), V::Interval(i)) => {
-            V::Timestamp(datetime::timestamp_add_interval(datetime::date_to_timestamp(*d)?, &neg(i)?)?)
-        }
+        (Add, V::Date(d), V::Interval(i)) | (Add, V::Interval(i), V::Date(d)) => V::Timestamp(
+            datetime::timestamp_add_interval(datetime::date_to_timestamp(*d)?, i)?,
+        ),
+        (Sub, V::Date(d), V::Interval(i)) => V::Timestamp(datetime::timestamp_add_interval(
+            datetime::date_to_timestamp(*d)?,
+            &neg(i)?,
+        )?),
         (Add, V::Timestamp(t), V::Interval(i)) | (Add, V::Interval(i), V::Timestamp(t)) => {
             V::Timestamp(datetime::timestamp_add_interval(*t, i)?)
         }
-        (Sub, V::Timestamp(t), V::Interval(i)) => V::Timestamp(datetime::timestamp_add_interval(*t, &neg(i)?)?),
+        (Sub, V::Timestamp(t), V::Interval(i)) => {
+            V::Timestamp(datetime::timestamp_add_interval(*t, &neg(i)?)?)
+        }
         (Add, V::TimestampTz(t), V::Interval(i)) | (Add, V::Interval(i), V::TimestampTz(t)) => {
             V::TimestampTz(datetime::timestamptz_add_interval(*t, i, tz)?)
         }
@@ -431,7 +466,9 @@ fn datetime_arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<O
         (Sub, V::Timestamp(x), V::Timestamp(y)) | (Sub, V::TimestampTz(x), V::TimestampTz(y)) => {
             V::Interval(datetime::timestamp_diff(*x, *y)?)
         }
-        (Add, V::Interval(x), V::Interval(y)) => V::Interval(x.checked_add(y).ok_or_else(interval_err)?),
+        (Add, V::Interval(x), V::Interval(y)) => {
+            V::Interval(x.checked_add(y).ok_or_else(interval_err)?)
+        }
         (Sub, V::Interval(x), V::Interval(y)) => {
             V::Interval(x.checked_add(&neg(y)?).ok_or_else(interval_err)?)
         }
@@ -453,9 +490,18 @@ fn datetime_arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<O
 pub fn negate(v: &Value) -> Result<Value, DbError> {
     Ok(match v {
         Value::Null => Value::Null,
-        Value::Int2(x) => Value::Int2(x.checked_neg().ok_or_else(|| int_range_err(DataType::Int2))?),
-        Value::Int4(x) => Value::Int4(x.checked_neg().ok_or_else(|| int_range_err(DataType::Int4))?),
-        Value::Int8(x) => Value::Int8(x.checked_neg().ok_or_else(|| int_range_err(DataType::Int8))?),
+        Value::Int2(x) => Value::Int2(
+            x.checked_neg()
+                .ok_or_else(|| int_range_err(DataType::Int2))?,
+        ),
+        Value::Int4(x) => Value::Int4(
+            x.checked_neg()
+                .ok_or_else(|| int_range_err(DataType::Int4))?,
+        ),
+        Value::Int8(x) => Value::Int8(
+            x.checked_neg()
+                .ok_or_else(|| int_range_err(DataType::Int8))?,
+        ),
         Value::Float4(x) => Value::Float4(-x),
         Value::Float8(x) => Value::Float8(-x),
         Value::Numeric(n) => Value::Numeric(n.neg()),
@@ -501,7 +547,12 @@ pub fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, DbError> {
 
 /// [`compare`] with a session (for timestamp vs timestamptz) and the
 /// operator symbol used in the 42883 error.
-pub fn compare_in(a: &Value, b: &Value, ctx: &EvalCtx, op: &str) -> Result<Option<Ordering>, DbError> {
+pub fn compare_in(
+    a: &Value,
+    b: &Value,
+    ctx: &EvalCtx,
+    op: &str,
+) -> Result<Option<Ordering>, DbError> {
     use Value as V;
     if a.is_null() || b.is_null() {
         return Ok(None);
@@ -524,12 +575,21 @@ pub fn compare_in(a: &Value, b: &Value, ctx: &EvalCtx, op: &str) -> Result<Optio
     let as_tstz = |v: &Value| -> Option<i64> {
         match v {
             V::TimestampTz(t) => Some(*t),
-            other => as_ts(other).map(|t| if t == i64::MIN || t == i64::MAX { t } else { t - off }),
+            other => as_ts(other).map(|t| {
+                if t == i64::MIN || t == i64::MAX {
+                    t
+                } else {
+                    t - off
+                }
+            }),
         }
     };
     match (a, b) {
-        (V::Date(_) | V::Timestamp(_), V::Date(_) | V::Timestamp(_)) => Ok(Some(as_ts(a).cmp(&as_ts(b)))),
-        (V::TimestampTz(_), V::Date(_) | V::Timestamp(_)) | (V::Date(_) | V::Timestamp(_), V::TimestampTz(_)) => {
+        (V::Date(_) | V::Timestamp(_), V::Date(_) | V::Timestamp(_)) => {
+            Ok(Some(as_ts(a).cmp(&as_ts(b))))
+        }
+        (V::TimestampTz(_), V::Date(_) | V::Timestamp(_))
+        | (V::Date(_) | V::Timestamp(_), V::TimestampTz(_)) => {
             Ok(Some(as_tstz(a).cmp(&as_tstz(b))))
         }
         _ if std::mem::discriminant(a) == std::mem::discriminant(b) => Ok(Some(a.cmp(b))),
@@ -539,9 +599,17 @@ pub fn compare_in(a: &Value, b: &Value, ctx: &EvalCtx, op: &str) -> Result<Optio
 
 /// LIKE matching: `%` any run, `_` one character, `escape` (default `\`)
 /// quotes the next character. Case-insensitive compares lower-cased text.
-pub fn like(s: &str, pattern: &str, escape: Option<char>, case_insensitive: bool) -> Result<bool, DbError> {
+pub fn like(
+    s: &str,
+    pattern: &str,
+    escape: Option<char>,
+    case_insensitive: bool,
+) -> Result<bool, DbError> {
     let (s, p): (Vec<char>, Vec<char>) = if case_insensitive {
-        (s.to_lowercase().chars().collect(), pattern.to_lowercase().chars().collect())
+        (
+            s.to_lowercase().chars().collect(),
+            pattern.to_lowercase().chars().collect(),
+        )
     } else {
         (s.chars().collect(), pattern.chars().collect())
     };
@@ -563,7 +631,10 @@ fn like_tokens(p: &[char], escape: Option<char>) -> Result<Vec<Tok>, DbError> {
         let c = p[i];
         if Some(c) == escape {
             let next = p.get(i + 1).ok_or_else(|| {
-                DbError::new(SqlState::InvalidEscapeSequence, "LIKE pattern must not end with escape character")
+                DbError::new(
+                    SqlState::InvalidEscapeSequence,
+                    "LIKE pattern must not end with escape character",
+                )
             })?;
             out.push(Tok::Lit(*next));
             i += 2;
@@ -645,14 +716,35 @@ mod tests {
         assert_eq!(t(op(Mod, Value::Int4(-7), Value::Int4(3))), "-1");
         assert_eq!(t(op(Mod, Value::Int4(7), Value::Int4(-3))), "1");
         assert_eq!(t(op(Mod, Value::Int4(i32::MIN), Value::Int4(-1))), "0");
-        assert_eq!(e(op(Div, Value::Int4(i32::MIN), Value::Int4(-1))), (NumericValueOutOfRange, "integer out of range".into()));
-        assert_eq!(e(op(Div, Value::Int2(i16::MIN), Value::Int2(-1))), (NumericValueOutOfRange, "smallint out of range".into()));
-        assert_eq!(e(op(Mul, Value::Int8(i64::MAX), Value::Int4(2))), (NumericValueOutOfRange, "bigint out of range".into()));
-        assert_eq!(e(op(Mod, Value::Int4(5), Value::Int4(0))), (DivisionByZero, "division by zero".into()));
-        assert_eq!(op(Add, Value::Int2(1), Value::Int8(1)).unwrap(), Value::Int8(2));
-        assert!(matches!(op(Add, Value::Int2(1), Value::Int2(1)).unwrap(), Value::Int2(2)));
+        assert_eq!(
+            e(op(Div, Value::Int4(i32::MIN), Value::Int4(-1))),
+            (NumericValueOutOfRange, "integer out of range".into())
+        );
+        assert_eq!(
+            e(op(Div, Value::Int2(i16::MIN), Value::Int2(-1))),
+            (NumericValueOutOfRange, "smallint out of range".into())
+        );
+        assert_eq!(
+            e(op(Mul, Value::Int8(i64::MAX), Value::Int4(2))),
+            (NumericValueOutOfRange, "bigint out of range".into())
+        );
+        assert_eq!(
+            e(op(Mod, Value::Int4(5), Value::Int4(0))),
+            (DivisionByZero, "division by zero".into())
+        );
+        assert_eq!(
+            op(Add, Value::Int2(1), Value::Int8(1)).unwrap(),
+            Value::Int8(2)
+        );
+        assert!(matches!(
+            op(Add, Value::Int2(1), Value::Int2(1)).unwrap(),
+            Value::Int2(2)
+        ));
         assert_eq!(op(Add, Value::Null, Value::Int4(1)).unwrap(), Value::Null);
-        assert_eq!(e(negate(&Value::Int4(i32::MIN))), (NumericValueOutOfRange, "integer out of range".into()));
+        assert_eq!(
+            e(negate(&Value::Int4(i32::MIN))),
+            (NumericValueOutOfRange, "integer out of range".into())
+        );
         assert_eq!(e(abs(&Value::Int4(i32::MIN))).1, "integer out of range");
         assert_eq!(t(abs(&Value::Int2(-5))), "5");
     }
@@ -660,33 +752,81 @@ mod tests {
     #[test]
     fn float_and_numeric_arithmetic() {
         use BinaryOp::*;
-        assert_eq!(e(op(Mul, Value::Float8(1e300), Value::Float8(1e300))).1, "value out of range: overflow");
-        assert_eq!(e(op(Mul, Value::Float8(1e-300), Value::Float8(1e-300))).1, "value out of range: underflow");
-        assert_eq!(e(op(Div, Value::Float8(1.0), Value::Int4(0))).1, "division by zero");
+        assert_eq!(
+            e(op(Mul, Value::Float8(1e300), Value::Float8(1e300))).1,
+            "value out of range: overflow"
+        );
+        assert_eq!(
+            e(op(Mul, Value::Float8(1e-300), Value::Float8(1e-300))).1,
+            "value out of range: underflow"
+        );
+        assert_eq!(
+            e(op(Div, Value::Float8(1.0), Value::Int4(0))).1,
+            "division by zero"
+        );
         let (code, msg) = e(op(Mod, Value::Float8(5.5), Value::Int4(2)));
-        assert_eq!((code, msg.as_str()), (SqlState::UndefinedFunction, "operator does not exist: double precision % integer"));
+        assert_eq!(
+            (code, msg.as_str()),
+            (
+                SqlState::UndefinedFunction,
+                "operator does not exist: double precision % integer"
+            )
+        );
         let n = |s| p(DataType::NUMERIC, s);
         assert_eq!(t(op(Div, Value::Int4(5), n("2.0"))), "2.5000000000000000");
         assert_eq!(t(op(Add, n("1.5"), Value::Int4(1))), "2.5");
         assert_eq!(t(op(Pow, Value::Int4(2), Value::Int4(10))), "1024");
         assert_eq!(t(op(Pow, n("2.0"), n("0.5"))), "1.4142135623730950");
-        assert_eq!(binary_result_type(Add, DataType::Float4, DataType::Int4), Some(DataType::Float8));
-        assert_eq!(binary_result_type(Add, DataType::Float4, DataType::NUMERIC), Some(DataType::Float8));
-        assert_eq!(binary_result_type(Add, DataType::Int2, DataType::NUMERIC), Some(DataType::NUMERIC));
-        assert_eq!(binary_result_type(Add, DataType::Int2, DataType::Int2), Some(DataType::Int2));
-        assert_eq!(binary_result_type(Add, DataType::Int4, DataType::Text), None);
-        assert_eq!(binary_result_type(Mod, DataType::Float8, DataType::Int4), None);
+        assert_eq!(
+            binary_result_type(Add, DataType::Float4, DataType::Int4),
+            Some(DataType::Float8)
+        );
+        assert_eq!(
+            binary_result_type(Add, DataType::Float4, DataType::NUMERIC),
+            Some(DataType::Float8)
+        );
+        assert_eq!(
+            binary_result_type(Add, DataType::Int2, DataType::NUMERIC),
+            Some(DataType::NUMERIC)
+        );
+        assert_eq!(
+            binary_result_type(Add, DataType::Int2, DataType::Int2),
+            Some(DataType::Int2)
+        );
+        assert_eq!(
+            binary_result_type(Add, DataType::Int4, DataType::Text),
+            None
+        );
+        assert_eq!(
+            binary_result_type(Mod, DataType::Float8, DataType::Int4),
+            None
+        );
     }
 
     #[test]
     fn comparisons_across_types() {
         let n = |s| p(DataType::NUMERIC, s);
-        assert_eq!(compare(&Value::Int4(1), &n("1.0")).unwrap(), Some(Ordering::Equal));
-        assert_eq!(compare(&Value::Int4(1), &Value::Float8(1.0)).unwrap(), Some(Ordering::Equal));
-        assert_eq!(compare(&n("0.1"), &Value::Float8(0.1)).unwrap(), Some(Ordering::Equal));
-        assert_eq!(compare(&Value::Float8(f64::NAN), &Value::Float8(f64::NAN)).unwrap(), Some(Ordering::Equal));
+        assert_eq!(
+            compare(&Value::Int4(1), &n("1.0")).unwrap(),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            compare(&Value::Int4(1), &Value::Float8(1.0)).unwrap(),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            compare(&n("0.1"), &Value::Float8(0.1)).unwrap(),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(
+            compare(&Value::Float8(f64::NAN), &Value::Float8(f64::NAN)).unwrap(),
+            Some(Ordering::Equal)
+        );
         assert_eq!(compare(&Value::Null, &Value::Int4(1)).unwrap(), None);
-        assert_eq!(compare(&Value::text("a"), &Value::text("b")).unwrap(), Some(Ordering::Less));
+        assert_eq!(
+            compare(&Value::text("a"), &Value::text("b")).unwrap(),
+            Some(Ordering::Less)
+        );
         let d = p(DataType::Date, "2024-01-01");
         let ts = p(DataType::Timestamp, "2024-01-01 00:00:01");
         assert_eq!(compare(&d, &ts).unwrap(), Some(Ordering::Less));
@@ -709,13 +849,25 @@ mod tests {
         assert!(like("ab", "%%%b", Some('\\'), false).unwrap());
         assert!(!like("aaa", "%a%b%", Some('\\'), false).unwrap());
         let err = like("abc", "a\\", Some('\\'), false).unwrap_err();
-        assert_eq!((err.code, err.message.as_str()), (SqlState::InvalidEscapeSequence, "LIKE pattern must not end with escape character"));
+        assert_eq!(
+            (err.code, err.message.as_str()),
+            (
+                SqlState::InvalidEscapeSequence,
+                "LIKE pattern must not end with escape character"
+            )
+        );
         assert!(like("a\\", "a\\", None, false).unwrap());
         use BinaryOp::*;
         assert_eq!(t(op(Concat, Value::text("a"), Value::Bool(true))), "atrue");
         assert_eq!(t(op(Concat, Value::Int4(1), Value::text("a"))), "1a");
-        assert_eq!(op(Concat, Value::text("a"), Value::Null).unwrap(), Value::Null);
-        assert_eq!(t(op(Concat, Value::bytea(&[1]), Value::bytea(&[2]))), "\\x0102");
+        assert_eq!(
+            op(Concat, Value::text("a"), Value::Null).unwrap(),
+            Value::Null
+        );
+        assert_eq!(
+            t(op(Concat, Value::bytea(&[1]), Value::bytea(&[2]))),
+            "\\x0102"
+        );
         assert_eq!(t(op(NotLike, Value::text("abc"), Value::text("a%"))), "f");
     }
 
@@ -726,14 +878,27 @@ mod tests {
         let iv = |s| p(DataType::Interval, s);
         assert_eq!(t(op(Sub, d("2024-03-01"), d("2024-02-01"))), "29");
         assert_eq!(t(op(Add, d("2024-01-01"), Value::Int4(30))), "2024-01-31");
-        assert_eq!(t(op(Add, d("2024-01-01"), iv("1 hour"))), "2024-01-01 01:00:00");
-        assert_eq!(t(op(Sub, d("2024-01-01"), iv("1 day"))), "2023-12-31 00:00:00");
+        assert!(op(Sub, d("2024-01-01"), Value::Int8(i64::MIN)).is_err());
+        assert_eq!(
+            t(op(Add, d("2024-01-01"), iv("1 hour"))),
+            "2024-01-01 01:00:00"
+        );
+        assert_eq!(
+            t(op(Sub, d("2024-01-01"), iv("1 day"))),
+            "2023-12-31 00:00:00"
+        );
         let tz = |s| p(DataType::TimestampTz, s);
         assert_eq!(t(op(Sub, tz("2024-01-01"), tz("2023-12-01"))), "31 days");
         assert_eq!(t(negate(&iv("1 day 02:00"))), "-1 days -02:00:00");
-        assert_eq!(t(op(Mul, iv("1 day"), Value::Float8(1.5))), "1 day 12:00:00");
+        assert_eq!(
+            t(op(Mul, iv("1 day"), Value::Float8(1.5))),
+            "1 day 12:00:00"
+        );
         assert_eq!(t(op(Div, iv("1 mon"), Value::Int4(3))), "10 days");
-        assert_eq!(e(op(Div, iv("1 hour"), Value::Int4(0))).1, "division by zero");
+        assert_eq!(
+            e(op(Div, iv("1 hour"), Value::Int4(0))).1,
+            "division by zero"
+        );
         let ts = p(DataType::Timestamp, "2024-01-31 10:00");
         assert_eq!(t(op(Add, ts, iv("1 mon"))), "2024-02-29 10:00:00");
     }

@@ -86,7 +86,11 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Float4 => Value::Float4(float::parse_f32(input)?),
         DataType::Float8 => Value::Float8(float::parse_f64(input)?),
         DataType::Numeric(_) => apply_typmod(Value::Numeric(Numeric::parse(input)?), ty, false)?,
-        DataType::Text | DataType::Unknown | DataType::Varchar(_) | DataType::Char(_) | DataType::Name => {
+        DataType::Text
+        | DataType::Unknown
+        | DataType::Varchar(_)
+        | DataType::Char(_)
+        | DataType::Name => {
             check_no_nul(input.as_bytes())?;
             apply_typmod(Value::Text(Arc::from(input)), ty, false)?
         }
@@ -114,7 +118,9 @@ pub(crate) fn check_no_nul(b: &[u8]) -> Result<(), DbError> {
 
 /// boolin: unique prefixes of true/false/yes/no, on/off, 1/0.
 pub fn parse_bool(input: &str) -> Result<bool, DbError> {
-    let s = input.trim_matches(|c: char| c.is_ascii_whitespace()).to_ascii_lowercase();
+    let s = input
+        .trim_matches(|c: char| c.is_ascii_whitespace())
+        .to_ascii_lowercase();
     let prefix_of = |word: &str, min: usize| s.len() >= min && word.starts_with(s.as_str());
     if prefix_of("true", 1) || prefix_of("yes", 1) || prefix_of("on", 2) || s == "1" {
         Ok(true)
@@ -180,7 +186,12 @@ pub fn parse_bytea(input: &str) -> Result<Vec<u8>, DbError> {
     if b.len() >= 2 && b[0] == b'\\' && (b[1] == b'x' || b[1] == b'X') {
         return parse_bytea_hex(&input[2..]);
     }
-    let bad = || DbError::new(SqlState::InvalidTextRepresentation, "invalid input syntax for type bytea");
+    let bad = || {
+        DbError::new(
+            SqlState::InvalidTextRepresentation,
+            "invalid input syntax for type bytea",
+        )
+    };
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
@@ -220,7 +231,11 @@ fn parse_bytea_hex(s: &str) -> Result<Vec<u8>, DbError> {
         let hi = hex(c)?;
         let lo = match chars.next() {
             Some(c2) => hex(c2)?,
-            None => return Err(bad_param("invalid hexadecimal data: odd number of digits".into())),
+            None => {
+                return Err(bad_param(
+                    "invalid hexadecimal data: odd number of digits".into(),
+                ))
+            }
         };
         out.push(hi << 4 | lo);
     }
@@ -239,8 +254,12 @@ pub fn parse_uuid(input: &str) -> Result<[u8; 16], DbError> {
     let mut out = [0u8; 16];
     let mut i = 0;
     for (k, byte) in out.iter_mut().enumerate() {
-        let hi = (*s.get(i).ok_or_else(bad)? as char).to_digit(16).ok_or_else(bad)?;
-        let lo = (*s.get(i + 1).ok_or_else(bad)? as char).to_digit(16).ok_or_else(bad)?;
+        let hi = (*s.get(i).ok_or_else(bad)? as char)
+            .to_digit(16)
+            .ok_or_else(bad)?;
+        let lo = (*s.get(i + 1).ok_or_else(bad)? as char)
+            .to_digit(16)
+            .ok_or_else(bad)?;
         *byte = (hi << 4 | lo) as u8;
         i += 2;
         if k % 2 == 1 && k < 15 && s.get(i) == Some(&b'-') {
@@ -289,11 +308,26 @@ mod tests {
         assert_eq!(rt(DataType::Oid, "-1"), "4294967295");
         assert_eq!(rt(DataType::Bytea, "\\x DE AD"), "\\xdead");
         assert_eq!(rt(DataType::Bytea, "a\\\\b\\001c"), "\\x615c620163");
-        assert_eq!(rt(DataType::Uuid, "{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}"), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
-        assert_eq!(rt(DataType::Uuid, "A0EEBC999C0B4EF8BB6D6BB9BD380A11"), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
-        assert_eq!(rt(DataType::Uuid, "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11"), "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
+        assert_eq!(
+            rt(DataType::Uuid, "{a0eebc99-9c0b4ef8-bb6d6bb9-bd380a11}"),
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        );
+        assert_eq!(
+            rt(DataType::Uuid, "A0EEBC999C0B4EF8BB6D6BB9BD380A11"),
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        );
+        assert_eq!(
+            rt(DataType::Uuid, "a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11"),
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+        );
         assert_eq!(rt(DataType::NUMERIC, " 1.50 "), "1.50");
-        assert_eq!(rt(DataType::from_sql_name("numeric", &[5, 2]).unwrap(), "1.005"), "1.01");
+        assert_eq!(
+            rt(
+                DataType::from_sql_name("numeric", &[5, 2]).unwrap(),
+                "1.005"
+            ),
+            "1.01"
+        );
         assert_eq!(rt(DataType::Char(Some(4)), "ab"), "ab  ");
         assert_eq!(rt(DataType::Varchar(Some(3)), "abc   "), "abc");
         assert_eq!(rt(DataType::Name, &"x".repeat(70)), "x".repeat(63));
@@ -303,26 +337,122 @@ mod tests {
     fn input_errors_like_postgres() {
         use SqlState::*;
         let invalid = InvalidTextRepresentation;
-        assert_eq!(err(DataType::Int4, "abc"), (invalid, "invalid input syntax for type integer: \"abc\"".into()));
-        assert_eq!(err(DataType::Int4, ""), (invalid, "invalid input syntax for type integer: \"\"".into()));
-        assert_eq!(err(DataType::Int4, "- 12"), (invalid, "invalid input syntax for type integer: \"- 12\"".into()));
-        assert_eq!(err(DataType::Int4, "99999999999"), (NumericValueOutOfRange, "value \"99999999999\" is out of range for type integer".into()));
-        assert_eq!(err(DataType::Int2, "40000"), (NumericValueOutOfRange, "value \"40000\" is out of range for type smallint".into()));
-        assert_eq!(err(DataType::Int8, "9223372036854775808"), (NumericValueOutOfRange, "value \"9223372036854775808\" is out of range for type bigint".into()));
-        assert_eq!(err(DataType::Int8, &"9".repeat(100)).0, NumericValueOutOfRange);
-        assert_eq!(err(DataType::Bool, "o"), (invalid, "invalid input syntax for type boolean: \"o\"".into()));
-        assert_eq!(err(DataType::Bytea, "\\x4g"), (InvalidParameterValue, "invalid hexadecimal digit: \"g\"".into()));
-        assert_eq!(err(DataType::Bytea, "\\x123"), (InvalidParameterValue, "invalid hexadecimal data: odd number of digits".into()));
+        assert_eq!(
+            err(DataType::Int4, "abc"),
+            (
+                invalid,
+                "invalid input syntax for type integer: \"abc\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int4, ""),
+            (
+                invalid,
+                "invalid input syntax for type integer: \"\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int4, "- 12"),
+            (
+                invalid,
+                "invalid input syntax for type integer: \"- 12\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int4, "99999999999"),
+            (
+                NumericValueOutOfRange,
+                "value \"99999999999\" is out of range for type integer".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int2, "40000"),
+            (
+                NumericValueOutOfRange,
+                "value \"40000\" is out of range for type smallint".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int8, "9223372036854775808"),
+            (
+                NumericValueOutOfRange,
+                "value \"9223372036854775808\" is out of range for type bigint".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Int8, &"9".repeat(100)).0,
+            NumericValueOutOfRange
+        );
+        assert_eq!(
+            err(DataType::Bool, "o"),
+            (
+                invalid,
+                "invalid input syntax for type boolean: \"o\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Bytea, "\\x4g"),
+            (
+                InvalidParameterValue,
+                "invalid hexadecimal digit: \"g\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Bytea, "\\x123"),
+            (
+                InvalidParameterValue,
+                "invalid hexadecimal data: odd number of digits".into()
+            )
+        );
         for bad in ["abc\\", "\\400", "a\\x"] {
-            assert_eq!(err(DataType::Bytea, bad), (invalid, "invalid input syntax for type bytea".into()));
+            assert_eq!(
+                err(DataType::Bytea, bad),
+                (invalid, "invalid input syntax for type bytea".into())
+            );
         }
-        for bad in ["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1", "a0eebc99-9c0b4ef8-bb6d6bb9bd380a11-", "{a0eebc999c0b4ef8bb6d6bb9bd380a11", "", "é"] {
-            assert_eq!(err(DataType::Uuid, bad), (invalid, format!("invalid input syntax for type uuid: \"{bad}\"")));
+        for bad in [
+            "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1",
+            "a0eebc99-9c0b4ef8-bb6d6bb9bd380a11-",
+            "{a0eebc999c0b4ef8bb6d6bb9bd380a11",
+            "",
+            "é",
+        ] {
+            assert_eq!(
+                err(DataType::Uuid, bad),
+                (
+                    invalid,
+                    format!("invalid input syntax for type uuid: \"{bad}\"")
+                )
+            );
         }
-        assert_eq!(err(DataType::Oid, "12-34"), (invalid, "invalid input syntax for type oid: \"12-34\"".into()));
-        assert_eq!(err(DataType::Oid, "4294967296"), (NumericValueOutOfRange, "value \"4294967296\" is out of range for type oid".into()));
-        assert_eq!(err(DataType::Varchar(Some(3)), "abcd"), (StringDataRightTruncation, "value too long for type character varying(3)".into()));
-        assert_eq!(err(DataType::Char(Some(2)), "abc"), (StringDataRightTruncation, "value too long for type character(2)".into()));
+        assert_eq!(
+            err(DataType::Oid, "12-34"),
+            (
+                invalid,
+                "invalid input syntax for type oid: \"12-34\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Oid, "4294967296"),
+            (
+                NumericValueOutOfRange,
+                "value \"4294967296\" is out of range for type oid".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Varchar(Some(3)), "abcd"),
+            (
+                StringDataRightTruncation,
+                "value too long for type character varying(3)".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Char(Some(2)), "abc"),
+            (
+                StringDataRightTruncation,
+                "value too long for type character(2)".into()
+            )
+        );
         assert_eq!(err(DataType::Text, "a\0b").0, CharacterNotInRepertoire);
     }
 
@@ -332,11 +462,17 @@ mod tests {
         let v = parse_text(DataType::TimestampTz, "2024-06-01 12:00:00", &c).unwrap();
         assert_eq!(v.to_text(&c), "2024-06-01 12:00:00+01");
         assert_eq!(v.to_text(&ctx()), "2024-06-01 11:00:00+00");
-        assert_eq!(rt(DataType::Jsonb, r#"{"b":1,"a":2}"#), r#"{"a": 2, "b": 1}"#);
+        assert_eq!(
+            rt(DataType::Jsonb, r#"{"b":1,"a":2}"#),
+            r#"{"a": 2, "b": 1}"#
+        );
         assert_eq!(rt(DataType::Interval, "1 day 2 hours"), "1 day 02:00:00");
         assert_eq!(rt(DataType::Date, "2024-02-29"), "2024-02-29");
         let now = parse_text(DataType::TimestampTz, "now", &c).unwrap();
         assert_eq!(now, Value::TimestampTz(0));
-        assert_eq!(parse_text(DataType::Date, "today", &c).unwrap(), Value::Date(0));
+        assert_eq!(
+            parse_text(DataType::Date, "today", &c).unwrap(),
+            Value::Date(0)
+        );
     }
 }

@@ -253,7 +253,10 @@ mod tests {
         }
         let mut v = vec![Value::Null, Value::Int4(3), Value::Int2(-1), Value::Int8(2)];
         v.sort();
-        assert_eq!(v, vec![Value::Int2(-1), Value::Int8(2), Value::Int4(3), Value::Null]);
+        assert_eq!(
+            v,
+            vec![Value::Int2(-1), Value::Int8(2), Value::Int4(3), Value::Null]
+        );
         assert!(Value::Float8(f64::NAN) > Value::Float8(f64::INFINITY));
         assert_eq!(std::mem::size_of::<Value>(), 24);
     }

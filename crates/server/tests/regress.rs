@@ -1,0 +1,169 @@
+//! PostgreSQL-style regression suite: each `tests/regress/sql/NAME.sql` is
+//! run with `psql -X -a -q < NAME.sql` (echo every input line, so statements,
+//! results, notices and errors interleave) against a fresh `nestor`, and the
+//! output must equal `tests/regress/expected/NAME.out`, which
+//! `tests/regress/generate-expected` derives from PostgreSQL 15 the same
+//! way. One #[test] per script; on mismatch the test prints a unified diff
+//! (expected → nestor) and leaves the actual output in
+//! `$CARGO_TARGET_TMPDIR/regress/NAME.out`.
+//!
+//! The only normalization is dropping `LOCATION:` lines (PostgreSQL source
+//! file and line, printed under `\set VERBOSITY verbose`).
+//!
+//! `NESTOR_PSQL` chooses the psql binary (default: `psql` on PATH; the
+//! expected files were made with psql 15).
+
+mod common;
+
+use common::*;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Generous: the slowest script takes well under a second on PostgreSQL.
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn regress_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/regress")
+}
+
+fn psql_bin() -> String {
+    std::env::var("NESTOR_PSQL").unwrap_or_else(|_| "psql".to_owned())
+}
+
+fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split_inclusive('\n') {
+        if line.starts_with("LOCATION:  ") {
+            continue;
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// A unified diff from `diff -u`, or both texts if diff is unavailable.
+fn unified_diff(expected: &Path, actual: &Path) -> String {
+    match Command::new("diff")
+        .arg("-u")
+        .arg("--label=expected")
+        .arg("--label=nestor")
+        .arg(expected)
+        .arg(actual)
+        .output()
+    {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => format!(
+            "(diff unavailable: {e})\n--- expected\n{}\n--- nestor\n{}",
+            std::fs::read_to_string(expected).unwrap_or_default(),
+            std::fs::read_to_string(actual).unwrap_or_default()
+        ),
+    }
+}
+
+fn run_script(name: &str) {
+    let dir = regress_dir();
+    let sql_path = dir.join("sql").join(format!("{name}.sql"));
+    let expected_path = dir.join("expected").join(format!("{name}.out"));
+    let expected = std::fs::read_to_string(&expected_path)
+        .unwrap_or_else(|e| panic!("read {}: {e}", expected_path.display()));
+
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("regress");
+    std::fs::create_dir_all(&out_dir).expect("create results dir");
+    let out_path = out_dir.join(format!("{name}.out"));
+
+    let srv = Server::start();
+    // stdout and stderr share one file description, so errors and results
+    // interleave in the order psql writes them (as with `> out 2>&1`).
+    let out = File::create(&out_path).expect("create output file");
+    let mut cmd = Command::new(psql_bin());
+    cmd.args(["-X", "-a", "-q", "-h", "127.0.0.1", "-U", "postgres"])
+        .args(["-p", &srv.port.to_string(), "-d", "postgres"])
+        .stdin(File::open(&sql_path).expect("open script"))
+        .stdout(Stdio::from(out.try_clone().expect("dup")))
+        .stderr(Stdio::from(out));
+    // The same client environment as generate-expected.
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("PG") {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("PGCONNECT_TIMEOUT", "10")
+        .env("LC_ALL", "C.UTF-8")
+        .env("LANG", "C.UTF-8");
+    let mut child = cmd.spawn().unwrap_or_else(|e| {
+        panic!(
+            "cannot run {} ({e}); install the PostgreSQL client (scripts/install-deps.sh)",
+            psql_bin()
+        )
+    });
+    let deadline = Instant::now() + SCRIPT_TIMEOUT;
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait psql") {
+            break st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let partial = std::fs::read_to_string(&out_path).unwrap_or_default();
+            let tail: Vec<&str> = partial.lines().rev().take(30).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            panic!(
+                "{name}.sql: psql did not finish within {SCRIPT_TIMEOUT:?} (a hang?); \
+                 last output lines:\n{}",
+                tail.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(srv);
+
+    let raw = std::fs::read(&out_path).expect("read output");
+    let actual = normalize(&String::from_utf8_lossy(&raw));
+    std::fs::write(&out_path, &actual).expect("write normalized output");
+    if actual != expected {
+        panic!(
+            "{name}.sql: output differs from expected/{name}.out (psql exit status {status}); \
+             actual output in {}\n{}",
+            out_path.display(),
+            unified_diff(&expected_path, &out_path)
+        );
+    }
+}
+
+macro_rules! regress {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                run_script(stringify!($name));
+            }
+        )*
+
+        /// Every script has a test above, and every test a script.
+        #[test]
+        fn every_script_has_a_test() {
+            let mut listed = vec![$(stringify!($name)),*];
+            listed.sort_unstable();
+            let mut found: Vec<String> = std::fs::read_dir(regress_dir().join("sql"))
+                .expect("read tests/regress/sql")
+                .filter_map(|e| {
+                    let p = e.ok()?.path();
+                    (p.extension()? == "sql").then(|| p.file_stem()?.to_str().map(str::to_owned))?
+                })
+                .collect();
+            found.sort_unstable();
+            assert_eq!(found, listed, "tests/regress/sql and the regress! list differ");
+            for name in &found {
+                let exp = regress_dir().join("expected").join(format!("{name}.out"));
+                assert!(exp.exists(), "missing {} (run tests/regress/generate-expected)", exp.display());
+            }
+        }
+    };
+}
+
+regress!(
+    txn_blocks, savepoints, ddl, dml, select, types, errors, settings, prepare, copy, sequences,
+    sysfuncs,
+);

@@ -1,0 +1,180 @@
+//! Value operations the executor needs: text input/output, casts,
+//! arithmetic and comparison, with PostgreSQL's error texts.
+//!
+//! This module is the one seam between the query engine and the types
+//! crate's value semantics: as `nestor-types` grows its own casts and
+//! operators, the bodies here delegate to it and nothing else changes.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+
+use nestor_common::{DbError, SqlState};
+use nestor_types::context::EvalCtx;
+use nestor_types::datatype::DataType;
+use nestor_types::datetime::TimeZone;
+use nestor_types::ops::{self, BinaryOp};
+use nestor_types::{Numeric, Value};
+
+thread_local! {
+    static SESSION: Cell<EvalCtx> = Cell::new(EvalCtx::new(TimeZone::UTC, 0));
+}
+
+/// Set the session context (time zone, transaction start) for the
+/// statement running on this thread.
+pub fn set_session(time_zone: TimeZone, now: i64) {
+    SESSION.with(|s| s.set(EvalCtx::new(time_zone, now)));
+}
+
+/// The session context of the statement running on this thread.
+pub fn ctx() -> EvalCtx {
+    SESSION.with(Cell::get)
+}
+
+pub fn numeric_of(v: &Value) -> Option<Numeric> {
+    match v {
+        Value::Numeric(n) => Some(n.clone()),
+        Value::Int2(i) => Some(Numeric::from_i64(*i as i64)),
+        Value::Int4(i) => Some(Numeric::from_i64(*i as i64)),
+        Value::Int8(i) => Some(Numeric::from_i64(*i)),
+        Value::Float4(f) => Some(Numeric::from_f64(*f as f64, 6)),
+        Value::Float8(f) => Some(Numeric::from_f64(*f, 15)),
+        _ => None,
+    }
+}
+
+pub fn numeric_value(n: Numeric) -> Value {
+    Value::Numeric(n)
+}
+
+/// The type a value carries at run time.
+pub fn type_of(v: &Value) -> DataType {
+    v.data_type()
+}
+
+/// PostgreSQL's text output of a value (None for NULL).
+pub fn to_text(v: &Value) -> Option<String> {
+    if v.is_null() {
+        return None;
+    }
+    Some(v.to_text(&ctx()))
+}
+
+/// Render for messages (the 23505 DETAIL): NULL shows as `null`.
+pub fn render(v: &Value) -> String {
+    to_text(v).unwrap_or_else(|| "null".into())
+}
+
+/// PostgreSQL's input function: text to a value of `ty`.
+pub fn from_text(s: &str, ty: DataType) -> Result<Value, DbError> {
+    nestor_types::text::parse_text(ty, s, &ctx())
+}
+
+pub fn cannot_cast(from: DataType, to: DataType) -> DbError {
+    DbError::new(
+        SqlState::DatatypeMismatch,
+        format!("cannot cast type {} to {}", from, to),
+    )
+}
+
+/// Cast `v` to `ty`; `explicit` (CAST/::) truncates strings to their
+/// length, assignment (false) fails with 22001.
+pub fn cast(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbError> {
+    if v.is_null() || ty == DataType::Unknown {
+        return Ok(v);
+    }
+    nestor_types::cast::cast(&v, ty, explicit, &ctx())
+}
+
+pub fn as_i64(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => v.as_i64(),
+        _ => None,
+    }
+}
+
+pub fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Numeric(n) => Some(n.to_f64()),
+        _ => v.as_f64(),
+    }
+}
+
+/// Arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+}
+
+/// `a op b` (operands coerced by the binder; `ty` is the result type).
+pub fn arith(op: Arith, a: &Value, b: &Value, ty: DataType) -> Result<Value, DbError> {
+    let _ = ty;
+    let bop = match op {
+        Arith::Add => BinaryOp::Add,
+        Arith::Sub => BinaryOp::Sub,
+        Arith::Mul => BinaryOp::Mul,
+        Arith::Div => BinaryOp::Div,
+        Arith::Mod => BinaryOp::Mod,
+    };
+    ops::binary_op(bop, a, b, &ctx())
+}
+
+/// Unary minus.
+pub fn negate(v: &Value) -> Result<Value, DbError> {
+    ops::negate(v)
+}
+
+/// Compare two non-null values (of comparable types).
+pub fn compare(a: &Value, b: &Value) -> Ordering {
+    match ops::compare_in(a, b, &ctx(), "=") {
+        Ok(Some(o)) => o,
+        _ => a.cmp(b),
+    }
+}
+
+/// Sort/group key comparison with NULLs last (ties broken as `compare`).
+pub fn compare_nulls_last(a: &Value, b: &Value) -> Ordering {
+    match (a.is_null(), b.is_null()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        (false, false) => compare(a, b),
+    }
+}
+
+/// SQL LIKE with `%` and `_` and backslash escapes.
+pub fn like(s: &str, pat: &str, ci: bool) -> bool {
+    ops::like(s, pat, Some('\\'), ci).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns() {
+        assert!(like("hello", "h%o", false));
+        assert!(like("hello", "_ello", false));
+        assert!(!like("hello", "h%x", false));
+        assert!(like("HeLLo", "hello", true));
+        assert!(like("a%b", "a\\%b", false));
+        assert!(like("", "%", false));
+    }
+
+    #[test]
+    fn text_round_trips() {
+        assert_eq!(from_text("42", DataType::Int4).unwrap(), Value::Int4(42));
+        let e = from_text("x", DataType::Int4).unwrap_err();
+        assert_eq!(e.message, "invalid input syntax for type integer: \"x\"");
+        let e = cast(
+            Value::Text("abcdef".into()),
+            DataType::Varchar(Some(3)),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.code, SqlState::StringDataRightTruncation);
+    }
+}

@@ -1,0 +1,818 @@
+//! Built-in scalar functions.
+//!
+//! Two entry points, meant to be used together:
+//!
+//! * [`scalar_return_type`]`(name, arg_types)` — planning: does the function
+//!   exist for these argument types, and what does it return? It resolves
+//!   overloads as PostgreSQL would after implicit casts (`round(int)` is
+//!   `round(double precision)`, `round(numeric, int)` is numeric, `abs`
+//!   keeps its argument type...). Errors are 42883 `function f(types) does
+//!   not exist`.
+//! * [`call_scalar`]`(name, args)` / [`call_scalar_ctx`] — execution. Returns
+//!   `None` if `name` is not a scalar function here, otherwise the result.
+//!   Strict functions return NULL when any argument is NULL; `concat`,
+//!   `concat_ws` (NULL separator gives NULL), `coalesce`, `nullif`,
+//!   `greatest` and `least` have their own NULL rules.
+//!
+//! Names are matched case-insensitively; `substring(s from a for b)`,
+//! `position(a in b)` and `trim(both x from s)` are the parser's sugar for
+//! `substring(s, a, b)`, `position(a, b)` (note: needle first) and
+//! `btrim(s, x)`. [`function_volatility`] tells the planner which calls may
+//! be constant-folded (`gen_random_uuid` is volatile).
+//!
+//! String functions count characters, not bytes. A `char(n)` argument
+//! should be cast to text first ([`crate::cast::cast_from`] drops its
+//! padding), as PostgreSQL does for `length` and friends.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+
+use crate::cast::{cast, common_supertype_all};
+use crate::context::EvalCtx;
+use crate::datatype::DataType;
+use crate::datetime::TimeZone;
+use crate::md5::md5_hex;
+use crate::numeric::Numeric;
+use crate::ops::{self, compare};
+use crate::value::Value;
+
+/// How often a function's result may change for the same arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Volatility {
+    Immutable,
+    Volatile,
+}
+
+const NAMES: &[&str] = &[
+    "abs",
+    "round",
+    "trunc",
+    "floor",
+    "ceil",
+    "ceiling",
+    "mod",
+    "power",
+    "pow",
+    "sqrt",
+    "sign",
+    "length",
+    "char_length",
+    "character_length",
+    "octet_length",
+    "lower",
+    "upper",
+    "substr",
+    "substring",
+    "position",
+    "strpos",
+    "concat",
+    "concat_ws",
+    "replace",
+    "trim",
+    "btrim",
+    "ltrim",
+    "rtrim",
+    "lpad",
+    "rpad",
+    "left",
+    "right",
+    "repeat",
+    "reverse",
+    "split_part",
+    "md5",
+    "gen_random_uuid",
+    "coalesce",
+    "nullif",
+    "greatest",
+    "least",
+];
+
+/// Longest string a function may build (PostgreSQL's 1 GB limit).
+const MAX_ALLOC: usize = (1 << 30) - 1;
+
+/// Is `name` a scalar function of this module?
+pub fn is_scalar_function(name: &str) -> bool {
+    NAMES.contains(&name.to_ascii_lowercase().as_str())
+}
+
+/// None if `name` is not a function here.
+pub fn function_volatility(name: &str) -> Option<Volatility> {
+    let lower = name.to_ascii_lowercase();
+    if !NAMES.contains(&lower.as_str()) {
+        return None;
+    }
+    Some(if lower == "gen_random_uuid" {
+        Volatility::Volatile
+    } else {
+        Volatility::Immutable
+    })
+}
+
+fn no_function(name: &str, args: &[DataType]) -> DbError {
+    let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
+    DbError::new(
+        SqlState::UndefinedFunction,
+        format!("function {}({}) does not exist", name.to_ascii_lowercase(), list.join(", ")),
+    )
+    .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+fn is_int_like(t: DataType) -> bool {
+    t.is_integer() || t == DataType::Unknown
+}
+
+fn is_text_like(t: DataType) -> bool {
+    t.is_string()
+}
+
+/// Return type of `name(args...)`, resolving overloads like PostgreSQL.
+pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbError> {
+    use DataType as T;
+    let lower = name.to_ascii_lowercase();
+    let nf = || no_function(&lower, args);
+    let num_or_float = |t: DataType| -> Result<DataType, DbError> {
+        match t {
+            T::Numeric(_) => Ok(T::NUMERIC),
+            t if t.is_numeric() || t == T::Unknown => Ok(T::Float8),
+            _ => Err(nf()),
+        }
+    };
+    let all = |pred: fn(DataType) -> bool| args.iter().all(|t| pred(*t));
+    let n = args.len();
+    match (lower.as_str(), args) {
+        ("abs", [t]) if t.is_numeric() => Ok(t.base()),
+        ("abs", [T::Unknown]) => Ok(T::Float8),
+        ("round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", [t]) => {
+            num_or_float(*t)
+        }
+        ("round" | "trunc", [a, b])
+            if (a.is_integer() || matches!(a, T::Numeric(_) | T::Unknown)) && is_int_like(*b) =>
+        {
+            Ok(T::NUMERIC)
+        }
+        ("power" | "pow", [a, b]) if a.is_numeric() || b.is_numeric() => {
+            let numeric = [a, b].iter().any(|t| matches!(t, T::Numeric(_)))
+                && ![a, b].iter().any(|t| matches!(t, T::Float4 | T::Float8));
+            Ok(if numeric { T::NUMERIC } else { T::Float8 })
+        }
+        ("mod", [a, b]) => {
+            match crate::ops::binary_result_type(crate::ops::BinaryOp::Mod, *a, *b) {
+                Some(t) => Ok(t),
+                None => Err(nf()),
+            }
+        }
+        ("length" | "octet_length", [T::Bytea]) => Ok(T::Int4),
+        ("length" | "char_length" | "character_length" | "octet_length", [t])
+            if is_text_like(*t) =>
+        {
+            Ok(T::Int4)
+        }
+        ("lower" | "upper" | "reverse" | "md5", [t]) if is_text_like(*t) => Ok(T::Text),
+        ("md5", [T::Bytea]) => Ok(T::Text),
+        ("substr" | "substring", [T::Bytea, rest @ ..])
+            if (1..=2).contains(&rest.len()) && rest.iter().all(|t| is_int_like(*t)) =>
+        {
+            Ok(T::Bytea)
+        }
+        ("substr" | "substring", [s, rest @ ..])
+            if is_text_like(*s)
+                && (1..=2).contains(&rest.len())
+                && rest.iter().all(|t| is_int_like(*t)) =>
+        {
+            Ok(T::Text)
+        }
+        ("position" | "strpos", [a, b]) if is_text_like(*a) && is_text_like(*b) => Ok(T::Int4),
+        ("concat", _) => Ok(T::Text),
+        ("concat_ws", [sep, ..]) if is_text_like(*sep) => Ok(T::Text),
+        ("replace", [a, b, c]) if is_text_like(*a) && is_text_like(*b) && is_text_like(*c) => {
+            Ok(T::Text)
+        }
+        ("trim" | "btrim" | "ltrim" | "rtrim", _) if (1..=2).contains(&n) && all(is_text_like) => {
+            Ok(T::Text)
+        }
+        ("lpad" | "rpad", [s, l, rest @ ..])
+            if is_text_like(*s)
+                && is_int_like(*l)
+                && rest.len() <= 1
+                && rest.iter().all(|t| is_text_like(*t)) =>
+        {
+            Ok(T::Text)
+        }
+        ("left" | "right" | "repeat", [s, k]) if is_text_like(*s) && is_int_like(*k) => Ok(T::Text),
+        ("split_part", [a, b, k]) if is_text_like(*a) && is_text_like(*b) && is_int_like(*k) => {
+            Ok(T::Text)
+        }
+        ("gen_random_uuid", []) => Ok(T::Uuid),
+        ("coalesce" | "greatest" | "least", [_, ..]) => {
+            common_supertype_all(args).ok_or_else(|| {
+                let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
+                DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "{} types {} cannot be matched",
+                        lower.to_uppercase(),
+                        list.join(" and ")
+                    ),
+                )
+            })
+        }
+        ("nullif", [a, b]) => {
+            common_supertype_all(&[*a, *b]).ok_or_else(nf)?;
+            Ok(a.resolve_unknown())
+        }
+        _ => Err(nf()),
+    }
+}
+
+/// [`call_scalar_ctx`] in UTC (the session only matters for `concat` of
+/// timestamptz values and cross-type comparisons in `greatest`/`least`).
+pub fn call_scalar(name: &str, args: &[Value]) -> Option<Result<Value, DbError>> {
+    call_scalar_ctx(name, args, &EvalCtx::new(TimeZone::UTC, 0))
+}
+
+/// Evaluates a scalar function; None if `name` is not one.
+pub fn call_scalar_ctx(
+    name: &str,
+    args: &[Value],
+    ctx: &EvalCtx,
+) -> Option<Result<Value, DbError>> {
+    let lower = name.to_ascii_lowercase();
+    if !NAMES.contains(&lower.as_str()) {
+        return None;
+    }
+    Some(match lower.as_str() {
+        "concat" => concat(args, ctx),
+        "concat_ws" => concat_ws(args, ctx),
+        "coalesce" => Ok(args
+            .iter()
+            .find(|v| !v.is_null())
+            .cloned()
+            .unwrap_or(Value::Null)),
+        "nullif" => nullif(args, ctx),
+        "greatest" => extreme(args, Ordering::Greater),
+        "least" => extreme(args, Ordering::Less),
+        "gen_random_uuid" => Ok(Value::Uuid(gen_random_uuid(&mut rand::thread_rng()))),
+        _ if args.iter().any(Value::is_null) => Ok(Value::Null),
+        _ => strict_call(&lower, args),
+    })
+}
+
+fn arg_error(name: &str, args: &[Value]) -> DbError {
+    let types: Vec<DataType> = args.iter().map(Value::data_type).collect();
+    no_function(name, &types)
+}
+
+fn int_arg(name: &str, args: &[Value], i: usize) -> Result<i64, DbError> {
+    args.get(i)
+        .and_then(Value::as_i64)
+        .ok_or_else(|| arg_error(name, args))
+}
+
+fn str_arg<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a str, DbError> {
+    match args.get(i) {
+        Some(Value::Text(s)) => Ok(s),
+        _ => Err(arg_error(name, args)),
+    }
+}
+
+fn text(s: impl AsRef<str>) -> Value {
+    Value::Text(Arc::from(s.as_ref()))
+}
+
+fn strict_call(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    match (name, args.len()) {
+        ("abs", 1) => ops::abs(&args[0]),
+        ("round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", 1) => {
+            math1(name, &args[0])
+        }
+        ("round" | "trunc", 2) => round_scale(name, args),
+        ("power" | "pow", 2) => power(args),
+        ("mod", 2) => ops::binary_op(
+            ops::BinaryOp::Mod,
+            &args[0],
+            &args[1],
+            &EvalCtx::new(TimeZone::UTC, 0),
+        ),
+        ("length" | "char_length" | "character_length" | "octet_length", 1) => length(name, args),
+        ("lower", 1) => Ok(text(str_arg(name, args, 0)?.to_lowercase())),
+        ("upper", 1) => Ok(text(str_arg(name, args, 0)?.to_uppercase())),
+        ("reverse", 1) => Ok(text(
+            str_arg(name, args, 0)?.chars().rev().collect::<String>(),
+        )),
+        ("md5", 1) => match &args[0] {
+            Value::Bytea(b) => Ok(text(md5_hex(b))),
+            _ => Ok(text(md5_hex(str_arg(name, args, 0)?.as_bytes()))),
+        },
+        ("substr" | "substring", 2 | 3) => substr(name, args),
+        ("position", 2) => strpos(str_arg(name, args, 1)?, str_arg(name, args, 0)?),
+        ("strpos", 2) => strpos(str_arg(name, args, 0)?, str_arg(name, args, 1)?),
+        ("replace", 3) => {
+            let (s, from, to) = (
+                str_arg(name, args, 0)?,
+                str_arg(name, args, 1)?,
+                str_arg(name, args, 2)?,
+            );
+            Ok(text(if from.is_empty() {
+                s.to_string()
+            } else {
+                s.replace(from, to)
+            }))
+        }
+        ("trim" | "btrim" | "ltrim" | "rtrim", 1 | 2) => trim(name, args),
+        ("lpad" | "rpad", 2 | 3) => pad(name, args),
+        ("left" | "right", 2) => left_right(name, args),
+        ("repeat", 2) => repeat(args),
+        ("split_part", 3) => split_part(args),
+        _ => Err(arg_error(name, args)),
+    }
+}
+
+fn math1(name: &str, v: &Value) -> Result<Value, DbError> {
+    if let Value::Numeric(n) = v {
+        return Ok(Value::Numeric(match name {
+            "round" => n.round(0)?,
+            "trunc" => n.trunc(0)?,
+            "floor" => n.floor()?,
+            "ceil" | "ceiling" => n.ceil()?,
+            "sign" => Numeric::from_i64(n.signum() as i64),
+            _ => n.sqrt()?,
+        }));
+    }
+    let f = match v {
+        Value::Float4(f) => *f as f64,
+        Value::Float8(f) => *f,
+        other => other
+            .as_i64()
+            .ok_or_else(|| arg_error(name, std::slice::from_ref(v)))? as f64,
+    };
+    Ok(Value::Float8(match name {
+        "round" => f.round_ties_even(),
+        "trunc" => f.trunc(),
+        "floor" => f.floor(),
+        "ceil" | "ceiling" => f.ceil(),
+        "sign" if f.is_nan() => f,
+        "sign" => {
+            if f > 0.0 {
+                1.0
+            } else if f < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        }
+        _ if f < 0.0 => {
+            return Err(DbError::new(
+                SqlState::DataException,
+                "cannot take square root of a negative number",
+            ))
+        }
+        _ => f.sqrt(),
+    }))
+}
+
+fn as_numeric(name: &str, args: &[Value], i: usize) -> Result<Numeric, DbError> {
+    match &args[i] {
+        Value::Numeric(n) => Ok(n.clone()),
+        v => v
+            .as_i64()
+            .map(Numeric::from_i64)
+            .ok_or_else(|| arg_error(name, args)),
+    }
+}
+
+fn round_scale(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let n = as_numeric(name, args, 0)?;
+    let s = int_arg(name, args, 1)?;
+    Ok(Value::Numeric(if name == "round" {
+        n.round(s)?
+    } else {
+        n.trunc(s)?
+    }))
+}
+
+fn power(args: &[Value]) -> Result<Value, DbError> {
+    let floaty = args
+        .iter()
+        .any(|v| matches!(v, Value::Float4(_) | Value::Float8(_)));
+    let numeric = args.iter().any(|v| matches!(v, Value::Numeric(_)));
+    if numeric && !floaty {
+        let a = as_numeric("power", args, 0)?;
+        let b = as_numeric("power", args, 1)?;
+        return a.power(&b).map(Value::Numeric);
+    }
+    let f = |v: &Value| match v {
+        Value::Float4(x) => Some(*x as f64),
+        Value::Float8(x) => Some(*x),
+        Value::Numeric(n) => Some(n.to_f64()),
+        other => other.as_i64().map(|i| i as f64),
+    };
+    match (f(&args[0]), f(&args[1])) {
+        (Some(x), Some(y)) => ops::float_arith(ops::BinaryOp::Pow, x, y).map(Value::Float8),
+        _ => Err(arg_error("power", args)),
+    }
+}
+
+fn length(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let n = match (&args[0], name) {
+        (Value::Bytea(b), _) => b.len(),
+        (Value::Text(s), "octet_length") => s.len(),
+        (Value::Text(s), _) => s.chars().count(),
+        _ => return Err(arg_error(name, args)),
+    };
+    Ok(Value::Int4(n.min(i32::MAX as usize) as i32))
+}
+
+fn substr(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let start = int_arg(name, args, 1)?;
+    let count = if args.len() == 3 {
+        Some(int_arg(name, args, 2)?)
+    } else {
+        None
+    };
+    if count.is_some_and(|c| c < 0) {
+        return Err(DbError::new(
+            SqlState::DataException,
+            "negative substring length not allowed",
+        ));
+    }
+    // 1-based [start, start+count) clipped to the string.
+    let from = (start.max(1) - 1) as usize;
+    let to = count.map(|c| start.saturating_add(c).max(1) - 1);
+    let take = |len: usize| -> (usize, usize) {
+        let end = to.map_or(len, |t| (t as usize).min(len));
+        (from.min(len), end.max(from.min(len)))
+    };
+    match &args[0] {
+        Value::Bytea(b) => {
+            let (a, z) = take(b.len());
+            Ok(Value::Bytea(Arc::from(&b[a..z])))
+        }
+        Value::Text(s) => {
+            let (a, z) = take(usize::MAX);
+            Ok(text(s.chars().skip(a).take(z - a).collect::<String>()))
+        }
+        _ => Err(arg_error(name, args)),
+    }
+}
+
+fn strpos(haystack: &str, needle: &str) -> Result<Value, DbError> {
+    Ok(Value::Int4(match haystack.find(needle) {
+        Some(byte) => haystack[..byte].chars().count() as i32 + 1,
+        None => 0,
+    }))
+}
+
+fn trim(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let s = str_arg(name, args, 0)?;
+    let set: Vec<char> = if args.len() == 2 {
+        str_arg(name, args, 1)?.chars().collect()
+    } else {
+        vec![' ']
+    };
+    let pred = |c: char| set.contains(&c);
+    Ok(text(match name {
+        "ltrim" => s.trim_start_matches(pred),
+        "rtrim" => s.trim_end_matches(pred),
+        _ => s.trim_matches(pred),
+    }))
+}
+
+fn too_large() -> DbError {
+    DbError::new(SqlState::ProgramLimitExceeded, "requested length too large")
+}
+
+fn pad(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let s = str_arg(name, args, 0)?;
+    let len = int_arg(name, args, 1)?.clamp(0, i32::MAX as i64) as usize;
+    let fill = if args.len() == 3 {
+        str_arg(name, args, 2)?
+    } else {
+        " "
+    };
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() >= len || fill.is_empty() {
+        return Ok(text(chars.iter().take(len).collect::<String>()));
+    }
+    if len.saturating_mul(4) > MAX_ALLOC {
+        return Err(too_large());
+    }
+    let padding: String = fill.chars().cycle().take(len - chars.len()).collect();
+    Ok(text(if name == "lpad" {
+        padding + s
+    } else {
+        s.to_string() + &padding
+    }))
+}
+
+fn left_right(name: &str, args: &[Value]) -> Result<Value, DbError> {
+    let chars: Vec<char> = str_arg(name, args, 0)?.chars().collect();
+    let n = int_arg(name, args, 1)?;
+    let len = chars.len() as i64;
+    let keep = if n >= 0 { n.min(len) } else { (len + n).max(0) } as usize;
+    let slice = if name == "left" {
+        &chars[..keep]
+    } else {
+        &chars[chars.len() - keep..]
+    };
+    Ok(text(slice.iter().collect::<String>()))
+}
+
+fn repeat(args: &[Value]) -> Result<Value, DbError> {
+    let s = str_arg("repeat", args, 0)?;
+    let n = int_arg("repeat", args, 1)?.max(0) as usize;
+    if s.len().saturating_mul(n) > MAX_ALLOC {
+        return Err(too_large());
+    }
+    Ok(text(s.repeat(n)))
+}
+
+fn split_part(args: &[Value]) -> Result<Value, DbError> {
+    let s = str_arg("split_part", args, 0)?;
+    let delim = str_arg("split_part", args, 1)?;
+    let n = int_arg("split_part", args, 2)?;
+    if n == 0 {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "field position must not be zero",
+        ));
+    }
+    if delim.is_empty() {
+        return Ok(text(if n == 1 || n == -1 { s } else { "" }));
+    }
+    let parts: Vec<&str> = s.split(delim).collect();
+    let idx = if n > 0 { n - 1 } else { parts.len() as i64 + n };
+    Ok(text(
+        usize::try_from(idx)
+            .ok()
+            .and_then(|i| parts.get(i))
+            .copied()
+            .unwrap_or(""),
+    ))
+}
+
+/// Text of a concat() argument: the output function (bool is `t`).
+fn concat_text(v: &Value, ctx: &EvalCtx) -> String {
+    v.to_text(ctx)
+}
+
+fn concat(args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    let mut out = String::new();
+    for v in args.iter().filter(|v| !v.is_null()) {
+        out.push_str(&concat_text(v, ctx));
+        if out.len() > MAX_ALLOC {
+            return Err(too_large());
+        }
+    }
+    Ok(text(out))
+}
+
+fn concat_ws(args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    let Some((sep, rest)) = args.split_first() else {
+        return Err(no_function("concat_ws", &[]));
+    };
+    if sep.is_null() {
+        return Ok(Value::Null);
+    }
+    let sep = concat_text(sep, ctx);
+    let parts: Vec<String> = rest
+        .iter()
+        .filter(|v| !v.is_null())
+        .map(|v| concat_text(v, ctx))
+        .collect();
+    Ok(text(parts.join(&sep)))
+}
+
+fn nullif(args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    let [a, b] = args else {
+        return Err(arg_error("nullif", args));
+    };
+    let b = if let (Value::Text(_), false) = (b, matches!(a, Value::Text(_))) {
+        cast(b, a.data_type(), false, ctx)?
+    } else {
+        b.clone()
+    };
+    match ops::compare_in(a, &b, ctx, "=")? {
+        Some(Ordering::Equal) => Ok(Value::Null),
+        _ => Ok(a.clone()),
+    }
+}
+
+fn extreme(args: &[Value], want: Ordering) -> Result<Value, DbError> {
+    let mut best: Option<&Value> = None;
+    for v in args.iter().filter(|v| !v.is_null()) {
+        best = match best {
+            Some(b) if compare(v, b)? != Some(want) => Some(b),
+            _ => Some(v),
+        };
+    }
+    Ok(best.cloned().unwrap_or(Value::Null))
+}
+
+/// A version-4 (random) UUID from the caller's RNG.
+pub fn gen_random_uuid<R: rand::RngCore + ?Sized>(rng: &mut R) -> [u8; 16] {
+    let mut u = [0u8; 16];
+    rng.fill_bytes(&mut u);
+    u[6] = (u[6] & 0x0f) | 0x40;
+    u[8] = (u[8] & 0x3f) | 0x80;
+    u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_text;
+
+    fn ctx() -> EvalCtx {
+        EvalCtx::new(TimeZone::UTC, 0)
+    }
+
+    fn call(name: &str, args: &[Value]) -> String {
+        call_scalar(name, args).unwrap().unwrap().to_text(&ctx())
+    }
+
+    fn err(name: &str, args: &[Value]) -> (SqlState, String) {
+        let e = call_scalar(name, args).unwrap().unwrap_err();
+        (e.code, e.message)
+    }
+
+    fn t(s: &str) -> Value {
+        Value::text(s)
+    }
+
+    fn n(s: &str) -> Value {
+        parse_text(DataType::NUMERIC, s, &ctx()).unwrap()
+    }
+
+    fn i(v: i32) -> Value {
+        Value::Int4(v)
+    }
+
+    #[test]
+    fn math_like_postgres() {
+        assert_eq!(call("round", &[Value::Float8(2.5)]), "2");
+        assert_eq!(call("round", &[n("2.5")]), "3");
+        assert_eq!(call("round", &[n("-2.5")]), "-3");
+        assert_eq!(call("trunc", &[Value::Float8(2.7)]), "2");
+        assert_eq!(call("round", &[n("1.2345"), i(2)]), "1.23");
+        assert_eq!(call("round", &[n("1.5"), i(-1)]), "0");
+        assert_eq!(call("trunc", &[n("1234.5"), i(-2)]), "1200");
+        assert_eq!(call("mod", &[n("-7.5"), i(2)]), "-1.5");
+        assert_eq!(call("power", &[i(2), i(3)]), "8");
+        assert_eq!(call("sqrt", &[i(2)]), "1.4142135623730951");
+        assert_eq!(call("sqrt", &[Value::Float8(4.0)]), "2");
+        assert_eq!(call("ceil", &[Value::Float8(-1.5)]), "-1");
+        assert_eq!(call("floor", &[n("-0.5")]), "-1");
+        assert_eq!(call("ceil", &[n("-0.5")]), "0");
+        assert_eq!(call("abs", &[Value::Int2(-5)]), "5");
+        assert_eq!(
+            err("sqrt", &[Value::Float8(-1.0)]).1,
+            "cannot take square root of a negative number"
+        );
+        assert_eq!(
+            call_scalar("round", &[Value::Null]).unwrap().unwrap(),
+            Value::Null
+        );
+        use DataType as T;
+        let rt = |name: &str, a: &[T]| scalar_return_type(name, a).unwrap();
+        assert_eq!(rt("round", &[T::Int4]), T::Float8);
+        assert_eq!(rt("sqrt", &[T::Int4]), T::Float8);
+        assert_eq!(rt("power", &[T::Int4, T::Int4]), T::Float8);
+        assert_eq!(rt("mod", &[T::Int4, T::Int4]), T::Int4);
+        assert_eq!(rt("floor", &[T::Int4]), T::Float8);
+        assert_eq!(rt("abs", &[T::Int2]), T::Int2);
+        assert_eq!(rt("ceil", &[T::NUMERIC]), T::NUMERIC);
+        assert_eq!(rt("greatest", &[T::Int4, T::NUMERIC]), T::NUMERIC);
+        assert_eq!(rt("coalesce", &[T::Unknown, T::Unknown]), T::Text);
+        let e = scalar_return_type("round", &[T::Float8, T::Int4]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "function round(double precision, integer) does not exist"
+        );
+        assert_eq!(
+            scalar_return_type("nosuch", &[]).unwrap_err().code,
+            SqlState::UndefinedFunction
+        );
+        assert_eq!(
+            scalar_return_type("COALESCE", &[T::Int4, T::Text])
+                .unwrap_err()
+                .message,
+            "COALESCE types integer and text cannot be matched"
+        );
+    }
+
+    #[test]
+    fn strings_like_postgres() {
+        assert_eq!(
+            call(
+                "concat",
+                &[
+                    t("a"),
+                    Value::Bool(true),
+                    Value::Null,
+                    n("1.50"),
+                    Value::Float8(2.0)
+                ]
+            ),
+            "at1.502"
+        );
+        assert_eq!(
+            call("concat_ws", &[t(","), t("a"), Value::Null, t("b")]),
+            "a,b"
+        );
+        assert_eq!(
+            call_scalar("concat_ws", &[Value::Null, t("a")])
+                .unwrap()
+                .unwrap(),
+            Value::Null
+        );
+        assert_eq!(call("substr", &[t("hello"), i(0), i(3)]), "he");
+        assert_eq!(call("substr", &[t("hello"), i(-1)]), "hello");
+        assert_eq!(call("substr", &[t("hello"), i(2)]), "ello");
+        assert_eq!(call("substring", &[t("hello"), i(2), i(2)]), "el");
+        assert_eq!(call("substr", &[t("héllo"), i(2), i(2)]), "él");
+        assert_eq!(call("substr", &[t("hello"), i(-5), i(3)]), "");
+        assert_eq!(
+            call(
+                "substr",
+                &[t("hello"), Value::Int8(i64::MAX), Value::Int8(i64::MAX)]
+            ),
+            ""
+        );
+        assert_eq!(
+            err("substr", &[t("hello"), i(1), i(-1)]).1,
+            "negative substring length not allowed"
+        );
+        assert_eq!(call("position", &[t("l"), t("hello")]), "3");
+        assert_eq!(call("strpos", &[t("hello"), t("")]), "1");
+        assert_eq!(call("strpos", &[t("héllo"), t("l")]), "3");
+        assert_eq!(call("position", &[t("z"), t("hello")]), "0");
+        assert_eq!(call("length", &[t("héllo")]), "5");
+        assert_eq!(call("octet_length", &[t("héllo")]), "6");
+        assert_eq!(call("lpad", &[t("hi"), i(5)]), "   hi");
+        assert_eq!(call("lpad", &[t("hi"), i(5), t("xy")]), "xyxhi");
+        assert_eq!(call("lpad", &[t("hello"), i(3)]), "hel");
+        assert_eq!(call("rpad", &[t("hi"), i(5), t("xy")]), "hixyx");
+        assert_eq!(call("lpad", &[t("hi"), i(-1)]), "");
+        assert_eq!(call("lpad", &[t("hi"), i(5), t("")]), "hi");
+        assert_eq!(call("left", &[t("hello"), i(2)]), "he");
+        assert_eq!(call("left", &[t("hello"), i(-2)]), "hel");
+        assert_eq!(call("right", &[t("hello"), i(2)]), "lo");
+        assert_eq!(call("right", &[t("hello"), i(-2)]), "llo");
+        assert_eq!(call("repeat", &[t("ab"), i(3)]), "ababab");
+        assert_eq!(call("repeat", &[t("ab"), i(-1)]), "");
+        assert_eq!(
+            err("repeat", &[t("ab"), i(i32::MAX)]).0,
+            SqlState::ProgramLimitExceeded
+        );
+        assert_eq!(call("reverse", &[t("héllo")]), "olléh");
+        assert_eq!(call("split_part", &[t("a,b,c"), t(","), i(2)]), "b");
+        assert_eq!(call("split_part", &[t("a,b,c"), t(","), i(-1)]), "c");
+        assert_eq!(call("split_part", &[t("a,b,c"), t(","), i(5)]), "");
+        assert_eq!(call("split_part", &[t("abc"), t(""), i(1)]), "abc");
+        assert_eq!(call("split_part", &[t("abc"), t(""), i(2)]), "");
+        assert_eq!(
+            err("split_part", &[t("a,b"), t(","), i(0)]),
+            (
+                SqlState::InvalidParameterValue,
+                "field position must not be zero".into()
+            )
+        );
+        assert_eq!(call("btrim", &[t("xxhixx"), t("x")]), "hi");
+        assert_eq!(call("trim", &[t("  hi  ")]), "hi");
+        assert_eq!(call("ltrim", &[t("  hi")]), "hi");
+        assert_eq!(call("rtrim", &[t("hi  ")]), "hi");
+        assert_eq!(call("replace", &[t("hello"), t("l"), t("L")]), "heLLo");
+        assert_eq!(call("replace", &[t("hello"), t(""), t("x")]), "hello");
+        assert_eq!(call("md5", &[t("abc")]), "900150983cd24fb0d6963f7d28e17f72");
+        assert_eq!(call("upper", &[t("héllo")]), "HÉLLO");
+        assert_eq!(call("lower", &[t("HÉLLO")]), "héllo");
+        assert!(call_scalar("no_such_fn", &[]).is_none());
+    }
+
+    #[test]
+    fn conditionals_and_uuid() {
+        assert_eq!(call("greatest", &[i(1), n("2.5"), Value::Null]), "2.5");
+        assert_eq!(call("least", &[i(3), Value::Null, i(1)]), "1");
+        assert_eq!(call("coalesce", &[Value::Null, i(2), i(3)]), "2");
+        assert_eq!(
+            call_scalar("nullif", &[i(1), i(1)]).unwrap().unwrap(),
+            Value::Null
+        );
+        assert_eq!(call("nullif", &[i(1), i(2)]), "1");
+        assert_eq!(
+            call_scalar("greatest", &[Value::Null]).unwrap().unwrap(),
+            Value::Null
+        );
+        let u = call("gen_random_uuid", &[]);
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"));
+        assert_eq!(
+            function_volatility("gen_random_uuid"),
+            Some(Volatility::Volatile)
+        );
+        assert_eq!(function_volatility("Lower"), Some(Volatility::Immutable));
+    }
+}
