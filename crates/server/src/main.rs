@@ -67,11 +67,12 @@ fn serve(cli: Cli) -> Result<(), String> {
         )
     })?;
     raise_fd_limit(cli.max_connections);
-    let engine = Engine::new(EngineConfig {
-        data_dir: cli.data_dir.clone(),
-        max_connections: cli.max_connections,
-    })
-    .map_err(|e| format!("cannot start engine: {e}"))?;
+    let engine = Engine::new(EngineConfig::durable(
+        cli.data_dir.clone(),
+        cli.max_connections,
+    ))
+    .map_err(|e| format!("cannot start: {}", e.message))?;
+    let engine_for_shutdown = engine.clone();
     let verifier = cli
         .password
         .as_deref()
@@ -101,6 +102,8 @@ fn serve(cli: Cli) -> Result<(), String> {
     });
     // Sessions stuck in a blocking call must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_secs(1));
+    // A shutdown checkpoint: the next start replays (almost) no WAL.
+    engine_for_shutdown.shutdown();
     result
 }
 

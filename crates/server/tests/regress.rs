@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Generous: the slowest script takes well under a second on PostgreSQL.
-const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(60);
 
 fn regress_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/regress")
@@ -99,21 +99,24 @@ fn run_script(name: &str) {
         )
     });
     let deadline = Instant::now() + SCRIPT_TIMEOUT;
+    let mut hung = false;
     let status = loop {
         if let Some(st) = child.try_wait().expect("wait psql") {
             break st;
         }
-        if Instant::now() > deadline {
+        if Instant::now() > deadline && !hung {
+            // Like pressing ^C: psql sends a CancelRequest for the running
+            // statement and, being non-interactive, exits (flushing its
+            // output, so the hanging statement shows at the end).
+            hung = true;
+            // SAFETY: kill() on our own child's pid.
+            unsafe {
+                libc::kill(child.id() as i32, libc::SIGINT);
+            }
+        }
+        if hung && Instant::now() > deadline + Duration::from_secs(10) {
             let _ = child.kill();
-            let _ = child.wait();
-            let partial = std::fs::read_to_string(&out_path).unwrap_or_default();
-            let tail: Vec<&str> = partial.lines().rev().take(30).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            panic!(
-                "{name}.sql: psql did not finish within {SCRIPT_TIMEOUT:?} (a hang?); \
-                 last output lines:\n{}",
-                tail.join("\n")
-            );
+            break child.wait().expect("wait psql");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -122,6 +125,16 @@ fn run_script(name: &str) {
     let raw = std::fs::read(&out_path).expect("read output");
     let actual = normalize(&String::from_utf8_lossy(&raw));
     std::fs::write(&out_path, &actual).expect("write normalized output");
+    if hung {
+        let tail: Vec<&str> = actual.lines().rev().take(15).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        panic!(
+            "{name}.sql: psql did not finish within {SCRIPT_TIMEOUT:?} (a hang?) and was \
+             interrupted; last output lines:\n{}\n\nfull diff:\n{}",
+            tail.join("\n"),
+            unified_diff(&expected_path, &out_path)
+        );
+    }
     if actual != expected {
         panic!(
             "{name}.sql: output differs from expected/{name}.out (psql exit status {status}); \

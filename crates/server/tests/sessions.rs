@@ -142,11 +142,15 @@ fn col0(msgs: &[SimpleQueryMessage]) -> Vec<Option<String>> {
 }
 
 fn sqlstate(e: &tokio_postgres::Error) -> String {
-    e.code().map(|c| c.code().to_owned()).unwrap_or_else(|| format!("(no SQLSTATE: {e})"))
+    e.code()
+        .map(|c| c.code().to_owned())
+        .unwrap_or_else(|| format!("(no SQLSTATE: {e})"))
 }
 
 fn message(e: &tokio_postgres::Error) -> String {
-    e.as_db_error().map(|d| d.message().to_owned()).unwrap_or_else(|| e.to_string())
+    e.as_db_error()
+        .map(|d| d.message().to_owned())
+        .unwrap_or_else(|| e.to_string())
 }
 
 /// The error must carry this SQLSTATE and message.
@@ -183,7 +187,11 @@ impl Session {
     }
 
     async fn int(&self, sql: &str) -> i64 {
-        self.one(sql).await.expect("not null").parse().expect("an integer")
+        self.one(sql)
+            .await
+            .expect("not null")
+            .parse()
+            .expect("an integer")
     }
 
     /// Start a statement that is expected to block; it runs in its own task.
@@ -199,14 +207,36 @@ async fn join(h: JoinHandle<Outcome>) -> Outcome {
 }
 
 /// Poll pg_stat_activity until `pid` waits on a lock (wait_event_type
-/// 'Lock'); bounded.
-async fn wait_until_blocked(obs: &Session, pid: i32) {
-    let sql = format!("SELECT wait_event_type FROM pg_stat_activity WHERE pid = {pid}");
-    let mut last = None;
-    for _ in 0..400 {
-        let rows = col0(&obs.run(&sql).await);
-        last = rows.first().cloned().flatten();
-        if last.as_deref() == Some("Lock") {
+/// 'Lock'); bounded. `h` is the blocked statement's task: if it finishes,
+/// the statement did not block.
+///
+/// Fallback, so that one monitoring bug does not hide every scenario: if
+/// after 2 s the session is active with no wait event while its statement
+/// is still unfinished, carry on with a warning (the strict check is
+/// `pg_stat_activity_shows_the_waiting_session`).
+async fn wait_until_blocked(obs: &Session, pid: i32, h: &JoinHandle<Outcome>) {
+    let sql = format!("SELECT wait_event_type, state FROM pg_stat_activity WHERE pid = {pid}");
+    let mut last = (None, None);
+    for attempt in 0..400 {
+        let msgs = obs.run(&sql).await;
+        if let Some(SimpleQueryMessage::Row(r)) = msgs
+            .iter()
+            .find(|m| matches!(m, SimpleQueryMessage::Row(_)))
+        {
+            last = (r.get(0).map(str::to_owned), r.get(1).map(str::to_owned));
+        }
+        if last.0.as_deref() == Some("Lock") {
+            return;
+        }
+        assert!(
+            !h.is_finished(),
+            "session {pid}'s statement finished instead of waiting for the lock"
+        );
+        if attempt >= 80 && last.0.is_none() && last.1.as_deref() == Some("active") {
+            eprintln!(
+                "WARNING: session {pid} is blocked but pg_stat_activity shows no wait event \
+                 (expected wait_event_type 'Lock'); continuing"
+            );
             return;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -251,6 +281,15 @@ async fn table_t(s: &Session, n: i32) {
     .await;
 }
 
+/// t's rows as "id:v,id:v" in id order.
+async fn rows_of_t(s: &Session) -> String {
+    col0(&s.run("SELECT id || ':' || v FROM t ORDER BY id").await)
+        .into_iter()
+        .map(|v| v.unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 const NOWAIT_MSG: &str = "could not obtain lock on row in relation \"t\"";
 
 // ---------------------------------------------------------------------------
@@ -263,7 +302,7 @@ async fn lock_wait_ends_on_holders_commit() {
     table_t(&a, 1).await;
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 11);
@@ -276,7 +315,7 @@ async fn lock_wait_ends_on_holders_rollback() {
     table_t(&a, 1).await;
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("ROLLBACK").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 10);
@@ -292,13 +331,14 @@ async fn lock_wait_ends_on_rollback_to_savepoint() {
     a.run("BEGIN; UPDATE t SET v = 100 WHERE id = 2; SAVEPOINT s; UPDATE t SET v = v + 1 WHERE id = 1")
         .await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("ROLLBACK TO SAVEPOINT s").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 10);
     // The lock taken before the savepoint is still held.
     assert_error(
-        &b.try_run("SELECT * FROM t WHERE id = 2 FOR UPDATE NOWAIT").await,
+        &b.try_run("SELECT * FROM t WHERE id = 2 FOR UPDATE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
@@ -307,7 +347,8 @@ async fn lock_wait_ends_on_rollback_to_savepoint() {
     a.run("UPDATE t SET v = 200 WHERE id = 2; SAVEPOINT s2; UPDATE t SET v = 300 WHERE id = 2; ROLLBACK TO s2")
         .await;
     assert_error(
-        &b.try_run("SELECT * FROM t WHERE id = 2 FOR UPDATE NOWAIT").await,
+        &b.try_run("SELECT * FROM t WHERE id = 2 FOR UPDATE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
@@ -323,12 +364,13 @@ async fn for_update_wait_returns_the_committed_version() {
     a.run("BEGIN; UPDATE t SET v = 5 WHERE id = 1").await;
     b.run("BEGIN").await;
     let hb = b.spawn("SELECT v FROM t WHERE id = 1 FOR UPDATE");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(col0(&join(hb).await.unwrap()), vec![Some("5".to_owned())]);
     // b holds the lock now.
     assert_error(
-        &a.try_run("SELECT * FROM t WHERE id = 1 FOR KEY SHARE NOWAIT").await,
+        &a.try_run("SELECT * FROM t WHERE id = 1 FOR KEY SHARE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
@@ -347,22 +389,30 @@ async fn for_share_conflicts_with_for_update_nowait() {
     b.run("BEGIN").await;
     // Shared locks coexist.
     assert_eq!(
-        col0(&b.run("SELECT id FROM t WHERE id = 1 FOR SHARE NOWAIT").await),
+        col0(
+            &b.run("SELECT id FROM t WHERE id = 1 FOR SHARE NOWAIT")
+                .await
+        ),
         vec![Some("1".to_owned())]
     );
     assert_eq!(
-        col0(&b.run("SELECT id FROM t WHERE id = 1 FOR KEY SHARE NOWAIT").await),
+        col0(
+            &b.run("SELECT id FROM t WHERE id = 1 FOR KEY SHARE NOWAIT")
+                .await
+        ),
         vec![Some("1".to_owned())]
     );
     b.run("ROLLBACK; BEGIN").await;
     assert_error(
-        &b.try_run("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT").await,
+        &b.try_run("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
     b.run("ROLLBACK; BEGIN").await;
     assert_error(
-        &b.try_run("SELECT * FROM t WHERE id = 1 FOR NO KEY UPDATE NOWAIT").await,
+        &b.try_run("SELECT * FROM t WHERE id = 1 FOR NO KEY UPDATE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
@@ -370,7 +420,8 @@ async fn for_share_conflicts_with_for_update_nowait() {
     // An UPDATE cannot take the row either: NOWAIT via lock_timeout.
     a.run("COMMIT").await;
     // After the holder ends, NOWAIT succeeds.
-    b.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT; COMMIT").await;
+    b.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT; COMMIT")
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -378,7 +429,8 @@ async fn for_key_share_allows_non_key_updates() {
     let tg = Target::new("for_key_share").await;
     let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
     table_t(&a, 1).await;
-    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR KEY SHARE").await;
+    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR KEY SHARE")
+        .await;
     // FOR NO KEY UPDATE is compatible with FOR KEY SHARE...
     b.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR NO KEY UPDATE NOWAIT; ROLLBACK")
         .await;
@@ -387,17 +439,21 @@ async fn for_key_share_allows_non_key_updates() {
     // FOR UPDATE is not.
     b.run("BEGIN").await;
     assert_error(
-        &b.try_run("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT").await,
+        &b.try_run("SELECT * FROM t WHERE id = 1 FOR UPDATE NOWAIT")
+            .await,
         "55P03",
         NOWAIT_MSG,
     );
     b.run("ROLLBACK").await;
     // An UPDATE of the key waits for the KEY SHARE holder.
     let hb = b.spawn("UPDATE t SET id = 2 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
-    assert_eq!(col0(&obs.run("SELECT id || ':' || v FROM t").await), vec![Some("2:7".to_owned())]);
+    assert_eq!(
+        col0(&obs.run("SELECT id || ':' || v FROM t").await),
+        vec![Some("2:7".to_owned())]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -405,11 +461,13 @@ async fn for_update_blocks_every_other_lock_mode() {
     let tg = Target::new("for_update_blocks").await;
     let (a, b) = (tg.session().await, tg.session().await);
     table_t(&a, 1).await;
-    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE").await;
+    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE")
+        .await;
     for mode in ["UPDATE", "NO KEY UPDATE", "SHARE", "KEY SHARE"] {
         b.run("BEGIN").await;
         assert_error(
-            &b.try_run(&format!("SELECT * FROM t WHERE id = 1 FOR {mode} NOWAIT")).await,
+            &b.try_run(&format!("SELECT * FROM t WHERE id = 1 FOR {mode} NOWAIT"))
+                .await,
             "55P03",
             NOWAIT_MSG,
         );
@@ -425,23 +483,33 @@ async fn skip_locked_skips_locked_rows() {
     let tg = Target::new("skip_locked").await;
     let (a, b) = (tg.session().await, tg.session().await);
     table_t(&a, 3).await;
-    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE").await;
+    a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE")
+        .await;
     b.run("BEGIN").await;
     let s = |v: &[&str]| v.iter().map(|x| Some(x.to_string())).collect::<Vec<_>>();
     assert_eq!(
-        col0(&b.run("SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED").await),
+        col0(
+            &b.run("SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED")
+                .await
+        ),
         s(&["2", "3"])
     );
     b.run("ROLLBACK; BEGIN").await;
     assert_eq!(
-        col0(&b.run("SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED").await),
+        col0(
+            &b.run("SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+                .await
+        ),
         s(&["2"])
     );
     // A second queue consumer skips both.
     let c = tg.session().await;
     c.run("BEGIN").await;
     assert_eq!(
-        col0(&c.run("SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED").await),
+        col0(
+            &c.run("SELECT id FROM t ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED")
+                .await
+        ),
         s(&["3"])
     );
     c.run("ROLLBACK").await;
@@ -451,11 +519,17 @@ async fn skip_locked_skips_locked_rows() {
     a.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR SHARE").await;
     b.run("BEGIN").await;
     assert_eq!(
-        col0(&b.run("SELECT id FROM t ORDER BY id FOR SHARE SKIP LOCKED").await),
+        col0(
+            &b.run("SELECT id FROM t ORDER BY id FOR SHARE SKIP LOCKED")
+                .await
+        ),
         s(&["1", "2", "3"])
     );
     assert_eq!(
-        col0(&b.run("SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED").await),
+        col0(
+            &b.run("SELECT id FROM t ORDER BY id FOR UPDATE SKIP LOCKED")
+                .await
+        ),
         s(&["2", "3"])
     );
     b.run("ROLLBACK").await;
@@ -476,7 +550,7 @@ async fn deadlock_aborts_exactly_one_session() {
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
     b.run("BEGIN; UPDATE t SET v = v + 10 WHERE id = 2").await;
     let ha = a.spawn("UPDATE t SET v = v + 1 WHERE id = 2");
-    wait_until_blocked(&obs, a.pid).await;
+    wait_until_blocked(&obs, a.pid, &ha).await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
     // The victim's error aborts its transaction and releases its locks, so
     // the survivor finishes without waiting for the victim's ROLLBACK.
@@ -496,11 +570,12 @@ async fn deadlock_aborts_exactly_one_session() {
     );
     loser.run("ROLLBACK").await;
     winner.run("COMMIT").await;
-    let expect = if std::ptr::eq(winner, &a) { "1:2,2:2" } else { "1:10,2:20" };
-    assert_eq!(
-        obs.one("SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM t").await.unwrap(),
-        expect
-    );
+    let expect = if std::ptr::eq(winner, &a) {
+        "1:1,2:1"
+    } else {
+        "1:10,2:10"
+    };
+    assert_eq!(rows_of_t(&obs).await, expect);
 }
 
 // ---------------------------------------------------------------------------
@@ -513,7 +588,7 @@ async fn read_committed_concurrent_increments_both_apply() {
     table_t(&a, 1).await;
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 1 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 2);
@@ -526,17 +601,14 @@ async fn read_committed_recheck_where_no_longer_matches() {
     table_t(&a, 2).await;
     a.run("BEGIN; UPDATE t SET v = 5 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 100 WHERE v = 0 RETURNING id");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     // Row 1 was re-checked against its newest version (v = 5) and skipped;
     // row 2 was never locked by a.
     let r = join(hb).await.unwrap();
     assert_eq!(col0(&r), vec![Some("2".to_owned())]);
     assert_eq!(affected(&r), 1);
-    assert_eq!(
-        obs.one("SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM t").await.unwrap(),
-        "1:5,2:100"
-    );
+    assert_eq!(rows_of_t(&obs).await, "1:5,2:100");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -546,14 +618,14 @@ async fn read_committed_update_of_a_concurrently_deleted_row_updates_nothing() {
     table_t(&a, 1).await;
     a.run("BEGIN; DELETE FROM t WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 1 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 0);
     // DELETE racing an UPDATE: the delete re-checks too.
     a.run("INSERT INTO t VALUES (2, 0)").await;
     a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 2").await;
     let hb = b.spawn("DELETE FROM t WHERE id = 2 AND v = 0");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 0);
     assert_eq!(obs.int("SELECT count(*) FROM t").await, 1);
@@ -575,12 +647,20 @@ async fn repeatable_read_update_after_concurrent_commit_is_40001() {
     // b's snapshot does not move...
     assert_eq!(b.int("SELECT v FROM t WHERE id = 1").await, 0);
     // ... rows nobody changed can still be updated ...
-    assert_eq!(affected(&b.run("UPDATE t SET v = 50 WHERE id = 2").await), 1);
+    assert_eq!(
+        affected(&b.run("UPDATE t SET v = 50 WHERE id = 2").await),
+        1
+    );
     // ... but the changed one cannot.
-    assert_error(&b.try_run("UPDATE t SET v = v + 1 WHERE id = 1").await, "40001", SERIALIZE_MSG);
+    assert_error(
+        &b.try_run("UPDATE t SET v = v + 1 WHERE id = 1").await,
+        "40001",
+        SERIALIZE_MSG,
+    );
     b.run("ROLLBACK").await;
     // Locking reads fail the same way.
-    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1").await;
+    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+        .await;
     a.run("UPDATE t SET v = 2 WHERE id = 1").await;
     assert_error(
         &b.try_run("SELECT * FROM t WHERE id = 1 FOR UPDATE").await,
@@ -598,17 +678,19 @@ async fn repeatable_read_wait_ends_in_40001_on_commit_and_success_on_rollback() 
     table_t(&a, 1).await;
     // The holder commits: 40001.
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
-    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1").await;
+    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+        .await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_error(&join(hb).await, "40001", SERIALIZE_MSG);
     b.run("ROLLBACK").await;
     // The holder rolls back: the update goes through.
     a.run("BEGIN; UPDATE t SET v = v + 1 WHERE id = 1").await;
-    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1").await;
+    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+        .await;
     let hb = b.spawn("UPDATE t SET v = v + 10 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("ROLLBACK").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     b.run("COMMIT").await;
@@ -619,7 +701,9 @@ async fn repeatable_read_wait_ends_in_40001_on_commit_and_success_on_rollback() 
 async fn serializable_is_rejected_until_supported() {
     let tg = Target::new("serializable").await;
     let a = tg.session().await;
-    let r = a.try_run("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT 1").await;
+    let r = a
+        .try_run("BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT 1")
+        .await;
     if tg.is_pg {
         assert!(r.is_ok(), "{r:?}");
     } else {
@@ -642,13 +726,16 @@ async fn unique_key_race_second_inserter_waits_then_23505_on_commit() {
     table_t(&a, 1).await;
     a.run("BEGIN; INSERT INTO t VALUES (10, 1)").await;
     let hb = b.spawn("INSERT INTO t VALUES (10, 2)");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     match join(hb).await {
         Ok(m) => panic!("expected 23505, got {} messages", m.len()),
         Err(e) => {
             assert_eq!(sqlstate(&e), "23505", "{e:?}");
-            assert_eq!(message(&e), "duplicate key value violates unique constraint \"t_pkey\"");
+            assert_eq!(
+                message(&e),
+                "duplicate key value violates unique constraint \"t_pkey\""
+            );
             assert_eq!(
                 e.as_db_error().and_then(|d| d.detail()),
                 Some("Key (id)=(10) already exists.")
@@ -665,14 +752,14 @@ async fn unique_key_race_second_inserter_succeeds_after_rollback() {
     table_t(&a, 1).await;
     a.run("BEGIN; INSERT INTO t VALUES (10, 1)").await;
     let hb = b.spawn("INSERT INTO t VALUES (10, 2)");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("ROLLBACK").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 10").await, 2);
     // Same with ON CONFLICT DO NOTHING: waits, then inserts nothing.
     a.run("BEGIN; INSERT INTO t VALUES (11, 1)").await;
     let hb = b.spawn("INSERT INTO t VALUES (11, 2) ON CONFLICT DO NOTHING");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     a.run("COMMIT").await;
     assert_eq!(affected(&join(hb).await.unwrap()), 0);
 }
@@ -688,7 +775,7 @@ async fn pg_stat_activity_shows_the_waiting_session() {
     a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1").await;
     let stmt = "UPDATE t SET v = 2 WHERE id = 1";
     let hb = b.spawn(stmt);
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     let row = obs
         .run(&format!(
             "SELECT state, wait_event_type, wait_event IS NOT NULL, query, application_name, \
@@ -721,9 +808,12 @@ async fn pg_stat_activity_shows_the_waiting_session() {
     a.run("COMMIT").await;
     join(hb).await.unwrap();
     assert_eq!(
-        obs.one(&format!("SELECT state FROM pg_stat_activity WHERE pid = {}", b.pid))
-            .await
-            .unwrap(),
+        obs.one(&format!(
+            "SELECT state FROM pg_stat_activity WHERE pid = {}",
+            b.pid
+        ))
+        .await
+        .unwrap(),
         "idle"
     );
 }
@@ -734,16 +824,34 @@ async fn pg_cancel_backend_stops_pg_sleep() {
     let (a, b) = (tg.session().await, tg.session().await);
     let hb = b.spawn("SELECT pg_sleep(60)");
     wait_until_running(&a, b.pid, "pg_sleep(60)").await;
-    assert_eq!(a.one(&format!("SELECT pg_cancel_backend({})", b.pid)).await.unwrap(), "t");
-    assert_error(&join(hb).await, "57014", "canceling statement due to user request");
+    assert_eq!(
+        a.one(&format!("SELECT pg_cancel_backend({})", b.pid))
+            .await
+            .unwrap(),
+        "t"
+    );
+    assert_error(
+        &join(hb).await,
+        "57014",
+        "canceling statement due to user request",
+    );
     // The session is fine afterwards.
     assert_eq!(b.int("SELECT 1").await, 1);
     // Inside a block, the cancel aborts the block.
     b.run("BEGIN").await;
     let hb = b.spawn("SELECT pg_sleep(60)");
     wait_until_running(&a, b.pid, "pg_sleep(60)").await;
-    assert_eq!(a.one(&format!("SELECT pg_cancel_backend({})", b.pid)).await.unwrap(), "t");
-    assert_error(&join(hb).await, "57014", "canceling statement due to user request");
+    assert_eq!(
+        a.one(&format!("SELECT pg_cancel_backend({})", b.pid))
+            .await
+            .unwrap(),
+        "t"
+    );
+    assert_error(
+        &join(hb).await,
+        "57014",
+        "canceling statement due to user request",
+    );
     assert_error(
         &b.try_run("SELECT 1").await,
         "25P02",
@@ -759,10 +867,16 @@ async fn cancel_request_stops_a_lock_wait() {
     table_t(&a, 1).await;
     a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = 2 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     // The protocol's CancelRequest, on its own connection.
-    t(b.c.cancel_token().cancel_query(NoTls)).await.expect("cancel");
-    assert_error(&join(hb).await, "57014", "canceling statement due to user request");
+    t(b.c.cancel_token().cancel_query(NoTls))
+        .await
+        .expect("cancel");
+    assert_error(
+        &join(hb).await,
+        "57014",
+        "canceling statement due to user request",
+    );
     a.run("COMMIT").await;
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 1);
 }
@@ -811,7 +925,7 @@ async fn lock_timeout_ends_a_lock_wait_with_55p03() {
     );
     b.run("ROLLBACK").await;
     // lock_timeout does not limit statements that do not wait.
-    assert_eq!(b.one("SELECT pg_sleep(0.3)::text").await.unwrap(), "");
+    b.run("SELECT pg_sleep(0.3)").await;
     a.run("ROLLBACK").await;
 }
 
@@ -822,7 +936,7 @@ async fn client_vanishing_mid_transaction_releases_its_locks() {
     table_t(&a, 1).await;
     a.run("BEGIN; UPDATE t SET v = 100 WHERE id = 1").await;
     let hb = b.spawn("UPDATE t SET v = v + 1 WHERE id = 1");
-    wait_until_blocked(&obs, b.pid).await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
     // Drop the socket without a Terminate message.
     let Session { c, pid, conn } = a;
     conn.abort();
@@ -846,16 +960,30 @@ async fn pg_terminate_backend_closes_the_connection_with_57p01() {
     // A busy session gets 57P01 and its connection is closed.
     let hb = b.spawn("SELECT pg_sleep(60)");
     wait_until_running(&obs, b.pid, "pg_sleep(60)").await;
-    assert_eq!(obs.one(&format!("SELECT pg_terminate_backend({})", b.pid)).await.unwrap(), "t");
-    assert_error(&join(hb).await, "57P01", "terminating connection due to administrator command");
+    assert_eq!(
+        obs.one(&format!("SELECT pg_terminate_backend({})", b.pid))
+            .await
+            .unwrap(),
+        "t"
+    );
+    assert_error(
+        &join(hb).await,
+        "57P01",
+        "terminating connection due to administrator command",
+    );
     let _ = t(b.conn).await;
     assert!(b.c.is_closed());
     // An idle-in-transaction session that holds a lock: terminating it
     // releases the lock.
     a.run("BEGIN; UPDATE t SET v = 100 WHERE id = 1").await;
     let hc = c.spawn("UPDATE t SET v = v + 1 WHERE id = 1");
-    wait_until_blocked(&obs, c.pid).await;
-    assert_eq!(obs.one(&format!("SELECT pg_terminate_backend({})", a.pid)).await.unwrap(), "t");
+    wait_until_blocked(&obs, c.pid, &hc).await;
+    assert_eq!(
+        obs.one(&format!("SELECT pg_terminate_backend({})", a.pid))
+            .await
+            .unwrap(),
+        "t"
+    );
     assert_eq!(affected(&join(hc).await.unwrap()), 1);
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 1);
     match t(a.conn).await.expect("connection task") {
@@ -879,12 +1007,18 @@ async fn idle_in_transaction_timeout_ends_the_session_and_releases_locks() {
     a.run("SET idle_in_transaction_session_timeout = '300ms'; BEGIN; UPDATE t SET v = 100 WHERE id = 1")
         .await;
     // b waits for the lock; a's timeout ends a's session.
-    assert_eq!(affected(&b.run("UPDATE t SET v = v + 1 WHERE id = 1").await), 1);
+    assert_eq!(
+        affected(&b.run("UPDATE t SET v = v + 1 WHERE id = 1").await),
+        1
+    );
     assert_eq!(b.int("SELECT v FROM t WHERE id = 1").await, 1);
     match t(a.conn).await.expect("connection task") {
         Err(e) => {
             assert_eq!(sqlstate(&e), "25P03", "{e:?}");
-            assert_eq!(message(&e), "terminating connection due to idle-in-transaction timeout");
+            assert_eq!(
+                message(&e),
+                "terminating connection due to idle-in-transaction timeout"
+            );
         }
         Ok(()) => panic!("expected the connection to end with 25P03"),
     }
@@ -897,12 +1031,15 @@ async fn idle_in_transaction_timeout_ends_the_session_and_releases_locks() {
 async fn savepoints_do_not_consume_xids() {
     let tg = Target::new("xid_growth").await;
     let (a, b) = (tg.session().await, tg.session().await);
-    a.run("CREATE TABLE x (id integer PRIMARY KEY, sp text)").await;
+    a.run("CREATE TABLE x (id integer PRIMARY KEY, sp text)")
+        .await;
     let before = b.int("SELECT pg_current_xact_id()::text::bigint").await;
     a.run("BEGIN").await;
     for (i, sp) in ["s1", "s2", "s3"].iter().enumerate() {
-        a.run(&format!("SAVEPOINT {sp}; INSERT INTO x VALUES ({i}, '{sp}')"))
-            .await;
+        a.run(&format!(
+            "SAVEPOINT {sp}; INSERT INTO x VALUES ({i}, '{sp}')"
+        ))
+        .await;
     }
     let top = a.int("SELECT pg_current_xact_id()::text::bigint").await;
     a.run("COMMIT").await;
@@ -912,7 +1049,8 @@ async fn savepoints_do_not_consume_xids() {
     let a_xids = after - before - 1;
     let distinct_xmin = b.int("SELECT count(DISTINCT xmin::text) FROM x").await;
     if tg.is_pg {
-        assert_eq!(a_xids, 4, "PostgreSQL: top-level + 3 subtransaction xids");
+        // (At least: other tests share the PostgreSQL cluster.)
+        assert!(a_xids >= 4, "PostgreSQL: top-level + 3 subtransaction xids");
         assert_eq!(distinct_xmin, 3);
     } else {
         assert_eq!(a_xids, 1, "before {before}, a's xid {top}, after {after}");
@@ -932,8 +1070,14 @@ async fn savepoints_do_not_consume_xids() {
     )
     .await;
     let after = b.int("SELECT pg_current_xact_id()::text::bigint").await;
-    let expected = if tg.is_pg { 3 } else { 1 };
-    assert_eq!(after - before - 1, expected);
+    if tg.is_pg {
+        assert!(
+            after - before - 1 >= 3,
+            "PostgreSQL: top-level + 2 subtransaction xids"
+        );
+    } else {
+        assert_eq!(after - before - 1, 1);
+    }
     assert_eq!(b.int("SELECT count(*) FROM x WHERE id >= 10").await, 2);
 }
 
@@ -1056,18 +1200,24 @@ async fn extended_protocol_typed_params_and_binary_results() {
     ))
     .await
     .unwrap();
-    let row = t(c.query_one(&st, &[&41i32, &(1i64 << 40), &"hi", &false, &vec![0u8, 255, 7]]))
-        .await
-        .unwrap();
+    let row = t(c.query_one(
+        &st,
+        &[&41i32, &(1i64 << 40), &"hi", &false, &vec![0u8, 255, 7]],
+    ))
+    .await
+    .unwrap();
     assert_eq!(row.get::<_, i32>(0), 42);
     assert_eq!(row.get::<_, i64>(1), 1i64 << 41);
     assert_eq!(row.get::<_, String>(2), "hi!");
     assert!(row.get::<_, bool>(3));
     assert_eq!(row.get::<_, Vec<u8>>(4), vec![0u8, 255, 7]);
     // NULL parameters.
-    let row = t(c.query_one("SELECT $1::int4 IS NULL, $2::text", &[&None::<i32>, &None::<&str>]))
-        .await
-        .unwrap();
+    let row = t(c.query_one(
+        "SELECT $1::int4 IS NULL, $2::text",
+        &[&None::<i32>, &None::<&str>],
+    ))
+    .await
+    .unwrap();
     assert!(row.get::<_, bool>(0));
     assert_eq!(row.get::<_, Option<String>>(1), None);
 
@@ -1083,12 +1233,24 @@ async fn extended_protocol_typed_params_and_binary_results() {
     .await
     .unwrap();
     assert_eq!(row.columns()[0].type_(), &Type::NUMERIC);
-    assert_eq!(row.get::<_, Raw>(0), Raw(numeric_bin(1, 0, 3, &[1, 2345, 6780])));
-    assert_eq!(row.get::<_, Raw>(1), Raw(numeric_bin(-1, 0x4000, 1, &[5000])));
+    assert_eq!(
+        row.get::<_, Raw>(0),
+        Raw(numeric_bin(1, 0, 3, &[1, 2345, 6780]))
+    );
+    assert_eq!(
+        row.get::<_, Raw>(1),
+        Raw(numeric_bin(-1, 0x4000, 1, &[5000]))
+    );
     assert_eq!(row.get::<_, Raw>(2), Raw(numeric_bin(0, 0, 0, &[])));
     assert_eq!(row.columns()[3].type_(), &Type::TIMESTAMPTZ);
-    assert_eq!(row.get::<_, Raw>(3), Raw(1_000_000i64.to_be_bytes().to_vec()));
-    assert_eq!(row.get::<_, Raw>(4), Raw((-1_000_000i64).to_be_bytes().to_vec()));
+    assert_eq!(
+        row.get::<_, Raw>(3),
+        Raw(1_000_000i64.to_be_bytes().to_vec())
+    );
+    assert_eq!(
+        row.get::<_, Raw>(4),
+        Raw((-1_000_000i64).to_be_bytes().to_vec())
+    );
     assert_eq!(row.columns()[5].type_(), &Type::UUID);
     assert_eq!(row.get::<_, Raw>(5), Raw(UUID_BIN.to_vec()));
 
@@ -1125,17 +1287,23 @@ async fn extended_protocol_inference_portals_and_errors() {
     .await
     .unwrap();
     // Parameter types inferred from context; result column types.
-    let st = t(c.prepare("SELECT name, amount, big FROM e WHERE id = $1")).await.unwrap();
+    let st = t(c.prepare("SELECT name, amount, big FROM e WHERE id = $1"))
+        .await
+        .unwrap();
     assert_eq!(st.params(), &[Type::INT4]);
     let types: Vec<&Type> = st.columns().iter().map(|c| c.type_()).collect();
     assert_eq!(types, vec![&Type::TEXT, &Type::NUMERIC, &Type::INT8]);
     let row = t(c.query_one(&st, &[&3i32])).await.unwrap();
     assert_eq!(row.get::<_, String>(0), "n3");
     assert_eq!(row.get::<_, i64>(2), 30_000_000_000);
-    let ins = t(c.prepare("INSERT INTO e (id, name) VALUES ($1, $2)")).await.unwrap();
+    let ins = t(c.prepare("INSERT INTO e (id, name) VALUES ($1, $2)"))
+        .await
+        .unwrap();
     assert_eq!(ins.params(), &[Type::INT4, Type::TEXT]);
     assert_eq!(t(c.execute(&ins, &[&6i32, &"six"])).await.unwrap(), 1);
-    let upd = t(c.prepare("UPDATE e SET big = $1 WHERE name = $2")).await.unwrap();
+    let upd = t(c.prepare("UPDATE e SET big = $1 WHERE name = $2"))
+        .await
+        .unwrap();
     assert_eq!(upd.params(), &[Type::INT8, Type::TEXT]);
     assert_eq!(t(c.execute(&upd, &[&7i64, &"six"])).await.unwrap(), 1);
     // The same statement many times.
@@ -1163,7 +1331,13 @@ async fn extended_protocol_inference_portals_and_errors() {
     let div = t(c.prepare("SELECT 10 / $1::int4")).await.unwrap();
     let e = t(c.query_one(&div, &[&0i32])).await.unwrap_err();
     assert_eq!(e.code(), Some(&SqlState::DIVISION_BY_ZERO), "{e:?}");
-    assert_eq!(t(c.query_one(&div, &[&5i32])).await.unwrap().get::<_, i32>(0), 2);
+    assert_eq!(
+        t(c.query_one(&div, &[&5i32]))
+            .await
+            .unwrap()
+            .get::<_, i32>(0),
+        2
+    );
     // A parse error reports 42601.
     let e = t(c.prepare("SELEC 1")).await.unwrap_err();
     assert_eq!(e.code(), Some(&SqlState::SYNTAX_ERROR), "{e:?}");

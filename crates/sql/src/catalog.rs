@@ -147,12 +147,15 @@ pub struct Sequence {
     pub state: Mutex<(i64, bool)>,
     /// The column owning it (serial), as (table name, column name).
     pub owned_by: Option<(String, String)>,
+    /// Changed since its state was last logged (see durable.rs).
+    pub dirty: std::sync::atomic::AtomicBool,
 }
 
 impl Sequence {
     /// nextval(): advance and return the new value (not transactional).
     pub fn next(&self) -> Result<i64, DbError> {
         let mut st = self.state.lock();
+        self.dirty.store(true, Ordering::Release);
         if !st.1 {
             st.1 = true;
             return Ok(st.0);
@@ -211,6 +214,11 @@ pub(crate) struct State {
 pub struct Catalog {
     state: Arc<RwLock<State>>,
     next_oid: AtomicU32,
+    /// OIDs recovery forces the next allocations to take (replayed DDL).
+    forced_oids: Mutex<std::collections::VecDeque<u32>>,
+    /// Redo of every committed DDL statement, in commit order: the catalog
+    /// part of a checkpoint.
+    history: Arc<Mutex<Vec<Vec<u8>>>>,
     version: Arc<AtomicU64>,
     /// currval() per (session, sequence oid).
     currvals: Mutex<HashMap<(SessionId, RelId), i64>>,
@@ -221,6 +229,8 @@ impl Catalog {
         Catalog {
             state: Arc::new(RwLock::new(State::default())),
             next_oid: AtomicU32::new(FIRST_USER_OID),
+            forced_oids: Mutex::new(Default::default()),
+            history: Arc::new(Mutex::new(Vec::new())),
             version: Arc::new(AtomicU64::new(1)),
             currvals: Mutex::new(HashMap::new()),
         }
@@ -233,7 +243,99 @@ impl Catalog {
     }
 
     pub fn alloc_oid(&self) -> RelId {
-        RelId(self.next_oid.fetch_add(1, Ordering::Relaxed))
+        let forced = self.forced_oids.lock().pop_front();
+        let oid = match forced {
+            Some(o) => {
+                self.next_oid.fetch_max(o + 1, Ordering::Relaxed);
+                RelId(o)
+            }
+            None => RelId(self.next_oid.fetch_add(1, Ordering::Relaxed)),
+        };
+        crate::durable::note_oid(oid);
+        oid
+    }
+
+    /// Recovery: the next allocations return exactly these OIDs.
+    pub fn force_oids(&self, oids: &[u32]) {
+        *self.forced_oids.lock() = oids.iter().copied().collect();
+    }
+
+    /// Recovery: never allocate below `next`.
+    pub fn ensure_next_oid(&self, next: u32) {
+        self.next_oid.fetch_max(next, Ordering::Relaxed);
+    }
+
+    pub fn next_oid(&self) -> u32 {
+        self.next_oid.load(Ordering::Relaxed)
+    }
+
+    /// Redo of every committed DDL statement so far (checkpoint image).
+    pub fn committed_ddl(&self) -> Vec<Vec<u8>> {
+        self.history.lock().clone()
+    }
+
+    /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
+    pub fn logged_storage(&self) -> Vec<Arc<Table>> {
+        self.state
+            .read()
+            .tables
+            .values()
+            .filter(|t| t.persistence == Persistence::Permanent)
+            .map(|t| t.storage.clone())
+            .collect()
+    }
+
+    /// The state of every sequence (checkpoint image).
+    pub fn sequence_record(&self) -> crate::durable::CatalogRecord {
+        let st = self.state.read();
+        let seqs = st
+            .sequences
+            .values()
+            .map(|s| {
+                let (last, called) = *s.state.lock();
+                (s.name.clone(), last, called)
+            })
+            .collect();
+        crate::durable::CatalogRecord::Sequences(seqs)
+    }
+
+    /// The commit hook: the states of sequences changed since the last
+    /// commit that logged them, appended to each commit's redo.
+    pub fn sequence_hook(&self) -> nestor_storage::CommitHook {
+        let state = self.state.clone();
+        Arc::new(move || {
+            let st = state.read();
+            let seqs: Vec<(String, i64, bool)> = st
+                .sequences
+                .values()
+                .filter(|s| s.dirty.swap(false, Ordering::AcqRel))
+                .map(|s| {
+                    let (last, called) = *s.state.lock();
+                    (s.name.clone(), last, called)
+                })
+                .collect();
+            (!seqs.is_empty()).then(|| crate::durable::CatalogRecord::Sequences(seqs).encode())
+        })
+    }
+
+    /// Recovery: sequences move forward to the logged states (never back:
+    /// commits may log states out of order, and a value once handed out
+    /// must not be handed out again).
+    pub fn restore_sequences(&self, seqs: &[(String, i64, bool)]) {
+        let st = self.state.read();
+        for (name, last, called) in seqs {
+            if let Some(s) = st.sequences.get(name) {
+                let mut cur = s.state.lock();
+                let ahead = if s.increment >= 0 {
+                    *last > cur.0
+                } else {
+                    *last < cur.0
+                };
+                if ahead || (*last == cur.0 && *called) {
+                    *cur = (*last, *called || cur.1);
+                }
+            }
+        }
     }
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
@@ -302,17 +404,28 @@ impl Catalog {
         store: &Arc<Store>,
         change: Change,
     ) -> Result<(), DbError> {
+        if let Change::PutTable { def, .. } = &change {
+            def.storage
+                .set_logged(def.persistence == Persistence::Permanent);
+            if def.persistence == Persistence::Temporary {
+                crate::durable::skip_logging();
+            }
+        }
         let undo = {
             let mut st = self.state.write();
             change.apply(&mut st)
         };
         self.version.fetch_add(1, Ordering::AcqRel);
         txn.assign_xid();
+        let (capture, gate) = crate::durable::attach();
         txn.push_undo(DataUndo::Ddl(Arc::new(CatalogUndo {
             state: self.state.clone(),
             version: self.version.clone(),
             store: store.clone(),
             undo,
+            capture,
+            _gate: gate,
+            history: self.history.clone(),
         })))
         .map_err(DbError::from)
     }
@@ -421,6 +534,11 @@ struct CatalogUndo {
     version: Arc<AtomicU64>,
     store: Arc<Store>,
     undo: Undo,
+    /// The statement's redo (first undo entry of a DDL statement only).
+    capture: Option<Arc<Mutex<crate::durable::Capture>>>,
+    /// Keeps checkpoints out until the transaction ends.
+    _gate: Option<Arc<crate::durable::DdlGateGuard>>,
+    history: Arc<Mutex<Vec<Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for CatalogUndo {
@@ -471,7 +589,16 @@ impl DdlUndo for CatalogUndo {
         self.version.fetch_add(1, Ordering::AcqRel);
     }
 
+    fn redo(&self) -> Option<Vec<u8>> {
+        self.capture
+            .as_deref()
+            .and_then(crate::durable::capture_redo)
+    }
+
     fn commit(&self) {
+        if let Some(r) = self.redo() {
+            self.history.lock().push(r);
+        }
         if let Undo::Table {
             free_on_commit: Some(s),
             name,

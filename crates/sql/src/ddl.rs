@@ -157,6 +157,7 @@ pub fn create_table(
             cycle: false,
             state: Mutex::new((1, false)),
             owned_by: Some((name.clone(), columns[pos].name.clone())),
+            dirty: std::sync::atomic::AtomicBool::new(true),
         });
         columns[pos].default = Some(Expr::Func(
             crate::functions::Func::Nextval,
@@ -754,6 +755,7 @@ pub fn create_sequence(ctx: &mut StatementCtx, cs: &pb::CreateSeqStmt) -> Result
         cycle,
         state: Mutex::new((start, false)),
         owned_by: None,
+        dirty: std::sync::atomic::AtomicBool::new(true),
     });
     ctx.engine
         .catalog
@@ -805,6 +807,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<String,
             for s in &def.owned_sequences {
                 if let Some(seq) = ctx.engine.catalog.sequence(s) {
                     *seq.state.lock() = (seq.start, false);
+                    seq.dirty.store(true, std::sync::atomic::Ordering::Release);
                 }
             }
         }

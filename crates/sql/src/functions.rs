@@ -569,6 +569,7 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             }
             let called = !matches!(args.get(2), Some(Value::Bool(false)));
             *seq.state.lock() = (v, called);
+            seq.dirty.store(true, std::sync::atomic::Ordering::Release);
             Ok(Value::Int8(v))
         }
     }

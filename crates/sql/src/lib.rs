@@ -5,6 +5,7 @@ pub mod bind;
 pub mod catalog;
 pub mod ddl;
 pub mod dml;
+pub mod durable;
 pub mod engine;
 pub mod exec;
 pub mod exec_api;

@@ -29,11 +29,7 @@ fn no_wait_event(_: Option<(&'static str, &'static str)>) {}
 
 impl Db {
     fn new() -> Db {
-        let engine = Engine::new(EngineConfig {
-            data_dir: std::env::temp_dir(),
-            max_connections: 10,
-        })
-        .expect("engine");
+        let engine = Engine::new(EngineConfig::in_memory(10)).expect("engine");
         let slot = engine.txn.register_slot();
         let mut values = BTreeMap::new();
         values.insert("timezone".to_string(), "UTC".to_string());

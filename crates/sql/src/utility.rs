@@ -89,7 +89,7 @@ pub(crate) fn execute(
         NodeEnum::VariableSetStmt(v) => set(s, v, rows),
         NodeEnum::VariableShowStmt(v) => show(s, &v.name, rows),
         NodeEnum::PrepareStmt(p) => prepare(s, text, raw, p, rows),
-        NodeEnum::ExecuteStmt(e) => execute_prepared(s, e, rows),
+        NodeEnum::ExecuteStmt(e) => execute_prepared(s, text, e, rows),
         NodeEnum::DeallocateStmt(d) => {
             if d.isall || d.name.is_empty() {
                 s.statements.retain(|k, _| k.is_empty());
@@ -104,6 +104,13 @@ pub(crate) fn execute(
         }
         NodeEnum::DiscardStmt(_) => discard(s, rows),
         NodeEnum::CopyStmt(c) => copy_stmt(s, text, c, rows),
+        NodeEnum::CheckPointStmt(_) => {
+            if s.engine.config.durable {
+                s.engine.checkpoint()?;
+            }
+            tag(rows, "CHECKPOINT");
+            Ok(())
+        }
         _ => Err(DbError::unsupported(statement_name(text, raw))),
     }
 }
@@ -443,6 +450,7 @@ fn prepare(
 
 fn execute_prepared(
     s: &mut Session,
+    text: &str,
     e: &ExecuteStmt,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
@@ -465,13 +473,7 @@ fn execute_prepared(
             e.params.len()
         )));
     }
-    let codec = s.codec();
-    let params = e
-        .params
-        .iter()
-        .zip(&stmt.param_types)
-        .map(|(n, oid)| param_value(&codec, n, *oid))
-        .collect::<Result<Vec<_>, _>>()?;
+    let params = execute_params(s, text, &e.params, &stmt.param_types)?;
     match &stmt.body {
         StmtBody::Query(prepared) => {
             if rows.describe {
@@ -496,15 +498,76 @@ fn execute_prepared(
     }
 }
 
-fn param_value(codec: &encode::Codec, n: &Node, oid: u32) -> Result<Value, DbError> {
+/// The values of EXECUTE's arguments, coerced to the statement's parameter
+/// types. Constants are parsed directly; any other expression (pgbench
+/// sends `EXECUTE sel(10 * 5 + 1)`) is evaluated by the query engine as a
+/// one-row `SELECT arg1, arg2, ...` and each result assigned to its type.
+fn execute_params(
+    s: &mut Session,
+    text: &str,
+    args: &[Node],
+    oids: &[u32],
+) -> Result<Vec<Value>, DbError> {
+    let codec = s.codec();
+    if let Some(consts) = args
+        .iter()
+        .zip(oids)
+        .map(|(n, oid)| const_param(&codec, n, *oid))
+        .collect::<Option<Result<Vec<_>, _>>>()
+    {
+        return consts;
+    }
+    let target_list = args
+        .iter()
+        .map(|n| Node {
+            node: Some(NodeEnum::ResTarget(Box::new(
+                pg_query::protobuf::ResTarget {
+                    val: Some(Box::new(n.clone())),
+                    ..Default::default()
+                },
+            ))),
+        })
+        .collect();
+    let select = pg_query::protobuf::SelectStmt {
+        target_list,
+        limit_option: pg_query::protobuf::LimitOption::Default as i32,
+        op: pg_query::protobuf::SetOperation::SetopNone as i32,
+        ..Default::default()
+    };
+    let raw = RawStmt {
+        stmt: Some(Box::new(Node {
+            node: Some(NodeEnum::SelectStmt(Box::new(select))),
+        })),
+        stmt_location: 0,
+        stmt_len: 0,
+    };
+    let prepared = query::prepare(&s.engine, s.settings.view(), text, &raw, &[])?;
+    let mut out: Vec<Vec<Value>> = Vec::new();
+    let (r, _) = s.with_statement(|ctx| query::execute(ctx, &prepared, &[], &mut out));
+    r?;
+    let row = out
+        .pop()
+        .ok_or_else(|| DbError::internal("EXECUTE arguments gave no row"))?;
+    row.into_iter()
+        .zip(oids)
+        .map(
+            |(v, oid)| match nestor_types::datatype::DataType::from_oid(*oid) {
+                Some(ty) => crate::valops::cast(v, ty, false),
+                None => Ok(v),
+            },
+        )
+        .collect()
+}
+
+/// A constant EXECUTE argument parsed as its parameter's type (None: not
+/// a constant).
+fn const_param(codec: &encode::Codec, n: &Node, oid: u32) -> Option<Result<Value, DbError>> {
     if let Some(NodeEnum::AConst(c)) = n.node.as_ref() {
         if c.isnull {
-            return Ok(Value::Null);
+            return Some(Ok(Value::Null));
         }
     }
-    let text = const_text(n)
-        .ok_or_else(|| DbError::unsupported("EXECUTE parameters other than constants"))?;
-    encode::parse_text(codec, &text, oid)
+    const_text(n).map(|text| encode::parse_text(codec, &text, oid))
 }
 
 fn discard(s: &mut Session, rows: &mut RowOut<'_>) -> Result<(), DbError> {

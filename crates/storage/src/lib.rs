@@ -47,7 +47,14 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use nestor_common::{Csn, RelId, Xid};
-use nestor_txn::{DataStore, DataUndo, TxnManager, UndoEntry};
+use nestor_txn::{DataStore, DataUndo, RedoBuffer, TxnManager, UndoEntry};
+
+/// Redo is handed to the log's buffer in pieces of about this size, so a
+/// huge transaction's redo never sits whole in memory here.
+const REDO_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Extra redo appended to every commit (the catalog logs sequence states).
+pub type CommitHook = std::sync::Arc<dyn Fn() -> Option<Vec<u8>> + Send + Sync>;
 use parking_lot::RwLock;
 
 /// All tables of a database, by relation id; the [`DataStore`] the
@@ -55,6 +62,7 @@ use parking_lot::RwLock;
 pub struct Store {
     mgr: Arc<TxnManager>,
     tables: RwLock<HashMap<RelId, Arc<Table>>>,
+    commit_hook: RwLock<Option<CommitHook>>,
 }
 
 impl Store {
@@ -62,11 +70,17 @@ impl Store {
         Arc::new(Store {
             mgr,
             tables: RwLock::new(HashMap::new()),
+            commit_hook: RwLock::new(None),
         })
     }
 
     pub fn manager(&self) -> &Arc<TxnManager> {
         &self.mgr
+    }
+
+    /// Set the hook whose bytes (if any) end every commit's redo as a DDL op.
+    pub fn set_commit_hook(&self, hook: CommitHook) {
+        *self.commit_hook.write() = Some(hook);
     }
 
     /// Create an empty table. Panics if the id is taken (the catalog owns ids).
@@ -127,7 +141,7 @@ impl DataStore for Store {
 
     /// Each written row's final image at its last change, DDL in place
     /// (see [`redo`]).
-    fn redo(&self, xid: Xid, changes: &[UndoEntry], out: &mut Vec<u8>) {
+    fn redo(&self, xid: Xid, changes: &[UndoEntry], out: &mut dyn RedoBuffer) {
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         enum Item {
             Row(RelId, nestor_common::RowId),
@@ -142,18 +156,32 @@ impl DataStore for Store {
                 UndoEntry::Lock { .. } => None,
             })
             .collect();
+        let mut buf = Vec::new();
         for (_, item) in redo::last_occurrences(&items) {
             let op = match item {
-                Item::Row(rel, row) => self.table(rel).and_then(|t| t.final_image(xid, row)),
+                Item::Row(rel, row) => self
+                    .table(rel)
+                    .filter(|t| t.is_logged())
+                    .and_then(|t| t.final_image(xid, row)),
                 Item::Ddl(i) => match &changes[i] {
                     UndoEntry::Data(DataUndo::Ddl(d)) => d.redo().map(redo::RedoOp::Ddl),
                     _ => None,
                 },
             };
             if let Some(op) = op {
-                redo::encode_op(&op, out);
+                redo::encode_op(&op, &mut buf);
+                if buf.len() >= REDO_CHUNK_BYTES {
+                    out.write(&buf);
+                    buf.clear();
+                }
             }
         }
+        if let Some(hook) = self.commit_hook.read().as_ref() {
+            if let Some(bytes) = hook() {
+                redo::encode_op(&redo::RedoOp::Ddl(bytes), &mut buf);
+            }
+        }
+        out.write(&buf);
     }
 }
 

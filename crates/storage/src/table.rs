@@ -107,6 +107,9 @@ enum Target {
 
 pub struct Table {
     pub id: RelId,
+    /// False for UNLOGGED and TEMP tables: no redo, not in checkpoints, so
+    /// they come back empty after a restart (as in PostgreSQL).
+    logged: std::sync::atomic::AtomicBool,
     name: RwLock<String>,
     rows: RwLock<Vec<Arc<RowSlot>>>,
     indexes: RwLock<Vec<Arc<Index>>>,
@@ -117,11 +120,21 @@ impl Table {
     pub(crate) fn new(id: RelId, name: &str, mgr: Arc<TxnManager>) -> Table {
         Table {
             id,
+            logged: std::sync::atomic::AtomicBool::new(true),
             name: RwLock::new(name.to_string()),
             rows: RwLock::new(Vec::new()),
             indexes: RwLock::new(Vec::new()),
             mgr,
         }
+    }
+
+    pub fn is_logged(&self) -> bool {
+        self.logged.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn set_logged(&self, logged: bool) {
+        self.logged
+            .store(logged, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn name(&self) -> String {

@@ -24,7 +24,7 @@ struct GatedLog {
 }
 
 impl CommitLog for GatedLog {
-    fn append(&self, _xid: Xid, csn: Csn, _redo: &[u8]) {
+    fn append(&self, _xid: Xid, csn: Csn, _redo: Box<dyn nestor_txn::RedoBuffer>) {
         self.appended.lock().unwrap().push(csn);
     }
     fn wait_durable(&self, csn: Csn) {

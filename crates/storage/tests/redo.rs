@@ -14,8 +14,12 @@ use nestor_txn::{CommitLog, Isolation, TxnManager};
 struct CaptureLog(Mutex<Vec<Vec<u8>>>);
 
 impl CommitLog for CaptureLog {
-    fn append(&self, _xid: Xid, _csn: Csn, redo: &[u8]) {
-        self.0.lock().unwrap().push(redo.to_vec());
+    fn append(&self, _xid: Xid, _csn: Csn, redo: Box<dyn nestor_txn::RedoBuffer>) {
+        let bytes = *redo
+            .into_any()
+            .downcast::<Vec<u8>>()
+            .expect("default buffer");
+        self.0.lock().unwrap().push(bytes);
     }
     fn wait_durable(&self, _csn: Csn) {}
 }

@@ -19,7 +19,9 @@ pub mod visibility;
 
 pub use error::TxnError;
 pub use locks::{Acquired, LockKey, LockMode, LockTable, Owner, WaitCtl, WaitPolicy};
-pub use manager::{CommitLog, NoLog, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState};
+pub use manager::{
+    CommitLog, NoLog, RedoBuffer, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState,
+};
 pub use transaction::{
     DataStore, DataUndo, DdlUndo, Isolation, SavepointStats, Transaction, UndoEntry,
 };

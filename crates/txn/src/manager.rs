@@ -34,11 +34,41 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use crate::locks::LockTable;
 use crate::visibility::{Snapshot, Stamp};
 
-/// The seam to the write-ahead log. A committing transaction hands its redo
+/// Where a committing transaction writes its redo before it is sequenced.
+/// The log decides where the bytes live (the WAL's buffer spills to a
+/// temporary file past its memory limit).
+pub trait RedoBuffer: Send {
+    fn write(&mut self, bytes: &[u8]);
+    fn len(&self) -> u64;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// For the log that made it, to get its concrete type back.
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+/// An in-memory redo buffer.
+impl RedoBuffer for Vec<u8> {
+    fn write(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn len(&self) -> u64 {
+        Vec::len(self) as u64
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// The seam to the write-ahead log. A committing transaction writes its
+/// redo into a [`RedoBuffer`] from [`CommitLog::redo_buffer`] and hands it
 /// to the log *before* it becomes visible; `append` is called in CSN order
 /// (under the sequencer lock), `wait_durable` outside it.
 pub trait CommitLog: Send + Sync {
-    fn append(&self, xid: Xid, csn: Csn, redo: &[u8]);
+    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+        Box::new(Vec::new())
+    }
+    fn append(&self, xid: Xid, csn: Csn, redo: Box<dyn RedoBuffer>);
     fn wait_durable(&self, csn: Csn);
 }
 
@@ -46,8 +76,24 @@ pub trait CommitLog: Send + Sync {
 /// (in-memory operation, and the transaction-core tests).
 pub struct NoLog;
 
+/// Discards what is written.
+struct NullRedo;
+
+impl RedoBuffer for NullRedo {
+    fn write(&mut self, _: &[u8]) {}
+    fn len(&self) -> u64 {
+        0
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
 impl CommitLog for NoLog {
-    fn append(&self, _: Xid, _: Csn, _: &[u8]) {}
+    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+        Box::new(NullRedo)
+    }
+    fn append(&self, _: Xid, _: Csn, _: Box<dyn RedoBuffer>) {}
     fn wait_durable(&self, _: Csn) {}
 }
 
@@ -231,6 +277,43 @@ impl TxnManager {
         xid
     }
 
+    /// After recovery: continue XIDs after `next_xid` and make `horizon`
+    /// (the last recovered commit) the visible horizon. Startup only.
+    pub fn advance_after_recovery(&self, next_xid: Xid, horizon: Csn) {
+        let mut seq = self.seq.lock();
+        assert!(
+            seq.done.is_empty(),
+            "recovery runs before any commit is in flight"
+        );
+        self.next_xid.fetch_max(next_xid.0, Ordering::SeqCst);
+        let h = self.horizon.load(Ordering::SeqCst).max(horizon.0);
+        self.horizon.store(h, Ordering::SeqCst);
+        seq.next_csn = seq.next_csn.max(h + 1);
+    }
+
+    /// A consistent cut for a checkpoint: the last sequenced CSN and
+    /// `position()` (the log's next LSN) read together under the sequencer
+    /// lock, so every commit up to the CSN is before the position in the
+    /// log and every later one after it. Then waits until the horizon
+    /// covers the CSN.
+    pub fn checkpoint_cut(&self, position: impl FnOnce() -> u64) -> (Csn, u64) {
+        let (csn, lsn) = {
+            let seq = self.seq.lock();
+            (Csn(seq.next_csn - 1), position())
+        };
+        let mut seq = self.seq.lock();
+        while self.horizon.load(Ordering::SeqCst) < csn.0 {
+            self.published.wait(&mut seq);
+        }
+        (csn, lsn)
+    }
+
+    /// Hold `slot` at exactly `horizon` (a checkpoint reading at its cut).
+    pub fn hold_horizon(&self, slot: &SnapshotSlot, horizon: Csn) {
+        assert!(horizon <= self.horizon(), "cannot hold a future horizon");
+        slot.held.store(horizon.0, Ordering::SeqCst);
+    }
+
     /// The next XID that will be assigned (txid_current's upper bound).
     pub fn next_xid(&self) -> Xid {
         Xid(self.next_xid.load(Ordering::SeqCst))
@@ -286,7 +369,11 @@ impl TxnManager {
 
     /// Sequence a commit: assign its CSN and hand its redo to the log, in
     /// CSN order. The transaction is not visible yet.
-    pub(crate) fn sequence_commit(&self, xid: Xid, redo: &[u8]) -> Csn {
+    pub(crate) fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+        self.log.redo_buffer()
+    }
+
+    pub(crate) fn sequence_commit(&self, xid: Xid, redo: Box<dyn RedoBuffer>) -> Csn {
         let mut seq = self.seq.lock();
         let csn = Csn(seq.next_csn);
         seq.next_csn += 1;
@@ -295,13 +382,16 @@ impl TxnManager {
         csn
     }
 
-    /// Wait for durability, then make `csn` visible once every earlier
-    /// commit is visible. Returns only when the horizon covers `csn`, so a
+    /// Wait for durability (unless the commit is asynchronous:
+    /// synchronous_commit = off), then make `csn` visible once every
+    /// earlier commit is visible. Returns only when the horizon covers `csn`, so a
     /// client acknowledged for a commit always sees it in its next
     /// statement (read-your-writes), even when an earlier commit was still
     /// flushing.
-    pub(crate) fn publish(&self, csn: Csn) {
-        self.log.wait_durable(csn);
+    pub(crate) fn publish(&self, csn: Csn, synchronous: bool) {
+        if synchronous {
+            self.log.wait_durable(csn);
+        }
         let mut seq = self.seq.lock();
         seq.done.insert(csn.0);
         let mut h = self.horizon.load(Ordering::SeqCst);

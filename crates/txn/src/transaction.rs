@@ -88,9 +88,9 @@ pub trait DataStore: Send + Sync {
     fn undo(&self, xid: Xid, change: &DataUndo);
     /// Stamp `csn` into the headers of the versions written by `change`.
     fn stamp(&self, xid: Xid, csn: Csn, change: &DataUndo);
-    /// Append the redo of the transaction's surviving changes to `out`
+    /// Write the redo of the transaction's surviving changes to `out`
     /// (handed to the commit log before the commit becomes visible).
-    fn redo(&self, _xid: Xid, _changes: &[UndoEntry], _out: &mut Vec<u8>) {}
+    fn redo(&self, _xid: Xid, _changes: &[UndoEntry], _out: &mut dyn crate::manager::RedoBuffer) {}
 }
 
 #[derive(Debug)]
@@ -123,6 +123,8 @@ pub struct Transaction {
     undo: Vec<UndoEntry>,
     marks: Vec<Mark>,
     stats: SavepointStats,
+    /// synchronous_commit: wait for the WAL flush before acknowledging.
+    synchronous_commit: bool,
     ended: bool,
 }
 
@@ -148,6 +150,7 @@ impl Transaction {
             undo: Vec::new(),
             marks: Vec::new(),
             stats: SavepointStats::default(),
+            synchronous_commit: true,
             ended: false,
         }
     }
@@ -169,6 +172,13 @@ impl Transaction {
     /// statement took a snapshot).
     pub fn set_isolation(&mut self, isolation: Isolation) {
         self.isolation = isolation;
+    }
+
+    /// synchronous_commit for this transaction's COMMIT: off acknowledges
+    /// before the WAL flush (it may be lost in a crash, as in PostgreSQL;
+    /// visibility still follows commit order).
+    pub fn set_synchronous_commit(&mut self, on: bool) {
+        self.synchronous_commit = on;
     }
 
     /// Whether a snapshot has been taken (SET TRANSACTION ISOLATION LEVEL
@@ -403,10 +413,10 @@ impl Transaction {
             self.slot.clear();
             return None;
         }
-        let mut redo = Vec::new();
-        self.store.redo(self.xid, &self.undo, &mut redo);
-        let csn = self.mgr.sequence_commit(self.xid, &redo);
-        self.mgr.publish(csn);
+        let mut redo = self.mgr.redo_buffer();
+        self.store.redo(self.xid, &self.undo, redo.as_mut());
+        let csn = self.mgr.sequence_commit(self.xid, redo);
+        self.mgr.publish(csn, self.synchronous_commit);
         for entry in &self.undo {
             match entry {
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.commit(),

@@ -544,7 +544,10 @@ fn special_word(s: &str) -> Option<Special> {
 
 /// A month or day field as u32 (anything large is out of range anyway).
 fn small(v: i64) -> Result<u32, ParseErr> {
-    u32::try_from(v).ok().filter(|&x| x < 100_000).ok_or(ParseErr::Range)
+    u32::try_from(v)
+        .ok()
+        .filter(|&x| x < 100_000)
+        .ok_or(ParseErr::Range)
 }
 
 fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
@@ -864,8 +867,16 @@ fn parse_num(text: &str) -> Option<Num> {
         return None;
     }
     let i: i128 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: f64 = if frac.is_empty() { 0.0 } else { format!("0.{frac}").parse().ok()? };
-    Some(if neg { Num { int: -i, frac: -f } } else { Num { int: i, frac: f } })
+    let f: f64 = if frac.is_empty() {
+        0.0
+    } else {
+        format!("0.{frac}").parse().ok()?
+    };
+    Some(if neg {
+        Num { int: -i, frac: -f }
+    } else {
+        Num { int: i, frac: f }
+    })
 }
 
 const M_YEAR: u32 = 1;
@@ -905,7 +916,8 @@ impl IvAcc {
     fn add_unit(&mut self, n: &Num, unit: &str) -> bool {
         let sec = USECS_PER_SEC as i128;
         let years = |acc: &mut IvAcc, bit: u32, scale: i128| {
-            acc.months += n.int * scale * 12 + (n.frac * (scale * 12) as f64).round_ties_even() as i128;
+            acc.months +=
+                n.int * scale * 12 + (n.frac * (scale * 12) as f64).round_ties_even() as i128;
             acc.claim(bit)
         };
         match unit {
@@ -1157,17 +1169,13 @@ pub fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
     match date {
         DATE_NOBEGIN => Ok(TS_NOBEGIN),
         DATE_NOEND => Ok(TS_NOEND),
-        d => {
-            let ts = d as i64 * USECS_PER_DAY;
-            if timestamp_in_range(ts) {
-                Ok(ts)
-            } else {
-                Err(DbError::new(
-                    SqlState::DatetimeFieldOverflow,
-                    "date out of range for timestamp",
-                ))
-            }
-        }
+        d => match (d as i64).checked_mul(USECS_PER_DAY) {
+            Some(ts) if timestamp_in_range(ts) => Ok(ts),
+            _ => Err(DbError::new(
+                SqlState::DatetimeFieldOverflow,
+                "date out of range for timestamp",
+            )),
+        },
     }
 }
 

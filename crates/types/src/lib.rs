@@ -1,4 +1,58 @@
-//! SQL values and types.
+//! # nestor-types: the SQL value layer
+//!
+//! Everything the executor needs to hold, read, print, convert and compute
+//! with PostgreSQL values, with PostgreSQL's results, messages and
+//! SQLSTATEs. No session state lives here: the two session settings that
+//! matter (TimeZone, transaction timestamp) come in an [`EvalCtx`].
+//!
+//! ## Types and values
+//! * [`DataType`] — static SQL type with typmod: `oid()`, `typlen()`,
+//!   `typmod()`, `from_oid_typmod(oid, typmod)`, `from_sql_name(name,
+//!   &typmods)` (PostgreSQL names and aliases; `json` is 0A000),
+//!   `name()` for messages, `Display` = `format_type` (`character
+//!   varying(5)`).
+//! * [`Value`] — one datum (`Null`, `Bool`, `Int2/4/8`, `Float4/8`,
+//!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
+//!   `TimestampTz`, `Uuid`, `Jsonb`, `Interval(Interval)`); `Ord`/`Eq`/
+//!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
+//!   `Arc<[Value]>`. text/varchar/char/name share `Text` (char values are
+//!   stored blank-padded); oid is `Int8`.
+//! * [`Numeric`] — arbitrary precision decimal ([`numeric`]).
+//! * [`datetime::Interval`], [`datetime::TimeZone`] (UTC or fixed offset;
+//!   `TimeZone::parse` reads a `SET TIME ZONE` value).
+//!
+//! ## Conversion
+//! * Text: [`Value::to_text`]`(&ctx)`, [`text::parse_text`]`(ty, s, &ctx)`.
+//! * Binary: [`Value::to_binary`] / [`Value::to_binary_as`]`(ty)`,
+//!   [`binary::parse_binary`]`(ty, bytes)`.
+//! * Casts: [`cast::cast`]`(v, to, explicit, &ctx)`, or
+//!   [`cast::cast_from`]`(v, from, to, explicit, &ctx)` when the static
+//!   source type matters (`char(n)` → text drops padding; int4 → oid);
+//!   [`cast::apply_typmod`] for column coercion (assignment: `explicit =
+//!   false`).
+//!
+//! ## Planning
+//! * [`cast::common_supertype`] / [`cast::common_supertype_all`] — UNION,
+//!   CASE, COALESCE, IN, mixed comparisons (None: "cannot be matched").
+//! * [`cast::coercion`]`(from, to)` — `Implicit` / `Assignment` /
+//!   `Explicit` / None (no cast).
+//! * [`ops::binary_result_type`]`(op, l, r)` — result type of an operator
+//!   or None (then evaluating gives 42883 with PostgreSQL's message).
+//! * [`functions::scalar_return_type`]`(name, &arg_types)` — overload
+//!   resolution and result type of a built-in function (42883 otherwise);
+//!   [`functions::function_volatility`], [`functions::is_scalar_function`].
+//!
+//! ## Evaluation
+//! * [`ops::binary_op`]`(op, &a, &b, &ctx)` — `+ - * / % ^ || = <> < <= >
+//!   >= LIKE ILIKE NOT LIKE NOT ILIKE` with NULL propagation;
+//!   [`ops::negate`], [`ops::abs`], [`ops::compare`] / [`ops::compare_in`]
+//!   (`Ok(None)` for NULL), [`ops::like`]`(s, pattern, escape, ci)`.
+//! * [`functions::call_scalar`]`(name, &args)` /
+//!   [`functions::call_scalar_ctx`] — `None` if not a built-in here.
+//!
+//! Operands of mixed numeric types are promoted as PostgreSQL would after
+//! its implicit casts, so the planner may, but need not, insert casts.
+
 pub(crate) mod bigint;
 pub mod binary;
 pub mod cast;
@@ -14,5 +68,7 @@ pub mod ops;
 pub mod text;
 pub mod value;
 
+pub use context::EvalCtx;
+pub use datatype::DataType;
 pub use numeric::Numeric;
 pub use value::{Row, Value};

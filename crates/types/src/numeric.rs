@@ -1,7 +1,7 @@
 //! PostgreSQL `numeric`: arbitrary-precision decimal arithmetic.
 //!
 //! A finite value is `(-1)^neg * mag / 10^scale` where `mag` is an unsigned
-//! big integer (see [`crate::bigint`]) and `scale` is PostgreSQL's *display
+//! big integer (see the private `bigint` module) and `scale` is PostgreSQL's *display
 //! scale* (`dscale`): the number of digits after the decimal point that the
 //! value carries and prints, so `1.50` stays `1.50`. Besides finite values
 //! there are `NaN`, `Infinity` and `-Infinity` as in PostgreSQL 15.
@@ -704,14 +704,17 @@ impl Numeric {
             return Numeric::finite(Dec::zero(MIN_SIG_DIGITS as u32));
         }
         let val = e.to_f64() * b.log10_approx();
-        if val > MAX_INT_DIGITS as f64 + 1.0 {
+        // exp_var's limit: |ln(result)| >= 3 * NUMERIC_MAX_RESULT_SCALE.
+        let ln_val = val * std::f64::consts::LN_10;
+        if ln_val >= 6000.0 || ln_val.is_nan() {
             return Err(overflow());
         }
-        let rscale = (MIN_SIG_DIGITS - val as i64)
+        let rscale = MIN_SIG_DIGITS
+            .saturating_sub(val as i64)
             .max(b.scale as i64)
             .max(e.scale as i64)
             .clamp(0, MAX_DISPLAY_SCALE);
-        if val < -(rscale as f64) - 2.0 {
+        if val < -(rscale as f64) - 2.0 || ln_val <= -6000.0 {
             return Numeric::finite(Dec::zero(rscale as u32));
         }
         // Absolute precision needed on e*ln(b) is the relative precision
@@ -1116,6 +1119,10 @@ mod tests {
         assert_eq!(pow("2", "-2"), "0.2500000000000000");
         assert_eq!(pow("1.1", "100"), "13780.6123398222701841");
         assert_eq!(pow("2", "0.5"), "1.4142135623730950");
+        assert_eq!(pow("1.5", "0.5"), "1.2247448713915890");
+        assert_eq!(pow("10", "2605.5").len(), 2608);
+        assert!(n("10").power(&n("2610.5")).is_err());
+        assert_eq!(pow("10", "-1000.5").len(), 1002);
         assert!(n("0").power(&n("-1")).is_err());
         assert!(n("-2").power(&n("0.5")).is_err());
         assert_eq!(

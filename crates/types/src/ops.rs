@@ -433,7 +433,10 @@ fn datetime_arith(
         }
         (Sub, V::Date(d), n) if n.as_i64().is_some() => {
             let k = n.as_i64().unwrap_or(0);
-            V::Date(datetime::date_add_days(*d, k.checked_neg().unwrap_or(i64::MAX))?)
+            V::Date(datetime::date_add_days(
+                *d,
+                k.checked_neg().unwrap_or(i64::MAX),
+            )?)
         }
         (Sub, V::Date(x), V::Date(y)) => {
             if [*x, *y].iter().any(|d| *d == i32::MIN || *d == i32::MAX) {

@@ -39,12 +39,118 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use nestor_common::{Csn, Xid};
+use nestor_txn::RedoBuffer;
 use parking_lot::{Condvar, Mutex};
 
 pub use record::{Record, RecordKind, HEADER_BYTES, RECORD_PAYLOAD_BYTES_MAX};
 
 /// Default size at which a new segment is started.
 pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;
+
+/// Bytes of encoded records waiting for the flusher before a large
+/// transaction's appender waits for it to drain.
+pub const WAL_BUFFER_BYTES_MAX: usize = 16 * 1024 * 1024;
+
+/// Redo a committing transaction keeps in memory before spilling the rest
+/// to a temporary file (txn_redo_memory_bytes_max).
+pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 64 * 1024 * 1024;
+
+/// A transaction's redo: in memory up to TXN_REDO_MEMORY_BYTES_MAX, then in
+/// an anonymous temporary file in the WAL directory (unlinked at creation,
+/// so a crash leaves nothing behind).
+pub struct SpillBuffer {
+    mem: Vec<u8>,
+    file: Option<File>,
+    len: u64,
+    read_pos: u64,
+    dir: PathBuf,
+    limit: usize,
+}
+
+impl SpillBuffer {
+    pub fn new(dir: &Path) -> SpillBuffer {
+        SpillBuffer::with_limit(dir, TXN_REDO_MEMORY_BYTES_MAX)
+    }
+
+    pub fn with_limit(dir: &Path, limit: usize) -> SpillBuffer {
+        SpillBuffer {
+            mem: Vec::new(),
+            file: None,
+            len: 0,
+            read_pos: 0,
+            dir: dir.to_path_buf(),
+            limit,
+        }
+    }
+
+    /// Whether the buffer went to disk (tests, monitoring).
+    pub fn spilled(&self) -> bool {
+        self.file.is_some()
+    }
+
+    fn spill(&mut self) {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let path = self.dir.join(format!(
+            "redo-spill-{}-{}.tmp",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut f = OpenOptions::new()
+            .create_new(true)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap_or_else(|e| fatal("create spill", &path, e));
+        let _ = fs::remove_file(&path);
+        f.write_all(&self.mem)
+            .unwrap_or_else(|e| fatal("write spill", &path, e));
+        self.mem = Vec::new();
+        self.file = Some(f);
+    }
+
+    /// Append up to `max` bytes from the read position to `out`.
+    fn read_chunk(&mut self, out: &mut Vec<u8>, max: usize) {
+        let n = (self.len - self.read_pos).min(max as u64) as usize;
+        match &mut self.file {
+            None => {
+                let start = self.read_pos as usize;
+                out.extend_from_slice(&self.mem[start..start + n]);
+            }
+            Some(f) => {
+                use std::io::{Seek, SeekFrom};
+                let start = out.len();
+                out.resize(start + n, 0);
+                f.seek(SeekFrom::Start(self.read_pos))
+                    .and_then(|_| f.read_exact(&mut out[start..]))
+                    .unwrap_or_else(|e| fatal("read spill", &self.dir, e));
+            }
+        }
+        self.read_pos += n as u64;
+    }
+}
+
+impl RedoBuffer for SpillBuffer {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.file.is_none() && self.mem.len() + bytes.len() > self.limit {
+            self.spill();
+        }
+        match &mut self.file {
+            Some(f) => f
+                .write_all(bytes)
+                .unwrap_or_else(|e| fatal("write spill", &self.dir, e)),
+            None => self.mem.extend_from_slice(bytes),
+        }
+        self.len += bytes.len() as u64;
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
 
 /// Errors that stop recovery or the log; each names the file.
 #[derive(Debug)]
@@ -380,6 +486,49 @@ impl Wal {
         p.next_lsn += (p.buf.len() - before) as u64;
     }
 
+    /// Append a transaction's redo held in a [`SpillBuffer`], streaming a
+    /// spilled one from its file. Memory stays bounded: when the shared
+    /// buffer passes WAL_BUFFER_BYTES_MAX the appender waits for the
+    /// flusher to write it out (it holds the commit sequencer, so no other
+    /// commit interleaves; a crash mid-way leaves chunks without their
+    /// TxnCommit record, which replay ignores).
+    pub fn append_spilled(&self, xid: Xid, csn: Csn, mut redo: SpillBuffer) {
+        let total = redo.len;
+        let mut sent = 0u64;
+        let mut chunk = Vec::with_capacity(RECORD_PAYLOAD_BYTES_MAX.min(total as usize));
+        let mut p = self.shared.pending.lock();
+        assert!(csn.0 > p.last_csn, "WAL appends must follow CSN order");
+        loop {
+            chunk.clear();
+            redo.read_chunk(&mut chunk, RECORD_PAYLOAD_BYTES_MAX);
+            sent += chunk.len() as u64;
+            let last = sent >= total;
+            let kind = if last {
+                RecordKind::TxnCommit
+            } else {
+                RecordKind::TxnChunk
+            };
+            Self::push(&mut p, xid, csn, kind, &chunk);
+            if last {
+                break;
+            }
+            if p.buf.len() >= WAL_BUFFER_BYTES_MAX {
+                let target = p.next_lsn;
+                self.shared.work.notify_one();
+                drop(p);
+                let mut d = self.shared.durable.lock();
+                while d.lsn < target {
+                    self.shared.flushed.wait(&mut d);
+                }
+                drop(d);
+                p = self.shared.pending.lock();
+            }
+        }
+        self.shared.records.fetch_add(1, Ordering::Relaxed);
+        p.last_csn = csn.0;
+        self.shared.work.notify_one();
+    }
+
     /// Block until everything up to commit `csn` is on disk.
     pub fn wait_for_csn(&self, csn: Csn) {
         let mut d = self.shared.durable.lock();
@@ -456,8 +605,16 @@ impl Drop for Wal {
 }
 
 impl nestor_txn::CommitLog for Wal {
-    fn append(&self, xid: Xid, csn: Csn, redo: &[u8]) {
-        self.append_commit(xid, csn, redo);
+    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+        Box::new(SpillBuffer::new(&self.shared.dir))
+    }
+
+    fn append(&self, xid: Xid, csn: Csn, redo: Box<dyn RedoBuffer>) {
+        let redo = redo
+            .into_any()
+            .downcast::<SpillBuffer>()
+            .expect("redo buffer made by this log");
+        self.append_spilled(xid, csn, *redo);
     }
 
     fn wait_durable(&self, csn: Csn) {

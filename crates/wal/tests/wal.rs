@@ -200,3 +200,38 @@ fn segments_before_a_checkpoint_are_removed() {
         Err(WalError::Gap { .. })
     ));
 }
+
+#[test]
+fn a_large_transaction_spills_and_streams_in_bounded_memory() {
+    use nestor_txn::{CommitLog, RedoBuffer};
+    let dir = tmpdir("spill");
+    let wal = Wal::open(&dir, 0, 1, 1 << 30).unwrap();
+    let mut buf = nestor_wal::SpillBuffer::with_limit(&dir, 1 << 20);
+    let piece = vec![42u8; 64 * 1024];
+    for _ in 0..(40 * 16) {
+        buf.write(&piece); // 40 MiB, far past the 1 MiB memory limit
+    }
+    assert!(buf.spilled());
+    assert!(
+        fs::read_dir(&dir).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains("spill")),
+        "the spill file is anonymous"
+    );
+    let boxed: Box<dyn RedoBuffer> = Box::new(buf);
+    wal.append(Xid(9), Csn(2), boxed);
+    wal.wait_durable(Csn(2));
+    drop(wal);
+    let mut total = 0u64;
+    let mut commits = 0;
+    replay(&dir, 0, |r| {
+        assert!(r.payload.iter().all(|&b| b == 42));
+        total += r.payload.len() as u64;
+        commits += (r.kind == RecordKind::TxnCommit) as u32;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!((total, commits), (40 << 20, 1));
+}

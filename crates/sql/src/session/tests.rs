@@ -8,11 +8,7 @@ use super::*;
 use crate::protocol::{BackendMsg as B, FrontendMsg as F};
 
 fn engine(max: usize) -> Arc<Engine> {
-    Engine::new(EngineConfig {
-        data_dir: std::env::temp_dir(),
-        max_connections: max,
-    })
-    .unwrap()
+    Engine::new(EngineConfig::in_memory(max)).unwrap()
 }
 
 fn session(e: &Arc<Engine>, pid: u32) -> Session {
