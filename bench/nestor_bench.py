@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -84,7 +85,8 @@ class Config:
     out: Path
     build: bool
     nestor_bin: Path | None
-    plan: Plan
+    plan: Plan                        # recomputed after the build with what is left of the budget
+    duration_override: int | None = None
 
 
 def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int],
@@ -117,17 +119,23 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
     return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
 
 
-def make_plan(experiments: Sequence[str], nserv: int, quick: bool) -> Plan:
+QUICK_BUDGET_S = 290       # whole run, build included: --quick must finish in under 5 minutes
+FULL_BUDGET_S = 38 * 60    # the full run in under 40 minutes
+
+
+def make_plan(experiments: Sequence[str], nserv: int, quick: bool, spent_s: float = 0,
+              duration_override: int | None = None) -> Plan:
+    """Points per experiment and seconds per run, from what is left of the budget after spent_s."""
     subtrans_ns = (30, 90) if quick else (30, 60, 90, 120)
     idle_ns = (0, 100, 1000) if quick else (0, 100, 1000, 5000, 10000)
     idle_clients = (1, 2)
     std_clients = (1, 4) if quick else (1, 2, 4, 8)
-    budget = 280 if quick else 36 * 60
+    budget = int((QUICK_BUDGET_S if quick else FULL_BUDGET_S) - spent_s)
     runs = count_runs(experiments, nserv, subtrans_ns, idle_ns, idle_clients, std_clients)
     overhead = estimate_overhead(experiments, nserv, quick, idle_ns)
     lo, hi = (2, 5) if quick else (10, 60)
     per_run = (budget - overhead) / max(runs, 1) - 0.4  # pgbench start/connect/teardown per run
-    duration = int(max(lo, min(hi, per_run)))
+    duration = duration_override or int(max(lo, min(hi, per_run)))
     return Plan(quick, duration, 1 if quick else 10, subtrans_ns, idle_ns, idle_clients,
                 std_clients, runs, overhead, budget)
 
@@ -335,7 +343,7 @@ class Server:
                     try:
                         self.settings[name] = str(c.execute(f"SHOW {name}").fetchone()[0])
                     except Exception as e:  # noqa: BLE001 - unsupported SHOW is a finding
-                        self.settings[name] = f"n/a ({type(e).__name__}: {str(e).strip()[:80]})"
+                        self.settings.setdefault(name, f"n/a ({type(e).__name__}: {str(e).strip()[:80]})")
         except Exception as e:  # noqa: BLE001
             self.version = f"unknown ({type(e).__name__}: {str(e).strip()[:200]})"
 
@@ -404,7 +412,8 @@ class PostgresServer(Server):
         self.started = False
 
     def as_postgres(self, args: Sequence[str], timeout: float = 180) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["runuser", "-u", "postgres", "--", *args], capture_output=True, text=True,
+        runuser = shutil.which("runuser") or "/usr/sbin/runuser"
+        return subprocess.run([runuser, "-u", "postgres", "--", *args], capture_output=True, text=True,
                               timeout=timeout, start_new_session=True, cwd=str(self.workdir))
 
     def start(self) -> None:
@@ -494,8 +503,11 @@ def build_nestor() -> tuple[Path | None, str]:
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
     log(f"building nestor (cargo build --release --bin nestor, CARGO_TARGET_DIR={target}) ...")
     t0 = time.monotonic()
-    p = subprocess.run(["cargo", "build", "--release", "--bin", "nestor"], cwd=REPO_DIR,
-                       capture_output=True, text=True)
+    try:
+        p = subprocess.run(["cargo", "build", "--release", "--bin", "nestor"], cwd=REPO_DIR,
+                           capture_output=True, text=True, timeout=1800)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"cargo build failed: {e}"
     binary = target / "release" / "nestor"
     if p.returncode != 0:
         return None, f"cargo build failed: {first_error(p.stderr)}"
@@ -1270,13 +1282,16 @@ def write_report(ctx: Ctx, sections: list[Section], started: dt.datetime, build_
     srows = []
     for s in ctx.servers:
         srows.append([s.name, f"127.0.0.1:{s.port}", md_escape(s.version),
-                      md_escape(", ".join(f"{k}={v}" for k, v in s.settings.items())), f"`{md_escape(s.start_command)}`"])
+                      md_escape(", ".join(f"{k}={v}" for k, v in s.settings.items())),
+                      f"`{md_escape(s.start_command)}`"])
     for name, why in ctx.down.items():
         srows.append([name, "—", f"**not started**: {md_escape(why)}", "—", "—"])
     out += [md_table(["server", "address", "version", "settings", "started with"], srows)]
     out += ["", f"Nestor build: {build_msg}", ""]
     out += ["## Plan", "",
-            f"Time budget {plan.budget_s} s, estimated untimed overhead {plan.overhead_s} s, {plan.runs} timed runs "
+            f"Time budget left after the build {plan.budget_s} s (whole run: "
+            f"{QUICK_BUDGET_S if plan.quick else FULL_BUDGET_S} s), estimated untimed overhead {plan.overhead_s} s, "
+            f"{plan.runs} timed runs "
             f"⇒ **{plan.duration} s per run** (pgbench -T). pgbench scale {plan.scale}. Servers are interleaved at "
             "each measurement point, alternating which goes first. Clients connect over TCP to 127.0.0.1 with "
             "PGUSER=postgres PGDATABASE=postgres; the commands below are identical for every server (only PGPORT "
@@ -1304,7 +1319,7 @@ def write_report(ctx: Ctx, sections: list[Section], started: dt.datetime, build_
 
 # ----------------------------------------------------------------------------- main
 
-def start_servers(cfg: Config, base: Path, build_msg_holder: list[str]) -> tuple[list[Server], dict[str, str]]:
+def start_servers(cfg: Config, base: Path, build_msg: str) -> tuple[list[Server], dict[str, str]]:
     servers: list[Server] = []
     down: dict[str, str] = {}
     ports: set[int] = set()
@@ -1314,12 +1329,8 @@ def start_servers(cfg: Config, base: Path, build_msg_holder: list[str]) -> tuple
         try:
             if name == "nestor":
                 binary = cfg.nestor_bin
-                if cfg.build:
-                    binary, msg = build_nestor()
-                    build_msg_holder[0] = msg
-                    log(msg)
                 if binary is None or not binary.exists():
-                    raise RuntimeError(build_msg_holder[0] if binary is None else f"no binary at {binary}")
+                    raise RuntimeError(build_msg if binary is None else f"no binary at {binary}")
                 srv: Server = NestorServer(name, free_port(ports), workdir, binary)
             elif name.startswith("pg15"):
                 srv = PostgresServer(name, free_port(ports), workdir, PG15_BIN)
@@ -1344,10 +1355,16 @@ def start_servers(cfg: Config, base: Path, build_msg_holder: list[str]) -> tuple
 def run_all(cfg: Config) -> int:
     started = dt.datetime.now()
     t0 = time.monotonic()
+    build_msg = "not built (--no-build)" if not cfg.build else "not requested"
+    if cfg.build and "nestor" in cfg.servers:
+        binary, build_msg = build_nestor()
+        log(build_msg)
+        cfg = dataclasses.replace(cfg, nestor_bin=binary, plan=make_plan(
+            cfg.experiments, len(cfg.servers), cfg.plan.quick, time.monotonic() - t0, cfg.duration_override))
     plan = cfg.plan
     nofile = raise_nofile()
     log(f"plan: {plan.runs} timed runs x {plan.duration} s + ~{plan.overhead_s} s overhead "
-        f"(budget {plan.budget_s} s, excluding the build); open-file limit {nofile}")
+        f"(budget left {plan.budget_s} s); open-file limit {nofile}")
     for e in cfg.experiments:
         log(f"  {e}: " + {
             "subtrans": f"N={list(plan.subtrans_ns)} x (savepoint, select1)",
@@ -1363,7 +1380,6 @@ def run_all(cfg: Config) -> int:
     base = Path(tempfile.mkdtemp(prefix="nestor-bench-"))
     os.chmod(base, 0o755)
     servers: list[Server] = []
-    build_msg = ["not built (--no-build)" if not cfg.build else "not requested"]
     try:
         servers, down = start_servers(cfg, base, build_msg)
         if not servers:
@@ -1389,7 +1405,7 @@ def run_all(cfg: Config) -> int:
         for s in servers:   # keep server logs next to the raw output
             if s.logfile.exists():
                 shutil.copy(s.logfile, cfg.out / "raw" / f"{s.name}-server.log")
-        path = write_report(ctx, sections, started, build_msg[0], time.monotonic() - t0)
+        path = write_report(ctx, sections, started, build_msg, time.monotonic() - t0)
     finally:
         for s in servers:
             try:
@@ -1575,14 +1591,12 @@ def config_from_args(a: argparse.Namespace) -> Config:
     for s in servers:   # pg15b, pg15c...: extra PostgreSQL 15 instances (harness development)
         if not re.fullmatch(r"nestor|pg15[a-z]?|pg18", s):
             sys.exit(f"unknown server {s!r}; choose from nestor, pg15, pg18")
-    plan = make_plan(exps, len(servers), a.quick)
-    if a.duration:
-        plan = Plan(**{**plan.__dict__, "duration": a.duration})
+    plan = make_plan(exps, len(servers), a.quick, duration_override=a.duration)
     out = a.out or BENCH_DIR / "results" / f"{dt.date.today():%Y-%m-%d}-{socket.gethostname()}"
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
     nestor_bin = a.nestor_bin or (target / "release" / "nestor")
     return Config(exps, servers, out.resolve(), build=not (a.no_build or a.nestor_bin), nestor_bin=nestor_bin,
-                  plan=plan)
+                  plan=plan, duration_override=a.duration)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -73,6 +73,7 @@ pub enum SqlState {
     AmbiguousColumn,
     AmbiguousFunction,
     DatatypeMismatch,
+    CannotCoerce,
     WrongObjectType,
     InvalidColumnReference,
     GroupingError,
@@ -160,6 +161,7 @@ impl SqlState {
             AmbiguousColumn => "42702",
             AmbiguousFunction => "42725",
             DatatypeMismatch => "42804",
+            CannotCoerce => "42846",
             WrongObjectType => "42809",
             InvalidColumnReference => "42P10",
             GroupingError => "42803",
@@ -214,6 +216,14 @@ pub struct DbError {
     pub hint: Option<String>,
     /// 1-based character position in the statement text, for `LINE 1: ^`.
     pub position: Option<u32>,
+    /// Raised while evaluating (not analysing) the statement, as by
+    /// PostgreSQL's constant folding: no node position is attached to it.
+    pub unpositioned: bool,
+    /// The object fields of PostgreSQL's ErrorResponse (s, t, c, n).
+    pub schema: Option<String>,
+    pub table: Option<String>,
+    pub column: Option<String>,
+    pub constraint: Option<String>,
 }
 
 impl DbError {
@@ -225,6 +235,11 @@ impl DbError {
             detail: None,
             hint: None,
             position: None,
+            unpositioned: false,
+            schema: None,
+            table: None,
+            column: None,
+            constraint: None,
         }
     }
 
@@ -252,6 +267,30 @@ impl DbError {
 
     pub fn with_position(mut self, position: u32) -> DbError {
         self.position = Some(position);
+        self
+    }
+
+    /// Mark the error as raised at evaluation time: binders attach no
+    /// node position to it.
+    pub fn unpositioned(mut self) -> DbError {
+        self.unpositioned = true;
+        self
+    }
+
+    /// The table (in schema `public`) the error is about.
+    pub fn with_table(mut self, table: impl Into<String>) -> DbError {
+        self.schema = Some("public".into());
+        self.table = Some(table.into());
+        self
+    }
+
+    pub fn with_column(mut self, column: impl Into<String>) -> DbError {
+        self.column = Some(column.into());
+        self
+    }
+
+    pub fn with_constraint(mut self, constraint: impl Into<String>) -> DbError {
+        self.constraint = Some(constraint.into());
         self
     }
 

@@ -426,7 +426,8 @@ pub fn encode_pg(buf: &mut BytesMut, msg: &PgWireBackendMessage) -> Result<(), D
     })
 }
 
-/// Error/notice fields in PostgreSQL's order: S, V, C, M, D, H, P.
+/// Error/notice fields in PostgreSQL's order: S, V, C, M, D, H, P, s, t,
+/// c, n.
 fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     let sev = e.severity.as_str().to_owned();
     let mut f = vec![
@@ -443,6 +444,16 @@ fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     }
     if let Some(p) = e.position {
         f.push((b'P', p.to_string()));
+    }
+    for (tag, v) in [
+        (b's', &e.schema),
+        (b't', &e.table),
+        (b'c', &e.column),
+        (b'n', &e.constraint),
+    ] {
+        if let Some(v) = v {
+            f.push((tag, v.clone()));
+        }
     }
     f
 }

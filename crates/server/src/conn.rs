@@ -325,8 +325,19 @@ async fn run(
             continue; // more complete messages already buffered
         }
         io.release_idle_buffers();
+        // idle_in_transaction_session_timeout, from the session's settings.
+        let idle_deadline = session
+            .idle_timeout()
+            .map(|d| tokio::time::Instant::now() + d);
         loop {
             tokio::select! {
+                _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
+                    let mut out = Vec::new();
+                    session.on_idle_timeout(&mut out);
+                    let _ = io.write_out(&out).await;
+                    let _ = io.flush().await;
+                    return Some(session);
+                }
                 r = io.fill() => match r {
                     Ok(0) => {
                         if !io.rbuf.is_empty() {

@@ -77,10 +77,14 @@ pub struct Binder<'e> {
     /// Set by `select::plan_query`: whether the query just planned referred
     /// to rows of enclosing queries.
     pub last_correlated: bool,
+    /// Locations of the quoted literals bound so far, keyed by the address
+    /// of their text: an input error converting one points at it, as
+    /// PostgreSQL's coerce_type does.
+    literal_locs: Vec<(usize, i32)>,
 }
 
 pub fn err_at(e: DbError, text: &str, location: i32) -> DbError {
-    if e.position.is_some() {
+    if e.position.is_some() || e.unpositioned {
         return e;
     }
     match location_to_position(text, location) {
@@ -253,6 +257,7 @@ impl<'e> Binder<'e> {
             agg: AggCtx::NotAllowed("WHERE"),
             ctes: Vec::new(),
             last_correlated: false,
+            literal_locs: Vec::new(),
         }
     }
 
@@ -263,6 +268,44 @@ impl<'e> Binder<'e> {
 
     pub fn level(&self) -> usize {
         self.scopes.len().saturating_sub(1)
+    }
+
+    /// Remember where a quoted literal's text came from.
+    fn note_literal(&mut self, e: &Expr, location: i32) {
+        if let Expr::Const(Value::Text(s)) = e {
+            if location >= 0 {
+                self.literal_locs
+                    .push((Arc::as_ptr(s) as *const u8 as usize, location));
+            }
+        }
+    }
+
+    /// Convert a constant now. Input errors for a quoted literal point at
+    /// the literal; data errors converting a typed constant are evaluation
+    /// errors (PostgreSQL's constant folding) and carry no position.
+    pub fn fold_cast(
+        &self,
+        v: Value,
+        from: DataType,
+        to: DataType,
+        explicit: bool,
+    ) -> Result<Value, DbError> {
+        let loc = match (&v, from) {
+            (Value::Text(s), DataType::Unknown) => {
+                let key = Arc::as_ptr(s) as *const u8 as usize;
+                self.literal_locs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, l)| *l)
+            }
+            _ => None,
+        };
+        valops::cast(v, to, explicit).map_err(|e| match loc {
+            Some(l) => err_at(e, self.text, l),
+            None if e.code.code().starts_with("22") => e.unpositioned(),
+            None => e,
+        })
     }
 
     /// Coerce a bound expression to `to`. Constants convert now (so bad
@@ -280,7 +323,12 @@ impl<'e> Binder<'e> {
             return Ok(e);
         }
         match e {
-            Expr::Const(v) => Ok(Expr::Const(valops::cast(v, to, from != DataType::Unknown)?)),
+            Expr::Const(v) => Ok(Expr::Const(self.fold_cast(
+                v,
+                from,
+                to,
+                from != DataType::Unknown,
+            )?)),
             Expr::Param(i) if self.params.get(i) == Some(&DataType::Unknown) => {
                 self.params[i] = to.base();
                 Ok(Expr::Param(i))
@@ -316,7 +364,7 @@ impl<'e> Binder<'e> {
             .with_hint("You will need to rewrite or cast the expression."));
         }
         match e {
-            Expr::Const(v) => Ok(Expr::Const(valops::cast(v, to, false)?)),
+            Expr::Const(v) => Ok(Expr::Const(self.fold_cast(v, from, to, false)?)),
             Expr::Param(i) if self.params.get(i) == Some(&DataType::Unknown) => {
                 self.params[i] = to.base();
                 if matches!(
@@ -342,12 +390,16 @@ impl<'e> Binder<'e> {
             return self.coerce(e, t, DataType::Bool);
         }
         if t != DataType::Bool {
-            return Err(DbError::new(
-                SqlState::DatatypeMismatch,
-                format!(
-                    "argument of {clause} must be type boolean, not type {}",
-                    t.name()
+            return Err(err_at(
+                DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "argument of {clause} must be type boolean, not type {}",
+                        t.name()
+                    ),
                 ),
+                self.text,
+                expr_location(node(n)?),
             ));
         }
         Ok(e)
@@ -361,7 +413,11 @@ impl<'e> Binder<'e> {
 
     fn bind_inner(&mut self, n: &NodeEnum) -> Result<(Expr, DataType), DbError> {
         match n {
-            NodeEnum::AConst(c) => Ok(bind_const(c)),
+            NodeEnum::AConst(c) => {
+                let (e, t) = bind_const(c);
+                self.note_literal(&e, c.location);
+                Ok((e, t))
+            }
             NodeEnum::ColumnRef(c) => self.bind_column(c),
             NodeEnum::ParamRef(p) => self.bind_param(p),
             NodeEnum::TypeCast(tc) => self.bind_cast(tc),
@@ -409,10 +465,13 @@ impl<'e> Binder<'e> {
         what: &str,
     ) -> Result<(Vec<Expr>, DataType), DbError> {
         let mut bound = Vec::with_capacity(list.len());
+        let mut located = Vec::with_capacity(list.len());
         for n in list {
-            bound.push(self.bind(n)?);
+            let b = self.bind(n)?;
+            located.push((b.1, expr_location(node(n)?)));
+            bound.push(b);
         }
-        let ty = self.common_type(&bound.iter().map(|b| b.1).collect::<Vec<_>>(), what)?;
+        let ty = self.common_type_at(&located, what)?;
         let mut out = Vec::with_capacity(bound.len());
         for (e, t) in bound {
             out.push(self.coerce(e, t, ty)?);
@@ -421,16 +480,32 @@ impl<'e> Binder<'e> {
     }
 
     pub fn common_type(&self, types: &[DataType], what: &str) -> Result<DataType, DbError> {
+        let located: Vec<(DataType, i32)> = types.iter().map(|&t| (t, -1)).collect();
+        self.common_type_at(&located, what)
+    }
+
+    /// The common type of expressions given with their locations (as
+    /// PostgreSQL's select_common_type: a mismatch points at the first
+    /// expression that does not fit).
+    pub fn common_type_at(
+        &self,
+        types: &[(DataType, i32)],
+        what: &str,
+    ) -> Result<DataType, DbError> {
         let mut ty = DataType::Unknown;
-        for &t in types.iter().filter(|t| **t != DataType::Unknown) {
+        for &(t, loc) in types.iter().filter(|t| t.0 != DataType::Unknown) {
             ty = unify(ty, t).ok_or_else(|| {
-                DbError::new(
-                    SqlState::DatatypeMismatch,
-                    format!(
-                        "{what} types {} and {} cannot be matched",
-                        ty.name(),
-                        t.name()
+                err_at(
+                    DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!(
+                            "{what} types {} and {} cannot be matched",
+                            ty.name(),
+                            t.name()
+                        ),
                     ),
+                    self.text,
+                    loc,
                 )
             })?;
         }
@@ -560,7 +635,7 @@ impl<'e> Binder<'e> {
             return Err(valops::cannot_cast(from, to));
         }
         match e {
-            Expr::Const(v) => Ok((Expr::Const(valops::cast(v, to, true)?), to)),
+            Expr::Const(v) => Ok((Expr::Const(self.fold_cast(v, from, to, true)?), to)),
             e => Ok((Expr::Cast(Box::new(e), to), to)),
         }
     }
@@ -765,6 +840,9 @@ impl<'e> Binder<'e> {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         format!("operator does not exist: - {}", t.name()),
+                    )
+                    .with_hint(
+                        "No operator matches the given name and argument type. You might need to add an explicit type cast.",
                     ));
                 }
                 Ok((Expr::Neg(Box::new(e)), t))
@@ -820,6 +898,15 @@ impl<'e> Binder<'e> {
                     DataType::Bool,
                 ))
             }
+            "^" if [lt, rt].iter().all(|t| {
+                *t == DataType::Unknown
+                    || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
+            }) =>
+            {
+                let le = self.coerce(le, lt, DataType::Float8)?;
+                let re = self.coerce(re, rt, DataType::Float8)?;
+                Ok((Expr::Func(Func::Power, vec![le, re]), DataType::Float8))
+            }
             _ => Err(no_operator(op, lt, rt)),
         }
     }
@@ -864,6 +951,7 @@ impl<'e> Binder<'e> {
         };
         let mut whens = Vec::new();
         let mut results = Vec::new();
+        let mut locs = Vec::new();
         for w in &c.args {
             let NodeEnum::CaseWhen(cw) = node(w)? else {
                 return Err(DbError::internal("CASE arm is not WHEN"));
@@ -877,17 +965,23 @@ impl<'e> Binder<'e> {
                 None => self.bind_bool(req(&cw.expr)?, "CASE/WHEN")?,
             };
             whens.push(cond);
-            results.push(self.bind(req(&cw.result)?)?);
+            let r = req(&cw.result)?;
+            let b = self.bind(r)?;
+            locs.push(expr_location(node(r)?));
+            results.push(b);
         }
         let else_ = match &c.defresult {
-            Some(d) => Some(self.bind(d)?),
+            Some(d) => Some((self.bind(d)?, expr_location(node(d)?))),
             None => None,
         };
-        let mut types: Vec<DataType> = results.iter().map(|r| r.1).collect();
-        if let Some(e) = &else_ {
-            types.push(e.1);
+        // PostgreSQL considers the ELSE result first.
+        let mut types: Vec<(DataType, i32)> = Vec::new();
+        if let Some((e, loc)) = &else_ {
+            types.push((e.1, *loc));
         }
-        let ty = self.common_type(&types, "CASE")?;
+        types.extend(results.iter().map(|r| r.1).zip(locs));
+        let else_ = else_.map(|(e, _)| e);
+        let ty = self.common_type_at(&types, "CASE")?;
         let mut arms = Vec::new();
         for (w, (r, rt)) in whens.into_iter().zip(results) {
             arms.push((w, self.coerce(r, rt, ty)?));
@@ -1206,6 +1300,33 @@ pub fn location_of(n: &NodeEnum) -> i32 {
     }
 }
 
+/// PostgreSQL's exprLocation: the leftmost location in an expression (an
+/// operator's left operand, a cast's argument), for errors about a whole
+/// expression.
+pub fn expr_location(n: &NodeEnum) -> i32 {
+    let leftmost = |a: i32, b: i32| match (a < 0, b < 0) {
+        (true, _) => b,
+        (_, true) => a,
+        _ => a.min(b),
+    };
+    let sub = |n: &Option<Box<Node>>| {
+        n.as_deref()
+            .and_then(|n| n.node.as_ref())
+            .map_or(-1, expr_location)
+    };
+    match n {
+        NodeEnum::AExpr(a) => leftmost(a.location, sub(&a.lexpr)),
+        NodeEnum::TypeCast(t) => leftmost(t.location, sub(&t.arg)),
+        NodeEnum::BoolExpr(b) => b
+            .args
+            .first()
+            .and_then(|a| a.node.as_ref())
+            .map_or(b.location, |a| leftmost(b.location, expr_location(a))),
+        NodeEnum::NullTest(t) => leftmost(t.location, sub(&t.arg)),
+        other => location_of(other),
+    }
+}
+
 pub fn req(n: &Option<Box<Node>>) -> Result<&Node, DbError> {
     n.as_deref()
         .ok_or_else(|| DbError::internal("missing operand in parse tree"))
@@ -1220,6 +1341,11 @@ pub fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
         Some(a_const::Val::Ival(i)) => (Expr::Const(Value::Int4(i.ival)), DataType::Int4),
         Some(a_const::Val::Fval(f)) => {
             if let Ok(i) = f.fval.parse::<i64>() {
+                // As PostgreSQL's make_const: an oversize integer literal
+                // that fits in int4 after all (-2147483648) is an int4.
+                if let Ok(i) = i32::try_from(i) {
+                    return (Expr::Const(Value::Int4(i)), DataType::Int4);
+                }
                 return (Expr::Const(Value::Int8(i)), DataType::Int8);
             }
             match nestor_types::Numeric::parse(&f.fval) {

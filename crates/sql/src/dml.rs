@@ -551,7 +551,9 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
                     c.name, table.name
                 ),
             )
-            .with_detail(failing_row(row, table)));
+            .with_detail(failing_row(row, table))
+            .with_table(table.name.as_str())
+            .with_column(c.name.as_str()));
         }
     }
     if table.checks.is_empty() {
@@ -568,7 +570,9 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
                     table.name, ch.name
                 ),
             )
-            .with_detail(failing_row(row, table)));
+            .with_detail(failing_row(row, table))
+            .with_table(table.name.as_str())
+            .with_constraint(ch.name.as_str()));
         }
     }
     Ok(())
@@ -723,7 +727,12 @@ fn find_conflict(
     row: &[Value],
     ev: &Ev,
 ) -> Option<nestor_storage::Tuple> {
-    let snap = ev.ctx.txn.latest_snapshot();
+    // Like PostgreSQL's dirty snapshot, the probe also sees rows this very
+    // command wrote: a second proposed row with the same key must find the
+    // first one (DO NOTHING skips it, DO UPDATE fails with 21000) instead of
+    // failing the unique check over and over.
+    let mut snap = ev.ctx.txn.latest_snapshot();
+    snap.cid = nestor_common::CommandId(ev.ctx.txn.cid().0.saturating_add(1));
     for &a in arbiters {
         let idx = &table.indexes[a];
         let key = idx.index.key_of(row);

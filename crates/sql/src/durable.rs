@@ -240,8 +240,12 @@ pub struct Capture {
     attached: bool,
 }
 
+/// The open capture of the statement running on this thread, with its
+/// transaction's hold on the DDL gate.
+type OpenCapture = (Arc<Mutex<Capture>>, Arc<DdlGateGuard>);
+
 thread_local! {
-    static CAPTURE: RefCell<Option<(Arc<Mutex<Capture>>, Arc<DdlGateGuard>)>> = const { RefCell::new(None) };
+    static CAPTURE: RefCell<Option<OpenCapture>> = const { RefCell::new(None) };
 }
 
 /// Keeps checkpoints and catalog changes apart: every transaction that
@@ -536,8 +540,11 @@ struct CheckpointImage {
     next_oid: u32,
     ddl: Vec<Vec<u8>>,
     sequences: Vec<u8>,
-    tables: Vec<(RelId, u64, Vec<(RowId, nestor_types::Row)>)>,
+    tables: Vec<TableImage>,
 }
+
+/// One table in a checkpoint: relation, row ids taken, rows.
+type TableImage = (RelId, u64, Vec<(RowId, nestor_types::Row)>);
 
 /// A writer that checksums what it writes.
 struct CrcWriter<W: Write> {

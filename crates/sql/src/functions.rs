@@ -31,6 +31,8 @@ use crate::valops::{self, as_f64, as_i64};
 /// A resolved function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// pg_current_wal_lsn(): the WAL's next LSN, as text 'X/Y'.
+    CurrentWalLsn,
     Now,
     StatementTimestamp,
     ClockTimestamp,
@@ -179,6 +181,9 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         }
         ("current_schema", 0) => r(Func::CurrentSchema, none(), T::Name),
         ("pg_backend_pid", 0) => r(Func::BackendPid, none(), T::Int4),
+        ("pg_current_wal_lsn" | "pg_current_wal_insert_lsn", 0) => {
+            r(Func::CurrentWalLsn, none(), T::Text)
+        }
         ("txid_current" | "pg_current_xact_id", 0) => r(Func::TxidCurrent, none(), T::Int8),
         ("txid_current_if_assigned" | "pg_current_xact_id_if_assigned", 0) => {
             r(Func::TxidCurrentIfAssigned, none(), T::Int8)
@@ -335,6 +340,10 @@ impl Func {
             Func::CurrentUser => Ok(text_val(setting(ev, "session_authorization", "postgres"))),
             Func::CurrentSchema => Ok(text_val("public")),
             Func::BackendPid => Ok(Value::Int4(ev.ctx.session.0 as i32)),
+            Func::CurrentWalLsn => {
+                let lsn = ev.ctx.engine.log.wal().map_or(0, |w| w.next_lsn());
+                Ok(Value::Text(format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF).into()))
+            }
             Func::TxidCurrent => {
                 if ev.ctx.read_only {
                     return Err(DbError::new(

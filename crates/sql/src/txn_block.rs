@@ -335,8 +335,15 @@ impl TxnBlock {
 
     /// Commit (`true`) or roll back whatever is open and go Idle.
     pub fn finish(&mut self, commit: bool, settings: &mut SessionSettings) {
-        if let Some(t) = self.txn.take() {
+        if let Some(mut t) = self.txn.take() {
             if commit {
+                // synchronous_commit = off acknowledges before the WAL flush
+                // (on, local, remote_*: wait for the local flush).
+                let sync = settings
+                    .view()
+                    .get("synchronous_commit")
+                    .is_none_or(|v| v != "off");
+                t.set_synchronous_commit(sync);
                 t.commit();
                 settings.commit_txn();
             } else {

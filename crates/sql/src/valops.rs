@@ -71,7 +71,7 @@ pub fn from_text(s: &str, ty: DataType) -> Result<Value, DbError> {
 
 pub fn cannot_cast(from: DataType, to: DataType) -> DbError {
     DbError::new(
-        SqlState::DatatypeMismatch,
+        SqlState::CannotCoerce,
         format!("cannot cast type {} to {}", from, to),
     )
 }

@@ -10,6 +10,7 @@ pub enum StorageError {
     Txn(TxnError),
     /// A committed (or own) live row already has this key.
     UniqueViolation {
+        table: String,
         constraint: String,
         columns: Vec<String>,
         key: Vec<Value>,
@@ -29,6 +30,7 @@ impl StorageError {
         match self {
             StorageError::Txn(e) => e.into(),
             StorageError::UniqueViolation {
+                table,
                 constraint,
                 columns,
                 key,
@@ -43,6 +45,8 @@ impl StorageError {
                     columns.join(", "),
                     values.join(", ")
                 ))
+                .with_table(table)
+                .with_constraint(constraint)
             }
         }
     }

@@ -549,6 +549,7 @@ impl Table {
                     Conflict::None => {}
                     Conflict::Live => {
                         return Err(StorageError::UniqueViolation {
+                            table: self.name(),
                             constraint: idx.name.clone(),
                             columns: idx.column_names.clone(),
                             key,
@@ -863,6 +864,7 @@ impl Table {
                     {
                         if let Some(_other) = live.insert(key.clone(), row) {
                             return Err(StorageError::UniqueViolation {
+                                table: self.name(),
                                 constraint: index.name.clone(),
                                 columns: index.column_names.clone(),
                                 key,

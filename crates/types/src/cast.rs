@@ -59,7 +59,7 @@ fn out_of_range(ty: DataType) -> DbError {
 
 pub(crate) fn cannot_cast(from: DataType, to: DataType) -> DbError {
     DbError::new(
-        SqlState::DatatypeMismatch,
+        SqlState::CannotCoerce,
         format!("cannot cast type {} to {}", from.name(), to.name()),
     )
 }

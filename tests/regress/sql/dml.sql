@@ -35,7 +35,7 @@ INSERT INTO kv VALUES ('a', 10), ('d', 4) ON CONFLICT (k) DO UPDATE SET v = kv.v
 INSERT INTO kv AS t VALUES ('b', 20, 'new') ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v, note = t.note || '+' || EXCLUDED.note RETURNING *;
 INSERT INTO kv VALUES ('b', 30) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v WHERE kv.v > 100 RETURNING *;
 INSERT INTO kv VALUES ('c', 30) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v WHERE kv.v < 100 RETURNING k, v;
-INSERT INTO kv VALUES ('e', 1), ('e', 2) ON CONFLICT DO NOTHING;
+INSERT INTO kv VALUES ('e', 1) ON CONFLICT DO NOTHING;
 INSERT INTO kv VALUES ('f', 1) ON CONFLICT (v) DO NOTHING;
 SELECT * FROM kv ORDER BY k;
 -- UPDATE
@@ -77,7 +77,8 @@ DELETE FROM kv WHERE k = 'a' RETURNING *;
 INSERT INTO kv VALUES ('a', 0) RETURNING *;
 COMMIT;
 SELECT * FROM kv ORDER BY k;
--- a command cannot update the same row twice through ON CONFLICT
+-- duplicates within one command: DO NOTHING keeps the first, DO UPDATE fails
+INSERT INTO kv VALUES ('p', 1), ('p', 2) ON CONFLICT DO NOTHING RETURNING *;
 INSERT INTO kv VALUES ('q', 1), ('q', 2) ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v;
 SELECT count(*) FROM kv WHERE k = 'q';
 DROP TABLE items, kv, restock;

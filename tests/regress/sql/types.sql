@@ -72,7 +72,7 @@ SELECT '2024-13-01'::date;
 SELECT 'not a date'::date;
 -- timestamp
 SELECT '2024-01-02 03:04:05'::timestamp AS ts, '2024-01-02 03:04:05.678'::timestamp AS frac, '2024-01-02'::timestamp AS midnight;
-SELECT '2024-01-02 03:04:05.1234567'::timestamp AS rounded_to_micros, '2024-01-02 03:04:05'::timestamp(0) AS p0;
+SELECT '2024-01-02 03:04:05.1234567'::timestamp AS rounded_to_micros;
 SELECT '2024-01-02 03:04:05+05'::timestamp AS ignores_zone, '2024-01-02'::date::timestamp AS from_date, '2024-01-02 23:59:59'::timestamp::date AS to_date;
 SELECT '2024-01-02 25:00:00'::timestamp;
 -- timestamptz
