@@ -610,6 +610,13 @@ impl Table {
             } else {
                 match self.mgr.state(x) {
                     Some(XidState::InProgress) => Who::Running(x),
+                    // Sequenced but not yet visible (its flush may still be
+                    // running): wait for it like a running transaction, so
+                    // the 23505 that follows is about a row the next
+                    // statement can see (PostgreSQL waits for the xact lock).
+                    Some(XidState::Committed(csn)) if csn > self.mgr.horizon() => {
+                        Who::Running(x)
+                    }
                     Some(XidState::Committed(_)) => Who::Committed,
                     Some(XidState::Aborted) | None => Who::Aborted,
                 }

@@ -219,3 +219,51 @@ fn aborted_transactions_leave_nothing_behind() {
     assert!(db.mgr.locks.is_empty());
     assert_eq!(db.committed(), vec![(1, 0)]);
 }
+
+#[test]
+fn unique_conflict_with_a_commit_not_yet_visible_waits_for_it() {
+    // Found by the racing find-or-create benchmark: a 23505 raised against a
+    // commit that was sequenced but not yet visible let the next statement
+    // miss the conflicting row. The second inserter must wait until the
+    // first commit is visible.
+    let log = Arc::new(GatedLog::default());
+    let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+    let db = Db::with_log(mgr);
+    let (s1, s2) = (db.session(1), db.session(2));
+    let mut t1 = s1.begin(RC);
+    insert(&db, &mut t1, 7, 1).unwrap();
+    let xid1 = t1.xid();
+    thread::scope(|sc| {
+        let h1 = sc.spawn(move || t1.commit());
+        while log.appended.lock().unwrap().is_empty() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        let dbr = &db;
+        let s2r = &s2;
+        let h2 = sc.spawn(move || {
+            let mut t2 = s2r.begin(RC);
+            let err = insert(dbr, &mut t2, 7, 2).unwrap_err();
+            // Right after the 23505, a new statement sees the row.
+            let seen = read(dbr, &mut t2, 7);
+            (err, seen)
+        });
+        let key = nestor_txn::LockKey::Txn(xid1);
+        let mut blocked = false;
+        for _ in 0..2000 {
+            if db.mgr.locks.info(key).is_some_and(|i| i.waiters > 0) {
+                blocked = true;
+                break;
+            }
+            if h2.is_finished() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        log.open();
+        h1.join().unwrap();
+        let (err, seen) = h2.join().unwrap();
+        assert!(blocked, "the second inserter must wait for the first commit");
+        assert!(matches!(err, nestor_storage::StorageError::UniqueViolation { .. }));
+        assert_eq!(seen, Some(1));
+    });
+}
