@@ -308,10 +308,7 @@ impl Table {
             let slot = self.slot(row).expect("locked row exists");
             {
                 let mut versions = slot.versions.lock();
-                let newest = versions.last_mut().expect("locked row has versions");
-                assert!(newest.xmax.is_none(), "target version already deleted");
-                newest.xmax = txn.xid();
-                newest.cmax = txn.cid();
+                expire_newest(&mut versions, txn);
                 versions.push(Version {
                     xmin: txn.xid(),
                     cmin: txn.cid(),
@@ -357,11 +354,7 @@ impl Table {
         }
         let slot = self.slot(row).expect("locked row exists");
         {
-            let mut versions = slot.versions.lock();
-            let newest = versions.last_mut().expect("locked row has versions");
-            assert!(newest.xmax.is_none(), "target version already deleted");
-            newest.xmax = txn.xid();
-            newest.cmax = txn.cid();
+            expire_newest(&mut slot.versions.lock(), txn);
         }
         txn.push_undo(DataUndo::Delete { rel: self.id, row })?;
         Ok(WriteResult::Done)
@@ -614,9 +607,7 @@ impl Table {
                     // running): wait for it like a running transaction, so
                     // the 23505 that follows is about a row the next
                     // statement can see (PostgreSQL waits for the xact lock).
-                    Some(XidState::Committed(csn)) if csn > self.mgr.horizon() => {
-                        Who::Running(x)
-                    }
+                    Some(XidState::Committed(csn)) if csn > self.mgr.horizon() => Who::Running(x),
                     Some(XidState::Committed(_)) => Who::Committed,
                     Some(XidState::Aborted) | None => Who::Aborted,
                 }
@@ -892,6 +883,15 @@ impl Table {
         let pos = idx.iter().position(|i| i.id == id)?;
         Some(idx.remove(pos))
     }
+}
+
+/// Stamp the newest version of a row whose lock `txn` holds as deleted
+/// (or replaced) by the current command.
+fn expire_newest(versions: &mut [Version], txn: &Transaction) {
+    let newest = versions.last_mut().expect("locked row has versions");
+    assert!(newest.xmax.is_none(), "target version already deleted");
+    newest.xmax = txn.xid();
+    newest.cmax = txn.cid();
 }
 
 enum Who {

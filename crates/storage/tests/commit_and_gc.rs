@@ -262,8 +262,14 @@ fn unique_conflict_with_a_commit_not_yet_visible_waits_for_it() {
         log.open();
         h1.join().unwrap();
         let (err, seen) = h2.join().unwrap();
-        assert!(blocked, "the second inserter must wait for the first commit");
-        assert!(matches!(err, nestor_storage::StorageError::UniqueViolation { .. }));
+        assert!(
+            blocked,
+            "the second inserter must wait for the first commit"
+        );
+        assert!(matches!(
+            err,
+            nestor_storage::StorageError::UniqueViolation { .. }
+        ));
         assert_eq!(seen, Some(1));
     });
 }
