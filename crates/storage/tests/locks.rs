@@ -38,24 +38,9 @@ fn every_cell_of_the_conflict_table() {
             db.seed(&[(1, 0)]);
             let (s1, s2) = (db.session(1), db.session(2));
             let mut t1 = s1.begin(RC);
-            lock(
-                &db,
-                &mut t1,
-                1,
-                *held,
-                WaitPolicy::Block,
-                &WaitCtl::unbounded(),
-            )
-            .unwrap();
+            lock_wait(&db, &mut t1, 1, *held).unwrap();
             let mut t2 = s2.begin(RC);
-            let r = lock(
-                &db,
-                &mut t2,
-                1,
-                *wanted,
-                WaitPolicy::NoWait,
-                &WaitCtl::unbounded(),
-            );
+            let r = lock_nowait(&db, &mut t2, 1, *wanted);
             if table[i][j] {
                 let e = r.unwrap_err().into_db(&|v| format!("{v:?}"));
                 assert_eq!(e.code, SqlState::LockNotAvailable, "{held:?} vs {wanted:?}");
@@ -73,15 +58,7 @@ fn update_takes_no_key_update_so_key_share_does_not_block_it() {
     db.seed(&[(1, 0)]);
     let (s1, s2) = (db.session(1), db.session(2));
     let mut t1 = s1.begin(RC);
-    lock(
-        &db,
-        &mut t1,
-        1,
-        LockMode::KeyShare,
-        WaitPolicy::Block,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap();
+    lock_wait(&db, &mut t1, 1, LockMode::KeyShare).unwrap();
     let mut t2 = s2.begin(RC);
     assert_eq!(
         set(&db, &mut t2, 1, 5).unwrap(),
@@ -118,15 +95,7 @@ fn skip_locked_skips_and_nowait_fails() {
     db.seed(&[(1, 0), (2, 0)]);
     let (s1, s2) = (db.session(1), db.session(2));
     let mut t1 = s1.begin(RC);
-    lock(
-        &db,
-        &mut t1,
-        1,
-        LockMode::Update,
-        WaitPolicy::Block,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap();
+    lock_wait(&db, &mut t1, 1, LockMode::Update).unwrap();
     let mut t2 = s2.begin(RC);
     let got: Vec<_> = [1, 2]
         .iter()
@@ -143,15 +112,7 @@ fn skip_locked_skips_and_nowait_fails() {
         })
         .collect();
     assert_eq!(got, vec![LockResult::Skipped, LockResult::Locked]);
-    let e = lock(
-        &db,
-        &mut t2,
-        1,
-        LockMode::Share,
-        WaitPolicy::NoWait,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap_err();
+    let e = lock_nowait(&db, &mut t2, 1, LockMode::Share).unwrap_err();
     assert!(is_txn_err(&e, |t| matches!(
         t,
         TxnError::LockNotAvailable { .. }
@@ -303,15 +264,7 @@ fn lock_savepoint_update_creates_no_extra_shared_structure() {
     let s = db.session(1);
     for round in 0..100 {
         let mut t = s.begin(RC);
-        lock(
-            &db,
-            &mut t,
-            1,
-            LockMode::Update,
-            WaitPolicy::Block,
-            &WaitCtl::unbounded(),
-        )
-        .unwrap();
+        lock_wait(&db, &mut t, 1, LockMode::Update).unwrap();
         t.savepoint("s").unwrap();
         set(&db, &mut t, 1, round + 1).unwrap();
         let key = LockKey::Row(T, db.row_id(1));

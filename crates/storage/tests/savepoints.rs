@@ -9,7 +9,7 @@ use std::thread;
 use common::*;
 use nestor_common::limits::SAVEPOINT_DEPTH_MAX;
 use nestor_storage::LockResult;
-use nestor_txn::{Isolation, LockKey, LockMode, TxnError, WaitCtl, WaitPolicy};
+use nestor_txn::{Isolation, LockKey, LockMode, TxnError};
 
 const RC: Isolation = Isolation::ReadCommitted;
 
@@ -95,25 +95,9 @@ fn rollback_to_releases_locks_taken_after_the_mark_and_wakes_waiters() {
     db.seed(&[(1, 0), (2, 0)]);
     let (s1, s2) = (db.session(1), db.session(2));
     let mut t1 = s1.begin(RC);
-    lock(
-        &db,
-        &mut t1,
-        1,
-        LockMode::Update,
-        WaitPolicy::Block,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap();
+    lock_wait(&db, &mut t1, 1, LockMode::Update).unwrap();
     t1.savepoint("a").unwrap();
-    lock(
-        &db,
-        &mut t1,
-        2,
-        LockMode::Update,
-        WaitPolicy::Block,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap();
+    lock_wait(&db, &mut t1, 2, LockMode::Update).unwrap();
     set(&db, &mut t1, 2, 7).unwrap();
     let key2 = LockKey::Row(T, db.row_id(2));
     thread::scope(|sc| {
@@ -129,24 +113,10 @@ fn rollback_to_releases_locks_taken_after_the_mark_and_wakes_waiters() {
     assert_eq!(db.committed(), vec![(1, 0), (2, 9)]);
     // The lock taken before the mark is still held.
     let mut t3 = db.session(3).begin(RC);
-    let r = lock(
-        &db,
-        &mut t3,
-        1,
-        LockMode::KeyShare,
-        WaitPolicy::NoWait,
-        &WaitCtl::unbounded(),
-    );
+    let r = lock_nowait(&db, &mut t3, 1, LockMode::KeyShare);
     assert!(r.is_err(), "row 1 still locked by t1");
     t1.commit();
-    let r = lock(
-        &db,
-        &mut t3,
-        1,
-        LockMode::KeyShare,
-        WaitPolicy::NoWait,
-        &WaitCtl::unbounded(),
-    );
+    let r = lock_nowait(&db, &mut t3, 1, LockMode::KeyShare);
     assert_eq!(r.unwrap(), LockResult::Locked);
 }
 
@@ -156,15 +126,7 @@ fn rollback_to_restores_the_previous_lock_mode() {
     db.seed(&[(1, 0)]);
     let (s1, s2) = (db.session(1), db.session(2));
     let mut t1 = s1.begin(RC);
-    lock(
-        &db,
-        &mut t1,
-        1,
-        LockMode::KeyShare,
-        WaitPolicy::Block,
-        &WaitCtl::unbounded(),
-    )
-    .unwrap();
+    lock_wait(&db, &mut t1, 1, LockMode::KeyShare).unwrap();
     t1.savepoint("a").unwrap();
     set(&db, &mut t1, 1, 1).unwrap(); // upgrades to NoKeyUpdate in place
     let key = LockKey::Row(T, db.row_id(1));
@@ -177,14 +139,7 @@ fn rollback_to_restores_the_previous_lock_mode() {
     // Another transaction may now take FOR SHARE (conflicts only with the
     // update-level lock that was rolled back).
     let mut t2 = s2.begin(RC);
-    let r = lock(
-        &db,
-        &mut t2,
-        1,
-        LockMode::Share,
-        WaitPolicy::NoWait,
-        &WaitCtl::unbounded(),
-    );
+    let r = lock_nowait(&db, &mut t2, 1, LockMode::Share);
     assert_eq!(r.unwrap(), LockResult::Locked);
 }
 

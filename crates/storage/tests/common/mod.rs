@@ -280,3 +280,23 @@ pub fn wait_for_waiter(db: &Db, key: nestor_txn::LockKey) {
     }
     panic!("nobody blocked on {key:?}");
 }
+
+/// SELECT ... FOR <mode>, waiting as long as it takes.
+pub fn lock_wait(
+    db: &Db,
+    t: &mut Transaction,
+    id: i64,
+    mode: LockMode,
+) -> Result<LockResult, nestor_storage::StorageError> {
+    lock(db, t, id, mode, WaitPolicy::Block, &WaitCtl::unbounded())
+}
+
+/// SELECT ... FOR <mode> NOWAIT.
+pub fn lock_nowait(
+    db: &Db,
+    t: &mut Transaction,
+    id: i64,
+    mode: LockMode,
+) -> Result<LockResult, nestor_storage::StorageError> {
+    lock(db, t, id, mode, WaitPolicy::NoWait, &WaitCtl::unbounded())
+}
