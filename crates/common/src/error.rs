@@ -68,6 +68,7 @@ pub enum SqlState {
     DuplicateColumn,
     DuplicateTable,
     DuplicateObject,
+    DuplicateAlias,
     DuplicatePreparedStatement,
     DuplicateCursor,
     AmbiguousColumn,
@@ -156,6 +157,7 @@ impl SqlState {
             DuplicateColumn => "42701",
             DuplicateTable => "42P07",
             DuplicateObject => "42710",
+            DuplicateAlias => "42712",
             DuplicatePreparedStatement => "42P05",
             DuplicateCursor => "42P03",
             AmbiguousColumn => "42702",
@@ -219,7 +221,17 @@ pub struct DbError {
     /// Raised while evaluating (not analysing) the statement, as by
     /// PostgreSQL's constant folding: no node position is attached to it.
     pub unpositioned: bool,
-    /// The object fields of PostgreSQL's ErrorResponse (s, t, c, n).
+    /// Where the error happened (the W field, psql's `CONTEXT:`), e.g.
+    /// `COPY t, line 2, column id: "x"`.
+    pub context: Option<String>,
+    /// The object fields of PostgreSQL's ErrorResponse (s, t, c, n), boxed
+    /// to keep the error small.
+    pub object: Option<Box<ErrorObject>>,
+}
+
+/// The schema, table, column and constraint an error is about.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ErrorObject {
     pub schema: Option<String>,
     pub table: Option<String>,
     pub column: Option<String>,
@@ -236,10 +248,8 @@ impl DbError {
             hint: None,
             position: None,
             unpositioned: false,
-            schema: None,
-            table: None,
-            column: None,
-            constraint: None,
+            context: None,
+            object: None,
         }
     }
 
@@ -270,6 +280,11 @@ impl DbError {
         self
     }
 
+    pub fn with_context(mut self, context: impl Into<String>) -> DbError {
+        self.context = Some(context.into());
+        self
+    }
+
     /// Mark the error as raised at evaluation time: binders attach no
     /// node position to it.
     pub fn unpositioned(mut self) -> DbError {
@@ -279,18 +294,19 @@ impl DbError {
 
     /// The table (in schema `public`) the error is about.
     pub fn with_table(mut self, table: impl Into<String>) -> DbError {
-        self.schema = Some("public".into());
-        self.table = Some(table.into());
+        let o = self.object.get_or_insert_with(Default::default);
+        o.schema = Some("public".into());
+        o.table = Some(table.into());
         self
     }
 
     pub fn with_column(mut self, column: impl Into<String>) -> DbError {
-        self.column = Some(column.into());
+        self.object.get_or_insert_with(Default::default).column = Some(column.into());
         self
     }
 
     pub fn with_constraint(mut self, constraint: impl Into<String>) -> DbError {
-        self.constraint = Some(constraint.into());
+        self.object.get_or_insert_with(Default::default).constraint = Some(constraint.into());
         self
     }
 

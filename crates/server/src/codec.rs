@@ -445,14 +445,19 @@ fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     if let Some(p) = e.position {
         f.push((b'P', p.to_string()));
     }
-    for (tag, v) in [
-        (b's', &e.schema),
-        (b't', &e.table),
-        (b'c', &e.column),
-        (b'n', &e.constraint),
-    ] {
-        if let Some(v) = v {
-            f.push((tag, v.clone()));
+    if let Some(w) = &e.context {
+        f.push((b'W', w.clone()));
+    }
+    if let Some(o) = &e.object {
+        for (tag, v) in [
+            (b's', &o.schema),
+            (b't', &o.table),
+            (b'c', &o.column),
+            (b'n', &o.constraint),
+        ] {
+            if let Some(v) = v {
+                f.push((tag, v.clone()));
+            }
         }
     }
     f

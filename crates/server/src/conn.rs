@@ -141,7 +141,7 @@ impl Io {
     /// Encode session output, writing out in chunks.
     async fn write_out(&mut self, out: &[BackendMsg]) -> Result<(), Failure> {
         for m in out {
-            codec::encode(&mut self.wbuf, m).map_err(Failure::Fatal)?;
+            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
             if self.wbuf.len() >= WRITE_CHUNK_BYTES {
                 self.flush().await.map_err(|_| Failure::Io)?;
             }
@@ -155,7 +155,7 @@ enum Failure {
     /// Socket gone: close without a word.
     Io,
     /// Tell the client, then close.
-    Fatal(DbError),
+    Fatal(Box<DbError>),
 }
 
 fn fatal(code: SqlState, message: &str) -> DbError {

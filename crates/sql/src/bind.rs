@@ -39,6 +39,9 @@ pub struct ScopeCol {
     pub hidden: bool,
     pub table_oid: u32,
     pub attnum: i16,
+    /// The right-hand copy of a JOIN USING column: reachable only by its
+    /// qualified name (the unqualified name means the merged column).
+    pub merged: bool,
 }
 
 /// The columns of one query level's input row, in row order.
@@ -301,11 +304,23 @@ impl<'e> Binder<'e> {
             }
             _ => None,
         };
-        valops::cast(v, to, explicit).map_err(|e| match loc {
-            Some(l) => err_at(e, self.text, l),
-            None if e.code.code().starts_with("22") => e.unpositioned(),
-            None => e,
-        })
+        let evaluation_err = |e: DbError| {
+            if e.code.code().starts_with("22") {
+                e.unpositioned()
+            } else {
+                e
+            }
+        };
+        match loc {
+            // The literal's input function runs without the type modifier
+            // (positioned); the length or precision check comes after.
+            Some(l) => {
+                let v =
+                    valops::cast(v, to.base(), explicit).map_err(|e| err_at(e, self.text, l))?;
+                valops::cast(v, to, explicit).map_err(evaluation_err)
+            }
+            None => valops::cast(v, to, explicit).map_err(evaluation_err),
+        }
     }
 
     /// Coerce a bound expression to `to`. Constants convert now (so bad
@@ -313,6 +328,18 @@ impl<'e> Binder<'e> {
     pub fn coerce(&mut self, e: Expr, from: DataType, to: DataType) -> Result<Expr, DbError> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
+        }
+        if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
+            // character(n) to text drops the padding (PostgreSQL's rtrim in
+            // bpchar-to-text).
+            let e = match e {
+                Expr::Const(Value::Text(s)) => {
+                    Expr::Const(Value::Text(Arc::from(s.trim_end_matches(' '))))
+                }
+                Expr::Const(v) => Expr::Const(v),
+                e => Expr::Func(Func::BpcharToText, vec![e]),
+            };
+            return self.coerce(e, DataType::Text, to);
         }
         if from.base() == to.base()
             && !matches!(
@@ -564,7 +591,7 @@ impl<'e> Binder<'e> {
             let scope = &self.scopes[lvl];
             let rel_known = rel.is_none_or(|r| scope.cols.iter().any(|c| c.rel == r));
             let mut hits = scope.cols.iter().enumerate().filter(|(_, c)| {
-                c.name == name && rel.is_none_or(|r| c.rel == r) && !c.name.is_empty()
+                c.name == name && rel.map_or(!c.merged, |r| c.rel == r) && !c.name.is_empty()
             });
             let Some((i, col)) = hits.next() else {
                 if rel.is_some() && rel_known {
@@ -622,7 +649,7 @@ impl<'e> Binder<'e> {
         if last == "interval" {
             return Err(DbError::unsupported("type interval"));
         }
-        let to = type_from_name(tn)?;
+        let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
         if let Expr::Param(i) = e {
             if self.params[i] == DataType::Unknown {
                 self.params[i] = to.base();
@@ -633,6 +660,9 @@ impl<'e> Binder<'e> {
             || (from.is_datetime() && to.is_numeric())
         {
             return Err(valops::cannot_cast(from, to));
+        }
+        if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
+            return Ok((self.coerce(e, from, to)?, to));
         }
         match e {
             Expr::Const(v) => Ok((Expr::Const(self.fold_cast(v, from, to, true)?), to)),
@@ -829,6 +859,15 @@ impl<'e> Binder<'e> {
         let (e, t) = self.bind(r)?;
         match op {
             "-" => {
+                if !t.is_numeric() && t != DataType::Unknown {
+                    return Err(DbError::new(
+                        SqlState::UndefinedFunction,
+                        format!("operator does not exist: - {}", t.name()),
+                    )
+                    .with_hint(
+                        "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+                    ));
+                }
                 if let Expr::Const(v) = &e {
                     let v = match v {
                         Value::Int4(i) if *i == i32::MIN => Value::Int8(-(*i as i64)),
@@ -899,8 +938,7 @@ impl<'e> Binder<'e> {
                 ))
             }
             "^" if [lt, rt].iter().all(|t| {
-                *t == DataType::Unknown
-                    || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
+                *t == DataType::Unknown || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
             }) =>
             {
                 let le = self.coerce(le, lt, DataType::Float8)?;
@@ -1061,6 +1099,38 @@ impl<'e> Binder<'e> {
         }
         let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
         let res = functions::lookup(&name, &types)?;
+        if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
+            // The name is a regclass literal, looked up while parsing (so a
+            // missing relation is reported at the literal).
+            if let (Some((Expr::Const(Value::Text(rel)), DataType::Unknown)), Some(a)) =
+                (args.first(), f.args.first())
+            {
+                if functions::sequence_named(&self.engine.catalog, rel).is_err() {
+                    let n = rel.trim_matches('"');
+                    let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+                    if self.engine.catalog.relation(&n).is_none() {
+                        return Err(err_at(
+                            DbError::new(
+                                SqlState::UndefinedTable,
+                                format!("relation \"{rel}\" does not exist"),
+                            ),
+                            self.text,
+                            expr_location(node(a)?),
+                        ));
+                    }
+                }
+            }
+        }
+        if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
+            // PostgreSQL resolves a literal regclass argument while parsing,
+            // so a missing sequence is reported at the literal.
+            if let Some(NodeEnum::AConst(c)) = f.args.first().and_then(|a| a.node.as_ref()) {
+                if let Some(a_const::Val::Sval(sv)) = &c.val {
+                    functions::sequence_named(&self.engine.catalog, &sv.sval)
+                        .map_err(|e| err_at(e, self.text, c.location))?;
+                }
+            }
+        }
         let mut out = Vec::with_capacity(args.len());
         for ((e, t), want) in args.into_iter().zip(res.arg_types.iter()) {
             out.push(match want {
@@ -1364,6 +1434,11 @@ pub fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
         ),
         None => (Expr::Const(Value::Null), DataType::Unknown),
     }
+}
+
+/// Whether `name` is an aggregate function.
+pub fn is_aggregate(name: &str) -> bool {
+    agg_func(name, false).is_some()
 }
 
 fn agg_func(name: &str, star: bool) -> Option<AggFunc> {

@@ -382,6 +382,11 @@ impl Catalog {
         c.insert((session, RelId(0)), v);
     }
 
+    /// currval() of one sequence only (setval), leaving lastval() alone.
+    pub fn set_seq_currval(&self, session: SessionId, seq: RelId, v: i64) {
+        self.currvals.lock().insert((session, seq), v);
+    }
+
     /// lastval(): the value most recently returned by nextval() in the
     /// session (kept under the pseudo sequence id 0).
     pub fn lastval(&self, session: SessionId) -> Option<i64> {

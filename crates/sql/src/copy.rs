@@ -139,7 +139,11 @@ pub struct CopyParser {
     line: u64,
     header_pending: bool,
     ended: bool,
+    /// Relation name for error context (`COPY rel, line n`).
+    rel: String,
     pub rows: Vec<Vec<Value>>,
+    /// The input line number of each row in `rows`.
+    pub lines: Vec<u64>,
 }
 
 impl CopyParser {
@@ -154,8 +158,21 @@ impl CopyParser {
             line: 0,
             header_pending,
             ended: false,
+            rel: String::new(),
             rows: Vec::new(),
+            lines: Vec::new(),
         }
+    }
+
+    /// Name the target relation in error contexts, as PostgreSQL does.
+    pub fn with_relation(mut self, rel: impl Into<String>) -> CopyParser {
+        self.rel = rel.into();
+        self
+    }
+
+    /// PostgreSQL's CONTEXT for an error at input line `line`.
+    pub fn context(&self, line: u64) -> String {
+        format!("COPY {}, line {line}", self.rel)
     }
 
     /// Take one CopyData message's bytes.
@@ -232,35 +249,57 @@ impl CopyParser {
         if std::mem::take(&mut self.header_pending) {
             return Ok(());
         }
+        let line = self.line;
         let text = std::str::from_utf8(rec).map_err(|_| {
             DbError::new(
                 SqlState::CharacterNotInRepertoire,
                 "invalid byte sequence for encoding \"UTF8\"",
             )
+            .with_context(self.context(line))
         })?;
         let fields = match self.opts.format {
-            CopyFormat::Text => split_text(text, &self.opts)?,
+            CopyFormat::Text => split_text(text, &self.opts).map_err(|e| {
+                e.with_context(format!("{}: \"{}\"", self.context(line), printout(text)))
+            })?,
             CopyFormat::Csv => split_csv(text, &self.opts),
         };
-        let row = self.convert(codec, fields)?;
+        let row = self.convert(codec, fields, text)?;
         self.rows.push(row);
+        self.lines.push(line);
         Ok(())
     }
 
-    fn convert(&self, codec: &Codec, fields: Vec<Option<String>>) -> Result<Vec<Value>, DbError> {
+    fn convert(
+        &self,
+        codec: &Codec,
+        fields: Vec<Option<String>>,
+        text: &str,
+    ) -> Result<Vec<Value>, DbError> {
+        let whole_line = || format!("{}: \"{}\"", self.context(self.line), printout(text));
         if fields.len() > self.oids.len() {
-            return Err(copy_error("extra data after last expected column"));
+            return Err(
+                copy_error("extra data after last expected column").with_context(whole_line())
+            );
         }
         if fields.len() < self.oids.len() {
             let col = self.names.get(fields.len()).cloned().unwrap_or_default();
-            return Err(copy_error(format!("missing data for column \"{col}\"")));
+            return Err(
+                copy_error(format!("missing data for column \"{col}\"")).with_context(whole_line())
+            );
         }
         fields
             .into_iter()
             .zip(&self.oids)
-            .map(|(f, oid)| match f {
+            .zip(&self.names)
+            .map(|((f, oid), name)| match f {
                 None => Ok(Value::Null),
-                Some(s) => parse_text(codec, &s, *oid),
+                Some(s) => parse_text(codec, &s, *oid).map_err(|e| {
+                    e.with_context(format!(
+                        "{}, column {name}: \"{}\"",
+                        self.context(self.line),
+                        printout(&s)
+                    ))
+                }),
             })
             .collect()
     }
@@ -268,6 +307,15 @@ impl CopyParser {
     /// Records seen so far (for error context).
     pub fn line(&self) -> u64 {
         self.line
+    }
+}
+
+/// PostgreSQL's limit_printout_length: at most 100 characters, then "...".
+fn printout(s: &str) -> String {
+    const MAX_CHARS: usize = 100;
+    match s.char_indices().nth(MAX_CHARS) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s.to_string(),
     }
 }
 

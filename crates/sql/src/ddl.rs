@@ -25,8 +25,12 @@ use crate::exec_api::StatementCtx;
 use crate::expr::Expr;
 
 fn notice(ctx: &mut StatementCtx, msg: String) {
+    notice_code(ctx, SqlState::SuccessfulCompletion, msg);
+}
+
+fn notice_code(ctx: &mut StatementCtx, code: SqlState, msg: String) {
     ctx.notices
-        .push(DbError::new(SqlState::SuccessfulCompletion, msg).with_severity(Severity::Notice));
+        .push(DbError::new(code, msg).with_severity(Severity::Notice));
 }
 
 fn exists_err(name: &str) -> DbError {
@@ -67,6 +71,9 @@ struct PendingIndex {
     cols: Vec<String>,
     unique: bool,
     primary: bool,
+    /// From a PRIMARY KEY / UNIQUE constraint (not CREATE INDEX), at this
+    /// location of the statement.
+    constraint: Option<i32>,
 }
 
 struct PendingCheck {
@@ -94,7 +101,11 @@ pub fn create_table(
     }
     if ctx.engine.catalog.name_taken(&name) {
         if cs.if_not_exists {
-            notice(ctx, format!("relation \"{name}\" already exists, skipping"));
+            notice_code(
+                ctx,
+                SqlState::DuplicateTable,
+                format!("relation \"{name}\" already exists, skipping"),
+            );
             return Ok("CREATE TABLE".into());
         }
         return Err(exists_err(&name));
@@ -187,7 +198,8 @@ pub fn create_table(
     let built = (|| -> Result<(), DbError> {
         def.checks = bind_checks(ctx, text, &def, checks)?;
         for pi in indexes {
-            let idx = make_index(ctx, &def, &pi)?;
+            let idx = make_index(ctx, &def, &pi)
+                .map_err(|e| bind::err_at(e, text, pi.constraint.unwrap_or(-1)))?;
             if pi.primary {
                 for &c in &idx.columns {
                     def.columns[c].not_null = true;
@@ -239,7 +251,7 @@ fn column_def(
     };
     let ty = match serial {
         Some(t) => t,
-        None => bind::type_from_name(tn)?,
+        None => bind::type_from_name(tn).map_err(|e| bind::err_at(e, b.text, tn.location))?,
     };
     let mut col = Column {
         name: cd.colname.clone(),
@@ -273,6 +285,7 @@ fn column_def(
                     cols: vec![cd.colname.clone()],
                     unique: true,
                     primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
+                    constraint: Some(con.location),
                 })
             }
             pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
@@ -327,6 +340,7 @@ fn table_constraint(
                 cols: bind::names(&c.keys),
                 unique: true,
                 primary: c.contype == pb::ConstrType::ConstrPrimary as i32,
+                constraint: Some(c.location),
             });
             Ok(())
         }
@@ -383,9 +397,14 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
     let mut cols = Vec::new();
     for c in &pi.cols {
         let pos = def.column_index(c).ok_or_else(|| {
+            let what = if pi.constraint.is_some() {
+                " named in key"
+            } else {
+                ""
+            };
             DbError::new(
                 SqlState::UndefinedColumn,
-                format!("column \"{c}\" named in key does not exist"),
+                format!("column \"{c}\"{what} does not exist"),
             )
         })?;
         cols.push(pos);
@@ -542,8 +561,9 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<String
     }
     if !is.idxname.is_empty() && ctx.engine.catalog.name_taken(&is.idxname) {
         if is.if_not_exists {
-            notice(
+            notice_code(
                 ctx,
+                SqlState::DuplicateTable,
                 format!("relation \"{}\" already exists, skipping", is.idxname),
             );
             return Ok("CREATE INDEX".into());
@@ -555,6 +575,7 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<String
         cols,
         unique: is.unique || is.primary,
         primary: is.primary,
+        constraint: None,
     };
     add_index(ctx, &def, pi)?;
     Ok("CREATE INDEX".into())
@@ -716,7 +737,11 @@ pub fn create_sequence(ctx: &mut StatementCtx, cs: &pb::CreateSeqStmt) -> Result
     let name = relname(rv)?;
     if ctx.engine.catalog.name_taken(&name) {
         if cs.if_not_exists {
-            notice(ctx, format!("relation \"{name}\" already exists, skipping"));
+            notice_code(
+                ctx,
+                SqlState::DuplicateTable,
+                format!("relation \"{name}\" already exists, skipping"),
+            );
             return Ok("CREATE SEQUENCE".into());
         }
         return Err(exists_err(&name));
@@ -1072,6 +1097,12 @@ fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> 
 pub fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<String, DbError> {
     if !vs.is_vacuumcmd {
         return Ok("ANALYZE".into());
+    }
+    if ctx.in_block {
+        return Err(DbError::new(
+            SqlState::ActiveSqlTransaction,
+            "VACUUM cannot run inside a transaction block",
+        ));
     }
     let mut tables = Vec::new();
     for r in &vs.rels {

@@ -134,6 +134,9 @@ pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, D
         .ok_or_else(|| DbError::internal("INSERT without table"))?;
     let table = table_for_write(b, rv)?;
     let mut targets = Vec::new();
+    // Locations of the explicit target columns (empty when implicit), for
+    // "more target columns than expressions".
+    let mut col_locs = Vec::new();
     for c in &ins.cols {
         let NodeEnum::ResTarget(rt) = node(c)? else {
             continue;
@@ -145,12 +148,17 @@ pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, D
         }
         let pos = column_of(&table, &rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
         if targets.contains(&pos) {
-            return Err(DbError::new(
-                SqlState::DuplicateColumn,
-                format!("column \"{}\" specified more than once", rt.name),
+            return Err(bind::err_at(
+                DbError::new(
+                    SqlState::DuplicateColumn,
+                    format!("column \"{}\" specified more than once", rt.name),
+                ),
+                b.text,
+                rt.location,
             ));
         }
         targets.push(pos);
+        col_locs.push(rt.location);
     }
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
@@ -160,7 +168,7 @@ pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, D
             targets.clear();
             Plan::Single
         }
-        Some(s) => plan_insert_source(b, &table, &mut targets, s)?,
+        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s)?,
     };
     let alias = rv
         .alias
@@ -190,6 +198,7 @@ fn plan_insert_source(
     b: &mut Binder,
     table: &TableDef,
     targets: &mut Vec<usize>,
+    col_locs: &[i32],
     s: &Node,
 ) -> Result<Plan, DbError> {
     let NodeEnum::SelectStmt(sel) = node(s)? else {
@@ -202,19 +211,27 @@ fn plan_insert_source(
     if simple_values {
         b.scopes.push(Scope::default());
         b.outer_refs.push(None);
-        let r = plan_insert_values(b, table, targets, &sel.values_lists);
+        let r = plan_insert_values(b, table, targets, col_locs, &sel.values_lists);
         b.scopes.pop();
         b.outer_refs.pop();
         return r;
     }
     let (plan, cols) = select::plan_query(b, sel)?;
-    if cols.len() > targets.len() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            "INSERT has more expressions than target columns",
-        ));
-    }
-    targets.truncate(cols.len());
+    // Location of the i-th output expression of a plain SELECT.
+    let target_loc = |i: usize| -> i32 {
+        if sel.target_list.len() != cols.len() {
+            return -1;
+        }
+        match sel.target_list.get(i).and_then(|n| n.node.as_ref()) {
+            Some(NodeEnum::ResTarget(rt)) => rt
+                .val
+                .as_deref()
+                .and_then(|v| v.node.as_ref())
+                .map_or(rt.location, bind::expr_location),
+            _ => -1,
+        }
+    };
+    check_insert_arity(b, targets, col_locs, cols.len(), target_loc)?;
     let mut exprs = Vec::new();
     for (i, c) in cols.iter().enumerate() {
         let ty = table.columns[targets[i]].ty;
@@ -227,6 +244,40 @@ fn plan_insert_source(
         input: Box::new(plan),
         exprs,
     })
+}
+
+/// PostgreSQL's transformInsertRow checks: more expressions than target
+/// columns is an error; fewer is one too when the columns were listed
+/// explicitly, otherwise the implicit list is cut to the expressions.
+fn check_insert_arity(
+    b: &Binder,
+    targets: &mut Vec<usize>,
+    col_locs: &[i32],
+    n_exprs: usize,
+    expr_loc: impl Fn(usize) -> i32,
+) -> Result<(), DbError> {
+    if n_exprs > targets.len() {
+        return Err(bind::err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                "INSERT has more expressions than target columns",
+            ),
+            b.text,
+            expr_loc(targets.len()),
+        ));
+    }
+    if n_exprs < targets.len() && !col_locs.is_empty() {
+        return Err(bind::err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                "INSERT has more target columns than expressions",
+            ),
+            b.text,
+            col_locs[n_exprs],
+        ));
+    }
+    targets.truncate(n_exprs);
+    Ok(())
 }
 
 fn assign_err(mut e: DbError, table: &TableDef, col: usize) -> DbError {
@@ -244,32 +295,49 @@ fn plan_insert_values(
     b: &mut Binder,
     table: &TableDef,
     targets: &mut Vec<usize>,
+    col_locs: &[i32],
     lists: &[Node],
 ) -> Result<Plan, DbError> {
     let mut rows = Vec::new();
+    let mut lists_items = Vec::with_capacity(lists.len());
     for l in lists {
         let NodeEnum::List(items) = node(l)? else {
             return Err(DbError::internal("VALUES row is not a list"));
         };
-        if items.items.len() > targets.len() {
-            return Err(DbError::new(
-                SqlState::SyntaxError,
-                "INSERT has more expressions than target columns",
+        lists_items.push(items);
+    }
+    let width = lists_items.first().map_or(0, |l| l.items.len());
+    for items in &lists_items {
+        if items.items.len() != width {
+            let loc = items
+                .items
+                .first()
+                .and_then(|n| n.node.as_ref())
+                .map_or(-1, bind::expr_location);
+            return Err(bind::err_at(
+                DbError::new(
+                    SqlState::SyntaxError,
+                    "VALUES lists must all be the same length",
+                ),
+                b.text,
+                loc,
             ));
         }
-        if items.items.len() < targets.len()
-            && !lists.is_empty()
-            && rows.is_empty()
-            && items.items.len() < targets.len()
-        {
-            targets.truncate(items.items.len());
+    }
+    // A multi-row VALUES is a subquery in PostgreSQL: its columns carry
+    // no location, so arity errors have no cursor.
+    let single = lists_items.len() == 1;
+    check_insert_arity(b, targets, col_locs, width, |i| {
+        if !single {
+            return -1;
         }
-        if items.items.len() != targets.len() {
-            return Err(DbError::new(
-                SqlState::SyntaxError,
-                "VALUES lists must all be the same length",
-            ));
-        }
+        lists_items[0]
+            .items
+            .get(i)
+            .and_then(|n| n.node.as_ref())
+            .map_or(-1, bind::expr_location)
+    })?;
+    for items in lists_items {
         let mut row = Vec::new();
         for (i, item) in items.items.iter().enumerate() {
             let col = targets[i];
@@ -283,10 +351,12 @@ fn plan_insert_values(
                 );
                 continue;
             }
+            let item_loc = bind::expr_location(node(item)?);
             let (e, t) = b.bind(item)?;
             row.push(
                 b.coerce_assign(e, t, ty)
-                    .map_err(|e| assign_err(e, table, col))?,
+                    .map_err(|e| assign_err(e, table, col))
+                    .map_err(|e| bind::err_at(e, b.text, item_loc))?,
             );
         }
         rows.push(row);
@@ -417,9 +487,11 @@ fn bind_sets(
                 .clone()
                 .unwrap_or(Expr::Const(Value::Null))
         } else {
+            let val_loc = bind::expr_location(node(val)?);
             let (e, t) = b.bind(val)?;
             b.coerce_assign(e, t, ty)
-                .map_err(|e| assign_err(e, table, col))?
+                .map_err(|e| assign_err(e, table, col))
+                .map_err(|e| bind::err_at(e, b.text, val_loc))?
         };
         sets.push((col, e));
     }
@@ -765,6 +837,16 @@ fn conflict_update(
 ) -> Result<Option<bool>, DbError> {
     let t = &p.table;
     let rid = existing.row;
+    // A row this very command wrote (found through the probe's view of the
+    // current command): PostgreSQL's tuple lock fails with 21000 before the
+    // WHERE clause is looked at.
+    let own = ev.ctx.txn.xid();
+    if !own.is_none() && existing.xmin == own {
+        let before = t.storage.get(rid, &ev.ctx.txn.latest_snapshot());
+        if before.map(|b| (b.xmin, b.data)) != Some((existing.xmin, existing.data.clone())) {
+            return Err(affect_row_twice());
+        }
+    }
     let mut input = exec::scan_row(&existing, t);
     input.extend(proposed.iter().cloned());
     input.extend([Value::Null, Value::Null, Value::Null]);
@@ -809,18 +891,23 @@ fn conflict_update(
             new[*c] = e.eval(&input, ev)?;
         }
         check_row(t, &new, ev)?;
-        match t.storage.update(ev.ctx.txn, rid, Arc::from(new.clone()), &snap, &ev.ctx.wait, recheck).map_err(storage_err)? {
+        match t
+            .storage
+            .update(
+                ev.ctx.txn,
+                rid,
+                Arc::from(new.clone()),
+                &snap,
+                &ev.ctx.wait,
+                recheck,
+            )
+            .map_err(storage_err)?
+        {
             WriteResult::Done => {
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
                 return Ok(Some(true));
             }
-            WriteResult::SelfModified => {
-                return Err(DbError::new(
-                    SqlState::CardinalityViolation,
-                    "ON CONFLICT DO UPDATE command cannot affect row a second time",
-                )
-                .with_hint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values."))
-            }
+            WriteResult::SelfModified => return Err(affect_row_twice()),
             WriteResult::Gone => return Ok(None),
             WriteResult::Changed(newest) => {
                 replace_prefix(&mut input, &newest);
@@ -828,6 +915,17 @@ fn conflict_update(
             }
         }
     }
+}
+
+fn affect_row_twice() -> DbError {
+    DbError::new(
+        SqlState::CardinalityViolation,
+        "ON CONFLICT DO UPDATE command cannot affect row a second time",
+    )
+    .with_hint(
+        "Ensure that no rows proposed for insertion within the same command have duplicate \
+         constrained values.",
+    )
 }
 
 fn replace_prefix(row: &mut [Value], newest: &[Value]) {
@@ -967,10 +1065,12 @@ pub fn copy_insert(
     ctx: &mut StatementCtx<'_>,
     target: &CopyTarget,
     rows: Vec<Vec<Value>>,
+    done: &mut u64,
 ) -> Result<u64, DbError> {
     let mut ev = Ev::new(ctx, &[]);
     let t = &target.table;
     let mut n = 0;
+    *done = 0;
     for vals in rows {
         let vals: Row = vals
             .into_iter()
@@ -983,6 +1083,7 @@ pub fn copy_insert(
             .insert(ev.ctx.txn, Arc::from(row), &ev.ctx.wait)
             .map_err(storage_err)?;
         n += 1;
+        *done = n;
     }
     Ok(n)
 }

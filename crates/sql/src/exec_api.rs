@@ -50,6 +50,9 @@ pub struct StatementCtx<'a> {
     /// and DDL with 25006 `cannot execute <COMMAND> in a read-only
     /// transaction` (session engineer's note to the query engine).
     pub read_only: bool,
+    /// Inside an explicit transaction block (BEGIN ... COMMIT): VACUUM and
+    /// the like fail with 25001.
+    pub in_block: bool,
     /// `set_config(name, value, is_local)` from SQL: the engine checks the
     /// value with [`crate::settings::canonicalize`] (which returns the value
     /// set_config reports) and pushes the change here; the session applies it

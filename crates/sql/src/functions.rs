@@ -95,6 +95,10 @@ pub enum Func {
     LocalTimestamp,
     /// pg_sleep_for(interval given as text).
     PgSleepFor,
+    /// character(n) to text: trailing spaces are not significant.
+    BpcharToText,
+    /// length(bytea): the number of bytes.
+    ByteaLength,
 }
 
 impl Func {
@@ -123,6 +127,8 @@ impl Func {
                 | Func::Int8FromText
                 | Func::AssignCast(_)
                 | Func::CtidText
+                | Func::BpcharToText
+                | Func::ByteaLength
         )
     }
 }
@@ -218,6 +224,9 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         }
         ("lower", 1) => r(Func::Lower, vec![text], T::Text),
         ("upper", 1) => r(Func::Upper, vec![text], T::Text),
+        ("length" | "octet_length", 1) if args[0] == T::Bytea => {
+            r(Func::ByteaLength, vec![None], T::Int4)
+        }
         ("length" | "char_length" | "character_length", 1) => r(Func::Length, vec![text], T::Int4),
         ("substr" | "substring", 2) => r(Func::Substr, vec![text, Some(T::Int8)], T::Text),
         ("substr" | "substring", 3) => r(Func::Substr, vec![text, int8, int8], T::Text),
@@ -342,7 +351,9 @@ impl Func {
             Func::BackendPid => Ok(Value::Int4(ev.ctx.session.0 as i32)),
             Func::CurrentWalLsn => {
                 let lsn = ev.ctx.engine.log.wal().map_or(0, |w| w.next_lsn());
-                Ok(Value::Text(format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF).into()))
+                Ok(Value::Text(
+                    format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF).into(),
+                ))
             }
             Func::TxidCurrent => {
                 if ev.ctx.read_only {
@@ -524,9 +535,17 @@ fn set_config(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 }
 
 fn seq_by_name(name: &str, ev: &Ev) -> Result<Arc<Sequence>, DbError> {
+    sequence_named(&ev.ctx.engine.catalog, name)
+}
+
+/// The sequence a regclass-style name denotes; 42P01 if there is none.
+pub fn sequence_named(
+    catalog: &crate::catalog::Catalog,
+    name: &str,
+) -> Result<Arc<Sequence>, DbError> {
     let n = name.trim_matches('"');
     let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
-    ev.ctx.engine.catalog.sequence(&n).ok_or_else(|| {
+    catalog.sequence(&n).ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedTable,
             format!("relation \"{name}\" does not exist"),
@@ -578,6 +597,14 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             }
             let called = !matches!(args.get(2), Some(Value::Bool(false)));
             *seq.state.lock() = (v, called);
+            if called {
+                // As PostgreSQL's do_setval: currval() reports it too.
+                catalog.set_currval(session, seq.oid, v);
+            }
+            if called {
+                // As PostgreSQL: setval(.., true) also sets currval.
+                catalog.set_seq_currval(session, seq.oid, v);
+            }
             seq.dirty.store(true, std::sync::atomic::Ordering::Release);
             Ok(Value::Int8(v))
         }
@@ -613,6 +640,11 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
         )?,
         Func::Concat => text_val(args.iter().filter_map(text).collect::<String>()),
         Func::Trim => text_val(s0().trim_matches(' ')),
+        Func::BpcharToText => text_val(s0().trim_end_matches(' ')),
+        Func::ByteaLength => match &args[0] {
+            Value::Bytea(b) => Value::Int4(b.len() as i32),
+            _ => Value::Null,
+        },
         Func::Replace => {
             let from = text(&args[1]).unwrap_or_default();
             let to = text(&args[2]).unwrap_or_default();

@@ -79,11 +79,13 @@ pub fn copy_target(
 
 /// Insert rows parsed from COPY data (one value per target column, already of
 /// the column's type); defaults fill the other columns, constraints are
-/// checked. Returns the number of rows inserted.
+/// checked. Returns the number of rows inserted; on error, `done` tells how
+/// many rows went in before the failing one.
 pub fn copy_insert(
     ctx: &mut StatementCtx<'_>,
     target: &CopyTarget,
     rows: Vec<Vec<Value>>,
+    done: &mut u64,
 ) -> Result<u64, DbError> {
-    crate::dml::copy_insert(ctx, target, rows)
+    crate::dml::copy_insert(ctx, target, rows, done)
 }

@@ -79,6 +79,7 @@ impl Db {
             txn_start_us: 0,
             stmt_start_us: 0,
             read_only: false,
+            in_block: false,
             setting_changes: &mut changes,
             wait_event: &no_wait_event,
         };
@@ -601,6 +602,7 @@ fn pgbench_shapes() {
         txn_start_us: 0,
         stmt_start_us: 0,
         read_only: false,
+        in_block: false,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
     };
@@ -614,7 +616,10 @@ fn pgbench_shapes() {
             ]
         })
         .collect();
-    assert_eq!(query::copy_insert(&mut ctx, &target, rows).unwrap(), 100);
+    assert_eq!(
+        query::copy_insert(&mut ctx, &target, rows, &mut 0).unwrap(),
+        100
+    );
     t.commit();
     db.ok("alter table pgbench_accounts add primary key (aid)");
     db.ok("vacuum analyze pgbench_accounts");
@@ -667,6 +672,7 @@ fn prepared_plan_survives_ddl() {
         txn_start_us: 0,
         stmt_start_us: 0,
         read_only: false,
+        in_block: false,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
     };

@@ -94,12 +94,20 @@ impl SessionShared {
         if a.state != "active" {
             return pair("Client", "ClientRead");
         }
-        if !a.xid.is_none() {
-            match self.mgr.locks.waiting_for(a.xid) {
-                Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
-                Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
-                None => {}
-            }
+        // The published xid may predate the statement that assigned one
+        // and is now waiting: look the wait up by session.
+        let waiting = if a.xid.is_none() {
+            self.mgr.locks.waiting_for_session(self.pid)
+        } else {
+            self.mgr
+                .locks
+                .waiting_for(a.xid)
+                .or_else(|| self.mgr.locks.waiting_for_session(self.pid))
+        };
+        match waiting {
+            Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
+            Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
+            None => {}
         }
         match a.wait_event {
             Some((t, e)) => pair(t, e),

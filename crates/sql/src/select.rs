@@ -36,6 +36,7 @@ use crate::expr::{AggCall, Cmp, Expr};
 use crate::plan::{
     AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, SortKey, TableFunc, SYS_COLS,
 };
+use crate::valops;
 
 /// A common table expression in scope.
 #[derive(Clone, Debug)]
@@ -180,16 +181,52 @@ fn plan_setop(
         _ => "EXCEPT",
     };
     if lc.len() != rc.len() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            format!("each {name} query must have the same number of columns"),
+        let loc = leaf_target(r, 0).map_or(-1, |(n, _)| bind::expr_location(n));
+        return Err(err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                format!("each {name} query must have the same number of columns"),
+            ),
+            b.text,
+            loc,
         ));
     }
     let mut cols = lc.clone();
     let mut lcast = Vec::new();
     let mut rcast = Vec::new();
     for (i, (a, c)) in lc.iter().zip(&rc).enumerate() {
-        let t = b.common_type(&[a.ty, c.ty], name)?;
+        // A quoted literal output by a leaf SELECT is still of unknown type
+        // here (PostgreSQL resolves it with the other side's type).
+        let (llit, rlit) = (leaf_literal(l, i), leaf_literal(r, i));
+        let (lt, rt) = (
+            if llit.is_some() {
+                DataType::Unknown
+            } else {
+                a.ty
+            },
+            if rlit.is_some() {
+                DataType::Unknown
+            } else {
+                c.ty
+            },
+        );
+        let located = [
+            (
+                lt,
+                leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n)),
+            ),
+            (
+                rt,
+                leaf_target(r, i).map_or(-1, |(n, _)| bind::expr_location(n)),
+            ),
+        ];
+        let t = b.common_type_at(&located, name)?;
+        for (text, loc) in [llit, rlit].into_iter().flatten() {
+            if !t.is_string() {
+                valops::cast(Value::Text(Arc::from(text)), t, false)
+                    .map_err(|e| err_at(e, b.text, loc))?;
+            }
+        }
         cols[i].ty = t;
         cols[i].table_oid = 0;
         cols[i].column_id = 0;
@@ -235,6 +272,30 @@ fn plan_setop(
     finish_simple_output(b, sel, plan, cols)
 }
 
+/// Target `i` of a leaf (non-set-operation) SELECT: its expression node
+/// and the ResTarget.
+fn leaf_target(sel: &pb::SelectStmt, i: usize) -> Option<(&NodeEnum, &pb::ResTarget)> {
+    if sel.op != pb::SetOperation::SetopNone as i32 && sel.op != 0 {
+        return None;
+    }
+    match sel.target_list.get(i)?.node.as_ref()? {
+        NodeEnum::ResTarget(rt) => Some((rt.val.as_deref()?.node.as_ref()?, rt)),
+        _ => None,
+    }
+}
+
+/// The text and location of target `i` of a leaf SELECT if it is a quoted
+/// literal.
+fn leaf_literal(sel: &pb::SelectStmt, i: usize) -> Option<(&str, i32)> {
+    match leaf_target(sel, i)?.0 {
+        NodeEnum::AConst(c) if !c.isnull => match &c.val {
+            Some(pb::a_const::Val::Sval(s)) => Some((s.sval.as_str(), c.location)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn mark_correlation(b: &mut Binder, correlated: bool) {
     if correlated {
         let lvl = b.level();
@@ -262,6 +323,7 @@ fn finish_simple_output(
                 hidden: false,
                 table_oid: 0,
                 attnum: 0,
+                merged: false,
             })
             .collect(),
     };
@@ -350,6 +412,9 @@ pub(crate) struct Target {
 }
 
 fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
+    if let Some(rewritten) = srf_target_as_from(sel) {
+        return plan_simple(b, &rewritten);
+    }
     // FROM
     let mut items = Vec::new();
     let mut offset = 0;
@@ -453,10 +518,14 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
                 &group,
                 &mut aggs,
                 &scope,
+                (b.text, &sel.target_list),
             )?;
         }
         let having = having
-            .map(|h| agg_rewrite(h, &group, &mut aggs, &scope))
+            .map(|h| {
+                let src = sel.having_clause.as_deref().map(std::slice::from_ref);
+                agg_rewrite(h, &group, &mut aggs, &scope, (b.text, src.unwrap_or(&[])))
+            })
             .transpose()?;
         if !distinct {
             for k in &mut sort {
@@ -465,6 +534,7 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
                     &group,
                     &mut aggs,
                     &scope,
+                    (b.text, &sel.sort_clause),
                 )?;
             }
         }
@@ -529,6 +599,72 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     Ok((plan, cols))
 }
 
+/// `SELECT srf(args) [AS a], ...` without FROM, the set-returning function
+/// being one whole select-list item, is `SELECT srf [AS a], ... FROM
+/// srf(args) AS srf(srf)`: one input row, so the function's rows are the
+/// result rows (PostgreSQL's ProjectSet over a single row).
+fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
+    if !sel.from_clause.is_empty() || !sel.group_clause.is_empty() || sel.having_clause.is_some() {
+        return None;
+    }
+    let is_srf = |n: &Node| match n.node.as_ref() {
+        Some(NodeEnum::ResTarget(rt)) => match rt.val.as_deref().and_then(|v| v.node.as_ref()) {
+            Some(NodeEnum::FuncCall(f)) => {
+                let name = bind::names(&f.funcname);
+                matches!(
+                    name.last().map(String::as_str),
+                    Some("generate_series" | "unnest")
+                ) && f.over.is_none()
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    let mut srfs = sel
+        .target_list
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| is_srf(n));
+    let (i, _) = srfs.next()?;
+    if srfs.next().is_some() {
+        return None;
+    }
+    let mut out = sel.clone();
+    let Some(NodeEnum::ResTarget(rt)) = out.target_list[i].node.as_mut() else {
+        return None;
+    };
+    let val = rt.val.take()?;
+    let Some(NodeEnum::FuncCall(f)) = val.node.as_ref() else {
+        return None;
+    };
+    let fname = bind::names(&f.funcname).last().cloned()?;
+    let location = f.location;
+    let string = |s: &str| Node {
+        node: Some(NodeEnum::String(pb::String { sval: s.into() })),
+    };
+    rt.val = Some(Box::new(Node {
+        node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+            fields: vec![string(&fname)],
+            location,
+        })),
+    }));
+    out.from_clause = vec![Node {
+        node: Some(NodeEnum::RangeFunction(pb::RangeFunction {
+            functions: vec![Node {
+                node: Some(NodeEnum::List(pb::List {
+                    items: vec![*val, Node { node: None }],
+                })),
+            }],
+            alias: Some(pb::Alias {
+                aliasname: fname.clone(),
+                colnames: vec![string(&fname)],
+            }),
+            ..Default::default()
+        })),
+    }];
+    Some(out)
+}
+
 fn has_correlated_sub(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
@@ -558,6 +694,7 @@ fn agg_rewrite(
     group: &[Expr],
     aggs: &mut Vec<AggCall>,
     scope: &Scope,
+    src: (&str, &[Node]),
 ) -> Result<Expr, DbError> {
     let ng = group.len();
     e.rewrite(&mut |x| {
@@ -577,17 +714,56 @@ fn agg_rewrite(
             }
             Expr::Col(c) => {
                 let col = &scope.cols[*c];
-                Err(DbError::new(
-                    SqlState::GroupingError,
-                    format!(
-                        "column \"{}.{}\" must appear in the GROUP BY clause or be used in an aggregate function",
-                        col.rel, col.name
+                Err(err_at(
+                    DbError::new(
+                        SqlState::GroupingError,
+                        format!(
+                            "column \"{}.{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                            col.rel, col.name
+                        ),
                     ),
+                    src.0,
+                    column_ref_location(src.1, &col.name),
                 ))
             }
             _ => Ok(None),
         }
     })
+}
+
+/// The location of the first reference to column `name` in `nodes` (for
+/// errors found after binding, when only the bound column is known).
+/// References inside aggregate calls do not count.
+fn column_ref_location(nodes: &[Node], name: &str) -> i32 {
+    let mut refs = Vec::new();
+    let mut in_aggs = Vec::new();
+    for n in nodes.iter().filter_map(|n| n.node.as_ref()) {
+        for (r, ..) in n.nodes() {
+            match r {
+                pg_query::NodeRef::ColumnRef(c)
+                    if c.fields.last().and_then(bind::str_val) == Some(name) && c.location >= 0 =>
+                {
+                    refs.push(c.location)
+                }
+                pg_query::NodeRef::FuncCall(f)
+                    if bind::names(&f.funcname)
+                        .last()
+                        .is_some_and(|n| bind::is_aggregate(n)) =>
+                {
+                    for (inner, ..) in NodeEnum::FuncCall(Box::new(f.clone())).nodes() {
+                        if let pg_query::NodeRef::ColumnRef(c) = inner {
+                            in_aggs.push(c.location);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    refs.into_iter()
+        .filter(|l| !in_aggs.contains(l))
+        .min()
+        .unwrap_or(-1)
 }
 
 fn bind_group_item(b: &mut Binder, g: &Node, targets: &[Target]) -> Result<Expr, DbError> {
@@ -991,6 +1167,7 @@ pub(crate) fn plan_from_item(
                 .as_ref()
                 .map(|a| a.aliasname.clone())
                 .unwrap_or_default();
+            check_alias(scope, &alias)?;
             let colnames = rs
                 .alias
                 .as_ref()
@@ -1004,6 +1181,17 @@ pub(crate) fn plan_from_item(
             bind::node_kind(other)
         ))),
     }
+}
+
+/// A range variable's name must be unique in its FROM list.
+fn check_alias(scope: &Scope, alias: &str) -> Result<(), DbError> {
+    if !alias.is_empty() && scope.cols.iter().any(|c| c.rel == alias) {
+        return Err(DbError::new(
+            SqlState::DuplicateAlias,
+            format!("table name \"{alias}\" specified more than once"),
+        ));
+    }
+    Ok(())
 }
 
 fn add_leaf(
@@ -1023,6 +1211,7 @@ fn add_leaf(
             hidden: false,
             table_oid: c.table_oid,
             attnum: c.column_id,
+            merged: false,
         });
     }
     let f = From::Other {
@@ -1046,6 +1235,7 @@ fn plan_range_var(
         .as_ref()
         .map(|a| a.aliasname.clone())
         .unwrap_or_else(|| name.clone());
+    check_alias(scope, &alias)?;
     let colnames = rv
         .alias
         .as_ref()
@@ -1087,6 +1277,7 @@ fn plan_range_var(
                 hidden: false,
                 table_oid: 0,
                 attnum: 0,
+                merged: false,
             });
         }
         let f = From::SysView {
@@ -1134,6 +1325,7 @@ pub(crate) fn add_table(
             hidden: c.dropped,
             table_oid: t.oid.0,
             attnum: i as i16 + 1,
+            merged: false,
         });
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
@@ -1148,6 +1340,7 @@ pub(crate) fn add_table(
             hidden: true,
             table_oid: t.oid.0,
             attnum,
+            merged: false,
         });
     }
     let f = From::Table {
@@ -1216,7 +1409,7 @@ fn plan_join(
             if let Some(col) = bind::str_val(u) {
                 if let Some(c) = scope.cols[lscope_end..].iter_mut().find(|c| c.name == col) {
                     c.hidden = true;
-                    c.rel = String::new();
+                    c.merged = true;
                 }
             }
         }

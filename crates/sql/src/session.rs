@@ -460,6 +460,7 @@ impl Session {
         self.shared.cancel.reset();
         self.block.ensure(&self.engine, &mut self.settings, start)?;
         let read_only = self.block.read_only();
+        let in_block = self.block.in_explicit_block();
         let txn_start_us = self.block.start_us;
         let stmt_timeout = self.settings.millis("statement_timeout");
         let lock_timeout = self.settings.millis("lock_timeout");
@@ -490,6 +491,7 @@ impl Session {
             txn_start_us,
             stmt_start_us: start,
             read_only,
+            in_block,
             setting_changes: changes,
             wait_event: &wait_event,
         };

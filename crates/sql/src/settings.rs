@@ -479,6 +479,9 @@ pub struct SessionSettings {
     frames: Vec<Option<Box<Frame>>>,
     view: Settings,
     reported: BTreeMap<String, String>,
+    /// Values from the startup packet: what RESET goes back to (PostgreSQL's
+    /// reset_val), instead of the built-in default.
+    startup: BTreeMap<String, String>,
 }
 
 impl SessionSettings {
@@ -500,6 +503,7 @@ impl SessionSettings {
                 values: BTreeMap::new(),
             },
             reported: BTreeMap::new(),
+            startup: BTreeMap::new(),
         };
         s.rebuild_view();
         s
@@ -515,7 +519,9 @@ impl SessionSettings {
         }
         let d = find_def(name).ok_or_else(|| unknown(name))?;
         let v = canonical_value(d, value)?;
-        self.cur.session.insert(d.name.to_ascii_lowercase(), v);
+        let key = d.name.to_ascii_lowercase();
+        self.startup.insert(key.clone(), v.clone());
+        self.cur.session.insert(key, v);
         self.rebuild_view();
         Ok(())
     }
@@ -562,6 +568,14 @@ impl SessionSettings {
         self.rebuild_view();
     }
 
+    /// What RESET sets `d` to: its startup-packet value, else the default.
+    fn reset_value(&self, d: &Def) -> String {
+        self.startup
+            .get(&d.name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_else(|| d.default.to_string())
+    }
+
     /// RESET name / SET name TO DEFAULT.
     pub fn reset(&mut self, name: &str, local: bool) -> Result<(), DbError> {
         let d = find_def(name).ok_or_else(|| unknown(name))?;
@@ -571,7 +585,8 @@ impl SessionSettings {
                 format!("parameter \"{}\" cannot be changed", d.name),
             ));
         }
-        self.set(d.name, d.default.to_string(), local);
+        let v = self.reset_value(d);
+        self.set(d.name, v, local);
         Ok(())
     }
 
@@ -580,8 +595,9 @@ impl SessionSettings {
         self.save_frame();
         for d in DEFS.iter().filter(|d| !d.read_only) {
             let key = d.name.to_ascii_lowercase();
+            let v = self.reset_value(d);
             self.cur.local.remove(&key);
-            self.cur.session.insert(key, d.default.to_string());
+            self.cur.session.insert(key, v);
         }
         self.rebuild_view();
     }

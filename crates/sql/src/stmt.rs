@@ -104,6 +104,13 @@ pub fn prepare(
     hints: &[u32],
 ) -> Result<Prepared, DbError> {
     let version = engine.catalog.version();
+    // Constants are folded while planning: in this session's time zone
+    // (the thread may last have run another session's statement).
+    let tz = settings
+        .get("timezone")
+        .and_then(nestor_types::datetime::TimeZone::parse)
+        .unwrap_or(nestor_types::datetime::TimeZone::UTC);
+    crate::valops::set_time_zone(tz);
     let (kind, cols, params) = plan_stmt(engine, settings, text, stmt, hints)?;
     let param_types: Vec<u32> = params.iter().map(|t| t.resolve_unknown().oid()).collect();
     let columns = cols.as_deref().map(describe);

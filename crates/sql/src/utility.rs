@@ -149,7 +149,11 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
             {
                 notice(rows, w);
             }
-            "BEGIN"
+            if kind == K::TransStmtStart {
+                "START TRANSACTION"
+            } else {
+                "BEGIN"
+            }
         }
         K::TransStmtCommit => {
             let (tg, w) = s.block.commit(&mut s.settings);
@@ -318,8 +322,8 @@ fn set_special(
             s.block.set_options(&mut s.settings, opts)
         }
         ("default_transaction_isolation", Some(v)) => {
-            parse_isolation(&v)?;
             let c = settings::canonicalize(name, &v)?;
+            parse_isolation(&c)?;
             s.settings.set(name, c, local);
             s.block.mirror(&mut s.settings);
             Ok(())
@@ -401,7 +405,7 @@ fn show(s: &mut Session, name: &str, rows: &mut RowOut<'_>) -> Result<(), DbErro
 
 // ----- PREPARE / EXECUTE / DISCARD ---------------------------------------------
 
-fn type_oid(n: &Node) -> Result<u32, DbError> {
+fn type_oid(text: &str, n: &Node) -> Result<u32, DbError> {
     let Some(NodeEnum::TypeName(t)) = n.node.as_ref() else {
         return Err(DbError::unsupported("this PREPARE parameter type"));
     };
@@ -419,7 +423,9 @@ fn type_oid(n: &Node) -> Result<u32, DbError> {
         .iter()
         .filter_map(|m| const_text(m).and_then(|v| v.parse().ok()))
         .collect();
-    Ok(nestor_types::datatype::DataType::from_sql_name(&name, &mods)?.oid())
+    nestor_types::datatype::DataType::from_sql_name(&name, &mods)
+        .map(|t| t.oid())
+        .map_err(|e| crate::bind::err_at(e, text, t.location))
 }
 
 fn prepare(
@@ -435,7 +441,7 @@ fn prepare(
     let hints = p
         .argtypes
         .iter()
-        .map(type_oid)
+        .map(|n| type_oid(text, n))
         .collect::<Result<Vec<_>, _>>()?;
     let inner = RawStmt {
         stmt: p.query.clone(),
@@ -512,7 +518,14 @@ fn execute_params(
     if let Some(consts) = args
         .iter()
         .zip(oids)
-        .map(|(n, oid)| const_param(&codec, n, *oid))
+        .map(|(n, oid)| {
+            const_param(&codec, n, *oid).map(|r| {
+                r.map_err(|e| {
+                    let loc = n.node.as_ref().map_or(-1, crate::bind::location_of);
+                    crate::bind::err_at(e, text, loc)
+                })
+            })
+        })
         .collect::<Option<Result<Vec<_>, _>>>()
     {
         return consts;
@@ -672,14 +685,21 @@ fn copy_from(
         ));
     }
     let (table, cols) = copy_columns(s, c)?;
+    // The target first: its errors are PostgreSQL's (no cursor, "column
+    // ... of relation ..."), not the helper SELECT's.
+    let target = query::copy_target(&s.engine, &table, &cols)?;
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
-    let target = query::copy_target(&s.engine, &table, &cols)?;
+    let rel = c
+        .relation
+        .as_ref()
+        .map(|r| r.relname.clone())
+        .unwrap_or_default();
     let oids = desc.iter().map(|d| d.type_oid).collect();
     let names = desc.iter().map(|d| d.name.clone()).collect();
     let ncols = desc.len();
     s.copy_in = Some(CopyInState {
-        parser: CopyParser::new(opts, oids, names),
+        parser: CopyParser::new(opts, oids, names).with_relation(rel),
         target,
         count: 0,
         failed: None,
@@ -795,12 +815,23 @@ impl Session {
             return Ok(());
         };
         let batch = std::mem::take(&mut c.parser.rows);
-        let (r, _) = self.with_statement(|ctx| query::copy_insert(ctx, &c.target, batch));
-        if let Ok(n) = &r {
-            c.count += n;
-        }
+        let lines = std::mem::take(&mut c.parser.lines);
+        let mut done = 0u64;
+        let (r, _) =
+            self.with_statement(|ctx| query::copy_insert(ctx, &c.target, batch, &mut done));
+        let r = match r {
+            Ok(n) => {
+                c.count += n;
+                Ok(())
+            }
+            Err(e) if e.context.is_none() => {
+                let line = lines.get(done as usize).copied().unwrap_or(0);
+                Err(e.with_context(c.parser.context(line)))
+            }
+            Err(e) => Err(e),
+        };
         self.copy_in = Some(c);
-        r.map(|_| ())
+        r
     }
 
     fn copy_done(&mut self, out: &mut Vec<BackendMsg>) {

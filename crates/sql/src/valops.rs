@@ -25,6 +25,15 @@ pub fn set_session(time_zone: TimeZone, now: i64) {
     SESSION.with(|s| s.set(EvalCtx::new(time_zone, now)));
 }
 
+/// Set the time zone of the session planning on this thread (the
+/// transaction start is set at execution).
+pub fn set_time_zone(time_zone: TimeZone) {
+    SESSION.with(|s| {
+        let now = s.get().now;
+        s.set(EvalCtx::new(time_zone, now))
+    });
+}
+
 /// The session context of the statement running on this thread.
 pub fn ctx() -> EvalCtx {
     SESSION.with(Cell::get)

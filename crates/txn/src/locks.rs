@@ -443,6 +443,18 @@ impl LockTable {
         self.inner.lock().waits.get(&xid).map(|w| w.key)
     }
 
+    /// What `session`'s transaction is blocked on right now, if anything:
+    /// for a monitor that does not know the waiter's XID yet (it may have
+    /// been assigned by the very statement that is waiting).
+    pub fn waiting_for_session(&self, session: SessionId) -> Option<LockKey> {
+        self.inner
+            .lock()
+            .waits
+            .values()
+            .find(|w| w.session == session)
+            .map(|w| w.key)
+    }
+
     /// Number of locked keys (including transactions' own Txn keys).
     pub fn len(&self) -> usize {
         self.inner.lock().entries.len()

@@ -230,19 +230,33 @@ fn from_numeric(n: &Numeric, to: DataType) -> Option<Result<Value, DbError>> {
                 Ok(Value::Float8(f))
             }
         }
-        DataType::Float4 => f64_to_f32(n.to_f64()).map(Value::Float4),
+        // PostgreSQL's numeric_float4 goes through float4in of the text.
+        DataType::Float4 => f64_to_f32(n.to_f64()).map(Value::Float4).map_err(|_| {
+            DbError::new(
+                SqlState::NumericValueOutOfRange,
+                format!("\"{n}\" is out of range for type real"),
+            )
+        }),
         DataType::Numeric(_) => Ok(Value::Numeric(n.clone())),
         _ => return None,
     })
 }
 
 fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value, DbError>> {
-    let off = ctx.time_zone.offset_secs as i64 * USECS_PER_SEC;
-    let shift = |t: i64, by: i64| -> i64 {
+    let tz = ctx.time_zone;
+    // Local time to UTC, and UTC to local time, in the session zone.
+    let to_utc = |t: i64| -> i64 {
         if t == i64::MIN || t == i64::MAX {
             t
         } else {
-            t.saturating_add(by)
+            t.saturating_sub(tz.offset_for_local(t) as i64 * USECS_PER_SEC)
+        }
+    };
+    let to_local = |t: i64| -> i64 {
+        if t == i64::MIN || t == i64::MAX {
+            t
+        } else {
+            t.saturating_add(tz.offset_at_utc(t) as i64 * USECS_PER_SEC)
         }
     };
     Some(match (v, to) {
@@ -251,15 +265,15 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
             datetime::date_to_timestamp(*d).map(Value::Timestamp)
         }
         (Value::Date(d), DataType::TimestampTz) => {
-            datetime::date_to_timestamp(*d).map(|t| Value::TimestampTz(shift(t, -off)))
+            datetime::date_to_timestamp(*d).map(|t| Value::TimestampTz(to_utc(t)))
         }
         (Value::Timestamp(t), DataType::Timestamp) => Ok(Value::Timestamp(*t)),
         (Value::Timestamp(t), DataType::Date) => Ok(Value::Date(datetime::timestamp_to_date(*t))),
-        (Value::Timestamp(t), DataType::TimestampTz) => Ok(Value::TimestampTz(shift(*t, -off))),
+        (Value::Timestamp(t), DataType::TimestampTz) => Ok(Value::TimestampTz(to_utc(*t))),
         (Value::TimestampTz(t), DataType::TimestampTz) => Ok(Value::TimestampTz(*t)),
-        (Value::TimestampTz(t), DataType::Timestamp) => Ok(Value::Timestamp(shift(*t, off))),
+        (Value::TimestampTz(t), DataType::Timestamp) => Ok(Value::Timestamp(to_local(*t))),
         (Value::TimestampTz(t), DataType::Date) => {
-            Ok(Value::Date(datetime::timestamp_to_date(shift(*t, off))))
+            Ok(Value::Date(datetime::timestamp_to_date(to_local(*t))))
         }
         _ => return None,
     })

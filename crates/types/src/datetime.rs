@@ -128,18 +128,146 @@ impl PartialOrd for Interval {
     }
 }
 
-/// A session time zone: UTC or a fixed offset.
+/// A session time zone: UTC, a fixed offset, or a named zone with its
+/// current daylight-saving rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct TimeZone {
-    /// Seconds east of UTC (ISO sign: +02 is 7200).
+    /// Seconds east of UTC (ISO sign: +02 is 7200); the standard offset of
+    /// a zone with daylight-saving time.
     pub offset_secs: i32,
+    pub dst: Option<DstRule>,
+}
+
+/// A POSIX TZ daylight-saving rule (`EST5EDT,M3.2.0,M11.1.0`), applied to
+/// every year (zones' historical rule changes are not modelled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DstRule {
+    /// Seconds east of UTC while daylight-saving time is in effect.
+    pub offset_secs: i32,
+    /// When it starts (in local standard time) and ends (in local
+    /// daylight time).
+    pub start: Transition,
+    pub end: Transition,
+}
+
+/// `Mm.w.d/time`: day `d` (0 = Sunday) of week `w` (5 = last) of month
+/// `m`, at `time` seconds after local midnight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Transition {
+    pub month: u32,
+    pub week: u32,
+    pub weekday: u32,
+    pub secs: i32,
+}
+
+impl Transition {
+    /// Local time (microseconds since 2000-01-01) of the transition in
+    /// `year`.
+    fn local_usecs(self, year: i64) -> i64 {
+        let first = date2j(year, self.month as i64, 1);
+        let first_wd = (first + 1).rem_euclid(7);
+        let mut day =
+            1 + (self.weekday as i64 - first_wd).rem_euclid(7) + 7 * (self.week as i64 - 1);
+        let len = days_in_month(year, self.month);
+        while day > len as i64 {
+            day -= 7;
+        }
+        (date2j(year, self.month as i64, day) - POSTGRES_EPOCH_JDATE) * USECS_PER_DAY
+            + self.secs as i64 * USECS_PER_SEC
+    }
 }
 
 impl TimeZone {
-    pub const UTC: TimeZone = TimeZone { offset_secs: 0 };
+    pub const UTC: TimeZone = TimeZone {
+        offset_secs: 0,
+        dst: None,
+    };
 
     pub fn fixed(offset_secs: i32) -> TimeZone {
-        TimeZone { offset_secs }
+        TimeZone {
+            offset_secs,
+            dst: None,
+        }
+    }
+
+    /// The offset (seconds east of UTC) in effect at UTC instant `utc`
+    /// (microseconds since 2000-01-01).
+    pub fn offset_at_utc(&self, utc: i64) -> i32 {
+        let Some(d) = self.dst else {
+            return self.offset_secs;
+        };
+        if utc == i64::MIN || utc == i64::MAX {
+            return self.offset_secs;
+        }
+        let std_local = utc.saturating_add(self.offset_secs as i64 * USECS_PER_SEC);
+        let year = j2date(std_local.div_euclid(USECS_PER_DAY) + POSTGRES_EPOCH_JDATE).0;
+        let start = d.start.local_usecs(year) - self.offset_secs as i64 * USECS_PER_SEC;
+        let end = d.end.local_usecs(year) - d.offset_secs as i64 * USECS_PER_SEC;
+        let in_dst = if start <= end {
+            utc >= start && utc < end
+        } else {
+            utc >= start || utc < end
+        };
+        if in_dst {
+            d.offset_secs
+        } else {
+            self.offset_secs
+        }
+    }
+
+    /// The offset for local time `local`. A time that is ambiguous (in a
+    /// fall-back overlap) or invalid (in a spring-forward gap) takes the
+    /// offset in effect just before the transition, as PostgreSQL does:
+    /// daylight time in the overlap, standard time in the gap.
+    pub fn offset_for_local(&self, local: i64) -> i32 {
+        let Some(d) = self.dst else {
+            return self.offset_secs;
+        };
+        if local == i64::MIN || local == i64::MAX {
+            return self.offset_secs;
+        }
+        for off in [d.offset_secs, self.offset_secs] {
+            if self.offset_at_utc(local - off as i64 * USECS_PER_SEC) == off {
+                return off;
+            }
+        }
+        self.offset_secs
+    }
+
+    /// A named zone from the system's tz database (`America/New_York`):
+    /// the POSIX rule in its TZif footer. Cached per name.
+    fn named(name: &str) -> Option<TimeZone> {
+        use std::collections::HashMap;
+        use std::sync::{Mutex, OnceLock};
+        static CACHE: OnceLock<Mutex<HashMap<String, Option<TimeZone>>>> = OnceLock::new();
+        let ok = !name.is_empty()
+            && !name.starts_with('/')
+            && !name
+                .split('/')
+                .any(|p| p.is_empty() || p == "." || p == "..")
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/_-+".contains(&b));
+        if !ok {
+            return None;
+        }
+        let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+        if let Some(hit) = cache.lock().ok()?.get(name) {
+            return *hit;
+        }
+        let tz = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo"]
+            .iter()
+            .find_map(|dir| std::fs::read(format!("{dir}/{name}")).ok())
+            .and_then(|bytes| {
+                if !bytes.starts_with(b"TZif") || bytes.get(4).is_none_or(|&v| v < b'2') {
+                    return None;
+                }
+                let body = bytes.strip_suffix(b"\n")?;
+                let nl = body.iter().rposition(|&b| b == b'\n')?;
+                parse_posix_tz(std::str::from_utf8(&body[nl + 1..]).ok()?)
+            });
+        cache.lock().ok()?.insert(name.to_string(), tz);
+        tz
     }
 
     /// Parses a `TimeZone` setting as PostgreSQL does for the forms we
@@ -148,6 +276,10 @@ impl TimeZone {
     /// POSIX forms (`UTC+5`, `+05:30`, `Etc/GMT+3`: POSIX sign, *west*
     /// positive). None for anything else (named zones are unsupported).
     pub fn parse(name: &str) -> Option<TimeZone> {
+        TimeZone::parse_fixed(name).or_else(|| TimeZone::named(name.trim()))
+    }
+
+    fn parse_fixed(name: &str) -> Option<TimeZone> {
         let s = name.trim().to_ascii_lowercase();
         if matches!(
             s.as_str(),
@@ -365,11 +497,83 @@ pub fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
-        _ => format_ts_local(
-            ts.saturating_add(tz.offset_secs as i64 * USECS_PER_SEC),
-            Some(tz.offset_secs),
-        ),
+        _ => {
+            let off = tz.offset_at_utc(ts);
+            format_ts_local(ts.saturating_add(off as i64 * USECS_PER_SEC), Some(off))
+        }
     }
+}
+
+/// A POSIX TZ string: `STDoffset[DST[offset][,rule,rule]]`, names plain
+/// or in angle brackets, offsets west-positive `[+-]h[:mm[:ss]]`, rules in
+/// the `Mm.w.d[/time]` form only.
+fn parse_posix_tz(s: &str) -> Option<TimeZone> {
+    fn name(s: &str) -> Option<&str> {
+        if let Some(rest) = s.strip_prefix('<') {
+            return Some(&rest[rest.find('>')? + 1..]);
+        }
+        let n = s.bytes().take_while(u8::is_ascii_alphabetic).count();
+        (n >= 3).then(|| &s[n..])
+    }
+    fn hms(s: &str) -> Option<(i32, &str)> {
+        let (sign, body) = match s.as_bytes().first()? {
+            b'-' => (-1, &s[1..]),
+            b'+' => (1, &s[1..]),
+            _ => (1, s),
+        };
+        let n = body
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b':')
+            .count();
+        if n == 0 {
+            return None;
+        }
+        let mut secs = 0i32;
+        for (i, part) in body[..n].split(':').enumerate() {
+            let v: i32 = part.parse().ok()?;
+            secs += v * [3600, 60, 1].get(i)?;
+        }
+        Some((sign * secs, &body[n..]))
+    }
+    fn rule(s: &str) -> Option<Transition> {
+        let s = s.strip_prefix('M')?;
+        let (date, time) = match s.split_once('/') {
+            Some((d, t)) => (d, hms(t)?.0),
+            None => (s, 7200),
+        };
+        let mut it = date.split('.').map(|p| p.parse::<u32>().ok());
+        let (month, week, weekday) = (it.next()??, it.next()??, it.next()??);
+        if !(1..=12).contains(&month) || !(1..=5).contains(&week) || weekday > 6 {
+            return None;
+        }
+        Some(Transition {
+            month,
+            week,
+            weekday,
+            secs: time,
+        })
+    }
+    let rest = name(s)?;
+    let (std_west, rest) = hms(rest)?;
+    if rest.is_empty() {
+        return Some(TimeZone::fixed(-std_west));
+    }
+    let rest = name(rest)?;
+    let (dst_west, rest) = match hms(rest) {
+        Some((o, r)) => (o, r),
+        None => (std_west - 3600, rest),
+    };
+    let mut rules = rest.strip_prefix(',')?.split(',');
+    let start = rule(rules.next()?)?;
+    let end = rule(rules.next()?)?;
+    Some(TimeZone {
+        offset_secs: -std_west,
+        dst: Some(DstRule {
+            offset_secs: -dst_west,
+            start,
+            end,
+        }),
+    })
 }
 
 /// IntervalStyle `postgres` output.
@@ -444,6 +648,9 @@ enum Special {
 enum ParseErr {
     Syntax,
     Range,
+    /// A month or day outside any calendar (PostgreSQL's
+    /// DTERR_MD_FIELD_OVERFLOW, reported with a DateStyle hint).
+    MdRange,
 }
 
 const MONTHS: [&str; 12] = [
@@ -697,7 +904,10 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     if !c.at_end() {
         return Err(ParseErr::Syntax);
     }
-    if y == 0 || !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return Err(ParseErr::MdRange);
+    }
+    if y == 0 || d > days_in_month(y, m) {
         return Err(ParseErr::Range);
     }
     p.date = Some((y, m, d));
@@ -728,23 +938,21 @@ fn out_of_range(what: &str, input: &str) -> DbError {
 fn parse_checked(type_name: &str, input: &str) -> Result<Parsed, DbError> {
     parse_datetime(input).map_err(|e| match e {
         ParseErr::Syntax => syntax_err(type_name, input),
-        ParseErr::Range => {
-            let e = field_range_err(input);
-            if input.contains('/') || input.contains('-') {
-                e.with_hint("Perhaps you need a different \"datestyle\" setting.")
-            } else {
-                e
-            }
+        ParseErr::Range => field_range_err(input),
+        ParseErr::MdRange => {
+            field_range_err(input).with_hint("Perhaps you need a different \"datestyle\" setting.")
         }
     })
 }
 
 /// Local (session zone) timestamp of a special word, given `now` (UTC).
 fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
-    let local_now = now + tz.offset_secs as i64 * USECS_PER_SEC;
+    let local_now = now + tz.offset_at_utc(now) as i64 * USECS_PER_SEC;
     let midnight = local_now.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
     Some(match sp {
-        Special::Epoch => UNIX_EPOCH_USECS + tz.offset_secs as i64 * USECS_PER_SEC,
+        Special::Epoch => {
+            UNIX_EPOCH_USECS + tz.offset_at_utc(UNIX_EPOCH_USECS) as i64 * USECS_PER_SEC
+        }
         Special::Now => local_now,
         Special::Today => midnight,
         Special::Tomorrow => midnight + USECS_PER_DAY,
@@ -797,7 +1005,7 @@ fn parse_ts(
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
-                zone_shift(local, tz.offset_secs)
+                zone_shift(local, tz.offset_for_local(local))
             } else {
                 local
             });
@@ -811,7 +1019,7 @@ fn parse_ts(
     let days = date2j(y, m as i64, d as i64) - POSTGRES_EPOCH_JDATE;
     let local = days * USECS_PER_DAY + p.time.unwrap_or(0);
     let ts = if with_tz {
-        zone_shift(local, p.tz.unwrap_or(tz.offset_secs))
+        zone_shift(local, p.tz.unwrap_or_else(|| tz.offset_for_local(local)))
     } else {
         local
     };
@@ -1141,8 +1349,9 @@ pub fn timestamptz_add_interval(ts: i64, iv: &Interval, tz: TimeZone) -> Result<
     if ts == TS_NOBEGIN || ts == TS_NOEND {
         return Ok(ts);
     }
-    let off = tz.offset_secs as i64 * USECS_PER_SEC;
-    Ok(timestamp_add_interval(ts + off, iv)? - off)
+    let off = tz.offset_at_utc(ts) as i64 * USECS_PER_SEC;
+    let local = timestamp_add_interval(ts + off, iv)?;
+    Ok(local - tz.offset_for_local(local) as i64 * USECS_PER_SEC)
 }
 
 /// timestamp - timestamp, with days split off the microseconds
@@ -1363,7 +1572,33 @@ mod tests {
         assert_eq!(off("Etc/GMT+3"), Some(-10800));
         assert_eq!(off("zulu"), Some(0));
         assert_eq!(off("Z"), None);
-        assert_eq!(off("Europe/Paris"), None);
+        assert_eq!(off("No/Such_Zone"), None);
+        assert_eq!(off("../etc/passwd"), None);
+    }
+
+    #[test]
+    fn daylight_saving_rules() {
+        let ny = parse_posix_tz("EST5EDT,M3.2.0,M11.1.0").unwrap();
+        let utc = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let local = utc;
+        assert_eq!(ny.offset_at_utc(utc("2024-01-02 03:04:05")), -5 * 3600);
+        assert_eq!(ny.offset_at_utc(utc("2024-07-02 03:04:05")), -4 * 3600);
+        // 2024-03-10 02:00 EST = 07:00 UTC; 2024-11-03 02:00 EDT = 06:00 UTC.
+        assert_eq!(ny.offset_at_utc(utc("2024-03-10 06:59:59")), -5 * 3600);
+        assert_eq!(ny.offset_at_utc(utc("2024-03-10 07:00:00")), -4 * 3600);
+        assert_eq!(ny.offset_at_utc(utc("2024-11-03 05:59:59")), -4 * 3600);
+        assert_eq!(ny.offset_at_utc(utc("2024-11-03 06:00:00")), -5 * 3600);
+        // The gap takes standard time, the overlap daylight time.
+        assert_eq!(ny.offset_for_local(local("2024-03-10 02:30:00")), -5 * 3600);
+        assert_eq!(ny.offset_for_local(local("2024-11-03 01:30:00")), -4 * 3600);
+        assert_eq!(ny.offset_for_local(local("2024-12-03 01:30:00")), -5 * 3600);
+        // Southern hemisphere (start after end in the year).
+        let syd = parse_posix_tz("AEST-10AEDT,M10.1.0,M4.1.0/3").unwrap();
+        assert_eq!(syd.offset_at_utc(utc("2024-01-15 00:00:00")), 11 * 3600);
+        assert_eq!(syd.offset_at_utc(utc("2024-07-15 00:00:00")), 10 * 3600);
+        let ist = parse_posix_tz("IST-5:30").unwrap();
+        assert_eq!((ist.offset_secs, ist.dst), (19800, None));
+        assert_eq!(parse_posix_tz("<+0330>-3:30"), Some(TimeZone::fixed(12600)));
     }
 
     #[test]

@@ -19,6 +19,10 @@ use crate::numeric::Numeric;
 
 const MAX_DEPTH: usize = 1000;
 
+/// The recursive parser's result: the error boxed, so each nesting level's
+/// frames stay small (1000 levels fit a 2 MiB thread stack in debug builds).
+type Nested<T> = Result<T, Box<DbError>>;
+
 enum Json {
     Null,
     Bool(bool),
@@ -69,25 +73,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self) -> Result<Json, DbError> {
+    fn value(&mut self) -> Nested<Json> {
         self.ws();
         match self.b.get(self.i) {
             Some(b'{') => self.nested(Parser::object),
             Some(b'[') => self.nested(Parser::array),
-            Some(b'"') => Ok(Json::Str(self.string()?)),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(c) if c.is_ascii_alphanumeric() || *c >= 0x80 => self.literal(),
-            _ => Err(self.expected("JSON value")),
+            _ => self.scalar(),
         }
     }
 
-    fn nested(&mut self, f: fn(&mut Self) -> Result<Json, DbError>) -> Result<Json, DbError> {
+    /// A string, number or literal (kept out of the recursive frames).
+    #[inline(never)]
+    fn scalar(&mut self) -> Nested<Json> {
+        match self.b.get(self.i) {
+            Some(b'"') => Ok(Json::Str(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => Ok(self.number()?),
+            Some(c) if c.is_ascii_alphanumeric() || *c >= 0x80 => Ok(self.literal()?),
+            _ => Err(self.expected("JSON value").into()),
+        }
+    }
+
+    /// `expected` boxed, built in its own frame.
+    #[inline(never)]
+    fn unexpected(&self, what: &str) -> Box<DbError> {
+        Box::new(self.expected(what))
+    }
+
+    /// An object key (kept out of the recursive frames).
+    #[inline(never)]
+    fn key(&mut self) -> Nested<String> {
+        Ok(self.string()?)
+    }
+
+    fn nested(&mut self, f: fn(&mut Self) -> Nested<Json>) -> Nested<Json> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(DbError::new(
-                SqlState::StatementTooComplex,
-                "stack depth limit exceeded",
-            ));
+            return Err(too_deep());
         }
         let r = f(self);
         self.depth -= 1;
@@ -245,7 +266,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn array(&mut self) -> Result<Json, DbError> {
+    fn array(&mut self) -> Nested<Json> {
         self.i += 1;
         let mut items = Vec::new();
         self.ws();
@@ -262,12 +283,12 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                     return Ok(Json::Arr(items));
                 }
-                _ => return Err(self.expected("\",\" or \"]\"")),
+                _ => return Err(self.unexpected("\",\" or \"]\"")),
             }
         }
     }
 
-    fn object(&mut self) -> Result<Json, DbError> {
+    fn object(&mut self) -> Nested<Json> {
         self.i += 1;
         let mut fields: Vec<(String, Json)> = Vec::new();
         self.ws();
@@ -278,12 +299,12 @@ impl<'a> Parser<'a> {
         loop {
             self.ws();
             if self.b.get(self.i) != Some(&b'"') {
-                return Err(self.expected("string"));
+                return Err(self.unexpected("string"));
             }
-            let key = self.string()?;
+            let key = self.key()?;
             self.ws();
             if self.b.get(self.i) != Some(&b':') {
-                return Err(self.expected("\":\""));
+                return Err(self.unexpected("\":\""));
             }
             self.i += 1;
             let v = self.value()?;
@@ -295,7 +316,7 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                     return Ok(Json::Obj(normalize_object(fields)));
                 }
-                _ => return Err(self.expected("\",\" or \"}\"")),
+                _ => return Err(self.unexpected("\",\" or \"}\"")),
             }
         }
     }
@@ -373,6 +394,14 @@ fn write_json(out: &mut String, v: &Json) {
     }
 }
 
+#[inline(never)]
+fn too_deep() -> Box<DbError> {
+    Box::new(DbError::new(
+        SqlState::StatementTooComplex,
+        "stack depth limit exceeded",
+    ))
+}
+
 /// Parses JSON text and returns jsonb's canonical text.
 pub fn normalize_jsonb(input: &str) -> Result<String, DbError> {
     let mut p = Parser {
@@ -381,7 +410,7 @@ pub fn normalize_jsonb(input: &str) -> Result<String, DbError> {
         i: 0,
         depth: 0,
     };
-    let v = p.value()?;
+    let v = p.value().map_err(|e| *e)?;
     p.ws();
     if p.i < p.b.len() {
         return Err(p.expected("end of input"));

@@ -567,7 +567,7 @@ pub fn compare_in(
             NumClass::Float4 | NumClass::Float8 => cmp_f64(to_f64(a), to_f64(b)),
         }));
     }
-    let off = ctx.time_zone.offset_secs as i64 * datetime::USECS_PER_SEC;
+    let tz = ctx.time_zone;
     let as_ts = |v: &Value| -> Option<i64> {
         match v {
             V::Date(d) => datetime::date_to_timestamp(*d).ok(),
@@ -582,7 +582,7 @@ pub fn compare_in(
                 if t == i64::MIN || t == i64::MAX {
                     t
                 } else {
-                    t - off
+                    t - tz.offset_for_local(t) as i64 * datetime::USECS_PER_SEC
                 }
             }),
         }
