@@ -53,7 +53,15 @@ impl Server {
 
     /// Start with extra flags and environment variables.
     pub fn start_with(args: &[&str], env: &[(&str, &str)]) -> Server {
-        let data_dir = temp_data_dir();
+        Server::start_in(temp_data_dir(), args, env)
+    }
+
+    /// Start on an existing data directory (restart after a crash).
+    pub fn start_on(data_dir: &std::path::Path) -> Server {
+        Server::start_in(data_dir.to_path_buf(), &[], &[])
+    }
+
+    fn start_in(data_dir: PathBuf, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_nestor"));
         cmd.arg("--data-dir")
             .arg(&data_dir)
