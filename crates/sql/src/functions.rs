@@ -31,6 +31,9 @@ use crate::valops::{self, as_f64, as_i64};
 /// A resolved function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
+    /// A pure function of the types crate's library
+    /// (`nestor_types::functions::NAMES[i]`), e.g. repeat, lpad, split_part.
+    Library(u16),
     /// pg_current_wal_lsn(): the WAL's next LSN, as text 'X/Y'.
     CurrentWalLsn,
     Now,
@@ -84,7 +87,6 @@ pub enum Func {
     Left,
     Right,
     Strpos,
-    Md5,
     Int8FromText,
     /// Assignment cast to a column type (length checks raise 22001).
     AssignCast(DataType),
@@ -123,7 +125,7 @@ impl Func {
                 | Func::Left
                 | Func::Right
                 | Func::Strpos
-                | Func::Md5
+                | Func::Library(_)
                 | Func::Int8FromText
                 | Func::AssignCast(_)
                 | Func::CtidText
@@ -281,10 +283,23 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("left", 2) => r(Func::Left, vec![text, int8], T::Text),
         ("right", 2) => r(Func::Right, vec![text, int8], T::Text),
         ("strpos", 2) => r(Func::Strpos, vec![text, text], T::Int4),
-        ("md5", 1) => r(Func::Md5, vec![text], T::Text),
         ("to_char", _) => r(Func::ToCharSimple, vec![None; n], T::Text),
-        _ => Err(undefined(name, args)),
+        _ => library(name, args),
     }
+}
+
+/// Fall back to the types crate's library of pure functions.
+fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
+    use nestor_types::functions as lib;
+    let Some(i) = lib::NAMES.iter().position(|n| *n == name) else {
+        return Err(undefined(name, args));
+    };
+    let ret = lib::scalar_return_type(name, args).map_err(|_| undefined(name, args))?;
+    Ok(Resolved {
+        func: Func::Library(i as u16),
+        arg_types: vec![None; args.len()],
+        ret,
+    })
 }
 
 /// Microseconds since 2000-01-01 UTC now.
@@ -715,7 +730,17 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
                     .map_or(0, |b| s[..b].chars().count() as i32 + 1),
             )
         }
-        Func::Md5 => return Err(DbError::unsupported("function md5")),
+        Func::Library(i) => {
+            let name = nestor_types::functions::NAMES[i as usize];
+            match nestor_types::functions::call_scalar_ctx(name, args, &valops::ctx()) {
+                Some(r) => r?,
+                None => {
+                    return Err(DbError::internal(format!(
+                        "library function {name} vanished"
+                    )))
+                }
+            }
+        }
         Func::Int8FromText => valops::from_text(&s0(), DataType::Int8)?,
         Func::AssignCast(t) => valops::cast(args[0].clone(), t, false)?,
         Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),

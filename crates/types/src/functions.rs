@@ -45,7 +45,8 @@ pub enum Volatility {
     Volatile,
 }
 
-const NAMES: &[&str] = &[
+/// Every function [`call_scalar`] knows.
+pub const NAMES: &[&str] = &[
     "abs",
     "round",
     "trunc",

@@ -82,3 +82,4 @@ SELECT backend_xid IS NULL AS no_xid_outside_block FROM pg_stat_activity WHERE p
 SELECT count(*) AS in_range FROM (SELECT random() AS r FROM generate_series(1, 100)) s WHERE r >= 0 AND r < 1;
 SELECT random() >= 0 AND random() < 1 AS in_range;
 DROP TABLE sf;
+SELECT repeat('x', 3), lpad('7', 3, '0'), md5('abc'), split_part('a,b,c', ',', 2), reverse('abc');
