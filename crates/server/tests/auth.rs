@@ -10,8 +10,15 @@ use tokio_postgres::NoTls;
 async fn connect(srv: &Server, password: Option<&str>) -> Result<(), tokio_postgres::Error> {
     let (client, conn) = tokio_postgres::connect(&srv.conn_str("alice", password), NoTls).await?;
     let task = tokio::spawn(conn);
-    // The connection is usable: any query gets an answer (skeleton: error).
-    let _ = client.simple_query("select 1").await;
+    // The authenticated connection is usable.
+    let rows = client.simple_query("select 1").await?;
+    assert!(
+        rows.iter().any(|m| matches!(
+            m,
+            tokio_postgres::SimpleQueryMessage::Row(r) if r.get(0) == Some("1")
+        )),
+        "select 1 answered"
+    );
     drop(client);
     let _ = task.await;
     Ok(())
