@@ -276,18 +276,28 @@ impl DdlGate {
         DdlGateGuard(self.clone())
     }
 
-    /// Run `f` with no catalog change in flight.
-    fn exclusive<T>(&self, f: impl FnOnce() -> T) -> T {
+    /// Run `f` with no catalog change in flight, waiting at most `wait`
+    /// (None: as long as it takes) for the transactions holding tokens to
+    /// end. Returns None if the wait ran out.
+    fn exclusive<T>(&self, wait: Option<Duration>, f: impl FnOnce() -> T) -> Option<T> {
+        let deadline = wait.map(|w| Instant::now() + w);
         let mut st = self.state.lock();
         while st.tokens > 0 || st.checkpoint_running {
-            self.cv.wait(&mut st);
+            match deadline {
+                Some(d) => {
+                    if self.cv.wait_until(&mut st, d).timed_out() {
+                        return None;
+                    }
+                }
+                None => self.cv.wait(&mut st),
+            }
         }
         st.checkpoint_running = true;
         drop(st);
         let r = f();
         self.state.lock().checkpoint_running = false;
         self.cv.notify_all();
-        r
+        Some(r)
     }
 }
 
@@ -560,8 +570,10 @@ impl<W: Write> CrcWriter<W> {
 }
 
 /// Write a checkpoint: see the module header for the protocol. Returns the
-/// cut's CSN and LSN.
-pub fn checkpoint(engine: &Engine) -> Result<(Csn, u64), DbError> {
+/// cut's CSN and LSN. `gate_wait` bounds how long it waits for open DDL
+/// transactions (None: as long as it takes); when it runs out, no
+/// checkpoint is written and an error says why.
+pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, u64), DbError> {
     let log = engine.log.clone();
     let Some(wal) = log.wal() else {
         return Err(DbError::new(
@@ -569,9 +581,17 @@ pub fn checkpoint(engine: &Engine) -> Result<(Csn, u64), DbError> {
             "checkpoint requested before recovery finished",
         ));
     };
-    let _one_at_a_time = engine.checkpoint_lock.lock();
+    let _one_at_a_time = match gate_wait {
+        Some(w) => engine.checkpoint_lock.try_lock_for(w).ok_or_else(|| {
+            DbError::new(
+                SqlState::ObjectInUse,
+                "checkpoint skipped: another checkpoint is running",
+            )
+        })?,
+        None => engine.checkpoint_lock.lock(),
+    };
     let slot = engine.txn.register_slot();
-    let (csn, lsn, ddl, sequences, tables, next_oid, next_xid) = engine.ddl_gate.exclusive(|| {
+    let cut = engine.ddl_gate.exclusive(gate_wait, || {
         let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
         engine.txn.hold_horizon(&slot, csn);
         (
@@ -584,6 +604,12 @@ pub fn checkpoint(engine: &Engine) -> Result<(Csn, u64), DbError> {
             engine.txn.next_xid().0,
         )
     });
+    let Some((csn, lsn, ddl, sequences, tables, next_oid, next_xid)) = cut else {
+        return Err(DbError::new(
+            SqlState::ObjectInUse,
+            "checkpoint skipped: transactions with schema changes are still open",
+        ));
+    };
     let snap = Snapshot {
         horizon: csn,
         own: Xid::NONE,
@@ -730,7 +756,9 @@ pub fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes
                 let Some(engine) = weak.upgrade() else { return };
                 let wal_since = engine.wal_bytes_since_checkpoint();
                 if last.elapsed() >= timeout || wal_since >= max_wal_bytes {
-                    if let Err(e) = checkpoint(&engine) {
+                    // Bounded, so a long-open DDL transaction delays the
+                    // checkpoint to a later tick instead of parking here.
+                    if let Err(e) = checkpoint(&engine, Some(Duration::from_secs(1))) {
                         eprintln!("checkpoint failed: {}", e.message);
                     }
                     last = Instant::now();

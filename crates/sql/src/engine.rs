@@ -116,7 +116,7 @@ impl Engine {
 
     /// CHECKPOINT (also run by the checkpointer and at clean shutdown).
     pub fn checkpoint(&self) -> Result<(), DbError> {
-        durable::checkpoint(self).map(|_| ())
+        durable::checkpoint(self, None).map(|_| ())
     }
 
     /// Clean shutdown: stop background work and write a checkpoint so the
@@ -124,7 +124,9 @@ impl Engine {
     pub fn shutdown(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         if self.config.durable {
-            if let Err(e) = self.checkpoint() {
+            // Bounded: a session still blocked with uncommitted DDL must not
+            // keep the process from exiting (recovery replays the WAL).
+            if let Err(e) = durable::checkpoint(self, Some(Duration::from_secs(5))) {
                 eprintln!("shutdown checkpoint failed: {}", e.message);
             }
         }
