@@ -66,6 +66,8 @@ pub enum AggCtx {
 pub struct Binder<'e> {
     pub engine: &'e Engine,
     pub settings: &'e Settings,
+    /// Constants are folded while planning, in the session's time zone.
+    pub eval: nestor_types::EvalCtx,
     pub text: &'e str,
     /// Types of $1..$n (Unknown until inferred).
     pub params: Vec<DataType>,
@@ -252,6 +254,10 @@ impl<'e> Binder<'e> {
         Binder {
             engine,
             settings,
+            eval: nestor_types::EvalCtx::new(
+                settings.time_zone(),
+                nestor_types::context::system_now(),
+            ),
             text,
             params,
             scopes: Vec::new(),
@@ -315,11 +321,11 @@ impl<'e> Binder<'e> {
             // The literal's input function runs without the type modifier
             // (positioned); the length or precision check comes after.
             Some(l) => {
-                let v =
-                    valops::cast(v, to.base(), explicit).map_err(|e| err_at(e, self.text, l))?;
-                valops::cast(v, to, explicit).map_err(evaluation_err)
+                let v = valops::cast(v, to.base(), explicit, &self.eval)
+                    .map_err(|e| err_at(e, self.text, l))?;
+                valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err)
             }
-            None => valops::cast(v, to, explicit).map_err(evaluation_err),
+            None => valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err),
         }
     }
 

@@ -207,7 +207,7 @@ pub fn create_table(
             }
             def.storage
                 .add_index(idx.index.clone())
-                .map_err(|e| e.into_db(&crate::valops::render))?;
+                .map_err(|e| e.into_db(&|v| crate::valops::render(v, &ctx.eval)))?;
             def.indexes.push(idx);
         }
         Ok(())
@@ -502,11 +502,11 @@ fn add_index(ctx: &mut StatementCtx, def: &Arc<TableDef>, pi: PendingIndex) -> R
                 "Key ({})=({}) is duplicated.",
                 columns.join(", "),
                 key.iter()
-                    .map(crate::valops::render)
+                    .map(|v| crate::valops::render(v, &ctx.eval))
                     .collect::<Vec<_>>()
                     .join(", ")
             )),
-            e => e.into_db(&crate::valops::render),
+            e => e.into_db(&|v| crate::valops::render(v, &ctx.eval)),
         })?;
     new.indexes.push(idx);
     ctx.engine.catalog.apply(
@@ -822,7 +822,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<String,
             ));
             storage
                 .add_index(idx.index.clone())
-                .map_err(|e| e.into_db(&crate::valops::render))?;
+                .map_err(|e| e.into_db(&|v| crate::valops::render(v, &ctx.eval)))?;
         }
         for c in &mut new.columns {
             c.missing = Value::Null;
@@ -944,7 +944,8 @@ fn alter_cmd(
                     return Err(DbError::unsupported("ADD COLUMN with a volatile default"));
                 }
                 let mut ev = crate::expr::Ev::new(ctx, &[]);
-                ev_missing = crate::valops::cast(d.eval(&[], &mut ev)?, col.ty, false)?;
+                ev_missing =
+                    crate::valops::cast(d.eval(&[], &mut ev)?, col.ty, false, &ev.ctx.eval)?;
             }
             if col.not_null
                 && ev_missing.is_null()

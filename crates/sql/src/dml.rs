@@ -604,10 +604,10 @@ pub fn plan_delete(b: &mut Binder, d: &pb::DeleteStmt) -> Result<ModifyPlan, DbE
 
 // ----- execution ---------------------------------------------------------
 
-fn failing_row(row: &[Value], table: &TableDef) -> String {
+fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> String {
     let vals: Vec<String> = table
         .live_columns()
-        .map(|(i, _)| valops::to_text(&row[i]).unwrap_or_else(|| "null".into()))
+        .map(|(i, _)| valops::to_text(&row[i], ec).unwrap_or_else(|| "null".into()))
         .collect();
     format!("Failing row contains ({}).", vals.join(", "))
 }
@@ -623,7 +623,7 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
                     c.name, table.name
                 ),
             )
-            .with_detail(failing_row(row, table))
+            .with_detail(failing_row(row, table, &ev.ctx.eval))
             .with_table(table.name.as_str())
             .with_column(c.name.as_str()));
         }
@@ -642,7 +642,7 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
                     table.name, ch.name
                 ),
             )
-            .with_detail(failing_row(row, table))
+            .with_detail(failing_row(row, table, &ev.ctx.eval))
             .with_table(table.name.as_str())
             .with_constraint(ch.name.as_str()));
         }
@@ -650,8 +650,8 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
     Ok(())
 }
 
-fn storage_err(e: StorageError) -> DbError {
-    e.into_db(&valops::render)
+fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
+    e.into_db(&|v| valops::render(v, ec))
 }
 
 fn emit_returning(
@@ -682,7 +682,7 @@ fn build_row(table: &TableDef, targets: &[usize], vals: Row, ev: &mut Ev) -> Res
     for (i, c) in table.columns.iter().enumerate() {
         if !given[i] && !c.dropped {
             if let Some(d) = &c.default {
-                row[i] = valops::cast(d.eval(&[], ev)?, c.ty, false)?;
+                row[i] = valops::cast(d.eval(&[], ev)?, c.ty, false, &ev.ctx.eval)?;
             }
         }
     }
@@ -726,7 +726,7 @@ fn insert_one(
             .table
             .storage
             .insert(ev.ctx.txn, Arc::from(row.clone()), &ev.ctx.wait)
-            .map_err(storage_err)?;
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
         return Ok(true);
     };
@@ -786,7 +786,7 @@ fn insert_one(
                     .txn
                     .release(ON_CONFLICT_SAVEPOINT)
                     .map_err(DbError::from)?;
-                return Err(storage_err(e));
+                return Err(storage_err(e, &ev.ctx.eval));
             }
         }
     }
@@ -874,7 +874,7 @@ fn conflict_update(
                         &ev.ctx.wait,
                         recheck,
                     )
-                    .map_err(storage_err)?;
+                    .map_err(|e| storage_err(e, &ev.ctx.eval))?;
                 match r {
                     nestor_storage::LockResult::Changed(newest) => {
                         replace_prefix(&mut input, &newest);
@@ -901,7 +901,7 @@ fn conflict_update(
                 &ev.ctx.wait,
                 recheck,
             )
-            .map_err(storage_err)?
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?
         {
             WriteResult::Done => {
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
@@ -976,7 +976,7 @@ fn modify_one(
         let result = if p.delete {
             t.storage
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
-                .map_err(storage_err)?
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?
         } else {
             let new = new_values(p, &row, ev)?;
             check_row(t, &new, ev)?;
@@ -990,7 +990,7 @@ fn modify_one(
                     &ev.ctx.wait,
                     recheck,
                 )
-                .map_err(storage_err)?;
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
             if r == WriteResult::Done {
                 for (i, v) in new.into_iter().enumerate() {
                     row[p.offset + i] = v;
@@ -1075,13 +1075,13 @@ pub fn copy_insert(
         let vals: Row = vals
             .into_iter()
             .zip(&target.types)
-            .map(|(v, ty)| valops::cast(v, *ty, false))
+            .map(|(v, ty)| valops::cast(v, *ty, false, &ev.ctx.eval))
             .collect::<Result<_, _>>()?;
         let row = build_row(t, &target.columns, vals, &mut ev)?;
         check_row(t, &row, &mut ev)?;
         t.storage
             .insert(ev.ctx.txn, Arc::from(row), &ev.ctx.wait)
-            .map_err(storage_err)?;
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         n += 1;
         *done = n;
     }

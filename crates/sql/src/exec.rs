@@ -193,7 +193,8 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
                 rows.push((k, row));
                 Ok(true)
             })?;
-            rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys));
+            let ec = ev.ctx.eval;
+            rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys, &ec));
             for (_, r) in rows {
                 if !emit(ev, r)? {
                     return Ok(false);
@@ -281,7 +282,12 @@ fn distinct_key(row: &[Value]) -> Row {
     row.to_vec()
 }
 
-fn compare_keys(a: &[Value], b: &[Value], keys: &[SortKey]) -> std::cmp::Ordering {
+fn compare_keys(
+    a: &[Value],
+    b: &[Value],
+    keys: &[SortKey],
+    ec: &nestor_types::EvalCtx,
+) -> std::cmp::Ordering {
     for (i, k) in keys.iter().enumerate() {
         let (x, y) = (&a[i], &b[i]);
         let o = match (x.is_null(), y.is_null()) {
@@ -301,7 +307,7 @@ fn compare_keys(a: &[Value], b: &[Value], keys: &[SortKey]) -> std::cmp::Orderin
                 }
             }
             (false, false) => {
-                let o = valops::compare(x, y);
+                let o = valops::compare(x, y, ec);
                 if k.desc {
                     o.reverse()
                 } else {
@@ -348,7 +354,7 @@ pub fn index_lookup(
         for e in list {
             let v = e.eval(param, ev)?;
             if !v.is_null() {
-                vals.push(cast_key(v, table, index, 0)?);
+                vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
             }
         }
         vals.sort();
@@ -371,7 +377,7 @@ pub fn index_lookup(
         if v.is_null() {
             return Ok(Vec::new());
         }
-        prefix.push(cast_key(v, table, index, i)?);
+        prefix.push(cast_key(&ev.ctx.eval, v, table, index, i)?);
     }
     let pos = prefix.len();
     // None: a NULL bound (no rows); Some(None): no bound.
@@ -385,7 +391,7 @@ pub fn index_lookup(
                     return Ok(None);
                 }
                 let mut k = prefix.clone();
-                k.push(cast_key(v, table, index, pos)?);
+                k.push(cast_key(&ev.ctx.eval, v, table, index, pos)?);
                 Ok(Some(Some((k, *incl))))
             }
         }
@@ -419,6 +425,7 @@ pub fn index_lookup(
 /// Key values must have the column's own type to compare as the index
 /// does (integers of other widths compare by value already).
 fn cast_key(
+    ec: &nestor_types::EvalCtx,
     v: Value,
     table: &crate::catalog::TableDef,
     index: &crate::catalog::IndexDef,
@@ -430,7 +437,7 @@ fn cast_key(
     }
     match (&v, ty) {
         (Value::Text(_), DataType::Text | DataType::Varchar(_)) => Ok(v),
-        _ => valops::cast(v, ty, true),
+        _ => valops::cast(v, ty, true, ec),
     }
 }
 
@@ -515,7 +522,7 @@ pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, 
     };
     if !s.correlated {
         let rows = materialize_cached(s.id, &s.plan, ev)?;
-        return sub_result(s, lhs, rows.iter().map(|r| r.as_slice()));
+        return sub_result(s, lhs, rows.iter().map(|r| r.as_slice()), &ev.ctx.eval);
     }
     let saved_len = ev.outer.len();
     if ev.outer.len() <= s.level {
@@ -538,13 +545,14 @@ pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, 
         ev.outer.truncate(saved_len);
     }
     r?;
-    sub_result(s, lhs, rows.iter().map(|r| r.as_slice()))
+    sub_result(s, lhs, rows.iter().map(|r| r.as_slice()), &ev.ctx.eval)
 }
 
 fn sub_result<'r>(
     s: &SubQuery,
     lhs: Option<Value>,
     mut rows: impl Iterator<Item = &'r [Value]>,
+    ec: &nestor_types::EvalCtx,
 ) -> Result<Value, DbError> {
     match &s.kind {
         SubKind::Exists => Ok(Value::Bool(rows.next().is_some())),
@@ -569,7 +577,7 @@ fn sub_result<'r>(
                     unknown = true;
                     continue;
                 }
-                let holds = op.holds(valops::compare(&x, y));
+                let holds = op.holds(valops::compare(&x, y, ec));
                 if holds && !*all {
                     return Ok(Value::Bool(true));
                 }
@@ -621,7 +629,7 @@ fn sum_type(v: &Value, result: DataType) -> DataType {
     }
 }
 
-fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
+fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
     if v.is_null() {
         return Ok(());
     }
@@ -629,10 +637,10 @@ fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
         Acc::Count(n) => *n += 1,
         Acc::Sum(s, ty) => {
             let t = sum_type(&v, *ty);
-            let v = valops::cast(v, t, true)?;
+            let v = valops::cast(v, t, true, ec)?;
             *s = Some(match s.take() {
                 None => v,
-                Some(x) => valops::arith(valops::Arith::Add, &x, &v, t)?,
+                Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
             });
         }
         Acc::Avg(s, n) => {
@@ -641,10 +649,10 @@ fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
             } else {
                 DataType::NUMERIC
             };
-            let v = valops::cast(v, t, true)?;
+            let v = valops::cast(v, t, true, ec)?;
             *s = Some(match s.take() {
                 None => v,
-                Some(x) => valops::arith(valops::Arith::Add, &x, &v, t)?,
+                Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
             });
             *n += 1;
         }
@@ -652,7 +660,7 @@ fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
             let better = match m {
                 None => true,
                 Some(cur) => {
-                    let o = valops::compare(&v, cur);
+                    let o = valops::compare(&v, cur, ec);
                     if *max {
                         o.is_gt()
                     } else {
@@ -679,7 +687,7 @@ fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
         }
         Acc::Str(s) => {
             // The bound argument is concat(value, delimiter).
-            let t = valops::to_text(&v).unwrap_or_default();
+            let t = valops::to_text(&v, ec).unwrap_or_default();
             match s {
                 None => *s = Some(t),
                 Some(cur) => cur.push_str(&t),
@@ -689,7 +697,7 @@ fn acc_add(acc: &mut Acc, v: Value) -> Result<(), DbError> {
     Ok(())
 }
 
-fn acc_finish(acc: Acc, call: &AggCall) -> Result<Value, DbError> {
+fn acc_finish(acc: Acc, call: &AggCall, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match acc {
         Acc::Count(n) => Value::Int8(n),
         Acc::Sum(s, _) => s.unwrap_or(Value::Null),
@@ -700,8 +708,8 @@ fn acc_finish(acc: Acc, call: &AggCall) -> Result<Value, DbError> {
             } else {
                 DataType::NUMERIC
             };
-            let d = valops::cast(Value::Int8(n), t, true)?;
-            valops::arith(valops::Arith::Div, &s, &d, t)?
+            let d = valops::cast(Value::Int8(n), t, true, ec)?;
+            valops::arith(valops::Arith::Div, &s, &d, ec)?
         }
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
@@ -709,7 +717,7 @@ fn acc_finish(acc: Acc, call: &AggCall) -> Result<Value, DbError> {
             // Drop the trailing delimiter added by the argument.
             let sep = match &call.arg {
                 Some(Expr::Func(_, a)) => match a.get(1) {
-                    Some(Expr::Const(v)) => valops::to_text(v).unwrap_or_default(),
+                    Some(Expr::Const(v)) => valops::to_text(v, ec).unwrap_or_default(),
                     _ => String::new(),
                 },
                 _ => String::new(),
@@ -774,7 +782,7 @@ fn run_aggregate(
                     continue;
                 }
             }
-            acc_add(&mut g.accs[i], v)?;
+            acc_add(&mut g.accs[i], v, &ev.ctx.eval)?;
         }
         Ok(true)
     })?;
@@ -784,7 +792,7 @@ fn run_aggregate(
     for (key, g) in order {
         let mut row = key;
         for (acc, a) in g.accs.into_iter().zip(aggs) {
-            row.push(acc_finish(acc, &a.call)?);
+            row.push(acc_finish(acc, &a.call, &ev.ctx.eval)?);
         }
         if !emit(ev, row)? {
             return Ok(false);
@@ -860,7 +868,7 @@ fn lock_row(
                     &ev.ctx.wait,
                     recheck_mode,
                 )
-                .map_err(|e| e.into_db(&valops::render))?;
+                .map_err(|e| e.into_db(&|v| valops::render(v, &ev.ctx.eval)))?;
             match res {
                 LockResult::Locked => break,
                 LockResult::Skipped | LockResult::Gone => return Ok(None),

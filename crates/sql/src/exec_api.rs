@@ -28,6 +28,13 @@ impl Settings {
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
     }
+
+    /// The session's TimeZone.
+    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
+        self.get("timezone")
+            .and_then(nestor_types::datetime::TimeZone::parse)
+            .unwrap_or(nestor_types::datetime::TimeZone::UTC)
+    }
 }
 
 /// Everything a statement executes within.
@@ -37,6 +44,8 @@ pub struct StatementCtx<'a> {
     pub txn: &'a mut Transaction,
     /// The statement's snapshot (taken by the session at statement start).
     pub snapshot: Snapshot,
+    /// Session state values depend on (TimeZone, transaction timestamp).
+    pub eval: nestor_types::EvalCtx,
     pub settings: &'a Settings,
     pub wait: WaitCtl<'a>,
     /// NOTICE/WARNING messages raised by the statement, sent before its result.

@@ -423,10 +423,10 @@ impl Expr {
             }),
             Expr::Col(i) => Ok(row[*i].clone()),
             Expr::Outer { level, col } => Ok(ev.outer[*level][*col].clone()),
-            Expr::Arith(op, a, b, t) => {
+            Expr::Arith(op, a, b, _) => {
                 let x = a.eval(row, ev)?;
                 let y = b.eval(row, ev)?;
-                valops::arith(*op, &x, &y, *t)
+                valops::arith(*op, &x, &y, &ev.ctx.eval)
             }
             Expr::Neg(a) => valops::negate(&a.eval(row, ev)?),
             Expr::Cmp(op, a, b) => {
@@ -438,14 +438,14 @@ impl Expr {
                 if y.is_null() {
                     return Ok(Value::Null);
                 }
-                Ok(Value::Bool(op.holds(valops::compare(&x, &y))))
+                Ok(Value::Bool(op.holds(valops::compare(&x, &y, &ev.ctx.eval))))
             }
             Expr::Distinct(a, b, negated) => {
                 let x = a.eval(row, ev)?;
                 let y = b.eval(row, ev)?;
                 let same = match (x.is_null(), y.is_null()) {
                     (true, true) => true,
-                    (false, false) => valops::compare(&x, &y).is_eq(),
+                    (false, false) => valops::compare(&x, &y, &ev.ctx.eval).is_eq(),
                     _ => false,
                 };
                 Ok(Value::Bool(same == *negated))
@@ -493,7 +493,7 @@ impl Expr {
                     BoolTest::NotUnknown => b.is_some(),
                 }))
             }
-            Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true),
+            Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
             Expr::Case {
                 operand,
                 whens,
@@ -516,7 +516,7 @@ impl Expr {
                         continue;
                     }
                     let better = best.is_null() || {
-                        let o = valops::compare(&x, &best);
+                        let o = valops::compare(&x, &best, &ev.ctx.eval);
                         if *greatest {
                             o.is_gt()
                         } else {
@@ -532,7 +532,7 @@ impl Expr {
             Expr::NullIf(a, b) => {
                 let x = a.eval(row, ev)?;
                 let y = b.eval(row, ev)?;
-                if !x.is_null() && !y.is_null() && valops::compare(&x, &y).is_eq() {
+                if !x.is_null() && !y.is_null() && valops::compare(&x, &y, &ev.ctx.eval).is_eq() {
                     Ok(Value::Null)
                 } else {
                     Ok(x)
@@ -548,7 +548,7 @@ impl Expr {
                     let y = e.eval(row, ev)?;
                     if y.is_null() {
                         unknown = true;
-                    } else if valops::compare(&x, &y).is_eq() {
+                    } else if valops::compare(&x, &y, &ev.ctx.eval).is_eq() {
                         return Ok(Value::Bool(!negated));
                     }
                 }
@@ -576,7 +576,10 @@ impl Expr {
             Expr::Concat(a, b) => {
                 let x = a.eval(row, ev)?;
                 let y = b.eval(row, ev)?;
-                match (valops::to_text(&x), valops::to_text(&y)) {
+                match (
+                    valops::to_text(&x, &ev.ctx.eval),
+                    valops::to_text(&y, &ev.ctx.eval),
+                ) {
                     (Some(s), Some(t)) => Ok(Value::Text(Arc::from(s + &t))),
                     _ => Ok(Value::Null),
                 }
@@ -612,7 +615,7 @@ impl Expr {
             let hit = match &op {
                 Some(o) => {
                     let x = w.eval(row, ev)?;
-                    !o.is_null() && !x.is_null() && valops::compare(o, &x).is_eq()
+                    !o.is_null() && !x.is_null() && valops::compare(o, &x, &ev.ctx.eval).is_eq()
                 }
                 None => w.test(row, ev)?,
             };

@@ -310,8 +310,8 @@ pub fn now_us() -> i64 {
     d.as_micros() as i64 + UNIX_EPOCH_USECS
 }
 
-fn text(v: &Value) -> Option<String> {
-    valops::to_text(v)
+fn text(v: &Value, ec: &nestor_types::EvalCtx) -> Option<String> {
+    valops::to_text(v, ec)
 }
 
 fn text_val(s: impl Into<Arc<str>>) -> Value {
@@ -344,14 +344,15 @@ impl Func {
             Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
             Func::PgSleep => pg_sleep(as_f64(&args[0]).unwrap_or(0.0), ev),
             Func::PgSleepFor => {
-                let iv =
-                    nestor_types::datetime::parse_interval(&text(&args[0]).unwrap_or_default())?;
+                let iv = nestor_types::datetime::parse_interval(
+                    &text(&args[0], &ev.ctx.eval).unwrap_or_default(),
+                )?;
                 let secs = (iv.span() as f64) / 1e6;
                 pg_sleep(secs, ev)
             }
             Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
             Func::Regclass => {
-                let name = text(&args[0]).unwrap_or_default();
+                let name = text(&args[0], &ev.ctx.eval).unwrap_or_default();
                 Ok(Value::Int8(
                     crate::sysviews::regclass(ev.ctx.engine, &name)? as i64,
                 ))
@@ -388,7 +389,7 @@ impl Func {
                 })
             }
             Func::CurrentSnapshot => Ok(text_val(current_snapshot(ev))),
-            Func::SnapshotXmin | Func::SnapshotXmax => snapshot_part(self, &args[0]),
+            Func::SnapshotXmin | Func::SnapshotXmax => snapshot_part(self, &args[0], &ev.ctx.eval),
             Func::XactStatus => xact_status(&args[0], ev),
             Func::CurrentSetting => current_setting(&args, ev),
             Func::SetConfig => set_config(&args, ev),
@@ -403,7 +404,7 @@ impl Func {
             Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => {
                 sequence_fn(self, &args, ev)
             }
-            _ => crate::functions::pure(self, &args),
+            _ => crate::functions::pure(self, &args, &ev.ctx.eval),
         }
     }
 }
@@ -476,8 +477,8 @@ fn current_snapshot(ev: &Ev) -> String {
     format!("{xmin}:{xmax}:{}", list.join(","))
 }
 
-fn snapshot_part(f: Func, v: &Value) -> Result<Value, DbError> {
-    let s = text(v).unwrap_or_default();
+fn snapshot_part(f: Func, v: &Value, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let s = text(v, ec).unwrap_or_default();
     let mut parts = s.split(':');
     let xmin = parts.next().and_then(|p| p.parse::<i64>().ok());
     let xmax = parts.next().and_then(|p| p.parse::<i64>().ok());
@@ -514,7 +515,7 @@ fn xact_status(v: &Value, ev: &Ev) -> Result<Value, DbError> {
 }
 
 fn current_setting(args: &[Value], ev: &Ev) -> Result<Value, DbError> {
-    let Some(name) = args.first().and_then(text) else {
+    let Some(name) = args.first().and_then(|v| text(v, &ev.ctx.eval)) else {
         return Ok(Value::Null);
     };
     let missing_ok = matches!(args.get(1), Some(Value::Bool(true)));
@@ -535,10 +536,16 @@ fn current_setting(args: &[Value], ev: &Ev) -> Result<Value, DbError> {
 }
 
 fn set_config(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
-    let name = args.first().and_then(text).ok_or_else(|| {
-        DbError::new(SqlState::NullValueNotAllowed, "SET requires parameter name")
-    })?;
-    let value = args.get(1).and_then(text).unwrap_or_default();
+    let name = args
+        .first()
+        .and_then(|v| text(v, &ev.ctx.eval))
+        .ok_or_else(|| {
+            DbError::new(SqlState::NullValueNotAllowed, "SET requires parameter name")
+        })?;
+    let value = args
+        .get(1)
+        .and_then(|v| text(v, &ev.ctx.eval))
+        .unwrap_or_default();
     let is_local = matches!(args.get(2), Some(Value::Bool(true)));
     let canonical = crate::settings::canonicalize(&name, &value)?;
     ev.ctx.setting_changes.push(SettingChange {
@@ -579,7 +586,7 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             )
         });
     }
-    let name = text(&args[0]).unwrap_or_default();
+    let name = text(&args[0], &ev.ctx.eval).unwrap_or_default();
     let seq = seq_by_name(&name, ev)?;
     match f {
         Func::Nextval => {
@@ -631,8 +638,8 @@ fn int_arg(v: &Value) -> i64 {
 }
 
 /// Pure functions.
-pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
-    let s0 = || text(&args[0]).unwrap_or_default();
+pub fn pure(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let s0 = || text(&args[0], ec).unwrap_or_default();
     Ok(match f {
         Func::Abs => match &args[0] {
             Value::Int2(i) => Value::Int2(i.checked_abs().ok_or_else(range_err)?),
@@ -647,13 +654,8 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
         Func::Length => Value::Int4(s0().chars().count() as i32),
         Func::Substr => substr(&s0(), int_arg(&args[1]), args.get(2).map(int_arg))?,
         Func::Round | Func::Floor | Func::Ceil => rounding(f, args)?,
-        Func::Mod => valops::arith(
-            valops::Arith::Mod,
-            &args[0],
-            &args[1],
-            valops::type_of(&args[0]),
-        )?,
-        Func::Concat => text_val(args.iter().filter_map(text).collect::<String>()),
+        Func::Mod => valops::arith(valops::Arith::Mod, &args[0], &args[1], ec)?,
+        Func::Concat => text_val(args.iter().filter_map(|v| text(v, ec)).collect::<String>()),
         Func::Trim => text_val(s0().trim_matches(' ')),
         Func::BpcharToText => text_val(s0().trim_end_matches(' ')),
         Func::ByteaLength => match &args[0] {
@@ -661,8 +663,8 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
             _ => Value::Null,
         },
         Func::Replace => {
-            let from = text(&args[1]).unwrap_or_default();
-            let to = text(&args[2]).unwrap_or_default();
+            let from = text(&args[1], ec).unwrap_or_default();
+            let to = text(&args[2], ec).unwrap_or_default();
             if from.is_empty() {
                 text_val(s0())
             } else {
@@ -703,7 +705,9 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
             if f == Func::PgGetUserbyid {
                 text_val("postgres")
             } else if f == Func::ToCharSimple {
-                args.first().and_then(text).map_or(Value::Null, text_val)
+                args.first()
+                    .and_then(|v| text(v, ec))
+                    .map_or(Value::Null, text_val)
             } else {
                 Value::Null
             }
@@ -724,7 +728,7 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
         }
         Func::Strpos => {
             let s = s0();
-            let needle = text(&args[1]).unwrap_or_default();
+            let needle = text(&args[1], ec).unwrap_or_default();
             Value::Int4(
                 s.find(&needle)
                     .map_or(0, |b| s[..b].chars().count() as i32 + 1),
@@ -732,7 +736,7 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
         }
         Func::Library(i) => {
             let name = nestor_types::functions::NAMES[i as usize];
-            match nestor_types::functions::call_scalar_ctx(name, args, &valops::ctx()) {
+            match nestor_types::functions::call_scalar_ctx(name, args, ec) {
                 Some(r) => r?,
                 None => {
                     return Err(DbError::internal(format!(
@@ -741,8 +745,8 @@ pub fn pure(f: Func, args: &[Value]) -> Result<Value, DbError> {
                 }
             }
         }
-        Func::Int8FromText => valops::from_text(&s0(), DataType::Int8)?,
-        Func::AssignCast(t) => valops::cast(args[0].clone(), t, false)?,
+        Func::Int8FromText => valops::from_text(&s0(), DataType::Int8, ec)?,
+        Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
         Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
         _ => return Err(DbError::internal(format!("{f:?} is not a pure function"))),
     })

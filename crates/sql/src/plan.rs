@@ -356,7 +356,11 @@ pub fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String {
     match e {
         Expr::Const(v) => match v {
             nestor_types::Value::Text(s) => format!("'{s}'::text"),
-            v => crate::valops::to_text(v).unwrap_or_else(|| "NULL".into()),
+            v => crate::valops::to_text(
+                v,
+                &nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0),
+            )
+            .unwrap_or_else(|| "NULL".into()),
         },
         Expr::Param(i) => format!("${}", i + 1),
         Expr::Col(c) => colname(*c),

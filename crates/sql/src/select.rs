@@ -223,7 +223,7 @@ fn plan_setop(
         let t = b.common_type_at(&located, name)?;
         for (text, loc) in [llit, rlit].into_iter().flatten() {
             if !t.is_string() {
-                valops::cast(Value::Text(Arc::from(text)), t, false)
+                valops::cast(Value::Text(Arc::from(text)), t, false, &b.eval)
                     .map_err(|e| err_at(e, b.text, loc))?;
             }
         }

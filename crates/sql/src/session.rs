@@ -481,6 +481,7 @@ impl Session {
             session: self.info.pid,
             txn,
             snapshot,
+            eval: nestor_types::EvalCtx::new(self.settings.time_zone(), txn_start_us),
             settings: self.settings.view(),
             wait: WaitCtl {
                 lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),

@@ -612,6 +612,11 @@ impl SessionSettings {
     }
 
     /// A duration parameter in milliseconds (0 = disabled).
+    /// The session's TimeZone.
+    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
+        self.view().time_zone()
+    }
+
     pub fn millis(&self, name: &str) -> u64 {
         self.view
             .get(name)

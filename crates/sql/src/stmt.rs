@@ -14,7 +14,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 use parking_lot::RwLock;
-use pg_query::protobuf::{self as pb, RawStmt};
+use pg_query::protobuf::RawStmt;
 use pg_query::NodeEnum;
 
 use crate::bind::{self, Binder};
@@ -56,10 +56,6 @@ enum Kind {
     },
     /// DDL: executed from the parse tree.
     Ddl,
-    /// pgbench's partitioning probe, answered directly.
-    PgbenchPartitions {
-        table: String,
-    },
 }
 
 /// The plan in `Prepared.plan`.
@@ -104,13 +100,6 @@ pub fn prepare(
     hints: &[u32],
 ) -> Result<Prepared, DbError> {
     let version = engine.catalog.version();
-    // Constants are folded while planning: in this session's time zone
-    // (the thread may last have run another session's statement).
-    let tz = settings
-        .get("timezone")
-        .and_then(nestor_types::datetime::TimeZone::parse)
-        .unwrap_or(nestor_types::datetime::TimeZone::UTC);
-    crate::valops::set_time_zone(tz);
     let (kind, cols, params) = plan_stmt(engine, settings, text, stmt, hints)?;
     let param_types: Vec<u32> = params.iter().map(|t| t.resolve_unknown().oid()).collect();
     let columns = cols.as_deref().map(describe);
@@ -147,29 +136,6 @@ fn plan_stmt(
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<(Kind, Option<Vec<OutCol>>), DbError> {
     match n {
         NodeEnum::SelectStmt(sel) => {
-            if let Some(t) = pgbench_partition_probe(sel) {
-                let cols = vec![
-                    OutCol {
-                        name: "n".into(),
-                        ty: DataType::Int4,
-                        table_oid: 0,
-                        column_id: 0,
-                    },
-                    OutCol {
-                        name: "partstrat".into(),
-                        ty: DataType::Text,
-                        table_oid: 0,
-                        column_id: 0,
-                    },
-                    OutCol {
-                        name: "count".into(),
-                        ty: DataType::Int8,
-                        table_oid: 0,
-                        column_id: 0,
-                    },
-                ];
-                return Ok((Kind::PgbenchPartitions { table: t }, Some(cols)));
-            }
             let (plan, cols) = crate::select::plan_query(b, sel)?;
             Ok((Kind::Query { plan }, Some(cols)))
         }
@@ -242,44 +208,6 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<(Kind, Option<Vec<OutCol>>)
     }
 }
 
-/// pgbench (15) checks whether pgbench_accounts is partitioned with a
-/// catalog query using LATERAL and arrays; recognise it by shape.
-fn pgbench_partition_probe(sel: &pb::SelectStmt) -> Option<String> {
-    let first = sel.target_list.first()?;
-    let Some(NodeEnum::ResTarget(rt)) = first.node.as_ref() else {
-        return None;
-    };
-    let Some(NodeEnum::ColumnRef(c)) = rt.val.as_deref()?.node.as_ref() else {
-        return None;
-    };
-    let f = bind::names(&c.fields);
-    if f != ["o", "n"] || sel.target_list.len() != 3 {
-        return None;
-    }
-    let w = sel.where_clause.as_deref()?;
-    let mut found = None;
-    find_relname_const(w, &mut found);
-    found
-}
-
-fn find_relname_const(n: &pg_query::protobuf::Node, out: &mut Option<String>) {
-    match n.node.as_ref() {
-        Some(NodeEnum::BoolExpr(b)) => b.args.iter().for_each(|a| find_relname_const(a, out)),
-        Some(NodeEnum::AExpr(a)) => {
-            let l = a.lexpr.as_deref().and_then(|x| x.node.as_ref());
-            let r = a.rexpr.as_deref().and_then(|x| x.node.as_ref());
-            if let (Some(NodeEnum::ColumnRef(c)), Some(NodeEnum::AConst(k))) = (l, r) {
-                if bind::names(&c.fields).last().map(String::as_str) == Some("relname") {
-                    if let Some(pb::a_const::Val::Sval(s)) = &k.val {
-                        *out = Some(s.sval.clone());
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Execute a prepared statement.
 pub fn execute(
     ctx: &mut StatementCtx<'_>,
@@ -291,12 +219,6 @@ pub fn execute(
         .plan
         .downcast_ref::<StmtPlan>()
         .ok_or_else(|| DbError::internal("not a query engine plan"))?;
-    let tz = ctx
-        .settings
-        .get("timezone")
-        .and_then(nestor_types::datetime::TimeZone::parse)
-        .unwrap_or(nestor_types::datetime::TimeZone::UTC);
-    crate::valops::set_session(tz, ctx.txn_start_us);
     let kind = current_kind(ctx, sp)?;
     match kind.as_ref() {
         Kind::Ddl => exec_ddl(ctx, sp),
@@ -385,14 +307,6 @@ fn exec_kind(k: &Kind, ev: &mut Ev, sink: &mut dyn RowSink) -> Result<String, Db
             }
             Ok("EXPLAIN".into())
         }
-        Kind::PgbenchPartitions { table } => {
-            let mut n = 0;
-            if ev.ctx.engine.catalog.table(table).is_some() {
-                sink.row(vec![Value::Int4(1), Value::Null, Value::Int8(0)])?;
-                n = 1;
-            }
-            Ok(format!("SELECT {n}"))
-        }
         Kind::Ddl => Err(DbError::internal("DDL reached exec_kind")),
     }
 }
@@ -434,7 +348,6 @@ fn explain_kind(k: &Kind, out: &mut Vec<String>) {
             }
         }
         Kind::Explain { inner, .. } => explain_kind(inner, out),
-        Kind::PgbenchPartitions { .. } => out.push("Result".into()),
         Kind::Ddl => {}
     }
 }

@@ -561,11 +561,13 @@ fn execute_params(
     let row = out
         .pop()
         .ok_or_else(|| DbError::internal("EXECUTE arguments gave no row"))?;
+    let codec = s.codec();
+    let ec = nestor_types::EvalCtx::new(codec.tz, codec.now_us);
     row.into_iter()
         .zip(oids)
         .map(
             |(v, oid)| match nestor_types::datatype::DataType::from_oid(*oid) {
-                Some(ty) => crate::valops::cast(v, ty, false),
+                Some(ty) => crate::valops::cast(v, ty, false, &ec),
                 None => Ok(v),
             },
         )

@@ -2,42 +2,17 @@
 //! arithmetic and comparison, with PostgreSQL's error texts.
 //!
 //! This module is the one seam between the query engine and the types
-//! crate's value semantics: as `nestor-types` grows its own casts and
-//! operators, the bodies here delegate to it and nothing else changes.
+//! crate's value semantics. Everything that depends on the session (time
+//! zone, transaction timestamp) takes the statement's [`EvalCtx`]
+//! explicitly: no session state travels through thread-locals.
 
-use std::cell::Cell;
 use std::cmp::Ordering;
 
 use nestor_common::{DbError, SqlState};
 use nestor_types::context::EvalCtx;
 use nestor_types::datatype::DataType;
-use nestor_types::datetime::TimeZone;
 use nestor_types::ops::{self, BinaryOp};
 use nestor_types::{Numeric, Value};
-
-thread_local! {
-    static SESSION: Cell<EvalCtx> = Cell::new(EvalCtx::new(TimeZone::UTC, 0));
-}
-
-/// Set the session context (time zone, transaction start) for the
-/// statement running on this thread.
-pub fn set_session(time_zone: TimeZone, now: i64) {
-    SESSION.with(|s| s.set(EvalCtx::new(time_zone, now)));
-}
-
-/// Set the time zone of the session planning on this thread (the
-/// transaction start is set at execution).
-pub fn set_time_zone(time_zone: TimeZone) {
-    SESSION.with(|s| {
-        let now = s.get().now;
-        s.set(EvalCtx::new(time_zone, now))
-    });
-}
-
-/// The session context of the statement running on this thread.
-pub fn ctx() -> EvalCtx {
-    SESSION.with(Cell::get)
-}
 
 pub fn numeric_of(v: &Value) -> Option<Numeric> {
     match v {
@@ -61,21 +36,21 @@ pub fn type_of(v: &Value) -> DataType {
 }
 
 /// PostgreSQL's text output of a value (None for NULL).
-pub fn to_text(v: &Value) -> Option<String> {
+pub fn to_text(v: &Value, c: &EvalCtx) -> Option<String> {
     if v.is_null() {
         return None;
     }
-    Some(v.to_text(&ctx()))
+    Some(v.to_text(c))
 }
 
 /// Render for messages (the 23505 DETAIL): NULL shows as `null`.
-pub fn render(v: &Value) -> String {
-    to_text(v).unwrap_or_else(|| "null".into())
+pub fn render(v: &Value, c: &EvalCtx) -> String {
+    to_text(v, c).unwrap_or_else(|| "null".into())
 }
 
 /// PostgreSQL's input function: text to a value of `ty`.
-pub fn from_text(s: &str, ty: DataType) -> Result<Value, DbError> {
-    nestor_types::text::parse_text(ty, s, &ctx())
+pub fn from_text(s: &str, ty: DataType, c: &EvalCtx) -> Result<Value, DbError> {
+    nestor_types::text::parse_text(ty, s, c)
 }
 
 pub fn cannot_cast(from: DataType, to: DataType) -> DbError {
@@ -87,11 +62,11 @@ pub fn cannot_cast(from: DataType, to: DataType) -> DbError {
 
 /// Cast `v` to `ty`; `explicit` (CAST/::) truncates strings to their
 /// length, assignment (false) fails with 22001.
-pub fn cast(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbError> {
+pub fn cast(v: Value, ty: DataType, explicit: bool, c: &EvalCtx) -> Result<Value, DbError> {
     if v.is_null() || ty == DataType::Unknown {
         return Ok(v);
     }
-    nestor_types::cast::cast(&v, ty, explicit, &ctx())
+    nestor_types::cast::cast(&v, ty, explicit, c)
 }
 
 pub fn as_i64(v: &Value) -> Option<i64> {
@@ -119,8 +94,7 @@ pub enum Arith {
 }
 
 /// `a op b` (operands coerced by the binder; `ty` is the result type).
-pub fn arith(op: Arith, a: &Value, b: &Value, ty: DataType) -> Result<Value, DbError> {
-    let _ = ty;
+pub fn arith(op: Arith, a: &Value, b: &Value, c: &EvalCtx) -> Result<Value, DbError> {
     let bop = match op {
         Arith::Add => BinaryOp::Add,
         Arith::Sub => BinaryOp::Sub,
@@ -128,7 +102,7 @@ pub fn arith(op: Arith, a: &Value, b: &Value, ty: DataType) -> Result<Value, DbE
         Arith::Div => BinaryOp::Div,
         Arith::Mod => BinaryOp::Mod,
     };
-    ops::binary_op(bop, a, b, &ctx())
+    ops::binary_op(bop, a, b, c)
 }
 
 /// Unary minus.
@@ -137,20 +111,20 @@ pub fn negate(v: &Value) -> Result<Value, DbError> {
 }
 
 /// Compare two non-null values (of comparable types).
-pub fn compare(a: &Value, b: &Value) -> Ordering {
-    match ops::compare_in(a, b, &ctx(), "=") {
+pub fn compare(a: &Value, b: &Value, c: &EvalCtx) -> Ordering {
+    match ops::compare_in(a, b, c, "=") {
         Ok(Some(o)) => o,
         _ => a.cmp(b),
     }
 }
 
 /// Sort/group key comparison with NULLs last (ties broken as `compare`).
-pub fn compare_nulls_last(a: &Value, b: &Value) -> Ordering {
+pub fn compare_nulls_last(a: &Value, b: &Value, c: &EvalCtx) -> Ordering {
     match (a.is_null(), b.is_null()) {
         (true, true) => Ordering::Equal,
         (true, false) => Ordering::Greater,
         (false, true) => Ordering::Less,
-        (false, false) => compare(a, b),
+        (false, false) => compare(a, b, c),
     }
 }
 
@@ -175,13 +149,18 @@ mod tests {
 
     #[test]
     fn text_round_trips() {
-        assert_eq!(from_text("42", DataType::Int4).unwrap(), Value::Int4(42));
-        let e = from_text("x", DataType::Int4).unwrap_err();
+        let c = EvalCtx::utc_now();
+        assert_eq!(
+            from_text("42", DataType::Int4, &c).unwrap(),
+            Value::Int4(42)
+        );
+        let e = from_text("x", DataType::Int4, &c).unwrap_err();
         assert_eq!(e.message, "invalid input syntax for type integer: \"x\"");
         let e = cast(
             Value::Text("abcdef".into()),
             DataType::Varchar(Some(3)),
             false,
+            &c,
         )
         .unwrap_err();
         assert_eq!(e.code, SqlState::StringDataRightTruncation);
