@@ -21,6 +21,7 @@ use nestor_types::Value;
 use pg_query::protobuf::{self as pb, a_const, Node};
 use pg_query::NodeEnum;
 
+use crate::catalog::TableDef;
 use crate::exec_api::Settings;
 use crate::expr::{AggCall, AggFunc, BoolTest, Cmp, Expr, SubKind, SubQuery};
 use crate::functions::{self, Func};
@@ -1489,4 +1490,57 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg => T::Text,
     })
+}
+
+/// A CHECK constraint bound over its table's row (data columns, then the
+/// hidden system columns).
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
+/// the column's type; None when it has none.
+pub fn bind_default(
+    engine: &Engine,
+    settings: &Settings,
+    table: &TableDef,
+    col: usize,
+) -> Result<Option<Expr>, DbError> {
+    let c = &table.columns[col];
+    let Some(sql) = c.default.as_deref() else {
+        return Ok(None);
+    };
+    let node = crate::parse::parse_expr(sql)?;
+    let mut b = Binder::new(engine, settings, sql, &[]);
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(&node)?;
+    b.coerce_assign(e, t, c.ty).map(Some)
+}
+
+/// Bind a table's CHECK constraints (stored as SQL text) over its row.
+pub fn bind_checks(
+    engine: &Engine,
+    settings: &Settings,
+    table: &Arc<TableDef>,
+) -> Result<Vec<BoundCheck>, DbError> {
+    let mut out = Vec::with_capacity(table.checks.len());
+    for ch in &table.checks {
+        let node = crate::parse::parse_expr(&ch.expr)?;
+        let mut b = Binder::new(engine, settings, &ch.expr, &[]);
+        let mut scope = Scope::default();
+        crate::select::add_table(table.clone(), &table.name, &[], &mut 0, &mut scope);
+        b.scopes.push(scope);
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("check constraints");
+        let expr = b.bind_bool(&node, "CHECK")?;
+        out.push(BoundCheck {
+            name: ch.name.clone(),
+            expr,
+        });
+    }
+    Ok(out)
 }

@@ -129,7 +129,7 @@ pub fn create_table(
                         format!("column \"{}\" specified more than once", cd.colname),
                     ));
                 }
-                let (col, serial) = column_def(&mut b, cd, &mut indexes, &mut checks)?;
+                let (col, serial, _) = column_def(&mut b, cd, &mut indexes, &mut checks)?;
                 if let Some(t) = serial {
                     serials.push((columns.len(), t));
                 }
@@ -168,13 +168,10 @@ pub fn create_table(
             cycle: false,
             state: Mutex::new((1, false)),
             owned_by: Some((name.clone(), columns[pos].name.clone())),
+            temporary: persistence == Persistence::Temporary,
             dirty: std::sync::atomic::AtomicBool::new(true),
         });
-        columns[pos].default = Some(Expr::Func(
-            crate::functions::Func::Nextval,
-            vec![Expr::Const(Value::Text(Arc::from(seq_name.as_str())))],
-        ));
-        columns[pos].default_text = Some(format!("nextval('{seq_name}'::regclass)"));
+        columns[pos].default = Some(format!("nextval('{seq_name}'::regclass)"));
         owned.push(seq_name);
         new_seqs.push(seq);
     }
@@ -232,12 +229,16 @@ pub fn create_table(
     Ok("CREATE TABLE".into())
 }
 
+/// A column definition: the column, its serial type if it is one, and its
+/// bound DEFAULT (for ADD COLUMN's value of existing rows).
+type ColumnParts = (Column, Option<DataType>, Option<Expr>);
+
 fn column_def(
     b: &mut Binder,
     cd: &pb::ColumnDef,
     indexes: &mut Vec<PendingIndex>,
     checks: &mut Vec<PendingCheck>,
-) -> Result<(Column, Option<DataType>), DbError> {
+) -> Result<ColumnParts, DbError> {
     let tn = cd
         .type_name
         .as_ref()
@@ -258,12 +259,12 @@ fn column_def(
         ty,
         not_null: serial.is_some() || cd.is_not_null,
         default: None,
-        default_text: None,
         missing: Value::Null,
         dropped: false,
     };
+    let mut bound_default = None;
     if let Some(d) = &cd.raw_default {
-        set_default(b, &mut col, d)?;
+        bound_default = Some(set_default(b, &mut col, d)?);
     }
     for c in &cd.constraints {
         let NodeEnum::Constraint(con) = node(c)? else {
@@ -277,7 +278,7 @@ fn column_def(
                     .raw_expr
                     .as_deref()
                     .ok_or_else(|| DbError::internal("DEFAULT without expression"))?;
-                set_default(b, &mut col, d)?;
+                bound_default = Some(set_default(b, &mut col, d)?);
             }
             pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
                 indexes.push(PendingIndex {
@@ -307,10 +308,12 @@ fn column_def(
             _ => {}
         }
     }
-    Ok((col, serial))
+    Ok((col, serial, bound_default))
 }
 
-fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<(), DbError> {
+/// Bind a DEFAULT expression (so errors surface now), store its SQL text in
+/// the column, and return the bound expression.
+fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<Expr, DbError> {
     b.agg = AggCtx::NotAllowed("DEFAULT expressions");
     let (e, t) = b.bind(d).map_err(|e| {
         if e.code == SqlState::UndefinedColumn {
@@ -322,10 +325,21 @@ fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<(), DbError
             e
         }
     })?;
+    if contains_subquery(&e) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in DEFAULT expression",
+        ));
+    }
     let e = b.coerce_assign(e, t, col.ty)?;
-    col.default_text = Some(crate::plan::render_expr(&e, &|i| format!("${i}")));
-    col.default = Some(e);
-    Ok(())
+    col.default = Some(crate::parse::deparse_expr(d)?);
+    Ok(e)
+}
+
+fn contains_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
+    found
 }
 
 fn table_constraint(
@@ -378,6 +392,12 @@ fn bind_checks(
         b.outer_refs.push(None);
         b.agg = AggCtx::NotAllowed("check constraints");
         let expr = b.bind_bool(&pc.expr, "CHECK")?;
+        if contains_subquery(&expr) {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot use subquery in check constraint",
+            ));
+        }
         let first_col = pc.column.clone().or_else(|| {
             expr.columns()
                 .first()
@@ -388,7 +408,10 @@ fn bind_checks(
             Some(c) => format!("{}_{}_check", def.name, c),
             None => format!("{}_check", def.name),
         });
-        out.push(Check { name, expr });
+        out.push(Check {
+            name,
+            expr: crate::parse::deparse_expr(&pc.expr)?,
+        });
     }
     Ok(out)
 }
@@ -780,6 +803,7 @@ pub fn create_sequence(ctx: &mut StatementCtx, cs: &pb::CreateSeqStmt) -> Result
         cycle,
         state: Mutex::new((start, false)),
         owned_by: None,
+        temporary: rv.relpersistence == "t",
         dirty: std::sync::atomic::AtomicBool::new(true),
     });
     ctx.engine
@@ -929,7 +953,7 @@ fn alter_cmd(
             let mut b = binder(ctx, text);
             let mut idx = Vec::new();
             let mut checks = Vec::new();
-            let (mut col, serial) = column_def(&mut b, cd, &mut idx, &mut checks)?;
+            let (mut col, serial, bound_default) = column_def(&mut b, cd, &mut idx, &mut checks)?;
             if serial.is_some() {
                 return Err(DbError::unsupported("ADD COLUMN of type serial"));
             }
@@ -939,7 +963,7 @@ fn alter_cmd(
                 ));
             }
             let mut ev_missing = Value::Null;
-            if let Some(d) = &col.default {
+            if let Some(d) = &bound_default {
                 if !d.is_row_independent() {
                     return Err(DbError::unsupported("ADD COLUMN with a volatile default"));
                 }
@@ -994,7 +1018,12 @@ fn alter_cmd(
                 .drain(..)
                 .partition(|i| i.columns.contains(&pos));
             new.indexes = keep;
-            new.checks.retain(|c| !c.expr.columns().contains(&pos));
+            let bound = crate::bind::bind_checks(ctx.engine, ctx.settings, def)?;
+            new.checks.retain(|c| {
+                !bound
+                    .iter()
+                    .any(|b| b.name == c.name && b.expr.columns().contains(&pos))
+            });
             for g in gone {
                 def.storage.drop_index(g.oid);
             }
@@ -1061,10 +1090,7 @@ fn alter_cmd(
                     let mut b = binder(ctx, text);
                     set_default(&mut b, &mut new.columns[pos], d)?;
                 }
-                None => {
-                    new.columns[pos].default = None;
-                    new.columns[pos].default_text = None;
-                }
+                None => new.columns[pos].default = None,
             }
             put(ctx, new)
         }
@@ -1074,12 +1100,13 @@ fn alter_cmd(
 }
 
 fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
+    let checks = crate::bind::bind_checks(ctx.engine, ctx.settings, &Arc::new(def.clone()))?;
     let snap = ctx.snapshot;
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
     let mut ev = crate::expr::Ev::new(ctx, &[]);
     for t in rows {
         let row = crate::exec::scan_row(&t, def);
-        for ch in &def.checks {
+        for ch in &checks {
             if crate::expr::truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
                 return Err(DbError::new(
                     SqlState::CheckViolation,

@@ -26,7 +26,7 @@ use nestor_types::Value;
 use pg_query::protobuf::{self as pb, Node};
 use pg_query::NodeEnum;
 
-use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope};
+use crate::bind::{self, node, relname, req, AggCtx, Binder, BoundCheck, Scope};
 use crate::catalog::TableDef;
 use crate::exec::{self, Row};
 use crate::exec_api::{RowSink, StatementCtx};
@@ -60,6 +60,9 @@ pub struct InsertPlan {
     pub source: Plan,
     /// Table positions the source's columns go to.
     pub targets: Vec<usize>,
+    /// DEFAULT expressions of the columns the source does not give.
+    pub defaults: Vec<(usize, Expr)>,
+    pub checks: Vec<BoundCheck>,
     pub conflict: Option<Conflict>,
     pub returning: Option<Returning>,
 }
@@ -73,6 +76,7 @@ pub struct ModifyPlan {
     pub recheck: Option<Expr>,
     /// UPDATE: (column, new value over the input row); empty for DELETE.
     pub sets: Vec<(usize, Expr)>,
+    pub checks: Vec<BoundCheck>,
     pub returning: Option<Returning>,
     pub delete: bool,
 }
@@ -185,10 +189,20 @@ pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, D
     let returning = bind_returning(b, &ins.returning_list);
     b.scopes.pop();
     b.outer_refs.pop();
+    let mut defaults = Vec::new();
+    for (i, _) in table.live_columns() {
+        if !targets.contains(&i) {
+            if let Some(e) = bind::bind_default(b.engine, b.settings, &table, i)? {
+                defaults.push((i, e));
+            }
+        }
+    }
     Ok(InsertPlan {
+        checks: bind::bind_checks(b.engine, b.settings, &table)?,
         table,
         source,
         targets,
+        defaults,
         conflict,
         returning: returning?,
     })
@@ -343,12 +357,8 @@ fn plan_insert_values(
             let col = targets[i];
             let ty = table.columns[col].ty;
             if matches!(node(item)?, NodeEnum::SetToDefault(_)) {
-                row.push(
-                    table.columns[col]
-                        .default
-                        .clone()
-                        .unwrap_or(Expr::Const(Value::Null)),
-                );
+                let d = bind::bind_default(b.engine, b.settings, table, col)?;
+                row.push(d.unwrap_or(Expr::Const(Value::Null)));
                 continue;
             }
             let item_loc = bind::expr_location(node(item)?);
@@ -482,9 +492,7 @@ fn bind_sets(
         let col = column_of(table, &rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
         let ty = table.columns[col].ty;
         let e = if matches!(node(val)?, NodeEnum::SetToDefault(_)) {
-            table.columns[col]
-                .default
-                .clone()
+            bind::bind_default(b.engine, b.settings, table, col)?
                 .unwrap_or(Expr::Const(Value::Null))
         } else {
             let val_loc = bind::expr_location(node(val)?);
@@ -549,12 +557,18 @@ fn plan_modify(
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
         let (plan, rest) = select::build(b, tree, conj, None)?;
         let input = select::with_filter(plan, rest);
+        let checks = if delete {
+            Vec::new()
+        } else {
+            bind::bind_checks(b.engine, b.settings, &table)?
+        };
         Ok(ModifyPlan {
             table: table.clone(),
             offset: 0,
             input,
             recheck,
             sets,
+            checks,
             returning,
             delete,
         })
@@ -613,7 +627,12 @@ fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> S
 }
 
 /// NOT NULL and CHECK constraints on a full table row (data columns only).
-pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbError> {
+pub fn check_row(
+    table: &TableDef,
+    checks: &[BoundCheck],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -628,12 +647,12 @@ pub fn check_row(table: &TableDef, row: &[Value], ev: &mut Ev) -> Result<(), DbE
             .with_column(c.name.as_str()));
         }
     }
-    if table.checks.is_empty() {
+    if checks.is_empty() {
         return Ok(());
     }
     let mut padded = row.to_vec();
     padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
-    for ch in &table.checks {
+    for ch in checks {
         if crate::expr::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
             return Err(DbError::new(
                 SqlState::CheckViolation,
@@ -671,20 +690,21 @@ fn emit_returning(
 }
 
 /// Build a full table row from source values, filling defaults.
-fn build_row(table: &TableDef, targets: &[usize], vals: Row, ev: &mut Ev) -> Result<Row, DbError> {
-    let n = table.columns.len();
-    let mut row = vec![Value::Null; n];
-    let mut given = vec![false; n];
+fn build_row(
+    table: &TableDef,
+    targets: &[usize],
+    defaults: &[(usize, Expr)],
+    vals: Row,
+    ev: &mut Ev,
+) -> Result<Row, DbError> {
+    let mut row = vec![Value::Null; table.columns.len()];
     for (v, &t) in vals.into_iter().zip(targets) {
         row[t] = v;
-        given[t] = true;
     }
-    for (i, c) in table.columns.iter().enumerate() {
-        if !given[i] && !c.dropped {
-            if let Some(d) = &c.default {
-                row[i] = valops::cast(d.eval(&[], ev)?, c.ty, false, &ev.ctx.eval)?;
-            }
-        }
+    for (i, d) in defaults {
+        debug_assert!(!targets.contains(i), "a default for a given column");
+        let v = d.eval(&[], ev)?;
+        row[*i] = valops::cast(v, table.columns[*i].ty, false, &ev.ctx.eval)?;
     }
     Ok(row)
 }
@@ -704,8 +724,8 @@ pub fn exec_insert(p: &InsertPlan, ev: &mut Ev, sink: &mut dyn RowSink) -> Resul
     })?;
     let mut count = 0;
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, vals, ev)?;
-        check_row(&p.table, &row, ev)?;
+        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        check_row(&p.table, &p.checks, &row, ev)?;
         if insert_one(p, row, ev, sink)? {
             count += 1;
         }
@@ -890,7 +910,7 @@ fn conflict_update(
         for (c, e) in sets {
             new[*c] = e.eval(&input, ev)?;
         }
-        check_row(t, &new, ev)?;
+        check_row(t, &p.checks, &new, ev)?;
         match t
             .storage
             .update(
@@ -979,7 +999,7 @@ fn modify_one(
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?
         } else {
             let new = new_values(p, &row, ev)?;
-            check_row(t, &new, ev)?;
+            check_row(t, &p.checks, &new, ev)?;
             let r = t
                 .storage
                 .update(
@@ -1032,10 +1052,14 @@ pub struct CopyTarget {
     pub types: Vec<DataType>,
     /// Names of the data's columns.
     pub names: Vec<String>,
+    /// DEFAULT expressions of the other columns.
+    pub defaults: Vec<(usize, Expr)>,
+    pub checks: Vec<BoundCheck>,
 }
 
 pub fn copy_target(
     engine: &crate::session::Engine,
+    settings: &crate::exec_api::Settings,
     table: &str,
     columns: &[String],
 ) -> Result<CopyTarget, DbError> {
@@ -1053,7 +1077,17 @@ pub fn copy_target(
             .map(|c| column_of(&t, c))
             .collect::<Result<_, _>>()?
     };
+    let mut defaults = Vec::new();
+    for (i, _) in t.live_columns() {
+        if !cols.contains(&i) {
+            if let Some(e) = bind::bind_default(engine, settings, &t, i)? {
+                defaults.push((i, e));
+            }
+        }
+    }
     Ok(CopyTarget {
+        checks: bind::bind_checks(engine, settings, &t)?,
+        defaults,
         types: cols.iter().map(|&c| t.columns[c].ty).collect(),
         names: cols.iter().map(|&c| t.columns[c].name.clone()).collect(),
         columns: cols,
@@ -1077,8 +1111,8 @@ pub fn copy_insert(
             .zip(&target.types)
             .map(|(v, ty)| valops::cast(v, *ty, false, &ev.ctx.eval))
             .collect::<Result<_, _>>()?;
-        let row = build_row(t, &target.columns, vals, &mut ev)?;
-        check_row(t, &row, &mut ev)?;
+        let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
+        check_row(t, &target.checks, &row, &mut ev)?;
         t.storage
             .insert(ev.ctx.txn, Arc::from(row), &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;

@@ -8,17 +8,18 @@
 //! - **What is logged.** A transaction's redo is generated at commit from its
 //!   undo log (final row images, see `nestor_storage::redo`) and appended to
 //!   the WAL under the commit sequencer, so the WAL holds committed
-//!   transactions only, in commit order. Schema changes are logged as the
-//!   statement's SQL text plus the relation OIDs it allocated
-//!   ([`CatalogRecord::Statement`]); recovery re-executes the statement with
-//!   the same OIDs forced, so later row redo finds its tables. Sequences are
-//!   not transactional: every commit carries the state of the sequences
-//!   advanced since the previous commit ([`CatalogRecord::Sequences`]);
-//!   replay keeps the maximum.
+//!   transactions only, in commit order. Schema changes are logged as typed
+//!   catalog records describing their result ([`CatalogRecord::PutTable`]
+//!   carries the whole new definition with its OIDs); recovery installs
+//!   them with `Catalog::replay`, so later row redo finds its tables and no
+//!   SQL is executed. Sequences are not transactional: every commit carries
+//!   the state of the sequences advanced since the previous commit
+//!   ([`CatalogRecord::Sequences`]); replay keeps the maximum.
 //! - **Checkpoints** are written from an MVCC snapshot at a cut `(csn, lsn)`
 //!   taken under the commit sequencer (every commit ≤ csn lies before lsn in
 //!   the WAL), while writers continue. DDL waits for a running checkpoint
-//!   (the DDL gate), so the catalog image matches the cut. The file is
+//!   (the catalog's DDL gate), so the catalog image — the current catalog
+//!   as records, no history — matches the cut. The file is
 //!   written to a temporary name, fsynced, renamed, and the directory
 //!   fsynced; then WAL segments before the cut are removed.
 //! - **Recovery** loads the newest checkpoint (a bad checksum stops startup
@@ -37,7 +38,6 @@
 //!   DIR/checkpoint.tmp         a checkpoint being written (ignored)
 //! ```
 
-use std::cell::RefCell;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -45,15 +45,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nestor_common::{Csn, DbError, RelId, RowId, SessionId, SqlState, Xid};
+use nestor_catalog::CatalogRecord;
+use nestor_common::{Csn, DbError, RelId, RowId, SqlState, Xid};
 use nestor_storage::redo::{self, Reader, RedoOp};
 use nestor_txn::{CommitLog, RedoBuffer, Snapshot};
 use nestor_wal::{Wal, WalError};
-use parking_lot::{Mutex, RwLock};
+use parking_lot::RwLock;
 
 use crate::engine::Engine;
-use crate::protocol::{BackendMsg, FrontendMsg};
-use crate::session::{Session, SessionInfo};
 
 /// Default checkpoint_timeout.
 pub const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
@@ -62,7 +61,9 @@ pub const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
 pub const MAX_WAL_BYTES_DEFAULT: u64 = 1 << 30;
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"NESTORCK";
-const CHECKPOINT_VERSION: u32 = 1;
+/// Version 2: the catalog as typed records (version 1 held DDL history as
+/// SQL text and is refused).
+const CHECKPOINT_VERSION: u32 = 2;
 
 // ----- the WAL behind a switch ----------------------------------------------
 
@@ -150,296 +151,22 @@ fn wal_error(e: WalError) -> DbError {
     DbError::new(SqlState::DataCorrupted, e.to_string())
 }
 
-// ----- catalog records ------------------------------------------------------
-
-/// The catalog's redo, carried in `RedoOp::Ddl`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CatalogRecord {
-    /// A DDL statement and the relation OIDs it allocated, in order.
-    Statement { sql: String, oids: Vec<u32> },
-    /// Sequence states: (name, last value, is_called).
-    Sequences(Vec<(String, i64, bool)>),
-}
-
-impl CatalogRecord {
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        match self {
-            CatalogRecord::Statement { sql, oids } => {
-                out.push(1);
-                out.extend_from_slice(&(oids.len() as u32).to_le_bytes());
-                for o in oids {
-                    out.extend_from_slice(&o.to_le_bytes());
-                }
-                put_str(&mut out, sql);
-            }
-            CatalogRecord::Sequences(seqs) => {
-                out.push(2);
-                out.extend_from_slice(&(seqs.len() as u32).to_le_bytes());
-                for (name, last, called) in seqs {
-                    put_str(&mut out, name);
-                    out.extend_from_slice(&last.to_le_bytes());
-                    out.push(*called as u8);
-                }
-            }
-        }
-        out
-    }
-
-    pub fn decode(buf: &[u8]) -> Result<CatalogRecord, String> {
-        let mut r = Reader::new(buf);
-        let rec = match r.u8()? {
-            1 => {
-                let n = r.u32()? as usize;
-                let oids = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
-                CatalogRecord::Statement {
-                    sql: get_str(&mut r)?,
-                    oids,
-                }
-            }
-            2 => {
-                let n = r.u32()? as usize;
-                let mut seqs = Vec::new();
-                for _ in 0..n {
-                    let name = get_str(&mut r)?;
-                    let last = r.u64()? as i64;
-                    let called = r.u8()? != 0;
-                    seqs.push((name, last, called));
-                }
-                CatalogRecord::Sequences(seqs)
-            }
-            t => return Err(format!("unknown catalog record {t}")),
-        };
-        if !r.at_end() {
-            return Err("trailing bytes after catalog record".into());
-        }
-        Ok(rec)
-    }
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn get_str(r: &mut Reader<'_>) -> Result<String, String> {
-    let n = r.u32()? as usize;
-    String::from_utf8(r.bytes(n)?.to_vec()).map_err(|_| "invalid UTF-8 in catalog record".into())
-}
-
-// ----- DDL capture ----------------------------------------------------------
-
-/// What one DDL statement did, for its redo: the text and the OIDs it
-/// allocated. Shared by the statement's first catalog undo entry.
-#[derive(Debug, Default)]
-pub struct Capture {
-    pub sql: String,
-    pub oids: Vec<u32>,
-    /// TEMP objects are not logged (they do not survive a restart).
-    pub skip: bool,
-    attached: bool,
-}
-
-/// The open capture of the statement running on this thread, with its
-/// transaction's hold on the DDL gate.
-type OpenCapture = (Arc<Mutex<Capture>>, Arc<DdlGateGuard>);
-
-thread_local! {
-    static CAPTURE: RefCell<Option<OpenCapture>> = const { RefCell::new(None) };
-}
-
-/// Keeps checkpoints and catalog changes apart: every transaction that
-/// changed the catalog holds a token until it ends; a checkpoint waits until
-/// no token is held, then runs its cut while new DDL waits. So a
-/// checkpoint's catalog image never contains uncommitted DDL nor misses DDL
-/// committed before its cut. (A checkpoint can be delayed by a stream of
-/// DDL transactions; DDL waits at most for one checkpoint's cut.)
-#[derive(Default)]
-pub struct DdlGate {
-    state: Mutex<GateState>,
-    cv: parking_lot::Condvar,
-}
-
-#[derive(Default)]
-struct GateState {
-    tokens: usize,
-    checkpoint_running: bool,
-}
-
-impl DdlGate {
-    fn enter(self: &Arc<Self>) -> DdlGateGuard {
-        let mut st = self.state.lock();
-        while st.checkpoint_running {
-            self.cv.wait(&mut st);
-        }
-        st.tokens += 1;
-        DdlGateGuard(self.clone())
-    }
-
-    /// Run `f` with no catalog change in flight, waiting at most `wait`
-    /// (None: as long as it takes) for the transactions holding tokens to
-    /// end. Returns None if the wait ran out.
-    fn exclusive<T>(&self, wait: Option<Duration>, f: impl FnOnce() -> T) -> Option<T> {
-        let deadline = wait.map(|w| Instant::now() + w);
-        let mut st = self.state.lock();
-        while st.tokens > 0 || st.checkpoint_running {
-            match deadline {
-                Some(d) => {
-                    if self.cv.wait_until(&mut st, d).timed_out() {
-                        return None;
-                    }
-                }
-                None => self.cv.wait(&mut st),
-            }
-        }
-        st.checkpoint_running = true;
-        drop(st);
-        let r = f();
-        self.state.lock().checkpoint_running = false;
-        self.cv.notify_all();
-        Some(r)
-    }
-}
-
-/// A DDL transaction's hold on the gate, released when dropped (at the
-/// transaction's end, with its undo log).
-pub struct DdlGateGuard(Arc<DdlGate>);
-
-impl Drop for DdlGateGuard {
-    fn drop(&mut self) {
-        let mut st = self.0.state.lock();
-        st.tokens -= 1;
-        if st.tokens == 0 {
-            self.0.cv.notify_all();
-        }
-    }
-}
-
-impl std::fmt::Debug for DdlGateGuard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DdlGateGuard")
-    }
-}
-
-/// Runs `f` (one DDL statement's execution) with a capture open.
-pub fn capture_ddl<T>(engine: &Engine, sql: &str, f: impl FnOnce() -> T) -> T {
-    let guard = Arc::new(engine.ddl_gate.enter());
-    let cap = Arc::new(Mutex::new(Capture {
-        sql: sql.trim().to_string(),
-        ..Capture::default()
-    }));
-    CAPTURE.with(|c| *c.borrow_mut() = Some((cap, guard)));
-    let r = f();
-    CAPTURE.with(|c| *c.borrow_mut() = None);
-    r
-}
-
-/// Called by the catalog's OID allocator.
-pub fn note_oid(oid: RelId) {
-    CAPTURE.with(|c| {
-        if let Some((cap, _)) = c.borrow().as_ref() {
-            cap.lock().oids.push(oid.0);
-        }
-    });
-}
-
-/// Called when a TEMP object is created: the statement is not logged.
-pub fn skip_logging() {
-    CAPTURE.with(|c| {
-        if let Some((cap, _)) = c.borrow().as_ref() {
-            cap.lock().skip = true;
-        }
-    });
-}
-
-/// For the catalog's undo entry: the capture (only the statement's first
-/// entry gets it, so the statement is logged once) and the gate guard.
-pub fn attach() -> (Option<Arc<Mutex<Capture>>>, Option<Arc<DdlGateGuard>>) {
-    CAPTURE.with(|c| match c.borrow().as_ref() {
-        Some((cap, guard)) => {
-            let first = !std::mem::replace(&mut cap.lock().attached, true);
-            (first.then(|| cap.clone()), Some(guard.clone()))
-        }
-        None => (None, None),
-    })
-}
-
-/// The redo bytes of a capture (None for TEMP objects).
-pub fn capture_redo(cap: &Mutex<Capture>) -> Option<Vec<u8>> {
-    let c = cap.lock();
-    (!c.skip).then(|| {
-        CatalogRecord::Statement {
-            sql: c.sql.clone(),
-            oids: c.oids.clone(),
-        }
-        .encode()
-    })
-}
-
 // ----- recovery -------------------------------------------------------------
 
-/// A session used to re-execute logged DDL during recovery.
-struct Replayer {
-    session: Session,
-}
-
-impl Replayer {
-    fn new(engine: &Arc<Engine>) -> Result<Replayer, DbError> {
-        let info = SessionInfo {
-            pid: SessionId(0),
-            secret_key: 0,
-            user: "nestor".into(),
-            database: "postgres".into(),
-            application_name: "recovery".into(),
-            client_addr: None,
-            startup_params: Vec::new(),
-        };
-        Ok(Replayer {
-            session: Session::new(engine.clone(), info)?,
-        })
-    }
-
-    fn statement(&mut self, engine: &Engine, sql: &str, oids: &[u32]) -> Result<(), DbError> {
-        engine.catalog.force_oids(oids);
-        let mut out = Vec::new();
-        self.session
-            .handle(FrontendMsg::Query(sql.to_string()), &mut out);
-        engine.catalog.force_oids(&[]);
-        for m in out {
-            if let BackendMsg::Error(e) = m {
-                return Err(DbError::new(
-                    SqlState::DataCorrupted,
-                    format!(
-                        "recovery could not replay a logged statement ({sql}): {}",
-                        e.message
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
-
-fn apply_catalog(engine: &Engine, replayer: &mut Replayer, bytes: &[u8]) -> Result<(), DbError> {
+fn apply_catalog(engine: &Engine, bytes: &[u8]) -> Result<(), DbError> {
     let rec = CatalogRecord::decode(bytes).map_err(corrupt)?;
-    match rec {
-        CatalogRecord::Statement { sql, oids } => replayer.statement(engine, &sql, &oids),
-        CatalogRecord::Sequences(seqs) => {
-            engine.catalog.restore_sequences(&seqs);
-            Ok(())
-        }
-    }
+    engine.catalog.replay(rec, &engine.store).map_err(corrupt)
 }
 
 fn corrupt(why: String) -> DbError {
     DbError::new(SqlState::DataCorrupted, format!("corrupt redo: {why}"))
 }
 
-fn apply_op(engine: &Engine, replayer: &mut Replayer, op: RedoOp) -> Result<(), DbError> {
+fn apply_op(engine: &Engine, op: RedoOp) -> Result<(), DbError> {
     match op {
         RedoOp::Put { rel, row, values } => table_for(engine, rel)?.recover_put(row, values),
         RedoOp::Delete { rel, row } => table_for(engine, rel)?.recover_delete(row),
-        RedoOp::Ddl(bytes) => apply_catalog(engine, replayer, &bytes)?,
+        RedoOp::Ddl(bytes) => apply_catalog(engine, &bytes)?,
     }
     Ok(())
 }
@@ -467,16 +194,15 @@ pub struct RecoveryReport {
 pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, DbError> {
     let started = Instant::now();
     let dir = engine.config.data_dir.clone();
-    let mut replayer = Replayer::new(engine)?;
     let mut report = RecoveryReport::default();
     let mut next_xid = 1u64;
     let mut last_csn = Csn::BOOTSTRAP.0;
     let mut from_lsn = 0;
     if let Some(ck) = read_checkpoint(&dir.join("checkpoint"))? {
-        for stmt in &ck.ddl {
-            apply_catalog(engine, &mut replayer, stmt)?;
+        for rec in &ck.ddl {
+            apply_catalog(engine, rec)?;
         }
-        apply_catalog(engine, &mut replayer, &ck.sequences)?;
+        apply_catalog(engine, &ck.sequences)?;
         for (rel, row_ids, rows) in ck.tables {
             let t = table_for(engine, rel)?;
             t.reserve_row_ids(row_ids);
@@ -506,7 +232,7 @@ pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, 
                 redo::decode_ops(&pending).map_err(|e| format!("transaction {}: {e}", rec.xid))?;
             pending.clear();
             for op in ops {
-                if let Err(e) = apply_op(engine, &mut replayer, op) {
+                if let Err(e) = apply_op(engine, op) {
                     failure = Some(e);
                     break;
                 }
@@ -524,7 +250,6 @@ pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, 
     for t in engine.store.tables() {
         t.rebuild_indexes();
     }
-    drop(replayer);
     engine
         .txn
         .advance_after_recovery(Xid(next_xid), Csn(last_csn));
@@ -591,14 +316,19 @@ pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, 
         None => engine.checkpoint_lock.lock(),
     };
     let slot = engine.txn.register_slot();
-    let cut = engine.ddl_gate.exclusive(gate_wait, || {
+    let cut = engine.catalog.gate().exclusive(gate_wait, || {
         let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
         engine.txn.hold_horizon(&slot, csn);
         (
             csn,
             lsn,
-            engine.catalog.committed_ddl(),
-            engine.catalog.sequence_record().encode(),
+            engine
+                .catalog
+                .image()
+                .iter()
+                .map(CatalogRecord::encode)
+                .collect::<Vec<_>>(),
+            engine.catalog.sequence_states().encode(),
             engine.catalog.logged_storage(),
             engine.catalog.next_oid(),
             engine.txn.next_xid().0,

@@ -57,9 +57,6 @@ pub struct Engine {
     pub sessions: Registry,
     /// The commit log (the WAL once recovery has finished).
     pub log: Arc<SwitchLog>,
-    /// Shared by transactions that changed the catalog; exclusive for a
-    /// checkpoint's cut (see durable.rs).
-    pub ddl_gate: Arc<durable::DdlGate>,
     pub(crate) checkpoint_lock: Mutex<()>,
     pub(crate) stopping: durable::StopFlag,
     checkpoint_lsn: AtomicU64,
@@ -87,7 +84,6 @@ impl Engine {
             catalog,
             sessions,
             log: log.clone(),
-            ddl_gate: Arc::new(durable::DdlGate::default()),
             checkpoint_lock: Mutex::new(()),
             stopping: Arc::new(AtomicBool::new(false)),
             checkpoint_lsn: AtomicU64::new(0),

@@ -215,10 +215,14 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![Some(T::Int4), int8][..n].to_vec(),
             T::Bool,
         ),
-        ("nextval", 1) => r(Func::Nextval, vec![text], T::Int8),
-        ("currval", 1) => r(Func::Currval, vec![text], T::Int8),
-        ("setval", 2) => r(Func::Setval, vec![text, int8], T::Int8),
-        ("setval", 3) => r(Func::Setval, vec![text, int8, Some(T::Bool)], T::Int8),
+        ("nextval", 1) => r(Func::Nextval, vec![regclass(args)], T::Int8),
+        ("currval", 1) => r(Func::Currval, vec![regclass(args)], T::Int8),
+        ("setval", 2) => r(Func::Setval, vec![regclass(args), int8], T::Int8),
+        ("setval", 3) => r(
+            Func::Setval,
+            vec![regclass(args), int8, Some(T::Bool)],
+            T::Int8,
+        ),
         ("lastval", 0) => r(Func::Lastval, none(), T::Int8),
         ("abs", 1) => {
             let t = numeric_result(args[0]);
@@ -285,6 +289,15 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("strpos", 2) => r(Func::Strpos, vec![text, text], T::Int4),
         ("to_char", _) => r(Func::ToCharSimple, vec![None; n], T::Text),
         _ => library(name, args),
+    }
+}
+
+/// A sequence function's regclass argument: an OID (`'s'::regclass`, as
+/// stored defaults say) stays one; anything else is a name as text.
+fn regclass(args: &[DataType]) -> Option<DataType> {
+    match args.first() {
+        Some(DataType::Oid) => None,
+        _ => Some(DataType::Text),
     }
 }
 
@@ -586,8 +599,17 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             )
         });
     }
-    let name = text(&args[0], &ev.ctx.eval).unwrap_or_default();
-    let seq = seq_by_name(&name, ev)?;
+    let seq = match &args[0] {
+        Value::Int8(oid) => catalog
+            .sequence_by_oid(nestor_common::RelId(*oid as u32))
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedTable,
+                    format!("could not open relation with OID {oid}"),
+                )
+            })?,
+        v => seq_by_name(&text(v, &ev.ctx.eval).unwrap_or_default(), ev)?,
+    };
     match f {
         Func::Nextval => {
             let v = seq.next()?;

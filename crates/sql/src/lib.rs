@@ -2,7 +2,7 @@
 //! planning and execution over the storage engine and transaction manager.
 
 pub mod bind;
-pub mod catalog;
+pub use nestor_catalog as catalog;
 pub mod ddl;
 pub mod dml;
 pub mod durable;

@@ -86,6 +86,49 @@ unsafe fn decode_result(result: &PgQueryProtobufParseResult) -> Result<Vec<RawSt
     Ok(parsed.stmts)
 }
 
+/// SQL text of one expression node (PostgreSQL's deparser, through
+/// libpg_query): how DEFAULT and CHECK expressions are stored.
+pub fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String, DbError> {
+    use pg_query::protobuf::{node::Node as N, Node, ResTarget, SelectStmt};
+    let target = Node {
+        node: Some(N::ResTarget(Box::new(ResTarget {
+            val: Some(Box::new(expr.clone())),
+            location: -1,
+            ..Default::default()
+        }))),
+    };
+    let select = SelectStmt {
+        target_list: vec![target],
+        limit_option: pg_query::protobuf::LimitOption::Default as i32,
+        op: pg_query::protobuf::SetOperation::SetopNone as i32,
+        ..Default::default()
+    };
+    let sql = N::SelectStmt(Box::new(select))
+        .deparse()
+        .map_err(|e| DbError::internal(format!("could not deparse an expression: {e}")))?;
+    sql.strip_prefix("SELECT ")
+        .map(str::to_string)
+        .ok_or_else(|| DbError::internal(format!("unexpected deparser output: {sql}")))
+}
+
+/// Parse one stored expression (the text [`deparse_expr`] produced).
+pub fn parse_expr(sql: &str) -> Result<pg_query::protobuf::Node, DbError> {
+    use pg_query::protobuf::node::Node as N;
+    let stmts = parse_sql(&format!("SELECT {sql}"))?;
+    let stmt = stmts.into_iter().next().and_then(|s| s.stmt);
+    let expr = match stmt.and_then(|n| n.node) {
+        Some(N::SelectStmt(sel)) if sel.target_list.len() == 1 => {
+            match sel.target_list.into_iter().next().and_then(|t| t.node) {
+                Some(N::ResTarget(rt)) => rt.val,
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    expr.map(|e| *e)
+        .ok_or_else(|| DbError::internal(format!("stored expression is not one expression: {sql}")))
+}
+
 /// The 1-based character position of 1-based byte position `byte_pos`.
 fn char_position(text: &str, byte_pos: usize) -> u32 {
     let b = byte_pos.saturating_sub(1).min(text.len());
@@ -119,5 +162,18 @@ mod tests {
         assert_eq!(e.position, Some(12));
         let e = parse_sql("select 'é' a b").unwrap_err();
         assert_eq!(e.position, Some(14));
+    }
+
+    #[test]
+    fn stored_expressions_round_trip() {
+        for sql in [
+            "nextval('t_id_seq'::regclass)",
+            "a > 0 AND b IS NOT NULL",
+            "'x'",
+        ] {
+            let text = deparse_expr(&parse_expr(sql).unwrap()).unwrap();
+            assert_eq!(deparse_expr(&parse_expr(&text).unwrap()).unwrap(), text);
+            assert_eq!(text, sql);
+        }
     }
 }

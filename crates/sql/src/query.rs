@@ -71,10 +71,11 @@ pub fn execute(
 /// when `columns` is empty).
 pub fn copy_target(
     engine: &Engine,
+    settings: &Settings,
     table: &str,
     columns: &[String],
 ) -> Result<CopyTarget, DbError> {
-    crate::dml::copy_target(engine, table, columns)
+    crate::dml::copy_target(engine, settings, table, columns)
 }
 
 /// Insert rows parsed from COPY data (one value per target column, already of

@@ -593,7 +593,7 @@ fn pgbench_shapes() {
     db.ok("create table pgbench_branches(bid int not null, bbalance int, filler char(88)) with (fillfactor=100)");
     db.ok("create table pgbench_history(tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))");
     db.ok("insert into pgbench_branches(bid,bbalance) values(1,0)");
-    let target = query::copy_target(&db.engine, "pgbench_accounts", &[]).unwrap();
+    let target = query::copy_target(&db.engine, &db.settings, "pgbench_accounts", &[]).unwrap();
     let mut t = db.begin(Isolation::ReadCommitted);
     let snapshot = t.start_statement().unwrap();
     let mut notices = Vec::new();

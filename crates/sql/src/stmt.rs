@@ -369,19 +369,7 @@ fn exec_ddl(ctx: &mut StatementCtx<'_>, sp: &StmtPlan) -> Result<String, DbError
         ));
     }
     let text = sp.text.clone();
-    let sql = statement_text(&text, &sp.stmt).to_string();
-    let engine = ctx.engine;
-    crate::durable::capture_ddl(engine, &sql, || exec_ddl_node(ctx, &text, n))
-}
-
-/// The text of one statement of a (possibly multi-statement) query string.
-fn statement_text<'a>(text: &'a str, stmt: &RawStmt) -> &'a str {
-    let start = (stmt.stmt_location.max(0) as usize).min(text.len());
-    let end = match stmt.stmt_len {
-        0 => text.len(),
-        n => (start + n as usize).min(text.len()),
-    };
-    text.get(start..end).unwrap_or(text)
+    exec_ddl_node(ctx, &text, n)
 }
 
 fn exec_ddl_node(

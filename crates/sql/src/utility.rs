@@ -689,7 +689,7 @@ fn copy_from(
     let (table, cols) = copy_columns(s, c)?;
     // The target first: its errors are PostgreSQL's (no cursor, "column
     // ... of relation ..."), not the helper SELECT's.
-    let target = query::copy_target(&s.engine, &table, &cols)?;
+    let target = query::copy_target(&s.engine, s.settings.view(), &table, &cols)?;
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
     let rel = c

@@ -1,0 +1,238 @@
+//! Schema changes: how one is applied, undone, committed and logged.
+//!
+//! A [`Change`] is applied to the catalog state at once (other sessions see
+//! it immediately: there are no table locks yet) and leaves a
+//! [`CatalogUndo`] in the transaction's undo log:
+//!
+//! ```text
+//!   apply(PutTable t')   state: t -> t'        undo entry { prev: t, redo: PutTable(t') }
+//!   ROLLBACK [TO]        undo():   t' -> t     (storage created by the change dropped)
+//!   COMMIT               redo():   PutTable(t') to the WAL; commit(): free t's
+//!                                  storage if t' no longer uses it (TRUNCATE, DROP)
+//! ```
+//!
+//! The redo record is computed when the change is applied (it describes the
+//! result, see [`crate::record`]); TEMP objects have none.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use nestor_common::RelId;
+use nestor_storage::{Store, Table};
+use nestor_txn::DdlUndo;
+use parking_lot::RwLock;
+
+use crate::defs::{Persistence, Sequence, TableDef};
+use crate::gate::DdlGateGuard;
+use crate::record::CatalogRecord;
+use crate::State;
+
+/// A schema change, applied under the catalog's write lock.
+pub enum Change {
+    /// Put (or replace) a table definition; `old_storage` is a storage
+    /// table the new definition no longer uses (TRUNCATE), freed at commit.
+    PutTable {
+        def: Arc<TableDef>,
+        old_storage: Option<Arc<Table>>,
+    },
+    DropTable(String),
+    PutSequence(Arc<Sequence>),
+    DropSequence(String),
+}
+
+/// What undoing one change restores.
+pub(crate) enum Undo {
+    Table {
+        name: String,
+        /// Previous definition of the name (None: it did not exist).
+        prev: Option<Arc<TableDef>>,
+        /// Storage to free at commit (dropped/replaced).
+        free_on_commit: Option<Arc<Table>>,
+        /// Storage created by the change, removed on undo.
+        created_storage: Option<Arc<Table>>,
+    },
+    Sequence {
+        name: String,
+        prev: Option<Arc<Sequence>>,
+    },
+}
+
+impl std::fmt::Debug for Undo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undo::Table { name, .. } => write!(f, "table {name}"),
+            Undo::Sequence { name, .. } => write!(f, "sequence {name}"),
+        }
+    }
+}
+
+impl Change {
+    /// The redo record of this change against the state before it (None
+    /// for TEMP objects, which do not survive a restart).
+    pub(crate) fn redo(&self, st: &State) -> Option<CatalogRecord> {
+        match self {
+            Change::PutTable { def, .. } => (def.persistence != Persistence::Temporary)
+                .then(|| CatalogRecord::PutTable(crate::table_record(def))),
+            Change::DropTable(name) => {
+                let temp = st
+                    .tables
+                    .get(name)
+                    .is_some_and(|t| t.persistence == Persistence::Temporary);
+                (!temp).then(|| CatalogRecord::DropTable { name: name.clone() })
+            }
+            Change::PutSequence(s) => {
+                (!s.temporary).then(|| CatalogRecord::PutSequence(crate::sequence_record(s)))
+            }
+            Change::DropSequence(name) => {
+                let temp = st.sequences.get(name).is_some_and(|s| s.temporary);
+                (!temp).then(|| CatalogRecord::DropSequence { name: name.clone() })
+            }
+        }
+    }
+
+    pub(crate) fn apply(self, st: &mut State) -> Undo {
+        match self {
+            Change::PutTable { def, old_storage } => {
+                let name = def.name.clone();
+                let prev = st.put_table(def.clone());
+                let created_storage = match &prev {
+                    Some(p) if Arc::ptr_eq(&p.storage, &def.storage) => None,
+                    _ => Some(def.storage.clone()),
+                };
+                Undo::Table {
+                    name,
+                    prev,
+                    free_on_commit: old_storage,
+                    created_storage,
+                }
+            }
+            Change::DropTable(name) => {
+                let prev = st.remove_table(&name);
+                let free_on_commit = prev.as_ref().map(|p| p.storage.clone());
+                Undo::Table {
+                    name,
+                    prev,
+                    free_on_commit,
+                    created_storage: None,
+                }
+            }
+            Change::PutSequence(seq) => {
+                let name = seq.name.clone();
+                let prev = st.sequences.insert(name.clone(), seq);
+                Undo::Sequence { name, prev }
+            }
+            Change::DropSequence(name) => {
+                let prev = st.sequences.remove(&name);
+                Undo::Sequence { name, prev }
+            }
+        }
+    }
+}
+
+/// The undo log entry of one schema change.
+pub(crate) struct CatalogUndo {
+    pub state: Arc<RwLock<State>>,
+    pub version: Arc<AtomicU64>,
+    pub store: Arc<Store>,
+    pub undo: Undo,
+    /// Encoded redo record (None for TEMP objects).
+    pub redo: Option<Vec<u8>>,
+    /// Keeps checkpoints out until the transaction ends.
+    pub _gate: DdlGateGuard,
+}
+
+impl std::fmt::Debug for CatalogUndo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CatalogUndo({:?})", self.undo)
+    }
+}
+
+impl DdlUndo for CatalogUndo {
+    fn undo(&self) {
+        {
+            let mut st = self.state.write();
+            match &self.undo {
+                Undo::Table {
+                    name,
+                    prev,
+                    created_storage,
+                    ..
+                } => undo_table(&mut st, &self.store, name, prev, created_storage),
+                Undo::Sequence { name, prev } => match prev {
+                    Some(p) => {
+                        st.sequences.insert(name.clone(), p.clone());
+                    }
+                    None => {
+                        st.sequences.remove(name);
+                    }
+                },
+            }
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn redo(&self) -> Option<Vec<u8>> {
+        self.redo.clone()
+    }
+
+    fn commit(&self) {
+        let Undo::Table {
+            free_on_commit: Some(s),
+            name,
+            ..
+        } = &self.undo
+        else {
+            return;
+        };
+        let still_used = self
+            .state
+            .read()
+            .tables
+            .get(name)
+            .is_some_and(|t| Arc::ptr_eq(&t.storage, s));
+        if !still_used {
+            self.store.drop_table(s.id);
+        }
+    }
+}
+
+fn undo_table(
+    st: &mut State,
+    store: &Store,
+    name: &str,
+    prev: &Option<Arc<TableDef>>,
+    created_storage: &Option<Arc<Table>>,
+) {
+    st.remove_table(name);
+    if let Some(p) = prev {
+        st.put_table(p.clone());
+        // Indexes attached to shared storage by the change.
+        sync_storage_indexes(p);
+    }
+    if let Some(s) = created_storage {
+        let keep = prev.as_ref().is_some_and(|p| Arc::ptr_eq(&p.storage, s));
+        if !keep {
+            store.drop_table(s.id);
+        }
+    }
+}
+
+/// Make the storage table's attached indexes match a definition (after an
+/// undo restored an older definition sharing the same storage, or after
+/// recovery installed one).
+pub fn sync_storage_indexes(def: &TableDef) {
+    let want: Vec<RelId> = def.indexes.iter().map(|i| i.oid).collect();
+    for idx in def.storage.indexes() {
+        if !want.contains(&idx.id) {
+            def.storage.drop_index(idx.id);
+        }
+    }
+    let have: Vec<RelId> = def.storage.indexes().iter().map(|i| i.id).collect();
+    for i in &def.indexes {
+        if !have.contains(&i.oid) {
+            // Re-attaching an index that existed before cannot violate
+            // uniqueness that held before.
+            let _ = def.storage.add_index(i.index.clone());
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Catalog object definitions: tables, columns, constraints, indexes and
+//! sequences. A [`TableDef`] is immutable once published; a schema change
+//! builds a new one (copy on write) and swaps it in through
+//! [`crate::Catalog::apply`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use nestor_common::{DbError, RelId, SqlState};
+use nestor_storage::{Index, Table};
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+use parking_lot::Mutex;
+
+/// One column of a table.
+#[derive(Clone, Debug)]
+pub struct Column {
+    pub name: String,
+    pub ty: DataType,
+    pub not_null: bool,
+    /// The DEFAULT expression as SQL text (PostgreSQL's deparsed form). The
+    /// catalog stores it; the planner binds it when a statement needs it.
+    pub default: Option<String>,
+    /// Value of the column in rows stored before it was added (ALTER TABLE
+    /// ADD COLUMN does not rewrite rows; PostgreSQL's attmissingval).
+    pub missing: Value,
+    /// True once dropped (ALTER TABLE DROP COLUMN keeps the slot so stored
+    /// rows keep their layout).
+    pub dropped: bool,
+}
+
+/// A CHECK constraint: its name and boolean expression as SQL text over the
+/// table's columns (bound by the planner of each writing statement).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub name: String,
+    pub expr: String,
+}
+
+/// An index (also the backing index of PRIMARY KEY / UNIQUE).
+#[derive(Clone)]
+pub struct IndexDef {
+    pub oid: RelId,
+    pub name: String,
+    pub columns: Vec<usize>,
+    pub unique: bool,
+    pub primary: bool,
+    /// Created by a constraint (PRIMARY KEY, UNIQUE) rather than CREATE INDEX.
+    pub constraint: bool,
+    pub index: Arc<Index>,
+}
+
+impl std::fmt::Debug for IndexDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IndexDef({} {} {:?})", self.oid, self.name, self.columns)
+    }
+}
+
+/// Persistence of a table as written (all live in memory alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Persistence {
+    Permanent,
+    Unlogged,
+    Temporary,
+}
+
+impl Persistence {
+    /// `pg_class.relpersistence`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Persistence::Permanent => "p",
+            Persistence::Unlogged => "u",
+            Persistence::Temporary => "t",
+        }
+    }
+}
+
+/// A table definition. Immutable: changes build a new one.
+#[derive(Clone)]
+pub struct TableDef {
+    pub oid: RelId,
+    pub name: String,
+    pub columns: Vec<Column>,
+    pub checks: Vec<Check>,
+    pub indexes: Vec<IndexDef>,
+    pub persistence: Persistence,
+    /// Columns every stored row version has (later ones are padded on read
+    /// with their `missing` value).
+    pub base_width: usize,
+    /// Sequences owned by columns (serial), dropped with the table.
+    pub owned_sequences: Vec<String>,
+    pub storage: Arc<Table>,
+}
+
+impl std::fmt::Debug for TableDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TableDef({} {})", self.oid, self.name)
+    }
+}
+
+impl TableDef {
+    /// Position of a live column by name.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| !c.dropped && c.name == name)
+    }
+
+    /// Positions of the live columns, in order.
+    pub fn live_columns(&self) -> impl Iterator<Item = (usize, &Column)> {
+        self.columns.iter().enumerate().filter(|(_, c)| !c.dropped)
+    }
+
+    pub fn primary_key(&self) -> Option<&IndexDef> {
+        self.indexes.iter().find(|i| i.primary)
+    }
+
+    /// Whether committed changes to the table's rows reach the WAL.
+    pub fn is_logged(&self) -> bool {
+        self.persistence == Persistence::Permanent
+    }
+}
+
+/// State of a sequence.
+#[derive(Debug)]
+pub struct Sequence {
+    pub oid: RelId,
+    pub name: String,
+    pub increment: i64,
+    pub min: i64,
+    pub max: i64,
+    pub start: i64,
+    pub cycle: bool,
+    /// (last value, is_called).
+    pub state: Mutex<(i64, bool)>,
+    /// The column owning it (serial), as (table name, column name).
+    pub owned_by: Option<(String, String)>,
+    /// Belongs to a TEMP table: never logged, gone after a restart.
+    pub temporary: bool,
+    /// Changed since its state was last logged (see the commit hook).
+    pub dirty: AtomicBool,
+}
+
+impl Sequence {
+    /// nextval(): advance and return the new value (not transactional).
+    pub fn next(&self) -> Result<i64, DbError> {
+        let mut st = self.state.lock();
+        self.dirty.store(true, Ordering::Release);
+        if !st.1 {
+            st.1 = true;
+            return Ok(st.0);
+        }
+        let v = match st.0.checked_add(self.increment) {
+            Some(v) if v >= self.min && v <= self.max => v,
+            _ if self.cycle => self.wrap_value(),
+            _ => return Err(self.exhausted()),
+        };
+        st.0 = v;
+        Ok(v)
+    }
+
+    /// setval(): set the state (not transactional).
+    pub fn set(&self, value: i64, called: bool) -> Result<(), DbError> {
+        if value < self.min || value > self.max {
+            return Err(DbError::new(
+                SqlState::NumericValueOutOfRange,
+                format!(
+                    "setval: value {value} is out of bounds for sequence \"{}\" ({}..{})",
+                    self.name, self.min, self.max
+                ),
+            ));
+        }
+        *self.state.lock() = (value, called);
+        self.dirty.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Back to the start (TRUNCATE ... RESTART IDENTITY).
+    pub fn restart(&self) {
+        *self.state.lock() = (self.start, false);
+        self.dirty.store(true, Ordering::Release);
+    }
+
+    fn wrap_value(&self) -> i64 {
+        if self.increment > 0 {
+            self.min
+        } else {
+            self.max
+        }
+    }
+
+    fn exhausted(&self) -> DbError {
+        let (which, bound) = if self.increment > 0 {
+            ("maximum", self.max)
+        } else {
+            ("minimum", self.min)
+        };
+        DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "nextval: reached {which} value of sequence \"{}\" ({bound})",
+                self.name
+            ),
+        )
+    }
+}
+
+/// What a catalog name resolves to.
+#[derive(Clone, Debug)]
+pub enum Relation {
+    Table(Arc<TableDef>),
+    Index { table: Arc<TableDef>, index: String },
+    Sequence(Arc<Sequence>),
+}

@@ -1,0 +1,567 @@
+//! # nestor-catalog: relations, sequences and their redo
+//!
+//! The catalog maps names to immutable definitions behind `Arc`s. A schema
+//! change builds a new definition and swaps it in (copy on write), so a
+//! running statement keeps the definition it was planned with and readers
+//! never see a half-changed table. Every change bumps [`Catalog::version`];
+//! cached plans compare it and re-plan when it moved.
+//!
+//! ```text
+//!   Catalog
+//!     tables:    "accounts" -> TableDef { oid 16384, columns, checks,
+//!                                         indexes [accounts_pkey 16386],
+//!                                         storage: Arc<Table 16385> }
+//!     sequences: "accounts_id_seq" -> Sequence { oid 16387, state (42, called) }
+//!     index_owner: "accounts_pkey" -> "accounts"
+//! ```
+//!
+//! Changes are transactional through the transaction's undo log (see
+//! [`change`]): ROLLBACK and ROLLBACK TO swap the previous definitions back.
+//! The catalog itself is not versioned by snapshot: other sessions see a
+//! change as soon as it is made (PostgreSQL would block them on the table's
+//! lock until commit; there are no table locks yet).
+//!
+//! Durability: each change's redo is a typed [`record::CatalogRecord`]
+//! describing its result; recovery installs records with [`Catalog::replay`]
+//! (no SQL is parsed or executed), and a checkpoint writes the current
+//! catalog as records ([`Catalog::image`]) under the [`gate::DdlGate`], so its
+//! image holds exactly the committed schema.
+//!
+//! Relation OIDs come from one counter starting at 16384
+//! (FirstNormalObjectId). A table's storage has its own relation id from the
+//! same counter: TRUNCATE swaps in fresh storage, keeping the table's OID.
+//! Sequences are not transactional (as in PostgreSQL): nextval's effect
+//! survives a rollback; every commit logs the states advanced since the
+//! previous one ([`Catalog::sequence_hook`]).
+//!
+//! Left out: schemas other than `public`, table locks, dependency tracking
+//! beyond serial sequences owned by their column.
+
+#![forbid(unsafe_code)]
+
+pub mod change;
+pub mod defs;
+pub mod gate;
+pub mod record;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use nestor_common::{DbError, RelId, SessionId, SqlState};
+use nestor_storage::{Index, Store, Table};
+use nestor_txn::{DataUndo, Transaction};
+use parking_lot::{Mutex, RwLock};
+
+pub use change::{sync_storage_indexes, Change};
+pub use defs::{Check, Column, IndexDef, Persistence, Relation, Sequence, TableDef};
+pub use gate::{DdlGate, DdlGateGuard};
+pub use record::{
+    CatalogRecord, ColumnRecord, IndexRecord, SequenceRecord, SequenceState, TableRecord,
+};
+
+/// First OID handed out to user objects (PostgreSQL's FirstNormalObjectId).
+pub const FIRST_USER_OID: u32 = 16384;
+/// OID of the `public` namespace (as in PostgreSQL).
+pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
+/// OID of the `pg_catalog` namespace.
+pub const PG_CATALOG_NAMESPACE_OID: u32 = 11;
+
+/// The name maps, under one lock.
+#[derive(Default)]
+pub(crate) struct State {
+    pub tables: BTreeMap<String, Arc<TableDef>>,
+    /// index name -> table name
+    pub index_owner: HashMap<String, String>,
+    pub sequences: BTreeMap<String, Arc<Sequence>>,
+}
+
+impl State {
+    /// Install a table definition under its name; returns the previous one.
+    fn put_table(&mut self, def: Arc<TableDef>) -> Option<Arc<TableDef>> {
+        let prev = self.remove_table(&def.name);
+        for i in &def.indexes {
+            self.index_owner.insert(i.name.clone(), def.name.clone());
+        }
+        self.tables.insert(def.name.clone(), def);
+        prev
+    }
+
+    fn remove_table(&mut self, name: &str) -> Option<Arc<TableDef>> {
+        let prev = self.tables.remove(name)?;
+        for i in &prev.indexes {
+            self.index_owner.remove(&i.name);
+        }
+        Some(prev)
+    }
+}
+
+pub struct Catalog {
+    state: Arc<RwLock<State>>,
+    next_oid: AtomicU32,
+    version: Arc<AtomicU64>,
+    /// currval() per (session, sequence oid).
+    currvals: Mutex<HashMap<(SessionId, RelId), i64>>,
+    gate: Arc<DdlGate>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog::new()
+    }
+}
+
+impl Catalog {
+    pub fn new() -> Catalog {
+        Catalog {
+            state: Arc::new(RwLock::new(State::default())),
+            next_oid: AtomicU32::new(FIRST_USER_OID),
+            version: Arc::new(AtomicU64::new(1)),
+            currvals: Mutex::new(HashMap::new()),
+            gate: Arc::new(DdlGate::default()),
+        }
+    }
+
+    /// Bumped by every schema change; plans made at an older version are
+    /// re-planned.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// The gate checkpoints take to cut the catalog consistently.
+    pub fn gate(&self) -> &DdlGate {
+        &self.gate
+    }
+
+    pub fn alloc_oid(&self) -> RelId {
+        RelId(self.next_oid.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Recovery: never allocate below `next`.
+    pub fn ensure_next_oid(&self, next: u32) {
+        self.next_oid.fetch_max(next, Ordering::Relaxed);
+    }
+
+    pub fn next_oid(&self) -> u32 {
+        self.next_oid.load(Ordering::Relaxed)
+    }
+
+    pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
+        self.state.read().tables.get(name).cloned()
+    }
+
+    pub fn tables(&self) -> Vec<Arc<TableDef>> {
+        self.state.read().tables.values().cloned().collect()
+    }
+
+    pub fn sequences(&self) -> Vec<Arc<Sequence>> {
+        self.state.read().sequences.values().cloned().collect()
+    }
+
+    pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
+        self.state.read().sequences.get(name).cloned()
+    }
+
+    pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
+        let st = self.state.read();
+        st.sequences.values().find(|s| s.oid == oid).cloned()
+    }
+
+    /// Resolve a relation name of any kind.
+    pub fn relation(&self, name: &str) -> Option<Relation> {
+        let st = self.state.read();
+        if let Some(t) = st.tables.get(name) {
+            return Some(Relation::Table(t.clone()));
+        }
+        if let Some(t) = st.index_owner.get(name) {
+            let table = st.tables.get(t)?.clone();
+            return Some(Relation::Index {
+                table,
+                index: name.to_string(),
+            });
+        }
+        st.sequences
+            .get(name)
+            .map(|s| Relation::Sequence(s.clone()))
+    }
+
+    pub fn name_taken(&self, name: &str) -> bool {
+        self.relation(name).is_some()
+    }
+
+    /// `'name'::regclass`: the OID of a relation (a number is taken as is).
+    pub fn regclass(&self, name: &str) -> Result<u32, DbError> {
+        let n = name.trim();
+        let n = n.strip_prefix("public.").unwrap_or(n);
+        let n = n.trim_matches('"');
+        if let Ok(oid) = n.parse::<u32>() {
+            return Ok(oid);
+        }
+        match self.relation(n) {
+            Some(Relation::Table(t)) => Ok(t.oid.0),
+            Some(Relation::Index { table, index }) => Ok(table
+                .indexes
+                .iter()
+                .find(|i| i.name == index)
+                .map_or(0, |i| i.oid.0)),
+            Some(Relation::Sequence(s)) => Ok(s.oid.0),
+            None => Err(DbError::new(
+                SqlState::UndefinedTable,
+                format!("relation \"{name}\" does not exist"),
+            )),
+        }
+    }
+
+    /// The sequence a regclass-style name denotes; 42P01 if there is none.
+    pub fn sequence_named(&self, name: &str) -> Result<Arc<Sequence>, DbError> {
+        let n = name.trim_matches('"');
+        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        self.sequence(&n).ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedTable,
+                format!("relation \"{name}\" does not exist"),
+            )
+        })
+    }
+
+    // ----- per-session sequence state -------------------------------------
+
+    pub fn set_currval(&self, session: SessionId, seq: RelId, v: i64) {
+        let mut c = self.currvals.lock();
+        c.insert((session, seq), v);
+        c.insert((session, RelId(0)), v);
+    }
+
+    /// currval() of one sequence only (setval), leaving lastval() alone.
+    pub fn set_seq_currval(&self, session: SessionId, seq: RelId, v: i64) {
+        self.currvals.lock().insert((session, seq), v);
+    }
+
+    /// lastval(): the value most recently returned by nextval() in the
+    /// session (kept under the pseudo sequence id 0).
+    pub fn lastval(&self, session: SessionId) -> Option<i64> {
+        self.currval(session, RelId(0))
+    }
+
+    pub fn currval(&self, session: SessionId, seq: RelId) -> Option<i64> {
+        self.currvals.lock().get(&(session, seq)).copied()
+    }
+
+    /// Forget a session's currval state (session end).
+    pub fn forget_session(&self, session: SessionId) {
+        self.currvals.lock().retain(|(s, _), _| *s != session);
+    }
+
+    // ----- schema changes ---------------------------------------------------
+
+    /// Apply `change` now and record its undo (with its redo) in `txn`.
+    pub fn apply(
+        &self,
+        txn: &mut Transaction,
+        store: &Arc<Store>,
+        change: Change,
+    ) -> Result<(), DbError> {
+        let token = self.gate.enter();
+        if let Change::PutTable { def, .. } = &change {
+            def.storage.set_logged(def.is_logged());
+        }
+        let (redo, undo) = {
+            let mut st = self.state.write();
+            let redo = change.redo(&st).map(|r| r.encode());
+            (redo, change.apply(&mut st))
+        };
+        self.version.fetch_add(1, Ordering::AcqRel);
+        txn.assign_xid();
+        let entry = Arc::new(change::CatalogUndo {
+            state: self.state.clone(),
+            version: self.version.clone(),
+            store: store.clone(),
+            undo,
+            redo,
+            _gate: token,
+        });
+        if let Err(e) = txn.push_undo(DataUndo::Ddl(entry.clone())) {
+            // The undo log is full: take the change back before failing.
+            nestor_txn::DdlUndo::undo(entry.as_ref());
+            return Err(DbError::from(e));
+        }
+        Ok(())
+    }
+
+    // ----- durability -------------------------------------------------------
+
+    /// The catalog as records: every sequence, then every table (TEMP
+    /// objects excluded). Taken under the DDL gate, it is the committed
+    /// schema: the catalog part of a checkpoint.
+    pub fn image(&self) -> Vec<CatalogRecord> {
+        let st = self.state.read();
+        let seqs = st
+            .sequences
+            .values()
+            .filter(|s| !s.temporary)
+            .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
+        let tables = st
+            .tables
+            .values()
+            .filter(|t| t.persistence != Persistence::Temporary)
+            .map(|t| CatalogRecord::PutTable(table_record(t)));
+        seqs.chain(tables).collect()
+    }
+
+    /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
+    pub fn logged_storage(&self) -> Vec<Arc<Table>> {
+        self.state
+            .read()
+            .tables
+            .values()
+            .filter(|t| t.is_logged())
+            .map(|t| t.storage.clone())
+            .collect()
+    }
+
+    /// The state of every logged sequence.
+    pub fn sequence_states(&self) -> CatalogRecord {
+        let st = self.state.read();
+        let seqs = st
+            .sequences
+            .values()
+            .filter(|s| !s.temporary)
+            .map(sequence_state)
+            .collect();
+        CatalogRecord::Sequences(seqs)
+    }
+
+    /// The commit hook: the states of sequences changed since the last
+    /// commit that logged them, appended to each commit's redo.
+    pub fn sequence_hook(&self) -> nestor_storage::CommitHook {
+        let state = self.state.clone();
+        Arc::new(move || {
+            let st = state.read();
+            let seqs: Vec<SequenceState> = st
+                .sequences
+                .values()
+                .filter(|s| s.dirty.swap(false, Ordering::AcqRel) && !s.temporary)
+                .map(sequence_state)
+                .collect();
+            (!seqs.is_empty()).then(|| CatalogRecord::Sequences(seqs).encode())
+        })
+    }
+
+    /// Recovery: install one record. Errors describe corrupt input.
+    pub fn replay(&self, rec: CatalogRecord, store: &Store) -> Result<(), String> {
+        match rec {
+            CatalogRecord::PutTable(t) => self.replay_put_table(t, store)?,
+            CatalogRecord::DropTable { name } => {
+                let prev = self.state.write().remove_table(&name);
+                let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
+                store.drop_table(prev.storage.id);
+            }
+            CatalogRecord::PutSequence(s) => {
+                self.ensure_next_oid(s.oid.0 + 1);
+                let seq = Arc::new(sequence_from(s));
+                self.state.write().sequences.insert(seq.name.clone(), seq);
+            }
+            CatalogRecord::DropSequence { name } => {
+                self.state.write().sequences.remove(&name);
+            }
+            CatalogRecord::Sequences(seqs) => self.restore_sequences(&seqs),
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    fn replay_put_table(&self, rec: TableRecord, store: &Store) -> Result<(), String> {
+        let prev = self.table(&rec.name);
+        let storage = match prev.as_ref().filter(|p| p.storage.id == rec.storage) {
+            Some(p) => p.storage.clone(),
+            None => {
+                if let Some(p) = &prev {
+                    store.drop_table(p.storage.id);
+                }
+                if store.table(rec.storage).is_some() {
+                    return Err(format!(
+                        "table {}: storage relation {} is already in use",
+                        rec.name, rec.storage
+                    ));
+                }
+                store.create_table(rec.storage, &rec.name)
+            }
+        };
+        let max_oid = rec
+            .indexes
+            .iter()
+            .map(|i| i.oid.0)
+            .fold(rec.oid.0.max(rec.storage.0), u32::max);
+        self.ensure_next_oid(max_oid + 1);
+        let def = table_from(rec, storage, prev.as_deref())?;
+        def.storage.set_logged(def.is_logged());
+        sync_storage_indexes(&def);
+        self.state.write().put_table(Arc::new(def));
+        Ok(())
+    }
+
+    /// Recovery: sequences move forward to the logged states (never back:
+    /// commits may log states out of order, and a value once handed out
+    /// must not be handed out again).
+    fn restore_sequences(&self, seqs: &[SequenceState]) {
+        let st = self.state.read();
+        for (name, last, called) in seqs {
+            if let Some(s) = st.sequences.get(name) {
+                let mut cur = s.state.lock();
+                let ahead = if s.increment >= 0 {
+                    *last > cur.0
+                } else {
+                    *last < cur.0
+                };
+                if ahead || (*last == cur.0 && *called) {
+                    *cur = (*last, *called || cur.1);
+                }
+            }
+        }
+    }
+}
+
+fn sequence_state(s: &Arc<Sequence>) -> SequenceState {
+    let (last, called) = *s.state.lock();
+    (s.name.clone(), last, called)
+}
+
+/// The record describing a table definition.
+pub fn table_record(def: &TableDef) -> TableRecord {
+    TableRecord {
+        oid: def.oid,
+        storage: def.storage.id,
+        name: def.name.clone(),
+        persistence: def.persistence,
+        base_width: def.base_width,
+        columns: def
+            .columns
+            .iter()
+            .map(|c| ColumnRecord {
+                name: c.name.clone(),
+                ty: c.ty,
+                not_null: c.not_null,
+                dropped: c.dropped,
+                default: c.default.clone(),
+                missing: c.missing.clone(),
+            })
+            .collect(),
+        checks: def
+            .checks
+            .iter()
+            .map(|c| (c.name.clone(), c.expr.clone()))
+            .collect(),
+        indexes: def
+            .indexes
+            .iter()
+            .map(|i| IndexRecord {
+                oid: i.oid,
+                name: i.name.clone(),
+                columns: i.columns.clone(),
+                unique: i.unique,
+                primary: i.primary,
+                constraint: i.constraint,
+            })
+            .collect(),
+        owned_sequences: def.owned_sequences.clone(),
+    }
+}
+
+/// The record describing a sequence, with its current state.
+pub fn sequence_record(s: &Sequence) -> SequenceRecord {
+    let (last, called) = *s.state.lock();
+    SequenceRecord {
+        oid: s.oid,
+        name: s.name.clone(),
+        increment: s.increment,
+        min: s.min,
+        max: s.max,
+        start: s.start,
+        cycle: s.cycle,
+        owned_by: s.owned_by.clone(),
+        last,
+        called,
+    }
+}
+
+fn sequence_from(s: SequenceRecord) -> Sequence {
+    Sequence {
+        oid: s.oid,
+        name: s.name,
+        increment: s.increment,
+        min: s.min,
+        max: s.max,
+        start: s.start,
+        cycle: s.cycle,
+        state: Mutex::new((s.last, s.called)),
+        owned_by: s.owned_by,
+        temporary: false,
+        dirty: AtomicBool::new(false),
+    }
+}
+
+/// A table definition from its record, reusing the index objects of the
+/// previous definition on the same storage.
+fn table_from(
+    rec: TableRecord,
+    storage: Arc<Table>,
+    prev: Option<&TableDef>,
+) -> Result<TableDef, String> {
+    let columns: Vec<Column> = rec
+        .columns
+        .into_iter()
+        .map(|c| Column {
+            name: c.name,
+            ty: c.ty,
+            not_null: c.not_null,
+            default: c.default,
+            missing: c.missing,
+            dropped: c.dropped,
+        })
+        .collect();
+    let mut indexes = Vec::with_capacity(rec.indexes.len());
+    for i in rec.indexes {
+        if let Some(&bad) = i.columns.iter().find(|&&c| c >= columns.len()) {
+            return Err(format!("index {}: column {bad} out of range", i.name));
+        }
+        let reuse = prev
+            .filter(|p| Arc::ptr_eq(&p.storage, &storage))
+            .and_then(|p| p.indexes.iter().find(|x| x.oid == i.oid))
+            .map(|x| x.index.clone());
+        let index = reuse.unwrap_or_else(|| {
+            let names = i.columns.iter().map(|&c| columns[c].name.clone()).collect();
+            Arc::new(Index::new(
+                i.oid,
+                &i.name,
+                i.columns.clone(),
+                names,
+                i.unique,
+                i.primary,
+            ))
+        });
+        indexes.push(IndexDef {
+            oid: i.oid,
+            name: i.name,
+            columns: i.columns,
+            unique: i.unique,
+            primary: i.primary,
+            constraint: i.constraint,
+            index,
+        });
+    }
+    Ok(TableDef {
+        oid: rec.oid,
+        name: rec.name,
+        columns,
+        checks: rec
+            .checks
+            .into_iter()
+            .map(|(name, expr)| Check { name, expr })
+            .collect(),
+        indexes,
+        persistence: rec.persistence,
+        base_width: rec.base_width,
+        owned_sequences: rec.owned_sequences,
+        storage,
+    })
+}

@@ -1,0 +1,294 @@
+//! Catalog changes: undo on rollback, redo at commit, and replay of that
+//! redo (and of a checkpoint image) into an empty catalog reproducing the
+//! committed schema.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use nestor_catalog::{Catalog, CatalogRecord, Change, Check, Column, IndexDef, Persistence};
+use nestor_catalog::{Sequence, TableDef};
+use nestor_common::{Csn, SessionId, Xid};
+use nestor_storage::redo::{decode_ops, RedoOp};
+use nestor_storage::{Index, Store};
+use nestor_txn::{CommitLog, Isolation, RedoBuffer, Transaction, TxnManager};
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+use parking_lot::Mutex;
+
+/// A commit log that keeps every committed transaction's redo bytes.
+#[derive(Default)]
+struct Captured(Mutex<Vec<Vec<u8>>>);
+
+impl CommitLog for Captured {
+    fn append(&self, _: Xid, _: Csn, redo: Box<dyn RedoBuffer>) {
+        let bytes = redo.into_any().downcast::<Vec<u8>>().expect("Vec redo");
+        self.0.lock().push(*bytes);
+    }
+    fn wait_durable(&self, _: Csn) {}
+}
+
+struct Db {
+    log: Arc<Captured>,
+    mgr: Arc<TxnManager>,
+    store: Arc<Store>,
+    catalog: Catalog,
+}
+
+impl Db {
+    fn new() -> Db {
+        let log = Arc::new(Captured::default());
+        let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+        let store = Store::new(mgr.clone());
+        let catalog = Catalog::new();
+        store.set_commit_hook(catalog.sequence_hook());
+        Db {
+            log,
+            mgr,
+            store,
+            catalog,
+        }
+    }
+
+    fn begin(&self) -> Transaction {
+        Transaction::begin(
+            self.mgr.clone(),
+            self.store.clone(),
+            self.mgr.register_slot(),
+            SessionId(1),
+            Isolation::ReadCommitted,
+        )
+    }
+
+    fn apply(&self, txn: &mut Transaction, change: Change) {
+        self.catalog.apply(txn, &self.store, change).unwrap();
+    }
+
+    /// The catalog records of every committed transaction, in order.
+    fn logged_records(&self) -> Vec<CatalogRecord> {
+        let mut out = Vec::new();
+        for bytes in self.log.0.lock().iter() {
+            for op in decode_ops(bytes).unwrap() {
+                if let RedoOp::Ddl(d) = op {
+                    out.push(CatalogRecord::decode(&d).unwrap());
+                }
+            }
+        }
+        out
+    }
+}
+
+fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
+    let oid = db.catalog.alloc_oid();
+    let storage = db.store.create_table(db.catalog.alloc_oid(), name);
+    let idx_oid = db.catalog.alloc_oid();
+    let index = Arc::new(Index::new(
+        idx_oid,
+        &format!("{name}_pkey"),
+        vec![0],
+        vec!["id".into()],
+        true,
+        true,
+    ));
+    storage.add_index(index.clone()).unwrap();
+    TableDef {
+        oid,
+        name: name.into(),
+        columns: vec![
+            Column {
+                name: "id".into(),
+                ty: DataType::Int4,
+                not_null: true,
+                default: Some(format!("nextval('{name}_id_seq'::regclass)")),
+                missing: Value::Null,
+                dropped: false,
+            },
+            Column {
+                name: "v".into(),
+                ty: DataType::Text,
+                not_null: false,
+                default: None,
+                missing: Value::Null,
+                dropped: false,
+            },
+        ],
+        checks: vec![Check {
+            name: format!("{name}_id_check"),
+            expr: "id > 0".into(),
+        }],
+        indexes: vec![IndexDef {
+            oid: idx_oid,
+            name: format!("{name}_pkey"),
+            columns: vec![0],
+            unique: true,
+            primary: true,
+            constraint: true,
+            index,
+        }],
+        persistence,
+        base_width: 2,
+        owned_sequences: vec![format!("{name}_id_seq")],
+        storage,
+    }
+}
+
+fn sequence(db: &Db, name: &str, temporary: bool) -> Arc<Sequence> {
+    Arc::new(Sequence {
+        oid: db.catalog.alloc_oid(),
+        name: name.into(),
+        increment: 1,
+        min: 1,
+        max: i64::MAX,
+        start: 1,
+        cycle: false,
+        state: Mutex::new((1, false)),
+        owned_by: None,
+        temporary,
+        dirty: AtomicBool::new(true),
+    })
+}
+
+/// Names, column layouts, check texts, index oids and storage ids.
+fn shape(c: &Catalog) -> Vec<String> {
+    let mut out: Vec<String> = c
+        .tables()
+        .iter()
+        .map(|t| {
+            let cols: Vec<String> = t
+                .columns
+                .iter()
+                .map(|c| format!("{}:{}:{:?}:{}", c.name, c.ty, c.default, c.dropped))
+                .collect();
+            let idx: Vec<String> = t
+                .indexes
+                .iter()
+                .map(|i| format!("{}@{}", i.name, i.oid))
+                .collect();
+            format!(
+                "{}#{} storage {} {:?} {cols:?} {:?} {idx:?}",
+                t.name, t.oid, t.storage.id, t.persistence, t.checks
+            )
+        })
+        .collect();
+    out.extend(c.sequences().iter().map(|s| {
+        let (last, called) = *s.state.lock();
+        format!("seq {}#{} {last} {called}", s.name, s.oid)
+    }));
+    out
+}
+
+#[test]
+fn rollback_undoes_and_logs_nothing() {
+    let db = Db::new();
+    let mut txn = db.begin();
+    let def = Arc::new(table(&db, "t", Persistence::Permanent));
+    let storage = def.storage.id;
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def,
+            old_storage: None,
+        },
+    );
+    assert!(db.catalog.table("t").is_some());
+    assert_eq!(
+        db.catalog.gate().tokens(),
+        1,
+        "the DDL transaction holds the gate"
+    );
+    txn.rollback();
+    assert!(db.catalog.table("t").is_none());
+    assert!(
+        db.store.table(storage).is_none(),
+        "storage it created is gone"
+    );
+    assert_eq!(db.catalog.gate().tokens(), 0);
+    assert!(db.logged_records().is_empty());
+}
+
+#[test]
+fn committed_changes_replay_into_the_same_catalog() {
+    let db = Db::new();
+    let mut txn = db.begin();
+    db.apply(
+        &mut txn,
+        Change::PutSequence(sequence(&db, "t_id_seq", false)),
+    );
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(table(&db, "t", Persistence::Permanent)),
+            old_storage: None,
+        },
+    );
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(table(&db, "gone", Persistence::Unlogged)),
+            old_storage: None,
+        },
+    );
+    txn.commit();
+    // TRUNCATE-like storage swap, a drop, a TEMP table and a nextval.
+    let mut txn = db.begin();
+    let old = db.catalog.table("t").unwrap();
+    let mut new = table(&db, "t", Persistence::Permanent);
+    new.oid = old.oid;
+    new.columns[1].dropped = true;
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(new),
+            old_storage: Some(old.storage.clone()),
+        },
+    );
+    db.apply(&mut txn, Change::DropTable("gone".into()));
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(table(&db, "tmp", Persistence::Temporary)),
+            old_storage: None,
+        },
+    );
+    db.apply(
+        &mut txn,
+        Change::PutSequence(sequence(&db, "tmp_id_seq", true)),
+    );
+    db.catalog.sequence("t_id_seq").unwrap().next().unwrap();
+    db.catalog.sequence("t_id_seq").unwrap().next().unwrap();
+    txn.commit();
+    assert!(
+        db.store.table(old.storage.id).is_none(),
+        "old storage freed at commit"
+    );
+
+    let mut want = shape(&db.catalog);
+    want.retain(|s| !s.contains("tmp"));
+    let records = db.logged_records();
+    assert!(
+        !records.iter().any(|r| format!("{r:?}").contains("tmp")),
+        "TEMP objects are never logged"
+    );
+
+    let replayed = Db::new();
+    for rec in records {
+        replayed.catalog.replay(rec, &replayed.store).unwrap();
+    }
+    assert_eq!(
+        shape(&replayed.catalog),
+        want,
+        "replay of the WAL's records"
+    );
+    assert!(replayed.catalog.next_oid() > db.catalog.tables()[0].indexes[0].oid.0);
+
+    let from_image = Db::new();
+    for rec in db.catalog.image() {
+        from_image.catalog.replay(rec, &from_image.store).unwrap();
+    }
+    assert_eq!(
+        shape(&from_image.catalog),
+        want,
+        "replay of a checkpoint image"
+    );
+    let t = from_image.catalog.table("t").unwrap();
+    assert_eq!(t.storage.indexes().len(), 1, "index attached to storage");
+}
