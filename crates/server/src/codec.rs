@@ -25,7 +25,7 @@
 
 use bytes::{Buf, BufMut, BytesMut};
 use nestor_common::{DbError, SqlState};
-use nestor_sql::protocol::{BackendMsg, FieldDesc, FrontendMsg};
+use nestor_session::protocol::{BackendMsg, FieldDesc, FrontendMsg};
 use pgwire::messages::{copy, data, extendedquery, response, startup, PgWireBackendMessage};
 
 /// Largest frontend message body PostgreSQL accepts for messages that carry
@@ -517,7 +517,7 @@ pub fn encode(buf: &mut BytesMut, msg: &BackendMsg) -> Result<(), DbError> {
         )),
         BackendMsg::NoData => P::NoData(data::NoData::new()),
         BackendMsg::CommandComplete(tag) => {
-            P::CommandComplete(response::CommandComplete::new(tag.clone()))
+            P::CommandComplete(response::CommandComplete::new(tag.to_string()))
         }
         BackendMsg::EmptyQueryResponse => {
             P::EmptyQueryResponse(response::EmptyQueryResponse::new())
@@ -574,7 +574,7 @@ pub fn parameter_status(k: &str, v: &str) -> PgWireBackendMessage {
 mod tests {
     use super::*;
     use nestor_common::error::Severity;
-    use nestor_sql::protocol::TxnStatus;
+    use nestor_session::protocol::TxnStatus;
 
     fn frame(tag: u8, body: &[u8]) -> Vec<u8> {
         let mut v = vec![tag];
@@ -765,7 +765,7 @@ mod tests {
     fn failed_encode_leaves_no_bytes() {
         let mut b = BytesMut::new();
         let huge = "x".repeat(40_000);
-        assert!(encode(&mut b, &BackendMsg::CommandComplete(huge)).is_err());
+        assert!(encode(&mut b, &BackendMsg::ParameterStatus("x".into(), huge)).is_err());
         assert!(b.is_empty());
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use nestor_common::error::Severity;
 use nestor_common::{DbError, SqlState};
-use nestor_sql::session::Engine;
+use nestor_session::session::Engine;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 

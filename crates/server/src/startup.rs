@@ -24,8 +24,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use nestor_common::error::Severity;
 use nestor_common::{DbError, SessionId, SqlState};
-use nestor_sql::protocol::BackendMsg;
-use nestor_sql::session::{Session, SessionInfo};
+use nestor_session::protocol::BackendMsg;
+use nestor_session::session::{Session, SessionInfo};
 use pgwire::messages::startup::{
     Authentication, BackendKeyData, NegotiateProtocolVersion, SecretKey,
 };

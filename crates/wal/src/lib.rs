@@ -30,6 +30,7 @@
 //! first record lives and a gap between segments is detectable.
 
 pub mod record;
+mod switch;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
@@ -43,6 +44,7 @@ use nestor_txn::RedoBuffer;
 use parking_lot::{Condvar, Mutex};
 
 pub use record::{Record, RecordKind, HEADER_BYTES, RECORD_PAYLOAD_BYTES_MAX};
+pub use switch::SwitchLog;
 
 /// Default size at which a new segment is started.
 pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;

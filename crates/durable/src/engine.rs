@@ -1,0 +1,148 @@
+//! One server's database with its durability: the [`Database`] every
+//! statement runs against, recovered from the data directory at start,
+//! checkpointed in the background and at shutdown. One `Arc<Engine>` is
+//! shared by all sessions; it dereferences to the [`Database`].
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use nestor_common::{DbError, SessionId};
+use nestor_exec::Database;
+use nestor_wal::SwitchLog;
+use parking_lot::Mutex;
+
+use crate as durable;
+use crate::DirLock;
+
+/// Server-wide configuration the engine needs.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    pub data_dir: std::path::PathBuf,
+    pub max_connections: usize,
+    /// Persist to `data_dir` (WAL, checkpoints, recovery). False keeps
+    /// everything in memory (unit tests).
+    pub durable: bool,
+    /// checkpoint_timeout.
+    pub checkpoint_timeout: Duration,
+    /// max_wal_size: WAL bytes since the last checkpoint that trigger one.
+    pub max_wal_bytes: u64,
+}
+
+impl EngineConfig {
+    /// A durable engine on `data_dir` with default settings.
+    pub fn durable(data_dir: std::path::PathBuf, max_connections: usize) -> EngineConfig {
+        EngineConfig {
+            data_dir,
+            max_connections,
+            durable: true,
+            checkpoint_timeout: Duration::from_millis(durable::CHECKPOINT_TIMEOUT_MS_DEFAULT),
+            max_wal_bytes: durable::MAX_WAL_BYTES_DEFAULT,
+        }
+    }
+
+    /// An in-memory engine (nothing is written anywhere).
+    pub fn in_memory(max_connections: usize) -> EngineConfig {
+        EngineConfig {
+            durable: false,
+            ..EngineConfig::durable(std::env::temp_dir(), max_connections)
+        }
+    }
+}
+
+pub struct Engine {
+    pub config: EngineConfig,
+    pub db: Arc<Database>,
+    pub(crate) checkpoint_lock: Mutex<()>,
+    pub(crate) stopping: durable::StopFlag,
+    checkpoint_lsn: AtomicU64,
+    _dir_lock: Option<DirLock>,
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Result<Arc<Engine>, DbError> {
+        let dir_lock = if config.durable {
+            Some(durable::lock_data_dir(&config.data_dir)?)
+        } else {
+            None
+        };
+        let log = Arc::new(SwitchLog::default());
+        let db = Arc::new(Database::new(config.max_connections, log.clone()));
+        let durable = config.durable;
+        let engine = Arc::new(Engine {
+            config,
+            db,
+            checkpoint_lock: Mutex::new(()),
+            stopping: Arc::new(AtomicBool::new(false)),
+            checkpoint_lsn: AtomicU64::new(0),
+            _dir_lock: dir_lock,
+        });
+        if durable {
+            let report = durable::recover(&engine, &log)?;
+            eprintln!(
+                "recovered: checkpoint at csn {}, {} transactions replayed from the WAL in {} ms{}",
+                report.checkpoint_csn,
+                report.wal_transactions,
+                report.millis,
+                report
+                    .torn_tail_cut
+                    .map(|t| format!("; torn WAL tail cut in {t}"))
+                    .unwrap_or_default()
+            );
+            durable::start_checkpointer(
+                &engine,
+                engine.config.checkpoint_timeout,
+                engine.config.max_wal_bytes,
+            );
+        }
+        Ok(engine)
+    }
+
+    /// CHECKPOINT (also run by the checkpointer and at clean shutdown).
+    pub fn checkpoint(&self) -> Result<(), DbError> {
+        durable::checkpoint(self, None).map(|_| ())
+    }
+
+    /// Clean shutdown: stop background work and write a checkpoint so the
+    /// next start replays nothing.
+    pub fn shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        if self.config.durable {
+            // Bounded: a session still blocked with uncommitted DDL must not
+            // keep the process from exiting (recovery replays the WAL).
+            if let Err(e) = durable::checkpoint(self, Some(Duration::from_secs(5))) {
+                eprintln!("shutdown checkpoint failed: {}", e.message);
+            }
+        }
+    }
+
+    pub(crate) fn mark_recovered(&self, end_lsn: u64) {
+        self.checkpoint_lsn.store(end_lsn, Ordering::SeqCst);
+    }
+
+    pub(crate) fn note_checkpoint(&self, lsn: u64) {
+        self.checkpoint_lsn.store(lsn, Ordering::SeqCst);
+    }
+
+    /// WAL written since the last checkpoint's cut.
+    pub fn wal_bytes_since_checkpoint(&self) -> u64 {
+        self.db.log.wal().map_or(0, |w| {
+            w.next_lsn()
+                .saturating_sub(self.checkpoint_lsn.load(Ordering::SeqCst))
+        })
+    }
+
+    /// CancelRequest from the wire: cancel the running statement of session
+    /// `pid` if `secret` matches. Returns whether a session was signalled.
+    pub fn cancel_request(&self, pid: SessionId, secret: i32) -> bool {
+        self.sessions.cancel(pid, Some(secret))
+    }
+}
+
+impl std::ops::Deref for Engine {
+    type Target = Database;
+
+    fn deref(&self) -> &Database {
+        &self.db
+    }
+}

@@ -1,0 +1,469 @@
+//! # nestor-durable: the data directory, the WAL wiring, checkpoints and crash
+//! recovery.
+//!
+//! Property: nothing acknowledged as committed is ever lost, nothing
+//! uncommitted is ever recovered. docs/durability.md has the protocol; in
+//! short:
+//!
+//! - **What is logged.** A transaction's redo is generated at commit from its
+//!   undo log (final row images, see `nestor_storage::redo`) and appended to
+//!   the WAL under the commit sequencer, so the WAL holds committed
+//!   transactions only, in commit order. Schema changes are logged as typed
+//!   catalog records describing their result ([`CatalogRecord::PutTable`]
+//!   carries the whole new definition with its OIDs); recovery installs
+//!   them with `Catalog::replay`, so later row redo finds its tables and no
+//!   SQL is executed. Sequences are not transactional: every commit carries
+//!   the state of the sequences advanced since the previous commit
+//!   ([`CatalogRecord::Sequences`]); replay keeps the maximum.
+//! - **Checkpoints** are written from an MVCC snapshot at a cut `(csn, lsn)`
+//!   taken under the commit sequencer (every commit ≤ csn lies before lsn in
+//!   the WAL), while writers continue. DDL waits for a running checkpoint
+//!   (the catalog's DDL gate), so the catalog image — the current catalog
+//!   as records, no history — matches the cut. The file is
+//!   written to a temporary name, fsynced, renamed, and the directory
+//!   fsynced; then WAL segments before the cut are removed.
+//! - **Recovery** loads the newest checkpoint (a bad checksum stops startup
+//!   naming the file), replays the WAL from its lsn (a torn tail is cut; a
+//!   gap or damage earlier stops startup), rebuilds indexes, and continues
+//!   XIDs and CSNs after everything recovered.
+//! - UNLOGGED and TEMP tables: no row redo and no rows in checkpoints, so
+//!   they come back empty (their definitions survive), as in PostgreSQL.
+//!
+//! Data directory layout:
+//!
+//! ```text
+//!   DIR/nestor.lock            held (flock) while a server uses DIR
+//!   DIR/wal/<lsn>.wal          WAL segments (crates/wal)
+//!   DIR/checkpoint             the newest checkpoint image
+//!   DIR/checkpoint.tmp         a checkpoint being written (ignored)
+//! ```
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nestor_catalog::CatalogRecord;
+use nestor_common::{Csn, DbError, RelId, RowId, SqlState, Xid};
+use nestor_storage::redo::{self, Reader, RedoOp};
+use nestor_txn::Snapshot;
+use nestor_wal::{SwitchLog, Wal, WalError};
+
+pub mod engine;
+
+pub use engine::{Engine, EngineConfig};
+
+/// Default checkpoint_timeout.
+pub const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
+/// Default max_wal_size: WAL written since the last checkpoint that
+/// triggers the next one.
+pub const MAX_WAL_BYTES_DEFAULT: u64 = 1 << 30;
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"NESTORCK";
+/// Version 2: the catalog as typed records (version 1 held DDL history as
+/// SQL text and is refused).
+const CHECKPOINT_VERSION: u32 = 2;
+
+// ----- the lock file --------------------------------------------------------
+
+/// Exclusive use of a data directory, held for the life of the server. An
+/// OS file lock, so a killed server never leaves a stale lock behind.
+pub struct DirLock {
+    _file: File,
+}
+
+pub fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
+    fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let path = dir.join("nestor.lock");
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| io_error(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => {
+            let mut f = &file;
+            let _ = f.write_all(format!("{}\n", std::process::id()).as_bytes());
+            Ok(DirLock { _file: file })
+        }
+        Err(_) => Err(DbError::new(
+            SqlState::ObjectInUse,
+            format!(
+                "lock file \"{}\" is in use: another nestor server is running on data directory \"{}\"",
+                path.display(),
+                dir.display()
+            ),
+        )),
+    }
+}
+
+fn io_error(path: &Path, e: std::io::Error) -> DbError {
+    DbError::new(
+        SqlState::IoError,
+        format!("could not access \"{}\": {e}", path.display()),
+    )
+}
+
+fn wal_error(e: WalError) -> DbError {
+    DbError::new(SqlState::DataCorrupted, e.to_string())
+}
+
+// ----- recovery -------------------------------------------------------------
+
+fn apply_catalog(engine: &Engine, bytes: &[u8]) -> Result<(), DbError> {
+    let rec = CatalogRecord::decode(bytes).map_err(corrupt)?;
+    engine.catalog.replay(rec, &engine.store).map_err(corrupt)
+}
+
+fn corrupt(why: String) -> DbError {
+    DbError::new(SqlState::DataCorrupted, format!("corrupt redo: {why}"))
+}
+
+fn apply_op(engine: &Engine, op: RedoOp) -> Result<(), DbError> {
+    match op {
+        RedoOp::Put { rel, row, values } => table_for(engine, rel)?.recover_put(row, values),
+        RedoOp::Delete { rel, row } => table_for(engine, rel)?.recover_delete(row),
+        RedoOp::Ddl(bytes) => apply_catalog(engine, &bytes)?,
+    }
+    Ok(())
+}
+
+fn table_for(engine: &Engine, rel: RelId) -> Result<Arc<nestor_storage::Table>, DbError> {
+    engine.store.table(rel).ok_or_else(|| {
+        DbError::new(
+            SqlState::DataCorrupted,
+            format!("redo refers to relation {rel}, which recovery did not create"),
+        )
+    })
+}
+
+/// What recovery found, for the startup log line.
+#[derive(Debug, Default)]
+pub struct RecoveryReport {
+    pub checkpoint_csn: u64,
+    pub wal_transactions: u64,
+    pub torn_tail_cut: Option<String>,
+    pub millis: u128,
+}
+
+/// Recover `engine` from its data directory and switch its commit log to
+/// the WAL. Runs before the server accepts connections.
+pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, DbError> {
+    let started = Instant::now();
+    let dir = engine.config.data_dir.clone();
+    let mut report = RecoveryReport::default();
+    let mut next_xid = 1u64;
+    let mut last_csn = Csn::BOOTSTRAP.0;
+    let mut from_lsn = 0;
+    if let Some(ck) = read_checkpoint(&dir.join("checkpoint"))? {
+        for rec in &ck.ddl {
+            apply_catalog(engine, rec)?;
+        }
+        apply_catalog(engine, &ck.sequences)?;
+        for (rel, row_ids, rows) in ck.tables {
+            let t = table_for(engine, rel)?;
+            t.reserve_row_ids(row_ids);
+            for (row, values) in rows {
+                t.recover_put(row, values);
+            }
+        }
+        engine.catalog.ensure_next_oid(ck.next_oid);
+        next_xid = ck.next_xid;
+        last_csn = ck.csn;
+        from_lsn = ck.lsn;
+        report.checkpoint_csn = ck.csn;
+    }
+    let wal_dir = dir.join("wal");
+    let mut pending: Vec<u8> = Vec::new();
+    let mut failure: Option<DbError> = None;
+    let end = nestor_wal::replay(&wal_dir, from_lsn, |rec| {
+        if failure.is_some() {
+            return Ok(());
+        }
+        pending.extend_from_slice(&rec.payload);
+        next_xid = next_xid.max(rec.xid + 1);
+        if rec.kind == nestor_wal::RecordKind::TxnCommit {
+            last_csn = last_csn.max(rec.csn);
+            report.wal_transactions += 1;
+            let ops =
+                redo::decode_ops(&pending).map_err(|e| format!("transaction {}: {e}", rec.xid))?;
+            pending.clear();
+            for op in ops {
+                if let Err(e) = apply_op(engine, op) {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok(())
+    })
+    .map_err(wal_error)?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    report.torn_tail_cut = end
+        .cut
+        .map(|(f, off)| format!("{} at offset {off}", f.display()));
+    for t in engine.store.tables() {
+        t.rebuild_indexes();
+    }
+    engine
+        .txn
+        .advance_after_recovery(Xid(next_xid), Csn(last_csn));
+    let wal = Wal::open(
+        &wal_dir,
+        end.end_lsn,
+        engine.txn.horizon().0,
+        nestor_wal::SEGMENT_BYTES_DEFAULT,
+    )
+    .map_err(wal_error)?;
+    log.set(Arc::new(wal));
+    engine.mark_recovered(end.end_lsn);
+    report.millis = started.elapsed().as_millis();
+    Ok(report)
+}
+
+// ----- checkpoints ----------------------------------------------------------
+
+struct CheckpointImage {
+    csn: u64,
+    lsn: u64,
+    next_xid: u64,
+    next_oid: u32,
+    ddl: Vec<Vec<u8>>,
+    sequences: Vec<u8>,
+    tables: Vec<TableImage>,
+}
+
+/// One table in a checkpoint: relation, row ids taken, rows.
+type TableImage = (RelId, u64, Vec<(RowId, nestor_types::Row)>);
+
+/// A writer that checksums what it writes.
+struct CrcWriter<W: Write> {
+    inner: W,
+    crc: u32,
+}
+
+impl<W: Write> CrcWriter<W> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.crc = crc32c::crc32c_append(self.crc, bytes);
+        self.inner.write_all(bytes)
+    }
+}
+
+/// Write a checkpoint: see the module header for the protocol. Returns the
+/// cut's CSN and LSN. `gate_wait` bounds how long it waits for open DDL
+/// transactions (None: as long as it takes); when it runs out, no
+/// checkpoint is written and an error says why.
+pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, u64), DbError> {
+    let log = engine.db.log.clone();
+    let Some(wal) = log.wal() else {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            "checkpoint requested before recovery finished",
+        ));
+    };
+    let _one_at_a_time = match gate_wait {
+        Some(w) => engine.checkpoint_lock.try_lock_for(w).ok_or_else(|| {
+            DbError::new(
+                SqlState::ObjectInUse,
+                "checkpoint skipped: another checkpoint is running",
+            )
+        })?,
+        None => engine.checkpoint_lock.lock(),
+    };
+    let slot = engine.txn.register_slot();
+    let cut = engine.catalog.gate().exclusive(gate_wait, || {
+        let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
+        engine.txn.hold_horizon(&slot, csn);
+        (
+            csn,
+            lsn,
+            engine
+                .catalog
+                .image()
+                .iter()
+                .map(CatalogRecord::encode)
+                .collect::<Vec<_>>(),
+            engine.catalog.sequence_states().encode(),
+            engine.catalog.logged_storage(),
+            engine.catalog.next_oid(),
+            engine.txn.next_xid().0,
+        )
+    });
+    let Some((csn, lsn, ddl, sequences, tables, next_oid, next_xid)) = cut else {
+        return Err(DbError::new(
+            SqlState::ObjectInUse,
+            "checkpoint skipped: transactions with schema changes are still open",
+        ));
+    };
+    let snap = Snapshot {
+        horizon: csn,
+        own: Xid::NONE,
+        cid: nestor_common::CommandId(0),
+    };
+    let dir = &engine.config.data_dir;
+    let tmp = dir.join("checkpoint.tmp");
+    let write = || -> std::io::Result<()> {
+        let f = File::create(&tmp)?;
+        let mut w = CrcWriter {
+            inner: BufWriter::with_capacity(1 << 20, f),
+            crc: 0,
+        };
+        w.put(CHECKPOINT_MAGIC)?;
+        w.put(&CHECKPOINT_VERSION.to_le_bytes())?;
+        for v in [csn.0, lsn, next_xid] {
+            w.put(&v.to_le_bytes())?;
+        }
+        w.put(&next_oid.to_le_bytes())?;
+        w.put(&(ddl.len() as u32).to_le_bytes())?;
+        for d in &ddl {
+            w.put(&(d.len() as u32).to_le_bytes())?;
+            w.put(d)?;
+        }
+        w.put(&(sequences.len() as u32).to_le_bytes())?;
+        w.put(&sequences)?;
+        w.put(&(tables.len() as u32).to_le_bytes())?;
+        let mut buf = Vec::new();
+        for t in &tables {
+            w.put(&t.id.0.to_le_bytes())?;
+            w.put(&t.row_id_count().to_le_bytes())?;
+            for tu in t.scan(&snap) {
+                buf.clear();
+                buf.push(1);
+                buf.extend_from_slice(&tu.row.0.to_le_bytes());
+                buf.extend_from_slice(&(tu.data.len() as u16).to_le_bytes());
+                for v in tu.data.iter() {
+                    redo::encode_value(v, &mut buf);
+                }
+                w.put(&buf)?;
+            }
+            w.put(&[0])?;
+        }
+        let crc = w.crc;
+        w.inner.write_all(&crc.to_le_bytes())?;
+        let f = w.inner.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()
+    };
+    write().map_err(|e| io_error(&tmp, e))?;
+    drop(slot);
+    let path = dir.join("checkpoint");
+    fs::rename(&tmp, &path).map_err(|e| io_error(&path, e))?;
+    nestor_wal::sync_dir(dir).map_err(wal_error)?;
+    wal.remove_before(lsn).map_err(wal_error)?;
+    engine.note_checkpoint(lsn);
+    Ok((csn, lsn))
+}
+
+fn read_checkpoint(path: &Path) -> Result<Option<CheckpointImage>, DbError> {
+    let mut data = Vec::new();
+    match File::open(path) {
+        Ok(mut f) => f.read_to_end(&mut data).map_err(|e| io_error(path, e))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path, e)),
+    };
+    let bad = |why: &str| {
+        DbError::new(
+            SqlState::DataCorrupted,
+            format!(
+                "checkpoint file \"{}\" is corrupt ({why}); refusing to start rather than lose committed data",
+                path.display()
+            ),
+        )
+    };
+    if data.len() < 4 + CHECKPOINT_MAGIC.len() {
+        return Err(bad("too short"));
+    }
+    let (body, tail) = data.split_at(data.len() - 4);
+    if crc32c::crc32c(body) != u32::from_le_bytes(tail.try_into().expect("4 bytes")) {
+        return Err(bad("checksum mismatch"));
+    }
+    parse_checkpoint(body).map(Some).map_err(|e| bad(&e))
+}
+
+fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
+    let mut r = Reader::new(body);
+    if r.bytes(8)? != CHECKPOINT_MAGIC {
+        return Err("not a checkpoint file".into());
+    }
+    if r.u32()? != CHECKPOINT_VERSION {
+        return Err("unknown checkpoint version".into());
+    }
+    let (csn, lsn, next_xid, next_oid) = (r.u64()?, r.u64()?, r.u64()?, r.u32()?);
+    let n = r.u32()? as usize;
+    let mut ddl = Vec::with_capacity(n.min(1 << 16));
+    for _ in 0..n {
+        let len = r.u32()? as usize;
+        ddl.push(r.bytes(len)?.to_vec());
+    }
+    let len = r.u32()? as usize;
+    let sequences = r.bytes(len)?.to_vec();
+    let nt = r.u32()? as usize;
+    let mut tables = Vec::new();
+    for _ in 0..nt {
+        let rel = RelId(r.u32()?);
+        let row_ids = r.u64()?;
+        let mut rows = Vec::new();
+        while r.u8()? == 1 {
+            let row = RowId(r.u64()?);
+            let ncols = r.u16()? as usize;
+            let vals = (0..ncols)
+                .map(|_| r.value())
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.push((row, Arc::from(vals)));
+        }
+        tables.push((rel, row_ids, rows));
+    }
+    if !r.at_end() {
+        return Err("trailing bytes".into());
+    }
+    Ok(CheckpointImage {
+        csn,
+        lsn,
+        next_xid,
+        next_oid,
+        ddl,
+        sequences,
+        tables,
+    })
+}
+
+// ----- the checkpointer -----------------------------------------------------
+
+/// Background checkpoints every `timeout` or after `max_wal_bytes` of WAL.
+pub fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes: u64) {
+    let weak = Arc::downgrade(engine);
+    let stop = engine.stopping.clone();
+    let spawned = std::thread::Builder::new()
+        .name("checkpointer".into())
+        .spawn(move || {
+            let mut last = Instant::now();
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(200));
+                let Some(engine) = weak.upgrade() else { return };
+                let wal_since = engine.wal_bytes_since_checkpoint();
+                if last.elapsed() >= timeout || wal_since >= max_wal_bytes {
+                    // Bounded, so a long-open DDL transaction delays the
+                    // checkpoint to a later tick instead of parking here.
+                    if let Err(e) = checkpoint(&engine, Some(Duration::from_secs(1))) {
+                        eprintln!("checkpoint failed: {}", e.message);
+                    }
+                    last = Instant::now();
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("could not start the checkpointer: {e}");
+    }
+}
+
+/// Flag shared with background threads.
+pub type StopFlag = Arc<AtomicBool>;
+
+/// Paths under a data directory.
+pub fn wal_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("wal")
+}

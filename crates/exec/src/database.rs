@@ -1,0 +1,54 @@
+//! The shared state every statement runs against: transaction manager,
+//! tables, catalog, the registry of sessions and the commit log. One
+//! `Arc<Database>` is shared by all sessions; durability (recovery,
+//! checkpoints) is layered on top by `nestor-durable`.
+
+use std::sync::Arc;
+
+use nestor_catalog::Catalog;
+use nestor_common::{Csn, Xid};
+use nestor_storage::Store;
+use nestor_txn::TxnManager;
+use nestor_wal::SwitchLog;
+
+use crate::registry::Registry;
+
+pub struct Database {
+    pub txn: Arc<TxnManager>,
+    pub store: Arc<Store>,
+    pub catalog: Catalog,
+    pub sessions: Registry,
+    /// The commit log: nothing until recovery has finished, then the WAL
+    /// (never set for an in-memory database).
+    pub log: Arc<SwitchLog>,
+}
+
+impl Database {
+    /// An empty database whose commits go to `log`.
+    pub fn new(max_connections: usize, log: Arc<SwitchLog>) -> Database {
+        let txn = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+        let store = Store::new(txn.clone());
+        let catalog = Catalog::new();
+        store.set_commit_hook(catalog.sequence_hook());
+        Database {
+            txn,
+            store,
+            catalog,
+            sessions: Registry::new(max_connections),
+            log,
+        }
+    }
+
+    /// An empty in-memory database (nothing is written anywhere).
+    pub fn in_memory(max_connections: usize) -> Arc<Database> {
+        Arc::new(Database::new(
+            max_connections,
+            Arc::new(SwitchLog::default()),
+        ))
+    }
+
+    /// The WAL's next LSN (0 without a WAL).
+    pub fn wal_lsn(&self) -> u64 {
+        self.log.wal().map_or(0, |w| w.next_lsn())
+    }
+}

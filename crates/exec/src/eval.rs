@@ -1,0 +1,314 @@
+//! Expression evaluation: a plain recursive interpreter over a row slice.
+//!
+//! Everything that needs the statement's state (functions like nextval()
+//! or now(), subqueries, parameters) goes through [`Ev`], the per-execution
+//! context. Three-valued logic follows SQL: AND/OR short-circuit on a
+//! decisive operand and yield NULL when undecided.
+//!
+//! ```text
+//!   WHERE a > 1 AND b IS NULL   on row (a=5, b=NULL)
+//!   And[Cmp(Gt, Col 0, Const 1), IsNull(Col 1)]
+//!     Cmp  -> compare(5, 1) = Greater -> true
+//!     IsNull(NULL)                    -> true      => true
+//! ```
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+use nestor_plan::expr::{BoolTest, Cmp, Expr};
+use nestor_plan::valops;
+use nestor_types::Value;
+
+use crate::context::StatementCtx;
+
+/// The state one execution of a statement evaluates in.
+pub struct Ev<'c, 'a> {
+    pub ctx: &'c mut StatementCtx<'a>,
+    pub params: &'c [Value],
+    /// Rows of enclosing queries, indexed by query level.
+    pub outer: Vec<Vec<Value>>,
+    /// Results of uncorrelated subqueries and CTEs, by id.
+    pub cache: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+}
+
+impl<'c, 'a> Ev<'c, 'a> {
+    pub fn new(ctx: &'c mut StatementCtx<'a>, params: &'c [Value]) -> Ev<'c, 'a> {
+        Ev {
+            ctx,
+            params,
+            outer: Vec::new(),
+            cache: HashMap::new(),
+        }
+    }
+}
+
+/// A boolean value's truth (None for NULL and non-booleans).
+pub fn truthy(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn bool_val(b: Option<bool>) -> Value {
+    b.map_or(Value::Null, Value::Bool)
+}
+
+/// Evaluation of bound expressions.
+pub trait Eval {
+    fn eval(&self, row: &[Value], ev: &mut Ev) -> Result<Value, DbError>;
+
+    /// Evaluate as a predicate: NULL counts as false.
+    fn test(&self, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+        Ok(truthy(&self.eval(row, ev)?) == Some(true))
+    }
+}
+
+impl Eval for Expr {
+    fn eval(&self, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+        match self {
+            Expr::Const(v) => Ok(v.clone()),
+            Expr::Param(i) => param(*i, ev),
+            Expr::Col(i) => Ok(row[*i].clone()),
+            Expr::Outer { level, col } => Ok(ev.outer[*level][*col].clone()),
+            Expr::Arith(op, a, b, _) => {
+                let x = a.eval(row, ev)?;
+                let y = b.eval(row, ev)?;
+                valops::arith(*op, &x, &y, &ev.ctx.eval)
+            }
+            Expr::Neg(a) => valops::negate(&a.eval(row, ev)?),
+            Expr::Cmp(op, a, b) => compare(*op, a, b, row, ev),
+            Expr::Distinct(a, b, negated) => distinct(a, b, *negated, row, ev),
+            Expr::Not(a) => Ok(bool_val(truthy(&a.eval(row, ev)?).map(|b| !b))),
+            Expr::And(v) => and_or(v, false, row, ev),
+            Expr::Or(v) => and_or(v, true, row, ev),
+            Expr::IsNull(a, negated) => Ok(Value::Bool(a.eval(row, ev)?.is_null() != *negated)),
+            Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
+            Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
+            Expr::Case {
+                operand,
+                whens,
+                else_,
+            } => case(operand.as_deref(), whens, else_.as_deref(), row, ev),
+            Expr::Coalesce(v) => coalesce(v, row, ev),
+            Expr::MinMax(v, greatest) => min_max(v, *greatest, row, ev),
+            Expr::NullIf(a, b) => null_if(a, b, row, ev),
+            Expr::InList { lhs, list, negated } => in_list(lhs, list, *negated, row, ev),
+            Expr::Like {
+                lhs,
+                pattern,
+                ci,
+                negated,
+            } => like(lhs, pattern, *ci, *negated, row, ev),
+            Expr::Concat(a, b) => concat(a, b, row, ev),
+            Expr::Func(f, args) => {
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(a.eval(row, ev)?);
+                }
+                crate::functions::call(*f, vals, ev)
+            }
+            Expr::Sub(s) => crate::executor::eval_subquery(s, row, ev),
+            Expr::Agg(_) => Err(DbError::new(
+                SqlState::GroupingError,
+                "aggregate functions are not allowed here",
+            )),
+        }
+    }
+}
+
+fn param(i: usize, ev: &Ev) -> Result<Value, DbError> {
+    ev.params.get(i).cloned().ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedParameter,
+            format!("there is no parameter ${}", i + 1),
+        )
+    })
+}
+
+fn compare(op: Cmp, a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let x = a.eval(row, ev)?;
+    if x.is_null() {
+        return Ok(Value::Null);
+    }
+    let y = b.eval(row, ev)?;
+    if y.is_null() {
+        return Ok(Value::Null);
+    }
+    Ok(Value::Bool(op.holds(valops::compare(&x, &y, &ev.ctx.eval))))
+}
+
+/// IS [NOT] DISTINCT FROM (`negated` = IS NOT DISTINCT FROM).
+fn distinct(
+    a: &Expr,
+    b: &Expr,
+    negated: bool,
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<Value, DbError> {
+    let x = a.eval(row, ev)?;
+    let y = b.eval(row, ev)?;
+    let same = match (x.is_null(), y.is_null()) {
+        (true, true) => true,
+        (false, false) => valops::compare(&x, &y, &ev.ctx.eval).is_eq(),
+        _ => false,
+    };
+    Ok(Value::Bool(same == negated))
+}
+
+/// AND (`decisive` false) or OR (`decisive` true): the decisive value ends
+/// the evaluation; otherwise any NULL makes the result NULL.
+fn and_or(v: &[Expr], decisive: bool, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let mut unknown = false;
+    for e in v {
+        match truthy(&e.eval(row, ev)?) {
+            Some(b) if b == decisive => return Ok(Value::Bool(decisive)),
+            None => unknown = true,
+            Some(_) => {}
+        }
+    }
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Bool(!decisive)
+    })
+}
+
+fn bool_test(t: BoolTest, b: Option<bool>) -> bool {
+    match t {
+        BoolTest::True => b == Some(true),
+        BoolTest::NotTrue => b != Some(true),
+        BoolTest::False => b == Some(false),
+        BoolTest::NotFalse => b != Some(false),
+        BoolTest::Unknown => b.is_none(),
+        BoolTest::NotUnknown => b.is_some(),
+    }
+}
+
+fn case(
+    operand: Option<&Expr>,
+    whens: &[(Expr, Expr)],
+    else_: Option<&Expr>,
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<Value, DbError> {
+    let op = match operand {
+        Some(o) => Some(o.eval(row, ev)?),
+        None => None,
+    };
+    for (w, t) in whens {
+        let hit = match &op {
+            Some(o) => {
+                let x = w.eval(row, ev)?;
+                !o.is_null() && !x.is_null() && valops::compare(o, &x, &ev.ctx.eval).is_eq()
+            }
+            None => w.test(row, ev)?,
+        };
+        if hit {
+            return t.eval(row, ev);
+        }
+    }
+    match else_ {
+        Some(e) => e.eval(row, ev),
+        None => Ok(Value::Null),
+    }
+}
+
+fn coalesce(v: &[Expr], row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    for e in v {
+        let x = e.eval(row, ev)?;
+        if !x.is_null() {
+            return Ok(x);
+        }
+    }
+    Ok(Value::Null)
+}
+
+/// GREATEST (`greatest`) / LEAST: NULLs are ignored.
+fn min_max(v: &[Expr], greatest: bool, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let mut best = Value::Null;
+    for e in v {
+        let x = e.eval(row, ev)?;
+        if x.is_null() {
+            continue;
+        }
+        let better = best.is_null() || {
+            let o = valops::compare(&x, &best, &ev.ctx.eval);
+            if greatest {
+                o.is_gt()
+            } else {
+                o.is_lt()
+            }
+        };
+        if better {
+            best = x;
+        }
+    }
+    Ok(best)
+}
+
+fn null_if(a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let x = a.eval(row, ev)?;
+    let y = b.eval(row, ev)?;
+    if !x.is_null() && !y.is_null() && valops::compare(&x, &y, &ev.ctx.eval).is_eq() {
+        Ok(Value::Null)
+    } else {
+        Ok(x)
+    }
+}
+
+fn in_list(
+    lhs: &Expr,
+    list: &[Expr],
+    negated: bool,
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<Value, DbError> {
+    let x = lhs.eval(row, ev)?;
+    if x.is_null() {
+        return Ok(Value::Null);
+    }
+    let mut unknown = false;
+    for e in list {
+        let y = e.eval(row, ev)?;
+        if y.is_null() {
+            unknown = true;
+        } else if valops::compare(&x, &y, &ev.ctx.eval).is_eq() {
+            return Ok(Value::Bool(!negated));
+        }
+    }
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Bool(negated)
+    })
+}
+
+fn like(
+    lhs: &Expr,
+    pattern: &Expr,
+    ci: bool,
+    negated: bool,
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<Value, DbError> {
+    let x = lhs.eval(row, ev)?;
+    let p = pattern.eval(row, ev)?;
+    match (&x, &p) {
+        (Value::Text(s), Value::Text(p)) => Ok(Value::Bool(valops::like(s, p, ci) != negated)),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn concat(a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let x = a.eval(row, ev)?;
+    let y = b.eval(row, ev)?;
+    match (
+        valops::to_text(&x, &ev.ctx.eval),
+        valops::to_text(&y, &ev.ctx.eval),
+    ) {
+        (Some(s), Some(t)) => Ok(Value::Text(Arc::from(s + &t))),
+        _ => Ok(Value::Null),
+    }
+}

@@ -1,0 +1,514 @@
+//! Function calls at run time: the functions that read the statement's
+//! state (now(), nextval(), txid_current(), pg_sleep(), set_config() ...)
+//! and the pure ones. Resolution happened at bind time
+//! (`nestor_plan::functions::lookup`).
+//!
+//! Snapshot functions: Nestor's snapshots are commit sequence numbers, not
+//! lists of running XIDs. `pg_current_snapshot()` still answers in
+//! PostgreSQL's `xmin:xmax:xip,...` format so tools can parse it: `xmax` is
+//! the next XID to be assigned, `xip` the XIDs of transactions running in
+//! any session (from the session registry), and `xmin` the smallest of
+//! those (or `xmax` when none run). Visibility itself never uses this list.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nestor_common::{DbError, SessionId, SqlState, Xid};
+use nestor_plan::functions::Func;
+use nestor_plan::valops::{self, as_f64, as_i64};
+use nestor_settings::SettingChange;
+use nestor_txn::XactStatus;
+use nestor_types::datatype::DataType;
+use nestor_types::datetime::UNIX_EPOCH_USECS;
+use nestor_types::Value;
+
+use crate::eval::Ev;
+
+/// Microseconds since 2000-01-01 UTC now.
+pub fn now_us() -> i64 {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    d.as_micros() as i64 + UNIX_EPOCH_USECS
+}
+
+fn text(v: &Value, ec: &nestor_types::EvalCtx) -> Option<String> {
+    valops::to_text(v, ec)
+}
+
+fn text_val(s: impl Into<Arc<str>>) -> Value {
+    Value::Text(s.into())
+}
+
+fn bad_param(msg: impl Into<String>) -> DbError {
+    DbError::new(SqlState::InvalidParameterValue, msg)
+}
+
+/// Call with evaluated arguments. Most functions are strict: NULL in,
+/// NULL out.
+pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
+    let strict = !matches!(
+        f,
+        Func::Concat
+            | Func::CurrentSetting
+            | Func::SetConfig
+            | Func::ObjDescription
+            | Func::PgGetExpr
+    );
+    if strict && args.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    match f {
+        Func::Now => Ok(Value::TimestampTz(ev.ctx.txn_start_us)),
+        Func::StatementTimestamp => Ok(Value::TimestampTz(ev.ctx.stmt_start_us)),
+        Func::ClockTimestamp => Ok(Value::TimestampTz(now_us())),
+        Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
+        Func::PgSleep => pg_sleep(as_f64(&args[0]).unwrap_or(0.0), ev),
+        Func::PgSleepFor => {
+            let iv = nestor_types::datetime::parse_interval(
+                &text(&args[0], &ev.ctx.eval).unwrap_or_default(),
+            )?;
+            let secs = (iv.span() as f64) / 1e6;
+            pg_sleep(secs, ev)
+        }
+        Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
+        Func::Regclass => {
+            let name = text(&args[0], &ev.ctx.eval).unwrap_or_default();
+            Ok(Value::Int8(ev.ctx.db.catalog.regclass(&name)? as i64))
+        }
+        Func::Random => Ok(Value::Float8(random_f64())),
+        Func::Version => Ok(text_val(
+            "PostgreSQL 15.0 (Nestor 0.1.0) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
+        )),
+        Func::CurrentDatabase => Ok(text_val(setting(ev, "nestor.database", "postgres"))),
+        Func::CurrentUser => Ok(text_val(setting(ev, "session_authorization", "postgres"))),
+        Func::CurrentSchema => Ok(text_val("public")),
+        Func::BackendPid => Ok(Value::Int4(ev.ctx.session.0 as i32)),
+        Func::CurrentWalLsn => {
+            let lsn = ev.ctx.db.wal_lsn();
+            Ok(Value::Text(
+                format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF).into(),
+            ))
+        }
+        Func::TxidCurrent => {
+            if ev.ctx.read_only {
+                return Err(DbError::new(
+                    SqlState::ReadOnlySqlTransaction,
+                    "cannot assign TransactionIds during recovery",
+                ));
+            }
+            Ok(Value::Int8(ev.ctx.txn.assign_xid().0 as i64))
+        }
+        Func::TxidCurrentIfAssigned => {
+            let x = ev.ctx.txn.xid();
+            Ok(if x.is_none() {
+                Value::Null
+            } else {
+                Value::Int8(x.0 as i64)
+            })
+        }
+        Func::CurrentSnapshot => Ok(text_val(current_snapshot(ev))),
+        Func::SnapshotXmin | Func::SnapshotXmax => snapshot_part(f, &args[0], &ev.ctx.eval),
+        Func::XactStatus => xact_status(&args[0], ev),
+        Func::CurrentSetting => current_setting(&args, ev),
+        Func::SetConfig => set_config(&args, ev),
+        Func::CancelBackend => {
+            let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
+            Ok(Value::Bool(ev.ctx.db.sessions.cancel(pid, None)))
+        }
+        Func::TerminateBackend => {
+            let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
+            Ok(Value::Bool(ev.ctx.db.sessions.terminate(pid)))
+        }
+        Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => sequence_fn(f, &args, ev),
+        _ => pure(f, &args, &ev.ctx.eval),
+    }
+}
+
+fn setting(ev: &Ev, name: &str, default: &str) -> String {
+    ev.ctx
+        .settings
+        .get(name)
+        .map(str::to_string)
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// Sleep in small steps, polling for cancel and statement_timeout.
+fn pg_sleep(secs: f64, ev: &mut Ev) -> Result<Value, DbError> {
+    if secs.is_nan() || secs <= 0.0 {
+        return Ok(Value::Null);
+    }
+    let end = Instant::now() + Duration::from_secs_f64(secs.min(1e9));
+    (ev.ctx.wait_event)(Some(("Timeout", "PgSleep")));
+    let result = loop {
+        if let Err(e) = (ev.ctx.wait.interrupt)() {
+            break Err(DbError::from(e));
+        }
+        let now = Instant::now();
+        if now >= end {
+            break Ok(Value::Null);
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(10)));
+    };
+    (ev.ctx.wait_event)(None);
+    result
+}
+
+fn random_f64() -> f64 {
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(
+            (now_us() as u64) ^ ((&STATE as *const _ as u64) << 17) | 1
+        );
+    }
+    STATE.with(|s| {
+        // xorshift64*
+        let mut x = s.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        s.set(x);
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    })
+}
+
+fn current_snapshot(ev: &Ev) -> String {
+    let xmax = ev.ctx.db.txn.next_xid().0;
+    let mut xip: Vec<u64> = ev
+        .ctx
+        .db
+        .sessions
+        .activity()
+        .iter()
+        .filter_map(|a| a.backend_xid)
+        .collect();
+    let own = ev.ctx.txn.xid();
+    if !own.is_none() && !xip.contains(&own.0) {
+        xip.push(own.0);
+    }
+    xip.sort_unstable();
+    xip.dedup();
+    let xmin = xip.first().copied().unwrap_or(xmax);
+    let list: Vec<String> = xip.iter().map(u64::to_string).collect();
+    format!("{xmin}:{xmax}:{}", list.join(","))
+}
+
+fn snapshot_part(f: Func, v: &Value, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let s = text(v, ec).unwrap_or_default();
+    let mut parts = s.split(':');
+    let xmin = parts.next().and_then(|p| p.parse::<i64>().ok());
+    let xmax = parts.next().and_then(|p| p.parse::<i64>().ok());
+    let bad = || {
+        DbError::new(
+            SqlState::InvalidTextRepresentation,
+            format!("invalid input syntax for type pg_snapshot: \"{s}\""),
+        )
+    };
+    let (xmin, xmax) = (xmin.ok_or_else(bad)?, xmax.ok_or_else(bad)?);
+    Ok(Value::Int8(if f == Func::SnapshotXmin {
+        xmin
+    } else {
+        xmax
+    }))
+}
+
+fn xact_status(v: &Value, ev: &Ev) -> Result<Value, DbError> {
+    let xid = as_i64(v).unwrap_or(0);
+    let next = ev.ctx.db.txn.next_xid().0 as i64;
+    if xid >= next {
+        return Err(bad_param(format!("transaction ID {xid} is in the future")));
+    }
+    if xid < 1 {
+        return Ok(Value::Null);
+    }
+    let s = match ev.ctx.db.txn.xact_status(Xid(xid as u64)) {
+        XactStatus::InProgress => "in progress",
+        XactStatus::Committed => "committed",
+        XactStatus::Aborted => "aborted",
+        XactStatus::Unknown => return Ok(Value::Null),
+    };
+    Ok(text_val(s))
+}
+
+fn current_setting(args: &[Value], ev: &Ev) -> Result<Value, DbError> {
+    let Some(name) = args.first().and_then(|v| text(v, &ev.ctx.eval)) else {
+        return Ok(Value::Null);
+    };
+    let missing_ok = matches!(args.get(1), Some(Value::Bool(true)));
+    let lname = name.to_ascii_lowercase();
+    for c in ev.ctx.setting_changes.iter().rev() {
+        if c.name == lname {
+            return Ok(text_val(c.value.clone()));
+        }
+    }
+    match ev.ctx.settings.get(&lname) {
+        Some(v) => Ok(text_val(v)),
+        None if missing_ok => Ok(Value::Null),
+        None => Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!("unrecognized configuration parameter \"{name}\""),
+        )),
+    }
+}
+
+fn set_config(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let name = args
+        .first()
+        .and_then(|v| text(v, &ev.ctx.eval))
+        .ok_or_else(|| {
+            DbError::new(SqlState::NullValueNotAllowed, "SET requires parameter name")
+        })?;
+    let value = args
+        .get(1)
+        .and_then(|v| text(v, &ev.ctx.eval))
+        .unwrap_or_default();
+    let is_local = matches!(args.get(2), Some(Value::Bool(true)));
+    let canonical = nestor_settings::canonicalize(&name, &value)?;
+    ev.ctx.setting_changes.push(SettingChange {
+        name: name.to_ascii_lowercase(),
+        value: canonical.clone(),
+        is_local,
+    });
+    Ok(text_val(canonical))
+}
+
+fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let catalog = &ev.ctx.db.catalog;
+    let session = ev.ctx.session;
+    if f == Func::Lastval {
+        return catalog.lastval(session).map(Value::Int8).ok_or_else(|| {
+            DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                "lastval is not yet defined in this session",
+            )
+        });
+    }
+    let seq = match &args[0] {
+        Value::Int8(oid) => catalog
+            .sequence_by_oid(nestor_common::RelId(*oid as u32))
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedTable,
+                    format!("could not open relation with OID {oid}"),
+                )
+            })?,
+        v => catalog.sequence_named(&text(v, &ev.ctx.eval).unwrap_or_default())?,
+    };
+    match f {
+        Func::Nextval => {
+            let v = seq.next()?;
+            catalog.set_currval(session, seq.oid, v);
+            Ok(Value::Int8(v))
+        }
+        Func::Currval => catalog
+            .currval(session, seq.oid)
+            .map(Value::Int8)
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::ObjectNotInPrerequisiteState,
+                    format!(
+                        "currval of sequence \"{}\" is not yet defined in this session",
+                        seq.name
+                    ),
+                )
+            }),
+        _ => {
+            let v = as_i64(&args[1]).unwrap_or(0);
+            if v < seq.min || v > seq.max {
+                return Err(DbError::new(
+                    SqlState::NumericValueOutOfRange,
+                    format!(
+                        "setval: value {v} is out of bounds for sequence \"{}\" ({}..{})",
+                        seq.name, seq.min, seq.max
+                    ),
+                ));
+            }
+            let called = !matches!(args.get(2), Some(Value::Bool(false)));
+            *seq.state.lock() = (v, called);
+            if called {
+                // As PostgreSQL's do_setval: currval() reports it too.
+                catalog.set_currval(session, seq.oid, v);
+            }
+            if called {
+                // As PostgreSQL: setval(.., true) also sets currval.
+                catalog.set_seq_currval(session, seq.oid, v);
+            }
+            seq.dirty.store(true, std::sync::atomic::Ordering::Release);
+            Ok(Value::Int8(v))
+        }
+    }
+}
+
+fn int_arg(v: &Value) -> i64 {
+    as_i64(v).unwrap_or(0)
+}
+
+/// Pure functions.
+pub fn pure(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let s0 = || text(&args[0], ec).unwrap_or_default();
+    Ok(match f {
+        Func::Abs => match &args[0] {
+            Value::Int2(i) => Value::Int2(i.checked_abs().ok_or_else(range_err)?),
+            Value::Int4(i) => Value::Int4(i.checked_abs().ok_or_else(range_err)?),
+            Value::Int8(i) => Value::Int8(i.checked_abs().ok_or_else(range_err)?),
+            Value::Float4(x) => Value::Float4(x.abs()),
+            Value::Float8(x) => Value::Float8(x.abs()),
+            v => valops::numeric_of(v).map_or(Value::Null, |n| valops::numeric_value(n.abs())),
+        },
+        Func::Lower => text_val(s0().to_lowercase()),
+        Func::Upper => text_val(s0().to_uppercase()),
+        Func::Length => Value::Int4(s0().chars().count() as i32),
+        Func::Substr => substr(&s0(), int_arg(&args[1]), args.get(2).map(int_arg))?,
+        Func::Round | Func::Floor | Func::Ceil => rounding(f, args)?,
+        Func::Mod => valops::arith(valops::Arith::Mod, &args[0], &args[1], ec)?,
+        Func::Concat => text_val(args.iter().filter_map(|v| text(v, ec)).collect::<String>()),
+        Func::Trim => text_val(s0().trim_matches(' ')),
+        Func::BpcharToText => text_val(s0().trim_end_matches(' ')),
+        Func::ByteaLength => match &args[0] {
+            Value::Bytea(b) => Value::Int4(b.len() as i32),
+            _ => Value::Null,
+        },
+        Func::Replace => {
+            let from = text(&args[1], ec).unwrap_or_default();
+            let to = text(&args[2], ec).unwrap_or_default();
+            if from.is_empty() {
+                text_val(s0())
+            } else {
+                text_val(s0().replace(&from, &to))
+            }
+        }
+        Func::Sqrt => {
+            let x = as_f64(&args[0]).unwrap_or(0.0);
+            if x < 0.0 {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    "cannot take square root of a negative number",
+                ));
+            }
+            Value::Float8(x.sqrt())
+        }
+        Func::Power => Value::Float8(
+            as_f64(&args[0])
+                .unwrap_or(0.0)
+                .powf(as_f64(&args[1]).unwrap_or(0.0)),
+        ),
+        Func::GenRandomUuid => {
+            let mut u = [0u8; 16];
+            for c in u.chunks_mut(8) {
+                let r =
+                    (random_f64() * (1u64 << 53) as f64) as u64 ^ (now_us() as u64).rotate_left(17);
+                c.copy_from_slice(&r.to_le_bytes());
+            }
+            u[6] = (u[6] & 0x0f) | 0x40;
+            u[8] = (u[8] & 0x3f) | 0x80;
+            Value::Uuid(u)
+        }
+        Func::FormatType => {
+            let t = DataType::from_oid_typmod(int_arg(&args[0]) as u32, int_arg(&args[1]) as i32);
+            t.map_or(Value::Null, |t| text_val(t.to_string()))
+        }
+        Func::PgGetExpr | Func::ObjDescription | Func::PgGetUserbyid | Func::ToCharSimple => {
+            if f == Func::PgGetUserbyid {
+                text_val("postgres")
+            } else if f == Func::ToCharSimple {
+                args.first()
+                    .and_then(|v| text(v, ec))
+                    .map_or(Value::Null, text_val)
+            } else {
+                Value::Null
+            }
+        }
+        Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
+        Func::PgEncodingToChar => text_val("UTF8"),
+        Func::Left | Func::Right => {
+            let s: Vec<char> = s0().chars().collect();
+            let n = int_arg(&args[1]);
+            let len = s.len() as i64;
+            let k = if n >= 0 { n.min(len) } else { (len + n).max(0) } as usize;
+            let out: String = if f == Func::Left {
+                s[..k].iter().collect()
+            } else {
+                s[s.len() - k..].iter().collect()
+            };
+            text_val(out)
+        }
+        Func::Strpos => {
+            let s = s0();
+            let needle = text(&args[1], ec).unwrap_or_default();
+            Value::Int4(
+                s.find(&needle)
+                    .map_or(0, |b| s[..b].chars().count() as i32 + 1),
+            )
+        }
+        Func::Library(i) => {
+            let name = nestor_types::functions::NAMES[i as usize];
+            match nestor_types::functions::call_scalar_ctx(name, args, ec) {
+                Some(r) => r?,
+                None => {
+                    return Err(DbError::internal(format!(
+                        "library function {name} vanished"
+                    )))
+                }
+            }
+        }
+        Func::Int8FromText => valops::from_text(&s0(), DataType::Int8, ec)?,
+        Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
+        Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
+        _ => return Err(DbError::internal(format!("{f:?} is not a pure function"))),
+    })
+}
+
+fn range_err() -> DbError {
+    DbError::new(SqlState::NumericValueOutOfRange, "integer out of range")
+}
+
+fn substr(s: &str, start: i64, len: Option<i64>) -> Result<Value, DbError> {
+    if let Some(l) = len {
+        if l < 0 {
+            return Err(DbError::new(
+                SqlState::DataException,
+                "negative substring length not allowed",
+            ));
+        }
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let from = start.max(1);
+    let to = match len {
+        Some(l) => start.saturating_add(l),
+        None => i64::MAX,
+    };
+    let lo = (from - 1).clamp(0, chars.len() as i64) as usize;
+    let hi = (to - 1).clamp(lo as i64, chars.len() as i64) as usize;
+    Ok(text_val(chars[lo..hi].iter().collect::<String>()))
+}
+
+fn rounding(f: Func, args: &[Value]) -> Result<Value, DbError> {
+    let v = &args[0];
+    match v {
+        Value::Float4(_) | Value::Float8(_) => {
+            let x = as_f64(v).unwrap_or(0.0);
+            let r = match f {
+                Func::Round => x.round_ties_even(),
+                Func::Floor => x.floor(),
+                _ => x.ceil(),
+            };
+            Ok(if matches!(v, Value::Float4(_)) {
+                Value::Float4(r as f32)
+            } else {
+                Value::Float8(r)
+            })
+        }
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => Ok(v.clone()),
+        _ => {
+            let n =
+                valops::numeric_of(v).ok_or_else(|| DbError::internal("round of non-number"))?;
+            let scale = args.get(1).map(int_arg).unwrap_or(0);
+            let r = match f {
+                Func::Round => n.round(scale)?,
+                Func::Floor => n.floor()?,
+                _ => n.ceil()?,
+            };
+            Ok(valops::numeric_value(r))
+        }
+    }
+}

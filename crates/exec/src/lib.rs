@@ -1,0 +1,49 @@
+//! # nestor-exec: running statements
+//!
+//! The session hands the query engine one statement at a time:
+//!
+//! 1. [`prepare`] plans a parsed statement once (`nestor_plan`), keeping the
+//!    plan with the catalog version it was made at ([`Prepared`]); prepared
+//!    statements reuse it, and an execution after a schema change re-plans.
+//! 2. [`execute`] runs it inside a [`StatementCtx`] — the transaction, the
+//!    statement's snapshot, the session's settings and [`EvalCtx`], the
+//!    wait bounds — pushing result rows into a [`RowSink`] and returning
+//!    the [`CommandTag`].
+//! 3. COPY FROM: the session resolves the target with
+//!    `nestor_plan::modify::copy_target`, parses the data into values of the
+//!    target's column types, and hands batches to [`copy_insert`].
+//!
+//! ```text
+//!   Prepared ──execute──▶ statement ──▶ executor::run (push-based operators)
+//!                             │            eval (Expr interpreter, functions)
+//!                             ├──▶ modify (INSERT/UPDATE/DELETE, EvalPlanQual)
+//!                             └──▶ ddl    (catalog changes with undo + redo)
+//! ```
+//!
+//! Also here: the [`Database`] every statement runs against and the session
+//! [`registry`] that pg_stat_activity, cancel and terminate read.
+//!
+//! [`EvalCtx`]: nestor_types::EvalCtx
+
+#![forbid(unsafe_code)]
+
+pub mod context;
+pub mod database;
+mod ddl;
+pub mod eval;
+pub mod executor;
+pub mod functions;
+mod modify;
+pub mod registry;
+pub mod statement;
+mod sysviews;
+pub mod tag;
+#[cfg(test)]
+mod tests;
+
+pub use context::{ColumnDesc, RowSink, StatementCtx};
+pub use database::Database;
+pub use modify::copy_insert;
+pub use registry::{ActivityRow, CancelToken, Registry};
+pub use statement::{execute, prepare, Prepared};
+pub use tag::{CommandTag, RowsCommand};

@@ -1,0 +1,488 @@
+//! Execution of INSERT, UPDATE, DELETE and COPY FROM (planned by
+//! `nestor_plan::modify`).
+//!
+//! Writes go through the storage layer's `Table::insert/update/delete`,
+//! which take row locks and enforce unique indexes. Under READ COMMITTED a
+//! row changed by a transaction that committed after our snapshot comes
+//! back as `WriteResult::Changed(newest)`: we put the newest version into
+//! the statement's row, re-evaluate the WHERE clause (PostgreSQL's
+//! EvalPlanQual, for the target row; joined rows keep their values),
+//! recompute the new values and retry with `Recheck::Latest`. Rows deleted
+//! meanwhile (`Gone`) or already changed by this command (`SelfModified`)
+//! are skipped. REPEATABLE READ gets 40001 from storage.
+//!
+//! ON CONFLICT: the arbiter indexes are probed with a fresh snapshot
+//! first; a conflict that appears between the probe and the insert (a
+//! concurrent inserter that commits) is caught by inserting inside an
+//! internal savepoint, rolled back on the 23505, after which the probe
+//! runs again and finds the committed row.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use nestor_catalog::TableDef;
+use nestor_common::{DbError, RowId, SqlState};
+use nestor_plan::bind::BoundCheck;
+use nestor_plan::expr::Expr;
+use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
+use nestor_plan::tree::{SYS_COLS, SYS_ROWID};
+use nestor_plan::valops;
+use nestor_storage::{Recheck, StorageError, WriteResult};
+use nestor_types::Value;
+
+use crate::context::{RowSink, StatementCtx};
+use crate::eval::{Ev, Eval};
+use crate::executor::Row;
+
+/// Name of the internal savepoint around ON CONFLICT inserts (a name no
+/// SQL identifier can have).
+const ON_CONFLICT_SAVEPOINT: &str = "\u{0}on_conflict";
+
+fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> String {
+    let vals: Vec<String> = table
+        .live_columns()
+        .map(|(i, _)| valops::to_text(&row[i], ec).unwrap_or_else(|| "null".into()))
+        .collect();
+    format!("Failing row contains ({}).", vals.join(", "))
+}
+
+/// NOT NULL and CHECK constraints on a full table row (data columns only).
+pub fn check_row(
+    table: &TableDef,
+    checks: &[BoundCheck],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    for (i, c) in table.live_columns() {
+        if c.not_null && row[i].is_null() {
+            return Err(DbError::new(
+                SqlState::NotNullViolation,
+                format!(
+                    "null value in column \"{}\" of relation \"{}\" violates not-null constraint",
+                    c.name, table.name
+                ),
+            )
+            .with_detail(failing_row(row, table, &ev.ctx.eval))
+            .with_table(table.name.as_str())
+            .with_column(c.name.as_str()));
+        }
+    }
+    if checks.is_empty() {
+        return Ok(());
+    }
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    for ch in checks {
+        if crate::eval::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
+            return Err(DbError::new(
+                SqlState::CheckViolation,
+                format!(
+                    "new row for relation \"{}\" violates check constraint \"{}\"",
+                    table.name, ch.name
+                ),
+            )
+            .with_detail(failing_row(row, table, &ev.ctx.eval))
+            .with_table(table.name.as_str())
+            .with_constraint(ch.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
+fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
+    e.into_db(&|v| valops::render(v, ec))
+}
+
+fn emit_returning(
+    ret: &Option<Returning>,
+    row: &[Value],
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<(), DbError> {
+    if let Some(r) = ret {
+        let mut out = Vec::with_capacity(r.exprs.len());
+        for e in &r.exprs {
+            out.push(e.eval(row, ev)?);
+        }
+        sink.row(out)?;
+    }
+    Ok(())
+}
+
+/// Build a full table row from source values, filling defaults.
+fn build_row(
+    table: &TableDef,
+    targets: &[usize],
+    defaults: &[(usize, Expr)],
+    vals: Row,
+    ev: &mut Ev,
+) -> Result<Row, DbError> {
+    let mut row = vec![Value::Null; table.columns.len()];
+    for (v, &t) in vals.into_iter().zip(targets) {
+        row[t] = v;
+    }
+    for (i, d) in defaults {
+        debug_assert!(!targets.contains(i), "a default for a given column");
+        let v = d.eval(&[], ev)?;
+        row[*i] = valops::cast(v, table.columns[*i].ty, false, &ev.ctx.eval)?;
+    }
+    Ok(row)
+}
+
+fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
+    row.push(Value::Int8(rid.0 as i64));
+    row.push(Value::Int8(ev.ctx.txn.xid().0 as i64));
+    row.push(Value::Int8(0));
+    row
+}
+
+pub fn exec_insert(p: &InsertPlan, ev: &mut Ev, sink: &mut dyn RowSink) -> Result<u64, DbError> {
+    let mut sources = Vec::new();
+    crate::executor::run(&p.source, ev, &[], &mut |_, r| {
+        sources.push(r);
+        Ok(true)
+    })?;
+    let mut count = 0;
+    for vals in sources {
+        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        check_row(&p.table, &p.checks, &row, ev)?;
+        if insert_one(p, row, ev, sink)? {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// Insert one row with ON CONFLICT handling; returns whether a row was
+/// inserted or updated.
+fn insert_one(
+    p: &InsertPlan,
+    row: Row,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<bool, DbError> {
+    let Some(conflict) = &p.conflict else {
+        let rid = p
+            .table
+            .storage
+            .insert(ev.ctx.txn, Arc::from(row.clone()), &ev.ctx.wait)
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+        emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+        return Ok(true);
+    };
+    let arbiters: Vec<usize> = match conflict {
+        Conflict::Nothing { arbiters } => arbiters.clone(),
+        Conflict::Update { arbiter, .. } => vec![*arbiter],
+    };
+    loop {
+        if let Some(existing) = find_conflict(&p.table, &arbiters, &row, ev) {
+            match conflict {
+                Conflict::Nothing { .. } => return Ok(false),
+                Conflict::Update { sets, filter, .. } => {
+                    match conflict_update(p, existing, &row, sets, filter.as_ref(), ev, sink)? {
+                        Some(done) => return Ok(done),
+                        None => continue,
+                    }
+                }
+            }
+        }
+        ev.ctx
+            .txn
+            .savepoint(ON_CONFLICT_SAVEPOINT)
+            .map_err(DbError::from)?;
+        let r = p
+            .table
+            .storage
+            .insert(ev.ctx.txn, Arc::from(row.clone()), &ev.ctx.wait);
+        match r {
+            Ok(rid) => {
+                ev.ctx
+                    .txn
+                    .release(ON_CONFLICT_SAVEPOINT)
+                    .map_err(DbError::from)?;
+                emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+                return Ok(true);
+            }
+            Err(StorageError::UniqueViolation { constraint, .. })
+                if arbiters
+                    .iter()
+                    .any(|&a| p.table.indexes[a].name == constraint) =>
+            {
+                ev.ctx
+                    .txn
+                    .rollback_to(ON_CONFLICT_SAVEPOINT)
+                    .map_err(DbError::from)?;
+                ev.ctx
+                    .txn
+                    .release(ON_CONFLICT_SAVEPOINT)
+                    .map_err(DbError::from)?;
+            }
+            Err(e) => {
+                ev.ctx
+                    .txn
+                    .rollback_to(ON_CONFLICT_SAVEPOINT)
+                    .map_err(DbError::from)?;
+                ev.ctx
+                    .txn
+                    .release(ON_CONFLICT_SAVEPOINT)
+                    .map_err(DbError::from)?;
+                return Err(storage_err(e, &ev.ctx.eval));
+            }
+        }
+    }
+}
+
+/// A live row holding one of the arbiters' keys, by the latest state.
+fn find_conflict(
+    table: &TableDef,
+    arbiters: &[usize],
+    row: &[Value],
+    ev: &Ev,
+) -> Option<nestor_storage::Tuple> {
+    // Like PostgreSQL's dirty snapshot, the probe also sees rows this very
+    // command wrote: a second proposed row with the same key must find the
+    // first one (DO NOTHING skips it, DO UPDATE fails with 21000) instead of
+    // failing the unique check over and over.
+    let mut snap = ev.ctx.txn.latest_snapshot();
+    snap.cid = nestor_common::CommandId(ev.ctx.txn.cid().0.saturating_add(1));
+    for &a in arbiters {
+        let idx = &table.indexes[a];
+        let key = idx.index.key_of(row);
+        if key.iter().any(Value::is_null) {
+            continue;
+        }
+        let hits = table.storage.index_scan(
+            &idx.index,
+            Bound::Included(&key[..]),
+            Bound::Included(&key[..]),
+            &snap,
+        );
+        if let Some(t) = hits.into_iter().next() {
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// DO UPDATE on the conflicting row. Some(changed) when done, None to
+/// retry (the row went away meanwhile).
+fn conflict_update(
+    p: &InsertPlan,
+    existing: nestor_storage::Tuple,
+    proposed: &[Value],
+    sets: &[(usize, Expr)],
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<Option<bool>, DbError> {
+    let t = &p.table;
+    let rid = existing.row;
+    // A row this very command wrote (found through the probe's view of the
+    // current command): PostgreSQL's tuple lock fails with 21000 before the
+    // WHERE clause is looked at.
+    let own = ev.ctx.txn.xid();
+    if !own.is_none() && existing.xmin == own {
+        let before = t.storage.get(rid, &ev.ctx.txn.latest_snapshot());
+        if before.map(|b| (b.xmin, b.data)) != Some((existing.xmin, existing.data.clone())) {
+            return Err(affect_row_twice());
+        }
+    }
+    let mut input = crate::executor::scan_row(&existing, t);
+    input.extend(proposed.iter().cloned());
+    input.extend([Value::Null, Value::Null, Value::Null]);
+    let rr = ev.ctx.txn.isolation() == nestor_txn::Isolation::RepeatableRead;
+    // READ COMMITTED works on the latest committed version; REPEATABLE
+    // READ gets 40001 from storage if that is newer than its snapshot.
+    let snap = if rr {
+        ev.ctx.snapshot
+    } else {
+        ev.ctx.txn.latest_snapshot()
+    };
+    let mut recheck = Recheck::Snapshot;
+    loop {
+        if let Some(f) = filter {
+            if !f.test(&input, ev)? {
+                // The row stays locked, as in PostgreSQL.
+                let r = t
+                    .storage
+                    .lock_row(
+                        ev.ctx.txn,
+                        rid,
+                        nestor_txn::LockMode::Update,
+                        nestor_txn::WaitPolicy::Block,
+                        &snap,
+                        &ev.ctx.wait,
+                        recheck,
+                    )
+                    .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+                match r {
+                    nestor_storage::LockResult::Changed(newest) => {
+                        replace_prefix(&mut input, &newest);
+                        recheck = Recheck::Latest;
+                        continue;
+                    }
+                    nestor_storage::LockResult::Gone => return Ok(None),
+                    _ => return Ok(Some(false)),
+                }
+            }
+        }
+        let mut new: Row = input[..t.columns.len()].to_vec();
+        for (c, e) in sets {
+            new[*c] = e.eval(&input, ev)?;
+        }
+        check_row(t, &p.checks, &new, ev)?;
+        match t
+            .storage
+            .update(
+                ev.ctx.txn,
+                rid,
+                Arc::from(new.clone()),
+                &snap,
+                &ev.ctx.wait,
+                recheck,
+            )
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?
+        {
+            WriteResult::Done => {
+                emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
+                return Ok(Some(true));
+            }
+            WriteResult::SelfModified => return Err(affect_row_twice()),
+            WriteResult::Gone => return Ok(None),
+            WriteResult::Changed(newest) => {
+                replace_prefix(&mut input, &newest);
+                recheck = Recheck::Latest;
+            }
+        }
+    }
+}
+
+fn affect_row_twice() -> DbError {
+    DbError::new(
+        SqlState::CardinalityViolation,
+        "ON CONFLICT DO UPDATE command cannot affect row a second time",
+    )
+    .with_hint(
+        "Ensure that no rows proposed for insertion within the same command have duplicate \
+         constrained values.",
+    )
+}
+
+fn replace_prefix(row: &mut [Value], newest: &[Value]) {
+    for (i, v) in newest.iter().enumerate() {
+        row[i] = v.clone();
+    }
+}
+
+pub fn exec_modify(p: &ModifyPlan, ev: &mut Ev, sink: &mut dyn RowSink) -> Result<u64, DbError> {
+    let mut rows = Vec::new();
+    crate::executor::run(&p.input, ev, &[], &mut |_, r| {
+        rows.push(r);
+        Ok(true)
+    })?;
+    let mut count = 0;
+    for row in rows {
+        if modify_one(p, row, ev, sink)? {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+fn new_values(p: &ModifyPlan, row: &[Value], ev: &mut Ev) -> Result<Row, DbError> {
+    let n = p.table.columns.len();
+    let mut new: Row = row[p.offset..p.offset + n].to_vec();
+    for (c, e) in &p.sets {
+        new[*c] = e.eval(row, ev)?;
+    }
+    Ok(new)
+}
+
+fn modify_one(
+    p: &ModifyPlan,
+    mut row: Row,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<bool, DbError> {
+    let t = &p.table;
+    let n = t.columns.len();
+    let rid = match &row[p.offset + n + SYS_ROWID] {
+        Value::Int8(r) => RowId(*r as u64),
+        _ => return Ok(false),
+    };
+    let mut recheck = Recheck::Snapshot;
+    loop {
+        let snap = ev.ctx.snapshot;
+        let result = if p.delete {
+            t.storage
+                .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?
+        } else {
+            let new = new_values(p, &row, ev)?;
+            check_row(t, &p.checks, &new, ev)?;
+            let r = t
+                .storage
+                .update(
+                    ev.ctx.txn,
+                    rid,
+                    Arc::from(new.clone()),
+                    &snap,
+                    &ev.ctx.wait,
+                    recheck,
+                )
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+            if r == WriteResult::Done {
+                for (i, v) in new.into_iter().enumerate() {
+                    row[p.offset + i] = v;
+                }
+                row[p.offset + n + 1] = Value::Int8(ev.ctx.txn.xid().0 as i64);
+            }
+            r
+        };
+        match result {
+            WriteResult::Done => {
+                emit_returning(&p.returning, &row, ev, sink)?;
+                return Ok(true);
+            }
+            WriteResult::Gone | WriteResult::SelfModified => return Ok(false),
+            WriteResult::Changed(newest) => {
+                for (i, v) in newest.iter().take(n).enumerate() {
+                    row[p.offset + i] = v.clone();
+                }
+                if let Some(w) = &p.recheck {
+                    if !w.test(&row, ev)? {
+                        return Ok(false);
+                    }
+                }
+                recheck = Recheck::Latest;
+            }
+        }
+    }
+}
+
+pub fn copy_insert(
+    ctx: &mut StatementCtx<'_>,
+    target: &CopyTarget,
+    rows: Vec<Vec<Value>>,
+    done: &mut u64,
+) -> Result<u64, DbError> {
+    let mut ev = Ev::new(ctx, &[]);
+    let t = &target.table;
+    let mut n = 0;
+    *done = 0;
+    for vals in rows {
+        let vals: Row = vals
+            .into_iter()
+            .zip(&target.types)
+            .map(|(v, ty)| valops::cast(v, *ty, false, &ev.ctx.eval))
+            .collect::<Result<_, _>>()?;
+        let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
+        check_row(t, &target.checks, &row, &mut ev)?;
+        t.storage
+            .insert(ev.ctx.txn, Arc::from(row), &ev.ctx.wait)
+            .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+        n += 1;
+        *done = n;
+    }
+    Ok(n)
+}

@@ -1,0 +1,240 @@
+//! Registry of live sessions: pg_stat_activity, cancel, terminate and the
+//! max_connections limit.
+//!
+//! Each session owns its state privately (the transaction, portals,
+//! settings) and *publishes* a small [`SessionShared`] record here: the
+//! cancel token, the terminate flag, and an activity record it updates at
+//! statement boundaries (state, query text, times, xid, savepoint counters).
+//! Other threads only read that record, so a monitoring query never touches
+//! a running session's transaction. Two things are read live rather than
+//! published: the snapshot slot (what the session's snapshot holds back) and
+//! the lock wait (`locks.waiting_for(xid)`), because they change in the
+//! middle of a statement and a monitor wants them exactly then.
+//!
+//! `backend_xmin` is shown as an XID-like number: the value of the XID
+//! counter when the session's current snapshot was taken. Every XID below
+//! it started before the snapshot, it stays fixed while the snapshot is
+//! held (one statement under READ COMMITTED, the whole transaction under
+//! REPEATABLE READ), and `age()`-style monitoring of long snapshots works as
+//! with PostgreSQL's backend_xmin.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use nestor_common::{DbError, SessionId, SqlState, Xid};
+use nestor_txn::{LockKey, SnapshotSlot, TxnManager};
+use parking_lot::Mutex;
+
+/// Set from another thread to cancel the session's running statement.
+#[derive(Clone, Debug, Default)]
+pub struct CancelToken(Arc<AtomicBool>);
+
+impl CancelToken {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A row of pg_stat_activity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActivityRow {
+    pub pid: SessionId,
+    pub datname: String,
+    pub usename: String,
+    pub application_name: String,
+    pub client_addr: Option<String>,
+    /// Microseconds since 2000-01-01 UTC.
+    pub backend_start_us: i64,
+    pub xact_start_us: Option<i64>,
+    pub query_start_us: Option<i64>,
+    pub state_change_us: Option<i64>,
+    pub wait_event_type: Option<String>,
+    pub wait_event: Option<String>,
+    /// "active", "idle", "idle in transaction", "idle in transaction (aborted)".
+    pub state: String,
+    pub backend_xid: Option<u64>,
+    pub backend_xmin: Option<u64>,
+    pub query: String,
+    /// Savepoint view: open depth, defined this transaction, ROLLBACK TOs.
+    pub savepoint_depth: u64,
+    pub savepoints_defined: u64,
+    pub savepoint_rollbacks: u64,
+}
+
+/// What a session publishes about itself; see [`ActivityRow`].
+#[derive(Clone, Debug, Default)]
+pub struct Activity {
+    pub application_name: String,
+    pub state: String,
+    pub query: String,
+    pub xact_start_us: Option<i64>,
+    pub query_start_us: Option<i64>,
+    pub state_change_us: Option<i64>,
+    pub xid: Xid,
+    /// XID counter when the held snapshot was taken (see module header).
+    pub snapshot_xmin: Option<u64>,
+    /// Explicit wait event set by the executor (pg_sleep), if any.
+    pub wait_event: Option<(&'static str, &'static str)>,
+    pub savepoint_depth: u64,
+    pub savepoints_defined: u64,
+    pub savepoint_rollbacks: u64,
+}
+
+/// The shared half of one session.
+pub struct SessionShared {
+    pub pid: SessionId,
+    pub secret_key: i32,
+    pub user: String,
+    pub database: String,
+    pub client_addr: Option<String>,
+    pub backend_start_us: i64,
+    pub cancel: CancelToken,
+    pub terminated: AtomicBool,
+    pub slot: Arc<SnapshotSlot>,
+    pub mgr: Arc<TxnManager>,
+    pub activity: Mutex<Activity>,
+}
+
+impl SessionShared {
+    fn row(&self) -> ActivityRow {
+        let a = self.activity.lock().clone();
+        let (wait_type, wait) = self.wait_event(&a);
+        ActivityRow {
+            pid: self.pid,
+            datname: self.database.clone(),
+            usename: self.user.clone(),
+            application_name: a.application_name,
+            client_addr: self.client_addr.clone(),
+            backend_start_us: self.backend_start_us,
+            xact_start_us: a.xact_start_us,
+            query_start_us: a.query_start_us,
+            state_change_us: a.state_change_us,
+            wait_event_type: wait_type,
+            wait_event: wait,
+            state: a.state,
+            backend_xid: (!a.xid.is_none()).then_some(a.xid.0),
+            backend_xmin: self.slot.held().and(a.snapshot_xmin),
+            query: a.query,
+            savepoint_depth: a.savepoint_depth,
+            savepoints_defined: a.savepoints_defined,
+            savepoint_rollbacks: a.savepoint_rollbacks,
+        }
+    }
+
+    fn wait_event(&self, a: &Activity) -> (Option<String>, Option<String>) {
+        let pair = |t: &str, e: &str| (Some(t.to_string()), Some(e.to_string()));
+        if a.state != "active" {
+            return pair("Client", "ClientRead");
+        }
+        // The published xid may predate the statement that assigned one
+        // and is now waiting: look the wait up by session.
+        let waiting = if a.xid.is_none() {
+            self.mgr.locks.waiting_for_session(self.pid)
+        } else {
+            self.mgr
+                .locks
+                .waiting_for(a.xid)
+                .or_else(|| self.mgr.locks.waiting_for_session(self.pid))
+        };
+        match waiting {
+            Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
+            Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
+            None => {}
+        }
+        match a.wait_event {
+            Some((t, e)) => pair(t, e),
+            None => (None, None),
+        }
+    }
+}
+
+pub struct Registry {
+    pub max_connections: usize,
+    sessions: Mutex<HashMap<SessionId, Arc<SessionShared>>>,
+}
+
+impl Registry {
+    pub fn new(max_connections: usize) -> Registry {
+        Registry {
+            max_connections,
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Add a session; 53300 past max_connections, 08P01 for a reused pid.
+    pub fn register(&self, shared: Arc<SessionShared>) -> Result<(), DbError> {
+        let mut g = self.sessions.lock();
+        if g.len() >= self.max_connections {
+            return Err(DbError::new(
+                SqlState::TooManyConnections,
+                "sorry, too many clients already",
+            )
+            .with_severity(nestor_common::error::Severity::Fatal));
+        }
+        if g.contains_key(&shared.pid) {
+            return Err(DbError::new(
+                SqlState::ProtocolViolation,
+                format!("session id {} is already in use", shared.pid),
+            ));
+        }
+        g.insert(shared.pid, shared);
+        Ok(())
+    }
+
+    pub fn unregister(&self, pid: SessionId) {
+        self.sessions.lock().remove(&pid);
+    }
+
+    pub fn get(&self, pid: SessionId) -> Option<Arc<SessionShared>> {
+        self.sessions.lock().get(&pid).cloned()
+    }
+
+    /// Number of live sessions.
+    pub fn len(&self) -> usize {
+        self.sessions.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Cancel the running statement of `pid`; `secret` must match when given
+    /// (protocol CancelRequest), None for pg_cancel_backend.
+    pub fn cancel(&self, pid: SessionId, secret: Option<i32>) -> bool {
+        match self.get(pid) {
+            Some(s) if secret.is_none_or(|k| k == s.secret_key) => {
+                s.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// pg_terminate_backend: the session's running statement stops with
+    /// FATAL 57P01 and the wire layer closes the connection.
+    pub fn terminate(&self, pid: SessionId) -> bool {
+        match self.get(pid) {
+            Some(s) => {
+                s.terminated.store(true, Ordering::SeqCst);
+                s.cancel.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// One row per live session, ordered by pid.
+    pub fn activity(&self) -> Vec<ActivityRow> {
+        let all: Vec<Arc<SessionShared>> = self.sessions.lock().values().cloned().collect();
+        let mut rows: Vec<ActivityRow> = all.iter().map(|s| s.row()).collect();
+        rows.sort_by_key(|r| r.pid);
+        rows
+    }
+}

@@ -1,0 +1,211 @@
+//! Prepared statements of the query engine: planned once, executed many
+//! times.
+//!
+//! A [`Prepared`] keeps its source (text and parse tree) next to the plan.
+//! Plans depend on the catalog (table definitions, indexes), so each
+//! carries the catalog version it was made at; an execution that finds the
+//! catalog changed re-plans first (as PostgreSQL invalidates cached plans),
+//! and fails with 0A000 `cached plan must not change result type` if the
+//! result columns changed. DDL has no plan: it runs from its parse tree.
+
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::RawStmt;
+use nestor_parser::NodeEnum;
+use nestor_plan::statement::{locks_rows, statement_node};
+use nestor_plan::{explain, plan_statement, OutCol, PlannedStmt};
+use nestor_types::{EvalCtx, Value};
+use parking_lot::RwLock;
+
+use crate::context::{ColumnDesc, RowSink, StatementCtx};
+use crate::database::Database;
+use crate::eval::Ev;
+use crate::tag::{CommandTag, RowsCommand};
+
+/// A planned statement, produced once by [`prepare`].
+pub struct Prepared {
+    /// Parameter type OIDs ($1..$n), inferred where the client gave 0.
+    pub param_types: Vec<u32>,
+    /// Result columns, or None for a statement that returns no rows
+    /// (INSERT without RETURNING, DDL).
+    pub columns: Option<Vec<ColumnDesc>>,
+    text: Arc<str>,
+    stmt: RawStmt,
+    /// (catalog version, plan made at it).
+    current: RwLock<(u64, Arc<PlannedStmt>)>,
+}
+
+fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
+    cols.iter()
+        .map(|c| ColumnDesc {
+            name: c.name.clone(),
+            type_oid: c.ty.oid(),
+            type_size: c.ty.typlen(),
+            type_modifier: c.ty.typmod(),
+            table_oid: c.table_oid,
+            column_id: c.column_id,
+        })
+        .collect()
+}
+
+/// Plan one statement. `text` is the full query string the statement was
+/// parsed from (its locations index into it), `hints` the client's
+/// parameter type OIDs (0 = infer).
+pub fn prepare(
+    db: &Database,
+    eval: EvalCtx,
+    text: &str,
+    stmt: &RawStmt,
+    hints: &[u32],
+) -> Result<Prepared, DbError> {
+    let version = db.catalog.version();
+    let planned = plan_statement(&db.catalog, eval, text, stmt, hints)?;
+    let param_types = planned.params.iter().map(|t| t.oid()).collect();
+    Ok(Prepared {
+        param_types,
+        columns: planned.columns.as_deref().map(describe),
+        text: Arc::from(text),
+        stmt: stmt.clone(),
+        current: RwLock::new((version, Arc::new(planned.stmt))),
+    })
+}
+
+/// Execute a prepared statement with the values of $1..$n (in the types of
+/// `prepared.param_types`); rows go to `sink`.
+pub fn execute(
+    ctx: &mut StatementCtx<'_>,
+    prepared: &Prepared,
+    params: &[Value],
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    let plan = current_plan(ctx, prepared)?;
+    match plan.as_ref() {
+        PlannedStmt::Ddl => execute_ddl(ctx, prepared),
+        stmt => execute_planned(stmt, &mut Ev::new(ctx, params), sink),
+    }
+}
+
+fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<Arc<PlannedStmt>, DbError> {
+    let version = ctx.db.catalog.version();
+    {
+        let cur = p.current.read();
+        if cur.0 == version || matches!(cur.1.as_ref(), PlannedStmt::Ddl) {
+            return Ok(cur.1.clone());
+        }
+    }
+    let planned = plan_statement(&ctx.db.catalog, ctx.eval, &p.text, &p.stmt, &p.param_types)?;
+    if planned.columns.as_deref().map(describe) != p.columns {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cached plan must not change result type",
+        ));
+    }
+    let plan = Arc::new(planned.stmt);
+    *p.current.write() = (version, plan.clone());
+    Ok(plan)
+}
+
+fn read_only_check(ev: &Ev, what: &str) -> Result<(), DbError> {
+    if ev.ctx.read_only {
+        return Err(read_only_error(what));
+    }
+    Ok(())
+}
+
+fn read_only_error(what: &str) -> DbError {
+    DbError::new(
+        SqlState::ReadOnlySqlTransaction,
+        format!("cannot execute {what} in a read-only transaction"),
+    )
+}
+
+fn execute_planned(
+    stmt: &PlannedStmt,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    match stmt {
+        PlannedStmt::Query(plan) => {
+            if locks_rows(plan) {
+                read_only_check(ev, "SELECT FOR UPDATE")?;
+            }
+            let mut n: u64 = 0;
+            crate::executor::run(plan, ev, &[], &mut |_, row| {
+                n += 1;
+                sink.row(row)?;
+                Ok(true)
+            })?;
+            Ok(CommandTag::Rows(RowsCommand::Select, n))
+        }
+        PlannedStmt::Insert(p) => {
+            read_only_check(ev, "INSERT")?;
+            let n = crate::modify::exec_insert(p, ev, sink)?;
+            Ok(CommandTag::Rows(RowsCommand::Insert, n))
+        }
+        PlannedStmt::Modify(p) => {
+            let (what, cmd) = if p.delete {
+                ("DELETE", RowsCommand::Delete)
+            } else {
+                ("UPDATE", RowsCommand::Update)
+            };
+            read_only_check(ev, what)?;
+            let n = crate::modify::exec_modify(p, ev, sink)?;
+            Ok(CommandTag::Rows(cmd, n))
+        }
+        PlannedStmt::Explain { inner, analyze } => explain_statement(inner, *analyze, ev, sink),
+        PlannedStmt::Ddl => Err(DbError::internal("DDL reached execute_planned")),
+    }
+}
+
+fn explain_statement(
+    inner: &PlannedStmt,
+    analyze: bool,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    let mut lines = Vec::new();
+    explain(inner, &mut lines);
+    if analyze {
+        let start = std::time::Instant::now();
+        let mut discard: Vec<Vec<Value>> = Vec::new();
+        execute_planned(inner, ev, &mut discard)?;
+        lines.push(format!(
+            "Execution Time: {:.3} ms",
+            start.elapsed().as_secs_f64() * 1e3
+        ));
+    }
+    for l in lines {
+        sink.row(vec![Value::Text(Arc::from(l))])?;
+    }
+    Ok(CommandTag::Plain("EXPLAIN"))
+}
+
+fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, DbError> {
+    let n = statement_node(&p.stmt)?;
+    if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_)) {
+        let what = match n {
+            NodeEnum::CreateStmt(_) => "CREATE TABLE",
+            NodeEnum::DropStmt(_) => "DROP",
+            NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
+            NodeEnum::IndexStmt(_) => "CREATE INDEX",
+            NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
+            _ => "TRUNCATE TABLE",
+        };
+        return Err(read_only_error(what));
+    }
+    let text = p.text.clone();
+    match n {
+        NodeEnum::CreateStmt(cs) => crate::ddl::create_table(ctx, &text, cs),
+        NodeEnum::DropStmt(ds) => crate::ddl::drop(ctx, ds),
+        NodeEnum::AlterTableStmt(at) => crate::ddl::alter_table(ctx, &text, at),
+        NodeEnum::IndexStmt(is) => crate::ddl::create_index(ctx, is),
+        NodeEnum::CreateSeqStmt(cs) => crate::ddl::create_sequence(ctx, cs),
+        NodeEnum::TruncateStmt(ts) => crate::ddl::truncate(ctx, ts),
+        NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
+        other => Err(DbError::unsupported(format!(
+            "statement {}",
+            nestor_parser::ast::node_kind(other)
+        ))),
+    }
+}

@@ -1,0 +1,160 @@
+//! Rows of the system views, computed when scanned (their names and columns
+//! are the planner's, `nestor_plan::sysviews`): pg_stat_activity and
+//! nestor_stat_savepoints from the session registry, the pg_catalog
+//! emulation (pg_class, pg_namespace, pg_database, pg_tables, pg_sequences)
+//! from the catalog. OIDs of user relations are the catalog's; namespaces
+//! use PostgreSQL's fixed OIDs (11 pg_catalog, 2200 public).
+
+use std::sync::Arc;
+
+use nestor_catalog::{Catalog, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID};
+use nestor_plan::sysviews::View;
+use nestor_types::Value;
+
+use crate::eval::Ev;
+use crate::registry::ActivityRow;
+
+type Rows = Vec<Vec<Value>>;
+
+fn text(s: impl AsRef<str>) -> Value {
+    Value::Text(Arc::from(s.as_ref()))
+}
+
+fn opt_text(s: &Option<String>) -> Value {
+    s.as_ref().map_or(Value::Null, text)
+}
+
+fn opt_ts(t: Option<i64>) -> Value {
+    t.map_or(Value::Null, Value::TimestampTz)
+}
+
+fn opt_xid(x: Option<u64>) -> Value {
+    x.map_or(Value::Null, |x| Value::Int8(x as i64))
+}
+
+/// The rows of `view` now.
+pub fn rows(view: View, ev: &mut Ev) -> Rows {
+    let db = ev.ctx.db;
+    match view {
+        View::StatActivity => db.sessions.activity().iter().map(activity_row).collect(),
+        View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
+        View::Class => class_rows(&db.catalog),
+        View::Namespace => namespace_rows(),
+        View::Database => vec![vec![
+            Value::Int8(5),
+            text(ev.ctx.settings.get("nestor.database").unwrap_or("postgres")),
+            Value::Int4(6),
+            text("C"),
+            text("C"),
+            Value::Bool(true),
+        ]],
+        View::Tables => db
+            .catalog
+            .tables()
+            .iter()
+            .map(|t| {
+                vec![
+                    text("public"),
+                    text(&t.name),
+                    text("postgres"),
+                    Value::Bool(!t.indexes.is_empty()),
+                ]
+            })
+            .collect(),
+        View::Sequences => sequence_rows(&db.catalog),
+    }
+}
+
+fn activity_row(a: &ActivityRow) -> Vec<Value> {
+    vec![
+        Value::Int8(5),
+        text(&a.datname),
+        Value::Int4(a.pid.0 as i32),
+        text(&a.usename),
+        text(&a.application_name),
+        opt_text(&a.client_addr),
+        Value::TimestampTz(a.backend_start_us),
+        opt_ts(a.xact_start_us),
+        opt_ts(a.query_start_us),
+        opt_ts(a.state_change_us),
+        opt_text(&a.wait_event_type),
+        opt_text(&a.wait_event),
+        text(&a.state),
+        opt_xid(a.backend_xid),
+        opt_xid(a.backend_xmin),
+        text(&a.query),
+        text("client backend"),
+    ]
+}
+
+fn savepoint_row(a: &ActivityRow) -> Vec<Value> {
+    vec![
+        Value::Int4(a.pid.0 as i32),
+        Value::Int8(a.savepoint_depth as i64),
+        Value::Int8(a.savepoints_defined as i64),
+        Value::Int8(a.savepoint_rollbacks as i64),
+    ]
+}
+
+fn namespace_rows() -> Rows {
+    [
+        (PG_CATALOG_NAMESPACE_OID, "pg_catalog"),
+        (PUBLIC_NAMESPACE_OID, "public"),
+        (13000, "information_schema"),
+    ]
+    .into_iter()
+    .map(|(oid, name)| vec![Value::Int8(oid as i64), text(name), Value::Int8(10)])
+    .collect()
+}
+
+fn sequence_rows(catalog: &Catalog) -> Rows {
+    catalog
+        .sequences()
+        .iter()
+        .map(|s| {
+            let (last, called) = *s.state.lock();
+            vec![
+                text("public"),
+                text(&s.name),
+                Value::Int8(s.start),
+                Value::Int8(s.increment),
+                if called {
+                    Value::Int8(last)
+                } else {
+                    Value::Null
+                },
+            ]
+        })
+        .collect()
+}
+
+/// A pg_class row: oid, relname, relnamespace, relkind, relpersistence,
+/// reltuples, relhasindex, relispartition, relowner.
+fn class_row(oid: u32, name: &str, kind: &str, persistence: &str, has_index: bool) -> Vec<Value> {
+    vec![
+        Value::Int8(oid as i64),
+        text(name),
+        Value::Int8(PUBLIC_NAMESPACE_OID as i64),
+        text(kind),
+        text(persistence),
+        Value::Float4(if kind == "S" { 1.0 } else { -1.0 }),
+        Value::Bool(has_index),
+        Value::Bool(false),
+        Value::Int8(10),
+    ]
+}
+
+fn class_rows(catalog: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in catalog.tables() {
+        let p = t.persistence.code();
+        out.push(class_row(t.oid.0, &t.name, "r", p, !t.indexes.is_empty()));
+        for i in &t.indexes {
+            out.push(class_row(i.oid.0, &i.name, "i", p, false));
+        }
+    }
+    for s in catalog.sequences() {
+        out.push(class_row(s.oid.0, &s.name, "S", "p", false));
+    }
+    out
+}

@@ -1,0 +1,191 @@
+//! # nestor-parser: PostgreSQL's own grammar, through libpg_query
+//!
+//! The only crate with `unsafe` code (the FFI call into libpg_query). Every
+//! other crate reaches the parse tree types through this one: [`pb`] is the
+//! protobuf AST, [`NodeEnum`] its node enum, and [`ast`] has the small
+//! helpers the binder and the session share (names, locations, error
+//! cursors).
+//!
+//! The `pg_query` crate's `parse()` drops the syntax error's cursor position
+//! and builds a summary of every statement (tables, aliases, functions) that
+//! nothing here needs. We call the library's C entry point
+//! `pg_query_parse_protobuf` directly (the static library is linked by the
+//! `pg_query` crate) and decode its protobuf with the crate's generated
+//! types. Errors become 42601 with PostgreSQL's message and the 1-based
+//! character position of the cursor, so clients print `LINE 1: ... ^`.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+
+use nestor_common::{DbError, SqlState};
+use pg_query::protobuf::{ParseResult, RawStmt};
+
+pub use pg_query::protobuf as pb;
+pub use pg_query::protobuf::RawStmt as Statement;
+pub use pg_query::{NodeEnum, NodeRef};
+use prost::Message;
+
+pub mod ast;
+
+#[repr(C)]
+struct PgQueryError {
+    message: *mut c_char,
+    funcname: *mut c_char,
+    filename: *mut c_char,
+    lineno: c_int,
+    cursorpos: c_int,
+    context: *mut c_char,
+}
+
+#[repr(C)]
+struct PgQueryProtobuf {
+    len: usize,
+    data: *mut c_char,
+}
+
+#[repr(C)]
+struct PgQueryProtobufParseResult {
+    parse_tree: PgQueryProtobuf,
+    stderr_buffer: *mut c_char,
+    error: *mut PgQueryError,
+}
+
+extern "C" {
+    fn pg_query_parse_protobuf(input: *const c_char) -> PgQueryProtobufParseResult;
+    fn pg_query_free_protobuf_parse_result(result: PgQueryProtobufParseResult);
+}
+
+/// Parse `text` into its statements.
+pub fn parse_sql(text: &str) -> Result<Vec<RawStmt>, DbError> {
+    let input = CString::new(text).map_err(|_| {
+        DbError::new(
+            SqlState::CharacterNotInRepertoire,
+            "invalid byte sequence for encoding \"UTF8\": 0x00",
+        )
+    })?;
+    // SAFETY: `input` is a valid NUL-terminated string; the result is read
+    // according to pg_query.h and freed exactly once below.
+    let result = unsafe { pg_query_parse_protobuf(input.as_ptr()) };
+    let out = unsafe { decode_result(&result) };
+    // SAFETY: the result came from pg_query_parse_protobuf.
+    unsafe { pg_query_free_protobuf_parse_result(result) };
+    out
+}
+
+/// # Safety
+/// `result` must come from `pg_query_parse_protobuf` and not be freed yet.
+unsafe fn decode_result(result: &PgQueryProtobufParseResult) -> Result<Vec<RawStmt>, DbError> {
+    if !result.error.is_null() {
+        let err = &*result.error;
+        let message = if err.message.is_null() {
+            "syntax error".to_string()
+        } else {
+            CStr::from_ptr(err.message).to_string_lossy().into_owned()
+        };
+        let mut e = DbError::new(SqlState::SyntaxError, message);
+        // PostgreSQL's cursor position is already in characters.
+        if err.cursorpos > 0 {
+            e = e.with_position(err.cursorpos as u32);
+        }
+        return Err(e);
+    }
+    let data = if result.parse_tree.data.is_null() {
+        &[][..]
+    } else {
+        std::slice::from_raw_parts(result.parse_tree.data as *const u8, result.parse_tree.len)
+    };
+    let parsed = ParseResult::decode(data)
+        .map_err(|e| DbError::internal(format!("could not decode parse tree: {e}")))?;
+    Ok(parsed.stmts)
+}
+
+/// SQL text of one expression node (PostgreSQL's deparser, through
+/// libpg_query): how DEFAULT and CHECK expressions are stored.
+pub fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String, DbError> {
+    use pg_query::protobuf::{node::Node as N, Node, ResTarget, SelectStmt};
+    let target = Node {
+        node: Some(N::ResTarget(Box::new(ResTarget {
+            val: Some(Box::new(expr.clone())),
+            location: -1,
+            ..Default::default()
+        }))),
+    };
+    let select = SelectStmt {
+        target_list: vec![target],
+        limit_option: pg_query::protobuf::LimitOption::Default as i32,
+        op: pg_query::protobuf::SetOperation::SetopNone as i32,
+        ..Default::default()
+    };
+    let sql = N::SelectStmt(Box::new(select))
+        .deparse()
+        .map_err(|e| DbError::internal(format!("could not deparse an expression: {e}")))?;
+    sql.strip_prefix("SELECT ")
+        .map(str::to_string)
+        .ok_or_else(|| DbError::internal(format!("unexpected deparser output: {sql}")))
+}
+
+/// Parse one stored expression (the text [`deparse_expr`] produced).
+pub fn parse_expr(sql: &str) -> Result<pg_query::protobuf::Node, DbError> {
+    use pg_query::protobuf::node::Node as N;
+    let stmts = parse_sql(&format!("SELECT {sql}"))?;
+    let stmt = stmts.into_iter().next().and_then(|s| s.stmt);
+    let expr = match stmt.and_then(|n| n.node) {
+        Some(N::SelectStmt(sel)) if sel.target_list.len() == 1 => {
+            match sel.target_list.into_iter().next().and_then(|t| t.node) {
+                Some(N::ResTarget(rt)) => rt.val,
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    expr.map(|e| *e)
+        .ok_or_else(|| DbError::internal(format!("stored expression is not one expression: {sql}")))
+}
+
+/// The 1-based character position of 1-based byte position `byte_pos`.
+fn char_position(text: &str, byte_pos: usize) -> u32 {
+    let b = byte_pos.saturating_sub(1).min(text.len());
+    let mut end = b;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].chars().count() as u32 + 1
+}
+
+/// The 1-based character position of byte `location` (a node location) in
+/// `text`, for error cursors; None for unknown locations (-1).
+pub fn location_to_position(text: &str, location: i32) -> Option<u32> {
+    if location < 0 {
+        return None;
+    }
+    Some(char_position(text, location as usize + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_reports_cursor() {
+        let stmts = parse_sql("select 1; select 2").unwrap();
+        assert_eq!(stmts.len(), 2);
+        let e = parse_sql("select a b c").unwrap_err();
+        assert_eq!(e.code, SqlState::SyntaxError);
+        assert_eq!(e.message, "syntax error at or near \"c\"");
+        assert_eq!(e.position, Some(12));
+        let e = parse_sql("select 'é' a b").unwrap_err();
+        assert_eq!(e.position, Some(14));
+    }
+
+    #[test]
+    fn stored_expressions_round_trip() {
+        for sql in [
+            "nextval('t_id_seq'::regclass)",
+            "a > 0 AND b IS NOT NULL",
+            "'x'",
+        ] {
+            let text = deparse_expr(&parse_expr(sql).unwrap()).unwrap();
+            assert_eq!(deparse_expr(&parse_expr(&text).unwrap()).unwrap(), text);
+            assert_eq!(text, sql);
+        }
+    }
+}

@@ -1,0 +1,1446 @@
+//! The binder: libpg_query expression nodes to typed [`Expr`]s.
+//!
+//! A [`Binder`] lives for the planning of one statement. It keeps a stack of
+//! [`Scope`]s, one per query nesting level (a subquery pushes one), the
+//! parameter types inferred so far, and counters for subquery ids. Column
+//! names resolve innermost level first; a hit in an enclosing level becomes
+//! `Expr::Outer` and marks the subqueries in between as correlated.
+//!
+//! Typing follows PostgreSQL's rules closely enough for clients to agree:
+//! integer literals are `integer` (or `bigint` when large), decimal
+//! literals `numeric`, quoted literals `unknown` until context decides
+//! (they are converted at plan time, so `WHERE id = 'x'` fails with 22P02
+//! while planning, as in PostgreSQL), `$n` takes the type its context
+//! wants. Every AST node not handled here is rejected with 0A000 naming it.
+
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{self, a_const, Node};
+use nestor_parser::NodeEnum;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use nestor_catalog::{Catalog, TableDef};
+use nestor_types::EvalCtx;
+
+use crate::expr::{AggCall, AggFunc, BoolTest, Cmp, Expr, SubKind, SubQuery};
+use crate::functions::{self, Func};
+use crate::valops::{self, Arith};
+
+pub use nestor_parser::ast::{
+    err_at, expr_location, location_of, names, node, node_kind, req, str_val, unsupported_node,
+};
+
+/// One column visible to name resolution.
+#[derive(Clone, Debug)]
+pub struct ScopeCol {
+    /// The range variable (alias or table name) it belongs to.
+    pub rel: String,
+    pub name: String,
+    pub ty: DataType,
+    /// Not expanded by `*` (system and dropped columns).
+    pub hidden: bool,
+    pub table_oid: u32,
+    pub attnum: i16,
+    /// The right-hand copy of a JOIN USING column: reachable only by its
+    /// qualified name (the unqualified name means the merged column).
+    pub merged: bool,
+}
+
+/// The columns of one query level's input row, in row order.
+#[derive(Clone, Debug, Default)]
+pub struct Scope {
+    pub cols: Vec<ScopeCol>,
+}
+
+impl Scope {
+    pub fn width(&self) -> usize {
+        self.cols.len()
+    }
+}
+
+/// Where aggregates may appear.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggCtx {
+    Allowed,
+    NotAllowed(&'static str),
+}
+
+pub struct Binder<'e> {
+    pub catalog: &'e Catalog,
+    /// Constants are folded while planning, in the session's time zone.
+    pub eval: EvalCtx,
+    pub text: &'e str,
+    /// Types of $1..$n (Unknown until inferred).
+    pub params: Vec<DataType>,
+    pub scopes: Vec<Scope>,
+    /// Lowest enclosing level referenced by each open level (for
+    /// correlation), parallel to `scopes`.
+    pub outer_refs: Vec<Option<usize>>,
+    pub next_id: usize,
+    pub agg: AggCtx,
+    /// CTEs visible, innermost last.
+    pub ctes: Vec<crate::select::Cte>,
+    /// Set by `select::plan_query`: whether the query just planned referred
+    /// to rows of enclosing queries.
+    pub last_correlated: bool,
+    /// Locations of the quoted literals bound so far, keyed by the address
+    /// of their text: an input error converting one points at it, as
+    /// PostgreSQL's coerce_type does.
+    literal_locs: Vec<(usize, i32)>,
+}
+
+/// Relation name of a RangeVar (schemas `public` and `pg_catalog` only).
+pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
+    match rv.schemaname.as_str() {
+        "" | "public" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),
+        s => Err(DbError::new(
+            SqlState::InvalidSchemaName,
+            format!("schema \"{s}\" does not exist"),
+        )),
+    }
+}
+
+/// Type from a TypeName node.
+pub fn type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
+    if !tn.array_bounds.is_empty() {
+        return Err(DbError::unsupported("array types"));
+    }
+    let parts = names(&tn.names);
+    let name = match parts.as_slice() {
+        [s, n] if s == "pg_catalog" => n.clone(),
+        [n] => n.clone(),
+        _ => parts.join("."),
+    };
+    let mut mods = Vec::new();
+    for m in &tn.typmods {
+        match node(m)? {
+            NodeEnum::AConst(c) => match &c.val {
+                Some(a_const::Val::Ival(i)) => mods.push(i.ival as i64),
+                _ => {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "type modifiers must be simple constants",
+                    ))
+                }
+            },
+            _ => {
+                return Err(DbError::new(
+                    SqlState::SyntaxError,
+                    "type modifiers must be simple constants",
+                ))
+            }
+        }
+    }
+    let canonical = match name.as_str() {
+        "int4" => "integer",
+        "int2" => "smallint",
+        "int8" => "bigint",
+        "float4" => "real",
+        "float8" => "double precision",
+        "bool" => "boolean",
+        "timestamptz" => "timestamptz",
+        n => n,
+    };
+    match canonical {
+        "regclass" | "regtype" | "regproc" | "regnamespace" | "xid" | "xid8" | "cid" => {
+            Ok(DataType::Oid)
+        }
+        _ => DataType::from_sql_name(canonical, &mods),
+    }
+}
+
+fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
+    DbError::new(
+        SqlState::UndefinedFunction,
+        format!(
+            "operator does not exist: {} {op} {}",
+            l.resolve_unknown().name(),
+            r.resolve_unknown().name()
+        ),
+    )
+    .with_hint(
+        "No operator matches the given name and argument types. You might need to add explicit type casts.",
+    )
+}
+
+/// The common type of two operands of a comparison or arithmetic.
+pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
+    use DataType as T;
+    let (lb, rb) = (l.base(), r.base());
+    Some(match (lb, rb) {
+        (T::Unknown, T::Unknown) => T::Text,
+        (T::Unknown, t) | (t, T::Unknown) => t,
+        (a, b) if a == b => a,
+        (a, b) if a.is_integer() && b.is_integer() => {
+            if a == T::Int8 || b == T::Int8 {
+                T::Int8
+            } else if a == T::Int4 || b == T::Int4 {
+                T::Int4
+            } else {
+                T::Int2
+            }
+        }
+        (T::Float4 | T::Float8, b) if b.is_numeric() => T::Float8,
+        (a, T::Float4 | T::Float8) if a.is_numeric() => T::Float8,
+        (a, b) if a.is_numeric() && b.is_numeric() => T::NUMERIC,
+        (a, b) if a.is_string() && b.is_string() => T::Text,
+        (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
+        (T::Date, T::Timestamp) | (T::Timestamp, T::Date) => T::Timestamp,
+        (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
+            T::TimestampTz
+        }
+        _ => return None,
+    })
+}
+
+impl<'e> Binder<'e> {
+    pub fn new(catalog: &'e Catalog, eval: EvalCtx, text: &'e str, hints: &[u32]) -> Binder<'e> {
+        let params = hints
+            .iter()
+            .map(|&o| {
+                if o == 0 {
+                    DataType::Unknown
+                } else {
+                    DataType::from_oid(o).unwrap_or(DataType::Text)
+                }
+            })
+            .collect();
+        Binder {
+            catalog,
+            eval,
+            text,
+            params,
+            scopes: Vec::new(),
+            outer_refs: Vec::new(),
+            next_id: 0,
+            agg: AggCtx::NotAllowed("WHERE"),
+            ctes: Vec::new(),
+            last_correlated: false,
+            literal_locs: Vec::new(),
+        }
+    }
+
+    pub fn fresh_id(&mut self) -> usize {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    pub fn level(&self) -> usize {
+        self.scopes.len().saturating_sub(1)
+    }
+
+    /// Remember where a quoted literal's text came from.
+    fn note_literal(&mut self, e: &Expr, location: i32) {
+        if let Expr::Const(Value::Text(s)) = e {
+            if location >= 0 {
+                self.literal_locs
+                    .push((Arc::as_ptr(s) as *const u8 as usize, location));
+            }
+        }
+    }
+
+    /// Convert a constant now. Input errors for a quoted literal point at
+    /// the literal; data errors converting a typed constant are evaluation
+    /// errors (PostgreSQL's constant folding) and carry no position.
+    pub fn fold_cast(
+        &self,
+        v: Value,
+        from: DataType,
+        to: DataType,
+        explicit: bool,
+    ) -> Result<Value, DbError> {
+        let loc = match (&v, from) {
+            (Value::Text(s), DataType::Unknown) => {
+                let key = Arc::as_ptr(s) as *const u8 as usize;
+                self.literal_locs
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, l)| *l)
+            }
+            _ => None,
+        };
+        let evaluation_err = |e: DbError| {
+            if e.code.code().starts_with("22") {
+                e.unpositioned()
+            } else {
+                e
+            }
+        };
+        match loc {
+            // The literal's input function runs without the type modifier
+            // (positioned); the length or precision check comes after.
+            Some(l) => {
+                let v = valops::cast(v, to.base(), explicit, &self.eval)
+                    .map_err(|e| err_at(e, self.text, l))?;
+                valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err)
+            }
+            None => valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err),
+        }
+    }
+
+    /// Coerce a bound expression to `to`. Constants convert now (so bad
+    /// literals fail at plan time), unknown parameters take the type.
+    pub fn coerce(&mut self, e: Expr, from: DataType, to: DataType) -> Result<Expr, DbError> {
+        if to == DataType::Unknown || from == to {
+            return Ok(e);
+        }
+        if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
+            // character(n) to text drops the padding (PostgreSQL's rtrim in
+            // bpchar-to-text).
+            let e = match e {
+                Expr::Const(Value::Text(s)) => {
+                    Expr::Const(Value::Text(Arc::from(s.trim_end_matches(' '))))
+                }
+                Expr::Const(v) => Expr::Const(v),
+                e => Expr::Func(Func::BpcharToText, vec![e]),
+            };
+            return self.coerce(e, DataType::Text, to);
+        }
+        if from.base() == to.base()
+            && !matches!(
+                to,
+                DataType::Varchar(Some(_)) | DataType::Char(Some(_)) | DataType::Numeric(Some(_))
+            )
+        {
+            return Ok(e);
+        }
+        match e {
+            Expr::Const(v) => Ok(Expr::Const(self.fold_cast(
+                v,
+                from,
+                to,
+                from != DataType::Unknown,
+            )?)),
+            Expr::Param(i) if self.params.get(i) == Some(&DataType::Unknown) => {
+                self.params[i] = to.base();
+                Ok(Expr::Param(i))
+            }
+            e if from.is_integer() && to.is_integer() => Ok(Expr::Cast(Box::new(e), to)),
+            e => Ok(Expr::Cast(Box::new(e), to)),
+        }
+    }
+
+    /// Assignment coercion (INSERT/UPDATE values): like PostgreSQL's
+    /// assignment casts, with the column's length check.
+    pub fn coerce_assign(
+        &mut self,
+        e: Expr,
+        from: DataType,
+        to: DataType,
+    ) -> Result<Expr, DbError> {
+        let compatible = from == DataType::Unknown
+            || from.base() == to.base()
+            || (from.is_numeric() && to.is_numeric())
+            || (from.is_string() && to.is_string())
+            || unify(from, to).is_some()
+            || to.is_string();
+        if !compatible {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "column is of type {} but expression is of type {}",
+                    to.name(),
+                    from.name()
+                ),
+            )
+            .with_hint("You will need to rewrite or cast the expression."));
+        }
+        match e {
+            Expr::Const(v) => Ok(Expr::Const(self.fold_cast(v, from, to, false)?)),
+            Expr::Param(i) if self.params.get(i) == Some(&DataType::Unknown) => {
+                self.params[i] = to.base();
+                if matches!(
+                    to,
+                    DataType::Varchar(Some(_))
+                        | DataType::Char(Some(_))
+                        | DataType::Numeric(Some(_))
+                ) {
+                    Ok(Expr::Func(Func::AssignCast(to), vec![Expr::Param(i)]))
+                } else {
+                    Ok(Expr::Param(i))
+                }
+            }
+            e if from == to => Ok(e),
+            e => Ok(Expr::Func(Func::AssignCast(to), vec![e])),
+        }
+    }
+
+    /// Bind an expression that must be boolean (WHERE, ON, HAVING).
+    pub fn bind_bool(&mut self, n: &Node, clause: &str) -> Result<Expr, DbError> {
+        let (e, t) = self.bind(n)?;
+        if t == DataType::Unknown {
+            return self.coerce(e, t, DataType::Bool);
+        }
+        if t != DataType::Bool {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "argument of {clause} must be type boolean, not type {}",
+                        t.name()
+                    ),
+                ),
+                self.text,
+                expr_location(node(n)?),
+            ));
+        }
+        Ok(e)
+    }
+
+    pub fn bind(&mut self, n: &Node) -> Result<(Expr, DataType), DbError> {
+        let ne = node(n)?;
+        let loc = location_of(ne);
+        self.bind_inner(ne).map_err(|e| err_at(e, self.text, loc))
+    }
+
+    fn bind_inner(&mut self, n: &NodeEnum) -> Result<(Expr, DataType), DbError> {
+        match n {
+            NodeEnum::AConst(c) => {
+                let (e, t) = bind_const(c);
+                self.note_literal(&e, c.location);
+                Ok((e, t))
+            }
+            NodeEnum::ColumnRef(c) => self.bind_column(c),
+            NodeEnum::ParamRef(p) => self.bind_param(p),
+            NodeEnum::TypeCast(tc) => self.bind_cast(tc),
+            NodeEnum::AExpr(a) => self.bind_aexpr(a),
+            NodeEnum::BoolExpr(b) => self.bind_boolexpr(b),
+            NodeEnum::NullTest(t) => {
+                let (e, _) = self.bind(req(&t.arg)?)?;
+                let negated = t.nulltesttype == pb::NullTestType::IsNotNull as i32;
+                Ok((Expr::IsNull(Box::new(e), negated), DataType::Bool))
+            }
+            NodeEnum::BooleanTest(t) => {
+                let e = self.bind_bool(req(&t.arg)?, "IS TRUE")?;
+                let test = match pb::BoolTestType::try_from(t.booltesttype) {
+                    Ok(pb::BoolTestType::IsTrue) => BoolTest::True,
+                    Ok(pb::BoolTestType::IsNotTrue) => BoolTest::NotTrue,
+                    Ok(pb::BoolTestType::IsFalse) => BoolTest::False,
+                    Ok(pb::BoolTestType::IsNotFalse) => BoolTest::NotFalse,
+                    Ok(pb::BoolTestType::IsUnknown) => BoolTest::Unknown,
+                    _ => BoolTest::NotUnknown,
+                };
+                Ok((Expr::BoolTest(Box::new(e), test), DataType::Bool))
+            }
+            NodeEnum::FuncCall(f) => self.bind_func(f),
+            NodeEnum::SqlvalueFunction(f) => self.bind_sqlvalue(f),
+            NodeEnum::CaseExpr(c) => self.bind_case(c),
+            NodeEnum::CoalesceExpr(c) => {
+                let (args, t) = self.bind_common(&c.args, "COALESCE")?;
+                Ok((Expr::Coalesce(args), t))
+            }
+            NodeEnum::MinMaxExpr(m) => {
+                let greatest = m.op == pb::MinMaxOp::IsGreatest as i32;
+                let (args, t) =
+                    self.bind_common(&m.args, if greatest { "GREATEST" } else { "LEAST" })?;
+                Ok((Expr::MinMax(args, greatest), t))
+            }
+            NodeEnum::SubLink(s) => self.bind_sublink(s),
+            other => Err(unsupported_node(other)),
+        }
+    }
+
+    /// Bind a list to one common type (COALESCE, CASE results, VALUES).
+    pub fn bind_common(
+        &mut self,
+        list: &[Node],
+        what: &str,
+    ) -> Result<(Vec<Expr>, DataType), DbError> {
+        let mut bound = Vec::with_capacity(list.len());
+        let mut located = Vec::with_capacity(list.len());
+        for n in list {
+            let b = self.bind(n)?;
+            located.push((b.1, expr_location(node(n)?)));
+            bound.push(b);
+        }
+        let ty = self.common_type_at(&located, what)?;
+        let mut out = Vec::with_capacity(bound.len());
+        for (e, t) in bound {
+            out.push(self.coerce(e, t, ty)?);
+        }
+        Ok((out, ty))
+    }
+
+    pub fn common_type(&self, types: &[DataType], what: &str) -> Result<DataType, DbError> {
+        let located: Vec<(DataType, i32)> = types.iter().map(|&t| (t, -1)).collect();
+        self.common_type_at(&located, what)
+    }
+
+    /// The common type of expressions given with their locations (as
+    /// PostgreSQL's select_common_type: a mismatch points at the first
+    /// expression that does not fit).
+    pub fn common_type_at(
+        &self,
+        types: &[(DataType, i32)],
+        what: &str,
+    ) -> Result<DataType, DbError> {
+        let mut ty = DataType::Unknown;
+        for &(t, loc) in types.iter().filter(|t| t.0 != DataType::Unknown) {
+            ty = unify(ty, t).ok_or_else(|| {
+                err_at(
+                    DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!(
+                            "{what} types {} and {} cannot be matched",
+                            ty.name(),
+                            t.name()
+                        ),
+                    ),
+                    self.text,
+                    loc,
+                )
+            })?;
+        }
+        Ok(if ty == DataType::Unknown {
+            DataType::Text
+        } else {
+            ty
+        })
+    }
+
+    fn bind_param(&mut self, p: &pb::ParamRef) -> Result<(Expr, DataType), DbError> {
+        let n = p.number as usize;
+        if n == 0 {
+            return Err(DbError::new(
+                SqlState::UndefinedParameter,
+                "there is no parameter $0",
+            ));
+        }
+        if self.params.len() < n {
+            self.params.resize(n, DataType::Unknown);
+        }
+        Ok((Expr::Param(n - 1), self.params[n - 1]))
+    }
+
+    fn bind_column(&mut self, c: &pb::ColumnRef) -> Result<(Expr, DataType), DbError> {
+        let mut parts = Vec::new();
+        for f in &c.fields {
+            match node(f)? {
+                NodeEnum::String(s) => parts.push(s.sval.clone()),
+                NodeEnum::AStar(_) => {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "row expansion via \"*\" is not supported here",
+                    ))
+                }
+                other => return Err(unsupported_node(other)),
+            }
+        }
+        let (rel, name) = match parts.as_slice() {
+            [n] => (None, n.as_str()),
+            [r, n] => (Some(r.as_str()), n.as_str()),
+            [_, r, n] => (Some(r.as_str()), n.as_str()),
+            _ => {
+                return Err(DbError::unsupported(
+                    "column reference with more than 3 parts",
+                ))
+            }
+        };
+        self.resolve(rel, name)
+    }
+
+    /// Resolve a column name through the scopes, innermost first.
+    pub fn resolve(&mut self, rel: Option<&str>, name: &str) -> Result<(Expr, DataType), DbError> {
+        let cur = self.level();
+        for lvl in (0..self.scopes.len()).rev() {
+            let scope = &self.scopes[lvl];
+            let rel_known = rel.is_none_or(|r| scope.cols.iter().any(|c| c.rel == r));
+            let mut hits = scope.cols.iter().enumerate().filter(|(_, c)| {
+                c.name == name && rel.map_or(!c.merged, |r| c.rel == r) && !c.name.is_empty()
+            });
+            let Some((i, col)) = hits.next() else {
+                if rel.is_some() && rel_known {
+                    return Err(DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column {}.{name} does not exist", rel.unwrap_or_default()),
+                    ));
+                }
+                continue;
+            };
+            if hits.next().is_some() {
+                return Err(DbError::new(
+                    SqlState::AmbiguousColumn,
+                    format!("column reference \"{name}\" is ambiguous"),
+                ));
+            }
+            let ty = col.ty;
+            let is_ctid = col.hidden && col.name == "ctid";
+            let e = if lvl == cur {
+                Expr::Col(i)
+            } else {
+                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
+                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
+                }
+                Expr::Outer { level: lvl, col: i }
+            };
+            if is_ctid {
+                return Ok((Expr::Func(Func::CtidText, vec![e]), DataType::Text));
+            }
+            return Ok((e, ty));
+        }
+        match rel {
+            Some(r) => Err(DbError::new(
+                SqlState::UndefinedTable,
+                format!("missing FROM-clause entry for table \"{r}\""),
+            )),
+            None => Err(DbError::new(
+                SqlState::UndefinedColumn,
+                format!("column \"{name}\" does not exist"),
+            )),
+        }
+    }
+
+    fn bind_cast(&mut self, tc: &pb::TypeCast) -> Result<(Expr, DataType), DbError> {
+        let tn = tc
+            .type_name
+            .as_ref()
+            .ok_or_else(|| DbError::internal("cast without type"))?;
+        let parts = names(&tn.names);
+        let last = parts.last().map(String::as_str).unwrap_or("");
+        let (e, from) = self.bind(req(&tc.arg)?)?;
+        if last == "regclass" {
+            return self.regclass(e);
+        }
+        if last == "interval" {
+            return Err(DbError::unsupported("type interval"));
+        }
+        let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
+        if let Expr::Param(i) = e {
+            if self.params[i] == DataType::Unknown {
+                self.params[i] = to.base();
+                return Ok((Expr::Param(i), to));
+            }
+        }
+        if from == DataType::Bool && to.is_numeric() && to != DataType::Int4
+            || (from.is_datetime() && to.is_numeric())
+        {
+            return Err(valops::cannot_cast(from, to));
+        }
+        if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
+            return Ok((self.coerce(e, from, to)?, to));
+        }
+        match e {
+            Expr::Const(v) => Ok((Expr::Const(self.fold_cast(v, from, to, true)?), to)),
+            e => Ok((Expr::Cast(Box::new(e), to), to)),
+        }
+    }
+
+    fn regclass(&mut self, e: Expr) -> Result<(Expr, DataType), DbError> {
+        let Expr::Const(Value::Text(name)) = &e else {
+            return Ok((Expr::Func(Func::Regclass, vec![e]), DataType::Oid));
+        };
+        let oid = self.catalog.regclass(name)?;
+        Ok((Expr::Const(Value::Int8(oid as i64)), DataType::Oid))
+    }
+
+    fn bind_boolexpr(&mut self, b: &pb::BoolExpr) -> Result<(Expr, DataType), DbError> {
+        let kind = pb::BoolExprType::try_from(b.boolop).unwrap_or(pb::BoolExprType::Undefined);
+        let clause = match kind {
+            pb::BoolExprType::AndExpr => "AND",
+            pb::BoolExprType::OrExpr => "OR",
+            _ => "NOT",
+        };
+        let mut args = Vec::with_capacity(b.args.len());
+        for a in &b.args {
+            args.push(self.bind_bool(a, clause)?);
+        }
+        let e = match kind {
+            pb::BoolExprType::AndExpr => Expr::And(args),
+            pb::BoolExprType::OrExpr => Expr::Or(args),
+            _ => Expr::Not(Box::new(
+                args.pop()
+                    .ok_or_else(|| DbError::internal("NOT without operand"))?,
+            )),
+        };
+        Ok((e, DataType::Bool))
+    }
+
+    fn bind_aexpr(&mut self, a: &pb::AExpr) -> Result<(Expr, DataType), DbError> {
+        let kind = pb::AExprKind::try_from(a.kind).unwrap_or(pb::AExprKind::Undefined);
+        let op = names(&a.name).last().cloned().unwrap_or_default();
+        match kind {
+            pb::AExprKind::AexprOp => match &a.lexpr {
+                None => self.bind_unary(&op, req(&a.rexpr)?),
+                Some(l) => self.bind_binary(&op, l, req(&a.rexpr)?),
+            },
+            pb::AExprKind::AexprDistinct | pb::AExprKind::AexprNotDistinct => {
+                let (l, r, _) = self.bind_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=")?;
+                let negated = kind == pb::AExprKind::AexprNotDistinct;
+                Ok((
+                    Expr::Distinct(Box::new(l), Box::new(r), negated),
+                    DataType::Bool,
+                ))
+            }
+            pb::AExprKind::AexprNullif => {
+                let (l, r, t) = self.bind_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=")?;
+                Ok((Expr::NullIf(Box::new(l), Box::new(r)), t))
+            }
+            pb::AExprKind::AexprIn => self.bind_in(&op, req(&a.lexpr)?, req(&a.rexpr)?),
+            pb::AExprKind::AexprOpAny | pb::AExprKind::AexprOpAll => {
+                let r = req(&a.rexpr)?;
+                match node(r)? {
+                    NodeEnum::AArrayExpr(arr) if kind == pb::AExprKind::AexprOpAny && op == "=" => {
+                        let wrapper = pb::List {
+                            items: arr.elements.clone(),
+                        };
+                        let list = Node {
+                            node: Some(NodeEnum::List(wrapper)),
+                        };
+                        self.bind_in("=", req(&a.lexpr)?, &list)
+                    }
+                    _ => Err(DbError::unsupported("ANY/ALL with an array")),
+                }
+            }
+            pb::AExprKind::AexprLike | pb::AExprKind::AexprIlike => {
+                let (l, lt) = self.bind(req(&a.lexpr)?)?;
+                let (p, pt) = self.bind(req(&a.rexpr)?)?;
+                let l = self.coerce(l, lt, DataType::Text)?;
+                let p = self.coerce(p, pt, DataType::Text)?;
+                Ok((
+                    Expr::Like {
+                        lhs: Box::new(l),
+                        pattern: Box::new(p),
+                        ci: kind == pb::AExprKind::AexprIlike,
+                        negated: op.starts_with('!'),
+                    },
+                    DataType::Bool,
+                ))
+            }
+            pb::AExprKind::AexprBetween
+            | pb::AExprKind::AexprNotBetween
+            | pb::AExprKind::AexprBetweenSym
+            | pb::AExprKind::AexprNotBetweenSym => self.bind_between(kind, a),
+            pb::AExprKind::AexprSimilar => Err(DbError::unsupported("SIMILAR TO")),
+            _ => Err(DbError::unsupported("this operator kind")),
+        }
+    }
+
+    fn bind_between(
+        &mut self,
+        kind: pb::AExprKind,
+        a: &pb::AExpr,
+    ) -> Result<(Expr, DataType), DbError> {
+        let bounds = match node(req(&a.rexpr)?)? {
+            NodeEnum::List(l) if l.items.len() == 2 => l.items.clone(),
+            _ => return Err(DbError::internal("BETWEEN needs two bounds")),
+        };
+        let lhs = req(&a.lexpr)?;
+        let (l1, lo, _) = self.bind_pair(lhs, &bounds[0], ">=")?;
+        let (l2, hi, _) = self.bind_pair(lhs, &bounds[1], "<=")?;
+        let sym = matches!(
+            kind,
+            pb::AExprKind::AexprBetweenSym | pb::AExprKind::AexprNotBetweenSym
+        );
+        let range = |l1: Expr, lo: Expr, l2: Expr, hi: Expr| {
+            Expr::And(vec![
+                Expr::Cmp(Cmp::Ge, Box::new(l1), Box::new(lo)),
+                Expr::Cmp(Cmp::Le, Box::new(l2), Box::new(hi)),
+            ])
+        };
+        let mut e = range(l1.clone(), lo.clone(), l2.clone(), hi.clone());
+        if sym {
+            e = Expr::Or(vec![e, range(l1, hi, l2, lo)]);
+        }
+        if matches!(
+            kind,
+            pb::AExprKind::AexprNotBetween | pb::AExprKind::AexprNotBetweenSym
+        ) {
+            e = Expr::Not(Box::new(e));
+        }
+        Ok((e, DataType::Bool))
+    }
+
+    fn bind_in(&mut self, op: &str, lhs: &Node, rhs: &Node) -> Result<(Expr, DataType), DbError> {
+        let items = match node(rhs)? {
+            NodeEnum::List(l) => &l.items,
+            other => return Err(unsupported_node(other)),
+        };
+        let (l, lt) = self.bind(lhs)?;
+        let mut bound = vec![(l, lt)];
+        for i in items {
+            bound.push(self.bind(i)?);
+        }
+        let ty = self
+            .common_type(&bound.iter().map(|b| b.1).collect::<Vec<_>>(), "IN")
+            .map_err(|_| no_operator("=", lt, bound.get(1).map_or(lt, |b| b.1)))?;
+        let mut exprs = Vec::with_capacity(bound.len());
+        for (e, t) in bound {
+            let keep_int = t.is_integer() && ty.is_integer();
+            exprs.push(if keep_int { e } else { self.coerce(e, t, ty)? });
+        }
+        let l = exprs.remove(0);
+        Ok((
+            Expr::InList {
+                lhs: Box::new(l),
+                list: exprs,
+                negated: op == "<>",
+            },
+            DataType::Bool,
+        ))
+    }
+
+    /// Bind two operands to a common type.
+    fn bind_pair(
+        &mut self,
+        l: &Node,
+        r: &Node,
+        op: &str,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        let (le, lt) = self.bind(l)?;
+        let (re, rt) = self.bind(r)?;
+        self.pair(le, lt, re, rt, op)
+    }
+
+    fn pair(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+        op: &str,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        let ty = unify(lt, rt).ok_or_else(|| no_operator(op, lt, rt))?;
+        // Integers of different widths compare by value without casts,
+        // which keeps index columns bare for the planner.
+        if lt.is_integer() && rt.is_integer() {
+            return Ok((le, re, ty));
+        }
+        let le = self.coerce(le, lt, ty)?;
+        let re = self.coerce(re, rt, ty)?;
+        Ok((le, re, ty))
+    }
+
+    fn bind_unary(&mut self, op: &str, r: &Node) -> Result<(Expr, DataType), DbError> {
+        let (e, t) = self.bind(r)?;
+        match op {
+            "-" => {
+                if !t.is_numeric() && t != DataType::Unknown {
+                    return Err(DbError::new(
+                        SqlState::UndefinedFunction,
+                        format!("operator does not exist: - {}", t.name()),
+                    )
+                    .with_hint(
+                        "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+                    ));
+                }
+                if let Expr::Const(v) = &e {
+                    let v = match v {
+                        Value::Int4(i) if *i == i32::MIN => Value::Int8(-(*i as i64)),
+                        v => valops::negate(v)?,
+                    };
+                    return Ok((Expr::Const(v), t));
+                }
+                if !t.is_numeric() {
+                    return Err(DbError::new(
+                        SqlState::UndefinedFunction,
+                        format!("operator does not exist: - {}", t.name()),
+                    )
+                    .with_hint(
+                        "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+                    ));
+                }
+                Ok((Expr::Neg(Box::new(e)), t))
+            }
+            "+" => Ok((e, t)),
+            _ => Err(DbError::unsupported(format!("prefix operator {op}"))),
+        }
+    }
+
+    fn bind_binary(&mut self, op: &str, l: &Node, r: &Node) -> Result<(Expr, DataType), DbError> {
+        let cmp = match op {
+            "=" => Some(Cmp::Eq),
+            "<>" | "!=" => Some(Cmp::Ne),
+            "<" => Some(Cmp::Lt),
+            "<=" => Some(Cmp::Le),
+            ">" => Some(Cmp::Gt),
+            ">=" => Some(Cmp::Ge),
+            _ => None,
+        };
+        if let Some(c) = cmp {
+            let (le, re, _) = self.bind_pair(l, r, op)?;
+            return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
+        }
+        let arith = match op {
+            "+" => Some(Arith::Add),
+            "-" => Some(Arith::Sub),
+            "*" => Some(Arith::Mul),
+            "/" => Some(Arith::Div),
+            "%" => Some(Arith::Mod),
+            _ => None,
+        };
+        let (le, lt) = self.bind(l)?;
+        let (re, rt) = self.bind(r)?;
+        if let Some(a) = arith {
+            return self.bind_arith(a, op, le, lt, re, rt);
+        }
+        match op {
+            "||" => {
+                let le = self.coerce(le, lt, DataType::Text)?;
+                let re = self.coerce(re, rt, DataType::Text)?;
+                Ok((Expr::Concat(Box::new(le), Box::new(re)), DataType::Text))
+            }
+            "~~" | "!~~" | "~~*" | "!~~*" => {
+                let le = self.coerce(le, lt, DataType::Text)?;
+                let re = self.coerce(re, rt, DataType::Text)?;
+                Ok((
+                    Expr::Like {
+                        lhs: Box::new(le),
+                        pattern: Box::new(re),
+                        ci: op.contains('*'),
+                        negated: op.starts_with('!'),
+                    },
+                    DataType::Bool,
+                ))
+            }
+            "^" if [lt, rt].iter().all(|t| {
+                *t == DataType::Unknown || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
+            }) =>
+            {
+                let le = self.coerce(le, lt, DataType::Float8)?;
+                let re = self.coerce(re, rt, DataType::Float8)?;
+                Ok((Expr::Func(Func::Power, vec![le, re]), DataType::Float8))
+            }
+            _ => Err(no_operator(op, lt, rt)),
+        }
+    }
+
+    fn bind_arith(
+        &mut self,
+        a: Arith,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        use DataType as T;
+        if lt == T::Date
+            && (rt.is_integer() || rt == T::Unknown)
+            && matches!(a, Arith::Add | Arith::Sub)
+        {
+            let re = self.coerce(re, rt, T::Int4)?;
+            return Ok((Expr::Arith(a, Box::new(le), Box::new(re), T::Date), T::Date));
+        }
+        if lt == T::Date && rt == T::Date && a == Arith::Sub {
+            return Ok((Expr::Arith(a, Box::new(le), Box::new(re), T::Date), T::Int4));
+        }
+        let (le, re, ty) = self.pair(le, lt, re, rt, op)?;
+        let ty = if ty == T::Text && lt == T::Unknown && rt == T::Unknown {
+            T::NUMERIC
+        } else {
+            ty
+        };
+        if !ty.is_numeric() {
+            return Err(no_operator(op, lt, rt));
+        }
+        let ty = ty.base();
+        Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
+    }
+
+    fn bind_case(&mut self, c: &pb::CaseExpr) -> Result<(Expr, DataType), DbError> {
+        let operand = match &c.arg {
+            Some(a) => Some(self.bind(a)?),
+            None => None,
+        };
+        let mut whens = Vec::new();
+        let mut results = Vec::new();
+        let mut locs = Vec::new();
+        for w in &c.args {
+            let NodeEnum::CaseWhen(cw) = node(w)? else {
+                return Err(DbError::internal("CASE arm is not WHEN"));
+            };
+            let cond = match &operand {
+                Some((oe, ot)) => {
+                    let (we, wt) = self.bind(req(&cw.expr)?)?;
+                    let (_, we2, _) = self.pair(oe.clone(), *ot, we, wt, "=")?;
+                    we2
+                }
+                None => self.bind_bool(req(&cw.expr)?, "CASE/WHEN")?,
+            };
+            whens.push(cond);
+            let r = req(&cw.result)?;
+            let b = self.bind(r)?;
+            locs.push(expr_location(node(r)?));
+            results.push(b);
+        }
+        let else_ = match &c.defresult {
+            Some(d) => Some((self.bind(d)?, expr_location(node(d)?))),
+            None => None,
+        };
+        // PostgreSQL considers the ELSE result first.
+        let mut types: Vec<(DataType, i32)> = Vec::new();
+        if let Some((e, loc)) = &else_ {
+            types.push((e.1, *loc));
+        }
+        types.extend(results.iter().map(|r| r.1).zip(locs));
+        let else_ = else_.map(|(e, _)| e);
+        let ty = self.common_type_at(&types, "CASE")?;
+        let mut arms = Vec::new();
+        for (w, (r, rt)) in whens.into_iter().zip(results) {
+            arms.push((w, self.coerce(r, rt, ty)?));
+        }
+        let else_ = match else_ {
+            Some((e, t)) => Some(Box::new(self.coerce(e, t, ty)?)),
+            None => None,
+        };
+        let operand = operand.map(|(e, _)| Box::new(e));
+        Ok((
+            Expr::Case {
+                operand,
+                whens: arms,
+                else_,
+            },
+            ty,
+        ))
+    }
+
+    fn bind_sqlvalue(&mut self, f: &pb::SqlValueFunction) -> Result<(Expr, DataType), DbError> {
+        use pb::SqlValueFunctionOp as Op;
+        let op = Op::try_from(f.op).unwrap_or(Op::SqlvalueFunctionOpUndefined);
+        let (func, ty) = match op {
+            Op::SvfopCurrentTimestamp | Op::SvfopCurrentTimestampN => {
+                (Func::Now, DataType::TimestampTz)
+            }
+            Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN => {
+                (Func::LocalTimestamp, DataType::Timestamp)
+            }
+            Op::SvfopCurrentDate => (Func::CurrentDate, DataType::Date),
+            Op::SvfopCurrentUser | Op::SvfopCurrentRole | Op::SvfopUser | Op::SvfopSessionUser => {
+                (Func::CurrentUser, DataType::Name)
+            }
+            Op::SvfopCurrentCatalog => (Func::CurrentDatabase, DataType::Name),
+            Op::SvfopCurrentSchema => (Func::CurrentSchema, DataType::Name),
+            _ => return Err(DbError::unsupported("CURRENT_TIME and LOCALTIME")),
+        };
+        Ok((Expr::Func(func, vec![]), ty))
+    }
+
+    fn bind_func(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
+        let parts = names(&f.funcname);
+        let name = match parts.as_slice() {
+            [s, n] if s == "pg_catalog" => n.clone(),
+            [n] => n.clone(),
+            _ => parts.join("."),
+        };
+        if f.over.is_some() {
+            return Err(DbError::unsupported("window functions"));
+        }
+        if let Some(agg) = agg_func(&name, f.agg_star) {
+            return self.bind_agg(agg, &name, f);
+        }
+        if f.agg_star || f.agg_distinct || !f.agg_order.is_empty() || f.agg_filter.is_some() {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("{name} is not an aggregate function"),
+            ));
+        }
+        if matches!(name.as_str(), "generate_series" | "unnest") {
+            return Err(DbError::unsupported(format!(
+                "set-returning function {name}() in this position"
+            )));
+        }
+        if name == "pg_sleep_for" {
+            let (e, t) = self.bind(
+                f.args
+                    .first()
+                    .ok_or_else(|| DbError::internal("pg_sleep_for needs an argument"))?,
+            )?;
+            let e = self.coerce(e, t, DataType::Text)?;
+            return Ok((Expr::Func(Func::PgSleepFor, vec![e]), DataType::Unknown));
+        }
+        let mut args = Vec::with_capacity(f.args.len());
+        for a in &f.args {
+            args.push(self.bind(a)?);
+        }
+        let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
+        let res = functions::lookup(&name, &types)?;
+        if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
+            // The name is a regclass literal, looked up while parsing (so a
+            // missing relation is reported at the literal).
+            if let (Some((Expr::Const(Value::Text(rel)), DataType::Unknown)), Some(a)) =
+                (args.first(), f.args.first())
+            {
+                if self.catalog.sequence_named(rel).is_err() {
+                    let n = rel.trim_matches('"');
+                    let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+                    if self.catalog.relation(&n).is_none() {
+                        return Err(err_at(
+                            DbError::new(
+                                SqlState::UndefinedTable,
+                                format!("relation \"{rel}\" does not exist"),
+                            ),
+                            self.text,
+                            expr_location(node(a)?),
+                        ));
+                    }
+                }
+            }
+        }
+        if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
+            // PostgreSQL resolves a literal regclass argument while parsing,
+            // so a missing sequence is reported at the literal.
+            if let Some(NodeEnum::AConst(c)) = f.args.first().and_then(|a| a.node.as_ref()) {
+                if let Some(a_const::Val::Sval(sv)) = &c.val {
+                    self.catalog
+                        .sequence_named(&sv.sval)
+                        .map_err(|e| err_at(e, self.text, c.location))?;
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(args.len());
+        for ((e, t), want) in args.into_iter().zip(res.arg_types.iter()) {
+            out.push(match want {
+                Some(w) => self.coerce_arg(e, t, *w, &name, &types)?,
+                None => e,
+            });
+        }
+        let ret = if res.ret == DataType::Unknown {
+            DataType::Text
+        } else {
+            res.ret
+        };
+        let ret = if res.func == Func::PgSleep {
+            DataType::Unknown
+        } else {
+            ret
+        };
+        Ok((Expr::Func(res.func, out), ret))
+    }
+
+    fn coerce_arg(
+        &mut self,
+        e: Expr,
+        t: DataType,
+        want: DataType,
+        name: &str,
+        types: &[DataType],
+    ) -> Result<Expr, DbError> {
+        let ok = t == DataType::Unknown
+            || t.base() == want.base()
+            || (t.is_numeric() && want.is_numeric())
+            || (t.is_string() && want.is_string())
+            || (t == DataType::Oid && want.is_integer())
+            || (t.is_integer() && want == DataType::Oid);
+        if !ok {
+            let list: Vec<&str> = types.iter().map(|t| t.resolve_unknown().name()).collect();
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function {}({}) does not exist", name, list.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+        }
+        self.coerce(e, t, want)
+    }
+
+    fn bind_agg(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<(Expr, DataType), DbError> {
+        if let AggCtx::NotAllowed(clause) = self.agg {
+            return Err(DbError::new(
+                SqlState::GroupingError,
+                format!("aggregate functions are not allowed in {clause}"),
+            ));
+        }
+        if f.agg_filter.is_some() || !f.agg_order.is_empty() {
+            return Err(DbError::unsupported("aggregate FILTER and ORDER BY"));
+        }
+        let saved = self.agg;
+        self.agg = AggCtx::NotAllowed("aggregate function calls");
+        let bound = if func == AggFunc::CountStar {
+            None
+        } else {
+            let want = if func == AggFunc::StringAgg { 2 } else { 1 };
+            if f.args.len() != want {
+                self.agg = saved;
+                return Err(DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "function {name} with {} arguments does not exist",
+                        f.args.len()
+                    ),
+                ));
+            }
+            let r = self.bind(&f.args[0]);
+            if func == AggFunc::StringAgg {
+                // The delimiter must be a constant here.
+                let d = self.bind(&f.args[1]);
+                if !matches!(d, Ok((Expr::Const(Value::Text(ref s)), _)) if s.as_ref() == ",") {
+                    if let Ok((Expr::Const(_), _)) = d {
+                    } else {
+                        self.agg = saved;
+                        return Err(DbError::unsupported(
+                            "string_agg with a non-constant delimiter",
+                        ));
+                    }
+                }
+                self.agg = saved;
+                let (e, t) = r?;
+                let sep = match d? {
+                    (Expr::Const(v), _) => v,
+                    _ => Value::Null,
+                };
+                let e = self.coerce(e, t, DataType::Text)?;
+                return Ok((
+                    Expr::Agg(Box::new(AggCall {
+                        func,
+                        arg: Some(Expr::Func(Func::Concat, vec![e, Expr::Const(sep)])),
+                        distinct: f.agg_distinct,
+                        ty: DataType::Text,
+                    })),
+                    DataType::Text,
+                ));
+            }
+            Some(r)
+        };
+        self.agg = saved;
+        let (arg, at) = match bound {
+            Some(r) => {
+                let (e, t) = r?;
+                (Some(e), t)
+            }
+            None => (None, DataType::Int8),
+        };
+        let ty = agg_type(func, at, name)?;
+        let arg = match (func, arg) {
+            (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
+                Some(self.coerce(e, at, DataType::Bool)?)
+            }
+            (_, a) => a,
+        };
+        Ok((
+            Expr::Agg(Box::new(AggCall {
+                func,
+                arg,
+                distinct: f.agg_distinct,
+                ty,
+            })),
+            ty,
+        ))
+    }
+
+    fn bind_sublink(&mut self, s: &pb::SubLink) -> Result<(Expr, DataType), DbError> {
+        let kind = pb::SubLinkType::try_from(s.sub_link_type).unwrap_or(pb::SubLinkType::Undefined);
+        let lhs = match (&s.testexpr, kind) {
+            (Some(t), pb::SubLinkType::AnySublink | pb::SubLinkType::AllSublink) => {
+                Some(self.bind(t)?)
+            }
+            _ => None,
+        };
+        let sel = match node(req(&s.subselect)?)? {
+            NodeEnum::SelectStmt(sel) => sel,
+            other => return Err(unsupported_node(other)),
+        };
+        let cur = self.level();
+        let saved_agg = self.agg;
+        let planned = crate::select::plan_query(self, sel);
+        self.agg = saved_agg;
+        let correlated = self.last_correlated;
+        let (plan, cols) = planned?;
+        let id = self.fresh_id();
+        let (kind, ty) = match kind {
+            pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
+            pb::SubLinkType::ExprSublink => {
+                if cols.len() != 1 {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "subquery must return only one column",
+                    ));
+                }
+                (SubKind::Scalar, cols[0].ty)
+            }
+            pb::SubLinkType::AnySublink | pb::SubLinkType::AllSublink => {
+                if cols.len() != 1 {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "subquery has too many columns",
+                    ));
+                }
+                let op = names(&s.oper_name)
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| "=".into());
+                let cmp = match op.as_str() {
+                    "=" => Cmp::Eq,
+                    "<>" => Cmp::Ne,
+                    "<" => Cmp::Lt,
+                    "<=" => Cmp::Le,
+                    ">" => Cmp::Gt,
+                    ">=" => Cmp::Ge,
+                    _ => {
+                        return Err(DbError::unsupported(format!(
+                            "operator {op} with a subquery"
+                        )))
+                    }
+                };
+                let (le, lt) = lhs.ok_or_else(|| DbError::internal("ANY without left operand"))?;
+                let st = cols[0].ty;
+                let ty = unify(lt, st).ok_or_else(|| no_operator(&op, lt, st))?;
+                let le = if lt.is_integer() && st.is_integer() {
+                    le
+                } else {
+                    self.coerce(le, lt, ty)?
+                };
+                (
+                    SubKind::Any {
+                        lhs: Box::new(le),
+                        op: cmp,
+                        all: kind == pb::SubLinkType::AllSublink,
+                    },
+                    DataType::Bool,
+                )
+            }
+            _ => return Err(DbError::unsupported("ARRAY and row subqueries")),
+        };
+        Ok((
+            Expr::Sub(Arc::new(SubQuery {
+                kind,
+                plan,
+                level: cur,
+                correlated,
+                id,
+            })),
+            ty,
+        ))
+    }
+}
+
+/// An A_Const as a bound constant.
+pub fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
+    if c.isnull {
+        return (Expr::Const(Value::Null), DataType::Unknown);
+    }
+    match &c.val {
+        Some(a_const::Val::Ival(i)) => (Expr::Const(Value::Int4(i.ival)), DataType::Int4),
+        Some(a_const::Val::Fval(f)) => {
+            if let Ok(i) = f.fval.parse::<i64>() {
+                // As PostgreSQL's make_const: an oversize integer literal
+                // that fits in int4 after all (-2147483648) is an int4.
+                if let Ok(i) = i32::try_from(i) {
+                    return (Expr::Const(Value::Int4(i)), DataType::Int4);
+                }
+                return (Expr::Const(Value::Int8(i)), DataType::Int8);
+            }
+            match nestor_types::Numeric::parse(&f.fval) {
+                Ok(n) => (Expr::Const(valops::numeric_value(n)), DataType::NUMERIC),
+                Err(_) => (Expr::Const(Value::Null), DataType::NUMERIC),
+            }
+        }
+        Some(a_const::Val::Boolval(b)) => (Expr::Const(Value::Bool(b.boolval)), DataType::Bool),
+        Some(a_const::Val::Sval(s)) => (
+            Expr::Const(Value::Text(Arc::from(s.sval.as_str()))),
+            DataType::Unknown,
+        ),
+        Some(a_const::Val::Bsval(b)) => (
+            Expr::Const(Value::Text(Arc::from(b.bsval.as_str()))),
+            DataType::Text,
+        ),
+        None => (Expr::Const(Value::Null), DataType::Unknown),
+    }
+}
+
+/// Whether `name` is an aggregate function.
+pub fn is_aggregate(name: &str) -> bool {
+    agg_func(name, false).is_some()
+}
+
+fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
+    Some(match name {
+        "count" if star => AggFunc::CountStar,
+        "count" => AggFunc::Count,
+        "sum" => AggFunc::Sum,
+        "avg" => AggFunc::Avg,
+        "min" => AggFunc::Min,
+        "max" => AggFunc::Max,
+        "bool_and" | "every" => AggFunc::BoolAnd,
+        "bool_or" => AggFunc::BoolOr,
+        "string_agg" => AggFunc::StringAgg,
+        _ => return None,
+    })
+}
+
+fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> {
+    use DataType as T;
+    let bad = || {
+        DbError::new(
+            SqlState::UndefinedFunction,
+            format!("function {name}({}) does not exist", arg.resolve_unknown().name()),
+        )
+        .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+    };
+    Ok(match f {
+        AggFunc::CountStar | AggFunc::Count => T::Int8,
+        AggFunc::Sum => match arg.base() {
+            T::Int2 | T::Int4 => T::Int8,
+            T::Int8 | T::Numeric(_) => T::NUMERIC,
+            T::Float4 => T::Float4,
+            T::Float8 | T::Unknown => T::Float8,
+            _ => return Err(bad()),
+        },
+        AggFunc::Avg => match arg.base() {
+            T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
+            T::Float4 | T::Float8 | T::Unknown => T::Float8,
+            _ => return Err(bad()),
+        },
+        AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
+        AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
+        AggFunc::StringAgg => T::Text,
+    })
+}
+
+/// A CHECK constraint bound over its table's row (data columns, then the
+/// hidden system columns).
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
+/// the column's type; None when it has none.
+pub fn bind_default(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    table: &TableDef,
+    col: usize,
+) -> Result<Option<Expr>, DbError> {
+    let c = &table.columns[col];
+    let Some(sql) = c.default.as_deref() else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let mut b = Binder::new(catalog, eval, sql, &[]);
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(&node)?;
+    b.coerce_assign(e, t, c.ty).map(Some)
+}
+
+/// Bind a table's CHECK constraints (stored as SQL text) over its row.
+pub fn bind_checks(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    table: &Arc<TableDef>,
+) -> Result<Vec<BoundCheck>, DbError> {
+    let mut out = Vec::with_capacity(table.checks.len());
+    for ch in &table.checks {
+        let node = nestor_parser::parse_expr(&ch.expr)?;
+        let mut b = Binder::new(catalog, eval, &ch.expr, &[]);
+        b.scopes
+            .push(crate::select::table_scope(table, &table.name));
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("check constraints");
+        let expr = b.bind_bool(&node, "CHECK")?;
+        out.push(BoundCheck {
+            name: ch.name.clone(),
+            expr,
+        });
+    }
+    Ok(out)
+}

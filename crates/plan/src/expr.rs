@@ -1,0 +1,369 @@
+//! Bound expressions and their evaluation.
+//!
+//! The binder turns libpg_query's expression nodes into [`Expr`]: names are
+//! resolved to positions in the input row (`Col`), to a row of an enclosing
+//! query (`Outer`, for correlated subqueries), or to `$n` parameters;
+//! operand types are decided and implicit coercions made explicit as
+//! `Cast`s, so evaluation never looks at types except where an operator's
+//! result type matters (kept in the node).
+//!
+//! Evaluation is the executor's (`nestor_exec::eval`).
+
+use std::sync::Arc;
+
+use nestor_common::DbError;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use crate::functions::Func;
+use crate::tree::Plan;
+use crate::valops::Arith;
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn holds(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Cmp::Eq => o == Equal,
+            Cmp::Ne => o != Equal,
+            Cmp::Lt => o == Less,
+            Cmp::Le => o != Greater,
+            Cmp::Gt => o == Greater,
+            Cmp::Ge => o != Less,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn flip(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+}
+
+/// IS [NOT] TRUE/FALSE/UNKNOWN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolTest {
+    True,
+    NotTrue,
+    False,
+    NotFalse,
+    Unknown,
+    NotUnknown,
+}
+
+/// Kinds of subquery expressions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SubKind {
+    Scalar,
+    Exists,
+    /// `expr op ANY (subquery)` (IN is `= ANY`); `all` for ALL.
+    Any {
+        lhs: Box<Expr>,
+        op: Cmp,
+        all: bool,
+    },
+}
+
+/// A subquery inside an expression.
+#[derive(Debug)]
+pub struct SubQuery {
+    pub kind: SubKind,
+    pub plan: Plan,
+    /// Query nesting level of the expression containing the subquery: the
+    /// row it is evaluated on becomes `Outer { level, .. }` inside.
+    pub level: usize,
+    /// Whether the plan refers to rows of enclosing queries (else its
+    /// result is computed once per execution and cached under `id`).
+    pub correlated: bool,
+    pub id: usize,
+}
+
+impl PartialEq for SubQuery {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+/// An aggregate call (before the planner replaces it by a column of the
+/// aggregation's output).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggCall {
+    pub func: AggFunc,
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+    pub ty: DataType,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFunc {
+    CountStar,
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    BoolAnd,
+    BoolOr,
+    StringAgg,
+}
+
+/// A bound expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Const(Value),
+    /// `$n`, zero-based.
+    Param(usize),
+    /// A column of the input row.
+    Col(usize),
+    /// A column of the row of an enclosing query at `level`.
+    Outer {
+        level: usize,
+        col: usize,
+    },
+    Arith(Arith, Box<Expr>, Box<Expr>, DataType),
+    Neg(Box<Expr>),
+    Cmp(Cmp, Box<Expr>, Box<Expr>),
+    /// IS [NOT] DISTINCT FROM (`negated` = IS NOT DISTINCT FROM).
+    Distinct(Box<Expr>, Box<Expr>, bool),
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    IsNull(Box<Expr>, bool),
+    BoolTest(Box<Expr>, BoolTest),
+    Cast(Box<Expr>, DataType),
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        else_: Option<Box<Expr>>,
+    },
+    Coalesce(Vec<Expr>),
+    /// GREATEST (`true`) / LEAST.
+    MinMax(Vec<Expr>, bool),
+    NullIf(Box<Expr>, Box<Expr>),
+    InList {
+        lhs: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    Like {
+        lhs: Box<Expr>,
+        pattern: Box<Expr>,
+        ci: bool,
+        negated: bool,
+    },
+    Concat(Box<Expr>, Box<Expr>),
+    Func(Func, Vec<Expr>),
+    Sub(Arc<SubQuery>),
+    Agg(Box<AggCall>),
+}
+
+impl Expr {
+    pub fn lit(v: Value) -> Expr {
+        Expr::Const(v)
+    }
+
+    /// Visit every sub-expression (not into subquery plans).
+    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
+        f(self);
+        let each = |v: &[Expr], f: &mut dyn FnMut(&Expr)| v.iter().for_each(|e| e.walk(f));
+        match self {
+            Expr::Const(_) | Expr::Param(_) | Expr::Col(_) | Expr::Outer { .. } => {}
+            Expr::Arith(_, a, b, _)
+            | Expr::Cmp(_, a, b)
+            | Expr::Distinct(a, b, _)
+            | Expr::NullIf(a, b)
+            | Expr::Concat(a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            Expr::Neg(a)
+            | Expr::Not(a)
+            | Expr::IsNull(a, _)
+            | Expr::BoolTest(a, _)
+            | Expr::Cast(a, _) => a.walk(f),
+            Expr::And(v)
+            | Expr::Or(v)
+            | Expr::Coalesce(v)
+            | Expr::MinMax(v, _)
+            | Expr::Func(_, v) => each(v, f),
+            Expr::Case {
+                operand,
+                whens,
+                else_,
+            } => {
+                if let Some(o) = operand {
+                    o.walk(f);
+                }
+                for (w, t) in whens {
+                    w.walk(f);
+                    t.walk(f);
+                }
+                if let Some(e) = else_ {
+                    e.walk(f);
+                }
+            }
+            Expr::InList { lhs, list, .. } => {
+                lhs.walk(f);
+                each(list, f);
+            }
+            Expr::Like { lhs, pattern, .. } => {
+                lhs.walk(f);
+                pattern.walk(f);
+            }
+            Expr::Sub(s) => {
+                if let SubKind::Any { lhs, .. } = &s.kind {
+                    lhs.walk(f);
+                }
+            }
+            Expr::Agg(a) => {
+                if let Some(x) = &a.arg {
+                    x.walk(f);
+                }
+            }
+        }
+    }
+
+    /// Rewrite bottom-up: `f` may replace a node (return Some).
+    pub fn rewrite(
+        self,
+        f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>, DbError>,
+    ) -> Result<Expr, DbError> {
+        if let Some(e) = f(&self)? {
+            return Ok(e);
+        }
+        let r = |e: Box<Expr>, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>, DbError>| {
+            e.rewrite(f).map(Box::new)
+        };
+        let rv = |v: Vec<Expr>, f: &mut dyn FnMut(&Expr) -> Result<Option<Expr>, DbError>| {
+            v.into_iter()
+                .map(|e| e.rewrite(f))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(match self {
+            e @ (Expr::Const(_)
+            | Expr::Param(_)
+            | Expr::Col(_)
+            | Expr::Outer { .. }
+            | Expr::Sub(_)) => e,
+            Expr::Arith(op, a, b, t) => Expr::Arith(op, r(a, f)?, r(b, f)?, t),
+            Expr::Cmp(op, a, b) => Expr::Cmp(op, r(a, f)?, r(b, f)?),
+            Expr::Distinct(a, b, n) => Expr::Distinct(r(a, f)?, r(b, f)?, n),
+            Expr::NullIf(a, b) => Expr::NullIf(r(a, f)?, r(b, f)?),
+            Expr::Concat(a, b) => Expr::Concat(r(a, f)?, r(b, f)?),
+            Expr::Neg(a) => Expr::Neg(r(a, f)?),
+            Expr::Not(a) => Expr::Not(r(a, f)?),
+            Expr::IsNull(a, n) => Expr::IsNull(r(a, f)?, n),
+            Expr::BoolTest(a, t) => Expr::BoolTest(r(a, f)?, t),
+            Expr::Cast(a, t) => Expr::Cast(r(a, f)?, t),
+            Expr::And(v) => Expr::And(rv(v, f)?),
+            Expr::Or(v) => Expr::Or(rv(v, f)?),
+            Expr::Coalesce(v) => Expr::Coalesce(rv(v, f)?),
+            Expr::MinMax(v, g) => Expr::MinMax(rv(v, f)?, g),
+            Expr::Func(func, v) => Expr::Func(func, rv(v, f)?),
+            Expr::Case {
+                operand,
+                whens,
+                else_,
+            } => Expr::Case {
+                operand: operand.map(|o| r(o, f)).transpose()?,
+                whens: whens
+                    .into_iter()
+                    .map(|(w, t)| Ok((w.rewrite(f)?, t.rewrite(f)?)))
+                    .collect::<Result<Vec<_>, DbError>>()?,
+                else_: else_.map(|e| r(e, f)).transpose()?,
+            },
+            Expr::InList { lhs, list, negated } => Expr::InList {
+                lhs: r(lhs, f)?,
+                list: rv(list, f)?,
+                negated,
+            },
+            Expr::Like {
+                lhs,
+                pattern,
+                ci,
+                negated,
+            } => Expr::Like {
+                lhs: r(lhs, f)?,
+                pattern: r(pattern, f)?,
+                ci,
+                negated,
+            },
+            Expr::Agg(a) => Expr::Agg(a),
+        })
+    }
+
+    /// Whether the expression reads the input row.
+    pub fn uses_row(&self) -> bool {
+        let mut uses = false;
+        self.walk(&mut |e| {
+            if matches!(e, Expr::Col(_)) {
+                uses = true;
+            }
+            if let Expr::Sub(s) = e {
+                if s.correlated {
+                    uses = true;
+                }
+            }
+        });
+        uses
+    }
+
+    /// Whether it is a constant or parameter (computable before a scan).
+    pub fn is_row_independent(&self) -> bool {
+        let mut ok = true;
+        self.walk(&mut |e| match e {
+            Expr::Col(_) | Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) => ok = false,
+            Expr::Func(f, _) if f.is_volatile() => ok = false,
+            _ => {}
+        });
+        ok
+    }
+
+    /// Column positions read from the input row.
+    pub fn columns(&self) -> Vec<usize> {
+        let mut v = Vec::new();
+        self.walk(&mut |e| {
+            if let Expr::Col(c) = e {
+                v.push(*c);
+            }
+        });
+        v
+    }
+
+    /// Shift column references by `delta` (join row layouts).
+    pub fn shift(self, delta: isize) -> Expr {
+        self.rewrite(&mut |e| {
+            Ok(match e {
+                Expr::Col(c) => Some(Expr::Col((*c as isize + delta) as usize)),
+                _ => None,
+            })
+        })
+        .expect("shift never fails")
+    }
+}

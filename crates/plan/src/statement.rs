@@ -1,0 +1,198 @@
+//! Statement planning: which statements the query engine handles, and the
+//! plan of one statement ([`PlannedStmt`]) with its result columns and
+//! parameter types.
+//!
+//! DDL has no plan: the executor runs it from its parse tree
+//! (`PlannedStmt::Ddl`). EXPLAIN wraps the plan of the statement it
+//! explains; its text comes from [`explain`].
+
+use nestor_catalog::Catalog;
+use nestor_common::{DbError, SqlState};
+use nestor_parser::ast::{node, node_kind, req};
+use nestor_parser::pb::{self, RawStmt};
+use nestor_parser::NodeEnum;
+use nestor_types::datatype::DataType;
+use nestor_types::EvalCtx;
+
+use crate::bind::Binder;
+use crate::modify::{self, InsertPlan, ModifyPlan};
+use crate::tree::{OutCol, Plan};
+
+/// Whether the query engine handles this statement (the session handles
+/// the rest: transaction control, SET/SHOW, PREPARE, COPY ...).
+pub fn handles(n: &NodeEnum) -> bool {
+    matches!(
+        n,
+        NodeEnum::SelectStmt(_)
+            | NodeEnum::InsertStmt(_)
+            | NodeEnum::UpdateStmt(_)
+            | NodeEnum::DeleteStmt(_)
+            | NodeEnum::ExplainStmt(_)
+            | NodeEnum::CreateStmt(_)
+            | NodeEnum::DropStmt(_)
+            | NodeEnum::AlterTableStmt(_)
+            | NodeEnum::IndexStmt(_)
+            | NodeEnum::CreateSeqStmt(_)
+            | NodeEnum::TruncateStmt(_)
+            | NodeEnum::VacuumStmt(_)
+    )
+}
+
+/// The plan of one statement.
+pub enum PlannedStmt {
+    Query(Plan),
+    Insert(InsertPlan),
+    /// UPDATE or DELETE.
+    Modify(ModifyPlan),
+    Explain {
+        inner: Box<PlannedStmt>,
+        analyze: bool,
+    },
+    /// DDL: executed from the parse tree.
+    Ddl,
+}
+
+/// A planned statement with what a client is told about it.
+pub struct Planned {
+    pub stmt: PlannedStmt,
+    /// Result columns; None for a statement that returns no rows.
+    pub columns: Option<Vec<OutCol>>,
+    /// Types of $1..$n (unknowns resolved to text).
+    pub params: Vec<DataType>,
+}
+
+/// The statement node of a raw statement.
+pub fn statement_node(stmt: &RawStmt) -> Result<&NodeEnum, DbError> {
+    stmt.stmt
+        .as_deref()
+        .and_then(|n| n.node.as_ref())
+        .ok_or_else(|| DbError::internal("empty statement"))
+}
+
+/// Plan one statement of `text` (its node locations index into `text`);
+/// `hints` are the client's parameter type OIDs (0 = infer).
+pub fn plan_statement(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    text: &str,
+    stmt: &RawStmt,
+    hints: &[u32],
+) -> Result<Planned, DbError> {
+    let n = statement_node(stmt)?;
+    let mut b = Binder::new(catalog, eval, text, hints);
+    let (stmt, columns) = plan_node(&mut b, n)?;
+    let params = b.params.iter().map(|t| t.resolve_unknown()).collect();
+    Ok(Planned {
+        stmt,
+        columns,
+        params,
+    })
+}
+
+type NodePlan = (PlannedStmt, Option<Vec<OutCol>>);
+
+fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
+    match n {
+        NodeEnum::SelectStmt(sel) => {
+            let (plan, cols) = crate::select::plan_query(b, sel)?;
+            Ok((PlannedStmt::Query(plan), Some(cols)))
+        }
+        NodeEnum::InsertStmt(ins) => {
+            let p = modify::plan_insert(b, ins)?;
+            let cols = p.returning.as_ref().map(|r| r.cols.clone());
+            Ok((PlannedStmt::Insert(p), cols))
+        }
+        NodeEnum::UpdateStmt(u) => {
+            let p = modify::plan_update(b, u)?;
+            let cols = p.returning.as_ref().map(|r| r.cols.clone());
+            Ok((PlannedStmt::Modify(p), cols))
+        }
+        NodeEnum::DeleteStmt(d) => {
+            let p = modify::plan_delete(b, d)?;
+            let cols = p.returning.as_ref().map(|r| r.cols.clone());
+            Ok((PlannedStmt::Modify(p), cols))
+        }
+        NodeEnum::ExplainStmt(e) => plan_explain(b, e),
+        n if handles(n) => Ok((PlannedStmt::Ddl, None)),
+        other => Err(DbError::unsupported(format!(
+            "statement {}",
+            node_kind(other)
+        ))),
+    }
+}
+
+fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError> {
+    let mut analyze = false;
+    for o in &e.options {
+        if let Some(NodeEnum::DefElem(d)) = o.node.as_ref() {
+            let arg = match d.arg.as_deref().and_then(|a| a.node.as_ref()) {
+                Some(NodeEnum::String(s)) => Some(s.sval.as_str()),
+                _ => None,
+            };
+            match d.defname.as_str() {
+                "analyze" => analyze = !matches!(arg, Some("false" | "off")),
+                "costs" | "verbose" | "buffers" | "timing" | "summary" | "settings" | "wal" => {}
+                "format" if arg == Some("text") => {}
+                "format" => return Err(DbError::unsupported("EXPLAIN formats other than TEXT")),
+                other => {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        format!("unrecognized EXPLAIN option \"{other}\""),
+                    ))
+                }
+            }
+        }
+    }
+    let (inner, _) = plan_node(b, node(req(&e.query)?)?)?;
+    if matches!(inner, PlannedStmt::Ddl) {
+        return Err(DbError::unsupported("EXPLAIN of utility statements"));
+    }
+    let cols = vec![OutCol {
+        name: "QUERY PLAN".into(),
+        ty: DataType::Text,
+        table_oid: 0,
+        column_id: 0,
+    }];
+    let stmt = PlannedStmt::Explain {
+        inner: Box::new(inner),
+        analyze,
+    };
+    Ok((stmt, Some(cols)))
+}
+
+/// Whether a query locks rows (SELECT ... FOR UPDATE/SHARE).
+pub fn locks_rows(p: &Plan) -> bool {
+    match p {
+        Plan::LockRows { .. } => true,
+        Plan::Project { input, .. }
+        | Plan::Limit { input, .. }
+        | Plan::Filter { input, .. }
+        | Plan::Sort { input, .. } => locks_rows(input),
+        _ => false,
+    }
+}
+
+/// EXPLAIN text of a statement, one line per entry.
+pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
+    match stmt {
+        PlannedStmt::Query(plan) => plan.explain(out),
+        PlannedStmt::Insert(p) => {
+            out.push(format!("Insert on {}", p.table.name));
+            let mut sub = Vec::new();
+            p.source.explain(&mut sub);
+            out.extend(sub.into_iter().map(|l| format!("  ->  {}", l.trim_start())));
+        }
+        PlannedStmt::Modify(p) => {
+            let what = if p.delete { "Delete" } else { "Update" };
+            out.push(format!("{what} on {}", p.table.name));
+            let mut sub = Vec::new();
+            p.input.explain(&mut sub);
+            for (i, l) in sub.into_iter().enumerate() {
+                let pad = if i == 0 { "  ->  " } else { "      " };
+                out.push(format!("{pad}{l}"));
+            }
+        }
+        PlannedStmt::Explain { inner, .. } => explain(inner, out),
+        PlannedStmt::Ddl => {}
+    }
+}

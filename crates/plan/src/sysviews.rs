@@ -1,0 +1,111 @@
+//! System views (names and columns; the executor computes their rows when
+//! scanned): pg_stat_activity (from the session
+//! registry), nestor_stat_savepoints (savepoint counters per session), and
+//! a small emulation of pg_catalog (pg_class, pg_namespace, pg_database,
+//! pg_tables) from the catalog, enough for drivers' and tools' startup
+//! queries. OIDs of user relations are the catalog's; namespaces use
+//! PostgreSQL's fixed OIDs (11 pg_catalog, 2200 public).
+
+use nestor_types::datatype::DataType;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    StatActivity,
+    StatSavepoints,
+    Class,
+    Namespace,
+    Database,
+    Tables,
+    Sequences,
+}
+
+impl View {
+    pub fn by_name(name: &str) -> Option<View> {
+        Some(match name {
+            "pg_stat_activity" => View::StatActivity,
+            "nestor_stat_savepoints" => View::StatSavepoints,
+            "pg_class" => View::Class,
+            "pg_namespace" => View::Namespace,
+            "pg_database" => View::Database,
+            "pg_tables" => View::Tables,
+            "pg_sequences" => View::Sequences,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            View::StatActivity => "pg_stat_activity",
+            View::StatSavepoints => "nestor_stat_savepoints",
+            View::Class => "pg_class",
+            View::Namespace => "pg_namespace",
+            View::Database => "pg_database",
+            View::Tables => "pg_tables",
+            View::Sequences => "pg_sequences",
+        }
+    }
+
+    pub fn columns(self) -> Vec<(&'static str, DataType)> {
+        use DataType as T;
+        match self {
+            View::StatActivity => vec![
+                ("datid", T::Oid),
+                ("datname", T::Name),
+                ("pid", T::Int4),
+                ("usename", T::Name),
+                ("application_name", T::Text),
+                ("client_addr", T::Text),
+                ("backend_start", T::TimestampTz),
+                ("xact_start", T::TimestampTz),
+                ("query_start", T::TimestampTz),
+                ("state_change", T::TimestampTz),
+                ("wait_event_type", T::Text),
+                ("wait_event", T::Text),
+                ("state", T::Text),
+                ("backend_xid", T::Int8),
+                ("backend_xmin", T::Int8),
+                ("query", T::Text),
+                ("backend_type", T::Text),
+            ],
+            View::StatSavepoints => vec![
+                ("pid", T::Int4),
+                ("depth", T::Int8),
+                ("savepoints_defined", T::Int8),
+                ("rollbacks_to", T::Int8),
+            ],
+            View::Class => vec![
+                ("oid", T::Oid),
+                ("relname", T::Name),
+                ("relnamespace", T::Oid),
+                ("relkind", T::Text),
+                ("relpersistence", T::Text),
+                ("reltuples", T::Float4),
+                ("relhasindex", T::Bool),
+                ("relispartition", T::Bool),
+                ("relowner", T::Oid),
+            ],
+            View::Namespace => vec![("oid", T::Oid), ("nspname", T::Name), ("nspowner", T::Oid)],
+            View::Database => vec![
+                ("oid", T::Oid),
+                ("datname", T::Name),
+                ("encoding", T::Int4),
+                ("datcollate", T::Name),
+                ("datctype", T::Name),
+                ("datallowconn", T::Bool),
+            ],
+            View::Tables => vec![
+                ("schemaname", T::Name),
+                ("tablename", T::Name),
+                ("tableowner", T::Name),
+                ("hasindexes", T::Bool),
+            ],
+            View::Sequences => vec![
+                ("schemaname", T::Name),
+                ("sequencename", T::Name),
+                ("start_value", T::Int8),
+                ("increment_by", T::Int8),
+                ("last_value", T::Int8),
+            ],
+        }
+    }
+}

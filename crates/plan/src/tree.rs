@@ -1,0 +1,410 @@
+//! Query plans: a tree of operators the executor runs, and EXPLAIN text.
+//!
+//! Rows flow bottom-up as `Vec<Value>`. A table scan's row is the table's
+//! columns (dropped ones included, as NULL, so positions match storage)
+//! followed by three hidden system columns: the row id (ctid), xmin and
+//! xmax. The row id is what UPDATE, DELETE and FOR UPDATE write through.
+//! A join's row is the left row followed by the right row. The binder
+//! resolves every column reference to a position in these layouts.
+//!
+//! Access paths: a base table is read by `SeqScan` or, when the WHERE (or a
+//! join's ON) clause fixes a prefix of an index's columns to values known
+//! before the scan (constants, parameters, or the current left row of a
+//! nested loop), by `IndexScan` with equality keys, an IN list on the first
+//! key column, or a range on the column after the equality prefix.
+
+use std::fmt::Write;
+use std::sync::Arc;
+
+use nestor_txn::{LockMode, WaitPolicy};
+use nestor_types::datatype::DataType;
+
+use crate::expr::{AggCall, Expr};
+use nestor_catalog::{IndexDef, TableDef};
+
+/// Number of hidden system columns after a table's columns.
+pub const SYS_COLS: usize = 3;
+/// Offsets of the system columns after the data columns.
+pub const SYS_ROWID: usize = 0;
+pub const SYS_XMIN: usize = 1;
+pub const SYS_XMAX: usize = 2;
+
+/// Index access keys.
+#[derive(Clone, Debug)]
+pub struct IndexKeys {
+    /// Equality on a prefix of the index columns.
+    pub eq: Vec<Expr>,
+    /// IN list on the first index column (eq is then empty).
+    pub in_list: Option<Vec<Expr>>,
+    /// Range on the column after the prefix: (bound, inclusive).
+    pub lo: Option<(Expr, bool)>,
+    pub hi: Option<(Expr, bool)>,
+    /// Conditions as text for EXPLAIN.
+    pub display: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    Left,
+}
+
+#[derive(Clone, Debug)]
+pub struct SortKey {
+    pub expr: Expr,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+/// Row locking of `SELECT ... FOR UPDATE` for one table in the row.
+#[derive(Clone, Debug)]
+pub struct LockTarget {
+    pub table: Arc<TableDef>,
+    /// Offset of the table's columns in the row.
+    pub offset: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct AggSpec {
+    pub call: AggCall,
+}
+
+/// Set-returning functions usable in FROM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFunc {
+    GenerateSeries,
+    Unnest,
+}
+
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum Plan {
+    /// One row with no columns (SELECT without FROM).
+    Single,
+    Values {
+        rows: Vec<Vec<Expr>>,
+    },
+    SeqScan {
+        table: Arc<TableDef>,
+        alias: String,
+        filter: Option<Expr>,
+    },
+    IndexScan {
+        table: Arc<TableDef>,
+        alias: String,
+        index: IndexDef,
+        keys: IndexKeys,
+        filter: Option<Expr>,
+    },
+    FunctionScan {
+        func: TableFunc,
+        args: Vec<Expr>,
+        name: String,
+    },
+    /// A system view computed at run time.
+    SysView {
+        view: crate::sysviews::View,
+        filter: Option<Expr>,
+    },
+    /// Materialized CTE (computed once per execution, cached under `id`).
+    CteScan {
+        id: usize,
+        name: String,
+        plan: Arc<Plan>,
+    },
+    Filter {
+        input: Box<Plan>,
+        pred: Expr,
+    },
+    Project {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+    },
+    NestedLoop {
+        left: Box<Plan>,
+        right: Box<Plan>,
+        kind: JoinKind,
+        on: Option<Expr>,
+        right_width: usize,
+    },
+    Aggregate {
+        input: Box<Plan>,
+        group: Vec<Expr>,
+        aggs: Vec<AggSpec>,
+    },
+    Sort {
+        input: Box<Plan>,
+        keys: Vec<SortKey>,
+    },
+    Limit {
+        input: Box<Plan>,
+        limit: Option<Expr>,
+        offset: Option<Expr>,
+    },
+    Distinct {
+        input: Box<Plan>,
+    },
+    Append {
+        inputs: Vec<Plan>,
+    },
+    /// INTERSECT / EXCEPT [ALL].
+    SetOp {
+        left: Box<Plan>,
+        right: Box<Plan>,
+        intersect: bool,
+        all: bool,
+    },
+    LockRows {
+        input: Box<Plan>,
+        targets: Vec<LockTarget>,
+        mode: LockMode,
+        policy: WaitPolicy,
+        /// The WHERE clause, re-checked on a row's newest version.
+        recheck: Option<Expr>,
+    },
+}
+
+/// An output column of a query.
+#[derive(Clone, Debug)]
+pub struct OutCol {
+    pub name: String,
+    pub ty: DataType,
+    pub table_oid: u32,
+    pub column_id: i16,
+}
+
+impl Plan {
+    /// EXPLAIN text, one line per entry.
+    pub fn explain(&self, out: &mut Vec<String>) {
+        self.explain_at(0, out);
+    }
+
+    fn line(depth: usize, s: &str, out: &mut Vec<String>) {
+        if depth == 0 {
+            out.push(s.to_string());
+        } else {
+            let mut l = " ".repeat(depth * 6 - 4);
+            let _ = write!(l, "->  {s}");
+            out.push(l);
+        }
+    }
+
+    fn detail(depth: usize, s: &str, out: &mut Vec<String>) {
+        let pad = if depth == 0 { 2 } else { depth * 6 + 2 };
+        out.push(format!("{}{s}", " ".repeat(pad)));
+    }
+
+    fn explain_at(&self, d: usize, out: &mut Vec<String>) {
+        match self {
+            Plan::Single => Self::line(d, "Result", out),
+            Plan::Values { rows } => Self::line(
+                d,
+                &format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
+                out,
+            ),
+            Plan::SeqScan {
+                table,
+                alias,
+                filter,
+            } => {
+                Self::line(
+                    d,
+                    &format!(
+                        "Seq Scan on {}{}",
+                        table.name,
+                        alias_suffix(&table.name, alias)
+                    ),
+                    out,
+                );
+                if let Some(f) = filter {
+                    Self::detail(d, &format!("Filter: {}", show(f, table)), out);
+                }
+            }
+            Plan::IndexScan {
+                table,
+                alias,
+                index,
+                keys,
+                filter,
+            } => {
+                Self::line(
+                    d,
+                    &format!(
+                        "Index Scan using {} on {}{}",
+                        index.name,
+                        table.name,
+                        alias_suffix(&table.name, alias)
+                    ),
+                    out,
+                );
+                if !keys.display.is_empty() {
+                    Self::detail(
+                        d,
+                        &format!("Index Cond: ({})", keys.display.join(" AND ")),
+                        out,
+                    );
+                }
+                if let Some(f) = filter {
+                    Self::detail(d, &format!("Filter: {}", show(f, table)), out);
+                }
+            }
+            Plan::FunctionScan { name, .. } => {
+                Self::line(d, &format!("Function Scan on {name}"), out)
+            }
+            Plan::SysView { view, .. } => {
+                Self::line(d, &format!("Function Scan on {}", view.name()), out)
+            }
+            Plan::CteScan { name, .. } => Self::line(d, &format!("CTE Scan on {name}"), out),
+            Plan::Filter { input, .. } => {
+                input.explain_at(d, out);
+            }
+            Plan::Project { input, .. } => input.explain_at(d, out),
+            Plan::NestedLoop {
+                left, right, kind, ..
+            } => {
+                let k = if *kind == JoinKind::Left {
+                    "Nested Loop Left Join"
+                } else {
+                    "Nested Loop"
+                };
+                Self::line(d, k, out);
+                left.explain_at(d + 1, out);
+                right.explain_at(d + 1, out);
+            }
+            Plan::Aggregate { input, group, .. } => {
+                Self::line(
+                    d,
+                    if group.is_empty() {
+                        "Aggregate"
+                    } else {
+                        "HashAggregate"
+                    },
+                    out,
+                );
+                input.explain_at(d + 1, out);
+            }
+            Plan::Sort { input, .. } => {
+                Self::line(d, "Sort", out);
+                input.explain_at(d + 1, out);
+            }
+            Plan::Limit { input, .. } => {
+                Self::line(d, "Limit", out);
+                input.explain_at(d + 1, out);
+            }
+            Plan::Distinct { input } => {
+                Self::line(d, "HashAggregate", out);
+                input.explain_at(d + 1, out);
+            }
+            Plan::Append { inputs } => {
+                Self::line(d, "Append", out);
+                for i in inputs {
+                    i.explain_at(d + 1, out);
+                }
+            }
+            Plan::SetOp {
+                left,
+                right,
+                intersect,
+                ..
+            } => {
+                Self::line(
+                    d,
+                    if *intersect {
+                        "HashSetOp Intersect"
+                    } else {
+                        "HashSetOp Except"
+                    },
+                    out,
+                );
+                left.explain_at(d + 1, out);
+                right.explain_at(d + 1, out);
+            }
+            Plan::LockRows { input, .. } => {
+                Self::line(d, "LockRows", out);
+                input.explain_at(d + 1, out);
+            }
+        }
+    }
+}
+
+fn alias_suffix(name: &str, alias: &str) -> String {
+    if alias.is_empty() || alias == name {
+        String::new()
+    } else {
+        format!(" {alias}")
+    }
+}
+
+/// Render a scan-level expression for EXPLAIN, naming the table's columns.
+pub fn show(e: &Expr, table: &TableDef) -> String {
+    let name = |c: usize| -> String {
+        if let Some(col) = table.columns.get(c) {
+            return col.name.clone();
+        }
+        match c - table.columns.len() {
+            SYS_ROWID => "ctid".into(),
+            SYS_XMIN => "xmin".into(),
+            _ => "xmax".into(),
+        }
+    };
+    render_expr(e, &name)
+}
+
+/// Render an expression with `colname` naming input columns.
+pub fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String {
+    let r = |x: &Expr| render_expr(x, colname);
+    match e {
+        Expr::Const(v) => match v {
+            nestor_types::Value::Text(s) => format!("'{s}'::text"),
+            v => crate::valops::to_text(
+                v,
+                &nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0),
+            )
+            .unwrap_or_else(|| "NULL".into()),
+        },
+        Expr::Param(i) => format!("${}", i + 1),
+        Expr::Col(c) => colname(*c),
+        Expr::Outer { col, .. } => format!("outer.{col}"),
+        Expr::Arith(op, a, b, _) => {
+            let s = match op {
+                crate::valops::Arith::Add => "+",
+                crate::valops::Arith::Sub => "-",
+                crate::valops::Arith::Mul => "*",
+                crate::valops::Arith::Div => "/",
+                crate::valops::Arith::Mod => "%",
+            };
+            format!("({} {s} {})", r(a), r(b))
+        }
+        Expr::Cmp(op, a, b) => format!("({} {} {})", r(a), op.symbol(), r(b)),
+        Expr::And(v) => v.iter().map(r).collect::<Vec<_>>().join(" AND "),
+        Expr::Or(v) => format!("({})", v.iter().map(r).collect::<Vec<_>>().join(" OR ")),
+        Expr::Not(a) => format!("(NOT {})", r(a)),
+        Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),
+        Expr::IsNull(a, true) => format!("({} IS NOT NULL)", r(a)),
+        Expr::Cast(a, t) => format!("({})::{}", r(a), t),
+        Expr::InList { lhs, list, negated } => format!(
+            "({} {}IN ({}))",
+            r(lhs),
+            if *negated { "NOT " } else { "" },
+            list.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
+        Expr::Like {
+            lhs,
+            pattern,
+            ci,
+            negated,
+        } => format!(
+            "({} {}{} {})",
+            r(lhs),
+            if *negated { "!" } else { "" },
+            if *ci { "~~*" } else { "~~" },
+            r(pattern)
+        ),
+        Expr::Func(f, args) => format!(
+            "{}({})",
+            format!("{f:?}").to_lowercase(),
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
+        ),
+        _ => "(...)".into(),
+    }
+}

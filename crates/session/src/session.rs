@@ -1,0 +1,960 @@
+//! Session: one client connection's state, driven one protocol message at a
+//! time by the wire layer through [`Session::handle`].
+//!
+//! What lives here: the transaction block ([`crate::txn_block`]), the
+//! session's settings ([`crate::settings`]), prepared statements and portals
+//! ([`crate::portal`]), the COPY sub-protocol ([`crate::copy`]) and the
+//! session's entry in the registry ([`crate::registry`]). Everything that
+//! needs the catalog or the executor goes to [`crate::query`].
+//!
+//! Message flow:
+//!
+//! ```text
+//!   Query(text) ─▶ parse ─▶ for each statement:
+//!                     failed block? only COMMIT/ROLLBACK/ROLLBACK TO pass
+//!                     utility (BEGIN, SET, SHOW, PREPARE, COPY ...) ─▶ here
+//!                     otherwise ─▶ nestor_exec::prepare + execute
+//!                   error ─▶ ErrorResponse, block.fail(), skip the rest
+//!                 end of string ─▶ commit the implicit transaction
+//!                 ─▶ ParameterStatus (changed reported GUCs), ReadyForQuery
+//!   Parse/Bind/Describe/Execute ─▶ one implicit transaction until Sync;
+//!                 after an error every message but Sync is discarded
+//! ```
+//!
+//! Every statement runs inside a [`StatementCtx`]: `start_statement` gives
+//! it a snapshot and command id, and its [`WaitCtl`] carries lock_timeout,
+//! deadlock_timeout and an `interrupt` closure that the lock table and the
+//! executor poll: it reports a cancel request (the token is reset at
+//! statement start, so a cancel that arrives while idle is dropped, as in
+//! PostgreSQL), statement_timeout and pg_terminate_backend.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nestor_common::error::Severity;
+use nestor_common::limits::STATEMENT_BYTES_MAX;
+use nestor_common::{DbError, SessionId, SqlState};
+use nestor_parser::pb::{node::Node as NodeEnum, RawStmt};
+use nestor_txn::{TxnError, WaitCtl};
+use nestor_types::Value;
+
+use crate::encode::{self, Codec};
+use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
+use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
+use crate::txn_block::{aborted_error, BlockState, TxnBlock};
+use crate::utility;
+use nestor_exec::registry::{Activity, CancelToken, SessionShared};
+use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
+use nestor_settings::SessionSettings;
+use nestor_settings::SettingChange;
+
+pub use nestor_durable::{Engine, EngineConfig};
+
+/// Who connected, from the startup packet and the socket.
+#[derive(Clone, Debug)]
+pub struct SessionInfo {
+    pub pid: SessionId,
+    pub secret_key: i32,
+    pub user: String,
+    pub database: String,
+    pub application_name: String,
+    pub client_addr: Option<String>,
+    /// Other startup parameters (options, DateStyle, client_encoding, ...).
+    pub startup_params: Vec<(String, String)>,
+}
+
+/// Microseconds since 2000-01-01 00:00:00 UTC.
+pub fn now_us() -> i64 {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as i64)
+        .unwrap_or(0);
+    unix - 946_684_800_000_000
+}
+
+/// A COPY FROM STDIN in progress.
+pub(crate) struct CopyInState {
+    pub parser: crate::copy::CopyParser,
+    pub target: nestor_plan::modify::CopyTarget,
+    pub count: u64,
+    pub failed: Option<DbError>,
+    /// Statements of the query string still to run after the COPY.
+    pub rest: Vec<RawStmt>,
+    pub text: Arc<str>,
+}
+
+/// One client session.
+pub struct Session {
+    pub(crate) engine: Arc<Engine>,
+    pub(crate) info: SessionInfo,
+    pub(crate) shared: Arc<SessionShared>,
+    pub(crate) settings: SessionSettings,
+    pub(crate) block: TxnBlock,
+    pub(crate) statements: HashMap<String, Arc<PreparedStmt>>,
+    pub(crate) portals: HashMap<String, Portal>,
+    skip_until_sync: bool,
+    pub(crate) copy_in: Option<CopyInState>,
+    fatal_sent: bool,
+}
+
+/// Where a statement's rows go.
+pub(crate) struct RowOut<'a> {
+    pub out: &'a mut Vec<BackendMsg>,
+    /// Send RowDescription first (simple protocol).
+    pub describe: bool,
+    pub formats: Vec<FormatCode>,
+}
+
+impl Session {
+    /// Register a new session (fails with 53300 past max_connections).
+    pub fn new(engine: Arc<Engine>, info: SessionInfo) -> Result<Session, DbError> {
+        let mut settings = SessionSettings::new(&info.user);
+        for (k, v) in &info.startup_params {
+            settings.apply_startup(k, v)?;
+        }
+        if !info.application_name.is_empty() {
+            settings.apply_startup("application_name", &info.application_name)?;
+        }
+        let slot = engine.txn.register_slot();
+        let shared = Arc::new(SessionShared {
+            pid: info.pid,
+            secret_key: info.secret_key,
+            user: info.user.clone(),
+            database: info.database.clone(),
+            client_addr: info.client_addr.clone(),
+            backend_start_us: now_us(),
+            cancel: CancelToken::default(),
+            terminated: AtomicBool::new(false),
+            slot: slot.clone(),
+            mgr: engine.txn.clone(),
+            activity: parking_lot::Mutex::new(Activity {
+                state: "idle".into(),
+                application_name: settings.show("application_name")?,
+                ..Activity::default()
+            }),
+        });
+        engine.sessions.register(shared.clone())?;
+        let block = TxnBlock::new(slot, info.pid);
+        let mut s = Session {
+            engine,
+            info,
+            shared,
+            settings,
+            block,
+            statements: HashMap::new(),
+            portals: HashMap::new(),
+            skip_until_sync: false,
+            copy_in: None,
+            fatal_sent: false,
+        };
+        s.block.mirror(&mut s.settings);
+        // What parameter_status() returns is what the client has seen.
+        s.settings.changed_reports();
+        Ok(s)
+    }
+
+    /// ParameterStatus values to send after authentication.
+    pub fn parameter_status(&self) -> Vec<(String, String)> {
+        self.settings.reported_values()
+    }
+
+    /// Handle one frontend message; may block (lock waits, pg_sleep). Appends
+    /// the responses, including ReadyForQuery after Query and Sync.
+    pub fn handle(&mut self, msg: FrontendMsg, out: &mut Vec<BackendMsg>) {
+        if self.is_terminated() {
+            self.send_fatal_terminated(out);
+            return;
+        }
+        if self.copy_in.is_some() {
+            self.handle_copy_message(msg, out);
+            return;
+        }
+        match msg {
+            FrontendMsg::Query(text) => self.simple_query(text, out),
+            FrontendMsg::Sync => self.sync(out),
+            FrontendMsg::Flush => {}
+            FrontendMsg::CopyData(_) | FrontendMsg::CopyDone | FrontendMsg::CopyFail(_) => {}
+            other if self.skip_until_sync => drop(other),
+            other => {
+                if let Err(e) = self.extended(other, out) {
+                    self.fail(e, out);
+                    self.skip_until_sync = true;
+                }
+            }
+        }
+        if self.is_terminated() {
+            self.send_fatal_terminated(out);
+        }
+    }
+
+    pub fn transaction_status(&self) -> TxnStatus {
+        match self.block.state() {
+            BlockState::Idle | BlockState::Implicit => TxnStatus::Idle,
+            BlockState::InBlock => TxnStatus::InBlock,
+            BlockState::Failed => TxnStatus::Failed,
+        }
+    }
+
+    pub fn cancel_token(&self) -> CancelToken {
+        self.shared.cancel.clone()
+    }
+
+    /// The session's pid.
+    pub fn pid(&self) -> SessionId {
+        self.info.pid
+    }
+
+    /// True once pg_terminate_backend() targeted this session: the wire
+    /// layer sends FATAL 57P01 and closes the connection.
+    pub fn is_terminated(&self) -> bool {
+        self.shared.terminated.load(Ordering::SeqCst)
+    }
+
+    /// How long the wire layer may wait for the next message before calling
+    /// [`Session::on_idle_timeout`]: idle_in_transaction_session_timeout
+    /// while inside a transaction block, None otherwise.
+    pub fn idle_timeout(&self) -> Option<Duration> {
+        if !self.block.in_explicit_block() {
+            return None;
+        }
+        match self.settings.millis("idle_in_transaction_session_timeout") {
+            0 => None,
+            ms => Some(Duration::from_millis(ms)),
+        }
+    }
+
+    /// The idle-in-transaction timeout expired: roll back and produce the
+    /// FATAL the wire layer sends before closing the connection.
+    pub fn on_idle_timeout(&mut self, out: &mut Vec<BackendMsg>) {
+        self.block.finish(false, &mut self.settings);
+        out.push(BackendMsg::Error(
+            DbError::new(
+                SqlState::IdleInTransactionSessionTimeout,
+                "terminating connection due to idle-in-transaction timeout",
+            )
+            .with_severity(Severity::Fatal),
+        ));
+        self.shared.terminated.store(true, Ordering::SeqCst);
+        self.fatal_sent = true;
+    }
+
+    fn send_fatal_terminated(&mut self, out: &mut Vec<BackendMsg>) {
+        if !self.fatal_sent {
+            self.fatal_sent = true;
+            self.block.finish(false, &mut self.settings);
+            out.push(BackendMsg::Error(
+                DbError::from(TxnError::Terminated).with_severity(Severity::Fatal),
+            ));
+        }
+    }
+
+    // ----- simple query protocol -------------------------------------------
+
+    fn simple_query(&mut self, text: String, out: &mut Vec<BackendMsg>) {
+        self.skip_until_sync = false;
+        self.statements.remove("");
+        self.set_active(&text);
+        match self.parse_text(&text) {
+            Err(e) => self.fail(e, out),
+            Ok(stmts) if stmts.is_empty() => out.push(BackendMsg::EmptyQueryResponse),
+            Ok(stmts) => {
+                self.block.multi_statement = stmts.len() > 1;
+                let text: Arc<str> = Arc::from(text);
+                if !self.run_statements(text, stmts, out) {
+                    return; // COPY FROM STDIN in progress
+                }
+            }
+        }
+        self.finish_query(out);
+    }
+
+    fn parse_text(&self, text: &str) -> Result<Vec<RawStmt>, DbError> {
+        if text.len() > STATEMENT_BYTES_MAX {
+            return Err(DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!(
+                    "statement text of {} bytes exceeds the limit of {STATEMENT_BYTES_MAX} bytes",
+                    text.len()
+                ),
+            ));
+        }
+        nestor_parser::parse_sql(text)
+    }
+
+    /// Run statements of one query string; false if a COPY FROM STDIN took
+    /// over (the rest runs after CopyDone).
+    pub(crate) fn run_statements(
+        &mut self,
+        text: Arc<str>,
+        stmts: Vec<RawStmt>,
+        out: &mut Vec<BackendMsg>,
+    ) -> bool {
+        let mut iter = stmts.into_iter();
+        while let Some(raw) = iter.next() {
+            let mut rows = RowOut {
+                out,
+                describe: true,
+                formats: Vec::new(),
+            };
+            match self.exec_raw(&text, &raw, &[], &mut rows) {
+                Ok(()) => {}
+                Err(e) => {
+                    self.fail(e, out);
+                    return true;
+                }
+            }
+            if let Some(c) = self.copy_in.as_mut() {
+                c.rest = iter.collect();
+                c.text = text;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// End of a simple query: commit the implicit transaction, report
+    /// changed parameters, ReadyForQuery.
+    pub(crate) fn finish_query(&mut self, out: &mut Vec<BackendMsg>) {
+        self.block.end_implicit(&mut self.settings);
+        self.ready(out);
+    }
+
+    fn ready(&mut self, out: &mut Vec<BackendMsg>) {
+        if self.block.txn().is_none() {
+            self.portals.clear();
+        }
+        for (k, v) in self.settings.changed_reports() {
+            out.push(BackendMsg::ParameterStatus(k, v));
+        }
+        self.set_idle();
+        out.push(BackendMsg::ReadyForQuery(self.transaction_status()));
+    }
+
+    /// Report an error and move the transaction block accordingly.
+    pub(crate) fn fail(&mut self, mut e: DbError, out: &mut Vec<BackendMsg>) {
+        if e.code == SqlState::AdminShutdown {
+            e.severity = Severity::Fatal;
+            self.fatal_sent = true;
+        }
+        out.push(BackendMsg::Error(e));
+        self.block.fail(&mut self.settings);
+    }
+
+    /// Execute one parsed statement of `text`.
+    pub(crate) fn exec_raw(
+        &mut self,
+        text: &Arc<str>,
+        raw: &RawStmt,
+        params: &[Value],
+        rows: &mut RowOut<'_>,
+    ) -> Result<(), DbError> {
+        let node = raw
+            .stmt
+            .as_ref()
+            .and_then(|n| n.node.as_ref())
+            .ok_or_else(|| DbError::internal("empty statement node"))?;
+        if self.block.is_failed() && !utility::is_txn_exit(node) {
+            return Err(aborted_error());
+        }
+        if nestor_plan::handles(node) {
+            let prepared = self.prepare_query(text, raw, &[])?;
+            if rows.describe {
+                if let Some(cols) = &prepared.columns {
+                    rows.out
+                        .push(BackendMsg::RowDescription(encode::field_descs(cols, &[])));
+                }
+            }
+            let tag = self.run_prepared(&prepared, params, rows)?;
+            rows.out.push(BackendMsg::CommandComplete(tag));
+            return Ok(());
+        }
+        if !matches!(node, NodeEnum::TransactionStmt(_)) {
+            // SET and friends belong to the implicit transaction too, so a
+            // later error in the same query string reverts them.
+            self.block
+                .ensure(&self.engine, &mut self.settings, now_us())?;
+        }
+        utility::execute(self, text, raw, node, rows)
+    }
+
+    pub(crate) fn prepare_query(
+        &mut self,
+        text: &str,
+        raw: &RawStmt,
+        hints: &[u32],
+    ) -> Result<Prepared, DbError> {
+        nestor_exec::prepare(&self.engine, self.eval_ctx(), text, raw, hints)
+    }
+
+    /// Run a planned statement, streaming its rows as DataRows.
+    pub(crate) fn run_prepared(
+        &mut self,
+        prepared: &Prepared,
+        params: &[Value],
+        rows: &mut RowOut<'_>,
+    ) -> Result<CommandTag, DbError> {
+        let oids = column_oids(prepared.columns.as_deref());
+        let codec = self.codec();
+        let mut sink = DataRowSink {
+            out: rows.out,
+            codec,
+            oids,
+            formats: &rows.formats,
+        };
+        let (tag, notices) =
+            self.with_statement(|ctx| nestor_exec::execute(ctx, prepared, params, &mut sink));
+        for n in notices {
+            rows.out.push(BackendMsg::Notice(n));
+        }
+        tag
+    }
+
+    /// What value semantics depend on: the session's TimeZone and the
+    /// transaction timestamp (now when there is no transaction).
+    pub(crate) fn eval_ctx(&self) -> nestor_types::EvalCtx {
+        let now = if self.block.txn().is_some() {
+            self.block.start_us
+        } else {
+            now_us()
+        };
+        nestor_types::EvalCtx::new(self.settings.time_zone(), now)
+    }
+
+    /// The session's value codec (TimeZone, transaction timestamp).
+    pub(crate) fn codec(&self) -> Codec {
+        Codec::new(self.settings.view(), self.block.start_us)
+    }
+
+    /// Run `f` as one statement: open the transaction if needed, take the
+    /// snapshot, build the wait bounds, and apply set_config() changes on
+    /// success. Returns f's result and the statement's notices.
+    pub(crate) fn with_statement<T>(
+        &mut self,
+        f: impl FnOnce(&mut StatementCtx<'_>) -> Result<T, DbError>,
+    ) -> (Result<T, DbError>, Vec<DbError>) {
+        let mut notices = Vec::new();
+        let mut changes = Vec::new();
+        let r = self.statement_inner(&mut notices, &mut changes, f);
+        if r.is_ok() {
+            for c in changes {
+                self.settings.set(&c.name, c.value, c.is_local);
+            }
+        }
+        self.publish_txn();
+        (r, notices)
+    }
+
+    fn statement_inner<T>(
+        &mut self,
+        notices: &mut Vec<DbError>,
+        changes: &mut Vec<SettingChange>,
+        f: impl FnOnce(&mut StatementCtx<'_>) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        let start = now_us();
+        self.shared.cancel.reset();
+        self.block.ensure(&self.engine, &mut self.settings, start)?;
+        let read_only = self.block.read_only();
+        let in_block = self.block.in_explicit_block();
+        let txn_start_us = self.block.start_us;
+        let stmt_timeout = self.settings.millis("statement_timeout");
+        let lock_timeout = self.settings.millis("lock_timeout");
+        let deadlock = self.settings.millis("deadlock_timeout").max(1);
+        let deadline =
+            (stmt_timeout > 0).then(|| Instant::now() + Duration::from_millis(stmt_timeout));
+        let shared = self.shared.clone();
+        let interrupt = move || interrupt_check(&shared, deadline);
+        let shared2 = self.shared.clone();
+        let wait_event = move |ev: Option<(&'static str, &'static str)>| {
+            shared2.activity.lock().wait_event = ev;
+        };
+        let txn = self.block.txn_mut().expect("ensured");
+        let snapshot = txn.start_statement()?;
+        self.shared.activity.lock().snapshot_xmin = Some(self.engine.txn.next_xid().0);
+        let mut ctx = StatementCtx {
+            db: &self.engine.db,
+            session: self.info.pid,
+            txn,
+            snapshot,
+            eval: nestor_types::EvalCtx::new(self.settings.time_zone(), txn_start_us),
+            settings: self.settings.view(),
+            wait: WaitCtl {
+                lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
+                deadlock_timeout: Duration::from_millis(deadlock),
+                interrupt: &interrupt,
+            },
+            notices,
+            txn_start_us,
+            stmt_start_us: start,
+            read_only,
+            in_block,
+            setting_changes: changes,
+            wait_event: &wait_event,
+        };
+        let r = f(&mut ctx);
+        self.shared.activity.lock().wait_event = None;
+        r
+    }
+
+    // ----- extended query protocol -----------------------------------------
+
+    fn sync(&mut self, out: &mut Vec<BackendMsg>) {
+        self.skip_until_sync = false;
+        self.block.end_implicit(&mut self.settings);
+        self.ready(out);
+    }
+
+    fn extended(&mut self, msg: FrontendMsg, out: &mut Vec<BackendMsg>) -> Result<(), DbError> {
+        match msg {
+            FrontendMsg::Parse {
+                name,
+                query,
+                param_types,
+            } => self.parse_msg(name, query, param_types, out),
+            FrontendMsg::Bind {
+                portal,
+                statement,
+                param_formats,
+                params,
+                result_formats,
+            } => self.bind_msg(
+                portal,
+                statement,
+                param_formats,
+                params,
+                result_formats,
+                out,
+            ),
+            FrontendMsg::Describe { kind, name } => self.describe_msg(kind, &name, out),
+            FrontendMsg::Execute { portal, max_rows } => self.execute_msg(&portal, max_rows, out),
+            FrontendMsg::Close { kind, name } => {
+                match kind {
+                    b'S' => drop(self.statements.remove(&name)),
+                    _ => drop(self.portals.remove(&name)),
+                }
+                out.push(BackendMsg::CloseComplete);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn parse_msg(
+        &mut self,
+        name: String,
+        text: String,
+        hints: Vec<u32>,
+        out: &mut Vec<BackendMsg>,
+    ) -> Result<(), DbError> {
+        self.set_active(&text);
+        if !name.is_empty() && self.statements.contains_key(&name) {
+            return Err(duplicate_statement(&name));
+        }
+        let mut stmts = self.parse_text(&text)?;
+        if stmts.len() > 1 {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "cannot insert multiple commands into a prepared statement",
+            ));
+        }
+        let text: Arc<str> = Arc::from(text);
+        let stmt = match stmts.pop() {
+            None => empty_stmt(text),
+            Some(raw) => self.build_prepared(text, raw, &hints)?,
+        };
+        self.statements.insert(name, Arc::new(stmt));
+        out.push(BackendMsg::ParseComplete);
+        Ok(())
+    }
+
+    /// Plan (query) or classify (utility) one statement for later execution.
+    pub(crate) fn build_prepared(
+        &mut self,
+        text: Arc<str>,
+        raw: RawStmt,
+        hints: &[u32],
+    ) -> Result<PreparedStmt, DbError> {
+        let node = raw
+            .stmt
+            .as_ref()
+            .and_then(|n| n.node.as_ref())
+            .ok_or_else(|| DbError::internal("empty statement node"))?;
+        if self.block.is_failed() && !utility::is_txn_exit(node) {
+            return Err(aborted_error());
+        }
+        if nestor_plan::handles(node) {
+            let prepared = self.prepare_query(&text, &raw, hints)?;
+            return Ok(PreparedStmt {
+                param_types: prepared.param_types.clone(),
+                columns: prepared.columns.clone(),
+                text,
+                raw,
+                body: StmtBody::Query(prepared),
+            });
+        }
+        let columns = utility::result_columns(self, node)?;
+        Ok(PreparedStmt {
+            text,
+            raw,
+            body: StmtBody::Utility,
+            param_types: hints.to_vec(),
+            columns,
+        })
+    }
+
+    fn lookup_statement(&self, name: &str) -> Result<Arc<PreparedStmt>, DbError> {
+        self.statements.get(name).cloned().ok_or_else(|| {
+            let msg = if name.is_empty() {
+                "unnamed prepared statement does not exist".to_string()
+            } else {
+                format!("prepared statement \"{name}\" does not exist")
+            };
+            DbError::new(SqlState::InvalidSqlStatementName, msg)
+        })
+    }
+
+    fn bind_msg(
+        &mut self,
+        portal: String,
+        statement: String,
+        param_formats: Vec<FormatCode>,
+        params: Vec<Option<Vec<u8>>>,
+        result_formats: Vec<FormatCode>,
+        out: &mut Vec<BackendMsg>,
+    ) -> Result<(), DbError> {
+        let stmt = self.lookup_statement(&statement)?;
+        if self.block.is_failed() && !is_exit_stmt(&stmt) {
+            return Err(aborted_error());
+        }
+        let values = self.decode_params(&stmt, &statement, &param_formats, &params)?;
+        let ncols = stmt.columns.as_ref().map_or(0, Vec::len);
+        encode::check_result_formats(&result_formats, ncols)?;
+        if !portal.is_empty() && self.portals.contains_key(&portal) {
+            return Err(DbError::new(
+                SqlState::DuplicateCursor,
+                format!("portal \"{portal}\" already exists"),
+            ));
+        }
+        self.portals
+            .insert(portal, Portal::new(stmt, values, result_formats));
+        out.push(BackendMsg::BindComplete);
+        Ok(())
+    }
+
+    fn decode_params(
+        &self,
+        stmt: &PreparedStmt,
+        name: &str,
+        formats: &[FormatCode],
+        params: &[Option<Vec<u8>>],
+    ) -> Result<Vec<Value>, DbError> {
+        if params.len() != stmt.param_types.len() {
+            return Err(DbError::new(
+                SqlState::ProtocolViolation,
+                format!(
+                    "bind message supplies {} parameters, but prepared statement \"{name}\" requires {}",
+                    params.len(),
+                    stmt.param_types.len()
+                ),
+            ));
+        }
+        if formats.len() > 1 && formats.len() != params.len() {
+            return Err(DbError::new(
+                SqlState::ProtocolViolation,
+                format!(
+                    "bind message has {} parameter formats but {} parameters",
+                    formats.len(),
+                    params.len()
+                ),
+            ));
+        }
+        let codec = self.codec();
+        params
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let f = encode::column_format(formats, i);
+                encode::decode_param(&codec, p.as_deref(), f, stmt.param_types[i])
+            })
+            .collect()
+    }
+
+    fn describe_msg(
+        &mut self,
+        kind: u8,
+        name: &str,
+        out: &mut Vec<BackendMsg>,
+    ) -> Result<(), DbError> {
+        let (cols, formats) = if kind == b'S' {
+            let stmt = self.lookup_statement(name)?;
+            out.push(BackendMsg::ParameterDescription(stmt.param_types.clone()));
+            (stmt.columns.clone(), Vec::new())
+        } else {
+            let p = self.portals.get(name).ok_or_else(|| missing_portal(name))?;
+            (p.stmt.columns.clone(), p.formats.clone())
+        };
+        out.push(match cols {
+            Some(c) => BackendMsg::RowDescription(encode::field_descs(&c, &formats)),
+            None => BackendMsg::NoData,
+        });
+        Ok(())
+    }
+
+    fn execute_msg(
+        &mut self,
+        name: &str,
+        max_rows: u32,
+        out: &mut Vec<BackendMsg>,
+    ) -> Result<(), DbError> {
+        let mut portal = self
+            .portals
+            .remove(name)
+            .ok_or_else(|| missing_portal(name))?;
+        self.set_active(&portal.stmt.text.clone());
+        let r = self.execute_portal(&mut portal, max_rows, out);
+        if self.block.txn().is_some() || self.block.state() != BlockState::Idle {
+            self.portals.insert(name.to_string(), portal);
+        }
+        r
+    }
+
+    fn execute_portal(
+        &mut self,
+        portal: &mut Portal,
+        max_rows: u32,
+        out: &mut Vec<BackendMsg>,
+    ) -> Result<(), DbError> {
+        let stmt = portal.stmt.clone();
+        if self.block.is_failed() && !is_exit_stmt(&stmt) {
+            return Err(aborted_error());
+        }
+        if let Some(p) = portal.pending.as_mut() {
+            return self.emit_pending(
+                p,
+                &portal.stmt,
+                &portal.formats,
+                max_rows,
+                out,
+                &mut portal.done,
+            );
+        }
+        if portal.done {
+            out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+                RowsCommand::Select,
+                0,
+            )));
+            return Ok(());
+        }
+        match &stmt.body {
+            StmtBody::Empty => {
+                out.push(BackendMsg::EmptyQueryResponse);
+                Ok(())
+            }
+            StmtBody::Utility => {
+                let node = stmt.raw.stmt.as_ref().and_then(|n| n.node.as_ref());
+                let node = node.ok_or_else(|| DbError::internal("empty statement node"))?;
+                let mut rows = RowOut {
+                    out,
+                    describe: false,
+                    formats: portal.formats.clone(),
+                };
+                portal.done = true;
+                utility::execute(self, &stmt.text, &stmt.raw, node, &mut rows)
+            }
+            StmtBody::Query(prepared) if max_rows == 0 => {
+                let mut rows = RowOut {
+                    out,
+                    describe: false,
+                    formats: portal.formats.clone(),
+                };
+                let tag = self.run_prepared(prepared, &portal.params, &mut rows)?;
+                portal.done = true;
+                out.push(BackendMsg::CommandComplete(tag));
+                Ok(())
+            }
+            StmtBody::Query(prepared) => {
+                let mut buf: Vec<Vec<Value>> = Vec::new();
+                let (tag, notices) = self.with_statement(|ctx| {
+                    nestor_exec::execute(ctx, prepared, &portal.params, &mut buf)
+                });
+                out.extend(notices.into_iter().map(BackendMsg::Notice));
+                let mut pending = Pending {
+                    rows: buf.into(),
+                    tag: tag?,
+                };
+                self.emit_pending(
+                    &mut pending,
+                    &stmt,
+                    &portal.formats,
+                    max_rows,
+                    out,
+                    &mut portal.done,
+                )?;
+                if !portal.done {
+                    portal.pending = Some(pending);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn emit_pending(
+        &mut self,
+        p: &mut Pending,
+        stmt: &PreparedStmt,
+        formats: &[FormatCode],
+        max_rows: u32,
+        out: &mut Vec<BackendMsg>,
+        done: &mut bool,
+    ) -> Result<(), DbError> {
+        let codec = self.codec();
+        let oids = column_oids(stmt.columns.as_deref());
+        let n = if max_rows == 0 {
+            p.rows.len()
+        } else {
+            (max_rows as usize).min(p.rows.len())
+        };
+        for row in p.rows.drain(..n) {
+            out.push(BackendMsg::DataRow(encode::encode_row(
+                &codec, &row, &oids, formats,
+            )));
+        }
+        if p.rows.is_empty() && (max_rows == 0 || n < max_rows as usize || n == 0) {
+            out.push(BackendMsg::CommandComplete(chunk_tag(p.tag, n)));
+            *done = true;
+        } else if p.rows.is_empty() {
+            // Exactly max_rows were left: PostgreSQL still suspends once.
+            out.push(BackendMsg::PortalSuspended);
+            p.tag = chunk_tag(p.tag, 0);
+        } else {
+            out.push(BackendMsg::PortalSuspended);
+        }
+        Ok(())
+    }
+
+    // ----- registry publishing ---------------------------------------------
+
+    fn set_active(&self, text: &str) {
+        let now = now_us();
+        let mut a = self.shared.activity.lock();
+        a.state = "active".into();
+        a.query = text.chars().take(1024).collect();
+        a.query_start_us = Some(now);
+        a.state_change_us = Some(now);
+        if a.xact_start_us.is_none() {
+            a.xact_start_us = Some(now);
+        }
+    }
+
+    fn set_idle(&self) {
+        let state = match self.block.state() {
+            BlockState::Idle | BlockState::Implicit => "idle",
+            BlockState::InBlock => "idle in transaction",
+            BlockState::Failed => "idle in transaction (aborted)",
+        };
+        let mut a = self.shared.activity.lock();
+        a.state = state.into();
+        a.state_change_us = Some(now_us());
+        a.application_name = self.settings.show("application_name").unwrap_or_default();
+        if self.block.txn().is_none() {
+            a.xact_start_us = None;
+            a.xid = nestor_common::Xid::NONE;
+            a.snapshot_xmin = None;
+            a.savepoint_depth = 0;
+        }
+    }
+
+    /// Publish the transaction's xid and savepoint counters.
+    pub(crate) fn publish_txn(&self) {
+        let mut a = self.shared.activity.lock();
+        match self.block.txn() {
+            Some(t) => {
+                let s = t.savepoint_stats();
+                a.xid = t.xid();
+                a.savepoint_depth = s.depth as u64;
+                a.savepoints_defined = s.defined;
+                a.savepoint_rollbacks = s.rollbacks_to;
+            }
+            None => a.xid = nestor_common::Xid::NONE,
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.block.finish(false, &mut self.settings);
+        self.engine.sessions.unregister(self.info.pid);
+    }
+}
+
+fn interrupt_check(shared: &SessionShared, deadline: Option<Instant>) -> Result<(), TxnError> {
+    if shared.terminated.load(Ordering::SeqCst) {
+        return Err(TxnError::Terminated);
+    }
+    if shared.cancel.is_cancelled() {
+        return Err(TxnError::Canceled);
+    }
+    match deadline {
+        Some(d) if Instant::now() >= d => Err(TxnError::StatementTimeout),
+        _ => Ok(()),
+    }
+}
+
+fn column_oids(cols: Option<&[ColumnDesc]>) -> Vec<u32> {
+    cols.map(|c| c.iter().map(|c| c.type_oid).collect())
+        .unwrap_or_default()
+}
+
+fn empty_stmt(text: Arc<str>) -> PreparedStmt {
+    PreparedStmt {
+        text,
+        raw: RawStmt::default(),
+        body: StmtBody::Empty,
+        param_types: Vec::new(),
+        columns: None,
+    }
+}
+
+fn is_exit_stmt(stmt: &PreparedStmt) -> bool {
+    match (
+        &stmt.body,
+        stmt.raw.stmt.as_ref().and_then(|n| n.node.as_ref()),
+    ) {
+        (StmtBody::Utility, Some(node)) => utility::is_txn_exit(node),
+        _ => false,
+    }
+}
+
+pub(crate) fn duplicate_statement(name: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicatePreparedStatement,
+        format!("prepared statement \"{name}\" already exists"),
+    )
+}
+
+fn missing_portal(name: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidCursorName,
+        format!("portal \"{name}\" does not exist"),
+    )
+}
+
+/// Streams result rows as DataRow messages.
+struct DataRowSink<'a> {
+    out: &'a mut Vec<BackendMsg>,
+    codec: Codec,
+    oids: Vec<u32>,
+    formats: &'a [FormatCode],
+}
+
+impl RowSink for DataRowSink<'_> {
+    fn row(&mut self, row: Vec<Value>) -> Result<(), DbError> {
+        let enc = encode::encode_row(&self.codec, &row, &self.oids, self.formats);
+        self.out.push(BackendMsg::DataRow(enc));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,871 @@
+//! Statements the session executes itself: transaction control, SET / SHOW
+//! / RESET, PREPARE / EXECUTE / DEALLOCATE, DISCARD, and COPY's
+//! sub-protocol. Each is a small function from the parse tree to messages;
+//! the state they change lives in [`Session`], [`crate::txn_block`] and
+//! [`crate::settings`].
+
+use std::sync::Arc;
+
+use nestor_common::error::Severity;
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{
+    node::Node as NodeEnum, CopyStmt, ExecuteStmt, Node, PrepareStmt, RawStmt, TransactionStmt,
+    TransactionStmtKind as K, VariableSetKind, VariableSetStmt,
+};
+use nestor_txn::Isolation;
+use nestor_types::Value;
+
+use crate::copy::{self, CopyParser, COPY_BATCH_ROWS};
+use crate::encode;
+use crate::portal::StmtBody;
+use crate::protocol::{BackendMsg, FrontendMsg};
+use crate::session::{duplicate_statement, CopyInState, RowOut, Session};
+use crate::txn_block::{parse_isolation, TxnOptions};
+use nestor_exec::{ColumnDesc, CommandTag, RowsCommand};
+use nestor_settings as settings;
+
+/// COMMIT, ROLLBACK, ROLLBACK TO (and PREPARE TRANSACTION): what a failed
+/// block still accepts.
+pub fn is_txn_exit(node: &NodeEnum) -> bool {
+    match node {
+        NodeEnum::TransactionStmt(t) => matches!(
+            K::try_from(t.kind),
+            Ok(K::TransStmtCommit
+                | K::TransStmtRollback
+                | K::TransStmtRollbackTo
+                | K::TransStmtPrepare)
+        ),
+        _ => false,
+    }
+}
+
+fn text_column(name: &str) -> ColumnDesc {
+    ColumnDesc {
+        name: name.to_string(),
+        type_oid: 25,
+        type_size: -1,
+        type_modifier: -1,
+        table_oid: 0,
+        column_id: 0,
+    }
+}
+
+/// Result columns of a utility statement (for Describe).
+pub(crate) fn result_columns(
+    s: &Session,
+    node: &NodeEnum,
+) -> Result<Option<Vec<ColumnDesc>>, DbError> {
+    Ok(match node {
+        NodeEnum::VariableShowStmt(v) if v.name == "all" => Some(vec![
+            text_column("name"),
+            text_column("setting"),
+            text_column("description"),
+        ]),
+        NodeEnum::VariableShowStmt(v) => Some(vec![text_column(show_name(&v.name)?)]),
+        NodeEnum::ExecuteStmt(e) => s.statements.get(&e.name).and_then(|p| p.columns.clone()),
+        _ => None,
+    })
+}
+
+fn show_name(name: &str) -> Result<&'static str, DbError> {
+    settings::canonical_name(name)
+}
+
+fn tag(rows: &mut RowOut<'_>, t: &'static str) {
+    rows.out
+        .push(BackendMsg::CommandComplete(CommandTag::Plain(t)));
+}
+
+/// Execute a utility statement.
+pub(crate) fn execute(
+    s: &mut Session,
+    text: &Arc<str>,
+    raw: &RawStmt,
+    node: &NodeEnum,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    match node {
+        NodeEnum::TransactionStmt(t) => transaction(s, t, rows),
+        NodeEnum::VariableSetStmt(v) => set(s, v, rows),
+        NodeEnum::VariableShowStmt(v) => show(s, &v.name, rows),
+        NodeEnum::PrepareStmt(p) => prepare(s, text, raw, p, rows),
+        NodeEnum::ExecuteStmt(e) => execute_prepared(s, text, e, rows),
+        NodeEnum::DeallocateStmt(d) => {
+            if d.isall || d.name.is_empty() {
+                s.statements.retain(|k, _| k.is_empty());
+                tag(rows, "DEALLOCATE ALL");
+            } else {
+                s.statements
+                    .remove(&d.name)
+                    .ok_or_else(|| missing_statement(&d.name))?;
+                tag(rows, "DEALLOCATE");
+            }
+            Ok(())
+        }
+        NodeEnum::DiscardStmt(_) => discard(s, rows),
+        NodeEnum::CopyStmt(c) => copy_stmt(s, text, c, rows),
+        NodeEnum::CheckPointStmt(_) => {
+            if s.engine.config.durable {
+                s.engine.checkpoint()?;
+            }
+            tag(rows, "CHECKPOINT");
+            Ok(())
+        }
+        _ => Err(DbError::unsupported(statement_name(text, raw))),
+    }
+}
+
+/// The leading keywords of a statement, for 0A000 messages.
+fn statement_name(text: &str, raw: &RawStmt) -> String {
+    let start = raw.stmt_location.max(0) as usize;
+    let t = text.get(start..).unwrap_or("");
+    let words: Vec<&str> = t.split_whitespace().take(2).collect();
+    words.join(" ").to_ascii_uppercase()
+}
+
+fn missing_statement(name: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidSqlStatementName,
+        format!("prepared statement \"{name}\" does not exist"),
+    )
+}
+
+fn notice(rows: &mut RowOut<'_>, e: DbError) {
+    rows.out.push(BackendMsg::Notice(e));
+}
+
+// ----- transaction control ---------------------------------------------------
+
+fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+    let kind = K::try_from(t.kind).unwrap_or(K::Undefined);
+    let name = &t.savepoint_name;
+    let r = match kind {
+        K::TransStmtBegin | K::TransStmtStart => {
+            let opts = txn_options(&t.options)?;
+            let engine = s.engine.clone();
+            if let Some(w) =
+                s.block
+                    .begin(&engine, &mut s.settings, opts, crate::session::now_us())?
+            {
+                notice(rows, w);
+            }
+            if kind == K::TransStmtStart {
+                "START TRANSACTION"
+            } else {
+                "BEGIN"
+            }
+        }
+        K::TransStmtCommit => {
+            let (tg, w) = s.block.commit(&mut s.settings);
+            if let Some(w) = w {
+                notice(rows, w);
+            }
+            tg
+        }
+        K::TransStmtRollback => {
+            if let Some(w) = s.block.rollback(&mut s.settings) {
+                notice(rows, w);
+            }
+            "ROLLBACK"
+        }
+        K::TransStmtSavepoint => {
+            s.block.savepoint(&mut s.settings, name)?;
+            "SAVEPOINT"
+        }
+        K::TransStmtRollbackTo => {
+            s.block.rollback_to(&mut s.settings, name)?;
+            "ROLLBACK"
+        }
+        K::TransStmtRelease => {
+            s.block.release(&mut s.settings, name)?;
+            "RELEASE"
+        }
+        _ => return Err(DbError::unsupported("two-phase commit")),
+    };
+    s.publish_txn();
+    tag(rows, r);
+    Ok(())
+}
+
+fn const_text(n: &Node) -> Option<String> {
+    match n.node.as_ref()? {
+        NodeEnum::AConst(c) => match c.val.as_ref()? {
+            nestor_parser::pb::a_const::Val::Ival(i) => Some(i.ival.to_string()),
+            nestor_parser::pb::a_const::Val::Fval(f) => Some(f.fval.clone()),
+            nestor_parser::pb::a_const::Val::Sval(s) => Some(s.sval.clone()),
+            nestor_parser::pb::a_const::Val::Boolval(b) => {
+                Some(if b.boolval { "on" } else { "off" }.into())
+            }
+            nestor_parser::pb::a_const::Val::Bsval(b) => Some(b.bsval.clone()),
+        },
+        NodeEnum::TypeCast(tc) => tc.arg.as_deref().and_then(const_text),
+        NodeEnum::String(s) => Some(s.sval.clone()),
+        NodeEnum::Integer(i) => Some(i.ival.to_string()),
+        _ => None,
+    }
+}
+
+fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
+    let mut o = TxnOptions {
+        isolation: None,
+        read_only: None,
+    };
+    for n in opts {
+        let Some(NodeEnum::DefElem(d)) = n.node.as_ref() else {
+            continue;
+        };
+        let v = d.arg.as_deref().and_then(const_text).unwrap_or_default();
+        match d.defname.as_str() {
+            "transaction_isolation" => o.isolation = Some(parse_isolation(&v)?),
+            "transaction_read_only" => o.read_only = Some(v == "1" || v == "on" || v == "true"),
+            "transaction_deferrable" => {}
+            other => return Err(DbError::unsupported(format!("transaction option {other}"))),
+        }
+    }
+    Ok(o)
+}
+
+// ----- SET / SHOW / RESET ------------------------------------------------------
+
+fn set_value(name: &str, args: &[Node]) -> Result<String, DbError> {
+    let parts: Vec<String> = args
+        .iter()
+        .map(|a| {
+            let is_str = matches!(
+                a.node.as_ref(),
+                Some(NodeEnum::AConst(c)) if matches!(c.val, Some(nestor_parser::pb::a_const::Val::Sval(_)))
+            );
+            let v = const_text(a).ok_or_else(|| DbError::unsupported("SET with a non-constant value"))?;
+            Ok(if name.eq_ignore_ascii_case("search_path") && is_str {
+                quote_ident(&v)
+            } else {
+                v
+            })
+        })
+        .collect::<Result<_, DbError>>()?;
+    Ok(parts.join(", "))
+}
+
+fn quote_ident(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit());
+    if plain {
+        s.to_string()
+    } else {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+}
+
+fn set(s: &mut Session, v: &VariableSetStmt, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+    let kind = VariableSetKind::try_from(v.kind).unwrap_or(VariableSetKind::Undefined);
+    let outside = !s.block.in_explicit_block() && !s.block.multi_statement;
+    if v.is_local && outside {
+        notice(rows, warn_no_block("SET LOCAL"));
+    }
+    match kind {
+        VariableSetKind::VarSetMulti => set_multi(s, v, outside, rows)?,
+        VariableSetKind::VarResetAll => s.settings.reset_all(),
+        VariableSetKind::VarSetDefault | VariableSetKind::VarReset => {
+            set_special(s, &v.name, None, v.is_local)?
+        }
+        VariableSetKind::VarSetValue => {
+            let value = set_value(&v.name, &v.args)?;
+            set_special(s, &v.name, Some(value), v.is_local)?
+        }
+        _ => return Err(DbError::unsupported("SET FROM CURRENT")),
+    }
+    let t = if matches!(
+        kind,
+        VariableSetKind::VarReset | VariableSetKind::VarResetAll
+    ) {
+        "RESET"
+    } else {
+        "SET"
+    };
+    tag(rows, t);
+    Ok(())
+}
+
+fn warn_no_block(what: &str) -> DbError {
+    DbError::new(
+        SqlState::NoActiveSqlTransaction,
+        format!("{what} can only be used in transaction blocks"),
+    )
+    .with_severity(Severity::Warning)
+}
+
+/// SET of one parameter (value None = default), with the per-transaction
+/// parameters routed to the transaction block.
+fn set_special(
+    s: &mut Session,
+    name: &str,
+    value: Option<String>,
+    local: bool,
+) -> Result<(), DbError> {
+    let lname = name.to_ascii_lowercase();
+    match (lname.as_str(), value) {
+        ("transaction_isolation", Some(v)) => {
+            let opts = TxnOptions {
+                isolation: Some(parse_isolation(&v)?),
+                read_only: None,
+            };
+            s.block.set_options(&mut s.settings, opts)
+        }
+        ("transaction_read_only", Some(v)) => {
+            let ro = settings::canonicalize("transaction_read_only", &v)? == "on";
+            let opts = TxnOptions {
+                isolation: None,
+                read_only: Some(ro),
+            };
+            s.block.set_options(&mut s.settings, opts)
+        }
+        ("default_transaction_isolation", Some(v)) => {
+            let c = settings::canonicalize(name, &v)?;
+            parse_isolation(&c)?;
+            s.settings.set(name, c, local);
+            s.block.mirror(&mut s.settings);
+            Ok(())
+        }
+        (_, Some(v)) => {
+            let c = settings::canonicalize(name, &v)?;
+            s.settings.set(name, c, local);
+            Ok(())
+        }
+        (_, None) => s.settings.reset(name, local),
+    }
+}
+
+/// SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION ...
+fn set_multi(
+    s: &mut Session,
+    v: &VariableSetStmt,
+    outside: bool,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let opts = txn_options(&v.args)?;
+    if v.name == "TRANSACTION" {
+        if outside {
+            notice(rows, warn_no_block("SET TRANSACTION"));
+        }
+        return s.block.set_options(&mut s.settings, opts);
+    }
+    if let Some(iso) = opts.isolation {
+        let name = match iso {
+            Isolation::ReadCommitted => "read committed",
+            Isolation::RepeatableRead => "repeatable read",
+        };
+        s.settings
+            .set("default_transaction_isolation", name.into(), false);
+    }
+    if let Some(ro) = opts.read_only {
+        let v = if ro { "on" } else { "off" };
+        s.settings
+            .set("default_transaction_read_only", v.into(), false);
+    }
+    s.block.mirror(&mut s.settings);
+    Ok(())
+}
+
+fn show(s: &mut Session, name: &str, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+    if name == "all" {
+        if rows.describe {
+            let cols = [
+                text_column("name"),
+                text_column("setting"),
+                text_column("description"),
+            ];
+            rows.out
+                .push(BackendMsg::RowDescription(encode::field_descs(&cols, &[])));
+        }
+        for (n, v, d) in s.settings.show_all() {
+            rows.out.push(BackendMsg::DataRow(vec![
+                Some(n.into_bytes()),
+                Some(v.into_bytes()),
+                Some(d.into_bytes()),
+            ]));
+        }
+    } else {
+        let col = show_name(name)?;
+        let value = s.settings.show(name)?;
+        if rows.describe {
+            rows.out
+                .push(BackendMsg::RowDescription(encode::field_descs(
+                    &[text_column(col)],
+                    &[],
+                )));
+        }
+        rows.out
+            .push(BackendMsg::DataRow(vec![Some(value.into_bytes())]));
+    }
+    tag(rows, "SHOW");
+    Ok(())
+}
+
+// ----- PREPARE / EXECUTE / DISCARD ---------------------------------------------
+
+fn type_oid(text: &str, n: &Node) -> Result<u32, DbError> {
+    let Some(NodeEnum::TypeName(t)) = n.node.as_ref() else {
+        return Err(DbError::unsupported("this PREPARE parameter type"));
+    };
+    let name = t
+        .names
+        .iter()
+        .filter_map(|n| match n.node.as_ref() {
+            Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+            _ => None,
+        })
+        .next_back()
+        .unwrap_or_default();
+    let mods: Vec<i64> = t
+        .typmods
+        .iter()
+        .filter_map(|m| const_text(m).and_then(|v| v.parse().ok()))
+        .collect();
+    nestor_types::datatype::DataType::from_sql_name(&name, &mods)
+        .map(|t| t.oid())
+        .map_err(|e| nestor_parser::ast::err_at(e, text, t.location))
+}
+
+fn prepare(
+    s: &mut Session,
+    text: &Arc<str>,
+    raw: &RawStmt,
+    p: &PrepareStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if s.statements.contains_key(&p.name) {
+        return Err(duplicate_statement(&p.name));
+    }
+    let hints = p
+        .argtypes
+        .iter()
+        .map(|n| type_oid(text, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let inner = RawStmt {
+        stmt: p.query.clone(),
+        stmt_location: raw.stmt_location,
+        stmt_len: raw.stmt_len,
+    };
+    let stmt = s.build_prepared(text.clone(), inner, &hints)?;
+    s.statements.insert(p.name.clone(), Arc::new(stmt));
+    tag(rows, "PREPARE");
+    Ok(())
+}
+
+fn execute_prepared(
+    s: &mut Session,
+    text: &str,
+    e: &ExecuteStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let stmt = s
+        .statements
+        .get(&e.name)
+        .cloned()
+        .ok_or_else(|| missing_statement(&e.name))?;
+    if e.params.len() != stmt.param_types.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            format!(
+                "wrong number of parameters for prepared statement \"{}\"",
+                e.name
+            ),
+        )
+        .with_detail(format!(
+            "Expected {} parameters but got {}.",
+            stmt.param_types.len(),
+            e.params.len()
+        )));
+    }
+    let params = execute_params(s, text, &e.params, &stmt.param_types)?;
+    match &stmt.body {
+        StmtBody::Query(prepared) => {
+            if rows.describe {
+                if let Some(cols) = &prepared.columns {
+                    rows.out
+                        .push(BackendMsg::RowDescription(encode::field_descs(cols, &[])));
+                }
+            }
+            let t = s.run_prepared(prepared, &params, rows)?;
+            rows.out.push(BackendMsg::CommandComplete(t));
+            Ok(())
+        }
+        StmtBody::Utility => {
+            let node = stmt.raw.stmt.as_ref().and_then(|n| n.node.as_ref());
+            let node = node.ok_or_else(|| DbError::internal("empty statement node"))?;
+            execute(s, &stmt.text, &stmt.raw, node, rows)
+        }
+        StmtBody::Empty => {
+            rows.out.push(BackendMsg::EmptyQueryResponse);
+            Ok(())
+        }
+    }
+}
+
+/// The values of EXECUTE's arguments, coerced to the statement's parameter
+/// types. Constants are parsed directly; any other expression (pgbench
+/// sends `EXECUTE sel(10 * 5 + 1)`) is evaluated by the query engine as a
+/// one-row `SELECT arg1, arg2, ...` and each result assigned to its type.
+fn execute_params(
+    s: &mut Session,
+    text: &str,
+    args: &[Node],
+    oids: &[u32],
+) -> Result<Vec<Value>, DbError> {
+    let codec = s.codec();
+    if let Some(consts) = args
+        .iter()
+        .zip(oids)
+        .map(|(n, oid)| {
+            const_param(&codec, n, *oid).map(|r| {
+                r.map_err(|e| {
+                    let loc = n.node.as_ref().map_or(-1, nestor_parser::ast::location_of);
+                    nestor_parser::ast::err_at(e, text, loc)
+                })
+            })
+        })
+        .collect::<Option<Result<Vec<_>, _>>>()
+    {
+        return consts;
+    }
+    let target_list = args
+        .iter()
+        .map(|n| Node {
+            node: Some(NodeEnum::ResTarget(Box::new(
+                nestor_parser::pb::ResTarget {
+                    val: Some(Box::new(n.clone())),
+                    ..Default::default()
+                },
+            ))),
+        })
+        .collect();
+    let select = nestor_parser::pb::SelectStmt {
+        target_list,
+        limit_option: nestor_parser::pb::LimitOption::Default as i32,
+        op: nestor_parser::pb::SetOperation::SetopNone as i32,
+        ..Default::default()
+    };
+    let raw = RawStmt {
+        stmt: Some(Box::new(Node {
+            node: Some(NodeEnum::SelectStmt(Box::new(select))),
+        })),
+        stmt_location: 0,
+        stmt_len: 0,
+    };
+    let prepared = nestor_exec::prepare(&s.engine, s.eval_ctx(), text, &raw, &[])?;
+    let mut out: Vec<Vec<Value>> = Vec::new();
+    let (r, _) = s.with_statement(|ctx| nestor_exec::execute(ctx, &prepared, &[], &mut out));
+    r?;
+    let row = out
+        .pop()
+        .ok_or_else(|| DbError::internal("EXECUTE arguments gave no row"))?;
+    let codec = s.codec();
+    let ec = nestor_types::EvalCtx::new(codec.tz, codec.now_us);
+    row.into_iter()
+        .zip(oids)
+        .map(
+            |(v, oid)| match nestor_types::datatype::DataType::from_oid(*oid) {
+                Some(ty) => nestor_plan::valops::cast(v, ty, false, &ec),
+                None => Ok(v),
+            },
+        )
+        .collect()
+}
+
+/// A constant EXECUTE argument parsed as its parameter's type (None: not
+/// a constant).
+fn const_param(codec: &encode::Codec, n: &Node, oid: u32) -> Option<Result<Value, DbError>> {
+    if let Some(NodeEnum::AConst(c)) = n.node.as_ref() {
+        if c.isnull {
+            return Some(Ok(Value::Null));
+        }
+    }
+    const_text(n).map(|text| encode::parse_text(codec, &text, oid))
+}
+
+fn discard(s: &mut Session, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+    if s.block.in_explicit_block() {
+        return Err(DbError::new(
+            SqlState::ActiveSqlTransaction,
+            "DISCARD ALL cannot run inside a transaction block",
+        ));
+    }
+    s.statements.clear();
+    s.portals.clear();
+    s.settings.reset_all();
+    tag(rows, "DISCARD ALL");
+    Ok(())
+}
+
+// ----- COPY ------------------------------------------------------------------
+
+/// Column names and type OIDs of `table [(cols)]`, asked of the planner
+/// through a `SELECT cols FROM table`.
+fn copy_columns(s: &mut Session, c: &CopyStmt) -> Result<(String, Vec<String>), DbError> {
+    let rel = c
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("COPY without a relation"))?;
+    let table = if rel.schemaname.is_empty() {
+        quote_ident(&rel.relname)
+    } else {
+        format!(
+            "{}.{}",
+            quote_ident(&rel.schemaname),
+            quote_ident(&rel.relname)
+        )
+    };
+    let cols: Vec<String> = c
+        .attlist
+        .iter()
+        .filter_map(|n| match n.node.as_ref() {
+            Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+            _ => None,
+        })
+        .collect();
+    let _ = s;
+    Ok((table, cols))
+}
+
+fn select_text(table: &str, cols: &[String]) -> String {
+    let list = if cols.is_empty() {
+        "*".to_string()
+    } else {
+        cols.iter()
+            .map(|c| quote_ident(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!("SELECT {list} FROM {table}")
+}
+
+fn plan_text(s: &mut Session, text: &str) -> Result<nestor_exec::Prepared, DbError> {
+    let mut stmts = nestor_parser::parse_sql(text)?;
+    let raw = stmts
+        .pop()
+        .ok_or_else(|| DbError::internal("empty COPY query"))?;
+    s.prepare_query(text, &raw, &[])
+}
+
+fn copy_stmt(
+    s: &mut Session,
+    text: &Arc<str>,
+    c: &CopyStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if !c.filename.is_empty() || c.is_program {
+        return Err(DbError::unsupported(
+            "COPY to or from a file or program (use STDIN/STDOUT)",
+        ));
+    }
+    if c.where_clause.is_some() {
+        return Err(DbError::unsupported("COPY FROM ... WHERE"));
+    }
+    if !rows.describe {
+        return Err(DbError::unsupported("COPY in the extended query protocol"));
+    }
+    let opts = copy::parse_options(c)?;
+    if c.is_from {
+        copy_from(s, c, opts, rows)
+    } else {
+        copy_to(s, text, c, opts, rows)
+    }
+}
+
+fn copy_from(
+    s: &mut Session,
+    c: &CopyStmt,
+    opts: copy::CopyOptions,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if s.block.read_only() {
+        return Err(DbError::new(
+            SqlState::ReadOnlySqlTransaction,
+            "cannot execute COPY FROM in a read-only transaction",
+        ));
+    }
+    let (table, cols) = copy_columns(s, c)?;
+    // The target first: its errors are PostgreSQL's (no cursor, "column
+    // ... of relation ..."), not the helper SELECT's.
+    let target = nestor_plan::modify::copy_target(&s.engine.catalog, s.eval_ctx(), &table, &cols)?;
+    let plan = plan_text(s, &select_text(&table, &cols))?;
+    let desc = plan.columns.unwrap_or_default();
+    let rel = c
+        .relation
+        .as_ref()
+        .map(|r| r.relname.clone())
+        .unwrap_or_default();
+    let oids = desc.iter().map(|d| d.type_oid).collect();
+    let names = desc.iter().map(|d| d.name.clone()).collect();
+    let ncols = desc.len();
+    s.copy_in = Some(CopyInState {
+        parser: CopyParser::new(opts, oids, names).with_relation(rel),
+        target,
+        count: 0,
+        failed: None,
+        rest: Vec::new(),
+        text: Arc::from(""),
+    });
+    rows.out.push(BackendMsg::CopyInResponse {
+        format: 0,
+        column_formats: vec![0; ncols],
+    });
+    Ok(())
+}
+
+fn copy_to(
+    s: &mut Session,
+    text: &Arc<str>,
+    c: &CopyStmt,
+    opts: copy::CopyOptions,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let plan = match &c.query {
+        Some(q) => {
+            let raw = RawStmt {
+                stmt: Some(q.clone()),
+                stmt_location: 0,
+                stmt_len: 0,
+            };
+            s.prepare_query(text, &raw, &[])?
+        }
+        None => {
+            let (table, cols) = copy_columns(s, c)?;
+            plan_text(s, &select_text(&table, &cols))?
+        }
+    };
+    let mut buf: Vec<Vec<Value>> = Vec::new();
+    let (r, notices) = s.with_statement(|ctx| nestor_exec::execute(ctx, &plan, &[], &mut buf));
+    rows.out.extend(notices.into_iter().map(BackendMsg::Notice));
+    r?;
+    let codec = s.codec();
+    let cols = plan.columns.unwrap_or_default();
+    rows.out.push(BackendMsg::CopyOutResponse {
+        format: 0,
+        column_formats: vec![0; cols.len()],
+    });
+    if opts.header {
+        let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+        rows.out
+            .push(BackendMsg::CopyData(copy::format_header(&names, &opts)));
+    }
+    let n = buf.len();
+    for row in buf {
+        rows.out
+            .push(BackendMsg::CopyData(copy::format_row(&codec, &row, &opts)));
+    }
+    rows.out.push(BackendMsg::CopyDone);
+    rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+        RowsCommand::Copy,
+        n as u64,
+    )));
+    Ok(())
+}
+
+impl Session {
+    /// A message while COPY FROM STDIN is in progress.
+    pub(crate) fn handle_copy_message(&mut self, msg: FrontendMsg, out: &mut Vec<BackendMsg>) {
+        match msg {
+            FrontendMsg::CopyData(data) => self.copy_data(&data),
+            FrontendMsg::CopyDone => self.copy_done(out),
+            FrontendMsg::CopyFail(why) => {
+                let e = DbError::new(
+                    SqlState::QueryCanceled,
+                    format!("COPY from stdin failed: {why}"),
+                );
+                self.copy_in = None;
+                self.fail(e, out);
+                self.finish_query(out);
+            }
+            // Flush/Sync are ignored during COPY, as PostgreSQL does.
+            FrontendMsg::Flush | FrontendMsg::Sync => {}
+            _ => {
+                self.copy_in = None;
+                let e = DbError::new(
+                    SqlState::ProtocolViolation,
+                    "unexpected message type during COPY from stdin",
+                );
+                self.fail(e, out);
+                self.finish_query(out);
+            }
+        }
+    }
+
+    fn copy_data(&mut self, data: &[u8]) {
+        let codec = self.codec();
+        let Some(c) = self.copy_in.as_mut() else {
+            return;
+        };
+        if c.failed.is_some() {
+            return;
+        }
+        if let Err(e) = c.parser.feed(&codec, data) {
+            c.failed = Some(e);
+            return;
+        }
+        if c.parser.rows.len() >= COPY_BATCH_ROWS {
+            if let Err(e) = self.copy_flush() {
+                if let Some(c) = self.copy_in.as_mut() {
+                    c.failed = Some(e);
+                }
+            }
+        }
+    }
+
+    /// Insert the parsed rows through the query engine.
+    fn copy_flush(&mut self) -> Result<(), DbError> {
+        let Some(mut c) = self.copy_in.take() else {
+            return Ok(());
+        };
+        let batch = std::mem::take(&mut c.parser.rows);
+        let lines = std::mem::take(&mut c.parser.lines);
+        let mut done = 0u64;
+        let (r, _) =
+            self.with_statement(|ctx| nestor_exec::copy_insert(ctx, &c.target, batch, &mut done));
+        let r = match r {
+            Ok(n) => {
+                c.count += n;
+                Ok(())
+            }
+            Err(e) if e.context.is_none() => {
+                let line = lines.get(done as usize).copied().unwrap_or(0);
+                Err(e.with_context(c.parser.context(line)))
+            }
+            Err(e) => Err(e),
+        };
+        self.copy_in = Some(c);
+        r
+    }
+
+    fn copy_done(&mut self, out: &mut Vec<BackendMsg>) {
+        let codec = self.codec();
+        let mut result = match self.copy_in.as_mut() {
+            Some(c) => match c.failed.take() {
+                Some(e) => Err(e),
+                None => c.parser.finish(&codec),
+            },
+            None => Ok(()),
+        };
+        if result.is_ok() {
+            result = self.copy_flush();
+        }
+        let Some(c) = self.copy_in.take() else { return };
+        match result {
+            Ok(()) => {
+                out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+                    RowsCommand::Copy,
+                    c.count,
+                )));
+                if self.run_statements(c.text, c.rest, out) {
+                    self.finish_query(out);
+                }
+            }
+            Err(e) => {
+                self.fail(e, out);
+                self.finish_query(out);
+            }
+        }
+    }
+}

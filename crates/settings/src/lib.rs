@@ -1,0 +1,856 @@
+//! # nestor-settings: run-time parameters (GUCs)
+//!
+//! Definitions, value parsing and canonical spelling, and the transactional
+//! behaviour of SET for one session.
+//!
+//! Every parameter has one canonical text value (what SHOW prints and what
+//! [`Settings`] hands the query engine): `statement_timeout = 5000` is kept
+//! as `5s`, `DateStyle = 'iso'` as `ISO, MDY`. Typed readers
+//! ([`SessionSettings::duration`]) parse the canonical text back, so there is
+//! exactly one representation to keep consistent.
+//!
+//! SET is transactional, as in PostgreSQL:
+//!
+//! ```text
+//!   session values   <- SET (survive COMMIT, revert on ROLLBACK)
+//!   local overrides  <- SET LOCAL (dropped at transaction end)
+//!   frames[0]        =  state at transaction start      (lazily saved)
+//!   frames[1..]      =  state at each open savepoint    (lazily saved)
+//! ```
+//!
+//! A frame is saved only when the first SET happens while it is the
+//! innermost one; until then it is `None`, meaning "nothing changed since this
+//! frame began". So a transaction or a savepoint that sets nothing costs one
+//! `None` push, which matters for workloads with very many savepoints.
+//! Restoring to frame `i` uses the first saved frame at or above `i`: any
+//! frame between them that is `None` saw no change, so that saved state is
+//! also the state at frame `i`'s start.
+//!
+//! `transaction_isolation` and `transaction_read_only` are per-transaction
+//! and live in the transaction block; the session mirrors them into the view
+//! with [`SessionSettings::set_virtual`] so SHOW and current_setting see them.
+//!
+//! Parameters marked `report` are sent to the client as ParameterStatus when
+//! their effective value changes, just before ReadyForQuery (PostgreSQL 14+
+//! batches them the same way), so a SET that a ROLLBACK reverts is reported
+//! back too.
+
+use std::collections::BTreeMap;
+
+use nestor_common::{DbError, SqlState};
+
+/// The settings a statement executes under, as the engine reads them
+/// (a view the session keeps up to date; see [`SessionSettings::view`]).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// `name -> value` for every known setting, PostgreSQL spelling.
+    pub values: BTreeMap<String, String>,
+}
+
+impl Settings {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+
+    /// The session's TimeZone.
+    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
+        self.get("timezone")
+            .and_then(nestor_types::datetime::TimeZone::parse)
+            .unwrap_or(nestor_types::datetime::TimeZone::UTC)
+    }
+}
+
+/// A `set_config()` call made by a statement: the engine checks the value
+/// with [`canonicalize`] and records the change; the session applies it
+/// when the statement succeeds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingChange {
+    pub name: String,
+    /// Canonical value (from [`canonicalize`]).
+    pub value: String,
+    pub is_local: bool,
+}
+
+/// How a parameter's value is parsed and spelled.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Bool,
+    Int {
+        min: i64,
+        max: i64,
+    },
+    /// A duration in milliseconds (units us, ms, s, min, h, d accepted).
+    Millis {
+        min: i64,
+    },
+    Enum(&'static [&'static str]),
+    Str,
+    DateStyle,
+    TimeZone,
+    Encoding,
+    SearchPath,
+}
+
+/// One parameter definition.
+struct Def {
+    name: &'static str,
+    default: &'static str,
+    kind: Kind,
+    /// Sent as ParameterStatus.
+    report: bool,
+    /// Fixed at server start (SET fails with 55P02 in PostgreSQL).
+    read_only: bool,
+    desc: &'static str,
+}
+
+const ISOLATIONS: &[&str] = &[
+    "serializable",
+    "repeatable read",
+    "read committed",
+    "read uncommitted",
+];
+
+/// The version string reported to clients (drivers parse the leading number).
+pub const SERVER_VERSION: &str = "15.0 (Nestor 0.1.0)";
+
+const fn def(name: &'static str, default: &'static str, kind: Kind, desc: &'static str) -> Def {
+    Def {
+        name,
+        default,
+        kind,
+        report: false,
+        read_only: false,
+        desc,
+    }
+}
+
+const fn reported(mut d: Def) -> Def {
+    d.report = true;
+    d
+}
+
+const fn fixed(mut d: Def) -> Def {
+    d.read_only = true;
+    d
+}
+
+const MS: Kind = Kind::Millis { min: 0 };
+
+static DEFS: &[Def] = &[
+    reported(def(
+        "application_name",
+        "",
+        Kind::Str,
+        "Sets the application name to be reported in statistics and logs.",
+    )),
+    reported(def(
+        "client_encoding",
+        "UTF8",
+        Kind::Encoding,
+        "Sets the client's character set encoding.",
+    )),
+    def(
+        "client_min_messages",
+        "notice",
+        Kind::Enum(&[
+            "debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error",
+        ]),
+        "Sets the message levels that are sent to the client.",
+    ),
+    reported(def(
+        "DateStyle",
+        "ISO, MDY",
+        Kind::DateStyle,
+        "Sets the display format for date and time values.",
+    )),
+    def(
+        "deadlock_timeout",
+        "1s",
+        Kind::Millis { min: 1 },
+        "Sets the time to wait on a lock before checking for deadlock.",
+    ),
+    reported(def(
+        "default_transaction_read_only",
+        "off",
+        Kind::Bool,
+        "Sets the default read-only status of new transactions.",
+    )),
+    def(
+        "default_transaction_isolation",
+        "read committed",
+        Kind::Enum(ISOLATIONS),
+        "Sets the transaction isolation level of each new transaction.",
+    ),
+    def(
+        "extra_float_digits",
+        "1",
+        Kind::Int { min: -15, max: 3 },
+        "Sets the number of digits displayed for floating-point values.",
+    ),
+    def(
+        "idle_in_transaction_session_timeout",
+        "0",
+        MS,
+        "Sets the maximum allowed idle time between queries, when in a transaction.",
+    ),
+    reported(fixed(def(
+        "in_hot_standby",
+        "off",
+        Kind::Bool,
+        "Shows whether hot standby is currently active.",
+    ))),
+    reported(fixed(def(
+        "integer_datetimes",
+        "on",
+        Kind::Bool,
+        "Shows whether datetimes are integer based.",
+    ))),
+    reported(def(
+        "IntervalStyle",
+        "postgres",
+        Kind::Enum(&["postgres", "postgres_verbose", "sql_standard", "iso_8601"]),
+        "Sets the display format for interval values.",
+    )),
+    reported(fixed(def(
+        "is_superuser",
+        "on",
+        Kind::Bool,
+        "Shows whether the current user is a superuser.",
+    ))),
+    def(
+        "lock_timeout",
+        "0",
+        MS,
+        "Sets the maximum allowed duration of any wait for a lock.",
+    ),
+    fixed(def(
+        "max_identifier_length",
+        "63",
+        Kind::Int { min: 63, max: 63 },
+        "Shows the maximum identifier length.",
+    )),
+    def(
+        "search_path",
+        "\"$user\", public",
+        Kind::SearchPath,
+        "Sets the schema search order for names that are not schema-qualified.",
+    ),
+    reported(fixed(def(
+        "server_encoding",
+        "UTF8",
+        Kind::Encoding,
+        "Shows the server (database) character set encoding.",
+    ))),
+    reported(fixed(def(
+        "server_version",
+        SERVER_VERSION,
+        Kind::Str,
+        "Shows the server version.",
+    ))),
+    fixed(def(
+        "server_version_num",
+        "150000",
+        Kind::Str,
+        "Shows the server version as an integer.",
+    )),
+    reported(fixed(def(
+        "session_authorization",
+        "",
+        Kind::Str,
+        "Sets the session user name.",
+    ))),
+    reported(def(
+        "standard_conforming_strings",
+        "on",
+        Kind::Enum(&["on"]),
+        "Causes '...' strings to treat backslashes literally.",
+    )),
+    def(
+        "statement_timeout",
+        "0",
+        MS,
+        "Sets the maximum allowed duration of any statement.",
+    ),
+    def(
+        "synchronous_commit",
+        "on",
+        Kind::Enum(&["local", "remote_write", "remote_apply", "on", "off"]),
+        "Sets the current transaction's synchronization level.",
+    ),
+    reported(def(
+        "TimeZone",
+        "UTC",
+        Kind::TimeZone,
+        "Sets the time zone for displaying and interpreting time stamps.",
+    )),
+    def(
+        "transaction_isolation",
+        "read committed",
+        Kind::Enum(ISOLATIONS),
+        "Sets the current transaction's isolation level.",
+    ),
+    def(
+        "transaction_read_only",
+        "off",
+        Kind::Bool,
+        "Sets the current transaction's read-only status.",
+    ),
+];
+
+fn find_def(name: &str) -> Option<&'static Def> {
+    DEFS.iter().find(|d| d.name.eq_ignore_ascii_case(name))
+}
+
+/// The canonical (SHOW) spelling of a parameter name, e.g. `DateStyle`.
+pub fn canonical_name(name: &str) -> Result<&'static str, DbError> {
+    find_def(name).map(|d| d.name).ok_or_else(|| unknown(name))
+}
+
+fn unknown(name: &str) -> DbError {
+    DbError::new(
+        SqlState::UndefinedObject,
+        format!("unrecognized configuration parameter \"{name}\""),
+    )
+}
+
+fn invalid(name: &str, value: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidParameterValue,
+        format!("invalid value for parameter \"{name}\": \"{value}\""),
+    )
+}
+
+/// Check and canonicalize `value` for parameter `name` (what SET stores and
+/// what `set_config` returns). Errors as PostgreSQL words them.
+pub fn canonicalize(name: &str, value: &str) -> Result<String, DbError> {
+    let d = find_def(name).ok_or_else(|| unknown(name))?;
+    if d.read_only {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!("parameter \"{}\" cannot be changed", d.name),
+        ));
+    }
+    canonical_value(d, value)
+}
+
+fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
+    match d.kind {
+        Kind::Bool => parse_bool(value)
+            .map(|b| if b { "on" } else { "off" }.to_string())
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("parameter \"{}\" requires a Boolean value", d.name),
+                )
+            }),
+        Kind::Int { min, max } => parse_int(d.name, value, min, max).map(|v| v.to_string()),
+        Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
+        Kind::Enum(choices) => parse_enum(d, value, choices),
+        Kind::Str => Ok(value.to_string()),
+        Kind::DateStyle => parse_datestyle(value).ok_or_else(|| invalid(d.name, value)),
+        Kind::TimeZone => parse_timezone(value).ok_or_else(|| invalid(d.name, value)),
+        Kind::Encoding => parse_encoding(d.name, value),
+        Kind::SearchPath => Ok(value.to_string()),
+    }
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
+        "off" | "false" | "no" | "0" | "f" | "n" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_int(name: &str, value: &str, min: i64, max: i64) -> Result<i64, DbError> {
+    let v: i64 = value.trim().parse().map_err(|_| {
+        DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for parameter \"{name}\": \"{value}\""),
+        )
+    })?;
+    if v < min || v > max {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("{v} is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
+        ));
+    }
+    Ok(v)
+}
+
+/// Parse a duration: a number with an optional unit (default ms).
+fn parse_millis(name: &str, value: &str, min: i64) -> Result<i64, DbError> {
+    let s = value.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-' || c == '+'))
+        .unwrap_or(s.len());
+    let (num, unit) = (s[..split].trim(), s[split..].trim());
+    let n: f64 = num.parse().map_err(|_| invalid(name, value))?;
+    let factor = match unit {
+        "" | "ms" => 1.0,
+        "us" => 0.001,
+        "s" => 1_000.0,
+        "min" => 60_000.0,
+        "h" => 3_600_000.0,
+        "d" => 86_400_000.0,
+        _ => return Err(invalid(name, value).with_hint(
+            "Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".",
+        )),
+    };
+    let ms = (n * factor).round();
+    let max = i32::MAX as i64;
+    if !(min as f64..=max as f64).contains(&ms) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("{ms} ms is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
+        ));
+    }
+    Ok(ms as i64)
+}
+
+/// PostgreSQL's spelling of a duration: the largest unit that divides it.
+fn format_millis(ms: i64) -> String {
+    if ms == 0 {
+        return "0".into();
+    }
+    for (unit, size) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("min", 60_000),
+        ("s", 1_000),
+    ] {
+        if ms.rem_euclid(size) == 0 {
+            return format!("{}{unit}", ms / size);
+        }
+    }
+    format!("{ms}ms")
+}
+
+fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError> {
+    let v = value.trim().to_ascii_lowercase();
+    let v = match (d.name, v.as_str()) {
+        ("synchronous_commit", other) => match parse_bool(other) {
+            Some(b) => if b { "on" } else { "off" }.to_string(),
+            None => v,
+        },
+        _ => v,
+    };
+    if choices.contains(&v.as_str()) {
+        return Ok(v);
+    }
+    if d.name == "standard_conforming_strings" {
+        return Err(DbError::unsupported("standard_conforming_strings = off"));
+    }
+    Err(invalid(d.name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
+}
+
+fn parse_datestyle(value: &str) -> Option<String> {
+    let (mut style, mut order) = (None, None);
+    for tok in value
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        match tok.to_ascii_lowercase().as_str() {
+            "iso" => style = Some("ISO"),
+            "sql" => style = Some("SQL"),
+            "postgres" => style = Some("Postgres"),
+            "german" => style = Some("German"),
+            "mdy" | "us" | "noneuropean" | "noneuro" => order = Some("MDY"),
+            "dmy" | "euro" | "european" => order = Some("DMY"),
+            "ymd" => order = Some("YMD"),
+            "default" => {}
+            _ => return None,
+        }
+    }
+    let style = style.unwrap_or("ISO");
+    let order = order.unwrap_or(if style == "German" { "DMY" } else { "MDY" });
+    Some(format!("{style}, {order}"))
+}
+
+/// Time zones the types crate can apply (UTC names and fixed offsets);
+/// named zones are refused rather than silently treated as UTC.
+fn parse_timezone(value: &str) -> Option<String> {
+    let v = value.trim();
+    nestor_types::datetime::TimeZone::parse(v)?;
+    let upper = v.to_ascii_uppercase();
+    Some(match upper.as_str() {
+        "UTC" | "GMT" | "ETC/UTC" | "UCT" | "Z" | "ZULU" => "UTC".to_string(),
+        _ => v.to_string(),
+    })
+}
+
+fn parse_encoding(name: &str, value: &str) -> Result<String, DbError> {
+    let v = value.trim().to_ascii_uppercase().replace(['-', '_'], "");
+    if v == "UTF8" || v == "UNICODE" {
+        return Ok("UTF8".into());
+    }
+    if v == "SQLASCII" && name == "client_encoding" {
+        return Ok("UTF8".into());
+    }
+    Err(DbError::new(
+        SqlState::FeatureNotSupported,
+        format!("conversion between {value} and UTF8 is not supported"),
+    ))
+}
+
+/// Saved state of a transaction or savepoint frame.
+#[derive(Clone, Debug, Default)]
+struct Frame {
+    session: BTreeMap<String, String>,
+    local: BTreeMap<String, String>,
+}
+
+/// One session's parameters with transactional SET (see module header).
+#[derive(Debug)]
+pub struct SessionSettings {
+    cur: Frame,
+    /// Per-transaction values (transaction_isolation, transaction_read_only).
+    virt: BTreeMap<String, String>,
+    /// frames[0]: transaction start; frames[i]: savepoint level i.
+    frames: Vec<Option<Box<Frame>>>,
+    view: Settings,
+    reported: BTreeMap<String, String>,
+    /// Values from the startup packet: what RESET goes back to (PostgreSQL's
+    /// reset_val), instead of the built-in default.
+    startup: BTreeMap<String, String>,
+}
+
+impl SessionSettings {
+    /// Defaults, with `session_authorization` set to the connecting user.
+    pub fn new(user: &str) -> SessionSettings {
+        let mut session: BTreeMap<String, String> = DEFS
+            .iter()
+            .map(|d| (d.name.to_ascii_lowercase(), d.default.to_string()))
+            .collect();
+        session.insert("session_authorization".into(), user.to_string());
+        let mut s = SessionSettings {
+            cur: Frame {
+                session,
+                local: BTreeMap::new(),
+            },
+            virt: BTreeMap::new(),
+            frames: Vec::new(),
+            view: Settings {
+                values: BTreeMap::new(),
+            },
+            reported: BTreeMap::new(),
+            startup: BTreeMap::new(),
+        };
+        s.rebuild_view();
+        s
+    }
+
+    /// Apply a startup-packet parameter (`options` may carry `-c k=v`).
+    pub fn apply_startup(&mut self, name: &str, value: &str) -> Result<(), DbError> {
+        if name == "options" {
+            for (k, v) in parse_options(value) {
+                self.apply_startup(&k, &v)?;
+            }
+            return Ok(());
+        }
+        let d = find_def(name).ok_or_else(|| unknown(name))?;
+        let v = canonical_value(d, value)?;
+        let key = d.name.to_ascii_lowercase();
+        self.startup.insert(key.clone(), v.clone());
+        self.cur.session.insert(key, v);
+        self.rebuild_view();
+        Ok(())
+    }
+
+    /// The effective values, as the query engine reads them.
+    pub fn view(&self) -> &Settings {
+        &self.view
+    }
+
+    /// Effective value of `name` (any case); 42704 if unknown.
+    pub fn show(&self, name: &str) -> Result<String, DbError> {
+        let d = find_def(name).ok_or_else(|| unknown(name))?;
+        Ok(self
+            .view
+            .get(d.name)
+            .map(str::to_string)
+            .unwrap_or_default())
+    }
+
+    /// `(name, setting, description)` for SHOW ALL, sorted by name.
+    pub fn show_all(&self) -> Vec<(String, String, String)> {
+        let mut rows: Vec<_> = DEFS
+            .iter()
+            .map(|d| {
+                let v = self.view.get(d.name).unwrap_or_default().to_string();
+                (d.name.to_string(), v, d.desc.to_string())
+            })
+            .collect();
+        rows.sort_by_key(|r| r.0.to_ascii_lowercase());
+        rows
+    }
+
+    /// SET [LOCAL] name = value (value already canonical: see
+    /// [`canonicalize`]).
+    pub fn set(&mut self, name: &str, canonical: String, local: bool) {
+        self.save_frame();
+        let key = name.to_ascii_lowercase();
+        if local {
+            self.cur.local.insert(key, canonical);
+        } else {
+            self.cur.local.remove(&key);
+            self.cur.session.insert(key, canonical);
+        }
+        self.rebuild_view();
+    }
+
+    /// What RESET sets `d` to: its startup-packet value, else the default.
+    fn reset_value(&self, d: &Def) -> String {
+        self.startup
+            .get(&d.name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or_else(|| d.default.to_string())
+    }
+
+    /// RESET name / SET name TO DEFAULT.
+    pub fn reset(&mut self, name: &str, local: bool) -> Result<(), DbError> {
+        let d = find_def(name).ok_or_else(|| unknown(name))?;
+        if d.read_only {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                format!("parameter \"{}\" cannot be changed", d.name),
+            ));
+        }
+        let v = self.reset_value(d);
+        self.set(d.name, v, local);
+        Ok(())
+    }
+
+    /// RESET ALL.
+    pub fn reset_all(&mut self) {
+        self.save_frame();
+        for d in DEFS.iter().filter(|d| !d.read_only) {
+            let key = d.name.to_ascii_lowercase();
+            let v = self.reset_value(d);
+            self.cur.local.remove(&key);
+            self.cur.session.insert(key, v);
+        }
+        self.rebuild_view();
+    }
+
+    /// Mirror a per-transaction value (transaction_isolation, ...) into the
+    /// view. Cheap when unchanged.
+    pub fn set_virtual(&mut self, name: &str, value: &str) {
+        if self.virt.get(name).map(String::as_str) != Some(value) {
+            self.virt.insert(name.to_string(), value.to_string());
+            self.rebuild_view();
+        }
+    }
+
+    /// A duration parameter in milliseconds (0 = disabled).
+    /// The session's TimeZone.
+    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
+        self.view().time_zone()
+    }
+
+    pub fn millis(&self, name: &str) -> u64 {
+        self.view
+            .get(name)
+            .and_then(|v| parse_millis(name, v, 0).ok())
+            .unwrap_or(0) as u64
+    }
+
+    /// The boolean parameter `name`.
+    pub fn flag(&self, name: &str) -> bool {
+        self.view.get(name).and_then(parse_bool).unwrap_or(false)
+    }
+
+    /// A transaction began.
+    pub fn begin_txn(&mut self) {
+        self.frames.clear();
+        self.frames.push(None);
+    }
+
+    /// A savepoint was defined.
+    pub fn savepoint(&mut self) {
+        self.frames.push(None);
+    }
+
+    /// ROLLBACK TO the savepoint at nesting `level` (1-based; it stays).
+    pub fn rollback_to(&mut self, level: usize) {
+        if level < self.frames.len() {
+            self.restore_from(level);
+            self.frames.truncate(level + 1);
+            self.frames[level] = None;
+        }
+    }
+
+    /// RELEASE of the savepoint at nesting `level` and all inner ones.
+    pub fn release(&mut self, level: usize) {
+        if level == 0 || level >= self.frames.len() {
+            return;
+        }
+        let first = self.frames.drain(level..).flatten().next();
+        if self.frames[level - 1].is_none() {
+            self.frames[level - 1] = first;
+        }
+    }
+
+    /// The transaction committed: SET values stay, SET LOCAL ones go.
+    pub fn commit_txn(&mut self) {
+        self.frames.clear();
+        if !self.cur.local.is_empty() {
+            self.cur.local.clear();
+            self.rebuild_view();
+        }
+    }
+
+    /// The transaction rolled back: everything set in it reverts.
+    pub fn rollback_txn(&mut self) {
+        if !self.frames.is_empty() {
+            self.restore_from(0);
+        }
+        self.frames.clear();
+        if !self.cur.local.is_empty() {
+            self.cur.local.clear();
+            self.rebuild_view();
+        }
+    }
+
+    /// Every reported parameter with its current value (after startup).
+    pub fn reported_values(&self) -> Vec<(String, String)> {
+        DEFS.iter()
+            .filter(|d| d.report)
+            .map(|d| {
+                (
+                    d.name.to_string(),
+                    self.view.get(d.name).unwrap_or_default().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// ParameterStatus pairs for reported parameters whose value changed
+    /// since the last call (all of them on the first call).
+    pub fn changed_reports(&mut self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for d in DEFS.iter().filter(|d| d.report) {
+            let v = self.view.get(d.name).unwrap_or_default();
+            if self.reported.get(d.name).map(String::as_str) != Some(v) {
+                self.reported.insert(d.name.to_string(), v.to_string());
+                out.push((d.name.to_string(), v.to_string()));
+            }
+        }
+        out
+    }
+
+    fn save_frame(&mut self) {
+        if let Some(last) = self.frames.last_mut() {
+            if last.is_none() {
+                *last = Some(Box::new(self.cur.clone()));
+            }
+        }
+    }
+
+    fn restore_from(&mut self, level: usize) {
+        let saved = self.frames[level..].iter().flatten().next().cloned();
+        if let Some(f) = saved {
+            self.cur = *f;
+            self.rebuild_view();
+        }
+    }
+
+    fn rebuild_view(&mut self) {
+        let mut values = self.cur.session.clone();
+        for (k, v) in self.cur.local.iter().chain(self.virt.iter()) {
+            values.insert(k.clone(), v.clone());
+        }
+        self.view = Settings { values };
+    }
+}
+
+/// `-c name=value` and `--name=value` items of the startup `options`.
+fn parse_options(options: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut words = options.split_whitespace();
+    while let Some(w) = words.next() {
+        let item = match w {
+            "-c" => words.next().unwrap_or(""),
+            _ => w
+                .strip_prefix("--")
+                .or_else(|| w.strip_prefix("-c"))
+                .unwrap_or(""),
+        };
+        if let Some((k, v)) = item.split_once('=') {
+            out.push((k.replace('-', "_"), v.to_string()));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_round_trip_in_postgres_spelling() {
+        assert_eq!(canonicalize("statement_timeout", "5s").unwrap(), "5s");
+        assert_eq!(canonicalize("statement_timeout", "1500").unwrap(), "1500ms");
+        assert_eq!(canonicalize("statement_timeout", "1min").unwrap(), "1min");
+        assert_eq!(canonicalize("lock_timeout", "100 ms").unwrap(), "100ms");
+        assert_eq!(canonicalize("lock_timeout", "0").unwrap(), "0");
+        let e = canonicalize("lock_timeout", "abc").unwrap_err();
+        assert_eq!(
+            e.message,
+            "invalid value for parameter \"lock_timeout\": \"abc\""
+        );
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+    }
+
+    #[test]
+    fn unknown_and_fixed_parameters() {
+        let e = canonicalize("foo", "1").unwrap_err();
+        assert_eq!(e.code.code(), "42704");
+        assert_eq!(e.message, "unrecognized configuration parameter \"foo\"");
+        assert!(canonicalize("server_version", "1").is_err());
+    }
+
+    #[test]
+    fn savepoint_frames_revert_lazily() {
+        let mut s = SessionSettings::new("u");
+        s.begin_txn();
+        s.savepoint(); // level 1
+        s.savepoint(); // level 2
+        s.set("application_name", "b".into(), false);
+        s.rollback_to(1);
+        assert_eq!(s.show("application_name").unwrap(), "");
+        s.set("application_name", "c".into(), false);
+        s.release(1);
+        assert_eq!(s.show("application_name").unwrap(), "c");
+        s.rollback_txn();
+        assert_eq!(s.show("application_name").unwrap(), "");
+    }
+
+    #[test]
+    fn set_local_dropped_at_commit() {
+        let mut s = SessionSettings::new("u");
+        s.begin_txn();
+        s.set("statement_timeout", "5s".into(), false);
+        s.set("lock_timeout", "1s".into(), true);
+        assert_eq!(s.millis("lock_timeout"), 1000);
+        s.commit_txn();
+        assert_eq!(s.millis("lock_timeout"), 0);
+        assert_eq!(s.millis("statement_timeout"), 5000);
+    }
+
+    #[test]
+    fn datestyle_and_options() {
+        assert_eq!(canonicalize("datestyle", "iso").unwrap(), "ISO, MDY");
+        assert_eq!(canonicalize("DateStyle", "German").unwrap(), "German, DMY");
+        assert_eq!(
+            parse_options("-c search_path=x --statement-timeout=5s"),
+            vec![
+                ("search_path".to_string(), "x".to_string()),
+                ("statement_timeout".to_string(), "5s".to_string())
+            ]
+        );
+    }
+}
