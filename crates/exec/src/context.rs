@@ -3,6 +3,9 @@
 //! The session owns the transaction, the settings and the wait bounds; for
 //! each statement it lends them to the executor as a [`StatementCtx`].
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use nestor_common::{DbError, SessionId};
 use nestor_settings::{SettingChange, Settings};
 use nestor_txn::{Snapshot, Transaction, WaitCtl};
@@ -64,5 +67,26 @@ impl RowSink for Vec<Vec<Value>> {
     fn row(&mut self, row: Vec<Value>) -> Result<(), DbError> {
         self.push(row);
         Ok(())
+    }
+}
+
+/// The state one execution of a statement evaluates in.
+pub struct Ev<'c, 'a> {
+    pub ctx: &'c mut StatementCtx<'a>,
+    pub params: &'c [Value],
+    /// Rows of enclosing queries, indexed by query level.
+    pub outer: Vec<Vec<Value>>,
+    /// Results of uncorrelated subqueries and CTEs, by id.
+    pub cache: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+}
+
+impl<'c, 'a> Ev<'c, 'a> {
+    pub fn new(ctx: &'c mut StatementCtx<'a>, params: &'c [Value]) -> Ev<'c, 'a> {
+        Ev {
+            ctx,
+            params,
+            outer: Vec::new(),
+            cache: HashMap::new(),
+        }
     }
 }

@@ -22,9 +22,9 @@ use parking_lot::Mutex;
 use crate::context::StatementCtx;
 use nestor_catalog::{Change, Check, Column, IndexDef, Persistence, Sequence, TableDef};
 use nestor_plan::bind::{self, node, relname, AggCtx, Binder, Scope};
-use nestor_plan::expr::Expr;
+use nestor_plan::ir::Expr;
 
-use crate::eval::Eval;
+use crate::executor::eval::Eval;
 use crate::tag::CommandTag;
 
 fn notice(ctx: &mut StatementCtx, msg: String) {
@@ -63,7 +63,13 @@ fn fresh_name(ctx: &StatementCtx, base: &str, taken: &[String]) -> String {
 }
 
 fn binder<'e>(ctx: &'e StatementCtx, text: &'e str) -> Binder<'e> {
-    let mut b = Binder::new(&ctx.db.catalog, ctx.eval, text, &[]);
+    let mut b = Binder::new(
+        &ctx.db.catalog,
+        ctx.eval,
+        text,
+        &[],
+        nestor_plan::select::plan_query,
+    );
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     b
@@ -384,7 +390,13 @@ fn bind_checks(
 ) -> Result<Vec<Check>, DbError> {
     let mut out = def.checks.clone();
     for pc in pending {
-        let mut b = Binder::new(&ctx.db.catalog, ctx.eval, text, &[]);
+        let mut b = Binder::new(
+            &ctx.db.catalog,
+            ctx.eval,
+            text,
+            &[],
+            nestor_plan::select::plan_query,
+        );
         let scope = nestor_plan::select::table_scope(&Arc::new(def.clone()), &def.name);
         b.scopes.push(scope);
         b.outer_refs.push(None);
@@ -963,7 +975,7 @@ fn alter_cmd(
                 if !d.is_row_independent() {
                     return Err(DbError::unsupported("ADD COLUMN with a volatile default"));
                 }
-                let mut ev = crate::eval::Ev::new(ctx, &[]);
+                let mut ev = crate::context::Ev::new(ctx, &[]);
                 ev_missing =
                     nestor_plan::valops::cast(d.eval(&[], &mut ev)?, col.ty, false, &ev.ctx.eval)?;
             }
@@ -1014,7 +1026,7 @@ fn alter_cmd(
                 .drain(..)
                 .partition(|i| i.columns.contains(&pos));
             new.indexes = keep;
-            let bound = nestor_plan::bind::bind_checks(&ctx.db.catalog, ctx.eval, def)?;
+            let bound = nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, def)?;
             new.checks.retain(|c| {
                 !bound
                     .iter()
@@ -1096,14 +1108,15 @@ fn alter_cmd(
 }
 
 fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
-    let checks = nestor_plan::bind::bind_checks(&ctx.db.catalog, ctx.eval, &Arc::new(def.clone()))?;
+    let checks =
+        nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, &Arc::new(def.clone()))?;
     let snap = ctx.snapshot;
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
-    let mut ev = crate::eval::Ev::new(ctx, &[]);
+    let mut ev = crate::context::Ev::new(ctx, &[]);
     for t in rows {
         let row = crate::executor::scan_row(&t, def);
         for ch in &checks {
-            if crate::eval::truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
+            if crate::executor::eval::truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
                 return Err(DbError::new(
                     SqlState::CheckViolation,
                     format!(

@@ -22,7 +22,7 @@ use nestor_types::datatype::DataType;
 use nestor_types::datetime::UNIX_EPOCH_USECS;
 use nestor_types::Value;
 
-use crate::eval::Ev;
+use crate::context::Ev;
 
 /// Microseconds since 2000-01-01 UTC now.
 pub fn now_us() -> i64 {

@@ -30,7 +30,6 @@
 pub mod context;
 pub mod database;
 mod ddl;
-pub mod eval;
 pub mod executor;
 pub mod functions;
 mod modify;
@@ -41,7 +40,7 @@ pub mod tag;
 #[cfg(test)]
 mod tests;
 
-pub use context::{ColumnDesc, RowSink, StatementCtx};
+pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
 pub use database::Database;
 pub use modify::copy_insert;
 pub use registry::{ActivityRow, CancelToken, Registry};

@@ -22,16 +22,17 @@ use std::sync::Arc;
 
 use nestor_catalog::TableDef;
 use nestor_common::{DbError, RowId, SqlState};
-use nestor_plan::bind::BoundCheck;
-use nestor_plan::expr::Expr;
+use nestor_plan::ir::Expr;
+use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
+use nestor_plan::modify::BoundCheck;
 use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
-use nestor_plan::tree::{SYS_COLS, SYS_ROWID};
 use nestor_plan::valops;
 use nestor_storage::{Recheck, StorageError, WriteResult};
 use nestor_types::Value;
 
+use crate::context::Ev;
 use crate::context::{RowSink, StatementCtx};
-use crate::eval::{Ev, Eval};
+use crate::executor::eval::Eval;
 use crate::executor::Row;
 
 /// Name of the internal savepoint around ON CONFLICT inserts (a name no
@@ -73,7 +74,7 @@ pub fn check_row(
     let mut padded = row.to_vec();
     padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
     for ch in checks {
-        if crate::eval::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
+        if crate::executor::eval::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
             return Err(DbError::new(
                 SqlState::CheckViolation,
                 format!(

@@ -18,9 +18,9 @@ use nestor_plan::{explain, plan_statement, OutCol, PlannedStmt};
 use nestor_types::{EvalCtx, Value};
 use parking_lot::RwLock;
 
+use crate::context::Ev;
 use crate::context::{ColumnDesc, RowSink, StatementCtx};
 use crate::database::Database;
-use crate::eval::Ev;
 use crate::tag::{CommandTag, RowsCommand};
 
 /// A planned statement, produced once by [`prepare`].

@@ -11,7 +11,7 @@ use nestor_catalog::{Catalog, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID};
 use nestor_plan::sysviews::View;
 use nestor_types::Value;
 
-use crate::eval::Ev;
+use crate::context::Ev;
 use crate::registry::ActivityRow;
 
 type Rows = Vec<Vec<Value>>;

@@ -21,11 +21,11 @@ use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use nestor_catalog::{Catalog, TableDef};
+use nestor_catalog::Catalog;
 use nestor_types::EvalCtx;
 
-use crate::expr::{AggCall, AggFunc, BoolTest, Cmp, Expr, SubKind, SubQuery};
 use crate::functions::{self, Func};
+use crate::ir::{AggCall, AggFunc, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
 use crate::valops::{self, Arith};
 
 pub use nestor_parser::ast::{
@@ -60,6 +60,15 @@ impl Scope {
     }
 }
 
+/// A common table expression in scope.
+#[derive(Clone, Debug)]
+pub struct Cte {
+    pub name: String,
+    pub id: usize,
+    pub plan: Arc<Plan>,
+    pub cols: Vec<OutCol>,
+}
+
 /// Where aggregates may appear.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggCtx {
@@ -67,7 +76,14 @@ pub enum AggCtx {
     NotAllowed(&'static str),
 }
 
+/// Plans a query nested in an expression (a subquery in WHERE, the select
+/// list, ...). The binder does not plan queries: `select::plan_query` does,
+/// and every binder is made with it, so binding depends on no planner
+/// module while query planning depends on binding.
+pub type QueryPlanner = fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
+
 pub struct Binder<'e> {
+    plan_query: QueryPlanner,
     pub catalog: &'e Catalog,
     /// Constants are folded while planning, in the session's time zone.
     pub eval: EvalCtx,
@@ -81,7 +97,7 @@ pub struct Binder<'e> {
     pub next_id: usize,
     pub agg: AggCtx,
     /// CTEs visible, innermost last.
-    pub ctes: Vec<crate::select::Cte>,
+    pub ctes: Vec<Cte>,
     /// Set by `select::plan_query`: whether the query just planned referred
     /// to rows of enclosing queries.
     pub last_correlated: bool,
@@ -196,7 +212,13 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
 }
 
 impl<'e> Binder<'e> {
-    pub fn new(catalog: &'e Catalog, eval: EvalCtx, text: &'e str, hints: &[u32]) -> Binder<'e> {
+    pub fn new(
+        catalog: &'e Catalog,
+        eval: EvalCtx,
+        text: &'e str,
+        hints: &[u32],
+        plan_query: QueryPlanner,
+    ) -> Binder<'e> {
         let params = hints
             .iter()
             .map(|&o| {
@@ -208,6 +230,7 @@ impl<'e> Binder<'e> {
             })
             .collect();
         Binder {
+            plan_query,
             catalog,
             eval,
             text,
@@ -1238,7 +1261,7 @@ impl<'e> Binder<'e> {
         };
         let cur = self.level();
         let saved_agg = self.agg;
-        let planned = crate::select::plan_query(self, sel);
+        let planned = (self.plan_query)(self, sel);
         self.agg = saved_agg;
         let correlated = self.last_correlated;
         let (plan, cols) = planned?;
@@ -1391,56 +1414,4 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg => T::Text,
     })
-}
-
-/// A CHECK constraint bound over its table's row (data columns, then the
-/// hidden system columns).
-#[derive(Clone, Debug)]
-pub struct BoundCheck {
-    pub name: String,
-    pub expr: Expr,
-}
-
-/// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
-/// the column's type; None when it has none.
-pub fn bind_default(
-    catalog: &Catalog,
-    eval: EvalCtx,
-    table: &TableDef,
-    col: usize,
-) -> Result<Option<Expr>, DbError> {
-    let c = &table.columns[col];
-    let Some(sql) = c.default.as_deref() else {
-        return Ok(None);
-    };
-    let node = nestor_parser::parse_expr(sql)?;
-    let mut b = Binder::new(catalog, eval, sql, &[]);
-    b.scopes.push(Scope::default());
-    b.outer_refs.push(None);
-    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
-    let (e, t) = b.bind(&node)?;
-    b.coerce_assign(e, t, c.ty).map(Some)
-}
-
-/// Bind a table's CHECK constraints (stored as SQL text) over its row.
-pub fn bind_checks(
-    catalog: &Catalog,
-    eval: EvalCtx,
-    table: &Arc<TableDef>,
-) -> Result<Vec<BoundCheck>, DbError> {
-    let mut out = Vec::with_capacity(table.checks.len());
-    for ch in &table.checks {
-        let node = nestor_parser::parse_expr(&ch.expr)?;
-        let mut b = Binder::new(catalog, eval, &ch.expr, &[]);
-        b.scopes
-            .push(crate::select::table_scope(table, &table.name));
-        b.outer_refs.push(None);
-        b.agg = AggCtx::NotAllowed("check constraints");
-        let expr = b.bind_bool(&node, "CHECK")?;
-        out.push(BoundCheck {
-            name: ch.name.clone(),
-            expr,
-        });
-    }
-    Ok(out)
 }

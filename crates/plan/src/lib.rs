@@ -26,14 +26,13 @@
 #![forbid(unsafe_code)]
 
 pub mod bind;
-pub mod expr;
 pub mod functions;
+pub mod ir;
 pub mod modify;
 pub mod select;
 pub mod statement;
 pub mod sysviews;
-pub mod tree;
 pub mod valops;
 
+pub use ir::{Expr, OutCol, Plan};
 pub use statement::{explain, handles, plan_statement, Planned, PlannedStmt};
-pub use tree::{OutCol, Plan};

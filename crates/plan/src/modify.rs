@@ -17,10 +17,10 @@ use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
 use nestor_types::{EvalCtx, Value};
 
-use crate::bind::{self, node, relname, req, AggCtx, Binder, BoundCheck, Scope};
-use crate::expr::Expr;
+use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope};
+use crate::ir::Expr;
+use crate::ir::{OutCol, Plan};
 use crate::select::{self, conjuncts};
-use crate::tree::{OutCol, Plan};
 
 pub struct Returning {
     pub exprs: Vec<Expr>,
@@ -167,13 +167,13 @@ pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, D
     let mut defaults = Vec::new();
     for (i, _) in table.live_columns() {
         if !targets.contains(&i) {
-            if let Some(e) = bind::bind_default(b.catalog, b.eval, &table, i)? {
+            if let Some(e) = bind_default(b.catalog, b.eval, &table, i)? {
                 defaults.push((i, e));
             }
         }
     }
     Ok(InsertPlan {
-        checks: bind::bind_checks(b.catalog, b.eval, &table)?,
+        checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
         source,
         targets,
@@ -332,7 +332,7 @@ fn plan_insert_values(
             let col = targets[i];
             let ty = table.columns[col].ty;
             if matches!(node(item)?, NodeEnum::SetToDefault(_)) {
-                let d = bind::bind_default(b.catalog, b.eval, table, col)?;
+                let d = bind_default(b.catalog, b.eval, table, col)?;
                 row.push(d.unwrap_or(Expr::Const(Value::Null)));
                 continue;
             }
@@ -467,7 +467,7 @@ fn bind_sets(
         let col = column_of(table, &rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
         let ty = table.columns[col].ty;
         let e = if matches!(node(val)?, NodeEnum::SetToDefault(_)) {
-            bind::bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
+            bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
         } else {
             let val_loc = bind::expr_location(node(val)?);
             let (e, t) = b.bind(val)?;
@@ -507,7 +507,7 @@ fn plan_modify(
             let (lo, _) = tree.range();
             let (_, hi) = item.range();
             tree = select::From::Join {
-                kind: crate::tree::JoinKind::Inner,
+                kind: crate::ir::JoinKind::Inner,
                 left: Box::new(tree),
                 right: Box::new(item),
                 on: Vec::new(),
@@ -534,7 +534,7 @@ fn plan_modify(
         let checks = if delete {
             Vec::new()
         } else {
-            bind::bind_checks(b.catalog, b.eval, &table)?
+            bind_checks(b.catalog, b.eval, &table)?
         };
         Ok(ModifyPlan {
             table: table.clone(),
@@ -630,17 +630,69 @@ pub fn copy_target(
     let mut defaults = Vec::new();
     for (i, _) in t.live_columns() {
         if !cols.contains(&i) {
-            if let Some(e) = bind::bind_default(catalog, eval, &t, i)? {
+            if let Some(e) = bind_default(catalog, eval, &t, i)? {
                 defaults.push((i, e));
             }
         }
     }
     Ok(CopyTarget {
-        checks: bind::bind_checks(catalog, eval, &t)?,
+        checks: bind_checks(catalog, eval, &t)?,
         defaults,
         types: cols.iter().map(|&c| t.columns[c].ty).collect(),
         names: cols.iter().map(|&c| t.columns[c].name.clone()).collect(),
         columns: cols,
         table: t,
     })
+}
+
+// ----- stored expressions of the target table -------------------------------
+/// A CHECK constraint bound over its table's row (data columns, then the
+/// hidden system columns).
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
+/// the column's type; None when it has none.
+pub fn bind_default(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    table: &TableDef,
+    col: usize,
+) -> Result<Option<Expr>, DbError> {
+    let c = &table.columns[col];
+    let Some(sql) = c.default.as_deref() else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let mut b = Binder::new(catalog, eval, sql, &[], select::plan_query);
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(&node)?;
+    b.coerce_assign(e, t, c.ty).map(Some)
+}
+
+/// Bind a table's CHECK constraints (stored as SQL text) over its row.
+pub fn bind_checks(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    table: &Arc<TableDef>,
+) -> Result<Vec<BoundCheck>, DbError> {
+    let mut out = Vec::with_capacity(table.checks.len());
+    for ch in &table.checks {
+        let node = nestor_parser::parse_expr(&ch.expr)?;
+        let mut b = Binder::new(catalog, eval, &ch.expr, &[], select::plan_query);
+        b.scopes.push(select::table_scope(table, &table.name));
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("check constraints");
+        let expr = b.bind_bool(&node, "CHECK")?;
+        out.push(BoundCheck {
+            name: ch.name.clone(),
+            expr,
+        });
+    }
+    Ok(out)
 }

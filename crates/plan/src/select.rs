@@ -30,22 +30,13 @@ use nestor_txn::{LockMode, WaitPolicy};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Scope, ScopeCol};
-use crate::expr::{AggCall, Cmp, Expr};
-use crate::tree::{
+use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol};
+use crate::ir::{AggCall, Cmp, Expr};
+use crate::ir::{
     AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, SortKey, TableFunc, SYS_COLS,
 };
 use crate::valops;
 use nestor_catalog::TableDef;
-
-/// A common table expression in scope.
-#[derive(Clone, Debug)]
-pub struct Cte {
-    pub name: String,
-    pub id: usize,
-    pub plan: Arc<Plan>,
-    pub cols: Vec<OutCol>,
-}
 
 /// A FROM item before physical planning.
 #[allow(clippy::large_enum_variant)]
@@ -1774,7 +1765,7 @@ fn choose_index(
                 keys.display.push(format!(
                     "{} = {}",
                     table.columns[col].name,
-                    crate::tree::show(&v, table)
+                    crate::ir::show(&v, table)
                 ));
                 keys.eq.push(v);
                 used.push(i);
@@ -1810,7 +1801,7 @@ fn choose_index(
                             "{} {} {}",
                             table.columns[col].name,
                             op.symbol(),
-                            crate::tree::show(v, table)
+                            crate::ir::show(v, table)
                         ));
                         keys.lo = Some((v.clone(), op == Cmp::Ge));
                         used.push(i);
@@ -1821,7 +1812,7 @@ fn choose_index(
                             "{} {} {}",
                             table.columns[col].name,
                             op.symbol(),
-                            crate::tree::show(v, table)
+                            crate::ir::show(v, table)
                         ));
                         keys.hi = Some((v.clone(), op == Cmp::Le));
                         used.push(i);

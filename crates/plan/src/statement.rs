@@ -15,8 +15,8 @@ use nestor_types::datatype::DataType;
 use nestor_types::EvalCtx;
 
 use crate::bind::Binder;
+use crate::ir::{OutCol, Plan};
 use crate::modify::{self, InsertPlan, ModifyPlan};
-use crate::tree::{OutCol, Plan};
 
 /// Whether the query engine handles this statement (the session handles
 /// the rest: transaction control, SET/SHOW, PREPARE, COPY ...).
@@ -79,7 +79,7 @@ pub fn plan_statement(
     hints: &[u32],
 ) -> Result<Planned, DbError> {
     let n = statement_node(stmt)?;
-    let mut b = Binder::new(catalog, eval, text, hints);
+    let mut b = Binder::new(catalog, eval, text, hints, crate::select::plan_query);
     let (stmt, columns) = plan_node(&mut b, n)?;
     let params = b.params.iter().map(|t| t.resolve_unknown()).collect();
     Ok(Planned {

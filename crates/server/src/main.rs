@@ -6,8 +6,10 @@
 
 mod codec;
 mod conn;
+mod io;
 mod scram;
 mod server;
+mod shared;
 mod startup;
 
 use std::path::PathBuf;
@@ -78,7 +80,7 @@ fn serve(cli: Cli) -> Result<(), String> {
         .as_deref()
         .filter(|p| !p.is_empty())
         .map(scram::Verifier::new);
-    let shared = Arc::new(server::Shared::new(engine, verifier, cli.max_connections));
+    let shared = Arc::new(shared::Shared::new(engine, verifier, cli.max_connections));
 
     // Every session may be blocked in `Session::handle` at once (lock waits
     // on one another): the blocking pool must never be the bottleneck, or a
@@ -86,7 +88,7 @@ fn serve(cli: Cli) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("nestor")
-        .max_blocking_threads(cli.max_connections + server::SOCKETS_RESERVE)
+        .max_blocking_threads(cli.max_connections + shared::SOCKETS_RESERVE)
         .build()
         .map_err(|e| format!("cannot start runtime: {e}"))?;
     let result = runtime.block_on(async {
@@ -129,7 +131,7 @@ fn raise_fd_limit(max_connections: usize) {
             }
         }
     }
-    let needed = (max_connections + server::SOCKETS_RESERVE + 64) as libc::rlim_t;
+    let needed = (max_connections + shared::SOCKETS_RESERVE + 64) as libc::rlim_t;
     if lim.rlim_cur < needed {
         tracing::warn!(
             "open file limit {} is below what --max-connections {} needs ({needed})",

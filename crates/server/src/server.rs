@@ -11,61 +11,21 @@
 //! engine's (`Session::new` fails with 53300).
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use nestor_common::error::Severity;
 use nestor_common::{DbError, SqlState};
-use nestor_session::session::Engine;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
-use crate::conn::{self, Io};
-use crate::scram;
-
-/// Sockets allowed beyond `max_connections` (cancel requests, clients still
-/// in startup, clients about to be told 53300 by the engine).
-pub const SOCKETS_RESERVE: usize = 64;
+use crate::conn;
+use crate::io::Io;
+use crate::shared::Shared;
 
 /// How long shutdown waits for connections to finish.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
-
-/// State shared by all connections.
-pub struct Shared {
-    pub engine: Arc<Engine>,
-    /// `Some`: SCRAM-SHA-256 authentication; `None`: trust.
-    pub verifier: Option<scram::Verifier>,
-    pub sockets_max: usize,
-    sockets: AtomicUsize,
-    pid: AtomicU32,
-}
-
-impl Shared {
-    pub fn new(
-        engine: Arc<Engine>,
-        verifier: Option<scram::Verifier>,
-        max_connections: usize,
-    ) -> Shared {
-        Shared {
-            engine,
-            verifier,
-            sockets_max: max_connections.saturating_add(SOCKETS_RESERVE),
-            sockets: AtomicUsize::new(0),
-            pid: AtomicU32::new(0),
-        }
-    }
-
-    /// A fresh backend "pid" (positive i32, as clients expect).
-    pub fn next_pid(&self) -> u32 {
-        loop {
-            let p = self.pid.fetch_add(1, Ordering::Relaxed).wrapping_add(1) & 0x7fff_ffff;
-            if p != 0 {
-                return p;
-            }
-        }
-    }
-}
 
 /// Counts an open socket and keeps shutdown waiting until dropped.
 struct SocketGuard {

@@ -32,9 +32,9 @@ use pgwire::messages::startup::{
 use pgwire::messages::PgWireBackendMessage;
 
 use crate::codec::{self, Cursor, Frontend, StartupPacket};
-use crate::conn::Io;
+use crate::io::Io;
 use crate::scram;
-use crate::server::Shared;
+use crate::shared::Shared;
 
 fn fatal(code: SqlState, message: impl Into<String>) -> DbError {
     DbError::new(code, message).with_severity(Severity::Fatal)

@@ -6,7 +6,7 @@
 //! transaction block and its states I/T/E ([`txn_block`]), prepared
 //! statements and portals ([`portal`]), the statements the session runs
 //! itself — transaction control, SET/SHOW/RESET, PREPARE/EXECUTE,
-//! DISCARD, COPY's sub-protocol ([`utility`], [`copy`]) — and the value
+//! DISCARD, COPY's sub-protocol (`session::utility`, [`copy`]) — and the value
 //! codec of the wire ([`encode`]). Everything else goes to the query engine
 //! (`nestor-exec`).
 //!
@@ -24,7 +24,6 @@ pub mod portal;
 pub mod protocol;
 pub mod session;
 pub mod txn_block;
-pub mod utility;
 
 pub use nestor_exec::CancelToken;
 pub use protocol::{BackendMsg, FieldDesc, FormatCode, FrontendMsg, TxnStatus};

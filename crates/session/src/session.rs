@@ -44,7 +44,7 @@ use crate::encode::{self, Codec};
 use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
-use crate::utility;
+mod utility;
 use nestor_exec::registry::{Activity, CancelToken, SessionShared};
 use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
 use nestor_settings::SessionSettings;

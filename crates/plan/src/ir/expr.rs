@@ -15,8 +15,8 @@ use nestor_common::DbError;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
+use super::Plan;
 use crate::functions::Func;
-use crate::tree::Plan;
 use crate::valops::Arith;
 
 /// Comparison operators.

@@ -22,11 +22,15 @@ use nestor_storage::{LockResult, Recheck, Tuple};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use nestor_plan::expr::{AggCall, AggFunc, Expr, SubKind, SubQuery};
-use nestor_plan::tree::{IndexKeys, JoinKind, LockTarget, Plan, SortKey, TableFunc, SYS_COLS};
+use nestor_plan::ir::{AggCall, AggFunc, Expr, SubKind, SubQuery};
+use nestor_plan::ir::{IndexKeys, JoinKind, LockTarget, Plan, SortKey, TableFunc, SYS_COLS};
 use nestor_plan::valops;
 
-use crate::eval::{truthy, Ev, Eval};
+use crate::context::Ev;
+
+pub mod eval;
+
+use eval::{truthy, Eval};
 
 pub type Row = Vec<Value>;
 pub type Emit<'f> = dyn FnMut(&mut Ev, Row) -> Result<bool, DbError> + 'f;
@@ -745,7 +749,7 @@ struct Group {
 fn run_aggregate(
     input: &Plan,
     group: &[Expr],
-    aggs: &[nestor_plan::tree::AggSpec],
+    aggs: &[nestor_plan::ir::AggSpec],
     ev: &mut Ev,
     param: &[Value],
     emit: &mut Emit,

@@ -15,11 +15,11 @@ use nestor_parser::pb::{
 use nestor_txn::Isolation;
 use nestor_types::Value;
 
+use super::{duplicate_statement, CopyInState, RowOut, Session};
 use crate::copy::{self, CopyParser, COPY_BATCH_ROWS};
 use crate::encode;
 use crate::portal::StmtBody;
 use crate::protocol::{BackendMsg, FrontendMsg};
-use crate::session::{duplicate_statement, CopyInState, RowOut, Session};
 use crate::txn_block::{parse_isolation, TxnOptions};
 use nestor_exec::{ColumnDesc, CommandTag, RowsCommand};
 use nestor_settings as settings;

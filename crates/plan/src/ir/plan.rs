@@ -19,7 +19,7 @@ use std::sync::Arc;
 use nestor_txn::{LockMode, WaitPolicy};
 use nestor_types::datatype::DataType;
 
-use crate::expr::{AggCall, Expr};
+use super::{AggCall, Expr};
 use nestor_catalog::{IndexDef, TableDef};
 
 /// Number of hidden system columns after a table's columns.

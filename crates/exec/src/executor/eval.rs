@@ -12,36 +12,14 @@
 //!     IsNull(NULL)                    -> true      => true
 //! ```
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use nestor_common::{DbError, SqlState};
-use nestor_plan::expr::{BoolTest, Cmp, Expr};
+use nestor_plan::ir::{BoolTest, Cmp, Expr};
 use nestor_plan::valops;
 use nestor_types::Value;
 
-use crate::context::StatementCtx;
-
-/// The state one execution of a statement evaluates in.
-pub struct Ev<'c, 'a> {
-    pub ctx: &'c mut StatementCtx<'a>,
-    pub params: &'c [Value],
-    /// Rows of enclosing queries, indexed by query level.
-    pub outer: Vec<Vec<Value>>,
-    /// Results of uncorrelated subqueries and CTEs, by id.
-    pub cache: HashMap<usize, Arc<Vec<Vec<Value>>>>,
-}
-
-impl<'c, 'a> Ev<'c, 'a> {
-    pub fn new(ctx: &'c mut StatementCtx<'a>, params: &'c [Value]) -> Ev<'c, 'a> {
-        Ev {
-            ctx,
-            params,
-            outer: Vec::new(),
-            cache: HashMap::new(),
-        }
-    }
-}
+use crate::context::Ev;
 
 /// A boolean value's truth (None for NULL and non-booleans).
 pub fn truthy(v: &Value) -> Option<bool> {
@@ -109,7 +87,7 @@ impl Eval for Expr {
                 }
                 crate::functions::call(*f, vals, ev)
             }
-            Expr::Sub(s) => crate::executor::eval_subquery(s, row, ev),
+            Expr::Sub(s) => super::eval_subquery(s, row, ev),
             Expr::Agg(_) => Err(DbError::new(
                 SqlState::GroupingError,
                 "aggregate functions are not allowed here",

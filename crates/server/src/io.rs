@@ -1,0 +1,124 @@
+//! A client socket with its read and write buffers.
+//!
+//! An idle connection holds no buffer: both are freed before waiting for
+//! input and allocated when the socket becomes readable. Output is written
+//! in chunks so large results do not double in memory.
+
+use std::io;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use nestor_common::DbError;
+use nestor_session::protocol::BackendMsg;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::codec;
+
+/// Smallest read; grows toward the size of a pending large message.
+const READ_CHUNK_BYTES: usize = 8 * 1024;
+/// Largest single buffer growth step while reading one big message.
+const READ_RESERVE_BYTES_MAX: usize = 1024 * 1024;
+/// Output is written out whenever this much is pending.
+const WRITE_CHUNK_BYTES: usize = 64 * 1024;
+/// After a FATAL: how long, and how much input, to discard before closing.
+const CLOSE_DRAIN: Duration = Duration::from_millis(200);
+const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
+
+/// Why the message loop ends abnormally.
+pub enum Failure {
+    /// Socket gone: close without a word.
+    Io,
+    /// Tell the client, then close.
+    Fatal(Box<DbError>),
+}
+
+/// Socket plus buffers.
+pub struct Io {
+    pub stream: TcpStream,
+    pub rbuf: BytesMut,
+    pub wbuf: BytesMut,
+}
+
+impl Io {
+    pub fn new(stream: TcpStream) -> Io {
+        Io {
+            stream,
+            rbuf: BytesMut::new(),
+            wbuf: BytesMut::new(),
+        }
+    }
+
+    /// Read more bytes into `rbuf`. Returns 0 at EOF. Cancel-safe: bytes
+    /// read are in `rbuf` before any await can be abandoned.
+    pub async fn fill(&mut self) -> io::Result<usize> {
+        loop {
+            self.stream.readable().await?;
+            let want = codec::pending_frame_len(&self.rbuf)
+                .map(|n| n.saturating_sub(self.rbuf.len()))
+                .unwrap_or(0)
+                .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX);
+            self.rbuf.reserve(want);
+            match self.stream.try_read_buf(&mut self.rbuf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    pub async fn flush(&mut self) -> io::Result<()> {
+        if !self.wbuf.is_empty() {
+            self.stream.write_all(&self.wbuf).await?;
+            self.wbuf.clear();
+        }
+        if self.wbuf.capacity() > WRITE_CHUNK_BYTES * 2 {
+            self.wbuf = BytesMut::new();
+        }
+        Ok(())
+    }
+
+    /// Free both buffers if they hold nothing (before waiting idle).
+    pub fn release_idle_buffers(&mut self) {
+        if self.rbuf.is_empty() {
+            self.rbuf = BytesMut::new();
+        }
+        if self.wbuf.is_empty() {
+            self.wbuf = BytesMut::new();
+        }
+    }
+
+    /// Send an ErrorResponse (typically FATAL) before closing, ignoring I/O
+    /// errors: the connection is ending anyway. Then half-close and discard
+    /// input for a moment: closing a socket with unread input sends a reset,
+    /// which can destroy the error before the client reads it.
+    pub async fn send_fatal(&mut self, e: &DbError) {
+        let _ = codec::encode_pg(&mut self.wbuf, &codec::error_message(e));
+        if self.flush().await.is_err() {
+            return;
+        }
+        let _ = self.stream.shutdown().await;
+        let mut sink = [0u8; 4096];
+        let mut left = CLOSE_DRAIN_BYTES_MAX;
+        let _ = tokio::time::timeout(CLOSE_DRAIN, async {
+            while left > 0 {
+                match tokio::io::AsyncReadExt::read(&mut self.stream, &mut sink).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => left = left.saturating_sub(n),
+                }
+            }
+        })
+        .await;
+    }
+
+    /// Encode session output, writing out in chunks.
+    pub async fn write_out(&mut self, out: &[BackendMsg]) -> Result<(), Failure> {
+        for m in out {
+            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
+            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
+                self.flush().await.map_err(|_| Failure::Io)?;
+            }
+        }
+        Ok(())
+    }
+}
