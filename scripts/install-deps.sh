@@ -6,9 +6,9 @@
 #   libclang-dev clang      pg_query's build (bindgen) needs libclang
 #   postgresql-client-15    psql
 #   postgresql-15           the reference server for comparisons; on Debian 12
-#                           it also ships pgbench (/usr/lib/postgresql/15/bin,
-#                           wrapped by /usr/bin/pgbench from
-#                           postgresql-client-common)
+#                           it also ships pgbench (in PostgreSQL's bindir,
+#                           `pg_config --bindir`, wrapped by /usr/bin/pgbench
+#                           from postgresql-client-common)
 #   psycopg[binary]         Python client tests (pip)
 #   a JDK and maven         only if `java`/`mvn` are missing
 #

@@ -1,12 +1,12 @@
 //! Real, unmodified clients against the real server: pgbench (init through
 //! COPY and through server-side generation; the built-in scripts in simple,
-//! extended and prepared modes; balances consistent afterwards), the seeds'
-//! workloads from ../shared/workloads run unchanged, xid-growth consuming
-//! one XID, and data surviving a restart.
+//! extended and prepared modes; balances consistent afterwards), the
+//! experiments' scripts from bench/workloads run unchanged, xid-growth
+//! consuming one XID, and data surviving a restart.
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use common::Server;
@@ -43,8 +43,11 @@ fn psql(server: &Server, sql: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// `bench/workloads` of this repository (crates/server is two levels down).
 fn workloads() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/workloads")
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/workloads");
+    dir.canonicalize()
+        .unwrap_or_else(|e| panic!("workloads directory {}: {e}", dir.display()))
 }
 
 fn balances_consistent(server: &Server) {
@@ -185,6 +188,57 @@ fn seed_workloads_run_unmodified() {
             "pgbench",
             &["-n", "-M", "prepared", "-c", "2", "-t", "20", "-f", &path],
         );
+    }
+    // The replica trigger (70 savepoints, each with an UPDATE); the long
+    // transaction itself only sleeps.
+    run(
+        &server,
+        "psql",
+        &[
+            "-X",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-f",
+            &f("standby-long-tx/overflow-once.sql"),
+        ],
+    );
+}
+
+/// The committed subtrans-cliff scripts are `generate.sh`'s output, so the
+/// benchmark's generated N and the tested N are the same workload.
+#[test]
+fn subtrans_scripts_are_the_generators_output() {
+    let dir = workloads().join("subtrans-cliff");
+    for (n, mode, file) in [
+        ("60", "savepoint", "savepoints-60.sql"),
+        ("90", "savepoint", "savepoints-90.sql"),
+        ("60", "select1", "select1-60.sql"),
+        ("90", "select1", "select1-90.sql"),
+    ] {
+        let out = Command::new("bash")
+            .arg(dir.join("generate.sh"))
+            .args([n, mode])
+            .output()
+            .expect("run bash");
+        assert!(out.status.success(), "generate.sh {n} {mode} failed");
+        let committed = std::fs::read(dir.join(file)).unwrap();
+        assert!(
+            out.stdout == committed,
+            "{file} differs from `generate.sh {n} {mode}`"
+        );
+        let marks = String::from_utf8(committed)
+            .unwrap()
+            .lines()
+            .filter(|l| {
+                *l == if mode == "savepoint" {
+                    "SAVEPOINT a;"
+                } else {
+                    "SELECT 1;"
+                }
+            })
+            .count();
+        assert_eq!(marks.to_string(), n, "{file}");
     }
 }
 
