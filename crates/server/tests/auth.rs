@@ -8,7 +8,15 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres::NoTls;
 
 async fn connect(srv: &Server, password: Option<&str>) -> Result<(), tokio_postgres::Error> {
-    let (client, conn) = tokio_postgres::connect(&srv.conn_str("alice", password), NoTls).await?;
+    connect_as(srv, "alice", password).await
+}
+
+async fn connect_as(
+    srv: &Server,
+    user: &str,
+    password: Option<&str>,
+) -> Result<(), tokio_postgres::Error> {
+    let (client, conn) = tokio_postgres::connect(&srv.conn_str(user, password), NoTls).await?;
     let task = tokio::spawn(conn);
     // The authenticated connection is usable.
     let rows = client.simple_query("select 1").await?;
@@ -22,6 +30,18 @@ async fn connect(srv: &Server, password: Option<&str>) -> Result<(), tokio_postg
     drop(client);
     let _ = task.await;
     Ok(())
+}
+
+/// What PostgreSQL sends for a wrong password: FATAL, SQLSTATE 28P01 and
+/// this exact message naming the user (no hint of which part was wrong).
+fn assert_password_failed(err: &tokio_postgres::Error, user: &str) {
+    assert_eq!(err.code(), Some(&SqlState::INVALID_PASSWORD), "{err}");
+    let db = err.as_db_error().expect("an error from the server");
+    assert_eq!(db.severity(), "FATAL", "{db:?}");
+    assert_eq!(
+        db.message(),
+        format!("password authentication failed for user \"{user}\"")
+    );
 }
 
 #[tokio::test]
@@ -39,14 +59,18 @@ async fn scram_right_password_succeeds_wrong_fails_28p01() {
     let err = connect(&srv, Some("wrong"))
         .await
         .expect_err("wrong password");
-    assert_eq!(err.code(), Some(&SqlState::INVALID_PASSWORD), "{err}");
-    let db = err.as_db_error().expect("db error");
-    assert_eq!(
-        db.message(),
-        "password authentication failed for user \"alice\""
-    );
-    // No password at all: the client gives up, the server stays healthy.
-    assert!(connect(&srv, None).await.is_err());
+    assert_password_failed(&err, "alice");
+    // The message names whoever tried.
+    let err = connect_as(&srv, "carol", Some("s3cret pwx"))
+        .await
+        .expect_err("wrong password");
+    assert_password_failed(&err, "carol");
+    // No password at all: the server asks for SCRAM, the client has nothing
+    // to answer with and gives up on its side; the server stays healthy.
+    let err = connect(&srv, None).await.expect_err("no password");
+    assert!(err.as_db_error().is_none(), "client-side error: {err:?}");
+    let cause = std::error::Error::source(&err).map(|e| e.to_string());
+    assert_eq!(cause.as_deref(), Some("password missing"), "{err:?}");
     connect(&srv, Some("s3cret pw"))
         .await
         .expect("still healthy");
@@ -59,7 +83,7 @@ async fn password_from_environment() {
     let err = connect(&srv, Some("nope"))
         .await
         .expect_err("wrong password");
-    assert_eq!(err.code(), Some(&SqlState::INVALID_PASSWORD));
+    assert_password_failed(&err, "alice");
 }
 
 #[test]

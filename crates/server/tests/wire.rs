@@ -1,11 +1,88 @@
 //! Wire-level behaviour of the `nestor` binary, with raw TCP: negotiation,
-//! startup, framing errors, cancel requests, shutdown, idle memory.
-//! Nothing here depends on SQL beyond what the session guarantees for any
-//! Query: some response ending in ReadyForQuery.
+//! startup, pipelining of simple and extended queries, framing errors,
+//! cancel requests, shutdown, idle memory. The SQL used is only literal
+//! SELECTs with parameters; the replies are checked message by message.
 
 mod common;
 
 use common::*;
+
+/// The type bytes of a reply, e.g. "TDCZ" for a one-row simple query.
+fn tags(msgs: &[Msg]) -> String {
+    msgs.iter().map(|m| m.tag as char).collect()
+}
+
+/// The text values of a DataRow (None for NULL).
+fn row_values(m: &Msg) -> Vec<Option<String>> {
+    assert_eq!(m.tag, b'D', "expected DataRow, got {m:?}");
+    let n = i16::from_be_bytes([m.body[0], m.body[1]]);
+    let mut rest = &m.body[2..];
+    (0..n)
+        .map(|_| {
+            let len = i32::from_be_bytes(rest[..4].try_into().unwrap());
+            rest = &rest[4..];
+            (len >= 0).then(|| {
+                let (v, tail) = rest.split_at(len as usize);
+                rest = tail;
+                String::from_utf8(v.to_vec()).unwrap()
+            })
+        })
+        .collect()
+}
+
+/// A CommandComplete's tag ("SELECT 1").
+fn command_tag(m: &Msg) -> String {
+    assert_eq!(m.tag, b'C', "expected CommandComplete, got {m:?}");
+    String::from_utf8(m.body.strip_suffix(b"\0").unwrap().to_vec()).unwrap()
+}
+
+/// `select N` by simple query: RowDescription, one DataRow "N",
+/// CommandComplete "SELECT 1", ReadyForQuery with status `status`.
+fn assert_select_reply(reply: &[Msg], n: &str, status: u8) {
+    assert_eq!(tags(reply), "TDCZ", "{reply:?}");
+    assert_eq!(row_values(&reply[1]), [Some(n.to_string())]);
+    assert_eq!(command_tag(&reply[2]), "SELECT 1");
+    assert_eq!(reply[3].body, [status], "ReadyForQuery status");
+}
+
+fn cstr(s: &str) -> Vec<u8> {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    v
+}
+
+/// Parse: statement name, query, no parameter types (inferred).
+fn parse(name: &str, query: &str) -> Vec<u8> {
+    let mut body = cstr(name);
+    body.extend(cstr(query));
+    body.extend(0i16.to_be_bytes());
+    frame(b'P', &body)
+}
+
+/// Bind: portal, statement, text parameters, text results.
+fn bind(portal: &str, stmt: &str, params: &[&str]) -> Vec<u8> {
+    let mut body = cstr(portal);
+    body.extend(cstr(stmt));
+    body.extend(0i16.to_be_bytes());
+    body.extend((params.len() as i16).to_be_bytes());
+    for p in params {
+        body.extend((p.len() as i32).to_be_bytes());
+        body.extend(p.as_bytes());
+    }
+    body.extend(0i16.to_be_bytes());
+    frame(b'B', &body)
+}
+
+/// Execute: portal, all rows.
+fn execute(portal: &str) -> Vec<u8> {
+    let mut body = cstr(portal);
+    body.extend(0i32.to_be_bytes());
+    frame(b'E', &body)
+}
+
+fn sync() -> Vec<u8> {
+    frame(b'S', b"")
+}
 
 #[test]
 fn ssl_and_gss_requests_get_n_then_startup_is_ready_idle() {
@@ -19,9 +96,8 @@ fn ssl_and_gss_requests_get_n_then_startup_is_ready_idle() {
     assert_eq!(st.status, b'I');
     assert!(st.pid > 0);
     assert!(st.params.iter().any(|(k, _)| k == "server_version"));
-    // Any query gets a response that ends in ReadyForQuery.
-    let resp = c.query("select 1");
-    assert_eq!(resp.last().map(|m| m.tag), Some(b'Z'));
+    // The negotiated connection answers queries.
+    assert_select_reply(&c.query("select 1"), "1", b'I');
     c.send(&frame(b'X', b""));
     c.expect_closed();
 }
@@ -33,19 +109,78 @@ fn plain_startup_without_negotiation() {
     assert_eq!(c.startup("bob").status, b'I');
 }
 
+/// Simple queries and extended-protocol batches sent in one write are each
+/// answered, in order, with their own messages and values; every Sync (and
+/// every Query) gets exactly one ReadyForQuery; an error in a batch skips
+/// the rest of that batch up to its Sync and nothing after it.
 #[test]
-fn pipelined_messages_are_all_answered() {
+fn pipelined_messages_are_all_answered_in_order() {
     let srv = Server::start();
     let mut c = srv.raw();
     c.startup("bob");
-    // Two simple queries and an extended-protocol Sync in one write.
     let mut bytes = frame(b'Q', b"select 1\0");
+    // Unnamed statement and portal: Parse, Bind ($1 = 41), Execute, Sync.
+    bytes.extend(parse("", "select $1::int4 + 1"));
+    bytes.extend(bind("", "", &["41"]));
+    bytes.extend(execute(""));
+    bytes.extend(sync());
     bytes.extend(frame(b'Q', b"select 2\0"));
-    bytes.extend(frame(b'S', b""));
+    // Named statement; Bind of a statement that does not exist fails, so
+    // the Execute after it is skipped until Sync.
+    bytes.extend(parse("s2", "select $1::int4 * 2, $2::text"));
+    bytes.extend(bind("", "nope", &[]));
+    bytes.extend(execute(""));
+    bytes.extend(sync());
+    // The named statement survives the failed batch: two portals of it.
+    bytes.extend(bind("p1", "s2", &["21", "a"]));
+    bytes.extend(bind("p2", "s2", &["5", "b"]));
+    bytes.extend(execute("p2"));
+    bytes.extend(execute("p1"));
+    bytes.extend(sync());
+    // A bare Sync: just ReadyForQuery.
+    bytes.extend(sync());
+    bytes.extend(frame(b'Q', b"select 3\0"));
     c.send(&bytes);
-    for _ in 0..3 {
-        c.read_until_ready();
-    }
+
+    assert_select_reply(&c.read_until_ready(), "1", b'I');
+
+    let r = c.read_until_ready();
+    assert_eq!(tags(&r), "12DCZ", "ParseComplete, BindComplete, row: {r:?}");
+    assert_eq!(row_values(&r[2]), [Some("42".to_string())]);
+    assert_eq!(command_tag(&r[3]), "SELECT 1");
+    assert_eq!(r[4].body, b"I");
+
+    assert_select_reply(&c.read_until_ready(), "2", b'I');
+
+    let r = c.read_until_ready();
+    assert_eq!(
+        tags(&r),
+        "1EZ",
+        "the Execute after the failed Bind is skipped: {r:?}"
+    );
+    assert_eq!(r[1].sqlstate(), "26000", "{:?}", r[1].fields());
+    assert_eq!(r[1].message(), "prepared statement \"nope\" does not exist");
+    assert_eq!(r[2].body, b"I");
+
+    let r = c.read_until_ready();
+    assert_eq!(tags(&r), "22DCDCZ", "{r:?}");
+    assert_eq!(
+        row_values(&r[2]),
+        [Some("10".to_string()), Some("b".to_string())]
+    );
+    assert_eq!(command_tag(&r[3]), "SELECT 1");
+    assert_eq!(
+        row_values(&r[4]),
+        [Some("42".to_string()), Some("a".to_string())]
+    );
+    assert_eq!(command_tag(&r[5]), "SELECT 1");
+    assert_eq!(r[6].body, b"I");
+
+    let r = c.read_until_ready();
+    assert_eq!(tags(&r), "Z", "a bare Sync: {r:?}");
+
+    // Exactly one ReadyForQuery per Sync: the next reply is the last query's.
+    assert_select_reply(&c.read_until_ready(), "3", b'I');
 }
 
 #[test]
@@ -159,8 +294,9 @@ fn cancel_request_with_wrong_key_is_harmless() {
         &[0, 0, 0x7f, 0xff, 0, 0, 0, 1],
     ));
     cancel.expect_closed();
-    let resp = a.query("select 1");
-    assert_eq!(resp.last().unwrap().tag, b'Z');
+    // Nothing was cancelled: the target connection answers normally (no
+    // 57014), idle.
+    assert_select_reply(&a.query("select 1"), "1", b'I');
 }
 
 #[test]
@@ -208,7 +344,7 @@ fn idle_connections_are_cheap() {
     let per_conn = after.saturating_sub(before) as f64 / N as f64;
     eprintln!("RSS {before} KiB -> {after} KiB with {N} idle connections: {per_conn:.1} KiB each");
     assert!(per_conn < 100.0, "{per_conn:.1} KiB per idle connection");
-    // All still alive.
-    let resp = conns[N - 1].query("select 1");
-    assert_eq!(resp.last().unwrap().tag, b'Z');
+    // All still alive: the first and the last one answer.
+    assert_select_reply(&conns[0].query("select 1"), "1", b'I');
+    assert_select_reply(&conns[N - 1].query("select 2"), "2", b'I');
 }
