@@ -45,15 +45,14 @@ fn bad_param(msg: impl Into<String>) -> DbError {
 }
 
 /// Call with evaluated arguments. Most functions are strict: NULL in,
-/// NULL out.
+/// NULL out (the library's functions apply their own NULL rules).
 pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
+    if let Func::Library(lib) = f {
+        return lib.call(&args, &ev.ctx.eval);
+    }
     let strict = !matches!(
         f,
-        Func::Concat
-            | Func::CurrentSetting
-            | Func::SetConfig
-            | Func::ObjDescription
-            | Func::PgGetExpr
+        Func::CurrentSetting | Func::SetConfig | Func::ObjDescription
     );
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -63,33 +62,31 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::StatementTimestamp => Ok(Value::TimestampTz(ev.ctx.stmt_start_us)),
         Func::ClockTimestamp => Ok(Value::TimestampTz(now_us())),
         Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
+        Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
         Func::PgSleep => pg_sleep(as_f64(&args[0]).unwrap_or(0.0), ev),
         Func::PgSleepFor => {
             let iv = nestor_types::datetime::parse_interval(
                 &text(&args[0], &ev.ctx.eval).unwrap_or_default(),
             )?;
-            let secs = (iv.span() as f64) / 1e6;
-            pg_sleep(secs, ev)
-        }
-        Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
-        Func::Regclass => {
-            let name = text(&args[0], &ev.ctx.eval).unwrap_or_default();
-            Ok(Value::Int8(ev.ctx.db.catalog.regclass(&name)? as i64))
+            pg_sleep((iv.span() as f64) / 1e6, ev)
         }
         Func::Random => Ok(Value::Float8(random_f64())),
-        Func::Version => Ok(text_val(
-            "PostgreSQL 15.0 (Nestor 0.1.0) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
-        )),
-        Func::CurrentDatabase => Ok(text_val(setting(ev, "nestor.database", "postgres"))),
-        Func::CurrentUser => Ok(text_val(setting(ev, "session_authorization", "postgres"))),
-        Func::CurrentSchema => Ok(text_val("public")),
-        Func::BackendPid => Ok(Value::Int4(ev.ctx.session.0 as i32)),
-        Func::CurrentWalLsn => {
-            let lsn = ev.ctx.db.wal_lsn();
-            Ok(Value::Text(
-                format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF).into(),
-            ))
-        }
+        Func::TxidCurrent
+        | Func::TxidCurrentIfAssigned
+        | Func::CurrentSnapshot
+        | Func::SnapshotXmin
+        | Func::SnapshotXmax
+        | Func::XactStatus => transaction_fn(f, &args, ev),
+        Func::CurrentSetting => current_setting(&args, ev),
+        Func::SetConfig => set_config(&args, ev),
+        Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => sequence_fn(f, &args, ev),
+        f => session_fn(f, &args, ev),
+    }
+}
+
+/// Functions about the transaction and snapshots.
+fn transaction_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    match f {
         Func::TxidCurrent => {
             if ev.ctx.read_only {
                 return Err(DbError::new(
@@ -110,19 +107,67 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::CurrentSnapshot => Ok(text_val(current_snapshot(ev))),
         Func::SnapshotXmin | Func::SnapshotXmax => snapshot_part(f, &args[0], &ev.ctx.eval),
         Func::XactStatus => xact_status(&args[0], ev),
-        Func::CurrentSetting => current_setting(&args, ev),
-        Func::SetConfig => set_config(&args, ev),
+        other => Err(DbError::internal(format!(
+            "{other:?} is not a transaction function"
+        ))),
+    }
+}
+
+/// Functions about the session, the server and the catalog.
+fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let ec = ev.ctx.eval;
+    Ok(match f {
+        Func::Version => text_val(
+            "PostgreSQL 15.0 (Nestor 0.1.0) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
+        ),
+        Func::CurrentDatabase => text_val(setting(ev, "nestor.database", "postgres")),
+        Func::CurrentUser => text_val(setting(ev, "session_authorization", "postgres")),
+        Func::CurrentSchema => text_val("public"),
+        Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
+        Func::CurrentWalLsn => {
+            let lsn = ev.ctx.db.wal_lsn();
+            text_val(format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF))
+        }
         Func::CancelBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
-            Ok(Value::Bool(ev.ctx.db.sessions.cancel(pid, None)))
+            Value::Bool(ev.ctx.db.sessions.cancel(pid, None))
         }
         Func::TerminateBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
-            Ok(Value::Bool(ev.ctx.db.sessions.terminate(pid)))
+            Value::Bool(ev.ctx.db.sessions.terminate(pid))
         }
-        Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => sequence_fn(f, &args, ev),
-        _ => pure(f, &args, &ev.ctx.eval),
-    }
+        Func::Regclass => {
+            let name = text(&args[0], &ec).unwrap_or_default();
+            Value::Int8(ev.ctx.db.catalog.regclass(&name)? as i64)
+        }
+        f => catalog_fn(f, args, &ec)?,
+    })
+}
+
+/// Catalog helpers tools call, and the binder's internal conversions.
+fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    Ok(match f {
+        Func::FormatType => {
+            let t = DataType::from_oid_typmod(int_arg(&args[0]) as u32, int_arg(&args[1]) as i32);
+            t.map_or(Value::Null, |t| text_val(t.to_string()))
+        }
+        // No object has a comment.
+        Func::ObjDescription => Value::Null,
+        // One schema, one (super)user: every object is visible and allowed.
+        Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
+        Func::PgGetUserbyid => text_val("postgres"),
+        Func::PgEncodingToChar => text_val(match int_arg(&args[0]) {
+            0 => "SQL_ASCII",
+            6 => "UTF8",
+            _ => "",
+        }),
+        Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
+        Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
+        Func::BpcharToText => {
+            text_val(text(&args[0], ec).unwrap_or_default().trim_end_matches(' '))
+        }
+        other => return Err(DbError::internal(format!("{other:?} reached catalog_fn"))),
+    })
 }
 
 fn setting(ev: &Ev, name: &str, default: &str) -> String {
@@ -341,174 +386,4 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 
 fn int_arg(v: &Value) -> i64 {
     as_i64(v).unwrap_or(0)
-}
-
-/// Pure functions.
-pub fn pure(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
-    let s0 = || text(&args[0], ec).unwrap_or_default();
-    Ok(match f {
-        Func::Abs => match &args[0] {
-            Value::Int2(i) => Value::Int2(i.checked_abs().ok_or_else(range_err)?),
-            Value::Int4(i) => Value::Int4(i.checked_abs().ok_or_else(range_err)?),
-            Value::Int8(i) => Value::Int8(i.checked_abs().ok_or_else(range_err)?),
-            Value::Float4(x) => Value::Float4(x.abs()),
-            Value::Float8(x) => Value::Float8(x.abs()),
-            v => valops::numeric_of(v).map_or(Value::Null, |n| valops::numeric_value(n.abs())),
-        },
-        Func::Lower => text_val(s0().to_lowercase()),
-        Func::Upper => text_val(s0().to_uppercase()),
-        Func::Length => Value::Int4(s0().chars().count() as i32),
-        Func::Substr => substr(&s0(), int_arg(&args[1]), args.get(2).map(int_arg))?,
-        Func::Round | Func::Floor | Func::Ceil => rounding(f, args)?,
-        Func::Mod => valops::arith(valops::Arith::Mod, &args[0], &args[1], ec)?,
-        Func::Concat => text_val(args.iter().filter_map(|v| text(v, ec)).collect::<String>()),
-        Func::Trim => text_val(s0().trim_matches(' ')),
-        Func::BpcharToText => text_val(s0().trim_end_matches(' ')),
-        Func::ByteaLength => match &args[0] {
-            Value::Bytea(b) => Value::Int4(b.len() as i32),
-            _ => Value::Null,
-        },
-        Func::Replace => {
-            let from = text(&args[1], ec).unwrap_or_default();
-            let to = text(&args[2], ec).unwrap_or_default();
-            if from.is_empty() {
-                text_val(s0())
-            } else {
-                text_val(s0().replace(&from, &to))
-            }
-        }
-        Func::Sqrt => {
-            let x = as_f64(&args[0]).unwrap_or(0.0);
-            if x < 0.0 {
-                return Err(DbError::new(
-                    SqlState::InvalidParameterValue,
-                    "cannot take square root of a negative number",
-                ));
-            }
-            Value::Float8(x.sqrt())
-        }
-        Func::Power => Value::Float8(
-            as_f64(&args[0])
-                .unwrap_or(0.0)
-                .powf(as_f64(&args[1]).unwrap_or(0.0)),
-        ),
-        Func::GenRandomUuid => {
-            let mut u = [0u8; 16];
-            for c in u.chunks_mut(8) {
-                let r =
-                    (random_f64() * (1u64 << 53) as f64) as u64 ^ (now_us() as u64).rotate_left(17);
-                c.copy_from_slice(&r.to_le_bytes());
-            }
-            u[6] = (u[6] & 0x0f) | 0x40;
-            u[8] = (u[8] & 0x3f) | 0x80;
-            Value::Uuid(u)
-        }
-        Func::FormatType => {
-            let t = DataType::from_oid_typmod(int_arg(&args[0]) as u32, int_arg(&args[1]) as i32);
-            t.map_or(Value::Null, |t| text_val(t.to_string()))
-        }
-        Func::PgGetExpr | Func::ObjDescription | Func::PgGetUserbyid | Func::ToCharSimple => {
-            if f == Func::PgGetUserbyid {
-                text_val("postgres")
-            } else if f == Func::ToCharSimple {
-                args.first()
-                    .and_then(|v| text(v, ec))
-                    .map_or(Value::Null, text_val)
-            } else {
-                Value::Null
-            }
-        }
-        Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
-        Func::PgEncodingToChar => text_val("UTF8"),
-        Func::Left | Func::Right => {
-            let s: Vec<char> = s0().chars().collect();
-            let n = int_arg(&args[1]);
-            let len = s.len() as i64;
-            let k = if n >= 0 { n.min(len) } else { (len + n).max(0) } as usize;
-            let out: String = if f == Func::Left {
-                s[..k].iter().collect()
-            } else {
-                s[s.len() - k..].iter().collect()
-            };
-            text_val(out)
-        }
-        Func::Strpos => {
-            let s = s0();
-            let needle = text(&args[1], ec).unwrap_or_default();
-            Value::Int4(
-                s.find(&needle)
-                    .map_or(0, |b| s[..b].chars().count() as i32 + 1),
-            )
-        }
-        Func::Library(i) => {
-            let name = nestor_types::functions::NAMES[i as usize];
-            match nestor_types::functions::call_scalar_ctx(name, args, ec) {
-                Some(r) => r?,
-                None => {
-                    return Err(DbError::internal(format!(
-                        "library function {name} vanished"
-                    )))
-                }
-            }
-        }
-        Func::Int8FromText => valops::from_text(&s0(), DataType::Int8, ec)?,
-        Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
-        Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
-        _ => return Err(DbError::internal(format!("{f:?} is not a pure function"))),
-    })
-}
-
-fn range_err() -> DbError {
-    DbError::new(SqlState::NumericValueOutOfRange, "integer out of range")
-}
-
-fn substr(s: &str, start: i64, len: Option<i64>) -> Result<Value, DbError> {
-    if let Some(l) = len {
-        if l < 0 {
-            return Err(DbError::new(
-                SqlState::DataException,
-                "negative substring length not allowed",
-            ));
-        }
-    }
-    let chars: Vec<char> = s.chars().collect();
-    let from = start.max(1);
-    let to = match len {
-        Some(l) => start.saturating_add(l),
-        None => i64::MAX,
-    };
-    let lo = (from - 1).clamp(0, chars.len() as i64) as usize;
-    let hi = (to - 1).clamp(lo as i64, chars.len() as i64) as usize;
-    Ok(text_val(chars[lo..hi].iter().collect::<String>()))
-}
-
-fn rounding(f: Func, args: &[Value]) -> Result<Value, DbError> {
-    let v = &args[0];
-    match v {
-        Value::Float4(_) | Value::Float8(_) => {
-            let x = as_f64(v).unwrap_or(0.0);
-            let r = match f {
-                Func::Round => x.round_ties_even(),
-                Func::Floor => x.floor(),
-                _ => x.ceil(),
-            };
-            Ok(if matches!(v, Value::Float4(_)) {
-                Value::Float4(r as f32)
-            } else {
-                Value::Float8(r)
-            })
-        }
-        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => Ok(v.clone()),
-        _ => {
-            let n =
-                valops::numeric_of(v).ok_or_else(|| DbError::internal("round of non-number"))?;
-            let scale = args.get(1).map(int_arg).unwrap_or(0);
-            let r = match f {
-                Func::Round => n.round(scale)?,
-                Func::Floor => n.floor()?,
-                _ => n.ceil()?,
-            };
-            Ok(valops::numeric_value(r))
-        }
-    }
 }

@@ -924,7 +924,8 @@ impl<'e> Binder<'e> {
             {
                 let le = self.coerce(le, lt, DataType::Float8)?;
                 let re = self.coerce(re, rt, DataType::Float8)?;
-                Ok((Expr::Func(Func::Power, vec![le, re]), DataType::Float8))
+                let pow = functions::library_call("power", &[DataType::Float8, DataType::Float8])?;
+                Ok((Expr::Func(pow, vec![le, re]), DataType::Float8))
             }
             _ => Err(no_operator(op, lt, rt)),
         }
@@ -1209,10 +1210,11 @@ impl<'e> Binder<'e> {
                     _ => Value::Null,
                 };
                 let e = self.coerce(e, t, DataType::Text)?;
+                let concat = functions::library_call("concat", &[DataType::Text, DataType::Text])?;
                 return Ok((
                     Expr::Agg(Box::new(AggCall {
                         func,
-                        arg: Some(Expr::Func(Func::Concat, vec![e, Expr::Const(sep)])),
+                        arg: Some(Expr::Func(concat, vec![e, Expr::Const(sep)])),
                         distinct: f.agg_distinct,
                         ty: DataType::Text,
                     })),

@@ -17,7 +17,10 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{node::Node as NodeEnum, CopyStmt, DefElem};
 use nestor_types::Value;
 
-use crate::encode::{parse_text, to_text, Codec};
+use nestor_types::text::parse_text;
+use nestor_types::EvalCtx;
+
+use crate::encode::wire_type;
 
 /// Rows handed to the engine at once.
 pub const COPY_BATCH_ROWS: usize = 1000;
@@ -176,7 +179,7 @@ impl CopyParser {
     }
 
     /// Take one CopyData message's bytes.
-    pub fn feed(&mut self, codec: &Codec, data: &[u8]) -> Result<(), DbError> {
+    pub fn feed(&mut self, codec: &EvalCtx, data: &[u8]) -> Result<(), DbError> {
         if self.ended {
             return Ok(());
         }
@@ -195,7 +198,7 @@ impl CopyParser {
     }
 
     /// CopyDone: a last record without a trailing newline.
-    pub fn finish(&mut self, codec: &Codec) -> Result<(), DbError> {
+    pub fn finish(&mut self, codec: &EvalCtx) -> Result<(), DbError> {
         if !self.ended && !self.buf.is_empty() {
             let rec = std::mem::take(&mut self.buf);
             if self.opts.format == CopyFormat::Csv
@@ -239,7 +242,7 @@ impl CopyParser {
         }
     }
 
-    fn record(&mut self, codec: &Codec, rec: &[u8]) -> Result<(), DbError> {
+    fn record(&mut self, codec: &EvalCtx, rec: &[u8]) -> Result<(), DbError> {
         self.line += 1;
         let rec = rec.strip_suffix(b"\r").unwrap_or(rec);
         if rec == b"\\." {
@@ -271,7 +274,7 @@ impl CopyParser {
 
     fn convert(
         &self,
-        codec: &Codec,
+        codec: &EvalCtx,
         fields: Vec<Option<String>>,
         text: &str,
     ) -> Result<Vec<Value>, DbError> {
@@ -293,7 +296,7 @@ impl CopyParser {
             .zip(&self.names)
             .map(|((f, oid), name)| match f {
                 None => Ok(Value::Null),
-                Some(s) => parse_text(codec, &s, *oid).map_err(|e| {
+                Some(s) => parse_text(wire_type(*oid), &s, codec).map_err(|e| {
                     e.with_context(format!(
                         "{}, column {name}: \"{}\"",
                         self.context(self.line),
@@ -423,13 +426,13 @@ fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<String> {
 }
 
 /// One COPY TO output line (with its newline).
-pub fn format_row(codec: &Codec, row: &[Value], o: &CopyOptions) -> Vec<u8> {
+pub fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec<u8> {
     let mut line = String::new();
     for (i, v) in row.iter().enumerate() {
         if i > 0 {
             line.push(o.delimiter as char);
         }
-        match (to_text(codec, v), o.format) {
+        match ((!v.is_null()).then(|| v.to_text(codec)), o.format) {
             (None, _) => line.push_str(&o.null),
             (Some(s), CopyFormat::Text) => escape_text(&mut line, &s, o.delimiter as char),
             (Some(s), CopyFormat::Csv) => quote_csv(&mut line, &s, o),
@@ -512,11 +515,8 @@ mod tests {
         }
     }
 
-    fn codec() -> Codec {
-        Codec {
-            tz: nestor_types::datetime::TimeZone::UTC,
-            now_us: 0,
-        }
+    fn codec() -> EvalCtx {
+        EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0)
     }
 
     #[test]

@@ -38,9 +38,10 @@ use nestor_common::limits::STATEMENT_BYTES_MAX;
 use nestor_common::{DbError, SessionId, SqlState};
 use nestor_parser::pb::{node::Node as NodeEnum, RawStmt};
 use nestor_txn::{TxnError, WaitCtl};
+use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::encode::{self, Codec};
+use crate::encode;
 use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
@@ -395,12 +396,12 @@ impl Session {
         params: &[Value],
         rows: &mut RowOut<'_>,
     ) -> Result<CommandTag, DbError> {
-        let oids = column_oids(prepared.columns.as_deref());
-        let codec = self.codec();
+        let types = column_types(prepared.columns.as_deref());
+        let codec = self.eval_ctx();
         let mut sink = DataRowSink {
             out: rows.out,
             codec,
-            oids,
+            types,
             formats: &rows.formats,
         };
         let (tag, notices) =
@@ -420,11 +421,6 @@ impl Session {
             now_us()
         };
         nestor_types::EvalCtx::new(self.settings.time_zone(), now)
-    }
-
-    /// The session's value codec (TimeZone, transaction timestamp).
-    pub(crate) fn codec(&self) -> Codec {
-        Codec::new(self.settings.view(), self.block.start_us)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -669,13 +665,13 @@ impl Session {
                 ),
             ));
         }
-        let codec = self.codec();
+        let codec = self.eval_ctx();
         params
             .iter()
             .enumerate()
             .map(|(i, p)| {
                 let f = encode::column_format(formats, i);
-                encode::decode_param(&codec, p.as_deref(), f, stmt.param_types[i])
+                encode::decode_param(&codec, p.as_deref(), f, stmt.param_types[i], i)
             })
             .collect()
     }
@@ -808,8 +804,8 @@ impl Session {
         out: &mut Vec<BackendMsg>,
         done: &mut bool,
     ) -> Result<(), DbError> {
-        let codec = self.codec();
-        let oids = column_oids(stmt.columns.as_deref());
+        let codec = self.eval_ctx();
+        let types = column_types(stmt.columns.as_deref());
         let n = if max_rows == 0 {
             p.rows.len()
         } else {
@@ -817,7 +813,7 @@ impl Session {
         };
         for row in p.rows.drain(..n) {
             out.push(BackendMsg::DataRow(encode::encode_row(
-                &codec, &row, &oids, formats,
+                &codec, &row, &types, formats,
             )));
         }
         if p.rows.is_empty() && (max_rows == 0 || n < max_rows as usize || n == 0) {
@@ -901,8 +897,9 @@ fn interrupt_check(shared: &SessionShared, deadline: Option<Instant>) -> Result<
     }
 }
 
-fn column_oids(cols: Option<&[ColumnDesc]>) -> Vec<u32> {
-    cols.map(|c| c.iter().map(|c| c.type_oid).collect())
+/// The wire types of a statement's result columns.
+fn column_types(cols: Option<&[ColumnDesc]>) -> Vec<DataType> {
+    cols.map(|c| c.iter().map(|c| encode::wire_type(c.type_oid)).collect())
         .unwrap_or_default()
 }
 
@@ -943,14 +940,14 @@ fn missing_portal(name: &str) -> DbError {
 /// Streams result rows as DataRow messages.
 struct DataRowSink<'a> {
     out: &'a mut Vec<BackendMsg>,
-    codec: Codec,
-    oids: Vec<u32>,
+    codec: nestor_types::EvalCtx,
+    types: Vec<DataType>,
     formats: &'a [FormatCode],
 }
 
 impl RowSink for DataRowSink<'_> {
     fn row(&mut self, row: Vec<Value>) -> Result<(), DbError> {
-        let enc = encode::encode_row(&self.codec, &row, &self.oids, self.formats);
+        let enc = encode::encode_row(&self.codec, &row, &self.types, self.formats);
         self.out.push(BackendMsg::DataRow(enc));
         Ok(())
     }

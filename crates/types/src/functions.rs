@@ -16,7 +16,7 @@
 //!
 //! Names are matched case-insensitively; `substring(s from a for b)`,
 //! `position(a in b)` and `trim(both x from s)` are the parser's sugar for
-//! `substring(s, a, b)`, `position(a, b)` (note: needle first) and
+//! `substring(s, a, b)`, `position(b, a)` (haystack first, like strpos) and
 //! `btrim(s, x)`. [`function_volatility`] tells the planner which calls may
 //! be constant-folded (`gen_random_uuid` is volatile).
 //!
@@ -227,37 +227,245 @@ pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbE
     }
 }
 
+/// The implementation of a resolved function: evaluated arguments (already
+/// of the resolved argument types) and the session context.
+pub type Imp = fn(&[Value], &EvalCtx) -> Result<Value, DbError>;
+
+/// A built-in scalar function resolved for its argument types, once, at
+/// bind time: a typed handle the planner keeps in the expression and the
+/// executor calls directly (no lookup by name per call).
+#[derive(Clone, Copy, Eq)]
+pub struct ScalarFn {
+    /// Canonical name (EXPLAIN, messages).
+    pub name: &'static str,
+    pub volatility: Volatility,
+    imp: Imp,
+}
+
+impl ScalarFn {
+    pub fn call(&self, args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+        (self.imp)(args, ctx)
+    }
+}
+
+impl PartialEq for ScalarFn {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && std::ptr::fn_addr_eq(self.imp, other.imp)
+    }
+}
+
+impl std::fmt::Debug for ScalarFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+/// A resolved call: the function's handle, the types its arguments must
+/// have (an argument of unknown type — a quoted literal, an untyped
+/// parameter — takes the type the function wants there), and the result
+/// type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    pub func: ScalarFn,
+    pub arg_types: Vec<DataType>,
+    pub ret: DataType,
+}
+
+/// The type an argument of unknown type takes at position `i` of a call of
+/// `name` with `n` arguments.
+fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
+    match (name, n, i) {
+        // Resolved with the other arguments' common type.
+        ("coalesce" | "greatest" | "least" | "nullif", ..) => DataType::Unknown,
+        ("round" | "trunc", 2, 0) | ("mod", _, _) => DataType::NUMERIC,
+        ("round" | "trunc", 2, 1) => DataType::Int4,
+        ("abs" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", ..)
+        | ("power" | "pow", ..) => DataType::Float8,
+        ("substr" | "substring", _, 1 | 2)
+        | ("left" | "right" | "repeat" | "lpad" | "rpad", _, 1)
+        | ("split_part", _, 2) => DataType::Int4,
+        _ => DataType::Text,
+    }
+}
+
+/// Resolve `name(args)` once, at bind time; 42883 `function f(types) does
+/// not exist` if there is no such function for these argument types.
+pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
+    let lower = name.to_ascii_lowercase();
+    let arg_types: Vec<DataType> = args
+        .iter()
+        .enumerate()
+        .map(|(i, t)| match t {
+            DataType::Unknown => unknown_arg_type(&lower, args.len(), i),
+            // character(n) is read as text (padding dropped), as the text
+            // functions PostgreSQL resolves to see it; octet_length counts
+            // the stored bytes (bpcharoctetlen).
+            DataType::Char(_) if !matches!(lower.as_str(), "octet_length") => {
+                match unknown_arg_type(&lower, args.len(), i) {
+                    DataType::Text => DataType::Text,
+                    _ => *t,
+                }
+            }
+            t => *t,
+        })
+        .collect();
+    let ret = scalar_return_type(&lower, &arg_types).map_err(|_| no_function(&lower, args))?;
+    let (name, imp) =
+        implementation(&lower, args.len()).ok_or_else(|| no_function(&lower, args))?;
+    let volatility = if name == "gen_random_uuid" {
+        Volatility::Volatile
+    } else {
+        Volatility::Immutable
+    };
+    Ok(Resolved {
+        func: ScalarFn {
+            name,
+            volatility,
+            imp,
+        },
+        arg_types,
+        ret,
+    })
+}
+
+/// Strict functions: NULL if any argument is NULL.
+fn null_in(args: &[Value]) -> bool {
+    args.iter().any(Value::is_null)
+}
+
+macro_rules! strict {
+    ($name:literal, |$a:ident| $body:expr) => {
+        (
+            $name,
+            (|$a: &[Value], _: &EvalCtx| {
+                if null_in($a) {
+                    Ok(Value::Null)
+                } else {
+                    $body
+                }
+            }) as Imp,
+        )
+    };
+}
+
+/// The implementation of `name` with `n` arguments (types already checked
+/// by [`scalar_return_type`]).
+fn implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
+    Some(match (name, n) {
+        ("concat", _) => ("concat", concat as Imp),
+        ("concat_ws", _) => ("concat_ws", concat_ws as Imp),
+        ("coalesce", _) => ("coalesce", |a, _| {
+            Ok(a.iter()
+                .find(|v| !v.is_null())
+                .cloned()
+                .unwrap_or(Value::Null))
+        }),
+        ("nullif", 2) => ("nullif", nullif as Imp),
+        ("greatest", _) => ("greatest", |a, _| extreme(a, Ordering::Greater)),
+        ("least", _) => ("least", |a, _| extreme(a, Ordering::Less)),
+        ("gen_random_uuid", 0) => ("gen_random_uuid", |_, _| {
+            Ok(Value::Uuid(gen_random_uuid(&mut rand::thread_rng())))
+        }),
+        _ => strict_implementation(name, n)?,
+    })
+}
+
+fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
+    Some(match (name, n) {
+        ("abs", 1) => strict!("abs", |a| ops::abs(&a[0])),
+        ("round", 1) => strict!("round", |a| math1("round", &a[0])),
+        ("trunc", 1) => strict!("trunc", |a| math1("trunc", &a[0])),
+        ("floor", 1) => strict!("floor", |a| math1("floor", &a[0])),
+        ("ceil" | "ceiling", 1) => strict!("ceil", |a| math1("ceil", &a[0])),
+        ("sqrt", 1) => strict!("sqrt", |a| math1("sqrt", &a[0])),
+        ("sign", 1) => strict!("sign", |a| math1("sign", &a[0])),
+        ("round", 2) => strict!("round", |a| round_scale("round", a)),
+        ("trunc", 2) => strict!("trunc", |a| round_scale("trunc", a)),
+        ("power" | "pow", 2) => strict!("power", |a| power(a)),
+        ("mod", 2) => strict!("mod", |a| {
+            ops::binary_op(
+                ops::BinaryOp::Mod,
+                &a[0],
+                &a[1],
+                &EvalCtx::new(TimeZone::UTC, 0),
+            )
+        }),
+        ("length" | "char_length" | "character_length", 1) => {
+            strict!("length", |a| length("length", a))
+        }
+        ("octet_length", 1) => strict!("octet_length", |a| length("octet_length", a)),
+        ("lower", 1) => strict!("lower", |a| Ok(text(
+            str_arg("lower", a, 0)?.to_lowercase()
+        ))),
+        ("upper", 1) => strict!("upper", |a| Ok(text(
+            str_arg("upper", a, 0)?.to_uppercase()
+        ))),
+        ("reverse", 1) => strict!("reverse", |a| {
+            Ok(text(
+                str_arg("reverse", a, 0)?.chars().rev().collect::<String>(),
+            ))
+        }),
+        ("md5", 1) => strict!("md5", |a| md5(a)),
+        ("substr" | "substring", 2 | 3) => strict!("substr", |a| substr("substr", a)),
+        ("position", 2) => strict!("position", |a| {
+            strpos(str_arg("position", a, 0)?, str_arg("position", a, 1)?)
+        }),
+        ("strpos", 2) => strict!("strpos", |a| {
+            strpos(str_arg("strpos", a, 0)?, str_arg("strpos", a, 1)?)
+        }),
+        ("replace", 3) => strict!("replace", |a| replace(a)),
+        ("trim" | "btrim", 1 | 2) => strict!("btrim", |a| trim("btrim", a)),
+        ("ltrim", 1 | 2) => strict!("ltrim", |a| trim("ltrim", a)),
+        ("rtrim", 1 | 2) => strict!("rtrim", |a| trim("rtrim", a)),
+        ("lpad", 2 | 3) => strict!("lpad", |a| pad("lpad", a)),
+        ("rpad", 2 | 3) => strict!("rpad", |a| pad("rpad", a)),
+        ("left", 2) => strict!("left", |a| left_right("left", a)),
+        ("right", 2) => strict!("right", |a| left_right("right", a)),
+        ("repeat", 2) => strict!("repeat", |a| repeat(a)),
+        ("split_part", 3) => strict!("split_part", |a| split_part(a)),
+        _ => return None,
+    })
+}
+
 /// [`call_scalar_ctx`] in UTC (the session only matters for `concat` of
 /// timestamptz values and cross-type comparisons in `greatest`/`least`).
 pub fn call_scalar(name: &str, args: &[Value]) -> Option<Result<Value, DbError>> {
     call_scalar_ctx(name, args, &EvalCtx::new(TimeZone::UTC, 0))
 }
 
-/// Evaluates a scalar function; None if `name` is not one.
+/// Resolve by the arguments' run-time types and call (tools and tests; the
+/// executor calls the handle the planner resolved). None if `name` is not
+/// a function here.
 pub fn call_scalar_ctx(
     name: &str,
     args: &[Value],
     ctx: &EvalCtx,
 ) -> Option<Result<Value, DbError>> {
-    let lower = name.to_ascii_lowercase();
-    if !NAMES.contains(&lower.as_str()) {
+    if !is_scalar_function(name) {
         return None;
     }
-    Some(match lower.as_str() {
-        "concat" => concat(args, ctx),
-        "concat_ws" => concat_ws(args, ctx),
-        "coalesce" => Ok(args
-            .iter()
-            .find(|v| !v.is_null())
-            .cloned()
-            .unwrap_or(Value::Null)),
-        "nullif" => nullif(args, ctx),
-        "greatest" => extreme(args, Ordering::Greater),
-        "least" => extreme(args, Ordering::Less),
-        "gen_random_uuid" => Ok(Value::Uuid(gen_random_uuid(&mut rand::thread_rng()))),
-        _ if args.iter().any(Value::is_null) => Ok(Value::Null),
-        _ => strict_call(&lower, args),
-    })
+    let types: Vec<DataType> = args.iter().map(Value::data_type).collect();
+    Some(resolve(name, &types).and_then(|r| r.func.call(args, ctx)))
+}
+
+fn md5(args: &[Value]) -> Result<Value, DbError> {
+    match &args[0] {
+        Value::Bytea(b) => Ok(text(md5_hex(b))),
+        _ => Ok(text(md5_hex(str_arg("md5", args, 0)?.as_bytes()))),
+    }
+}
+
+fn replace(args: &[Value]) -> Result<Value, DbError> {
+    let (s, from, to) = (
+        str_arg("replace", args, 0)?,
+        str_arg("replace", args, 1)?,
+        str_arg("replace", args, 2)?,
+    );
+    Ok(text(if from.is_empty() {
+        s.to_string()
+    } else {
+        s.replace(from, to)
+    }))
 }
 
 fn arg_error(name: &str, args: &[Value]) -> DbError {
@@ -280,54 +488,6 @@ fn str_arg<'a>(name: &str, args: &'a [Value], i: usize) -> Result<&'a str, DbErr
 
 fn text(s: impl AsRef<str>) -> Value {
     Value::Text(Arc::from(s.as_ref()))
-}
-
-fn strict_call(name: &str, args: &[Value]) -> Result<Value, DbError> {
-    match (name, args.len()) {
-        ("abs", 1) => ops::abs(&args[0]),
-        ("round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", 1) => {
-            math1(name, &args[0])
-        }
-        ("round" | "trunc", 2) => round_scale(name, args),
-        ("power" | "pow", 2) => power(args),
-        ("mod", 2) => ops::binary_op(
-            ops::BinaryOp::Mod,
-            &args[0],
-            &args[1],
-            &EvalCtx::new(TimeZone::UTC, 0),
-        ),
-        ("length" | "char_length" | "character_length" | "octet_length", 1) => length(name, args),
-        ("lower", 1) => Ok(text(str_arg(name, args, 0)?.to_lowercase())),
-        ("upper", 1) => Ok(text(str_arg(name, args, 0)?.to_uppercase())),
-        ("reverse", 1) => Ok(text(
-            str_arg(name, args, 0)?.chars().rev().collect::<String>(),
-        )),
-        ("md5", 1) => match &args[0] {
-            Value::Bytea(b) => Ok(text(md5_hex(b))),
-            _ => Ok(text(md5_hex(str_arg(name, args, 0)?.as_bytes()))),
-        },
-        ("substr" | "substring", 2 | 3) => substr(name, args),
-        ("position", 2) => strpos(str_arg(name, args, 1)?, str_arg(name, args, 0)?),
-        ("strpos", 2) => strpos(str_arg(name, args, 0)?, str_arg(name, args, 1)?),
-        ("replace", 3) => {
-            let (s, from, to) = (
-                str_arg(name, args, 0)?,
-                str_arg(name, args, 1)?,
-                str_arg(name, args, 2)?,
-            );
-            Ok(text(if from.is_empty() {
-                s.to_string()
-            } else {
-                s.replace(from, to)
-            }))
-        }
-        ("trim" | "btrim" | "ltrim" | "rtrim", 1 | 2) => trim(name, args),
-        ("lpad" | "rpad", 2 | 3) => pad(name, args),
-        ("left" | "right", 2) => left_right(name, args),
-        ("repeat", 2) => repeat(args),
-        ("split_part", 3) => split_part(args),
-        _ => Err(arg_error(name, args)),
-    }
 }
 
 fn math1(name: &str, v: &Value) -> Result<Value, DbError> {
@@ -745,10 +905,10 @@ mod tests {
             err("substr", &[t("hello"), i(1), i(-1)]).1,
             "negative substring length not allowed"
         );
-        assert_eq!(call("position", &[t("l"), t("hello")]), "3");
+        assert_eq!(call("position", &[t("hello"), t("l")]), "3");
         assert_eq!(call("strpos", &[t("hello"), t("")]), "1");
         assert_eq!(call("strpos", &[t("héllo"), t("l")]), "3");
-        assert_eq!(call("position", &[t("z"), t("hello")]), "0");
+        assert_eq!(call("position", &[t("hello"), t("z")]), "0");
         assert_eq!(call("length", &[t("héllo")]), "5");
         assert_eq!(call("octet_length", &[t("héllo")]), "6");
         assert_eq!(call("lpad", &[t("hi"), i(5)]), "   hi");

@@ -514,7 +514,7 @@ fn execute_params(
     args: &[Node],
     oids: &[u32],
 ) -> Result<Vec<Value>, DbError> {
-    let codec = s.codec();
+    let codec = s.eval_ctx();
     if let Some(consts) = args
         .iter()
         .zip(oids)
@@ -561,8 +561,7 @@ fn execute_params(
     let row = out
         .pop()
         .ok_or_else(|| DbError::internal("EXECUTE arguments gave no row"))?;
-    let codec = s.codec();
-    let ec = nestor_types::EvalCtx::new(codec.tz, codec.now_us);
+    let ec = s.eval_ctx();
     row.into_iter()
         .zip(oids)
         .map(
@@ -576,13 +575,17 @@ fn execute_params(
 
 /// A constant EXECUTE argument parsed as its parameter's type (None: not
 /// a constant).
-fn const_param(codec: &encode::Codec, n: &Node, oid: u32) -> Option<Result<Value, DbError>> {
+fn const_param(
+    codec: &nestor_types::EvalCtx,
+    n: &Node,
+    oid: u32,
+) -> Option<Result<Value, DbError>> {
     if let Some(NodeEnum::AConst(c)) = n.node.as_ref() {
         if c.isnull {
             return Some(Ok(Value::Null));
         }
     }
-    const_text(n).map(|text| encode::parse_text(codec, &text, oid))
+    const_text(n).map(|text| nestor_types::text::parse_text(encode::wire_type(oid), &text, codec))
 }
 
 fn discard(s: &mut Session, rows: &mut RowOut<'_>) -> Result<(), DbError> {
@@ -740,7 +743,7 @@ fn copy_to(
     let (r, notices) = s.with_statement(|ctx| nestor_exec::execute(ctx, &plan, &[], &mut buf));
     rows.out.extend(notices.into_iter().map(BackendMsg::Notice));
     r?;
-    let codec = s.codec();
+    let codec = s.eval_ctx();
     let cols = plan.columns.unwrap_or_default();
     rows.out.push(BackendMsg::CopyOutResponse {
         format: 0,
@@ -794,7 +797,7 @@ impl Session {
     }
 
     fn copy_data(&mut self, data: &[u8]) {
-        let codec = self.codec();
+        let codec = self.eval_ctx();
         let Some(c) = self.copy_in.as_mut() else {
             return;
         };
@@ -840,7 +843,7 @@ impl Session {
     }
 
     fn copy_done(&mut self, out: &mut Vec<BackendMsg>) {
-        let codec = self.codec();
+        let codec = self.eval_ctx();
         let mut result = match self.copy_in.as_mut() {
             Some(c) => match c.failed.take() {
                 Some(e) => Err(e),
