@@ -2,7 +2,6 @@
 //! (`prepare`/`execute`/`copy_insert`) on a real in-memory database and
 //! real transactions.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use nestor_common::{DbError, SessionId, SqlState};
@@ -15,10 +14,7 @@ use nestor_types::EvalCtx;
 
 use crate::{copy_insert, execute, prepare, Database, StatementCtx};
 
-const UTC: EvalCtx = EvalCtx {
-    time_zone: TimeZone::UTC,
-    now: 0,
-};
+const UTC: EvalCtx = EvalCtx::new(TimeZone::UTC, 0);
 
 struct Db {
     engine: Arc<Database>,
@@ -38,12 +34,10 @@ impl Db {
     fn new() -> Db {
         let engine = Database::in_memory(10);
         let slot = engine.txn.register_slot();
-        let mut values = BTreeMap::new();
-        values.insert("timezone".to_string(), "UTC".to_string());
         Db {
             engine,
             slot,
-            settings: Settings { values },
+            settings: Settings::defaults(),
         }
     }
 

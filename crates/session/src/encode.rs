@@ -158,10 +158,7 @@ mod tests {
     use super::*;
     use nestor_types::datetime::TimeZone;
 
-    const UTC: EvalCtx = EvalCtx {
-        time_zone: TimeZone::UTC,
-        now: 0,
-    };
+    const UTC: EvalCtx = EvalCtx::new(TimeZone::UTC, 0);
 
     fn text_param(s: &str, oid: u32) -> Result<Value, DbError> {
         decode_param(&UTC, Some(s.as_bytes()), 0, oid, 0)

@@ -220,7 +220,7 @@ impl Session {
         if !self.block.in_explicit_block() {
             return None;
         }
-        match self.settings.millis("idle_in_transaction_session_timeout") {
+        match self.settings.view().idle_in_transaction_session_timeout_ms {
             0 => None,
             ms => Some(Duration::from_millis(ms)),
         }
@@ -420,7 +420,9 @@ impl Session {
         } else {
             now_us()
         };
-        nestor_types::EvalCtx::new(self.settings.time_zone(), now)
+        let view = self.settings.view();
+        nestor_types::EvalCtx::new(view.time_zone, now)
+            .with_extra_float_digits(view.extra_float_digits)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -454,9 +456,10 @@ impl Session {
         let read_only = self.block.read_only();
         let in_block = self.block.in_explicit_block();
         let txn_start_us = self.block.start_us;
-        let stmt_timeout = self.settings.millis("statement_timeout");
-        let lock_timeout = self.settings.millis("lock_timeout");
-        let deadlock = self.settings.millis("deadlock_timeout").max(1);
+        let view = self.settings.view();
+        let stmt_timeout = view.statement_timeout_ms;
+        let lock_timeout = view.lock_timeout_ms;
+        let deadlock = view.deadlock_timeout_ms.max(1);
         let deadline =
             (stmt_timeout > 0).then(|| Instant::now() + Duration::from_millis(stmt_timeout));
         let shared = self.shared.clone();
@@ -473,7 +476,8 @@ impl Session {
             session: self.info.pid,
             txn,
             snapshot,
-            eval: nestor_types::EvalCtx::new(self.settings.time_zone(), txn_start_us),
+            eval: nestor_types::EvalCtx::new(self.settings.view().time_zone, txn_start_us)
+                .with_extra_float_digits(self.settings.view().extra_float_digits),
             settings: self.settings.view(),
             wait: WaitCtl {
                 lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),

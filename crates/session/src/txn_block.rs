@@ -170,7 +170,7 @@ impl TxnBlock {
                 self.session,
                 iso,
             ));
-            self.read_only = settings.flag("default_transaction_read_only");
+            self.read_only = settings.view().default_transaction_read_only;
             self.start_us = now_us;
             self.state = BlockState::Implicit;
             settings.begin_txn();
@@ -192,7 +192,7 @@ impl TxnBlock {
         settings.set_virtual("transaction_isolation", &iso);
         let ro = match &self.txn {
             Some(_) => self.read_only,
-            None => settings.flag("default_transaction_read_only"),
+            None => settings.view().default_transaction_read_only,
         };
         settings.set_virtual("transaction_read_only", if ro { "on" } else { "off" });
     }
@@ -339,11 +339,7 @@ impl TxnBlock {
             if commit {
                 // synchronous_commit = off acknowledges before the WAL flush
                 // (on, local, remote_*: wait for the local flush).
-                let sync = settings
-                    .view()
-                    .get("synchronous_commit")
-                    .is_none_or(|v| v != "off");
-                t.set_synchronous_commit(sync);
+                t.set_synchronous_commit(settings.view().synchronous_commit);
                 t.commit();
                 settings.commit_txn();
             } else {

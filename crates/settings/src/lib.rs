@@ -38,27 +38,67 @@
 use std::collections::BTreeMap;
 
 use nestor_common::{DbError, SqlState};
+use nestor_types::datetime::TimeZone;
 
-/// The settings a statement executes under, as the engine reads them
-/// (a view the session keeps up to date; see [`SessionSettings::view`]).
+/// The settings a statement executes under, as the engine reads them: the
+/// canonical text of every parameter (SHOW, current_setting) and typed
+/// values parsed once, when a value changes (see
+/// [`SessionSettings::view`]).
 #[derive(Clone, Debug)]
 pub struct Settings {
-    /// `name -> value` for every known setting, PostgreSQL spelling.
-    pub values: BTreeMap<String, String>,
+    values: BTreeMap<String, String>,
+    pub time_zone: TimeZone,
+    pub extra_float_digits: i8,
+    pub statement_timeout_ms: u64,
+    pub lock_timeout_ms: u64,
+    pub deadlock_timeout_ms: u64,
+    pub idle_in_transaction_session_timeout_ms: u64,
+    pub default_transaction_read_only: bool,
+    /// synchronous_commit is not `off`.
+    pub synchronous_commit: bool,
 }
 
 impl Settings {
+    /// Every parameter at its default.
+    pub fn defaults() -> Settings {
+        let values = DEFS
+            .iter()
+            .map(|d| (d.name.to_ascii_lowercase(), d.default.to_string()))
+            .collect();
+        Settings::from_values(values)
+    }
+
+    /// Typed values from canonical text. Every value was checked when it
+    /// was set, so a parse failure here is a broken invariant.
+    fn from_values(values: BTreeMap<String, String>) -> Settings {
+        let text = |name: &str| values.get(name).map(String::as_str).unwrap_or("");
+        let millis = |name: &str| {
+            let d = find_def(name).expect("a defined duration parameter");
+            let ms = parse_millis(d.name, text(name), 0).expect("canonical duration");
+            u64::try_from(ms).expect("durations are not negative")
+        };
+        let time_zone = TimeZone::parse(text("timezone")).expect("canonical TimeZone");
+        let extra: i8 = text("extra_float_digits")
+            .parse()
+            .expect("canonical extra_float_digits");
+        Settings {
+            time_zone,
+            extra_float_digits: extra,
+            statement_timeout_ms: millis("statement_timeout"),
+            lock_timeout_ms: millis("lock_timeout"),
+            deadlock_timeout_ms: millis("deadlock_timeout"),
+            idle_in_transaction_session_timeout_ms: millis("idle_in_transaction_session_timeout"),
+            default_transaction_read_only: text("default_transaction_read_only") == "on",
+            synchronous_commit: text("synchronous_commit") != "off",
+            values,
+        }
+    }
+
+    /// A parameter's canonical text (names are case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.values
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
-    }
-
-    /// The session's TimeZone.
-    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
-        self.get("timezone")
-            .and_then(nestor_types::datetime::TimeZone::parse)
-            .unwrap_or(nestor_types::datetime::TimeZone::UTC)
     }
 }
 
@@ -349,7 +389,17 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Str => Ok(value.to_string()),
-        Kind::DateStyle => parse_datestyle(value).ok_or_else(|| invalid(d.name, value)),
+        Kind::DateStyle => {
+            let style = parse_datestyle(value).ok_or_else(|| invalid(d.name, value))?;
+            if style != "ISO, MDY" {
+                return Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    format!("DateStyle \"{style}\" is not supported"),
+                )
+                .with_hint("Nestor reads and writes dates in DateStyle ISO, MDY only."));
+            }
+            Ok(style)
+        }
         Kind::TimeZone => parse_timezone(value).ok_or_else(|| invalid(d.name, value)),
         Kind::Encoding => parse_encoding(d.name, value),
         Kind::SearchPath => Ok(value.to_string()),
@@ -437,6 +487,13 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
         },
         _ => v,
     };
+    if d.name == "IntervalStyle" && v != "postgres" && choices.contains(&v.as_str()) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("IntervalStyle \"{v}\" is not supported"),
+        )
+        .with_hint("Nestor prints intervals in IntervalStyle postgres only."));
+    }
     if choices.contains(&v.as_str()) {
         return Ok(v);
     }
@@ -533,9 +590,7 @@ impl SessionSettings {
             },
             virt: BTreeMap::new(),
             frames: Vec::new(),
-            view: Settings {
-                values: BTreeMap::new(),
-            },
+            view: Settings::defaults(),
             reported: BTreeMap::new(),
             startup: BTreeMap::new(),
         };
@@ -646,24 +701,6 @@ impl SessionSettings {
     }
 
     /// A duration parameter in milliseconds (0 = disabled).
-    /// The session's TimeZone.
-    pub fn time_zone(&self) -> nestor_types::datetime::TimeZone {
-        self.view().time_zone()
-    }
-
-    pub fn millis(&self, name: &str) -> u64 {
-        self.view
-            .get(name)
-            .and_then(|v| parse_millis(name, v, 0).ok())
-            .unwrap_or(0) as u64
-    }
-
-    /// The boolean parameter `name`.
-    pub fn flag(&self, name: &str) -> bool {
-        self.view.get(name).and_then(parse_bool).unwrap_or(false)
-    }
-
-    /// A transaction began.
     pub fn begin_txn(&mut self) {
         self.frames.clear();
         self.frames.push(None);
@@ -763,7 +800,7 @@ impl SessionSettings {
         for (k, v) in self.cur.local.iter().chain(self.virt.iter()) {
             values.insert(k.clone(), v.clone());
         }
-        self.view = Settings { values };
+        self.view = Settings::from_values(values);
     }
 }
 
@@ -789,6 +826,43 @@ fn parse_options(options: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_values_follow_set() {
+        let mut s = SessionSettings::new("u");
+        assert_eq!(s.view().statement_timeout_ms, 0);
+        s.set(
+            "statement_timeout",
+            canonicalize("statement_timeout", "2min").unwrap(),
+            false,
+        );
+        s.set(
+            "extra_float_digits",
+            canonicalize("extra_float_digits", "-2").unwrap(),
+            false,
+        );
+        s.set(
+            "synchronous_commit",
+            canonicalize("synchronous_commit", "false").unwrap(),
+            false,
+        );
+        assert_eq!(s.view().statement_timeout_ms, 120_000);
+        assert_eq!(s.view().extra_float_digits, -2);
+        assert!(!s.view().synchronous_commit);
+        s.begin_txn();
+        s.set(
+            "TimeZone",
+            canonicalize("timezone", "+02:00").unwrap(),
+            true,
+        );
+        assert_ne!(s.view().time_zone, TimeZone::UTC);
+        s.commit_txn();
+        assert_eq!(
+            s.view().time_zone,
+            TimeZone::UTC,
+            "SET LOCAL ends with the transaction"
+        );
+    }
 
     #[test]
     fn durations_round_trip_in_postgres_spelling() {
@@ -835,16 +909,31 @@ mod tests {
         s.begin_txn();
         s.set("statement_timeout", "5s".into(), false);
         s.set("lock_timeout", "1s".into(), true);
-        assert_eq!(s.millis("lock_timeout"), 1000);
+        assert_eq!(s.view().lock_timeout_ms, 1000);
         s.commit_txn();
-        assert_eq!(s.millis("lock_timeout"), 0);
-        assert_eq!(s.millis("statement_timeout"), 5000);
+        assert_eq!(s.view().lock_timeout_ms, 0);
+        assert_eq!(s.view().statement_timeout_ms, 5000);
     }
 
     #[test]
     fn datestyle_and_options() {
         assert_eq!(canonicalize("datestyle", "iso").unwrap(), "ISO, MDY");
-        assert_eq!(canonicalize("DateStyle", "German").unwrap(), "German, DMY");
+        assert_eq!(canonicalize("DateStyle", "mdy, iso").unwrap(), "ISO, MDY");
+        // Valid PostgreSQL styles Nestor does not implement are refused,
+        // never accepted and ignored.
+        let e = canonicalize("DateStyle", "German").unwrap_err();
+        assert_eq!(e.code, SqlState::FeatureNotSupported);
+        assert_eq!(e.message, "DateStyle \"German, DMY\" is not supported");
+        let e = canonicalize("IntervalStyle", "iso_8601").unwrap_err();
+        assert_eq!(e.code, SqlState::FeatureNotSupported);
+        assert_eq!(
+            canonicalize("IntervalStyle", "POSTGRES").unwrap(),
+            "postgres"
+        );
+        assert_eq!(
+            canonicalize("DateStyle", "Klingon").unwrap_err().code,
+            SqlState::InvalidParameterValue
+        );
         assert_eq!(
             parse_options("-c search_path=x --statement-timeout=5s"),
             vec![

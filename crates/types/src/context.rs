@@ -1,10 +1,11 @@
 //! The session state that value conversion depends on.
 //!
-//! Only two things about a session change how values read and print: the
+//! Three things about a session change how values read and print: the
 //! `TimeZone` setting (timestamptz output, zone-less timestamptz input,
-//! `today`) and the transaction timestamp (`now`, `today`). Everything
-//! else (DateStyle ISO/MDY, IntervalStyle postgres, extra_float_digits 1,
-//! bytea_output hex) is fixed at PostgreSQL's defaults.
+//! `today`), the transaction timestamp (`now`, `today`) and
+//! `extra_float_digits` (float output). DateStyle and IntervalStyle accept
+//! only PostgreSQL's defaults (ISO, MDY and postgres: the settings crate
+//! refuses others), bytea_output is hex.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -16,11 +17,25 @@ pub struct EvalCtx {
     pub time_zone: TimeZone,
     /// Transaction start time, microseconds since 2000-01-01 UTC.
     pub now: i64,
+    /// extra_float_digits: > 0 prints floats shortest-exact (PostgreSQL
+    /// 12+), <= 0 with 15 (6 for real) plus this many significant digits.
+    pub extra_float_digits: i8,
 }
 
 impl EvalCtx {
-    pub fn new(time_zone: TimeZone, now: i64) -> EvalCtx {
-        EvalCtx { time_zone, now }
+    pub const fn new(time_zone: TimeZone, now: i64) -> EvalCtx {
+        EvalCtx {
+            time_zone,
+            now,
+            extra_float_digits: 1,
+        }
+    }
+
+    pub fn with_extra_float_digits(self, extra_float_digits: i8) -> EvalCtx {
+        EvalCtx {
+            extra_float_digits,
+            ..self
+        }
     }
 
     /// UTC with the current system time as `now` (tests, tools).

@@ -37,6 +37,29 @@ pub fn format_f64(v: f64) -> String {
     layout(v.is_sign_negative(), &digits, k, 15)
 }
 
+/// `%.{precision}g`: what PostgreSQL prints for a float when
+/// extra_float_digits <= 0 (precision = 15 or 6, plus extra_float_digits).
+pub fn format_digits(v: f64, precision: i32) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    let p = precision.clamp(1, 17);
+    let sci = format!("{:.*e}", (p - 1) as usize, v.abs());
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} output has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    let digits = mantissa.replace('.', "");
+    let digits = digits.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
+    let k = exp - (digits.len() as i32 - 1);
+    layout(v.is_sign_negative(), digits, k, p)
+}
+
 /// Shortest round-trip text of a float4.
 pub fn format_f32(v: f32) -> String {
     if v.is_nan() {
@@ -284,6 +307,23 @@ pub fn parse_f32(input: &str) -> Result<f32, DbError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_digit_output_like_postgres() {
+        // extra_float_digits <= 0 (outputs taken from PostgreSQL 15).
+        assert_eq!(format_digits(1.0 / 3.0, 15), "0.333333333333333");
+        assert_eq!(format_digits(2.5e-5, 15), "2.5e-05");
+        assert_eq!(
+            format_digits(123456789012345678.0, 15),
+            "1.23456789012346e+17"
+        );
+        assert_eq!(format_digits(1e20, 15), "1e+20");
+        assert_eq!(format_digits(100.0, 15), "100");
+        assert_eq!(format_digits(0.1 + 0.2, 15), "0.3");
+        assert_eq!(format_digits(1.0 / 3.0, 12), "0.333333333333");
+        assert_eq!(format_digits(std::f64::consts::PI, 0), "3");
+        assert_eq!(format_digits(-0.0, 15), "-0");
+    }
 
     #[test]
     fn output_like_postgres() {

@@ -53,7 +53,7 @@ SHOW synchronous_commit;
 SET synchronous_commit TO local;
 SHOW synchronous_commit;
 RESET synchronous_commit;
-SET DateStyle = 'ISO, DMY';
+SET DateStyle = 'iso';
 SHOW DateStyle;
 SELECT '2024-01-02'::date AS iso_output;
 SET datestyle TO 'ISO, MDY';

@@ -681,3 +681,38 @@ fn cancel_and_statement_timeout_stop_a_running_statement() {
     );
     assert_eq!(error_of(&out).code.code(), "57014");
 }
+
+#[test]
+fn unsupported_styles_are_refused_and_float_digits_honoured() {
+    let e = engine(10);
+    let mut s = session(&e, 1);
+    let out = q(&mut s, "SET DateStyle = 'SQL, DMY'");
+    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
+    assert_eq!(
+        run(&mut s, "SHOW DateStyle"),
+        ["T", "D:ISO, MDY", "SHOW", "Z:I"]
+    );
+    let out = q(&mut s, "SET IntervalStyle = sql_standard");
+    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
+    assert_eq!(
+        run(&mut s, "SELECT 1.0::float8 / 3"),
+        ["T", "D:0.3333333333333333", "SELECT 1", "Z:I"]
+    );
+    run(&mut s, "SET extra_float_digits = -3");
+    assert_eq!(
+        run(&mut s, "SELECT 1.0::float8 / 3"),
+        ["T", "D:0.333333333333", "SELECT 1", "Z:I"]
+    );
+    // A startup DateStyle Nestor cannot honour fails the connection.
+    let info = SessionInfo {
+        pid: SessionId(2),
+        secret_key: 1,
+        user: "u".into(),
+        database: "d".into(),
+        application_name: String::new(),
+        client_addr: None,
+        startup_params: vec![("DateStyle".into(), "German".into())],
+    };
+    let err = Session::new(e.clone(), info).err().expect("refused");
+    assert_eq!(err.code, SqlState::FeatureNotSupported);
+}
