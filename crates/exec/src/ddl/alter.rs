@@ -1,0 +1,267 @@
+//! ALTER TABLE: each subcommand builds a new table definition from the
+//! current one and applies it (commands of one statement see each other's
+//! results).
+//!
+//! ADD COLUMN does not rewrite rows: existing rows read the column's value
+//! at the time it was added (PostgreSQL's attmissingval), so a volatile
+//! default is refused. DROP COLUMN keeps the slot (marked dropped) so
+//! stored rows keep their layout. SET LOGGED / UNLOGGED is refused: an
+//! UNLOGGED table's rows are not in the WAL, and making them durable would
+//! need their images in the ALTER's redo.
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, IndexDef, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::relname;
+use nestor_types::Value;
+
+use super::table::{add_index, bind_checks, column_def, set_default, table_constraint};
+use super::{binder, notice, undefined_table};
+use crate::context::{Ev, StatementCtx};
+use crate::executor::eval::{truthy, Eval};
+use crate::tag::CommandTag;
+
+/// ALTER TABLE.
+pub fn alter_table(
+    ctx: &mut StatementCtx,
+    text: &str,
+    at: &pb::AlterTableStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = at
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ALTER TABLE without name"))?;
+    let name = relname(rv)?;
+    if at.objtype != pb::ObjectType::ObjectTable as i32 {
+        return Err(DbError::unsupported("ALTER of this object type"));
+    }
+    if ctx.db.catalog.table(&name).is_none() {
+        if at.missing_ok {
+            notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
+            return Ok(CommandTag::Plain("ALTER TABLE"));
+        }
+        return Err(undefined_table(&name));
+    }
+    for c in &at.cmds {
+        let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
+            continue;
+        };
+        let def = ctx
+            .db
+            .catalog
+            .table(&name)
+            .ok_or_else(|| undefined_table(&name))?;
+        alter_cmd(ctx, text, &def, cmd)?;
+    }
+    Ok(CommandTag::Plain("ALTER TABLE"))
+}
+
+fn alter_cmd(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    use pb::AlterTableType as A;
+    let sub = A::try_from(cmd.subtype).unwrap_or(A::Undefined);
+    match sub {
+        A::AtAddColumn => add_column(ctx, text, def, cmd),
+        A::AtDropColumn => drop_column(ctx, def, cmd),
+        A::AtAddConstraint => add_constraint(ctx, text, def, cmd),
+        A::AtSetNotNull | A::AtDropNotNull => {
+            let pos = existing_column(def, &cmd.name)?;
+            let mut new = (**def).clone();
+            new.columns[pos].not_null = sub == A::AtSetNotNull;
+            put(ctx, new)
+        }
+        A::AtColumnDefault => {
+            let pos = existing_column(def, &cmd.name)?;
+            let mut new = (**def).clone();
+            match cmd.def.as_deref() {
+                Some(d) => {
+                    let mut b = binder(ctx, text);
+                    set_default(&mut b, &mut new.columns[pos], d)?;
+                }
+                None => new.columns[pos].default = None,
+            }
+            put(ctx, new)
+        }
+        // Storage parameters (fillfactor, ...) have nothing to tune in
+        // memory; accepted as PostgreSQL accepts them.
+        A::AtSetRelOptions | A::AtResetRelOptions => Ok(()),
+        A::AtSetLogged | A::AtSetUnLogged => Err(DbError::unsupported(
+            "ALTER TABLE SET LOGGED / SET UNLOGGED",
+        )),
+        other => Err(DbError::unsupported(format!("ALTER TABLE {other:?}"))),
+    }
+}
+
+fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
+    ctx.db.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: Arc::new(new),
+            old_storage: None,
+        },
+    )
+}
+
+fn existing_column(def: &TableDef, name: &str) -> Result<usize, DbError> {
+    def.column_index(name).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!(
+                "column \"{name}\" of relation \"{}\" does not exist",
+                def.name
+            ),
+        )
+    })
+}
+
+fn add_column(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let Some(NodeEnum::ColumnDef(cd)) = cmd.def.as_deref().and_then(|n| n.node.as_ref()) else {
+        return Err(DbError::internal("ADD COLUMN without definition"));
+    };
+    if def.column_index(&cd.colname).is_some() {
+        let msg = format!(
+            "column \"{}\" of relation \"{}\" already exists",
+            cd.colname, def.name
+        );
+        if cmd.missing_ok {
+            notice(ctx, format!("{msg}, skipping"));
+            return Ok(());
+        }
+        return Err(DbError::new(SqlState::DuplicateColumn, msg));
+    }
+    let mut b = binder(ctx, text);
+    let (mut idx, mut checks) = (Vec::new(), Vec::new());
+    let (mut col, serial, bound_default) = column_def(&mut b, cd, &mut idx, &mut checks)?;
+    if serial.is_some() {
+        return Err(DbError::unsupported("ADD COLUMN of type serial"));
+    }
+    if !idx.is_empty() {
+        return Err(DbError::unsupported(
+            "ADD COLUMN with PRIMARY KEY or UNIQUE",
+        ));
+    }
+    let mut missing = Value::Null;
+    if let Some(d) = &bound_default {
+        if !d.is_row_independent() {
+            return Err(DbError::unsupported("ADD COLUMN with a volatile default"));
+        }
+        let mut ev = Ev::new(ctx, &[]);
+        let v = d.eval(&[], &mut ev)?;
+        missing = nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)?;
+    }
+    if col.not_null && missing.is_null() && def.storage.scan(&ctx.snapshot).next().is_some() {
+        return Err(DbError::new(
+            SqlState::NotNullViolation,
+            format!(
+                "column \"{}\" of relation \"{}\" contains null values",
+                col.name, def.name
+            ),
+        ));
+    }
+    col.missing = missing;
+    let mut new = (**def).clone();
+    new.columns.push(col);
+    new.checks = bind_checks(ctx, text, &new, checks)?;
+    put(ctx, new)
+}
+
+fn drop_column(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let pos = match existing_column(def, &cmd.name) {
+        Ok(p) => p,
+        Err(e) if cmd.missing_ok => {
+            notice(ctx, format!("{}, skipping", e.message));
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    let mut new = (**def).clone();
+    new.columns[pos].dropped = true;
+    new.columns[pos].not_null = false;
+    new.columns[pos].default = None;
+    let (gone, keep): (Vec<IndexDef>, Vec<IndexDef>) = new
+        .indexes
+        .drain(..)
+        .partition(|i| i.columns.contains(&pos));
+    new.indexes = keep;
+    // CHECK constraints that read the column go with it.
+    let bound = nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, def)?;
+    new.checks.retain(|c| {
+        !bound
+            .iter()
+            .any(|b| b.name == c.name && b.expr.columns().contains(&pos))
+    });
+    for g in gone {
+        def.storage.drop_index(g.oid);
+    }
+    put(ctx, new)
+}
+
+fn add_constraint(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let Some(NodeEnum::Constraint(c)) = cmd.def.as_deref().and_then(|n| n.node.as_ref()) else {
+        return Err(DbError::internal("ADD CONSTRAINT without definition"));
+    };
+    let (mut idx, mut checks) = (Vec::new(), Vec::new());
+    table_constraint(c, &mut idx, &mut checks)?;
+    let current = |ctx: &StatementCtx| {
+        ctx.db
+            .catalog
+            .table(&def.name)
+            .unwrap_or_else(|| def.clone())
+    };
+    for pi in idx {
+        add_index(ctx, &current(ctx), pi)?;
+    }
+    if !checks.is_empty() {
+        let mut new = (*current(ctx)).clone();
+        new.checks = bind_checks(ctx, text, &new, checks)?;
+        verify_checks(ctx, &new)?;
+        put(ctx, new)?;
+    }
+    Ok(())
+}
+
+/// A new CHECK must hold for every existing row.
+fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
+    let checks =
+        nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, &Arc::new(def.clone()))?;
+    let snap = ctx.snapshot;
+    let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
+    let mut ev = Ev::new(ctx, &[]);
+    for t in rows {
+        let row = crate::executor::scan_row(&t, def);
+        for ch in &checks {
+            if truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
+                return Err(DbError::new(
+                    SqlState::CheckViolation,
+                    format!(
+                        "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                        ch.name, def.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,594 @@
+//! CREATE TABLE and CREATE INDEX: column definitions, serial sequences,
+//! constraints (PRIMARY KEY, UNIQUE, CHECK, NOT NULL, DEFAULT) and indexes.
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, Check, Column, IndexDef, Persistence, Sequence, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{self, Node};
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, node, relname, AggCtx, Binder};
+use nestor_plan::ir::Expr;
+use nestor_storage::Index;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+use parking_lot::Mutex;
+
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+use super::{
+    binder, exists_err, fresh_name, notice_code, undefined_table, PendingCheck, PendingIndex,
+};
+
+/// CREATE TABLE.
+pub fn create_table(
+    ctx: &mut StatementCtx,
+    text: &str,
+    cs: &pb::CreateStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = cs
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
+    let name = relname(rv)?;
+    if !cs.inh_relations.is_empty() || cs.partspec.is_some() || cs.partbound.is_some() {
+        return Err(DbError::unsupported("table inheritance and partitioning"));
+    }
+    if cs.of_typename.is_some() {
+        return Err(DbError::unsupported("CREATE TABLE OF type"));
+    }
+    if ctx.db.catalog.name_taken(&name) {
+        if cs.if_not_exists {
+            notice_code(
+                ctx,
+                SqlState::DuplicateTable,
+                format!("relation \"{name}\" already exists, skipping"),
+            );
+            return Ok(CommandTag::Plain("CREATE TABLE"));
+        }
+        return Err(exists_err(&name));
+    }
+    let persistence = match rv.relpersistence.as_str() {
+        "t" => Persistence::Temporary,
+        "u" => Persistence::Unlogged,
+        _ => Persistence::Permanent,
+    };
+    let mut elements = table_elements(ctx, text, cs)?;
+    let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
+    let def = build_table(ctx, text, name, persistence, elements, &seqs)?;
+    for s in seqs {
+        ctx.db
+            .catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
+    }
+    ctx.db.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: Arc::new(def),
+            old_storage: None,
+        },
+    )?;
+    Ok(CommandTag::Plain("CREATE TABLE"))
+}
+
+/// The columns and constraints of a CREATE TABLE.
+struct Elements {
+    columns: Vec<Column>,
+    indexes: Vec<PendingIndex>,
+    checks: Vec<PendingCheck>,
+    /// Serial columns: (position, integer type).
+    serials: Vec<(usize, DataType)>,
+}
+
+fn table_elements(
+    ctx: &StatementCtx,
+    text: &str,
+    cs: &pb::CreateStmt,
+) -> Result<Elements, DbError> {
+    let mut el = Elements {
+        columns: Vec::new(),
+        indexes: Vec::new(),
+        checks: Vec::new(),
+        serials: Vec::new(),
+    };
+    let mut b = binder(ctx, text);
+    for elt in &cs.table_elts {
+        match node(elt)? {
+            NodeEnum::ColumnDef(cd) => {
+                if el.columns.iter().any(|c| c.name == cd.colname) {
+                    return Err(DbError::new(
+                        SqlState::DuplicateColumn,
+                        format!("column \"{}\" specified more than once", cd.colname),
+                    ));
+                }
+                let (col, serial, _) = column_def(&mut b, cd, &mut el.indexes, &mut el.checks)?;
+                if let Some(t) = serial {
+                    el.serials.push((el.columns.len(), t));
+                }
+                el.columns.push(col);
+            }
+            NodeEnum::Constraint(c) => table_constraint(c, &mut el.indexes, &mut el.checks)?,
+            NodeEnum::TableLikeClause(_) => {
+                return Err(DbError::unsupported("CREATE TABLE ... LIKE"))
+            }
+            other => {
+                return Err(DbError::unsupported(format!(
+                    "table element {}",
+                    bind::node_kind(other)
+                )))
+            }
+        }
+    }
+    Ok(el)
+}
+
+/// The sequences of serial columns (`t_id_seq`), owned by their columns,
+/// which default to their nextval.
+fn serial_sequences(
+    ctx: &StatementCtx,
+    table: &str,
+    persistence: Persistence,
+    el: &mut Elements,
+) -> Result<Vec<Arc<Sequence>>, DbError> {
+    let mut names = Vec::new();
+    let mut seqs = Vec::new();
+    for &(pos, ty) in &el.serials {
+        let col = &mut el.columns[pos];
+        let seq_name = fresh_name(ctx, &format!("{table}_{}_seq", col.name), &names);
+        let max = match ty {
+            DataType::Int8 => i64::MAX,
+            DataType::Int2 => i16::MAX as i64,
+            _ => i32::MAX as i64,
+        };
+        seqs.push(Arc::new(Sequence {
+            oid: ctx.db.catalog.alloc_oid(),
+            name: seq_name.clone(),
+            increment: 1,
+            min: 1,
+            max,
+            start: 1,
+            cycle: false,
+            state: Mutex::new((1, false)),
+            owned_by: Some((table.to_string(), col.name.clone())),
+            temporary: persistence == Persistence::Temporary,
+            dirty: std::sync::atomic::AtomicBool::new(true),
+        }));
+        col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+        names.push(seq_name);
+    }
+    Ok(seqs)
+}
+
+/// The table definition with its storage, CHECKs and indexes built (the
+/// storage is dropped again if anything fails).
+fn build_table(
+    ctx: &StatementCtx,
+    text: &str,
+    name: String,
+    persistence: Persistence,
+    el: Elements,
+    seqs: &[Arc<Sequence>],
+) -> Result<TableDef, DbError> {
+    let oid = ctx.db.catalog.alloc_oid();
+    let storage = ctx.db.store.create_table(ctx.db.catalog.alloc_oid(), &name);
+    let mut def = TableDef {
+        oid,
+        name,
+        base_width: el.columns.len(),
+        columns: el.columns,
+        checks: Vec::new(),
+        indexes: Vec::new(),
+        persistence,
+        owned_sequences: seqs.iter().map(|s| s.name.clone()).collect(),
+        storage: storage.clone(),
+    };
+    let built = (|| -> Result<(), DbError> {
+        def.checks = bind_checks(ctx, text, &def, el.checks)?;
+        for pi in el.indexes {
+            let idx = make_index(ctx, &def, &pi)
+                .map_err(|e| bind::err_at(e, text, pi.constraint.unwrap_or(-1)))?;
+            if pi.primary {
+                for &c in &idx.columns {
+                    def.columns[c].not_null = true;
+                }
+            }
+            def.storage
+                .add_index(idx.index.clone())
+                .map_err(|e| e.into_db(&|v| nestor_plan::valops::render(v, &ctx.eval)))?;
+            def.indexes.push(idx);
+        }
+        Ok(())
+    })();
+    match built {
+        Ok(()) => Ok(def),
+        Err(e) => {
+            ctx.db.store.drop_table(storage.id);
+            Err(e)
+        }
+    }
+}
+
+/// A column definition: the column, its serial type if it is one, and its
+/// bound DEFAULT (for ADD COLUMN's value of existing rows).
+type ColumnParts = (Column, Option<DataType>, Option<Expr>);
+
+pub(super) fn column_def(
+    b: &mut Binder,
+    cd: &pb::ColumnDef,
+    indexes: &mut Vec<PendingIndex>,
+    checks: &mut Vec<PendingCheck>,
+) -> Result<ColumnParts, DbError> {
+    let tn = cd
+        .type_name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("column without type"))?;
+    let tname = bind::names(&tn.names).last().cloned().unwrap_or_default();
+    let serial = match tname.as_str() {
+        "serial" | "serial4" => Some(DataType::Int4),
+        "bigserial" | "serial8" => Some(DataType::Int8),
+        "smallserial" | "serial2" => Some(DataType::Int2),
+        _ => None,
+    };
+    let ty = match serial {
+        Some(t) => t,
+        None => bind::type_from_name(tn).map_err(|e| bind::err_at(e, b.text, tn.location))?,
+    };
+    let mut col = Column {
+        name: cd.colname.clone(),
+        ty,
+        not_null: serial.is_some() || cd.is_not_null,
+        default: None,
+        missing: Value::Null,
+        dropped: false,
+    };
+    let mut bound_default = None;
+    if let Some(d) = &cd.raw_default {
+        bound_default = Some(set_default(b, &mut col, d)?);
+    }
+    for c in &cd.constraints {
+        let NodeEnum::Constraint(con) = node(c)? else {
+            continue;
+        };
+        match pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined) {
+            pb::ConstrType::ConstrNotnull => col.not_null = true,
+            pb::ConstrType::ConstrNull => col.not_null = false,
+            pb::ConstrType::ConstrDefault => {
+                let d = con
+                    .raw_expr
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("DEFAULT without expression"))?;
+                bound_default = Some(set_default(b, &mut col, d)?);
+            }
+            pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
+                indexes.push(PendingIndex {
+                    name: (!con.conname.is_empty()).then(|| con.conname.clone()),
+                    cols: vec![cd.colname.clone()],
+                    unique: true,
+                    primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
+                    constraint: Some(con.location),
+                })
+            }
+            pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
+                name: (!con.conname.is_empty()).then(|| con.conname.clone()),
+                expr: con
+                    .raw_expr
+                    .as_deref()
+                    .cloned()
+                    .ok_or_else(|| DbError::internal("CHECK without expression"))?,
+                column: Some(cd.colname.clone()),
+            }),
+            pb::ConstrType::ConstrForeign => {
+                return Err(DbError::unsupported("FOREIGN KEY constraints"))
+            }
+            pb::ConstrType::ConstrIdentity => return Err(DbError::unsupported("identity columns")),
+            pb::ConstrType::ConstrGenerated => {
+                return Err(DbError::unsupported("generated columns"))
+            }
+            _ => {}
+        }
+    }
+    Ok((col, serial, bound_default))
+}
+
+/// Bind a DEFAULT expression (so errors surface now), store its SQL text in
+/// the column, and return the bound expression.
+pub(super) fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<Expr, DbError> {
+    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(d).map_err(|e| {
+        if e.code == SqlState::UndefinedColumn {
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot use column reference in DEFAULT expression",
+            )
+        } else {
+            e
+        }
+    })?;
+    if contains_subquery(&e) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in DEFAULT expression",
+        ));
+    }
+    let e = b.coerce_assign(e, t, col.ty)?;
+    col.default = Some(nestor_parser::deparse_expr(d)?);
+    Ok(e)
+}
+
+fn contains_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
+    found
+}
+
+pub(super) fn table_constraint(
+    c: &pb::Constraint,
+    indexes: &mut Vec<PendingIndex>,
+    checks: &mut Vec<PendingCheck>,
+) -> Result<(), DbError> {
+    match pb::ConstrType::try_from(c.contype).unwrap_or(pb::ConstrType::Undefined) {
+        pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
+            indexes.push(PendingIndex {
+                name: (!c.conname.is_empty()).then(|| c.conname.clone()),
+                cols: bind::names(&c.keys),
+                unique: true,
+                primary: c.contype == pb::ConstrType::ConstrPrimary as i32,
+                constraint: Some(c.location),
+            });
+            Ok(())
+        }
+        pb::ConstrType::ConstrCheck => {
+            checks.push(PendingCheck {
+                name: (!c.conname.is_empty()).then(|| c.conname.clone()),
+                expr: c
+                    .raw_expr
+                    .as_deref()
+                    .cloned()
+                    .ok_or_else(|| DbError::internal("CHECK without expression"))?,
+                column: None,
+            });
+            Ok(())
+        }
+        pb::ConstrType::ConstrForeign => Err(DbError::unsupported("FOREIGN KEY constraints")),
+        pb::ConstrType::ConstrExclusion => Err(DbError::unsupported("EXCLUDE constraints")),
+        _ => Err(DbError::unsupported("this table constraint")),
+    }
+}
+
+pub(super) fn bind_checks(
+    ctx: &StatementCtx,
+    text: &str,
+    def: &TableDef,
+    pending: Vec<PendingCheck>,
+) -> Result<Vec<Check>, DbError> {
+    let mut out = def.checks.clone();
+    for pc in pending {
+        let mut b = Binder::new(
+            &ctx.db.catalog,
+            ctx.eval,
+            text,
+            &[],
+            nestor_plan::select::plan_query,
+        );
+        let scope = nestor_plan::select::table_scope(&Arc::new(def.clone()), &def.name);
+        b.scopes.push(scope);
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("check constraints");
+        let expr = b.bind_bool(&pc.expr, "CHECK")?;
+        if contains_subquery(&expr) {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot use subquery in check constraint",
+            ));
+        }
+        let first_col = pc.column.clone().or_else(|| {
+            expr.columns()
+                .first()
+                .and_then(|&c| def.columns.get(c))
+                .map(|c| c.name.clone())
+        });
+        let name = pc.name.unwrap_or_else(|| match &first_col {
+            Some(c) => format!("{}_{}_check", def.name, c),
+            None => format!("{}_check", def.name),
+        });
+        out.push(Check {
+            name,
+            expr: nestor_parser::deparse_expr(&pc.expr)?,
+        });
+    }
+    Ok(out)
+}
+
+fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<IndexDef, DbError> {
+    let mut cols = Vec::new();
+    for c in &pi.cols {
+        let pos = def.column_index(c).ok_or_else(|| {
+            let what = if pi.constraint.is_some() {
+                " named in key"
+            } else {
+                ""
+            };
+            DbError::new(
+                SqlState::UndefinedColumn,
+                format!("column \"{c}\"{what} does not exist"),
+            )
+        })?;
+        cols.push(pos);
+    }
+    let taken: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
+    let name = match &pi.name {
+        Some(n) => {
+            if ctx.db.catalog.name_taken(n) || taken.contains(n) {
+                return Err(exists_err(n));
+            }
+            n.clone()
+        }
+        None if pi.primary => fresh_name(ctx, &format!("{}_pkey", def.name), &taken),
+        None => {
+            let suffix = if pi.unique { "key" } else { "idx" };
+            fresh_name(
+                ctx,
+                &format!("{}_{}_{}", def.name, pi.cols.join("_"), suffix),
+                &taken,
+            )
+        }
+    };
+    if pi.primary && def.indexes.iter().any(|i| i.primary) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!(
+                "multiple primary keys for table \"{}\" are not allowed",
+                def.name
+            ),
+        ));
+    }
+    let oid = ctx.db.catalog.alloc_oid();
+    let names: Vec<String> = cols.iter().map(|&c| def.columns[c].name.clone()).collect();
+    let index = Arc::new(Index::new(
+        oid,
+        &name,
+        cols.clone(),
+        names,
+        pi.unique,
+        pi.primary,
+    ));
+    Ok(IndexDef {
+        oid,
+        name,
+        columns: cols,
+        unique: pi.unique,
+        primary: pi.primary,
+        constraint: pi.primary || pi.unique,
+        index,
+    })
+}
+
+/// Attach a new index to a table (CREATE INDEX, ADD PRIMARY KEY/UNIQUE).
+pub(super) fn add_index(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    pi: PendingIndex,
+) -> Result<(), DbError> {
+    let idx = make_index(ctx, def, &pi)?;
+    let mut new = (**def).clone();
+    if pi.primary {
+        for &c in &idx.columns {
+            if !new.columns[c].not_null {
+                let snap = ctx.snapshot;
+                if def
+                    .storage
+                    .scan(&snap)
+                    .any(|t| t.data.get(c).is_none_or(Value::is_null))
+                {
+                    return Err(DbError::new(
+                        SqlState::NotNullViolation,
+                        format!(
+                            "column \"{}\" of relation \"{}\" contains null values",
+                            new.columns[c].name, def.name
+                        ),
+                    ));
+                }
+                new.columns[c].not_null = true;
+            }
+        }
+    }
+    if idx
+        .columns
+        .iter()
+        .any(|&c| def.columns[c].missing != Value::Null || c >= min_stored_width(def))
+    {
+        return Err(DbError::unsupported(
+            "an index on a column added by ALTER TABLE ADD COLUMN",
+        ));
+    }
+    def.storage
+        .add_index(idx.index.clone())
+        .map_err(|e| match e {
+            nestor_storage::StorageError::UniqueViolation { columns, key, .. } => DbError::new(
+                SqlState::UniqueViolation,
+                format!("could not create unique index \"{}\"", idx.name),
+            )
+            .with_detail(format!(
+                "Key ({})=({}) is duplicated.",
+                columns.join(", "),
+                key.iter()
+                    .map(|v| nestor_plan::valops::render(v, &ctx.eval))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            e => e.into_db(&|v| nestor_plan::valops::render(v, &ctx.eval)),
+        })?;
+    new.indexes.push(idx);
+    ctx.db.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: Arc::new(new),
+            old_storage: None,
+        },
+    )
+}
+
+/// Columns every stored row has (columns added later are padded on read).
+fn min_stored_width(def: &TableDef) -> usize {
+    def.columns
+        .iter()
+        .position(|c| c.missing != Value::Null)
+        .unwrap_or(def.columns.len())
+        .min(def.base_width)
+}
+
+/// CREATE [UNIQUE] INDEX.
+pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<CommandTag, DbError> {
+    let rv = is
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE INDEX without table"))?;
+    let tname = relname(rv)?;
+    let def = ctx
+        .db
+        .catalog
+        .table(&tname)
+        .ok_or_else(|| undefined_table(&tname))?;
+    if is.where_clause.is_some() {
+        return Err(DbError::unsupported("partial indexes"));
+    }
+    if !is.access_method.is_empty() && is.access_method != "btree" {
+        return Err(DbError::unsupported(format!(
+            "access method \"{}\"",
+            is.access_method
+        )));
+    }
+    let mut cols = Vec::new();
+    for p in &is.index_params {
+        let NodeEnum::IndexElem(ie) = node(p)? else {
+            continue;
+        };
+        if ie.name.is_empty() {
+            return Err(DbError::unsupported("indexes on expressions"));
+        }
+        cols.push(ie.name.clone());
+    }
+    if !is.idxname.is_empty() && ctx.db.catalog.name_taken(&is.idxname) {
+        if is.if_not_exists {
+            notice_code(
+                ctx,
+                SqlState::DuplicateTable,
+                format!("relation \"{}\" already exists, skipping", is.idxname),
+            );
+            return Ok(CommandTag::Plain("CREATE INDEX"));
+        }
+        return Err(exists_err(&is.idxname));
+    }
+    let pi = PendingIndex {
+        name: (!is.idxname.is_empty()).then(|| is.idxname.clone()),
+        cols,
+        unique: is.unique || is.primary,
+        primary: is.primary,
+        constraint: None,
+    };
+    add_index(ctx, &def, pi)?;
+    Ok(CommandTag::Plain("CREATE INDEX"))
+}

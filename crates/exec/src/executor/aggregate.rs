@@ -1,0 +1,218 @@
+//! Aggregation: GROUP BY with the aggregate functions, one hash group per
+//! distinct key (groups come out in first-seen order).
+
+use std::collections::{HashMap, HashSet};
+
+use nestor_common::DbError;
+use nestor_plan::ir::{AggCall, AggFunc, AggSpec, Expr, Plan};
+use nestor_plan::valops;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use super::eval::{truthy, Eval};
+use super::{distinct_key, run, Emit, Row};
+use crate::context::Ev;
+
+/// Running state of one aggregate in one group.
+#[derive(Clone)]
+enum Acc {
+    Count(i64),
+    Sum(Option<Value>, DataType),
+    Avg(Option<Value>, i64),
+    MinMax(Option<Value>, bool),
+    Bool(Option<bool>, bool),
+    Str(Option<String>),
+}
+
+fn acc_new(c: &AggCall) -> Acc {
+    match c.func {
+        AggFunc::CountStar | AggFunc::Count => Acc::Count(0),
+        AggFunc::Sum => Acc::Sum(None, c.ty),
+        AggFunc::Avg => Acc::Avg(None, 0),
+        AggFunc::Min => Acc::MinMax(None, false),
+        AggFunc::Max => Acc::MinMax(None, true),
+        AggFunc::BoolAnd => Acc::Bool(None, true),
+        AggFunc::BoolOr => Acc::Bool(None, false),
+        AggFunc::StringAgg => Acc::Str(None),
+    }
+}
+
+fn sum_type(v: &Value, result: DataType) -> DataType {
+    match v {
+        Value::Float4(_) | Value::Float8(_) => result,
+        _ if result == DataType::Int8 => DataType::Int8,
+        _ => DataType::NUMERIC,
+    }
+}
+
+fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
+    if v.is_null() {
+        return Ok(());
+    }
+    match acc {
+        Acc::Count(n) => *n += 1,
+        Acc::Sum(s, ty) => {
+            let t = sum_type(&v, *ty);
+            let v = valops::cast(v, t, true, ec)?;
+            *s = Some(match s.take() {
+                None => v,
+                Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
+            });
+        }
+        Acc::Avg(s, n) => {
+            let t = if matches!(v, Value::Float4(_) | Value::Float8(_)) {
+                DataType::Float8
+            } else {
+                DataType::NUMERIC
+            };
+            let v = valops::cast(v, t, true, ec)?;
+            *s = Some(match s.take() {
+                None => v,
+                Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
+            });
+            *n += 1;
+        }
+        Acc::MinMax(m, max) => {
+            let better = match m {
+                None => true,
+                Some(cur) => {
+                    let o = valops::compare(&v, cur, ec);
+                    if *max {
+                        o.is_gt()
+                    } else {
+                        o.is_lt()
+                    }
+                }
+            };
+            if better {
+                *m = Some(v);
+            }
+        }
+        Acc::Bool(b, and) => {
+            let x = truthy(&v).unwrap_or(*and);
+            *b = Some(match b {
+                None => x,
+                Some(y) => {
+                    if *and {
+                        *y && x
+                    } else {
+                        *y || x
+                    }
+                }
+            });
+        }
+        Acc::Str(s) => {
+            // The bound argument is concat(value, delimiter).
+            let t = valops::to_text(&v, ec).unwrap_or_default();
+            match s {
+                None => *s = Some(t),
+                Some(cur) => cur.push_str(&t),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn acc_finish(acc: Acc, call: &AggCall, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    Ok(match acc {
+        Acc::Count(n) => Value::Int8(n),
+        Acc::Sum(s, _) => s.unwrap_or(Value::Null),
+        Acc::Avg(None, _) => Value::Null,
+        Acc::Avg(Some(s), n) => {
+            let t = if matches!(s, Value::Float8(_)) {
+                DataType::Float8
+            } else {
+                DataType::NUMERIC
+            };
+            let d = valops::cast(Value::Int8(n), t, true, ec)?;
+            valops::arith(valops::Arith::Div, &s, &d, ec)?
+        }
+        Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
+        Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
+        Acc::Str(s) => {
+            // Drop the trailing delimiter added by the argument.
+            let sep = match &call.arg {
+                Some(Expr::Func(_, a)) => match a.get(1) {
+                    Some(Expr::Const(v)) => valops::to_text(v, ec).unwrap_or_default(),
+                    _ => String::new(),
+                },
+                _ => String::new(),
+            };
+            match s {
+                None => Value::Null,
+                Some(mut x) => {
+                    if !sep.is_empty() && x.ends_with(&sep) {
+                        x.truncate(x.len() - sep.len());
+                    }
+                    Value::Text(x.into())
+                }
+            }
+        }
+    })
+}
+
+struct Group {
+    accs: Vec<Acc>,
+    seen: Vec<Option<HashSet<Value>>>,
+}
+
+pub(super) fn run_aggregate(
+    input: &Plan,
+    group: &[Expr],
+    aggs: &[AggSpec],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut groups: HashMap<Row, usize> = HashMap::new();
+    let mut order: Vec<(Row, Group)> = Vec::new();
+    let new_group = || Group {
+        accs: aggs.iter().map(|a| acc_new(&a.call)).collect(),
+        seen: aggs
+            .iter()
+            .map(|a| a.call.distinct.then(HashSet::new))
+            .collect(),
+    };
+    run(input, ev, param, &mut |ev, row| {
+        let mut key = Vec::with_capacity(group.len());
+        for g in group {
+            key.push(g.eval(&row, ev)?);
+        }
+        let nk = distinct_key(&key);
+        let gi = match groups.get(&nk) {
+            Some(&i) => i,
+            None => {
+                order.push((key, new_group()));
+                groups.insert(nk, order.len() - 1);
+                order.len() - 1
+            }
+        };
+        let g = &mut order[gi].1;
+        for (i, a) in aggs.iter().enumerate() {
+            let v = match &a.call.arg {
+                None => Value::Bool(true),
+                Some(e) => e.eval(&row, ev)?,
+            };
+            if let Some(seen) = &mut g.seen[i] {
+                if v.is_null() || !seen.insert(v.clone()) {
+                    continue;
+                }
+            }
+            acc_add(&mut g.accs[i], v, &ev.ctx.eval)?;
+        }
+        Ok(true)
+    })?;
+    if order.is_empty() && group.is_empty() {
+        order.push((Vec::new(), new_group()));
+    }
+    for (key, g) in order {
+        let mut row = key;
+        for (acc, a) in g.accs.into_iter().zip(aggs) {
+            row.push(acc_finish(acc, &a.call, &ev.ctx.eval)?);
+        }
+        if !emit(ev, row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,64 @@
+//! Row locking for SELECT ... FOR UPDATE/SHARE (the LockRows operator),
+//! with PostgreSQL's EvalPlanQual under READ COMMITTED.
+
+use nestor_common::DbError;
+use nestor_plan::ir::{Expr, LockTarget};
+use nestor_plan::valops;
+use nestor_storage::{LockResult, Recheck};
+use nestor_types::Value;
+
+use super::eval::Eval;
+use super::Row;
+use crate::context::Ev;
+
+/// Lock the rows of `targets` in `row`; returns the row to emit (with the
+/// newest versions swapped in) or None to skip it.
+pub(super) fn lock_row(
+    ev: &mut Ev,
+    mut row: Row,
+    targets: &[LockTarget],
+    mode: nestor_txn::LockMode,
+    policy: nestor_txn::WaitPolicy,
+    recheck: Option<&Expr>,
+) -> Result<Option<Row>, DbError> {
+    for t in targets {
+        let ncols = t.table.columns.len();
+        let rid = match &row[t.offset + ncols] {
+            Value::Int8(r) => nestor_common::RowId(*r as u64),
+            _ => continue, // NULL-extended side of an outer join
+        };
+        let mut recheck_mode = Recheck::Snapshot;
+        loop {
+            let snap = ev.ctx.snapshot;
+            let res = t
+                .table
+                .storage
+                .lock_row(
+                    ev.ctx.txn,
+                    rid,
+                    mode,
+                    policy,
+                    &snap,
+                    &ev.ctx.wait,
+                    recheck_mode,
+                )
+                .map_err(|e| e.into_db(&|v| valops::render(v, &ev.ctx.eval)))?;
+            match res {
+                LockResult::Locked => break,
+                LockResult::Skipped | LockResult::Gone => return Ok(None),
+                LockResult::Changed(newest) => {
+                    for (i, v) in newest.iter().enumerate() {
+                        row[t.offset + i] = v.clone();
+                    }
+                    if let Some(r) = recheck {
+                        if !r.test(&row, ev)? {
+                            return Ok(None);
+                        }
+                    }
+                    recheck_mode = Recheck::Latest;
+                }
+            }
+        }
+    }
+    Ok(Some(row))
+}

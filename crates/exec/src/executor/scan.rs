@@ -1,0 +1,238 @@
+//! Leaves of the plan: table scans (sequential and by index), set-returning
+//! functions in FROM, and system views.
+
+use std::ops::Bound;
+
+use nestor_catalog::{IndexDef, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_plan::ir::{Expr, IndexKeys, TableFunc};
+use nestor_plan::sysviews::View;
+use nestor_plan::valops;
+use nestor_storage::Tuple;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use super::eval::Eval;
+use super::{poll, scan_row, Emit};
+use crate::context::Ev;
+
+/// Every visible row of `table` that passes `filter`.
+pub(super) fn seq_scan(
+    table: &TableDef,
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let snap = ev.ctx.snapshot;
+    let storage = table.storage.clone();
+    let mut n = 0;
+    for t in storage.scan(&snap) {
+        poll(ev, &mut n)?;
+        let row = scan_row(&t, table);
+        if let Some(f) = filter {
+            if !f.test(&row, ev)? {
+                continue;
+            }
+        }
+        if !emit(ev, row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The visible rows an index lookup finds, then `filter`.
+pub(super) fn index_scan(
+    table: &TableDef,
+    index: &IndexDef,
+    keys: &IndexKeys,
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let tuples = index_lookup(table, index, keys, ev, param)?;
+    for t in tuples {
+        let row = scan_row(&t, table);
+        if let Some(f) = filter {
+            if !f.test(&row, ev)? {
+                continue;
+            }
+        }
+        if !emit(ev, row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// A system view's rows (computed now), then `filter`.
+pub(super) fn sysview(
+    view: View,
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    for row in crate::sysviews::rows(view, ev) {
+        if let Some(f) = filter {
+            if !f.test(&row, ev)? {
+                continue;
+            }
+        }
+        if !emit(ev, row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Evaluate index keys and read the matching visible rows.
+fn index_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    keys: &IndexKeys,
+    ev: &mut Ev,
+    param: &[Value],
+) -> Result<Vec<Tuple>, DbError> {
+    let snap = ev.ctx.snapshot;
+    let storage = &table.storage;
+    if let Some(list) = &keys.in_list {
+        let mut vals = Vec::with_capacity(list.len());
+        for e in list {
+            let v = e.eval(param, ev)?;
+            if !v.is_null() {
+                vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
+            }
+        }
+        vals.sort();
+        vals.dedup();
+        let mut out = Vec::new();
+        for v in vals {
+            let k = [v];
+            out.extend(storage.index_scan(
+                &index.index,
+                Bound::Included(&k[..]),
+                Bound::Included(&k[..]),
+                &snap,
+            ));
+        }
+        return Ok(out);
+    }
+    let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
+    for (i, e) in keys.eq.iter().enumerate() {
+        let v = e.eval(param, ev)?;
+        if v.is_null() {
+            return Ok(Vec::new());
+        }
+        prefix.push(cast_key(&ev.ctx.eval, v, table, index, i)?);
+    }
+    let pos = prefix.len();
+    // None: a NULL bound (no rows); Some(None): no bound.
+    type KeyBound = Option<Option<(Vec<Value>, bool)>>;
+    let bound = |b: &Option<(Expr, bool)>, ev: &mut Ev| -> Result<KeyBound, DbError> {
+        match b {
+            None => Ok(Some(None)),
+            Some((e, incl)) => {
+                let v = e.eval(param, ev)?;
+                if v.is_null() {
+                    return Ok(None);
+                }
+                let mut k = prefix.clone();
+                k.push(cast_key(&ev.ctx.eval, v, table, index, pos)?);
+                Ok(Some(Some((k, *incl))))
+            }
+        }
+    };
+    let Some(lo) = bound(&keys.lo, ev)? else {
+        return Ok(Vec::new());
+    };
+    let Some(hi) = bound(&keys.hi, ev)? else {
+        return Ok(Vec::new());
+    };
+    let lo_b = match &lo {
+        Some((k, true)) => Bound::Included(&k[..]),
+        Some((k, false)) => Bound::Excluded(&k[..]),
+        None if prefix.is_empty() => Bound::Unbounded,
+        None => Bound::Included(&prefix[..]),
+    };
+    let hi_b = match &hi {
+        Some((k, true)) => Bound::Included(&k[..]),
+        Some((k, false)) => Bound::Excluded(&k[..]),
+        None if prefix.is_empty() => Bound::Unbounded,
+        None => Bound::Included(&prefix[..]),
+    };
+    let mut rows = storage.index_scan(&index.index, lo_b, hi_b, &snap);
+    if lo.is_some() && hi.is_none() && !prefix.is_empty() {
+        // The lower bound's prefix semantics already stop at the prefix.
+        rows.retain(|t| index.index.key_of(&t.data).starts_with(&prefix));
+    }
+    Ok(rows)
+}
+
+/// Key values must have the column's own type to compare as the index
+/// does (integers of other widths compare by value already).
+fn cast_key(
+    ec: &nestor_types::EvalCtx,
+    v: Value,
+    table: &TableDef,
+    index: &IndexDef,
+    i: usize,
+) -> Result<Value, DbError> {
+    let ty = table.columns[index.columns[i]].ty;
+    if ty.is_integer() && valops::as_i64(&v).is_some() {
+        return Ok(v);
+    }
+    match (&v, ty) {
+        (Value::Text(_), DataType::Text | DataType::Varchar(_)) => Ok(v),
+        _ => valops::cast(v, ty, true, ec),
+    }
+}
+
+pub(super) fn run_function(
+    func: TableFunc,
+    args: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    match func {
+        TableFunc::GenerateSeries => {
+            let mut vals = Vec::new();
+            for a in args {
+                vals.push(a.eval(param, ev)?);
+            }
+            if vals.iter().any(Value::is_null) {
+                return Ok(true);
+            }
+            let int = |v: &Value| valops::as_i64(v).unwrap_or(0);
+            let (start, stop) = (int(&vals[0]), int(&vals[1]));
+            let step = vals.get(2).map(int).unwrap_or(1);
+            if step == 0 {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    "step size cannot equal zero",
+                ));
+            }
+            let is4 = matches!(vals[0], Value::Int4(_));
+            let mut i = start;
+            let mut n = 0;
+            while (step > 0 && i <= stop) || (step < 0 && i >= stop) {
+                poll(ev, &mut n)?;
+                let v = if is4 {
+                    Value::Int4(i as i32)
+                } else {
+                    Value::Int8(i)
+                };
+                if !emit(ev, vec![v])? {
+                    return Ok(false);
+                }
+                match i.checked_add(step) {
+                    Some(x) => i = x,
+                    None => break,
+                }
+            }
+            Ok(true)
+        }
+        TableFunc::Unnest => Err(DbError::unsupported("unnest")),
+    }
+}
