@@ -212,16 +212,22 @@ impl Catalog {
         }
     }
 
-    /// The sequence a regclass-style name denotes; 42P01 if there is none.
+    /// The sequence a regclass-style name denotes: 42P01 if no relation
+    /// has the name, 42809 if it is not a sequence.
     pub fn sequence_named(&self, name: &str) -> Result<Arc<Sequence>, DbError> {
         let n = name.trim_matches('"');
         let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
-        self.sequence(&n).ok_or_else(|| {
-            DbError::new(
+        match self.relation(&n) {
+            Some(Relation::Sequence(s)) => Ok(s),
+            Some(_) => Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{n}\" is not a sequence"),
+            )),
+            None => Err(DbError::new(
                 SqlState::UndefinedTable,
                 format!("relation \"{name}\" does not exist"),
-            )
-        })
+            )),
+        }
     }
 
     // ----- per-session sequence state -------------------------------------

@@ -316,6 +316,11 @@ fn joins_aggregates_subqueries() {
     setup_accounts(&db);
     db.ok("CREATE TABLE tx (id serial PRIMARY KEY, acc int, amount int)");
     db.ok("INSERT INTO tx (acc, amount) VALUES (1, 10), (1, 20), (2, 5), (9, 1)");
+    // string_agg skips NULLs (it once concatenated a delimiter for them).
+    assert_eq!(
+        db.q("SELECT string_agg(x, ', '), string_agg(DISTINCT x, '') FROM (VALUES ('a,'), (NULL), ('b'), ('b')) v(x)"),
+        vec![vec!["a,, b, b", "a,b"]]
+    );
     assert_eq!(
         db.q("SELECT a.owner, sum(t.amount) AS s, count(*) FROM acc a JOIN tx t ON t.acc = a.id GROUP BY a.owner ORDER BY s DESC"),
         vec![vec!["ann", "30", "2"], vec!["bob", "5", "1"]]

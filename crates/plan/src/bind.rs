@@ -1043,12 +1043,7 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_func(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
-        let parts = names(&f.funcname);
-        let name = match parts.as_slice() {
-            [s, n] if s == "pg_catalog" => n.clone(),
-            [n] => n.clone(),
-            _ => parts.join("."),
-        };
+        let name = function_name(f);
         if f.over.is_some() {
             return Err(DbError::unsupported("window functions"));
         }
@@ -1067,11 +1062,11 @@ impl<'e> Binder<'e> {
             )));
         }
         if name == "pg_sleep_for" {
-            let (e, t) = self.bind(
-                f.args
-                    .first()
-                    .ok_or_else(|| DbError::internal("pg_sleep_for needs an argument"))?,
-            )?;
+            let arg = f
+                .args
+                .first()
+                .ok_or_else(|| DbError::internal("pg_sleep_for needs an argument"))?;
+            let (e, t) = self.bind(arg)?;
             let e = self.coerce(e, t, DataType::Text)?;
             return Ok((Expr::Func(Func::PgSleepFor, vec![e]), DataType::Unknown));
         }
@@ -1082,37 +1077,7 @@ impl<'e> Binder<'e> {
         let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
         let res = functions::lookup(&name, &types)?;
         if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
-            // The name is a regclass literal, looked up while parsing (so a
-            // missing relation is reported at the literal).
-            if let (Some((Expr::Const(Value::Text(rel)), DataType::Unknown)), Some(a)) =
-                (args.first(), f.args.first())
-            {
-                if self.catalog.sequence_named(rel).is_err() {
-                    let n = rel.trim_matches('"');
-                    let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
-                    if self.catalog.relation(&n).is_none() {
-                        return Err(err_at(
-                            DbError::new(
-                                SqlState::UndefinedTable,
-                                format!("relation \"{rel}\" does not exist"),
-                            ),
-                            self.text,
-                            expr_location(node(a)?),
-                        ));
-                    }
-                }
-            }
-        }
-        if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
-            // PostgreSQL resolves a literal regclass argument while parsing,
-            // so a missing sequence is reported at the literal.
-            if let Some(NodeEnum::AConst(c)) = f.args.first().and_then(|a| a.node.as_ref()) {
-                if let Some(a_const::Val::Sval(sv)) = &c.val {
-                    self.catalog
-                        .sequence_named(&sv.sval)
-                        .map_err(|e| err_at(e, self.text, c.location))?;
-                }
-            }
+            self.check_regclass_literal(f)?;
         }
         let mut out = Vec::with_capacity(args.len());
         for ((e, t), want) in args.into_iter().zip(res.arg_types.iter()) {
@@ -1121,17 +1086,37 @@ impl<'e> Binder<'e> {
                 None => e,
             });
         }
-        let ret = if res.ret == DataType::Unknown {
-            DataType::Text
-        } else {
-            res.ret
-        };
-        let ret = if res.func == Func::PgSleep {
-            DataType::Unknown
-        } else {
-            ret
+        let ret = match res.func {
+            Func::PgSleep => DataType::Unknown,
+            _ => res.ret.resolve_unknown(),
         };
         Ok((Expr::Func(res.func, out), ret))
+    }
+
+    /// A sequence function's literal argument names a relation: PostgreSQL
+    /// resolves it (as a regclass) while parsing, so a missing relation is
+    /// reported at the literal. (One that is not a sequence fails when the
+    /// function runs.)
+    fn check_regclass_literal(&self, f: &pb::FuncCall) -> Result<(), DbError> {
+        let Some(NodeEnum::AConst(c)) = f.args.first().and_then(|a| a.node.as_ref()) else {
+            return Ok(());
+        };
+        let Some(a_const::Val::Sval(sv)) = &c.val else {
+            return Ok(());
+        };
+        let n = sv.sval.trim_matches('"');
+        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        if self.catalog.relation(&n).is_none() {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedTable,
+                    format!("relation \"{}\" does not exist", sv.sval),
+                ),
+                self.text,
+                c.location,
+            ));
+        }
+        Ok(())
     }
 
     fn coerce_arg(
@@ -1174,79 +1159,67 @@ impl<'e> Binder<'e> {
         if f.agg_filter.is_some() || !f.agg_order.is_empty() {
             return Err(DbError::unsupported("aggregate FILTER and ORDER BY"));
         }
-        let saved = self.agg;
-        self.agg = AggCtx::NotAllowed("aggregate function calls");
-        let bound = if func == AggFunc::CountStar {
-            None
-        } else {
-            let want = if func == AggFunc::StringAgg { 2 } else { 1 };
-            if f.args.len() != want {
-                self.agg = saved;
-                return Err(DbError::new(
-                    SqlState::UndefinedFunction,
-                    format!(
-                        "function {name} with {} arguments does not exist",
-                        f.args.len()
-                    ),
-                ));
-            }
-            let r = self.bind(&f.args[0]);
-            if func == AggFunc::StringAgg {
-                // The delimiter must be a constant here.
-                let d = self.bind(&f.args[1]);
-                if !matches!(d, Ok((Expr::Const(Value::Text(ref s)), _)) if s.as_ref() == ",") {
-                    if let Ok((Expr::Const(_), _)) = d {
-                    } else {
-                        self.agg = saved;
-                        return Err(DbError::unsupported(
-                            "string_agg with a non-constant delimiter",
-                        ));
-                    }
-                }
-                self.agg = saved;
-                let (e, t) = r?;
-                let sep = match d? {
-                    (Expr::Const(v), _) => v,
-                    _ => Value::Null,
-                };
-                let e = self.coerce(e, t, DataType::Text)?;
-                let concat = functions::library_call("concat", &[DataType::Text, DataType::Text])?;
-                return Ok((
-                    Expr::Agg(Box::new(AggCall {
-                        func,
-                        arg: Some(Expr::Func(concat, vec![e, Expr::Const(sep)])),
-                        distinct: f.agg_distinct,
-                        ty: DataType::Text,
-                    })),
-                    DataType::Text,
-                ));
-            }
-            Some(r)
+        let want = match func {
+            AggFunc::CountStar => 0,
+            AggFunc::StringAgg => 2,
+            _ => 1,
         };
+        if f.args.len() != want {
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!(
+                    "function {name} with {} arguments does not exist",
+                    f.args.len()
+                ),
+            ));
+        }
+        // Arguments may not contain aggregates themselves.
+        let saved = std::mem::replace(
+            &mut self.agg,
+            AggCtx::NotAllowed("aggregate function calls"),
+        );
+        let bound = self.bind_agg_args(func, &f.args);
         self.agg = saved;
-        let (arg, at) = match bound {
-            Some(r) => {
-                let (e, t) = r?;
-                (Some(e), t)
-            }
-            None => (None, DataType::Int8),
-        };
+        let (arg, at, delimiter) = bound?;
         let ty = agg_type(func, at, name)?;
         let arg = match (func, arg) {
             (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
+            (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
             (_, a) => a,
         };
-        Ok((
-            Expr::Agg(Box::new(AggCall {
-                func,
-                arg,
-                distinct: f.agg_distinct,
-                ty,
-            })),
+        let call = AggCall {
+            func,
+            arg,
+            delimiter,
+            distinct: f.agg_distinct,
             ty,
-        ))
+        };
+        Ok((Expr::Agg(Box::new(call)), ty))
+    }
+
+    /// The bound argument of an aggregate (None for count(*)), its type,
+    /// and string_agg's constant delimiter.
+    fn bind_agg_args(
+        &mut self,
+        func: AggFunc,
+        args: &[Node],
+    ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        let Some(first) = args.first() else {
+            return Ok((None, DataType::Int8, None));
+        };
+        let (e, t) = self.bind(first)?;
+        if func != AggFunc::StringAgg {
+            return Ok((Some(e), t, None));
+        }
+        let (d, dt) = self.bind(&args[1])?;
+        let Expr::Const(v) = self.coerce(d, dt, DataType::Text)? else {
+            return Err(DbError::unsupported(
+                "string_agg with a non-constant delimiter",
+            ));
+        };
+        Ok((Some(e), t, Some(v)))
     }
 
     fn bind_sublink(&mut self, s: &pb::SubLink) -> Result<(Expr, DataType), DbError> {
@@ -1366,6 +1339,16 @@ pub fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
             DataType::Text,
         ),
         None => (Expr::Const(Value::Null), DataType::Unknown),
+    }
+}
+
+/// A function call's name, schema-qualified names of pg_catalog stripped.
+fn function_name(f: &pb::FuncCall) -> String {
+    let parts = names(&f.funcname);
+    match parts.as_slice() {
+        [s, n] if s == "pg_catalog" => n.clone(),
+        [n] => n.clone(),
+        _ => parts.join("."),
     }
 }
 

@@ -21,7 +21,8 @@ enum Acc {
     Avg(Option<Value>, i64),
     MinMax(Option<Value>, bool),
     Bool(Option<bool>, bool),
-    Str(Option<String>),
+    /// string_agg: the text so far and the delimiter.
+    Str(Option<String>, String),
 }
 
 fn acc_new(c: &AggCall) -> Acc {
@@ -33,7 +34,10 @@ fn acc_new(c: &AggCall) -> Acc {
         AggFunc::Max => Acc::MinMax(None, true),
         AggFunc::BoolAnd => Acc::Bool(None, true),
         AggFunc::BoolOr => Acc::Bool(None, false),
-        AggFunc::StringAgg => Acc::Str(None),
+        AggFunc::StringAgg => {
+            let d = c.delimiter.as_ref().and_then(|d| d.as_str()).unwrap_or("");
+            Acc::Str(None, d.to_string())
+        }
     }
 }
 
@@ -101,19 +105,21 @@ fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), Db
                 }
             });
         }
-        Acc::Str(s) => {
-            // The bound argument is concat(value, delimiter).
+        Acc::Str(s, delimiter) => {
             let t = valops::to_text(&v, ec).unwrap_or_default();
             match s {
                 None => *s = Some(t),
-                Some(cur) => cur.push_str(&t),
+                Some(cur) => {
+                    cur.push_str(delimiter);
+                    cur.push_str(&t);
+                }
             }
         }
     }
     Ok(())
 }
 
-fn acc_finish(acc: Acc, call: &AggCall, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match acc {
         Acc::Count(n) => Value::Int8(n),
         Acc::Sum(s, _) => s.unwrap_or(Value::Null),
@@ -129,25 +135,7 @@ fn acc_finish(acc: Acc, call: &AggCall, ec: &nestor_types::EvalCtx) -> Result<Va
         }
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
-        Acc::Str(s) => {
-            // Drop the trailing delimiter added by the argument.
-            let sep = match &call.arg {
-                Some(Expr::Func(_, a)) => match a.get(1) {
-                    Some(Expr::Const(v)) => valops::to_text(v, ec).unwrap_or_default(),
-                    _ => String::new(),
-                },
-                _ => String::new(),
-            };
-            match s {
-                None => Value::Null,
-                Some(mut x) => {
-                    if !sep.is_empty() && x.ends_with(&sep) {
-                        x.truncate(x.len() - sep.len());
-                    }
-                    Value::Text(x.into())
-                }
-            }
-        }
+        Acc::Str(s, _) => s.map_or(Value::Null, |x| Value::Text(x.into())),
     })
 }
 
@@ -207,8 +195,8 @@ pub(super) fn run_aggregate(
     }
     for (key, g) in order {
         let mut row = key;
-        for (acc, a) in g.accs.into_iter().zip(aggs) {
-            row.push(acc_finish(acc, &a.call, &ev.ctx.eval)?);
+        for acc in g.accs {
+            row.push(acc_finish(acc, &ev.ctx.eval)?);
         }
         if !emit(ev, row)? {
             return Ok(false);

@@ -116,6 +116,8 @@ impl PartialEq for SubQuery {
 pub struct AggCall {
     pub func: AggFunc,
     pub arg: Option<Expr>,
+    /// string_agg's delimiter (a constant; NULL means none).
+    pub delimiter: Option<Value>,
     pub distinct: bool,
     pub ty: DataType,
 }

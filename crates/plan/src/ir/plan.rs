@@ -195,134 +195,96 @@ impl Plan {
     }
 
     fn explain_at(&self, d: usize, out: &mut Vec<String>) {
-        match self {
-            Plan::Single => Self::line(d, "Result", out),
-            Plan::Values { rows } => Self::line(
-                d,
-                &format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
-                out,
-            ),
-            Plan::SeqScan {
-                table,
-                alias,
-                filter,
-            } => {
-                Self::line(
-                    d,
-                    &format!(
-                        "Seq Scan on {}{}",
-                        table.name,
-                        alias_suffix(&table.name, alias)
-                    ),
-                    out,
-                );
-                if let Some(f) = filter {
-                    Self::detail(d, &format!("Filter: {}", show(f, table)), out);
-                }
+        let Some(label) = self.label() else {
+            // Filter and Project print as their input (PostgreSQL folds
+            // them into the node below).
+            for c in self.children() {
+                c.explain_at(d, out);
             }
+            return;
+        };
+        Self::line(d, &label, out);
+        for detail in self.details() {
+            Self::detail(d, &detail, out);
+        }
+        for c in self.children() {
+            c.explain_at(d + 1, out);
+        }
+    }
+
+    /// The node's EXPLAIN line (None for nodes printed as their input).
+    fn label(&self) -> Option<String> {
+        let scan = |kind: &str, t: &TableDef, alias: &str| {
+            format!("{kind} on {}{}", t.name, alias_suffix(&t.name, alias))
+        };
+        Some(match self {
+            Plan::Filter { .. } | Plan::Project { .. } => return None,
+            Plan::Single => "Result".into(),
+            Plan::Values { rows } => format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
+            Plan::SeqScan { table, alias, .. } => scan("Seq Scan", table, alias),
             Plan::IndexScan {
                 table,
                 alias,
                 index,
+                ..
+            } => scan(&format!("Index Scan using {}", index.name), table, alias),
+            Plan::FunctionScan { name, .. } => format!("Function Scan on {name}"),
+            Plan::SysView { view, .. } => format!("Function Scan on {}", view.name()),
+            Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
+            Plan::NestedLoop { kind, .. } if *kind == JoinKind::Left => {
+                "Nested Loop Left Join".into()
+            }
+            Plan::NestedLoop { .. } => "Nested Loop".into(),
+            Plan::Aggregate { group, .. } if group.is_empty() => "Aggregate".into(),
+            Plan::Aggregate { .. } | Plan::Distinct { .. } => "HashAggregate".into(),
+            Plan::Sort { .. } => "Sort".into(),
+            Plan::Limit { .. } => "Limit".into(),
+            Plan::Append { .. } => "Append".into(),
+            Plan::SetOp {
+                intersect: true, ..
+            } => "HashSetOp Intersect".into(),
+            Plan::SetOp { .. } => "HashSetOp Except".into(),
+            Plan::LockRows { .. } => "LockRows".into(),
+        })
+    }
+
+    /// Index Cond and Filter lines of a scan.
+    fn details(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let (table, keys, filter) = match self {
+            Plan::SeqScan { table, filter, .. } => (table, None, filter),
+            Plan::IndexScan {
+                table,
                 keys,
                 filter,
-            } => {
-                Self::line(
-                    d,
-                    &format!(
-                        "Index Scan using {} on {}{}",
-                        index.name,
-                        table.name,
-                        alias_suffix(&table.name, alias)
-                    ),
-                    out,
-                );
-                if !keys.display.is_empty() {
-                    Self::detail(
-                        d,
-                        &format!("Index Cond: ({})", keys.display.join(" AND ")),
-                        out,
-                    );
-                }
-                if let Some(f) = filter {
-                    Self::detail(d, &format!("Filter: {}", show(f, table)), out);
-                }
-            }
-            Plan::FunctionScan { name, .. } => {
-                Self::line(d, &format!("Function Scan on {name}"), out)
-            }
-            Plan::SysView { view, .. } => {
-                Self::line(d, &format!("Function Scan on {}", view.name()), out)
-            }
-            Plan::CteScan { name, .. } => Self::line(d, &format!("CTE Scan on {name}"), out),
-            Plan::Filter { input, .. } => {
-                input.explain_at(d, out);
-            }
-            Plan::Project { input, .. } => input.explain_at(d, out),
-            Plan::NestedLoop {
-                left, right, kind, ..
-            } => {
-                let k = if *kind == JoinKind::Left {
-                    "Nested Loop Left Join"
-                } else {
-                    "Nested Loop"
-                };
-                Self::line(d, k, out);
-                left.explain_at(d + 1, out);
-                right.explain_at(d + 1, out);
-            }
-            Plan::Aggregate { input, group, .. } => {
-                Self::line(
-                    d,
-                    if group.is_empty() {
-                        "Aggregate"
-                    } else {
-                        "HashAggregate"
-                    },
-                    out,
-                );
-                input.explain_at(d + 1, out);
-            }
-            Plan::Sort { input, .. } => {
-                Self::line(d, "Sort", out);
-                input.explain_at(d + 1, out);
-            }
-            Plan::Limit { input, .. } => {
-                Self::line(d, "Limit", out);
-                input.explain_at(d + 1, out);
-            }
-            Plan::Distinct { input } => {
-                Self::line(d, "HashAggregate", out);
-                input.explain_at(d + 1, out);
-            }
-            Plan::Append { inputs } => {
-                Self::line(d, "Append", out);
-                for i in inputs {
-                    i.explain_at(d + 1, out);
-                }
-            }
-            Plan::SetOp {
-                left,
-                right,
-                intersect,
                 ..
-            } => {
-                Self::line(
-                    d,
-                    if *intersect {
-                        "HashSetOp Intersect"
-                    } else {
-                        "HashSetOp Except"
-                    },
-                    out,
-                );
-                left.explain_at(d + 1, out);
-                right.explain_at(d + 1, out);
+            } => (table, Some(keys), filter),
+            _ => return out,
+        };
+        if let Some(k) = keys.filter(|k| !k.display.is_empty()) {
+            out.push(format!("Index Cond: ({})", k.display.join(" AND ")));
+        }
+        if let Some(f) = filter {
+            out.push(format!("Filter: {}", show(f, table)));
+        }
+        out
+    }
+
+    /// Inputs in EXPLAIN order.
+    fn children(&self) -> Vec<&Plan> {
+        match self {
+            Plan::Filter { input, .. }
+            | Plan::Project { input, .. }
+            | Plan::Aggregate { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::Distinct { input }
+            | Plan::LockRows { input, .. } => vec![input],
+            Plan::NestedLoop { left, right, .. } | Plan::SetOp { left, right, .. } => {
+                vec![left, right]
             }
-            Plan::LockRows { input, .. } => {
-                Self::line(d, "LockRows", out);
-                input.explain_at(d + 1, out);
-            }
+            Plan::Append { inputs } => inputs.iter().collect(),
+            _ => Vec::new(),
         }
     }
 }

@@ -1,0 +1,379 @@
+//! Access-path choice: the logical FROM tree with its WHERE/ON conjuncts
+//! becomes the physical plan. Conjuncts are pushed down as far as they can
+//! go; at a table leaf they choose between a sequential scan, an index scan
+//! (equality prefix, IN list or range) and, inside a nested loop, an index
+//! lookup keyed by the outer row. The choice is rule-based: most equality
+//! columns, then ranges (there is no cost model).
+
+use super::*;
+
+/// Split an AND tree into its conjuncts.
+pub fn conjuncts(e: Expr) -> Vec<Expr> {
+    match e {
+        Expr::And(v) => v.into_iter().flat_map(conjuncts).collect(),
+        e => vec![e],
+    }
+}
+
+pub(super) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
+    match v.len() {
+        0 => None,
+        1 => v.pop(),
+        _ => Some(Expr::And(v)),
+    }
+}
+
+pub(crate) fn with_filter(p: Plan, rest: Vec<Expr>) -> Plan {
+    match and_all(rest) {
+        None => p,
+        Some(pred) => Plan::Filter {
+            input: Box::new(p),
+            pred,
+        },
+    }
+}
+
+pub(super) fn within(e: &Expr, lo: usize, hi: usize) -> bool {
+    e.columns().iter().all(|&c| c >= lo && c < hi)
+}
+
+/// Key expressions for a parameterized inner scan: conjuncts over the
+/// whole join row, the left side's range (left row = positions from
+/// `left_lo`).
+pub(crate) struct JoinParam {
+    left_lo: usize,
+    left_hi: usize,
+    conj: Vec<Expr>,
+}
+
+/// Build the physical plan of a FROM tree with `conj` (in the query
+/// level's row coordinates) pushed down. Returns the plan (rows local to
+/// the node's range) and the conjuncts it could not place.
+pub(crate) fn build(
+    b: &mut Binder,
+    f: From,
+    conj: Vec<Expr>,
+    param: Option<JoinParam>,
+) -> Result<(Plan, Vec<Expr>), DbError> {
+    let (lo, hi) = f.range();
+    let (mine, mut rest): (Vec<Expr>, Vec<Expr>) =
+        conj.into_iter().partition(|e| within(e, lo, hi));
+    let local = |offset: usize, v: Vec<Expr>| -> Vec<Expr> {
+        v.into_iter().map(|e| e.shift(-(offset as isize))).collect()
+    };
+    match f {
+        From::Table {
+            table,
+            alias,
+            offset,
+        } => Ok((
+            table_scan(b, table, alias, local(offset, mine), offset, param),
+            rest,
+        )),
+        From::Other { plan, offset, .. } => Ok((with_filter(plan, local(offset, mine)), rest)),
+        From::SysView { view, offset, .. } => {
+            let filter = and_all(local(offset, mine));
+            Ok((Plan::SysView { view, filter }, rest))
+        }
+        From::Join {
+            kind,
+            left,
+            right,
+            on,
+            offset,
+            ..
+        } => {
+            let (plan, above) = build_join(b, kind, *left, *right, on, offset, mine)?;
+            rest.extend(above);
+            Ok((plan, rest))
+        }
+    }
+}
+
+/// A join node: conjuncts over one side go down to it (for a LEFT join,
+/// only to the left; its ON clause may go to the right), the others stay at
+/// the join; the inner side may become a lookup keyed by the outer row.
+/// Returns the plan and the conjuncts that must be applied above the join.
+fn build_join(
+    b: &mut Binder,
+    kind: JoinKind,
+    left: From,
+    right: From,
+    on: Vec<Expr>,
+    offset: usize,
+    mine: Vec<Expr>,
+) -> Result<(Plan, Vec<Expr>), DbError> {
+    let (llo, lhi) = left.range();
+    let (rlo, rhi) = right.range();
+    let inner = kind == JoinKind::Inner;
+    let (mut to_left, mut to_right, mut at_join, mut above) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for e in mine {
+        match () {
+            _ if within(&e, llo, lhi) => to_left.push(e),
+            _ if within(&e, rlo, rhi) && inner => to_right.push(e),
+            _ if inner => at_join.push(e),
+            _ => above.push(e),
+        }
+    }
+    for e in on {
+        match () {
+            _ if within(&e, rlo, rhi) => to_right.push(e),
+            _ if within(&e, llo, lhi) && inner => to_left.push(e),
+            _ => at_join.push(e),
+        }
+    }
+    let (lp, lrest) = build(b, left, to_left, None)?;
+    let jp = JoinParam {
+        left_lo: llo,
+        left_hi: lhi,
+        conj: at_join.clone(),
+    };
+    let (rp, rrest) = build(b, right, to_right, Some(jp))?;
+    at_join.extend(rrest);
+    above.extend(lrest);
+    let on_local = at_join
+        .into_iter()
+        .map(|e| e.shift(-(offset as isize)))
+        .collect();
+    let plan = Plan::NestedLoop {
+        left: Box::new(lp),
+        right: Box::new(rp),
+        kind,
+        on: and_all(on_local),
+        right_width: rhi - rlo,
+    };
+    Ok((plan, above))
+}
+
+/// A table leaf: pick an index for the conjuncts (local coordinates), or
+/// a join-parameterized index lookup.
+pub(super) fn table_scan(
+    b: &mut Binder,
+    table: Arc<TableDef>,
+    alias: String,
+    local: Vec<Expr>,
+    offset: usize,
+    param: Option<JoinParam>,
+) -> Plan {
+    let _ = b;
+    if let Some((index, keys, used)) = choose_index(&table, &local) {
+        let filter: Vec<Expr> = local
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !used.contains(i))
+            .map(|(_, e)| e)
+            .collect();
+        return Plan::IndexScan {
+            table,
+            alias,
+            index,
+            keys,
+            filter: and_all(filter),
+        };
+    }
+    if let Some(p) = param {
+        if let Some((index, keys)) = join_index(&table, offset, &p) {
+            return Plan::IndexScan {
+                table,
+                alias,
+                index,
+                keys,
+                filter: and_all(local),
+            };
+        }
+    }
+    Plan::SeqScan {
+        table,
+        alias,
+        filter: and_all(local),
+    }
+}
+
+/// `Col(c) op e` or `e op Col(c)` with `e` computable before the scan.
+pub(super) fn col_cmp(e: &Expr) -> Option<(usize, Cmp, &Expr)> {
+    if let Expr::Cmp(op, a, b) = e {
+        if let Expr::Col(c) = a.as_ref() {
+            if b.is_row_independent() {
+                return Some((*c, *op, b));
+            }
+        }
+        if let Expr::Col(c) = b.as_ref() {
+            if a.is_row_independent() {
+                return Some((*c, op.flip(), a));
+            }
+        }
+    }
+    None
+}
+
+pub(super) fn indexable_type(t: DataType) -> bool {
+    !matches!(
+        t,
+        DataType::Numeric(_) | DataType::Float4 | DataType::Float8
+    )
+}
+
+/// The best index for the conjuncts: most equality columns, then a range
+/// or IN list. Returns the index, keys, and the conjuncts it covers.
+pub(super) fn choose_index(
+    table: &TableDef,
+    conj: &[Expr],
+) -> Option<(nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> {
+    let mut best: Option<(usize, nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> = None;
+    for idx in &table.indexes {
+        let Some((score, keys, used)) = index_match(table, idx, conj) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(s, ..)| score > *s) {
+            best = Some((score, idx.clone(), keys, used));
+        }
+    }
+    best.map(|(_, i, k, u)| (i, k, u))
+}
+
+/// How well one index serves the conjuncts: (score, keys, conjuncts used);
+/// None if it serves none. Equality on a key column scores 10, an IN list on
+/// the first 8, a bound of a range 3, a fully matched unique index 5 more.
+fn index_match(
+    table: &TableDef,
+    idx: &nestor_catalog::IndexDef,
+    conj: &[Expr],
+) -> Option<(usize, IndexKeys, Vec<usize>)> {
+    let mut keys = IndexKeys {
+        eq: Vec::new(),
+        in_list: None,
+        lo: None,
+        hi: None,
+        display: Vec::new(),
+    };
+    let mut used = Vec::new();
+    let mut score = 0;
+    for &col in &idx.columns {
+        if !indexable_type(table.columns[col].ty) {
+            break;
+        }
+        let name = &table.columns[col].name;
+        let eq = conj.iter().enumerate().find_map(|(i, e)| match col_cmp(e) {
+            Some((c, Cmp::Eq, v)) if c == col => Some((i, v.clone())),
+            _ => None,
+        });
+        if let Some((i, v)) = eq {
+            keys.display
+                .push(format!("{name} = {}", crate::ir::show(&v, table)));
+            keys.eq.push(v);
+            used.push(i);
+            score += 10;
+            continue;
+        }
+        if keys.eq.is_empty() {
+            if let Some((i, list)) = in_list_on(conj, col) {
+                keys.display.push(format!("{name} = ANY (...)"));
+                keys.in_list = Some(list);
+                used.push(i);
+                score += 8;
+                break;
+            }
+        }
+        score += range_keys(table, col, conj, &mut keys, &mut used);
+        break;
+    }
+    if score == 0 {
+        return None;
+    }
+    if idx.unique && keys.eq.len() == idx.columns.len() {
+        score += 5;
+    }
+    Some((score, keys, used))
+}
+
+/// `col IN (row-independent list)` among the conjuncts.
+fn in_list_on(conj: &[Expr], col: usize) -> Option<(usize, Vec<Expr>)> {
+    conj.iter().enumerate().find_map(|(i, e)| match e {
+        Expr::InList {
+            lhs,
+            list,
+            negated: false,
+        } if matches!(lhs.as_ref(), Expr::Col(c) if *c == col)
+            && list.iter().all(Expr::is_row_independent) =>
+        {
+            Some((i, list.clone()))
+        }
+        _ => None,
+    })
+}
+
+/// Lower and upper bounds on `col` among the conjuncts; returns the score.
+fn range_keys(
+    table: &TableDef,
+    col: usize,
+    conj: &[Expr],
+    keys: &mut IndexKeys,
+    used: &mut Vec<usize>,
+) -> usize {
+    let mut score = 0;
+    for (i, e) in conj.iter().enumerate() {
+        let Some((c, op, v)) = col_cmp(e) else {
+            continue;
+        };
+        let slot = match op {
+            Cmp::Gt | Cmp::Ge if c == col && keys.lo.is_none() => &mut keys.lo,
+            Cmp::Lt | Cmp::Le if c == col && keys.hi.is_none() => &mut keys.hi,
+            _ => continue,
+        };
+        *slot = Some((v.clone(), matches!(op, Cmp::Ge | Cmp::Le)));
+        keys.display.push(format!(
+            "{} {} {}",
+            table.columns[col].name,
+            op.symbol(),
+            crate::ir::show(v, table)
+        ));
+        used.push(i);
+        score += 3;
+    }
+    score
+}
+
+/// A join condition `inner.col = f(outer row)` on the first column of an
+/// index of the inner table: the inner side becomes an index lookup keyed
+/// by the outer row.
+pub(super) fn join_index(
+    table: &TableDef,
+    offset: usize,
+    p: &JoinParam,
+) -> Option<(nestor_catalog::IndexDef, IndexKeys)> {
+    let width = table.columns.len() + SYS_COLS;
+    for idx in &table.indexes {
+        let first = idx.columns[0];
+        if !indexable_type(table.columns[first].ty) {
+            continue;
+        }
+        let target = offset + first;
+        for e in &p.conj {
+            let Expr::Cmp(Cmp::Eq, a, bx) = e else {
+                continue;
+            };
+            let other = match (a.as_ref(), bx.as_ref()) {
+                (Expr::Col(c), o) if *c == target => o,
+                (o, Expr::Col(c)) if *c == target => o,
+                _ => continue,
+            };
+            let cols = other.columns();
+            let outer_only = cols.iter().all(|&c| c >= p.left_lo && c < p.left_hi)
+                && !cols.iter().any(|&c| c >= offset && c < offset + width);
+            if !outer_only || matches!(other, Expr::Sub(_)) {
+                continue;
+            }
+            let key = other.clone().shift(-(p.left_lo as isize));
+            let keys = IndexKeys {
+                eq: vec![key],
+                in_list: None,
+                lo: None,
+                hi: None,
+                display: vec![format!("{} = (outer)", table.columns[first].name)],
+            };
+            return Some((idx.clone(), keys));
+        }
+    }
+    None
+}

@@ -1,0 +1,390 @@
+//! The clauses around a query's FROM tree: the select list (`*`
+//! expansion, output names), GROUP BY and ORDER BY items that name output
+//! columns, LIMIT/OFFSET, and FOR UPDATE/SHARE targets.
+
+use super::*;
+
+pub(super) fn bind_group_item(
+    b: &mut Binder,
+    g: &Node,
+    targets: &[Target],
+) -> Result<Expr, DbError> {
+    let cols: Vec<OutCol> = targets.iter().map(|t| t.col.clone()).collect();
+    // A bare name binds to an input column first (PostgreSQL's rule for
+    // GROUP BY), then to an output alias; a number is a target position.
+    if let NodeEnum::AConst(_) = node(g)? {
+        if let Some(i) = output_ref(b, g, &cols)? {
+            return Ok(targets[i].expr.clone());
+        }
+    }
+    match b.bind(g) {
+        Ok((e, _)) => Ok(e),
+        Err(e) if e.code == SqlState::UndefinedColumn => match output_ref(b, g, &cols)? {
+            Some(i) => Ok(targets[i].expr.clone()),
+            None => Err(e),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// An ORDER BY / GROUP BY item that names an output column: a position
+/// (`ORDER BY 2`) or a bare output name (`ORDER BY total`).
+pub(super) fn output_ref(b: &Binder, n: &Node, cols: &[OutCol]) -> Result<Option<usize>, DbError> {
+    match node(n)? {
+        NodeEnum::AConst(c) => {
+            if let Some(pb::a_const::Val::Ival(i)) = &c.val {
+                let k = i.ival;
+                if k < 1 || k as usize > cols.len() {
+                    return Err(err_at(
+                        DbError::new(
+                            SqlState::InvalidColumnReference,
+                            format!("ORDER BY position {k} is not in select list"),
+                        ),
+                        b.text,
+                        c.location,
+                    ));
+                }
+                return Ok(Some(k as usize - 1));
+            }
+            Ok(None)
+        }
+        NodeEnum::ColumnRef(c) if c.fields.len() == 1 => {
+            let Some(name) = c.fields.first().and_then(bind::str_val) else {
+                return Ok(None);
+            };
+            let hits: Vec<usize> = cols
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.name == name)
+                .map(|(i, _)| i)
+                .collect();
+            Ok(if hits.len() == 1 { Some(hits[0]) } else { None })
+        }
+        _ => Ok(None),
+    }
+}
+
+pub(super) fn sort_key(expr: Expr, sb: &pb::SortBy) -> SortKey {
+    let desc = sb.sortby_dir == pb::SortByDir::SortbyDesc as i32;
+    let nulls_first = match pb::SortByNulls::try_from(sb.sortby_nulls) {
+        Ok(pb::SortByNulls::SortbyNullsFirst) => true,
+        Ok(pb::SortByNulls::SortbyNullsLast) => false,
+        _ => desc,
+    };
+    SortKey {
+        expr,
+        desc,
+        nulls_first,
+    }
+}
+
+pub(super) fn plan_limit(
+    b: &mut Binder,
+    sel: &pb::SelectStmt,
+    plan: Plan,
+) -> Result<Plan, DbError> {
+    if sel.limit_count.is_none() && sel.limit_offset.is_none() {
+        return Ok(plan);
+    }
+    if sel.limit_option == pb::LimitOption::WithTies as i32 {
+        return Err(DbError::unsupported("FETCH ... WITH TIES"));
+    }
+    let saved = b.agg;
+    b.agg = AggCtx::NotAllowed("LIMIT");
+    let mut bind_int = |n: &Option<Box<Node>>| -> Result<Option<Expr>, DbError> {
+        match n {
+            None => Ok(None),
+            Some(n) => {
+                let (e, t) = b.bind(n)?;
+                if matches!(e, Expr::Const(Value::Null)) {
+                    return Ok(None);
+                }
+                Ok(Some(b.coerce(e, t, DataType::Int8)?))
+            }
+        }
+    };
+    let limit = bind_int(&sel.limit_count)?;
+    let offset = bind_int(&sel.limit_offset)?;
+    b.agg = saved;
+    Ok(Plan::Limit {
+        input: Box::new(plan),
+        limit,
+        offset,
+    })
+}
+
+pub(super) fn lock_mode(sel: &pb::SelectStmt) -> Result<(LockMode, WaitPolicy), DbError> {
+    let mut mode = LockMode::KeyShare;
+    let mut policy = WaitPolicy::Block;
+    for l in &sel.locking_clause {
+        let NodeEnum::LockingClause(lc) = node(l)? else {
+            continue;
+        };
+        let m = match pb::LockClauseStrength::try_from(lc.strength) {
+            Ok(pb::LockClauseStrength::LcsForkeyshare) => LockMode::KeyShare,
+            Ok(pb::LockClauseStrength::LcsForshare) => LockMode::Share,
+            Ok(pb::LockClauseStrength::LcsFornokeyupdate) => LockMode::NoKeyUpdate,
+            _ => LockMode::Update,
+        };
+        mode = mode.max(m);
+        policy = match pb::LockWaitPolicy::try_from(lc.wait_policy) {
+            Ok(pb::LockWaitPolicy::LockWaitSkip) => WaitPolicy::SkipLocked,
+            Ok(pb::LockWaitPolicy::LockWaitError) => WaitPolicy::NoWait,
+            _ => policy,
+        };
+    }
+    Ok((mode, policy))
+}
+
+/// Tables locked by FOR UPDATE/SHARE (all tables, or those named by OF).
+pub(super) fn lock_targets(
+    b: &Binder,
+    sel: &pb::SelectStmt,
+    tree: Option<&From>,
+) -> Result<Vec<LockTarget>, DbError> {
+    if sel.locking_clause.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !sel.distinct_clause.is_empty() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE is not allowed with DISTINCT clause",
+        ));
+    }
+    if !sel.group_clause.is_empty() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE is not allowed with GROUP BY clause",
+        ));
+    }
+    let mut named: Vec<String> = Vec::new();
+    for l in &sel.locking_clause {
+        if let NodeEnum::LockingClause(lc) = node(l)? {
+            for r in &lc.locked_rels {
+                if let NodeEnum::RangeVar(rv) = node(r)? {
+                    named.push(rv.relname.clone());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<&From> = tree.into_iter().collect();
+    while let Some(f) = stack.pop() {
+        match f {
+            From::Table {
+                table,
+                alias,
+                offset,
+            } if named.is_empty() || named.contains(alias) => {
+                out.push(LockTarget {
+                    table: table.clone(),
+                    offset: *offset,
+                });
+            }
+            From::Join { left, right, .. } => {
+                stack.push(left);
+                stack.push(right);
+            }
+            _ => {}
+        }
+    }
+    let _ = b;
+    if out.is_empty() && !named.is_empty() {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!(
+                "relation \"{}\" in FOR UPDATE clause not found in FROM clause",
+                named[0]
+            ),
+        ));
+    }
+    Ok(out)
+}
+
+pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>, DbError> {
+    let mut out = Vec::new();
+    for t in list {
+        let NodeEnum::ResTarget(rt) = node(t)? else {
+            return Err(DbError::internal("target is not ResTarget"));
+        };
+        let val = req(&rt.val)?;
+        if let Some(star) = star_rel(val)? {
+            expand_star(b, star.as_deref(), &mut out, rt.location)?;
+            continue;
+        }
+        let (expr, ty) = b.bind(val)?;
+        let name = if rt.name.is_empty() {
+            derive_name(val)
+        } else {
+            rt.name.clone()
+        };
+        let (table_oid, column_id) = match &expr {
+            Expr::Col(c) => {
+                let sc = &b.scopes[b.level()].cols[*c];
+                (sc.table_oid, sc.attnum)
+            }
+            _ => (0, 0),
+        };
+        let ty = if ty == DataType::Unknown {
+            DataType::Text
+        } else {
+            ty
+        };
+        out.push(Target {
+            expr,
+            col: OutCol {
+                name,
+                ty,
+                table_oid,
+                column_id,
+            },
+        });
+    }
+    Ok(out)
+}
+
+/// `*` (Some(None)) or `t.*` (Some(Some(t))).
+pub(super) fn star_rel(n: &Node) -> Result<Option<Option<String>>, DbError> {
+    if let NodeEnum::ColumnRef(c) = node(n)? {
+        if let Some(last) = c.fields.last() {
+            if matches!(last.node, Some(NodeEnum::AStar(_))) {
+                let rel = if c.fields.len() >= 2 {
+                    bind::str_val(&c.fields[c.fields.len() - 2]).map(str::to_string)
+                } else {
+                    None
+                };
+                return Ok(Some(rel));
+            }
+        }
+    }
+    Ok(None)
+}
+
+pub(super) fn expand_star(
+    b: &Binder,
+    rel: Option<&str>,
+    out: &mut Vec<Target>,
+    location: i32,
+) -> Result<(), DbError> {
+    let scope = &b.scopes[b.level()];
+    if rel.is_none() && scope.cols.is_empty() {
+        return Err(err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                "SELECT * with no tables specified is not valid",
+            ),
+            b.text,
+            location,
+        ));
+    }
+    let mut any = false;
+    for (i, c) in scope.cols.iter().enumerate() {
+        if c.hidden || rel.is_some_and(|r| r != c.rel) {
+            continue;
+        }
+        any = true;
+        out.push(Target {
+            expr: Expr::Col(i),
+            col: OutCol {
+                name: c.name.clone(),
+                ty: c.ty,
+                table_oid: c.table_oid,
+                column_id: c.attnum,
+            },
+        });
+    }
+    if let (Some(r), false) = (rel, any) {
+        if !scope.cols.iter().any(|c| c.rel == r) {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedTable,
+                    format!("missing FROM-clause entry for table \"{r}\""),
+                ),
+                b.text,
+                location,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// PostgreSQL's column name for an unnamed target.
+pub fn derive_name(n: &Node) -> String {
+    match n.node.as_ref() {
+        Some(NodeEnum::ColumnRef(c)) => c
+            .fields
+            .last()
+            .and_then(bind::str_val)
+            .unwrap_or("?column?")
+            .to_string(),
+        Some(NodeEnum::FuncCall(f)) => bind::names(&f.funcname)
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "?column?".into()),
+        Some(NodeEnum::TypeCast(t)) => {
+            let inner = t
+                .arg
+                .as_deref()
+                .map(derive_name)
+                .unwrap_or_else(|| "?column?".into());
+            if inner != "?column?" {
+                return inner;
+            }
+            t.type_name
+                .as_ref()
+                .and_then(|tn| bind::names(&tn.names).last().cloned())
+                .map(|n| match n.as_str() {
+                    "int4" => "int4".to_string(),
+                    _ => n,
+                })
+                .unwrap_or(inner)
+        }
+        Some(NodeEnum::CaseExpr(_)) => "case".into(),
+        Some(NodeEnum::CoalesceExpr(_)) => "coalesce".into(),
+        Some(NodeEnum::MinMaxExpr(m)) => {
+            if m.op == pb::MinMaxOp::IsGreatest as i32 {
+                "greatest".into()
+            } else {
+                "least".into()
+            }
+        }
+        Some(NodeEnum::SqlvalueFunction(f)) => {
+            use pb::SqlValueFunctionOp as Op;
+            match Op::try_from(f.op) {
+                Ok(Op::SvfopCurrentTimestamp | Op::SvfopCurrentTimestampN) => "current_timestamp",
+                Ok(Op::SvfopCurrentDate) => "current_date",
+                Ok(Op::SvfopCurrentUser) => "current_user",
+                Ok(Op::SvfopSessionUser) => "session_user",
+                Ok(Op::SvfopUser) => "user",
+                Ok(Op::SvfopCurrentRole) => "current_role",
+                Ok(Op::SvfopCurrentCatalog) => "current_catalog",
+                Ok(Op::SvfopCurrentSchema) => "current_schema",
+                Ok(Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN) => "localtimestamp",
+                _ => "?column?",
+            }
+            .into()
+        }
+        Some(NodeEnum::SubLink(s)) => {
+            if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
+                return "exists".into();
+            }
+            if let Some(NodeEnum::SelectStmt(sel)) =
+                s.subselect.as_deref().and_then(|n| n.node.as_ref())
+            {
+                if let Some(Some(NodeEnum::ResTarget(rt))) =
+                    sel.target_list.first().map(|t| t.node.as_ref())
+                {
+                    if !rt.name.is_empty() {
+                        return rt.name.clone();
+                    }
+                    if let Some(v) = rt.val.as_deref() {
+                        return derive_name(v);
+                    }
+                }
+            }
+            "?column?".into()
+        }
+        Some(NodeEnum::AExpr(a)) if a.kind == pb::AExprKind::AexprNullif as i32 => "nullif".into(),
+        _ => "?column?".into(),
+    }
+}

@@ -1,0 +1,429 @@
+//! FROM items: tables, CTE references, system views, subqueries, joins
+//! and functions, each adding its columns to the query level's scope and
+//! becoming a node of the logical join tree ([`From`]).
+
+use super::*;
+
+/// A FROM item before physical planning.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum From {
+    Table {
+        table: Arc<TableDef>,
+        alias: String,
+        offset: usize,
+    },
+    /// A leaf with a fixed plan (subquery, VALUES, CTE, function).
+    Other {
+        plan: Plan,
+        offset: usize,
+        width: usize,
+    },
+    SysView {
+        view: crate::sysviews::View,
+        offset: usize,
+        width: usize,
+    },
+    Join {
+        kind: JoinKind,
+        left: Box<From>,
+        right: Box<From>,
+        on: Vec<Expr>,
+        offset: usize,
+        width: usize,
+    },
+}
+
+impl From {
+    pub(crate) fn range(&self) -> (usize, usize) {
+        match self {
+            From::Table { table, offset, .. } => {
+                (*offset, *offset + table.columns.len() + SYS_COLS)
+            }
+            From::Other { offset, width, .. }
+            | From::SysView { offset, width, .. }
+            | From::Join { offset, width, .. } => (*offset, *offset + *width),
+        }
+    }
+}
+
+/// Add a FROM item's columns to `scope` and return its tree node.
+pub(crate) fn plan_from_item(
+    b: &mut Binder,
+    n: &Node,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    match node(n)? {
+        NodeEnum::RangeVar(rv) => plan_range_var(b, rv, offset, scope),
+        NodeEnum::JoinExpr(j) => plan_join(b, j, offset, scope),
+        NodeEnum::RangeSubselect(rs) => {
+            if rs.lateral {
+                return Err(DbError::unsupported("LATERAL"));
+            }
+            let NodeEnum::SelectStmt(sel) = node(req(&rs.subquery)?)? else {
+                return Err(DbError::internal("subquery in FROM is not a SELECT"));
+            };
+            let (plan, cols) = plan_query(b, sel)?;
+            mark_correlation(b, b.last_correlated);
+            let alias = rs
+                .alias
+                .as_ref()
+                .map(|a| a.aliasname.clone())
+                .unwrap_or_default();
+            check_alias(scope, &alias)?;
+            let colnames = rs
+                .alias
+                .as_ref()
+                .map(|a| bind::names(&a.colnames))
+                .unwrap_or_default();
+            Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope))
+        }
+        NodeEnum::RangeFunction(rf) => plan_range_function(b, rf, offset, scope),
+        other => Err(DbError::unsupported(format!(
+            "FROM item {}",
+            bind::node_kind(other)
+        ))),
+    }
+}
+
+/// A range variable's name must be unique in its FROM list.
+pub(super) fn check_alias(scope: &Scope, alias: &str) -> Result<(), DbError> {
+    if !alias.is_empty() && scope.cols.iter().any(|c| c.rel == alias) {
+        return Err(DbError::new(
+            SqlState::DuplicateAlias,
+            format!("table name \"{alias}\" specified more than once"),
+        ));
+    }
+    Ok(())
+}
+
+pub(super) fn add_leaf(
+    plan: Plan,
+    alias: &str,
+    cols: Vec<OutCol>,
+    colnames: &[String],
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> From {
+    let width = cols.len();
+    for (i, c) in cols.into_iter().enumerate() {
+        scope.cols.push(ScopeCol {
+            rel: alias.to_string(),
+            name: colnames.get(i).cloned().unwrap_or(c.name),
+            ty: c.ty,
+            hidden: false,
+            table_oid: c.table_oid,
+            attnum: c.column_id,
+            merged: false,
+        });
+    }
+    let f = From::Other {
+        plan,
+        offset: *offset,
+        width,
+    };
+    *offset += width;
+    f
+}
+
+pub(super) fn plan_range_var(
+    b: &mut Binder,
+    rv: &pb::RangeVar,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let name = relname(rv)?;
+    let alias = rv
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| name.clone());
+    check_alias(scope, &alias)?;
+    let colnames = rv
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    if rv.schemaname.is_empty() || rv.schemaname == "public" {
+        if let Some(cte) = b.ctes.iter().rev().find(|c| c.name == name).cloned() {
+            let plan = Plan::CteScan {
+                id: cte.id,
+                name: name.clone(),
+                plan: cte.plan.clone(),
+            };
+            return Ok(add_leaf(
+                plan,
+                &alias,
+                cte.cols.clone(),
+                &colnames,
+                offset,
+                scope,
+            ));
+        }
+    }
+    if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
+        if let Some(t) = b.catalog.table(&name) {
+            return Ok(add_table(t, &alias, &colnames, offset, scope));
+        }
+    }
+    if let Some(view) = crate::sysviews::View::by_name(&name) {
+        let cols = view.columns();
+        let width = cols.len();
+        for (i, (cname, ty)) in cols.into_iter().enumerate() {
+            scope.cols.push(ScopeCol {
+                rel: alias.clone(),
+                name: colnames
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| cname.to_string()),
+                ty,
+                hidden: false,
+                table_oid: 0,
+                attnum: 0,
+                merged: false,
+            });
+        }
+        let f = From::SysView {
+            view,
+            offset: *offset,
+            width,
+        };
+        *offset += width;
+        return Ok(f);
+    }
+    Err(err_at(
+        DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ),
+        b.text,
+        rv.location,
+    ))
+}
+
+/// The scope of one table's row (its columns, then the hidden system
+/// columns): what CHECK constraints and RETURNING lists bind against.
+pub fn table_scope(t: &Arc<TableDef>, alias: &str) -> Scope {
+    let mut scope = Scope::default();
+    add_table(t.clone(), alias, &[], &mut 0, &mut scope);
+    scope
+}
+
+/// Add a table's columns (and hidden system columns) to the scope.
+pub(crate) fn add_table(
+    t: Arc<TableDef>,
+    alias: &str,
+    colnames: &[String],
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> From {
+    let mut live = 0;
+    for (i, c) in t.columns.iter().enumerate() {
+        let name = if c.dropped {
+            String::new()
+        } else {
+            let n = colnames
+                .get(live)
+                .cloned()
+                .unwrap_or_else(|| c.name.clone());
+            live += 1;
+            n
+        };
+        scope.cols.push(ScopeCol {
+            rel: alias.to_string(),
+            name,
+            ty: c.ty,
+            hidden: c.dropped,
+            table_oid: t.oid.0,
+            attnum: i as i16 + 1,
+            merged: false,
+        });
+    }
+    for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
+        scope.cols.push(ScopeCol {
+            rel: alias.to_string(),
+            name: name.to_string(),
+            ty: if name == "ctid" {
+                DataType::Text
+            } else {
+                DataType::Int8
+            },
+            hidden: true,
+            table_oid: t.oid.0,
+            attnum,
+            merged: false,
+        });
+    }
+    let f = From::Table {
+        table: t.clone(),
+        alias: alias.to_string(),
+        offset: *offset,
+    };
+    *offset += t.columns.len() + SYS_COLS;
+    f
+}
+
+pub(super) fn plan_join(
+    b: &mut Binder,
+    j: &pb::JoinExpr,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let kind = match pb::JoinType::try_from(j.jointype) {
+        Ok(pb::JoinType::JoinInner) => JoinKind::Inner,
+        Ok(pb::JoinType::JoinLeft) => JoinKind::Left,
+        Ok(pb::JoinType::JoinRight) => return Err(DbError::unsupported("RIGHT JOIN")),
+        Ok(pb::JoinType::JoinFull) => return Err(DbError::unsupported("FULL JOIN")),
+        _ => return Err(DbError::unsupported("this join type")),
+    };
+    if j.is_natural {
+        return Err(DbError::unsupported("NATURAL JOIN"));
+    }
+    let start = *offset;
+    let left = plan_from_item(b, req(&j.larg)?, offset, scope)?;
+    let lscope_end = scope.cols.len();
+    let right = plan_from_item(b, req(&j.rarg)?, offset, scope)?;
+    let mut on = Vec::new();
+    // Bind ON against the columns of this join only (plus outer levels).
+    let top = b.level();
+    let saved = std::mem::replace(&mut b.scopes[top], scope.clone());
+    let result = (|| -> Result<(), DbError> {
+        if let Some(q) = &j.quals {
+            on = conjuncts(b.bind_bool(q, "JOIN/ON")?);
+        }
+        for u in &j.using_clause {
+            let Some(col) = bind::str_val(u) else {
+                continue;
+            };
+            let l = scope.cols[..lscope_end]
+                .iter()
+                .rposition(|c| c.name == col && !c.hidden)
+                .ok_or_else(|| DbError::new(SqlState::UndefinedColumn, format!("column \"{col}\" specified in USING clause does not exist in left table")))?;
+            let r = scope.cols[lscope_end..]
+                .iter()
+                .position(|c| c.name == col && !c.hidden)
+                .map(|p| p + lscope_end)
+                .ok_or_else(|| DbError::new(SqlState::UndefinedColumn, format!("column \"{col}\" specified in USING clause does not exist in right table")))?;
+            on.push(Expr::Cmp(
+                Cmp::Eq,
+                Box::new(Expr::Col(l)),
+                Box::new(Expr::Col(r)),
+            ));
+        }
+        Ok(())
+    })();
+    b.scopes[top] = saved;
+    result?;
+    if !j.using_clause.is_empty() {
+        // USING columns are visible once: hide the right side's copies.
+        for u in &j.using_clause {
+            if let Some(col) = bind::str_val(u) {
+                if let Some(c) = scope.cols[lscope_end..].iter_mut().find(|c| c.name == col) {
+                    c.hidden = true;
+                    c.merged = true;
+                }
+            }
+        }
+    }
+    if let Some(a) = &j.alias {
+        for c in &mut scope.cols[start..] {
+            c.rel = a.aliasname.clone();
+        }
+    }
+    Ok(From::Join {
+        kind,
+        left: Box::new(left),
+        right: Box::new(right),
+        on,
+        offset: start,
+        width: *offset - start,
+    })
+}
+
+pub(super) fn plan_range_function(
+    b: &mut Binder,
+    rf: &pb::RangeFunction,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    if rf.lateral || rf.ordinality || rf.is_rowsfrom || rf.functions.len() != 1 {
+        return Err(DbError::unsupported("this form of function in FROM"));
+    }
+    let NodeEnum::List(l) = node(&rf.functions[0])? else {
+        return Err(DbError::internal("RangeFunction item is not a list"));
+    };
+    let Some(NodeEnum::FuncCall(fc)) = l.items.first().and_then(|n| n.node.as_ref()) else {
+        return Err(DbError::unsupported("this function in FROM"));
+    };
+    let fname = bind::names(&fc.funcname)
+        .last()
+        .cloned()
+        .unwrap_or_default();
+    let alias = rf
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| fname.clone());
+    let colnames = rf
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    let (plan, ty) = match fname.as_str() {
+        "generate_series" => generate_series(b, fc)?,
+        _ => {
+            // A scalar function in FROM yields one row.
+            let (e, t) = b.bind(&l.items[0])?;
+            let plan = Plan::Project {
+                input: Box::new(Plan::Single),
+                exprs: vec![e],
+            };
+            (plan, t.resolve_unknown())
+        }
+    };
+    let cols = vec![OutCol {
+        name,
+        ty,
+        table_oid: 0,
+        column_id: 0,
+    }];
+    Ok(add_leaf(plan, &alias, cols, &[], offset, scope))
+}
+
+/// generate_series(start, stop [, step]) over integers.
+fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError> {
+    if !(2..=3).contains(&fc.args.len()) {
+        return Err(DbError::unsupported("generate_series with these arguments"));
+    }
+    let mut args = Vec::new();
+    let mut types = Vec::new();
+    for a in &fc.args {
+        let (e, t) = b.bind(a)?;
+        args.push(e);
+        types.push(t);
+    }
+    let ty = b.common_type(&types, "generate_series")?;
+    if !ty.is_integer() {
+        return Err(DbError::unsupported(format!(
+            "generate_series({})",
+            ty.name()
+        )));
+    }
+    let ty = if ty == DataType::Int2 {
+        DataType::Int4
+    } else {
+        ty
+    };
+    let args = args
+        .into_iter()
+        .zip(types)
+        .map(|(e, t)| b.coerce(e, t, ty))
+        .collect::<Result<Vec<_>, _>>()?;
+    let plan = Plan::FunctionScan {
+        func: TableFunc::GenerateSeries,
+        args,
+        name: "generate_series".into(),
+    };
+    Ok((plan, ty))
+}

@@ -1,0 +1,771 @@
+//! Planning of queries (SELECT, VALUES, set operations, WITH).
+//!
+//! One pass per query level:
+//!
+//! ```text
+//!   WITH ctes            -> CteScan leaves (materialized once per execution)
+//!   FROM items           -> a join tree of leaves (tables, subqueries, VALUES,
+//!                           functions, system views); the level's Scope is the
+//!                           concatenation of their columns
+//!   WHERE                -> conjuncts, pushed down the join tree as far as
+//!                           they can go; at a table leaf they pick the index
+//!   GROUP BY / aggregates-> Aggregate (output: group keys, then aggregates);
+//!                           targets, HAVING and ORDER BY are rewritten on top
+//!   ORDER BY             -> Sort on the input row (or the output for DISTINCT)
+//!   FOR UPDATE           -> LockRows (re-checks WHERE on newer versions)
+//!   targets              -> Project;  DISTINCT -> Distinct;  LIMIT -> Limit
+//! ```
+//!
+//! Joins are nested loops; when the inner side is a table with an index on
+//! a column the join condition equates with an expression of the outer
+//! side, the inner side becomes a parameterized index scan (one O(log n)
+//! lookup per outer row).
+
+mod access;
+mod clauses;
+mod from;
+
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{self, Node};
+use nestor_parser::NodeEnum;
+use nestor_txn::{LockMode, WaitPolicy};
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol};
+use crate::ir::{AggCall, Cmp, Expr};
+use crate::ir::{
+    AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, SortKey, TableFunc, SYS_COLS,
+};
+use crate::valops;
+use nestor_catalog::TableDef;
+
+pub use access::conjuncts;
+pub(crate) use access::{build, with_filter};
+pub(crate) use clauses::bind_targets;
+pub use from::table_scope;
+pub(crate) use from::{add_table, plan_from_item, From};
+
+use clauses::*;
+
+/// Plan a query at a new nesting level. Sets `b.last_correlated`.
+pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let level = b.scopes.len();
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    let saved_agg = b.agg;
+    let ctes_len = b.ctes.len();
+    let r = plan_select(b, sel);
+    b.ctes.truncate(ctes_len);
+    b.agg = saved_agg;
+    b.scopes.pop();
+    let refs = b.outer_refs.pop().flatten();
+    b.last_correlated = refs.is_some_and(|m| m < level);
+    r
+}
+
+fn set_op(sel: &pb::SelectStmt) -> pb::SetOperation {
+    pb::SetOperation::try_from(sel.op).unwrap_or(pb::SetOperation::SetopNone)
+}
+
+/// Plan a SELECT at the current level (its scope is the top of the stack,
+/// empty on entry).
+fn plan_select(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
+    if let Some(w) = &sel.with_clause {
+        plan_with(b, w)?;
+    }
+    if sel.into_clause.is_some() {
+        return Err(DbError::unsupported("SELECT INTO"));
+    }
+    match set_op(sel) {
+        pb::SetOperation::SetopNone | pb::SetOperation::Undefined => {}
+        op => return plan_setop(b, sel, op),
+    }
+    if !sel.values_lists.is_empty() {
+        let (plan, cols) = plan_values(b, &sel.values_lists)?;
+        return finish_simple_output(b, sel, plan, cols);
+    }
+    plan_simple(b, sel)
+}
+
+fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
+    if w.recursive {
+        return Err(DbError::unsupported("WITH RECURSIVE"));
+    }
+    for c in &w.ctes {
+        let NodeEnum::CommonTableExpr(cte) = node(c)? else {
+            return Err(DbError::internal("WITH item is not a CTE"));
+        };
+        let sel = match node(req(&cte.ctequery)?)? {
+            NodeEnum::SelectStmt(s) => s,
+            _ => return Err(DbError::unsupported("data-modifying statements in WITH")),
+        };
+        // A CTE is planned as a sibling query: its own level.
+        let (plan, mut cols) = plan_query(b, sel)?;
+        let alias = bind::names(&cte.aliascolnames);
+        for (c, a) in cols.iter_mut().zip(alias) {
+            c.name = a;
+        }
+        let id = b.fresh_id();
+        b.ctes.push(Cte {
+            name: cte.ctename.clone(),
+            id,
+            plan: Arc::new(plan),
+            cols,
+        });
+    }
+    Ok(())
+}
+
+fn plan_setop(
+    b: &mut Binder,
+    sel: &pb::SelectStmt,
+    op: pb::SetOperation,
+) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let l = sel
+        .larg
+        .as_deref()
+        .ok_or_else(|| DbError::internal("set operation without left side"))?;
+    let r = sel
+        .rarg
+        .as_deref()
+        .ok_or_else(|| DbError::internal("set operation without right side"))?;
+    let (lp, lc) = plan_query(b, l)?;
+    let lcor = b.last_correlated;
+    let (rp, rc) = plan_query(b, r)?;
+    mark_correlation(b, lcor || b.last_correlated);
+    let name = match op {
+        pb::SetOperation::SetopUnion => "UNION",
+        pb::SetOperation::SetopIntersect => "INTERSECT",
+        _ => "EXCEPT",
+    };
+    if lc.len() != rc.len() {
+        let loc = leaf_target(r, 0).map_or(-1, |(n, _)| bind::expr_location(n));
+        return Err(err_at(
+            DbError::new(
+                SqlState::SyntaxError,
+                format!("each {name} query must have the same number of columns"),
+            ),
+            b.text,
+            loc,
+        ));
+    }
+    let (cols, lcast, rcast) = setop_columns(b, (l, &lc), (r, &rc), name)?;
+    let lp = Plan::Project {
+        input: Box::new(lp),
+        exprs: lcast,
+    };
+    let rp = Plan::Project {
+        input: Box::new(rp),
+        exprs: rcast,
+    };
+    let plan = match op {
+        pb::SetOperation::SetopUnion if sel.all => Plan::Append {
+            inputs: vec![lp, rp],
+        },
+        pb::SetOperation::SetopUnion => Plan::Distinct {
+            input: Box::new(Plan::Append {
+                inputs: vec![lp, rp],
+            }),
+        },
+        _ => Plan::SetOp {
+            left: Box::new(lp),
+            right: Box::new(rp),
+            intersect: op == pb::SetOperation::SetopIntersect,
+            all: sel.all,
+        },
+    };
+    finish_simple_output(b, sel, plan, cols)
+}
+
+/// The output columns of a set operation (each the common type of its two
+/// sides) and each side's casts to them.
+type SetopColumns = (Vec<OutCol>, Vec<Expr>, Vec<Expr>);
+
+fn setop_columns(
+    b: &mut Binder,
+    (l, lc): (&pb::SelectStmt, &[OutCol]),
+    (r, rc): (&pb::SelectStmt, &[OutCol]),
+    name: &str,
+) -> Result<SetopColumns, DbError> {
+    let mut cols = lc.to_vec();
+    let (mut lcast, mut rcast) = (Vec::new(), Vec::new());
+    let cast_to = |i: usize, from: DataType, t: DataType| {
+        if from == t {
+            Expr::Col(i)
+        } else {
+            Expr::Cast(Box::new(Expr::Col(i)), t)
+        }
+    };
+    for (i, (a, c)) in lc.iter().zip(rc).enumerate() {
+        // A quoted literal output by a leaf SELECT is still of unknown type
+        // here (PostgreSQL resolves it with the other side's type).
+        let (llit, rlit) = (leaf_literal(l, i), leaf_literal(r, i));
+        let lt = if llit.is_some() {
+            DataType::Unknown
+        } else {
+            a.ty
+        };
+        let rt = if rlit.is_some() {
+            DataType::Unknown
+        } else {
+            c.ty
+        };
+        let at = |s: &pb::SelectStmt| leaf_target(s, i).map_or(-1, |(n, _)| bind::expr_location(n));
+        let t = b.common_type_at(&[(lt, at(l)), (rt, at(r))], name)?;
+        for (text, loc) in [llit, rlit].into_iter().flatten() {
+            if !t.is_string() {
+                valops::cast(Value::Text(Arc::from(text)), t, false, &b.eval)
+                    .map_err(|e| err_at(e, b.text, loc))?;
+            }
+        }
+        cols[i].ty = t;
+        cols[i].table_oid = 0;
+        cols[i].column_id = 0;
+        lcast.push(cast_to(i, a.ty, t));
+        rcast.push(cast_to(i, c.ty, t));
+    }
+    Ok((cols, lcast, rcast))
+}
+
+/// Target `i` of a leaf (non-set-operation) SELECT: its expression node
+/// and the ResTarget.
+fn leaf_target(sel: &pb::SelectStmt, i: usize) -> Option<(&NodeEnum, &pb::ResTarget)> {
+    if sel.op != pb::SetOperation::SetopNone as i32 && sel.op != 0 {
+        return None;
+    }
+    match sel.target_list.get(i)?.node.as_ref()? {
+        NodeEnum::ResTarget(rt) => Some((rt.val.as_deref()?.node.as_ref()?, rt)),
+        _ => None,
+    }
+}
+
+/// The text and location of target `i` of a leaf SELECT if it is a quoted
+/// literal.
+fn leaf_literal(sel: &pb::SelectStmt, i: usize) -> Option<(&str, i32)> {
+    match leaf_target(sel, i)?.0 {
+        NodeEnum::AConst(c) if !c.isnull => match &c.val {
+            Some(pb::a_const::Val::Sval(s)) => Some((s.sval.as_str(), c.location)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn mark_correlation(b: &mut Binder, correlated: bool) {
+    if correlated {
+        let lvl = b.level();
+        if let Some(r) = b.outer_refs.get_mut(lvl) {
+            *r = Some(r.map_or(0, |x| x.min(lvl.saturating_sub(1))));
+        }
+    }
+}
+
+/// ORDER BY / LIMIT on a query whose output is all there is (VALUES, set
+/// operations): keys name output columns by position or name.
+fn finish_simple_output(
+    b: &mut Binder,
+    sel: &pb::SelectStmt,
+    plan: Plan,
+    cols: Vec<OutCol>,
+) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let scope = Scope {
+        cols: cols
+            .iter()
+            .map(|c| ScopeCol {
+                rel: String::new(),
+                name: c.name.clone(),
+                ty: c.ty,
+                hidden: false,
+                table_oid: 0,
+                attnum: 0,
+                merged: false,
+            })
+            .collect(),
+    };
+    let top = b.level();
+    b.scopes[top] = scope;
+    let mut plan = plan;
+    if !sel.sort_clause.is_empty() {
+        let mut keys = Vec::new();
+        for s in &sel.sort_clause {
+            let NodeEnum::SortBy(sb) = node(s)? else {
+                return Err(DbError::internal("ORDER BY item is not SortBy"));
+            };
+            let expr = match output_ref(b, req(&sb.node)?, &cols)? {
+                Some(i) => Expr::Col(i),
+                None => b.bind(req(&sb.node)?)?.0,
+            };
+            keys.push(sort_key(expr, sb));
+        }
+        plan = Plan::Sort {
+            input: Box::new(plan),
+            keys,
+        };
+    }
+    plan = plan_limit(b, sel, plan)?;
+    if !sel.locking_clause.is_empty() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT",
+        ));
+    }
+    Ok((plan, cols))
+}
+
+fn plan_values(b: &mut Binder, lists: &[Node]) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let mut rows: Vec<Vec<(Expr, DataType)>> = Vec::new();
+    for l in lists {
+        let NodeEnum::List(items) = node(l)? else {
+            return Err(DbError::internal("VALUES row is not a list"));
+        };
+        let mut row = Vec::new();
+        for i in &items.items {
+            row.push(b.bind(i)?);
+        }
+        if let Some(first) = rows.first() {
+            if first.len() != row.len() {
+                return Err(DbError::new(
+                    SqlState::SyntaxError,
+                    "VALUES lists must all be the same length",
+                ));
+            }
+        }
+        rows.push(row);
+    }
+    let width = rows.first().map_or(0, Vec::len);
+    let mut types = Vec::with_capacity(width);
+    for c in 0..width {
+        let ts: Vec<DataType> = rows.iter().map(|r| r[c].1).collect();
+        types.push(b.common_type(&ts, "VALUES")?);
+    }
+    let mut out = Vec::new();
+    for row in rows {
+        let mut r = Vec::new();
+        for (c, (e, t)) in row.into_iter().enumerate() {
+            let keep = t.is_integer() && types[c].is_integer() && t == types[c];
+            r.push(if keep { e } else { b.coerce(e, t, types[c])? });
+        }
+        out.push(r);
+    }
+    let cols = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| OutCol {
+            name: format!("column{}", i + 1),
+            ty: *t,
+            table_oid: 0,
+            column_id: 0,
+        })
+        .collect();
+    Ok((Plan::Values { rows: out }, cols))
+}
+
+/// A target list entry after binding.
+pub(crate) struct Target {
+    pub expr: Expr,
+    pub col: OutCol,
+}
+
+fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
+    if let Some(rewritten) = srf_target_as_from(sel) {
+        return plan_simple(b, &rewritten);
+    }
+    let tree = plan_from_clause(b, sel)?;
+    b.agg = AggCtx::NotAllowed("WHERE");
+    let where_expr = match &sel.where_clause {
+        Some(w) => Some(b.bind_bool(w, "WHERE")?),
+        None => None,
+    };
+    let lock_tables = lock_targets(b, sel, tree.as_ref())?;
+    let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
+    let mut q = bind_query_clauses(b, sel)?;
+    let has_agg = q.targets.iter().any(|t| contains_agg(&t.expr))
+        || q.having.as_ref().is_some_and(contains_agg)
+        || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)));
+    if has_agg || !q.group.is_empty() {
+        if !lock_tables.is_empty() {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "FOR UPDATE is not allowed with aggregate functions",
+            ));
+        }
+        plan = plan_aggregation(b, sel, &mut q, plan)?;
+    } else if q.having.is_some() {
+        return Err(DbError::unsupported(
+            "HAVING without GROUP BY or aggregates",
+        ));
+    }
+    if !q.distinct && !q.sort.is_empty() {
+        plan = Plan::Sort {
+            input: Box::new(plan),
+            keys: q.sort.clone(),
+        };
+    }
+    if !lock_tables.is_empty() {
+        let (mode, policy) = lock_mode(sel)?;
+        plan = Plan::LockRows {
+            input: Box::new(plan),
+            targets: lock_tables,
+            mode,
+            policy,
+            recheck: where_expr,
+        };
+    }
+    let (plan, cols) = project_output(plan, q);
+    Ok((plan_limit(b, sel, plan)?, cols))
+}
+
+/// The FROM list as one logical tree (cross joins between the items); the
+/// level's scope becomes the items' columns.
+fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>, DbError> {
+    let mut items = Vec::new();
+    let mut offset = 0;
+    let mut scope = Scope::default();
+    for f in &sel.from_clause {
+        items.push(plan_from_item(b, f, &mut offset, &mut scope)?);
+    }
+    let top = b.level();
+    b.scopes[top] = scope;
+    Ok(items.into_iter().reduce(|l, r| {
+        let (lo, _) = l.range();
+        let (_, rh) = r.range();
+        From::Join {
+            kind: JoinKind::Inner,
+            left: Box::new(l),
+            right: Box::new(r),
+            on: Vec::new(),
+            offset: lo,
+            width: rh - lo,
+        }
+    }))
+}
+
+/// The physical plan of the FROM tree with the WHERE clause placed.
+fn scan_and_filter(
+    b: &mut Binder,
+    tree: Option<From>,
+    where_expr: Option<&Expr>,
+) -> Result<Plan, DbError> {
+    Ok(match (tree, where_expr) {
+        (Some(t), w) => {
+            let conj = w.cloned().map(conjuncts).unwrap_or_default();
+            let (p, rest) = build(b, t, conj, None)?;
+            with_filter(p, rest)
+        }
+        (None, Some(w)) => Plan::Filter {
+            input: Box::new(Plan::Single),
+            pred: w.clone(),
+        },
+        (None, None) => Plan::Single,
+    })
+}
+
+/// The bound select list, HAVING, GROUP BY and ORDER BY of one query.
+struct QueryClauses {
+    targets: Vec<Target>,
+    having: Option<Expr>,
+    group: Vec<Expr>,
+    distinct: bool,
+    /// Over the input row, or over the output columns with DISTINCT.
+    sort: Vec<SortKey>,
+}
+
+fn bind_query_clauses(b: &mut Binder, sel: &pb::SelectStmt) -> Result<QueryClauses, DbError> {
+    b.agg = AggCtx::Allowed;
+    let targets = bind_targets(b, &sel.target_list)?;
+    let having = match &sel.having_clause {
+        Some(h) => Some(b.bind_bool(h, "HAVING")?),
+        None => None,
+    };
+    let mut group = Vec::new();
+    b.agg = AggCtx::NotAllowed("GROUP BY");
+    for g in &sel.group_clause {
+        group.push(bind_group_item(b, g, &targets)?);
+    }
+    b.agg = AggCtx::Allowed;
+    let distinct = !sel.distinct_clause.is_empty();
+    if distinct && sel.distinct_clause.iter().any(|n| n.node.is_some()) {
+        return Err(DbError::unsupported("SELECT DISTINCT ON"));
+    }
+    let mut sort = Vec::new();
+    for s in &sel.sort_clause {
+        let NodeEnum::SortBy(sb) = node(s)? else {
+            return Err(DbError::internal("ORDER BY item is not SortBy"));
+        };
+        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb));
+    }
+    Ok(QueryClauses {
+        targets,
+        having,
+        group,
+        distinct,
+        sort,
+    })
+}
+
+/// An ORDER BY item: an output column (by position or name), else an
+/// expression over the input row; with DISTINCT it must be in the select
+/// list.
+fn order_by_expr(
+    b: &mut Binder,
+    sb: &pb::SortBy,
+    targets: &[Target],
+    distinct: bool,
+) -> Result<Expr, DbError> {
+    let out_cols: Vec<OutCol> = targets.iter().map(|t| t.col.clone()).collect();
+    Ok(match output_ref(b, req(&sb.node)?, &out_cols)? {
+        Some(i) if distinct => Expr::Col(i),
+        Some(i) => targets[i].expr.clone(),
+        None if distinct => {
+            let (e, _) = b.bind(req(&sb.node)?)?;
+            match targets.iter().position(|t| t.expr == e) {
+                Some(i) => Expr::Col(i),
+                None => {
+                    return Err(DbError::new(
+                        SqlState::InvalidColumnReference,
+                        "for SELECT DISTINCT, ORDER BY expressions must appear in select list",
+                    ))
+                }
+            }
+        }
+        None => b.bind(req(&sb.node)?)?.0,
+    })
+}
+
+/// Aggregate over `input`: targets, HAVING and (without DISTINCT) ORDER BY
+/// are rewritten to read the aggregation's output.
+fn plan_aggregation(
+    b: &mut Binder,
+    sel: &pb::SelectStmt,
+    q: &mut QueryClauses,
+    input: Plan,
+) -> Result<Plan, DbError> {
+    let scope = b.scopes[b.level()].clone();
+    let mut aggs: Vec<AggCall> = Vec::new();
+    let group = &q.group;
+    let rewrite = |e: &mut Expr, src: &[Node], aggs: &mut Vec<AggCall>| {
+        let old = std::mem::replace(e, Expr::Const(Value::Null));
+        *e = agg_rewrite(old, group, aggs, &scope, (b.text, src))?;
+        Ok::<(), DbError>(())
+    };
+    for t in &mut q.targets {
+        rewrite(&mut t.expr, &sel.target_list, &mut aggs)?;
+    }
+    if let Some(h) = q.having.as_mut() {
+        let src = sel.having_clause.as_deref().map(std::slice::from_ref);
+        rewrite(h, src.unwrap_or(&[]), &mut aggs)?;
+    }
+    if !q.distinct {
+        for k in &mut q.sort {
+            rewrite(&mut k.expr, &sel.sort_clause, &mut aggs)?;
+        }
+    }
+    if q.targets.iter().any(|t| has_correlated_sub(&t.expr)) {
+        return Err(DbError::unsupported(
+            "correlated subqueries in the select list of an aggregate query",
+        ));
+    }
+    let plan = Plan::Aggregate {
+        input: Box::new(input),
+        group: std::mem::take(&mut q.group),
+        aggs: aggs.into_iter().map(|call| AggSpec { call }).collect(),
+    };
+    Ok(match q.having.take() {
+        Some(pred) => Plan::Filter {
+            input: Box::new(plan),
+            pred,
+        },
+        None => plan,
+    })
+}
+
+/// The select list (then DISTINCT and its ORDER BY) on top of `plan`.
+fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
+    let cols: Vec<OutCol> = q.targets.iter().map(|t| t.col.clone()).collect();
+    let mut plan = Plan::Project {
+        input: Box::new(plan),
+        exprs: q.targets.into_iter().map(|t| t.expr).collect(),
+    };
+    if q.distinct {
+        plan = Plan::Distinct {
+            input: Box::new(plan),
+        };
+        if !q.sort.is_empty() {
+            plan = Plan::Sort {
+                input: Box::new(plan),
+                keys: q.sort,
+            };
+        }
+    }
+    (plan, cols)
+}
+
+/// `SELECT srf(args) [AS a], ...` without FROM, the set-returning function
+/// being one whole select-list item, is `SELECT srf [AS a], ... FROM
+/// srf(args) AS srf(srf)`: one input row, so the function's rows are the
+/// result rows (PostgreSQL's ProjectSet over a single row).
+fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
+    if !sel.from_clause.is_empty() || !sel.group_clause.is_empty() || sel.having_clause.is_some() {
+        return None;
+    }
+    let is_srf = |n: &Node| match n.node.as_ref() {
+        Some(NodeEnum::ResTarget(rt)) => match rt.val.as_deref().and_then(|v| v.node.as_ref()) {
+            Some(NodeEnum::FuncCall(f)) => {
+                let name = bind::names(&f.funcname);
+                matches!(
+                    name.last().map(String::as_str),
+                    Some("generate_series" | "unnest")
+                ) && f.over.is_none()
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    let mut srfs = sel
+        .target_list
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| is_srf(n));
+    let (i, _) = srfs.next()?;
+    if srfs.next().is_some() {
+        return None;
+    }
+    let mut out = sel.clone();
+    let Some(NodeEnum::ResTarget(rt)) = out.target_list[i].node.as_mut() else {
+        return None;
+    };
+    let val = rt.val.take()?;
+    let Some(NodeEnum::FuncCall(f)) = val.node.as_ref() else {
+        return None;
+    };
+    let fname = bind::names(&f.funcname).last().cloned()?;
+    let location = f.location;
+    let string = |s: &str| Node {
+        node: Some(NodeEnum::String(pb::String { sval: s.into() })),
+    };
+    rt.val = Some(Box::new(Node {
+        node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+            fields: vec![string(&fname)],
+            location,
+        })),
+    }));
+    out.from_clause = vec![Node {
+        node: Some(NodeEnum::RangeFunction(pb::RangeFunction {
+            functions: vec![Node {
+                node: Some(NodeEnum::List(pb::List {
+                    items: vec![*val, Node { node: None }],
+                })),
+            }],
+            alias: Some(pb::Alias {
+                aliasname: fname.clone(),
+                colnames: vec![string(&fname)],
+            }),
+            ..Default::default()
+        })),
+    }];
+    Some(out)
+}
+
+fn has_correlated_sub(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if let Expr::Sub(s) = x {
+            if s.correlated {
+                found = true;
+            }
+        }
+    });
+    found
+}
+
+fn contains_agg(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if matches!(x, Expr::Agg(_)) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// Rewrite an expression over the input row into one over the aggregation
+/// output: group keys and aggregate calls become columns.
+fn agg_rewrite(
+    e: Expr,
+    group: &[Expr],
+    aggs: &mut Vec<AggCall>,
+    scope: &Scope,
+    src: (&str, &[Node]),
+) -> Result<Expr, DbError> {
+    let ng = group.len();
+    e.rewrite(&mut |x| {
+        if let Some(i) = group.iter().position(|g| g == x) {
+            return Ok(Some(Expr::Col(i)));
+        }
+        match x {
+            Expr::Agg(a) => {
+                let i = match aggs.iter().position(|y| y == a.as_ref()) {
+                    Some(i) => i,
+                    None => {
+                        aggs.push((**a).clone());
+                        aggs.len() - 1
+                    }
+                };
+                Ok(Some(Expr::Col(ng + i)))
+            }
+            Expr::Col(c) => {
+                let col = &scope.cols[*c];
+                Err(err_at(
+                    DbError::new(
+                        SqlState::GroupingError,
+                        format!(
+                            "column \"{}.{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                            col.rel, col.name
+                        ),
+                    ),
+                    src.0,
+                    column_ref_location(src.1, &col.name),
+                ))
+            }
+            _ => Ok(None),
+        }
+    })
+}
+
+/// The location of the first reference to column `name` in `nodes` (for
+/// errors found after binding, when only the bound column is known).
+/// References inside aggregate calls do not count.
+fn column_ref_location(nodes: &[Node], name: &str) -> i32 {
+    let mut refs = Vec::new();
+    let mut in_aggs = Vec::new();
+    for n in nodes.iter().filter_map(|n| n.node.as_ref()) {
+        for (r, ..) in n.nodes() {
+            match r {
+                nestor_parser::NodeRef::ColumnRef(c)
+                    if c.fields.last().and_then(bind::str_val) == Some(name) && c.location >= 0 =>
+                {
+                    refs.push(c.location)
+                }
+                nestor_parser::NodeRef::FuncCall(f)
+                    if bind::names(&f.funcname)
+                        .last()
+                        .is_some_and(|n| bind::is_aggregate(n)) =>
+                {
+                    for (inner, ..) in NodeEnum::FuncCall(Box::new(f.clone())).nodes() {
+                        if let nestor_parser::NodeRef::ColumnRef(c) = inner {
+                            in_aggs.push(c.location);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    refs.into_iter()
+        .filter(|l| !in_aggs.contains(l))
+        .min()
+        .unwrap_or(-1)
+}
