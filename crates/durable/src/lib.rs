@@ -254,6 +254,18 @@ impl<W: Write> CrcWriter<W> {
     }
 }
 
+/// A checkpoint's cut: everything committed at or before `csn` (whose WAL
+/// lies before `lsn`), with the catalog as it was then.
+struct Cut {
+    csn: Csn,
+    lsn: u64,
+    next_xid: u64,
+    next_oid: u32,
+    ddl: Vec<Vec<u8>>,
+    sequences: Vec<u8>,
+    tables: Vec<Arc<nestor_storage::Table>>,
+}
+
 /// Write a checkpoint: see the module header for the protocol. Returns the
 /// cut's CSN and LSN. `gate_wait` bounds how long it waits for open DDL
 /// transactions (None: as long as it takes); when it runs out, no
@@ -275,87 +287,90 @@ pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, 
         })?,
         None => engine.checkpoint_lock.lock(),
     };
+    // The slot holds the GC horizon at the cut until the image is written.
     let slot = engine.txn.register_slot();
     let cut = engine.catalog.gate().exclusive(gate_wait, || {
         let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
         engine.txn.hold_horizon(&slot, csn);
-        (
+        Cut {
             csn,
             lsn,
-            engine
+            next_xid: engine.txn.next_xid().0,
+            next_oid: engine.catalog.next_oid(),
+            ddl: engine
                 .catalog
                 .image()
                 .iter()
                 .map(CatalogRecord::encode)
-                .collect::<Vec<_>>(),
-            engine.catalog.sequence_states().encode(),
-            engine.catalog.logged_storage(),
-            engine.catalog.next_oid(),
-            engine.txn.next_xid().0,
-        )
+                .collect(),
+            sequences: engine.catalog.sequence_states().encode(),
+            tables: engine.catalog.logged_storage(),
+        }
     });
-    let Some((csn, lsn, ddl, sequences, tables, next_oid, next_xid)) = cut else {
+    let Some(cut) = cut else {
         return Err(DbError::new(
             SqlState::ObjectInUse,
             "checkpoint skipped: transactions with schema changes are still open",
         ));
     };
-    let snap = Snapshot {
-        horizon: csn,
-        own: Xid::NONE,
-        cid: nestor_common::CommandId(0),
-    };
     let dir = &engine.config.data_dir;
     let tmp = dir.join("checkpoint.tmp");
-    let write = || -> std::io::Result<()> {
-        let f = File::create(&tmp)?;
-        let mut w = CrcWriter {
-            inner: BufWriter::with_capacity(1 << 20, f),
-            crc: 0,
-        };
-        w.put(CHECKPOINT_MAGIC)?;
-        w.put(&CHECKPOINT_VERSION.to_le_bytes())?;
-        for v in [csn.0, lsn, next_xid] {
-            w.put(&v.to_le_bytes())?;
-        }
-        w.put(&next_oid.to_le_bytes())?;
-        w.put(&(ddl.len() as u32).to_le_bytes())?;
-        for d in &ddl {
-            w.put(&(d.len() as u32).to_le_bytes())?;
-            w.put(d)?;
-        }
-        w.put(&(sequences.len() as u32).to_le_bytes())?;
-        w.put(&sequences)?;
-        w.put(&(tables.len() as u32).to_le_bytes())?;
-        let mut buf = Vec::new();
-        for t in &tables {
-            w.put(&t.id.0.to_le_bytes())?;
-            w.put(&t.row_id_count().to_le_bytes())?;
-            for tu in t.scan(&snap) {
-                buf.clear();
-                buf.push(1);
-                buf.extend_from_slice(&tu.row.0.to_le_bytes());
-                buf.extend_from_slice(&(tu.data.len() as u16).to_le_bytes());
-                for v in tu.data.iter() {
-                    redo::encode_value(v, &mut buf);
-                }
-                w.put(&buf)?;
-            }
-            w.put(&[0])?;
-        }
-        let crc = w.crc;
-        w.inner.write_all(&crc.to_le_bytes())?;
-        let f = w.inner.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()
-    };
-    write().map_err(|e| io_error(&tmp, e))?;
+    write_image(&tmp, &cut).map_err(|e| io_error(&tmp, e))?;
     drop(slot);
     let path = dir.join("checkpoint");
     fs::rename(&tmp, &path).map_err(|e| io_error(&path, e))?;
     nestor_wal::sync_dir(dir).map_err(wal_error)?;
-    wal.remove_before(lsn).map_err(wal_error)?;
-    engine.note_checkpoint(lsn);
-    Ok((csn, lsn))
+    wal.remove_before(cut.lsn).map_err(wal_error)?;
+    engine.note_checkpoint(cut.lsn);
+    Ok((cut.csn, cut.lsn))
+}
+
+/// The checkpoint file (format in the module header), fsynced.
+fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
+    let f = File::create(path)?;
+    let mut w = CrcWriter {
+        inner: BufWriter::with_capacity(1 << 20, f),
+        crc: 0,
+    };
+    w.put(CHECKPOINT_MAGIC)?;
+    w.put(&CHECKPOINT_VERSION.to_le_bytes())?;
+    for v in [cut.csn.0, cut.lsn, cut.next_xid] {
+        w.put(&v.to_le_bytes())?;
+    }
+    w.put(&cut.next_oid.to_le_bytes())?;
+    w.put(&(cut.ddl.len() as u32).to_le_bytes())?;
+    for d in &cut.ddl {
+        w.put(&(d.len() as u32).to_le_bytes())?;
+        w.put(d)?;
+    }
+    w.put(&(cut.sequences.len() as u32).to_le_bytes())?;
+    w.put(&cut.sequences)?;
+    w.put(&(cut.tables.len() as u32).to_le_bytes())?;
+    let snap = Snapshot {
+        horizon: cut.csn,
+        own: Xid::NONE,
+        cid: nestor_common::CommandId(0),
+    };
+    let mut buf = Vec::new();
+    for t in &cut.tables {
+        w.put(&t.id.0.to_le_bytes())?;
+        w.put(&t.row_id_count().to_le_bytes())?;
+        for tu in t.scan(&snap) {
+            buf.clear();
+            buf.push(1);
+            buf.extend_from_slice(&tu.row.0.to_le_bytes());
+            buf.extend_from_slice(&(tu.data.len() as u16).to_le_bytes());
+            for v in tu.data.iter() {
+                redo::encode_value(v, &mut buf);
+            }
+            w.put(&buf)?;
+        }
+        w.put(&[0])?;
+    }
+    let crc = w.crc;
+    w.inner.write_all(&crc.to_le_bytes())?;
+    let f = w.inner.into_inner().map_err(|e| e.into_error())?;
+    f.sync_all()
 }
 
 fn read_checkpoint(path: &Path) -> Result<Option<CheckpointImage>, DbError> {

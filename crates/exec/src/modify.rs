@@ -278,23 +278,14 @@ fn conflict_update(
 ) -> Result<Option<bool>, DbError> {
     let t = &p.table;
     let rid = existing.row;
-    // A row this very command wrote (found through the probe's view of the
-    // current command): PostgreSQL's tuple lock fails with 21000 before the
-    // WHERE clause is looked at.
-    let own = ev.ctx.txn.xid();
-    if !own.is_none() && existing.xmin == own {
-        let before = t.storage.get(rid, &ev.ctx.txn.latest_snapshot());
-        if before.map(|b| (b.xmin, b.data)) != Some((existing.xmin, existing.data.clone())) {
-            return Err(affect_row_twice());
-        }
-    }
+    check_not_own_row(t, &existing, ev)?;
+    // The existing row, then EXCLUDED (the proposed row), as bound.
     let mut input = crate::executor::scan_row(&existing, t);
     input.extend(proposed.iter().cloned());
     input.extend([Value::Null, Value::Null, Value::Null]);
-    let rr = ev.ctx.txn.isolation() == nestor_txn::Isolation::RepeatableRead;
     // READ COMMITTED works on the latest committed version; REPEATABLE
     // READ gets 40001 from storage if that is newer than its snapshot.
-    let snap = if rr {
+    let snap = if ev.ctx.txn.isolation() == nestor_txn::Isolation::RepeatableRead {
         ev.ctx.snapshot
     } else {
         ev.ctx.txn.latest_snapshot()
@@ -332,18 +323,11 @@ fn conflict_update(
             new[*c] = e.eval(&input, ev)?;
         }
         check_row(t, &p.checks, &new, ev)?;
-        match t
+        let row = Arc::from(new.clone());
+        let r = t
             .storage
-            .update(
-                ev.ctx.txn,
-                rid,
-                Arc::from(new.clone()),
-                &snap,
-                &ev.ctx.wait,
-                recheck,
-            )
-            .map_err(|e| storage_err(e, &ev.ctx.eval))?
-        {
+            .update(ev.ctx.txn, rid, row, &snap, &ev.ctx.wait, recheck);
+        match r.map_err(|e| storage_err(e, &ev.ctx.eval))? {
             WriteResult::Done => {
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
                 return Ok(Some(true));
@@ -356,6 +340,25 @@ fn conflict_update(
             }
         }
     }
+}
+
+/// A conflicting row this very command wrote (found through the probe's
+/// view of the current command): PostgreSQL's tuple lock fails with 21000
+/// before the WHERE clause is looked at.
+fn check_not_own_row(
+    t: &TableDef,
+    existing: &nestor_storage::Tuple,
+    ev: &Ev,
+) -> Result<(), DbError> {
+    let own = ev.ctx.txn.xid();
+    if own.is_none() || existing.xmin != own {
+        return Ok(());
+    }
+    let before = t.storage.get(existing.row, &ev.ctx.txn.latest_snapshot());
+    if before.map(|b| (b.xmin, b.data)) != Some((existing.xmin, existing.data.clone())) {
+        return Err(affect_row_twice());
+    }
+    Ok(())
 }
 
 fn affect_row_twice() -> DbError {

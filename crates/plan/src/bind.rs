@@ -1243,55 +1243,17 @@ impl<'e> Binder<'e> {
         let id = self.fresh_id();
         let (kind, ty) = match kind {
             pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
+            pb::SubLinkType::ExprSublink if cols.len() == 1 => (SubKind::Scalar, cols[0].ty),
             pb::SubLinkType::ExprSublink => {
-                if cols.len() != 1 {
-                    return Err(DbError::new(
-                        SqlState::SyntaxError,
-                        "subquery must return only one column",
-                    ));
-                }
-                (SubKind::Scalar, cols[0].ty)
+                return Err(DbError::new(
+                    SqlState::SyntaxError,
+                    "subquery must return only one column",
+                ))
             }
             pb::SubLinkType::AnySublink | pb::SubLinkType::AllSublink => {
-                if cols.len() != 1 {
-                    return Err(DbError::new(
-                        SqlState::SyntaxError,
-                        "subquery has too many columns",
-                    ));
-                }
-                let op = names(&s.oper_name)
-                    .last()
-                    .cloned()
-                    .unwrap_or_else(|| "=".into());
-                let cmp = match op.as_str() {
-                    "=" => Cmp::Eq,
-                    "<>" => Cmp::Ne,
-                    "<" => Cmp::Lt,
-                    "<=" => Cmp::Le,
-                    ">" => Cmp::Gt,
-                    ">=" => Cmp::Ge,
-                    _ => {
-                        return Err(DbError::unsupported(format!(
-                            "operator {op} with a subquery"
-                        )))
-                    }
-                };
-                let (le, lt) = lhs.ok_or_else(|| DbError::internal("ANY without left operand"))?;
-                let st = cols[0].ty;
-                let ty = unify(lt, st).ok_or_else(|| no_operator(&op, lt, st))?;
-                let le = if lt.is_integer() && st.is_integer() {
-                    le
-                } else {
-                    self.coerce(le, lt, ty)?
-                };
-                (
-                    SubKind::Any {
-                        lhs: Box::new(le),
-                        op: cmp,
-                        all: kind == pb::SubLinkType::AllSublink,
-                    },
-                    DataType::Bool,
-                )
+                let lhs = lhs.ok_or_else(|| DbError::internal("ANY without left operand"))?;
+                let all = kind == pb::SubLinkType::AllSublink;
+                (self.quantified(s, lhs, &cols, all)?, DataType::Bool)
             }
             _ => return Err(DbError::unsupported("ARRAY and row subqueries")),
         };
@@ -1305,6 +1267,52 @@ impl<'e> Binder<'e> {
             })),
             ty,
         ))
+    }
+
+    /// `lhs op ANY/ALL (subquery)`: the operator and the left operand
+    /// coerced to the common type with the subquery's column.
+    fn quantified(
+        &mut self,
+        s: &pb::SubLink,
+        (le, lt): (Expr, DataType),
+        cols: &[OutCol],
+        all: bool,
+    ) -> Result<SubKind, DbError> {
+        if cols.len() != 1 {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "subquery has too many columns",
+            ));
+        }
+        let op = names(&s.oper_name)
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "=".into());
+        let cmp = match op.as_str() {
+            "=" => Cmp::Eq,
+            "<>" => Cmp::Ne,
+            "<" => Cmp::Lt,
+            "<=" => Cmp::Le,
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            _ => {
+                return Err(DbError::unsupported(format!(
+                    "operator {op} with a subquery"
+                )))
+            }
+        };
+        let st = cols[0].ty;
+        let ty = unify(lt, st).ok_or_else(|| no_operator(&op, lt, st))?;
+        let le = if lt.is_integer() && st.is_integer() {
+            le
+        } else {
+            self.coerce(le, lt, ty)?
+        };
+        Ok(SubKind::Any {
+            lhs: Box::new(le),
+            op: cmp,
+            all,
+        })
     }
 }
 

@@ -357,6 +357,45 @@ fn plan_conflict(
 ) -> Result<Conflict, DbError> {
     let action = pb::OnConflictAction::try_from(oc.action)
         .unwrap_or(pb::OnConflictAction::OnconflictNothing);
+    let arbiters = conflict_arbiters(table, oc)?;
+    if action != pb::OnConflictAction::OnconflictUpdate {
+        return Ok(Conflict::Nothing { arbiters });
+    }
+    if oc.infer.is_none() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "ON CONFLICT DO UPDATE requires inference specification or constraint name",
+        )
+        .with_hint("For example, ON CONFLICT (column_name)."));
+    }
+    // Scope: the existing row, then EXCLUDED.
+    let mut scope = Scope::default();
+    let mut off = 0;
+    select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
+    select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let r = bind_sets(b, table, &oc.target_list).and_then(|sets| {
+        let filter = match &oc.where_clause {
+            Some(w) => Some(b.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        Ok((sets, filter))
+    });
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let (sets, filter) = r?;
+    Ok(Conflict::Update {
+        arbiter: arbiters[0],
+        sets,
+        filter,
+    })
+}
+
+/// The unique indexes an ON CONFLICT clause arbitrates on: the named
+/// constraint, the unique indexes on exactly the inferred columns, or every
+/// unique index.
+fn conflict_arbiters(table: &TableDef, oc: &pb::OnConflictClause) -> Result<Vec<usize>, DbError> {
     let mut arbiters: Vec<usize> = Vec::new();
     if let Some(inf) = oc.infer.as_deref() {
         if !inf.conname.is_empty() {
@@ -410,39 +449,9 @@ fn plan_conflict(
             .map(|(i, _)| i)
             .collect();
     }
-    if action != pb::OnConflictAction::OnconflictUpdate {
-        return Ok(Conflict::Nothing { arbiters });
-    }
-    if oc.infer.is_none() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            "ON CONFLICT DO UPDATE requires inference specification or constraint name",
-        )
-        .with_hint("For example, ON CONFLICT (column_name)."));
-    }
-    // Scope: the existing row, then EXCLUDED.
-    let mut scope = Scope::default();
-    let mut off = 0;
-    select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
-    select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
-    b.scopes.push(scope);
-    b.outer_refs.push(None);
-    let r = bind_sets(b, table, &oc.target_list).and_then(|sets| {
-        let filter = match &oc.where_clause {
-            Some(w) => Some(b.bind_bool(w, "WHERE")?),
-            None => None,
-        };
-        Ok((sets, filter))
-    });
-    b.scopes.pop();
-    b.outer_refs.pop();
-    let (sets, filter) = r?;
-    Ok(Conflict::Update {
-        arbiter: arbiters[0],
-        sets,
-        filter,
-    })
+    Ok(arbiters)
 }
+
 
 fn bind_sets(
     b: &mut Binder,

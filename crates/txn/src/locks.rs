@@ -206,6 +206,39 @@ impl LockTable {
     /// Acquire (or upgrade to) `mode` on `key` for `owner`, waiting as
     /// `policy` and `ctl` allow. `what` names the object for the NOWAIT
     /// message, e.g. `row in relation "t"`.
+    /// Grant `mode` to `owner` now if no other holder conflicts (an upgrade
+    /// of the owner's own lock records the previous mode); None if it must
+    /// wait.
+    fn try_grant(entry: &mut Entry, owner: Owner, mode: LockMode) -> Option<Acquired> {
+        let own = entry.holders.iter().position(|h| h.owner.xid == owner.xid);
+        if let Some(i) = own {
+            if entry.holders[i].mode >= mode {
+                return Some(Acquired::AlreadyHeld);
+            }
+        }
+        let blocked = entry
+            .holders
+            .iter()
+            .any(|h| h.owner.xid != owner.xid && mode.conflicts_with(h.mode));
+        if blocked {
+            return None;
+        }
+        let prev = match own {
+            Some(i) => {
+                let h = &mut entry.holders[i];
+                let prev = (h.mode, h.owner.level);
+                h.mode = mode;
+                h.owner.level = owner.level;
+                Some(prev)
+            }
+            None => {
+                entry.holders.push(Holder { owner, mode });
+                None
+            }
+        };
+        Some(Acquired::Granted { prev })
+    }
+
     pub fn acquire(
         &self,
         owner: Owner,
@@ -221,31 +254,8 @@ impl LockTable {
         let mut g = self.inner.lock();
         loop {
             let entry = g.entries.entry(key).or_default();
-            let own = entry.holders.iter().position(|h| h.owner.xid == owner.xid);
-            if let Some(i) = own {
-                if entry.holders[i].mode >= mode {
-                    return Ok(Acquired::AlreadyHeld);
-                }
-            }
-            let blocked = entry
-                .holders
-                .iter()
-                .any(|h| h.owner.xid != owner.xid && mode.conflicts_with(h.mode));
-            if !blocked {
-                let prev = match own {
-                    Some(i) => {
-                        let h = &mut entry.holders[i];
-                        let prev = (h.mode, h.owner.level);
-                        h.mode = mode;
-                        h.owner.level = owner.level;
-                        Some(prev)
-                    }
-                    None => {
-                        entry.holders.push(Holder { owner, mode });
-                        None
-                    }
-                };
-                return Ok(Acquired::Granted { prev });
+            if let Some(done) = Self::try_grant(entry, owner, mode) {
+                return Ok(done);
             }
             match policy {
                 WaitPolicy::NoWait => {

@@ -130,9 +130,16 @@ fn is_text_like(t: DataType) -> bool {
 
 /// Return type of `name(args...)`, resolving overloads like PostgreSQL.
 pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbError> {
-    use DataType as T;
     let lower = name.to_ascii_lowercase();
-    let nf = || no_function(&lower, args);
+    numeric_return_type(&lower, args)
+        .or_else(|| other_return_type(&lower, args))
+        .unwrap_or_else(|| Err(no_function(&lower, args)))
+}
+
+/// Result types of the numeric functions (None: not one of them).
+fn numeric_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType, DbError>> {
+    use DataType as T;
+    let nf = || no_function(lower, args);
     let num_or_float = |t: DataType| -> Result<DataType, DbError> {
         match t {
             T::Numeric(_) => Ok(T::NUMERIC),
@@ -140,9 +147,7 @@ pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbE
             _ => Err(nf()),
         }
     };
-    let all = |pred: fn(DataType) -> bool| args.iter().all(|t| pred(*t));
-    let n = args.len();
-    match (lower.as_str(), args) {
+    Some(match (lower, args) {
         ("abs", [t]) if t.is_numeric() => Ok(t.base()),
         ("abs", [T::Unknown]) => Ok(T::Float8),
         ("round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", [t]) => {
@@ -164,6 +169,18 @@ pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbE
                 None => Err(nf()),
             }
         }
+        _ => return None,
+    })
+}
+
+/// Result types of the string and conditional functions (None: not one of
+/// them for these arguments).
+fn other_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType, DbError>> {
+    use DataType as T;
+    let nf = || no_function(lower, args);
+    let all = |pred: fn(DataType) -> bool| args.iter().all(|t| pred(*t));
+    let n = args.len();
+    Some(match (lower, args) {
         ("length" | "octet_length", [T::Bytea]) => Ok(T::Int4),
         ("length" | "char_length" | "character_length" | "octet_length", [t])
             if is_text_like(*t) =>
@@ -219,12 +236,11 @@ pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbE
                 )
             })
         }
-        ("nullif", [a, b]) => {
-            common_supertype_all(&[*a, *b]).ok_or_else(nf)?;
-            Ok(a.resolve_unknown())
-        }
-        _ => Err(nf()),
-    }
+        ("nullif", [a, b]) => common_supertype_all(&[*a, *b])
+            .map(|_| a.resolve_unknown())
+            .ok_or_else(nf),
+        _ => return None,
+    })
 }
 
 /// The implementation of a resolved function: evaluated arguments (already

@@ -2,18 +2,50 @@
 //! with PostgreSQL's EvalPlanQual under READ COMMITTED.
 
 use nestor_common::DbError;
-use nestor_plan::ir::{Expr, LockTarget};
+use nestor_plan::ir::{Expr, LockTarget, Plan};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck};
 use nestor_types::Value;
 
 use super::eval::Eval;
-use super::Row;
+use super::{run, Emit, Row};
 use crate::context::Ev;
 
 /// Lock the rows of `targets` in `row`; returns the row to emit (with the
 /// newest versions swapped in) or None to skip it.
-pub(super) fn lock_row(
+/// The LockRows operator: lock each input row's target rows, re-checking
+/// them on newer versions (EvalPlanQual); rows that no longer qualify are
+/// skipped.
+pub(super) fn run_lock_rows(
+    plan: &Plan,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let Plan::LockRows {
+        input,
+        targets,
+        mode,
+        policy,
+        recheck,
+    } = plan
+    else {
+        return Err(DbError::internal("run_lock_rows on another operator"));
+    };
+    run(input, ev, param, &mut |ev, row| match lock_row(
+        ev,
+        row,
+        targets,
+        *mode,
+        *policy,
+        recheck.as_ref(),
+    )? {
+        Some(row) => emit(ev, row),
+        None => Ok(true),
+    })
+}
+
+fn lock_row(
     ev: &mut Ev,
     mut row: Row,
     targets: &[LockTarget],

@@ -83,20 +83,8 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             let rows = materialize_cached(*id, plan, ev)?;
             emit_all(rows.iter().cloned(), ev, emit)
         }
-        Plan::Filter { input, pred } => run(input, ev, param, &mut |ev, row| {
-            if pred.test(&row, ev)? {
-                emit(ev, row)
-            } else {
-                Ok(true)
-            }
-        }),
-        Plan::Project { input, exprs } => run(input, ev, param, &mut |ev, row| {
-            let mut out = Vec::with_capacity(exprs.len());
-            for e in exprs {
-                out.push(e.eval(&row, ev)?);
-            }
-            emit(ev, out)
-        }),
+        Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
+        Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),
         Plan::NestedLoop {
             left,
             right,
@@ -122,16 +110,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             limit,
             offset,
         } => run_limit(input, limit.as_ref(), offset.as_ref(), ev, param, emit),
-        Plan::Distinct { input } => {
-            let mut seen: HashSet<Row> = HashSet::new();
-            run(input, ev, param, &mut |ev, row| {
-                if seen.insert(distinct_key(&row)) {
-                    emit(ev, row)
-                } else {
-                    Ok(true)
-                }
-            })
-        }
+        Plan::Distinct { input } => run_distinct(input, ev, param, emit),
         Plan::Append { inputs } => {
             for i in inputs {
                 if !run(i, ev, param, emit)? {
@@ -146,24 +125,56 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             intersect,
             all,
         } => setop::run_setop(left, right, *intersect, *all, ev, param, emit),
-        Plan::LockRows {
-            input,
-            targets,
-            mode,
-            policy,
-            recheck,
-        } => run(input, ev, param, &mut |ev, row| match lock::lock_row(
-            ev,
-            row,
-            targets,
-            *mode,
-            *policy,
-            recheck.as_ref(),
-        )? {
-            Some(row) => emit(ev, row),
-            None => Ok(true),
-        }),
+        Plan::LockRows { .. } => lock::run_lock_rows(plan, ev, param, emit),
     }
+}
+
+fn run_filter(
+    input: &Plan,
+    pred: &Expr,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    run(input, ev, param, &mut |ev, row| {
+        if pred.test(&row, ev)? {
+            emit(ev, row)
+        } else {
+            Ok(true)
+        }
+    })
+}
+
+fn run_project(
+    input: &Plan,
+    exprs: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    run(input, ev, param, &mut |ev, row| {
+        let mut out = Vec::with_capacity(exprs.len());
+        for e in exprs {
+            out.push(e.eval(&row, ev)?);
+        }
+        emit(ev, out)
+    })
+}
+
+fn run_distinct(
+    input: &Plan,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut seen: HashSet<Row> = HashSet::new();
+    run(input, ev, param, &mut |ev, row| {
+        if seen.insert(distinct_key(&row)) {
+            emit(ev, row)
+        } else {
+            Ok(true)
+        }
+    })
 }
 
 fn emit_all(

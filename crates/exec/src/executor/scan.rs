@@ -97,26 +97,7 @@ fn index_lookup(
     let snap = ev.ctx.snapshot;
     let storage = &table.storage;
     if let Some(list) = &keys.in_list {
-        let mut vals = Vec::with_capacity(list.len());
-        for e in list {
-            let v = e.eval(param, ev)?;
-            if !v.is_null() {
-                vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
-            }
-        }
-        vals.sort();
-        vals.dedup();
-        let mut out = Vec::new();
-        for v in vals {
-            let k = [v];
-            out.extend(storage.index_scan(
-                &index.index,
-                Bound::Included(&k[..]),
-                Bound::Included(&k[..]),
-                &snap,
-            ));
-        }
-        return Ok(out);
+        return in_list_lookup(table, index, list, ev, param);
     }
     let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
     for (i, e) in keys.eq.iter().enumerate() {
@@ -167,6 +148,37 @@ fn index_lookup(
         rows.retain(|t| index.index.key_of(&t.data).starts_with(&prefix));
     }
     Ok(rows)
+}
+
+/// An IN list on the first key column: one lookup per distinct value.
+fn in_list_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    list: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+) -> Result<Vec<Tuple>, DbError> {
+    let mut vals = Vec::with_capacity(list.len());
+    for e in list {
+        let v = e.eval(param, ev)?;
+        if !v.is_null() {
+            vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
+        }
+    }
+    vals.sort();
+    vals.dedup();
+    let snap = ev.ctx.snapshot;
+    let mut out = Vec::new();
+    for v in vals {
+        let k = [v];
+        out.extend(table.storage.index_scan(
+            &index.index,
+            Bound::Included(&k[..]),
+            Bound::Included(&k[..]),
+            &snap,
+        ));
+    }
+    Ok(out)
 }
 
 /// Key values must have the column's own type to compare as the index
