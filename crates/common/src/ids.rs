@@ -52,6 +52,26 @@ id_type!(
     /// A session (backend) id; also the "pid" shown in pg_stat_activity.
     SessionId(u32)
 );
+id_type!(
+    /// Log sequence number: a byte position in the WAL (the start of a
+    /// record, or the end of the log). Shown as PostgreSQL does, `X/Y`.
+    Lsn(u64)
+);
+
+impl Lsn {
+    /// PostgreSQL's text form of an LSN: high and low 32 bits in hex.
+    pub fn pg_text(self) -> String {
+        format!("{:X}/{:X}", self.0 >> 32, self.0 & 0xFFFF_FFFF)
+    }
+
+    /// The position `bytes` further on.
+    pub fn advance(self, bytes: u64) -> Lsn {
+        Lsn(self
+            .0
+            .checked_add(bytes)
+            .expect("LSNs do not overflow 64 bits"))
+    }
+}
 
 impl Xid {
     pub const NONE: Xid = Xid(0);

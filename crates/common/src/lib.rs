@@ -5,9 +5,11 @@
 //! [`DbError`] with one exhaustive `match` (see `nestor_txn::TxnError`), so a
 //! new failure mode cannot reach a client without a SQLSTATE being chosen for it.
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod ids;
 pub mod limits;
 
 pub use error::{DbError, SqlState};
-pub use ids::{CommandId, Csn, RelId, RowId, SavepointLevel, SessionId, Xid};
+pub use ids::{CommandId, Csn, Lsn, RelId, RowId, SavepointLevel, SessionId, Xid};

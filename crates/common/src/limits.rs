@@ -1,7 +1,9 @@
 //! Every limit Nestor enforces, in one place. Names end with the unit
 //! (`_max` for counts, `_bytes_max`, `_ms_max`). Exceeding one is an operating
-//! condition and returns a clear error (SQLSTATE 54000 "program_limit_exceeded"
-//! or 53300 "too_many_connections"), never a crash.
+//! condition and returns a clear error (SQLSTATE 54000 "program_limit_exceeded",
+//! 53300 "too_many_connections", 08P01 for protocol messages), never a crash;
+//! the internal bounds at the end keep memory bounded instead (a writer
+//! waits, a buffer stops growing).
 
 /// Savepoints open at once in one transaction (nesting depth). Each costs one
 /// mark (a name and an undo-log offset), so the limit guards memory, not speed.
@@ -27,3 +29,48 @@ pub const DEADLOCK_TIMEOUT_MS_DEFAULT: u64 = 1_000;
 
 /// How often a blocked waiter re-checks its cancel flag and deadline.
 pub const LOCK_WAIT_POLL_MS: u64 = 10;
+
+// ----- the wire protocol ------------------------------------------------------
+
+/// Largest frontend message body PostgreSQL accepts for messages that carry
+/// data (Query, Parse, Bind, CopyData): 1 GiB - 1 (`PQ_LARGE_MESSAGE_LIMIT`).
+pub const MESSAGE_BYTES_MAX: usize = 0x3fff_ffff;
+
+/// Limit for fixed-shape messages (Sync, Execute, Describe, ...), as
+/// PostgreSQL's `PQ_SMALL_MESSAGE_LIMIT`.
+pub const SMALL_MESSAGE_BYTES_MAX: usize = 10_000;
+
+/// Largest startup packet (PostgreSQL's `MAX_STARTUP_PACKET_LENGTH`).
+pub const STARTUP_PACKET_BYTES_MAX: usize = 10_000;
+
+/// Largest SASL message during authentication (`PG_MAX_AUTH_TOKEN_LENGTH`).
+pub const AUTH_MESSAGE_BYTES_MAX: usize = 65_535;
+
+/// Largest single read-buffer growth step while reading one big message.
+pub const READ_RESERVE_BYTES_MAX: usize = 1024 * 1024;
+
+/// Input discarded, at most, after a FATAL before the socket closes.
+pub const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
+
+// ----- values -----------------------------------------------------------------
+
+/// Longest value a function may build (PostgreSQL's 1 GB limit, 54000
+/// "requested length too large").
+pub const VALUE_BYTES_MAX: usize = (1 << 30) - 1;
+
+// ----- the WAL and transactions -----------------------------------------------
+
+/// Payload of one WAL record; a transaction's redo is cut into records of
+/// at most this size.
+pub const RECORD_PAYLOAD_BYTES_MAX: usize = 1 << 20;
+
+/// Bytes of encoded records waiting for the WAL flusher before a large
+/// transaction's appender waits for it to drain.
+pub const WAL_BUFFER_BYTES_MAX: usize = 16 * 1024 * 1024;
+
+/// Redo a committing transaction keeps in memory before spilling the rest
+/// to a temporary file (txn_redo_memory_bytes_max).
+pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 64 * 1024 * 1024;
+
+/// Ended transactions whose outcome pg_xact_status() can still report.
+pub const XACT_HISTORY_MAX: usize = 1_000_000;

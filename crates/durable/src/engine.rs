@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use nestor_common::{DbError, SessionId};
+use nestor_common::{DbError, Lsn, SessionId};
 use nestor_exec::Database;
 use nestor_wal::SwitchLog;
 use parking_lot::Mutex;
@@ -116,18 +116,19 @@ impl Engine {
         }
     }
 
-    pub(crate) fn mark_recovered(&self, end_lsn: u64) {
-        self.checkpoint_lsn.store(end_lsn, Ordering::SeqCst);
+    pub(crate) fn mark_recovered(&self, end_lsn: Lsn) {
+        self.checkpoint_lsn.store(end_lsn.0, Ordering::SeqCst);
     }
 
-    pub(crate) fn note_checkpoint(&self, lsn: u64) {
-        self.checkpoint_lsn.store(lsn, Ordering::SeqCst);
+    pub(crate) fn note_checkpoint(&self, lsn: Lsn) {
+        self.checkpoint_lsn.store(lsn.0, Ordering::SeqCst);
     }
 
     /// WAL written since the last checkpoint's cut.
     pub fn wal_bytes_since_checkpoint(&self) -> u64 {
         self.db.log.wal().map_or(0, |w| {
             w.next_lsn()
+                .0
                 .saturating_sub(self.checkpoint_lsn.load(Ordering::SeqCst))
         })
     }

@@ -38,6 +38,8 @@
 //!   DIR/checkpoint.tmp         a checkpoint being written (ignored)
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -46,7 +48,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nestor_catalog::CatalogRecord;
-use nestor_common::{Csn, DbError, RelId, RowId, SqlState, Xid};
+use nestor_common::{Csn, DbError, Lsn, RelId, RowId, SqlState, Xid};
 use nestor_storage::redo::{self, Reader, RedoOp};
 use nestor_txn::Snapshot;
 use nestor_wal::{SwitchLog, Wal, WalError};
@@ -157,7 +159,7 @@ pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, 
     let mut report = RecoveryReport::default();
     let mut next_xid = 1u64;
     let mut last_csn = Csn::BOOTSTRAP.0;
-    let mut from_lsn = 0;
+    let mut from_lsn = Lsn(0);
     if let Some(ck) = read_checkpoint(&dir.join("checkpoint"))? {
         for rec in &ck.ddl {
             apply_catalog(engine, rec)?;
@@ -230,7 +232,7 @@ pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, 
 
 struct CheckpointImage {
     csn: u64,
-    lsn: u64,
+    lsn: Lsn,
     next_xid: u64,
     next_oid: u32,
     ddl: Vec<Vec<u8>>,
@@ -258,7 +260,7 @@ impl<W: Write> CrcWriter<W> {
 /// lies before `lsn`), with the catalog as it was then.
 struct Cut {
     csn: Csn,
-    lsn: u64,
+    lsn: Lsn,
     next_xid: u64,
     next_oid: u32,
     ddl: Vec<Vec<u8>>,
@@ -270,7 +272,7 @@ struct Cut {
 /// cut's CSN and LSN. `gate_wait` bounds how long it waits for open DDL
 /// transactions (None: as long as it takes); when it runs out, no
 /// checkpoint is written and an error says why.
-pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, u64), DbError> {
+pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, Lsn), DbError> {
     let log = engine.db.log.clone();
     let Some(wal) = log.wal() else {
         return Err(DbError::new(
@@ -334,7 +336,7 @@ fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
     };
     w.put(CHECKPOINT_MAGIC)?;
     w.put(&CHECKPOINT_VERSION.to_le_bytes())?;
-    for v in [cut.csn.0, cut.lsn, cut.next_xid] {
+    for v in [cut.csn.0, cut.lsn.0, cut.next_xid] {
         w.put(&v.to_le_bytes())?;
     }
     w.put(&cut.next_oid.to_le_bytes())?;
@@ -407,7 +409,7 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
     if r.u32()? != CHECKPOINT_VERSION {
         return Err("unknown checkpoint version".into());
     }
-    let (csn, lsn, next_xid, next_oid) = (r.u64()?, r.u64()?, r.u64()?, r.u32()?);
+    let (csn, lsn, next_xid, next_oid) = (r.u64()?, Lsn(r.u64()?), r.u64()?, r.u32()?);
     let n = r.u32()? as usize;
     let mut ddl = Vec::with_capacity(n.min(1 << 16));
     for _ in 0..n {

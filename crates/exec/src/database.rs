@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use nestor_catalog::Catalog;
-use nestor_common::{Csn, Xid};
+use nestor_common::{Csn, Lsn, Xid};
 use nestor_storage::Store;
 use nestor_txn::TxnManager;
 use nestor_wal::SwitchLog;
@@ -48,7 +48,7 @@ impl Database {
     }
 
     /// The WAL's next LSN (0 without a WAL).
-    pub fn wal_lsn(&self) -> u64 {
-        self.log.wal().map_or(0, |w| w.next_lsn())
+    pub fn wal_lsn(&self) -> Lsn {
+        self.log.wal().map_or(Lsn(0), |w| w.next_lsn())
     }
 }

@@ -124,10 +124,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Func::CurrentUser => text_val(setting(ev, "session_authorization", "postgres")),
         Func::CurrentSchema => text_val("public"),
         Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
-        Func::CurrentWalLsn => {
-            let lsn = ev.ctx.db.wal_lsn();
-            text_val(format!("{:X}/{:X}", lsn >> 32, lsn & 0xFFFF_FFFF))
-        }
+        Func::CurrentWalLsn => text_val(ev.ctx.db.wal_lsn().pg_text()),
         Func::CancelBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.cancel(pid, None))

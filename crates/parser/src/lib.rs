@@ -14,6 +14,10 @@
 //! types. Errors become 42601 with PostgreSQL's message and the 1-based
 //! character position of the cursor, so clients print `LINE 1: ... ^`.
 
+// The FFI call into libpg_query is the only unsafe code in Nestor's SQL
+// layer; everything else in this crate is safe.
+#![deny(unsafe_code)]
+
 use std::ffi::{c_char, c_int, CStr, CString};
 
 use nestor_common::{DbError, SqlState};
@@ -49,12 +53,14 @@ struct PgQueryProtobufParseResult {
     error: *mut PgQueryError,
 }
 
+#[allow(unsafe_code)]
 extern "C" {
     fn pg_query_parse_protobuf(input: *const c_char) -> PgQueryProtobufParseResult;
     fn pg_query_free_protobuf_parse_result(result: PgQueryProtobufParseResult);
 }
 
 /// Parse `text` into its statements.
+#[allow(unsafe_code)]
 pub fn parse_sql(text: &str) -> Result<Vec<RawStmt>, DbError> {
     let input = CString::new(text).map_err(|_| {
         DbError::new(
@@ -73,6 +79,7 @@ pub fn parse_sql(text: &str) -> Result<Vec<RawStmt>, DbError> {
 
 /// # Safety
 /// `result` must come from `pg_query_parse_protobuf` and not be freed yet.
+#[allow(unsafe_code)]
 unsafe fn decode_result(result: &PgQueryProtobufParseResult) -> Result<Vec<RawStmt>, DbError> {
     if !result.error.is_null() {
         let err = &*result.error;

@@ -452,7 +452,6 @@ fn conflict_arbiters(table: &TableDef, oc: &pb::OnConflictClause) -> Result<Vec<
     Ok(arbiters)
 }
 
-
 fn bind_sets(
     b: &mut Binder,
     table: &TableDef,

@@ -28,19 +28,9 @@ use nestor_common::{DbError, SqlState};
 use nestor_session::protocol::{BackendMsg, FieldDesc, FrontendMsg};
 use pgwire::messages::{copy, data, extendedquery, response, startup, PgWireBackendMessage};
 
-/// Largest frontend message body PostgreSQL accepts for messages that carry
-/// data (Query, Parse, Bind, CopyData): 1 GiB - 1 (`PQ_LARGE_MESSAGE_LIMIT`).
-pub const MESSAGE_BYTES_MAX: usize = 0x3fff_ffff;
-
-/// Limit for fixed-shape messages (Sync, Execute, Describe, ...), as
-/// PostgreSQL's `PQ_SMALL_MESSAGE_LIMIT`.
-pub const SMALL_MESSAGE_BYTES_MAX: usize = 10_000;
-
-/// Largest startup packet (PostgreSQL's `MAX_STARTUP_PACKET_LENGTH`).
-pub const STARTUP_PACKET_BYTES_MAX: usize = 10_000;
-
-/// Largest SASL message during authentication (`PG_MAX_AUTH_TOKEN_LENGTH`).
-pub const AUTH_MESSAGE_BYTES_MAX: usize = 65_535;
+pub use nestor_common::limits::{
+    AUTH_MESSAGE_BYTES_MAX, MESSAGE_BYTES_MAX, SMALL_MESSAGE_BYTES_MAX, STARTUP_PACKET_BYTES_MAX,
+};
 
 pub const SSL_REQUEST_CODE: i32 = 80_877_103;
 pub const GSSENC_REQUEST_CODE: i32 = 80_877_104;

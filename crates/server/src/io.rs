@@ -13,17 +13,16 @@ use nestor_session::protocol::BackendMsg;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
+use nestor_common::limits::{CLOSE_DRAIN_BYTES_MAX, READ_RESERVE_BYTES_MAX};
+
 use crate::codec;
 
 /// Smallest read; grows toward the size of a pending large message.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
-/// Largest single buffer growth step while reading one big message.
-const READ_RESERVE_BYTES_MAX: usize = 1024 * 1024;
 /// Output is written out whenever this much is pending.
 const WRITE_CHUNK_BYTES: usize = 64 * 1024;
 /// After a FATAL: how long, and how much input, to discard before closing.
 const CLOSE_DRAIN: Duration = Duration::from_millis(200);
-const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
 
 /// Why the message loop ends abnormally.
 pub enum Failure {

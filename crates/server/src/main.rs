@@ -4,6 +4,8 @@
 //! (startup and authentication), `codec.rs` (bytes <-> messages),
 //! `scram.rs` (SCRAM-SHA-256).
 
+#![deny(unsafe_code)]
+
 mod codec;
 mod conn;
 mod io;
@@ -111,6 +113,7 @@ fn serve(cli: Cli) -> Result<(), String> {
 
 /// Each connection is a file descriptor: raise the soft limit to the hard
 /// one, and warn if even that cannot hold `max_connections`.
+#[allow(unsafe_code)]
 fn raise_fd_limit(max_connections: usize) {
     let mut lim = libc::rlimit {
         rlim_cur: 0,

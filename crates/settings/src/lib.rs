@@ -35,6 +35,8 @@
 //! batches them the same way), so a SET that a ROLLBACK reverts is reported
 //! back too.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 
 use nestor_common::{DbError, SqlState};

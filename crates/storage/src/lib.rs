@@ -32,6 +32,8 @@
 //! Left out (for now): table-level locks for DDL, on-disk storage (tables
 //! live in memory; durability comes from the WAL and checkpoints).
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod index;
 pub mod redo;

@@ -11,6 +11,8 @@
 //! - [`transaction`]: command ids, isolation, undo log and savepoints;
 //! - [`locks`]: the row-lock table, waits and deadlock detection.
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod locks;
 pub mod manager;

@@ -28,7 +28,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
-use nestor_common::{CommandId, Csn, Xid};
+use nestor_common::{CommandId, Csn, Lsn, Xid};
 use parking_lot::{Condvar, Mutex, RwLock};
 
 use crate::locks::LockTable;
@@ -169,8 +169,7 @@ struct History {
     order: std::collections::VecDeque<Xid>,
 }
 
-/// Ended transactions whose outcome pg_xact_status() can still report.
-pub const XACT_HISTORY_MAX: usize = 1_000_000;
+pub use nestor_common::limits::XACT_HISTORY_MAX;
 
 /// Answer of [`TxnManager::xact_status`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,7 +295,7 @@ impl TxnManager {
     /// lock, so every commit up to the CSN is before the position in the
     /// log and every later one after it. Then waits until the horizon
     /// covers the CSN.
-    pub fn checkpoint_cut(&self, position: impl FnOnce() -> u64) -> (Csn, u64) {
+    pub fn checkpoint_cut(&self, position: impl FnOnce() -> Lsn) -> (Csn, Lsn) {
         let (csn, lsn) = {
             let seq = self.seq.lock();
             (Csn(seq.next_csn - 1), position())

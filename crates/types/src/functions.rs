@@ -90,8 +90,7 @@ pub const NAMES: &[&str] = &[
     "least",
 ];
 
-/// Longest string a function may build (PostgreSQL's 1 GB limit).
-const MAX_ALLOC: usize = (1 << 30) - 1;
+use nestor_common::limits::VALUE_BYTES_MAX;
 
 /// Is `name` a scalar function of this module?
 pub fn is_scalar_function(name: &str) -> bool {
@@ -672,7 +671,7 @@ fn pad(name: &str, args: &[Value]) -> Result<Value, DbError> {
     if chars.len() >= len || fill.is_empty() {
         return Ok(text(chars.iter().take(len).collect::<String>()));
     }
-    if len.saturating_mul(4) > MAX_ALLOC {
+    if len.saturating_mul(4) > VALUE_BYTES_MAX {
         return Err(too_large());
     }
     let padding: String = fill.chars().cycle().take(len - chars.len()).collect();
@@ -699,7 +698,7 @@ fn left_right(name: &str, args: &[Value]) -> Result<Value, DbError> {
 fn repeat(args: &[Value]) -> Result<Value, DbError> {
     let s = str_arg("repeat", args, 0)?;
     let n = int_arg("repeat", args, 1)?.max(0) as usize;
-    if s.len().saturating_mul(n) > MAX_ALLOC {
+    if s.len().saturating_mul(n) > VALUE_BYTES_MAX {
         return Err(too_large());
     }
     Ok(text(s.repeat(n)))
@@ -738,7 +737,7 @@ fn concat(args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     let mut out = String::new();
     for v in args.iter().filter(|v| !v.is_null()) {
         out.push_str(&concat_text(v, ctx));
-        if out.len() > MAX_ALLOC {
+        if out.len() > VALUE_BYTES_MAX {
             return Err(too_large());
         }
     }

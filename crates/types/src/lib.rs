@@ -53,6 +53,8 @@
 //! Operands of mixed numeric types are promoted as PostgreSQL would after
 //! its implicit casts, so the planner may, but need not, insert casts.
 
+#![forbid(unsafe_code)]
+
 pub(crate) mod bigint;
 pub mod binary;
 pub mod cast;

@@ -29,6 +29,8 @@
 //! the byte position in the log stream, so a segment's name says where its
 //! first record lives and a gap between segments is detectable.
 
+#![forbid(unsafe_code)]
+
 pub mod record;
 mod switch;
 
@@ -39,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use nestor_common::{Csn, Xid};
+use nestor_common::{Csn, Lsn, Xid};
 use nestor_txn::RedoBuffer;
 use parking_lot::{Condvar, Mutex};
 
@@ -49,13 +51,7 @@ pub use switch::SwitchLog;
 /// Default size at which a new segment is started.
 pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;
 
-/// Bytes of encoded records waiting for the flusher before a large
-/// transaction's appender waits for it to drain.
-pub const WAL_BUFFER_BYTES_MAX: usize = 16 * 1024 * 1024;
-
-/// Redo a committing transaction keeps in memory before spilling the rest
-/// to a temporary file (txn_redo_memory_bytes_max).
-pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 64 * 1024 * 1024;
+pub use nestor_common::limits::{TXN_REDO_MEMORY_BYTES_MAX, WAL_BUFFER_BYTES_MAX};
 
 /// A transaction's redo: in memory up to TXN_REDO_MEMORY_BYTES_MAX, then in
 /// an anonymous temporary file in the WAL directory (unlinked at creation,
@@ -168,8 +164,8 @@ pub enum WalError {
     },
     Gap {
         file: PathBuf,
-        expected_lsn: u64,
-        found_lsn: u64,
+        expected_lsn: Lsn,
+        found_lsn: Lsn,
     },
 }
 
@@ -188,8 +184,10 @@ impl std::fmt::Display for WalError {
                 found_lsn,
             } => write!(
                 f,
-                "WAL gap: expected the log to continue at {expected_lsn:016X}, but \"{}\" starts at {found_lsn:016X}; refusing to start",
-                file.display()
+                "WAL gap: expected the log to continue at {:016X}, but \"{}\" starts at {:016X}; refusing to start",
+                expected_lsn.0,
+                file.display(),
+                found_lsn.0
             ),
         }
     }
@@ -205,7 +203,7 @@ fn io_err(file: &Path, error: std::io::Error) -> WalError {
 }
 
 /// The segment files of `dir`, sorted by start LSN.
-pub fn segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, WalError> {
+pub fn segments(dir: &Path) -> Result<Vec<(Lsn, PathBuf)>, WalError> {
     let mut out = Vec::new();
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -217,7 +215,7 @@ pub fn segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, WalError> {
         let name = entry.file_name().to_string_lossy().to_string();
         if let Some(hex) = name.strip_suffix(".wal") {
             if let Ok(lsn) = u64::from_str_radix(hex, 16) {
-                out.push((lsn, entry.path()));
+                out.push((Lsn(lsn), entry.path()));
             }
         }
     }
@@ -225,15 +223,15 @@ pub fn segments(dir: &Path) -> Result<Vec<(u64, PathBuf)>, WalError> {
     Ok(out)
 }
 
-fn segment_path(dir: &Path, start: u64) -> PathBuf {
-    dir.join(format!("{start:016X}.wal"))
+fn segment_path(dir: &Path, start: Lsn) -> PathBuf {
+    dir.join(format!("{:016X}.wal", start.0))
 }
 
 /// Where replay ended.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ReplayEnd {
     /// The LSN after the last valid record: where the log continues.
-    pub end_lsn: u64,
+    pub end_lsn: Lsn,
     /// A torn tail that was cut: the file and the offset it was cut at.
     pub cut: Option<(PathBuf, u64)>,
     pub records: u64,
@@ -244,7 +242,7 @@ pub struct ReplayEnd {
 /// segment. `apply` sees records in log order.
 pub fn replay(
     dir: &Path,
-    from_lsn: u64,
+    from_lsn: Lsn,
     mut apply: impl FnMut(Record) -> Result<(), String>,
 ) -> Result<ReplayEnd, WalError> {
     let segs = segments(dir)?;
@@ -280,9 +278,9 @@ pub fn replay(
         File::open(path)
             .and_then(|mut f| f.read_to_end(&mut data))
             .map_err(|e| io_err(path, e))?;
-        let mut pos = (end.end_lsn - start) as usize;
+        let mut pos = (end.end_lsn.0 - start.0) as usize;
         while pos < data.len() {
-            match record::decode(&data[pos..], start + pos as u64) {
+            match record::decode(&data[pos..], start.advance(pos as u64)) {
                 Ok(rec) => {
                     let len = rec.len();
                     apply(rec).map_err(|why| WalError::Corrupt {
@@ -315,7 +313,7 @@ pub fn replay(
                 }
             }
         }
-        end.end_lsn = start + pos as u64;
+        end.end_lsn = start.advance(pos as u64);
     }
     Ok(end)
 }
@@ -338,18 +336,18 @@ pub fn sync_dir(dir: &Path) -> Result<(), WalError> {
 
 struct Pending {
     buf: Vec<u8>,
-    next_lsn: u64,
+    next_lsn: Lsn,
     last_csn: u64,
 }
 
 struct Durable {
-    lsn: u64,
+    lsn: Lsn,
     csn: u64,
 }
 
 struct Segment {
     file: File,
-    start: u64,
+    start: Lsn,
     len: u64,
     path: PathBuf,
 }
@@ -388,7 +386,7 @@ impl Wal {
     /// is the CSN of the last replayed commit.
     pub fn open(
         dir: &Path,
-        end_lsn: u64,
+        end_lsn: Lsn,
         last_csn: u64,
         segment_bytes: u64,
     ) -> Result<Wal, WalError> {
@@ -426,14 +424,14 @@ impl Wal {
     }
 
     /// The segment that ends at `end_lsn`, opened for append, or a new one.
-    fn open_segment(dir: &Path, end_lsn: u64) -> Result<Segment, WalError> {
+    fn open_segment(dir: &Path, end_lsn: Lsn) -> Result<Segment, WalError> {
         if let Some((start, path)) = segments(dir)?
             .into_iter()
             .rev()
             .find(|(s, _)| *s <= end_lsn)
         {
             let len = fs::metadata(&path).map_err(|e| io_err(&path, e))?.len();
-            if start + len == end_lsn {
+            if start.advance(len) == end_lsn {
                 let file = OpenOptions::new()
                     .append(true)
                     .open(&path)
@@ -464,7 +462,7 @@ impl Wal {
 
     /// Append a committed transaction's redo (split into records) in CSN
     /// order. Returns the LSN after it.
-    pub fn append_commit(&self, xid: Xid, csn: Csn, redo: &[u8]) -> u64 {
+    pub fn append_commit(&self, xid: Xid, csn: Csn, redo: &[u8]) -> Lsn {
         let mut p = self.shared.pending.lock();
         assert!(csn.0 > p.last_csn, "WAL appends must follow CSN order");
         let mut chunks = redo.chunks(RECORD_PAYLOAD_BYTES_MAX).peekable();
@@ -487,8 +485,8 @@ impl Wal {
 
     fn push(p: &mut Pending, xid: Xid, csn: Csn, kind: RecordKind, payload: &[u8]) {
         let before = p.buf.len();
-        record::encode(&mut p.buf, p.next_lsn, xid.0, csn.0, kind, payload);
-        p.next_lsn += (p.buf.len() - before) as u64;
+        record::encode(&mut p.buf, p.next_lsn.0, xid.0, csn.0, kind, payload);
+        p.next_lsn = p.next_lsn.advance((p.buf.len() - before) as u64);
     }
 
     /// Append a transaction's redo held in a [`SpillBuffer`], streaming a
@@ -543,17 +541,17 @@ impl Wal {
     }
 
     /// The LSN up to which the log is durable.
-    pub fn durable_lsn(&self) -> u64 {
+    pub fn durable_lsn(&self) -> Lsn {
         self.shared.durable.lock().lsn
     }
 
     /// The LSN the next record will get.
-    pub fn next_lsn(&self) -> u64 {
+    pub fn next_lsn(&self) -> Lsn {
         self.shared.pending.lock().next_lsn
     }
 
     /// Block until everything appended so far is durable; returns its end.
-    pub fn flush(&self) -> u64 {
+    pub fn flush(&self) -> Lsn {
         let (target, csn) = {
             let p = self.shared.pending.lock();
             (p.next_lsn, p.last_csn)
@@ -568,7 +566,7 @@ impl Wal {
 
     /// Delete segments that end at or before `lsn` (after a checkpoint).
     /// The segment being written is never removed.
-    pub fn remove_before(&self, lsn: u64) -> Result<usize, WalError> {
+    pub fn remove_before(&self, lsn: Lsn) -> Result<usize, WalError> {
         let segs = segments(&self.shared.dir)?;
         let mut removed = 0;
         for w in segs.windows(2) {
@@ -685,7 +683,7 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
             seg = roll(&s, seg);
         }
         assert_eq!(
-            seg.start + seg.len + buf.len() as u64,
+            seg.start.advance(seg.len + buf.len() as u64),
             end_lsn,
             "WAL position drift"
         );
@@ -708,7 +706,7 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
 
 /// Start the next segment. The old one is already fully synced.
 fn roll(s: &Shared, old: Segment) -> Segment {
-    let start = old.start + old.len;
+    let start = old.start.advance(old.len);
     let path = segment_path(&s.dir, start);
     let file = OpenOptions::new()
         .create(true)

@@ -19,11 +19,12 @@
 //!   transaction without its `TxnCommit` (a torn tail) was never
 //!   acknowledged and is not replayed.
 
+use nestor_common::Lsn;
+
 /// Size of the fixed header.
 pub const HEADER_BYTES: usize = 36;
 
-/// Largest payload of one record; longer redo is split into chunks.
-pub const RECORD_PAYLOAD_BYTES_MAX: usize = 1 << 20;
+pub use nestor_common::limits::RECORD_PAYLOAD_BYTES_MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -47,7 +48,7 @@ impl RecordKind {
 /// A decoded record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
-    pub lsn: u64,
+    pub lsn: Lsn,
     pub xid: u64,
     pub csn: u64,
     pub kind: RecordKind,
@@ -96,7 +97,7 @@ pub enum DecodeError {
 }
 
 /// Decode the record at the start of `buf`, expected at `lsn`.
-pub fn decode(buf: &[u8], lsn: u64) -> Result<Record, DecodeError> {
+pub fn decode(buf: &[u8], lsn: Lsn) -> Result<Record, DecodeError> {
     if buf.len() < HEADER_BYTES {
         return Err(DecodeError::Truncated);
     }
@@ -112,7 +113,7 @@ pub fn decode(buf: &[u8], lsn: u64) -> Result<Record, DecodeError> {
     if crc32c::crc32c(&buf[4..length]) != u32_at(0) {
         return Err(DecodeError::Corrupt("checksum mismatch"));
     }
-    if u64_at(8) != lsn {
+    if u64_at(8) != lsn.0 {
         return Err(DecodeError::Corrupt(
             "record lsn does not match its position",
         ));
@@ -138,7 +139,7 @@ mod tests {
     fn round_trip_and_every_single_byte_corruption_is_detected() {
         let mut buf = Vec::new();
         encode(&mut buf, 4096, 7, 9, RecordKind::TxnCommit, b"hello redo");
-        let r = decode(&buf, 4096).unwrap();
+        let r = decode(&buf, Lsn(4096)).unwrap();
         assert_eq!(
             (r.xid, r.csn, r.kind, r.payload.as_slice()),
             (7, 9, RecordKind::TxnCommit, &b"hello redo"[..])
@@ -146,14 +147,17 @@ mod tests {
         for i in 0..buf.len() {
             let mut bad = buf.clone();
             bad[i] ^= 0x40;
-            assert!(decode(&bad, 4096).is_err(), "flip at byte {i} undetected");
+            assert!(
+                decode(&bad, Lsn(4096)).is_err(),
+                "flip at byte {i} undetected"
+            );
         }
         for cut in 0..buf.len() {
             assert!(
-                decode(&buf[..cut], 4096).is_err(),
+                decode(&buf[..cut], Lsn(4096)).is_err(),
                 "cut at {cut} undetected"
             );
         }
-        assert!(decode(&buf, 4097).is_err(), "misplaced record");
+        assert!(decode(&buf, Lsn(4097)).is_err(), "misplaced record");
     }
 }

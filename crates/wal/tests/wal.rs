@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nestor_common::{Csn, Xid};
+use nestor_common::{Csn, Lsn, Xid};
 use nestor_wal::{replay, segments, RecordKind, Wal, WalError, RECORD_PAYLOAD_BYTES_MAX};
 
 fn tmpdir(name: &str) -> PathBuf {
@@ -18,7 +18,7 @@ fn tmpdir(name: &str) -> PathBuf {
     d
 }
 
-fn read_all(dir: &Path, from: u64) -> (Vec<(u64, u64, Vec<u8>)>, nestor_wal::ReplayEnd) {
+fn read_all(dir: &Path, from: Lsn) -> (Vec<(u64, u64, Vec<u8>)>, nestor_wal::ReplayEnd) {
     let mut out = Vec::new();
     let end = replay(dir, from, |r| {
         out.push((r.xid, r.csn, r.payload));
@@ -39,7 +39,7 @@ fn waiting_committers_share_one_fsync() {
     const THREADS: u64 = 8;
     const ROUNDS: u64 = 25;
     let dir = tmpdir("group");
-    let wal = Wal::open(&dir, 0, 1, 1 << 20).unwrap();
+    let wal = Wal::open(&dir, Lsn(0), 1, 1 << 20).unwrap();
     let next = Mutex::new(2u64);
     for round in 0..ROUNDS {
         let before = wal.stats();
@@ -93,7 +93,7 @@ fn waiting_committers_share_one_fsync() {
     let stats = wal.stats();
     assert_eq!((stats.commits, stats.fsyncs), (THREADS * ROUNDS, ROUNDS));
     drop(wal);
-    let (recs, end) = read_all(&dir, 0);
+    let (recs, end) = read_all(&dir, Lsn(0));
     let csns: Vec<u64> = recs.iter().map(|r| r.1).collect();
     assert_eq!(csns, (2..2 + THREADS * ROUNDS).collect::<Vec<_>>());
     assert!(end.cut.is_none());
@@ -104,7 +104,7 @@ fn waiting_committers_share_one_fsync() {
 #[test]
 fn concurrent_commits_replay_in_csn_order() {
     let dir = tmpdir("concurrent");
-    let wal = Arc::new(Wal::open(&dir, 0, 1, 1 << 20).unwrap());
+    let wal = Arc::new(Wal::open(&dir, Lsn(0), 1, 1 << 20).unwrap());
     let next = Mutex::new(2u64);
     std::thread::scope(|sc| {
         for t in 0..8u64 {
@@ -136,7 +136,7 @@ fn concurrent_commits_replay_in_csn_order() {
     );
     let written = stats.bytes_written;
     drop(wal);
-    let (recs, end) = read_all(&dir, 0);
+    let (recs, end) = read_all(&dir, Lsn(0));
     assert_eq!(recs.len(), 400);
     let csns: Vec<u64> = recs.iter().map(|r| r.1).collect();
     assert_eq!(csns, (2..402).collect::<Vec<_>>(), "log order is CSN order");
@@ -148,7 +148,11 @@ fn concurrent_commits_replay_in_csn_order() {
         .map(|(xid, _, payload)| (xid, payload))
         .collect();
     assert_eq!(got, want, "every commit replays with its own redo");
-    assert_eq!(end.end_lsn, written, "every appended byte written once");
+    assert_eq!(
+        end.end_lsn,
+        Lsn(written),
+        "every appended byte written once"
+    );
     assert!(end.cut.is_none());
 }
 
@@ -157,12 +161,12 @@ fn large_redo_is_split_and_reopen_continues_the_log() {
     let dir = tmpdir("large");
     let big = vec![7u8; RECORD_PAYLOAD_BYTES_MAX * 2 + 10];
     let end1 = {
-        let wal = Wal::open(&dir, 0, 1, 1 << 20).unwrap();
+        let wal = Wal::open(&dir, Lsn(0), 1, 1 << 20).unwrap();
         wal.append_commit(Xid(5), Csn(2), &big);
         wal.flush()
     };
     let mut kinds = Vec::new();
-    let end = replay(&dir, 0, |r| {
+    let end = replay(&dir, Lsn(0), |r| {
         kinds.push(r.kind);
         Ok(())
     })
@@ -190,7 +194,7 @@ fn torn_tail_is_cut_and_everything_before_it_survives() {
     for damage in ["truncate", "garbage", "flip"] {
         let dir = tmpdir(&format!("torn-{damage}"));
         {
-            let wal = Wal::open(&dir, 0, 1, 1 << 20).unwrap();
+            let wal = Wal::open(&dir, Lsn(0), 1, 1 << 20).unwrap();
             for i in 0..10u64 {
                 wal.append_commit(Xid(i + 10), Csn(i + 2), b"0123456789abcdef");
                 wal.wait_for_csn(Csn(i + 2));
@@ -218,24 +222,24 @@ fn torn_tail_is_cut_and_everything_before_it_survives() {
                 fs::write(&path, data).unwrap();
             }
         }
-        let (recs, end) = read_all(&dir, 0);
+        let (recs, end) = read_all(&dir, Lsn(0));
         let want = if damage == "garbage" { 10 } else { 9 };
         assert_eq!(recs.len(), want, "{damage}");
         assert!(end.cut.is_some(), "{damage}: tail reported");
         assert_eq!(
             fs::metadata(&path).unwrap().len(),
-            end.end_lsn,
+            end.end_lsn.0,
             "{damage}: file cut"
         );
         // A second recovery finds a clean log.
-        let (recs2, end2) = read_all(&dir, 0);
+        let (recs2, end2) = read_all(&dir, Lsn(0));
         assert_eq!((recs2.len(), end2.cut), (want, None));
     }
 }
 
 fn two_segments(name: &str) -> PathBuf {
     let dir = tmpdir(name);
-    let wal = Wal::open(&dir, 0, 1, 256).unwrap();
+    let wal = Wal::open(&dir, Lsn(0), 1, 256).unwrap();
     for i in 0..20u64 {
         wal.append_commit(Xid(i + 1), Csn(i + 2), &[i as u8; 100]);
         wal.wait_for_csn(Csn(i + 2));
@@ -252,7 +256,7 @@ fn corruption_before_the_end_stops_recovery_naming_the_file() {
     let mut data = fs::read(&path).unwrap();
     data[50] ^= 0xFF;
     fs::write(&path, data).unwrap();
-    let err = replay(&dir, 0, |_| Ok(())).unwrap_err();
+    let err = replay(&dir, Lsn(0), |_| Ok(())).unwrap_err();
     assert!(
         matches!(&err, WalError::Corrupt { file, .. } if *file == path),
         "{err}"
@@ -265,7 +269,7 @@ fn a_missing_segment_is_a_gap() {
     let dir = two_segments("gap");
     let (_, path) = segments(&dir).unwrap().remove(1);
     fs::remove_file(&path).unwrap();
-    let err = replay(&dir, 0, |_| Ok(())).unwrap_err();
+    let err = replay(&dir, Lsn(0), |_| Ok(())).unwrap_err();
     assert!(matches!(err, WalError::Gap { .. }), "{err}");
 }
 
@@ -273,7 +277,7 @@ fn a_missing_segment_is_a_gap() {
 fn segments_before_a_checkpoint_are_removed() {
     let dir = two_segments("remove");
     let segs = segments(&dir).unwrap();
-    let (_, end) = read_all(&dir, 0);
+    let (_, end) = read_all(&dir, Lsn(0));
     let wal = Wal::open(&dir, end.end_lsn, 21, 256).unwrap();
     let keep_from = segs[2].0;
     let removed = wal.remove_before(keep_from).unwrap();
@@ -282,7 +286,7 @@ fn segments_before_a_checkpoint_are_removed() {
     let (recs, _) = read_all(&dir, keep_from);
     assert!(!recs.is_empty());
     assert!(matches!(
-        replay(&dir, 0, |_| Ok(())),
+        replay(&dir, Lsn(0), |_| Ok(())),
         Err(WalError::Gap { .. })
     ));
 }
@@ -291,7 +295,7 @@ fn segments_before_a_checkpoint_are_removed() {
 fn a_large_transaction_spills_and_streams_in_bounded_memory() {
     use nestor_txn::{CommitLog, RedoBuffer};
     let dir = tmpdir("spill");
-    let wal = Wal::open(&dir, 0, 1, 1 << 30).unwrap();
+    let wal = Wal::open(&dir, Lsn(0), 1, 1 << 30).unwrap();
     let mut buf = nestor_wal::SpillBuffer::with_limit(&dir, 1 << 20);
     let piece = vec![42u8; 64 * 1024];
     for _ in 0..(40 * 16) {
@@ -312,7 +316,7 @@ fn a_large_transaction_spills_and_streams_in_bounded_memory() {
     drop(wal);
     let mut total = 0u64;
     let mut commits = 0;
-    replay(&dir, 0, |r| {
+    replay(&dir, Lsn(0), |r| {
         assert!(r.payload.iter().all(|&b| b == 42));
         total += r.payload.len() as u64;
         commits += (r.kind == RecordKind::TxnCommit) as u32;
