@@ -45,7 +45,7 @@ PG_BENCH_SETTINGS = {
 PG_CRASH_SETTINGS = {**PG_BENCH_SETTINGS, "max_wal_size": "8GB", "checkpoint_timeout": "1h"}
 PG_SHOW = ["fsync", "synchronous_commit", "full_page_writes", "wal_level", "shared_buffers",
            "max_wal_size", "checkpoint_timeout", "wal_compression"]
-NESTOR_CKPT_TIMEOUT_S = 300          # nestor's defaults (crates/sql/src/durable.rs)
+NESTOR_CKPT_TIMEOUT_S = 300          # nestor's defaults (crates/durable/src/lib.rs)
 NESTOR_MAX_WAL = 1 << 30
 
 

@@ -54,6 +54,7 @@ pub fn check_row(
     row: &[Value],
     ev: &mut Ev,
 ) -> Result<(), DbError> {
+    assert_eq!(row.len(), table.columns.len(), "a full table row");
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -118,6 +119,8 @@ fn build_row(
     vals: Row,
     ev: &mut Ev,
 ) -> Result<Row, DbError> {
+    // zip would silently drop values: the planner sized them alike.
+    assert_eq!(vals.len(), targets.len(), "source row width");
     let mut row = vec![Value::Null; table.columns.len()];
     for (v, &t) in vals.into_iter().zip(targets) {
         row[t] = v;

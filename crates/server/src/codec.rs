@@ -204,61 +204,9 @@ fn parse_body(tag: u8, body: &[u8]) -> Result<Frontend, DbError> {
     let mut c = Cursor::new(body);
     let msg = match tag {
         b'Q' => FrontendMsg::Query(c.cstr()?),
-        b'P' => {
-            let name = c.cstr()?;
-            let query = c.cstr()?;
-            let n = c.u16()?;
-            let mut param_types = Vec::with_capacity((n as usize).min(c.remaining() / 4));
-            for _ in 0..n {
-                param_types.push(c.i32()? as u32);
-            }
-            FrontendMsg::Parse {
-                name,
-                query,
-                param_types,
-            }
-        }
-        b'B' => {
-            let portal = c.cstr()?;
-            let statement = c.cstr()?;
-            let param_formats = c.i16_list()?;
-            let n = c.u16()?;
-            let mut params = Vec::with_capacity((n as usize).min(c.remaining() / 4));
-            for _ in 0..n {
-                let plen = c.i32()?;
-                if plen == -1 {
-                    params.push(None);
-                } else if plen < 0 {
-                    return Err(protocol_violation("invalid message format"));
-                } else {
-                    params.push(Some(c.bytes(plen as usize)?.to_vec()));
-                }
-            }
-            let result_formats = c.i16_list()?;
-            FrontendMsg::Bind {
-                portal,
-                statement,
-                param_formats,
-                params,
-                result_formats,
-            }
-        }
-        b'D' | b'C' => {
-            let kind = c.u8()?;
-            if kind != b'S' && kind != b'P' {
-                return Err(protocol_violation(if tag == b'D' {
-                    format!("invalid DESCRIBE message subtype {kind}")
-                } else {
-                    format!("invalid CLOSE message subtype {kind}")
-                }));
-            }
-            let name = c.cstr()?;
-            if tag == b'D' {
-                FrontendMsg::Describe { kind, name }
-            } else {
-                FrontendMsg::Close { kind, name }
-            }
-        }
+        b'P' => parse_parse(&mut c)?,
+        b'B' => parse_bind(&mut c)?,
+        b'D' | b'C' => parse_describe_close(tag, &mut c)?,
         b'E' => {
             let portal = c.cstr()?;
             let max_rows = c.i32()?;
@@ -270,10 +218,7 @@ fn parse_body(tag: u8, body: &[u8]) -> Result<Frontend, DbError> {
         }
         b'S' => FrontendMsg::Sync,
         b'H' => FrontendMsg::Flush,
-        b'd' => {
-            let data = c.rest().to_vec();
-            return Ok(Frontend::Msg(FrontendMsg::CopyData(data)));
-        }
+        b'd' => FrontendMsg::CopyData(c.rest().to_vec()),
         b'c' => FrontendMsg::CopyDone,
         b'f' => FrontendMsg::CopyFail(c.cstr()?),
         b'X' => return Ok(Frontend::Terminate),
@@ -295,6 +240,67 @@ fn parse_body(tag: u8, body: &[u8]) -> Result<Frontend, DbError> {
         return Err(protocol_violation("invalid message format"));
     }
     Ok(Frontend::Msg(msg))
+}
+
+/// Parse: statement name, query, parameter type OIDs.
+fn parse_parse(c: &mut Cursor) -> Result<FrontendMsg, DbError> {
+    let name = c.cstr()?;
+    let query = c.cstr()?;
+    let n = c.u16()?;
+    let mut param_types = Vec::with_capacity((n as usize).min(c.remaining() / 4));
+    for _ in 0..n {
+        param_types.push(c.i32()? as u32);
+    }
+    Ok(FrontendMsg::Parse {
+        name,
+        query,
+        param_types,
+    })
+}
+
+/// Bind: portal, statement, parameter formats and values (length -1 is
+/// NULL), result formats.
+fn parse_bind(c: &mut Cursor) -> Result<FrontendMsg, DbError> {
+    let portal = c.cstr()?;
+    let statement = c.cstr()?;
+    let param_formats = c.i16_list()?;
+    let n = c.u16()?;
+    let mut params = Vec::with_capacity((n as usize).min(c.remaining() / 4));
+    for _ in 0..n {
+        let plen = c.i32()?;
+        if plen == -1 {
+            params.push(None);
+        } else if plen < 0 {
+            return Err(protocol_violation("invalid message format"));
+        } else {
+            params.push(Some(c.bytes(plen as usize)?.to_vec()));
+        }
+    }
+    let result_formats = c.i16_list()?;
+    Ok(FrontendMsg::Bind {
+        portal,
+        statement,
+        param_formats,
+        params,
+        result_formats,
+    })
+}
+
+/// Describe or Close: 'S' (statement) or 'P' (portal), then the name.
+fn parse_describe_close(tag: u8, c: &mut Cursor) -> Result<FrontendMsg, DbError> {
+    let kind = c.u8()?;
+    let what = if tag == b'D' { "DESCRIBE" } else { "CLOSE" };
+    if kind != b'S' && kind != b'P' {
+        return Err(protocol_violation(format!(
+            "invalid {what} message subtype {kind}"
+        )));
+    }
+    let name = c.cstr()?;
+    Ok(if tag == b'D' {
+        FrontendMsg::Describe { kind, name }
+    } else {
+        FrontendMsg::Close { kind, name }
+    })
 }
 
 /// Bounds-checked reader over one message body; every read that would leave

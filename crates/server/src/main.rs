@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use nestor_common::limits::CONNECTIONS_MAX_DEFAULT;
-use nestor_session::session::{Engine, EngineConfig};
+use nestor_durable::{Engine, EngineConfig};
 
 /// Nestor: a PostgreSQL-compatible database server.
 #[derive(Parser, Debug)]

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use nestor_session::session::Engine;
+use nestor_durable::Engine;
 
 use crate::scram;
 

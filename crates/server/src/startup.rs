@@ -81,20 +81,57 @@ async fn read_startup_packet(io: &mut Io) -> Step<StartupPacket> {
 }
 
 async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Session> {
+    let (major, minor, params) = negotiate(io, shared).await?;
+    if major != 3 {
+        return Err(Some(fatal(
+            SqlState::FeatureNotSupported,
+            format!("unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0"),
+        )));
+    }
+    let (ident, unrecognized) = identify(params)?;
+    if minor > 0 || !unrecognized.is_empty() {
+        send(
+            io,
+            PgWireBackendMessage::NegotiateProtocolVersion(NegotiateProtocolVersion::new(
+                0,
+                unrecognized,
+            )),
+        )?;
+    }
+    if let Some(verifier) = &shared.verifier {
+        authenticate_scram(io, verifier, &ident.user).await?;
+    }
+    send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
+    let session = open_session(shared, ident, peer).await?;
+    send(
+        io,
+        PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
+            session.pid().0 as i32,
+            SecretKey::I32(session.secret_key()),
+        )),
+    )?;
+    for (k, v) in session.parameter_status() {
+        send(io, codec::parameter_status(&k, &v))?;
+    }
+    codec::encode(
+        &mut io.wbuf,
+        &BackendMsg::ReadyForQuery(session.transaction_status()),
+    )
+    .map_err(Some)?;
+    flush(io).await?;
+    Ok(session)
+}
+
+/// Answer SSL/GSS encryption requests ("N": not supported, once each) and
+/// cancel requests until the startup message arrives; its version and
+/// parameters.
+async fn negotiate(io: &mut Io, shared: &Arc<Shared>) -> Step<(u16, u16, Vec<(String, String)>)> {
     let mut ssl_done = false;
     let mut gss_done = false;
-    let (major, minor, params) = loop {
+    loop {
         match read_startup_packet(io).await? {
-            StartupPacket::SslRequest if !ssl_done => {
-                ssl_done = true;
-                io.wbuf.extend_from_slice(b"N");
-                flush(io).await?;
-            }
-            StartupPacket::GssEncRequest if !gss_done => {
-                gss_done = true;
-                io.wbuf.extend_from_slice(b"N");
-                flush(io).await?;
-            }
+            StartupPacket::SslRequest if !ssl_done => ssl_done = true,
+            StartupPacket::GssEncRequest if !gss_done => gss_done = true,
             StartupPacket::SslRequest | StartupPacket::GssEncRequest => {
                 return Err(Some(codec::protocol_violation(
                     "duplicate SSL/GSS negotiation request",
@@ -115,16 +152,25 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Sessio
                 major,
                 minor,
                 params,
-            } => break (major, minor, params),
+            } => return Ok((major, minor, params)),
         }
-    };
-    if major != 3 {
-        return Err(Some(fatal(
-            SqlState::FeatureNotSupported,
-            format!("unsupported frontend protocol {major}.{minor}: server supports 3.0 to 3.0"),
-        )));
+        io.wbuf.extend_from_slice(b"N");
+        flush(io).await?;
     }
+}
 
+/// Who connects where, from the startup parameters.
+struct Identity {
+    user: String,
+    database: String,
+    application_name: String,
+    /// Parameters applied as session settings.
+    params: Vec<(String, String)>,
+}
+
+/// The identity in the startup parameters, and the `_pq_.` protocol
+/// options we do not recognize (reported in NegotiateProtocolVersion).
+fn identify(params: Vec<(String, String)>) -> Step<(Identity, Vec<String>)> {
     let mut user = None;
     let mut database = None;
     let mut application_name = String::new();
@@ -152,34 +198,28 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Sessio
         Some(d) if !d.is_empty() => d,
         _ => user.clone(),
     };
-    if minor > 0 || !unrecognized.is_empty() {
-        send(
-            io,
-            PgWireBackendMessage::NegotiateProtocolVersion(NegotiateProtocolVersion::new(
-                0,
-                unrecognized,
-            )),
-        )?;
-    }
-
-    if let Some(verifier) = &shared.verifier {
-        authenticate_scram(io, verifier, &user).await?;
-    }
-    send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
-
-    let pid = shared.next_pid();
-    let secret_key: i32 = rand::random();
-    let info = SessionInfo {
-        pid: SessionId(pid),
-        secret_key,
+    let ident = Identity {
         user,
         database,
         application_name,
+        params: startup_params,
+    };
+    Ok((ident, unrecognized))
+}
+
+/// Create the session (it registers with the engine, which may block).
+async fn open_session(shared: &Arc<Shared>, ident: Identity, peer: SocketAddr) -> Step<Session> {
+    let info = SessionInfo {
+        pid: SessionId(shared.next_pid()),
+        secret_key: rand::random(),
+        user: ident.user,
+        database: ident.database,
+        application_name: ident.application_name,
         client_addr: Some(peer.ip().to_string()),
-        startup_params,
+        startup_params: ident.params,
     };
     let engine = shared.engine.clone();
-    let session = tokio::task::spawn_blocking(move || Session::new(engine, info))
+    tokio::task::spawn_blocking(move || Session::new(engine, info))
         .await
         .map_err(|_| {
             Some(fatal(
@@ -187,25 +227,7 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Sessio
                 "internal error creating session",
             ))
         })?
-        .map_err(|e| Some(e.with_severity(Severity::Fatal)))?;
-
-    send(
-        io,
-        PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
-            pid as i32,
-            SecretKey::I32(secret_key),
-        )),
-    )?;
-    for (k, v) in session.parameter_status() {
-        send(io, codec::parameter_status(&k, &v))?;
-    }
-    codec::encode(
-        &mut io.wbuf,
-        &BackendMsg::ReadyForQuery(session.transaction_status()),
-    )
-    .map_err(Some)?;
-    flush(io).await?;
-    Ok(session)
+        .map_err(|e| Some(e.with_severity(Severity::Fatal)))
 }
 
 /// Read the next 'p' message body during authentication.

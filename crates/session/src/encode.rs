@@ -81,6 +81,12 @@ pub fn encode_row(
     types: &[DataType],
     formats: &[FormatCode],
 ) -> Vec<Option<Vec<u8>>> {
+    debug_assert!(
+        types.is_empty() || types.len() == row.len(),
+        "{} column types for a row of {}",
+        types.len(),
+        row.len()
+    );
     row.iter()
         .enumerate()
         .map(|(i, v)| {

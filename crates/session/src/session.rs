@@ -207,6 +207,11 @@ impl Session {
         self.info.pid
     }
 
+    /// The secret a CancelRequest must present (sent in BackendKeyData).
+    pub fn secret_key(&self) -> i32 {
+        self.info.secret_key
+    }
+
     /// True once pg_terminate_backend() targeted this session: the wire
     /// layer sends FATAL 57P01 and closes the connection.
     pub fn is_terminated(&self) -> bool {

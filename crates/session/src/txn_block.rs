@@ -123,7 +123,20 @@ impl TxnBlock {
     }
 
     pub fn state(&self) -> BlockState {
+        self.check();
         self.state
+    }
+
+    /// The block's invariant: a transaction is open exactly when the block
+    /// is not Idle.
+    fn check(&self) {
+        assert_eq!(
+            self.txn.is_some(),
+            self.state != BlockState::Idle,
+            "transaction block {:?} with{} a transaction",
+            self.state,
+            if self.txn.is_some() { "" } else { "out" }
+        );
     }
 
     pub fn is_failed(&self) -> bool {
@@ -350,6 +363,7 @@ impl TxnBlock {
         self.state = BlockState::Idle;
         self.read_only = false;
         self.mirror(settings);
+        self.check();
     }
 }
 

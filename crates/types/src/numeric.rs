@@ -78,7 +78,10 @@ impl Dec {
     fn new(neg: bool, mut mag: Mag, scale: u32) -> Dec {
         big::trim(&mut mag);
         let neg = neg && !mag.is_empty();
-        Dec { neg, mag, scale }
+        let d = Dec { neg, mag, scale };
+        debug_assert!(!d.neg || !d.is_zero(), "negative zero");
+        debug_assert!(d.mag.last() != Some(&0), "untrimmed magnitude");
+        d
     }
 
     fn zero(scale: u32) -> Dec {

@@ -52,6 +52,14 @@ fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
 /// A scan row: the table's columns, then row id, xmin, xmax.
 pub fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
     let n = table.columns.len();
+    // Stored versions have the width of the definition they were written
+    // under; columns only get added (dropped ones keep their slot).
+    assert!(
+        t.data.len() <= n,
+        "a stored row of {} has {} values, wider than its {n} columns",
+        table.name,
+        t.data.len()
+    );
     let mut r = Vec::with_capacity(n + SYS_COLS);
     r.extend(t.data.iter().take(n).cloned());
     for c in &table.columns[r.len()..] {
@@ -60,6 +68,7 @@ pub fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
     r.push(Value::Int8(t.row.0 as i64));
     r.push(Value::Int8(t.xmin.0 as i64));
     r.push(Value::Int8(t.xmax.0 as i64));
+    debug_assert_eq!(r.len(), n + SYS_COLS);
     r
 }
 
@@ -225,6 +234,7 @@ fn nested_loop(
         let mut matched = false;
         let mut go = true;
         run(right, ev, &lrow, &mut |ev, rrow| {
+            debug_assert_eq!(rrow.len(), right_width, "inner row width");
             let mut row = Vec::with_capacity(lrow.len() + rrow.len());
             row.extend(lrow.iter().cloned());
             row.extend(rrow);
@@ -316,6 +326,7 @@ fn compare_keys(
     keys: &[SortKey],
     ec: &nestor_types::EvalCtx,
 ) -> std::cmp::Ordering {
+    debug_assert!(a.len() == keys.len() && b.len() == keys.len());
     for (i, k) in keys.iter().enumerate() {
         let (x, y) = (&a[i], &b[i]);
         let o = match (x.is_null(), y.is_null()) {

@@ -123,6 +123,9 @@ pub(super) fn add_leaf(
         width,
     };
     *offset += width;
+    // Column positions are offsets into the level's row: the scope holds
+    // exactly the columns of the items so far.
+    debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
     f
 }
 
@@ -260,6 +263,7 @@ pub(crate) fn add_table(
         offset: *offset,
     };
     *offset += t.columns.len() + SYS_COLS;
+    debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
     f
 }
 
