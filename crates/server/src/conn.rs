@@ -138,14 +138,19 @@ fn next_batch(rbuf: &mut BytesMut) -> Batch {
     b
 }
 
+/// What ends the message loop, or not.
+enum Next {
+    Continue,
+    /// Close the connection, dropping the session.
+    Close,
+}
+
 /// The message loop. Returns the session unless it was lost to a panic.
 async fn run(
     io: &mut Io,
-    session: Session,
+    mut session: Session,
     shutdown: &mut watch::Receiver<bool>,
 ) -> Option<Session> {
-    let cancel = session.cancel_token();
-    let mut session = session;
     let mut shutting_down = *shutdown.borrow();
     loop {
         if shutting_down || session.is_terminated() {
@@ -154,50 +159,13 @@ async fn run(
         }
         let batch = next_batch(&mut io.rbuf);
         if !batch.msgs.is_empty() {
-            let msgs = batch.msgs;
-            let mut handle = tokio::task::spawn_blocking(move || {
-                let mut out = Vec::new();
-                for m in msgs {
-                    session.handle(m, &mut out);
-                    if session.is_terminated() {
-                        break;
-                    }
-                }
-                (session, out)
-            });
-            let joined = loop {
-                tokio::select! {
-                    r = &mut handle => break r,
-                    // Shutdown while a statement runs: cancel it, then wait.
-                    _ = shutdown.changed(), if !shutting_down => {
-                        shutting_down = true;
-                        cancel.cancel();
-                    }
-                }
-            };
-            let out;
-            (session, out) = match joined {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::error!("session panicked: {e}");
-                    io.send_fatal(&fatal(
-                        SqlState::InternalError,
-                        "internal error: the session failed; connection closed",
-                    ))
-                    .await;
-                    return None;
-                }
-            };
-            match io.write_out(&out).await {
-                Ok(()) => {}
-                Err(Failure::Io) => return Some(session),
-                Err(Failure::Fatal(e)) => {
-                    io.send_fatal(&e.with_severity(Severity::Fatal)).await;
-                    return Some(session);
-                }
-            }
-            if session.is_terminated() {
-                io.send_fatal(&admin_shutdown()).await;
+            let next;
+            (session, next) =
+                match run_batch(io, session, batch.msgs, shutdown, &mut shutting_down).await {
+                    Some(r) => r,
+                    None => return None,
+                };
+            if let Next::Close = next {
                 return Some(session);
             }
         }
@@ -216,41 +184,113 @@ async fn run(
             continue; // more complete messages already buffered
         }
         io.release_idle_buffers();
-        // idle_in_transaction_session_timeout, from the session's settings.
-        let idle_deadline = session
-            .idle_timeout()
-            .map(|d| tokio::time::Instant::now() + d);
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
-                    let mut out = Vec::new();
-                    session.on_idle_timeout(&mut out);
-                    let _ = io.write_out(&out).await;
-                    let _ = io.flush().await;
-                    return Some(session);
-                }
-                r = io.fill() => match r {
-                    Ok(0) => {
-                        if !io.rbuf.is_empty() {
-                            io.send_fatal(&codec::protocol_violation(
-                                "incomplete message from client",
-                            ))
-                            .await;
-                        }
-                        return Some(session);
+        match wait_for_input(io, &mut session, shutdown, &mut shutting_down).await {
+            Next::Continue => {}
+            Next::Close => return Some(session),
+        }
+    }
+}
+
+/// Run one batch on the blocking pool (the session moves there and back)
+/// and write its output. None: the session panicked and is gone.
+async fn run_batch(
+    io: &mut Io,
+    mut session: Session,
+    msgs: Vec<FrontendMsg>,
+    shutdown: &mut watch::Receiver<bool>,
+    shutting_down: &mut bool,
+) -> Option<(Session, Next)> {
+    let cancel = session.cancel_token();
+    let mut handle = tokio::task::spawn_blocking(move || {
+        let mut out = Vec::new();
+        for m in msgs {
+            session.handle(m, &mut out);
+            if session.is_terminated() {
+                break;
+            }
+        }
+        (session, out)
+    });
+    let joined = loop {
+        tokio::select! {
+            r = &mut handle => break r,
+            // Shutdown while a statement runs: cancel it, then wait.
+            _ = shutdown.changed(), if !*shutting_down => {
+                *shutting_down = true;
+                cancel.cancel();
+            }
+        }
+    };
+    let (session, out) = match joined {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::error!("session panicked: {e}");
+            io.send_fatal(&fatal(
+                SqlState::InternalError,
+                "internal error: the session failed; connection closed",
+            ))
+            .await;
+            return None;
+        }
+    };
+    let next = match io.write_out(&out).await {
+        Ok(()) if session.is_terminated() => {
+            io.send_fatal(&admin_shutdown()).await;
+            Next::Close
+        }
+        Ok(()) => Next::Continue,
+        Err(Failure::Io) => Next::Close,
+        Err(Failure::Fatal(e)) => {
+            io.send_fatal(&e.with_severity(Severity::Fatal)).await;
+            Next::Close
+        }
+    };
+    Some((session, next))
+}
+
+/// Wait, holding no buffers, until the client sends more, the idle-in-
+/// transaction timeout fires, the server shuts down or the session is
+/// terminated.
+async fn wait_for_input(
+    io: &mut Io,
+    session: &mut Session,
+    shutdown: &mut watch::Receiver<bool>,
+    shutting_down: &mut bool,
+) -> Next {
+    // idle_in_transaction_session_timeout, from the session's settings.
+    let idle_deadline = session
+        .idle_timeout()
+        .map(|d| tokio::time::Instant::now() + d);
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
+                let mut out = Vec::new();
+                session.on_idle_timeout(&mut out);
+                let _ = io.write_out(&out).await;
+                let _ = io.flush().await;
+                return Next::Close;
+            }
+            r = io.fill() => match r {
+                Ok(0) => {
+                    if !io.rbuf.is_empty() {
+                        io.send_fatal(&codec::protocol_violation(
+                            "incomplete message from client",
+                        ))
+                        .await;
                     }
-                    Ok(_) => break,
-                    Err(_) => return Some(session),
-                },
-                _ = shutdown.changed(), if !shutting_down => {
-                    shutting_down = true;
-                    break;
+                    return Next::Close;
                 }
-                _ = tokio::time::sleep(TERMINATE_POLL) => {
-                    if session.is_terminated() {
-                        io.send_fatal(&admin_shutdown()).await;
-                        return Some(session);
-                    }
+                Ok(_) => return Next::Continue,
+                Err(_) => return Next::Close,
+            },
+            _ = shutdown.changed(), if !*shutting_down => {
+                *shutting_down = true;
+                return Next::Continue;
+            }
+            _ = tokio::time::sleep(TERMINATE_POLL) => {
+                if session.is_terminated() {
+                    io.send_fatal(&admin_shutdown()).await;
+                    return Next::Close;
                 }
             }
         }
