@@ -111,10 +111,6 @@ impl TableDef {
         self.columns.iter().enumerate().filter(|(_, c)| !c.dropped)
     }
 
-    pub fn primary_key(&self) -> Option<&IndexDef> {
-        self.indexes.iter().find(|i| i.primary)
-    }
-
     /// Whether committed changes to the table's rows reach the WAL.
     pub fn is_logged(&self) -> bool {
         self.persistence == Persistence::Permanent

@@ -61,7 +61,7 @@ pub use record::{
 };
 
 /// First OID handed out to user objects (PostgreSQL's FirstNormalObjectId).
-pub const FIRST_USER_OID: u32 = 16384;
+pub(crate) const FIRST_USER_OID: u32 = 16384;
 /// OID of the `public` namespace (as in PostgreSQL).
 pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
 /// OID of the `pg_catalog` namespace.
@@ -433,7 +433,7 @@ fn sequence_state(s: &Arc<Sequence>) -> SequenceState {
 }
 
 /// The record describing a table definition.
-pub fn table_record(def: &TableDef) -> TableRecord {
+pub(crate) fn table_record(def: &TableDef) -> TableRecord {
     TableRecord {
         oid: def.oid,
         storage: def.storage.id,
@@ -474,7 +474,7 @@ pub fn table_record(def: &TableDef) -> TableRecord {
 }
 
 /// The record describing a sequence, with its current state.
-pub fn sequence_record(s: &Sequence) -> SequenceRecord {
+pub(crate) fn sequence_record(s: &Sequence) -> SequenceRecord {
     let (last, called) = *s.state.lock();
     SequenceRecord {
         oid: s.oid,

@@ -330,8 +330,6 @@ impl fmt::Display for DbError {
 
 impl std::error::Error for DbError {}
 
-pub type DbResult<T> = Result<T, DbError>;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,9 @@
 /// mark (a name and an undo-log offset), so the limit guards memory, not speed.
 pub const SAVEPOINT_DEPTH_MAX: usize = 1_000_000;
 
-/// Length of a savepoint name in bytes (PostgreSQL truncates identifiers to 63).
+/// Length of an identifier (table, column, savepoint name ...) in bytes.
+/// Enforced by the parser (libpg_query's scanner truncates longer names, as
+/// PostgreSQL does with NAMEDATALEN - 1).
 pub const IDENTIFIER_BYTES_MAX: usize = 63;
 
 /// Default for `--max-connections`.

@@ -125,7 +125,7 @@ impl Engine {
     }
 
     /// WAL written since the last checkpoint's cut.
-    pub fn wal_bytes_since_checkpoint(&self) -> u64 {
+    pub(crate) fn wal_bytes_since_checkpoint(&self) -> u64 {
         self.db.log.wal().map_or(0, |w| {
             w.next_lsn()
                 .0

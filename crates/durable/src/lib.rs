@@ -58,10 +58,10 @@ pub mod engine;
 pub use engine::{Engine, EngineConfig};
 
 /// Default checkpoint_timeout.
-pub const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
+pub(crate) const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
 /// Default max_wal_size: WAL written since the last checkpoint that
 /// triggers the next one.
-pub const MAX_WAL_BYTES_DEFAULT: u64 = 1 << 30;
+pub(crate) const MAX_WAL_BYTES_DEFAULT: u64 = 1 << 30;
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"NESTORCK";
 /// Version 2: the catalog as typed records (version 1 held DDL history as
@@ -72,11 +72,11 @@ const CHECKPOINT_VERSION: u32 = 2;
 
 /// Exclusive use of a data directory, held for the life of the server. An
 /// OS file lock, so a killed server never leaves a stale lock behind.
-pub struct DirLock {
+pub(crate) struct DirLock {
     _file: File,
 }
 
-pub fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
+pub(crate) fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
     fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let path = dir.join("nestor.lock");
     let file = OpenOptions::new()
@@ -144,7 +144,7 @@ fn table_for(engine: &Engine, rel: RelId) -> Result<Arc<nestor_storage::Table>, 
 
 /// What recovery found, for the startup log line.
 #[derive(Debug, Default)]
-pub struct RecoveryReport {
+pub(crate) struct RecoveryReport {
     pub checkpoint_csn: u64,
     pub wal_transactions: u64,
     pub torn_tail_cut: Option<String>,
@@ -153,7 +153,7 @@ pub struct RecoveryReport {
 
 /// Recover `engine` from its data directory and switch its commit log to
 /// the WAL. Runs before the server accepts connections.
-pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, DbError> {
+pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, DbError> {
     let started = Instant::now();
     let dir = engine.config.data_dir.clone();
     let mut report = RecoveryReport::default();
@@ -178,7 +178,7 @@ pub fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryReport, 
         from_lsn = ck.lsn;
         report.checkpoint_csn = ck.csn;
     }
-    let wal_dir = dir.join("wal");
+    let wal_dir = wal_dir(&dir);
     let mut pending: Vec<u8> = Vec::new();
     let mut failure: Option<DbError> = None;
     let end = nestor_wal::replay(&wal_dir, from_lsn, |rec| {
@@ -451,7 +451,7 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
 // ----- the checkpointer -----------------------------------------------------
 
 /// Background checkpoints every `timeout` or after `max_wal_bytes` of WAL.
-pub fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes: u64) {
+pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes: u64) {
     let weak = Arc::downgrade(engine);
     let stop = engine.stopping.clone();
     let spawned = std::thread::Builder::new()
@@ -478,9 +478,9 @@ pub fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes
 }
 
 /// Flag shared with background threads.
-pub type StopFlag = Arc<AtomicBool>;
+pub(crate) type StopFlag = Arc<AtomicBool>;
 
 /// Paths under a data directory.
-pub fn wal_dir(data_dir: &Path) -> PathBuf {
+pub(crate) fn wal_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("wal")
 }

@@ -48,7 +48,7 @@ impl Database {
     }
 
     /// The WAL's next LSN (0 without a WAL).
-    pub fn wal_lsn(&self) -> Lsn {
+    pub(crate) fn wal_lsn(&self) -> Lsn {
         self.log.wal().map_or(Lsn(0), |w| w.next_lsn())
     }
 }

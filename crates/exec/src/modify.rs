@@ -140,7 +140,11 @@ fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
     row
 }
 
-pub fn exec_insert(p: &InsertPlan, ev: &mut Ev, sink: &mut dyn RowSink) -> Result<u64, DbError> {
+pub(crate) fn exec_insert(
+    p: &InsertPlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
     let mut sources = Vec::new();
     crate::executor::run(&p.source, ev, &[], &mut |_, r| {
         sources.push(r);
@@ -381,7 +385,11 @@ fn replace_prefix(row: &mut [Value], newest: &[Value]) {
     }
 }
 
-pub fn exec_modify(p: &ModifyPlan, ev: &mut Ev, sink: &mut dyn RowSink) -> Result<u64, DbError> {
+pub(crate) fn exec_modify(
+    p: &ModifyPlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
     let mut rows = Vec::new();
     crate::executor::run(&p.input, ev, &[], &mut |_, r| {
         rows.push(r);

@@ -160,7 +160,7 @@ fn char_position(text: &str, byte_pos: usize) -> u32 {
 
 /// The 1-based character position of byte `location` (a node location) in
 /// `text`, for error cursors; None for unknown locations (-1).
-pub fn location_to_position(text: &str, location: i32) -> Option<u32> {
+pub(crate) fn location_to_position(text: &str, location: i32) -> Option<u32> {
     if location < 0 {
         return None;
     }
@@ -193,6 +193,16 @@ mod tests {
             let text = deparse_expr(&parse_expr(sql).unwrap()).unwrap();
             assert_eq!(deparse_expr(&parse_expr(&text).unwrap()).unwrap(), text);
             assert_eq!(text, sql);
+        }
+    }
+
+    #[test]
+    fn identifiers_are_truncated_to_the_limit() {
+        use nestor_common::limits::IDENTIFIER_BYTES_MAX;
+        let long = "a".repeat(IDENTIFIER_BYTES_MAX + 7);
+        for sql in [long.clone(), format!("\"{long}\"")] {
+            let text = deparse_expr(&parse_expr(&sql).unwrap()).unwrap();
+            assert_eq!(text, "a".repeat(IDENTIFIER_BYTES_MAX), "{sql}");
         }
     }
 }

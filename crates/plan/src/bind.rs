@@ -80,7 +80,8 @@ pub enum AggCtx {
 /// list, ...). The binder does not plan queries: `select::plan_query` does,
 /// and every binder is made with it, so binding depends on no planner
 /// module while query planning depends on binding.
-pub type QueryPlanner = fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
+pub(crate) type QueryPlanner =
+    fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
 
 pub struct Binder<'e> {
     plan_query: QueryPlanner,
@@ -182,7 +183,7 @@ fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
 }
 
 /// The common type of two operands of a comparison or arithmetic.
-pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
+pub(crate) fn unify(l: DataType, r: DataType) -> Option<DataType> {
     use DataType as T;
     let (lb, rb) = (l.base(), r.base());
     Some(match (lb, rb) {
@@ -245,7 +246,7 @@ impl<'e> Binder<'e> {
         }
     }
 
-    pub fn fresh_id(&mut self) -> usize {
+    pub(crate) fn fresh_id(&mut self) -> usize {
         self.next_id += 1;
         self.next_id
     }
@@ -267,7 +268,7 @@ impl<'e> Binder<'e> {
     /// Convert a constant now. Input errors for a quoted literal point at
     /// the literal; data errors converting a typed constant are evaluation
     /// errors (PostgreSQL's constant folding) and carry no position.
-    pub fn fold_cast(
+    pub(crate) fn fold_cast(
         &self,
         v: Value,
         from: DataType,
@@ -306,7 +307,12 @@ impl<'e> Binder<'e> {
 
     /// Coerce a bound expression to `to`. Constants convert now (so bad
     /// literals fail at plan time), unknown parameters take the type.
-    pub fn coerce(&mut self, e: Expr, from: DataType, to: DataType) -> Result<Expr, DbError> {
+    pub(crate) fn coerce(
+        &mut self,
+        e: Expr,
+        from: DataType,
+        to: DataType,
+    ) -> Result<Expr, DbError> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
         }
@@ -467,7 +473,7 @@ impl<'e> Binder<'e> {
     }
 
     /// Bind a list to one common type (COALESCE, CASE results, VALUES).
-    pub fn bind_common(
+    pub(crate) fn bind_common(
         &mut self,
         list: &[Node],
         what: &str,
@@ -487,7 +493,7 @@ impl<'e> Binder<'e> {
         Ok((out, ty))
     }
 
-    pub fn common_type(&self, types: &[DataType], what: &str) -> Result<DataType, DbError> {
+    pub(crate) fn common_type(&self, types: &[DataType], what: &str) -> Result<DataType, DbError> {
         let located: Vec<(DataType, i32)> = types.iter().map(|&t| (t, -1)).collect();
         self.common_type_at(&located, what)
     }
@@ -495,7 +501,7 @@ impl<'e> Binder<'e> {
     /// The common type of expressions given with their locations (as
     /// PostgreSQL's select_common_type: a mismatch points at the first
     /// expression that does not fit).
-    pub fn common_type_at(
+    pub(crate) fn common_type_at(
         &self,
         types: &[(DataType, i32)],
         what: &str,
@@ -1317,7 +1323,7 @@ impl<'e> Binder<'e> {
 }
 
 /// An A_Const as a bound constant.
-pub fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
+pub(crate) fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
     if c.isnull {
         return (Expr::Const(Value::Null), DataType::Unknown);
     }
@@ -1361,7 +1367,7 @@ fn function_name(f: &pb::FuncCall) -> String {
 }
 
 /// Whether `name` is an aggregate function.
-pub fn is_aggregate(name: &str) -> bool {
+pub(crate) fn is_aggregate(name: &str) -> bool {
     agg_func(name, false).is_some()
 }
 

@@ -66,7 +66,7 @@ pub enum Func {
 
 impl Func {
     /// Volatile functions are not evaluated at plan time.
-    pub fn is_volatile(self) -> bool {
+    pub(crate) fn is_volatile(self) -> bool {
         match self {
             Func::Library(f) => f.volatility == Volatility::Volatile,
             Func::AssignCast(_) | Func::CtidText | Func::BpcharToText => false,
@@ -263,7 +263,6 @@ const NOT_YET: &[&str] = &[
     "gcd",
     "lcm",
     "factorial",
-    "div",
     "scale",
     "to_hex",
     "bit_length",
@@ -292,6 +291,6 @@ fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
 
 /// The handle of a library function for these argument types (the binder
 /// builds some calls itself: string_agg's separator, `^`).
-pub fn library_call(name: &str, args: &[DataType]) -> Result<Func, DbError> {
+pub(crate) fn library_call(name: &str, args: &[DataType]) -> Result<Func, DbError> {
     Ok(Func::Library(functions::resolve(name, args)?.func))
 }

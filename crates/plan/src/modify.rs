@@ -103,7 +103,7 @@ fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, Db
 }
 
 /// Plan INSERT.
-pub fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, DbError> {
+pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, DbError> {
     if ins.with_clause.is_some() {
         return Err(DbError::unsupported("WITH in INSERT"));
     }
@@ -560,7 +560,7 @@ fn plan_modify(
     r
 }
 
-pub fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbError> {
+pub(crate) fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbError> {
     if u.with_clause.is_some() {
         return Err(DbError::unsupported("WITH in UPDATE"));
     }
@@ -579,7 +579,7 @@ pub fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbE
     )
 }
 
-pub fn plan_delete(b: &mut Binder, d: &pb::DeleteStmt) -> Result<ModifyPlan, DbError> {
+pub(crate) fn plan_delete(b: &mut Binder, d: &pb::DeleteStmt) -> Result<ModifyPlan, DbError> {
     if d.with_clause.is_some() {
         return Err(DbError::unsupported("WITH in DELETE"));
     }
@@ -664,7 +664,7 @@ pub struct BoundCheck {
 
 /// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
 /// the column's type; None when it has none.
-pub fn bind_default(
+pub(crate) fn bind_default(
     catalog: &Catalog,
     eval: EvalCtx,
     table: &TableDef,

@@ -20,7 +20,7 @@ pub enum View {
 }
 
 impl View {
-    pub fn by_name(name: &str) -> Option<View> {
+    pub(crate) fn by_name(name: &str) -> Option<View> {
         Some(match name {
             "pg_stat_activity" => View::StatActivity,
             "nestor_stat_savepoints" => View::StatSavepoints,

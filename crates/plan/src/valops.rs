@@ -14,25 +14,8 @@ use nestor_types::datatype::DataType;
 use nestor_types::ops::{self, BinaryOp};
 use nestor_types::{Numeric, Value};
 
-pub fn numeric_of(v: &Value) -> Option<Numeric> {
-    match v {
-        Value::Numeric(n) => Some(n.clone()),
-        Value::Int2(i) => Some(Numeric::from_i64(*i as i64)),
-        Value::Int4(i) => Some(Numeric::from_i64(*i as i64)),
-        Value::Int8(i) => Some(Numeric::from_i64(*i)),
-        Value::Float4(f) => Some(Numeric::from_f64(*f as f64, 6)),
-        Value::Float8(f) => Some(Numeric::from_f64(*f, 15)),
-        _ => None,
-    }
-}
-
-pub fn numeric_value(n: Numeric) -> Value {
+pub(crate) fn numeric_value(n: Numeric) -> Value {
     Value::Numeric(n)
-}
-
-/// The type a value carries at run time.
-pub fn type_of(v: &Value) -> DataType {
-    v.data_type()
 }
 
 /// PostgreSQL's text output of a value (None for NULL).
@@ -46,11 +29,6 @@ pub fn to_text(v: &Value, c: &EvalCtx) -> Option<String> {
 /// Render for messages (the 23505 DETAIL): NULL shows as `null`.
 pub fn render(v: &Value, c: &EvalCtx) -> String {
     to_text(v, c).unwrap_or_else(|| "null".into())
-}
-
-/// PostgreSQL's input function: text to a value of `ty`.
-pub fn from_text(s: &str, ty: DataType, c: &EvalCtx) -> Result<Value, DbError> {
-    nestor_types::text::parse_text(ty, s, c)
 }
 
 pub fn cannot_cast(from: DataType, to: DataType) -> DbError {
@@ -118,16 +96,6 @@ pub fn compare(a: &Value, b: &Value, c: &EvalCtx) -> Ordering {
     }
 }
 
-/// Sort/group key comparison with NULLs last (ties broken as `compare`).
-pub fn compare_nulls_last(a: &Value, b: &Value, c: &EvalCtx) -> Ordering {
-    match (a.is_null(), b.is_null()) {
-        (true, true) => Ordering::Equal,
-        (true, false) => Ordering::Greater,
-        (false, true) => Ordering::Less,
-        (false, false) => compare(a, b, c),
-    }
-}
-
 /// SQL LIKE with `%` and `_` and backslash escapes.
 pub fn like(s: &str, pat: &str, ci: bool) -> bool {
     ops::like(s, pat, Some('\\'), ci).unwrap_or(false)
@@ -148,14 +116,8 @@ mod tests {
     }
 
     #[test]
-    fn text_round_trips() {
+    fn assignment_cast_does_not_truncate() {
         let c = EvalCtx::utc_now();
-        assert_eq!(
-            from_text("42", DataType::Int4, &c).unwrap(),
-            Value::Int4(42)
-        );
-        let e = from_text("x", DataType::Int4, &c).unwrap_err();
-        assert_eq!(e.message, "invalid input syntax for type integer: \"x\"");
         let e = cast(
             Value::Text("abcdef".into()),
             DataType::Varchar(Some(3)),

@@ -32,9 +32,9 @@ pub use nestor_common::limits::{
     AUTH_MESSAGE_BYTES_MAX, MESSAGE_BYTES_MAX, SMALL_MESSAGE_BYTES_MAX, STARTUP_PACKET_BYTES_MAX,
 };
 
-pub const SSL_REQUEST_CODE: i32 = 80_877_103;
-pub const GSSENC_REQUEST_CODE: i32 = 80_877_104;
-pub const CANCEL_REQUEST_CODE: i32 = 80_877_102;
+pub(crate) const SSL_REQUEST_CODE: i32 = 80_877_103;
+pub(crate) const GSSENC_REQUEST_CODE: i32 = 80_877_104;
+pub(crate) const CANCEL_REQUEST_CODE: i32 = 80_877_102;
 
 /// A protocol violation: the connection gets FATAL with this and is closed.
 pub fn protocol_violation(message: impl Into<String>) -> DbError {
@@ -47,7 +47,7 @@ pub fn protocol_violation(message: impl Into<String>) -> DbError {
 
 /// The first packet(s) of a connection, before any typed message.
 #[derive(Debug, PartialEq)]
-pub enum StartupPacket {
+pub(crate) enum StartupPacket {
     SslRequest,
     GssEncRequest,
     Cancel {
@@ -63,7 +63,7 @@ pub enum StartupPacket {
 
 /// Split one startup packet off `buf` (4-byte length including itself, then
 /// the body). `Ok(None)`: need more bytes.
-pub fn decode_startup(buf: &mut BytesMut) -> Result<Option<StartupPacket>, DbError> {
+pub(crate) fn decode_startup(buf: &mut BytesMut) -> Result<Option<StartupPacket>, DbError> {
     if buf.len() < 4 {
         return Ok(None);
     }
@@ -137,7 +137,7 @@ fn parse_startup(body: &[u8]) -> Result<StartupPacket, DbError> {
 
 /// A decoded frontend message after startup.
 #[derive(Debug, PartialEq)]
-pub enum Frontend {
+pub(crate) enum Frontend {
     /// Handed to the session.
     Msg(FrontendMsg),
     /// 'X'.
@@ -162,7 +162,7 @@ fn body_limit(tag: u8) -> Option<usize> {
 
 /// Bytes still needed to complete the message at the head of `buf`, if its
 /// header is already there (lets the reader size its buffer).
-pub fn pending_frame_len(buf: &[u8]) -> Option<usize> {
+pub(crate) fn pending_frame_len(buf: &[u8]) -> Option<usize> {
     if buf.len() < 5 {
         return None;
     }
@@ -175,7 +175,7 @@ pub fn pending_frame_len(buf: &[u8]) -> Option<usize> {
 
 /// Split one typed message off `buf` and decode it. `Ok(None)`: incomplete.
 /// Errors are FATAL protocol violations.
-pub fn decode_message(buf: &mut BytesMut) -> Result<Option<Frontend>, DbError> {
+pub(crate) fn decode_message(buf: &mut BytesMut) -> Result<Option<Frontend>, DbError> {
     let Some(&tag) = buf.first() else {
         return Ok(None);
     };
@@ -314,7 +314,7 @@ impl<'a> Cursor<'a> {
         Cursor { buf }
     }
 
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len()
     }
 
@@ -361,7 +361,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// NUL-terminated string bytes (without the NUL).
-    pub fn cstr_bytes(&mut self) -> Result<&'a [u8], DbError> {
+    pub(crate) fn cstr_bytes(&mut self) -> Result<&'a [u8], DbError> {
         let Some(nul) = self.buf.iter().position(|&b| b == 0) else {
             return Err(protocol_violation("invalid string in message"));
         };
@@ -411,7 +411,7 @@ pub fn utf8(b: &[u8]) -> Result<String, DbError> {
 /// Encode one pgwire backend message. On failure (a message over pgwire's
 /// per-type size limit) the partial bytes are removed and an error is
 /// returned for the caller to report instead.
-pub fn encode_pg(buf: &mut BytesMut, msg: &PgWireBackendMessage) -> Result<(), DbError> {
+pub(crate) fn encode_pg(buf: &mut BytesMut, msg: &PgWireBackendMessage) -> Result<(), DbError> {
     let mark = buf.len();
     msg.encode(buf).map_err(|e| {
         buf.truncate(mark);
@@ -459,7 +459,7 @@ fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     f
 }
 
-pub fn error_message(e: &DbError) -> PgWireBackendMessage {
+pub(crate) fn error_message(e: &DbError) -> PgWireBackendMessage {
     PgWireBackendMessage::ErrorResponse(response::ErrorResponse::new(error_fields(e)))
 }
 
@@ -553,7 +553,7 @@ pub fn encode(buf: &mut BytesMut, msg: &BackendMsg) -> Result<(), DbError> {
     encode_pg(buf, &pg)
 }
 
-pub fn ready_for_query(status: u8) -> PgWireBackendMessage {
+pub(crate) fn ready_for_query(status: u8) -> PgWireBackendMessage {
     let status = match status {
         b'T' => response::TransactionStatus::Transaction,
         b'E' => response::TransactionStatus::Error,

@@ -78,7 +78,7 @@ impl Io {
     }
 
     /// Free both buffers if they hold nothing (before waiting idle).
-    pub fn release_idle_buffers(&mut self) {
+    pub(crate) fn release_idle_buffers(&mut self) {
         if self.rbuf.is_empty() {
             self.rbuf = BytesMut::new();
         }

@@ -20,8 +20,8 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-pub const MECHANISM: &str = "SCRAM-SHA-256";
-pub const ITERATIONS: u32 = 4096;
+pub(crate) const MECHANISM: &str = "SCRAM-SHA-256";
+pub(crate) const ITERATIONS: u32 = 4096;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -34,7 +34,7 @@ fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
 
 /// What the server stores instead of the password.
 #[derive(Clone)]
-pub struct Verifier {
+pub(crate) struct Verifier {
     salt: [u8; 16],
     iterations: u32,
     stored_key: [u8; 32],
@@ -52,7 +52,7 @@ impl Verifier {
         Verifier::with_salt(password, rand::random(), ITERATIONS)
     }
 
-    pub fn with_salt(password: &str, salt: [u8; 16], iterations: u32) -> Verifier {
+    pub(crate) fn with_salt(password: &str, salt: [u8; 16], iterations: u32) -> Verifier {
         let prepped = stringprep::saslprep(password)
             .map(|c| c.into_owned())
             .unwrap_or_else(|_| password.to_owned());
@@ -72,7 +72,7 @@ impl Verifier {
 
 /// Why an exchange failed.
 #[derive(Debug, PartialEq, Eq)]
-pub enum ScramError {
+pub(crate) enum ScramError {
     /// The proof did not match: wrong password (28P01).
     BadProof,
     /// The client sent something that is not a valid SCRAM message (08P01).
@@ -80,7 +80,7 @@ pub enum ScramError {
 }
 
 /// State between server-first and client-final.
-pub struct Exchange {
+pub(crate) struct Exchange {
     gs2_header: String,
     client_first_bare: String,
     server_first: String,
@@ -92,7 +92,7 @@ fn printable_nonce(s: &str) -> bool {
 }
 
 /// Handle client-first-message; returns the server-first-message to send.
-pub fn client_first(v: &Verifier, msg: &[u8]) -> Result<(Exchange, String), ScramError> {
+pub(crate) fn client_first(v: &Verifier, msg: &[u8]) -> Result<(Exchange, String), ScramError> {
     let msg = std::str::from_utf8(msg).map_err(|_| ScramError::Malformed("invalid UTF-8"))?;
     // gs2-header: cbind-flag "," [authzid] ","
     let mut parts = msg.splitn(3, ',');
@@ -150,7 +150,7 @@ pub fn client_first(v: &Verifier, msg: &[u8]) -> Result<(Exchange, String), Scra
 }
 
 /// Handle client-final-message; returns the server-final-message on success.
-pub fn client_final(v: &Verifier, ex: &Exchange, msg: &[u8]) -> Result<String, ScramError> {
+pub(crate) fn client_final(v: &Verifier, ex: &Exchange, msg: &[u8]) -> Result<String, ScramError> {
     let msg = std::str::from_utf8(msg).map_err(|_| ScramError::Malformed("invalid UTF-8"))?;
     let (without_proof, proof) = msg
         .rsplit_once(",p=")

@@ -41,7 +41,7 @@ impl Drop for SocketGuard {
 
 /// Resolves on SIGINT or SIGTERM. Installed before the listener announces
 /// itself, so an early signal is never fatal to the process.
-pub struct Signals {
+pub(crate) struct Signals {
     term: tokio::signal::unix::Signal,
     int: tokio::signal::unix::Signal,
 }

@@ -10,7 +10,7 @@ use crate::scram;
 
 /// Sockets allowed beyond `max_connections` (cancel requests, clients still
 /// in startup, clients about to be told 53300 by the engine).
-pub const SOCKETS_RESERVE: usize = 64;
+pub(crate) const SOCKETS_RESERVE: usize = 64;
 
 /// State shared by all connections.
 pub struct Shared {
@@ -38,7 +38,7 @@ impl Shared {
     }
 
     /// A fresh backend "pid" (positive i32, as clients expect).
-    pub fn next_pid(&self) -> u32 {
+    pub(crate) fn next_pid(&self) -> u32 {
         loop {
             let p = self.pid.fetch_add(1, Ordering::Relaxed).wrapping_add(1) & 0x7fff_ffff;
             if p != 0 {

@@ -23,7 +23,7 @@ use nestor_types::EvalCtx;
 use crate::encode::wire_type;
 
 /// Rows handed to the engine at once.
-pub const COPY_BATCH_ROWS: usize = 1000;
+pub(crate) const COPY_BATCH_ROWS: usize = 1000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CopyFormat {
@@ -134,7 +134,7 @@ fn copy_error(msg: impl Into<String>) -> DbError {
 }
 
 /// Incremental parser of COPY FROM data (see module header).
-pub struct CopyParser {
+pub(crate) struct CopyParser {
     opts: CopyOptions,
     oids: Vec<u32>,
     names: Vec<String>,
@@ -168,7 +168,7 @@ impl CopyParser {
     }
 
     /// Name the target relation in error contexts, as PostgreSQL does.
-    pub fn with_relation(mut self, rel: impl Into<String>) -> CopyParser {
+    pub(crate) fn with_relation(mut self, rel: impl Into<String>) -> CopyParser {
         self.rel = rel.into();
         self
     }
@@ -179,7 +179,7 @@ impl CopyParser {
     }
 
     /// Take one CopyData message's bytes.
-    pub fn feed(&mut self, codec: &EvalCtx, data: &[u8]) -> Result<(), DbError> {
+    pub(crate) fn feed(&mut self, codec: &EvalCtx, data: &[u8]) -> Result<(), DbError> {
         if self.ended {
             return Ok(());
         }
@@ -306,11 +306,6 @@ impl CopyParser {
             })
             .collect()
     }
-
-    /// Records seen so far (for error context).
-    pub fn line(&self) -> u64 {
-        self.line
-    }
 }
 
 /// PostgreSQL's limit_printout_length: at most 100 characters, then "...".
@@ -426,7 +421,7 @@ fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<String> {
 }
 
 /// One COPY TO output line (with its newline).
-pub fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec<u8> {
+pub(crate) fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec<u8> {
     let mut line = String::new();
     for (i, v) in row.iter().enumerate() {
         if i > 0 {
@@ -443,7 +438,7 @@ pub fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec<u8> {
 }
 
 /// The CSV header line.
-pub fn format_header(names: &[String], o: &CopyOptions) -> Vec<u8> {
+pub(crate) fn format_header(names: &[String], o: &CopyOptions) -> Vec<u8> {
     let mut line = String::new();
     for (i, n) in names.iter().enumerate() {
         if i > 0 {

@@ -20,7 +20,7 @@ use nestor_types::{EvalCtx, Value};
 use crate::protocol::{FieldDesc, FormatCode};
 
 /// The format of result column `i` given Bind's result format codes.
-pub fn column_format(formats: &[FormatCode], i: usize) -> FormatCode {
+pub(crate) fn column_format(formats: &[FormatCode], i: usize) -> FormatCode {
     match formats.len() {
         0 => 0,
         1 => formats[0],
@@ -30,7 +30,7 @@ pub fn column_format(formats: &[FormatCode], i: usize) -> FormatCode {
 
 /// RowDescription fields for `columns` with the result formats of a Bind
 /// (empty = all text; Describe of a statement uses text).
-pub fn field_descs(columns: &[ColumnDesc], formats: &[FormatCode]) -> Vec<FieldDesc> {
+pub(crate) fn field_descs(columns: &[ColumnDesc], formats: &[FormatCode]) -> Vec<FieldDesc> {
     columns
         .iter()
         .enumerate()
@@ -47,7 +47,7 @@ pub fn field_descs(columns: &[ColumnDesc], formats: &[FormatCode]) -> Vec<FieldD
 }
 
 /// Check result format codes against the column count (08P01 otherwise).
-pub fn check_result_formats(formats: &[FormatCode], ncols: usize) -> Result<(), DbError> {
+pub(crate) fn check_result_formats(formats: &[FormatCode], ncols: usize) -> Result<(), DbError> {
     if formats.iter().any(|f| *f != 0 && *f != 1) {
         let bad = formats.iter().find(|f| **f != 0 && **f != 1).copied();
         return Err(DbError::new(
@@ -70,12 +70,12 @@ pub fn check_result_formats(formats: &[FormatCode], ncols: usize) -> Result<(), 
 
 /// The type of a column or parameter with type OID `oid` (unknown OIDs are
 /// read and written as text, as PostgreSQL treats `unknown`).
-pub fn wire_type(oid: u32) -> DataType {
+pub(crate) fn wire_type(oid: u32) -> DataType {
     DataType::from_oid(oid).unwrap_or(DataType::Text)
 }
 
 /// Encode one row for DataRow: each value in its column's type and format.
-pub fn encode_row(
+pub(crate) fn encode_row(
     ctx: &EvalCtx,
     row: &[Value],
     types: &[DataType],
@@ -103,7 +103,7 @@ pub fn encode_row(
 }
 
 /// Decode Bind parameter `index` (0-based) of type `oid` in `format`.
-pub fn decode_param(
+pub(crate) fn decode_param(
     ctx: &EvalCtx,
     raw: Option<&[u8]>,
     format: FormatCode,

@@ -23,7 +23,7 @@ pub mod encode;
 pub mod portal;
 pub mod protocol;
 pub mod session;
-pub mod txn_block;
+pub(crate) mod txn_block;
 
 pub use nestor_exec::CancelToken;
 pub use protocol::{BackendMsg, FieldDesc, FormatCode, FrontendMsg, TxnStatus};

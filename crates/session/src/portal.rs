@@ -21,7 +21,7 @@ use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowsCommand};
 use nestor_types::Value;
 
 /// What a prepared statement runs.
-pub enum StmtBody {
+pub(crate) enum StmtBody {
     /// An empty query string (Execute answers EmptyQueryResponse).
     Empty,
     /// Planned by the query engine.
@@ -31,7 +31,7 @@ pub enum StmtBody {
 }
 
 /// A parsed (and, for queries, planned) statement.
-pub struct PreparedStmt {
+pub(crate) struct PreparedStmt {
     /// The query text the statement came from (locations index into it).
     pub text: Arc<str>,
     pub raw: RawStmt,
@@ -48,7 +48,7 @@ pub struct Pending {
 }
 
 /// A bound statement.
-pub struct Portal {
+pub(crate) struct Portal {
     pub stmt: Arc<PreparedStmt>,
     pub params: Vec<Value>,
     pub formats: Vec<FormatCode>,
@@ -71,7 +71,7 @@ impl Portal {
 
 /// `SELECT 5` → `SELECT n` for the rows one Execute returned; other tags
 /// (INSERT ... RETURNING) keep their total, as in PostgreSQL.
-pub fn chunk_tag(tag: CommandTag, rows: usize) -> CommandTag {
+pub(crate) fn chunk_tag(tag: CommandTag, rows: usize) -> CommandTag {
     match tag {
         CommandTag::Rows(RowsCommand::Select, _) => tag.with_rows(rows as u64),
         other => other,

@@ -889,6 +889,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.block.finish(false, &mut self.settings);
+        self.engine.catalog.forget_session(self.info.pid);
         self.engine.sessions.unregister(self.info.pid);
     }
 }

@@ -33,7 +33,7 @@ use nestor_settings::SessionSettings;
 
 /// Observable state of the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockState {
+pub(crate) enum BlockState {
     /// No transaction.
     Idle,
     /// An implicit transaction (autocommit statement, multi-statement query
@@ -47,13 +47,13 @@ pub enum BlockState {
 
 /// Isolation requested by BEGIN / SET TRANSACTION.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TxnOptions {
+pub(crate) struct TxnOptions {
     pub isolation: Option<Isolation>,
     pub read_only: Option<bool>,
 }
 
 /// The transaction block of one session.
-pub struct TxnBlock {
+pub(crate) struct TxnBlock {
     state: BlockState,
     txn: Option<Transaction>,
     read_only: bool,
@@ -67,7 +67,7 @@ pub struct TxnBlock {
 }
 
 /// SQL spelling of an isolation level (SHOW transaction_isolation).
-pub fn isolation_name(i: Isolation) -> &'static str {
+pub(crate) fn isolation_name(i: Isolation) -> &'static str {
     match i {
         Isolation::ReadCommitted => "read committed",
         Isolation::RepeatableRead => "repeatable read",
@@ -75,7 +75,7 @@ pub fn isolation_name(i: Isolation) -> &'static str {
 }
 
 /// Parse an isolation level name; SERIALIZABLE is refused with 0A000.
-pub fn parse_isolation(name: &str) -> Result<Isolation, DbError> {
+pub(crate) fn parse_isolation(name: &str) -> Result<Isolation, DbError> {
     match name.trim().to_ascii_lowercase().as_str() {
         "read committed" | "read uncommitted" => Ok(Isolation::ReadCommitted),
         "repeatable read" => Ok(Isolation::RepeatableRead),
@@ -102,7 +102,7 @@ fn warning(code: SqlState, msg: &str) -> DbError {
 }
 
 /// 25P02.
-pub fn aborted_error() -> DbError {
+pub(crate) fn aborted_error() -> DbError {
     DbError::new(
         SqlState::InFailedSqlTransaction,
         "current transaction is aborted, commands ignored until end of transaction block",
@@ -139,12 +139,12 @@ impl TxnBlock {
         );
     }
 
-    pub fn is_failed(&self) -> bool {
+    pub(crate) fn is_failed(&self) -> bool {
         self.state == BlockState::Failed
     }
 
     /// Inside BEGIN ... (or a failed block).
-    pub fn in_explicit_block(&self) -> bool {
+    pub(crate) fn in_explicit_block(&self) -> bool {
         matches!(self.state, BlockState::InBlock | BlockState::Failed)
     }
 
@@ -156,13 +156,13 @@ impl TxnBlock {
         self.txn.as_ref()
     }
 
-    pub fn txn_mut(&mut self) -> Option<&mut Transaction> {
+    pub(crate) fn txn_mut(&mut self) -> Option<&mut Transaction> {
         self.txn.as_mut()
     }
 
     /// Make sure a transaction is open (an implicit one if none), and
     /// return it.
-    pub fn ensure(
+    pub(crate) fn ensure(
         &mut self,
         engine: &Engine,
         settings: &mut SessionSettings,
@@ -193,7 +193,7 @@ impl TxnBlock {
     }
 
     /// Copy transaction_isolation / transaction_read_only into the view.
-    pub fn mirror(&self, settings: &mut SessionSettings) {
+    pub(crate) fn mirror(&self, settings: &mut SessionSettings) {
         let iso = match &self.txn {
             Some(t) => isolation_name(t.isolation()).to_string(),
             None => settings
@@ -231,7 +231,7 @@ impl TxnBlock {
     }
 
     /// SET TRANSACTION / BEGIN options on the open transaction.
-    pub fn set_options(
+    pub(crate) fn set_options(
         &mut self,
         settings: &mut SessionSettings,
         opts: TxnOptions,
@@ -339,7 +339,7 @@ impl TxnBlock {
     }
 
     /// End of a query string or Sync: commit an implicit transaction.
-    pub fn end_implicit(&mut self, settings: &mut SessionSettings) {
+    pub(crate) fn end_implicit(&mut self, settings: &mut SessionSettings) {
         self.multi_statement = false;
         if self.state == BlockState::Implicit {
             self.finish(true, settings);

@@ -155,7 +155,7 @@ const ISOLATIONS: &[&str] = &[
 ];
 
 /// The version string reported to clients (drivers parse the leading number).
-pub const SERVER_VERSION: &str = "15.0 (Nestor 0.1.0)";
+pub(crate) const SERVER_VERSION: &str = "15.0 (Nestor 0.1.0)";
 
 const fn def(name: &'static str, default: &'static str, kind: Kind, desc: &'static str) -> Def {
     Def {

@@ -41,9 +41,7 @@ mod table;
 
 pub use error::StorageError;
 pub use index::Index;
-pub use table::{
-    LockResult, PruneStats, Recheck, RowSlotHandle, Table, TableScan, Tuple, WriteResult,
-};
+pub use table::{LockResult, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -91,11 +89,6 @@ impl Store {
         let old = self.tables.write().insert(id, t.clone());
         assert!(old.is_none(), "relation id {id} reused");
         t
-    }
-
-    /// Put back a table removed by [`Store::drop_table`] (DDL undo).
-    pub fn restore_table(&self, table: Arc<Table>) {
-        self.tables.write().insert(table.id, table);
     }
 
     pub fn table(&self, id: RelId) -> Option<Arc<Table>> {

@@ -46,7 +46,7 @@ pub fn encode_value(v: &Value, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes);
 }
 
-pub fn encode_op(op: &RedoOp, out: &mut Vec<u8>) {
+pub(crate) fn encode_op(op: &RedoOp, out: &mut Vec<u8>) {
     match op {
         RedoOp::Put { rel, row, values } => {
             out.push(1);

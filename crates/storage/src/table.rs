@@ -27,9 +27,6 @@ pub(crate) struct Version {
     data: Row,
 }
 
-/// An opaque handle on a row slot (TRUNCATE undo).
-pub struct RowSlotHandle(Arc<RowSlot>);
-
 #[derive(Default)]
 struct RowSlot {
     /// Oldest first; the newest version is last.
@@ -815,24 +812,6 @@ impl Table {
                 }
             }
         }
-    }
-
-    /// Remove every row (TRUNCATE) and return them for undo.
-    pub fn take_rows(&self) -> Vec<Arc<RowSlotHandle>> {
-        let rows = std::mem::take(&mut *self.rows.write());
-        for idx in self.indexes() {
-            idx.entries.write().clear();
-        }
-        rows.into_iter()
-            .map(|s| Arc::new(RowSlotHandle(s)))
-            .collect()
-    }
-
-    /// Put back rows removed by [`Table::take_rows`] (undo of TRUNCATE);
-    /// rows inserted meanwhile are dropped.
-    pub fn restore_rows(&self, rows: Vec<Arc<RowSlotHandle>>) {
-        *self.rows.write() = rows.into_iter().map(|h| h.0.clone()).collect();
-        self.rebuild_indexes();
     }
 
     /// Number of versions of one row (tests and monitoring).

@@ -69,23 +69,13 @@ impl LockMode {
     ///   NoKeyUpdate           X        X          X
     ///   Update        X       X        X          X
     /// ```
-    pub fn conflicts_with(self, other: LockMode) -> bool {
+    pub(crate) fn conflicts_with(self, other: LockMode) -> bool {
         use LockMode::*;
         match self {
             KeyShare => other == Update,
             Share => other >= NoKeyUpdate,
             NoKeyUpdate => other >= Share,
             Update => true,
-        }
-    }
-
-    /// The SQL spelling, e.g. for messages: `FOR NO KEY UPDATE`.
-    pub fn sql_name(self) -> &'static str {
-        match self {
-            LockMode::KeyShare => "FOR KEY SHARE",
-            LockMode::Share => "FOR SHARE",
-            LockMode::NoKeyUpdate => "FOR NO KEY UPDATE",
-            LockMode::Update => "FOR UPDATE",
         }
     }
 }
@@ -239,7 +229,7 @@ impl LockTable {
         Some(Acquired::Granted { prev })
     }
 
-    pub fn acquire(
+    pub(crate) fn acquire(
         &self,
         owner: Owner,
         key: LockKey,
@@ -402,7 +392,7 @@ impl LockTable {
 
     /// Undo one acquisition: put `xid`'s hold on `key` back to `prev`
     /// (None: no hold) and wake the waiters.
-    pub fn restore(&self, xid: Xid, key: LockKey, prev: Option<(LockMode, SavepointLevel)>) {
+    pub(crate) fn restore(&self, xid: Xid, key: LockKey, prev: Option<(LockMode, SavepointLevel)>) {
         let mut g = self.inner.lock();
         let Some(entry) = g.entries.get_mut(&key) else {
             return;
@@ -424,7 +414,7 @@ impl LockTable {
 
     /// Block until transaction `other` has ended (committed or aborted), as
     /// `waiter`. Deadlocks through this wait are detected like row locks.
-    pub fn wait_for_txn(
+    pub(crate) fn wait_for_txn(
         &self,
         waiter: Owner,
         other: Xid,

@@ -247,7 +247,7 @@ impl Transaction {
     }
 
     /// A snapshot at `horizon` for the current command, with the current xid.
-    pub fn snapshot_at(&self, horizon: Csn) -> Snapshot {
+    pub(crate) fn snapshot_at(&self, horizon: Csn) -> Snapshot {
         Snapshot {
             horizon,
             own: self.xid,
@@ -388,11 +388,6 @@ impl Transaction {
             depth: self.marks.len(),
             ..self.stats
         }
-    }
-
-    /// Entries in the private undo log (rows written + locks taken).
-    pub fn undo_len(&self) -> usize {
-        self.undo.len()
     }
 
     fn undo_to(&mut self, len: usize) {

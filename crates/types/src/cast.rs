@@ -86,7 +86,7 @@ pub fn cast(v: &Value, to: DataType, explicit: bool, ctx: &EvalCtx) -> Result<Va
 }
 
 /// Cast `v`, whose static type is `from`, to `to`.
-pub fn cast_from(
+pub(crate) fn cast_from(
     v: &Value,
     from: DataType,
     to: DataType,
@@ -384,7 +384,7 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
 /// The type both sides resolve to in UNION/CASE/COALESCE/comparisons, or
 /// None when they cannot be matched (PostgreSQL: `UNION types integer and
 /// text cannot be matched`, 42804 — the caller words the message).
-pub fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
+pub(crate) fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
     if a == b {
         return Some(if a == DataType::Unknown {
             DataType::Text
@@ -415,7 +415,7 @@ pub fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
 }
 
 /// [`common_supertype`] folded over a list (None if empty or unmatched).
-pub fn common_supertype_all(types: &[DataType]) -> Option<DataType> {
+pub(crate) fn common_supertype_all(types: &[DataType]) -> Option<DataType> {
     let (first, rest) = types.split_first()?;
     let t = rest
         .iter()

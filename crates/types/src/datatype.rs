@@ -66,7 +66,7 @@ pub enum DataType {
 }
 
 /// Longest varchar/char length PostgreSQL accepts.
-pub const MAX_CHAR_LEN: i64 = 10_485_760;
+pub(crate) const MAX_CHAR_LEN: i64 = 10_485_760;
 
 fn invalid_param(msg: String) -> DbError {
     DbError::new(SqlState::InvalidParameterValue, msg)

@@ -24,10 +24,10 @@ use std::fmt::Write;
 
 use nestor_common::{DbError, SqlState};
 
-pub const USECS_PER_SEC: i64 = 1_000_000;
-pub const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
-pub const USECS_PER_HOUR: i64 = 3_600 * USECS_PER_SEC;
-pub const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
+pub(crate) const USECS_PER_SEC: i64 = 1_000_000;
+pub(crate) const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
+pub(crate) const USECS_PER_HOUR: i64 = 3_600 * USECS_PER_SEC;
+pub(crate) const POSTGRES_EPOCH_JDATE: i64 = 2_451_545;
 /// Unix epoch in microseconds since 2000-01-01.
 pub const UNIX_EPOCH_USECS: i64 = -946_684_800 * USECS_PER_SEC;
 pub const DATE_NOBEGIN: i32 = i32::MIN;
@@ -64,7 +64,7 @@ impl Interval {
         (self.months as i128 * 30 + self.days as i128) * USECS_PER_DAY as i128 + self.micros as i128
     }
 
-    pub fn checked_neg(&self) -> Option<Interval> {
+    pub(crate) fn checked_neg(&self) -> Option<Interval> {
         Some(Interval::new(
             self.months.checked_neg()?,
             self.days.checked_neg()?,
@@ -81,7 +81,7 @@ impl Interval {
     }
 
     /// interval * float, cascading fractions down as PostgreSQL does.
-    pub fn mul_f64(&self, f: f64) -> Option<Interval> {
+    pub(crate) fn mul_f64(&self, f: f64) -> Option<Interval> {
         if f.is_nan() {
             return None;
         }
@@ -192,7 +192,7 @@ impl TimeZone {
 
     /// The offset (seconds east of UTC) in effect at UTC instant `utc`
     /// (microseconds since 2000-01-01).
-    pub fn offset_at_utc(&self, utc: i64) -> i32 {
+    pub(crate) fn offset_at_utc(&self, utc: i64) -> i32 {
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -219,7 +219,7 @@ impl TimeZone {
     /// fall-back overlap) or invalid (in a spring-forward gap) takes the
     /// offset in effect just before the transition, as PostgreSQL does:
     /// daylight time in the overlap, standard time in the gap.
-    pub fn offset_for_local(&self, local: i64) -> i32 {
+    pub(crate) fn offset_for_local(&self, local: i64) -> i32 {
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -315,7 +315,7 @@ impl TimeZone {
     }
 
     /// `+00`, `+05:30`, `-03:00:15` as timestamptz output shows it.
-    pub fn format_offset(offset_secs: i32) -> String {
+    pub(crate) fn format_offset(offset_secs: i32) -> String {
         let sign = if offset_secs < 0 { '-' } else { '+' };
         let a = offset_secs.unsigned_abs();
         let (h, m, s) = (a / 3600, a / 60 % 60, a % 60);
@@ -358,7 +358,7 @@ fn parse_hms_offset(s: &str) -> Option<i32> {
 }
 
 /// Julian day number of a (proleptic Gregorian) date; year 0 is 1 BC.
-pub fn date2j(year: i64, month: i64, day: i64) -> i64 {
+pub(crate) fn date2j(year: i64, month: i64, day: i64) -> i64 {
     let (m, y) = if month > 2 {
         (month + 1, year + 4800)
     } else {
@@ -369,7 +369,7 @@ pub fn date2j(year: i64, month: i64, day: i64) -> i64 {
 }
 
 /// Inverse of [`date2j`] for Julian days >= 0.
-pub fn j2date(jd: i64) -> (i64, u32, u32) {
+pub(crate) fn j2date(jd: i64) -> (i64, u32, u32) {
     let mut julian = jd + 32044;
     let mut quad = julian.div_euclid(146097);
     let extra = (julian - quad * 146097) * 4 + 3;
@@ -389,11 +389,11 @@ pub fn j2date(jd: i64) -> (i64, u32, u32) {
     (y - 4800, month as u32, day as u32)
 }
 
-pub fn is_leap(year: i64) -> bool {
+pub(crate) fn is_leap(year: i64) -> bool {
     year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
 }
 
-pub fn days_in_month(year: i64, month: u32) -> u32 {
+pub(crate) fn days_in_month(year: i64, month: u32) -> u32 {
     match month {
         4 | 6 | 9 | 11 => 30,
         2 if is_leap(year) => 29,
@@ -403,7 +403,7 @@ pub fn days_in_month(year: i64, month: u32) -> u32 {
 }
 
 /// Days since 2000-01-01 for a date, if in range.
-pub fn date_from_ymd(year: i64, month: u32, day: u32) -> Option<i32> {
+pub(crate) fn date_from_ymd(year: i64, month: u32, day: u32) -> Option<i32> {
     let jd = date2j(year, month as i64, day as i64);
     if (DATE_MIN_JD..DATE_END_JD).contains(&jd) {
         Some((jd - POSTGRES_EPOCH_JDATE) as i32)
@@ -413,17 +413,17 @@ pub fn date_from_ymd(year: i64, month: u32, day: u32) -> Option<i32> {
 }
 
 /// Year, month, day of a finite date.
-pub fn date_to_ymd(date: i32) -> (i64, u32, u32) {
+pub(crate) fn date_to_ymd(date: i32) -> (i64, u32, u32) {
     j2date(date as i64 + POSTGRES_EPOCH_JDATE)
 }
 
 /// Is a finite date within PostgreSQL's range?
-pub fn date_in_range(date: i32) -> bool {
+pub(crate) fn date_in_range(date: i32) -> bool {
     (DATE_MIN_JD..DATE_END_JD).contains(&(date as i64 + POSTGRES_EPOCH_JDATE))
 }
 
 /// Is a timestamp (finite) within PostgreSQL's range?
-pub fn timestamp_in_range(ts: i64) -> bool {
+pub(crate) fn timestamp_in_range(ts: i64) -> bool {
     (MIN_TIMESTAMP..END_TIMESTAMP).contains(&ts)
 }
 
@@ -452,7 +452,7 @@ fn write_fraction(out: &mut String, frac: i64) {
     }
 }
 
-pub fn format_date(date: i32) -> String {
+pub(crate) fn format_date(date: i32) -> String {
     match date {
         DATE_NOBEGIN => "-infinity".into(),
         DATE_NOEND => "infinity".into(),
@@ -485,7 +485,7 @@ fn format_ts_local(local: i64, zone: Option<i32>) -> String {
     s
 }
 
-pub fn format_timestamp(ts: i64) -> String {
+pub(crate) fn format_timestamp(ts: i64) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
@@ -493,7 +493,7 @@ pub fn format_timestamp(ts: i64) -> String {
     }
 }
 
-pub fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
+pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
@@ -577,7 +577,7 @@ fn parse_posix_tz(s: &str) -> Option<TimeZone> {
 }
 
 /// IntervalStyle `postgres` output.
-pub fn format_interval(iv: &Interval) -> String {
+pub(crate) fn format_interval(iv: &Interval) -> String {
     let mut out = String::new();
     let mut is_zero = true;
     let mut is_before = false;
@@ -962,7 +962,7 @@ fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
 }
 
 /// Date input. `now` is the transaction timestamp (UTC micros).
-pub fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
+pub(crate) fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
     let p = parse_checked("date", input)?;
     match p.special {
         Some(Special::Infinity) => return Ok(DATE_NOEND),
@@ -979,12 +979,12 @@ pub fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
 }
 
 /// Timestamp (without time zone) input; a zone in the text is ignored.
-pub fn parse_timestamp(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
+pub(crate) fn parse_timestamp(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
     parse_ts(input, "timestamp", tz, now, false)
 }
 
 /// Timestamptz input; text without a zone is in the session zone `tz`.
-pub fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
+pub(crate) fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
     parse_ts(input, "timestamp with time zone", tz, now, true)
 }
 
@@ -1313,7 +1313,7 @@ fn ts_out_of_range() -> DbError {
 
 /// Adds an interval to a local timestamp (months by calendar, clamping the
 /// day to the month's end, then days, then microseconds).
-pub fn timestamp_add_interval(ts: i64, iv: &Interval) -> Result<i64, DbError> {
+pub(crate) fn timestamp_add_interval(ts: i64, iv: &Interval) -> Result<i64, DbError> {
     if ts == TS_NOBEGIN || ts == TS_NOEND {
         return Ok(ts);
     }
@@ -1345,7 +1345,11 @@ pub fn timestamp_add_interval(ts: i64, iv: &Interval) -> Result<i64, DbError> {
 }
 
 /// timestamptz + interval: calendar parts apply in the session zone.
-pub fn timestamptz_add_interval(ts: i64, iv: &Interval, tz: TimeZone) -> Result<i64, DbError> {
+pub(crate) fn timestamptz_add_interval(
+    ts: i64,
+    iv: &Interval,
+    tz: TimeZone,
+) -> Result<i64, DbError> {
     if ts == TS_NOBEGIN || ts == TS_NOEND {
         return Ok(ts);
     }
@@ -1356,7 +1360,7 @@ pub fn timestamptz_add_interval(ts: i64, iv: &Interval, tz: TimeZone) -> Result<
 
 /// timestamp - timestamp, with days split off the microseconds
 /// (PostgreSQL's timestamp_mi + justify_hours).
-pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval, DbError> {
+pub(crate) fn timestamp_diff(a: i64, b: i64) -> Result<Interval, DbError> {
     if [a, b].iter().any(|&x| x == TS_NOBEGIN || x == TS_NOEND) {
         return Err(DbError::new(
             SqlState::DatetimeFieldOverflow,
@@ -1374,7 +1378,7 @@ pub fn timestamp_diff(a: i64, b: i64) -> Result<Interval, DbError> {
 }
 
 /// Local timestamp at midnight of a date (infinities map to infinities).
-pub fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
+pub(crate) fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
     match date {
         DATE_NOBEGIN => Ok(TS_NOBEGIN),
         DATE_NOEND => Ok(TS_NOEND),
@@ -1389,7 +1393,7 @@ pub fn date_to_timestamp(date: i32) -> Result<i64, DbError> {
 }
 
 /// Date of a local timestamp.
-pub fn timestamp_to_date(ts: i64) -> i32 {
+pub(crate) fn timestamp_to_date(ts: i64) -> i32 {
     match ts {
         TS_NOBEGIN => DATE_NOBEGIN,
         TS_NOEND => DATE_NOEND,
@@ -1398,7 +1402,7 @@ pub fn timestamp_to_date(ts: i64) -> i32 {
 }
 
 /// date + integer days.
-pub fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
+pub(crate) fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
     if date == DATE_NOBEGIN || date == DATE_NOEND {
         return Ok(date);
     }

@@ -21,7 +21,7 @@ use nestor_common::{DbError, SqlState};
 use crate::bigint::{self as big, Mag};
 
 /// Shortest round-trip text of a float8.
-pub fn format_f64(v: f64) -> String {
+pub(crate) fn format_f64(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -39,7 +39,7 @@ pub fn format_f64(v: f64) -> String {
 
 /// `%.{precision}g`: what PostgreSQL prints for a float when
 /// extra_float_digits <= 0 (precision = 15 or 6, plus extra_float_digits).
-pub fn format_digits(v: f64, precision: i32) -> String {
+pub(crate) fn format_digits(v: f64, precision: i32) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -61,7 +61,7 @@ pub fn format_digits(v: f64, precision: i32) -> String {
 }
 
 /// Shortest round-trip text of a float4.
-pub fn format_f32(v: f32) -> String {
+pub(crate) fn format_f32(v: f32) -> String {
     if v.is_nan() {
         return "NaN".into();
     }
@@ -248,7 +248,7 @@ fn float_err(code: SqlState, input: &str, type_name: &str, syntax: bool) -> DbEr
 }
 
 /// float8 input.
-pub fn parse_f64(input: &str) -> Result<f64, DbError> {
+pub(crate) fn parse_f64(input: &str) -> Result<f64, DbError> {
     let s = input.trim_matches(|c: char| c.is_ascii_whitespace());
     if !float_syntax_ok(s) {
         return Err(float_err(
@@ -279,7 +279,7 @@ pub fn parse_f64(input: &str) -> Result<f64, DbError> {
 }
 
 /// float4 input.
-pub fn parse_f32(input: &str) -> Result<f32, DbError> {
+pub(crate) fn parse_f32(input: &str) -> Result<f32, DbError> {
     let s = input.trim_matches(|c: char| c.is_ascii_whitespace());
     if !float_syntax_ok(s) {
         return Err(float_err(

@@ -1,24 +1,24 @@
-//! Built-in scalar functions.
+//! Built-in scalar functions: the one function library.
 //!
-//! Two entry points, meant to be used together:
+//! * [`resolve`]`(name, arg_types)` — bind time, once per call site: does
+//!   the function exist for these argument types, what must each argument
+//!   be cast to, what does it return? It resolves overloads as PostgreSQL
+//!   would after implicit casts (`round(int)` is `round(double precision)`,
+//!   `round(numeric, int)` is numeric, `abs` keeps its argument type...).
+//!   The answer is a [`Resolved`] holding a [`ScalarFn`] handle (name,
+//!   volatility, implementation) the executor calls directly. Errors are
+//!   42883 `function f(types) does not exist`.
+//! * [`call_scalar_ctx`]`(name, args, ctx)` — resolve by the arguments'
+//!   run-time types and call, for tools and tests.
 //!
-//! * [`scalar_return_type`]`(name, arg_types)` — planning: does the function
-//!   exist for these argument types, and what does it return? It resolves
-//!   overloads as PostgreSQL would after implicit casts (`round(int)` is
-//!   `round(double precision)`, `round(numeric, int)` is numeric, `abs`
-//!   keeps its argument type...). Errors are 42883 `function f(types) does
-//!   not exist`.
-//! * [`call_scalar`]`(name, args)` / [`call_scalar_ctx`] — execution. Returns
-//!   `None` if `name` is not a scalar function here, otherwise the result.
-//!   Strict functions return NULL when any argument is NULL; `concat`,
-//!   `concat_ws` (NULL separator gives NULL), `coalesce`, `nullif`,
-//!   `greatest` and `least` have their own NULL rules.
-//!
-//! Names are matched case-insensitively; `substring(s from a for b)`,
-//! `position(a in b)` and `trim(both x from s)` are the parser's sugar for
-//! `substring(s, a, b)`, `position(b, a)` (haystack first, like strpos) and
-//! `btrim(s, x)`. [`function_volatility`] tells the planner which calls may
-//! be constant-folded (`gen_random_uuid` is volatile).
+//! Strict functions return NULL when any argument is NULL; `concat`,
+//! `concat_ws` (NULL separator gives NULL), `coalesce`, `nullif`,
+//! `greatest` and `least` have their own NULL rules. Names are matched
+//! case-insensitively; `substring(s from a for b)`, `position(a in b)` and
+//! `trim(both x from s)` are the parser's sugar for `substring(s, a, b)`,
+//! `position(b, a)` (haystack first, like strpos) and `btrim(s, x)`. A
+//! handle's volatility tells the planner which calls may be constant-folded
+//! (`gen_random_uuid` is volatile).
 //!
 //! String functions count characters, not bytes. A `char(n)` argument
 //! should be cast to text first ([`crate::cast::cast_from`] drops its
@@ -45,8 +45,8 @@ pub enum Volatility {
     Volatile,
 }
 
-/// Every function [`call_scalar`] knows.
-pub const NAMES: &[&str] = &[
+/// Every function [`call_scalar_ctx`] knows.
+pub(crate) const NAMES: &[&str] = &[
     "abs",
     "round",
     "trunc",
@@ -54,6 +54,7 @@ pub const NAMES: &[&str] = &[
     "ceil",
     "ceiling",
     "mod",
+    "div",
     "power",
     "pow",
     "sqrt",
@@ -93,21 +94,8 @@ pub const NAMES: &[&str] = &[
 use nestor_common::limits::VALUE_BYTES_MAX;
 
 /// Is `name` a scalar function of this module?
-pub fn is_scalar_function(name: &str) -> bool {
+pub(crate) fn is_scalar_function(name: &str) -> bool {
     NAMES.contains(&name.to_ascii_lowercase().as_str())
-}
-
-/// None if `name` is not a function here.
-pub fn function_volatility(name: &str) -> Option<Volatility> {
-    let lower = name.to_ascii_lowercase();
-    if !NAMES.contains(&lower.as_str()) {
-        return None;
-    }
-    Some(if lower == "gen_random_uuid" {
-        Volatility::Volatile
-    } else {
-        Volatility::Immutable
-    })
 }
 
 fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -119,6 +107,10 @@ fn no_function(name: &str, args: &[DataType]) -> DbError {
     .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
+fn is_num_like(t: DataType) -> bool {
+    t.is_integer() || matches!(t, DataType::Numeric(_) | DataType::Unknown)
+}
+
 fn is_int_like(t: DataType) -> bool {
     t.is_integer() || t == DataType::Unknown
 }
@@ -128,7 +120,7 @@ fn is_text_like(t: DataType) -> bool {
 }
 
 /// Return type of `name(args...)`, resolving overloads like PostgreSQL.
-pub fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbError> {
+pub(crate) fn scalar_return_type(name: &str, args: &[DataType]) -> Result<DataType, DbError> {
     let lower = name.to_ascii_lowercase();
     numeric_return_type(&lower, args)
         .or_else(|| other_return_type(&lower, args))
@@ -162,6 +154,7 @@ fn numeric_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType
                 && ![a, b].iter().any(|t| matches!(t, T::Float4 | T::Float8));
             Ok(if numeric { T::NUMERIC } else { T::Float8 })
         }
+        ("div", [a, b]) if is_num_like(*a) && is_num_like(*b) => Ok(T::NUMERIC),
         ("mod", [a, b]) => {
             match crate::ops::binary_result_type(crate::ops::BinaryOp::Mod, *a, *b) {
                 Some(t) => Ok(t),
@@ -244,7 +237,7 @@ fn other_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType, 
 
 /// The implementation of a resolved function: evaluated arguments (already
 /// of the resolved argument types) and the session context.
-pub type Imp = fn(&[Value], &EvalCtx) -> Result<Value, DbError>;
+pub(crate) type Imp = fn(&[Value], &EvalCtx) -> Result<Value, DbError>;
 
 /// A built-in scalar function resolved for its argument types, once, at
 /// bind time: a typed handle the planner keeps in the expression and the
@@ -292,7 +285,7 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
     match (name, n, i) {
         // Resolved with the other arguments' common type.
         ("coalesce" | "greatest" | "least" | "nullif", ..) => DataType::Unknown,
-        ("round" | "trunc", 2, 0) | ("mod", _, _) => DataType::NUMERIC,
+        ("round" | "trunc", 2, 0) | ("mod" | "div", _, _) => DataType::NUMERIC,
         ("round" | "trunc", 2, 1) => DataType::Int4,
         ("abs" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", ..)
         | ("power" | "pow", ..) => DataType::Float8,
@@ -397,6 +390,10 @@ fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
         ("round", 2) => strict!("round", |a| round_scale("round", a)),
         ("trunc", 2) => strict!("trunc", |a| round_scale("trunc", a)),
         ("power" | "pow", 2) => strict!("power", |a| power(a)),
+        ("div", 2) => strict!("div", |a| {
+            let (x, y) = (as_numeric("div", a, 0)?, as_numeric("div", a, 1)?);
+            x.div_trunc(&y).map(Value::Numeric)
+        }),
         ("mod", 2) => strict!("mod", |a| {
             ops::binary_op(
                 ops::BinaryOp::Mod,
@@ -440,12 +437,6 @@ fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
         ("split_part", 3) => strict!("split_part", |a| split_part(a)),
         _ => return None,
     })
-}
-
-/// [`call_scalar_ctx`] in UTC (the session only matters for `concat` of
-/// timestamptz values and cross-type comparisons in `greatest`/`least`).
-pub fn call_scalar(name: &str, args: &[Value]) -> Option<Result<Value, DbError>> {
-    call_scalar_ctx(name, args, &EvalCtx::new(TimeZone::UTC, 0))
 }
 
 /// Resolve by the arguments' run-time types and call (tools and tests; the
@@ -787,7 +778,7 @@ fn extreme(args: &[Value], want: Ordering) -> Result<Value, DbError> {
 }
 
 /// A version-4 (random) UUID from the caller's RNG.
-pub fn gen_random_uuid<R: rand::RngCore + ?Sized>(rng: &mut R) -> [u8; 16] {
+pub(crate) fn gen_random_uuid<R: rand::RngCore + ?Sized>(rng: &mut R) -> [u8; 16] {
     let mut u = [0u8; 16];
     rng.fill_bytes(&mut u);
     u[6] = (u[6] & 0x0f) | 0x40;
@@ -802,6 +793,14 @@ mod tests {
 
     fn ctx() -> EvalCtx {
         EvalCtx::new(TimeZone::UTC, 0)
+    }
+
+    fn call_scalar(name: &str, args: &[Value]) -> Option<Result<Value, DbError>> {
+        call_scalar_ctx(name, args, &ctx())
+    }
+
+    fn volatility(name: &str, args: &[DataType]) -> Volatility {
+        resolve(name, args).unwrap().func.volatility
     }
 
     fn call(name: &str, args: &[Value]) -> String {
@@ -985,10 +984,12 @@ mod tests {
         assert_eq!(u.len(), 36);
         assert_eq!(&u[14..15], "4");
         assert!(matches!(&u[19..20], "8" | "9" | "a" | "b"));
+        assert_eq!(volatility("gen_random_uuid", &[]), Volatility::Volatile);
         assert_eq!(
-            function_volatility("gen_random_uuid"),
-            Some(Volatility::Volatile)
+            volatility("Lower", &[DataType::Text]),
+            Volatility::Immutable
         );
-        assert_eq!(function_volatility("Lower"), Some(Volatility::Immutable));
+        assert_eq!(call("div", &[n("-7.5"), i(2)]), "-3");
+        assert_eq!(call("div", &[n("9"), n("0.4")]), "22");
     }
 }

@@ -61,7 +61,7 @@ pub mod cast;
 pub mod context;
 pub mod datatype;
 pub mod datetime;
-pub mod float;
+pub(crate) mod float;
 pub mod functions;
 pub mod json;
 pub mod md5;

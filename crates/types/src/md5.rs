@@ -56,7 +56,7 @@ pub fn md5(data: &[u8]) -> [u8; 16] {
 }
 
 /// Lower-case hex digest, as SQL `md5()` returns it.
-pub fn md5_hex(data: &[u8]) -> String {
+pub(crate) fn md5_hex(data: &[u8]) -> String {
     md5(data).iter().map(|b| format!("{b:02x}")).collect()
 }
 

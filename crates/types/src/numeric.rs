@@ -28,11 +28,11 @@ use nestor_common::{DbError, SqlState};
 use crate::bigint::{self as big, Mag};
 
 /// Most digits before the decimal point (PostgreSQL: weight limit).
-pub const MAX_INT_DIGITS: u32 = 131072;
+pub(crate) const MAX_INT_DIGITS: u32 = 131072;
 /// Most digits after the decimal point (NUMERIC_DSCALE_MAX).
-pub const MAX_SCALE: u32 = 16383;
+pub(crate) const MAX_SCALE: u32 = 16383;
 /// Upper bound of a computed result's display scale.
-pub const MAX_DISPLAY_SCALE: i64 = 1000;
+pub(crate) const MAX_DISPLAY_SCALE: i64 = 1000;
 /// NUMERIC_MIN_SIG_DIGITS.
 const MIN_SIG_DIGITS: i64 = 16;
 
@@ -371,7 +371,7 @@ impl Numeric {
         Numeric::from_i128(v as i128)
     }
 
-    pub fn from_i128(v: i128) -> Numeric {
+    pub(crate) fn from_i128(v: i128) -> Numeric {
         Numeric::from_dec(Dec::new(v < 0, big::from_u128(v.unsigned_abs()), 0))
     }
 
@@ -425,16 +425,16 @@ impl Numeric {
         matches!(&*self.0, Repr::NaN)
     }
 
-    pub fn is_finite(&self) -> bool {
+    pub(crate) fn is_finite(&self) -> bool {
         self.dec().is_some()
     }
 
-    pub fn is_zero(&self) -> bool {
+    pub(crate) fn is_zero(&self) -> bool {
         self.dec().is_some_and(Dec::is_zero)
     }
 
     /// -1, 0 or 1 (NaN gives 0).
-    pub fn signum(&self) -> i32 {
+    pub(crate) fn signum(&self) -> i32 {
         match &*self.0 {
             Repr::NaN => 0,
             Repr::PosInf => 1,
@@ -466,7 +466,7 @@ impl Numeric {
 
     /// Rounded half away from zero to an integer; None if NaN, infinite or
     /// outside i64.
-    pub fn to_i64_rounded(&self) -> Option<i64> {
+    pub(crate) fn to_i64_rounded(&self) -> Option<i64> {
         let d = self.dec()?.round_to(0, false);
         if d.int_digits() > 20 {
             return None;
@@ -488,7 +488,7 @@ impl Numeric {
         }
     }
 
-    pub fn neg(&self) -> Numeric {
+    pub(crate) fn neg(&self) -> Numeric {
         match &*self.0 {
             Repr::NaN => Numeric::nan(),
             Repr::PosInf => Numeric::infinity(true),
@@ -520,7 +520,7 @@ impl Numeric {
         self.add(&other.neg())
     }
 
-    pub fn mul(&self, other: &Numeric) -> Result<Numeric, DbError> {
+    pub(crate) fn mul(&self, other: &Numeric) -> Result<Numeric, DbError> {
         match (self.dec(), other.dec()) {
             (Some(a), Some(b)) => {
                 if a.int_digits() + b.int_digits() > MAX_INT_DIGITS + 1 {
@@ -561,7 +561,7 @@ impl Numeric {
     }
 
     /// Integer (truncating) division, as `div(a, b)`.
-    pub fn div_trunc(&self, other: &Numeric) -> Result<Numeric, DbError> {
+    pub(crate) fn div_trunc(&self, other: &Numeric) -> Result<Numeric, DbError> {
         if self.is_nan() || other.is_nan() {
             return Ok(Numeric::nan());
         }
@@ -577,7 +577,7 @@ impl Numeric {
     }
 
     /// Remainder with the sign of the dividend; scale max(s1, s2).
-    pub fn rem(&self, other: &Numeric) -> Result<Numeric, DbError> {
+    pub(crate) fn rem(&self, other: &Numeric) -> Result<Numeric, DbError> {
         if self.is_nan() || other.is_nan() {
             return Ok(Numeric::nan());
         }
@@ -785,7 +785,7 @@ impl Numeric {
     }
 
     /// PostgreSQL binary (recv) format.
-    pub fn from_binary(buf: &[u8]) -> Result<Numeric, DbError> {
+    pub(crate) fn from_binary(buf: &[u8]) -> Result<Numeric, DbError> {
         let bad = |m: &str| DbError::new(SqlState::InvalidBinaryRepresentation, m.to_string());
         if buf.len() < 8 {
             return Err(bad("insufficient data left in message"));

@@ -74,7 +74,7 @@ impl BinaryOp {
         }
     }
 
-    pub fn is_comparison(self) -> bool {
+    pub(crate) fn is_comparison(self) -> bool {
         use BinaryOp::*;
         matches!(self, Eq | Ne | Lt | Le | Gt | Ge)
     }
@@ -177,7 +177,7 @@ fn to_f64(v: &Value) -> f64 {
 
 /// The result type of `a op b`, or None if PostgreSQL has no such operator
 /// (for the error message, use the same types with [`binary_op`]).
-pub fn binary_result_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
+pub(crate) fn binary_result_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
     use BinaryOp::*;
     use DataType as T;
     let (a, b) = (resolve_unknown_pair(a, b), resolve_unknown_pair(b, a));
@@ -365,7 +365,7 @@ fn numeric_arith(op: BinaryOp, x: &Numeric, y: &Numeric) -> Result<Value, DbErro
 }
 
 /// float8 arithmetic with PostgreSQL's overflow/underflow checks.
-pub fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64, DbError> {
+pub(crate) fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64, DbError> {
     use BinaryOp::*;
     let r = match op {
         Add => x + y,

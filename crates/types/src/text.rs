@@ -49,7 +49,7 @@ impl Value {
 }
 
 /// bytea_output = hex.
-pub fn format_bytea(b: &[u8]) -> String {
+pub(crate) fn format_bytea(b: &[u8]) -> String {
     let mut s = String::with_capacity(2 + 2 * b.len());
     s.push_str("\\x");
     for byte in b {
@@ -58,7 +58,7 @@ pub fn format_bytea(b: &[u8]) -> String {
     s
 }
 
-pub fn format_uuid(u: &[u8; 16]) -> String {
+pub(crate) fn format_uuid(u: &[u8; 16]) -> String {
     let mut s = String::with_capacity(36);
     for (i, byte) in u.iter().enumerate() {
         if matches!(i, 4 | 6 | 8 | 10) {
@@ -183,7 +183,7 @@ fn parse_oid(input: &str) -> Result<i64, DbError> {
 }
 
 /// byteain: `\x` hex format or the escape format.
-pub fn parse_bytea(input: &str) -> Result<Vec<u8>, DbError> {
+pub(crate) fn parse_bytea(input: &str) -> Result<Vec<u8>, DbError> {
     let b = input.as_bytes();
     if b.len() >= 2 && b[0] == b'\\' && (b[1] == b'x' || b[1] == b'X') {
         return parse_bytea_hex(&input[2..]);
@@ -246,7 +246,7 @@ fn parse_bytea_hex(s: &str) -> Result<Vec<u8>, DbError> {
 
 /// uuid_in: 32 hex digits, optional `{}`, a hyphen allowed after any group
 /// of four digits.
-pub fn parse_uuid(input: &str) -> Result<[u8; 16], DbError> {
+pub(crate) fn parse_uuid(input: &str) -> Result<[u8; 16], DbError> {
     let bad = || syntax("uuid", input);
     let mut s = input.as_bytes();
     let braced = s.first() == Some(&b'{');

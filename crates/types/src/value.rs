@@ -126,13 +126,6 @@ impl Value {
             _ => None,
         }
     }
-
-    pub fn as_bool(&self) -> Option<bool> {
-        match self {
-            Value::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
 }
 
 /// PostgreSQL float ordering: NaN equals NaN and sorts above everything.

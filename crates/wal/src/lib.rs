@@ -495,7 +495,7 @@ impl Wal {
     /// flusher to write it out (it holds the commit sequencer, so no other
     /// commit interleaves; a crash mid-way leaves chunks without their
     /// TxnCommit record, which replay ignores).
-    pub fn append_spilled(&self, xid: Xid, csn: Csn, mut redo: SpillBuffer) {
+    pub(crate) fn append_spilled(&self, xid: Xid, csn: Csn, mut redo: SpillBuffer) {
         let total = redo.len;
         let mut sent = 0u64;
         let mut chunk = Vec::with_capacity(RECORD_PAYLOAD_BYTES_MAX.min(total as usize));
@@ -538,11 +538,6 @@ impl Wal {
         while d.csn < csn.0 {
             self.shared.flushed.wait(&mut d);
         }
-    }
-
-    /// The LSN up to which the log is durable.
-    pub fn durable_lsn(&self) -> Lsn {
-        self.shared.durable.lock().lsn
     }
 
     /// The LSN the next record will get.

@@ -236,7 +236,7 @@ fn def_int(d: &pb::DefElem) -> Result<Option<i64>, DbError> {
 }
 
 /// CREATE SEQUENCE.
-pub fn create_sequence(
+pub(crate) fn create_sequence(
     ctx: &mut StatementCtx,
     cs: &pb::CreateSeqStmt,
 ) -> Result<CommandTag, DbError> {
@@ -360,7 +360,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
 }
 
 /// VACUUM [ANALYZE] [tables] / ANALYZE.
-pub fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<CommandTag, DbError> {
+pub(crate) fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<CommandTag, DbError> {
     if !vs.is_vacuumcmd {
         return Ok(CommandTag::Plain("ANALYZE"));
     }

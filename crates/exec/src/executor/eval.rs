@@ -22,7 +22,7 @@ use nestor_types::Value;
 use crate::context::Ev;
 
 /// A boolean value's truth (None for NULL and non-booleans).
-pub fn truthy(v: &Value) -> Option<bool> {
+pub(crate) fn truthy(v: &Value) -> Option<bool> {
     match v {
         Value::Bool(b) => Some(*b),
         _ => None,
@@ -34,7 +34,7 @@ fn bool_val(b: Option<bool>) -> Value {
 }
 
 /// Evaluation of bound expressions.
-pub trait Eval {
+pub(crate) trait Eval {
     fn eval(&self, row: &[Value], ev: &mut Ev) -> Result<Value, DbError>;
 
     /// Evaluate as a predicate: NULL counts as false.

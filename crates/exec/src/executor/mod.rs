@@ -50,7 +50,7 @@ fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
 }
 
 /// A scan row: the table's columns, then row id, xmin, xmax.
-pub fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
+pub(crate) fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
     let n = table.columns.len();
     // Stored versions have the width of the definition they were written
     // under; columns only get added (dropped ones keep their slot).

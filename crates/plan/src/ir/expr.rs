@@ -186,10 +186,6 @@ pub enum Expr {
 }
 
 impl Expr {
-    pub fn lit(v: Value) -> Expr {
-        Expr::Const(v)
-    }
-
     /// Visit every sub-expression (not into subquery plans).
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
@@ -318,22 +314,6 @@ impl Expr {
             },
             Expr::Agg(a) => Expr::Agg(a),
         })
-    }
-
-    /// Whether the expression reads the input row.
-    pub fn uses_row(&self) -> bool {
-        let mut uses = false;
-        self.walk(&mut |e| {
-            if matches!(e, Expr::Col(_)) {
-                uses = true;
-            }
-            if let Expr::Sub(s) = e {
-                if s.correlated {
-                    uses = true;
-                }
-            }
-        });
-        uses
     }
 
     /// Whether it is a constant or parameter (computable before a scan).

@@ -24,10 +24,9 @@ use nestor_catalog::{IndexDef, TableDef};
 
 /// Number of hidden system columns after a table's columns.
 pub const SYS_COLS: usize = 3;
-/// Offsets of the system columns after the data columns.
+/// Offsets of the system columns after the data columns (xmax is 2).
 pub const SYS_ROWID: usize = 0;
-pub const SYS_XMIN: usize = 1;
-pub const SYS_XMAX: usize = 2;
+pub(crate) const SYS_XMIN: usize = 1;
 
 /// Index access keys.
 #[derive(Clone, Debug)]
@@ -313,7 +312,7 @@ pub fn show(e: &Expr, table: &TableDef) -> String {
 }
 
 /// Render an expression with `colname` naming input columns.
-pub fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String {
+pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String {
     let r = |x: &Expr| render_expr(x, colname);
     match e {
         Expr::Const(v) => match v {

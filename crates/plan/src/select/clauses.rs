@@ -309,7 +309,7 @@ pub(super) fn expand_star(
 }
 
 /// PostgreSQL's column name for an unnamed target.
-pub fn derive_name(n: &Node) -> String {
+pub(crate) fn derive_name(n: &Node) -> String {
     match n.node.as_ref() {
         Some(NodeEnum::ColumnRef(c)) => c
             .fields

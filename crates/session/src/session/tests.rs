@@ -716,3 +716,17 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
     let err = Session::new(e.clone(), info).err().expect("refused");
     assert_eq!(err.code, SqlState::FeatureNotSupported);
 }
+
+#[test]
+fn currval_does_not_outlive_its_session() {
+    let e = engine(4);
+    let mut a = session(&e, 7);
+    run(&mut a, "create sequence s");
+    assert_eq!(run(&mut a, "select nextval('s')")[1], "D:1");
+    assert_eq!(run(&mut a, "select currval('s')")[1], "D:1");
+    drop(a);
+    // A later session with the same pid starts with no currval.
+    let mut b = session(&e, 7);
+    let out = run(&mut b, "select currval('s')");
+    assert!(out.contains(&"E:55000".to_string()), "{out:?}");
+}

@@ -26,7 +26,7 @@ use nestor_settings as settings;
 
 /// COMMIT, ROLLBACK, ROLLBACK TO (and PREPARE TRANSACTION): what a failed
 /// block still accepts.
-pub fn is_txn_exit(node: &NodeEnum) -> bool {
+pub(crate) fn is_txn_exit(node: &NodeEnum) -> bool {
     match node {
         NodeEnum::TransactionStmt(t) => matches!(
             K::try_from(t.kind),
