@@ -140,16 +140,23 @@ fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
     row
 }
 
+/// All rows of `plan`, read before the first is written (so a statement
+/// never sees its own changes, e.g. INSERT INTO t SELECT FROM t).
+fn collect(plan: &nestor_plan::ir::Plan, ev: &mut Ev) -> Result<Vec<Row>, DbError> {
+    let mut rows = Vec::new();
+    crate::executor::run(plan, ev, &[], &mut |_, r| {
+        rows.push(r);
+        Ok(true)
+    })?;
+    Ok(rows)
+}
+
 pub(crate) fn exec_insert(
     p: &InsertPlan,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
-    let mut sources = Vec::new();
-    crate::executor::run(&p.source, ev, &[], &mut |_, r| {
-        sources.push(r);
-        Ok(true)
-    })?;
+    let sources = collect(&p.source, ev)?;
     let mut count = 0;
     for vals in sources {
         let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
@@ -390,11 +397,7 @@ pub(crate) fn exec_modify(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
-    let mut rows = Vec::new();
-    crate::executor::run(&p.input, ev, &[], &mut |_, r| {
-        rows.push(r);
-        Ok(true)
-    })?;
+    let rows = collect(&p.input, ev)?;
     let mut count = 0;
     for row in rows {
         if modify_one(p, row, ev, sink)? {

@@ -45,6 +45,29 @@ fn exists_err(name: &str) -> DbError {
     )
 }
 
+/// CREATE ... of a relation name already taken: with IF NOT EXISTS a
+/// notice and the command's tag (nothing to do), else 42P07. None: the
+/// name is free.
+fn name_taken(
+    ctx: &mut StatementCtx,
+    name: &str,
+    if_not_exists: bool,
+    tag: &'static str,
+) -> Result<Option<CommandTag>, DbError> {
+    if !ctx.db.catalog.name_taken(name) {
+        return Ok(None);
+    }
+    if !if_not_exists {
+        return Err(exists_err(name));
+    }
+    notice_code(
+        ctx,
+        SqlState::DuplicateTable,
+        format!("relation \"{name}\" already exists, skipping"),
+    );
+    Ok(Some(CommandTag::Plain(tag)))
+}
+
 fn undefined_table(name: &str) -> DbError {
     DbError::new(
         SqlState::UndefinedTable,
@@ -245,16 +268,8 @@ pub(crate) fn create_sequence(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE SEQUENCE without name"))?;
     let name = relname(rv)?;
-    if ctx.db.catalog.name_taken(&name) {
-        if cs.if_not_exists {
-            notice_code(
-                ctx,
-                SqlState::DuplicateTable,
-                format!("relation \"{name}\" already exists, skipping"),
-            );
-            return Ok(CommandTag::Plain("CREATE SEQUENCE"));
-        }
-        return Err(exists_err(&name));
+    if let Some(tag) = name_taken(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE")? {
+        return Ok(tag);
     }
     let (mut inc, mut min, mut max, mut start, mut cycle) = (1i64, None, None, None, false);
     for o in &cs.options {

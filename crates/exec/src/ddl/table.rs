@@ -18,7 +18,7 @@ use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 use super::{
-    binder, exists_err, fresh_name, notice_code, undefined_table, PendingCheck, PendingIndex,
+    binder, exists_err, fresh_name, name_taken, undefined_table, PendingCheck, PendingIndex,
 };
 
 /// CREATE TABLE.
@@ -38,16 +38,8 @@ pub fn create_table(
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
-    if ctx.db.catalog.name_taken(&name) {
-        if cs.if_not_exists {
-            notice_code(
-                ctx,
-                SqlState::DuplicateTable,
-                format!("relation \"{name}\" already exists, skipping"),
-            );
-            return Ok(CommandTag::Plain("CREATE TABLE"));
-        }
-        return Err(exists_err(&name));
+    if let Some(tag) = name_taken(ctx, &name, cs.if_not_exists, "CREATE TABLE")? {
+        return Ok(tag);
     }
     let persistence = match rv.relpersistence.as_str() {
         "t" => Persistence::Temporary,
@@ -571,16 +563,10 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         }
         cols.push(ie.name.clone());
     }
-    if !is.idxname.is_empty() && ctx.db.catalog.name_taken(&is.idxname) {
-        if is.if_not_exists {
-            notice_code(
-                ctx,
-                SqlState::DuplicateTable,
-                format!("relation \"{}\" already exists, skipping", is.idxname),
-            );
-            return Ok(CommandTag::Plain("CREATE INDEX"));
+    if !is.idxname.is_empty() {
+        if let Some(tag) = name_taken(ctx, &is.idxname, is.if_not_exists, "CREATE INDEX")? {
+            return Ok(tag);
         }
-        return Err(exists_err(&is.idxname));
     }
     let pi = PendingIndex {
         name: (!is.idxname.is_empty()).then(|| is.idxname.clone()),
