@@ -188,7 +188,15 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
         pending.extend_from_slice(&rec.payload);
         next_xid = next_xid.max(rec.xid + 1);
         if rec.kind == nestor_wal::RecordKind::TxnCommit {
-            last_csn = last_csn.max(rec.csn);
+            // The log holds commits in CSN order, and every commit after the
+            // checkpoint's LSN is newer than its cut (docs/durability.md §4).
+            assert!(
+                rec.csn > last_csn,
+                "WAL commit of xid {} has csn {} after csn {last_csn}",
+                rec.xid,
+                rec.csn
+            );
+            last_csn = rec.csn;
             report.wal_transactions += 1;
             let ops =
                 redo::decode_ops(&pending).map_err(|e| format!("transaction {}: {e}", rec.xid))?;
