@@ -45,6 +45,17 @@ struct Cli {
     password: Option<String>,
 }
 
+#[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
+compile_error!("choose one allocator feature: alloc-mimalloc or alloc-jemalloc");
+
+#[cfg(all(feature = "alloc-mimalloc", not(feature = "alloc-jemalloc")))]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[cfg(feature = "alloc-jemalloc")]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_env("NESTOR_LOG")
