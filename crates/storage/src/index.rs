@@ -68,47 +68,50 @@ impl Index {
         hi: Bound<&[Value]>,
     ) -> Vec<(Vec<Value>, RowId)> {
         let entries = self.entries.read();
-        let start: Bound<(Vec<Value>, RowId)> = match lo {
-            Bound::Unbounded => Bound::Unbounded,
-            Bound::Included(p) | Bound::Excluded(p) => Bound::Included((p.to_vec(), RowId(0))),
-        };
         let mut out = Vec::new();
-        for (key, row) in entries.range((start, Bound::Unbounded)) {
-            if let Bound::Excluded(p) = lo {
-                if prefix_cmp(key, p).is_eq() {
-                    continue;
-                }
-            }
-            let past = match hi {
-                Bound::Unbounded => false,
-                Bound::Included(p) => prefix_cmp(key, p).is_gt(),
-                Bound::Excluded(p) => prefix_cmp(key, p).is_ge(),
-            };
-            if past {
-                break;
-            }
-            out.push((key.clone(), *row));
-        }
+        visit_range(&entries, lo, hi, |key, row| out.push((key.to_vec(), row)));
         out
+    }
+
+    /// Whether `row` (a table row) has `key` in this index's columns,
+    /// without building the row's key.
+    pub(crate) fn key_matches(&self, row: &[Value], key: &[Value]) -> bool {
+        debug_assert_eq!(key.len(), self.columns.len());
+        self.columns.iter().zip(key).all(|(&c, k)| row[c] == *k)
+    }
+}
+
+/// Call `f` on each entry whose key prefix lies within the bounds, in key
+/// order, borrowing keys from the index (no copies).
+pub(crate) fn visit_range(
+    entries: &BTreeSet<(Vec<Value>, RowId)>,
+    lo: Bound<&[Value]>,
+    hi: Bound<&[Value]>,
+    mut f: impl FnMut(&[Value], RowId),
+) {
+    let start: Bound<(Vec<Value>, RowId)> = match lo {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(p) | Bound::Excluded(p) => Bound::Included((p.to_vec(), RowId(0))),
+    };
+    for (key, row) in entries.range((start, Bound::Unbounded)) {
+        if let Bound::Excluded(p) = lo {
+            if prefix_cmp(key, p).is_eq() {
+                continue;
+            }
+        }
+        let past = match hi {
+            Bound::Unbounded => false,
+            Bound::Included(p) => prefix_cmp(key, p).is_gt(),
+            Bound::Excluded(p) => prefix_cmp(key, p).is_ge(),
+        };
+        if past {
+            break;
+        }
+        f(key, *row);
     }
 }
 
 /// Compare a key with a (possibly shorter) prefix on the prefix's columns.
 pub(crate) fn prefix_cmp(key: &[Value], prefix: &[Value]) -> std::cmp::Ordering {
     key[..prefix.len().min(key.len())].cmp(prefix)
-}
-
-/// Whether `key` lies within the bounds (prefix semantics as above).
-pub(crate) fn in_bounds(key: &[Value], lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> bool {
-    let lo_ok = match lo {
-        Bound::Unbounded => true,
-        Bound::Included(p) => prefix_cmp(key, p).is_ge(),
-        Bound::Excluded(p) => prefix_cmp(key, p).is_gt(),
-    };
-    let hi_ok = match hi {
-        Bound::Unbounded => true,
-        Bound::Included(p) => prefix_cmp(key, p).is_le(),
-        Bound::Excluded(p) => prefix_cmp(key, p).is_lt(),
-    };
-    lo_ok && hi_ok
 }

@@ -12,7 +12,7 @@ use nestor_types::{Row, Value};
 use parking_lot::{Mutex, RwLock};
 
 use crate::error::StorageError;
-use crate::index::{in_bounds, Index};
+use crate::index::{visit_range, Index};
 
 /// One version of a row. Headers carry only top-level XIDs; the CSN fields
 /// are stamped at commit so readers rarely consult the status table.
@@ -211,6 +211,11 @@ impl Table {
 
     /// Index range scan: visible rows whose key lies within the bounds
     /// (bounds may be key prefixes), in key order.
+    ///
+    /// Takes the index lock, then the row array's lock, once for the whole
+    /// range (the lock order of every path: index, rows, row latch), and
+    /// neither copies keys nor clones row slots: per entry it is one row
+    /// latch and the visibility check.
     pub fn index_scan(
         &self,
         index: &Index,
@@ -219,15 +224,21 @@ impl Table {
         snap: &Snapshot,
     ) -> Vec<Tuple> {
         let mut out = Vec::new();
-        for (key, row) in index.range_row_ids(lo, hi) {
-            if let Some(t) = self.get(row, snap) {
-                // Emit each row once: at the entry matching its visible key.
-                let vkey = index.key_of(&t.data);
-                if vkey == key && in_bounds(&vkey, lo, hi) {
-                    out.push(t);
+        let entries = index.entries.read();
+        let rows = self.rows.read();
+        visit_range(&entries, lo, hi, |key, row| {
+            let Some(slot) = rows.get(row.0 as usize) else {
+                return;
+            };
+            let versions = slot.versions.lock();
+            // Emit each row once: at the entry matching its visible key
+            // (that entry lies within the bounds, as `key` does).
+            if let Some(v) = self.visible(&versions, snap) {
+                if index.key_matches(&v.data, key) {
+                    out.push(Self::tuple(row, v));
                 }
             }
-        }
+        });
         out
     }
 
