@@ -832,36 +832,44 @@ impl Table {
 
     /// Attach an index and fill it from every existing version. For a
     /// unique index, fails if two live rows share a key.
+    ///
+    /// Built in bulk: every (key, row) entry is collected, sorted once,
+    /// checked for duplicates among adjacent live entries and loaded into
+    /// the B-tree from sorted input (no per-entry tree descent, no hashing
+    /// of keys).
     pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
-        let n = self.rows.read().len();
+        let mut found: Vec<(Vec<Value>, RowId, bool)> = Vec::new();
         {
-            let mut entries = index.entries.write();
-            let mut live: std::collections::HashMap<Vec<Value>, RowId> = Default::default();
-            for i in 0..n {
+            let rows = self.rows.read();
+            for (i, slot) in rows.iter().enumerate() {
                 let row = RowId(i as u64);
-                let Some(slot) = self.slot(row) else { break };
-                let versions = slot.versions.lock();
-                for v in versions.iter() {
+                for v in slot.versions.lock().iter() {
                     let key = index.key_of(&v.data);
-                    if index.unique
+                    let live = index.unique
                         && !key.iter().any(Value::is_null)
                         && matches!(
                             self.liveness(Xid::NONE, v),
                             Conflict::Live | Conflict::Pending(_)
-                        )
-                    {
-                        if let Some(_other) = live.insert(key.clone(), row) {
-                            return Err(StorageError::UniqueViolation {
-                                table: self.name(),
-                                constraint: index.name.clone(),
-                                columns: index.column_names.clone(),
-                                key,
-                            });
-                        }
-                    }
-                    entries.insert((key, row));
+                        );
+                    found.push((key, row, live));
                 }
             }
+        }
+        found.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        if index.unique {
+            if let Some(key) = first_duplicate(&found) {
+                return Err(StorageError::UniqueViolation {
+                    table: self.name(),
+                    constraint: index.name.clone(),
+                    columns: index.column_names.clone(),
+                    key,
+                });
+            }
+        }
+        {
+            let mut entries = index.entries.write();
+            assert!(entries.is_empty(), "a new index starts empty");
+            *entries = found.into_iter().map(|(k, r, _)| (k, r)).collect();
         }
         self.indexes.write().push(index);
         Ok(())
@@ -873,6 +881,26 @@ impl Table {
         let pos = idx.iter().position(|i| i.id == id)?;
         Some(idx.remove(pos))
     }
+}
+
+/// Of index entries sorted by (key, row), with whether each is live: the
+/// key a scan in row order would first see twice among live entries of
+/// different rows (the duplicate PostgreSQL reports in this case, and the
+/// same one whatever the sort did).
+fn first_duplicate(sorted: &[(Vec<Value>, RowId, bool)]) -> Option<Vec<Value>> {
+    let live: Vec<&(Vec<Value>, RowId, bool)> = sorted.iter().filter(|e| e.2).collect();
+    let mut best: Option<(RowId, &Vec<Value>)> = None;
+    for group in live.chunk_by(|a, b| a.0 == b.0) {
+        // Rows ascend within a key: the second distinct row is where a
+        // scan in row order meets the key again.
+        let Some(first) = group.first() else { continue };
+        if let Some(second) = group.iter().find(|e| e.1 != first.1) {
+            if best.is_none_or(|(r, _)| second.1 < r) {
+                best = Some((second.1, &second.0));
+            }
+        }
+    }
+    best.map(|(_, k)| k.clone())
 }
 
 /// Stamp the newest version of a row whose lock `txn` holds as deleted

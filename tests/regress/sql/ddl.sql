@@ -135,3 +135,11 @@ DROP TABLE d2 CASCADE;
 DROP TABLE d1, ul;
 DROP TABLE ff, tmp1, tmp2;
 SELECT * FROM d1;
+-- unique index built over existing rows: duplicates refused; unnamed
+-- CREATE UNIQUE INDEX is named _idx (a UNIQUE constraint's index _key)
+CREATE TABLE uidx (a int, b int UNIQUE);
+INSERT INTO uidx VALUES (1, 1), (2, 2), (1, 3);
+CREATE UNIQUE INDEX ON uidx (a);
+CREATE UNIQUE INDEX ON uidx (b);
+INSERT INTO uidx VALUES (3, 1);
+DROP TABLE uidx;

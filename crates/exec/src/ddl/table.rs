@@ -419,7 +419,13 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         }
         None if pi.primary => fresh_name(ctx, &format!("{}_pkey", def.name), &taken),
         None => {
-            let suffix = if pi.unique { "key" } else { "idx" };
+            // A UNIQUE constraint names its index `_key`; CREATE UNIQUE INDEX
+            // without a name gets `_idx`, as in PostgreSQL.
+            let suffix = if pi.unique && pi.constraint.is_some() {
+                "key"
+            } else {
+                "idx"
+            };
             fresh_name(
                 ctx,
                 &format!("{}_{}_{}", def.name, pi.cols.join("_"), suffix),
