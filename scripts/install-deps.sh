@@ -4,6 +4,7 @@
 # network nor apt (so it also succeeds offline on a prepared machine).
 #
 #   libclang-dev clang      pg_query's build (bindgen) needs libclang
+#   make                    jemalloc's build (tikv-jemalloc-sys runs its configure/make)
 #   postgresql-client-15    psql
 #   postgresql-15           the reference server for comparisons; on Debian 12
 #                           it also ships pgbench (in PostgreSQL's bindir,
@@ -26,9 +27,9 @@ pkg_installed() {
 
 python_ok() { python3 -c 'import psycopg' >/dev/null 2>&1; }
 if $build_only; then
-    want=(libclang-dev clang)
+    want=(libclang-dev clang make)
 else
-    want=(libclang-dev clang postgresql-client-15 postgresql-15)
+    want=(libclang-dev clang make postgresql-client-15 postgresql-15)
     command -v java >/dev/null 2>&1 || want+=(default-jdk-headless)
     command -v mvn >/dev/null 2>&1 || want+=(maven)
     if ! python_ok && ! python3 -m pip --version >/dev/null 2>&1; then
