@@ -948,3 +948,41 @@ impl Iterator for TableScan<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(list: &[(i32, u64, bool)]) -> Vec<(Vec<Value>, RowId, bool)> {
+        let mut v: Vec<_> = list
+            .iter()
+            .map(|&(k, r, live)| (vec![Value::Int4(k)], RowId(r), live))
+            .collect();
+        v.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        v
+    }
+
+    #[test]
+    fn first_duplicate_is_the_one_a_row_order_scan_meets_first() {
+        // Rows 0..5 with keys 1, 0, 0, 1, 2: a scan in row order meets 0
+        // again at row 2, before 1 again at row 3.
+        let e = entries(&[
+            (1, 0, true),
+            (0, 1, true),
+            (0, 2, true),
+            (1, 3, true),
+            (2, 4, true),
+        ]);
+        assert_eq!(first_duplicate(&e), Some(vec![Value::Int4(0)]));
+        // Keys 0, 1, 1, 0: 1 comes back first (row 2).
+        let e = entries(&[(0, 0, true), (1, 1, true), (1, 2, true), (0, 3, true)]);
+        assert_eq!(first_duplicate(&e), Some(vec![Value::Int4(1)]));
+    }
+
+    #[test]
+    fn dead_entries_and_versions_of_one_row_are_no_duplicates() {
+        // Two versions of row 0 with the same key, and a dead row 1.
+        let e = entries(&[(5, 0, true), (5, 0, true), (5, 1, false), (6, 2, true)]);
+        assert_eq!(first_duplicate(&e), None);
+    }
+}
