@@ -48,7 +48,7 @@ fn exists_err(name: &str) -> DbError {
 /// CREATE ... of a relation name already taken: with IF NOT EXISTS a
 /// notice and the command's tag (nothing to do), else 42P07. None: the
 /// name is free.
-fn name_taken(
+fn skip_existing(
     ctx: &mut StatementCtx,
     name: &str,
     if_not_exists: bool,
@@ -268,7 +268,7 @@ pub(crate) fn create_sequence(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE SEQUENCE without name"))?;
     let name = relname(rv)?;
-    if let Some(tag) = name_taken(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE")? {
+    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE")? {
         return Ok(tag);
     }
     let (mut inc, mut min, mut max, mut start, mut cycle) = (1i64, None, None, None, false);

@@ -18,7 +18,7 @@ use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 use super::{
-    binder, exists_err, fresh_name, name_taken, undefined_table, PendingCheck, PendingIndex,
+    binder, exists_err, fresh_name, skip_existing, undefined_table, PendingCheck, PendingIndex,
 };
 
 /// CREATE TABLE.
@@ -38,7 +38,7 @@ pub fn create_table(
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
-    if let Some(tag) = name_taken(ctx, &name, cs.if_not_exists, "CREATE TABLE")? {
+    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE TABLE")? {
         return Ok(tag);
     }
     let persistence = match rv.relpersistence.as_str() {
@@ -570,7 +570,7 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         cols.push(ie.name.clone());
     }
     if !is.idxname.is_empty() {
-        if let Some(tag) = name_taken(ctx, &is.idxname, is.if_not_exists, "CREATE INDEX")? {
+        if let Some(tag) = skip_existing(ctx, &is.idxname, is.if_not_exists, "CREATE INDEX")? {
             return Ok(tag);
         }
     }

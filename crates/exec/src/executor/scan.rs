@@ -16,6 +16,22 @@ use super::eval::Eval;
 use super::{poll, scan_row, Emit};
 use crate::context::Ev;
 
+/// Emit `row` if it passes `filter`; false when the consumer wants no
+/// more rows.
+fn emit_if(
+    filter: Option<&Expr>,
+    row: super::Row,
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    if let Some(f) = filter {
+        if !f.test(&row, ev)? {
+            return Ok(true);
+        }
+    }
+    emit(ev, row)
+}
+
 /// Every visible row of `table` that passes `filter`.
 pub(super) fn seq_scan(
     table: &TableDef,
@@ -29,12 +45,7 @@ pub(super) fn seq_scan(
     for t in storage.scan(&snap) {
         poll(ev, &mut n)?;
         let row = scan_row(&t, table);
-        if let Some(f) = filter {
-            if !f.test(&row, ev)? {
-                continue;
-            }
-        }
-        if !emit(ev, row)? {
+        if !emit_if(filter, row, ev, emit)? {
             return Ok(false);
         }
     }
@@ -54,12 +65,7 @@ pub(super) fn index_scan(
     let tuples = index_lookup(table, index, keys, ev, param)?;
     for t in tuples {
         let row = scan_row(&t, table);
-        if let Some(f) = filter {
-            if !f.test(&row, ev)? {
-                continue;
-            }
-        }
-        if !emit(ev, row)? {
+        if !emit_if(filter, row, ev, emit)? {
             return Ok(false);
         }
     }
@@ -74,12 +80,7 @@ pub(super) fn sysview(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     for row in crate::sysviews::rows(view, ev) {
-        if let Some(f) = filter {
-            if !f.test(&row, ev)? {
-                continue;
-            }
-        }
-        if !emit(ev, row)? {
+        if !emit_if(filter, row, ev, emit)? {
             return Ok(false);
         }
     }
