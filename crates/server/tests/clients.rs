@@ -34,6 +34,15 @@ fn run(server: &Server, program: &str, args: &[&str]) -> Output {
     out
 }
 
+/// Run a script with psql, stopping at the first error.
+fn psql_file(server: &Server, path: &str) -> Output {
+    run(
+        server,
+        "psql",
+        &["-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", path],
+    )
+}
+
 fn psql(server: &Server, sql: &str) -> String {
     let out = run(
         server,
@@ -98,18 +107,7 @@ fn seed_workloads_run_unmodified() {
     let server = Server::start();
     let w = workloads();
     let f = |p: &str| w.join(p).to_string_lossy().to_string();
-    run(
-        &server,
-        "psql",
-        &[
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-f",
-            &f("subtrans-cliff/setup.sql"),
-        ],
-    );
+    psql_file(&server, &f("subtrans-cliff/setup.sql"));
     for script in [
         "savepoints-90.sql",
         "select1-90.sql",
@@ -123,18 +121,7 @@ fn seed_workloads_run_unmodified() {
             &["-n", "-c", "2", "-t", "3", "-f", &path],
         );
     }
-    run(
-        &server,
-        "psql",
-        &[
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-f",
-            &f("multixact/setup.sql"),
-        ],
-    );
+    psql_file(&server, &f("multixact/setup.sql"));
     for script in ["forupdate-savepoint.sql", "forupdate-plain.sql"] {
         run(
             &server,
@@ -151,18 +138,7 @@ fn seed_workloads_run_unmodified() {
         );
     }
     assert_eq!(psql(&server, "select sum(v) from mx"), "400");
-    run(
-        &server,
-        "psql",
-        &[
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-f",
-            &f("find-or-create/setup.sql"),
-        ],
-    );
+    psql_file(&server, &f("find-or-create/setup.sql"));
     run(
         &server,
         "pgbench",
@@ -191,18 +167,7 @@ fn seed_workloads_run_unmodified() {
     }
     // The replica trigger (70 savepoints, each with an UPDATE); the long
     // transaction itself only sleeps.
-    run(
-        &server,
-        "psql",
-        &[
-            "-X",
-            "-q",
-            "-v",
-            "ON_ERROR_STOP=1",
-            "-f",
-            &f("standby-long-tx/overflow-once.sql"),
-        ],
-    );
+    psql_file(&server, &f("standby-long-tx/overflow-once.sql"));
 }
 
 /// The committed subtrans-cliff scripts are `generate.sh`'s output, so the
