@@ -9,22 +9,31 @@
 //! not a fixed response kind, decides the ReadyForQuery status, and so that
 //! we can act on events other than client input (shutdown, termination).
 //!
-//! Each connection is one tokio task: no thread per connection. An idle
-//! connection holds no read or write buffer (they are freed before waiting
-//! for input and allocated when the socket becomes readable), so its cost
-//! is the task, the socket and the session.
+//! Each connection is one tokio task while it is quiet, and owns a thread
+//! while it talks:
 //!
-//! `Session::handle` may block (lock waits, pg_sleep), so a batch of
-//! messages runs on the blocking pool with the session moved in and back.
-//! A batch is every complete message already buffered, up to and including
-//! the first Query or Sync: pipelined Parse/Bind/Execute/Sync cost one
-//! thread hop, and output is flushed at each ReadyForQuery as PostgreSQL
-//! does. Output is written in 64 KiB chunks so large results do not double
-//! in memory.
+//! ```text
+//!   poller (tokio task)            session thread (blocking pool)
+//!   wait_for_input ──input──▶ active_loop: run every complete message,
+//!        ▲                      write the output (one flush per Query or
+//!        │                      Sync), wait ≤ ACTIVE_LINGER for more, ...
+//!        └──────── quiet ──────  hand the socket back
+//! ```
+//!
+//! A request/response client therefore costs no thread hand-off per
+//! message (measured in docs/performance.md: the hand-off was half the CPU
+//! of a short statement), and an idle connection costs no thread and no
+//! buffer (both are freed before waiting), only the task, the socket and
+//! the session. `Session::handle` may block (lock waits, pg_sleep): that is
+//! fine on the session thread. Output is written in 64 KiB chunks so large
+//! results do not double in memory. Shutdown while a statement runs cancels
+//! it; the session thread notices shutdown and pg_terminate_backend() at
+//! the latest when its linger ends.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use nestor_common::error::Severity;
@@ -42,6 +51,13 @@ use crate::startup;
 /// PostgreSQL's default `authentication_timeout`: the whole startup phase
 /// must finish within it.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long a connection keeps its session thread after its last input
+/// before it goes back to the poller (sock.rs). Long enough to span a
+/// client's think time between statements under load (256 clients on 2
+/// cores come back every ~10 ms), short enough that a connection that
+/// went quiet holds no thread.
+const ACTIVE_LINGER: Duration = Duration::from_millis(50);
 
 /// How often an idle connection checks whether its session was terminated
 /// by pg_terminate_backend() (a running statement notices through the
@@ -84,7 +100,7 @@ pub async fn serve(
             return;
         }
     };
-    let session = run(&mut io, session, &mut shutdown).await;
+    let (io, session) = run(io, session, &mut shutdown).await;
     // Drop the session (aborting any open transaction and releasing its
     // locks) before the socket closes, so that a client that reconnects at
     // once finds them released. Drop may take locks: off the async threads.
@@ -138,78 +154,111 @@ fn next_batch(rbuf: &mut BytesMut) -> Batch {
     b
 }
 
-/// What ends the message loop, or not.
+/// What the session thread hands back with the connection.
+enum Outcome {
+    /// No input for `ACTIVE_LINGER` (or the idle timeout is due): wait in
+    /// the poller, counting idle time from the instant given.
+    Quiet(Instant),
+    /// Close the connection (socket gone, or Terminate).
+    Close,
+    /// Send this FATAL, then close.
+    Fatal(DbError),
+    /// The output already ends with a FATAL (the session was terminated):
+    /// flush and close.
+    Closing,
+}
+
+/// What ends a wait in the poller, or not.
 enum Next {
     Continue,
     /// Close the connection, dropping the session.
     Close,
 }
 
-/// The message loop. Returns the session unless it was lost to a panic.
+/// The message loop: alternate between the session thread (while the
+/// client is talking) and the poller (while it is quiet). Returns the
+/// connection unless it was lost with its thread, and the session unless it
+/// was lost to a panic.
 async fn run(
-    io: &mut Io,
+    mut io: Io,
     mut session: Session,
     shutdown: &mut watch::Receiver<bool>,
-) -> Option<Session> {
+) -> (Option<Io>, Option<Session>) {
     let mut shutting_down = *shutdown.borrow();
+    // The first input (often already buffered with the startup packet)
+    // moves the connection to a session thread; a connection that logs in
+    // and waits costs no thread.
+    let mut has_input = !io.rbuf.is_empty();
+    let mut quiet_since = Instant::now();
     loop {
         if shutting_down || session.is_terminated() {
             io.send_fatal(&admin_shutdown()).await;
-            return Some(session);
+            return (Some(io), Some(session));
         }
-        let batch = next_batch(&mut io.rbuf);
-        if !batch.msgs.is_empty() {
-            let next;
-            (session, next) =
-                match run_batch(io, session, batch.msgs, shutdown, &mut shutting_down).await {
-                    Some(r) => r,
-                    None => return None,
-                };
-            if let Next::Close = next {
-                return Some(session);
-            }
-        }
-        if let Some(e) = batch.error {
-            io.send_fatal(&e).await;
-            return Some(session);
-        }
-        if batch.terminate {
-            let _ = io.flush().await;
-            return Some(session);
-        }
-        if io.flush().await.is_err() {
-            return Some(session);
-        }
-        if codec::pending_frame_len(&io.rbuf).is_some_and(|n| n <= io.rbuf.len()) {
-            continue; // more complete messages already buffered
+        if has_input {
+            let (back_io, back, outcome) =
+                active(io, session, shutdown, &mut shutting_down).await;
+            let Some(back_io) = back_io else {
+                return (None, back);
+            };
+            io = back_io;
+            quiet_since = match outcome {
+                Outcome::Quiet(since) => since,
+                Outcome::Close => return (Some(io), back),
+                Outcome::Fatal(e) => {
+                    io.send_fatal(&e).await;
+                    return (Some(io), back);
+                }
+                Outcome::Closing => {
+                    io.close().await;
+                    return (Some(io), back);
+                }
+            };
+            let Some(back) = back else {
+                return (Some(io), None); // unreachable: a lost session is Fatal
+            };
+            session = back;
+            has_input = false;
+            // Shutdown or termination seen while the session thread had
+            // the connection: check before waiting in the poller.
+            continue;
         }
         io.release_idle_buffers();
-        match wait_for_input(io, &mut session, shutdown, &mut shutting_down).await {
-            Next::Continue => {}
-            Next::Close => return Some(session),
+        match wait_for_input(&mut io, &mut session, shutdown, &mut shutting_down, quiet_since).await {
+            Next::Continue => has_input = true,
+            Next::Close => return (Some(io), Some(session)),
         }
     }
 }
 
-/// Run one batch on the blocking pool (the session moves there and back)
-/// and write its output. None: the session panicked and is gone.
-async fn run_batch(
-    io: &mut Io,
+/// Move the connection to a session thread until the client goes quiet
+/// (see sock.rs for why). The socket and buffers move with it and come
+/// back. None: the session panicked and is gone.
+async fn active(
+    mut io: Io,
     mut session: Session,
-    msgs: Vec<FrontendMsg>,
     shutdown: &mut watch::Receiver<bool>,
     shutting_down: &mut bool,
-) -> Option<(Session, Next)> {
+) -> (Option<Io>, Option<Session>, Outcome) {
     let cancel = session.cancel_token();
+    let stop = shutdown.clone();
     let mut handle = tokio::task::spawn_blocking(move || {
-        let mut out = Vec::new();
-        for m in msgs {
-            session.handle(m, &mut out);
-            if session.is_terminated() {
-                break;
+        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            active_loop(&mut io, &mut session, &stop)
+        }));
+        match ran {
+            Ok(outcome) => (io, Some(session), outcome),
+            Err(_) => {
+                // The panic hook has printed it. Dropping the session
+                // rolls back its transaction and releases its locks.
+                drop(session);
+                let e = fatal(
+                    SqlState::InternalError,
+                    "internal error: the session failed; connection closed",
+                );
+                (io, None, Outcome::Fatal(e))
             }
         }
-        (session, out)
     });
     let joined = loop {
         tokio::select! {
@@ -221,46 +270,96 @@ async fn run_batch(
             }
         }
     };
-    let (session, out) = match joined {
-        Ok(r) => r,
+    match joined {
+        Ok((back, session, outcome)) => {
+            if session.is_none() {
+                tracing::error!("session panicked; connection closed");
+            }
+            (Some(back), session, outcome)
+        }
+        // Only the socket code around the catch_unwind could get here:
+        // the connection is gone with the thread's stack.
         Err(e) => {
-            tracing::error!("session panicked: {e}");
-            io.send_fatal(&fatal(
-                SqlState::InternalError,
-                "internal error: the session failed; connection closed",
-            ))
-            .await;
-            return None;
+            tracing::error!("connection thread failed: {e}");
+            (None, None, Outcome::Close)
         }
-    };
-    let next = match io.write_out(&out).await {
-        Ok(()) if session.is_terminated() => {
-            io.send_fatal(&admin_shutdown()).await;
-            Next::Close
+    }
+}
+
+/// On the session thread: run every complete message, write the output
+/// (one flush per batch, i.e. per Query or Sync), and wait for the next
+/// message for up to `ACTIVE_LINGER`.
+fn active_loop(io: &mut Io, session: &mut Session, shutdown: &watch::Receiver<bool>) -> Outcome {
+    let give_up = || *shutdown.borrow();
+    let mut out = Vec::new();
+    loop {
+        if give_up() {
+            return Outcome::Fatal(admin_shutdown());
         }
-        Ok(()) => Next::Continue,
-        Err(Failure::Io) => Next::Close,
-        Err(Failure::Fatal(e)) => {
-            io.send_fatal(&e.with_severity(Severity::Fatal)).await;
-            Next::Close
+        let batch = next_batch(&mut io.rbuf);
+        for m in batch.msgs {
+            session.handle(m, &mut out);
+            if session.is_terminated() {
+                break;
+            }
         }
-    };
-    Some((session, next))
+        if session.is_terminated() {
+            session.send_fatal_terminated(&mut out);
+        }
+        match io.write_out_blocking(&out, &give_up) {
+            Ok(()) => {}
+            Err(Failure::Io) => return Outcome::Close,
+            Err(Failure::Fatal(e)) => return Outcome::Fatal(e.with_severity(Severity::Fatal)),
+        }
+        out.clear();
+        if session.is_terminated() {
+            return Outcome::Closing;
+        }
+        if let Some(e) = batch.error {
+            return Outcome::Fatal(e);
+        }
+        if batch.terminate {
+            let _ = io.flush_blocking(&give_up);
+            return Outcome::Close;
+        }
+        if codec::pending_frame_len(&io.rbuf).is_some_and(|n| n <= io.rbuf.len()) {
+            continue; // more complete messages already buffered
+        }
+        if io.flush_blocking(&give_up).is_err() {
+            return Outcome::Close;
+        }
+        let quiet_since = Instant::now();
+        let linger = session
+            .idle_timeout()
+            .map_or(ACTIVE_LINGER, |t| t.min(ACTIVE_LINGER));
+        match io.fill_within(linger) {
+            Ok(None) => return Outcome::Quiet(quiet_since),
+            Ok(Some(0)) if io.rbuf.is_empty() => return Outcome::Close,
+            Ok(Some(0)) => {
+                return Outcome::Fatal(codec::protocol_violation(
+                    "incomplete message from client",
+                ))
+            }
+            Ok(Some(_)) => {}
+            Err(_) => return Outcome::Close,
+        }
+    }
 }
 
 /// Wait, holding no buffers, until the client sends more, the idle-in-
-/// transaction timeout fires, the server shuts down or the session is
-/// terminated.
+/// transaction timeout (counted from `quiet_since`) fires, the server
+/// shuts down or the session is terminated.
 async fn wait_for_input(
     io: &mut Io,
     session: &mut Session,
     shutdown: &mut watch::Receiver<bool>,
     shutting_down: &mut bool,
+    quiet_since: Instant,
 ) -> Next {
     // idle_in_transaction_session_timeout, from the session's settings.
     let idle_deadline = session
         .idle_timeout()
-        .map(|d| tokio::time::Instant::now() + d);
+        .map(|d| tokio::time::Instant::from_std(quiet_since + d));
     loop {
         tokio::select! {
             _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {

@@ -5,6 +5,7 @@
 //! in chunks so large results do not double in memory.
 
 use std::io;
+use std::os::fd::AsRawFd;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -16,6 +17,7 @@ use tokio::net::TcpStream;
 use nestor_common::limits::{CLOSE_DRAIN_BYTES_MAX, READ_RESERVE_BYTES_MAX};
 
 use crate::codec;
+use crate::sock::Sock;
 
 /// Smallest read; grows toward the size of a pending large message.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
@@ -48,15 +50,21 @@ impl Io {
         }
     }
 
+    /// How much to reserve before a read: a chunk, or what the pending
+    /// message still lacks (bounded).
+    fn read_want(&self) -> usize {
+        codec::pending_frame_len(&self.rbuf)
+            .map(|n| n.saturating_sub(self.rbuf.len()))
+            .unwrap_or(0)
+            .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX)
+    }
+
     /// Read more bytes into `rbuf`. Returns 0 at EOF. Cancel-safe: bytes
     /// read are in `rbuf` before any await can be abandoned.
     pub async fn fill(&mut self) -> io::Result<usize> {
         loop {
             self.stream.readable().await?;
-            let want = codec::pending_frame_len(&self.rbuf)
-                .map(|n| n.saturating_sub(self.rbuf.len()))
-                .unwrap_or(0)
-                .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX);
+            let want = self.read_want();
             self.rbuf.reserve(want);
             match self.stream.try_read_buf(&mut self.rbuf) {
                 Ok(n) => return Ok(n),
@@ -93,6 +101,12 @@ impl Io {
     /// which can destroy the error before the client reads it.
     pub async fn send_fatal(&mut self, e: &DbError) {
         let _ = codec::encode_pg(&mut self.wbuf, &codec::error_message(e));
+        self.close().await;
+    }
+
+    /// Flush, half-close and drain (see `send_fatal`): for output that
+    /// already ends in a FATAL.
+    pub async fn close(&mut self) {
         if self.flush().await.is_err() {
             return;
         }
@@ -108,6 +122,44 @@ impl Io {
             }
         })
         .await;
+    }
+
+    /// The socket for blocking use from the session thread (sock.rs).
+    fn sock(&self) -> Sock {
+        Sock(self.stream.as_raw_fd())
+    }
+
+    /// Blocking `fill`: wait up to `timeout` for input. Ok(None): none came.
+    pub(crate) fn fill_within(&mut self, timeout: Duration) -> io::Result<Option<usize>> {
+        let want = self.read_want();
+        self.sock().read_within(&mut self.rbuf, want, timeout)
+    }
+
+    /// Blocking `flush`, giving up on a full socket once `give_up` says so.
+    pub(crate) fn flush_blocking(&mut self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
+        if !self.wbuf.is_empty() {
+            self.sock().write_all(&self.wbuf, give_up)?;
+            self.wbuf.clear();
+        }
+        if self.wbuf.capacity() > WRITE_CHUNK_BYTES * 2 {
+            self.wbuf = BytesMut::new();
+        }
+        Ok(())
+    }
+
+    /// Blocking `write_out`.
+    pub(crate) fn write_out_blocking(
+        &mut self,
+        out: &[BackendMsg],
+        give_up: &dyn Fn() -> bool,
+    ) -> Result<(), Failure> {
+        for m in out {
+            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
+            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
+                self.flush_blocking(give_up).map_err(|_| Failure::Io)?;
+            }
+        }
+        Ok(())
     }
 
     /// Encode session output, writing out in chunks.

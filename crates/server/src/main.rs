@@ -12,6 +12,7 @@ mod io;
 mod scram;
 mod server;
 mod shared;
+mod sock;
 mod startup;
 
 use std::path::PathBuf;

@@ -348,3 +348,28 @@ fn idle_connections_are_cheap() {
     assert_select_reply(&conns[0].query("select 1"), "1", b'I');
     assert_select_reply(&conns[N - 1].query("select 2"), "2", b'I');
 }
+
+/// A connection moves between the poller and a session thread while it
+/// talks (conn.rs): answers stay in order for queries sent in one write and
+/// after a quiet period (back in the poller), and an idle-in-transaction
+/// timeout shorter than the session thread's linger still fires.
+#[test]
+fn connection_moves_between_poller_and_session_thread() {
+    let srv = Server::start();
+    let mut c = srv.raw();
+    c.startup("alice");
+    let mut both = frame(b'Q', &cstr("select 1"));
+    both.extend(frame(b'Q', &cstr("select 2")));
+    c.send(&both);
+    assert_select_reply(&c.read_until_ready(), "1", b'I');
+    assert_select_reply(&c.read_until_ready(), "2", b'I');
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_select_reply(&c.query("select 3"), "3", b'I');
+    c.query("SET idle_in_transaction_session_timeout = '10ms'");
+    assert_eq!(tags(&c.query("BEGIN")), "CZ");
+    let e = c.expect_fatal_and_close("25P03");
+    assert_eq!(
+        e.message(),
+        "terminating connection due to idle-in-transaction timeout"
+    );
+}

@@ -246,7 +246,9 @@ impl Session {
         self.fatal_sent = true;
     }
 
-    fn send_fatal_terminated(&mut self, out: &mut Vec<BackendMsg>) {
+    /// After pg_terminate_backend(): roll back and produce the FATAL the
+    /// wire layer sends before closing, once (later calls add nothing).
+    pub fn send_fatal_terminated(&mut self, out: &mut Vec<BackendMsg>) {
         if !self.fatal_sent {
             self.fatal_sent = true;
             self.block.finish(false, &mut self.settings);
