@@ -44,7 +44,7 @@ use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use crate::codec::{self, Frontend};
-use crate::io::{Failure, Io};
+use crate::io::{BlockingIo, Failure, Io};
 use crate::shared::Shared;
 use crate::startup;
 
@@ -235,19 +235,22 @@ async fn run(
 /// (see sock.rs for why). The socket and buffers move with it and come
 /// back. None: the session panicked and is gone.
 async fn active(
-    mut io: Io,
+    io: Io,
     mut session: Session,
     shutdown: &mut watch::Receiver<bool>,
     shutting_down: &mut bool,
 ) -> (Option<Io>, Option<Session>, Outcome) {
     let cancel = session.cancel_token();
     let stop = shutdown.clone();
+    let Ok(mut bio) = io.into_blocking() else {
+        return (None, Some(session), Outcome::Close);
+    };
     let mut handle = tokio::task::spawn_blocking(move || {
         let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            active_loop(&mut io, &mut session, &stop)
+            active_loop(&mut bio, &mut session, &stop)
         }));
         match ran {
-            Ok(outcome) => (io, Some(session), outcome),
+            Ok(outcome) => (bio, Some(session), outcome),
             Err(_) => {
                 // The panic hook has printed it. Dropping the session
                 // rolls back its transaction and releases its locks.
@@ -256,7 +259,7 @@ async fn active(
                     SqlState::InternalError,
                     "internal error: the session failed; connection closed",
                 );
-                (io, None, Outcome::Fatal(e))
+                (bio, None, Outcome::Fatal(e))
             }
         }
     });
@@ -271,11 +274,17 @@ async fn active(
         }
     };
     match joined {
-        Ok((back, session, outcome)) => {
+        Ok((bio, session, outcome)) => {
             if session.is_none() {
                 tracing::error!("session panicked; connection closed");
             }
-            (Some(back), session, outcome)
+            match Io::from_blocking(bio) {
+                Ok(io) => (Some(io), session, outcome),
+                Err(e) => {
+                    tracing::warn!("cannot watch the socket again: {e}");
+                    (None, session, Outcome::Close)
+                }
+            }
         }
         // Only the socket code around the catch_unwind could get here:
         // the connection is gone with the thread's stack.
@@ -289,7 +298,7 @@ async fn active(
 /// On the session thread: run every complete message, write the output
 /// (one flush per batch, i.e. per Query or Sync), and wait for the next
 /// message for up to `ACTIVE_LINGER`.
-fn active_loop(io: &mut Io, session: &mut Session, shutdown: &watch::Receiver<bool>) -> Outcome {
+fn active_loop(io: &mut BlockingIo, session: &mut Session, shutdown: &watch::Receiver<bool>) -> Outcome {
     let give_up = || *shutdown.borrow();
     let mut out = Vec::new();
     loop {
@@ -306,7 +315,7 @@ fn active_loop(io: &mut Io, session: &mut Session, shutdown: &watch::Receiver<bo
         if session.is_terminated() {
             session.send_fatal_terminated(&mut out);
         }
-        match io.write_out_blocking(&out, &give_up) {
+        match io.write_out(&out, &give_up) {
             Ok(()) => {}
             Err(Failure::Io) => return Outcome::Close,
             Err(Failure::Fatal(e)) => return Outcome::Fatal(e.with_severity(Severity::Fatal)),
@@ -319,13 +328,13 @@ fn active_loop(io: &mut Io, session: &mut Session, shutdown: &watch::Receiver<bo
             return Outcome::Fatal(e);
         }
         if batch.terminate {
-            let _ = io.flush_blocking(&give_up);
+            let _ = io.flush(&give_up);
             return Outcome::Close;
         }
         if codec::pending_frame_len(&io.rbuf).is_some_and(|n| n <= io.rbuf.len()) {
             continue; // more complete messages already buffered
         }
-        if io.flush_blocking(&give_up).is_err() {
+        if io.flush(&give_up).is_err() {
             return Outcome::Close;
         }
         let quiet_since = Instant::now();

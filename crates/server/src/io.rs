@@ -26,6 +26,15 @@ const WRITE_CHUNK_BYTES: usize = 64 * 1024;
 /// After a FATAL: how long, and how much input, to discard before closing.
 const CLOSE_DRAIN: Duration = Duration::from_millis(200);
 
+/// How much to reserve before a read: a chunk, or what the pending message
+/// still lacks (bounded).
+fn read_want(rbuf: &BytesMut) -> usize {
+    codec::pending_frame_len(rbuf)
+        .map(|n| n.saturating_sub(rbuf.len()))
+        .unwrap_or(0)
+        .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX)
+}
+
 /// Why the message loop ends abnormally.
 pub enum Failure {
     /// Socket gone: close without a word.
@@ -50,21 +59,12 @@ impl Io {
         }
     }
 
-    /// How much to reserve before a read: a chunk, or what the pending
-    /// message still lacks (bounded).
-    fn read_want(&self) -> usize {
-        codec::pending_frame_len(&self.rbuf)
-            .map(|n| n.saturating_sub(self.rbuf.len()))
-            .unwrap_or(0)
-            .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX)
-    }
-
     /// Read more bytes into `rbuf`. Returns 0 at EOF. Cancel-safe: bytes
     /// read are in `rbuf` before any await can be abandoned.
     pub async fn fill(&mut self) -> io::Result<usize> {
         loop {
             self.stream.readable().await?;
-            let want = self.read_want();
+            let want = read_want(&self.rbuf);
             self.rbuf.reserve(want);
             match self.stream.try_read_buf(&mut self.rbuf) {
                 Ok(n) => return Ok(n),
@@ -124,19 +124,60 @@ impl Io {
         .await;
     }
 
-    /// The socket for blocking use from the session thread (sock.rs).
+    /// Take the socket off the reactor for a session thread (sock.rs):
+    /// while it talks, its input must not wake the poller.
+    pub(crate) fn into_blocking(self) -> io::Result<BlockingIo> {
+        Ok(BlockingIo {
+            stream: self.stream.into_std()?,
+            rbuf: self.rbuf,
+            wbuf: self.wbuf,
+        })
+    }
+
+    /// Put a socket back on the reactor. Must run inside the runtime.
+    pub(crate) fn from_blocking(b: BlockingIo) -> io::Result<Io> {
+        Ok(Io {
+            stream: TcpStream::from_std(b.stream)?,
+            rbuf: b.rbuf,
+            wbuf: b.wbuf,
+        })
+    }
+
+    /// Encode session output, writing out in chunks.
+    pub async fn write_out(&mut self, out: &[BackendMsg]) -> Result<(), Failure> {
+        for m in out {
+            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
+            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
+                self.flush().await.map_err(|_| Failure::Io)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The same connection while a session thread owns it: blocking reads and
+/// writes (sock.rs), the socket off the reactor.
+pub(crate) struct BlockingIo {
+    stream: std::net::TcpStream,
+    pub rbuf: BytesMut,
+    wbuf: BytesMut,
+}
+
+impl BlockingIo {
     fn sock(&self) -> Sock {
         Sock(self.stream.as_raw_fd())
     }
 
-    /// Blocking `fill`: wait up to `timeout` for input. Ok(None): none came.
+    /// Wait up to `timeout` for input. Ok(None): none came; Ok(Some(0)):
+    /// end of file.
     pub(crate) fn fill_within(&mut self, timeout: Duration) -> io::Result<Option<usize>> {
-        let want = self.read_want();
+        let want = read_want(&self.rbuf);
         self.sock().read_within(&mut self.rbuf, want, timeout)
     }
 
-    /// Blocking `flush`, giving up on a full socket once `give_up` says so.
-    pub(crate) fn flush_blocking(&mut self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
+    /// Write out what is pending, giving up on a full socket once
+    /// `give_up` says so.
+    pub(crate) fn flush(&mut self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             self.sock().write_all(&self.wbuf, give_up)?;
             self.wbuf.clear();
@@ -147,8 +188,8 @@ impl Io {
         Ok(())
     }
 
-    /// Blocking `write_out`.
-    pub(crate) fn write_out_blocking(
+    /// Encode session output, writing out in chunks.
+    pub(crate) fn write_out(
         &mut self,
         out: &[BackendMsg],
         give_up: &dyn Fn() -> bool,
@@ -156,18 +197,7 @@ impl Io {
         for m in out {
             codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
             if self.wbuf.len() >= WRITE_CHUNK_BYTES {
-                self.flush_blocking(give_up).map_err(|_| Failure::Io)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Encode session output, writing out in chunks.
-    pub async fn write_out(&mut self, out: &[BackendMsg]) -> Result<(), Failure> {
-        for m in out {
-            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
-            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
-                self.flush().await.map_err(|_| Failure::Io)?;
+                self.flush(give_up).map_err(|_| Failure::Io)?;
             }
         }
         Ok(())

@@ -10,13 +10,12 @@
 //! message itself, as a PostgreSQL backend does, and goes back to the
 //! poller only after `ACTIVE_LINGER` without input (see conn.rs).
 //!
-//! How: the socket stays registered with tokio's reactor (non-blocking,
-//! edge-triggered) the whole time; this module bypasses tokio's readiness
-//! cache and calls `recv`/`send`/`poll` on the file descriptor directly,
-//! so nothing here can spin on a stale readiness bit. While the session
-//! thread owns the socket the async side does not touch it; when the
-//! thread hands the socket back, tokio's readiness is at worst stale-ready,
-//! which its own read loop clears (io.rs `fill`).
+//! How: while a session thread owns the connection, the socket is off
+//! tokio's reactor (io.rs `into_blocking`: otherwise every message would
+//! also wake a poller thread for nothing) and this module waits with
+//! `poll` and moves bytes with `recv`/`send` on the file descriptor, which
+//! stays non-blocking. When the thread goes quiet, the socket goes back on
+//! the reactor (`from_blocking`), which reports any input already there.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -27,7 +26,7 @@ use bytes::BytesMut;
 /// Granularity of a blocked write's check for "give up" (shutdown).
 const WRITE_POLL_SLICE_MS: i32 = 1000;
 
-/// A borrowed socket descriptor, used only while the async side is not.
+/// A borrowed socket descriptor.
 #[derive(Clone, Copy)]
 pub(crate) struct Sock(pub RawFd);
 
