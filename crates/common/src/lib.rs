@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod hash;
 pub mod ids;
 pub mod limits;
 

@@ -31,8 +31,8 @@
 //! the latest when its linger ends.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -196,8 +196,7 @@ async fn run(
             return (Some(io), Some(session));
         }
         if has_input {
-            let (back_io, back, outcome) =
-                active(io, session, shutdown, &mut shutting_down).await;
+            let (back_io, back, outcome) = active(io, session, shutdown, &mut shutting_down).await;
             let Some(back_io) = back_io else {
                 return (None, back);
             };
@@ -224,7 +223,15 @@ async fn run(
             continue;
         }
         io.release_idle_buffers();
-        match wait_for_input(&mut io, &mut session, shutdown, &mut shutting_down, quiet_since).await {
+        match wait_for_input(
+            &mut io,
+            &mut session,
+            shutdown,
+            &mut shutting_down,
+            quiet_since,
+        )
+        .await
+        {
             Next::Continue => has_input = true,
             Next::Close => return (Some(io), Some(session)),
         }
@@ -298,7 +305,11 @@ async fn active(
 /// On the session thread: run every complete message, write the output
 /// (one flush per batch, i.e. per Query or Sync), and wait for the next
 /// message for up to `ACTIVE_LINGER`.
-fn active_loop(io: &mut BlockingIo, session: &mut Session, shutdown: &watch::Receiver<bool>) -> Outcome {
+fn active_loop(
+    io: &mut BlockingIo,
+    session: &mut Session,
+    shutdown: &watch::Receiver<bool>,
+) -> Outcome {
     let give_up = || *shutdown.borrow();
     let mut out = Vec::new();
     loop {
@@ -345,9 +356,7 @@ fn active_loop(io: &mut BlockingIo, session: &mut Session, shutdown: &watch::Rec
             Ok(None) => return Outcome::Quiet(quiet_since),
             Ok(Some(0)) if io.rbuf.is_empty() => return Outcome::Close,
             Ok(Some(0)) => {
-                return Outcome::Fatal(codec::protocol_violation(
-                    "incomplete message from client",
-                ))
+                return Outcome::Fatal(codec::protocol_violation("incomplete message from client"))
             }
             Ok(Some(_)) => {}
             Err(_) => return Outcome::Close,

@@ -102,14 +102,8 @@ impl Sock {
         while !buf.is_empty() {
             // SAFETY: reads buf.len() bytes from a live slice. MSG_NOSIGNAL:
             // a closed peer is an error here, not SIGPIPE.
-            let n = unsafe {
-                libc::send(
-                    self.0,
-                    buf.as_ptr().cast(),
-                    buf.len(),
-                    libc::MSG_NOSIGNAL,
-                )
-            };
+            let n =
+                unsafe { libc::send(self.0, buf.as_ptr().cast(), buf.len(), libc::MSG_NOSIGNAL) };
             if n >= 0 {
                 buf = &buf[n as usize..];
                 continue;

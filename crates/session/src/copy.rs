@@ -13,6 +13,8 @@
 //! Not supported (0A000): binary format, HEADER MATCH, FORCE_QUOTE /
 //! FORCE_NOT_NULL / FORCE_NULL, WHERE, files and programs.
 
+use std::borrow::Cow;
+
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{node::Node as NodeEnum, CopyStmt, DefElem};
 use nestor_types::Value;
@@ -184,17 +186,22 @@ impl CopyParser {
             return Ok(());
         }
         self.buf.extend_from_slice(data);
+        // Records are parsed in place: the buffer is taken out so that
+        // `record` can borrow self mutably.
+        let buf = std::mem::take(&mut self.buf);
         let mut start = 0;
-        while let Some(end) = self.record_end(start) {
-            let rec = self.buf[start..end].to_vec();
+        let mut result = Ok(());
+        while let Some(end) = self.record_end(&buf, start) {
+            let rec = &buf[start..end];
             start = end + 1;
-            self.record(codec, &rec)?;
-            if self.ended {
+            result = self.record(codec, rec);
+            if result.is_err() || self.ended {
                 break;
             }
         }
+        self.buf = buf;
         self.buf.drain(..start);
-        Ok(())
+        result
     }
 
     /// CopyDone: a last record without a trailing newline.
@@ -202,7 +209,7 @@ impl CopyParser {
         if !self.ended && !self.buf.is_empty() {
             let rec = std::mem::take(&mut self.buf);
             if self.opts.format == CopyFormat::Csv
-                && self.record_end(0).is_none()
+                && self.record_end(&rec, 0).is_none()
                 && quote_open(&rec, &self.opts)
             {
                 return Err(copy_error("unterminated CSV quoted field"));
@@ -213,8 +220,8 @@ impl CopyParser {
     }
 
     /// Index of the newline ending the record that starts at `start`.
-    fn record_end(&self, start: usize) -> Option<usize> {
-        let b = &self.buf[start..];
+    fn record_end(&self, buf: &[u8], start: usize) -> Option<usize> {
+        let b = &buf[start..];
         match self.opts.format {
             CopyFormat::Text => b.iter().position(|c| *c == b'\n').map(|p| start + p),
             CopyFormat::Csv => {
@@ -264,7 +271,10 @@ impl CopyParser {
             CopyFormat::Text => split_text(text, &self.opts).map_err(|e| {
                 e.with_context(format!("{}: \"{}\"", self.context(line), printout(text)))
             })?,
-            CopyFormat::Csv => split_csv(text, &self.opts),
+            CopyFormat::Csv => split_csv(text, &self.opts)
+                .into_iter()
+                .map(|f| f.map(Cow::Owned))
+                .collect(),
         };
         let row = self.convert(codec, fields, text)?;
         self.rows.push(row);
@@ -275,7 +285,7 @@ impl CopyParser {
     fn convert(
         &self,
         codec: &EvalCtx,
-        fields: Vec<Option<String>>,
+        fields: Vec<Option<Cow<'_, str>>>,
         text: &str,
     ) -> Result<Vec<Value>, DbError> {
         let whole_line = || format!("{}: \"{}\"", self.context(self.line), printout(text));
@@ -321,7 +331,7 @@ fn quote_open(rec: &[u8], o: &CopyOptions) -> bool {
     rec.iter().filter(|c| **c == o.quote).count() % 2 == 1
 }
 
-fn split_text(line: &str, o: &CopyOptions) -> Result<Vec<Option<String>>, DbError> {
+fn split_text<'a>(line: &'a str, o: &CopyOptions) -> Result<Vec<Option<Cow<'a, str>>>, DbError> {
     line.split(o.delimiter as char)
         .map(|raw| {
             if raw == o.null {
@@ -333,9 +343,9 @@ fn split_text(line: &str, o: &CopyOptions) -> Result<Vec<Option<String>>, DbErro
         .collect()
 }
 
-fn unescape_text(raw: &str) -> Result<String, DbError> {
+fn unescape_text(raw: &str) -> Result<Cow<'_, str>, DbError> {
     if !raw.contains('\\') {
-        return Ok(raw.to_string());
+        return Ok(Cow::Borrowed(raw));
     }
     let b = raw.as_bytes();
     let mut out = Vec::with_capacity(b.len());
@@ -378,7 +388,7 @@ fn unescape_text(raw: &str) -> Result<String, DbError> {
             other => out.push(other),
         }
     }
-    String::from_utf8(out).map_err(|_| {
+    String::from_utf8(out).map(Cow::Owned).map_err(|_| {
         DbError::new(
             SqlState::CharacterNotInRepertoire,
             "invalid byte sequence for encoding \"UTF8\"",

@@ -19,7 +19,6 @@
 //! All integers little-endian. Row ids are stable, so replay addresses rows
 //! exactly as the checkpoint image and earlier records left them.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use nestor_common::{RelId, RowId};
@@ -156,7 +155,8 @@ pub fn decode_ops(buf: &[u8]) -> Result<Vec<RedoOp>, String> {
 
 /// Rows touched, keeping only each row's last occurrence (see header).
 pub(crate) fn last_occurrences<T: Copy + Eq + std::hash::Hash>(items: &[T]) -> Vec<(usize, T)> {
-    let mut seen = HashSet::new();
+    let mut seen = nestor_common::hash::IdHashSet::default();
+    seen.reserve(items.len());
     let mut out: Vec<(usize, T)> = items
         .iter()
         .enumerate()

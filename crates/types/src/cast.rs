@@ -96,12 +96,22 @@ pub(crate) fn cast_from(
     if v.is_null() {
         return Ok(Value::Null);
     }
+    if from == to {
+        // Same type and modifier: the value already conforms (COPY and
+        // INSERT cast every value to its column's type).
+        return Ok(v.clone());
+    }
     let converted = convert(v, from, to, ctx)?;
     apply_typmod(converted, to, explicit)
 }
 
 fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Value, DbError> {
     if to.is_string() {
+        if let Value::Text(s) = v {
+            if !matches!(from, DataType::Char(_)) {
+                return Ok(Value::Text(s.clone())); // apply_typmod fits it
+            }
+        }
         return Ok(Value::Text(Arc::from(
             to_string_value(v, from, ctx).as_str(),
         )));
@@ -279,6 +289,9 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
     })
 }
 
+/// Blank padding for char(n), copied in slices.
+const SPACES: &str = "                                                                ";
+
 /// Applies the typmod of `ty` to a value already of `ty`'s base type.
 pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbError> {
     match (&v, ty) {
@@ -295,7 +308,12 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
             if len < n as usize {
                 let mut padded = String::with_capacity(base.len() + n as usize - len);
                 padded.push_str(base);
-                padded.extend(std::iter::repeat_n(' ', n as usize - len));
+                let mut pad = n as usize - len;
+                while pad > 0 {
+                    let k = pad.min(SPACES.len());
+                    padded.push_str(&SPACES[..k]);
+                    pad -= k;
+                }
                 Ok(Value::Text(Arc::from(padded)))
             } else {
                 Ok(Value::Text(Arc::from(base)))
