@@ -34,11 +34,27 @@
 //! closed by a new wait, and every new waiter runs the check, so no cycle
 //! survives longer than one `deadlock_timeout` after it forms.
 //!
-//! Left out: fairness. Waiters are woken together and re-try; a stream of
-//! compatible lockers can delay a stronger waiter (PostgreSQL queues tuple
-//! lockers behind a heavyweight tuple lock to avoid this).
+//! Waiting is first come, first served, as PostgreSQL's lock manager does:
+//! a request that conflicts with a holder, or with a request queued before
+//! it, joins the key's queue; a release grants the queue from its head
+//! while the head is compatible with the holders, and wakes only the
+//! waiters it granted (each sleeps on its own condition variable). So a
+//! stream of compatible lockers cannot starve a stronger waiter, and a
+//! release on a hot row wakes one transaction, not all of them.
+//!
+//! ```text
+//!   Row(rel, 7)  holders [41 Update]   queue [57 Update, 60 KeyShare, 63 Update]
+//!   41 commits → 57 is granted and woken; 60 stays queued (KeyShare conflicts
+//!   with 57's Update); 63 behind it.
+//! ```
+//!
+//! Two exceptions keep this deadlock-free and PostgreSQL-like: a holder
+//! upgrading its own lock does not queue behind waiters (they may be
+//! waiting for it), and NOWAIT / SKIP LOCKED look at the holders only. The
+//! waits-for graph has an edge from a waiter to every conflicting holder
+//! and to every conflicting request queued ahead of it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -152,11 +168,20 @@ struct Holder {
     mode: LockMode,
 }
 
+/// A queued request. `granted` is set by the releaser that granted it,
+/// under the table's mutex, before `cv` is notified.
+struct Queued {
+    ticket: u64,
+    owner: Owner,
+    mode: LockMode,
+    cv: Arc<Condvar>,
+}
+
 #[derive(Default)]
 struct Entry {
     holders: Vec<Holder>,
-    waiters: u32,
-    cv: Arc<Condvar>,
+    /// Requests waiting, oldest first.
+    queue: VecDeque<Queued>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -170,8 +195,13 @@ struct Wait {
 struct Inner {
     entries: HashMap<LockKey, Entry>,
     /// Blocked transactions and what they wait for: the waits-for graph's
-    /// edges are (waiter -> each conflicting holder of `key`).
+    /// edges are (waiter -> each conflicting holder of `key`, and each
+    /// conflicting request queued ahead of it).
     waits: HashMap<Xid, Wait>,
+    /// Grants made by releasers to queued requests, by ticket: taken by the
+    /// waiter when it wakes.
+    granted: HashMap<u64, Acquired>,
+    next_ticket: u64,
 }
 
 /// The lock table. One mutex guards it; hold times are a hash lookup and a
@@ -239,58 +269,118 @@ impl LockTable {
         what: &dyn Fn() -> String,
     ) -> Result<Acquired, TxnError> {
         assert!(!owner.xid.is_none(), "lock owner must have an xid");
-        let started = Instant::now();
-        let mut deadlock_checked = false;
         let mut g = self.inner.lock();
-        loop {
-            let entry = g.entries.entry(key).or_default();
+        let entry = g.entries.entry(key).or_default();
+        // A holder upgrading skips the queue; so do NOWAIT and SKIP LOCKED
+        // (they only ask whether the holders allow it).
+        let holds = entry.holders.iter().any(|h| h.owner.xid == owner.xid);
+        let queue_blocks = !holds
+            && policy == WaitPolicy::Block
+            && entry.queue.iter().any(|q| mode.conflicts_with(q.mode));
+        if !queue_blocks {
             if let Some(done) = Self::try_grant(entry, owner, mode) {
                 return Ok(done);
             }
-            match policy {
-                WaitPolicy::NoWait => {
-                    Self::forget_if_unused(&mut g, key);
-                    return Err(TxnError::LockNotAvailable { what: what() });
-                }
-                WaitPolicy::SkipLocked => {
-                    Self::forget_if_unused(&mut g, key);
-                    return Ok(Acquired::Skipped);
-                }
-                WaitPolicy::Block => {}
-            }
-            // Bounded wait: check every way out before sleeping.
-            if let Err(e) = Self::check_wait_bounds(ctl, started) {
+        }
+        match policy {
+            WaitPolicy::NoWait => {
                 Self::forget_if_unused(&mut g, key);
-                return Err(e);
+                return Err(TxnError::LockNotAvailable { what: what() });
             }
+            WaitPolicy::SkipLocked => {
+                Self::forget_if_unused(&mut g, key);
+                return Ok(Acquired::Skipped);
+            }
+            WaitPolicy::Block => {}
+        }
+        let ticket = g.next_ticket;
+        g.next_ticket += 1;
+        let cv = Arc::new(Condvar::new());
+        let queued = Queued {
+            ticket,
+            owner,
+            mode,
+            cv: cv.clone(),
+        };
+        let entry = g.entries.get_mut(&key).expect("entry exists");
+        if holds {
+            // An upgrade goes first: the others may be waiting for it.
+            entry.queue.push_front(queued);
+        } else {
+            entry.queue.push_back(queued);
+        }
+        g.waits.insert(
+            owner.xid,
+            Wait {
+                key,
+                mode,
+                session: owner.session,
+            },
+        );
+        let r = Self::wait_queued(&mut g, owner.xid, ticket, &cv, ctl);
+        g.waits.remove(&owner.xid);
+        if r.is_err() {
+            Self::dequeue(&mut g, key, ticket);
+        }
+        r
+    }
+
+    /// Sleep until a releaser grants `ticket`, or a bound ends the wait.
+    fn wait_queued(
+        g: &mut parking_lot::MutexGuard<'_, Inner>,
+        xid: Xid,
+        ticket: u64,
+        cv: &Condvar,
+        ctl: &WaitCtl<'_>,
+    ) -> Result<Acquired, TxnError> {
+        let started = Instant::now();
+        let mut deadlock_checked = false;
+        loop {
+            if let Some(done) = g.granted.remove(&ticket) {
+                return Ok(done);
+            }
+            Self::check_wait_bounds(ctl, started)?;
             let waited = started.elapsed();
-            g.waits.insert(
-                owner.xid,
-                Wait {
-                    key,
-                    mode,
-                    session: owner.session,
-                },
-            );
             if !deadlock_checked && waited >= ctl.deadlock_timeout {
                 deadlock_checked = true;
-                if let Some(detail) = Self::find_cycle(&g, owner.xid) {
-                    g.waits.remove(&owner.xid);
-                    Self::forget_if_unused(&mut g, key);
+                if let Some(detail) = Self::find_cycle(g, xid) {
                     return Err(TxnError::Deadlock { detail });
                 }
             }
-            let entry = g.entries.get_mut(&key).expect("entry exists while waiting");
-            entry.waiters += 1;
-            let cv = entry.cv.clone();
             let mut sleep = Duration::from_millis(LOCK_WAIT_POLL_MS);
             if !deadlock_checked && ctl.deadlock_timeout > waited {
                 sleep = sleep.min(ctl.deadlock_timeout - waited);
             }
-            cv.wait_for(&mut g, sleep);
-            g.waits.remove(&owner.xid);
-            let entry = g.entries.get_mut(&key).expect("entry exists while waiting");
-            entry.waiters -= 1;
+            cv.wait_for(g, sleep);
+        }
+    }
+
+    /// Withdraw a request that stopped waiting (error, timeout, deadlock;
+    /// the table's mutex was held since the waiter saw it was not granted,
+    /// so it is still queued). Those queued behind it may now be grantable.
+    fn dequeue(g: &mut Inner, key: LockKey, ticket: u64) {
+        debug_assert!(!g.granted.contains_key(&ticket));
+        if let Some(entry) = g.entries.get_mut(&key) {
+            entry.queue.retain(|q| q.ticket != ticket);
+        }
+        Self::grant_queue(g, key);
+        Self::forget_if_unused(g, key);
+    }
+
+    /// Grant queued requests from the head while the head is compatible
+    /// with the holders (first come, first served), waking each one
+    /// granted.
+    fn grant_queue(g: &mut Inner, key: LockKey) {
+        let Some(entry) = g.entries.get_mut(&key) else {
+            return;
+        };
+        while let Some(head) = entry.queue.front() {
+            let Some(done) = Self::try_grant(entry, head.owner, head.mode) else {
+                break;
+            };
+            let head = entry.queue.pop_front().expect("head exists");
+            g.granted.insert(head.ticket, done);
+            head.cv.notify_one();
         }
     }
 
@@ -306,7 +396,7 @@ impl LockTable {
 
     fn forget_if_unused(g: &mut Inner, key: LockKey) {
         if let Some(e) = g.entries.get(&key) {
-            if e.holders.is_empty() && e.waiters == 0 {
+            if e.holders.is_empty() && e.queue.is_empty() {
                 g.entries.remove(&key);
             }
         }
@@ -337,20 +427,34 @@ impl LockTable {
         let Some(entry) = g.entries.get(&w.key) else {
             return false;
         };
-        for h in &entry.holders {
-            if h.owner.xid == at || !w.mode.conflicts_with(h.mode) {
-                continue;
-            }
-            path.push((at, h.owner.xid));
-            if h.owner.xid == start {
+        for blocker in Self::blockers(entry, at, w.mode) {
+            path.push((at, blocker));
+            if blocker == start {
                 return true;
             }
-            if visited.insert(h.owner.xid) && Self::dfs(g, start, h.owner.xid, visited, path) {
+            if visited.insert(blocker) && Self::dfs(g, start, blocker, visited, path) {
                 return true;
             }
             path.pop();
         }
         false
+    }
+
+    /// Whom `at`, waiting for `mode` on this entry, waits for: conflicting
+    /// holders, and conflicting requests queued ahead of its own.
+    fn blockers(entry: &Entry, at: Xid, mode: LockMode) -> Vec<Xid> {
+        let holders = entry
+            .holders
+            .iter()
+            .filter(|h| h.owner.xid != at && mode.conflicts_with(h.mode))
+            .map(|h| h.owner.xid);
+        let ahead = entry
+            .queue
+            .iter()
+            .take_while(|q| q.owner.xid != at)
+            .filter(|q| mode.conflicts_with(q.mode))
+            .map(|q| q.owner.xid);
+        holders.chain(ahead).collect()
     }
 
     fn describe(g: &Inner, path: &[(Xid, Xid)]) -> String {
@@ -407,7 +511,7 @@ impl LockTable {
                     entry.holders.swap_remove(i);
                 }
             }
-            entry.cv.notify_all();
+            Self::grant_queue(&mut g, key);
         }
         Self::forget_if_unused(&mut g, key);
     }
@@ -434,7 +538,7 @@ impl LockTable {
         let g = self.inner.lock();
         g.entries.get(&key).map(|e| LockInfo {
             holders: e.holders.iter().map(|h| (h.owner, h.mode)).collect(),
-            waiters: e.waiters,
+            waiters: e.queue.len() as u32,
         })
     }
 
@@ -468,7 +572,139 @@ impl LockTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nestor_common::{RelId, RowId, SavepointLevel, SessionId};
     use LockMode::*;
+
+    fn owner(x: u64) -> Owner {
+        Owner {
+            xid: Xid(x),
+            session: SessionId(x as u32),
+            level: SavepointLevel(0),
+        }
+    }
+
+    const ROW: LockKey = LockKey::Row(RelId(1), RowId(7));
+
+    /// Acquire, waiting as long as it takes; deadlock_timeout is long, so
+    /// only `take_checking` runs the deadlock check (deterministic victim).
+    fn take(t: &LockTable, x: u64, key: LockKey, mode: LockMode) -> Result<Acquired, TxnError> {
+        let ctl = WaitCtl {
+            lock_timeout: None,
+            deadlock_timeout: Duration::from_secs(3600),
+            interrupt: &never_interrupted,
+        };
+        t.acquire(owner(x), key, mode, WaitPolicy::Block, &ctl, &|| {
+            "row".into()
+        })
+    }
+
+    fn take_checking(
+        t: &LockTable,
+        x: u64,
+        key: LockKey,
+        mode: LockMode,
+    ) -> Result<Acquired, TxnError> {
+        let ctl = WaitCtl {
+            lock_timeout: None,
+            deadlock_timeout: Duration::from_millis(20),
+            interrupt: &never_interrupted,
+        };
+        t.acquire(owner(x), key, mode, WaitPolicy::Block, &ctl, &|| {
+            "row".into()
+        })
+    }
+
+    /// Blocks in another thread; returns its handle once it is queued.
+    fn take_queued(
+        t: &Arc<LockTable>,
+        x: u64,
+        key: LockKey,
+        mode: LockMode,
+    ) -> std::thread::JoinHandle<Result<Acquired, TxnError>> {
+        let before = t.info(key).map_or(0, |i| i.waiters);
+        let t2 = t.clone();
+        let h = std::thread::spawn(move || take(&t2, x, key, mode));
+        while t.info(key).map_or(0, |i| i.waiters) == before {
+            std::thread::yield_now();
+        }
+        h
+    }
+
+    fn holders(t: &LockTable, key: LockKey) -> Vec<(u64, LockMode)> {
+        t.info(key).map_or(Vec::new(), |i| {
+            i.holders.iter().map(|(o, m)| (o.xid.0, *m)).collect()
+        })
+    }
+
+    #[test]
+    fn release_grants_the_oldest_waiter_only() {
+        let t = Arc::new(LockTable::new());
+        take(&t, 1, ROW, Update).unwrap();
+        let h2 = take_queued(&t, 2, ROW, Update);
+        let h3 = take_queued(&t, 3, ROW, Update);
+        t.release(Xid(1), ROW);
+        assert!(h2.join().unwrap().is_ok());
+        assert_eq!(holders(&t, ROW), [(2, Update)]);
+        assert_eq!(t.info(ROW).unwrap().waiters, 1, "3 still waits");
+        t.release(Xid(2), ROW);
+        assert!(h3.join().unwrap().is_ok());
+        assert_eq!(holders(&t, ROW), [(3, Update)]);
+    }
+
+    #[test]
+    fn compatible_lockers_queue_behind_a_stronger_waiter() {
+        let t = Arc::new(LockTable::new());
+        take(&t, 1, ROW, KeyShare).unwrap();
+        let h2 = take_queued(&t, 2, ROW, Update);
+        // KeyShare is compatible with the holder but not with 2's request.
+        let h3 = take_queued(&t, 3, ROW, KeyShare);
+        assert_eq!(holders(&t, ROW), [(1, KeyShare)]);
+        t.release(Xid(1), ROW);
+        assert!(h2.join().unwrap().is_ok());
+        assert_eq!(holders(&t, ROW), [(2, Update)]);
+        t.release(Xid(2), ROW);
+        assert!(h3.join().unwrap().is_ok());
+        assert_eq!(holders(&t, ROW), [(3, KeyShare)]);
+        // NOWAIT looks at the holders only.
+        let ctl = WaitCtl::unbounded();
+        let r = t.acquire(owner(4), ROW, Share, WaitPolicy::NoWait, &ctl, &|| {
+            "row".into()
+        });
+        assert!(matches!(r, Ok(Acquired::Granted { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn a_holder_upgrading_goes_ahead_of_the_queue() {
+        let t = Arc::new(LockTable::new());
+        take(&t, 1, ROW, KeyShare).unwrap();
+        take(&t, 2, ROW, KeyShare).unwrap();
+        let h3 = take_queued(&t, 3, ROW, Update);
+        // 1 upgrades: it waits for 2 only, not behind 3.
+        let h1 = take_queued(&t, 1, ROW, Update);
+        t.release(Xid(2), ROW);
+        assert!(h1.join().unwrap().is_ok());
+        assert_eq!(holders(&t, ROW), [(1, Update)]);
+        t.release(Xid(1), ROW);
+        assert!(h3.join().unwrap().is_ok());
+    }
+
+    #[test]
+    fn a_cycle_through_a_queued_request_is_a_deadlock() {
+        let t = Arc::new(LockTable::new());
+        let other = LockKey::Row(RelId(1), RowId(8));
+        take(&t, 3, other, Update).unwrap();
+        take(&t, 1, ROW, KeyShare).unwrap();
+        let h2 = take_queued(&t, 2, ROW, Update); // waits for 1
+        let h3 = take_queued(&t, 3, ROW, KeyShare); // queued behind 2
+                                                    // 1 -> 3 (holder of `other`) -> 2 (queued ahead) -> 1 (holder).
+        let r1 = take_checking(&t, 1, other, Update);
+        assert!(matches!(r1, Err(TxnError::Deadlock { .. })), "{r1:?}");
+        // 1 aborts: its locks go, and the others finish in order.
+        t.release(Xid(1), ROW);
+        assert!(h2.join().unwrap().is_ok());
+        t.release(Xid(2), ROW);
+        assert!(h3.join().unwrap().is_ok());
+    }
 
     #[test]
     fn conflict_table_matches_postgresql() {
