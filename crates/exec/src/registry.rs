@@ -19,8 +19,11 @@
 //! with PostgreSQL's backend_xmin.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
 use nestor_common::{DbError, SessionId, SqlState, Xid};
 use nestor_txn::{LockKey, SnapshotSlot, TxnManager};
@@ -87,6 +90,28 @@ pub struct Activity {
     pub savepoint_rollbacks: u64,
 }
 
+/// Resolves once the session is terminated (pg_terminate_backend): what an
+/// idle connection waits on, instead of polling the flag. Runtime-agnostic
+/// (a plain `Future`); the flag is checked again after the waker is stored,
+/// so a termination between the two is not lost.
+pub struct TerminateSignal(pub Arc<SessionShared>);
+
+impl Future for TerminateSignal {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let s = &self.0;
+        if s.terminated.load(Ordering::SeqCst) {
+            return Poll::Ready(());
+        }
+        *s.terminate_waker.lock() = Some(cx.waker().clone());
+        if s.terminated.load(Ordering::SeqCst) {
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
 /// The shared half of one session.
 pub struct SessionShared {
     pub pid: SessionId,
@@ -97,6 +122,9 @@ pub struct SessionShared {
     pub backend_start_us: i64,
     pub cancel: CancelToken,
     pub terminated: AtomicBool,
+    /// Woken by [`Registry::terminate`]: the wire layer's idle wait for this
+    /// session (see [`TerminateSignal`]).
+    pub terminate_waker: Mutex<Option<Waker>>,
     pub slot: Arc<SnapshotSlot>,
     pub mgr: Arc<TxnManager>,
     pub activity: Mutex<Activity>,
@@ -224,6 +252,9 @@ impl Registry {
             Some(s) => {
                 s.terminated.store(true, Ordering::SeqCst);
                 s.cancel.cancel();
+                if let Some(w) = s.terminate_waker.lock().take() {
+                    w.wake();
+                }
                 true
             }
             None => false,

@@ -1,7 +1,8 @@
 //! The listener: accepts connections, spawns one task per connection, and
 //! shuts down cleanly.
 //!
-//! Design: one tokio task per socket; a `watch` channel broadcasts shutdown
+//! Design: one tokio task per socket (it lends the socket to a session
+//! thread while the client talks: conn.rs); a `watch` channel broadcasts shutdown
 //! to all of them; each task holds a guard that counts open sockets and
 //! keeps an `mpsc` sender alive, so shutdown can wait until every
 //! connection has sent its FATAL 57P01 and dropped its session (bounded by

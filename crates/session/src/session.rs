@@ -46,7 +46,7 @@ use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
 mod utility;
-use nestor_exec::registry::{Activity, CancelToken, SessionShared};
+use nestor_exec::registry::{Activity, CancelToken, SessionShared, TerminateSignal};
 use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
 use nestor_settings::SessionSettings;
 use nestor_settings::SettingChange;
@@ -128,6 +128,7 @@ impl Session {
             backend_start_us: now_us(),
             cancel: CancelToken::default(),
             terminated: AtomicBool::new(false),
+            terminate_waker: parking_lot::Mutex::new(None),
             slot: slot.clone(),
             mgr: engine.txn.clone(),
             activity: parking_lot::Mutex::new(Activity {
@@ -216,6 +217,12 @@ impl Session {
     /// layer sends FATAL 57P01 and closes the connection.
     pub fn is_terminated(&self) -> bool {
         self.shared.terminated.load(Ordering::SeqCst)
+    }
+
+    /// Resolves when pg_terminate_backend() targets this session: the wire
+    /// layer's idle wait selects on it.
+    pub fn terminate_signal(&self) -> TerminateSignal {
+        TerminateSignal(self.shared.clone())
     }
 
     /// How long the wire layer may wait for the next message before calling
