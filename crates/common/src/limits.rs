@@ -70,6 +70,13 @@ pub const RECORD_PAYLOAD_BYTES_MAX: usize = 1 << 20;
 /// transaction's appender waits for it to drain.
 pub const WAL_BUFFER_BYTES_MAX: usize = 16 * 1024 * 1024;
 
+/// How long the WAL flusher gathers records while no one waits for them to
+/// be durable (only synchronous_commit = off commits appended): PostgreSQL's
+/// wal_writer_delay default. An asynchronous commit is on disk within about
+/// this long; a synchronous commit, a checkpoint or a full buffer ends the
+/// wait at once.
+pub const WAL_WRITER_DELAY_MS: u64 = 200;
+
 /// Redo a committing transaction keeps in memory before spilling the rest
 /// to a temporary file (txn_redo_memory_bytes_max).
 pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 64 * 1024 * 1024;

@@ -21,6 +21,10 @@
 //!   T3 append ─┘                └─────────────────────────────┘
 //! ```
 //!
+//! While no committer waits (only synchronous_commit = off commits are
+//! pending), the flusher gathers for up to WAL_WRITER_DELAY_MS first; any
+//! wait for durability ends that at once (`Wal::await_durable`).
+//!
 //! An fsync failure aborts the process (PostgreSQL's fsyncgate lesson: after
 //! a failed fsync the kernel may have dropped the dirty pages, so retrying
 //! can "succeed" without the data; only recovery from the log is safe).
@@ -37,9 +41,10 @@ mod switch;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use nestor_common::{Csn, Lsn, Xid};
 use nestor_txn::RedoBuffer;
@@ -51,6 +56,7 @@ pub use switch::SwitchLog;
 /// Default size at which a new segment is started.
 pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;
 
+use nestor_common::limits::WAL_WRITER_DELAY_MS;
 pub use nestor_common::limits::{TXN_REDO_MEMORY_BYTES_MAX, WAL_BUFFER_BYTES_MAX};
 
 /// A transaction's redo: in memory up to TXN_REDO_MEMORY_BYTES_MAX, then in
@@ -370,6 +376,10 @@ struct Shared {
     stop: AtomicBool,
     /// Test hook ([`Wal::hold_flusher`]): the flusher takes no new batch.
     held: AtomicBool,
+    /// Threads waiting for durability (synchronous commits, flushes, a full
+    /// buffer): while there are none, the flusher gathers records for up to
+    /// WAL_WRITER_DELAY_MS instead of writing each commit at once.
+    urgent: AtomicUsize,
     bytes_written: AtomicU64,
     fsyncs: AtomicU64,
     records: AtomicU64,
@@ -408,6 +418,7 @@ impl Wal {
             flushed: Condvar::new(),
             stop: AtomicBool::new(false),
             held: AtomicBool::new(false),
+            urgent: AtomicUsize::new(0),
             bytes_written: AtomicU64::new(0),
             fsyncs: AtomicU64::new(0),
             records: AtomicU64::new(0),
@@ -465,6 +476,7 @@ impl Wal {
     pub fn append_commit(&self, xid: Xid, csn: Csn, redo: &[u8]) -> Lsn {
         let mut p = self.shared.pending.lock();
         assert!(csn.0 > p.last_csn, "WAL appends must follow CSN order");
+        let was_empty = p.buf.is_empty();
         let mut chunks = redo.chunks(RECORD_PAYLOAD_BYTES_MAX).peekable();
         if chunks.peek().is_none() {
             Self::push(&mut p, xid, csn, RecordKind::TxnCommit, &[]);
@@ -479,7 +491,11 @@ impl Wal {
         }
         self.shared.records.fetch_add(1, Ordering::Relaxed);
         p.last_csn = csn.0;
-        self.shared.work.notify_one();
+        if was_empty || p.buf.len() >= WAL_BUFFER_BYTES_MAX / 2 {
+            // The flusher may be idle (nothing pending) or the buffer is
+            // large; otherwise it is busy or gathering and will look again.
+            self.shared.work.notify_one();
+        }
         p.next_lsn
     }
 
@@ -517,13 +533,8 @@ impl Wal {
             }
             if p.buf.len() >= WAL_BUFFER_BYTES_MAX {
                 let target = p.next_lsn;
-                self.shared.work.notify_one();
                 drop(p);
-                let mut d = self.shared.durable.lock();
-                while d.lsn < target {
-                    self.shared.flushed.wait(&mut d);
-                }
-                drop(d);
+                self.await_durable(|d| d.lsn >= target);
                 p = self.shared.pending.lock();
             }
         }
@@ -534,10 +545,28 @@ impl Wal {
 
     /// Block until everything up to commit `csn` is on disk.
     pub fn wait_for_csn(&self, csn: Csn) {
+        self.await_durable(|d| d.csn >= csn.0);
+    }
+
+    /// Block until `done` holds of what is durable, telling the flusher
+    /// that someone waits (it stops gathering and writes at once).
+    fn await_durable(&self, done: impl Fn(&Durable) -> bool) {
+        if done(&self.shared.durable.lock()) {
+            return;
+        }
+        self.shared.urgent.fetch_add(1, Ordering::SeqCst);
+        {
+            // Under the lock the flusher checks `urgent` with: no lost
+            // wake-up.
+            let _p = self.shared.pending.lock();
+            self.shared.work.notify_one();
+        }
         let mut d = self.shared.durable.lock();
-        while d.csn < csn.0 {
+        while !done(&d) {
             self.shared.flushed.wait(&mut d);
         }
+        drop(d);
+        self.shared.urgent.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// The LSN the next record will get.
@@ -552,10 +581,7 @@ impl Wal {
             (p.next_lsn, p.last_csn)
         };
         self.wait_for_csn(Csn(csn));
-        let mut d = self.shared.durable.lock();
-        while d.lsn < target {
-            self.shared.flushed.wait(&mut d);
-        }
+        self.await_durable(|d| d.lsn >= target);
         target
     }
 
@@ -662,17 +688,8 @@ fn fatal(what: &str, path: &Path, e: std::io::Error) -> ! {
 
 fn flusher(s: Arc<Shared>, mut seg: Segment) {
     loop {
-        let (buf, end_lsn, csn) = {
-            let mut p = s.pending.lock();
-            while (p.buf.is_empty() || s.held.load(Ordering::SeqCst))
-                && !s.stop.load(Ordering::SeqCst)
-            {
-                s.work.wait(&mut p);
-            }
-            if p.buf.is_empty() {
-                return;
-            }
-            (std::mem::take(&mut p.buf), p.next_lsn, p.last_csn)
+        let Some((buf, end_lsn, csn)) = next_batch(&s) else {
+            return;
         };
         if seg.len >= s.segment_bytes {
             seg = roll(&s, seg);
@@ -696,6 +713,33 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
         d.lsn = end_lsn;
         d.csn = csn;
         s.flushed.notify_all();
+    }
+}
+
+/// Wait for records to write and take them (None: stopped with nothing
+/// left). While no one waits for durability (only asynchronous commits
+/// pending), gather for up to WAL_WRITER_DELAY_MS first, as PostgreSQL's
+/// walwriter does: one write and fsync for many commits.
+fn next_batch(s: &Shared) -> Option<(Vec<u8>, Lsn, u64)> {
+    let stop = || s.stop.load(Ordering::SeqCst);
+    let mut p = s.pending.lock();
+    loop {
+        while (p.buf.is_empty() || s.held.load(Ordering::SeqCst)) && !stop() {
+            s.work.wait(&mut p);
+        }
+        if p.buf.is_empty() {
+            return None;
+        }
+        let deadline = Instant::now() + Duration::from_millis(WAL_WRITER_DELAY_MS);
+        while s.urgent.load(Ordering::SeqCst) == 0
+            && !stop()
+            && p.buf.len() < WAL_BUFFER_BYTES_MAX / 2
+            && !s.work.wait_until(&mut p, deadline).timed_out()
+        {}
+        if s.held.load(Ordering::SeqCst) && !stop() {
+            continue;
+        }
+        return Some((std::mem::take(&mut p.buf), p.next_lsn, p.last_csn));
     }
 }
 
