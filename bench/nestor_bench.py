@@ -426,6 +426,12 @@ class NestorServer(Server):
     def pids(self) -> list[int]:
         return [self.proc.pid] if self.alive() and self.proc else []
 
+    def restart_empty(self) -> None:
+        """Stop, wipe the data directory, start again: a process that holds only what comes next."""
+        self.stop()
+        shutil.rmtree(self.workdir / "data", ignore_errors=True)
+        self.start()
+
     def stop(self) -> None:
         if not self.proc or self.proc.poll() is not None:
             return
@@ -1446,7 +1452,12 @@ def exp_memory(ctx: Ctx) -> Section:
                   "keeps its data in memory) vs PostgreSQL's `select pg_database_size('postgres')` (the data on "
                   "disk). The PostgreSQL processes' memory is shown for reference (sum of Pss over postmaster and "
                   "children: mostly shared_buffers = 128MB). Ratio: Nestor RSS / PostgreSQL database size; "
-                  "above 1× means Nestor needs more memory than PostgreSQL needs disk for the same rows.")
+                  "above 1× means Nestor needs more memory than PostgreSQL needs disk for the same rows. "
+                  "Nestor is restarted on an empty data directory first, so that its RSS holds only this data "
+                  "(the allocator keeps memory freed by earlier experiments).")
+    for s in ctx.servers:
+        if isinstance(s, NestorServer) and s.alive():
+            s.restart_empty()
     measured: dict[tuple[int, str], float | None] = {}
     extra: dict[tuple[int, str], str] = {}
     for i, scale in enumerate(scales):
