@@ -870,7 +870,10 @@ impl Session {
         let mut a = self.shared.activity.lock();
         a.state = state.into();
         a.state_change_us = Some(now_us());
-        a.application_name = self.settings.show("application_name").unwrap_or_default();
+        let app = &self.settings.view().application_name;
+        if a.application_name != *app {
+            a.application_name.clone_from(app);
+        }
         if self.block.txn().is_none() {
             a.xact_start_us = None;
             a.xid = nestor_common::Xid::NONE;

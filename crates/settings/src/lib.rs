@@ -58,6 +58,8 @@ pub struct Settings {
     pub default_transaction_read_only: bool,
     /// synchronous_commit is not `off`.
     pub synchronous_commit: bool,
+    /// For pg_stat_activity, read at every statement boundary.
+    pub application_name: String,
 }
 
 impl Settings {
@@ -92,6 +94,7 @@ impl Settings {
             idle_in_transaction_session_timeout_ms: millis("idle_in_transaction_session_timeout"),
             default_transaction_read_only: text("default_transaction_read_only") == "on",
             synchronous_commit: text("synchronous_commit") != "off",
+            application_name: text("application_name").to_string(),
             values,
         }
     }
@@ -571,6 +574,10 @@ pub struct SessionSettings {
     /// frames[0]: transaction start; frames[i]: savepoint level i.
     frames: Vec<Option<Box<Frame>>>,
     view: Settings,
+    /// Bumped whenever the view is rebuilt (any value may have changed).
+    generation: u64,
+    /// `generation` when the reported values were last compared.
+    reported_generation: Option<u64>,
     reported: BTreeMap<String, String>,
     /// Values from the startup packet: what RESET goes back to (PostgreSQL's
     /// reset_val), instead of the built-in default.
@@ -593,6 +600,8 @@ impl SessionSettings {
             virt: BTreeMap::new(),
             frames: Vec::new(),
             view: Settings::defaults(),
+            generation: 0,
+            reported_generation: None,
             reported: BTreeMap::new(),
             startup: BTreeMap::new(),
         };
@@ -770,6 +779,12 @@ impl SessionSettings {
     /// ParameterStatus pairs for reported parameters whose value changed
     /// since the last call (all of them on the first call).
     pub fn changed_reports(&mut self) -> Vec<(String, String)> {
+        // Called at every ReadyForQuery: nothing to compare unless a value
+        // changed since the last call.
+        if self.reported_generation == Some(self.generation) {
+            return Vec::new();
+        }
+        self.reported_generation = Some(self.generation);
         let mut out = Vec::new();
         for d in DEFS.iter().filter(|d| d.report) {
             let v = self.view.get(d.name).unwrap_or_default();
@@ -803,6 +818,7 @@ impl SessionSettings {
             values.insert(k.clone(), v.clone());
         }
         self.view = Settings::from_values(values);
+        self.generation += 1;
     }
 }
 
@@ -828,6 +844,36 @@ fn parse_options(options: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reported_parameters_are_reported_once_per_change() {
+        let mut s = SessionSettings::new("u");
+        s.changed_reports(); // startup sends them all
+        assert_eq!(s.changed_reports(), []);
+        s.set("application_name", "a".into(), false);
+        assert_eq!(
+            s.changed_reports(),
+            [("application_name".to_string(), "a".to_string())]
+        );
+        assert_eq!(s.changed_reports(), []);
+        // A change of an unreported parameter reports nothing.
+        s.set(
+            "statement_timeout",
+            canonicalize("statement_timeout", "1s").unwrap(),
+            false,
+        );
+        assert_eq!(s.changed_reports(), []);
+        // Rolled back SET LOCAL: the old value is reported again.
+        s.begin_txn();
+        s.set("application_name", "b".into(), true);
+        assert_eq!(s.changed_reports().len(), 1);
+        s.rollback_txn();
+        assert_eq!(
+            s.changed_reports(),
+            [("application_name".to_string(), "a".to_string())]
+        );
+        assert_eq!(s.view().application_name, "a");
+    }
 
     #[test]
     fn typed_values_follow_set() {
