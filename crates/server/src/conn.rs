@@ -373,37 +373,35 @@ async fn wait_for_input(
     let idle_deadline = session
         .idle_timeout()
         .map(|d| tokio::time::Instant::from_std(quiet_since + d));
-    let mut terminated = session.terminate_signal();
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
-                let mut out = Vec::new();
-                session.on_idle_timeout(&mut out);
-                let _ = io.write_out(&out).await;
-                let _ = io.flush().await;
-                return Next::Close;
-            }
-            r = io.fill() => match r {
-                Ok(0) => {
-                    if !io.rbuf.is_empty() {
-                        io.send_fatal(&codec::protocol_violation(
-                            "incomplete message from client",
-                        ))
-                        .await;
-                    }
-                    return Next::Close;
+    let terminated = session.terminate_signal();
+    tokio::select! {
+        _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
+            let mut out = Vec::new();
+            session.on_idle_timeout(&mut out);
+            let _ = io.write_out(&out).await;
+            let _ = io.flush().await;
+            Next::Close
+        }
+        r = io.fill() => match r {
+            Ok(0) => {
+                if !io.rbuf.is_empty() {
+                    io.send_fatal(&codec::protocol_violation(
+                        "incomplete message from client",
+                    ))
+                    .await;
                 }
-                Ok(_) => return Next::Continue,
-                Err(_) => return Next::Close,
-            },
-            _ = shutdown.changed(), if !*shutting_down => {
-                *shutting_down = true;
-                return Next::Continue;
+                Next::Close
             }
-            _ = &mut terminated => {
-                io.send_fatal(&admin_shutdown()).await;
-                return Next::Close;
-            }
+            Ok(_) => Next::Continue,
+            Err(_) => Next::Close,
+        },
+        _ = shutdown.changed(), if !*shutting_down => {
+            *shutting_down = true;
+            Next::Continue
+        }
+        _ = terminated => {
+            io.send_fatal(&admin_shutdown()).await;
+            Next::Close
         }
     }
 }
