@@ -60,6 +60,15 @@ pub const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
 /// "requested length too large").
 pub const VALUE_BYTES_MAX: usize = (1 << 30) - 1;
 
+// ----- parsing ------------------------------------------------------------------
+
+/// Statement texts up to this long are eligible for the parse cache
+/// (nestor_parser::parse_sql_cached).
+pub const PARSE_CACHE_TEXT_BYTES_MAX: usize = 256;
+
+/// Parse trees the cache keeps (shared by all sessions); emptied when full.
+pub const PARSE_CACHE_ENTRIES_MAX: usize = 1024;
+
 // ----- the WAL and transactions -----------------------------------------------
 
 /// Payload of one WAL record; a transaction's redo is cut into records of

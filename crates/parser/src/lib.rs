@@ -29,6 +29,9 @@ pub use pg_query::{NodeEnum, NodeRef};
 use prost::Message;
 
 pub mod ast;
+mod cache;
+
+pub use cache::parse_sql_cached;
 
 #[repr(C)]
 struct PgQueryError {

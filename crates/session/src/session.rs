@@ -295,7 +295,7 @@ impl Session {
                 ),
             ));
         }
-        nestor_parser::parse_sql(text)
+        nestor_parser::parse_sql_cached(text)
     }
 
     /// Run statements of one query string; false if a COPY FROM STDIN took
