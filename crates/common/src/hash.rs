@@ -1,5 +1,5 @@
-//! A fast hasher for maps keyed by our own integer ids (row ids, XIDs,
-//! relation ids), where the keys come from inside the server and need no
+//! A fast hasher for sets of our own integer keys (row ids, XIDs, relation
+//! ids, hashes already computed), where the keys come from inside the server and need no
 //! protection against chosen collisions: std's SipHash costs several times
 //! more per key (measured on the redo of a 1,000,000-row COPY, see
 //! docs/performance.md). The mixing step is FxHash's (rustc's hasher):
@@ -7,7 +7,7 @@
 //!
 //! Not for keys a client chooses (names, text, values): use std's.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
@@ -64,7 +64,6 @@ impl Hasher for IdHasher {
 }
 
 pub type IdBuildHasher = BuildHasherDefault<IdHasher>;
-pub type IdHashMap<K, V> = HashMap<K, V, IdBuildHasher>;
 pub type IdHashSet<K> = HashSet<K, IdBuildHasher>;
 
 #[cfg(test)]

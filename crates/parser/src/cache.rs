@@ -21,10 +21,11 @@
 //! ```
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use nestor_common::hash::IdHashSet;
 use nestor_common::limits::{PARSE_CACHE_ENTRIES_MAX, PARSE_CACHE_TEXT_BYTES_MAX};
 use nestor_common::DbError;
 use pg_query::protobuf::RawStmt;
@@ -32,8 +33,9 @@ use pg_query::protobuf::RawStmt;
 #[derive(Default)]
 struct Cache {
     trees: HashMap<Box<str>, Arc<Vec<RawStmt>>>,
-    /// Hashes of texts parsed once and not cached yet.
-    seen: HashSet<u64>,
+    /// Hashes of texts parsed once and not cached yet (already hashed: an
+    /// id set, no second SipHash).
+    seen: IdHashSet<u64>,
 }
 
 fn cache() -> &'static Mutex<Cache> {

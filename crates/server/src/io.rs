@@ -35,6 +35,22 @@ fn read_want(rbuf: &BytesMut) -> usize {
         .clamp(READ_CHUNK_BYTES, READ_RESERVE_BYTES_MAX)
 }
 
+/// Encode one message into `wbuf`; true when enough is pending that it
+/// should be written out now (output goes out in chunks).
+fn encode_into(wbuf: &mut BytesMut, m: &BackendMsg) -> Result<bool, Failure> {
+    codec::encode(wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
+    Ok(wbuf.len() >= WRITE_CHUNK_BYTES)
+}
+
+/// After `wbuf` was written out: empty it, and give back a buffer a large
+/// result grew.
+fn written(wbuf: &mut BytesMut) {
+    wbuf.clear();
+    if wbuf.capacity() > WRITE_CHUNK_BYTES * 2 {
+        *wbuf = BytesMut::new();
+    }
+}
+
 /// Why the message loop ends abnormally.
 pub enum Failure {
     /// Socket gone: close without a word.
@@ -77,11 +93,8 @@ impl Io {
     pub async fn flush(&mut self) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             self.stream.write_all(&self.wbuf).await?;
-            self.wbuf.clear();
         }
-        if self.wbuf.capacity() > WRITE_CHUNK_BYTES * 2 {
-            self.wbuf = BytesMut::new();
-        }
+        written(&mut self.wbuf);
         Ok(())
     }
 
@@ -146,8 +159,7 @@ impl Io {
     /// Encode session output, writing out in chunks.
     pub async fn write_out(&mut self, out: &[BackendMsg]) -> Result<(), Failure> {
         for m in out {
-            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
-            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
+            if encode_into(&mut self.wbuf, m)? {
                 self.flush().await.map_err(|_| Failure::Io)?;
             }
         }
@@ -180,11 +192,8 @@ impl BlockingIo {
     pub(crate) fn flush(&mut self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             self.sock().write_all(&self.wbuf, give_up)?;
-            self.wbuf.clear();
         }
-        if self.wbuf.capacity() > WRITE_CHUNK_BYTES * 2 {
-            self.wbuf = BytesMut::new();
-        }
+        written(&mut self.wbuf);
         Ok(())
     }
 
@@ -195,8 +204,7 @@ impl BlockingIo {
         give_up: &dyn Fn() -> bool,
     ) -> Result<(), Failure> {
         for m in out {
-            codec::encode(&mut self.wbuf, m).map_err(|e| Failure::Fatal(Box::new(e)))?;
-            if self.wbuf.len() >= WRITE_CHUNK_BYTES {
+            if encode_into(&mut self.wbuf, m)? {
                 self.flush(give_up).map_err(|_| Failure::Io)?;
             }
         }

@@ -271,10 +271,7 @@ impl CopyParser {
             CopyFormat::Text => split_text(text, &self.opts).map_err(|e| {
                 e.with_context(format!("{}: \"{}\"", self.context(line), printout(text)))
             })?,
-            CopyFormat::Csv => split_csv(text, &self.opts)
-                .into_iter()
-                .map(|f| f.map(Cow::Owned))
-                .collect(),
+            CopyFormat::Csv => split_csv(text, &self.opts),
         };
         let row = self.convert(codec, fields, text)?;
         self.rows.push(row);
@@ -396,7 +393,7 @@ fn unescape_text(raw: &str) -> Result<Cow<'_, str>, DbError> {
     })
 }
 
-fn split_csv(line: &str, o: &CopyOptions) -> Vec<Option<String>> {
+fn split_csv(line: &str, o: &CopyOptions) -> Vec<Option<Cow<'static, str>>> {
     let (q, e, d) = (o.quote as char, o.escape as char, o.delimiter as char);
     let mut fields = Vec::new();
     let mut cur = String::new();
@@ -426,8 +423,8 @@ fn split_csv(line: &str, o: &CopyOptions) -> Vec<Option<String>> {
     fields
 }
 
-fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<String> {
-    (quoted || s != o.null).then_some(s)
+fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<Cow<'static, str>> {
+    (quoted || s != o.null).then_some(Cow::Owned(s))
 }
 
 /// One COPY TO output line (with its newline).
