@@ -294,7 +294,7 @@ fn conflict_update(
     let rid = existing.row;
     check_not_own_row(t, &existing, ev)?;
     // The existing row, then EXCLUDED (the proposed row), as bound.
-    let mut input = crate::executor::scan_row(&existing, t);
+    let mut input = crate::executor::scan_row(existing.clone(), t);
     input.extend(proposed.iter().cloned());
     input.extend([Value::Null, Value::Null, Value::Null]);
     // READ COMMITTED works on the latest committed version; REPEATABLE

@@ -1,7 +1,9 @@
-//! Ordered indexes: a B-tree of (key, row id) entries.
+//! Ordered indexes: a B-tree of byte-string keys, each the key columns'
+//! values in sortable form followed by the row id (see [`crate::codec`]).
 //!
-//! Keys are the values of the indexed columns, ordered by `Value`'s total
-//! order (NULLs last). Several entries may share a key (old and new rows of a
+//! Byte order is `Value`'s total order (NULLs last), so lookups are memcmp
+//! descents and a bound that names only the first k key columns is a byte
+//! prefix. Several entries may share key values (old and new rows of a
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.
 
@@ -12,6 +14,8 @@ use nestor_common::{RelId, RowId};
 use nestor_types::Value;
 use parking_lot::RwLock;
 
+use crate::codec::{self, Key};
+
 pub struct Index {
     pub id: RelId,
     pub name: String,
@@ -21,7 +25,7 @@ pub struct Index {
     pub column_names: Vec<String>,
     pub unique: bool,
     pub primary: bool,
-    pub(crate) entries: RwLock<BTreeSet<(Vec<Value>, RowId)>>,
+    pub(crate) entries: RwLock<BTreeSet<Key>>,
 }
 
 impl Index {
@@ -51,6 +55,22 @@ impl Index {
         self.columns.iter().map(|&c| row[c].clone()).collect()
     }
 
+    /// The sortable form of a row's key values (no row id).
+    pub(crate) fn key_bytes(&self, row: &[Value]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        for &c in &self.columns {
+            codec::put_key_value(&row[c], &mut out);
+        }
+        out
+    }
+
+    /// The sortable form of a stored row's key values (no row id).
+    pub(crate) fn stored_key_bytes(&self, stored: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        codec::put_stored_key(stored, &self.columns, &mut out);
+        out
+    }
+
     /// Number of entries (including not yet pruned ones).
     pub fn len(&self) -> usize {
         self.entries.read().len()
@@ -60,58 +80,94 @@ impl Index {
         self.len() == 0
     }
 
-    /// Row ids of entries whose key prefix lies within the bounds (bounds
-    /// may be shorter than the key: a prefix match), in key order.
-    pub fn range_row_ids(
-        &self,
-        lo: Bound<&[Value]>,
-        hi: Bound<&[Value]>,
-    ) -> Vec<(Vec<Value>, RowId)> {
+    /// Row ids of every entry whose key prefix lies within the bounds
+    /// (visible or not), in key order.
+    pub fn range_row_ids(&self, lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> Vec<RowId> {
         let entries = self.entries.read();
         let mut out = Vec::new();
-        visit_range(&entries, lo, hi, |key, row| out.push((key.to_vec(), row)));
+        visit_range(&entries, &ByteBounds::new(lo, hi), |_, row| out.push(row));
         out
     }
-
-    /// Whether `row` (a table row) has `key` in this index's columns,
-    /// without building the row's key.
-    pub(crate) fn key_matches(&self, row: &[Value], key: &[Value]) -> bool {
-        debug_assert_eq!(key.len(), self.columns.len());
-        self.columns.iter().zip(key).all(|(&c, k)| row[c] == *k)
-    }
 }
 
-/// Call `f` on each entry whose key prefix lies within the bounds, in key
-/// order, borrowing keys from the index (no copies).
-pub(crate) fn visit_range(
-    entries: &BTreeSet<(Vec<Value>, RowId)>,
-    lo: Bound<&[Value]>,
-    hi: Bound<&[Value]>,
-    mut f: impl FnMut(&[Value], RowId),
-) {
-    let start: Bound<(Vec<Value>, RowId)> = match lo {
-        Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(p) | Bound::Excluded(p) => Bound::Included((p.to_vec(), RowId(0))),
-    };
-    for (key, row) in entries.range((start, Bound::Unbounded)) {
-        if let Bound::Excluded(p) = lo {
-            if prefix_cmp(key, p).is_eq() {
-                continue;
+/// Full entry key: key values, then the row id.
+pub(crate) fn entry(values: &[u8], row: RowId) -> Key {
+    let mut k = Vec::with_capacity(values.len() + 10);
+    k.extend_from_slice(values);
+    codec::put_row_id(row, &mut k);
+    Key::new(&k)
+}
+
+/// Value bounds (possibly key prefixes) as byte bounds on entries: a
+/// bound on the first k columns covers every entry whose first k values
+/// are those, whatever follows.
+pub(crate) struct ByteBounds {
+    lo: Bound<Vec<u8>>,
+    hi: Bound<Vec<u8>>,
+}
+
+impl ByteBounds {
+    pub(crate) fn new(lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> ByteBounds {
+        let enc = |p: &[Value]| {
+            let mut out = Vec::new();
+            for v in p {
+                codec::put_key_value(v, &mut out);
             }
-        }
-        let past = match hi {
-            Bound::Unbounded => false,
-            Bound::Included(p) => prefix_cmp(key, p).is_gt(),
-            Bound::Excluded(p) => prefix_cmp(key, p).is_ge(),
+            out
         };
-        if past {
-            break;
+        // Past every entry starting with `p`; None: nothing is past them.
+        let past = |p: &[Value]| codec::prefix_successor(&enc(p));
+        let lo = match lo {
+            Bound::Unbounded => Bound::Unbounded,
+            Bound::Included(p) => Bound::Included(enc(p)),
+            Bound::Excluded(p) => match past(p) {
+                Some(s) => Bound::Included(s),
+                // Nothing sorts after the prefix: an empty range.
+                None => Bound::Excluded(vec![0xFF; 1024]),
+            },
+        };
+        let hi = match hi {
+            Bound::Unbounded => Bound::Unbounded,
+            Bound::Included(p) => past(p).map_or(Bound::Unbounded, Bound::Excluded),
+            Bound::Excluded(p) => Bound::Excluded(enc(p)),
+        };
+        ByteBounds { lo, hi }
+    }
+
+    /// All entries whose key values are exactly `values`.
+    pub(crate) fn exact(values: &[u8]) -> ByteBounds {
+        ByteBounds {
+            lo: Bound::Included(values.to_vec()),
+            hi: codec::prefix_successor(values).map_or(Bound::Unbounded, Bound::Excluded),
         }
-        f(key, *row);
     }
 }
 
-/// Compare a key with a (possibly shorter) prefix on the prefix's columns.
-pub(crate) fn prefix_cmp(key: &[Value], prefix: &[Value]) -> std::cmp::Ordering {
-    key[..prefix.len().min(key.len())].cmp(prefix)
+fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
+    match b {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+    }
+}
+
+/// Call `f` on each entry within the bounds, in key order, with the
+/// entry's key values (borrowed from the index) and row id.
+pub(crate) fn visit_range(
+    entries: &BTreeSet<Key>,
+    b: &ByteBounds,
+    mut f: impl FnMut(&[u8], RowId),
+) {
+    let (lo, hi) = (as_slice(&b.lo), as_slice(&b.hi));
+    if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) =
+        (lo, hi)
+    {
+        if l > h || (l == h && !matches!((lo, hi), (Bound::Included(_), Bound::Included(_)))) {
+            return; // an empty range (BTreeSet::range would panic)
+        }
+    }
+    for key in entries.range::<[u8], _>((lo, hi)) {
+        let (values, row) = codec::split_row_id(key.as_bytes());
+        f(values, row);
+    }
 }

@@ -5,11 +5,15 @@
 //!
 //! ```text
 //!   Table "accounts" (rel 16384)
-//!   rows[RowId] -> RowSlot { versions, oldest first }
+//!   rows[RowId] -> RowSlot { versions, oldest first }   (chunks of slots)
 //!     rows[0]: [v(xmin 5 csn 3, xmax 9 csn 6, (1,'a')), v(xmin 9 csn 6, (1,'b'))]
-//!     rows[1]: [v(xmin 12 running, (2,'c'))]
-//!   Index accounts_pkey (unique, cols [0]): {([1],0), ([2],1)}
+//!     rows[1]: [v(xmin 12 running, (2,'c'))]            (one version: inline)
+//!   Index accounts_pkey (unique, cols [0]): {key(1)+row 0, key(2)+row 1}
 //! ```
+//!
+//! Versions hold their values as one byte buffer and index entries are
+//! byte strings in key order ([`codec`] has both formats); readers get
+//! `Value` rows decoded from the buffer.
 //!
 //! An update takes the row lock (NoKeyUpdate, or Update when a unique key
 //! changes), then looks at the newest version. If it is the one the
@@ -34,6 +38,7 @@
 
 #![forbid(unsafe_code)]
 
+mod codec;
 mod error;
 mod index;
 pub mod redo;
@@ -41,7 +46,9 @@ mod table;
 
 pub use error::StorageError;
 pub use index::Index;
-pub use table::{LockResult, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult};
+pub use table::{
+    LockResult, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult, TUPLE_SPARE_VALUES,
+};
 
 use std::collections::HashMap;
 use std::sync::Arc;

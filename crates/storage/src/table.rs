@@ -1,6 +1,6 @@
 //! A table: version chains behind stable row ids, and the write paths.
 
-use std::ops::{AddAssign, Bound};
+use std::ops::{AddAssign, Bound, Deref, DerefMut};
 use std::sync::Arc;
 
 use nestor_common::{CommandId, Csn, RelId, RowId, Xid};
@@ -11,33 +11,206 @@ use nestor_txn::{
 use nestor_types::{Row, Value};
 use parking_lot::{Mutex, RwLock};
 
+use crate::codec;
 use crate::error::StorageError;
-use crate::index::{visit_range, Index};
+use crate::index::{self, visit_range, ByteBounds, Index};
 
 /// One version of a row. Headers carry only top-level XIDs; the CSN fields
-/// are stamped at commit so readers rarely consult the status table.
+/// are stamped at commit so readers rarely consult the status table. The
+/// values are in their stored form ([`crate::codec`]), decoded when read.
 #[derive(Clone, Debug)]
 pub(crate) struct Version {
     xmin: Xid,
-    cmin: CommandId,
     xmin_csn: Csn,
     xmax: Xid,
-    cmax: CommandId,
     xmax_csn: Csn,
-    data: Row,
+    cmin: CommandId,
+    cmax: CommandId,
+    data: Box<[u8]>,
+}
+
+impl Version {
+    fn row(&self) -> Row {
+        codec::decode_row(&self.data)
+    }
+}
+
+/// A row's versions, oldest first; the newest is last. Most rows have one
+/// version, held inline (no allocation of its own).
+#[derive(Debug)]
+enum Chain {
+    One(Version),
+    Many(Vec<Version>),
+}
+
+impl Default for Chain {
+    fn default() -> Chain {
+        Chain::Many(Vec::new())
+    }
+}
+
+impl Deref for Chain {
+    type Target = [Version];
+    fn deref(&self) -> &[Version] {
+        match self {
+            Chain::One(v) => std::slice::from_ref(v),
+            Chain::Many(vs) => vs,
+        }
+    }
+}
+
+impl DerefMut for Chain {
+    fn deref_mut(&mut self) -> &mut [Version] {
+        match self {
+            Chain::One(v) => std::slice::from_mut(v),
+            Chain::Many(vs) => vs,
+        }
+    }
+}
+
+impl Chain {
+    fn push(&mut self, v: Version) {
+        let mut all = std::mem::take(self).into_vec();
+        all.push(v);
+        *self = Chain::from_vec(all);
+    }
+
+    fn pop(&mut self) -> Option<Version> {
+        let mut all = std::mem::take(self).into_vec();
+        let v = all.pop();
+        *self = Chain::from_vec(all);
+        v
+    }
+
+    fn clear(&mut self) {
+        *self = Chain::default();
+    }
+
+    /// Take out the versions `dead` selects; keep the others in order.
+    fn remove_where(&mut self, dead: impl Fn(&Version) -> bool) -> Vec<Version> {
+        let (gone, kept): (Vec<Version>, Vec<Version>) =
+            std::mem::take(self).into_vec().into_iter().partition(dead);
+        *self = Chain::from_vec(kept);
+        gone
+    }
+
+    fn into_vec(self) -> Vec<Version> {
+        match self {
+            Chain::One(v) => vec![v],
+            Chain::Many(vs) => vs,
+        }
+    }
+
+    fn from_vec(mut vs: Vec<Version>) -> Chain {
+        if vs.len() == 1 {
+            Chain::One(vs.pop().expect("one version"))
+        } else {
+            Chain::Many(vs)
+        }
+    }
 }
 
 #[derive(Default)]
 struct RowSlot {
-    /// Oldest first; the newest version is last.
-    versions: Mutex<Vec<Version>>,
+    versions: Mutex<Chain>,
 }
+
+/// Row ids are allocated in order and never reused; their slots live in
+/// chunks that never move: 16, 32, ... 512 slots, then 1,024 each, so a
+/// small table costs little and a large one one `Arc` per 1,024 rows.
+#[derive(Default)]
+struct Rows {
+    chunks: Vec<Arc<[RowSlot]>>,
+    /// Row ids allocated so far.
+    len: u64,
+}
+
+/// Slots before the first full-size chunk: 16 * (2^6 - 1).
+const ROWS_GEOMETRIC_END: u64 = 1008;
+const CHUNK_SLOTS_MAX: u64 = 1024;
+
+/// (chunk, offset) of a row id.
+fn chunk_pos(row: u64) -> (usize, usize) {
+    if row < ROWS_GEOMETRIC_END {
+        let k = 63 - (row / 16 + 1).leading_zeros() as u64;
+        let start = 16 * ((1u64 << k) - 1);
+        (k as usize, (row - start) as usize)
+    } else {
+        let q = row - ROWS_GEOMETRIC_END;
+        (
+            6 + (q / CHUNK_SLOTS_MAX) as usize,
+            (q % CHUNK_SLOTS_MAX) as usize,
+        )
+    }
+}
+
+fn chunk_slots(k: usize) -> usize {
+    if k < 6 {
+        16 << k
+    } else {
+        CHUNK_SLOTS_MAX as usize
+    }
+}
+
+impl Rows {
+    fn get(&self, row: RowId) -> Option<&RowSlot> {
+        if row.0 >= self.len {
+            return None;
+        }
+        let (c, o) = chunk_pos(row.0);
+        Some(&self.chunks[c][o])
+    }
+
+    fn get_shared(&self, row: RowId) -> Option<SlotRef> {
+        if row.0 >= self.len {
+            return None;
+        }
+        let (c, o) = chunk_pos(row.0);
+        Some(SlotRef {
+            chunk: self.chunks[c].clone(),
+            off: o,
+        })
+    }
+
+    /// Allocate the next row id (its slot starts empty).
+    fn push(&mut self) -> RowId {
+        let id = self.len;
+        let (c, _) = chunk_pos(id);
+        if c == self.chunks.len() {
+            self.chunks
+                .push((0..chunk_slots(c)).map(|_| RowSlot::default()).collect());
+        }
+        assert!(c < self.chunks.len(), "row chunks are allocated in order");
+        self.len += 1;
+        RowId(id)
+    }
+}
+
+/// A row's slot, usable after the row array's lock is released (it keeps
+/// its chunk alive).
+struct SlotRef {
+    chunk: Arc<[RowSlot]>,
+    off: usize,
+}
+
+impl Deref for SlotRef {
+    type Target = RowSlot;
+    fn deref(&self) -> &RowSlot {
+        &self.chunk[self.off]
+    }
+}
+
+/// Room a [`Tuple`]'s values leave for the three system columns the
+/// executor appends (row id, xmin, xmax), so adding them does not move it.
+pub const TUPLE_SPARE_VALUES: usize = 3;
 
 /// A visible row as a reader gets it.
 #[derive(Clone, Debug)]
 pub struct Tuple {
     pub row: RowId,
-    pub data: Row,
+    /// The values, decoded for this reader (capacity for
+    /// [`TUPLE_SPARE_VALUES`] more).
+    pub data: Vec<Value>,
     /// Creator of this version.
     pub xmin: Xid,
     /// Deleter/updater of this version (in progress or not visible), or NONE.
@@ -108,7 +281,7 @@ pub struct Table {
     /// they come back empty after a restart (as in PostgreSQL).
     logged: std::sync::atomic::AtomicBool,
     name: RwLock<String>,
-    rows: RwLock<Vec<Arc<RowSlot>>>,
+    rows: RwLock<Rows>,
     indexes: RwLock<Vec<Arc<Index>>>,
     mgr: Arc<TxnManager>,
 }
@@ -119,7 +292,7 @@ impl Table {
             id,
             logged: std::sync::atomic::AtomicBool::new(true),
             name: RwLock::new(name.to_string()),
-            rows: RwLock::new(Vec::new()),
+            rows: RwLock::new(Rows::default()),
             indexes: RwLock::new(Vec::new()),
             mgr,
         }
@@ -148,11 +321,11 @@ impl Table {
 
     /// Row ids allocated so far (live, dead and pruned).
     pub fn row_id_count(&self) -> u64 {
-        self.rows.read().len() as u64
+        self.rows.read().len
     }
 
-    fn slot(&self, row: RowId) -> Option<Arc<RowSlot>> {
-        self.rows.read().get(row.0 as usize).cloned()
+    fn slot(&self, row: RowId) -> Option<SlotRef> {
+        self.rows.read().get_shared(row)
     }
 
     fn what(&self) -> String {
@@ -187,7 +360,7 @@ impl Table {
     fn tuple(row: RowId, v: &Version) -> Tuple {
         Tuple {
             row,
-            data: v.data.clone(),
+            data: codec::decode_row_spare(&v.data, TUPLE_SPARE_VALUES),
             xmin: v.xmin,
             xmax: v.xmax,
         }
@@ -205,6 +378,7 @@ impl Table {
         TableScan {
             table: self,
             next: 0,
+            chunk: None,
             snap: *snap,
         }
     }
@@ -224,17 +398,21 @@ impl Table {
         snap: &Snapshot,
     ) -> Vec<Tuple> {
         let mut out = Vec::new();
+        let bounds = ByteBounds::new(lo, hi);
         let entries = index.entries.read();
         let rows = self.rows.read();
-        visit_range(&entries, lo, hi, |key, row| {
-            let Some(slot) = rows.get(row.0 as usize) else {
+        let mut scratch = Vec::new();
+        visit_range(&entries, &bounds, |key, row| {
+            let Some(slot) = rows.get(row) else {
                 return;
             };
             let versions = slot.versions.lock();
             // Emit each row once: at the entry matching its visible key
             // (that entry lies within the bounds, as `key` does).
             if let Some(v) = self.visible(&versions, snap) {
-                if index.key_matches(&v.data, key) {
+                scratch.clear();
+                codec::put_stored_key(&v.data, &index.columns, &mut scratch);
+                if scratch == key {
                     out.push(Self::tuple(row, v));
                 }
             }
@@ -270,19 +448,21 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data: data.clone(),
+            data: codec::encode_row(&data),
         };
         let row = {
             let mut rows = self.rows.write();
-            let id = RowId(rows.len() as u64);
-            rows.push(Arc::new(RowSlot {
-                versions: Mutex::new(vec![version]),
-            }));
+            let id = rows.push();
+            rows.get(id)
+                .expect("just allocated")
+                .versions
+                .lock()
+                .push(version);
             id
         };
         txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
         for idx in self.indexes() {
-            self.add_index_entry(txn, &idx, idx.key_of(&data), row, ctl)?;
+            self.add_index_entry(txn, &idx, &data, row, ctl)?;
         }
         Ok(row)
     }
@@ -324,14 +504,13 @@ impl Table {
                     xmax: Xid::NONE,
                     cmax: CommandId(0),
                     xmax_csn: Csn::NONE,
-                    data: data.clone(),
+                    data: codec::encode_row(&data),
                 });
             }
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
             for idx in self.indexes() {
-                let key = idx.key_of(&data);
-                if key != idx.key_of(&old) {
-                    self.add_index_entry(txn, &idx, key, row, ctl)?;
+                if idx.key_bytes(&data) != idx.key_bytes(&old) {
+                    self.add_index_entry(txn, &idx, &data, row, ctl)?;
                 }
             }
             return Ok(WriteResult::Done);
@@ -481,16 +660,16 @@ impl Table {
             if newest.cmin == txn.cid() {
                 return Ok(Target::Outcome(WriteResult::SelfModified));
             }
-            return Ok(Target::Ok(newest.data.clone()));
+            return Ok(Target::Ok(newest.row()));
         }
         let csn = self.committed_csn(newest.xmin, newest.xmin_csn);
         if csn <= snap.horizon || recheck == Recheck::Latest {
-            return Ok(Target::Ok(newest.data.clone()));
+            return Ok(Target::Ok(newest.row()));
         }
         if rr {
             return Err(TxnError::SerializationFailure { deleted: false }.into());
         }
-        Ok(Target::Outcome(WriteResult::Changed(newest.data.clone())))
+        Ok(Target::Outcome(WriteResult::Changed(newest.row())))
     }
 
     /// CSN of a header XID that must be committed (we hold the row lock).
@@ -531,21 +710,23 @@ impl Table {
         self.indexes
             .read()
             .iter()
-            .any(|i| i.unique && i.key_of(old) != i.key_of(new))
+            .any(|i| i.unique && i.key_bytes(old) != i.key_bytes(new))
     }
 
-    /// Add (key, row) to `idx`, enforcing uniqueness.
+    /// Add `data`'s key and `row` to `idx`, enforcing uniqueness.
     fn add_index_entry(
         &self,
         txn: &mut Transaction,
         idx: &Index,
-        key: Vec<Value>,
+        data: &[Value],
         row: RowId,
         ctl: &WaitCtl<'_>,
     ) -> Result<(), StorageError> {
+        let key = idx.key_bytes(data);
+        let checked = idx.unique && !idx.columns.iter().any(|&c| data[c].is_null());
         loop {
             let mut entries = idx.entries.write();
-            if idx.unique && !key.iter().any(Value::is_null) {
+            if checked {
                 match self.unique_conflict(txn, idx, &entries, &key, row) {
                     Conflict::None => {}
                     Conflict::Live => {
@@ -553,7 +734,7 @@ impl Table {
                             table: self.name(),
                             constraint: idx.name.clone(),
                             columns: idx.column_names.clone(),
-                            key,
+                            key: idx.key_of(data),
                         })
                     }
                     Conflict::Pending(other) => {
@@ -563,7 +744,7 @@ impl Table {
                     }
                 }
             }
-            entries.insert((key, row));
+            entries.insert(index::entry(&key, row));
             return Ok(());
         }
     }
@@ -572,24 +753,26 @@ impl Table {
         &self,
         txn: &Transaction,
         idx: &Index,
-        entries: &std::collections::BTreeSet<(Vec<Value>, RowId)>,
-        key: &[Value],
+        entries: &std::collections::BTreeSet<codec::Key>,
+        key: &[u8],
         me: RowId,
     ) -> Conflict {
-        let start = (key.to_vec(), RowId(0));
-        for (k, other_row) in entries.range(start..) {
-            if k.as_slice() != key {
-                break;
+        let mut others = Vec::new();
+        visit_range(entries, &ByteBounds::exact(key), |_, other| {
+            if other != me {
+                others.push(other);
             }
-            if *other_row == me {
-                continue;
-            }
-            let Some(slot) = self.slot(*other_row) else {
+        });
+        let mut scratch = Vec::new();
+        for other_row in others {
+            let Some(slot) = self.slot(other_row) else {
                 continue;
             };
             let versions = slot.versions.lock();
             for v in versions.iter() {
-                if idx.key_of(&v.data).as_slice() == key {
+                scratch.clear();
+                codec::put_stored_key(&v.data, &idx.columns, &mut scratch);
+                if scratch == key {
                     match self.liveness(txn.xid(), v) {
                         Conflict::None => {}
                         c => return c,
@@ -658,7 +841,7 @@ impl Table {
                 } else {
                     assert!(versions.is_empty(), "undo of insert empties the row");
                 }
-                (*row, Some(v.data))
+                (*row, Some(v))
             }
             DataUndo::Delete { row, .. } => {
                 let slot = self.slot(*row).expect("undo of a known row");
@@ -673,24 +856,27 @@ impl Table {
             }
             DataUndo::Ddl(_) => return,
         };
-        if let Some(data) = removed {
+        if let Some(v) = removed {
             for idx in self.indexes() {
-                self.remove_entry_if_unused(&idx, idx.key_of(&data), row);
+                self.remove_entry_if_unused(&idx, &idx.stored_key_bytes(&v.data), row);
             }
         }
     }
 
     /// Remove (key, row) from `idx` unless some version of the row still
     /// has that key. Index lock first, then the row latch.
-    fn remove_entry_if_unused(&self, idx: &Index, key: Vec<Value>, row: RowId) -> bool {
+    fn remove_entry_if_unused(&self, idx: &Index, key: &[u8], row: RowId) -> bool {
         let mut entries = idx.entries.write();
         if let Some(slot) = self.slot(row) {
             let versions = slot.versions.lock();
-            if versions.iter().any(|v| idx.key_of(&v.data) == key) {
+            if versions
+                .iter()
+                .any(|v| idx.stored_key_bytes(&v.data) == key)
+            {
                 return false;
             }
         }
-        entries.remove(&(key, row))
+        entries.remove(&index::entry(key, row))
     }
 
     pub(crate) fn stamp(&self, xid: Xid, csn: Csn, row: RowId) {
@@ -714,10 +900,10 @@ impl Table {
     /// snapshot at or above it can see them) and their index entries.
     pub fn prune(&self, horizon: Csn) -> PruneStats {
         let mut stats = PruneStats::default();
-        let n = self.rows.read().len();
+        let n = self.row_id_count();
         let indexes = self.indexes();
         for i in 0..n {
-            let row = RowId(i as u64);
+            let row = RowId(i);
             let Some(slot) = self.slot(row) else { break };
             let removed: Vec<Version> = {
                 let mut versions = slot.versions.lock();
@@ -725,8 +911,7 @@ impl Table {
                 if !versions.iter().any(dead) {
                     continue;
                 }
-                let (gone, kept): (Vec<Version>, Vec<Version>) = versions.drain(..).partition(dead);
-                *versions = kept;
+                let gone = versions.remove_where(dead);
                 if versions.is_empty() {
                     stats.rows_removed += 1;
                 }
@@ -734,12 +919,14 @@ impl Table {
             };
             stats.versions_removed += removed.len() as u64;
             for idx in &indexes {
-                let mut keys: Vec<Vec<Value>> =
-                    removed.iter().map(|v| idx.key_of(&v.data)).collect();
+                let mut keys: Vec<Vec<u8>> = removed
+                    .iter()
+                    .map(|v| idx.stored_key_bytes(&v.data))
+                    .collect();
                 keys.sort();
                 keys.dedup();
                 for key in keys {
-                    if self.remove_entry_if_unused(idx, key, row) {
+                    if self.remove_entry_if_unused(idx, &key, row) {
                         stats.index_entries_removed += 1;
                     }
                 }
@@ -762,7 +949,7 @@ impl Table {
             Some(crate::redo::RedoOp::Put {
                 rel: self.id,
                 row,
-                values: newest.data.clone(),
+                values: newest.row(),
             })
         } else {
             None
@@ -782,7 +969,7 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data,
+            data: codec::encode_row(&data),
         });
     }
 
@@ -793,12 +980,12 @@ impl Table {
         }
     }
 
-    fn slot_for_recovery(&self, row: RowId) -> Arc<RowSlot> {
+    fn slot_for_recovery(&self, row: RowId) -> SlotRef {
         let mut rows = self.rows.write();
-        while rows.len() as u64 <= row.0 {
-            rows.push(Arc::new(RowSlot::default()));
+        while rows.len <= row.0 {
+            rows.push();
         }
-        rows[row.0 as usize].clone()
+        rows.get_shared(row).expect("allocated above")
     }
 
     /// Recovery: row ids below `n` are taken (a checkpoint's count), so new
@@ -811,17 +998,19 @@ impl Table {
 
     /// Recovery: rebuild every index from the rows.
     pub fn rebuild_indexes(&self) {
-        let n = self.rows.read().len();
+        let rows = self.rows.read();
         for idx in self.indexes() {
-            let mut entries = idx.entries.write();
-            entries.clear();
-            for i in 0..n {
-                let row = RowId(i as u64);
-                let Some(slot) = self.slot(row) else { break };
+            let mut keys = Vec::new();
+            for i in 0..rows.len {
+                let row = RowId(i);
+                let slot = rows.get(row).expect("row below len");
                 for v in slot.versions.lock().iter() {
-                    entries.insert((idx.key_of(&v.data), row));
+                    keys.push(index::entry(&idx.stored_key_bytes(&v.data), row));
                 }
             }
+            keys.sort_unstable();
+            keys.dedup();
+            *idx.entries.write() = keys.into_iter().collect();
         }
     }
 
@@ -838,15 +1027,16 @@ impl Table {
     /// the B-tree from sorted input (no per-entry tree descent, no hashing
     /// of keys).
     pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
-        let mut found: Vec<(Vec<Value>, RowId, bool)> = Vec::new();
+        let mut found: Vec<(Vec<u8>, RowId, bool)> = Vec::new();
         {
             let rows = self.rows.read();
-            for (i, slot) in rows.iter().enumerate() {
-                let row = RowId(i as u64);
+            for i in 0..rows.len {
+                let row = RowId(i);
+                let slot = rows.get(row).expect("row below len");
                 for v in slot.versions.lock().iter() {
-                    let key = index.key_of(&v.data);
+                    let key = index.stored_key_bytes(&v.data);
                     let live = index.unique
-                        && !key.iter().any(Value::is_null)
+                        && !has_null_key(&v.row(), &index.columns)
                         && matches!(
                             self.liveness(Xid::NONE, v),
                             Conflict::Live | Conflict::Pending(_)
@@ -857,22 +1047,37 @@ impl Table {
         }
         found.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
         if index.unique {
-            if let Some(key) = first_duplicate(&found) {
+            if let Some((key, row)) = first_duplicate(&found) {
                 return Err(StorageError::UniqueViolation {
                     table: self.name(),
                     constraint: index.name.clone(),
                     columns: index.column_names.clone(),
-                    key,
+                    key: self.key_values(&index, row, &key),
                 });
             }
         }
         {
             let mut entries = index.entries.write();
             assert!(entries.is_empty(), "a new index starts empty");
-            *entries = found.into_iter().map(|(k, r, _)| (k, r)).collect();
+            // Sorted input: BTreeSet builds full nodes from it.
+            *entries = found
+                .into_iter()
+                .map(|(k, r, _)| index::entry(&k, r))
+                .collect();
         }
         self.indexes.write().push(index);
         Ok(())
+    }
+
+    /// The values of the key `key` as held by a version of `row`.
+    fn key_values(&self, index: &Index, row: RowId, key: &[u8]) -> Vec<Value> {
+        let slot = self.slot(row).expect("row of an index entry");
+        let versions = slot.versions.lock();
+        let v = versions
+            .iter()
+            .find(|v| index.stored_key_bytes(&v.data) == key)
+            .expect("a version holds the key");
+        index.key_of(&v.row())
     }
 
     /// Detach an index.
@@ -887,9 +1092,9 @@ impl Table {
 /// key a scan in row order would first see twice among live entries of
 /// different rows (the duplicate PostgreSQL reports in this case, and the
 /// same one whatever the sort did).
-fn first_duplicate(sorted: &[(Vec<Value>, RowId, bool)]) -> Option<Vec<Value>> {
-    let live: Vec<&(Vec<Value>, RowId, bool)> = sorted.iter().filter(|e| e.2).collect();
-    let mut best: Option<(RowId, &Vec<Value>)> = None;
+fn first_duplicate<K: Eq + Clone>(sorted: &[(K, RowId, bool)]) -> Option<(K, RowId)> {
+    let live: Vec<&(K, RowId, bool)> = sorted.iter().filter(|e| e.2).collect();
+    let mut best: Option<(RowId, &K)> = None;
     for group in live.chunk_by(|a, b| a.0 == b.0) {
         // Rows ascend within a key: the second distinct row is where a
         // scan in row order meets the key again.
@@ -900,12 +1105,16 @@ fn first_duplicate(sorted: &[(Vec<Value>, RowId, bool)]) -> Option<Vec<Value>> {
             }
         }
     }
-    best.map(|(_, k)| k.clone())
+    best.map(|(r, k)| (k.clone(), r))
+}
+
+fn has_null_key(row: &[Value], columns: &[usize]) -> bool {
+    columns.iter().any(|&c| row[c].is_null())
 }
 
 /// Stamp the newest version of a row whose lock `txn` holds as deleted
 /// (or replaced) by the current command.
-fn expire_newest(versions: &mut [Version], txn: &Transaction) {
+fn expire_newest(versions: &mut Chain, txn: &Transaction) {
     let newest = versions.last_mut().expect("locked row has versions");
     assert!(newest.xmax.is_none(), "target version already deleted");
     newest.xmax = txn.xid();
@@ -930,6 +1139,8 @@ enum Conflict {
 pub struct TableScan<'a> {
     table: &'a Table,
     next: u64,
+    /// The chunk holding `next`, and the first row id past it.
+    chunk: Option<(Arc<[RowSlot]>, u64)>,
     snap: Snapshot,
 }
 
@@ -939,9 +1150,19 @@ impl Iterator for TableScan<'_> {
     fn next(&mut self) -> Option<Tuple> {
         loop {
             let row = RowId(self.next);
-            let slot = self.table.slot(row)?;
+            if !matches!(&self.chunk, Some((_, end)) if row.0 < *end) {
+                let rows = self.table.rows.read();
+                if row.0 >= rows.len {
+                    return None;
+                }
+                let (c, o) = chunk_pos(row.0);
+                let chunk = rows.chunks[c].clone();
+                let end = (row.0 + (chunk_slots(c) - o) as u64).min(rows.len);
+                self.chunk = Some((chunk, end));
+            }
+            let (chunk, _) = self.chunk.as_ref().expect("set above");
             self.next += 1;
-            let versions = slot.versions.lock();
+            let versions = chunk[chunk_pos(row.0).1].versions.lock();
             if let Some(v) = self.table.visible(&versions, &self.snap) {
                 return Some(Table::tuple(row, v));
             }
@@ -973,10 +1194,60 @@ mod tests {
             (1, 3, true),
             (2, 4, true),
         ]);
-        assert_eq!(first_duplicate(&e), Some(vec![Value::Int4(0)]));
+        assert_eq!(first_duplicate(&e), Some((vec![Value::Int4(0)], RowId(2))));
         // Keys 0, 1, 1, 0: 1 comes back first (row 2).
         let e = entries(&[(0, 0, true), (1, 1, true), (1, 2, true), (0, 3, true)]);
-        assert_eq!(first_duplicate(&e), Some(vec![Value::Int4(1)]));
+        assert_eq!(first_duplicate(&e), Some((vec![Value::Int4(1)], RowId(2))));
+    }
+
+    #[test]
+    fn row_ids_map_to_consecutive_chunk_slots() {
+        // Every id gets the slot after the previous one's, chunk by chunk.
+        let (mut chunk, mut off) = (0usize, 0usize);
+        assert_eq!(chunk_pos(0), (0, 0));
+        for id in 1..20_000u64 {
+            off += 1;
+            if off == chunk_slots(chunk) {
+                chunk += 1;
+                off = 0;
+            }
+            assert_eq!(chunk_pos(id), (chunk, off), "row {id}");
+        }
+        assert_eq!(chunk_slots(0), 16);
+        assert_eq!(chunk_slots(6), CHUNK_SLOTS_MAX as usize);
+    }
+
+    #[test]
+    fn a_single_version_row_is_held_inline() {
+        let v = |x: u64| Version {
+            xmin: Xid(x),
+            xmin_csn: Csn::NONE,
+            xmax: Xid::NONE,
+            xmax_csn: Csn::NONE,
+            cmin: CommandId(0),
+            cmax: CommandId(0),
+            data: codec::encode_row(&[Value::Int8(x as i64)]),
+        };
+        let mut c = Chain::default();
+        assert!(c.is_empty());
+        c.push(v(1));
+        assert!(matches!(c, Chain::One(_)));
+        c.push(v(2));
+        assert_eq!(c.iter().map(|v| v.xmin.0).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(c.pop().map(|v| v.xmin.0), Some(2));
+        assert!(matches!(c, Chain::One(_)));
+        c.push(v(3));
+        let gone = c.remove_where(|v| v.xmin.0 == 1);
+        assert_eq!(gone.len(), 1);
+        assert!(matches!(&c, Chain::One(v) if v.xmin.0 == 3));
+        c.clear();
+        assert!(c.is_empty());
+        // A row's slot: latch plus one inline version.
+        assert!(
+            std::mem::size_of::<RowSlot>() <= 64,
+            "{}",
+            std::mem::size_of::<RowSlot>()
+        );
     }
 
     #[test]

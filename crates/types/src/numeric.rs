@@ -832,6 +832,85 @@ impl Numeric {
         Numeric::finite(d.round_to(dscale as i64, true))
     }
 
+    /// Storage form (see `nestor-storage`'s row codec): a kind byte (0
+    /// positive or zero, 1 negative, 2 NaN, 3 Infinity, 4 -Infinity), then
+    /// for finite values the display scale (u16 LE) and the magnitude's
+    /// base-10^9 limbs (u32 LE, least significant first). Exact: it keeps
+    /// the scale, so `1.50` comes back as `1.50`.
+    pub fn encode_storage(&self, out: &mut Vec<u8>) {
+        match &*self.0 {
+            Repr::NaN => out.push(2),
+            Repr::PosInf => out.push(3),
+            Repr::NegInf => out.push(4),
+            Repr::Finite(d) => {
+                out.push(d.neg as u8);
+                debug_assert!(d.scale <= MAX_SCALE);
+                out.extend_from_slice(&(d.scale as u16).to_le_bytes());
+                for limb in &d.mag {
+                    out.extend_from_slice(&limb.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// Bytes [`Numeric::encode_storage`] writes.
+    pub fn storage_len(&self) -> usize {
+        self.dec().map_or(1, |d| 3 + 4 * d.mag.len())
+    }
+
+    /// Inverse of [`Numeric::encode_storage`]; None if the bytes are not one.
+    pub fn decode_storage(b: &[u8]) -> Option<Numeric> {
+        let (&kind, rest) = b.split_first()?;
+        match kind {
+            2 if rest.is_empty() => Some(Numeric::nan()),
+            3 if rest.is_empty() => Some(Numeric::infinity(false)),
+            4 if rest.is_empty() => Some(Numeric::infinity(true)),
+            0 | 1 if rest.len() >= 2 && (rest.len() - 2) % 4 == 0 => {
+                let scale = u16::from_le_bytes([rest[0], rest[1]]) as u32;
+                let mag: Mag = rest[2..]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect();
+                if mag.last() == Some(&0) || mag.iter().any(|&l| l as u64 >= big::BASE) {
+                    return None;
+                }
+                Some(Numeric::from_dec(Dec::new(kind == 1, mag, scale)))
+            }
+            _ => None,
+        }
+    }
+
+    /// A sort key: byte order (memcmp) is numeric order, and values that
+    /// compare equal (`1.5`, `1.50`) get the same bytes. A class byte
+    /// (-Infinity 1, negative 2, zero 3, positive 4, Infinity 5, NaN 6),
+    /// then for nonzero finite values the decimal exponent `e` of
+    /// `0.d1d2… × 10^e` (i32, sign bit flipped, big-endian), the significant
+    /// digits as ASCII without trailing zeros, and a 0x00 terminator; all of
+    /// it after the class byte complemented for negative values, so a larger
+    /// magnitude sorts first. Prefix-free: no key is a proper prefix of
+    /// another.
+    pub fn encode_sort_key(&self, out: &mut Vec<u8>) {
+        let d = match &*self.0 {
+            Repr::NegInf => return out.push(1),
+            Repr::PosInf => return out.push(5),
+            Repr::NaN => return out.push(6),
+            Repr::Finite(d) if d.is_zero() => return out.push(3),
+            Repr::Finite(d) => d,
+        };
+        out.push(if d.neg { 2 } else { 4 });
+        let digits = big::to_decimal(&d.mag);
+        let exp = digits.len() as i64 - d.scale as i64;
+        let start = out.len();
+        out.extend_from_slice(&((exp as i32 as u32) ^ 0x8000_0000).to_be_bytes());
+        out.extend_from_slice(digits.trim_end_matches('0').as_bytes());
+        out.push(0);
+        if d.neg {
+            for b in &mut out[start..] {
+                *b = !*b;
+            }
+        }
+    }
+
     fn normalized_text(&self) -> String {
         let s = self.to_string();
         if s.contains('.') {
@@ -1061,6 +1140,53 @@ mod tests {
 
     fn n(s: &str) -> Numeric {
         Numeric::parse(s).unwrap()
+    }
+
+    #[test]
+    fn storage_form_round_trips_and_sort_keys_order_by_value() {
+        let vals = [
+            "-Infinity",
+            "-1e30",
+            "-123.45",
+            "-123.4",
+            "-1",
+            "-0.001",
+            "0",
+            "0.00",
+            "0.001",
+            "0.0010",
+            "1",
+            "1.0",
+            "1.5",
+            "1.50",
+            "9.99",
+            "10",
+            "123.4",
+            "123.45",
+            "1e30",
+            "Infinity",
+            "NaN",
+        ];
+        let nums: Vec<Numeric> = vals.iter().map(|s| n(s)).collect();
+        for v in &nums {
+            let mut b = Vec::new();
+            v.encode_storage(&mut b);
+            assert_eq!(b.len(), v.storage_len());
+            let back = Numeric::decode_storage(&b).unwrap();
+            assert_eq!(back.to_string(), v.to_string());
+        }
+        assert!(Numeric::decode_storage(&[0, 0, 0, 0, 0, 0, 0]).is_none());
+        assert!(Numeric::decode_storage(&[9]).is_none());
+        let key = |v: &Numeric| {
+            let mut b = Vec::new();
+            v.encode_sort_key(&mut b);
+            b
+        };
+        for a in &nums {
+            for b in &nums {
+                assert_eq!(key(a).cmp(&key(b)), a.cmp(b), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

@@ -250,7 +250,7 @@ fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> 
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
     let mut ev = Ev::new(ctx, &[]);
     for t in rows {
-        let row = crate::executor::scan_row(&t, def);
+        let row = crate::executor::scan_row(t, def);
         for ch in &checks {
             if truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
                 return Err(DbError::new(

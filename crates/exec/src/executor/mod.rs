@@ -50,7 +50,7 @@ fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
 }
 
 /// A scan row: the table's columns, then row id, xmin, xmax.
-pub(crate) fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
+pub(crate) fn scan_row(t: Tuple, table: &nestor_catalog::TableDef) -> Row {
     let n = table.columns.len();
     // Stored versions have the width of the definition they were written
     // under; columns only get added (dropped ones keep their slot).
@@ -60,8 +60,9 @@ pub(crate) fn scan_row(t: &Tuple, table: &nestor_catalog::TableDef) -> Row {
         table.name,
         t.data.len()
     );
-    let mut r = Vec::with_capacity(n + SYS_COLS);
-    r.extend(t.data.iter().take(n).cloned());
+    const _: () = assert!(SYS_COLS == nestor_storage::TUPLE_SPARE_VALUES);
+    let mut r = t.data;
+    r.reserve(n - r.len() + SYS_COLS);
     for c in &table.columns[r.len()..] {
         r.push(c.missing.clone());
     }

@@ -44,7 +44,7 @@ pub(super) fn seq_scan(
     let mut n = 0;
     for t in storage.scan(&snap) {
         poll(ev, &mut n)?;
-        let row = scan_row(&t, table);
+        let row = scan_row(t, table);
         if !emit_if(filter, row, ev, emit)? {
             return Ok(false);
         }
@@ -64,7 +64,7 @@ pub(super) fn index_scan(
 ) -> Result<bool, DbError> {
     let tuples = index_lookup(table, index, keys, ev, param)?;
     for t in tuples {
-        let row = scan_row(&t, table);
+        let row = scan_row(t, table);
         if !emit_if(filter, row, ev, emit)? {
             return Ok(false);
         }

@@ -120,7 +120,7 @@ impl Db {
                     std::ops::Bound::Included(&k[..]),
                 )
                 .first()
-                .map(|(_, r)| *r)
+                .copied()
                 .expect("row id of key")
         })
     }
@@ -191,7 +191,7 @@ pub fn update_with(
     );
     let mut n = 0;
     for tu in hits {
-        let mut cur = tu.data.clone();
+        let mut cur: Row = tu.data.clone().into();
         let mut recheck = Recheck::Snapshot;
         loop {
             let new = row(id, f(int(&cur[1])));

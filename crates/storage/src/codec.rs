@@ -1,0 +1,733 @@
+//! Byte forms of rows and index keys: what the in-memory tables hold.
+//!
+//! A table keeps every row version as one byte buffer, and every index
+//! keeps its entries as byte strings whose byte order is the key order.
+//! Both replace structures of `Value`s (24 bytes each, plus a shared
+//! allocation per string): a `pgbench_accounts` row went from ~410 bytes
+//! to ~190 (docs/performance.md has the accounting).
+//!
+//! # Rows
+//!
+//! A row is its values one after another, each a tag byte and a payload;
+//! the number of values is wherever the buffer ends. No schema is needed
+//! to read it back, so ALTER TABLE never rewrites stored rows.
+//!
+//! ```text
+//!  tag payload                         tag payload
+//!  0   NULL                            9   text:  len:varint bytes
+//!  1   false   2 true                  10  bytea: len:varint bytes
+//!  3/4/5 int2/int4/int8: zigzag varint 11  date: zigzag varint
+//!  6   float4: 4 bytes LE              12/13 timestamp(tz): 8 bytes LE
+//!  7   float8: 8 bytes LE              14  uuid: 16 bytes
+//!  8   numeric: len:varint bytes       15  jsonb: len:varint text
+//!      (Numeric::encode_storage)       16  interval: zigzag months, days, µs
+//!
+//!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
+//! ```
+//!
+//! Varints are LEB128 (7 bits a byte, low first); zigzag maps 0, -1, 1, -2
+//! to 0, 1, 2, 3 so small negative numbers stay short.
+//!
+//! # Index keys
+//!
+//! A key is the key columns' values in a *sortable* form, then the row id:
+//! comparing two keys byte by byte (memcmp) gives `Value`'s storage order
+//! (NULLs last, integers of any width by value, floats with NaN above
+//! everything and -0 = 0, numerics by value, intervals by their span), and
+//! values that are equal in that order get equal bytes. Each value's form
+//! is prefix-free, so "all keys whose first k columns are these values"
+//! is a byte-prefix range.
+//!
+//! ```text
+//!  value   class byte  then
+//!  bool    01          00 | 01
+//!  ints    02          ordered varint: header 0x81+n, n bytes big-endian
+//!                      (n = 0..8); negatives 0x80-n, complemented bytes
+//!  floats  03          8 bytes: f64 bits, sign flipped / complemented
+//!  numeric 04          Numeric::encode_sort_key
+//!  text    05          bytes with 00 escaped as 00 FF, ended by 00 01
+//!  bytea   06          (as text)
+//!  date    07, timestamp 08, timestamptz 09: ordered varint
+//!  uuid    0A          16 bytes
+//!  jsonb   0B          (as text)
+//!  interval 0C         span in µs (i128), sign flipped, big-endian
+//!  NULL    FE
+//!  row id  n:u8, n bytes big-endian, n:u8  (n = 0..8; the trailing copy
+//!          lets a reader find the row id from the end)
+//!
+//!  (42, row 7)  =>  02 81 2A | 01 07 01
+//! ```
+//!
+//! Keys of up to [`KEY_INLINE_BYTES_MAX`] bytes are held inline in the
+//! B-tree node (16 bytes an entry); longer ones in their own allocation.
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use nestor_common::RowId;
+use nestor_types::datetime::Interval;
+use nestor_types::{Numeric, Row, Value};
+
+// ----- rows -------------------------------------------------------------
+
+const T_NULL: u8 = 0;
+const T_FALSE: u8 = 1;
+const T_TRUE: u8 = 2;
+const T_INT2: u8 = 3;
+const T_INT4: u8 = 4;
+const T_INT8: u8 = 5;
+const T_FLOAT4: u8 = 6;
+const T_FLOAT8: u8 = 7;
+const T_NUMERIC: u8 = 8;
+const T_TEXT: u8 = 9;
+const T_BYTEA: u8 = 10;
+const T_DATE: u8 = 11;
+const T_TIMESTAMP: u8 = 12;
+const T_TIMESTAMPTZ: u8 = 13;
+const T_UUID: u8 = 14;
+const T_JSONB: u8 = 15;
+const T_INTERVAL: u8 = 16;
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(u: u64) -> i64 {
+    ((u >> 1) as i64) ^ -((u & 1) as i64)
+}
+
+fn varint_len(mut u: u64) -> usize {
+    let mut n = 1;
+    while u >= 0x80 {
+        u >>= 7;
+        n += 1;
+    }
+    n
+}
+
+fn put_varint(mut u: u64, out: &mut Vec<u8>) {
+    while u >= 0x80 {
+        out.push((u as u8) | 0x80);
+        u >>= 7;
+    }
+    out.push(u as u8);
+}
+
+/// A LEB128 varint at `buf[*pos..]`; advances `pos`.
+fn get_varint(buf: &[u8], pos: &mut usize) -> u64 {
+    let mut u = 0u64;
+    let mut shift = 0;
+    loop {
+        let b = buf[*pos];
+        *pos += 1;
+        u |= ((b & 0x7F) as u64) << shift;
+        if b < 0x80 {
+            return u;
+        }
+        shift += 7;
+        assert!(shift < 64, "stored row: varint too long");
+    }
+}
+
+/// Bytes `value` takes in a stored row.
+fn stored_len(v: &Value) -> usize {
+    let bytes = |n: usize| varint_len(n as u64) + n;
+    1 + match v {
+        Value::Null | Value::Bool(_) => 0,
+        Value::Int2(i) => varint_len(zigzag(*i as i64)),
+        Value::Int4(i) => varint_len(zigzag(*i as i64)),
+        Value::Int8(i) => varint_len(zigzag(*i)),
+        Value::Float4(_) => 4,
+        Value::Float8(_) | Value::Timestamp(_) | Value::TimestampTz(_) => 8,
+        Value::Numeric(n) => bytes(n.storage_len()),
+        Value::Text(s) | Value::Jsonb(s) => bytes(s.len()),
+        Value::Bytea(b) => bytes(b.len()),
+        Value::Date(d) => varint_len(zigzag(*d as i64)),
+        Value::Uuid(_) => 16,
+        Value::Interval(i) => {
+            varint_len(zigzag(i.months as i64))
+                + varint_len(zigzag(i.days as i64))
+                + varint_len(zigzag(i.micros))
+        }
+    }
+}
+
+fn put_value(v: &Value, out: &mut Vec<u8>) {
+    let with_len = |tag: u8, b: &[u8], out: &mut Vec<u8>| {
+        out.push(tag);
+        put_varint(b.len() as u64, out);
+        out.extend_from_slice(b);
+    };
+    match v {
+        Value::Null => out.push(T_NULL),
+        Value::Bool(false) => out.push(T_FALSE),
+        Value::Bool(true) => out.push(T_TRUE),
+        Value::Int2(i) => {
+            out.push(T_INT2);
+            put_varint(zigzag(*i as i64), out);
+        }
+        Value::Int4(i) => {
+            out.push(T_INT4);
+            put_varint(zigzag(*i as i64), out);
+        }
+        Value::Int8(i) => {
+            out.push(T_INT8);
+            put_varint(zigzag(*i), out);
+        }
+        Value::Float4(f) => {
+            out.push(T_FLOAT4);
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+        Value::Float8(f) => {
+            out.push(T_FLOAT8);
+            out.extend_from_slice(&f.to_le_bytes());
+        }
+        Value::Numeric(n) => {
+            out.push(T_NUMERIC);
+            put_varint(n.storage_len() as u64, out);
+            n.encode_storage(out);
+        }
+        Value::Text(s) => with_len(T_TEXT, s.as_bytes(), out),
+        Value::Bytea(b) => with_len(T_BYTEA, b, out),
+        Value::Date(d) => {
+            out.push(T_DATE);
+            put_varint(zigzag(*d as i64), out);
+        }
+        Value::Timestamp(t) => {
+            out.push(T_TIMESTAMP);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        Value::TimestampTz(t) => {
+            out.push(T_TIMESTAMPTZ);
+            out.extend_from_slice(&t.to_le_bytes());
+        }
+        Value::Uuid(u) => {
+            out.push(T_UUID);
+            out.extend_from_slice(u);
+        }
+        Value::Jsonb(s) => with_len(T_JSONB, s.as_bytes(), out),
+        Value::Interval(i) => {
+            out.push(T_INTERVAL);
+            put_varint(zigzag(i.months as i64), out);
+            put_varint(zigzag(i.days as i64), out);
+            put_varint(zigzag(i.micros), out);
+        }
+    }
+}
+
+/// A row's stored form, allocated at its exact size.
+pub(crate) fn encode_row(values: &[Value]) -> Box<[u8]> {
+    let n = values.iter().map(stored_len).sum();
+    let mut out = Vec::with_capacity(n);
+    for v in values {
+        put_value(v, &mut out);
+    }
+    debug_assert_eq!(out.len(), n, "stored_len agrees with put_value");
+    out.into_boxed_slice()
+}
+
+/// One stored value: its tag and payload (length prefix removed).
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    tag: u8,
+    payload: &'a [u8],
+}
+
+/// The stored values of a row, in column order.
+struct Fields<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+fn fields(buf: &[u8]) -> Fields<'_> {
+    Fields { buf, pos: 0 }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Field<'a>;
+
+    fn next(&mut self) -> Option<Field<'a>> {
+        let buf = self.buf;
+        let tag = *buf.get(self.pos)?;
+        self.pos += 1;
+        let start = self.pos;
+        let fixed = |n: usize, pos: &mut usize| {
+            *pos += n;
+            &buf[start..*pos]
+        };
+        let payload = match tag {
+            T_NULL | T_FALSE | T_TRUE => &buf[start..start],
+            T_INT2 | T_INT4 | T_INT8 | T_DATE => {
+                get_varint(buf, &mut self.pos);
+                &buf[start..self.pos]
+            }
+            T_INTERVAL => {
+                for _ in 0..3 {
+                    get_varint(buf, &mut self.pos);
+                }
+                &buf[start..self.pos]
+            }
+            T_FLOAT4 => fixed(4, &mut self.pos),
+            T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => fixed(8, &mut self.pos),
+            T_UUID => fixed(16, &mut self.pos),
+            T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB => {
+                let n = get_varint(buf, &mut self.pos) as usize;
+                let s = self.pos;
+                self.pos += n;
+                &buf[s..self.pos]
+            }
+            t => panic!("stored row: unknown tag {t}"),
+        };
+        Some(Field { tag, payload })
+    }
+}
+
+fn fixed<const N: usize>(b: &[u8]) -> [u8; N] {
+    b.try_into().expect("stored row: fixed-size payload")
+}
+
+fn varint_of(b: &[u8]) -> i64 {
+    unzigzag(get_varint(b, &mut 0))
+}
+
+fn text_of(b: &[u8]) -> &str {
+    std::str::from_utf8(b).expect("stored row: text is UTF-8")
+}
+
+impl Field<'_> {
+    fn value(self) -> Value {
+        let p = self.payload;
+        match self.tag {
+            T_NULL => Value::Null,
+            T_FALSE => Value::Bool(false),
+            T_TRUE => Value::Bool(true),
+            T_INT2 => Value::Int2(varint_of(p) as i16),
+            T_INT4 => Value::Int4(varint_of(p) as i32),
+            T_INT8 => Value::Int8(varint_of(p)),
+            T_FLOAT4 => Value::Float4(f32::from_le_bytes(fixed(p))),
+            T_FLOAT8 => Value::Float8(f64::from_le_bytes(fixed(p))),
+            T_NUMERIC => {
+                Value::Numeric(Numeric::decode_storage(p).expect("stored row: numeric payload"))
+            }
+            T_TEXT => Value::Text(Arc::from(text_of(p))),
+            T_BYTEA => Value::Bytea(Arc::from(p)),
+            T_DATE => Value::Date(varint_of(p) as i32),
+            T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
+            T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
+            T_UUID => Value::Uuid(fixed(p)),
+            T_JSONB => Value::Jsonb(Arc::from(text_of(p))),
+            T_INTERVAL => {
+                let mut pos = 0;
+                let mut next = || unzigzag(get_varint(p, &mut pos));
+                let (months, days, micros) = (next() as i32, next() as i32, next());
+                Value::Interval(Interval::new(months, days, micros))
+            }
+            t => panic!("stored row: unknown tag {t}"),
+        }
+    }
+
+    /// The value's sortable key form (see the module header), without
+    /// building the value for fixed-size types and strings.
+    fn put_key(self, out: &mut Vec<u8>) {
+        let p = self.payload;
+        match self.tag {
+            T_INT2 | T_INT4 | T_INT8 => {
+                out.push(K_INT);
+                put_ordered_i64(varint_of(p), out);
+            }
+            T_TEXT => put_key_bytes(K_TEXT, p, out),
+            T_BYTEA => put_key_bytes(K_BYTEA, p, out),
+            T_JSONB => put_key_bytes(K_JSONB, p, out),
+            _ => put_key_value(&self.value(), out),
+        }
+    }
+}
+
+/// The whole row as values.
+pub(crate) fn decode_row(buf: &[u8]) -> Row {
+    fields(buf).map(Field::value).collect()
+}
+
+/// The whole row as values, with room for `spare` more.
+pub(crate) fn decode_row_spare(buf: &[u8], spare: usize) -> Vec<Value> {
+    // A value takes at least one byte: the buffer's length bounds the count.
+    let mut out = Vec::with_capacity(buf.len().min(64) + spare);
+    out.extend(fields(buf).map(Field::value));
+    out
+}
+
+// ----- keys ---------------------------------------------------------------
+
+const K_BOOL: u8 = 1;
+const K_INT: u8 = 2;
+const K_FLOAT: u8 = 3;
+const K_NUMERIC: u8 = 4;
+const K_TEXT: u8 = 5;
+const K_BYTEA: u8 = 6;
+const K_DATE: u8 = 7;
+const K_TIMESTAMP: u8 = 8;
+const K_TIMESTAMPTZ: u8 = 9;
+const K_UUID: u8 = 10;
+const K_JSONB: u8 = 11;
+const K_INTERVAL: u8 = 12;
+const K_NULL: u8 = 0xFE;
+
+/// Order-preserving variable-length integer (module header).
+fn put_ordered_i64(v: i64, out: &mut Vec<u8>) {
+    let nbytes = |u: u64| (64 - u.leading_zeros() as usize).div_ceil(8);
+    if v >= 0 {
+        let u = v as u64;
+        let n = nbytes(u);
+        out.push(0x81 + n as u8);
+        out.extend_from_slice(&u.to_be_bytes()[8 - n..]);
+    } else {
+        let m = !(v as u64);
+        let n = nbytes(m);
+        out.push(0x80 - n as u8);
+        out.extend_from_slice(&(!m).to_be_bytes()[8 - n..]);
+    }
+}
+
+fn put_key_bytes(class: u8, b: &[u8], out: &mut Vec<u8>) {
+    out.push(class);
+    for &c in b {
+        out.push(c);
+        if c == 0 {
+            out.push(0xFF);
+        }
+    }
+    out.extend_from_slice(&[0, 1]);
+}
+
+fn put_key_f64(v: f64, out: &mut Vec<u8>) {
+    let v = if v.is_nan() {
+        f64::NAN
+    } else if v == 0.0 {
+        0.0
+    } else {
+        v
+    };
+    let bits = v.to_bits();
+    let ordered = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    out.push(K_FLOAT);
+    out.extend_from_slice(&ordered.to_be_bytes());
+}
+
+/// Append `v`'s sortable key form.
+pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(K_NULL),
+        Value::Bool(b) => out.extend_from_slice(&[K_BOOL, *b as u8]),
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {
+            out.push(K_INT);
+            put_ordered_i64(v.as_i64().expect("an integer"), out);
+        }
+        Value::Float4(f) => put_key_f64(*f as f64, out),
+        Value::Float8(f) => put_key_f64(*f, out),
+        Value::Numeric(n) => {
+            out.push(K_NUMERIC);
+            n.encode_sort_key(out);
+        }
+        Value::Text(s) => put_key_bytes(K_TEXT, s.as_bytes(), out),
+        Value::Bytea(b) => put_key_bytes(K_BYTEA, b, out),
+        Value::Jsonb(s) => put_key_bytes(K_JSONB, s.as_bytes(), out),
+        Value::Date(d) => {
+            out.push(K_DATE);
+            put_ordered_i64(*d as i64, out);
+        }
+        Value::Timestamp(t) => {
+            out.push(K_TIMESTAMP);
+            put_ordered_i64(*t, out);
+        }
+        Value::TimestampTz(t) => {
+            out.push(K_TIMESTAMPTZ);
+            put_ordered_i64(*t, out);
+        }
+        Value::Uuid(u) => {
+            out.push(K_UUID);
+            out.extend_from_slice(u);
+        }
+        Value::Interval(i) => {
+            out.push(K_INTERVAL);
+            let span = (i.span() as u128) ^ (1 << 127);
+            out.extend_from_slice(&span.to_be_bytes());
+        }
+    }
+}
+
+/// Append the key form of the stored row's columns `cols`, in that order.
+pub(crate) fn put_stored_key(row: &[u8], cols: &[usize], out: &mut Vec<u8>) {
+    // Key columns are few: look each one up (a row is a handful of fields).
+    let mut seen: [Option<Field<'_>>; 8] = [None; 8];
+    let max = cols.iter().copied().max().unwrap_or(0);
+    if max < seen.len() {
+        for (i, f) in fields(row).take(max + 1).enumerate() {
+            seen[i] = Some(f);
+        }
+        for &c in cols {
+            seen[c].expect("row has the key column").put_key(out);
+        }
+        return;
+    }
+    let all: Vec<Field<'_>> = fields(row).take(max + 1).collect();
+    for &c in cols {
+        all[c].put_key(out);
+    }
+}
+
+/// Append the row-id suffix of an index key.
+pub(crate) fn put_row_id(row: RowId, out: &mut Vec<u8>) {
+    let n = (64 - row.0.leading_zeros() as usize).div_ceil(8);
+    out.push(n as u8);
+    out.extend_from_slice(&row.0.to_be_bytes()[8 - n..]);
+    out.push(n as u8);
+}
+
+/// Split a full index key into its values part and its row id.
+pub(crate) fn split_row_id(key: &[u8]) -> (&[u8], RowId) {
+    let n = *key.last().expect("an index key has a row id") as usize;
+    assert!(n <= 8 && key.len() >= n + 2, "index key: bad row id suffix");
+    let end = key.len() - 1;
+    let mut id = [0u8; 8];
+    id[8 - n..].copy_from_slice(&key[end - n..end]);
+    (&key[..end - n - 1], RowId(u64::from_be_bytes(id)))
+}
+
+/// The smallest byte string greater than every string starting with
+/// `prefix`; None when there is none (all 0xFF).
+pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let keep = prefix.iter().rposition(|&b| b != 0xFF)?;
+    let mut s = prefix[..=keep].to_vec();
+    s[keep] += 1;
+    Some(s)
+}
+
+/// Index keys up to this many bytes live inside the B-tree node.
+pub(crate) const KEY_INLINE_BYTES_MAX: usize = 14;
+
+/// An index entry: key values and row id in sortable form (16 bytes; a
+/// longer key's bytes in their own allocation).
+#[derive(Clone)]
+pub(crate) enum Key {
+    Inline {
+        len: u8,
+        bytes: [u8; KEY_INLINE_BYTES_MAX],
+    },
+    Heap(Box<Box<[u8]>>),
+}
+
+impl Key {
+    pub(crate) fn new(b: &[u8]) -> Key {
+        if b.len() <= KEY_INLINE_BYTES_MAX {
+            let mut bytes = [0u8; KEY_INLINE_BYTES_MAX];
+            bytes[..b.len()].copy_from_slice(b);
+            Key::Inline {
+                len: b.len() as u8,
+                bytes,
+            }
+        } else {
+            Key::Heap(Box::new(Box::from(b)))
+        }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Key::Inline { len, bytes } => &bytes[..*len as usize],
+            Key::Heap(b) => b,
+        }
+    }
+}
+
+impl Borrow<[u8]> for Key {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl Ord for Key {
+    fn cmp(&self, other: &Key) -> Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl PartialOrd for Key {
+    fn partial_cmp(&self, other: &Key) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Key {}
+
+impl std::fmt::Debug for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Key({:02x?})", self.as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nestor_types::Numeric;
+
+    fn samples() -> Vec<Value> {
+        let n = |s: &str| Value::Numeric(Numeric::parse(s).unwrap());
+        vec![
+            Value::Null,
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Int2(-300),
+            Value::Int2(7),
+            Value::Int4(i32::MIN),
+            Value::Int4(-1),
+            Value::Int4(0),
+            Value::Int4(1),
+            Value::Int4(255),
+            Value::Int4(256),
+            Value::Int8(i64::MAX),
+            Value::Int8(i64::MIN),
+            Value::Int8(-256),
+            Value::Int8(-257),
+            Value::Float4(-1.5),
+            Value::Float8(f64::NEG_INFINITY),
+            Value::Float8(-0.0),
+            Value::Float8(0.0),
+            Value::Float8(1e-300),
+            Value::Float8(f64::INFINITY),
+            Value::Float8(f64::NAN),
+            Value::Float4(f32::NAN),
+            n("-12.5"),
+            n("0"),
+            n("1.50"),
+            n("1.5"),
+            n("NaN"),
+            Value::text(""),
+            Value::text("a"),
+            Value::text("ab"),
+            Value::text("b"),
+            Value::text("é"),
+            Value::bytea(b""),
+            Value::bytea(b"\x00"),
+            Value::bytea(b"\x00\x00"),
+            Value::bytea(b"\x00\x01"),
+            Value::bytea(b"\xff"),
+            Value::Date(-5),
+            Value::Date(9000),
+            Value::Timestamp(-1),
+            Value::Timestamp(1 << 50),
+            Value::TimestampTz(0),
+            Value::Uuid([7; 16]),
+            Value::Jsonb(Arc::from("{\"a\": 1}")),
+            Value::Interval(Interval::new(1, 0, 0)),
+            Value::Interval(Interval::new(0, 30, 0)),
+            Value::Interval(Interval::new(0, -1, 5)),
+        ]
+    }
+
+    fn key(v: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_key_value(v, &mut out);
+        out
+    }
+
+    #[test]
+    fn rows_round_trip_exactly() {
+        let vals = samples();
+        let stored = encode_row(&vals);
+        let back = decode_row(&stored);
+        assert_eq!(back.len(), vals.len());
+        for (a, b) in vals.iter().zip(back.iter()) {
+            // Same variant and same printed form (numeric keeps its scale).
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+        assert_eq!(
+            &*encode_row(&[Value::Int4(1), Value::text("abc"), Value::Null]),
+            &[4, 2, 9, 3, b'a', b'b', b'c', 0]
+        );
+        assert!(decode_row(&encode_row(&[])).is_empty());
+    }
+
+    #[test]
+    fn key_bytes_order_as_values_do() {
+        let vals = samples();
+        for a in &vals {
+            for b in &vals {
+                assert_eq!(key(a).cmp(&key(b)), a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn stored_fields_give_the_same_keys_as_values() {
+        let vals = samples();
+        let stored = encode_row(&vals);
+        let cols: Vec<usize> = (0..vals.len()).rev().collect();
+        let mut from_stored = Vec::new();
+        put_stored_key(&stored, &cols, &mut from_stored);
+        let mut from_values = Vec::new();
+        for &c in &cols {
+            put_key_value(&vals[c], &mut from_values);
+        }
+        assert_eq!(from_stored, from_values);
+        let mut few = Vec::new();
+        put_stored_key(&stored, &[3, 0], &mut few);
+        assert_eq!(few, [key(&vals[3]), key(&vals[0])].concat());
+    }
+
+    #[test]
+    fn keys_are_prefix_free_so_prefix_ranges_select_by_value() {
+        // (a, b) with a = 1: every such key starts with key(1) and sorts
+        // below prefix_successor(key(1)); other values of a do not.
+        let mut keys = Vec::new();
+        for a in [Value::Int4(1), Value::Int4(2), Value::text("1")] {
+            for b in [Value::Null, Value::Int4(-1), Value::text("x\u{0}")] {
+                let mut k = key(&a);
+                put_key_value(&b, &mut k);
+                put_row_id(RowId(5), &mut k);
+                keys.push((a.clone(), k));
+            }
+        }
+        let p = key(&Value::Int4(1));
+        let end = prefix_successor(&p).unwrap();
+        for (a, k) in &keys {
+            let inside = k.as_slice() >= p.as_slice() && k.as_slice() < end.as_slice();
+            assert_eq!(inside, *a == Value::Int4(1), "{a:?}");
+        }
+        assert_eq!(prefix_successor(&[1, 0xFF, 0xFF]), Some(vec![2]));
+        assert_eq!(prefix_successor(&[0xFF]), None);
+    }
+
+    #[test]
+    fn row_ids_order_and_split() {
+        let mut prev: Option<Vec<u8>> = None;
+        for id in [0u64, 1, 255, 256, 70_000, 1 << 40, u64::MAX] {
+            let mut k = key(&Value::Int4(9));
+            put_row_id(RowId(id), &mut k);
+            let (vals, got) = split_row_id(&k);
+            assert_eq!(got, RowId(id));
+            assert_eq!(vals, key(&Value::Int4(9)).as_slice());
+            if let Some(p) = prev {
+                assert!(p < k);
+            }
+            prev = Some(k);
+        }
+        let mut k = key(&Value::Int4(1_000_000));
+        put_row_id(RowId(1_000_000), &mut k);
+        assert!(
+            k.len() <= KEY_INLINE_BYTES_MAX,
+            "an int key with a large row id is inline"
+        );
+        assert!(matches!(Key::new(&k), Key::Inline { .. }));
+        assert_eq!(std::mem::size_of::<Key>(), 16);
+    }
+}
