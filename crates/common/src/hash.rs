@@ -7,7 +7,7 @@
 //!
 //! Not for keys a client chooses (names, text, values): use std's.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
@@ -65,6 +65,8 @@ impl Hasher for IdHasher {
 
 pub type IdBuildHasher = BuildHasherDefault<IdHasher>;
 pub type IdHashSet<K> = HashSet<K, IdBuildHasher>;
+/// A map keyed by internal integer ids.
+pub type IdHashMap<K, V> = HashMap<K, V, IdBuildHasher>;
 
 #[cfg(test)]
 mod tests {

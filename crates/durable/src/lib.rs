@@ -64,9 +64,12 @@ pub(crate) const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
 pub(crate) const MAX_WAL_BYTES_DEFAULT: u64 = 1 << 30;
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"NESTORCK";
-/// Version 2: the catalog as typed records (version 1 held DDL history as
-/// SQL text and is refused).
-const CHECKPOINT_VERSION: u32 = 2;
+/// Version 3: rows in their stored form (`2 row:u64 len:u32 stored-row`).
+/// Version 2 (rows as PostgreSQL binary values, `1 row:u64 ncols:u16
+/// value*`) is still read; version 1 held DDL history as SQL text and is
+/// refused.
+const CHECKPOINT_VERSION: u32 = 3;
+const CHECKPOINT_VERSION_VALUES: u32 = 2;
 
 // ----- the lock file --------------------------------------------------------
 
@@ -126,7 +129,7 @@ fn corrupt(why: String) -> DbError {
 
 fn apply_op(engine: &Engine, op: RedoOp) -> Result<(), DbError> {
     match op {
-        RedoOp::Put { rel, row, values } => table_for(engine, rel)?.recover_put(row, values),
+        RedoOp::Put { rel, row, stored } => table_for(engine, rel)?.recover_put(row, stored),
         RedoOp::Delete { rel, row } => table_for(engine, rel)?.recover_delete(row),
         RedoOp::Ddl(bytes) => apply_catalog(engine, &bytes)?,
     }
@@ -168,8 +171,8 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
         for (rel, row_ids, rows) in ck.tables {
             let t = table_for(engine, rel)?;
             t.reserve_row_ids(row_ids);
-            for (row, values) in rows {
-                t.recover_put(row, values);
+            for (row, stored) in rows {
+                t.recover_put(row, stored);
             }
         }
         engine.catalog.ensure_next_oid(ck.next_oid);
@@ -249,7 +252,7 @@ struct CheckpointImage {
 }
 
 /// One table in a checkpoint: relation, row ids taken, rows.
-type TableImage = (RelId, u64, Vec<(RowId, nestor_types::Row)>);
+type TableImage = (RelId, u64, Vec<(RowId, Box<[u8]>)>);
 
 /// A writer that checksums what it writes.
 struct CrcWriter<W: Write> {
@@ -361,20 +364,15 @@ fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
         own: Xid::NONE,
         cid: nestor_common::CommandId(0),
     };
-    let mut buf = Vec::new();
     for t in &cut.tables {
         w.put(&t.id.0.to_le_bytes())?;
         w.put(&t.row_id_count().to_le_bytes())?;
-        for tu in t.scan(&snap) {
-            buf.clear();
-            buf.push(1);
-            buf.extend_from_slice(&tu.row.0.to_le_bytes());
-            buf.extend_from_slice(&(tu.data.len() as u16).to_le_bytes());
-            for v in tu.data.iter() {
-                redo::encode_value(v, &mut buf);
-            }
-            w.put(&buf)?;
-        }
+        t.for_each_stored(&snap, |row, stored| {
+            w.put(&[2])?;
+            w.put(&row.0.to_le_bytes())?;
+            w.put(&(stored.len() as u32).to_le_bytes())?;
+            w.put(stored)
+        })?;
         w.put(&[0])?;
     }
     let crc = w.crc;
@@ -414,7 +412,8 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
     if r.bytes(8)? != CHECKPOINT_MAGIC {
         return Err("not a checkpoint file".into());
     }
-    if r.u32()? != CHECKPOINT_VERSION {
+    let version = r.u32()?;
+    if version != CHECKPOINT_VERSION && version != CHECKPOINT_VERSION_VALUES {
         return Err("unknown checkpoint version".into());
     }
     let (csn, lsn, next_xid, next_oid) = (r.u64()?, Lsn(r.u64()?), r.u64()?, r.u32()?);
@@ -432,13 +431,24 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
         let rel = RelId(r.u32()?);
         let row_ids = r.u64()?;
         let mut rows = Vec::new();
-        while r.u8()? == 1 {
-            let row = RowId(r.u64()?);
-            let ncols = r.u16()? as usize;
-            let vals = (0..ncols)
-                .map(|_| r.value())
-                .collect::<Result<Vec<_>, _>>()?;
-            rows.push((row, Arc::from(vals)));
+        loop {
+            match (version, r.u8()?) {
+                (_, 0) => break,
+                (CHECKPOINT_VERSION_VALUES, 1) => {
+                    let row = RowId(r.u64()?);
+                    let ncols = r.u16()? as usize;
+                    let vals = (0..ncols)
+                        .map(|_| r.value())
+                        .collect::<Result<Vec<_>, _>>()?;
+                    rows.push((row, redo::store_values(&vals)));
+                }
+                (CHECKPOINT_VERSION, 2) => {
+                    let row = RowId(r.u64()?);
+                    let len = r.u32()? as usize;
+                    rows.push((row, r.stored_row(len)?));
+                }
+                (_, k) => return Err(format!("unknown row record {k}")),
+            }
         }
         tables.push((rel, row_ids, rows));
     }
@@ -491,4 +501,61 @@ pub(crate) type StopFlag = Arc<AtomicBool>;
 /// Paths under a data directory.
 pub(crate) fn wal_dir(data_dir: &Path) -> PathBuf {
     data_dir.join("wal")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nestor_types::Value;
+
+    /// A checkpoint body with no catalog and one table of one row, the row
+    /// record given.
+    fn body(version: u32, row_record: &[u8]) -> Vec<u8> {
+        let mut b = CHECKPOINT_MAGIC.to_vec();
+        b.extend_from_slice(&version.to_le_bytes());
+        for v in [5u64, 0, 9] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        b.extend_from_slice(&16384u32.to_le_bytes()); // next oid
+        b.extend_from_slice(&0u32.to_le_bytes()); // no DDL
+        b.extend_from_slice(&0u32.to_le_bytes()); // empty sequence record
+        b.extend_from_slice(&1u32.to_le_bytes()); // one table
+        b.extend_from_slice(&16400u32.to_le_bytes());
+        b.extend_from_slice(&4u64.to_le_bytes()); // row ids taken
+        b.extend_from_slice(row_record);
+        b.push(0);
+        b
+    }
+
+    #[test]
+    fn checkpoints_of_both_row_forms_are_read() {
+        let values = [Value::Int4(7), Value::text("seven"), Value::Null];
+        let stored = redo::store_values(&values);
+        let mut v3 = vec![2];
+        v3.extend_from_slice(&3u64.to_le_bytes());
+        v3.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+        v3.extend_from_slice(&stored);
+        let mut v2 = vec![1];
+        v2.extend_from_slice(&3u64.to_le_bytes());
+        v2.extend_from_slice(&(values.len() as u16).to_le_bytes());
+        for v in &values {
+            redo::encode_value(v, &mut v2);
+        }
+        for (version, rec) in [(CHECKPOINT_VERSION, &v3), (CHECKPOINT_VERSION_VALUES, &v2)] {
+            let img = parse_checkpoint(&body(version, rec)).unwrap();
+            let (rel, taken, rows) = &img.tables[0];
+            assert_eq!((*rel, *taken), (RelId(16400), 4));
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].0, RowId(3));
+            assert_eq!(&*redo::stored_values(&rows[0].1), &values[..]);
+        }
+        // Each form only in its own version; a damaged stored row is an
+        // error, not a panic.
+        assert!(parse_checkpoint(&body(CHECKPOINT_VERSION, &v2)).is_err());
+        assert!(parse_checkpoint(&body(CHECKPOINT_VERSION_VALUES, &v3)).is_err());
+        let mut bad = v3.clone();
+        let last = bad.len() - 1;
+        bad[last] = 0xFF; // a tag that does not exist
+        assert!(parse_checkpoint(&body(CHECKPOINT_VERSION, &bad)).is_err());
+    }
 }

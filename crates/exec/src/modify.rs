@@ -180,7 +180,7 @@ fn insert_one(
         let rid = p
             .table
             .storage
-            .insert(ev.ctx.txn, Arc::from(row.clone()), &ev.ctx.wait)
+            .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
         return Ok(true);
@@ -205,10 +205,7 @@ fn insert_one(
             .txn
             .savepoint(ON_CONFLICT_SAVEPOINT)
             .map_err(DbError::from)?;
-        let r = p
-            .table
-            .storage
-            .insert(ev.ctx.txn, Arc::from(row.clone()), &ev.ctx.wait);
+        let r = p.table.storage.insert(ev.ctx.txn, &row, &ev.ctx.wait);
         match r {
             Ok(rid) => {
                 ev.ctx
@@ -340,7 +337,7 @@ fn conflict_update(
         let row = Arc::from(new.clone());
         let r = t
             .storage
-            .update(ev.ctx.txn, rid, row, &snap, &ev.ctx.wait, recheck);
+            .update(ev.ctx.txn, rid, &row, &snap, &ev.ctx.wait, recheck);
         match r.map_err(|e| storage_err(e, &ev.ctx.eval))? {
             WriteResult::Done => {
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
@@ -440,14 +437,7 @@ fn modify_one(
             check_row(t, &p.checks, &new, ev)?;
             let r = t
                 .storage
-                .update(
-                    ev.ctx.txn,
-                    rid,
-                    Arc::from(new.clone()),
-                    &snap,
-                    &ev.ctx.wait,
-                    recheck,
-                )
+                .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?;
             if r == WriteResult::Done {
                 for (i, v) in new.into_iter().enumerate() {
@@ -497,7 +487,7 @@ pub fn copy_insert(
         let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
         check_row(t, &target.checks, &row, &mut ev)?;
         t.storage
-            .insert(ev.ctx.txn, Arc::from(row), &ev.ctx.wait)
+            .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         n += 1;
         *done = n;

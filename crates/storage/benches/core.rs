@@ -60,7 +60,7 @@ impl Db {
         t.start_statement().unwrap();
         for i in 0..rows {
             db.table
-                .insert(&mut t, row(i, 0), &WaitCtl::unbounded())
+                .insert(&mut t, &row(i, 0), &WaitCtl::unbounded())
                 .unwrap();
         }
         t.commit();
@@ -91,7 +91,7 @@ impl Db {
             .update(
                 t,
                 hit[0].row,
-                row(id, v),
+                &row(id, v),
                 &snap,
                 &WaitCtl::unbounded(),
                 Recheck::Snapshot,

@@ -53,7 +53,8 @@ pub use table::{
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use nestor_common::{Csn, RelId, Xid};
+use nestor_common::hash::IdHashMap;
+use nestor_common::{Csn, RelId, RowId, Xid};
 use nestor_txn::{DataStore, DataUndo, RedoBuffer, TxnManager, UndoEntry};
 
 /// Redo is handed to the log's buffer in pieces of about this size, so a
@@ -144,38 +145,48 @@ impl DataStore for Store {
     /// Each written row's final image at its last change, DDL in place
     /// (see [`redo`]).
     fn redo(&self, xid: Xid, changes: &[UndoEntry], out: &mut dyn RedoBuffer) {
-        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-        enum Item {
-            Row(RelId, nestor_common::RowId),
-            Ddl(usize),
+        // A row is logged once, at its last change. Only rows an UPDATE or
+        // DELETE touched can appear more than once (an INSERT's row id is
+        // new), so only those need their last position: a bulk load hashes
+        // nothing.
+        let mut last: IdHashMap<(RelId, RowId), usize> = IdHashMap::default();
+        for (i, e) in changes.iter().enumerate() {
+            if let UndoEntry::Data(DataUndo::Update { rel, row } | DataUndo::Delete { rel, row }) =
+                e
+            {
+                last.insert((*rel, *row), i);
+            }
         }
-        let items: Vec<Item> = changes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, e)| match e {
-                UndoEntry::Data(DataUndo::Ddl(_)) => Some(Item::Ddl(i)),
-                UndoEntry::Data(c) => change_target(c).map(|(rel, row)| Item::Row(rel, row)),
-                UndoEntry::Lock { .. } => None,
-            })
-            .collect();
         let mut buf = Vec::new();
-        for (_, item) in redo::last_occurrences(&items) {
-            let op = match item {
-                Item::Row(rel, row) => self
-                    .table(rel)
-                    .filter(|t| t.is_logged())
-                    .and_then(|t| t.final_image(xid, row)),
-                Item::Ddl(i) => match &changes[i] {
-                    UndoEntry::Data(DataUndo::Ddl(d)) => d.redo().map(redo::RedoOp::Ddl),
-                    _ => None,
-                },
-            };
-            if let Some(op) = op {
-                redo::encode_op(&op, &mut buf);
-                if buf.len() >= REDO_CHUNK_BYTES {
-                    out.write(&buf);
-                    buf.clear();
+        // One lookup per run of rows of the same table.
+        let mut table: Option<Arc<Table>> = None;
+        for (i, e) in changes.iter().enumerate() {
+            match e {
+                UndoEntry::Data(DataUndo::Ddl(d)) => {
+                    if let Some(bytes) = d.redo() {
+                        redo::encode_op(&redo::RedoOp::Ddl(bytes), &mut buf);
+                    }
                 }
+                UndoEntry::Data(
+                    DataUndo::Insert { rel, row }
+                    | DataUndo::Update { rel, row }
+                    | DataUndo::Delete { rel, row },
+                ) => {
+                    if last.get(&(*rel, *row)).is_some_and(|&at| at != i) {
+                        continue; // changed again later
+                    }
+                    if table.as_ref().is_none_or(|t| t.id != *rel) {
+                        table = self.table(*rel);
+                    }
+                    if let Some(t) = table.as_ref().filter(|t| t.is_logged()) {
+                        t.encode_final_image(xid, *row, &mut buf);
+                    }
+                }
+                UndoEntry::Lock { .. } => {}
+            }
+            if buf.len() >= REDO_CHUNK_BYTES {
+                out.write(&buf);
+                buf.clear();
             }
         }
         if let Some(hook) = self.commit_hook.read().as_ref() {

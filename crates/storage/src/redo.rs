@@ -10,16 +10,21 @@
 //! transaction is logged once.
 //!
 //! ```text
-//!  op      := 0x01 Put    rel:u32 row:u64 ncols:u16 value*
+//!  op      := 0x04 Row    rel:u32 row:u64 len:u32 stored-row
 //!           | 0x02 Delete rel:u32 row:u64
 //!           | 0x03 Ddl    len:u32 bytes            (the catalog's own redo)
+//!           | 0x01 Put    rel:u32 row:u64 ncols:u16 value*    (read only)
+//!  stored-row := the row's in-memory form (crate::codec), copied as is
 //!  value   := oid:u32 (0 = NULL) [len:u32 bytes]   (PostgreSQL binary send format)
 //! ```
 //!
+//! A row image is the bytes the table holds, so commit copies them and
+//! recovery installs them without building values; recovery checks them
+//! first (`codec::check_row`). `0x01`, the image as PostgreSQL binary
+//! values, was written by earlier versions and is still read.
+//!
 //! All integers little-endian. Row ids are stable, so replay addresses rows
 //! exactly as the checkpoint image and earlier records left them.
-
-use std::sync::Arc;
 
 use nestor_common::{RelId, RowId};
 use nestor_types::datatype::DataType;
@@ -28,8 +33,16 @@ use nestor_types::{Row, Value};
 /// One redo operation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RedoOp {
-    Put { rel: RelId, row: RowId, values: Row },
-    Delete { rel: RelId, row: RowId },
+    /// A row's final image in its stored form ([`stored_values`] reads it).
+    Put {
+        rel: RelId,
+        row: RowId,
+        stored: Box<[u8]>,
+    },
+    Delete {
+        rel: RelId,
+        row: RowId,
+    },
     Ddl(Vec<u8>),
 }
 
@@ -45,17 +58,28 @@ pub fn encode_value(v: &Value, out: &mut Vec<u8>) {
     out.extend_from_slice(&bytes);
 }
 
+/// The stored form of `values` (what [`RedoOp::Put`] carries).
+pub fn store_values(values: &[Value]) -> Box<[u8]> {
+    crate::codec::encode_row(values)
+}
+
+/// The values of a stored row image.
+pub fn stored_values(stored: &[u8]) -> Row {
+    crate::codec::decode_row(stored)
+}
+
+/// A row image op for `stored`.
+pub(crate) fn encode_put(rel: RelId, row: RowId, stored: &[u8], out: &mut Vec<u8>) {
+    out.push(4);
+    out.extend_from_slice(&rel.0.to_le_bytes());
+    out.extend_from_slice(&row.0.to_le_bytes());
+    out.extend_from_slice(&(stored.len() as u32).to_le_bytes());
+    out.extend_from_slice(stored);
+}
+
 pub(crate) fn encode_op(op: &RedoOp, out: &mut Vec<u8>) {
     match op {
-        RedoOp::Put { rel, row, values } => {
-            out.push(1);
-            out.extend_from_slice(&rel.0.to_le_bytes());
-            out.extend_from_slice(&row.0.to_le_bytes());
-            out.extend_from_slice(&(values.len() as u16).to_le_bytes());
-            for v in values.iter() {
-                encode_value(v, out);
-            }
-        }
+        RedoOp::Put { rel, row, stored } => encode_put(*rel, *row, stored, out),
         RedoOp::Delete { rel, row } => {
             out.push(2);
             out.extend_from_slice(&rel.0.to_le_bytes());
@@ -109,6 +133,13 @@ impl<'a> Reader<'a> {
         Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8")))
     }
 
+    /// A stored row image of `len` bytes, checked.
+    pub fn stored_row(&mut self, len: usize) -> Result<Box<[u8]>, String> {
+        let b = self.bytes(len)?;
+        crate::codec::check_row(b)?;
+        Ok(Box::from(b))
+    }
+
     pub fn value(&mut self) -> Result<Value, String> {
         let oid = self.u32()?;
         if oid == 0 {
@@ -135,7 +166,17 @@ pub fn decode_ops(buf: &[u8]) -> Result<Vec<RedoOp>, String> {
                 RedoOp::Put {
                     rel,
                     row,
-                    values: Arc::from(values),
+                    stored: crate::codec::encode_row(&values),
+                }
+            }
+            4 => {
+                let rel = RelId(r.u32()?);
+                let row = RowId(r.u64()?);
+                let len = r.u32()? as usize;
+                RedoOp::Put {
+                    rel,
+                    row,
+                    stored: r.stored_row(len)?,
                 }
             }
             2 => RedoOp::Delete {
@@ -153,37 +194,23 @@ pub fn decode_ops(buf: &[u8]) -> Result<Vec<RedoOp>, String> {
     Ok(ops)
 }
 
-/// Rows touched, keeping only each row's last occurrence (see header).
-pub(crate) fn last_occurrences<T: Copy + Eq + std::hash::Hash>(items: &[T]) -> Vec<(usize, T)> {
-    let mut seen = nestor_common::hash::IdHashSet::default();
-    seen.reserve(items.len());
-    let mut out: Vec<(usize, T)> = items
-        .iter()
-        .enumerate()
-        .rev()
-        .filter(|(_, t)| seen.insert(**t))
-        .map(|(i, t)| (i, *t))
-        .collect();
-    out.reverse();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn ops_round_trip_and_truncation_is_an_error() {
+        let values = [
+            Value::Int4(1),
+            Value::Null,
+            Value::Text("x".into()),
+            Value::Int8(-5),
+        ];
         let ops = vec![
             RedoOp::Put {
                 rel: RelId(16384),
                 row: RowId(7),
-                values: Arc::from(vec![
-                    Value::Int4(1),
-                    Value::Null,
-                    Value::Text("x".into()),
-                    Value::Int8(-5),
-                ]),
+                stored: crate::codec::encode_row(&values),
             },
             RedoOp::Delete {
                 rel: RelId(16384),
@@ -198,6 +225,19 @@ mod tests {
             boundaries.push(buf.len());
         }
         assert_eq!(decode_ops(&buf).unwrap(), ops);
+        // The earlier image form (PostgreSQL binary values) is still read.
+        let mut old = vec![1];
+        old.extend_from_slice(&16384u32.to_le_bytes());
+        old.extend_from_slice(&7u64.to_le_bytes());
+        old.extend_from_slice(&(values.len() as u16).to_le_bytes());
+        for v in &values {
+            encode_value(v, &mut old);
+        }
+        assert_eq!(decode_ops(&old).unwrap()[..1], ops[..1]);
+        // A damaged image is an error, not a panic.
+        let mut bad = Vec::new();
+        encode_put(RelId(1), RowId(1), &[9, 5, b'a'], &mut bad);
+        assert!(decode_ops(&bad).is_err());
         for cut in 1..buf.len() {
             let r = decode_ops(&buf[..cut]);
             if boundaries.contains(&cut) {
@@ -206,13 +246,5 @@ mod tests {
                 assert!(r.is_err(), "cut inside an op at {cut}");
             }
         }
-    }
-
-    #[test]
-    fn last_occurrence_order() {
-        assert_eq!(
-            last_occurrences(&[1, 2, 1, 3, 2]),
-            vec![(2, 1), (3, 3), (4, 2)]
-        );
     }
 }

@@ -422,7 +422,7 @@ impl Table {
 
     // ----- writing -------------------------------------------------------
 
-    fn check_row(&self, data: &Row) {
+    fn check_row(&self, data: &[Value]) {
         for idx in self.indexes.read().iter() {
             assert!(
                 idx.columns.iter().all(|&c| c < data.len()),
@@ -436,10 +436,10 @@ impl Table {
     pub fn insert(
         &self,
         txn: &mut Transaction,
-        data: Row,
+        data: &[Value],
         ctl: &WaitCtl<'_>,
     ) -> Result<RowId, StorageError> {
-        self.check_row(&data);
+        self.check_row(data);
         let xid = txn.assign_xid();
         let version = Version {
             xmin: xid,
@@ -448,7 +448,7 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data: codec::encode_row(&data),
+            data: codec::encode_row(data),
         };
         let row = {
             let mut rows = self.rows.write();
@@ -462,7 +462,7 @@ impl Table {
         };
         txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
         for idx in self.indexes() {
-            self.add_index_entry(txn, &idx, &data, row, ctl)?;
+            self.add_index_entry(txn, &idx, data, row, ctl)?;
         }
         Ok(row)
     }
@@ -472,12 +472,12 @@ impl Table {
         &self,
         txn: &mut Transaction,
         row: RowId,
-        data: Row,
+        data: &[Value],
         snap: &Snapshot,
         ctl: &WaitCtl<'_>,
         recheck: Recheck,
     ) -> Result<WriteResult, StorageError> {
-        self.check_row(&data);
+        self.check_row(data);
         let mut mode = LockMode::NoKeyUpdate;
         loop {
             let (newly, outcome) =
@@ -489,7 +489,7 @@ impl Table {
                     return Ok(o);
                 }
             };
-            if mode == LockMode::NoKeyUpdate && self.changes_unique_key(&old, &data) {
+            if mode == LockMode::NoKeyUpdate && self.changes_unique_key(&old, data) {
                 mode = LockMode::Update;
                 continue;
             }
@@ -504,13 +504,13 @@ impl Table {
                     xmax: Xid::NONE,
                     cmax: CommandId(0),
                     xmax_csn: Csn::NONE,
-                    data: codec::encode_row(&data),
+                    data: codec::encode_row(data),
                 });
             }
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
             for idx in self.indexes() {
-                if idx.key_bytes(&data) != idx.key_bytes(&old) {
-                    self.add_index_entry(txn, &idx, &data, row, ctl)?;
+                if idx.key_bytes(data) != idx.key_bytes(&old) {
+                    self.add_index_entry(txn, &idx, data, row, ctl)?;
                 }
             }
             return Ok(WriteResult::Done);
@@ -937,28 +937,51 @@ impl Table {
 
     // ----- redo and recovery ----------------------------------------------
 
-    /// The redo of `xid`'s final effect on `row`: its newest own version,
-    /// or a delete. None if the transaction left the row as it found it.
-    pub(crate) fn final_image(&self, xid: Xid, row: RowId) -> Option<crate::redo::RedoOp> {
-        let slot = self.slot(row)?;
+    /// Append the redo of `xid`'s final effect on `row` to `out`: its
+    /// newest own version (the stored bytes, copied), or a delete. Nothing
+    /// if the transaction left the row as it found it.
+    pub(crate) fn encode_final_image(&self, xid: Xid, row: RowId, out: &mut Vec<u8>) {
+        let Some(slot) = self.slot(row) else { return };
         let versions = slot.versions.lock();
-        let newest = versions.last()?;
+        let Some(newest) = versions.last() else {
+            return;
+        };
         if newest.xmax == xid {
-            Some(crate::redo::RedoOp::Delete { rel: self.id, row })
+            crate::redo::encode_op(&crate::redo::RedoOp::Delete { rel: self.id, row }, out);
         } else if newest.xmin == xid {
-            Some(crate::redo::RedoOp::Put {
-                rel: self.id,
-                row,
-                values: newest.row(),
-            })
-        } else {
-            None
+            crate::redo::encode_put(self.id, row, &newest.data, out);
         }
     }
 
-    /// Recovery: make `data` the only, committed version of `row`. Indexes
-    /// are rebuilt once at the end of recovery ([`Table::rebuild_indexes`]).
-    pub fn recover_put(&self, row: RowId, data: Row) {
+    /// Call `f` with the stored form of each row visible to `snap`, in row
+    /// order (a checkpoint writes these bytes as they are). The row latch
+    /// is released before `f` runs.
+    pub fn for_each_stored<E>(
+        &self,
+        snap: &Snapshot,
+        mut f: impl FnMut(RowId, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut buf = Vec::new();
+        for i in 0..self.row_id_count() {
+            let row = RowId(i);
+            let Some(slot) = self.slot(row) else { break };
+            buf.clear();
+            {
+                let versions = slot.versions.lock();
+                match self.visible(&versions, snap) {
+                    Some(v) => buf.extend_from_slice(&v.data),
+                    None => continue,
+                }
+            }
+            f(row, &buf)?;
+        }
+        Ok(())
+    }
+
+    /// Recovery: make the stored row `stored` (checked by the redo reader)
+    /// the only, committed version of `row`. Indexes are rebuilt once at
+    /// the end of recovery ([`Table::rebuild_indexes`]).
+    pub fn recover_put(&self, row: RowId, stored: Box<[u8]>) {
         let slot = self.slot_for_recovery(row);
         let mut versions = slot.versions.lock();
         versions.clear();
@@ -969,7 +992,7 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data: codec::encode_row(&data),
+            data: stored,
         });
     }
 
@@ -1001,11 +1024,15 @@ impl Table {
         let rows = self.rows.read();
         for idx in self.indexes() {
             let mut keys = Vec::new();
+            let mut key = Vec::new();
             for i in 0..rows.len {
                 let row = RowId(i);
                 let slot = rows.get(row).expect("row below len");
                 for v in slot.versions.lock().iter() {
-                    keys.push(index::entry(&idx.stored_key_bytes(&v.data), row));
+                    key.clear();
+                    codec::put_stored_key(&v.data, &idx.columns, &mut key);
+                    codec::put_row_id(row, &mut key);
+                    keys.push(codec::Key::new(&key));
                 }
             }
             keys.sort_unstable();
@@ -1027,32 +1054,45 @@ impl Table {
     /// the B-tree from sorted input (no per-entry tree descent, no hashing
     /// of keys).
     pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
-        let mut found: Vec<(Vec<u8>, RowId, bool)> = Vec::new();
+        // Entries with whether each is live (for the uniqueness check).
+        let mut found: Vec<(codec::Key, bool)> = Vec::new();
         {
             let rows = self.rows.read();
+            let mut key = Vec::new();
             for i in 0..rows.len {
                 let row = RowId(i);
                 let slot = rows.get(row).expect("row below len");
                 for v in slot.versions.lock().iter() {
-                    let key = index.stored_key_bytes(&v.data);
+                    key.clear();
+                    let null = codec::put_stored_key(&v.data, &index.columns, &mut key);
                     let live = index.unique
-                        && !has_null_key(&v.row(), &index.columns)
+                        && !null
                         && matches!(
                             self.liveness(Xid::NONE, v),
                             Conflict::Live | Conflict::Pending(_)
                         );
-                    found.push((key, row, live));
+                    codec::put_row_id(row, &mut key);
+                    found.push((codec::Key::new(&key), live));
                 }
             }
         }
-        found.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        // Key order is (values, row id) order.
+        found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        found.dedup_by(|a, b| a.0 == b.0);
         if index.unique {
-            if let Some((key, row)) = first_duplicate(&found) {
+            let split: Vec<(&[u8], RowId, bool)> = found
+                .iter()
+                .map(|(k, live)| {
+                    let (values, row) = codec::split_row_id(k.as_bytes());
+                    (values, row, *live)
+                })
+                .collect();
+            if let Some((key, row)) = first_duplicate(&split) {
                 return Err(StorageError::UniqueViolation {
                     table: self.name(),
                     constraint: index.name.clone(),
                     columns: index.column_names.clone(),
-                    key: self.key_values(&index, row, &key),
+                    key: self.key_values(&index, row, key),
                 });
             }
         }
@@ -1060,10 +1100,7 @@ impl Table {
             let mut entries = index.entries.write();
             assert!(entries.is_empty(), "a new index starts empty");
             // Sorted input: BTreeSet builds full nodes from it.
-            *entries = found
-                .into_iter()
-                .map(|(k, r, _)| index::entry(&k, r))
-                .collect();
+            *entries = found.into_iter().map(|(k, _)| k).collect();
         }
         self.indexes.write().push(index);
         Ok(())
@@ -1106,10 +1143,6 @@ fn first_duplicate<K: Eq + Clone>(sorted: &[(K, RowId, bool)]) -> Option<(K, Row
         }
     }
     best.map(|(r, k)| (k.clone(), r))
-}
-
-fn has_null_key(row: &[Value], columns: &[usize]) -> bool {
-    columns.iter().any(|&c| row[c].is_null())
 }
 
 /// Stamp the newest version of a row whose lock `txn` holds as deleted

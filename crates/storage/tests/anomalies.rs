@@ -212,7 +212,7 @@ fn statement_never_sees_its_own_writes_halloween() {
                 .update(
                     &mut t,
                     tu.row,
-                    new,
+                    &new,
                     &snap,
                     &WaitCtl::unbounded(),
                     nestor_storage::Recheck::Snapshot,

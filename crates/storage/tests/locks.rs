@@ -209,7 +209,7 @@ fn deadlock_through_a_unique_key_wait_is_detected() {
         t2.start_statement().unwrap();
         let err = db
             .table
-            .insert(&mut t2, row(10, 0), &ctl_ms(30))
+            .insert(&mut t2, &row(10, 0), &ctl_ms(30))
             .unwrap_err();
         assert!(
             is_txn_err(&err, |t| matches!(t, TxnError::Deadlock { .. })),

@@ -157,7 +157,7 @@ fn run(seed: u64, cov: &mut Coverage) {
                     a.next_key += 1;
                     let rid = db
                         .table
-                        .insert(&mut a.t, row(key, 1), &WaitCtl::unbounded());
+                        .insert(&mut a.t, &row(key, 1), &WaitCtl::unbounded());
                     rid.map(|rid| {
                         row_ids.insert(key, rid);
                         a.writes.push((key, 1));
@@ -291,7 +291,7 @@ fn finish_increment(
         match db.table.update(
             &mut a.t,
             rid,
-            row(id, base + d),
+            &row(id, base + d),
             &snap,
             &WaitCtl::unbounded(),
             recheck,

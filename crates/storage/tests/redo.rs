@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use nestor_common::{Csn, Xid};
-use nestor_storage::redo::{decode_ops, RedoOp};
+use nestor_storage::redo::{decode_ops, stored_values, RedoOp};
 use nestor_txn::{CommitLog, Isolation, TxnManager};
 
 #[derive(Default)]
@@ -28,7 +28,7 @@ fn replay(into: &Db, payloads: &[Vec<u8>]) {
     for p in payloads {
         for op in decode_ops(p).unwrap() {
             match op {
-                RedoOp::Put { row, values, .. } => into.table.recover_put(row, values),
+                RedoOp::Put { row, stored, .. } => into.table.recover_put(row, stored),
                 RedoOp::Delete { row, .. } => into.table.recover_delete(row),
                 RedoOp::Ddl(_) => panic!("no DDL here"),
             }
@@ -62,7 +62,7 @@ fn redo_carries_final_images_and_skips_rolled_back_savepoints() {
         3,
         "row 1 once (of 100 updates), delete of 3, insert of 11: {ops:?}"
     );
-    assert!(matches!(&ops[0], RedoOp::Put { values, .. } if int(&values[1]) == 100));
+    assert!(matches!(&ops[0], RedoOp::Put { stored, .. } if int(&stored_values(stored)[1]) == 100));
     assert!(matches!(&ops[1], RedoOp::Delete { .. }));
     let fresh = Db::new();
     replay(&fresh, &payloads);

@@ -81,7 +81,7 @@ impl Db {
         t.start_statement().unwrap();
         for &(id, v) in rows {
             self.table
-                .insert(&mut t, row(id, v), &WaitCtl::unbounded())
+                .insert(&mut t, &row(id, v), &WaitCtl::unbounded())
                 .unwrap();
         }
         t.commit();
@@ -195,7 +195,7 @@ pub fn update_with(
         let mut recheck = Recheck::Snapshot;
         loop {
             let new = row(id, f(int(&cur[1])));
-            match db.table.update(t, tu.row, new, &snap, ctl, recheck)? {
+            match db.table.update(t, tu.row, &new, &snap, ctl, recheck)? {
                 WriteResult::Done => {
                     n += 1;
                     break;
@@ -248,7 +248,7 @@ pub fn insert(
     v: i64,
 ) -> Result<RowId, nestor_storage::StorageError> {
     t.start_statement().unwrap();
-    db.table.insert(t, row(id, v), &WaitCtl::unbounded())
+    db.table.insert(t, &row(id, v), &WaitCtl::unbounded())
 }
 
 /// SELECT ... WHERE id = $1 FOR <mode> [NOWAIT | SKIP LOCKED].
