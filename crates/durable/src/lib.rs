@@ -414,7 +414,7 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
     }
     let version = r.u32()?;
     if version != CHECKPOINT_VERSION && version != CHECKPOINT_VERSION_VALUES {
-        return Err("unknown checkpoint version".into());
+        return Err(format!("unknown checkpoint version {version}"));
     }
     let (csn, lsn, next_xid, next_oid) = (r.u64()?, Lsn(r.u64()?), r.u64()?, r.u32()?);
     let n = r.u32()? as usize;

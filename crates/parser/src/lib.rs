@@ -30,8 +30,9 @@ use prost::Message;
 
 pub mod ast;
 mod cache;
+mod literals;
 
-pub use cache::parse_sql_cached;
+pub use cache::{parse_sql_cached, parse_sql_shaped, Origin, Parsed};
 
 #[repr(C)]
 struct PgQueryError {

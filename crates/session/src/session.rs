@@ -271,13 +271,13 @@ impl Session {
         self.skip_until_sync = false;
         self.statements.remove("");
         self.set_active(&text);
-        match self.parse_text(&text) {
+        match self.parse_shaped(&text) {
             Err(e) => self.fail(e, out),
-            Ok(stmts) if stmts.is_empty() => out.push(BackendMsg::EmptyQueryResponse),
-            Ok(stmts) => {
-                self.block.multi_statement = stmts.len() > 1;
+            Ok(p) if p.stmts.is_empty() => out.push(BackendMsg::EmptyQueryResponse),
+            Ok(p) => {
+                self.block.multi_statement = p.stmts.len() > 1;
                 let text: Arc<str> = Arc::from(text);
-                if !self.run_statements(text, stmts, out) {
+                if !self.run_statements(text, p.origin, p.stmts, out) {
                     return; // COPY FROM STDIN in progress
                 }
             }
@@ -285,7 +285,7 @@ impl Session {
         self.finish_query(out);
     }
 
-    fn parse_text(&self, text: &str) -> Result<Vec<RawStmt>, DbError> {
+    fn check_text_len(text: &str) -> Result<(), DbError> {
         if text.len() > STATEMENT_BYTES_MAX {
             return Err(DbError::new(
                 SqlState::ProgramLimitExceeded,
@@ -295,17 +295,36 @@ impl Session {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// Parse for a tree used with exactly this text (extended protocol).
+    fn parse_text(&self, text: &str) -> Result<Vec<RawStmt>, DbError> {
+        Self::check_text_len(text)?;
         nestor_parser::parse_sql_cached(text)
     }
 
+    /// Parse for a simple query, possibly from the tree of a text that
+    /// differs only in constants (`nestor_parser::parse_sql_shaped`).
+    fn parse_shaped(&self, text: &str) -> Result<nestor_parser::Parsed, DbError> {
+        Self::check_text_len(text)?;
+        nestor_parser::parse_sql_shaped(text)
+    }
+
     /// Run statements of one query string; false if a COPY FROM STDIN took
-    /// over (the rest runs after CopyDone).
+    /// over (the rest runs after CopyDone). With an `origin`, the trees'
+    /// locations refer to the origin's text: statements are bound against
+    /// it and error cursors are moved back into `text`.
     pub(crate) fn run_statements(
         &mut self,
         text: Arc<str>,
+        origin: Option<nestor_parser::Origin>,
         stmts: Vec<RawStmt>,
         out: &mut Vec<BackendMsg>,
     ) -> bool {
+        let bound = origin
+            .as_ref()
+            .map_or_else(|| text.clone(), |o| o.text().clone());
         let mut iter = stmts.into_iter();
         while let Some(raw) = iter.next() {
             let mut rows = RowOut {
@@ -313,16 +332,20 @@ impl Session {
                 describe: true,
                 formats: Vec::new(),
             };
-            match self.exec_raw(&text, &raw, &[], &mut rows) {
+            match self.exec_raw(&bound, &raw, &[], &mut rows) {
                 Ok(()) => {}
                 Err(e) => {
+                    let e = match &origin {
+                        Some(o) => o.map_error(&text, e),
+                        None => e,
+                    };
                     self.fail(e, out);
                     return true;
                 }
             }
             if let Some(c) = self.copy_in.as_mut() {
                 c.rest = iter.collect();
-                c.text = text;
+                c.text = bound;
                 return false;
             }
         }

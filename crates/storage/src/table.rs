@@ -70,9 +70,15 @@ impl DerefMut for Chain {
 
 impl Chain {
     fn push(&mut self, v: Version) {
-        let mut all = std::mem::take(self).into_vec();
-        all.push(v);
-        *self = Chain::from_vec(all);
+        match std::mem::take(self) {
+            Chain::One(old) => {
+                *self = Chain::Many(vec![old, v]);
+            }
+            Chain::Many(mut all) => {
+                all.push(v);
+                *self = Chain::from_vec(all);
+            }
+        }
     }
 
     fn pop(&mut self) -> Option<Version> {
@@ -1078,7 +1084,14 @@ impl Table {
         }
         // Key order is (values, row id) order.
         found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        found.dedup_by(|a, b| a.0 == b.0);
+        // Versions of one row with one key are one entry, live if any is.
+        found.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 |= later.1;
+            }
+            same
+        });
         if index.unique {
             let split: Vec<(&[u8], RowId, bool)> = found
                 .iter()

@@ -861,7 +861,7 @@ impl Session {
                     RowsCommand::Copy,
                     c.count,
                 )));
-                if self.run_statements(c.text, c.rest, out) {
+                if self.run_statements(c.text, None, c.rest, out) {
                     self.finish_query(out);
                 }
             }
