@@ -178,5 +178,5 @@ macro_rules! regress {
 
 regress!(
     txn_blocks, savepoints, ddl, dml, select, types, errors, settings, prepare, copy, sequences,
-    sysfuncs,
+    sysfuncs, parse_cache,
 );
