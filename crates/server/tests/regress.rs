@@ -177,6 +177,17 @@ macro_rules! regress {
 }
 
 regress!(
-    txn_blocks, savepoints, ddl, dml, select, types, errors, settings, prepare, copy, sequences,
-    sysfuncs, parse_cache,
+    txn_blocks,
+    savepoints,
+    ddl,
+    dml,
+    select,
+    types,
+    errors,
+    settings,
+    prepare,
+    copy,
+    sequences,
+    sysfuncs,
+    parse_cache,
 );
