@@ -436,11 +436,7 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
                 (_, 0) => break,
                 (CHECKPOINT_VERSION_VALUES, 1) => {
                     let row = RowId(r.u64()?);
-                    let ncols = r.u16()? as usize;
-                    let vals = (0..ncols)
-                        .map(|_| r.value())
-                        .collect::<Result<Vec<_>, _>>()?;
-                    rows.push((row, redo::store_values(&vals)));
+                    rows.push((row, r.values_row()?));
                 }
                 (CHECKPOINT_VERSION, 2) => {
                     let row = RowId(r.u64()?);

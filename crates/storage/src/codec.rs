@@ -114,20 +114,24 @@ fn put_varint(mut u: u64, out: &mut Vec<u8>) {
     out.push(u as u8);
 }
 
+fn malformed(pos: usize, why: &str) -> String {
+    format!("stored row: {why} at byte {pos}")
+}
+
 /// A LEB128 varint at `buf[*pos..]`; advances `pos`.
-fn get_varint(buf: &[u8], pos: &mut usize) -> u64 {
+fn get_varint(buf: &[u8], pos: &mut usize) -> Result<u64, String> {
     let mut u = 0u64;
-    let mut shift = 0;
-    loop {
-        let b = buf[*pos];
+    for i in 0..10 {
+        let b = *buf
+            .get(*pos)
+            .ok_or_else(|| malformed(*pos, "truncated varint"))?;
         *pos += 1;
-        u |= ((b & 0x7F) as u64) << shift;
+        u |= ((b & 0x7F) as u64) << (7 * i);
         if b < 0x80 {
-            return u;
+            return Ok(u);
         }
-        shift += 7;
-        assert!(shift < 64, "stored row: varint too long");
     }
+    Err(malformed(*pos, "varint too long"))
 }
 
 /// Bytes `value` takes in a stored row.
@@ -244,42 +248,54 @@ fn fields(buf: &[u8]) -> Fields<'_> {
     Fields { buf, pos: 0 }
 }
 
+/// The field at `buf[*pos..]` (its tag and payload), bounds-checked;
+/// advances `pos`. The framing of every reader of stored rows.
+fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
+    let tag = buf[*pos];
+    *pos += 1;
+    let start = *pos;
+    let take = |pos: &mut usize, len: u64| {
+        let end = (*pos as u64)
+            .checked_add(len)
+            .filter(|&e| e <= buf.len() as u64)
+            .ok_or_else(|| malformed(*pos, "truncated value"))? as usize;
+        let s = &buf[*pos..end];
+        *pos = end;
+        Ok::<_, String>(s)
+    };
+    let payload = match tag {
+        T_NULL | T_FALSE | T_TRUE => &buf[start..start],
+        T_INT2 | T_INT4 | T_INT8 | T_DATE => {
+            get_varint(buf, pos)?;
+            &buf[start..*pos]
+        }
+        T_INTERVAL => {
+            for _ in 0..3 {
+                get_varint(buf, pos)?;
+            }
+            &buf[start..*pos]
+        }
+        T_FLOAT4 => take(pos, 4)?,
+        T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
+        T_UUID => take(pos, 16)?,
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB => {
+            let len = get_varint(buf, pos)?;
+            take(pos, len)?
+        }
+        t => return Err(malformed(start - 1, &format!("unknown tag {t}"))),
+    };
+    Ok(Field { tag, payload })
+}
+
 impl<'a> Iterator for Fields<'a> {
     type Item = Field<'a>;
 
     fn next(&mut self) -> Option<Field<'a>> {
-        let buf = self.buf;
-        let tag = *buf.get(self.pos)?;
-        self.pos += 1;
-        let start = self.pos;
-        let fixed = |n: usize, pos: &mut usize| {
-            *pos += n;
-            &buf[start..*pos]
-        };
-        let payload = match tag {
-            T_NULL | T_FALSE | T_TRUE => &buf[start..start],
-            T_INT2 | T_INT4 | T_INT8 | T_DATE => {
-                get_varint(buf, &mut self.pos);
-                &buf[start..self.pos]
-            }
-            T_INTERVAL => {
-                for _ in 0..3 {
-                    get_varint(buf, &mut self.pos);
-                }
-                &buf[start..self.pos]
-            }
-            T_FLOAT4 => fixed(4, &mut self.pos),
-            T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => fixed(8, &mut self.pos),
-            T_UUID => fixed(16, &mut self.pos),
-            T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB => {
-                let n = get_varint(buf, &mut self.pos) as usize;
-                let s = self.pos;
-                self.pos += n;
-                &buf[s..self.pos]
-            }
-            t => panic!("stored row: unknown tag {t}"),
-        };
-        Some(Field { tag, payload })
+        if self.pos >= self.buf.len() {
+            return None;
+        }
+        // In-memory rows were encoded here: damage is a broken invariant.
+        Some(field_at(self.buf, &mut self.pos).unwrap_or_else(|e| panic!("{e}")))
     }
 }
 
@@ -288,7 +304,7 @@ fn fixed<const N: usize>(b: &[u8]) -> [u8; N] {
 }
 
 fn varint_of(b: &[u8]) -> i64 {
-    unzigzag(get_varint(b, &mut 0))
+    unzigzag(get_varint(b, &mut 0).expect("stored row: a framed varint"))
 }
 
 fn text_of(b: &[u8]) -> &str {
@@ -319,7 +335,8 @@ impl Field<'_> {
             T_JSONB => Value::Jsonb(Arc::from(text_of(p))),
             T_INTERVAL => {
                 let mut pos = 0;
-                let mut next = || unzigzag(get_varint(p, &mut pos));
+                let mut next =
+                    || unzigzag(get_varint(p, &mut pos).expect("stored row: a framed varint"));
                 let (months, days, micros) = (next() as i32, next() as i32, next());
                 Value::Interval(Interval::new(months, days, micros))
             }
@@ -348,70 +365,27 @@ impl Field<'_> {
 /// row: every field well-formed, texts UTF-8, integers in their type's
 /// range. Returns the number of values.
 pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
-    let bad = |pos: usize, why: &str| format!("stored row: {why} at byte {pos}");
     let mut pos = 0;
     let mut n = 0;
-    let varint = |pos: &mut usize| -> Result<u64, String> {
-        let mut u = 0u64;
-        for i in 0..10 {
-            let b = *buf.get(*pos).ok_or_else(|| bad(*pos, "truncated varint"))?;
-            *pos += 1;
-            u |= ((b & 0x7F) as u64) << (7 * i);
-            if b < 0x80 {
-                return Ok(u);
-            }
-        }
-        Err(bad(*pos, "varint too long"))
-    };
-    let take = |pos: &mut usize, len: u64| -> Result<&[u8], String> {
-        let end = (*pos as u64)
-            .checked_add(len)
-            .filter(|&e| e <= buf.len() as u64)
-            .ok_or_else(|| bad(*pos, "truncated value"))? as usize;
-        let s = &buf[*pos..end];
-        *pos = end;
-        Ok(s)
-    };
     while pos < buf.len() {
-        let tag = buf[pos];
-        pos += 1;
-        match tag {
-            T_NULL | T_FALSE | T_TRUE => {}
-            T_INT2 | T_INT4 | T_INT8 | T_DATE => {
-                let v = unzigzag(varint(&mut pos)?);
-                let fits = match tag {
-                    T_INT2 => i16::try_from(v).is_ok(),
-                    T_INT8 => true,
-                    _ => i32::try_from(v).is_ok(),
-                };
-                if !fits {
-                    return Err(bad(pos, "integer out of range"));
-                }
-            }
-            T_INTERVAL => {
-                for i in 0..3 {
-                    let v = unzigzag(varint(&mut pos)?);
-                    if i < 2 && i32::try_from(v).is_err() {
-                        return Err(bad(pos, "interval field out of range"));
-                    }
-                }
-            }
-            T_FLOAT4 => drop(take(&mut pos, 4)?),
-            T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => drop(take(&mut pos, 8)?),
-            T_UUID => drop(take(&mut pos, 16)?),
-            T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB => {
-                let len = varint(&mut pos)?;
-                let p = take(&mut pos, len)?;
-                let ok = match tag {
-                    T_NUMERIC => Numeric::decode_storage(p).is_some(),
-                    T_BYTEA => true,
-                    _ => std::str::from_utf8(p).is_ok(),
-                };
-                if !ok {
-                    return Err(bad(pos, "malformed value"));
-                }
-            }
-            t => return Err(bad(pos - 1, &format!("unknown tag {t}"))),
+        let f = field_at(buf, &mut pos)?;
+        let p = f.payload;
+        let ints = |count: usize| {
+            let mut at = 0;
+            (0..count)
+                .map(|_| get_varint(p, &mut at).map(unzigzag))
+                .collect::<Result<Vec<i64>, String>>()
+        };
+        let ok = match f.tag {
+            T_INT2 => ints(1)?.iter().all(|&v| i16::try_from(v).is_ok()),
+            T_INT4 | T_DATE => ints(1)?.iter().all(|&v| i32::try_from(v).is_ok()),
+            T_INTERVAL => ints(3)?[..2].iter().all(|&v| i32::try_from(v).is_ok()),
+            T_NUMERIC => Numeric::decode_storage(p).is_some(),
+            T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
+            _ => true,
+        };
+        if !ok {
+            return Err(malformed(pos, "value out of range or malformed"));
         }
         n += 1;
     }

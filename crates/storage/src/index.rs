@@ -115,20 +115,19 @@ impl ByteBounds {
             }
             out
         };
-        // Past every entry starting with `p`; None: nothing is past them.
-        let past = |p: &[Value]| codec::prefix_successor(&enc(p));
         let lo = match lo {
             Bound::Unbounded => Bound::Unbounded,
             Bound::Included(p) => Bound::Included(enc(p)),
-            Bound::Excluded(p) => match past(p) {
-                Some(s) => Bound::Included(s),
-                // Nothing sorts after the prefix: an empty range.
-                None => Bound::Excluded(vec![0xFF; 1024]),
-            },
+            // From the first key past every entry starting with `p`; when
+            // there is none (an empty prefix), from a byte no key starts
+            // with (class bytes end at 0xFE): nothing.
+            Bound::Excluded(p) => {
+                Bound::Included(codec::prefix_successor(&enc(p)).unwrap_or_else(|| vec![0xFF]))
+            }
         };
         let hi = match hi {
             Bound::Unbounded => Bound::Unbounded,
-            Bound::Included(p) => past(p).map_or(Bound::Unbounded, Bound::Excluded),
+            Bound::Included(p) => before_successor(&enc(p)),
             Bound::Excluded(p) => Bound::Excluded(enc(p)),
         };
         ByteBounds { lo, hi }
@@ -138,9 +137,14 @@ impl ByteBounds {
     pub(crate) fn exact(values: &[u8]) -> ByteBounds {
         ByteBounds {
             lo: Bound::Included(values.to_vec()),
-            hi: codec::prefix_successor(values).map_or(Bound::Unbounded, Bound::Excluded),
+            hi: before_successor(values),
         }
     }
+}
+
+/// The upper bound that keeps every entry starting with `prefix`.
+fn before_successor(prefix: &[u8]) -> Bound<Vec<u8>> {
+    codec::prefix_successor(prefix).map_or(Bound::Unbounded, Bound::Excluded)
 }
 
 fn as_slice(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {

@@ -140,6 +140,14 @@ impl<'a> Reader<'a> {
         Ok(Box::from(b))
     }
 
+    /// A row image in the earlier form, `ncols:u16 value*`, converted to
+    /// the stored form.
+    pub fn values_row(&mut self) -> Result<Box<[u8]>, String> {
+        let n = self.u16()? as usize;
+        let values: Vec<Value> = (0..n).map(|_| self.value()).collect::<Result<_, _>>()?;
+        Ok(crate::codec::encode_row(&values))
+    }
+
     pub fn value(&mut self) -> Result<Value, String> {
         let oid = self.u32()?;
         if oid == 0 {
@@ -161,12 +169,10 @@ pub fn decode_ops(buf: &[u8]) -> Result<Vec<RedoOp>, String> {
             1 => {
                 let rel = RelId(r.u32()?);
                 let row = RowId(r.u64()?);
-                let n = r.u16()? as usize;
-                let values: Vec<Value> = (0..n).map(|_| r.value()).collect::<Result<_, _>>()?;
                 RedoOp::Put {
                     rel,
                     row,
-                    stored: crate::codec::encode_row(&values),
+                    stored: r.values_row()?,
                 }
             }
             4 => {

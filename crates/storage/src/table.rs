@@ -468,7 +468,8 @@ impl Table {
         };
         txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
         for idx in self.indexes() {
-            self.add_index_entry(txn, &idx, data, row, ctl)?;
+            let key = idx.key_bytes(data);
+            self.add_index_entry(txn, &idx, data, key, row, ctl)?;
         }
         Ok(row)
     }
@@ -495,7 +496,16 @@ impl Table {
                     return Ok(o);
                 }
             };
-            if mode == LockMode::NoKeyUpdate && self.changes_unique_key(&old, data) {
+            // Each index whose key the update changes, with the new key.
+            let changed: Vec<(Arc<Index>, Vec<u8>)> = self
+                .indexes()
+                .into_iter()
+                .filter_map(|idx| {
+                    let key = idx.key_bytes(data);
+                    (key != idx.key_bytes(&old)).then_some((idx, key))
+                })
+                .collect();
+            if mode == LockMode::NoKeyUpdate && changed.iter().any(|(idx, _)| idx.unique) {
                 mode = LockMode::Update;
                 continue;
             }
@@ -514,10 +524,8 @@ impl Table {
                 });
             }
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
-            for idx in self.indexes() {
-                if idx.key_bytes(data) != idx.key_bytes(&old) {
-                    self.add_index_entry(txn, &idx, data, row, ctl)?;
-                }
+            for (idx, key) in changed {
+                self.add_index_entry(txn, &idx, data, key, row, ctl)?;
             }
             return Ok(WriteResult::Done);
         }
@@ -712,23 +720,17 @@ impl Table {
         }
     }
 
-    fn changes_unique_key(&self, old: &[Value], new: &[Value]) -> bool {
-        self.indexes
-            .read()
-            .iter()
-            .any(|i| i.unique && i.key_bytes(old) != i.key_bytes(new))
-    }
-
-    /// Add `data`'s key and `row` to `idx`, enforcing uniqueness.
+    /// Add `key` (`data`'s key in `idx`, as `Index::key_bytes` gives it)
+    /// and `row` to `idx`, enforcing uniqueness.
     fn add_index_entry(
         &self,
         txn: &mut Transaction,
         idx: &Index,
         data: &[Value],
+        key: Vec<u8>,
         row: RowId,
         ctl: &WaitCtl<'_>,
     ) -> Result<(), StorageError> {
-        let key = idx.key_bytes(data);
         let checked = idx.unique && !idx.columns.iter().any(|&c| data[c].is_null());
         loop {
             let mut entries = idx.entries.write();
@@ -1027,40 +1029,16 @@ impl Table {
 
     /// Recovery: rebuild every index from the rows.
     pub fn rebuild_indexes(&self) {
-        let rows = self.rows.read();
         for idx in self.indexes() {
-            let mut keys = Vec::new();
-            let mut key = Vec::new();
-            for i in 0..rows.len {
-                let row = RowId(i);
-                let slot = rows.get(row).expect("row below len");
-                for v in slot.versions.lock().iter() {
-                    key.clear();
-                    codec::put_stored_key(&v.data, &idx.columns, &mut key);
-                    codec::put_row_id(row, &mut key);
-                    keys.push(codec::Key::new(&key));
-                }
-            }
-            keys.sort_unstable();
-            keys.dedup();
-            *idx.entries.write() = keys.into_iter().collect();
+            let found = self.index_entries(&idx);
+            *idx.entries.write() = found.into_iter().map(|(k, _)| k).collect();
         }
     }
 
-    /// Number of versions of one row (tests and monitoring).
-    pub fn version_count(&self, row: RowId) -> usize {
-        self.slot(row).map_or(0, |s| s.versions.lock().len())
-    }
-
-    /// Attach an index and fill it from every existing version. For a
-    /// unique index, fails if two live rows share a key.
-    ///
-    /// Built in bulk: every (key, row) entry is collected, sorted once,
-    /// checked for duplicates among adjacent live entries and loaded into
-    /// the B-tree from sorted input (no per-entry tree descent, no hashing
-    /// of keys).
-    pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
-        // Entries with whether each is live (for the uniqueness check).
+    /// Every entry `index` needs for the rows as they are, in key order, one
+    /// per (key, row), with whether a live version holds it (for a unique
+    /// index's build-time check; always false for other indexes).
+    fn index_entries(&self, index: &Index) -> Vec<(codec::Key, bool)> {
         let mut found: Vec<(codec::Key, bool)> = Vec::new();
         {
             let rows = self.rows.read();
@@ -1092,6 +1070,23 @@ impl Table {
             }
             same
         });
+        found
+    }
+
+    /// Number of versions of one row (tests and monitoring).
+    pub fn version_count(&self, row: RowId) -> usize {
+        self.slot(row).map_or(0, |s| s.versions.lock().len())
+    }
+
+    /// Attach an index and fill it from every existing version. For a
+    /// unique index, fails if two live rows share a key.
+    ///
+    /// Built in bulk: every (key, row) entry is collected, sorted once,
+    /// checked for duplicates among adjacent live entries and loaded into
+    /// the B-tree from sorted input (no per-entry tree descent, no hashing
+    /// of keys).
+    pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
+        let found = self.index_entries(&index);
         if index.unique {
             let split: Vec<(&[u8], RowId, bool)> = found
                 .iter()

@@ -274,26 +274,34 @@ fn unique_conflict_with_a_commit_not_yet_visible_waits_for_it() {
     });
 }
 
+/// A Db seeded with `rows`, row 1 then updated to v = 5 (its old and new
+/// version both hold v = 5), and a unique index on v to add to it.
+fn updated_db_and_index_on_v(rows: &[(i64, i64)]) -> (Db, Arc<nestor_storage::Index>) {
+    let db = Db::new();
+    db.seed(rows);
+    let s = db.session(1);
+    let mut t = s.begin(Isolation::ReadCommitted);
+    set(&db, &mut t, 1, 5).unwrap();
+    t.commit();
+    drop(s);
+    let by_v = Arc::new(nestor_storage::Index::new(
+        nestor_common::RelId(16390),
+        "t_v_key",
+        vec![1],
+        vec!["v".into()],
+        true,
+        false,
+    ));
+    (db, by_v)
+}
+
 #[test]
 fn a_unique_index_over_rows_with_several_versions_finds_the_duplicate() {
     // Row 1 is updated without changing v: it has a dead and a live version
     // with v = 5; row 2 is live with v = 5. A unique index on v must fail,
     // whichever of row 1's versions the build looks at first.
     for _ in 0..20 {
-        let db = Db::new();
-        db.seed(&[(1, 5), (2, 5), (3, 6)]);
-        let s = db.session(1);
-        let mut t = s.begin(Isolation::ReadCommitted);
-        set(&db, &mut t, 1, 5).unwrap();
-        t.commit();
-        let by_v = Arc::new(nestor_storage::Index::new(
-            nestor_common::RelId(16390),
-            "t_v_key",
-            vec![1],
-            vec!["v".into()],
-            true,
-            false,
-        ));
+        let (db, by_v) = updated_db_and_index_on_v(&[(1, 5), (2, 5), (3, 6)]);
         match db.table.add_index(by_v) {
             Err(nestor_storage::StorageError::UniqueViolation { key, .. }) => {
                 assert_eq!(key, vec![nestor_types::Value::Int8(5)]);
@@ -301,20 +309,7 @@ fn a_unique_index_over_rows_with_several_versions_finds_the_duplicate() {
             other => panic!("expected a unique violation, got {other:?}"),
         }
         // Without the duplicate row, the same shape builds.
-        let db = Db::new();
-        db.seed(&[(1, 5), (3, 6)]);
-        let s = db.session(1);
-        let mut t = s.begin(Isolation::ReadCommitted);
-        set(&db, &mut t, 1, 5).unwrap();
-        t.commit();
-        let by_v = Arc::new(nestor_storage::Index::new(
-            nestor_common::RelId(16390),
-            "t_v_key",
-            vec![1],
-            vec!["v".into()],
-            true,
-            false,
-        ));
+        let (db, by_v) = updated_db_and_index_on_v(&[(1, 5), (3, 6)]);
         db.table.add_index(by_v.clone()).unwrap();
         assert_eq!(by_v.len(), 2, "row 1's two versions share one entry");
     }
