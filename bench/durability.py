@@ -246,6 +246,13 @@ class DurNestor(Launchable, nb.NestorServer):
     def wal_dir(self) -> Path:
         return self.workdir / "data" / "wal"
 
+    def log_position(self) -> int:
+        """Log volume so far: the LSN counts the segments' bytes, and a
+        transaction whose redo outgrew --txn-redo-memory-max keeps it in a
+        redo file beside them (removed at the next checkpoint)."""
+        redo = sum(p.stat().st_size for p in self.wal_dir().glob("*.redo"))
+        return wal_lsn(self) + redo
+
     def replay_start_lsn(self) -> tuple[int, str]:
         """LSN recovery starts from: the checkpoint's cut, or 0 without a checkpoint."""
         ck = self.workdir / "data" / "checkpoint"
@@ -306,6 +313,9 @@ class DurPostgres(Launchable, nb.PostgresServer):
 
     def wal_dir(self) -> Path:
         return self.data / "pg_wal"
+
+    def log_position(self) -> int:
+        return wal_lsn(self)
 
     def replay_start_lsn(self) -> tuple[int, str]:
         redo = query1(self.port, "SELECT redo_lsn::text FROM pg_control_checkpoint()")
@@ -481,8 +491,7 @@ def crash_phase(run: Run, s: nb.Server) -> CrashResult:
         cr.rows = cr.row_writes = insert_rows
         expected_n = 0
         # updates rewrite whole rows: the table (and Nestor's memory) stays the same size
-        while parse_lsn(str(c.execute("SELECT pg_current_wal_lsn()::text").fetchone()[0])) - start_lsn \
-                < run.crash_target:
+        while s.log_position() - start_lsn < run.crash_target:
             lo = 1 + (passes * batch) % insert_rows
             hi = min(insert_rows, lo + batch - 1)
             ch = "abcdefghijklmnopqrstuvwxyz"[passes % 26]
@@ -495,7 +504,7 @@ def crash_phase(run: Run, s: nb.Server) -> CrashResult:
                 run.notes.append(f"{s.name}: WAL generation stopped early at {time.monotonic() - t0:.0f} s "
                                  "to stay inside Nestor's 5-minute checkpoint interval")
                 break
-        cur = parse_lsn(str(c.execute("SELECT pg_current_wal_lsn()::text").fetchone()[0]))
+        cur = s.log_position()
         # replay start again: a checkpoint during generation would move it (and is reported)
         start2, cr.replay_from = s.replay_start_lsn()
         if start2 != start_lsn:

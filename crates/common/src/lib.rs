@@ -11,6 +11,7 @@ pub mod error;
 pub mod hash;
 pub mod ids;
 pub mod limits;
+pub mod units;
 
 pub use error::{DbError, SqlState};
 pub use ids::{CommandId, Csn, Lsn, RelId, RowId, SavepointLevel, SessionId, Xid};

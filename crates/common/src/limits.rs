@@ -86,9 +86,13 @@ pub const WAL_BUFFER_BYTES_MAX: usize = 16 * 1024 * 1024;
 /// wait at once.
 pub const WAL_WRITER_DELAY_MS: u64 = 200;
 
-/// Redo a committing transaction keeps in memory before spilling the rest
-/// to a temporary file (txn_redo_memory_bytes_max).
-pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// Redo a committing transaction keeps in memory; past it the redo goes to
+/// the transaction's redo file, which is made durable before the commit is
+/// sequenced and joins the log through a small commit record (nestor_wal's
+/// SpillBuffer). Default of `nestor --txn-redo-memory-max`. Kept well under
+/// WAL_BUFFER_BYTES_MAX: an in-memory redo is copied into the log buffer
+/// under the commit sequencer, a redo file is not.
+pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 8 * 1024 * 1024;
 
 /// Ended transactions whose outcome pg_xact_status() can still report.
 pub const XACT_HISTORY_MAX: usize = 1_000_000;

@@ -27,6 +27,9 @@ pub struct EngineConfig {
     pub checkpoint_timeout: Duration,
     /// max_wal_size: WAL bytes since the last checkpoint that trigger one.
     pub max_wal_bytes: u64,
+    /// Redo a committing transaction keeps in memory before it goes to its
+    /// redo file (TXN_REDO_MEMORY_BYTES_MAX by default).
+    pub txn_redo_memory_bytes_max: usize,
 }
 
 impl EngineConfig {
@@ -38,6 +41,7 @@ impl EngineConfig {
             durable: true,
             checkpoint_timeout: Duration::from_millis(durable::CHECKPOINT_TIMEOUT_MS_DEFAULT),
             max_wal_bytes: durable::MAX_WAL_BYTES_DEFAULT,
+            txn_redo_memory_bytes_max: nestor_common::limits::TXN_REDO_MEMORY_BYTES_MAX,
         }
     }
 
@@ -127,9 +131,8 @@ impl Engine {
     /// WAL written since the last checkpoint's cut.
     pub(crate) fn wal_bytes_since_checkpoint(&self) -> u64 {
         self.db.log.wal().map_or(0, |w| {
-            w.next_lsn()
-                .0
-                .saturating_sub(self.checkpoint_lsn.load(Ordering::SeqCst))
+            let from = self.checkpoint_lsn.load(Ordering::SeqCst);
+            w.next_lsn().0.saturating_sub(from) + w.redo_file_bytes_from(Lsn(from))
         })
     }
 

@@ -233,6 +233,8 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
         nestor_wal::SEGMENT_BYTES_DEFAULT,
     )
     .map_err(wal_error)?;
+    wal.adopt_redo_files(&end.redo_files).map_err(wal_error)?;
+    wal.set_redo_memory_bytes_max(engine.config.txn_redo_memory_bytes_max);
     log.set(Arc::new(wal));
     engine.mark_recovered(end.end_lsn);
     report.millis = started.elapsed().as_millis();

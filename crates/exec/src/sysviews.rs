@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use nestor_catalog::{Catalog, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID};
 use nestor_plan::sysviews::View;
+use nestor_types::datetime::UNIX_EPOCH_USECS;
+use nestor_types::numeric::Numeric;
 use nestor_types::Value;
 
 use crate::context::Ev;
@@ -38,6 +40,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
     match view {
         View::StatActivity => db.sessions.activity().iter().map(activity_row).collect(),
         View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
+        View::StatWal => vec![wal_row(db)],
         View::Class => class_rows(&db.catalog),
         View::Namespace => namespace_rows(),
         View::Database => vec![vec![
@@ -84,6 +87,32 @@ fn activity_row(a: &ActivityRow) -> Vec<Value> {
         opt_xid(a.backend_xmin),
         text(&a.query),
         text("client backend"),
+    ]
+}
+
+/// pg_stat_wal. Nestor writes no full-page images (wal_fpi is 0) and, like
+/// PostgreSQL with track_wal_io_timing off (its default), does not time
+/// writes and syncs; stats_reset is when the log was opened (server start).
+/// Without a WAL (in-memory database) the counters are all zero.
+fn wal_row(db: &crate::Database) -> Vec<Value> {
+    let wal = db.log.wal();
+    let s = wal.as_ref().map(|w| w.stats()).unwrap_or_default();
+    let int = |n: u64| Value::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    vec![
+        int(s.records),
+        Value::Int8(0),
+        Value::Numeric(Numeric::from_i64(
+            i64::try_from(s.bytes_written).unwrap_or(i64::MAX),
+        )),
+        int(s.buffer_full_waits),
+        int(s.writes),
+        int(s.fsyncs),
+        Value::Float8(0.0),
+        Value::Float8(0.0),
+        wal.map_or(Value::Null, |w| {
+            let unix = w.opened().duration_since(std::time::UNIX_EPOCH);
+            Value::TimestampTz(unix.unwrap_or_default().as_micros() as i64 + UNIX_EPOCH_USECS)
+        }),
     ]
 }
 

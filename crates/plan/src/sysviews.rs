@@ -1,6 +1,7 @@
 //! System views (names and columns; the executor computes their rows when
 //! scanned): pg_stat_activity (from the session
-//! registry), nestor_stat_savepoints (savepoint counters per session), and
+//! registry), nestor_stat_savepoints (savepoint counters per session),
+//! pg_stat_wal (the WAL's counters), and
 //! a small emulation of pg_catalog (pg_class, pg_namespace, pg_database,
 //! pg_tables) from the catalog, enough for drivers' and tools' startup
 //! queries. OIDs of user relations are the catalog's; namespaces use
@@ -12,6 +13,7 @@ use nestor_types::datatype::DataType;
 pub enum View {
     StatActivity,
     StatSavepoints,
+    StatWal,
     Class,
     Namespace,
     Database,
@@ -24,6 +26,7 @@ impl View {
         Some(match name {
             "pg_stat_activity" => View::StatActivity,
             "nestor_stat_savepoints" => View::StatSavepoints,
+            "pg_stat_wal" => View::StatWal,
             "pg_class" => View::Class,
             "pg_namespace" => View::Namespace,
             "pg_database" => View::Database,
@@ -37,6 +40,7 @@ impl View {
         match self {
             View::StatActivity => "pg_stat_activity",
             View::StatSavepoints => "nestor_stat_savepoints",
+            View::StatWal => "pg_stat_wal",
             View::Class => "pg_class",
             View::Namespace => "pg_namespace",
             View::Database => "pg_database",
@@ -72,6 +76,17 @@ impl View {
                 ("depth", T::Int8),
                 ("savepoints_defined", T::Int8),
                 ("rollbacks_to", T::Int8),
+            ],
+            View::StatWal => vec![
+                ("wal_records", T::Int8),
+                ("wal_fpi", T::Int8),
+                ("wal_bytes", T::Numeric(None)),
+                ("wal_buffers_full", T::Int8),
+                ("wal_write", T::Int8),
+                ("wal_sync", T::Int8),
+                ("wal_write_time", T::Float8),
+                ("wal_sync_time", T::Float8),
+                ("stats_reset", T::TimestampTz),
             ],
             View::Class => vec![
                 ("oid", T::Oid),

@@ -44,6 +44,16 @@ struct Cli {
     /// (or when empty) every connection is trusted.
     #[arg(long, env = "NESTOR_PASSWORD", hide_env_values = true)]
     password: Option<String>,
+    /// Redo a committing transaction keeps in memory (e.g. 8MB); a larger
+    /// one is written to its own redo file in the WAL directory, made
+    /// durable before the commit is sequenced.
+    #[arg(long, value_parser = parse_size, default_value = "8MB")]
+    txn_redo_memory_max: usize,
+}
+
+fn parse_size(text: &str) -> Result<usize, String> {
+    let n = nestor_common::units::parse_bytes(text)?;
+    usize::try_from(n).map_err(|_| format!("invalid size \"{text}\": out of range"))
 }
 
 #[cfg(all(feature = "alloc-mimalloc", feature = "alloc-jemalloc"))]
@@ -83,10 +93,10 @@ fn serve(cli: Cli) -> Result<(), String> {
         )
     })?;
     raise_fd_limit(cli.max_connections);
-    let engine = Engine::new(EngineConfig::durable(
-        cli.data_dir.clone(),
-        cli.max_connections,
-    ))
+    let engine = Engine::new(EngineConfig {
+        txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
+        ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
+    })
     .map_err(|e| format!("cannot start: {}", e.message))?;
     let engine_for_shutdown = engine.clone();
     let verifier = cli

@@ -2,7 +2,9 @@
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, dropped and
 //! truncated objects come back exactly as committed — first from the WAL
-//! alone, then from a checkpoint image.
+//! alone, then from a checkpoint image. Transactions whose redo went to a
+//! redo file come back the same way, and leave no file behind when they
+//! roll back or once a checkpoint holds them.
 
 mod common;
 
@@ -141,4 +143,85 @@ fn schema_changes_survive_crashes_from_wal_and_from_checkpoint() {
     );
     let e = err(&third, "create index t_n on t (n)");
     assert!(e.contains("relation \"t_n\" already exists"), "{e}");
+}
+
+fn redo_files(data_dir: &std::path::Path) -> usize {
+    std::fs::read_dir(data_dir.join("wal"))
+        .expect("wal directory")
+        .filter(|e| {
+            e.as_ref()
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".redo")
+        })
+        .count()
+}
+
+#[test]
+fn transactions_past_the_redo_memory_limit_survive_a_crash() {
+    const FLAGS: &[&str] = &["--txn-redo-memory-max", "64kB"];
+    let mut server = Server::start_with(FLAGS, &[]);
+    let dir = server.data_dir.clone();
+    ok(
+        &server,
+        "create table big (id int primary key, pad text, n int)",
+    );
+    let wal_stats = |s: &Server| -> Vec<u64> {
+        ok(s, "select wal_records, wal_bytes, wal_fpi, wal_sync from pg_stat_wal")
+            .split('|')
+            .map(|v| v.parse().expect("counter"))
+            .collect()
+    };
+    let before = wal_stats(&server);
+    // About 600 kB of redo: past the limit, so it goes to a redo file.
+    ok(
+        &server,
+        "insert into big select g, repeat('x', 20) || g, g % 7 from generate_series(1, 20000) g",
+    );
+    assert_eq!(redo_files(&dir), 1);
+    let file_bytes = std::fs::read_dir(dir.join("wal"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "redo"))
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let after = wal_stats(&server);
+    assert_eq!(after[0] - before[0], 1, "one record names the redo file");
+    assert_eq!(
+        after[1] - before[1],
+        file_bytes + 36 + 12,
+        "wal_bytes counts the file and its record (header + length + crc)"
+    );
+    assert_eq!(after[2], 0, "no full-page images");
+    assert!(after[3] >= before[3] + 3, "file, directory and segment synced");
+    ok(
+        &server,
+        "begin; update big set n = n + 100 where id <= 10000; delete from big where id > 19990; \
+         insert into big values (30000, 'small', 1); commit",
+    );
+    assert_eq!(redo_files(&dir), 2);
+    ok(
+        &server,
+        "begin; insert into big select g, 'gone', 0 from generate_series(40000, 60000) g; rollback",
+    );
+    assert_eq!(
+        redo_files(&dir),
+        2,
+        "a rolled-back transaction leaves no redo file"
+    );
+    let expect = ok(&server, "select count(*), sum(n), max(pad) from big");
+    // sum(g % 7 for g in 1..=19990) + 100 * 10000 + 1
+    assert_eq!(expect, "19991|1059971|xxxxxxxxxxxxxxxxxxxx9999");
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    let again = Server::start_on_with(&dir, FLAGS);
+    assert_eq!(
+        ok(&again, "select count(*), sum(n), max(pad) from big"),
+        expect
+    );
+    let e = err(&again, "insert into big values (1, 'dup', 0)");
+    assert!(e.contains("\"big_pkey\""), "the index is rebuilt: {e}");
+    ok(&again, "checkpoint");
+    assert_eq!(redo_files(&dir), 0, "the checkpoint holds them now");
 }

@@ -35,11 +35,15 @@ use crate::locks::LockTable;
 use crate::visibility::{Snapshot, Stamp};
 
 /// Where a committing transaction writes its redo before it is sequenced.
-/// The log decides where the bytes live (the WAL's buffer spills to a
-/// temporary file past its memory limit).
+/// The log decides where the bytes live (the WAL's buffer goes to the
+/// transaction's redo file past its memory limit).
 pub trait RedoBuffer: Send {
     fn write(&mut self, bytes: &[u8]);
     fn len(&self) -> u64;
+    /// Called once after the last write and before the commit is
+    /// sequenced, outside the sequencer: the place for slow work (the
+    /// WAL makes a spilled redo file durable here).
+    fn seal(&mut self) {}
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -65,7 +69,7 @@ impl RedoBuffer for Vec<u8> {
 /// to the log *before* it becomes visible; `append` is called in CSN order
 /// (under the sequencer lock), `wait_durable` outside it.
 pub trait CommitLog: Send + Sync {
-    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+    fn redo_buffer(&self, _xid: Xid) -> Box<dyn RedoBuffer> {
         Box::new(Vec::new())
     }
     fn append(&self, xid: Xid, csn: Csn, redo: Box<dyn RedoBuffer>);
@@ -90,7 +94,7 @@ impl RedoBuffer for NullRedo {
 }
 
 impl CommitLog for NoLog {
-    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+    fn redo_buffer(&self, _xid: Xid) -> Box<dyn RedoBuffer> {
         Box::new(NullRedo)
     }
     fn append(&self, _: Xid, _: Csn, _: Box<dyn RedoBuffer>) {}
@@ -368,8 +372,8 @@ impl TxnManager {
 
     /// Sequence a commit: assign its CSN and hand its redo to the log, in
     /// CSN order. The transaction is not visible yet.
-    pub(crate) fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
-        self.log.redo_buffer()
+    pub(crate) fn redo_buffer(&self, xid: Xid) -> Box<dyn RedoBuffer> {
+        self.log.redo_buffer(xid)
     }
 
     pub(crate) fn sequence_commit(&self, xid: Xid, redo: Box<dyn RedoBuffer>) -> Csn {

@@ -408,8 +408,9 @@ impl Transaction {
             self.slot.clear();
             return None;
         }
-        let mut redo = self.mgr.redo_buffer();
+        let mut redo = self.mgr.redo_buffer(self.xid);
         self.store.redo(self.xid, &self.undo, redo.as_mut());
+        redo.seal();
         let csn = self.mgr.sequence_commit(self.xid, redo);
         self.mgr.publish(csn, self.synchronous_commit);
         for entry in &self.undo {

@@ -31,7 +31,10 @@
 //!
 //! Segments are files `wal/<start lsn as 16 hex digits>.wal`; the LSN is
 //! the byte position in the log stream, so a segment's name says where its
-//! first record lives and a gap between segments is detectable.
+//! first record lives and a gap between segments is detectable. A
+//! transaction whose redo outgrew its memory limit is logged as its own
+//! redo file `wal/<xid>.redo` plus one small record naming it
+//! ([`SpillBuffer`]); docs/durability.md §1–2.
 
 #![forbid(unsafe_code)]
 
@@ -59,77 +62,107 @@ pub const SEGMENT_BYTES_DEFAULT: u64 = 16 * 1024 * 1024;
 use nestor_common::limits::WAL_WRITER_DELAY_MS;
 pub use nestor_common::limits::{TXN_REDO_MEMORY_BYTES_MAX, WAL_BUFFER_BYTES_MAX};
 
-/// A transaction's redo: in memory up to TXN_REDO_MEMORY_BYTES_MAX, then in
-/// an anonymous temporary file in the WAL directory (unlinked at creation,
-/// so a crash leaves nothing behind).
+/// A transaction's redo: in memory up to TXN_REDO_MEMORY_BYTES_MAX; past
+/// that, the whole of it goes to the transaction's **redo file**
+/// `DIR/<xid as 16 hex digits>.redo`, checksummed as it is written.
+///
+/// A redo file is part of the log only once a `TxnFile` commit record names
+/// it (see [`record`]): [`RedoBuffer::seal`] makes the file durable before
+/// the commit is sequenced, so the sequencer is held only for appending
+/// that small record, and the bytes are written once instead of being
+/// copied through the log buffer. A transaction that does not commit
+/// removes its file (drop); a file left by a crash before its commit record
+/// was durable is removed by [`Wal::adopt_redo_files`] at start-up.
 pub struct SpillBuffer {
     mem: Vec<u8>,
-    file: Option<File>,
+    file: Option<RedoFile>,
     len: u64,
     read_pos: u64,
     dir: PathBuf,
+    xid: Xid,
     limit: usize,
 }
 
+/// The file of a spilled [`SpillBuffer`].
+struct RedoFile {
+    file: File,
+    path: PathBuf,
+    crc: u32,
+    sealed: bool,
+    /// Named by an appended commit record: the log owns it now.
+    adopted: bool,
+}
+
 impl SpillBuffer {
-    pub fn new(dir: &Path) -> SpillBuffer {
-        SpillBuffer::with_limit(dir, TXN_REDO_MEMORY_BYTES_MAX)
+    pub fn new(dir: &Path, xid: Xid) -> SpillBuffer {
+        SpillBuffer::with_limit(dir, xid, TXN_REDO_MEMORY_BYTES_MAX)
     }
 
-    pub fn with_limit(dir: &Path, limit: usize) -> SpillBuffer {
+    pub fn with_limit(dir: &Path, xid: Xid, limit: usize) -> SpillBuffer {
         SpillBuffer {
             mem: Vec::new(),
             file: None,
             len: 0,
             read_pos: 0,
             dir: dir.to_path_buf(),
+            xid,
             limit,
         }
     }
 
-    /// Whether the buffer went to disk (tests, monitoring).
+    /// Whether the buffer went to its redo file.
     pub fn spilled(&self) -> bool {
         self.file.is_some()
     }
 
     fn spill(&mut self) {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let path = self.dir.join(format!(
-            "redo-spill-{}-{}.tmp",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        let mut f = OpenOptions::new()
-            .create_new(true)
-            .read(true)
+        let path = redo_file_path(&self.dir, self.xid);
+        // A file of this name can only be left over from a transaction
+        // whose commit never became durable (xids are not reused once a
+        // commit is logged): overwrite it.
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
             .write(true)
             .open(&path)
-            .unwrap_or_else(|e| fatal("create spill", &path, e));
-        let _ = fs::remove_file(&path);
-        f.write_all(&self.mem)
-            .unwrap_or_else(|e| fatal("write spill", &path, e));
-        self.mem = Vec::new();
+            .unwrap_or_else(|e| fatal("create redo file", &path, e));
+        let mut f = RedoFile {
+            file,
+            path,
+            crc: 0,
+            sealed: false,
+            adopted: false,
+        };
+        f.write(&std::mem::take(&mut self.mem));
         self.file = Some(f);
     }
 
-    /// Append up to `max` bytes from the read position to `out`.
+    /// Append up to `max` bytes from the read position to `out` (in-memory
+    /// buffers only: a spilled one is appended as its file).
     fn read_chunk(&mut self, out: &mut Vec<u8>, max: usize) {
+        assert!(self.file.is_none(), "a spilled redo is not copied");
         let n = (self.len - self.read_pos).min(max as u64) as usize;
-        match &mut self.file {
-            None => {
-                let start = self.read_pos as usize;
-                out.extend_from_slice(&self.mem[start..start + n]);
-            }
-            Some(f) => {
-                use std::io::{Seek, SeekFrom};
-                let start = out.len();
-                out.resize(start + n, 0);
-                f.seek(SeekFrom::Start(self.read_pos))
-                    .and_then(|_| f.read_exact(&mut out[start..]))
-                    .unwrap_or_else(|e| fatal("read spill", &self.dir, e));
-            }
-        }
+        let start = self.read_pos as usize;
+        out.extend_from_slice(&self.mem[start..start + n]);
         self.read_pos += n as u64;
+    }
+}
+
+impl RedoFile {
+    fn write(&mut self, bytes: &[u8]) {
+        assert!(!self.sealed, "redo written after seal");
+        self.file
+            .write_all(bytes)
+            .unwrap_or_else(|e| fatal("write redo file", &self.path, e));
+        self.crc = crc32c::crc32c_append(self.crc, bytes);
+    }
+}
+
+impl Drop for RedoFile {
+    fn drop(&mut self) {
+        if !self.adopted {
+            let _ = fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -139,9 +172,7 @@ impl RedoBuffer for SpillBuffer {
             self.spill();
         }
         match &mut self.file {
-            Some(f) => f
-                .write_all(bytes)
-                .unwrap_or_else(|e| fatal("write spill", &self.dir, e)),
+            Some(f) => f.write(bytes),
             None => self.mem.extend_from_slice(bytes),
         }
         self.len += bytes.len() as u64;
@@ -151,9 +182,58 @@ impl RedoBuffer for SpillBuffer {
         self.len
     }
 
+    /// Make a redo file durable, name included, before the commit record
+    /// that names it can be appended (WAL-before-ack for the file's bytes).
+    fn seal(&mut self) {
+        if let Some(f) = &mut self.file {
+            f.file
+                .sync_data()
+                .unwrap_or_else(|e| fatal("fsync redo file", &f.path, e));
+            sync_dir(&self.dir).unwrap_or_else(|e| match e {
+                WalError::Io { file, error } => fatal("fsync directory of", &file, error),
+                other => unreachable!("sync_dir returns I/O errors only: {other}"),
+            });
+            f.sealed = true;
+        }
+    }
+
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }
+}
+
+fn redo_file_path(dir: &Path, xid: Xid) -> PathBuf {
+    dir.join(format!("{:016X}.redo", xid.0))
+}
+
+/// The payload of a `TxnFile` record: the redo file's length and crc32c.
+fn redo_file_payload(len: u64, crc: u32) -> [u8; 12] {
+    let mut p = [0u8; 12];
+    p[..8].copy_from_slice(&len.to_le_bytes());
+    p[8..].copy_from_slice(&crc.to_le_bytes());
+    p
+}
+
+/// Read the redo file a `TxnFile` record names and check it against the
+/// record; the result is the transaction's whole redo.
+fn read_redo_file(dir: &Path, rec: &Record) -> Result<Vec<u8>, &'static str> {
+    let [l0, l1, l2, l3, l4, l5, l6, l7, c0, c1, c2, c3] = rec.payload[..] else {
+        return Err("redo file record of the wrong size");
+    };
+    let len = u64::from_le_bytes([l0, l1, l2, l3, l4, l5, l6, l7]);
+    let crc = u32::from_le_bytes([c0, c1, c2, c3]);
+    let path = redo_file_path(dir, Xid(rec.xid));
+    let mut data = Vec::new();
+    File::open(&path)
+        .and_then(|mut f| f.read_to_end(&mut data))
+        .map_err(|_| "the redo file a commit names cannot be read")?;
+    if data.len() as u64 != len {
+        return Err("redo file length does not match its commit record");
+    }
+    if crc32c::crc32c(&data) != crc {
+        return Err("redo file checksum mismatch");
+    }
+    Ok(data)
 }
 
 /// Errors that stop recovery or the log; each names the file.
@@ -241,6 +321,9 @@ pub struct ReplayEnd {
     /// A torn tail that was cut: the file and the offset it was cut at.
     pub cut: Option<(PathBuf, u64)>,
     pub records: u64,
+    /// The redo files replayed: the LSN of the record naming each, and its
+    /// transaction (for [`Wal::adopt_redo_files`]).
+    pub redo_files: Vec<(Lsn, Xid, u64)>,
 }
 
 /// Replay every record from `from_lsn` (a record boundary, e.g. the
@@ -256,6 +339,7 @@ pub fn replay(
         end_lsn: from_lsn,
         cut: None,
         records: 0,
+        redo_files: Vec::new(),
     };
     let relevant: Vec<usize> = (0..segs.len())
         .filter(|&i| segs.get(i + 1).is_none_or(|next| next.0 > from_lsn))
@@ -287,8 +371,19 @@ pub fn replay(
         let mut pos = (end.end_lsn.0 - start.0) as usize;
         while pos < data.len() {
             match record::decode(&data[pos..], start.advance(pos as u64)) {
-                Ok(rec) => {
+                Ok(mut rec) => {
                     let len = rec.len();
+                    if rec.kind == RecordKind::TxnFile {
+                        rec.payload =
+                            read_redo_file(dir, &rec).map_err(|why| WalError::Corrupt {
+                                file: redo_file_path(dir, Xid(rec.xid)),
+                                offset: 0,
+                                why,
+                            })?;
+                        rec.kind = RecordKind::TxnCommit;
+                        let len = rec.payload.len() as u64;
+                        end.redo_files.push((rec.lsn, Xid(rec.xid), len));
+                    }
                     apply(rec).map_err(|why| WalError::Corrupt {
                         file: path.clone(),
                         offset: pos as u64,
@@ -342,6 +437,8 @@ pub fn sync_dir(dir: &Path) -> Result<(), WalError> {
 
 struct Pending {
     buf: Vec<u8>,
+    /// Records appended (pg_stat_wal.wal_records).
+    records: u64,
     next_lsn: Lsn,
     last_csn: u64,
 }
@@ -358,11 +455,20 @@ struct Segment {
     path: PathBuf,
 }
 
-/// Counters for benchmarks and monitoring.
+/// Counters for benchmarks and monitoring (pg_stat_wal), since the log
+/// was opened.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct WalStats {
+    /// Bytes of records written, plus the redo files commits adopted.
     pub bytes_written: u64,
+    /// fdatasyncs of segments, redo files and the directory they are in.
     pub fsyncs: u64,
+    /// Writes of the log buffer to a segment (a redo file counts as one).
+    pub writes: u64,
+    /// Records appended.
+    pub records: u64,
+    /// Times a large in-memory redo waited for the log buffer to drain.
+    pub buffer_full_waits: u64,
     pub commits: u64,
 }
 
@@ -382,12 +488,21 @@ struct Shared {
     urgent: AtomicUsize,
     bytes_written: AtomicU64,
     fsyncs: AtomicU64,
-    records: AtomicU64,
+    writes: AtomicU64,
+    buffer_full_waits: AtomicU64,
+    commits: AtomicU64,
+    /// Redo files the log owns, by the LSN of the commit record naming
+    /// them: removed with the segments before a checkpoint's cut.
+    redo_files: Mutex<std::collections::BTreeMap<Lsn, (Xid, u64)>>,
+    /// TXN_REDO_MEMORY_BYTES_MAX unless set otherwise.
+    redo_memory_bytes_max: AtomicUsize,
 }
 
 /// The log writer. Implements [`nestor_txn::CommitLog`].
 pub struct Wal {
     shared: Arc<Shared>,
+    /// When the log was opened: pg_stat_wal.stats_reset.
+    opened: std::time::SystemTime,
     flusher: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -407,6 +522,7 @@ impl Wal {
             segment_bytes,
             pending: Mutex::new(Pending {
                 buf: Vec::new(),
+                records: 0,
                 next_lsn: end_lsn,
                 last_csn,
             }),
@@ -421,7 +537,11 @@ impl Wal {
             urgent: AtomicUsize::new(0),
             bytes_written: AtomicU64::new(0),
             fsyncs: AtomicU64::new(0),
-            records: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+            buffer_full_waits: AtomicU64::new(0),
+            commits: AtomicU64::new(0),
+            redo_files: Mutex::new(Default::default()),
+            redo_memory_bytes_max: AtomicUsize::new(TXN_REDO_MEMORY_BYTES_MAX),
         });
         let s = shared.clone();
         let handle = std::thread::Builder::new()
@@ -430,6 +550,7 @@ impl Wal {
             .map_err(|e| io_err(dir, e))?;
         Ok(Wal {
             shared,
+            opened: std::time::SystemTime::now(),
             flusher: Mutex::new(Some(handle)),
         })
     }
@@ -489,7 +610,7 @@ impl Wal {
             };
             Self::push(&mut p, xid, csn, kind, chunk);
         }
-        self.shared.records.fetch_add(1, Ordering::Relaxed);
+        self.shared.commits.fetch_add(1, Ordering::Relaxed);
         p.last_csn = csn.0;
         if was_empty || p.buf.len() >= WAL_BUFFER_BYTES_MAX / 2 {
             // The flusher may be idle (nothing pending) or the buffer is
@@ -500,18 +621,44 @@ impl Wal {
     }
 
     fn push(p: &mut Pending, xid: Xid, csn: Csn, kind: RecordKind, payload: &[u8]) {
+        p.records += 1;
         let before = p.buf.len();
         record::encode(&mut p.buf, p.next_lsn.0, xid.0, csn.0, kind, payload);
         p.next_lsn = p.next_lsn.advance((p.buf.len() - before) as u64);
     }
 
-    /// Append a transaction's redo held in a [`SpillBuffer`], streaming a
-    /// spilled one from its file. Memory stays bounded: when the shared
-    /// buffer passes WAL_BUFFER_BYTES_MAX the appender waits for the
+    /// Append a transaction's redo held in a [`SpillBuffer`]: a spilled
+    /// one as a `TxnFile` record naming its (sealed) redo file, an
+    /// in-memory one streamed into records. Memory stays bounded: when the
+    /// shared buffer passes WAL_BUFFER_BYTES_MAX the appender waits for the
     /// flusher to write it out (it holds the commit sequencer, so no other
     /// commit interleaves; a crash mid-way leaves chunks without their
     /// TxnCommit record, which replay ignores).
     pub(crate) fn append_spilled(&self, xid: Xid, csn: Csn, mut redo: SpillBuffer) {
+        if let Some(file) = &mut redo.file {
+            assert!(
+                file.sealed,
+                "a redo file is sealed before its commit is sequenced"
+            );
+            assert_eq!(redo.xid, xid, "redo file of another transaction");
+            let mut p = self.shared.pending.lock();
+            assert!(csn.0 > p.last_csn, "WAL appends must follow CSN order");
+            let at = p.next_lsn;
+            let payload = redo_file_payload(redo.len, file.crc);
+            Self::push(&mut p, xid, csn, RecordKind::TxnFile, &payload);
+            file.adopted = true;
+            self.shared.redo_files.lock().insert(at, (xid, redo.len));
+            self.shared.commits.fetch_add(1, Ordering::Relaxed);
+            self.shared
+                .bytes_written
+                .fetch_add(redo.len, Ordering::Relaxed);
+            // The file and its directory were synced by `seal`.
+            self.shared.writes.fetch_add(1, Ordering::Relaxed);
+            self.shared.fsyncs.fetch_add(2, Ordering::Relaxed);
+            p.last_csn = csn.0;
+            self.shared.work.notify_one();
+            return;
+        }
         let total = redo.len;
         let mut sent = 0u64;
         let mut chunk = Vec::with_capacity(RECORD_PAYLOAD_BYTES_MAX.min(total as usize));
@@ -534,11 +681,14 @@ impl Wal {
             if p.buf.len() >= WAL_BUFFER_BYTES_MAX {
                 let target = p.next_lsn;
                 drop(p);
+                self.shared
+                    .buffer_full_waits
+                    .fetch_add(1, Ordering::Relaxed);
                 self.await_durable(|d| d.lsn >= target);
                 p = self.shared.pending.lock();
             }
         }
-        self.shared.records.fetch_add(1, Ordering::Relaxed);
+        self.shared.commits.fetch_add(1, Ordering::Relaxed);
         p.last_csn = csn.0;
         self.shared.work.notify_one();
     }
@@ -583,11 +733,73 @@ impl Wal {
         target
     }
 
-    /// Delete segments that end at or before `lsn` (after a checkpoint).
-    /// The segment being written is never removed.
+    /// Take over the redo files replay read (`ReplayEnd::redo_files`) so
+    /// that checkpoints remove them in turn, and delete every other redo
+    /// file in the directory: a file no replayed commit names belongs to a
+    /// transaction whose commit never became durable, or to one the
+    /// checkpoint already holds. Call once, after [`replay`], before any
+    /// commit.
+    pub fn adopt_redo_files(&self, replayed: &[(Lsn, Xid, u64)]) -> Result<usize, WalError> {
+        let mut files = self.shared.redo_files.lock();
+        files.extend(replayed.iter().map(|&(lsn, xid, len)| (lsn, (xid, len))));
+        let keep: std::collections::HashSet<Xid> = files.values().map(|f| f.0).collect();
+        let dir = &self.shared.dir;
+        let mut removed = 0;
+        for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
+            let entry = entry.map_err(|e| io_err(dir, e))?;
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(xid) = name
+                .strip_suffix(".redo")
+                .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+            else {
+                continue;
+            };
+            if !keep.contains(&Xid(xid)) {
+                fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Redo a committing transaction keeps in memory before it goes to its
+    /// redo file (`nestor --txn-redo-memory-max`).
+    pub fn set_redo_memory_bytes_max(&self, bytes: usize) {
+        self.shared
+            .redo_memory_bytes_max
+            .store(bytes, Ordering::Relaxed);
+    }
+
+    /// Bytes of the redo files of commits at or after `lsn`: log volume
+    /// that LSNs do not count (the checkpointer adds it to max_wal_size).
+    pub fn redo_file_bytes_from(&self, lsn: Lsn) -> u64 {
+        self.shared
+            .redo_files
+            .lock()
+            .range(lsn..)
+            .map(|(_, f)| f.1)
+            .sum()
+    }
+
+    /// Delete segments that end at or before `lsn` (after a checkpoint),
+    /// and the redo files of commits before `lsn`. The segment being
+    /// written is never removed.
     pub fn remove_before(&self, lsn: Lsn) -> Result<usize, WalError> {
         let segs = segments(&self.shared.dir)?;
         let mut removed = 0;
+        let old: Vec<Xid> = {
+            let mut files = self.shared.redo_files.lock();
+            let newer = files.split_off(&lsn);
+            std::mem::replace(&mut *files, newer)
+                .into_values()
+                .map(|f| f.0)
+                .collect()
+        };
+        for xid in old {
+            let path = redo_file_path(&self.shared.dir, xid);
+            fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
+            removed += 1;
+        }
         for w in segs.windows(2) {
             let (next_start, _) = w[1];
             if next_start <= lsn {
@@ -616,11 +828,19 @@ impl Wal {
         }
     }
 
+    /// When the log was opened.
+    pub fn opened(&self) -> std::time::SystemTime {
+        self.opened
+    }
+
     pub fn stats(&self) -> WalStats {
         WalStats {
             bytes_written: self.shared.bytes_written.load(Ordering::Relaxed),
             fsyncs: self.shared.fsyncs.load(Ordering::Relaxed),
-            commits: self.shared.records.load(Ordering::Relaxed),
+            writes: self.shared.writes.load(Ordering::Relaxed),
+            records: self.shared.pending.lock().records,
+            buffer_full_waits: self.shared.buffer_full_waits.load(Ordering::Relaxed),
+            commits: self.shared.commits.load(Ordering::Relaxed),
         }
     }
 
@@ -657,8 +877,9 @@ impl Drop for Wal {
 }
 
 impl nestor_txn::CommitLog for Wal {
-    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
-        Box::new(SpillBuffer::new(&self.shared.dir))
+    fn redo_buffer(&self, xid: Xid) -> Box<dyn RedoBuffer> {
+        let limit = self.shared.redo_memory_bytes_max.load(Ordering::Relaxed);
+        Box::new(SpillBuffer::with_limit(&self.shared.dir, xid, limit))
     }
 
     fn append(&self, xid: Xid, csn: Csn, redo: Box<dyn RedoBuffer>) {
@@ -707,6 +928,7 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
         s.bytes_written
             .fetch_add(buf.len() as u64, Ordering::Relaxed);
         s.fsyncs.fetch_add(1, Ordering::Relaxed);
+        s.writes.fetch_add(1, Ordering::Relaxed);
         let mut d = s.durable.lock();
         d.lsn = end_lsn;
         d.csn = csn;

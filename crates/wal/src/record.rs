@@ -17,7 +17,9 @@
 //! - `kind`: [`RecordKind`]. A transaction's redo is one or more records
 //!   written back to back at commit: `TxnChunk`s, then one `TxnCommit`. A
 //!   transaction without its `TxnCommit` (a torn tail) was never
-//!   acknowledged and is not replayed.
+//!   acknowledged and is not replayed. A transaction whose redo outgrew
+//!   TXN_REDO_MEMORY_BYTES_MAX has one `TxnFile` record instead, naming its
+//!   redo file by xid (see `SpillBuffer`).
 
 use nestor_common::Lsn;
 
@@ -33,6 +35,11 @@ pub enum RecordKind {
     TxnChunk = 1,
     /// The last (or only) part of a transaction's redo: the commit point.
     TxnCommit = 2,
+    /// The commit point of a transaction whose whole redo is in its redo
+    /// file (`<xid>.redo` beside the segments); the payload is the file's
+    /// length (u64 LE) and crc32c (u32 LE). Replay hands the file's content
+    /// on as one `TxnCommit`.
+    TxnFile = 3,
 }
 
 impl RecordKind {
@@ -40,6 +47,7 @@ impl RecordKind {
         match b {
             1 => Some(RecordKind::TxnChunk),
             2 => Some(RecordKind::TxnCommit),
+            3 => Some(RecordKind::TxnFile),
             _ => None,
         }
     }

@@ -27,10 +27,10 @@ impl SwitchLog {
 }
 
 impl CommitLog for SwitchLog {
-    fn redo_buffer(&self) -> Box<dyn RedoBuffer> {
+    fn redo_buffer(&self, xid: Xid) -> Box<dyn RedoBuffer> {
         match self.wal() {
-            Some(w) => w.redo_buffer(),
-            None => nestor_txn::NoLog.redo_buffer(),
+            Some(w) => w.redo_buffer(xid),
+            None => nestor_txn::NoLog.redo_buffer(xid),
         }
     }
 

@@ -291,37 +291,130 @@ fn segments_before_a_checkpoint_are_removed() {
     ));
 }
 
+fn redo_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.ends_with(".redo"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A redo buffer of `mib` MiB of `byte`, past a 1 MiB memory limit.
+fn spilled_redo(dir: &Path, xid: u64, mib: usize, byte: u8) -> nestor_wal::SpillBuffer {
+    use nestor_txn::RedoBuffer;
+    let mut buf = nestor_wal::SpillBuffer::with_limit(dir, Xid(xid), 1 << 20);
+    let piece = vec![byte; 64 * 1024];
+    for _ in 0..(mib * 16) {
+        buf.write(&piece);
+    }
+    assert!(buf.spilled());
+    buf
+}
+
+/// A transaction past its redo memory limit goes to its own redo file;
+/// sealed, it joins the log through one small `TxnFile` record and replay
+/// hands its content on as one commit, between the commits around it.
 #[test]
-fn a_large_transaction_spills_and_streams_in_bounded_memory() {
+fn a_large_transaction_commits_through_its_redo_file() {
     use nestor_txn::{CommitLog, RedoBuffer};
     let dir = tmpdir("spill");
     let wal = Wal::open(&dir, Lsn(0), 1, 1 << 30).unwrap();
-    let mut buf = nestor_wal::SpillBuffer::with_limit(&dir, 1 << 20);
-    let piece = vec![42u8; 64 * 1024];
-    for _ in 0..(40 * 16) {
-        buf.write(&piece); // 40 MiB, far past the 1 MiB memory limit
-    }
-    assert!(buf.spilled());
-    assert!(
-        fs::read_dir(&dir).unwrap().all(|e| !e
-            .unwrap()
-            .file_name()
-            .to_string_lossy()
-            .contains("spill")),
-        "the spill file is anonymous"
-    );
+    wal.append_commit(Xid(8), Csn(2), b"before");
+    let mut buf = spilled_redo(&dir, 9, 40, 42);
+    assert_eq!(redo_files(&dir), ["0000000000000009.redo"]);
+    buf.seal();
     let boxed: Box<dyn RedoBuffer> = Box::new(buf);
-    wal.append(Xid(9), Csn(2), boxed);
-    wal.wait_durable(Csn(2));
+    wal.append(Xid(9), Csn(3), boxed);
+    wal.append_commit(Xid(10), Csn(4), b"after");
+    wal.wait_durable(Csn(4));
+    let log_bytes = wal.next_lsn().0;
+    assert!(log_bytes < 1024, "the 40 MiB were copied into the log");
+    assert_eq!(wal.redo_file_bytes_from(Lsn(0)), 40 << 20);
     drop(wal);
-    let mut total = 0u64;
-    let mut commits = 0;
-    replay(&dir, Lsn(0), |r| {
-        assert!(r.payload.iter().all(|&b| b == 42));
-        total += r.payload.len() as u64;
-        commits += (r.kind == RecordKind::TxnCommit) as u32;
+    assert_eq!(
+        redo_files(&dir),
+        ["0000000000000009.redo"],
+        "kept at commit"
+    );
+    let mut seen = Vec::new();
+    let end = replay(&dir, Lsn(0), |r| {
+        assert_eq!(r.kind, RecordKind::TxnCommit);
+        seen.push((r.xid, r.payload.len(), r.payload.iter().all(|&b| b == 42)));
         Ok(())
     })
     .unwrap();
-    assert_eq!((total, commits), (40 << 20, 1));
+    assert_eq!(seen, [(8, 6, false), (9, 40 << 20, true), (10, 5, false)]);
+    assert_eq!(end.redo_files.len(), 1);
+    assert_eq!(
+        (end.redo_files[0].1, end.redo_files[0].2),
+        (Xid(9), 40 << 20)
+    );
+}
+
+/// A transaction that never commits leaves no redo file behind; one left
+/// by a crash before its commit record was durable is removed at start-up,
+/// and a checkpoint's cut removes the files of the commits before it.
+#[test]
+fn redo_files_live_exactly_as_long_as_the_log_needs_them() {
+    use nestor_txn::{CommitLog, RedoBuffer};
+    let dir = tmpdir("spill-life");
+    let wal = Wal::open(&dir, Lsn(0), 1, 1 << 30).unwrap();
+    let aborted = spilled_redo(&dir, 5, 2, 1);
+    assert_eq!(redo_files(&dir).len(), 1);
+    drop(aborted);
+    assert!(redo_files(&dir).is_empty(), "a rolled-back spill removed");
+
+    let mut committed = spilled_redo(&dir, 6, 2, 2);
+    committed.seal();
+    wal.append(Xid(6), Csn(2), Box::new(committed));
+    wal.wait_durable(Csn(2));
+    // A crash after this file was sealed but before its commit was logged.
+    let mut orphan = spilled_redo(&dir, 7, 2, 3);
+    orphan.seal();
+    std::mem::forget(orphan);
+    drop(wal);
+    assert_eq!(redo_files(&dir).len(), 2);
+
+    let (recs, end) = read_all(&dir, Lsn(0));
+    assert_eq!(recs.len(), 1);
+    let wal = Wal::open(&dir, end.end_lsn, 2, 1 << 30).unwrap();
+    assert_eq!(wal.adopt_redo_files(&end.redo_files).unwrap(), 1);
+    assert_eq!(redo_files(&dir), ["0000000000000006.redo"]);
+    wal.append_commit(Xid(8), Csn(3), b"later");
+    wal.wait_durable(Csn(3));
+    let cut = end.end_lsn;
+    assert_eq!(wal.redo_file_bytes_from(cut), 0);
+    wal.remove_before(cut).unwrap();
+    assert!(
+        redo_files(&dir).is_empty(),
+        "removed with the checkpoint's cut"
+    );
+}
+
+/// A damaged or missing redo file is damage to an acknowledged commit:
+/// replay refuses, naming the file.
+#[test]
+fn a_damaged_or_missing_redo_file_stops_replay() {
+    use nestor_txn::{CommitLog, RedoBuffer};
+    let dir = tmpdir("spill-bad");
+    let wal = Wal::open(&dir, Lsn(0), 1, 1 << 30).unwrap();
+    let mut buf = spilled_redo(&dir, 4, 2, 9);
+    buf.seal();
+    wal.append(Xid(4), Csn(2), Box::new(buf));
+    wal.wait_durable(Csn(2));
+    drop(wal);
+    let path = dir.join("0000000000000004.redo");
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[12345] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    let err = replay(&dir, Lsn(0), |_| Ok(())).unwrap_err().to_string();
+    assert!(
+        err.contains("0000000000000004.redo") && err.contains("checksum"),
+        "{err}"
+    );
+    fs::remove_file(&path).unwrap();
+    let err = replay(&dir, Lsn(0), |_| Ok(())).unwrap_err().to_string();
+    assert!(err.contains("cannot be read"), "{err}");
 }

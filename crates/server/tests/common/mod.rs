@@ -61,6 +61,11 @@ impl Server {
         Server::start_in(data_dir.to_path_buf(), &[], &[])
     }
 
+    /// Start on an existing data directory with extra flags.
+    pub fn start_on_with(data_dir: &std::path::Path, args: &[&str]) -> Server {
+        Server::start_in(data_dir.to_path_buf(), args, &[])
+    }
+
     fn start_in(data_dir: PathBuf, args: &[&str], env: &[(&str, &str)]) -> Server {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_nestor"));
         cmd.arg("--data-dir")
