@@ -478,13 +478,21 @@ pub fn copy_insert(
     let t = &target.table;
     let mut n = 0;
     *done = 0;
-    for vals in rows {
-        let vals: Row = vals
-            .into_iter()
-            .zip(&target.types)
-            .map(|(v, ty)| valops::cast(v, *ty, false, &ev.ctx.eval))
-            .collect::<Result<_, _>>()?;
-        let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
+    // Every column in table order, none defaulted: the parsed row is the
+    // table row (pgbench -i, COPY without a column list).
+    let whole = target.defaults.is_empty()
+        && target.columns.len() == t.columns.len()
+        && target.columns.iter().enumerate().all(|(i, &c)| i == c);
+    for mut vals in rows {
+        assert_eq!(vals.len(), target.types.len(), "COPY row width");
+        for (v, ty) in vals.iter_mut().zip(&target.types) {
+            *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
+        }
+        let row = if whole {
+            vals
+        } else {
+            build_row(t, &target.columns, &target.defaults, vals, &mut ev)?
+        };
         check_row(t, &target.checks, &row, &mut ev)?;
         t.storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)

@@ -168,10 +168,13 @@ fn transactions_past_the_redo_memory_limit_survive_a_crash() {
         "create table big (id int primary key, pad text, n int)",
     );
     let wal_stats = |s: &Server| -> Vec<u64> {
-        ok(s, "select wal_records, wal_bytes, wal_fpi, wal_sync from pg_stat_wal")
-            .split('|')
-            .map(|v| v.parse().expect("counter"))
-            .collect()
+        ok(
+            s,
+            "select wal_records, wal_bytes, wal_fpi, wal_sync from pg_stat_wal",
+        )
+        .split('|')
+        .map(|v| v.parse().expect("counter"))
+        .collect()
     };
     let before = wal_stats(&server);
     // About 600 kB of redo: past the limit, so it goes to a redo file.
@@ -194,7 +197,10 @@ fn transactions_past_the_redo_memory_limit_survive_a_crash() {
         "wal_bytes counts the file and its record (header + length + crc)"
     );
     assert_eq!(after[2], 0, "no full-page images");
-    assert!(after[3] >= before[3] + 3, "file, directory and segment synced");
+    assert!(
+        after[3] >= before[3] + 3,
+        "file, directory and segment synced"
+    );
     ok(
         &server,
         "begin; update big set n = n + 100 where id <= 10000; delete from big where id > 19990; \

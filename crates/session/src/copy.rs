@@ -17,6 +17,7 @@ use std::borrow::Cow;
 
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{node::Node as NodeEnum, CopyStmt, DefElem};
+use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use nestor_types::text::parse_text;
@@ -138,7 +139,8 @@ fn copy_error(msg: impl Into<String>) -> DbError {
 /// Incremental parser of COPY FROM data (see module header).
 pub(crate) struct CopyParser {
     opts: CopyOptions,
-    oids: Vec<u32>,
+    /// The target columns' types (from their OIDs), in data order.
+    types: Vec<DataType>,
     names: Vec<String>,
     buf: Vec<u8>,
     line: u64,
@@ -157,7 +159,7 @@ impl CopyParser {
         let header_pending = opts.header;
         CopyParser {
             opts,
-            oids,
+            types: oids.into_iter().map(wire_type).collect(),
             names,
             buf: Vec::new(),
             line: 0,
@@ -267,16 +269,45 @@ impl CopyParser {
             )
             .with_context(self.context(line))
         })?;
-        let fields = match self.opts.format {
-            CopyFormat::Text => split_text(text, &self.opts).map_err(|e| {
-                e.with_context(format!("{}: \"{}\"", self.context(line), printout(text)))
-            })?,
-            CopyFormat::Csv => split_csv(text, &self.opts),
+        let row = match self.opts.format {
+            CopyFormat::Text => self.convert_text(codec, text)?,
+            CopyFormat::Csv => {
+                let fields = split_csv(text, &self.opts);
+                self.convert(codec, fields, text)?
+            }
         };
-        let row = self.convert(codec, fields, text)?;
         self.rows.push(row);
         self.lines.push(line);
         Ok(())
+    }
+
+    /// A text-format record's values, parsed field by field as the line is
+    /// split (no intermediate list of fields).
+    fn convert_text(&self, codec: &EvalCtx, text: &str) -> Result<Vec<Value>, DbError> {
+        // The field count is checked before any field is parsed, as
+        // PostgreSQL does.
+        let delimiter = self.opts.delimiter;
+        let fields = 1 + text.bytes().filter(|&b| b == delimiter).count();
+        if fields > self.types.len() {
+            return Err(self.extra_data(text));
+        }
+        self.check_width(fields, text)?;
+        let mut row = Vec::with_capacity(self.types.len());
+        for (raw, &ty) in text.split(delimiter as char).zip(&self.types) {
+            if raw == self.opts.null {
+                row.push(Value::Null);
+                continue;
+            }
+            let field = unescape_text(raw).map_err(|e| {
+                e.with_context(format!(
+                    "{}: \"{}\"",
+                    self.context(self.line),
+                    printout(text)
+                ))
+            })?;
+            row.push(self.parse_field(codec, ty, row.len(), &field)?);
+        }
+        Ok(row)
     }
 
     fn convert(
@@ -285,33 +316,54 @@ impl CopyParser {
         fields: Vec<Option<Cow<'_, str>>>,
         text: &str,
     ) -> Result<Vec<Value>, DbError> {
-        let whole_line = || format!("{}: \"{}\"", self.context(self.line), printout(text));
-        if fields.len() > self.oids.len() {
-            return Err(
-                copy_error("extra data after last expected column").with_context(whole_line())
-            );
+        if fields.len() > self.types.len() {
+            return Err(self.extra_data(text));
         }
-        if fields.len() < self.oids.len() {
-            let col = self.names.get(fields.len()).cloned().unwrap_or_default();
-            return Err(
-                copy_error(format!("missing data for column \"{col}\"")).with_context(whole_line())
-            );
-        }
+        self.check_width(fields.len(), text)?;
         fields
             .into_iter()
-            .zip(&self.oids)
-            .zip(&self.names)
-            .map(|((f, oid), name)| match f {
+            .zip(&self.types)
+            .enumerate()
+            .map(|(i, (f, ty))| match f {
                 None => Ok(Value::Null),
-                Some(s) => parse_text(wire_type(*oid), &s, codec).map_err(|e| {
-                    e.with_context(format!(
-                        "{}, column {name}: \"{}\"",
-                        self.context(self.line),
-                        printout(&s)
-                    ))
-                }),
+                Some(s) => self.parse_field(codec, *ty, i, s.as_ref()),
             })
             .collect()
+    }
+
+    fn parse_field(
+        &self,
+        codec: &EvalCtx,
+        ty: DataType,
+        column: usize,
+        field: &str,
+    ) -> Result<Value, DbError> {
+        parse_text(ty, field, codec).map_err(|e| {
+            e.with_context(format!(
+                "{}, column {}: \"{}\"",
+                self.context(self.line),
+                self.names[column],
+                printout(field)
+            ))
+        })
+    }
+
+    fn whole_line(&self, text: &str) -> String {
+        format!("{}: \"{}\"", self.context(self.line), printout(text))
+    }
+
+    fn extra_data(&self, text: &str) -> DbError {
+        copy_error("extra data after last expected column").with_context(self.whole_line(text))
+    }
+
+    /// Error for a record with fewer fields than columns.
+    fn check_width(&self, fields: usize, text: &str) -> Result<(), DbError> {
+        if fields < self.types.len() {
+            let col = self.names.get(fields).cloned().unwrap_or_default();
+            return Err(copy_error(format!("missing data for column \"{col}\""))
+                .with_context(self.whole_line(text)));
+        }
+        Ok(())
     }
 }
 
@@ -326,18 +378,6 @@ fn printout(s: &str) -> String {
 
 fn quote_open(rec: &[u8], o: &CopyOptions) -> bool {
     rec.iter().filter(|c| **c == o.quote).count() % 2 == 1
-}
-
-fn split_text<'a>(line: &'a str, o: &CopyOptions) -> Result<Vec<Option<Cow<'a, str>>>, DbError> {
-    line.split(o.delimiter as char)
-        .map(|raw| {
-            if raw == o.null {
-                Ok(None)
-            } else {
-                unescape_text(raw).map(Some)
-            }
-        })
-        .collect()
 }
 
 fn unescape_text(raw: &str) -> Result<Cow<'_, str>, DbError> {

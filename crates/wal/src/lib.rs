@@ -91,6 +91,64 @@ struct RedoFile {
     sealed: bool,
     /// Named by an appended commit record: the log owns it now.
     adopted: bool,
+    /// Bytes written since the background syncer was last asked to run.
+    unsynced: u64,
+    syncer: Option<Syncer>,
+}
+
+/// Redo written to a file since the last background fdatasync before the
+/// next one is asked for: the disk writes the redo while the commit is
+/// still encoding it, so `seal` finds little left to sync.
+const REDO_FILE_SYNC_BYTES: u64 = 8 << 20;
+
+/// A thread that fdatasyncs a redo file (a second handle on it) each time
+/// it is asked, while its transaction goes on writing.
+struct Syncer {
+    ask: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Syncer {
+    fn start(file: &File, path: &Path) -> Option<Syncer> {
+        // Without a second handle or a thread, `seal` syncs it all.
+        let file = file.try_clone().ok()?;
+        let path = path.to_path_buf();
+        let (ask, asked) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("redo-sync".into())
+            .spawn(move || {
+                while asked.recv().is_ok() {
+                    while asked.try_recv().is_ok() {} // one sync for all asks
+                    file.sync_data()
+                        .unwrap_or_else(|e| fatal("fsync redo file", &path, e));
+                }
+            })
+            .ok()?;
+        Some(Syncer {
+            ask: Some(ask),
+            thread: Some(thread),
+        })
+    }
+
+    fn ask(&self) {
+        if let Some(a) = &self.ask {
+            let _ = a.send(());
+        }
+    }
+
+    /// Let the thread finish the syncs asked for and end.
+    fn finish(&mut self) {
+        self.ask = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Syncer {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }
 
 impl SpillBuffer {
@@ -126,12 +184,15 @@ impl SpillBuffer {
             .write(true)
             .open(&path)
             .unwrap_or_else(|e| fatal("create redo file", &path, e));
+        let syncer = Syncer::start(&file, &path);
         let mut f = RedoFile {
             file,
             path,
             crc: 0,
             sealed: false,
             adopted: false,
+            unsynced: 0,
+            syncer,
         };
         f.write(&std::mem::take(&mut self.mem));
         self.file = Some(f);
@@ -155,6 +216,13 @@ impl RedoFile {
             .write_all(bytes)
             .unwrap_or_else(|e| fatal("write redo file", &self.path, e));
         self.crc = crc32c::crc32c_append(self.crc, bytes);
+        self.unsynced += bytes.len() as u64;
+        if self.unsynced >= REDO_FILE_SYNC_BYTES {
+            self.unsynced = 0;
+            if let Some(s) = &self.syncer {
+                s.ask();
+            }
+        }
     }
 }
 
@@ -186,6 +254,9 @@ impl RedoBuffer for SpillBuffer {
     /// that names it can be appended (WAL-before-ack for the file's bytes).
     fn seal(&mut self) {
         if let Some(f) = &mut self.file {
+            if let Some(mut s) = f.syncer.take() {
+                s.finish();
+            }
             f.file
                 .sync_data()
                 .unwrap_or_else(|e| fatal("fsync redo file", &f.path, e));
