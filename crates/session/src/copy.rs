@@ -284,14 +284,13 @@ impl CopyParser {
     /// A text-format record's values, parsed field by field as the line is
     /// split (no intermediate list of fields).
     fn convert_text(&self, codec: &EvalCtx, text: &str) -> Result<Vec<Value>, DbError> {
-        // The field count is checked before any field is parsed, as
-        // PostgreSQL does.
+        // As in PostgreSQL: extra data is an error before any field is
+        // parsed, missing data only after the fields that are there.
         let delimiter = self.opts.delimiter;
         let fields = 1 + text.bytes().filter(|&b| b == delimiter).count();
         if fields > self.types.len() {
             return Err(self.extra_data(text));
         }
-        self.check_width(fields, text)?;
         let mut row = Vec::with_capacity(self.types.len());
         for (raw, &ty) in text.split(delimiter as char).zip(&self.types) {
             if raw == self.opts.null {
@@ -307,6 +306,7 @@ impl CopyParser {
             })?;
             row.push(self.parse_field(codec, ty, row.len(), &field)?);
         }
+        self.check_width(fields, text)?;
         Ok(row)
     }
 
@@ -319,8 +319,8 @@ impl CopyParser {
         if fields.len() > self.types.len() {
             return Err(self.extra_data(text));
         }
-        self.check_width(fields.len(), text)?;
-        fields
+        let width = fields.len();
+        let row = fields
             .into_iter()
             .zip(&self.types)
             .enumerate()
@@ -328,7 +328,9 @@ impl CopyParser {
                 None => Ok(Value::Null),
                 Some(s) => self.parse_field(codec, *ty, i, s.as_ref()),
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        self.check_width(width, text)?;
+        Ok(row)
     }
 
     fn parse_field(

@@ -42,6 +42,20 @@ COPY cp FROM STDIN;
 COPY cp FROM STDIN;
 1	duplicate	1	t
 \.
+-- which error comes first: extra data before any field is parsed, a bad
+-- field before missing data, fields in column order
+COPY cp FROM STDIN;
+x	a	1	t	extra
+\.
+COPY cp FROM STDIN;
+x	a
+\.
+COPY cp FROM STDIN;
+23	a	zz
+\.
+COPY cp FROM STDIN;
+23	a	1	maybe
+\.
 COPY no_such_table FROM STDIN;
 COPY cp (no_such_column) FROM STDIN;
 SELECT count(*) FROM cp WHERE id >= 20;
