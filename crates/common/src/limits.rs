@@ -94,5 +94,17 @@ pub const WAL_WRITER_DELAY_MS: u64 = 200;
 /// under the commit sequencer, a redo file is not.
 pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 8 * 1024 * 1024;
 
+// ----- pruning (garbage collection of old row versions) --------------------
+
+/// How often the background pruner looks at the tables (and refreshes the
+/// GC horizon hint writers trim their row's chain by).
+pub const PRUNE_INTERVAL_MS: u64 = 100;
+
+/// A table is pruned in the background once this many versions plus
+/// PRUNE_SCALE_PERCENT of its rows were superseded since its last prune
+/// (autovacuum_vacuum_threshold = 50, autovacuum_vacuum_scale_factor = 0.2).
+pub const PRUNE_THRESHOLD_VERSIONS: u64 = 50;
+pub const PRUNE_SCALE_PERCENT: u64 = 20;
+
 /// Ended transactions whose outcome pg_xact_status() can still report.
 pub const XACT_HISTORY_MAX: usize = 1_000_000;

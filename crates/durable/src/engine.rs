@@ -99,6 +99,7 @@ impl Engine {
                 engine.config.max_wal_bytes,
             );
         }
+        durable::start_pruner(&engine);
         Ok(engine)
     }
 

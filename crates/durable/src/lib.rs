@@ -302,8 +302,11 @@ pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, 
         })?,
         None => engine.checkpoint_lock.lock(),
     };
-    // The slot holds the GC horizon at the cut until the image is written.
+    // The slot holds the GC horizon at the cut until the image is written;
+    // until the cut is known it holds everything (a pruner running between
+    // the cut and the hold must not take versions the image needs).
     let slot = engine.txn.register_slot();
+    engine.txn.hold_everything(&slot);
     let cut = engine.catalog.gate().exclusive(gate_wait, || {
         let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
         engine.txn.hold_horizon(&slot, csn);
@@ -490,6 +493,35 @@ pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wa
         });
     if let Err(e) = spawned {
         eprintln!("could not start the checkpointer: {e}");
+    }
+}
+
+// ----- the pruner -----------------------------------------------------------
+
+/// Background pruning (what autovacuum is to PostgreSQL, for dead row
+/// versions only): every PRUNE_INTERVAL_MS, compute the GC horizon (which
+/// also refreshes the hint writers trim hot rows' chains by) and prune the
+/// tables where enough versions were superseded (`Table::prune_due`).
+pub(crate) fn start_pruner(engine: &Arc<Engine>) {
+    let weak = Arc::downgrade(engine);
+    let stop = engine.stopping.clone();
+    let spawned = std::thread::Builder::new()
+        .name("pruner".into())
+        .spawn(move || {
+            let interval = Duration::from_millis(nestor_common::limits::PRUNE_INTERVAL_MS);
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(interval);
+                let Some(engine) = weak.upgrade() else { return };
+                let horizon = engine.db.txn.gc_horizon();
+                for t in engine.db.store.tables() {
+                    if t.prune_due() {
+                        t.prune(horizon);
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("could not start the pruner: {e}");
     }
 }
 

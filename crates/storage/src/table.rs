@@ -14,6 +14,7 @@ use parking_lot::{Mutex, RwLock};
 use crate::codec;
 use crate::error::StorageError;
 use crate::index::{self, visit_range, ByteBounds, Index};
+use nestor_common::limits::{PRUNE_SCALE_PERCENT, PRUNE_THRESHOLD_VERSIONS};
 
 /// One version of a row. Headers carry only top-level XIDs; the CSN fields
 /// are stamped at commit so readers rarely consult the status table. The
@@ -290,6 +291,9 @@ pub struct Table {
     rows: RwLock<Rows>,
     indexes: RwLock<Vec<Arc<Index>>>,
     mgr: Arc<TxnManager>,
+    /// Versions superseded (UPDATE, DELETE) since the last prune: what
+    /// [`Table::prune_due`] weighs, as autovacuum weighs n_dead_tup.
+    superseded: std::sync::atomic::AtomicU64,
 }
 
 impl Table {
@@ -301,7 +305,42 @@ impl Table {
             rows: RwLock::new(Rows::default()),
             indexes: RwLock::new(Vec::new()),
             mgr,
+            superseded: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// Whether enough versions were superseded since the last prune for a
+    /// background pass over the table to pay: PRUNE_THRESHOLD_VERSIONS plus
+    /// PRUNE_SCALE_PERCENT of its rows (autovacuum_vacuum_threshold and
+    /// autovacuum_vacuum_scale_factor, PostgreSQL's defaults).
+    pub fn prune_due(&self) -> bool {
+        let superseded = self.superseded.load(std::sync::atomic::Ordering::Relaxed);
+        superseded >= PRUNE_THRESHOLD_VERSIONS + self.row_id_count() * PRUNE_SCALE_PERCENT / 100
+    }
+
+    fn note_superseded(&self) {
+        self.superseded
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Drop the versions of a row's chain that no snapshot can see any more
+    /// (their deletion committed at or below the GC horizon hint) and whose
+    /// index keys all equal `keys` (the new version's), so that no index
+    /// entry depends on them alone. A hot row's chain stays short between
+    /// pruner passes, as PostgreSQL's page pruning keeps HOT chains short;
+    /// dead versions with other keys are left to [`Table::prune`], which
+    /// also removes their index entries. Returns how many were dropped.
+    fn trim_chain(&self, versions: &mut Chain, keys: &[(Arc<Index>, Vec<u8>)]) -> usize {
+        let horizon = self.mgr.gc_horizon_hint();
+        let dead = |v: &Version| v.xmax_csn != Csn::NONE && v.xmax_csn <= horizon;
+        if !versions.iter().any(dead) {
+            return 0;
+        }
+        let same_keys = |v: &Version| {
+            keys.iter()
+                .all(|(idx, key)| idx.stored_key_bytes(&v.data) == *key)
+        };
+        versions.remove_where(|v| dead(v) && same_keys(v)).len()
     }
 
     pub fn is_logged(&self) -> bool {
@@ -340,24 +379,41 @@ impl Table {
 
     // ----- reading -------------------------------------------------------
 
-    fn resolve_created(&self, v: &Version, snap: &Snapshot) -> Stamp {
-        self.mgr.resolve(v.xmin, v.cmin, v.xmin_csn, snap)
-    }
-
-    fn resolve_deleted(&self, v: &Version, snap: &Snapshot) -> Option<Stamp> {
-        (!v.xmax.is_none()).then(|| self.mgr.resolve(v.xmax, v.cmax, v.xmax_csn, snap))
+    fn resolve(
+        &self,
+        xid: Xid,
+        cid: CommandId,
+        hint: Csn,
+        snap: &Snapshot,
+        cache: &mut StampCache,
+    ) -> Stamp {
+        if hint != Csn::NONE || xid == snap.own {
+            return self.mgr.resolve(xid, cid, hint, snap);
+        }
+        if let Some(stamp) = cache.get(xid) {
+            return stamp;
+        }
+        let stamp = self.mgr.resolve(xid, cid, hint, snap);
+        cache.put(xid, stamp);
+        stamp
     }
 
     /// The version visible to `snap`: the newest whose creation is visible,
     /// if its deletion is not. Newest first, so a long-open old snapshot
     /// never slows readers of new versions.
-    fn visible<'v>(&self, versions: &'v [Version], snap: &Snapshot) -> Option<&'v Version> {
+    fn visible<'v>(
+        &self,
+        versions: &'v [Version],
+        snap: &Snapshot,
+        cache: &mut StampCache,
+    ) -> Option<&'v Version> {
         for v in versions.iter().rev() {
-            let created = self.resolve_created(v, snap);
+            let created = self.resolve(v.xmin, v.cmin, v.xmin_csn, snap, cache);
             if !stamp_visible(created, snap) {
                 continue;
             }
-            let deleted = self.resolve_deleted(v, snap);
+            let deleted =
+                (!v.xmax.is_none()).then(|| self.resolve(v.xmax, v.cmax, v.xmax_csn, snap, cache));
             return is_visible(created, deleted, snap).then_some(v);
         }
         None
@@ -376,7 +432,8 @@ impl Table {
     pub fn get(&self, row: RowId, snap: &Snapshot) -> Option<Tuple> {
         let slot = self.slot(row)?;
         let versions = slot.versions.lock();
-        self.visible(&versions, snap).map(|v| Self::tuple(row, v))
+        self.visible(&versions, snap, &mut StampCache::default())
+            .map(|v| Self::tuple(row, v))
     }
 
     /// Sequential scan of visible rows, in row-id order.
@@ -386,6 +443,7 @@ impl Table {
             next: 0,
             chunk: None,
             snap: *snap,
+            stamps: StampCache::default(),
         }
     }
 
@@ -408,6 +466,7 @@ impl Table {
         let entries = index.entries.read();
         let rows = self.rows.read();
         let mut scratch = Vec::new();
+        let mut cache = StampCache::default();
         visit_range(&entries, &bounds, |key, row| {
             let Some(slot) = rows.get(row) else {
                 return;
@@ -415,7 +474,7 @@ impl Table {
             let versions = slot.versions.lock();
             // Emit each row once: at the entry matching its visible key
             // (that entry lies within the bounds, as `key` does).
-            if let Some(v) = self.visible(&versions, snap) {
+            if let Some(v) = self.visible(&versions, snap, &mut cache) {
                 scratch.clear();
                 codec::put_stored_key(&v.data, &index.columns, &mut scratch);
                 if scratch == key {
@@ -496,22 +555,29 @@ impl Table {
                     return Ok(o);
                 }
             };
-            // Each index whose key the update changes, with the new key.
-            let changed: Vec<(Arc<Index>, Vec<u8>)> = self
+            // Each index's key of the new version, and whether the update
+            // changes it.
+            let keys: Vec<(Arc<Index>, Vec<u8>, bool)> = self
                 .indexes()
                 .into_iter()
-                .filter_map(|idx| {
+                .map(|idx| {
                     let key = idx.key_bytes(data);
-                    (key != idx.key_bytes(&old)).then_some((idx, key))
+                    let changed = key != idx.key_bytes(&old);
+                    (idx, key, changed)
                 })
                 .collect();
-            if mode == LockMode::NoKeyUpdate && changed.iter().any(|(idx, _)| idx.unique) {
+            if mode == LockMode::NoKeyUpdate && keys.iter().any(|(idx, _, c)| *c && idx.unique) {
                 mode = LockMode::Update;
                 continue;
             }
+            let (changed, kept): (Vec<_>, Vec<_>) = keys.into_iter().partition(|k| k.2);
             let slot = self.slot(row).expect("locked row exists");
             {
                 let mut versions = slot.versions.lock();
+                if changed.is_empty() {
+                    let keys: Vec<_> = kept.into_iter().map(|(i, k, _)| (i, k)).collect();
+                    self.trim_chain(&mut versions, &keys);
+                }
                 expire_newest(&mut versions, txn);
                 versions.push(Version {
                     xmin: txn.xid(),
@@ -523,8 +589,9 @@ impl Table {
                     data: codec::encode_row(data),
                 });
             }
+            self.note_superseded();
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
-            for (idx, key) in changed {
+            for (idx, key, _) in changed {
                 self.add_index_entry(txn, &idx, data, key, row, ctl)?;
             }
             return Ok(WriteResult::Done);
@@ -557,6 +624,7 @@ impl Table {
         {
             expire_newest(&mut slot.versions.lock(), txn);
         }
+        self.note_superseded();
         txn.push_undo(DataUndo::Delete { rel: self.id, row })?;
         Ok(WriteResult::Done)
     }
@@ -907,6 +975,8 @@ impl Table {
     /// Remove versions whose deletion committed at or below `horizon` (no
     /// snapshot at or above it can see them) and their index entries.
     pub fn prune(&self, horizon: Csn) -> PruneStats {
+        self.superseded
+            .store(0, std::sync::atomic::Ordering::Relaxed);
         let mut stats = PruneStats::default();
         let n = self.row_id_count();
         let indexes = self.indexes();
@@ -970,13 +1040,14 @@ impl Table {
         mut f: impl FnMut(RowId, &[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut buf = Vec::new();
+        let mut cache = StampCache::default();
         for i in 0..self.row_id_count() {
             let row = RowId(i);
             let Some(slot) = self.slot(row) else { break };
             buf.clear();
             {
                 let versions = slot.versions.lock();
-                match self.visible(&versions, snap) {
+                match self.visible(&versions, snap, &mut cache) {
                     Some(v) => buf.extend_from_slice(&v.data),
                     None => continue,
                 }
@@ -1183,6 +1254,37 @@ pub struct TableScan<'a> {
     /// The chunk holding `next`, and the first row id past it.
     chunk: Option<(Arc<[RowSlot]>, u64)>,
     snap: Snapshot,
+    stamps: StampCache,
+}
+
+/// The stamps of other transactions' unstamped versions one scan has met,
+/// so that a scan over many versions of a few in-flight transactions looks
+/// each one's status up once (the status map sits behind a lock every
+/// reader shares). Sound for the one snapshot a scan uses: a transaction
+/// still in progress when looked up commits, if ever, with a CSN above that
+/// snapshot's horizon (CSNs are assigned in order, the horizon trails
+/// them), an aborted one stays aborted, a committed one keeps its CSN.
+#[derive(Default)]
+struct StampCache {
+    entries: [(Xid, Option<Stamp>); STAMP_CACHE_ENTRIES],
+    next: usize,
+}
+
+/// Transactions a [`StampCache`] remembers (the last ones met).
+const STAMP_CACHE_ENTRIES: usize = 4;
+
+impl StampCache {
+    fn get(&self, xid: Xid) -> Option<Stamp> {
+        self.entries
+            .iter()
+            .find(|(x, _)| *x == xid)
+            .and_then(|(_, s)| *s)
+    }
+
+    fn put(&mut self, xid: Xid, stamp: Stamp) {
+        self.entries[self.next] = (xid, Some(stamp));
+        self.next = (self.next + 1) % STAMP_CACHE_ENTRIES;
+    }
 }
 
 impl Iterator for TableScan<'_> {
@@ -1204,7 +1306,7 @@ impl Iterator for TableScan<'_> {
             let (chunk, _) = self.chunk.as_ref().expect("set above");
             self.next += 1;
             let versions = chunk[chunk_pos(row.0).1].versions.lock();
-            if let Some(v) = self.table.visible(&versions, &self.snap) {
+            if let Some(v) = self.table.visible(&versions, &self.snap, &mut self.stamps) {
                 return Some(Table::tuple(row, v));
             }
         }

@@ -314,3 +314,71 @@ fn a_unique_index_over_rows_with_several_versions_finds_the_duplicate() {
         assert_eq!(by_v.len(), 2, "row 1's two versions share one entry");
     }
 }
+
+/// A writer trims its row's chain of versions every snapshot is past (by
+/// the GC horizon hint the background pruner refreshes), so a hot row
+/// stays short between pruner passes; never what an open snapshot needs,
+/// and never a version whose index key differs (its entry is the pruner's).
+#[test]
+fn an_update_trims_its_rows_dead_versions_and_only_those() {
+    let db = Db::new();
+    db.seed(&[(1, 0)]);
+    let (old, w) = (db.session(1), db.session(2));
+    let rid = db.row_id(1);
+    let mut reader = old.begin(Isolation::RepeatableRead);
+    assert_eq!(read(&db, &mut reader, 1), Some(0));
+    for i in 1..=20 {
+        let mut t = w.begin(RC);
+        set(&db, &mut t, 1, i).unwrap();
+        t.commit();
+        db.mgr.gc_horizon(); // what the pruner does every interval
+    }
+    assert_eq!(
+        db.table.version_count(rid),
+        21,
+        "the old snapshot holds them"
+    );
+    assert_eq!(read(&db, &mut reader, 1), Some(0));
+    reader.commit();
+    db.mgr.gc_horizon();
+    let mut t = w.begin(RC);
+    set(&db, &mut t, 1, 21).unwrap();
+    t.commit();
+    // Kept: the version this update replaced (its replacement was not
+    // committed when it was trimmed) and the new one.
+    assert_eq!(db.table.version_count(rid), 2);
+    assert_eq!(db.committed(), vec![(1, 21)]);
+
+    // A key change: the version with the old key stays until a prune
+    // removes it with its index entry.
+    let mut t = w.begin(RC);
+    let snap = t.start_statement().unwrap();
+    let moved = db
+        .table
+        .update(
+            &mut t,
+            rid,
+            &row(100, 22),
+            &snap,
+            &nestor_txn::WaitCtl::unbounded(),
+            nestor_storage::Recheck::Snapshot,
+        )
+        .unwrap();
+    assert!(matches!(moved, nestor_storage::WriteResult::Done));
+    t.commit();
+    db.mgr.gc_horizon();
+    for v in 23..=25 {
+        let mut t = w.begin(RC);
+        set(&db, &mut t, 100, v).unwrap();
+        t.commit();
+        db.mgr.gc_horizon();
+    }
+    // The two id=1 versions (20 and 21), the one the last update replaced
+    // and the new one; 22 and 23 (id=100, dead) were trimmed.
+    assert_eq!(db.table.version_count(rid), 4);
+    assert_eq!(db.pkey.len(), 2, "entries for id 1 and id 100");
+    db.store.prune_all();
+    assert_eq!(db.table.version_count(rid), 1);
+    assert_eq!(db.pkey.len(), 1);
+    assert_eq!(db.committed(), vec![(100, 25)]);
+}

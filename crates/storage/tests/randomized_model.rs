@@ -103,6 +103,12 @@ fn run(seed: u64, cov: &mut Coverage) {
     let mut actors: Vec<Actor<'_>> = Vec::new();
     let mut session_no = 0u32;
     for step in 0..STEPS {
+        if rng.gen_bool(0.05) {
+            // The background pruner at a random moment, between the open
+            // transactions' statements; it also refreshes the GC horizon
+            // hint that every UPDATE trims its row's chain by.
+            db.store.prune_all();
+        }
         if actors.len() < ACTORS_MAX && rng.gen_bool(0.3) {
             session_no += 1;
             let session = db.session(session_no);

@@ -152,6 +152,8 @@ pub struct TxnStats {
 pub struct TxnManager {
     next_xid: AtomicU64,
     horizon: AtomicU64,
+    /// The largest GC horizon a scan has found ([`Self::gc_horizon_hint`]).
+    gc_hint: AtomicU64,
     seq: Mutex<Sequencer>,
     /// Signalled when the horizon advances (commits waiting to be covered).
     published: Condvar,
@@ -197,6 +199,7 @@ impl TxnManager {
         Arc::new(TxnManager {
             next_xid: AtomicU64::new(next_xid.0),
             horizon: AtomicU64::new(horizon.0),
+            gc_hint: AtomicU64::new(0),
             seq: Mutex::new(Sequencer {
                 next_csn: horizon.0 + 1,
                 done: BTreeSet::new(),
@@ -249,6 +252,20 @@ impl TxnManager {
     /// the horizon after we read `g`, so it gets a value >= g. Either way no
     /// snapshot below the returned value can exist.
     pub fn gc_horizon(&self) -> Csn {
+        let h = self.scan_gc_horizon();
+        self.gc_hint.fetch_max(h.0, Ordering::SeqCst);
+        h
+    }
+
+    /// The last GC horizon a scan found ([`Self::gc_horizon`]): never above
+    /// the true one (it only grows), so what is dead by it is dead. Costs
+    /// one load; a writer prunes its row's chain by it (`storage::Table`),
+    /// the background pruner refreshes it.
+    pub fn gc_horizon_hint(&self) -> Csn {
+        Csn(self.gc_hint.load(Ordering::SeqCst))
+    }
+
+    fn scan_gc_horizon(&self) -> Csn {
         let mut h = self.horizon.load(Ordering::SeqCst);
         let mut slots = self.slots.lock();
         slots.retain(|w| match w.upgrade() {
@@ -312,6 +329,14 @@ impl TxnManager {
     }
 
     /// Hold `slot` at exactly `horizon` (a checkpoint reading at its cut).
+    /// Keep pruning from removing anything until the slot is set to a
+    /// horizon ([`Self::hold_horizon`]) or cleared: for a reader that
+    /// learns its horizon only later (a checkpoint's cut), as
+    /// [`Self::take_horizon`] does for the moment between its two stores.
+    pub fn hold_everything(&self, slot: &SnapshotSlot) {
+        slot.held.store(SLOT_ACQUIRING, Ordering::SeqCst);
+    }
+
     pub fn hold_horizon(&self, slot: &SnapshotSlot, horizon: Csn) {
         assert!(horizon <= self.horizon(), "cannot hold a future horizon");
         slot.held.store(horizon.0, Ordering::SeqCst);
