@@ -60,6 +60,30 @@ pub const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
 /// "requested length too large").
 pub const VALUE_BYTES_MAX: usize = (1 << 30) - 1;
 
+// ----- stack depth -------------------------------------------------------------
+
+/// Stack of the threads that run sessions' statements (address space,
+/// touched only as deep as a statement goes): twice STACK_DEPTH_BYTES_MAX.
+pub const SESSION_STACK_BYTES: usize = 2 * STACK_DEPTH_BYTES_MAX;
+
+/// Stack a statement may use before it fails with 54001 "stack depth limit
+/// exceeded" (PostgreSQL's max_stack_depth, which defaults to 2 MB; our
+/// frames are larger). Checked by `nestor_common::stack::check` in the
+/// recursive paths. Sized so that a statement nested EXPRESSION_DEPTH_MAX
+/// deep fits: decoding libpg_query's tree takes about 2 kB per level in a
+/// release build and 8 kB in a debug build (the tests'), whose limit is
+/// therefore larger.
+pub const STACK_DEPTH_BYTES_MAX: usize = if cfg!(debug_assertions) {
+    256 << 20
+} else {
+    32 << 20
+};
+
+/// Nesting a statement may have: a statement whose lexical nesting bound
+/// (nestor_parser::depth) passes it is refused before it is parsed.
+/// PostgreSQL's default 2 MB stack allows about 4,500 levels of `1+1+...`.
+pub const EXPRESSION_DEPTH_MAX: usize = 10_000;
+
 // ----- parsing ------------------------------------------------------------------
 
 /// Statement texts up to this long are eligible for the parse cache
@@ -93,6 +117,10 @@ pub const WAL_WRITER_DELAY_MS: u64 = 200;
 /// WAL_BUFFER_BYTES_MAX: an in-memory redo is copied into the log buffer
 /// under the commit sequencer, a redo file is not.
 pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 8 * 1024 * 1024;
+
+/// How long a CHECKPOINT statement waits for other sessions' transactions
+/// with schema changes to end before it fails with 55006.
+pub const CHECKPOINT_DDL_WAIT_MS: u64 = 30_000;
 
 // ----- pruning (garbage collection of old row versions) --------------------
 

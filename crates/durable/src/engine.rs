@@ -108,6 +108,12 @@ impl Engine {
         durable::checkpoint(self, None).map(|_| ())
     }
 
+    /// CHECKPOINT that waits at most `wait` for transactions with schema
+    /// changes to end (then fails with 55006, naming why).
+    pub fn checkpoint_within(&self, wait: Duration) -> Result<(), DbError> {
+        durable::checkpoint(self, Some(wait)).map(|_| ())
+    }
+
     /// Clean shutdown: stop background work and write a checkpoint so the
     /// next start replays nothing.
     pub fn shutdown(&self) {

@@ -80,7 +80,12 @@ pub(crate) struct DirLock {
 }
 
 pub(crate) fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
-    fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| io_error(dir, e))?;
     let path = dir.join("nestor.lock");
     let file = OpenOptions::new()
         .create(true)
@@ -88,6 +93,7 @@ pub(crate) fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
         .write(true)
         .open(&path)
         .map_err(|e| io_error(&path, e))?;
+    check_data_dir(dir, &file)?;
     match file.try_lock() {
         Ok(()) => {
             let mut f = &file;
@@ -103,6 +109,35 @@ pub(crate) fn lock_data_dir(dir: &Path) -> Result<DirLock, DbError> {
             ),
         )),
     }
+}
+
+/// PostgreSQL's checkDataDir: the data directory holds every row of every
+/// table, so it must belong to the server's user (the owner of the lock
+/// file it just opened) and be closed to others: 0700, or 0750 for group
+/// read access. Anything more open is refused, with PostgreSQL's messages.
+fn check_data_dir(dir: &Path, lock: &File) -> Result<(), DbError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::metadata(dir).map_err(|e| io_error(dir, e))?;
+    let me = lock.metadata().map_err(|e| io_error(dir, e))?.uid();
+    if meta.uid() != me {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!("data directory \"{}\" has wrong ownership", dir.display()),
+        )
+        .with_hint("The server must be started by the user that owns the data directory."));
+    }
+    // Group write or any access for others (PG_MODE_MASK_GROUP).
+    if meta.mode() & 0o027 != 0 {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "data directory \"{}\" has invalid permissions",
+                dir.display()
+            ),
+        )
+        .with_detail("Permissions should be u=rwx (0700) or u=rwx,g=rx (0750)."));
+    }
+    Ok(())
 }
 
 fn io_error(path: &Path, e: std::io::Error) -> DbError {

@@ -30,6 +30,7 @@ use prost::Message;
 
 pub mod ast;
 mod cache;
+pub mod depth;
 mod literals;
 
 pub use cache::{parse_sql_cached, parse_sql_shaped, Origin, Parsed};
@@ -66,6 +67,9 @@ extern "C" {
 /// Parse `text` into its statements.
 #[allow(unsafe_code)]
 pub fn parse_sql(text: &str) -> Result<Vec<RawStmt>, DbError> {
+    if depth::may_be_too_deep(text) {
+        return Err(nestor_common::stack::too_deep());
+    }
     let input = CString::new(text).map_err(|_| {
         DbError::new(
             SqlState::CharacterNotInRepertoire,

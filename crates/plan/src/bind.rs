@@ -420,6 +420,7 @@ impl<'e> Binder<'e> {
     }
 
     pub fn bind(&mut self, n: &Node) -> Result<(Expr, DataType), DbError> {
+        nestor_common::stack::check()?;
         let ne = node(n)?;
         let loc = location_of(ne);
         self.bind_inner(ne).map_err(|e| err_at(e, self.text, loc))

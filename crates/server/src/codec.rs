@@ -195,7 +195,17 @@ pub(crate) fn decode_message(buf: &mut BytesMut) -> Result<Option<Frontend>, DbE
     if buf.len() < total {
         return Ok(None);
     }
-    let msg = parse_body(tag, &buf[5..total]);
+    let msg = match parse_body(tag, &buf[5..total]) {
+        // Framed correctly, content unreadable: an ERROR where the message
+        // stood; the connection goes on (PostgreSQL does the same).
+        Err(e) if e.code == SqlState::CharacterNotInRepertoire && tag != b'p' => {
+            Ok(Frontend::Msg(FrontendMsg::Invalid {
+                error: e,
+                query: tag == b'Q',
+            }))
+        }
+        other => other,
+    };
     buf.advance(total);
     msg.map(Some)
 }
@@ -384,6 +394,7 @@ impl<'a> Cursor<'a> {
             ));
         }
         self.cstr()
+            .map_err(|e| e.with_severity(nestor_common::error::Severity::Fatal))
     }
 }
 
@@ -391,16 +402,28 @@ pub fn utf8(b: &[u8]) -> Result<String, DbError> {
     match std::str::from_utf8(b) {
         Ok(s) => Ok(s.to_owned()),
         Err(e) => {
+            // The bytes of the bad character as its lead byte announces it
+            // (PostgreSQL's report_invalid_encoding with pg_utf_mblen).
             let bad = &b[e.valid_up_to()..];
-            let shown: Vec<String> = bad.iter().take(2).map(|x| format!("0x{x:02x}")).collect();
+            let mblen = match bad[0] {
+                0x00..=0x7f => 1,
+                b if b & 0xe0 == 0xc0 => 2,
+                b if b & 0xf0 == 0xe0 => 3,
+                b if b & 0xf8 == 0xf0 => 4,
+                _ => 1,
+            };
+            let shown: Vec<String> = bad
+                .iter()
+                .take(mblen)
+                .map(|x| format!("0x{x:02x}"))
+                .collect();
             Err(DbError::new(
                 SqlState::CharacterNotInRepertoire,
                 format!(
                     "invalid byte sequence for encoding \"UTF8\": {}",
                     shown.join(" ")
                 ),
-            )
-            .with_severity(nestor_common::error::Severity::Fatal))
+            ))
         }
     }
 }
@@ -678,8 +701,20 @@ mod tests {
             fatal_msg(&frame(b'D', b"Z\0")),
             "invalid DESCRIBE message subtype 90"
         );
-        let e = decode_all(&frame(b'Q', b"\xc3\x28\0")).unwrap_err();
-        assert_eq!(e.code, SqlState::CharacterNotInRepertoire);
+        // Framed correctly, content not UTF-8: an ERROR for the session to
+        // report where the message stood, not a protocol failure.
+        let msgs = decode_all(&frame(b'Q', b"\xc3\x28\0")).unwrap();
+        match &msgs[..] {
+            [Frontend::Msg(FrontendMsg::Invalid { error, query: true })] => {
+                assert_eq!(error.code, SqlState::CharacterNotInRepertoire);
+                assert_eq!(
+                    error.message,
+                    "invalid byte sequence for encoding \"UTF8\": 0xc3 0x28"
+                );
+                assert_eq!(error.severity, nestor_common::error::Severity::Error);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

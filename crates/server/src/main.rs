@@ -86,18 +86,21 @@ fn main() -> ExitCode {
 }
 
 fn serve(cli: Cli) -> Result<(), String> {
-    std::fs::create_dir_all(&cli.data_dir).map_err(|e| {
-        format!(
-            "cannot create data directory {}: {e}",
-            cli.data_dir.display()
-        )
-    })?;
+    restrict_file_modes();
     raise_fd_limit(cli.max_connections);
     let engine = Engine::new(EngineConfig {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
         ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
     })
-    .map_err(|e| format!("cannot start: {}", e.message))?;
+    .map_err(|e| {
+        let mut m = format!("cannot start: {}", e.message);
+        for (label, text) in [("DETAIL", &e.detail), ("HINT", &e.hint)] {
+            if let Some(t) = text {
+                m.push_str(&format!("\n{label}:  {t}"));
+            }
+        }
+        m
+    })?;
     let engine_for_shutdown = engine.clone();
     let verifier = cli
         .password
@@ -113,6 +116,7 @@ fn serve(cli: Cli) -> Result<(), String> {
         .enable_all()
         .thread_name("nestor")
         .max_blocking_threads(cli.max_connections + shared::SOCKETS_RESERVE)
+        .thread_stack_size(nestor_common::limits::SESSION_STACK_BYTES)
         .build()
         .map_err(|e| format!("cannot start runtime: {e}"))?;
     let result = runtime.block_on(async {
@@ -131,6 +135,17 @@ fn serve(cli: Cli) -> Result<(), String> {
     // A shutdown checkpoint: the next start replays (almost) no WAL.
     engine_for_shutdown.shutdown();
     result
+}
+
+/// Files and directories the server creates are its user's alone (0600,
+/// 0700): the data directory holds every row of every table. PostgreSQL
+/// sets the same umask (PG_MODE_MASK_OWNER).
+#[allow(unsafe_code)]
+fn restrict_file_modes() {
+    // SAFETY: umask only sets the process's file mode creation mask.
+    unsafe {
+        libc::umask(0o077);
+    }
 }
 
 /// Each connection is a file descriptor: raise the soft limit to the hard

@@ -231,3 +231,62 @@ fn transactions_past_the_redo_memory_limit_survive_a_crash() {
     ok(&again, "checkpoint");
     assert_eq!(redo_files(&dir), 0, "the checkpoint holds them now");
 }
+
+/// The data directory holds every row of every table: the server creates
+/// it 0700 and its files 0600, and refuses to start on a directory others
+/// can read or a group can write, with PostgreSQL's messages.
+#[test]
+fn the_data_directory_is_the_server_users_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+
+    let fresh = Server::start();
+    ok(&fresh, "create table m (a int)");
+    ok(&fresh, "insert into m values (1)");
+    ok(&fresh, "checkpoint");
+    // (In a transaction that changed the schema a checkpoint would wait for
+    // that transaction: refused instead of hanging.)
+    let e = err(&fresh, "create table m2 (a int); checkpoint");
+    assert!(
+        e.contains("CHECKPOINT in a transaction that changed the schema"),
+        "{e}"
+    );
+    let dir = fresh.data_dir.clone();
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&dir.join("wal")), 0o700);
+    for f in ["checkpoint", "nestor.lock"] {
+        assert_eq!(mode(&dir.join(f)), 0o600, "{f}");
+    }
+    for seg in std::fs::read_dir(dir.join("wal")).unwrap() {
+        assert_eq!(mode(&seg.unwrap().path()), 0o600);
+    }
+    drop(fresh);
+
+    let open_dir = std::env::temp_dir().join(format!("nestor-perm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&open_dir);
+    std::fs::create_dir(&open_dir).unwrap();
+    for bad in [0o755, 0o770, 0o701] {
+        std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(bad)).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+            .arg("--data-dir")
+            .arg(&open_dir)
+            .args(["--listen", "127.0.0.1", "--port", "0"])
+            .output()
+            .expect("run nestor");
+        assert!(!out.status.success(), "started on a {bad:o} directory");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "data directory \"{}\" has invalid permissions",
+                open_dir.display()
+            )) && err.contains("DETAIL:  Permissions should be u=rwx (0700) or u=rwx,g=rx (0750)."),
+            "{err}"
+        );
+    }
+    // Group read access is allowed, as in PostgreSQL.
+    std::fs::set_permissions(&open_dir, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let group = Server::start_on(&open_dir);
+    assert_eq!(ok(&group, "select 1"), "1");
+    drop(group);
+    let _ = std::fs::remove_dir_all(&open_dir);
+}

@@ -51,6 +51,15 @@ pub enum FrontendMsg {
     CopyData(Vec<u8>),
     CopyDone,
     CopyFail(String),
+    /// A message that was framed correctly but whose content could not be
+    /// read (e.g. a string that is not UTF-8): reported as an ERROR where
+    /// the message stood, and the session goes on, as in PostgreSQL.
+    /// `query`: it was a Query (answered with ReadyForQuery), else an
+    /// extended-protocol message (the rest up to Sync is skipped).
+    Invalid {
+        error: nestor_common::DbError,
+        query: bool,
+    },
 }
 
 /// One column of a RowDescription.

@@ -165,6 +165,8 @@ impl Session {
     /// Handle one frontend message; may block (lock waits, pg_sleep). Appends
     /// the responses, including ReadyForQuery after Query and Sync.
     pub fn handle(&mut self, msg: FrontendMsg, out: &mut Vec<BackendMsg>) {
+        // Stack depth is measured from here (nestor_common::stack).
+        nestor_common::stack::set_base();
         if self.is_terminated() {
             self.send_fatal_terminated(out);
             return;
@@ -175,10 +177,19 @@ impl Session {
         }
         match msg {
             FrontendMsg::Query(text) => self.simple_query(text, out),
+            FrontendMsg::Invalid { error, query: true } => {
+                self.skip_until_sync = false;
+                self.fail(error, out);
+                self.finish_query(out);
+            }
             FrontendMsg::Sync => self.sync(out),
             FrontendMsg::Flush => {}
             FrontendMsg::CopyData(_) | FrontendMsg::CopyDone | FrontendMsg::CopyFail(_) => {}
             other if self.skip_until_sync => drop(other),
+            FrontendMsg::Invalid { error, .. } => {
+                self.fail(error, out);
+                self.skip_until_sync = true;
+            }
             other => {
                 if let Err(e) = self.extended(other, out) {
                     self.fail(e, out);

@@ -379,6 +379,14 @@ impl Transaction {
     }
 
     /// Whether a savepoint of that name is open.
+    /// Whether this transaction changed the schema (holds the DDL gate a
+    /// checkpoint waits for). Scans the undo log: for rare callers.
+    pub fn has_schema_changes(&self) -> bool {
+        self.undo
+            .iter()
+            .any(|e| matches!(e, UndoEntry::Data(DataUndo::Ddl(_))))
+    }
+
     pub fn has_savepoint(&self, name: &str) -> bool {
         self.find_mark(name).is_ok()
     }

@@ -49,50 +49,63 @@ impl Eval for Expr {
             Expr::Const(v) => Ok(v.clone()),
             Expr::Param(i) => param(*i, ev),
             Expr::Col(i) => Ok(row[*i].clone()),
-            Expr::Outer { level, col } => Ok(ev.outer[*level][*col].clone()),
-            Expr::Arith(op, a, b, _) => {
-                let x = a.eval(row, ev)?;
-                let y = b.eval(row, ev)?;
-                valops::arith(*op, &x, &y, &ev.ctx.eval)
+            _ => {
+                nestor_common::stack::check()?;
+                eval_node(self, row, ev)
             }
-            Expr::Neg(a) => valops::negate(&a.eval(row, ev)?),
-            Expr::Cmp(op, a, b) => compare(*op, a, b, row, ev),
-            Expr::Distinct(a, b, negated) => distinct(a, b, *negated, row, ev),
-            Expr::Not(a) => Ok(bool_val(truthy(&a.eval(row, ev)?).map(|b| !b))),
-            Expr::And(v) => and_or(v, false, row, ev),
-            Expr::Or(v) => and_or(v, true, row, ev),
-            Expr::IsNull(a, negated) => Ok(Value::Bool(a.eval(row, ev)?.is_null() != *negated)),
-            Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
-            Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
-            Expr::Case {
-                operand,
-                whens,
-                else_,
-            } => case(operand.as_deref(), whens, else_.as_deref(), row, ev),
-            Expr::Coalesce(v) => coalesce(v, row, ev),
-            Expr::MinMax(v, greatest) => min_max(v, *greatest, row, ev),
-            Expr::NullIf(a, b) => null_if(a, b, row, ev),
-            Expr::InList { lhs, list, negated } => in_list(lhs, list, *negated, row, ev),
-            Expr::Like {
-                lhs,
-                pattern,
-                ci,
-                negated,
-            } => like(lhs, pattern, *ci, *negated, row, ev),
-            Expr::Concat(a, b) => concat(a, b, row, ev),
-            Expr::Func(f, args) => {
-                let mut vals = Vec::with_capacity(args.len());
-                for a in args {
-                    vals.push(a.eval(row, ev)?);
-                }
-                crate::functions::call(*f, vals, ev)
-            }
-            Expr::Sub(s) => super::eval_subquery(s, row, ev),
-            Expr::Agg(_) => Err(DbError::new(
-                SqlState::GroupingError,
-                "aggregate functions are not allowed here",
-            )),
         }
+    }
+}
+
+/// Eval of the nodes with children (checked for stack depth first).
+fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    match e {
+        Expr::Const(v) => Ok(v.clone()),
+        Expr::Param(i) => param(*i, ev),
+        Expr::Col(i) => Ok(row[*i].clone()),
+        Expr::Outer { level, col } => Ok(ev.outer[*level][*col].clone()),
+        Expr::Arith(op, a, b, _) => {
+            let x = a.eval(row, ev)?;
+            let y = b.eval(row, ev)?;
+            valops::arith(*op, &x, &y, &ev.ctx.eval)
+        }
+        Expr::Neg(a) => valops::negate(&a.eval(row, ev)?),
+        Expr::Cmp(op, a, b) => compare(*op, a, b, row, ev),
+        Expr::Distinct(a, b, negated) => distinct(a, b, *negated, row, ev),
+        Expr::Not(a) => Ok(bool_val(truthy(&a.eval(row, ev)?).map(|b| !b))),
+        Expr::And(v) => and_or(v, false, row, ev),
+        Expr::Or(v) => and_or(v, true, row, ev),
+        Expr::IsNull(a, negated) => Ok(Value::Bool(a.eval(row, ev)?.is_null() != *negated)),
+        Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
+        Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
+        Expr::Case {
+            operand,
+            whens,
+            else_,
+        } => case(operand.as_deref(), whens, else_.as_deref(), row, ev),
+        Expr::Coalesce(v) => coalesce(v, row, ev),
+        Expr::MinMax(v, greatest) => min_max(v, *greatest, row, ev),
+        Expr::NullIf(a, b) => null_if(a, b, row, ev),
+        Expr::InList { lhs, list, negated } => in_list(lhs, list, *negated, row, ev),
+        Expr::Like {
+            lhs,
+            pattern,
+            ci,
+            negated,
+        } => like(lhs, pattern, *ci, *negated, row, ev),
+        Expr::Concat(a, b) => concat(a, b, row, ev),
+        Expr::Func(f, args) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(row, ev)?);
+            }
+            crate::functions::call(*f, vals, ev)
+        }
+        Expr::Sub(s) => super::eval_subquery(s, row, ev),
+        Expr::Agg(_) => Err(DbError::new(
+            SqlState::GroupingError,
+            "aggregate functions are not allowed here",
+        )),
     }
 }
 

@@ -76,6 +76,7 @@ pub(crate) fn scan_row(t: Tuple, table: &nestor_catalog::TableDef) -> Row {
 /// Run `plan`, calling `emit` for each row. Returns false if `emit` asked
 /// to stop.
 pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result<bool, DbError> {
+    nestor_common::stack::check()?;
     match plan {
         Plan::Single => emit(ev, Vec::new()),
         Plan::Values { rows } => run_values(rows, ev, param, emit),

@@ -5,8 +5,10 @@
 //! [`crate::settings`].
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use nestor_common::error::Severity;
+use nestor_common::limits::CHECKPOINT_DDL_WAIT_MS;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{
     node::Node as NodeEnum, CopyStmt, ExecuteStmt, Node, PrepareStmt, RawStmt, TransactionStmt,
@@ -105,8 +107,16 @@ pub(crate) fn execute(
         NodeEnum::DiscardStmt(_) => discard(s, rows),
         NodeEnum::CopyStmt(c) => copy_stmt(s, text, c, rows),
         NodeEnum::CheckPointStmt(_) => {
+            // A checkpoint waits for transactions with schema changes to end
+            // (docs/durability.md): in one itself it would wait forever.
+            if s.block.txn().is_some_and(|t| t.has_schema_changes()) {
+                return Err(DbError::unsupported(
+                    "CHECKPOINT in a transaction that changed the schema",
+                ));
+            }
             if s.engine.config.durable {
-                s.engine.checkpoint()?;
+                s.engine
+                    .checkpoint_within(Duration::from_millis(CHECKPOINT_DDL_WAIT_MS))?;
             }
             tag(rows, "CHECKPOINT");
             Ok(())
