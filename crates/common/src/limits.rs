@@ -60,6 +60,10 @@ pub const CLOSE_DRAIN_BYTES_MAX: usize = 1024 * 1024;
 /// "requested length too large").
 pub const VALUE_BYTES_MAX: usize = (1 << 30) - 1;
 
+/// Parameters a statement may reference ($1 … $65535): the protocol's
+/// maximum, since Bind carries a 16-bit count.
+pub const PARAMS_MAX: usize = 65_535;
+
 // ----- stack depth -------------------------------------------------------------
 
 /// Stack of the threads that run sessions' statements (address space,

@@ -534,7 +534,9 @@ pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wa
 // ----- the pruner -----------------------------------------------------------
 
 /// Background pruning (what autovacuum is to PostgreSQL, for dead row
-/// versions only): every PRUNE_INTERVAL_MS, compute the GC horizon (which
+/// versions only), and the memory budget's measurement
+/// (`nestor_common::memory::refresh`): every PRUNE_INTERVAL_MS, compute the
+/// GC horizon (which
 /// also refreshes the hint writers trim hot rows' chains by) and prune the
 /// tables where enough versions were superseded (`Table::prune_due`).
 pub(crate) fn start_pruner(engine: &Arc<Engine>) {
@@ -547,6 +549,7 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
             while !stop.load(Ordering::SeqCst) {
                 std::thread::sleep(interval);
                 let Some(engine) = weak.upgrade() else { return };
+                nestor_common::memory::refresh();
                 let horizon = engine.db.txn.gc_horizon();
                 for t in engine.db.store.tables() {
                     if t.prune_due() {

@@ -47,7 +47,9 @@ fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> S
     format!("Failing row contains ({}).", vals.join(", "))
 }
 
-/// NOT NULL and CHECK constraints on a full table row (data columns only).
+/// What every row write passes first: the memory budget (53200 once the
+/// server is at its --memory-limit, `nestor_common::memory`), then the NOT
+/// NULL and CHECK constraints on the full table row (data columns only).
 pub fn check_row(
     table: &TableDef,
     checks: &[BoundCheck],
@@ -55,6 +57,7 @@ pub fn check_row(
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     assert_eq!(row.len(), table.columns.len(), "a full table row");
+    nestor_common::memory::check_write()?;
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(

@@ -41,6 +41,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatActivity => db.sessions.activity().iter().map(activity_row).collect(),
         View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
         View::StatWal => vec![wal_row(db)],
+        View::Memory => vec![memory_row()],
         View::Class => class_rows(&db.catalog),
         View::Namespace => namespace_rows(),
         View::Database => vec![vec![
@@ -113,6 +114,25 @@ fn wal_row(db: &crate::Database) -> Vec<Value> {
             let unix = w.opened().duration_since(std::time::UNIX_EPOCH);
             Value::TimestampTz(unix.unwrap_or_default().as_micros() as i64 + UNIX_EPOCH_USECS)
         }),
+    ]
+}
+
+/// nestor_memory: the memory budget's last measurement, its limit (NULL
+/// without one), where the measurement comes from, and whether writes are
+/// being refused (53200).
+fn memory_row() -> Vec<Value> {
+    use nestor_common::memory;
+    let int = |n: u64| Value::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    let limit = memory::limit_bytes();
+    vec![
+        int(memory::used_bytes()),
+        if limit == u64::MAX {
+            Value::Null
+        } else {
+            int(limit)
+        },
+        text(memory::source()),
+        Value::Bool(memory::check_write().is_err()),
     ]
 }
 

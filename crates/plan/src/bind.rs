@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use nestor_common::limits::PARAMS_MAX;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, a_const, Node};
 use nestor_parser::NodeEnum;
@@ -532,13 +533,18 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_param(&mut self, p: &pb::ParamRef) -> Result<(Expr, DataType), DbError> {
-        let n = p.number as usize;
-        if n == 0 {
-            return Err(DbError::new(
-                SqlState::UndefinedParameter,
-                "there is no parameter $0",
-            ));
-        }
+        // Past PARAMS_MAX no Bind can supply the parameter (its count is 16
+        // bits); the parser wraps larger numbers to negative ones, whose
+        // message PostgreSQL prints the same way.
+        let n = match usize::try_from(p.number) {
+            Ok(n) if (1..=PARAMS_MAX).contains(&n) => n,
+            _ => {
+                return Err(DbError::new(
+                    SqlState::UndefinedParameter,
+                    format!("there is no parameter ${}", p.number),
+                ))
+            }
+        };
         if self.params.len() < n {
             self.params.resize(n, DataType::Unknown);
         }

@@ -1,7 +1,8 @@
 //! System views (names and columns; the executor computes their rows when
 //! scanned): pg_stat_activity (from the session
 //! registry), nestor_stat_savepoints (savepoint counters per session),
-//! pg_stat_wal (the WAL's counters), and
+//! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
+//! and
 //! a small emulation of pg_catalog (pg_class, pg_namespace, pg_database,
 //! pg_tables) from the catalog, enough for drivers' and tools' startup
 //! queries. OIDs of user relations are the catalog's; namespaces use
@@ -14,6 +15,7 @@ pub enum View {
     StatActivity,
     StatSavepoints,
     StatWal,
+    Memory,
     Class,
     Namespace,
     Database,
@@ -27,6 +29,7 @@ impl View {
             "pg_stat_activity" => View::StatActivity,
             "nestor_stat_savepoints" => View::StatSavepoints,
             "pg_stat_wal" => View::StatWal,
+            "nestor_memory" => View::Memory,
             "pg_class" => View::Class,
             "pg_namespace" => View::Namespace,
             "pg_database" => View::Database,
@@ -41,6 +44,7 @@ impl View {
             View::StatActivity => "pg_stat_activity",
             View::StatSavepoints => "nestor_stat_savepoints",
             View::StatWal => "pg_stat_wal",
+            View::Memory => "nestor_memory",
             View::Class => "pg_class",
             View::Namespace => "pg_namespace",
             View::Database => "pg_database",
@@ -76,6 +80,12 @@ impl View {
                 ("depth", T::Int8),
                 ("savepoints_defined", T::Int8),
                 ("rollbacks_to", T::Int8),
+            ],
+            View::Memory => vec![
+                ("used_bytes", T::Int8),
+                ("limit_bytes", T::Int8),
+                ("source", T::Text),
+                ("writes_refused", T::Bool),
             ],
             View::StatWal => vec![
                 ("wal_records", T::Int8),

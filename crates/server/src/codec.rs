@@ -611,6 +611,79 @@ mod tests {
         Ok(out)
     }
 
+    /// Iterations and seed of the randomized tests; `scripts/fuzz` raises
+    /// the count (NESTOR_FUZZ_ITERS) and varies the seed (NESTOR_FUZZ_SEED).
+    fn fuzz_params() -> (u64, u64) {
+        let env = |k: &str, d: u64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        (env("NESTOR_FUZZ_ITERS", 20_000), env("NESTOR_FUZZ_SEED", 7))
+    }
+
+    /// Valid messages of every type, then mutated: flipped and dropped
+    /// bytes, truncations, random lengths, random type bytes. The decoders
+    /// must answer every input with a message, "need more", or an error:
+    /// never a panic, and never more output than input can hold.
+    #[test]
+    fn mutated_frames_never_panic_the_decoders() {
+        use rand::{Rng, SeedableRng};
+        let (iters, seed) = fuzz_params();
+        eprintln!("decoder fuzz: {iters} inputs, seed {seed}");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let valid: Vec<Vec<u8>> = vec![
+            frame(b'Q', b"select 1\0"),
+            frame(b'P', b"s1\0select $1\0\0\x01\0\0\0\x17"),
+            frame(
+                b'B',
+                b"\0s1\0\0\x01\0\x01\0\x02\0\0\0\x0212\xff\xff\xff\xff\0\x01\0\x01",
+            ),
+            frame(b'D', b"P\0"),
+            frame(b'C', b"S\0"),
+            frame(b'E', b"\0\0\0\0\x05"),
+            frame(b'S', b""),
+            frame(b'H', b""),
+            frame(b'd', b"1\t2\n"),
+            frame(b'c', b""),
+            frame(b'f', b"oops\0"),
+            frame(b'p', b"SCRAM-SHA-256\0\0\0\0\x04abcd"),
+            frame(b'X', b""),
+        ];
+        for _ in 0..iters {
+            let mut m = valid[rng.gen_range(0..valid.len())].clone();
+            for _ in 0..rng.gen_range(1..4) {
+                match rng.gen_range(0..6) {
+                    0 => {
+                        let i = rng.gen_range(0..m.len());
+                        m[i] ^= 1 << rng.gen_range(0..8);
+                    }
+                    1 => {
+                        let i = rng.gen_range(0..m.len());
+                        m.remove(i);
+                    }
+                    2 => m.truncate(rng.gen_range(0..=m.len())),
+                    3 if m.len() >= 5 => {
+                        let len: i32 = rng.gen_range(-8..64);
+                        m[1..5].copy_from_slice(&len.to_be_bytes());
+                    }
+                    4 => m[0] = rng.gen(),
+                    _ => {
+                        let i = rng.gen_range(0..=m.len());
+                        m.insert(i, rng.gen());
+                    }
+                }
+                if m.is_empty() {
+                    m.push(b'Q');
+                }
+            }
+            let _ = decode_all(&m);
+            let mut b = BytesMut::from(&m[..]);
+            let _ = decode_startup(&mut b);
+        }
+    }
+
     #[test]
     fn decodes_pipeline() {
         let mut b = frame(b'P', b"s1\0select $1\0\0\x01\0\0\0\x17");

@@ -49,6 +49,11 @@ struct Cli {
     /// durable before the commit is sequenced.
     #[arg(long, value_parser = parse_size, default_value = "8MB")]
     txn_redo_memory_max: usize,
+    /// Memory the server may use (e.g. 256MB, 8GB): past it, writes fail
+    /// with 53200 out of memory (reads go on). Default: 80 % of the
+    /// machine's memory or of the cgroup's limit, whichever is smaller.
+    #[arg(long, value_parser = parse_size)]
+    memory_limit: Option<usize>,
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
@@ -87,6 +92,16 @@ fn main() -> ExitCode {
 
 fn serve(cli: Cli) -> Result<(), String> {
     restrict_file_modes();
+    let limit = cli
+        .memory_limit
+        .map(|b| b as u64)
+        .unwrap_or_else(default_memory_limit);
+    nestor_common::memory::configure(limit, memory_probe());
+    tracing::info!(
+        "memory limit {} MB ({})",
+        limit >> 20,
+        nestor_common::memory::source()
+    );
     raise_fd_limit(cli.max_connections);
     let engine = Engine::new(EngineConfig {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
@@ -135,6 +150,59 @@ fn serve(cli: Cli) -> Result<(), String> {
     // A shutdown checkpoint: the next start replays (almost) no WAL.
     engine_for_shutdown.shutdown();
     result
+}
+
+/// 80 % of the smaller of the machine's memory (MemTotal) and the cgroup's
+/// limit (v2 memory.max, v1 memory.limit_in_bytes); no limit if neither
+/// can be read.
+fn default_memory_limit() -> u64 {
+    let read = |p: &str| std::fs::read_to_string(p).ok();
+    let mem_total = read("/proc/meminfo").and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemTotal:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    });
+    let cgroup = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .filter_map(|p| read(p))
+    .filter_map(|v| v.trim().parse::<u64>().ok())
+    .min();
+    match [mem_total, cgroup].into_iter().flatten().min() {
+        Some(bytes) => bytes / 10 * 8,
+        None => u64::MAX,
+    }
+}
+
+/// How the memory budget measures the process: jemalloc's count of
+/// allocated bytes, or the resident set with another allocator.
+fn memory_probe() -> nestor_common::memory::Probe {
+    #[cfg(feature = "alloc-jemalloc")]
+    {
+        nestor_common::memory::Probe {
+            source: "jemalloc stats.allocated",
+            read: || {
+                tikv_jemalloc_ctl::epoch::advance().ok()?;
+                tikv_jemalloc_ctl::stats::allocated::read()
+                    .ok()
+                    .map(|b| b as u64)
+            },
+        }
+    }
+    #[cfg(not(feature = "alloc-jemalloc"))]
+    {
+        nestor_common::memory::Probe {
+            source: "resident set",
+            read: || {
+                let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+                let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+                Some(pages * 4096)
+            },
+        }
+    }
 }
 
 /// Files and directories the server creates are its user's alone (0600,

@@ -258,3 +258,86 @@ fn hostile_input_fails_cleanly_while_a_steady_workload_runs() {
         "the dropped transaction's row is not",
     );
 }
+
+/// A memory-hungry client under a small `--memory-limit`: its writes fail
+/// with 53200 once the server is at the limit, the transaction rolls back,
+/// other sessions keep reading, and writes work again once memory is freed.
+#[test]
+fn writes_past_the_memory_limit_fail_with_53200_and_the_server_lives() {
+    let srv = Server::start_with(&["--memory-limit", "64MB"], &[]);
+    let mut c = srv.raw();
+    c.startup("hungry");
+    assert_eq!(error_of(&c.query("CREATE TABLE big (a int, b text)")), None);
+    let mut committed = 0u64;
+    let mut refused = None;
+    for batch in 0..100 {
+        let reply = c.query(&format!(
+            "INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series({}, {}) g",
+            batch * 20_000,
+            batch * 20_000 + 19_999
+        ));
+        match error_of(&reply) {
+            None => committed += 20_000,
+            Some(e) => {
+                refused = Some((e, reply));
+                break;
+            }
+        }
+    }
+    let ((code, message), reply) = refused.expect("the limit was reached within 100 batches");
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        ("53200", "out of memory")
+    );
+    let detail = reply
+        .iter()
+        .find(|m| m.tag == b'E')
+        .and_then(|m| m.fields().get(&b'D').cloned())
+        .unwrap_or_default();
+    assert!(
+        detail.contains("of its 64 MB memory limit (--memory-limit)"),
+        "{detail}"
+    );
+    assert!(committed > 0);
+
+    // Reads go on, in this session and in others.
+    let mut other = srv.raw();
+    other.startup("reader");
+    expect_value(
+        &mut other,
+        "SELECT count(*) FROM big",
+        &committed.to_string(),
+        "reads",
+    );
+    expect_value(
+        &mut other,
+        "SELECT limit_bytes FROM nestor_memory",
+        "67108864",
+        "view",
+    );
+    expect_value(
+        &mut c,
+        "SELECT count(*) FROM big",
+        &committed.to_string(),
+        "no partial batch",
+    );
+
+    // Freed memory makes writes possible again (measured every 100 ms).
+    assert_eq!(error_of(&c.query("DROP TABLE big")), None);
+    assert_eq!(error_of(&c.query("CREATE TABLE small (a int)")), None);
+    let mut inserted = false;
+    for _ in 0..100 {
+        if error_of(&c.query("INSERT INTO small VALUES (1)")).is_none() {
+            inserted = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(inserted, "writes work again after DROP TABLE");
+    expect_value(
+        &mut other,
+        "SELECT writes_refused, used_bytes < limit_bytes FROM nestor_memory",
+        "f",
+        "view after",
+    );
+}

@@ -1010,4 +1010,6 @@ impl RowSink for DataRowSink<'_> {
 }
 
 #[cfg(test)]
+mod fuzz;
+#[cfg(test)]
 mod tests;
