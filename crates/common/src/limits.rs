@@ -74,19 +74,27 @@ pub const SESSION_STACK_BYTES: usize = 2 * STACK_DEPTH_BYTES_MAX;
 /// exceeded" (PostgreSQL's max_stack_depth, which defaults to 2 MB; our
 /// frames are larger). Checked by `nestor_common::stack::check` in the
 /// recursive paths. Sized so that a statement nested EXPRESSION_DEPTH_MAX
-/// deep fits: decoding libpg_query's tree takes about 2 kB per level in a
-/// release build and 8 kB in a debug build (the tests'), whose limit is
-/// therefore larger.
+/// deep fits, and a session stack (twice this) holds NESTING_TOKENS_MAX
+/// levels of libpg_query's output and its decoding: about 3.5 kB per level
+/// in a release build and 8 kB in a debug build (the tests'), whose limit
+/// is therefore larger. Address space: touched only as deep as used.
 pub const STACK_DEPTH_BYTES_MAX: usize = if cfg!(debug_assertions) {
-    256 << 20
+    512 << 20
 } else {
-    32 << 20
+    128 << 20
 };
 
 /// Nesting a statement may have: a statement whose lexical nesting bound
 /// (nestor_parser::depth) passes it is refused before it is parsed.
 /// PostgreSQL's default 2 MB stack allows about 4,500 levels of `1+1+...`.
 pub const EXPRESSION_DEPTH_MAX: usize = 10_000;
+
+/// Tokens that can nest (operators, brackets, nesting keywords) a statement
+/// may hold at all, whatever its structure: the backstop of the nesting
+/// bound, sized so that a tree this deep still fits a session's stack
+/// through libpg_query's output and its decoding (about 3.5 kB a level in
+/// a release build, 8 kB in a debug one).
+pub const NESTING_TOKENS_MAX: usize = 50_000;
 
 // ----- parsing ------------------------------------------------------------------
 

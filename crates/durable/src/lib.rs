@@ -218,10 +218,18 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
     }
     let wal_dir = wal_dir(&dir);
     let mut pending: Vec<u8> = Vec::new();
+    let mut pending_xid = 0u64;
     let mut failure: Option<DbError> = None;
     let end = nestor_wal::replay(&wal_dir, from_lsn, |rec| {
         if failure.is_some() {
             return Ok(());
+        }
+        // Chunks of a transaction whose commit record never made it (a
+        // crash mid-append) are followed by another transaction's records:
+        // they are dropped, never prefixed to the next commit.
+        if rec.xid != pending_xid {
+            pending.clear();
+            pending_xid = rec.xid;
         }
         pending.extend_from_slice(&rec.payload);
         next_xid = next_xid.max(rec.xid + 1);
@@ -552,7 +560,7 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
                 nestor_common::memory::refresh();
                 let horizon = engine.db.txn.gc_horizon();
                 for t in engine.db.store.tables() {
-                    if t.prune_due() {
+                    if t.prune_due(horizon) {
                         t.prune(horizon);
                     }
                 }
@@ -593,6 +601,29 @@ mod tests {
         b.extend_from_slice(row_record);
         b.push(0);
         b
+    }
+
+    #[test]
+    fn chunks_of_a_commit_that_never_finished_are_not_prefixed_to_the_next() {
+        // A crash mid-append left a TxnChunk of xid 5 without its commit;
+        // xid 6's commit follows. Replaying 6 must not decode 5's bytes.
+        let dir = std::env::temp_dir().join(format!("nestor-torn-chunk-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("wal")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).unwrap();
+        let mut seg = Vec::new();
+        let kind = nestor_wal::RecordKind::TxnChunk;
+        nestor_wal::record::encode(&mut seg, 0, 5, 2, kind, b"\xffnot redo");
+        let at = seg.len() as u64;
+        let commit = nestor_wal::RecordKind::TxnCommit;
+        nestor_wal::record::encode(&mut seg, at, 6, 2, commit, b"");
+        fs::write(dir.join("wal").join("0000000000000000.wal"), &seg).unwrap();
+        let engine = crate::Engine::new(crate::EngineConfig::durable(dir.clone(), 4))
+            .unwrap_or_else(|e| panic!("recovery failed: {}", e.message));
+        assert_eq!(engine.db.txn.horizon(), nestor_common::Csn(2));
+        drop(engine);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

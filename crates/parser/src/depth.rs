@@ -23,11 +23,19 @@
 //! one pass over the text and is only computed for texts long enough to
 //! exceed the limit at all (two bytes per level at least).
 
-use nestor_common::limits::EXPRESSION_DEPTH_MAX;
+use nestor_common::limits::{EXPRESSION_DEPTH_MAX, NESTING_TOKENS_MAX};
 
-/// Whether `text` might nest deeper than EXPRESSION_DEPTH_MAX.
+/// Whether `text` might nest deeper than EXPRESSION_DEPTH_MAX: its
+/// structured bound says so, or, as a backstop for shapes the structure
+/// misjudges, it holds more than NESTING_TOKENS_MAX tokens that can nest at
+/// all (no tree is deeper than the count of such tokens, and session
+/// stacks hold that many levels).
 pub fn may_be_too_deep(text: &str) -> bool {
-    text.len() / 2 > EXPRESSION_DEPTH_MAX && nesting_bound(text) > EXPRESSION_DEPTH_MAX
+    if text.len() / 2 <= EXPRESSION_DEPTH_MAX {
+        return false;
+    }
+    let b = scan(text);
+    b.depth > EXPRESSION_DEPTH_MAX || b.tokens > NESTING_TOKENS_MAX
 }
 
 #[derive(Default, Clone, Copy)]
@@ -43,6 +51,9 @@ struct Level {
     /// An AND or OR was met: the elements it separates hang below a
     /// BoolExpr (two levels with its list).
     boolean: bool,
+    /// JOINs and UNION/INTERSECT/EXCEPT at this level: their chains nest
+    /// across commas and AND/OR, so they are never reset.
+    chain: usize,
 }
 
 impl Level {
@@ -50,7 +61,7 @@ impl Level {
         self.ops + self.child
     }
     fn depth(&self) -> usize {
-        self.best.max(self.element()) + 2 * usize::from(self.boolean)
+        self.best.max(self.element()) + 2 * usize::from(self.boolean) + self.chain
     }
     /// End the current list element (at a comma, AND or OR).
     fn next_element(&mut self) {
@@ -63,27 +74,26 @@ impl Level {
 /// Keywords that nest (operators the grammar does not flatten, and the
 /// left-deep join and set-operation chains).
 const NESTING_KEYWORDS: &[&str] = &[
-    "not",
-    "is",
-    "isnull",
-    "notnull",
-    "like",
-    "ilike",
-    "similar",
-    "between",
-    "in",
-    "overlaps",
-    "at",
-    "collate",
-    "escape",
-    "join",
-    "union",
-    "intersect",
-    "except",
+    "not", "is", "isnull", "notnull", "like", "ilike", "similar", "between", "in", "overlaps",
+    "at", "collate", "escape", "operator",
 ];
+
+/// Keywords whose chains nest across commas and AND/OR.
+const CHAIN_KEYWORDS: &[&str] = &["join", "union", "intersect", "except"];
+
+/// The structured bound and the count of tokens that can nest.
+struct Bound {
+    depth: usize,
+    tokens: usize,
+}
 
 /// An upper bound on the depth of the parse tree of `text`.
 pub fn nesting_bound(text: &str) -> usize {
+    scan(text).depth
+}
+
+fn scan(text: &str) -> Bound {
+    let mut tokens = 0;
     let b = text.as_bytes();
     let mut levels = vec![Level::default()];
     let mut worst = 0;
@@ -94,14 +104,16 @@ pub fn nesting_bound(text: &str) -> usize {
             b'\'' => i = skip_quoted(b, i + 1, b'\'', prefixed_e(b, i)),
             b'"' => i = skip_quoted(b, i + 1, b'"', false),
             b'-' if b.get(i + 1) == Some(&b'-') => {
+                // PostgreSQL ends a comment at a newline or a carriage return.
                 i = b[i..]
                     .iter()
-                    .position(|&x| x == b'\n')
+                    .position(|&x| x == b'\n' || x == b'\r')
                     .map_or(b.len(), |p| i + p + 1)
             }
             b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i + 2),
             b'$' => i = skip_dollar(b, i),
             b'(' | b'[' => {
+                tokens += 1;
                 levels.push(Level::default());
                 i += 1;
             }
@@ -123,6 +135,7 @@ pub fn nesting_bound(text: &str) -> usize {
             }
             b'+' | b'-' | b'*' | b'/' | b'<' | b'>' | b'=' | b'~' | b'!' | b'@' | b'#' | b'%'
             | b'^' | b'&' | b'|' | b'`' | b'?' | b':' => {
+                tokens += 1;
                 levels.last_mut().expect("outermost").ops += 1;
                 i += 1;
             }
@@ -138,6 +151,7 @@ pub fn nesting_bound(text: &str) -> usize {
                 }
                 let word = &text[start..i];
                 if word.eq_ignore_ascii_case("case") {
+                    tokens += 1;
                     levels.push(Level {
                         case: true,
                         ..Level::default()
@@ -152,7 +166,11 @@ pub fn nesting_bound(text: &str) -> usize {
                     .iter()
                     .any(|k| word.eq_ignore_ascii_case(k))
                 {
+                    tokens += 1;
                     levels.last_mut().expect("outermost").ops += 1;
+                } else if CHAIN_KEYWORDS.iter().any(|k| word.eq_ignore_ascii_case(k)) {
+                    tokens += 1;
+                    levels.last_mut().expect("outermost").chain += 1;
                 }
             }
             _ => i += 1,
@@ -161,7 +179,10 @@ pub fn nesting_bound(text: &str) -> usize {
     while levels.len() > 1 {
         close(&mut levels, false);
     }
-    worst.max(levels[0].depth())
+    Bound {
+        depth: worst.max(levels[0].depth()),
+        tokens,
+    }
 }
 
 /// Close the innermost group (a bracket, or a CASE at END) into its parent.
@@ -176,10 +197,13 @@ fn close(levels: &mut Vec<Level>, at_end: bool) {
 }
 
 /// `E'…'` (and `e'…'`): backslash escapes apply.
+/// (Not when the E ends a longer identifier: `abcE'…'` is a typed
+/// literal; identifier characters include `$` and every non-ASCII byte.)
 fn prefixed_e(b: &[u8], quote: usize) -> bool {
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
     quote > 0
         && (b[quote - 1] == b'E' || b[quote - 1] == b'e')
-        && (quote < 2 || !(b[quote - 2].is_ascii_alphanumeric() || b[quote - 2] == b'_'))
+        && (quote < 2 || !ident(b[quote - 2]))
 }
 
 /// Past a quoted literal or identifier starting at `i` (after the opening
@@ -306,6 +330,27 @@ mod tests {
         }
         // A parameter is not a dollar quote.
         assert!(nesting_bound(&format!("SELECT $1{}", "+$1".repeat(100))) >= 100);
+    }
+
+    #[test]
+    fn shapes_that_once_slipped_through_are_bounded() {
+        let n = 20_000;
+        let sum = vec!["1"; n].join("+");
+        for text in [
+            format!("SELECT --\r{sum}"),
+            format!("SELECT a$e'\\' +{sum}, 'x'"),
+            format!("SELECT 1{}", " OPERATOR(+) 1".repeat(n)),
+            vec!["SELECT 1, 2"; n].join(" UNION "),
+            format!("SELECT 1 FROM t{}", " JOIN t ON a AND b".repeat(n)),
+        ] {
+            assert!(may_be_too_deep(&text), "{}", &text[..40]);
+        }
+        // The backstop: more nesting tokens than a stack may hold levels.
+        let flat: Vec<String> = (0..40_000).map(|i| format!("(-{i})")).collect();
+        assert!(may_be_too_deep(&format!(
+            "SELECT * FROM (VALUES {}) v",
+            flat.join(",")
+        )));
     }
 
     #[test]

@@ -267,7 +267,10 @@ async fn authenticate_scram(io: &mut Io, verifier: &scram::Verifier, user: &str)
     // SASLInitialResponse: mechanism, Int32 length (-1: none), data.
     let body = read_auth_message(io).await?;
     let mut c = Cursor::new(&body);
-    let mechanism = c.cstr().map_err(Some)?;
+    // Every error during authentication ends the connection.
+    let mechanism = c
+        .cstr()
+        .map_err(|e| Some(e.with_severity(nestor_common::error::Severity::Fatal)))?;
     if mechanism != scram::MECHANISM {
         return Err(Some(codec::protocol_violation(
             "client selected an invalid SASL authentication mechanism",

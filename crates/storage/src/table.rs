@@ -294,6 +294,8 @@ pub struct Table {
     /// Versions superseded (UPDATE, DELETE) since the last prune: what
     /// [`Table::prune_due`] weighs, as autovacuum weighs n_dead_tup.
     superseded: std::sync::atomic::AtomicU64,
+    /// The GC horizon of the last prune.
+    pruned_at: std::sync::atomic::AtomicU64,
 }
 
 impl Table {
@@ -306,6 +308,7 @@ impl Table {
             indexes: RwLock::new(Vec::new()),
             mgr,
             superseded: std::sync::atomic::AtomicU64::new(0),
+            pruned_at: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -313,9 +316,13 @@ impl Table {
     /// background pass over the table to pay: PRUNE_THRESHOLD_VERSIONS plus
     /// PRUNE_SCALE_PERCENT of its rows (autovacuum_vacuum_threshold and
     /// autovacuum_vacuum_scale_factor, PostgreSQL's defaults).
-    pub fn prune_due(&self) -> bool {
-        let superseded = self.superseded.load(std::sync::atomic::Ordering::Relaxed);
+    /// And only if the GC horizon moved since the last prune: while a long
+    /// snapshot holds it back, another pass would find nothing new.
+    pub fn prune_due(&self, horizon: Csn) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let superseded = self.superseded.load(Relaxed);
         superseded >= PRUNE_THRESHOLD_VERSIONS + self.row_id_count() * PRUNE_SCALE_PERCENT / 100
+            && horizon.0 > self.pruned_at.load(Relaxed)
     }
 
     fn note_superseded(&self) {
@@ -975,8 +982,18 @@ impl Table {
     /// Remove versions whose deletion committed at or below `horizon` (no
     /// snapshot at or above it can see them) and their index entries.
     pub fn prune(&self, horizon: Csn) -> PruneStats {
-        self.superseded
-            .store(0, std::sync::atomic::Ordering::Relaxed);
+        let stats = self.prune_versions(horizon);
+        // Versions a held-back horizon kept stay counted for the next pass.
+        use std::sync::atomic::Ordering::Relaxed;
+        let removed = stats.versions_removed;
+        let _ = self
+            .superseded
+            .fetch_update(Relaxed, Relaxed, |c| Some(c.saturating_sub(removed)));
+        self.pruned_at.fetch_max(horizon.0, Relaxed);
+        stats
+    }
+
+    fn prune_versions(&self, horizon: Csn) -> PruneStats {
         let mut stats = PruneStats::default();
         let n = self.row_id_count();
         let indexes = self.indexes();

@@ -382,3 +382,33 @@ fn an_update_trims_its_rows_dead_versions_and_only_those() {
     assert_eq!(db.pkey.len(), 1);
     assert_eq!(db.committed(), vec![(100, 25)]);
 }
+
+/// A newer snapshot taken inside a REPEATABLE READ transaction (ON
+/// CONFLICT's look at the newest version, a READ COMMITTED re-check) must
+/// not release the older one the transaction keeps reading at: pruning
+/// and chain trimming go by the oldest horizon its slot holds.
+#[test]
+fn a_newer_snapshot_does_not_release_the_transactions_own() {
+    let db = Db::new();
+    db.seed(&[(1, 0)]);
+    let (old, w) = (db.session(1), db.session(2));
+    let mut reader = old.begin(Isolation::RepeatableRead);
+    assert_eq!(read(&db, &mut reader, 1), Some(0));
+    let mut t = w.begin(RC);
+    set(&db, &mut t, 1, 1).unwrap();
+    t.commit();
+    let newer = reader.latest_snapshot();
+    assert_eq!(get_in(&db, &newer, 1), Some(1));
+    for v in 2..=4 {
+        db.mgr.gc_horizon();
+        let mut t = w.begin(RC);
+        set(&db, &mut t, 1, v).unwrap();
+        t.commit();
+        db.store.prune_all();
+    }
+    assert_eq!(
+        read(&db, &mut reader, 1),
+        Some(0),
+        "the RR snapshot still reads"
+    );
+}

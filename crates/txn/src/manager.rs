@@ -237,6 +237,20 @@ impl TxnManager {
         Csn(h)
     }
 
+    /// A horizon for a newer snapshot taken while `slot` may already hold
+    /// an older one (a READ COMMITTED re-check, ON CONFLICT's look at the
+    /// newest version): the slot keeps its older value, which protects
+    /// everything the newer snapshot can see as well (pruning removes only
+    /// versions dead at or below the oldest held horizon). Overwriting it
+    /// would let a REPEATABLE READ transaction's snapshot lose the versions
+    /// it still reads. An empty slot is filled as by take_horizon.
+    pub fn newer_horizon(&self, slot: &SnapshotSlot) -> Csn {
+        if slot.held.load(Ordering::SeqCst) == SLOT_NONE {
+            return self.take_horizon(slot);
+        }
+        Csn(self.horizon.load(Ordering::SeqCst))
+    }
+
     /// The current commit horizon (for monitoring; readers use take_horizon).
     pub fn horizon(&self) -> Csn {
         Csn(self.horizon.load(Ordering::SeqCst))

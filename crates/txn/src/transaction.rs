@@ -258,7 +258,7 @@ impl Transaction {
     /// A fresh snapshot for the current command without starting a new one
     /// (READ COMMITTED re-check of a row changed concurrently).
     pub fn latest_snapshot(&self) -> Snapshot {
-        self.snapshot_at(self.mgr.take_horizon(&self.slot))
+        self.snapshot_at(self.mgr.newer_horizon(&self.slot))
     }
 
     /// The command id writes of the current statement are stamped with.
