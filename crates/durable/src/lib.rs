@@ -512,31 +512,48 @@ fn parse_checkpoint(body: &[u8]) -> Result<CheckpointImage, String> {
 
 // ----- the checkpointer -----------------------------------------------------
 
-/// Background checkpoints every `timeout` or after `max_wal_bytes` of WAL.
-pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes: u64) {
+/// Run `tick` every `interval` on a thread of its own until the engine
+/// stops or is gone (the thread holds it only during a tick).
+fn spawn_periodic(
+    engine: &Arc<Engine>,
+    name: &str,
+    interval: Duration,
+    mut tick: impl FnMut(&Engine) + Send + 'static,
+) {
     let weak = Arc::downgrade(engine);
     let stop = engine.stopping.clone();
     let spawned = std::thread::Builder::new()
-        .name("checkpointer".into())
+        .name(name.into())
         .spawn(move || {
-            let mut last = Instant::now();
             while !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(Duration::from_millis(200));
+                std::thread::sleep(interval);
                 let Some(engine) = weak.upgrade() else { return };
-                let wal_since = engine.wal_bytes_since_checkpoint();
-                if last.elapsed() >= timeout || wal_since >= max_wal_bytes {
-                    // Bounded, so a long-open DDL transaction delays the
-                    // checkpoint to a later tick instead of parking here.
-                    if let Err(e) = checkpoint(&engine, Some(Duration::from_secs(1))) {
-                        eprintln!("checkpoint failed: {}", e.message);
-                    }
-                    last = Instant::now();
-                }
+                tick(&engine);
             }
         });
     if let Err(e) = spawned {
-        eprintln!("could not start the checkpointer: {e}");
+        eprintln!("could not start the {name}: {e}");
     }
+}
+
+/// Background checkpoints every `timeout` or after `max_wal_bytes` of WAL.
+pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wal_bytes: u64) {
+    let mut last = Instant::now();
+    spawn_periodic(
+        engine,
+        "checkpointer",
+        Duration::from_millis(200),
+        move |engine| {
+            if last.elapsed() >= timeout || engine.wal_bytes_since_checkpoint() >= max_wal_bytes {
+                // Bounded, so a long-open DDL transaction delays the
+                // checkpoint to a later tick instead of parking here.
+                if let Err(e) = checkpoint(engine, Some(Duration::from_secs(1))) {
+                    eprintln!("checkpoint failed: {}", e.message);
+                }
+                last = Instant::now();
+            }
+        },
+    );
 }
 
 // ----- the pruner -----------------------------------------------------------
@@ -544,31 +561,20 @@ pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wa
 /// Background pruning (what autovacuum is to PostgreSQL, for dead row
 /// versions only), and the memory budget's measurement
 /// (`nestor_common::memory::refresh`): every PRUNE_INTERVAL_MS, compute the
-/// GC horizon (which
-/// also refreshes the hint writers trim hot rows' chains by) and prune the
-/// tables where enough versions were superseded (`Table::prune_due`).
+/// GC horizon (which also refreshes the hint writers trim hot rows' chains
+/// by) and prune the tables where enough versions were superseded
+/// (`Table::prune_due`).
 pub(crate) fn start_pruner(engine: &Arc<Engine>) {
-    let weak = Arc::downgrade(engine);
-    let stop = engine.stopping.clone();
-    let spawned = std::thread::Builder::new()
-        .name("pruner".into())
-        .spawn(move || {
-            let interval = Duration::from_millis(nestor_common::limits::PRUNE_INTERVAL_MS);
-            while !stop.load(Ordering::SeqCst) {
-                std::thread::sleep(interval);
-                let Some(engine) = weak.upgrade() else { return };
-                nestor_common::memory::refresh();
-                let horizon = engine.db.txn.gc_horizon();
-                for t in engine.db.store.tables() {
-                    if t.prune_due(horizon) {
-                        t.prune(horizon);
-                    }
-                }
+    let interval = Duration::from_millis(nestor_common::limits::PRUNE_INTERVAL_MS);
+    spawn_periodic(engine, "pruner", interval, |engine| {
+        nestor_common::memory::refresh();
+        let horizon = engine.db.txn.gc_horizon();
+        for t in engine.db.store.tables() {
+            if t.prune_due(horizon) {
+                t.prune(horizon);
             }
-        });
-    if let Err(e) = spawned {
-        eprintln!("could not start the pruner: {e}");
-    }
+        }
+    });
 }
 
 /// Flag shared with background threads.
