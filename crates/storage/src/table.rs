@@ -298,6 +298,10 @@ pub struct Table {
     pruned_at: std::sync::atomic::AtomicU64,
 }
 
+/// An UPDATE's key for one index: the index, the new version's key, and
+/// whether it differs from the old version's.
+type NewKey = (Arc<Index>, Vec<u8>, bool);
+
 impl Table {
     pub(crate) fn new(id: RelId, name: &str, mgr: Arc<TxnManager>) -> Table {
         Table {
@@ -337,7 +341,7 @@ impl Table {
     /// pruner passes, as PostgreSQL's page pruning keeps HOT chains short;
     /// dead versions with other keys are left to [`Table::prune`], which
     /// also removes their index entries. Returns how many were dropped.
-    fn trim_chain(&self, versions: &mut Chain, keys: &[(Arc<Index>, Vec<u8>)]) -> usize {
+    fn trim_chain(&self, versions: &mut Chain, keys: &[NewKey]) -> usize {
         let horizon = self.mgr.gc_horizon_hint();
         let dead = |v: &Version| v.xmax_csn != Csn::NONE && v.xmax_csn <= horizon;
         if !versions.iter().any(dead) {
@@ -345,7 +349,7 @@ impl Table {
         }
         let same_keys = |v: &Version| {
             keys.iter()
-                .all(|(idx, key)| idx.stored_key_bytes(&v.data) == *key)
+                .all(|(idx, key, _)| idx.stored_key_bytes(&v.data) == *key)
         };
         versions.remove_where(|v| dead(v) && same_keys(v)).len()
     }
@@ -386,41 +390,24 @@ impl Table {
 
     // ----- reading -------------------------------------------------------
 
-    fn resolve(
-        &self,
-        xid: Xid,
-        cid: CommandId,
-        hint: Csn,
-        snap: &Snapshot,
-        cache: &mut StampCache,
-    ) -> Stamp {
-        if hint != Csn::NONE || xid == snap.own {
-            return self.mgr.resolve(xid, cid, hint, snap);
-        }
-        if let Some(stamp) = cache.get(xid) {
-            return stamp;
-        }
-        let stamp = self.mgr.resolve(xid, cid, hint, snap);
-        cache.put(xid, stamp);
-        stamp
+    fn resolve_created(&self, v: &Version, snap: &Snapshot) -> Stamp {
+        self.mgr.resolve(v.xmin, v.cmin, v.xmin_csn, snap)
+    }
+
+    fn resolve_deleted(&self, v: &Version, snap: &Snapshot) -> Option<Stamp> {
+        (!v.xmax.is_none()).then(|| self.mgr.resolve(v.xmax, v.cmax, v.xmax_csn, snap))
     }
 
     /// The version visible to `snap`: the newest whose creation is visible,
     /// if its deletion is not. Newest first, so a long-open old snapshot
     /// never slows readers of new versions.
-    fn visible<'v>(
-        &self,
-        versions: &'v [Version],
-        snap: &Snapshot,
-        cache: &mut StampCache,
-    ) -> Option<&'v Version> {
+    fn visible<'v>(&self, versions: &'v [Version], snap: &Snapshot) -> Option<&'v Version> {
         for v in versions.iter().rev() {
-            let created = self.resolve(v.xmin, v.cmin, v.xmin_csn, snap, cache);
+            let created = self.resolve_created(v, snap);
             if !stamp_visible(created, snap) {
                 continue;
             }
-            let deleted =
-                (!v.xmax.is_none()).then(|| self.resolve(v.xmax, v.cmax, v.xmax_csn, snap, cache));
+            let deleted = self.resolve_deleted(v, snap);
             return is_visible(created, deleted, snap).then_some(v);
         }
         None
@@ -439,8 +426,7 @@ impl Table {
     pub fn get(&self, row: RowId, snap: &Snapshot) -> Option<Tuple> {
         let slot = self.slot(row)?;
         let versions = slot.versions.lock();
-        self.visible(&versions, snap, &mut StampCache::default())
-            .map(|v| Self::tuple(row, v))
+        self.visible(&versions, snap).map(|v| Self::tuple(row, v))
     }
 
     /// Sequential scan of visible rows, in row-id order.
@@ -450,7 +436,6 @@ impl Table {
             next: 0,
             chunk: None,
             snap: *snap,
-            stamps: StampCache::default(),
         }
     }
 
@@ -473,7 +458,6 @@ impl Table {
         let entries = index.entries.read();
         let rows = self.rows.read();
         let mut scratch = Vec::new();
-        let mut cache = StampCache::default();
         visit_range(&entries, &bounds, |key, row| {
             let Some(slot) = rows.get(row) else {
                 return;
@@ -481,7 +465,7 @@ impl Table {
             let versions = slot.versions.lock();
             // Emit each row once: at the entry matching its visible key
             // (that entry lies within the bounds, as `key` does).
-            if let Some(v) = self.visible(&versions, snap, &mut cache) {
+            if let Some(v) = self.visible(&versions, snap) {
                 scratch.clear();
                 codec::put_stored_key(&v.data, &index.columns, &mut scratch);
                 if scratch == key {
@@ -564,7 +548,7 @@ impl Table {
             };
             // Each index's key of the new version, and whether the update
             // changes it.
-            let keys: Vec<(Arc<Index>, Vec<u8>, bool)> = self
+            let keys: Vec<NewKey> = self
                 .indexes()
                 .into_iter()
                 .map(|idx| {
@@ -577,12 +561,10 @@ impl Table {
                 mode = LockMode::Update;
                 continue;
             }
-            let (changed, kept): (Vec<_>, Vec<_>) = keys.into_iter().partition(|k| k.2);
             let slot = self.slot(row).expect("locked row exists");
             {
                 let mut versions = slot.versions.lock();
-                if changed.is_empty() {
-                    let keys: Vec<_> = kept.into_iter().map(|(i, k, _)| (i, k)).collect();
+                if keys.iter().all(|k| !k.2) {
                     self.trim_chain(&mut versions, &keys);
                 }
                 expire_newest(&mut versions, txn);
@@ -598,7 +580,7 @@ impl Table {
             }
             self.note_superseded();
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
-            for (idx, key, _) in changed {
+            for (idx, key, _) in keys.into_iter().filter(|k| k.2) {
                 self.add_index_entry(txn, &idx, data, key, row, ctl)?;
             }
             return Ok(WriteResult::Done);
@@ -1057,14 +1039,13 @@ impl Table {
         mut f: impl FnMut(RowId, &[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut buf = Vec::new();
-        let mut cache = StampCache::default();
         for i in 0..self.row_id_count() {
             let row = RowId(i);
             let Some(slot) = self.slot(row) else { break };
             buf.clear();
             {
                 let versions = slot.versions.lock();
-                match self.visible(&versions, snap, &mut cache) {
+                match self.visible(&versions, snap) {
                     Some(v) => buf.extend_from_slice(&v.data),
                     None => continue,
                 }
@@ -1271,37 +1252,6 @@ pub struct TableScan<'a> {
     /// The chunk holding `next`, and the first row id past it.
     chunk: Option<(Arc<[RowSlot]>, u64)>,
     snap: Snapshot,
-    stamps: StampCache,
-}
-
-/// The stamps of other transactions' unstamped versions one scan has met,
-/// so that a scan over many versions of a few in-flight transactions looks
-/// each one's status up once (the status map sits behind a lock every
-/// reader shares). Sound for the one snapshot a scan uses: a transaction
-/// still in progress when looked up commits, if ever, with a CSN above that
-/// snapshot's horizon (CSNs are assigned in order, the horizon trails
-/// them), an aborted one stays aborted, a committed one keeps its CSN.
-#[derive(Default)]
-struct StampCache {
-    entries: [(Xid, Option<Stamp>); STAMP_CACHE_ENTRIES],
-    next: usize,
-}
-
-/// Transactions a [`StampCache`] remembers (the last ones met).
-const STAMP_CACHE_ENTRIES: usize = 4;
-
-impl StampCache {
-    fn get(&self, xid: Xid) -> Option<Stamp> {
-        self.entries
-            .iter()
-            .find(|(x, _)| *x == xid)
-            .and_then(|(_, s)| *s)
-    }
-
-    fn put(&mut self, xid: Xid, stamp: Stamp) {
-        self.entries[self.next] = (xid, Some(stamp));
-        self.next = (self.next + 1) % STAMP_CACHE_ENTRIES;
-    }
 }
 
 impl Iterator for TableScan<'_> {
@@ -1323,7 +1273,7 @@ impl Iterator for TableScan<'_> {
             let (chunk, _) = self.chunk.as_ref().expect("set above");
             self.next += 1;
             let versions = chunk[chunk_pos(row.0).1].versions.lock();
-            if let Some(v) = self.table.visible(&versions, &self.snap, &mut self.stamps) {
+            if let Some(v) = self.table.visible(&versions, &self.snap) {
                 return Some(Table::tuple(row, v));
             }
         }
