@@ -152,10 +152,6 @@ impl Drop for Syncer {
 }
 
 impl SpillBuffer {
-    pub fn new(dir: &Path, xid: Xid) -> SpillBuffer {
-        SpillBuffer::with_limit(dir, xid, TXN_REDO_MEMORY_BYTES_MAX)
-    }
-
     pub fn with_limit(dir: &Path, xid: Xid, limit: usize) -> SpillBuffer {
         SpillBuffer {
             mem: Vec::new(),
@@ -260,10 +256,7 @@ impl RedoBuffer for SpillBuffer {
             f.file
                 .sync_data()
                 .unwrap_or_else(|e| fatal("fsync redo file", &f.path, e));
-            sync_dir(&self.dir).unwrap_or_else(|e| match e {
-                WalError::Io { file, error } => fatal("fsync directory of", &file, error),
-                other => unreachable!("sync_dir returns I/O errors only: {other}"),
-            });
+            sync_dir_or_abort(&self.dir, &f.path);
             f.sealed = true;
         }
     }
@@ -361,22 +354,34 @@ fn io_err(file: &Path, error: std::io::Error) -> WalError {
 
 /// The segment files of `dir`, sorted by start LSN.
 pub fn segments(dir: &Path) -> Result<Vec<(Lsn, PathBuf)>, WalError> {
-    let mut out = Vec::new();
+    let mut out: Vec<(Lsn, PathBuf)> = hex_named(dir, ".wal")?
+        .into_iter()
+        .map(|(n, p)| (Lsn(n), p))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+/// The files of `dir` named `<hex digits><suffix>` (segments by start LSN,
+/// redo files by xid), with the number their name carries; none if the
+/// directory does not exist.
+fn hex_named(dir: &Path, suffix: &str) -> Result<Vec<(u64, PathBuf)>, WalError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err(dir, e)),
     };
+    let mut out = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| io_err(dir, e))?;
         let name = entry.file_name().to_string_lossy().to_string();
-        if let Some(hex) = name.strip_suffix(".wal") {
-            if let Ok(lsn) = u64::from_str_radix(hex, 16) {
-                out.push((Lsn(lsn), entry.path()));
-            }
+        if let Some(n) = name
+            .strip_suffix(suffix)
+            .and_then(|hex| u64::from_str_radix(hex, 16).ok())
+        {
+            out.push((n, entry.path()));
         }
     }
-    out.sort();
     Ok(out)
 }
 
@@ -452,8 +457,8 @@ pub fn replay(
                                 why,
                             })?;
                         rec.kind = RecordKind::TxnCommit;
-                        let len = rec.payload.len() as u64;
-                        end.redo_files.push((rec.lsn, Xid(rec.xid), len));
+                        let bytes = rec.payload.len() as u64;
+                        end.redo_files.push((rec.lsn, Xid(rec.xid), bytes));
                     }
                     apply(rec).map_err(|why| WalError::Corrupt {
                         file: path.clone(),
@@ -814,19 +819,10 @@ impl Wal {
         let mut files = self.shared.redo_files.lock();
         files.extend(replayed.iter().map(|&(lsn, xid, len)| (lsn, (xid, len))));
         let keep: std::collections::HashSet<Xid> = files.values().map(|f| f.0).collect();
-        let dir = &self.shared.dir;
         let mut removed = 0;
-        for entry in fs::read_dir(dir).map_err(|e| io_err(dir, e))? {
-            let entry = entry.map_err(|e| io_err(dir, e))?;
-            let name = entry.file_name().to_string_lossy().to_string();
-            let Some(xid) = name
-                .strip_suffix(".redo")
-                .and_then(|hex| u64::from_str_radix(hex, 16).ok())
-            else {
-                continue;
-            };
+        for (xid, path) in hex_named(&self.shared.dir, ".redo")? {
             if !keep.contains(&Xid(xid)) {
-                fs::remove_file(entry.path()).map_err(|e| io_err(&entry.path(), e))?;
+                fs::remove_file(&path).map_err(|e| io_err(&path, e))?;
                 removed += 1;
             }
         }
@@ -966,6 +962,13 @@ impl nestor_txn::CommitLog for Wal {
     }
 }
 
+/// fsync `dir` after creating `file` in it, or stop the process ([`fatal`]).
+fn sync_dir_or_abort(dir: &Path, file: &Path) {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .unwrap_or_else(|e| fatal("fsync directory of", file, e));
+}
+
 /// Stop the process after a failed write or fsync: the only safe way on is
 /// crash recovery from the log (fsyncgate).
 fn fatal(what: &str, path: &Path, e: std::io::Error) -> ! {
@@ -1044,9 +1047,7 @@ fn roll(s: &Shared, old: Segment) -> Segment {
         .write(true)
         .open(&path)
         .unwrap_or_else(|e| fatal("create", &path, e));
-    File::open(&s.dir)
-        .and_then(|d| d.sync_all())
-        .unwrap_or_else(|e| fatal("fsync directory of", &path, e));
+    sync_dir_or_abort(&s.dir, &path);
     Segment {
         file,
         start,
