@@ -23,6 +23,7 @@
 //! one pass over the text and is only computed for texts long enough to
 //! exceed the limit at all (two bytes per level at least).
 
+use crate::lex;
 use nestor_common::limits::{EXPRESSION_DEPTH_MAX, NESTING_TOKENS_MAX};
 
 /// Whether `text` might nest deeper than EXPRESSION_DEPTH_MAX: its
@@ -101,16 +102,13 @@ fn scan(text: &str) -> Bound {
     while i < b.len() {
         let c = b[i];
         match c {
-            b'\'' => i = skip_quoted(b, i + 1, b'\'', prefixed_e(b, i)),
-            b'"' => i = skip_quoted(b, i + 1, b'"', false),
-            b'-' if b.get(i + 1) == Some(&b'-') => {
-                // PostgreSQL ends a comment at a newline or a carriage return.
-                i = b[i..]
-                    .iter()
-                    .position(|&x| x == b'\n' || x == b'\r')
-                    .map_or(b.len(), |p| i + p + 1)
+            // (Unterminated: the rest of the text, which libpg_query rejects.)
+            b'\'' => i = lex::quoted_end(b, i, lex::e_prefixed(b, i)).unwrap_or(b.len()),
+            b'"' => i = lex::quoted_end(b, i, false).unwrap_or(b.len()),
+            b'-' if b.get(i + 1) == Some(&b'-') => i = lex::line_comment_end(b, i),
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = lex::block_comment_end(b, i).unwrap_or(b.len())
             }
-            b'/' if b.get(i + 1) == Some(&b'*') => i = skip_block_comment(b, i + 2),
             b'$' => i = skip_dollar(b, i),
             b'(' | b'[' => {
                 tokens += 1;
@@ -141,12 +139,7 @@ fn scan(text: &str) -> Bound {
             }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
                 let start = i;
-                while i < b.len()
-                    && (b[i].is_ascii_alphanumeric()
-                        || b[i] == b'_'
-                        || b[i] == b'$'
-                        || b[i] >= 0x80)
-                {
+                while i < b.len() && lex::is_ident(b[i]) {
                     i += 1;
                 }
                 let word = &text[start..i];
@@ -194,56 +187,6 @@ fn close(levels: &mut Vec<Level>, at_end: bool) {
     let inner = levels.pop().expect("len >= 2");
     let top = levels.last_mut().expect("len >= 1");
     top.child = top.child.max(1 + inner.depth());
-}
-
-/// `E'…'` (and `e'…'`): backslash escapes apply.
-/// (Not when the E ends a longer identifier: `abcE'…'` is a typed
-/// literal; identifier characters include `$` and every non-ASCII byte.)
-fn prefixed_e(b: &[u8], quote: usize) -> bool {
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
-    quote > 0
-        && (b[quote - 1] == b'E' || b[quote - 1] == b'e')
-        && (quote < 2 || !ident(b[quote - 2]))
-}
-
-/// Past a quoted literal or identifier starting at `i` (after the opening
-/// quote); a doubled quote is part of it.
-fn skip_quoted(b: &[u8], mut i: usize, quote: u8, backslash: bool) -> usize {
-    while i < b.len() {
-        if backslash && b[i] == b'\\' {
-            i += 2;
-            continue;
-        }
-        if b[i] == quote {
-            if b.get(i + 1) == Some(&quote) {
-                i += 2;
-                continue;
-            }
-            return i + 1;
-        }
-        i += 1;
-    }
-    b.len()
-}
-
-/// Past a (nested) block comment whose body starts at `i`.
-fn skip_block_comment(b: &[u8], mut i: usize) -> usize {
-    let mut depth = 1;
-    while i < b.len() {
-        if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    b.len()
 }
 
 /// Past a dollar-quoted string `$tag$…$tag$` starting at `i`, or past a `$`

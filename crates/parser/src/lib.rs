@@ -31,6 +31,7 @@ use prost::Message;
 pub mod ast;
 mod cache;
 pub mod depth;
+mod lex;
 mod literals;
 
 pub use cache::{parse_sql_cached, parse_sql_shaped, Origin, Parsed};

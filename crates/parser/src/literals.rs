@@ -23,6 +23,7 @@
 //! cannot walk completely is never used as a template, so no constant is
 //! ever left holding another text's value.
 
+use crate::lex::{self, is_ident};
 use pg_query::protobuf::{a_const, node::Node as N, AConst, Node, RawStmt, SelectStmt};
 
 /// The class of a literal: which `A_Const` the grammar makes of it.
@@ -55,10 +56,6 @@ pub(crate) struct Lit {
     pub end: usize,
 }
 
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
-}
-
 /// The plain literals of `text`, in order; None when the text has a
 /// construct the scanner does not follow to its end (an unterminated
 /// quote or comment) or holds the marker byte itself.
@@ -77,76 +74,19 @@ pub(crate) fn scan(text: &str) -> Option<Vec<Lit>> {
                 // A prefix letter (E'', B'', X'', N'', U&'') makes another
                 // kind of literal: skip it, following E's backslashes.
                 let prefixed = is_ident(prev) || prev == b'&';
-                let backslash = prefixed && (prev == b'e' || prev == b'E');
-                let mut j = i + 1;
-                loop {
-                    if j >= n {
-                        return None;
-                    }
-                    if backslash && b[j] == b'\\' {
-                        j += 2;
-                        continue;
-                    }
-                    if b[j] == b'\'' {
-                        if j + 1 < n && b[j + 1] == b'\'' {
-                            j += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    j += 1;
-                }
+                let end = lex::quoted_end(b, i, lex::e_prefixed(b, i))?;
                 if !prefixed {
                     out.push(Lit {
                         class: Class::Str,
                         start: i,
-                        end: j + 1,
+                        end,
                     });
                 }
-                i = j + 1;
+                i = end;
             }
-            b'"' => {
-                let mut j = i + 1;
-                loop {
-                    if j >= n {
-                        return None;
-                    }
-                    if b[j] == b'"' {
-                        if j + 1 < n && b[j + 1] == b'"' {
-                            j += 2;
-                            continue;
-                        }
-                        break;
-                    }
-                    j += 1;
-                }
-                i = j + 1;
-            }
-            b'-' if next == b'-' => {
-                while i < n && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if next == b'*' => {
-                let mut depth = 0usize;
-                loop {
-                    if i + 1 >= n {
-                        return None;
-                    }
-                    if b[i] == b'/' && b[i + 1] == b'*' {
-                        depth += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b[i + 1] == b'/' {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-            }
+            b'"' => i = lex::quoted_end(b, i, false)?,
+            b'-' if next == b'-' => i = lex::line_comment_end(b, i),
+            b'/' if next == b'*' => i = lex::block_comment_end(b, i)?,
             b'$' if !is_ident(prev) => {
                 if next.is_ascii_digit() {
                     i += 1;
