@@ -457,6 +457,118 @@ async fn for_key_share_allows_non_key_updates() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn for_key_share_next_to_a_running_non_key_update() {
+    let tg = Target::new("key_share_vs_update").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 2).await;
+    // A non-key UPDATE takes FOR NO KEY UPDATE: FOR KEY SHARE (with or
+    // without NOWAIT / SKIP LOCKED) gets the row at once, as it was.
+    a.run("BEGIN; UPDATE t SET v = 11 WHERE id = 1").await;
+    for policy in ["", " NOWAIT", " SKIP LOCKED"] {
+        b.run("BEGIN").await;
+        let got = b
+            .run(&format!(
+                "SELECT id || ':' || v FROM t WHERE id = 1 FOR KEY SHARE{policy}"
+            ))
+            .await;
+        assert_eq!(col0(&got), vec![Some("1:0".to_owned())], "{policy}");
+        b.run("COMMIT").await;
+    }
+    // B keeps its key-share lock while A commits; A's new version is the
+    // row B sees next, and the lock still keeps a key change away.
+    b.run("BEGIN; SELECT * FROM t WHERE id = 1 FOR KEY SHARE")
+        .await;
+    a.run("COMMIT").await;
+    assert_eq!(b.int("SELECT v FROM t WHERE id = 1").await, 11);
+    assert_error(
+        &obs.try_run("SET lock_timeout = '50ms'; UPDATE t SET id = 3 WHERE id = 1")
+            .await,
+        "55P03",
+        "canceling statement due to lock timeout",
+    );
+    b.run("COMMIT").await;
+    obs.run("RESET lock_timeout").await;
+    // FOR SHARE conflicts with the running update: it waits, then returns
+    // the committed new version.
+    a.run("BEGIN; UPDATE t SET v = 12 WHERE id = 1").await;
+    b.run("BEGIN").await;
+    let hb = b.spawn("SELECT v FROM t WHERE id = 1 FOR SHARE");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    assert_eq!(col0(&join(hb).await.unwrap()), vec![Some("12".to_owned())]);
+    b.run("COMMIT").await;
+    // An UPDATE that changes the key conflicts with FOR KEY SHARE: NOWAIT
+    // fails, a plain request waits and then finds the row gone.
+    a.run("BEGIN; UPDATE t SET id = 5 WHERE id = 2").await;
+    b.run("BEGIN").await;
+    assert_error(
+        &b.try_run("SELECT * FROM t WHERE id = 2 FOR KEY SHARE NOWAIT")
+            .await,
+        "55P03",
+        NOWAIT_MSG,
+    );
+    b.run("ROLLBACK; BEGIN").await;
+    let hb = b.spawn("SELECT v FROM t WHERE id = 2 FOR KEY SHARE");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    assert_eq!(col0(&join(hb).await.unwrap()), Vec::<Option<String>>::new());
+    b.run("COMMIT").await;
+    // A committed non-key update after a REPEATABLE READ snapshot does not
+    // fail FOR KEY SHARE (PostgreSQL's lock-committed-update); FOR SHARE
+    // gets 40001.
+    b.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1")
+        .await;
+    a.run("UPDATE t SET v = 13 WHERE id = 1").await;
+    assert_eq!(
+        col0(&b.run("SELECT v FROM t WHERE id = 1 FOR KEY SHARE").await),
+        vec![Some("12".to_owned())]
+    );
+    assert_error(
+        &b.try_run("SELECT v FROM t WHERE id = 1 FOR SHARE").await,
+        "40001",
+        "could not serialize access due to concurrent update",
+    );
+    b.run("ROLLBACK").await;
+    assert_eq!(rows_of_t(&obs).await, "1:13,5:0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollback_to_savepoint_ends_the_waits_on_what_it_undid() {
+    let tg = Target::new("rollback_to_wakes").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 2).await;
+    // A unique-key conflict with a row inserted after a savepoint.
+    a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1; SAVEPOINT s; INSERT INTO t VALUES (6, 0)")
+        .await;
+    let hb = b.spawn("INSERT INTO t VALUES (6, 60)");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK TO SAVEPOINT s").await;
+    assert_eq!(affected(&join(hb).await.unwrap()), 1);
+    // A conflict that survives the rollback keeps the waiter waiting.
+    a.run("INSERT INTO t VALUES (7, 0); SAVEPOINT s2; INSERT INTO t VALUES (8, 0)")
+        .await;
+    let hb = b.spawn("INSERT INTO t VALUES (7, 70)");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK TO SAVEPOINT s2").await;
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    // An error inside the savepoint undoes its level at once, too.
+    a.run("SAVEPOINT s3; UPDATE t SET id = 9 WHERE id = 2")
+        .await;
+    let hc = obs.spawn("INSERT INTO t VALUES (9, 90)");
+    let c_blocked = tg.session().await;
+    wait_until_blocked(&c_blocked, obs.pid, &hc).await;
+    assert!(a.try_run("SELECT 1/0").await.is_err());
+    assert_eq!(affected(&join(hc).await.unwrap()), 1);
+    a.run("ROLLBACK TO s3; COMMIT").await;
+    assert_error(
+        &join(hb).await,
+        "23505",
+        "duplicate key value violates unique constraint \"t_pkey\"",
+    );
+    assert_eq!(rows_of_t(&obs).await, "1:1,2:0,6:60,7:0,9:90");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn for_update_blocks_every_other_lock_mode() {
     let tg = Target::new("for_update_blocks").await;
     let (a, b) = (tg.session().await, tg.session().await);

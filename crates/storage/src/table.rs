@@ -684,7 +684,11 @@ impl Table {
             }
             Acquired::AlreadyHeld => false,
         };
-        let target = self.classify_newest(txn, row, snap, recheck);
+        let target = if mode == LockMode::KeyShare {
+            self.classify_for_key_share(txn, row, snap, recheck)
+        } else {
+            self.classify_newest(txn, row, snap, recheck)
+        };
         match target {
             Ok(t) => Ok((newly, t)),
             Err(e) => {
@@ -743,6 +747,106 @@ impl Table {
         Ok(Target::Outcome(WriteResult::Changed(newest.row())))
     }
 
+    /// FOR KEY SHARE's view of the row. Its lock is compatible with a
+    /// non-key update's NoKeyUpdate, so, unlike every other mode, it may be
+    /// granted while another transaction's non-key update of the row is
+    /// still running (or rolling back): that writer's version is not there
+    /// yet for us, and its `xmax` on the version before it is no delete (a
+    /// delete or key update takes Update, which would have made us wait).
+    /// And as in PostgreSQL (heap_lock_tuple), a non-key update committed
+    /// after our snapshot does not disturb a key-share lock: the row we saw
+    /// is locked and returned as it was, at any isolation level; only a
+    /// committed delete or key change is a conflict.
+    ///
+    /// ```text
+    ///   versions  [v1 (1,'one') csn 5]  [v2 (1,'two') xmin 41 running]
+    ///   snapshot horizon 7:  KeyShare -> Ok (v1 locked; 41 may commit)
+    ///   41 commits at csn 9: KeyShare -> Ok (keys of v2 = keys of v1)
+    ///   v2 = (2,'two'), id unique, committed csn 9:
+    ///                        RR -> 40001, RC -> Changed(v2)
+    /// ```
+    fn classify_for_key_share(
+        &self,
+        txn: &Transaction,
+        row: RowId,
+        snap: &Snapshot,
+        recheck: Recheck,
+    ) -> Result<Target, StorageError> {
+        let Some(slot) = self.slot(row) else {
+            return Ok(Target::Outcome(WriteResult::Gone));
+        };
+        let versions = slot.versions.lock();
+        let own = txn.xid();
+        let settled = |x: Xid, hint: Csn| -> bool {
+            x == own
+                || hint != Csn::NONE
+                || matches!(self.mgr.state(x), Some(XidState::Committed(_)) | None)
+        };
+        // Versions of a writer still running (or being undone) are not there.
+        let mut end = versions.len();
+        while end > 0 && !settled(versions[end - 1].xmin, versions[end - 1].xmin_csn) {
+            end -= 1;
+        }
+        let live = &versions[..end];
+        let Some(newest) = live.last() else {
+            return Ok(Target::Outcome(WriteResult::Gone));
+        };
+        let rr = txn.isolation() == Isolation::RepeatableRead;
+        let unsettled_xmax = !newest.xmax.is_none() && !settled(newest.xmax, newest.xmax_csn);
+        assert!(
+            !unsettled_xmax || end < versions.len(),
+            "a running delete of row {row} holds a lock compatible with FOR KEY SHARE"
+        );
+        if !newest.xmax.is_none() && !unsettled_xmax {
+            if newest.xmax == own {
+                let o = if newest.cmax == txn.cid() {
+                    WriteResult::SelfModified
+                } else {
+                    WriteResult::Gone
+                };
+                return Ok(Target::Outcome(o));
+            }
+            let csn = self.committed_csn(newest.xmax, newest.xmax_csn);
+            if rr && csn > snap.horizon {
+                return Err(TxnError::SerializationFailure { deleted: true }.into());
+            }
+            return Ok(Target::Outcome(WriteResult::Gone));
+        }
+        if newest.xmin == own {
+            if newest.cmin == txn.cid() {
+                return Ok(Target::Outcome(WriteResult::SelfModified));
+            }
+            return Ok(Target::Ok(newest.row()));
+        }
+        if recheck == Recheck::Latest {
+            return Ok(Target::Ok(newest.row()));
+        }
+        // Walk back over the versions committed after the snapshot: each must
+        // have kept every unique key of the version before it.
+        let unique: Vec<Arc<Index>> = self.indexes().into_iter().filter(|i| i.unique).collect();
+        let mut i = live.len() - 1;
+        loop {
+            let v = &live[i];
+            if v.xmin == own || self.committed_csn(v.xmin, v.xmin_csn) <= snap.horizon {
+                return Ok(Target::Ok(newest.row()));
+            }
+            let keeps_keys = i > 0 && {
+                let (new, old) = (v.row(), live[i - 1].row());
+                unique
+                    .iter()
+                    .all(|idx| idx.key_bytes(&new) == idx.key_bytes(&old))
+            };
+            if !keeps_keys {
+                break;
+            }
+            i -= 1;
+        }
+        if rr {
+            return Err(TxnError::SerializationFailure { deleted: false }.into());
+        }
+        Ok(Target::Outcome(WriteResult::Changed(newest.row())))
+    }
+
     /// CSN of a header XID that must be committed (we hold the row lock).
     fn committed_csn(&self, xid: Xid, hint: Csn) -> Csn {
         if hint != Csn::NONE {
@@ -790,6 +894,7 @@ impl Table {
     ) -> Result<(), StorageError> {
         let checked = idx.unique && !idx.columns.iter().any(|&c| data[c].is_null());
         loop {
+            let seen_undos = self.mgr.locks.undos();
             let mut entries = idx.entries.write();
             if checked {
                 match self.unique_conflict(txn, idx, &entries, &key, row) {
@@ -804,7 +909,7 @@ impl Table {
                     }
                     Conflict::Pending(other) => {
                         drop(entries);
-                        txn.wait_for(other, ctl)?;
+                        txn.wait_for(other, seen_undos, ctl)?;
                         continue;
                     }
                 }

@@ -2,11 +2,13 @@
 //!
 //! A deterministic scheduler interleaves up to six open transactions, one
 //! operation at a time, all on one thread: reads, read-modify-write
-//! increments (row lock + update with READ COMMITTED re-check), inserts of
-//! fresh keys, FOR SHARE / FOR KEY SHARE locks, savepoints (with shadowed
-//! names), ROLLBACK TO, RELEASE, COMMIT and ROLLBACK, at both isolation
-//! levels. Locks are requested with NOWAIT; a transaction that cannot get
-//! one retries later, and one stuck too long is rolled back (the scheduler's
+//! increments (a non-key update: row lock + update with READ COMMITTED
+//! re-check), key changes, deletes, inserts of fresh keys, SELECT ... FOR
+//! every lock mode, savepoints (with shadowed names), ROLLBACK TO, RELEASE,
+//! COMMIT and ROLLBACK, at both isolation levels. Writes are split into
+//! their scan and their write so that other transactions run in between.
+//! Locks are requested with NOWAIT; a transaction that cannot get one
+//! retries later, and one stuck too long is rolled back (the scheduler's
 //! deadlock breaker). Interleavings therefore depend only on the seed.
 //!
 //! The model keeps each committed transaction's surviving writes in commit
@@ -15,7 +17,14 @@
 //!   overlaid with the reader's own surviving writes (so no read sees
 //!   uncommitted or rolled-back data, and RR reads are repeatable);
 //! - after every commit, the database's latest state equals the serial
-//!   application of all committed transactions in commit order.
+//!   application of all committed transactions in commit order;
+//! - every NOWAIT row-lock request fails exactly when another open
+//!   transaction holds a conflicting mode (the model tracks each lock with
+//!   the savepoint it was taken under, so ROLLBACK TO gives it back);
+//! - a granted SELECT ... FOR <mode> returns the row it saw when no
+//!   committed change conflicts with the mode (for FOR KEY SHARE: only a
+//!   delete or key change does, and a running non-key update never does),
+//!   and otherwise re-check (READ COMMITTED) or 40001 (REPEATABLE READ).
 //!
 //! Reproduce a failure with `NESTOR_SEED=<seed> cargo test -p nestor-storage
 //! --test randomized_model`.
@@ -26,7 +35,7 @@ use std::collections::BTreeMap;
 
 use common::*;
 use nestor_common::{Csn, RowId};
-use nestor_storage::{Recheck, StorageError, WriteResult};
+use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
 use nestor_txn::{Isolation, LockKey, LockMode, Transaction, TxnError, WaitCtl, WaitPolicy};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -36,6 +45,8 @@ const ACTORS_MAX: usize = 6;
 const STEPS: usize = 3_000;
 
 type State = BTreeMap<i64, i64>;
+/// (key, Some(value)) writes a row, (key, None) deletes it.
+type Writes = Vec<(i64, Option<i64>)>;
 
 /// What a run exercised, so the test cannot pass vacuously.
 #[derive(Default, Debug)]
@@ -45,27 +56,94 @@ struct Coverage {
     serialization_failures: u64,
     rollbacks_to: u64,
     lock_conflicts: u64,
+    deletes: u64,
+    key_changes: u64,
+    /// FOR KEY SHARE granted while another transaction's non-key update of
+    /// the row was running.
+    key_share_beside_update: u64,
+    locks_by_mode: [u64; 4],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum WriteKind {
+    Increment(i64),
+    Delete,
+    ChangeKey,
+}
+
+impl WriteKind {
+    fn mode(self) -> LockMode {
+        match self {
+            WriteKind::Increment(_) => LockMode::NoKeyUpdate,
+            WriteKind::Delete | WriteKind::ChangeKey => LockMode::Update,
+        }
+    }
+}
+
+/// A write whose scan ran (snapshot taken, row seen) but whose write has
+/// not yet: other transactions may commit in between, which is what
+/// exercises the READ COMMITTED re-check and 40001.
+struct Pending {
+    kind: WriteKind,
+    id: i64,
+    snap: nestor_txn::Snapshot,
+    seen: i64,
 }
 
 struct Actor<'a> {
     t: Transaction,
     session: Session<'a>,
     /// Own surviving writes, in order.
-    writes: Vec<(i64, i64)>,
-    /// Savepoint name -> writes.len() at definition (innermost last).
-    marks: Vec<(String, usize)>,
+    writes: Writes,
+    /// Savepoint name, writes.len() and event number at definition
+    /// (innermost last).
+    marks: Vec<(String, usize, u64)>,
+    /// Row locks held: (row, mode, event number when taken).
+    locks: Vec<(RowId, LockMode, u64)>,
+    events: u64,
     stuck: u32,
     next_key: i64,
-    /// An UPDATE whose scan ran (snapshot taken, row seen) but whose write
-    /// has not yet: other transactions may commit in between, which is
-    /// what exercises the READ COMMITTED re-check and 40001.
-    pending: Option<(i64, i64, nestor_txn::Snapshot, i64)>,
+    pending: Option<Pending>,
+}
+
+impl Actor<'_> {
+    fn event(&mut self) -> u64 {
+        self.events += 1;
+        self.events
+    }
+
+    fn held(&self, rid: RowId) -> Option<LockMode> {
+        self.locks.iter().filter(|l| l.0 == rid).map(|l| l.1).max()
+    }
+
+    fn took(&mut self, rid: RowId, mode: LockMode) {
+        let e = self.event();
+        self.locks.push((rid, mode, e));
+    }
+}
+
+/// PostgreSQL's row-lock conflict table (explicit-locking.html, table
+/// 13.3), written out here rather than taken from the code under test.
+fn conflicts(a: LockMode, b: LockMode) -> bool {
+    use LockMode::*;
+    matches!(
+        (a, b),
+        (Update, _) | (_, Update) | (NoKeyUpdate, NoKeyUpdate | Share) | (Share, NoKeyUpdate)
+    )
+}
+
+/// Whether another actor than `me` holds a lock on `rid` conflicting with `mode`.
+fn conflict(actors: &[Actor<'_>], me: usize, rid: RowId, mode: LockMode) -> bool {
+    actors
+        .iter()
+        .enumerate()
+        .any(|(j, a)| j != me && a.held(rid).is_some_and(|m| conflicts(mode, m)))
 }
 
 struct Model {
     base: State,
     /// Committed transactions' final writes, by CSN.
-    log: Vec<(Csn, Vec<(i64, i64)>)>,
+    log: Vec<(Csn, Writes)>,
 }
 
 impl Model {
@@ -73,7 +151,7 @@ impl Model {
         let mut s = self.base.clone();
         for (csn, writes) in &self.log {
             if *csn <= horizon {
-                s.extend(writes.iter().copied());
+                apply(&mut s, writes);
             }
         }
         s
@@ -84,10 +162,26 @@ impl Model {
     }
 }
 
-fn overlay(mut s: State, writes: &[(i64, i64)]) -> State {
-    s.extend(writes.iter().copied());
+fn apply(s: &mut State, writes: &[(i64, Option<i64>)]) {
+    for &(k, v) in writes {
+        match v {
+            Some(v) => s.insert(k, v),
+            None => s.remove(&k),
+        };
+    }
+}
+
+fn overlay(mut s: State, writes: &[(i64, Option<i64>)]) -> State {
+    apply(&mut s, writes);
     s
 }
+
+const MODES: [LockMode; 4] = [
+    LockMode::KeyShare,
+    LockMode::Share,
+    LockMode::NoKeyUpdate,
+    LockMode::Update,
+];
 
 fn run(seed: u64, cov: &mut Coverage) {
     let db = Db::new();
@@ -123,6 +217,8 @@ fn run(seed: u64, cov: &mut Coverage) {
                 session,
                 writes: Vec::new(),
                 marks: Vec::new(),
+                locks: Vec::new(),
+                events: 0,
                 stuck: 0,
                 next_key: 1_000 * session_no as i64,
                 pending: None,
@@ -135,29 +231,51 @@ fn run(seed: u64, cov: &mut Coverage) {
         let i = rng.gen_range(0..actors.len());
         let ctx = format!("seed {seed} step {step} actor {i}");
         let op = rng.gen_range(0..100);
-        let a = &mut actors[i];
         let keys: Vec<i64> = row_ids.keys().copied().collect();
         let id = keys[rng.gen_range(0..keys.len())];
+        let mode = MODES[rng.gen_range(0..4)];
+        // The lock request this step makes, and whether the model says
+        // another transaction's lock conflicts with it.
+        let (lock_rid, lock_mode) = match &actors[i].pending {
+            Some(p) => (row_ids[&p.id], p.kind.mode()),
+            None => (row_ids[&id], mode),
+        };
+        let expect_conflict = conflict(&actors, i, lock_rid, lock_mode);
+        let beside_update = actors.iter().enumerate().any(|(j, a)| {
+            j != i && a.held(lock_rid) == Some(LockMode::NoKeyUpdate) && !a.writes.is_empty()
+        });
+        let a = &mut actors[i];
         let outcome: Result<(), StorageError> = if a.pending.is_some() {
-            finish_increment(&db, a, &model, &row_ids, &ctx, cov)
+            finish_write(&db, a, &model, &mut row_ids, expect_conflict, &ctx, cov)
         } else {
             match op {
-                0..=24 => {
+                0..=19 => {
                     let snap = a.t.start_statement().unwrap();
                     let got = get_in(&db, &snap, id);
                     let want = overlay(model.at(snap.horizon), &a.writes).get(&id).copied();
                     assert_eq!(got, want, "{ctx}: read of {id}");
                     Ok(())
                 }
-                25..=49 => {
-                    // The scan half of UPDATE t SET v = v + d WHERE id = $1.
+                20..=41 => {
+                    // The scan half of UPDATE t SET v = v + d WHERE id = $1,
+                    // DELETE FROM t WHERE id = $1, UPDATE t SET id = $2 WHERE id = $1.
                     let snap = a.t.start_statement().unwrap();
                     if let Some(seen) = get_in(&db, &snap, id) {
-                        a.pending = Some((id, rng.gen_range(1..10), snap, seen));
+                        let kind = match op {
+                            20..=35 => WriteKind::Increment(rng.gen_range(1..10)),
+                            36..=38 => WriteKind::Delete,
+                            _ => WriteKind::ChangeKey,
+                        };
+                        a.pending = Some(Pending {
+                            kind,
+                            id,
+                            snap,
+                            seen,
+                        });
                     }
                     Ok(())
                 }
-                50..=57 => {
+                42..=49 => {
                     a.t.start_statement().unwrap();
                     let key = a.next_key;
                     a.next_key += 1;
@@ -166,31 +284,26 @@ fn run(seed: u64, cov: &mut Coverage) {
                         .insert(&mut a.t, &row(key, 1), &WaitCtl::unbounded());
                     rid.map(|rid| {
                         row_ids.insert(key, rid);
-                        a.writes.push((key, 1));
+                        a.writes.push((key, Some(1)));
                     })
                 }
-                58..=63 => {
-                    let mode = if rng.gen_bool(0.5) {
-                        LockMode::Share
-                    } else {
-                        LockMode::KeyShare
-                    };
-                    a.t.start_statement().unwrap();
-                    let rid = row_ids[&id];
-                    a.t.lock(
-                        LockKey::Row(T, rid),
-                        mode,
-                        WaitPolicy::NoWait,
-                        &WaitCtl::unbounded(),
-                        &|| "row".into(),
-                    )
-                    .map(|_| ())
-                    .map_err(StorageError::Txn)
-                }
+                50..=63 => lock_row(
+                    &db,
+                    a,
+                    &model,
+                    id,
+                    row_ids[&id],
+                    mode,
+                    expect_conflict,
+                    beside_update,
+                    &ctx,
+                    cov,
+                ),
                 64..=75 => {
                     let name = ["a", "b", "c"][rng.gen_range(0..3)].to_string();
                     a.t.savepoint(&name).unwrap();
-                    a.marks.push((name, a.writes.len()));
+                    let e = a.event();
+                    a.marks.push((name, a.writes.len(), e));
                     Ok(())
                 }
                 76..=83 => {
@@ -200,7 +313,9 @@ fn run(seed: u64, cov: &mut Coverage) {
                         let j = a.marks.iter().rposition(|m| m.0 == name).unwrap();
                         a.t.rollback_to(&name).unwrap();
                         cov.rollbacks_to += 1;
-                        a.writes.truncate(a.marks[j].1);
+                        let (_, writes_len, at) = a.marks[j];
+                        a.writes.truncate(writes_len);
+                        a.locks.retain(|l| l.2 < at);
                         a.marks.truncate(j + 1);
                     }
                     Ok(())
@@ -239,6 +354,10 @@ fn run(seed: u64, cov: &mut Coverage) {
         match outcome {
             Ok(()) => actors[i].stuck = 0,
             Err(StorageError::Txn(TxnError::LockNotAvailable { .. })) => {
+                assert!(
+                    expect_conflict,
+                    "{ctx}: NOWAIT failed with no conflicting holder"
+                );
                 cov.lock_conflicts += 1;
                 actors[i].stuck += 1;
                 if actors[i].stuck > 5 {
@@ -269,54 +388,160 @@ fn run(seed: u64, cov: &mut Coverage) {
     assert_eq!(got, model.latest(), "seed {seed}: state after pruning");
 }
 
-/// The write half of the pending UPDATE: row lock NOWAIT (so the
-/// single-threaded scheduler never blocks), then update with the READ
-/// COMMITTED re-check of the newest version.
-fn finish_increment(
+/// SELECT * FROM t WHERE id = $1 FOR <mode> NOWAIT, checked against the
+/// model: granted exactly when no other transaction holds a conflicting
+/// mode; the row as seen when no committed change since the snapshot
+/// conflicts with the mode, else a re-check (READ COMMITTED) or 40001.
+#[allow(clippy::too_many_arguments)]
+fn lock_row(
     db: &Db,
     a: &mut Actor<'_>,
     model: &Model,
-    row_ids: &BTreeMap<i64, RowId>,
+    id: i64,
+    rid: RowId,
+    mode: LockMode,
+    expect_conflict: bool,
+    beside_update: bool,
     ctx: &str,
     cov: &mut Coverage,
 ) -> Result<(), StorageError> {
-    let (id, d, snap, seen) = a.pending.expect("pending update");
+    let snap = a.t.start_statement().unwrap();
+    if get_in(db, &snap, id).is_none() {
+        return Ok(());
+    }
+    let own = a.writes.iter().any(|w| w.0 == id);
+    let (then, now) = (model.at(snap.horizon), model.latest());
+    let changed = if mode == LockMode::KeyShare {
+        !now.contains_key(&id)
+    } else {
+        then.get(&id) != now.get(&id)
+    };
+    let ctx = format!("{ctx}: {mode:?} of {id} (own writes {own}, changed {changed})");
+    let got = db.table.lock_row(
+        &mut a.t,
+        rid,
+        mode,
+        WaitPolicy::NoWait,
+        &snap,
+        &WaitCtl::unbounded(),
+        Recheck::Snapshot,
+    );
+    if let Err(StorageError::Txn(TxnError::SerializationFailure { .. })) = &got {
+        assert!(changed && !own && !expect_conflict, "{ctx}: 40001");
+    }
+    let got = got?;
+    assert!(
+        !expect_conflict,
+        "{ctx}: granted beside a conflicting holder"
+    );
+    cov.locks_by_mode[MODES.iter().position(|m| *m == mode).unwrap()] += 1;
+    if mode == LockMode::KeyShare && beside_update {
+        cov.key_share_beside_update += 1;
+    }
+    match got {
+        LockResult::Locked => {
+            assert!(own || !changed, "{ctx}: locked a changed row");
+            a.took(rid, mode);
+        }
+        LockResult::Changed(_) => {
+            assert!(!own && changed, "{ctx}: re-check of an unchanged row");
+            assert_eq!(a.t.isolation(), Isolation::ReadCommitted, "{ctx}");
+            a.took(rid, mode);
+        }
+        LockResult::Gone => {
+            assert!(!own && !now.contains_key(&id), "{ctx}: gone");
+            assert_eq!(a.t.isolation(), Isolation::ReadCommitted, "{ctx}");
+        }
+        LockResult::Skipped => panic!("{ctx}: skipped under NOWAIT"),
+    }
+    Ok(())
+}
+
+/// The write half of a pending write: row lock NOWAIT (so the
+/// single-threaded scheduler never blocks), then the write with the READ
+/// COMMITTED re-check of the newest version (which drops the row when its
+/// key no longer matches, as EvalPlanQual's re-check of the WHERE does).
+fn finish_write(
+    db: &Db,
+    a: &mut Actor<'_>,
+    model: &Model,
+    row_ids: &mut BTreeMap<i64, RowId>,
+    expect_conflict: bool,
+    ctx: &str,
+    cov: &mut Coverage,
+) -> Result<(), StorageError> {
+    let p = a.pending.as_ref().expect("pending write");
+    let (kind, id, snap, seen) = (p.kind, p.id, p.snap.clone(), p.seen);
     let rid = row_ids[&id];
-    a.t.lock(
+    let got = a.t.lock(
         LockKey::Row(T, rid),
-        LockMode::NoKeyUpdate,
+        kind.mode(),
         WaitPolicy::NoWait,
         &WaitCtl::unbounded(),
         &|| "row".into(),
-    )?;
+    );
+    assert_eq!(
+        got.is_err(),
+        expect_conflict,
+        "{ctx}: {kind:?} lock of {id}: {got:?}"
+    );
+    got?;
+    a.took(rid, kind.mode());
     a.pending = None;
-    let latest = overlay(model.latest(), &a.writes)[&id];
+    let latest = overlay(model.latest(), &a.writes).get(&id).copied();
+    let new_key = a.next_key;
     let mut base = seen;
     let mut recheck = Recheck::Snapshot;
-    loop {
-        match db.table.update(
-            &mut a.t,
-            rid,
-            &row(id, base + d),
-            &snap,
-            &WaitCtl::unbounded(),
-            recheck,
-        )? {
-            WriteResult::Done => break,
+    let applied = loop {
+        let ctl = WaitCtl::unbounded();
+        let r = match kind {
+            WriteKind::Increment(d) => {
+                db.table
+                    .update(&mut a.t, rid, &row(id, base + d), &snap, &ctl, recheck)?
+            }
+            WriteKind::ChangeKey => {
+                db.table
+                    .update(&mut a.t, rid, &row(new_key, base), &snap, &ctl, recheck)?
+            }
+            WriteKind::Delete => db.table.delete(&mut a.t, rid, &snap, &ctl, recheck)?,
+        };
+        match r {
+            WriteResult::Done => break true,
             WriteResult::Changed(newest) => {
                 assert_eq!(a.t.isolation(), Isolation::ReadCommitted, "{ctx}");
-                base = int(&newest[1]);
                 cov.rechecks += 1;
+                if int(&newest[0]) != id {
+                    break false;
+                }
+                base = int(&newest[1]);
                 recheck = Recheck::Latest;
             }
-            other => panic!("{ctx}: unexpected {other:?}"),
+            WriteResult::Gone => break false,
+            WriteResult::SelfModified => panic!("{ctx}: self-modified"),
+        }
+    };
+    assert_eq!(
+        applied.then_some(base),
+        latest,
+        "{ctx}: the {kind:?} applied to the newest version"
+    );
+    if !applied {
+        return Ok(());
+    }
+    match kind {
+        WriteKind::Increment(d) => a.writes.push((id, Some(base + d))),
+        WriteKind::Delete => {
+            cov.deletes += 1;
+            a.writes.push((id, None));
+        }
+        WriteKind::ChangeKey => {
+            cov.key_changes += 1;
+            a.next_key += 1;
+            row_ids.insert(new_key, rid);
+            a.writes.push((id, None));
+            a.writes.push((new_key, Some(base)));
         }
     }
-    assert_eq!(
-        base, latest,
-        "{ctx}: the update applied to the newest version"
-    );
-    a.writes.push((id, base + d));
     Ok(())
 }
 
@@ -337,7 +562,12 @@ fn randomized_transactions_match_the_serial_model() {
     );
     if std::env::var("NESTOR_SEED").is_err() {
         assert!(
-            cov.rechecks > 0 && cov.serialization_failures > 0,
+            cov.rechecks > 0
+                && cov.serialization_failures > 0
+                && cov.deletes > 0
+                && cov.key_changes > 0
+                && cov.key_share_beside_update > 0
+                && cov.locks_by_mode.iter().all(|&n| n > 0),
             "{cov:?}"
         );
     }

@@ -55,6 +55,7 @@
 //! and to every conflicting request queued ahead of it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -209,6 +210,10 @@ struct Inner {
 #[derive(Default)]
 pub struct LockTable {
     inner: Mutex<Inner>,
+    /// Rollbacks to a savepoint that undid writes, ever (see
+    /// [`LockTable::wake_txn_waiters`]); changed only under `inner`'s
+    /// mutex, read without it on the insert path.
+    undos: AtomicU64,
 }
 
 /// A snapshot of one key's state, for monitoring and tests.
@@ -268,8 +273,28 @@ impl LockTable {
         ctl: &WaitCtl<'_>,
         what: &dyn Fn() -> String,
     ) -> Result<Acquired, TxnError> {
+        self.acquire_unless_undone(owner, key, mode, policy, ctl, what, None)
+    }
+
+    /// [`Self::acquire`]; with `seen_undos`, a request that finds the
+    /// table's undo count moved past it returns `Skipped` at once instead of
+    /// queueing (a rollback to a savepoint ran since the caller looked).
+    #[allow(clippy::too_many_arguments)]
+    fn acquire_unless_undone(
+        &self,
+        owner: Owner,
+        key: LockKey,
+        mode: LockMode,
+        policy: WaitPolicy,
+        ctl: &WaitCtl<'_>,
+        what: &dyn Fn() -> String,
+        seen_undos: Option<u64>,
+    ) -> Result<Acquired, TxnError> {
         assert!(!owner.xid.is_none(), "lock owner must have an xid");
         let mut g = self.inner.lock();
+        if seen_undos.is_some_and(|seen| seen != self.undos.load(Ordering::SeqCst)) {
+            return Ok(Acquired::Skipped);
+        }
         let entry = g.entries.entry(key).or_default();
         // A holder upgrading skips the queue; so do NOWAIT and SKIP LOCKED
         // (they only ask whether the holders allow it).
@@ -516,21 +541,63 @@ impl LockTable {
         Self::forget_if_unused(&mut g, key);
     }
 
-    /// Block until transaction `other` has ended (committed or aborted), as
-    /// `waiter`. Deadlocks through this wait are detected like row locks.
+    /// Block until transaction `other` has ended (committed or aborted) or
+    /// undone some of its writes (rollback to a savepoint), as `waiter`; the
+    /// caller re-checks its conflict. Deadlocks through this wait are
+    /// detected like row locks.
+    ///
+    /// `seen_undos` is [`Self::undos`] read before the caller found the
+    /// conflict: a rollback to a savepoint between then and now is not
+    /// missed.
     pub(crate) fn wait_for_txn(
         &self,
         waiter: Owner,
         other: Xid,
+        seen_undos: u64,
         ctl: &WaitCtl<'_>,
     ) -> Result<(), TxnError> {
         let key = LockKey::Txn(other);
         let what = || format!("transaction {other}");
-        match self.acquire(waiter, key, LockMode::Share, WaitPolicy::Block, ctl, &what)? {
+        // Skipped: woken by `wake_txn_waiters` while `other` still runs.
+        let got = self.acquire_unless_undone(
+            waiter,
+            key,
+            LockMode::Share,
+            WaitPolicy::Block,
+            ctl,
+            &what,
+            Some(seen_undos),
+        )?;
+        match got {
             Acquired::Granted { .. } => self.release(waiter.xid, key),
             Acquired::AlreadyHeld | Acquired::Skipped => {}
         }
         Ok(())
+    }
+
+    /// Wake everyone waiting in [`Self::wait_for_txn`] for `xid`, without
+    /// the transaction having ended: after a rollback to a savepoint, the
+    /// versions they waited on may be gone, and each waiter re-checks (and
+    /// waits again if its conflict is still there).
+    pub(crate) fn wake_txn_waiters(&self, xid: Xid) {
+        let mut g = self.inner.lock();
+        self.undos.fetch_add(1, Ordering::SeqCst);
+        let key = LockKey::Txn(xid);
+        let Some(entry) = g.entries.get_mut(&key) else {
+            return;
+        };
+        let woken: Vec<Queued> = entry.queue.drain(..).collect();
+        for q in woken {
+            g.granted.insert(q.ticket, Acquired::Skipped);
+            q.cv.notify_one();
+        }
+        Self::forget_if_unused(&mut g, key);
+    }
+
+    /// How many rollbacks to a savepoint have undone writes so far: read
+    /// before looking for a conflict that [`Self::wait_for_txn`] waits on.
+    pub fn undos(&self) -> u64 {
+        self.undos.load(Ordering::SeqCst)
     }
 
     /// Current holders and waiter count of `key` (None if unlocked).

@@ -320,11 +320,21 @@ impl Transaction {
         }
     }
 
-    /// Wait until transaction `other` ends (unique-key conflicts).
-    pub fn wait_for(&mut self, other: Xid, ctl: &WaitCtl<'_>) -> Result<(), TxnError> {
+    /// Wait until transaction `other` ends or rolls back to a savepoint
+    /// (unique-key conflicts; the caller re-checks).
+    /// `seen_undos` is the lock table's [`LockTable::undos`] read before
+    /// the conflict was found.
+    pub fn wait_for(
+        &mut self,
+        other: Xid,
+        seen_undos: u64,
+        ctl: &WaitCtl<'_>,
+    ) -> Result<(), TxnError> {
         self.assign_xid();
         assert_ne!(other, self.xid, "a transaction never waits for itself");
-        self.mgr.locks.wait_for_txn(self.owner(), other, ctl)
+        self.mgr
+            .locks
+            .wait_for_txn(self.owner(), other, seen_undos, ctl)
     }
 
     /// SAVEPOINT name.
@@ -399,13 +409,23 @@ impl Transaction {
     }
 
     fn undo_to(&mut self, len: usize) {
+        let mut data_undone = false;
         while self.undo.len() > len {
             let entry = self.undo.pop().expect("len > target");
             match entry {
                 UndoEntry::Lock { key, prev } => self.mgr.locks.restore(self.xid, key, prev),
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.undo(),
-                UndoEntry::Data(change) => self.store.undo(self.xid, &change),
+                UndoEntry::Data(change) => {
+                    data_undone = true;
+                    self.store.undo(self.xid, &change)
+                }
             }
+        }
+        // Whoever waits for this transaction to end because of a version it
+        // wrote (a unique-key conflict) re-checks now: the version may be
+        // gone, as PostgreSQL's subtransaction abort ends such waits.
+        if data_undone {
+            self.mgr.locks.wake_txn_waiters(self.xid);
         }
     }
 
