@@ -471,7 +471,7 @@ fn finish_write(
     cov: &mut Coverage,
 ) -> Result<(), StorageError> {
     let p = a.pending.as_ref().expect("pending write");
-    let (kind, id, snap, seen) = (p.kind, p.id, p.snap.clone(), p.seen);
+    let (kind, id, snap, seen) = (p.kind, p.id, p.snap, p.seen);
     let rid = row_ids[&id];
     let got = a.t.lock(
         LockKey::Row(T, rid),
