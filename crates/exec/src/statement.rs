@@ -15,6 +15,7 @@ use nestor_parser::pb::RawStmt;
 use nestor_parser::NodeEnum;
 use nestor_plan::statement::{locks_rows, statement_node};
 use nestor_plan::{explain, plan_statement, OutCol, PlannedStmt};
+use nestor_txn::LockMode;
 use nestor_types::{EvalCtx, Value};
 use parking_lot::RwLock;
 
@@ -127,8 +128,16 @@ fn execute_planned(
 ) -> Result<CommandTag, DbError> {
     match stmt {
         PlannedStmt::Query(plan) => {
-            if locks_rows(plan) {
-                read_only_check(ev, "SELECT FOR UPDATE")?;
+            if let Some(mode) = locks_rows(plan) {
+                // PostgreSQL names the clause: "cannot execute SELECT FOR
+                // SHARE in a read-only transaction".
+                let what = match mode {
+                    LockMode::KeyShare => "SELECT FOR KEY SHARE",
+                    LockMode::Share => "SELECT FOR SHARE",
+                    LockMode::NoKeyUpdate => "SELECT FOR NO KEY UPDATE",
+                    LockMode::Update => "SELECT FOR UPDATE",
+                };
+                read_only_check(ev, what)?;
             }
             let mut n: u64 = 0;
             crate::executor::run(plan, ev, &[], &mut |_, row| {

@@ -161,14 +161,14 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
 }
 
 /// Whether a query locks rows (SELECT ... FOR UPDATE/SHARE).
-pub fn locks_rows(p: &Plan) -> bool {
+pub fn locks_rows(p: &Plan) -> Option<nestor_txn::LockMode> {
     match p {
-        Plan::LockRows { .. } => true,
+        Plan::LockRows { mode, .. } => Some(*mode),
         Plan::Project { input, .. }
         | Plan::Limit { input, .. }
         | Plan::Filter { input, .. }
         | Plan::Sort { input, .. } => locks_rows(input),
-        _ => false,
+        _ => None,
     }
 }
 

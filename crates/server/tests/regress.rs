@@ -178,6 +178,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    txn_modes,
     savepoints,
     ddl,
     dml,

@@ -22,6 +22,23 @@
 //!
 //! Settings follow the same events: [`SessionSettings`] gets begin, commit,
 //! rollback and savepoint notifications so SET reverts with the work.
+//!
+//! A transaction's characteristics (isolation level, read-only,
+//! deferrable) behave like PostgreSQL's transaction-scoped parameters: BEGIN
+//! or SET TRANSACTION changes them; ROLLBACK TO a savepoint (or an error in
+//! it) reverts what was set inside it; an error at the top level reverts them
+//! to the transaction's start; COMMIT/ROLLBACK AND CHAIN start the next block
+//! with what is left (PostgreSQL's Save/RestoreTransactionCharacteristics,
+//! as its transactions regression test shows).
+//!
+//! ```text
+//!   BEGIN ISOLATION LEVEL REPEATABLE READ   chars RR    start RC (default)
+//!   SELECT 1/0                              chars RC    (top-level error)
+//!   COMMIT AND CHAIN                        -> ROLLBACK, new block: RC
+//!   SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; COMMIT AND CHAIN
+//!                                           -> new block: RR, and its start
+//!                                              is RR too (an error keeps RR)
+//! ```
 
 use std::sync::Arc;
 
@@ -45,18 +62,84 @@ pub(crate) enum BlockState {
     Failed,
 }
 
-/// Isolation requested by BEGIN / SET TRANSACTION.
+/// An isolation level as requested and shown. READ UNCOMMITTED runs as
+/// READ COMMITTED (as in PostgreSQL); SERIALIZABLE is refused by
+/// [`parse_isolation`] until it is implemented.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TxnOptions {
-    pub isolation: Option<Isolation>,
-    pub read_only: Option<bool>,
+pub(crate) enum IsoLevel {
+    ReadUncommitted,
+    ReadCommitted,
+    RepeatableRead,
 }
+
+impl IsoLevel {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            IsoLevel::ReadUncommitted => "read uncommitted",
+            IsoLevel::ReadCommitted => "read committed",
+            IsoLevel::RepeatableRead => "repeatable read",
+        }
+    }
+
+    /// The isolation the transaction runs with.
+    fn runs_as(self) -> Isolation {
+        match self {
+            IsoLevel::ReadUncommitted | IsoLevel::ReadCommitted => Isolation::ReadCommitted,
+            IsoLevel::RepeatableRead => Isolation::RepeatableRead,
+        }
+    }
+}
+
+/// Characteristics requested by BEGIN / SET TRANSACTION (None: unchanged).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) struct TxnOptions {
+    pub isolation: Option<IsoLevel>,
+    pub read_only: Option<bool>,
+    pub deferrable: Option<bool>,
+}
+
+/// A transaction's characteristics (PostgreSQL's
+/// SavedTransactionCharacteristics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Characteristics {
+    isolation: IsoLevel,
+    read_only: bool,
+    deferrable: bool,
+}
+
+impl Characteristics {
+    /// A new transaction's, from the session's defaults.
+    fn defaults(settings: &SessionSettings) -> Result<Characteristics, DbError> {
+        let v = settings.view();
+        Ok(Characteristics {
+            isolation: parse_isolation(
+                v.get("default_transaction_isolation")
+                    .unwrap_or("read committed"),
+            )?,
+            read_only: v.default_transaction_read_only,
+            deferrable: v.get("default_transaction_deferrable") == Some("on"),
+        })
+    }
+}
+
+/// Placeholder characteristics while no transaction is open.
+const IDLE_CHARS: Characteristics = Characteristics {
+    isolation: IsoLevel::ReadCommitted,
+    read_only: false,
+    deferrable: false,
+};
 
 /// The transaction block of one session.
 pub(crate) struct TxnBlock {
     state: BlockState,
     txn: Option<Transaction>,
-    read_only: bool,
+    /// The open transaction's characteristics (meaningless when Idle).
+    chars: Characteristics,
+    /// ... at its start, what a top-level error reverts them to.
+    start_chars: Characteristics,
+    /// ... when each open savepoint was defined (innermost last), what
+    /// ROLLBACK TO or an error inside it reverts them to.
+    mark_chars: Vec<Characteristics>,
     /// A multi-statement simple query is running (PostgreSQL's implicit
     /// transaction *block*: SET LOCAL does not warn inside it).
     pub multi_statement: bool,
@@ -66,19 +149,12 @@ pub(crate) struct TxnBlock {
     session: SessionId,
 }
 
-/// SQL spelling of an isolation level (SHOW transaction_isolation).
-pub(crate) fn isolation_name(i: Isolation) -> &'static str {
-    match i {
-        Isolation::ReadCommitted => "read committed",
-        Isolation::RepeatableRead => "repeatable read",
-    }
-}
-
 /// Parse an isolation level name; SERIALIZABLE is refused with 0A000.
-pub(crate) fn parse_isolation(name: &str) -> Result<Isolation, DbError> {
+pub(crate) fn parse_isolation(name: &str) -> Result<IsoLevel, DbError> {
     match name.trim().to_ascii_lowercase().as_str() {
-        "read committed" | "read uncommitted" => Ok(Isolation::ReadCommitted),
-        "repeatable read" => Ok(Isolation::RepeatableRead),
+        "read committed" => Ok(IsoLevel::ReadCommitted),
+        "read uncommitted" => Ok(IsoLevel::ReadUncommitted),
+        "repeatable read" => Ok(IsoLevel::RepeatableRead),
         "serializable" => Err(DbError::new(
             SqlState::FeatureNotSupported,
             "SERIALIZABLE isolation is not supported yet; use REPEATABLE READ",
@@ -95,6 +171,10 @@ fn not_in_block(what: &str) -> DbError {
         SqlState::NoActiveSqlTransaction,
         format!("{what} can only be used in transaction blocks"),
     )
+}
+
+fn active_txn(msg: &str) -> DbError {
+    DbError::new(SqlState::ActiveSqlTransaction, msg)
 }
 
 fn warning(code: SqlState, msg: &str) -> DbError {
@@ -114,7 +194,9 @@ impl TxnBlock {
         TxnBlock {
             state: BlockState::Idle,
             txn: None,
-            read_only: false,
+            chars: IDLE_CHARS,
+            start_chars: IDLE_CHARS,
+            mark_chars: Vec::new(),
             multi_statement: false,
             start_us: 0,
             slot,
@@ -149,7 +231,7 @@ impl TxnBlock {
     }
 
     pub fn read_only(&self) -> bool {
-        self.read_only
+        self.txn.is_some() && self.chars.read_only
     }
 
     pub fn txn(&self) -> Option<&Transaction> {
@@ -169,45 +251,50 @@ impl TxnBlock {
         now_us: i64,
     ) -> Result<&mut Transaction, DbError> {
         if self.txn.is_none() {
-            let iso = parse_isolation(
-                settings
-                    .view()
-                    .get("default_transaction_isolation")
-                    .unwrap_or("read committed"),
-            )?;
-            let store: Arc<dyn DataStore> = engine.store.clone();
-            self.txn = Some(Transaction::begin(
-                engine.txn.clone(),
-                store,
-                self.slot.clone(),
-                self.session,
-                iso,
-            ));
-            self.read_only = settings.view().default_transaction_read_only;
-            self.start_us = now_us;
+            let chars = Characteristics::defaults(settings)?;
+            self.open(engine, settings, chars, now_us);
             self.state = BlockState::Implicit;
-            settings.begin_txn();
-            self.mirror(settings);
         }
         Ok(self.txn.as_mut().expect("just opened"))
     }
 
-    /// Copy transaction_isolation / transaction_read_only into the view.
+    /// Start a transaction with these characteristics (state left to the
+    /// caller).
+    fn open(
+        &mut self,
+        engine: &Engine,
+        settings: &mut SessionSettings,
+        chars: Characteristics,
+        now_us: i64,
+    ) {
+        let store: Arc<dyn DataStore> = engine.store.clone();
+        self.txn = Some(Transaction::begin(
+            engine.txn.clone(),
+            store,
+            self.slot.clone(),
+            self.session,
+            chars.isolation.runs_as(),
+        ));
+        self.chars = chars;
+        self.start_chars = chars;
+        self.mark_chars.clear();
+        self.start_us = now_us;
+        settings.begin_txn();
+        self.mirror(settings);
+    }
+
+    /// Copy transaction_isolation / _read_only / _deferrable into the view.
     pub(crate) fn mirror(&self, settings: &mut SessionSettings) {
-        let iso = match &self.txn {
-            Some(t) => isolation_name(t.isolation()).to_string(),
-            None => settings
-                .view()
-                .get("default_transaction_isolation")
-                .unwrap_or("read committed")
-                .replace("read uncommitted", "read committed"),
+        let chars = match &self.txn {
+            Some(_) => Ok(self.chars),
+            None => Characteristics::defaults(settings),
         };
-        settings.set_virtual("transaction_isolation", &iso);
-        let ro = match &self.txn {
-            Some(_) => self.read_only,
-            None => settings.view().default_transaction_read_only,
-        };
-        settings.set_virtual("transaction_read_only", if ro { "on" } else { "off" });
+        // Defaults were checked when they were set.
+        let chars = chars.unwrap_or(IDLE_CHARS);
+        let on_off = |b: bool| if b { "on" } else { "off" };
+        settings.set_virtual("transaction_isolation", chars.isolation.name());
+        settings.set_virtual("transaction_read_only", on_off(chars.read_only));
+        settings.set_virtual("transaction_deferrable", on_off(chars.deferrable));
     }
 
     /// BEGIN / START TRANSACTION. Returns a warning when already in a block.
@@ -230,7 +317,9 @@ impl TxnBlock {
         Ok(None)
     }
 
-    /// SET TRANSACTION / BEGIN options on the open transaction.
+    /// SET TRANSACTION / BEGIN options on the open transaction, checked
+    /// as PostgreSQL's check hooks do (variable.c): nothing changes unless
+    /// every option is allowed.
     pub(crate) fn set_options(
         &mut self,
         settings: &mut SessionSettings,
@@ -239,26 +328,99 @@ impl TxnBlock {
         let Some(txn) = self.txn.as_mut() else {
             return Ok(());
         };
+        let (started, in_savepoint) = (txn.has_snapshot(), txn.level().0 > 0);
         if let Some(iso) = opts.isolation {
-            if txn.has_snapshot() && iso != txn.isolation() {
-                return Err(DbError::new(
-                    SqlState::ActiveSqlTransaction,
-                    "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+            if iso != self.chars.isolation {
+                if started {
+                    return Err(active_txn(
+                        "SET TRANSACTION ISOLATION LEVEL must be called before any query",
+                    ));
+                }
+                if in_savepoint {
+                    return Err(active_txn(
+                        "SET TRANSACTION ISOLATION LEVEL must not be called in a subtransaction",
+                    ));
+                }
+            }
+        }
+        if opts.read_only == Some(false) && self.chars.read_only {
+            if in_savepoint {
+                return Err(active_txn(
+                    "cannot set transaction read-write mode inside a read-only transaction",
                 ));
             }
-            txn.set_isolation(iso);
-        }
-        if let Some(ro) = opts.read_only {
-            if !ro && self.read_only && txn.has_snapshot() {
-                return Err(DbError::new(
-                    SqlState::ActiveSqlTransaction,
+            if started {
+                return Err(active_txn(
                     "transaction read-write mode must be set before any query",
                 ));
             }
-            self.read_only = ro;
+        }
+        if opts.deferrable.is_some() {
+            if in_savepoint {
+                return Err(active_txn(
+                    "SET TRANSACTION [NOT] DEFERRABLE cannot be called within a subtransaction",
+                ));
+            }
+            if started {
+                return Err(active_txn(
+                    "SET TRANSACTION [NOT] DEFERRABLE must be called before any query",
+                ));
+            }
+        }
+        if let Some(iso) = opts.isolation {
+            self.chars.isolation = iso;
+            txn.set_isolation(iso.runs_as());
+        }
+        if let Some(ro) = opts.read_only {
+            self.chars.read_only = ro;
+        }
+        if let Some(d) = opts.deferrable {
+            self.chars.deferrable = d;
         }
         self.mirror(settings);
         Ok(())
+    }
+
+    /// The characteristics an error or ROLLBACK TO at savepoint level
+    /// `level` (0: none open) reverts to.
+    ///
+    /// Marks above the session's own savepoints are a statement's internal
+    /// ones (INSERT ... ON CONFLICT), which no SET TRANSACTION ran under.
+    fn chars_before_level(&self, level: usize) -> Characteristics {
+        match level.min(self.mark_chars.len()) {
+            0 => self.start_chars,
+            l => self.mark_chars[l - 1],
+        }
+    }
+
+    /// COMMIT AND CHAIN / ROLLBACK AND CHAIN: end the block as `commit`
+    /// says (a failed block rolls back), then start a new one with the
+    /// characteristics left. Outside a block: 25P01, nothing ends.
+    pub fn end_and_chain(
+        &mut self,
+        engine: &Engine,
+        settings: &mut SessionSettings,
+        commit: bool,
+        now_us: i64,
+    ) -> Result<&'static str, DbError> {
+        if !self.in_explicit_block() {
+            let what = if commit {
+                "COMMIT AND CHAIN"
+            } else {
+                "ROLLBACK AND CHAIN"
+            };
+            return Err(not_in_block(what));
+        }
+        let chars = self.chars;
+        let tag = if commit {
+            self.commit(settings).0
+        } else {
+            self.finish(false, settings);
+            "ROLLBACK"
+        };
+        self.open(engine, settings, chars, now_us);
+        self.state = BlockState::InBlock;
+        Ok(tag)
     }
 
     /// COMMIT / END. Returns (tag, warning).
@@ -290,6 +452,7 @@ impl TxnBlock {
     pub fn savepoint(&mut self, settings: &mut SessionSettings, name: &str) -> Result<(), DbError> {
         let txn = self.explicit_txn("SAVEPOINT")?;
         txn.savepoint(name)?;
+        self.mark_chars.push(self.chars);
         settings.savepoint();
         Ok(())
     }
@@ -304,6 +467,9 @@ impl TxnBlock {
         txn.rollback_to(name)?;
         let level = txn.level().0 as usize;
         settings.rollback_to(level);
+        self.chars = self.chars_before_level(level);
+        self.mark_chars.truncate(level);
+        self.mirror(settings);
         self.state = BlockState::InBlock;
         Ok(())
     }
@@ -314,6 +480,7 @@ impl TxnBlock {
         txn.release(name)?;
         let level = txn.level().0 as usize;
         settings.release(level + 1);
+        self.mark_chars.truncate(level);
         Ok(())
     }
 
@@ -331,6 +498,8 @@ impl TxnBlock {
             BlockState::InBlock | BlockState::Failed => {
                 if let Some(t) = self.txn.as_mut() {
                     t.undo_failed_level();
+                    let level = t.level().0 as usize;
+                    self.chars = self.chars_before_level(level);
                 }
                 self.state = BlockState::Failed;
             }
@@ -361,7 +530,8 @@ impl TxnBlock {
             }
         }
         self.state = BlockState::Idle;
-        self.read_only = false;
+        self.chars = IDLE_CHARS;
+        self.mark_chars.clear();
         self.mirror(settings);
         self.check();
     }

@@ -26,7 +26,8 @@
 //! frame between them that is `None` saw no change, so that saved state is
 //! also the state at frame `i`'s start.
 //!
-//! `transaction_isolation` and `transaction_read_only` are per-transaction
+//! `transaction_isolation`, `transaction_read_only` and
+//! `transaction_deferrable` are per-transaction
 //! and live in the transaction block; the session mirrors them into the view
 //! with [`SessionSettings::set_virtual`] so SHOW and current_setting see them.
 //!
@@ -223,6 +224,12 @@ static DEFS: &[Def] = &[
         "Sets the default read-only status of new transactions.",
     )),
     def(
+        "default_transaction_deferrable",
+        "off",
+        Kind::Bool,
+        "Sets the default deferrable status of new transactions.",
+    ),
+    def(
         "default_transaction_isolation",
         "read committed",
         Kind::Enum(ISOLATIONS),
@@ -330,6 +337,12 @@ static DEFS: &[Def] = &[
         Kind::TimeZone,
         "Sets the time zone for displaying and interpreting time stamps.",
     )),
+    def(
+        "transaction_deferrable",
+        "off",
+        Kind::Bool,
+        "Whether to defer a read-only serializable transaction until it can be executed with no possible serialization failures.",
+    ),
     def(
         "transaction_isolation",
         "read committed",

@@ -165,6 +165,13 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
                 "BEGIN"
             }
         }
+        K::TransStmtCommit | K::TransStmtRollback if t.chain => {
+            let engine = s.engine.clone();
+            let commit = kind == K::TransStmtCommit;
+            let now = crate::session::now_us();
+            s.block
+                .end_and_chain(&engine, &mut s.settings, commit, now)?
+        }
         K::TransStmtCommit => {
             let (tg, w) = s.block.commit(&mut s.settings);
             if let Some(w) = w {
@@ -216,10 +223,7 @@ fn const_text(n: &Node) -> Option<String> {
 }
 
 fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
-    let mut o = TxnOptions {
-        isolation: None,
-        read_only: None,
-    };
+    let mut o = TxnOptions::default();
     for n in opts {
         let Some(NodeEnum::DefElem(d)) = n.node.as_ref() else {
             continue;
@@ -228,7 +232,7 @@ fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
         match d.defname.as_str() {
             "transaction_isolation" => o.isolation = Some(parse_isolation(&v)?),
             "transaction_read_only" => o.read_only = Some(v == "1" || v == "on" || v == "true"),
-            "transaction_deferrable" => {}
+            "transaction_deferrable" => o.deferrable = Some(v == "1" || v == "on" || v == "true"),
             other => return Err(DbError::unsupported(format!("transaction option {other}"))),
         }
     }
@@ -319,15 +323,23 @@ fn set_special(
         ("transaction_isolation", Some(v)) => {
             let opts = TxnOptions {
                 isolation: Some(parse_isolation(&v)?),
-                read_only: None,
+                ..TxnOptions::default()
             };
             s.block.set_options(&mut s.settings, opts)
         }
         ("transaction_read_only", Some(v)) => {
             let ro = settings::canonicalize("transaction_read_only", &v)? == "on";
             let opts = TxnOptions {
-                isolation: None,
                 read_only: Some(ro),
+                ..TxnOptions::default()
+            };
+            s.block.set_options(&mut s.settings, opts)
+        }
+        ("transaction_deferrable", Some(v)) => {
+            let d = settings::canonicalize("transaction_deferrable", &v)? == "on";
+            let opts = TxnOptions {
+                deferrable: Some(d),
+                ..TxnOptions::default()
             };
             s.block.set_options(&mut s.settings, opts)
         }
@@ -354,6 +366,9 @@ fn set_multi(
     outside: bool,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
+    if v.name == "TRANSACTION SNAPSHOT" {
+        return import_snapshot(s, v, outside, rows);
+    }
     let opts = txn_options(&v.args)?;
     if v.name == "TRANSACTION" {
         if outside {
@@ -361,21 +376,62 @@ fn set_multi(
         }
         return s.block.set_options(&mut s.settings, opts);
     }
+    assert_eq!(
+        v.name, "SESSION CHARACTERISTICS",
+        "the grammar's SET ... MULTI forms"
+    );
     if let Some(iso) = opts.isolation {
-        let name = match iso {
-            Isolation::ReadCommitted => "read committed",
-            Isolation::RepeatableRead => "repeatable read",
-        };
         s.settings
-            .set("default_transaction_isolation", name.into(), false);
+            .set("default_transaction_isolation", iso.name().into(), false);
     }
+    let on_off = |b: bool| if b { "on" } else { "off" };
     if let Some(ro) = opts.read_only {
-        let v = if ro { "on" } else { "off" };
         s.settings
-            .set("default_transaction_read_only", v.into(), false);
+            .set("default_transaction_read_only", on_off(ro).into(), false);
+    }
+    if let Some(d) = opts.deferrable {
+        s.settings
+            .set("default_transaction_deferrable", on_off(d).into(), false);
     }
     s.block.mirror(&mut s.settings);
     Ok(())
+}
+
+/// SET TRANSACTION SNAPSHOT 'id', checked in PostgreSQL's order
+/// (ImportSnapshot). Nestor exports no snapshots (pg_export_snapshot does
+/// not exist), so a well-placed identifier is always unknown.
+fn import_snapshot(
+    s: &mut Session,
+    v: &VariableSetStmt,
+    outside: bool,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let id = v.args.first().and_then(const_text).unwrap_or_default();
+    if outside {
+        notice(rows, warn_no_block("SET TRANSACTION"));
+    }
+    let Some(txn) = s.block.txn() else {
+        return Err(DbError::new(
+            SqlState::NoActiveSqlTransaction,
+            "SET TRANSACTION SNAPSHOT can only be used in transaction blocks",
+        ));
+    };
+    if txn.has_snapshot() {
+        return Err(DbError::new(
+            SqlState::ActiveSqlTransaction,
+            "SET TRANSACTION SNAPSHOT must be called before any query",
+        ));
+    }
+    if txn.isolation() != Isolation::RepeatableRead {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ",
+        ));
+    }
+    Err(DbError::new(
+        SqlState::InvalidParameterValue,
+        format!("invalid snapshot identifier: \"{id}\""),
+    ))
 }
 
 fn show(s: &mut Session, name: &str, rows: &mut RowOut<'_>) -> Result<(), DbError> {
