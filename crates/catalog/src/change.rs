@@ -12,7 +12,9 @@
 //! ```
 //!
 //! The redo record is computed when the change is applied (it describes the
-//! result, see [`crate::record`]); TEMP objects have none.
+//! result, see [`crate::record`]); TEMP objects have none. A change applies to
+//! one namespace (`public`, or a session's TEMP objects), and its undo entry
+//! remembers which.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -22,10 +24,10 @@ use nestor_storage::{Store, Table};
 use nestor_txn::DdlUndo;
 use parking_lot::RwLock;
 
-use crate::defs::{Persistence, Sequence, TableDef};
+use crate::defs::{Sequence, TableDef};
 use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
-use crate::State;
+use crate::{Namespace, Ns, State};
 
 /// A schema change, applied under the catalog's write lock.
 pub enum Change {
@@ -67,30 +69,18 @@ impl std::fmt::Debug for Undo {
 }
 
 impl Change {
-    /// The redo record of this change against the state before it (None
-    /// for TEMP objects, which do not survive a restart).
-    pub(crate) fn redo(&self, st: &State) -> Option<CatalogRecord> {
+    /// The redo record of this change (for a change to `public`: TEMP
+    /// objects do not survive a restart and are never logged).
+    pub(crate) fn redo(&self) -> CatalogRecord {
         match self {
-            Change::PutTable { def, .. } => (def.persistence != Persistence::Temporary)
-                .then(|| CatalogRecord::PutTable(crate::table_record(def))),
-            Change::DropTable(name) => {
-                let temp = st
-                    .tables
-                    .get(name)
-                    .is_some_and(|t| t.persistence == Persistence::Temporary);
-                (!temp).then(|| CatalogRecord::DropTable { name: name.clone() })
-            }
-            Change::PutSequence(s) => {
-                (!s.temporary).then(|| CatalogRecord::PutSequence(crate::sequence_record(s)))
-            }
-            Change::DropSequence(name) => {
-                let temp = st.sequences.get(name).is_some_and(|s| s.temporary);
-                (!temp).then(|| CatalogRecord::DropSequence { name: name.clone() })
-            }
+            Change::PutTable { def, .. } => CatalogRecord::PutTable(crate::table_record(def)),
+            Change::DropTable(name) => CatalogRecord::DropTable { name: name.clone() },
+            Change::PutSequence(s) => CatalogRecord::PutSequence(crate::sequence_record(s)),
+            Change::DropSequence(name) => CatalogRecord::DropSequence { name: name.clone() },
         }
     }
 
-    pub(crate) fn apply(self, st: &mut State) -> Undo {
+    pub(crate) fn apply(self, st: &mut Namespace) -> Undo {
         match self {
             Change::PutTable { def, old_storage } => {
                 let name = def.name.clone();
@@ -134,6 +124,8 @@ pub(crate) struct CatalogUndo {
     pub state: Arc<RwLock<State>>,
     pub version: Arc<AtomicU64>,
     pub store: Arc<Store>,
+    /// The namespace the change applied to.
+    pub ns: Ns,
     pub undo: Undo,
     /// Encoded redo record (None for TEMP objects).
     pub redo: Option<Vec<u8>>,
@@ -150,14 +142,15 @@ impl std::fmt::Debug for CatalogUndo {
 impl DdlUndo for CatalogUndo {
     fn undo(&self) {
         {
-            let mut st = self.state.write();
+            let mut state = self.state.write();
+            let st = state.ns_mut(self.ns);
             match &self.undo {
                 Undo::Table {
                     name,
                     prev,
                     created_storage,
                     ..
-                } => undo_table(&mut st, &self.store, name, prev, created_storage),
+                } => undo_table(st, &self.store, name, prev, created_storage),
                 Undo::Sequence { name, prev } => match prev {
                     Some(p) => {
                         st.sequences.insert(name.clone(), p.clone());
@@ -187,8 +180,8 @@ impl DdlUndo for CatalogUndo {
         let still_used = self
             .state
             .read()
-            .tables
-            .get(name)
+            .ns(self.ns)
+            .and_then(|n| n.tables.get(name))
             .is_some_and(|t| Arc::ptr_eq(&t.storage, s));
         if !still_used {
             self.store.drop_table(s.id);
@@ -197,7 +190,7 @@ impl DdlUndo for CatalogUndo {
 }
 
 fn undo_table(
-    st: &mut State,
+    st: &mut Namespace,
     store: &Store,
     name: &str,
     prev: &Option<Arc<TableDef>>,

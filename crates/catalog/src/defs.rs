@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use nestor_common::{DbError, RelId, SqlState};
-use nestor_storage::{Index, Table};
+use nestor_storage::{Index, Store, Table};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 use parking_lot::Mutex;
@@ -75,6 +75,14 @@ impl Persistence {
     }
 }
 
+/// What a TEMP table does at each commit (CREATE TEMP TABLE ... ON COMMIT).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnCommit {
+    PreserveRows,
+    DeleteRows,
+    Drop,
+}
+
 /// A table definition. Immutable: changes build a new one.
 #[derive(Clone)]
 pub struct TableDef {
@@ -89,6 +97,8 @@ pub struct TableDef {
     pub base_width: usize,
     /// Sequences owned by columns (serial), dropped with the table.
     pub owned_sequences: Vec<String>,
+    /// TEMP tables only (PreserveRows for every other table).
+    pub on_commit: OnCommit,
     pub storage: Arc<Table>,
 }
 
@@ -109,6 +119,35 @@ impl TableDef {
     /// Positions of the live columns, in order.
     pub fn live_columns(&self) -> impl Iterator<Item = (usize, &Column)> {
         self.columns.iter().enumerate().filter(|(_, c)| !c.dropped)
+    }
+
+    /// The same definition over new, empty storage `id` in `store`, with
+    /// fresh (empty) index objects: TRUNCATE, ON COMMIT DELETE ROWS. Rows
+    /// added before a version's columns existed no longer exist, so every
+    /// column is a base column.
+    pub fn with_fresh_storage(&self, store: &Store, id: RelId) -> TableDef {
+        let storage = store.create_table(id, &self.name);
+        let mut new = self.clone();
+        new.storage = storage.clone();
+        for idx in &mut new.indexes {
+            let i = &idx.index;
+            idx.index = Arc::new(Index::new(
+                i.id,
+                &i.name,
+                i.columns.clone(),
+                i.column_names.clone(),
+                i.unique,
+                i.primary,
+            ));
+            storage
+                .add_index(idx.index.clone())
+                .expect("an empty table violates no unique index");
+        }
+        for c in &mut new.columns {
+            c.missing = Value::Null;
+        }
+        new.base_width = new.columns.len();
+        new
     }
 
     /// Whether committed changes to the table's rows reach the WAL.

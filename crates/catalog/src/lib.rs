@@ -34,8 +34,24 @@
 //! survives a rollback; every commit logs the states advanced since the
 //! previous one ([`Catalog::sequence_hook`]).
 //!
-//! Left out: schemas other than `public`, table locks, dependency tracking
-//! beyond serial sequences owned by their column.
+//! TEMP tables and their sequences live in a namespace of the session that
+//! created them (PostgreSQL's pg_temp_N): a [`Catalog`] handle made with
+//! [`Catalog::for_session`] resolves names in its session's namespace first,
+//! then in `public`, and no other session sees them. They are never logged,
+//! their ON COMMIT actions run after each commit ([`Catalog::after_commit`]),
+//! and they are dropped when the session ends
+//! ([`Catalog::drop_temp_objects`]).
+//!
+//! ```text
+//!   State
+//!     public:  "t" -> TableDef (permanent)
+//!     temp[session 7]: "t" -> TableDef (TEMP, ON COMMIT DELETE ROWS)
+//!   session 7 resolves "t" to its TEMP t; session 8 to public t
+//! ```
+//!
+//! Left out: schemas other than `public` and the temporary ones (and
+//! qualified names in them), table locks, dependency tracking beyond serial
+//! sequences owned by their column.
 
 #![forbid(unsafe_code)]
 
@@ -54,7 +70,7 @@ use nestor_txn::{DataUndo, Transaction};
 use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
-pub use defs::{Check, Column, IndexDef, Persistence, Relation, Sequence, TableDef};
+pub use defs::{Check, Column, IndexDef, OnCommit, Persistence, Relation, Sequence, TableDef};
 pub use gate::{DdlGate, DdlGateGuard};
 pub use record::{
     CatalogRecord, ColumnRecord, IndexRecord, SequenceRecord, SequenceState, TableRecord,
@@ -67,18 +83,57 @@ pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
 /// OID of the `pg_catalog` namespace.
 pub const PG_CATALOG_NAMESPACE_OID: u32 = 11;
 
-/// The name maps, under one lock.
+/// Which namespace a name lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Ns {
+    Public,
+    /// The TEMP objects of one session.
+    Temp(SessionId),
+}
+
+/// The name maps of one namespace.
 #[derive(Default)]
-pub(crate) struct State {
+pub(crate) struct Namespace {
     pub tables: BTreeMap<String, Arc<TableDef>>,
     /// index name -> table name
     pub index_owner: HashMap<String, String>,
     pub sequences: BTreeMap<String, Arc<Sequence>>,
 }
 
+/// Every namespace, under one lock.
+#[derive(Default)]
+pub(crate) struct State {
+    pub public: Namespace,
+    pub temp: HashMap<SessionId, Namespace>,
+}
+
 impl State {
+    pub(crate) fn ns(&self, ns: Ns) -> Option<&Namespace> {
+        match ns {
+            Ns::Public => Some(&self.public),
+            Ns::Temp(s) => self.temp.get(&s),
+        }
+    }
+
+    pub(crate) fn ns_mut(&mut self, ns: Ns) -> &mut Namespace {
+        match ns {
+            Ns::Public => &mut self.public,
+            Ns::Temp(s) => self.temp.entry(s).or_default(),
+        }
+    }
+
+    /// The namespaces `session`'s names resolve in, in order: its TEMP
+    /// objects shadow the public ones (pg_temp first, as in PostgreSQL).
+    fn search(&self, session: Option<SessionId>) -> impl Iterator<Item = (Ns, &Namespace)> {
+        let temp = session.and_then(|s| self.temp.get(&s).map(|n| (Ns::Temp(s), n)));
+        temp.into_iter()
+            .chain(std::iter::once((Ns::Public, &self.public)))
+    }
+}
+
+impl Namespace {
     /// Install a table definition under its name; returns the previous one.
-    fn put_table(&mut self, def: Arc<TableDef>) -> Option<Arc<TableDef>> {
+    pub(crate) fn put_table(&mut self, def: Arc<TableDef>) -> Option<Arc<TableDef>> {
         let prev = self.remove_table(&def.name);
         for i in &def.indexes {
             self.index_owner.insert(i.name.clone(), def.name.clone());
@@ -87,22 +142,48 @@ impl State {
         prev
     }
 
-    fn remove_table(&mut self, name: &str) -> Option<Arc<TableDef>> {
+    pub(crate) fn remove_table(&mut self, name: &str) -> Option<Arc<TableDef>> {
         let prev = self.tables.remove(name)?;
         for i in &prev.indexes {
             self.index_owner.remove(&i.name);
         }
         Some(prev)
     }
+
+    /// A relation name of any kind in this namespace.
+    fn relation(&self, name: &str) -> Option<Relation> {
+        if let Some(t) = self.tables.get(name) {
+            return Some(Relation::Table(t.clone()));
+        }
+        if let Some(t) = self.index_owner.get(name) {
+            let table = self.tables.get(t)?.clone();
+            return Some(Relation::Index {
+                table,
+                index: name.to_string(),
+            });
+        }
+        self.sequences
+            .get(name)
+            .map(|s| Relation::Sequence(s.clone()))
+    }
 }
 
+/// A handle on the catalog. Clones share everything; a handle made by
+/// [`Catalog::for_session`] also sees that session's TEMP objects.
+#[derive(Clone)]
 pub struct Catalog {
     state: Arc<RwLock<State>>,
-    next_oid: AtomicU32,
+    next_oid: Arc<AtomicU32>,
     version: Arc<AtomicU64>,
     /// currval() per (session, sequence oid).
-    currvals: Mutex<HashMap<(SessionId, RelId), i64>>,
+    currvals: Arc<Mutex<HashMap<(SessionId, RelId), i64>>>,
     gate: Arc<DdlGate>,
+    /// The session whose TEMP namespace this handle resolves names in.
+    session: Option<SessionId>,
+    /// The session has created a TEMP object (shared by the session's
+    /// clones of the handle): only then is there work after commits and
+    /// at session end.
+    made_temp: Arc<AtomicBool>,
 }
 
 impl Default for Catalog {
@@ -115,10 +196,22 @@ impl Catalog {
     pub fn new() -> Catalog {
         Catalog {
             state: Arc::new(RwLock::new(State::default())),
-            next_oid: AtomicU32::new(FIRST_USER_OID),
+            next_oid: Arc::new(AtomicU32::new(FIRST_USER_OID)),
             version: Arc::new(AtomicU64::new(1)),
-            currvals: Mutex::new(HashMap::new()),
+            currvals: Arc::new(Mutex::new(HashMap::new())),
             gate: Arc::new(DdlGate::default()),
+            session: None,
+            made_temp: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A handle for one session: names resolve in its TEMP namespace
+    /// first, and TEMP objects it creates go there.
+    pub fn for_session(&self, session: SessionId) -> Catalog {
+        Catalog {
+            session: Some(session),
+            made_temp: Arc::new(AtomicBool::new(false)),
+            ..self.clone()
         }
     }
 
@@ -147,46 +240,72 @@ impl Catalog {
     }
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
-        self.state.read().tables.get(name).cloned()
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .find_map(|(_, n)| n.tables.get(name))
+            .cloned();
+        found
     }
 
+    /// The tables this handle sees (its session's TEMP ones first).
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
-        self.state.read().tables.values().cloned().collect()
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .flat_map(|(_, n)| n.tables.values().cloned())
+            .collect();
+        found
     }
 
     pub fn sequences(&self) -> Vec<Arc<Sequence>> {
-        self.state.read().sequences.values().cloned().collect()
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .flat_map(|(_, n)| n.sequences.values().cloned())
+            .collect();
+        found
     }
 
     pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
-        self.state.read().sequences.get(name).cloned()
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .find_map(|(_, n)| n.sequences.get(name))
+            .cloned();
+        found
     }
 
     pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
         let st = self.state.read();
-        st.sequences.values().find(|s| s.oid == oid).cloned()
+        let found = st
+            .search(self.session)
+            .find_map(|(_, n)| n.sequences.values().find(|s| s.oid == oid))
+            .cloned();
+        found
     }
 
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
-        if let Some(t) = st.tables.get(name) {
-            return Some(Relation::Table(t.clone()));
-        }
-        if let Some(t) = st.index_owner.get(name) {
-            let table = st.tables.get(t)?.clone();
-            return Some(Relation::Index {
-                table,
-                index: name.to_string(),
-            });
-        }
-        st.sequences
-            .get(name)
-            .map(|s| Relation::Sequence(s.clone()))
+        let found = st.search(self.session).find_map(|(_, n)| n.relation(name));
+        found
     }
 
     pub fn name_taken(&self, name: &str) -> bool {
         self.relation(name).is_some()
+    }
+
+    /// Whether a new relation named `name` would clash: in the session's
+    /// TEMP namespace for a TEMP object, in `public` otherwise (a TEMP
+    /// table may shadow a permanent one of the same name).
+    pub fn name_taken_in(&self, name: &str, temporary: bool) -> bool {
+        let ns = match (temporary, self.session) {
+            (true, Some(s)) => Ns::Temp(s),
+            _ => Ns::Public,
+        };
+        let st = self.state.read();
+        st.ns(ns).is_some_and(|n| n.relation(name).is_some())
     }
 
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
@@ -271,10 +390,12 @@ impl Catalog {
         if let Change::PutTable { def, .. } = &change {
             def.storage.set_logged(def.is_logged());
         }
-        let (redo, undo) = {
+        let (ns, redo, undo) = {
             let mut st = self.state.write();
-            let redo = change.redo(&st).map(|r| r.encode());
-            (redo, change.apply(&mut st))
+            let ns = self.namespace_of(&st, &change)?;
+            // TEMP objects are never logged.
+            let redo = (ns == Ns::Public).then(|| change.redo().encode());
+            (ns, redo, change.apply(st.ns_mut(ns)))
         };
         self.version.fetch_add(1, Ordering::AcqRel);
         txn.assign_xid();
@@ -282,6 +403,7 @@ impl Catalog {
             state: self.state.clone(),
             version: self.version.clone(),
             store: store.clone(),
+            ns,
             undo,
             redo,
             _gate: token,
@@ -294,6 +416,100 @@ impl Catalog {
         Ok(())
     }
 
+    /// The namespace a change applies to: a new TEMP object goes to the
+    /// session's namespace, a drop to wherever the name resolves.
+    fn namespace_of(&self, st: &State, change: &Change) -> Result<Ns, DbError> {
+        let temp = match change {
+            Change::PutTable { def, .. } => def.persistence == Persistence::Temporary,
+            Change::PutSequence(s) => s.temporary,
+            Change::DropTable(name) => {
+                let found = st
+                    .search(self.session)
+                    .find(|(_, n)| n.tables.contains_key(name));
+                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+            }
+            Change::DropSequence(name) => {
+                let found = st
+                    .search(self.session)
+                    .find(|(_, n)| n.sequences.contains_key(name));
+                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+            }
+        };
+        if !temp {
+            return Ok(Ns::Public);
+        }
+        let session = self.session.ok_or_else(|| {
+            DbError::new(
+                SqlState::InternalError,
+                "temporary objects need a session's catalog",
+            )
+        })?;
+        self.made_temp.store(true, Ordering::Release);
+        Ok(Ns::Temp(session))
+    }
+
+    // ----- TEMP objects -----------------------------------------------------
+
+    /// After every commit of the session: the ON COMMIT actions of its TEMP
+    /// tables (DROP; DELETE ROWS empties a table that has rows by giving it
+    /// fresh storage). They are private to the session and never logged,
+    /// so this happens directly, after the commit, as nothing else can see
+    /// the tables in between.
+    pub fn after_commit(&self, store: &Store) {
+        let Some(session) = self.session else { return };
+        if !self.made_temp.load(Ordering::Acquire) {
+            return;
+        }
+        let mut st = self.state.write();
+        let Some(ns) = st.temp.get_mut(&session) else {
+            return;
+        };
+        let due: Vec<Arc<TableDef>> = ns
+            .tables
+            .values()
+            .filter(|t| t.on_commit != OnCommit::PreserveRows)
+            .cloned()
+            .collect();
+        let mut changed = false;
+        for def in due {
+            match def.on_commit {
+                OnCommit::Drop => {
+                    ns.remove_table(&def.name);
+                    for s in &def.owned_sequences {
+                        ns.sequences.remove(s);
+                    }
+                    store.drop_table(def.storage.id);
+                }
+                OnCommit::DeleteRows if def.storage.row_id_count() > 0 => {
+                    let fresh = def.with_fresh_storage(store, self.alloc_oid());
+                    ns.put_table(Arc::new(fresh));
+                    store.drop_table(def.storage.id);
+                }
+                OnCommit::DeleteRows | OnCommit::PreserveRows => continue,
+            }
+            changed = true;
+        }
+        if changed {
+            self.version.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Session end (its transaction has ended): drop its TEMP objects and
+    /// their storage.
+    pub fn drop_temp_objects(&self, store: &Store) {
+        let Some(session) = self.session else { return };
+        if !self.made_temp.load(Ordering::Acquire) {
+            return;
+        }
+        let Some(ns) = self.state.write().temp.remove(&session) else {
+            return;
+        };
+        for t in ns.tables.values() {
+            store.drop_table(t.storage.id);
+        }
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
     // ----- durability -------------------------------------------------------
 
     /// The catalog as records: every sequence, then every table (TEMP
@@ -302,14 +518,14 @@ impl Catalog {
     pub fn image(&self) -> Vec<CatalogRecord> {
         let st = self.state.read();
         let seqs = st
+            .public
             .sequences
             .values()
-            .filter(|s| !s.temporary)
             .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
         let tables = st
+            .public
             .tables
             .values()
-            .filter(|t| t.persistence != Persistence::Temporary)
             .map(|t| CatalogRecord::PutTable(table_record(t)));
         seqs.chain(tables).collect()
     }
@@ -318,6 +534,7 @@ impl Catalog {
     pub fn logged_storage(&self) -> Vec<Arc<Table>> {
         self.state
             .read()
+            .public
             .tables
             .values()
             .filter(|t| t.is_logged())
@@ -328,12 +545,7 @@ impl Catalog {
     /// The state of every logged sequence.
     pub fn sequence_states(&self) -> CatalogRecord {
         let st = self.state.read();
-        let seqs = st
-            .sequences
-            .values()
-            .filter(|s| !s.temporary)
-            .map(sequence_state)
-            .collect();
+        let seqs = st.public.sequences.values().map(sequence_state).collect();
         CatalogRecord::Sequences(seqs)
     }
 
@@ -344,9 +556,10 @@ impl Catalog {
         Arc::new(move || {
             let st = state.read();
             let seqs: Vec<SequenceState> = st
+                .public
                 .sequences
                 .values()
-                .filter(|s| s.dirty.swap(false, Ordering::AcqRel) && !s.temporary)
+                .filter(|s| s.dirty.swap(false, Ordering::AcqRel))
                 .map(sequence_state)
                 .collect();
             (!seqs.is_empty()).then(|| CatalogRecord::Sequences(seqs).encode())
@@ -358,17 +571,21 @@ impl Catalog {
         match rec {
             CatalogRecord::PutTable(t) => self.replay_put_table(t, store)?,
             CatalogRecord::DropTable { name } => {
-                let prev = self.state.write().remove_table(&name);
+                let prev = self.state.write().public.remove_table(&name);
                 let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
                 store.drop_table(prev.storage.id);
             }
             CatalogRecord::PutSequence(s) => {
                 self.ensure_next_oid(s.oid.0 + 1);
                 let seq = Arc::new(sequence_from(s));
-                self.state.write().sequences.insert(seq.name.clone(), seq);
+                self.state
+                    .write()
+                    .public
+                    .sequences
+                    .insert(seq.name.clone(), seq);
             }
             CatalogRecord::DropSequence { name } => {
-                self.state.write().sequences.remove(&name);
+                self.state.write().public.sequences.remove(&name);
             }
             CatalogRecord::Sequences(seqs) => self.restore_sequences(&seqs),
         }
@@ -402,7 +619,7 @@ impl Catalog {
         let def = table_from(rec, storage, prev.as_deref())?;
         def.storage.set_logged(def.is_logged());
         sync_storage_indexes(&def);
-        self.state.write().put_table(Arc::new(def));
+        self.state.write().public.put_table(Arc::new(def));
         Ok(())
     }
 
@@ -412,7 +629,7 @@ impl Catalog {
     fn restore_sequences(&self, seqs: &[SequenceState]) {
         let st = self.state.read();
         for (name, last, called) in seqs {
-            if let Some(s) = st.sequences.get(name) {
+            if let Some(s) = st.public.sequences.get(name) {
                 let mut cur = s.state.lock();
                 let ahead = if s.increment >= 0 {
                     *last > cur.0
@@ -568,6 +785,7 @@ fn table_from(
         persistence: rec.persistence,
         base_width: rec.base_width,
         owned_sequences: rec.owned_sequences,
+        on_commit: OnCommit::PreserveRows,
         storage,
     })
 }

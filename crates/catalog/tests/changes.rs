@@ -127,6 +127,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         persistence,
         base_width: 2,
         owned_sequences: vec![format!("{name}_id_seq")],
+        on_commit: nestor_catalog::OnCommit::PreserveRows,
         storage,
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use nestor_catalog::Catalog;
 use nestor_common::{DbError, SessionId};
 use nestor_settings::{SettingChange, Settings};
 use nestor_txn::{Snapshot, Transaction, WaitCtl};
@@ -16,6 +17,9 @@ use crate::database::Database;
 /// Everything a statement executes within.
 pub struct StatementCtx<'a> {
     pub db: &'a Database,
+    /// The session's handle on the catalog (it sees the session's TEMP
+    /// tables); use it rather than `db.catalog` for every name lookup.
+    pub catalog: &'a Catalog,
     pub session: SessionId,
     pub txn: &'a mut Transaction,
     /// The statement's snapshot (taken by the session at statement start).

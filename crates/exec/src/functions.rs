@@ -135,7 +135,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         }
         Func::Regclass => {
             let name = text(&args[0], &ec).unwrap_or_default();
-            Value::Int8(ev.ctx.db.catalog.regclass(&name)? as i64)
+            Value::Int8(ev.ctx.catalog.regclass(&name)? as i64)
         }
         f => catalog_fn(f, args, &ec)?,
     })
@@ -315,7 +315,7 @@ fn set_config(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 }
 
 fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
-    let catalog = &ev.ctx.db.catalog;
+    let catalog = &ev.ctx.catalog;
     let session = ev.ctx.session;
     if f == Func::Lastval {
         return catalog.lastval(session).map(Value::Int8).ok_or_else(|| {

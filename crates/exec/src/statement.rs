@@ -21,8 +21,8 @@ use parking_lot::RwLock;
 
 use crate::context::Ev;
 use crate::context::{ColumnDesc, RowSink, StatementCtx};
-use crate::database::Database;
 use crate::tag::{CommandTag, RowsCommand};
+use nestor_catalog::Catalog;
 
 /// A planned statement, produced once by [`prepare`].
 pub struct Prepared {
@@ -54,14 +54,14 @@ fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
 /// parsed from (its locations index into it), `hints` the client's
 /// parameter type OIDs (0 = infer).
 pub fn prepare(
-    db: &Database,
+    catalog: &Catalog,
     eval: EvalCtx,
     text: &str,
     stmt: &RawStmt,
     hints: &[u32],
 ) -> Result<Prepared, DbError> {
-    let version = db.catalog.version();
-    let planned = plan_statement(&db.catalog, eval, text, stmt, hints)?;
+    let version = catalog.version();
+    let planned = plan_statement(catalog, eval, text, stmt, hints)?;
     let param_types = planned.params.iter().map(|t| t.oid()).collect();
     Ok(Prepared {
         param_types,
@@ -88,14 +88,14 @@ pub fn execute(
 }
 
 fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<Arc<PlannedStmt>, DbError> {
-    let version = ctx.db.catalog.version();
+    let version = ctx.catalog.version();
     {
         let cur = p.current.read();
         if cur.0 == version || matches!(cur.1.as_ref(), PlannedStmt::Ddl) {
             return Ok(cur.1.clone());
         }
     }
-    let planned = plan_statement(&ctx.db.catalog, ctx.eval, &p.text, &p.stmt, &p.param_types)?;
+    let planned = plan_statement(ctx.catalog, ctx.eval, &p.text, &p.stmt, &p.param_types)?;
     if planned.columns.as_deref().map(describe) != p.columns {
         return Err(DbError::new(
             SqlState::FeatureNotSupported,

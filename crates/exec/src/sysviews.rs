@@ -42,7 +42,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
         View::StatWal => vec![wal_row(db)],
         View::Memory => vec![memory_row()],
-        View::Class => class_rows(&db.catalog),
+        View::Class => class_rows(ev.ctx.catalog),
         View::Namespace => namespace_rows(),
         View::Database => vec![vec![
             Value::Int8(5),
@@ -52,7 +52,8 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
             text("C"),
             Value::Bool(true),
         ]],
-        View::Tables => db
+        View::Tables => ev
+            .ctx
             .catalog
             .tables()
             .iter()
@@ -65,7 +66,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
                 ]
             })
             .collect(),
-        View::Sequences => sequence_rows(&db.catalog),
+        View::Sequences => sequence_rows(ev.ctx.catalog),
     }
 }
 

@@ -64,13 +64,14 @@ impl Db {
     ) -> Result<Out, DbError> {
         let stmts = nestor_parser::parse_sql(sql)?;
         assert_eq!(stmts.len(), 1, "one statement per call");
-        let p = prepare(&self.engine, UTC, sql, &stmts[0], &[])?;
+        let p = prepare(&self.engine.catalog, UTC, sql, &stmts[0], &[])?;
         let snapshot = txn.start_statement().map_err(DbError::from)?;
         let mut notices = Vec::new();
         let mut changes = Vec::new();
         let mut rows = Vec::new();
         let mut ctx = StatementCtx {
             db: &self.engine,
+            catalog: &self.engine.catalog,
             session: SessionId(1),
             txn,
             snapshot,
@@ -601,6 +602,7 @@ fn pgbench_shapes() {
     let mut changes = Vec::new();
     let mut ctx = StatementCtx {
         db: &db.engine,
+        catalog: &db.engine.catalog,
         session: SessionId(1),
         txn: &mut t,
         snapshot,
@@ -663,7 +665,7 @@ fn prepared_plan_survives_ddl() {
     db.ok("INSERT INTO p VALUES (1)");
     let sql = "SELECT a FROM p WHERE a = $1";
     let stmts = nestor_parser::parse_sql(sql).unwrap();
-    let prepared = prepare(&db.engine, UTC, sql, &stmts[0], &[]).unwrap();
+    let prepared = prepare(&db.engine.catalog, UTC, sql, &stmts[0], &[]).unwrap();
     assert_eq!(prepared.param_types, vec![23]);
     db.ok("CREATE INDEX p_a ON p (a)");
     let mut t = db.begin(Isolation::ReadCommitted);
@@ -673,6 +675,7 @@ fn prepared_plan_survives_ddl() {
     let mut rows = Vec::new();
     let mut ctx = StatementCtx {
         db: &db.engine,
+        catalog: &db.engine.catalog,
         session: SessionId(1),
         txn: &mut t,
         snapshot,

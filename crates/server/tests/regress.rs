@@ -179,6 +179,7 @@ macro_rules! regress {
 regress!(
     txn_blocks,
     txn_modes,
+    temp,
     savepoints,
     ddl,
     dml,

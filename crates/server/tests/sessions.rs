@@ -569,6 +569,42 @@ async fn rollback_to_savepoint_ends_the_waits_on_what_it_undid() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn temp_tables_are_private_and_end_with_their_session() {
+    let tg = Target::new("temp_private").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    a.run("CREATE TEMP TABLE scratch (id serial PRIMARY KEY, v text); INSERT INTO scratch (v) VALUES ('a1'), ('a2')")
+        .await;
+    // Another session does not see it, and may use the name itself.
+    assert_error(
+        &b.try_run("SELECT * FROM scratch").await,
+        "42P01",
+        "relation \"scratch\" does not exist",
+    );
+    b.run("CREATE TABLE scratch (x int); INSERT INTO scratch VALUES (7)")
+        .await;
+    b.run("CREATE TEMP TABLE scratch (y int)").await;
+    assert_eq!(b.int("SELECT count(*) FROM scratch").await, 0);
+    // Each session's TEMP table shadows the permanent one for it alone.
+    assert_eq!(a.int("SELECT count(*) FROM scratch").await, 2);
+    a.run("INSERT INTO scratch (v) VALUES ('a3')").await;
+    assert_eq!(a.int("SELECT max(id) FROM scratch").await, 3);
+    // When A ends, its TEMP table is gone: the name is the permanent
+    // table's again for a new session.
+    let a_pid = a.pid;
+    drop(a);
+    wait_until_gone(&b, a_pid).await;
+    let c = tg.session().await;
+    assert_eq!(c.int("SELECT x FROM scratch").await, 7);
+    c.run("CREATE TEMP TABLE scratch (z int) ON COMMIT DELETE ROWS; BEGIN; INSERT INTO scratch VALUES (1)")
+        .await;
+    assert_eq!(c.int("SELECT count(*) FROM scratch").await, 1);
+    c.run("COMMIT").await;
+    assert_eq!(c.int("SELECT count(*) FROM scratch").await, 0);
+    assert_eq!(b.int("SELECT count(*) FROM scratch").await, 0);
+    b.run("DROP TABLE scratch; DROP TABLE scratch").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn for_update_blocks_every_other_lock_mode() {
     let tg = Target::new("for_update_blocks").await;
     let (a, b) = (tg.session().await, tg.session().await);

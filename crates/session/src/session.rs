@@ -91,6 +91,8 @@ pub struct Session {
     pub(crate) engine: Arc<Engine>,
     pub(crate) info: SessionInfo,
     pub(crate) shared: Arc<SessionShared>,
+    /// The session's handle on the catalog (sees its TEMP tables).
+    pub(crate) catalog: nestor_catalog::Catalog,
     pub(crate) settings: SessionSettings,
     pub(crate) block: TxnBlock,
     pub(crate) statements: HashMap<String, Arc<PreparedStmt>>,
@@ -138,11 +140,13 @@ impl Session {
             }),
         });
         engine.sessions.register(shared.clone())?;
-        let block = TxnBlock::new(slot, info.pid);
+        let catalog = engine.catalog.for_session(info.pid);
+        let block = TxnBlock::new(slot, info.pid, catalog.clone(), engine.store.clone());
         let mut s = Session {
             engine,
             info,
             shared,
+            catalog,
             settings,
             block,
             statements: HashMap::new(),
@@ -434,7 +438,7 @@ impl Session {
         raw: &RawStmt,
         hints: &[u32],
     ) -> Result<Prepared, DbError> {
-        nestor_exec::prepare(&self.engine, self.eval_ctx(), text, raw, hints)
+        nestor_exec::prepare(&self.catalog, self.eval_ctx(), text, raw, hints)
     }
 
     /// Run a planned statement, streaming its rows as DataRows.
@@ -521,6 +525,7 @@ impl Session {
         self.shared.activity.lock().snapshot_xmin = Some(self.engine.txn.next_xid().0);
         let mut ctx = StatementCtx {
             db: &self.engine.db,
+            catalog: &self.catalog,
             session: self.info.pid,
             txn,
             snapshot,
@@ -935,6 +940,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         self.block.finish(false, &mut self.settings);
+        self.catalog.drop_temp_objects(&self.engine.store);
         self.engine.catalog.forget_session(self.info.pid);
         self.engine.sessions.unregister(self.info.pid);
     }

@@ -45,8 +45,10 @@ use std::sync::Arc;
 use nestor_common::{DbError, SessionId, SqlState};
 use nestor_txn::{DataStore, Isolation, SnapshotSlot, Transaction};
 
+use nestor_catalog::Catalog;
 use nestor_durable::Engine;
 use nestor_settings::SessionSettings;
+use nestor_storage::Store;
 
 /// Observable state of the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +149,9 @@ pub(crate) struct TxnBlock {
     pub start_us: i64,
     slot: Arc<SnapshotSlot>,
     session: SessionId,
+    /// For the TEMP tables' ON COMMIT actions after each commit.
+    catalog: Catalog,
+    store: Arc<Store>,
 }
 
 /// Parse an isolation level name; SERIALIZABLE is refused with 0A000.
@@ -190,7 +195,12 @@ pub(crate) fn aborted_error() -> DbError {
 }
 
 impl TxnBlock {
-    pub fn new(slot: Arc<SnapshotSlot>, session: SessionId) -> TxnBlock {
+    pub fn new(
+        slot: Arc<SnapshotSlot>,
+        session: SessionId,
+        catalog: Catalog,
+        store: Arc<Store>,
+    ) -> TxnBlock {
         TxnBlock {
             state: BlockState::Idle,
             txn: None,
@@ -201,6 +211,8 @@ impl TxnBlock {
             start_us: 0,
             slot,
             session,
+            catalog,
+            store,
         }
     }
 
@@ -523,6 +535,7 @@ impl TxnBlock {
                 // (on, local, remote_*: wait for the local flush).
                 t.set_synchronous_commit(settings.view().synchronous_commit);
                 t.commit();
+                self.catalog.after_commit(&self.store);
                 settings.commit_txn();
             } else {
                 t.rollback();

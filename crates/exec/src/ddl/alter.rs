@@ -38,7 +38,7 @@ pub fn alter_table(
     if at.objtype != pb::ObjectType::ObjectTable as i32 {
         return Err(DbError::unsupported("ALTER of this object type"));
     }
-    if ctx.db.catalog.table(&name).is_none() {
+    if ctx.catalog.table(&name).is_none() {
         if at.missing_ok {
             notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
             return Ok(CommandTag::Plain("ALTER TABLE"));
@@ -50,7 +50,6 @@ pub fn alter_table(
             continue;
         };
         let def = ctx
-            .db
             .catalog
             .table(&name)
             .ok_or_else(|| undefined_table(&name))?;
@@ -100,7 +99,7 @@ fn alter_cmd(
 }
 
 fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
-    ctx.db.catalog.apply(
+    ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::PutTable {
@@ -201,7 +200,7 @@ fn drop_column(
         .partition(|i| i.columns.contains(&pos));
     new.indexes = keep;
     // CHECK constraints that read the column go with it.
-    let bound = nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, def)?;
+    let bound = nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, def)?;
     new.checks.retain(|c| {
         !bound
             .iter()
@@ -224,12 +223,7 @@ fn add_constraint(
     };
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
     table_constraint(c, &mut idx, &mut checks)?;
-    let current = |ctx: &StatementCtx| {
-        ctx.db
-            .catalog
-            .table(&def.name)
-            .unwrap_or_else(|| def.clone())
-    };
+    let current = |ctx: &StatementCtx| ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
     for pi in idx {
         add_index(ctx, &current(ctx), pi)?;
     }
@@ -244,8 +238,7 @@ fn add_constraint(
 
 /// A new CHECK must hold for every existing row.
 fn verify_checks(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
-    let checks =
-        nestor_plan::modify::bind_checks(&ctx.db.catalog, ctx.eval, &Arc::new(def.clone()))?;
+    let checks = nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &Arc::new(def.clone()))?;
     let snap = ctx.snapshot;
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
     let mut ev = Ev::new(ctx, &[]);

@@ -22,8 +22,6 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node, relname, Binder, Scope};
-use nestor_storage::Index;
-use nestor_types::Value;
 use parking_lot::Mutex;
 
 use crate::context::StatementCtx;
@@ -53,8 +51,9 @@ fn skip_existing(
     name: &str,
     if_not_exists: bool,
     tag: &'static str,
+    temporary: bool,
 ) -> Result<Option<CommandTag>, DbError> {
-    if !ctx.db.catalog.name_taken(name) {
+    if !ctx.catalog.name_taken_in(name, temporary) {
         return Ok(None);
     }
     if !if_not_exists {
@@ -75,12 +74,13 @@ fn undefined_table(name: &str) -> DbError {
     )
 }
 
-/// A unique relation name from `base` (PostgreSQL appends digits).
-fn fresh_name(ctx: &StatementCtx, base: &str, taken: &[String]) -> String {
+/// A unique relation name from `base` (PostgreSQL appends digits) in the
+/// namespace a TEMP or a permanent object goes to.
+fn fresh_name(ctx: &StatementCtx, base: &str, taken: &[String], temporary: bool) -> String {
     let base: String = base.chars().take(63).collect();
     let mut name = base.clone();
     let mut i = 1;
-    while ctx.db.catalog.name_taken(&name) || taken.contains(&name) {
+    while ctx.catalog.name_taken_in(&name, temporary) || taken.contains(&name) {
         name = format!("{base}{i}");
         i += 1;
     }
@@ -89,7 +89,7 @@ fn fresh_name(ctx: &StatementCtx, base: &str, taken: &[String]) -> String {
 
 fn binder<'e>(ctx: &'e StatementCtx, text: &'e str) -> Binder<'e> {
     let mut b = Binder::new(
-        &ctx.db.catalog,
+        ctx.catalog,
         ctx.eval,
         text,
         &[],
@@ -138,19 +138,19 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             continue;
         };
         let exists = match kind {
-            pb::ObjectType::ObjectTable => ctx.db.catalog.table(&name).is_some(),
+            pb::ObjectType::ObjectTable => ctx.catalog.table(&name).is_some(),
             pb::ObjectType::ObjectIndex => matches!(
-                ctx.db.catalog.relation(&name),
+                ctx.catalog.relation(&name),
                 Some(nestor_catalog::Relation::Index { .. })
             ),
-            _ => ctx.db.catalog.sequence(&name).is_some(),
+            _ => ctx.catalog.sequence(&name).is_some(),
         };
         if !exists {
             if ds.missing_ok {
                 notice(ctx, format!("{what} \"{name}\" does not exist, skipping"));
                 continue;
             }
-            if ctx.db.catalog.name_taken(&name) {
+            if ctx.catalog.name_taken(&name) {
                 return Err(DbError::new(
                     SqlState::WrongObjectType,
                     format!("\"{name}\" is not a {what}"),
@@ -180,17 +180,14 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
 
 fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let def = ctx
-        .db
         .catalog
         .table(name)
         .ok_or_else(|| undefined_table(name))?;
-    ctx.db
-        .catalog
+    ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::DropTable(name.to_string()))?;
     for s in &def.owned_sequences {
-        if ctx.db.catalog.sequence(s).is_some() {
-            ctx.db
-                .catalog
+        if ctx.catalog.sequence(s).is_some() {
+            ctx.catalog
                 .apply(ctx.txn, &ctx.db.store, Change::DropSequence(s.clone()))?;
         }
     }
@@ -198,7 +195,7 @@ fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
 }
 
 fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
-    let Some(nestor_catalog::Relation::Index { table, .. }) = ctx.db.catalog.relation(name) else {
+    let Some(nestor_catalog::Relation::Index { table, .. }) = ctx.catalog.relation(name) else {
         return Err(undefined_table(name));
     };
     let idx = table
@@ -222,7 +219,7 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let mut new = (*table).clone();
     new.indexes.retain(|i| i.name != name);
     table.storage.drop_index(idx.oid);
-    ctx.db.catalog.apply(
+    ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::PutTable {
@@ -233,7 +230,7 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
 }
 
 fn drop_sequence(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
-    ctx.db.catalog.apply(
+    ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::DropSequence(name.to_string()),
@@ -268,7 +265,8 @@ pub(crate) fn create_sequence(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE SEQUENCE without name"))?;
     let name = relname(rv)?;
-    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE")? {
+    let temporary = rv.relpersistence == "t";
+    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE", temporary)? {
         return Ok(tag);
     }
     let (mut inc, mut min, mut max, mut start, mut cycle) = (1i64, None, None, None, false);
@@ -296,7 +294,7 @@ pub(crate) fn create_sequence(
     let max = max.unwrap_or(if inc > 0 { i64::MAX } else { -1 });
     let start = start.unwrap_or(if inc > 0 { min } else { max });
     let seq = Arc::new(Sequence {
-        oid: ctx.db.catalog.alloc_oid(),
+        oid: ctx.catalog.alloc_oid(),
         name: name.clone(),
         increment: inc,
         min,
@@ -305,11 +303,10 @@ pub(crate) fn create_sequence(
         cycle,
         state: Mutex::new((start, false)),
         owned_by: None,
-        temporary: rv.relpersistence == "t",
+        temporary,
         dirty: std::sync::atomic::AtomicBool::new(true),
     });
-    ctx.db
-        .catalog
+    ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(seq))?;
     Ok(CommandTag::Plain("CREATE SEQUENCE"))
 }
@@ -323,46 +320,22 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         };
         let name = relname(rv)?;
         defs.push(
-            ctx.db
-                .catalog
+            ctx.catalog
                 .table(&name)
                 .ok_or_else(|| undefined_table(&name))?,
         );
     }
     for def in defs {
-        let storage = ctx
-            .db
-            .store
-            .create_table(ctx.db.catalog.alloc_oid(), &def.name);
-        let mut new = (*def).clone();
-        new.storage = storage.clone();
-        for idx in &mut new.indexes {
-            let i = &idx.index;
-            idx.index = Arc::new(Index::new(
-                i.id,
-                &i.name,
-                i.columns.clone(),
-                i.column_names.clone(),
-                i.unique,
-                i.primary,
-            ));
-            storage
-                .add_index(idx.index.clone())
-                .map_err(|e| e.into_db(&|v| nestor_plan::valops::render(v, &ctx.eval)))?;
-        }
-        for c in &mut new.columns {
-            c.missing = Value::Null;
-        }
-        new.base_width = new.columns.len();
+        let new = def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid());
         if ts.restart_seqs {
             for s in &def.owned_sequences {
-                if let Some(seq) = ctx.db.catalog.sequence(s) {
+                if let Some(seq) = ctx.catalog.sequence(s) {
                     *seq.state.lock() = (seq.start, false);
                     seq.dirty.store(true, std::sync::atomic::Ordering::Release);
                 }
             }
         }
-        ctx.db.catalog.apply(
+        ctx.catalog.apply(
             ctx.txn,
             &ctx.db.store,
             Change::PutTable {
@@ -393,8 +366,7 @@ pub(crate) fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<Comm
         if let Some(rv) = &vr.relation {
             let name = relname(rv)?;
             tables.push(
-                ctx.db
-                    .catalog
+                ctx.catalog
                     .table(&name)
                     .ok_or_else(|| undefined_table(&name))?,
             );

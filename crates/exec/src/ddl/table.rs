@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use nestor_catalog::{Change, Check, Column, IndexDef, Persistence, Sequence, TableDef};
+use nestor_catalog::{Change, Check, Column, IndexDef, OnCommit, Persistence, Sequence, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
@@ -38,23 +38,40 @@ pub fn create_table(
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
-    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE TABLE")? {
-        return Ok(tag);
-    }
     let persistence = match rv.relpersistence.as_str() {
         "t" => Persistence::Temporary,
         "u" => Persistence::Unlogged,
         _ => Persistence::Permanent,
     };
+    let temporary = persistence == Persistence::Temporary;
+    let on_commit = match pb::OnCommitAction::try_from(cs.oncommit) {
+        Ok(pb::OnCommitAction::OncommitDeleteRows) => OnCommit::DeleteRows,
+        Ok(pb::OnCommitAction::OncommitDrop) => OnCommit::Drop,
+        Ok(pb::OnCommitAction::OncommitPreserveRows) => OnCommit::PreserveRows,
+        _ => OnCommit::PreserveRows,
+    };
+    let explicit = !matches!(
+        pb::OnCommitAction::try_from(cs.oncommit),
+        Ok(pb::OnCommitAction::OncommitNoop | pb::OnCommitAction::Undefined) | Err(_)
+    );
+    if explicit && !temporary {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            "ON COMMIT can only be used on temporary tables",
+        ));
+    }
+    if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE TABLE", temporary)? {
+        return Ok(tag);
+    }
     let mut elements = table_elements(ctx, text, cs)?;
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
-    let def = build_table(ctx, text, name, persistence, elements, &seqs)?;
+    let mut def = build_table(ctx, text, name, persistence, elements, &seqs)?;
+    def.on_commit = on_commit;
     for s in seqs {
-        ctx.db
-            .catalog
+        ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
     }
-    ctx.db.catalog.apply(
+    ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::PutTable {
@@ -128,14 +145,15 @@ fn serial_sequences(
     let mut seqs = Vec::new();
     for &(pos, ty) in &el.serials {
         let col = &mut el.columns[pos];
-        let seq_name = fresh_name(ctx, &format!("{table}_{}_seq", col.name), &names);
+        let temporary = persistence == Persistence::Temporary;
+        let seq_name = fresh_name(ctx, &format!("{table}_{}_seq", col.name), &names, temporary);
         let max = match ty {
             DataType::Int8 => i64::MAX,
             DataType::Int2 => i16::MAX as i64,
             _ => i32::MAX as i64,
         };
         seqs.push(Arc::new(Sequence {
-            oid: ctx.db.catalog.alloc_oid(),
+            oid: ctx.catalog.alloc_oid(),
             name: seq_name.clone(),
             increment: 1,
             min: 1,
@@ -163,8 +181,8 @@ fn build_table(
     el: Elements,
     seqs: &[Arc<Sequence>],
 ) -> Result<TableDef, DbError> {
-    let oid = ctx.db.catalog.alloc_oid();
-    let storage = ctx.db.store.create_table(ctx.db.catalog.alloc_oid(), &name);
+    let oid = ctx.catalog.alloc_oid();
+    let storage = ctx.db.store.create_table(ctx.catalog.alloc_oid(), &name);
     let mut def = TableDef {
         oid,
         name,
@@ -174,6 +192,7 @@ fn build_table(
         indexes: Vec::new(),
         persistence,
         owned_sequences: seqs.iter().map(|s| s.name.clone()).collect(),
+        on_commit: OnCommit::PreserveRows,
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -358,7 +377,7 @@ pub(super) fn bind_checks(
     let mut out = def.checks.clone();
     for pc in pending {
         let mut b = Binder::new(
-            &ctx.db.catalog,
+            ctx.catalog,
             ctx.eval,
             text,
             &[],
@@ -410,14 +429,16 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         cols.push(pos);
     }
     let taken: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
+    // A TEMP table's indexes live in the session's TEMP namespace.
+    let temporary = def.persistence == Persistence::Temporary;
     let name = match &pi.name {
         Some(n) => {
-            if ctx.db.catalog.name_taken(n) || taken.contains(n) {
+            if ctx.catalog.name_taken_in(n, temporary) || taken.contains(n) {
                 return Err(exists_err(n));
             }
             n.clone()
         }
-        None if pi.primary => fresh_name(ctx, &format!("{}_pkey", def.name), &taken),
+        None if pi.primary => fresh_name(ctx, &format!("{}_pkey", def.name), &taken, temporary),
         None => {
             // A UNIQUE constraint names its index `_key`; CREATE UNIQUE INDEX
             // without a name gets `_idx`, as in PostgreSQL.
@@ -430,6 +451,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
                 ctx,
                 &format!("{}_{}_{}", def.name, pi.cols.join("_"), suffix),
                 &taken,
+                temporary,
             )
         }
     };
@@ -442,7 +464,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
             ),
         ));
     }
-    let oid = ctx.db.catalog.alloc_oid();
+    let oid = ctx.catalog.alloc_oid();
     let names: Vec<String> = cols.iter().map(|&c| def.columns[c].name.clone()).collect();
     let index = Arc::new(Index::new(
         oid,
@@ -519,7 +541,7 @@ pub(super) fn add_index(
             e => e.into_db(&|v| nestor_plan::valops::render(v, &ctx.eval)),
         })?;
     new.indexes.push(idx);
-    ctx.db.catalog.apply(
+    ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::PutTable {
@@ -546,7 +568,6 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         .ok_or_else(|| DbError::internal("CREATE INDEX without table"))?;
     let tname = relname(rv)?;
     let def = ctx
-        .db
         .catalog
         .table(&tname)
         .ok_or_else(|| undefined_table(&tname))?;
@@ -570,7 +591,9 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         cols.push(ie.name.clone());
     }
     if !is.idxname.is_empty() {
-        if let Some(tag) = skip_existing(ctx, &is.idxname, is.if_not_exists, "CREATE INDEX")? {
+        let temporary = def.persistence == Persistence::Temporary;
+        let tag = "CREATE INDEX";
+        if let Some(tag) = skip_existing(ctx, &is.idxname, is.if_not_exists, tag, temporary)? {
             return Ok(tag);
         }
     }

@@ -620,7 +620,7 @@ fn execute_params(
         stmt_location: 0,
         stmt_len: 0,
     };
-    let prepared = nestor_exec::prepare(&s.engine, s.eval_ctx(), text, &raw, &[])?;
+    let prepared = nestor_exec::prepare(&s.catalog, s.eval_ctx(), text, &raw, &[])?;
     let mut out: Vec<Vec<Value>> = Vec::new();
     let (r, _) = s.with_statement(|ctx| nestor_exec::execute(ctx, &prepared, &[], &mut out));
     r?;
@@ -758,7 +758,7 @@ fn copy_from(
     let (table, cols) = copy_columns(s, c)?;
     // The target first: its errors are PostgreSQL's (no cursor, "column
     // ... of relation ..."), not the helper SELECT's.
-    let target = nestor_plan::modify::copy_target(&s.engine.catalog, s.eval_ctx(), &table, &cols)?;
+    let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &table, &cols)?;
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
     let rel = c

@@ -1,0 +1,43 @@
+-- TEMP tables: shadowing, ON COMMIT DELETE ROWS / DROP / PRESERVE ROWS, serial
+-- and indexes on them, TEMP sequences (one session; privacy is tested in
+-- crates/server/tests/sessions.rs).
+\set VERBOSITY verbose
+CREATE TABLE t (a int);
+INSERT INTO t VALUES (1);
+CREATE TEMP TABLE t (a int, b text);
+INSERT INTO t VALUES (2, 'temp');
+SELECT * FROM t;
+CREATE TEMP TABLE tt (id serial PRIMARY KEY, v int);
+INSERT INTO tt (v) VALUES (10), (20);
+SELECT * FROM tt;
+CREATE TEMP TABLE dr (a int) ON COMMIT DELETE ROWS;
+BEGIN;
+INSERT INTO dr VALUES (1);
+SELECT count(*) FROM dr;
+COMMIT;
+SELECT count(*) FROM dr;
+INSERT INTO dr VALUES (1);
+SELECT count(*) FROM dr;
+BEGIN;
+CREATE TEMP TABLE dd (a int) ON COMMIT DROP;
+INSERT INTO dd VALUES (1);
+SELECT * FROM dd;
+COMMIT;
+SELECT * FROM dd;
+CREATE TEMP TABLE pr (a int) ON COMMIT PRESERVE ROWS;
+INSERT INTO pr VALUES (5);
+SELECT * FROM pr;
+CREATE TABLE x (a int) ON COMMIT DROP;
+CREATE TEMP TABLE IF NOT EXISTS tt (a int);
+DROP TABLE t;
+SELECT * FROM t;
+CREATE INDEX tt_v ON tt (v);
+CREATE TEMP SEQUENCE ts;
+SELECT nextval('ts');
+BEGIN;
+CREATE TEMP TABLE rb (a int) ON COMMIT DROP;
+ROLLBACK;
+SELECT * FROM rb;
+TRUNCATE tt;
+SELECT count(*) FROM tt;
+DROP TABLE t;
