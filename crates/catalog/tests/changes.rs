@@ -39,7 +39,7 @@ impl Db {
         let log = Arc::new(Captured::default());
         let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
         let store = Store::new(mgr.clone());
-        let catalog = Catalog::new();
+        let catalog = Catalog::new().for_session(SessionId(1));
         store.set_commit_hook(catalog.sequence_hook());
         Db {
             log,
@@ -279,7 +279,7 @@ fn committed_changes_replay_into_the_same_catalog() {
         want,
         "replay of the WAL's records"
     );
-    assert!(replayed.catalog.next_oid() > db.catalog.tables()[0].indexes[0].oid.0);
+    assert!(replayed.catalog.next_oid() > db.catalog.table("t").unwrap().indexes[0].oid.0);
 
     let from_image = Db::new();
     for rec in db.catalog.image() {
@@ -292,4 +292,73 @@ fn committed_changes_replay_into_the_same_catalog() {
     );
     let t = from_image.catalog.table("t").unwrap();
     assert_eq!(t.storage.indexes().len(), 1, "index attached to storage");
+}
+
+#[test]
+fn temp_tables_belong_to_their_session() {
+    let db = Db::new();
+    let other = db.catalog.for_session(SessionId(2));
+    let mut txn = db.begin();
+    let mut tmp = table(&db, "t", Persistence::Temporary);
+    tmp.on_commit = nestor_catalog::OnCommit::DeleteRows;
+    let tmp_storage = tmp.storage.id;
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(tmp),
+            old_storage: None,
+        },
+    );
+    let mut dropped = table(&db, "d", Persistence::Temporary);
+    dropped.on_commit = nestor_catalog::OnCommit::Drop;
+    let dropped_storage = dropped.storage.id;
+    db.apply(
+        &mut txn,
+        Change::PutTable {
+            def: Arc::new(dropped),
+            old_storage: None,
+        },
+    );
+    txn.commit();
+    assert!(other.table("t").is_none(), "another session's TEMP table");
+    assert!(!other.name_taken_in("t", false), "public name still free");
+    // The other session's permanent t is shadowed for session 1 only.
+    let mut txn2 = Transaction::begin(
+        db.mgr.clone(),
+        db.store.clone(),
+        db.mgr.register_slot(),
+        SessionId(2),
+        Isolation::ReadCommitted,
+    );
+    other
+        .apply(
+            &mut txn2,
+            &db.store,
+            Change::PutTable {
+                def: Arc::new(table(&db, "t", Persistence::Permanent)),
+                old_storage: None,
+            },
+        )
+        .unwrap();
+    txn2.commit();
+    assert_eq!(
+        db.catalog.table("t").unwrap().persistence,
+        Persistence::Temporary
+    );
+    assert_eq!(
+        other.table("t").unwrap().persistence,
+        Persistence::Permanent
+    );
+    // ON COMMIT: DROP is done, DELETE ROWS leaves an empty table alone.
+    db.catalog.after_commit(&db.store);
+    assert!(db.catalog.table("d").is_none());
+    assert!(db.store.table(dropped_storage).is_none());
+    assert_eq!(db.catalog.table("t").unwrap().storage.id, tmp_storage);
+    // Session end frees the TEMP storage; public stays.
+    db.catalog.drop_temp_objects(&db.store);
+    assert!(db.store.table(tmp_storage).is_none());
+    assert_eq!(
+        db.catalog.table("t").unwrap().persistence,
+        Persistence::Permanent
+    );
 }

@@ -129,6 +129,15 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.cancel(pid, None))
         }
+        Func::IsolationTestSessionIsBlocked => {
+            // PostgreSQL: whether pg_blocking_pids($1) meets $2 (its
+            // safe-snapshot waits do not exist here).
+            let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
+            let list = text(&args[1], &ec).unwrap_or_default();
+            let interesting = int_list(&list)?;
+            let blockers = ev.ctx.db.txn.locks.blocking_sessions(pid);
+            Value::Bool(blockers.iter().any(|b| interesting.contains(&b.0)))
+        }
         Func::TerminateBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.terminate(pid))
@@ -383,4 +392,27 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 
 fn int_arg(v: &Value) -> i64 {
     as_i64(v).unwrap_or(0)
+}
+
+/// A one-dimensional integer array literal, `{1,2,3}` (PostgreSQL's
+/// array_in for int4, without NULLs or nesting).
+fn int_list(text: &str) -> Result<Vec<u32>, DbError> {
+    let malformed = || {
+        DbError::new(
+            SqlState::InvalidTextRepresentation,
+            format!("malformed array literal: \"{text}\""),
+        )
+    };
+    let inner = text
+        .trim()
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .ok_or_else(malformed)?;
+    if inner.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    inner
+        .split(',')
+        .map(|p| p.trim().parse::<u32>().map_err(|_| malformed()))
+        .collect()
 }

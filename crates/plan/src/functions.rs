@@ -42,6 +42,7 @@ pub enum Func {
     CurrentSetting,
     SetConfig,
     CancelBackend,
+    IsolationTestSessionIsBlocked,
     TerminateBackend,
     Nextval,
     Currval,
@@ -131,6 +132,13 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("current_setting", 2) => r(Func::CurrentSetting, vec![text, Some(T::Bool)], T::Text),
         ("set_config", 3) => r(Func::SetConfig, vec![text, text, Some(T::Bool)], T::Text),
         ("pg_cancel_backend", 1) => r(Func::CancelBackend, vec![Some(T::Int4)], T::Bool),
+        // The second argument is integer[] in PostgreSQL; until arrays exist
+        // it is taken in its text form ('{1,2,3}').
+        ("pg_isolation_test_session_is_blocked", 2) => r(
+            Func::IsolationTestSessionIsBlocked,
+            vec![Some(T::Int4), text],
+            T::Bool,
+        ),
         ("pg_terminate_backend", 1 | 2) => r(
             Func::TerminateBackend,
             vec![Some(T::Int4), int8][..n].to_vec(),

@@ -605,6 +605,31 @@ async fn temp_tables_are_private_and_end_with_their_session() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn isolation_tester_sees_who_blocks_whom() {
+    let tg = Target::new("is_blocked").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1").await;
+    let hb = b.spawn("UPDATE t SET v = 2 WHERE id = 1");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    let blocked = |who: i32, by: String| {
+        format!("SELECT pg_isolation_test_session_is_blocked({who}, '{{{by}}}')")
+    };
+    let yes = Some("t".to_owned());
+    let no = Some("f".to_owned());
+    assert_eq!(
+        obs.one(&blocked(b.pid, format!("{},{}", obs.pid, a.pid)))
+            .await,
+        yes
+    );
+    assert_eq!(obs.one(&blocked(b.pid, obs.pid.to_string())).await, no);
+    assert_eq!(obs.one(&blocked(a.pid, b.pid.to_string())).await, no);
+    a.run("COMMIT").await;
+    assert_eq!(affected(&join(hb).await.unwrap()), 1);
+    assert_eq!(obs.one(&blocked(b.pid, a.pid.to_string())).await, no);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn for_update_blocks_every_other_lock_mode() {
     let tg = Target::new("for_update_blocks").await;
     let (a, b) = (tg.session().await, tg.session().await);

@@ -626,6 +626,34 @@ impl LockTable {
             .map(|w| w.key)
     }
 
+    /// The sessions whose locks block `session`'s current wait: holders of
+    /// a conflicting mode and conflicting requests queued ahead of it
+    /// (pg_blocking_pids). Empty when it is not waiting in the lock table.
+    pub fn blocking_sessions(&self, session: SessionId) -> Vec<SessionId> {
+        let g = self.inner.lock();
+        let Some((&xid, w)) = g.waits.iter().find(|(_, w)| w.session == session) else {
+            return Vec::new();
+        };
+        let Some(entry) = g.entries.get(&w.key) else {
+            return Vec::new();
+        };
+        let holders = entry
+            .holders
+            .iter()
+            .filter(|h| h.owner.xid != xid && w.mode.conflicts_with(h.mode))
+            .map(|h| h.owner.session);
+        let ahead = entry
+            .queue
+            .iter()
+            .take_while(|q| q.owner.xid != xid)
+            .filter(|q| w.mode.conflicts_with(q.mode))
+            .map(|q| q.owner.session);
+        let mut out: Vec<SessionId> = holders.chain(ahead).collect();
+        out.sort_unstable_by_key(|s| s.0);
+        out.dedup();
+        out
+    }
+
     /// Number of locked keys (including transactions' own Txn keys).
     pub fn len(&self) -> usize {
         self.inner.lock().entries.len()
