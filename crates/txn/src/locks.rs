@@ -34,25 +34,29 @@
 //! closed by a new wait, and every new waiter runs the check, so no cycle
 //! survives longer than one `deadlock_timeout` after it forms.
 //!
-//! Waiting is first come, first served, as PostgreSQL's lock manager does:
-//! a request that conflicts with a holder, or with a request queued before
-//! it, joins the key's queue; a release grants the queue from its head
+//! Granting follows PostgreSQL's heap_lock_tuple: a request compatible
+//! with every other holder is granted at once, even past waiters (so a
+//! FOR SHARE next to a FOR SHARE holder never waits, whoever queues for
+//! FOR UPDATE meanwhile); a request that conflicts with a holder joins the
+//! key's queue, first come, first served, as waiters for PostgreSQL's
+//! heavyweight tuple lock do. A release grants the queue from its head
 //! while the head is compatible with the holders, and wakes only the
-//! waiters it granted (each sleeps on its own condition variable). So a
-//! stream of compatible lockers cannot starve a stronger waiter, and a
+//! waiters it granted (each sleeps on its own condition variable), so a
 //! release on a hot row wakes one transaction, not all of them.
 //!
 //! ```text
-//!   Row(rel, 7)  holders [41 Update]   queue [57 Update, 60 KeyShare, 63 Update]
-//!   41 commits → 57 is granted and woken; 60 stays queued (KeyShare conflicts
-//!   with 57's Update); 63 behind it.
+//!   Row(rel, 7)  holders [41 Share]   queue [57 Update]
+//!   63 asks Share    → granted at once: holders [41 Share, 63 Share]
+//!   41 commits       → 57 still conflicts with 63: stays queued
+//!   63 asks Update   → an upgrade: queued first, ahead of 57
+//!   63 commits       → 57 is granted and woken
 //! ```
 //!
-//! Two exceptions keep this deadlock-free and PostgreSQL-like: a holder
-//! upgrading its own lock does not queue behind waiters (they may be
-//! waiting for it), and NOWAIT / SKIP LOCKED look at the holders only. The
-//! waits-for graph has an edge from a waiter to every conflicting holder
-//! and to every conflicting request queued ahead of it.
+//! A holder upgrading its own lock goes to the head of the queue (the
+//! others may be waiting for it; PostgreSQL skips the tuple lock for
+//! upgrades for the same reason). NOWAIT and SKIP LOCKED look at the
+//! holders only. The waits-for graph has an edge from a waiter to every
+//! conflicting holder and to every conflicting request queued ahead of it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -296,16 +300,11 @@ impl LockTable {
             return Ok(Acquired::Skipped);
         }
         let entry = g.entries.entry(key).or_default();
-        // A holder upgrading skips the queue; so do NOWAIT and SKIP LOCKED
-        // (they only ask whether the holders allow it).
+        // Compatible with every other holder: granted now, queue or not
+        // (see the module header).
         let holds = entry.holders.iter().any(|h| h.owner.xid == owner.xid);
-        let queue_blocks = !holds
-            && policy == WaitPolicy::Block
-            && entry.queue.iter().any(|q| mode.conflicts_with(q.mode));
-        if !queue_blocks {
-            if let Some(done) = Self::try_grant(entry, owner, mode) {
-                return Ok(done);
-            }
+        if let Some(done) = Self::try_grant(entry, owner, mode) {
+            return Ok(done);
         }
         match policy {
             WaitPolicy::NoWait => {
@@ -747,19 +746,23 @@ mod tests {
     }
 
     #[test]
-    fn compatible_lockers_queue_behind_a_stronger_waiter() {
+    fn compatible_lockers_are_granted_past_a_stronger_waiter() {
+        // PostgreSQL's heap_lock_tuple (isolation spec
+        // tuplelock-upgrade-no-deadlock): only the holders decide.
         let t = Arc::new(LockTable::new());
         take(&t, 1, ROW, KeyShare).unwrap();
         let h2 = take_queued(&t, 2, ROW, Update);
-        // KeyShare is compatible with the holder but not with 2's request.
-        let h3 = take_queued(&t, 3, ROW, KeyShare);
-        assert_eq!(holders(&t, ROW), [(1, KeyShare)]);
+        assert!(matches!(
+            take(&t, 3, ROW, KeyShare),
+            Ok(Acquired::Granted { .. })
+        ));
+        assert_eq!(holders(&t, ROW), [(1, KeyShare), (3, KeyShare)]);
         t.release(Xid(1), ROW);
+        assert_eq!(t.info(ROW).unwrap().waiters, 1, "2 still waits for 3");
+        t.release(Xid(3), ROW);
         assert!(h2.join().unwrap().is_ok());
         assert_eq!(holders(&t, ROW), [(2, Update)]);
         t.release(Xid(2), ROW);
-        assert!(h3.join().unwrap().is_ok());
-        assert_eq!(holders(&t, ROW), [(3, KeyShare)]);
         // NOWAIT looks at the holders only.
         let ctl = WaitCtl::unbounded();
         let r = t.acquire(owner(4), ROW, Share, WaitPolicy::NoWait, &ctl, &|| {
@@ -788,10 +791,10 @@ mod tests {
         let t = Arc::new(LockTable::new());
         let other = LockKey::Row(RelId(1), RowId(8));
         take(&t, 3, other, Update).unwrap();
-        take(&t, 1, ROW, KeyShare).unwrap();
+        take(&t, 1, ROW, Share).unwrap();
         let h2 = take_queued(&t, 2, ROW, Update); // waits for 1
-        let h3 = take_queued(&t, 3, ROW, KeyShare); // queued behind 2
-                                                    // 1 -> 3 (holder of `other`) -> 2 (queued ahead) -> 1 (holder).
+        let h3 = take_queued(&t, 3, ROW, NoKeyUpdate); // waits for 1, queued behind 2
+                                                       // 1 -> 3 (holder of `other`) -> 1 (holder) and 2 (queued ahead) -> 1.
         let r1 = take_checking(&t, 1, other, Update);
         assert!(matches!(r1, Err(TxnError::Deadlock { .. })), "{r1:?}");
         // 1 aborts: its locks go, and the others finish in order.
