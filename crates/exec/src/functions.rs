@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nestor_common::{DbError, SessionId, SqlState, Xid};
-use nestor_plan::functions::Func;
+use nestor_plan::functions::{AdvisoryFn, AdvisoryOp, Func};
 use nestor_plan::valops::{self, as_f64, as_i64};
 use nestor_settings::SettingChange;
-use nestor_txn::XactStatus;
+use nestor_txn::{LockKey, LockMode, TxnError, WaitPolicy, XactStatus};
 use nestor_types::datatype::DataType;
 use nestor_types::datetime::UNIX_EPOCH_USECS;
 use nestor_types::Value;
@@ -63,7 +63,11 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::ClockTimestamp => Ok(Value::TimestampTz(now_us())),
         Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
         Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
-        Func::PgSleep => pg_sleep(as_f64(&args[0]).unwrap_or(0.0), ev),
+        Func::PgSleep => match as_f64(&args[0]) {
+            Some(secs) => pg_sleep(secs, ev),
+            None => Ok(Value::Null),
+        },
+        Func::PgSleepFor if args[0].is_null() => Ok(Value::Null),
         Func::PgSleepFor => {
             let iv = nestor_types::datetime::parse_interval(
                 &text(&args[0], &ev.ctx.eval).unwrap_or_default(),
@@ -80,6 +84,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::CurrentSetting => current_setting(&args, ev),
         Func::SetConfig => set_config(&args, ev),
         Func::Nextval | Func::Currval | Func::Setval | Func::Lastval => sequence_fn(f, &args, ev),
+        Func::Advisory(a) => advisory(a, &args, ev),
         f => session_fn(f, &args, ev),
     }
 }
@@ -187,7 +192,7 @@ fn setting(ev: &Ev, name: &str, default: &str) -> String {
 /// Sleep in small steps, polling for cancel and statement_timeout.
 fn pg_sleep(secs: f64, ev: &mut Ev) -> Result<Value, DbError> {
     if secs.is_nan() || secs <= 0.0 {
-        return Ok(Value::Null);
+        return Ok(void());
     }
     let end = Instant::now() + Duration::from_secs_f64(secs.min(1e9));
     (ev.ctx.wait_event)(Some(("Timeout", "PgSleep")));
@@ -197,7 +202,7 @@ fn pg_sleep(secs: f64, ev: &mut Ev) -> Result<Value, DbError> {
         }
         let now = Instant::now();
         if now >= end {
-            break Ok(Value::Null);
+            break Ok(void());
         }
         std::thread::sleep((end - now).min(Duration::from_millis(10)));
     };
@@ -415,4 +420,85 @@ fn int_list(text: &str) -> Result<Vec<u32>, DbError> {
         .split(',')
         .map(|p| p.trim().parse::<u32>().map_err(|_| malformed()))
         .collect()
+}
+
+/// The pg_advisory_* functions. Session-level locks live in the lock
+/// table under the session's pseudo-owner (held across transactions);
+/// transaction-level ones are taken by the transaction like a row lock, so
+/// its end (or a rollback to a savepoint before them) releases them.
+fn advisory(a: AdvisoryFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    if args.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    let locks = &ev.ctx.db.txn.locks;
+    let session = ev.ctx.session;
+    if a.op == AdvisoryOp::UnlockAll {
+        locks.unlock_session_all(session);
+        return Ok(void());
+    }
+    let key = match args {
+        [k] => LockKey::Advisory {
+            key: as_i64(k).unwrap_or(0),
+            pair: false,
+        },
+        [k1, k2] => LockKey::Advisory {
+            key: (as_i64(k1).unwrap_or(0) << 32) | (as_i64(k2).unwrap_or(0) as u32 as i64),
+            pair: true,
+        },
+        _ => return Err(DbError::internal("advisory lock arguments")),
+    };
+    let exclusive = !a.shared;
+    let policy = match a.op {
+        AdvisoryOp::TryLock => WaitPolicy::NoWait,
+        _ => WaitPolicy::Block,
+    };
+    match (a.op, a.xact) {
+        (AdvisoryOp::Unlock, _) => {
+            let held = locks.unlock_session(session, key, exclusive);
+            if !held {
+                let mode = if exclusive {
+                    "ExclusiveLock"
+                } else {
+                    "ShareLock"
+                };
+                ev.ctx.notices.push(
+                    DbError::new(
+                        SqlState::Warning,
+                        format!("you don't own a lock of type {mode}"),
+                    )
+                    .with_severity(nestor_common::error::Severity::Warning),
+                );
+            }
+            Ok(Value::Bool(held))
+        }
+        (op, false) => {
+            let got = locks.lock_session(session, key, exclusive, policy, &ev.ctx.wait)?;
+            Ok(match op {
+                AdvisoryOp::TryLock => Value::Bool(got),
+                _ => void(),
+            })
+        }
+        (op, true) => {
+            let mode = if exclusive {
+                LockMode::Update
+            } else {
+                LockMode::Share
+            };
+            let what = || "advisory lock".to_string();
+            let got = match ev.ctx.txn.lock(key, mode, policy, &ev.ctx.wait, &what) {
+                Ok(_) => true,
+                Err(TxnError::LockNotAvailable { .. }) if policy == WaitPolicy::NoWait => false,
+                Err(e) => return Err(e.into()),
+            };
+            Ok(match op {
+                AdvisoryOp::TryLock => Value::Bool(got),
+                _ => void(),
+            })
+        }
+    }
+}
+
+/// The value of a function returning void: not NULL, printed as ''.
+fn void() -> Value {
+    Value::Text(Arc::from(""))
 }

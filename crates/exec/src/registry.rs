@@ -174,6 +174,7 @@ impl SessionShared {
         match waiting {
             Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
             Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
+            Some(LockKey::Advisory { .. }) => return pair("Lock", "advisory"),
             None => {}
         }
         match a.wait_event {

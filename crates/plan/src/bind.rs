@@ -1081,7 +1081,7 @@ impl<'e> Binder<'e> {
                 .ok_or_else(|| DbError::internal("pg_sleep_for needs an argument"))?;
             let (e, t) = self.bind(arg)?;
             let e = self.coerce(e, t, DataType::Text)?;
-            return Ok((Expr::Func(Func::PgSleepFor, vec![e]), DataType::Unknown));
+            return Ok((Expr::Func(Func::PgSleepFor, vec![e]), DataType::Void));
         }
         let mut args = Vec::with_capacity(f.args.len());
         for a in &f.args {
@@ -1099,10 +1099,7 @@ impl<'e> Binder<'e> {
                 None => e,
             });
         }
-        let ret = match res.func {
-            Func::PgSleep => DataType::Unknown,
-            _ => res.ret.resolve_unknown(),
-        };
+        let ret = res.ret.resolve_unknown();
         Ok((Expr::Func(res.func, out), ret))
     }
 

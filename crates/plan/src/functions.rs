@@ -43,6 +43,8 @@ pub enum Func {
     SetConfig,
     CancelBackend,
     IsolationTestSessionIsBlocked,
+    /// The pg_advisory_* family.
+    Advisory(AdvisoryFn),
     TerminateBackend,
     Nextval,
     Currval,
@@ -84,6 +86,88 @@ pub struct Resolved {
     pub ret: DataType,
 }
 
+impl Func {
+    /// The name EXPLAIN shows.
+    pub fn explain_name(&self) -> String {
+        match self {
+            Func::Advisory(a) => a.name(),
+            f => format!("{f:?}").to_lowercase(),
+        }
+    }
+}
+
+/// What one pg_advisory_* function does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AdvisoryFn {
+    pub op: AdvisoryOp,
+    /// The _shared variants.
+    pub shared: bool,
+    /// The _xact_ variants: held until the transaction ends.
+    pub xact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdvisoryOp {
+    /// pg_advisory[_xact]_lock[_shared]: wait; returns void.
+    Lock,
+    /// pg_try_advisory[_xact]_lock[_shared]: no wait; returns whether it
+    /// got the lock.
+    TryLock,
+    /// pg_advisory_unlock[_shared]: returns whether it was held.
+    Unlock,
+    /// pg_advisory_unlock_all().
+    UnlockAll,
+}
+
+impl AdvisoryFn {
+    /// The SQL name, e.g. pg_try_advisory_xact_lock_shared.
+    pub fn name(&self) -> String {
+        let shared = if self.shared { "_shared" } else { "" };
+        let xact = if self.xact { "xact_" } else { "" };
+        match self.op {
+            AdvisoryOp::Lock => format!("pg_advisory_{xact}lock{shared}"),
+            AdvisoryOp::TryLock => format!("pg_try_advisory_{xact}lock{shared}"),
+            AdvisoryOp::Unlock => format!("pg_advisory_unlock{shared}"),
+            AdvisoryOp::UnlockAll => "pg_advisory_unlock_all".into(),
+        }
+    }
+}
+
+/// The pg_advisory_* function named `name`, if it is one.
+fn advisory(name: &str) -> Option<AdvisoryFn> {
+    let (op, rest) = if let Some(r) = name.strip_prefix("pg_try_advisory_") {
+        (AdvisoryOp::TryLock, r)
+    } else if name == "pg_advisory_unlock_all" {
+        return Some(AdvisoryFn {
+            op: AdvisoryOp::UnlockAll,
+            shared: false,
+            xact: false,
+        });
+    } else if let Some(r) = name.strip_prefix("pg_advisory_unlock") {
+        (AdvisoryOp::Unlock, r)
+    } else {
+        (AdvisoryOp::Lock, name.strip_prefix("pg_advisory_")?)
+    };
+    let (xact, rest) = match rest.strip_prefix("xact_") {
+        Some(r) => (true, r),
+        None => (false, rest),
+    };
+    let rest = if op == AdvisoryOp::Unlock {
+        rest
+    } else {
+        rest.strip_prefix("lock")?
+    };
+    let shared = match rest {
+        "" => false,
+        "_shared" => true,
+        _ => return None,
+    };
+    if op == AdvisoryOp::Unlock && xact {
+        return None;
+    }
+    Some(AdvisoryFn { op, shared, xact })
+}
+
 /// Resolve `name(args)`.
 pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     use DataType as T;
@@ -102,7 +186,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("now" | "transaction_timestamp", 0) => r(Func::Now, none(), T::TimestampTz),
         ("statement_timestamp", 0) => r(Func::StatementTimestamp, none(), T::TimestampTz),
         ("clock_timestamp", 0) => r(Func::ClockTimestamp, none(), T::TimestampTz),
-        ("pg_sleep", 1) => r(Func::PgSleep, vec![Some(T::Float8)], T::Unknown),
+        ("pg_sleep", 1) => r(Func::PgSleep, vec![Some(T::Float8)], T::Void),
         ("random", 0) => r(Func::Random, none(), T::Float8),
         ("version", 0) => r(Func::Version, none(), T::Text),
         ("current_database", 0) => r(Func::CurrentDatabase, none(), T::Name),
@@ -132,6 +216,20 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("current_setting", 2) => r(Func::CurrentSetting, vec![text, Some(T::Bool)], T::Text),
         ("set_config", 3) => r(Func::SetConfig, vec![text, text, Some(T::Bool)], T::Text),
         ("pg_cancel_backend", 1) => r(Func::CancelBackend, vec![Some(T::Int4)], T::Bool),
+        (name, 0..=2) if advisory(name).is_some() => {
+            let a = advisory(name).expect("checked");
+            let arg_types = match (a.op, n) {
+                (AdvisoryOp::UnlockAll, 0) => Vec::new(),
+                (AdvisoryOp::UnlockAll, _) | (_, 0) => return library(name, args),
+                (_, 1) => vec![int8],
+                _ => vec![Some(T::Int4), Some(T::Int4)],
+            };
+            let ret = match a.op {
+                AdvisoryOp::Lock | AdvisoryOp::UnlockAll => T::Void,
+                AdvisoryOp::TryLock | AdvisoryOp::Unlock => T::Bool,
+            };
+            r(Func::Advisory(a), arg_types, ret)
+        }
         // The second argument is integer[] in PostgreSQL; until arrays exist
         // it is taken in its text form ('{1,2,3}').
         ("pg_isolation_test_session_is_blocked", 2) => r(
@@ -244,11 +342,6 @@ const NOT_YET: &[&str] = &[
     "pg_database_size",
     "pg_size_pretty",
     "pg_is_in_recovery",
-    "pg_advisory_lock",
-    "pg_advisory_unlock",
-    "pg_try_advisory_lock",
-    "pg_advisory_xact_lock",
-    "pg_advisory_unlock_all",
     "pg_visible_in_snapshot",
     "txid_visible_in_snapshot",
     "setseed",

@@ -629,6 +629,87 @@ async fn isolation_tester_sees_who_blocks_whom() {
     assert_eq!(obs.one(&blocked(b.pid, a.pid.to_string())).await, no);
 }
 
+// ---------------------------------------------------------------------------
+// Advisory locks
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advisory_locks_session_and_transaction_level() {
+    let tg = Target::new("advisory").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    let yes = Some("t".to_owned());
+    let no = Some("f".to_owned());
+    // Session level: survives the transaction, counted, waited for.
+    a.run("BEGIN; SELECT pg_advisory_lock(7); SELECT pg_advisory_lock(7); ROLLBACK")
+        .await;
+    assert_eq!(b.one("SELECT pg_try_advisory_lock(7)").await, no);
+    // The one-key and two-key forms are different locks.
+    assert_eq!(b.one("SELECT pg_try_advisory_lock(0, 7)").await, yes);
+    assert_eq!(b.one("SELECT pg_advisory_unlock(0, 7)").await, yes);
+    let hb = b.spawn("SELECT pg_advisory_lock(7)");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    assert_eq!(a.one("SELECT pg_advisory_unlock(7)").await, yes);
+    // Taken twice: still held after one unlock.
+    assert!(!hb.is_finished());
+    assert_eq!(a.one("SELECT pg_advisory_unlock(7)").await, yes);
+    // void is not NULL: psql prints an empty string.
+    assert_eq!(col0(&join(hb).await.unwrap()), vec![Some(String::new())]);
+    // Unlocking what one does not hold: false (and a WARNING).
+    assert_eq!(a.one("SELECT pg_advisory_unlock(7)").await, no);
+    // Shared locks share; an exclusive request waits for them.
+    b.run("SELECT pg_advisory_unlock(7)").await;
+    a.run("SELECT pg_advisory_lock_shared(8)").await;
+    assert_eq!(b.one("SELECT pg_try_advisory_lock_shared(8)").await, yes);
+    assert_eq!(obs.one("SELECT pg_try_advisory_lock(8)").await, no);
+    b.run("SELECT pg_advisory_unlock_all()").await;
+    assert_eq!(obs.one("SELECT pg_try_advisory_lock(8)").await, no);
+    // A session's end releases its session-level locks.
+    drop(a);
+    let mut got = None;
+    for _ in 0..400 {
+        got = obs.one("SELECT pg_try_advisory_lock(8)").await;
+        if got == yes {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(got, yes);
+    obs.run("SELECT pg_advisory_unlock(8)").await;
+    // Transaction level: released by COMMIT, and by ROLLBACK TO a
+    // savepoint taken before it.
+    b.run("BEGIN; SAVEPOINT s; SELECT pg_advisory_xact_lock(9)")
+        .await;
+    assert_eq!(obs.one("SELECT pg_try_advisory_xact_lock(9)").await, no);
+    b.run("ROLLBACK TO s").await;
+    assert_eq!(obs.one("SELECT pg_try_advisory_xact_lock(9)").await, yes);
+    b.run("SELECT pg_advisory_xact_lock(10)").await;
+    let ho = obs.spawn("SELECT pg_advisory_xact_lock(10)");
+    wait_until_blocked(&tg.session().await, obs.pid, &ho).await;
+    b.run("COMMIT").await;
+    join(ho).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advisory_lock_deadlock_is_detected() {
+    let tg = Target::new("advisory_deadlock").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    // b's timer fires first, so b is the victim.
+    a.run("SET deadlock_timeout = '60s'").await;
+    b.run("SET deadlock_timeout = '100ms'").await;
+    a.run("SELECT pg_advisory_lock(1)").await;
+    b.run("SELECT pg_advisory_lock(2)").await;
+    let ha = a.spawn("SELECT pg_advisory_lock(2)");
+    wait_until_blocked(&obs, a.pid, &ha).await;
+    let err = b
+        .try_run("SELECT pg_advisory_lock(1)")
+        .await
+        .expect_err("b must be the deadlock victim");
+    assert_eq!(sqlstate(&err), "40P01", "{err:?}");
+    // Session-level locks outlive the error: a waits until b lets go.
+    assert!(!ha.is_finished());
+    b.run("SELECT pg_advisory_unlock_all()").await;
+    join(ha).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn for_update_blocks_every_other_lock_mode() {
     let tg = Target::new("for_update_blocks").await;

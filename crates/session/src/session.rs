@@ -941,6 +941,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         self.block.finish(false, &mut self.settings);
         self.catalog.drop_temp_objects(&self.engine.store);
+        self.engine.txn.locks.unlock_session_all(self.info.pid);
         self.engine.catalog.forget_session(self.info.pid);
         self.engine.sessions.unregister(self.info.pid);
     }

@@ -107,6 +107,35 @@ pub enum LockKey {
     Row(RelId, RowId),
     /// Held exclusively by the transaction itself while it runs.
     Txn(Xid),
+    /// pg_advisory_lock(key) (`pair` false) or pg_advisory_lock(k1, k2)
+    /// (`pair` true, key = k1 << 32 | k2 as u32): PostgreSQL keeps the two
+    /// forms apart. Share = the _shared functions, Update = exclusive.
+    Advisory {
+        key: i64,
+        pair: bool,
+    },
+}
+
+impl LockKey {
+    /// One session never conflicts with itself on an advisory lock (its
+    /// session-level and transaction-level holds are separate holders), as
+    /// a PostgreSQL backend never conflicts with its own locks.
+    fn is_advisory(self) -> bool {
+        matches!(self, LockKey::Advisory { .. })
+    }
+}
+
+/// Session-level advisory locks are held by a pseudo-owner per session,
+/// whose XID lies far above any real one (real XIDs are assigned from 1
+/// upward and never reach 2^62).
+const SESSION_OWNER_XID_BASE: u64 = 1 << 62;
+
+fn session_owner(session: SessionId) -> Owner {
+    Owner {
+        xid: Xid(SESSION_OWNER_XID_BASE + session.0 as u64),
+        session,
+        level: SavepointLevel(0),
+    }
 }
 
 /// Who holds or wants a lock.
@@ -207,6 +236,9 @@ struct Inner {
     /// waiter when it wakes.
     granted: HashMap<u64, Acquired>,
     next_ticket: u64,
+    /// Session-level advisory locks: how many times each session took each
+    /// key, [shared, exclusive] (PostgreSQL counts re-acquisitions).
+    session_locks: HashMap<(SessionId, LockKey), [u32; 2]>,
 }
 
 /// The lock table. One mutex guards it; hold times are a hash lookup and a
@@ -238,7 +270,12 @@ impl LockTable {
     /// Grant `mode` to `owner` now if no other holder conflicts (an upgrade
     /// of the owner's own lock records the previous mode); None if it must
     /// wait.
-    fn try_grant(entry: &mut Entry, owner: Owner, mode: LockMode) -> Option<Acquired> {
+    fn try_grant(
+        entry: &mut Entry,
+        key: LockKey,
+        owner: Owner,
+        mode: LockMode,
+    ) -> Option<Acquired> {
         let own = entry.holders.iter().position(|h| h.owner.xid == owner.xid);
         if let Some(i) = own {
             if entry.holders[i].mode >= mode {
@@ -248,7 +285,7 @@ impl LockTable {
         let blocked = entry
             .holders
             .iter()
-            .any(|h| h.owner.xid != owner.xid && mode.conflicts_with(h.mode));
+            .any(|h| Self::conflict(key, owner, mode, h.owner, h.mode));
         if blocked {
             return None;
         }
@@ -266,6 +303,14 @@ impl LockTable {
             }
         };
         Some(Acquired::Granted { prev })
+    }
+
+    /// Whether `a` asking for `mode` conflicts with `b` holding or asking
+    /// for `b_mode` on `key`.
+    fn conflict(key: LockKey, a: Owner, mode: LockMode, b: Owner, b_mode: LockMode) -> bool {
+        a.xid != b.xid
+            && !(key.is_advisory() && a.session == b.session)
+            && mode.conflicts_with(b_mode)
     }
 
     pub(crate) fn acquire(
@@ -303,7 +348,7 @@ impl LockTable {
         // Compatible with every other holder: granted now, queue or not
         // (see the module header).
         let holds = entry.holders.iter().any(|h| h.owner.xid == owner.xid);
-        if let Some(done) = Self::try_grant(entry, owner, mode) {
+        if let Some(done) = Self::try_grant(entry, key, owner, mode) {
             return Ok(done);
         }
         match policy {
@@ -341,7 +386,7 @@ impl LockTable {
                 session: owner.session,
             },
         );
-        let r = Self::wait_queued(&mut g, owner.xid, ticket, &cv, ctl);
+        let r = Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl);
         g.waits.remove(&owner.xid);
         if r.is_err() {
             Self::dequeue(&mut g, key, ticket);
@@ -352,7 +397,7 @@ impl LockTable {
     /// Sleep until a releaser grants `ticket`, or a bound ends the wait.
     fn wait_queued(
         g: &mut parking_lot::MutexGuard<'_, Inner>,
-        xid: Xid,
+        session: SessionId,
         ticket: u64,
         cv: &Condvar,
         ctl: &WaitCtl<'_>,
@@ -367,7 +412,7 @@ impl LockTable {
             let waited = started.elapsed();
             if !deadlock_checked && waited >= ctl.deadlock_timeout {
                 deadlock_checked = true;
-                if let Some(detail) = Self::find_cycle(g, xid) {
+                if let Some(detail) = Self::find_cycle(g, session) {
                     return Err(TxnError::Deadlock { detail });
                 }
             }
@@ -399,7 +444,7 @@ impl LockTable {
             return;
         };
         while let Some(head) = entry.queue.front() {
-            let Some(done) = Self::try_grant(entry, head.owner, head.mode) else {
+            let Some(done) = Self::try_grant(entry, key, head.owner, head.mode) else {
                 break;
             };
             let head = entry.queue.pop_front().expect("head exists");
@@ -428,8 +473,11 @@ impl LockTable {
 
     /// Depth-first search of the waits-for graph from `start`; returns
     /// PostgreSQL-style DETAIL lines describing the cycle if there is one.
-    fn find_cycle(g: &Inner, start: Xid) -> Option<String> {
-        let mut path: Vec<(Xid, Xid)> = Vec::new(); // (waiter, blocker)
+    /// Its nodes are sessions (a PostgreSQL backend): a session waits under
+    /// its transaction's XID or, for a session-level advisory lock, under
+    /// its session pseudo-owner, and holds locks under both.
+    fn find_cycle(g: &Inner, start: SessionId) -> Option<String> {
+        let mut path: Vec<(SessionId, SessionId)> = Vec::new(); // (waiter, blocker)
         let mut visited = HashSet::new();
         if Self::dfs(g, start, start, &mut visited, &mut path) {
             Some(Self::describe(g, &path))
@@ -438,20 +486,32 @@ impl LockTable {
         }
     }
 
+    fn wait_of(g: &Inner, session: SessionId) -> Option<(Xid, Wait)> {
+        g.waits
+            .iter()
+            .find(|(_, w)| w.session == session)
+            .map(|(&x, &w)| (x, w))
+    }
+
     fn dfs(
         g: &Inner,
-        start: Xid,
-        at: Xid,
-        visited: &mut HashSet<Xid>,
-        path: &mut Vec<(Xid, Xid)>,
+        start: SessionId,
+        at: SessionId,
+        visited: &mut HashSet<SessionId>,
+        path: &mut Vec<(SessionId, SessionId)>,
     ) -> bool {
-        let Some(w) = g.waits.get(&at) else {
+        let Some((xid, w)) = Self::wait_of(g, at) else {
             return false;
         };
         let Some(entry) = g.entries.get(&w.key) else {
             return false;
         };
-        for blocker in Self::blockers(entry, at, w.mode) {
+        let waiter = Owner {
+            xid,
+            session: at,
+            level: SavepointLevel(0),
+        };
+        for blocker in Self::blockers(entry, w.key, waiter, w.mode) {
             path.push((at, blocker));
             if blocker == start {
                 return true;
@@ -464,49 +524,51 @@ impl LockTable {
         false
     }
 
-    /// Whom `at`, waiting for `mode` on this entry, waits for: conflicting
-    /// holders, and conflicting requests queued ahead of its own.
-    fn blockers(entry: &Entry, at: Xid, mode: LockMode) -> Vec<Xid> {
+    /// Whose sessions `waiter`, waiting for `mode` on this entry, waits
+    /// for: conflicting holders, and conflicting requests queued ahead of
+    /// its own.
+    fn blockers(entry: &Entry, key: LockKey, waiter: Owner, mode: LockMode) -> Vec<SessionId> {
         let holders = entry
             .holders
             .iter()
-            .filter(|h| h.owner.xid != at && mode.conflicts_with(h.mode))
-            .map(|h| h.owner.xid);
+            .filter(|h| Self::conflict(key, waiter, mode, h.owner, h.mode))
+            .map(|h| h.owner.session);
         let ahead = entry
             .queue
             .iter()
-            .take_while(|q| q.owner.xid != at)
-            .filter(|q| mode.conflicts_with(q.mode))
-            .map(|q| q.owner.xid);
-        holders.chain(ahead).collect()
+            .take_while(|q| q.owner.xid != waiter.xid)
+            .filter(|q| Self::conflict(key, waiter, mode, q.owner, q.mode))
+            .map(|q| q.owner.session);
+        let mut out: Vec<SessionId> = holders.chain(ahead).collect();
+        out.sort_unstable_by_key(|s| s.0);
+        out.dedup();
+        out
     }
 
-    fn describe(g: &Inner, path: &[(Xid, Xid)]) -> String {
-        let session_of = |x: Xid| -> u32 {
-            if let Some(w) = g.waits.get(&x) {
-                return w.session.0;
-            }
-            g.entries
-                .values()
-                .flat_map(|e| e.holders.iter())
-                .find(|h| h.owner.xid == x)
-                .map_or(0, |h| h.owner.session.0)
-        };
+    fn describe(g: &Inner, path: &[(SessionId, SessionId)]) -> String {
         let lines: Vec<String> = path
             .iter()
             .map(|&(waiter, blocker)| {
-                let w = g.waits[&waiter];
+                let (_, w) = Self::wait_of(g, waiter).expect("a waiter on the cycle waits");
                 let target = match w.key {
                     LockKey::Txn(x) => format!("ShareLock on transaction {x}"),
                     LockKey::Row(rel, row) => {
                         format!("ExclusiveLock on tuple ({row},1) of relation {rel} of database 5")
                     }
+                    LockKey::Advisory { key, pair } => {
+                        let mode = if w.mode == LockMode::Update {
+                            "ExclusiveLock"
+                        } else {
+                            "ShareLock"
+                        };
+                        let (hi, lo) = ((key as u64 >> 32) as u32, key as u32);
+                        let field4 = if pair { 2 } else { 1 };
+                        format!("{mode} on advisory lock [5,{hi},{lo},{field4}]")
+                    }
                 };
                 format!(
                     "Process {} waits for {}; blocked by process {}.",
-                    w.session.0,
-                    target,
-                    session_of(blocker)
+                    waiter.0, target, blocker.0
                 )
             })
             .collect();
@@ -630,27 +692,115 @@ impl LockTable {
     /// (pg_blocking_pids). Empty when it is not waiting in the lock table.
     pub fn blocking_sessions(&self, session: SessionId) -> Vec<SessionId> {
         let g = self.inner.lock();
-        let Some((&xid, w)) = g.waits.iter().find(|(_, w)| w.session == session) else {
+        let Some((xid, w)) = Self::wait_of(&g, session) else {
             return Vec::new();
         };
         let Some(entry) = g.entries.get(&w.key) else {
             return Vec::new();
         };
-        let holders = entry
-            .holders
-            .iter()
-            .filter(|h| h.owner.xid != xid && w.mode.conflicts_with(h.mode))
-            .map(|h| h.owner.session);
-        let ahead = entry
-            .queue
-            .iter()
-            .take_while(|q| q.owner.xid != xid)
-            .filter(|q| w.mode.conflicts_with(q.mode))
-            .map(|q| q.owner.session);
-        let mut out: Vec<SessionId> = holders.chain(ahead).collect();
-        out.sort_unstable_by_key(|s| s.0);
-        out.dedup();
-        out
+        let waiter = Owner {
+            xid,
+            session,
+            level: SavepointLevel(0),
+        };
+        Self::blockers(entry, w.key, waiter, w.mode)
+    }
+
+    // ----- session-level advisory locks --------------------------------------
+
+    /// pg_advisory_lock[_shared](key) at session level: held until unlocked
+    /// as many times as it was taken, or until the session ends; a
+    /// transaction's end does not release it. With `WaitPolicy::NoWait`
+    /// (pg_try_advisory_lock) a conflict returns false instead of waiting.
+    pub fn lock_session(
+        &self,
+        session: SessionId,
+        key: LockKey,
+        exclusive: bool,
+        policy: WaitPolicy,
+        ctl: &WaitCtl<'_>,
+    ) -> Result<bool, TxnError> {
+        assert!(key.is_advisory(), "session-level locks are advisory locks");
+        let i = usize::from(exclusive);
+        let held = {
+            let g = self.inner.lock();
+            g.session_locks
+                .get(&(session, key))
+                .is_some_and(|c| c[1] > 0 || (c[0] > 0 && !exclusive))
+        };
+        if !held {
+            let mode = if exclusive {
+                LockMode::Update
+            } else {
+                LockMode::Share
+            };
+            let what = || "advisory lock".to_string();
+            match self.acquire(session_owner(session), key, mode, policy, ctl, &what) {
+                Ok(Acquired::Skipped) => return Ok(false),
+                Err(TxnError::LockNotAvailable { .. }) if policy != WaitPolicy::Block => {
+                    return Ok(false)
+                }
+                Err(e) => return Err(e),
+                Ok(_) => {}
+            }
+        }
+        self.inner
+            .lock()
+            .session_locks
+            .entry((session, key))
+            .or_default()[i] += 1;
+        Ok(true)
+    }
+
+    /// pg_advisory_unlock[_shared](key): false if the session holds no such
+    /// session-level lock.
+    pub fn unlock_session(&self, session: SessionId, key: LockKey, exclusive: bool) -> bool {
+        let i = usize::from(exclusive);
+        let left = {
+            let mut g = self.inner.lock();
+            let Some(c) = g.session_locks.get_mut(&(session, key)) else {
+                return false;
+            };
+            if c[i] == 0 {
+                return false;
+            }
+            c[i] -= 1;
+            let left = *c;
+            if left == [0, 0] {
+                g.session_locks.remove(&(session, key));
+            }
+            left
+        };
+        let xid = session_owner(session).xid;
+        let [shared, excl] = left;
+        if shared == 0 && excl == 0 {
+            self.release(xid, key);
+        } else if excl == 0 && exclusive {
+            // Back from exclusive to the shared hold still counted.
+            self.restore(xid, key, Some((LockMode::Share, SavepointLevel(0))));
+        }
+        true
+    }
+
+    /// pg_advisory_unlock_all(), and session end: every session-level lock.
+    pub fn unlock_session_all(&self, session: SessionId) {
+        let keys: Vec<LockKey> = {
+            let mut g = self.inner.lock();
+            let keys = g
+                .session_locks
+                .keys()
+                .filter(|(s, _)| *s == session)
+                .map(|&(_, k)| k)
+                .collect::<Vec<_>>();
+            for k in &keys {
+                g.session_locks.remove(&(session, *k));
+            }
+            keys
+        };
+        let xid = session_owner(session).xid;
+        for k in keys {
+            self.release(xid, k);
+        }
     }
 
     /// Number of locked keys (including transactions' own Txn keys).

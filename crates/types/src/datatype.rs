@@ -63,6 +63,10 @@ pub enum DataType {
     Name,
     /// An untyped literal or NULL whose type is not known yet.
     Unknown,
+    /// The result of a function that returns nothing (pg_sleep,
+    /// pg_advisory_lock): a non-NULL value printed as '' (values are
+    /// `Value::Text("")`).
+    Void,
 }
 
 /// Longest varchar/char length PostgreSQL accepts.
@@ -100,6 +104,7 @@ impl DataType {
             Numeric(_) => 1700,
             Uuid => 2950,
             Jsonb => 3802,
+            Void => 2278,
         }
     }
 
@@ -152,6 +157,7 @@ impl DataType {
             Interval | Uuid => 16,
             Name => 64,
             Unknown => -2,
+            Void => 4,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb => -1,
         }
     }
@@ -244,6 +250,7 @@ impl DataType {
             Oid => "oid",
             Name => "name",
             Unknown => "unknown",
+            Void => "void",
         }
     }
 

@@ -97,6 +97,8 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             apply_typmod(Value::Text(Arc::from(input)), ty, false)?
         }
         DataType::Bytea => Value::Bytea(Arc::from(parse_bytea(input)?)),
+        // void_in accepts anything.
+        DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(datetime::parse_date(input, tz, ctx.now)?),
         DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(input, tz, ctx.now)?),
         DataType::TimestampTz => {

@@ -363,7 +363,7 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
         ),
         Expr::Func(f, args) => format!(
             "{}({})",
-            format!("{f:?}").to_lowercase(),
+            f.explain_name(),
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
         _ => "(...)".into(),

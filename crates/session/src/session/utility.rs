@@ -104,7 +104,7 @@ pub(crate) fn execute(
             }
             Ok(())
         }
-        NodeEnum::DiscardStmt(_) => discard(s, rows),
+        NodeEnum::DiscardStmt(d) => discard(s, d, rows),
         NodeEnum::CopyStmt(c) => copy_stmt(s, text, c, rows),
         NodeEnum::CheckPointStmt(_) => {
             // A checkpoint waits for transactions with schema changes to end
@@ -654,17 +654,49 @@ fn const_param(
     const_text(n).map(|text| nestor_types::text::parse_text(encode::wire_type(oid), &text, codec))
 }
 
-fn discard(s: &mut Session, rows: &mut RowOut<'_>) -> Result<(), DbError> {
-    if s.block.in_explicit_block() {
+/// DISCARD ALL | PLANS | SEQUENCES | TEMP. Plans are re-planned whenever
+/// the catalog changes, so PLANS has nothing to drop.
+fn discard(
+    s: &mut Session,
+    d: &nestor_parser::pb::DiscardStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let mode = nestor_parser::pb::DiscardMode::try_from(d.target)
+        .unwrap_or(nestor_parser::pb::DiscardMode::DiscardAll);
+    let all = mode == nestor_parser::pb::DiscardMode::DiscardAll;
+    if all && s.block.in_explicit_block() {
         return Err(DbError::new(
             SqlState::ActiveSqlTransaction,
             "DISCARD ALL cannot run inside a transaction block",
         ));
     }
-    s.statements.clear();
-    s.portals.clear();
-    s.settings.reset_all();
-    tag(rows, "DISCARD ALL");
+    let temp = all || mode == nestor_parser::pb::DiscardMode::DiscardTemp;
+    // TEMP tables are dropped at once, outside the transaction: one that
+    // wrote (maybe to them) must end first.
+    if temp && s.block.txn().is_some_and(|t| !t.xid().is_none()) {
+        return Err(DbError::unsupported(
+            "DISCARD TEMP in a transaction that has written",
+        ));
+    }
+    if all {
+        s.statements.clear();
+        s.portals.clear();
+        s.settings.reset_all();
+        s.engine.txn.locks.unlock_session_all(s.info.pid);
+    }
+    if all || mode == nestor_parser::pb::DiscardMode::DiscardSequences {
+        s.engine.catalog.forget_session(s.info.pid);
+    }
+    if temp {
+        s.catalog.drop_temp_objects(&s.engine.store);
+    }
+    let t = match mode {
+        nestor_parser::pb::DiscardMode::DiscardPlans => "DISCARD PLANS",
+        nestor_parser::pb::DiscardMode::DiscardSequences => "DISCARD SEQUENCES",
+        nestor_parser::pb::DiscardMode::DiscardTemp => "DISCARD TEMP",
+        _ => "DISCARD ALL",
+    };
+    tag(rows, t);
     Ok(())
 }
 
