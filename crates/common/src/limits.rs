@@ -148,3 +148,29 @@ pub const PRUNE_SCALE_PERCENT: u64 = 20;
 
 /// Ended transactions whose outcome pg_xact_status() can still report.
 pub const XACT_HISTORY_MAX: usize = 1_000_000;
+
+// ----- SERIALIZABLE (predicate locks and rw-conflict tracking) -------------
+
+/// Fine-grained predicate locks (tuples, index keys and ranges) one
+/// serializable transaction may hold on one relation before they are
+/// promoted to a lock on the whole relation (PostgreSQL's
+/// max_pred_locks_per_relation, which counts pages; ours counts rows).
+pub const PRED_LOCKS_PER_RELATION_MAX: usize = 4_096;
+
+/// Fine-grained predicate locks one serializable transaction may hold in
+/// all; past it the relation where it holds the most is promoted (PostgreSQL's
+/// max_pred_locks_per_transaction, 64, counts pages and relations).
+pub const PRED_LOCKS_PER_TXN_MAX: usize = 65_536;
+
+/// Committed serializable transactions kept with their predicate locks and
+/// conflicts while a concurrent one still runs; past it the oldest is
+/// summarized (its locks become relation locks of one "old committed"
+/// stand-in, its conflicts flags on its partners), as PostgreSQL summarizes
+/// into pg_serial.
+pub const SSI_COMMITTED_XACTS_MAX: usize = 10_000;
+
+/// Summarized transactions whose XID and earliest out-conflict are kept for
+/// readers that meet their writes; past it the oldest are forgotten and any
+/// write by an XID at or below the forgotten ones counts, conservatively, as
+/// one by a summarized transaction with a conflict out.
+pub const SSI_SUMMARIZED_XIDS_MAX: usize = 1_000_000;

@@ -411,6 +411,7 @@ fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
         horizon: cut.csn,
         own: Xid::NONE,
         cid: nestor_common::CommandId(0),
+        ssi: None,
     };
     for t in &cut.tables {
         w.put(&t.id.0.to_le_bytes())?;

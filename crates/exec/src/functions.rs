@@ -135,12 +135,13 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             Value::Bool(ev.ctx.db.sessions.cancel(pid, None))
         }
         Func::IsolationTestSessionIsBlocked => {
-            // PostgreSQL: whether pg_blocking_pids($1) meets $2 (its
-            // safe-snapshot waits do not exist here).
+            // PostgreSQL: whether pg_blocking_pids($1) or
+            // pg_safe_snapshot_blocking_pids($1) meets $2.
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             let list = text(&args[1], &ec).unwrap_or_default();
             let interesting = int_list(&list)?;
-            let blockers = ev.ctx.db.txn.locks.blocking_sessions(pid);
+            let mut blockers = ev.ctx.db.txn.locks.blocking_sessions(pid);
+            blockers.extend(ev.ctx.db.txn.ssi.safe_snapshot_blockers(pid));
             Value::Bool(blockers.iter().any(|b| interesting.contains(&b.0)))
         }
         Func::TerminateBackend => {

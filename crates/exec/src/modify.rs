@@ -195,7 +195,10 @@ fn insert_one(
     loop {
         if let Some(existing) = find_conflict(&p.table, &arbiters, &row, ev) {
             match conflict {
-                Conflict::Nothing { .. } => return Ok(false),
+                Conflict::Nothing { .. } => {
+                    check_conflict_visible(&p.table, &existing, ev)?;
+                    return Ok(false);
+                }
                 Conflict::Update { sets, filter, .. } => {
                     match conflict_update(p, existing, &row, sets, filter.as_ref(), ev, sink)? {
                         Some(done) => return Ok(done),
@@ -279,6 +282,30 @@ fn find_conflict(
     None
 }
 
+/// REPEATABLE READ and SERIALIZABLE: DO NOTHING may not skip a row because
+/// of a conflicting row its snapshot cannot see (inserted by a transaction
+/// that committed after it): 40001, as PostgreSQL's ExecCheckTupleVisible.
+fn check_conflict_visible(
+    t: &TableDef,
+    existing: &nestor_storage::Tuple,
+    ev: &Ev,
+) -> Result<(), DbError> {
+    let txn = &ev.ctx.txn;
+    if !txn.isolation().uses_transaction_snapshot()
+        || (!txn.xid().is_none() && existing.xmin == txn.xid())
+    {
+        return Ok(());
+    }
+    let snap = nestor_txn::Snapshot {
+        ssi: None,
+        ..ev.ctx.snapshot
+    };
+    match t.storage.get(existing.row, &snap) {
+        Some(seen) if seen.xmin == existing.xmin => Ok(()),
+        _ => Err(nestor_txn::TxnError::SerializationFailure { deleted: false }.into()),
+    }
+}
+
 /// DO UPDATE on the conflicting row. Some(changed) when done, None to
 /// retry (the row went away meanwhile).
 fn conflict_update(
@@ -298,8 +325,9 @@ fn conflict_update(
     input.extend(proposed.iter().cloned());
     input.extend([Value::Null, Value::Null, Value::Null]);
     // READ COMMITTED works on the latest committed version; REPEATABLE
-    // READ gets 40001 from storage if that is newer than its snapshot.
-    let snap = if ev.ctx.txn.isolation() == nestor_txn::Isolation::RepeatableRead {
+    // READ and SERIALIZABLE get 40001 from storage if that is newer than
+    // their snapshot.
+    let snap = if ev.ctx.txn.isolation().uses_transaction_snapshot() {
         ev.ctx.snapshot
     } else {
         ev.ctx.txn.latest_snapshot()

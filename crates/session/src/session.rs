@@ -256,7 +256,7 @@ impl Session {
     /// The idle-in-transaction timeout expired: roll back and produce the
     /// FATAL the wire layer sends before closing the connection.
     pub fn on_idle_timeout(&mut self, out: &mut Vec<BackendMsg>) {
-        self.block.finish(false, &mut self.settings);
+        self.block.abandon(&mut self.settings);
         out.push(BackendMsg::Error(
             DbError::new(
                 SqlState::IdleInTransactionSessionTimeout,
@@ -273,7 +273,7 @@ impl Session {
     pub fn send_fatal_terminated(&mut self, out: &mut Vec<BackendMsg>) {
         if !self.fatal_sent {
             self.fatal_sent = true;
-            self.block.finish(false, &mut self.settings);
+            self.block.abandon(&mut self.settings);
             out.push(BackendMsg::Error(
                 DbError::from(TxnError::Terminated).with_severity(Severity::Fatal),
             ));
@@ -370,7 +370,15 @@ impl Session {
     /// End of a simple query: commit the implicit transaction, report
     /// changed parameters, ReadyForQuery.
     pub(crate) fn finish_query(&mut self, out: &mut Vec<BackendMsg>) {
-        self.block.end_implicit(&mut self.settings);
+        if let Err(e) = self.block.end_implicit(&mut self.settings) {
+            // The implicit commit belongs to the last statement: its error
+            // takes the place of that statement's CommandComplete, as in
+            // PostgreSQL (which commits before reporting completion).
+            if matches!(out.last(), Some(BackendMsg::CommandComplete(_))) {
+                out.pop();
+            }
+            out.push(BackendMsg::Error(e));
+        }
         self.ready(out);
     }
 
@@ -520,8 +528,21 @@ impl Session {
         let wait_event = move |ev: Option<(&'static str, &'static str)>| {
             shared2.activity.lock().wait_event = ev;
         };
+        let waits_for_safe_snapshot = self.block.waits_for_safe_snapshot();
         let txn = self.block.txn_mut().expect("ensured");
-        let snapshot = txn.start_statement()?;
+        let wait = WaitCtl {
+            lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
+            deadlock_timeout: Duration::from_millis(deadlock),
+            interrupt: &interrupt,
+        };
+        if waits_for_safe_snapshot {
+            wait_event(Some(("IPC", "SafeSnapshot")));
+        }
+        let snapshot = txn.start_statement_with(&wait);
+        if waits_for_safe_snapshot {
+            wait_event(None);
+        }
+        let snapshot = snapshot?;
         self.shared.activity.lock().snapshot_xmin = Some(self.engine.txn.next_xid().0);
         let mut ctx = StatementCtx {
             db: &self.engine.db,
@@ -532,11 +553,7 @@ impl Session {
             eval: nestor_types::EvalCtx::new(self.settings.view().time_zone, txn_start_us)
                 .with_extra_float_digits(self.settings.view().extra_float_digits),
             settings: self.settings.view(),
-            wait: WaitCtl {
-                lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
-                deadlock_timeout: Duration::from_millis(deadlock),
-                interrupt: &interrupt,
-            },
+            wait,
             notices,
             txn_start_us,
             stmt_start_us: start,
@@ -554,7 +571,9 @@ impl Session {
 
     fn sync(&mut self, out: &mut Vec<BackendMsg>) {
         self.skip_until_sync = false;
-        self.block.end_implicit(&mut self.settings);
+        if let Err(e) = self.block.end_implicit(&mut self.settings) {
+            out.push(BackendMsg::Error(e));
+        }
         self.ready(out);
     }
 
@@ -939,7 +958,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        self.block.finish(false, &mut self.settings);
+        self.block.abandon(&mut self.settings);
         self.catalog.drop_temp_objects(&self.engine.store);
         self.engine.txn.locks.unlock_session_all(self.info.pid);
         self.engine.catalog.forget_session(self.info.pid);

@@ -65,13 +65,13 @@ pub(crate) enum BlockState {
 }
 
 /// An isolation level as requested and shown. READ UNCOMMITTED runs as
-/// READ COMMITTED (as in PostgreSQL); SERIALIZABLE is refused by
-/// [`parse_isolation`] until it is implemented.
+/// READ COMMITTED (as in PostgreSQL).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IsoLevel {
     ReadUncommitted,
     ReadCommitted,
     RepeatableRead,
+    Serializable,
 }
 
 impl IsoLevel {
@@ -80,6 +80,7 @@ impl IsoLevel {
             IsoLevel::ReadUncommitted => "read uncommitted",
             IsoLevel::ReadCommitted => "read committed",
             IsoLevel::RepeatableRead => "repeatable read",
+            IsoLevel::Serializable => "serializable",
         }
     }
 
@@ -88,6 +89,7 @@ impl IsoLevel {
         match self {
             IsoLevel::ReadUncommitted | IsoLevel::ReadCommitted => Isolation::ReadCommitted,
             IsoLevel::RepeatableRead => Isolation::RepeatableRead,
+            IsoLevel::Serializable => Isolation::Serializable,
         }
     }
 }
@@ -154,16 +156,13 @@ pub(crate) struct TxnBlock {
     store: Arc<Store>,
 }
 
-/// Parse an isolation level name; SERIALIZABLE is refused with 0A000.
+/// Parse an isolation level name.
 pub(crate) fn parse_isolation(name: &str) -> Result<IsoLevel, DbError> {
     match name.trim().to_ascii_lowercase().as_str() {
         "read committed" => Ok(IsoLevel::ReadCommitted),
         "read uncommitted" => Ok(IsoLevel::ReadUncommitted),
         "repeatable read" => Ok(IsoLevel::RepeatableRead),
-        "serializable" => Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "SERIALIZABLE isolation is not supported yet; use REPEATABLE READ",
-        )),
+        "serializable" => Ok(IsoLevel::Serializable),
         other => Err(DbError::new(
             SqlState::InvalidParameterValue,
             format!("invalid value for parameter \"transaction_isolation\": \"{other}\""),
@@ -242,6 +241,17 @@ impl TxnBlock {
         matches!(self.state, BlockState::InBlock | BlockState::Failed)
     }
 
+    /// The next statement takes the first snapshot of a SERIALIZABLE READ
+    /// ONLY DEFERRABLE transaction, which may wait for a safe one.
+    pub(crate) fn waits_for_safe_snapshot(&self) -> bool {
+        self.txn.as_ref().is_some_and(|t| {
+            !t.has_snapshot()
+                && t.isolation() == Isolation::Serializable
+                && self.chars.read_only
+                && self.chars.deferrable
+        })
+    }
+
     pub fn read_only(&self) -> bool {
         self.txn.is_some() && self.chars.read_only
     }
@@ -287,6 +297,9 @@ impl TxnBlock {
             self.session,
             chars.isolation.runs_as(),
         ));
+        if let Some(t) = self.txn.as_mut() {
+            t.set_access(chars.read_only, chars.deferrable);
+        }
         self.chars = chars;
         self.start_chars = chars;
         self.mark_chars.clear();
@@ -389,6 +402,7 @@ impl TxnBlock {
         if let Some(d) = opts.deferrable {
             self.chars.deferrable = d;
         }
+        txn.set_access(self.chars.read_only, self.chars.deferrable);
         self.mirror(settings);
         Ok(())
     }
@@ -425,9 +439,9 @@ impl TxnBlock {
         }
         let chars = self.chars;
         let tag = if commit {
-            self.commit(settings).0
+            self.commit(settings)?.0
         } else {
-            self.finish(false, settings);
+            self.abandon(settings);
             "ROLLBACK"
         };
         self.open(engine, settings, chars, now_us);
@@ -435,28 +449,32 @@ impl TxnBlock {
         Ok(tag)
     }
 
-    /// COMMIT / END. Returns (tag, warning).
-    pub fn commit(&mut self, settings: &mut SessionSettings) -> (&'static str, Option<DbError>) {
-        match self.state {
+    /// COMMIT / END. Returns (tag, warning), or the error that rolled the
+    /// transaction back instead (a SERIALIZABLE one can fail to commit).
+    pub fn commit(
+        &mut self,
+        settings: &mut SessionSettings,
+    ) -> Result<(&'static str, Option<DbError>), DbError> {
+        Ok(match self.state {
             BlockState::Failed => {
-                self.finish(false, settings);
+                self.finish(false, settings)?;
                 ("ROLLBACK", None)
             }
             BlockState::InBlock => {
-                self.finish(true, settings);
+                self.finish(true, settings)?;
                 ("COMMIT", None)
             }
             BlockState::Idle | BlockState::Implicit => {
-                self.finish(true, settings);
+                self.finish(true, settings)?;
                 ("COMMIT", Some(no_txn_warning()))
             }
-        }
+        })
     }
 
     /// ROLLBACK / ABORT. Returns the warning outside a block.
     pub fn rollback(&mut self, settings: &mut SessionSettings) -> Option<DbError> {
         let warn = !self.in_explicit_block();
-        self.finish(false, settings);
+        self.abandon(settings);
         warn.then(no_txn_warning)
     }
 
@@ -515,28 +533,45 @@ impl TxnBlock {
                 }
                 self.state = BlockState::Failed;
             }
-            BlockState::Implicit | BlockState::Idle => self.finish(false, settings),
+            BlockState::Implicit | BlockState::Idle => self.abandon(settings),
         }
     }
 
-    /// End of a query string or Sync: commit an implicit transaction.
-    pub(crate) fn end_implicit(&mut self, settings: &mut SessionSettings) {
+    /// End of a query string or Sync: commit an implicit transaction. An
+    /// error means it was rolled back instead.
+    pub(crate) fn end_implicit(&mut self, settings: &mut SessionSettings) -> Result<(), DbError> {
         self.multi_statement = false;
         if self.state == BlockState::Implicit {
-            self.finish(true, settings);
+            self.finish(true, settings)?;
         }
+        Ok(())
     }
 
-    /// Commit (`true`) or roll back whatever is open and go Idle.
-    pub fn finish(&mut self, commit: bool, settings: &mut SessionSettings) {
+    /// Roll back whatever is open and go Idle.
+    pub fn abandon(&mut self, settings: &mut SessionSettings) {
+        self.finish(false, settings)
+            .expect("a rollback cannot fail");
+    }
+
+    /// Commit (`true`) or roll back whatever is open and go Idle. A commit
+    /// that fails (SERIALIZABLE, 40001) rolls back and returns the error.
+    pub fn finish(&mut self, commit: bool, settings: &mut SessionSettings) -> Result<(), DbError> {
+        let mut result = Ok(());
         if let Some(mut t) = self.txn.take() {
             if commit {
                 // synchronous_commit = off acknowledges before the WAL flush
                 // (on, local, remote_*: wait for the local flush).
                 t.set_synchronous_commit(settings.view().synchronous_commit);
-                t.commit();
-                self.catalog.after_commit(&self.store);
-                settings.commit_txn();
+                match t.try_commit() {
+                    Ok(_) => {
+                        self.catalog.after_commit(&self.store);
+                        settings.commit_txn();
+                    }
+                    Err(e) => {
+                        settings.rollback_txn();
+                        result = Err(e.into());
+                    }
+                }
             } else {
                 t.rollback();
                 settings.rollback_txn();
@@ -547,6 +582,7 @@ impl TxnBlock {
         self.mark_chars.clear();
         self.mirror(settings);
         self.check();
+        result
     }
 }
 

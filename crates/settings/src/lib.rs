@@ -127,6 +127,11 @@ enum Kind {
         min: i64,
         max: i64,
     },
+    /// A floating-point value (the planner's cost constants).
+    Real {
+        min: f64,
+        max: f64,
+    },
     /// A duration in milliseconds (units us, ms, s, min, h, d accepted).
     Millis {
         min: i64,
@@ -337,6 +342,117 @@ static DEFS: &[Def] = &[
         Kind::TimeZone,
         "Sets the time zone for displaying and interpreting time stamps.",
     )),
+    // The planner's method switches and cost constants. Nestor's planner
+    // chooses by the shape of the query, not by costs, so these are
+    // accepted and shown (tools and test suites set them) but change no
+    // plan.
+    def("enable_bitmapscan", "on", Kind::Bool, "Enables the planner's use of bitmap-scan plans."),
+    def("enable_gathermerge", "on", Kind::Bool, "Enables the planner's use of gather merge plans."),
+    def("enable_hashagg", "on", Kind::Bool, "Enables the planner's use of hashed aggregation plans."),
+    def("enable_hashjoin", "on", Kind::Bool, "Enables the planner's use of hash join plans."),
+    def("enable_incremental_sort", "on", Kind::Bool, "Enables the planner's use of incremental sort steps."),
+    def("enable_indexonlyscan", "on", Kind::Bool, "Enables the planner's use of index-only-scan plans."),
+    def("enable_indexscan", "on", Kind::Bool, "Enables the planner's use of index-scan plans."),
+    def("enable_material", "on", Kind::Bool, "Enables the planner's use of materialization."),
+    def("enable_memoize", "on", Kind::Bool, "Enables the planner's use of memoization."),
+    def("enable_mergejoin", "on", Kind::Bool, "Enables the planner's use of merge join plans."),
+    def("enable_nestloop", "on", Kind::Bool, "Enables the planner's use of nested-loop join plans."),
+    def("enable_seqscan", "on", Kind::Bool, "Enables the planner's use of sequential-scan plans."),
+    def("enable_sort", "on", Kind::Bool, "Enables the planner's use of explicit sort steps."),
+    def("enable_tidscan", "on", Kind::Bool, "Enables the planner's use of TID scan plans."),
+    def(
+        "cpu_index_tuple_cost",
+        "0.005",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of processing each index entry during an index scan.",
+    ),
+    def(
+        "cpu_operator_cost",
+        "0.0025",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of processing each operator or function call.",
+    ),
+    def(
+        "cpu_tuple_cost",
+        "0.01",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of processing each tuple (row).",
+    ),
+    def(
+        "parallel_setup_cost",
+        "1000",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of starting up worker processes for parallel query.",
+    ),
+    def(
+        "parallel_tuple_cost",
+        "0.1",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of passing each tuple (row) from worker to leader backend.",
+    ),
+    def(
+        "random_page_cost",
+        "4",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of a nonsequentially fetched disk page.",
+    ),
+    def(
+        "seq_page_cost",
+        "1",
+        Kind::Real {
+            min: 0.0,
+            max: f64::MAX,
+        },
+        "Sets the planner's estimate of the cost of a sequentially fetched disk page.",
+    ),
+    def(
+        "force_parallel_mode",
+        "off",
+        Kind::Enum(&["off", "on", "regress"]),
+        "Forces use of parallel query facilities.",
+    ),
+    def(
+        "parallel_leader_participation",
+        "on",
+        Kind::Bool,
+        "Controls whether Gather and Gather Merge also run subplans.",
+    ),
+    def(
+        "max_parallel_workers",
+        "8",
+        Kind::Int { min: 0, max: 1024 },
+        "Sets the maximum number of parallel workers that can be active at one time.",
+    ),
+    def(
+        "max_parallel_workers_per_gather",
+        "2",
+        Kind::Int { min: 0, max: 1024 },
+        "Sets the maximum number of parallel processes per executor node.",
+    ),
+    def(
+        "default_statistics_target",
+        "100",
+        Kind::Int { min: 1, max: 10000 },
+        "Sets the default statistics target.",
+    ),
     def(
         "transaction_deferrable",
         "off",
@@ -404,6 +520,7 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
                 )
             }),
         Kind::Int { min, max } => parse_int(d.name, value, min, max).map(|v| v.to_string()),
+        Kind::Real { min, max } => parse_real(d.name, value, min, max).map(format_g),
         Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Str => Ok(value.to_string()),
@@ -429,6 +546,73 @@ fn parse_bool(value: &str) -> Option<bool> {
         "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
         "off" | "false" | "no" | "0" | "f" | "n" => Some(false),
         _ => None,
+    }
+}
+
+fn parse_real(name: &str, value: &str, min: f64, max: f64) -> Result<f64, DbError> {
+    let v: f64 = value
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite())
+        .ok_or_else(|| invalid(name, value))?;
+    if v < min || v > max {
+        let (v, min, max) = (format_g(v), format_g(min), format_g(max));
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("{v} is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
+        ));
+    }
+    Ok(v)
+}
+
+/// C's `%g`: six significant digits, trailing zeros dropped, an exponent
+/// below 1e-4 or from 1e6 (how PostgreSQL shows real parameters).
+fn format_g(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let exp = v.abs().log10().floor() as i32;
+    let trim = |t: String| -> String {
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
+    };
+    // Rounding to six digits may carry into the next power of ten.
+    let mantissa = v / 10f64.powi(exp);
+    let (mantissa, exp) = if format!("{:.5}", mantissa.abs()).starts_with("10") {
+        (mantissa / 10.0, exp + 1)
+    } else {
+        (mantissa, exp)
+    };
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(format!("{mantissa:.5}")), exp.abs())
+    } else {
+        trim(format!("{v:.*}", (5 - exp) as usize))
+    }
+}
+
+#[cfg(test)]
+mod format_g_tests {
+    #[test]
+    fn real_parameters_print_as_c_percent_g() {
+        for (v, t) in [
+            (0.1, "0.1"),
+            (4.0, "4"),
+            (0.0025, "0.0025"),
+            (1000.0, "1000"),
+            (1e10, "1e+10"),
+            (f64::MAX, "1.79769e+308"),
+            (-1.0, "-1"),
+            (0.00001, "1e-05"),
+            (999999.5, "1e+06"),
+            (123456.7, "123457"),
+        ] {
+            assert_eq!(super::format_g(v), t, "{v}");
+        }
     }
 }
 

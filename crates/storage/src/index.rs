@@ -64,6 +64,18 @@ impl Index {
         out
     }
 
+    /// Byte lengths of the first 1, 2, ... key values of `key_bytes(row)`:
+    /// the prefixes an equality lookup on the first columns locks.
+    pub(crate) fn key_prefix_ends(&self, row: &[Value]) -> Vec<usize> {
+        let mut out = Vec::with_capacity(16);
+        let mut ends = Vec::with_capacity(self.columns.len());
+        for &c in &self.columns {
+            codec::put_key_value(&row[c], &mut out);
+            ends.push(out.len());
+        }
+        ends
+    }
+
     /// The sortable form of a stored row's key values (no row id).
     pub(crate) fn stored_key_bytes(&self, stored: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
@@ -131,6 +143,27 @@ impl ByteBounds {
             Bound::Excluded(p) => Bound::Excluded(enc(p)),
         };
         ByteBounds { lo, hi }
+    }
+
+    /// The predicate lock a SERIALIZABLE scan of these bounds takes: an
+    /// exact key prefix when the bounds are one (an equality lookup on the
+    /// first columns), the whole index when unbounded, else the range.
+    pub(crate) fn key_lock(&self) -> nestor_txn::KeyLock {
+        use nestor_txn::KeyLock;
+        match (&self.lo, &self.hi) {
+            (Bound::Unbounded, Bound::Unbounded) => KeyLock::All,
+            (Bound::Included(x), hi) if *hi == before_successor(x) => {
+                KeyLock::Prefix(x.clone().into_boxed_slice())
+            }
+            (lo, hi) => {
+                let boxed = |b: &Bound<Vec<u8>>| match b {
+                    Bound::Unbounded => Bound::Unbounded,
+                    Bound::Included(v) => Bound::Included(v.clone().into_boxed_slice()),
+                    Bound::Excluded(v) => Bound::Excluded(v.clone().into_boxed_slice()),
+                };
+                KeyLock::Range(boxed(lo), boxed(hi))
+            }
+        }
     }
 
     /// All entries whose key values are exactly `values`.

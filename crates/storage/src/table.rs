@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use nestor_common::{CommandId, Csn, RelId, RowId, Xid};
 use nestor_txn::{
-    is_visible, stamp_visible, Acquired, DataUndo, Isolation, LockKey, LockMode, Snapshot, Stamp,
-    Transaction, TxnError, TxnManager, WaitCtl, WaitPolicy, XidState,
+    is_visible, stamp_visible, Acquired, DataUndo, LockKey, LockMode, Snapshot, Stamp, Transaction,
+    TxnError, TxnManager, WaitCtl, WaitPolicy, XidState,
 };
 use nestor_types::{Row, Value};
 use parking_lot::{Mutex, RwLock};
@@ -413,6 +413,70 @@ impl Table {
         None
     }
 
+    /// SERIALIZABLE reads (`snap.ssi` set), under the row's latch: report
+    /// an rw-conflict out to each transaction whose write to this row the
+    /// reader does not see (a newer version, or the visible version's
+    /// deletion, by a transaction still running or committed after the
+    /// snapshot), and, with `lock`, take a predicate lock on the row if a
+    /// version is visible. Under the latch, so a writer that changes the row
+    /// either comes first (its version is seen here) or finds the lock.
+    /// Returns false once the reader holds the whole relation.
+    fn ssi_read_row(&self, versions: &[Version], snap: &Snapshot, row: RowId, lock: bool) -> bool {
+        let Some(id) = snap.ssi else {
+            return false;
+        };
+        let running = |x: Xid| matches!(self.mgr.state(x), Some(XidState::InProgress));
+        let mut writers: [Xid; 2] = [Xid::NONE; 2];
+        let mut push = |x: Xid| {
+            if !writers.contains(&x) {
+                if writers[0].is_none() {
+                    writers[0] = x;
+                } else if writers[1].is_none() {
+                    writers[1] = x;
+                } else {
+                    self.mgr.ssi.conflict_out(id, x);
+                }
+            }
+        };
+        let mut visible = None;
+        for v in versions.iter().rev() {
+            let created = self.resolve_created(v, snap);
+            if stamp_visible(created, snap) {
+                let seen = match self.resolve_deleted(v, snap) {
+                    None => true,
+                    Some(d) if stamp_visible(d, snap) => false,
+                    // Deleted after the snapshot, or by a transaction still
+                    // running: the reader sees the row, not the delete.
+                    Some(Stamp::Committed(_)) => {
+                        push(v.xmax);
+                        true
+                    }
+                    Some(Stamp::NotCommitted) => {
+                        if running(v.xmax) {
+                            push(v.xmax);
+                        }
+                        true
+                    }
+                    Some(Stamp::Own(_)) => true,
+                };
+                visible = seen.then_some(v.xmin);
+                break;
+            }
+            match created {
+                Stamp::Committed(_) => push(v.xmin),
+                Stamp::NotCommitted if running(v.xmin) => push(v.xmin),
+                _ => {}
+            }
+        }
+        for x in writers.into_iter().filter(|x| !x.is_none()) {
+            self.mgr.ssi.conflict_out(id, x);
+        }
+        if let (true, Some(xmin)) = (lock, visible) {
+            return self.mgr.ssi.lock_tuple(id, self.id, row, xmin);
+        }
+        true
+    }
+
     fn tuple(row: RowId, v: &Version) -> Tuple {
         Tuple {
             row,
@@ -426,11 +490,18 @@ impl Table {
     pub fn get(&self, row: RowId, snap: &Snapshot) -> Option<Tuple> {
         let slot = self.slot(row)?;
         let versions = slot.versions.lock();
+        if snap.ssi.is_some() {
+            self.ssi_read_row(&versions, snap, row, true);
+        }
         self.visible(&versions, snap).map(|v| Self::tuple(row, v))
     }
 
-    /// Sequential scan of visible rows, in row-id order.
+    /// Sequential scan of visible rows, in row-id order. A SERIALIZABLE
+    /// reader locks the whole relation first.
     pub fn scan<'a>(&'a self, snap: &Snapshot) -> TableScan<'a> {
+        if let Some(id) = snap.ssi {
+            self.mgr.ssi.lock_relation(id, self.id);
+        }
         TableScan {
             table: self,
             next: 0,
@@ -455,6 +526,12 @@ impl Table {
     ) -> Vec<Tuple> {
         let mut out = Vec::new();
         let bounds = ByteBounds::new(lo, hi);
+        // SERIALIZABLE: lock what the scan looks at before looking, so an
+        // entry added after this either is seen or finds the lock.
+        let mut lock_rows = snap.ssi.is_some();
+        if let Some(id) = snap.ssi {
+            self.mgr.ssi.lock_index(id, index.id, bounds.key_lock());
+        }
         let entries = index.entries.read();
         let rows = self.rows.read();
         let mut scratch = Vec::new();
@@ -465,11 +542,19 @@ impl Table {
             let versions = slot.versions.lock();
             // Emit each row once: at the entry matching its visible key
             // (that entry lies within the bounds, as `key` does).
+            let mut emitted = false;
             if let Some(v) = self.visible(&versions, snap) {
                 scratch.clear();
                 codec::put_stored_key(&v.data, &index.columns, &mut scratch);
                 if scratch == key {
                     out.push(Self::tuple(row, v));
+                    emitted = true;
+                }
+            }
+            if snap.ssi.is_some() {
+                let lock = lock_rows && emitted;
+                if !self.ssi_read_row(&versions, snap, row, lock) && lock {
+                    lock_rows = false;
                 }
             }
         });
@@ -517,6 +602,7 @@ impl Table {
             id
         };
         txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
+        txn.ssi_write_heap(self.id, None)?;
         for idx in self.indexes() {
             let key = idx.key_bytes(data);
             self.add_index_entry(txn, &idx, data, key, row, ctl)?;
@@ -562,11 +648,13 @@ impl Table {
                 continue;
             }
             let slot = self.slot(row).expect("locked row exists");
+            let replaced;
             {
                 let mut versions = slot.versions.lock();
                 if keys.iter().all(|k| !k.2) {
                     self.trim_chain(&mut versions, &keys);
                 }
+                replaced = versions.last().expect("locked row has a version").xmin;
                 expire_newest(&mut versions, txn);
                 versions.push(Version {
                     xmin: txn.xid(),
@@ -580,6 +668,7 @@ impl Table {
             }
             self.note_superseded();
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
+            txn.ssi_write_heap(self.id, Some((row, replaced)))?;
             for (idx, key, _) in keys.into_iter().filter(|k| k.2) {
                 self.add_index_entry(txn, &idx, data, key, row, ctl)?;
             }
@@ -610,11 +699,15 @@ impl Table {
             return Ok(o);
         }
         let slot = self.slot(row).expect("locked row exists");
-        {
-            expire_newest(&mut slot.versions.lock(), txn);
-        }
+        let deleted = {
+            let mut versions = slot.versions.lock();
+            let xmin = versions.last().expect("locked row has a version").xmin;
+            expire_newest(&mut versions, txn);
+            xmin
+        };
         self.note_superseded();
         txn.push_undo(DataUndo::Delete { rel: self.id, row })?;
+        txn.ssi_write_heap(self.id, Some((row, deleted)))?;
         Ok(WriteResult::Done)
     }
 
@@ -713,7 +806,7 @@ impl Table {
             return Ok(Target::Outcome(WriteResult::Gone));
         };
         let own = txn.xid();
-        let rr = txn.isolation() == Isolation::RepeatableRead;
+        let rr = txn.isolation().uses_transaction_snapshot();
         // We hold the row lock: every other writer of this row has ended, so
         // its stamps resolve to committed (aborted ones were undone).
         if !newest.xmax.is_none() {
@@ -791,7 +884,7 @@ impl Table {
         let Some(newest) = live.last() else {
             return Ok(Target::Outcome(WriteResult::Gone));
         };
-        let rr = txn.isolation() == Isolation::RepeatableRead;
+        let rr = txn.isolation().uses_transaction_snapshot();
         let unsettled_xmax = !newest.xmax.is_none() && !settled(newest.xmax, newest.xmax_csn);
         assert!(
             !unsettled_xmax || end < versions.len(),
@@ -900,12 +993,24 @@ impl Table {
                 match self.unique_conflict(txn, idx, &entries, &key, row) {
                     Conflict::None => {}
                     Conflict::Live => {
+                        // SERIALIZABLE: report the rw-conflict this insert
+                        // would have been first (PostgreSQL checks before
+                        // raising the violation, so SSI wins).
+                        if txn.ssi().is_some() {
+                            drop(entries);
+                            let entry = index::entry(&key, row);
+                            txn.ssi_write_index(
+                                idx.id,
+                                entry.as_bytes(),
+                                &idx.key_prefix_ends(data),
+                            )?;
+                        }
                         return Err(StorageError::UniqueViolation {
                             table: self.name(),
                             constraint: idx.name.clone(),
                             columns: idx.column_names.clone(),
                             key: idx.key_of(data),
-                        })
+                        });
                     }
                     Conflict::Pending(other) => {
                         drop(entries);
@@ -914,7 +1019,15 @@ impl Table {
                     }
                 }
             }
-            entries.insert(index::entry(&key, row));
+            let entry = index::entry(&key, row);
+            if txn.ssi().is_none() {
+                entries.insert(entry);
+                return Ok(());
+            }
+            let bytes = entry.as_bytes().to_vec();
+            entries.insert(entry);
+            drop(entries);
+            txn.ssi_write_index(idx.id, &bytes, &idx.key_prefix_ends(data))?;
             return Ok(());
         }
     }
@@ -1378,6 +1491,9 @@ impl Iterator for TableScan<'_> {
             let (chunk, _) = self.chunk.as_ref().expect("set above");
             self.next += 1;
             let versions = chunk[chunk_pos(row.0).1].versions.lock();
+            if self.snap.ssi.is_some() {
+                self.table.ssi_read_row(&versions, &self.snap, row, false);
+            }
             if let Some(v) = self.table.visible(&versions, &self.snap) {
                 return Some(Table::tuple(row, v));
             }

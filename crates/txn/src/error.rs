@@ -10,6 +10,9 @@ pub enum TxnError {
     /// First-updater-wins under REPEATABLE READ: the row changed (or was
     /// deleted) by a transaction that committed after our snapshot.
     SerializationFailure { deleted: bool },
+    /// SERIALIZABLE: the transaction is part of a dangerous structure of
+    /// rw-conflicts (`detail`: PostgreSQL's "Reason code: ...").
+    SerializationConflict { detail: String },
     /// This waiter closed a cycle in the waits-for graph.
     Deadlock { detail: String },
     /// NOWAIT met a conflicting lock. `what` names the object, e.g.
@@ -42,6 +45,12 @@ impl From<TxnError> for DbError {
                 SqlState::SerializationFailure,
                 "could not serialize access due to concurrent delete",
             ),
+            TxnError::SerializationConflict { detail } => DbError::new(
+                SqlState::SerializationFailure,
+                "could not serialize access due to read/write dependencies among transactions",
+            )
+            .with_detail(detail)
+            .with_hint("The transaction might succeed if retried."),
             TxnError::Deadlock { detail } => {
                 DbError::new(SqlState::DeadlockDetected, "deadlock detected")
                     .with_detail(detail)

@@ -9,13 +9,15 @@
 //! - [`visibility`]: snapshots and the visibility rule (a pure function);
 //! - [`manager`]: XIDs, the commit protocol, the horizon, the GC horizon;
 //! - [`transaction`]: command ids, isolation, undo log and savepoints;
-//! - [`locks`]: the row-lock table, waits and deadlock detection.
+//! - [`locks`]: the row-lock table, waits and deadlock detection;
+//! - [`ssi`]: SERIALIZABLE (predicate locks, rw-conflicts, safe snapshots).
 
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod locks;
 pub mod manager;
+pub mod ssi;
 pub mod transaction;
 pub mod visibility;
 
@@ -24,6 +26,7 @@ pub use locks::{Acquired, LockKey, LockMode, LockTable, Owner, WaitCtl, WaitPoli
 pub use manager::{
     CommitLog, NoLog, RedoBuffer, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState,
 };
+pub use ssi::{KeyLock, Ssi, SsiHandle, SsiStats, SxactId};
 pub use transaction::{
     DataStore, DataUndo, DdlUndo, Isolation, SavepointStats, Transaction, UndoEntry,
 };

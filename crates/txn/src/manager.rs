@@ -160,6 +160,8 @@ pub struct TxnManager {
     status: RwLock<HashMap<Xid, XidState>>,
     slots: Mutex<Vec<Weak<SnapshotSlot>>>,
     pub locks: LockTable,
+    /// SERIALIZABLE's predicate locks and rw-conflicts.
+    pub ssi: crate::ssi::Ssi,
     log: Arc<dyn CommitLog>,
     commits: AtomicU64,
     aborts: AtomicU64,
@@ -208,6 +210,7 @@ impl TxnManager {
             status: RwLock::new(HashMap::new()),
             slots: Mutex::new(Vec::new()),
             locks: LockTable::new(),
+            ssi: crate::ssi::Ssi::new(),
             log,
             commits: AtomicU64::new(0),
             aborts: AtomicU64::new(0),

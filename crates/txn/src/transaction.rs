@@ -33,6 +33,7 @@ use nestor_common::{CommandId, Csn, RelId, RowId, SavepointLevel, SessionId, Xid
 use crate::error::TxnError;
 use crate::locks::{Acquired, LockKey, LockMode, Owner, WaitCtl, WaitPolicy};
 use crate::manager::{SnapshotSlot, TxnManager};
+use crate::ssi::SsiHandle;
 use crate::visibility::Snapshot;
 
 /// Isolation level of a transaction.
@@ -42,6 +43,16 @@ pub enum Isolation {
     ReadCommitted,
     /// One snapshot, taken by the first statement.
     RepeatableRead,
+    /// REPEATABLE READ plus rw-conflict tracking ([`crate::ssi`]).
+    Serializable,
+}
+
+impl Isolation {
+    /// One snapshot for the whole transaction (REPEATABLE READ and
+    /// SERIALIZABLE): a row changed after it fails with 40001.
+    pub fn uses_transaction_snapshot(self) -> bool {
+        self != Isolation::ReadCommitted
+    }
 }
 
 /// Undo of a schema change, supplied by the catalog.
@@ -125,6 +136,13 @@ pub struct Transaction {
     stats: SavepointStats,
     /// synchronous_commit: wait for the WAL flush before acknowledging.
     synchronous_commit: bool,
+    /// SERIALIZABLE: the transaction's SSI entry, once its snapshot is
+    /// taken (none for a read-only one whose snapshot is safe).
+    ssi: Option<SsiHandle>,
+    /// Declared READ ONLY / DEFERRABLE (what SSI's read-only optimisations
+    /// go by).
+    read_only: bool,
+    deferrable: bool,
     ended: bool,
 }
 
@@ -151,7 +169,74 @@ impl Transaction {
             marks: Vec::new(),
             stats: SavepointStats::default(),
             synchronous_commit: true,
+            ssi: None,
+            read_only: false,
+            deferrable: false,
             ended: false,
+        }
+    }
+
+    /// READ ONLY and DEFERRABLE as declared (BEGIN / SET TRANSACTION,
+    /// before the first statement).
+    pub fn set_access(&mut self, read_only: bool, deferrable: bool) {
+        self.read_only = read_only;
+        self.deferrable = deferrable;
+    }
+
+    /// The SSI entry, if the transaction is SERIALIZABLE and tracked.
+    pub fn ssi(&self) -> Option<&SsiHandle> {
+        self.ssi.as_ref()
+    }
+
+    /// SERIALIZABLE: fail now if another transaction doomed this one, or a
+    /// read of its own found it must fail. `context` names where, in
+    /// PostgreSQL's reason codes ("conflict out checking").
+    pub fn check_serializable(&self, context: &str) -> Result<(), TxnError> {
+        match &self.ssi {
+            Some(h) if h.needs_check() => match self.mgr.ssi.failure_of(h.id, context) {
+                Some(e) => Err(e),
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    /// SERIALIZABLE: a write to heap relation `rel` is in place: a new row
+    /// (None), or an update or delete of the version of a row created by an
+    /// XID; rw-conflicts in from its readers.
+    pub fn ssi_write_heap(
+        &self,
+        rel: RelId,
+        version: Option<(RowId, Xid)>,
+    ) -> Result<(), TxnError> {
+        match &self.ssi {
+            Some(h) => self.mgr.ssi.check_write_heap(h.id, rel, version),
+            None => Ok(()),
+        }
+    }
+
+    /// SERIALIZABLE: an entry was added to `index`.
+    pub fn ssi_write_index(
+        &self,
+        index: RelId,
+        entry: &[u8],
+        prefix_ends: &[usize],
+    ) -> Result<(), TxnError> {
+        match &self.ssi {
+            Some(h) => self
+                .mgr
+                .ssi
+                .check_write_index(h.id, index, entry, prefix_ends),
+            None => Ok(()),
+        }
+    }
+
+    /// SERIALIZABLE: TRUNCATE or DROP of these relations (a table and its
+    /// indexes) conflicts with every read of them.
+    pub fn ssi_write_table(&self, rels: &[RelId]) -> Result<(), TxnError> {
+        match &self.ssi {
+            Some(h) => self.mgr.ssi.check_write_table(h.id, rels),
+            None => Ok(()),
         }
     }
 
@@ -207,6 +292,9 @@ impl Transaction {
                 matches!(got, Ok(Acquired::Granted { prev: None })),
                 "fresh xid lock must be free"
             );
+            if let Some(h) = &self.ssi {
+                self.mgr.ssi.set_xid(h.id, xid);
+            }
         }
         self.xid
     }
@@ -227,22 +315,44 @@ impl Transaction {
     /// Start a statement: the next command id and a snapshot (a new one per
     /// statement under READ COMMITTED, the first one under REPEATABLE READ).
     pub fn start_statement(&mut self) -> Result<Snapshot, TxnError> {
+        self.start_statement_with(&WaitCtl::unbounded())
+    }
+
+    /// [`Self::start_statement`]; `ctl` bounds the wait of a SERIALIZABLE
+    /// READ ONLY DEFERRABLE transaction for a safe snapshot.
+    pub fn start_statement_with(&mut self, ctl: &WaitCtl<'_>) -> Result<Snapshot, TxnError> {
         if self.next_cid == u32::MAX {
             return Err(TxnError::UndoLogFull {
                 max: u32::MAX as usize,
             });
         }
-        self.cid = CommandId(self.next_cid);
-        self.next_cid += 1;
         let horizon = match (self.isolation, self.fixed_horizon) {
-            (Isolation::RepeatableRead, Some(h)) => h,
+            (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot),
+            (_, Some(h)) => h,
             (Isolation::RepeatableRead, None) => {
                 let h = self.mgr.take_horizon(&self.slot);
                 self.fixed_horizon = Some(h);
                 h
             }
-            (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot),
+            (Isolation::Serializable, None) => {
+                let (mgr, slot) = (&self.mgr, &self.slot);
+                let (h, handle) = mgr.ssi.begin(
+                    self.session,
+                    self.read_only,
+                    self.deferrable,
+                    &|| mgr.take_horizon(slot),
+                    ctl,
+                )?;
+                if let (Some(hd), false) = (&handle, self.xid.is_none()) {
+                    mgr.ssi.set_xid(hd.id, self.xid);
+                }
+                self.ssi = handle;
+                self.fixed_horizon = Some(h);
+                h
+            }
         };
+        self.cid = CommandId(self.next_cid);
+        self.next_cid += 1;
         Ok(self.snapshot_at(horizon))
     }
 
@@ -252,13 +362,19 @@ impl Transaction {
             horizon,
             own: self.xid,
             cid: self.cid,
+            ssi: self.ssi.as_ref().map(|h| h.id),
         }
     }
 
     /// A fresh snapshot for the current command without starting a new one
-    /// (READ COMMITTED re-check of a row changed concurrently).
+    /// (READ COMMITTED re-check of a row changed concurrently, ON
+    /// CONFLICT's look at the newest version). It takes no predicate locks,
+    /// as PostgreSQL's non-MVCC snapshots take none.
     pub fn latest_snapshot(&self) -> Snapshot {
-        self.snapshot_at(self.mgr.newer_horizon(&self.slot))
+        Snapshot {
+            ssi: None,
+            ..self.snapshot_at(self.mgr.newer_horizon(&self.slot))
+        }
     }
 
     /// The command id writes of the current statement are stamped with.
@@ -429,18 +545,64 @@ impl Transaction {
         }
     }
 
-    /// COMMIT. Returns the CSN, or None for a transaction that wrote nothing.
-    pub fn commit(mut self) -> Option<Csn> {
-        self.ended = true;
+    /// COMMIT of a transaction that cannot fail to commit (not
+    /// SERIALIZABLE). Returns the CSN, or None for a transaction that wrote
+    /// nothing.
+    pub fn commit(self) -> Option<Csn> {
+        self.try_commit()
+            .expect("only a SERIALIZABLE transaction's commit can fail")
+    }
+
+    /// COMMIT. A SERIALIZABLE transaction fails with 40001 when it is part
+    /// of a dangerous structure; it is then rolled back.
+    pub fn try_commit(mut self) -> Result<Option<Csn>, TxnError> {
         if self.xid.is_none() {
+            match self.ssi.take() {
+                Some(h) => {
+                    if let Err(e) = self.mgr.ssi.prepare(h.id, || None) {
+                        self.abort();
+                        return Err(e);
+                    }
+                    self.mgr.ssi.commit(h.id);
+                }
+                None if self.isolation == Isolation::Serializable && self.has_snapshot() => {
+                    self.mgr.ssi.tidy();
+                }
+                None => {}
+            }
+            self.ended = true;
             self.slot.clear();
-            return None;
+            return Ok(None);
         }
         let mut redo = self.mgr.redo_buffer(self.xid);
         self.store.redo(self.xid, &self.undo, redo.as_mut());
         redo.seal();
-        let csn = self.mgr.sequence_commit(self.xid, redo);
+        // SERIALIZABLE: the commit check and the CSN in one step (the
+        // transaction is then "prepared" and cannot fail any more).
+        let ssi = self.ssi.take();
+        let csn = match &ssi {
+            None => self.mgr.sequence_commit(self.xid, redo),
+            Some(h) => {
+                let (mgr, xid) = (self.mgr.clone(), self.xid);
+                match mgr
+                    .ssi
+                    .prepare(h.id, || Some(mgr.sequence_commit(xid, redo)))
+                {
+                    Ok(csn) => csn.expect("a transaction with an xid gets a CSN"),
+                    Err(e) => {
+                        self.abort();
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        self.ended = true;
         self.mgr.publish(csn, self.synchronous_commit);
+        // ... and committed for SSI once visible, so a serializable
+        // transaction that begins after this sees it (docs/transactions.md).
+        if let Some(h) = ssi {
+            self.mgr.ssi.commit(h.id);
+        }
         for entry in &self.undo {
             match entry {
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.commit(),
@@ -451,7 +613,7 @@ impl Transaction {
         self.mgr.forget(self.xid);
         self.release_locks();
         self.slot.clear();
-        Some(csn)
+        Ok(Some(csn))
     }
 
     /// ROLLBACK (also what dropping an unfinished transaction does).
@@ -461,6 +623,13 @@ impl Transaction {
 
     fn abort(&mut self) {
         self.ended = true;
+        match self.ssi.take() {
+            Some(h) => self.mgr.ssi.abort(h.id),
+            None if self.isolation == Isolation::Serializable && self.has_snapshot() => {
+                self.mgr.ssi.tidy()
+            }
+            None => {}
+        }
         if !self.xid.is_none() {
             self.mgr.mark_aborted(self.xid);
             self.undo_to(0);

@@ -42,6 +42,9 @@ pub struct Snapshot {
     /// The reader's own top-level XID, or `Xid::NONE` if it has not written.
     pub own: Xid,
     pub cid: CommandId,
+    /// A SERIALIZABLE transaction's entry: reads through this snapshot take
+    /// predicate locks and report rw-conflicts ([`crate::ssi`]).
+    pub ssi: Option<crate::ssi::SxactId>,
 }
 
 /// An XID in a version header, resolved relative to a reader.
@@ -79,6 +82,7 @@ mod tests {
             horizon: Csn(h),
             own: Xid(own),
             cid: CommandId(cid),
+            ssi: None,
         }
     }
 

@@ -326,6 +326,10 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         );
     }
     for def in defs {
+        // SERIALIZABLE: every read of the table conflicts with emptying it.
+        let mut rels = vec![def.storage.id];
+        rels.extend(def.indexes.iter().map(|i| i.index.id));
+        ctx.txn.ssi_write_table(&rels)?;
         let new = def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid());
         if ts.restart_seqs {
             for s in &def.owned_sequences {

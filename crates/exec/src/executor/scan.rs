@@ -42,6 +42,7 @@ pub(super) fn seq_scan(
     let snap = ev.ctx.snapshot;
     let storage = table.storage.clone();
     let mut n = 0;
+    ssi_check(ev)?;
     for t in storage.scan(&snap) {
         poll(ev, &mut n)?;
         let row = scan_row(t, table);
@@ -49,7 +50,18 @@ pub(super) fn seq_scan(
             return Ok(false);
         }
     }
+    ssi_check(ev)?;
     Ok(true)
+}
+
+/// SERIALIZABLE: a read fails once the transaction is doomed, or when what
+/// it just read closed a dangerous structure with it as the one to cancel
+/// (PostgreSQL fails at the row read; the scan's rows are not used).
+fn ssi_check(ev: &Ev) -> Result<(), DbError> {
+    ev.ctx
+        .txn
+        .check_serializable("conflict out checking")
+        .map_err(DbError::from)
 }
 
 /// The visible rows an index lookup finds, then `filter`.
@@ -62,7 +74,9 @@ pub(super) fn index_scan(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    ssi_check(ev)?;
     let tuples = index_lookup(table, index, keys, ev, param)?;
+    ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);
         if !emit_if(filter, row, ev, emit)? {

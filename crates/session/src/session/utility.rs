@@ -14,7 +14,6 @@ use nestor_parser::pb::{
     node::Node as NodeEnum, CopyStmt, ExecuteStmt, Node, PrepareStmt, RawStmt, TransactionStmt,
     TransactionStmtKind as K, VariableSetKind, VariableSetStmt,
 };
-use nestor_txn::Isolation;
 use nestor_types::Value;
 
 use super::{duplicate_statement, CopyInState, RowOut, Session};
@@ -173,7 +172,7 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
                 .end_and_chain(&engine, &mut s.settings, commit, now)?
         }
         K::TransStmtCommit => {
-            let (tg, w) = s.block.commit(&mut s.settings);
+            let (tg, w) = s.block.commit(&mut s.settings)?;
             if let Some(w) = w {
                 notice(rows, w);
             }
@@ -422,7 +421,7 @@ fn import_snapshot(
             "SET TRANSACTION SNAPSHOT must be called before any query",
         ));
     }
-    if txn.isolation() != Isolation::RepeatableRead {
+    if !txn.isolation().uses_transaction_snapshot() {
         return Err(DbError::new(
             SqlState::FeatureNotSupported,
             "a snapshot-importing transaction must have isolation level SERIALIZABLE or REPEATABLE READ",
