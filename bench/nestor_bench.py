@@ -50,7 +50,7 @@ PORT_RANGE = range(55400, 55500)
 DB_USER = "postgres"
 DB_NAME = "postgres"
 ALL_EXPERIMENTS = ["subtrans", "multixact", "xid-growth", "idle", "find-or-create", "standard", "scaling",
-                   "hotrows", "memory", "standby"]
+                   "hotrows", "serializable", "memory", "standby"]
 PG_MAX_CONNECTIONS = 10100
 NESTOR_MAX_CONNECTIONS = 20000
 # Durability and connection settings given to every PostgreSQL (Nestor's are its defaults:
@@ -117,6 +117,7 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         "memory": 0,
         "hotrows": 2 * len(hotrows_clients),
         "scaling": 2 * len(scaling_clients),
+        "serializable": 2 * len(std_write_clients) + 2,
         "standby": 0,
     }
     return nserv * sum(per_server[e] for e in experiments)
@@ -142,6 +143,7 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
         "hotrows": 2 * len(hotrows_clients) + int(sum(c / 100 for c in hotrows_clients)),
         # pgbench -i, plus connecting c clients (twice: -S and tpcb-like)
         "scaling": (2 if quick else 15) + int(sum(2 * c / 100 for c in scaling_clients)),
+        "serializable": 4 if quick else 20,
     }
     return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
 
@@ -634,6 +636,7 @@ def parse_pgbench(res: RunResult) -> Bench:
         b.progress.append((float(m.group(1)), float(m.group(2))))
     for key, pat in [("transactions", r"number of transactions actually processed: (\d+)"),
                      ("failed", r"number of failed transactions: (\d+)"),
+                     ("retries", r"total number of retries: (\d+)"),
                      ("latency_ms", r"latency average = ([\d.]+) ms")]:
         m = re.search(pat, out)
         if m:
@@ -1546,6 +1549,79 @@ def exp_hotrows(ctx: Ctx) -> Section:
     return sec
 
 
+# --- serializable: the same workloads at SERIALIZABLE
+
+SERIALIZABLE_ENV = {"PGOPTIONS": "-c default_transaction_isolation=serializable"}
+SERIALIZABLE_TRIES = 10
+
+
+def exp_serializable(ctx: Ctx) -> Section:
+    plan = ctx.cfg.plan
+    d = plan.duration
+    wl = WORKLOADS / "subtrans-cliff"
+    wc = ", ".join(map(str, plan.std_write_clients))
+    sec = Section("serializable", "SERIALIZABLE",
+                  "The same workloads with every transaction SERIALIZABLE (`PGOPTIONS='-c "
+                  "default_transaction_isolation=serializable'`) and pgbench retrying serialization failures "
+                  f"(`--max-tries={SERIALIZABLE_TRIES}`): tpcb-like and `-N`, `-M prepared`, at -c {wc} on the "
+                  f"`pgbench -i -s {plan.scale}` tables; and the subtrans cliff script at N = 90 (plain form, "
+                  "`-M prepared -c 6 -j 2`, setup.sql before each cell). tps counts committed transactions; "
+                  "the failure columns are transactions that failed even after the retries, and retries per "
+                  "committed transaction. PostgreSQL locks index and heap pages, so small hot tables give it "
+                  "more false-positive serialization failures than Nestor's row and key-range locks.")
+    init_err = {s.name: e for s in ctx.servers if (e := ensure_pgbench_tables(ctx, sec, s))}
+    results: dict[tuple[str, str], Bench] = {}
+    cells: list[tuple[str, str]] = []
+    retry = [f"--max-tries={SERIALIZABLE_TRIES}"]
+    points: list[tuple[str, str, list[str], int, Path | None]] = []
+    for sc, args in (("tpcb-like", ["-b", "tpcb-like", "-M", "prepared"]), ("simple-update", ["-N", "-M", "prepared"])):
+        flag = "tpcb-like" if sc == "tpcb-like" else "-N"
+        points += [(f"{sc}-c{c}", f"{flag} -M prepared -c {c}", args, c, None) for c in plan.std_write_clients]
+    script = ctx.scripts_dir / "savepoint-90-plain.sql"
+    if not script.exists():
+        script.write_text(subprocess.run(["bash", str(wl / "generate.sh"), "90", "savepoint", "plain"],
+                                         capture_output=True, text=True, check=True).stdout)
+    points.append(("subtrans-90", "subtrans savepoint N=90 -M prepared -c 6", ["-M", "prepared", "-f", str(script)],
+                   6, wl / "setup.sql"))
+    for i, (key, label, args, c, setup) in enumerate(points):
+        cells.append((key, label))
+        for s in ctx.ordered(i):
+            if s.name in init_err:
+                results[(key, s.name)] = Bench(error=init_err[s.name])
+                continue
+            if setup is not None:
+                r = ctx.psql_file(sec, s, f"setup-{key}", setup)
+                if not r.ok:
+                    results[(key, s.name)] = Bench(error="setup.sql: " + first_error(r.output))
+                    continue
+            else:
+                s.pgbench_scale = None
+            results[(key, s.name)] = ctx.pgbench(
+                sec, s, f"serializable-{key}",
+                ["-n", *args, *retry, "-c", str(c), "-j", str(min(c, 2)), "-T", str(d), "-P", "1"],
+                env_extra=SERIALIZABLE_ENV)
+    sec.body.append(tps_table(ctx, sec, cells, results, "script, clients (SERIALIZABLE)"))
+    rows = []
+    for key, label in cells:
+        row = [label]
+        for n in ctx.names:
+            b = results.get((key, n))
+            if not b or not b.ok:
+                row.append("—")
+                continue
+            done = b.extra.get("transactions") or 0
+            failed = b.extra.get("failed", 0)
+            retries = b.extra.get("retries", 0)
+            row.append(f"{failed:.0f} failed, {retries / done if done else 0:.2f} retries/txn")
+        rows.append(row)
+    sec.body.append("Serialization failures (after retries) and retries per committed transaction:\n\n"
+                    + md_table(["script, clients", *ctx.names], rows))
+    for key, label in cells:
+        vals = {n: b.tps if (b := results.get((key, n))) and b.ok else None for n in ctx.names}
+        sec.summary.append(summary_line(ctx, f"serializable {label}", vals, "tps"))
+    return sec
+
+
 # --- scaling: tps vs clients up to 256
 
 def exp_scaling(ctx: Ctx) -> Section:
@@ -1608,7 +1684,7 @@ def exp_standby(ctx: Ctx) -> Section:
 EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
     "subtrans": exp_subtrans, "multixact": exp_multixact, "xid-growth": exp_xid_growth, "idle": exp_idle,
     "find-or-create": exp_find_or_create, "standard": exp_standard, "scaling": exp_scaling,
-    "hotrows": exp_hotrows, "memory": exp_memory, "standby": exp_standby,
+    "hotrows": exp_hotrows, "serializable": exp_serializable, "memory": exp_memory, "standby": exp_standby,
 }
 
 

@@ -212,9 +212,8 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::CreateSeqStmt(cs) => crate::ddl::create_sequence(ctx, cs),
         NodeEnum::TruncateStmt(ts) => crate::ddl::truncate(ctx, ts),
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
-        other => Err(DbError::unsupported(format!(
-            "statement {}",
-            nestor_parser::ast::node_kind(other)
+        other => Err(DbError::unsupported(nestor_parser::ast::command_name(
+            other,
         ))),
     }
 }

@@ -44,6 +44,91 @@ pub fn node_kind(n: &NodeEnum) -> String {
         .to_string()
 }
 
+/// The command a statement node is, in PostgreSQL's words (its command
+/// tag, e.g. `CREATE FUNCTION`, `LOCK TABLE`), for "... is not supported"
+/// errors; the node's own name for the rare ones not listed.
+pub fn command_name(n: &NodeEnum) -> String {
+    use crate::pb::ObjectType as O;
+    let s = match n {
+        NodeEnum::CreateFunctionStmt(f) if f.is_procedure => "CREATE PROCEDURE",
+        NodeEnum::CreateFunctionStmt(_) => "CREATE FUNCTION",
+        NodeEnum::AlterFunctionStmt(_) => "ALTER FUNCTION",
+        NodeEnum::DoStmt(_) => "DO",
+        NodeEnum::CallStmt(_) => "CALL",
+        NodeEnum::CreateTrigStmt(_) => "CREATE TRIGGER",
+        NodeEnum::CreateEventTrigStmt(_) => "CREATE EVENT TRIGGER",
+        NodeEnum::LockStmt(_) => "LOCK TABLE",
+        NodeEnum::CreateTableAsStmt(c) if c.is_select_into => "SELECT INTO",
+        NodeEnum::CreateTableAsStmt(c) if c.objtype() == O::ObjectMatview => {
+            "CREATE MATERIALIZED VIEW"
+        }
+        NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
+        NodeEnum::RefreshMatViewStmt(_) => "REFRESH MATERIALIZED VIEW",
+        NodeEnum::ViewStmt(_) => "CREATE VIEW",
+        NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
+        NodeEnum::CreateRoleStmt(_) => "CREATE ROLE",
+        NodeEnum::AlterRoleStmt(_) => "ALTER ROLE",
+        NodeEnum::DropRoleStmt(_) => "DROP ROLE",
+        NodeEnum::GrantStmt(g) if g.is_grant => "GRANT",
+        NodeEnum::GrantStmt(_) => "REVOKE",
+        NodeEnum::GrantRoleStmt(g) if g.is_grant => "GRANT ROLE",
+        NodeEnum::GrantRoleStmt(_) => "REVOKE ROLE",
+        NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
+        NodeEnum::ReindexStmt(_) => "REINDEX",
+        NodeEnum::ClusterStmt(_) => "CLUSTER",
+        NodeEnum::ListenStmt(_) => "LISTEN",
+        NodeEnum::UnlistenStmt(_) => "UNLISTEN",
+        NodeEnum::NotifyStmt(_) => "NOTIFY",
+        NodeEnum::CreatedbStmt(_) => "CREATE DATABASE",
+        NodeEnum::DropdbStmt(_) => "DROP DATABASE",
+        NodeEnum::CommentStmt(_) => "COMMENT",
+        NodeEnum::CreateExtensionStmt(_) => "CREATE EXTENSION",
+        NodeEnum::CreateEnumStmt(_) | NodeEnum::CompositeTypeStmt(_) => "CREATE TYPE",
+        NodeEnum::CreateRangeStmt(_) => "CREATE TYPE",
+        NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
+        NodeEnum::DefineStmt(_) => "CREATE (object)",
+        NodeEnum::RuleStmt(_) => "CREATE RULE",
+        NodeEnum::CreatePolicyStmt(_) => "CREATE POLICY",
+        NodeEnum::CreatePublicationStmt(_) => "CREATE PUBLICATION",
+        NodeEnum::CreateSubscriptionStmt(_) => "CREATE SUBSCRIPTION",
+        NodeEnum::CreateStatsStmt(_) => "CREATE STATISTICS",
+        NodeEnum::CreateTableSpaceStmt(_) => "CREATE TABLESPACE",
+        NodeEnum::CreateForeignTableStmt(_) => "CREATE FOREIGN TABLE",
+        NodeEnum::MergeStmt(_) => "MERGE",
+        NodeEnum::ExecuteStmt(_) => "EXECUTE",
+        NodeEnum::PrepareStmt(_) => "PREPARE",
+        NodeEnum::DeallocateStmt(_) => "DEALLOCATE",
+        NodeEnum::DeclareCursorStmt(_) => "DECLARE CURSOR",
+        NodeEnum::FetchStmt(_) => "FETCH",
+        NodeEnum::ClosePortalStmt(_) => "CLOSE CURSOR",
+        NodeEnum::LoadStmt(_) => "LOAD",
+        NodeEnum::AlterSystemStmt(_) => "ALTER SYSTEM",
+        NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
+        NodeEnum::RenameStmt(_) => "ALTER ... RENAME",
+        NodeEnum::AlterObjectSchemaStmt(_) => "ALTER ... SET SCHEMA",
+        NodeEnum::ReassignOwnedStmt(_) => "REASSIGN OWNED",
+        NodeEnum::DropOwnedStmt(_) => "DROP OWNED",
+        NodeEnum::SecLabelStmt(_) => "SECURITY LABEL",
+        NodeEnum::ImportForeignSchemaStmt(_) => "IMPORT FOREIGN SCHEMA",
+        NodeEnum::CreateCastStmt(_) => "CREATE CAST",
+        NodeEnum::CreateConversionStmt(_) => "CREATE CONVERSION",
+        NodeEnum::CreateOpClassStmt(_) => "CREATE OPERATOR CLASS",
+        NodeEnum::AlterDatabaseStmt(_) | NodeEnum::AlterDatabaseSetStmt(_) => "ALTER DATABASE",
+        NodeEnum::AlterRoleSetStmt(_) => "ALTER ROLE",
+        NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
+        NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
+        NodeEnum::AlterExtensionStmt(_) => "ALTER EXTENSION",
+        NodeEnum::AlterTableSpaceOptionsStmt(_) => "ALTER TABLESPACE",
+        NodeEnum::AlterPolicyStmt(_) => "ALTER POLICY",
+        NodeEnum::AlterPublicationStmt(_) => "ALTER PUBLICATION",
+        NodeEnum::AlterSubscriptionStmt(_) => "ALTER SUBSCRIPTION",
+        NodeEnum::AlterDefaultPrivilegesStmt(_) => "ALTER DEFAULT PRIVILEGES",
+        NodeEnum::ConstraintsSetStmt(_) => "SET CONSTRAINTS",
+        other => return format!("statement {}", node_kind(other)),
+    };
+    s.to_string()
+}
+
 pub fn unsupported_node(n: &NodeEnum) -> DbError {
     DbError::unsupported(format!("expression {}", node_kind(n)))
 }

@@ -8,7 +8,7 @@
 
 use nestor_catalog::Catalog;
 use nestor_common::{DbError, SqlState};
-use nestor_parser::ast::{node, node_kind, req};
+use nestor_parser::ast::{node, req};
 use nestor_parser::pb::{self, RawStmt};
 use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
@@ -114,9 +114,8 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
         }
         NodeEnum::ExplainStmt(e) => plan_explain(b, e),
         n if handles(n) => Ok((PlannedStmt::Ddl, None)),
-        other => Err(DbError::unsupported(format!(
-            "statement {}",
-            node_kind(other)
+        other => Err(DbError::unsupported(nestor_parser::ast::command_name(
+            other,
         ))),
     }
 }

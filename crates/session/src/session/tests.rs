@@ -729,3 +729,31 @@ fn currval_does_not_outlive_its_session() {
     let out = run(&mut b, "select currval('s')");
     assert!(out.contains(&"E:55000".to_string()), "{out:?}");
 }
+
+#[test]
+fn unsupported_statements_are_named_by_their_command() {
+    let e = engine(10);
+    let mut s = session(&e, 1);
+    for (sql, name) in [
+        (
+            "CREATE OR REPLACE FUNCTION f() RETURNS int AS 'SELECT 1' LANGUAGE sql",
+            "CREATE FUNCTION",
+        ),
+        (
+            "-- a comment first\nLOCK TABLE t IN ACCESS EXCLUSIVE MODE",
+            "LOCK TABLE",
+        ),
+        ("CREATE TABLE x AS SELECT 1", "CREATE TABLE AS"),
+        ("SELECT 1 INTO y", "SELECT INTO"),
+        ("LISTEN chan", "LISTEN"),
+        ("DO $$ BEGIN END $$", "DO"),
+    ] {
+        let out = q(&mut s, sql);
+        assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported, "{sql}");
+        assert_eq!(
+            error_of(&out).message,
+            format!("{name} is not supported"),
+            "{sql}"
+        );
+    }
+}

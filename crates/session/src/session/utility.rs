@@ -120,16 +120,10 @@ pub(crate) fn execute(
             tag(rows, "CHECKPOINT");
             Ok(())
         }
-        _ => Err(DbError::unsupported(statement_name(text, raw))),
+        other => Err(DbError::unsupported(nestor_parser::ast::command_name(
+            other,
+        ))),
     }
-}
-
-/// The leading keywords of a statement, for 0A000 messages.
-fn statement_name(text: &str, raw: &RawStmt) -> String {
-    let start = raw.stmt_location.max(0) as usize;
-    let t = text.get(start..).unwrap_or("");
-    let words: Vec<&str> = t.split_whitespace().take(2).collect();
-    words.join(" ").to_ascii_uppercase()
 }
 
 fn missing_statement(name: &str) -> DbError {
