@@ -1811,6 +1811,8 @@ def run_all(cfg: Config) -> int:
             "memory": f"pgbench -i -s {list(plan.memory_scales)} (untimed)",
             "hotrows": f"forupdate-plain, forupdate-savepoint x -c {list(plan.hotrows_clients)}",
             "scaling": f"-S -M prepared, tpcb-like x -c {list(plan.scaling_clients)}",
+            "serializable": f"tpcb-like, -N (-M prepared) x -c {list(plan.std_write_clients)}, subtrans N=90, "
+                            "all SERIALIZABLE",
             "standby": "not yet (needs replicas)"}[e] + f" -> {plan.duration} s per point per server")
     cfg.out.mkdir(parents=True, exist_ok=True)
     for sub in ("raw", "charts", "scripts"):
