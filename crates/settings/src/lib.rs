@@ -1019,10 +1019,36 @@ impl SessionSettings {
     }
 }
 
+/// The words of the startup `options` as PostgreSQL's pg_split_opts
+/// splits them: whitespace separates, a backslash takes the next character
+/// literally (`-c default_transaction_isolation=repeatable\ read`).
+fn split_options(options: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = options.chars().peekable();
+    loop {
+        while chars.next_if(|c| c.is_whitespace()).is_some() {}
+        if chars.peek().is_none() {
+            return words;
+        }
+        let mut w = String::new();
+        while let Some(c) = chars.next_if(|c| !c.is_whitespace()) {
+            if c == '\\' {
+                if let Some(next) = chars.next() {
+                    w.push(next);
+                }
+            } else {
+                w.push(c);
+            }
+        }
+        words.push(w);
+    }
+}
+
 /// `-c name=value` and `--name=value` items of the startup `options`.
 fn parse_options(options: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let mut words = options.split_whitespace();
+    let words = split_options(options);
+    let mut words = words.iter().map(String::as_str);
     while let Some(w) = words.next() {
         let item = match w {
             "-c" => words.next().unwrap_or(""),
@@ -1184,6 +1210,18 @@ mod tests {
             vec![
                 ("search_path".to_string(), "x".to_string()),
                 ("statement_timeout".to_string(), "5s".to_string())
+            ]
+        );
+        assert_eq!(
+            parse_options(
+                r"-c default_transaction_isolation=repeatable\ read  -capplication_name=a\\b"
+            ),
+            vec![
+                (
+                    "default_transaction_isolation".to_string(),
+                    "repeatable read".to_string()
+                ),
+                ("application_name".to_string(), r"a\b".to_string())
             ]
         );
     }
