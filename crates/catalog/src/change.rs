@@ -25,6 +25,7 @@ use nestor_txn::DdlUndo;
 use parking_lot::RwLock;
 
 use crate::defs::{Sequence, TableDef};
+use crate::function::FunctionDef;
 use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
 use crate::{Namespace, Ns, State};
@@ -40,6 +41,9 @@ pub enum Change {
     DropTable(String),
     PutSequence(Arc<Sequence>),
     DropSequence(String),
+    /// Create or replace a function or procedure.
+    PutFunction(Arc<FunctionDef>),
+    DropFunction(Arc<FunctionDef>),
 }
 
 /// What undoing one change restores.
@@ -57,6 +61,13 @@ pub(crate) enum Undo {
         name: String,
         prev: Option<Arc<Sequence>>,
     },
+    Function {
+        name: String,
+        /// The definition the change put in place (None for a drop).
+        put: Option<Arc<FunctionDef>>,
+        /// The one it replaced or dropped.
+        prev: Option<Arc<FunctionDef>>,
+    },
 }
 
 impl std::fmt::Debug for Undo {
@@ -64,6 +75,7 @@ impl std::fmt::Debug for Undo {
         match self {
             Undo::Table { name, .. } => write!(f, "table {name}"),
             Undo::Sequence { name, .. } => write!(f, "sequence {name}"),
+            Undo::Function { name, .. } => write!(f, "function {name}"),
         }
     }
 }
@@ -77,6 +89,11 @@ impl Change {
             Change::DropTable(name) => CatalogRecord::DropTable { name: name.clone() },
             Change::PutSequence(s) => CatalogRecord::PutSequence(crate::sequence_record(s)),
             Change::DropSequence(name) => CatalogRecord::DropSequence { name: name.clone() },
+            Change::PutFunction(f) => CatalogRecord::PutFunction(crate::function_record(f)),
+            Change::DropFunction(f) => CatalogRecord::DropFunction {
+                name: f.name.clone(),
+                oid: f.oid,
+            },
         }
     }
 
@@ -114,6 +131,22 @@ impl Change {
             Change::DropSequence(name) => {
                 let prev = st.sequences.remove(&name);
                 Undo::Sequence { name, prev }
+            }
+            Change::PutFunction(def) => {
+                let prev = st.put_function(def.clone());
+                Undo::Function {
+                    name: def.name.clone(),
+                    put: Some(def),
+                    prev,
+                }
+            }
+            Change::DropFunction(def) => {
+                let prev = st.remove_function(&def.name, def.oid);
+                Undo::Function {
+                    name: def.name.clone(),
+                    put: None,
+                    prev,
+                }
             }
         }
     }
@@ -159,6 +192,14 @@ impl DdlUndo for CatalogUndo {
                         st.sequences.remove(name);
                     }
                 },
+                Undo::Function { name, put, prev } => {
+                    if let Some(p) = put {
+                        st.remove_function(name, p.oid);
+                    }
+                    if let Some(p) = prev {
+                        st.put_function(p.clone());
+                    }
+                }
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

@@ -57,6 +57,7 @@
 
 pub mod change;
 pub mod defs;
+pub mod function;
 pub mod gate;
 pub mod record;
 
@@ -71,9 +72,11 @@ use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{Check, Column, IndexDef, OnCommit, Persistence, Relation, Sequence, TableDef};
+pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
 pub use record::{
-    CatalogRecord, ColumnRecord, IndexRecord, SequenceRecord, SequenceState, TableRecord,
+    CatalogRecord, ColumnRecord, FunctionRecord, IndexRecord, SequenceRecord, SequenceState,
+    TableRecord,
 };
 
 /// First OID handed out to user objects (PostgreSQL's FirstNormalObjectId).
@@ -98,6 +101,8 @@ pub(crate) struct Namespace {
     /// index name -> table name
     pub index_owner: HashMap<String, String>,
     pub sequences: BTreeMap<String, Arc<Sequence>>,
+    /// Functions and procedures by name; overloads differ in input types.
+    pub functions: BTreeMap<String, Vec<Arc<FunctionDef>>>,
 }
 
 /// Every namespace, under one lock.
@@ -146,6 +151,34 @@ impl Namespace {
         let prev = self.tables.remove(name)?;
         for i in &prev.indexes {
             self.index_owner.remove(&i.name);
+        }
+        Some(prev)
+    }
+
+    /// Install a function, replacing the one with the same OID or the
+    /// same name and input types; returns the replaced one.
+    pub(crate) fn put_function(&mut self, def: Arc<FunctionDef>) -> Option<Arc<FunctionDef>> {
+        let inputs = def.input_types();
+        let list = self.functions.entry(def.name.clone()).or_default();
+        let pos = list
+            .iter()
+            .position(|f| f.oid == def.oid || f.same_signature(&def.name, &inputs));
+        match pos {
+            Some(i) => Some(std::mem::replace(&mut list[i], def)),
+            None => {
+                list.push(def);
+                None
+            }
+        }
+    }
+
+    /// Remove the function with this OID (under `name`).
+    pub(crate) fn remove_function(&mut self, name: &str, oid: RelId) -> Option<Arc<FunctionDef>> {
+        let list = self.functions.get_mut(name)?;
+        let i = list.iter().position(|f| f.oid == oid)?;
+        let prev = list.remove(i);
+        if list.is_empty() {
+            self.functions.remove(name);
         }
         Some(prev)
     }
@@ -292,6 +325,33 @@ impl Catalog {
         found
     }
 
+    /// The functions and procedures named `name` (every overload).
+    pub fn functions(&self, name: &str) -> Vec<Arc<FunctionDef>> {
+        let st = self.state.read();
+        let found = st.public.functions.get(name).cloned().unwrap_or_default();
+        found
+    }
+
+    /// Every function and procedure (pg_proc).
+    pub fn all_functions(&self) -> Vec<Arc<FunctionDef>> {
+        let st = self.state.read();
+        let found = st.public.functions.values().flatten().cloned().collect();
+        found
+    }
+
+    /// The function with this OID.
+    pub fn function_by_oid(&self, oid: RelId) -> Option<Arc<FunctionDef>> {
+        let st = self.state.read();
+        let found = st
+            .public
+            .functions
+            .values()
+            .flatten()
+            .find(|f| f.oid == oid)
+            .cloned();
+        found
+    }
+
     pub fn name_taken(&self, name: &str) -> bool {
         self.relation(name).is_some()
     }
@@ -434,6 +494,9 @@ impl Catalog {
                     .find(|(_, n)| n.sequences.contains_key(name));
                 return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
+            // Functions live in public (as in PostgreSQL unless pg_temp is
+            // named).
+            Change::PutFunction(_) | Change::DropFunction(_) => return Ok(Ns::Public),
         };
         if !temp {
             return Ok(Ns::Public);
@@ -527,7 +590,13 @@ impl Catalog {
             .tables
             .values()
             .map(|t| CatalogRecord::PutTable(table_record(t)));
-        seqs.chain(tables).collect()
+        let functions = st
+            .public
+            .functions
+            .values()
+            .flatten()
+            .map(|f| CatalogRecord::PutFunction(function_record(f)));
+        seqs.chain(tables).chain(functions).collect()
     }
 
     /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
@@ -588,6 +657,20 @@ impl Catalog {
                 self.state.write().public.sequences.remove(&name);
             }
             CatalogRecord::Sequences(seqs) => self.restore_sequences(&seqs),
+            CatalogRecord::PutFunction(f) => {
+                self.ensure_next_oid(f.oid.0 + 1);
+                self.state
+                    .write()
+                    .public
+                    .put_function(Arc::new(function_from(f)));
+            }
+            CatalogRecord::DropFunction { name, oid } => {
+                self.state
+                    .write()
+                    .public
+                    .remove_function(&name, oid)
+                    .ok_or_else(|| format!("DropFunction of unknown function {name} ({oid})"))?;
+            }
         }
         self.version.fetch_add(1, Ordering::AcqRel);
         Ok(())
@@ -641,6 +724,38 @@ impl Catalog {
                 }
             }
         }
+    }
+}
+
+/// The record describing a function.
+pub(crate) fn function_record(f: &FunctionDef) -> FunctionRecord {
+    FunctionRecord {
+        oid: f.oid,
+        name: f.name.clone(),
+        procedure: f.procedure,
+        args: f.args.clone(),
+        returns: f.returns.clone(),
+        retset: f.retset,
+        language: f.language,
+        body: f.body.clone(),
+        volatility: f.volatility,
+        strict: f.strict,
+    }
+}
+
+fn function_from(r: FunctionRecord) -> FunctionDef {
+    FunctionDef {
+        oid: r.oid,
+        name: r.name,
+        procedure: r.procedure,
+        args: r.args,
+        returns: r.returns,
+        retset: r.retset,
+        language: r.language,
+        body: r.body,
+        volatility: r.volatility,
+        strict: r.strict,
+        compiled: std::sync::OnceLock::new(),
     }
 }
 

@@ -15,6 +15,8 @@
 //!            | 0x0B DropTable   name
 //!            | 0x0C PutSequence sequence
 //!            | 0x0D DropSequence name
+//!            | 0x0E PutFunction  function
+//!            | 0x0F DropFunction name oid:u32
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name*
@@ -22,6 +24,11 @@
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
+//!  function := oid:u32 name kind:u8 nargs:u32 arg* returns retset:u8
+//!              lang:u8 volatility:u8 strict:u8 body
+//!  arg      := name typoid:u32 typmod:i32 mode:u8 default?
+//!  returns  := 0x00 typoid:u32 typmod:i32 | 0x01 ncols:u32 (name typoid typmod)*
+//!            | 0x02 (trigger) | 0x03 (record)
 //!  name     := len:u32 utf8;   x? := 0x00 | 0x01 x;   value: see storage::redo
 //! ```
 //!
@@ -34,12 +41,15 @@ use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use crate::defs::Persistence;
+use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 
 const TAG_SEQUENCES: u8 = 0x02;
 const TAG_PUT_TABLE: u8 = 0x0A;
 const TAG_DROP_TABLE: u8 = 0x0B;
 const TAG_PUT_SEQUENCE: u8 = 0x0C;
 const TAG_DROP_SEQUENCE: u8 = 0x0D;
+const TAG_PUT_FUNCTION: u8 = 0x0E;
+const TAG_DROP_FUNCTION: u8 = 0x0F;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -62,6 +72,27 @@ pub enum CatalogRecord {
     /// Sequence states advanced since the previous commit (every commit
     /// carries them; replay keeps the maximum).
     Sequences(Vec<SequenceState>),
+    /// Install (create or replace) a function or procedure.
+    PutFunction(FunctionRecord),
+    DropFunction {
+        name: String,
+        oid: RelId,
+    },
+}
+
+/// A function definition without its compiled form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionRecord {
+    pub oid: RelId,
+    pub name: String,
+    pub procedure: bool,
+    pub args: Vec<FuncArg>,
+    pub returns: Returns,
+    pub retset: bool,
+    pub language: Language,
+    pub body: String,
+    pub volatility: Volatility,
+    pub strict: bool,
 }
 
 /// A table definition without its runtime handles.
@@ -143,6 +174,15 @@ impl CatalogRecord {
                 out.push(TAG_DROP_SEQUENCE);
                 put_str(&mut out, name);
             }
+            CatalogRecord::PutFunction(f) => {
+                out.push(TAG_PUT_FUNCTION);
+                f.encode(&mut out);
+            }
+            CatalogRecord::DropFunction { name, oid } => {
+                out.push(TAG_DROP_FUNCTION);
+                put_str(&mut out, name);
+                out.extend_from_slice(&oid.0.to_le_bytes());
+            }
         }
         out
     }
@@ -169,6 +209,11 @@ impl CatalogRecord {
             TAG_PUT_SEQUENCE => CatalogRecord::PutSequence(SequenceRecord::decode(&mut r)?),
             TAG_DROP_SEQUENCE => CatalogRecord::DropSequence {
                 name: get_str(&mut r)?,
+            },
+            TAG_PUT_FUNCTION => CatalogRecord::PutFunction(FunctionRecord::decode(&mut r)?),
+            TAG_DROP_FUNCTION => CatalogRecord::DropFunction {
+                name: get_str(&mut r)?,
+                oid: RelId(r.u32()?),
             },
             TAG_LEGACY_STATEMENT => {
                 return Err(
@@ -292,6 +337,107 @@ impl IndexRecord {
             unique: flags & 1 != 0,
             primary: flags & 2 != 0,
             constraint: flags & 4 != 0,
+        })
+    }
+}
+
+fn put_type(out: &mut Vec<u8>, ty: DataType) {
+    out.extend_from_slice(&ty.oid().to_le_bytes());
+    out.extend_from_slice(&ty.typmod().to_le_bytes());
+}
+
+fn get_type(r: &mut Reader<'_>, what: &str) -> Result<DataType, String> {
+    let (oid, typmod) = (r.u32()?, r.u32()? as i32);
+    DataType::from_oid_typmod(oid, typmod).ok_or_else(|| format!("{what}: unknown type oid {oid}"))
+}
+
+impl FunctionRecord {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.oid.0.to_le_bytes());
+        put_str(out, &self.name);
+        out.push(self.procedure as u8);
+        put_u32(out, self.args.len());
+        for a in &self.args {
+            put_str(out, &a.name);
+            put_type(out, a.ty);
+            out.push(a.mode.code());
+            put_opt_str(out, a.default.as_deref());
+        }
+        match &self.returns {
+            Returns::Scalar(t) => {
+                out.push(0);
+                put_type(out, *t);
+            }
+            Returns::Row(cols) => {
+                out.push(1);
+                put_u32(out, cols.len());
+                for (n, t) in cols {
+                    put_str(out, n);
+                    put_type(out, *t);
+                }
+            }
+            Returns::Trigger => out.push(2),
+            Returns::Record => out.push(3),
+        }
+        out.push(self.retset as u8);
+        out.push(match self.language {
+            Language::Sql => 0,
+            Language::PlPgSql => 1,
+        });
+        out.push(self.volatility.code() as u8);
+        out.push(self.strict as u8);
+        put_str(out, &self.body);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> Result<FunctionRecord, String> {
+        let oid = RelId(r.u32()?);
+        let name = get_str(r)?;
+        let procedure = get_bool(r)?;
+        let args = get_list(r, |r| {
+            let name = get_str(r)?;
+            let ty = get_type(r, "function argument")?;
+            let mode = ArgMode::from_code(r.u8()?).ok_or("bad argument mode")?;
+            Ok(FuncArg {
+                name,
+                ty,
+                mode,
+                default: get_opt_str(r)?,
+            })
+        })?;
+        let returns = match r.u8()? {
+            0 => Returns::Scalar(get_type(r, "function result")?),
+            1 => Returns::Row(get_list(r, |r| {
+                Ok((get_str(r)?, get_type(r, "function result column")?))
+            })?),
+            2 => Returns::Trigger,
+            3 => Returns::Record,
+            t => return Err(format!("function {name}: bad result tag {t}")),
+        };
+        let retset = get_bool(r)?;
+        let language = match r.u8()? {
+            0 => Language::Sql,
+            1 => Language::PlPgSql,
+            t => return Err(format!("function {name}: bad language {t}")),
+        };
+        let volatility = match r.u8()? {
+            b'i' => Volatility::Immutable,
+            b's' => Volatility::Stable,
+            b'v' => Volatility::Volatile,
+            t => return Err(format!("function {name}: bad volatility {t}")),
+        };
+        let strict = get_bool(r)?;
+        let body = get_str(r)?;
+        Ok(FunctionRecord {
+            oid,
+            name,
+            procedure,
+            args,
+            returns,
+            retset,
+            language,
+            body,
+            volatility,
+            strict,
         })
     }
 }
@@ -480,6 +626,35 @@ mod tests {
             }),
             CatalogRecord::DropSequence { name: "s".into() },
             CatalogRecord::Sequences(vec![("s".into(), 7, false)]),
+            CatalogRecord::PutFunction(FunctionRecord {
+                oid: RelId(16390),
+                name: "f".into(),
+                procedure: false,
+                args: vec![
+                    FuncArg {
+                        name: "x".into(),
+                        ty: DataType::Int4,
+                        mode: ArgMode::In,
+                        default: Some("1".into()),
+                    },
+                    FuncArg {
+                        name: String::new(),
+                        ty: DataType::Text,
+                        mode: ArgMode::Out,
+                        default: None,
+                    },
+                ],
+                returns: Returns::Row(vec![("a".into(), DataType::Int8)]),
+                retset: true,
+                language: Language::PlPgSql,
+                body: "BEGIN RETURN; END".into(),
+                volatility: Volatility::Stable,
+                strict: true,
+            }),
+            CatalogRecord::DropFunction {
+                name: "f".into(),
+                oid: RelId(16390),
+            },
         ];
         for rec in records {
             assert_eq!(CatalogRecord::decode(&rec.encode()).unwrap(), rec);

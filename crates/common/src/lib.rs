@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod errcodes;
 pub mod error;
 pub mod hash;
 pub mod ids;
@@ -15,5 +16,5 @@ pub mod memory;
 pub mod stack;
 pub mod units;
 
-pub use error::{DbError, SqlState};
+pub use error::{DbError, InternalQuery, SqlState};
 pub use ids::{CommandId, Csn, Lsn, RelId, RowId, SavepointLevel, SessionId, Xid};

@@ -13,6 +13,7 @@ use nestor_txn::{Snapshot, Transaction, WaitCtl};
 use nestor_types::{EvalCtx, Value};
 
 use crate::database::Database;
+use crate::tag::CommandTag;
 
 /// Everything a statement executes within.
 pub struct StatementCtx<'a> {
@@ -49,6 +50,45 @@ pub struct StatementCtx<'a> {
     /// outside the lock table, e.g. `(ctx.wait_event)(Some(("Timeout",
     /// "PgSleep")))` around pg_sleep, and `None` after it.
     pub wait_event: &'a (dyn Fn(Option<(&'static str, &'static str)>) + Sync),
+}
+
+/// What a call of a user-defined function produced.
+pub(crate) enum Outcome {
+    /// RETURN x (or the OUT arguments' values).
+    Value(Value),
+    /// A set-returning function's rows (RETURN NEXT / RETURN QUERY), or a
+    /// row-returning function's row.
+    Rows(Vec<Vec<Value>>),
+}
+
+/// Call a user-defined function with its input arguments.
+pub(crate) type CallFn = fn(
+    &Arc<nestor_catalog::FunctionDef>,
+    Vec<Value>,
+    &mut StatementCtx<'_>,
+) -> Result<Outcome, DbError>;
+
+/// The engine's entry points into server-side code (PL/pgSQL and SQL
+/// functions, DO, CALL). Server-side code runs statements, and statements
+/// call functions: the executor and the statement dispatcher reach it
+/// through this table (`crate::ROUTINES`, filled in at the crate root)
+/// rather than by name, so the modules stay layered (plpgsql above
+/// statement and executor).
+pub(crate) struct Routines {
+    pub call: CallFn,
+    pub create_function: fn(
+        &mut StatementCtx<'_>,
+        &str,
+        &nestor_parser::pb::CreateFunctionStmt,
+    ) -> Result<CommandTag, DbError>,
+    pub run_do:
+        fn(&mut StatementCtx<'_>, &str, &nestor_parser::pb::DoStmt) -> Result<CommandTag, DbError>,
+    pub call_procedure: fn(
+        &mut StatementCtx<'_>,
+        &str,
+        &nestor_parser::pb::CallStmt,
+        &mut dyn RowSink,
+    ) -> Result<CommandTag, DbError>,
 }
 
 /// One output column as the planner describes it to the client.

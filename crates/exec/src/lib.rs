@@ -33,6 +33,7 @@ mod ddl;
 pub mod executor;
 pub mod functions;
 mod modify;
+mod plpgsql;
 pub mod registry;
 pub mod statement;
 mod sysviews;
@@ -41,6 +42,14 @@ pub mod tag;
 mod tests;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
+
+/// Server-side code's entry points (see [`context::Routines`]).
+pub(crate) static ROUTINES: context::Routines = context::Routines {
+    call: plpgsql::call,
+    create_function: plpgsql::commands::create_function,
+    run_do: plpgsql::commands::run_do,
+    call_procedure: plpgsql::commands::call,
+};
 pub use database::Database;
 pub use modify::copy_insert;
 pub use registry::{ActivityRow, CancelToken, Registry};

@@ -72,6 +72,36 @@ pub fn prepare(
     })
 }
 
+/// [`prepare`] for a statement a PL/pgSQL body runs: names of its
+/// variables bind as parameters through `vars`.
+pub(crate) fn prepare_with(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    text: &str,
+    stmt: &RawStmt,
+    hints: &[u32],
+    vars: &dyn nestor_plan::bind::VarResolver,
+) -> Result<Prepared, DbError> {
+    let version = catalog.version();
+    let planned =
+        nestor_plan::statement::plan_statement_with(catalog, eval, text, stmt, hints, Some(vars))?;
+    let param_types = planned.params.iter().map(|t| t.oid()).collect();
+    Ok(Prepared {
+        param_types,
+        columns: planned.columns.as_deref().map(describe),
+        text: Arc::from(text),
+        stmt: stmt.clone(),
+        current: RwLock::new((version, Arc::new(planned.stmt))),
+    })
+}
+
+impl Prepared {
+    /// The plan as it stands.
+    pub(crate) fn plan_snapshot(&self) -> Arc<PlannedStmt> {
+        self.current.read().1.clone()
+    }
+}
+
 /// Execute a prepared statement with the values of $1..$n (in the types of
 /// `prepared.param_types`); rows go to `sink`.
 pub fn execute(
@@ -82,7 +112,7 @@ pub fn execute(
 ) -> Result<CommandTag, DbError> {
     let plan = current_plan(ctx, prepared)?;
     match plan.as_ref() {
-        PlannedStmt::Ddl => execute_ddl(ctx, prepared),
+        PlannedStmt::Ddl => execute_ddl(ctx, prepared, sink),
         stmt => execute_planned(stmt, &mut Ev::new(ctx, params), sink),
     }
 }
@@ -190,10 +220,17 @@ fn explain_statement(
     Ok(CommandTag::Plain("EXPLAIN"))
 }
 
-fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, DbError> {
+fn execute_ddl(
+    ctx: &mut StatementCtx<'_>,
+    p: &Prepared,
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
     let n = statement_node(&p.stmt)?;
-    if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_)) {
+    let runs_code = matches!(n, NodeEnum::DoStmt(_) | NodeEnum::CallStmt(_));
+    if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_)) && !runs_code {
         let what = match n {
+            NodeEnum::CreateFunctionStmt(f) if f.is_procedure => "CREATE PROCEDURE",
+            NodeEnum::CreateFunctionStmt(_) => "CREATE FUNCTION",
             NodeEnum::CreateStmt(_) => "CREATE TABLE",
             NodeEnum::DropStmt(_) => "DROP",
             NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
@@ -212,6 +249,9 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::CreateSeqStmt(cs) => crate::ddl::create_sequence(ctx, cs),
         NodeEnum::TruncateStmt(ts) => crate::ddl::truncate(ctx, ts),
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
+        NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
+        NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
+        NodeEnum::CallStmt(cs) => (crate::ROUTINES.call_procedure)(ctx, &text, cs, sink),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

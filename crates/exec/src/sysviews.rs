@@ -67,7 +67,50 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
             })
             .collect(),
         View::Sequences => sequence_rows(ev.ctx.catalog),
+        View::Proc => ev
+            .ctx
+            .catalog
+            .all_functions()
+            .iter()
+            .map(|f| proc_row(f))
+            .collect(),
     }
+}
+
+/// A pg_proc row of a user-defined function or procedure.
+fn proc_row(f: &nestor_catalog::FunctionDef) -> Vec<Value> {
+    use nestor_catalog::Returns;
+    let inputs: Vec<&nestor_catalog::FuncArg> =
+        f.args.iter().filter(|a| a.mode.is_input()).collect();
+    let rettype = match &f.returns {
+        _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
+        _ if f.procedure => nestor_types::datatype::DataType::Void.oid(),
+        Returns::Scalar(t) => t.oid(),
+        Returns::Row(_) | Returns::Record => 2249,
+        Returns::Trigger => 2279,
+    };
+    vec![
+        Value::Int8(i64::from(f.oid.0)),
+        text(&f.name),
+        Value::Int8(PUBLIC_NAMESPACE_OID as i64),
+        Value::Int8(10),
+        text(if f.procedure { "p" } else { "f" }),
+        Value::Bool(false),
+        Value::Bool(f.strict),
+        Value::Bool(f.retset),
+        text(f.volatility.code().to_string()),
+        Value::Int2(inputs.len() as i16),
+        Value::Int2(inputs.iter().filter(|a| a.default.is_some()).count() as i16),
+        Value::Int8(i64::from(rettype)),
+        text(
+            inputs
+                .iter()
+                .map(|a| a.ty.oid().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        text(&f.body),
+    ]
 }
 
 fn activity_row(a: &ActivityRow) -> Vec<Value> {

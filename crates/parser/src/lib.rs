@@ -59,10 +59,78 @@ struct PgQueryProtobufParseResult {
     error: *mut PgQueryError,
 }
 
+#[repr(C)]
+struct PgQueryPlpgsqlParseResult {
+    plpgsql_funcs: *mut c_char,
+    error: *mut PgQueryError,
+}
+
 #[allow(unsafe_code)]
 extern "C" {
     fn pg_query_parse_protobuf(input: *const c_char) -> PgQueryProtobufParseResult;
     fn pg_query_free_protobuf_parse_result(result: PgQueryProtobufParseResult);
+    fn pg_query_parse_plpgsql(input: *const c_char) -> PgQueryPlpgsqlParseResult;
+    fn pg_query_free_plpgsql_parse_result(result: PgQueryPlpgsqlParseResult);
+}
+
+/// A PL/pgSQL syntax error: PostgreSQL's message and, when known, the line
+/// of the function body it was found on.
+#[derive(Clone, Debug)]
+pub struct PlpgsqlSyntaxError {
+    pub message: String,
+    /// 1-based character position in the text given to [`parse_plpgsql`].
+    pub cursorpos: Option<u32>,
+    /// The line of the function body the parser had reached (PostgreSQL's
+    /// `compilation of PL/pgSQL function "f" near line N`): libpg_query
+    /// does not pass on the position inside the body.
+    pub body_line: Option<u32>,
+}
+
+/// PostgreSQL's PL/pgSQL parser (through libpg_query) on a `CREATE
+/// FUNCTION ... LANGUAGE plpgsql` or `DO` statement: the compiled function
+/// tree as JSON text (one object per function in the text).
+#[allow(unsafe_code)]
+pub fn parse_plpgsql(text: &str) -> Result<String, PlpgsqlSyntaxError> {
+    let input = CString::new(text).map_err(|_| PlpgsqlSyntaxError {
+        message: "invalid byte sequence for encoding \"UTF8\": 0x00".into(),
+        cursorpos: None,
+        body_line: None,
+    })?;
+    // SAFETY: `input` is a valid NUL-terminated string; the result is read
+    // according to pg_query.h and freed exactly once below.
+    let result = unsafe { pg_query_parse_plpgsql(input.as_ptr()) };
+    let out = unsafe {
+        if !result.error.is_null() {
+            let err = &*result.error;
+            let message = if err.message.is_null() {
+                "syntax error".to_string()
+            } else {
+                CStr::from_ptr(err.message).to_string_lossy().into_owned()
+            };
+            let context = if err.context.is_null() {
+                String::new()
+            } else {
+                CStr::from_ptr(err.context).to_string_lossy().into_owned()
+            };
+            let body_line = context
+                .rsplit_once("near line ")
+                .and_then(|(_, n)| n.trim().parse().ok());
+            Err(PlpgsqlSyntaxError {
+                message,
+                cursorpos: (err.cursorpos > 0).then_some(err.cursorpos as u32),
+                body_line,
+            })
+        } else if result.plpgsql_funcs.is_null() {
+            Ok("[]".to_string())
+        } else {
+            Ok(CStr::from_ptr(result.plpgsql_funcs)
+                .to_string_lossy()
+                .into_owned())
+        }
+    };
+    // SAFETY: the result came from pg_query_parse_plpgsql.
+    unsafe { pg_query_free_plpgsql_parse_result(result) };
+    out
 }
 
 /// Parse `text` into its statements.

@@ -29,6 +29,8 @@ use crate::functions::{self, Func};
 use crate::ir::{AggCall, AggFunc, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
 use crate::valops::{self, Arith};
 
+pub mod userfunc;
+
 pub use nestor_parser::ast::{
     err_at, expr_location, location_of, names, node, node_kind, req, str_val, unsupported_node,
 };
@@ -77,6 +79,21 @@ pub enum AggCtx {
     NotAllowed(&'static str),
 }
 
+/// Names a PL/pgSQL function body lends to the SQL it runs: a column
+/// reference that names one of its variables (or a record's field) binds
+/// as a parameter. `parts` are the reference's dotted parts; the answer is
+/// the parameter's position and type, None for a name that is not a
+/// variable, or an error (an unassigned record).
+pub trait VarResolver {
+    fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError>;
+
+    /// A column of the same name wins (SQL functions' arguments) instead of
+    /// the reference being ambiguous (PL/pgSQL's variable_conflict = error).
+    fn columns_first(&self) -> bool {
+        false
+    }
+}
+
 /// Plans a query nested in an expression (a subquery in WHERE, the select
 /// list, ...). The binder does not plan queries: `select::plan_query` does,
 /// and every binder is made with it, so binding depends on no planner
@@ -107,6 +124,8 @@ pub struct Binder<'e> {
     /// of their text: an input error converting one points at it, as
     /// PostgreSQL's coerce_type does.
     literal_locs: Vec<(usize, i32)>,
+    /// A PL/pgSQL body's variables, when planning a statement it runs.
+    pub vars: Option<&'e dyn VarResolver>,
 }
 
 /// Relation name of a RangeVar (schemas `public` and `pg_catalog` only).
@@ -244,6 +263,7 @@ impl<'e> Binder<'e> {
             ctes: Vec::new(),
             last_correlated: false,
             literal_locs: Vec::new(),
+            vars: None,
         }
     }
 
@@ -565,7 +585,42 @@ impl<'e> Binder<'e> {
                 other => return Err(unsupported_node(other)),
             }
         }
-        let (rel, name) = match parts.as_slice() {
+        let Some(vars) = self.vars else {
+            return self.resolve_parts(&parts);
+        };
+        // PL/pgSQL: a variable, unless a column of that name is in scope
+        // too (PostgreSQL's plpgsql.variable_conflict = error).
+        let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+        if vars.columns_first() {
+            if let Ok(col) = self.resolve_parts(&parts) {
+                return Ok(col);
+            }
+        }
+        let var = vars.resolve(&refs)?;
+        match (self.resolve_parts(&parts), var) {
+            (Ok(_), Some(_)) => Err(err_at(
+                DbError::new(
+                    SqlState::AmbiguousColumn,
+                    format!("column reference \"{}\" is ambiguous", parts.join(".")),
+                )
+                .with_detail("It could refer to either a PL/pgSQL variable or a table column."),
+                self.text,
+                c.location,
+            )),
+            (Ok(col), None) => Ok(col),
+            (Err(_), Some((i, ty))) => {
+                if self.params.len() <= i {
+                    self.params.resize(i + 1, DataType::Unknown);
+                }
+                self.params[i] = ty;
+                Ok((Expr::Param(i), ty))
+            }
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    fn resolve_parts(&mut self, parts: &[String]) -> Result<(Expr, DataType), DbError> {
+        let (rel, name) = match parts {
             [n] => (None, n.as_str()),
             [r, n] => (Some(r.as_str()), n.as_str()),
             [_, r, n] => (Some(r.as_str()), n.as_str()),
@@ -1083,12 +1138,34 @@ impl<'e> Binder<'e> {
             let e = self.coerce(e, t, DataType::Text)?;
             return Ok((Expr::Func(Func::PgSleepFor, vec![e]), DataType::Void));
         }
+        if f.args
+            .iter()
+            .any(|a| matches!(a.node, Some(NodeEnum::NamedArgExpr(_))))
+        {
+            // Named notation: only user functions take it here.
+            return crate::bind::userfunc::bind_call(self, &name, f)?.ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!("function {name} with named arguments does not exist"),
+                )
+            });
+        }
         let mut args = Vec::with_capacity(f.args.len());
         for a in &f.args {
             args.push(self.bind(a)?);
         }
         let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
-        let res = functions::lookup(&name, &types)?;
+        let res = match functions::lookup(&name, &types) {
+            Ok(r) => r,
+            Err(e) if e.code == SqlState::UndefinedFunction => {
+                // Not a built-in: a function created with CREATE FUNCTION.
+                match crate::bind::userfunc::bind_call(self, &name, f)? {
+                    Some(bound) => return Ok(bound),
+                    None => return Err(e),
+                }
+            }
+            Err(e) => return Err(e),
+        };
         if matches!(res.func, Func::Nextval | Func::Currval | Func::Setval) {
             self.check_regclass_literal(f)?;
         }

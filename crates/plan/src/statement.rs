@@ -35,6 +35,9 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateSeqStmt(_)
             | NodeEnum::TruncateStmt(_)
             | NodeEnum::VacuumStmt(_)
+            | NodeEnum::CreateFunctionStmt(_)
+            | NodeEnum::DoStmt(_)
+            | NodeEnum::CallStmt(_)
     )
 }
 
@@ -78,8 +81,22 @@ pub fn plan_statement(
     stmt: &RawStmt,
     hints: &[u32],
 ) -> Result<Planned, DbError> {
+    plan_statement_with(catalog, eval, text, stmt, hints, None)
+}
+
+/// [`plan_statement`] for a statement a PL/pgSQL body runs: names of its
+/// variables bind as parameters (`vars`).
+pub fn plan_statement_with(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    text: &str,
+    stmt: &RawStmt,
+    hints: &[u32],
+    vars: Option<&dyn crate::bind::VarResolver>,
+) -> Result<Planned, DbError> {
     let n = statement_node(stmt)?;
     let mut b = Binder::new(catalog, eval, text, hints, crate::select::plan_query);
+    b.vars = vars;
     let (stmt, columns) = plan_node(&mut b, n)?;
     let params = b.params.iter().map(|t| t.resolve_unknown()).collect();
     Ok(Planned {
@@ -113,6 +130,33 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             Ok((PlannedStmt::Modify(p), cols))
         }
         NodeEnum::ExplainStmt(e) => plan_explain(b, e),
+        NodeEnum::CallStmt(cs) => {
+            // Runs from its parse tree; a procedure with OUT arguments
+            // returns a row, described here.
+            let fc = cs
+                .funccall
+                .as_deref()
+                .ok_or_else(|| DbError::internal("CALL without a call"))?;
+            let name = crate::bind::names(&fc.funcname)
+                .last()
+                .cloned()
+                .unwrap_or_default();
+            b.scopes.push(crate::bind::Scope::default());
+            b.outer_refs.push(None);
+            let (def, _) = crate::bind::userfunc::bind_procedure_call(b, &name, fc)?;
+            let cols: Vec<OutCol> = def
+                .args
+                .iter()
+                .filter(|a| a.mode.is_output())
+                .map(|a| OutCol {
+                    name: a.name.clone(),
+                    ty: a.ty,
+                    table_oid: 0,
+                    column_id: 0,
+                })
+                .collect();
+            Ok((PlannedStmt::Ddl, (!cols.is_empty()).then_some(cols)))
+        }
         n if handles(n) => Ok((PlannedStmt::Ddl, None)),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,

@@ -4,7 +4,7 @@
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
 //! and
 //! a small emulation of pg_catalog (pg_class, pg_namespace, pg_database,
-//! pg_tables) from the catalog, enough for drivers' and tools' startup
+//! pg_tables, pg_sequences, pg_proc) from the catalog, enough for drivers' and tools' startup
 //! queries. OIDs of user relations are the catalog's; namespaces use
 //! PostgreSQL's fixed OIDs (11 pg_catalog, 2200 public).
 
@@ -21,6 +21,7 @@ pub enum View {
     Database,
     Tables,
     Sequences,
+    Proc,
 }
 
 impl View {
@@ -35,6 +36,7 @@ impl View {
             "pg_database" => View::Database,
             "pg_tables" => View::Tables,
             "pg_sequences" => View::Sequences,
+            "pg_proc" => View::Proc,
             _ => return None,
         })
     }
@@ -50,6 +52,7 @@ impl View {
             View::Database => "pg_database",
             View::Tables => "pg_tables",
             View::Sequences => "pg_sequences",
+            View::Proc => "pg_proc",
         }
     }
 
@@ -130,6 +133,24 @@ impl View {
                 ("start_value", T::Int8),
                 ("increment_by", T::Int8),
                 ("last_value", T::Int8),
+            ],
+            // proargtypes is an oidvector in PostgreSQL; its text form
+            // (type OIDs separated by spaces) is shown as text.
+            View::Proc => vec![
+                ("oid", T::Oid),
+                ("proname", T::Name),
+                ("pronamespace", T::Oid),
+                ("proowner", T::Oid),
+                ("prokind", T::Text),
+                ("prosecdef", T::Bool),
+                ("proisstrict", T::Bool),
+                ("proretset", T::Bool),
+                ("provolatile", T::Text),
+                ("pronargs", T::Int2),
+                ("pronargdefaults", T::Int2),
+                ("prorettype", T::Oid),
+                ("proargtypes", T::Text),
+                ("prosrc", T::Text),
             ],
         }
     }

@@ -445,14 +445,14 @@ pub(crate) fn encode_pg(buf: &mut BytesMut, msg: &PgWireBackendMessage) -> Resul
     })
 }
 
-/// Error/notice fields in PostgreSQL's order: S, V, C, M, D, H, P, s, t,
-/// c, n.
+/// Error/notice fields in PostgreSQL's order: S, V, C, M, D, H, P, p, q,
+/// W, s, t, c, n.
 fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     let sev = e.severity.as_str().to_owned();
     let mut f = vec![
         (b'S', sev.clone()),
         (b'V', sev),
-        (b'C', e.code.code().to_owned()),
+        (b'C', e.sqlstate().to_owned()),
         (b'M', e.message.clone()),
     ];
     if let Some(d) = &e.detail {
@@ -463,6 +463,10 @@ fn error_fields(e: &DbError) -> Vec<(u8, String)> {
     }
     if let Some(p) = e.position {
         f.push((b'P', p.to_string()));
+    }
+    if let Some(i) = &e.internal {
+        f.push((b'p', i.position.to_string()));
+        f.push((b'q', i.query.clone()));
     }
     if let Some(w) = &e.context {
         f.push((b'W', w.clone()));

@@ -1,8 +1,8 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
-//! tables, defaults, CHECK constraints, indexes, sequences, dropped and
-//! truncated objects come back exactly as committed — first from the WAL
-//! alone, then from a checkpoint image. Transactions whose redo went to a
+//! tables, defaults, CHECK constraints, indexes, sequences, functions,
+//! procedures, dropped and truncated objects come back exactly as
+//! committed — first from the WAL alone, then from a checkpoint image. Transactions whose redo went to a
 //! redo file come back the same way, and leave no file behind when they
 //! roll back or once a checkpoint holds them.
 
@@ -60,6 +60,14 @@ const SCHEMA: &[&str] = &[
     "select nextval('s'), nextval('s')",
     "create unlogged table u (a int default 5, b text)",
     "insert into u (b) values ('lost')",
+    "create function f_add(a int, b int default 1) returns int language sql immutable \
+     as 'select a + b'",
+    "create function f_pl(x int) returns text language plpgsql as $$ begin return 'v1'; end $$",
+    "create or replace function f_pl(x int) returns text language plpgsql \
+     as $$ begin return 'v2:' || x; end $$",
+    "create procedure p_ins(v int) language plpgsql as $$ begin insert into tr values (v); end $$",
+    "create function gone_f() returns int language sql as 'select 1'",
+    "drop function gone_f",
 ];
 
 /// What must hold after every restart (read-only checks).
@@ -71,6 +79,19 @@ fn check_schema(server: &Server) {
     assert!(err(server, "select * from gone").contains("relation \"gone\" does not exist"));
     assert!(err(server, "select created from t").contains("column \"created\" does not exist"));
     assert_eq!(ok(server, "select a from tr"), "3");
+    assert_eq!(
+        ok(server, "select f_add(2), f_add(2, 5), f_pl(7)"),
+        "3|7|v2:7"
+    );
+    let e = err(server, "select gone_f()");
+    assert!(e.contains("function gone_f() does not exist"), "{e}");
+    assert_eq!(
+        ok(
+            server,
+            "select proname, prokind from pg_proc order by proname"
+        ),
+        "f_add|f\nf_pl|f\np_ins|p"
+    );
 }
 
 /// Writes that exercise the recovered definitions (run in a transaction
@@ -87,6 +108,12 @@ fn check_behaviour(server: &Server) {
     );
     let e = err(server, "insert into tr values (3)");
     assert!(e.contains("\"tr_pkey\""), "{e}");
+    let e = err(server, "call p_ins(3)");
+    assert!(e.contains("\"tr_pkey\""), "{e}");
+    assert!(
+        e.contains("PL/pgSQL function p_ins(integer) line 1 at SQL statement"),
+        "{e}"
+    );
     assert_eq!(
         ok(
             server,

@@ -495,6 +495,9 @@ impl Session {
         let mut notices = Vec::new();
         let mut changes = Vec::new();
         let r = self.statement_inner(&mut notices, &mut changes, f);
+        // RAISE LOG / DEBUG go to the server log only (client_min_messages
+        // is NOTICE).
+        notices.retain(|n| !matches!(n.severity, Severity::Log | Severity::Debug));
         if r.is_ok() {
             for c in changes {
                 self.settings.set(&c.name, c.value, c.is_local);

@@ -377,6 +377,14 @@ impl Transaction {
         }
     }
 
+    /// Back to the command id of a statement that ran others inside it (a
+    /// function's statements are commands of their own; the calling
+    /// statement's writes keep its id).
+    pub fn restore_command(&mut self, cid: CommandId) {
+        assert!(cid.0 < self.next_cid, "restoring a command not started");
+        self.cid = cid;
+    }
+
     /// The command id writes of the current statement are stamped with.
     pub fn cid(&self) -> CommandId {
         self.cid

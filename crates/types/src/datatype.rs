@@ -136,6 +136,7 @@ impl DataType {
             1114 => Timestamp,
             1184 => TimestampTz,
             1186 => Interval,
+            2278 => Void,
             1700 => Numeric(len.map(|t| NumericMod {
                 precision: (t >> 16) & 0xffff,
                 scale: (((t & 0x7ff) ^ 1024) as i32) - 1024,

@@ -9,6 +9,7 @@
 //! `t_a_idx`, `t_a_check`, `t_id_seq`).
 
 mod alter;
+mod function;
 mod table;
 
 pub use alter::alter_table;
@@ -124,6 +125,9 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectIndex => ("DROP INDEX", "index"),
         pb::ObjectType::ObjectSequence => ("DROP SEQUENCE", "sequence"),
         pb::ObjectType::ObjectView => return Err(DbError::unsupported("views")),
+        pb::ObjectType::ObjectFunction
+        | pb::ObjectType::ObjectProcedure
+        | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).

@@ -101,6 +101,20 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             }
             crate::functions::call(*f, vals, ev)
         }
+        Expr::UserFunc(f, args) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(row, ev)?);
+            }
+            match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
+                crate::context::Outcome::Value(v) => Ok(v),
+                crate::context::Outcome::Rows(rows) => Ok(rows
+                    .into_iter()
+                    .next()
+                    .and_then(|r| r.into_iter().next())
+                    .unwrap_or(Value::Null)),
+            }
+        }
         Expr::Sub(s) => super::eval_subquery(s, row, ev),
         Expr::Agg(_) => Err(DbError::new(
             SqlState::GroupingError,

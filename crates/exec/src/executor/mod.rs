@@ -88,7 +88,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             filter,
             ..
         } => scan::index_scan(table, index, keys, filter.as_ref(), ev, param, emit),
-        Plan::FunctionScan { func, args, .. } => scan::run_function(*func, args, ev, param, emit),
+        Plan::FunctionScan { func, args, .. } => scan::run_function(func, args, ev, param, emit),
         Plan::SysView { view, filter } => scan::sysview(*view, filter.as_ref(), ev, emit),
         Plan::CteScan { id, plan, .. } => {
             let rows = materialize_cached(*id, plan, ev)?;

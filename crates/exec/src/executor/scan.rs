@@ -216,7 +216,7 @@ fn cast_key(
 }
 
 pub(super) fn run_function(
-    func: TableFunc,
+    func: &TableFunc,
     args: &[Expr],
     ev: &mut Ev,
     param: &[Value],
@@ -261,5 +261,23 @@ pub(super) fn run_function(
             Ok(true)
         }
         TableFunc::Unnest => Err(DbError::unsupported("unnest")),
+        TableFunc::User(f) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(param, ev)?);
+            }
+            let rows = match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
+                crate::context::Outcome::Rows(rows) => rows,
+                crate::context::Outcome::Value(v) => vec![vec![v]],
+            };
+            let mut n = 0;
+            for row in rows {
+                poll(ev, &mut n)?;
+                if !emit(ev, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
     }
 }

@@ -18,6 +18,7 @@ use nestor_types::Value;
 use super::Plan;
 use crate::functions::Func;
 use crate::valops::Arith;
+use nestor_catalog::FunctionDef;
 
 /// Comparison operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,6 +136,22 @@ pub enum AggFunc {
     StringAgg,
 }
 
+/// A user-defined function (CREATE FUNCTION), compared by identity.
+#[derive(Clone)]
+pub struct UserFn(pub Arc<FunctionDef>);
+
+impl PartialEq for UserFn {
+    fn eq(&self, o: &UserFn) -> bool {
+        Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+impl std::fmt::Debug for UserFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0.signature())
+    }
+}
+
 /// A bound expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
@@ -181,6 +198,10 @@ pub enum Expr {
     },
     Concat(Box<Expr>, Box<Expr>),
     Func(Func, Vec<Expr>),
+    /// A call of a user-defined function with its input arguments (in
+    /// declaration order, defaults filled in, coerced to the declared
+    /// types).
+    UserFunc(UserFn, Vec<Expr>),
     Sub(Arc<SubQuery>),
     Agg(Box<AggCall>),
 }
@@ -209,7 +230,8 @@ impl Expr {
             | Expr::Or(v)
             | Expr::Coalesce(v)
             | Expr::MinMax(v, _)
-            | Expr::Func(_, v) => each(v, f),
+            | Expr::Func(_, v)
+            | Expr::UserFunc(_, v) => each(v, f),
             Expr::Case {
                 operand,
                 whens,
@@ -284,6 +306,7 @@ impl Expr {
             Expr::Coalesce(v) => Expr::Coalesce(rv(v, f)?),
             Expr::MinMax(v, g) => Expr::MinMax(rv(v, f)?, g),
             Expr::Func(func, v) => Expr::Func(func, rv(v, f)?),
+            Expr::UserFunc(func, v) => Expr::UserFunc(func, rv(v, f)?),
             Expr::Case {
                 operand,
                 whens,
@@ -322,6 +345,9 @@ impl Expr {
         self.walk(&mut |e| match e {
             Expr::Col(_) | Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) => ok = false,
             Expr::Func(f, _) if f.is_volatile() => ok = false,
+            Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
+                ok = false
+            }
             _ => {}
         });
         ok

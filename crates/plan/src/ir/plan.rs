@@ -69,10 +69,13 @@ pub struct AggSpec {
 }
 
 /// Set-returning functions usable in FROM.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum TableFunc {
     GenerateSeries,
     Unnest,
+    /// A user-defined set-returning (or row-returning) function; its
+    /// result columns are the plan's.
+    User(super::UserFn),
 }
 
 #[derive(Debug)]
@@ -360,6 +363,11 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             if *negated { "!" } else { "" },
             if *ci { "~~*" } else { "~~" },
             r(pattern)
+        ),
+        Expr::UserFunc(f, args) => format!(
+            "{}({})",
+            f.0.name,
+            args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
         Expr::Func(f, args) => format!(
             "{}({})",

@@ -374,6 +374,32 @@ pub(super) fn plan_range_function(
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
     let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    if fname != "generate_series" {
+        if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {
+            let cols: Vec<OutCol> = out
+                .into_iter()
+                .enumerate()
+                .map(|(i, (n, ty))| OutCol {
+                    name: colnames.get(i).cloned().unwrap_or(
+                        if def.row_columns().is_none() && rf.alias.is_some() {
+                            alias.clone()
+                        } else {
+                            n
+                        },
+                    ),
+                    ty,
+                    table_oid: 0,
+                    column_id: 0,
+                })
+                .collect();
+            let plan = Plan::FunctionScan {
+                func: TableFunc::User(crate::ir::UserFn(def)),
+                args,
+                name: fname.clone(),
+            };
+            return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+        }
+    }
     let (plan, ty) = match fname.as_str() {
         "generate_series" => generate_series(b, fc)?,
         _ => {

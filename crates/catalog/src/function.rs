@@ -1,0 +1,199 @@
+//! Functions and procedures (PostgreSQL's pg_proc): what CREATE FUNCTION
+//! and CREATE PROCEDURE store.
+//!
+//! A definition is immutable once published, like a table's; CREATE OR
+//! REPLACE swaps in a new one (with the same OID) through the transaction's
+//! undo log. The body is kept as the text the user wrote (PostgreSQL's
+//! prosrc); the query engine compiles it on first use and keeps the
+//! compiled form in [`FunctionDef::compiled`], which lives and dies with
+//! the definition (a replaced function is compiled afresh).
+//!
+//! ```text
+//!   functions: "add1" -> [ FunctionDef { oid 16390, args [(x, int4, IN)],
+//!                                        returns int4, plpgsql,
+//!                                        body "BEGIN RETURN x + 1; END" } ]
+//!   overloads share a name and differ in their input argument types
+//! ```
+
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
+use nestor_common::RelId;
+use nestor_types::datatype::DataType;
+
+/// How an argument passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgMode {
+    In,
+    Out,
+    InOut,
+    Variadic,
+}
+
+impl ArgMode {
+    /// Whether a caller supplies it.
+    pub fn is_input(self) -> bool {
+        !matches!(self, ArgMode::Out)
+    }
+
+    /// Whether it is part of the result.
+    pub fn is_output(self) -> bool {
+        matches!(self, ArgMode::Out | ArgMode::InOut)
+    }
+
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            ArgMode::In => b'i',
+            ArgMode::Out => b'o',
+            ArgMode::InOut => b'b',
+            ArgMode::Variadic => b'v',
+        }
+    }
+
+    pub(crate) fn from_code(c: u8) -> Option<ArgMode> {
+        Some(match c {
+            b'i' => ArgMode::In,
+            b'o' => ArgMode::Out,
+            b'b' => ArgMode::InOut,
+            b'v' => ArgMode::Variadic,
+            _ => return None,
+        })
+    }
+}
+
+/// One declared argument.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FuncArg {
+    /// Empty when the argument has no name (`$n` only).
+    pub name: String,
+    pub ty: DataType,
+    pub mode: ArgMode,
+    /// The DEFAULT expression as SQL text.
+    pub default: Option<String>,
+}
+
+/// What a function returns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Returns {
+    /// One value of a type (`void` is [`DataType::Void`]).
+    Scalar(DataType),
+    /// A row of named columns: OUT parameters, `RETURNS TABLE`, or a
+    /// composite type.
+    Row(Vec<(String, DataType)>),
+    /// `RETURNS trigger`.
+    Trigger,
+    /// `RETURNS record` without OUT parameters (column types come from the
+    /// caller's column definition list).
+    Record,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Sql,
+    PlPgSql,
+}
+
+impl Language {
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Sql => "sql",
+            Language::PlPgSql => "plpgsql",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Volatility {
+    Immutable,
+    Stable,
+    Volatile,
+}
+
+impl Volatility {
+    /// pg_proc.provolatile.
+    pub fn code(self) -> char {
+        match self {
+            Volatility::Immutable => 'i',
+            Volatility::Stable => 's',
+            Volatility::Volatile => 'v',
+        }
+    }
+}
+
+/// A function or procedure.
+pub struct FunctionDef {
+    pub oid: RelId,
+    pub name: String,
+    pub procedure: bool,
+    pub args: Vec<FuncArg>,
+    pub returns: Returns,
+    /// `RETURNS SETOF ...` / `RETURNS TABLE (...)`.
+    pub retset: bool,
+    pub language: Language,
+    /// The body as written (PostgreSQL's prosrc).
+    pub body: String,
+    pub volatility: Volatility,
+    /// STRICT / RETURNS NULL ON NULL INPUT.
+    pub strict: bool,
+    /// The query engine's compiled form, made on first use.
+    pub compiled: OnceLock<Arc<dyn Any + Send + Sync>>,
+}
+
+impl Clone for FunctionDef {
+    fn clone(&self) -> FunctionDef {
+        FunctionDef {
+            oid: self.oid,
+            name: self.name.clone(),
+            procedure: self.procedure,
+            args: self.args.clone(),
+            returns: self.returns.clone(),
+            retset: self.retset,
+            language: self.language,
+            body: self.body.clone(),
+            volatility: self.volatility,
+            strict: self.strict,
+            compiled: OnceLock::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for FunctionDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FunctionDef({} {})", self.oid, self.signature())
+    }
+}
+
+impl FunctionDef {
+    /// The types a caller passes (IN, INOUT and VARIADIC arguments).
+    pub fn input_types(&self) -> Vec<DataType> {
+        self.args
+            .iter()
+            .filter(|a| a.mode.is_input())
+            .map(|a| a.ty)
+            .collect()
+    }
+
+    /// `name(type, type)` as PostgreSQL prints a function in messages
+    /// (input arguments only).
+    pub fn signature(&self) -> String {
+        let types: Vec<String> = self.input_types().iter().map(|t| t.to_string()).collect();
+        format!("{}({})", self.name, types.join(","))
+    }
+
+    /// The result row's columns for a function whose result is a row.
+    pub fn row_columns(&self) -> Option<&[(String, DataType)]> {
+        match &self.returns {
+            Returns::Row(cols) => Some(cols),
+            _ => None,
+        }
+    }
+
+    /// Whether `self` and `other` have the same name and input types (one
+    /// replaces the other).
+    pub fn same_signature(&self, name: &str, inputs: &[DataType]) -> bool {
+        self.name == name && self.input_types() == inputs
+    }
+}
+
+/// Shared handle.
+pub type FunctionRef = Arc<FunctionDef>;

@@ -1,0 +1,156 @@
+//! DROP FUNCTION / PROCEDURE / ROUTINE (creating and running them is
+//! server-side code's: plpgsql/commands.rs).
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, FunctionDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, node};
+
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+/// DROP FUNCTION / PROCEDURE / ROUTINE.
+pub fn drop_functions(
+    ctx: &mut StatementCtx,
+    ds: &pb::DropStmt,
+    kind: pb::ObjectType,
+) -> Result<CommandTag, DbError> {
+    let (what, tag) = match kind {
+        pb::ObjectType::ObjectProcedure => ("procedure", "DROP PROCEDURE"),
+        pb::ObjectType::ObjectRoutine => ("routine", "DROP ROUTINE"),
+        _ => ("function", "DROP FUNCTION"),
+    };
+    let mut victims: Vec<Arc<FunctionDef>> = Vec::new();
+    for o in &ds.objects {
+        let NodeEnum::ObjectWithArgs(owa) = node(o)? else {
+            continue;
+        };
+        let name = bind::names(&owa.objname)
+            .last()
+            .cloned()
+            .unwrap_or_default();
+        let all: Vec<Arc<FunctionDef>> = ctx
+            .catalog
+            .functions(&name)
+            .into_iter()
+            .filter(|f| match kind {
+                pb::ObjectType::ObjectProcedure => f.procedure,
+                pb::ObjectType::ObjectRoutine => true,
+                _ => !f.procedure,
+            })
+            .collect();
+        let found = if owa.args_unspecified {
+            match all.len() {
+                0 => None,
+                1 => all.into_iter().next(),
+                _ => {
+                    return Err(DbError::new(
+                        SqlState::AmbiguousFunction,
+                        format!("{what} name \"{name}\" is not unique"),
+                    )
+                    .with_hint(format!(
+                        "Specify the argument list to select the {what} unambiguously."
+                    )))
+                }
+            }
+        } else {
+            let mut types = Vec::new();
+            // As the grammar gave them (`int` is pg_catalog.int4), for
+            // the IF EXISTS notice, as PostgreSQL's TypeNameToString.
+            let mut written = Vec::new();
+            for a in &owa.objfuncargs {
+                let NodeEnum::FunctionParameter(fp) = node(a)? else {
+                    continue;
+                };
+                let out = matches!(
+                    pb::FunctionParameterMode::try_from(fp.mode),
+                    Ok(pb::FunctionParameterMode::FuncParamOut
+                        | pb::FunctionParameterMode::FuncParamTable)
+                );
+                if out {
+                    continue;
+                }
+                if let Some(tn) = &fp.arg_type {
+                    types.push(bind::type_from_name(tn)?);
+                    written.push(type_name_as_written(tn));
+                }
+            }
+            if owa.objfuncargs.is_empty() {
+                for a in &owa.objargs {
+                    if let NodeEnum::TypeName(tn) = node(a)? {
+                        types.push(bind::type_from_name(tn)?);
+                        written.push(type_name_as_written(tn));
+                    }
+                }
+            }
+            all.into_iter()
+                .find(|f| f.same_signature(&name, &types))
+                .or(None)
+                .map_or_else(
+                    || {
+                        let sig = format!(
+                            "{name}({})",
+                            types
+                                .iter()
+                                .map(|t| t.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                        if ds.missing_ok {
+                            let sig = format!("{name}({})", written.join(","));
+                            super::notice(ctx, format!("{what} {sig} does not exist, skipping"));
+                            Ok(None)
+                        } else {
+                            Err(DbError::new(
+                                SqlState::UndefinedFunction,
+                                format!("{what} {sig} does not exist"),
+                            ))
+                        }
+                    },
+                    |f| Ok(Some(f)),
+                )?
+        };
+        match found {
+            Some(f) => victims.push(f),
+            None if owa.args_unspecified => {
+                if ds.missing_ok {
+                    super::notice(ctx, format!("{what} {name}() does not exist, skipping"));
+                } else {
+                    return Err(DbError::new(
+                        SqlState::UndefinedFunction,
+                        format!("could not find a {what} named \"{name}\""),
+                    ));
+                }
+            }
+            None => {}
+        }
+    }
+    for f in victims {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f))?;
+    }
+    Ok(CommandTag::Plain(tag))
+}
+
+/// A type name as written: its qualified name and `[]` per array level.
+fn type_name_as_written(tn: &pb::TypeName) -> String {
+    let mut out = tn
+        .names
+        .iter()
+        .filter_map(|n| match n.node.as_ref() {
+            Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(".");
+    if tn.pct_type {
+        out.push_str("%TYPE");
+    }
+    for _ in &tn.array_bounds {
+        out.push_str("[]");
+    }
+    out
+}

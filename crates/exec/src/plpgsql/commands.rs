@@ -1,0 +1,434 @@
+//! CREATE [OR REPLACE] FUNCTION / PROCEDURE, DO and CALL.
+//!
+//! A definition is checked before it is stored, as PostgreSQL's validators
+//! do: a PL/pgSQL body must parse and its declarations resolve; each
+//! statement of a SQL body must plan with the arguments as parameters.
+//! The stored definition (catalog `FunctionDef`) is logged as a typed
+//! catalog record like a table's. DROP FUNCTION is with the other DROPs
+//! (ddl/function.rs).
+
+use std::sync::Arc;
+
+use nestor_catalog::{ArgMode, Change, FuncArg, FunctionDef, Language, Returns, Volatility};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, node, Binder};
+use nestor_types::datatype::DataType;
+
+use crate::context::{Ev, Outcome, RowSink, StatementCtx};
+use crate::tag::CommandTag;
+
+fn def_elem_str(e: &pb::DefElem) -> Option<String> {
+    match e.arg.as_deref().and_then(|n| n.node.as_ref())? {
+        NodeEnum::String(s) => Some(s.sval.clone()),
+        _ => None,
+    }
+}
+
+fn def_elem_bool(e: &pb::DefElem) -> bool {
+    match e.arg.as_deref().and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::Boolean(b)) => b.boolval,
+        Some(NodeEnum::Integer(i)) => i.ival != 0,
+        None => true,
+        _ => false,
+    }
+}
+
+fn invalid(msg: impl Into<String>) -> DbError {
+    DbError::new(SqlState::InvalidFunctionDefinition, msg)
+}
+
+/// A declared type: a scalar type, or one of the pseudo-types a function
+/// may take or return.
+enum Declared {
+    Type(DataType),
+    Void,
+    Trigger,
+    Record,
+    /// A table's row type.
+    Row(Vec<(String, DataType)>),
+}
+
+fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> {
+    let names = bind::names(&tn.names);
+    let last = names.last().map(String::as_str).unwrap_or("");
+    Ok(match last {
+        "void" => Declared::Void,
+        "trigger" => Declared::Trigger,
+        "record" => Declared::Record,
+        _ => match bind::type_from_name(tn) {
+            Ok(t) => Declared::Type(t),
+            Err(e) => match ctx.catalog.table(last) {
+                Some(t) if names.len() == 1 && tn.array_bounds.is_empty() => Declared::Row(
+                    t.columns
+                        .iter()
+                        .filter(|c| !c.dropped)
+                        .map(|c| (c.name.clone(), c.ty))
+                        .collect(),
+                ),
+                _ => return Err(e),
+            },
+        },
+    })
+}
+
+/// CREATE [OR REPLACE] FUNCTION / PROCEDURE.
+pub fn create_function(
+    ctx: &mut StatementCtx,
+    text: &str,
+    cf: &pb::CreateFunctionStmt,
+) -> Result<CommandTag, DbError> {
+    let parts = bind::names(&cf.funcname);
+    let name = match parts.as_slice() {
+        [n] => n.clone(),
+        [s, n] if s == "public" => n.clone(),
+        [s, _] => {
+            return Err(DbError::new(
+                SqlState::InvalidSchemaName,
+                format!("schema \"{s}\" does not exist"),
+            ))
+        }
+        _ => return Err(DbError::unsupported("qualified function names")),
+    };
+    let kind = if cf.is_procedure {
+        "procedure"
+    } else {
+        "function"
+    };
+    // Arguments.
+    let mut args = Vec::new();
+    let mut table_cols = false;
+    for p in &cf.parameters {
+        let NodeEnum::FunctionParameter(fp) = node(p)? else {
+            continue;
+        };
+        let mode = match pb::FunctionParameterMode::try_from(fp.mode)
+            .unwrap_or(pb::FunctionParameterMode::FuncParamIn)
+        {
+            pb::FunctionParameterMode::FuncParamOut => ArgMode::Out,
+            pb::FunctionParameterMode::FuncParamInout => ArgMode::InOut,
+            pb::FunctionParameterMode::FuncParamVariadic => {
+                return Err(DbError::unsupported("VARIADIC arguments"))
+            }
+            pb::FunctionParameterMode::FuncParamTable => {
+                table_cols = true;
+                ArgMode::Out
+            }
+            _ => ArgMode::In,
+        };
+        let tn = fp
+            .arg_type
+            .as_ref()
+            .ok_or_else(|| DbError::internal("parameter without a type"))?;
+        let ty = match declared(ctx, tn)? {
+            Declared::Type(t) => t,
+            Declared::Void => {
+                return Err(invalid(format!("{kind}s cannot accept type void")));
+            }
+            _ => {
+                return Err(DbError::unsupported(format!(
+                    "{kind} arguments of pseudo-types or row types"
+                )))
+            }
+        };
+        let default = match &fp.defexpr {
+            Some(d) => {
+                if !mode.is_input() {
+                    return Err(invalid("only input parameters can have default values"));
+                }
+                Some(nestor_parser::deparse_expr(d)?)
+            }
+            None => {
+                if mode.is_input() && args.iter().any(|a: &FuncArg| a.default.is_some()) {
+                    return Err(invalid(
+                        "input parameters after one with a default value must also have defaults",
+                    ));
+                }
+                None
+            }
+        };
+        if !fp.name.is_empty()
+            && args
+                .iter()
+                .any(|a: &FuncArg| a.name == fp.name && a.mode.is_input() == mode.is_input())
+        {
+            return Err(invalid(format!(
+                "parameter name \"{}\" used more than once",
+                fp.name
+            )));
+        }
+        args.push(FuncArg {
+            name: fp.name.clone(),
+            ty,
+            mode,
+            default,
+        });
+    }
+    // Options.
+    let mut body = None;
+    let mut language = None;
+    let mut volatility = Volatility::Volatile;
+    let mut strict = false;
+    for o in &cf.options {
+        let NodeEnum::DefElem(e) = node(o)? else {
+            continue;
+        };
+        match e.defname.as_str() {
+            "as" => {
+                let list = match e.arg.as_deref().and_then(|n| n.node.as_ref()) {
+                    Some(NodeEnum::List(l)) => bind::names(&l.items),
+                    Some(NodeEnum::String(s)) => vec![s.sval.clone()],
+                    _ => Vec::new(),
+                };
+                if list.len() != 1 {
+                    return Err(DbError::unsupported("functions in object files"));
+                }
+                body = list.into_iter().next();
+            }
+            "language" => language = def_elem_str(e),
+            "volatility" => {
+                volatility = match def_elem_str(e).as_deref() {
+                    Some("immutable") => Volatility::Immutable,
+                    Some("stable") => Volatility::Stable,
+                    _ => Volatility::Volatile,
+                }
+            }
+            "strict" => strict = def_elem_bool(e),
+            "security" if def_elem_bool(e) => return Err(DbError::unsupported("SECURITY DEFINER")),
+            "window" if def_elem_bool(e) => return Err(DbError::unsupported("window functions")),
+            "set" => {
+                return Err(DbError::unsupported(format!(
+                    "SET in CREATE {}",
+                    kind.to_uppercase()
+                )))
+            }
+            // Cost, rows, parallel safety, leakproof, support: accepted.
+            _ => {}
+        }
+    }
+    if cf.sql_body.is_some() {
+        return Err(DbError::unsupported(
+            "SQL-standard function bodies (BEGIN ATOMIC, RETURN)",
+        ));
+    }
+    let language = match language.as_deref() {
+        Some("plpgsql") => Language::PlPgSql,
+        Some("sql") => Language::Sql,
+        None => {
+            return Err(DbError::new(
+                SqlState::InvalidFunctionDefinition,
+                "no language specified",
+            ))
+        }
+        Some(l @ ("c" | "internal" | "plperl" | "plpython3u" | "pltcl" | "plv8")) => {
+            return Err(DbError::unsupported(format!("LANGUAGE {l}")))
+        }
+        Some(l) => {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("language \"{l}\" does not exist"),
+            ))
+        }
+    };
+    let body = body.ok_or_else(|| invalid("no function body specified"))?;
+    // The result.
+    let outs: Vec<(String, DataType)> = args
+        .iter()
+        .filter(|a| a.mode.is_output())
+        .enumerate()
+        .map(|(i, a)| {
+            let n = if a.name.is_empty() {
+                format!("column{}", i + 1)
+            } else {
+                a.name.clone()
+            };
+            (n, a.ty)
+        })
+        .collect();
+    let setof = cf.return_type.as_ref().is_some_and(|t| t.setof) || table_cols;
+    let returns = if cf.is_procedure {
+        match outs.len() {
+            0 => Returns::Scalar(DataType::Void),
+            _ => Returns::Row(outs.clone()),
+        }
+    } else {
+        let declared_ret = match &cf.return_type {
+            Some(t) => Some(declared(ctx, t)?),
+            None => None,
+        };
+        match (outs.len(), declared_ret) {
+            (0, None) => return Err(invalid("function result type must be specified")),
+            (0, Some(Declared::Type(t))) => Returns::Scalar(t),
+            (0, Some(Declared::Void)) => Returns::Scalar(DataType::Void),
+            (0, Some(Declared::Trigger)) => {
+                if !args.is_empty() {
+                    return Err(invalid("trigger functions cannot have declared arguments")
+                        .with_hint("The arguments of the trigger can be accessed through TG_NARGS and TG_ARGV instead."));
+                }
+                Returns::Trigger
+            }
+            (0, Some(Declared::Record)) => Returns::Record,
+            (0, Some(Declared::Row(cols))) => Returns::Row(cols),
+            (1, r) => {
+                let t = outs[0].1;
+                match r {
+                    None | Some(Declared::Record) if table_cols => Returns::Row(outs.clone()),
+                    None => Returns::Scalar(t),
+                    Some(Declared::Type(d)) if d.base() == t.base() => Returns::Scalar(t),
+                    Some(Declared::Record) => Returns::Scalar(t),
+                    _ => {
+                        return Err(invalid(format!(
+                            "function result type must be {} because of OUT parameters",
+                            t.name()
+                        )))
+                    }
+                }
+            }
+            (_, None | Some(Declared::Record)) => Returns::Row(outs.clone()),
+            (_, Some(_)) => {
+                return Err(invalid(
+                    "function result type must be record because of OUT parameters",
+                ))
+            }
+        }
+    };
+    let inputs: Vec<DataType> = args
+        .iter()
+        .filter(|a| a.mode.is_input())
+        .map(|a| a.ty)
+        .collect();
+    let existing = ctx
+        .catalog
+        .functions(&name)
+        .into_iter()
+        .find(|f| f.same_signature(&name, &inputs));
+    let oid = match &existing {
+        Some(prev) if !cf.replace => {
+            return Err(DbError::new(
+                SqlState::DuplicateFunction,
+                format!("{kind} \"{name}\" already exists with same argument types"),
+            ))
+        }
+        Some(prev) => {
+            if prev.procedure != cf.is_procedure {
+                return Err(
+                    DbError::new(SqlState::WrongObjectType, "cannot change routine kind")
+                        .with_detail(format!(
+                            "\"{name}\" is a {}.",
+                            if prev.procedure {
+                                "procedure"
+                            } else {
+                                "function"
+                            }
+                        )),
+                );
+            }
+            if prev.returns != returns || prev.retset != setof {
+                return Err(invalid("cannot change return type of existing function")
+                    .with_hint(format!("Use DROP FUNCTION {} first.", prev.signature())));
+            }
+            prev.oid
+        }
+        None => ctx.catalog.alloc_oid(),
+    };
+    let def = FunctionDef {
+        oid,
+        name: name.clone(),
+        procedure: cf.is_procedure,
+        args,
+        returns,
+        retset: setof,
+        language,
+        body,
+        volatility,
+        strict,
+        compiled: std::sync::OnceLock::new(),
+    };
+    match language {
+        Language::PlPgSql => super::validate(&def, ctx.catalog).map_err(|e| {
+            let context = format!("compilation of PL/pgSQL function \"{name}\"");
+            super::body_error(e, text, &def.body, context)
+        })?,
+        Language::Sql => super::validate_sql(&def, ctx).map_err(|e| {
+            let context = format!("SQL function \"{name}\"");
+            super::body_error(e, text, &def.body, context)
+        })?,
+    }
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutFunction(Arc::new(def)))?;
+    Ok(CommandTag::Plain(if cf.is_procedure {
+        "CREATE PROCEDURE"
+    } else {
+        "CREATE FUNCTION"
+    }))
+}
+
+/// DO [LANGUAGE plpgsql] $$ ... $$.
+pub fn run_do(ctx: &mut StatementCtx, text: &str, ds: &pb::DoStmt) -> Result<CommandTag, DbError> {
+    let mut code = None;
+    let mut language = "plpgsql".to_string();
+    for a in &ds.args {
+        let NodeEnum::DefElem(e) = node(a)? else {
+            continue;
+        };
+        match e.defname.as_str() {
+            "as" => code = def_elem_str(e),
+            "language" => language = def_elem_str(e).unwrap_or_default(),
+            _ => {}
+        }
+    }
+    if language != "plpgsql" {
+        return Err(DbError::unsupported(format!("DO with LANGUAGE {language}")));
+    }
+    let code =
+        code.ok_or_else(|| DbError::new(SqlState::SyntaxError, "no inline code specified"))?;
+    super::run_do(ctx, text, &code)?;
+    Ok(CommandTag::Plain("DO"))
+}
+
+/// CALL procedure(args): rows of its OUT/INOUT arguments go to `sink`.
+pub fn call(
+    ctx: &mut StatementCtx,
+    text: &str,
+    cs: &pb::CallStmt,
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    let fc = cs
+        .funccall
+        .as_deref()
+        .ok_or_else(|| DbError::internal("CALL without a call"))?;
+    let name = bind::names(&fc.funcname)
+        .last()
+        .cloned()
+        .unwrap_or_default();
+    let (def, exprs) = {
+        let mut b = Binder::new(
+            ctx.catalog,
+            ctx.eval,
+            text,
+            &[],
+            nestor_plan::select::plan_query,
+        );
+        b.scopes.push(bind::Scope::default());
+        b.outer_refs.push(None);
+        nestor_plan::bind::userfunc::bind_procedure_call(&mut b, &name, fc)?
+    };
+    let mut vals = Vec::with_capacity(exprs.len());
+    {
+        let mut ev = Ev::new(ctx, &[]);
+        for e in &exprs {
+            use crate::executor::eval::Eval;
+            vals.push(e.eval(&[], &mut ev)?);
+        }
+    }
+    match super::call(&def, vals, ctx)? {
+        Outcome::Rows(rows) if def.args.iter().any(|a| a.mode.is_output()) => {
+            for r in rows {
+                sink.row(r)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(CommandTag::Plain("CALL"))
+}

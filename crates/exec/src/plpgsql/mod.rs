@@ -1,0 +1,501 @@
+//! Server-side code: PL/pgSQL (DO blocks, functions, procedures) and SQL
+//! functions.
+//!
+//! A PL/pgSQL body is parsed by PostgreSQL's own grammar (libpg_query),
+//! turned into a statement tree with scopes ([`compile`]) once per
+//! definition, and interpreted ([`run`]) inside the statement that calls
+//! it. docs/plpgsql.md explains how exception blocks map to undo marks.
+//!
+//! A SQL function (LANGUAGE sql) runs its statements in order; the last
+//! one's result is the function's. Its arguments are reachable by name and
+//! as `$n`; a column of the same name wins, as in PostgreSQL.
+
+pub(crate) mod commands;
+mod compile;
+pub(crate) mod run;
+
+use std::sync::Arc;
+
+use nestor_catalog::{FunctionDef, Language, Returns, Volatility};
+use nestor_common::{DbError, SqlState};
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+use serde_json::Value as J;
+
+use crate::context::{Outcome, StatementCtx};
+
+/// A type name as PL/pgSQL declarations write it (`int`, `varchar(10)`,
+/// `pg_catalog."numeric"`), resolved by the SQL grammar.
+pub(crate) fn type_from_text(t: &str) -> Result<DataType, DbError> {
+    let stmts = nestor_parser::parse_sql(&format!("SELECT NULL::{t}"))?;
+    let tn = stmts
+        .first()
+        .and_then(|s| s.stmt.as_ref())
+        .and_then(|n| n.node.as_ref())
+        .and_then(|n| match n {
+            nestor_parser::NodeEnum::SelectStmt(s) => s.target_list.first(),
+            _ => None,
+        })
+        .and_then(|t| match t.node.as_ref() {
+            Some(nestor_parser::NodeEnum::ResTarget(rt)) => rt.val.as_deref(),
+            _ => None,
+        })
+        .and_then(|v| match v.node.as_ref() {
+            Some(nestor_parser::NodeEnum::TypeCast(tc)) => tc.type_name.as_ref(),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedObject,
+                format!("type \"{t}\" does not exist"),
+            )
+        })?;
+    nestor_plan::bind::type_from_name(tn)
+}
+
+/// The CREATE FUNCTION text libpg_query's PL/pgSQL parser is given for a
+/// stored function (the body as written, so line numbers are the body's).
+fn create_text(def: &FunctionDef) -> String {
+    let mut tag = "$nestor$".to_string();
+    while def.body.contains(&tag) {
+        tag.insert(1, 'x');
+    }
+    let args: Vec<String> = def
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            let mode = match a.mode {
+                nestor_catalog::ArgMode::In => "IN",
+                nestor_catalog::ArgMode::Out => "OUT",
+                nestor_catalog::ArgMode::InOut => "INOUT",
+                nestor_catalog::ArgMode::Variadic => "VARIADIC",
+            };
+            let name = if a.name.is_empty() {
+                format!("\"$nestor_arg{i}\"")
+            } else {
+                format!("\"{}\"", a.name.replace('"', "\"\""))
+            };
+            format!("{mode} {name} {}", a.ty)
+        })
+        .collect();
+    let returns = match (&def.returns, def.procedure) {
+        (_, true) => String::new(),
+        (Returns::Trigger, _) => " RETURNS trigger".into(),
+        (Returns::Scalar(t), _) if def.retset => format!(" RETURNS SETOF {t}"),
+        (Returns::Scalar(t), _) => format!(" RETURNS {t}"),
+        (Returns::Row(_) | Returns::Record, _) if def.retset => " RETURNS SETOF record".into(),
+        (Returns::Row(_) | Returns::Record, _) => " RETURNS record".into(),
+    };
+    format!(
+        "CREATE {} f({}){returns} AS {tag}{}{tag} LANGUAGE plpgsql",
+        if def.procedure {
+            "PROCEDURE"
+        } else {
+            "FUNCTION"
+        },
+        args.join(", "),
+        compile::wrap_bare_returns(&def.body)
+    )
+}
+
+/// A PL/pgSQL syntax error as PostgreSQL reports it at CREATE time: at
+/// the offending token, a position in `body` (see [`body_error`]), or,
+/// where the token cannot be placed, near its line.
+fn syntax_error(e: nestor_parser::PlpgsqlSyntaxError, name: &str, body: &str) -> DbError {
+    let err = DbError::new(SqlState::SyntaxError, e.message.clone());
+    match e
+        .body_line
+        .and_then(|l| error_position(body, l, &e.message))
+    {
+        Some(p) => err.with_position(p),
+        None => err.with_context(format!(
+            "compilation of PL/pgSQL function \"{name}\"{}",
+            e.body_line
+                .map(|l| format!(" near line {l}"))
+                .unwrap_or_default()
+        )),
+    }
+}
+
+/// Where in `body` (1-based characters) a PL/pgSQL parser error is.
+/// libpg_query passes on the message and the line of the last statement
+/// the parser began (at or before the error), not PostgreSQL's position,
+/// so it is found again from the message: the token it quotes (`at or
+/// near "THEN"`, `"x" is not a known variable`) is looked for from that
+/// line on; `syntax error at end of input` (an expression cut short) is
+/// the end of the statement, its `;`; any other `at end of input` is the
+/// end of the body.
+fn error_position(body: &str, line: u32, message: &str) -> Option<u32> {
+    let line_start: usize = body
+        .split_inclusive('\n')
+        .take(line.checked_sub(1)? as usize)
+        .map(str::len)
+        .sum();
+    let rest = body.get(line_start..)?;
+    let at = if message == "syntax error at end of input" {
+        rest.find(';')?
+    } else if message.ends_with(" at end of input") {
+        return Some(body.chars().count() as u32 + 1);
+    } else {
+        let token = message.split('"').nth(1).filter(|t| !t.is_empty())?;
+        find_token(rest, token)?
+    };
+    Some((body[..line_start + at].chars().count() + 1) as u32)
+}
+
+/// The first occurrence of `token` in `text` (ASCII case-insensitive) not
+/// inside a longer word.
+fn find_token(text: &str, token: &str) -> Option<usize> {
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let hay = text.to_ascii_lowercase();
+    let needle = token.to_ascii_lowercase();
+    let bytes = hay.as_bytes();
+    let mut from = 0;
+    while let Some(i) = hay.get(from..)?.find(&needle).map(|i| i + from) {
+        let end = i + needle.len();
+        let starts_word = needle.bytes().next().is_some_and(word);
+        let ends_word = needle.bytes().last().is_some_and(word);
+        let clean_start = !starts_word || i == 0 || !word(bytes[i - 1]);
+        let clean_end = !ends_word || end >= bytes.len() || !word(bytes[end]);
+        if clean_start && clean_end {
+            return Some(i);
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// An error whose position is in a function body (PL/pgSQL syntax
+/// checked at CREATE FUNCTION or DO, a SQL function's statements) placed
+/// in the client's statement `text`, where the body is a string literal,
+/// as PostgreSQL's function_parse_error_transpose does; `context` names
+/// the function instead where the literal cannot be found.
+pub(crate) fn body_error(mut e: DbError, text: &str, body: &str, context: String) -> DbError {
+    if let Some(p) = e.position.take() {
+        if let Some(p) = literal_position(text, body, p) {
+            return e.with_position(p);
+        }
+    }
+    if e.context.is_some() {
+        return e;
+    }
+    run::add_context(e, context)
+}
+
+/// Character `pos` (1-based) of `body` as a position in `text`, where
+/// `body` is written as a dollar-quoted or single-quoted literal.
+fn literal_position(text: &str, body: &str, pos: u32) -> Option<u32> {
+    let chars_before = |byte: usize| text[..byte].chars().count() as u32;
+    // $tag$body$tag$: the body verbatim.
+    let mut from = 0;
+    while let Some(i) = text[from..].find(body).map(|i| i + from) {
+        if text[..i].ends_with('$') {
+            return Some(chars_before(i) + pos);
+        }
+        from = i + body.len().max(1);
+        if from > text.len() {
+            break;
+        }
+    }
+    // 'body' with each quote doubled.
+    let quoted = format!("'{}'", body.replace('\'', "''"));
+    let i = text.find(&quoted)? + 1;
+    let quotes_before = body
+        .chars()
+        .take(pos.saturating_sub(1) as usize)
+        .filter(|&c| c == '\'')
+        .count() as u32;
+    Some(chars_before(i) + pos + quotes_before)
+}
+
+fn parse_one(text: &str, name: &str, body: &str) -> Result<J, DbError> {
+    let json = nestor_parser::parse_plpgsql(text).map_err(|e| syntax_error(e, name, body))?;
+    let v: J = serde_json::from_str(&json)
+        .map_err(|e| DbError::internal(format!("PL/pgSQL tree: {e}")))?;
+    v.as_array()
+        .and_then(|a| a.first())
+        .cloned()
+        .ok_or_else(|| DbError::internal("PL/pgSQL tree: no function"))
+}
+
+/// The compiled form of a PL/pgSQL function, made once per definition.
+fn compiled(
+    def: &FunctionDef,
+    catalog: &nestor_catalog::Catalog,
+) -> Result<Arc<compile::Func>, DbError> {
+    if let Some(c) = def.compiled.get() {
+        if let Ok(f) = c.clone().downcast::<compile::Func>() {
+            return Ok(f);
+        }
+    }
+    // Checked at CREATE FUNCTION: an error here has no position to give.
+    let json = parse_one(&create_text(def), &def.name, &def.body).map_err(|mut e| {
+        e.position = None;
+        e
+    })?;
+    let func = Arc::new(compile::compile(
+        &json,
+        compile::Signature {
+            name: def.signature(),
+            arg_types: def.args.iter().map(|a| a.ty).collect(),
+            catalog,
+            body: &def.body,
+        },
+    )?);
+    let _ = def.compiled.set(func.clone());
+    Ok(func)
+}
+
+/// Check a PL/pgSQL body at CREATE FUNCTION (PostgreSQL's validator: the
+/// grammar and the declarations; the SQL inside is checked when it runs).
+pub(crate) fn validate(
+    def: &FunctionDef,
+    catalog: &nestor_catalog::Catalog,
+) -> Result<(), DbError> {
+    let json = parse_one(&create_text(def), &def.name, &def.body)?;
+    let func = compile::compile(
+        &json,
+        compile::Signature {
+            name: def.signature(),
+            arg_types: def.args.iter().map(|a| a.ty).collect(),
+            catalog,
+            body: &def.body,
+        },
+    )?;
+    check_syntax(&func, &def.body)
+}
+
+/// Every expression and statement of a function parses (PostgreSQL
+/// checks them when it compiles the function), an error positioned in
+/// `body`: the expression's text is found from its statement's line on.
+fn check_syntax(func: &compile::Func, body: &str) -> Result<(), DbError> {
+    compile::for_each_expr(func, &mut |line, e| {
+        let (planned, shift) = match &e.kind {
+            compile::ExprKind::Statement => (e.text.clone(), 0i64),
+            _ => (format!("SELECT {}", e.text), -7),
+        };
+        let Err(mut err) = nestor_parser::parse_sql(&planned) else {
+            return Ok(());
+        };
+        let written = match &e.kind {
+            compile::ExprKind::Assign { written, value_at } => {
+                (written.as_str(), shift + *value_at as i64)
+            }
+            _ => (e.text.as_str(), shift),
+        };
+        err.position = err.position.and_then(|p| {
+            let at = text_position(body, line, written.0)?;
+            Some((at as i64 + p as i64 + written.1).max(1) as u32)
+        });
+        Err(err)
+    })
+}
+
+/// The 0-based character offset of `text` in `body`, looked for from
+/// line `line` on (the whole body when the line is unknown).
+fn text_position(body: &str, line: i64, text: &str) -> Option<u32> {
+    let line_start: usize = body
+        .split_inclusive('\n')
+        .take((line - 1).max(0) as usize)
+        .map(str::len)
+        .sum();
+    let at = body.get(line_start..)?.find(text)? + line_start;
+    Some(body[..at].chars().count() as u32)
+}
+
+/// Call a user-defined function or procedure with its input arguments.
+pub(crate) fn call(
+    def: &Arc<FunctionDef>,
+    args: Vec<Value>,
+    ctx: &mut StatementCtx<'_>,
+) -> Result<Outcome, DbError> {
+    if def.strict && args.iter().any(Value::is_null) {
+        return Ok(if def.retset {
+            Outcome::Rows(Vec::new())
+        } else {
+            Outcome::Value(Value::Null)
+        });
+    }
+    match def.language {
+        Language::PlPgSql => {
+            let func = compiled(def, ctx.catalog)?;
+            let volatile = def.volatility == Volatility::Volatile;
+            run::Run::new(&func, Some(def), volatile).call(ctx, args)
+        }
+        Language::Sql => sql_function(def, args, ctx),
+    }
+}
+
+/// DO $$ ... $$ [LANGUAGE plpgsql].
+pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Result<(), DbError> {
+    let mut tag = "$nestor$".to_string();
+    while code.contains(&tag) {
+        tag.insert(1, 'x');
+    }
+    let compiled = || {
+        let json = parse_one(
+            &format!("DO {tag}{}{tag}", compile::wrap_bare_returns(code)),
+            "inline_code_block",
+            code,
+        )?;
+        let func = compile::compile(
+            &json,
+            compile::Signature {
+                name: "inline_code_block".into(),
+                arg_types: Vec::new(),
+                catalog: ctx.catalog,
+                body: code,
+            },
+        )?;
+        check_syntax(&func, code)?;
+        Ok(func)
+    };
+    let func = compiled().map_err(|e| {
+        let context = "compilation of PL/pgSQL function \"inline_code_block\"".to_string();
+        body_error(e, text, code, context)
+    })?;
+    run::Run::new(&func, None, true)
+        .call(ctx, Vec::new())
+        .map(|_| ())
+}
+
+// ----- SQL functions ----------------------------------------------------------
+
+/// The statements of a SQL function's body.
+fn sql_body(def: &FunctionDef) -> Result<Vec<nestor_parser::Statement>, DbError> {
+    nestor_parser::parse_sql(&def.body).map_err(|mut e| {
+        e.position = None;
+        e.with_context(format!("SQL function \"{}\"", def.name))
+    })
+}
+
+/// Arguments of a SQL function, by name or `$n` (columns win over names).
+struct SqlArgs<'a> {
+    def: &'a FunctionDef,
+}
+
+impl nestor_plan::bind::VarResolver for SqlArgs<'_> {
+    fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {
+        let name = match parts {
+            [n] => *n,
+            [f, n] if *f == self.def.name => *n,
+            _ => return Ok(None),
+        };
+        Ok(self
+            .def
+            .args
+            .iter()
+            .filter(|a| a.mode.is_input())
+            .enumerate()
+            .find(|(_, a)| a.name == name)
+            .map(|(i, a)| (i, a.ty)))
+    }
+
+    fn columns_first(&self) -> bool {
+        true
+    }
+}
+
+/// Check a SQL function's body at CREATE FUNCTION: it parses, and each
+/// statement plans with the arguments as parameters. Errors are
+/// positioned in the body (see [`body_error`]).
+pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<(), DbError> {
+    let stmts = nestor_parser::parse_sql(&def.body)?;
+    if stmts.is_empty() && !matches!(def.returns, Returns::Scalar(DataType::Void)) && !def.procedure
+    {
+        return Err(DbError::new(
+            SqlState::InvalidFunctionDefinition,
+            "return type mismatch in function declared to return ".to_string()
+                + &return_type_name(def),
+        )
+        .with_detail(
+            "Function's final statement must be SELECT or INSERT/UPDATE/DELETE RETURNING.",
+        ));
+    }
+    let hints: Vec<u32> = def
+        .args
+        .iter()
+        .filter(|a| a.mode.is_input())
+        .map(|a| a.ty.oid())
+        .collect();
+    let vars = SqlArgs { def };
+    for s in &stmts {
+        let node = nestor_plan::statement::statement_node(s)?;
+        if !nestor_plan::handles(node) || matches!(node, nestor_parser::NodeEnum::CreateStmt(_)) {
+            // Utility statements and DDL are checked when they run.
+            continue;
+        }
+        crate::statement::prepare_with(ctx.catalog, ctx.eval, &def.body, s, &hints, &vars)?;
+    }
+    Ok(())
+}
+
+fn return_type_name(def: &FunctionDef) -> String {
+    match &def.returns {
+        Returns::Scalar(t) => t.to_string(),
+        Returns::Row(_) | Returns::Record => "record".into(),
+        Returns::Trigger => "trigger".into(),
+    }
+}
+
+fn sql_function(
+    def: &Arc<FunctionDef>,
+    args: Vec<Value>,
+    ctx: &mut StatementCtx<'_>,
+) -> Result<Outcome, DbError> {
+    nestor_common::stack::check()?;
+    let stmts = sql_body(def)?;
+    let hints: Vec<u32> = def
+        .args
+        .iter()
+        .filter(|a| a.mode.is_input())
+        .map(|a| a.ty.oid())
+        .collect();
+    let vars = SqlArgs { def };
+    let volatile = def.volatility == Volatility::Volatile;
+    let mut last: Vec<Vec<Value>> = Vec::new();
+    let n = stmts.len();
+    for (i, s) in stmts.iter().enumerate() {
+        let context = || format!("SQL function \"{}\" statement {}", def.name, i + 1);
+        let prepared =
+            crate::statement::prepare_with(ctx.catalog, ctx.eval, &def.body, s, &hints, &vars)
+                .map_err(|e| run::add_context(e, context()))?;
+        let saved = (ctx.snapshot, ctx.txn.cid());
+        if volatile {
+            ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
+        }
+        let mut rows: Vec<Vec<Value>> = Vec::new();
+        let r = crate::statement::execute(ctx, &prepared, &args, &mut rows);
+        ctx.snapshot = saved.0;
+        ctx.txn.restore_command(saved.1);
+        r.map_err(|e| run::add_context(e, context()))?;
+        if i + 1 == n {
+            last = rows;
+        }
+    }
+    if def.procedure || matches!(def.returns, Returns::Scalar(DataType::Void)) {
+        return Ok(Outcome::Value(Value::Text(Arc::from(""))));
+    }
+    match (&def.returns, def.retset) {
+        (_, true) | (Returns::Row(_), _) => Ok(Outcome::Rows(if def.retset {
+            last
+        } else {
+            last.into_iter().take(1).collect()
+        })),
+        (Returns::Scalar(t), false) => {
+            let v = last
+                .into_iter()
+                .next()
+                .and_then(|r| r.into_iter().next())
+                .unwrap_or(Value::Null);
+            if v.is_null() {
+                return Ok(Outcome::Value(v));
+            }
+            Ok(Outcome::Value(nestor_plan::valops::cast(
+                v, *t, false, &ctx.eval,
+            )?))
+        }
+        _ => Ok(Outcome::Value(Value::Null)),
+    }
+}

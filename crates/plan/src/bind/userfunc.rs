@@ -1,0 +1,340 @@
+//! Calls of user-defined functions and procedures (CREATE FUNCTION):
+//! choosing among overloads, named arguments, defaults, result types.
+//!
+//! Resolution follows PostgreSQL's rules in a simplified form: a candidate
+//! takes the call's arguments positionally, then by name (`f(a => 1)`),
+//! and fills the rest from DEFAULTs; each given argument must convert to
+//! the declared type implicitly (an unknown literal converts to anything,
+//! numbers only widen: int2 < int4 < int8 < numeric < real < double, the
+//! string types convert among themselves). Of the candidates left, the one
+//! with the most exact type matches wins; a tie is 42725 "function ... is
+//! not unique", none is 42883 "function ... does not exist".
+//!
+//! Built-in functions are found first (pg_catalog precedes public on
+//! PostgreSQL's search path), so a user function never shadows one.
+
+use std::sync::Arc;
+
+use nestor_catalog::{FuncArg, FunctionDef, Returns};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_types::datatype::DataType;
+
+use super::{node, AggCtx, Binder, Scope};
+use crate::ir::{Expr, UserFn};
+
+/// A call's arguments as written: (name for named notation, bound
+/// expression, its type).
+type Given = Vec<(Option<String>, Expr, DataType)>;
+
+fn bind_args(b: &mut Binder, args: &[pb::Node]) -> Result<Given, DbError> {
+    let mut out = Vec::with_capacity(args.len());
+    for a in args {
+        match node(a)? {
+            NodeEnum::NamedArgExpr(na) => {
+                let arg = na
+                    .arg
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("named argument without a value"))?;
+                let (e, t) = b.bind(arg)?;
+                out.push((Some(na.name.clone()), e, t));
+            }
+            _ => {
+                let (e, t) = b.bind(a)?;
+                out.push((None, e, t));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Rank in PostgreSQL's numeric category (implicit casts only widen).
+fn numeric_rank(t: DataType) -> Option<u8> {
+    Some(match t.base() {
+        DataType::Int2 => 1,
+        DataType::Int4 => 2,
+        DataType::Int8 => 3,
+        DataType::Numeric(_) => 4,
+        DataType::Float4 => 5,
+        DataType::Float8 => 6,
+        _ => return None,
+    })
+}
+
+/// Whether a value of `from` passes as `to` implicitly: Some(exact).
+fn implicit(from: DataType, to: DataType) -> Option<bool> {
+    if from.base() == to.base() {
+        return Some(true);
+    }
+    if from == DataType::Unknown {
+        return Some(false);
+    }
+    if let (Some(a), Some(b)) = (numeric_rank(from), numeric_rank(to)) {
+        return (a < b).then_some(false);
+    }
+    if from.is_string() && to.is_string() {
+        return Some(false);
+    }
+    None
+}
+
+/// For one candidate: which given argument feeds each input argument
+/// (None: its DEFAULT), and how many types match exactly.
+fn fit(def: &FunctionDef, given: &Given) -> Option<(Vec<Option<usize>>, usize)> {
+    let inputs: Vec<&FuncArg> = def.args.iter().filter(|a| a.mode.is_input()).collect();
+    let positional = given.iter().take_while(|g| g.0.is_none()).count();
+    if positional > inputs.len() {
+        return None;
+    }
+    let mut slots: Vec<Option<usize>> = vec![None; inputs.len()];
+    for (i, slot) in slots.iter_mut().enumerate().take(positional) {
+        *slot = Some(i);
+    }
+    for (gi, g) in given.iter().enumerate().skip(positional) {
+        let name = g.0.as_deref()?;
+        let i = inputs.iter().position(|a| a.name == name)?;
+        if slots[i].is_some() {
+            return None;
+        }
+        slots[i] = Some(gi);
+    }
+    let mut exact = 0;
+    for (i, slot) in slots.iter().enumerate() {
+        match slot {
+            Some(gi) => {
+                if implicit(given[*gi].2, inputs[i].ty)? {
+                    exact += 1;
+                }
+            }
+            None if inputs[i].default.is_some() => {}
+            None => return None,
+        }
+    }
+    Some((slots, exact))
+}
+
+fn type_list(given: &Given) -> String {
+    let names: Vec<String> = given
+        .iter()
+        .map(|g| {
+            let t = g.2.resolve_unknown().name().to_string();
+            match &g.0 {
+                Some(n) => format!("{n} => {t}"),
+                None => t,
+            }
+        })
+        .collect();
+    names.join(", ")
+}
+
+/// A chosen function and its input arguments (defaults filled in, in
+/// declaration order).
+pub type Chosen = (Arc<FunctionDef>, Vec<Expr>);
+
+/// Choose the function (or procedure) `name` for these arguments and build
+/// its input argument list. Ok(None) when nothing of that name exists.
+fn choose(
+    b: &mut Binder,
+    name: &str,
+    given: &Given,
+    procedure: bool,
+) -> Result<Option<Chosen>, DbError> {
+    let all = b.catalog.functions(name);
+    if all.is_empty() {
+        return Ok(None);
+    }
+    let kind = if procedure { "procedure" } else { "function" };
+    let mut best: Vec<(Arc<FunctionDef>, Vec<Option<usize>>, usize)> = Vec::new();
+    for def in all.iter().filter(|d| d.procedure == procedure) {
+        if let Some((slots, exact)) = fit(def, given) {
+            match best.first().map(|x| x.2) {
+                Some(e) if exact < e => {}
+                Some(e) if exact == e => best.push((def.clone(), slots, exact)),
+                _ => best = vec![(def.clone(), slots, exact)],
+            }
+        }
+    }
+    let (def, slots) = match best.len() {
+        1 => {
+            let (d, s, _) = best.pop().expect("one");
+            (d, s)
+        }
+        0 => {
+            let (code, hint) = if procedure && all.iter().any(|d| !d.procedure) {
+                (
+                    SqlState::WrongObjectType,
+                    "To call a function, use SELECT.",
+                )
+            } else if !procedure && all.iter().all(|d| d.procedure) {
+                (SqlState::WrongObjectType, "To call a procedure, use CALL.")
+            } else {
+                (
+                    SqlState::UndefinedFunction,
+                    "No function matches the given name and argument types. You might need to add explicit type casts.",
+                )
+            };
+            let msg = if code == SqlState::WrongObjectType {
+                format!(
+                    "{name}({}) is {}",
+                    type_list(given),
+                    if procedure {
+                        "not a procedure"
+                    } else {
+                        "a procedure"
+                    }
+                )
+            } else {
+                format!("{kind} {name}({}) does not exist", type_list(given))
+            };
+            let hint = if procedure && code == SqlState::UndefinedFunction {
+                "No procedure matches the given name and argument types. You might need to add explicit type casts."
+            } else {
+                hint
+            };
+            return Err(DbError::new(code, msg).with_hint(hint));
+        }
+        _ => {
+            return Err(DbError::new(
+                SqlState::AmbiguousFunction,
+                format!("{kind} {name}({}) is not unique", type_list(given)),
+            )
+            .with_hint(
+                "Could not choose a best candidate function. You might need to add explicit type casts.",
+            ))
+        }
+    };
+    let inputs: Vec<FuncArg> = def
+        .args
+        .iter()
+        .filter(|a| a.mode.is_input())
+        .cloned()
+        .collect();
+    let mut args = Vec::with_capacity(inputs.len());
+    let mut given = given.clone();
+    for (i, slot) in slots.iter().enumerate() {
+        let want = inputs[i].ty;
+        let (e, t) = match slot {
+            Some(gi) => {
+                let g = std::mem::replace(
+                    &mut given[*gi],
+                    (
+                        None,
+                        Expr::Const(nestor_types::Value::Null),
+                        DataType::Unknown,
+                    ),
+                );
+                (g.1, g.2)
+            }
+            None => bind_default(b, inputs[i].default.as_deref().expect("fit checked"))?,
+        };
+        args.push(b.coerce(e, t, want)?);
+    }
+    Ok(Some((def, args)))
+}
+
+/// Bind a stored DEFAULT expression of an argument: no columns in scope.
+fn bind_default(b: &mut Binder, sql: &str) -> Result<(Expr, DataType), DbError> {
+    let n = nestor_parser::parse_expr(sql)?;
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    let agg = std::mem::replace(&mut b.agg, AggCtx::NotAllowed("DEFAULT expressions"));
+    let r = b.bind(&n);
+    b.agg = agg;
+    b.scopes.pop();
+    b.outer_refs.pop();
+    r
+}
+
+/// A function call in an expression. Ok(None) when no user function has
+/// that name (the caller reports the built-in lookup's error).
+pub(crate) fn bind_call(
+    b: &mut Binder,
+    name: &str,
+    f: &pb::FuncCall,
+) -> Result<Option<(Expr, DataType)>, DbError> {
+    let given = bind_args(b, &f.args)?;
+    let Some((def, args)) = choose(b, name, &given, false)? else {
+        return Ok(None);
+    };
+    let ty = match (&def.returns, def.retset) {
+        (_, true) => {
+            return Err(DbError::unsupported(format!(
+                "set-returning function {name}() in this position"
+            )))
+        }
+        (Returns::Scalar(t), false) => *t,
+        (Returns::Trigger, _) => {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "trigger functions can only be called as triggers",
+            ))
+        }
+        (Returns::Row(_) | Returns::Record, false) => {
+            return Err(DbError::unsupported(format!(
+                "function {name}() returning a row in an expression (call it in FROM)"
+            )))
+        }
+    };
+    Ok(Some((Expr::UserFunc(UserFn(def), args), ty)))
+}
+
+/// A user function in FROM: its definition, bound arguments and result
+/// columns (name, type). Ok(None) when no user function has that name.
+#[allow(clippy::type_complexity)]
+pub(crate) fn bind_from(
+    b: &mut Binder,
+    name: &str,
+    f: &pb::FuncCall,
+) -> Result<Option<(Arc<FunctionDef>, Vec<Expr>, Vec<(String, DataType)>)>, DbError> {
+    let given = bind_args(b, &f.args)?;
+    let Some((def, args)) = choose(b, name, &given, false)? else {
+        return Ok(None);
+    };
+    let cols = match &def.returns {
+        Returns::Scalar(t) => {
+            // The column is named after the single output argument, else
+            // after the function.
+            let out = def
+                .args
+                .iter()
+                .find(|a| a.mode.is_output() && !a.name.is_empty())
+                .map(|a| a.name.clone())
+                .unwrap_or_else(|| name.to_string());
+            vec![(out, *t)]
+        }
+        Returns::Row(cols) => cols.clone(),
+        Returns::Trigger => {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "trigger functions can only be called as triggers",
+            ))
+        }
+        Returns::Record => {
+            return Err(DbError::unsupported(
+                "a function returning record without a column definition list",
+            ))
+        }
+    };
+    Ok(Some((def, args, cols)))
+}
+
+/// CALL proc(args): the procedure and its bound input arguments.
+pub fn bind_procedure_call(
+    b: &mut Binder,
+    name: &str,
+    f: &pb::FuncCall,
+) -> Result<Chosen, DbError> {
+    let given = bind_args(b, &f.args)?;
+    let at = |e: DbError| nestor_parser::ast::err_at(e, b.text, f.location);
+    match choose(b, name, &given, true).map_err(at)? {
+        Some(found) => Ok(found),
+        None => Err(at(DbError::new(
+            SqlState::UndefinedFunction,
+            format!("procedure {name}({}) does not exist", type_list(&given)),
+        )
+        .with_hint(
+            "No procedure matches the given name and argument types. You might need to add explicit type casts.",
+        ))),
+    }
+}

@@ -1,0 +1,417 @@
+-- Server-side code: SQL and PL/pgSQL functions, DO blocks, procedures.
+\set VERBOSITY default
+CREATE TABLE accounts (id int PRIMARY KEY, owner text NOT NULL, balance numeric(10,2) NOT NULL DEFAULT 0);
+INSERT INTO accounts VALUES (1, 'ann', 100), (2, 'bob', 50), (3, 'cy', 0);
+
+-- SQL functions
+CREATE FUNCTION add(a int, b int) RETURNS int AS 'SELECT a + b' LANGUAGE sql;
+SELECT add(1, 2), add(b => 10, a => 1);
+CREATE FUNCTION add(a int, b int) RETURNS int AS 'SELECT a - b' LANGUAGE sql;
+CREATE OR REPLACE FUNCTION add(a int, b int) RETURNS int AS 'SELECT $1 * 10 + $2' LANGUAGE sql;
+SELECT add(1, 2);
+CREATE OR REPLACE FUNCTION add(a int, b int) RETURNS text AS 'SELECT 1' LANGUAGE sql;
+CREATE FUNCTION balance_of(who text) RETURNS numeric AS $$
+  SELECT balance FROM accounts WHERE owner = who
+$$ LANGUAGE sql STABLE;
+SELECT balance_of('ann'), balance_of('nobody');
+CREATE FUNCTION rich(min numeric DEFAULT 10) RETURNS SETOF accounts AS $$
+  SELECT * FROM accounts WHERE balance >= min ORDER BY id
+$$ LANGUAGE sql;
+SELECT * FROM rich();
+SELECT owner FROM rich(60);
+CREATE FUNCTION pairs(n int) RETURNS TABLE (i int, sq int) AS $$
+  SELECT g, g * g FROM generate_series(1, n) AS g
+$$ LANGUAGE sql;
+SELECT * FROM pairs(3);
+SELECT sq FROM pairs(2) WHERE i = 2;
+CREATE FUNCTION nothing() RETURNS void AS 'UPDATE accounts SET balance = balance WHERE false' LANGUAGE sql;
+SELECT nothing();
+CREATE FUNCTION strict_add(a int, b int) RETURNS int AS 'SELECT a + b' LANGUAGE sql STRICT;
+SELECT strict_add(1, NULL) IS NULL AS is_null;
+SELECT add(1);
+SELECT add('x', 1);
+CREATE FUNCTION bad() RETURNS int AS 'SELECT nosuchcol FROM accounts' LANGUAGE sql;
+CREATE FUNCTION badlang() RETURNS int AS 'x' LANGUAGE klingon;
+
+-- PL/pgSQL basics
+CREATE FUNCTION fact(n int) RETURNS bigint AS $$
+BEGIN
+  IF n <= 1 THEN
+    RETURN 1;
+  END IF;
+  RETURN n * fact(n - 1);
+END
+$$ LANGUAGE plpgsql;
+SELECT fact(10);
+CREATE FUNCTION classify(x int) RETURNS text AS $$
+DECLARE
+  r text;
+BEGIN
+  CASE
+    WHEN x < 0 THEN r := 'negative';
+    WHEN x = 0 THEN r := 'zero';
+    ELSE r := 'positive';
+  END CASE;
+  RETURN r;
+END
+$$ LANGUAGE plpgsql IMMUTABLE;
+SELECT classify(-5), classify(0), classify(7);
+CREATE FUNCTION weekday(d int) RETURNS text AS $$
+BEGIN
+  CASE d
+    WHEN 0, 6 THEN RETURN 'weekend';
+    WHEN 1, 2, 3, 4, 5 THEN RETURN 'weekday';
+  END CASE;
+END
+$$ LANGUAGE plpgsql;
+SELECT weekday(0), weekday(3);
+SELECT weekday(9);
+CREATE FUNCTION loops() RETURNS text AS $$
+DECLARE
+  s text := '';
+  i int := 0;
+BEGIN
+  LOOP
+    i := i + 1;
+    EXIT WHEN i > 3;
+    s := s || i;
+  END LOOP;
+  WHILE i > 0 LOOP
+    i := i - 1;
+    CONTINUE WHEN i % 2 = 0;
+    s := s || 'w' || i;
+  END LOOP;
+  FOR j IN REVERSE 10..1 BY 3 LOOP
+    s := s || 'r' || j;
+  END LOOP;
+  <<outer>>
+  FOR a IN 1..3 LOOP
+    FOR b IN 1..3 LOOP
+      EXIT outer WHEN a = 2;
+      CONTINUE outer WHEN b = 2;
+      s := s || '(' || a || ',' || b || ')';
+    END LOOP;
+  END LOOP;
+  RETURN s;
+END
+$$ LANGUAGE plpgsql;
+SELECT loops();
+CREATE FUNCTION total() RETURNS numeric AS $$
+DECLARE
+  r record;
+  t numeric := 0;
+BEGIN
+  FOR r IN SELECT * FROM accounts ORDER BY id LOOP
+    t := t + r.balance;
+    RAISE NOTICE 'account % of % has %', r.id, r.owner, r.balance;
+  END LOOP;
+  RETURN t;
+END
+$$ LANGUAGE plpgsql;
+SELECT total();
+CREATE FUNCTION intos(k int) RETURNS text AS $$
+DECLARE
+  o accounts.owner%TYPE;
+  b numeric;
+  row accounts%ROWTYPE;
+BEGIN
+  SELECT owner, balance INTO o, b FROM accounts WHERE id = k;
+  IF NOT FOUND THEN
+    RETURN 'none';
+  END IF;
+  SELECT * INTO row FROM accounts WHERE id = k;
+  RETURN o || ':' || b || ':' || row.owner;
+END
+$$ LANGUAGE plpgsql;
+SELECT intos(1), intos(9);
+CREATE FUNCTION strict_into(k int) RETURNS text AS $$
+DECLARE
+  o text;
+BEGIN
+  SELECT owner INTO STRICT o FROM accounts WHERE id > k;
+  RETURN o;
+END
+$$ LANGUAGE plpgsql;
+SELECT strict_into(2);
+SELECT strict_into(5);
+SELECT strict_into(0);
+CREATE FUNCTION counts() RETURNS text AS $$
+DECLARE
+  n bigint;
+  s text := '';
+BEGIN
+  UPDATE accounts SET balance = balance + 1 WHERE balance > 10;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  s := s || 'updated ' || n || ' found ' || FOUND;
+  UPDATE accounts SET balance = balance WHERE id = 99;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  s := s || ', then ' || n || ' found ' || FOUND;
+  RETURN s;
+END
+$$ LANGUAGE plpgsql;
+SELECT counts();
+SELECT id, balance FROM accounts ORDER BY id;
+
+-- OUT, INOUT, SETOF, RETURN NEXT / QUERY
+CREATE FUNCTION split_name(full_name text, OUT first text, OUT last text) AS $$
+BEGIN
+  first := split_part(full_name, ' ', 1);
+  last := split_part(full_name, ' ', 2);
+END
+$$ LANGUAGE plpgsql;
+SELECT * FROM split_name('Ada Lovelace');
+CREATE FUNCTION evens(n int) RETURNS SETOF int AS $$
+BEGIN
+  FOR i IN 1..n LOOP
+    IF i % 2 = 0 THEN
+      RETURN NEXT i;
+    END IF;
+  END LOOP;
+  RETURN;
+END
+$$ LANGUAGE plpgsql;
+SELECT * FROM evens(7);
+CREATE FUNCTION owners() RETURNS TABLE (o text, b numeric) AS $$
+BEGIN
+  RETURN QUERY SELECT owner, balance FROM accounts WHERE balance > 0 ORDER BY owner;
+  o := 'extra';
+  b := -1;
+  RETURN NEXT;
+END
+$$ LANGUAGE plpgsql;
+SELECT * FROM owners();
+
+-- Exceptions: blocks are savepoint marks
+CREATE TABLE log (n int PRIMARY KEY);
+CREATE FUNCTION safe_insert(k int) RETURNS text AS $$
+BEGIN
+  INSERT INTO log VALUES (k);
+  RETURN 'ok';
+EXCEPTION
+  WHEN unique_violation THEN
+    RETURN 'duplicate';
+END
+$$ LANGUAGE plpgsql;
+SELECT safe_insert(1), safe_insert(2), safe_insert(1);
+SELECT * FROM log ORDER BY n;
+DO $$
+DECLARE
+  msg text;
+  st text;
+  det text;
+BEGIN
+  BEGIN
+    INSERT INTO log VALUES (10);
+    PERFORM 1 / 0;
+  EXCEPTION WHEN division_by_zero THEN
+    GET STACKED DIAGNOSTICS msg = MESSAGE_TEXT, st = RETURNED_SQLSTATE;
+    RAISE NOTICE 'caught % (%)', msg, st;
+  END;
+  BEGIN
+    RAISE EXCEPTION 'custom %', 42 USING ERRCODE = '22012', DETAIL = 'some detail';
+  EXCEPTION WHEN SQLSTATE '22012' THEN
+    GET STACKED DIAGNOSTICS det = PG_EXCEPTION_DETAIL;
+    RAISE NOTICE 'caught custom: % / % / %', SQLSTATE, SQLERRM, det;
+  END;
+  BEGIN
+    INSERT INTO log VALUES (11);
+    RAISE data_exception;
+  EXCEPTION WHEN data_exception THEN
+    RAISE NOTICE 'class caught: %', SQLERRM;
+  END;
+  BEGIN
+    BEGIN
+      PERFORM 1 / 0;
+    EXCEPTION WHEN unique_violation THEN
+      RAISE NOTICE 'not here';
+    END;
+  EXCEPTION WHEN OTHERS THEN
+    RAISE NOTICE 'outer caught %', SQLSTATE;
+  END;
+END
+$$;
+SELECT * FROM log ORDER BY n;
+DO $$
+BEGIN
+  BEGIN
+    PERFORM 1 / 0;
+  EXCEPTION WHEN division_by_zero THEN
+    RAISE NOTICE 'handling, then re-raise';
+    RAISE;
+  END;
+END
+$$;
+DO $$ BEGIN RAISE EXCEPTION 'plain'; END $$;
+DO $$ BEGIN RAISE EXCEPTION USING MESSAGE = 'via using', HINT = 'a hint', ERRCODE = 'check_violation'; END $$;
+DO $$ BEGIN RAISE WARNING 'warned %', 'x'; RAISE INFO 'info'; RAISE LOG 'to the log'; END $$;
+DO $$ BEGIN RAISE NOTICE '% and %% and %', 1, 2; END $$;
+DO $$ BEGIN ASSERT 1 = 2, 'one is not two'; END $$;
+DO $$ BEGIN ASSERT 1 = 1; RAISE NOTICE 'assert passed'; END $$;
+DO $$ DECLARE x int NOT NULL := 1; BEGIN x := NULL; END $$;
+DO $$ BEGIN SELECT 1; END $$;
+DO $$ DECLARE r record; BEGIN RAISE NOTICE '%', r.x; END $$;
+
+-- Dynamic SQL
+CREATE FUNCTION count_of(tbl text) RETURNS bigint AS $$
+DECLARE
+  n bigint;
+BEGIN
+  EXECUTE 'SELECT count(*) FROM ' || tbl INTO n;
+  RETURN n;
+END
+$$ LANGUAGE plpgsql;
+SELECT count_of('accounts'), count_of('log');
+DO $$
+DECLARE
+  o text;
+BEGIN
+  EXECUTE 'SELECT owner FROM accounts WHERE id = $1' INTO o USING 2;
+  RAISE NOTICE 'owner 2 is %', o;
+  EXECUTE 'UPDATE accounts SET balance = balance + $1 WHERE id = $2' USING 5, 3;
+END
+$$;
+SELECT balance FROM accounts WHERE id = 3;
+
+-- Volatility, variables, errors with context
+CREATE FUNCTION sneaky() RETURNS int AS $$
+BEGIN
+  INSERT INTO log VALUES (99);
+  RETURN 1;
+END
+$$ LANGUAGE plpgsql STABLE;
+SELECT sneaky();
+CREATE FUNCTION ambiguous(id int) RETURNS text AS $$
+BEGIN
+  RETURN (SELECT owner FROM accounts WHERE id = id);
+END
+$$ LANGUAGE plpgsql;
+SELECT ambiguous(1);
+CREATE FUNCTION qualified(id int) RETURNS text AS $$
+BEGIN
+  RETURN (SELECT owner FROM accounts a WHERE a.id = qualified.id);
+END
+$$ LANGUAGE plpgsql;
+SELECT qualified(2);
+CREATE FUNCTION no_return() RETURNS int AS $$ BEGIN END $$ LANGUAGE plpgsql;
+SELECT no_return();
+CREATE FUNCTION nested_err() RETURNS int AS $$
+BEGIN
+  RETURN fact(3) / 0;
+END
+$$ LANGUAGE plpgsql;
+SELECT nested_err();
+CREATE FUNCTION syntax_err() RETURNS int AS $$ BEGIN RETRN 1; END $$ LANGUAGE plpgsql;
+-- Syntax errors are found at CREATE, positioned in the statement
+CREATE FUNCTION s1() RETURNS int AS $$
+BEGIN
+  x := ;
+  RETURN 1;
+END $$ LANGUAGE plpgsql;
+CREATE FUNCTION s2() RETURNS int AS $$
+DECLARE x int;
+BEGIN
+  x := 1 +;
+  RETURN 1;
+END $$ LANGUAGE plpgsql;
+CREATE FUNCTION s3() RETURNS int AS $$
+BEGIN
+  IF THEN RETURN 1; END IF;
+END $$ LANGUAGE plpgsql;
+CREATE FUNCTION s4() RETURNS int AS 'BEGIN RETURN ''a'' +; END' LANGUAGE plpgsql;
+CREATE FUNCTION s5() RETURNS int AS $$
+BEGIN
+  INSERT INTO nowhere VALUES (;
+  RETURN 1;
+END $$ LANGUAGE plpgsql;
+CREATE FUNCTION s6() RETURNS int AS $$
+BEGIN
+  PERFORM 1 +;
+  RETURN 1;
+END $$ LANGUAGE plpgsql;
+DO $$ BEGIN RAISE NOTICE '%', 1 +; END $$;
+CREATE FUNCTION s7() RETURNS int AS $$
+BEGIN
+  RETURN x;
+END $$ LANGUAGE plpgsql;
+SELECT s7();
+CREATE FUNCTION s8() RETURNS int AS $$
+DECLARE y int;
+BEGIN
+  y := (SELECT nosuch FROM accounts);
+  RETURN y;
+END $$ LANGUAGE plpgsql;
+SELECT s8();
+CREATE FUNCTION s9() RETURNS int AS $$
+DECLARE y int;
+BEGIN
+  y := (SELECT 1/0);
+  RETURN y;
+END $$ LANGUAGE plpgsql;
+SELECT s9();
+CREATE FUNCTION shadow() RETURNS text AS $$
+DECLARE
+  x text := 'outer';
+BEGIN
+  DECLARE
+    x text := 'inner';
+  BEGIN
+    RETURN x;
+  END;
+END
+$$ LANGUAGE plpgsql;
+SELECT shadow();
+CREATE FUNCTION labels() RETURNS text AS $$
+<<blk>>
+DECLARE
+  x text := 'outer';
+BEGIN
+  DECLARE
+    x text := 'inner';
+  BEGIN
+    RETURN x || '/' || blk.x;
+  END;
+END
+$$ LANGUAGE plpgsql;
+SELECT labels();
+
+-- Procedures
+CREATE PROCEDURE transfer(src int, dst int, amt numeric) AS $$
+BEGIN
+  UPDATE accounts SET balance = balance - amt WHERE id = src;
+  UPDATE accounts SET balance = balance + amt WHERE id = dst;
+END
+$$ LANGUAGE plpgsql;
+CALL transfer(1, 2, 10);
+SELECT id, balance FROM accounts ORDER BY id;
+CREATE PROCEDURE double_it(INOUT x int) AS $$ BEGIN x := x * 2; END $$ LANGUAGE plpgsql;
+CALL double_it(21);
+CALL transfer(1, 2);
+SELECT transfer(1, 2, 3);
+CALL fact(3);
+DROP PROCEDURE transfer(int, int, numeric);
+CALL transfer(1, 2, 10);
+
+-- Functions in a transaction: rolled back with it
+BEGIN;
+CREATE FUNCTION temporary_fn() RETURNS int AS 'SELECT 7' LANGUAGE sql;
+SELECT temporary_fn();
+ROLLBACK;
+SELECT temporary_fn();
+
+-- DROP
+DROP FUNCTION add(int, int);
+DROP FUNCTION add(int, int);
+DROP FUNCTION IF EXISTS add(int, int);
+DROP FUNCTION nosuch;
+CREATE FUNCTION ov(int) RETURNS int AS 'SELECT 1' LANGUAGE sql;
+CREATE FUNCTION ov(text) RETURNS int AS 'SELECT 2' LANGUAGE sql;
+SELECT ov(1), ov('a'::text);
+DROP FUNCTION ov;
+DROP FUNCTION ov(text);
+DROP FUNCTION ov;
+SELECT proname, prokind, provolatile, pronargs FROM pg_proc WHERE proname IN ('fact', 'classify', 'double_it', 'rich') ORDER BY proname;
+-- Nestor does not record dependencies (PostgreSQL refuses to drop a table
+-- a function's signature uses): the function goes first.
+DROP FUNCTION rich;
+DROP TABLE log;
+DROP TABLE accounts;
