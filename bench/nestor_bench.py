@@ -50,7 +50,10 @@ PORT_RANGE = range(55400, 55500)
 DB_USER = "postgres"
 DB_NAME = "postgres"
 ALL_EXPERIMENTS = ["subtrans", "multixact", "xid-growth", "idle", "find-or-create", "standard", "scaling",
-                   "hotrows", "serializable", "memory", "standby"]
+                   "hotrows", "serializable", "plpgsql", "memory", "standby"]
+# plpgsql: exception blocks entered per function call
+PLPGSQL_NS_FULL = (10, 64, 65, 100, 1000)
+PLPGSQL_NS_QUICK = (10, 100)
 PG_MAX_CONNECTIONS = 10100
 NESTOR_MAX_CONNECTIONS = 20000
 # Durability and connection settings given to every PostgreSQL (Nestor's are its defaults:
@@ -106,7 +109,7 @@ STD_SYNC_OFF_CLIENTS = 4              # tpcb-like and -N with PGOPTIONS='-c sync
 def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int],
                idle_ns: Sequence[int], idle_clients: Sequence[int], std_clients: Sequence[int],
                std_write_clients: Sequence[int] = (), hotrows_clients: Sequence[int] = (),
-               scaling_clients: Sequence[int] = ()) -> int:
+               scaling_clients: Sequence[int] = (), plpgsql_ns: Sequence[int] = ()) -> int:
     per_server = {
         "subtrans": 4 * len(subtrans_ns),            # (savepoint, select1) x (prepare, plain)
         "multixact": 2,
@@ -118,6 +121,8 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         "hotrows": 2 * len(hotrows_clients),
         "scaling": 2 * len(scaling_clients),
         "serializable": 2 * len(std_write_clients) + 2,
+        # (blocks, plain) per N, and the find-or-create race
+        "plpgsql": 2 * len(plpgsql_ns) + 1,
         "standby": 0,
     }
     return nserv * sum(per_server[e] for e in experiments)
@@ -144,6 +149,7 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
         # pgbench -i, plus connecting c clients (twice: -S and tpcb-like)
         "scaling": (2 if quick else 15) + int(sum(2 * c / 100 for c in scaling_clients)),
         "serializable": 4 if quick else 20,
+        "plpgsql": 6 if quick else 15,
     }
     return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
 
@@ -165,7 +171,8 @@ def make_plan(experiments: Sequence[str], nserv: int, quick: bool, spent_s: floa
     scaling_clients = (1, 4, 16) if quick else (1, 2, 4, 8, 16, 64, 256)
     budget = int((QUICK_BUDGET_S if quick else FULL_BUDGET_S) - spent_s)
     runs = count_runs(experiments, nserv, subtrans_ns, idle_ns, idle_clients, std_clients,
-                      std_write_clients, hotrows_clients, scaling_clients)
+                      std_write_clients, hotrows_clients, scaling_clients,
+                      PLPGSQL_NS_QUICK if quick else PLPGSQL_NS_FULL)
     overhead = estimate_overhead(experiments, nserv, quick, idle_ns, subtrans_ns, memory_scales,
                                  hotrows_clients, scaling_clients)
     lo, hi = (2, 5) if quick else (10, 60)
@@ -1622,6 +1629,125 @@ def exp_serializable(ctx: Ctx) -> Section:
     return sec
 
 
+# --- plpgsql: exception blocks
+
+def exp_plpgsql(ctx: Ctx) -> Section:
+    plan = ctx.cfg.plan
+    d = plan.duration
+    wl = WORKLOADS / "plpgsql"
+    ns = PLPGSQL_NS_QUICK if plan.quick else PLPGSQL_NS_FULL
+    base = ["-n", "-c", "6", "-j", "2", "-T", str(d), "-P", "1"]
+    sec = Section("plpgsql", "PL/pgSQL exception blocks (seed 000)",
+                  "Every entry into a PL/pgSQL `BEGIN ... EXCEPTION ... END` block is a subtransaction in "
+                  "PostgreSQL (an XID once it writes; past 64 per transaction the subxid cache overflows); in "
+                  "Nestor it is a mark in the transaction's undo log. (1) `xids.sql`: XIDs consumed by a DO block "
+                  "entering an exception block 70 times with an INSERT in each (psql, untimed). (2) "
+                  f"`pgbench {' '.join(base)}` of `SELECT blocks(N, :client_id)`: N loop iterations, each "
+                  "entering an exception block around a SELECT of a random row and an UPDATE of a row of the "
+                  "client's own slice; `plain(N)` is the same loop without the exception block, the cost of the "
+                  "statements themselves. setup.sql (table and functions re-created) before every cell. (3) "
+                  f"`pgbench -n -c 8 -j 2 -T {d}` of `find_or_create(nextval('keys') / 4)`: SELECT, INSERT, and on "
+                  "unique_violation SELECT again inside an exception block; four consecutive calls want each "
+                  "fresh key, so clients keep racing; a call that finds no row raises (counted as failed).")
+    # (1) XIDs
+    rows = []
+    for s in ctx.ordered(0):
+        r = ctx.psql_file(sec, s, "xids", wl / "xids.sql", extra=("-q", "-A", "-t", "-F", "|"))
+        lines = [ln.strip() for ln in r.output.splitlines() if ln.strip()]
+        xids = [int(ln) for ln in lines if re.fullmatch(r"\d+", ln)]
+        counts = [ln for ln in lines if re.fullmatch(r"\d+\|\d+", ln)]
+        if len(xids) >= 2 and counts:
+            n_rows, n_xmin = counts[-1].split("|")
+            rows.append([s.name, str(xids[1] - xids[0] - 1), n_rows, n_xmin])
+            log(f"  plpgsql xids {s.name:<7} {xids[1] - xids[0] - 1} XIDs for 70 blocks")
+        else:
+            rows.append([s.name, sec.err(s.name, "xids.sql", first_error(r.output) or "no output"), "—", "—"])
+    sec.body.append("XIDs consumed by one DO block entering 70 exception blocks, each inserting a row "
+                    "(pg_current_xact_id() after − before − 1):\n\n"
+                    + md_table(["server", "XIDs consumed", "rows", "distinct xmin"], rows))
+    sec.summary.append("plpgsql DO with 70 exception blocks: " + ", ".join(f"{r[0]} {r[1]} XIDs" for r in rows))
+    # (2) blocks per call
+    results: dict[tuple[str, str], Bench] = {}
+    points = [(mode, n) for n in ns for mode in ("blocks", "plain")]
+    for i, (mode, n) in enumerate(points):
+        script = ctx.scripts_dir / f"plpgsql-{mode}-{n}.sql"
+        script.write_text(f"SELECT {mode}({n}, :client_id);\n")
+        for s in ctx.ordered(i):
+            r = ctx.psql_file(sec, s, f"setup-{mode}-{n}", wl / "setup.sql")
+            if not r.ok:
+                results[(f"{mode}-{n}", s.name)] = Bench(error="setup.sql: " + first_error(r.output))
+                continue
+            results[(f"{mode}-{n}", s.name)] = ctx.pgbench(sec, s, f"{mode}-{n}", [*base, "-f", str(script)])
+
+    def tps(key: str, name: str) -> float | None:
+        b = results.get((key, name))
+        return b.tps if b and b.ok else None
+
+    rows = []
+    for n in ns:
+        cells = [str(n)]
+        for mode in ("blocks", "plain"):
+            vals = {}
+            for name in ctx.names:
+                cells.append("not run" if name in ctx.down else
+                             bench_cell(sec, name, f"{mode} N={n}", results.get((f"{mode}-{n}", name))))
+                vals[name] = tps(f"{mode}-{n}", name)
+            cells += ratio_cells(vals, ctx)
+        for name in ctx.names:
+            b, p = tps(f"blocks-{n}", name), tps(f"plain-{n}", name)
+            cells.append(f"{b / p:.2f}×" if b is not None and p else "—")
+        rows.append(cells)
+    heads = ["N"]
+    for mode in ("blocks", "plain"):
+        heads += [f"{mode} {n}" for n in ctx.names] + [f"{mode} {r}" for r in ratio_headers(ctx)]
+    heads += [f"{n} blocks/plain" for n in ctx.names]
+    sec.body.append("Calls per second (tps) of `blocks(N)` and `plain(N)`, and what the exception blocks "
+                    "cost each server (blocks/plain: 1× means entering the blocks costs nothing "
+                    "measurable):\n\n" + md_table(heads, rows))
+    series = {f"{name} {mode}": [(n, t * n) for n in ns if (t := tps(f"{mode}-{n}", name)) is not None]
+              for name in ctx.names for mode in ("blocks", "plain")}
+    chart = plot_lines(ctx.charts_dir / "plpgsql_blocks.png",
+                       "loop iterations per second vs exception blocks per call (6 clients)",
+                       "exception blocks per call (N)", "iterations/s (tps × N)", series)
+    if chart:
+        sec.charts.append(chart)
+    for n in (min(ns), max(ns)):
+        sec.summary.append(summary_line(ctx, f"plpgsql blocks({n})", {m: tps(f"blocks-{n}", m) for m in ctx.names},
+                                        "tps"))
+    # (3) find-or-create race
+    race: dict[str, Bench] = {}
+    counts: dict[str, str] = {}
+    for s in ctx.ordered(len(points)):
+        r = ctx.psql_file(sec, s, "setup-find-or-create", wl / "find-or-create-setup.sql")
+        if not r.ok:
+            race[s.name] = Bench(error="find-or-create-setup.sql: " + first_error(r.output))
+            continue
+        race[s.name] = ctx.pgbench(sec, s, "find-or-create", ["-n", "-c", "8", "-j", "2", "-T", str(d), "-P", "1",
+                                                              "-f", str(wl / "find-or-create.sql")])
+        vals, errs = probe(s, ["SELECT count(*) FROM credit_accounts",
+                               "SELECT count(DISTINCT customer_id) FROM credit_accounts",
+                               "SELECT last_value FROM pg_sequences WHERE sequencename = 'races'"])
+        counts[s.name] = (f"{vals[0]} rows, {vals[1]} distinct keys, {vals[2] or 0} races lost"
+                          if not errs else sec.err(s.name, "find-or-create counts", "; ".join(errs)))
+    rows = []
+    vals2: dict[str, float | None] = {}
+    for name in ctx.names:
+        b = race.get(name)
+        if name in ctx.down or b is None:
+            rows.append([name, "not run", "—", "—"])
+            continue
+        vals2[name] = b.tps if b.ok else None
+        failed = f"{b.extra.get('failed', 0):.0f}" if b.ok else "—"
+        rows.append([name, bench_cell(sec, name, "find-or-create", b), failed, counts.get(name, "—")])
+    sec.body.append("find_or_create() racing from 8 clients (failed: calls that found no row after "
+                    "losing a race, or any other error):\n\n"
+                    + md_table(["server", "tps", "failed", "after the run"], rows))
+    if ratio_headers(ctx):
+        sec.body.append(md_table(["find-or-create tps", *ratio_headers(ctx)], [["ratio", *ratio_cells(vals2, ctx)]]))
+    sec.summary.append(summary_line(ctx, "plpgsql find_or_create race -c 8", vals2, "tps"))
+    return sec
+
+
 # --- scaling: tps vs clients up to 256
 
 def exp_scaling(ctx: Ctx) -> Section:
@@ -1684,7 +1810,8 @@ def exp_standby(ctx: Ctx) -> Section:
 EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
     "subtrans": exp_subtrans, "multixact": exp_multixact, "xid-growth": exp_xid_growth, "idle": exp_idle,
     "find-or-create": exp_find_or_create, "standard": exp_standard, "scaling": exp_scaling,
-    "hotrows": exp_hotrows, "serializable": exp_serializable, "memory": exp_memory, "standby": exp_standby,
+    "hotrows": exp_hotrows, "serializable": exp_serializable, "plpgsql": exp_plpgsql, "memory": exp_memory,
+    "standby": exp_standby,
 }
 
 
@@ -1813,6 +1940,8 @@ def run_all(cfg: Config) -> int:
             "scaling": f"-S -M prepared, tpcb-like x -c {list(plan.scaling_clients)}",
             "serializable": f"tpcb-like, -N (-M prepared) x -c {list(plan.std_write_clients)}, subtrans N=90, "
                             "all SERIALIZABLE",
+            "plpgsql": f"DO xids (untimed), blocks/plain N={list(PLPGSQL_NS_QUICK if plan.quick else PLPGSQL_NS_FULL)}"
+                       " -c 6, find_or_create -c 8",
             "standby": "not yet (needs replicas)"}[e] + f" -> {plan.duration} s per point per server")
     cfg.out.mkdir(parents=True, exist_ok=True)
     for sub in ("raw", "charts", "scripts"):

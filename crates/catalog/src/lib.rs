@@ -254,6 +254,16 @@ impl Catalog {
         self.version.load(Ordering::Acquire)
     }
 
+    /// Whom a plan made through this handle holds for (at this version):
+    /// every session without TEMP objects (None), or, once this session
+    /// has made one, this session alone (its names may resolve to them).
+    pub fn plan_scope(&self) -> Option<SessionId> {
+        match self.session {
+            Some(s) if self.made_temp.load(Ordering::Acquire) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The gate checkpoints take to cut the catalog consistently.
     pub fn gate(&self) -> &DdlGate {
         &self.gate

@@ -168,6 +168,76 @@ fn seed_workloads_run_unmodified() {
     // The replica trigger (70 savepoints, each with an UPDATE); the long
     // transaction itself only sleeps.
     psql_file(&server, &f("standby-long-tx/overflow-once.sql"));
+    // PL/pgSQL exception blocks.
+    psql_file(&server, &f("plpgsql/setup.sql"));
+    for n in [10, 64, 65, 100, 1000] {
+        for mode in ["blocks", "plain"] {
+            let path = f(&format!("plpgsql/{mode}-{n}.sql"));
+            run(
+                &server,
+                "pgbench",
+                &["-n", "-c", "2", "-t", "2", "-f", &path],
+            );
+        }
+    }
+    // Every iteration updated one row: 2 clients x 2 calls x (sum of N) x 2.
+    assert_eq!(psql(&server, "select sum(val) from contend"), "9912");
+    psql_file(&server, &f("plpgsql/find-or-create-setup.sql"));
+    run(
+        &server,
+        "pgbench",
+        &[
+            "-n",
+            "-c",
+            "8",
+            "-t",
+            "50",
+            "-f",
+            &f("plpgsql/find-or-create.sql"),
+        ],
+    );
+    // Keys 0..100 (nextval 1..400, divided by 4), each created once; a call
+    // that lost a race found the winner's row (it raises otherwise, and
+    // `run` fails on pgbench's error).
+    assert_eq!(
+        psql(
+            &server,
+            "select count(*), count(distinct customer_id) from credit_accounts"
+        ),
+        "101|101"
+    );
+}
+
+/// A DO block entering 70 exception blocks, each inserting a row, takes one
+/// XID: the blocks are undo marks, not subtransactions.
+#[test]
+fn plpgsql_exception_blocks_consume_one_xid() {
+    let server = Server::start();
+    let xids = workloads().join("plpgsql/xids.sql");
+    let out = run(
+        &server,
+        "psql",
+        &[
+            "-X",
+            "-A",
+            "-t",
+            "-q",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-f",
+            &xids.to_string_lossy(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let before: u64 = lines[0].trim().parse().unwrap();
+    let after: u64 = lines[1].trim().parse().unwrap();
+    assert_eq!(
+        after - before - 1,
+        1,
+        "the DO block consumed one XID:\n{text}"
+    );
+    assert_eq!(lines[2], "70|1", "70 rows, one xmin:\n{text}");
 }
 
 /// The committed subtrans-cliff scripts are `generate.sh`'s output, so the

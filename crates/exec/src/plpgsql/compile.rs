@@ -132,7 +132,8 @@ pub(crate) struct PlExpr {
     pub text: String,
     pub kind: ExprKind,
     pub scope: Arc<Scope>,
-    pub cache: Mutex<Option<Arc<ExprPlan>>>,
+    /// Its plans (see run.rs).
+    pub cache: Mutex<Vec<Arc<ExprPlan>>>,
 }
 
 /// How an expression is written, which decides how it is planned and how
@@ -679,7 +680,7 @@ impl Compiler<'_> {
             text,
             kind,
             scope: Arc::new(self.scope.clone()),
-            cache: Mutex::new(None),
+            cache: Mutex::new(Vec::new()),
         })
     }
 

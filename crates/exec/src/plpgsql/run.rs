@@ -62,11 +62,16 @@ enum Slot {
     Field(usize, String),
 }
 
+/// Plans an expression keeps at once: one for the sessions without TEMP
+/// objects, and one per record shape or TEMP-using session beyond that.
+const PLANS_PER_EXPR_MAX: usize = 8;
+
 /// An expression or statement planned for the function.
 pub(crate) struct ExprPlan {
     version: u64,
-    /// Plans are per session (a name may resolve to a session's TEMP table).
-    session: nestor_common::SessionId,
+    /// Whom the plan holds for: every session without TEMP objects (None),
+    /// or the one session whose TEMP namespace names resolved in.
+    scope: Option<nestor_common::SessionId>,
     prepared: Prepared,
     slots: Vec<Slot>,
     /// SELECT <expr> without FROM or subqueries: evaluated directly.
@@ -1045,7 +1050,7 @@ impl<'f> Run<'f> {
             .map_err(with_ctx)?;
         let plan = ExprPlan {
             version: ctx.catalog.version(),
-            session: ctx.session,
+            scope: ctx.catalog.plan_scope(),
             prepared,
             slots: Vec::new(),
             simple: None,
@@ -1178,15 +1183,18 @@ impl<'f> Run<'f> {
     ) -> Result<Arc<ExprPlan>, DbError> {
         let as_select = e.is_expr();
         let version = ctx.catalog.version();
-        if let Some(p) = e.cache.lock().as_ref() {
-            let shapes_same = p.shapes.iter().all(|(d, cols)| {
-                self.recs
-                    .get(d)
-                    .is_some_and(|r| Arc::ptr_eq(&r.cols, cols) || r.cols == *cols)
-            });
-            if p.version == version && p.session == ctx.session && shapes_same {
-                return Ok(p.clone());
-            }
+        let scope = ctx.catalog.plan_scope();
+        let valid = |p: &ExprPlan| {
+            p.version == version
+                && p.scope == scope
+                && p.shapes.iter().all(|(d, cols)| {
+                    self.recs
+                        .get(d)
+                        .is_some_and(|r| Arc::ptr_eq(&r.cols, cols) || r.cols == *cols)
+                })
+        };
+        if let Some(p) = e.cache.lock().iter().find(|p| valid(p)) {
+            return Ok(p.clone());
         }
         let text = if as_select {
             format!("SELECT {}", e.text)
@@ -1232,13 +1240,19 @@ impl<'f> Run<'f> {
         };
         let plan = Arc::new(ExprPlan {
             version,
-            session: ctx.session,
+            scope,
             prepared,
             slots: resolver.slots.into_inner(),
             simple,
             shapes: resolver.shapes.into_inner(),
         });
-        *e.cache.lock() = Some(plan.clone());
+        let mut cache = e.cache.lock();
+        // Stale plans go; past the limit the oldest goes.
+        cache.retain(|p| p.version == version);
+        if cache.len() >= PLANS_PER_EXPR_MAX {
+            cache.remove(0);
+        }
+        cache.push(plan.clone());
         Ok(plan)
     }
 }

@@ -1,0 +1,1 @@
+SELECT find_or_create((nextval('keys') / 4)::int);
