@@ -80,6 +80,10 @@ pub enum Returns {
     /// A row of named columns: OUT parameters, `RETURNS TABLE`, or a
     /// composite type.
     Row(Vec<(String, DataType)>),
+    /// A table's row type (`RETURNS t`, `RETURNS SETOF t`): the table's
+    /// columns at the time of the call, as PostgreSQL's composite types
+    /// follow ALTER TABLE ([`FunctionDef::result_columns`]).
+    RowType(RelId),
     /// `RETURNS trigger`.
     Trigger,
     /// `RETURNS record` without OUT parameters (column types come from the
@@ -180,12 +184,32 @@ impl FunctionDef {
         format!("{}({})", self.name, types.join(","))
     }
 
-    /// The result row's columns for a function whose result is a row.
-    pub fn row_columns(&self) -> Option<&[(String, DataType)]> {
-        match &self.returns {
-            Returns::Row(cols) => Some(cols),
+    /// The result row's columns for a function whose result is a row, as
+    /// they are now (a table's row type follows ALTER TABLE). Ok(None) for
+    /// a scalar, trigger or `record` result.
+    pub fn result_columns(
+        &self,
+        catalog: &crate::Catalog,
+    ) -> Result<Option<Vec<(String, DataType)>>, nestor_common::DbError> {
+        Ok(match &self.returns {
+            Returns::Row(cols) => Some(cols.clone()),
+            Returns::RowType(rel) => {
+                let t = catalog.table_by_oid(*rel).ok_or_else(|| {
+                    nestor_common::DbError::new(
+                        nestor_common::SqlState::UndefinedObject,
+                        format!("type with OID {} does not exist", rel.0),
+                    )
+                })?;
+                Some(
+                    t.columns
+                        .iter()
+                        .filter(|c| !c.dropped)
+                        .map(|c| (c.name.clone(), c.ty))
+                        .collect(),
+                )
+            }
             _ => None,
-        }
+        })
     }
 
     /// Whether `self` and `other` have the same name and input types (one

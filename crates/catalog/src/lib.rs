@@ -291,6 +291,16 @@ impl Catalog {
         found
     }
 
+    /// The table with this OID, if this handle sees it.
+    pub fn table_by_oid(&self, oid: RelId) -> Option<Arc<TableDef>> {
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .find_map(|(_, n)| n.tables.values().find(|t| t.oid == oid))
+            .cloned();
+        found
+    }
+
     /// The tables this handle sees (its session's TEMP ones first).
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
         let st = self.state.read();

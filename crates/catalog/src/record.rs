@@ -378,6 +378,10 @@ impl FunctionRecord {
             }
             Returns::Trigger => out.push(2),
             Returns::Record => out.push(3),
+            Returns::RowType(rel) => {
+                out.push(4);
+                put_u32(out, rel.0 as usize);
+            }
         }
         out.push(self.retset as u8);
         out.push(match self.language {
@@ -411,6 +415,7 @@ impl FunctionRecord {
             })?),
             2 => Returns::Trigger,
             3 => Returns::Record,
+            4 => Returns::RowType(RelId(r.u32()?)),
             t => return Err(format!("function {name}: bad result tag {t}")),
         };
         let retset = get_bool(r)?;

@@ -86,7 +86,7 @@ fn proc_row(f: &nestor_catalog::FunctionDef) -> Vec<Value> {
         _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
         _ if f.procedure => nestor_types::datatype::DataType::Void.oid(),
         Returns::Scalar(t) => t.oid(),
-        Returns::Row(_) | Returns::Record => 2249,
+        Returns::Row(_) | Returns::RowType(_) | Returns::Record => 2249,
         Returns::Trigger => 2279,
     };
     vec![

@@ -410,6 +410,39 @@ DROP FUNCTION ov;
 DROP FUNCTION ov(text);
 DROP FUNCTION ov;
 SELECT proname, prokind, provolatile, pronargs FROM pg_proc WHERE proname IN ('fact', 'classify', 'double_it', 'rich') ORDER BY proname;
+-- Row results follow the table's row type; shapes are checked
+create table tabwithcols(a int, b int, c int, d int);
+insert into tabwithcols values(10,20,30,40),(50,60,70,80);
+create or replace function returnqueryf()
+returns setof tabwithcols as $$
+begin
+  return query select * from tabwithcols;
+  return query execute 'select * from tabwithcols';
+end;
+$$ language plpgsql;
+select * from returnqueryf();
+alter table tabwithcols drop column b;
+select * from returnqueryf();
+alter table tabwithcols drop column d;
+select * from returnqueryf();
+alter table tabwithcols add column d int;
+select * from returnqueryf();
+create function bad1() returns setof tabwithcols as $$ begin return query select 1; end $$ language plpgsql;
+select * from bad1();
+create function bad2() returns setof int as $$ begin return query select 1::bigint; end $$ language plpgsql;
+select * from bad2();
+create function bad3() returns setof int as $$ begin return query select '1'; end $$ language plpgsql;
+select * from bad3();
+create function one() returns tabwithcols as $$ declare r tabwithcols; begin select * into r from tabwithcols limit 1; return r; end $$ language plpgsql;
+select * from one();
+create function onenull() returns tabwithcols as $$ begin return null; end $$ language plpgsql;
+select * from onenull();
+create function bad4() returns tabwithcols as $$ begin return 5; end $$ language plpgsql;
+select * from bad4();
+create function nx() returns setof tabwithcols as $$ declare r record; begin for r in select a, c from tabwithcols loop return next r; end loop; end $$ language plpgsql;
+select * from nx();
+drop function returnqueryf, bad1, bad2, bad3, one, onenull, bad4, nx;
+drop table tabwithcols;
 -- Nestor does not record dependencies (PostgreSQL refuses to drop a table
 -- a function's signature uses): the function goes first.
 DROP FUNCTION rich;

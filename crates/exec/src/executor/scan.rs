@@ -266,12 +266,23 @@ pub(super) fn run_function(
             for a in args {
                 vals.push(a.eval(param, ev)?);
             }
+            let width = f.0.result_columns(ev.ctx.catalog)?.map_or(1, |c| c.len());
             let rows = match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
                 crate::context::Outcome::Rows(rows) => rows,
                 crate::context::Outcome::Value(v) => vec![vec![v]],
             };
             let mut n = 0;
             for row in rows {
+                // The function's rows were fitted to its result type; the
+                // plan was made for the same columns (a schema change
+                // re-plans).
+                if row.len() != width {
+                    return Err(DbError::internal(format!(
+                        "function {} returned {} columns where its result has {width}",
+                        f.0.name,
+                        row.len()
+                    )));
+                }
                 poll(ev, &mut n)?;
                 if !emit(ev, row)? {
                     return Ok(false);

@@ -47,7 +47,7 @@ enum Declared {
     Trigger,
     Record,
     /// A table's row type.
-    Row(Vec<(String, DataType)>),
+    Row(nestor_common::RelId),
 }
 
 fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> {
@@ -60,13 +60,7 @@ fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> 
         _ => match bind::type_from_name(tn) {
             Ok(t) => Declared::Type(t),
             Err(e) => match ctx.catalog.table(last) {
-                Some(t) if names.len() == 1 && tn.array_bounds.is_empty() => Declared::Row(
-                    t.columns
-                        .iter()
-                        .filter(|c| !c.dropped)
-                        .map(|c| (c.name.clone(), c.ty))
-                        .collect(),
-                ),
+                Some(t) if names.len() == 1 && tn.array_bounds.is_empty() => Declared::Row(t.oid),
                 _ => return Err(e),
             },
         },
@@ -269,7 +263,7 @@ pub fn create_function(
                 Returns::Trigger
             }
             (0, Some(Declared::Record)) => Returns::Record,
-            (0, Some(Declared::Row(cols))) => Returns::Row(cols),
+            (0, Some(Declared::Row(rel))) => Returns::RowType(rel),
             (1, r) => {
                 let t = outs[0].1;
                 match r {

@@ -745,7 +745,7 @@ impl Compiler<'_> {
         })
     }
 
-    /// A declared type; None for a record (`record`, `t%ROWTYPE`).
+    /// A declared type; None for a record (`record`, `t%ROWTYPE`, `t`).
     fn type_of(&self, typname: &str) -> Result<Option<DataType>, DbError> {
         let t = typname.trim();
         if t.eq_ignore_ascii_case("record") || t.to_ascii_lowercase().ends_with("%rowtype") {
@@ -783,7 +783,14 @@ impl Compiler<'_> {
                 _ => Err(DbError::unsupported(format!("type {t}"))),
             };
         }
-        super::type_from_text(t).map(Some)
+        match super::type_from_text(t) {
+            Ok(ty) => Ok(Some(ty)),
+            // A table's name is its row type: a record.
+            Err(e) => match self.catalog.table(t.trim_matches('"')) {
+                Some(_) => Ok(None),
+                None => Err(e),
+            },
+        }
     }
 
     /// Take the next declared datum at the cursor, skipping record fields

@@ -84,8 +84,10 @@ fn create_text(def: &FunctionDef) -> String {
         (Returns::Trigger, _) => " RETURNS trigger".into(),
         (Returns::Scalar(t), _) if def.retset => format!(" RETURNS SETOF {t}"),
         (Returns::Scalar(t), _) => format!(" RETURNS {t}"),
-        (Returns::Row(_) | Returns::Record, _) if def.retset => " RETURNS SETOF record".into(),
-        (Returns::Row(_) | Returns::Record, _) => " RETURNS record".into(),
+        (Returns::Row(_) | Returns::RowType(_) | Returns::Record, _) if def.retset => {
+            " RETURNS SETOF record".into()
+        }
+        (Returns::Row(_) | Returns::RowType(_) | Returns::Record, _) => " RETURNS record".into(),
     };
     format!(
         "CREATE {} f({}){returns} AS {tag}{}{tag} LANGUAGE plpgsql",
@@ -434,7 +436,7 @@ pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<
 fn return_type_name(def: &FunctionDef) -> String {
     match &def.returns {
         Returns::Scalar(t) => t.to_string(),
-        Returns::Row(_) | Returns::Record => "record".into(),
+        Returns::Row(_) | Returns::RowType(_) | Returns::Record => "record".into(),
         Returns::Trigger => "trigger".into(),
     }
 }
@@ -478,11 +480,13 @@ fn sql_function(
         return Ok(Outcome::Value(Value::Text(Arc::from(""))));
     }
     match (&def.returns, def.retset) {
-        (_, true) | (Returns::Row(_), _) => Ok(Outcome::Rows(if def.retset {
-            last
-        } else {
-            last.into_iter().take(1).collect()
-        })),
+        (_, true) | (Returns::Row(_) | Returns::RowType(_), _) => {
+            Ok(Outcome::Rows(if def.retset {
+                last
+            } else {
+                last.into_iter().take(1).collect()
+            }))
+        }
         (Returns::Scalar(t), false) => {
             let v = last
                 .into_iter()

@@ -95,7 +95,12 @@ pub(crate) struct Run<'f> {
     vals: Vec<Option<Value>>,
     recs: HashMap<usize, Rec>,
     ret: Option<Value>,
+    /// RETURN's row, for a function whose result is a row.
+    ret_row: Option<Vec<Value>>,
     rows: Vec<Vec<Value>>,
+    /// The column types of a row (or set) result, as of this call: a
+    /// table's row type follows ALTER TABLE. None: a scalar (or DO).
+    shape: Option<Vec<DataType>>,
     /// Each statement takes a new snapshot and command id.
     volatile: bool,
     row_count: u64,
@@ -129,7 +134,9 @@ impl<'f> Run<'f> {
             vals: vec![None; func.datums.len()],
             recs: HashMap::new(),
             ret: None,
+            ret_row: None,
             rows: Vec::new(),
+            shape: None,
             volatile,
             row_count: 0,
             handling: Vec::new(),
@@ -145,6 +152,23 @@ impl<'f> Run<'f> {
         args: Vec<Value>,
     ) -> Result<Outcome, DbError> {
         nestor_common::stack::check()?;
+        self.shape = match self.def {
+            Some(d) if d.args.iter().any(|a| a.mode.is_output()) => Some(
+                d.args
+                    .iter()
+                    .filter(|a| a.mode.is_output())
+                    .map(|a| a.ty)
+                    .collect(),
+            ),
+            Some(d) => match d.result_columns(ctx.catalog)? {
+                Some(cols) => Some(cols.into_iter().map(|(_, t)| t).collect()),
+                None => match &d.returns {
+                    Returns::Scalar(t) if d.retset => Some(vec![*t]),
+                    _ => None,
+                },
+            },
+            None => None,
+        };
         // Input arguments fill the IN/INOUT/VARIADIC datums in order; OUT
         // ones start NULL.
         let mut input = args.into_iter();
@@ -189,7 +213,7 @@ impl<'f> Run<'f> {
                 .map(|&i| self.vals[i].clone().unwrap_or(Value::Null))
                 .collect();
             return Ok(match &def.returns {
-                Returns::Row(_) => Outcome::Rows(vec![vals]),
+                Returns::Row(_) | Returns::RowType(_) => Outcome::Rows(vec![vals]),
                 _ => Outcome::Value(vals.into_iter().next().unwrap_or(Value::Null)),
             });
         }
@@ -202,6 +226,12 @@ impl<'f> Run<'f> {
                 "control reached end of function without RETURN",
             )
             .with_context(format!("PL/pgSQL function {}", self.func.name)));
+        }
+        if let (Returns::Row(_) | Returns::RowType(_), Some(shape)) = (&def.returns, &self.shape) {
+            let n = shape.len();
+            return Ok(Outcome::Rows(vec![self
+                .ret_row
+                .unwrap_or_else(|| vec![Value::Null; n])]));
         }
         Ok(Outcome::Value(self.ret.unwrap_or(Value::Null)))
     }
@@ -464,6 +494,18 @@ impl<'f> Run<'f> {
                         )
                         .with_hint("Use RETURN NEXT or RETURN QUERY."));
                     }
+                    let row_result = self.def.is_some_and(|d| {
+                        matches!(d.returns, Returns::Row(_) | Returns::RowType(_))
+                    });
+                    if row_result {
+                        let row = self.row_value(ctx, e)?;
+                        self.ret_row = Some(self.fit_row(
+                            ctx,
+                            row,
+                            "returned record type does not match expected record type",
+                        )?);
+                        return Ok(Flow::Return);
+                    }
                     let v = self.eval(ctx, e)?;
                     let v = match self.def.map(|d| &d.returns) {
                         Some(Returns::Scalar(t)) => self.cast(ctx, v, *t)?,
@@ -477,7 +519,10 @@ impl<'f> Run<'f> {
                 // RETURN NEXT rec: the record's values.
                 if let Some(d) = expr.as_ref().and_then(|e| self.rec_of(e)) {
                     let r = self.recs.get(&d).ok_or_else(|| unassigned(self.func, d))?;
-                    self.rows.push(r.vals.clone());
+                    let row = r.vals.clone();
+                    let row =
+                        self.fit_row(ctx, row, "wrong record type supplied in RETURN NEXT")?;
+                    self.rows.push(row);
                     return Ok(Flow::Normal);
                 }
                 let row = match expr {
@@ -495,10 +540,18 @@ impl<'f> Run<'f> {
                 Ok(Flow::Normal)
             }
             Stmt::ReturnQuery { query, dynamic, .. } => {
-                let (_, rows) = match dynamic {
+                let (cols, rows) = match dynamic {
                     None => self.query_rows(ctx, query)?,
                     Some(params) => self.dynamic_rows(ctx, query, params)?.0,
                 };
+                // Checked as the query runs in PostgreSQL: its statement
+                // is named.
+                let rows = self
+                    .fit_query(ctx, &cols, rows)
+                    .map_err(|e| match dynamic {
+                        None => add_context(e, format!("SQL statement \"{}\"", query.text)),
+                        Some(_) => e,
+                    })?;
                 self.row_count = rows.len() as u64;
                 self.vals[self.func.found] = Some(Value::Bool(!rows.is_empty()));
                 self.rows.extend(rows);
@@ -643,6 +696,110 @@ impl<'f> Run<'f> {
     }
 
     // ----- values ---------------------------------------------------------
+
+    /// The values of a row-valued expression: a record or row variable,
+    /// or NULL (a row of NULLs).
+    fn row_value(&mut self, ctx: &mut StatementCtx<'_>, e: &PlExpr) -> Result<Vec<Value>, DbError> {
+        if let Some(d) = self.rec_of(e) {
+            let r = self.recs.get(&d).ok_or_else(|| unassigned(self.func, d))?;
+            return Ok(r.vals.clone());
+        }
+        match self.eval(ctx, e)? {
+            Value::Null => Ok(vec![Value::Null; self.shape.as_ref().map_or(0, Vec::len)]),
+            _ => Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                "cannot return non-composite value from function returning composite type",
+            )),
+        }
+    }
+
+    /// A row for the result: as many columns as the result has, each cast
+    /// to the result's type (PL/pgSQL's assignment rules).
+    fn fit_row(
+        &self,
+        ctx: &StatementCtx<'_>,
+        row: Vec<Value>,
+        message: &str,
+    ) -> Result<Vec<Value>, DbError> {
+        let Some(shape) = &self.shape else {
+            return Ok(row);
+        };
+        if row.len() != shape.len() {
+            return Err(
+                DbError::new(SqlState::DatatypeMismatch, message).with_detail(format!(
+                    "Number of returned columns ({}) does not match expected column count ({}).",
+                    row.len(),
+                    shape.len()
+                )),
+            );
+        }
+        row.into_iter()
+            .zip(shape)
+            .map(|(v, t)| self.cast(ctx, v, *t))
+            .collect()
+    }
+
+    /// RETURN QUERY's rows: the query's columns must be the result's, in
+    /// number and type (PostgreSQL does not convert them).
+    fn fit_query(
+        &self,
+        ctx: &StatementCtx<'_>,
+        cols: &[(String, DataType)],
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>, DbError> {
+        let Some(shape) = &self.shape else {
+            return Ok(rows);
+        };
+        let mismatch = |detail: String| {
+            DbError::new(
+                SqlState::DatatypeMismatch,
+                "structure of query does not match function result type",
+            )
+            .with_detail(detail)
+        };
+        if cols.len() != shape.len() {
+            return Err(mismatch(format!(
+                "Number of returned columns ({}) does not match expected column count ({}).",
+                cols.len(),
+                shape.len()
+            )));
+        }
+        let mut cast = false;
+        for (i, ((_, got), want)) in cols.iter().zip(shape).enumerate() {
+            // An untyped literal's column is text, as PostgreSQL resolves
+            // it in a SELECT list.
+            match got {
+                DataType::Unknown if *want == DataType::Text => cast = true,
+                g if g.base() == want.base() => {}
+                DataType::Unknown => {
+                    return Err(mismatch(format!(
+                        "Returned type text does not match expected type {} in column {}.",
+                        want.name(),
+                        i + 1
+                    )))
+                }
+                g => {
+                    return Err(mismatch(format!(
+                        "Returned type {} does not match expected type {} in column {}.",
+                        g.name(),
+                        want.name(),
+                        i + 1
+                    )))
+                }
+            }
+        }
+        if !cast {
+            return Ok(rows);
+        }
+        rows.into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .zip(shape)
+                    .map(|(v, t)| self.cast(ctx, v, *t))
+                    .collect()
+            })
+            .collect()
+    }
 
     fn out_row(&self) -> Vec<Value> {
         let Some(def) = self.def else {

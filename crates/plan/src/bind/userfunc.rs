@@ -270,7 +270,7 @@ pub(crate) fn bind_call(
                 "trigger functions can only be called as triggers",
             ))
         }
-        (Returns::Row(_) | Returns::Record, false) => {
+        (Returns::Row(_) | Returns::RowType(_) | Returns::Record, false) => {
             return Err(DbError::unsupported(format!(
                 "function {name}() returning a row in an expression (call it in FROM)"
             )))
@@ -303,7 +303,9 @@ pub(crate) fn bind_from(
                 .unwrap_or_else(|| name.to_string());
             vec![(out, *t)]
         }
-        Returns::Row(cols) => cols.clone(),
+        Returns::Row(_) | Returns::RowType(_) => def
+            .result_columns(b.catalog)?
+            .expect("a row result has columns"),
         Returns::Trigger => {
             return Err(DbError::new(
                 SqlState::FeatureNotSupported,

@@ -381,7 +381,9 @@ pub(super) fn plan_range_function(
                 .enumerate()
                 .map(|(i, (n, ty))| OutCol {
                     name: colnames.get(i).cloned().unwrap_or(
-                        if def.row_columns().is_none() && rf.alias.is_some() {
+                        if matches!(def.returns, nestor_catalog::Returns::Scalar(_))
+                            && rf.alias.is_some()
+                        {
                             alias.clone()
                         } else {
                             n
