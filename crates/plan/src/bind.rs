@@ -87,10 +87,30 @@ pub enum AggCtx {
 pub trait VarResolver {
     fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError>;
 
-    /// A column of the same name wins (SQL functions' arguments) instead of
-    /// the reference being ambiguous (PL/pgSQL's variable_conflict = error).
-    fn columns_first(&self) -> bool {
-        false
+    /// What a name that is both a variable and a column means.
+    fn conflict(&self) -> VarConflict {
+        VarConflict::Error
+    }
+}
+
+/// PL/pgSQL's `plpgsql.variable_conflict` (SQL functions' arguments: the
+/// column wins).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarConflict {
+    /// 42702, the reference is ambiguous (PL/pgSQL's default).
+    Error,
+    UseVariable,
+    UseColumn,
+}
+
+impl VarConflict {
+    /// The setting's value (`error`, `use_variable`, `use_column`).
+    pub fn from_setting(v: Option<&str>) -> VarConflict {
+        match v {
+            Some("use_variable") => VarConflict::UseVariable,
+            Some("use_column") => VarConflict::UseColumn,
+            _ => VarConflict::Error,
+        }
     }
 }
 
@@ -589,14 +609,22 @@ impl<'e> Binder<'e> {
             return self.resolve_parts(&parts);
         };
         // PL/pgSQL: a variable, unless a column of that name is in scope
-        // too (PostgreSQL's plpgsql.variable_conflict = error).
+        // too (PostgreSQL's plpgsql.variable_conflict).
         let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-        if vars.columns_first() {
+        let conflict = vars.conflict();
+        if conflict == VarConflict::UseColumn {
             if let Ok(col) = self.resolve_parts(&parts) {
                 return Ok(col);
             }
         }
         let var = vars.resolve(&refs)?;
+        if let (VarConflict::UseVariable, Some((i, ty))) = (conflict, var) {
+            if self.params.len() <= i {
+                self.params.resize(i + 1, DataType::Unknown);
+            }
+            self.params[i] = ty;
+            return Ok((Expr::Param(i), ty));
+        }
         match (self.resolve_parts(&parts), var) {
             (Ok(_), Some(_)) => Err(err_at(
                 DbError::new(

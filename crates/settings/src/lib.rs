@@ -342,6 +342,32 @@ static DEFS: &[Def] = &[
         Kind::TimeZone,
         "Sets the time zone for displaying and interpreting time stamps.",
     )),
+    def(
+        "check_function_bodies",
+        "on",
+        Kind::Bool,
+        "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.",
+    ),
+    // PL/pgSQL's own parameters (PostgreSQL defines them when plpgsql is
+    // loaded, which every database does).
+    def(
+        "plpgsql.variable_conflict",
+        "error",
+        Kind::Enum(&["error", "use_variable", "use_column"]),
+        "Sets handling of conflicts between PL/pgSQL variable names and table column names.",
+    ),
+    def(
+        "plpgsql.print_strict_params",
+        "off",
+        Kind::Bool,
+        "Print information about parameters in the DETAIL portion of the error messages generated on INTO ... STRICT failures.",
+    ),
+    def(
+        "plpgsql.check_asserts",
+        "on",
+        Kind::Bool,
+        "Perform checks given in ASSERT statements.",
+    ),
     // The planner's method switches and cost constants. Nestor's planner
     // chooses by the shape of the query, not by costs, so these are
     // accepted and shown (tools and test suites set them) but change no

@@ -443,6 +443,50 @@ create function nx() returns setof tabwithcols as $$ declare r record; begin for
 select * from nx();
 drop function returnqueryf, bad1, bad2, bad3, one, onenull, bad4, nx;
 drop table tabwithcols;
+-- plpgsql.* settings and per-function options
+create table vc (id int, v text);
+insert into vc values (1, 'one'), (2, 'two');
+create function amb(id int) returns text as $$ declare r text; begin select v into r from vc where id = id; return r; end $$ language plpgsql;
+select amb(1);
+set plpgsql.variable_conflict = use_variable;
+create function amb_v(id int) returns text as $$ declare r text; begin select v into r from vc where id = id; return r; end $$ language plpgsql;
+select amb_v(2);
+set plpgsql.variable_conflict = use_column;
+create function amb_c(id int) returns text as $$ declare r text; begin select v into r from vc where id = id limit 1; return r; end $$ language plpgsql;
+select amb_c(2);
+reset plpgsql.variable_conflict;
+create function amb2(id int) returns text as $$
+#variable_conflict use_column
+declare r text; begin select v into r from vc where id = id limit 1; return r; end $$ language plpgsql;
+select amb2(1);
+create function amb3(id int) returns text as $$
+#variable_conflict use_variable
+declare r text; begin select v into r from vc where id = id limit 1; return r; end $$ language plpgsql;
+select amb3(2);
+create function st(k int) returns text as $$ declare r text; begin select v into strict r from vc where id > k; return r; end $$ language plpgsql;
+select st(0);
+select st(5);
+create function st2(k int) returns text as $$
+#print_strict_params on
+declare r text; begin select v into strict r from vc where id > k; return r; end $$ language plpgsql;
+select st2(0);
+set plpgsql.print_strict_params = on;
+create function st3(k int, w text) returns text as $$ declare r text; begin select v into strict r from vc where id > k and v <> w; return r; end $$ language plpgsql;
+select st3(0, 'it''s');
+reset plpgsql.print_strict_params;
+do $$ begin assert false, 'asserted'; end $$;
+set plpgsql.check_asserts = off;
+do $$ begin assert false, 'asserted'; end $$;
+reset plpgsql.check_asserts;
+set check_function_bodies = off;
+create function later() returns int as $$ begin return nosuch; end $$ language plpgsql;
+create function later2() returns int as 'select nosuch' language sql;
+reset check_function_bodies;
+select later();
+show plpgsql.variable_conflict;
+set plpgsql.variable_conflict = bogus;
+drop function amb, amb_v, amb_c, amb2, amb3, st, st2, st3, later, later2;
+drop table vc;
 -- Nestor does not record dependencies (PostgreSQL refuses to drop a table
 -- a function's signature uses): the function goes first.
 DROP FUNCTION rich;

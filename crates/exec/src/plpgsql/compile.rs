@@ -47,6 +47,45 @@ pub(crate) struct Func {
     /// Datums 0..nargs are the declared arguments (every mode).
     pub nargs: usize,
     pub found: usize,
+    /// `#variable_conflict` / `#print_strict_params` at the top of the
+    /// body: they override the session's plpgsql.* settings.
+    pub options: Options,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Options {
+    pub variable_conflict: Option<nestor_plan::bind::VarConflict>,
+    pub print_strict_params: Option<bool>,
+}
+
+/// The `#option value` lines a body may start with (libpg_query's tree
+/// does not carry them). Unknown options and values are left to the
+/// parser, which rejects them.
+pub(crate) fn body_options(body: &str) -> Options {
+    let mut o = Options::default();
+    let mut rest = body;
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, r)| r);
+            continue;
+        }
+        let Some(r) = rest.strip_prefix('#') else {
+            return o;
+        };
+        let (line, r) = r.split_once('\n').unwrap_or((r, ""));
+        rest = r;
+        let mut words = line.split_whitespace().map(|w| w.to_ascii_lowercase());
+        match (words.next().as_deref(), words.next().as_deref()) {
+            (Some("variable_conflict"), Some(v)) => {
+                o.variable_conflict = Some(nestor_plan::bind::VarConflict::from_setting(Some(v)));
+            }
+            (Some("print_strict_params"), Some(v)) => {
+                o.print_strict_params = Some(v == "on");
+            }
+            _ => {}
+        }
+    }
 }
 
 pub(crate) enum Datum {
@@ -662,6 +701,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         body,
         nargs,
         found,
+        options: body_options(sig.body),
     })
 }
 

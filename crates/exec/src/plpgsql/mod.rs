@@ -394,8 +394,8 @@ impl nestor_plan::bind::VarResolver for SqlArgs<'_> {
             .map(|(i, a)| (i, a.ty)))
     }
 
-    fn columns_first(&self) -> bool {
-        true
+    fn conflict(&self) -> nestor_plan::bind::VarConflict {
+        nestor_plan::bind::VarConflict::UseColumn
     }
 }
 

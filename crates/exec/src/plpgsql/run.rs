@@ -72,6 +72,8 @@ pub(crate) struct ExprPlan {
     /// Whom the plan holds for: every session without TEMP objects (None),
     /// or the one session whose TEMP namespace names resolved in.
     scope: Option<nestor_common::SessionId>,
+    /// plpgsql.variable_conflict as it was planned with.
+    conflict: nestor_plan::bind::VarConflict,
     prepared: Prepared,
     slots: Vec<Slot>,
     /// SELECT <expr> without FROM or subqueries: evaluated directly.
@@ -569,6 +571,9 @@ impl<'f> Run<'f> {
                 Ok(Flow::Normal)
             }
             Stmt::Assert { cond, message, .. } => {
+                if ctx.settings.get("plpgsql.check_asserts") == Some("off") {
+                    return Ok(Flow::Normal);
+                }
                 let ok = self.eval(ctx, cond)?;
                 if matches!(ok, Value::Bool(true)) {
                     return Ok(Flow::Normal);
@@ -1119,7 +1124,44 @@ impl<'f> Run<'f> {
             )
             .with_hint("If you want to discard the results of a SELECT, use PERFORM instead."));
         }
+        let shown = strict
+            && self
+                .func
+                .options
+                .print_strict_params
+                .unwrap_or(ctx.settings.get("plpgsql.print_strict_params") == Some("on"));
+        let named: Vec<(String, Value)> = if shown {
+            plan.slots
+                .iter()
+                .zip(&params)
+                .map(|(s, v)| {
+                    let name = match s {
+                        Slot::Datum(d) => self.func.datums[*d].name().to_string(),
+                        Slot::Field(rec, f) => format!("{}.{f}", self.func.datums[*rec].name()),
+                    };
+                    (name, v.clone())
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         self.after_sql(ctx, into, strict, cols, rows, n)
+            .map_err(|e| {
+                // plpgsql.print_strict_params: the values the query was run
+                // with, in the DETAIL of STRICT's errors.
+                let strict_error = matches!(e.code, SqlState::NoDataFound | SqlState::TooManyRows);
+                if !strict_error || named.is_empty() {
+                    return e;
+                }
+                let list: Vec<String> = named
+                    .iter()
+                    .map(|(n, v)| match v {
+                        Value::Null => format!("{n} = NULL"),
+                        v => format!("{n} = '{}'", value_text(ctx, v).replace('\'', "''")),
+                    })
+                    .collect();
+                e.with_detail(format!("parameters: {}", list.join(", ")))
+            })
     }
 
     fn after_sql(
@@ -1208,6 +1250,7 @@ impl<'f> Run<'f> {
         let plan = ExprPlan {
             version: ctx.catalog.version(),
             scope: ctx.catalog.plan_scope(),
+            conflict: nestor_plan::bind::VarConflict::Error,
             prepared,
             slots: Vec::new(),
             simple: None,
@@ -1341,9 +1384,15 @@ impl<'f> Run<'f> {
         let as_select = e.is_expr();
         let version = ctx.catalog.version();
         let scope = ctx.catalog.plan_scope();
+        let conflict = self.func.options.variable_conflict.unwrap_or_else(|| {
+            nestor_plan::bind::VarConflict::from_setting(
+                ctx.settings.get("plpgsql.variable_conflict"),
+            )
+        });
         let valid = |p: &ExprPlan| {
             p.version == version
                 && p.scope == scope
+                && p.conflict == conflict
                 && p.shapes.iter().all(|(d, cols)| {
                     self.recs
                         .get(d)
@@ -1375,6 +1424,7 @@ impl<'f> Run<'f> {
         }
         let resolver = Resolver {
             run: self,
+            conflict,
             scope: &e.scope,
             slots: std::cell::RefCell::new(Vec::new()),
             shapes: std::cell::RefCell::new(Vec::new()),
@@ -1398,6 +1448,7 @@ impl<'f> Run<'f> {
         let plan = Arc::new(ExprPlan {
             version,
             scope,
+            conflict,
             prepared,
             slots: resolver.slots.into_inner(),
             simple,
@@ -1582,6 +1633,7 @@ fn matches(c: &Cond, e: &DbError) -> bool {
 /// fields become parameters of the statement being planned.
 struct Resolver<'r, 'f> {
     run: &'r Run<'f>,
+    conflict: nestor_plan::bind::VarConflict,
     scope: &'r super::compile::Scope,
     slots: std::cell::RefCell<Vec<Slot>>,
     shapes: std::cell::RefCell<Vec<(usize, Columns)>>,
@@ -1638,6 +1690,10 @@ impl Resolver<'_, '_> {
 }
 
 impl nestor_plan::bind::VarResolver for Resolver<'_, '_> {
+    fn conflict(&self) -> nestor_plan::bind::VarConflict {
+        self.conflict
+    }
+
     fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {
         let datums = &self.run.func.datums;
         let is_rec = |d: usize| matches!(datums[d], Datum::Rec { .. });
