@@ -42,6 +42,14 @@ pub struct StatementCtx<'a> {
     /// Inside an explicit transaction block (BEGIN ... COMMIT): VACUUM and
     /// the like fail with 25001.
     pub in_block: bool,
+    /// The statement may end its transaction and start another (COMMIT /
+    /// ROLLBACK in a procedure): a CALL or DO sent on its own, outside a
+    /// transaction block; cleared while a function runs (PostgreSQL's
+    /// non-atomic execution context).
+    pub may_end_txn: bool,
+    /// Transactions the statement has ended so far: a saved command id or
+    /// snapshot belongs to the transaction it was taken in.
+    pub restarts: u32,
     /// `set_config(name, value, is_local)` from SQL: the executor checks the
     /// value and records the change here; the session applies it when the
     /// statement succeeds.
@@ -69,7 +77,7 @@ pub(crate) type CallFn = fn(
 ) -> Result<Outcome, DbError>;
 
 /// The engine's entry points into server-side code (PL/pgSQL and SQL
-/// functions, DO, CALL). Server-side code runs statements, and statements
+/// functions, DO). Server-side code runs statements, and statements
 /// call functions: the executor and the statement dispatcher reach it
 /// through this table (`crate::ROUTINES`, filled in at the crate root)
 /// rather than by name, so the modules stay layered (plpgsql above
@@ -83,12 +91,6 @@ pub(crate) struct Routines {
     ) -> Result<CommandTag, DbError>,
     pub run_do:
         fn(&mut StatementCtx<'_>, &str, &nestor_parser::pb::DoStmt) -> Result<CommandTag, DbError>,
-    pub call_procedure: fn(
-        &mut StatementCtx<'_>,
-        &str,
-        &nestor_parser::pb::CallStmt,
-        &mut dyn RowSink,
-    ) -> Result<CommandTag, DbError>,
 }
 
 /// One output column as the planner describes it to the client.

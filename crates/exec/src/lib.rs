@@ -48,7 +48,6 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     call: plpgsql::call,
     create_function: plpgsql::commands::create_function,
     run_do: plpgsql::commands::run_do,
-    call_procedure: plpgsql::commands::call,
 };
 pub use database::Database;
 pub use modify::copy_insert;

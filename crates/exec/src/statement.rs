@@ -112,7 +112,7 @@ pub fn execute(
 ) -> Result<CommandTag, DbError> {
     let plan = current_plan(ctx, prepared)?;
     match plan.as_ref() {
-        PlannedStmt::Ddl => execute_ddl(ctx, prepared, sink),
+        PlannedStmt::Ddl => execute_ddl(ctx, prepared),
         stmt => execute_planned(stmt, &mut Ev::new(ctx, params), sink),
     }
 }
@@ -193,6 +193,24 @@ fn execute_planned(
             Ok(CommandTag::Rows(cmd, n))
         }
         PlannedStmt::Explain { inner, analyze } => explain_statement(inner, *analyze, ev, sink),
+        PlannedStmt::Call { def, args } => {
+            use crate::executor::eval::Eval;
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(&[], ev)?);
+            }
+            let outputs = def.args.iter().any(|a| a.mode.is_output());
+            match (crate::ROUTINES.call)(def, vals, ev.ctx)? {
+                crate::context::Outcome::Rows(rows) if outputs => {
+                    for r in rows {
+                        sink.row(r)?;
+                    }
+                }
+                crate::context::Outcome::Value(v) if outputs => sink.row(vec![v])?,
+                _ => {}
+            }
+            Ok(CommandTag::Plain("CALL"))
+        }
         PlannedStmt::Ddl => Err(DbError::internal("DDL reached execute_planned")),
     }
 }
@@ -220,13 +238,9 @@ fn explain_statement(
     Ok(CommandTag::Plain("EXPLAIN"))
 }
 
-fn execute_ddl(
-    ctx: &mut StatementCtx<'_>,
-    p: &Prepared,
-    sink: &mut dyn RowSink,
-) -> Result<CommandTag, DbError> {
+fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, DbError> {
     let n = statement_node(&p.stmt)?;
-    let runs_code = matches!(n, NodeEnum::DoStmt(_) | NodeEnum::CallStmt(_));
+    let runs_code = matches!(n, NodeEnum::DoStmt(_));
     if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_)) && !runs_code {
         let what = match n {
             NodeEnum::CreateFunctionStmt(f) if f.is_procedure => "CREATE PROCEDURE",
@@ -251,7 +265,6 @@ fn execute_ddl(
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
         NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
         NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
-        NodeEnum::CallStmt(cs) => (crate::ROUTINES.call_procedure)(ctx, &text, cs, sink),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

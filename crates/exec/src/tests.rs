@@ -83,6 +83,8 @@ impl Db {
             stmt_start_us: 0,
             read_only: false,
             in_block: false,
+            may_end_txn: false,
+            restarts: 0,
             setting_changes: &mut changes,
             wait_event: &no_wait_event,
         };
@@ -614,6 +616,8 @@ fn pgbench_shapes() {
         stmt_start_us: 0,
         read_only: false,
         in_block: false,
+        may_end_txn: false,
+        restarts: 0,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
     };
@@ -687,6 +691,8 @@ fn prepared_plan_survives_ddl() {
         stmt_start_us: 0,
         read_only: false,
         in_block: false,
+        may_end_txn: false,
+        restarts: 0,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
     };

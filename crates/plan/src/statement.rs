@@ -51,6 +51,13 @@ pub enum PlannedStmt {
         inner: Box<PlannedStmt>,
         analyze: bool,
     },
+    /// CALL procedure(args): the input arguments in declaration order
+    /// (defaults filled in); a procedure with OUT/INOUT arguments returns
+    /// their values as a row.
+    Call {
+        def: std::sync::Arc<nestor_catalog::FunctionDef>,
+        args: Vec<crate::ir::Expr>,
+    },
     /// DDL: executed from the parse tree.
     Ddl,
 }
@@ -131,8 +138,7 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
         }
         NodeEnum::ExplainStmt(e) => plan_explain(b, e),
         NodeEnum::CallStmt(cs) => {
-            // Runs from its parse tree; a procedure with OUT arguments
-            // returns a row, described here.
+            // A procedure with OUT arguments returns a row.
             let fc = cs
                 .funccall
                 .as_deref()
@@ -143,7 +149,7 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
                 .unwrap_or_default();
             b.scopes.push(crate::bind::Scope::default());
             b.outer_refs.push(None);
-            let (def, _) = crate::bind::userfunc::bind_procedure_call(b, &name, fc)?;
+            let (def, args) = crate::bind::userfunc::bind_procedure_call(b, &name, fc)?;
             let cols: Vec<OutCol> = def
                 .args
                 .iter()
@@ -155,7 +161,8 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
                     column_id: 0,
                 })
                 .collect();
-            Ok((PlannedStmt::Ddl, (!cols.is_empty()).then_some(cols)))
+            let cols = (!cols.is_empty()).then_some(cols);
+            Ok((PlannedStmt::Call { def, args }, cols))
         }
         n if handles(n) => Ok((PlannedStmt::Ddl, None)),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
@@ -187,7 +194,7 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
         }
     }
     let (inner, _) = plan_node(b, node(req(&e.query)?)?)?;
-    if matches!(inner, PlannedStmt::Ddl) {
+    if matches!(inner, PlannedStmt::Ddl | PlannedStmt::Call { .. }) {
         return Err(DbError::unsupported("EXPLAIN of utility statements"));
     }
     let cols = vec![OutCol {
@@ -236,6 +243,6 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
             }
         }
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
-        PlannedStmt::Ddl => {}
+        PlannedStmt::Call { .. } | PlannedStmt::Ddl => {}
     }
 }

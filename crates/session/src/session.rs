@@ -518,6 +518,9 @@ impl Session {
         self.block.ensure(&self.engine, &mut self.settings, start)?;
         let read_only = self.block.read_only();
         let in_block = self.block.in_explicit_block();
+        // PostgreSQL's non-atomic context: a statement sent alone, outside
+        // BEGIN ... COMMIT and not one of several in one Query message.
+        let may_end_txn = !in_block && !self.block.multi_statement;
         let txn_start_us = self.block.start_us;
         let view = self.settings.view();
         let stmt_timeout = view.statement_timeout_ms;
@@ -562,6 +565,8 @@ impl Session {
             stmt_start_us: start,
             read_only,
             in_block,
+            may_end_txn,
+            restarts: 0,
             setting_changes: changes,
             wait_event: &wait_event,
         };

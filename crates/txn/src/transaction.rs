@@ -624,6 +624,32 @@ impl Transaction {
         Ok(Some(csn))
     }
 
+    /// COMMIT (or ROLLBACK) inside a procedure: end this transaction and
+    /// continue in a new one with the same characteristics, in place (the
+    /// session's handle stays valid). The new transaction is begun before
+    /// the old one ends but has no XID and no snapshot until it is used,
+    /// so nothing sees two transactions of one session. A failed commit
+    /// (SERIALIZABLE) has rolled the old one back; the new one is there.
+    pub fn restart(&mut self, commit: bool) -> Result<Option<Csn>, TxnError> {
+        assert!(!self.ended, "restarting an ended transaction");
+        let mut next = Transaction::begin(
+            self.mgr.clone(),
+            self.store.clone(),
+            self.slot.clone(),
+            self.session,
+            self.isolation,
+        );
+        next.set_access(self.read_only, self.deferrable);
+        next.synchronous_commit = self.synchronous_commit;
+        let old = std::mem::replace(self, next);
+        if commit {
+            old.try_commit()
+        } else {
+            old.rollback();
+            Ok(None)
+        }
+    }
+
     /// ROLLBACK (also what dropping an unfinished transaction does).
     pub fn rollback(mut self) {
         self.abort();

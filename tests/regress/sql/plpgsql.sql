@@ -487,6 +487,52 @@ show plpgsql.variable_conflict;
 set plpgsql.variable_conflict = bogus;
 drop function amb, amb_v, amb_c, amb2, amb3, st, st2, st3, later, later2;
 drop table vc;
+-- Transaction control in procedures and DO blocks
+CREATE TABLE tc (a int);
+CREATE PROCEDURE tc_fill(n int) LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..n LOOP
+    INSERT INTO tc VALUES (i);
+    IF i % 2 = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
+  END LOOP;
+END $$;
+CALL tc_fill(6);
+SELECT * FROM tc ORDER BY a;
+BEGIN;
+CALL tc_fill(2);
+ROLLBACK;
+SELECT count(*) FROM tc;
+DO $$ BEGIN INSERT INTO tc VALUES (100); COMMIT; INSERT INTO tc VALUES (101); ROLLBACK; END $$;
+SELECT * FROM tc WHERE a >= 100;
+DO $$ BEGIN BEGIN INSERT INTO tc VALUES (200); COMMIT; EXCEPTION WHEN others THEN RAISE NOTICE 'caught: %', SQLERRM; END; END $$;
+SELECT count(*) FROM tc WHERE a = 200;
+CREATE FUNCTION tc_func() RETURNS int LANGUAGE plpgsql AS $$ BEGIN COMMIT; RETURN 1; END $$;
+SELECT tc_func();
+CALL tc_fill(1); SELECT 1;
+CREATE PROCEDURE tc_dyn() LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'CALL tc_fill(2)'; END $$;
+CALL tc_dyn();
+CREATE PROCEDURE tc_nested() LANGUAGE plpgsql AS $$ BEGIN CALL tc_fill(4); INSERT INTO tc VALUES (300); ROLLBACK; END $$;
+CALL tc_nested();
+SELECT (SELECT count(*) FROM tc WHERE a = 300) AS a300, count(*) FROM tc;
+DO $$ DECLARE r record; BEGIN FOR r IN UPDATE tc SET a = a + 1000 WHERE a = 100 RETURNING a LOOP COMMIT; END LOOP; END $$;
+DO $$ DECLARE r record; BEGIN FOR r IN SELECT a FROM tc WHERE a < 10 ORDER BY a LOOP INSERT INTO tc VALUES (r.a + 500); COMMIT; END LOOP; END $$;
+SELECT count(*) FROM tc WHERE a > 500;
+CREATE PROCEDURE tc_fail() LANGUAGE plpgsql AS $$ BEGIN INSERT INTO tc VALUES (400); COMMIT; INSERT INTO tc VALUES (401); PERFORM 1 / 0; END $$;
+CALL tc_fail();
+SELECT a FROM tc WHERE a IN (400, 401);
+-- INOUT arguments of a CALL inside PL/pgSQL
+CREATE PROCEDURE tc_inout(INOUT x int, INOUT y text) LANGUAGE plpgsql AS $$ BEGIN x := x * 2; y := y || '!'; END $$;
+CALL tc_inout(21, 'hi');
+DO $$ DECLARE a int := 5; b text := 'hey'; BEGIN CALL tc_inout(a, b); RAISE NOTICE 'a = %, b = %', a, b; CALL tc_inout(y => b, x => a); RAISE NOTICE 'a = %, b = %', a, b; END $$;
+DO $$ DECLARE a int := 5; BEGIN CALL tc_inout(a, 'lit'); END $$;
+-- A STABLE function called from a DO block sees the block's earlier writes
+CREATE TABLE tx (x int);
+INSERT INTO tx VALUES (0);
+CREATE FUNCTION tx_get() RETURNS int STABLE LANGUAGE sql AS 'SELECT x FROM tx';
+DO $$ BEGIN UPDATE tx SET x = x + 1; RAISE NOTICE 'x = %', tx_get(); UPDATE tx SET x = x + 1; RAISE NOTICE 'x = %', tx_get(); END $$;
+DROP PROCEDURE tc_fill, tc_dyn, tc_nested, tc_fail, tc_inout;
+DROP FUNCTION tc_func, tx_get;
+DROP TABLE tc, tx;
 -- Nestor does not record dependencies (PostgreSQL refuses to drop a table
 -- a function's signature uses): the function goes first.
 DROP FUNCTION rich;

@@ -13,10 +13,10 @@ use nestor_catalog::{ArgMode, Change, FuncArg, FunctionDef, Language, Returns, V
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
-use nestor_plan::bind::{self, node, Binder};
+use nestor_plan::bind::{self, node};
 use nestor_types::datatype::DataType;
 
-use crate::context::{Ev, Outcome, RowSink, StatementCtx};
+use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 fn def_elem_str(e: &pb::DefElem) -> Option<String> {
@@ -383,50 +383,4 @@ pub fn run_do(ctx: &mut StatementCtx, text: &str, ds: &pb::DoStmt) -> Result<Com
         code.ok_or_else(|| DbError::new(SqlState::SyntaxError, "no inline code specified"))?;
     super::run_do(ctx, text, &code)?;
     Ok(CommandTag::Plain("DO"))
-}
-
-/// CALL procedure(args): rows of its OUT/INOUT arguments go to `sink`.
-pub fn call(
-    ctx: &mut StatementCtx,
-    text: &str,
-    cs: &pb::CallStmt,
-    sink: &mut dyn RowSink,
-) -> Result<CommandTag, DbError> {
-    let fc = cs
-        .funccall
-        .as_deref()
-        .ok_or_else(|| DbError::internal("CALL without a call"))?;
-    let name = bind::names(&fc.funcname)
-        .last()
-        .cloned()
-        .unwrap_or_default();
-    let (def, exprs) = {
-        let mut b = Binder::new(
-            ctx.catalog,
-            ctx.eval,
-            text,
-            &[],
-            nestor_plan::select::plan_query,
-        );
-        b.scopes.push(bind::Scope::default());
-        b.outer_refs.push(None);
-        nestor_plan::bind::userfunc::bind_procedure_call(&mut b, &name, fc)?
-    };
-    let mut vals = Vec::with_capacity(exprs.len());
-    {
-        let mut ev = Ev::new(ctx, &[]);
-        for e in &exprs {
-            use crate::executor::eval::Eval;
-            vals.push(e.eval(&[], &mut ev)?);
-        }
-    }
-    match super::call(&def, vals, ctx)? {
-        Outcome::Rows(rows) if def.args.iter().any(|a| a.mode.is_output()) => {
-            for r in rows {
-                sink.row(r)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(CommandTag::Plain("CALL"))
 }

@@ -337,8 +337,9 @@ pub(crate) enum Stmt {
         lineno: i64,
         expr: Arc<PlExpr>,
     },
-    /// COMMIT / ROLLBACK: refused (transaction control in procedures is
-    /// not built yet).
+    /// COMMIT / ROLLBACK [AND CHAIN]: the next transaction has the same
+    /// characteristics either way (a CALL on its own runs with the
+    /// defaults).
     Commit {
         lineno: i64,
     },

@@ -319,14 +319,19 @@ pub(crate) fn call(
             Outcome::Value(Value::Null)
         });
     }
-    match def.language {
-        Language::PlPgSql => {
-            let func = compiled(def, ctx.catalog)?;
+    // Only a PL/pgSQL procedure (reached by CALL) may end the transaction:
+    // a function, or anything a function runs, may not.
+    let may_end_txn = ctx.may_end_txn;
+    ctx.may_end_txn &= def.procedure && def.language == Language::PlPgSql;
+    let r = match def.language {
+        Language::PlPgSql => compiled(def, ctx.catalog).and_then(|func| {
             let volatile = def.volatility == Volatility::Volatile;
             run::Run::new(&func, Some(def), volatile).call(ctx, args)
-        }
+        }),
         Language::Sql => sql_function(def, args, ctx),
-    }
+    };
+    ctx.may_end_txn = may_end_txn;
+    r
 }
 
 /// DO $$ ... $$ [LANGUAGE plpgsql].
@@ -463,14 +468,16 @@ fn sql_function(
         let prepared =
             crate::statement::prepare_with(ctx.catalog, ctx.eval, &def.body, s, &hints, &vars)
                 .map_err(|e| run::add_context(e, context()))?;
-        let saved = (ctx.snapshot, ctx.txn.cid());
+        let saved = (ctx.snapshot, ctx.txn.cid(), ctx.restarts);
         if volatile {
             ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
         }
         let mut rows: Vec<Vec<Value>> = Vec::new();
         let r = crate::statement::execute(ctx, &prepared, &args, &mut rows);
-        ctx.snapshot = saved.0;
-        ctx.txn.restore_command(saved.1);
+        if ctx.restarts == saved.2 {
+            ctx.snapshot = saved.0;
+            ctx.txn.restore_command(saved.1);
+        }
         r.map_err(|e| run::add_context(e, context()))?;
         if i + 1 == n {
             last = rows;

@@ -78,6 +78,8 @@ pub(crate) struct ExprPlan {
     slots: Vec<Slot>,
     /// SELECT <expr> without FROM or subqueries: evaluated directly.
     simple: Option<Expr>,
+    /// The simple expression calls a user-defined function.
+    simple_calls: bool,
     /// The record shapes field references were planned with.
     shapes: Vec<(usize, Columns)>,
 }
@@ -113,6 +115,8 @@ pub(crate) struct Run<'f> {
     /// (the innermost statement's, as in PostgreSQL, where one line names
     /// the statement the function was executing).
     lined: bool,
+    /// FOR loops running over a query that writes.
+    writing_loops: u32,
 }
 
 fn err_plpgsql(msg: impl Into<String>) -> DbError {
@@ -144,6 +148,7 @@ impl<'f> Run<'f> {
             handling: Vec::new(),
             depth: 0,
             lined: false,
+            writing_loops: 0,
         }
     }
 
@@ -457,17 +462,37 @@ impl<'f> Run<'f> {
                     None => self.query_rows(ctx, query)?,
                     Some(params) => self.dynamic_rows(ctx, query, params)?.0,
                 };
+                // A loop over a query that writes (UPDATE ... RETURNING)
+                // may not end the transaction inside (PostgreSQL's cursor
+                // would have to be held past its commit).
+                let writing = dynamic.is_none()
+                    && self
+                        .plan(ctx, query)
+                        .is_ok_and(|p| writes(&p.prepared).is_some());
                 self.vals[self.func.found] = Some(Value::Bool(!rows.1.is_empty()));
                 let (cols, rows) = rows;
                 let mut flow = Flow::Normal;
+                self.writing_loops += u32::from(writing);
+                let mut r = Ok(());
                 for row in rows {
-                    self.assign_row(ctx, target, &cols, row)?;
-                    if let Some(f) = self.loop_body(ctx, label, body)? {
-                        flow = f;
+                    r = self.assign_row(ctx, target, &cols, row);
+                    if r.is_err() {
                         break;
                     }
+                    match self.loop_body(ctx, label, body) {
+                        Ok(None) => {}
+                        Ok(Some(f)) => {
+                            flow = f;
+                            break;
+                        }
+                        Err(e) => {
+                            r = Err(e);
+                            break;
+                        }
+                    }
                 }
-                Ok(flow)
+                self.writing_loops -= u32::from(writing);
+                r.map(|()| flow)
             }
             Stmt::Exit {
                 is_exit,
@@ -619,13 +644,27 @@ impl<'f> Run<'f> {
                 Ok(Flow::Normal)
             }
             Stmt::Call { expr, .. } => {
-                self.query_rows(ctx, expr)?;
+                let plan = self.plan(ctx, expr)?;
+                // Where the output arguments go, checked before the call.
+                let targets = match plan.prepared.plan_snapshot().as_ref() {
+                    PlannedStmt::Call { def, args } => {
+                        self.output_targets(def, args, &plan.slots)?
+                    }
+                    _ => Vec::new(),
+                };
+                let params = self.params(&plan)?;
+                let mut rows: Vec<Vec<Value>> = Vec::new();
+                self.run(ctx, &plan, &params, &mut rows)
+                    .map_err(|e| spi_error(e, expr))?;
+                if let Some(row) = rows.into_iter().next() {
+                    for (t, v) in targets.iter().zip(row) {
+                        self.assign(ctx, t, v)?;
+                    }
+                }
                 Ok(Flow::Normal)
             }
-            Stmt::Commit { .. } | Stmt::Rollback { .. } => Err(DbError::new(
-                SqlState::InvalidTransactionTermination,
-                "invalid transaction termination",
-            )),
+            Stmt::Commit { .. } => self.end_transaction(ctx, true),
+            Stmt::Rollback { .. } => self.end_transaction(ctx, false),
         }
     }
 
@@ -701,6 +740,100 @@ impl<'f> Run<'f> {
     }
 
     // ----- values ---------------------------------------------------------
+
+    /// The variables a CALL passed for the procedure's INOUT arguments, in
+    /// the order of its output arguments, which get their values back.
+    fn output_targets(
+        &self,
+        def: &FunctionDef,
+        args: &[Expr],
+        slots: &[Slot],
+    ) -> Result<Vec<Target>, DbError> {
+        let mut targets = Vec::new();
+        let mut input = 0;
+        for a in &def.args {
+            let given = a.mode.is_input().then(|| {
+                input += 1;
+                &args[input - 1]
+            });
+            if !a.mode.is_output() {
+                continue;
+            }
+            let mut e = given;
+            while let Some(Expr::Cast(inner, _)) = e {
+                e = Some(inner);
+            }
+            let target = match e {
+                Some(Expr::Param(i)) => match slots.get(*i) {
+                    Some(Slot::Datum(d)) => match self.func.datums[*d] {
+                        Datum::Var(_) => Some(Target::Var(*d)),
+                        Datum::Rec { .. } => Some(Target::Rec(*d)),
+                        _ => None,
+                    },
+                    Some(Slot::Field(rec, f)) => Some(Target::Field(*rec, f.clone())),
+                    None => None,
+                },
+                _ => None,
+            };
+            match target {
+                Some(t) => targets.push(t),
+                None => {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        format!(
+                            "procedure parameter \"{}\" is an output parameter but corresponding argument is not writable",
+                            a.name
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(targets)
+    }
+
+    /// COMMIT / ROLLBACK [AND CHAIN] in a procedure or DO block called on
+    /// its own: the transaction ends and the rest runs in a new one with
+    /// the same characteristics (AND CHAIN's, and the defaults the
+    /// statement's transaction began with alike).
+    fn end_transaction(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        commit: bool,
+    ) -> Result<Flow, DbError> {
+        if !ctx.may_end_txn {
+            return Err(DbError::new(
+                SqlState::InvalidTransactionTermination,
+                "invalid transaction termination",
+            ));
+        }
+        if self.writing_loops > 0 {
+            return Err(DbError::new(
+                SqlState::InvalidTransactionTermination,
+                "cannot perform transaction commands inside a cursor loop that is not read-only",
+            ));
+        }
+        if ctx.txn.savepoint_stats().depth > 0 {
+            return Err(DbError::new(
+                SqlState::InvalidTransactionTermination,
+                if commit {
+                    "cannot commit while a subtransaction is active"
+                } else {
+                    "cannot roll back while a subtransaction is active"
+                },
+            ));
+        }
+        ctx.txn.restart(commit).map_err(DbError::from)?;
+        if commit {
+            ctx.catalog.after_commit(&ctx.db.store);
+        }
+        ctx.restarts += 1;
+        let now = nestor_types::EvalCtx::utc_now().now;
+        ctx.txn_start_us = now;
+        ctx.eval.now = now;
+        ctx.stmt_start_us = now;
+        ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
+        Ok(Flow::Normal)
+    }
 
     /// The values of a row-valued expression: a record or row variable,
     /// or NULL (a row of NULLs).
@@ -1254,10 +1387,16 @@ impl<'f> Run<'f> {
             prepared,
             slots: Vec::new(),
             simple: None,
+            simple_calls: false,
             shapes: Vec::new(),
         };
         let mut rows: Vec<Vec<Value>> = Vec::new();
-        let tag = self.run(ctx, &plan, &vals, &mut rows).map_err(with_ctx)?;
+        // EXECUTE runs its statement atomically: a procedure it calls may
+        // not end the transaction (as in PostgreSQL).
+        let may_end_txn = std::mem::replace(&mut ctx.may_end_txn, false);
+        let r = self.run(ctx, &plan, &vals, &mut rows);
+        ctx.may_end_txn = may_end_txn;
+        let tag = r.map_err(with_ctx)?;
         Ok(((Arc::new(columns_of(&plan.prepared)), rows), tag))
     }
 
@@ -1269,13 +1408,17 @@ impl<'f> Run<'f> {
         params: &[Value],
         rows: &mut Vec<Vec<Value>>,
     ) -> Result<CommandTag, DbError> {
-        let saved = (ctx.snapshot, ctx.txn.cid());
+        let saved = (ctx.snapshot, ctx.txn.cid(), ctx.restarts);
         if self.volatile {
             ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
         }
         let r = crate::statement::execute(ctx, &plan.prepared, params, rows);
-        ctx.snapshot = saved.0;
-        ctx.txn.restore_command(saved.1);
+        // A procedure it called may have ended the transaction: what was
+        // saved belongs to the old one.
+        if ctx.restarts == saved.2 {
+            ctx.snapshot = saved.0;
+            ctx.txn.restore_command(saved.1);
+        }
         r
     }
 
@@ -1303,14 +1446,25 @@ impl<'f> Run<'f> {
             .and_then(|c| DataType::from_oid_typmod(c.type_oid, c.type_modifier))
             .unwrap_or(DataType::Unknown);
         if let Some(simple) = &plan.simple {
+            // A function it calls reads with a snapshot of its own in a
+            // VOLATILE caller, as every statement there does.
+            let fresh = self.volatile && plan.simple_calls;
+            let saved = (ctx.snapshot, ctx.txn.cid(), ctx.restarts);
+            if fresh {
+                ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
+            }
             let mut ev = Ev::new(ctx, &params);
             // Evaluated directly, as PostgreSQL's simple expressions
             // are: no statement of its own to report.
             let v = nestor_plan_eval(simple, &mut ev).map_err(|mut err| {
                 err.position = None;
                 err
-            })?;
-            return Ok((v, ty));
+            });
+            if fresh && ctx.restarts == saved.2 {
+                ctx.snapshot = saved.0;
+                ctx.txn.restore_command(saved.1);
+            }
+            return Ok((v?, ty));
         }
         let mut rows: Vec<Vec<Value>> = Vec::new();
         self.run(ctx, &plan, &params, &mut rows)
@@ -1451,6 +1605,7 @@ impl<'f> Run<'f> {
             conflict,
             prepared,
             slots: resolver.slots.into_inner(),
+            simple_calls: simple.as_ref().is_some_and(calls_functions),
             simple,
             shapes: resolver.shapes.into_inner(),
         });
@@ -1517,6 +1672,14 @@ fn simple_expr(p: &Prepared) -> Option<Expr> {
         }
     });
     (!has_sub).then(|| exprs[0].clone())
+}
+
+/// Whether an expression calls a user-defined function (which may read
+/// tables).
+fn calls_functions(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::UserFunc(..)));
+    found
 }
 
 /// What a statement writes, for the non-volatile check.
