@@ -83,6 +83,39 @@ pub enum OnCommit {
     Drop,
 }
 
+/// When a trigger fires relative to its event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriggerTiming {
+    Before,
+    After,
+}
+
+/// A trigger (PostgreSQL's pg_trigger row): kept with its table, so it
+/// goes where the table goes (DROP TABLE drops it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TriggerDef {
+    pub oid: RelId,
+    pub name: String,
+    pub timing: TriggerTiming,
+    /// TRIGGER_INSERT | TRIGGER_DELETE | TRIGGER_UPDATE | TRIGGER_TRUNCATE.
+    pub events: u8,
+    /// UPDATE OF these columns (empty: any UPDATE).
+    pub columns: Vec<String>,
+    /// FOR EACH ROW (else FOR EACH STATEMENT).
+    pub row: bool,
+    /// WHEN (condition), as SQL text over NEW and OLD.
+    pub when: Option<String>,
+    /// The trigger function's OID.
+    pub function: RelId,
+    /// Arguments given in EXECUTE FUNCTION f('a', 'b'), as text.
+    pub args: Vec<String>,
+}
+
+pub const TRIGGER_INSERT: u8 = 1;
+pub const TRIGGER_DELETE: u8 = 2;
+pub const TRIGGER_UPDATE: u8 = 4;
+pub const TRIGGER_TRUNCATE: u8 = 8;
+
 /// A table definition. Immutable: changes build a new one.
 #[derive(Clone)]
 pub struct TableDef {
@@ -99,6 +132,8 @@ pub struct TableDef {
     pub owned_sequences: Vec<String>,
     /// TEMP tables only (PreserveRows for every other table).
     pub on_commit: OnCommit,
+    /// Triggers, in name order (the order PostgreSQL fires them in).
+    pub triggers: Vec<TriggerDef>,
     pub storage: Arc<Table>,
 }
 

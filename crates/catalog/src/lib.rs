@@ -71,7 +71,10 @@ use nestor_txn::{DataUndo, Transaction};
 use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
-pub use defs::{Check, Column, IndexDef, OnCommit, Persistence, Relation, Sequence, TableDef};
+pub use defs::{
+    Check, Column, IndexDef, OnCommit, Persistence, Relation, Sequence, TableDef, TriggerDef,
+    TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+};
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
 pub use record::{
@@ -822,6 +825,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
+        triggers: def.triggers.clone(),
     }
 }
 
@@ -920,6 +924,7 @@ fn table_from(
         persistence: rec.persistence,
         base_width: rec.base_width,
         owned_sequences: rec.owned_sequences,
+        triggers: rec.triggers,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

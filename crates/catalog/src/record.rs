@@ -19,7 +19,9 @@
 //!            | 0x0F DropFunction name oid:u32
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
-//!              nowned:u32 name*
+//!              nowned:u32 name* [ntrig:u32 trigger*]
+//!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
+//!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
@@ -40,7 +42,7 @@ use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::defs::Persistence;
+use crate::defs::{Persistence, TriggerDef, TriggerTiming};
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -109,6 +111,7 @@ pub struct TableRecord {
     pub checks: Vec<(String, String)>,
     pub indexes: Vec<IndexRecord>,
     pub owned_sequences: Vec<String>,
+    pub triggers: Vec<TriggerDef>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -255,6 +258,27 @@ impl TableRecord {
         for s in &self.owned_sequences {
             put_str(out, s);
         }
+        put_u32(out, self.triggers.len());
+        for t in &self.triggers {
+            out.extend_from_slice(&t.oid.0.to_le_bytes());
+            put_str(out, &t.name);
+            out.push(match t.timing {
+                TriggerTiming::Before => 0,
+                TriggerTiming::After => 1,
+            });
+            out.push(t.events);
+            put_u32(out, t.columns.len());
+            for c in &t.columns {
+                put_str(out, c);
+            }
+            out.push(t.row as u8);
+            put_opt_str(out, t.when.as_deref());
+            out.extend_from_slice(&t.function.0.to_le_bytes());
+            put_u32(out, t.args.len());
+            for a in &t.args {
+                put_str(out, a);
+            }
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -267,6 +291,28 @@ impl TableRecord {
         let checks = get_list(r, |r| Ok((get_str(r)?, get_str(r)?)))?;
         let indexes = get_list(r, IndexRecord::decode)?;
         let owned_sequences = get_list(r, get_str)?;
+        // Records written before triggers existed end here.
+        let triggers = if r.at_end() {
+            Vec::new()
+        } else {
+            get_list(r, |r| {
+                Ok(TriggerDef {
+                    oid: RelId(r.u32()?),
+                    name: get_str(r)?,
+                    timing: match r.u8()? {
+                        0 => TriggerTiming::Before,
+                        1 => TriggerTiming::After,
+                        t => return Err(format!("bad trigger timing {t}")),
+                    },
+                    events: r.u8()?,
+                    columns: get_list(r, get_str)?,
+                    row: get_bool(r)?,
+                    when: get_opt_str(r)?,
+                    function: RelId(r.u32()?),
+                    args: get_list(r, get_str)?,
+                })
+            })?
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
         }
@@ -280,6 +326,7 @@ impl TableRecord {
             checks,
             indexes,
             owned_sequences,
+            triggers,
         })
     }
 }
@@ -609,6 +656,17 @@ mod tests {
                 constraint: true,
             }],
             owned_sequences: vec!["t_id_seq".into()],
+            triggers: vec![TriggerDef {
+                oid: RelId(16500),
+                name: "t_audit".into(),
+                timing: TriggerTiming::After,
+                events: crate::defs::TRIGGER_INSERT | crate::defs::TRIGGER_UPDATE,
+                columns: vec!["name".into()],
+                row: true,
+                when: Some("new.id > 0".into()),
+                function: RelId(16501),
+                args: vec!["a".into(), "b c".into()],
+            }],
         }
     }
 
@@ -669,11 +727,20 @@ mod tests {
     #[test]
     fn truncated_and_legacy_records_are_errors() {
         let bytes = CatalogRecord::PutTable(table()).encode();
+        // A table record written before triggers existed ends where the
+        // trigger list begins: that one cut is the older format.
+        let old = CatalogRecord::PutTable(TableRecord {
+            triggers: Vec::new(),
+            ..table()
+        });
+        let boundary = old.encode().len() - 4;
         for cut in 0..bytes.len() {
-            assert!(
-                CatalogRecord::decode(&bytes[..cut]).is_err(),
-                "cut at {cut}"
-            );
+            let r = CatalogRecord::decode(&bytes[..cut]);
+            if cut == boundary {
+                assert_eq!(r.unwrap(), old, "the older format");
+            } else {
+                assert!(r.is_err(), "cut at {cut}");
+            }
         }
         let e = CatalogRecord::decode(&[TAG_LEGACY_STATEMENT, 0, 0, 0, 0]).unwrap_err();
         assert!(e.contains("older Nestor version"), "{e}");

@@ -128,6 +128,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         base_width: 2,
         owned_sequences: vec![format!("{name}_id_seq")],
         on_commit: nestor_catalog::OnCommit::PreserveRows,
+        triggers: Vec::new(),
         storage,
     }
 }

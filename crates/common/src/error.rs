@@ -105,6 +105,10 @@ pub enum SqlState {
     AdminShutdown,
     // 58
     IoError,
+    // 27
+    TriggeredDataChangeViolation,
+    // 42P17
+    InvalidObjectDefinition,
     // P0
     PlpgsqlError,
     RaiseException,
@@ -181,6 +185,8 @@ impl SqlState {
             StackedDiagnosticsAccessedWithoutActiveHandler => "0Z002",
             FunctionExecutedNoReturnStatement => "2F005",
             InvalidTransactionTermination => "2D000",
+            TriggeredDataChangeViolation => "27000",
+            InvalidObjectDefinition => "42P17",
             PlpgsqlError => "P0000",
             RaiseException => "P0001",
             NoDataFound => "P0002",
@@ -541,6 +547,8 @@ mod tests {
         StackedDiagnosticsAccessedWithoutActiveHandler => "ERRCODE_STACKED_DIAGNOSTICS_ACCESSED_WITHOUT_ACTIVE_HANDLER",
         FunctionExecutedNoReturnStatement => "ERRCODE_S_R_E_FUNCTION_EXECUTED_NO_RETURN_STATEMENT",
         InvalidTransactionTermination => "ERRCODE_INVALID_TRANSACTION_TERMINATION",
+        TriggeredDataChangeViolation => "ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION",
+        InvalidObjectDefinition => "ERRCODE_INVALID_OBJECT_DEFINITION",
         PlpgsqlError => "ERRCODE_PLPGSQL_ERROR",
         RaiseException => "ERRCODE_RAISE_EXCEPTION",
         NoDataFound => "ERRCODE_NO_DATA_FOUND",

@@ -69,6 +69,31 @@ pub(crate) enum Outcome {
     Rows(Vec<Vec<Value>>),
 }
 
+/// One firing of a trigger: the event and the row (the table's live
+/// columns, in order).
+pub(crate) struct TriggerCall<'a> {
+    pub name: &'a str,
+    /// "BEFORE" / "AFTER".
+    pub when: &'static str,
+    /// "ROW" / "STATEMENT".
+    pub level: &'static str,
+    /// "INSERT" / "UPDATE" / "DELETE" / "TRUNCATE".
+    pub op: &'static str,
+    pub table: &'a nestor_catalog::TableDef,
+    pub schema: &'static str,
+    pub args: &'a [String],
+    pub cols: Arc<Vec<(String, nestor_types::datatype::DataType)>>,
+    pub new: Option<Vec<Value>>,
+    pub old: Option<Vec<Value>>,
+}
+
+/// Run a trigger function; the row it returned (None: NULL).
+pub(crate) type TriggerFn = fn(
+    &Arc<nestor_catalog::FunctionDef>,
+    TriggerCall<'_>,
+    &mut StatementCtx<'_>,
+) -> Result<Option<Vec<Value>>, DbError>;
+
 /// Call a user-defined function with its input arguments.
 pub(crate) type CallFn = fn(
     &Arc<nestor_catalog::FunctionDef>,
@@ -84,6 +109,7 @@ pub(crate) type CallFn = fn(
 /// statement and executor).
 pub(crate) struct Routines {
     pub call: CallFn,
+    pub trigger: TriggerFn,
     pub create_function: fn(
         &mut StatementCtx<'_>,
         &str,

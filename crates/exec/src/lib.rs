@@ -40,12 +40,14 @@ mod sysviews;
 pub mod tag;
 #[cfg(test)]
 mod tests;
+mod triggers;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
 
 /// Server-side code's entry points (see [`context::Routines`]).
 pub(crate) static ROUTINES: context::Routines = context::Routines {
     call: plpgsql::call,
+    trigger: plpgsql::call_trigger,
     create_function: plpgsql::commands::create_function,
     run_do: plpgsql::commands::run_do,
 };

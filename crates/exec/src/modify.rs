@@ -11,6 +11,10 @@
 //! meanwhile (`Gone`) or already changed by this command (`SelfModified`)
 //! are skipped. REPEATABLE READ gets 40001 from storage.
 //!
+//! Triggers fire around the writes (crate::triggers has the order): a
+//! BEFORE ROW trigger may change or skip the row, AFTER ROW events queue
+//! until the statement's rows are written.
+//!
 //! ON CONFLICT: the arbiter indexes are probed with a fresh snapshot
 //! first; a conflict that appears between the probe and the insert (a
 //! concurrent inserter that commits) is caught by inserting inside an
@@ -27,13 +31,14 @@ use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
 use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
 use nestor_plan::valops;
-use nestor_storage::{Recheck, StorageError, WriteResult};
+use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
 use nestor_types::Value;
 
 use crate::context::Ev;
 use crate::context::{RowSink, StatementCtx};
 use crate::executor::eval::Eval;
 use crate::executor::Row;
+use crate::triggers::{Event, Firing};
 
 /// Name of the internal savepoint around ON CONFLICT inserts (a name no
 /// SQL identifier can have).
@@ -159,14 +164,41 @@ pub(crate) fn exec_insert(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
+    let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
+    if let Some(t) = &trig {
+        if t.has_row() && p.conflict.is_some() {
+            return Err(DbError::unsupported(
+                "INSERT ... ON CONFLICT on a table with row-level triggers",
+            ));
+        }
+        t.before_statement(ev)?;
+    }
     let sources = collect(&p.source, ev)?;
     let mut count = 0;
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let Some(t) = &mut trig else {
+            check_row(&p.table, &p.checks, &row, ev)?;
+            if insert_one(p, row, ev, sink)? {
+                count += 1;
+            }
+            continue;
+        };
+        if t.has_before_row() {
+            match t.before_row(None, Some(t.live(&row)), ev)? {
+                Some(r) => row = t.full(r),
+                None => continue,
+            }
+        }
         check_row(&p.table, &p.checks, &row, ev)?;
+        let written = t.live(&row);
         if insert_one(p, row, ev, sink)? {
             count += 1;
+            t.after_row(None, Some(written), ev)?;
         }
+    }
+    if let Some(t) = &mut trig {
+        t.after_statement(ev)?;
     }
     Ok(count)
 }
@@ -375,6 +407,7 @@ fn conflict_update(
                 return Ok(Some(true));
             }
             WriteResult::SelfModified => return Err(affect_row_twice()),
+            WriteResult::ModifiedLater => return Err(modified_later("updated")),
             WriteResult::Gone => return Ok(None),
             WriteResult::Changed(newest) => {
                 replace_prefix(&mut input, &newest);
@@ -403,6 +436,18 @@ fn check_not_own_row(
     Ok(())
 }
 
+/// PostgreSQL's error for a row a function or trigger of the statement
+/// changed before the statement's own write of it.
+fn modified_later(what: &str) -> DbError {
+    DbError::new(
+        SqlState::TriggeredDataChangeViolation,
+        format!("tuple to be {what} was already modified by an operation triggered by the current command"),
+    )
+    .with_hint(
+        "Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.",
+    )
+}
+
 fn affect_row_twice() -> DbError {
     DbError::new(
         SqlState::CardinalityViolation,
@@ -425,12 +470,25 @@ pub(crate) fn exec_modify(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
+    let event = if p.delete {
+        Event::Delete
+    } else {
+        Event::Update
+    };
+    let set_columns: Vec<usize> = p.sets.iter().map(|(c, _)| *c).collect();
+    let mut trig = Firing::new(&p.table, event, &set_columns, ev)?;
+    if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
     let rows = collect(&p.input, ev)?;
     let mut count = 0;
     for row in rows {
-        if modify_one(p, row, ev, sink)? {
+        if modify_one(p, row, ev, sink, trig.as_mut())? {
             count += 1;
         }
+    }
+    if let Some(t) = &mut trig {
+        t.after_statement(ev)?;
     }
     Ok(count)
 }
@@ -449,6 +507,7 @@ fn modify_one(
     mut row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
+    mut trig: Option<&mut Firing>,
 ) -> Result<bool, DbError> {
     let t = &p.table;
     let n = t.columns.len();
@@ -459,13 +518,72 @@ fn modify_one(
     let mut recheck = Recheck::Snapshot;
     loop {
         let snap = ev.ctx.snapshot;
+        // BEFORE ROW triggers fire on the row's newest version, locked
+        // first, so each fires once per row.
+        let mut triggered: Option<Row> = None;
+        if let Some(f) = trig.as_deref().filter(|f| f.has_before_row()) {
+            let mode = if p.delete {
+                nestor_txn::LockMode::Update
+            } else {
+                nestor_txn::LockMode::NoKeyUpdate
+            };
+            let locked = t
+                .storage
+                .lock_row(
+                    ev.ctx.txn,
+                    rid,
+                    mode,
+                    nestor_txn::WaitPolicy::Block,
+                    &snap,
+                    &ev.ctx.wait,
+                    recheck,
+                )
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+            match locked {
+                LockResult::Locked => {}
+                LockResult::Gone | LockResult::Skipped => return Ok(false),
+                LockResult::Changed(newest) => {
+                    for (i, v) in newest.iter().take(n).enumerate() {
+                        row[p.offset + i] = v.clone();
+                    }
+                    if let Some(w) = &p.recheck {
+                        if !w.test(&row, ev)? {
+                            return Ok(false);
+                        }
+                    }
+                    recheck = Recheck::Latest;
+                    continue;
+                }
+            }
+            let old = f.live(&row[p.offset..p.offset + n]);
+            let proposed = if p.delete {
+                None
+            } else {
+                Some(f.live(&new_values(p, &row, ev)?))
+            };
+            match f.before_row(Some(&old), proposed, ev)? {
+                None => return Ok(false),
+                Some(r) if !p.delete => triggered = Some(f.full(r)),
+                Some(_) => {}
+            }
+        }
+        let old_live = trig
+            .as_deref()
+            .map(|f| f.live(&row[p.offset..p.offset + n]));
+        let mut new_live = None;
         let result = if p.delete {
             t.storage
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?
         } else {
-            let new = new_values(p, &row, ev)?;
+            let new = match triggered.take() {
+                Some(r) => r,
+                None => new_values(p, &row, ev)?,
+            };
             check_row(t, &p.checks, &new, ev)?;
+            if let Some(f) = trig.as_deref() {
+                new_live = Some(f.live(&new));
+            }
             let r = t
                 .storage
                 .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
@@ -481,7 +599,14 @@ fn modify_one(
         match result {
             WriteResult::Done => {
                 emit_returning(&p.returning, &row, ev, sink)?;
+                if let Some(f) = trig.as_deref_mut() {
+                    f.after_row(old_live, new_live, ev)?;
+                }
                 return Ok(true);
+            }
+            // A trigger or function the statement ran changed the row.
+            WriteResult::ModifiedLater => {
+                return Err(modified_later(if p.delete { "deleted" } else { "updated" }))
             }
             WriteResult::Gone | WriteResult::SelfModified => return Ok(false),
             WriteResult::Changed(newest) => {
@@ -507,6 +632,9 @@ pub fn copy_insert(
 ) -> Result<u64, DbError> {
     let mut ev = Ev::new(ctx, &[]);
     let t = &target.table;
+    if !t.triggers.is_empty() {
+        return Err(DbError::unsupported("COPY FROM into a table with triggers"));
+    }
     let mut n = 0;
     *done = 0;
     // Every column in table order, none defaulted: the parsed row is the

@@ -250,6 +250,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterTableStmt(_) => "ALTER TABLE",
             NodeEnum::IndexStmt(_) => "CREATE INDEX",
             NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
+            NodeEnum::CreateTrigStmt(_) => "CREATE TRIGGER",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -265,6 +266,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
         NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
         NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
+        NodeEnum::CreateTrigStmt(ct) => crate::ddl::create_trigger(ctx, &text, ct),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

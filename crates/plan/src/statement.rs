@@ -38,6 +38,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateFunctionStmt(_)
             | NodeEnum::DoStmt(_)
             | NodeEnum::CallStmt(_)
+            | NodeEnum::CreateTrigStmt(_)
     )
 }
 

@@ -1,10 +1,11 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, dropped and truncated objects come back exactly as
-//! committed — first from the WAL alone, then from a checkpoint image. Transactions whose redo went to a
-//! redo file come back the same way, and leave no file behind when they
-//! roll back or once a checkpoint holds them.
+//! procedures, triggers, dropped and truncated objects come back exactly
+//! as committed — first from the WAL alone, then from a checkpoint image.
+//! Transactions whose redo went to a redo file come back the same way,
+//! and leave no file behind when they roll back or once a checkpoint holds
+//! them.
 
 mod common;
 
@@ -68,6 +69,12 @@ const SCHEMA: &[&str] = &[
     "create procedure p_ins(v int) language plpgsql as $$ begin insert into tr values (v); end $$",
     "create function gone_f() returns int language sql as 'select 1'",
     "drop function gone_f",
+    "create function trg_up() returns trigger language plpgsql \
+     as $$ begin new.name := upper(new.name); return new; end $$",
+    "create trigger t_up before insert on t for each row when (new.n = 77) \
+     execute function trg_up()",
+    "create trigger t_gone after delete on t execute function trg_up()",
+    "drop trigger t_gone on t",
 ];
 
 /// What must hold after every restart (read-only checks).
@@ -90,7 +97,7 @@ fn check_schema(server: &Server) {
             server,
             "select proname, prokind from pg_proc order by proname"
         ),
-        "f_add|f\nf_pl|f\np_ins|p"
+        "f_add|f\nf_pl|f\np_ins|p\ntrg_up|f"
     );
 }
 
@@ -170,6 +177,14 @@ fn schema_changes_survive_crashes_from_wal_and_from_checkpoint() {
     );
     let e = err(&third, "create index t_n on t (n)");
     assert!(e.contains("relation \"t_n\" already exists"), "{e}");
+    assert_eq!(
+        ok(
+            &third,
+            "begin; insert into t (name, n) values ('lower', 77) returning name; rollback"
+        ),
+        "LOWER",
+        "the BEFORE INSERT trigger came back"
+    );
 }
 
 fn redo_files(data_dir: &std::path::Path) -> usize {

@@ -193,4 +193,5 @@ regress!(
     sysfuncs,
     parse_cache,
     plpgsql,
+    triggers,
 );

@@ -249,6 +249,11 @@ pub enum WriteResult {
     /// Already updated or deleted by the current command: skip (PostgreSQL
     /// ignores a second update of a row by the same command).
     SelfModified,
+    /// Updated or deleted by a later command of this transaction: one a
+    /// function or trigger the current statement ran (PostgreSQL's 27000
+    /// "already modified by an operation triggered by the current
+    /// command").
+    ModifiedLater,
 }
 
 /// Outcome of a row lock (SELECT ... FOR UPDATE and friends).
@@ -740,7 +745,9 @@ impl Table {
                 Ok(match o {
                     WriteResult::Changed(r) => LockResult::Changed(r),
                     WriteResult::Gone => LockResult::Gone,
-                    WriteResult::Done | WriteResult::SelfModified => LockResult::Locked,
+                    WriteResult::Done | WriteResult::SelfModified | WriteResult::ModifiedLater => {
+                        LockResult::Locked
+                    }
                 })
             }
         }
@@ -813,6 +820,8 @@ impl Table {
             if newest.xmax == own {
                 let o = if newest.cmax == txn.cid() {
                     WriteResult::SelfModified
+                } else if newest.cmax.0 > txn.cid().0 {
+                    WriteResult::ModifiedLater
                 } else {
                     WriteResult::Gone
                 };
@@ -827,6 +836,9 @@ impl Table {
         if newest.xmin == own {
             if newest.cmin == txn.cid() {
                 return Ok(Target::Outcome(WriteResult::SelfModified));
+            }
+            if newest.cmin.0 > txn.cid().0 {
+                return Ok(Target::Outcome(WriteResult::ModifiedLater));
             }
             return Ok(Target::Ok(newest.row()));
         }
@@ -894,6 +906,8 @@ impl Table {
             if newest.xmax == own {
                 let o = if newest.cmax == txn.cid() {
                     WriteResult::SelfModified
+                } else if newest.cmax.0 > txn.cid().0 {
+                    WriteResult::ModifiedLater
                 } else {
                     WriteResult::Gone
                 };
@@ -908,6 +922,9 @@ impl Table {
         if newest.xmin == own {
             if newest.cmin == txn.cid() {
                 return Ok(Target::Outcome(WriteResult::SelfModified));
+            }
+            if newest.cmin.0 > txn.cid().0 {
+                return Ok(Target::Outcome(WriteResult::ModifiedLater));
             }
             return Ok(Target::Ok(newest.row()));
         }

@@ -517,7 +517,9 @@ fn finish_write(
                 recheck = Recheck::Latest;
             }
             WriteResult::Gone => break false,
-            WriteResult::SelfModified => panic!("{ctx}: self-modified"),
+            WriteResult::SelfModified | WriteResult::ModifiedLater => {
+                panic!("{ctx}: self-modified")
+            }
         }
     };
     assert_eq!(

@@ -11,9 +11,11 @@
 mod alter;
 mod function;
 mod table;
+mod trigger;
 
 pub use alter::alter_table;
 pub use table::{create_index, create_table};
+pub use trigger::create_trigger;
 
 use std::sync::Arc;
 
@@ -128,6 +130,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectFunction
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
+        pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
@@ -329,7 +332,13 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                 .ok_or_else(|| undefined_table(&name))?,
         );
     }
-    for def in defs {
+    // Statement triggers: every table's BEFORE TRUNCATE first, the AFTER
+    // ones once all are emptied.
+    for def in &defs {
+        let mut ev = crate::context::Ev::new(ctx, &[]);
+        crate::triggers::truncate(def, nestor_catalog::TriggerTiming::Before, &mut ev)?;
+    }
+    for def in &defs {
         // SERIALIZABLE: every read of the table conflicts with emptying it.
         let mut rels = vec![def.storage.id];
         rels.extend(def.indexes.iter().map(|i| i.index.id));
@@ -351,6 +360,10 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                 old_storage: Some(def.storage.clone()),
             },
         )?;
+    }
+    for def in &defs {
+        let mut ev = crate::context::Ev::new(ctx, &[]);
+        crate::triggers::truncate(def, nestor_catalog::TriggerTiming::After, &mut ev)?;
     }
     Ok(CommandTag::Plain("TRUNCATE TABLE"))
 }

@@ -193,6 +193,7 @@ fn build_table(
         persistence,
         owned_sequences: seqs.iter().map(|s| s.name.clone()).collect(),
         on_commit: OnCommit::PreserveRows,
+        triggers: Vec::new(),
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {

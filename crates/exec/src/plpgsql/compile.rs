@@ -50,6 +50,15 @@ pub(crate) struct Func {
     /// `#variable_conflict` / `#print_strict_params` at the top of the
     /// body: they override the session's plpgsql.* settings.
     pub options: Options,
+    /// A trigger function's NEW, OLD and TG_ datums.
+    pub trigger: Option<TriggerDatums>,
+}
+
+pub(crate) struct TriggerDatums {
+    pub new: usize,
+    pub old: usize,
+    /// TRIGGER_VARIABLES' datums.
+    pub tg: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -671,6 +680,40 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         }
     }
     let found = found.ok_or_else(|| bad("no found variable"))?;
+    // A trigger function: NEW and OLD (records the parser made right after
+    // `found`) and the TG_ variables (which it leaves to the compiler).
+    let trigger = match (f.get("new_varno"), f.get("old_varno")) {
+        (Some(n), Some(o)) => {
+            let (new, old) = (
+                n.as_u64().unwrap_or(0) as usize,
+                o.as_u64().unwrap_or(0) as usize,
+            );
+            for (d, name) in [(new, "new"), (old, "old")] {
+                if d >= c.datums.len() {
+                    return Err(bad("trigger record"));
+                }
+                c.datums[d] = Some(Datum::Rec { name: name.into() });
+                top.names.push((name.into(), d));
+            }
+            c.cursor = c.cursor.max(new.max(old) + 1);
+            let mut tg = Vec::new();
+            for (name, ty) in TRIGGER_VARIABLES {
+                let d = c.datums.len();
+                c.raw.push(J::Null);
+                c.datums.push(Some(Datum::Var(VarDef {
+                    name: name.to_string(),
+                    ty,
+                    constant: true,
+                    not_null: false,
+                    default: None,
+                })));
+                top.names.push((name.to_string(), d));
+                tg.push(d);
+            }
+            Some(TriggerDatums { new, old, tg })
+        }
+        _ => None,
+    };
     c.scope.frames.push(top);
     let action = f.get("action").ok_or_else(|| bad("no action"))?;
     let (_, b) = tagged(action)?;
@@ -703,8 +746,22 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         nargs,
         found,
         options: body_options(sig.body),
+        trigger,
     })
 }
+
+/// The variables of a trigger function, in [`TriggerDatums::tg`] order.
+pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 9] = [
+    ("tg_name", DataType::Name),
+    ("tg_when", DataType::Text),
+    ("tg_level", DataType::Text),
+    ("tg_op", DataType::Text),
+    ("tg_relid", DataType::Oid),
+    ("tg_relname", DataType::Name),
+    ("tg_table_name", DataType::Name),
+    ("tg_table_schema", DataType::Name),
+    ("tg_nargs", DataType::Int4),
+];
 
 impl Compiler<'_> {
     fn pl_expr(&self, text: String) -> Arc<PlExpr> {

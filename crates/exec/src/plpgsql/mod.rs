@@ -334,6 +334,22 @@ pub(crate) fn call(
     r
 }
 
+/// Fire a trigger function (PL/pgSQL; a SQL function cannot return
+/// trigger).
+pub(crate) fn call_trigger(
+    def: &Arc<FunctionDef>,
+    call: crate::context::TriggerCall<'_>,
+    ctx: &mut StatementCtx<'_>,
+) -> Result<Option<Vec<Value>>, DbError> {
+    let may_end_txn = std::mem::replace(&mut ctx.may_end_txn, false);
+    let r = compiled(def, ctx.catalog).and_then(|func| {
+        let volatile = def.volatility == Volatility::Volatile;
+        run::Run::new(&func, Some(def), volatile).call_trigger(ctx, call)
+    });
+    ctx.may_end_txn = may_end_txn;
+    r
+}
+
 /// DO $$ ... $$ [LANGUAGE plpgsql].
 pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Result<(), DbError> {
     let mut tag = "$nestor$".to_string();

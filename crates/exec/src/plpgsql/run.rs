@@ -41,7 +41,7 @@ use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use super::compile::{Block, Cond, Datum, ExprKind, Func, PlExpr, Stmt, Target};
-use crate::context::{Ev, Outcome, StatementCtx};
+use crate::context::{Ev, Outcome, StatementCtx, TriggerCall};
 use crate::statement::Prepared;
 
 /// A record's or a query result's column names and types.
@@ -198,6 +198,66 @@ impl<'f> Run<'f> {
             ));
         }
         self.finish(matches!(flow, Flow::Return))
+    }
+
+    /// Run a trigger function for one event: NEW and OLD hold the row's
+    /// values (table columns in order), the TG_ variables describe the
+    /// event. Returns the row RETURN gave (None: NULL, skip the row).
+    pub(crate) fn call_trigger(
+        mut self,
+        ctx: &mut StatementCtx<'_>,
+        call: TriggerCall<'_>,
+    ) -> Result<Option<Vec<Value>>, DbError> {
+        nestor_common::stack::check()?;
+        let Some(t) = &self.func.trigger else {
+            return Err(DbError::internal(
+                "a trigger call of a function that is not a trigger function",
+            ));
+        };
+        self.shape = Some(call.cols.iter().map(|(_, ty)| *ty).collect());
+        let values = [
+            Value::Text(Arc::from(call.name)),
+            Value::Text(Arc::from(call.when)),
+            Value::Text(Arc::from(call.level)),
+            Value::Text(Arc::from(call.op)),
+            Value::Int8(i64::from(call.table.oid.0)),
+            Value::Text(Arc::from(call.table.name.as_str())),
+            Value::Text(Arc::from(call.table.name.as_str())),
+            Value::Text(Arc::from(call.schema)),
+            Value::Int4(call.args.len() as i32),
+        ];
+        for (&d, v) in t.tg.iter().zip(values) {
+            self.vals[d] = Some(v);
+        }
+        let (new, old) = (t.new, t.old);
+        if let Some(vals) = call.new {
+            self.recs.insert(
+                new,
+                Rec {
+                    cols: call.cols.clone(),
+                    vals,
+                },
+            );
+        }
+        if let Some(vals) = call.old {
+            self.recs.insert(
+                old,
+                Rec {
+                    cols: call.cols.clone(),
+                    vals,
+                },
+            );
+        }
+        self.vals[self.func.found] = Some(Value::Bool(false));
+        let flow = self.block(ctx, &self.func.body)?;
+        if !matches!(flow, Flow::Return) {
+            return Err(DbError::new(
+                SqlState::FunctionExecutedNoReturnStatement,
+                "control reached end of trigger procedure without RETURN",
+            )
+            .with_context(format!("PL/pgSQL function {}", self.func.name)));
+        }
+        Ok(self.ret_row)
     }
 
     fn finish(self, returned: bool) -> Result<Outcome, DbError> {
@@ -521,6 +581,29 @@ impl<'f> Run<'f> {
                         )
                         .with_hint("Use RETURN NEXT or RETURN QUERY."));
                     }
+                    if self.def.is_some_and(|d| d.returns == Returns::Trigger) {
+                        // NEW, OLD, another record, or NULL (skip the row).
+                        self.ret_row = match self.rec_of(e) {
+                            Some(d) => self.recs.get(&d).map(|r| r.vals.clone()),
+                            None => match self.eval(ctx, e)? {
+                                Value::Null => None,
+                                _ => {
+                                    return Err(DbError::new(
+                                        SqlState::DatatypeMismatch,
+                                        "cannot return non-composite value from function returning composite type",
+                                    ))
+                                }
+                            },
+                        };
+                        if let Some(row) = self.ret_row.take() {
+                            self.ret_row = Some(self.fit_row(
+                                ctx,
+                                row,
+                                "returned row structure does not match the structure of the triggering table",
+                            )?);
+                        }
+                        return Ok(Flow::Return);
+                    }
                     let row_result = self.def.is_some_and(|d| {
                         matches!(d.returns, Returns::Row(_) | Returns::RowType(_))
                     });
@@ -735,7 +818,12 @@ impl<'f> Run<'f> {
             .trim_start_matches('(')
             .trim_end_matches(')')
             .trim();
-        let d = e.scope.lookup(name)?;
+        // An unquoted name is folded to lower case, as the parser does.
+        let name = match name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) {
+            Some(quoted) => quoted.to_string(),
+            None => name.to_ascii_lowercase(),
+        };
+        let d = e.scope.lookup(&name)?;
         matches!(self.func.datums[d], Datum::Rec { .. }).then_some(d)
     }
 

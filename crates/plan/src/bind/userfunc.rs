@@ -128,6 +128,22 @@ fn type_list(given: &Given) -> String {
     names.join(", ")
 }
 
+/// PostgreSQL finds this while compiling the function for the call.
+fn trigger_called(def: &FunctionDef) -> DbError {
+    let e = DbError::new(
+        SqlState::FeatureNotSupported,
+        "trigger functions can only be called as triggers",
+    )
+    .unpositioned();
+    match def.language {
+        nestor_catalog::Language::PlPgSql => e.with_context(format!(
+            "compilation of PL/pgSQL function \"{}\" near line 1",
+            def.name
+        )),
+        nestor_catalog::Language::Sql => e,
+    }
+}
+
 /// A chosen function and its input arguments (defaults filled in, in
 /// declaration order).
 pub type Chosen = (Arc<FunctionDef>, Vec<Expr>);
@@ -264,12 +280,7 @@ pub(crate) fn bind_call(
             )))
         }
         (Returns::Scalar(t), false) => *t,
-        (Returns::Trigger, _) => {
-            return Err(DbError::new(
-                SqlState::FeatureNotSupported,
-                "trigger functions can only be called as triggers",
-            ))
-        }
+        (Returns::Trigger, _) => return Err(trigger_called(&def)),
         (Returns::Row(_) | Returns::RowType(_) | Returns::Record, false) => {
             return Err(DbError::unsupported(format!(
                 "function {name}() returning a row in an expression (call it in FROM)"
@@ -306,12 +317,7 @@ pub(crate) fn bind_from(
         Returns::Row(_) | Returns::RowType(_) => def
             .result_columns(b.catalog)?
             .expect("a row result has columns"),
-        Returns::Trigger => {
-            return Err(DbError::new(
-                SqlState::FeatureNotSupported,
-                "trigger functions can only be called as triggers",
-            ))
-        }
+        Returns::Trigger => return Err(trigger_called(&def)),
         Returns::Record => {
             return Err(DbError::unsupported(
                 "a function returning record without a column definition list",

@@ -204,7 +204,7 @@ pub fn update_with(
                     cur = newest;
                     recheck = Recheck::Latest;
                 }
-                WriteResult::Gone | WriteResult::SelfModified => break,
+                WriteResult::Gone | WriteResult::SelfModified | WriteResult::ModifiedLater => break,
             }
         }
     }
