@@ -50,7 +50,10 @@ PORT_RANGE = range(55400, 55500)
 DB_USER = "postgres"
 DB_NAME = "postgres"
 ALL_EXPERIMENTS = ["subtrans", "multixact", "xid-growth", "idle", "find-or-create", "standard", "scaling",
-                   "hotrows", "serializable", "plpgsql", "memory", "standby"]
+                   "hotrows", "serializable", "plpgsql", "autosave", "memory", "standby"]
+# autosave: pgjdbc (Maven Central) and the statements of the one transaction
+PGJDBC_VERSION = "42.7.14"
+AUTOSAVE_STATEMENTS = 20000
 # plpgsql: exception blocks entered per function call
 PLPGSQL_NS_FULL = (10, 64, 65, 100, 1000)
 PLPGSQL_NS_QUICK = (10, 100)
@@ -123,6 +126,7 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         "serializable": 2 * len(std_write_clients) + 2,
         # (blocks, plain) per N, and the find-or-create race
         "plpgsql": 2 * len(plpgsql_ns) + 1,
+        "autosave": 0,
         "standby": 0,
     }
     return nserv * sum(per_server[e] for e in experiments)
@@ -150,6 +154,8 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
         "scaling": (2 if quick else 15) + int(sum(2 * c / 100 for c in scaling_clients)),
         "serializable": 4 if quick else 20,
         "plpgsql": 6 if quick else 15,
+        # the driver fetched once, then one JVM run per server
+        "autosave": 40,
     }
     return 10 + nserv * (3 + sum(per_server[e] for e in experiments))
 
@@ -1748,6 +1754,72 @@ def exp_plpgsql(ctx: Ctx) -> Section:
     return sec
 
 
+# --- autosave: pgjdbc autosave=always, one long transaction
+
+def pgjdbc_jar() -> Path:
+    """The PostgreSQL JDBC driver from Maven Central (fetched once into ~/.m2)."""
+    jar = (Path.home() / ".m2/repository/org/postgresql/postgresql" / PGJDBC_VERSION
+           / f"postgresql-{PGJDBC_VERSION}.jar")
+    if not jar.exists():
+        subprocess.run(["mvn", "-q", "dependency:get", f"-Dartifact=org.postgresql:postgresql:{PGJDBC_VERSION}"],
+                       check=True, capture_output=True, text=True, timeout=600)
+    return jar
+
+
+def exp_autosave(ctx: Ctx) -> Section:
+    n = AUTOSAVE_STATEMENTS
+    sec = Section("autosave", "pgjdbc autosave=always in one long transaction (seed 000)",
+                  f"`java -cp postgresql-{PGJDBC_VERSION}.jar bench/jdbc/Autosave.java`: autosave=always, "
+                  f"autocommit off, {n:,} prepared INSERTs in one transaction, then COMMIT. The driver sends "
+                  "`SAVEPOINT PGJDBC_AUTOSAVE` before each statement and does not release it, so the "
+                  "transaction piles up one savepoint per statement: on PostgreSQL a subtransaction with its "
+                  "own XID and XID lock each. Reported per 1,000 statements: elapsed time and the memory of "
+                  "the process serving the session (PostgreSQL: the backend's VmRSS; Nestor: the server's).")
+    try:
+        jar = pgjdbc_jar()
+    except Exception as e:  # noqa: BLE001 - reported in the section
+        sec.body.append(sec.err("all", "pgjdbc", f"{type(e).__name__}: {e}"))
+        return sec
+    src = BENCH_DIR / "jdbc" / "Autosave.java"
+    runs: dict[str, tuple[list[tuple[int, int, int]], int | None, str | None]] = {}
+    for s in ctx.ordered(0):
+        pid = s.pids()[0] if s.kind == "nestor" and s.pids() else 0
+        r = ctx.runner.run(sec.key, f"{s.name}-autosave", ["java", "-cp", str(jar), str(src), str(s.port), str(n),
+                                                           str(pid)], {}, timeout=1800)
+        chunks = [tuple(int(x) for x in m.groups())
+                  for m in re.finditer(r"^CHUNK (\d+) (\d+) (-?\d+)$", r.output, re.MULTILINE)]
+        total = re.search(r"^TOTAL_MS (\d+)$", r.output, re.MULTILINE)
+        rows = re.search(r"^ROWS (\d+)$", r.output, re.MULTILINE)
+        err = None if total and rows and int(rows.group(1)) == n else first_error(r.output) or "no result"
+        runs[s.name] = (chunks, int(total.group(1)) if total else None, err)  # type: ignore[misc]
+        log(f"  autosave {s.name:<7} " + (f"{int(total.group(1)) / 1000:.1f} s" if total else f"ERROR {err}"))
+    rows_out = []
+    for name in ctx.names:
+        if name not in runs:
+            rows_out.append([name, "not run", "—", "—", "—", "—"])
+            continue
+        chunks, total, err = runs[name]
+        if err or not chunks:
+            rows_out.append([name, sec.err(name, "autosave", err or "no output"), "—", "—", "—", "—"])
+            continue
+        first, last = chunks[0], chunks[-1]
+        rows_out.append([name, f"{total / 1000:.1f} s" if total else "—",
+                         f"{first[1] / 1000:.0f} ms", f"{last[1] / 1000:.0f} ms",
+                         f"{first[2] / 1024:.0f} MB", f"{last[2] / 1024:.0f} MB"])
+    sec.body.append(md_table(["server", f"{n:,} statements + COMMIT", "first 1,000", "last 1,000",
+                              "memory after 1,000", f"memory after {n:,}"], rows_out))
+    series = {name: [(c[0], c[1] / 1000) for c in runs[name][0]] for name in runs if runs[name][0]}
+    chart = plot_lines(ctx.charts_dir / "autosave_ms_per_1000.png",
+                       "pgjdbc autosave=always: ms per 1,000 statements of one transaction",
+                       "statements so far", "ms per 1,000 statements", series)
+    if chart:
+        sec.charts.append(chart)
+    vals = {name: (runs[name][1] / 1000 if runs.get(name) and runs[name][1] else None) for name in ctx.names}
+    sec.summary.append(f"autosave {n:,} statements: " + ", ".join(
+        f"{k} {v:.1f} s" for k, v in vals.items() if v is not None))
+    return sec
+
+
 # --- scaling: tps vs clients up to 256
 
 def exp_scaling(ctx: Ctx) -> Section:
@@ -1810,7 +1882,8 @@ def exp_standby(ctx: Ctx) -> Section:
 EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
     "subtrans": exp_subtrans, "multixact": exp_multixact, "xid-growth": exp_xid_growth, "idle": exp_idle,
     "find-or-create": exp_find_or_create, "standard": exp_standard, "scaling": exp_scaling,
-    "hotrows": exp_hotrows, "serializable": exp_serializable, "plpgsql": exp_plpgsql, "memory": exp_memory,
+    "hotrows": exp_hotrows, "serializable": exp_serializable, "plpgsql": exp_plpgsql, "autosave": exp_autosave,
+    "memory": exp_memory,
     "standby": exp_standby,
 }
 
@@ -1940,6 +2013,7 @@ def run_all(cfg: Config) -> int:
             "scaling": f"-S -M prepared, tpcb-like x -c {list(plan.scaling_clients)}",
             "serializable": f"tpcb-like, -N (-M prepared) x -c {list(plan.std_write_clients)}, subtrans N=90, "
                             "all SERIALIZABLE",
+            "autosave": f"pgjdbc autosave=always, {AUTOSAVE_STATEMENTS:,} statements in one transaction (untimed)",
             "plpgsql": f"DO xids (untimed), blocks/plain N={list(PLPGSQL_NS_QUICK if plan.quick else PLPGSQL_NS_FULL)}"
                        " -c 6, find_or_create -c 8",
             "standby": "not yet (needs replicas)"}[e] + f" -> {plan.duration} s per point per server")
