@@ -86,6 +86,7 @@ pub enum SqlState {
     // 53
     TooManyConnections,
     OutOfMemory,
+    ConfigurationLimitExceeded,
     // 54
     ProgramLimitExceeded,
     StatementTooComplex,
@@ -174,6 +175,7 @@ impl SqlState {
             NameTooLong => "42622",
             TooManyConnections => "53300",
             OutOfMemory => "53200",
+            ConfigurationLimitExceeded => "53400",
             ProgramLimitExceeded => "54000",
             StatementTooComplex => "54001",
             ObjectInUse => "55006",
@@ -778,6 +780,7 @@ XX002 E ERRCODE_INDEX_CORRUPTED index_corrupted
         NameTooLong => "ERRCODE_NAME_TOO_LONG",
         TooManyConnections => "ERRCODE_TOO_MANY_CONNECTIONS",
         OutOfMemory => "ERRCODE_OUT_OF_MEMORY",
+        ConfigurationLimitExceeded => "ERRCODE_CONFIGURATION_LIMIT_EXCEEDED",
         ProgramLimitExceeded => "ERRCODE_PROGRAM_LIMIT_EXCEEDED",
         StatementTooComplex => "ERRCODE_STATEMENT_TOO_COMPLEX",
         ObjectInUse => "ERRCODE_OBJECT_IN_USE",

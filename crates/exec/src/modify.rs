@@ -47,9 +47,26 @@ fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> S
     format!("Failing row contains ({}).", vals.join(", "))
 }
 
+/// Redo bytes a row write adds besides its values (record header, table
+/// and row ids): with [`Value::row_bytes`], an upper bound of the row's
+/// share of the commit's redo.
+const REDO_ROW_OVERHEAD_BYTES: u64 = 64;
+
+/// Count a row write (`row`: its new values; None: a delete) against the
+/// transaction's redo file limit (`nestor --txn-redo-file-max`, 53400).
+/// Nothing to count without a limit, the default.
+fn note_redo(ev: &mut Ev, row: Option<&[Value]>) -> Result<(), DbError> {
+    if nestor_common::limits::txn_redo_file_bytes_max() == u64::MAX {
+        return Ok(());
+    }
+    let bytes = REDO_ROW_OVERHEAD_BYTES + row.map_or(0, |r| Value::row_bytes(r) as u64);
+    ev.ctx.txn.note_written(bytes).map_err(DbError::from)
+}
+
 /// What every row write passes first: the memory budget (53200 once the
-/// server is at its --memory-limit, `nestor_common::memory`), then the NOT
-/// NULL and CHECK constraints on the full table row (data columns only).
+/// server is at its --memory-limit, `nestor_common::memory`) and the
+/// transaction's redo file limit, then the NOT NULL and CHECK constraints
+/// on the full table row (data columns only).
 pub fn check_row(
     table: &TableDef,
     checks: &[BoundCheck],
@@ -58,6 +75,7 @@ pub fn check_row(
 ) -> Result<(), DbError> {
     assert_eq!(row.len(), table.columns.len(), "a full table row");
     nestor_common::memory::check_write()?;
+    note_redo(ev, Some(row))?;
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -432,6 +450,7 @@ fn modify_one(
     loop {
         let snap = ev.ctx.snapshot;
         let result = if p.delete {
+            note_redo(ev, None)?;
             t.storage
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?

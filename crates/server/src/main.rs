@@ -21,7 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use nestor_common::limits::CONNECTIONS_MAX_DEFAULT;
+use nestor_common::limits::{
+    self, CONNECTIONS_MAX_DEFAULT, SAVEPOINT_DEPTH_MAX, SUPERUSER_RESERVED_CONNECTIONS_DEFAULT,
+    TXN_LOCKS_MAX, TXN_UNDO_ENTRIES_MAX,
+};
 use nestor_durable::{Engine, EngineConfig};
 
 /// Nestor: a PostgreSQL-compatible database server.
@@ -40,6 +43,30 @@ struct Cli {
     /// Maximum number of client sessions.
     #[arg(long, default_value_t = CONNECTIONS_MAX_DEFAULT)]
     max_connections: usize,
+    /// Connection slots (of --max-connections) only superusers may take,
+    /// as PostgreSQL's superuser_reserved_connections.
+    #[arg(long, default_value_t = SUPERUSER_RESERVED_CONNECTIONS_DEFAULT)]
+    superuser_reserved_connections: usize,
+    /// A user name that is a superuser (repeat for several): it may take
+    /// the reserved connection slots, and is_superuser is on for it.
+    #[arg(long = "superuser", value_name = "NAME", default_value = "postgres")]
+    superusers: Vec<String>,
+    /// Savepoints one transaction may have open at once (54000 past it).
+    #[arg(long, default_value_t = SAVEPOINT_DEPTH_MAX)]
+    savepoint_depth_max: usize,
+    /// Undo-log entries (rows written plus locks taken) one transaction
+    /// may hold (54000 past it).
+    #[arg(long, default_value_t = TXN_UNDO_ENTRIES_MAX)]
+    txn_undo_entries_max: usize,
+    /// Row and advisory locks one transaction may hold at once (53200 out
+    /// of shared memory past it).
+    #[arg(long, default_value_t = TXN_LOCKS_MAX)]
+    txn_locks_max: usize,
+    /// Disk space of one transaction's redo file (e.g. 10GB): a statement
+    /// whose rows would make it larger fails with 53400. Default: none
+    /// (--memory-limit bounds what a redo can hold).
+    #[arg(long, value_parser = parse_size)]
+    txn_redo_file_max: Option<usize>,
     /// Require this password (SCRAM-SHA-256) from every user; without it
     /// (or when empty) every connection is trusted.
     #[arg(long, env = "NESTOR_PASSWORD", hide_env_values = true)]
@@ -91,6 +118,26 @@ fn main() -> ExitCode {
 }
 
 fn serve(cli: Cli) -> Result<(), String> {
+    if cli.superuser_reserved_connections >= cli.max_connections {
+        return Err(format!(
+            "superuser_reserved_connections ({}) must be less than max_connections ({})",
+            cli.superuser_reserved_connections, cli.max_connections
+        ));
+    }
+    if let Some(file_max) = cli.txn_redo_file_max {
+        if file_max < cli.txn_redo_memory_max {
+            return Err(format!(
+                "--txn-redo-file-max ({file_max} bytes) must not be less than --txn-redo-memory-max ({} bytes)",
+                cli.txn_redo_memory_max
+            ));
+        }
+    }
+    limits::configure(limits::Configured {
+        savepoint_depth_max: cli.savepoint_depth_max,
+        txn_undo_entries_max: cli.txn_undo_entries_max,
+        txn_locks_max: cli.txn_locks_max,
+        txn_redo_file_bytes_max: cli.txn_redo_file_max.map_or(u64::MAX, |b| b as u64),
+    });
     restrict_file_modes();
     let limit = cli
         .memory_limit
@@ -105,6 +152,8 @@ fn serve(cli: Cli) -> Result<(), String> {
     raise_fd_limit(cli.max_connections);
     let engine = Engine::new(EngineConfig {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
+        superuser_reserved_connections: cli.superuser_reserved_connections,
+        superusers: cli.superusers.clone(),
         ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
     })
     .map_err(|e| {

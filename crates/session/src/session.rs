@@ -156,6 +156,9 @@ impl Session {
             fatal_sent: false,
         };
         s.block.mirror(&mut s.settings);
+        let superuser = s.engine.sessions.is_superuser(&s.info.user);
+        s.settings
+            .set_virtual("is_superuser", if superuser { "on" } else { "off" });
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)
