@@ -39,6 +39,7 @@ mod sysviews;
 pub mod tag;
 #[cfg(test)]
 mod tests;
+pub mod workmem;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
 pub use database::Database;

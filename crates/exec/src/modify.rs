@@ -163,9 +163,13 @@ fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
 
 /// All rows of `plan`, read before the first is written (so a statement
 /// never sees its own changes, e.g. INSERT INTO t SELECT FROM t).
+/// PostgreSQL streams them, so they are not bounded by
+/// nestor.query_memory_max, only checked against the memory budget.
 fn collect(plan: &nestor_plan::ir::Plan, ev: &mut Ev) -> Result<Vec<Row>, DbError> {
     let mut rows = Vec::new();
+    let mut growth = nestor_common::memory::Growth::new("buffer of rows to write");
     crate::executor::run(plan, ev, &[], &mut |_, r| {
+        growth.grow(crate::workmem::entry_bytes(&r))?;
         rows.push(r);
         Ok(true)
     })?;

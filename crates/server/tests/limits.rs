@@ -399,3 +399,141 @@ fn a_message_past_its_size_limit_is_fatal_08p01() {
     assert_eq!(e.message(), "invalid message length");
     assert_eq!(value(&mut other, "SELECT 1"), "1");
 }
+
+/// `nestor.query_memory_max`: what one statement's sorts, hash tables and
+/// materialised results may hold. PostgreSQL 15 bounds these by work_mem
+/// and spills to disk past it (where temp_file_limit may stop it with
+/// 53400); Nestor fails the statement with 53200 "out of memory", the
+/// DETAIL naming the operation. The default (a quarter of --memory-limit)
+/// runs what a small limit refuses.
+#[test]
+fn statements_past_their_working_memory_limit_get_53200_naming_the_operation() {
+    let srv = Server::start();
+    let mut c = srv.raw();
+    c.startup("hungry");
+    let probes = [
+        (
+            "SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s",
+            "sort",
+        ),
+        (
+            "SELECT count(*) FROM (SELECT g, count(*) FROM generate_series(1, 100000) g GROUP BY g) s",
+            "hash aggregate (GROUP BY)",
+        ),
+        (
+            "SELECT count(*) FROM (SELECT DISTINCT g FROM generate_series(1, 100000) g) s",
+            "DISTINCT",
+        ),
+        (
+            "SELECT count(DISTINCT g) FROM generate_series(1, 100000) g",
+            "DISTINCT aggregate",
+        ),
+        (
+            "SELECT length(string_agg(repeat('x', 1000), ',')) FROM generate_series(1, 10000)",
+            "string_agg",
+        ),
+        (
+            "WITH w AS MATERIALIZED (SELECT g, repeat('x', 100) FROM generate_series(1, 100000) g) \
+             SELECT count(*) FROM w",
+            "materialized CTE or subquery",
+        ),
+        (
+            "SELECT count(*) FROM generate_series(1, 10) g \
+             WHERE g IN (SELECT h FROM generate_series(1, 100000) h)",
+            "materialized CTE or subquery",
+        ),
+        (
+            "SELECT count(*) FROM (SELECT g FROM generate_series(1, 10) g \
+             EXCEPT SELECT g FROM generate_series(1, 100000) g) s",
+            "EXCEPT",
+        ),
+        (
+            "SELECT count(*) FROM generate_series(1, 3) g \
+             WHERE g = ANY (SELECT h FROM generate_series(g, 100000) h)",
+            "subquery result",
+        ),
+    ];
+    ok(&mut c, "SET nestor.query_memory_max = '1MB'");
+    assert_eq!(value(&mut c, "SHOW nestor.query_memory_max"), "1MB");
+    for (sql, what) in probes {
+        let (message, detail, hint) = fails(&mut c, sql, "53200");
+        assert_eq!(message, "out of memory", "{sql}");
+        assert_eq!(
+            detail,
+            format!("The statement's {what} would hold more than nestor.query_memory_max (1MB)."),
+            "{sql}"
+        );
+        assert!(hint.contains("nestor.query_memory_max"), "{hint}");
+        assert_eq!(value(&mut c, "SELECT 1"), "1", "the session goes on");
+    }
+    // Within the limit, and with the default.
+    assert_eq!(
+        value(
+            &mut c,
+            "SELECT count(*) FROM (SELECT g FROM generate_series(1, 1000) g ORDER BY g DESC) s"
+        ),
+        "1000"
+    );
+    ok(&mut c, "RESET nestor.query_memory_max");
+    assert_eq!(value(&mut c, "SHOW nestor.query_memory_max"), "-1");
+    for (sql, _) in probes {
+        ok(&mut c, sql);
+    }
+    // Values as PostgreSQL's memory parameters take them.
+    ok(&mut c, "SET nestor.query_memory_max = 2048");
+    assert_eq!(value(&mut c, "SHOW nestor.query_memory_max"), "2MB");
+    let (message, _, _) = fails(&mut c, "SET nestor.query_memory_max = '10kB'", "22023");
+    assert_eq!(
+        message,
+        "10 kB is outside the valid range for parameter \"nestor.query_memory_max\" (-1 .. 2147483647)"
+    );
+}
+
+/// The memory budget holds for reads too: a sort allowed by its own limit,
+/// or a result waiting for the socket, that would take the process past
+/// --memory-limit fails with 53200 naming it, and the server goes on.
+#[test]
+fn reads_that_would_pass_the_memory_limit_get_53200() {
+    let srv = Server::start_with(&["--memory-limit", "128MB"], &[]);
+    let mut c = srv.raw();
+    c.startup("reader");
+    ok(&mut c, "SET nestor.query_memory_max = '4GB'");
+    let (message, detail, _) = fails(
+        &mut c,
+        "SELECT count(*) FROM (SELECT g, repeat('x', 100) FROM generate_series(1, 3000000) g \
+         ORDER BY g DESC) s",
+        "53200",
+    );
+    assert_eq!(message, "out of memory");
+    assert!(
+        detail.starts_with("The statement's sort holds "),
+        "{detail}"
+    );
+    assert!(
+        detail.ends_with("of its 128 MB memory limit (--memory-limit)."),
+        "{detail}"
+    );
+    let (_, detail, _) = fails(
+        &mut c,
+        "SELECT repeat('x', 1000) FROM generate_series(1, 1000000)",
+        "53200",
+    );
+    assert!(
+        detail.starts_with("The statement's result buffer (rows not yet sent) holds "),
+        "{detail}"
+    );
+    // Memory is back once the statement is gone.
+    let mut back = false;
+    for _ in 0..200 {
+        if error_of(&c.query(
+            "SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g) s",
+        ))
+        .is_none()
+        {
+            back = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(back, "a sort runs again");
+}

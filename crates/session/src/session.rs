@@ -458,6 +458,7 @@ impl Session {
             codec,
             types,
             formats: &rows.formats,
+            growth: nestor_common::memory::Growth::new("result buffer (rows not yet sent)"),
         };
         let (tag, notices) =
             self.with_statement(|ctx| nestor_exec::execute(ctx, prepared, params, &mut sink));
@@ -1003,20 +1004,34 @@ fn missing_portal(name: &str) -> DbError {
     )
 }
 
-/// Streams result rows as DataRow messages.
+/// Streams result rows as DataRow messages. They wait in `out` until the
+/// wire layer writes the batch, so their bytes are checked against the
+/// memory budget as they grow (a result larger than the server can hold
+/// fails with 53200 instead of taking the process down).
 struct DataRowSink<'a> {
     out: &'a mut Vec<BackendMsg>,
     codec: nestor_types::EvalCtx,
     types: Vec<DataType>,
     formats: &'a [FormatCode],
+    growth: nestor_common::memory::Growth,
 }
 
 impl RowSink for DataRowSink<'_> {
     fn row(&mut self, row: Vec<Value>) -> Result<(), DbError> {
         let enc = encode::encode_row(&self.codec, &row, &self.types, self.formats);
+        self.growth.grow(encoded_bytes(&enc))?;
         self.out.push(BackendMsg::DataRow(enc));
         Ok(())
     }
+}
+
+/// Bytes a DataRow's fields take (with a vector header each).
+fn encoded_bytes(fields: &[Option<Vec<u8>>]) -> usize {
+    fields
+        .iter()
+        .map(|f| 24 + f.as_ref().map_or(0, Vec::len))
+        .sum::<usize>()
+        + 24
 }
 
 #[cfg(test)]
