@@ -123,12 +123,15 @@ struct Counter(AtomicI64);
 
 static COUNTERS: [Counter; 6] = [const { Counter(AtomicI64::new(0)) }; 6];
 
-/// `bytes` more (or, negative, fewer) held by `category`.
+/// `bytes` more (or, negative, fewer) held by `category`. Nothing to do
+/// for 0 (no write to the shared counter).
 #[inline]
 pub fn add(category: Category, bytes: i64) {
-    COUNTERS[category as usize]
-        .0
-        .fetch_add(bytes, Ordering::Relaxed);
+    if bytes != 0 {
+        COUNTERS[category as usize]
+            .0
+            .fetch_add(bytes, Ordering::Relaxed);
+    }
 }
 
 /// Bytes `category` holds, as counted.

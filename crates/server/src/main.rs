@@ -201,9 +201,9 @@ fn serve(cli: Cli) -> Result<(), String> {
     result
 }
 
-/// 80 % of the smaller of the machine's memory (MemTotal) and the cgroup's
-/// limit (v2 memory.max, v1 memory.limit_in_bytes); no limit if neither
-/// can be read.
+/// 80 % of the smaller of the machine's memory (MemTotal) and the memory
+/// limit of the cgroup this process runs in; no limit if neither can be
+/// read.
 fn default_memory_limit() -> u64 {
     let read = |p: &str| std::fs::read_to_string(p).ok();
     let mem_total = read("/proc/meminfo").and_then(|m| {
@@ -212,18 +212,65 @@ fn default_memory_limit() -> u64 {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map(|kb| kb * 1024)
     });
-    let cgroup = [
-        "/sys/fs/cgroup/memory.max",
-        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-    ]
-    .iter()
-    .filter_map(|p| read(p))
-    .filter_map(|v| v.trim().parse::<u64>().ok())
-    .min();
+    let cgroup = read("/proc/self/cgroup")
+        .and_then(|c| cgroup_memory_limit(&c, std::path::Path::new("/sys/fs/cgroup")));
     match [mem_total, cgroup].into_iter().flatten().min() {
         Some(bytes) => bytes / 10 * 8,
         None => u64::MAX,
     }
+}
+
+/// The memory limit of the cgroup `proc_self_cgroup` (the text of
+/// /proc/self/cgroup) names, under the cgroup file systems at `root`: the
+/// smallest limit on the way from the process's own group up to the root
+/// (a parent's limit binds its children), cgroup v2 (`0::/path`,
+/// memory.max; also under `unified/` on hybrid hosts) or v1 (the `memory`
+/// controller's line, memory.limit_in_bytes). A group that is not visible
+/// (another cgroup namespace) counts from the mount's root.
+fn cgroup_memory_limit(proc_self_cgroup: &str, root: &std::path::Path) -> Option<u64> {
+    let mut dirs: Vec<(std::path::PathBuf, &str, &str)> = Vec::new();
+    for line in proc_self_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let rel = path.trim_start_matches('/');
+        if id == "0" && controllers.is_empty() {
+            for base in [root.to_path_buf(), root.join("unified")] {
+                dirs.push((base, rel, "memory.max"));
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            dirs.push((root.join("memory"), rel, "memory.limit_in_bytes"));
+        }
+    }
+    let limit_in = |dir: &std::path::Path, file: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(dir.join(file)).ok()?;
+        // "max" (v2) or a huge number (v1's page-rounded i64::MAX): none.
+        text.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&b| b < (1u64 << 62))
+    };
+    let mut best: Option<u64> = None;
+    for (base, rel, file) in dirs {
+        if !base.join(file).exists() && !base.join(rel).join(file).exists() {
+            continue;
+        }
+        let mut dir = base.join(rel);
+        if !dir.exists() {
+            dir = base.clone();
+        }
+        loop {
+            if let Some(b) = limit_in(&dir, file) {
+                best = Some(best.map_or(b, |x| x.min(b)));
+            }
+            if dir == base || !dir.pop() {
+                break;
+            }
+        }
+    }
+    best
 }
 
 /// How the memory budget measures the process: jemalloc's count of
@@ -295,5 +342,39 @@ fn raise_fd_limit(max_connections: usize) {
             lim.rlim_cur,
             max_connections
         );
+    }
+}
+
+#[cfg(test)]
+mod cgroup_tests {
+    use super::cgroup_memory_limit;
+
+    #[test]
+    fn the_memory_limit_is_the_process_own_cgroup_s_or_a_parent_s() {
+        let root = std::env::temp_dir().join(format!("nestor-cgroup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let put = |rel: &str, file: &str, text: &str| {
+            let d = root.join(rel);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(file), text).unwrap();
+        };
+        // cgroup v2: the group's own limit, tighter than the root's "max".
+        put("", "memory.max", "max\n");
+        put("app.slice/db.scope", "memory.max", "1073741824\n");
+        put("app.slice", "memory.max", "max\n");
+        let v2 = "0::/app.slice/db.scope\n";
+        assert_eq!(cgroup_memory_limit(v2, &root), Some(1 << 30));
+        // A parent's limit binds when it is smaller.
+        put("app.slice", "memory.max", "536870912\n");
+        assert_eq!(cgroup_memory_limit(v2, &root), Some(1 << 29));
+        // cgroup v1, the memory controller's line; "unlimited" is a huge number.
+        put("memory", "memory.limit_in_bytes", "9223372036854771712\n");
+        put("memory/api/42", "memory.limit_in_bytes", "268435456\n");
+        let v1 = "4:memory:/api/42\n3:cpuset:/\n";
+        assert_eq!(cgroup_memory_limit(v1, &root), Some(1 << 28));
+        // Not visible from here (another namespace): the mount's root.
+        assert_eq!(cgroup_memory_limit("4:memory:/elsewhere\n", &root), None);
+        assert_eq!(cgroup_memory_limit("", &root), None);
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -537,3 +537,67 @@ fn reads_that_would_pass_the_memory_limit_get_53200() {
     }
     assert!(back, "a sort runs again");
 }
+
+/// nestor_memory shows what holds the memory by category, from counters
+/// kept on the paths that allocate: they grow with what is stored and
+/// shrink when it goes.
+#[test]
+fn nestor_memory_shows_usage_by_category() {
+    let srv = Server::start();
+    let mut c = srv.raw();
+    c.startup("counter");
+    let cols = [
+        "table_versions_bytes",
+        "indexes_bytes",
+        "undo_logs_bytes",
+        "redo_buffers_bytes",
+        "sessions_bytes",
+        "query_working_memory_bytes",
+    ];
+    let read = |c: &mut RawConn| -> Vec<i64> {
+        cols.iter()
+            .map(|col| {
+                value(c, &format!("SELECT {col} FROM nestor_memory"))
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let before = read(&mut c);
+    assert!(before[4] > 0, "this session counts: {before:?}");
+    ok(&mut c, "CREATE TABLE m (id int PRIMARY KEY, pad text)");
+    ok(
+        &mut c,
+        "INSERT INTO m SELECT g, repeat('x', 100) FROM generate_series(1, 20000) g",
+    );
+    let loaded = read(&mut c);
+    // 20,000 rows of ~110 stored bytes, and their keys.
+    assert!(loaded[0] - before[0] > 20_000 * 110, "{loaded:?}");
+    assert!(loaded[1] - before[1] > 20_000 * 16, "{loaded:?}");
+    // An open transaction's undo log counts from its next statement on.
+    ok(&mut c, "BEGIN");
+    ok(&mut c, "UPDATE m SET pad = 'y' WHERE id <= 5000");
+    let open = read(&mut c);
+    assert!(open[2] >= 5000 * 16, "{open:?}");
+    ok(&mut c, "ROLLBACK");
+    assert_eq!(read(&mut c)[2], before[2], "the undo log is gone");
+    // A statement's sort counts while it holds its rows.
+    let held: i64 = value(
+        &mut c,
+        "SELECT (SELECT query_working_memory_bytes FROM nestor_memory) \
+         FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g DESC) s LIMIT 1",
+    )
+    .parse()
+    .unwrap();
+    assert!(held > 100_000 * 48, "{held}");
+    assert_eq!(read(&mut c)[5], 0, "and not after");
+    // Another session counts; dropping the table gives its memory back.
+    let mut other = srv.raw();
+    other.startup("other");
+    assert!(read(&mut c)[4] > loaded[4], "a second session");
+    drop(other);
+    ok(&mut c, "DROP TABLE m");
+    let after = read(&mut c);
+    assert!(after[0] < loaded[0] - 20_000 * 110, "{after:?}");
+    assert!(after[1] < loaded[1] - 20_000 * 16, "{after:?}");
+}

@@ -127,6 +127,9 @@ pub struct Transaction {
     /// Rows written so far, in bytes (an upper bound of the redo), for
     /// limits::txn_redo_file_bytes_max.
     written_bytes: u64,
+    /// Bytes of the undo log counted in the memory budget's "undo logs"
+    /// (brought up to date at each statement's start and at the end).
+    undo_accounted: usize,
     marks: Vec<Mark>,
     stats: SavepointStats,
     /// synchronous_commit: wait for the WAL flush before acknowledging.
@@ -156,6 +159,7 @@ impl Transaction {
             undo: Vec::new(),
             locks: 0,
             written_bytes: 0,
+            undo_accounted: 0,
             marks: Vec::new(),
             stats: SavepointStats::default(),
             synchronous_commit: true,
@@ -242,6 +246,7 @@ impl Transaction {
         }
         self.cid = CommandId(self.next_cid);
         self.next_cid += 1;
+        self.account_undo(self.undo.capacity() * std::mem::size_of::<UndoEntry>());
         let horizon = match (self.isolation, self.fixed_horizon) {
             (Isolation::RepeatableRead, Some(h)) => h,
             (Isolation::RepeatableRead, None) => {
@@ -252,6 +257,18 @@ impl Transaction {
             (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot),
         };
         Ok(self.snapshot_at(horizon))
+    }
+
+    /// Count `bytes` of undo log in the memory budget (instead of what was
+    /// counted before): twice per statement, not per entry.
+    fn account_undo(&mut self, bytes: usize) {
+        if bytes != self.undo_accounted {
+            nestor_common::memory::add(
+                nestor_common::memory::Category::UndoLogs,
+                bytes as i64 - self.undo_accounted as i64,
+            );
+            self.undo_accounted = bytes;
+        }
     }
 
     /// A snapshot at `horizon` for the current command, with the current xid.
@@ -471,6 +488,7 @@ impl Transaction {
     pub fn commit(mut self) -> Option<Csn> {
         self.ended = true;
         if self.xid.is_none() {
+            self.account_undo(0);
             self.slot.clear();
             return None;
         }
@@ -489,6 +507,7 @@ impl Transaction {
         self.mgr.forget(self.xid);
         self.release_locks();
         self.slot.clear();
+        self.account_undo(0);
         Some(csn)
     }
 
@@ -505,6 +524,7 @@ impl Transaction {
             self.mgr.forget(self.xid);
             self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));
         }
+        self.account_undo(0);
         self.slot.clear();
     }
 
