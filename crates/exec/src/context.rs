@@ -86,6 +86,9 @@ pub struct Ev<'c, 'a> {
     /// What the statement's sorts, hash tables and materialised results
     /// hold (`nestor.query_memory_max`).
     pub mem: QueryMemory,
+    /// Rows read so far (cancel and statement_timeout are checked every
+    /// so many: executor::poll).
+    pub ticks: std::cell::Cell<u32>,
 }
 
 impl<'c, 'a> Ev<'c, 'a> {
@@ -97,6 +100,7 @@ impl<'c, 'a> Ev<'c, 'a> {
             outer: Vec::new(),
             cache: HashMap::new(),
             mem: QueryMemory::new(max),
+            ticks: std::cell::Cell::new(0),
         }
     }
 }

@@ -192,4 +192,5 @@ regress!(
     sequences,
     sysfuncs,
     parse_cache,
+    sqlsmith_found,
 );

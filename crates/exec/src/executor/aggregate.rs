@@ -72,7 +72,11 @@ fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), Db
             };
             let v = valops::cast(v, t, true, ec)?;
             *s = Some(match s.take() {
-                None => v,
+                // PostgreSQL's float8_accum starts from 0: avg('-0') is 0.
+                None => match v {
+                    Value::Float8(x) => Value::Float8(0.0 + x),
+                    v => v,
+                },
                 Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
             });
             *n += 1;

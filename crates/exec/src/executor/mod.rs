@@ -42,9 +42,14 @@ pub type Emit<'f> = dyn FnMut(&mut Ev, Row) -> Result<bool, DbError> + 'f;
 /// Check for cancel / statement_timeout every this many rows.
 const INTERRUPT_EVERY: u32 = 1024;
 
+/// Count a row read; every INTERRUPT_EVERY rows of the statement (not of
+/// one scan: a correlated subquery runs many scans of a few rows each)
+/// look at cancel and statement_timeout.
 fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
-    *counter += 1;
-    if counter.is_multiple_of(INTERRUPT_EVERY) {
+    *counter = counter.wrapping_add(1);
+    let ticks = ev.ticks.get().wrapping_add(1);
+    ev.ticks.set(ticks);
+    if ticks.is_multiple_of(INTERRUPT_EVERY) {
         (ev.ctx.wait.interrupt)().map_err(DbError::from)?;
     }
     Ok(())
@@ -201,7 +206,9 @@ fn emit_all(
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let mut n = 0;
     for r in rows {
+        poll(ev, &mut n)?;
         if !emit(ev, r)? {
             return Ok(false);
         }
