@@ -140,7 +140,7 @@ fn connections_past_the_limit_and_into_the_superuser_reserve_get_53300() {
     // The session ends after its socket: wait until its slot is free (a
     // superuser's: the others are in the reserve).
     let mut back = None;
-    for _ in 0..200 {
+    for _ in 0..1000 {
         match login(&srv, "admin") {
             (c, Ok(_)) => {
                 back = Some(c);
@@ -524,7 +524,7 @@ fn reads_that_would_pass_the_memory_limit_get_53200() {
     );
     // Memory is back once the statement is gone.
     let mut back = false;
-    for _ in 0..200 {
+    for _ in 0..1000 {
         if error_of(&c.query(
             "SELECT count(*) FROM (SELECT g FROM generate_series(1, 100000) g ORDER BY g) s",
         ))
