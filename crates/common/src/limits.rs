@@ -4,9 +4,19 @@
 //! 53300 "too_many_connections", 08P01 for protocol messages), never a crash;
 //! the internal bounds at the end keep memory bounded instead (a writer
 //! waits, a buffer stops growing).
+//!
+//! Some limits can be set when the server starts (`nestor --help`): the
+//! constant is the default and [`configure`] installs the operator's value
+//! for the whole process (one engine per process); the layers read them
+//! through the functions at the end ([`savepoint_depth_max`] ...), one
+//! relaxed atomic load each.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Savepoints open at once in one transaction (nesting depth). Each costs one
 /// mark (a name and an undo-log offset), so the limit guards memory, not speed.
+/// Default of `nestor --savepoint-depth-max`; PostgreSQL has no such limit
+/// (a subtransaction each, 2^32-1 in all).
 pub const SAVEPOINT_DEPTH_MAX: usize = 1_000_000;
 
 /// Length of an identifier (table, column, savepoint name ...) in bytes.
@@ -17,13 +27,39 @@ pub const IDENTIFIER_BYTES_MAX: usize = 63;
 /// Default for `--max-connections`.
 pub const CONNECTIONS_MAX_DEFAULT: usize = 10_000;
 
+/// Default for `--superuser-reserved-connections`: connection slots (of
+/// `--max-connections`) only superusers may take, PostgreSQL's
+/// superuser_reserved_connections default. Others get 53300 "remaining
+/// connection slots are reserved for non-replication superuser
+/// connections" once only these are left.
+pub const SUPERUSER_RESERVED_CONNECTIONS_DEFAULT: usize = 3;
+
 /// A single SQL statement text (simple or extended protocol), in bytes.
 pub const STATEMENT_BYTES_MAX: usize = 16 * 1024 * 1024;
 
 /// Undo-log entries one transaction may hold (rows written plus row locks
-/// taken). Bounds the private memory of a transaction until redo spilling
-/// lands with the WAL.
+/// taken): bounds the private memory of a transaction (54000 past it).
+/// Default of `nestor --txn-undo-entries-max`.
 pub const TXN_UNDO_ENTRIES_MAX: usize = 50_000_000;
+
+/// Locks one transaction may hold in the lock table at once (row locks and
+/// transaction-level advisory locks; upgrades of a held lock do not count).
+/// Past it: 53200 "out of shared memory", as PostgreSQL's lock table
+/// answers past max_locks_per_transaction (whose 64 per backend counts
+/// only heavyweight locks: PostgreSQL keeps row locks in the tuple, so it
+/// has no row-lock limit; this default stays out of the way of a FOR
+/// UPDATE over a large table). Default of `nestor --txn-locks-max`.
+pub const TXN_LOCKS_MAX: usize = 50_000_000;
+
+/// Disk space of one transaction's redo file (`wal/<xid>.redo`, written
+/// at commit by a transaction whose redo outgrows
+/// `--txn-redo-memory-max`): rows written count against it as they are
+/// written, by an upper bound of their stored size, and the statement that
+/// would pass it fails with 53400 as PostgreSQL's temp_file_limit does; the
+/// redo file is never written. Default none (u64::MAX): the redo holds the
+/// final image of rows that live in memory, so --memory-limit bounds it
+/// already. Default of `nestor --txn-redo-file-max`.
+pub const TXN_REDO_FILE_BYTES_MAX: u64 = u64::MAX;
 
 /// Default `deadlock_timeout`: how long a lock waiter waits before it looks for
 /// a deadlock cycle (PostgreSQL's default).
@@ -174,3 +210,78 @@ pub const SSI_COMMITTED_XACTS_MAX: usize = 10_000;
 /// write by an XID at or below the forgotten ones counts, conservatively, as
 /// one by a summarized transaction with a conflict out.
 pub const SSI_SUMMARIZED_XIDS_MAX: usize = 1_000_000;
+
+// ----- per-query working memory ---------------------------------------------
+
+/// Default of the `nestor.query_memory_max` setting (-1): this share of
+/// `--memory-limit` may be held by one statement's sorts, hash tables
+/// (GROUP BY, DISTINCT, INTERSECT/EXCEPT) and materialised CTEs and
+/// subqueries. Not PostgreSQL's 4 MB work_mem: PostgreSQL spills to disk
+/// past work_mem, Nestor fails the statement with 53200, so the default
+/// must let every query that works there work here.
+pub const QUERY_MEMORY_PERCENT_DEFAULT: u64 = 25;
+
+/// A statement's working memory is checked against the server's
+/// `--memory-limit` each time it grows by this much: a statement holding
+/// less never fails on the server-wide budget, only on its own limit.
+pub const QUERY_MEMORY_GLOBAL_CHECK_BYTES: usize = 1 << 20;
+
+// ----- limits set at server start --------------------------------------------
+
+/// The limits `nestor` flags may change, with the constants above as
+/// defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Configured {
+    pub savepoint_depth_max: usize,
+    pub txn_undo_entries_max: usize,
+    pub txn_locks_max: usize,
+    pub txn_redo_file_bytes_max: u64,
+}
+
+impl Default for Configured {
+    fn default() -> Configured {
+        Configured {
+            savepoint_depth_max: SAVEPOINT_DEPTH_MAX,
+            txn_undo_entries_max: TXN_UNDO_ENTRIES_MAX,
+            txn_locks_max: TXN_LOCKS_MAX,
+            txn_redo_file_bytes_max: TXN_REDO_FILE_BYTES_MAX,
+        }
+    }
+}
+
+static SAVEPOINT_DEPTH: AtomicU64 = AtomicU64::new(SAVEPOINT_DEPTH_MAX as u64);
+static TXN_UNDO_ENTRIES: AtomicU64 = AtomicU64::new(TXN_UNDO_ENTRIES_MAX as u64);
+static TXN_LOCKS: AtomicU64 = AtomicU64::new(TXN_LOCKS_MAX as u64);
+static TXN_REDO_FILE_BYTES: AtomicU64 = AtomicU64::new(TXN_REDO_FILE_BYTES_MAX);
+
+/// Install the server's limits (at start-up, before any session).
+pub fn configure(c: Configured) {
+    SAVEPOINT_DEPTH.store(c.savepoint_depth_max as u64, Ordering::Relaxed);
+    TXN_UNDO_ENTRIES.store(c.txn_undo_entries_max as u64, Ordering::Relaxed);
+    TXN_LOCKS.store(c.txn_locks_max as u64, Ordering::Relaxed);
+    TXN_REDO_FILE_BYTES.store(c.txn_redo_file_bytes_max, Ordering::Relaxed);
+}
+
+fn load(a: &AtomicU64) -> usize {
+    usize::try_from(a.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
+}
+
+/// The configured SAVEPOINT_DEPTH_MAX.
+pub fn savepoint_depth_max() -> usize {
+    load(&SAVEPOINT_DEPTH)
+}
+
+/// The configured TXN_UNDO_ENTRIES_MAX.
+pub fn txn_undo_entries_max() -> usize {
+    load(&TXN_UNDO_ENTRIES)
+}
+
+/// The configured TXN_LOCKS_MAX.
+pub fn txn_locks_max() -> usize {
+    load(&TXN_LOCKS)
+}
+
+/// The configured TXN_REDO_FILE_BYTES_MAX (u64::MAX: none).
+pub fn txn_redo_file_bytes_max() -> u64 {
+    TXN_REDO_FILE_BYTES.load(Ordering::Relaxed)
+}

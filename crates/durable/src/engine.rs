@@ -30,6 +30,12 @@ pub struct EngineConfig {
     /// Redo a committing transaction keeps in memory before it goes to its
     /// redo file (TXN_REDO_MEMORY_BYTES_MAX by default).
     pub txn_redo_memory_bytes_max: usize,
+    /// Connection slots (of `max_connections`) kept for `superusers`
+    /// (PostgreSQL's superuser_reserved_connections; none by default here,
+    /// `nestor` sets 3).
+    pub superuser_reserved_connections: usize,
+    /// User names that are superusers (no roles yet).
+    pub superusers: Vec<String>,
 }
 
 impl EngineConfig {
@@ -42,6 +48,8 @@ impl EngineConfig {
             checkpoint_timeout: Duration::from_millis(durable::CHECKPOINT_TIMEOUT_MS_DEFAULT),
             max_wal_bytes: durable::MAX_WAL_BYTES_DEFAULT,
             txn_redo_memory_bytes_max: nestor_common::limits::TXN_REDO_MEMORY_BYTES_MAX,
+            superuser_reserved_connections: 0,
+            superusers: vec!["postgres".to_string()],
         }
     }
 
@@ -72,6 +80,10 @@ impl Engine {
         };
         let log = Arc::new(SwitchLog::default());
         let db = Arc::new(Database::new(config.max_connections, log.clone()));
+        db.sessions.set_superusers(
+            config.superuser_reserved_connections,
+            config.superusers.clone(),
+        );
         let durable = config.durable;
         let engine = Arc::new(Engine {
             config,

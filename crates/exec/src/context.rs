@@ -14,6 +14,7 @@ use nestor_types::{EvalCtx, Value};
 
 use crate::database::Database;
 use crate::tag::CommandTag;
+use crate::workmem::QueryMemory;
 
 /// Everything a statement executes within.
 pub struct StatementCtx<'a> {
@@ -150,15 +151,24 @@ pub struct Ev<'c, 'a> {
     pub outer: Vec<Vec<Value>>,
     /// Results of uncorrelated subqueries and CTEs, by id.
     pub cache: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+    /// What the statement's sorts, hash tables and materialised results
+    /// hold (`nestor.query_memory_max`).
+    pub mem: QueryMemory,
+    /// Rows read so far (cancel and statement_timeout are checked every
+    /// so many: executor::poll).
+    pub ticks: std::cell::Cell<u32>,
 }
 
 impl<'c, 'a> Ev<'c, 'a> {
     pub fn new(ctx: &'c mut StatementCtx<'a>, params: &'c [Value]) -> Ev<'c, 'a> {
+        let max = crate::workmem::limit_bytes(ctx.settings.query_memory_max_bytes);
         Ev {
             ctx,
             params,
             outer: Vec::new(),
             cache: HashMap::new(),
+            mem: QueryMemory::new(max),
+            ticks: std::cell::Cell::new(0),
         }
     }
 }

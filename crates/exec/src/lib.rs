@@ -41,6 +41,7 @@ pub mod tag;
 #[cfg(test)]
 mod tests;
 mod triggers;
+pub mod workmem;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
 

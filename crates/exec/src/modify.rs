@@ -52,9 +52,26 @@ fn failing_row(row: &[Value], table: &TableDef, ec: &nestor_types::EvalCtx) -> S
     format!("Failing row contains ({}).", vals.join(", "))
 }
 
+/// Redo bytes a row write adds besides its values (record header, table
+/// and row ids): with [`Value::row_bytes`], an upper bound of the row's
+/// share of the commit's redo.
+const REDO_ROW_OVERHEAD_BYTES: u64 = 64;
+
+/// Count a row write (`row`: its new values; None: a delete) against the
+/// transaction's redo file limit (`nestor --txn-redo-file-max`, 53400).
+/// Nothing to count without a limit, the default.
+fn note_redo(ev: &mut Ev, row: Option<&[Value]>) -> Result<(), DbError> {
+    if nestor_common::limits::txn_redo_file_bytes_max() == u64::MAX {
+        return Ok(());
+    }
+    let bytes = REDO_ROW_OVERHEAD_BYTES + row.map_or(0, |r| Value::row_bytes(r) as u64);
+    ev.ctx.txn.note_written(bytes).map_err(DbError::from)
+}
+
 /// What every row write passes first: the memory budget (53200 once the
-/// server is at its --memory-limit, `nestor_common::memory`), then the NOT
-/// NULL and CHECK constraints on the full table row (data columns only).
+/// server is at its --memory-limit, `nestor_common::memory`) and the
+/// transaction's redo file limit, then the NOT NULL and CHECK constraints
+/// on the full table row (data columns only).
 pub fn check_row(
     table: &TableDef,
     checks: &[BoundCheck],
@@ -63,6 +80,7 @@ pub fn check_row(
 ) -> Result<(), DbError> {
     assert_eq!(row.len(), table.columns.len(), "a full table row");
     nestor_common::memory::check_write()?;
+    note_redo(ev, Some(row))?;
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -150,9 +168,13 @@ fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
 
 /// All rows of `plan`, read before the first is written (so a statement
 /// never sees its own changes, e.g. INSERT INTO t SELECT FROM t).
+/// PostgreSQL streams them, so they are not bounded by
+/// nestor.query_memory_max, only checked against the memory budget.
 fn collect(plan: &nestor_plan::ir::Plan, ev: &mut Ev) -> Result<Vec<Row>, DbError> {
     let mut rows = Vec::new();
+    let mut growth = nestor_common::memory::Growth::new("buffer of rows to write");
     crate::executor::run(plan, ev, &[], &mut |_, r| {
+        growth.grow(crate::workmem::entry_bytes(&r))?;
         rows.push(r);
         Ok(true)
     })?;
@@ -572,6 +594,7 @@ fn modify_one(
             .map(|f| f.live(&row[p.offset..p.offset + n]));
         let mut new_live = None;
         let result = if p.delete {
+            note_redo(ev, None)?;
             t.storage
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?

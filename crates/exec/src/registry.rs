@@ -1,5 +1,13 @@
 //! Registry of live sessions: pg_stat_activity, cancel, terminate and the
-//! max_connections limit.
+//! max_connections limit with its reserve for superusers.
+//!
+//! Nestor has no roles yet: the superusers are the user names the server
+//! was started with (`nestor --superuser`, "postgres" by default). As in
+//! PostgreSQL, the last `superuser_reserved` of the `max_connections`
+//! slots are theirs: another user is refused with 53300 "remaining
+//! connection slots are reserved for non-replication superuser
+//! connections" once only those are free, and everyone with 53300 "sorry,
+//! too many clients already" once none is.
 //!
 //! Each session owns its state privately (the transaction, portals,
 //! settings) and *publishes* a small [`SessionShared`] record here: the
@@ -187,25 +195,61 @@ impl SessionShared {
 pub struct Registry {
     pub max_connections: usize,
     sessions: Mutex<HashMap<SessionId, Arc<SessionShared>>>,
+    reserve: parking_lot::RwLock<Reserve>,
 }
+
+/// The connection slots kept for superusers, and who they are.
+#[derive(Clone, Debug, Default)]
+struct Reserve {
+    slots: usize,
+    superusers: Vec<String>,
+}
+
+/// The user names treated as superusers until `set_superusers`.
+const DEFAULT_SUPERUSER: &str = "postgres";
 
 impl Registry {
     pub fn new(max_connections: usize) -> Registry {
         Registry {
             max_connections,
             sessions: Mutex::new(HashMap::new()),
+            reserve: parking_lot::RwLock::new(Reserve {
+                slots: 0,
+                superusers: vec![DEFAULT_SUPERUSER.to_string()],
+            }),
         }
     }
 
-    /// Add a session; 53300 past max_connections, 08P01 for a reused pid.
+    /// Keep the last `reserved` connection slots for `superusers`.
+    pub fn set_superusers(&self, reserved: usize, superusers: Vec<String>) {
+        *self.reserve.write() = Reserve {
+            slots: reserved,
+            superusers,
+        };
+    }
+
+    /// Whether `user` is a superuser (is_superuser, the reserved slots).
+    pub fn is_superuser(&self, user: &str) -> bool {
+        self.reserve.read().superusers.iter().any(|u| u == user)
+    }
+
+    /// Add a session; 53300 past max_connections or into the superusers'
+    /// reserve, 08P01 for a reused pid.
     pub fn register(&self, shared: Arc<SessionShared>) -> Result<(), DbError> {
+        let superuser = self.is_superuser(&shared.user);
+        let reserved = self.reserve.read().slots;
         let mut g = self.sessions.lock();
+        let refuse = |message: &str| {
+            Err(DbError::new(SqlState::TooManyConnections, message)
+                .with_severity(nestor_common::error::Severity::Fatal))
+        };
         if g.len() >= self.max_connections {
-            return Err(DbError::new(
-                SqlState::TooManyConnections,
-                "sorry, too many clients already",
-            )
-            .with_severity(nestor_common::error::Severity::Fatal));
+            return refuse("sorry, too many clients already");
+        }
+        if !superuser && g.len() + reserved >= self.max_connections {
+            return refuse(
+                "remaining connection slots are reserved for non-replication superuser connections",
+            );
         }
         if g.contains_key(&shared.pid) {
             return Err(DbError::new(

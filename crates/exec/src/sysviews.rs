@@ -162,13 +162,15 @@ fn wal_row(db: &crate::Database) -> Vec<Value> {
 }
 
 /// nestor_memory: the memory budget's last measurement, its limit (NULL
-/// without one), where the measurement comes from, and whether writes are
-/// being refused (53200).
+/// without one), where the measurement comes from, whether writes are
+/// being refused (53200), and what the categories hold as counted
+/// (`nestor_common::memory::Category`, in that order).
 fn memory_row() -> Vec<Value> {
     use nestor_common::memory;
     let int = |n: u64| Value::Int8(i64::try_from(n).unwrap_or(i64::MAX));
     let limit = memory::limit_bytes();
-    vec![
+    let categories = memory::Category::ALL.map(|c| int(memory::held(c)));
+    let mut row = vec![
         int(memory::used_bytes()),
         if limit == u64::MAX {
             Value::Null
@@ -177,7 +179,9 @@ fn memory_row() -> Vec<Value> {
         },
         text(memory::source()),
         Value::Bool(memory::check_write().is_err()),
-    ]
+    ];
+    row.extend(categories);
+    row
 }
 
 fn savepoint_row(a: &ActivityRow) -> Vec<Value> {

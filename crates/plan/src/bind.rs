@@ -55,6 +55,11 @@ pub struct ScopeCol {
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
     pub cols: Vec<ScopeCol>,
+    /// Columns below this position are in the FROM list but not
+    /// referenceable here: a JOIN's ON clause sees that join's inputs only,
+    /// not the comma-separated items before it (42P01 "invalid reference
+    /// to FROM-clause entry", as PostgreSQL).
+    pub floor: usize,
 }
 
 impl Scope {
@@ -664,12 +669,26 @@ impl<'e> Binder<'e> {
     /// Resolve a column name through the scopes, innermost first.
     pub fn resolve(&mut self, rel: Option<&str>, name: &str) -> Result<(Expr, DataType), DbError> {
         let cur = self.level();
+        // Found only where it may not be referenced: the error, unless an
+        // outer level has it.
+        let mut unreachable = None;
         for lvl in (0..self.scopes.len()).rev() {
             let scope = &self.scopes[lvl];
-            let rel_known = rel.is_none_or(|r| scope.cols.iter().any(|c| c.rel == r));
-            let mut hits = scope.cols.iter().enumerate().filter(|(_, c)| {
+            let rel_known =
+                rel.is_none_or(|r| scope.cols[scope.floor..].iter().any(|c| c.rel == r));
+            let matches = |c: &ScopeCol| {
                 c.name == name && rel.map_or(!c.merged, |r| c.rel == r) && !c.name.is_empty()
-            });
+            };
+            let mut hits = scope
+                .cols
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| *i >= scope.floor && matches(c));
+            if hits.clone().next().is_none() && unreachable.is_none() {
+                if let Some(col) = scope.cols[..scope.floor].iter().find(|c| matches(c)) {
+                    unreachable = Some(unreachable_entry(rel, name, &col.rel));
+                }
+            }
             let Some((i, col)) = hits.next() else {
                 if rel.is_some() && rel_known {
                     return Err(DbError::new(
@@ -699,6 +718,9 @@ impl<'e> Binder<'e> {
                 return Ok((Expr::Func(Func::CtidText, vec![e]), DataType::Text));
             }
             return Ok((e, ty));
+        }
+        if let Some(e) = unreachable {
+            return Err(e);
         }
         match rel {
             Some(r) => Err(DbError::new(
@@ -1375,7 +1397,7 @@ impl<'e> Binder<'e> {
         Ok((
             Expr::Sub(Arc::new(SubQuery {
                 kind,
-                plan,
+                plan: Arc::new(plan),
                 level: cur,
                 correlated,
                 id,
@@ -1522,4 +1544,26 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg => T::Text,
     })
+}
+
+/// A column of the FROM list the expression may not see (a JOIN's ON
+/// clause referring to an earlier comma-separated item), worded as
+/// PostgreSQL's errorMissingRTE.
+fn unreachable_entry(rel: Option<&str>, name: &str, table: &str) -> DbError {
+    match rel {
+        Some(r) => DbError::new(
+            SqlState::UndefinedTable,
+            format!("invalid reference to FROM-clause entry for table \"{r}\""),
+        )
+        .with_hint(format!(
+            "There is an entry for table \"{r}\", but it cannot be referenced from this part of the query."
+        )),
+        None => DbError::new(
+            SqlState::UndefinedColumn,
+            format!("column \"{name}\" does not exist"),
+        )
+        .with_hint(format!(
+            "There is a column named \"{name}\" in table \"{table}\", but it cannot be referenced from this part of the query."
+        )),
+    }
 }

@@ -285,6 +285,7 @@ const NOT_YET: &[&str] = &[
     "to_timestamp",
     "date_trunc",
     "date_part",
+    "extract",
     "age",
     "make_date",
     "make_time",

@@ -89,6 +89,12 @@ impl View {
                 ("limit_bytes", T::Int8),
                 ("source", T::Text),
                 ("writes_refused", T::Bool),
+                ("table_versions_bytes", T::Int8),
+                ("indexes_bytes", T::Int8),
+                ("undo_logs_bytes", T::Int8),
+                ("redo_buffers_bytes", T::Int8),
+                ("sessions_bytes", T::Int8),
+                ("query_working_memory_bytes", T::Int8),
             ],
             View::StatWal => vec![
                 ("wal_records", T::Int8),

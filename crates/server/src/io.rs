@@ -2,7 +2,10 @@
 //!
 //! An idle connection holds no buffer: both are freed before waiting for
 //! input and allocated when the socket becomes readable. Output is written
-//! in chunks so large results do not double in memory.
+//! in chunks so large results do not double in memory. The buffers count
+//! in the memory budget's "sessions" category, brought up to date when a
+//! connection changes hands (to a session thread and back) and when it
+//! closes, not per message.
 
 use std::io;
 use std::os::fd::AsRawFd;
@@ -64,6 +67,33 @@ pub struct Io {
     pub stream: TcpStream,
     pub rbuf: BytesMut,
     pub wbuf: BytesMut,
+    /// The buffers' capacity as counted in the memory budget.
+    accounted: Counted,
+}
+
+/// Bytes of a connection's buffers counted in the memory budget's
+/// "sessions"; uncounted when dropped with the connection.
+#[derive(Default)]
+struct Counted(usize);
+
+impl Counted {
+    /// Bring the count up to the buffers' capacity.
+    fn update(&mut self, rbuf: &BytesMut, wbuf: &BytesMut) {
+        let cap = rbuf.capacity() + wbuf.capacity();
+        if cap != self.0 {
+            nestor_common::memory::add(
+                nestor_common::memory::Category::Sessions,
+                cap as i64 - self.0 as i64,
+            );
+            self.0 = cap;
+        }
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        nestor_common::memory::add(nestor_common::memory::Category::Sessions, -(self.0 as i64));
+    }
 }
 
 impl Io {
@@ -72,6 +102,7 @@ impl Io {
             stream,
             rbuf: BytesMut::new(),
             wbuf: BytesMut::new(),
+            accounted: Counted::default(),
         }
     }
 
@@ -106,6 +137,7 @@ impl Io {
         if self.wbuf.is_empty() {
             self.wbuf = BytesMut::new();
         }
+        self.accounted.update(&self.rbuf, &self.wbuf);
     }
 
     /// Send an ErrorResponse (typically FATAL) before closing, ignoring I/O
@@ -139,20 +171,24 @@ impl Io {
 
     /// Take the socket off the reactor for a session thread (sock.rs):
     /// while it talks, its input must not wake the poller.
-    pub(crate) fn into_blocking(self) -> io::Result<BlockingIo> {
+    pub(crate) fn into_blocking(mut self) -> io::Result<BlockingIo> {
+        self.accounted.update(&self.rbuf, &self.wbuf);
         Ok(BlockingIo {
             stream: self.stream.into_std()?,
             rbuf: self.rbuf,
             wbuf: self.wbuf,
+            accounted: self.accounted,
         })
     }
 
     /// Put a socket back on the reactor. Must run inside the runtime.
-    pub(crate) fn from_blocking(b: BlockingIo) -> io::Result<Io> {
+    pub(crate) fn from_blocking(mut b: BlockingIo) -> io::Result<Io> {
+        b.accounted.update(&b.rbuf, &b.wbuf);
         Ok(Io {
             stream: TcpStream::from_std(b.stream)?,
             rbuf: b.rbuf,
             wbuf: b.wbuf,
+            accounted: b.accounted,
         })
     }
 
@@ -173,6 +209,7 @@ pub(crate) struct BlockingIo {
     stream: std::net::TcpStream,
     pub rbuf: BytesMut,
     wbuf: BytesMut,
+    accounted: Counted,
 }
 
 impl BlockingIo {

@@ -21,7 +21,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use nestor_common::limits::CONNECTIONS_MAX_DEFAULT;
+use nestor_common::limits::{
+    self, CONNECTIONS_MAX_DEFAULT, SAVEPOINT_DEPTH_MAX, SUPERUSER_RESERVED_CONNECTIONS_DEFAULT,
+    TXN_LOCKS_MAX, TXN_UNDO_ENTRIES_MAX,
+};
 use nestor_durable::{Engine, EngineConfig};
 
 /// Nestor: a PostgreSQL-compatible database server.
@@ -40,6 +43,30 @@ struct Cli {
     /// Maximum number of client sessions.
     #[arg(long, default_value_t = CONNECTIONS_MAX_DEFAULT)]
     max_connections: usize,
+    /// Connection slots (of --max-connections) only superusers may take,
+    /// as PostgreSQL's superuser_reserved_connections.
+    #[arg(long, default_value_t = SUPERUSER_RESERVED_CONNECTIONS_DEFAULT)]
+    superuser_reserved_connections: usize,
+    /// A user name that is a superuser (repeat for several): it may take
+    /// the reserved connection slots, and is_superuser is on for it.
+    #[arg(long = "superuser", value_name = "NAME", default_value = "postgres")]
+    superusers: Vec<String>,
+    /// Savepoints one transaction may have open at once (54000 past it).
+    #[arg(long, default_value_t = SAVEPOINT_DEPTH_MAX)]
+    savepoint_depth_max: usize,
+    /// Undo-log entries (rows written plus locks taken) one transaction
+    /// may hold (54000 past it).
+    #[arg(long, default_value_t = TXN_UNDO_ENTRIES_MAX)]
+    txn_undo_entries_max: usize,
+    /// Row and advisory locks one transaction may hold at once (53200 out
+    /// of shared memory past it).
+    #[arg(long, default_value_t = TXN_LOCKS_MAX)]
+    txn_locks_max: usize,
+    /// Disk space of one transaction's redo file (e.g. 10GB): a statement
+    /// whose rows would make it larger fails with 53400. Default: none
+    /// (--memory-limit bounds what a redo can hold).
+    #[arg(long, value_parser = parse_size)]
+    txn_redo_file_max: Option<usize>,
     /// Require this password (SCRAM-SHA-256) from every user; without it
     /// (or when empty) every connection is trusted.
     #[arg(long, env = "NESTOR_PASSWORD", hide_env_values = true)]
@@ -91,6 +118,26 @@ fn main() -> ExitCode {
 }
 
 fn serve(cli: Cli) -> Result<(), String> {
+    if cli.superuser_reserved_connections >= cli.max_connections {
+        return Err(format!(
+            "superuser_reserved_connections ({}) must be less than max_connections ({})",
+            cli.superuser_reserved_connections, cli.max_connections
+        ));
+    }
+    if let Some(file_max) = cli.txn_redo_file_max {
+        if file_max < cli.txn_redo_memory_max {
+            return Err(format!(
+                "--txn-redo-file-max ({file_max} bytes) must not be less than --txn-redo-memory-max ({} bytes)",
+                cli.txn_redo_memory_max
+            ));
+        }
+    }
+    limits::configure(limits::Configured {
+        savepoint_depth_max: cli.savepoint_depth_max,
+        txn_undo_entries_max: cli.txn_undo_entries_max,
+        txn_locks_max: cli.txn_locks_max,
+        txn_redo_file_bytes_max: cli.txn_redo_file_max.map_or(u64::MAX, |b| b as u64),
+    });
     restrict_file_modes();
     let limit = cli
         .memory_limit
@@ -105,6 +152,8 @@ fn serve(cli: Cli) -> Result<(), String> {
     raise_fd_limit(cli.max_connections);
     let engine = Engine::new(EngineConfig {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
+        superuser_reserved_connections: cli.superuser_reserved_connections,
+        superusers: cli.superusers.clone(),
         ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
     })
     .map_err(|e| {
@@ -152,9 +201,9 @@ fn serve(cli: Cli) -> Result<(), String> {
     result
 }
 
-/// 80 % of the smaller of the machine's memory (MemTotal) and the cgroup's
-/// limit (v2 memory.max, v1 memory.limit_in_bytes); no limit if neither
-/// can be read.
+/// 80 % of the smaller of the machine's memory (MemTotal) and the memory
+/// limit of the cgroup this process runs in; no limit if neither can be
+/// read.
 fn default_memory_limit() -> u64 {
     let read = |p: &str| std::fs::read_to_string(p).ok();
     let mem_total = read("/proc/meminfo").and_then(|m| {
@@ -163,18 +212,65 @@ fn default_memory_limit() -> u64 {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map(|kb| kb * 1024)
     });
-    let cgroup = [
-        "/sys/fs/cgroup/memory.max",
-        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-    ]
-    .iter()
-    .filter_map(|p| read(p))
-    .filter_map(|v| v.trim().parse::<u64>().ok())
-    .min();
+    let cgroup = read("/proc/self/cgroup")
+        .and_then(|c| cgroup_memory_limit(&c, std::path::Path::new("/sys/fs/cgroup")));
     match [mem_total, cgroup].into_iter().flatten().min() {
         Some(bytes) => bytes / 10 * 8,
         None => u64::MAX,
     }
+}
+
+/// The memory limit of the cgroup `proc_self_cgroup` (the text of
+/// /proc/self/cgroup) names, under the cgroup file systems at `root`: the
+/// smallest limit on the way from the process's own group up to the root
+/// (a parent's limit binds its children), cgroup v2 (`0::/path`,
+/// memory.max; also under `unified/` on hybrid hosts) or v1 (the `memory`
+/// controller's line, memory.limit_in_bytes). A group that is not visible
+/// (another cgroup namespace) counts from the mount's root.
+fn cgroup_memory_limit(proc_self_cgroup: &str, root: &std::path::Path) -> Option<u64> {
+    let mut dirs: Vec<(std::path::PathBuf, &str, &str)> = Vec::new();
+    for line in proc_self_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        let rel = path.trim_start_matches('/');
+        if id == "0" && controllers.is_empty() {
+            for base in [root.to_path_buf(), root.join("unified")] {
+                dirs.push((base, rel, "memory.max"));
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            dirs.push((root.join("memory"), rel, "memory.limit_in_bytes"));
+        }
+    }
+    let limit_in = |dir: &std::path::Path, file: &str| -> Option<u64> {
+        let text = std::fs::read_to_string(dir.join(file)).ok()?;
+        // "max" (v2) or a huge number (v1's page-rounded i64::MAX): none.
+        text.trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&b| b < (1u64 << 62))
+    };
+    let mut best: Option<u64> = None;
+    for (base, rel, file) in dirs {
+        if !base.join(file).exists() && !base.join(rel).join(file).exists() {
+            continue;
+        }
+        let mut dir = base.join(rel);
+        if !dir.exists() {
+            dir = base.clone();
+        }
+        loop {
+            if let Some(b) = limit_in(&dir, file) {
+                best = Some(best.map_or(b, |x| x.min(b)));
+            }
+            if dir == base || !dir.pop() {
+                break;
+            }
+        }
+    }
+    best
 }
 
 /// How the memory budget measures the process: jemalloc's count of
@@ -246,5 +342,39 @@ fn raise_fd_limit(max_connections: usize) {
             lim.rlim_cur,
             max_connections
         );
+    }
+}
+
+#[cfg(test)]
+mod cgroup_tests {
+    use super::cgroup_memory_limit;
+
+    #[test]
+    fn the_memory_limit_is_the_process_own_cgroup_s_or_a_parent_s() {
+        let root = std::env::temp_dir().join(format!("nestor-cgroup-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let put = |rel: &str, file: &str, text: &str| {
+            let d = root.join(rel);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(file), text).unwrap();
+        };
+        // cgroup v2: the group's own limit, tighter than the root's "max".
+        put("", "memory.max", "max\n");
+        put("app.slice/db.scope", "memory.max", "1073741824\n");
+        put("app.slice", "memory.max", "max\n");
+        let v2 = "0::/app.slice/db.scope\n";
+        assert_eq!(cgroup_memory_limit(v2, &root), Some(1 << 30));
+        // A parent's limit binds when it is smaller.
+        put("app.slice", "memory.max", "536870912\n");
+        assert_eq!(cgroup_memory_limit(v2, &root), Some(1 << 29));
+        // cgroup v1, the memory controller's line; "unlimited" is a huge number.
+        put("memory", "memory.limit_in_bytes", "9223372036854771712\n");
+        put("memory/api/42", "memory.limit_in_bytes", "268435456\n");
+        let v1 = "4:memory:/api/42\n3:cpuset:/\n";
+        assert_eq!(cgroup_memory_limit(v1, &root), Some(1 << 28));
+        // Not visible from here (another namespace): the mount's root.
+        assert_eq!(cgroup_memory_limit("4:memory:/elsewhere\n", &root), None);
+        assert_eq!(cgroup_memory_limit("", &root), None);
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -311,3 +311,287 @@ fn scram_err(user: &str) -> impl Fn(scram::ScramError) -> Option<DbError> + '_ {
         scram::ScramError::Malformed(detail) => malformed(detail),
     }
 }
+
+/// Randomized startup and SCRAM-SHA-256 exchanges against the real
+/// [`startup`] over loopback TCP: a client that speaks the exchange
+/// correctly (computing its proof as RFC 5802 says) except that one of its
+/// messages — the startup packet, the SASLInitialResponse or the
+/// SASLResponse — is mutated, or garbage follows, or the password is
+/// wrong. The server must answer every exchange with a session or a FATAL
+/// and a close: no panic, no hang, no session without the right proof.
+/// `scripts/fuzz` runs it longer (NESTOR_FUZZ_ITERS, NESTOR_FUZZ_SEED).
+#[cfg(test)]
+mod fuzz {
+    use std::time::Duration;
+
+    use base64::engine::general_purpose::STANDARD as B64;
+    use base64::Engine as _;
+    use hmac::Mac;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    use sha2::{Digest, Sha256};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::*;
+
+    const PASSWORD: &str = "sekret";
+    const SALT: [u8; 16] = [9; 16];
+    /// Few PBKDF2 iterations: the exchange, not the key derivation, is
+    /// under test.
+    const ITERATIONS: u32 = 16;
+
+    fn fuzz_params() -> (u64, u64) {
+        let env = |k: &str, d: u64| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
+        (env("NESTOR_FUZZ_ITERS", 300), env("NESTOR_FUZZ_SEED", 5))
+    }
+
+    fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
+        let mut m = hmac::Hmac::<Sha256>::new_from_slice(key).expect("any key size");
+        m.update(data);
+        m.finalize().into_bytes().into()
+    }
+
+    fn proof(password: &str, auth_message: &str) -> Vec<u8> {
+        let mut salted = [0u8; 32];
+        pbkdf2::pbkdf2_hmac::<Sha256>(password.as_bytes(), &SALT, ITERATIONS, &mut salted);
+        let client_key = hmac(&salted, b"Client Key");
+        let stored: [u8; 32] = Sha256::digest(client_key).into();
+        let sig = hmac(&stored, auth_message.as_bytes());
+        client_key.iter().zip(sig).map(|(a, b)| a ^ b).collect()
+    }
+
+    fn frame(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut v = vec![tag];
+        v.extend_from_slice(&((body.len() + 4) as i32).to_be_bytes());
+        v.extend_from_slice(body);
+        v
+    }
+
+    fn startup_packet(params: &[(&str, &str)]) -> Vec<u8> {
+        let mut body = 196_608i32.to_be_bytes().to_vec();
+        for (k, v) in params {
+            body.extend_from_slice(k.as_bytes());
+            body.push(0);
+            body.extend_from_slice(v.as_bytes());
+            body.push(0);
+        }
+        body.push(0);
+        let mut p = ((body.len() + 4) as i32).to_be_bytes().to_vec();
+        p.extend(body);
+        p
+    }
+
+    fn mutate(rng: &mut StdRng, m: &mut Vec<u8>) {
+        const TOKENS: &[&[u8]] = &[
+            b",", b"=", b"n,,", b"p=", b"r=", b"c=", b"biws", b"\0", b"\xff", b"==", b"m=x",
+        ];
+        for _ in 0..rng.gen_range(1..4) {
+            let n = m.len();
+            let i = rng.gen_range(0..=n);
+            match rng.gen_range(0..6) {
+                0 if n > 0 => {
+                    let k = rng.gen_range(0..n);
+                    m[k] ^= 1 << rng.gen_range(0..8);
+                }
+                1 => m.truncate(i),
+                2 => {
+                    let j = rng.gen_range(i..=n.min(i + 8));
+                    m.drain(i..j);
+                }
+                3 => {
+                    let t = TOKENS[rng.gen_range(0..TOKENS.len())];
+                    m.splice(i..i, t.iter().copied());
+                }
+                4 if n >= 5 => {
+                    // A length field (of a typed message, or the packet's).
+                    let at = if m[0].is_ascii_alphabetic() { 1 } else { 0 };
+                    let len: i32 = rng.gen_range(-8..20_000);
+                    m[at..at + 4].copy_from_slice(&len.to_be_bytes());
+                }
+                _ => m.insert(i, rng.gen()),
+            }
+        }
+    }
+
+    /// Read backend messages until one of the given type (Some(body)), an
+    /// ErrorResponse, or the end of the connection (None).
+    async fn until(s: &mut TcpStream, want: u8) -> Option<Vec<u8>> {
+        loop {
+            let mut head = [0u8; 5];
+            s.read_exact(&mut head).await.ok()?;
+            let len = i32::from_be_bytes([head[1], head[2], head[3], head[4]]);
+            let mut body = vec![0u8; (len as usize).saturating_sub(4)];
+            s.read_exact(&mut body).await.ok()?;
+            if head[0] == want {
+                return Some(body);
+            }
+            if head[0] == b'E' {
+                return None;
+            }
+        }
+    }
+
+    /// Which of the client's messages is damaged.
+    #[derive(Clone, Copy, Debug)]
+    enum Damage {
+        None,
+        WrongPassword,
+        Startup,
+        First,
+        Final,
+        Trailing,
+    }
+
+    /// After a damaged message the client sends nothing more (the server
+    /// may be waiting for bytes a damaged length promised): it half-closes
+    /// and reads what the server says until the end.
+    async fn hang_up(mut s: TcpStream) -> bool {
+        let _ = s.shutdown().await;
+        loop {
+            match until(&mut s, b'R').await {
+                Some(b) if b.get(..4) == Some(&0i32.to_be_bytes()[..]) => return true,
+                Some(_) => {}
+                None => return false,
+            }
+        }
+    }
+
+    /// Play the client; returns whether it saw AuthenticationOk.
+    async fn client(mut s: TcpStream, rng: &mut StdRng, damage: Damage) -> bool {
+        let mut startup = startup_packet(&[("user", "fuzz"), ("database", "postgres")]);
+        if let Damage::Startup = damage {
+            mutate(rng, &mut startup);
+            let _ = s.write_all(&startup).await;
+            return hang_up(s).await;
+        }
+        if s.write_all(&startup).await.is_err() {
+            return false;
+        }
+        // AuthenticationSASL.
+        let Some(sasl) = until(&mut s, b'R').await else {
+            return false;
+        };
+        if sasl.get(..4) != Some(&10i32.to_be_bytes()[..]) {
+            return false;
+        }
+        let cnonce: String = (0..18)
+            .map(|_| rng.gen_range(b'a'..=b'z') as char)
+            .collect();
+        let first_bare = format!("n=,r={cnonce}");
+        let first = format!("n,,{first_bare}");
+        let mut body = b"SCRAM-SHA-256\0".to_vec();
+        body.extend((first.len() as i32).to_be_bytes());
+        body.extend(first.as_bytes());
+        let mut msg = frame(b'p', &body);
+        if let Damage::First = damage {
+            mutate(rng, &mut msg);
+            let _ = s.write_all(&msg).await;
+            return hang_up(s).await;
+        }
+        if s.write_all(&msg).await.is_err() {
+            return false;
+        }
+        // AuthenticationSASLContinue: the server-first-message.
+        let Some(cont) = until(&mut s, b'R').await else {
+            return false;
+        };
+        if cont.get(..4) != Some(&11i32.to_be_bytes()[..]) {
+            return false;
+        }
+        let server_first = String::from_utf8_lossy(&cont[4..]).into_owned();
+        let nonce = server_first
+            .split(',')
+            .find_map(|a| a.strip_prefix("r="))
+            .unwrap_or("")
+            .to_owned();
+        let without_proof = format!("c=biws,r={nonce}");
+        let auth = format!("{first_bare},{server_first},{without_proof}");
+        let password = match damage {
+            Damage::WrongPassword => "wrong",
+            _ => PASSWORD,
+        };
+        let fin = format!("{without_proof},p={}", B64.encode(proof(password, &auth)));
+        let mut msg = frame(b'p', fin.as_bytes());
+        if let Damage::Final = damage {
+            mutate(rng, &mut msg);
+        }
+        if let Damage::Trailing = damage {
+            let junk: Vec<u8> = (0..rng.gen_range(1..64)).map(|_| rng.gen()).collect();
+            msg.extend(junk);
+        }
+        if s.write_all(&msg).await.is_err() {
+            return false;
+        }
+        hang_up(s).await
+    }
+
+    #[test]
+    fn mutated_startup_and_scram_exchanges_end_cleanly() {
+        let (iters, seed) = fuzz_params();
+        eprintln!("startup/SCRAM fuzz: {iters} exchanges, seed {seed}");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let engine = nestor_durable::Engine::new(nestor_durable::EngineConfig::in_memory(
+                iters as usize + 8,
+            ))
+            .expect("engine");
+            let verifier = scram::Verifier::with_salt(PASSWORD, SALT, ITERATIONS);
+            let shared = Arc::new(Shared::new(engine, Some(verifier), 100));
+            let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+            let addr = listener.local_addr().expect("addr");
+            let mut rng = StdRng::seed_from_u64(seed);
+            let (mut ok, mut refused) = (0u64, 0u64);
+            for i in 0..iters {
+                let damage = match rng.gen_range(0..6) {
+                    0 => Damage::None,
+                    1 => Damage::WrongPassword,
+                    2 => Damage::Startup,
+                    3 => Damage::First,
+                    4 => Damage::Final,
+                    _ => Damage::Trailing,
+                };
+                let mut crng = StdRng::seed_from_u64(rng.gen());
+                let conn = TcpStream::connect(addr).await.expect("connect");
+                let (stream, peer) = listener.accept().await.expect("accept");
+                let sh = shared.clone();
+                let server = tokio::spawn(async move {
+                    let mut io = Io::new(stream);
+                    startup(&mut io, &sh, peer).await.map(drop).is_some()
+                });
+                let client = tokio::spawn(async move { client(conn, &mut crng, damage).await });
+                let bounded = Duration::from_secs(20);
+                let served = tokio::time::timeout(bounded, server)
+                    .await
+                    .unwrap_or_else(|_| panic!("exchange {i} ({damage:?}, seed {seed}) hung"))
+                    .unwrap_or_else(|e| {
+                        panic!("exchange {i} ({damage:?}, seed {seed}) panicked: {e}")
+                    });
+                let authenticated = client.await.unwrap_or(false);
+                assert_eq!(
+                    served, authenticated,
+                    "exchange {i} ({damage:?}): the client saw AuthenticationOk iff a session opened"
+                );
+                match damage {
+                    Damage::None => assert!(served, "a correct exchange logs in"),
+                    Damage::WrongPassword => assert!(!served, "a wrong proof never logs in"),
+                    _ => {}
+                }
+                if served {
+                    ok += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+            eprintln!("startup/SCRAM fuzz: {ok} logged in, {refused} refused");
+        });
+    }
+}

@@ -194,4 +194,5 @@ regress!(
     parse_cache,
     plpgsql,
     triggers,
+    sqlsmith_found,
 );

@@ -61,6 +61,9 @@ pub struct Settings {
     pub synchronous_commit: bool,
     /// For pg_stat_activity, read at every statement boundary.
     pub application_name: String,
+    /// nestor.query_memory_max in bytes; None (-1): the server's default,
+    /// a share of its memory limit.
+    pub query_memory_max_bytes: Option<u64>,
 }
 
 impl Settings {
@@ -96,6 +99,14 @@ impl Settings {
             default_transaction_read_only: text("default_transaction_read_only") == "on",
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
+            query_memory_max_bytes: parse_kilobytes(
+                "nestor.query_memory_max",
+                text("nestor.query_memory_max"),
+                -1,
+            )
+            .expect("canonical memory size")
+            .and_then(|kb| u64::try_from(kb).ok())
+            .map(|kb| kb.saturating_mul(1024)),
             values,
         }
     }
@@ -134,6 +145,10 @@ enum Kind {
     },
     /// A duration in milliseconds (units us, ms, s, min, h, d accepted).
     Millis {
+        min: i64,
+    },
+    /// A memory size in kB (units B, kB, MB, GB, TB accepted), or -1.
+    Kilobytes {
         min: i64,
     },
     Enum(&'static [&'static str]),
@@ -288,6 +303,12 @@ static DEFS: &[Def] = &[
         Kind::Int { min: 63, max: 63 },
         "Shows the maximum identifier length.",
     )),
+    def(
+        "nestor.query_memory_max",
+        "-1",
+        Kind::Kilobytes { min: -1 },
+        "Sets the maximum memory one statement's sorts, hash tables and materialized results may hold (-1: a quarter of the server's memory limit).",
+    ),
     def(
         "search_path",
         "\"$user\", public",
@@ -548,6 +569,9 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         Kind::Int { min, max } => parse_int(d.name, value, min, max).map(|v| v.to_string()),
         Kind::Real { min, max } => parse_real(d.name, value, min, max).map(format_g),
         Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
+        Kind::Kilobytes { min } => {
+            parse_kilobytes(d.name, value, min).map(|kb| kb.map_or("-1".into(), format_kilobytes))
+        }
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Str => Ok(value.to_string()),
         Kind::DateStyle => {
@@ -686,6 +710,47 @@ fn parse_millis(name: &str, value: &str, min: i64) -> Result<i64, DbError> {
         ));
     }
     Ok(ms as i64)
+}
+
+/// Parse a memory size as PostgreSQL's memory parameters take it: a number
+/// of kB, or a number with a unit (B, kB, MB, GB, TB; case-sensitive).
+/// -1 (None) where `min` allows it. Returns kB.
+fn parse_kilobytes(name: &str, value: &str, min: i64) -> Result<Option<i64>, DbError> {
+    let v = value.trim();
+    if v == "-1" && min < 0 {
+        return Ok(None);
+    }
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let kb = if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        v.parse::<i64>().map_err(|_| invalid(name, value))?
+    } else {
+        let bytes = nestor_common::units::parse_bytes(v).map_err(|_| {
+            invalid(name, value).with_hint(
+                "Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".",
+            )
+        })?;
+        // PostgreSQL rounds to the parameter's unit.
+        i64::try_from(bytes.div_ceil(1024)).map_err(|_| invalid(name, value))?
+    };
+    let max = i32::MAX as i64;
+    let floor = min.max(64);
+    if !(floor..=max).contains(&kb) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("{kb} kB is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
+        ));
+    }
+    Ok(Some(kb))
+}
+
+/// PostgreSQL's spelling of a memory size: the largest unit that divides it.
+fn format_kilobytes(kb: i64) -> String {
+    for (unit, size) in [("TB", 1i64 << 30), ("GB", 1 << 20), ("MB", 1 << 10)] {
+        if kb.rem_euclid(size) == 0 {
+            return format!("{}{unit}", kb / size);
+        }
+    }
+    format!("{kb}kB")
 }
 
 /// PostgreSQL's spelling of a duration: the largest unit that divides it.

@@ -65,6 +65,7 @@ use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use nestor_common::memory::{self, Category};
 use nestor_common::RowId;
 use nestor_types::datetime::Interval;
 use nestor_types::{Numeric, Row, Value};
@@ -562,12 +563,66 @@ pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     Some(s)
 }
 
+/// Bytes a row version costs besides its stored row, for memory
+/// accounting: the allocation's rounding. Its header lives in its row's
+/// slot (counted with the table's slot chunks) or, for an older version,
+/// in the chain's vector (not counted: pruned soon).
+const VERSION_OVERHEAD_BYTES: usize = 16;
+
+/// A row version's values in stored form. Counts itself in the memory
+/// budget's "table versions" category while it lives (one relaxed atomic
+/// add when made, one when dropped), so the count follows inserts,
+/// updates, undo, pruning and dropped tables alike.
+pub(crate) struct StoredRow(Box<[u8]>);
+
+impl StoredRow {
+    pub(crate) fn new(bytes: Box<[u8]>) -> StoredRow {
+        memory::add(
+            Category::TableVersions,
+            (VERSION_OVERHEAD_BYTES + bytes.len()) as i64,
+        );
+        StoredRow(bytes)
+    }
+}
+
+impl std::ops::Deref for StoredRow {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Clone for StoredRow {
+    fn clone(&self) -> StoredRow {
+        StoredRow::new(self.0.clone())
+    }
+}
+
+impl Drop for StoredRow {
+    fn drop(&mut self) {
+        memory::add(
+            Category::TableVersions,
+            -((VERSION_OVERHEAD_BYTES + self.0.len()) as i64),
+        );
+    }
+}
+
+impl std::fmt::Debug for StoredRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StoredRow({:02x?})", &*self.0)
+    }
+}
+
 /// Index keys up to this many bytes live inside the B-tree node.
 pub(crate) const KEY_INLINE_BYTES_MAX: usize = 14;
 
+/// Bytes an index entry costs besides a long key's own allocation (its
+/// share of a B-tree node).
+const KEY_OVERHEAD_BYTES: usize = 24;
+
 /// An index entry: key values and row id in sortable form (16 bytes; a
-/// longer key's bytes in their own allocation).
-#[derive(Clone)]
+/// longer key's bytes in their own allocation). Counts itself in the
+/// memory budget's "indexes" category while it lives, like [`StoredRow`].
 pub(crate) enum Key {
     Inline {
         len: u8,
@@ -578,6 +633,7 @@ pub(crate) enum Key {
 
 impl Key {
     pub(crate) fn new(b: &[u8]) -> Key {
+        memory::add(Category::Indexes, Key::cost(b.len()));
         if b.len() <= KEY_INLINE_BYTES_MAX {
             let mut bytes = [0u8; KEY_INLINE_BYTES_MAX];
             bytes[..b.len()].copy_from_slice(b);
@@ -595,6 +651,27 @@ impl Key {
             Key::Inline { len, bytes } => &bytes[..*len as usize],
             Key::Heap(b) => b,
         }
+    }
+
+    fn cost(len: usize) -> i64 {
+        let heap = if len <= KEY_INLINE_BYTES_MAX {
+            0
+        } else {
+            len + 16
+        };
+        (KEY_OVERHEAD_BYTES + heap) as i64
+    }
+}
+
+impl Clone for Key {
+    fn clone(&self) -> Key {
+        Key::new(self.as_bytes())
+    }
+}
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        memory::add(Category::Indexes, -Key::cost(self.as_bytes().len()));
     }
 }
 

@@ -27,7 +27,7 @@ pub(crate) struct Version {
     xmax_csn: Csn,
     cmin: CommandId,
     cmax: CommandId,
-    data: Box<[u8]>,
+    data: codec::StoredRow,
 }
 
 impl Version {
@@ -186,10 +186,26 @@ impl Rows {
         if c == self.chunks.len() {
             self.chunks
                 .push((0..chunk_slots(c)).map(|_| RowSlot::default()).collect());
+            nestor_common::memory::add(
+                nestor_common::memory::Category::TableVersions,
+                (chunk_slots(c) * std::mem::size_of::<RowSlot>()) as i64,
+            );
         }
         assert!(c < self.chunks.len(), "row chunks are allocated in order");
         self.len += 1;
         RowId(id)
+    }
+}
+
+impl Drop for Rows {
+    /// The slots leave the memory count with the table (a scan may keep a
+    /// chunk alive a moment longer).
+    fn drop(&mut self) {
+        let slots: usize = (0..self.chunks.len()).map(chunk_slots).sum();
+        nestor_common::memory::add(
+            nestor_common::memory::Category::TableVersions,
+            -((slots * std::mem::size_of::<RowSlot>()) as i64),
+        );
     }
 }
 
@@ -594,7 +610,7 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data: codec::encode_row(data),
+            data: codec::StoredRow::new(codec::encode_row(data)),
         };
         let row = {
             let mut rows = self.rows.write();
@@ -668,7 +684,7 @@ impl Table {
                     xmax: Xid::NONE,
                     cmax: CommandId(0),
                     xmax_csn: Csn::NONE,
-                    data: codec::encode_row(data),
+                    data: codec::StoredRow::new(codec::encode_row(data)),
                 });
             }
             self.note_superseded();
@@ -1304,7 +1320,7 @@ impl Table {
             xmax: Xid::NONE,
             cmax: CommandId(0),
             xmax_csn: Csn::NONE,
-            data: stored,
+            data: codec::StoredRow::new(stored),
         });
     }
 
@@ -1574,7 +1590,7 @@ mod tests {
             xmax_csn: Csn::NONE,
             cmin: CommandId(0),
             cmax: CommandId(0),
-            data: codec::encode_row(&[Value::Int8(x as i64)]),
+            data: codec::StoredRow::new(codec::encode_row(&[Value::Int8(x as i64)])),
         };
         let mut c = Chain::default();
         assert!(c.is_empty());

@@ -32,6 +32,11 @@ pub enum TxnError {
     SavepointDepthExceeded { max: usize },
     /// The transaction's undo log reached TXN_UNDO_ENTRIES_MAX.
     UndoLogFull { max: usize },
+    /// The transaction holds TXN_LOCKS_MAX locks and asked for another.
+    TooManyLocks { max: usize },
+    /// The rows written would make a redo file larger than
+    /// TXN_REDO_FILE_BYTES_MAX.
+    RedoFileFull { max: u64 },
 }
 
 impl From<TxnError> for DbError {
@@ -90,6 +95,24 @@ impl From<TxnError> for DbError {
                 format!("transaction wrote or locked more than {max} rows"),
             )
             .with_hint("Split the work into smaller transactions (txn_undo_entries_max)."),
+            // PostgreSQL's lock table past max_locks_per_transaction.
+            TxnError::TooManyLocks { max } => {
+                DbError::new(SqlState::OutOfMemory, "out of shared memory")
+                    .with_detail(format!(
+                        "A transaction may hold at most {max} row and advisory locks (--txn-locks-max)."
+                    ))
+                    .with_hint("You might need to increase --txn-locks-max.")
+            }
+            // PostgreSQL's temp_file_limit: "temporary file size exceeds
+            // temp_file_limit (1024kB)".
+            TxnError::RedoFileFull { max } => DbError::new(
+                SqlState::ConfigurationLimitExceeded,
+                format!("redo file size exceeds txn_redo_file_max ({}kB)", max / 1024),
+            )
+            .with_detail(
+                "The rows this transaction wrote would not fit its redo file; the statement wrote nothing.",
+            )
+            .with_hint("Split the work into smaller transactions, or restart the server with a larger --txn-redo-file-max."),
         }
     }
 }

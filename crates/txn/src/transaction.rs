@@ -27,7 +27,7 @@
 
 use std::sync::Arc;
 
-use nestor_common::limits::{SAVEPOINT_DEPTH_MAX, TXN_UNDO_ENTRIES_MAX};
+use nestor_common::limits;
 use nestor_common::{CommandId, Csn, RelId, RowId, SavepointLevel, SessionId, Xid};
 
 use crate::error::TxnError;
@@ -132,6 +132,15 @@ pub struct Transaction {
     /// REPEATABLE READ: the snapshot horizon, once taken.
     fixed_horizon: Option<Csn>,
     undo: Vec<UndoEntry>,
+    /// Locks held in the lock table (undo entries that took a lock anew),
+    /// for limits::txn_locks_max.
+    locks: usize,
+    /// Rows written so far, in bytes (an upper bound of the redo), for
+    /// limits::txn_redo_file_bytes_max.
+    written_bytes: u64,
+    /// Bytes of the undo log counted in the memory budget's "undo logs"
+    /// (brought up to date at each statement's start and at the end).
+    undo_accounted: usize,
     marks: Vec<Mark>,
     stats: SavepointStats,
     /// synchronous_commit: wait for the WAL flush before acknowledging.
@@ -166,6 +175,9 @@ impl Transaction {
             next_cid: 0,
             fixed_horizon: None,
             undo: Vec::new(),
+            locks: 0,
+            written_bytes: 0,
+            undo_accounted: 0,
             marks: Vec::new(),
             stats: SavepointStats::default(),
             synchronous_commit: true,
@@ -353,7 +365,20 @@ impl Transaction {
         };
         self.cid = CommandId(self.next_cid);
         self.next_cid += 1;
+        self.account_undo(self.undo.capacity() * std::mem::size_of::<UndoEntry>());
         Ok(self.snapshot_at(horizon))
+    }
+
+    /// Count `bytes` of undo log in the memory budget (instead of what was
+    /// counted before): twice per statement, not per entry.
+    fn account_undo(&mut self, bytes: usize) {
+        if bytes != self.undo_accounted {
+            nestor_common::memory::add(
+                nestor_common::memory::Category::UndoLogs,
+                bytes as i64 - self.undo_accounted as i64,
+            );
+            self.undo_accounted = bytes;
+        }
     }
 
     /// A snapshot at `horizon` for the current command, with the current xid.
@@ -396,13 +421,36 @@ impl Transaction {
         self.push(UndoEntry::Data(change))
     }
 
+    /// The change has been made: record it even past the limit, so that
+    /// the failing statement's undo reverts it, and then fail.
     fn push(&mut self, entry: UndoEntry) -> Result<(), TxnError> {
-        if self.undo.len() >= TXN_UNDO_ENTRIES_MAX {
-            return Err(TxnError::UndoLogFull {
-                max: TXN_UNDO_ENTRIES_MAX,
-            });
-        }
         self.undo.push(entry);
+        let max = limits::txn_undo_entries_max();
+        if self.undo.len() > max {
+            return Err(TxnError::UndoLogFull { max });
+        }
+        Ok(())
+    }
+
+    fn check_undo_room(&self) -> Result<(), TxnError> {
+        let max = limits::txn_undo_entries_max();
+        if self.undo.len() >= max {
+            return Err(TxnError::UndoLogFull { max });
+        }
+        Ok(())
+    }
+
+    /// Count `bytes` of row data written against the redo file limit
+    /// (limits::txn_redo_file_bytes_max): an upper bound of what the
+    /// commit's redo will hold, so the statement that would make the redo
+    /// file too large fails before anything is written to disk.
+    pub fn note_written(&mut self, bytes: u64) -> Result<(), TxnError> {
+        let max = limits::txn_redo_file_bytes_max();
+        let total = self.written_bytes.saturating_add(bytes);
+        if total > max {
+            return Err(TxnError::RedoFileFull { max });
+        }
+        self.written_bytes = total;
         Ok(())
     }
 
@@ -417,16 +465,20 @@ impl Transaction {
         what: &dyn Fn() -> String,
     ) -> Result<Acquired, TxnError> {
         self.assign_xid();
-        if self.undo.len() >= TXN_UNDO_ENTRIES_MAX {
-            return Err(TxnError::UndoLogFull {
-                max: TXN_UNDO_ENTRIES_MAX,
-            });
-        }
+        self.check_undo_room()?;
         let got = self
             .mgr
             .locks
             .acquire(self.owner(), key, mode, policy, ctl, what)?;
         if let Acquired::Granted { prev } = got {
+            if prev.is_none() {
+                let max = limits::txn_locks_max();
+                if self.locks >= max {
+                    self.mgr.locks.release(self.xid, key);
+                    return Err(TxnError::TooManyLocks { max });
+                }
+                self.locks += 1;
+            }
             self.undo.push(UndoEntry::Lock { key, prev });
         }
         Ok(got)
@@ -439,6 +491,7 @@ impl Transaction {
             if *k == key {
                 let prev = *prev;
                 self.undo.pop();
+                self.locks -= usize::from(prev.is_none());
                 self.mgr.locks.restore(self.xid, key, prev);
             }
         }
@@ -463,10 +516,9 @@ impl Transaction {
 
     /// SAVEPOINT name.
     pub fn savepoint(&mut self, name: &str) -> Result<(), TxnError> {
-        if self.marks.len() >= SAVEPOINT_DEPTH_MAX {
-            return Err(TxnError::SavepointDepthExceeded {
-                max: SAVEPOINT_DEPTH_MAX,
-            });
+        let max = limits::savepoint_depth_max();
+        if self.marks.len() >= max {
+            return Err(TxnError::SavepointDepthExceeded { max });
         }
         self.marks.push(Mark {
             name: name.into(),
@@ -537,7 +589,10 @@ impl Transaction {
         while self.undo.len() > len {
             let entry = self.undo.pop().expect("len > target");
             match entry {
-                UndoEntry::Lock { key, prev } => self.mgr.locks.restore(self.xid, key, prev),
+                UndoEntry::Lock { key, prev } => {
+                    self.locks -= usize::from(prev.is_none());
+                    self.mgr.locks.restore(self.xid, key, prev)
+                }
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.undo(),
                 UndoEntry::Data(change) => {
                     data_undone = true;
@@ -579,6 +634,7 @@ impl Transaction {
                 None => {}
             }
             self.ended = true;
+            self.account_undo(0);
             self.slot.clear();
             return Ok(None);
         }
@@ -621,6 +677,7 @@ impl Transaction {
         self.mgr.forget(self.xid);
         self.release_locks();
         self.slot.clear();
+        self.account_undo(0);
         Ok(Some(csn))
     }
 
@@ -670,6 +727,7 @@ impl Transaction {
             self.mgr.forget(self.xid);
             self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));
         }
+        self.account_undo(0);
         self.slot.clear();
     }
 

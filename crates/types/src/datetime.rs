@@ -787,9 +787,14 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
                 (None, Some(w)) => month_from_name(w).ok_or(ParseErr::Syntax)? as i64,
                 _ => return Err(ParseErr::Syntax),
             };
-            if sep == b'/' && first.len() < 3 {
-                // MM/DD/YYYY (DateStyle MDY)
-                Ok((num(third)?, small(num(first)?)?, small(mid)?))
+            if first.len() < 3 {
+                // MM/DD/YYYY, MM-DD-YY ... (DateStyle MDY); a year of one
+                // or two digits is 1970..2069, as PostgreSQL reads it.
+                let mut y = num(third)?;
+                if third.len() <= 2 {
+                    y += if y < 70 { 2000 } else { 1900 };
+                }
+                Ok((y, small(num(first)?)?, small(mid)?))
             } else {
                 Ok((num(first)?, small(mid)?, small(num(third)?)?))
             }
@@ -883,6 +888,11 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     };
     let mut p = Parsed::default();
     let (mut y, m, d) = parse_date_part(&mut c)?;
+    // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one date
+    // field); a zone right after a date is "+01", or "-01" after a space.
+    if c.peek() == Some(b'-') {
+        return Err(ParseErr::Syntax);
+    }
     let had_sep = c.eat(b't') | c.skip_spaces();
     if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
         p.time = Some(parse_time_part(&mut c)?);
@@ -890,13 +900,12 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     }
     p.tz = parse_zone(&mut c)?;
     c.skip_spaces();
+    // Year 0 does not exist; 1 BC is year 0 inside.
+    if y == 0 {
+        return Err(ParseErr::Range);
+    }
     match c.word() {
-        "bc" => {
-            if y == 0 {
-                return Err(ParseErr::Range);
-            }
-            y = 1 - y;
-        }
+        "bc" => y = 1 - y,
         "ad" | "" => {}
         _ => return Err(ParseErr::Syntax),
     }
@@ -907,7 +916,7 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return Err(ParseErr::MdRange);
     }
-    if y == 0 || d > days_in_month(y, m) {
+    if d > days_in_month(y, m) {
         return Err(ParseErr::Range);
     }
     p.date = Some((y, m, d));
@@ -996,7 +1005,9 @@ fn parse_ts(
     with_tz: bool,
 ) -> Result<i64, DbError> {
     let p = parse_checked(name, input)?;
-    let zone_shift = |local: i64, off: i32| local - off as i64 * USECS_PER_SEC;
+    // Saturating: a local time at the edge of the range must fail the
+    // range check below, not overflow.
+    let zone_shift = |local: i64, off: i32| local.saturating_sub(off as i64 * USECS_PER_SEC);
     match p.special {
         Some(Special::Infinity) => return Ok(TS_NOEND),
         Some(Special::NegInfinity) => return Ok(TS_NOBEGIN),
@@ -1017,7 +1028,12 @@ fn parse_ts(
         return Err(out_of_range("timestamp", input));
     }
     let days = date2j(y, m as i64, d as i64) - POSTGRES_EPOCH_JDATE;
-    let local = days * USECS_PER_DAY + p.time.unwrap_or(0);
+    // Years up to 294277 pass the check above, but past 294247 the
+    // microseconds do not fit an i64 (PostgreSQL: "timestamp out of range").
+    let local = days
+        .checked_mul(USECS_PER_DAY)
+        .and_then(|us| us.checked_add(p.time.unwrap_or(0)))
+        .ok_or_else(|| out_of_range("timestamp", input))?;
     let ts = if with_tz {
         zone_shift(local, p.tz.unwrap_or_else(|| tz.offset_for_local(local)))
     } else {

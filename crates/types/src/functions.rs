@@ -600,7 +600,7 @@ fn substr(name: &str, args: &[Value]) -> Result<Value, DbError> {
     };
     if count.is_some_and(|c| c < 0) {
         return Err(DbError::new(
-            SqlState::DataException,
+            SqlState::SubstringError,
             "negative substring length not allowed",
         ));
     }

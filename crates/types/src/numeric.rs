@@ -343,6 +343,15 @@ fn parse_finite(s: &str) -> Option<Result<Dec, DbError>> {
 }
 
 impl Numeric {
+    /// Bytes of its shared representation (for memory accounting).
+    pub fn heap_bytes(&self) -> usize {
+        let digits = match &*self.0 {
+            Repr::Finite(d) => d.mag.capacity() * std::mem::size_of::<u32>(),
+            _ => 0,
+        };
+        2 * std::mem::size_of::<usize>() + std::mem::size_of::<Repr>() + digits
+    }
+
     fn from_repr(r: Repr) -> Numeric {
         Numeric(Arc::new(r))
     }

@@ -61,6 +61,25 @@ impl Value {
         Value::Bytea(Arc::from(b))
     }
 
+    /// Bytes the value takes in memory: itself plus what it points to (an
+    /// `Arc`'s two counters included; shared data is counted by each
+    /// holder, so this errs high). For memory accounting.
+    pub fn size_bytes(&self) -> usize {
+        const ARC: usize = 2 * std::mem::size_of::<usize>();
+        std::mem::size_of::<Value>()
+            + match self {
+                Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
+                Value::Bytea(b) => ARC + b.len(),
+                Value::Numeric(n) => n.heap_bytes(),
+                _ => 0,
+            }
+    }
+
+    /// [`Value::size_bytes`] of a row of values.
+    pub fn row_bytes(row: &[Value]) -> usize {
+        row.iter().map(Value::size_bytes).sum()
+    }
+
     /// The natural type of a value (Unknown for NULL, Text for text).
     pub fn data_type(&self) -> DataType {
         match self {

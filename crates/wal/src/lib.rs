@@ -75,6 +75,8 @@ pub use nestor_common::limits::{TXN_REDO_MEMORY_BYTES_MAX, WAL_BUFFER_BYTES_MAX}
 /// was durable is removed by [`Wal::adopt_redo_files`] at start-up.
 pub struct SpillBuffer {
     mem: Vec<u8>,
+    /// `mem`'s capacity as counted in the memory budget's "redo buffers".
+    accounted: usize,
     file: Option<RedoFile>,
     len: u64,
     read_pos: u64,
@@ -155,6 +157,7 @@ impl SpillBuffer {
     pub fn with_limit(dir: &Path, xid: Xid, limit: usize) -> SpillBuffer {
         SpillBuffer {
             mem: Vec::new(),
+            accounted: 0,
             file: None,
             len: 0,
             read_pos: 0,
@@ -192,6 +195,17 @@ impl SpillBuffer {
         };
         f.write(&std::mem::take(&mut self.mem));
         self.file = Some(f);
+        self.account();
+    }
+
+    /// Bring the "redo buffers" count up to `mem`'s capacity (it changes
+    /// when the vector grows, a few dozen times at most).
+    fn account(&mut self) {
+        let cap = self.mem.capacity();
+        if cap != self.accounted {
+            add_redo_buffers(cap as i64 - self.accounted as i64);
+            self.accounted = cap;
+        }
     }
 
     /// Append up to `max` bytes from the read position to `out` (in-memory
@@ -237,7 +251,10 @@ impl RedoBuffer for SpillBuffer {
         }
         match &mut self.file {
             Some(f) => f.write(bytes),
-            None => self.mem.extend_from_slice(bytes),
+            None => {
+                self.mem.extend_from_slice(bytes);
+                self.account();
+            }
         }
         self.len += bytes.len() as u64;
     }
@@ -264,6 +281,16 @@ impl RedoBuffer for SpillBuffer {
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }
+}
+
+impl Drop for SpillBuffer {
+    fn drop(&mut self) {
+        add_redo_buffers(-(self.accounted as i64));
+    }
+}
+
+fn add_redo_buffers(bytes: i64) {
+    nestor_common::memory::add(nestor_common::memory::Category::RedoBuffers, bytes);
 }
 
 fn redo_file_path(dir: &Path, xid: Xid) -> PathBuf {
@@ -699,8 +726,14 @@ impl Wal {
     fn push(p: &mut Pending, xid: Xid, csn: Csn, kind: RecordKind, payload: &[u8]) {
         p.records += 1;
         let before = p.buf.len();
+        let cap = p.buf.capacity();
         record::encode(&mut p.buf, p.next_lsn.0, xid.0, csn.0, kind, payload);
         p.next_lsn = p.next_lsn.advance((p.buf.len() - before) as u64);
+        // The log buffer counts as redo memory from its growth here until
+        // the flusher has written it (flusher()).
+        if p.buf.capacity() != cap {
+            add_redo_buffers(p.buf.capacity() as i64 - cap as i64);
+        }
     }
 
     /// Append a transaction's redo held in a [`SpillBuffer`]: a spilled
@@ -1003,6 +1036,8 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
             .fetch_add(buf.len() as u64, Ordering::Relaxed);
         s.fsyncs.fetch_add(1, Ordering::Relaxed);
         s.writes.fetch_add(1, Ordering::Relaxed);
+        add_redo_buffers(-(buf.capacity() as i64));
+        drop(buf);
         let mut d = s.durable.lock();
         d.lsn = end_lsn;
         d.csn = csn;

@@ -12,6 +12,7 @@ use nestor_types::Value;
 use super::eval::{truthy, Eval};
 use super::{distinct_key, run, Emit, Row};
 use crate::context::Ev;
+use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
 
 /// Running state of one aggregate in one group.
 #[derive(Clone)]
@@ -71,7 +72,11 @@ fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), Db
             };
             let v = valops::cast(v, t, true, ec)?;
             *s = Some(match s.take() {
-                None => v,
+                // PostgreSQL's float8_accum starts from 0: avg('-0') is 0.
+                None => match v {
+                    Value::Float8(x) => Value::Float8(0.0 + x),
+                    v => v,
+                },
                 Some(x) => valops::arith(valops::Arith::Add, &x, &v, ec)?,
             });
             *n += 1;
@@ -161,7 +166,11 @@ pub(super) fn run_aggregate(
             .map(|a| a.call.distinct.then(HashSet::new))
             .collect(),
     };
-    run(input, ev, param, &mut |ev, row| {
+    // A group costs its key twice (the map's and the output's) and its
+    // accumulators; DISTINCT arguments and string_agg text grow it.
+    let group_bytes = ENTRY_OVERHEAD_BYTES + aggs.len() * std::mem::size_of::<Acc>();
+    let mut held = 0;
+    let r = run(input, ev, param, &mut |ev, row| {
         let mut key = Vec::with_capacity(group.len());
         for g in group {
             key.push(g.eval(&row, ev)?);
@@ -170,6 +179,9 @@ pub(super) fn run_aggregate(
         let gi = match groups.get(&nk) {
             Some(&i) => i,
             None => {
+                let bytes = 2 * entry_bytes(&key) + group_bytes;
+                ev.mem.charge(bytes, "hash aggregate (GROUP BY)")?;
+                held += bytes;
                 order.push((key, new_group()));
                 groups.insert(nk, order.len() - 1);
                 order.len() - 1
@@ -182,17 +194,36 @@ pub(super) fn run_aggregate(
                 Some(e) => e.eval(&row, ev)?,
             };
             if let Some(seen) = &mut g.seen[i] {
-                if v.is_null() || !seen.insert(v.clone()) {
+                if v.is_null() || seen.contains(&v) {
                     continue;
                 }
+                let bytes = ENTRY_OVERHEAD_BYTES + v.size_bytes();
+                ev.mem.charge(bytes, "DISTINCT aggregate")?;
+                held += bytes;
+                seen.insert(v.clone());
+            }
+            if let (Acc::Str(_, delimiter), false) = (&g.accs[i], v.is_null()) {
+                let bytes = delimiter.len() + v.size_bytes();
+                ev.mem.charge(bytes, "string_agg")?;
+                held += bytes;
             }
             acc_add(&mut g.accs[i], v, &ev.ctx.eval)?;
         }
         Ok(true)
-    })?;
+    });
+    if let Err(e) = r {
+        ev.mem.release(held);
+        return Err(e);
+    }
     if order.is_empty() && group.is_empty() {
         order.push((Vec::new(), new_group()));
     }
+    let r = emit_groups(order, ev, emit);
+    ev.mem.release(held);
+    r
+}
+
+fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {
     for (key, g) in order {
         let mut row = key;
         for acc in g.accs {

@@ -54,6 +54,9 @@ fn lock_row(
     recheck: Option<&Expr>,
 ) -> Result<Option<Row>, DbError> {
     for t in targets {
+        // A lock is an entry in the lock table: it takes memory as a write
+        // does, so it passes the memory budget too.
+        nestor_common::memory::check_write()?;
         let ncols = t.table.columns.len();
         let rid = match &row[t.offset + ncols] {
             Value::Int8(r) => nestor_common::RowId(*r as u64),

@@ -23,6 +23,7 @@ use nestor_storage::Tuple;
 use nestor_types::Value;
 
 use crate::context::Ev;
+use crate::workmem::entry_bytes;
 
 mod aggregate;
 pub mod eval;
@@ -41,9 +42,14 @@ pub type Emit<'f> = dyn FnMut(&mut Ev, Row) -> Result<bool, DbError> + 'f;
 /// Check for cancel / statement_timeout every this many rows.
 const INTERRUPT_EVERY: u32 = 1024;
 
+/// Count a row read; every INTERRUPT_EVERY rows of the statement (not of
+/// one scan: a correlated subquery runs many scans of a few rows each)
+/// look at cancel and statement_timeout.
 fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
-    *counter += 1;
-    if counter.is_multiple_of(INTERRUPT_EVERY) {
+    *counter = counter.wrapping_add(1);
+    let ticks = ev.ticks.get().wrapping_add(1);
+    ev.ticks.set(ticks);
+    if ticks.is_multiple_of(INTERRUPT_EVERY) {
         (ev.ctx.wait.interrupt)().map_err(DbError::from)?;
     }
     Ok(())
@@ -179,13 +185,20 @@ fn run_distinct(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     let mut seen: HashSet<Row> = HashSet::new();
-    run(input, ev, param, &mut |ev, row| {
-        if seen.insert(distinct_key(&row)) {
-            emit(ev, row)
-        } else {
-            Ok(true)
+    let mut held = 0;
+    let r = run(input, ev, param, &mut |ev, row| {
+        let key = distinct_key(&row);
+        if seen.contains(&key) {
+            return Ok(true);
         }
-    })
+        let bytes = entry_bytes(&key);
+        ev.mem.charge(bytes, "DISTINCT")?;
+        held += bytes;
+        seen.insert(key);
+        emit(ev, row)
+    });
+    ev.mem.release(held);
+    r
 }
 
 fn emit_all(
@@ -193,7 +206,9 @@ fn emit_all(
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let mut n = 0;
     for r in rows {
+        poll(ev, &mut n)?;
         if !emit(ev, r)? {
             return Ok(false);
         }
@@ -269,17 +284,27 @@ fn run_sort(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
-    run(input, ev, param, &mut |ev, row| {
+    let mut held = 0;
+    let r = run(input, ev, param, &mut |ev, row| {
         let mut k = Vec::with_capacity(keys.len());
         for key in keys {
             k.push(key.expr.eval(&row, ev)?);
         }
+        let bytes = entry_bytes(&k) + entry_bytes(&row);
+        ev.mem.charge(bytes, "sort")?;
+        held += bytes;
         rows.push((k, row));
         Ok(true)
-    })?;
+    });
+    if let Err(e) = r {
+        ev.mem.release(held);
+        return Err(e);
+    }
     let ec = ev.ctx.eval;
     rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys, &ec));
-    emit_all(rows.into_iter().map(|(_, r)| r), ev, emit)
+    let r = emit_all(rows.into_iter().map(|(_, r)| r), ev, emit);
+    ev.mem.release(held);
+    r
 }
 
 fn run_limit(
@@ -388,8 +413,11 @@ pub(super) fn materialize_cached(
     if let Some(r) = ev.cache.get(&id) {
         return Ok(r.clone());
     }
+    // Kept (and counted) until the statement ends.
     let mut rows = Vec::new();
-    run(plan, ev, &[], &mut |_, row| {
+    run(plan, ev, &[], &mut |ev, row| {
+        ev.mem
+            .charge(entry_bytes(&row), "materialized CTE or subquery")?;
         rows.push(row);
         Ok(true)
     })?;

@@ -9,6 +9,7 @@ use nestor_types::Value;
 
 use super::{distinct_key, run, Emit, Row};
 use crate::context::Ev;
+use crate::workmem::entry_bytes;
 
 pub(super) fn run_setop(
     left: &Plan,
@@ -19,9 +20,48 @@ pub(super) fn run_setop(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let what = if intersect { "INTERSECT" } else { "EXCEPT" };
     let mut counts: HashMap<Row, i64> = HashMap::new();
-    run(right, ev, param, &mut |_, row| {
-        *counts.entry(distinct_key(&row)).or_insert(0) += 1;
+    let mut held = 0;
+    let r = setop_inner(
+        left,
+        right,
+        intersect,
+        all,
+        ev,
+        param,
+        emit,
+        &mut counts,
+        &mut held,
+        what,
+    );
+    ev.mem.release(held);
+    r
+}
+
+#[allow(clippy::too_many_arguments)]
+fn setop_inner(
+    left: &Plan,
+    right: &Plan,
+    intersect: bool,
+    all: bool,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+    counts: &mut HashMap<Row, i64>,
+    held: &mut usize,
+    what: &str,
+) -> Result<bool, DbError> {
+    run(right, ev, param, &mut |ev, row| {
+        let key = distinct_key(&row);
+        if let Some(c) = counts.get_mut(&key) {
+            *c += 1;
+        } else {
+            let bytes = entry_bytes(&key);
+            ev.mem.charge(bytes, what)?;
+            *held += bytes;
+            counts.insert(key, 1);
+        }
         Ok(true)
     })?;
     let mut emitted: HashSet<Row> = HashSet::new();
@@ -36,7 +76,15 @@ pub(super) fn run_setop(
             keep
         } else {
             let keep = if intersect { c > 0 } else { c == 0 };
-            keep && emitted.insert(k)
+            if keep && !emitted.contains(&k) {
+                let bytes = entry_bytes(&k);
+                ev.mem.charge(bytes, what)?;
+                *held += bytes;
+                emitted.insert(k);
+                true
+            } else {
+                false
+            }
         };
         if keep {
             emit(ev, row)

@@ -11,6 +11,7 @@ use nestor_types::Value;
 use super::eval::Eval;
 use super::{materialize_cached, run, Row};
 use crate::context::Ev;
+use crate::workmem::entry_bytes;
 
 /// Evaluate a subquery expression on `row` (a row of the enclosing level).
 pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
@@ -33,10 +34,15 @@ pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, 
         SubKind::Scalar => 2,
         SubKind::Any { .. } => usize::MAX,
     };
-    let r = run(&s.plan, ev, &[], &mut |_, r| {
+    let mut held = 0;
+    let r = run(&s.plan, ev, &[], &mut |ev, r| {
+        let bytes = entry_bytes(&r);
+        ev.mem.charge(bytes, "subquery result")?;
+        held += bytes;
         rows.push(r);
         Ok(rows.len() < limit)
     });
+    ev.mem.release(held);
     ev.outer[s.level] = saved;
     ev.outer.truncate(saved_len.max(s.level));
     if saved_len <= s.level {

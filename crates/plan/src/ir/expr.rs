@@ -95,7 +95,9 @@ pub enum SubKind {
 #[derive(Debug)]
 pub struct SubQuery {
     pub kind: SubKind,
-    pub plan: Plan,
+    /// Shared, so that a rewritten copy of the expression (its left
+    /// operand moved to another row layout) keeps the same plan and id.
+    pub plan: Arc<Plan>,
     /// Query nesting level of the expression containing the subquery: the
     /// row it is evaluated on becomes `Outer { level, .. }` inside.
     pub level: usize,
@@ -286,11 +288,23 @@ impl Expr {
                 .collect::<Result<Vec<_>, _>>()
         };
         Ok(match self {
-            e @ (Expr::Const(_)
-            | Expr::Param(_)
-            | Expr::Col(_)
-            | Expr::Outer { .. }
-            | Expr::Sub(_)) => e,
+            e @ (Expr::Const(_) | Expr::Param(_) | Expr::Col(_) | Expr::Outer { .. }) => e,
+            // The left operand of ANY/ALL is evaluated on this level's row
+            // (walk() reports its columns): rewrite it like any operand.
+            Expr::Sub(s) => match &s.kind {
+                SubKind::Any { lhs, op, all } => Expr::Sub(Arc::new(SubQuery {
+                    kind: SubKind::Any {
+                        lhs: r(lhs.clone(), f)?,
+                        op: *op,
+                        all: *all,
+                    },
+                    plan: s.plan.clone(),
+                    level: s.level,
+                    correlated: s.correlated,
+                    id: s.id,
+                })),
+                _ => Expr::Sub(s),
+            },
             Expr::Arith(op, a, b, t) => Expr::Arith(op, r(a, f)?, r(b, f)?, t),
             Expr::Cmp(op, a, b) => Expr::Cmp(op, r(a, f)?, r(b, f)?),
             Expr::Distinct(a, b, n) => Expr::Distinct(r(a, f)?, r(b, f)?, n),
@@ -362,6 +376,21 @@ impl Expr {
             }
         });
         v
+    }
+
+    /// Whether it holds a correlated subquery. Such a subquery reads the
+    /// row the expression is evaluated on in the query level's own layout
+    /// (its `Outer` references are positions in it), so the expression
+    /// must see that row whole: it is neither pushed below a join nor
+    /// evaluated on a shifted row.
+    pub fn has_correlated_subquery(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            if let Expr::Sub(s) = e {
+                found |= s.correlated;
+            }
+        });
+        found
     }
 
     /// Shift column references by `delta` (join row layouts).

@@ -56,8 +56,11 @@ pub(crate) fn build(
     param: Option<JoinParam>,
 ) -> Result<(Plan, Vec<Expr>), DbError> {
     let (lo, hi) = f.range();
-    let (mine, mut rest): (Vec<Expr>, Vec<Expr>) =
-        conj.into_iter().partition(|e| within(e, lo, hi));
+    // A conjunct with a correlated subquery stays above the FROM tree,
+    // where rows are in the query level's layout.
+    let (mine, mut rest): (Vec<Expr>, Vec<Expr>) = conj
+        .into_iter()
+        .partition(|e| within(e, lo, hi) && !e.has_correlated_subquery());
     let local = |offset: usize, v: Vec<Expr>| -> Vec<Expr> {
         v.into_iter().map(|e| e.shift(-(offset as isize))).collect()
     };
@@ -118,6 +121,17 @@ fn build_join(
     }
     for e in on {
         match () {
+            // Evaluated on the joined row, which has the query level's
+            // layout only for a join that starts it (`a JOIN b`, not the
+            // inner join of `a JOIN (b JOIN c ON ...)`).
+            _ if e.has_correlated_subquery() => {
+                if offset != 0 {
+                    return Err(DbError::unsupported(
+                        "correlated subquery in the ON clause of a parenthesized join",
+                    ));
+                }
+                at_join.push(e)
+            }
             _ if within(&e, rlo, rhi) => to_right.push(e),
             _ if within(&e, llo, lhi) && inner => to_left.push(e),
             _ => at_join.push(e),
@@ -127,7 +141,11 @@ fn build_join(
     let jp = JoinParam {
         left_lo: llo,
         left_hi: lhi,
-        conj: at_join.clone(),
+        conj: at_join
+            .iter()
+            .filter(|e| !e.has_correlated_subquery())
+            .cloned()
+            .collect(),
     };
     let (rp, rrest) = build(b, right, to_right, Some(jp))?;
     at_join.extend(rrest);
@@ -312,6 +330,7 @@ fn range_keys(
     used: &mut Vec<usize>,
 ) -> usize {
     let mut score = 0;
+    let mut lo_conj = None;
     for (i, e) in conj.iter().enumerate() {
         let Some((c, op, v)) = col_cmp(e) else {
             continue;
@@ -322,6 +341,9 @@ fn range_keys(
             _ => continue,
         };
         *slot = Some((v.clone(), matches!(op, Cmp::Ge | Cmp::Le)));
+        if matches!(op, Cmp::Gt | Cmp::Ge) {
+            lo_conj = Some(i);
+        }
         keys.display.push(format!(
             "{} {} {}",
             table.columns[col].name,
@@ -330,6 +352,12 @@ fn range_keys(
         ));
         used.push(i);
         score += 3;
+    }
+    // NULLs sort last in an index: a range with a lower bound and none
+    // above reaches the NULL entries, so its condition stays in the filter
+    // to refuse them (`x >= 1` returned the rows where x is NULL).
+    if let (Some(i), None) = (lo_conj, &keys.hi) {
+        used.retain(|&u| u != i);
     }
     score
 }

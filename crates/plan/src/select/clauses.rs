@@ -368,6 +368,13 @@ pub(crate) fn derive_name(n: &Node) -> String {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
                 return "exists".into();
             }
+            // PostgreSQL's FigureColname names only EXISTS, scalar and
+            // ARRAY sublinks; IN/ANY/ALL are ?column?.
+            if s.sub_link_type == pb::SubLinkType::AnySublink as i32
+                || s.sub_link_type == pb::SubLinkType::AllSublink as i32
+            {
+                return "?column?".into();
+            }
             if let Some(NodeEnum::SelectStmt(sel)) =
                 s.subselect.as_deref().and_then(|n| n.node.as_ref())
             {

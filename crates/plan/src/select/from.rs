@@ -290,7 +290,11 @@ pub(super) fn plan_join(
     let mut on = Vec::new();
     // Bind ON against the columns of this join only (plus outer levels).
     let top = b.level();
-    let saved = std::mem::replace(&mut b.scopes[top], scope.clone());
+    let on_scope = Scope {
+        floor: start,
+        ..scope.clone()
+    };
+    let saved = std::mem::replace(&mut b.scopes[top], on_scope);
     let result = (|| -> Result<(), DbError> {
         if let Some(q) = &j.quals {
             on = conjuncts(b.bind_bool(q, "JOIN/ON")?);

@@ -272,6 +272,7 @@ fn finish_simple_output(
     cols: Vec<OutCol>,
 ) -> Result<(Plan, Vec<OutCol>), DbError> {
     let scope = Scope {
+        floor: 0,
         cols: cols
             .iter()
             .map(|c| ScopeCol {
@@ -563,9 +564,21 @@ fn plan_aggregation(
             rewrite(&mut k.expr, &sel.sort_clause, &mut aggs)?;
         }
     }
-    if q.targets.iter().any(|t| has_correlated_sub(&t.expr)) {
+    // The row after aggregation has another layout than the one the
+    // subquery's outer references were bound against.
+    if q.targets.iter().any(|t| t.expr.has_correlated_subquery()) {
         return Err(DbError::unsupported(
             "correlated subqueries in the select list of an aggregate query",
+        ));
+    }
+    if q.having.as_ref().is_some_and(Expr::has_correlated_subquery) {
+        return Err(DbError::unsupported(
+            "correlated subqueries in the HAVING clause",
+        ));
+    }
+    if q.sort.iter().any(|k| k.expr.has_correlated_subquery()) {
+        return Err(DbError::unsupported(
+            "correlated subqueries in the ORDER BY of an aggregate query",
         ));
     }
     let plan = Plan::Aggregate {
@@ -667,18 +680,6 @@ fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
         })),
     }];
     Some(out)
-}
-
-fn has_correlated_sub(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| {
-        if let Expr::Sub(s) = x {
-            if s.correlated {
-                found = true;
-            }
-        }
-    });
-    found
 }
 
 fn contains_agg(e: &Expr) -> bool {
