@@ -29,6 +29,9 @@ thread_local! {
     /// Address of a local in the frame that started the current statement
     /// on this thread (0: not set, nothing is checked).
     static BASE: Cell<usize> = const { Cell::new(0) };
+    /// The session's max_stack_depth, in bytes (at most
+    /// STACK_DEPTH_BYTES_MAX).
+    static LIMIT: Cell<usize> = const { Cell::new(STACK_DEPTH_BYTES_MAX) };
 }
 
 fn here() -> usize {
@@ -42,6 +45,12 @@ pub fn set_base() {
     BASE.with(|b| b.set(here()));
 }
 
+/// The stack the statements of this thread may use (the session's
+/// max_stack_depth), capped at STACK_DEPTH_BYTES_MAX.
+pub fn set_limit(bytes: usize) {
+    LIMIT.with(|l| l.set(bytes.min(STACK_DEPTH_BYTES_MAX)));
+}
+
 /// Stack used since [`set_base`] on this thread, in bytes (0 if unset).
 pub fn used_bytes() -> usize {
     let base = BASE.with(|b| b.get());
@@ -51,16 +60,26 @@ pub fn used_bytes() -> usize {
     base.saturating_sub(here())
 }
 
-/// Fail with 54001 once the statement has used more than
-/// STACK_DEPTH_BYTES_MAX of stack.
+/// Fail with 54001 once the statement has used more than max_stack_depth
+/// (at most STACK_DEPTH_BYTES_MAX) of stack.
 pub fn check() -> Result<(), DbError> {
-    if used_bytes() > STACK_DEPTH_BYTES_MAX {
-        return Err(too_deep());
+    let limit = LIMIT.with(|l| l.get());
+    if used_bytes() > limit {
+        return Err(
+            DbError::new(SqlState::StatementTooComplex, "stack depth limit exceeded").with_hint(
+                format!(
+                    "Increase the configuration parameter \"max_stack_depth\" (currently {}kB), \
+                     after ensuring the platform's stack depth limit is adequate.",
+                    limit / 1024
+                ),
+            ),
+        );
     }
     Ok(())
 }
 
-/// PostgreSQL's error for a statement nested too deep.
+/// PostgreSQL's error for a statement nested too deep to parse (the
+/// lexical bound, before any stack is used).
 pub fn too_deep() -> DbError {
     DbError::new(SqlState::StatementTooComplex, "stack depth limit exceeded").with_hint(format!(
         "Nestor evaluates statements on {} kB of stack and expressions nested at most {} deep \

@@ -601,3 +601,39 @@ fn nestor_memory_shows_usage_by_category() {
     assert!(after[0] < loaded[0] - 20_000 * 110, "{after:?}");
     assert!(after[1] < loaded[1] - 20_000 * 16, "{after:?}");
 }
+
+/// max_stack_depth (at most STACK_DEPTH_BYTES_MAX): infinite recursion in
+/// a PL/pgSQL function ends with PostgreSQL's 54001 and its HINT naming
+/// the parameter, and the session goes on. A larger setting than the
+/// session threads' stack allows is refused, as PostgreSQL refuses one
+/// past the platform's limit.
+#[test]
+fn recursion_past_max_stack_depth_gets_54001() {
+    let srv = Server::start();
+    let mut c = srv.raw();
+    c.startup("recursive");
+    ok(
+        &mut c,
+        "CREATE FUNCTION r(n int) RETURNS int AS $$ BEGIN RETURN r(n + 1); END $$ LANGUAGE plpgsql",
+    );
+    ok(
+        &mut c,
+        "CREATE FUNCTION depth(n int) RETURNS int AS $$ BEGIN IF n = 0 THEN RETURN 0; END IF; \
+         RETURN depth(n - 1) + 1; END $$ LANGUAGE plpgsql",
+    );
+    ok(&mut c, "SET max_stack_depth = '4MB'");
+    let (message, _, hint) = fails(&mut c, "SELECT r(1)", "54001");
+    assert_eq!(message, "stack depth limit exceeded");
+    assert!(
+        hint.contains("\"max_stack_depth\" (currently 4096kB)"),
+        "{hint}"
+    );
+    ok(&mut c, "RESET max_stack_depth");
+    // The default lets a recursion a hundred deep through.
+    assert_eq!(value(&mut c, "SELECT depth(100)"), "100");
+    let (message, detail, _) = fails(&mut c, "SET max_stack_depth = '100GB'", "22023");
+    assert!(message.contains("max_stack_depth"), "{message}");
+    assert!(detail.contains("must not exceed"), "{detail}");
+    // The session is fine after all of it.
+    assert_eq!(value(&mut c, "SELECT 1"), "1");
+}

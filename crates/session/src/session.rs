@@ -191,6 +191,7 @@ impl Session {
     pub fn handle(&mut self, msg: FrontendMsg, out: &mut Vec<BackendMsg>) {
         // Stack depth is measured from here (nestor_common::stack).
         nestor_common::stack::set_base();
+        nestor_common::stack::set_limit(self.settings.view().max_stack_depth_bytes);
         if self.is_terminated() {
             self.send_fatal_terminated(out);
             return;

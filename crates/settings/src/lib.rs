@@ -64,6 +64,8 @@ pub struct Settings {
     /// nestor.query_memory_max in bytes; None (-1): the server's default,
     /// a share of its memory limit.
     pub query_memory_max_bytes: Option<u64>,
+    /// max_stack_depth in bytes.
+    pub max_stack_depth_bytes: usize,
 }
 
 impl Settings {
@@ -107,6 +109,13 @@ impl Settings {
             .expect("canonical memory size")
             .and_then(|kb| u64::try_from(kb).ok())
             .map(|kb| kb.saturating_mul(1024)),
+            max_stack_depth_bytes: parse_kilobytes("max_stack_depth", text("max_stack_depth"), 100)
+                .expect("canonical memory size")
+                .map_or(nestor_common::limits::STACK_DEPTH_BYTES_MAX, |kb| {
+                    usize::try_from(kb)
+                        .unwrap_or(usize::MAX)
+                        .saturating_mul(1024)
+                }),
             values,
         }
     }
@@ -151,6 +160,8 @@ enum Kind {
     Kilobytes {
         min: i64,
     },
+    /// max_stack_depth: kB, at most the stack sessions run on allows.
+    StackDepth,
     Enum(&'static [&'static str]),
     Str,
     DateStyle,
@@ -364,6 +375,16 @@ static DEFS: &[Def] = &[
         "Sets the time zone for displaying and interpreting time stamps.",
     )),
     def(
+        "max_stack_depth",
+        if cfg!(debug_assertions) {
+            "512MB"
+        } else {
+            "128MB"
+        },
+        Kind::StackDepth,
+        "Sets the maximum stack depth, in kilobytes.",
+    ),
+    def(
         "check_function_bodies",
         "on",
         Kind::Bool,
@@ -571,6 +592,19 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
         Kind::Kilobytes { min } => {
             parse_kilobytes(d.name, value, min).map(|kb| kb.map_or("-1".into(), format_kilobytes))
+        }
+        Kind::StackDepth => {
+            let kb = parse_kilobytes(d.name, value, 100)?.unwrap_or(0);
+            let max = (nestor_common::limits::STACK_DEPTH_BYTES_MAX / 1024) as i64;
+            if kb > max {
+                return Err(invalid(d.name, value)
+                    .with_detail(format!("\"max_stack_depth\" must not exceed {max}kB."))
+                    .with_hint(
+                        "Nestor runs statements on threads with twice this much stack \
+                         (SESSION_STACK_BYTES); the limit is STACK_DEPTH_BYTES_MAX.",
+                    ));
+            }
+            Ok(format_kilobytes(kb))
         }
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Str => Ok(value.to_string()),
