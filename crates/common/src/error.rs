@@ -107,6 +107,7 @@ pub enum SqlState {
     AdminShutdown,
     // 58
     IoError,
+    UndefinedFile,
     // 27
     TriggeredDataChangeViolation,
     // 42P17
@@ -216,6 +217,7 @@ impl SqlState {
             QueryCanceled => "57014",
             AdminShutdown => "57P01",
             IoError => "58030",
+            UndefinedFile => "58P01",
             InternalError => "XX000",
             DataCorrupted => "XX001",
         }
@@ -580,6 +582,7 @@ mod tests {
         QueryCanceled => "ERRCODE_QUERY_CANCELED",
         AdminShutdown => "ERRCODE_ADMIN_SHUTDOWN",
         IoError => "ERRCODE_IO_ERROR",
+        UndefinedFile => "ERRCODE_UNDEFINED_FILE",
         InternalError => "ERRCODE_INTERNAL_ERROR",
         DataCorrupted => "ERRCODE_DATA_CORRUPTED",
     }

@@ -64,6 +64,19 @@ impl Lsn {
         format!("{:X}/{:X}", self.0 >> 32, self.0 & 0xFFFF_FFFF)
     }
 
+    /// Parse PostgreSQL's text form `X/Y` (hex), as START_REPLICATION
+    /// and pg_lsn input take it.
+    pub fn parse_pg(text: &str) -> Option<Lsn> {
+        let (hi, lo) = text.split_once('/')?;
+        let valid = |s: &str| !s.is_empty() && s.len() <= 8;
+        if !valid(hi) || !valid(lo) {
+            return None;
+        }
+        let hi = u64::from_str_radix(hi, 16).ok()?;
+        let lo = u64::from_str_radix(lo, 16).ok()?;
+        Some(Lsn(hi << 32 | lo))
+    }
+
     /// The position `bytes` further on.
     pub fn advance(self, bytes: u64) -> Lsn {
         Lsn(self

@@ -166,6 +166,38 @@ pub const WAL_WRITER_DELAY_MS: u64 = 200;
 /// under the commit sequencer, a redo file is not.
 pub const TXN_REDO_MEMORY_BYTES_MAX: usize = 8 * 1024 * 1024;
 
+// ----- replication (docs/replication.md) ------------------------------------
+
+/// Walsenders a primary runs at once (PostgreSQL's max_wal_senders
+/// default); one more replication connection is refused with 53300.
+pub const WAL_SENDERS_MAX: usize = 10;
+
+/// WAL a primary keeps for replicas that may still ask for it (connected or
+/// recently connected), counted back from the end of the log. A replica
+/// further behind loses its position and must copy a new base image (it
+/// says so in its log). Default of `nestor --replica-wal-keep-max`.
+pub const REPLICA_WAL_KEEP_BYTES_MAX: u64 = 1 << 30;
+
+/// Largest replication message (CopyData) either side accepts: a WAL
+/// record is at most 1 MiB of payload, and redo files are sent in pieces
+/// of this size.
+pub const REPLICATION_MESSAGE_BYTES_MAX: usize = 2 * 1024 * 1024;
+
+/// How often a walsender tells an idle replica the end of the log
+/// (keepalive) and a walreceiver reports its positions (PostgreSQL's
+/// wal_receiver_status_interval is 10 s; shorter here so lag and
+/// synchronous commits see progress promptly).
+pub const REPLICATION_STATUS_INTERVAL_MS: u64 = 1_000;
+
+/// A walsender or walreceiver that hears nothing from its peer for this
+/// long gives up on the connection (wal_sender_timeout /
+/// wal_receiver_timeout).
+pub const REPLICATION_TIMEOUT_MS: u64 = 60_000;
+
+/// How long a replica waits before connecting again after losing its
+/// primary (wal_retrieve_retry_interval).
+pub const REPLICA_RETRY_MS: u64 = 1_000;
+
 /// How long a CHECKPOINT statement waits for other sessions' transactions
 /// with schema changes to end before it fails with 55006.
 pub const CHECKPOINT_DDL_WAIT_MS: u64 = 30_000;

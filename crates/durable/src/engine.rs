@@ -15,6 +15,10 @@ use parking_lot::Mutex;
 use crate as durable;
 use crate::DirLock;
 
+/// The file that marks a data directory as a replica's (PostgreSQL's
+/// name): present from its base image until promotion.
+pub const STANDBY_SIGNAL: &str = "standby.signal";
+
 /// Server-wide configuration the engine needs.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
@@ -36,6 +40,14 @@ pub struct EngineConfig {
     pub superuser_reserved_connections: usize,
     /// User names that are superusers (no roles yet).
     pub superusers: Vec<String>,
+    /// A replica (`nestor --replica-of`): recovery leaves the log in
+    /// apply-only mode and sessions read-only until promotion.
+    pub replica: bool,
+    /// WAL a primary keeps for replicas that may still ask for it
+    /// (REPLICA_WAL_KEEP_BYTES_MAX by default).
+    pub replica_wal_keep_bytes_max: u64,
+    /// Walsenders at once (max_wal_senders).
+    pub wal_senders_max: usize,
 }
 
 impl EngineConfig {
@@ -50,6 +62,9 @@ impl EngineConfig {
             txn_redo_memory_bytes_max: nestor_common::limits::TXN_REDO_MEMORY_BYTES_MAX,
             superuser_reserved_connections: 0,
             superusers: vec!["postgres".to_string()],
+            replica: false,
+            replica_wal_keep_bytes_max: nestor_common::limits::REPLICA_WAL_KEEP_BYTES_MAX,
+            wal_senders_max: nestor_common::limits::WAL_SENDERS_MAX,
         }
     }
 
@@ -68,6 +83,10 @@ pub struct Engine {
     pub(crate) checkpoint_lock: Mutex<()>,
     pub(crate) stopping: durable::StopFlag,
     checkpoint_lsn: AtomicU64,
+    /// A replica's last applied commit (its checkpoints cut here).
+    pub(crate) applied: Mutex<crate::replica::Applied>,
+    /// System identifier and timeline (`DIR/identity`).
+    identity: Mutex<Identity>,
     _dir_lock: Option<DirLock>,
 }
 
@@ -77,6 +96,11 @@ impl Engine {
             Some(durable::lock_data_dir(&config.data_dir)?)
         } else {
             None
+        };
+        let identity = if config.durable {
+            Identity::load_or_create(&config.data_dir)?
+        } else {
+            Identity::new_random()
         };
         let log = Arc::new(SwitchLog::default());
         let db = Arc::new(Database::new(config.max_connections, log.clone()));
@@ -91,6 +115,8 @@ impl Engine {
             checkpoint_lock: Mutex::new(()),
             stopping: Arc::new(AtomicBool::new(false)),
             checkpoint_lsn: AtomicU64::new(0),
+            applied: Mutex::new(Default::default()),
+            identity: Mutex::new(identity),
             _dir_lock: dir_lock,
         });
         if durable {
@@ -126,6 +152,17 @@ impl Engine {
         durable::checkpoint(self, Some(wait)).map(|_| ())
     }
 
+    /// The server is stopping: background threads (checkpointer, pruner,
+    /// a replica's walreceiver) end at their next look.
+    pub fn begin_shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.replication.shut_down();
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
     /// Clean shutdown: stop background work and write a checkpoint so the
     /// next start replays nothing.
     pub fn shutdown(&self) {
@@ -137,6 +174,73 @@ impl Engine {
                 eprintln!("shutdown checkpoint failed: {}", e.message);
             }
         }
+    }
+
+    /// Turn this replica into a primary at the end of the log it has (the
+    /// walreceiver has stopped and applied everything it flushed). XIDs
+    /// and CSNs continue after the primary's; `standby.signal` is removed
+    /// so a restart comes up as a primary; then sessions may write.
+    pub fn promote(&self) -> Result<(), DbError> {
+        let Some(wal) = self.db.log.wal() else {
+            return Err(DbError::new(
+                nestor_common::SqlState::ObjectNotInPrerequisiteState,
+                "promotion requested before recovery finished",
+            ));
+        };
+        let applied = *self.applied.lock();
+        self.txn.advance_after_recovery(
+            nestor_common::Xid(applied.max_xid + 1),
+            nestor_common::Csn(wal.last_csn().max(applied.csn)),
+        );
+        {
+            let mut id = self.identity.lock();
+            id.timeline += 1;
+            id.switch_lsn = Some(wal.next_lsn());
+            id.save(&self.config.data_dir)?;
+        }
+        self.db.log.end_apply_only();
+        let signal = self.config.data_dir.join(STANDBY_SIGNAL);
+        match std::fs::remove_file(&signal) {
+            Ok(()) => nestor_wal::sync_dir(&self.config.data_dir)
+                .map_err(|e| DbError::new(nestor_common::SqlState::IoError, e.to_string()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(durable::io_error(&signal, e)),
+        }
+        self.replication.promotion_done();
+        eprintln!(
+            "LOG:  promoted: this server is now a primary on timeline {}; its log continues at {}",
+            self.timeline(),
+            wal.next_lsn().pg_text()
+        );
+        Ok(())
+    }
+
+    /// The data directory's system identifier (IDENTIFY_SYSTEM): a replica
+    /// has its primary's, and refuses to stream from any other.
+    pub fn system_id(&self) -> u64 {
+        self.identity.lock().system_id
+    }
+
+    /// The timeline: 1, plus one for each promotion in this directory's
+    /// history (a promoted replica's log forks from its old primary's).
+    pub fn timeline(&self) -> u32 {
+        self.identity.lock().timeline
+    }
+
+    /// Where this server's log switched to its timeline (None on 1).
+    pub fn timeline_switch_lsn(&self) -> Option<Lsn> {
+        self.identity.lock().switch_lsn
+    }
+
+    /// A replica following a primary on a newer timeline takes it on.
+    pub fn adopt_timeline(&self, timeline: u32, switch_lsn: Option<Lsn>) -> Result<(), DbError> {
+        let mut id = self.identity.lock();
+        if timeline <= id.timeline {
+            return Ok(());
+        }
+        id.timeline = timeline;
+        id.switch_lsn = switch_lsn;
+        id.save(&self.config.data_dir)
     }
 
     pub(crate) fn mark_recovered(&self, end_lsn: Lsn) {
@@ -159,6 +263,92 @@ impl Engine {
     /// `pid` if `secret` matches. Returns whether a session was signalled.
     pub fn cancel_request(&self, pid: SessionId, secret: i32) -> bool {
         self.sessions.cancel(pid, Some(secret))
+    }
+}
+
+/// Who a data directory is: `DIR/identity`, the text
+/// `system_id timeline [switch_lsn]`, written once at creation (or copied
+/// from the primary with a base image) and at each promotion.
+#[derive(Clone, Copy, Debug)]
+pub struct Identity {
+    pub system_id: u64,
+    pub timeline: u32,
+    pub switch_lsn: Option<Lsn>,
+}
+
+impl Identity {
+    const FILE: &'static str = "identity";
+
+    /// A new system: PostgreSQL's recipe (seconds and microseconds of
+    /// the creation time, and the pid) gives a unique-enough id.
+    pub fn new_random() -> Identity {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let id = (now.as_secs() << 32)
+            | (u64::from(now.subsec_micros()) << 12)
+            | u64::from(std::process::id() & 0xFFF);
+        Identity {
+            system_id: id,
+            timeline: 1,
+            switch_lsn: None,
+        }
+    }
+
+    pub fn load(dir: &std::path::Path) -> Result<Option<Identity>, DbError> {
+        let path = dir.join(Self::FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(durable::io_error(&path, e)),
+        };
+        let bad = || {
+            DbError::new(
+                nestor_common::SqlState::DataCorrupted,
+                format!("identity file \"{}\" is damaged: {text:?}", path.display()),
+            )
+        };
+        let mut words = text.split_whitespace();
+        let system_id = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+        let timeline = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+        let switch_lsn = match words.next() {
+            None => None,
+            Some(w) => Some(Lsn::parse_pg(w).ok_or_else(bad)?),
+        };
+        Ok(Some(Identity {
+            system_id,
+            timeline,
+            switch_lsn,
+        }))
+    }
+
+    fn load_or_create(dir: &std::path::Path) -> Result<Identity, DbError> {
+        if let Some(id) = Identity::load(dir)? {
+            return Ok(id);
+        }
+        let id = Identity::new_random();
+        id.save(dir)?;
+        Ok(id)
+    }
+
+    /// Write the file durably (temporary name, fsync, rename, fsync dir).
+    pub fn save(&self, dir: &std::path::Path) -> Result<(), DbError> {
+        let path = dir.join(Self::FILE);
+        let tmp = dir.join("identity.tmp");
+        let mut text = format!("{} {}", self.system_id, self.timeline);
+        if let Some(l) = self.switch_lsn {
+            text.push_str(&format!(" {}", l.pg_text()));
+        }
+        text.push('\n');
+        let write = || -> std::io::Result<()> {
+            use std::io::Write;
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)?;
+            std::fs::File::open(dir)?.sync_all()
+        };
+        write().map_err(|e| durable::io_error(&path, e))
     }
 }
 

@@ -36,7 +36,14 @@
 //!   DIR/wal/<lsn>.wal          WAL segments (crates/wal)
 //!   DIR/checkpoint             the newest checkpoint image
 //!   DIR/checkpoint.tmp         a checkpoint being written (ignored)
+//!   DIR/identity               system identifier, timeline [, switch LSN]
+//!   DIR/standby.signal         present while DIR is a replica's
 //! ```
+//!
+//! Replicas (docs/replication.md, `replica.rs`): a base image is a
+//! checkpoint image streamed to the replica; a replica's recovery leaves
+//! the log apply-only, and its checkpoints cut at the last applied commit.
+//! A primary's checkpoint keeps the WAL its replicas may still ask for.
 
 #![forbid(unsafe_code)]
 
@@ -54,8 +61,9 @@ use nestor_txn::Snapshot;
 use nestor_wal::{SwitchLog, Wal, WalError};
 
 pub mod engine;
+pub mod replica;
 
-pub use engine::{Engine, EngineConfig};
+pub use engine::{Engine, EngineConfig, Identity, STANDBY_SIGNAL};
 
 /// Default checkpoint_timeout.
 pub(crate) const CHECKPOINT_TIMEOUT_MS_DEFAULT: u64 = 5 * 60 * 1000;
@@ -140,7 +148,7 @@ fn check_data_dir(dir: &Path, lock: &File) -> Result<(), DbError> {
     Ok(())
 }
 
-fn io_error(path: &Path, e: std::io::Error) -> DbError {
+pub(crate) fn io_error(path: &Path, e: std::io::Error) -> DbError {
     DbError::new(
         SqlState::IoError,
         format!("could not access \"{}\": {e}", path.display()),
@@ -278,7 +286,22 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
     .map_err(wal_error)?;
     wal.adopt_redo_files(&end.redo_files).map_err(wal_error)?;
     wal.set_redo_memory_bytes_max(engine.config.txn_redo_memory_bytes_max);
-    log.set(Arc::new(wal));
+    if engine.config.replica {
+        // Hot standby (replica.rs): the log is the primary's, streamed in;
+        // local commits only make applied transactions visible.
+        *engine.applied.lock() = replica::Applied {
+            csn: last_csn,
+            lsn: end.end_lsn,
+            max_xid: next_xid.saturating_sub(1),
+        };
+        let repl = &engine.replication;
+        repl.set_in_recovery(true);
+        repl.set_receive_lsn(end.end_lsn);
+        repl.set_replay_lsn(end.end_lsn);
+        log.set_apply_only(Arc::new(wal));
+    } else {
+        log.set(Arc::new(wal));
+    }
     engine.mark_recovered(end.end_lsn);
     report.millis = started.elapsed().as_millis();
     Ok(report)
@@ -313,15 +336,59 @@ impl<W: Write> CrcWriter<W> {
 }
 
 /// A checkpoint's cut: everything committed at or before `csn` (whose WAL
-/// lies before `lsn`), with the catalog as it was then.
-struct Cut {
+/// lies before `lsn`), with the catalog as it was then. `read_csn` is the
+/// horizon the rows are read at: `csn` itself on a primary; on a replica
+/// the local horizon of the same commit (`replica::replica_cut`).
+pub(crate) struct Cut {
     csn: Csn,
+    read_csn: Csn,
     lsn: Lsn,
     next_xid: u64,
     next_oid: u32,
     ddl: Vec<Vec<u8>>,
     sequences: Vec<u8>,
     tables: Vec<Arc<nestor_storage::Table>>,
+}
+
+/// Take a primary's cut (see the module header) with `position` the log's
+/// next LSN. The returned slot holds the GC horizon at the cut until it is
+/// dropped (after the image is written). `gate_wait` bounds the wait for
+/// open DDL transactions.
+pub(crate) fn take_cut(
+    engine: &Engine,
+    gate_wait: Option<Duration>,
+    position: impl FnOnce() -> Lsn,
+) -> Result<(Arc<nestor_txn::SnapshotSlot>, Cut), DbError> {
+    // Until the cut is known the slot holds everything (a pruner running
+    // between the cut and the hold must not take versions the image needs).
+    let slot = engine.txn.register_slot();
+    engine.txn.hold_everything(&slot);
+    let cut = engine.catalog.gate().exclusive(gate_wait, || {
+        let (csn, lsn) = engine.txn.checkpoint_cut(position);
+        engine.txn.hold_horizon(&slot, csn);
+        Cut {
+            csn,
+            read_csn: csn,
+            lsn,
+            next_xid: engine.txn.next_xid().0,
+            next_oid: engine.catalog.next_oid(),
+            ddl: engine
+                .catalog
+                .image()
+                .iter()
+                .map(CatalogRecord::encode)
+                .collect(),
+            sequences: engine.catalog.sequence_states().encode(),
+            tables: engine.catalog.logged_storage(),
+        }
+    });
+    let Some(cut) = cut else {
+        return Err(DbError::new(
+            SqlState::ObjectInUse,
+            "checkpoint skipped: transactions with schema changes are still open",
+        ));
+    };
+    Ok((slot, cut))
 }
 
 /// Write a checkpoint: see the module header for the protocol. Returns the
@@ -345,34 +412,14 @@ pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, 
         })?,
         None => engine.checkpoint_lock.lock(),
     };
-    // The slot holds the GC horizon at the cut until the image is written;
-    // until the cut is known it holds everything (a pruner running between
-    // the cut and the hold must not take versions the image needs).
-    let slot = engine.txn.register_slot();
-    engine.txn.hold_everything(&slot);
-    let cut = engine.catalog.gate().exclusive(gate_wait, || {
-        let (csn, lsn) = engine.txn.checkpoint_cut(|| wal.next_lsn());
-        engine.txn.hold_horizon(&slot, csn);
-        Cut {
-            csn,
-            lsn,
-            next_xid: engine.txn.next_xid().0,
-            next_oid: engine.catalog.next_oid(),
-            ddl: engine
-                .catalog
-                .image()
-                .iter()
-                .map(CatalogRecord::encode)
-                .collect(),
-            sequences: engine.catalog.sequence_states().encode(),
-            tables: engine.catalog.logged_storage(),
-        }
-    });
-    let Some(cut) = cut else {
-        return Err(DbError::new(
-            SqlState::ObjectInUse,
-            "checkpoint skipped: transactions with schema changes are still open",
-        ));
+    let replica = engine.replication.in_recovery();
+    let (slot, cut) = if replica {
+        let slot = engine.txn.register_slot();
+        engine.txn.hold_everything(&slot);
+        let cut = replica::replica_cut(engine, &slot);
+        (slot, cut)
+    } else {
+        take_cut(engine, gate_wait, || wal.next_lsn())?
     };
     let dir = &engine.config.data_dir;
     let tmp = dir.join("checkpoint.tmp");
@@ -381,18 +428,33 @@ pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, 
     let path = dir.join("checkpoint");
     fs::rename(&tmp, &path).map_err(|e| io_error(&path, e))?;
     nestor_wal::sync_dir(dir).map_err(wal_error)?;
-    wal.remove_before(cut.lsn).map_err(wal_error)?;
+    // A primary keeps the WAL its replicas may still ask for.
+    let keep_from = if replica {
+        cut.lsn
+    } else {
+        engine.replication.retain_from(
+            cut.lsn,
+            wal.next_lsn(),
+            engine.config.replica_wal_keep_bytes_max,
+        )
+    };
+    wal.remove_before(keep_from).map_err(wal_error)?;
     engine.note_checkpoint(cut.lsn);
     Ok((cut.csn, cut.lsn))
 }
 
 /// The checkpoint file (format in the module header), fsynced.
 fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
-    let f = File::create(path)?;
-    let mut w = CrcWriter {
-        inner: BufWriter::with_capacity(1 << 20, f),
-        crc: 0,
-    };
+    let mut f = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    write_image_to(&mut f, cut)?;
+    let f = f.into_inner().map_err(|e| e.into_error())?;
+    f.sync_all()
+}
+
+/// The image of `cut` in the checkpoint format, into `out` (a file, or a
+/// replica's connection for a base image).
+pub(crate) fn write_image_to(out: &mut dyn Write, cut: &Cut) -> std::io::Result<()> {
+    let mut w = CrcWriter { inner: out, crc: 0 };
     w.put(CHECKPOINT_MAGIC)?;
     w.put(&CHECKPOINT_VERSION.to_le_bytes())?;
     for v in [cut.csn.0, cut.lsn.0, cut.next_xid] {
@@ -408,7 +470,7 @@ fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
     w.put(&cut.sequences)?;
     w.put(&(cut.tables.len() as u32).to_le_bytes())?;
     let snap = Snapshot {
-        horizon: cut.csn,
+        horizon: cut.read_csn,
         own: Xid::NONE,
         cid: nestor_common::CommandId(0),
         ssi: None,
@@ -425,9 +487,7 @@ fn write_image(path: &Path, cut: &Cut) -> std::io::Result<()> {
         w.put(&[0])?;
     }
     let crc = w.crc;
-    w.inner.write_all(&crc.to_le_bytes())?;
-    let f = w.inner.into_inner().map_err(|e| e.into_error())?;
-    f.sync_all()
+    w.inner.write_all(&crc.to_le_bytes())
 }
 
 fn read_checkpoint(path: &Path) -> Result<Option<CheckpointImage>, DbError> {

@@ -12,6 +12,7 @@ use nestor_txn::TxnManager;
 use nestor_wal::SwitchLog;
 
 use crate::registry::Registry;
+use crate::replication::Replication;
 
 pub struct Database {
     pub txn: Arc<TxnManager>,
@@ -21,6 +22,8 @@ pub struct Database {
     /// The commit log: nothing until recovery has finished, then the WAL
     /// (never set for an in-memory database).
     pub log: Arc<SwitchLog>,
+    /// Replica or primary, and what its walsenders / walreceiver report.
+    pub replication: Arc<Replication>,
 }
 
 impl Database {
@@ -36,6 +39,7 @@ impl Database {
             catalog,
             sessions: Registry::new(max_connections),
             log,
+            replication: Replication::new(),
         }
     }
 

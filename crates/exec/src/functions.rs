@@ -118,6 +118,44 @@ fn transaction_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError
     }
 }
 
+/// pg_promote(wait => true, wait_seconds => 60): superuser only; 55000 on
+/// a server that is not a replica; false when not promoted within the wait.
+fn promote(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let repl = &ev.ctx.db.replication;
+    if !repl.in_recovery() {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            "recovery is not in progress",
+        )
+        .with_hint("Recovery control functions can only be executed during recovery."));
+    }
+    let wait = !matches!(args.first(), Some(Value::Bool(false)));
+    let seconds = match args.get(1) {
+        None | Some(Value::Null) => 60,
+        Some(v) => as_i64(v).unwrap_or(60),
+    };
+    if seconds <= 0 {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "\"wait_seconds\" must not be negative or zero",
+        ));
+    }
+    let wait_ms = if wait { seconds as u64 * 1000 } else { 0 };
+    (ev.ctx.wait_event)(Some(("IPC", "Promote")));
+    let promoted = repl.request_promotion(wait_ms);
+    (ev.ctx.wait_event)(None);
+    if wait && !promoted {
+        ev.ctx.notices.push(
+            DbError::new(
+                SqlState::Warning,
+                format!("server did not promote within {seconds} seconds"),
+            )
+            .with_severity(nestor_common::error::Severity::Warning),
+        );
+    }
+    Ok(Value::Bool(promoted || !wait))
+}
+
 /// Functions about the session, the server and the catalog.
 fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     let ec = ev.ctx.eval;
@@ -129,7 +167,36 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Func::CurrentUser => text_val(setting(ev, "session_authorization", "postgres")),
         Func::CurrentSchema => text_val("public"),
         Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
-        Func::CurrentWalLsn => text_val(ev.ctx.db.wal_lsn().pg_text()),
+        Func::CurrentWalLsn => {
+            if ev.ctx.db.replication.in_recovery() {
+                return Err(DbError::new(
+                    SqlState::ObjectNotInPrerequisiteState,
+                    "recovery is in progress",
+                )
+                .with_hint("WAL control functions cannot be executed during recovery."));
+            }
+            text_val(ev.ctx.db.wal_lsn().pg_text())
+        }
+        Func::IsInRecovery => Value::Bool(ev.ctx.db.replication.in_recovery()),
+        Func::LastWalReceiveLsn => ev
+            .ctx
+            .db
+            .replication
+            .receive_lsn()
+            .map_or(Value::Null, |l| text_val(l.pg_text())),
+        Func::LastWalReplayLsn => ev
+            .ctx
+            .db
+            .replication
+            .replay_lsn()
+            .map_or(Value::Null, |l| text_val(l.pg_text())),
+        Func::LastXactReplayTimestamp => ev
+            .ctx
+            .db
+            .replication
+            .replay_time_us()
+            .map_or(Value::Null, Value::TimestampTz),
+        Func::Promote => promote(args, ev)?,
         Func::CancelBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.cancel(pid, None))
@@ -351,6 +418,19 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             })?,
         v => catalog.sequence_named(&text(v, &ev.ctx.eval).unwrap_or_default())?,
     };
+    if ev.ctx.read_only && matches!(f, Func::Nextval | Func::Setval) {
+        // PostgreSQL's PreventCommandIfReadOnly (also what a replica's
+        // sessions get: their transactions are all read-only).
+        let what = if f == Func::Nextval {
+            "nextval()"
+        } else {
+            "setval()"
+        };
+        return Err(DbError::new(
+            SqlState::ReadOnlySqlTransaction,
+            format!("cannot execute {what} in a read-only transaction"),
+        ));
+    }
     match f {
         Func::Nextval => {
             let v = seq.next()?;

@@ -35,6 +35,7 @@ pub mod functions;
 mod modify;
 mod plpgsql;
 pub mod registry;
+pub mod replication;
 pub mod statement;
 mod sysviews;
 pub mod tag;

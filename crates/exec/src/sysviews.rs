@@ -41,6 +41,8 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatActivity => db.sessions.activity().iter().map(activity_row).collect(),
         View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
         View::StatWal => vec![wal_row(db)],
+        View::StatReplication => db.replication.senders().iter().map(sender_row).collect(),
+        View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
         View::Class => class_rows(ev.ctx.catalog),
         View::Namespace => namespace_rows(),
@@ -158,6 +160,63 @@ fn wal_row(db: &crate::Database) -> Vec<Value> {
             let unix = w.opened().duration_since(std::time::UNIX_EPOCH);
             Value::TimestampTz(unix.unwrap_or_default().as_micros() as i64 + UNIX_EPOCH_USECS)
         }),
+    ]
+}
+
+fn lsn_text(l: nestor_common::Lsn) -> Value {
+    text(l.pg_text())
+}
+
+fn lag(us: Option<i64>) -> Value {
+    us.map_or(Value::Null, |us| {
+        Value::Interval(nestor_types::datetime::Interval::new(0, 0, us))
+    })
+}
+
+/// pg_stat_replication: one row per walsender (docs/replication.md).
+fn sender_row(s: &crate::replication::SenderStatus) -> Vec<Value> {
+    vec![
+        Value::Int4(s.pid as i32),
+        Value::Int8(10),
+        text(&s.usename),
+        text(&s.application_name),
+        opt_text(&s.client_addr),
+        Value::Null,
+        Value::Null,
+        Value::TimestampTz(s.backend_start_us),
+        Value::Null,
+        text(s.state),
+        lsn_text(s.sent_lsn),
+        lsn_text(s.write_lsn),
+        lsn_text(s.flush_lsn),
+        lsn_text(s.replay_lsn),
+        lag(s.write_lag_us),
+        lag(s.flush_lag_us),
+        lag(s.replay_lag_us),
+        Value::Int4(if s.sync_state == "async" { 0 } else { 1 }),
+        text(s.sync_state),
+        opt_ts(s.reply_time_us),
+    ]
+}
+
+/// pg_stat_wal_receiver: the replica's walreceiver (no row on a primary).
+fn receiver_row(r: &crate::replication::ReceiverStatus) -> Vec<Value> {
+    vec![
+        Value::Int4(r.pid as i32),
+        text(r.status),
+        lsn_text(r.receive_start_lsn),
+        Value::Int4(r.received_tli),
+        lsn_text(r.written_lsn),
+        lsn_text(r.flushed_lsn),
+        Value::Int4(r.received_tli),
+        opt_ts(r.last_msg_send_time_us),
+        opt_ts(r.last_msg_receipt_time_us),
+        lsn_text(r.latest_end_lsn),
+        opt_ts(r.latest_end_time_us),
+        opt_text(&r.slot_name),
+        text(&r.sender_host),
+        Value::Int4(r.sender_port),
+        text(&r.conninfo),
     ]
 }
 

@@ -19,6 +19,16 @@ pub enum Func {
     Library(ScalarFn),
     /// pg_current_wal_lsn(): the WAL's next LSN, as text 'X/Y'.
     CurrentWalLsn,
+    /// pg_is_in_recovery(): true on a replica until it is promoted.
+    IsInRecovery,
+    /// pg_last_wal_receive_lsn() / pg_last_wal_replay_lsn(): a replica's
+    /// positions, as text 'X/Y' (NULL on a primary).
+    LastWalReceiveLsn,
+    LastWalReplayLsn,
+    /// pg_last_xact_replay_timestamp().
+    LastXactReplayTimestamp,
+    /// pg_promote([wait [, wait_seconds]]).
+    Promote,
     Now,
     StatementTimestamp,
     ClockTimestamp,
@@ -198,6 +208,15 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("pg_current_wal_lsn" | "pg_current_wal_insert_lsn", 0) => {
             r(Func::CurrentWalLsn, none(), T::Text)
         }
+        ("pg_is_in_recovery", 0) => r(Func::IsInRecovery, none(), T::Bool),
+        ("pg_last_wal_receive_lsn", 0) => r(Func::LastWalReceiveLsn, none(), T::Text),
+        ("pg_last_wal_replay_lsn", 0) => r(Func::LastWalReplayLsn, none(), T::Text),
+        ("pg_last_xact_replay_timestamp", 0) => {
+            r(Func::LastXactReplayTimestamp, none(), T::TimestampTz)
+        }
+        ("pg_promote", 0) => r(Func::Promote, none(), T::Bool),
+        ("pg_promote", 1) => r(Func::Promote, vec![Some(T::Bool)], T::Bool),
+        ("pg_promote", 2) => r(Func::Promote, vec![Some(T::Bool), Some(T::Int4)], T::Bool),
         ("txid_current" | "pg_current_xact_id", 0) => r(Func::TxidCurrent, none(), T::Int8),
         ("txid_current_if_assigned" | "pg_current_xact_id_if_assigned", 0) => {
             r(Func::TxidCurrentIfAssigned, none(), T::Int8)
@@ -342,7 +361,6 @@ const NOT_YET: &[&str] = &[
     "pg_indexes_size",
     "pg_database_size",
     "pg_size_pretty",
-    "pg_is_in_recovery",
     "pg_visible_in_snapshot",
     "txid_visible_in_snapshot",
     "setseed",

@@ -88,7 +88,20 @@ pub async fn serve(
         }
     };
     let session = match started {
-        Ok(Some(session)) => session,
+        Ok(Some(startup::Started::Session(session))) => *session,
+        Ok(Some(startup::Started::Replication(peer_info))) => {
+            let engine = shared.engine.clone();
+            match io.into_std() {
+                Ok((stream, leftover)) => {
+                    let _ = tokio::task::spawn_blocking(move || {
+                        crate::walsender::run(stream, leftover, engine, peer_info, shutdown)
+                    })
+                    .await;
+                }
+                Err(e) => tracing::warn!(%peer, "cannot hand the replication connection over: {e}"),
+            }
+            return;
+        }
         Ok(None) => return,
         Err(_elapsed) => {
             tracing::debug!(%peer, "startup timed out");

@@ -181,6 +181,15 @@ impl Io {
         })
     }
 
+    /// Hand the socket to a thread of its own for good (a walsender):
+    /// blocking mode, and the bytes already read.
+    pub(crate) fn into_std(mut self) -> io::Result<(std::net::TcpStream, Vec<u8>)> {
+        self.accounted.update(&self.rbuf, &self.wbuf);
+        let stream = self.stream.into_std()?;
+        stream.set_nonblocking(false)?;
+        Ok((stream, self.rbuf.to_vec()))
+    }
+
     /// Put a socket back on the reactor. Must run inside the runtime.
     pub(crate) fn from_blocking(mut b: BlockingIo) -> io::Result<Io> {
         b.accounted.update(&b.rbuf, &b.wbuf);

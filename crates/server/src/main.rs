@@ -9,11 +9,14 @@
 mod codec;
 mod conn;
 mod io;
+mod repl_wire;
 mod scram;
 mod server;
 mod shared;
 mod sock;
 mod startup;
+mod walreceiver;
+mod walsender;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +32,7 @@ use nestor_durable::{Engine, EngineConfig};
 
 /// Nestor: a PostgreSQL-compatible database server.
 #[derive(Parser, Debug)]
-#[command(name = "nestor", version)]
+#[command(name = "nestor", version, args_override_self = true)]
 struct Cli {
     /// Data directory (created if missing).
     #[arg(long, default_value = "./nestor-data")]
@@ -76,6 +79,38 @@ struct Cli {
     /// durable before the commit is sequenced.
     #[arg(long, value_parser = parse_size, default_value = "8MB")]
     txn_redo_memory_max: usize,
+    /// Run as a read-only replica of the primary at HOST:PORT: an empty
+    /// data directory is filled with a base image copied from it, then
+    /// its WAL is streamed and applied (docs/replication.md).
+    #[arg(long, value_name = "HOST:PORT")]
+    replica_of: Option<String>,
+    /// The (superuser) name a replica logs in to its primary with.
+    #[arg(long, default_value = "postgres")]
+    replica_user: String,
+    /// The password a replica logs in to its primary with.
+    #[arg(long, env = "NESTOR_REPLICA_PASSWORD", hide_env_values = true)]
+    replica_password: Option<String>,
+    /// The replica's name on its primary (application_name in
+    /// pg_stat_replication, and what the primary keeps WAL for).
+    #[arg(long, default_value = "walreceiver")]
+    replica_name: String,
+    /// WAL a primary keeps for replicas that have not confirmed it yet
+    /// (e.g. 1GB); a replica further behind must copy a new base image.
+    #[arg(long, value_parser = parse_size, default_value = "1GB")]
+    replica_wal_keep_max: usize,
+    /// Replicas whose confirmation a commit waits for, in PostgreSQL's
+    /// synchronous_standby_names syntax (`r1`, `FIRST 1 (r1, r2)`,
+    /// `ANY 2 (r1, r2, r3)`, `*`), by --replica-name; how far it waits is
+    /// each session's synchronous_commit (remote_write, on, remote_apply).
+    #[arg(long, default_value = "")]
+    synchronous_standby_names: String,
+    /// Replication connections a primary serves at once (max_wal_senders).
+    #[arg(long, default_value_t = limits::WAL_SENDERS_MAX)]
+    max_wal_senders: usize,
+    /// Promote the replica running on --data-dir to a primary, and exit
+    /// (what `pg_ctl promote` does; SELECT pg_promote() does the same).
+    #[arg(long)]
+    promote: bool,
     /// Memory the server may use (e.g. 256MB, 8GB): past it, writes fail
     /// with 53200 out of memory (reads go on). Default: 80 % of the
     /// machine's memory or of the cgroup's limit, whichever is smaller.
@@ -117,7 +152,43 @@ fn main() -> ExitCode {
     }
 }
 
+/// `nestor --promote`: leave the signal a running replica looks for.
+fn promote(dir: &std::path::Path) -> Result<(), String> {
+    if !dir.join(nestor_durable::STANDBY_SIGNAL).exists() {
+        return Err(format!(
+            "cannot promote: data directory \"{}\" is not a replica's",
+            dir.display()
+        ));
+    }
+    std::fs::write(dir.join(walreceiver::PROMOTE_SIGNAL), b"")
+        .map_err(|e| format!("cannot promote: {e}"))?;
+    eprintln!("server promoting");
+    Ok(())
+}
+
+/// `--replica-of HOST:PORT` as a walreceiver configuration.
+fn replica_config(cli: &Cli) -> Result<Option<walreceiver::Config>, String> {
+    let Some(spec) = &cli.replica_of else {
+        return Ok(None);
+    };
+    let (host, port) = spec
+        .rsplit_once(':')
+        .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
+        .ok_or_else(|| format!("--replica-of wants HOST:PORT, not \"{spec}\""))?;
+    Ok(Some(walreceiver::Config {
+        host,
+        port,
+        user: cli.replica_user.clone(),
+        password: cli.replica_password.clone().filter(|p| !p.is_empty()),
+        application_name: cli.replica_name.clone(),
+    }))
+}
+
 fn serve(cli: Cli) -> Result<(), String> {
+    if cli.promote {
+        return promote(&cli.data_dir);
+    }
+    let replica = replica_config(&cli)?;
     if cli.superuser_reserved_connections >= cli.max_connections {
         return Err(format!(
             "superuser_reserved_connections ({}) must be less than max_connections ({})",
@@ -150,10 +221,26 @@ fn serve(cli: Cli) -> Result<(), String> {
         nestor_common::memory::source()
     );
     raise_fd_limit(cli.max_connections);
+    match &replica {
+        // Before any signal handler: SIGTERM during the first copy ends
+        // the process (the image is renamed into place only when whole).
+        Some(cfg) => walreceiver::prepare_data_dir(&cli.data_dir, cfg, &|| false)?,
+        None if cli.data_dir.join(nestor_durable::STANDBY_SIGNAL).exists() => {
+            return Err(format!(
+                "data directory \"{}\" is a replica's ({} is there): start it with --replica-of HOST:PORT, or promote it with --promote while it runs",
+                cli.data_dir.display(),
+                nestor_durable::STANDBY_SIGNAL
+            ));
+        }
+        None => {}
+    }
     let engine = Engine::new(EngineConfig {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
         superuser_reserved_connections: cli.superuser_reserved_connections,
         superusers: cli.superusers.clone(),
+        replica: replica.is_some(),
+        replica_wal_keep_bytes_max: cli.replica_wal_keep_max as u64,
+        wal_senders_max: cli.max_wal_senders,
         ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
     })
     .map_err(|e| {
@@ -166,6 +253,20 @@ fn serve(cli: Cli) -> Result<(), String> {
         m
     })?;
     let engine_for_shutdown = engine.clone();
+    let sync = nestor_exec::replication::SyncStandbys::parse(&cli.synchronous_standby_names)
+        .map_err(|e| format!("invalid --synchronous-standby-names: {e}"))?;
+    engine.replication.set_sync_standbys(sync);
+    let receiver = match replica {
+        Some(cfg) => {
+            let e = engine.clone();
+            let stopping: Arc<dyn Fn() -> bool + Send + Sync> = Arc::new(move || e.is_stopping());
+            Some(
+                walreceiver::start(engine.clone(), cfg, stopping)
+                    .map_err(|e| format!("cannot start the walreceiver: {e}"))?,
+            )
+        }
+        None => None,
+    };
     let verifier = cli
         .password
         .as_deref()
@@ -197,6 +298,10 @@ fn serve(cli: Cli) -> Result<(), String> {
     // Sessions stuck in a blocking call must not keep the process alive.
     runtime.shutdown_timeout(Duration::from_secs(1));
     // A shutdown checkpoint: the next start replays (almost) no WAL.
+    engine_for_shutdown.begin_shutdown();
+    if let Some(r) = receiver {
+        let _ = r.join();
+    }
     engine_for_shutdown.shutdown();
     result
 }

@@ -201,6 +201,85 @@ pub(crate) fn client_final(v: &Verifier, ex: &Exchange, msg: &[u8]) -> Result<St
     Ok(format!("v={}", B64.encode(server_signature)))
 }
 
+/// The client side of SCRAM-SHA-256 (a replica logging in to its primary):
+/// the client-first message, then the client-final message computed from
+/// the server-first one, then a check of the server's signature.
+pub(crate) struct Client {
+    password: String,
+    nonce: String,
+    client_first_bare: String,
+    server_signature: Option<[u8; 32]>,
+}
+
+impl Client {
+    pub fn new(password: &str) -> Client {
+        let nonce = B64.encode(rand::random::<[u8; 18]>());
+        Client {
+            password: password.to_string(),
+            client_first_bare: format!("n=,r={nonce}"),
+            nonce,
+            server_signature: None,
+        }
+    }
+
+    /// `n,,` (no channel binding) and the bare message.
+    pub fn first(&self) -> String {
+        format!("n,,{}", self.client_first_bare)
+    }
+
+    /// The client-final message for `server_first` (`r=...,s=...,i=...`).
+    pub fn last(&mut self, server_first: &str) -> Result<String, String> {
+        let mut nonce = None;
+        let mut salt = None;
+        let mut iterations = None;
+        for part in server_first.split(',') {
+            match part.split_once('=') {
+                Some(("r", v)) => nonce = Some(v.to_string()),
+                Some(("s", v)) => salt = B64.decode(v).ok(),
+                Some(("i", v)) => iterations = v.parse::<u32>().ok(),
+                _ => {}
+            }
+        }
+        let (Some(nonce), Some(salt), Some(iterations)) = (nonce, salt, iterations) else {
+            return Err("malformed SCRAM server-first message".into());
+        };
+        if !nonce.starts_with(&self.nonce) || !(1..=1_000_000).contains(&iterations) {
+            return Err("invalid SCRAM server-first message".into());
+        }
+        let prepped = stringprep::saslprep(&self.password)
+            .map(|c| c.into_owned())
+            .unwrap_or_else(|_| self.password.clone());
+        let mut salted = [0u8; 32];
+        pbkdf2::pbkdf2_hmac::<Sha256>(prepped.as_bytes(), &salt, iterations, &mut salted);
+        let client_key = hmac(&salted, b"Client Key");
+        let stored_key: [u8; 32] = Sha256::digest(client_key).into();
+        let server_key = hmac(&salted, b"Server Key");
+        let without_proof = format!("c=biws,r={nonce}");
+        let auth_message = format!("{},{server_first},{without_proof}", self.client_first_bare);
+        let signature = hmac(&stored_key, auth_message.as_bytes());
+        let proof: Vec<u8> = client_key
+            .iter()
+            .zip(signature.iter())
+            .map(|(a, b)| a ^ b)
+            .collect();
+        self.server_signature = Some(hmac(&server_key, auth_message.as_bytes()));
+        Ok(format!("{without_proof},p={}", B64.encode(proof)))
+    }
+
+    /// Check the server-final message (`v=...`): the server knew the
+    /// password too.
+    pub fn verify(&self, server_final: &str) -> Result<(), String> {
+        let v = server_final
+            .strip_prefix("v=")
+            .and_then(|v| B64.decode(v).ok())
+            .ok_or("malformed SCRAM server-final message")?;
+        match self.server_signature {
+            Some(sig) if sig[..] == v[..] => Ok(()),
+            _ => Err("the server's SCRAM signature is wrong".into()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,5 +346,22 @@ mod tests {
                 Err(ScramError::Malformed(_))
             ));
         }
+    }
+
+    #[test]
+    fn the_client_side_logs_in_to_the_server_side() {
+        let v = Verifier::new("s3cret");
+        let mut c = Client::new("s3cret");
+        let (ex, server_first) = client_first(&v, c.first().as_bytes())
+            .unwrap_or_else(|_| panic!("client-first refused"));
+        let last = c.last(&server_first).expect("server-first understood");
+        let server_final =
+            client_final(&v, &ex, last.as_bytes()).unwrap_or_else(|_| panic!("proof refused"));
+        c.verify(&server_final).expect("server signature checks");
+        let mut wrong = Client::new("wrong");
+        let (ex, server_first) = client_first(&v, wrong.first().as_bytes())
+            .unwrap_or_else(|_| panic!("client-first refused"));
+        let last = wrong.last(&server_first).unwrap();
+        assert!(client_final(&v, &ex, last.as_bytes()).is_err());
     }
 }

@@ -53,9 +53,17 @@ async fn flush(io: &mut Io) -> Step<()> {
     io.flush().await.map_err(|_| None)
 }
 
+/// What the startup phase opened.
+pub enum Started {
+    Session(Box<Session>),
+    /// A replication connection (`replication=true|database`): a
+    /// walsender, not a session.
+    Replication(crate::repl_wire::Peer),
+}
+
 /// Run the startup phase. `None`: the connection is finished (an error was
 /// already sent if there was one to send).
-pub async fn startup(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Option<Session> {
+pub async fn startup(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Option<Started> {
     match run(io, shared, peer).await {
         Ok(s) => Some(s),
         Err(Some(e)) => {
@@ -80,7 +88,7 @@ async fn read_startup_packet(io: &mut Io) -> Step<StartupPacket> {
     }
 }
 
-async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Session> {
+async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Started> {
     let (major, minor, params) = negotiate(io, shared).await?;
     if major != 3 {
         return Err(Some(fatal(
@@ -101,6 +109,9 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Sessio
     if let Some(verifier) = &shared.verifier {
         authenticate_scram(io, verifier, &ident.user).await?;
     }
+    if ident.replication {
+        return start_walsender(io, shared, ident, peer).await;
+    }
     send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
     let session = open_session(shared, ident, peer).await?;
     send(
@@ -119,7 +130,54 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Sessio
     )
     .map_err(Some)?;
     flush(io).await?;
-    Ok(session)
+    Ok(Started::Session(Box::new(session)))
+}
+
+/// A replication connection after authentication: superusers only (there
+/// are no roles with the REPLICATION attribute yet), then
+/// AuthenticationOk, BackendKeyData, the fixed ParameterStatus values a
+/// walreceiver reads, ReadyForQuery. walsender.rs does the rest.
+async fn start_walsender(
+    io: &mut Io,
+    shared: &Arc<Shared>,
+    ident: Identity,
+    peer: SocketAddr,
+) -> Step<Started> {
+    if !shared.engine.sessions.is_superuser(&ident.user) {
+        return Err(Some(fatal(
+            SqlState::InsufficientPrivilege,
+            "must be superuser or replication role to start walsender",
+        )));
+    }
+    send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
+    let pid = SessionId(shared.next_pid());
+    send(
+        io,
+        PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
+            pid.0 as i32,
+            SecretKey::I32(rand::random()),
+        )),
+    )?;
+    for (k, v) in [
+        ("server_version", "15.0"),
+        ("server_encoding", "UTF8"),
+        ("client_encoding", "UTF8"),
+        ("DateStyle", "ISO, MDY"),
+        ("integer_datetimes", "on"),
+        ("standard_conforming_strings", "on"),
+        ("TimeZone", "UTC"),
+        ("application_name", ident.application_name.as_str()),
+    ] {
+        send(io, codec::parameter_status(k, v))?;
+    }
+    io.wbuf.extend_from_slice(b"Z\0\0\0\x05I");
+    flush(io).await?;
+    Ok(Started::Replication(crate::repl_wire::Peer {
+        pid,
+        user: ident.user,
+        application_name: ident.application_name,
+        client_addr: peer.ip().to_string(),
+    }))
 }
 
 /// Answer SSL/GSS encryption requests ("N": not supported, once each) and
@@ -166,6 +224,8 @@ struct Identity {
     application_name: String,
     /// Parameters applied as session settings.
     params: Vec<(String, String)>,
+    /// `replication=true|on|yes|1|database`: a walsender.
+    replication: bool,
 }
 
 /// The identity in the startup parameters, and the `_pq_.` protocol
@@ -176,9 +236,22 @@ fn identify(params: Vec<(String, String)>) -> Step<(Identity, Vec<String>)> {
     let mut application_name = String::new();
     let mut startup_params = Vec::new();
     let mut unrecognized = Vec::new();
+    let mut replication = false;
     for (k, v) in params {
         match k.as_str() {
             "user" => user = Some(v),
+            "replication" => {
+                replication = match v.to_ascii_lowercase().as_str() {
+                    "true" | "on" | "yes" | "1" | "database" => true,
+                    "false" | "off" | "no" | "0" => false,
+                    _ => {
+                        return Err(Some(fatal(
+                            SqlState::InvalidParameterValue,
+                            format!("invalid value for parameter \"replication\": \"{v}\""),
+                        )))
+                    }
+                }
+            }
             "database" => database = Some(v),
             "application_name" => application_name = v.clone(),
             _ if k.starts_with("_pq_.") => unrecognized.push(k),
@@ -203,6 +276,7 @@ fn identify(params: Vec<(String, String)>) -> Step<(Identity, Vec<String>)> {
         database,
         application_name,
         params: startup_params,
+        replication,
     };
     Ok((ident, unrecognized))
 }

@@ -156,7 +156,15 @@ impl Session {
         });
         engine.sessions.register(shared.clone())?;
         let catalog = engine.catalog.for_session(info.pid);
-        let block = TxnBlock::new(slot, info.pid, catalog.clone(), engine.store.clone());
+        let block = TxnBlock::new(
+            slot,
+            info.pid,
+            catalog.clone(),
+            engine.store.clone(),
+            engine.replication.clone(),
+            engine.db.log.clone(),
+            shared.cancel.clone(),
+        );
         let mut s = Session {
             engine,
             info,
@@ -391,14 +399,19 @@ impl Session {
     /// End of a simple query: commit the implicit transaction, report
     /// changed parameters, ReadyForQuery.
     pub(crate) fn finish_query(&mut self, out: &mut Vec<BackendMsg>) {
-        if let Err(e) = self.block.end_implicit(&mut self.settings) {
-            // The implicit commit belongs to the last statement: its error
-            // takes the place of that statement's CommandComplete, as in
-            // PostgreSQL (which commits before reporting completion).
-            if matches!(out.last(), Some(BackendMsg::CommandComplete(_))) {
-                out.pop();
-            }
-            out.push(BackendMsg::Error(e));
+        let result = self.block.end_implicit(&mut self.settings);
+        // The implicit commit belongs to the last statement: its warnings
+        // come before that statement's CommandComplete and its error takes
+        // its place, as in PostgreSQL (which commits before reporting
+        // completion).
+        let complete = match out.last() {
+            Some(BackendMsg::CommandComplete(_)) => out.pop(),
+            _ => None,
+        };
+        out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
+        match result {
+            Err(e) => out.push(BackendMsg::Error(e)),
+            Ok(()) => out.extend(complete),
         }
         self.ready(out);
     }
@@ -602,7 +615,9 @@ impl Session {
 
     fn sync(&mut self, out: &mut Vec<BackendMsg>) {
         self.skip_until_sync = false;
-        if let Err(e) = self.block.end_implicit(&mut self.settings) {
+        let result = self.block.end_implicit(&mut self.settings);
+        out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
+        if let Err(e) = result {
             out.push(BackendMsg::Error(e));
         }
         self.ready(out);

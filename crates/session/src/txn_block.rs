@@ -47,6 +47,8 @@ use nestor_txn::{DataStore, Isolation, SnapshotSlot, Transaction};
 
 use nestor_catalog::Catalog;
 use nestor_durable::Engine;
+use nestor_exec::registry::CancelToken;
+use nestor_exec::replication::{Replication, SyncLevel, SyncWaitEnd};
 use nestor_settings::SessionSettings;
 use nestor_storage::Store;
 
@@ -154,6 +156,24 @@ pub(crate) struct TxnBlock {
     /// For the TEMP tables' ON COMMIT actions after each commit.
     catalog: Catalog,
     store: Arc<Store>,
+    /// A replica's transactions are all READ ONLY (PostgreSQL's hot
+    /// standby) until it is promoted; on a primary, commits may wait for
+    /// synchronous replicas.
+    replication: Arc<Replication>,
+    log: Arc<nestor_wal::SwitchLog>,
+    cancel: CancelToken,
+    /// Warnings of the last commit (a wait for synchronous replicas cut
+    /// short), for the session to send.
+    pub(crate) warnings: Vec<DbError>,
+}
+
+/// PostgreSQL's answer to SERIALIZABLE on a hot standby (check_XactIsoLevel).
+fn serializable_in_recovery() -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        "cannot use serializable mode in a hot standby",
+    )
+    .with_hint("You can use REPEATABLE READ instead.")
 }
 
 /// Parse an isolation level name.
@@ -199,6 +219,9 @@ impl TxnBlock {
         session: SessionId,
         catalog: Catalog,
         store: Arc<Store>,
+        replication: Arc<Replication>,
+        log: Arc<nestor_wal::SwitchLog>,
+        cancel: CancelToken,
     ) -> TxnBlock {
         TxnBlock {
             state: BlockState::Idle,
@@ -212,6 +235,10 @@ impl TxnBlock {
             session,
             catalog,
             store,
+            replication,
+            log,
+            cancel,
+            warnings: Vec::new(),
         }
     }
 
@@ -273,7 +300,13 @@ impl TxnBlock {
         now_us: i64,
     ) -> Result<&mut Transaction, DbError> {
         if self.txn.is_none() {
-            let chars = Characteristics::defaults(settings)?;
+            let mut chars = Characteristics::defaults(settings)?;
+            if self.replication.in_recovery() {
+                chars.read_only = true;
+                if chars.isolation == IsoLevel::Serializable {
+                    return Err(serializable_in_recovery());
+                }
+            }
             self.open(engine, settings, chars, now_us);
             self.state = BlockState::Implicit;
         }
@@ -315,7 +348,8 @@ impl TxnBlock {
             None => Characteristics::defaults(settings),
         };
         // Defaults were checked when they were set.
-        let chars = chars.unwrap_or(IDLE_CHARS);
+        let mut chars = chars.unwrap_or(IDLE_CHARS);
+        chars.read_only |= self.replication.in_recovery();
         let on_off = |b: bool| if b { "on" } else { "off" };
         settings.set_virtual("transaction_isolation", chars.isolation.name());
         settings.set_virtual("transaction_read_only", on_off(chars.read_only));
@@ -354,6 +388,17 @@ impl TxnBlock {
             return Ok(());
         };
         let (started, in_savepoint) = (txn.has_snapshot(), txn.level().0 > 0);
+        if self.replication.in_recovery() {
+            if opts.read_only == Some(false) {
+                return Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "cannot set transaction read-write mode during recovery",
+                ));
+            }
+            if opts.isolation == Some(IsoLevel::Serializable) {
+                return Err(serializable_in_recovery());
+            }
+        }
         if let Some(iso) = opts.isolation {
             if iso != self.chars.isolation {
                 if started {
@@ -553,6 +598,42 @@ impl TxnBlock {
             .expect("a rollback cannot fail");
     }
 
+    /// synchronous_commit = remote_write / on / remote_apply with
+    /// synchronous_standby_names set: the commit (durable and visible
+    /// here already) is acknowledged once the synchronous replicas have it
+    /// (docs/replication.md). A cancel ends the wait with PostgreSQL's
+    /// warning; the commit stands.
+    fn wait_for_replicas(&mut self, settings: &SessionSettings) {
+        let level = match settings.view().get("synchronous_commit") {
+            Some(v) => SyncLevel::of(v),
+            None => None,
+        };
+        let (Some(level), Some(wal)) = (level, self.log.wal()) else {
+            return;
+        };
+        let cancel = self.cancel.clone();
+        let lsn = wal.durable_lsn();
+        if let Err(end) = self
+            .replication
+            .wait_for(lsn, level, &|| cancel.is_cancelled())
+        {
+            let why = match end {
+                SyncWaitEnd::Cancelled => "due to user request",
+                SyncWaitEnd::ShuttingDown => "due to server shutdown",
+            };
+            self.warnings.push(
+                DbError::new(
+                    SqlState::Warning,
+                    format!("canceling wait for synchronous replication {why}"),
+                )
+                .with_detail(
+                    "The transaction has already committed locally, but might not have been replicated to the standby.",
+                )
+                .with_severity(nestor_common::error::Severity::Warning),
+            );
+        }
+    }
+
     /// Commit (`true`) or roll back whatever is open and go Idle. A commit
     /// that fails (SERIALIZABLE, 40001) rolls back and returns the error.
     pub fn finish(&mut self, commit: bool, settings: &mut SessionSettings) -> Result<(), DbError> {
@@ -563,8 +644,11 @@ impl TxnBlock {
                 // (on, local, remote_*: wait for the local flush).
                 t.set_synchronous_commit(settings.view().synchronous_commit);
                 match t.try_commit() {
-                    Ok(_) => {
+                    Ok(csn) => {
                         self.catalog.after_commit(&self.store);
+                        if csn.is_some() {
+                            self.wait_for_replicas(settings);
+                        }
                         settings.commit_txn();
                     }
                     Err(e) => {

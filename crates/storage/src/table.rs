@@ -1331,6 +1331,80 @@ impl Table {
         }
     }
 
+    /// A replica applying a primary's commit: `row` becomes `stored` as a
+    /// new version written by `txn` (the walreceiver's local transaction),
+    /// invisible until it commits, so readers keep their snapshots while
+    /// replay goes on. No row lock and no unique check: the replica's
+    /// only writer is its applier, and the primary already checked the
+    /// keys (a transaction's changes may pass through states a check
+    /// would refuse, e.g. a key moved from one row to another).
+    pub fn apply_put(
+        &self,
+        txn: &mut Transaction,
+        row: RowId,
+        stored: Box<[u8]>,
+    ) -> Result<(), StorageError> {
+        let xid = txn.assign_xid();
+        // Index entries of the new version (stale ones of older versions
+        // go with pruning, as on the primary).
+        let keys: Vec<(Arc<Index>, codec::Key)> = self
+            .indexes()
+            .into_iter()
+            .map(|idx| {
+                let mut key = Vec::new();
+                codec::put_stored_key(&stored, &idx.columns, &mut key);
+                codec::put_row_id(row, &mut key);
+                (idx, codec::Key::new(&key))
+            })
+            .collect();
+        let slot = self.slot_for_recovery(row);
+        let replaced = {
+            let mut versions = slot.versions.lock();
+            let replaced = versions.last().is_some_and(|v| v.xmax.is_none());
+            if replaced {
+                expire_newest(&mut versions, txn);
+            }
+            versions.push(Version {
+                xmin: xid,
+                cmin: txn.cid(),
+                xmin_csn: Csn::NONE,
+                xmax: Xid::NONE,
+                cmax: CommandId(0),
+                xmax_csn: Csn::NONE,
+                data: codec::StoredRow::new(stored),
+            });
+            replaced
+        };
+        if replaced {
+            self.note_superseded();
+            txn.push_undo(DataUndo::Update { rel: self.id, row })?;
+        } else {
+            txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
+        }
+        for (idx, key) in keys {
+            idx.entries.write().insert(key);
+        }
+        Ok(())
+    }
+
+    /// A replica applying a primary's commit: `row` is deleted by `txn`.
+    pub fn apply_delete(&self, txn: &mut Transaction, row: RowId) -> Result<(), StorageError> {
+        txn.assign_xid();
+        let Some(slot) = self.slot(row) else {
+            return Ok(());
+        };
+        {
+            let mut versions = slot.versions.lock();
+            if !versions.last().is_some_and(|v| v.xmax.is_none()) {
+                return Ok(());
+            }
+            expire_newest(&mut versions, txn);
+        }
+        self.note_superseded();
+        txn.push_undo(DataUndo::Delete { rel: self.id, row })?;
+        Ok(())
+    }
+
     fn slot_for_recovery(&self, row: RowId) -> SlotRef {
         let mut rows = self.rows.write();
         while rows.len <= row.0 {

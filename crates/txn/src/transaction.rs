@@ -153,6 +153,9 @@ pub struct Transaction {
     read_only: bool,
     deferrable: bool,
     ended: bool,
+    /// A replica's applier replaying a committed transaction: the
+    /// per-transaction limits were the primary's to enforce.
+    replay: bool,
 }
 
 impl Transaction {
@@ -185,7 +188,14 @@ impl Transaction {
             read_only: false,
             deferrable: false,
             ended: false,
+            replay: false,
         }
+    }
+
+    /// Mark this transaction as a replica's replay of a commit (no undo
+    /// limit: what the primary committed must apply).
+    pub fn set_replay(&mut self) {
+        self.replay = true;
     }
 
     /// READ ONLY and DEFERRABLE as declared (BEGIN / SET TRANSACTION,
@@ -426,7 +436,7 @@ impl Transaction {
     fn push(&mut self, entry: UndoEntry) -> Result<(), TxnError> {
         self.undo.push(entry);
         let max = limits::txn_undo_entries_max();
-        if self.undo.len() > max {
+        if self.undo.len() > max && !self.replay {
             return Err(TxnError::UndoLogFull { max });
         }
         Ok(())

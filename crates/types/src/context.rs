@@ -51,7 +51,7 @@ impl Default for EvalCtx {
 }
 
 /// The current time in microseconds since 2000-01-01 UTC.
-pub(crate) fn system_now() -> i64 {
+pub fn system_now() -> i64 {
     let unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)

@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 
 pub mod record;
+mod stream;
 mod switch;
 
 use std::fs::{self, File, OpenOptions};
@@ -54,6 +55,7 @@ use nestor_txn::RedoBuffer;
 use parking_lot::{Condvar, Mutex};
 
 pub use record::{Record, RecordKind, HEADER_BYTES, RECORD_PAYLOAD_BYTES_MAX};
+pub use stream::{write_redo_file, LogReader};
 pub use switch::SwitchLog;
 
 /// Default size at which a new segment is started.
@@ -307,7 +309,7 @@ fn redo_file_payload(len: u64, crc: u32) -> [u8; 12] {
 
 /// Read the redo file a `TxnFile` record names and check it against the
 /// record; the result is the transaction's whole redo.
-fn read_redo_file(dir: &Path, rec: &Record) -> Result<Vec<u8>, &'static str> {
+pub fn read_redo_file(dir: &Path, rec: &Record) -> Result<Vec<u8>, &'static str> {
     let [l0, l1, l2, l3, l4, l5, l6, l7, c0, c1, c2, c3] = rec.payload[..] else {
         return Err("redo file record of the wrong size");
     };
@@ -344,6 +346,8 @@ pub enum WalError {
         expected_lsn: Lsn,
         found_lsn: Lsn,
     },
+    /// A reader asked for a position whose segment a checkpoint removed.
+    Removed { file: PathBuf, lsn: Lsn },
 }
 
 impl std::fmt::Display for WalError {
@@ -365,6 +369,12 @@ impl std::fmt::Display for WalError {
                 expected_lsn.0,
                 file.display(),
                 found_lsn.0
+            ),
+            WalError::Removed { file, lsn } => write!(
+                f,
+                "requested WAL segment \"{}\" (for position {}) has already been removed",
+                file.display(),
+                lsn.pg_text()
             ),
         }
     }
@@ -840,6 +850,63 @@ impl Wal {
         let target = self.shared.pending.lock().next_lsn;
         self.await_durable(|d| d.lsn >= target);
         target
+    }
+
+    /// The end of what is on disk: a walsender sends records up to here.
+    pub fn durable_lsn(&self) -> Lsn {
+        self.shared.durable.lock().lsn
+    }
+
+    /// Wait until the durable end passes `lsn` or `until` comes; returns
+    /// the durable end. Does not hurry the flusher (a walsender follows
+    /// the log, it does not make commits more urgent).
+    pub fn wait_durable_beyond(&self, lsn: Lsn, until: Instant) -> Lsn {
+        let mut d = self.shared.durable.lock();
+        while d.lsn <= lsn && !self.shared.stop.load(Ordering::SeqCst) {
+            if self.shared.flushed.wait_until(&mut d, until).timed_out() {
+                break;
+            }
+        }
+        d.lsn
+    }
+
+    /// The CSN of the last commit appended.
+    pub fn last_csn(&self) -> u64 {
+        self.shared.pending.lock().last_csn
+    }
+
+    /// A replica: append records received from the primary, already
+    /// encoded and checked, exactly at the LSN they carry (`start`, which
+    /// must be this log's end: see stream.rs). `redo_files` are the
+    /// `TxnFile` records among them, with the files already written by
+    /// [`write_redo_file`]. Returns the new end; [`Wal::flush`] makes it
+    /// durable.
+    pub fn append_raw(
+        &self,
+        start: Lsn,
+        bytes: &[u8],
+        records: u64,
+        last_csn: u64,
+        redo_files: &[(Lsn, Xid, u64)],
+    ) -> Lsn {
+        let mut p = self.shared.pending.lock();
+        assert_eq!(p.next_lsn, start, "replicated WAL appended out of place");
+        let cap = p.buf.capacity();
+        p.buf.extend_from_slice(bytes);
+        if p.buf.capacity() != cap {
+            add_redo_buffers(p.buf.capacity() as i64 - cap as i64);
+        }
+        p.next_lsn = start.advance(bytes.len() as u64);
+        p.records += records;
+        p.last_csn = p.last_csn.max(last_csn);
+        let mut files = self.shared.redo_files.lock();
+        for &(lsn, xid, len) in redo_files {
+            files.insert(lsn, (xid, len));
+            self.shared.bytes_written.fetch_add(len, Ordering::Relaxed);
+        }
+        drop(files);
+        self.shared.work.notify_one();
+        p.next_lsn
     }
 
     /// Take over the redo files replay read (`ReplayEnd::redo_files`) so

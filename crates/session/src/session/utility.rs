@@ -170,6 +170,9 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
             if let Some(w) = w {
                 notice(rows, w);
             }
+            for w in std::mem::take(&mut s.block.warnings) {
+                notice(rows, w);
+            }
             tg
         }
         K::TransStmtRollback => {

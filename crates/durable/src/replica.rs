@@ -1,0 +1,376 @@
+//! The engine side of replication: base images for new replicas, and a
+//! replica's applier. The wire side (walsender, walreceiver) is in
+//! crates/server; the whole protocol is docs/replication.md.
+//!
+//! Property: a replica's state is always the primary's state as of some
+//! commit, and it moves through the primary's commits in their order;
+//! replay never cancels a reader. Rules and mechanism:
+//!
+//! - **Base image.** A new replica starts from a checkpoint image taken on
+//!   the primary exactly as a checkpoint is (an MVCC snapshot at a cut
+//!   `(csn, lsn)` taken under the commit sequencer, with the DDL gate), but
+//!   streamed to the replica instead of written to a file
+//!   ([`base_backup`]). The replica stores it as its `checkpoint` and
+//!   streams the WAL from `lsn`.
+//! - **The log is copied before it is applied.** Received records are
+//!   appended to the replica's own WAL at the LSNs they carry and flushed
+//!   ([`Applier::flush`]) before any of them is applied, so a crashed
+//!   replica recovers what it applied and resumes at the end of its log.
+//! - **Applying a commit is a local transaction.** Each committed
+//!   transaction of the primary becomes one transaction of the replica's
+//!   own transaction manager: its row images become new versions
+//!   ([`nestor_storage::Table::apply_put`]) that no snapshot sees until
+//!   the local commit publishes them all at once. So a replica snapshot is
+//!   just the local horizon, "everything applied so far": O(1), no
+//!   assigned-XID tracking, no subtransactions to look up, and REPEATABLE
+//!   READ keeps its snapshot while replay continues. Old versions stay as
+//!   long as a replica reader needs them (the replica's own pruning
+//!   horizon); nothing is cancelled and the primary needs no feedback.
+//! - **Checkpoints on a replica** cut at the last applied commit under
+//!   the applier's lock: the image's CSN and LSN are the primary's (what
+//!   the log it replays next carries), its rows are read at the local
+//!   horizon of that same commit.
+//!
+//! ```text
+//!   primary log   ..[T7 chunk][T7 commit][T8 commit]..      (lsn order)
+//!                        │ stream              │
+//!   replica log   ..[T7 chunk][T7 commit][T8 commit]..      flushed first
+//!                        ▼ apply               ▼
+//!   replica txns   local t41 (T7) → csn 900   local t42 (T8) → csn 901
+//!   a reader at horizon 900 sees T7, not T8, until its next snapshot
+//! ```
+//!
+//! Left out: DDL is applied to the catalog as it is met, not at the local
+//! commit (a reader may see a new column or an emptied table a moment
+//! before the transaction's rows); PostgreSQL takes AccessExclusive locks
+//! on the standby instead, which cancel or block readers.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use nestor_common::{Csn, DbError, Lsn, RowId, SessionId, SqlState, Xid};
+use nestor_storage::redo::{self, RedoOp};
+use nestor_txn::{DataStore, Isolation, SnapshotSlot, Transaction};
+use nestor_wal::{Record, RecordKind, Wal};
+
+use crate::{apply_catalog, corrupt, table_for, wal_error, Cut, Engine};
+
+/// What a replica has applied: the primary's CSN and the end LSN of its
+/// last applied commit, and the largest primary XID seen (a promoted
+/// replica's XIDs continue after it). Guarded by the engine's apply lock,
+/// which a replica checkpoint takes for its cut.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Applied {
+    pub csn: u64,
+    pub lsn: Lsn,
+    pub max_xid: u64,
+}
+
+/// Stream a base image (the checkpoint format, docs/durability.md §4) of
+/// the primary into `out`. Returns the cut: the replica streams the WAL
+/// from its LSN.
+/// `on_cut` runs with the cut's LSN before any WAL after it can be
+/// removed (under the checkpoint lock): the walsender keeps the WAL from
+/// there for the new replica.
+pub fn base_backup(
+    engine: &Engine,
+    out: &mut dyn Write,
+    on_cut: impl FnOnce(Lsn),
+) -> Result<(Csn, Lsn), DbError> {
+    let Some(wal) = engine.db.log.wal() else {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            "base backup requested of a server without a WAL",
+        ));
+    };
+    if engine.replication.in_recovery() {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            "recovery is in progress",
+        )
+        .with_hint("A replica cannot be the source of another replica's base image."));
+    }
+    let (slot, cut) = {
+        let _no_checkpoint = engine.checkpoint_lock.lock();
+        let (slot, cut) = crate::take_cut(engine, None, || wal.next_lsn())?;
+        on_cut(cut.lsn);
+        (slot, cut)
+    };
+    crate::write_image_to(out, &cut).map_err(|e| {
+        DbError::new(
+            SqlState::ConnectionException,
+            format!("could not send base image: {e}"),
+        )
+    })?;
+    drop(slot);
+    Ok((cut.csn, cut.lsn))
+}
+
+/// A replica's cut for a checkpoint: under the apply lock, the last
+/// applied commit (the primary's CSN and LSN) with the rows read at the
+/// local horizon, which is that commit's.
+pub(crate) fn replica_cut(engine: &Engine, slot: &SnapshotSlot) -> Cut {
+    let applied = engine.applied.lock();
+    let local = engine.txn.horizon();
+    engine.txn.hold_horizon(slot, local);
+    Cut {
+        csn: Csn(applied.csn),
+        read_csn: local,
+        lsn: applied.lsn,
+        next_xid: engine.txn.next_xid().0.max(applied.max_xid + 1),
+        next_oid: engine.catalog.next_oid(),
+        ddl: engine
+            .catalog
+            .image()
+            .iter()
+            .map(nestor_catalog::CatalogRecord::encode)
+            .collect(),
+        sequences: engine.catalog.sequence_states().encode(),
+        tables: engine.catalog.logged_storage(),
+    }
+}
+
+/// A committed transaction received and not yet applied.
+struct Ready {
+    xid: u64,
+    csn: u64,
+    end: Lsn,
+    redo: Vec<u8>,
+}
+
+/// A replica's applier: takes the records the walreceiver gets, appends
+/// them to the local log, and once they are durable applies each committed
+/// transaction as a local one. Single-threaded (the walreceiver's).
+pub struct Applier {
+    engine: Arc<Engine>,
+    wal: Arc<Wal>,
+    slot: Arc<SnapshotSlot>,
+    /// Records received since the last flush, encoded, from `batch_start`.
+    batch: Vec<u8>,
+    batch_start: Lsn,
+    batch_records: u64,
+    batch_csn: u64,
+    batch_files: Vec<(Lsn, Xid, u64)>,
+    /// The transaction being assembled from chunks.
+    pending: Vec<u8>,
+    pending_xid: u64,
+    /// `pending` as of the last flush (xid, length): what a reconnect,
+    /// which resumes after the flushed records, goes back to.
+    pending_flushed: (u64, usize),
+    ready: Vec<Ready>,
+    max_xid: u64,
+}
+
+impl Applier {
+    /// The applier of a replica engine (its log set apply-only by
+    /// recovery).
+    pub fn new(engine: Arc<Engine>) -> Result<Applier, DbError> {
+        let wal = engine.db.log.wal().ok_or_else(|| {
+            DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                "replica applier started before recovery",
+            )
+        })?;
+        let start = wal.next_lsn();
+        let slot = engine.txn.register_slot();
+        let max_xid = engine.applied.lock().max_xid;
+        Ok(Applier {
+            engine,
+            wal,
+            slot,
+            batch: Vec::new(),
+            batch_start: start,
+            batch_records: 0,
+            batch_csn: 0,
+            batch_files: Vec::new(),
+            pending: Vec::new(),
+            pending_xid: 0,
+            pending_flushed: (0, 0),
+            ready: Vec::new(),
+            max_xid,
+        })
+    }
+
+    /// Where the next record must start (the end of what was received).
+    pub fn end_lsn(&self) -> Lsn {
+        self.batch_start.advance(self.batch.len() as u64)
+    }
+
+    /// Bytes received and not yet flushed.
+    pub fn unflushed_bytes(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// The redo file of transaction `xid`, sent before its `TxnFile`
+    /// record: stored durably in the local log directory.
+    pub fn redo_file(&mut self, xid: Xid, bytes: &[u8]) -> Result<(), DbError> {
+        let dir = crate::wal_dir(&self.engine.config.data_dir);
+        nestor_wal::write_redo_file(&dir, xid, bytes).map_err(wal_error)?;
+        Ok(())
+    }
+
+    /// One record as received, starting at `start`: checked (checksum, the
+    /// LSN it carries, continuity) and added to the batch.
+    pub fn record(&mut self, start: Lsn, bytes: &[u8]) -> Result<(), DbError> {
+        if start != self.end_lsn() {
+            return Err(stream_error(format!(
+                "record at {} does not continue the log at {}",
+                start.pg_text(),
+                self.end_lsn().pg_text()
+            )));
+        }
+        let rec = nestor_wal::record::decode(bytes, start)
+            .map_err(|e| stream_error(format!("damaged record at {}: {e:?}", start.pg_text())))?;
+        if rec.len() != bytes.len() {
+            return Err(stream_error(format!(
+                "record at {} has {} bytes, its message {}",
+                start.pg_text(),
+                rec.len(),
+                bytes.len()
+            )));
+        }
+        let end = start.advance(bytes.len() as u64);
+        self.batch.extend_from_slice(bytes);
+        self.batch_records += 1;
+        self.batch_csn = self.batch_csn.max(rec.csn);
+        self.max_xid = self.max_xid.max(rec.xid);
+        self.assemble(rec, end)
+    }
+
+    /// Collect a transaction's records until its commit (recovery's rule:
+    /// chunks of a transaction without a commit are dropped).
+    fn assemble(&mut self, rec: Record, end: Lsn) -> Result<(), DbError> {
+        if rec.xid != self.pending_xid {
+            self.pending.clear();
+            self.pending_xid = rec.xid;
+        }
+        match rec.kind {
+            RecordKind::TxnChunk => self.pending.extend_from_slice(&rec.payload),
+            RecordKind::TxnCommit => {
+                self.pending.extend_from_slice(&rec.payload);
+                self.ready.push(Ready {
+                    xid: rec.xid,
+                    csn: rec.csn,
+                    end,
+                    redo: std::mem::take(&mut self.pending),
+                });
+            }
+            RecordKind::TxnFile => {
+                let dir = crate::wal_dir(&self.engine.config.data_dir);
+                let redo = nestor_wal::read_redo_file(&dir, &rec)
+                    .map_err(|why| stream_error(format!("transaction {}: {why}", rec.xid)))?;
+                self.batch_files
+                    .push((rec.lsn, Xid(rec.xid), redo.len() as u64));
+                self.pending.clear();
+                self.ready.push(Ready {
+                    xid: rec.xid,
+                    csn: rec.csn,
+                    end,
+                    redo,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Make the batch durable in the local log, then apply every complete
+    /// transaction in it. Returns the end of the log (written = flushed).
+    pub fn flush(&mut self) -> Result<Lsn, DbError> {
+        if !self.batch.is_empty() {
+            self.wal.append_raw(
+                self.batch_start,
+                &self.batch,
+                self.batch_records,
+                self.batch_csn,
+                &self.batch_files,
+            );
+            let end = self.wal.flush();
+            debug_assert_eq!(end, self.end_lsn());
+            self.batch.clear();
+            self.batch_files.clear();
+            self.batch_records = 0;
+            self.batch_start = end;
+            self.engine.replication.set_receive_lsn(end);
+        }
+        self.pending_flushed = (self.pending_xid, self.pending.len());
+        for t in std::mem::take(&mut self.ready) {
+            self.apply(t)?;
+        }
+        Ok(self.batch_start)
+    }
+
+    /// The connection broke: drop what was received after the last flush
+    /// (the primary sends it again from the end of the local log).
+    pub fn forget_unflushed(&mut self) {
+        self.batch.clear();
+        self.batch_files.clear();
+        self.batch_records = 0;
+        self.batch_csn = 0;
+        self.ready.clear();
+        let (xid, len) = self.pending_flushed;
+        if self.pending_xid == xid {
+            self.pending.truncate(len);
+        } else {
+            // Chunks of a transaction cut off by a crash of the primary
+            // before the new one began: nothing to resume.
+            self.pending.clear();
+            self.pending_xid = xid;
+        }
+    }
+
+    /// Apply one committed transaction of the primary as a local one.
+    fn apply(&mut self, t: Ready) -> Result<(), DbError> {
+        let engine = &self.engine;
+        let ops = redo::decode_ops(&t.redo)
+            .map_err(|e| corrupt(format!("transaction {}: {e}", t.xid)))?;
+        let mut applied = engine.applied.lock();
+        assert!(
+            t.csn > applied.csn,
+            "replicated commit csn {} after {}",
+            t.csn,
+            applied.csn
+        );
+        let store: Arc<dyn DataStore> = engine.store.clone();
+        let mut txn = Transaction::begin(
+            engine.txn.clone(),
+            store,
+            self.slot.clone(),
+            SessionId(0),
+            Isolation::ReadCommitted,
+        );
+        txn.set_replay();
+        for op in ops {
+            match op {
+                RedoOp::Put { rel, row, stored } => table_for(engine, rel)?
+                    .apply_put(&mut txn, row, stored)
+                    .map_err(|e| apply_failed(t.xid, rel.0, row, e))?,
+                RedoOp::Delete { rel, row } => table_for(engine, rel)?
+                    .apply_delete(&mut txn, row)
+                    .map_err(|e| apply_failed(t.xid, rel.0, row, e))?,
+                RedoOp::Ddl(bytes) => apply_catalog(engine, &bytes)?,
+            }
+        }
+        txn.commit();
+        *applied = Applied {
+            csn: t.csn,
+            lsn: t.end,
+            max_xid: self.max_xid,
+        };
+        drop(applied);
+        let repl = &engine.replication;
+        repl.set_replay_lsn(t.end);
+        repl.set_replay_time_us(nestor_types::context::system_now());
+        Ok(())
+    }
+}
+
+fn apply_failed(xid: u64, rel: u32, row: RowId, e: nestor_storage::StorageError) -> DbError {
+    corrupt(format!(
+        "replicated transaction {xid} could not be applied to relation {rel} row {}: {e:?}",
+        row.0
+    ))
+}
+
+fn stream_error(message: String) -> DbError {
+    DbError::new(SqlState::ProtocolViolation, message)
+}

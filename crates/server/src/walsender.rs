@@ -1,0 +1,751 @@
+//! The walsender: a replication connection on a primary (startup
+//! parameter `replication=true` or `database`, superusers only), speaking
+//! PostgreSQL's replication sub-protocol over the simple query protocol.
+//!
+//! Commands (docs/replication.md has the whole exchange):
+//!
+//! - `IDENTIFY_SYSTEM`: one row (systemid, timeline, xlogpos, dbname), as
+//!   PostgreSQL sends it: the data directory's system identifier, the
+//!   timeline (1 + promotions it has seen), the durable end of the log.
+//! - `NESTOR_BASE_BACKUP`: a CopyOut stream of a checkpoint image taken at
+//!   a cut (durable::replica::base_backup), then one row (start_lsn, csn):
+//!   the replica streams from start_lsn. Nestor's own command: the image is
+//!   Nestor's checkpoint format, not a tar of files, so PostgreSQL's
+//!   `BASE_BACKUP` name would promise pg_basebackup something it is not.
+//! - `START_REPLICATION [SLOT s] [PHYSICAL] X/Y [TIMELINE n]`:
+//!   CopyBothResponse, then every WAL record from X/Y on as XLogData, one
+//!   record per message, as soon as the record is durable here; keepalives
+//!   while idle; the replica's status updates feed pg_stat_replication and
+//!   what WAL is kept for it (`Replication::retain`).
+//!
+//! Two threads per streaming connection: this one sends (it waits on the
+//! WAL's flush condition, so a commit is on its way to the replica as soon
+//! as it is durable), a second one reads the replica's messages. Either
+//! ending ends the connection. Server shutdown ends it after what is
+//! durable has been sent.
+
+use std::io;
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nestor_common::limits::{REPLICATION_STATUS_INTERVAL_MS, REPLICATION_TIMEOUT_MS};
+use nestor_common::{DbError, Lsn, SessionId, SqlState};
+use nestor_durable::Engine;
+use nestor_exec::replication::SenderStatus;
+use nestor_wal::{LogReader, RecordKind};
+use tokio::sync::watch;
+
+use crate::repl_wire::{self, now_us, put_cstr, put_msg, Cursor, MsgReader, Peer};
+
+/// How often the sending loop looks at its flags while there is nothing
+/// to send.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Redo file bytes per 'R' message.
+const REDO_PIECE_BYTES: usize = 1 << 20;
+
+/// Serve a replication connection whose startup (authentication,
+/// ReadyForQuery) is done. Returns when the connection ends.
+pub fn run(
+    stream: TcpStream,
+    leftover: Vec<u8>,
+    engine: Arc<Engine>,
+    peer: Peer,
+    shutdown: watch::Receiver<bool>,
+) {
+    let repl = engine.replication.clone();
+    let status = SenderStatus {
+        pid: peer.pid.0,
+        usename: peer.user.clone(),
+        application_name: peer.application_name.clone(),
+        client_addr: Some(peer.client_addr.clone()),
+        backend_start_us: now_us(),
+        state: "startup",
+        sync_state: "async",
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    if !repl.add_sender(status, engine.config.wal_senders_max) {
+        let e = DbError::new(
+            SqlState::TooManyConnections,
+            format!(
+                "number of requested standby connections exceeds max_wal_senders (currently {})",
+                engine.config.wal_senders_max
+            ),
+        )
+        .with_severity(nestor_common::error::Severity::Fatal);
+        put_error(&mut out, &e);
+        let mut s = stream;
+        let _ = repl_wire::send(&mut s, &mut out);
+        return;
+    }
+    let mut ws = WalSender {
+        engine: engine.clone(),
+        peer,
+        shutdown,
+        out,
+    };
+    if let Err(e) = ws.serve(stream, leftover) {
+        tracing::debug!("walsender {} ended: {e}", ws.peer.pid.0);
+    }
+    repl.remove_sender(ws.peer.pid);
+}
+
+struct WalSender {
+    engine: Arc<Engine>,
+    peer: Peer,
+    shutdown: watch::Receiver<bool>,
+    out: Vec<u8>,
+}
+
+fn put_error(out: &mut Vec<u8>, e: &DbError) {
+    let mut body = Vec::new();
+    for (t, v) in [
+        (b'S', e.severity.as_str()),
+        (b'V', e.severity.as_str()),
+        (b'C', e.code.code()),
+        (b'M', e.message.as_str()),
+    ] {
+        body.push(t);
+        put_cstr(&mut body, v);
+    }
+    if let Some(h) = &e.hint {
+        body.push(b'H');
+        put_cstr(&mut body, h);
+    }
+    body.push(0);
+    put_msg(out, b'E', &body);
+}
+
+fn put_ready(out: &mut Vec<u8>) {
+    put_msg(out, b'Z', b"I");
+}
+
+/// RowDescription of text/int4 columns.
+fn put_row_description(out: &mut Vec<u8>, cols: &[(&str, u32)]) {
+    let mut body = Vec::new();
+    body.extend_from_slice(&(cols.len() as i16).to_be_bytes());
+    for (name, oid) in cols {
+        put_cstr(&mut body, name);
+        body.extend_from_slice(&0i32.to_be_bytes()); // table oid
+        body.extend_from_slice(&0i16.to_be_bytes()); // column
+        body.extend_from_slice(&oid.to_be_bytes());
+        let len: i16 = if *oid == 23 { 4 } else { -1 };
+        body.extend_from_slice(&len.to_be_bytes());
+        body.extend_from_slice(&(-1i32).to_be_bytes()); // typmod
+        body.extend_from_slice(&0i16.to_be_bytes()); // text format
+    }
+    put_msg(out, b'T', &body);
+}
+
+fn put_data_row(out: &mut Vec<u8>, vals: &[Option<String>]) {
+    let mut body = Vec::new();
+    body.extend_from_slice(&(vals.len() as i16).to_be_bytes());
+    for v in vals {
+        match v {
+            Some(s) => {
+                body.extend_from_slice(&(s.len() as i32).to_be_bytes());
+                body.extend_from_slice(s.as_bytes());
+            }
+            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
+        }
+    }
+    put_msg(out, b'D', &body);
+}
+
+fn put_complete(out: &mut Vec<u8>, tag: &str) {
+    let mut body = Vec::new();
+    put_cstr(&mut body, tag);
+    put_msg(out, b'C', &body);
+}
+
+/// A parsed replication command.
+enum Command {
+    IdentifySystem,
+    BaseBackup,
+    StartReplication { start: Lsn, timeline: Option<u32> },
+}
+
+fn syntax_error(text: &str) -> DbError {
+    DbError::new(
+        SqlState::SyntaxError,
+        format!("syntax error in replication command \"{}\"", text.trim()),
+    )
+}
+
+/// Parse a replication command (keywords case-insensitive, as PostgreSQL's
+/// repl_gram.y). Anything else is refused: Nestor runs no SQL on a
+/// replication connection.
+fn parse(text: &str) -> Result<Command, DbError> {
+    let trimmed = text.trim().trim_end_matches(';').trim();
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    let upper: Vec<String> = words.iter().map(|w| w.to_ascii_uppercase()).collect();
+    match upper.first().map(String::as_str) {
+        Some("IDENTIFY_SYSTEM") if words.len() == 1 => Ok(Command::IdentifySystem),
+        Some("NESTOR_BASE_BACKUP") if words.len() == 1 => Ok(Command::BaseBackup),
+        Some("START_REPLICATION") => {
+            let mut i = 1;
+            if upper.get(i).map(String::as_str) == Some("SLOT") {
+                i += 2; // slots are accepted by name and not kept (see docs)
+            }
+            if upper.get(i).map(String::as_str) == Some("LOGICAL") {
+                return Err(DbError::unsupported("logical replication"));
+            }
+            if upper.get(i).map(String::as_str) == Some("PHYSICAL") {
+                i += 1;
+            }
+            let start = words
+                .get(i)
+                .and_then(|w| Lsn::parse_pg(w))
+                .ok_or_else(|| syntax_error(text))?;
+            i += 1;
+            let timeline = match upper.get(i).map(String::as_str) {
+                None => None,
+                Some("TIMELINE") => Some(
+                    words
+                        .get(i + 1)
+                        .and_then(|w| w.parse::<u32>().ok())
+                        .ok_or_else(|| syntax_error(text))?,
+                ),
+                Some(_) => return Err(syntax_error(text)),
+            };
+            if words.len() > i + 2 {
+                return Err(syntax_error(text));
+            }
+            Ok(Command::StartReplication { start, timeline })
+        }
+        Some(
+            "BASE_BACKUP"
+            | "CREATE_REPLICATION_SLOT"
+            | "DROP_REPLICATION_SLOT"
+            | "READ_REPLICATION_SLOT"
+            | "TIMELINE_HISTORY"
+            | "SHOW",
+        ) => Err(DbError::unsupported(format!(
+            "replication command {}",
+            upper[0]
+        ))),
+        _ => Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "only replication commands are supported on a replication connection",
+        )
+        .with_hint("Nestor's replication connections run IDENTIFY_SYSTEM, NESTOR_BASE_BACKUP and START_REPLICATION.")),
+    }
+}
+
+/// An io::Write that frames what it is given as CopyData messages.
+struct CopyOut<'a> {
+    stream: &'a mut TcpStream,
+    buf: Vec<u8>,
+}
+
+impl io::Write for CopyOut<'_> {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= 256 * 1024 {
+            self.flush()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let mut framed = Vec::with_capacity(self.buf.len() + 5);
+        put_msg(&mut framed, b'd', &self.buf);
+        self.buf.clear();
+        self.stream.write_all_retry(&framed)
+    }
+}
+
+/// Blocking write of a whole buffer (the socket has a write timeout).
+trait WriteAll {
+    fn write_all_retry(&mut self, b: &[u8]) -> io::Result<()>;
+}
+
+impl WriteAll for TcpStream {
+    fn write_all_retry(&mut self, b: &[u8]) -> io::Result<()> {
+        io::Write::write_all(self, b)
+    }
+}
+
+impl WalSender {
+    fn stopping(&self) -> bool {
+        *self.shutdown.borrow()
+    }
+
+    fn serve(&mut self, mut stream: TcpStream, leftover: Vec<u8>) -> io::Result<()> {
+        stream.set_write_timeout(Some(Duration::from_millis(REPLICATION_TIMEOUT_MS)))?;
+        let mut reader = MsgReader::new(stream.try_clone()?, leftover, POLL)?;
+        loop {
+            if self.stopping() {
+                let e = DbError::new(
+                    SqlState::AdminShutdown,
+                    "terminating connection due to administrator command",
+                )
+                .with_severity(nestor_common::error::Severity::Fatal);
+                put_error(&mut self.out, &e);
+                return repl_wire::send(&mut stream, &mut self.out);
+            }
+            let Some((tag, body)) = reader.next()? else {
+                continue;
+            };
+            match tag {
+                b'Q' => {
+                    let text = Cursor::new(&body).cstr()?;
+                    match parse(&text) {
+                        Ok(Command::IdentifySystem) => self.identify_system(),
+                        Ok(Command::BaseBackup) => {
+                            repl_wire::send(&mut stream, &mut self.out)?;
+                            self.base_backup(&mut stream)?;
+                        }
+                        Ok(Command::StartReplication { start, timeline }) => {
+                            match self.check_start(start, timeline) {
+                                Ok(()) => {
+                                    return self.stream_wal(stream, reader, start);
+                                }
+                                Err(e) => {
+                                    put_error(&mut self.out, &e);
+                                    put_ready(&mut self.out);
+                                }
+                            }
+                        }
+                        Err(e) => {
+                            put_error(&mut self.out, &e);
+                            put_ready(&mut self.out);
+                        }
+                    }
+                    repl_wire::send(&mut stream, &mut self.out)?;
+                }
+                b'X' => return Ok(()),
+                b'S' | b'H' => {
+                    put_ready(&mut self.out);
+                    repl_wire::send(&mut stream, &mut self.out)?;
+                }
+                other => {
+                    let e = DbError::new(
+                        SqlState::ProtocolViolation,
+                        format!(
+                            "invalid message type {} on a replication connection",
+                            other as char
+                        ),
+                    )
+                    .with_severity(nestor_common::error::Severity::Fatal);
+                    put_error(&mut self.out, &e);
+                    return repl_wire::send(&mut stream, &mut self.out);
+                }
+            }
+        }
+    }
+
+    fn identify_system(&mut self) {
+        let e = &self.engine;
+        let pos = e.db.log.wal().map_or(Lsn(0), |w| w.durable_lsn());
+        put_row_description(
+            &mut self.out,
+            &[
+                ("systemid", 25),
+                ("timeline", 23),
+                ("xlogpos", 25),
+                ("dbname", 25),
+            ],
+        );
+        put_data_row(
+            &mut self.out,
+            &[
+                Some(e.system_id().to_string()),
+                Some(e.timeline().to_string()),
+                Some(pos.pg_text()),
+                None,
+            ],
+        );
+        put_complete(&mut self.out, "IDENTIFY_SYSTEM");
+        put_ready(&mut self.out);
+    }
+
+    fn base_backup(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        self.engine
+            .replication
+            .update_sender(self.peer.pid, |s| s.state = "backup");
+        // CopyOutResponse: binary, no columns.
+        let mut head = Vec::new();
+        put_msg(&mut head, b'H', &[1, 0, 0]);
+        stream.write_all_retry(&head)?;
+        let name = self.peer.application_name.clone();
+        let repl = self.engine.replication.clone();
+        let mut copy = CopyOut {
+            stream,
+            buf: Vec::new(),
+        };
+        let result = nestor_durable::replica::base_backup(&self.engine, &mut copy, |lsn| {
+            repl.retain(&name, lsn)
+        });
+        io::Write::flush(&mut copy)?;
+        match result {
+            Ok((csn, lsn)) => {
+                put_msg(&mut self.out, b'c', &[]);
+                put_row_description(&mut self.out, &[("start_lsn", 25), ("csn", 25)]);
+                put_data_row(
+                    &mut self.out,
+                    &[Some(lsn.pg_text()), Some(csn.0.to_string())],
+                );
+                put_complete(&mut self.out, "NESTOR_BASE_BACKUP");
+            }
+            Err(e) => put_error(&mut self.out, &e),
+        }
+        put_ready(&mut self.out);
+        repl_wire::send(stream, &mut self.out)
+    }
+
+    fn check_start(&self, start: Lsn, timeline: Option<u32>) -> Result<(), DbError> {
+        let e = &self.engine;
+        if e.replication.in_recovery() {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                "cannot stream WAL from a replica",
+            )
+            .with_hint("Point the replica at the primary (cascading replication is not built)."));
+        }
+        if let Some(tl) = timeline {
+            if tl > e.timeline() {
+                return Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("requested timeline {tl} is not in this server's history"),
+                ));
+            }
+        }
+        let Some(wal) = e.db.log.wal() else {
+            return Err(DbError::internal("no WAL"));
+        };
+        let end = wal.durable_lsn();
+        if start > end {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                format!(
+                    "requested starting point {} is ahead of the WAL flush position of this server {}",
+                    start.pg_text(),
+                    end.pg_text()
+                ),
+            ));
+        }
+        if let Some(switch) = e.timeline_switch_lsn() {
+            if timeline.is_some_and(|tl| tl < e.timeline()) && start > switch {
+                return Err(DbError::new(
+                    SqlState::ObjectNotInPrerequisiteState,
+                    format!(
+                        "requested starting point {} on timeline {} is past this server's switch to timeline {} at {}",
+                        start.pg_text(),
+                        timeline.unwrap_or(0),
+                        e.timeline(),
+                        switch.pg_text()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// CopyBoth: send records from `start` as they become durable until
+    /// the replica goes away, the server shuts down, or the log's segment
+    /// a reader needs is gone.
+    fn stream_wal(
+        &mut self,
+        mut stream: TcpStream,
+        reader: MsgReader,
+        start: Lsn,
+    ) -> io::Result<()> {
+        let engine = self.engine.clone();
+        let repl = engine.replication.clone();
+        let pid = self.peer.pid;
+        let name = self.peer.application_name.clone();
+        let wal = engine
+            .db
+            .log
+            .wal()
+            .ok_or_else(|| io::Error::other("no WAL"))?;
+        let dir = engine.config.data_dir.join("wal");
+        let mut log = match LogReader::new(&dir, start) {
+            Ok(r) => r,
+            Err(e) => {
+                let err = DbError::new(SqlState::UndefinedFile, e.to_string());
+                put_error(&mut self.out, &err);
+                put_ready(&mut self.out);
+                return repl_wire::send(&mut stream, &mut self.out);
+            }
+        };
+        repl.retain(&name, start);
+        put_msg(&mut self.out, b'W', &[0, 0, 0]);
+        repl_wire::send(&mut stream, &mut self.out)?;
+        repl.update_sender(pid, |s| {
+            s.state = "catchup";
+            s.sent_lsn = start;
+        });
+        // The replica's side, on its own thread.
+        let done = Arc::new(AtomicBool::new(false));
+        let heard_us = Arc::new(AtomicI64::new(now_us()));
+        let lags = Arc::new(parking_lot::Mutex::new(LagTracker::default()));
+        let listener = {
+            let (done, heard_us, lags, repl) =
+                (done.clone(), heard_us.clone(), lags.clone(), repl.clone());
+            let name = name.clone();
+            std::thread::Builder::new()
+                .name("walsender-reply".into())
+                .spawn(move || {
+                    let r = listen(reader, pid, &name, &repl, &heard_us, &lags, &done);
+                    if let Err(e) = r {
+                        tracing::debug!("walsender {} replica side ended: {e}", pid.0);
+                    }
+                    done.store(true, Ordering::SeqCst);
+                })?
+        };
+        let result = self.send_loop(&mut stream, &wal, &mut log, &done, &heard_us, &lags);
+        done.store(true, Ordering::SeqCst);
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        let _ = listener.join();
+        result
+    }
+
+    fn send_loop(
+        &mut self,
+        stream: &mut TcpStream,
+        wal: &nestor_wal::Wal,
+        log: &mut LogReader,
+        done: &AtomicBool,
+        heard_us: &AtomicI64,
+        lags: &parking_lot::Mutex<LagTracker>,
+    ) -> io::Result<()> {
+        let repl = self.engine.replication.clone();
+        let pid = self.peer.pid;
+        let status_every = Duration::from_millis(REPLICATION_STATUS_INTERVAL_MS);
+        let mut last_sent = Instant::now();
+        let mut caught_up = false;
+        loop {
+            if done.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            let stopping = self.stopping();
+            let end = wal.durable_lsn();
+            let mut sent_any = false;
+            while let Some((rec, bytes)) = log.next(end).map_err(io::Error::other)? {
+                if rec.kind == RecordKind::TxnFile {
+                    let file = log.redo_file(&rec).map_err(io::Error::other)?;
+                    self.put_redo_file(rec.xid, &file);
+                }
+                let mut body = Vec::with_capacity(bytes.len() + 25);
+                body.push(b'w');
+                body.extend_from_slice(&rec.lsn.0.to_be_bytes());
+                body.extend_from_slice(&end.0.to_be_bytes());
+                body.extend_from_slice(&now_us().to_be_bytes());
+                body.extend_from_slice(&bytes);
+                put_msg(&mut self.out, b'd', &body);
+                sent_any = true;
+                if self.out.len() >= 1 << 20 {
+                    repl_wire::send(stream, &mut self.out)?;
+                }
+            }
+            if sent_any {
+                repl_wire::send(stream, &mut self.out)?;
+                last_sent = Instant::now();
+                let pos = log.position();
+                lags.lock().sent(pos);
+                repl.update_sender(pid, |s| {
+                    s.sent_lsn = pos;
+                    if !caught_up {
+                        s.state = "catchup";
+                    }
+                });
+            } else if !caught_up {
+                caught_up = true;
+                repl.update_sender(pid, |s| s.state = "streaming");
+            }
+            if stopping {
+                // Everything durable has been sent: PostgreSQL's walsender
+                // also sends up to the shutdown checkpoint, then ends.
+                return Ok(());
+            }
+            if last_sent.elapsed() >= status_every {
+                let mut body = vec![b'k'];
+                body.extend_from_slice(&end.0.to_be_bytes());
+                body.extend_from_slice(&now_us().to_be_bytes());
+                body.push(0);
+                put_msg(&mut self.out, b'd', &body);
+                repl_wire::send(stream, &mut self.out)?;
+                last_sent = Instant::now();
+            }
+            let silent_us = now_us() - heard_us.load(Ordering::SeqCst);
+            if silent_us > REPLICATION_TIMEOUT_MS as i64 * 1000 {
+                tracing::info!("terminating walsender {} due to replication timeout", pid.0);
+                return Ok(());
+            }
+            if !sent_any {
+                wal.wait_durable_beyond(log.position(), Instant::now() + POLL);
+            }
+        }
+    }
+
+    /// The redo file of a `TxnFile` record, in pieces, before the record.
+    fn put_redo_file(&mut self, xid: u64, file: &[u8]) {
+        let total = file.len() as u64;
+        let mut offset = 0usize;
+        loop {
+            let piece = &file[offset..(offset + REDO_PIECE_BYTES).min(file.len())];
+            let mut body = Vec::with_capacity(piece.len() + 25);
+            body.push(b'R');
+            body.extend_from_slice(&xid.to_be_bytes());
+            body.extend_from_slice(&total.to_be_bytes());
+            body.extend_from_slice(&(offset as u64).to_be_bytes());
+            body.extend_from_slice(piece);
+            put_msg(&mut self.out, b'd', &body);
+            offset += piece.len();
+            if offset >= file.len() {
+                break;
+            }
+        }
+    }
+}
+
+/// When each sent position left, to turn the replica's reports into
+/// write/flush/replay lag (PostgreSQL's LagTracker, simplified: one
+/// sample per send).
+#[derive(Default)]
+struct LagTracker {
+    samples: std::collections::VecDeque<(Lsn, i64)>,
+}
+
+impl LagTracker {
+    const SAMPLES_MAX: usize = 8192;
+
+    fn sent(&mut self, lsn: Lsn) {
+        if self.samples.len() == Self::SAMPLES_MAX {
+            self.samples.pop_front();
+        }
+        self.samples.push_back((lsn, now_us()));
+    }
+
+    /// The lag of the newest sample `reached` covers (None if none).
+    fn lag(&self, reached: Lsn) -> Option<i64> {
+        self.samples
+            .iter()
+            .rev()
+            .find(|(l, _)| *l <= reached)
+            .map(|(_, t)| now_us() - t)
+    }
+
+    fn forget_before(&mut self, lsn: Lsn) {
+        while self.samples.len() > 1 && self.samples[1].0 <= lsn {
+            self.samples.pop_front();
+        }
+    }
+}
+
+/// The replica's side of a streaming connection: status updates (and
+/// hot-standby feedback, which Nestor does not need: a replica keeps what
+/// its own readers need), CopyDone or Terminate to end.
+fn listen(
+    mut reader: MsgReader,
+    pid: SessionId,
+    name: &str,
+    repl: &nestor_exec::replication::Replication,
+    heard_us: &AtomicI64,
+    lags: &parking_lot::Mutex<LagTracker>,
+    done: &AtomicBool,
+) -> io::Result<()> {
+    while !done.load(Ordering::SeqCst) {
+        let Some((tag, body)) = reader.next()? else {
+            continue;
+        };
+        heard_us.store(now_us(), Ordering::SeqCst);
+        match tag {
+            b'd' => {
+                let mut c = Cursor::new(&body);
+                match c.u8()? {
+                    b'r' => {
+                        let (write, flush, apply) = (Lsn(c.u64()?), Lsn(c.u64()?), Lsn(c.u64()?));
+                        let _client_time = c.i64()?;
+                        let mut l = lags.lock();
+                        let (wl, fl, al) = (l.lag(write), l.lag(flush), l.lag(apply));
+                        l.forget_before(apply);
+                        drop(l);
+                        repl.retain(name, flush);
+                        repl.update_sender(pid, |s| {
+                            s.write_lsn = write;
+                            s.flush_lsn = flush;
+                            s.replay_lsn = apply;
+                            s.write_lag_us = wl.or(s.write_lag_us);
+                            s.flush_lag_us = fl.or(s.flush_lag_us);
+                            s.replay_lag_us = al.or(s.replay_lag_us);
+                            s.reply_time_us = Some(now_us());
+                        });
+                    }
+                    b'h' => {}
+                    other => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("unexpected standby message type \"{}\"", other as char),
+                        ))
+                    }
+                }
+            }
+            b'c' | b'X' => return Ok(()),
+            other => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("invalid standby message type \"{}\"", other as char),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replication_commands_parse_as_postgresql_spells_them() {
+        assert!(matches!(
+            parse("IDENTIFY_SYSTEM"),
+            Ok(Command::IdentifySystem)
+        ));
+        assert!(matches!(
+            parse(" identify_system ;"),
+            Ok(Command::IdentifySystem)
+        ));
+        match parse("START_REPLICATION SLOT s PHYSICAL 0/1A2B TIMELINE 1") {
+            Ok(Command::StartReplication { start, timeline }) => {
+                assert_eq!(start, Lsn(0x1A2B));
+                assert_eq!(timeline, Some(1));
+            }
+            _ => panic!("START_REPLICATION did not parse"),
+        }
+        match parse("START_REPLICATION 1/0") {
+            Ok(Command::StartReplication { start, timeline }) => {
+                assert_eq!(start, Lsn(1 << 32));
+                assert_eq!(timeline, None);
+            }
+            _ => panic!("START_REPLICATION did not parse"),
+        }
+        let code = |t: &str| parse(t).err().map(|e| e.code.code());
+        assert_eq!(code("START_REPLICATION nonsense"), Some("42601"));
+        assert_eq!(code("START_REPLICATION 0/0 TIMELINE"), Some("42601"));
+        assert_eq!(code("START_REPLICATION SLOT s LOGICAL 0/0"), Some("0A000"));
+        assert_eq!(code("BASE_BACKUP"), Some("0A000"));
+        assert_eq!(code("SELECT 1"), Some("0A000"));
+    }
+
+    #[test]
+    fn lag_is_measured_from_the_newest_send_a_report_covers() {
+        let mut l = LagTracker::default();
+        l.sent(Lsn(100));
+        l.sent(Lsn(200));
+        assert!(l.lag(Lsn(50)).is_none());
+        assert!(l.lag(Lsn(150)).is_some());
+        l.forget_before(Lsn(200));
+        assert_eq!(l.samples.len(), 1);
+        assert_eq!(l.samples[0].0, Lsn(200));
+    }
+}

@@ -1,0 +1,718 @@
+//! Hot-standby replicas (docs/replication.md), through the real interface:
+//! `nestor --replica-of`, psql and tokio-postgres sessions on both servers.
+//!
+//! - after a mixed load (savepoints rolled back, whole transactions rolled
+//!   back, updates, deletes, DDL, sequences, a transaction large enough to
+//!   go through a redo file) the replica's tables equal the primary's;
+//! - a replica is read-only with PostgreSQL's errors and reports its
+//!   positions; the primary shows it in pg_stat_replication;
+//! - kill -9 of the replica and of the primary under load: the replica
+//!   resumes, is always a prefix of the primary's commit order, and ends
+//!   equal to it;
+//! - a REPEATABLE READ reader on the replica keeps one snapshot while
+//!   hundreds of commits are applied, and is never cancelled;
+//! - promotion: pg_promote() makes the replica a primary on timeline 2
+//!   with everything it had applied, and it stays one after a restart;
+//! - what is refused: a non-empty primary directory as a new replica, a
+//!   replica directory without --replica-of, a wrong password, a primary
+//!   of another system, more walsenders than --max-wal-senders.
+
+mod common;
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::Server;
+
+fn psql(server: &Server, sql: &str) -> Result<String, String> {
+    psql_port(server.port, sql, &[])
+}
+
+fn psql_port(port: u16, sql: &str, env: &[(&str, &str)]) -> Result<String, String> {
+    let mut cmd = Command::new("psql");
+    cmd.args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-U", "postgres", "-d", "postgres", "-c", sql]);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run psql");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+fn ok(server: &Server, sql: &str) -> String {
+    psql(server, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn err(server: &Server, sql: &str) -> String {
+    match psql(server, sql) {
+        Ok(out) => panic!("{sql} succeeded with {out:?}"),
+        Err(e) => e,
+    }
+}
+
+fn replica_of(primary: &Server, extra: &[&str]) -> Server {
+    let addr = primary.addr();
+    let mut args = vec!["--replica-of", addr.as_str()];
+    args.extend_from_slice(extra);
+    Server::start_with(&args, &[])
+}
+
+/// Wait until the replica has replayed everything the primary has logged.
+fn caught_up(primary: &Server, replica: &Server) {
+    let target = ok(primary, "select pg_current_wal_lsn()");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let at = psql(replica, "select pg_last_wal_replay_lsn()").unwrap_or_default();
+        if lsn(&at) >= lsn(&target) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "replica stuck at {at}, primary at {target}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn lsn(text: &str) -> u64 {
+    let Some((hi, lo)) = text.split_once('/') else {
+        return 0;
+    };
+    (u64::from_str_radix(hi, 16).unwrap_or(0) << 32) | u64::from_str_radix(lo, 16).unwrap_or(0)
+}
+
+const TABLES: &[&str] = &[
+    "select * from acct order by id",
+    "select * from log order by n",
+    "select * from big order by id",
+    "select last_value from pg_sequences order by sequencename",
+];
+
+fn same_contents(primary: &Server, replica: &Server) {
+    for q in TABLES {
+        assert_eq!(ok(primary, q), ok(replica, q), "{q}");
+    }
+}
+
+const SCHEMA: &str = "create table acct (id int primary key, balance int not null, note text); \
+    create table log (n serial primary key, who int, at_balance int); \
+    create table big (id int primary key, pad text); \
+    insert into acct select g, 100, null from generate_series(1, 20) g;";
+
+/// One client's transactions: transfers with savepoints, some rolled back
+/// to, some whole transactions rolled back, deletes and re-inserts.
+fn load(port: u16, client: u32, rounds: u32) {
+    for i in 0..rounds {
+        let a = (client * 7 + i) % 20 + 1;
+        let b = (client * 3 + i * 5) % 20 + 1;
+        let sql = match i % 4 {
+            0 => format!(
+                "begin; update acct set balance = balance - 1 where id = {a}; \
+                 savepoint s; update acct set balance = balance + 1000 where id = {b}; \
+                 rollback to s; update acct set balance = balance + 1 where id = {b}; \
+                 insert into log (who, at_balance) select {client}, balance from acct where id = {a}; \
+                 commit;"
+            ),
+            1 => format!(
+                "begin; update acct set note = 'never' where id = {a}; \
+                 insert into log (who) values (-1); rollback;"
+            ),
+            2 => format!(
+                "begin; delete from acct where id = {a}; \
+                 insert into acct values ({a}, 100 + {i}, 'reborn by {client}'); \
+                 savepoint x; delete from acct; release x; rollback to savepoint x; commit;"
+            ),
+            _ => format!("update acct set note = 'c{client} r{i}' where id = {b};"),
+        };
+        // Savepoint errors in case 2 ('rollback to savepoint x' after
+        // release) abort that transaction: it must leave no trace.
+        let _ = psql_port(port, &sql, &[]);
+    }
+}
+
+#[test]
+fn replica_equals_primary_after_a_mixed_load() {
+    let primary = Server::start_with(&["--txn-redo-memory-max", "64kB"], &[]);
+    ok(&primary, SCHEMA);
+    ok(&primary, "create sequence s1");
+    ok(&primary, "select nextval('s1')");
+    let replica = replica_of(&primary, &[]);
+    let port = primary.port;
+    let clients: Vec<_> = (0..3)
+        .map(|c| std::thread::spawn(move || load(port, c, 40)))
+        .collect();
+    // DDL and a redo-file transaction while the clients run.
+    ok(&primary, "alter table acct add column extra int default 7");
+    ok(&primary, "create index acct_note on acct (note)");
+    ok(
+        &primary,
+        "insert into big select g, repeat('x', 200) from generate_series(1, 3000) g",
+    );
+    ok(&primary, "select nextval('s1'), nextval('s1')");
+    ok(
+        &primary,
+        "create table gone (a int); insert into gone values (1); drop table gone",
+    );
+    for c in clients {
+        c.join().unwrap();
+    }
+    ok(&primary, "update big set pad = 'y' where id % 3 = 0");
+    ok(&primary, "delete from big where id % 5 = 0");
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+    // The replica's index was built by replay too.
+    let plan = ok(&replica, "explain select * from acct where note = 'c1 r3'");
+    assert!(plan.contains("acct_note"), "{plan}");
+    assert_eq!(ok(&replica, "select count(*) from log where who = -1"), "0");
+    assert_eq!(
+        ok(
+            &replica,
+            "select count(*) from pg_tables where tablename = 'gone'"
+        ),
+        "0"
+    );
+}
+
+#[test]
+fn a_replica_is_read_only_and_reports_its_positions() {
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    ok(&primary, "create sequence s1");
+    let replica = replica_of(&primary, &["--replica-name", "r1"]);
+    ok(&primary, "insert into log (who) values (1)");
+    caught_up(&primary, &replica);
+    assert_eq!(ok(&replica, "select pg_is_in_recovery()"), "t");
+    assert_eq!(ok(&primary, "select pg_is_in_recovery()"), "f");
+    assert_eq!(ok(&primary, "select pg_last_wal_replay_lsn() is null"), "t");
+    assert_eq!(ok(&replica, "show transaction_read_only"), "on");
+    for (sql, message) in [
+        (
+            "insert into log (who) values (2)",
+            "ERROR:  cannot execute INSERT in a read-only transaction",
+        ),
+        (
+            "update acct set balance = 0",
+            "ERROR:  cannot execute UPDATE in a read-only transaction",
+        ),
+        (
+            "create table x (a int)",
+            "ERROR:  cannot execute CREATE TABLE in a read-only transaction",
+        ),
+        (
+            "select nextval('s1')",
+            "ERROR:  cannot execute nextval() in a read-only transaction",
+        ),
+        (
+            "select * from acct where id = 1 for update",
+            "ERROR:  cannot execute SELECT FOR UPDATE in a read-only transaction",
+        ),
+        (
+            "begin read write",
+            "ERROR:  cannot set transaction read-write mode during recovery",
+        ),
+        (
+            "begin isolation level serializable",
+            "ERROR:  cannot use serializable mode in a hot standby",
+        ),
+        (
+            "select pg_current_wal_lsn()",
+            "ERROR:  recovery is in progress",
+        ),
+    ] {
+        let e = err(&replica, sql);
+        assert!(e.starts_with(message), "{sql}: {e}");
+    }
+    let rows = ok(&replica, "select count(*) from log");
+    assert_eq!(rows, "1");
+    let status = ok(
+        &replica,
+        "select status, sender_port, received_tli from pg_stat_wal_receiver",
+    );
+    assert_eq!(status, format!("streaming|{}|1", primary.port));
+    assert_eq!(
+        ok(
+            &replica,
+            "select pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn()"
+        ),
+        "t"
+    );
+    assert_eq!(
+        ok(
+            &replica,
+            "select pg_last_xact_replay_timestamp() is not null"
+        ),
+        "t"
+    );
+    // The primary sees the replica, caught up, under its name.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let want = "r1|streaming|t|async";
+    loop {
+        let row = ok(
+            &primary,
+            "select application_name, state, replay_lsn = pg_current_wal_lsn(), sync_state \
+             from pg_stat_replication",
+        );
+        if row == want {
+            break;
+        }
+        assert!(Instant::now() < deadline, "pg_stat_replication says {row}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        ok(&replica, "select count(*) from pg_stat_replication"),
+        "0"
+    );
+    assert_eq!(
+        ok(&primary, "select count(*) from pg_stat_wal_receiver"),
+        "0"
+    );
+}
+
+#[test]
+fn the_replica_resumes_after_kill_9_of_either_side_and_stays_a_prefix() {
+    let primary = Server::start();
+    let dir = primary.data_dir.clone();
+    ok(&primary, SCHEMA);
+    let mut replica = replica_of(&primary, &[]);
+    let replica_dir = replica.data_dir.clone();
+    let addr = primary.addr();
+    let mut primary = Some(primary);
+    let mut port = primary.as_ref().unwrap().port;
+    let mut next = 1;
+    // One row per commit, numbered in commit order: the replica must hold
+    // exactly rows 1..=k for some k, never a gap.
+    let commit = |port: u16, n: &mut i32, count: i32| {
+        for _ in 0..count {
+            psql_port(
+                port,
+                &format!("insert into log (n, who) values ({n}, 0)"),
+                &[],
+            )
+            .unwrap_or_else(|e| panic!("commit {n}: {e}"));
+            *n += 1;
+        }
+    };
+    let prefix = |replica: &Server| {
+        let got = ok(replica, "select count(*), coalesce(max(n), 0) from log");
+        let (count, max) = got.split_once('|').unwrap();
+        assert_eq!(count, max, "replica's log has a gap: {got}");
+    };
+    commit(port, &mut next, 30);
+    prefix(&replica);
+    // Kill the replica while the primary goes on; restart it on its dir.
+    let st = replica.signal_and_wait(libc::SIGKILL);
+    assert_eq!(st.signal(), Some(libc::SIGKILL));
+    std::mem::forget(replica);
+    commit(port, &mut next, 30);
+    let replica = Server::start_on_with(&replica_dir, &["--replica-of", &addr]);
+    prefix(&replica);
+    caught_up(primary.as_ref().unwrap(), &replica);
+    prefix(&replica);
+    // Kill the primary; the replica keeps serving reads meanwhile.
+    let mut p = primary.take().unwrap();
+    p.signal_and_wait(libc::SIGKILL);
+    std::mem::forget(p);
+    assert_eq!(
+        ok(&replica, "select count(*) from log"),
+        (next - 1).to_string()
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ok(&replica, "select status from pg_stat_wal_receiver") != "waiting" {
+        assert!(Instant::now() < deadline, "the replica did not notice");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The primary comes back on the same port; the replica reconnects.
+    let port_arg = addr.rsplit(':').next().unwrap().to_string();
+    let primary = Server::start_on_with(&dir, &["--port", &port_arg]);
+    port = primary.port;
+    commit(port, &mut next, 30);
+    caught_up(&primary, &replica);
+    prefix(&replica);
+    same_contents(&primary, &replica);
+    assert_eq!(ok(&replica, "select count(*) from log"), "90");
+}
+
+#[test]
+fn repeatable_read_on_a_replica_keeps_its_snapshot_while_replay_goes_on() {
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    let replica = replica_of(&primary, &[]);
+    caught_up(&primary, &replica);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (c, conn) =
+            tokio_postgres::connect(&replica.conn_str("postgres", None), tokio_postgres::NoTls)
+                .await
+                .unwrap();
+        tokio::spawn(conn);
+        c.batch_execute("begin isolation level repeatable read")
+            .await
+            .unwrap();
+        let before = sum(&c).await;
+        assert_eq!(before, (2000, 20));
+        for i in 0..200 {
+            let sql = if i % 2 == 0 {
+                "update acct set balance = balance + 1"
+            } else {
+                "insert into acct select max(id) + 1, 5, null from acct"
+            };
+            ok(&primary, sql);
+        }
+        caught_up(&primary, &replica);
+        // Hundreds of commits replayed, and the reader is neither
+        // cancelled nor moved.
+        assert_eq!(sum(&c).await, before);
+        c.batch_execute("commit").await.unwrap();
+        let after = sum(&c).await;
+        let on_primary = ok(&primary, "select sum(balance)::int8, count(*) from acct");
+        assert_eq!(format!("{}|{}", after.0, after.1), on_primary);
+        assert_eq!(after.1, 120);
+    });
+}
+
+async fn sum(c: &tokio_postgres::Client) -> (i64, i64) {
+    let r = c
+        .query_one("select sum(balance)::int8, count(*) from acct", &[])
+        .await
+        .unwrap();
+    (r.get::<_, i64>(0), r.get::<_, i64>(1))
+}
+
+#[test]
+fn promotion_makes_the_replica_a_primary_with_everything_it_applied() {
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    ok(&primary, "create sequence s1; select nextval('s1')");
+    let mut replica = replica_of(&primary, &[]);
+    ok(
+        &primary,
+        "insert into log (who) select g from generate_series(1, 50) g",
+    );
+    caught_up(&primary, &replica);
+    // Promoting a primary is refused as PostgreSQL does.
+    let e = err(&primary, "select pg_promote()");
+    assert!(e.contains("recovery is not in progress"), "{e}");
+    assert_eq!(ok(&replica, "select pg_promote()"), "t");
+    assert_eq!(ok(&replica, "select pg_is_in_recovery()"), "f");
+    assert_eq!(ok(&replica, "select count(*) from log"), "50");
+    ok(&replica, "insert into log (who) values (99)");
+    // The sequence continues after the primary's value, the log after
+    // the replicated records: XIDs and CSNs do not collide.
+    assert_eq!(ok(&replica, "select nextval('s1')"), "2");
+    assert_eq!(
+        ok(&replica, "select count(*) from pg_stat_wal_receiver"),
+        "0"
+    );
+    let dir = replica.data_dir.clone();
+    assert!(!dir.join("standby.signal").exists());
+    let identity = std::fs::read_to_string(dir.join("identity")).unwrap();
+    assert_eq!(identity.split_whitespace().nth(1), Some("2"), "{identity}");
+    // Still a primary after kill -9 and restart, with the new commit.
+    replica.signal_and_wait(libc::SIGKILL);
+    std::mem::forget(replica);
+    let promoted = Server::start_on(&dir);
+    assert_eq!(ok(&promoted, "select pg_is_in_recovery()"), "f");
+    assert_eq!(ok(&promoted, "select count(*) from log"), "51");
+    // A new replica of the promoted server starts on timeline 2.
+    let second = replica_of(&promoted, &[]);
+    ok(&promoted, "insert into log (who) values (100)");
+    caught_up(&promoted, &second);
+    assert_eq!(ok(&second, "select count(*) from log"), "52");
+    assert_eq!(
+        ok(&second, "select received_tli from pg_stat_wal_receiver"),
+        "2"
+    );
+    drop(primary);
+}
+
+#[test]
+fn nestor_promote_flag_promotes_a_running_replica() {
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    let replica = replica_of(&primary, &[]);
+    caught_up(&primary, &replica);
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .arg("--data-dir")
+        .arg(&replica.data_dir)
+        .arg("--promote")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ok(&replica, "select pg_is_in_recovery()") != "f" {
+        assert!(Instant::now() < deadline, "not promoted");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    ok(&replica, "insert into log (who) values (1)");
+    // --promote of a primary's directory is refused.
+    let out = Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .arg("--data-dir")
+        .arg(&primary.data_dir)
+        .arg("--promote")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a replica's"));
+}
+
+/// Start nestor expecting it to fail; its stderr.
+fn start_fails(args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_nestor"));
+    cmd.args(["--listen", "127.0.0.1", "--port", "0"])
+        .args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success(), "nestor {args:?} started");
+    String::from_utf8_lossy(&out.stderr).to_string()
+}
+
+#[test]
+fn what_a_replica_refuses() {
+    let primary = Server::start_with(&["--max-wal-senders", "1"], &[("NESTOR_PASSWORD", "pw")]);
+    ok_pw(&primary, SCHEMA);
+    let addr = primary.addr();
+    // A wrong password fails the first start at once (not retried).
+    let empty = std::env::temp_dir().join(format!("nestor-repl-empty-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&empty);
+    let e = start_fails(
+        &["--data-dir", empty.to_str().unwrap(), "--replica-of", &addr],
+        &[("NESTOR_REPLICA_PASSWORD", "wrong")],
+    );
+    assert!(e.contains("password authentication failed"), "{e}");
+    // A primary's directory cannot become a replica.
+    let e = start_fails(
+        &[
+            "--data-dir",
+            primary.data_dir.to_str().unwrap(),
+            "--replica-of",
+            &addr,
+        ],
+        &[],
+    );
+    assert!(
+        e.contains("is in use") || e.contains("not a replica's"),
+        "{e}"
+    );
+    // The right password works.
+    let replica = Server::start_with(
+        &["--replica-of", &addr],
+        &[("NESTOR_REPLICA_PASSWORD", "pw")],
+    );
+    assert_eq!(ok(&replica, "select count(*) from acct"), "20");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ok_pw(&primary, "select count(*) from pg_stat_replication") != "1" {
+        assert!(Instant::now() < deadline, "the replica did not connect");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A second replication connection is one too many for --max-wal-senders 1.
+    let e = psql_conninfo(
+        &format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres replication=true password=pw",
+            primary.port
+        ),
+        "IDENTIFY_SYSTEM",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("number of requested standby connections exceeds max_wal_senders (currently 1)"),
+        "{e}"
+    );
+    // A replica's directory will not start without --replica-of.
+    let dir = replica.data_dir.clone();
+    drop_keep_dir(replica);
+    let e = start_fails(&["--data-dir", dir.to_str().unwrap()], &[]);
+    assert!(e.contains("is a replica's"), "{e}");
+    // Nor follow a primary of another system: it keeps what it has and
+    // keeps trying (its log says why).
+    let other = Server::start();
+    ok(
+        &other,
+        "create table acct (id int); insert into acct values (1)",
+    );
+    let stray = Server::start_on_with(&dir, &["--replica-of", &other.addr()]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ok(&stray, "select status from pg_stat_wal_receiver") != "waiting" {
+        assert!(
+            Instant::now() < deadline,
+            "the replica followed another system"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(ok(&stray, "select count(*) from acct"), "20");
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+fn ok_pw(server: &Server, sql: &str) -> String {
+    psql_port(server.port, sql, &[("PGPASSWORD", "pw")]).unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn psql_conninfo(conninfo: &str, sql: &str) -> Result<String, String> {
+    let out = Command::new("psql")
+        .args(["-X", "-A", "-t", "-q", "-d", conninfo, "-c", sql])
+        .output()
+        .expect("run psql");
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+    }
+}
+
+/// Stop a server cleanly and keep its directory.
+fn drop_keep_dir(mut s: Server) {
+    s.signal_and_wait(libc::SIGTERM);
+    std::mem::forget(s);
+}
+
+#[test]
+fn synchronous_commits_wait_for_the_named_replica() {
+    let primary = Server::start_with(&["--synchronous-standby-names", "FIRST 1 (r1)"], &[]);
+    // Without its replica a synchronous commit would wait (as in
+    // PostgreSQL): the schema commits locally.
+    ok(
+        &primary,
+        &format!("set synchronous_commit = local; {SCHEMA}"),
+    );
+    // No replica connected: the commit waits until it is cancelled, then
+    // stands (it was durable and visible here first), with PostgreSQL's
+    // warning.
+    let port = primary.port;
+    let waiting = std::thread::spawn(move || {
+        Command::new("psql")
+            .args(["-X", "-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+            .args(["-U", "postgres", "-d", "postgres"])
+            .args(["-c", "insert into log (who) values (7)"])
+            .output()
+            .unwrap()
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ok(&primary, "select count(*) from log where who = 7") != "1" {
+        assert!(
+            Instant::now() < deadline,
+            "the insert did not commit locally"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!waiting.is_finished(), "the commit did not wait for r1");
+    ok(
+        &primary,
+        "select pg_cancel_backend(pid) from pg_stat_activity \
+         where query like 'insert into log (who) values (7)%'",
+    );
+    let out = waiting.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("WARNING:  canceling wait for synchronous replication due to user request"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("might not have been replicated"),
+        "{stderr}"
+    );
+    // synchronous_commit = local does not wait.
+    ok(
+        &primary,
+        "set synchronous_commit = local; insert into log (who) values (8)",
+    );
+    // With r1 connected, remote_apply returns only once the replica shows
+    // the row: it is there the moment the commit is acknowledged.
+    let replica = replica_of(&primary, &["--replica-name", "r1"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ok(&primary, "select sync_state from pg_stat_replication") != "sync" {
+        assert!(Instant::now() < deadline, "r1 did not become synchronous");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    for i in 0..20 {
+        ok(
+            &primary,
+            &format!(
+                "set synchronous_commit = remote_apply; insert into log (who) values (100 + {i})"
+            ),
+        );
+        assert_eq!(
+            ok(
+                &replica,
+                &format!("select count(*) from log where who = 100 + {i}")
+            ),
+            "1"
+        );
+    }
+    drop(replica);
+}
+
+#[test]
+fn every_acknowledged_synchronous_commit_survives_kill_9_and_promotion() {
+    let primary = Server::start_with(&["--synchronous-standby-names", "r1"], &[]);
+    ok(
+        &primary,
+        &format!("set synchronous_commit = local; {SCHEMA}"),
+    );
+    let replica = replica_of(&primary, &["--replica-name", "r1"]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ok(&primary, "select sync_state from pg_stat_replication") != "sync" {
+        assert!(Instant::now() < deadline, "r1 did not become synchronous");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let port = primary.port;
+    let pid = primary.pid();
+    // Four clients commit numbered rows and record what was acknowledged;
+    // the primary is killed in the middle of it.
+    let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<i32>::new()));
+    let clients: Vec<_> = (0..4)
+        .map(|c| {
+            let acked = acked.clone();
+            std::thread::spawn(move || {
+                for i in 0..1000 {
+                    let n = c * 1000 + i;
+                    match psql_port(
+                        port,
+                        &format!("insert into log (n, who) values ({n}, {c})"),
+                        &[],
+                    ) {
+                        Ok(_) => acked.lock().unwrap().push(n),
+                        Err(_) => return,
+                    }
+                }
+            })
+        })
+        .collect();
+    while acked.lock().unwrap().len() < 40 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: kill() of the server's own pid.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+    for c in clients {
+        c.join().unwrap();
+    }
+    std::mem::forget(primary);
+    assert_eq!(ok(&replica, "select pg_promote()"), "t");
+    let have: std::collections::HashSet<i32> = ok(&replica, "select n from log")
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let acked = acked.lock().unwrap();
+    let lost: Vec<_> = acked.iter().filter(|n| !have.contains(n)).collect();
+    assert!(
+        lost.is_empty(),
+        "acknowledged commits missing on the promoted replica: {lost:?}"
+    );
+    assert!(acked.len() >= 40);
+}
