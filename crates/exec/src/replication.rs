@@ -70,6 +70,8 @@ pub struct ReceiverStatus {
 pub struct Replication {
     in_recovery: AtomicBool,
     shutting_down: AtomicBool,
+    /// synchronous_standby_names is set (one load on the commit path).
+    sync_enabled: AtomicBool,
     receive_lsn: AtomicU64,
     replay_lsn: AtomicU64,
     /// Microseconds since 2000-01-01 of the last replayed commit's arrival
@@ -287,8 +289,14 @@ impl Replication {
     }
 
     pub fn set_sync_standbys(&self, s: SyncStandbys) {
+        self.sync_enabled.store(!s.is_empty(), Ordering::SeqCst);
         *self.sync.write() = s;
         self.assign_sync_states(&mut self.senders.lock());
+    }
+
+    /// Whether commits may have to wait for replicas at all.
+    pub fn sync_enabled(&self) -> bool {
+        self.sync_enabled.load(Ordering::Relaxed)
     }
 
     pub fn sync_standbys(&self) -> SyncStandbys {

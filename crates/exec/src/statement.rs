@@ -195,9 +195,14 @@ fn execute_planned(
         PlannedStmt::Explain { inner, analyze } => explain_statement(inner, *analyze, ev, sink),
         PlannedStmt::Call { def, args } => {
             use crate::executor::eval::Eval;
+            // One bound argument per procedure argument; OUT ones are
+            // evaluated (as PostgreSQL does) but not passed.
             let mut vals = Vec::with_capacity(args.len());
-            for a in args {
-                vals.push(a.eval(&[], ev)?);
+            for (a, e) in def.args.iter().zip(args) {
+                let v = e.eval(&[], ev)?;
+                if a.mode.is_input() {
+                    vals.push(v);
+                }
             }
             let outputs = def.args.iter().any(|a| a.mode.is_output());
             match (crate::ROUTINES.call)(def, vals, ev.ctx)? {

@@ -604,6 +604,9 @@ impl TxnBlock {
     /// (docs/replication.md). A cancel ends the wait with PostgreSQL's
     /// warning; the commit stands.
     fn wait_for_replicas(&mut self, settings: &SessionSettings) {
+        if !self.replication.sync_enabled() {
+            return;
+        }
         let level = match settings.view().get("synchronous_commit") {
             Some(v) => SyncLevel::of(v),
             None => None,

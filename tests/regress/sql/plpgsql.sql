@@ -389,6 +389,19 @@ CALL transfer(1, 2);
 SELECT transfer(1, 2, 3);
 CALL fact(3);
 DROP PROCEDURE transfer(int, int, numeric);
+-- OUT arguments of procedures are named in CALL (PostgreSQL 14+), and
+-- written back to variables when called from PL/pgSQL.
+CREATE PROCEDURE out_args(IN a int, OUT b int, INOUT c text) LANGUAGE plpgsql
+  AS $$ BEGIN b := a * 2; c := c || '!'; END $$;
+CALL out_args(3, NULL, 'x');
+CALL out_args(3, 'x');
+DO $$ DECLARE x int; y text := 'q'; BEGIN CALL out_args(5, x, y); RAISE NOTICE '% %', x, y; END $$;
+CREATE PROCEDURE sql_inout(a int, INOUT c int) LANGUAGE sql AS 'SELECT c + a';
+CALL sql_inout(1, 41);
+DO $$ DECLARE v int := 1; BEGIN CALL sql_inout(10, v); RAISE NOTICE '%', v; END $$;
+DROP PROCEDURE out_args;
+DROP PROCEDURE sql_inout;
+
 CALL transfer(1, 2, 10);
 
 -- Functions in a transaction: rolled back with it

@@ -499,6 +499,30 @@ fn sql_function(
             last = rows;
         }
     }
+    let outs: Vec<DataType> = def
+        .args
+        .iter()
+        .filter(|a| a.mode.is_output())
+        .map(|a| a.ty)
+        .collect();
+    if def.procedure && !outs.is_empty() {
+        // A procedure's OUT/INOUT arguments come from its last statement's
+        // first row (NULLs without one), as PostgreSQL's CALL returns them.
+        let mut row = last.into_iter().next().unwrap_or_default();
+        row.resize(outs.len(), Value::Null);
+        let row = row
+            .into_iter()
+            .zip(&outs)
+            .map(|(v, t)| {
+                if v.is_null() {
+                    Ok(v)
+                } else {
+                    nestor_plan::valops::cast(v, *t, false, &ctx.eval)
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return Ok(Outcome::Rows(vec![row]));
+    }
     if def.procedure || matches!(def.returns, Returns::Scalar(DataType::Void)) {
         return Ok(Outcome::Value(Value::Text(Arc::from(""))));
     }

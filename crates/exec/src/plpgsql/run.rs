@@ -829,8 +829,9 @@ impl<'f> Run<'f> {
 
     // ----- values ---------------------------------------------------------
 
-    /// The variables a CALL passed for the procedure's INOUT arguments, in
-    /// the order of its output arguments, which get their values back.
+    /// The variables a CALL passed for the procedure's OUT and INOUT
+    /// arguments, in the order of its output arguments, which get their
+    /// values back.
     fn output_targets(
         &self,
         def: &FunctionDef,
@@ -838,16 +839,12 @@ impl<'f> Run<'f> {
         slots: &[Slot],
     ) -> Result<Vec<Target>, DbError> {
         let mut targets = Vec::new();
-        let mut input = 0;
-        for a in &def.args {
-            let given = a.mode.is_input().then(|| {
-                input += 1;
-                &args[input - 1]
-            });
+        // One argument per procedure argument (bind_procedure_call).
+        for (a, given) in def.args.iter().zip(args) {
             if !a.mode.is_output() {
                 continue;
             }
-            let mut e = given;
+            let mut e = Some(given);
             while let Some(Expr::Cast(inner, _)) = e {
                 e = Some(inner);
             }

@@ -79,10 +79,19 @@ fn implicit(from: DataType, to: DataType) -> Option<bool> {
     None
 }
 
-/// For one candidate: which given argument feeds each input argument
+/// The arguments a call names: a function's input arguments; every
+/// argument of a procedure, OUT ones included (PostgreSQL 14+: `CALL
+/// p(1, NULL)` for `p(IN a int, OUT b int)`).
+fn called_args(def: &FunctionDef) -> impl Iterator<Item = &FuncArg> {
+    def.args
+        .iter()
+        .filter(move |a| def.procedure || a.mode.is_input())
+}
+
+/// For one candidate: which given argument feeds each called argument
 /// (None: its DEFAULT), and how many types match exactly.
 fn fit(def: &FunctionDef, given: &Given) -> Option<(Vec<Option<usize>>, usize)> {
-    let inputs: Vec<&FuncArg> = def.args.iter().filter(|a| a.mode.is_input()).collect();
+    let inputs: Vec<&FuncArg> = called_args(def).collect();
     let positional = given.iter().take_while(|g| g.0.is_none()).count();
     if positional > inputs.len() {
         return None;
@@ -118,7 +127,7 @@ fn type_list(given: &Given) -> String {
     let names: Vec<String> = given
         .iter()
         .map(|g| {
-            let t = g.2.resolve_unknown().name().to_string();
+            let t = g.2.name().to_string();
             match &g.0 {
                 Some(n) => format!("{n} => {t}"),
                 None => t,
@@ -220,12 +229,7 @@ fn choose(
             ))
         }
     };
-    let inputs: Vec<FuncArg> = def
-        .args
-        .iter()
-        .filter(|a| a.mode.is_input())
-        .cloned()
-        .collect();
+    let inputs: Vec<FuncArg> = called_args(&def).cloned().collect();
     let mut args = Vec::with_capacity(inputs.len());
     let mut given = given.clone();
     for (i, slot) in slots.iter().enumerate() {
@@ -327,7 +331,9 @@ pub(crate) fn bind_from(
     Ok(Some((def, args, cols)))
 }
 
-/// CALL proc(args): the procedure and its bound input arguments.
+/// CALL proc(args): the procedure and its bound arguments, one per
+/// argument of the procedure in order (OUT ones too: the executor passes
+/// the input ones, and PL/pgSQL writes the output ones back).
 pub fn bind_procedure_call(
     b: &mut Binder,
     name: &str,
