@@ -531,4 +531,21 @@ mod tests {
             Err(SyncWaitEnd::ShuttingDown)
         );
     }
+
+    #[test]
+    fn wal_is_kept_for_replicas_up_to_the_limit() {
+        let r = Replication::default();
+        // No replica: a checkpoint removes up to its cut.
+        assert_eq!(r.retain_from(Lsn(1000), Lsn(5000), 10_000), Lsn(1000));
+        // A replica at 400 (connected or not) holds the WAL back ...
+        r.retain("r1", Lsn(400));
+        assert_eq!(r.retain_from(Lsn(1000), Lsn(5000), 10_000), Lsn(400));
+        // ... until it is more than the limit behind the end: then it is
+        // forgotten and the cut applies.
+        assert_eq!(r.retain_from(Lsn(1000), Lsn(5000), 4_000), Lsn(1000));
+        assert_eq!(r.retain_from(Lsn(1000), Lsn(5000), 10_000), Lsn(1000));
+        // A position past the cut never moves the removal point forward.
+        r.retain("r2", Lsn(3000));
+        assert_eq!(r.retain_from(Lsn(1000), Lsn(5000), 10_000), Lsn(1000));
+    }
 }
