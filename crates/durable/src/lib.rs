@@ -309,7 +309,7 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
 
 // ----- checkpoints ----------------------------------------------------------
 
-struct CheckpointImage {
+pub(crate) struct CheckpointImage {
     csn: u64,
     lsn: Lsn,
     next_xid: u64,
@@ -490,7 +490,7 @@ pub(crate) fn write_image_to(out: &mut dyn Write, cut: &Cut) -> std::io::Result<
     w.inner.write_all(&crc.to_le_bytes())
 }
 
-fn read_checkpoint(path: &Path) -> Result<Option<CheckpointImage>, DbError> {
+pub(crate) fn read_checkpoint(path: &Path) -> Result<Option<CheckpointImage>, DbError> {
     let mut data = Vec::new();
     match File::open(path) {
         Ok(mut f) => f.read_to_end(&mut data).map_err(|e| io_error(path, e))?,

@@ -364,6 +364,135 @@ impl Applier {
     }
 }
 
+/// A replica whose primary no longer has the WAL it needs starts over
+/// from a new base image (`DIR/checkpoint.new`, copied by the
+/// walreceiver), without a restart and without stopping its readers:
+///
+/// 1. the image becomes the replica's checkpoint (renamed into place,
+///    durably): from here a crash recovers the new state;
+/// 2. the local log restarts empty at the image's LSN (old segments and
+///    redo files removed) and replaces the old one in the SwitchLog;
+/// 3. the in-memory state is made equal to the image as **one local
+///    transaction**: every row of the image is put, every live row the
+///    image lacks is deleted, objects it lacks are dropped. Readers keep
+///    the old state until that commit, then see the new one at once
+///    (DDL differences apply as met, as in replay).
+///
+/// Holds the checkpoint lock throughout, so no checkpoint cuts in the
+/// middle. Returns the LSN streaming resumes from.
+pub fn resync(engine: &Engine, image: &std::path::Path) -> Result<Lsn, DbError> {
+    let _no_checkpoint = engine.checkpoint_lock.lock();
+    let ck = crate::read_checkpoint(image)?.ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedFile,
+            format!("base image \"{}\" is missing", image.display()),
+        )
+    })?;
+    let dir = &engine.config.data_dir;
+    let path = dir.join("checkpoint");
+    std::fs::rename(image, &path).map_err(|e| crate::io_error(&path, e))?;
+    nestor_wal::sync_dir(dir).map_err(wal_error)?;
+    // 2. A new, empty local log at the image's position.
+    let wal_dir = crate::wal_dir(dir);
+    if let Some(old) = engine.db.log.wal() {
+        old.flush();
+    }
+    for entry in std::fs::read_dir(&wal_dir).map_err(|e| crate::io_error(&wal_dir, e))? {
+        let p = entry.map_err(|e| crate::io_error(&wal_dir, e))?.path();
+        if p.extension().is_some_and(|x| x == "wal" || x == "redo") {
+            std::fs::remove_file(&p).map_err(|e| crate::io_error(&p, e))?;
+        }
+    }
+    nestor_wal::sync_dir(&wal_dir).map_err(wal_error)?;
+    let wal = Wal::open(&wal_dir, ck.lsn, ck.csn, nestor_wal::SEGMENT_BYTES_DEFAULT)
+        .map_err(wal_error)?;
+    wal.set_redo_memory_bytes_max(engine.config.txn_redo_memory_bytes_max);
+    engine.db.log.set_apply_only(Arc::new(wal));
+    // 3. The state, as one local transaction.
+    let mut applied = engine.applied.lock();
+    let mut keep_tables = std::collections::HashSet::new();
+    let mut keep_sequences = std::collections::HashSet::new();
+    let mut keep_functions = std::collections::HashSet::new();
+    for bytes in &ck.ddl {
+        match nestor_catalog::CatalogRecord::decode(bytes).map_err(corrupt)? {
+            nestor_catalog::CatalogRecord::PutTable(t) => keep_tables.insert(t.name),
+            nestor_catalog::CatalogRecord::PutSequence(q) => keep_sequences.insert(q.name),
+            nestor_catalog::CatalogRecord::PutFunction(f) => keep_functions.insert(f.oid),
+            _ => false,
+        };
+    }
+    use nestor_catalog::CatalogRecord as R;
+    for rec in engine.catalog.image() {
+        let drop = match rec {
+            R::PutTable(t) if !keep_tables.contains(&t.name) => Some(R::DropTable { name: t.name }),
+            R::PutSequence(q) if !keep_sequences.contains(&q.name) => {
+                Some(R::DropSequence { name: q.name })
+            }
+            R::PutFunction(f) if !keep_functions.contains(&f.oid) => Some(R::DropFunction {
+                name: f.name,
+                oid: f.oid,
+            }),
+            _ => None,
+        };
+        if let Some(d) = drop {
+            apply_catalog(engine, &d.encode())?;
+        }
+    }
+    for bytes in &ck.ddl {
+        apply_catalog(engine, bytes)?;
+    }
+    apply_catalog(engine, &ck.sequences)?;
+    engine.catalog.ensure_next_oid(ck.next_oid);
+    let slot = engine.txn.register_slot();
+    let store: Arc<dyn DataStore> = engine.store.clone();
+    let mut txn = Transaction::begin(
+        engine.txn.clone(),
+        store,
+        slot,
+        SessionId(0),
+        Isolation::ReadCommitted,
+    );
+    txn.set_replay();
+    let now = engine.txn.horizon();
+    for (rel, row_ids, rows) in ck.tables {
+        let t = table_for(engine, rel)?;
+        t.reserve_row_ids(row_ids);
+        let snap = nestor_txn::Snapshot {
+            horizon: now,
+            own: Xid::NONE,
+            cid: nestor_common::CommandId(0),
+            ssi: None,
+        };
+        let mut live = Vec::new();
+        t.for_each_stored(&snap, |row, _| {
+            live.push(row);
+            Ok::<(), ()>(())
+        })
+        .expect("collecting row ids cannot fail");
+        let present: std::collections::HashSet<RowId> = rows.iter().map(|r| r.0).collect();
+        for row in live.into_iter().filter(|r| !present.contains(r)) {
+            t.apply_delete(&mut txn, row)
+                .map_err(|e| apply_failed(0, rel.0, row, e))?;
+        }
+        for (row, stored) in rows {
+            t.apply_put(&mut txn, row, stored)
+                .map_err(|e| apply_failed(0, rel.0, row, e))?;
+        }
+    }
+    txn.commit();
+    *applied = Applied {
+        csn: ck.csn,
+        lsn: ck.lsn,
+        max_xid: applied.max_xid.max(ck.next_xid.saturating_sub(1)),
+    };
+    drop(applied);
+    engine.note_checkpoint(ck.lsn);
+    let repl = &engine.replication;
+    repl.set_receive_lsn(ck.lsn);
+    repl.set_replay_lsn(ck.lsn);
+    Ok(ck.lsn)
+}
+
 fn apply_failed(xid: u64, rel: u32, row: RowId, e: nestor_storage::StorageError) -> DbError {
     corrupt(format!(
         "replicated transaction {xid} could not be applied to relation {rel} row {}: {e:?}",

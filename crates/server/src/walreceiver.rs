@@ -19,7 +19,11 @@
 //!    forgotten, and after REPLICA_RETRY_MS the receiver connects again
 //!    and resumes from the end of its log; meanwhile the replica keeps
 //!    serving reads and pg_stat_wal_receiver says `waiting` with the error.
-//! 4. **Promotion** (`pg_promote()` or `nestor --promote`, which leaves a
+//! 4. **Lost position** (the primary removed the WAL the replica needs,
+//!    58P01 at START_REPLICATION): copy a new base image and replace the
+//!    replica's state with it in place, readers going on
+//!    (durable::replica::resync); then stream again.
+//! 5. **Promotion** (`pg_promote()` or `nestor --promote`, which leaves a
 //!    `promote.signal`): the receiver stops, everything flushed has been
 //!    applied, and the engine becomes a primary on the next timeline.
 
@@ -356,12 +360,31 @@ pub fn prepare_data_dir(
 /// One attempt at the base image: written to `checkpoint.tmp`, checked,
 /// synced, renamed; then `identity` and `standby.signal`.
 fn base_copy(dir: &Path, cfg: &Config) -> Result<Lsn, Failure> {
+    let (system_id, timeline, start) = fetch_image(dir, cfg, "checkpoint")?;
+    Identity {
+        system_id,
+        timeline,
+        switch_lsn: None,
+    }
+    .save(dir)
+    .map_err(|e| Failure::new(e.message))?;
+    std::fs::write(dir.join(STANDBY_SIGNAL), b"").map_err(Failure::io)?;
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(Failure::io)?;
+    Ok(start)
+}
+
+/// Copy a base image from the primary into `dir/name` (through
+/// `name.tmp`, synced before the rename). Returns the primary's system
+/// identifier and timeline and where streaming continues.
+fn fetch_image(dir: &Path, cfg: &Config, name: &str) -> Result<(u64, u32, Lsn), Failure> {
     use std::io::Write;
     let mut c = Client::connect(cfg)?;
     let (system_id, timeline, _) = identify(&mut c)?;
     c.query("NESTOR_BASE_BACKUP");
     c.send()?;
-    let tmp = dir.join("checkpoint.tmp");
+    let tmp = dir.join(format!("{name}.tmp"));
     let file = std::fs::File::create(&tmp).map_err(Failure::io)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let mut start = None;
@@ -390,19 +413,22 @@ fn base_copy(dir: &Path, cfg: &Config) -> Result<Lsn, Failure> {
     let start = start.ok_or_else(|| Failure::new("base image without a start position"))?;
     let file = w.into_inner().map_err(|e| Failure::io(e.error()))?;
     file.sync_all().map_err(Failure::io)?;
-    std::fs::rename(&tmp, dir.join("checkpoint")).map_err(Failure::io)?;
-    Identity {
-        system_id,
-        timeline,
-        switch_lsn: None,
+    std::fs::rename(&tmp, dir.join(name)).map_err(Failure::io)?;
+    Ok((system_id, timeline, start))
+}
+
+/// The primary no longer has the WAL this replica needs: copy a new base
+/// image and make the replica's state equal to it in place
+/// (durable::replica::resync); readers go on meanwhile.
+fn recopy(engine: &Engine, cfg: &Config) -> Result<Lsn, Failure> {
+    let dir = &engine.config.data_dir;
+    let (system_id, _, _) = fetch_image(dir, cfg, "checkpoint.new")?;
+    if system_id != engine.system_id() {
+        let _ = std::fs::remove_file(dir.join("checkpoint.new"));
+        return Err(Failure::new("the new base image comes from another system"));
     }
-    .save(dir)
-    .map_err(|e| Failure::new(e.message))?;
-    std::fs::write(dir.join(STANDBY_SIGNAL), b"").map_err(Failure::io)?;
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(Failure::io)?;
-    Ok(start)
+    nestor_durable::replica::resync(engine, &dir.join("checkpoint.new"))
+        .map_err(|e| Failure::new(e.message))
 }
 
 /// How a streaming session ended without an error.
@@ -452,6 +478,30 @@ fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
         }
         match stream(&engine, &mut applier, &cfg, stopping) {
             Ok(end) => break end,
+            Err(f) if f.code.as_deref() == Some("58P01") => {
+                tracing::warn!(
+                    "the primary no longer has the WAL this replica needs ({f}); copying a new base image"
+                );
+                repl.update_receiver(|r| {
+                    r.status = "restarting";
+                    r.last_error = Some(f.to_string());
+                });
+                drop(applier);
+                match recopy(&engine, &cfg) {
+                    Ok(lsn) => tracing::info!(
+                        "replica state replaced by a new base image; streaming resumes at {}",
+                        lsn.pg_text()
+                    ),
+                    Err(e) => tracing::warn!("cannot copy a new base image yet: {e}"),
+                }
+                applier = match Applier::new(engine.clone()) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        tracing::error!("walreceiver cannot go on: {}", e.message);
+                        return;
+                    }
+                };
+            }
             Err(f) => {
                 // What was flushed is applied; the rest will come again.
                 applier.forget_unflushed();

@@ -716,3 +716,54 @@ fn every_acknowledged_synchronous_commit_survives_kill_9_and_promotion() {
     );
     assert!(acked.len() >= 40);
 }
+
+#[test]
+fn a_replica_the_primary_kept_no_wal_for_copies_a_new_base_image() {
+    // In-memory redo up to 64 MB so the load below goes through WAL
+    // segments (16 MiB each), and almost nothing kept for replicas.
+    let primary = Server::start_with(
+        &[
+            "--txn-redo-memory-max",
+            "64MB",
+            "--replica-wal-keep-max",
+            "1kB",
+        ],
+        &[],
+    );
+    ok(&primary, SCHEMA);
+    ok(
+        &primary,
+        "create table gone (a int); insert into gone values (1)",
+    );
+    let replica = replica_of(&primary, &[]);
+    caught_up(&primary, &replica);
+    let dir = replica.data_dir.clone();
+    drop_keep_dir(replica);
+    // While it is away: more than a segment of WAL, objects dropped and
+    // rows deleted, and a checkpoint that removes the WAL it would need.
+    ok(
+        &primary,
+        "insert into big select g, repeat('x', 300) from generate_series(1, 70000) g",
+    );
+    ok(&primary, "drop table gone; delete from acct where id > 15");
+    ok(&primary, "checkpoint");
+    let replica = Server::start_on_with(&dir, &["--replica-of", &primary.addr()]);
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+    assert_eq!(
+        ok(
+            &replica,
+            "select count(*) from pg_tables where tablename = 'gone'"
+        ),
+        "0"
+    );
+    assert_eq!(ok(&replica, "select count(*) from big"), "70000");
+    // It streams again afterwards, and survives a restart.
+    ok(&primary, "insert into log (who) values (1)");
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+    drop_keep_dir(replica);
+    let replica = Server::start_on_with(&dir, &["--replica-of", &primary.addr()]);
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+}

@@ -372,9 +372,9 @@ impl std::fmt::Display for WalError {
             ),
             WalError::Removed { file, lsn } => write!(
                 f,
-                "requested WAL segment \"{}\" (for position {}) has already been removed",
-                file.display(),
-                lsn.pg_text()
+                "requested WAL segment for position {} has already been removed (the oldest kept is \"{}\")",
+                lsn.pg_text(),
+                file.display()
             ),
         }
     }

@@ -116,9 +116,10 @@ impl LogReader {
             }
         }
         let segs = segments(&self.dir)?;
+        let oldest = segs.first().map(|s| s.1.clone());
         let Some((start, path)) = segs.into_iter().rev().find(|(s, _)| *s <= self.pos) else {
             return Err(WalError::Removed {
-                file: crate::segment_path(&self.dir, self.pos),
+                file: oldest.unwrap_or_else(|| crate::segment_path(&self.dir, self.pos)),
                 lsn: self.pos,
             });
         };
