@@ -189,7 +189,7 @@ impl Engine {
         };
         let applied = *self.applied.lock();
         self.txn.advance_after_recovery(
-            nestor_common::Xid(applied.max_xid + 1),
+            nestor_common::Xid(applied.max_xid.saturating_add(1)),
             nestor_common::Csn(wal.last_csn().max(applied.csn)),
         );
         {

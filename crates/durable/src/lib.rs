@@ -206,6 +206,7 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
     let mut next_xid = 1u64;
     let mut last_csn = Csn::BOOTSTRAP.0;
     let mut from_lsn = Lsn(0);
+    let mut last_commit_end = Lsn(0);
     if let Some(ck) = read_checkpoint(&dir.join("checkpoint"))? {
         for rec in &ck.ddl {
             apply_catalog(engine, rec)?;
@@ -222,6 +223,7 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
         next_xid = ck.next_xid;
         last_csn = ck.csn;
         from_lsn = ck.lsn;
+        last_commit_end = ck.lsn;
         report.checkpoint_csn = ck.csn;
     }
     let wal_dir = wal_dir(&dir);
@@ -251,6 +253,7 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
                 rec.csn
             );
             last_csn = rec.csn;
+            last_commit_end = rec.end();
             report.wal_transactions += 1;
             let ops =
                 redo::decode_ops(&pending).map_err(|e| format!("transaction {}: {e}", rec.xid))?;
@@ -289,15 +292,18 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
     if engine.config.replica {
         // Hot standby (replica.rs): the log is the primary's, streamed in;
         // local commits only make applied transactions visible.
+        // The log may end inside a transaction (chunks flushed, commit
+        // not yet received): what was applied ends at the last commit,
+        // and the applier picks the chunks after it up again.
         *engine.applied.lock() = replica::Applied {
             csn: last_csn,
-            lsn: end.end_lsn,
+            lsn: last_commit_end,
             max_xid: next_xid.saturating_sub(1),
         };
         let repl = &engine.replication;
         repl.set_in_recovery(true);
         repl.set_receive_lsn(end.end_lsn);
-        repl.set_replay_lsn(end.end_lsn);
+        repl.set_replay_lsn(last_commit_end);
         log.set_apply_only(Arc::new(wal));
     } else {
         log.set(Arc::new(wal));

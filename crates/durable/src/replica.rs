@@ -47,6 +47,7 @@
 
 use std::io::Write;
 use std::sync::Arc;
+use std::time::Duration;
 
 use nestor_common::{Csn, DbError, Lsn, RowId, SessionId, SqlState, Xid};
 use nestor_storage::redo::{self, RedoOp};
@@ -69,13 +70,14 @@ pub struct Applied {
 /// Stream a base image (the checkpoint format, docs/durability.md §4) of
 /// the primary into `out`. Returns the cut: the replica streams the WAL
 /// from its LSN.
-/// `on_cut` runs with the cut's LSN before any WAL after it can be
-/// removed (under the checkpoint lock): the walsender keeps the WAL from
-/// there for the new replica.
+/// `on_cut` is told where the WAL must be kept from for the new replica:
+/// first the log's end before the cut, then the cut. Transactions with
+/// schema changes open for longer than CHECKPOINT_DDL_WAIT_MS make it fail
+/// with 55006 (the replica tries again).
 pub fn base_backup(
     engine: &Engine,
     out: &mut dyn Write,
-    on_cut: impl FnOnce(Lsn),
+    on_cut: impl Fn(Lsn),
 ) -> Result<(Csn, Lsn), DbError> {
     let Some(wal) = engine.db.log.wal() else {
         return Err(DbError::new(
@@ -90,12 +92,13 @@ pub fn base_backup(
         )
         .with_hint("A replica cannot be the source of another replica's base image."));
     }
-    let (slot, cut) = {
-        let _no_checkpoint = engine.checkpoint_lock.lock();
-        let (slot, cut) = crate::take_cut(engine, None, || wal.next_lsn())?;
-        on_cut(cut.lsn);
-        (slot, cut)
-    };
+    // The WAL from here on is kept for the new replica before the cut is
+    // taken: a checkpoint that has not seen this yet cut earlier, so it
+    // removes nothing the image's position needs.
+    on_cut(wal.next_lsn());
+    let gate_wait = Duration::from_millis(nestor_common::limits::CHECKPOINT_DDL_WAIT_MS);
+    let (slot, cut) = crate::take_cut(engine, Some(gate_wait), || wal.next_lsn())?;
+    on_cut(cut.lsn);
     crate::write_image_to(out, &cut).map_err(|e| {
         DbError::new(
             SqlState::ConnectionException,
@@ -117,7 +120,11 @@ pub(crate) fn replica_cut(engine: &Engine, slot: &SnapshotSlot) -> Cut {
         csn: Csn(applied.csn),
         read_csn: local,
         lsn: applied.lsn,
-        next_xid: engine.txn.next_xid().0.max(applied.max_xid + 1),
+        next_xid: engine
+            .txn
+            .next_xid()
+            .0
+            .max(applied.max_xid.saturating_add(1)),
         next_oid: engine.catalog.next_oid(),
         ddl: engine
             .catalog
@@ -129,6 +136,10 @@ pub(crate) fn replica_cut(engine: &Engine, slot: &SnapshotSlot) -> Cut {
         tables: engine.catalog.logged_storage(),
     }
 }
+
+/// XIDs a stream may carry: 64-bit XIDs never get near this, and a
+/// promoted replica continues after the largest it saw.
+const XID_MAX: u64 = 1 << 62;
 
 /// A committed transaction received and not yet applied.
 struct Ready {
@@ -154,9 +165,15 @@ pub struct Applier {
     /// The transaction being assembled from chunks.
     pending: Vec<u8>,
     pending_xid: u64,
-    /// `pending` as of the last flush (xid, length): what a reconnect,
-    /// which resumes after the flushed records, goes back to.
-    pending_flushed: (u64, usize),
+    /// `pending` as of the last flush: what a reconnect, which resumes
+    /// after the flushed records, goes back to (a copy only while a
+    /// transaction's chunks straddle a flush).
+    pending_flushed: (u64, Vec<u8>),
+    /// The redo file being received, if any.
+    redo_in: Option<nestor_wal::RedoFileWriter>,
+    /// A committed transaction could not be applied: the replica stops
+    /// replaying (it must not skip a commit) and says why.
+    broken: Option<String>,
     ready: Vec<Ready>,
     max_xid: u64,
 }
@@ -171,9 +188,31 @@ impl Applier {
                 "replica applier started before recovery",
             )
         })?;
-        let start = wal.next_lsn();
+        let start = wal.flush();
         let slot = engine.txn.register_slot();
-        let max_xid = engine.applied.lock().max_xid;
+        let applied = *engine.applied.lock();
+        // The local log may end inside a transaction: its chunks after the
+        // last applied commit are read back, so the rest of it, which the
+        // primary sends from the end of the log, completes it.
+        let dir = crate::wal_dir(&engine.config.data_dir);
+        let mut pending = Vec::new();
+        let mut pending_xid = 0;
+        let mut reader = nestor_wal::LogReader::new(&dir, applied.lsn).map_err(wal_error)?;
+        while let Some((rec, _)) = reader.next(start).map_err(wal_error)? {
+            if rec.xid != pending_xid {
+                pending.clear();
+                pending_xid = rec.xid;
+            }
+            if rec.kind != RecordKind::TxnChunk {
+                // Only chunks can follow the last applied commit.
+                return Err(corrupt(format!(
+                    "the replica's log has a commit at {} after the last applied one at {}",
+                    rec.lsn.pg_text(),
+                    applied.lsn.pg_text()
+                )));
+            }
+            pending.extend_from_slice(&rec.payload);
+        }
         Ok(Applier {
             engine,
             wal,
@@ -183,11 +222,13 @@ impl Applier {
             batch_records: 0,
             batch_csn: 0,
             batch_files: Vec::new(),
-            pending: Vec::new(),
-            pending_xid: 0,
-            pending_flushed: (0, 0),
+            pending_flushed: (pending_xid, pending.clone()),
+            pending,
+            pending_xid,
             ready: Vec::new(),
-            max_xid,
+            max_xid: applied.max_xid,
+            redo_in: None,
+            broken: None,
         })
     }
 
@@ -201,11 +242,36 @@ impl Applier {
         self.batch.len()
     }
 
-    /// The redo file of transaction `xid`, sent before its `TxnFile`
-    /// record: stored durably in the local log directory.
-    pub fn redo_file(&mut self, xid: Xid, bytes: &[u8]) -> Result<(), DbError> {
-        let dir = crate::wal_dir(&self.engine.config.data_dir);
-        nestor_wal::write_redo_file(&dir, xid, bytes).map_err(wal_error)?;
+    /// A piece of the redo file of transaction `xid` (`total` bytes, this
+    /// piece at `offset`), sent before its `TxnFile` record: written to
+    /// disk as it comes, durable under its name once complete. A file
+    /// larger than the redo file limit (`--txn-redo-file-max`) is refused.
+    pub fn redo_piece(
+        &mut self,
+        xid: Xid,
+        total: u64,
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<(), DbError> {
+        if offset == 0 {
+            if total > nestor_common::limits::txn_redo_file_bytes_max() {
+                return Err(stream_error(format!(
+                    "the redo file of transaction {} has {total} bytes, more than this replica's --txn-redo-file-max",
+                    xid.0
+                )));
+            }
+            let dir = crate::wal_dir(&self.engine.config.data_dir);
+            self.redo_in =
+                Some(nestor_wal::RedoFileWriter::create(&dir, xid, total).map_err(wal_error)?);
+        }
+        let w = self
+            .redo_in
+            .as_mut()
+            .filter(|w| w.xid() == xid && w.written() == offset)
+            .ok_or_else(|| stream_error("redo file pieces out of order".into()))?;
+        if w.piece(bytes).map_err(wal_error)? {
+            self.redo_in = None;
+        }
         Ok(())
     }
 
@@ -227,6 +293,13 @@ impl Applier {
                 start.pg_text(),
                 rec.len(),
                 bytes.len()
+            )));
+        }
+        if rec.xid == 0 || rec.xid > XID_MAX {
+            return Err(stream_error(format!(
+                "record at {} names transaction {}",
+                start.pg_text(),
+                rec.xid
             )));
         }
         let end = start.advance(bytes.len() as u64);
@@ -292,9 +365,16 @@ impl Applier {
             self.batch_start = end;
             self.engine.replication.set_receive_lsn(end);
         }
-        self.pending_flushed = (self.pending_xid, self.pending.len());
+        self.pending_flushed = (self.pending_xid, self.pending.clone());
+        if let Some(why) = &self.broken {
+            return Err(corrupt(why.clone()));
+        }
         for t in std::mem::take(&mut self.ready) {
-            self.apply(t)?;
+            if let Err(e) = self.apply(t) {
+                // Flushed and not applied: replaying on would skip it.
+                self.broken = Some(e.message.clone());
+                return Err(e);
+            }
         }
         Ok(self.batch_start)
     }
@@ -307,15 +387,14 @@ impl Applier {
         self.batch_records = 0;
         self.batch_csn = 0;
         self.ready.clear();
-        let (xid, len) = self.pending_flushed;
-        if self.pending_xid == xid {
-            self.pending.truncate(len);
-        } else {
-            // Chunks of a transaction cut off by a crash of the primary
-            // before the new one began: nothing to resume.
-            self.pending.clear();
-            self.pending_xid = xid;
-        }
+        self.redo_in = None;
+        self.pending_xid = self.pending_flushed.0;
+        self.pending = self.pending_flushed.1.clone();
+    }
+
+    /// Why replay stopped, if it did.
+    pub fn broken(&self) -> Option<&str> {
+        self.broken.as_deref()
     }
 
     /// Apply one committed transaction of the primary as a local one.
@@ -324,12 +403,15 @@ impl Applier {
         let ops = redo::decode_ops(&t.redo)
             .map_err(|e| corrupt(format!("transaction {}: {e}", t.xid)))?;
         let mut applied = engine.applied.lock();
-        assert!(
-            t.csn > applied.csn,
-            "replicated commit csn {} after {}",
-            t.csn,
-            applied.csn
-        );
+        if t.csn <= applied.csn {
+            return Err(corrupt(format!(
+                "replicated commit of transaction {} has csn {} after csn {}: the stream is not its primary's commit order",
+                t.xid, t.csn, applied.csn
+            )));
+        }
+        // Each operation adds at most one row: a row id further out is not
+        // the primary's (and would make the table allocate up to it).
+        let new_rows_max = ops.len() as u64;
         let store: Arc<dyn DataStore> = engine.store.clone();
         let mut txn = Transaction::begin(
             engine.txn.clone(),
@@ -341,9 +423,20 @@ impl Applier {
         txn.set_replay();
         for op in ops {
             match op {
-                RedoOp::Put { rel, row, stored } => table_for(engine, rel)?
-                    .apply_put(&mut txn, row, stored)
-                    .map_err(|e| apply_failed(t.xid, rel.0, row, e))?,
+                RedoOp::Put { rel, row, stored } => {
+                    let table = table_for(engine, rel)?;
+                    if row.0 >= table.row_id_count().saturating_add(new_rows_max) {
+                        return Err(corrupt(format!(
+                            "replicated transaction {} writes row {} of relation {rel}, which has {} rows",
+                            t.xid,
+                            row.0,
+                            table.row_id_count()
+                        )));
+                    }
+                    table
+                        .apply_put(&mut txn, row, stored)
+                        .map_err(|e| apply_failed(t.xid, rel.0, row, e))?
+                }
                 RedoOp::Delete { rel, row } => table_for(engine, rel)?
                     .apply_delete(&mut txn, row)
                     .map_err(|e| apply_failed(t.xid, rel.0, row, e))?,

@@ -384,6 +384,38 @@ impl Replication {
         }
     }
 
+    /// After a commit that wrote (its CSN known): wait for the synchronous
+    /// replicas as `synchronous_commit` asks, with the log's durable end as
+    /// the position (it covers the commit). A wait cut short returns
+    /// PostgreSQL's WARNING; the commit stands either way.
+    pub fn wait_after_commit(
+        &self,
+        log: &nestor_wal::SwitchLog,
+        synchronous_commit: Option<&str>,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Option<nestor_common::DbError> {
+        if !self.sync_enabled() {
+            return None;
+        }
+        let level = synchronous_commit.and_then(SyncLevel::of)?;
+        let lsn = log.wal()?.durable_lsn();
+        let end = self.wait_for(lsn, level, cancelled).err()?;
+        let why = match end {
+            SyncWaitEnd::Cancelled => "due to user request",
+            SyncWaitEnd::ShuttingDown => "due to server shutdown",
+        };
+        Some(
+            nestor_common::DbError::new(
+                nestor_common::SqlState::Warning,
+                format!("canceling wait for synchronous replication {why}"),
+            )
+            .with_detail(
+                "The transaction has already committed locally, but might not have been replicated to the standby.",
+            )
+            .with_severity(nestor_common::error::Severity::Warning),
+        )
+    }
+
     /// Server shutdown: commits waiting for replicas stop waiting.
     pub fn shut_down(&self) {
         self.shutting_down.store(true, Ordering::SeqCst);

@@ -224,7 +224,7 @@ fn serve(cli: Cli) -> Result<(), String> {
     match &replica {
         // Before any signal handler: SIGTERM during the first copy ends
         // the process (the image is renamed into place only when whole).
-        Some(cfg) => walreceiver::prepare_data_dir(&cli.data_dir, cfg, &|| false)?,
+        Some(cfg) => walreceiver::prepare_data_dir(&cli.data_dir, cfg, Arc::new(|| false))?,
         None if cli.data_dir.join(nestor_durable::STANDBY_SIGNAL).exists() => {
             return Err(format!(
                 "data directory \"{}\" is a replica's ({} is there): start it with --replica-of HOST:PORT, or promote it with --promote while it runs",

@@ -111,14 +111,18 @@ impl std::fmt::Display for Failure {
     }
 }
 
+/// Asked to stop (server shutdown): every wait for the primary ends.
+type Stop = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A replication connection to the primary, logged in.
 struct Client {
     reader: MsgReader,
     out: Vec<u8>,
+    stop: Stop,
 }
 
 impl Client {
-    fn connect(cfg: &Config) -> Result<Client, Failure> {
+    fn connect(cfg: &Config, stop: Stop) -> Result<Client, Failure> {
         let addr = (cfg.host.as_str(), cfg.port)
             .to_socket_addrs()
             .map_err(|e| Failure::io(format!("could not resolve \"{}\": {e}", cfg.host)))?
@@ -137,6 +141,7 @@ impl Client {
         let mut c = Client {
             reader: MsgReader::new(stream, Vec::new(), POLL).map_err(Failure::io)?,
             out: Vec::new(),
+            stop,
         };
         let mut body = Vec::new();
         body.extend_from_slice(&196608i32.to_be_bytes());
@@ -169,6 +174,9 @@ impl Client {
             if let Some(m) = self.reader.next().map_err(Failure::io)? {
                 return Ok(m);
             }
+            if (self.stop)() {
+                return Err(Failure::new("the server is shutting down"));
+            }
             if Instant::now() >= deadline {
                 return Err(Failure::new("timed out waiting for the primary"));
             }
@@ -185,12 +193,18 @@ impl Client {
 
     fn authenticate(&mut self, cfg: &Config) -> Result<(), Failure> {
         let mut scram: Option<scram::Client> = None;
+        let mut verified = false;
         loop {
             let (tag, body) = self.recv()?;
             match tag {
                 b'R' => {
                     let mut c = Cursor::new(&body);
                     match c.i32().map_err(Failure::io)? {
+                        0 if scram.is_some() && !verified => {
+                            return Err(Failure::new(
+                                "the primary ended SCRAM authentication without proving it knows the password",
+                            ))
+                        }
                         0 => {}
                         3 => {
                             let pw = self.password(cfg)?;
@@ -225,6 +239,7 @@ impl Client {
                                 .ok_or_else(|| Failure::new("unexpected SASLFinal"))?;
                             let server_final = String::from_utf8_lossy(c.rest()).into_owned();
                             client.verify(&server_final).map_err(Failure::new)?;
+                            verified = true;
                         }
                         other => {
                             return Err(Failure::new(format!(
@@ -310,18 +325,14 @@ fn identify(c: &mut Client) -> Result<(u64, u32, Lsn), Failure> {
 /// Make `dir` a replica's data directory if it is not one yet: copy a base
 /// image from the primary. Retries while the primary cannot be reached
 /// (until `stopping`); gives up on authentication errors.
-pub fn prepare_data_dir(
-    dir: &Path,
-    cfg: &Config,
-    stopping: &dyn Fn() -> bool,
-) -> Result<(), String> {
-    if dir.join(STANDBY_SIGNAL).exists() {
+pub fn prepare_data_dir(dir: &Path, cfg: &Config, stopping: Stop) -> Result<(), String> {
+    if dir.join(STANDBY_SIGNAL).exists() && dir.join("checkpoint").exists() {
         return Ok(());
     }
     let has_wal = std::fs::read_dir(dir.join("wal"))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
-    if dir.join("checkpoint").exists() || has_wal {
+    if !dir.join(STANDBY_SIGNAL).exists() && (dir.join("checkpoint").exists() || has_wal) {
         return Err(format!(
             "data directory \"{}\" holds a database that is not a replica's (no {STANDBY_SIGNAL}); start a replica in an empty directory",
             dir.display()
@@ -330,7 +341,7 @@ pub fn prepare_data_dir(
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("cannot create \"{}\": {e}", dir.display()))?;
     loop {
-        match base_copy(dir, cfg) {
+        match base_copy(dir, cfg, stopping.clone()) {
             Ok(lsn) => {
                 tracing::info!(
                     "copied a base image from {}:{}; streaming will start at {}",
@@ -357,10 +368,13 @@ pub fn prepare_data_dir(
     }
 }
 
-/// One attempt at the base image: written to `checkpoint.tmp`, checked,
-/// synced, renamed; then `identity` and `standby.signal`.
-fn base_copy(dir: &Path, cfg: &Config) -> Result<Lsn, Failure> {
-    let (system_id, timeline, start) = fetch_image(dir, cfg, "checkpoint")?;
+/// One attempt at the base image. Crash-safe order: the image is copied
+/// and synced under a temporary name, then `identity` and
+/// `standby.signal` are written, and only then is the image renamed to
+/// `checkpoint`; a directory with `standby.signal` and no `checkpoint`
+/// (a crash before the rename) copies again.
+fn base_copy(dir: &Path, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
+    let (system_id, timeline, start) = fetch_image(dir, cfg, "checkpoint.base", stop)?;
     Identity {
         system_id,
         timeline,
@@ -369,18 +383,29 @@ fn base_copy(dir: &Path, cfg: &Config) -> Result<Lsn, Failure> {
     .save(dir)
     .map_err(|e| Failure::new(e.message))?;
     std::fs::write(dir.join(STANDBY_SIGNAL), b"").map_err(Failure::io)?;
+    sync_dir(dir)?;
+    std::fs::rename(dir.join("checkpoint.base"), dir.join("checkpoint")).map_err(Failure::io)?;
+    sync_dir(dir)?;
+    Ok(start)
+}
+
+fn sync_dir(dir: &Path) -> Result<(), Failure> {
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
-        .map_err(Failure::io)?;
-    Ok(start)
+        .map_err(Failure::io)
 }
 
 /// Copy a base image from the primary into `dir/name` (through
 /// `name.tmp`, synced before the rename). Returns the primary's system
 /// identifier and timeline and where streaming continues.
-fn fetch_image(dir: &Path, cfg: &Config, name: &str) -> Result<(u64, u32, Lsn), Failure> {
+fn fetch_image(
+    dir: &Path,
+    cfg: &Config,
+    name: &str,
+    stop: Stop,
+) -> Result<(u64, u32, Lsn), Failure> {
     use std::io::Write;
-    let mut c = Client::connect(cfg)?;
+    let mut c = Client::connect(cfg, stop)?;
     let (system_id, timeline, _) = identify(&mut c)?;
     c.query("NESTOR_BASE_BACKUP");
     c.send()?;
@@ -420,9 +445,9 @@ fn fetch_image(dir: &Path, cfg: &Config, name: &str) -> Result<(u64, u32, Lsn), 
 /// The primary no longer has the WAL this replica needs: copy a new base
 /// image and make the replica's state equal to it in place
 /// (durable::replica::resync); readers go on meanwhile.
-fn recopy(engine: &Engine, cfg: &Config) -> Result<Lsn, Failure> {
+fn recopy(engine: &Engine, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
     let dir = &engine.config.data_dir;
-    let (system_id, _, _) = fetch_image(dir, cfg, "checkpoint.new")?;
+    let (system_id, _, _) = fetch_image(dir, cfg, "checkpoint.new", stop)?;
     if system_id != engine.system_id() {
         let _ = std::fs::remove_file(dir.join("checkpoint.new"));
         return Err(Failure::new("the new base image comes from another system"));
@@ -442,18 +467,33 @@ enum End {
 pub fn start(
     engine: Arc<Engine>,
     cfg: Config,
-    stopping: Arc<dyn Fn() -> bool + Send + Sync>,
+    stopping: Stop,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("walreceiver".into())
-        .spawn(move || receive(engine, cfg, &*stopping))
+        .spawn(move || {
+            let repl = engine.replication.clone();
+            let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                receive(engine, cfg, stopping)
+            }));
+            if run.is_err() {
+                // The panic hook printed it. Replay has stopped: say so
+                // where operators look, and keep serving reads.
+                tracing::error!("the walreceiver failed; this replica no longer replays");
+                repl.update_receiver(|r| {
+                    r.status = "stopped";
+                    r.last_error = Some("the walreceiver failed (see the server log)".into());
+                });
+            }
+        })
 }
 
 fn promote_asked(engine: &Engine) -> bool {
     engine.replication.promotion_requested() || engine.config.data_dir.join(PROMOTE_SIGNAL).exists()
 }
 
-fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
+fn receive(engine: Arc<Engine>, cfg: Config, stop: Stop) {
+    let stopping = &*stop;
     let repl = engine.replication.clone();
     let mut applier = match Applier::new(engine.clone()) {
         Ok(a) => a,
@@ -476,7 +516,7 @@ fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
         if promote_asked(&engine) {
             break End::Promote;
         }
-        match stream(&engine, &mut applier, &cfg, stopping) {
+        match stream(&engine, &mut applier, &cfg, stop.clone()) {
             Ok(end) => break end,
             Err(f) if f.code.as_deref() == Some("58P01") => {
                 tracing::warn!(
@@ -487,7 +527,7 @@ fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
                     r.last_error = Some(f.to_string());
                 });
                 drop(applier);
-                match recopy(&engine, &cfg) {
+                match recopy(&engine, &cfg, stop.clone()) {
                     Ok(lsn) => tracing::info!(
                         "replica state replaced by a new base image; streaming resumes at {}",
                         lsn.pg_text()
@@ -501,6 +541,18 @@ fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
                         return;
                     }
                 };
+            }
+            Err(f) if applier.broken().is_some() => {
+                // A flushed commit could not be applied: going on would
+                // skip it. Replay stops here; reads go on.
+                tracing::error!(
+                    "replay stopped: {f}; this replica keeps serving what it has applied and must be re-created"
+                );
+                repl.update_receiver(|r| {
+                    r.status = "stopped";
+                    r.last_error = Some(f.to_string());
+                });
+                return;
             }
             Err(f) => {
                 // What was flushed is applied; the rest will come again.
@@ -532,22 +584,16 @@ fn receive(engine: Arc<Engine>, cfg: Config, stopping: &dyn Fn() -> bool) {
     }
 }
 
-/// A redo file arriving in pieces.
-struct RedoFile {
-    xid: u64,
-    total: u64,
-    bytes: Vec<u8>,
-}
-
 /// One connection's worth of streaming.
 fn stream(
     engine: &Engine,
     applier: &mut Applier,
     cfg: &Config,
-    stopping: &dyn Fn() -> bool,
+    stop: Stop,
 ) -> Result<End, Failure> {
     let repl = &engine.replication;
-    let mut c = Client::connect(cfg)?;
+    let stopping = stop.clone();
+    let mut c = Client::connect(cfg, stop)?;
     let (system_id, timeline, _) = identify(&mut c)?;
     if system_id != engine.system_id() {
         return Err(Failure {
@@ -593,17 +639,21 @@ fn stream(
         r.received_tli = timeline as i32;
         r.last_error = None;
     });
-    let mut redo: Option<RedoFile> = None;
     let mut last_status = Instant::now();
     let mut heard = Instant::now();
     let mut reported = Lsn(0);
+    let mut last_promote_check = Instant::now();
     loop {
         if stopping() {
             return Ok(End::Stop);
         }
-        if promote_asked(engine) {
-            applier.flush().map_err(|e| Failure::new(e.message))?;
-            return Ok(End::Promote);
+        // The promote signal file is looked at every POLL, not per message.
+        if last_promote_check.elapsed() >= POLL {
+            last_promote_check = Instant::now();
+            if promote_asked(engine) {
+                applier.flush().map_err(|e| Failure::new(e.message))?;
+                return Ok(End::Promote);
+            }
         }
         let msg = c.reader.next().map_err(Failure::io)?;
         if let Some((tag, body)) = msg {
@@ -644,28 +694,9 @@ fn stream(
                             let xid = m.u64().map_err(Failure::io)?;
                             let total = m.u64().map_err(Failure::io)?;
                             let offset = m.u64().map_err(Failure::io)?;
-                            let piece = m.rest();
-                            if offset == 0 {
-                                redo = Some(RedoFile {
-                                    xid,
-                                    total,
-                                    bytes: Vec::with_capacity(total.min(1 << 30) as usize),
-                                });
-                            }
-                            let f = redo
-                                .as_mut()
-                                .filter(|f| f.xid == xid && f.bytes.len() as u64 == offset)
-                                .ok_or_else(|| Failure::new("redo file pieces out of order"))?;
-                            f.bytes.extend_from_slice(piece);
-                            if f.bytes.len() as u64 > f.total {
-                                return Err(Failure::new("redo file longer than announced"));
-                            }
-                            if f.bytes.len() as u64 == f.total {
-                                let f = redo.take().expect("just matched");
-                                applier
-                                    .redo_file(Xid(f.xid), &f.bytes)
-                                    .map_err(|e| Failure::new(e.message))?;
-                            }
+                            applier
+                                .redo_piece(Xid(xid), total, offset, m.rest())
+                                .map_err(|e| Failure::new(e.message))?;
                         }
                         other => {
                             return Err(Failure::new(format!(

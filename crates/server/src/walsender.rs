@@ -46,6 +46,9 @@ const POLL: Duration = Duration::from_millis(100);
 /// Redo file bytes per 'R' message.
 const REDO_PIECE_BYTES: usize = 1 << 20;
 
+/// Base image bytes per CopyData message.
+const COPY_PIECE_BYTES: usize = 256 * 1024;
+
 /// Serve a replication connection whose startup (authentication,
 /// ReadyForQuery) is done. Returns when the connection ends.
 pub fn run(
@@ -243,11 +246,14 @@ struct CopyOut<'a> {
 
 impl io::Write for CopyOut<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        self.buf.extend_from_slice(data);
-        if self.buf.len() >= 256 * 1024 {
+        // At most COPY_PIECE_BYTES per CopyData whatever a write holds (a
+        // row can be larger than a replica accepts in one message).
+        let take = data.len().min(COPY_PIECE_BYTES - self.buf.len());
+        self.buf.extend_from_slice(&data[..take]);
+        if self.buf.len() >= COPY_PIECE_BYTES {
             self.flush()?;
         }
-        Ok(data.len())
+        Ok(take)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -531,8 +537,7 @@ impl WalSender {
             let mut sent_any = false;
             while let Some((rec, bytes)) = log.next(end).map_err(io::Error::other)? {
                 if rec.kind == RecordKind::TxnFile {
-                    let file = log.redo_file(&rec).map_err(io::Error::other)?;
-                    self.put_redo_file(rec.xid, &file);
+                    self.send_redo_file(stream, log, &rec)?;
                 }
                 let mut body = Vec::with_capacity(bytes.len() + 25);
                 body.push(b'w');
@@ -586,24 +591,38 @@ impl WalSender {
         }
     }
 
-    /// The redo file of a `TxnFile` record, in pieces, before the record.
-    fn put_redo_file(&mut self, xid: u64, file: &[u8]) {
-        let total = file.len() as u64;
-        let mut offset = 0usize;
+    /// The redo file of a `TxnFile` record, read and sent in pieces before
+    /// the record (never whole in memory), checked against the record's
+    /// length and checksum as it goes.
+    fn send_redo_file(
+        &mut self,
+        stream: &mut TcpStream,
+        log: &LogReader,
+        rec: &nestor_wal::Record,
+    ) -> io::Result<()> {
+        let mut file = log.redo_file(rec).map_err(io::Error::other)?;
+        let total = file.len();
+        let mut offset = 0u64;
+        let mut piece = vec![0u8; REDO_PIECE_BYTES];
         loop {
-            let piece = &file[offset..(offset + REDO_PIECE_BYTES).min(file.len())];
-            let mut body = Vec::with_capacity(piece.len() + 25);
+            let n = file.next_piece(&mut piece).map_err(io::Error::other)?;
+            if n == 0 && offset > 0 {
+                break;
+            }
+            let mut body = Vec::with_capacity(n + 25);
             body.push(b'R');
-            body.extend_from_slice(&xid.to_be_bytes());
+            body.extend_from_slice(&rec.xid.to_be_bytes());
             body.extend_from_slice(&total.to_be_bytes());
-            body.extend_from_slice(&(offset as u64).to_be_bytes());
-            body.extend_from_slice(piece);
+            body.extend_from_slice(&offset.to_be_bytes());
+            body.extend_from_slice(&piece[..n]);
             put_msg(&mut self.out, b'd', &body);
-            offset += piece.len();
-            if offset >= file.len() {
+            repl_wire::send(stream, &mut self.out)?;
+            offset += n as u64;
+            if n == 0 {
                 break;
             }
         }
+        Ok(())
     }
 }
 

@@ -625,11 +625,50 @@ fn synchronous_commits_wait_for_the_named_replica() {
         stderr.contains("might not have been replicated"),
         "{stderr}"
     );
+    // A COMMIT inside a procedure waits the same way.
+    ok(
+        &primary,
+        "set synchronous_commit = local; create procedure commit_one() language plpgsql \
+         as $$ begin insert into log (who) values (9); commit; end $$",
+    );
+    let waiting = std::thread::spawn(move || {
+        Command::new("psql")
+            .args(["-X", "-q", "-h", "127.0.0.1", "-p", &port.to_string()])
+            .args([
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+                "-c",
+                "call commit_one()",
+            ])
+            .output()
+            .unwrap()
+    });
+    while ok(&primary, "select count(*) from log where who = 9") != "1" {
+        assert!(Instant::now() < deadline, "the procedure did not commit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !waiting.is_finished(),
+        "the procedure's COMMIT did not wait for r1"
+    );
+    ok(
+        &primary,
+        "select pg_cancel_backend(pid) from pg_stat_activity where query = 'call commit_one()'",
+    );
+    let out = waiting.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("WARNING:  canceling wait for synchronous replication due to user request"),
+        "{stderr}"
+    );
     // synchronous_commit = local does not wait.
     ok(
         &primary,
         "set synchronous_commit = local; insert into log (who) values (8)",
     );
+    assert_eq!(ok(&primary, "select count(*) from log"), "3");
     // With r1 connected, remote_apply returns only once the replica shows
     // the row: it is there the moment the commit is acknowledged.
     let replica = replica_of(&primary, &["--replica-name", "r1"]);
@@ -766,4 +805,107 @@ fn a_replica_the_primary_kept_no_wal_for_copies_a_new_base_image() {
     let replica = Server::start_on_with(&dir, &["--replica-of", &primary.addr()]);
     caught_up(&primary, &replica);
     same_contents(&primary, &replica);
+}
+
+/// A TCP proxy for one replica connection at a time: everything from the
+/// replica reaches the primary; from the primary only the first `limit`
+/// bytes of each connection reach the replica, the rest is held back.
+fn stalling_proxy(primary_port: u16, limit: usize) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { return };
+            let Ok(mut server) = std::net::TcpStream::connect(("127.0.0.1", primary_port)) else {
+                return;
+            };
+            let (mut c2, mut s2) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                while let Ok(n) = c2.read(&mut buf) {
+                    if n == 0 || s2.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                let mut sent = 0;
+                while let Ok(n) = server.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let take = n.min(limit.saturating_sub(sent));
+                    if take > 0 && client.write_all(&buf[..take]).is_err() {
+                        break;
+                    }
+                    sent += take;
+                }
+            });
+        }
+    });
+    port
+}
+
+#[test]
+fn a_replica_killed_between_two_chunks_of_a_transaction_loses_nothing() {
+    // 64 MB of in-memory redo: a 3 MB transaction is logged as several
+    // 1 MiB chunk records plus its commit.
+    let primary = Server::start_with(&["--txn-redo-memory-max", "64MB"], &[]);
+    ok(&primary, SCHEMA);
+    let replica = replica_of(&primary, &[]);
+    caught_up(&primary, &replica);
+    let dir = replica.data_dir.clone();
+    drop_keep_dir(replica);
+    // Through the proxy the replica gets the first 1.25 MB of the stream:
+    // the first chunk, flushed, and part of the second.
+    let proxy = stalling_proxy(primary.port, 1_250_000);
+    ok(
+        &primary,
+        "insert into big select g, repeat('x', 100) from generate_series(1, 30000) g",
+    );
+    let mut replica = Server::start_on_with(&dir, &["--replica-of", &format!("127.0.0.1:{proxy}")]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = ok(
+            &replica,
+            "select pg_last_wal_receive_lsn() <> pg_last_wal_replay_lsn()",
+        );
+        if got == "t" {
+            break; // a chunk is flushed, its commit not yet received
+        }
+        assert!(Instant::now() < deadline, "the replica received no chunk");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(ok(&replica, "select count(*) from big"), "0");
+    replica.signal_and_wait(libc::SIGKILL);
+    std::mem::forget(replica);
+    // Restarted against the primary itself: the rest of the transaction
+    // completes the chunk already in its log.
+    let replica = Server::start_on_with(&dir, &["--replica-of", &primary.addr()]);
+    caught_up(&primary, &replica);
+    assert_eq!(ok(&replica, "select count(*) from big"), "30000");
+    same_contents(&primary, &replica);
+    // And after a checkpoint and a clean restart.
+    ok(&replica, "checkpoint");
+    ok(&primary, "insert into log (who) values (1)");
+    drop_keep_dir(replica);
+    let replica = Server::start_on_with(&dir, &["--replica-of", &primary.addr()]);
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+}
+
+#[test]
+fn a_base_image_with_a_row_larger_than_a_replication_message_copies() {
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    ok(
+        &primary,
+        "insert into big values (1, repeat('abcdefghij', 300000))",
+    );
+    let replica = replica_of(&primary, &[]);
+    caught_up(&primary, &replica);
+    same_contents(&primary, &replica);
+    assert_eq!(ok(&replica, "select length(pad) from big"), "3000000");
 }

@@ -48,7 +48,7 @@ use nestor_txn::{DataStore, Isolation, SnapshotSlot, Transaction};
 use nestor_catalog::Catalog;
 use nestor_durable::Engine;
 use nestor_exec::registry::CancelToken;
-use nestor_exec::replication::{Replication, SyncLevel, SyncWaitEnd};
+use nestor_exec::replication::Replication;
 use nestor_settings::SessionSettings;
 use nestor_storage::Store;
 
@@ -604,36 +604,15 @@ impl TxnBlock {
     /// (docs/replication.md). A cancel ends the wait with PostgreSQL's
     /// warning; the commit stands.
     fn wait_for_replicas(&mut self, settings: &SessionSettings) {
-        if !self.replication.sync_enabled() {
-            return;
-        }
-        let level = match settings.view().get("synchronous_commit") {
-            Some(v) => SyncLevel::of(v),
-            None => None,
-        };
-        let (Some(level), Some(wal)) = (level, self.log.wal()) else {
-            return;
-        };
         let cancel = self.cancel.clone();
-        let lsn = wal.durable_lsn();
-        if let Err(end) = self
-            .replication
-            .wait_for(lsn, level, &|| cancel.is_cancelled())
+        let view = settings.view();
+        if let Some(w) =
+            self.replication
+                .wait_after_commit(&self.log, view.get("synchronous_commit"), &|| {
+                    cancel.is_cancelled()
+                })
         {
-            let why = match end {
-                SyncWaitEnd::Cancelled => "due to user request",
-                SyncWaitEnd::ShuttingDown => "due to server shutdown",
-            };
-            self.warnings.push(
-                DbError::new(
-                    SqlState::Warning,
-                    format!("canceling wait for synchronous replication {why}"),
-                )
-                .with_detail(
-                    "The transaction has already committed locally, but might not have been replicated to the standby.",
-                )
-                .with_severity(nestor_common::error::Severity::Warning),
-            );
+            self.warnings.push(w);
         }
     }
 

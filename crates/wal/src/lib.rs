@@ -55,7 +55,7 @@ use nestor_txn::RedoBuffer;
 use parking_lot::{Condvar, Mutex};
 
 pub use record::{Record, RecordKind, HEADER_BYTES, RECORD_PAYLOAD_BYTES_MAX};
-pub use stream::{write_redo_file, LogReader};
+pub use stream::{LogReader, RedoFileReader, RedoFileWriter};
 pub use switch::SwitchLog;
 
 /// Default size at which a new segment is started.
@@ -309,12 +309,18 @@ fn redo_file_payload(len: u64, crc: u32) -> [u8; 12] {
 
 /// Read the redo file a `TxnFile` record names and check it against the
 /// record; the result is the transaction's whole redo.
-pub fn read_redo_file(dir: &Path, rec: &Record) -> Result<Vec<u8>, &'static str> {
+/// The length and crc32c a `TxnFile` record states for its redo file.
+pub(crate) fn redo_file_expected(rec: &Record) -> Result<(u64, u32), &'static str> {
     let [l0, l1, l2, l3, l4, l5, l6, l7, c0, c1, c2, c3] = rec.payload[..] else {
         return Err("redo file record of the wrong size");
     };
     let len = u64::from_le_bytes([l0, l1, l2, l3, l4, l5, l6, l7]);
     let crc = u32::from_le_bytes([c0, c1, c2, c3]);
+    Ok((len, crc))
+}
+
+pub fn read_redo_file(dir: &Path, rec: &Record) -> Result<Vec<u8>, &'static str> {
+    let (len, crc) = redo_file_expected(rec)?;
     let path = redo_file_path(dir, Xid(rec.xid));
     let mut data = Vec::new();
     File::open(&path)

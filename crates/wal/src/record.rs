@@ -61,12 +61,21 @@ pub struct Record {
     pub csn: u64,
     pub kind: RecordKind,
     pub payload: Vec<u8>,
+    /// Bytes the record occupies in the log (replay may replace a
+    /// `TxnFile` record's payload with its redo file's bytes; this stays
+    /// the record's own length).
+    pub encoded_len: usize,
 }
 
 impl Record {
     /// Bytes this record occupies in the log.
     pub fn len(&self) -> usize {
-        HEADER_BYTES + self.payload.len()
+        self.encoded_len
+    }
+
+    /// The position after it.
+    pub fn end(&self) -> Lsn {
+        self.lsn.advance(self.encoded_len as u64)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -136,6 +145,7 @@ pub fn decode(buf: &[u8], lsn: Lsn) -> Result<Record, DecodeError> {
         csn: u64_at(24),
         kind,
         payload: buf[HEADER_BYTES..length].to_vec(),
+        encoded_len: length,
     })
 }
 

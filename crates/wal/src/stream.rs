@@ -135,28 +135,134 @@ impl LogReader {
         Ok(())
     }
 
-    /// The bytes of the redo file a `TxnFile` record names.
-    pub fn redo_file(&self, rec: &Record) -> Result<Vec<u8>, WalError> {
-        crate::read_redo_file(&self.dir, rec).map_err(|why| WalError::Corrupt {
-            file: redo_file_path(&self.dir, Xid(rec.xid)),
-            offset: 0,
-            why,
-        })
+    /// The redo file a `TxnFile` record names, to be read in pieces.
+    pub fn redo_file(&self, rec: &Record) -> Result<RedoFileReader, WalError> {
+        RedoFileReader::open(&self.dir, rec)
     }
 }
 
-/// A replica: store the redo file of transaction `xid` (received before
-/// the `TxnFile` record naming it) durably under its usual name: written
-/// to a temporary name, fsynced, renamed, directory fsynced. Returns its
-/// length and crc32c (the record then names exactly these bytes).
-pub fn write_redo_file(dir: &Path, xid: Xid, bytes: &[u8]) -> Result<(u64, u32), WalError> {
-    fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let path = redo_file_path(dir, xid);
-    let tmp = path.with_extension("redo.tmp");
-    let mut f = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| io_err(&tmp, e))?;
-    f.sync_data().map_err(|e| io_err(&tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| io_err(&path, e))?;
-    sync_dir(dir)?;
-    Ok((bytes.len() as u64, crc32c::crc32c(bytes)))
+/// Reads a redo file piece by piece (a walsender sends it without holding
+/// it whole), checking its length and crc32c against the `TxnFile`
+/// record at the end.
+pub struct RedoFileReader {
+    path: PathBuf,
+    file: File,
+    len: u64,
+    crc: u32,
+    read: u64,
+    crc_so_far: u32,
+}
+
+impl RedoFileReader {
+    fn open(dir: &Path, rec: &Record) -> Result<RedoFileReader, WalError> {
+        let path = redo_file_path(dir, Xid(rec.xid));
+        let (len, crc) = crate::redo_file_expected(rec).map_err(|why| WalError::Corrupt {
+            file: path.clone(),
+            offset: 0,
+            why,
+        })?;
+        let file = File::open(&path).map_err(|e| io_err(&path, e))?;
+        Ok(RedoFileReader {
+            path,
+            file,
+            len,
+            crc,
+            read: 0,
+            crc_so_far: 0,
+        })
+    }
+
+    /// The file's length, as its record states it.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Fill `buf` with the next piece; 0 at the end, once the whole file
+    /// has been read and checked.
+    pub fn next_piece(&mut self, buf: &mut [u8]) -> Result<usize, WalError> {
+        let want = (self.len - self.read).min(buf.len() as u64) as usize;
+        if want == 0 {
+            if self.crc_so_far != self.crc {
+                return Err(WalError::Corrupt {
+                    file: self.path.clone(),
+                    offset: 0,
+                    why: "redo file checksum mismatch",
+                });
+            }
+            return Ok(0);
+        }
+        self.file
+            .read_exact(&mut buf[..want])
+            .map_err(|e| io_err(&self.path, e))?;
+        self.crc_so_far = crc32c::crc32c_append(self.crc_so_far, &buf[..want]);
+        self.read += want as u64;
+        Ok(want)
+    }
+}
+
+/// A replica: the redo file of transaction `xid` (received in pieces
+/// before the `TxnFile` record naming it), written to a temporary name as
+/// the pieces come, then synced and renamed into place with its directory
+/// synced, so the record that names it is appended only after it is
+/// durable. Never held whole in memory.
+pub struct RedoFileWriter {
+    dir: PathBuf,
+    xid: Xid,
+    total: u64,
+    written: u64,
+    tmp: PathBuf,
+    file: File,
+}
+
+impl RedoFileWriter {
+    pub fn create(dir: &Path, xid: Xid, total: u64) -> Result<RedoFileWriter, WalError> {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+        let tmp = redo_file_path(dir, xid).with_extension("redo.tmp");
+        let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
+        Ok(RedoFileWriter {
+            dir: dir.to_path_buf(),
+            xid,
+            total,
+            written: 0,
+            tmp,
+            file,
+        })
+    }
+
+    pub fn xid(&self) -> Xid {
+        self.xid
+    }
+
+    /// Bytes written so far (the offset the next piece must have).
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Append a piece; returns whether the file is complete (and then
+    /// durable under its own name).
+    pub fn piece(&mut self, bytes: &[u8]) -> Result<bool, WalError> {
+        if self.written + bytes.len() as u64 > self.total {
+            return Err(WalError::Corrupt {
+                file: self.tmp.clone(),
+                offset: self.written,
+                why: "redo file longer than announced",
+            });
+        }
+        self.file
+            .write_all(bytes)
+            .map_err(|e| io_err(&self.tmp, e))?;
+        self.written += bytes.len() as u64;
+        if self.written < self.total {
+            return Ok(false);
+        }
+        self.file.sync_data().map_err(|e| io_err(&self.tmp, e))?;
+        let path = redo_file_path(&self.dir, self.xid);
+        fs::rename(&self.tmp, &path).map_err(|e| io_err(&path, e))?;
+        sync_dir(&self.dir)?;
+        Ok(true)
+    }
 }

@@ -907,9 +907,20 @@ impl<'f> Run<'f> {
                 },
             ));
         }
-        ctx.txn.restart(commit).map_err(DbError::from)?;
+        let csn = ctx.txn.restart(commit).map_err(DbError::from)?;
         if commit {
             ctx.catalog.after_commit(&ctx.db.store);
+            if csn.is_some() {
+                // As at a top-level COMMIT: the synchronous replicas first.
+                let interrupt = ctx.wait.interrupt;
+                if let Some(w) = ctx.db.replication.wait_after_commit(
+                    &ctx.db.log,
+                    ctx.settings.get("synchronous_commit"),
+                    &|| interrupt().is_err(),
+                ) {
+                    ctx.notices.push(w);
+                }
+            }
         }
         ctx.restarts += 1;
         let now = nestor_types::EvalCtx::utc_now().now;
