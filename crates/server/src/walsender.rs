@@ -628,10 +628,28 @@ impl WalSender {
 
 /// When each sent position left, to turn the replica's reports into
 /// write/flush/replay lag (PostgreSQL's LagTracker, simplified: one
-/// sample per send).
+/// sample per send). Each level uses a sample once: a report that
+/// confirms nothing new keeps the last lag, and once the replica has
+/// confirmed everything sent twice in a row the lag is cleared (NULL), as
+/// PostgreSQL does for an idle, caught-up standby.
 #[derive(Default)]
 struct LagTracker {
     samples: std::collections::VecDeque<(Lsn, i64)>,
+    /// Per level (write, flush, apply): the newest sample already used.
+    used: [Lsn; 3],
+    last_sent: Lsn,
+    idle_reports: u32,
+}
+
+/// A report's effect on one level's lag.
+#[derive(Debug, PartialEq, Eq)]
+enum Lag {
+    /// A new measurement (microseconds).
+    Measured(i64),
+    /// Nothing new: keep the last one.
+    Keep,
+    /// Idle and caught up: no lag to show.
+    Clear,
 }
 
 impl LagTracker {
@@ -642,21 +660,48 @@ impl LagTracker {
             self.samples.pop_front();
         }
         self.samples.push_back((lsn, now_us()));
+        self.last_sent = lsn;
     }
 
-    /// The lag of the newest sample `reached` covers (None if none).
-    fn lag(&self, reached: Lsn) -> Option<i64> {
-        self.samples
-            .iter()
-            .rev()
-            .find(|(l, _)| *l <= reached)
-            .map(|(_, t)| now_us() - t)
-    }
-
-    fn forget_before(&mut self, lsn: Lsn) {
-        while self.samples.len() > 1 && self.samples[1].0 <= lsn {
+    /// The replica reports `[write, flush, apply]`: each level's lag.
+    fn report(&mut self, reached: [Lsn; 3]) -> [Lag; 3] {
+        let now = now_us();
+        let mut out = [Lag::Keep, Lag::Keep, Lag::Keep];
+        let mut measured = false;
+        for (level, at) in reached.iter().enumerate() {
+            let newest = self
+                .samples
+                .iter()
+                .rev()
+                .find(|(l, _)| *l <= *at && *l > self.used[level]);
+            if let Some(&(l, t)) = newest {
+                self.used[level] = l;
+                out[level] = Lag::Measured(now - t);
+                measured = true;
+            }
+        }
+        let floor = self.used.iter().copied().min().unwrap_or(Lsn(0));
+        while self.samples.front().is_some_and(|(l, _)| *l <= floor) {
             self.samples.pop_front();
         }
+        let caught_up = reached.iter().all(|l| *l >= self.last_sent);
+        if measured || !caught_up {
+            self.idle_reports = 0;
+        } else {
+            self.idle_reports += 1;
+            if self.idle_reports >= 2 {
+                out = [Lag::Clear, Lag::Clear, Lag::Clear];
+            }
+        }
+        out
+    }
+}
+
+fn apply_lag(lag: Lag, slot: &mut Option<i64>) {
+    match lag {
+        Lag::Measured(us) => *slot = Some(us),
+        Lag::Keep => {}
+        Lag::Clear => *slot = None,
     }
 }
 
@@ -684,18 +729,15 @@ fn listen(
                     b'r' => {
                         let (write, flush, apply) = (Lsn(c.u64()?), Lsn(c.u64()?), Lsn(c.u64()?));
                         let _client_time = c.i64()?;
-                        let mut l = lags.lock();
-                        let (wl, fl, al) = (l.lag(write), l.lag(flush), l.lag(apply));
-                        l.forget_before(apply);
-                        drop(l);
+                        let [wl, fl, al] = lags.lock().report([write, flush, apply]);
                         repl.retain(name, flush);
                         repl.update_sender(pid, |s| {
                             s.write_lsn = write;
                             s.flush_lsn = flush;
                             s.replay_lsn = apply;
-                            s.write_lag_us = wl.or(s.write_lag_us);
-                            s.flush_lag_us = fl.or(s.flush_lag_us);
-                            s.replay_lag_us = al.or(s.replay_lag_us);
+                            apply_lag(wl, &mut s.write_lag_us);
+                            apply_lag(fl, &mut s.flush_lag_us);
+                            apply_lag(al, &mut s.replay_lag_us);
                             s.reply_time_us = Some(now_us());
                         });
                     }
@@ -757,14 +799,25 @@ mod tests {
     }
 
     #[test]
-    fn lag_is_measured_from_the_newest_send_a_report_covers() {
+    fn lag_is_measured_once_per_send_and_cleared_when_idle() {
         let mut l = LagTracker::default();
         l.sent(Lsn(100));
         l.sent(Lsn(200));
-        assert!(l.lag(Lsn(50)).is_none());
-        assert!(l.lag(Lsn(150)).is_some());
-        l.forget_before(Lsn(200));
-        assert_eq!(l.samples.len(), 1);
-        assert_eq!(l.samples[0].0, Lsn(200));
+        // Nothing confirmed yet: keep.
+        assert_eq!(l.report([Lsn(50); 3]), [Lag::Keep, Lag::Keep, Lag::Keep]);
+        // Written 150, flushed and applied nothing new.
+        let r = l.report([Lsn(150), Lsn(50), Lsn(50)]);
+        assert!(matches!(r[0], Lag::Measured(_)));
+        assert_eq!(r[1], Lag::Keep);
+        // The same report again measures nothing new.
+        assert_eq!(l.report([Lsn(150), Lsn(50), Lsn(50)])[0], Lag::Keep);
+        // Everything confirmed: measured once, then idle reports clear it.
+        assert!(matches!(l.report([Lsn(200); 3])[2], Lag::Measured(_)));
+        assert_eq!(l.report([Lsn(200); 3]), [Lag::Keep, Lag::Keep, Lag::Keep]);
+        assert_eq!(
+            l.report([Lsn(200); 3]),
+            [Lag::Clear, Lag::Clear, Lag::Clear]
+        );
+        assert!(l.samples.is_empty());
     }
 }
