@@ -127,7 +127,7 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         # (blocks, plain) per N, and the find-or-create race
         "plpgsql": 2 * len(plpgsql_ns) + 1,
         "autosave": 0,
-        "standby": 0,
+        "standby": 6,                                # stall 3 d, lag d, read scaling 2 d
     }
     return nserv * sum(per_server[e] for e in experiments)
 
@@ -141,7 +141,8 @@ def estimate_overhead(experiments: Sequence[str], nserv: int, quick: bool, idle_
     """
     per_server = {
         "subtrans": 3 + 4 * len(subtrans_ns),   # setup.sql before every cell
-        "multixact": 4, "xid-growth": 1, "find-or-create": 4, "standby": 0,
+        "multixact": 4, "xid-growth": 1, "find-or-create": 4,
+        "standby": 25,                          # pgbench -i, base copy, replica start, catch-ups
         # opening N connections to PostgreSQL is superlinear here (5000: ~45 s, 10000: ~150 s);
         # closing them and waiting for the backends to exit adds ~30 %
         "idle": (3 if quick else 25) + int(1.3 * sum(n / 250 + (n / 1000) ** 2 for n in idle_ns))
@@ -478,8 +479,11 @@ class PostgresServer(Server):
                               "--auth=trust", "-E", "UTF8", "--locale=C"])
         if p.returncode != 0:
             raise RuntimeError(f"initdb failed: {first_error(p.stdout + p.stderr)}")
-        conf = {**PG_SETTINGS, "port": str(self.port), "listen_addresses": "'127.0.0.1'",
-                "unix_socket_directories": f"'{self.workdir}'"}
+        self.configure_and_start({**PG_SETTINGS, "port": str(self.port), "listen_addresses": "'127.0.0.1'",
+                                  "unix_socket_directories": f"'{self.workdir}'"})
+
+    def configure_and_start(self, conf: Mapping[str, str]) -> None:
+        """Append conf to postgresql.conf, then pg_ctl start -w."""
         with open(self.data / "postgresql.conf", "a") as f:
             f.write("\n# nestor-bench\n" + "".join(f"{k} = {v}\n" for k, v in conf.items()))
         cmd = [str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.logfile), "-w", "-t", "120",
@@ -523,6 +527,62 @@ class PostgresServer(Server):
         if pid and Path(f"/proc/{pid}").exists():
             os.kill(pid, signal.SIGKILL)
         self.started = False
+
+
+# The standby experiment's replicas (one per primary, stopped and removed by exp_standby)
+STANDBY_NAME = "standby1"        # the replica's application_name in the primary's pg_stat_replication
+
+
+class NestorReplica(NestorServer):
+    """`nestor --replica-of` the harness's Nestor primary: base image into an empty data directory, then WAL."""
+
+    def __init__(self, name: str, port: int, workdir: Path, primary: NestorServer) -> None:
+        super().__init__(name, port, workdir, primary.binary)
+        self.primary = primary
+
+    def start(self) -> None:
+        cmd = [str(self.binary), "--data-dir", str(self.workdir / "data"), "--listen", "127.0.0.1",
+               "--port", str(self.port), "--max-connections", str(NESTOR_MAX_CONNECTIONS),
+               "--replica-of", f"127.0.0.1:{self.primary.port}", "--replica-name", STANDBY_NAME]
+        self.start_command = " ".join(cmd)
+        with open(self.logfile, "wb") as lf:
+            self.proc = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"nestor replica exited with {self.proc.returncode}: {self.log_tail()}")
+            # the replica listens once the base image is copied and recovered
+            if "listening on" in self.logfile.read_text(errors="replace"):
+                with socket.socket() as s:
+                    s.settimeout(1)
+                    if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                        break
+            time.sleep(0.2)
+        else:
+            raise RuntimeError(f"nestor replica not listening within 180 s: {self.log_tail()}")
+        self.version = sh([str(self.binary), "--version"])
+
+
+class PostgresReplica(PostgresServer):
+    """`pg_basebackup -R -X stream` of the harness's PostgreSQL primary, started as a hot standby."""
+
+    def __init__(self, name: str, port: int, workdir: Path, primary: PostgresServer) -> None:
+        super().__init__(name, port, workdir, primary.bindir)
+        self.primary = primary
+
+    def start(self) -> None:
+        shutil.chown(self.workdir, "postgres", "postgres")
+        cmd = [str(self.bindir / "pg_basebackup"), "-D", str(self.data), "-R", "-X", "stream", "-c", "fast",
+               "-h", "127.0.0.1", "-p", str(self.primary.port), "-U", DB_USER, "-w"]
+        p = self.as_postgres(cmd, timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError(f"pg_basebackup failed: {first_error(p.stdout + p.stderr)}")
+        # the copied postgresql.conf is the primary's (PG_SETTINGS, its port and socket directory): override
+        self.configure_and_start({"port": str(self.port), "listen_addresses": "'127.0.0.1'",
+                                  "unix_socket_directories": f"'{self.workdir}'",
+                                  "cluster_name": f"'{STANDBY_NAME}'", "hot_standby": "on"})
+        self.start_command = "runuser -u postgres -- " + " ".join(cmd) + "; " + self.start_command
 
 
 def find_pg_bindir(major: int, explicit: Path | None = None) -> Path:
@@ -1865,18 +1925,644 @@ def exp_scaling(ctx: Ctx) -> Section:
     return sec
 
 
-def exp_standby(ctx: Ctx) -> Section:
-    """Slot for workloads/standby-long-tx: needs a primary + streaming replica per server.
+# --- standby: a primary and one streaming replica per server (seed 002)
 
-    To fill in: start a replica of each server (PostgreSQL: pg_basebackup -R; Nestor: its replica
-    mode), `pgbench -i -s 1` on the primary, run primary-writes.sql on the primary and
-    standby-reads.sql with -P 5 on the replica, start long-transaction.sql after a steady minute,
-    overflow-once.sql ten seconds later, and report replica tps before / during / after.
+STANDBY_SCALE = 1                # the scripts use aid 1..10000
+STANDBY_CELL_FACTOR = 3          # the stall cell: a third before, the long transaction, a third after
+STANDBY_OVERFLOW_DELAY_S = 10    # overflow-once.sql this long after the long transaction began (at most d/2)
+STANDBY_CATCHUP_TIMEOUT_S = 120
+STANDBY_IDLE_PROBE_S = 15        # pg_stat_replication watched this long with nothing happening (PostgreSQL
+                                 # clears the lag columns after two fully-applied replies, 10 s apart)
+
+
+def lsn_bytes(text: object) -> int | None:
+    """'X/Y' (PostgreSQL's pg_lsn as text, Nestor's text LSNs) as a byte position."""
+    m = re.fullmatch(r"\s*([0-9A-Fa-f]{1,8})/([0-9A-Fa-f]{1,8})\s*", str(text)) if text is not None else None
+    return (int(m.group(1), 16) << 32) | int(m.group(2), 16) if m else None
+
+
+def interval_ms(text: object) -> float | None:
+    """An interval's text ('[N days ]HH:MM:SS[.ffffff]') in milliseconds; None for NULL or another shape."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(?:(-?\d+) days? )?(-)?(\d+):(\d{2}):(\d{2}(?:\.\d+)?)\s*", str(text))
+    if not m:
+        return None
+    days, neg, h, mi, sec = m.groups()
+    v = (int(h) * 3600 + int(mi) * 60 + float(sec)) * 1000
+    return (-v if neg else v) + int(days or 0) * 86_400_000
+
+
+def mean(vals: Sequence[float]) -> float | None:
+    return sum(vals) / len(vals) if vals else None
+
+
+class Background(threading.Thread):
+    """Runs fn in a thread; value() joins and returns its result (or raises its exception)."""
+
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        super().__init__(daemon=True)
+        self.fn = fn
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.ended: float | None = None      # time.monotonic() when fn returned
+
+    def run(self) -> None:
+        try:
+            self.result = self.fn()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller by value()
+            self.error = e
+        self.ended = time.monotonic()
+
+    def value(self) -> Any:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def sleep_until(deadline: float) -> None:
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def pg_connect(server: Server) -> Any:
+    import psycopg
+    return psycopg.connect(host="127.0.0.1", port=server.port, user=DB_USER, dbname=DB_NAME, autocommit=True,
+                           connect_timeout=20)
+
+
+def wait_caught_up(primary: Server, replica: Server, timeout: float) -> tuple[float | None, str]:
+    """Seconds until the replica's pg_last_wal_replay_lsn() reaches the primary's pg_current_wal_lsn()
+    as read now; (None, why) if it does not within timeout."""
+    t0 = time.monotonic()
+    try:
+        with pg_connect(primary) as pc:
+            target_txt = pc.execute("SELECT pg_current_wal_lsn()::text").fetchone()[0]
+        target = lsn_bytes(target_txt)
+        if target is None:
+            return None, f"primary's pg_current_wal_lsn() {target_txt!r} is not X/Y"
+        with pg_connect(replica) as rc:
+            while True:
+                txt = rc.execute("SELECT pg_last_wal_replay_lsn()::text").fetchone()[0]
+                got = lsn_bytes(txt)
+                if got is not None and got >= target:
+                    return time.monotonic() - t0, f"replayed {txt} ≥ primary's {target_txt}"
+                if time.monotonic() - t0 > timeout:
+                    return None, (f"not caught up after {timeout:.0f} s: replica replayed up to {txt}, "
+                                  f"primary at {target_txt}")
+                time.sleep(0.1)
+    except Exception as e:  # noqa: BLE001 - reported
+        return None, f"{type(e).__name__}: {str(e).strip()[:300]}"
+
+
+class LagSampler(threading.Thread):
+    """Once a second on the primary: its pg_current_wal_lsn() and the replica's pg_stat_replication row."""
+    QUERY = ("SELECT pg_current_wal_lsn()::text, r.replay_lsn::text, r.write_lag::text, r.flush_lag::text, "
+             f"r.replay_lag::text FROM pg_stat_replication r WHERE r.application_name = '{STANDBY_NAME}'")
+
+    def __init__(self, primary: Server) -> None:
+        super().__init__(daemon=True)
+        self.primary = primary
+        self.stop_event = threading.Event()
+        # (seconds since start, bytes behind, replay_lag ms, the row as text)
+        self.samples: list[tuple[float, int | None, float | None, str]] = []
+        self.errors: list[str] = []
+        self.t0 = time.monotonic()
+
+    def run(self) -> None:
+        try:
+            with pg_connect(self.primary) as c:
+                tick = self.t0
+                while not self.stop_event.is_set():
+                    t = time.monotonic() - self.t0
+                    try:
+                        row = c.execute(self.QUERY).fetchone()
+                    except Exception as e:  # noqa: BLE001 - recorded; a few in a row end the sampling
+                        self.errors.append(f"{t:.1f} s: {type(e).__name__}: {str(e).strip()[:200]}")
+                        if len(self.errors) >= 5:
+                            return
+                        row = None
+                    if row is None:
+                        self.samples.append((t, None, None, "no pg_stat_replication row"))
+                    else:
+                        cur, rep = lsn_bytes(row[0]), lsn_bytes(row[1])
+                        behind = cur - rep if cur is not None and rep is not None else None
+                        self.samples.append((t, behind, interval_ms(row[4]), "|".join(str(v) for v in row)))
+                    tick += 1.0
+                    self.stop_event.wait(max(0.0, tick - time.monotonic()))
+        except Exception as e:  # noqa: BLE001
+            self.errors.append(f"connect: {type(e).__name__}: {str(e).strip()[:200]}")
+
+
+def make_replica(primary: Server, port: int, workdir: Path) -> Server:
+    if isinstance(primary, NestorServer):
+        return NestorReplica(f"{primary.name}-replica", port, workdir, primary)
+    if isinstance(primary, PostgresServer):
+        return PostgresReplica(f"{primary.name}-replica", port, workdir, primary)
+    raise RuntimeError(f"no replica for a {primary.kind} server")
+
+
+def log_findings(path: Path) -> list[str]:
+    """A replica log's error and warning lines before its shutdown began."""
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    out = []
+    for ln in lines:
+        if re.search(r"received SIGTERM|received fast shutdown request|received smart shutdown", ln):
+            break
+        # (the open-file WARN: the harness gives every Nestor --max-connections 20000, primaries too)
+        if re.search(r"\b(ERROR|FATAL|PANIC|WARN|WARNING)\b|panicked", ln) and "open file limit" not in ln:
+            out.append(ln.strip())
+    return out
+
+
+def exp_standby(ctx: Ctx) -> Section:
+    """workloads/standby-long-tx plus replication lag and read scaling, on a primary + one streaming replica.
+
+    Per server: `pgbench -i -s 1` on the harness's primary; a replica of it (PostgreSQL: pg_basebackup -R
+    -X stream, started as a hot standby; Nestor: nestor --replica-of) in a fresh directory on a free port;
+    wait until it has replayed the primary's current LSN. Then, servers interleaved part by part:
+    (1) stall: primary-writes.sql on the primary and standby-reads.sql (-P 1) on the replica for 3 x d;
+        long-transaction.sql (its pg_sleep shortened to d) at d, overflow-once.sql min(10, d/2) s later;
+        replica tps before / during the long transaction's halves / after, and 2nd half ÷ before;
+    (2) lag: tpcb-like -c 8 on the primary for d, pg_stat_replication sampled every second;
+    (3) read scaling: -S -c 4 on the primary alone vs -c 2 on the primary + -c 2 on the replica.
+    The replicas are stopped and their directories removed whatever happens.
     """
-    sec = Section("standby", "Standby collapse with a long transaction (seed 001/002)",
-                  "not yet: needs replicas (Nestor's replica feature arrives later; see `exp_standby`).")
-    log("  standby: not yet: needs replicas")
+    plan = ctx.cfg.plan
+    d = plan.duration
+    total = STANDBY_CELL_FACTOR * d
+    delay = min(STANDBY_OVERFLOW_DELAY_S, d / 2)
+    wl = WORKLOADS / "standby-long-tx"
+    reads_args = ["-n", "-M", "prepared", "-c", "4", "-j", "2", "-T", str(total), "-P", "1",
+                  "-f", str(wl / "standby-reads.sql")]
+    writes_args = ["-n", "-M", "prepared", "-c", "2", "-j", "1", "-T", str(total), "-P", "1",
+                   "-f", str(wl / "primary-writes.sql")]
+    sec = Section(
+        "standby", "Standby collapse with a long transaction, replication lag, read scaling (seed 001/002)",
+        f"Each server gets one streaming replica of the harness's primary, after `pgbench -i -s {STANDBY_SCALE}` "
+        "on the primary: PostgreSQL `pg_basebackup -R -X stream -c fast` (run as postgres), started as a hot "
+        f"standby on its own port with `cluster_name = '{STANDBY_NAME}'`; Nestor `nestor --replica-of "
+        f"127.0.0.1:PRIMARY --replica-name {STANDBY_NAME}` in an empty directory. The harness waits until "
+        "the replica's `pg_last_wal_replay_lsn()` reaches the primary's `pg_current_wal_lsn()`, then runs "
+        "three parts, servers interleaved. **(1) The seed's stall** (GitLab's replica stall, "
+        f"`standby-long-tx/`): `pgbench {' '.join(writes_args[:-2])} -f primary-writes.sql` on the primary "
+        f"and `pgbench {' '.join(reads_args[:-2])} -f standby-reads.sql` on the replica, both for "
+        f"{STANDBY_CELL_FACTOR} × {d} s; at {d} s `psql -f long-transaction.sql` on the primary (its "
+        f"`pg_sleep(120)` shortened to `pg_sleep({d})`: an XID held open for {d} s), {delay:g} s later "
+        "`psql -f overflow-once.sql` (70 savepoints, each with an UPDATE: PostgreSQL's 64-entry subxid "
+        "cache overflows, and while the long transaction keeps xmin back its replicas look subtransactions "
+        "up in pg_subtrans). Replica read tps (from `-P 1`, first second skipped) before the long "
+        "transaction, during its first half, during its second half (after the overflow) and after it; the "
+        "goal for Nestor is 2nd half ÷ before ≥ 0.95. **(2) Replication lag**: tpcb-like `pgbench -n -M "
+        f"prepared -c 8 -j 2 -T {d}` on the primary while a session on the primary samples every second "
+        f"`pg_current_wal_lsn()` and `pg_stat_replication` (`replay_lsn`, `replay_lag`; bytes behind = "
+        "current − replay_lsn, both parsed from their `X/Y` text); then the time until the replica has "
+        f"replayed the primary's final LSN. **(3) Read scaling**: `pgbench -n -S -M prepared -c 4 -j 2 -T {d}` "
+        "on the primary alone, vs. the same 4 clients split: `-c 2 -j 1` on the primary and `-c 2 -j 1` on "
+        "the replica at the same time (total = sum). Everything runs on the same machine (2 cores), so (3) "
+        "shows what serving reads from a replica costs or gains here, not what a second machine would add.")
+    replicas: dict[str, Server] = {}
+    setup: dict[str, dict[str, Any]] = {}
+    down: dict[str, str] = {}                    # server -> why it has no usable replica
+    stall: dict[str, dict[str, Any]] = {}
+    lag: dict[str, dict[str, Any]] = {}
+    scale: dict[str, dict[str, Any]] = {}
+    ports = {s.port for s in ctx.servers}
+
+    long_sql = ctx.scripts_dir / "standby-long-transaction.sql"
+    long_sql.write_text(re.sub(r"pg_sleep\(\s*[\d.]+\s*\)", f"pg_sleep({d})",
+                               (wl / "long-transaction.sql").read_text()))
+
+    def replica_ok(s: Server, part: str) -> bool:
+        if s.name in down:
+            return False
+        r = replicas[s.name]
+        if not r.alive():
+            down[s.name] = f"replica died before {part}: {r.log_tail()}"
+            log(f"  standby {s.name}: {down[s.name][:200]}")
+            return False
+        return True
+
+    # --- setup: tables, replica, catch-up
+    def do_setup(s: Server) -> None:
+        info: dict[str, Any] = {}
+        setup[s.name] = info
+        r = ctx.runner.run(sec.key, f"{s.name}-init", ["pgbench", "-i", "-s", str(STANDBY_SCALE), "-q"], s.env,
+                           timeout=600)
+        s.pgbench_scale = None    # the parts below modify the tables
+        if not r.ok:
+            raise RuntimeError(f"pgbench -i -s {STANDBY_SCALE}: {first_error(r.output)}")
+        if s.is_pg:
+            vals, errs = probe(s, ["SHOW wal_level", "SHOW max_wal_senders"])
+            info["primary settings"] = f"wal_level={vals[0]}, max_wal_senders={vals[1]}"
+            if errs:
+                raise RuntimeError("; ".join(errs))
+        workdir = Path(tempfile.mkdtemp(prefix=f"{s.name}-replica-", dir=s.workdir.parent))
+        os.chmod(workdir, 0o755)
+        rep = make_replica(s, free_port(ports), workdir)
+        replicas[s.name] = rep        # before start(): the finally below stops whatever start() left
+        log(f"  standby {s.name}: starting {rep.name} on port {rep.port} ...")
+        t0 = time.monotonic()
+        rep.start()
+        info["start"] = time.monotonic() - t0
+        secs, how = wait_caught_up(s, rep, STANDBY_CATCHUP_TIMEOUT_S)
+        if secs is None:
+            raise RuntimeError(f"replica did not catch up: {how}")
+        info["catchup"] = secs
+        vals, errs = probe(rep, ["SELECT pg_is_in_recovery()", "SHOW hot_standby", "SELECT version()"])
+        if vals[0] is not True:
+            raise RuntimeError(f"replica's pg_is_in_recovery() is {vals[0]!r}: {'; '.join(errs)}")
+        info["hot_standby"] = str(vals[1]) if vals[1] is not None else "n/a"
+        info["version"] = str(vals[2]) if vals[2] is not None else rep.version
+        log(f"  standby {s.name}: {rep.name} up in {info['start']:.1f} s, caught up in {secs:.1f} s")
+
+    # --- lag columns of an idle, caught-up replica: one UPDATE on each primary, then watch
+    def idle_lag_probe(targets: list[Server]) -> None:
+        conns: dict[str, Any] = {}
+        lines: dict[str, list[str]] = {}
+        try:
+            for s in targets:
+                try:
+                    conns[s.name] = pg_connect(s)
+                    lines[s.name] = []
+                except Exception as e:  # noqa: BLE001
+                    setup[s.name]["idle"] = f"error: {type(e).__name__}: {str(e).strip()[:200]}"
+            for name, c in list(conns.items()):   # one commit for the replica to apply, then nothing
+                try:
+                    c.execute("UPDATE pgbench_branches SET bbalance = bbalance WHERE bid = 1")
+                except Exception as e:  # noqa: BLE001
+                    setup[name]["idle"] = f"error: {type(e).__name__}: {str(e).strip()[:200]}"
+                    c.close()
+                    del conns[name]
+            t0 = time.monotonic()
+            for i in range(1, STANDBY_IDLE_PROBE_S + 1):
+                sleep_until(t0 + i)
+                for name, c in conns.items():
+                    try:
+                        row = c.execute(LagSampler.QUERY).fetchone()
+                        lines[name].append(f"{i}|" + ("|".join(str(v) for v in row) if row else "no row"))
+                        setup[name]["idle"] = str(row[4]) if row and row[4] is not None else "NULL" if row \
+                            else "no row"
+                    except Exception as e:  # noqa: BLE001
+                        setup[name]["idle"] = f"error: {type(e).__name__}: {str(e).strip()[:200]}"
+        finally:
+            for name, c in conns.items():
+                c.close()
+                ctx.runner.save(sec.key, f"{name}-idle-lag",
+                                "s|pg_current_wal_lsn|replay_lsn|write_lag|flush_lag|replay_lag\n"
+                                + "\n".join(lines[name]) + "\n")
+        log("  standby idle replay_lag after " + ", ".join(
+            f"{STANDBY_IDLE_PROBE_S} s: {n} {setup[n].get('idle')}" for n in conns))
+
+    # --- (1) the stall
+    def do_stall(s: Server, rep: Server) -> dict[str, Any]:
+        res: dict[str, Any] = {}
+        before, errs0 = probe(s, ["SELECT txid_current()", "SELECT pg_current_wal_lsn()::text"])
+        t0 = time.monotonic()
+        reads = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-replica-reads", ["pgbench", *reads_args],
+                                                  rep.env, timeout=total + 120))
+        writes = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-primary-writes",
+                                                   ["pgbench", *writes_args], s.env, timeout=total + 120))
+        reads.start()
+        writes.start()
+        sleep_until(t0 + d)
+        res["lt_start"] = time.monotonic() - t0
+        longtx = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-long-transaction",
+                                                   ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-A", "-t",
+                                                    "-f", str(long_sql)], s.env, timeout=d + 120))
+        longtx.start()
+        sleep_until(t0 + res["lt_start"] + delay)
+        res["overflow_at"] = time.monotonic() - t0
+        ov = ctx.runner.run(sec.key, f"{s.name}-stall-overflow-once",
+                            ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-q", "-f", str(wl / "overflow-once.sql")],
+                            s.env, timeout=120)
+        res["overflow_s"] = ov.seconds
+        lt = longtx.value()
+        res["lt_end"] = (longtx.ended or time.monotonic()) - t0
+        rb, wb = parse_pgbench(reads.value()), parse_pgbench(writes.value())
+        after, errs1 = probe(s, ["SELECT txid_current()", "SELECT pg_current_wal_lsn()::text"])
+        res.update(reads=rb, writes=wb)
+        res["errors"] = []
+        if not ov.ok:
+            res["errors"].append(("overflow-once.sql", first_error(ov.output)))
+        if not lt.ok:
+            res["errors"].append(("long-transaction.sql", first_error(lt.output)))
+        xid = re.search(r"^\s*(\d+)\s*$", lt.output, re.MULTILINE)
+        res["lt_xid"] = xid.group(1) if xid else None
+        if before[0] is not None and after[0] is not None:
+            res["xids"] = int(after[0]) - int(before[0]) - 1
+        b0, b1 = lsn_bytes(before[1]), lsn_bytes(after[1])
+        res["wal_bytes"] = b1 - b0 if b0 is not None and b1 is not None else None
+        res["probe_errors"] = errs0 + errs1
+        prog = rb.progress
+        s0, s1, mid = res["lt_start"], res["lt_end"], (res["lt_start"] + res["lt_end"]) / 2
+
+        def window(lo: float, hi: float) -> float | None:   # samples whose whole second lies in [lo, hi]
+            return mean([v for t, v in prog if t - 1 >= lo - 1e-6 and t <= hi + 1e-6])
+        res["before"] = window(1, s0)
+        res["first_half"] = window(s0, mid)
+        res["second_half"] = window(mid, s1)
+        res["after"] = window(s1, total + 1)
+        ctx.runner.save(sec.key, f"{s.name}-stall-timeline",
+                        f"reads start at 0; long transaction {s0:.2f} s .. {s1:.2f} s (xid {res['lt_xid']}); "
+                        f"overflow-once.sql at {res['overflow_at']:.2f} s, took {ov.seconds:.2f} s\n"
+                        f"primary before: txid {before[0]}, lsn {before[1]}; after: txid {after[0]}, "
+                        f"lsn {after[1]}\n" + "\n".join(errs0 + errs1) + "\n")
+        log(f"  standby stall {s.name:<7} before {fmt_num(res['before'])} tps, 2nd half "
+            f"{fmt_num(res['second_half'])}, after {fmt_num(res['after'])} (replica reads); primary writes "
+            + (f"{wb.tps:.1f} tps" if wb.ok else f"ERROR {wb.error}"))
+        return res
+
+    # --- (2) lag under tpcb-like load
+    def do_lag(s: Server, rep: Server) -> dict[str, Any]:
+        sampler = LagSampler(s)
+        sampler.start()
+        try:
+            b = ctx.pgbench(sec, s, "lag-tpcb-like", ["-n", "-M", "prepared", "-c", "8", "-j", "2", "-T", str(d),
+                                                       "-P", "1"])
+            load_end = time.monotonic() - sampler.t0
+            catchup, how = wait_caught_up(s, rep, STANDBY_CATCHUP_TIMEOUT_S)
+        finally:
+            sampler.stop_event.set()
+            sampler.join(30)
+        ctx.runner.save(sec.key, f"{s.name}-lag-samples",
+                        "t_s|bytes_behind|replay_lag_ms|pg_current_wal_lsn|replay_lsn|write_lag|flush_lag|"
+                        f"replay_lag\n# load ended at {load_end:.2f} s; catch-up: {how}\n"
+                        + "\n".join(f"{t:.2f}|{bb}|{lm}|{raw}" for t, bb, lm, raw in sampler.samples)
+                        + ("\n# errors:\n" + "\n".join(sampler.errors) if sampler.errors else "") + "\n")
+        during = [x for x in sampler.samples if 1 <= x[0] <= load_end]
+        lags = [x[2] for x in during if x[2] is not None]
+        behind = [x[1] for x in during if x[1] is not None]
+        res = {"bench": b, "samples": sampler.samples, "n": len(during), "load_end": load_end,
+               "lag_mean": mean(lags), "lag_max": max(lags) if lags else None, "lag_n": len(lags),
+               "behind_mean": mean(behind), "behind_max": max(behind) if behind else None,
+               "catchup": catchup, "catchup_how": how, "errors": sampler.errors}
+        log(f"  standby lag   {s.name:<7} replay_lag mean {fmt_num(res['lag_mean'], 2)} ms max "
+            f"{fmt_num(res['lag_max'], 2)} ms, bytes behind mean {fmt_num(res['behind_mean'], 0)}, caught up "
+            + (f"{catchup:.2f} s after the load" if catchup is not None else f"NO: {how}"))
+        return res
+
+    # --- (3) read scaling
+    def do_scale(s: Server, rep: Server) -> dict[str, Any]:
+        base = ["-n", "-S", "-M", "prepared", "-T", str(d), "-P", "1"]
+        alone = ctx.pgbench(sec, s, "scale-primary-alone-c4", [*base, "-c", "4", "-j", "2"])
+        pb = Background(lambda: ctx.pgbench(sec, s, "scale-split-primary-c2", [*base, "-c", "2", "-j", "1"]))
+        rb = Background(lambda: ctx.pgbench(sec, rep, "scale-split-replica-c2", [*base, "-c", "2", "-j", "1"]))
+        pb.start()
+        rb.start()
+        return {"alone": alone, "primary": pb.value(), "replica": rb.value()}
+
+    try:
+        for s in ctx.servers:
+            try:
+                do_setup(s)
+            except Exception as e:  # noqa: BLE001 - reported in the section
+                down[s.name] = f"setup: {e}"
+                log(f"  standby {s.name}: {down[s.name][:300]}")
+        idle_lag_probe([s for s in ctx.servers if s.name not in down])
+        parts: list[tuple[str, Callable[[Server, Server], dict[str, Any]], dict[str, dict[str, Any]]]] = [
+            ("stall", do_stall, stall), ("lag", do_lag, lag), ("read scaling", do_scale, scale)]
+        for i, (part, fn, out) in enumerate(parts):
+            for s in ctx.ordered(i):
+                if not replica_ok(s, part):
+                    continue
+                try:
+                    out[s.name] = fn(s, replicas[s.name])
+                except Exception as e:  # noqa: BLE001 - reported in the section
+                    out[s.name] = {"failed": f"{type(e).__name__}: {e}"}
+                    log(f"  standby {part} {s.name}: {type(e).__name__}: {e}")
+                if not replicas[s.name].alive():
+                    down[s.name] = f"replica died during {part}: {replicas[s.name].log_tail()}"
+    finally:
+        for name, rep in replicas.items():
+            try:
+                rep.stop()
+            except Exception as e:  # noqa: BLE001
+                log(f"  stopping {rep.name}: {e}")
+            try:
+                if rep.logfile.exists():
+                    shutil.copy(rep.logfile, ctx.runner.raw_dir / sec.key / f"{rep.name}-server.log")
+            except OSError:
+                pass
+            setup.setdefault(name, {})["log"] = log_findings(rep.logfile)
+            shutil.rmtree(rep.workdir, ignore_errors=True)
+
+    # --- report
+    down_cells: dict[str, str] = {}
+
+    def down_cell(name: str, what: str) -> str:
+        """One error cell per server without a usable replica, shared by every table."""
+        if name not in down_cells:
+            down_cells[name] = sec.err(name, what, down.get(name, "not run"))
+        return down_cells[name]
+
+    def cell(name: str, part: dict[str, dict[str, Any]], what: str) -> str | None:
+        """None when the part has a result for name; else the cell saying why not."""
+        if name in ctx.down:
+            return "not run"
+        r = part.get(name)
+        if r is None:
+            return down_cell(name, what)
+        if "failed" in r:
+            return sec.err(name, what, r["failed"])
+        return None
+
+    rows = []
+    for name in ctx.names:
+        info = setup.get(name, {})
+        if name in ctx.down:
+            rows.append([name, "not run", "—", "—", "—", "—", "—"])
+            continue
+        rep = replicas.get(name)
+        if "catchup" not in info:
+            why = down_cell(name, "replica setup")
+            rows.append([name, why, "—", "—", "—", "—", "—"])
+            continue
+        idle = info.get("idle", "—")
+        rows.append([name, f"`{md_escape(rep.start_command if rep else '?')}`", f"{info['start']:.1f} s",
+                     f"{info['catchup']:.2f} s", md_escape(info.get("primary settings", "—")),
+                     md_escape(info.get("hot_standby", "—")),
+                     sec.err(name, "idle replay_lag", idle) if idle.startswith("error") else md_escape(idle)])
+    sec.body.append("Replicas (base copy + start: until the replica accepts connections; caught up: then until it "
+                    f"has replayed the primary's current LSN; idle replay_lag: `pg_stat_replication.replay_lag` on "
+                    "the primary after one UPDATE on it, once the replica has applied it and nothing else ran for "
+                    f"{STANDBY_IDLE_PROBE_S} s: "
+                    "PostgreSQL shows the lag measured for that last change (and NULL once the replica has "
+                    "reported twice in a row, 10 s apart, that it replayed everything); a value close to "
+                    f"{STANDBY_IDLE_PROBE_S} s is the time since the change, not a lag; every second's row is in "
+                    "`raw/standby/<server>-idle-lag.txt`):\n\n"
+                    + md_table(["server", "replica started with", "base copy + start", "caught up in",
+                                "primary settings", "replica hot_standby",
+                                f"idle replay_lag after {STANDBY_IDLE_PROBE_S} s"], rows))
+
+    # (1)
+    rows = []
+    second: dict[str, float | None] = {}
+    ratio: dict[str, float | None] = {}
+    for name in ctx.names:
+        c = cell(name, stall, "stall")
+        if c is not None:
+            rows.append([name, c, *["—"] * 9])
+            continue
+        r = stall[name]
+        rb, wb = r["reads"], r["writes"]
+        for what, text in r["errors"]:
+            sec.err(name, what, text)
+        if not rb.progress:
+            rows.append([name, sec.err(name, "replica reads", rb.error or "no -P 1 progress lines"), *["—"] * 9])
+            continue
+        if rb.error:
+            sec.err(name, "replica reads", rb.error)
+        ratio[name] = r["second_half"] / r["before"] if r["before"] and r["second_half"] is not None else None
+        second[name] = r["second_half"]
+        wtx = wb.extra.get("transactions")
+        xids = r.get("xids")
+        rows.append([name, fmt_num(r["before"]), fmt_num(r["first_half"]), fmt_num(r["second_half"]),
+                     fmt_num(r["after"]), f"**{ratio[name]:.2f}**" if ratio[name] is not None else "—",
+                     fmt_num(wb.tps) if wb.ok else sec.err(name, "primary writes", wb.error or "no result"),
+                     r["lt_xid"] or "—",
+                     f"{xids / wtx:.2f}" if xids is not None and wtx else "—",
+                     f"{r['wal_bytes'] / 2**20:.1f}" if r.get("wal_bytes") is not None else "—",
+                     f"{r['lt_start']:.1f}–{r['lt_end']:.1f} s, overflow at {r['overflow_at']:.1f} s"])
+    sec.body.append("**(1) Replica read tps around the long transaction** (means of the `-P 1` seconds wholly "
+                    "inside each window; ratio = 2nd half ÷ before, goal for Nestor ≥ 0.95). Primary XIDs per "
+                    "write transaction = (txid_current() after − before − 1) ÷ primary-writes transactions "
+                    "(includes the long transaction's and overflow-once.sql's XIDs); WAL = pg_current_wal_lsn() "
+                    "after − before.\n\n"
+                    + md_table(["server", "replica tps before", "long tx 1st half", "long tx 2nd half (after "
+                                "overflow)", "after", "2nd half ÷ before", "primary write tps", "long tx XID",
+                                "primary XIDs / write tx", "primary WAL MB", "long tx window"], rows))
+    if ratio_headers(ctx):
+        sec.body.append(md_table(["replica tps, long tx 2nd half", *ratio_headers(ctx)],
+                                 [["ratio", *ratio_cells(second, ctx)]]))
+    marks = {n: (r["lt_start"], r["lt_end"], r["overflow_at"]) for n, r in stall.items() if "failed" not in r}
+    chart = plot_standby_timeline(
+        ctx.charts_dir / "standby_replica_tps.png",
+        "replica read tps (standby-reads.sql -c 4); long transaction on the primary shaded, overflow dashed",
+        {n: r["reads"].progress for n, r in stall.items() if "failed" not in r}, marks)
+    if chart:
+        sec.charts.append(chart)
+    sec.summary.append("standby stall, replica read tps in the long transaction's 2nd half ÷ before: " + ", ".join(
+        f"{n} {ratio[n]:.2f}" if ratio.get(n) is not None else f"{n} error" for n in ctx.names
+        if n not in ctx.down))
+    sec.summary.append(summary_line(ctx, "standby stall, replica read tps in the long transaction's 2nd half",
+                                    second, "tps"))
+
+    # (2)
+    rows = []
+    primary_tps: dict[str, float | None] = {}
+    for name in ctx.names:
+        c = cell(name, lag, "lag")
+        if c is not None:
+            rows.append([name, c, *["—"] * 7])
+            continue
+        r = lag[name]
+        b = r["bench"]
+        primary_tps[name] = b.tps if b.ok else None
+        for e in r["errors"]:
+            sec.err(name, "lag sampling", e)
+        catch = f"{r['catchup']:.2f} s" if r["catchup"] is not None else sec.err(name, "catch-up after the load",
+                                                                                 r["catchup_how"])
+        rows.append([name, bench_cell(sec, name, "lag tpcb-like", b), f"{r['lag_n']}/{r['n']}",
+                     fmt_num(r["lag_mean"], 2), fmt_num(r["lag_max"], 2),
+                     fmt_num(r["behind_mean"], 0), fmt_num(r["behind_max"], 0), catch])
+    sec.body.append(f"**(2) Replication lag under tpcb-like -c 8** ({d} s). replay_lag as the primary's "
+                    "`pg_stat_replication` reports it (samples with a value / samples during the load: PostgreSQL "
+                    "shows NULL after the replica has reported twice in a row that it replayed everything sent, "
+                    "which happens under this load too); bytes behind = "
+                    "`pg_current_wal_lsn()` − `replay_lsn` of the same sample (the replica reports its replay "
+                    "position after each flush, so this includes up to one report's delay); caught up = "
+                    "from the end of the load until the replica's `pg_last_wal_replay_lsn()` reaches the "
+                    "primary's final LSN.\n\n"
+                    + md_table(["server", "primary tps", "lag samples", "replay_lag mean ms", "max ms",
+                                "bytes behind mean", "max", "caught up after the load"], rows))
+    series = {n: [(t, lm) for t, _, lm, _ in r["samples"] if lm is not None and 1 <= t <= r["load_end"]]
+              for n, r in lag.items() if "failed" not in r}
+    chart = plot_lines(ctx.charts_dir / "standby_replay_lag.png",
+                       f"replay_lag (pg_stat_replication) under tpcb-like -c 8 ({d} s)", "seconds",
+                       "replay_lag ms", series)
+    if chart:
+        sec.charts.append(chart)
+    series = {n: [(t, bb / 1024) for t, bb, _, _ in r["samples"] if bb is not None and 1 <= t <= r["load_end"]]
+              for n, r in lag.items() if "failed" not in r}
+    chart = plot_lines(ctx.charts_dir / "standby_bytes_behind.png",
+                       "replica behind the primary (pg_current_wal_lsn() − replay_lsn) under tpcb-like -c 8",
+                       "seconds", "KiB behind", series)
+    if chart:
+        sec.charts.append(chart)
+    sec.summary.append("standby lag under tpcb-like -c 8, replay_lag mean/max: " + ", ".join(
+        f"{n} {fmt_num(lag[n]['lag_mean'], 2)}/{fmt_num(lag[n]['lag_max'], 2)} ms" if n in lag and "failed" not in
+        lag[n] else f"{n} error" for n in ctx.names if n not in ctx.down))
+
+    # (3)
+    rows = []
+    totals: dict[str, float | None] = {}
+    alones: dict[str, float | None] = {}
+    for name in ctx.names:
+        c = cell(name, scale, "read scaling")
+        if c is not None:
+            rows.append([name, c, "—", "—", "—", "—"])
+            continue
+        r = scale[name]
+        a, p, q = r["alone"], r["primary"], r["replica"]
+        alones[name] = a.tps if a.ok else None
+        totals[name] = p.tps + q.tps if p.ok and q.ok else None
+        rows.append([name, bench_cell(sec, name, "primary alone -c 4", a),
+                     bench_cell(sec, name, "split: primary -c 2", p), bench_cell(sec, name, "split: replica -c 2", q),
+                     fmt_num(totals[name]),
+                     f"{totals[name] / alones[name]:.2f}×" if totals[name] is not None and alones[name] else "—"])
+    sec.body.append(f"**(3) Read scaling**: `-S -M prepared`, 4 clients in both cases, {d} s.\n\n"
+                    + md_table(["server", "primary alone -c 4", "split: primary -c 2", "split: replica -c 2",
+                                "split total", "split ÷ alone"], rows))
+    if ratio_headers(ctx):
+        sec.body.append(md_table(["tps", *ratio_headers(ctx)],
+                                 [["primary alone -c 4", *ratio_cells(alones, ctx)],
+                                  ["split total", *ratio_cells(totals, ctx)],
+                                  ["lag: primary tpcb-like -c 8", *ratio_cells(primary_tps, ctx)]]))
+    sec.summary.append(summary_line(ctx, "standby read scaling, -S -c 2 primary + -c 2 replica total", totals, "tps"))
+
+    # replica logs
+    for name in ctx.names:
+        found = setup.get(name, {}).get("log") or []
+        for ln in found[:5]:
+            sec.err(f"{name}-replica", "replica log", ln[:400])
+        if len(found) > 5:
+            sec.err(f"{name}-replica", "replica log", f"... and {len(found) - 5} more such lines "
+                                                      f"(raw/standby/{name}-replica-server.log)")
     return sec
+
+
+def plot_standby_timeline(path: Path, title: str, series: Mapping[str, Sequence[tuple[float, float]]],
+                          marks: Mapping[str, tuple[float, float, float]]) -> str | None:
+    """Replica tps over time per server; each server's long transaction shaded, its overflow-once.sql dashed."""
+    series = {k: v for k, v in series.items() if v}
+    if not series:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for name, pts in series.items():
+        xs, ys = zip(*pts)
+        line, = ax.plot(xs, ys, label=name)
+        if name in marks:
+            s0, s1, ov = marks[name]
+            ax.axvspan(s0, s1, color=line.get_color(), alpha=0.08)
+            ax.axvline(ov, color=line.get_color(), linestyle="--", alpha=0.6)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("replica tps")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path.name
 
 
 EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
@@ -2016,7 +2702,8 @@ def run_all(cfg: Config) -> int:
             "autosave": f"pgjdbc autosave=always, {AUTOSAVE_STATEMENTS:,} statements in one transaction (untimed)",
             "plpgsql": f"DO xids (untimed), blocks/plain N={list(PLPGSQL_NS_QUICK if plan.quick else PLPGSQL_NS_FULL)}"
                        " -c 6, find_or_create -c 8",
-            "standby": "not yet (needs replicas)"}[e] + f" -> {plan.duration} s per point per server")
+            "standby": f"primary + 1 replica: stall (writes + replica reads, {STANDBY_CELL_FACTOR} x d, long "
+                       "transaction + overflow-once.sql), replay lag under tpcb-like -c 8, -S split primary/replica"}[e] + f" -> {plan.duration} s per point per server")
     cfg.out.mkdir(parents=True, exist_ok=True)
     for sub in ("raw", "charts", "scripts"):
         shutil.rmtree(cfg.out / sub, ignore_errors=True)
