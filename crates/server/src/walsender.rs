@@ -286,7 +286,14 @@ impl WalSender {
     fn serve(&mut self, mut stream: TcpStream, leftover: Vec<u8>) -> io::Result<()> {
         stream.set_write_timeout(Some(Duration::from_millis(REPLICATION_TIMEOUT_MS)))?;
         let mut reader = MsgReader::new(stream.try_clone()?, leftover, POLL)?;
+        let mut heard = Instant::now();
         loop {
+            if heard.elapsed() > Duration::from_millis(REPLICATION_TIMEOUT_MS) {
+                // An idle replication connection must not keep its
+                // walsender slot (max_wal_senders) forever.
+                tracing::info!("terminating idle walsender {}", self.peer.pid.0);
+                return Ok(());
+            }
             if self.stopping() {
                 let e = DbError::new(
                     SqlState::AdminShutdown,
@@ -299,9 +306,16 @@ impl WalSender {
             let Some((tag, body)) = reader.next()? else {
                 continue;
             };
+            heard = Instant::now();
             match tag {
                 b'Q' => {
                     let text = Cursor::new(&body).cstr()?;
+                    if text.trim().trim_matches(';').trim().is_empty() {
+                        put_msg(&mut self.out, b'I', &[]);
+                        put_ready(&mut self.out);
+                        repl_wire::send(&mut stream, &mut self.out)?;
+                        continue;
+                    }
                     match parse(&text) {
                         Ok(Command::IdentifySystem) => self.identify_system(),
                         Ok(Command::BaseBackup) => {
@@ -327,10 +341,13 @@ impl WalSender {
                     repl_wire::send(&mut stream, &mut self.out)?;
                 }
                 b'X' => return Ok(()),
-                b'S' | b'H' => {
+                // Sync ends an (unsupported) extended-protocol exchange
+                // with ReadyForQuery; Flush only flushes.
+                b'S' => {
                     put_ready(&mut self.out);
                     repl_wire::send(&mut stream, &mut self.out)?;
                 }
+                b'H' => repl_wire::send(&mut stream, &mut self.out)?,
                 other => {
                     let e = DbError::new(
                         SqlState::ProtocolViolation,
@@ -476,7 +493,13 @@ impl WalSender {
         let mut log = match LogReader::new(&dir, start) {
             Ok(r) => r,
             Err(e) => {
-                let err = DbError::new(SqlState::UndefinedFile, e.to_string());
+                // Only a removed segment is 58P01 (a replica then copies a
+                // new base image); anything else is an I/O error.
+                let code = match e {
+                    nestor_wal::WalError::Removed { .. } => SqlState::UndefinedFile,
+                    _ => SqlState::IoError,
+                };
+                let err = DbError::new(code, e.to_string());
                 put_error(&mut self.out, &err);
                 put_ready(&mut self.out);
                 return repl_wire::send(&mut stream, &mut self.out);
@@ -501,16 +524,28 @@ impl WalSender {
                 .name("walsender-reply".into())
                 .spawn(move || {
                     let r = listen(reader, pid, &name, &repl, &heard_us, &lags, &done);
-                    if let Err(e) = r {
-                        tracing::debug!("walsender {} replica side ended: {e}", pid.0);
-                    }
                     done.store(true, Ordering::SeqCst);
+                    match r {
+                        Ok(copy_done) => copy_done,
+                        Err(e) => {
+                            tracing::debug!("walsender {} replica side ended: {e}", pid.0);
+                            false
+                        }
+                    }
                 })?
         };
         let result = self.send_loop(&mut stream, &wal, &mut log, &done, &heard_us, &lags);
         done.store(true, Ordering::SeqCst);
+        if listener.join().unwrap_or(false) {
+            // The client ended the stream with CopyDone: answer as
+            // PostgreSQL does (CopyDone, CommandComplete, ReadyForQuery),
+            // then close (Nestor runs no further commands on it).
+            put_msg(&mut self.out, b'c', &[]);
+            put_complete(&mut self.out, "START_REPLICATION");
+            put_ready(&mut self.out);
+            let _ = repl_wire::send(&mut stream, &mut self.out);
+        }
         let _ = stream.shutdown(std::net::Shutdown::Both);
-        let _ = listener.join();
         result
     }
 
@@ -716,7 +751,7 @@ fn listen(
     heard_us: &AtomicI64,
     lags: &parking_lot::Mutex<LagTracker>,
     done: &AtomicBool,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     while !done.load(Ordering::SeqCst) {
         let Some((tag, body)) = reader.next()? else {
             continue;
@@ -750,7 +785,8 @@ fn listen(
                     }
                 }
             }
-            b'c' | b'X' => return Ok(()),
+            b'c' => return Ok(true),
+            b'X' => return Ok(false),
             other => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
@@ -759,7 +795,7 @@ fn listen(
             }
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 #[cfg(test)]

@@ -909,3 +909,79 @@ fn a_base_image_with_a_row_larger_than_a_replication_message_copies() {
     same_contents(&primary, &replica);
     assert_eq!(ok(&replica, "select length(pad) from big"), "3000000");
 }
+
+#[test]
+fn the_replication_protocol_answers_as_postgresql_frames_it() {
+    use common::{frame, startup_packet};
+    let primary = Server::start();
+    ok(&primary, SCHEMA);
+    let mut c = primary.raw();
+    c.send(&startup_packet(
+        3,
+        0,
+        &[
+            ("user", "postgres"),
+            ("database", "postgres"),
+            ("replication", "true"),
+        ],
+    ));
+    let started = c.expect_started();
+    assert_eq!(started.status, b'I');
+    // An empty query: EmptyQueryResponse, ReadyForQuery.
+    c.send(&frame(b'Q', b"\0"));
+    let tags: Vec<u8> = c.read_until_ready().iter().map(|m| m.tag).collect();
+    assert_eq!(tags, b"IZ");
+    // Flush sends nothing back; the next command's answer comes first.
+    c.send(&frame(b'H', b""));
+    c.send(&frame(b'Q', b"IDENTIFY_SYSTEM\0"));
+    let msgs = c.read_until_ready();
+    let tags: Vec<u8> = msgs.iter().map(|m| m.tag).collect();
+    assert_eq!(tags, b"TDCZ");
+    let row = &msgs[1].body;
+    let text = String::from_utf8_lossy(row);
+    assert!(text.contains('/'), "xlogpos in {text:?}");
+    // SQL is refused with 0A000, the connection stays.
+    c.send(&frame(b'Q', b"SELECT 1\0"));
+    let msgs = c.read_until_ready();
+    assert_eq!(msgs[0].tag, b'E');
+    assert_eq!(msgs[0].sqlstate(), "0A000");
+    // START_REPLICATION at the current end, then CopyDone from the client:
+    // CopyDone, CommandComplete, ReadyForQuery.
+    let pos = ok(&primary, "select pg_current_wal_lsn()");
+    c.send(&frame(
+        b'Q',
+        format!("START_REPLICATION PHYSICAL {pos} TIMELINE 1\0").as_bytes(),
+    ));
+    assert_eq!(c.read().tag, b'W');
+    c.send(&frame(b'c', b""));
+    let mut tags = Vec::new();
+    loop {
+        let m = c.read();
+        if m.tag == b'd' {
+            continue; // a keepalive may come first
+        }
+        tags.push(m.tag);
+        if m.tag == b'Z' {
+            break;
+        }
+    }
+    assert_eq!(tags, b"cCZ");
+    // A position the log does not have yet is refused.
+    let mut c = primary.raw();
+    c.send(&startup_packet(
+        3,
+        0,
+        &[
+            ("user", "postgres"),
+            ("database", "postgres"),
+            ("replication", "database"),
+        ],
+    ));
+    c.expect_started();
+    c.send(&frame(b'Q', b"START_REPLICATION 7F/0\0"));
+    let msgs = c.read_until_ready();
+    assert_eq!(msgs[0].sqlstate(), "55000");
+    assert!(msgs[0]
+        .message()
+        .contains("ahead of the WAL flush position"));
+}
