@@ -195,7 +195,8 @@ impl Engine {
         {
             let mut id = self.identity.lock();
             id.timeline += 1;
-            id.switch_lsn = Some(wal.next_lsn());
+            let tl = id.timeline;
+            id.history.push((tl, wal.next_lsn()));
             id.save(&self.config.data_dir)?;
         }
         self.db.log.end_apply_only();
@@ -227,19 +228,20 @@ impl Engine {
         self.identity.lock().timeline
     }
 
-    /// Where this server's log switched to its timeline (None on 1).
-    pub fn timeline_switch_lsn(&self) -> Option<Lsn> {
-        self.identity.lock().switch_lsn
+    /// The timeline history (see [`Identity`]).
+    pub fn identity(&self) -> Identity {
+        self.identity.lock().clone()
     }
 
-    /// A replica following a primary on a newer timeline takes it on.
-    pub fn adopt_timeline(&self, timeline: u32, switch_lsn: Option<Lsn>) -> Result<(), DbError> {
+    /// A replica following a primary on a newer timeline takes on its
+    /// timeline and history.
+    pub fn adopt_timeline(&self, timeline: u32, history: Vec<(u32, Lsn)>) -> Result<(), DbError> {
         let mut id = self.identity.lock();
         if timeline <= id.timeline {
             return Ok(());
         }
         id.timeline = timeline;
-        id.switch_lsn = switch_lsn;
+        id.history = history;
         id.save(&self.config.data_dir)
     }
 
@@ -267,13 +269,17 @@ impl Engine {
 }
 
 /// Who a data directory is: `DIR/identity`, the text
-/// `system_id timeline [switch_lsn]`, written once at creation (or copied
-/// from the primary with a base image) and at each promotion.
-#[derive(Clone, Copy, Debug)]
+/// `system_id timeline [tl:switch_lsn ...]`, written once at creation (or
+/// copied from the primary with a base image), at each promotion, and when
+/// a replica follows a primary onto a newer timeline. The history lists,
+/// for every timeline after the first, the LSN where it began (PostgreSQL's
+/// timeline history files, in one line).
+#[derive(Clone, Debug)]
 pub struct Identity {
     pub system_id: u64,
     pub timeline: u32,
-    pub switch_lsn: Option<Lsn>,
+    /// (timeline, LSN where it began), oldest first.
+    pub history: Vec<(u32, Lsn)>,
 }
 
 impl Identity {
@@ -291,8 +297,14 @@ impl Identity {
         Identity {
             system_id: id,
             timeline: 1,
-            switch_lsn: None,
+            history: Vec::new(),
         }
+    }
+
+    /// Where timeline `tl` began (None for timeline 1 or one not in the
+    /// history).
+    pub fn began(&self, tl: u32) -> Option<Lsn> {
+        self.history.iter().find(|h| h.0 == tl).map(|h| h.1)
     }
 
     pub fn load(dir: &std::path::Path) -> Result<Option<Identity>, DbError> {
@@ -310,16 +322,46 @@ impl Identity {
         };
         let mut words = text.split_whitespace();
         let system_id = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-        let timeline = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
-        let switch_lsn = match words.next() {
-            None => None,
-            Some(w) => Some(Lsn::parse_pg(w).ok_or_else(bad)?),
-        };
+        let timeline: u32 = words.next().and_then(|w| w.parse().ok()).ok_or_else(bad)?;
+        let mut history = Vec::new();
+        for w in words {
+            let entry = match w.split_once(':') {
+                Some((tl, lsn)) => (tl.parse().ok(), Lsn::parse_pg(lsn)),
+                // The first format: the current timeline's start alone.
+                None => (Some(timeline), Lsn::parse_pg(w)),
+            };
+            match entry {
+                (Some(tl), Some(lsn)) => history.push((tl, lsn)),
+                _ => return Err(bad()),
+            }
+        }
         Ok(Some(Identity {
             system_id,
             timeline,
-            switch_lsn,
+            history,
         }))
+    }
+
+    /// The history as TIMELINE_HISTORY sends it: PostgreSQL's history
+    /// file lines, `parent_timeline<TAB>switch_lsn<TAB>reason`.
+    pub fn history_file(&self) -> String {
+        self.history
+            .iter()
+            .map(|(tl, lsn)| format!("{}\t{}\tpromotion\n", tl - 1, lsn.pg_text()))
+            .collect()
+    }
+
+    /// Parse what [`Identity::history_file`] writes.
+    pub fn parse_history_file(text: &str) -> Option<Vec<(u32, Lsn)>> {
+        text.lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let mut f = l.split('\t');
+                let parent: u32 = f.next()?.trim().parse().ok()?;
+                let lsn = Lsn::parse_pg(f.next()?.trim())?;
+                Some((parent + 1, lsn))
+            })
+            .collect()
     }
 
     fn load_or_create(dir: &std::path::Path) -> Result<Identity, DbError> {
@@ -336,8 +378,8 @@ impl Identity {
         let path = dir.join(Self::FILE);
         let tmp = dir.join("identity.tmp");
         let mut text = format!("{} {}", self.system_id, self.timeline);
-        if let Some(l) = self.switch_lsn {
-            text.push_str(&format!(" {}", l.pg_text()));
+        for (tl, lsn) in &self.history {
+            text.push_str(&format!(" {tl}:{}", lsn.pg_text()));
         }
         text.push('\n');
         let write = || -> std::io::Result<()> {

@@ -374,11 +374,17 @@ pub fn prepare_data_dir(dir: &Path, cfg: &Config, stopping: Stop) -> Result<(), 
 /// `checkpoint`; a directory with `standby.signal` and no `checkpoint`
 /// (a crash before the rename) copies again.
 fn base_copy(dir: &Path, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
-    let (system_id, timeline, start) = fetch_image(dir, cfg, "checkpoint.base", stop)?;
+    let (system_id, timeline, start) = fetch_image(dir, cfg, "checkpoint.base", stop.clone())?;
+    // A primary past timeline 1 has a history; the replica takes it on.
+    let history = if timeline > 1 {
+        timeline_history(dir, cfg, timeline, stop)?
+    } else {
+        Vec::new()
+    };
     Identity {
         system_id,
         timeline,
-        switch_lsn: None,
+        history,
     }
     .save(dir)
     .map_err(|e| Failure::new(e.message))?;
@@ -387,6 +393,27 @@ fn base_copy(dir: &Path, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
     std::fs::rename(dir.join("checkpoint.base"), dir.join("checkpoint")).map_err(Failure::io)?;
     sync_dir(dir)?;
     Ok(start)
+}
+
+/// The primary's timeline history up to `timeline` (TIMELINE_HISTORY).
+fn timeline_history(
+    _dir: &Path,
+    cfg: &Config,
+    timeline: u32,
+    stop: Stop,
+) -> Result<Vec<(u32, Lsn)>, Failure> {
+    let mut c = Client::connect(cfg, stop)?;
+    history_of(&mut c, timeline)
+}
+
+fn history_of(c: &mut Client, timeline: u32) -> Result<Vec<(u32, Lsn)>, Failure> {
+    let rows = c.rows(&format!("TIMELINE_HISTORY {timeline}"))?;
+    let content = rows
+        .first()
+        .and_then(|r| r.get(1).cloned().flatten())
+        .ok_or_else(|| Failure::new("TIMELINE_HISTORY returned no content"))?;
+    Identity::parse_history_file(&content)
+        .ok_or_else(|| Failure::new(format!("unreadable timeline history {content:?}")))
 }
 
 fn sync_dir(dir: &Path) -> Result<(), Failure> {
@@ -610,6 +637,14 @@ fn stream(
             "the primary is on timeline {timeline}, behind this replica's timeline {ours}: it is an old primary; point the replica at the promoted one"
         )));
     }
+    // A primary on a newer timeline: its history first (the check that
+    // this replica's log is a prefix of it is the primary's, at
+    // START_REPLICATION).
+    let history = if timeline > ours {
+        Some(history_of(&mut c, timeline)?)
+    } else {
+        None
+    };
     let start = applier.end_lsn();
     c.query(&format!(
         "START_REPLICATION PHYSICAL {} TIMELINE {ours}",
@@ -624,9 +659,9 @@ fn stream(
             _ => {}
         }
     }
-    if timeline > ours {
+    if let Some(history) = history {
         engine
-            .adopt_timeline(timeline, None)
+            .adopt_timeline(timeline, history)
             .map_err(|e| Failure::new(e.message))?;
     }
     tracing::info!(

@@ -12,6 +12,8 @@
 //!   the replica streams from start_lsn. Nestor's own command: the image is
 //!   Nestor's checkpoint format, not a tar of files, so PostgreSQL's
 //!   `BASE_BACKUP` name would promise pg_basebackup something it is not.
+//! - `TIMELINE_HISTORY n`: (filename, content) with the history of
+//!   timelines up to n in PostgreSQL's history-file format.
 //! - `START_REPLICATION [SLOT s] [PHYSICAL] X/Y [TIMELINE n]`:
 //!   CopyBothResponse, then every WAL record from X/Y on as XLogData, one
 //!   record per message, as soon as the record is durable here; keepalives
@@ -167,6 +169,7 @@ fn put_complete(out: &mut Vec<u8>, tag: &str) {
 /// A parsed replication command.
 enum Command {
     IdentifySystem,
+    TimelineHistory(u32),
     BaseBackup,
     StartReplication { start: Lsn, timeline: Option<u32> },
 }
@@ -188,6 +191,10 @@ fn parse(text: &str) -> Result<Command, DbError> {
     match upper.first().map(String::as_str) {
         Some("IDENTIFY_SYSTEM") if words.len() == 1 => Ok(Command::IdentifySystem),
         Some("NESTOR_BASE_BACKUP") if words.len() == 1 => Ok(Command::BaseBackup),
+        Some("TIMELINE_HISTORY") if words.len() == 2 => words[1]
+            .parse()
+            .map(Command::TimelineHistory)
+            .map_err(|_| syntax_error(text)),
         Some("START_REPLICATION") => {
             let mut i = 1;
             if upper.get(i).map(String::as_str) == Some("SLOT") {
@@ -224,7 +231,6 @@ fn parse(text: &str) -> Result<Command, DbError> {
             | "CREATE_REPLICATION_SLOT"
             | "DROP_REPLICATION_SLOT"
             | "READ_REPLICATION_SLOT"
-            | "TIMELINE_HISTORY"
             | "SHOW",
         ) => Err(DbError::unsupported(format!(
             "replication command {}",
@@ -318,6 +324,7 @@ impl WalSender {
                     }
                     match parse(&text) {
                         Ok(Command::IdentifySystem) => self.identify_system(),
+                        Ok(Command::TimelineHistory(tl)) => self.timeline_history(tl),
                         Ok(Command::BaseBackup) => {
                             repl_wire::send(&mut stream, &mut self.out)?;
                             self.base_backup(&mut stream)?;
@@ -389,6 +396,34 @@ impl WalSender {
         put_ready(&mut self.out);
     }
 
+    /// TIMELINE_HISTORY tl: PostgreSQL's (filename, content) row, the
+    /// content in its history-file format (timelines up to `tl`).
+    fn timeline_history(&mut self, tl: u32) {
+        let id = self.engine.identity();
+        if tl < 2 || tl > id.timeline {
+            put_error(
+                &mut self.out,
+                &DbError::new(
+                    SqlState::UndefinedFile,
+                    format!("could not open file \"pg_wal/{tl:08X}.history\": No such file or directory"),
+                ),
+            );
+            put_ready(&mut self.out);
+            return;
+        }
+        let upto = nestor_durable::Identity {
+            history: id.history.iter().copied().filter(|h| h.0 <= tl).collect(),
+            ..id
+        };
+        put_row_description(&mut self.out, &[("filename", 25), ("content", 25)]);
+        put_data_row(
+            &mut self.out,
+            &[Some(format!("{tl:08X}.history")), Some(upto.history_file())],
+        );
+        put_complete(&mut self.out, "TIMELINE_HISTORY");
+        put_ready(&mut self.out);
+    }
+
     fn base_backup(&mut self, stream: &mut TcpStream) -> io::Result<()> {
         self.engine
             .replication
@@ -454,18 +489,24 @@ impl WalSender {
                 ),
             ));
         }
-        if let Some(switch) = e.timeline_switch_lsn() {
-            if timeline.is_some_and(|tl| tl < e.timeline()) && start > switch {
-                return Err(DbError::new(
-                    SqlState::ObjectNotInPrerequisiteState,
-                    format!(
-                        "requested starting point {} on timeline {} is past this server's switch to timeline {} at {}",
-                        start.pg_text(),
-                        timeline.unwrap_or(0),
-                        e.timeline(),
-                        switch.pg_text()
-                    ),
-                ));
+        // A replica on an older timeline has our log only up to where
+        // the next timeline began here; past that its log is another
+        // history (it followed an old primary further).
+        if let Some(tl) = timeline.filter(|&t| t < e.timeline()) {
+            if let Some(began) = e.identity().began(tl + 1) {
+                if start > began {
+                    return Err(DbError::new(
+                        SqlState::ObjectNotInPrerequisiteState,
+                        format!(
+                            "requested starting point {} on timeline {tl} is not in this server's history",
+                            start.pg_text()
+                        ),
+                    )
+                    .with_detail(format!(
+                        "This server's history forked off timeline {tl} at {}.",
+                        began.pg_text()
+                    )));
+                }
             }
         }
         Ok(())
@@ -831,6 +872,11 @@ mod tests {
         assert_eq!(code("START_REPLICATION 0/0 TIMELINE"), Some("42601"));
         assert_eq!(code("START_REPLICATION SLOT s LOGICAL 0/0"), Some("0A000"));
         assert_eq!(code("BASE_BACKUP"), Some("0A000"));
+        assert!(matches!(
+            parse("TIMELINE_HISTORY 2"),
+            Ok(Command::TimelineHistory(2))
+        ));
+        assert_eq!(code("TIMELINE_HISTORY x"), Some("42601"));
         assert_eq!(code("SELECT 1"), Some("0A000"));
     }
 

@@ -985,3 +985,63 @@ fn the_replication_protocol_answers_as_postgresql_frames_it() {
         .message()
         .contains("ahead of the WAL flush position"));
 }
+
+#[test]
+fn a_replica_that_followed_an_old_primary_past_a_fork_is_refused_after_two_promotions() {
+    let p1 = Server::start();
+    ok(&p1, SCHEMA);
+    let r2 = replica_of(&p1, &[]);
+    let r4 = replica_of(&p1, &[]);
+    caught_up(&p1, &r2);
+    caught_up(&p1, &r4);
+    // r2 stops; r4 goes on receiving one more commit of p1 (its log now
+    // runs past where r2's ends).
+    let r2_dir = r2.data_dir.clone();
+    drop_keep_dir(r2);
+    ok(&p1, "insert into log (who) values (1)");
+    caught_up(&p1, &r4);
+    let r4_dir = r4.data_dir.clone();
+    drop_keep_dir(r4);
+    let p1_addr = p1.addr();
+    drop(p1);
+    // r2 comes back (its primary gone) and is promoted: timeline 2 forks
+    // off timeline 1 before r4's last commit.
+    let r2 = Server::start_on_with(&r2_dir, &["--replica-of", &p1_addr]);
+    assert_eq!(ok(&r2, "select pg_promote()"), "t");
+    ok(
+        &r2,
+        "insert into log (who) select 2 from generate_series(1, 200)",
+    );
+    // r5 copies from r2 (taking its history), then is promoted too:
+    // timeline 3, whose switch point is well past r4's log end.
+    let r5 = replica_of(&r2, &[]);
+    caught_up(&r2, &r5);
+    assert_eq!(
+        ok(&r5, "select received_tli from pg_stat_wal_receiver"),
+        "2"
+    );
+    assert_eq!(ok(&r5, "select pg_promote()"), "t");
+    let identity = std::fs::read_to_string(r5.data_dir.join("identity")).unwrap();
+    assert_eq!(identity.split_whitespace().count(), 4, "{identity}");
+    // r4 (timeline 1, with p1's extra commit) pointed at r5 is refused:
+    // its log is not a prefix of r5's history.
+    let r4 = Server::start_on_with(&r4_dir, &["--replica-of", &r5.addr()]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while ok(&r4, "select status from pg_stat_wal_receiver") != "waiting" {
+        assert!(Instant::now() < deadline, "r4 followed r5");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(ok(&r4, "select count(*) from log"), "1");
+    assert_eq!(ok(&r4, "select count(*) from log where who = 2"), "0");
+    // The history r5 serves says where each timeline began.
+    let h = psql_conninfo(
+        &format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres replication=true",
+            r5.port
+        ),
+        "TIMELINE_HISTORY 3",
+    )
+    .unwrap();
+    assert!(h.starts_with("00000003.history|1\t"), "{h}");
+    assert!(h.contains("\n2\t"), "{h}");
+}
