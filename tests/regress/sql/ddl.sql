@@ -143,3 +143,13 @@ CREATE UNIQUE INDEX ON uidx (a);
 CREATE UNIQUE INDEX ON uidx (b);
 INSERT INTO uidx VALUES (3, 1);
 DROP TABLE uidx;
+-- A unique index made by CREATE UNIQUE INDEX belongs to no constraint: it
+-- can be dropped; one made by a constraint cannot.
+CREATE TABLE uidx (a int, b int UNIQUE);
+CREATE UNIQUE INDEX uidx_a ON uidx (a);
+INSERT INTO uidx VALUES (1, 1);
+INSERT INTO uidx VALUES (1, 2);
+DROP INDEX uidx_a;
+INSERT INTO uidx VALUES (1, 2);
+DROP INDEX uidx_b_key;
+DROP TABLE uidx;

@@ -481,7 +481,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         columns: cols,
         unique: pi.unique,
         primary: pi.primary,
-        constraint: pi.primary || pi.unique,
+        constraint: pi.constraint.is_some(),
         index,
     })
 }
