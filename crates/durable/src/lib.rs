@@ -36,7 +36,7 @@
 //!   DIR/wal/<lsn>.wal          WAL segments (crates/wal)
 //!   DIR/checkpoint             the newest checkpoint image
 //!   DIR/checkpoint.tmp         a checkpoint being written (ignored)
-//!   DIR/identity               system identifier, timeline [, switch LSN]
+//!   DIR/identity               system identifier, timeline, timeline history
 //!   DIR/standby.signal         present while DIR is a replica's
 //! ```
 //!
