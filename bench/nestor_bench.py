@@ -127,7 +127,7 @@ def count_runs(experiments: Sequence[str], nserv: int, subtrans_ns: Sequence[int
         # (blocks, plain) per N, and the find-or-create race
         "plpgsql": 2 * len(plpgsql_ns) + 1,
         "autosave": 0,
-        "standby": 6,                                # stall 3 d, lag d, read scaling 2 d
+        "standby": 9,                                # stall 3 d, its control 3 d, lag d, read scaling 2 d
     }
     return nserv * sum(per_server[e] for e in experiments)
 
@@ -2129,6 +2129,7 @@ def exp_standby(ctx: Ctx) -> Section:
     setup: dict[str, dict[str, Any]] = {}
     down: dict[str, str] = {}                    # server -> why it has no usable replica
     stall: dict[str, dict[str, Any]] = {}
+    control: dict[str, dict[str, Any]] = {}
     lag: dict[str, dict[str, Any]] = {}
     scale: dict[str, dict[str, Any]] = {}
     ports = {s.port for s in ctx.servers}
@@ -2219,39 +2220,50 @@ def exp_standby(ctx: Ctx) -> Section:
             f"{STANDBY_IDLE_PROBE_S} s: {n} {setup[n].get('idle')}" for n in conns))
 
     # --- (1) the stall
-    def do_stall(s: Server, rep: Server) -> dict[str, Any]:
+    def do_stall(s: Server, rep: Server, control: bool = False) -> dict[str, Any]:
+        # control: the same cell with no long transaction and no overflow,
+        # windows at the same times: how much the ratio moves with nothing
+        # happening (this machine's spread).
+        tag = "stall-control" if control else "stall"
         res: dict[str, Any] = {}
         before, errs0 = probe(s, ["SELECT txid_current()", "SELECT pg_current_wal_lsn()::text"])
         t0 = time.monotonic()
-        reads = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-replica-reads", ["pgbench", *reads_args],
+        reads = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-{tag}-replica-reads", ["pgbench", *reads_args],
                                                   rep.env, timeout=total + 120))
-        writes = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-primary-writes",
+        writes = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-{tag}-primary-writes",
                                                    ["pgbench", *writes_args], s.env, timeout=total + 120))
         reads.start()
         writes.start()
         sleep_until(t0 + d)
         res["lt_start"] = time.monotonic() - t0
-        longtx = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-long-transaction",
-                                                   ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-A", "-t",
-                                                    "-f", str(long_sql)], s.env, timeout=d + 120))
-        longtx.start()
-        sleep_until(t0 + res["lt_start"] + delay)
-        res["overflow_at"] = time.monotonic() - t0
-        ov = ctx.runner.run(sec.key, f"{s.name}-stall-overflow-once",
-                            ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-q", "-f", str(wl / "overflow-once.sql")],
-                            s.env, timeout=120)
-        res["overflow_s"] = ov.seconds
-        lt = longtx.value()
-        res["lt_end"] = (longtx.ended or time.monotonic()) - t0
+        if control:
+            res["overflow_at"] = res["lt_start"] + delay
+            res["overflow_s"] = 0.0
+            sleep_until(t0 + 2 * d)
+            res["lt_end"] = time.monotonic() - t0
+            lt = ov = None
+        else:
+            longtx = Background(lambda: ctx.runner.run(sec.key, f"{s.name}-stall-long-transaction",
+                                                       ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-A", "-t",
+                                                        "-f", str(long_sql)], s.env, timeout=d + 120))
+            longtx.start()
+            sleep_until(t0 + res["lt_start"] + delay)
+            res["overflow_at"] = time.monotonic() - t0
+            ov = ctx.runner.run(sec.key, f"{s.name}-stall-overflow-once",
+                                ["psql", "-X", "-v", "ON_ERROR_STOP=1", "-q", "-f", str(wl / "overflow-once.sql")],
+                                s.env, timeout=120)
+            res["overflow_s"] = ov.seconds
+            lt = longtx.value()
+            res["lt_end"] = (longtx.ended or time.monotonic()) - t0
         rb, wb = parse_pgbench(reads.value()), parse_pgbench(writes.value())
         after, errs1 = probe(s, ["SELECT txid_current()", "SELECT pg_current_wal_lsn()::text"])
         res.update(reads=rb, writes=wb)
         res["errors"] = []
-        if not ov.ok:
+        if ov is not None and not ov.ok:
             res["errors"].append(("overflow-once.sql", first_error(ov.output)))
-        if not lt.ok:
+        if lt is not None and not lt.ok:
             res["errors"].append(("long-transaction.sql", first_error(lt.output)))
-        xid = re.search(r"^\s*(\d+)\s*$", lt.output, re.MULTILINE)
+        xid = re.search(r"^\s*(\d+)\s*$", lt.output, re.MULTILINE) if lt is not None else None
         res["lt_xid"] = xid.group(1) if xid else None
         if before[0] is not None and after[0] is not None:
             res["xids"] = int(after[0]) - int(before[0]) - 1
@@ -2267,12 +2279,13 @@ def exp_standby(ctx: Ctx) -> Section:
         res["first_half"] = window(s0, mid)
         res["second_half"] = window(mid, s1)
         res["after"] = window(s1, total + 1)
-        ctx.runner.save(sec.key, f"{s.name}-stall-timeline",
-                        f"reads start at 0; long transaction {s0:.2f} s .. {s1:.2f} s (xid {res['lt_xid']}); "
-                        f"overflow-once.sql at {res['overflow_at']:.2f} s, took {ov.seconds:.2f} s\n"
+        ctx.runner.save(sec.key, f"{s.name}-{tag}-timeline",
+                        ("control, nothing run in " if control else "")
+                        + f"reads start at 0; long transaction {s0:.2f} s .. {s1:.2f} s (xid {res['lt_xid']}); "
+                        f"overflow-once.sql at {res['overflow_at']:.2f} s, took {res['overflow_s']:.2f} s\n"
                         f"primary before: txid {before[0]}, lsn {before[1]}; after: txid {after[0]}, "
                         f"lsn {after[1]}\n" + "\n".join(errs0 + errs1) + "\n")
-        log(f"  standby stall {s.name:<7} before {fmt_num(res['before'])} tps, 2nd half "
+        log(f"  standby {tag} {s.name:<7} before {fmt_num(res['before'])} tps, 2nd half "
             f"{fmt_num(res['second_half'])}, after {fmt_num(res['after'])} (replica reads); primary writes "
             + (f"{wb.tps:.1f} tps" if wb.ok else f"ERROR {wb.error}"))
         return res
@@ -2325,7 +2338,8 @@ def exp_standby(ctx: Ctx) -> Section:
                 log(f"  standby {s.name}: {down[s.name][:300]}")
         idle_lag_probe([s for s in ctx.servers if s.name not in down])
         parts: list[tuple[str, Callable[[Server, Server], dict[str, Any]], dict[str, dict[str, Any]]]] = [
-            ("stall", do_stall, stall), ("lag", do_lag, lag), ("read scaling", do_scale, scale)]
+            ("stall", do_stall, stall), ("stall control", lambda s, r: do_stall(s, r, True), control),
+            ("lag", do_lag, lag), ("read scaling", do_scale, scale)]
         for i, (part, fn, out) in enumerate(parts):
             for s in ctx.ordered(i):
                 if not replica_ok(s, part):
@@ -2403,38 +2417,46 @@ def exp_standby(ctx: Ctx) -> Section:
     rows = []
     second: dict[str, float | None] = {}
     ratio: dict[str, float | None] = {}
+    ctl: dict[str, float | None] = {}
     for name in ctx.names:
         c = cell(name, stall, "stall")
         if c is not None:
-            rows.append([name, c, *["—"] * 9])
+            rows.append([name, c, *["—"] * 10])
             continue
         r = stall[name]
         rb, wb = r["reads"], r["writes"]
         for what, text in r["errors"]:
             sec.err(name, what, text)
         if not rb.progress:
-            rows.append([name, sec.err(name, "replica reads", rb.error or "no -P 1 progress lines"), *["—"] * 9])
+            rows.append([name, sec.err(name, "replica reads", rb.error or "no -P 1 progress lines"), *["—"] * 10])
             continue
         if rb.error:
             sec.err(name, "replica reads", rb.error)
         ratio[name] = r["second_half"] / r["before"] if r["before"] and r["second_half"] is not None else None
         second[name] = r["second_half"]
+        rc = control.get(name) or {}
+        ctl[name] = (rc["second_half"] / rc["before"]
+                     if "failed" not in rc and rc.get("before") and rc.get("second_half") is not None else None)
         wtx = wb.extra.get("transactions")
         xids = r.get("xids")
         rows.append([name, fmt_num(r["before"]), fmt_num(r["first_half"]), fmt_num(r["second_half"]),
                      fmt_num(r["after"]), f"**{ratio[name]:.2f}**" if ratio[name] is not None else "—",
+                     f"{ctl[name]:.2f}" if ctl[name] is not None else "—",
                      fmt_num(wb.tps) if wb.ok else sec.err(name, "primary writes", wb.error or "no result"),
                      r["lt_xid"] or "—",
                      f"{xids / wtx:.2f}" if xids is not None and wtx else "—",
                      f"{r['wal_bytes'] / 2**20:.1f}" if r.get("wal_bytes") is not None else "—",
                      f"{r['lt_start']:.1f}–{r['lt_end']:.1f} s, overflow at {r['overflow_at']:.1f} s"])
     sec.body.append("**(1) Replica read tps around the long transaction** (means of the `-P 1` seconds wholly "
-                    "inside each window; ratio = 2nd half ÷ before, goal for Nestor ≥ 0.95). Primary XIDs per "
+                    "inside each window; ratio = 2nd half ÷ before, goal for Nestor ≥ 0.95; control = the same "
+                    "ratio from the same cell run once more with no long transaction and no overflow, i.e. how far "
+                    "it moves on this machine with nothing happening). Primary XIDs per "
                     "write transaction = (txid_current() after − before − 1) ÷ primary-writes transactions "
                     "(includes the long transaction's and overflow-once.sql's XIDs); WAL = pg_current_wal_lsn() "
                     "after − before.\n\n"
                     + md_table(["server", "replica tps before", "long tx 1st half", "long tx 2nd half (after "
-                                "overflow)", "after", "2nd half ÷ before", "primary write tps", "long tx XID",
+                                "overflow)", "after", "2nd half ÷ before", "control: same ratio, no long tx",
+                                "primary write tps", "long tx XID",
                                 "primary XIDs / write tx", "primary WAL MB", "long tx window"], rows))
     if ratio_headers(ctx):
         sec.body.append(md_table(["replica tps, long tx 2nd half", *ratio_headers(ctx)],
@@ -2448,7 +2470,8 @@ def exp_standby(ctx: Ctx) -> Section:
         sec.charts.append(chart)
     sec.summary.append("standby stall, replica read tps in the long transaction's 2nd half ÷ before: " + ", ".join(
         f"{n} {ratio[n]:.2f}" if ratio.get(n) is not None else f"{n} error" for n in ctx.names
-        if n not in ctx.down))
+        if n not in ctx.down) + "; control without the long transaction: " + ", ".join(
+        f"{n} {ctl[n]:.2f}" for n in ctx.names if ctl.get(n) is not None))
     sec.summary.append(summary_line(ctx, "standby stall, replica read tps in the long transaction's 2nd half",
                                     second, "tps"))
 
@@ -2703,7 +2726,8 @@ def run_all(cfg: Config) -> int:
             "plpgsql": f"DO xids (untimed), blocks/plain N={list(PLPGSQL_NS_QUICK if plan.quick else PLPGSQL_NS_FULL)}"
                        " -c 6, find_or_create -c 8",
             "standby": f"primary + 1 replica: stall (writes + replica reads, {STANDBY_CELL_FACTOR} x d, long "
-                       "transaction + overflow-once.sql), replay lag under tpcb-like -c 8, -S split primary/replica"}[e] + f" -> {plan.duration} s per point per server")
+                       "transaction + overflow-once.sql, then a control cell without them), replay lag under "
+                       "tpcb-like -c 8, -S split primary/replica"}[e] + f" -> {plan.duration} s per point per server")
     cfg.out.mkdir(parents=True, exist_ok=True)
     for sub in ("raw", "charts", "scripts"):
         shutil.rmtree(cfg.out / sub, ignore_errors=True)
