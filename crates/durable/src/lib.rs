@@ -246,12 +246,12 @@ pub(crate) fn recover(engine: &Arc<Engine>, log: &SwitchLog) -> Result<RecoveryR
         if rec.kind == nestor_wal::RecordKind::TxnCommit {
             // The log holds commits in CSN order, and every commit after the
             // checkpoint's LSN is newer than its cut (docs/durability.md §4).
-            assert!(
-                rec.csn > last_csn,
-                "WAL commit of xid {} has csn {} after csn {last_csn}",
-                rec.xid,
-                rec.csn
-            );
+            if rec.csn <= last_csn {
+                return Err(format!(
+                    "commit of transaction {} has csn {} after csn {last_csn}: the log is not in commit order",
+                    rec.xid, rec.csn
+                ));
+            }
             last_csn = rec.csn;
             last_commit_end = rec.end();
             report.wal_transactions += 1;

@@ -200,12 +200,14 @@ impl Applier {
         let dir = crate::wal_dir(&engine.config.data_dir);
         let mut pending = Vec::new();
         let mut pending_xid = 0;
+        let mut max_xid = applied.max_xid;
         let mut reader = nestor_wal::LogReader::new(&dir, applied.lsn).map_err(wal_error)?;
         while let Some((rec, _)) = reader.next(start).map_err(wal_error)? {
             if rec.xid != pending_xid {
                 pending.clear();
                 pending_xid = rec.xid;
             }
+            max_xid = max_xid.max(rec.xid);
             if rec.kind != RecordKind::TxnChunk {
                 // Only chunks can follow the last applied commit.
                 return Err(corrupt(format!(
@@ -229,7 +231,7 @@ impl Applier {
             pending,
             pending_xid,
             ready: Vec::new(),
-            max_xid: applied.max_xid,
+            max_xid,
             redo_in: None,
             broken: None,
         })
@@ -367,6 +369,11 @@ impl Applier {
             self.batch_records = 0;
             self.batch_start = end;
             self.engine.replication.set_receive_lsn(end);
+            // XIDs of transactions whose chunks are in the log but whose
+            // commit is not (the primary may die mid-transaction) count
+            // too: a promoted replica must never hand one out again.
+            let mut applied = self.engine.applied.lock();
+            applied.max_xid = applied.max_xid.max(self.max_xid);
         }
         self.pending_flushed = (self.pending_xid, self.pending.clone());
         if let Some(why) = &self.broken {

@@ -474,13 +474,26 @@ fn fetch_image(
 /// (durable::replica::resync); readers go on meanwhile.
 fn recopy(engine: &Engine, cfg: &Config, stop: Stop) -> Result<Lsn, Failure> {
     let dir = &engine.config.data_dir;
-    let (system_id, _, _) = fetch_image(dir, cfg, "checkpoint.new", stop)?;
+    let (system_id, timeline, _) = fetch_image(dir, cfg, "checkpoint.new", stop.clone())?;
     if system_id != engine.system_id() {
         let _ = std::fs::remove_file(dir.join("checkpoint.new"));
         return Err(Failure::new("the new base image comes from another system"));
     }
-    nestor_durable::replica::resync(engine, &dir.join("checkpoint.new"))
-        .map_err(|e| Failure::new(e.message))
+    // An image from a newer timeline comes with its history (as a first
+    // copy does), or the next START_REPLICATION would be refused.
+    let history = if timeline > engine.timeline() {
+        Some(timeline_history(dir, cfg, timeline, stop)?)
+    } else {
+        None
+    };
+    let lsn = nestor_durable::replica::resync(engine, &dir.join("checkpoint.new"))
+        .map_err(|e| Failure::new(e.message))?;
+    if let Some(h) = history {
+        engine
+            .adopt_timeline(timeline, h)
+            .map_err(|e| Failure::new(e.message))?;
+    }
+    Ok(lsn)
 }
 
 /// How a streaming session ended without an error.
@@ -559,7 +572,13 @@ fn receive(engine: Arc<Engine>, cfg: Config, stop: Stop) {
                         "replica state replaced by a new base image; streaming resumes at {}",
                         lsn.pg_text()
                     ),
-                    Err(e) => tracing::warn!("cannot copy a new base image yet: {e}"),
+                    Err(e) => {
+                        tracing::warn!("cannot copy a new base image yet: {e}");
+                        let until = Instant::now() + Duration::from_millis(REPLICA_RETRY_MS);
+                        while Instant::now() < until && !stopping() {
+                            std::thread::sleep(POLL);
+                        }
+                    }
                 }
                 applier = match Applier::new(engine.clone()) {
                     Ok(a) => a,

@@ -1144,3 +1144,39 @@ fn kill_9_at_random_moments_keeps_the_replica_a_prefix() {
         same_contents(p, r);
     }
 }
+
+#[test]
+fn a_replica_promoted_with_half_a_transaction_in_its_log_restarts() {
+    // The primary dies mid-stream: the replica has a chunk of a transaction
+    // and not its commit. Promoted, it must not reuse that transaction's
+    // XID (its first commit would be glued to the orphan chunk and the log
+    // would not replay).
+    let primary = Server::start_with(&["--txn-redo-memory-max", "64MB"], &[]);
+    ok(&primary, SCHEMA);
+    let proxy = stalling_proxy(primary.port, 1_250_000);
+    let replica = Server::start_with(&["--replica-of", &format!("127.0.0.1:{proxy}")], &[]);
+    caught_up(&primary, &replica);
+    ok(
+        &primary,
+        "insert into big select g, repeat('x', 100) from generate_series(1, 30000) g",
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while ok(
+        &replica,
+        "select pg_last_wal_receive_lsn() <> pg_last_wal_replay_lsn()",
+    ) != "t"
+    {
+        assert!(Instant::now() < deadline, "the replica received no chunk");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(primary);
+    assert_eq!(ok(&replica, "select pg_promote()"), "t");
+    ok(&replica, "insert into log (who) values (7)");
+    let dir = replica.data_dir.clone();
+    let mut replica = replica;
+    replica.signal_and_wait(libc::SIGKILL);
+    std::mem::forget(replica);
+    let promoted = Server::start_on(&dir);
+    assert_eq!(ok(&promoted, "select count(*) from log where who = 7"), "1");
+    assert_eq!(ok(&promoted, "select count(*) from big"), "0");
+}
