@@ -24,7 +24,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use nestor_common::error::Severity;
 use nestor_common::{DbError, SessionId, SqlState};
-use nestor_session::protocol::BackendMsg;
+use nestor_session::protocol::{BackendMsg, TxnStatus};
 use nestor_session::session::{Session, SessionInfo};
 use pgwire::messages::startup::{
     Authentication, BackendKeyData, NegotiateProtocolVersion, SecretKey,
@@ -170,7 +170,7 @@ async fn start_walsender(
     ] {
         send(io, codec::parameter_status(k, v))?;
     }
-    io.wbuf.extend_from_slice(b"Z\0\0\0\x05I");
+    codec::encode(&mut io.wbuf, &BackendMsg::ReadyForQuery(TxnStatus::Idle)).map_err(Some)?;
     flush(io).await?;
     Ok(Started::Replication(crate::repl_wire::Peer {
         pid,

@@ -39,7 +39,12 @@ use nestor_exec::replication::SenderStatus;
 use nestor_wal::{LogReader, RecordKind};
 use tokio::sync::watch;
 
-use crate::repl_wire::{self, now_us, put_cstr, put_msg, Cursor, MsgReader, Peer};
+use bytes::BytesMut;
+use nestor_exec::tag::CommandTag;
+use nestor_session::protocol::{BackendMsg, FieldDesc, TxnStatus};
+
+use crate::codec;
+use crate::repl_wire::{self, now_us, put_msg, Cursor, MsgReader, Peer};
 
 /// How often the sending loop looks at its flags while there is nothing
 /// to send.
@@ -105,65 +110,53 @@ struct WalSender {
     out: Vec<u8>,
 }
 
+/// Encode a message with the codec every connection uses (codec.rs), so
+/// replication answers carry the same fields (an error's DETAIL and HINT,
+/// ...) as any other.
+fn put(out: &mut Vec<u8>, m: &BackendMsg) {
+    let mut buf = BytesMut::new();
+    if let Err(e) = codec::encode(&mut buf, m) {
+        // Too large to encode: say so instead (that one always fits).
+        let _ = codec::encode(&mut buf, &BackendMsg::Error(e));
+    }
+    out.extend_from_slice(&buf);
+}
+
 fn put_error(out: &mut Vec<u8>, e: &DbError) {
-    let mut body = Vec::new();
-    for (t, v) in [
-        (b'S', e.severity.as_str()),
-        (b'V', e.severity.as_str()),
-        (b'C', e.code.code()),
-        (b'M', e.message.as_str()),
-    ] {
-        body.push(t);
-        put_cstr(&mut body, v);
-    }
-    if let Some(h) = &e.hint {
-        body.push(b'H');
-        put_cstr(&mut body, h);
-    }
-    body.push(0);
-    put_msg(out, b'E', &body);
+    put(out, &BackendMsg::Error(e.clone()));
 }
 
 fn put_ready(out: &mut Vec<u8>) {
-    put_msg(out, b'Z', b"I");
+    put(out, &BackendMsg::ReadyForQuery(TxnStatus::Idle));
 }
 
-/// RowDescription of text/int4 columns.
+/// RowDescription of text (25) or int4 (23) columns, text format.
 fn put_row_description(out: &mut Vec<u8>, cols: &[(&str, u32)]) {
-    let mut body = Vec::new();
-    body.extend_from_slice(&(cols.len() as i16).to_be_bytes());
-    for (name, oid) in cols {
-        put_cstr(&mut body, name);
-        body.extend_from_slice(&0i32.to_be_bytes()); // table oid
-        body.extend_from_slice(&0i16.to_be_bytes()); // column
-        body.extend_from_slice(&oid.to_be_bytes());
-        let len: i16 = if *oid == 23 { 4 } else { -1 };
-        body.extend_from_slice(&len.to_be_bytes());
-        body.extend_from_slice(&(-1i32).to_be_bytes()); // typmod
-        body.extend_from_slice(&0i16.to_be_bytes()); // text format
-    }
-    put_msg(out, b'T', &body);
+    let fields = cols
+        .iter()
+        .map(|&(name, oid)| FieldDesc {
+            name: name.to_string(),
+            table_oid: 0,
+            column_id: 0,
+            type_oid: oid,
+            type_size: if oid == 23 { 4 } else { -1 },
+            type_modifier: -1,
+            format: 0,
+        })
+        .collect();
+    put(out, &BackendMsg::RowDescription(fields));
 }
 
 fn put_data_row(out: &mut Vec<u8>, vals: &[Option<String>]) {
-    let mut body = Vec::new();
-    body.extend_from_slice(&(vals.len() as i16).to_be_bytes());
-    for v in vals {
-        match v {
-            Some(s) => {
-                body.extend_from_slice(&(s.len() as i32).to_be_bytes());
-                body.extend_from_slice(s.as_bytes());
-            }
-            None => body.extend_from_slice(&(-1i32).to_be_bytes()),
-        }
-    }
-    put_msg(out, b'D', &body);
+    let values = vals
+        .iter()
+        .map(|v| v.as_ref().map(|s| s.as_bytes().to_vec()))
+        .collect();
+    put(out, &BackendMsg::DataRow(values));
 }
 
-fn put_complete(out: &mut Vec<u8>, tag: &str) {
-    let mut body = Vec::new();
-    put_cstr(&mut body, tag);
-    put_msg(out, b'C', &body);
+fn put_complete(out: &mut Vec<u8>, tag: &'static str) {
+    put(out, &BackendMsg::CommandComplete(CommandTag::Plain(tag)));
 }
 
 /// A parsed replication command.
@@ -317,7 +310,7 @@ impl WalSender {
                 b'Q' => {
                     let text = Cursor::new(&body).cstr()?;
                     if text.trim().trim_matches(';').trim().is_empty() {
-                        put_msg(&mut self.out, b'I', &[]);
+                        put(&mut self.out, &BackendMsg::EmptyQueryResponse);
                         put_ready(&mut self.out);
                         repl_wire::send(&mut stream, &mut self.out)?;
                         continue;
@@ -430,7 +423,13 @@ impl WalSender {
             .update_sender(self.peer.pid, |s| s.state = "backup");
         // CopyOutResponse: binary, no columns.
         let mut head = Vec::new();
-        put_msg(&mut head, b'H', &[1, 0, 0]);
+        put(
+            &mut head,
+            &BackendMsg::CopyOutResponse {
+                format: 1,
+                column_formats: Vec::new(),
+            },
+        );
         stream.write_all_retry(&head)?;
         let name = self.peer.application_name.clone();
         let repl = self.engine.replication.clone();
@@ -444,7 +443,7 @@ impl WalSender {
         io::Write::flush(&mut copy)?;
         match result {
             Ok((csn, lsn)) => {
-                put_msg(&mut self.out, b'c', &[]);
+                put(&mut self.out, &BackendMsg::CopyDone);
                 put_row_description(&mut self.out, &[("start_lsn", 25), ("csn", 25)]);
                 put_data_row(
                     &mut self.out,
@@ -581,7 +580,7 @@ impl WalSender {
             // The client ended the stream with CopyDone: answer as
             // PostgreSQL does (CopyDone, CommandComplete, ReadyForQuery),
             // then close (Nestor runs no further commands on it).
-            put_msg(&mut self.out, b'c', &[]);
+            put(&mut self.out, &BackendMsg::CopyDone);
             put_complete(&mut self.out, "START_REPLICATION");
             put_ready(&mut self.out);
             let _ = repl_wire::send(&mut stream, &mut self.out);
