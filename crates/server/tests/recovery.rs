@@ -12,33 +12,7 @@ mod common;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
-use common::Server;
-
-/// Run SQL through psql; Ok(stdout) or Err(stderr).
-fn psql(server: &Server, sql: &str) -> Result<String, String> {
-    let out = Command::new("psql")
-        .args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", "127.0.0.1", "-p", &server.port.to_string()])
-        .args(["-U", "postgres", "-d", "postgres", "-c", sql])
-        .output()
-        .expect("run psql");
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
-}
-
-fn ok(server: &Server, sql: &str) -> String {
-    psql(server, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn err(server: &Server, sql: &str) -> String {
-    match psql(server, sql) {
-        Ok(out) => panic!("{sql} succeeded with {out:?}"),
-        Err(e) => e,
-    }
-}
+use common::{err, ok, Server};
 
 const SCHEMA: &[&str] = &[
     "create table t (id serial primary key, name text not null default 'anon', \

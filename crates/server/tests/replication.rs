@@ -23,38 +23,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::Server;
-
-fn psql(server: &Server, sql: &str) -> Result<String, String> {
-    psql_port(server.port, sql, &[])
-}
-
-fn psql_port(port: u16, sql: &str, env: &[(&str, &str)]) -> Result<String, String> {
-    let mut cmd = Command::new("psql");
-    cmd.args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
-        .args(["-U", "postgres", "-d", "postgres", "-c", sql]);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run psql");
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
-}
-
-fn ok(server: &Server, sql: &str) -> String {
-    psql(server, sql).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn err(server: &Server, sql: &str) -> String {
-    match psql(server, sql) {
-        Ok(out) => panic!("{sql} succeeded with {out:?}"),
-        Err(e) => e,
-    }
-}
+use common::{err, ok, psql, psql_port, Server};
 
 fn replica_of(primary: &Server, extra: &[&str]) -> Server {
     let addr = primary.addr();
