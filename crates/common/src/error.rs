@@ -32,6 +32,7 @@ pub enum SqlState {
     InvalidEscapeSequence,
     NullValueNotAllowed,
     InvalidRegularExpression,
+    ArraySubscriptError,
     // 0Z, 20, 2D, 2F
     StackedDiagnosticsAccessedWithoutActiveHandler,
     CaseNotFound,
@@ -149,6 +150,7 @@ impl SqlState {
             InvalidEscapeSequence => "22025",
             NullValueNotAllowed => "22004",
             InvalidRegularExpression => "2201B",
+            ArraySubscriptError => "2202E",
             NotNullViolation => "23502",
             ForeignKeyViolation => "23503",
             UniqueViolation => "23505",
@@ -514,6 +516,7 @@ mod tests {
         InvalidEscapeSequence => "ERRCODE_INVALID_ESCAPE_SEQUENCE",
         NullValueNotAllowed => "ERRCODE_NULL_VALUE_NOT_ALLOWED",
         InvalidRegularExpression => "ERRCODE_INVALID_REGULAR_EXPRESSION",
+        ArraySubscriptError => "ERRCODE_ARRAY_SUBSCRIPT_ERROR",
         NotNullViolation => "ERRCODE_NOT_NULL_VIOLATION",
         ForeignKeyViolation => "ERRCODE_FOREIGN_KEY_VIOLATION",
         UniqueViolation => "ERRCODE_UNIQUE_VIOLATION",

@@ -18,6 +18,7 @@ use nestor_plan::functions::{AdvisoryFn, AdvisoryOp, Func};
 use nestor_plan::valops::{self, as_f64, as_i64};
 use nestor_settings::SettingChange;
 use nestor_txn::{LockKey, LockMode, TxnError, WaitPolicy, XactStatus};
+use nestor_types::array::{Array, Dim};
 use nestor_types::datatype::DataType;
 use nestor_types::datetime::UNIX_EPOCH_USECS;
 use nestor_types::Value;
@@ -47,8 +48,20 @@ fn bad_param(msg: impl Into<String>) -> DbError {
 /// Call with evaluated arguments. Most functions are strict: NULL in,
 /// NULL out (the library's functions apply their own NULL rules).
 pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
-    if let Func::Library(lib) = f {
-        return lib.call(&args, &ev.ctx.eval);
+    match f {
+        Func::Library(lib) => return lib.call(&args, &ev.ctx.eval),
+        Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
+        Func::Subscript => return subscript(args),
+        Func::Slice => return slice(args),
+        Func::AnyArray { op, all } => {
+            return Ok(match &args[1] {
+                Value::Array(a) => {
+                    crate::executor::quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval)
+                }
+                _ => Value::Null,
+            })
+        }
+        _ => {}
     }
     let strict = !matches!(
         f,
@@ -247,6 +260,93 @@ fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Val
         }
         other => return Err(DbError::internal(format!("{other:?} reached catalog_fn"))),
     })
+}
+
+/// `ARRAY[...]`: one dimension of `args`, or (`nested`) one more
+/// dimension over equally shaped arrays.
+fn array_ctor(elem: DataType, nested: bool, args: Vec<Value>) -> Result<Value, DbError> {
+    if !nested {
+        return Ok(Array::from_items(elem, args).value());
+    }
+    let mismatch = || {
+        DbError::new(
+            SqlState::ArraySubscriptError,
+            "multidimensional arrays must have array expressions with matching dimensions",
+        )
+    };
+    let mut inner: Option<Vec<Dim>> = None;
+    let mut items = Vec::new();
+    let n = args.len();
+    for v in args {
+        let Value::Array(a) = v else {
+            return Err(mismatch());
+        };
+        match &inner {
+            None => inner = Some(a.dims.clone()),
+            Some(d) if *d == a.dims => {}
+            Some(_) => return Err(mismatch()),
+        }
+        items.extend(a.items.iter().cloned());
+    }
+    let inner = inner.unwrap_or_default();
+    if inner.is_empty() {
+        return Ok(Array::from_items(elem, Vec::new()).value());
+    }
+    let mut dims = vec![Dim {
+        len: n as i32,
+        lower: 1,
+    }];
+    dims.extend(inner);
+    Ok(Array::new(elem, dims, items)?.value())
+}
+
+/// `a[i][j]`: NULL outside the array, for a NULL subscript, or with a
+/// different number of subscripts than dimensions.
+fn subscript(args: Vec<Value>) -> Result<Value, DbError> {
+    let Value::Array(a) = &args[0] else {
+        return Ok(Value::Null);
+    };
+    let mut subs = Vec::with_capacity(args.len() - 1);
+    for s in &args[1..] {
+        match s.as_i64() {
+            Some(i) => subs.push(i),
+            None => return Ok(Value::Null),
+        }
+    }
+    Ok(a.get(&subs).cloned().unwrap_or(Value::Null))
+}
+
+/// `a[lo:hi]` of a one-dimensional array: the elements within both
+/// bounds (an omitted bound is the array's own), as an array from 1;
+/// empty when nothing is inside. NULL for a NULL array or bound.
+fn slice(args: Vec<Value>) -> Result<Value, DbError> {
+    let Value::Array(a) = &args[0] else {
+        return Ok(Value::Null);
+    };
+    let Some(d) = a.dims.first() else {
+        return Ok(args[0].clone());
+    };
+    if a.ndims() > 1 {
+        return Err(DbError::unsupported("slices of several dimensions"));
+    }
+    let (lower, upper) = (
+        i64::from(d.lower),
+        i64::from(d.lower) + i64::from(d.len) - 1,
+    );
+    let bound = |v: &Value, own: i64| match v {
+        Value::Null => Some(own),
+        v => v.as_i64(),
+    };
+    let (Some(lo), Some(hi)) = (bound(&args[1], lower), bound(&args[2], upper)) else {
+        return Ok(Value::Null);
+    };
+    let (lo, hi) = (lo.max(lower), hi.min(upper));
+    let items = if lo > hi {
+        Vec::new()
+    } else {
+        a.items[(lo - lower) as usize..=(hi - lower) as usize].to_vec()
+    };
+    Ok(Array::from_items(a.elem, items).value())
 }
 
 fn setting(ev: &Ev, name: &str, default: &str) -> String {

@@ -148,6 +148,8 @@ pub fn location_of(n: &NodeEnum) -> i32 {
         NodeEnum::CaseExpr(c) => c.location,
         NodeEnum::ResTarget(r) => r.location,
         NodeEnum::RangeVar(r) => r.location,
+        NodeEnum::AArrayExpr(a) => a.location,
+        NodeEnum::CollateClause(c) => c.location,
         _ => -1,
     }
 }

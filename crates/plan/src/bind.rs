@@ -19,6 +19,7 @@ use nestor_common::limits::PARAMS_MAX;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, a_const, Node};
 use nestor_parser::NodeEnum;
+use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -166,9 +167,20 @@ pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
 
 /// Type from a TypeName node.
 pub fn type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
-    if !tn.array_bounds.is_empty() {
-        return Err(DbError::unsupported("array types"));
+    let base = base_type_from_name(tn)?;
+    if tn.array_bounds.is_empty() {
+        return Ok(base);
     }
+    // `int[3][4]` is int[]: PostgreSQL ignores declared bounds.
+    base.array_of().ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!("type \"{}[]\" does not exist", base.name()),
+        )
+    })
+}
+
+fn base_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
     let parts = names(&tn.names);
     let name = match parts.as_slice() {
         [s, n] if s == "pg_catalog" => n.clone(),
@@ -213,6 +225,13 @@ pub fn type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
     }
 }
 
+fn no_array_type(t: DataType) -> DbError {
+    DbError::new(
+        SqlState::UndefinedObject,
+        format!("could not find array type for data type {}", t.name()),
+    )
+}
+
 fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
     DbError::new(
         SqlState::UndefinedFunction,
@@ -253,6 +272,7 @@ pub(crate) fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
             T::TimestampTz
         }
+        (T::Array(a), T::Array(b)) => unify(*a, *b)?.array_of()?,
         _ => return None,
     })
 }
@@ -515,8 +535,248 @@ impl<'e> Binder<'e> {
                 Ok((Expr::MinMax(args, greatest), t))
             }
             NodeEnum::SubLink(s) => self.bind_sublink(s),
+            NodeEnum::AArrayExpr(a) => self.bind_array(a, None),
+            NodeEnum::AIndirection(i) => self.bind_indirection(i),
+            NodeEnum::CollateClause(c) => self.bind_collate(c),
             other => Err(unsupported_node(other)),
         }
+    }
+
+    /// `ARRAY[...]`; `target` is the element type a cast around it asks
+    /// for (`ARRAY[]::int[]`), which also decides an empty array's type.
+    fn bind_array(
+        &mut self,
+        a: &pb::AArrayExpr,
+        target: Option<DataType>,
+    ) -> Result<(Expr, DataType), DbError> {
+        let mut bound = Vec::with_capacity(a.elements.len());
+        let mut located = Vec::with_capacity(a.elements.len());
+        for n in &a.elements {
+            let b = match node(n)? {
+                NodeEnum::AArrayExpr(inner) => self.bind_array(inner, target)?,
+                _ => self.bind(n)?,
+            };
+            located.push((b.1, expr_location(node(n)?)));
+            bound.push(b);
+        }
+        if bound.is_empty() {
+            let elem = target.ok_or_else(|| {
+                DbError::new(
+                    SqlState::IndeterminateDatatype,
+                    "cannot determine type of empty array",
+                )
+                .with_hint("Explicitly cast to the desired type, for example ARRAY[]::integer[].")
+            })?;
+            let ty = elem.array_of().ok_or_else(|| no_array_type(elem))?;
+            return Ok((
+                Expr::Const(Array::from_items(elem.base(), Vec::new()).value()),
+                ty,
+            ));
+        }
+        let nested = bound.iter().any(|(_, t)| t.is_array());
+        let ty = match target {
+            Some(t) if !nested => t,
+            _ => self.common_type_at(&located, "ARRAY")?.resolve_unknown(),
+        };
+        let (elem, array_ty) = if nested {
+            let elem = ty.element().ok_or_else(|| {
+                DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "ARRAY types {} and {} cannot be matched",
+                        ty.name(),
+                        located[0].0.name()
+                    ),
+                )
+            })?;
+            (elem, ty)
+        } else {
+            (ty.base(), ty.array_of().ok_or_else(|| no_array_type(ty))?)
+        };
+        let mut items = Vec::with_capacity(bound.len());
+        for (e, t) in bound {
+            items.push(self.coerce(e, t, if nested { array_ty } else { elem })?);
+        }
+        let func = Func::ArrayCtor { elem, nested };
+        if !nested && items.iter().all(|e| matches!(e, Expr::Const(_))) {
+            let values = items
+                .into_iter()
+                .map(|e| match e {
+                    Expr::Const(v) => v,
+                    _ => unreachable!("checked constant"),
+                })
+                .collect();
+            return Ok((
+                Expr::Const(Array::from_items(elem, values).value()),
+                array_ty,
+            ));
+        }
+        Ok((Expr::Func(func, items), array_ty))
+    }
+
+    /// `expr[i][j]`: element access (slices are not supported).
+    fn bind_indirection(&mut self, ind: &pb::AIndirection) -> Result<(Expr, DataType), DbError> {
+        let arg = req(&ind.arg)?;
+        let loc = expr_location(node(arg)?);
+        self.bind_subscripts(ind, arg)
+            .map_err(|e| err_at(e, self.text, loc))
+    }
+
+    fn bind_subscripts(
+        &mut self,
+        ind: &pb::AIndirection,
+        arg: &Node,
+    ) -> Result<(Expr, DataType), DbError> {
+        let (arr, at) = self.bind(arg)?;
+        let mut args = vec![arr];
+        if let [Node {
+            node: Some(NodeEnum::AIndices(ix)),
+        }] = ind.indirection.as_slice()
+        {
+            if ix.is_slice && at.is_array() {
+                for b in [&ix.lidx, &ix.uidx] {
+                    args.push(match b {
+                        None => Expr::Const(Value::Null),
+                        Some(n) => {
+                            let (e, t) = self.bind(n)?;
+                            if !(t.is_integer() || t == DataType::Unknown) {
+                                return Err(DbError::new(
+                                    SqlState::DatatypeMismatch,
+                                    "array subscript must have type integer",
+                                ));
+                            }
+                            self.coerce(e, t, DataType::Int4)?
+                        }
+                    });
+                }
+                return Ok((Expr::Func(Func::Slice, args), at));
+            }
+        }
+        for i in &ind.indirection {
+            match node(i)? {
+                NodeEnum::AIndices(ix) if !ix.is_slice => {
+                    let (e, t) = self.bind(req(&ix.uidx)?)?;
+                    if !(t.is_integer() || t == DataType::Unknown) {
+                        return Err(DbError::new(
+                            SqlState::DatatypeMismatch,
+                            "array subscript must have type integer",
+                        ));
+                    }
+                    args.push(self.coerce(e, t, DataType::Int4)?);
+                }
+                NodeEnum::AIndices(_) => {
+                    return Err(DbError::unsupported("slices of several dimensions"))
+                }
+                other => return Err(unsupported_node(other)),
+            }
+        }
+        let elem = at.element().ok_or_else(|| {
+            DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "cannot subscript type {} because it does not support subscripting",
+                    at.name()
+                ),
+            )
+        })?;
+        Ok((Expr::Func(Func::Subscript, args), elem))
+    }
+
+    /// `expr COLLATE name`: Nestor compares strings by their bytes (the
+    /// "C" collation); the collations that mean exactly that are accepted,
+    /// others are 0A000, an unknown name 42704 as in PostgreSQL.
+    fn bind_collate(&mut self, c: &pb::CollateClause) -> Result<(Expr, DataType), DbError> {
+        let (e, t) = self.bind(req(&c.arg)?)?;
+        let parts = names(&c.collname);
+        let name = parts.last().map(String::as_str).unwrap_or("");
+        match name {
+            "default" | "C" | "POSIX" | "ucs_basic" => {}
+            "en_US" | "en_US.utf8" | "und-x-icu" | "C.utf8" => {
+                return Err(DbError::unsupported(format!("collation \"{name}\"")))
+            }
+            _ => {
+                return Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!(
+                        "collation \"{}\" for encoding \"UTF8\" does not exist",
+                        parts.join(".")
+                    ),
+                ))
+            }
+        }
+        if !t.is_string() {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!("collations are not supported by type {}", t.name()),
+            ));
+        }
+        Ok((e, t))
+    }
+
+    /// `lhs op ANY/ALL (array expression)`.
+    fn bind_any_array(
+        &mut self,
+        op: &str,
+        lhs: &Node,
+        rhs: &Node,
+        all: bool,
+    ) -> Result<(Expr, DataType), DbError> {
+        let cmp = match op {
+            "=" => Cmp::Eq,
+            "<>" | "!=" => Cmp::Ne,
+            "<" => Cmp::Lt,
+            "<=" => Cmp::Le,
+            ">" => Cmp::Gt,
+            ">=" => Cmp::Ge,
+            _ => return Err(DbError::unsupported(format!("operator {op} with ANY/ALL"))),
+        };
+        let (le, lt) = self.bind(lhs)?;
+        let (re, rt) = self.bind(rhs)?;
+        let rt = match rt {
+            DataType::Unknown => {
+                let t = lt
+                    .resolve_unknown()
+                    .array_of()
+                    .ok_or_else(|| no_array_type(lt))?;
+                let re = self.coerce(re, DataType::Unknown, t)?;
+                return self.any_array(cmp, all, le, lt, re, t);
+            }
+            t => t,
+        };
+        self.any_array(cmp, all, le, lt, re, rt)
+    }
+
+    fn any_array(
+        &mut self,
+        cmp: Cmp,
+        all: bool,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let Some(et) = rt.element() else {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "op ANY/ALL (array) requires array on right side",
+            ));
+        };
+        let ty = unify(lt, et).ok_or_else(|| no_operator(cmp.symbol(), lt, et))?;
+        let le = if lt.is_integer() && et.is_integer() {
+            le
+        } else {
+            self.coerce(le, lt, ty)?
+        };
+        let re = if et.is_integer() && ty.is_integer() {
+            re
+        } else {
+            let at = ty.array_of().ok_or_else(|| no_array_type(ty))?;
+            self.coerce(re, rt, at)?
+        };
+        Ok((
+            Expr::Func(Func::AnyArray { op: cmp, all }, vec![le, re]),
+            DataType::Bool,
+        ))
     }
 
     /// Bind a list to one common type (COALESCE, CASE results, VALUES).
@@ -741,6 +1001,13 @@ impl<'e> Binder<'e> {
             .ok_or_else(|| DbError::internal("cast without type"))?;
         let parts = names(&tn.names);
         let last = parts.last().map(String::as_str).unwrap_or("");
+        if let NodeEnum::AArrayExpr(a) = node(req(&tc.arg)?)? {
+            let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
+            if let Some(elem) = to.element() {
+                let (e, from) = self.bind_array(a, Some(elem))?;
+                return Ok((self.coerce(e, from, to)?, to));
+            }
+        }
         let (e, from) = self.bind(req(&tc.arg)?)?;
         if last == "regclass" {
             return self.regclass(e);
@@ -832,7 +1099,12 @@ impl<'e> Binder<'e> {
                         };
                         self.bind_in("=", req(&a.lexpr)?, &list)
                     }
-                    _ => Err(DbError::unsupported("ANY/ALL with an array")),
+                    _ => self.bind_any_array(
+                        &op,
+                        req(&a.lexpr)?,
+                        r,
+                        kind == pb::AExprKind::AexprOpAll,
+                    ),
                 }
             }
             pb::AExprKind::AexprLike | pb::AExprKind::AexprIlike => {
@@ -1018,6 +1290,7 @@ impl<'e> Binder<'e> {
             return self.bind_arith(a, op, le, lt, re, rt);
         }
         match op {
+            "||" if lt.is_array() || rt.is_array() => self.bind_array_concat(le, lt, re, rt),
             "||" => {
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
@@ -1047,6 +1320,27 @@ impl<'e> Binder<'e> {
             }
             _ => Err(no_operator(op, lt, rt)),
         }
+    }
+
+    /// `array || array`, `array || element`, `element || array`.
+    fn bind_array_concat(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let name = match (lt.is_array(), rt.is_array()) {
+            (true, true) => "array_cat",
+            (true, false) if rt == DataType::Unknown => "array_cat",
+            (false, true) if lt == DataType::Unknown => "array_cat",
+            (true, false) => "array_append",
+            _ => "array_prepend",
+        };
+        let r = functions::lookup(name, &[lt, rt])?;
+        let le = self.coerce(le, lt, r.arg_types[0].unwrap_or(lt))?;
+        let re = self.coerce(re, rt, r.arg_types[1].unwrap_or(rt))?;
+        Ok((Expr::Func(r.func, vec![le, re]), r.ret))
     }
 
     fn bind_arith(
@@ -1392,7 +1686,24 @@ impl<'e> Binder<'e> {
                 let all = kind == pb::SubLinkType::AllSublink;
                 (self.quantified(s, lhs, &cols, all)?, DataType::Bool)
             }
-            _ => return Err(DbError::unsupported("ARRAY and row subqueries")),
+            pb::SubLinkType::ArraySublink if cols.len() == 1 => {
+                let t = cols[0].ty.resolve_unknown();
+                let at = t.array_of().ok_or_else(|| {
+                    if t.is_array() {
+                        DbError::unsupported("ARRAY() of a subquery returning arrays")
+                    } else {
+                        no_array_type(t)
+                    }
+                })?;
+                (SubKind::Array { elem: t.base() }, at)
+            }
+            pb::SubLinkType::ArraySublink => {
+                return Err(DbError::new(
+                    SqlState::SyntaxError,
+                    "subquery must return only one column",
+                ))
+            }
+            _ => return Err(DbError::unsupported("row subqueries")),
         };
         Ok((
             Expr::Sub(Arc::new(SubQuery {

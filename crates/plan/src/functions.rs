@@ -75,6 +75,22 @@ pub enum Func {
     CtidText,
     /// character(n) to text: trailing spaces are not significant.
     BpcharToText,
+    /// `ARRAY[a, b, ...]` of `elem` values; `nested`: the arguments are
+    /// arrays themselves (`ARRAY[[1,2],[3,4]]`), giving one more dimension.
+    ArrayCtor {
+        elem: DataType,
+        nested: bool,
+    },
+    /// `array[i][j]...`: the array, then one int4 subscript per dimension.
+    Subscript,
+    /// `array[lo:hi]` of a one-dimensional array: the array, then the
+    /// bounds (NULL where omitted: `[:hi]`, `[lo:]`).
+    Slice,
+    /// `x op ANY/ALL (array)`: the left operand, then the array.
+    AnyArray {
+        op: crate::ir::Cmp,
+        all: bool,
+    },
 }
 
 impl Func {
@@ -82,7 +98,13 @@ impl Func {
     pub(crate) fn is_volatile(self) -> bool {
         match self {
             Func::Library(f) => f.volatility == Volatility::Volatile,
-            Func::AssignCast(_) | Func::CtidText | Func::BpcharToText => false,
+            Func::AssignCast(_)
+            | Func::CtidText
+            | Func::BpcharToText
+            | Func::ArrayCtor { .. }
+            | Func::Subscript
+            | Func::Slice
+            | Func::AnyArray { .. } => false,
             _ => true,
         }
     }
@@ -315,12 +337,6 @@ const NOT_YET: &[&str] = &[
     "justify_hours",
     "justify_interval",
     "pg_typeof",
-    "array_length",
-    "array_position",
-    "array_to_string",
-    "string_to_array",
-    "array_append",
-    "cardinality",
     "unnest",
     "json_build_object",
     "jsonb_build_object",

@@ -195,4 +195,5 @@ regress!(
     plpgsql,
     triggers,
     sqlsmith_found,
+    arrays,
 );

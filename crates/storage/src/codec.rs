@@ -21,6 +21,7 @@
 //!  7   float8: 8 bytes LE              14  uuid: 16 bytes
 //!  8   numeric: len:varint bytes       15  jsonb: len:varint text
 //!      (Numeric::encode_storage)       16  interval: zigzag months, days, µs
+//!  17  array: len:varint, then its binary (array_send) form
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -51,6 +52,9 @@
 //!  uuid    0A          16 bytes
 //!  jsonb   0B          (as text)
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
+//!  array   0D          per element 01 + its key; then 00, the number of
+//!                      dimensions and each (length, lower bound) as
+//!                      ordered varints (btarraycmp's order)
 //!  NULL    FE
 //!  row id  n:u8, n bytes big-endian, n:u8  (n = 0..8; the trailing copy
 //!          lets a reader find the row id from the end)
@@ -67,8 +71,9 @@ use std::sync::Arc;
 
 use nestor_common::memory::{self, Category};
 use nestor_common::RowId;
+use nestor_types::array::Array;
 use nestor_types::datetime::Interval;
-use nestor_types::{Numeric, Row, Value};
+use nestor_types::{DataType, Numeric, Row, Value};
 
 // ----- rows -------------------------------------------------------------
 
@@ -89,6 +94,7 @@ const T_TIMESTAMPTZ: u8 = 13;
 const T_UUID: u8 = 14;
 const T_JSONB: u8 = 15;
 const T_INTERVAL: u8 = 16;
+const T_ARRAY: u8 = 17;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -155,6 +161,7 @@ fn stored_len(v: &Value) -> usize {
                 + varint_len(zigzag(i.days as i64))
                 + varint_len(zigzag(i.micros))
         }
+        Value::Array(a) => bytes(a.to_binary().len()),
     }
 }
 
@@ -218,6 +225,7 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             put_varint(zigzag(i.days as i64), out);
             put_varint(zigzag(i.micros), out);
         }
+        Value::Array(a) => with_len(T_ARRAY, &a.to_binary(), out),
     }
 }
 
@@ -279,7 +287,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -341,6 +349,7 @@ impl Field<'_> {
                 let (months, days, micros) = (next() as i32, next() as i32, next());
                 Value::Interval(Interval::new(months, days, micros))
             }
+            T_ARRAY => array_of(p).expect("stored row: array payload"),
             t => panic!("stored row: unknown tag {t}"),
         }
     }
@@ -383,6 +392,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_INTERVAL => ints(3)?[..2].iter().all(|&v| i32::try_from(v).is_ok()),
             T_NUMERIC => Numeric::decode_storage(p).is_some(),
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
+            T_ARRAY => array_of(p).is_ok(),
             _ => true,
         };
         if !ok {
@@ -391,6 +401,21 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
         n += 1;
     }
     Ok(n)
+}
+
+/// An array from its stored (binary) form; the element type is the one
+/// the form names.
+fn array_of(p: &[u8]) -> Result<Value, String> {
+    let oid = p
+        .get(8..12)
+        .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or("array: truncated header")?;
+    let elem = DataType::from_oid(oid)
+        .filter(|t| t.array_of().is_some())
+        .ok_or_else(|| format!("array: unknown element type {oid}"))?;
+    Array::from_binary(elem, p)
+        .map(Array::value)
+        .map_err(|e| format!("array: {}", e.message))
 }
 
 /// The whole row as values.
@@ -420,6 +445,7 @@ const K_TIMESTAMPTZ: u8 = 9;
 const K_UUID: u8 = 10;
 const K_JSONB: u8 = 11;
 const K_INTERVAL: u8 = 12;
+const K_ARRAY: u8 = 13;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -505,6 +531,19 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             out.push(K_INTERVAL);
             let span = (i.span() as u128) ^ (1 << 127);
             out.extend_from_slice(&span.to_be_bytes());
+        }
+        Value::Array(a) => {
+            out.push(K_ARRAY);
+            for item in &a.items {
+                out.push(1);
+                put_key_value(item, out);
+            }
+            out.push(0);
+            put_ordered_i64(a.dims.len() as i64, out);
+            for d in &a.dims {
+                put_ordered_i64(i64::from(d.len), out);
+                put_ordered_i64(i64::from(d.lower), out);
+            }
         }
     }
 }
@@ -763,7 +802,30 @@ mod tests {
             Value::Interval(Interval::new(1, 0, 0)),
             Value::Interval(Interval::new(0, 30, 0)),
             Value::Interval(Interval::new(0, -1, 5)),
+            arr(&[], &[]),
+            arr(&[Value::Int4(1)], &[]),
+            arr(&[Value::Int4(1), Value::Int4(3)], &[]),
+            arr(&[Value::Int4(1), Value::Null], &[]),
+            arr(&[Value::Int4(2)], &[]),
+            arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 1)]),
+            arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 0)]),
+            arr(&[Value::Int4(1), Value::Int4(2)], &[(1, 1), (2, 1)]),
         ]
+    }
+
+    /// An int4 array of `items` with `dims` (length, lower), or one
+    /// dimension from 1 when `dims` is empty.
+    fn arr(items: &[Value], dims: &[(i32, i32)]) -> Value {
+        let a = if dims.is_empty() {
+            Array::from_items(DataType::Int4, items.to_vec())
+        } else {
+            let dims = dims
+                .iter()
+                .map(|&(len, lower)| nestor_types::array::Dim { len, lower })
+                .collect();
+            Array::new(DataType::Int4, dims, items.to_vec()).unwrap()
+        };
+        a.value()
     }
 
     fn key(v: &Value) -> Vec<u8> {

@@ -51,6 +51,7 @@ impl Value {
                 out.extend_from_slice(&i.months.to_be_bytes());
                 out
             }
+            Value::Array(a) => a.to_binary(),
         }
     }
 
@@ -165,6 +166,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             }
             None => return Err(bad_format()),
         },
+        DataType::Array(e) => crate::array::Array::from_binary(*e, buf)?.value(),
     })
 }
 

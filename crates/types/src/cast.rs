@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use nestor_common::{DbError, SqlState};
 
+use crate::array::Array;
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
 use crate::datetime::{self, USECS_PER_SEC};
@@ -142,6 +143,13 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         | (Value::Uuid(_), DataType::Uuid)
         | (Value::Jsonb(_), DataType::Jsonb)
         | (Value::Interval(_), DataType::Interval) => Ok(v.clone()),
+        (Value::Array(a), DataType::Array(e)) => {
+            let mut items = Vec::with_capacity(a.items.len());
+            for item in &a.items {
+                items.push(cast_from(item, a.elem, *e, true, ctx)?);
+            }
+            Ok(Array::new(*e, a.dims.clone(), items)?.value())
+        }
         _ => Err(bad()),
     }
 }
@@ -391,6 +399,7 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
         return Some(Explicit);
     }
     match (from, to) {
+        (DataType::Array(a), DataType::Array(b)) => coercion(*a, *b),
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),

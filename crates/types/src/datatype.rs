@@ -67,6 +67,37 @@ pub enum DataType {
     /// pg_advisory_lock): a non-NULL value printed as '' (values are
     /// `Value::Text("")`).
     Void,
+    /// An array of the element type (one of [`ARRAY_ELEMENTS`], no
+    /// typmod; values are `Value::Array`, see [`crate::array`]).
+    Array(&'static DataType),
+}
+
+/// The element types arrays exist for, each with its array type's OID and
+/// name (pg_type.typarray).
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 19] = [
+    (DataType::Bool, 1000, "boolean[]"),
+    (DataType::Bytea, 1001, "bytea[]"),
+    (DataType::Name, 1003, "name[]"),
+    (DataType::Int2, 1005, "smallint[]"),
+    (DataType::Int4, 1007, "integer[]"),
+    (DataType::Text, 1009, "text[]"),
+    (DataType::Char(None), 1014, "bpchar[]"),
+    (DataType::Varchar(None), 1015, "character varying[]"),
+    (DataType::Int8, 1016, "bigint[]"),
+    (DataType::Float4, 1021, "real[]"),
+    (DataType::Float8, 1022, "double precision[]"),
+    (DataType::Oid, 1028, "oid[]"),
+    (DataType::Timestamp, 1115, "timestamp without time zone[]"),
+    (DataType::Date, 1182, "date[]"),
+    (DataType::TimestampTz, 1185, "timestamp with time zone[]"),
+    (DataType::Interval, 1187, "interval[]"),
+    (DataType::Numeric(None), 1231, "numeric[]"),
+    (DataType::Uuid, 2951, "uuid[]"),
+    (DataType::Jsonb, 3807, "jsonb[]"),
+];
+
+fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
+    ARRAY_ELEMENTS.iter().find(|e| e.0 == t)
 }
 
 /// Longest varchar/char length PostgreSQL accepts.
@@ -80,10 +111,31 @@ impl DataType {
     /// Unconstrained numeric.
     pub const NUMERIC: DataType = DataType::Numeric(None);
 
+    /// The array type of this element type (its modifier dropped), None
+    /// for types without one (arrays, unknown, void). An unknown literal's
+    /// array is text[].
+    pub fn array_of(self) -> Option<DataType> {
+        let t = self.resolve_unknown().base();
+        array_entry(t).map(|e| DataType::Array(&e.0))
+    }
+
+    /// The element type of an array type.
+    pub fn element(self) -> Option<DataType> {
+        match self {
+            DataType::Array(e) => Some(*e),
+            _ => None,
+        }
+    }
+
+    pub fn is_array(self) -> bool {
+        matches!(self, DataType::Array(_))
+    }
+
     /// PostgreSQL's type OID.
     pub fn oid(self) -> u32 {
         use DataType::*;
         match self {
+            Array(e) => array_entry(*e).map_or(0, |e| e.1),
             Bool => 16,
             Bytea => 17,
             Name => 19,
@@ -143,7 +195,12 @@ impl DataType {
             })),
             2950 => Uuid,
             3802 => Jsonb,
-            _ => return None,
+            _ => {
+                return ARRAY_ELEMENTS
+                    .iter()
+                    .find(|e| e.1 == oid)
+                    .map(|e| Array(&e.0))
+            }
         })
     }
 
@@ -159,7 +216,7 @@ impl DataType {
             Name => 64,
             Unknown => -2,
             Void => 4,
-            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb => -1,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Array(_) => -1,
         }
     }
 
@@ -252,6 +309,7 @@ impl DataType {
             Name => "name",
             Unknown => "unknown",
             Void => "void",
+            Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
         }
     }
 
@@ -298,6 +356,15 @@ impl DataType {
             "oid" => no_mods(Oid),
             "name" => no_mods(Name),
             "unknown" => no_mods(Unknown),
+            _ if key.starts_with('_') && key.len() > 1 => {
+                let elem = DataType::from_sql_name(&key[1..], &[])?;
+                no_mods(elem.array_of().ok_or_else(|| {
+                    DbError::new(
+                        SqlState::UndefinedObject,
+                        format!("type \"{}\" does not exist", name.trim()),
+                    )
+                })?)
+            }
             "json" => Err(DbError::new(
                 SqlState::FeatureNotSupported,
                 "type json is not supported",

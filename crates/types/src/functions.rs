@@ -95,10 +95,11 @@ use nestor_common::limits::VALUE_BYTES_MAX;
 
 /// Is `name` a scalar function of this module?
 pub(crate) fn is_scalar_function(name: &str) -> bool {
-    NAMES.contains(&name.to_ascii_lowercase().as_str())
+    let lower = name.to_ascii_lowercase();
+    NAMES.contains(&lower.as_str()) || crate::array_fns::NAMES.contains(&lower.as_str())
 }
 
-fn no_function(name: &str, args: &[DataType]) -> DbError {
+pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
     let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
     DbError::new(
         SqlState::UndefinedFunction,
@@ -247,7 +248,7 @@ pub struct ScalarFn {
     /// Canonical name (EXPLAIN, messages).
     pub name: &'static str,
     pub volatility: Volatility,
-    imp: Imp,
+    pub(crate) imp: Imp,
 }
 
 impl ScalarFn {
@@ -300,6 +301,9 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
 /// not exist` if there is no such function for these argument types.
 pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     let lower = name.to_ascii_lowercase();
+    if let Some(r) = crate::array_fns::resolve(&lower, args) {
+        return r;
+    }
     let arg_types: Vec<DataType> = args
         .iter()
         .enumerate()
@@ -722,6 +726,14 @@ fn split_part(args: &[Value]) -> Result<Value, DbError> {
 /// Text of a concat() argument: the output function (bool is `t`).
 fn concat_text(v: &Value, ctx: &EvalCtx) -> String {
     v.to_text(ctx)
+}
+
+/// 54000 once a result grows past [`VALUE_BYTES_MAX`].
+pub(crate) fn check_result_len(len: usize) -> Result<(), DbError> {
+    if len > VALUE_BYTES_MAX {
+        return Err(too_large());
+    }
+    Ok(())
 }
 
 fn concat(args: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {

@@ -55,6 +55,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod array;
+pub(crate) mod array_fns;
 pub(crate) mod bigint;
 pub mod binary;
 pub mod cast;

@@ -44,6 +44,7 @@ impl Value {
             Value::TimestampTz(t) => datetime::format_timestamptz(*t, ctx.time_zone),
             Value::Uuid(u) => format_uuid(u),
             Value::Interval(i) => datetime::format_interval(i),
+            Value::Array(a) => a.to_text(ctx),
         }
     }
 }
@@ -107,6 +108,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
+        DataType::Array(e) => crate::array::parse_array(*e, input, ctx)?.value(),
     })
 }
 

@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use crate::array::Array;
 use crate::datatype::DataType;
 use crate::datetime::Interval;
 use crate::numeric::Numeric;
@@ -43,6 +44,8 @@ pub enum Value {
     Jsonb(Arc<str>),
     /// interval: months, days, microseconds.
     Interval(Interval),
+    /// An array (see [`crate::array`]).
+    Array(Arc<Array>),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -71,6 +74,11 @@ impl Value {
                 Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
                 Value::Bytea(b) => ARC + b.len(),
                 Value::Numeric(n) => n.heap_bytes(),
+                Value::Array(a) => {
+                    ARC + std::mem::size_of::<Array>()
+                        + a.dims.len() * std::mem::size_of::<crate::array::Dim>()
+                        + a.items.iter().map(Value::size_bytes).sum::<usize>()
+                }
                 _ => 0,
             }
     }
@@ -99,6 +107,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval,
+            Value::Array(a) => a.elem.array_of().unwrap_or(DataType::Unknown),
         }
     }
 
@@ -116,6 +125,7 @@ impl Value {
             Value::Uuid(_) => 9,
             Value::Jsonb(_) => 10,
             Value::Interval(_) => 11,
+            Value::Array(_) => 12,
             Value::Null => 255,
         }
     }
@@ -180,6 +190,7 @@ impl Ord for Value {
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
+            (Array(a), Array(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -218,6 +229,7 @@ impl Hash for Value {
             Value::Timestamp(t) | Value::TimestampTz(t) => t.hash(state),
             Value::Uuid(u) => u.hash(state),
             Value::Interval(i) => i.hash(state),
+            Value::Array(a) => a.hash(state),
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
     }

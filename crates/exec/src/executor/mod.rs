@@ -33,6 +33,7 @@ mod setop;
 mod subquery;
 
 pub use subquery::eval_subquery;
+pub(crate) use subquery::quantified;
 
 use eval::Eval;
 

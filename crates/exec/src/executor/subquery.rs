@@ -4,8 +4,9 @@
 //! enclosing level.
 
 use nestor_common::{DbError, SqlState};
-use nestor_plan::ir::{SubKind, SubQuery};
+use nestor_plan::ir::{Cmp, SubKind, SubQuery};
 use nestor_plan::valops;
+use nestor_types::array::Array;
 use nestor_types::Value;
 
 use super::eval::Eval;
@@ -32,7 +33,7 @@ pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, 
     let limit = match s.kind {
         SubKind::Exists => 1,
         SubKind::Scalar => 2,
-        SubKind::Any { .. } => usize::MAX,
+        SubKind::Any { .. } | SubKind::Array { .. } => usize::MAX,
     };
     let mut held = 0;
     let r = run(&s.plan, ev, &[], &mut |ev, r| {
@@ -70,33 +71,44 @@ fn sub_result<'r>(
             }
             Ok(first.map_or(Value::Null, |r| r[0].clone()))
         }
-        SubKind::Any { op, all, .. } => {
-            let x = lhs.unwrap_or(Value::Null);
-            let mut unknown = false;
-            let mut any_row = false;
-            for r in rows {
-                any_row = true;
-                let y = &r[0];
-                if x.is_null() || y.is_null() {
-                    unknown = true;
-                    continue;
-                }
-                let holds = op.holds(valops::compare(&x, y, ec));
-                if holds && !*all {
-                    return Ok(Value::Bool(true));
-                }
-                if !holds && *all {
-                    return Ok(Value::Bool(false));
-                }
-            }
-            if !any_row {
-                return Ok(Value::Bool(*all));
-            }
-            Ok(if unknown {
-                Value::Null
-            } else {
-                Value::Bool(*all)
-            })
+        SubKind::Any { op, all, .. } => Ok(quantified(
+            &lhs.unwrap_or(Value::Null),
+            *op,
+            *all,
+            rows.map(|r| &r[0]),
+            ec,
+        )),
+        SubKind::Array { elem } => {
+            let items = rows.map(|r| r[0].clone()).collect();
+            Ok(Array::from_items(*elem, items).value())
         }
+    }
+}
+
+/// `x op ANY/ALL (ys)`: true as soon as one `y` satisfies it (ANY) or one
+/// fails it (ALL); otherwise NULL if some comparison was with a NULL, else
+/// false (ANY) / true (ALL). Empty `ys`: false (ANY), true (ALL).
+pub(crate) fn quantified<'v>(
+    x: &Value,
+    op: Cmp,
+    all: bool,
+    ys: impl Iterator<Item = &'v Value>,
+    ec: &nestor_types::EvalCtx,
+) -> Value {
+    let mut unknown = false;
+    for y in ys {
+        if x.is_null() || y.is_null() {
+            unknown = true;
+            continue;
+        }
+        let holds = op.holds(valops::compare(x, y, ec));
+        if holds != all {
+            return Value::Bool(holds);
+        }
+    }
+    if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
     }
 }

@@ -89,6 +89,10 @@ pub enum SubKind {
         op: Cmp,
         all: bool,
     },
+    /// `ARRAY(subquery)`: the column's values as an array of `elem`.
+    Array {
+        elem: DataType,
+    },
 }
 
 /// A subquery inside an expression.

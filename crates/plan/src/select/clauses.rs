@@ -322,12 +322,18 @@ pub(crate) fn derive_name(n: &Node) -> String {
             .cloned()
             .unwrap_or_else(|| "?column?".into()),
         Some(NodeEnum::TypeCast(t)) => {
+            // A cast's own type name is a weak name (FigureColname's
+            // strength 1): a cast or CASE inside gives way to it.
+            let weak = matches!(
+                t.arg.as_deref().and_then(|n| n.node.as_ref()),
+                Some(NodeEnum::TypeCast(_) | NodeEnum::CaseExpr(_))
+            );
             let inner = t
                 .arg
                 .as_deref()
                 .map(derive_name)
                 .unwrap_or_else(|| "?column?".into());
-            if inner != "?column?" {
+            if inner != "?column?" && !weak {
                 return inner;
             }
             t.type_name
@@ -364,9 +370,28 @@ pub(crate) fn derive_name(n: &Node) -> String {
             }
             .into()
         }
+        Some(NodeEnum::AArrayExpr(_)) => "array".into(),
+        Some(NodeEnum::AIndirection(i)) => i
+            .indirection
+            .iter()
+            .rev()
+            .find_map(bind::str_val)
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                i.arg
+                    .as_deref()
+                    .map_or_else(|| "?column?".into(), derive_name)
+            }),
+        Some(NodeEnum::CollateClause(c)) => c
+            .arg
+            .as_deref()
+            .map_or_else(|| "?column?".into(), derive_name),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
                 return "exists".into();
+            }
+            if s.sub_link_type == pb::SubLinkType::ArraySublink as i32 {
+                return "array".into();
             }
             // PostgreSQL's FigureColname names only EXISTS, scalar and
             // ARRAY sublinks; IN/ANY/ALL are ?column?.
