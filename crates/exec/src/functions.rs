@@ -53,11 +53,17 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
         Func::Subscript => return subscript(args),
         Func::Slice => return slice(args),
+        Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
+        Func::FormatType if !args[0].is_null() => {
+            let typmod = args[1].as_i64().map(|m| m as i32);
+            return Ok(
+                crate::pg_catalog::format_type(int_arg(&args[0]) as u32, typmod)
+                    .map_or(Value::Null, |s| Value::Text(s.into())),
+            );
+        }
         Func::AnyArray { op, all } => {
             return Ok(match &args[1] {
-                Value::Array(a) => {
-                    crate::executor::quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval)
-                }
+                Value::Array(a) => quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval),
                 _ => Value::Null,
             })
         }
@@ -230,7 +236,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         }
         Func::Regclass => {
             let name = text(&args[0], &ec).unwrap_or_default();
-            Value::Int8(ev.ctx.catalog.regclass(&name)? as i64)
+            Value::Int8(nestor_plan::pg_catalog::regclass(ev.ctx.catalog, &name)? as i64)
         }
         f => catalog_fn(f, args, &ec)?,
     })
@@ -239,15 +245,10 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 /// Catalog helpers tools call, and the binder's internal conversions.
 fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match f {
-        Func::FormatType => {
-            let t = DataType::from_oid_typmod(int_arg(&args[0]) as u32, int_arg(&args[1]) as i32);
-            t.map_or(Value::Null, |t| text_val(t.to_string()))
-        }
         // No object has a comment.
         Func::ObjDescription => Value::Null,
         // One schema, one (super)user: every object is visible and allowed.
         Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
-        Func::PgGetUserbyid => text_val("postgres"),
         Func::PgEncodingToChar => text_val(match int_arg(&args[0]) {
             0 => "SQL_ASCII",
             6 => "UTF8",
@@ -682,4 +683,32 @@ fn advisory(a: AdvisoryFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError
 /// The value of a function returning void: not NULL, printed as ''.
 fn void() -> Value {
     Value::Text(Arc::from(""))
+}
+
+/// `x op ANY/ALL (ys)`: true as soon as one `y` satisfies it (ANY) or one
+/// fails it (ALL); otherwise NULL if some comparison was with a NULL, else
+/// false (ANY) / true (ALL). Empty `ys`: false (ANY), true (ALL).
+pub(crate) fn quantified<'v>(
+    x: &Value,
+    op: nestor_plan::ir::Cmp,
+    all: bool,
+    ys: impl Iterator<Item = &'v Value>,
+    ec: &nestor_types::EvalCtx,
+) -> Value {
+    let mut unknown = false;
+    for y in ys {
+        if x.is_null() || y.is_null() {
+            unknown = true;
+            continue;
+        }
+        let holds = op.holds(valops::compare(x, y, ec));
+        if holds != all {
+            return Value::Bool(holds);
+        }
+    }
+    if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    }
 }

@@ -33,6 +33,7 @@ mod ddl;
 pub mod executor;
 pub mod functions;
 mod modify;
+pub mod pg_catalog;
 mod plpgsql;
 pub mod registry;
 pub mod replication;

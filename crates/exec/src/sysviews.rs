@@ -1,13 +1,11 @@
 //! Rows of the system views, computed when scanned (their names and columns
 //! are the planner's, `nestor_plan::sysviews`): pg_stat_activity and
-//! nestor_stat_savepoints from the session registry, the pg_catalog
-//! emulation (pg_class, pg_namespace, pg_database, pg_tables, pg_sequences)
-//! from the catalog. OIDs of user relations are the catalog's; namespaces
-//! use PostgreSQL's fixed OIDs (11 pg_catalog, 2200 public).
+//! nestor_stat_savepoints from the session registry, pg_sequences from the
+//! catalog; the pg_catalog relations are `crate::pg_catalog`'s.
 
 use std::sync::Arc;
 
-use nestor_catalog::{Catalog, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID};
+use nestor_catalog::Catalog;
 use nestor_plan::sysviews::View;
 use nestor_types::datetime::UNIX_EPOCH_USECS;
 use nestor_types::numeric::Numeric;
@@ -44,75 +42,9 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatReplication => db.replication.senders().iter().map(sender_row).collect(),
         View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
-        View::Class => class_rows(ev.ctx.catalog),
-        View::Namespace => namespace_rows(),
-        View::Database => vec![vec![
-            Value::Int8(5),
-            text(ev.ctx.settings.get("nestor.database").unwrap_or("postgres")),
-            Value::Int4(6),
-            text("C"),
-            text("C"),
-            Value::Bool(true),
-        ]],
-        View::Tables => ev
-            .ctx
-            .catalog
-            .tables()
-            .iter()
-            .map(|t| {
-                vec![
-                    text("public"),
-                    text(&t.name),
-                    text("postgres"),
-                    Value::Bool(!t.indexes.is_empty()),
-                ]
-            })
-            .collect(),
         View::Sequences => sequence_rows(ev.ctx.catalog),
-        View::Proc => ev
-            .ctx
-            .catalog
-            .all_functions()
-            .iter()
-            .map(|f| proc_row(f))
-            .collect(),
+        View::Catalog(rel) => crate::pg_catalog::rows(rel, ev),
     }
-}
-
-/// A pg_proc row of a user-defined function or procedure.
-fn proc_row(f: &nestor_catalog::FunctionDef) -> Vec<Value> {
-    use nestor_catalog::Returns;
-    let inputs: Vec<&nestor_catalog::FuncArg> =
-        f.args.iter().filter(|a| a.mode.is_input()).collect();
-    let rettype = match &f.returns {
-        _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
-        _ if f.procedure => nestor_types::datatype::DataType::Void.oid(),
-        Returns::Scalar(t) => t.oid(),
-        Returns::Row(_) | Returns::RowType(_) | Returns::Record => 2249,
-        Returns::Trigger => 2279,
-    };
-    vec![
-        Value::Int8(i64::from(f.oid.0)),
-        text(&f.name),
-        Value::Int8(PUBLIC_NAMESPACE_OID as i64),
-        Value::Int8(10),
-        text(if f.procedure { "p" } else { "f" }),
-        Value::Bool(false),
-        Value::Bool(f.strict),
-        Value::Bool(f.retset),
-        text(f.volatility.code().to_string()),
-        Value::Int2(inputs.len() as i16),
-        Value::Int2(inputs.iter().filter(|a| a.default.is_some()).count() as i16),
-        Value::Int8(i64::from(rettype)),
-        text(
-            inputs
-                .iter()
-                .map(|a| a.ty.oid().to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        text(&f.body),
-    ]
 }
 
 fn activity_row(a: &ActivityRow) -> Vec<Value> {
@@ -252,17 +184,6 @@ fn savepoint_row(a: &ActivityRow) -> Vec<Value> {
     ]
 }
 
-fn namespace_rows() -> Rows {
-    [
-        (PG_CATALOG_NAMESPACE_OID, "pg_catalog"),
-        (PUBLIC_NAMESPACE_OID, "public"),
-        (13000, "information_schema"),
-    ]
-    .into_iter()
-    .map(|(oid, name)| vec![Value::Int8(oid as i64), text(name), Value::Int8(10)])
-    .collect()
-}
-
 fn sequence_rows(catalog: &Catalog) -> Rows {
     catalog
         .sequences()
@@ -282,35 +203,4 @@ fn sequence_rows(catalog: &Catalog) -> Rows {
             ]
         })
         .collect()
-}
-
-/// A pg_class row: oid, relname, relnamespace, relkind, relpersistence,
-/// reltuples, relhasindex, relispartition, relowner.
-fn class_row(oid: u32, name: &str, kind: &str, persistence: &str, has_index: bool) -> Vec<Value> {
-    vec![
-        Value::Int8(oid as i64),
-        text(name),
-        Value::Int8(PUBLIC_NAMESPACE_OID as i64),
-        text(kind),
-        text(persistence),
-        Value::Float4(if kind == "S" { 1.0 } else { -1.0 }),
-        Value::Bool(has_index),
-        Value::Bool(false),
-        Value::Int8(10),
-    ]
-}
-
-fn class_rows(catalog: &Catalog) -> Rows {
-    let mut out = Vec::new();
-    for t in catalog.tables() {
-        let p = t.persistence.code();
-        out.push(class_row(t.oid.0, &t.name, "r", p, !t.indexes.is_empty()));
-        for i in &t.indexes {
-            out.push(class_row(i.oid.0, &i.name, "i", p, false));
-        }
-    }
-    for s in catalog.sequences() {
-        out.push(class_row(s.oid.0, &s.name, "S", "p", false));
-    }
-    out
 }

@@ -31,6 +31,8 @@ use prost::Message;
 pub mod ast;
 mod cache;
 pub mod depth;
+mod keywords;
+pub use keywords::is_reserved_keyword;
 mod lex;
 mod literals;
 

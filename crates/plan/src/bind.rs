@@ -26,9 +26,10 @@ use nestor_types::Value;
 use nestor_catalog::Catalog;
 use nestor_types::EvalCtx;
 
-use crate::functions::{self, Func};
+use crate::functions::{self, CatalogFn, Func};
 use crate::ir::{AggCall, AggFunc, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
 use crate::valops::{self, Arith};
+use nestor_types::datatype::RegKind;
 
 pub mod userfunc;
 
@@ -218,7 +219,7 @@ fn base_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
         n => n,
     };
     match canonical {
-        "regclass" | "regtype" | "regproc" | "regnamespace" | "xid" | "xid8" | "cid" => {
+        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" | "regconfig" | "regrole" => {
             Ok(DataType::Oid)
         }
         _ => DataType::from_sql_name(canonical, &mods),
@@ -381,6 +382,16 @@ impl<'e> Binder<'e> {
     ) -> Result<Expr, DbError> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
+        }
+        if let (DataType::Reg(k), true) = (from, to.is_string()) {
+            let named = Expr::Func(Func::Catalog(CatalogFn::RegName(k)), vec![e]);
+            return self.coerce(named, DataType::Text, to);
+        }
+        if let (DataType::Reg(k), DataType::Unknown) = (to, from) {
+            if let Expr::Const(Value::Text(name)) = &e {
+                let oid = crate::pg_catalog::reg_lookup(self.catalog, k, name)?;
+                return Ok(Expr::Const(Value::Int8(i64::from(oid))));
+            }
         }
         if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
             // character(n) to text drops the padding (PostgreSQL's rtrim in
@@ -1009,8 +1020,15 @@ impl<'e> Binder<'e> {
             }
         }
         let (e, from) = self.bind(req(&tc.arg)?)?;
-        if last == "regclass" {
-            return self.regclass(e);
+        if let Ok(DataType::Reg(kind)) = type_from_name(tn) {
+            return self.reg_input(kind, e, from);
+        }
+        if let DataType::Reg(kind) = from {
+            let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
+            if to.is_string() {
+                let named = Expr::Func(Func::Catalog(CatalogFn::RegName(kind)), vec![e]);
+                return Ok((self.coerce(named, DataType::Text, to)?, to));
+            }
         }
         if last == "interval" {
             return Err(DbError::unsupported("type interval"));
@@ -1036,12 +1054,32 @@ impl<'e> Binder<'e> {
         }
     }
 
-    fn regclass(&mut self, e: Expr) -> Result<(Expr, DataType), DbError> {
-        let Expr::Const(Value::Text(name)) = &e else {
-            return Ok((Expr::Func(Func::Regclass, vec![e]), DataType::Oid));
+    /// `x::regclass` (and the other reg* types): a name is looked up (a
+    /// constant now, else when evaluated); a number is the OID itself.
+    fn reg_input(
+        &mut self,
+        kind: RegKind,
+        e: Expr,
+        from: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let ty = DataType::Reg(kind);
+        if from.is_integer() || from.base() == DataType::Oid {
+            let e = self.coerce(e, from, DataType::Oid)?;
+            return Ok((e, ty));
+        }
+        if let Expr::Const(Value::Text(name)) = &e {
+            let oid = crate::pg_catalog::reg_lookup(self.catalog, kind, name)?;
+            return Ok((Expr::Const(Value::Int8(i64::from(oid))), ty));
+        }
+        if !from.is_string() {
+            return Err(valops::cannot_cast(from, ty));
+        }
+        let e = self.coerce(e, from, DataType::Text)?;
+        let f = match kind {
+            RegKind::Class => Func::Regclass,
+            k => Func::Catalog(CatalogFn::RegInput(k)),
         };
-        let oid = self.catalog.regclass(name)?;
-        Ok((Expr::Const(Value::Int8(oid as i64)), DataType::Oid))
+        Ok((Expr::Func(f, vec![e]), ty))
     }
 
     fn bind_boolexpr(&mut self, b: &pb::BoolExpr) -> Result<(Expr, DataType), DbError> {
@@ -1296,6 +1334,21 @@ impl<'e> Binder<'e> {
                 let re = self.coerce(re, rt, DataType::Text)?;
                 Ok((Expr::Concat(Box::new(le), Box::new(re)), DataType::Text))
             }
+            "~" | "!~" | "~*" | "!~*" => {
+                let name = match op {
+                    "~" => "textregexeq",
+                    "!~" => "textregexne",
+                    "~*" => "texticregexeq",
+                    _ => "texticregexne",
+                };
+                if !(lt.is_string() && rt.is_string()) {
+                    return Err(no_operator(op, lt, rt));
+                }
+                let le = self.coerce(le, lt, DataType::Text)?;
+                let re = self.coerce(re, rt, DataType::Text)?;
+                let f = functions::library_call(name, &[DataType::Text, DataType::Text])?;
+                Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
+            }
             "~~" | "!~~" | "~~*" | "!~~*" => {
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
@@ -1468,7 +1521,10 @@ impl<'e> Binder<'e> {
                 format!("{name} is not an aggregate function"),
             ));
         }
-        if matches!(name.as_str(), "generate_series" | "unnest") {
+        if matches!(
+            name.as_str(),
+            "generate_series" | "unnest" | "pg_partition_ancestors"
+        ) {
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
             )));

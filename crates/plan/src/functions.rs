@@ -68,7 +68,9 @@ pub enum Func {
     TableIsVisible,
     PgEncodingToChar,
     HasPrivilege,
-    PgGetUserbyid,
+    /// A function over the system catalog (pg_get_indexdef and friends,
+    /// `nestor_exec::pg_catalog`).
+    Catalog(CatalogFn),
     /// Assignment cast to a column type (length checks raise 22001).
     AssignCast(DataType),
     /// `ctid` text `(row,1)` from the hidden row-id column.
@@ -88,7 +90,7 @@ pub enum Func {
     Slice,
     /// `x op ANY/ALL (array)`: the left operand, then the array.
     AnyArray {
-        op: crate::ir::Cmp,
+        op: crate::valops::Cmp,
         all: bool,
     },
 }
@@ -108,6 +110,50 @@ impl Func {
             _ => true,
         }
     }
+}
+
+/// The catalog functions tools call (PostgreSQL's ruleutils and friends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CatalogFn {
+    /// pg_get_indexdef(index [, column, pretty]).
+    IndexDef,
+    /// pg_get_constraintdef(constraint [, pretty]).
+    ConstraintDef,
+    /// pg_get_expr(pg_node_tree, relation [, pretty]): the stored SQL text.
+    Expr,
+    /// pg_get_triggerdef(trigger [, pretty]).
+    TriggerDef,
+    /// pg_get_viewdef(view [, pretty]): there are no views, NULL.
+    ViewDef,
+    /// pg_get_function_result(function).
+    FunctionResult,
+    /// pg_get_function_arguments(function).
+    FunctionArguments,
+    /// pg_get_function_identity_arguments(function).
+    FunctionIdentityArguments,
+    /// pg_get_statisticsobjdef_columns: there are no statistics objects.
+    StatisticsColumns,
+    /// pg_relation_is_publishable(relation).
+    RelationIsPublishable,
+    /// pg_relation_size / pg_table_size / pg_total_relation_size /
+    /// pg_indexes_size (relation): bytes the relation holds in memory.
+    RelationSize,
+    /// pg_size_pretty(bigint or numeric).
+    SizePretty,
+    /// quote_ident(text).
+    QuoteIdent,
+    /// pg_get_serial_sequence(table, column): the sequence a serial or
+    /// identity column takes its values from, schema-qualified.
+    SerialSequence,
+    /// current_schemas(include_implicit).
+    CurrentSchemas,
+    /// pg_get_userbyid(role) with the role's name.
+    UserById,
+    /// The output function of a reg* type: the object's name.
+    RegName(nestor_types::datatype::RegKind),
+    /// The input function of a reg* type other than regclass for a
+    /// non-constant name.
+    RegInput(nestor_types::datatype::RegKind),
 }
 
 /// How a function was resolved: the coercions of its arguments (None =
@@ -303,8 +349,92 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege", 2 | 3) => {
             r(Func::HasPrivilege, vec![None; n], T::Bool)
         }
-        ("pg_get_userbyid", 1) => r(Func::PgGetUserbyid, vec![None], T::Name),
+        ("pg_get_userbyid", 1) => r(
+            Func::Catalog(CatalogFn::UserById),
+            vec![Some(T::Oid)],
+            T::Name,
+        ),
+        ("pg_get_indexdef", 1 | 3) => r(
+            Func::Catalog(CatalogFn::IndexDef),
+            vec![Some(T::Oid), Some(T::Int4), Some(T::Bool)][..n].to_vec(),
+            T::Text,
+        ),
+        ("pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_viewdef", 1 | 2) => r(
+            Func::Catalog(match name {
+                "pg_get_constraintdef" => CatalogFn::ConstraintDef,
+                "pg_get_triggerdef" => CatalogFn::TriggerDef,
+                _ => CatalogFn::ViewDef,
+            }),
+            vec![Some(T::Oid), Some(T::Bool)][..n].to_vec(),
+            T::Text,
+        ),
+        ("pg_get_expr", 2 | 3) => r(
+            Func::Catalog(CatalogFn::Expr),
+            vec![text, Some(T::Oid), Some(T::Bool)][..n].to_vec(),
+            T::Text,
+        ),
+        ("pg_get_function_result", 1) => r(
+            Func::Catalog(CatalogFn::FunctionResult),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
+        ("pg_get_function_arguments", 1) => r(
+            Func::Catalog(CatalogFn::FunctionArguments),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
+        ("pg_get_function_identity_arguments", 1) => r(
+            Func::Catalog(CatalogFn::FunctionIdentityArguments),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
+        ("pg_get_statisticsobjdef_columns", 1) => r(
+            Func::Catalog(CatalogFn::StatisticsColumns),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
+        ("pg_relation_is_publishable", 1) => r(
+            Func::Catalog(CatalogFn::RelationIsPublishable),
+            vec![regclass_arg(args)],
+            T::Bool,
+        ),
+        (
+            "pg_relation_size" | "pg_table_size" | "pg_total_relation_size" | "pg_indexes_size",
+            1,
+        ) => r(
+            Func::Catalog(CatalogFn::RelationSize),
+            vec![regclass_arg(args)],
+            T::Int8,
+        ),
+        ("pg_size_pretty", 1) => r(
+            Func::Catalog(CatalogFn::SizePretty),
+            vec![Some(if matches!(args[0], T::Numeric(_)) {
+                T::NUMERIC
+            } else {
+                T::Int8
+            })],
+            T::Text,
+        ),
+        ("quote_ident", 1) => r(Func::Catalog(CatalogFn::QuoteIdent), vec![text], T::Text),
+        ("pg_get_serial_sequence", 2) => r(
+            Func::Catalog(CatalogFn::SerialSequence),
+            vec![text, text],
+            T::Text,
+        ),
+        ("current_schemas", 1) => r(
+            Func::Catalog(CatalogFn::CurrentSchemas),
+            vec![Some(T::Bool)],
+            T::Name.array_of().expect("name[]"),
+        ),
         _ => library(name, args),
+    }
+}
+
+/// A regclass argument: an OID stays one, a name (text) is looked up.
+fn regclass_arg(args: &[DataType]) -> Option<DataType> {
+    match args.first() {
+        Some(t) if t.is_integer() || t.base() == DataType::Oid => Some(DataType::Oid),
+        _ => Some(DataType::Text),
     }
 }
 
@@ -312,7 +442,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
 /// stored defaults say) stays one; anything else is a name as text.
 fn regclass(args: &[DataType]) -> Option<DataType> {
     match args.first() {
-        Some(DataType::Oid) => None,
+        Some(t) if t.base() == DataType::Oid => None,
         _ => Some(DataType::Text),
     }
 }
@@ -347,13 +477,9 @@ const NOT_YET: &[&str] = &[
     "row_to_json",
     "jsonb_set",
     "jsonb_pretty",
-    "regexp_replace",
-    "regexp_match",
     "regexp_matches",
     "regexp_split_to_table",
-    "regexp_split_to_array",
     "format",
-    "quote_ident",
     "quote_literal",
     "quote_nullable",
     "initcap",
@@ -366,17 +492,7 @@ const NOT_YET: &[&str] = &[
     "sha256",
     "sha384",
     "sha512",
-    "current_schemas",
-    "pg_get_constraintdef",
-    "pg_get_indexdef",
-    "pg_get_viewdef",
-    "pg_get_expr",
-    "pg_relation_size",
-    "pg_total_relation_size",
-    "pg_table_size",
-    "pg_indexes_size",
     "pg_database_size",
-    "pg_size_pretty",
     "pg_visible_in_snapshot",
     "txid_visible_in_snapshot",
     "setseed",

@@ -29,6 +29,7 @@ pub mod bind;
 pub mod functions;
 pub mod ir;
 pub mod modify;
+pub mod pg_catalog;
 pub mod select;
 pub mod statement;
 pub mod sysviews;

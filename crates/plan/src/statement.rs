@@ -6,6 +6,7 @@
 //! (`PlannedStmt::Ddl`). EXPLAIN wraps the plan of the statement it
 //! explains; its text comes from [`explain`].
 
+use crate::Expr;
 use nestor_catalog::Catalog;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::ast::{node, req};
@@ -116,10 +117,48 @@ pub fn plan_statement_with(
 
 type NodePlan = (PlannedStmt, Option<Vec<OutCol>>);
 
+/// A query's result columns of a reg* type (`c.oid::regclass`) leave as
+/// the object's name, as PostgreSQL's output function prints them; inside
+/// the query (joins, ORDER BY, comparisons) they stay OIDs.
+fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
+    if !cols.iter().any(|c| matches!(c.ty, DataType::Reg(_))) {
+        return (plan, cols);
+    }
+    let exprs = cols
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.ty {
+            DataType::Reg(k) => Expr::Func(
+                crate::functions::Func::Catalog(crate::functions::CatalogFn::RegName(k)),
+                vec![Expr::Col(i)],
+            ),
+            _ => Expr::Col(i),
+        })
+        .collect();
+    let cols = cols
+        .into_iter()
+        .map(|c| match c.ty {
+            DataType::Reg(_) => OutCol {
+                ty: DataType::Text,
+                ..c
+            },
+            _ => c,
+        })
+        .collect();
+    (
+        Plan::Project {
+            input: Box::new(plan),
+            exprs,
+        },
+        cols,
+    )
+}
+
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
     match n {
         NodeEnum::SelectStmt(sel) => {
             let (plan, cols) = crate::select::plan_query(b, sel)?;
+            let (plan, cols) = reg_names_out(plan, cols);
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }
         NodeEnum::InsertStmt(ins) => {

@@ -2,11 +2,7 @@
 //! scanned): pg_stat_activity (from the session
 //! registry), nestor_stat_savepoints (savepoint counters per session),
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
-//! and
-//! a small emulation of pg_catalog (pg_class, pg_namespace, pg_database,
-//! pg_tables, pg_sequences, pg_proc) from the catalog, enough for drivers' and tools' startup
-//! queries. OIDs of user relations are the catalog's; namespaces use
-//! PostgreSQL's fixed OIDs (11 pg_catalog, 2200 public).
+//! pg_sequences, and the pg_catalog relations (`crate::pg_catalog`).
 
 use nestor_types::datatype::DataType;
 
@@ -18,12 +14,9 @@ pub enum View {
     StatReplication,
     StatWalReceiver,
     Memory,
-    Class,
-    Namespace,
-    Database,
-    Tables,
     Sequences,
-    Proc,
+    /// A pg_catalog relation (`crate::pg_catalog`).
+    Catalog(crate::pg_catalog::Rel),
 }
 
 impl View {
@@ -35,13 +28,8 @@ impl View {
             "pg_stat_replication" => View::StatReplication,
             "pg_stat_wal_receiver" => View::StatWalReceiver,
             "nestor_memory" => View::Memory,
-            "pg_class" => View::Class,
-            "pg_namespace" => View::Namespace,
-            "pg_database" => View::Database,
-            "pg_tables" => View::Tables,
             "pg_sequences" => View::Sequences,
-            "pg_proc" => View::Proc,
-            _ => return None,
+            name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
 
@@ -53,12 +41,8 @@ impl View {
             View::StatReplication => "pg_stat_replication",
             View::StatWalReceiver => "pg_stat_wal_receiver",
             View::Memory => "nestor_memory",
-            View::Class => "pg_class",
-            View::Namespace => "pg_namespace",
-            View::Database => "pg_database",
-            View::Tables => "pg_tables",
             View::Sequences => "pg_sequences",
-            View::Proc => "pg_proc",
+            View::Catalog(r) => r.name(),
         }
     }
 
@@ -154,32 +138,6 @@ impl View {
                 ("sender_port", T::Int4),
                 ("conninfo", T::Text),
             ],
-            View::Class => vec![
-                ("oid", T::Oid),
-                ("relname", T::Name),
-                ("relnamespace", T::Oid),
-                ("relkind", T::Text),
-                ("relpersistence", T::Text),
-                ("reltuples", T::Float4),
-                ("relhasindex", T::Bool),
-                ("relispartition", T::Bool),
-                ("relowner", T::Oid),
-            ],
-            View::Namespace => vec![("oid", T::Oid), ("nspname", T::Name), ("nspowner", T::Oid)],
-            View::Database => vec![
-                ("oid", T::Oid),
-                ("datname", T::Name),
-                ("encoding", T::Int4),
-                ("datcollate", T::Name),
-                ("datctype", T::Name),
-                ("datallowconn", T::Bool),
-            ],
-            View::Tables => vec![
-                ("schemaname", T::Name),
-                ("tablename", T::Name),
-                ("tableowner", T::Name),
-                ("hasindexes", T::Bool),
-            ],
             View::Sequences => vec![
                 ("schemaname", T::Name),
                 ("sequencename", T::Name),
@@ -187,24 +145,7 @@ impl View {
                 ("increment_by", T::Int8),
                 ("last_value", T::Int8),
             ],
-            // proargtypes is an oidvector in PostgreSQL; its text form
-            // (type OIDs separated by spaces) is shown as text.
-            View::Proc => vec![
-                ("oid", T::Oid),
-                ("proname", T::Name),
-                ("pronamespace", T::Oid),
-                ("proowner", T::Oid),
-                ("prokind", T::Text),
-                ("prosecdef", T::Bool),
-                ("proisstrict", T::Bool),
-                ("proretset", T::Bool),
-                ("provolatile", T::Text),
-                ("pronargs", T::Int2),
-                ("pronargdefaults", T::Int2),
-                ("prorettype", T::Oid),
-                ("proargtypes", T::Text),
-                ("prosrc", T::Text),
-            ],
+            View::Catalog(r) => crate::pg_catalog::columns(r),
         }
     }
 }

@@ -128,3 +128,50 @@ mod tests {
         assert_eq!(e.code, SqlState::StringDataRightTruncation);
     }
 }
+
+/// Comparison operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Cmp {
+    pub fn holds(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Cmp::Eq => o == Equal,
+            Cmp::Ne => o != Equal,
+            Cmp::Lt => o == Less,
+            Cmp::Le => o != Greater,
+            Cmp::Gt => o == Greater,
+            Cmp::Ge => o != Less,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Eq => "=",
+            Cmp::Ne => "<>",
+            Cmp::Lt => "<",
+            Cmp::Le => "<=",
+            Cmp::Gt => ">",
+            Cmp::Ge => ">=",
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    pub fn flip(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+}

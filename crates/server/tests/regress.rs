@@ -196,4 +196,5 @@ regress!(
     triggers,
     sqlsmith_found,
     arrays,
+    psql_describe,
 );

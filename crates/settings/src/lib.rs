@@ -120,6 +120,33 @@ impl Settings {
         }
     }
 
+    /// Every parameter for pg_settings: name, canonical value, vartype
+    /// (`bool`, `integer`, `real`, `string`, `enum`), context (`user`, or
+    /// `internal` for those fixed at start) and description, by name.
+    pub fn all(&self) -> Vec<SettingRow> {
+        let mut rows: Vec<SettingRow> = DEFS
+            .iter()
+            .map(|d| SettingRow {
+                name: d.name,
+                value: self.get(d.name).unwrap_or_default().to_string(),
+                vartype: match d.kind {
+                    Kind::Bool => "bool",
+                    Kind::Int { .. }
+                    | Kind::Millis { .. }
+                    | Kind::Kilobytes { .. }
+                    | Kind::StackDepth => "integer",
+                    Kind::Real { .. } => "real",
+                    Kind::Enum(_) => "enum",
+                    _ => "string",
+                },
+                context: if d.read_only { "internal" } else { "user" },
+                desc: d.desc,
+            })
+            .collect();
+        rows.sort_by_key(|r| r.name.to_ascii_lowercase());
+        rows
+    }
+
     /// A parameter's canonical text (names are case-insensitive).
     pub fn get(&self, name: &str) -> Option<&str> {
         self.values
@@ -132,6 +159,15 @@ impl Settings {
 /// with [`canonicalize`] and records the change; the session applies it
 /// when the statement succeeds.
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// One parameter as pg_settings shows it ([`Settings::all`]).
+pub struct SettingRow {
+    pub name: &'static str,
+    pub value: String,
+    pub vartype: &'static str,
+    pub context: &'static str,
+    pub desc: &'static str,
+}
+
 pub struct SettingChange {
     pub name: String,
     /// Canonical value (from [`canonicalize`]).

@@ -60,6 +60,9 @@ pub struct Array {
     pub elem: DataType,
     pub dims: Vec<Dim>,
     pub items: Vec<Value>,
+    /// An `int2vector`/`oidvector` (the catalog's key and argument lists):
+    /// one dimension from 0, printed space-separated (`1 2`).
+    pub vector: bool,
 }
 
 fn limit_error(what: String) -> DbError {
@@ -77,7 +80,40 @@ impl Array {
                 lower: 1,
             }]
         };
-        Array { elem, dims, items }
+        Array {
+            elem,
+            dims,
+            items,
+            vector: false,
+        }
+    }
+
+    /// An `int2vector` (`elem` Int2) or `oidvector` (`elem` Oid).
+    pub fn vector(elem: DataType, items: Vec<Value>) -> Array {
+        debug_assert!(matches!(elem, DataType::Int2 | DataType::Oid));
+        let dims = if items.is_empty() {
+            Vec::new()
+        } else {
+            vec![Dim {
+                len: items.len() as i32,
+                lower: 0,
+            }]
+        };
+        Array {
+            elem,
+            dims,
+            items,
+            vector: true,
+        }
+    }
+
+    /// The type of this value: an array type, or int2vector/oidvector.
+    pub fn data_type(&self) -> DataType {
+        match (self.vector, self.elem) {
+            (true, DataType::Int2) => DataType::Int2Vector,
+            (true, _) => DataType::OidVector,
+            _ => self.elem.array_of().unwrap_or(DataType::Unknown),
+        }
     }
 
     /// An array of the given shape; checks the shape against the items and
@@ -107,7 +143,12 @@ impl Array {
             return Err(limit_error("array upper bound is too large".into()));
         }
         assert_eq!(count, items.len(), "array shape and items disagree");
-        Ok(Array { elem, dims, items })
+        Ok(Array {
+            elem,
+            dims,
+            items,
+            vector: false,
+        })
     }
 
     pub fn value(self) -> Value {
@@ -159,8 +200,12 @@ impl Array {
         s
     }
 
-    /// `array_out`.
+    /// `array_out` (`int2vectorout`/`oidvectorout` for vectors).
     pub fn to_text(&self, ctx: &EvalCtx) -> String {
+        if self.vector {
+            let parts: Vec<String> = self.items.iter().map(|v| v.to_text(ctx)).collect();
+            return parts.join(" ");
+        }
         let mut out = String::new();
         if self.dims.iter().any(|d| d.lower != 1) {
             out.push_str(&self.dims_text());
@@ -296,6 +341,22 @@ impl Array {
         }
         Array::new(elem, dims, items)
     }
+
+    /// `int2vectorrecv`/`oidvectorrecv`: the array form, one dimension
+    /// from 0 without NULLs.
+    pub fn vector_from_binary(elem: DataType, buf: &[u8]) -> Result<Array, DbError> {
+        let a = Array::from_binary(elem, buf)?;
+        if a.ndims() > 1
+            || a.dims.first().is_some_and(|d| d.lower != 0)
+            || a.items.iter().any(Value::is_null)
+        {
+            return Err(DbError::new(
+                SqlState::InvalidBinaryRepresentation,
+                "invalid int2vector data",
+            ));
+        }
+        Ok(Array::vector(elem, a.items))
+    }
 }
 
 /// One element of `array_out`, quoted when it needs to be.
@@ -338,6 +399,18 @@ fn is_space(b: u8) -> bool {
 enum Raw {
     Null,
     Text(String),
+}
+
+/// `int2vectorin`/`oidvectorin`: numbers separated by spaces.
+pub fn parse_vector(elem: DataType, input: &str, ctx: &EvalCtx) -> Result<Array, DbError> {
+    let mut items = Vec::new();
+    for part in input.split_ascii_whitespace() {
+        items.push(parse_text(elem, part, ctx)?);
+    }
+    if items.len() > ARRAY_ITEMS_MAX {
+        return Err(limit_error("oidvector has too many elements".into()));
+    }
+    Ok(Array::vector(elem, items))
 }
 
 /// `array_in`: the text form of an array of `elem`.

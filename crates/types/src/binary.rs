@@ -59,7 +59,9 @@ impl Value {
     /// [`Value::to_binary`] only for `oid`, sent as 4 bytes).
     pub fn to_binary_as(&self, ty: DataType) -> Vec<u8> {
         match (self, ty) {
-            (Value::Int8(v), DataType::Oid) => (*v as u32).to_be_bytes().to_vec(),
+            (Value::Int8(v), DataType::Oid | DataType::Reg(_)) => {
+                (*v as u32).to_be_bytes().to_vec()
+            }
             _ => self.to_binary(),
         }
     }
@@ -130,7 +132,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Int2 => Value::Int2(i16::from_be_bytes(fixed(buf)?)),
         DataType::Int4 => Value::Int4(i32::from_be_bytes(fixed(buf)?)),
         DataType::Int8 => Value::Int8(i64::from_be_bytes(fixed(buf)?)),
-        DataType::Oid => Value::Int8(u32::from_be_bytes(fixed(buf)?) as i64),
+        DataType::Oid | DataType::Reg(_) => Value::Int8(u32::from_be_bytes(fixed(buf)?) as i64),
         DataType::Float4 => Value::Float4(f32::from_be_bytes(fixed(buf)?)),
         DataType::Float8 => Value::Float8(f64::from_be_bytes(fixed(buf)?)),
         DataType::Numeric(_) => {
@@ -167,6 +169,10 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             None => return Err(bad_format()),
         },
         DataType::Array(e) => crate::array::Array::from_binary(*e, buf)?.value(),
+        DataType::Int2Vector => {
+            crate::array::Array::vector_from_binary(DataType::Int2, buf)?.value()
+        }
+        DataType::OidVector => crate::array::Array::vector_from_binary(DataType::Oid, buf)?.value(),
     })
 }
 

@@ -102,6 +102,12 @@ pub(crate) fn cast_from(
         // INSERT cast every value to its column's type).
         return Ok(v.clone());
     }
+    // A reg* type is an oid to the value layer (names are the executor's).
+    let (from, to) = match (from, to) {
+        (DataType::Reg(_), t) => (DataType::Oid, t),
+        (f, DataType::Reg(_)) => (f, DataType::Oid),
+        p => p,
+    };
     let converted = convert(v, from, to, ctx)?;
     apply_typmod(converted, to, explicit)
 }

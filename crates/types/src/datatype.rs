@@ -70,6 +70,51 @@ pub enum DataType {
     /// An array of the element type (one of [`ARRAY_ELEMENTS`], no
     /// typmod; values are `Value::Array`, see [`crate::array`]).
     Array(&'static DataType),
+    /// The catalog's `int2vector` and `oidvector` (index keys, argument
+    /// types): one-dimensional from 0, printed space-separated (values are
+    /// `Value::Array` with `vector` set).
+    Int2Vector,
+    OidVector,
+    /// An object identifier shown by name: regclass, regtype,
+    /// regnamespace, regproc (values are `Value::Int8` like oid; the
+    /// name lookup needs the catalog, so it is the executor's).
+    Reg(RegKind),
+}
+
+/// Which catalog a reg* type names into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RegKind {
+    Class,
+    Type,
+    Namespace,
+    Proc,
+}
+
+impl RegKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RegKind::Class => "regclass",
+            RegKind::Type => "regtype",
+            RegKind::Namespace => "regnamespace",
+            RegKind::Proc => "regproc",
+        }
+    }
+
+    fn oid(self) -> u32 {
+        match self {
+            RegKind::Class => 2205,
+            RegKind::Type => 2206,
+            RegKind::Namespace => 4089,
+            RegKind::Proc => 24,
+        }
+    }
+
+    const ALL: [RegKind; 4] = [
+        RegKind::Class,
+        RegKind::Type,
+        RegKind::Namespace,
+        RegKind::Proc,
+    ];
 }
 
 /// The element types arrays exist for, each with its array type's OID and
@@ -123,12 +168,18 @@ impl DataType {
     pub fn element(self) -> Option<DataType> {
         match self {
             DataType::Array(e) => Some(*e),
+            DataType::Int2Vector => Some(DataType::Int2),
+            DataType::OidVector => Some(DataType::Oid),
             _ => None,
         }
     }
 
+    /// An array type, or int2vector/oidvector (which subscript like one).
     pub fn is_array(self) -> bool {
-        matches!(self, DataType::Array(_))
+        matches!(
+            self,
+            DataType::Array(_) | DataType::Int2Vector | DataType::OidVector
+        )
     }
 
     /// PostgreSQL's type OID.
@@ -136,6 +187,9 @@ impl DataType {
         use DataType::*;
         match self {
             Array(e) => array_entry(*e).map_or(0, |e| e.1),
+            Int2Vector => 22,
+            OidVector => 30,
+            Reg(k) => k.oid(),
             Bool => 16,
             Bytea => 17,
             Name => 19,
@@ -210,13 +264,14 @@ impl DataType {
         match self {
             Bool => 1,
             Int2 => 2,
-            Int4 | Float4 | Date | Oid => 4,
+            Int4 | Float4 | Date | Oid | Reg(_) => 4,
             Int8 | Float8 | Timestamp | TimestampTz => 8,
             Interval | Uuid => 16,
             Name => 64,
             Unknown => -2,
             Void => 4,
-            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Array(_) => -1,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Array(_) | Int2Vector
+            | OidVector => -1,
         }
     }
 
@@ -231,9 +286,10 @@ impl DataType {
         }
     }
 
-    /// The same type without its modifier.
+    /// The same type without its modifier (and a reg* type is an oid).
     pub fn base(self) -> DataType {
         match self {
+            DataType::Reg(_) => DataType::Oid,
             DataType::Numeric(_) => DataType::Numeric(None),
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Char(_) => DataType::Char(None),
@@ -310,6 +366,9 @@ impl DataType {
             Unknown => "unknown",
             Void => "void",
             Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
+            Int2Vector => "int2vector",
+            OidVector => "oidvector",
+            Reg(k) => k.name(),
         }
     }
 
@@ -356,6 +415,12 @@ impl DataType {
             "oid" => no_mods(Oid),
             "name" => no_mods(Name),
             "unknown" => no_mods(Unknown),
+            "int2vector" => no_mods(Int2Vector),
+            "regclass" | "regtype" | "regnamespace" | "regproc" => no_mods(Reg(RegKind::ALL
+                .into_iter()
+                .find(|k| k.name() == key)
+                .expect("listed"))),
+            "oidvector" => no_mods(OidVector),
             _ if key.starts_with('_') && key.len() > 1 => {
                 let elem = DataType::from_sql_name(&key[1..], &[])?;
                 no_mods(elem.array_of().ok_or_else(|| {

@@ -96,7 +96,9 @@ use nestor_common::limits::VALUE_BYTES_MAX;
 /// Is `name` a scalar function of this module?
 pub(crate) fn is_scalar_function(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    NAMES.contains(&lower.as_str()) || crate::array_fns::NAMES.contains(&lower.as_str())
+    NAMES.contains(&lower.as_str())
+        || crate::array_fns::NAMES.contains(&lower.as_str())
+        || crate::regex::NAMES.contains(&lower.as_str())
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -302,6 +304,9 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
 pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     let lower = name.to_ascii_lowercase();
     if let Some(r) = crate::array_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::regex::resolve(&lower, args) {
         return r;
     }
     let arg_types: Vec<DataType> = args

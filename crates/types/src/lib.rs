@@ -69,6 +69,7 @@ pub mod json;
 pub mod md5;
 pub mod numeric;
 pub mod ops;
+pub mod regex;
 pub mod text;
 pub mod value;
 

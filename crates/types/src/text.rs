@@ -86,6 +86,9 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Int4 => Value::Int4(parse_int(input, DataType::Int4)? as i32),
         DataType::Int8 => Value::Int8(parse_int(input, DataType::Int8)?),
         DataType::Oid => Value::Int8(parse_oid(input)?),
+        // A name needs the catalog (the binder and executor look names
+        // up); here only the numeric form is accepted.
+        DataType::Reg(_) => Value::Int8(parse_oid(input)?),
         DataType::Float4 => Value::Float4(float::parse_f32(input)?),
         DataType::Float8 => Value::Float8(float::parse_f64(input)?),
         DataType::Numeric(_) => apply_typmod(Value::Numeric(Numeric::parse(input)?), ty, false)?,
@@ -109,6 +112,8 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Array(e) => crate::array::parse_array(*e, input, ctx)?.value(),
+        DataType::Int2Vector => crate::array::parse_vector(DataType::Int2, input, ctx)?.value(),
+        DataType::OidVector => crate::array::parse_vector(DataType::Oid, input, ctx)?.value(),
     })
 }
 

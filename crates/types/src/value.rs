@@ -107,7 +107,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval,
-            Value::Array(a) => a.elem.array_of().unwrap_or(DataType::Unknown),
+            Value::Array(a) => a.data_type(),
         }
     }
 

@@ -33,7 +33,6 @@ mod setop;
 mod subquery;
 
 pub use subquery::eval_subquery;
-pub(crate) use subquery::quantified;
 
 use eval::Eval;
 
@@ -95,7 +94,20 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             filter,
             ..
         } => scan::index_scan(table, index, keys, filter.as_ref(), ev, param, emit),
-        Plan::FunctionScan { func, args, .. } => scan::run_function(func, args, ev, param, emit),
+        Plan::FunctionScan {
+            func,
+            args,
+            ordinality: false,
+            ..
+        } => scan::run_function(func, args, ev, param, emit),
+        Plan::FunctionScan { func, args, .. } => {
+            let mut n = 0i64;
+            scan::run_function(func, args, ev, param, &mut |ev, mut row| {
+                n += 1;
+                row.push(Value::Int8(n));
+                emit(ev, row)
+            })
+        }
         Plan::SysView { view, filter } => scan::sysview(*view, filter.as_ref(), ev, emit),
         Plan::CteScan { id, plan, .. } => {
             let rows = materialize_cached(*id, plan, ev)?;

@@ -260,7 +260,34 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
-        TableFunc::Unnest => Err(DbError::unsupported("unnest")),
+        TableFunc::PartitionAncestors => {
+            let rel = args[0].eval(param, ev)?;
+            match rel.as_i64() {
+                Some(o)
+                    if ev
+                        .ctx
+                        .catalog
+                        .table_by_oid(nestor_common::RelId(o as u32))
+                        .is_some() =>
+                {
+                    emit(ev, vec![Value::Int8(o)])
+                }
+                _ => Ok(true),
+            }
+        }
+        TableFunc::Unnest => {
+            let Value::Array(a) = args[0].eval(param, ev)? else {
+                return Ok(true);
+            };
+            let mut n = 0;
+            for v in &a.items {
+                poll(ev, &mut n)?;
+                if !emit(ev, vec![v.clone()])? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         TableFunc::User(f) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {

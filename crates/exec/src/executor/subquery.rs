@@ -4,8 +4,7 @@
 //! enclosing level.
 
 use nestor_common::{DbError, SqlState};
-use nestor_plan::ir::{Cmp, SubKind, SubQuery};
-use nestor_plan::valops;
+use nestor_plan::ir::{SubKind, SubQuery};
 use nestor_types::array::Array;
 use nestor_types::Value;
 
@@ -71,7 +70,7 @@ fn sub_result<'r>(
             }
             Ok(first.map_or(Value::Null, |r| r[0].clone()))
         }
-        SubKind::Any { op, all, .. } => Ok(quantified(
+        SubKind::Any { op, all, .. } => Ok(crate::functions::quantified(
             &lhs.unwrap_or(Value::Null),
             *op,
             *all,
@@ -82,33 +81,5 @@ fn sub_result<'r>(
             let items = rows.map(|r| r[0].clone()).collect();
             Ok(Array::from_items(*elem, items).value())
         }
-    }
-}
-
-/// `x op ANY/ALL (ys)`: true as soon as one `y` satisfies it (ANY) or one
-/// fails it (ALL); otherwise NULL if some comparison was with a NULL, else
-/// false (ANY) / true (ALL). Empty `ys`: false (ANY), true (ALL).
-pub(crate) fn quantified<'v>(
-    x: &Value,
-    op: Cmp,
-    all: bool,
-    ys: impl Iterator<Item = &'v Value>,
-    ec: &nestor_types::EvalCtx,
-) -> Value {
-    let mut unknown = false;
-    for y in ys {
-        if x.is_null() || y.is_null() {
-            unknown = true;
-            continue;
-        }
-        let holds = op.holds(valops::compare(x, y, ec));
-        if holds != all {
-            return Value::Bool(holds);
-        }
-    }
-    if unknown {
-        Value::Null
-    } else {
-        Value::Bool(all)
     }
 }

@@ -73,6 +73,9 @@ pub struct AggSpec {
 pub enum TableFunc {
     GenerateSeries,
     Unnest,
+    /// pg_partition_ancestors(rel): the relation itself (nothing is
+    /// partitioned).
+    PartitionAncestors,
     /// A user-defined set-returning (or row-returning) function; its
     /// result columns are the plan's.
     User(super::UserFn),
@@ -102,6 +105,9 @@ pub enum Plan {
         func: TableFunc,
         args: Vec<Expr>,
         name: String,
+        /// WITH ORDINALITY: a bigint row number follows the function's
+        /// columns.
+        ordinality: bool,
     },
     /// A system view computed at run time.
     SysView {

@@ -310,42 +310,68 @@ pub(super) fn expand_star(
 
 /// PostgreSQL's column name for an unnamed target.
 pub(crate) fn derive_name(n: &Node) -> String {
+    figure_colname(n).0
+}
+
+/// PostgreSQL's FigureColname: a name and its strength (2: a column,
+/// function or keyword name; 1: a cast's type name or `case`, which a
+/// stronger name inside overrides; 0: `?column?`).
+fn figure_colname(n: &Node) -> (String, u8) {
+    let strong = |s: String| (s, 2);
     match n.node.as_ref() {
-        Some(NodeEnum::ColumnRef(c)) => c
-            .fields
-            .last()
-            .and_then(bind::str_val)
-            .unwrap_or("?column?")
-            .to_string(),
-        Some(NodeEnum::FuncCall(f)) => bind::names(&f.funcname)
-            .last()
-            .cloned()
-            .unwrap_or_else(|| "?column?".into()),
+        Some(NodeEnum::ColumnRef(c)) => match c.fields.last().and_then(bind::str_val) {
+            Some(name) => strong(name.to_string()),
+            None => ("?column?".into(), 0),
+        },
+        Some(NodeEnum::FuncCall(f)) => match bind::names(&f.funcname).last() {
+            Some(name) => strong(name.clone()),
+            None => ("?column?".into(), 0),
+        },
         Some(NodeEnum::TypeCast(t)) => {
-            // A cast's own type name is a weak name (FigureColname's
-            // strength 1): a cast or CASE inside gives way to it.
-            let weak = matches!(
-                t.arg.as_deref().and_then(|n| n.node.as_ref()),
-                Some(NodeEnum::TypeCast(_) | NodeEnum::CaseExpr(_))
-            );
             let inner = t
                 .arg
                 .as_deref()
-                .map(derive_name)
-                .unwrap_or_else(|| "?column?".into());
-            if inner != "?column?" && !weak {
+                .map(figure_colname)
+                .unwrap_or_else(|| ("?column?".into(), 0));
+            if inner.1 > 1 {
                 return inner;
             }
-            t.type_name
+            match t
+                .type_name
                 .as_ref()
                 .and_then(|tn| bind::names(&tn.names).last().cloned())
-                .map(|n| match n.as_str() {
-                    "int4" => "int4".to_string(),
-                    _ => n,
-                })
-                .unwrap_or(inner)
+            {
+                Some(name) => (name, 1),
+                None => inner,
+            }
         }
-        Some(NodeEnum::CaseExpr(_)) => "case".into(),
+        Some(NodeEnum::CaseExpr(_)) => ("case".into(), 1),
+        Some(NodeEnum::AIndirection(i)) => {
+            match i.indirection.iter().rev().find_map(bind::str_val) {
+                Some(field) => strong(field.to_string()),
+                None => i
+                    .arg
+                    .as_deref()
+                    .map(figure_colname)
+                    .unwrap_or_else(|| ("?column?".into(), 0)),
+            }
+        }
+        Some(NodeEnum::CollateClause(c)) => c
+            .arg
+            .as_deref()
+            .map(figure_colname)
+            .unwrap_or_else(|| ("?column?".into(), 0)),
+        _ => {
+            let name = simple_name(n);
+            let strength = if name == "?column?" { 0 } else { 2 };
+            (name, strength)
+        }
+    }
+}
+
+/// The names of the remaining node kinds (all strong when known).
+fn simple_name(n: &Node) -> String {
+    match n.node.as_ref() {
         Some(NodeEnum::CoalesceExpr(_)) => "coalesce".into(),
         Some(NodeEnum::MinMaxExpr(m)) => {
             if m.op == pb::MinMaxOp::IsGreatest as i32 {
@@ -371,21 +397,6 @@ pub(crate) fn derive_name(n: &Node) -> String {
             .into()
         }
         Some(NodeEnum::AArrayExpr(_)) => "array".into(),
-        Some(NodeEnum::AIndirection(i)) => i
-            .indirection
-            .iter()
-            .rev()
-            .find_map(bind::str_val)
-            .map(str::to_string)
-            .unwrap_or_else(|| {
-                i.arg
-                    .as_deref()
-                    .map_or_else(|| "?column?".into(), derive_name)
-            }),
-        Some(NodeEnum::CollateClause(c)) => c
-            .arg
-            .as_deref()
-            .map_or_else(|| "?column?".into(), derive_name),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
                 return "exists".into();

@@ -354,7 +354,7 @@ pub(super) fn plan_range_function(
     offset: &mut usize,
     scope: &mut Scope,
 ) -> Result<From, DbError> {
-    if rf.lateral || rf.ordinality || rf.is_rowsfrom || rf.functions.len() != 1 {
+    if rf.lateral || rf.is_rowsfrom || rf.functions.len() != 1 {
         return Err(DbError::unsupported("this form of function in FROM"));
     }
     let NodeEnum::List(l) = node(&rf.functions[0])? else {
@@ -378,8 +378,17 @@ pub(super) fn plan_range_function(
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
     let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
-    if fname != "generate_series" {
+    let builtin = matches!(
+        fname.as_str(),
+        "generate_series" | "unnest" | "pg_partition_ancestors"
+    );
+    if !builtin {
         if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {
+            if rf.ordinality {
+                return Err(DbError::unsupported(
+                    "WITH ORDINALITY on a user-defined function",
+                ));
+            }
             let cols: Vec<OutCol> = out
                 .into_iter()
                 .enumerate()
@@ -402,12 +411,43 @@ pub(super) fn plan_range_function(
                 func: TableFunc::User(crate::ir::UserFn(def)),
                 args,
                 name: fname.clone(),
+                ordinality: false,
             };
             return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
         }
     }
     let (plan, ty) = match fname.as_str() {
         "generate_series" => generate_series(b, fc)?,
+        "unnest" => unnest(b, fc)?,
+        "pg_partition_ancestors" => {
+            let [arg] = fc.args.as_slice() else {
+                return Err(DbError::unsupported(
+                    "pg_partition_ancestors with these arguments",
+                ));
+            };
+            let (e, t) = b.bind(arg)?;
+            let e = if t.is_integer() || t == DataType::Oid {
+                e
+            } else {
+                let t = if t == DataType::Unknown {
+                    DataType::Text
+                } else {
+                    t
+                };
+                let e = b.coerce(e, t, DataType::Text)?;
+                Expr::Func(crate::functions::Func::Regclass, vec![e])
+            };
+            let plan = Plan::FunctionScan {
+                func: TableFunc::PartitionAncestors,
+                args: vec![e],
+                name: fname.clone(),
+                ordinality: false,
+            };
+            (plan, DataType::Oid)
+        }
+        _ if rf.ordinality => {
+            return Err(DbError::unsupported("WITH ORDINALITY on this function"));
+        }
         _ => {
             // A scalar function in FROM yields one row.
             let (e, t) = b.bind(&l.items[0])?;
@@ -418,13 +458,66 @@ pub(super) fn plan_range_function(
             (plan, t.resolve_unknown())
         }
     };
-    let cols = vec![OutCol {
+    let mut cols = vec![OutCol {
         name,
         ty,
         table_oid: 0,
         column_id: 0,
     }];
+    let plan = match plan {
+        Plan::FunctionScan {
+            func, args, name, ..
+        } if rf.ordinality => {
+            cols.push(OutCol {
+                name: colnames
+                    .get(1)
+                    .cloned()
+                    .unwrap_or_else(|| "ordinality".into()),
+                ty: DataType::Int8,
+                table_oid: 0,
+                column_id: 0,
+            });
+            Plan::FunctionScan {
+                func,
+                args,
+                name,
+                ordinality: true,
+            }
+        }
+        plan => plan,
+    };
     Ok(add_leaf(plan, &alias, cols, &[], offset, scope))
+}
+
+/// unnest(array): its elements in storage order, one row each (every
+/// dimension flattened, as PostgreSQL does).
+fn unnest(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError> {
+    if fc.args.len() != 1 {
+        return Err(DbError::unsupported("unnest of several arrays"));
+    }
+    let (e, t) = b.bind(&fc.args[0])?;
+    let elem = match t {
+        DataType::Unknown => {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                "could not determine polymorphic type because input has type unknown",
+            ))
+        }
+        t => t.element().ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function unnest({}) does not exist", t.name()),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        })?,
+    };
+    let plan = Plan::FunctionScan {
+        func: TableFunc::Unnest,
+        args: vec![e],
+        name: "unnest".into(),
+        ordinality: false,
+    };
+    Ok((plan, elem))
 }
 
 /// generate_series(start, stop [, step]) over integers.
@@ -460,6 +553,7 @@ fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType)
         func: TableFunc::GenerateSeries,
         args,
         name: "generate_series".into(),
+        ordinality: false,
     };
     Ok((plan, ty))
 }

@@ -1,0 +1,1566 @@
+//! Rows of the pg_catalog relations (their names and columns are the
+//! planner's, `nestor_plan::pg_catalog`) and the catalog functions tools
+//! call (`pg_get_indexdef`, `pg_get_constraintdef`, `format_type`...).
+//!
+//! Everything is computed from the statement's catalog handle when the
+//! relation is scanned: a session sees its own uncommitted DDL, other
+//! sessions the committed catalog, as with PostgreSQL's MVCC catalogs.
+//! Rows are built by column name ([`RowB`]): a column not set gets its
+//! type's neutral value (0, false, NULL), so a relation keeps PostgreSQL's
+//! column order without every builder listing every column.
+//!
+//! ## Object identifiers
+//! Tables, indexes, sequences, functions and triggers have the OIDs the
+//! catalog gave them. The rest follow PostgreSQL where it has fixed ones:
+//!
+//! ```text
+//!   namespaces  pg_catalog 11, public 2200, information_schema 13000,
+//!               pg_toast 99, a session's pg_temp_N 0xF000_0000 + N
+//!   roles       postgres 10 (the one login role), pg_database_owner 6171
+//!   catalogs    pg_class 1259, pg_type 1247, ... (Rel::oid)
+//!   types       PostgreSQL's type OIDs (DataType::oid)
+//!   constraints a PRIMARY KEY / UNIQUE constraint has its index's OID;
+//!               CHECK constraints CHECK_OID_BASE + their ordinal among all
+//!               tables' checks in OID order (stable while the tables are)
+//!   defaults    pg_attrdef rows ATTRDEF_OID_BASE + ordinal, likewise
+//! ```
+//!
+//! Left out: the row types of tables (pg_class.reltype is 0), system
+//! columns in pg_attribute (ctid, xmin...), ACLs (all NULL: one superuser),
+//! statistics; comments (COMMENT ON is not supported, pg_description is
+//! empty).
+
+use std::sync::Arc;
+
+use nestor_catalog::{
+    Catalog, FunctionDef, IndexDef, Persistence, Returns, TableDef, TriggerTiming,
+    PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
+};
+use nestor_common::{DbError, RelId, SqlState};
+use nestor_plan::functions::CatalogFn;
+use nestor_plan::pg_catalog::{
+    self as spec, Rel, INFORMATION_SCHEMA_NAMESPACE_OID, PSEUDO_TYPES, TOAST_NAMESPACE_OID,
+};
+use nestor_types::array::Array;
+use nestor_types::datatype::{DataType, RegKind, ARRAY_ELEMENTS};
+use nestor_types::Value;
+
+use crate::context::Ev;
+
+type Rows = Vec<Vec<Value>>;
+
+/// A session's temporary namespace is `pg_temp_<session>` with this OID
+/// plus the session number.
+pub const TEMP_NAMESPACE_OID_BASE: u32 = 0xF000_0000;
+pub const SUPERUSER_OID: u32 = 10;
+pub const DATABASE_OWNER_ROLE_OID: u32 = 6171;
+pub const CHECK_OID_BASE: u32 = 0xE000_0000;
+pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
+const HEAP_AM_OID: u32 = 2;
+const BTREE_AM_OID: u32 = 403;
+const DEFAULT_COLLATION_OID: u32 = 100;
+const DATABASE_OID: u32 = 5;
+const PLPGSQL_LANGUAGE_OID: u32 = 13010;
+const PLPGSQL_EXTENSION_OID: u32 = 13009;
+
+fn text(s: impl AsRef<str>) -> Value {
+    Value::Text(Arc::from(s.as_ref()))
+}
+
+fn oid(o: u32) -> Value {
+    Value::Int8(i64::from(o))
+}
+
+/// One row of a catalog relation, filled by column name.
+struct RowB {
+    cols: Vec<(&'static str, DataType)>,
+    vals: Vec<Value>,
+}
+
+impl RowB {
+    fn new(rel: Rel) -> RowB {
+        let cols = spec::columns(rel);
+        let vals = cols.iter().map(|(_, t)| neutral(*t)).collect();
+        RowB { cols, vals }
+    }
+
+    fn set(&mut self, name: &str, v: Value) -> &mut RowB {
+        let i = self
+            .cols
+            .iter()
+            .position(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("catalog column {name} does not exist"));
+        self.vals[i] = v;
+        self
+    }
+
+    fn done(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.vals)
+    }
+}
+
+/// The value a column holds unless a builder sets it.
+fn neutral(t: DataType) -> Value {
+    match t {
+        DataType::Oid | DataType::Int8 => Value::Int8(0),
+        DataType::Int4 => Value::Int4(0),
+        DataType::Int2 => Value::Int2(0),
+        DataType::Float4 => Value::Float4(0.0),
+        DataType::Bool => Value::Bool(false),
+        _ => Value::Null,
+    }
+}
+
+/// The namespace a table lives in.
+fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
+    match (t.persistence, catalog.plan_scope()) {
+        (Persistence::Temporary, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
+        _ => PUBLIC_NAMESPACE_OID,
+    }
+}
+
+/// The rows of `rel` now.
+pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
+    let c = ev.ctx.catalog;
+    let database = ev
+        .ctx
+        .settings
+        .get("nestor.database")
+        .unwrap_or("postgres")
+        .to_string();
+    match rel {
+        Rel::Class => class_rows(c),
+        Rel::Attribute => attribute_rows(c),
+        Rel::Type => type_rows(),
+        Rel::Namespace => namespace_rows(c),
+        Rel::Index => index_rows(c),
+        Rel::Constraint => constraint_rows(c),
+        Rel::Attrdef => attrdef_rows(c),
+        Rel::Am => [
+            (HEAP_AM_OID, "heap", "heap_tableam_handler", "t"),
+            (BTREE_AM_OID, "btree", "bthandler", "i"),
+        ]
+        .into_iter()
+        .map(|(o, name, handler, kind)| {
+            RowB::new(Rel::Am)
+                .set("oid", oid(o))
+                .set("amname", text(name))
+                .set("amhandler", text(handler))
+                .set("amtype", text(kind))
+                .done()
+        })
+        .collect(),
+        Rel::Roles | Rel::Authid | Rel::User => role_rows(rel),
+        Rel::AuthMembers => Vec::new(),
+        Rel::Database => vec![RowB::new(Rel::Database)
+            .set("oid", oid(DATABASE_OID))
+            .set("datname", text(&database))
+            .set("datdba", oid(SUPERUSER_OID))
+            .set("encoding", Value::Int4(6))
+            .set("datlocprovider", text("c"))
+            .set("datallowconn", Value::Bool(true))
+            .set("datconnlimit", Value::Int4(-1))
+            .set("dattablespace", oid(1663))
+            .set("datcollate", text("C"))
+            .set("datctype", text("C"))
+            .done()],
+        Rel::Trigger => trigger_rows(c),
+        Rel::Collation => [
+            (DEFAULT_COLLATION_OID, "default", "d", None),
+            (950, "C", "c", Some("C")),
+            (951, "POSIX", "c", Some("POSIX")),
+        ]
+        .into_iter()
+        .map(|(o, name, provider, locale)| {
+            RowB::new(Rel::Collation)
+                .set("oid", oid(o))
+                .set("collname", text(name))
+                .set("collnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("collowner", oid(SUPERUSER_OID))
+                .set("collprovider", text(provider))
+                .set("collisdeterministic", Value::Bool(true))
+                .set("collencoding", Value::Int4(-1))
+                .set("collcollate", locale.map_or(Value::Null, text))
+                .set("collctype", locale.map_or(Value::Null, text))
+                .done()
+        })
+        .collect(),
+        Rel::Sequence => c
+            .sequences()
+            .iter()
+            .map(|s| {
+                RowB::new(Rel::Sequence)
+                    .set("seqrelid", oid(s.oid.0))
+                    .set("seqtypid", oid(sequence_type(c, s).oid()))
+                    .set("seqstart", Value::Int8(s.start))
+                    .set("seqincrement", Value::Int8(s.increment))
+                    .set("seqmax", Value::Int8(s.max))
+                    .set("seqmin", Value::Int8(s.min))
+                    .set("seqcache", Value::Int8(1))
+                    .set("seqcycle", Value::Bool(s.cycle))
+                    .done()
+            })
+            .collect(),
+        Rel::Depend => depend_rows(c),
+        Rel::Extension => vec![RowB::new(Rel::Extension)
+            .set("oid", oid(PLPGSQL_EXTENSION_OID))
+            .set("extname", text("plpgsql"))
+            .set("extowner", oid(SUPERUSER_OID))
+            .set("extnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+            .set("extversion", text("1.0"))
+            .done()],
+        Rel::Tablespace => [(1663, "pg_default"), (1664, "pg_global")]
+            .into_iter()
+            .map(|(o, name)| {
+                RowB::new(Rel::Tablespace)
+                    .set("oid", oid(o))
+                    .set("spcname", text(name))
+                    .set("spcowner", oid(SUPERUSER_OID))
+                    .done()
+            })
+            .collect(),
+        Rel::Proc => c.all_functions().iter().map(|f| proc_row(f)).collect(),
+        Rel::Language => [
+            (12, "internal", false),
+            (13, "c", false),
+            (14, "sql", true),
+            (PLPGSQL_LANGUAGE_OID, "plpgsql", true),
+        ]
+        .into_iter()
+        .map(|(o, name, pl)| {
+            RowB::new(Rel::Language)
+                .set("oid", oid(o))
+                .set("lanname", text(name))
+                .set("lanowner", oid(SUPERUSER_OID))
+                .set("lanispl", Value::Bool(o == PLPGSQL_LANGUAGE_OID))
+                .set("lanpltrusted", Value::Bool(pl))
+                .done()
+        })
+        .collect(),
+        Rel::Opclass => opclass_rows(),
+        Rel::Indexes => c
+            .tables()
+            .iter()
+            .flat_map(|t| {
+                t.indexes.iter().map(|i| {
+                    RowB::new(Rel::Indexes)
+                        .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                        .set("tablename", text(&t.name))
+                        .set("indexname", text(&i.name))
+                        .set("indexdef", text(index_def(t, i)))
+                        .done()
+                })
+            })
+            .collect(),
+        Rel::Tables => c
+            .tables()
+            .iter()
+            .map(|t| {
+                RowB::new(Rel::Tables)
+                    .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                    .set("tablename", text(&t.name))
+                    .set("tableowner", text("postgres"))
+                    .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
+                    .set("hastriggers", Value::Bool(!t.triggers.is_empty()))
+                    .done()
+            })
+            .collect(),
+        Rel::Settings => ev
+            .ctx
+            .settings
+            .all()
+            .into_iter()
+            .map(|r| {
+                RowB::new(Rel::Settings)
+                    .set("name", text(r.name))
+                    .set("setting", text(r.value))
+                    .set("short_desc", text(r.desc))
+                    .set("context", text(r.context))
+                    .set("vartype", text(r.vartype))
+                    .set("source", text("default"))
+                    .set("pending_restart", Value::Bool(false))
+                    .done()
+            })
+            .collect(),
+        Rel::Description => vec![RowB::new(Rel::Description)
+            .set("objoid", oid(PLPGSQL_EXTENSION_OID))
+            .set("classoid", oid(Rel::Extension.oid()))
+            .set("description", text("PL/pgSQL procedural language"))
+            .done()],
+        // Features Nestor does not have: the relations exist, empty.
+        Rel::Shdescription
+        | Rel::Inherits
+        | Rel::Policy
+        | Rel::StatisticExt
+        | Rel::Publication
+        | Rel::PublicationRel
+        | Rel::PublicationNamespace
+        | Rel::Rewrite
+        | Rel::Views
+        | Rel::Matviews
+        | Rel::ForeignTable
+        | Rel::PartitionedTable
+        | Rel::EventTrigger
+        | Rel::Enum
+        | Rel::Range
+        | Rel::Operator
+        | Rel::Cast => Vec::new(),
+    }
+}
+
+fn namespace_name(ns: u32) -> String {
+    match ns {
+        PG_CATALOG_NAMESPACE_OID => "pg_catalog".into(),
+        PUBLIC_NAMESPACE_OID => "public".into(),
+        INFORMATION_SCHEMA_NAMESPACE_OID => "information_schema".into(),
+        TOAST_NAMESPACE_OID => "pg_toast".into(),
+        n if n >= TEMP_NAMESPACE_OID_BASE => format!("pg_temp_{}", n - TEMP_NAMESPACE_OID_BASE),
+        _ => String::new(),
+    }
+}
+
+fn namespace_rows(c: &Catalog) -> Rows {
+    let mut spaces = vec![
+        (TOAST_NAMESPACE_OID, SUPERUSER_OID),
+        (PG_CATALOG_NAMESPACE_OID, SUPERUSER_OID),
+        (PUBLIC_NAMESPACE_OID, DATABASE_OWNER_ROLE_OID),
+        (INFORMATION_SCHEMA_NAMESPACE_OID, SUPERUSER_OID),
+    ];
+    if let Some(s) = c.plan_scope() {
+        if c.tables()
+            .iter()
+            .any(|t| t.persistence == Persistence::Temporary)
+        {
+            spaces.push((TEMP_NAMESPACE_OID_BASE + s.0, SUPERUSER_OID));
+        }
+    }
+    spaces
+        .into_iter()
+        .map(|(o, owner)| {
+            RowB::new(Rel::Namespace)
+                .set("oid", oid(o))
+                .set("nspname", text(namespace_name(o)))
+                .set("nspowner", oid(owner))
+                .done()
+        })
+        .collect()
+}
+
+fn role_rows(rel: Rel) -> Rows {
+    [
+        (SUPERUSER_OID, "postgres", true),
+        (DATABASE_OWNER_ROLE_OID, "pg_database_owner", false),
+    ]
+    .into_iter()
+    .filter_map(|(o, name, login)| {
+        let mut r = RowB::new(rel);
+        if rel == Rel::User {
+            if !login {
+                return None;
+            }
+            r.set("usename", text(name))
+                .set("usesysid", oid(o))
+                .set("usecreatedb", Value::Bool(true))
+                .set("usesuper", Value::Bool(true))
+                .set("userepl", Value::Bool(true))
+                .set("usebypassrls", Value::Bool(true))
+                .set("passwd", text("********"));
+            return Some(r.done());
+        }
+        r.set("oid", oid(o))
+            .set("rolname", text(name))
+            .set("rolsuper", Value::Bool(login))
+            .set("rolinherit", Value::Bool(true))
+            .set("rolcreaterole", Value::Bool(login))
+            .set("rolcreatedb", Value::Bool(login))
+            .set("rolcanlogin", Value::Bool(login))
+            .set("rolreplication", Value::Bool(login))
+            .set("rolbypassrls", Value::Bool(login))
+            .set("rolconnlimit", Value::Int4(-1));
+        if rel == Rel::Roles {
+            r.set("rolpassword", text("********"));
+        }
+        Some(r.done())
+    })
+    .collect()
+}
+
+/// pg_class rows: tables, their indexes, sequences, and the catalog's own
+/// relations.
+fn class_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in c.tables() {
+        let ns = table_namespace(&t, c);
+        let checks = t.checks.len() as i16;
+        out.push(
+            class_row(t.oid.0, &t.name, ns, "r", t.persistence.code(), HEAP_AM_OID)
+                .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
+                .set("relnatts", Value::Int2(t.columns.len() as i16))
+                .set("relchecks", Value::Int2(checks))
+                .set("relhastriggers", Value::Bool(!t.triggers.is_empty()))
+                .set("relreplident", text("d"))
+                .done(),
+        );
+        for i in &t.indexes {
+            out.push(
+                class_row(
+                    i.oid.0,
+                    &i.name,
+                    ns,
+                    "i",
+                    t.persistence.code(),
+                    BTREE_AM_OID,
+                )
+                .set("relnatts", Value::Int2(i.columns.len() as i16))
+                .done(),
+            );
+        }
+    }
+    for s in c.sequences() {
+        let ns = if s.temporary {
+            c.plan_scope()
+                .map_or(PUBLIC_NAMESPACE_OID, |x| TEMP_NAMESPACE_OID_BASE + x.0)
+        } else {
+            PUBLIC_NAMESPACE_OID
+        };
+        let persistence = if s.temporary { "t" } else { "p" };
+        out.push(
+            class_row(s.oid.0, &s.name, ns, "S", persistence, 0)
+                .set("relnatts", Value::Int2(3))
+                .done(),
+        );
+    }
+    for r in Rel::ALL {
+        let kind = if r.is_view() { "v" } else { "r" };
+        let am = if r.is_view() { 0 } else { HEAP_AM_OID };
+        out.push(
+            class_row(r.oid(), r.name(), PG_CATALOG_NAMESPACE_OID, kind, "p", am)
+                .set("relnatts", Value::Int2(spec::columns(r).len() as i16))
+                .done(),
+        );
+    }
+    out
+}
+
+fn class_row(o: u32, name: &str, ns: u32, kind: &str, persistence: &str, am: u32) -> RowB {
+    let mut r = RowB::new(Rel::Class);
+    r.set("oid", oid(o))
+        .set("relname", text(name))
+        .set("relnamespace", oid(ns))
+        .set("relowner", oid(SUPERUSER_OID))
+        .set("relam", oid(am))
+        .set("relfilenode", oid(if kind == "v" { 0 } else { o }))
+        .set("reltuples", Value::Float4(-1.0))
+        .set("relpersistence", text(persistence))
+        .set("relkind", text(kind))
+        .set("relispopulated", Value::Bool(true))
+        .set("relreplident", text("n"));
+    r
+}
+
+/// Storage facts PostgreSQL keeps per type: (typlen, byval, align,
+/// storage, category).
+fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static str) {
+    use DataType as T;
+    match t {
+        T::Bool => (1, true, "c", "p", "B"),
+        T::Int2 => (2, true, "s", "p", "N"),
+        T::Int4 | T::Oid | T::Reg(_) => (4, true, "i", "p", "N"),
+        T::Int8 => (8, true, "d", "p", "N"),
+        T::Float4 => (4, true, "i", "p", "N"),
+        T::Float8 => (8, true, "d", "p", "N"),
+        T::Numeric(_) => (-1, false, "i", "m", "N"),
+        T::Date => (4, true, "i", "p", "D"),
+        T::Timestamp | T::TimestampTz => (8, true, "d", "p", "D"),
+        T::Interval => (16, false, "d", "p", "T"),
+        T::Uuid => (16, false, "c", "p", "U"),
+        T::Name => (64, false, "c", "p", "S"),
+        T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
+        T::Bytea | T::Jsonb => (-1, false, "i", "x", "U"),
+        T::Unknown => (-2, false, "c", "p", "X"),
+        T::Void => (4, true, "i", "p", "P"),
+        T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
+    }
+}
+
+/// pg_type's name of a type (`int4`, `_text`, `bpchar`).
+pub fn typname(t: DataType) -> String {
+    use DataType as T;
+    match t {
+        T::Bool => "bool".into(),
+        T::Int2 => "int2".into(),
+        T::Int4 => "int4".into(),
+        T::Int8 => "int8".into(),
+        T::Float4 => "float4".into(),
+        T::Float8 => "float8".into(),
+        T::Numeric(_) => "numeric".into(),
+        T::Varchar(_) => "varchar".into(),
+        T::Char(_) => "bpchar".into(),
+        T::Timestamp => "timestamp".into(),
+        T::TimestampTz => "timestamptz".into(),
+        T::Array(e) => format!("_{}", typname(*e)),
+        t => t.name().into(),
+    }
+}
+
+/// Every type with a pg_type row: the base types, their arrays, the
+/// vectors and the pseudo types functions use.
+fn all_types() -> Vec<DataType> {
+    use DataType as T;
+    let mut v = vec![
+        T::Bool,
+        T::Bytea,
+        T::Name,
+        T::Int8,
+        T::Int2,
+        T::Int2Vector,
+        T::Int4,
+        T::Text,
+        T::Oid,
+        T::OidVector,
+        T::Float4,
+        T::Float8,
+        T::Unknown,
+        T::Char(None),
+        T::Varchar(None),
+        T::Date,
+        T::Timestamp,
+        T::TimestampTz,
+        T::Interval,
+        T::NUMERIC,
+        T::Uuid,
+        T::Jsonb,
+        T::Void,
+    ];
+    v.extend(
+        ARRAY_ELEMENTS
+            .iter()
+            .map(|e| e.0.array_of().expect("an element type")),
+    );
+    v
+}
+
+fn type_rows() -> Rows {
+    let mut out = Vec::new();
+    for t in all_types() {
+        let (len, byval, align, storage, category) = type_facts(t);
+        let elem = t.element().map_or(0, DataType::oid);
+        let array = t.array_of().map_or(0, DataType::oid);
+        let name = typname(t);
+        let (input, output) =
+            if t.is_array() && !matches!(t, DataType::Int2Vector | DataType::OidVector) {
+                ("array_in".to_string(), "array_out".to_string())
+            } else {
+                (format!("{name}in"), format!("{name}out"))
+            };
+        out.push(
+            RowB::new(Rel::Type)
+                .set("oid", oid(t.oid()))
+                .set("typname", text(&name))
+                .set("typnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("typowner", oid(SUPERUSER_OID))
+                .set("typlen", Value::Int2(len))
+                .set("typbyval", Value::Bool(byval))
+                .set("typtype", text(if t == DataType::Void { "p" } else { "b" }))
+                .set("typcategory", text(category))
+                .set(
+                    "typispreferred",
+                    Value::Bool(matches!(
+                        t,
+                        DataType::Text
+                            | DataType::Float8
+                            | DataType::Bool
+                            | DataType::Oid
+                            | DataType::TimestampTz
+                            | DataType::Interval
+                    )),
+                )
+                .set("typisdefined", Value::Bool(true))
+                .set("typdelim", text(","))
+                .set(
+                    "typsubscript",
+                    text(if elem != 0 {
+                        "array_subscript_handler"
+                    } else {
+                        "-"
+                    }),
+                )
+                .set("typelem", oid(elem))
+                .set("typarray", oid(array))
+                .set("typinput", text(input))
+                .set("typoutput", text(output))
+                .set("typreceive", text("-"))
+                .set("typsend", text("-"))
+                .set("typmodin", text("-"))
+                .set("typmodout", text("-"))
+                .set("typanalyze", text("-"))
+                .set("typalign", text(align))
+                .set("typstorage", text(storage))
+                .set("typtypmod", Value::Int4(-1))
+                .set(
+                    "typcollation",
+                    oid(if t.is_string() && t != DataType::Unknown {
+                        DEFAULT_COLLATION_OID
+                    } else {
+                        0
+                    }),
+                )
+                .done(),
+        );
+    }
+    for (o, name) in PSEUDO_TYPES {
+        out.push(
+            RowB::new(Rel::Type)
+                .set("oid", oid(o))
+                .set("typname", text(name))
+                .set("typnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("typowner", oid(SUPERUSER_OID))
+                .set("typlen", Value::Int2(if o == 2249 { -1 } else { 4 }))
+                .set("typtype", text("p"))
+                .set("typcategory", text("P"))
+                .set("typisdefined", Value::Bool(true))
+                .set("typdelim", text(","))
+                .set("typtypmod", Value::Int4(-1))
+                .done(),
+        );
+    }
+    out
+}
+
+/// A column's pg_attribute row (relation `rel`, number `num`).
+fn attribute_row(rel: u32, num: i16, name: &str, ty: DataType) -> RowB {
+    let (len, byval, align, storage, _) = type_facts(ty);
+    let mut r = RowB::new(Rel::Attribute);
+    r.set("attrelid", oid(rel))
+        .set("attname", text(name))
+        .set("atttypid", oid(ty.oid()))
+        .set("attstattarget", Value::Int4(-1))
+        .set("attlen", Value::Int2(len))
+        .set("attnum", Value::Int2(num))
+        .set(
+            "attndims",
+            Value::Int4(i32::from(
+                ty.is_array()
+                    && len == -1
+                    && ty.element().is_some()
+                    && !matches!(ty, DataType::Int2Vector | DataType::OidVector),
+            )),
+        )
+        .set("attcacheoff", Value::Int4(-1))
+        .set("atttypmod", Value::Int4(ty.typmod()))
+        .set("attbyval", Value::Bool(byval))
+        .set("attalign", text(align))
+        .set("attstorage", text(storage))
+        .set("attcompression", text(""))
+        .set("attidentity", text(""))
+        .set("attgenerated", text(""))
+        .set("attislocal", Value::Bool(true))
+        .set(
+            "attcollation",
+            oid(if ty.is_string() {
+                DEFAULT_COLLATION_OID
+            } else {
+                0
+            }),
+        );
+    r
+}
+
+fn attribute_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for (i, col) in t.columns.iter().enumerate() {
+            let num = i as i16 + 1;
+            let mut r = if col.dropped {
+                let mut r = attribute_row(
+                    t.oid.0,
+                    num,
+                    &format!("........pg.dropped.{num}........"),
+                    DataType::Unknown,
+                );
+                r.set("atttypid", oid(0))
+                    .set("attisdropped", Value::Bool(true));
+                r
+            } else {
+                attribute_row(t.oid.0, num, &col.name, col.ty)
+            };
+            r.set("attnotnull", Value::Bool(col.not_null))
+                .set("atthasdef", Value::Bool(col.default.is_some()))
+                .set("atthasmissing", Value::Bool(!col.missing.is_null()));
+            out.push(r.done());
+        }
+        for idx in &t.indexes {
+            for (k, &col) in idx.columns.iter().enumerate() {
+                let column = &t.columns[col];
+                out.push(
+                    attribute_row(idx.oid.0, k as i16 + 1, &column.name, column.ty)
+                        .set("attnotnull", Value::Bool(false))
+                        .done(),
+                );
+            }
+        }
+    }
+    for r in Rel::ALL {
+        for (i, (name, ty)) in spec::columns(r).into_iter().enumerate() {
+            out.push(attribute_row(r.oid(), i as i16 + 1, name, ty).done());
+        }
+    }
+    out
+}
+
+fn vector(elem: DataType, items: impl IntoIterator<Item = i64>) -> Value {
+    let items = items
+        .into_iter()
+        .map(|v| {
+            if elem == DataType::Int2 {
+                Value::Int2(v as i16)
+            } else {
+                Value::Int8(v)
+            }
+        })
+        .collect();
+    Array::vector(elem, items).value()
+}
+
+/// The default btree operator class of a type (pg_opclass.oid).
+fn opclass_of(t: DataType) -> u32 {
+    use DataType as T;
+    match t {
+        T::Bool => 424,
+        T::Bytea => 428,
+        T::Name => 1986,
+        T::Int2 => 1979,
+        T::Int4 => 1978,
+        T::Int8 => 3124,
+        T::Oid => 1981,
+        T::Float4 => 1970,
+        T::Float8 => 1971,
+        T::Char(_) => 426,
+        T::Date => 3122,
+        T::Timestamp => 3128,
+        T::TimestampTz => 3127,
+        T::Interval => 3123,
+        T::Numeric(_) => 3125,
+        T::Uuid => 2968,
+        T::Jsonb => 4033,
+        T::Array(_) | T::Int2Vector | T::OidVector => 397,
+        _ => 3126, // text_ops: text, varchar
+    }
+}
+
+fn opclass_rows() -> Rows {
+    let mut seen = Vec::new();
+    let mut out = Vec::new();
+    for t in all_types() {
+        let o = opclass_of(t);
+        if seen.contains(&o) || t == DataType::Void || t == DataType::Unknown {
+            continue;
+        }
+        seen.push(o);
+        let intype = if t.is_array() {
+            2277
+        } else if o == 3126 {
+            DataType::Text.oid()
+        } else {
+            t.oid()
+        };
+        let name = if t.is_array() {
+            "array_ops".to_string()
+        } else {
+            format!(
+                "{}_ops",
+                typname(if o == 3126 { DataType::Text } else { t })
+            )
+        };
+        out.push(
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(o))
+                .set("opcmethod", oid(BTREE_AM_OID))
+                .set("opcname", text(name))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(true))
+                .done(),
+        );
+    }
+    out
+}
+
+fn index_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for i in &t.indexes {
+            let n = i.columns.len() as i16;
+            let types: Vec<DataType> = i.columns.iter().map(|&k| t.columns[k].ty).collect();
+            out.push(
+                RowB::new(Rel::Index)
+                    .set("indexrelid", oid(i.oid.0))
+                    .set("indrelid", oid(t.oid.0))
+                    .set("indnatts", Value::Int2(n))
+                    .set("indnkeyatts", Value::Int2(n))
+                    .set("indisunique", Value::Bool(i.unique))
+                    .set("indisprimary", Value::Bool(i.primary))
+                    .set("indimmediate", Value::Bool(true))
+                    .set("indisvalid", Value::Bool(true))
+                    .set("indisready", Value::Bool(true))
+                    .set("indislive", Value::Bool(true))
+                    .set(
+                        "indkey",
+                        vector(DataType::Int2, i.columns.iter().map(|&k| k as i64 + 1)),
+                    )
+                    .set(
+                        "indcollation",
+                        vector(
+                            DataType::Oid,
+                            types.iter().map(|t| {
+                                if t.is_string() {
+                                    i64::from(DEFAULT_COLLATION_OID)
+                                } else {
+                                    0
+                                }
+                            }),
+                        ),
+                    )
+                    .set(
+                        "indclass",
+                        vector(
+                            DataType::Oid,
+                            types.iter().map(|t| i64::from(opclass_of(*t))),
+                        ),
+                    )
+                    .set("indoption", vector(DataType::Int2, types.iter().map(|_| 0)))
+                    .done(),
+            );
+        }
+    }
+    out
+}
+
+/// A constraint of some table, as pg_constraint and pg_get_constraintdef
+/// see it.
+enum Constraint<'a> {
+    Index(&'a IndexDef),
+    Check(usize),
+}
+
+/// Every constraint with its OID, in table OID order (the numbering the
+/// module header describes).
+fn constraints(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
+    let mut tables = c.tables();
+    tables.sort_by_key(|t| t.oid.0);
+    let mut out = Vec::new();
+    let mut ordinal = 0u32;
+    for t in tables {
+        for (k, i) in t.indexes.iter().enumerate() {
+            if i.constraint {
+                out.push((i.oid.0, t.clone(), k));
+            }
+        }
+        for k in 0..t.checks.len() {
+            out.push((CHECK_OID_BASE + ordinal, t.clone(), usize::MAX - k));
+            ordinal += 1;
+        }
+    }
+    out
+}
+
+fn constraint_of(t: &TableDef, slot: usize) -> Constraint<'_> {
+    if slot > usize::MAX / 2 {
+        Constraint::Check(usize::MAX - slot)
+    } else {
+        Constraint::Index(&t.indexes[slot])
+    }
+}
+
+fn column_list(t: &TableDef, cols: &[usize]) -> String {
+    let names: Vec<String> = cols
+        .iter()
+        .map(|&k| quote_ident(&t.columns[k].name))
+        .collect();
+    names.join(", ")
+}
+
+/// `pg_get_constraintdef`; `pretty` drops the check expression's own
+/// parentheses, as PostgreSQL's pretty-printer does.
+fn constraint_def(t: &TableDef, con: &Constraint, pretty: bool) -> String {
+    match con {
+        Constraint::Index(i) if i.primary => {
+            format!("PRIMARY KEY ({})", column_list(t, &i.columns))
+        }
+        Constraint::Index(i) => format!("UNIQUE ({})", column_list(t, &i.columns)),
+        Constraint::Check(k) if pretty => format!("CHECK ({})", t.checks[*k].expr),
+        Constraint::Check(k) => format!("CHECK (({}))", t.checks[*k].expr),
+    }
+}
+
+fn constraint_rows(c: &Catalog) -> Rows {
+    constraints(c)
+        .into_iter()
+        .map(|(o, t, slot)| {
+            let con = constraint_of(&t, slot);
+            let mut r = RowB::new(Rel::Constraint);
+            r.set("oid", oid(o))
+                .set("connamespace", oid(table_namespace(&t, c)))
+                .set("condeferrable", Value::Bool(false))
+                .set("condeferred", Value::Bool(false))
+                .set("convalidated", Value::Bool(true))
+                .set("conrelid", oid(t.oid.0))
+                .set("confupdtype", text(" "))
+                .set("confdeltype", text(" "))
+                .set("confmatchtype", text(" "))
+                .set("conislocal", Value::Bool(true))
+                .set("connoinherit", Value::Bool(false));
+            match &con {
+                Constraint::Index(i) => {
+                    let keys = i
+                        .columns
+                        .iter()
+                        .map(|&k| Value::Int2(k as i16 + 1))
+                        .collect();
+                    r.set("conname", text(&i.name))
+                        .set("contype", text(if i.primary { "p" } else { "u" }))
+                        .set("conindid", oid(i.oid.0))
+                        .set("conkey", Array::from_items(DataType::Int2, keys).value());
+                }
+                Constraint::Check(k) => {
+                    r.set("conname", text(&t.checks[*k].name))
+                        .set("contype", text("c"))
+                        .set("conbin", text(&t.checks[*k].expr));
+                }
+            }
+            r.done()
+        })
+        .collect()
+}
+
+/// `(oid, table, column number)` of every column default.
+fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
+    let mut tables = c.tables();
+    tables.sort_by_key(|t| t.oid.0);
+    let mut out = Vec::new();
+    let mut ordinal = 0;
+    for t in tables {
+        for (k, col) in t.columns.iter().enumerate() {
+            if col.default.is_some() && !col.dropped {
+                out.push((ATTRDEF_OID_BASE + ordinal, t.clone(), k));
+                ordinal += 1;
+            }
+        }
+    }
+    out
+}
+
+/// A column default as PostgreSQL's deparser prints it: a lone string
+/// literal carries its cast (`'x'::text`).
+fn default_text(t: &TableDef, k: usize) -> Option<String> {
+    let col = &t.columns[k];
+    let d = col.default.as_deref()?;
+    let lone_literal = d.len() >= 2
+        && d.starts_with('\'')
+        && d.ends_with('\'')
+        && !d[1..d.len() - 1].replace("''", "").contains('\'');
+    if lone_literal && col.ty.is_string() {
+        return Some(format!("{d}::{}", col.ty.base()));
+    }
+    Some(d.to_string())
+}
+
+fn attrdef_rows(c: &Catalog) -> Rows {
+    defaults(c)
+        .into_iter()
+        .map(|(o, t, k)| {
+            RowB::new(Rel::Attrdef)
+                .set("oid", oid(o))
+                .set("adrelid", oid(t.oid.0))
+                .set("adnum", Value::Int2(k as i16 + 1))
+                .set("adbin", default_text(&t, k).map_or(Value::Null, text))
+                .done()
+        })
+        .collect()
+}
+
+fn trigger_rows(c: &Catalog) -> Rows {
+    use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for tg in &t.triggers {
+            let mut ty = 0i16;
+            if tg.row {
+                ty |= 1;
+            }
+            if tg.timing == TriggerTiming::Before {
+                ty |= 2;
+            }
+            for (bit, pg) in [
+                (TRIGGER_INSERT, 4),
+                (TRIGGER_DELETE, 8),
+                (TRIGGER_UPDATE, 16),
+                (TRIGGER_TRUNCATE, 32),
+            ] {
+                if tg.events & bit != 0 {
+                    ty |= pg;
+                }
+            }
+            let mut args = Vec::new();
+            for a in &tg.args {
+                args.extend_from_slice(a.as_bytes());
+                args.push(0);
+            }
+            let attrs = tg
+                .columns
+                .iter()
+                .filter_map(|n| t.column_index(n))
+                .map(|k| k as i64 + 1);
+            out.push(
+                RowB::new(Rel::Trigger)
+                    .set("oid", oid(tg.oid.0))
+                    .set("tgrelid", oid(t.oid.0))
+                    .set("tgname", text(&tg.name))
+                    .set("tgfoid", oid(tg.function.0))
+                    .set("tgtype", Value::Int2(ty))
+                    .set("tgenabled", text("O"))
+                    .set("tgnargs", Value::Int2(tg.args.len() as i16))
+                    .set("tgattr", vector(DataType::Int2, attrs))
+                    .set("tgargs", Value::Bytea(Arc::from(args)))
+                    .set("tgqual", tg.when.as_deref().map_or(Value::Null, text))
+                    .done(),
+            );
+        }
+    }
+    out
+}
+
+/// A sequence's data type: its owning column's for serial columns
+/// (smallserial, serial, bigserial), bigint otherwise.
+fn sequence_type(c: &Catalog, s: &nestor_catalog::Sequence) -> DataType {
+    s.owned_by
+        .as_ref()
+        .and_then(|(table, column)| {
+            let t = c.table(table)?;
+            let ty = t.columns[t.column_index(column)?].ty;
+            ty.is_integer().then_some(ty)
+        })
+        .unwrap_or(DataType::Int8)
+}
+
+fn depend_rows(c: &Catalog) -> Rows {
+    let class = i64::from(Rel::Class.oid());
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for i in &t.indexes {
+            out.push(vec![
+                Value::Int8(class),
+                oid(i.oid.0),
+                Value::Int4(0),
+                Value::Int8(class),
+                oid(t.oid.0),
+                Value::Int4(0),
+                text(if i.constraint { "i" } else { "a" }),
+            ]);
+        }
+    }
+    for s in c.sequences() {
+        if let Some((table, column)) = &s.owned_by {
+            if let Some(t) = c.table(table) {
+                let attnum = t.column_index(column).map_or(0, |k| k as i32 + 1);
+                out.push(vec![
+                    Value::Int8(class),
+                    oid(s.oid.0),
+                    Value::Int4(0),
+                    Value::Int8(class),
+                    oid(t.oid.0),
+                    Value::Int4(attnum),
+                    text("a"),
+                ]);
+            }
+        }
+    }
+    out
+}
+
+fn proc_row(f: &FunctionDef) -> Vec<Value> {
+    let inputs: Vec<_> = f.args.iter().filter(|a| a.mode.is_input()).collect();
+    let rettype = match &f.returns {
+        _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
+        _ if f.procedure => DataType::Void.oid(),
+        Returns::Scalar(t) => t.oid(),
+        Returns::Row(_) | Returns::RowType(_) | Returns::Record => 2249,
+        Returns::Trigger => 2279,
+    };
+    let all_in = f.args.iter().all(|a| a.mode == nestor_catalog::ArgMode::In);
+    let names: Vec<Value> = f.args.iter().map(|a| text(&a.name)).collect();
+    let modes: Vec<Value> = f
+        .args
+        .iter()
+        .map(|a| {
+            text(match a.mode {
+                nestor_catalog::ArgMode::In => "i",
+                nestor_catalog::ArgMode::Out => "o",
+                nestor_catalog::ArgMode::InOut => "b",
+                nestor_catalog::ArgMode::Variadic => "v",
+            })
+        })
+        .collect();
+    RowB::new(Rel::Proc)
+        .set("oid", oid(f.oid.0))
+        .set("proname", text(&f.name))
+        .set("pronamespace", oid(PUBLIC_NAMESPACE_OID))
+        .set("proowner", oid(SUPERUSER_OID))
+        .set(
+            "prolang",
+            oid(match f.language {
+                nestor_catalog::Language::Sql => 14,
+                nestor_catalog::Language::PlPgSql => PLPGSQL_LANGUAGE_OID,
+            }),
+        )
+        .set("procost", Value::Float4(100.0))
+        .set(
+            "prorows",
+            Value::Float4(if f.retset { 1000.0 } else { 0.0 }),
+        )
+        .set("prosupport", text("-"))
+        .set("prokind", text(if f.procedure { "p" } else { "f" }))
+        .set("proisstrict", Value::Bool(f.strict))
+        .set("proretset", Value::Bool(f.retset))
+        .set("provolatile", text(f.volatility.code().to_string()))
+        .set("proparallel", text("u"))
+        .set("pronargs", Value::Int2(inputs.len() as i16))
+        .set(
+            "pronargdefaults",
+            Value::Int2(inputs.iter().filter(|a| a.default.is_some()).count() as i16),
+        )
+        .set("prorettype", oid(rettype))
+        .set(
+            "proargtypes",
+            vector(DataType::Oid, inputs.iter().map(|a| i64::from(a.ty.oid()))),
+        )
+        .set(
+            "proallargtypes",
+            if all_in {
+                Value::Null
+            } else {
+                Array::from_items(
+                    DataType::Oid,
+                    f.args.iter().map(|a| oid(a.ty.oid())).collect(),
+                )
+                .value()
+            },
+        )
+        .set(
+            "proargmodes",
+            if all_in {
+                Value::Null
+            } else {
+                Array::from_items(DataType::Text, modes).value()
+            },
+        )
+        .set(
+            "proargnames",
+            if f.args.iter().all(|a| a.name.is_empty()) {
+                Value::Null
+            } else {
+                Array::from_items(DataType::Text, names).value()
+            },
+        )
+        .set("prosrc", text(&f.body))
+        .done()
+}
+
+// ----- functions ------------------------------------------------------------
+
+/// `quote_ident`: double quotes unless the name is a plain lower-case
+/// identifier that is not a keyword.
+pub fn quote_ident(name: &str) -> String {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
+        && !nestor_parser::is_reserved_keyword(name);
+    if plain {
+        return name.to_string();
+    }
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
+    format!(
+        "{}.{}",
+        quote_ident(&namespace_name(table_namespace(t, c))),
+        quote_ident(name)
+    )
+}
+
+/// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`.
+fn index_def(t: &TableDef, i: &IndexDef) -> String {
+    format!(
+        "CREATE {}INDEX {} ON {}.{} USING btree ({})",
+        if i.unique { "UNIQUE " } else { "" },
+        quote_ident(&i.name),
+        if t.persistence == Persistence::Temporary {
+            "pg_temp"
+        } else {
+            "public"
+        },
+        quote_ident(&t.name),
+        column_list(t, &i.columns)
+    )
+}
+
+fn find_index(c: &Catalog, o: u32) -> Option<(Arc<TableDef>, IndexDef)> {
+    c.tables().into_iter().find_map(|t| {
+        let i = t.indexes.iter().find(|i| i.oid.0 == o)?.clone();
+        Some((t, i))
+    })
+}
+
+fn function_result(c: &Catalog, f: &FunctionDef) -> Option<String> {
+    if f.procedure {
+        return None;
+    }
+    let outs: Vec<String> = f
+        .args
+        .iter()
+        .filter(|a| a.mode.is_output())
+        .map(|a| format!("{} {}", quote_ident(&a.name), a.ty))
+        .collect();
+    let setof = if f.retset { "SETOF " } else { "" };
+    Some(match &f.returns {
+        Returns::Row(cols) if f.retset && outs.is_empty() => {
+            let cols: Vec<String> = cols
+                .iter()
+                .map(|(n, t)| format!("{} {t}", quote_ident(n)))
+                .collect();
+            format!("TABLE({})", cols.join(", "))
+        }
+        Returns::Row(_) | Returns::Record if !outs.is_empty() => format!("{setof}record"),
+        Returns::Row(_) | Returns::Record => format!("{setof}record"),
+        Returns::RowType(rel) => format!(
+            "{setof}{}",
+            c.table_by_oid(*rel)
+                .map_or_else(|| "record".to_string(), |t| t.name.clone())
+        ),
+        Returns::Trigger => "trigger".into(),
+        Returns::Scalar(t) => format!("{setof}{t}"),
+    })
+}
+
+fn function_arguments(f: &FunctionDef, identity: bool) -> String {
+    let table_result = f.retset
+        && matches!(f.returns, Returns::Row(_))
+        && !f.args.iter().any(|a| a.mode.is_output());
+    let _ = table_result;
+    let parts: Vec<String> = f
+        .args
+        .iter()
+        .filter(|a| !identity || a.mode.is_input())
+        .map(|a| {
+            let mode = match a.mode {
+                nestor_catalog::ArgMode::In => "",
+                nestor_catalog::ArgMode::Out => "OUT ",
+                nestor_catalog::ArgMode::InOut => "INOUT ",
+                nestor_catalog::ArgMode::Variadic => "VARIADIC ",
+            };
+            let name = if a.name.is_empty() {
+                String::new()
+            } else {
+                format!("{} ", quote_ident(&a.name))
+            };
+            let default = match (&a.default, identity) {
+                (Some(d), false) => format!(" DEFAULT {d}"),
+                _ => String::new(),
+            };
+            format!("{mode}{name}{}{default}", a.ty)
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// `pg_get_triggerdef`; `pretty` names the table without its schema when
+/// it is visible (every table is).
+fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
+    use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
+    let (t, tg) = c.tables().into_iter().find_map(|t| {
+        let tg = t.triggers.iter().find(|g| g.oid.0 == o)?.clone();
+        Some((t, tg))
+    })?;
+    let mut events = Vec::new();
+    for (bit, name) in [
+        (TRIGGER_INSERT, "INSERT"),
+        (TRIGGER_DELETE, "DELETE"),
+        (TRIGGER_UPDATE, "UPDATE"),
+        (TRIGGER_TRUNCATE, "TRUNCATE"),
+    ] {
+        if tg.events & bit != 0 {
+            if bit == TRIGGER_UPDATE && !tg.columns.is_empty() {
+                events.push(format!(
+                    "UPDATE OF {}",
+                    tg.columns
+                        .iter()
+                        .map(|c| quote_ident(c))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            } else {
+                events.push(name.to_string());
+            }
+        }
+    }
+    let func = c
+        .function_by_oid(tg.function)
+        .map_or_else(|| tg.function.0.to_string(), |f| f.name.clone());
+    let args: Vec<String> = tg
+        .args
+        .iter()
+        .map(|a| format!("'{}'", a.replace('\'', "''")))
+        .collect();
+    Some(format!(
+        "CREATE TRIGGER {} {} {} ON {} FOR EACH {}{} EXECUTE FUNCTION {}({})",
+        quote_ident(&tg.name),
+        if tg.timing == TriggerTiming::Before {
+            "BEFORE"
+        } else {
+            "AFTER"
+        },
+        events.join(" OR "),
+        if pretty {
+            quote_ident(&t.name)
+        } else {
+            qualified(c, &t, &t.name)
+        },
+        if tg.row { "ROW" } else { "STATEMENT" },
+        tg.when
+            .as_ref()
+            .map_or(String::new(), |w| format!(" WHEN ({w})")),
+        quote_ident(&func),
+        args.join(", ")
+    ))
+}
+
+/// `pg_size_pretty` as PostgreSQL 15 computes it: bytes below 10 kB,
+/// then kB, MB, GB, TB, PB below 20 480 of each, half-rounded.
+fn size_pretty(v: &Value) -> Option<String> {
+    let mut size: i128 = match v {
+        Value::Numeric(n) => n.to_string().split('.').next()?.parse().ok()?,
+        v => i128::from(v.as_i64()?),
+    };
+    // (name, limit, half-rounded, unit bits)
+    const UNITS: [(&str, i128, bool, u32); 6] = [
+        ("bytes", 10 * 1024, false, 0),
+        ("kB", 20 * 1024 - 1, true, 10),
+        ("MB", 20 * 1024 - 1, true, 20),
+        ("GB", 20 * 1024 - 1, true, 30),
+        ("TB", 20 * 1024 - 1, true, 40),
+        ("PB", 20 * 1024 - 1, true, 50),
+    ];
+    for (k, &(name, limit, round, bits)) in UNITS.iter().enumerate() {
+        let last = k + 1 == UNITS.len();
+        if last || size.abs() < limit {
+            if round {
+                size = (size + if size < 0 { -1 } else { 1 }) / 2;
+            }
+            return Some(format!("{size} {name}"));
+        }
+        let next = UNITS[k + 1];
+        let shift = next.3 - bits - u32::from(next.2) + u32::from(round);
+        size /= 1i128 << shift;
+    }
+    None
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or(0)
+}
+
+/// A relation argument given by OID or by name.
+fn relation_oid(c: &Catalog, v: &Value) -> Result<Option<u32>, DbError> {
+    Ok(match v {
+        Value::Null => None,
+        Value::Text(name) => Some(c.regclass(name)?),
+        v => Some(int(v) as u32),
+    })
+}
+
+/// Call a catalog function.
+pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let c = ev.ctx.catalog;
+    let strict = !matches!(f, CatalogFn::IndexDef | CatalogFn::CurrentSchemas);
+    if strict && args.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    if args.first().is_some_and(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    Ok(match f {
+        CatalogFn::UserById => match int(&args[0]) as u32 {
+            SUPERUSER_OID => text("postgres"),
+            DATABASE_OWNER_ROLE_OID => text("pg_database_owner"),
+            o => text(format!("unknown (OID={o})")),
+        },
+        CatalogFn::IndexDef => {
+            let Some((t, i)) = find_index(c, int(&args[0]) as u32) else {
+                return Ok(Value::Null);
+            };
+            match args.get(1).map_or(0, int) {
+                0 => text(index_def(&t, &i)),
+                k => match i.columns.get(k as usize - 1) {
+                    Some(&col) if k > 0 => text(quote_ident(&t.columns[col].name)),
+                    _ => text(""),
+                },
+            }
+        }
+        CatalogFn::ConstraintDef => {
+            let o = int(&args[0]) as u32;
+            constraints(c).into_iter().find(|(x, _, _)| *x == o).map_or(
+                Value::Null,
+                |(_, t, slot)| {
+                    let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+                    text(constraint_def(&t, &constraint_of(&t, slot), pretty))
+                },
+            )
+        }
+        CatalogFn::Expr => args[0].clone(),
+        CatalogFn::TriggerDef => {
+            let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+            trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
+        }
+        CatalogFn::ViewDef | CatalogFn::StatisticsColumns => Value::Null,
+        CatalogFn::FunctionResult => c
+            .function_by_oid(RelId(int(&args[0]) as u32))
+            .and_then(|f| function_result(c, &f))
+            .map_or(Value::Null, text),
+        CatalogFn::FunctionArguments | CatalogFn::FunctionIdentityArguments => c
+            .function_by_oid(RelId(int(&args[0]) as u32))
+            .map_or(Value::Null, |def| {
+                text(function_arguments(
+                    &def,
+                    f == CatalogFn::FunctionIdentityArguments,
+                ))
+            }),
+        CatalogFn::RelationIsPublishable => {
+            let o = relation_oid(c, &args[0])?.unwrap_or(0);
+            Value::Bool(
+                c.table_by_oid(RelId(o))
+                    .is_some_and(|t| t.persistence == Persistence::Permanent),
+            )
+        }
+        CatalogFn::RelationSize => {
+            // The bytes of the rows the statement sees (no pages: the
+            // relation is in memory).
+            let o = relation_oid(c, &args[0])?.unwrap_or(0);
+            let mut bytes = 0usize;
+            if let Some(t) = c.table_by_oid(RelId(o)) {
+                t.storage
+                    .for_each_stored(&ev.ctx.snapshot, |_, b| {
+                        bytes += b.len();
+                        Ok::<(), ()>(())
+                    })
+                    .ok();
+            }
+            Value::Int8(bytes as i64)
+        }
+        CatalogFn::SizePretty => size_pretty(&args[0]).map_or(Value::Null, text),
+        CatalogFn::QuoteIdent => text(quote_ident(args[0].as_str().unwrap_or(""))),
+        CatalogFn::SerialSequence => {
+            let table = args[0].as_str().unwrap_or("");
+            let column = args[1].as_str().unwrap_or("");
+            let o = c.regclass(table)?;
+            let t = c.table_by_oid(RelId(o)).ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedTable,
+                    format!("relation \"{table}\" does not exist"),
+                )
+            })?;
+            let col = column.trim_matches('"');
+            if t.column_index(col).is_none() {
+                return Err(DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("column \"{col}\" of relation \"{}\" does not exist", t.name),
+                ));
+            }
+            c.sequences()
+                .into_iter()
+                .find(|s| {
+                    s.owned_by
+                        .as_ref()
+                        .is_some_and(|(tb, cn)| *tb == t.name && cn == col)
+                })
+                .map_or(Value::Null, |s| {
+                    text(format!("public.{}", quote_ident(&s.name)))
+                })
+        }
+        CatalogFn::RegName(kind) => text(reg_name(c, kind, int(&args[0]) as u32)),
+        CatalogFn::RegInput(kind) => {
+            let name = args[0].as_str().unwrap_or("");
+            Value::Int8(i64::from(spec::reg_lookup(c, kind, name)?))
+        }
+        CatalogFn::CurrentSchemas => {
+            let implicit = matches!(args[0], Value::Bool(true));
+            let mut names = Vec::new();
+            if implicit {
+                names.push(text("pg_catalog"));
+            }
+            names.push(text("public"));
+            Array::from_items(DataType::Name, names).value()
+        }
+    })
+}
+
+/// The output function of a reg* type: the name (the number when no
+/// object has the OID, `-` for 0 where PostgreSQL prints that).
+fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
+    let found = match kind {
+        RegKind::Class => spec::by_oid(o)
+            .map(|r| r.name().to_string())
+            .or_else(|| c.table_by_oid(RelId(o)).map(|t| quote_ident(&t.name)))
+            .or_else(|| c.sequence_by_oid(RelId(o)).map(|s| quote_ident(&s.name)))
+            .or_else(|| find_index(c, o).map(|(_, i)| quote_ident(&i.name))),
+        RegKind::Type => format_type(o, None).filter(|_| o != 0),
+        RegKind::Namespace => Some(namespace_name(o)).filter(|n| !n.is_empty()),
+        RegKind::Proc => c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name)),
+    };
+    match found {
+        Some(n) => n,
+        None if o == 0 && matches!(kind, RegKind::Proc | RegKind::Type) => "-".into(),
+        None => o.to_string(),
+    }
+}
+
+/// `format_type(type, typmod)`: NULL typmod means none.
+pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
+    if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
+        return Some(t.to_string());
+    }
+    PSEUDO_TYPES
+        .iter()
+        .find(|p| p.0 == type_oid)
+        .map(|p| p.1.to_string())
+        .or_else(|| (type_oid == 0).then(|| "-".to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_pretty_rounds_as_postgresql() {
+        let p = |n: i64| size_pretty(&Value::Int8(n)).unwrap();
+        assert_eq!(p(8192), "8192 bytes");
+        assert_eq!(p(10240), "10 kB");
+        assert_eq!(p(123456789), "118 MB");
+        assert_eq!(p(-10240), "-10 kB");
+    }
+
+    #[test]
+    fn quote_ident_quotes_what_postgresql_quotes() {
+        assert_eq!(quote_ident("abc"), "abc");
+        assert_eq!(quote_ident("Abc"), "\"Abc\"");
+        assert_eq!(quote_ident("select"), "\"select\"");
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+        assert_eq!(quote_ident("1a"), "\"1a\"");
+    }
+}

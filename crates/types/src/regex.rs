@@ -1,0 +1,386 @@
+//! POSIX regular expressions: the `~ ~* !~ !~*` operators (PostgreSQL's
+//! textregexeq and friends), `regexp_replace`, `regexp_match` and
+//! `regexp_split_to_array`.
+//!
+//! Patterns are PostgreSQL's Advanced Regular Expressions, run by the
+//! `regex` crate after a small translation: ARE's word-boundary escapes
+//! `\m`, `\M`, `\y` become `\b` and `\Y` becomes `\B`; bracket classes
+//! (`[[:alpha:]]`), `\d \s \w`, quantifiers `{m,n}`, non-greedy `*?` and
+//! `(?:...)` mean the same in both. What the crate cannot run — back
+//! references (`\1`) and lookaround (`(?=...)`, `(?!...)`, `(?<=...)`) — is
+//! refused with 0A000 naming it; PostgreSQL has them. Matching is in
+//! linear time, so no pattern can make a statement run away.
+//!
+//! Compiled patterns are kept per thread, up to [`REGEX_CACHE_ENTRIES_MAX`]
+//! (PostgreSQL keeps 32 per backend); a statement that uses one constant
+//! pattern compiles it once.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+use regex::{Regex, RegexBuilder};
+
+use crate::array::Array;
+use crate::context::EvalCtx;
+use crate::datatype::DataType;
+use crate::functions::{Imp, Resolved, ScalarFn, Volatility};
+use crate::value::Value;
+
+/// Compiled patterns cached per thread.
+pub const REGEX_CACHE_ENTRIES_MAX: usize = 64;
+/// Memory one compiled pattern may use (the crate's own limit, named).
+pub const REGEX_COMPILED_BYTES_MAX: usize = 10 << 20;
+
+/// Every function of this module.
+pub(crate) const NAMES: &[&str] = &[
+    "textregexeq",
+    "textregexne",
+    "texticregexeq",
+    "texticregexne",
+    "regexp_replace",
+    "regexp_match",
+    "regexp_split_to_array",
+];
+
+thread_local! {
+    static CACHE: RefCell<Vec<(String, bool, Regex)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Translate an ARE to the regex crate's syntax, refusing what it lacks.
+fn translate(pattern: &str) -> Result<String, DbError> {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    let mut in_bracket = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let Some(n) = chars.next() else {
+                    return Err(invalid("invalid escape \\ sequence"));
+                };
+                match n {
+                    'm' | 'M' | 'y' if !in_bracket => out.push_str("\\b"),
+                    'Y' if !in_bracket => out.push_str("\\B"),
+                    '1'..='9' if !in_bracket => {
+                        return Err(DbError::unsupported(
+                            "back references in regular expressions",
+                        ))
+                    }
+                    n => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                }
+            }
+            '[' if !in_bracket => {
+                in_bracket = true;
+                out.push('[');
+                // A ']' first in a bracket is a literal, in both dialects.
+                if chars.peek() == Some(&'^') {
+                    out.push(chars.next().expect("peeked"));
+                }
+                if chars.peek() == Some(&']') {
+                    chars.next();
+                    out.push_str("\\]");
+                }
+            }
+            '[' if in_bracket && chars.peek() == Some(&':') => {
+                // [:class:] inside a bracket: copy through its ':]'.
+                out.push('[');
+                for d in chars.by_ref() {
+                    out.push(d);
+                    if d == ']' {
+                        break;
+                    }
+                }
+            }
+            '[' => out.push_str("\\["),
+            ']' if in_bracket => {
+                in_bracket = false;
+                out.push(']');
+            }
+            '(' if !in_bracket && chars.peek() == Some(&'?') => {
+                let rest: String = chars.clone().take(3).collect();
+                if rest.starts_with("?=")
+                    || rest.starts_with("?!")
+                    || rest.starts_with("?<=")
+                    || rest.starts_with("?<!")
+                {
+                    return Err(DbError::unsupported(
+                        "lookahead and lookbehind in regular expressions",
+                    ));
+                }
+                out.push('(');
+            }
+            c => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+fn invalid(why: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidRegularExpression,
+        format!("invalid regular expression: {why}"),
+    )
+}
+
+/// The compiled form of `pattern` (case-insensitive when `ci`).
+fn compiled(pattern: &str, ci: bool) -> Result<Regex, DbError> {
+    if let Some(r) = CACHE.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(p, i, _)| *i == ci && p == pattern)
+            .map(|e| e.2.clone())
+    }) {
+        return Ok(r);
+    }
+    let re = RegexBuilder::new(&translate(pattern)?)
+        .case_insensitive(ci)
+        .size_limit(REGEX_COMPILED_BYTES_MAX)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => invalid("regular expression is too complex"),
+            e => invalid(
+                &e.to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or("syntax error")
+                    .replace("error: ", ""),
+            ),
+        })?;
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= REGEX_CACHE_ENTRIES_MAX {
+            c.remove(0);
+        }
+        c.push((pattern.to_string(), ci, re.clone()));
+    });
+    Ok(re)
+}
+
+/// `s ~ pattern` (`~*` when `ci`).
+pub fn matches(s: &str, pattern: &str, ci: bool) -> Result<bool, DbError> {
+    Ok(compiled(pattern, ci)?.is_match(s))
+}
+
+/// `name(args)` if it is one of this module's functions.
+pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    let n = args.len();
+    let texts = args.iter().all(|t| t.is_string());
+    let (imp, ret): (Imp, DataType) = match (name, n) {
+        (_, _) if !texts => return Some(Err(crate::functions::no_function(name, args))),
+        ("textregexeq", 2) => (|a, _| op(a, false, false), DataType::Bool),
+        ("textregexne", 2) => (|a, _| op(a, false, true), DataType::Bool),
+        ("texticregexeq", 2) => (|a, _| op(a, true, false), DataType::Bool),
+        ("texticregexne", 2) => (|a, _| op(a, true, true), DataType::Bool),
+        ("regexp_replace", 3 | 4) => (regexp_replace, DataType::Text),
+        ("regexp_match", 2 | 3) => (regexp_match, text_array()),
+        ("regexp_split_to_array", 2 | 3) => (regexp_split_to_array, text_array()),
+        _ => return Some(Err(crate::functions::no_function(name, args))),
+    };
+    Some(Ok(Resolved {
+        func: ScalarFn {
+            name: NAMES.iter().find(|x| **x == name).expect("listed"),
+            volatility: Volatility::Immutable,
+            imp,
+        },
+        arg_types: vec![DataType::Text; n],
+        ret,
+    }))
+}
+
+fn text_array() -> DataType {
+    DataType::Text.array_of().expect("text[]")
+}
+
+fn strs(a: &[Value]) -> Option<Vec<&str>> {
+    a.iter().map(Value::as_str).collect()
+}
+
+fn op(a: &[Value], ci: bool, negated: bool) -> Result<Value, DbError> {
+    let Some(s) = strs(a) else {
+        return Ok(Value::Null);
+    };
+    Ok(Value::Bool(matches(s[0], s[1], ci)? != negated))
+}
+
+/// Flags of the regexp_* functions: `g` (every match), `i`/`c` (case),
+/// others 22023 as in PostgreSQL.
+fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, bool), DbError> {
+    let (mut global, mut ci) = (false, false);
+    for c in f.unwrap_or("").chars() {
+        match c {
+            'g' if allow_g => global = true,
+            'g' => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("{func}() does not support the \"global\" option"),
+                )
+                .with_hint(format!("Use the regexp_{}s function instead.", &func[7..])))
+            }
+            'i' => ci = true,
+            'c' => ci = false,
+            c => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("invalid regular expression option: \"{c}\""),
+                ))
+            }
+        }
+    }
+    Ok((global, ci))
+}
+
+fn regexp_replace(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(s) = strs(a) else {
+        return Ok(Value::Null);
+    };
+    let (global, ci) = flags(s.get(3).copied(), true, "regexp_replace")?;
+    let re = compiled(s[1], ci)?;
+    // PostgreSQL's replacement: \1..\9 a group, \& the match, \\ a
+    // backslash; the crate's `$` syntax must not apply.
+    let expand = |caps: &regex::Captures, out: &mut String| {
+        let mut chars = s[2].chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some(d @ '1'..='9') => {
+                    let g = d as usize - '0' as usize;
+                    out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+                }
+                Some('&') => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
+                Some(other) => {
+                    if other != '\\' {
+                        out.push('\\');
+                    }
+                    out.push(other);
+                }
+                None => out.push('\\'),
+            }
+        }
+    };
+    let mut out = String::with_capacity(s[0].len());
+    let mut last = 0;
+    for caps in re.captures_iter(s[0]) {
+        let m = caps.get(0).expect("group 0");
+        out.push_str(&s[0][last..m.start()]);
+        expand(&caps, &mut out);
+        crate::functions::check_result_len(out.len())?;
+        last = m.end();
+        if !global {
+            break;
+        }
+    }
+    out.push_str(&s[0][last..]);
+    Ok(Value::Text(Arc::from(out)))
+}
+
+fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(s) = strs(a) else {
+        return Ok(Value::Null);
+    };
+    let (_, ci) = flags(s.get(2).copied(), false, "regexp_match")?;
+    let re = compiled(s[1], ci)?;
+    let Some(caps) = re.captures(s[0]) else {
+        return Ok(Value::Null);
+    };
+    let items: Vec<Value> = if caps.len() == 1 {
+        vec![Value::text(caps.get(0).map_or("", |m| m.as_str()))]
+    } else {
+        caps.iter()
+            .skip(1)
+            .map(|m| m.map_or(Value::Null, |m| Value::text(m.as_str())))
+            .collect()
+    };
+    Ok(Array::from_items(DataType::Text, items).value())
+}
+
+fn regexp_split_to_array(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(s) = strs(a) else {
+        return Ok(Value::Null);
+    };
+    let (_, ci) = flags(s.get(2).copied(), false, "regexp_split_to_array")?;
+    let re = compiled(s[1], ci)?;
+    // PostgreSQL ignores empty matches at the start and end and zero-length
+    // matches adjacent to a previous match.
+    let mut items = Vec::new();
+    let mut start = 0;
+    for m in re.find_iter(s[0]) {
+        if m.start() == m.end() && (m.start() == 0 || m.start() >= s[0].len()) {
+            continue;
+        }
+        if m.start() == m.end() {
+            // Split between characters.
+            items.push(Value::text(&s[0][start..m.start()]));
+            start = m.start();
+            continue;
+        }
+        items.push(Value::text(&s[0][start..m.start()]));
+        start = m.end();
+    }
+    items.push(Value::text(&s[0][start..]));
+    Ok(Array::from_items(DataType::Text, items).value())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operators_and_translation() {
+        assert!(matches("pg_toast", "^pg_", false).unwrap());
+        assert!(!matches("public", "^pg_", false).unwrap());
+        assert!(matches("t", "^(t)$", false).unwrap());
+        assert!(matches("ABC", "b", true).unwrap());
+        assert!(matches("a word", "\\mword\\M", false).unwrap());
+        assert!(matches("x]", "[]]", false).unwrap());
+        assert!(matches("b", "[[:alpha:]]", false).unwrap());
+        assert_eq!(
+            matches("a", "(a)\\1", false).unwrap_err().code,
+            SqlState::FeatureNotSupported
+        );
+        assert_eq!(
+            matches("a", "(?=a)", false).unwrap_err().code,
+            SqlState::FeatureNotSupported
+        );
+        assert_eq!(
+            matches("a", "(", false).unwrap_err().code,
+            SqlState::InvalidRegularExpression
+        );
+    }
+
+    #[test]
+    fn functions_match_postgresql() {
+        let ctx = EvalCtx::new(crate::datetime::TimeZone::UTC, 0);
+        let t = Value::text;
+        let txt = |v: Value| v.to_text(&ctx);
+        assert_eq!(
+            txt(regexp_replace(&[t("foobarbaz"), t("b(..)"), t("X\\1Y")], &ctx).unwrap()),
+            "fooXarYbaz"
+        );
+        assert_eq!(
+            txt(regexp_replace(&[t("aaa"), t("a"), t("b"), t("g")], &ctx).unwrap()),
+            "bbb"
+        );
+        assert_eq!(
+            txt(regexp_match(&[t("foobarbequebaz"), t("(bar)(beque)")], &ctx).unwrap()),
+            "{bar,beque}"
+        );
+        assert!(regexp_match(&[t("abc"), t("x")], &ctx).unwrap().is_null());
+        assert_eq!(
+            txt(regexp_split_to_array(&[t("hello world"), t("\\s+")], &ctx).unwrap()),
+            "{hello,world}"
+        );
+        assert_eq!(
+            txt(regexp_split_to_array(&[t("abc"), t("")], &ctx).unwrap()),
+            "{a,b,c}"
+        );
+    }
+}
