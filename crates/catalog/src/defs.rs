@@ -201,17 +201,36 @@ pub struct Sequence {
     pub max: i64,
     pub start: i64,
     pub cycle: bool,
-    /// (last value, is_called).
-    pub state: Mutex<(i64, bool)>,
+    /// (last value, is_called). Shared by the definitions that replace
+    /// one another (ALTER SEQUENCE ... OWNED BY): a nextval() through an
+    /// older one still advances the one sequence.
+    pub state: Arc<Mutex<(i64, bool)>>,
     /// The column owning it (serial), as (table name, column name).
     pub owned_by: Option<(String, String)>,
     /// Belongs to a TEMP table: never logged, gone after a restart.
     pub temporary: bool,
     /// Changed since its state was last logged (see the commit hook).
-    pub dirty: AtomicBool,
+    pub dirty: Arc<AtomicBool>,
 }
 
 impl Sequence {
+    /// The same sequence (sharing its state) owned by `owned_by` instead.
+    pub fn with_owner(&self, owned_by: Option<(String, String)>) -> Sequence {
+        Sequence {
+            oid: self.oid,
+            name: self.name.clone(),
+            increment: self.increment,
+            min: self.min,
+            max: self.max,
+            start: self.start,
+            cycle: self.cycle,
+            state: self.state.clone(),
+            owned_by,
+            temporary: self.temporary,
+            dirty: self.dirty.clone(),
+        }
+    }
+
     /// nextval(): advance and return the new value (not transactional).
     pub fn next(&self) -> Result<i64, DbError> {
         let mut st = self.state.lock();

@@ -855,10 +855,10 @@ fn sequence_from(s: SequenceRecord) -> Sequence {
         max: s.max,
         start: s.start,
         cycle: s.cycle,
-        state: Mutex::new((s.last, s.called)),
+        state: Arc::new(Mutex::new((s.last, s.called))),
         owned_by: s.owned_by,
         temporary: false,
-        dirty: AtomicBool::new(false),
+        dirty: Arc::new(AtomicBool::new(false)),
     }
 }
 

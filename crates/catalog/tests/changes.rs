@@ -142,10 +142,10 @@ fn sequence(db: &Db, name: &str, temporary: bool) -> Arc<Sequence> {
         max: i64::MAX,
         start: 1,
         cycle: false,
-        state: Mutex::new((1, false)),
+        state: Arc::new(Mutex::new((1, false))),
         owned_by: None,
         temporary,
-        dirty: AtomicBool::new(true),
+        dirty: Arc::new(AtomicBool::new(true)),
     })
 }
 

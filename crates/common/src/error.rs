@@ -113,6 +113,7 @@ pub enum SqlState {
     TriggeredDataChangeViolation,
     // 42P17
     InvalidObjectDefinition,
+    InvalidRecursion,
     // P0
     PlpgsqlError,
     RaiseException,
@@ -193,6 +194,7 @@ impl SqlState {
             InvalidTransactionTermination => "2D000",
             TriggeredDataChangeViolation => "27000",
             InvalidObjectDefinition => "42P17",
+            InvalidRecursion => "42P19",
             PlpgsqlError => "P0000",
             RaiseException => "P0001",
             NoDataFound => "P0002",
@@ -559,6 +561,7 @@ mod tests {
         InvalidTransactionTermination => "ERRCODE_INVALID_TRANSACTION_TERMINATION",
         TriggeredDataChangeViolation => "ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION",
         InvalidObjectDefinition => "ERRCODE_INVALID_OBJECT_DEFINITION",
+        InvalidRecursion => "ERRCODE_INVALID_RECURSION",
         PlpgsqlError => "ERRCODE_PLPGSQL_ERROR",
         RaiseException => "ERRCODE_RAISE_EXCEPTION",
         NoDataFound => "ERRCODE_NO_DATA_FOUND",

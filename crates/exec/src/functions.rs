@@ -304,6 +304,13 @@ fn array_ctor(elem: DataType, nested: bool, args: Vec<Value>) -> Result<Value, D
 /// `a[i][j]`: NULL outside the array, for a NULL subscript, or with a
 /// different number of subscripts than dimensions.
 fn subscript(args: Vec<Value>) -> Result<Value, DbError> {
+    if let (Value::Text(name), Some(i)) = (&args[0], args[1].as_i64()) {
+        // name[i]: the byte at i ("char"), '' past the end.
+        let byte = usize::try_from(i).ok().and_then(|i| name.as_bytes().get(i));
+        return Ok(Value::Text(Arc::from(
+            byte.map_or(String::new(), |b| char::from(*b).to_string()),
+        )));
+    }
     let Value::Array(a) = &args[0] else {
         return Ok(Value::Null);
     };

@@ -102,7 +102,7 @@ impl RowB {
 /// The value a column holds unless a builder sets it.
 fn neutral(t: DataType) -> Value {
     match t {
-        DataType::Oid | DataType::Int8 => Value::Int8(0),
+        DataType::Oid | DataType::Int8 | DataType::Reg(_) => Value::Int8(0),
         DataType::Int4 => Value::Int4(0),
         DataType::Int2 => Value::Int2(0),
         DataType::Float4 => Value::Float4(0.0),
@@ -136,20 +136,16 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::Index => index_rows(c),
         Rel::Constraint => constraint_rows(c),
         Rel::Attrdef => attrdef_rows(c),
-        Rel::Am => [
-            (HEAP_AM_OID, "heap", "heap_tableam_handler", "t"),
-            (BTREE_AM_OID, "btree", "bthandler", "i"),
-        ]
-        .into_iter()
-        .map(|(o, name, handler, kind)| {
-            RowB::new(Rel::Am)
-                .set("oid", oid(o))
-                .set("amname", text(name))
-                .set("amhandler", text(handler))
-                .set("amtype", text(kind))
-                .done()
-        })
-        .collect(),
+        Rel::Am => [(HEAP_AM_OID, "heap", "t"), (BTREE_AM_OID, "btree", "i")]
+            .into_iter()
+            .map(|(o, name, kind)| {
+                RowB::new(Rel::Am)
+                    .set("oid", oid(o))
+                    .set("amname", text(name))
+                    .set("amtype", text(kind))
+                    .done()
+            })
+            .collect(),
         Rel::Roles | Rel::Authid | Rel::User => role_rows(rel),
         Rel::AuthMembers => Vec::new(),
         Rel::Database => vec![RowB::new(Rel::Database)
@@ -282,11 +278,27 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Description => vec![RowB::new(Rel::Description)
-            .set("objoid", oid(PLPGSQL_EXTENSION_OID))
-            .set("classoid", oid(Rel::Extension.oid()))
-            .set("description", text("PL/pgSQL procedural language"))
-            .done()],
+        Rel::Description => [
+            (
+                PLPGSQL_EXTENSION_OID,
+                Rel::Extension,
+                "PL/pgSQL procedural language",
+            ),
+            (
+                PUBLIC_NAMESPACE_OID,
+                Rel::Namespace,
+                "standard public schema",
+            ),
+        ]
+        .into_iter()
+        .map(|(o, class, d)| {
+            RowB::new(Rel::Description)
+                .set("objoid", oid(o))
+                .set("classoid", oid(class.oid()))
+                .set("description", text(d))
+                .done()
+        })
+        .collect(),
         // Features Nestor does not have: the relations exist, empty.
         Rel::Shdescription
         | Rel::Inherits
@@ -304,7 +316,29 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Enum
         | Rel::Range
         | Rel::Operator
-        | Rel::Cast => Vec::new(),
+        | Rel::Cast
+        | Rel::InitPrivs
+        | Rel::Transform
+        | Rel::Aggregate
+        | Rel::Conversion
+        | Rel::TsParser
+        | Rel::TsTemplate
+        | Rel::TsDict
+        | Rel::TsConfig
+        | Rel::TsConfigMap
+        | Rel::ForeignDataWrapper
+        | Rel::ForeignServer
+        | Rel::UserMapping
+        | Rel::DefaultAcl
+        | Rel::LargeobjectMetadata
+        | Rel::Seclabel
+        | Rel::Shseclabel
+        | Rel::Subscription
+        | Rel::Opfamily
+        | Rel::Amop
+        | Rel::Amproc
+        | Rel::PreparedXacts
+        | Rel::Seclabels => Vec::new(),
     }
 }
 
@@ -337,10 +371,20 @@ fn namespace_rows(c: &Catalog) -> Rows {
     spaces
         .into_iter()
         .map(|(o, owner)| {
+            // public keeps PostgreSQL 15's initial privileges (pg_dump
+            // compares them with what it expects).
+            let acl = (o == PUBLIC_NAMESPACE_OID).then(|| {
+                let items = [
+                    "pg_database_owner=UC/pg_database_owner",
+                    "=U/pg_database_owner",
+                ];
+                Array::from_items(DataType::Text, items.iter().map(text).collect()).value()
+            });
             RowB::new(Rel::Namespace)
                 .set("oid", oid(o))
                 .set("nspname", text(namespace_name(o)))
                 .set("nspowner", oid(owner))
+                .set("nspacl", acl.unwrap_or(Value::Null))
                 .done()
         })
         .collect()
@@ -547,12 +591,6 @@ fn type_rows() -> Rows {
         let elem = t.element().map_or(0, DataType::oid);
         let array = t.array_of().map_or(0, DataType::oid);
         let name = typname(t);
-        let (input, output) =
-            if t.is_array() && !matches!(t, DataType::Int2Vector | DataType::OidVector) {
-                ("array_in".to_string(), "array_out".to_string())
-            } else {
-                (format!("{name}in"), format!("{name}out"))
-            };
         out.push(
             RowB::new(Rel::Type)
                 .set("oid", oid(t.oid()))
@@ -577,23 +615,8 @@ fn type_rows() -> Rows {
                 )
                 .set("typisdefined", Value::Bool(true))
                 .set("typdelim", text(","))
-                .set(
-                    "typsubscript",
-                    text(if elem != 0 {
-                        "array_subscript_handler"
-                    } else {
-                        "-"
-                    }),
-                )
                 .set("typelem", oid(elem))
                 .set("typarray", oid(array))
-                .set("typinput", text(input))
-                .set("typoutput", text(output))
-                .set("typreceive", text("-"))
-                .set("typsend", text("-"))
-                .set("typmodin", text("-"))
-                .set("typmodout", text("-"))
-                .set("typanalyze", text("-"))
                 .set("typalign", text(align))
                 .set("typstorage", text(storage))
                 .set("typtypmod", Value::Int4(-1))
@@ -1060,6 +1083,27 @@ fn depend_rows(c: &Catalog) -> Rows {
             ]);
         }
     }
+    // A column default that calls nextval('s'::regclass) depends on s
+    // (pg_dump then sets such defaults after creating the sequence).
+    let sequences = c.sequences();
+    for (o, t, k) in defaults(c) {
+        let Some(d) = t.columns[k].default.as_deref() else {
+            continue;
+        };
+        for s in &sequences {
+            if d.contains(&format!("nextval('{}'::regclass)", s.name)) {
+                out.push(vec![
+                    oid(Rel::Attrdef.oid()),
+                    oid(o),
+                    Value::Int4(0),
+                    Value::Int8(class),
+                    oid(s.oid.0),
+                    Value::Int4(0),
+                    text("n"),
+                ]);
+            }
+        }
+    }
     for s in c.sequences() {
         if let Some((table, column)) = &s.owned_by {
             if let Some(t) = c.table(table) {
@@ -1119,7 +1163,6 @@ fn proc_row(f: &FunctionDef) -> Vec<Value> {
             "prorows",
             Value::Float4(if f.retset { 1000.0 } else { 0.0 }),
         )
-        .set("prosupport", text("-"))
         .set("prokind", text(if f.procedure { "p" } else { "f" }))
         .set("proisstrict", Value::Bool(f.strict))
         .set("proretset", Value::Bool(f.retset))
@@ -1168,6 +1211,17 @@ fn proc_row(f: &FunctionDef) -> Vec<Value> {
 }
 
 // ----- functions ------------------------------------------------------------
+
+/// `quote_literal`: single quotes, doubled inside; with a backslash the
+/// E'' form with backslashes doubled, as PostgreSQL writes it.
+pub fn quote_literal(s: &str) -> String {
+    let body = s.replace('\'', "''");
+    if s.contains('\\') {
+        format!("E'{}'", body.replace('\\', "\\\\"))
+    } else {
+        format!("'{body}'")
+    }
+}
 
 /// `quote_ident`: double quotes unless the name is a plain lower-case
 /// identifier that is not a keyword.
@@ -1388,6 +1442,9 @@ fn relation_oid(c: &Catalog, v: &Value) -> Result<Option<u32>, DbError> {
 /// Call a catalog function.
 pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     let c = ev.ctx.catalog;
+    if f == CatalogFn::QuoteNullable {
+        return Ok(text(args[0].as_str().map_or("NULL".into(), quote_literal)));
+    }
     let strict = !matches!(f, CatalogFn::IndexDef | CatalogFn::CurrentSchemas);
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -1428,7 +1485,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let pretty = matches!(args.get(1), Some(Value::Bool(true)));
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
         }
-        CatalogFn::ViewDef | CatalogFn::StatisticsColumns => Value::Null,
+        CatalogFn::ViewDef | CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => {
+            Value::Null
+        }
         CatalogFn::FunctionResult => c
             .function_by_oid(RelId(int(&args[0]) as u32))
             .and_then(|f| function_result(c, &f))
@@ -1464,6 +1523,8 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Value::Int8(bytes as i64)
         }
         CatalogFn::SizePretty => size_pretty(&args[0]).map_or(Value::Null, text),
+        CatalogFn::QuoteLiteral => text(quote_literal(args[0].as_str().unwrap_or(""))),
+        CatalogFn::QuoteNullable => unreachable!("handled before the NULL check"),
         CatalogFn::QuoteIdent => text(quote_ident(args[0].as_str().unwrap_or(""))),
         CatalogFn::SerialSequence => {
             let table = args[0].as_str().unwrap_or("");
@@ -1492,6 +1553,34 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 .map_or(Value::Null, |s| {
                     text(format!("public.{}", quote_ident(&s.name)))
                 })
+        }
+        CatalogFn::SequenceState(last) => match c.sequence_by_oid(RelId(int(&args[0]) as u32)) {
+            Some(s) => {
+                let (value, called) = *s.state.lock();
+                if last {
+                    Value::Int8(value)
+                } else {
+                    Value::Bool(called)
+                }
+            }
+            None => Value::Null,
+        },
+        CatalogFn::AclDefault => {
+            let owner = match int(&args[1]) as u32 {
+                SUPERUSER_OID => "postgres".to_string(),
+                DATABASE_OWNER_ROLE_OID => "pg_database_owner".to_string(),
+                o => o.to_string(),
+            };
+            let items: Vec<String> = match args[0].as_str().unwrap_or("") {
+                "r" => vec![format!("{owner}=arwdDxt/{owner}")],
+                "s" => vec![format!("{owner}=rwU/{owner}")],
+                "d" => vec![format!("=Tc/{owner}"), format!("{owner}=CTc/{owner}")],
+                "f" => vec![format!("=X/{owner}"), format!("{owner}=X/{owner}")],
+                "l" | "T" => vec![format!("=U/{owner}"), format!("{owner}=U/{owner}")],
+                "n" => vec![format!("{owner}=UC/{owner}")],
+                _ => Vec::new(),
+            };
+            Array::from_items(DataType::Text, items.iter().map(text).collect()).value()
         }
         CatalogFn::RegName(kind) => text(reg_name(c, kind, int(&args[0]) as u32)),
         CatalogFn::RegInput(kind) => {

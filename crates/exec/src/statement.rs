@@ -246,7 +246,8 @@ fn explain_statement(
 fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, DbError> {
     let n = statement_node(&p.stmt)?;
     let runs_code = matches!(n, NodeEnum::DoStmt(_));
-    if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_)) && !runs_code {
+    if ctx.read_only && !matches!(n, NodeEnum::VacuumStmt(_) | NodeEnum::LockStmt(_)) && !runs_code
+    {
         let what = match n {
             NodeEnum::CreateFunctionStmt(f) if f.is_procedure => "CREATE PROCEDURE",
             NodeEnum::CreateFunctionStmt(_) => "CREATE FUNCTION",
@@ -256,6 +257,8 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::IndexStmt(_) => "CREATE INDEX",
             NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
             NodeEnum::CreateTrigStmt(_) => "CREATE TRIGGER",
+            NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
+            NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -272,6 +275,9 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
         NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
         NodeEnum::CreateTrigStmt(ct) => crate::ddl::create_trigger(ctx, &text, ct),
+        NodeEnum::LockStmt(ls) => crate::ddl::lock_table(ctx, ls),
+        NodeEnum::AlterSeqStmt(st) => crate::ddl::alter_sequence(ctx, st),
+        NodeEnum::AlterOwnerStmt(st) => crate::ddl::alter_owner(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

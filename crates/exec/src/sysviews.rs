@@ -43,7 +43,14 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
         View::Sequences => sequence_rows(ev.ctx.catalog),
-        View::Catalog(rel) => crate::pg_catalog::rows(rel, ev),
+        View::Catalog(rel) => {
+            let tableoid = Value::Int8(i64::from(rel.oid()));
+            let mut rows = crate::pg_catalog::rows(rel, ev);
+            for r in &mut rows {
+                r.push(tableoid.clone());
+            }
+            rows
+        }
     }
 }
 

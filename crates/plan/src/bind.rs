@@ -27,7 +27,7 @@ use nestor_catalog::Catalog;
 use nestor_types::EvalCtx;
 
 use crate::functions::{self, CatalogFn, Func};
-use crate::ir::{AggCall, AggFunc, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
+use crate::ir::{AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
@@ -77,6 +77,10 @@ pub struct Cte {
     pub id: usize,
     pub plan: Arc<Plan>,
     pub cols: Vec<OutCol>,
+    /// The working table of a recursive CTE while its recursive term is
+    /// planned: a reference counts in `Binder::recursive_refs`, which
+    /// stood at this value when planning began.
+    pub working: Option<usize>,
 }
 
 /// Where aggregates may appear.
@@ -144,6 +148,8 @@ pub struct Binder<'e> {
     pub agg: AggCtx,
     /// CTEs visible, innermost last.
     pub ctes: Vec<Cte>,
+    /// References to a recursive CTE's working table met so far.
+    pub recursive_refs: usize,
     /// Set by `select::plan_query`: whether the query just planned referred
     /// to rows of enclosing queries.
     pub last_correlated: bool,
@@ -307,6 +313,7 @@ impl<'e> Binder<'e> {
             next_id: 0,
             agg: AggCtx::NotAllowed("WHERE"),
             ctes: Vec::new(),
+            recursive_refs: 0,
             last_correlated: false,
             literal_locs: Vec::new(),
             vars: None,
@@ -680,6 +687,12 @@ impl<'e> Binder<'e> {
                 }
                 other => return Err(unsupported_node(other)),
             }
+        }
+        // A name subscripts as the bytes it is made of (0-based), as
+        // PostgreSQL's fixed-length name type does: pg_dump's
+        // `typname[0] = '_'`.
+        if at == DataType::Name && args.len() == 2 {
+            return Ok((Expr::Func(Func::Subscript, args), DataType::Text));
         }
         let elem = at.element().ok_or_else(|| {
             DbError::new(
@@ -1643,9 +1656,6 @@ impl<'e> Binder<'e> {
                 format!("aggregate functions are not allowed in {clause}"),
             ));
         }
-        if f.agg_filter.is_some() || !f.agg_order.is_empty() {
-            return Err(DbError::unsupported("aggregate FILTER and ORDER BY"));
-        }
         let want = match func {
             AggFunc::CountStar => 0,
             AggFunc::StringAgg => 2,
@@ -1665,15 +1675,25 @@ impl<'e> Binder<'e> {
             &mut self.agg,
             AggCtx::NotAllowed("aggregate function calls"),
         );
-        let bound = self.bind_agg_args(func, &f.args);
+        let bound = self.bind_agg_args(func, &f.args).and_then(|b| {
+            let order = self.bind_agg_order(&f.agg_order)?;
+            let filter = match &f.agg_filter {
+                Some(n) => Some(self.bind_bool(n, "FILTER")?),
+                None => None,
+            };
+            Ok((b, order, filter))
+        });
         self.agg = saved;
-        let (arg, at, delimiter) = bound?;
+        let ((arg, at, delimiter), order, filter) = bound?;
         let ty = agg_type(func, at, name)?;
         let arg = match (func, arg) {
             (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
             (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+            (AggFunc::ArrayAgg, Some(e)) => {
+                Some(self.coerce(e, at, ty.element().expect("an array"))?)
+            }
             (_, a) => a,
         };
         let call = AggCall {
@@ -1682,8 +1702,36 @@ impl<'e> Binder<'e> {
             delimiter,
             distinct: f.agg_distinct,
             ty,
+            order,
+            filter,
         };
         Ok((Expr::Agg(Box::new(call)), ty))
+    }
+
+    /// `ORDER BY` inside an aggregate call.
+    fn bind_agg_order(&mut self, keys: &[Node]) -> Result<Vec<AggOrder>, DbError> {
+        let mut out = Vec::with_capacity(keys.len());
+        for k in keys {
+            let NodeEnum::SortBy(sb) = node(k)? else {
+                return Err(unsupported_node(node(k)?));
+            };
+            if !sb.use_op.is_empty() {
+                return Err(DbError::unsupported("ORDER BY USING in an aggregate"));
+            }
+            let desc = sb.sortby_dir == pb::SortByDir::SortbyDesc as i32;
+            let nulls_first = match pb::SortByNulls::try_from(sb.sortby_nulls) {
+                Ok(pb::SortByNulls::SortbyNullsFirst) => true,
+                Ok(pb::SortByNulls::SortbyNullsLast) => false,
+                _ => desc,
+            };
+            let (key, _) = self.bind(req(&sb.node)?)?;
+            out.push(AggOrder {
+                key,
+                desc,
+                nulls_first,
+            });
+        }
+        Ok(out)
     }
 
     /// The bound argument of an aggregate (None for count(*)), its type,
@@ -1880,6 +1928,7 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
         "string_agg" => AggFunc::StringAgg,
+        "array_agg" => AggFunc::ArrayAgg,
         _ => return None,
     })
 }
@@ -1910,6 +1959,10 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg => T::Text,
+        AggFunc::ArrayAgg if arg.is_array() => {
+            return Err(DbError::unsupported("array_agg of arrays"))
+        }
+        AggFunc::ArrayAgg => arg.resolve_unknown().array_of().ok_or_else(bad)?,
     })
 }
 

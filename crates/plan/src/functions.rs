@@ -125,6 +125,9 @@ pub enum CatalogFn {
     TriggerDef,
     /// pg_get_viewdef(view [, pretty]): there are no views, NULL.
     ViewDef,
+    /// pg_get_function_sqlbody(function): NULL, bodies are kept as text
+    /// (prosrc), not as SQL-standard BEGIN ATOMIC bodies.
+    FunctionSqlBody,
     /// pg_get_function_result(function).
     FunctionResult,
     /// pg_get_function_arguments(function).
@@ -142,6 +145,10 @@ pub enum CatalogFn {
     SizePretty,
     /// quote_ident(text).
     QuoteIdent,
+    /// quote_literal(text).
+    QuoteLiteral,
+    /// quote_nullable(text): quote_literal, or the word NULL.
+    QuoteNullable,
     /// pg_get_serial_sequence(table, column): the sequence a serial or
     /// identity column takes its values from, schema-qualified.
     SerialSequence,
@@ -149,6 +156,12 @@ pub enum CatalogFn {
     CurrentSchemas,
     /// pg_get_userbyid(role) with the role's name.
     UserById,
+    /// acldefault(kind, owner): the privileges an object has without
+    /// GRANTs. With one superuser and no GRANT, none are recorded: `{}`.
+    AclDefault,
+    /// A sequence read as a relation (`SELECT last_value, is_called FROM
+    /// s`): its last value (`true`) or is_called (`false`), by OID.
+    SequenceState(bool),
     /// The output function of a reg* type: the object's name.
     RegName(nestor_types::datatype::RegKind),
     /// The input function of a reg* type other than regclass for a
@@ -373,6 +386,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![text, Some(T::Oid), Some(T::Bool)][..n].to_vec(),
             T::Text,
         ),
+        ("pg_get_function_sqlbody", 1) => r(
+            Func::Catalog(CatalogFn::FunctionSqlBody),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
         ("pg_get_function_result", 1) => r(
             Func::Catalog(CatalogFn::FunctionResult),
             vec![Some(T::Oid)],
@@ -415,6 +433,14 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             })],
             T::Text,
         ),
+        ("acldefault", 2) => r(
+            Func::Catalog(CatalogFn::AclDefault),
+            vec![text, Some(T::Oid)],
+            T::Text.array_of().expect("text[]"),
+        ),
+        ("quote_literal" | "quote_nullable", 1) => {
+            r(Func::Catalog(CatalogFn::QuoteLiteral), vec![text], T::Text)
+        }
         ("quote_ident", 1) => r(Func::Catalog(CatalogFn::QuoteIdent), vec![text], T::Text),
         ("pg_get_serial_sequence", 2) => r(
             Func::Catalog(CatalogFn::SerialSequence),
@@ -480,8 +506,6 @@ const NOT_YET: &[&str] = &[
     "regexp_matches",
     "regexp_split_to_table",
     "format",
-    "quote_literal",
-    "quote_nullable",
     "initcap",
     "translate",
     "ascii",

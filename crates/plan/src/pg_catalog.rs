@@ -93,10 +93,32 @@ pub enum Rel {
     Operator,
     Cast,
     Settings,
+    InitPrivs,
+    Transform,
+    Aggregate,
+    Conversion,
+    TsParser,
+    TsTemplate,
+    TsDict,
+    TsConfig,
+    TsConfigMap,
+    ForeignDataWrapper,
+    ForeignServer,
+    UserMapping,
+    DefaultAcl,
+    LargeobjectMetadata,
+    Seclabel,
+    Shseclabel,
+    Subscription,
+    Opfamily,
+    Amop,
+    Amproc,
+    PreparedXacts,
+    Seclabels,
 }
 
 impl Rel {
-    pub const ALL: [Rel; 43] = [
+    pub const ALL: [Rel; 65] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -140,6 +162,28 @@ impl Rel {
         Rel::Operator,
         Rel::Cast,
         Rel::Settings,
+        Rel::InitPrivs,
+        Rel::Transform,
+        Rel::Aggregate,
+        Rel::Conversion,
+        Rel::TsParser,
+        Rel::TsTemplate,
+        Rel::TsDict,
+        Rel::TsConfig,
+        Rel::TsConfigMap,
+        Rel::ForeignDataWrapper,
+        Rel::ForeignServer,
+        Rel::UserMapping,
+        Rel::DefaultAcl,
+        Rel::LargeobjectMetadata,
+        Rel::Seclabel,
+        Rel::Shseclabel,
+        Rel::Subscription,
+        Rel::Opfamily,
+        Rel::Amop,
+        Rel::Amproc,
+        Rel::PreparedXacts,
+        Rel::Seclabels,
     ];
 
     pub fn name(self) -> &'static str {
@@ -187,10 +231,33 @@ impl Rel {
             Rel::Operator => "pg_operator",
             Rel::Cast => "pg_cast",
             Rel::Settings => "pg_settings",
+            Rel::InitPrivs => "pg_init_privs",
+            Rel::Transform => "pg_transform",
+            Rel::Aggregate => "pg_aggregate",
+            Rel::Conversion => "pg_conversion",
+            Rel::TsParser => "pg_ts_parser",
+            Rel::TsTemplate => "pg_ts_template",
+            Rel::TsDict => "pg_ts_dict",
+            Rel::TsConfig => "pg_ts_config",
+            Rel::TsConfigMap => "pg_ts_config_map",
+            Rel::ForeignDataWrapper => "pg_foreign_data_wrapper",
+            Rel::ForeignServer => "pg_foreign_server",
+            Rel::UserMapping => "pg_user_mapping",
+            Rel::DefaultAcl => "pg_default_acl",
+            Rel::LargeobjectMetadata => "pg_largeobject_metadata",
+            Rel::Seclabel => "pg_seclabel",
+            Rel::Shseclabel => "pg_shseclabel",
+            Rel::Subscription => "pg_subscription",
+            Rel::Opfamily => "pg_opfamily",
+            Rel::Amop => "pg_amop",
+            Rel::Amproc => "pg_amproc",
+            Rel::PreparedXacts => "pg_prepared_xacts",
+            Rel::Seclabels => "pg_seclabels",
         }
     }
 
-    /// pg_class.oid (PostgreSQL's for the catalogs; the views' are Nestor's own).
+    /// pg_class.oid (PostgreSQL's; the views' are PostgreSQL 15's where
+    /// fixed, else Nestor's own in the same range).
     pub fn oid(self) -> u32 {
         match self {
             Rel::Class => 1259,
@@ -236,6 +303,28 @@ impl Rel {
             Rel::Operator => 2617,
             Rel::Cast => 2605,
             Rel::Settings => 12030,
+            Rel::InitPrivs => 3394,
+            Rel::Transform => 3576,
+            Rel::Aggregate => 2600,
+            Rel::Conversion => 2607,
+            Rel::TsParser => 3601,
+            Rel::TsTemplate => 3764,
+            Rel::TsDict => 3600,
+            Rel::TsConfig => 3602,
+            Rel::TsConfigMap => 3603,
+            Rel::ForeignDataWrapper => 2328,
+            Rel::ForeignServer => 1417,
+            Rel::UserMapping => 1418,
+            Rel::DefaultAcl => 826,
+            Rel::LargeobjectMetadata => 2995,
+            Rel::Seclabel => 3596,
+            Rel::Shseclabel => 3592,
+            Rel::Subscription => 6100,
+            Rel::Opfamily => 2753,
+            Rel::Amop => 2602,
+            Rel::Amproc => 2603,
+            Rel::PreparedXacts => 12090,
+            Rel::Seclabels => 12099,
         }
     }
 
@@ -250,6 +339,8 @@ impl Rel {
                 | Rel::Matviews
                 | Rel::Tables
                 | Rel::Settings
+                | Rel::PreparedXacts
+                | Rel::Seclabels
         )
     }
 
@@ -299,9 +390,32 @@ impl Rel {
             Rel::Operator => "oid:oid oprname:name oprnamespace:oid oprowner:oid oprkind:\"char\" oprcanmerge:boolean oprcanhash:boolean oprleft:oid oprright:oid oprresult:oid oprcom:oid oprnegate:oid oprcode:regproc oprrest:regproc oprjoin:regproc",
             Rel::Cast => "oid:oid castsource:oid casttarget:oid castfunc:oid castcontext:\"char\" castmethod:\"char\"",
             Rel::Settings => "name:text setting:text unit:text category:text short_desc:text extra_desc:text context:text vartype:text source:text min_val:text max_val:text enumvals:text[] boot_val:text reset_val:text sourcefile:text sourceline:integer pending_restart:boolean",
+            Rel::InitPrivs => "objoid:oid classoid:oid objsubid:integer privtype:\"char\" initprivs:aclitem[]",
+            Rel::Transform => "oid:oid trftype:oid trflang:oid trffromsql:regproc trftosql:regproc",
+            Rel::Aggregate => "aggfnoid:regproc aggkind:\"char\" aggnumdirectargs:smallint aggtransfn:regproc aggfinalfn:regproc aggcombinefn:regproc aggserialfn:regproc aggdeserialfn:regproc aggmtransfn:regproc aggminvtransfn:regproc aggmfinalfn:regproc aggfinalextra:boolean aggmfinalextra:boolean aggfinalmodify:\"char\" aggmfinalmodify:\"char\" aggsortop:oid aggtranstype:oid aggtransspace:integer aggmtranstype:oid aggmtransspace:integer agginitval:text aggminitval:text",
+            Rel::Conversion => "oid:oid conname:name connamespace:oid conowner:oid conforencoding:integer contoencoding:integer conproc:regproc condefault:boolean",
+            Rel::TsParser => "oid:oid prsname:name prsnamespace:oid prsstart:regproc prstoken:regproc prsend:regproc prsheadline:regproc prslextype:regproc",
+            Rel::TsTemplate => "oid:oid tmplname:name tmplnamespace:oid tmplinit:regproc tmpllexize:regproc",
+            Rel::TsDict => "oid:oid dictname:name dictnamespace:oid dictowner:oid dicttemplate:oid dictinitoption:text",
+            Rel::TsConfig => "oid:oid cfgname:name cfgnamespace:oid cfgowner:oid cfgparser:oid",
+            Rel::TsConfigMap => "mapcfg:oid maptokentype:integer mapseqno:integer mapdict:oid",
+            Rel::ForeignDataWrapper => "oid:oid fdwname:name fdwowner:oid fdwhandler:oid fdwvalidator:oid fdwacl:aclitem[] fdwoptions:text[]",
+            Rel::ForeignServer => "oid:oid srvname:name srvowner:oid srvfdw:oid srvtype:text srvversion:text srvacl:aclitem[] srvoptions:text[]",
+            Rel::UserMapping => "oid:oid umuser:oid umserver:oid umoptions:text[]",
+            Rel::DefaultAcl => "oid:oid defaclrole:oid defaclnamespace:oid defaclobjtype:\"char\" defaclacl:aclitem[]",
+            Rel::LargeobjectMetadata => "oid:oid lomowner:oid lomacl:aclitem[]",
+            Rel::Seclabel => "objoid:oid classoid:oid objsubid:integer provider:text label:text",
+            Rel::Shseclabel => "objoid:oid classoid:oid provider:text label:text",
+            Rel::Subscription => "oid:oid subdbid:oid subskiplsn:pg_lsn subname:name subowner:oid subenabled:boolean subbinary:boolean substream:boolean subtwophasestate:\"char\" subdisableonerr:boolean subconninfo:text subslotname:name subsynccommit:text subpublications:text[]",
+            Rel::Opfamily => "oid:oid opfmethod:oid opfname:name opfnamespace:oid opfowner:oid",
+            Rel::Amop => "oid:oid amopfamily:oid amoplefttype:oid amoprighttype:oid amopstrategy:smallint amoppurpose:\"char\" amopopr:oid amopmethod:oid amopsortfamily:oid",
+            Rel::Amproc => "oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:smallint amproc:regproc",
+            Rel::PreparedXacts => "transaction:xid gid:text prepared:timestamptz owner:name database:name",
+            Rel::Seclabels => "objoid:oid classoid:oid objsubid:integer objtype:text objnamespace:oid objname:text provider:text label:text",
         }
     }
 }
+
 /// The relation named `name` (schema already checked), if it is one.
 pub fn by_name(name: &str) -> Option<Rel> {
     Rel::ALL.into_iter().find(|r| r.name() == name)
@@ -395,13 +509,14 @@ pub fn column_type(pg: &str) -> DataType {
         "real" => T::Float4,
         "bytea" => T::Bytea,
         "timestamptz" => T::TimestampTz,
+        "regproc" => T::Reg(RegKind::Proc),
         "int2vector" => T::Int2Vector,
         "oidvector" => T::OidVector,
         "oid[]" => array(T::Oid),
         "smallint[]" => array(T::Int2),
         "text[]" | "aclitem[]" | "\"char\"[]" => array(T::Text),
-        // "char", text, regproc (a function name), pg_node_tree (SQL
-        // text), anyarray (attmissingval, shown as text).
+        // "char", text, pg_node_tree (SQL text), anyarray
+        // (attmissingval, shown as text), pg_lsn (text 'X/Y').
         _ => T::Text,
     }
 }

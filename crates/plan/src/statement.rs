@@ -40,6 +40,9 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::DoStmt(_)
             | NodeEnum::CallStmt(_)
             | NodeEnum::CreateTrigStmt(_)
+            | NodeEnum::LockStmt(_)
+            | NodeEnum::AlterSeqStmt(_)
+            | NodeEnum::AlterOwnerStmt(_)
     )
 }
 

@@ -426,6 +426,64 @@ static DEFS: &[Def] = &[
         Kind::Bool,
         "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE.",
     ),
+    // Parameters pg_dump and its dumps set. Their effect is Nestor's
+    // behaviour anyway (no row security policies, no tablespaces, one
+    // table access method, scans do not synchronize, XML is not a type),
+    // so only the values that mean that are accepted where others exist.
+    def(
+        "synchronize_seqscans",
+        "on",
+        Kind::Bool,
+        "Enable synchronized sequential scans.",
+    ),
+    def(
+        "row_security",
+        "on",
+        Kind::Bool,
+        "Enable row security.",
+    ),
+    def(
+        "quote_all_identifiers",
+        "off",
+        Kind::Bool,
+        "When generating SQL fragments, quote all identifiers.",
+    ),
+    def(
+        "xmloption",
+        "content",
+        Kind::Enum(&["content", "document"]),
+        "Sets whether XML data in implicit parsing and serialization operations is to be considered as documents or content fragments.",
+    ),
+    def(
+        "default_tablespace",
+        "",
+        Kind::Enum(&["", "pg_default"]),
+        "Sets the default tablespace to create tables and indexes in.",
+    ),
+    def(
+        "default_table_access_method",
+        "heap",
+        Kind::Enum(&["heap"]),
+        "Sets the default table access method for new tables.",
+    ),
+    def(
+        "bytea_output",
+        "hex",
+        Kind::Enum(&["hex"]),
+        "Sets the output format for bytea.",
+    ),
+    def(
+        "escape_string_warning",
+        "on",
+        Kind::Bool,
+        "Warn about backslash escapes in ordinary string literals.",
+    ),
+    def(
+        "array_nulls",
+        "on",
+        Kind::Enum(&["on"]),
+        "Enable input of NULL elements in arrays.",
+    ),
     // PL/pgSQL's own parameters (PostgreSQL defines them when plpgsql is
     // loaded, which every database does).
     def(

@@ -35,6 +35,14 @@ pub fn alter_table(
         .as_ref()
         .ok_or_else(|| DbError::internal("ALTER TABLE without name"))?;
     let name = relname(rv)?;
+    let owner_only = !at.cmds.is_empty()
+        && at.cmds.iter().all(|c| {
+            matches!(nestor_parser::ast::node(c), Ok(NodeEnum::AlterTableCmd(cmd))
+                if cmd.subtype == pb::AlterTableType::AtChangeOwner as i32)
+        });
+    if owner_only {
+        return change_owner(ctx, at, &name);
+    }
     if at.objtype != pb::ObjectType::ObjectTable as i32 {
         return Err(DbError::unsupported("ALTER of this object type"));
     }
@@ -56,6 +64,45 @@ pub fn alter_table(
         alter_cmd(ctx, text, &def, cmd)?;
     }
     Ok(CommandTag::Plain("ALTER TABLE"))
+}
+
+/// ALTER TABLE/SEQUENCE/INDEX ... OWNER TO role. Every object belongs to
+/// the one role there is (postgres, the bootstrap superuser, as in a
+/// fresh PostgreSQL), so giving it to that role changes nothing; any other
+/// role does not exist (42704).
+fn change_owner(
+    ctx: &mut StatementCtx,
+    at: &pb::AlterTableStmt,
+    name: &str,
+) -> Result<CommandTag, DbError> {
+    for c in &at.cmds {
+        let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
+            continue;
+        };
+        if let Some(role) = &cmd.newowner {
+            let named = role.roletype == pb::RoleSpecType::RolespecCstring as i32;
+            if named && role.rolename != "postgres" {
+                return Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("role \"{}\" does not exist", role.rolename),
+                ));
+            }
+        }
+    }
+    let tag = match pb::ObjectType::try_from(at.objtype) {
+        Ok(pb::ObjectType::ObjectSequence) => "ALTER SEQUENCE",
+        Ok(pb::ObjectType::ObjectIndex) => "ALTER INDEX",
+        Ok(pb::ObjectType::ObjectView) => "ALTER VIEW",
+        _ => "ALTER TABLE",
+    };
+    if ctx.catalog.relation(name).is_none() {
+        if at.missing_ok {
+            notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
+            return Ok(CommandTag::Plain(tag));
+        }
+        return Err(undefined_table(name));
+    }
+    Ok(CommandTag::Plain(tag))
 }
 
 fn alter_cmd(

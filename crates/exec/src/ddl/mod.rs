@@ -277,6 +277,9 @@ pub(crate) fn create_sequence(
         return Ok(tag);
     }
     let (mut inc, mut min, mut max, mut start, mut cycle) = (1i64, None, None, None, false);
+    // AS smallint/integer/bigint: the bounds of the type (the type itself
+    // is not kept; pg_sequence shows the owning column's, else bigint).
+    let (mut type_min, mut type_max) = (i64::MIN, i64::MAX);
     for o in &cs.options {
         let NodeEnum::DefElem(d) = node(o)? else {
             continue;
@@ -287,7 +290,23 @@ pub(crate) fn create_sequence(
             "maxvalue" => max = def_int(d)?,
             "start" => start = def_int(d)?,
             "cycle" => cycle = def_int(d)?.unwrap_or(1) != 0,
-            "cache" | "owned_by" | "as" => {}
+            "as" => {
+                let Some(NodeEnum::TypeName(tn)) = d.arg.as_deref().map(node).transpose()? else {
+                    return Err(DbError::internal("AS without a type"));
+                };
+                (type_min, type_max) = match bind::type_from_name(tn)? {
+                    nestor_types::DataType::Int2 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+                    nestor_types::DataType::Int4 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+                    nestor_types::DataType::Int8 => (i64::MIN, i64::MAX),
+                    _ => {
+                        return Err(DbError::new(
+                            SqlState::InvalidParameterValue,
+                            "sequence type must be smallint, integer, or bigint",
+                        ))
+                    }
+                };
+            }
+            "cache" | "owned_by" => {}
             other => return Err(DbError::unsupported(format!("sequence option {other}"))),
         }
     }
@@ -297,8 +316,8 @@ pub(crate) fn create_sequence(
             "INCREMENT must not be zero",
         ));
     }
-    let min = min.unwrap_or(if inc > 0 { 1 } else { i64::MIN });
-    let max = max.unwrap_or(if inc > 0 { i64::MAX } else { -1 });
+    let min = min.unwrap_or(if inc > 0 { 1 } else { type_min });
+    let max = max.unwrap_or(if inc > 0 { type_max } else { -1 });
     let start = start.unwrap_or(if inc > 0 { min } else { max });
     let seq = Arc::new(Sequence {
         oid: ctx.catalog.alloc_oid(),
@@ -308,14 +327,147 @@ pub(crate) fn create_sequence(
         max,
         start,
         cycle,
-        state: Mutex::new((start, false)),
+        state: Arc::new(Mutex::new((start, false))),
         owned_by: None,
         temporary,
-        dirty: std::sync::atomic::AtomicBool::new(true),
+        dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
     });
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(seq))?;
     Ok(CommandTag::Plain("CREATE SEQUENCE"))
+}
+
+/// ALTER SEQUENCE name OWNED BY table.column | NONE (the form pg_dump
+/// writes for serial columns); other options are 0A000.
+pub(crate) fn alter_sequence(
+    ctx: &mut StatementCtx,
+    st: &pb::AlterSeqStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = st
+        .sequence
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ALTER SEQUENCE without name"))?;
+    let name = relname(rv)?;
+    let Some(seq) = ctx.catalog.sequence(&name) else {
+        if st.missing_ok {
+            notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
+            return Ok(CommandTag::Plain("ALTER SEQUENCE"));
+        }
+        return Err(undefined_table(&name));
+    };
+    let mut owner: Option<Option<(String, String)>> = None;
+    for o in &st.options {
+        let NodeEnum::DefElem(d) = node(o)? else {
+            continue;
+        };
+        if d.defname != "owned_by" {
+            return Err(DbError::unsupported(format!(
+                "ALTER SEQUENCE option {}",
+                d.defname
+            )));
+        }
+        let parts = match d.arg.as_deref().map(node).transpose()? {
+            Some(NodeEnum::List(l)) => bind::names(&l.items),
+            _ => Vec::new(),
+        };
+        owner = Some(match parts.as_slice() {
+            [none] if none.eq_ignore_ascii_case("none") => None,
+            [.., table, column] => {
+                let t = ctx
+                    .catalog
+                    .table(table)
+                    .ok_or_else(|| undefined_table(table))?;
+                if t.column_index(column).is_none() {
+                    return Err(DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column \"{column}\" of relation \"{table}\" does not exist"),
+                    ));
+                }
+                if t.persistence == nestor_catalog::Persistence::Temporary && !seq.temporary {
+                    return Err(DbError::new(
+                        SqlState::ObjectNotInPrerequisiteState,
+                        "sequence must have same owner as table it is linked to",
+                    ));
+                }
+                Some((table.clone(), column.clone()))
+            }
+            _ => {
+                return Err(
+                    DbError::new(SqlState::SyntaxError, "invalid OWNED BY option")
+                        .with_hint("Specify OWNED BY table.column or OWNED BY NONE."),
+                )
+            }
+        });
+    }
+    let Some(owner) = owner else {
+        return Ok(CommandTag::Plain("ALTER SEQUENCE"));
+    };
+    // The tables that list it among their owned sequences (dropped with
+    // them) follow.
+    if let Some((old_table, _)) = &seq.owned_by {
+        if let Some(t) = ctx.catalog.table(old_table) {
+            let mut def = (*t).clone();
+            def.owned_sequences.retain(|s| *s != name);
+            ctx.catalog.apply(
+                ctx.txn,
+                &ctx.db.store,
+                Change::PutTable {
+                    def: Arc::new(def),
+                    old_storage: None,
+                },
+            )?;
+        }
+    }
+    if let Some((table, _)) = &owner {
+        let t = ctx
+            .catalog
+            .table(table)
+            .ok_or_else(|| undefined_table(table))?;
+        let mut def = (*t).clone();
+        def.owned_sequences.push(name.clone());
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            Change::PutTable {
+                def: Arc::new(def),
+                old_storage: None,
+            },
+        )?;
+    }
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutSequence(Arc::new(seq.with_owner(owner))),
+    )?;
+    Ok(CommandTag::Plain("ALTER SEQUENCE"))
+}
+
+/// ALTER FUNCTION/PROCEDURE/SCHEMA/... OWNER TO: every object belongs to
+/// the one role there is (see `alter::change_owner`); giving it to that
+/// role changes nothing, another role does not exist.
+pub(crate) fn alter_owner(
+    _ctx: &mut StatementCtx,
+    st: &pb::AlterOwnerStmt,
+) -> Result<CommandTag, DbError> {
+    if let Some(role) = &st.newowner {
+        let named = role.roletype == pb::RoleSpecType::RolespecCstring as i32;
+        if named && role.rolename != "postgres" {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("role \"{}\" does not exist", role.rolename),
+            ));
+        }
+    }
+    let tag = match pb::ObjectType::try_from(st.object_type) {
+        Ok(pb::ObjectType::ObjectFunction) => "ALTER FUNCTION",
+        Ok(pb::ObjectType::ObjectProcedure) => "ALTER PROCEDURE",
+        Ok(pb::ObjectType::ObjectRoutine) => "ALTER ROUTINE",
+        Ok(pb::ObjectType::ObjectSchema) => "ALTER SCHEMA",
+        Ok(pb::ObjectType::ObjectDatabase) => "ALTER DATABASE",
+        Ok(pb::ObjectType::ObjectLanguage) => "ALTER LANGUAGE",
+        _ => return Err(DbError::unsupported("ALTER OWNER of this object type")),
+    };
+    Ok(CommandTag::Plain(tag))
 }
 
 /// TRUNCATE: swap in fresh storage (freed old storage at commit).
@@ -366,6 +518,64 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         crate::triggers::truncate(def, nestor_catalog::TriggerTiming::After, &mut ev)?;
     }
     Ok(CommandTag::Plain("TRUNCATE TABLE"))
+}
+
+/// LOCK TABLE. Nestor takes no table locks (its DDL does not either, see
+/// docs/differences.md), so the modes that only conflict with DDL's
+/// ACCESS EXCLUSIVE lock — ACCESS SHARE, ROW SHARE, ROW EXCLUSIVE, the ones
+/// PostgreSQL's own reads and writes take — are granted at once: they
+/// would not block anything Nestor runs. The stronger modes, which exist
+/// to block concurrent writers, would promise what Nestor does not do and
+/// are 0A000.
+pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<CommandTag, DbError> {
+    const MODES: [&str; 8] = [
+        "ACCESS SHARE",
+        "ROW SHARE",
+        "ROW EXCLUSIVE",
+        "SHARE UPDATE EXCLUSIVE",
+        "SHARE",
+        "SHARE ROW EXCLUSIVE",
+        "EXCLUSIVE",
+        "ACCESS EXCLUSIVE",
+    ];
+    if !ctx.in_block {
+        return Err(DbError::new(
+            SqlState::NoActiveSqlTransaction,
+            "LOCK TABLE can only be used in transaction blocks",
+        ));
+    }
+    let mode = usize::try_from(ls.mode).unwrap_or(0);
+    let name = MODES
+        .get(mode.wrapping_sub(1))
+        .copied()
+        .unwrap_or("ACCESS EXCLUSIVE");
+    if ctx.read_only && mode > 3 {
+        return Err(DbError::new(
+            SqlState::ReadOnlySqlTransaction,
+            "cannot execute LOCK TABLE in a read-only transaction",
+        ));
+    }
+    for r in &ls.relations {
+        let NodeEnum::RangeVar(rv) = node(r)? else {
+            continue;
+        };
+        let rel = relname(rv)?;
+        match ctx.catalog.relation(&rel) {
+            Some(nestor_catalog::Relation::Table(_)) => {}
+            Some(_) => {
+                return Err(DbError::new(
+                    SqlState::WrongObjectType,
+                    format!("cannot lock relation \"{rel}\""),
+                )
+                .with_detail("This operation is not supported for this kind of relation."))
+            }
+            None => return Err(undefined_table(&rel)),
+        }
+    }
+    if mode > 3 {
+        return Err(DbError::unsupported(format!("LOCK TABLE IN {name} MODE")));
+    }
+    Ok(CommandTag::Plain("LOCK TABLE"))
 }
 
 /// VACUUM [ANALYZE] [tables] / ANALYZE.

@@ -160,10 +160,10 @@ fn serial_sequences(
             max,
             start: 1,
             cycle: false,
-            state: Mutex::new((1, false)),
+            state: Arc::new(Mutex::new((1, false))),
             owned_by: Some((table.to_string(), col.name.clone())),
             temporary: persistence == Persistence::Temporary,
-            dirty: std::sync::atomic::AtomicBool::new(true),
+            dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         }));
         col.default = Some(format!("nextval('{seq_name}'::regclass)"));
         names.push(seq_name);

@@ -4,8 +4,9 @@
 use std::collections::{HashMap, HashSet};
 
 use nestor_common::DbError;
-use nestor_plan::ir::{AggCall, AggFunc, AggSpec, Expr, Plan};
+use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan};
 use nestor_plan::valops;
+use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -24,6 +25,8 @@ enum Acc {
     Bool(Option<bool>, bool),
     /// string_agg: the text so far and the delimiter.
     Str(Option<String>, String),
+    /// array_agg: the values so far (NULLs included) and their type.
+    Array(Vec<Value>, DataType),
 }
 
 fn acc_new(c: &AggCall) -> Acc {
@@ -39,6 +42,7 @@ fn acc_new(c: &AggCall) -> Acc {
             let d = c.delimiter.as_ref().and_then(|d| d.as_str()).unwrap_or("");
             Acc::Str(None, d.to_string())
         }
+        AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type")),
     }
 }
 
@@ -51,6 +55,10 @@ fn sum_type(v: &Value, result: DataType) -> DataType {
 }
 
 fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
+    if let Acc::Array(items, _) = acc {
+        items.push(v);
+        return Ok(());
+    }
     if v.is_null() {
         return Ok(());
     }
@@ -110,6 +118,7 @@ fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), Db
                 }
             });
         }
+        Acc::Array(..) => unreachable!("handled above"),
         Acc::Str(s, delimiter) => {
             let t = valops::to_text(&v, ec).unwrap_or_default();
             match s {
@@ -141,12 +150,67 @@ fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
         Acc::Str(s, _) => s.map_or(Value::Null, |x| Value::Text(x.into())),
+        // No input rows: NULL, as PostgreSQL's array_agg.
+        Acc::Array(items, _) if items.is_empty() => Value::Null,
+        Acc::Array(items, elem) => Array::from_items(elem, items).value(),
     })
 }
 
 struct Group {
     accs: Vec<Acc>,
     seen: Vec<Option<HashSet<Value>>>,
+    /// For aggregates with ORDER BY: the (sort keys, value) pairs, fed in
+    /// order when the group is finished.
+    ordered: Vec<Vec<(Vec<Value>, Value)>>,
+}
+
+/// Feed one value to aggregate `i` of a group (DISTINCT applied).
+fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Result<(), DbError> {
+    if let Some(seen) = &mut g.seen[i] {
+        if v.is_null() || seen.contains(&v) {
+            return Ok(());
+        }
+        let bytes = ENTRY_OVERHEAD_BYTES + v.size_bytes();
+        ev.mem.charge(bytes, "DISTINCT aggregate")?;
+        *held += bytes;
+        seen.insert(v.clone());
+    }
+    match (&g.accs[i], v.is_null()) {
+        (Acc::Str(_, delimiter), false) => {
+            let bytes = delimiter.len() + v.size_bytes();
+            ev.mem.charge(bytes, "string_agg")?;
+            *held += bytes;
+        }
+        (Acc::Array(..), _) => {
+            let bytes = v.size_bytes();
+            ev.mem.charge(bytes, "array_agg")?;
+            *held += bytes;
+        }
+        _ => {}
+    }
+    acc_add(&mut g.accs[i], v, &ev.ctx.eval)
+}
+
+/// Sort an aggregate's buffered rows by its ORDER BY keys.
+fn sort_ordered(rows: &mut [(Vec<Value>, Value)], order: &[AggOrder], ec: &nestor_types::EvalCtx) {
+    rows.sort_by(|a, b| {
+        for (k, o) in order.iter().enumerate() {
+            let (x, y) = (&a.0[k], &b.0[k]);
+            let c = match (x.is_null(), y.is_null()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) if o.nulls_first => std::cmp::Ordering::Less,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) if o.nulls_first => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                (false, false) if o.desc => valops::compare(y, x, ec),
+                (false, false) => valops::compare(x, y, ec),
+            };
+            if c != std::cmp::Ordering::Equal {
+                return c;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
 }
 
 pub(super) fn run_aggregate(
@@ -165,6 +229,7 @@ pub(super) fn run_aggregate(
             .iter()
             .map(|a| a.call.distinct.then(HashSet::new))
             .collect(),
+        ordered: aggs.iter().map(|_| Vec::new()).collect(),
     };
     // A group costs its key twice (the map's and the output's) and its
     // accumulators; DISTINCT arguments and string_agg text grow it.
@@ -189,25 +254,27 @@ pub(super) fn run_aggregate(
         };
         let g = &mut order[gi].1;
         for (i, a) in aggs.iter().enumerate() {
+            if let Some(f) = &a.call.filter {
+                if !f.test(&row, ev)? {
+                    continue;
+                }
+            }
             let v = match &a.call.arg {
                 None => Value::Bool(true),
                 Some(e) => e.eval(&row, ev)?,
             };
-            if let Some(seen) = &mut g.seen[i] {
-                if v.is_null() || seen.contains(&v) {
-                    continue;
+            if !a.call.order.is_empty() {
+                let mut keys = Vec::with_capacity(a.call.order.len());
+                for o in &a.call.order {
+                    keys.push(o.key.eval(&row, ev)?);
                 }
-                let bytes = ENTRY_OVERHEAD_BYTES + v.size_bytes();
-                ev.mem.charge(bytes, "DISTINCT aggregate")?;
+                let bytes = entry_bytes(&keys) + v.size_bytes();
+                ev.mem.charge(bytes, "aggregate ORDER BY")?;
                 held += bytes;
-                seen.insert(v.clone());
+                g.ordered[i].push((keys, v));
+                continue;
             }
-            if let (Acc::Str(_, delimiter), false) = (&g.accs[i], v.is_null()) {
-                let bytes = delimiter.len() + v.size_bytes();
-                ev.mem.charge(bytes, "string_agg")?;
-                held += bytes;
-            }
-            acc_add(&mut g.accs[i], v, &ev.ctx.eval)?;
+            feed(g, i, v, ev, &mut held)?;
         }
         Ok(true)
     });
@@ -217,6 +284,21 @@ pub(super) fn run_aggregate(
     }
     if order.is_empty() && group.is_empty() {
         order.push((Vec::new(), new_group()));
+    }
+    for (_, g) in &mut order {
+        for (i, a) in aggs.iter().enumerate() {
+            if a.call.order.is_empty() {
+                continue;
+            }
+            let mut rows = std::mem::take(&mut g.ordered[i]);
+            sort_ordered(&mut rows, &a.call.order, &ev.ctx.eval);
+            for (_, v) in rows {
+                if let Err(e) = feed(g, i, v, ev, &mut held) {
+                    ev.mem.release(held);
+                    return Err(e);
+                }
+            }
+        }
     }
     let r = emit_groups(order, ev, emit);
     ev.mem.release(held);

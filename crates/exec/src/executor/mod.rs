@@ -109,6 +109,12 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             })
         }
         Plan::SysView { view, filter } => scan::sysview(*view, filter.as_ref(), ev, emit),
+        Plan::RecursiveUnion {
+            init,
+            step,
+            work_id,
+            all,
+        } => recursive_union(init, step, *work_id, *all, ev, param, emit),
         Plan::CteScan { id, plan, .. } => {
             let rows = materialize_cached(*id, plan, ev)?;
             emit_all(rows.iter().cloned(), ev, emit)
@@ -437,6 +443,63 @@ pub(super) fn materialize_cached(
     let rows = Arc::new(rows);
     ev.cache.insert(id, rows.clone());
     Ok(rows)
+}
+
+/// WITH RECURSIVE (see `Plan::RecursiveUnion`). Every round's rows are
+/// emitted as they are found; the working table is the cache entry of
+/// `work_id`. Results other subqueries of the step cached during a round
+/// are dropped after it, as they may have read the working table.
+fn recursive_union(
+    init: &Plan,
+    step: &Plan,
+    work_id: usize,
+    all: bool,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut seen: HashSet<Row> = HashSet::new();
+    let mut held = 0usize;
+    let mut round = |plan: &Plan, ev: &mut Ev, held: &mut usize| -> Result<Vec<Row>, DbError> {
+        let mut rows = Vec::new();
+        run(plan, ev, param, &mut |ev, row| {
+            if !all {
+                let key = distinct_key(&row);
+                if seen.contains(&key) {
+                    return Ok(true);
+                }
+                let bytes = entry_bytes(&key);
+                ev.mem.charge(bytes, "recursive UNION")?;
+                *held += bytes;
+                seen.insert(key);
+            }
+            rows.push(row);
+            Ok(true)
+        })?;
+        Ok(rows)
+    };
+    let result = (|| {
+        let mut work = round(init, ev, &mut held)?;
+        while !work.is_empty() {
+            for r in &work {
+                if !emit(ev, r.clone())? {
+                    return Ok(false);
+                }
+            }
+            let bytes: usize = work.iter().map(|r| entry_bytes(r)).sum();
+            ev.mem.charge(bytes, "recursive query working table")?;
+            ev.cache.insert(work_id, Arc::new(work));
+            let cached: HashSet<usize> = ev.cache.keys().copied().collect();
+            let next = round(step, ev, &mut held);
+            ev.cache.retain(|k, _| cached.contains(k));
+            ev.cache.remove(&work_id);
+            ev.mem.release(bytes);
+            work = next?;
+        }
+        Ok(true)
+    })();
+    ev.mem.release(held);
+    result
 }
 
 /// Run a plan to completion, collecting its rows.

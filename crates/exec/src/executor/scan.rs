@@ -260,6 +260,22 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
+        TableFunc::OptionsToTable => {
+            let Value::Array(a) = args[0].eval(param, ev)? else {
+                return Ok(true);
+            };
+            for v in &a.items {
+                let Some(opt) = v.as_str() else { continue };
+                let (k, val) = match opt.split_once('=') {
+                    Some((k, val)) => (k, Value::text(val)),
+                    None => (opt, Value::Null),
+                };
+                if !emit(ev, vec![Value::text(k), val])? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         TableFunc::PartitionAncestors => {
             let rel = args[0].eval(param, ev)?;
             match rel.as_i64() {

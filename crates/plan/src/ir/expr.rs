@@ -82,6 +82,19 @@ pub struct AggCall {
     pub delimiter: Option<Value>,
     pub distinct: bool,
     pub ty: DataType,
+    /// `agg(x ORDER BY k [DESC] [NULLS FIRST|LAST], ...)`: the rows are fed
+    /// to the aggregate in this order (expressions over the input row).
+    pub order: Vec<AggOrder>,
+    /// `FILTER (WHERE cond)`: only rows where it is true are aggregated.
+    pub filter: Option<Expr>,
+}
+
+/// One ORDER BY key inside an aggregate call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggOrder {
+    pub key: Expr,
+    pub desc: bool,
+    pub nulls_first: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +108,7 @@ pub enum AggFunc {
     BoolAnd,
     BoolOr,
     StringAgg,
+    ArrayAgg,
 }
 
 /// A user-defined function (CREATE FUNCTION), compared by identity.
@@ -224,6 +238,12 @@ impl Expr {
             }
             Expr::Agg(a) => {
                 if let Some(x) = &a.arg {
+                    x.walk(f);
+                }
+                for o in &a.order {
+                    o.key.walk(f);
+                }
+                if let Some(x) = &a.filter {
                     x.walk(f);
                 }
             }

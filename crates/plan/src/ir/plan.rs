@@ -76,6 +76,8 @@ pub enum TableFunc {
     /// pg_partition_ancestors(rel): the relation itself (nothing is
     /// partitioned).
     PartitionAncestors,
+    /// pg_options_to_table(text[]): each `name=value` as two columns.
+    OptionsToTable,
     /// A user-defined set-returning (or row-returning) function; its
     /// result columns are the plan's.
     User(super::UserFn),
@@ -113,6 +115,16 @@ pub enum Plan {
     SysView {
         view: crate::sysviews::View,
         filter: Option<Expr>,
+    },
+    /// WITH RECURSIVE's `init UNION [ALL] step`: `init`'s rows, then
+    /// `step` run again and again over the rows of the previous round
+    /// (its working table, a CteScan of `work_id`) until a round adds
+    /// none; without `all`, rows seen before are dropped.
+    RecursiveUnion {
+        init: Box<Plan>,
+        step: Box<Plan>,
+        work_id: usize,
+        all: bool,
     },
     /// Materialized CTE (computed once per execution, cached under `id`).
     CteScan {
@@ -239,6 +251,7 @@ impl Plan {
             Plan::FunctionScan { name, .. } => format!("Function Scan on {name}"),
             Plan::SysView { view, .. } => format!("Function Scan on {}", view.name()),
             Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
+            Plan::RecursiveUnion { .. } => "Recursive Union".into(),
             Plan::NestedLoop { kind, .. } if *kind == JoinKind::Left => {
                 "Nested Loop Left Join".into()
             }

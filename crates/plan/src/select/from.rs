@@ -149,6 +149,21 @@ pub(super) fn plan_range_var(
         .unwrap_or_default();
     if rv.schemaname.is_empty() || rv.schemaname == "public" {
         if let Some(cte) = b.ctes.iter().rev().find(|c| c.name == name).cloned() {
+            if let Some(base) = cte.working {
+                if b.recursive_refs > base {
+                    return Err(err_at(
+                        DbError::new(
+                            SqlState::InvalidRecursion,
+                            format!(
+                                "recursive reference to query \"{name}\" must not appear more than once"
+                            ),
+                        ),
+                        b.text,
+                        rv.location,
+                    ));
+                }
+                b.recursive_refs += 1;
+            }
             let plan = Plan::CteScan {
                 id: cte.id,
                 name: name.clone(),
@@ -169,8 +184,45 @@ pub(super) fn plan_range_var(
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
+    if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
+        if let Some(seq) = b.catalog.sequence(&name) {
+            // A sequence reads as a one-row relation of its state.
+            use crate::functions::{CatalogFn, Func};
+            let oid = Expr::Const(Value::Int8(i64::from(seq.oid.0)));
+            let state = |last| {
+                Expr::Func(
+                    Func::Catalog(CatalogFn::SequenceState(last)),
+                    vec![oid.clone()],
+                )
+            };
+            let plan = Plan::Project {
+                input: Box::new(Plan::Single),
+                exprs: vec![state(true), Expr::Const(Value::Int8(0)), state(false)],
+            };
+            let cols = [
+                ("last_value", DataType::Int8),
+                ("log_cnt", DataType::Int8),
+                ("is_called", DataType::Bool),
+            ]
+            .into_iter()
+            .map(|(n, ty)| OutCol {
+                name: n.to_string(),
+                ty,
+                table_oid: 0,
+                column_id: 0,
+            })
+            .collect();
+            return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
+        }
+    }
     if let Some(view) = crate::sysviews::View::by_name(&name) {
-        let cols = view.columns();
+        let mut cols = view.columns();
+        let visible = cols.len();
+        // A catalog relation has the system column tableoid (pg_dump
+        // selects it), after its own columns and hidden from `*`.
+        if let crate::sysviews::View::Catalog(_) = view {
+            cols.push(("tableoid", DataType::Oid));
+        }
         let width = cols.len();
         for (i, (cname, ty)) in cols.into_iter().enumerate() {
             scope.cols.push(ScopeCol {
@@ -180,7 +232,7 @@ pub(super) fn plan_range_var(
                     .cloned()
                     .unwrap_or_else(|| cname.to_string()),
                 ty,
-                hidden: false,
+                hidden: i >= visible,
                 table_oid: 0,
                 attnum: 0,
                 merged: false,
@@ -380,8 +432,35 @@ pub(super) fn plan_range_function(
     let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
     let builtin = matches!(
         fname.as_str(),
-        "generate_series" | "unnest" | "pg_partition_ancestors"
+        "generate_series" | "unnest" | "pg_partition_ancestors" | "pg_options_to_table"
     );
+    if fname == "pg_options_to_table" {
+        let [arg] = fc.args.as_slice() else {
+            return Err(DbError::unsupported(
+                "pg_options_to_table with these arguments",
+            ));
+        };
+        let (e, t) = b.bind(arg)?;
+        let text_array = DataType::Text.array_of().expect("text[]");
+        let e = b.coerce(e, t, text_array)?;
+        let plan = Plan::FunctionScan {
+            func: TableFunc::OptionsToTable,
+            args: vec![e],
+            name: fname.clone(),
+            ordinality: false,
+        };
+        let cols = ["option_name", "option_value"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| OutCol {
+                name: colnames.get(i).cloned().unwrap_or_else(|| n.to_string()),
+                ty: DataType::Text,
+                table_oid: 0,
+                column_id: 0,
+            })
+            .collect();
+        return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+    }
     if !builtin {
         if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {
             if rf.ordinality {

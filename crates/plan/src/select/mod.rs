@@ -91,9 +91,6 @@ fn plan_select(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
 }
 
 fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
-    if w.recursive {
-        return Err(DbError::unsupported("WITH RECURSIVE"));
-    }
     for c in &w.ctes {
         let NodeEnum::CommonTableExpr(cte) = node(c)? else {
             return Err(DbError::internal("WITH item is not a CTE"));
@@ -102,8 +99,19 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
             NodeEnum::SelectStmt(s) => s,
             _ => return Err(DbError::unsupported("data-modifying statements in WITH")),
         };
+        if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
+            return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
+        }
         // A CTE is planned as a sibling query: its own level.
-        let (plan, mut cols) = plan_query(b, sel)?;
+        let recursive = if w.recursive {
+            plan_recursive(b, &cte.ctename, &bind::names(&cte.aliascolnames), sel)?
+        } else {
+            None
+        };
+        let (plan, mut cols) = match recursive {
+            Some(p) => p,
+            None => plan_query(b, sel)?,
+        };
         let alias = bind::names(&cte.aliascolnames);
         for (c, a) in cols.iter_mut().zip(alias) {
             c.name = a;
@@ -114,9 +122,84 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
             id,
             plan: Arc::new(plan),
             cols,
+            working: None,
         });
     }
     Ok(())
+}
+
+/// A CTE of WITH RECURSIVE that refers to itself: `init UNION [ALL]
+/// step`, where `step` reads the working table under the CTE's name.
+/// None when the query does not refer to itself (planned as usual).
+fn plan_recursive(
+    b: &mut Binder,
+    name: &str,
+    alias: &[String],
+    sel: &pb::SelectStmt,
+) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
+    let op = set_op(sel);
+    if op != pb::SetOperation::SetopUnion {
+        return Ok(None);
+    }
+    let (Some(l), Some(r)) = (sel.larg.as_deref(), sel.rarg.as_deref()) else {
+        return Ok(None);
+    };
+    if !sel.sort_clause.is_empty() || sel.limit_count.is_some() || sel.limit_offset.is_some() {
+        return Err(DbError::unsupported(
+            "ORDER BY, LIMIT or OFFSET in a recursive query",
+        ));
+    }
+    let (init, mut cols) = plan_query(b, l)?;
+    for (c, a) in cols.iter_mut().zip(alias) {
+        c.name = a.clone();
+    }
+    let work_id = b.fresh_id();
+    b.ctes.push(Cte {
+        name: name.to_string(),
+        id: work_id,
+        plan: Arc::new(Plan::Values { rows: Vec::new() }),
+        cols: cols.clone(),
+        working: Some(b.recursive_refs),
+    });
+    let before = b.recursive_refs;
+    let step = plan_query(b, r);
+    b.ctes.pop();
+    let (step, step_cols) = step?;
+    if b.recursive_refs == before {
+        return Ok(None);
+    }
+    if step_cols.len() != cols.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "each UNION query must have the same number of columns",
+        ));
+    }
+    for (i, (c, s)) in cols.iter().zip(&step_cols).enumerate() {
+        if c.ty.base() != s.ty.base() && !(c.ty.is_string() && s.ty.is_string()) {
+            let loc = leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n));
+            return Err(err_at(
+                DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "recursive query \"{name}\" column {} has type {} in non-recursive term but type {} overall",
+                        i + 1,
+                        c.ty,
+                        s.ty
+                    ),
+                )
+                .with_hint("Cast the output of the non-recursive term to the correct type."),
+                b.text,
+                loc,
+            ));
+        }
+    }
+    let plan = Plan::RecursiveUnion {
+        init: Box::new(init),
+        step: Box::new(step),
+        work_id,
+        all: sel.all,
+    };
+    Ok(Some((plan, cols)))
 }
 
 fn plan_setop(

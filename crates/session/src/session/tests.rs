@@ -736,10 +736,6 @@ fn unsupported_statements_are_named_by_their_command() {
     let mut s = session(&e, 1);
     for (sql, name) in [
         ("CREATE OR REPLACE VIEW v AS SELECT 1", "CREATE VIEW"),
-        (
-            "-- a comment first\nLOCK TABLE t IN ACCESS EXCLUSIVE MODE",
-            "LOCK TABLE",
-        ),
         ("CREATE TABLE x AS SELECT 1", "CREATE TABLE AS"),
         ("SELECT 1 INTO y", "SELECT INTO"),
         ("LISTEN chan", "LISTEN"),

@@ -786,7 +786,12 @@ fn copy_from(
     let (table, cols) = copy_columns(s, c)?;
     // The target first: its errors are PostgreSQL's (no cursor, "column
     // ... of relation ..."), not the helper SELECT's.
-    let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &table, &cols)?;
+    let rel = c
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("COPY without a relation"))?;
+    let name = nestor_plan::bind::relname(rel)?;
+    let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
     let rel = c
