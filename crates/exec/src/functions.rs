@@ -54,6 +54,16 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Subscript => return subscript(args),
         Func::Slice => return slice(args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
+        Func::Srf(_) => {
+            return Err(DbError::unsupported(
+                "set-returning functions in this position",
+            ))
+        }
+        Func::JsonBuild {
+            object,
+            binary,
+            single,
+        } => return json_build(object, binary, single, &args, &ev.ctx.eval),
         Func::FormatType if !args[0].is_null() => {
             let typmod = args[1].as_i64().map(|m| m as i32);
             return Ok(
@@ -719,3 +729,194 @@ pub(crate) fn quantified<'v>(
         Value::Bool(all)
     }
 }
+
+/// json_build_object/array, to_json and their jsonb forms. json keeps
+/// PostgreSQL's spacing (`{"a" : 1, "b" : [1, 2]}`); jsonb is normalized.
+fn json_build(
+    object: bool,
+    binary: bool,
+    single: bool,
+    args: &[Value],
+    ec: &nestor_types::EvalCtx,
+) -> Result<Value, DbError> {
+    let mut out = String::new();
+    if single {
+        json_value(&args[0], ec, &mut out);
+    } else if object {
+        if args.len() % 2 != 0 {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                "argument list must have even number of elements",
+            )
+            .with_hint(format!(
+                "The arguments of {} must consist of alternating keys and values.",
+                if binary {
+                    "jsonb_build_object()"
+                } else {
+                    "json_build_object()"
+                }
+            )));
+        }
+        out.push('{');
+        for (i, pair) in args.chunks(2).enumerate() {
+            if pair[0].is_null() {
+                return Err(DbError::new(
+                    SqlState::NullValueNotAllowed,
+                    format!("argument {} cannot be null", 2 * i + 1),
+                )
+                .with_hint("Object keys should be text."));
+            }
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let key = text(&pair[0], ec).unwrap_or_default();
+            nestor_types::json::write_json_string(&mut out, &key);
+            out.push_str(" : ");
+            json_value(&pair[1], ec, &mut out);
+        }
+        out.push('}');
+    } else {
+        out.push('[');
+        for (i, v) in args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            json_value(v, ec, &mut out);
+        }
+        out.push(']');
+    }
+    if out.len() > nestor_common::limits::VALUE_BYTES_MAX {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            "requested length too large",
+        ));
+    }
+    if binary {
+        let normalized = nestor_types::json::normalize_jsonb(&out)?;
+        return Ok(Value::Jsonb(Arc::from(normalized)));
+    }
+    Ok(Value::Text(Arc::from(out)))
+}
+
+/// One SQL value as JSON, as PostgreSQL's datum_to_json writes it.
+fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
+    use std::fmt::Write;
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_) => {
+            out.push_str(&v.to_text(ec))
+        }
+        Value::Float4(_) | Value::Float8(_) => {
+            let t = v.to_text(ec);
+            if t.parse::<f64>().is_ok_and(f64::is_finite) {
+                out.push_str(&t);
+            } else {
+                nestor_types::json::write_json_string(out, &t);
+            }
+        }
+        Value::Jsonb(s) => out.push_str(s),
+        Value::Array(a) => json_array(a, 0, &mut a.items.iter(), ec, out),
+        Value::Timestamp(_) | Value::TimestampTz(_) => {
+            // ISO 8601 with a T and a zone of hours and minutes, as
+            // PostgreSQL's JSON output.
+            let mut t = v.to_text(ec).replacen(' ', "T", 1);
+            let b = t.as_bytes();
+            let hours_only_zone =
+                b.len() > 3 && matches!(b[b.len() - 3], b'+' | b'-') && b[b.len() - 4] != b'-';
+            if matches!(v, Value::TimestampTz(_)) && hours_only_zone {
+                t.push_str(":00");
+            }
+            let _ = write!(out, "\"{t}\"");
+        }
+        v => nestor_types::json::write_json_string(out, &v.to_text(ec)),
+    }
+}
+
+fn json_array<'a>(
+    a: &nestor_types::array::Array,
+    level: usize,
+    items: &mut impl Iterator<Item = &'a Value>,
+    ec: &nestor_types::EvalCtx,
+    out: &mut String,
+) {
+    out.push('[');
+    let len = a.dims.get(level).map_or(0, |d| d.len);
+    for i in 0..len {
+        if i > 0 {
+            out.push(',');
+        }
+        if level + 1 < a.dims.len() {
+            json_array(a, level + 1, items, ec, out);
+        } else if let Some(v) = items.next() {
+            json_value(v, ec, out);
+        }
+    }
+    out.push(']');
+}
+
+/// The values of a select-list set-returning function (`Plan::ProjectSet`),
+/// at most [`SRF_VALUES_MAX`] of them.
+pub(crate) fn srf_values(
+    kind: nestor_plan::functions::SrfKind,
+    args: &[Value],
+) -> Result<Vec<Value>, DbError> {
+    use nestor_plan::functions::SrfKind;
+    let too_many = || {
+        DbError::new(
+            SqlState::ProgramLimitExceeded,
+            format!("a set-returning function in a select list returns at most {SRF_VALUES_MAX} rows per input row"),
+        )
+    };
+    Ok(match kind {
+        SrfKind::Unnest => match &args[0] {
+            Value::Array(a) => a.items.clone(),
+            _ => Vec::new(),
+        },
+        SrfKind::GenerateSubscripts => {
+            let (Value::Array(a), Some(dim)) = (&args[0], args[1].as_i64()) else {
+                return Ok(Vec::new());
+            };
+            let Some(d) = a.dim(dim) else {
+                return Ok(Vec::new());
+            };
+            let mut v: Vec<Value> = (d.lower..d.lower + d.len).map(Value::Int4).collect();
+            if matches!(args.get(2), Some(Value::Bool(true))) {
+                v.reverse();
+            }
+            v
+        }
+        SrfKind::GenerateSeries => {
+            if args.iter().any(Value::is_null) {
+                return Ok(Vec::new());
+            }
+            let int = |v: &Value| as_i64(v).unwrap_or(0);
+            let (start, stop) = (int(&args[0]), int(&args[1]));
+            let step = args.get(2).map_or(1, int);
+            if step == 0 {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    "step size cannot equal zero",
+                ));
+            }
+            let is4 = matches!(args[0], Value::Int4(_));
+            let mut v = Vec::new();
+            let mut i = start;
+            while (step > 0 && i <= stop) || (step < 0 && i >= stop) {
+                if v.len() >= SRF_VALUES_MAX {
+                    return Err(too_many());
+                }
+                v.push(if is4 { Value::Int4(i as i32) } else { Value::Int8(i) });
+                match i.checked_add(step) {
+                    Some(x) => i = x,
+                    None => break,
+                }
+            }
+            v
+        }
+    })
+}
+
+/// Rows one select-list set-returning call may give for one input row
+/// (they are held at once; FROM-clause generate_series streams instead).
+pub const SRF_VALUES_MAX: usize = 10_000_000;

@@ -520,7 +520,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Uuid => (16, false, "c", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
-        T::Bytea | T::Jsonb => (-1, false, "i", "x", "U"),
+        T::Bytea | T::Jsonb | T::Json => (-1, false, "i", "x", "U"),
         T::Unknown => (-2, false, "c", "p", "X"),
         T::Void => (4, true, "i", "p", "P"),
         T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
@@ -574,6 +574,7 @@ fn all_types() -> Vec<DataType> {
         T::NUMERIC,
         T::Uuid,
         T::Jsonb,
+        T::Json,
         T::Void,
     ];
     v.extend(
@@ -1442,6 +1443,9 @@ fn relation_oid(c: &Catalog, v: &Value) -> Result<Option<u32>, DbError> {
 /// Call a catalog function.
 pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     let c = ev.ctx.catalog;
+    if let CatalogFn::TypeOf(o) = f {
+        return Ok(Value::Int8(i64::from(o)));
+    }
     if f == CatalogFn::QuoteNullable {
         return Ok(text(args[0].as_str().map_or("NULL".into(), quote_literal)));
     }
@@ -1524,7 +1528,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::SizePretty => size_pretty(&args[0]).map_or(Value::Null, text),
         CatalogFn::QuoteLiteral => text(quote_literal(args[0].as_str().unwrap_or(""))),
-        CatalogFn::QuoteNullable => unreachable!("handled before the NULL check"),
+        CatalogFn::QuoteNullable | CatalogFn::TypeOf(_) => {
+            unreachable!("handled before the NULL check")
+        }
         CatalogFn::QuoteIdent => text(quote_ident(args[0].as_str().unwrap_or(""))),
         CatalogFn::SerialSequence => {
             let table = args[0].as_str().unwrap_or("");
@@ -1583,6 +1589,13 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Array::from_items(DataType::Text, items.iter().map(text).collect()).value()
         }
         CatalogFn::RegName(kind) => text(reg_name(c, kind, int(&args[0]) as u32)),
+        CatalogFn::ToReg(kind) => {
+            let name = args[0].as_str().unwrap_or("");
+            match spec::reg_lookup(c, kind, name) {
+                Ok(o) if name.trim().parse::<u32>().is_err() => Value::Int8(i64::from(o)),
+                _ => Value::Null,
+            }
+        }
         CatalogFn::RegInput(kind) => {
             let name = args[0].as_str().unwrap_or("");
             Value::Int8(i64::from(spec::reg_lookup(c, kind, name)?))

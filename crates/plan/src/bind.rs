@@ -1708,6 +1708,76 @@ impl<'e> Binder<'e> {
         Ok((Expr::Agg(Box::new(call)), ty))
     }
 
+    /// The select-list set-returning function `f` calls, if it is one.
+    pub(crate) fn srf_kind(&self, f: &pb::FuncCall) -> Option<functions::SrfKind> {
+        if f.over.is_some() || f.agg_star || !f.agg_order.is_empty() {
+            return None;
+        }
+        Some(match function_name(f).as_str() {
+            "unnest" => functions::SrfKind::Unnest,
+            "generate_subscripts" => functions::SrfKind::GenerateSubscripts,
+            "generate_series" => functions::SrfKind::GenerateSeries,
+            _ => return None,
+        })
+    }
+
+    /// A set-returning function as a whole select-list item.
+    pub(crate) fn bind_srf(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
+        let kind = self.srf_kind(f).expect("checked by the caller");
+        let mut args = Vec::with_capacity(f.args.len());
+        let mut types = Vec::with_capacity(f.args.len());
+        for a in &f.args {
+            let (e, t) = self.bind(a)?;
+            args.push(e);
+            types.push(t);
+        }
+        let name = function_name(f);
+        let bad = || {
+            let list: Vec<&str> = types.iter().map(|t| t.resolve_unknown().name()).collect();
+            DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function {name}({}) does not exist", list.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        };
+        let ty = match kind {
+            functions::SrfKind::Unnest => match types.as_slice() {
+                [t] if t.is_array() => t.element().expect("an array"),
+                _ => return Err(bad()),
+            },
+            functions::SrfKind::GenerateSubscripts => {
+                if !(2..=3).contains(&types.len()) || !types[0].is_array() {
+                    return Err(bad());
+                }
+                let dim = args.remove(1);
+                let dim = self.coerce(dim, types[1], DataType::Int4)?;
+                args.insert(1, dim);
+                if types.len() == 3 {
+                    let rev = args.remove(2);
+                    args.push(self.coerce(rev, types[2], DataType::Bool)?);
+                }
+                DataType::Int4
+            }
+            functions::SrfKind::GenerateSeries => {
+                if !(2..=3).contains(&types.len()) {
+                    return Err(bad());
+                }
+                let t = self.common_type(&types, "generate_series")?;
+                if !t.is_integer() {
+                    return Err(DbError::unsupported(format!("generate_series({})", t.name())));
+                }
+                let t = if t == DataType::Int2 { DataType::Int4 } else { t };
+                let mut coerced = Vec::with_capacity(args.len());
+                for (e, from) in args.into_iter().zip(types.iter()) {
+                    coerced.push(self.coerce(e, *from, t)?);
+                }
+                args = coerced;
+                t
+            }
+        };
+        Ok((Expr::Func(Func::Srf(kind), args), ty))
+    }
+
     /// `ORDER BY` inside an aggregate call.
     fn bind_agg_order(&mut self, keys: &[Node]) -> Result<Vec<AggOrder>, DbError> {
         let mut out = Vec::with_capacity(keys.len());

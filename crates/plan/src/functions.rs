@@ -68,6 +68,16 @@ pub enum Func {
     TableIsVisible,
     PgEncodingToChar,
     HasPrivilege,
+    /// json_build_object / json_build_array (`object`), their jsonb forms
+    /// (`binary`), to_json / to_jsonb (`single`): SQL values as JSON.
+    JsonBuild {
+        object: bool,
+        binary: bool,
+        single: bool,
+    },
+    /// A set-returning function that is a whole select-list item (run by
+    /// `Plan::ProjectSet`).
+    Srf(SrfKind),
     /// A function over the system catalog (pg_get_indexdef and friends,
     /// `nestor_exec::pg_catalog`).
     Catalog(CatalogFn),
@@ -106,10 +116,23 @@ impl Func {
             | Func::ArrayCtor { .. }
             | Func::Subscript
             | Func::Slice
-            | Func::AnyArray { .. } => false,
+            | Func::AnyArray { .. }
+            | Func::JsonBuild { .. } => false,
+            Func::Srf(_) => true,
             _ => true,
         }
     }
+}
+
+/// The set-returning functions a select list may call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SrfKind {
+    /// unnest(array).
+    Unnest,
+    /// generate_subscripts(array, dim [, reverse]).
+    GenerateSubscripts,
+    /// generate_series(start, stop [, step]) over integers.
+    GenerateSeries,
 }
 
 /// The catalog functions tools call (PostgreSQL's ruleutils and friends).
@@ -167,6 +190,11 @@ pub enum CatalogFn {
     /// The input function of a reg* type other than regclass for a
     /// non-constant name.
     RegInput(nestor_types::datatype::RegKind),
+    /// pg_typeof(x): the argument's type, decided when it was bound.
+    TypeOf(u32),
+    /// to_regclass/to_regtype/to_regnamespace/to_regproc(text): the
+    /// object's OID, NULL when there is none.
+    ToReg(nestor_types::datatype::RegKind),
 }
 
 /// How a function was resolved: the coercions of its arguments (None =
@@ -355,9 +383,17 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("obj_description" | "col_description" | "shobj_description", 1 | 2) => {
             r(Func::ObjDescription, vec![None; n], T::Text)
         }
-        ("pg_table_is_visible" | "pg_type_is_visible" | "pg_function_is_visible", 1) => {
-            r(Func::TableIsVisible, vec![None], T::Bool)
-        }
+        (
+            "pg_table_is_visible"
+            | "pg_type_is_visible"
+            | "pg_function_is_visible"
+            | "pg_collation_is_visible"
+            | "pg_opclass_is_visible"
+            | "pg_operator_is_visible"
+            | "pg_conversion_is_visible"
+            | "pg_statistics_obj_is_visible",
+            1,
+        ) => r(Func::TableIsVisible, vec![None], T::Bool),
         ("pg_encoding_to_char", 1) => r(Func::PgEncodingToChar, vec![None], T::Name),
         ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege", 2 | 3) => {
             r(Func::HasPrivilege, vec![None; n], T::Bool)
@@ -438,8 +474,52 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![text, Some(T::Oid)],
             T::Text.array_of().expect("text[]"),
         ),
-        ("quote_literal" | "quote_nullable", 1) => {
-            r(Func::Catalog(CatalogFn::QuoteLiteral), vec![text], T::Text)
+        (
+            "json_build_object" | "jsonb_build_object" | "json_build_array" | "jsonb_build_array",
+            _,
+        )
+        | ("to_json" | "to_jsonb", 1) => {
+            let binary = name.starts_with("jsonb") || name == "to_jsonb";
+            // A json argument is embedded as JSON, not quoted as text: it
+            // reaches the builder as jsonb.
+            let arg_types = args
+                .iter()
+                .map(|t| match t {
+                    T::Json => Some(T::Jsonb),
+                    T::Unknown => Some(T::Text),
+                    _ => None,
+                })
+                .collect();
+            r(
+                Func::JsonBuild {
+                    object: name.ends_with("object"),
+                    binary,
+                    single: name.starts_with("to_"),
+                },
+                arg_types,
+                if binary { T::Jsonb } else { T::Json },
+            )
+        }
+        ("pg_typeof", 1) => r(
+            Func::Catalog(CatalogFn::TypeOf(args[0].oid())),
+            vec![None],
+            T::Reg(nestor_types::datatype::RegKind::Type),
+        ),
+        ("quote_literal", 1) => r(Func::Catalog(CatalogFn::QuoteLiteral), vec![text], T::Text),
+        ("quote_nullable", 1) => r(Func::Catalog(CatalogFn::QuoteNullable), vec![text], T::Text),
+        ("to_regclass" | "to_regtype" | "to_regnamespace" | "to_regproc", 1) => {
+            use nestor_types::datatype::RegKind as K;
+            let kind = match name {
+                "to_regclass" => K::Class,
+                "to_regtype" => K::Type,
+                "to_regnamespace" => K::Namespace,
+                _ => K::Proc,
+            };
+            r(
+                Func::Catalog(CatalogFn::ToReg(kind)),
+                vec![text],
+                T::Reg(kind),
+            )
         }
         ("quote_ident", 1) => r(Func::Catalog(CatalogFn::QuoteIdent), vec![text], T::Text),
         ("pg_get_serial_sequence", 2) => r(
@@ -492,14 +572,7 @@ const NOT_YET: &[&str] = &[
     "justify_days",
     "justify_hours",
     "justify_interval",
-    "pg_typeof",
     "unnest",
-    "json_build_object",
-    "jsonb_build_object",
-    "json_build_array",
-    "jsonb_build_array",
-    "to_json",
-    "to_jsonb",
     "row_to_json",
     "jsonb_set",
     "jsonb_pretty",

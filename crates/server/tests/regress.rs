@@ -197,4 +197,5 @@ regress!(
     sqlsmith_found,
     arrays,
     psql_describe,
+    queries,
 );

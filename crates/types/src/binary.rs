@@ -158,6 +158,11 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             ))
         }
         DataType::Uuid => Value::Uuid(fixed(buf)?),
+        DataType::Json => {
+            let s = utf8_text(buf)?;
+            json::normalize_jsonb(s)?;
+            Value::Text(Arc::from(s))
+        }
         DataType::Jsonb => match buf.split_first() {
             Some((1, rest)) => Value::Jsonb(Arc::from(json::normalize_jsonb(utf8_text(rest)?)?)),
             Some((v, _)) => {

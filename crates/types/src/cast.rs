@@ -149,6 +149,7 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         | (Value::Uuid(_), DataType::Uuid)
         | (Value::Jsonb(_), DataType::Jsonb)
         | (Value::Interval(_), DataType::Interval) => Ok(v.clone()),
+        (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Array(a), DataType::Array(e)) => {
             let mut items = Vec::with_capacity(a.items.len());
             for item in &a.items {
@@ -406,6 +407,7 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
     }
     match (from, to) {
         (DataType::Array(a), DataType::Array(b)) => coercion(*a, *b),
+        (DataType::Json, DataType::Jsonb) | (DataType::Jsonb, DataType::Json) => Some(Assignment),
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),

@@ -57,6 +57,9 @@ pub enum DataType {
     Interval,
     Uuid,
     Jsonb,
+    /// `json`: the input text kept as it was written (values are
+    /// `Value::Text`, checked to be JSON).
+    Json,
     /// Catalog object identifier (values are `Value::Int8`).
     Oid,
     /// Catalog name, 63 bytes max (values are `Value::Text`).
@@ -210,6 +213,7 @@ impl DataType {
             Numeric(_) => 1700,
             Uuid => 2950,
             Jsonb => 3802,
+            Json => 114,
             Void => 2278,
         }
     }
@@ -249,6 +253,7 @@ impl DataType {
             })),
             2950 => Uuid,
             3802 => Jsonb,
+            114 => Json,
             _ => {
                 return ARRAY_ELEMENTS
                     .iter()
@@ -270,8 +275,8 @@ impl DataType {
             Name => 64,
             Unknown => -2,
             Void => 4,
-            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Array(_) | Int2Vector
-            | OidVector => -1,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | Array(_)
+            | Int2Vector | OidVector => -1,
         }
     }
 
@@ -361,6 +366,7 @@ impl DataType {
             Interval => "interval",
             Uuid => "uuid",
             Jsonb => "jsonb",
+            Json => "json",
             Oid => "oid",
             Name => "name",
             Unknown => "unknown",
@@ -430,11 +436,7 @@ impl DataType {
                     )
                 })?)
             }
-            "json" => Err(DbError::new(
-                SqlState::FeatureNotSupported,
-                "type json is not supported",
-            )
-            .with_hint("Use jsonb.")),
+            "json" => no_mods(Json),
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,
                 format!("type \"{}\" does not exist", name.trim()),

@@ -111,6 +111,10 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
+        DataType::Json => {
+            json::normalize_jsonb(input)?;
+            Value::Text(Arc::from(input))
+        }
         DataType::Array(e) => crate::array::parse_array(*e, input, ctx)?.value(),
         DataType::Int2Vector => crate::array::parse_vector(DataType::Int2, input, ctx)?.value(),
         DataType::OidVector => crate::array::parse_vector(DataType::Oid, input, ctx)?.value(),

@@ -121,6 +121,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         }
         Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
         Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),
+        Plan::ProjectSet { input, exprs } => run_project_set(input, exprs, ev, param, emit),
         Plan::NestedLoop {
             left,
             right,
@@ -443,6 +444,54 @@ pub(super) fn materialize_cached(
     let rows = Arc::new(rows);
     ev.cache.insert(id, rows.clone());
     Ok(rows)
+}
+
+/// `Plan::ProjectSet`: per input row, each set-returning item's values
+/// side by side, padded with NULL to the longest.
+fn run_project_set(
+    input: &Plan,
+    exprs: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    use nestor_plan::functions::Func;
+    run(input, ev, param, &mut |ev, row| {
+        let mut plain: Vec<Option<Value>> = Vec::with_capacity(exprs.len());
+        let mut sets: Vec<Vec<Value>> = Vec::new();
+        for e in exprs {
+            match e {
+                Expr::Func(Func::Srf(kind), args) => {
+                    let mut vals = Vec::with_capacity(args.len());
+                    for a in args {
+                        vals.push(a.eval(&row, ev)?);
+                    }
+                    sets.push(crate::functions::srf_values(*kind, &vals)?);
+                    plain.push(None);
+                }
+                e => plain.push(Some(e.eval(&row, ev)?)),
+            }
+        }
+        let n = sets.iter().map(Vec::len).max().unwrap_or(0);
+        for i in 0..n {
+            let mut k = 0;
+            let mut out = Vec::with_capacity(plain.len());
+            for p in &plain {
+                out.push(match p {
+                    Some(v) => v.clone(),
+                    None => {
+                        let v = sets[k].get(i).cloned().unwrap_or(Value::Null);
+                        k += 1;
+                        v
+                    }
+                });
+            }
+            if !emit(ev, out)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    })
 }
 
 /// WITH RECURSIVE (see `Plan::RecursiveUnion`). Every round's rows are

@@ -136,6 +136,14 @@ pub enum Plan {
         input: Box<Plan>,
         pred: Expr,
     },
+    /// A projection whose top-level `Func::Srf` items return sets: each
+    /// input row gives as many rows as its longest set, the shorter ones
+    /// padded with NULL, none if every set is empty (PostgreSQL's
+    /// ProjectSet).
+    ProjectSet {
+        input: Box<Plan>,
+        exprs: Vec<Expr>,
+    },
     Project {
         input: Box<Plan>,
         exprs: Vec<Expr>,
@@ -252,6 +260,7 @@ impl Plan {
             Plan::SysView { view, .. } => format!("Function Scan on {}", view.name()),
             Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
             Plan::RecursiveUnion { .. } => "Recursive Union".into(),
+            Plan::ProjectSet { .. } => "ProjectSet".into(),
             Plan::NestedLoop { kind, .. } if *kind == JoinKind::Left => {
                 "Nested Loop Left Join".into()
             }
@@ -296,6 +305,7 @@ impl Plan {
         match self {
             Plan::Filter { input, .. }
             | Plan::Project { input, .. }
+            | Plan::ProjectSet { input, .. }
             | Plan::Aggregate { input, .. }
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
@@ -304,6 +314,7 @@ impl Plan {
             Plan::NestedLoop { left, right, .. } | Plan::SetOp { left, right, .. } => {
                 vec![left, right]
             }
+            Plan::RecursiveUnion { init, step, .. } => vec![init, step],
             Plan::Append { inputs } => inputs.iter().collect(),
             _ => Vec::new(),
         }

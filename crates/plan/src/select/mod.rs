@@ -681,9 +681,21 @@ fn plan_aggregation(
 /// The select list (then DISTINCT and its ORDER BY) on top of `plan`.
 fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
     let cols: Vec<OutCol> = q.targets.iter().map(|t| t.col.clone()).collect();
-    let mut plan = Plan::Project {
-        input: Box::new(plan),
-        exprs: q.targets.into_iter().map(|t| t.expr).collect(),
+    let sets = q
+        .targets
+        .iter()
+        .any(|t| matches!(t.expr, Expr::Func(crate::functions::Func::Srf(_), _)));
+    let exprs = q.targets.into_iter().map(|t| t.expr).collect();
+    let mut plan = if sets {
+        Plan::ProjectSet {
+            input: Box::new(plan),
+            exprs,
+        }
+    } else {
+        Plan::Project {
+            input: Box::new(plan),
+            exprs,
+        }
     };
     if q.distinct {
         plan = Plan::Distinct {
