@@ -11,6 +11,7 @@
 #                           `pg_config --bindir`, wrapped by /usr/bin/pgbench
 #                           from postgresql-client-common)
 #   psycopg[binary]         Python client tests (pip)
+#   sqlalchemy 2            the ORM/reflection test (pip)
 #   a JDK and maven         only if `java`/`mvn` are missing
 #
 # With --build-only, only what building the server needs (libclang).
@@ -26,6 +27,7 @@ pkg_installed() {
 }
 
 python_ok() { python3 -c 'import psycopg' >/dev/null 2>&1; }
+sqlalchemy_ok() { python3 -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' >/dev/null 2>&1; }
 if $build_only; then
     want=(libclang-dev clang make)
 else
@@ -69,6 +71,14 @@ else
     python3 -m pip install -q 'psycopg[binary]' ||
         python3 -m pip install -q --break-system-packages 'psycopg[binary]'
     python_ok || { log "psycopg still not importable" >&2; exit 1; }
+fi
+if sqlalchemy_ok; then
+    log "python3 sqlalchemy 2 already installed"
+else
+    log "installing with pip: sqlalchemy 2"
+    python3 -m pip install -q 'sqlalchemy>=2,<3' ||
+        python3 -m pip install -q --break-system-packages 'sqlalchemy>=2,<3'
+    sqlalchemy_ok || { log "sqlalchemy 2 still not importable" >&2; exit 1; }
 fi
 
 # pgbench must be reachable by name (Debian's wrapper picks the newest

@@ -906,7 +906,11 @@ pub(crate) fn srf_values(
                 if v.len() >= SRF_VALUES_MAX {
                     return Err(too_many());
                 }
-                v.push(if is4 { Value::Int4(i as i32) } else { Value::Int8(i) });
+                v.push(if is4 {
+                    Value::Int4(i as i32)
+                } else {
+                    Value::Int8(i)
+                });
                 match i.checked_add(step) {
                     Some(x) => i = x,
                     None => break,

@@ -338,7 +338,8 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Amop
         | Rel::Amproc
         | Rel::PreparedXacts
-        | Rel::Seclabels => Vec::new(),
+        | Rel::Seclabels
+        | Rel::DbRoleSetting => Vec::new(),
     }
 }
 
@@ -1601,12 +1602,22 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Value::Int8(i64::from(spec::reg_lookup(c, kind, name)?))
         }
         CatalogFn::CurrentSchemas => {
+            // The schemas of search_path that exist ("$user" names none:
+            // there is no schema per role), pg_catalog first when implicit
+            // ones are asked for, as PostgreSQL.
             let implicit = matches!(args[0], Value::Bool(true));
+            let path = ev.ctx.settings.get("search_path").unwrap_or("").to_string();
             let mut names = Vec::new();
             if implicit {
                 names.push(text("pg_catalog"));
             }
-            names.push(text("public"));
+            for part in path.split(',') {
+                let name = part.trim().trim_matches('"');
+                let exists = spec::NAMESPACES.iter().any(|(_, n)| *n == name);
+                if exists && !(implicit && name == "pg_catalog") {
+                    names.push(text(name));
+                }
+            }
             Array::from_items(DataType::Name, names).value()
         }
     })

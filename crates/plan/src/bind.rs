@@ -1764,9 +1764,16 @@ impl<'e> Binder<'e> {
                 }
                 let t = self.common_type(&types, "generate_series")?;
                 if !t.is_integer() {
-                    return Err(DbError::unsupported(format!("generate_series({})", t.name())));
+                    return Err(DbError::unsupported(format!(
+                        "generate_series({})",
+                        t.name()
+                    )));
                 }
-                let t = if t == DataType::Int2 { DataType::Int4 } else { t };
+                let t = if t == DataType::Int2 {
+                    DataType::Int4
+                } else {
+                    t
+                };
                 let mut coerced = Vec::with_capacity(args.len());
                 for (e, from) in args.into_iter().zip(types.iter()) {
                     coerced.push(self.coerce(e, *from, t)?);

@@ -115,10 +115,11 @@ pub enum Rel {
     Amproc,
     PreparedXacts,
     Seclabels,
+    DbRoleSetting,
 }
 
 impl Rel {
-    pub const ALL: [Rel; 65] = [
+    pub const ALL: [Rel; 66] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -184,6 +185,7 @@ impl Rel {
         Rel::Amproc,
         Rel::PreparedXacts,
         Rel::Seclabels,
+        Rel::DbRoleSetting,
     ];
 
     pub fn name(self) -> &'static str {
@@ -253,6 +255,7 @@ impl Rel {
             Rel::Amproc => "pg_amproc",
             Rel::PreparedXacts => "pg_prepared_xacts",
             Rel::Seclabels => "pg_seclabels",
+            Rel::DbRoleSetting => "pg_db_role_setting",
         }
     }
 
@@ -325,6 +328,7 @@ impl Rel {
             Rel::Amproc => 2603,
             Rel::PreparedXacts => 12090,
             Rel::Seclabels => 12099,
+            Rel::DbRoleSetting => 2964,
         }
     }
 
@@ -412,6 +416,7 @@ impl Rel {
             Rel::Amproc => "oid:oid amprocfamily:oid amproclefttype:oid amprocrighttype:oid amprocnum:smallint amproc:regproc",
             Rel::PreparedXacts => "transaction:xid gid:text prepared:timestamptz owner:name database:name",
             Rel::Seclabels => "objoid:oid classoid:oid objsubid:integer objtype:text objnamespace:oid objname:text provider:text label:text",
+            Rel::DbRoleSetting => "setdatabase:oid setrole:oid setconfig:text[]",
         }
     }
 }
