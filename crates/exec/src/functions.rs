@@ -743,7 +743,7 @@ fn json_build(
     if single {
         json_value(&args[0], ec, &mut out);
     } else if object {
-        if args.len() % 2 != 0 {
+        if !args.len().is_multiple_of(2) {
             return Err(DbError::new(
                 SqlState::InvalidParameterValue,
                 "argument list must have even number of elements",
