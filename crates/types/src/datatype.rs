@@ -642,6 +642,9 @@ mod tests {
             (e.code, e.message.as_str()),
             (SqlState::UndefinedObject, "type \"foo\" does not exist")
         );
-        assert_eq!(err("json", &[]).code, SqlState::FeatureNotSupported);
+        assert_eq!(t("json", &[]), DataType::Json);
+        assert_eq!(t("_int4", &[]), DataType::Int4.array_of().unwrap());
+        assert_eq!(t("regclass", &[]).to_string(), "regclass");
+        assert_eq!(err("_foo", &[]).code, SqlState::UndefinedObject);
     }
 }
