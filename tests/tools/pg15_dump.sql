@@ -236,6 +236,14 @@ CREATE TRIGGER orders_touch BEFORE INSERT OR UPDATE ON public.orders FOR EACH RO
 
 
 --
+-- Name: orders orders_item_fkey; Type: FK CONSTRAINT; Schema: public; Owner: postgres
+--
+
+ALTER TABLE ONLY public.orders
+    ADD CONSTRAINT orders_item_fkey FOREIGN KEY (item) REFERENCES public.items(id) ON DELETE CASCADE;
+
+
+--
 -- PostgreSQL database dump complete
 --
 

@@ -19,7 +19,7 @@ create table items (
 );
 create index items_name on items (name);
 create unique index items_code_name on items (code, name);
-create table orders (id serial primary key, item int not null, note text);
+create table orders (id serial primary key, item int not null references items on delete cascade, note text);
 create unlogged table scratch (k bigint, v text);
 create sequence counter start 5 increment 2 minvalue 1 maxvalue 1000 cycle;
 create function touch() returns trigger language plpgsql as $$ begin new.note := coalesce(new.note, 'n'); return new; end $$;

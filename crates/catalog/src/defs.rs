@@ -116,6 +116,67 @@ pub const TRIGGER_DELETE: u8 = 2;
 pub const TRIGGER_UPDATE: u8 = 4;
 pub const TRIGGER_TRUNCATE: u8 = 8;
 
+/// What a foreign key does to referencing rows when the referenced key is
+/// deleted or changed (pg_constraint.confdeltype / confupdtype).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FkAction {
+    NoAction,
+    Restrict,
+    Cascade,
+    SetNull,
+    SetDefault,
+}
+
+impl FkAction {
+    /// PostgreSQL's one-letter code.
+    pub fn code(self) -> u8 {
+        match self {
+            FkAction::NoAction => b'a',
+            FkAction::Restrict => b'r',
+            FkAction::Cascade => b'c',
+            FkAction::SetNull => b'n',
+            FkAction::SetDefault => b'd',
+        }
+    }
+
+    pub fn from_code(c: u8) -> Option<FkAction> {
+        Some(match c {
+            b'a' => FkAction::NoAction,
+            b'r' => FkAction::Restrict,
+            b'c' => FkAction::Cascade,
+            b'n' => FkAction::SetNull,
+            b'd' => FkAction::SetDefault,
+            _ => return None,
+        })
+    }
+
+    /// The clause's words (`SET NULL`).
+    pub fn sql(self) -> &'static str {
+        match self {
+            FkAction::NoAction => "NO ACTION",
+            FkAction::Restrict => "RESTRICT",
+            FkAction::Cascade => "CASCADE",
+            FkAction::SetNull => "SET NULL",
+            FkAction::SetDefault => "SET DEFAULT",
+        }
+    }
+}
+
+/// A FOREIGN KEY constraint, kept with the referencing (child) table:
+/// MATCH SIMPLE, checked when each statement's rows are written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ForeignKey {
+    pub oid: RelId,
+    pub name: String,
+    /// Referencing columns (positions in this table).
+    pub columns: Vec<usize>,
+    /// The referenced table's OID and columns (a unique index covers them).
+    pub parent: RelId,
+    pub parent_columns: Vec<usize>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
 /// A table definition. Immutable: changes build a new one.
 #[derive(Clone)]
 pub struct TableDef {
@@ -134,6 +195,8 @@ pub struct TableDef {
     pub on_commit: OnCommit,
     /// Triggers, in name order (the order PostgreSQL fires them in).
     pub triggers: Vec<TriggerDef>,
+    /// FOREIGN KEY constraints of this (referencing) table.
+    pub foreign_keys: Vec<ForeignKey>,
     pub storage: Arc<Table>,
 }
 

@@ -72,8 +72,9 @@ use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{
-    Check, Column, IndexDef, OnCommit, Persistence, Relation, Sequence, TableDef, TriggerDef,
-    TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    Check, Column, FkAction, ForeignKey, IndexDef, OnCommit, Persistence, Relation, Sequence,
+    TableDef, TriggerDef, TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
@@ -389,6 +390,20 @@ impl Catalog {
         };
         let st = self.state.read();
         st.ns(ns).is_some_and(|n| n.relation(name).is_some())
+    }
+
+    /// The foreign keys that reference table `parent`, with the tables
+    /// that hold them (the parent itself for a self-reference).
+    pub fn referencing(&self, parent: RelId) -> Vec<(Arc<TableDef>, ForeignKey)> {
+        let mut out = Vec::new();
+        for t in self.tables() {
+            for fk in &t.foreign_keys {
+                if fk.parent == parent {
+                    out.push((t.clone(), fk.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
@@ -826,6 +841,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
         triggers: def.triggers.clone(),
+        foreign_keys: def.foreign_keys.clone(),
     }
 }
 
@@ -925,6 +941,7 @@ fn table_from(
         base_width: rec.base_width,
         owned_sequences: rec.owned_sequences,
         triggers: rec.triggers,
+        foreign_keys: rec.foreign_keys,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

@@ -42,7 +42,7 @@ use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::defs::{Persistence, TriggerDef, TriggerTiming};
+use crate::defs::{FkAction, ForeignKey, Persistence, TriggerDef, TriggerTiming};
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -112,6 +112,7 @@ pub struct TableRecord {
     pub indexes: Vec<IndexRecord>,
     pub owned_sequences: Vec<String>,
     pub triggers: Vec<TriggerDef>,
+    pub foreign_keys: Vec<ForeignKey>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -279,6 +280,22 @@ impl TableRecord {
                 put_str(out, a);
             }
         }
+        put_u32(out, self.foreign_keys.len());
+        for fk in &self.foreign_keys {
+            out.extend_from_slice(&fk.oid.0.to_le_bytes());
+            put_str(out, &fk.name);
+            put_u32(out, fk.columns.len());
+            for c in &fk.columns {
+                put_u32(out, *c);
+            }
+            out.extend_from_slice(&fk.parent.0.to_le_bytes());
+            put_u32(out, fk.parent_columns.len());
+            for c in &fk.parent_columns {
+                put_u32(out, *c);
+            }
+            out.push(fk.on_delete.code());
+            out.push(fk.on_update.code());
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -313,8 +330,42 @@ impl TableRecord {
                 })
             })?
         };
+        // Records written before foreign keys existed end here.
+        let foreign_keys = if r.at_end() {
+            Vec::new()
+        } else {
+            get_list(r, |r| {
+                let oid = RelId(r.u32()?);
+                let name = get_str(r)?;
+                let columns = get_list(r, |r| Ok(r.u32()? as usize))?;
+                let parent = RelId(r.u32()?);
+                let parent_columns = get_list(r, |r| Ok(r.u32()? as usize))?;
+                let action =
+                    |c: u8| FkAction::from_code(c).ok_or(format!("bad foreign key action {c}"));
+                let on_delete = action(r.u8()?)?;
+                let on_update = action(r.u8()?)?;
+                if columns.len() != parent_columns.len() || columns.is_empty() {
+                    return Err(format!("foreign key {name}: column lists disagree"));
+                }
+                Ok(ForeignKey {
+                    oid,
+                    name,
+                    columns,
+                    parent,
+                    parent_columns,
+                    on_delete,
+                    on_update,
+                })
+            })?
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
+        }
+        if foreign_keys
+            .iter()
+            .any(|fk| fk.columns.iter().any(|&c| c >= columns.len()))
+        {
+            return Err(format!("table {name}: foreign key beyond its columns"));
         }
         Ok(TableRecord {
             oid,
@@ -327,6 +378,7 @@ impl TableRecord {
             indexes,
             owned_sequences,
             triggers,
+            foreign_keys,
         })
     }
 }
@@ -667,6 +719,15 @@ mod tests {
                 function: RelId(16501),
                 args: vec!["a".into(), "b c".into()],
             }],
+            foreign_keys: vec![ForeignKey {
+                oid: RelId(16502),
+                name: "t_id_fkey".into(),
+                columns: vec![0],
+                parent: RelId(16300),
+                parent_columns: vec![1],
+                on_delete: FkAction::Cascade,
+                on_update: FkAction::NoAction,
+            }],
         }
     }
 
@@ -731,12 +792,21 @@ mod tests {
         // trigger list begins: that one cut is the older format.
         let old = CatalogRecord::PutTable(TableRecord {
             triggers: Vec::new(),
+            foreign_keys: Vec::new(),
             ..table()
         });
-        let boundary = old.encode().len() - 4;
+        let boundary = old.encode().len() - 8;
+        // And one written before foreign keys: it ends after the triggers.
+        let no_fks = CatalogRecord::PutTable(TableRecord {
+            foreign_keys: Vec::new(),
+            ..table()
+        });
+        let fk_boundary = no_fks.encode().len() - 4;
         for cut in 0..bytes.len() {
             let r = CatalogRecord::decode(&bytes[..cut]);
-            if cut == boundary {
+            if cut == fk_boundary {
+                assert_eq!(r.unwrap(), no_fks, "the format before foreign keys");
+            } else if cut == boundary {
                 assert_eq!(r.unwrap(), old, "the older format");
             } else {
                 assert!(r.is_err(), "cut at {cut}");

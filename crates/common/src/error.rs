@@ -114,6 +114,7 @@ pub enum SqlState {
     // 42P17
     InvalidObjectDefinition,
     InvalidRecursion,
+    DependentObjectsStillExist,
     // P0
     PlpgsqlError,
     RaiseException,
@@ -195,6 +196,7 @@ impl SqlState {
             TriggeredDataChangeViolation => "27000",
             InvalidObjectDefinition => "42P17",
             InvalidRecursion => "42P19",
+            DependentObjectsStillExist => "2BP01",
             PlpgsqlError => "P0000",
             RaiseException => "P0001",
             NoDataFound => "P0002",
@@ -562,6 +564,7 @@ mod tests {
         TriggeredDataChangeViolation => "ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION",
         InvalidObjectDefinition => "ERRCODE_INVALID_OBJECT_DEFINITION",
         InvalidRecursion => "ERRCODE_INVALID_RECURSION",
+        DependentObjectsStillExist => "ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST",
         PlpgsqlError => "ERRCODE_PLPGSQL_ERROR",
         RaiseException => "ERRCODE_RAISE_EXCEPTION",
         NoDataFound => "ERRCODE_NO_DATA_FOUND",

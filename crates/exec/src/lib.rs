@@ -31,6 +31,7 @@ pub mod context;
 pub mod database;
 mod ddl;
 pub mod executor;
+mod foreign_keys;
 pub mod functions;
 mod modify;
 pub mod pg_catalog;

@@ -117,7 +117,7 @@ pub fn check_row(
     Ok(())
 }
 
-fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
+pub(crate) fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
     e.into_db(&|v| valops::render(v, ec))
 }
 
@@ -197,11 +197,14 @@ pub(crate) fn exec_insert(
     }
     let sources = collect(&p.source, ev)?;
     let mut count = 0;
+    // Rows inserted into a table with foreign keys, checked once the
+    // statement's rows are all written (crate::foreign_keys).
+    let mut fk_rows: Option<Vec<Row>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
     for vals in sources {
         let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
             check_row(&p.table, &p.checks, &row, ev)?;
-            if insert_one(p, row, ev, sink)? {
+            if insert_one(p, row, ev, sink, &mut fk_rows)? {
                 count += 1;
             }
             continue;
@@ -214,10 +217,13 @@ pub(crate) fn exec_insert(
         }
         check_row(&p.table, &p.checks, &row, ev)?;
         let written = t.live(&row);
-        if insert_one(p, row, ev, sink)? {
+        if insert_one(p, row, ev, sink, &mut fk_rows)? {
             count += 1;
             t.after_row(None, Some(written), ev)?;
         }
+    }
+    for row in fk_rows.into_iter().flatten() {
+        crate::foreign_keys::check_child(&p.table, &row, None, ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
@@ -232,6 +238,7 @@ fn insert_one(
     row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
+    fk_rows: &mut Option<Vec<Row>>,
 ) -> Result<bool, DbError> {
     let Some(conflict) = &p.conflict else {
         let rid = p
@@ -239,6 +246,9 @@ fn insert_one(
             .storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+        if let Some(rows) = fk_rows {
+            rows.push(row.clone());
+        }
         emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
         return Ok(true);
     };
@@ -272,6 +282,9 @@ fn insert_one(
                     .txn
                     .release(ON_CONFLICT_SAVEPOINT)
                     .map_err(DbError::from)?;
+                if let Some(rows) = fk_rows {
+                    rows.push(row.clone());
+                }
                 emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
                 return Ok(true);
             }
@@ -425,6 +438,24 @@ fn conflict_update(
             .update(ev.ctx.txn, rid, &row, &snap, &ev.ctx.wait, recheck);
         match r.map_err(|e| storage_err(e, &ev.ctx.eval))? {
             WriteResult::Done => {
+                if !t.foreign_keys.is_empty() {
+                    let old = input[..t.columns.len()].to_vec();
+                    crate::foreign_keys::check_child(t, &new, Some(&old), ev)?;
+                }
+                let refs = ev.ctx.catalog.referencing(t.oid);
+                if !refs.is_empty() {
+                    let old = input[..t.columns.len()].to_vec();
+                    let mut deferred = Vec::new();
+                    crate::foreign_keys::on_parent_change(
+                        t,
+                        &refs,
+                        &old,
+                        Some(&new),
+                        &mut deferred,
+                        ev,
+                    )?;
+                    crate::foreign_keys::check_no_action(t, deferred, ev)?;
+                }
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
                 return Ok(Some(true));
             }
@@ -504,15 +535,35 @@ pub(crate) fn exec_modify(
     }
     let rows = collect(&p.input, ev)?;
     let mut count = 0;
+    let mut fk = FkWork {
+        refs: ev.ctx.catalog.referencing(p.table.oid),
+        child_rows: Vec::new(),
+        child: !p.delete && !p.table.foreign_keys.is_empty(),
+        no_action: Vec::new(),
+    };
     for row in rows {
-        if modify_one(p, row, ev, sink, trig.as_mut())? {
+        if modify_one(p, row, ev, sink, trig.as_mut(), &mut fk)? {
             count += 1;
         }
+    }
+    crate::foreign_keys::check_no_action(&p.table, std::mem::take(&mut fk.no_action), ev)?;
+    for (new, old) in std::mem::take(&mut fk.child_rows) {
+        crate::foreign_keys::check_child(&p.table, &new, Some(&old), ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
     }
     Ok(count)
+}
+
+/// The foreign-key work of an UPDATE or DELETE: the constraints that
+/// reference the table (applied per row), and the updated rows of a
+/// referencing table (new, old), checked when all are written.
+struct FkWork {
+    refs: Vec<(Arc<TableDef>, nestor_catalog::ForeignKey)>,
+    child_rows: Vec<(Row, Row)>,
+    child: bool,
+    no_action: Vec<crate::foreign_keys::NoActionCheck>,
 }
 
 fn new_values(p: &ModifyPlan, row: &[Value], ev: &mut Ev) -> Result<Row, DbError> {
@@ -530,6 +581,7 @@ fn modify_one(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
     mut trig: Option<&mut Firing>,
+    fk: &mut FkWork,
 ) -> Result<bool, DbError> {
     let t = &p.table;
     let n = t.columns.len();
@@ -592,6 +644,8 @@ fn modify_one(
         let old_live = trig
             .as_deref()
             .map(|f| f.live(&row[p.offset..p.offset + n]));
+        let old_row: Option<Row> =
+            (fk.child || !fk.refs.is_empty()).then(|| row[p.offset..p.offset + n].to_vec());
         let mut new_live = None;
         let result = if p.delete {
             note_redo(ev, None)?;
@@ -621,6 +675,22 @@ fn modify_one(
         };
         match result {
             WriteResult::Done => {
+                if let Some(old) = old_row {
+                    let new = (!p.delete).then(|| row[p.offset..p.offset + n].to_vec());
+                    if !fk.refs.is_empty() {
+                        crate::foreign_keys::on_parent_change(
+                            t,
+                            &fk.refs,
+                            &old,
+                            new.as_deref(),
+                            &mut fk.no_action,
+                            ev,
+                        )?;
+                    }
+                    if let (true, Some(new)) = (fk.child, new) {
+                        fk.child_rows.push((new, old));
+                    }
+                }
                 emit_returning(&p.returning, &row, ev, sink)?;
                 if let Some(f) = trig.as_deref_mut() {
                     f.after_row(old_live, new_live, ev)?;
@@ -660,6 +730,7 @@ pub fn copy_insert(
     }
     let mut n = 0;
     *done = 0;
+    let mut fk_rows = Vec::new();
     // Every column in table order, none defaulted: the parsed row is the
     // table row (pgbench -i, COPY without a column list).
     let whole = target.defaults.is_empty()
@@ -679,8 +750,14 @@ pub fn copy_insert(
         t.storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+        if !t.foreign_keys.is_empty() {
+            fk_rows.push(row);
+        }
         n += 1;
         *done = n;
+    }
+    for row in fk_rows {
+        crate::foreign_keys::check_child(t, &row, None, &mut ev)?;
     }
     Ok(n)
 }

@@ -442,7 +442,16 @@ fn class_rows(c: &Catalog) -> Rows {
                 .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
                 .set("relnatts", Value::Int2(t.columns.len() as i16))
                 .set("relchecks", Value::Int2(checks))
-                .set("relhastriggers", Value::Bool(!t.triggers.is_empty()))
+                .set(
+                    "relhastriggers",
+                    // Foreign keys are triggers in PostgreSQL (psql looks
+                    // for them only when this is set).
+                    Value::Bool(
+                        !t.triggers.is_empty()
+                            || !t.foreign_keys.is_empty()
+                            || !c.referencing(t.oid).is_empty(),
+                    ),
+                )
                 .set("relreplident", text("d"))
                 .done(),
         );
@@ -867,11 +876,20 @@ fn index_rows(c: &Catalog) -> Rows {
 enum Constraint<'a> {
     Index(&'a IndexDef),
     Check(usize),
+    Foreign(&'a nestor_catalog::ForeignKey),
+}
+
+/// Which constraint of its table a pg_constraint row is.
+#[derive(Clone, Copy)]
+enum Slot {
+    Index(usize),
+    Check(usize),
+    Foreign(usize),
 }
 
 /// Every constraint with its OID, in table OID order (the numbering the
 /// module header describes).
-fn constraints(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
+fn constraints(c: &Catalog) -> Vec<(u32, Arc<TableDef>, Slot)> {
     let mut tables = c.tables();
     tables.sort_by_key(|t| t.oid.0);
     let mut out = Vec::new();
@@ -879,22 +897,25 @@ fn constraints(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
     for t in tables {
         for (k, i) in t.indexes.iter().enumerate() {
             if i.constraint {
-                out.push((i.oid.0, t.clone(), k));
+                out.push((i.oid.0, t.clone(), Slot::Index(k)));
             }
         }
         for k in 0..t.checks.len() {
-            out.push((CHECK_OID_BASE + ordinal, t.clone(), usize::MAX - k));
+            out.push((CHECK_OID_BASE + ordinal, t.clone(), Slot::Check(k)));
             ordinal += 1;
+        }
+        for (k, fk) in t.foreign_keys.iter().enumerate() {
+            out.push((fk.oid.0, t.clone(), Slot::Foreign(k)));
         }
     }
     out
 }
 
-fn constraint_of(t: &TableDef, slot: usize) -> Constraint<'_> {
-    if slot > usize::MAX / 2 {
-        Constraint::Check(usize::MAX - slot)
-    } else {
-        Constraint::Index(&t.indexes[slot])
+fn constraint_of(t: &TableDef, slot: Slot) -> Constraint<'_> {
+    match slot {
+        Slot::Index(k) => Constraint::Index(&t.indexes[k]),
+        Slot::Check(k) => Constraint::Check(k),
+        Slot::Foreign(k) => Constraint::Foreign(&t.foreign_keys[k]),
     }
 }
 
@@ -908,8 +929,41 @@ fn column_list(t: &TableDef, cols: &[usize]) -> String {
 
 /// `pg_get_constraintdef`; `pretty` drops the check expression's own
 /// parentheses, as PostgreSQL's pretty-printer does.
-fn constraint_def(t: &TableDef, con: &Constraint, pretty: bool) -> String {
+/// `public_visible`: search_path holds public, so names in it print
+/// unqualified (PostgreSQL's generate_relation_name).
+fn constraint_def(
+    c: &Catalog,
+    t: &TableDef,
+    con: &Constraint,
+    pretty: bool,
+    public_visible: bool,
+) -> String {
     match con {
+        Constraint::Foreign(fk) => {
+            let parent = c.table_by_oid(fk.parent);
+            let (pname, pcols) = match &parent {
+                Some(p) => (
+                    if pretty || public_visible {
+                        quote_ident(&p.name)
+                    } else {
+                        qualified(c, p, &p.name)
+                    },
+                    column_list(p, &fk.parent_columns),
+                ),
+                None => (fk.parent.0.to_string(), String::new()),
+            };
+            let mut s = format!(
+                "FOREIGN KEY ({}) REFERENCES {pname}({pcols})",
+                column_list(t, &fk.columns)
+            );
+            if fk.on_update != nestor_catalog::FkAction::NoAction {
+                s.push_str(&format!(" ON UPDATE {}", fk.on_update.sql()));
+            }
+            if fk.on_delete != nestor_catalog::FkAction::NoAction {
+                s.push_str(&format!(" ON DELETE {}", fk.on_delete.sql()));
+            }
+            s
+        }
         Constraint::Index(i) if i.primary => {
             format!("PRIMARY KEY ({})", column_list(t, &i.columns))
         }
@@ -952,6 +1006,34 @@ fn constraint_rows(c: &Catalog) -> Rows {
                     r.set("conname", text(&t.checks[*k].name))
                         .set("contype", text("c"))
                         .set("conbin", text(&t.checks[*k].expr));
+                }
+                Constraint::Foreign(fk) => {
+                    let ints = |cols: &[usize]| {
+                        let v = cols.iter().map(|&k| Value::Int2(k as i16 + 1)).collect();
+                        Array::from_items(DataType::Int2, v).value()
+                    };
+                    let index = c.table_by_oid(fk.parent).and_then(|p| {
+                        let mut want = fk.parent_columns.clone();
+                        want.sort_unstable();
+                        p.indexes
+                            .iter()
+                            .find(|i| {
+                                let mut have = i.columns.clone();
+                                have.sort_unstable();
+                                i.unique && have == want
+                            })
+                            .map(|i| i.oid.0)
+                    });
+                    let code = |a: nestor_catalog::FkAction| text((a.code() as char).to_string());
+                    r.set("conname", text(&fk.name))
+                        .set("contype", text("f"))
+                        .set("conindid", oid(index.unwrap_or(0)))
+                        .set("confrelid", oid(fk.parent.0))
+                        .set("confupdtype", code(fk.on_update))
+                        .set("confdeltype", code(fk.on_delete))
+                        .set("confmatchtype", text("s"))
+                        .set("conkey", ints(&fk.columns))
+                        .set("confkey", ints(&fk.parent_columns));
                 }
             }
             r.done()
@@ -1481,13 +1563,19 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 Value::Null,
                 |(_, t, slot)| {
                     let pretty = matches!(args.get(1), Some(Value::Bool(true)));
-                    text(constraint_def(&t, &constraint_of(&t, slot), pretty))
+                    text(constraint_def(
+                        c,
+                        &t,
+                        &constraint_of(&t, slot),
+                        pretty,
+                        public_visible(ev),
+                    ))
                 },
             )
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::TriggerDef => {
-            let pretty = matches!(args.get(1), Some(Value::Bool(true)));
+            let pretty = matches!(args.get(1), Some(Value::Bool(true))) || public_visible(ev);
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
         }
         CatalogFn::ViewDef | CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => {
@@ -1621,6 +1709,17 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Array::from_items(DataType::Name, names).value()
         }
     })
+}
+
+/// Whether search_path names `public` (then objects there print without
+/// their schema).
+fn public_visible(ev: &Ev) -> bool {
+    ev.ctx
+        .settings
+        .get("search_path")
+        .unwrap_or("")
+        .split(',')
+        .any(|s| s.trim().trim_matches('"') == "public")
 }
 
 /// The output function of a reg* type: the name (the number when no

@@ -254,7 +254,7 @@ fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
 }
 
 /// The common type of two operands of a comparison or arithmetic.
-pub(crate) fn unify(l: DataType, r: DataType) -> Option<DataType> {
+pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
     use DataType as T;
     let (lb, rb) = (l.base(), r.base());
     Some(match (lb, rb) {

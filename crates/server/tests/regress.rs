@@ -198,4 +198,5 @@ regress!(
     arrays,
     psql_describe,
     queries,
+    foreign_keys,
 );

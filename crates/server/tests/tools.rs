@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::{ok, Server};
+use common::{ok, psql, Server};
 
 fn tools_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/tools")
@@ -87,7 +87,7 @@ fn plain_dump_restores_and_dumps_the_same() {
     assert_eq!(
         ok(
             &dst,
-            "insert into orders (item) values (3) returning id, note"
+            "insert into orders (item) values (2) returning id, note"
         ),
         "3|n"
     );
@@ -125,10 +125,14 @@ fn a_postgresql_15_dump_restores() {
     assert_eq!(
         ok(
             &dst,
-            "insert into orders (item) values (3) returning id, note"
+            "insert into orders (item) values (2) returning id, note"
         ),
         "3|n"
     );
+    // The foreign key came along and acts.
+    assert!(psql(&dst, "insert into orders (item) values (42)").is_err());
+    assert_eq!(ok(&dst, "delete from items where id = 1 returning id"), "1");
+    assert_eq!(ok(&dst, "select count(*) from orders where item = 1"), "0");
 }
 
 #[test]

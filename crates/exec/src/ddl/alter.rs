@@ -117,6 +117,7 @@ fn alter_cmd(
         A::AtAddColumn => add_column(ctx, text, def, cmd),
         A::AtDropColumn => drop_column(ctx, def, cmd),
         A::AtAddConstraint => add_constraint(ctx, text, def, cmd),
+        A::AtDropConstraint => drop_constraint(ctx, def, cmd),
         A::AtSetNotNull | A::AtDropNotNull => {
             let pos = existing_column(def, &cmd.name)?;
             let mut new = (**def).clone();
@@ -143,6 +144,116 @@ fn alter_cmd(
         )),
         other => Err(DbError::unsupported(format!("ALTER TABLE {other:?}"))),
     }
+}
+
+/// ALTER TABLE ... DROP CONSTRAINT name: a FOREIGN KEY, a CHECK, or the
+/// index of a PRIMARY KEY / UNIQUE constraint (refused with 2BP01 while a
+/// foreign key of another table needs it, unless CASCADE drops those).
+fn drop_constraint(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let name = &cmd.name;
+    let cascade = cmd.behavior == pb::DropBehavior::DropCascade as i32;
+    let mut new = (**def).clone();
+    if let Some(k) = new.foreign_keys.iter().position(|f| f.name == *name) {
+        new.foreign_keys.remove(k);
+        return put(ctx, new);
+    }
+    if let Some(k) = new.checks.iter().position(|c| c.name == *name) {
+        new.checks.remove(k);
+        return put(ctx, new);
+    }
+    if let Some(k) = new
+        .indexes
+        .iter()
+        .position(|i| i.constraint && i.name == *name)
+    {
+        let idx = new.indexes[k].clone();
+        let mut cols = idx.columns.clone();
+        cols.sort_unstable();
+        let dependents: Vec<_> = ctx
+            .catalog
+            .referencing(def.oid)
+            .into_iter()
+            .filter(|(_, fk)| {
+                let mut c = fk.parent_columns.clone();
+                c.sort_unstable();
+                c == cols
+            })
+            .collect();
+        // Another unique index over the same columns would still serve them.
+        let other = new.indexes.iter().any(|i| {
+            i.unique && i.name != *name && {
+                let mut c = i.columns.clone();
+                c.sort_unstable();
+                c == cols
+            }
+        });
+        if !dependents.is_empty() && !other {
+            if !cascade {
+                let detail: Vec<String> = dependents
+                    .iter()
+                    .map(|(c, fk)| {
+                        format!(
+                            "constraint {} on table {} depends on index {}",
+                            fk.name, c.name, name
+                        )
+                    })
+                    .collect();
+                return Err(DbError::new(
+                    SqlState::DependentObjectsStillExist,
+                    format!(
+                        "cannot drop constraint {name} on table {} because other objects depend on it",
+                        def.name
+                    ),
+                )
+                .with_detail(detail.join("\n"))
+                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            }
+            let dropped: Vec<(u32, String)> = dependents
+                .iter()
+                .map(|(c, fk)| {
+                    (
+                        fk.oid.0,
+                        format!("constraint {} on table {}", fk.name, c.name),
+                    )
+                })
+                .collect();
+            super::foreign_key::cascade_notice(ctx, dropped);
+            for (child, fk) in dependents {
+                if child.oid == new.oid {
+                    new.foreign_keys.retain(|f| f.name != fk.name);
+                    continue;
+                }
+                let cur = ctx.catalog.table(&child.name).unwrap_or(child);
+                let mut c = (*cur).clone();
+                c.foreign_keys.retain(|f| f.name != fk.name);
+                put(ctx, c)?;
+            }
+        }
+        new.indexes.remove(k);
+        def.storage.drop_index(idx.oid);
+        return put(ctx, new);
+    }
+    if cmd.missing_ok {
+        notice(
+            ctx,
+            format!(
+                "constraint \"{name}\" of relation \"{}\" does not exist, skipping",
+                def.name
+            ),
+        );
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::UndefinedObject,
+        format!(
+            "constraint \"{name}\" of relation \"{}\" does not exist",
+            def.name
+        ),
+    ))
 }
 
 fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
@@ -190,7 +301,13 @@ fn add_column(
     }
     let mut b = binder(ctx, text);
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
-    let (mut col, serial, bound_default) = column_def(&mut b, cd, &mut idx, &mut checks)?;
+    let mut fks = Vec::new();
+    let (mut col, serial, bound_default) = column_def(&mut b, cd, &mut idx, &mut checks, &mut fks)?;
+    if !fks.is_empty() {
+        return Err(DbError::unsupported(
+            "ADD COLUMN with REFERENCES (add the column, then ADD CONSTRAINT ... FOREIGN KEY)",
+        ));
+    }
     if serial.is_some() {
         return Err(DbError::unsupported("ADD COLUMN of type serial"));
     }
@@ -269,7 +386,29 @@ fn add_constraint(
         return Err(DbError::internal("ADD CONSTRAINT without definition"));
     };
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
-    table_constraint(c, &mut idx, &mut checks)?;
+    let mut fks = Vec::new();
+    table_constraint(c, &mut idx, &mut checks, &mut fks)?;
+    for p in fks {
+        let cur = ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
+        let fk = super::foreign_key::resolve(ctx, &cur, &p, &[])?;
+        if cur.foreign_keys.iter().any(|f| f.name == fk.name)
+            || cur.checks.iter().any(|c| c.name == fk.name)
+        {
+            return Err(DbError::new(
+                SqlState::DuplicateObject,
+                format!(
+                    "constraint \"{}\" for relation \"{}\" already exists",
+                    fk.name, cur.name
+                ),
+            ));
+        }
+        // Existing rows must satisfy it (PostgreSQL validates at once).
+        let mut ev = Ev::new(ctx, &[]);
+        crate::foreign_keys::validate(&cur, &fk, &mut ev)?;
+        let mut new = (*cur).clone();
+        new.foreign_keys.push(fk);
+        put(ctx, new)?;
+    }
     let current = |ctx: &StatementCtx| ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
     for pi in idx {
         add_index(ctx, &current(ctx), pi)?;

@@ -9,6 +9,7 @@
 //! `t_a_idx`, `t_a_check`, `t_id_seq`).
 
 mod alter;
+mod foreign_key;
 mod function;
 mod table;
 mod trigger;
@@ -174,6 +175,49 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             ));
         }
         names.push(name);
+    }
+    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    if kind == pb::ObjectType::ObjectTable {
+        // Foreign keys of tables not dropped with them that reference them:
+        // 2BP01, or with CASCADE the constraints go.
+        for name in &names {
+            let Some(t) = ctx.catalog.table(name) else {
+                continue;
+            };
+            let deps: Vec<_> = foreign_key::referenced_by_others(ctx, &t)
+                .into_iter()
+                .filter(|(c, _)| !names.contains(&c.name))
+                .collect();
+            if deps.is_empty() {
+                continue;
+            }
+            if !cascade {
+                return Err(foreign_key::dependents_error(&t, &deps));
+            }
+            let dropped: Vec<(u32, String)> = deps
+                .iter()
+                .map(|(c, fk)| {
+                    (
+                        fk.oid.0,
+                        format!("constraint {} on table {}", fk.name, c.name),
+                    )
+                })
+                .collect();
+            foreign_key::cascade_notice(ctx, dropped);
+            for (child, fk) in deps {
+                let cur = ctx.catalog.table(&child.name).unwrap_or(child);
+                let mut new = (*cur).clone();
+                new.foreign_keys.retain(|f| f.name != fk.name);
+                ctx.catalog.apply(
+                    ctx.txn,
+                    &ctx.db.store,
+                    Change::PutTable {
+                        def: Arc::new(new),
+                        old_storage: None,
+                    },
+                )?;
+            }
+        }
     }
     for name in names {
         match kind {
@@ -483,6 +527,40 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                 .table(&name)
                 .ok_or_else(|| undefined_table(&name))?,
         );
+    }
+    // A table referenced by a foreign key is truncated only together with
+    // the referencing tables (TRUNCATE ... CASCADE adds them), as in
+    // PostgreSQL.
+    let cascade = ts.behavior == pb::DropBehavior::DropCascade as i32;
+    let mut i = 0;
+    while i < defs.len() {
+        let t = defs[i].clone();
+        for (child, _) in foreign_key::referenced_by_others(ctx, &t) {
+            if defs.iter().any(|d| d.oid == child.oid) {
+                continue;
+            }
+            if cascade {
+                notice(
+                    ctx,
+                    format!("truncate cascades to table \"{}\"", child.name),
+                );
+                defs.push(child);
+                continue;
+            }
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot truncate a table referenced in a foreign key constraint",
+            )
+            .with_detail(format!(
+                "Table \"{}\" references \"{}\".",
+                child.name, t.name
+            ))
+            .with_hint(format!(
+                "Truncate table \"{}\" at the same time, or use TRUNCATE ... CASCADE.",
+                child.name
+            )));
+        }
+        i += 1;
     }
     // Statement triggers: every table's BEFORE TRUNCATE first, the AFTER
     // ones once all are emptied.

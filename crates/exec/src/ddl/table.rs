@@ -65,8 +65,22 @@ pub fn create_table(
     }
     let mut elements = table_elements(ctx, text, cs)?;
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
+    let fks = std::mem::take(&mut elements.fks);
     let mut def = build_table(ctx, text, name, persistence, elements, &seqs)?;
     def.on_commit = on_commit;
+    let mut taken = Vec::new();
+    for p in &fks {
+        let fk = super::foreign_key::resolve(ctx, &def, p, &taken);
+        let fk = match fk {
+            Ok(fk) => fk,
+            Err(e) => {
+                ctx.db.store.drop_table(def.storage.id);
+                return Err(e);
+            }
+        };
+        taken.push(fk.name.clone());
+        def.foreign_keys.push(fk);
+    }
     for s in seqs {
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
@@ -89,6 +103,7 @@ struct Elements {
     checks: Vec<PendingCheck>,
     /// Serial columns: (position, integer type).
     serials: Vec<(usize, DataType)>,
+    fks: Vec<super::foreign_key::PendingFk>,
 }
 
 fn table_elements(
@@ -101,6 +116,7 @@ fn table_elements(
         indexes: Vec::new(),
         checks: Vec::new(),
         serials: Vec::new(),
+        fks: Vec::new(),
     };
     let mut b = binder(ctx, text);
     for elt in &cs.table_elts {
@@ -112,13 +128,16 @@ fn table_elements(
                         format!("column \"{}\" specified more than once", cd.colname),
                     ));
                 }
-                let (col, serial, _) = column_def(&mut b, cd, &mut el.indexes, &mut el.checks)?;
+                let (col, serial, _) =
+                    column_def(&mut b, cd, &mut el.indexes, &mut el.checks, &mut el.fks)?;
                 if let Some(t) = serial {
                     el.serials.push((el.columns.len(), t));
                 }
                 el.columns.push(col);
             }
-            NodeEnum::Constraint(c) => table_constraint(c, &mut el.indexes, &mut el.checks)?,
+            NodeEnum::Constraint(c) => {
+                table_constraint(c, &mut el.indexes, &mut el.checks, &mut el.fks)?
+            }
             NodeEnum::TableLikeClause(_) => {
                 return Err(DbError::unsupported("CREATE TABLE ... LIKE"))
             }
@@ -194,6 +213,7 @@ fn build_table(
         owned_sequences: seqs.iter().map(|s| s.name.clone()).collect(),
         on_commit: OnCommit::PreserveRows,
         triggers: Vec::new(),
+        foreign_keys: Vec::new(),
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -231,6 +251,7 @@ pub(super) fn column_def(
     cd: &pb::ColumnDef,
     indexes: &mut Vec<PendingIndex>,
     checks: &mut Vec<PendingCheck>,
+    fks: &mut Vec<super::foreign_key::PendingFk>,
 ) -> Result<ColumnParts, DbError> {
     let tn = cd
         .type_name
@@ -291,9 +312,10 @@ pub(super) fn column_def(
                     .ok_or_else(|| DbError::internal("CHECK without expression"))?,
                 column: Some(cd.colname.clone()),
             }),
-            pb::ConstrType::ConstrForeign => {
-                return Err(DbError::unsupported("FOREIGN KEY constraints"))
-            }
+            pb::ConstrType::ConstrForeign => fks.push(super::foreign_key::pending(
+                con,
+                Some(vec![cd.colname.clone()]),
+            )?),
             pb::ConstrType::ConstrIdentity => return Err(DbError::unsupported("identity columns")),
             pb::ConstrType::ConstrGenerated => {
                 return Err(DbError::unsupported("generated columns"))
@@ -339,6 +361,7 @@ pub(super) fn table_constraint(
     c: &pb::Constraint,
     indexes: &mut Vec<PendingIndex>,
     checks: &mut Vec<PendingCheck>,
+    fks: &mut Vec<super::foreign_key::PendingFk>,
 ) -> Result<(), DbError> {
     match pb::ConstrType::try_from(c.contype).unwrap_or(pb::ConstrType::Undefined) {
         pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
@@ -363,7 +386,10 @@ pub(super) fn table_constraint(
             });
             Ok(())
         }
-        pb::ConstrType::ConstrForeign => Err(DbError::unsupported("FOREIGN KEY constraints")),
+        pb::ConstrType::ConstrForeign => {
+            fks.push(super::foreign_key::pending(c, None)?);
+            Ok(())
+        }
         pb::ConstrType::ConstrExclusion => Err(DbError::unsupported("EXCLUDE constraints")),
         _ => Err(DbError::unsupported("this table constraint")),
     }

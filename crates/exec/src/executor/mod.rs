@@ -45,7 +45,7 @@ const INTERRUPT_EVERY: u32 = 1024;
 /// Count a row read; every INTERRUPT_EVERY rows of the statement (not of
 /// one scan: a correlated subquery runs many scans of a few rows each)
 /// look at cancel and statement_timeout.
-fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
+pub(crate) fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
     *counter = counter.wrapping_add(1);
     let ticks = ev.ticks.get().wrapping_add(1);
     ev.ticks.set(ticks);
