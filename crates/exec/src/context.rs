@@ -118,6 +118,9 @@ pub(crate) struct Routines {
     ) -> Result<CommandTag, DbError>,
     pub run_do:
         fn(&mut StatementCtx<'_>, &str, &nestor_parser::pb::DoStmt) -> Result<CommandTag, DbError>,
+    /// Run one internal SQL statement (a foreign key's action) with typed
+    /// parameters (their type OIDs), discarding rows.
+    pub run_sql: fn(&mut StatementCtx<'_>, &str, &[Value], &[u32]) -> Result<(), DbError>,
 }
 
 /// One output column as the planner describes it to the client.

@@ -47,7 +47,7 @@ use nestor_storage::{LockResult, Recheck};
 use nestor_txn::{LockMode, Snapshot, WaitPolicy};
 use nestor_types::Value;
 
-use crate::context::{Ev, RowSink};
+use crate::context::Ev;
 use crate::pg_catalog::quote_ident;
 
 /// The latest committed state plus this transaction's work, this very
@@ -168,7 +168,7 @@ fn parent_has(
                 &ev.ctx.wait,
                 Recheck::Snapshot,
             )
-            .map_err(|e| crate::modify::storage_err(e, &ev.ctx.eval))?;
+            .map_err(|e| e.into_db(&|v| valops::render(v, &ev.ctx.eval)))?;
         match locked {
             LockResult::Locked => return Ok(true),
             LockResult::Changed(newest) => {
@@ -325,15 +325,6 @@ fn still_referenced(
     .with_constraint(&fk.name)
 }
 
-/// Rows an internal statement returns: none are kept.
-struct Discard;
-
-impl RowSink for Discard {
-    fn row(&mut self, _: Vec<Value>) -> Result<(), DbError> {
-        Ok(())
-    }
-}
-
 /// CASCADE / SET NULL / SET DEFAULT as the DELETE or UPDATE of the child
 /// rows holding `key` that PostgreSQL's RI triggers run.
 fn run_action(
@@ -395,13 +386,7 @@ fn run_action(
         }
         _ => unreachable!("only the actions that change rows run statements"),
     };
-    let stmts = nestor_parser::parse_sql(&sql)?;
-    let stmt = stmts
-        .first()
-        .ok_or_else(|| DbError::internal("empty internal statement"))?;
-    let prepared = crate::statement::prepare(ev.ctx.catalog, ev.ctx.eval, &sql, stmt, &types)?;
-    crate::statement::execute(ev.ctx, &prepared, &params, &mut Discard)?;
-    Ok(())
+    (crate::ROUTINES.run_sql)(ev.ctx, &sql, &params, &types)
 }
 
 /// ALTER TABLE ADD FOREIGN KEY: every existing row of `t` must satisfy

@@ -54,6 +54,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     trigger: plpgsql::call_trigger,
     create_function: plpgsql::commands::create_function,
     run_do: plpgsql::commands::run_do,
+    run_sql: statement::run_internal,
 };
 pub use database::Database;
 pub use modify::copy_insert;

@@ -117,7 +117,7 @@ pub fn check_row(
     Ok(())
 }
 
-pub(crate) fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
+fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
     e.into_db(&|v| valops::render(v, ec))
 }
 

@@ -102,6 +102,31 @@ impl Prepared {
     }
 }
 
+/// Rows an internal statement returns: none are kept.
+struct Discard;
+
+impl RowSink for Discard {
+    fn row(&mut self, _: Vec<Value>) -> Result<(), DbError> {
+        Ok(())
+    }
+}
+
+/// Parse, plan and run one internal statement (crate::ROUTINES.run_sql).
+pub(crate) fn run_internal(
+    ctx: &mut StatementCtx<'_>,
+    sql: &str,
+    params: &[Value],
+    types: &[u32],
+) -> Result<(), DbError> {
+    let stmts = nestor_parser::parse_sql(sql)?;
+    let stmt = stmts
+        .first()
+        .ok_or_else(|| DbError::internal("empty internal statement"))?;
+    let prepared = prepare(ctx.catalog, ctx.eval, sql, stmt, types)?;
+    execute(ctx, &prepared, params, &mut Discard)?;
+    Ok(())
+}
+
 /// Execute a prepared statement with the values of $1..$n (in the types of
 /// `prepared.param_types`); rows go to `sink`.
 pub fn execute(

@@ -199,4 +199,5 @@ regress!(
     psql_describe,
     queries,
     foreign_keys,
+    information_schema,
 );

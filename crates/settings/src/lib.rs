@@ -961,7 +961,12 @@ fn parse_timezone(value: &str) -> Option<String> {
 }
 
 fn parse_encoding(name: &str, value: &str) -> Result<String, DbError> {
-    let v = value.trim().to_ascii_uppercase().replace(['-', '_'], "");
+    // asyncpg sends client_encoding='utf-8' quoted in its startup packet.
+    let v = value
+        .trim()
+        .trim_matches('\'')
+        .to_ascii_uppercase()
+        .replace(['-', '_'], "");
     if v == "UTF8" || v == "UNICODE" {
         return Ok("UTF8".into());
     }

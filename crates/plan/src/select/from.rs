@@ -184,6 +184,19 @@ pub(super) fn plan_range_var(
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
+    if rv.schemaname == "information_schema" {
+        if let Some(sel) = crate::information_schema::view_select(&name)? {
+            // Planned as its SQL in a subquery (PostgreSQL defines these
+            // views in SQL too); errors in it are not the user's text's.
+            let saved = std::mem::replace(&mut b.text, "");
+            let planned = plan_query(b, &sel);
+            b.text = saved;
+            let (plan, cols) = planned?;
+            mark_correlation(b, b.last_correlated);
+            check_alias(scope, &alias)?;
+            return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
+        }
+    }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(seq) = b.catalog.sequence(&name) {
             // A sequence reads as a one-row relation of its state.
@@ -246,10 +259,16 @@ pub(super) fn plan_range_var(
         *offset += width;
         return Ok(f);
     }
+    // PostgreSQL names the relation as written, schema included.
+    let shown = if rv.schemaname.is_empty() {
+        name
+    } else {
+        format!("{}.{name}", rv.schemaname)
+    };
     Err(err_at(
         DbError::new(
             SqlState::UndefinedTable,
-            format!("relation \"{name}\" does not exist"),
+            format!("relation \"{shown}\" does not exist"),
         ),
         b.text,
         rv.location,
