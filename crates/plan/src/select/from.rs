@@ -188,7 +188,7 @@ pub(super) fn plan_range_var(
         if let Some(sel) = crate::information_schema::view_select(&name)? {
             // Planned as its SQL in a subquery (PostgreSQL defines these
             // views in SQL too); errors in it are not the user's text's.
-            let saved = std::mem::replace(&mut b.text, "");
+            let saved = std::mem::take(&mut b.text);
             let planned = plan_query(b, &sel);
             b.text = saved;
             let (plan, cols) = planned?;
