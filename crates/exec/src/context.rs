@@ -120,8 +120,12 @@ pub(crate) struct Routines {
         fn(&mut StatementCtx<'_>, &str, &nestor_parser::pb::DoStmt) -> Result<CommandTag, DbError>,
     /// Run one internal SQL statement (a foreign key's action) with typed
     /// parameters (their type OIDs), discarding rows.
-    pub run_sql: fn(&mut StatementCtx<'_>, &str, &[Value], &[u32]) -> Result<(), DbError>,
+    pub run_sql: RunSqlFn,
 }
+
+/// `Routines::run_sql`: statement context, SQL text, parameters and their
+/// type OIDs.
+pub(crate) type RunSqlFn = fn(&mut StatementCtx<'_>, &str, &[Value], &[u32]) -> Result<(), DbError>;
 
 /// One output column as the planner describes it to the client.
 #[derive(Clone, Debug, PartialEq, Eq)]
