@@ -30,3 +30,5 @@ insert into items values (1, 'a', 1.5, 'c1', 3, '{x,"y z"}', '2024-01-02', true,
 insert into items (id, name) values (2, E'tab\there');
 insert into orders (item) values (1), (2);
 select nextval('counter');
+create table events (id bigint generated always as identity primary key, kind text not null);
+insert into events (kind) values ('start'), ('stop');

@@ -177,6 +177,15 @@ pub struct ForeignKey {
     pub on_update: FkAction,
 }
 
+/// An identity column (GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY): its
+/// values come from its owned sequence through its default; ALWAYS also
+/// refuses explicit values unless OVERRIDING SYSTEM VALUE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub column: usize,
+    pub always: bool,
+}
+
 /// A table definition. Immutable: changes build a new one.
 #[derive(Clone)]
 pub struct TableDef {
@@ -197,6 +206,8 @@ pub struct TableDef {
     pub triggers: Vec<TriggerDef>,
     /// FOREIGN KEY constraints of this (referencing) table.
     pub foreign_keys: Vec<ForeignKey>,
+    /// Identity columns.
+    pub identities: Vec<Identity>,
     pub storage: Arc<Table>,
 }
 
@@ -207,6 +218,11 @@ impl std::fmt::Debug for TableDef {
 }
 
 impl TableDef {
+    /// The identity of column `col`, if it is one.
+    pub fn identity(&self, col: usize) -> Option<Identity> {
+        self.identities.iter().copied().find(|i| i.column == col)
+    }
+
     /// Position of a live column by name.
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns

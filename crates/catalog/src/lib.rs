@@ -72,9 +72,9 @@ use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{
-    Check, Column, FkAction, ForeignKey, IndexDef, OnCommit, Persistence, Relation, Sequence,
-    TableDef, TriggerDef, TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE,
-    TRIGGER_UPDATE,
+    Check, Column, FkAction, ForeignKey, Identity, IndexDef, OnCommit, Persistence, Relation,
+    Sequence, TableDef, TriggerDef, TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT,
+    TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
@@ -842,6 +842,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         owned_sequences: def.owned_sequences.clone(),
         triggers: def.triggers.clone(),
         foreign_keys: def.foreign_keys.clone(),
+        identities: def.identities.clone(),
     }
 }
 
@@ -942,6 +943,7 @@ fn table_from(
         owned_sequences: rec.owned_sequences,
         triggers: rec.triggers,
         foreign_keys: rec.foreign_keys,
+        identities: rec.identities,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

@@ -42,7 +42,7 @@ use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::defs::{FkAction, ForeignKey, Persistence, TriggerDef, TriggerTiming};
+use crate::defs::{FkAction, ForeignKey, Identity, Persistence, TriggerDef, TriggerTiming};
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -113,6 +113,7 @@ pub struct TableRecord {
     pub owned_sequences: Vec<String>,
     pub triggers: Vec<TriggerDef>,
     pub foreign_keys: Vec<ForeignKey>,
+    pub identities: Vec<Identity>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -296,6 +297,11 @@ impl TableRecord {
             out.push(fk.on_delete.code());
             out.push(fk.on_update.code());
         }
+        put_u32(out, self.identities.len());
+        for i in &self.identities {
+            put_u32(out, i.column);
+            out.push(i.always as u8);
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -358,8 +364,22 @@ impl TableRecord {
                 })
             })?
         };
+        // Records written before identity columns existed end here.
+        let identities = if r.at_end() {
+            Vec::new()
+        } else {
+            get_list(r, |r| {
+                Ok(Identity {
+                    column: r.u32()? as usize,
+                    always: get_bool(r)?,
+                })
+            })?
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
+        }
+        if identities.iter().any(|i| i.column >= columns.len()) {
+            return Err(format!("table {name}: identity beyond its columns"));
         }
         if foreign_keys
             .iter()
@@ -379,6 +399,7 @@ impl TableRecord {
             owned_sequences,
             triggers,
             foreign_keys,
+            identities,
         })
     }
 }
@@ -728,6 +749,10 @@ mod tests {
                 on_delete: FkAction::Cascade,
                 on_update: FkAction::NoAction,
             }],
+            identities: vec![Identity {
+                column: 0,
+                always: true,
+            }],
         }
     }
 
@@ -793,18 +818,28 @@ mod tests {
         let old = CatalogRecord::PutTable(TableRecord {
             triggers: Vec::new(),
             foreign_keys: Vec::new(),
+            identities: Vec::new(),
             ..table()
         });
-        let boundary = old.encode().len() - 8;
+        let boundary = old.encode().len() - 12;
         // And one written before foreign keys: it ends after the triggers.
         let no_fks = CatalogRecord::PutTable(TableRecord {
             foreign_keys: Vec::new(),
+            identities: Vec::new(),
             ..table()
         });
-        let fk_boundary = no_fks.encode().len() - 4;
+        let fk_boundary = no_fks.encode().len() - 8;
+        // And one written before identity columns.
+        let no_ids = CatalogRecord::PutTable(TableRecord {
+            identities: Vec::new(),
+            ..table()
+        });
+        let id_boundary = no_ids.encode().len() - 4;
         for cut in 0..bytes.len() {
             let r = CatalogRecord::decode(&bytes[..cut]);
-            if cut == fk_boundary {
+            if cut == id_boundary {
+                assert_eq!(r.unwrap(), no_ids, "the format before identity columns");
+            } else if cut == fk_boundary {
                 assert_eq!(r.unwrap(), no_fks, "the format before foreign keys");
             } else if cut == boundary {
                 assert_eq!(r.unwrap(), old, "the older format");

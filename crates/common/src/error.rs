@@ -115,6 +115,7 @@ pub enum SqlState {
     InvalidObjectDefinition,
     InvalidRecursion,
     DependentObjectsStillExist,
+    GeneratedAlways,
     // P0
     PlpgsqlError,
     RaiseException,
@@ -197,6 +198,7 @@ impl SqlState {
             InvalidObjectDefinition => "42P17",
             InvalidRecursion => "42P19",
             DependentObjectsStillExist => "2BP01",
+            GeneratedAlways => "428C9",
             PlpgsqlError => "P0000",
             RaiseException => "P0001",
             NoDataFound => "P0002",
@@ -565,6 +567,7 @@ mod tests {
         InvalidObjectDefinition => "ERRCODE_INVALID_OBJECT_DEFINITION",
         InvalidRecursion => "ERRCODE_INVALID_RECURSION",
         DependentObjectsStillExist => "ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST",
+        GeneratedAlways => "ERRCODE_GENERATED_ALWAYS",
         PlpgsqlError => "ERRCODE_PLPGSQL_ERROR",
         RaiseException => "ERRCODE_RAISE_EXCEPTION",
         NoDataFound => "ERRCODE_NO_DATA_FOUND",

@@ -718,8 +718,20 @@ fn attribute_rows(c: &Catalog) -> Rows {
             } else {
                 attribute_row(t.oid.0, num, &col.name, col.ty)
             };
+            let identity = t.identity(i);
             r.set("attnotnull", Value::Bool(col.not_null))
-                .set("atthasdef", Value::Bool(col.default.is_some()))
+                .set(
+                    "atthasdef",
+                    Value::Bool(col.default.is_some() && identity.is_none()),
+                )
+                .set(
+                    "attidentity",
+                    text(match identity {
+                        Some(id) if id.always => "a",
+                        Some(_) => "d",
+                        None => "",
+                    }),
+                )
                 .set("atthasmissing", Value::Bool(!col.missing.is_null()));
             out.push(r.done());
         }
@@ -1049,7 +1061,8 @@ fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
     let mut ordinal = 0;
     for t in tables {
         for (k, col) in t.columns.iter().enumerate() {
-            if col.default.is_some() && !col.dropped {
+            // An identity column's nextval is not a default to PostgreSQL.
+            if col.default.is_some() && !col.dropped && t.identity(k).is_none() {
                 out.push((ATTRDEF_OID_BASE + ordinal, t.clone(), k));
                 ordinal += 1;
             }
@@ -1191,7 +1204,15 @@ fn depend_rows(c: &Catalog) -> Rows {
     for s in c.sequences() {
         if let Some((table, column)) = &s.owned_by {
             if let Some(t) = c.table(table) {
-                let attnum = t.column_index(column).map_or(0, |k| k as i32 + 1);
+                let k = t.column_index(column);
+                let attnum = k.map_or(0, |k| k as i32 + 1);
+                // An identity sequence depends internally ('i') on its
+                // column, a serial's automatically ('a').
+                let deptype = if k.and_then(|k| t.identity(k)).is_some() {
+                    "i"
+                } else {
+                    "a"
+                };
                 out.push(vec![
                     Value::Int8(class),
                     oid(s.oid.0),
@@ -1199,7 +1220,7 @@ fn depend_rows(c: &Catalog) -> Rows {
                     Value::Int8(class),
                     oid(t.oid.0),
                     Value::Int4(attnum),
-                    text("a"),
+                    text(deptype),
                 ]);
             }
         }

@@ -150,6 +150,9 @@ pub struct Binder<'e> {
     pub ctes: Vec<Cte>,
     /// References to a recursive CTE's working table met so far.
     pub recursive_refs: usize,
+    /// Set while an INSERT's VALUES are bound without OVERRIDING SYSTEM
+    /// VALUE: values for GENERATED ALWAYS identity columns are refused.
+    pub identity_check: Option<()>,
     /// Set by `select::plan_query`: whether the query just planned referred
     /// to rows of enclosing queries.
     pub last_correlated: bool,
@@ -314,6 +317,7 @@ impl<'e> Binder<'e> {
             agg: AggCtx::NotAllowed("WHERE"),
             ctes: Vec::new(),
             recursive_refs: 0,
+            identity_check: None,
             last_correlated: false,
             literal_locs: Vec::new(),
             vars: None,

@@ -142,13 +142,31 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
+    let overriding =
+        pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
+    if overriding == pb::OverridingKind::OverridingUserValue {
+        return Err(DbError::unsupported("OVERRIDING USER VALUE"));
+    }
+    b.identity_check = (overriding != pb::OverridingKind::OverridingSystemValue).then_some(());
     let source = match ins.select_stmt.as_deref() {
         None => {
             targets.clear();
-            Plan::Single
+            Ok(Plan::Single)
         }
-        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s)?,
+        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s),
     };
+    let checked = b.identity_check.take().is_some();
+    let source = source?;
+    // INSERT ... SELECT (VALUES rows are checked item by item, DEFAULT
+    // passing) into a GENERATED ALWAYS identity column.
+    if checked && !matches!(source, Plan::Values { .. }) {
+        if let Some(&c) = targets
+            .iter()
+            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
+        {
+            return Err(generated_always(&table, c));
+        }
+    }
     let alias = rv
         .alias
         .as_ref()
@@ -269,6 +287,19 @@ fn check_insert_arity(
     Ok(())
 }
 
+/// 428C9: an explicit value for a GENERATED ALWAYS identity column.
+fn generated_always(table: &TableDef, col: usize) -> DbError {
+    let name = &table.columns[col].name;
+    DbError::new(
+        SqlState::GeneratedAlways,
+        format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+    )
+    .with_detail(format!(
+        "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
+    ))
+    .with_hint("Use OVERRIDING SYSTEM VALUE to override.")
+}
+
 fn assign_err(mut e: DbError, table: &TableDef, col: usize) -> DbError {
     if e.code == SqlState::DatatypeMismatch && e.message.starts_with("column is of type") {
         e.message = format!(
@@ -335,6 +366,9 @@ fn plan_insert_values(
                 let d = bind_default(b.catalog, b.eval, table, col)?;
                 row.push(d.unwrap_or(Expr::Const(Value::Null)));
                 continue;
+            }
+            if b.identity_check.is_some() && table.identity(col).is_some_and(|i| i.always) {
+                return Err(generated_always(table, col));
             }
             let item_loc = bind::expr_location(node(item)?);
             let (e, t) = b.bind(item)?;
@@ -476,6 +510,15 @@ fn bind_sets(
         let ty = table.columns[col].ty;
         let e = if matches!(node(val)?, NodeEnum::SetToDefault(_)) {
             bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
+        } else if table.identity(col).is_some_and(|i| i.always) {
+            return Err(DbError::new(
+                SqlState::GeneratedAlways,
+                format!("column \"{}\" can only be updated to DEFAULT", rt.name),
+            )
+            .with_detail(format!(
+                "Column \"{}\" is an identity column defined as GENERATED ALWAYS.",
+                rt.name
+            )));
         } else {
             let val_loc = bind::expr_location(node(val)?);
             let (e, t) = b.bind(val)?;

@@ -200,4 +200,5 @@ regress!(
     queries,
     foreign_keys,
     information_schema,
+    identity,
 );

@@ -118,6 +118,7 @@ fn alter_cmd(
         A::AtDropColumn => drop_column(ctx, def, cmd),
         A::AtAddConstraint => add_constraint(ctx, text, def, cmd),
         A::AtDropConstraint => drop_constraint(ctx, def, cmd),
+        A::AtAddIdentity => add_identity(ctx, def, cmd),
         A::AtSetNotNull | A::AtDropNotNull => {
             let pos = existing_column(def, &cmd.name)?;
             let mut new = (**def).clone();
@@ -256,6 +257,74 @@ fn drop_constraint(
     ))
 }
 
+/// ALTER TABLE ... ALTER COLUMN c ADD GENERATED {ALWAYS | BY DEFAULT} AS
+/// IDENTITY [(options)]: the form pg_dump writes for identity columns.
+fn add_identity(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let pos = existing_column(def, &cmd.name)?;
+    let Some(NodeEnum::Constraint(con)) = cmd
+        .def
+        .as_deref()
+        .map(nestor_parser::ast::node)
+        .transpose()?
+    else {
+        return Err(DbError::internal("ADD GENERATED without its clause"));
+    };
+    let col = &def.columns[pos];
+    if !col.not_null {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "column \"{}\" of relation \"{}\" must be declared NOT NULL before identity can be added",
+                col.name, def.name
+            ),
+        ));
+    }
+    if def.identity(pos).is_some() {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "column \"{}\" of relation \"{}\" is already an identity column",
+                col.name, def.name
+            ),
+        ));
+    }
+    if col.default.is_some() {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "column \"{}\" of relation \"{}\" already has a default value",
+                col.name, def.name
+            ),
+        ));
+    }
+    let spec = super::table::IdentitySpec {
+        always: con.generated_when == "a",
+        options: con.options.clone(),
+        location: con.location,
+    };
+    let mut new = (**def).clone();
+    let seq = super::table::identity_sequence(
+        ctx,
+        &def.name,
+        &mut new.columns[pos],
+        &spec,
+        def.persistence,
+        &[],
+    )?;
+    new.owned_sequences.push(seq.name.clone());
+    new.identities.push(nestor_catalog::Identity {
+        column: pos,
+        always: spec.always,
+    });
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(seq)))?;
+    put(ctx, new)
+}
+
 fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
     ctx.catalog.apply(
         ctx.txn,
@@ -302,7 +371,13 @@ fn add_column(
     let mut b = binder(ctx, text);
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
     let mut fks = Vec::new();
-    let (mut col, serial, bound_default) = column_def(&mut b, cd, &mut idx, &mut checks, &mut fks)?;
+    let (mut col, serial, bound_default, identity) =
+        column_def(&mut b, cd, &mut idx, &mut checks, &mut fks)?;
+    if identity.is_some() {
+        return Err(DbError::unsupported(
+            "ADD COLUMN ... GENERATED AS IDENTITY (add the column, then ALTER COLUMN ... ADD GENERATED)",
+        ));
+    }
     if !fks.is_empty() {
         return Err(DbError::unsupported(
             "ADD COLUMN with REFERENCES (add the column, then ADD CONSTRAINT ... FOREIGN KEY)",

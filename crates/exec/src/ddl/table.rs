@@ -103,6 +103,8 @@ struct Elements {
     checks: Vec<PendingCheck>,
     /// Serial columns: (position, integer type).
     serials: Vec<(usize, DataType)>,
+    /// Identity columns: (position, options).
+    identities: Vec<(usize, IdentitySpec)>,
     fks: Vec<super::foreign_key::PendingFk>,
 }
 
@@ -116,6 +118,7 @@ fn table_elements(
         indexes: Vec::new(),
         checks: Vec::new(),
         serials: Vec::new(),
+        identities: Vec::new(),
         fks: Vec::new(),
     };
     let mut b = binder(ctx, text);
@@ -128,10 +131,27 @@ fn table_elements(
                         format!("column \"{}\" specified more than once", cd.colname),
                     ));
                 }
-                let (col, serial, _) =
+                let (col, serial, _, identity) =
                     column_def(&mut b, cd, &mut el.indexes, &mut el.checks, &mut el.fks)?;
                 if let Some(t) = serial {
                     el.serials.push((el.columns.len(), t));
+                }
+                if let Some(spec) = identity {
+                    if serial.is_some() || col.default.is_some() {
+                        let table = cs.relation.as_ref().map_or("", |r| r.relname.as_str());
+                        return Err(bind::err_at(
+                            DbError::new(
+                                SqlState::SyntaxError,
+                                format!(
+                                    "both default and identity specified for column \"{}\" of table \"{table}\"",
+                                    cd.colname
+                                ),
+                            ),
+                            text,
+                            spec.location,
+                        ));
+                    }
+                    el.identities.push((el.columns.len(), spec));
                 }
                 el.columns.push(col);
             }
@@ -162,6 +182,12 @@ fn serial_sequences(
 ) -> Result<Vec<Arc<Sequence>>, DbError> {
     let mut names = Vec::new();
     let mut seqs = Vec::new();
+    for (pos, spec) in &el.identities {
+        let col = &mut el.columns[*pos];
+        let seq = identity_sequence(ctx, table, col, spec, persistence, &names)?;
+        names.push(seq.name.clone());
+        seqs.push(Arc::new(seq));
+    }
     for &(pos, ty) in &el.serials {
         let col = &mut el.columns[pos];
         let temporary = persistence == Persistence::Temporary;
@@ -190,6 +216,94 @@ fn serial_sequences(
     Ok(seqs)
 }
 
+/// GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(sequence options)].
+#[derive(Clone)]
+pub(super) struct IdentitySpec {
+    pub always: bool,
+    pub options: Vec<Node>,
+    /// Of the GENERATED clause, for errors.
+    pub location: i32,
+}
+
+/// The sequence of identity column `col` of `table` (named by SEQUENCE
+/// NAME or `<table>_<column>_seq`, bounded by the column's type), owned by
+/// the column, which becomes NOT NULL and defaults to its nextval.
+pub(super) fn identity_sequence(
+    ctx: &StatementCtx,
+    table: &str,
+    col: &mut Column,
+    spec: &IdentitySpec,
+    persistence: Persistence,
+    taken: &[String],
+) -> Result<Sequence, DbError> {
+    let (type_min, type_max) = match col.ty {
+        DataType::Int2 => (i64::from(i16::MIN), i64::from(i16::MAX)),
+        DataType::Int4 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        DataType::Int8 => (i64::MIN, i64::MAX),
+        _ => {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                "identity column type must be smallint, integer, or bigint",
+            ))
+        }
+    };
+    let temporary = persistence == Persistence::Temporary;
+    let (mut inc, mut min, mut max, mut start, mut cycle, mut name) =
+        (1i64, None, None, None, false, None);
+    for o in &spec.options {
+        let NodeEnum::DefElem(d) = node(o)? else {
+            continue;
+        };
+        match d.defname.as_str() {
+            "increment" => inc = super::def_int(d)?.unwrap_or(1),
+            "minvalue" => min = super::def_int(d)?,
+            "maxvalue" => max = super::def_int(d)?,
+            "start" => start = super::def_int(d)?,
+            "cycle" => cycle = super::def_int(d)?.unwrap_or(1) != 0,
+            "sequence_name" => {
+                if let Some(NodeEnum::List(l)) = d.arg.as_deref().map(node).transpose()? {
+                    name = bind::names(&l.items).last().cloned();
+                }
+            }
+            "cache" | "as" => {}
+            other => {
+                return Err(DbError::unsupported(format!(
+                    "identity sequence option {other}"
+                )))
+            }
+        }
+    }
+    if inc == 0 {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "INCREMENT must not be zero",
+        ));
+    }
+    let min = min.unwrap_or(if inc > 0 { 1 } else { type_min });
+    let max = max.unwrap_or(if inc > 0 { type_max } else { -1 });
+    let start = start.unwrap_or(if inc > 0 { min } else { max });
+    let seq_name = match name {
+        Some(n) if ctx.catalog.name_taken_in(&n, temporary) => return Err(super::exists_err(&n)),
+        Some(n) => n,
+        None => fresh_name(ctx, &format!("{table}_{}_seq", col.name), taken, temporary),
+    };
+    col.not_null = true;
+    col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+    Ok(Sequence {
+        oid: ctx.catalog.alloc_oid(),
+        name: seq_name,
+        increment: inc,
+        min,
+        max,
+        start,
+        cycle,
+        state: Arc::new(Mutex::new((start, false))),
+        owned_by: Some((table.to_string(), col.name.clone())),
+        temporary,
+        dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
+    })
+}
+
 /// The table definition with its storage, CHECKs and indexes built (the
 /// storage is dropped again if anything fails).
 fn build_table(
@@ -214,6 +328,14 @@ fn build_table(
         on_commit: OnCommit::PreserveRows,
         triggers: Vec::new(),
         foreign_keys: Vec::new(),
+        identities: el
+            .identities
+            .iter()
+            .map(|(pos, spec)| nestor_catalog::Identity {
+                column: *pos,
+                always: spec.always,
+            })
+            .collect(),
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -244,7 +366,7 @@ fn build_table(
 
 /// A column definition: the column, its serial type if it is one, and its
 /// bound DEFAULT (for ADD COLUMN's value of existing rows).
-type ColumnParts = (Column, Option<DataType>, Option<Expr>);
+type ColumnParts = (Column, Option<DataType>, Option<Expr>, Option<IdentitySpec>);
 
 pub(super) fn column_def(
     b: &mut Binder,
@@ -277,6 +399,7 @@ pub(super) fn column_def(
         dropped: false,
     };
     let mut bound_default = None;
+    let mut identity = None;
     if let Some(d) = &cd.raw_default {
         bound_default = Some(set_default(b, &mut col, d)?);
     }
@@ -316,14 +439,20 @@ pub(super) fn column_def(
                 con,
                 Some(vec![cd.colname.clone()]),
             )?),
-            pb::ConstrType::ConstrIdentity => return Err(DbError::unsupported("identity columns")),
+            pb::ConstrType::ConstrIdentity => {
+                identity = Some(IdentitySpec {
+                    always: con.generated_when == "a",
+                    options: con.options.clone(),
+                    location: con.location,
+                });
+            }
             pb::ConstrType::ConstrGenerated => {
                 return Err(DbError::unsupported("generated columns"))
             }
             _ => {}
         }
     }
-    Ok((col, serial, bound_default))
+    Ok((col, serial, bound_default, identity))
 }
 
 /// Bind a DEFAULT expression (so errors surface now), store its SQL text in
