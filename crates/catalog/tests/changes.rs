@@ -130,6 +130,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         on_commit: nestor_catalog::OnCommit::PreserveRows,
         triggers: Vec::new(),
         foreign_keys: Vec::new(),
+        identities: Vec::new(),
         storage,
     }
 }
