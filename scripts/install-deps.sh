@@ -11,7 +11,7 @@
 #                           `pg_config --bindir`, wrapped by /usr/bin/pgbench
 #                           from postgresql-client-common)
 #   psycopg[binary]         Python client tests (pip)
-#   sqlalchemy 2            the ORM/reflection test (pip)
+#   sqlalchemy 2, django 5.2  the ORM tests (pip)
 #   a JDK and maven         only if `java`/`mvn` are missing
 #
 # With --build-only, only what building the server needs (libclang).
@@ -28,6 +28,7 @@ pkg_installed() {
 
 python_ok() { python3 -c 'import psycopg' >/dev/null 2>&1; }
 sqlalchemy_ok() { python3 -c 'import sqlalchemy, sys; sys.exit(sqlalchemy.__version__ < "2")' >/dev/null 2>&1; }
+django_ok() { python3 -c 'import django, sys; sys.exit(django.VERSION[:2] != (5, 2))' >/dev/null 2>&1; }
 if $build_only; then
     want=(libclang-dev clang make)
 else
@@ -79,6 +80,14 @@ else
     python3 -m pip install -q 'sqlalchemy>=2,<3' ||
         python3 -m pip install -q --break-system-packages 'sqlalchemy>=2,<3'
     sqlalchemy_ok || { log "sqlalchemy 2 still not importable" >&2; exit 1; }
+fi
+if django_ok; then
+    log "python3 django 5.2 already installed"
+else
+    log "installing with pip: django 5.2"
+    python3 -m pip install -q 'django>=5.2,<5.3' ||
+        python3 -m pip install -q --break-system-packages 'django>=5.2,<5.3'
+    django_ok || { log "django 5.2 still not importable" >&2; exit 1; }
 fi
 
 # pgbench must be reachable by name (Debian's wrapper picks the newest

@@ -175,6 +175,10 @@ pub struct ForeignKey {
     pub parent_columns: Vec<usize>,
     pub on_delete: FkAction,
     pub on_update: FkAction,
+    /// DEFERRABLE, and INITIALLY DEFERRED: checked at commit unless SET
+    /// CONSTRAINTS makes it immediate.
+    pub deferrable: bool,
+    pub deferred: bool,
 }
 
 /// An identity column (GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY): its

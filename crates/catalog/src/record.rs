@@ -296,6 +296,7 @@ impl TableRecord {
             }
             out.push(fk.on_delete.code());
             out.push(fk.on_update.code());
+            out.push(fk.deferrable as u8 | (fk.deferred as u8) << 1);
         }
         put_u32(out, self.identities.len());
         for i in &self.identities {
@@ -350,6 +351,7 @@ impl TableRecord {
                     |c: u8| FkAction::from_code(c).ok_or(format!("bad foreign key action {c}"));
                 let on_delete = action(r.u8()?)?;
                 let on_update = action(r.u8()?)?;
+                let flags = r.u8()?;
                 if columns.len() != parent_columns.len() || columns.is_empty() {
                     return Err(format!("foreign key {name}: column lists disagree"));
                 }
@@ -361,6 +363,8 @@ impl TableRecord {
                     parent_columns,
                     on_delete,
                     on_update,
+                    deferrable: flags & 1 != 0,
+                    deferred: flags & 2 != 0,
                 })
             })?
         };
@@ -748,6 +752,8 @@ mod tests {
                 parent_columns: vec![1],
                 on_delete: FkAction::Cascade,
                 on_update: FkAction::NoAction,
+                deferrable: true,
+                deferred: true,
             }],
             identities: vec![Identity {
                 column: 0,

@@ -59,6 +59,12 @@ pub struct StatementCtx<'a> {
     /// outside the lock table, e.g. `(ctx.wait_event)(Some(("Timeout",
     /// "PgSleep")))` around pg_sleep, and `None` after it.
     pub wait_event: &'a (dyn Fn(Option<(&'static str, &'static str)>) + Sync),
+    /// Checks of DEFERRABLE constraints waiting for the commit (the
+    /// session runs them, `nestor_exec::check_deferred`).
+    pub deferred: &'a mut Vec<crate::DeferredCheck>,
+    /// SET CONSTRAINTS ALL DEFERRED (Some(true)) / IMMEDIATE (Some(false))
+    /// in this transaction; None: each constraint's own INITIALLY.
+    pub constraints_deferred: Option<bool>,
 }
 
 /// What a call of a user-defined function produced.

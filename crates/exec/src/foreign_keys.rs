@@ -41,7 +41,7 @@ use std::ops::Bound;
 use std::sync::Arc;
 
 use nestor_catalog::{FkAction, ForeignKey, IndexDef, TableDef};
-use nestor_common::{CommandId, DbError, SqlState};
+use nestor_common::{CommandId, DbError, RelId, RowId, SqlState};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck};
 use nestor_txn::{LockMode, Snapshot, WaitPolicy};
@@ -84,9 +84,22 @@ pub(crate) fn check_child(
     t: &TableDef,
     row: &[Value],
     old: Option<&[Value]>,
+    rid: Option<RowId>,
     ev: &mut Ev,
 ) -> Result<(), DbError> {
+    let mut deferred_noted = false;
     for fk in &t.foreign_keys {
+        if let Some(rid) = rid.filter(|_| is_deferred(fk, ev)) {
+            // Checked at commit, on the row as it is then.
+            if !deferred_noted {
+                ev.ctx.deferred.push(DeferredCheck::Child {
+                    table: t.oid,
+                    row: rid,
+                });
+                deferred_noted = true;
+            }
+            continue;
+        }
         let key: Vec<Value> = fk.columns.iter().map(|&c| row[c].clone()).collect();
         if key.iter().any(Value::is_null) {
             continue;
@@ -225,6 +238,90 @@ fn child_rows_exist(
     Ok(false)
 }
 
+/// A check of a DEFERRABLE constraint left for the commit (or SET
+/// CONSTRAINTS ... IMMEDIATE): verified against the state then, so work
+/// rolled back to a savepoint meanwhile passes.
+#[derive(Clone, Debug)]
+pub enum DeferredCheck {
+    /// The foreign keys of row `row` of table `table`, if it still exists.
+    Child { table: RelId, row: RowId },
+    /// A referenced key deleted or changed in `table`: no row of `child`
+    /// may reference it through `constraint` unless `table` has it again.
+    Parent {
+        table: RelId,
+        child: RelId,
+        constraint: String,
+        key: Vec<Value>,
+    },
+}
+
+/// Whether `fk` is checked at commit now: DEFERRABLE, and deferred by SET
+/// CONSTRAINTS or INITIALLY DEFERRED.
+fn is_deferred(fk: &ForeignKey, ev: &Ev) -> bool {
+    fk.deferrable && ev.ctx.constraints_deferred.unwrap_or(fk.deferred)
+}
+
+/// Run the deferred checks (at commit, or SET CONSTRAINTS ... IMMEDIATE).
+pub fn check_deferred(
+    ctx: &mut crate::StatementCtx,
+    checks: Vec<DeferredCheck>,
+) -> Result<(), DbError> {
+    let mut ev = Ev::new(ctx, &[]);
+    // Checks run now are immediate.
+    let saved = ev.ctx.constraints_deferred.replace(false);
+    let r = (|| {
+        for c in checks {
+            match c {
+                DeferredCheck::Child { table, row } => {
+                    let Some(t) = ev.ctx.catalog.table_by_oid(table) else {
+                        continue;
+                    };
+                    let snap = dirty_snapshot(&ev);
+                    let Some(tuple) = t.storage.get(row, &snap) else {
+                        continue;
+                    };
+                    let values = crate::executor::scan_row(tuple, &t);
+                    let probe = TableDef {
+                        foreign_keys: t
+                            .foreign_keys
+                            .iter()
+                            .filter(|f| f.deferrable)
+                            .cloned()
+                            .collect(),
+                        ..(*t).clone()
+                    };
+                    check_child(&probe, &values, None, None, &mut ev)?;
+                }
+                DeferredCheck::Parent {
+                    table,
+                    child,
+                    constraint,
+                    key,
+                } => {
+                    let (Some(t), Some(c)) = (
+                        ev.ctx.catalog.table_by_oid(table),
+                        ev.ctx.catalog.table_by_oid(child),
+                    ) else {
+                        continue;
+                    };
+                    let Some(fk) = c
+                        .foreign_keys
+                        .iter()
+                        .find(|f| f.name == constraint)
+                        .cloned()
+                    else {
+                        continue;
+                    };
+                    check_no_action(&t, vec![(c, fk, key)], &mut ev)?;
+                }
+            }
+        }
+        Ok(())
+    })();
+    ev.ctx.constraints_deferred = saved;
+    r
+}
+
 /// A NO ACTION check left for the end of the statement: the key a
 /// deleted or updated parent row held, and the constraint.
 pub(crate) type NoActionCheck = (Arc<TableDef>, ForeignKey, Vec<Value>);
@@ -263,6 +360,14 @@ pub(crate) fn on_parent_change(
             fk.on_delete
         };
         match action {
+            FkAction::NoAction if is_deferred(fk, ev) => {
+                ev.ctx.deferred.push(DeferredCheck::Parent {
+                    table: t.oid,
+                    child: child.oid,
+                    constraint: fk.name.clone(),
+                    key,
+                })
+            }
             FkAction::NoAction => deferred.push((child, fk.clone(), key)),
             FkAction::Restrict => {
                 if child_rows_exist(&child, fk, &key, ev)? {
@@ -405,7 +510,7 @@ pub(crate) fn validate(t: &TableDef, fk: &ForeignKey, ev: &mut Ev) -> Result<(),
     let mut n = 0u32;
     for row in rows {
         crate::executor::poll(ev, &mut n)?;
-        check_child(&probe, &row, None, ev)?;
+        check_child(&probe, &row, None, None, ev)?;
     }
     Ok(())
 }

@@ -57,6 +57,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     run_sql: statement::run_internal,
 };
 pub use database::Database;
+pub use foreign_keys::{check_deferred, DeferredCheck};
 pub use modify::copy_insert;
 pub use registry::{ActivityRow, CancelToken, Registry};
 pub use statement::{execute, prepare, Prepared};

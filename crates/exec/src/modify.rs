@@ -199,7 +199,7 @@ pub(crate) fn exec_insert(
     let mut count = 0;
     // Rows inserted into a table with foreign keys, checked once the
     // statement's rows are all written (crate::foreign_keys).
-    let mut fk_rows: Option<Vec<Row>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
+    let mut fk_rows: Option<Vec<(RowId, Row)>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
     for vals in sources {
         let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
@@ -222,8 +222,8 @@ pub(crate) fn exec_insert(
             t.after_row(None, Some(written), ev)?;
         }
     }
-    for row in fk_rows.into_iter().flatten() {
-        crate::foreign_keys::check_child(&p.table, &row, None, ev)?;
+    for (rid, row) in fk_rows.into_iter().flatten() {
+        crate::foreign_keys::check_child(&p.table, &row, None, Some(rid), ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
@@ -238,7 +238,7 @@ fn insert_one(
     row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
-    fk_rows: &mut Option<Vec<Row>>,
+    fk_rows: &mut Option<Vec<(RowId, Row)>>,
 ) -> Result<bool, DbError> {
     let Some(conflict) = &p.conflict else {
         let rid = p
@@ -247,7 +247,7 @@ fn insert_one(
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         if let Some(rows) = fk_rows {
-            rows.push(row.clone());
+            rows.push((rid, row.clone()));
         }
         emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
         return Ok(true);
@@ -283,7 +283,7 @@ fn insert_one(
                     .release(ON_CONFLICT_SAVEPOINT)
                     .map_err(DbError::from)?;
                 if let Some(rows) = fk_rows {
-                    rows.push(row.clone());
+                    rows.push((rid, row.clone()));
                 }
                 emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
                 return Ok(true);
@@ -440,7 +440,7 @@ fn conflict_update(
             WriteResult::Done => {
                 if !t.foreign_keys.is_empty() {
                     let old = input[..t.columns.len()].to_vec();
-                    crate::foreign_keys::check_child(t, &new, Some(&old), ev)?;
+                    crate::foreign_keys::check_child(t, &new, Some(&old), Some(rid), ev)?;
                 }
                 let refs = ev.ctx.catalog.referencing(t.oid);
                 if !refs.is_empty() {
@@ -547,8 +547,8 @@ pub(crate) fn exec_modify(
         }
     }
     crate::foreign_keys::check_no_action(&p.table, std::mem::take(&mut fk.no_action), ev)?;
-    for (new, old) in std::mem::take(&mut fk.child_rows) {
-        crate::foreign_keys::check_child(&p.table, &new, Some(&old), ev)?;
+    for (rid, new, old) in std::mem::take(&mut fk.child_rows) {
+        crate::foreign_keys::check_child(&p.table, &new, Some(&old), Some(rid), ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
@@ -561,7 +561,7 @@ pub(crate) fn exec_modify(
 /// referencing table (new, old), checked when all are written.
 struct FkWork {
     refs: Vec<(Arc<TableDef>, nestor_catalog::ForeignKey)>,
-    child_rows: Vec<(Row, Row)>,
+    child_rows: Vec<(RowId, Row, Row)>,
     child: bool,
     no_action: Vec<crate::foreign_keys::NoActionCheck>,
 }
@@ -688,7 +688,7 @@ fn modify_one(
                         )?;
                     }
                     if let (true, Some(new)) = (fk.child, new) {
-                        fk.child_rows.push((new, old));
+                        fk.child_rows.push((rid, new, old));
                     }
                 }
                 emit_returning(&p.returning, &row, ev, sink)?;
@@ -747,17 +747,18 @@ pub fn copy_insert(
             build_row(t, &target.columns, &target.defaults, vals, &mut ev)?
         };
         check_row(t, &target.checks, &row, &mut ev)?;
-        t.storage
+        let rid = t
+            .storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
         if !t.foreign_keys.is_empty() {
-            fk_rows.push(row);
+            fk_rows.push((rid, row));
         }
         n += 1;
         *done = n;
     }
-    for row in fk_rows {
-        crate::foreign_keys::check_child(t, &row, None, &mut ev)?;
+    for (rid, row) in fk_rows {
+        crate::foreign_keys::check_child(t, &row, None, Some(rid), &mut ev)?;
     }
     Ok(n)
 }

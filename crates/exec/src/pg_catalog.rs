@@ -974,6 +974,12 @@ fn constraint_def(
             if fk.on_delete != nestor_catalog::FkAction::NoAction {
                 s.push_str(&format!(" ON DELETE {}", fk.on_delete.sql()));
             }
+            if fk.deferrable {
+                s.push_str(" DEFERRABLE");
+            }
+            if fk.deferred {
+                s.push_str(" INITIALLY DEFERRED");
+            }
             s
         }
         Constraint::Index(i) if i.primary => {
@@ -1039,6 +1045,8 @@ fn constraint_rows(c: &Catalog) -> Rows {
                     let code = |a: nestor_catalog::FkAction| text((a.code() as char).to_string());
                     r.set("conname", text(&fk.name))
                         .set("contype", text("f"))
+                        .set("condeferrable", Value::Bool(fk.deferrable))
+                        .set("condeferred", Value::Bool(fk.deferred))
                         .set("conindid", oid(index.unwrap_or(0)))
                         .set("confrelid", oid(fk.parent.0))
                         .set("confupdtype", code(fk.on_update))

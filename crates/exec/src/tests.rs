@@ -87,6 +87,8 @@ impl Db {
             restarts: 0,
             setting_changes: &mut changes,
             wait_event: &no_wait_event,
+            deferred: &mut Vec::new(),
+            constraints_deferred: None,
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
         Ok(Out { tag, rows, notices })
@@ -620,6 +622,8 @@ fn pgbench_shapes() {
         restarts: 0,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
+        deferred: &mut Vec::new(),
+        constraints_deferred: None,
     };
     let rows = (1..=100)
         .map(|i| {
@@ -695,6 +699,8 @@ fn prepared_plan_survives_ddl() {
         restarts: 0,
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
+        deferred: &mut Vec::new(),
+        constraints_deferred: None,
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();
     assert_eq!(rows.len(), 1);

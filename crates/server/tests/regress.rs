@@ -201,4 +201,5 @@ regress!(
     foreign_keys,
     information_schema,
     identity,
+    deferred_constraints,
 );

@@ -1,7 +1,7 @@
 //! The tools PostgreSQL users already have, unmodified, against the real
 //! server: pg_dump and pg_restore (plain and custom format) round trips, a
-//! dump made by PostgreSQL 15 restoring into Nestor, and SQLAlchemy 2's ORM
-//! and reflection. psql's `\d` family is tests/regress/sql/psql_describe.sql.
+//! dump made by PostgreSQL 15 restoring into Nestor, SQLAlchemy 2's ORM
+//! and reflection, and Django 5.2's migrations and ORM. psql's `\d` family is tests/regress/sql/psql_describe.sql.
 //!
 //! A round trip: tests/tools/schema.sql (every kind of object Nestor has)
 //! is loaded into one server, dumped, restored into a fresh one and dumped
@@ -133,6 +133,28 @@ fn a_postgresql_15_dump_restores() {
     assert!(psql(&dst, "insert into orders (item) values (42)").is_err());
     assert_eq!(ok(&dst, "delete from items where id = 1 returning id"), "1");
     assert_eq!(ok(&dst, "select count(*) from orders where item = 1"), "0");
+}
+
+/// Run a Python client check script against a fresh server.
+fn python_check(script: &str, what: &str) {
+    let server = Server::start();
+    let script = tools_dir().join(script);
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(server.port.to_string())
+        .output()
+        .expect("run python3 (scripts/install-deps.sh installs the clients)");
+    assert!(
+        out.status.success(),
+        "{what} check failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn django_migrate_and_crud() {
+    python_check("django_check.py", "Django");
 }
 
 #[test]

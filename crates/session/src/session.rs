@@ -396,10 +396,32 @@ impl Session {
         true
     }
 
+    /// Before a commit: the checks of DEFERRABLE constraints the
+    /// transaction left (PostgreSQL's AfterTriggerFireDeferred). A failure
+    /// rolls the transaction back and is the commit's error.
+    pub(crate) fn check_deferred_for_commit(&mut self) -> Result<(), DbError> {
+        if self.block.deferred.is_empty() || self.block.state() == BlockState::Failed {
+            return Ok(());
+        }
+        let checks = std::mem::take(&mut self.block.deferred);
+        let (r, notices) = self.with_statement(|ctx| nestor_exec::check_deferred(ctx, checks));
+        self.block.warnings.extend(notices);
+        if let Err(e) = r {
+            self.block.abandon(&mut self.settings);
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// End of a simple query: commit the implicit transaction, report
     /// changed parameters, ReadyForQuery.
     pub(crate) fn finish_query(&mut self, out: &mut Vec<BackendMsg>) {
-        let result = self.block.end_implicit(&mut self.settings);
+        let result = if self.block.state() == BlockState::Implicit {
+            self.check_deferred_for_commit()
+                .and_then(|()| self.block.end_implicit(&mut self.settings))
+        } else {
+            self.block.end_implicit(&mut self.settings)
+        };
         // The implicit commit belongs to the last statement: its warnings
         // come before that statement's CommandComplete and its error takes
         // its place, as in PostgreSQL (which commits before reporting
@@ -571,7 +593,8 @@ impl Session {
             shared2.activity.lock().wait_event = ev;
         };
         let waits_for_safe_snapshot = self.block.waits_for_safe_snapshot();
-        let txn = self.block.txn_mut().expect("ensured");
+        let (txn, deferred, constraints_deferred) = self.block.txn_and_deferred();
+        let txn = txn.expect("ensured");
         let wait = WaitCtl {
             lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
             deadlock_timeout: Duration::from_millis(deadlock),
@@ -605,6 +628,8 @@ impl Session {
             restarts: 0,
             setting_changes: changes,
             wait_event: &wait_event,
+            deferred,
+            constraints_deferred,
         };
         let r = f(&mut ctx);
         self.shared.activity.lock().wait_event = None;
@@ -615,7 +640,12 @@ impl Session {
 
     fn sync(&mut self, out: &mut Vec<BackendMsg>) {
         self.skip_until_sync = false;
-        let result = self.block.end_implicit(&mut self.settings);
+        let result = if self.block.state() == BlockState::Implicit {
+            self.check_deferred_for_commit()
+                .and_then(|()| self.block.end_implicit(&mut self.settings))
+        } else {
+            self.block.end_implicit(&mut self.settings)
+        };
         out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
         if let Err(e) = result {
             out.push(BackendMsg::Error(e));

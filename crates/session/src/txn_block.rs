@@ -165,6 +165,11 @@ pub(crate) struct TxnBlock {
     /// Warnings of the last commit (a wait for synchronous replicas cut
     /// short), for the session to send.
     pub(crate) warnings: Vec<DbError>,
+    /// Checks of DEFERRABLE constraints the transaction's statements left
+    /// for its commit.
+    pub(crate) deferred: Vec<nestor_exec::DeferredCheck>,
+    /// SET CONSTRAINTS ALL DEFERRED / IMMEDIATE in this transaction.
+    pub(crate) constraints_deferred: Option<bool>,
 }
 
 /// PostgreSQL's answer to SERIALIZABLE on a hot standby (check_XactIsoLevel).
@@ -239,6 +244,8 @@ impl TxnBlock {
             log,
             cancel,
             warnings: Vec::new(),
+            deferred: Vec::new(),
+            constraints_deferred: None,
         }
     }
 
@@ -287,8 +294,20 @@ impl TxnBlock {
         self.txn.as_ref()
     }
 
-    pub(crate) fn txn_mut(&mut self) -> Option<&mut Transaction> {
-        self.txn.as_mut()
+    /// The open transaction with the deferred checks it has collected
+    /// (what a statement borrows together).
+    pub(crate) fn txn_and_deferred(
+        &mut self,
+    ) -> (
+        Option<&mut Transaction>,
+        &mut Vec<nestor_exec::DeferredCheck>,
+        Option<bool>,
+    ) {
+        (
+            self.txn.as_mut(),
+            &mut self.deferred,
+            self.constraints_deferred,
+        )
     }
 
     /// Make sure a transaction is open (an implicit one if none), and
@@ -620,6 +639,11 @@ impl TxnBlock {
     /// that fails (SERIALIZABLE, 40001) rolls back and returns the error.
     pub fn finish(&mut self, commit: bool, settings: &mut SessionSettings) -> Result<(), DbError> {
         let mut result = Ok(());
+        // Deferred checks ran before a commit got here (Session::
+        // check_deferred_for_commit); nothing of them outlives the
+        // transaction.
+        self.deferred.clear();
+        self.constraints_deferred = None;
         if let Some(mut t) = self.txn.take() {
             if commit {
                 // synchronous_commit = off acknowledges before the WAL flush

@@ -6,8 +6,7 @@
 //! names its referenced (parent) table by OID, with the columns of a
 //! unique index there (PostgreSQL: a PRIMARY KEY or UNIQUE constraint or
 //! a unique index over exactly those columns). MATCH SIMPLE only;
-//! DEFERRABLE, MATCH FULL/PARTIAL and `ON DELETE SET NULL (columns)` are
-//! 0A000.
+//! MATCH FULL/PARTIAL and `ON DELETE SET NULL (columns)` are 0A000.
 
 use std::sync::Arc;
 
@@ -29,6 +28,8 @@ pub(crate) struct PendingFk {
     pub parent_columns: Vec<String>,
     pub on_delete: FkAction,
     pub on_update: FkAction,
+    pub deferrable: bool,
+    pub deferred: bool,
 }
 
 fn action(code: &str) -> Result<FkAction, DbError> {
@@ -50,8 +51,11 @@ pub(crate) fn pending(
         "f" => return Err(DbError::unsupported("MATCH FULL foreign keys")),
         _ => return Err(DbError::unsupported("MATCH PARTIAL foreign keys")),
     }
-    if c.deferrable || c.initdeferred {
-        return Err(DbError::unsupported("DEFERRABLE foreign keys"));
+    if c.initdeferred && !c.deferrable {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+        ));
     }
     if !c.fk_del_set_cols.is_empty() {
         return Err(DbError::unsupported(
@@ -69,6 +73,8 @@ pub(crate) fn pending(
         parent_columns: bind::names(&c.pk_attrs),
         on_delete: action(&c.fk_del_action)?,
         on_update: action(&c.fk_upd_action)?,
+        deferrable: c.deferrable,
+        deferred: c.initdeferred,
     })
 }
 
@@ -213,6 +219,8 @@ pub(crate) fn resolve(
         parent_columns,
         on_delete: p.on_delete,
         on_update: p.on_update,
+        deferrable: p.deferrable,
+        deferred: p.deferred,
     })
 }
 

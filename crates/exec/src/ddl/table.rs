@@ -439,6 +439,44 @@ pub(super) fn column_def(
                 con,
                 Some(vec![cd.colname.clone()]),
             )?),
+            // [NOT] DEFERRABLE / INITIALLY ... after a column's REFERENCES
+            // come as constraints of their own (PostgreSQL's
+            // transformConstraintAttrs applies them to the one before).
+            pb::ConstrType::ConstrAttrDeferrable
+            | pb::ConstrType::ConstrAttrNotDeferrable
+            | pb::ConstrType::ConstrAttrDeferred
+            | pb::ConstrType::ConstrAttrImmediate => {
+                let kind =
+                    pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined);
+                let Some(fk) = fks.last_mut() else {
+                    return Err(bind::err_at(
+                        DbError::new(SqlState::SyntaxError, "misplaced DEFERRABLE clause"),
+                        b.text,
+                        con.location,
+                    ));
+                };
+                match kind {
+                    pb::ConstrType::ConstrAttrDeferrable => fk.deferrable = true,
+                    pb::ConstrType::ConstrAttrNotDeferrable => fk.deferrable = false,
+                    pb::ConstrType::ConstrAttrDeferred => fk.deferred = true,
+                    _ => fk.deferred = false,
+                }
+                if fk.deferred && !fk.deferrable && kind != pb::ConstrType::ConstrAttrDeferred {
+                    return Err(bind::err_at(
+                        DbError::new(
+                            SqlState::SyntaxError,
+                            "constraint declared INITIALLY DEFERRED must be DEFERRABLE",
+                        ),
+                        b.text,
+                        con.location,
+                    ));
+                }
+                if kind == pb::ConstrType::ConstrAttrDeferred {
+                    // INITIALLY DEFERRED implies DEFERRABLE unless NOT
+                    // DEFERRABLE follows (checked when it does).
+                    fk.deferrable = true;
+                }
+            }
             pb::ConstrType::ConstrIdentity => {
                 identity = Some(IdentitySpec {
                     always: con.generated_when == "a",

@@ -291,6 +291,28 @@ pub(super) fn run_function(
                 _ => Ok(true),
             }
         }
+        TableFunc::Unnest if args.len() > 1 => {
+            let mut arrays = Vec::with_capacity(args.len());
+            for a in args {
+                arrays.push(match a.eval(param, ev)? {
+                    Value::Array(a) => a.items.clone(),
+                    _ => Vec::new(),
+                });
+            }
+            let n = arrays.iter().map(Vec::len).max().unwrap_or(0);
+            let mut polled = 0;
+            for i in 0..n {
+                poll(ev, &mut polled)?;
+                let row = arrays
+                    .iter()
+                    .map(|a| a.get(i).cloned().unwrap_or(Value::Null))
+                    .collect();
+                if !emit(ev, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         TableFunc::Unnest => {
             let Value::Array(a) = args[0].eval(param, ev)? else {
                 return Ok(true);

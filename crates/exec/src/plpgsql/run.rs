@@ -907,6 +907,13 @@ impl<'f> Run<'f> {
                 },
             ));
         }
+        // The checks of DEFERRABLE constraints belong to the transaction
+        // ending here: at its commit, or gone with its rollback.
+        let deferred = std::mem::take(ctx.deferred);
+        ctx.constraints_deferred = None;
+        if commit {
+            crate::foreign_keys::check_deferred(ctx, deferred)?;
+        }
         let csn = ctx.txn.restart(commit).map_err(DbError::from)?;
         if commit {
             ctx.catalog.after_commit(&ctx.db.store);

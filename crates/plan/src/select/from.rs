@@ -453,6 +453,43 @@ pub(super) fn plan_range_function(
         fname.as_str(),
         "generate_series" | "unnest" | "pg_partition_ancestors" | "pg_options_to_table"
     );
+    if fname == "unnest" && fc.args.len() > 1 {
+        // unnest(a, b, ...): one column per array, side by side, the
+        // shorter ones padded with NULL (Django's bulk_create sends this).
+        let mut args = Vec::with_capacity(fc.args.len());
+        let mut cols = Vec::with_capacity(fc.args.len());
+        for (i, a) in fc.args.iter().enumerate() {
+            let (e, t) = b.bind(a)?;
+            let elem = t.element().ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "function unnest({}) does not exist",
+                        t.resolve_unknown().name()
+                    ),
+                )
+            })?;
+            args.push(e);
+            cols.push(OutCol {
+                name: colnames.get(i).cloned().unwrap_or_else(|| "unnest".into()),
+                ty: elem,
+                table_oid: 0,
+                column_id: 0,
+            });
+        }
+        let plan = Plan::FunctionScan {
+            func: TableFunc::Unnest,
+            args,
+            name: fname.clone(),
+            ordinality: false,
+        };
+        if rf.ordinality {
+            return Err(DbError::unsupported(
+                "WITH ORDINALITY on unnest of several arrays",
+            ));
+        }
+        return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+    }
     if fname == "pg_options_to_table" {
         let [arg] = fc.args.as_slice() else {
             return Err(DbError::unsupported(
@@ -591,7 +628,9 @@ pub(super) fn plan_range_function(
 /// dimension flattened, as PostgreSQL does).
 fn unnest(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError> {
     if fc.args.len() != 1 {
-        return Err(DbError::unsupported("unnest of several arrays"));
+        return Err(DbError::internal(
+            "unnest of several arrays is planned apart",
+        ));
     }
     let (e, t) = b.bind(&fc.args[0])?;
     let elem = match t {

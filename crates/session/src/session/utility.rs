@@ -120,10 +120,48 @@ pub(crate) fn execute(
             tag(rows, "CHECKPOINT");
             Ok(())
         }
+        NodeEnum::ConstraintsSetStmt(c) => set_constraints(s, c, rows),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),
     }
+}
+
+/// SET CONSTRAINTS ALL { DEFERRED | IMMEDIATE }: whether the transaction's
+/// DEFERRABLE constraints are checked at commit; IMMEDIATE also runs the
+/// checks waiting so far. Outside a block PostgreSQL warns and does
+/// nothing. Naming constraints is 0A000.
+fn set_constraints(
+    s: &mut Session,
+    c: &nestor_parser::pb::ConstraintsSetStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if !c.constraints.is_empty() {
+        return Err(DbError::unsupported("SET CONSTRAINTS of named constraints"));
+    }
+    if !s.block.in_explicit_block() {
+        notice(
+            rows,
+            DbError::new(
+                SqlState::NoActiveSqlTransaction,
+                "SET CONSTRAINTS can only be used in transaction blocks",
+            )
+            .with_severity(nestor_common::error::Severity::Warning),
+        );
+        tag(rows, "SET CONSTRAINTS");
+        return Ok(());
+    }
+    s.block.constraints_deferred = Some(c.deferred);
+    if !c.deferred && !s.block.deferred.is_empty() {
+        let checks = std::mem::take(&mut s.block.deferred);
+        let (r, notices) = s.with_statement(|ctx| nestor_exec::check_deferred(ctx, checks));
+        for n in notices {
+            notice(rows, n);
+        }
+        r?;
+    }
+    tag(rows, "SET CONSTRAINTS");
+    Ok(())
 }
 
 fn missing_statement(name: &str) -> DbError {
@@ -161,11 +199,15 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
         K::TransStmtCommit | K::TransStmtRollback if t.chain => {
             let engine = s.engine.clone();
             let commit = kind == K::TransStmtCommit;
+            if commit && s.block.in_explicit_block() {
+                s.check_deferred_for_commit()?;
+            }
             let now = crate::session::now_us();
             s.block
                 .end_and_chain(&engine, &mut s.settings, commit, now)?
         }
         K::TransStmtCommit => {
+            s.check_deferred_for_commit()?;
             let (tg, w) = s.block.commit(&mut s.settings)?;
             if let Some(w) = w {
                 notice(rows, w);
