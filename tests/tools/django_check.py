@@ -1,8 +1,9 @@
 """Django 5.2 (psycopg 3) against a server: migrate contenttypes and auth
 (identity-free BigAutoField serials, DEFERRABLE INITIALLY DEFERRED foreign
 keys, ALTER COLUMN TYPE), CRUD through a many-to-many relation, a
-transaction.atomic savepoint rolled back on a unique violation, and
-migrating auth back to zero. Exits non-zero on any mismatch.
+transaction.atomic savepoint rolled back on a unique violation,
+constraint introspection, and migrating both apps back to zero. Exits
+non-zero on any mismatch.
 
 Usage: python3 django_check.py PORT
 """
@@ -60,11 +61,13 @@ with connection.cursor() as c:
     )
     fks = c.fetchall()
 check("foreign keys of auth_user_groups", fks, [("auth_group", True, True), ("auth_user", True, True)])
-call_command("migrate", "auth", "zero", verbosity=0)
-check("auth tables after migrating auth to zero", "auth_user" in connection.introspection.table_names(), False)
-# Migrating contenttypes back needs index introspection through a function
-# in FROM that refers to an earlier FROM item (implicit LATERAL), which
-# Nestor does not have yet; drop its table directly.
 with connection.cursor() as c:
-    c.execute("drop table django_content_type, django_migrations")
+    constraints = connection.introspection.get_constraints(c, "auth_user_groups")
+fks = sorted(v["foreign_key"] for v in constraints.values() if v["foreign_key"])
+check("introspected foreign keys", fks, [("auth_group", "id"), ("auth_user", "id")])
+call_command("migrate", "auth", "zero", verbosity=0)
+call_command("migrate", "contenttypes", "zero", verbosity=0)
+check("tables after migrating to zero", "auth_user" in connection.introspection.table_names(), False)
+with connection.cursor() as c:
+    c.execute("drop table django_migrations")
 print("ok")

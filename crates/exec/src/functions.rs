@@ -54,6 +54,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Subscript => return subscript(args),
         Func::Slice => return slice(args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
+        Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
         Func::Srf(_) => {
             return Err(DbError::unsupported(
                 "set-returning functions in this position",
@@ -924,3 +925,41 @@ pub(crate) fn srf_values(
 /// Rows one select-list set-returning call may give for one input row
 /// (they are held at once; FROM-clause generate_series streams instead).
 pub const SRF_VALUES_MAX: usize = 10_000_000;
+
+/// Integer bit operators (Func::Bitwise): the result in `ty`'s width, as
+/// PostgreSQL's int2/int4/int8 and/or/xor/not/shl/shr (shifts wrap within
+/// the width; out-of-range shifts take the amount modulo the width, as C).
+fn bitwise(op: u8, ty: DataType, args: &[Value]) -> Result<Value, DbError> {
+    if args.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    let a = as_i64(&args[0]).unwrap_or(0);
+    let b = args.get(1).and_then(as_i64).unwrap_or(0);
+    let bits = match ty {
+        DataType::Int2 => 16,
+        DataType::Int4 => 32,
+        _ => 64,
+    };
+    let shift = (b.rem_euclid(bits)) as u32;
+    let r: i64 = match op {
+        b'&' => a & b,
+        b'|' => a | b,
+        b'#' => a ^ b,
+        b'~' => !a,
+        b'<' => match ty {
+            DataType::Int2 => i64::from((a as i16).wrapping_shl(shift)),
+            DataType::Int4 => i64::from((a as i32).wrapping_shl(shift)),
+            _ => a.wrapping_shl(shift),
+        },
+        _ => match ty {
+            DataType::Int2 => i64::from((a as i16).wrapping_shr(shift)),
+            DataType::Int4 => i64::from((a as i32).wrapping_shr(shift)),
+            _ => a.wrapping_shr(shift),
+        },
+    };
+    Ok(match ty {
+        DataType::Int2 => Value::Int2(r as i16),
+        DataType::Int4 => Value::Int4(r as i32),
+        _ => Value::Int8(r),
+    })
+}

@@ -1313,6 +1313,11 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Neg(Box::new(e)), t))
             }
             "+" => Ok((e, t)),
+            "~" if t.is_integer() || t == DataType::Unknown => {
+                let ty = if t.is_integer() { t } else { DataType::Int4 };
+                let e = self.coerce(e, t, ty)?;
+                Ok((Expr::Func(Func::Bitwise(b'~', ty), vec![e]), ty))
+            }
             _ => Err(DbError::unsupported(format!("prefix operator {op}"))),
         }
     }
@@ -1350,6 +1355,23 @@ impl<'e> Binder<'e> {
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
                 Ok((Expr::Concat(Box::new(le), Box::new(re)), DataType::Text))
+            }
+            "&" | "|" | "#" | "<<" | ">>"
+                if [lt, rt]
+                    .iter()
+                    .all(|t| t.is_integer() || *t == DataType::Unknown) =>
+            {
+                let shift = op == "<<" || op == ">>";
+                let ty = if shift {
+                    lt.resolve_unknown()
+                } else {
+                    unify(lt, rt).ok_or_else(|| no_operator(op, lt, rt))?
+                };
+                let ty = if ty.is_integer() { ty } else { DataType::Int4 };
+                let le = self.coerce(le, lt, ty)?;
+                let re = self.coerce(re, rt, if shift { DataType::Int4 } else { ty })?;
+                let code = op.as_bytes()[0];
+                Ok((Expr::Func(Func::Bitwise(code, ty), vec![le, re]), ty))
             }
             "~" | "!~" | "~*" | "!~*" => {
                 let name = match op {

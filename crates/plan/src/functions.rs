@@ -75,6 +75,9 @@ pub enum Func {
         binary: bool,
         single: bool,
     },
+    /// Integer bit operators: `&`, `|`, `#` (xor), `<<`, `>>`, and prefix
+    /// `~` (one argument), in the result's integer type.
+    Bitwise(u8, DataType),
     /// A set-returning function that is a whole select-list item (run by
     /// `Plan::ProjectSet`).
     Srf(SrfKind),
@@ -117,7 +120,8 @@ impl Func {
             | Func::Subscript
             | Func::Slice
             | Func::AnyArray { .. }
-            | Func::JsonBuild { .. } => false,
+            | Func::JsonBuild { .. }
+            | Func::Bitwise(..) => false,
             Func::Srf(_) => true,
             _ => true,
         }

@@ -122,6 +122,23 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
         Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),
         Plan::ProjectSet { input, exprs } => run_project_set(input, exprs, ev, param, emit),
+        Plan::LateralFunction {
+            input,
+            func,
+            args,
+            ordinality,
+        } => run(input, ev, param, &mut |ev, row| {
+            let mut n = 0i64;
+            scan::run_function(func, args, ev, &row, &mut |ev, f| {
+                n += 1;
+                let mut out = row.clone();
+                out.extend(f);
+                if *ordinality {
+                    out.push(Value::Int8(n));
+                }
+                emit(ev, out)
+            })
+        }),
         Plan::NestedLoop {
             left,
             right,

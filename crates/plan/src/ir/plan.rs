@@ -103,6 +103,15 @@ pub enum Plan {
         keys: IndexKeys,
         filter: Option<Expr>,
     },
+    /// A function in FROM whose arguments refer to earlier FROM items: run
+    /// per row of `input` (arguments evaluated on it), each of its rows
+    /// appended to that row.
+    LateralFunction {
+        input: Box<Plan>,
+        func: TableFunc,
+        args: Vec<Expr>,
+        ordinality: bool,
+    },
     FunctionScan {
         func: TableFunc,
         args: Vec<Expr>,
@@ -261,6 +270,7 @@ impl Plan {
             Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
             Plan::RecursiveUnion { .. } => "Recursive Union".into(),
             Plan::ProjectSet { .. } => "ProjectSet".into(),
+            Plan::LateralFunction { .. } => "Nested Loop (lateral function)".into(),
             Plan::NestedLoop { kind, .. } if *kind == JoinKind::Left => {
                 "Nested Loop Left Join".into()
             }
@@ -306,6 +316,7 @@ impl Plan {
             Plan::Filter { input, .. }
             | Plan::Project { input, .. }
             | Plan::ProjectSet { input, .. }
+            | Plan::LateralFunction { input, .. }
             | Plan::Aggregate { input, .. }
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }

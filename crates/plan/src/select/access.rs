@@ -90,6 +90,34 @@ pub(crate) fn build(
             rest.extend(above);
             Ok((plan, rest))
         }
+        From::Lateral {
+            left,
+            func,
+            args,
+            ordinality,
+            ..
+        } => {
+            // Conjuncts over the earlier items go down to them; the rest
+            // (the function's columns) are applied above.
+            let (llo, lhi) = left.range();
+            let (to_left, above): (Vec<Expr>, Vec<Expr>) =
+                mine.into_iter().partition(|e| within(e, llo, lhi));
+            let (lp, lrest) = build(b, *left, to_left, None)?;
+            rest.extend(lrest);
+            rest.extend(above);
+            Ok((
+                Plan::LateralFunction {
+                    input: Box::new(lp),
+                    func,
+                    args,
+                    ordinality,
+                },
+                rest,
+            ))
+        }
+        From::LateralFn { .. } => Err(DbError::unsupported(
+            "a function in FROM referring to another FROM item inside a JOIN",
+        )),
     }
 }
 

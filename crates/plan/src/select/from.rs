@@ -31,6 +31,25 @@ pub(crate) enum From {
         offset: usize,
         width: usize,
     },
+    /// A function whose arguments refer to earlier FROM items (implicitly
+    /// LATERAL): its arguments are over the query level's row.
+    LateralFn {
+        func: TableFunc,
+        args: Vec<Expr>,
+        ordinality: bool,
+        offset: usize,
+        width: usize,
+    },
+    /// The FROM items before a LateralFn, and the function run per row of
+    /// theirs.
+    Lateral {
+        left: Box<From>,
+        func: TableFunc,
+        args: Vec<Expr>,
+        ordinality: bool,
+        offset: usize,
+        width: usize,
+    },
 }
 
 impl From {
@@ -41,7 +60,9 @@ impl From {
             }
             From::Other { offset, width, .. }
             | From::SysView { offset, width, .. }
-            | From::Join { offset, width, .. } => (*offset, *offset + *width),
+            | From::Join { offset, width, .. }
+            | From::LateralFn { offset, width, .. }
+            | From::Lateral { offset, width, .. } => (*offset, *offset + *width),
         }
     }
 }
@@ -481,14 +502,20 @@ pub(super) fn plan_range_function(
             func: TableFunc::Unnest,
             args,
             name: fname.clone(),
-            ordinality: false,
+            ordinality: rf.ordinality,
         };
         if rf.ordinality {
-            return Err(DbError::unsupported(
-                "WITH ORDINALITY on unnest of several arrays",
-            ));
+            cols.push(OutCol {
+                name: colnames
+                    .get(cols.len())
+                    .cloned()
+                    .unwrap_or_else(|| "ordinality".into()),
+                ty: DataType::Int8,
+                table_oid: 0,
+                column_id: 0,
+            });
         }
-        return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+        return Ok(function_leaf(plan, &alias, cols, offset, scope));
     }
     if fname == "pg_options_to_table" {
         let [arg] = fc.args.as_slice() else {
@@ -621,7 +648,39 @@ pub(super) fn plan_range_function(
         }
         plan => plan,
     };
-    Ok(add_leaf(plan, &alias, cols, &[], offset, scope))
+    Ok(function_leaf(plan, &alias, cols, offset, scope))
+}
+
+/// A function's FROM node: a leaf, or — when its arguments refer to
+/// earlier FROM items — a lateral function run per row of theirs.
+fn function_leaf(
+    plan: Plan,
+    alias: &str,
+    cols: Vec<OutCol>,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> From {
+    if let Plan::FunctionScan {
+        func,
+        args,
+        ordinality,
+        ..
+    } = &plan
+    {
+        if args.iter().any(|a| !a.columns().is_empty()) {
+            let (func, args, ordinality) = (func.clone(), args.clone(), *ordinality);
+            let leaf = add_leaf(Plan::Single, alias, cols, &[], offset, scope);
+            let (lo, hi) = leaf.range();
+            return From::LateralFn {
+                func,
+                args,
+                ordinality,
+                offset: lo,
+                width: hi - lo,
+            };
+        }
+    }
+    add_leaf(plan, alias, cols, &[], offset, scope)
 }
 
 /// unnest(array): its elements in storage order, one row each (every

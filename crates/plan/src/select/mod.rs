@@ -508,23 +508,65 @@ fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>
     let mut items = Vec::new();
     let mut offset = 0;
     let mut scope = Scope::default();
-    for f in &sel.from_clause {
-        items.push(plan_from_item(b, f, &mut offset, &mut scope)?);
-    }
     let top = b.level();
-    b.scopes[top] = scope;
-    Ok(items.into_iter().reduce(|l, r| {
-        let (lo, _) = l.range();
-        let (_, rh) = r.range();
-        From::Join {
-            kind: JoinKind::Inner,
-            left: Box::new(l),
-            right: Box::new(r),
-            on: Vec::new(),
-            offset: lo,
-            width: rh - lo,
+    for f in &sel.from_clause {
+        // A function in FROM may refer to the items before it (PostgreSQL
+        // makes it LATERAL implicitly): it binds its arguments seeing them.
+        let function = matches!(f.node, Some(NodeEnum::RangeFunction(_)));
+        if function {
+            b.scopes[top] = scope.clone();
         }
-    }))
+        let item = plan_from_item(b, f, &mut offset, &mut scope);
+        if function {
+            b.scopes[top] = Scope::default();
+        }
+        items.push(item?);
+    }
+    b.scopes[top] = scope;
+    let mut tree: Option<From> = None;
+    for r in items {
+        tree = Some(match (tree, r) {
+            (None, From::LateralFn { .. }) => {
+                return Err(DbError::internal(
+                    "a lateral function with nothing before it",
+                ))
+            }
+            (None, r) => r,
+            (
+                Some(l),
+                From::LateralFn {
+                    func,
+                    args,
+                    ordinality,
+                    offset: _,
+                    width,
+                },
+            ) => {
+                let (lo, lh) = l.range();
+                From::Lateral {
+                    left: Box::new(l),
+                    func,
+                    args,
+                    ordinality,
+                    offset: lo,
+                    width: lh - lo + width,
+                }
+            }
+            (Some(l), r) => {
+                let (lo, _) = l.range();
+                let (_, rh) = r.range();
+                From::Join {
+                    kind: JoinKind::Inner,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    on: Vec::new(),
+                    offset: lo,
+                    width: rh - lo,
+                }
+            }
+        });
+    }
+    Ok(tree)
 }
 
 /// The physical plan of the FROM tree with the WHERE clause placed.
