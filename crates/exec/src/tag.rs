@@ -11,6 +11,9 @@ pub enum RowsCommand {
     Update,
     Delete,
     Copy,
+    /// FETCH and MOVE on a cursor.
+    Fetch,
+    Move,
 }
 
 /// A CommandComplete tag.
@@ -40,6 +43,8 @@ impl fmt::Display for CommandTag {
             CommandTag::Rows(RowsCommand::Update, n) => write!(f, "UPDATE {n}"),
             CommandTag::Rows(RowsCommand::Delete, n) => write!(f, "DELETE {n}"),
             CommandTag::Rows(RowsCommand::Copy, n) => write!(f, "COPY {n}"),
+            CommandTag::Rows(RowsCommand::Fetch, n) => write!(f, "FETCH {n}"),
+            CommandTag::Rows(RowsCommand::Move, n) => write!(f, "MOVE {n}"),
             CommandTag::Plain(s) => f.write_str(s),
         }
     }

@@ -197,6 +197,7 @@ regress!(
     sqlsmith_found,
     arrays,
     psql_describe,
+    cursors,
     queries,
     foreign_keys,
     information_schema,

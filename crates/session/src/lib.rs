@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 pub mod copy;
+pub(crate) mod cursor;
 pub mod encode;
 pub mod portal;
 pub mod protocol;

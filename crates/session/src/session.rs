@@ -97,6 +97,8 @@ pub struct Session {
     pub(crate) block: TxnBlock,
     pub(crate) statements: HashMap<String, Arc<PreparedStmt>>,
     pub(crate) portals: HashMap<String, Portal>,
+    /// DECLAREd cursors (crate::cursor).
+    pub(crate) cursors: HashMap<String, crate::cursor::Cursor>,
     skip_until_sync: bool,
     pub(crate) copy_in: Option<CopyInState>,
     fatal_sent: bool,
@@ -174,6 +176,7 @@ impl Session {
             block,
             statements: HashMap::new(),
             portals: HashMap::new(),
+            cursors: HashMap::new(),
             skip_until_sync: false,
             copy_in: None,
             fatal_sent: false,
@@ -441,6 +444,7 @@ impl Session {
     fn ready(&mut self, out: &mut Vec<BackendMsg>) {
         if self.block.txn().is_none() {
             self.portals.clear();
+            self.drop_stale_cursors();
         }
         self.count_memory();
         for (k, v) in self.settings.changed_reports() {
@@ -494,7 +498,33 @@ impl Session {
             self.block
                 .ensure(&self.engine, &mut self.settings, now_us())?;
         }
-        utility::execute(self, text, raw, node, rows)
+        utility::execute(self, text, raw, node, params, rows)
+    }
+
+    /// Forget the cursors of transactions that have ended (WITH HOLD ones
+    /// stay).
+    pub(crate) fn drop_stale_cursors(&mut self) {
+        if self.cursors.is_empty() {
+            return;
+        }
+        let current = self.block.txn().is_some().then_some(self.block.start_us);
+        self.cursors
+            .retain(|_, c| c.hold || Some(c.txn_start_us) == current);
+    }
+
+    /// The open cursor called `name` (34000 if there is none).
+    pub(crate) fn cursor(&mut self, name: &str) -> Result<&crate::cursor::Cursor, DbError> {
+        self.cursor_mut(name).map(|c| &*c)
+    }
+
+    pub(crate) fn cursor_mut(&mut self, name: &str) -> Result<&mut crate::cursor::Cursor, DbError> {
+        self.drop_stale_cursors();
+        self.cursors.get_mut(name).ok_or_else(|| {
+            DbError::new(
+                SqlState::InvalidCursorName,
+                format!("cursor \"{name}\" does not exist"),
+            )
+        })
     }
 
     pub(crate) fn prepare_query(
@@ -742,11 +772,19 @@ impl Session {
             });
         }
         let columns = utility::result_columns(self, node)?;
+        // DECLARE's parameters are its query's.
+        let param_types = match node {
+            NodeEnum::DeclareCursorStmt(d) => {
+                let query = utility::cursor_query(d)?;
+                self.prepare_query(&text, &query, hints)?.param_types
+            }
+            _ => hints.to_vec(),
+        };
         Ok(PreparedStmt {
             text,
             raw,
             body: StmtBody::Utility,
-            param_types: hints.to_vec(),
+            param_types,
             columns,
         })
     }
@@ -838,9 +876,13 @@ impl Session {
             let stmt = self.lookup_statement(name)?;
             out.push(BackendMsg::ParameterDescription(stmt.param_types.clone()));
             (stmt.columns.clone(), Vec::new())
-        } else {
-            let p = self.portals.get(name).ok_or_else(|| missing_portal(name))?;
+        } else if let Some(p) = self.portals.get(name) {
             (p.stmt.columns.clone(), p.formats.clone())
+        } else {
+            // A DECLAREd cursor is a portal too (psycopg describes its
+            // named cursors this way).
+            let c = self.cursor(name).map_err(|_| missing_portal(name))?;
+            (Some(c.columns.clone()), Vec::new())
         };
         out.push(match cols {
             Some(c) => BackendMsg::RowDescription(encode::field_descs(&c, &formats)),
@@ -908,7 +950,8 @@ impl Session {
                     formats: portal.formats.clone(),
                 };
                 portal.done = true;
-                utility::execute(self, &stmt.text, &stmt.raw, node, &mut rows)
+                let params = portal.params.clone();
+                utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)
             }
             StmtBody::Query(prepared) if max_rows == 0 => {
                 let mut rows = RowOut {

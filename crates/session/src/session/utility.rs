@@ -18,6 +18,7 @@ use nestor_types::Value;
 
 use super::{duplicate_statement, CopyInState, RowOut, Session};
 use crate::copy::{self, CopyParser, COPY_BATCH_ROWS};
+use crate::cursor;
 use crate::encode;
 use crate::portal::StmtBody;
 use crate::protocol::{BackendMsg, FrontendMsg};
@@ -64,6 +65,10 @@ pub(crate) fn result_columns(
         ]),
         NodeEnum::VariableShowStmt(v) => Some(vec![text_column(show_name(&v.name)?)]),
         NodeEnum::ExecuteStmt(e) => s.statements.get(&e.name).and_then(|p| p.columns.clone()),
+        // An unknown cursor fails at execution, as in PostgreSQL.
+        NodeEnum::FetchStmt(f) if !f.ismove => {
+            s.cursors.get(&f.portalname).map(|c| c.columns.clone())
+        }
         _ => None,
     })
 }
@@ -83,9 +88,22 @@ pub(crate) fn execute(
     text: &Arc<str>,
     raw: &RawStmt,
     node: &NodeEnum,
+    params: &[Value],
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
     match node {
+        NodeEnum::DeclareCursorStmt(d) => declare_cursor(s, text, d, params, rows),
+        NodeEnum::FetchStmt(f) => fetch(s, f, rows),
+        NodeEnum::ClosePortalStmt(c) => {
+            if c.portalname.is_empty() {
+                s.cursors.clear();
+            } else {
+                s.cursor(&c.portalname)?;
+                s.cursors.remove(&c.portalname);
+            }
+            tag(rows, "CLOSE CURSOR");
+            Ok(())
+        }
         NodeEnum::TransactionStmt(t) => transaction(s, t, rows),
         NodeEnum::VariableSetStmt(v) => set(s, v, rows),
         NodeEnum::VariableShowStmt(v) => show(s, &v.name, rows),
@@ -161,6 +179,142 @@ fn set_constraints(
         r?;
     }
     tag(rows, "SET CONSTRAINTS");
+    Ok(())
+}
+
+// ----- cursors -------------------------------------------------------------
+
+/// The query a DECLARE opens, as a statement of its own.
+pub(crate) fn cursor_query(d: &nestor_parser::pb::DeclareCursorStmt) -> Result<RawStmt, DbError> {
+    let query = d
+        .query
+        .clone()
+        .ok_or_else(|| DbError::internal("DECLARE without a query"))?;
+    Ok(RawStmt {
+        stmt: Some(query),
+        stmt_location: 0,
+        stmt_len: 0,
+    })
+}
+
+/// DECLARE name [NO SCROLL | SCROLL] CURSOR [WITH HOLD] FOR query: run the
+/// query now, in this statement's snapshot, and keep its rows.
+fn declare_cursor(
+    s: &mut Session,
+    text: &Arc<str>,
+    d: &nestor_parser::pb::DeclareCursorStmt,
+    params: &[Value],
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let hold = d.options & cursor::CURSOR_OPT_HOLD != 0;
+    if !hold && !s.block.in_explicit_block() && !s.block.multi_statement {
+        return Err(DbError::new(
+            SqlState::NoActiveSqlTransaction,
+            "DECLARE CURSOR can only be used in transaction blocks",
+        ));
+    }
+    s.drop_stale_cursors();
+    if d.portalname.is_empty() {
+        return Err(DbError::new(
+            SqlState::InvalidCursorName,
+            "invalid cursor name: must not be empty",
+        ));
+    }
+    if s.cursors.contains_key(&d.portalname) {
+        return Err(DbError::new(
+            SqlState::DuplicateCursor,
+            format!("cursor \"{}\" already exists", d.portalname),
+        ));
+    }
+    let raw = cursor_query(d)?;
+    let hints: Vec<u32> = params.iter().map(|_| 0).collect();
+    let prepared = s.prepare_query(text, &raw, &hints)?;
+    let columns = prepared
+        .columns
+        .clone()
+        .ok_or_else(|| DbError::internal("cursor query returns no rows"))?;
+    let params = coerce_params(s, params, &prepared.param_types)?;
+    let mut sink = cursor::CursorSink::new();
+    let (r, notices) =
+        s.with_statement(|ctx| nestor_exec::execute(ctx, &prepared, &params, &mut sink));
+    for n in notices {
+        notice(rows, n);
+    }
+    r?;
+    s.cursors.insert(
+        d.portalname.clone(),
+        cursor::Cursor {
+            columns,
+            rows: sink.rows,
+            pos: 0,
+            no_scroll: d.options & cursor::CURSOR_OPT_NO_SCROLL != 0,
+            hold,
+            txn_start_us: s.block.start_us,
+            _growth: Some(sink.growth),
+        },
+    );
+    tag(rows, "DECLARE CURSOR");
+    Ok(())
+}
+
+/// Parameters bound to a DECLARE arrive typed as the client said (often
+/// unknown, i.e. text): cast them to what the cursor's query inferred.
+fn coerce_params(s: &Session, params: &[Value], oids: &[u32]) -> Result<Vec<Value>, DbError> {
+    let ec = s.eval_ctx();
+    params
+        .iter()
+        .zip(oids)
+        .map(
+            |(v, oid)| match nestor_types::datatype::DataType::from_oid(*oid) {
+                Some(ty) => nestor_plan::valops::cast(v.clone(), ty, false, &ec),
+                None => Ok(v.clone()),
+            },
+        )
+        .collect()
+}
+
+/// FETCH / MOVE [direction] [FROM | IN] name.
+fn fetch(
+    s: &mut Session,
+    f: &nestor_parser::pb::FetchStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let codec = s.eval_ctx();
+    let cursor = s.cursor_mut(&f.portalname)?;
+    let dir = cursor::direction(f.direction, f.how_many);
+    let found = cursor.fetch(dir)?;
+    let n = found.len() as u64;
+    if f.ismove {
+        rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+            RowsCommand::Move,
+            n,
+        )));
+        return Ok(());
+    }
+    if rows.describe {
+        rows.out
+            .push(BackendMsg::RowDescription(encode::field_descs(
+                &cursor.columns,
+                &[],
+            )));
+    }
+    let types: Vec<_> = cursor
+        .columns
+        .iter()
+        .map(|c| encode::wire_type(c.type_oid))
+        .collect();
+    for row in found {
+        rows.out.push(BackendMsg::DataRow(encode::encode_row(
+            &codec,
+            &row,
+            &types,
+            &rows.formats,
+        )));
+    }
+    rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+        RowsCommand::Fetch,
+        n,
+    )));
     Ok(())
 }
 
@@ -599,7 +753,7 @@ fn execute_prepared(
         StmtBody::Utility => {
             let node = stmt.raw.stmt.as_ref().and_then(|n| n.node.as_ref());
             let node = node.ok_or_else(|| DbError::internal("empty statement node"))?;
-            execute(s, &stmt.text, &stmt.raw, node, rows)
+            execute(s, &stmt.text, &stmt.raw, node, &params, rows)
         }
         StmtBody::Empty => {
             rows.out.push(BackendMsg::EmptyQueryResponse);
@@ -719,6 +873,7 @@ fn discard(
     if all {
         s.statements.clear();
         s.portals.clear();
+        s.cursors.clear();
         s.settings.reset_all();
         s.engine.txn.locks.unlock_session_all(s.info.pid);
     }

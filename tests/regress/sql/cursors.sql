@@ -1,0 +1,75 @@
+-- DECLARE / FETCH / MOVE / CLOSE (psycopg and psycopg2 named cursors,
+-- psql's FETCH_COUNT, Django's .iterator()).
+\set VERBOSITY verbose
+CREATE TABLE cur_t (id int PRIMARY KEY, name text);
+INSERT INTO cur_t SELECT g, 'n' || g FROM generate_series(1, 10) g;
+-- outside a transaction block
+DECLARE c CURSOR FOR SELECT * FROM cur_t;
+BEGIN;
+DECLARE c CURSOR FOR SELECT * FROM cur_t ORDER BY id;
+FETCH c;
+FETCH 3 FROM c;
+FETCH NEXT IN c;
+FETCH PRIOR FROM c;
+FETCH FIRST FROM c;
+FETCH LAST FROM c;
+FETCH c;
+FETCH BACKWARD 2 FROM c;
+FETCH ABSOLUTE 4 FROM c;
+FETCH ABSOLUTE -2 FROM c;
+FETCH RELATIVE -1 FROM c;
+FETCH RELATIVE 0 FROM c;
+FETCH FORWARD 0 FROM c;
+MOVE FORWARD 3 IN c;
+FETCH c;
+MOVE ALL IN c;
+FETCH ALL FROM c;
+FETCH BACKWARD ALL FROM c;
+MOVE ABSOLUTE 0 IN c;
+FETCH FORWARD ALL FROM c;
+-- a second cursor with the same name
+DECLARE c CURSOR FOR SELECT 1;
+ROLLBACK;
+BEGIN;
+-- the cursor ended with its transaction
+FETCH c;
+ROLLBACK;
+BEGIN;
+DECLARE ns NO SCROLL CURSOR FOR SELECT id FROM cur_t ORDER BY id;
+FETCH 2 FROM ns;
+FETCH BACKWARD 1 FROM ns;
+ROLLBACK;
+-- the cursor sees the snapshot of DECLARE
+BEGIN ISOLATION LEVEL READ COMMITTED;
+DECLARE snap CURSOR FOR SELECT count(*), max(id) FROM cur_t;
+INSERT INTO cur_t VALUES (11, 'n11');
+FETCH snap;
+CLOSE snap;
+FETCH snap;
+ROLLBACK;
+-- WITH HOLD survives COMMIT
+DECLARE h CURSOR WITH HOLD FOR SELECT id, name FROM cur_t WHERE id > 7 ORDER BY id;
+FETCH 1 FROM h;
+BEGIN;
+FETCH ALL FROM h;
+COMMIT;
+FETCH BACKWARD 1 FROM h;
+CLOSE h;
+CLOSE h;
+BEGIN;
+DECLARE a CURSOR FOR SELECT 1 AS one;
+DECLARE b SCROLL CURSOR FOR VALUES (1, 'x'), (2, 'y');
+FETCH ALL b;
+CLOSE ALL;
+FETCH a;
+ROLLBACK;
+-- several statements in one query string are one transaction block
+DECLARE m CURSOR FOR SELECT id FROM cur_t WHERE id < 3 ORDER BY id\; FETCH ALL FROM m;
+-- errors in the cursor's query surface at DECLARE
+BEGIN;
+DECLARE bad CURSOR FOR SELECT 1 / 0;
+ROLLBACK;
+BEGIN;
+DECLARE bad CURSOR FOR SELECT nosuch FROM cur_t;
+ROLLBACK;
+DROP TABLE cur_t;
