@@ -39,6 +39,12 @@ pub enum Change {
         old_storage: Option<Arc<Table>>,
     },
     DropTable(String),
+    /// Give table `from` a new name: `def` is its definition under the new
+    /// name (same storage).
+    RenameTable {
+        from: String,
+        def: Arc<TableDef>,
+    },
     PutSequence(Arc<Sequence>),
     DropSequence(String),
     /// Create or replace a function or procedure.
@@ -61,6 +67,11 @@ pub(crate) enum Undo {
         name: String,
         prev: Option<Arc<Sequence>>,
     },
+    Rename {
+        /// The definition under its old name.
+        prev: Arc<TableDef>,
+        to: String,
+    },
     Function {
         name: String,
         /// The definition the change put in place (None for a drop).
@@ -75,6 +86,7 @@ impl std::fmt::Debug for Undo {
         match self {
             Undo::Table { name, .. } => write!(f, "table {name}"),
             Undo::Sequence { name, .. } => write!(f, "sequence {name}"),
+            Undo::Rename { prev, to } => write!(f, "rename {} to {to}", prev.name),
             Undo::Function { name, .. } => write!(f, "function {name}"),
         }
     }
@@ -87,6 +99,10 @@ impl Change {
         match self {
             Change::PutTable { def, .. } => CatalogRecord::PutTable(crate::table_record(def)),
             Change::DropTable(name) => CatalogRecord::DropTable { name: name.clone() },
+            Change::RenameTable { from, def } => CatalogRecord::RenameTable {
+                from: from.clone(),
+                to: def.name.clone(),
+            },
             Change::PutSequence(s) => CatalogRecord::PutSequence(crate::sequence_record(s)),
             Change::DropSequence(name) => CatalogRecord::DropSequence { name: name.clone() },
             Change::PutFunction(f) => CatalogRecord::PutFunction(crate::function_record(f)),
@@ -122,6 +138,14 @@ impl Change {
                     free_on_commit,
                     created_storage: None,
                 }
+            }
+            Change::RenameTable { from, def } => {
+                let prev = st.remove_table(&from).expect("renamed table exists");
+                assert!(Arc::ptr_eq(&prev.storage, &def.storage));
+                let to = def.name.clone();
+                let replaced = st.put_table(def);
+                assert!(replaced.is_none(), "rename onto an existing table");
+                Undo::Rename { prev, to }
             }
             Change::PutSequence(seq) => {
                 let name = seq.name.clone();
@@ -184,6 +208,10 @@ impl DdlUndo for CatalogUndo {
                     created_storage,
                     ..
                 } => undo_table(st, &self.store, name, prev, created_storage),
+                Undo::Rename { prev, to } => {
+                    st.remove_table(to);
+                    st.put_table(prev.clone());
+                }
                 Undo::Sequence { name, prev } => match prev {
                     Some(p) => {
                         st.sequences.insert(name.clone(), p.clone());

@@ -526,6 +526,12 @@ impl Catalog {
                     .find(|(_, n)| n.tables.contains_key(name));
                 return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
+            Change::RenameTable { from, .. } => {
+                let found = st
+                    .search(self.session)
+                    .find(|(_, n)| n.tables.contains_key(from));
+                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+            }
             Change::DropSequence(name) => {
                 let found = st
                     .search(self.session)
@@ -681,6 +687,19 @@ impl Catalog {
                 let prev = self.state.write().public.remove_table(&name);
                 let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
                 store.drop_table(prev.storage.id);
+            }
+            CatalogRecord::RenameTable { from, to } => {
+                let mut st = self.state.write();
+                let prev = st
+                    .public
+                    .remove_table(&from)
+                    .ok_or_else(|| format!("RenameTable of unknown table {from}"))?;
+                if st.public.tables.contains_key(&to) {
+                    return Err(format!("RenameTable onto existing table {to}"));
+                }
+                let mut def = (*prev).clone();
+                def.name = to;
+                st.public.put_table(Arc::new(def));
             }
             CatalogRecord::PutSequence(s) => {
                 self.ensure_next_oid(s.oid.0 + 1);

@@ -17,6 +17,7 @@
 //!            | 0x0D DropSequence name
 //!            | 0x0E PutFunction  function
 //!            | 0x0F DropFunction name oid:u32
+//!            | 0x10 RenameTable  from:name to:name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*]
@@ -52,6 +53,7 @@ const TAG_PUT_SEQUENCE: u8 = 0x0C;
 const TAG_DROP_SEQUENCE: u8 = 0x0D;
 const TAG_PUT_FUNCTION: u8 = 0x0E;
 const TAG_DROP_FUNCTION: u8 = 0x0F;
+const TAG_RENAME_TABLE: u8 = 0x10;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -65,6 +67,11 @@ pub enum CatalogRecord {
     PutTable(TableRecord),
     DropTable {
         name: String,
+    },
+    /// ALTER TABLE ... RENAME TO (the definition is otherwise unchanged).
+    RenameTable {
+        from: String,
+        to: String,
     },
     /// Install (create or replace) a sequence, with its state.
     PutSequence(SequenceRecord),
@@ -171,6 +178,11 @@ impl CatalogRecord {
                 out.push(TAG_DROP_TABLE);
                 put_str(&mut out, name);
             }
+            CatalogRecord::RenameTable { from, to } => {
+                out.push(TAG_RENAME_TABLE);
+                put_str(&mut out, from);
+                put_str(&mut out, to);
+            }
             CatalogRecord::PutSequence(s) => {
                 out.push(TAG_PUT_SEQUENCE);
                 s.encode(&mut out);
@@ -210,6 +222,10 @@ impl CatalogRecord {
             TAG_PUT_TABLE => CatalogRecord::PutTable(TableRecord::decode(&mut r)?),
             TAG_DROP_TABLE => CatalogRecord::DropTable {
                 name: get_str(&mut r)?,
+            },
+            TAG_RENAME_TABLE => CatalogRecord::RenameTable {
+                from: get_str(&mut r)?,
+                to: get_str(&mut r)?,
             },
             TAG_PUT_SEQUENCE => CatalogRecord::PutSequence(SequenceRecord::decode(&mut r)?),
             TAG_DROP_SEQUENCE => CatalogRecord::DropSequence {
@@ -767,6 +783,10 @@ mod tests {
         let records = [
             CatalogRecord::PutTable(table()),
             CatalogRecord::DropTable { name: "t".into() },
+            CatalogRecord::RenameTable {
+                from: "t".into(),
+                to: "u".into(),
+            },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),
                 name: "s".into(),

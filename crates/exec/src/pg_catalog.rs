@@ -1447,8 +1447,9 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
     parts.join(", ")
 }
 
-/// `pg_get_triggerdef`; `pretty` names the table without its schema when
-/// it is visible (every table is).
+/// `pg_get_triggerdef`; `pretty` names the table without its schema (as
+/// PostgreSQL does when it is visible: every table is) and drops the
+/// outer parentheses of WHEN.
 fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
     use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
     let (t, tg) = c.tables().into_iter().find_map(|t| {
@@ -1500,9 +1501,11 @@ fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
             qualified(c, &t, &t.name)
         },
         if tg.row { "ROW" } else { "STATEMENT" },
-        tg.when
-            .as_ref()
-            .map_or(String::new(), |w| format!(" WHEN ({w})")),
+        match &tg.when {
+            None => String::new(),
+            Some(w) if pretty => format!(" WHEN ({w})"),
+            Some(w) => format!(" WHEN (({w}))"),
+        },
         quote_ident(&func),
         args.join(", ")
     ))
@@ -1604,7 +1607,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::TriggerDef => {
-            let pretty = matches!(args.get(1), Some(Value::Bool(true))) || public_visible(ev);
+            let pretty = matches!(args.get(1), Some(Value::Bool(true)));
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
         }
         CatalogFn::ViewDef | CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => {

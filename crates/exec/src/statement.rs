@@ -284,6 +284,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateTrigStmt(_) => "CREATE TRIGGER",
             NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
             NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
+            NodeEnum::RenameStmt(_) => "ALTER TABLE",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -303,6 +304,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::LockStmt(ls) => crate::ddl::lock_table(ctx, ls),
         NodeEnum::AlterSeqStmt(st) => crate::ddl::alter_sequence(ctx, st),
         NodeEnum::AlterOwnerStmt(st) => crate::ddl::alter_owner(ctx, st),
+        NodeEnum::RenameStmt(st) => crate::ddl::rename(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

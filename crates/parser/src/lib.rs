@@ -209,6 +209,46 @@ pub fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String, DbError> 
         .ok_or_else(|| DbError::internal(format!("unexpected deparser output: {sql}")))
 }
 
+/// A stored expression with every reference to identifier `old` (a
+/// column: bare, or qualified as `NEW.old`, `t.old`) renamed to `new`,
+/// in the deparser's form. Identifiers followed by `(` are function
+/// names and are left alone. Stored expressions are SQL text, so this is
+/// what ALTER TABLE ... RENAME COLUMN does to CHECK constraints and
+/// trigger conditions (PostgreSQL stores trees that refer to columns by
+/// number).
+pub fn rename_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
+    use pg_query::protobuf::{KeywordKind, Token};
+    let scan = pg_query::scan(sql)
+        .map_err(|e| DbError::internal(format!("could not scan a stored expression: {e}")))?;
+    let quoted_new = format!("\"{}\"", new.replace('"', "\"\""));
+    let mut out = String::with_capacity(sql.len() + new.len());
+    let mut copied = 0usize;
+    let tokens = &scan.tokens;
+    for (i, t) in tokens.iter().enumerate() {
+        let (start, end) = (t.start as usize, t.end as usize);
+        let word = sql.get(start..end).unwrap_or("");
+        let ident =
+            t.token == Token::Ident as i32 || t.keyword_kind != KeywordKind::NoKeyword as i32;
+        if !ident {
+            continue;
+        }
+        let value = match word.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+            Some(q) => q.replace("\"\"", "\""),
+            None => word.to_lowercase(),
+        };
+        let call = tokens
+            .get(i + 1)
+            .is_some_and(|n| n.token == Token::Ascii40 as i32);
+        if value == old && !call {
+            out.push_str(&sql[copied..start]);
+            out.push_str(&quoted_new);
+            copied = end;
+        }
+    }
+    out.push_str(&sql[copied..]);
+    deparse_expr(&parse_expr(&out)?)
+}
+
 /// Parse one stored expression (the text [`deparse_expr`] produced).
 pub fn parse_expr(sql: &str) -> Result<pg_query::protobuf::Node, DbError> {
     use pg_query::protobuf::node::Node as N;
@@ -271,7 +311,34 @@ mod tests {
         ] {
             let text = deparse_expr(&parse_expr(sql).unwrap()).unwrap();
             assert_eq!(deparse_expr(&parse_expr(&text).unwrap()).unwrap(), text);
+            let renamed = rename_identifier(&text, "zz_no_such", "x").unwrap();
+            assert_eq!(renamed, text);
             assert_eq!(text, sql);
+        }
+    }
+
+    #[test]
+    fn renaming_a_column_in_stored_expressions() {
+        let cases = [
+            (
+                "a > 0 AND b IS NOT NULL",
+                "a",
+                "c",
+                "c > 0 AND b IS NOT NULL",
+            ),
+            (
+                "new.a IS DISTINCT FROM old.a",
+                "a",
+                "Big",
+                "new.\"Big\" IS DISTINCT FROM old.\"Big\"",
+            ),
+            ("length(a) > \"a\"", "a", "x", "length(x) > x"),
+            ("a(1) = 2", "a", "x", "a(1) = 2"),
+            ("value > 1", "value", "v", "v > 1"),
+            ("'a' = a", "a", "select", "'a' = \"select\""),
+        ];
+        for (sql, old, new, want) in cases {
+            assert_eq!(rename_identifier(sql, old, new).unwrap(), want, "{sql}");
         }
     }
 

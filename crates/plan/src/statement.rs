@@ -43,6 +43,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::LockStmt(_)
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)
+            | NodeEnum::RenameStmt(_)
     )
 }
 

@@ -1,7 +1,7 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, triggers, dropped and truncated objects come back exactly
+//! procedures, triggers, dropped, renamed and truncated objects come back exactly
 //! as committed — first from the WAL alone, then from a checkpoint image.
 //! Transactions whose redo went to a redo file come back the same way,
 //! and leave no file behind when they roll back or once a checkpoint holds
@@ -49,6 +49,11 @@ const SCHEMA: &[&str] = &[
      execute function trg_up()",
     "create trigger t_gone after delete on t execute function trg_up()",
     "drop trigger t_gone on t",
+    "create table rn (a serial, b int check (b > 0))",
+    "insert into rn (b) values (5)",
+    "alter table rn rename to rn2",
+    "alter table rn2 rename b to bb",
+    "alter table rn2 rename constraint rn_b_check to rn2_bb_check",
 ];
 
 /// What must hold after every restart (read-only checks).
@@ -60,6 +65,12 @@ fn check_schema(server: &Server) {
     assert!(err(server, "select * from gone").contains("relation \"gone\" does not exist"));
     assert!(err(server, "select created from t").contains("column \"created\" does not exist"));
     assert_eq!(ok(server, "select a from tr"), "3");
+    assert_eq!(ok(server, "select a, bb from rn2"), "1|5");
+    assert!(err(server, "select * from rn").contains("relation \"rn\" does not exist"));
+    assert_eq!(
+        ok(server, "select pg_get_serial_sequence('rn2', 'a')"),
+        "public.rn_a_seq"
+    );
     assert_eq!(
         ok(server, "select f_add(2), f_add(2, 5), f_pl(7)"),
         "3|7|v2:7"
@@ -82,6 +93,11 @@ fn check_behaviour(server: &Server) {
     assert!(e.contains("violates check constraint \"t_n_check\""), "{e}");
     let e = err(server, "insert into t (name, n) values ('e', 100)");
     assert!(e.contains("violates check constraint \"t_n_small\""), "{e}");
+    let e = err(server, "insert into rn2 (bb) values (0)");
+    assert!(
+        e.contains("violates check constraint \"rn2_bb_check\""),
+        "{e}"
+    );
     let e = err(server, "insert into t (name, n) values ('b', 5)");
     assert!(
         e.contains("duplicate key value violates unique constraint \"t_name\""),

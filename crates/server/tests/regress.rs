@@ -198,6 +198,7 @@ regress!(
     arrays,
     psql_describe,
     cursors,
+    renames,
     queries,
     foreign_keys,
     information_schema,

@@ -128,11 +128,73 @@ pub fn drop_functions(
             None => {}
         }
     }
+    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
     for f in victims {
+        drop_dependent_triggers(ctx, &f, cascade)?;
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f))?;
     }
     Ok(CommandTag::Plain(tag))
+}
+
+/// A function that triggers execute cannot be dropped (2BP01) unless
+/// CASCADE drops the triggers too (with PostgreSQL's notice).
+fn drop_dependent_triggers(
+    ctx: &mut StatementCtx,
+    f: &nestor_catalog::FunctionDef,
+    cascade: bool,
+) -> Result<(), DbError> {
+    let users: Vec<_> = ctx
+        .catalog
+        .tables()
+        .into_iter()
+        .filter(|t| t.triggers.iter().any(|g| g.function == f.oid))
+        .collect();
+    let sig = format!(
+        "{}({})",
+        f.name,
+        f.input_types()
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut lines = Vec::new();
+    for t in &users {
+        for g in t.triggers.iter().filter(|g| g.function == f.oid) {
+            lines.push(format!("trigger {} on table {}", g.name, t.name));
+        }
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
+    if !cascade {
+        let detail = lines
+            .iter()
+            .map(|l| format!("{l} depends on function {sig}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!("cannot drop function {sig} because other objects depend on it"),
+        )
+        .with_detail(detail)
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    super::foreign_key::cascade_notice(ctx, lines.into_iter().map(|l| (0, l)).collect());
+    for t in users {
+        let mut def = (*t).clone();
+        def.triggers.retain(|g| g.function != f.oid);
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            Change::PutTable {
+                def: Arc::new(def),
+                old_storage: None,
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// A type name as written: its qualified name and `[]` per array level.

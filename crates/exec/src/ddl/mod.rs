@@ -11,10 +11,12 @@
 mod alter;
 mod foreign_key;
 mod function;
+mod rename;
 mod table;
 mod trigger;
 
 pub use alter::alter_table;
+pub use rename::rename;
 pub use table::{create_index, create_table};
 pub use trigger::create_trigger;
 

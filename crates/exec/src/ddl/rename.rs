@@ -1,0 +1,330 @@
+//! ALTER ... RENAME: tables, indexes, columns, constraints and triggers.
+//!
+//! A rename builds the new definition and applies it like any schema change
+//! (undone by ROLLBACK, logged at COMMIT). Renaming a table is its own
+//! catalog change (`Change::RenameTable`: the definition moves to the new
+//! name with the same storage, so no row is copied); the others replace the
+//! table's definition.
+//!
+//! PostgreSQL stores expressions as trees that refer to columns by number,
+//! so a renamed column is renamed everywhere at once. Nestor stores CHECK
+//! constraints and trigger conditions as SQL text, so RENAME COLUMN
+//! rewrites them (`nestor_parser::rename_identifier`):
+//!
+//! ```text
+//!   CHECK (qty > 0)            ALTER TABLE t RENAME qty TO amount
+//!   trigger WHEN (new.qty > 5)   ──▶  CHECK (amount > 0)
+//!   UPDATE OF qty                     WHEN (new.amount > 5), UPDATE OF amount
+//! ```
+//!
+//! What refers to names elsewhere and is not rewritten: function bodies
+//! (as in PostgreSQL, they are text there too) and column defaults naming
+//! a sequence (`nextval('t_id_seq')` keeps the sequence's name, which a
+//! table rename does not change, as in PostgreSQL). Renaming sequences,
+//! functions, schemas and other objects is 0A000.
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, Relation, Sequence, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{self, ObjectType};
+use nestor_plan::bind::relname;
+
+use super::{notice, undefined_table};
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+/// ALTER TABLE / INDEX ... RENAME, ALTER TRIGGER ... RENAME.
+pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag, DbError> {
+    let kind = ObjectType::try_from(rs.rename_type).unwrap_or(ObjectType::Undefined);
+    let tag = match kind {
+        ObjectType::ObjectIndex => "ALTER INDEX",
+        ObjectType::ObjectTrigger => "ALTER TRIGGER",
+        ObjectType::ObjectView => "ALTER VIEW",
+        _ => "ALTER TABLE",
+    };
+    let supported = matches!(
+        kind,
+        ObjectType::ObjectTable
+            | ObjectType::ObjectIndex
+            | ObjectType::ObjectColumn
+            | ObjectType::ObjectTabconstraint
+            | ObjectType::ObjectTrigger
+    );
+    if !supported {
+        return Err(DbError::unsupported(format!(
+            "ALTER {} ... RENAME",
+            object_word(kind)
+        )));
+    }
+    let rv = rs
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("RENAME without a relation"))?;
+    let name = relname(rv)?;
+    let Some(rel) = ctx.catalog.relation(&name) else {
+        if rs.missing_ok {
+            notice(ctx, format!("relation \"{name}\" does not exist, skipping"));
+            return Ok(CommandTag::Plain(tag));
+        }
+        return Err(undefined_table(&name));
+    };
+    match (kind, rel) {
+        // ALTER INDEX on a table renames the table, as in PostgreSQL.
+        (ObjectType::ObjectTable | ObjectType::ObjectIndex, Relation::Table(def)) => {
+            rename_table(ctx, &def, &rs.newname)?
+        }
+        (ObjectType::ObjectTable | ObjectType::ObjectIndex, Relation::Index { table, index }) => {
+            rename_index(ctx, &table, &index, &rs.newname)?
+        }
+        (ObjectType::ObjectColumn, Relation::Table(def)) => {
+            rename_column(ctx, &def, &rs.subname, &rs.newname)?
+        }
+        (ObjectType::ObjectTabconstraint, Relation::Table(def)) => {
+            rename_constraint(ctx, &def, &rs.subname, &rs.newname)?
+        }
+        (ObjectType::ObjectTrigger, Relation::Table(def)) => {
+            rename_trigger(ctx, &def, &rs.subname, &rs.newname)?
+        }
+        (_, Relation::Sequence(_)) => {
+            return Err(DbError::unsupported("ALTER SEQUENCE ... RENAME"));
+        }
+        _ => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{name}\" is not a table"),
+            ))
+        }
+    }
+    Ok(CommandTag::Plain(tag))
+}
+
+fn object_word(kind: ObjectType) -> &'static str {
+    match kind {
+        ObjectType::ObjectSequence => "SEQUENCE",
+        ObjectType::ObjectView => "VIEW",
+        ObjectType::ObjectMatview => "MATERIALIZED VIEW",
+        ObjectType::ObjectFunction => "FUNCTION",
+        ObjectType::ObjectProcedure => "PROCEDURE",
+        ObjectType::ObjectSchema => "SCHEMA",
+        ObjectType::ObjectDatabase => "DATABASE",
+        ObjectType::ObjectRole => "ROLE",
+        ObjectType::ObjectType => "TYPE",
+        _ => "object",
+    }
+}
+
+fn relation_exists(name: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateTable,
+        format!("relation \"{name}\" already exists"),
+    )
+}
+
+fn put(ctx: &mut StatementCtx, def: TableDef) -> Result<(), DbError> {
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: Arc::new(def),
+            old_storage: None,
+        },
+    )
+}
+
+/// The sequences owned by `table` (by name), with `f` applied to their
+/// OWNED BY (table, column), put back.
+fn update_owned_sequences(
+    ctx: &mut StatementCtx,
+    table: &str,
+    f: impl Fn(&mut (String, String)),
+) -> Result<(), DbError> {
+    let owned: Vec<Arc<Sequence>> = ctx
+        .catalog
+        .sequences()
+        .into_iter()
+        .filter(|s| s.owned_by.as_ref().is_some_and(|(t, _)| t == table))
+        .collect();
+    for seq in owned {
+        let mut owner = seq.owned_by.clone();
+        if let Some(o) = owner.as_mut() {
+            f(o);
+        }
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            Change::PutSequence(Arc::new(seq.with_owner(owner))),
+        )?;
+    }
+    Ok(())
+}
+
+fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result<(), DbError> {
+    let temporary = def.persistence == nestor_catalog::Persistence::Temporary;
+    if ctx.catalog.name_taken_in(to, temporary) {
+        return Err(relation_exists(to));
+    }
+    let from = def.name.clone();
+    let mut new = (**def).clone();
+    new.name = to.to_string();
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::RenameTable {
+            from: from.clone(),
+            def: Arc::new(new),
+        },
+    )?;
+    update_owned_sequences(ctx, &from, |o| o.0 = to.to_string())
+}
+
+fn rename_index(
+    ctx: &mut StatementCtx,
+    table: &Arc<TableDef>,
+    index: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    if ctx.catalog.name_taken(to) {
+        return Err(relation_exists(to));
+    }
+    let mut new = (**table).clone();
+    for i in new.indexes.iter_mut().filter(|i| i.name == index) {
+        i.name = to.to_string();
+    }
+    put(ctx, new)
+}
+
+/// Names PostgreSQL reserves for system columns.
+const SYSTEM_COLUMNS: [&str; 6] = ["tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"];
+
+fn rename_column(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    let pos = def.column_index(from).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!("column \"{from}\" does not exist"),
+        )
+    })?;
+    if SYSTEM_COLUMNS.contains(&to) {
+        return Err(DbError::new(
+            SqlState::DuplicateColumn,
+            format!("column name \"{to}\" conflicts with a system column name"),
+        ));
+    }
+    if def.column_index(to).is_some() {
+        return Err(DbError::new(
+            SqlState::DuplicateColumn,
+            format!(
+                "column \"{to}\" of relation \"{}\" already exists",
+                def.name
+            ),
+        ));
+    }
+    let mut new = (**def).clone();
+    new.columns[pos].name = to.to_string();
+    for c in &mut new.checks {
+        c.expr = nestor_parser::rename_identifier(&c.expr, from, to)?;
+    }
+    for t in &mut new.triggers {
+        for c in t.columns.iter_mut().filter(|c| *c == from) {
+            *c = to.to_string();
+        }
+        if let Some(w) = &t.when {
+            t.when = Some(nestor_parser::rename_identifier(w, from, to)?);
+        }
+    }
+    put(ctx, new)?;
+    update_owned_sequences(ctx, &def.name, |o| {
+        if o.1 == from {
+            o.1 = to.to_string();
+        }
+    })
+}
+
+/// RENAME CONSTRAINT: a CHECK, a FOREIGN KEY, or a PRIMARY KEY / UNIQUE
+/// constraint (whose index is renamed with it, as in PostgreSQL).
+fn rename_constraint(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    let is_index = def.indexes.iter().any(|i| i.constraint && i.name == from);
+    let exists = def.checks.iter().any(|c| c.name == from)
+        || def.foreign_keys.iter().any(|f| f.name == from)
+        || is_index;
+    if !exists {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "constraint \"{from}\" for table \"{}\" does not exist",
+                def.name
+            ),
+        ));
+    }
+    let taken = def.checks.iter().any(|c| c.name == to)
+        || def.foreign_keys.iter().any(|f| f.name == to)
+        || def.indexes.iter().any(|i| i.constraint && i.name == to);
+    if taken {
+        return Err(DbError::new(
+            SqlState::DuplicateObject,
+            format!(
+                "constraint \"{to}\" for relation \"{}\" already exists",
+                def.name
+            ),
+        ));
+    }
+    if is_index && ctx.catalog.name_taken(to) {
+        return Err(relation_exists(to));
+    }
+    let mut new = (**def).clone();
+    for c in new.checks.iter_mut().filter(|c| c.name == from) {
+        c.name = to.to_string();
+    }
+    for f in new.foreign_keys.iter_mut().filter(|f| f.name == from) {
+        f.name = to.to_string();
+    }
+    for i in new
+        .indexes
+        .iter_mut()
+        .filter(|i| i.constraint && i.name == from)
+    {
+        i.name = to.to_string();
+    }
+    put(ctx, new)
+}
+
+fn rename_trigger(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    if !def.triggers.iter().any(|t| t.name == from) {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "trigger \"{from}\" for table \"{}\" does not exist",
+                def.name
+            ),
+        ));
+    }
+    if def.triggers.iter().any(|t| t.name == to) {
+        return Err(DbError::new(
+            SqlState::DuplicateObject,
+            format!(
+                "trigger \"{to}\" for relation \"{}\" already exists",
+                def.name
+            ),
+        ));
+    }
+    let mut new = (**def).clone();
+    for t in new.triggers.iter_mut().filter(|t| t.name == from) {
+        t.name = to.to_string();
+    }
+    put(ctx, new)
+}
