@@ -61,6 +61,8 @@ pub fn prepare(
     hints: &[u32],
 ) -> Result<Prepared, DbError> {
     let version = catalog.version();
+    let rewritten = select_into(stmt);
+    let stmt = rewritten.as_ref().unwrap_or(stmt);
     let planned = plan_statement(catalog, eval, text, stmt, hints)?;
     let param_types = planned.params.iter().map(|t| t.oid()).collect();
     Ok(Prepared {
@@ -69,6 +71,33 @@ pub fn prepare(
         text: Arc::from(text),
         stmt: stmt.clone(),
         current: RwLock::new((version, Arc::new(planned.stmt))),
+    })
+}
+
+/// `SELECT ... INTO t FROM ...` is CREATE TABLE t AS SELECT ... (PostgreSQL
+/// turns it into one during parse analysis).
+fn select_into(stmt: &RawStmt) -> Option<RawStmt> {
+    let Some(NodeEnum::SelectStmt(sel)) = stmt.stmt.as_ref()?.node.as_ref() else {
+        return None;
+    };
+    let into = sel.into_clause.clone()?;
+    let mut query = sel.clone();
+    query.into_clause = None;
+    let cta = nestor_parser::pb::CreateTableAsStmt {
+        query: Some(Box::new(nestor_parser::pb::Node {
+            node: Some(NodeEnum::SelectStmt(query)),
+        })),
+        into: Some(into),
+        objtype: nestor_parser::pb::ObjectType::ObjectTable as i32,
+        is_select_into: true,
+        if_not_exists: false,
+    };
+    Some(RawStmt {
+        stmt: Some(Box::new(nestor_parser::pb::Node {
+            node: Some(NodeEnum::CreateTableAsStmt(Box::new(cta))),
+        })),
+        stmt_location: stmt.stmt_location,
+        stmt_len: stmt.stmt_len,
     })
 }
 
@@ -285,6 +314,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
             NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
             NodeEnum::RenameStmt(_) => "ALTER TABLE",
+            NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -305,6 +335,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::AlterSeqStmt(st) => crate::ddl::alter_sequence(ctx, st),
         NodeEnum::AlterOwnerStmt(st) => crate::ddl::alter_owner(ctx, st),
         NodeEnum::RenameStmt(st) => crate::ddl::rename(ctx, st),
+        NodeEnum::CreateTableAsStmt(st) => crate::ddl::create_table_as(ctx, &text, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

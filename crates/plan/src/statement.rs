@@ -44,6 +44,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)
             | NodeEnum::RenameStmt(_)
+            | NodeEnum::CreateTableAsStmt(_)
     )
 }
 

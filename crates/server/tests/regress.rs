@@ -199,6 +199,7 @@ regress!(
     psql_describe,
     cursors,
     renames,
+    create_as,
     queries,
     foreign_keys,
     information_schema,

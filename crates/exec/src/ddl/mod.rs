@@ -17,7 +17,7 @@ mod trigger;
 
 pub use alter::alter_table;
 pub use rename::rename;
-pub use table::{create_index, create_table};
+pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;
 
 use std::sync::Arc;

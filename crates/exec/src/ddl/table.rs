@@ -158,9 +158,7 @@ fn table_elements(
             NodeEnum::Constraint(c) => {
                 table_constraint(c, &mut el.indexes, &mut el.checks, &mut el.fks)?
             }
-            NodeEnum::TableLikeClause(_) => {
-                return Err(DbError::unsupported("CREATE TABLE ... LIKE"))
-            }
+            NodeEnum::TableLikeClause(like) => like_clause(ctx, text, like, &mut el)?,
             other => {
                 return Err(DbError::unsupported(format!(
                     "table element {}",
@@ -170,6 +168,78 @@ fn table_elements(
         }
     }
     Ok(el)
+}
+
+// CREATE TABLE ... (LIKE source INCLUDING ...): PostgreSQL's
+// CREATE_TABLE_LIKE_* option bits.
+const LIKE_CONSTRAINTS: u32 = 1 << 2;
+const LIKE_DEFAULTS: u32 = 1 << 3;
+const LIKE_INDEXES: u32 = 1 << 6;
+
+/// LIKE source: its columns with their types and NOT NULL; with INCLUDING
+/// DEFAULTS their defaults (a serial column's default keeps naming the
+/// source's sequence, as in PostgreSQL), with INCLUDING CONSTRAINTS its
+/// CHECK constraints (same names), with INCLUDING INDEXES its indexes and
+/// PRIMARY KEY / UNIQUE constraints (names chosen for the new table).
+/// Identity, comments, storage and statistics have nothing to copy.
+fn like_clause(
+    ctx: &StatementCtx,
+    text: &str,
+    like: &pb::TableLikeClause,
+    el: &mut Elements,
+) -> Result<(), DbError> {
+    let rv = like
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("LIKE without a relation"))?;
+    let name = relname(rv)?;
+    let src = ctx
+        .catalog
+        .table(&name)
+        .ok_or_else(|| bind::err_at(super::undefined_table(&name), text, rv.location))?;
+    for c in src.columns.iter().filter(|c| !c.dropped) {
+        if el.columns.iter().any(|x| x.name == c.name) {
+            return Err(DbError::new(
+                SqlState::DuplicateColumn,
+                format!("column \"{}\" specified more than once", c.name),
+            ));
+        }
+        el.columns.push(Column {
+            name: c.name.clone(),
+            ty: c.ty,
+            not_null: c.not_null,
+            default: (like.options & LIKE_DEFAULTS != 0)
+                .then(|| c.default.clone())
+                .flatten(),
+            missing: Value::Null,
+            dropped: false,
+        });
+    }
+    if like.options & LIKE_CONSTRAINTS != 0 {
+        for k in &src.checks {
+            el.checks.push(PendingCheck {
+                name: Some(k.name.clone()),
+                expr: nestor_parser::parse_expr(&k.expr)?,
+                column: None,
+            });
+        }
+    }
+    if like.options & LIKE_INDEXES != 0 {
+        for i in &src.indexes {
+            el.indexes.push(PendingIndex {
+                name: None,
+                cols: i
+                    .columns
+                    .iter()
+                    .map(|&p| src.columns[p].name.clone())
+                    .collect(),
+                unique: i.unique,
+                primary: i.primary,
+                constraint: i.constraint.then_some(-1),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The sequences of serial columns (`t_id_seq`), owned by their columns,
@@ -800,4 +870,102 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
     };
     add_index(ctx, &def, pi)?;
     Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// CREATE TABLE ... AS query and SELECT ... INTO: a table with the query's
+/// result columns (named by the column list where one is given, typed as
+/// the query's output with its type modifier; unknown literals become
+/// text), filled by the query in the statement's snapshot unless WITH NO
+/// DATA. Built from the general paths: the new table is created as CREATE
+/// TABLE would create it, then filled as INSERT INTO ... query would be.
+/// Tag `SELECT n` (`CREATE TABLE AS` for WITH NO DATA or a skipped IF NOT
+/// EXISTS). Materialized views are 0A000.
+pub fn create_table_as(
+    ctx: &mut StatementCtx,
+    text: &str,
+    cta: &pb::CreateTableAsStmt,
+) -> Result<CommandTag, DbError> {
+    if cta.objtype == pb::ObjectType::ObjectMatview as i32 {
+        return Err(DbError::unsupported("CREATE MATERIALIZED VIEW"));
+    }
+    let into = cta
+        .into
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE TABLE AS without INTO"))?;
+    let rv = into
+        .rel
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE TABLE AS without a name"))?;
+    let name = relname(rv)?;
+    let temporary = rv.relpersistence == "t";
+    if let Some(tag) = skip_existing(ctx, &name, cta.if_not_exists, "CREATE TABLE AS", temporary)? {
+        return Ok(tag);
+    }
+    let query = cta
+        .query
+        .clone()
+        .ok_or_else(|| DbError::internal("CREATE TABLE AS without a query"))?;
+    let select = pb::RawStmt {
+        stmt: Some(query.clone()),
+        stmt_location: 0,
+        stmt_len: 0,
+    };
+    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &select, &[])?;
+    let columns = prepared
+        .columns
+        .clone()
+        .ok_or_else(|| DbError::internal("CREATE TABLE AS query returns no rows"))?;
+    let names = bind::names(&into.col_names);
+    if names.len() > columns.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "too many column names were specified",
+        ));
+    }
+    let mut defs = Vec::with_capacity(columns.len());
+    for (i, c) in columns.iter().enumerate() {
+        let ty = match DataType::from_oid_typmod(c.type_oid, c.type_modifier) {
+            Some(DataType::Unknown) => DataType::Text,
+            Some(t) => t,
+            None => {
+                return Err(DbError::unsupported(format!(
+                    "CREATE TABLE AS column of type {}",
+                    c.type_oid
+                )))
+            }
+        };
+        let col = names.get(i).unwrap_or(&c.name);
+        defs.push(format!("{} {ty}", crate::pg_catalog::quote_ident(col)));
+    }
+    let create_sql = format!("CREATE TABLE t ({})", defs.join(", "));
+    let mut parsed = nestor_parser::parse_sql(&create_sql)?;
+    let Some(NodeEnum::CreateStmt(mut cs)) = parsed.pop().and_then(|s| s.stmt).and_then(|n| n.node)
+    else {
+        return Err(DbError::internal("CREATE TABLE AS: bad generated CREATE"));
+    };
+    cs.relation = Some(rv.clone());
+    cs.oncommit = into.on_commit;
+    create_table(ctx, &create_sql, &cs)?;
+    if into.skip_data {
+        return Ok(CommandTag::Plain("CREATE TABLE AS"));
+    }
+    let insert = pb::InsertStmt {
+        relation: Some(rv.clone()),
+        select_stmt: Some(query),
+        r#override: pb::OverridingKind::OverridingNotSet as i32,
+        ..Default::default()
+    };
+    let insert = pb::RawStmt {
+        stmt: Some(Box::new(pb::Node {
+            node: Some(NodeEnum::InsertStmt(Box::new(insert))),
+        })),
+        stmt_location: 0,
+        stmt_len: 0,
+    };
+    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &insert, &[])?;
+    let mut none: Vec<Vec<Value>> = Vec::new();
+    match crate::statement::execute(ctx, &prepared, &[], &mut none)? {
+        CommandTag::Rows(_, n) => Ok(CommandTag::Rows(crate::tag::RowsCommand::Select, n)),
+        other => Ok(other),
+    }
 }
