@@ -50,50 +50,9 @@ CREATE FUNCTION public.touch() RETURNS trigger
 
 ALTER FUNCTION public.touch() OWNER TO postgres;
 
---
--- Name: counter; Type: SEQUENCE; Schema: public; Owner: postgres
---
-
-CREATE SEQUENCE public.counter
-    START WITH 5
-    INCREMENT BY 2
-    NO MINVALUE
-    MAXVALUE 1000
-    CACHE 1
-    CYCLE;
-
-
-ALTER TABLE public.counter OWNER TO postgres;
-
 SET default_tablespace = '';
 
 SET default_table_access_method = heap;
-
---
--- Name: events; Type: TABLE; Schema: public; Owner: postgres
---
-
-CREATE TABLE public.events (
-    id bigint NOT NULL,
-    kind text NOT NULL
-);
-
-
-ALTER TABLE public.events OWNER TO postgres;
-
---
--- Name: events_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
---
-
-ALTER TABLE public.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
-    SEQUENCE NAME public.events_id_seq
-    START WITH 1
-    INCREMENT BY 1
-    NO MINVALUE
-    NO MAXVALUE
-    CACHE 1
-);
-
 
 --
 -- Name: items; Type: TABLE; Schema: public; Owner: postgres
@@ -132,6 +91,75 @@ CREATE TABLE public.orders (
 
 
 ALTER TABLE public.orders OWNER TO postgres;
+
+--
+-- Name: item_orders; Type: VIEW; Schema: public; Owner: postgres
+--
+
+CREATE VIEW public.item_orders AS
+ SELECT i.id,
+    i.name,
+    count(o.id) AS orders
+   FROM (public.items i
+     LEFT JOIN public.orders o ON ((o.item = i.id)))
+  GROUP BY i.id, i.name;
+
+
+ALTER TABLE public.item_orders OWNER TO postgres;
+
+--
+-- Name: busy_items; Type: VIEW; Schema: public; Owner: postgres
+--
+
+CREATE VIEW public.busy_items AS
+ SELECT item_orders.id AS item_id,
+    item_orders.name AS item_name
+   FROM public.item_orders
+  WHERE (item_orders.orders > 0);
+
+
+ALTER TABLE public.busy_items OWNER TO postgres;
+
+--
+-- Name: counter; Type: SEQUENCE; Schema: public; Owner: postgres
+--
+
+CREATE SEQUENCE public.counter
+    START WITH 5
+    INCREMENT BY 2
+    NO MINVALUE
+    MAXVALUE 1000
+    CACHE 1
+    CYCLE;
+
+
+ALTER TABLE public.counter OWNER TO postgres;
+
+--
+-- Name: events; Type: TABLE; Schema: public; Owner: postgres
+--
+
+CREATE TABLE public.events (
+    id bigint NOT NULL,
+    kind text NOT NULL
+);
+
+
+ALTER TABLE public.events OWNER TO postgres;
+
+--
+-- Name: events_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
+--
+
+ALTER TABLE public.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.events_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 
 --
 -- Name: orders_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
@@ -190,7 +218,7 @@ COPY public.events (id, kind) FROM stdin;
 
 COPY public.items (id, name, price, code, qty, tags, created, flag, data, u, ts, b, f, ch) FROM stdin;
 1	a	1.50	c1	3	{x,"y z"}	2024-01-02	t	{"k": [1, 2]}	a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11	2024-01-02 03:04:05+00	\\x0102	1.25	ab 
-2	tab\there	0.00	\N	\N	\N	2026-11-25	\N	\N	\N	\N	\N	\N	\N
+2	tab\there	0.00	\N	\N	\N	2026-11-26	\N	\N	\N	\N	\N	\N	\N
 \.
 
 

@@ -32,3 +32,5 @@ insert into orders (item) values (1), (2);
 select nextval('counter');
 create table events (id bigint generated always as identity primary key, kind text not null);
 insert into events (kind) values ('start'), ('stop');
+create view item_orders as select i.id, i.name, count(o.id) as orders from items i left join orders o on o.item = i.id group by i.id, i.name;
+create view busy_items (item_id, item_name) as select id, name from item_orders where orders > 0;

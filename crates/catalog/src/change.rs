@@ -24,7 +24,7 @@ use nestor_storage::{Store, Table};
 use nestor_txn::DdlUndo;
 use parking_lot::RwLock;
 
-use crate::defs::{Sequence, TableDef};
+use crate::defs::{Sequence, TableDef, ViewDef};
 use crate::function::FunctionDef;
 use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
@@ -47,6 +47,9 @@ pub enum Change {
     },
     PutSequence(Arc<Sequence>),
     DropSequence(String),
+    /// Create or replace a view.
+    PutView(Arc<ViewDef>),
+    DropView(String),
     /// Create or replace a function or procedure.
     PutFunction(Arc<FunctionDef>),
     DropFunction(Arc<FunctionDef>),
@@ -66,6 +69,10 @@ pub(crate) enum Undo {
     Sequence {
         name: String,
         prev: Option<Arc<Sequence>>,
+    },
+    View {
+        name: String,
+        prev: Option<Arc<ViewDef>>,
     },
     Rename {
         /// The definition under its old name.
@@ -87,6 +94,7 @@ impl std::fmt::Debug for Undo {
             Undo::Table { name, .. } => write!(f, "table {name}"),
             Undo::Sequence { name, .. } => write!(f, "sequence {name}"),
             Undo::Rename { prev, to } => write!(f, "rename {} to {to}", prev.name),
+            Undo::View { name, .. } => write!(f, "view {name}"),
             Undo::Function { name, .. } => write!(f, "function {name}"),
         }
     }
@@ -105,6 +113,8 @@ impl Change {
             },
             Change::PutSequence(s) => CatalogRecord::PutSequence(crate::sequence_record(s)),
             Change::DropSequence(name) => CatalogRecord::DropSequence { name: name.clone() },
+            Change::PutView(v) => CatalogRecord::PutView((**v).clone()),
+            Change::DropView(name) => CatalogRecord::DropView { name: name.clone() },
             Change::PutFunction(f) => CatalogRecord::PutFunction(crate::function_record(f)),
             Change::DropFunction(f) => CatalogRecord::DropFunction {
                 name: f.name.clone(),
@@ -155,6 +165,15 @@ impl Change {
             Change::DropSequence(name) => {
                 let prev = st.sequences.remove(&name);
                 Undo::Sequence { name, prev }
+            }
+            Change::PutView(v) => {
+                let name = v.name.clone();
+                let prev = st.views.insert(name.clone(), v);
+                Undo::View { name, prev }
+            }
+            Change::DropView(name) => {
+                let prev = st.views.remove(&name);
+                Undo::View { name, prev }
             }
             Change::PutFunction(def) => {
                 let prev = st.put_function(def.clone());
@@ -212,6 +231,14 @@ impl DdlUndo for CatalogUndo {
                     st.remove_table(to);
                     st.put_table(prev.clone());
                 }
+                Undo::View { name, prev } => match prev {
+                    Some(p) => {
+                        st.views.insert(name.clone(), p.clone());
+                    }
+                    None => {
+                        st.views.remove(name);
+                    }
+                },
                 Undo::Sequence { name, prev } => match prev {
                     Some(p) => {
                         st.sequences.insert(name.clone(), p.clone());

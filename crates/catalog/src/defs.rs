@@ -377,10 +377,29 @@ impl Sequence {
     }
 }
 
+/// A view: a stored query, planned in place of its name in FROM.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewDef {
+    pub oid: RelId,
+    /// The OID of its `_RETURN` rule (pg_rewrite), for the tools that
+    /// read view dependencies through it.
+    pub rule_oid: RelId,
+    pub name: String,
+    /// The defining query as SQL text (PostgreSQL's deparser).
+    pub query: String,
+    /// The view's columns (after its column list) and their types, fixed
+    /// when it was created: columns later added to a table that the
+    /// query selects `*` from do not appear, as in PostgreSQL.
+    pub columns: Vec<(String, DataType)>,
+    /// The tables and views the query reads (DROP of one needs CASCADE).
+    pub depends_on: Vec<RelId>,
+}
+
 /// What a catalog name resolves to.
 #[derive(Clone, Debug)]
 pub enum Relation {
     Table(Arc<TableDef>),
     Index { table: Arc<TableDef>, index: String },
     Sequence(Arc<Sequence>),
+    View(Arc<ViewDef>),
 }

@@ -73,7 +73,7 @@ use parking_lot::{Mutex, RwLock};
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{
     Check, Column, FkAction, ForeignKey, Identity, IndexDef, OnCommit, Persistence, Relation,
-    Sequence, TableDef, TriggerDef, TriggerTiming, TRIGGER_DELETE, TRIGGER_INSERT,
+    Sequence, TableDef, TriggerDef, TriggerTiming, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT,
     TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
@@ -105,6 +105,7 @@ pub(crate) struct Namespace {
     /// index name -> table name
     pub index_owner: HashMap<String, String>,
     pub sequences: BTreeMap<String, Arc<Sequence>>,
+    pub views: BTreeMap<String, Arc<ViewDef>>,
     /// Functions and procedures by name; overloads differ in input types.
     pub functions: BTreeMap<String, Vec<Arc<FunctionDef>>>,
 }
@@ -198,6 +199,9 @@ impl Namespace {
                 table,
                 index: name.to_string(),
             });
+        }
+        if let Some(v) = self.views.get(name) {
+            return Some(Relation::View(v.clone()));
         }
         self.sequences
             .get(name)
@@ -342,6 +346,30 @@ impl Catalog {
         found
     }
 
+    pub fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
+        let st = self.state.read();
+        let found = st
+            .search(self.session)
+            .find_map(|(_, n)| n.views.get(name))
+            .cloned();
+        found
+    }
+
+    /// Every view (public ones: TEMP views do not exist).
+    pub fn views(&self) -> Vec<Arc<ViewDef>> {
+        let st = self.state.read();
+        let found = st.public.views.values().cloned().collect();
+        found
+    }
+
+    /// The views whose queries read relation `oid` directly.
+    pub fn views_on(&self, oid: RelId) -> Vec<Arc<ViewDef>> {
+        self.views()
+            .into_iter()
+            .filter(|v| v.depends_on.contains(&oid))
+            .collect()
+    }
+
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
@@ -422,6 +450,7 @@ impl Catalog {
                 .find(|i| i.name == index)
                 .map_or(0, |i| i.oid.0)),
             Some(Relation::Sequence(s)) => Ok(s.oid.0),
+            Some(Relation::View(v)) => Ok(v.oid.0),
             None => Err(DbError::new(
                 SqlState::UndefinedTable,
                 format!("relation \"{name}\" does not exist"),
@@ -526,6 +555,8 @@ impl Catalog {
                     .find(|(_, n)| n.tables.contains_key(name));
                 return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
+            // Views live in public (TEMP views are refused).
+            Change::PutView(_) | Change::DropView(_) => return Ok(Ns::Public),
             Change::RenameTable { from, .. } => {
                 let found = st
                     .search(self.session)
@@ -640,7 +671,12 @@ impl Catalog {
             .values()
             .flatten()
             .map(|f| CatalogRecord::PutFunction(function_record(f)));
-        seqs.chain(tables).chain(functions).collect()
+        let views = st
+            .public
+            .views
+            .values()
+            .map(|v| CatalogRecord::PutView((**v).clone()));
+        seqs.chain(tables).chain(functions).chain(views).collect()
     }
 
     /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
@@ -687,6 +723,22 @@ impl Catalog {
                 let prev = self.state.write().public.remove_table(&name);
                 let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
                 store.drop_table(prev.storage.id);
+            }
+            CatalogRecord::PutView(v) => {
+                self.ensure_next_oid(v.oid.0.max(v.rule_oid.0) + 1);
+                self.state
+                    .write()
+                    .public
+                    .views
+                    .insert(v.name.clone(), Arc::new(v));
+            }
+            CatalogRecord::DropView { name } => {
+                self.state
+                    .write()
+                    .public
+                    .views
+                    .remove(&name)
+                    .ok_or_else(|| format!("DropView of unknown view {name}"))?;
             }
             CatalogRecord::RenameTable { from, to } => {
                 let mut st = self.state.write();

@@ -18,6 +18,9 @@
 //!            | 0x0E PutFunction  function
 //!            | 0x0F DropFunction name oid:u32
 //!            | 0x10 RenameTable  from:name to:name
+//!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
+//!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
+//!            | 0x12 DropView     name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*]
@@ -43,7 +46,9 @@ use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::defs::{FkAction, ForeignKey, Identity, Persistence, TriggerDef, TriggerTiming};
+use crate::defs::{
+    FkAction, ForeignKey, Identity, Persistence, TriggerDef, TriggerTiming, ViewDef,
+};
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -54,6 +59,8 @@ const TAG_DROP_SEQUENCE: u8 = 0x0D;
 const TAG_PUT_FUNCTION: u8 = 0x0E;
 const TAG_DROP_FUNCTION: u8 = 0x0F;
 const TAG_RENAME_TABLE: u8 = 0x10;
+const TAG_PUT_VIEW: u8 = 0x11;
+const TAG_DROP_VIEW: u8 = 0x12;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -66,6 +73,11 @@ pub enum CatalogRecord {
     /// Install (create or replace) a table definition.
     PutTable(TableRecord),
     DropTable {
+        name: String,
+    },
+    /// Install (create or replace) a view.
+    PutView(ViewDef),
+    DropView {
         name: String,
     },
     /// ALTER TABLE ... RENAME TO (the definition is otherwise unchanged).
@@ -178,6 +190,26 @@ impl CatalogRecord {
                 out.push(TAG_DROP_TABLE);
                 put_str(&mut out, name);
             }
+            CatalogRecord::PutView(v) => {
+                out.push(TAG_PUT_VIEW);
+                out.extend_from_slice(&v.oid.0.to_le_bytes());
+                out.extend_from_slice(&v.rule_oid.0.to_le_bytes());
+                put_str(&mut out, &v.name);
+                put_str(&mut out, &v.query);
+                put_u32(&mut out, v.columns.len());
+                for (name, ty) in &v.columns {
+                    put_str(&mut out, name);
+                    put_type(&mut out, *ty);
+                }
+                put_u32(&mut out, v.depends_on.len());
+                for d in &v.depends_on {
+                    out.extend_from_slice(&d.0.to_le_bytes());
+                }
+            }
+            CatalogRecord::DropView { name } => {
+                out.push(TAG_DROP_VIEW);
+                put_str(&mut out, name);
+            }
             CatalogRecord::RenameTable { from, to } => {
                 out.push(TAG_RENAME_TABLE);
                 put_str(&mut out, from);
@@ -221,6 +253,35 @@ impl CatalogRecord {
             }
             TAG_PUT_TABLE => CatalogRecord::PutTable(TableRecord::decode(&mut r)?),
             TAG_DROP_TABLE => CatalogRecord::DropTable {
+                name: get_str(&mut r)?,
+            },
+            TAG_PUT_VIEW => {
+                let oid = RelId(r.u32()?);
+                let rule_oid = RelId(r.u32()?);
+                let name = get_str(&mut r)?;
+                let query = get_str(&mut r)?;
+                let n = r.u32()? as usize;
+                let mut columns = Vec::with_capacity(n.min(1 << 12));
+                for _ in 0..n {
+                    let c = get_str(&mut r)?;
+                    let ty = get_type(&mut r, "view column")?;
+                    columns.push((c, ty));
+                }
+                let n = r.u32()? as usize;
+                let mut depends_on = Vec::with_capacity(n.min(1 << 12));
+                for _ in 0..n {
+                    depends_on.push(RelId(r.u32()?));
+                }
+                CatalogRecord::PutView(ViewDef {
+                    oid,
+                    rule_oid,
+                    name,
+                    query,
+                    columns,
+                    depends_on,
+                })
+            }
+            TAG_DROP_VIEW => CatalogRecord::DropView {
                 name: get_str(&mut r)?,
             },
             TAG_RENAME_TABLE => CatalogRecord::RenameTable {
@@ -787,6 +848,15 @@ mod tests {
                 from: "t".into(),
                 to: "u".into(),
             },
+            CatalogRecord::PutView(ViewDef {
+                oid: RelId(40),
+                rule_oid: RelId(41),
+                name: "v".into(),
+                query: "SELECT a FROM t".into(),
+                columns: vec![("a".into(), DataType::Int4)],
+                depends_on: vec![RelId(7)],
+            }),
+            CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),
                 name: "s".into(),

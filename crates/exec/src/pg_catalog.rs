@@ -198,6 +198,32 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             })
             .collect(),
         Rel::Depend => depend_rows(c),
+        Rel::Views => c
+            .views()
+            .iter()
+            .map(|v| {
+                RowB::new(Rel::Views)
+                    .set("schemaname", text("public"))
+                    .set("viewname", text(&v.name))
+                    .set("viewowner", text("postgres"))
+                    .set("definition", text(view_def(v)))
+                    .done()
+            })
+            .collect(),
+        Rel::Rewrite => c
+            .views()
+            .iter()
+            .map(|v| {
+                RowB::new(Rel::Rewrite)
+                    .set("oid", oid(v.rule_oid.0))
+                    .set("rulename", text("_RETURN"))
+                    .set("ev_class", oid(v.oid.0))
+                    .set("ev_type", text("1"))
+                    .set("ev_enabled", text("O"))
+                    .set("is_instead", Value::Bool(true))
+                    .done()
+            })
+            .collect(),
         Rel::Extension => vec![RowB::new(Rel::Extension)
             .set("oid", oid(PLPGSQL_EXTENSION_OID))
             .set("extname", text("plpgsql"))
@@ -307,8 +333,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Publication
         | Rel::PublicationRel
         | Rel::PublicationNamespace
-        | Rel::Rewrite
-        | Rel::Views
         | Rel::Matviews
         | Rel::ForeignTable
         | Rel::PartitionedTable
@@ -481,6 +505,14 @@ fn class_rows(c: &Catalog) -> Rows {
         out.push(
             class_row(s.oid.0, &s.name, ns, "S", persistence, 0)
                 .set("relnatts", Value::Int2(3))
+                .done(),
+        );
+    }
+    for v in c.views() {
+        out.push(
+            class_row(v.oid.0, &v.name, PUBLIC_NAMESPACE_OID, "v", "p", 0)
+                .set("relnatts", Value::Int2(v.columns.len() as i16))
+                .set("relhasrules", Value::Bool(true))
                 .done(),
         );
     }
@@ -744,6 +776,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
                         .done(),
                 );
             }
+        }
+    }
+    for v in c.views() {
+        for (i, (name, ty)) in v.columns.iter().enumerate() {
+            out.push(attribute_row(v.oid.0, i as i16 + 1, name, *ty).done());
         }
     }
     for r in Rel::ALL {
@@ -1188,6 +1225,24 @@ fn depend_rows(c: &Catalog) -> Rows {
             ]);
         }
     }
+    // A view's _RETURN rule belongs to the view ('i') and depends on what
+    // the query reads ('n'): pg_dump orders views after their tables by
+    // these.
+    let rewrite = i64::from(Rel::Rewrite.oid());
+    for v in c.views() {
+        let rows = std::iter::once((v.oid, "i")).chain(v.depends_on.iter().map(|d| (*d, "n")));
+        for (on, deptype) in rows {
+            out.push(vec![
+                Value::Int8(rewrite),
+                oid(v.rule_oid.0),
+                Value::Int4(0),
+                Value::Int8(class),
+                oid(on.0),
+                Value::Int4(0),
+                text(deptype),
+            ]);
+        }
+    }
     // A column default that calls nextval('s'::regclass) depends on s
     // (pg_dump then sets such defaults after creating the sequence).
     let sequences = c.sequences();
@@ -1447,6 +1502,13 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
     parts.join(", ")
 }
 
+/// `pg_get_viewdef`: the stored query (PostgreSQL's deparser output, on
+/// one line; PostgreSQL's own is pretty-printed over several), with the
+/// semicolon PostgreSQL ends it with.
+fn view_def(v: &nestor_catalog::ViewDef) -> String {
+    format!(" {};", v.query)
+}
+
 /// `pg_get_triggerdef`; `pretty` names the table without its schema (as
 /// PostgreSQL does when it is visible: every table is) and drops the
 /// outer parentheses of WHEN.
@@ -1610,9 +1672,27 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let pretty = matches!(args.get(1), Some(Value::Bool(true)));
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
         }
-        CatalogFn::ViewDef | CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => {
-            Value::Null
+        CatalogFn::ViewDef => {
+            let o = int(&args[0]) as u32;
+            c.views()
+                .iter()
+                .find(|v| v.oid.0 == o)
+                .map_or(Value::Null, |v| text(view_def(v)))
         }
+        CatalogFn::RuleDef => {
+            let o = int(&args[0]) as u32;
+            c.views()
+                .iter()
+                .find(|v| v.rule_oid.0 == o)
+                .map_or(Value::Null, |v| {
+                    text(format!(
+                        "CREATE RULE \"_RETURN\" AS\n    ON SELECT TO public.{} DO INSTEAD {};",
+                        quote_ident(&v.name),
+                        v.query
+                    ))
+                })
+        }
+        CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => Value::Null,
         CatalogFn::FunctionResult => c
             .function_by_oid(RelId(int(&args[0]) as u32))
             .and_then(|f| function_result(c, &f))

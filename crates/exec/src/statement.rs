@@ -315,6 +315,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
             NodeEnum::RenameStmt(_) => "ALTER TABLE",
             NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
+            NodeEnum::ViewStmt(_) => "CREATE VIEW",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -336,6 +337,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::AlterOwnerStmt(st) => crate::ddl::alter_owner(ctx, st),
         NodeEnum::RenameStmt(st) => crate::ddl::rename(ctx, st),
         NodeEnum::CreateTableAsStmt(st) => crate::ddl::create_table_as(ctx, &text, st),
+        NodeEnum::ViewStmt(st) => crate::ddl::create_view(ctx, &text, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

@@ -217,6 +217,22 @@ pub fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String, DbError> 
 /// trigger conditions (PostgreSQL stores trees that refer to columns by
 /// number).
 pub fn rename_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
+    deparse_expr(&parse_expr(&replace_identifier(sql, old, new)?)?)
+}
+
+/// [`rename_identifier`] for a stored query (a view's definition).
+pub fn rename_identifier_in_query(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
+    let replaced = replace_identifier(sql, old, new)?;
+    let stmts = parse_sql(&replaced)?;
+    let stmt = stmts
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt)
+        .ok_or_else(|| DbError::internal("stored query is empty"))?;
+    deparse_query(&stmt)
+}
+
+fn replace_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
     use pg_query::protobuf::{KeywordKind, Token};
     let scan = pg_query::scan(sql)
         .map_err(|e| DbError::internal(format!("could not scan a stored expression: {e}")))?;
@@ -246,7 +262,17 @@ pub fn rename_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbEr
         }
     }
     out.push_str(&sql[copied..]);
-    deparse_expr(&parse_expr(&out)?)
+    Ok(out)
+}
+
+/// SQL text of one query (a view's definition): PostgreSQL's deparser.
+pub fn deparse_query(query: &pg_query::protobuf::Node) -> Result<String, DbError> {
+    query
+        .node
+        .as_ref()
+        .ok_or_else(|| DbError::internal("empty query node"))?
+        .deparse()
+        .map_err(|e| DbError::internal(format!("could not deparse a query: {e}")))
 }
 
 /// Parse one stored expression (the text [`deparse_expr`] produced).

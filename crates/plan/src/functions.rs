@@ -152,6 +152,8 @@ pub enum CatalogFn {
     TriggerDef,
     /// pg_get_viewdef(view [, pretty]): there are no views, NULL.
     ViewDef,
+    /// pg_get_ruledef(oid [, pretty]): a view's _RETURN rule.
+    RuleDef,
     /// pg_get_function_sqlbody(function): NULL, bodies are kept as text
     /// (prosrc), not as SQL-standard BEGIN ATOMIC bodies.
     FunctionSqlBody,
@@ -412,10 +414,14 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![Some(T::Oid), Some(T::Int4), Some(T::Bool)][..n].to_vec(),
             T::Text,
         ),
-        ("pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_viewdef", 1 | 2) => r(
+        (
+            "pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_viewdef" | "pg_get_ruledef",
+            1 | 2,
+        ) => r(
             Func::Catalog(match name {
                 "pg_get_constraintdef" => CatalogFn::ConstraintDef,
                 "pg_get_triggerdef" => CatalogFn::TriggerDef,
+                "pg_get_ruledef" => CatalogFn::RuleDef,
                 _ => CatalogFn::ViewDef,
             }),
             vec![Some(T::Oid), Some(T::Bool)][..n].to_vec(),

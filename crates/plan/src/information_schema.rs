@@ -158,7 +158,7 @@ SELECT current_database()::name AS table_catalog, nr.nspname AS table_schema, r.
 
 const VIEWS: &str = "
 SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
-       NULL::varchar AS view_definition, 'NONE'::varchar AS check_option,
+       pg_get_viewdef(c.oid)::varchar AS view_definition, 'NONE'::varchar AS check_option,
        'NO'::varchar(3) AS is_updatable, 'NO'::varchar(3) AS is_insertable_into,
        'NO'::varchar(3) AS is_trigger_updatable, 'NO'::varchar(3) AS is_trigger_deletable,
        'NO'::varchar(3) AS is_trigger_insertable_into

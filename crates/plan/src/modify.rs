@@ -67,14 +67,19 @@ pub struct ModifyPlan {
 fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<Arc<TableDef>, DbError> {
     let name = relname(rv)?;
     b.catalog.table(&name).ok_or_else(|| {
-        bind::err_at(
+        let e = if b.catalog.view(&name).is_some() {
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("writing through view \"{name}\" is not supported"),
+            )
+            .with_hint("Write to the tables the view reads.")
+        } else {
             DbError::new(
                 SqlState::UndefinedTable,
                 format!("relation \"{name}\" does not exist"),
-            ),
-            b.text,
-            rv.location,
-        )
+            )
+        };
+        bind::err_at(e, b.text, rv.location)
     })
 }
 

@@ -45,6 +45,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterOwnerStmt(_)
             | NodeEnum::RenameStmt(_)
             | NodeEnum::CreateTableAsStmt(_)
+            | NodeEnum::ViewStmt(_)
     )
 }
 

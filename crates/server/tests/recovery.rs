@@ -1,7 +1,7 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, triggers, dropped, renamed and truncated objects come back exactly
+//! procedures, triggers, views, dropped, renamed and truncated objects come back exactly
 //! as committed — first from the WAL alone, then from a checkpoint image.
 //! Transactions whose redo went to a redo file come back the same way,
 //! and leave no file behind when they roll back or once a checkpoint holds
@@ -51,6 +51,10 @@ const SCHEMA: &[&str] = &[
     "drop trigger t_gone on t",
     "create table rn (a serial, b int check (b > 0))",
     "insert into rn (b) values (5)",
+    "create view rnv as select a, b from rn where b > 0",
+    "create view rnv2 (total) as select sum(b) from rnv",
+    "create view gone_v as select 1",
+    "drop view gone_v",
     "alter table rn rename to rn2",
     "alter table rn2 rename b to bb",
     "alter table rn2 rename constraint rn_b_check to rn2_bb_check",
@@ -66,6 +70,13 @@ fn check_schema(server: &Server) {
     assert!(err(server, "select created from t").contains("column \"created\" does not exist"));
     assert_eq!(ok(server, "select a from tr"), "3");
     assert_eq!(ok(server, "select a, bb from rn2"), "1|5");
+    assert_eq!(
+        ok(server, "select a, b from rnv"),
+        "1|5",
+        "the view followed the renames"
+    );
+    assert_eq!(ok(server, "select total from rnv2"), "5");
+    assert!(err(server, "select * from gone_v").contains("does not exist"));
     assert!(err(server, "select * from rn").contains("relation \"rn\" does not exist"));
     assert_eq!(
         ok(server, "select pg_get_serial_sequence('rn2', 'a')"),

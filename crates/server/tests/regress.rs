@@ -200,6 +200,7 @@ regress!(
     cursors,
     renames,
     create_as,
+    views,
     queries,
     foreign_keys,
     information_schema,

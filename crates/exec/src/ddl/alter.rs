@@ -63,6 +63,9 @@ pub fn alter_table(
             .ok_or_else(|| undefined_table(&name))?;
         alter_cmd(ctx, text, &def, cmd)?;
     }
+    if let Some(t) = ctx.catalog.table(&name) {
+        super::view::revalidate_views_on(ctx, t.oid, &format!("table {name}"))?;
+    }
     Ok(CommandTag::Plain("ALTER TABLE"))
 }
 

@@ -14,11 +14,13 @@ mod function;
 mod rename;
 mod table;
 mod trigger;
+mod view;
 
 pub use alter::alter_table;
 pub use rename::rename;
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;
+pub use view::create_view;
 
 use std::sync::Arc;
 
@@ -129,7 +131,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectTable => ("DROP TABLE", "table"),
         pb::ObjectType::ObjectIndex => ("DROP INDEX", "index"),
         pb::ObjectType::ObjectSequence => ("DROP SEQUENCE", "sequence"),
-        pb::ObjectType::ObjectView => return Err(DbError::unsupported("views")),
+        pb::ObjectType::ObjectView => ("DROP VIEW", "view"),
         pb::ObjectType::ObjectFunction
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
@@ -153,6 +155,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                 ctx.catalog.relation(&name),
                 Some(nestor_catalog::Relation::Index { .. })
             ),
+            pb::ObjectType::ObjectView => ctx.catalog.view(&name).is_some(),
             _ => ctx.catalog.sequence(&name).is_some(),
         };
         if !exists {
@@ -160,15 +163,24 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                 notice(ctx, format!("{what} \"{name}\" does not exist, skipping"));
                 continue;
             }
-            if ctx.catalog.name_taken(&name) {
-                return Err(DbError::new(
+            if let Some(rel) = ctx.catalog.relation(&name) {
+                let e = DbError::new(
                     SqlState::WrongObjectType,
                     format!("\"{name}\" is not a {what}"),
-                ));
+                );
+                let hint = match rel {
+                    nestor_catalog::Relation::Table(_) => "Use DROP TABLE to remove a table.",
+                    nestor_catalog::Relation::View(_) => "Use DROP VIEW to remove a view.",
+                    nestor_catalog::Relation::Index { .. } => "Use DROP INDEX to remove an index.",
+                    nestor_catalog::Relation::Sequence(_) => {
+                        "Use DROP SEQUENCE to remove a sequence."
+                    }
+                };
+                return Err(e.with_hint(hint));
             }
             let msg = format!("{what} \"{name}\" does not exist");
             return Err(DbError::new(
-                if what == "index" || what == "sequence" || what == "table" {
+                if matches!(what, "index" | "sequence" | "table" | "view") {
                     SqlState::UndefinedTable
                 } else {
                     SqlState::UndefinedObject
@@ -221,10 +233,27 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             }
         }
     }
+    // Views over what is dropped: 2BP01, or with CASCADE they go first.
+    let dropping: Vec<nestor_common::RelId> = names
+        .iter()
+        .filter_map(|n| match ctx.catalog.relation(n)? {
+            nestor_catalog::Relation::Table(t) => Some(t.oid),
+            nestor_catalog::Relation::View(v) => Some(v.oid),
+            nestor_catalog::Relation::Sequence(s) => Some(s.oid),
+            nestor_catalog::Relation::Index { .. } => None,
+        })
+        .collect();
     for name in names {
         match kind {
-            pb::ObjectType::ObjectTable => drop_table(ctx, &name)?,
+            pb::ObjectType::ObjectTable => {
+                if let Some(t) = ctx.catalog.table(&name) {
+                    let what = format!("table {name}");
+                    view::drop_dependent_views(ctx, t.oid, &what, &dropping, cascade)?;
+                }
+                drop_table(ctx, &name)?
+            }
             pb::ObjectType::ObjectIndex => drop_index(ctx, &name)?,
+            pb::ObjectType::ObjectView => view::drop_view(ctx, &name, &dropping, cascade)?,
             _ => drop_sequence(ctx, &name)?,
         }
     }

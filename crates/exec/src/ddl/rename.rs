@@ -17,6 +17,10 @@
 //!   UPDATE OF qty                     WHEN (new.amount > 5), UPDATE OF amount
 //! ```
 //!
+//! Views store their query as text too: a renamed table or column is
+//! renamed in the views that read it, which are then re-planned
+//! (`super::view`).
+//!
 //! What refers to names elsewhere and is not rewritten: function bodies
 //! (as in PostgreSQL, they are text there too) and column defaults naming
 //! a sequence (`nextval('t_id_seq')` keeps the sequence's name, which a
@@ -175,7 +179,9 @@ fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result
             def: Arc::new(new),
         },
     )?;
-    update_owned_sequences(ctx, &from, |o| o.0 = to.to_string())
+    update_owned_sequences(ctx, &from, |o| o.0 = to.to_string())?;
+    super::view::rename_in_views(ctx, def.oid, &from, to)?;
+    super::view::revalidate_views_on(ctx, def.oid, &format!("table {from}"))
 }
 
 fn rename_index(
@@ -242,7 +248,9 @@ fn rename_column(
         if o.1 == from {
             o.1 = to.to_string();
         }
-    })
+    })?;
+    super::view::rename_in_views(ctx, def.oid, from, to)?;
+    super::view::revalidate_views_on(ctx, def.oid, &format!("table {}", def.name))
 }
 
 /// RENAME CONSTRAINT: a CHECK, a FOREIGN KEY, or a PRIMARY KEY / UNIQUE

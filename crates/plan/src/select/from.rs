@@ -205,6 +205,13 @@ pub(super) fn plan_range_var(
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
+    if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
+        if let Some(v) = b.catalog.view(&name) {
+            let (plan, cols) = plan_view(b, &v)?;
+            check_alias(scope, &alias)?;
+            return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
+        }
+    }
     if rv.schemaname == "information_schema" {
         if let Some(sel) = crate::information_schema::view_select(&name)? {
             // Planned as its SQL in a subquery (PostgreSQL defines these
@@ -294,6 +301,75 @@ pub(super) fn plan_range_var(
         b.text,
         rv.location,
     ))
+}
+
+/// A view's query planned in place of its name: its SQL text parsed and
+/// planned as a subquery that sees the catalog only (not the CTEs or
+/// PL/pgSQL variables around the reference), trimmed to the columns the
+/// view was created with and named as they were. A query that no longer
+/// yields those columns (a table it reads changed under it) is an error
+/// naming the view.
+pub fn plan_view(
+    b: &mut Binder,
+    v: &nestor_catalog::ViewDef,
+) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let stmts = nestor_parser::parse_sql(&v.query)?;
+    let Some(NodeEnum::SelectStmt(sel)) = stmts
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt)
+        .and_then(|n| n.node)
+    else {
+        return Err(DbError::internal(format!(
+            "view \"{}\" is not a SELECT",
+            v.name
+        )));
+    };
+    let saved_text = std::mem::take(&mut b.text);
+    let saved_ctes = std::mem::take(&mut b.ctes);
+    let saved_vars = b.vars.take();
+    let planned = plan_query(b, &sel);
+    b.text = saved_text;
+    b.ctes = saved_ctes;
+    b.vars = saved_vars;
+    let (plan, mut cols) = planned.map_err(|e| broken_view(v, e.message))?;
+    mark_correlation(b, b.last_correlated);
+    if cols.len() < v.columns.len() {
+        return Err(broken_view(
+            v,
+            format!("its query yields {} columns", cols.len()),
+        ));
+    }
+    let width = cols.len();
+    cols.truncate(v.columns.len());
+    for (c, (name, ty)) in cols.iter_mut().zip(&v.columns) {
+        let same = c.ty == *ty || (c.ty == DataType::Unknown && *ty == DataType::Text);
+        if !same {
+            return Err(broken_view(
+                v,
+                format!("column \"{name}\" is now of type {}", c.ty),
+            ));
+        }
+        c.name = name.clone();
+        c.ty = *ty;
+    }
+    let plan = if width > cols.len() {
+        Plan::Project {
+            input: Box::new(plan),
+            exprs: (0..cols.len()).map(Expr::Col).collect(),
+        }
+    } else {
+        plan
+    };
+    Ok((plan, cols))
+}
+
+fn broken_view(v: &nestor_catalog::ViewDef, why: String) -> DbError {
+    DbError::new(
+        SqlState::DependentObjectsStillExist,
+        format!("view \"{}\" no longer matches the tables it reads", v.name),
+    )
+    .with_detail(why)
 }
 
 /// The scope of one table's row (its columns, then the hidden system

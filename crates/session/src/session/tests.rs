@@ -735,7 +735,6 @@ fn unsupported_statements_are_named_by_their_command() {
     let e = engine(10);
     let mut s = session(&e, 1);
     for (sql, name) in [
-        ("CREATE OR REPLACE VIEW v AS SELECT 1", "CREATE VIEW"),
         (
             "CREATE MATERIALIZED VIEW m AS SELECT 1",
             "CREATE MATERIALIZED VIEW",
@@ -751,4 +750,40 @@ fn unsupported_statements_are_named_by_their_command() {
             "{sql}"
         );
     }
+}
+
+#[test]
+fn views_refuse_changes_that_would_break_them() {
+    let e = engine(10);
+    let mut s = session(&e, 1);
+    for sql in [
+        "CREATE TABLE vt (id int, name text, qty int)",
+        "INSERT INTO vt VALUES (1, 'a', 2)",
+        "CREATE VIEW v AS SELECT id, name FROM vt",
+        "CREATE VIEW vv AS SELECT name FROM v",
+    ] {
+        let out = run(&mut s, sql);
+        assert!(!out.iter().any(|m| m.starts_with("E:")), "{sql}: {out:?}");
+    }
+    // A column the view reads cannot go; one it does not read can.
+    let out = q(&mut s, "ALTER TABLE vt DROP COLUMN name");
+    assert_eq!(error_of(&out).code, SqlState::DependentObjectsStillExist);
+    assert_eq!(
+        error_of(&out).message,
+        "cannot change table vt because view v depends on it"
+    );
+    let out = run(&mut s, "ALTER TABLE vt DROP COLUMN qty");
+    assert!(!out.iter().any(|m| m.starts_with("E:")), "{out:?}");
+    // Renames are carried into the view's text.
+    q(&mut s, "ALTER TABLE vt RENAME COLUMN name TO title");
+    q(&mut s, "ALTER TABLE vt RENAME TO vt2");
+    let out = run(&mut s, "SELECT * FROM vv");
+    assert!(out.contains(&"D:a".to_string()), "{out:?}");
+    // Writing through a view is refused, naming it.
+    let out = q(&mut s, "INSERT INTO v VALUES (2, 'b')");
+    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
+    assert_eq!(
+        error_of(&out).message,
+        "writing through view \"v\" is not supported"
+    );
 }

@@ -1,0 +1,417 @@
+//! Views: CREATE [OR REPLACE] VIEW, DROP VIEW, and what keeps a view
+//! valid while the tables under it change.
+//!
+//! A view is its defining query as SQL text (PostgreSQL's deparser) plus
+//! the columns it had when created (names and types). A query naming the
+//! view plans that text as a subquery in its place
+//! (`nestor_plan::select::from::plan_view`), so a view always reads the
+//! current rows through the current plan machinery; its columns stay
+//! those of CREATE VIEW (columns later added to a table it selects `*`
+//! from do not appear, as in PostgreSQL).
+//!
+//! PostgreSQL stores a view as a parse tree that refers to tables and
+//! columns by number, so renames follow it and the dependency machinery
+//! refuses changes that would break it. Nestor keeps text, so:
+//!
+//! ```text
+//!   DROP TABLE t            view v reads t  -> 2BP01 (CASCADE drops v)
+//!   ALTER TABLE t RENAME    v's text is rewritten (t -> new name), then
+//!   / RENAME COLUMN           re-planned
+//!   ALTER TABLE t ...       every view over t (transitively) is re-planned
+//!                           after the change; one that no longer plans, or
+//!                           no longer yields its columns, fails the ALTER
+//! ```
+//!
+//! Left out (0A000): TEMP views, WITH CHECK OPTION and view options,
+//! materialized views, writing through a view (INSERT/UPDATE/DELETE).
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, Relation, ViewDef};
+use nestor_common::{DbError, RelId, SqlState};
+use nestor_parser::pb;
+use nestor_plan::bind::{self, relname};
+use nestor_types::DataType;
+
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+/// CREATE [OR REPLACE] VIEW name [(columns)] AS query.
+pub fn create_view(
+    ctx: &mut StatementCtx,
+    text: &str,
+    vs: &pb::ViewStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = vs
+        .view
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE VIEW without a name"))?;
+    let name = relname(rv)?;
+    if rv.relpersistence == "t" {
+        return Err(DbError::unsupported("CREATE TEMP VIEW"));
+    }
+    if vs.with_check_option != pb::ViewCheckOption::NoCheckOption as i32 {
+        return Err(DbError::unsupported("WITH CHECK OPTION"));
+    }
+    if !vs.options.is_empty() {
+        return Err(DbError::unsupported("view options (WITH (...))"));
+    }
+    let query = vs
+        .query
+        .as_deref()
+        .ok_or_else(|| DbError::internal("CREATE VIEW without a query"))?;
+    let raw = pb::RawStmt {
+        stmt: Some(Box::new(query.clone())),
+        stmt_location: 0,
+        stmt_len: 0,
+    };
+    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &raw, &[])?;
+    if !prepared.param_types.is_empty() {
+        return Err(DbError::new(
+            SqlState::UndefinedParameter,
+            "there is no parameter $1",
+        ));
+    }
+    let out = prepared
+        .columns
+        .clone()
+        .ok_or_else(|| DbError::internal("view query returns no rows"))?;
+    let aliases = bind::names(&vs.aliases);
+    if aliases.len() > out.len() {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "CREATE VIEW specifies more column names than columns",
+        ));
+    }
+    let mut columns: Vec<(String, DataType)> = Vec::with_capacity(out.len());
+    for (i, c) in out.iter().enumerate() {
+        let name = aliases.get(i).cloned().unwrap_or_else(|| c.name.clone());
+        if columns.iter().any(|(n, _)| *n == name) {
+            return Err(DbError::new(
+                SqlState::DuplicateColumn,
+                format!("column \"{name}\" specified more than once"),
+            ));
+        }
+        let ty = match DataType::from_oid_typmod(c.type_oid, c.type_modifier) {
+            Some(DataType::Unknown) => DataType::Text,
+            Some(t) => t,
+            None => {
+                return Err(DbError::unsupported(format!(
+                    "a view column of type {}",
+                    c.type_oid
+                )))
+            }
+        };
+        columns.push((name, ty));
+    }
+    let depends_on = relations_read(ctx, query)?;
+    let prev = match ctx.catalog.relation(&name) {
+        None => None,
+        Some(Relation::View(v)) if vs.replace => Some(v),
+        Some(Relation::View(_)) | Some(_) if !vs.replace => {
+            return Err(DbError::new(
+                SqlState::DuplicateTable,
+                format!("relation \"{name}\" already exists"),
+            ))
+        }
+        Some(_) => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{name}\" is not a view"),
+            ))
+        }
+    };
+    if let Some(p) = &prev {
+        check_replacement(p, &columns)?;
+        if reads_view(ctx, &depends_on, p.oid) {
+            return Err(DbError::new(
+                SqlState::InvalidObjectDefinition,
+                format!("infinite recursion detected in rules for relation \"{name}\""),
+            ));
+        }
+    }
+    let (oid, rule_oid) = match &prev {
+        Some(p) => (p.oid, p.rule_oid),
+        None => (ctx.catalog.alloc_oid(), ctx.catalog.alloc_oid()),
+    };
+    let def = ViewDef {
+        oid,
+        rule_oid,
+        name,
+        query: nestor_parser::deparse_query(query)?,
+        columns,
+        depends_on,
+    };
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(def)))?;
+    if prev.is_some() {
+        revalidate_views_on(ctx, oid, "view")?;
+    }
+    Ok(CommandTag::Plain("CREATE VIEW"))
+}
+
+/// OR REPLACE keeps the old columns (same names and types, in order) and
+/// may add new ones at the end, as PostgreSQL requires.
+fn check_replacement(prev: &ViewDef, columns: &[(String, DataType)]) -> Result<(), DbError> {
+    let code = SqlState::InvalidTableDefinition;
+    if columns.len() < prev.columns.len() {
+        return Err(DbError::new(code, "cannot drop columns from view"));
+    }
+    for ((old, old_ty), (new, new_ty)) in prev.columns.iter().zip(columns) {
+        if old != new {
+            return Err(DbError::new(
+                code,
+                format!("cannot change name of view column \"{old}\" to \"{new}\""),
+            )
+            .with_hint(
+                "Use ALTER VIEW ... RENAME COLUMN ... to change name of view column instead.",
+            ));
+        }
+        if old_ty != new_ty {
+            return Err(DbError::new(
+                code,
+                format!(
+                    "cannot change data type of view column \"{old}\" from {old_ty} to {new_ty}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The tables and views a query names (by OID). The parse tree is walked
+/// through its serialized form for every RangeVar, so no node kind is
+/// missed; a name that is a CTE of the query resolves to nothing or, if a
+/// table has the same name, counts it (which only makes DROP stricter).
+fn relations_read(ctx: &StatementCtx, query: &pb::Node) -> Result<Vec<RelId>, DbError> {
+    let json = serde_json::to_value(query)
+        .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+    let mut names = Vec::new();
+    collect_range_vars(&json, &mut names);
+    let mut out = Vec::new();
+    for (schema, rel) in names {
+        if schema == "pg_catalog" || schema == "information_schema" {
+            continue;
+        }
+        let oid = match ctx.catalog.relation(&rel) {
+            Some(Relation::Table(t)) => {
+                if t.persistence == nestor_catalog::Persistence::Temporary {
+                    return Err(DbError::unsupported("views over temporary tables"));
+                }
+                t.oid
+            }
+            Some(Relation::View(v)) => v.oid,
+            Some(Relation::Sequence(s)) => s.oid,
+            _ => continue,
+        };
+        if !out.contains(&oid) {
+            out.push(oid);
+        }
+    }
+    Ok(out)
+}
+
+fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, child) in map {
+                if k == "RangeVar" || k == "relation" {
+                    let rel = child.get("relname").and_then(|r| r.as_str());
+                    let schema = child.get("schemaname").and_then(|r| r.as_str());
+                    if let Some(rel) = rel.filter(|r| !r.is_empty()) {
+                        out.push((schema.unwrap_or("").to_string(), rel.to_string()));
+                    }
+                }
+                collect_range_vars(child, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for i in items {
+                collect_range_vars(i, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether relations `deps` read view `oid`, directly or through views.
+fn reads_view(ctx: &StatementCtx, deps: &[RelId], oid: RelId) -> bool {
+    let views = ctx.catalog.views();
+    let mut seen: Vec<RelId> = Vec::new();
+    let mut stack: Vec<RelId> = deps.to_vec();
+    while let Some(d) = stack.pop() {
+        if d == oid {
+            return true;
+        }
+        if seen.contains(&d) {
+            continue;
+        }
+        seen.push(d);
+        if let Some(v) = views.iter().find(|v| v.oid == d) {
+            stack.extend(v.depends_on.iter().copied());
+        }
+    }
+    false
+}
+
+/// The views that read relation `oid`, directly or through other views,
+/// dependents before what they depend on (the order to drop them in).
+pub(crate) fn dependent_views(ctx: &StatementCtx, oid: RelId) -> Vec<Arc<ViewDef>> {
+    let mut out: Vec<Arc<ViewDef>> = Vec::new();
+    let mut frontier = vec![oid];
+    while let Some(o) = frontier.pop() {
+        for v in ctx.catalog.views_on(o) {
+            if let Some(i) = out.iter().position(|x| x.oid == v.oid) {
+                // Seen already: it must come before this level too.
+                let v = out.remove(i);
+                out.push(v);
+            } else {
+                out.push(v.clone());
+            }
+            frontier.push(v.oid);
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The views over relation `oid` in dependency order (each after what it
+/// reads), each with the name of the relation it reads that led here
+/// (`what` for the direct ones): PostgreSQL's DETAIL lines.
+fn views_in_order(ctx: &StatementCtx, oid: RelId, what: &str) -> Vec<(Arc<ViewDef>, String)> {
+    fn visit(ctx: &StatementCtx, oid: RelId, what: &str, out: &mut Vec<(Arc<ViewDef>, String)>) {
+        let mut direct = ctx.catalog.views_on(oid);
+        direct.sort_by_key(|v| v.oid.0);
+        for v in direct {
+            if out.iter().any(|(x, _)| x.oid == v.oid) {
+                continue;
+            }
+            out.push((v.clone(), what.to_string()));
+            visit(ctx, v.oid, &format!("view {}", v.name), out);
+        }
+    }
+    let mut out = Vec::new();
+    visit(ctx, oid, what, &mut out);
+    out
+}
+
+/// DROP of relation `oid` (what: "table t"): its dependent views go with
+/// CASCADE (with PostgreSQL's notice), else 2BP01. `dropping` are the
+/// other relations the same statement drops.
+pub(crate) fn drop_dependent_views(
+    ctx: &mut StatementCtx,
+    oid: RelId,
+    what: &str,
+    dropping: &[RelId],
+    cascade: bool,
+) -> Result<(), DbError> {
+    let deps: Vec<_> = dependent_views(ctx, oid)
+        .into_iter()
+        .filter(|v| !dropping.contains(&v.oid))
+        .collect();
+    if deps.is_empty() {
+        return Ok(());
+    }
+    if !cascade {
+        let detail = views_in_order(ctx, oid, what)
+            .iter()
+            .filter(|(v, _)| !dropping.contains(&v.oid))
+            .map(|(v, on)| format!("view {} depends on {on}", v.name))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!("cannot drop {what} because other objects depend on it"),
+        )
+        .with_detail(detail)
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    let mut listed: Vec<&Arc<ViewDef>> = deps.iter().collect();
+    listed.sort_by_key(|v| v.oid.0);
+    let lines: Vec<String> = listed
+        .iter()
+        .map(|v| format!("drop cascades to view {}", v.name))
+        .collect();
+    let notice = if lines.len() == 1 {
+        DbError::new(SqlState::SuccessfulCompletion, lines[0].clone())
+    } else {
+        DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", lines.len()),
+        )
+        .with_detail(lines.join("\n"))
+    };
+    ctx.notices
+        .push(notice.with_severity(nestor_common::error::Severity::Notice));
+    for v in deps {
+        if ctx.catalog.view(&v.name).is_some() {
+            ctx.catalog
+                .apply(ctx.txn, &ctx.db.store, Change::DropView(v.name.clone()))?;
+        }
+    }
+    Ok(())
+}
+
+/// DROP VIEW v (its dependents as DROP does for tables).
+pub(crate) fn drop_view(
+    ctx: &mut StatementCtx,
+    name: &str,
+    dropping: &[RelId],
+    cascade: bool,
+) -> Result<(), DbError> {
+    let Some(v) = ctx.catalog.view(name) else {
+        return Ok(());
+    };
+    drop_dependent_views(ctx, v.oid, &format!("view {name}"), dropping, cascade)?;
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::DropView(name.to_string()))
+}
+
+/// After a change to relation `oid`: every view over it must still plan
+/// and yield its columns, else the change fails naming the first view
+/// that would break.
+pub(crate) fn revalidate_views_on(
+    ctx: &mut StatementCtx,
+    oid: RelId,
+    what: &str,
+) -> Result<(), DbError> {
+    for (v, _) in views_in_order(ctx, oid, what) {
+        let sql = format!("SELECT * FROM {}", crate::pg_catalog::quote_ident(&v.name));
+        let stmts = nestor_parser::parse_sql(&sql)?;
+        let Some(raw) = stmts.first() else { continue };
+        if let Err(e) = crate::statement::prepare(ctx.catalog, ctx.eval, &sql, raw, &[]) {
+            let mut err = DbError::new(
+                SqlState::DependentObjectsStillExist,
+                format!("cannot change {what} because view {} depends on it", v.name),
+            )
+            .with_detail(e.detail.clone().unwrap_or(e.message));
+            err = err.with_hint(
+                "Nestor keeps a view's query as SQL text: drop the view, make the change, and create the view again.",
+            );
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
+/// RENAME of a table or column that views read: their query text is
+/// rewritten (`old` to `new` wherever it names something), then each is
+/// re-planned by [`revalidate_views_on`].
+pub(crate) fn rename_in_views(
+    ctx: &mut StatementCtx,
+    oid: RelId,
+    old: &str,
+    new: &str,
+) -> Result<(), DbError> {
+    for v in ctx.catalog.views_on(oid) {
+        let query = nestor_parser::rename_identifier_in_query(&v.query, old, new)?;
+        if query == v.query {
+            continue;
+        }
+        let mut def = (*v).clone();
+        def.query = query;
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(def)))?;
+    }
+    Ok(())
+}
