@@ -13,6 +13,15 @@
 #   psycopg[binary]         Python client tests (pip)
 #   sqlalchemy 2, django 5.2  the ORM tests (pip)
 #   a JDK and maven         only if `java`/`mvn` are missing
+#   the driver matrix (crates/server/tests/drivers.rs, tests/clients):
+#     psycopg2-binary, asyncpg        pip
+#     nodejs + npm                    apt, only if `node`/`npm` are missing;
+#                                     then `npm ci` in tests/clients/node
+#     Go >= 1.25                      must be on PATH (Debian 12's golang is
+#                                     too old); `go mod download` in tests/clients/go
+#     pgjdbc, HikariCP                `mvn package` in tests/clients/java
+#                                     (Maven Central into ~/.m2)
+#   Each step first checks, without the network, whether it is already done.
 #
 # With --build-only, only what building the server needs (libclang).
 set -euo pipefail
@@ -35,6 +44,8 @@ else
     want=(libclang-dev clang make postgresql-client-15 postgresql-15)
     command -v java >/dev/null 2>&1 || want+=(default-jdk-headless)
     command -v mvn >/dev/null 2>&1 || want+=(maven)
+    command -v node >/dev/null 2>&1 || want+=(nodejs)
+    command -v npm >/dev/null 2>&1 || want+=(npm)
     if ! python_ok && ! python3 -m pip --version >/dev/null 2>&1; then
         want+=(python3-pip)
     fi
@@ -88,6 +99,46 @@ else
     python3 -m pip install -q 'django>=5.2,<5.3' ||
         python3 -m pip install -q --break-system-packages 'django>=5.2,<5.3'
     django_ok || { log "django 5.2 still not importable" >&2; exit 1; }
+fi
+
+# The driver matrix (tests/clients, crates/server/tests/drivers.rs).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+clients="$root/tests/clients"
+for mod in psycopg2:psycopg2-binary asyncpg:asyncpg; do
+    import="${mod%%:*}" pkg="${mod#*:}"
+    if python3 -c "import $import" >/dev/null 2>&1; then
+        log "python3 $pkg already installed"
+    else
+        log "installing with pip: $pkg"
+        python3 -m pip install -q "$pkg" ||
+            python3 -m pip install -q --break-system-packages "$pkg"
+        python3 -c "import $import" >/dev/null 2>&1 || { log "$pkg still not importable" >&2; exit 1; }
+    fi
+done
+# npm ls checks node_modules against package.json without the network.
+if (cd "$clients/node" && npm ls --all >/dev/null 2>&1); then
+    log "tests/clients/node: node_modules already installed"
+else
+    log "tests/clients/node: npm ci"
+    (cd "$clients/node" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if ! command -v go >/dev/null 2>&1; then
+    log "go is not on PATH: install Go >= 1.25 (https://go.dev/dl/) for tests/clients/go" >&2
+    exit 1
+fi
+# With GOPROXY=off `go list` fails unless every module is in the module cache.
+if (cd "$clients/go" && GOPROXY=off GOFLAGS=-mod=readonly go list -deps . >/dev/null 2>&1); then
+    log "tests/clients/go: modules already downloaded"
+else
+    log "tests/clients/go: go mod download"
+    (cd "$clients/go" && go mod download)
+fi
+# An offline build succeeds only when every plugin and jar is in ~/.m2.
+if (cd "$clients/java" && mvn -q -o -B package >/dev/null 2>&1); then
+    log "tests/clients/java: Maven artifacts already in ~/.m2"
+else
+    log "tests/clients/java: mvn package (fetches pgjdbc, HikariCP and the plugins)"
+    (cd "$clients/java" && mvn -q -B package)
 fi
 
 # pgbench must be reachable by name (Debian's wrapper picks the newest
