@@ -78,9 +78,8 @@ pub struct Cte {
     pub plan: Arc<Plan>,
     pub cols: Vec<OutCol>,
     /// The working table of a recursive CTE while its recursive term is
-    /// planned: a reference counts in `Binder::recursive_refs`, which
-    /// stood at this value when planning began.
-    pub working: Option<usize>,
+    /// planned: references to it are counted in `Binder::recursive_refs`.
+    pub working: bool,
 }
 
 /// Where aggregates may appear.
@@ -149,7 +148,7 @@ pub struct Binder<'e> {
     /// CTEs visible, innermost last.
     pub ctes: Vec<Cte>,
     /// References to a recursive CTE's working table met so far.
-    pub recursive_refs: usize,
+    pub recursive_refs: Vec<(usize, usize)>,
     /// Set while an INSERT's VALUES are bound without OVERRIDING SYSTEM
     /// VALUE: values for GENERATED ALWAYS identity columns are refused.
     pub identity_check: Option<()>,
@@ -316,7 +315,7 @@ impl<'e> Binder<'e> {
             next_id: 0,
             agg: AggCtx::NotAllowed("WHERE"),
             ctes: Vec::new(),
-            recursive_refs: 0,
+            recursive_refs: Vec::new(),
             identity_check: None,
             last_correlated: false,
             literal_locs: Vec::new(),

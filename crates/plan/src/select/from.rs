@@ -170,8 +170,16 @@ pub(super) fn plan_range_var(
         .unwrap_or_default();
     if rv.schemaname.is_empty() || rv.schemaname == "public" {
         if let Some(cte) = b.ctes.iter().rev().find(|c| c.name == name).cloned() {
-            if let Some(base) = cte.working {
-                if b.recursive_refs > base {
+            if cte.working {
+                let count = b
+                    .recursive_refs
+                    .iter_mut()
+                    .find(|(id, _)| *id == cte.id)
+                    .map(|(_, n)| n);
+                let Some(count) = count else {
+                    return Err(DbError::internal("recursive CTE without a reference count"));
+                };
+                if *count > 0 {
                     return Err(err_at(
                         DbError::new(
                             SqlState::InvalidRecursion,
@@ -183,7 +191,7 @@ pub(super) fn plan_range_var(
                         rv.location,
                     ));
                 }
-                b.recursive_refs += 1;
+                *count += 1;
             }
             let plan = Plan::CteScan {
                 id: cte.id,

@@ -122,7 +122,7 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
             id,
             plan: Arc::new(plan),
             cols,
-            working: None,
+            working: false,
         });
     }
     Ok(())
@@ -159,13 +159,18 @@ fn plan_recursive(
         id: work_id,
         plan: Arc::new(Plan::Values { rows: Vec::new() }),
         cols: cols.clone(),
-        working: Some(b.recursive_refs),
+        working: true,
     });
-    let before = b.recursive_refs;
+    b.recursive_refs.push((work_id, 0));
     let step = plan_query(b, r);
     b.ctes.pop();
+    let refs = b
+        .recursive_refs
+        .iter()
+        .position(|(id, _)| *id == work_id)
+        .map_or(0, |i| b.recursive_refs.remove(i).1);
     let (step, step_cols) = step?;
-    if b.recursive_refs == before {
+    if refs == 0 {
         return Ok(None);
     }
     if step_cols.len() != cols.len() {
