@@ -1,6 +1,7 @@
 //! PostgreSQL-style regression suite: each `tests/regress/sql/NAME.sql` is
 //! run with `psql -X -a -q < NAME.sql` (echo every input line, so statements,
-//! results, notices and errors interleave) against a fresh `nestor`, and the
+//! results, notices and errors interleave) against a fresh `nestor`, from
+//! `tests/regress` (a script's `\copy` reads fixtures as `data/FILE`), and the
 //! output must equal `tests/regress/expected/NAME.out`, which
 //! `tests/regress/generate-expected` derives from PostgreSQL 15 the same
 //! way. One #[test] per script; on mismatch the test prints a unified diff
@@ -80,6 +81,7 @@ fn run_script(name: &str) {
     let mut cmd = Command::new(psql_bin());
     cmd.args(["-X", "-a", "-q", "-h", "127.0.0.1", "-U", "postgres"])
         .args(["-p", &srv.port.to_string(), "-d", "postgres"])
+        .current_dir(&dir)
         .stdin(File::open(&sql_path).expect("open script"))
         .stdout(Stdio::from(out.try_clone().expect("dup")))
         .stderr(Stdio::from(out));
@@ -189,6 +191,7 @@ regress!(
     settings,
     prepare,
     copy,
+    copy_binary,
     sequences,
     sysfuncs,
     parse_cache,

@@ -1,4 +1,4 @@
-//! COPY data formats: option parsing, the text and CSV parsers for
+//! COPY data formats: option parsing, the text, CSV and binary parsers for
 //! `COPY ... FROM STDIN`, and the formatters for `COPY ... TO STDOUT`.
 //!
 //! COPY FROM arrives as a stream of CopyData messages whose boundaries mean
@@ -10,8 +10,16 @@
 //! in batches into the query engine's `copy_insert`, so memory stays bounded
 //! by one batch whatever the size of the load.
 //!
-//! Not supported (0A000): binary format, HEADER MATCH, FORCE_QUOTE /
-//! FORCE_NOT_NULL / FORCE_NULL, WHERE, files and programs.
+//! Binary format (`FORMAT binary`, old `WITH BINARY`) is PostgreSQL's
+//! `PGCOPY` file layout, read and written by `copy/binary.rs`. The same
+//! buffering applies: a tuple is cut from the buffer once all its fields
+//! have arrived, and each field goes through the type's binary receive
+//! (the representation Bind uses for binary parameters). Both paths check
+//! the column's typmod as the field is read, so a too-long `varchar(n)`
+//! names its column in the error context, as in PostgreSQL.
+//!
+//! Not supported (0A000): HEADER MATCH, FORCE_QUOTE / FORCE_NOT_NULL /
+//! FORCE_NULL, WHERE, files and programs.
 
 use std::borrow::Cow;
 
@@ -25,6 +33,9 @@ use nestor_types::EvalCtx;
 
 use crate::encode::wire_type;
 
+mod binary;
+pub(crate) use binary::{binary_header, binary_row, BINARY_TRAILER};
+
 /// Rows handed to the engine at once.
 pub(crate) const COPY_BATCH_ROWS: usize = 1000;
 
@@ -32,6 +43,7 @@ pub(crate) const COPY_BATCH_ROWS: usize = 1000;
 pub enum CopyFormat {
     Text,
     Csv,
+    Binary,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,8 +97,9 @@ fn single_byte(d: &DefElem, what: &str) -> Result<u8, DbError> {
     }
 }
 
-/// Options of a COPY statement (new and old syntax parse alike).
-pub fn parse_options(stmt: &CopyStmt) -> Result<CopyOptions, DbError> {
+/// Options of a COPY statement (new and old syntax parse alike). `text`
+/// is the statement's source, for the position of a conflicting option.
+pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError> {
     let mut o = CopyOptions {
         format: CopyFormat::Text,
         delimiter: b'\t',
@@ -96,40 +109,84 @@ pub fn parse_options(stmt: &CopyStmt) -> Result<CopyOptions, DbError> {
         escape: b'"',
         freeze: false,
     };
-    let (mut delim, mut null, mut escape) = (None, None, None);
+    let (mut delim, mut null, mut quote, mut escape) = (None, None, None, None);
+    let mut format_seen = false;
     for n in &stmt.options {
         let Some(NodeEnum::DefElem(d)) = n.node.as_ref() else {
             continue;
         };
         match d.defname.as_str() {
             "format" => {
-                o.format = match def_arg(d).unwrap_or_default().to_ascii_lowercase().as_str() {
-                    "text" => CopyFormat::Text,
-                    "csv" => CopyFormat::Csv,
-                    "binary" => return Err(DbError::unsupported("COPY BINARY")),
-                    f => return Err(bad_option(format!("COPY format \"{f}\" not recognized"))),
+                if std::mem::replace(&mut format_seen, true) {
+                    let e = bad_option("conflicting or redundant options");
+                    return Err(nestor_parser::ast::err_at(e, text, d.location));
                 }
+                o.format = parse_format(d)?;
             }
             "delimiter" => delim = Some(single_byte(d, "delimiter")?),
             "null" => null = Some(def_arg(d).unwrap_or_default()),
             "header" => o.header = def_bool(d)?,
-            "quote" => o.quote = single_byte(d, "quote")?,
+            "quote" => quote = Some(single_byte(d, "quote")?),
             "escape" => escape = Some(single_byte(d, "escape")?),
             "freeze" => o.freeze = def_bool(d)?,
             "encoding" => {}
             other => return Err(DbError::unsupported(format!("COPY option \"{other}\""))),
         }
     }
+    if o.format == CopyFormat::Binary {
+        check_binary(delim.is_some(), null.is_some(), o.header)?;
+    }
     if o.format == CopyFormat::Csv {
         o.delimiter = b',';
         o.null = String::new();
-    } else if o.header {
+    } else if o.header && o.format == CopyFormat::Text {
         return Err(DbError::unsupported("COPY HEADER in text format"));
     }
+    if o.format != CopyFormat::Csv {
+        check_csv_only(quote.is_some(), escape.is_some())?;
+    }
+    o.quote = quote.unwrap_or(o.quote);
     o.delimiter = delim.unwrap_or(o.delimiter);
     o.null = null.unwrap_or(o.null);
     o.escape = escape.unwrap_or(o.quote);
     Ok(o)
+}
+
+fn parse_format(d: &DefElem) -> Result<CopyFormat, DbError> {
+    match def_arg(d).unwrap_or_default().to_ascii_lowercase().as_str() {
+        "text" => Ok(CopyFormat::Text),
+        "csv" => Ok(CopyFormat::Csv),
+        "binary" => Ok(CopyFormat::Binary),
+        f => Err(bad_option(format!("COPY format \"{f}\" not recognized"))),
+    }
+}
+
+/// PostgreSQL's ProcessCopyOptions checks for options binary format has no
+/// use for, in its order (HEADER's is 0A000, the others 42601).
+fn check_binary(delim: bool, null: bool, header: bool) -> Result<(), DbError> {
+    if delim || null {
+        let what = if delim { "DELIMITER" } else { "NULL" };
+        return Err(bad_option(format!("cannot specify {what} in BINARY mode")));
+    }
+    if header {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot specify HEADER in BINARY mode",
+        ));
+    }
+    Ok(())
+}
+
+/// QUOTE and ESCAPE outside CSV mode (0A000, as PostgreSQL).
+fn check_csv_only(quote: bool, escape: bool) -> Result<(), DbError> {
+    let bad = [(quote, "quote"), (escape, "escape")];
+    match bad.iter().find(|(set, _)| *set) {
+        Some((_, what)) => Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("COPY {what} available only in CSV mode"),
+        )),
+        None => Ok(()),
+    }
 }
 
 fn copy_error(msg: impl Into<String>) -> DbError {
@@ -139,13 +196,16 @@ fn copy_error(msg: impl Into<String>) -> DbError {
 /// Incremental parser of COPY FROM data (see module header).
 pub(crate) struct CopyParser {
     opts: CopyOptions,
-    /// The target columns' types (from their OIDs), in data order.
+    /// The target columns' types (from their OIDs and typmods), in data
+    /// order.
     types: Vec<DataType>,
     names: Vec<String>,
     buf: Vec<u8>,
     line: u64,
     header_pending: bool,
     ended: bool,
+    /// Binary format: where the reader is in the stream.
+    bin: binary::BinState,
     /// Relation name for error context (`COPY rel, line n`).
     rel: String,
     pub rows: Vec<Vec<Value>>,
@@ -165,10 +225,23 @@ impl CopyParser {
             line: 0,
             header_pending,
             ended: false,
+            bin: binary::BinState::Header,
             rel: String::new(),
             rows: Vec::new(),
             lines: Vec::new(),
         }
+    }
+
+    /// The target columns' typmods (`-1` for none), so that a value is
+    /// checked against `varchar(n)` / `numeric(p, s)` as its field is
+    /// read, with the column in the error context, as PostgreSQL does.
+    pub(crate) fn with_typmods(mut self, typmods: &[i32]) -> CopyParser {
+        for (ty, &typmod) in self.types.iter_mut().zip(typmods) {
+            if let Some(t) = DataType::from_oid_typmod(ty.oid(), typmod) {
+                *ty = t;
+            }
+        }
+        self
     }
 
     /// Name the target relation in error contexts, as PostgreSQL does.
@@ -188,6 +261,9 @@ impl CopyParser {
             return Ok(());
         }
         self.buf.extend_from_slice(data);
+        if self.opts.format == CopyFormat::Binary {
+            return self.parse_binary(false);
+        }
         // Records are parsed in place: the buffer is taken out so that
         // `record` can borrow self mutably.
         let buf = std::mem::take(&mut self.buf);
@@ -208,6 +284,9 @@ impl CopyParser {
 
     /// CopyDone: a last record without a trailing newline.
     pub fn finish(&mut self, codec: &EvalCtx) -> Result<(), DbError> {
+        if self.opts.format == CopyFormat::Binary {
+            return self.parse_binary(true);
+        }
         if !self.ended && !self.buf.is_empty() {
             let rec = std::mem::take(&mut self.buf);
             if self.opts.format == CopyFormat::Csv
@@ -225,6 +304,8 @@ impl CopyParser {
     fn record_end(&self, buf: &[u8], start: usize) -> Option<usize> {
         let b = &buf[start..];
         match self.opts.format {
+            // Binary input is cut into tuples by `parse_binary`.
+            CopyFormat::Binary => None,
             CopyFormat::Text => b.iter().position(|c| *c == b'\n').map(|p| start + p),
             CopyFormat::Csv => {
                 let mut in_quote = false;
@@ -270,7 +351,7 @@ impl CopyParser {
             .with_context(self.context(line))
         })?;
         let row = match self.opts.format {
-            CopyFormat::Text => self.convert_text(codec, text)?,
+            CopyFormat::Text | CopyFormat::Binary => self.convert_text(codec, text)?,
             CopyFormat::Csv => {
                 let fields = split_csv(text, &self.opts);
                 self.convert(codec, fields, text)?
@@ -469,7 +550,8 @@ fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<Cow<'static, st
     (quoted || s != o.null).then_some(Cow::Owned(s))
 }
 
-/// One COPY TO output line (with its newline).
+/// One COPY TO output line (with its newline) in text or CSV format
+/// (binary rows are [`binary_row`]'s).
 pub(crate) fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec<u8> {
     let mut line = String::new();
     for (i, v) in row.iter().enumerate() {
@@ -478,7 +560,9 @@ pub(crate) fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec
         }
         match ((!v.is_null()).then(|| v.to_text(codec)), o.format) {
             (None, _) => line.push_str(&o.null),
-            (Some(s), CopyFormat::Text) => escape_text(&mut line, &s, o.delimiter as char),
+            (Some(s), CopyFormat::Text | CopyFormat::Binary) => {
+                escape_text(&mut line, &s, o.delimiter as char)
+            }
             (Some(s), CopyFormat::Csv) => quote_csv(&mut line, &s, o),
         }
     }
@@ -623,5 +707,277 @@ mod tests {
             format_row(&codec(), &row, &opts(CopyFormat::Csv)),
             b"\"a,b\",,\"\"\n"
         );
+    }
+
+    fn binary_opts() -> CopyOptions {
+        CopyOptions {
+            format: CopyFormat::Binary,
+            ..opts(CopyFormat::Text)
+        }
+    }
+
+    fn binary_parser(oids: Vec<u32>) -> CopyParser {
+        let names = (0..oids.len()).map(|i| format!("c{i}")).collect();
+        CopyParser::new(binary_opts(), oids, names).with_relation("t")
+    }
+
+    /// A binary COPY stream of `rows` (int4, text) with the trailer.
+    fn binary_stream(rows: &[Vec<Value>]) -> Vec<u8> {
+        let types = [DataType::Int4, DataType::Text];
+        let mut out = binary_header();
+        for r in rows {
+            out.extend_from_slice(&binary_row(r, &types));
+        }
+        out.extend_from_slice(&BINARY_TRAILER);
+        out
+    }
+
+    fn sample_rows() -> Vec<Vec<Value>> {
+        vec![
+            vec![Value::Int4(1), Value::text("one")],
+            vec![Value::Null, Value::text("")],
+            vec![Value::Int4(-3), Value::Null],
+        ]
+    }
+
+    fn load(p: &mut CopyParser, chunks: &[&[u8]]) -> Result<(), DbError> {
+        for c in chunks {
+            p.feed(&codec(), c)?;
+        }
+        p.finish(&codec())
+    }
+
+    fn binary_error(oids: Vec<u32>, data: &[u8]) -> DbError {
+        load(&mut binary_parser(oids), &[data]).unwrap_err()
+    }
+
+    #[test]
+    fn binary_layout_is_postgres() {
+        let s = binary_stream(&[vec![Value::Int4(7), Value::Null]]);
+        let mut want = b"PGCOPY\n\xff\r\n\0".to_vec();
+        want.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]); // flags, extension
+        want.extend_from_slice(&[0, 2, 0, 0, 0, 4, 0, 0, 0, 7, 0xff, 0xff, 0xff, 0xff]);
+        want.extend_from_slice(&[0xff, 0xff]);
+        assert_eq!(s, want);
+    }
+
+    #[test]
+    fn binary_round_trip_in_one_message() {
+        let mut p = binary_parser(vec![23, 25]);
+        load(&mut p, &[&binary_stream(&sample_rows())]).unwrap();
+        assert_eq!(p.rows, sample_rows());
+        assert_eq!(p.lines, vec![1, 2, 3]);
+    }
+
+    /// Every way of cutting the stream in two (so every row split at every
+    /// byte) and byte-at-a-time input give the same rows.
+    #[test]
+    fn binary_split_at_every_byte() {
+        let s = binary_stream(&sample_rows());
+        for cut in 0..=s.len() {
+            let mut p = binary_parser(vec![23, 25]);
+            load(&mut p, &[&s[..cut], &s[cut..]]).unwrap();
+            assert_eq!(p.rows, sample_rows(), "cut at {cut}");
+        }
+        let mut p = binary_parser(vec![23, 25]);
+        let bytes: Vec<&[u8]> = s.chunks(1).collect();
+        load(&mut p, &bytes).unwrap();
+        assert_eq!(p.rows, sample_rows());
+    }
+
+    #[test]
+    fn binary_header_extension_and_flags() {
+        let mut s = b"PGCOPY\n\xff\r\n\0".to_vec();
+        s.extend_from_slice(&[0, 0, 0xff, 0xff]); // low flag bits are ignored
+        s.extend_from_slice(&[0, 0, 0, 3, 9, 9, 9]); // 3 bytes of extension
+        s.extend_from_slice(&binary_row(&[Value::Int4(5)], &[DataType::Int4]));
+        for cut in 0..=s.len() {
+            let mut p = binary_parser(vec![23]);
+            load(&mut p, &[&s[..cut], &s[cut..]]).unwrap();
+            assert_eq!(p.rows, vec![vec![Value::Int4(5)]], "cut at {cut}");
+        }
+        let mut oids = binary_stream(&[]);
+        oids[12] = 1; // flags bit 16
+        let e = binary_error(vec![23, 25], &oids);
+        assert_eq!(e.message, "invalid COPY file header (WITH OIDS)");
+        oids[12] = 0;
+        oids[11] = 0x80;
+        let e = binary_error(vec![23, 25], &oids);
+        assert_eq!(e.message, "unrecognized critical flags in COPY file header");
+    }
+
+    #[test]
+    fn binary_bad_headers() {
+        let full = binary_stream(&[]);
+        for (len, msg) in [
+            (0, "COPY file signature not recognized"),
+            (10, "COPY file signature not recognized"),
+            (11, "invalid COPY file header (missing flags)"),
+            (14, "invalid COPY file header (missing flags)"),
+            (15, "invalid COPY file header (missing length)"),
+            (18, "invalid COPY file header (missing length)"),
+        ] {
+            let e = binary_error(vec![23], &full[..len]);
+            assert_eq!(
+                (e.code, e.message.as_str()),
+                (SqlState::BadCopyFileFormat, msg)
+            );
+            assert_eq!(e.context, None);
+        }
+        let e = binary_error(vec![23], b"1\tone\n");
+        assert_eq!(e.message, "COPY file signature not recognized");
+        let mut ext = full[..15].to_vec();
+        ext.extend_from_slice(&[0, 0, 0, 9, 1]);
+        let e = binary_error(vec![23], &ext);
+        assert_eq!(e.message, "invalid COPY file header (wrong length)");
+        let mut neg = full[..15].to_vec();
+        neg.extend_from_slice(&[0xff; 4]);
+        let e = binary_error(vec![23], &neg);
+        assert_eq!(e.message, "invalid COPY file header (missing length)");
+    }
+
+    #[test]
+    fn binary_tuple_errors() {
+        let rows = sample_rows();
+        let s = binary_stream(&rows);
+        let e = binary_error(vec![23, 25, 25], &s);
+        assert_eq!(e.code, SqlState::BadCopyFileFormat);
+        assert_eq!(e.message, "row field count is 2, expected 3");
+        assert_eq!(e.context.as_deref(), Some("COPY t, line 1"));
+        // Truncated inside the second row's second field.
+        let e = binary_error(vec![23, 25], &s[..s.len() - 5]);
+        assert_eq!(e.message, "unexpected EOF in COPY data");
+        assert_eq!(e.context.as_deref(), Some("COPY t, line 3, column c1"));
+        // Data after the trailer.
+        let mut extra = s.clone();
+        extra.push(0);
+        let e = binary_error(vec![23, 25], &extra);
+        assert_eq!(e.message, "received copy data after EOF marker");
+        assert_eq!(e.context.as_deref(), Some("COPY t, line 4"));
+        // A negative field length.
+        let mut bad = binary_header();
+        bad.extend_from_slice(&[0, 1, 0xff, 0xff, 0xff, 0xfe]);
+        let e = binary_error(vec![23], &bad);
+        assert_eq!(e.message, "invalid field size");
+        assert_eq!(e.context.as_deref(), Some("COPY t, line 1, column c0"));
+    }
+
+    #[test]
+    fn binary_end_without_trailer() {
+        let s = binary_stream(&sample_rows());
+        // No trailer, or a lone byte where a tuple would start: the end.
+        for cut in [2, 1] {
+            let mut p = binary_parser(vec![23, 25]);
+            load(&mut p, &[&s[..s.len() - cut]]).unwrap();
+            assert_eq!(p.rows.len(), 3);
+        }
+    }
+
+    #[test]
+    fn binary_field_data_errors() {
+        let mut s = binary_header();
+        s.extend_from_slice(&[0, 1, 0, 0, 0, 5, 0, 0, 0, 0, 1]);
+        let e = binary_error(vec![23], &s);
+        assert_eq!(e.code, SqlState::InvalidBinaryRepresentation);
+        assert_eq!(e.message, "incorrect binary data format");
+        assert_eq!(e.context.as_deref(), Some("COPY t, line 1, column c0"));
+        let mut s = binary_header();
+        s.extend_from_slice(&[0, 1, 0, 0, 0, 2, 0, 0]);
+        let e = binary_error(vec![23], &s);
+        assert_eq!(e.code, SqlState::ProtocolViolation);
+        assert_eq!(e.message, "insufficient data left in message");
+        // A bad first field is reported before a truncated second one.
+        let mut s = binary_header();
+        s.extend_from_slice(&[0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 9]);
+        let e = binary_error(vec![23, 25], &s);
+        assert_eq!(e.message, "insufficient data left in message");
+        // A field too big for one allocation.
+        let mut s = binary_header();
+        s.extend_from_slice(&[0, 1, 0x7f, 0xff, 0xff, 0xff]);
+        let e = binary_error(vec![17], &s);
+        assert_eq!(e.code, SqlState::ProgramLimitExceeded);
+    }
+
+    /// Truncations and corrupted bytes anywhere give rows or an error,
+    /// never a panic (an int4[] column exercises the array receive).
+    #[test]
+    fn binary_malformed_input_never_panics() {
+        let arr = nestor_types::text::parse_text(
+            DataType::from_oid(1007).unwrap_or(DataType::Text),
+            "{1,NULL,3}",
+            &codec(),
+        )
+        .unwrap();
+        let types = [
+            DataType::Int4,
+            DataType::Text,
+            DataType::from_oid(1007).unwrap(),
+        ];
+        let mut s = binary_header();
+        s.extend_from_slice(&binary_row(
+            &[Value::Int4(1), Value::text("ab"), arr],
+            &types,
+        ));
+        s.extend_from_slice(&binary_row(
+            &[Value::Null, Value::Null, Value::Null],
+            &types,
+        ));
+        s.extend_from_slice(&BINARY_TRAILER);
+        let run = |data: &[u8]| {
+            let mut p = binary_parser(vec![23, 25, 1007]);
+            let (a, b) = data.split_at(data.len() / 2);
+            let _ = load(&mut p, &[a, b]);
+        };
+        for len in 0..=s.len() {
+            run(&s[..len]);
+        }
+        for at in 0..s.len() {
+            for byte in [0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff] {
+                let mut bad = s.clone();
+                bad[at] = byte;
+                run(&bad);
+            }
+        }
+    }
+
+    #[test]
+    fn binary_options() {
+        let parse = |sql: &str| {
+            let stmts = nestor_parser::parse_sql(sql).unwrap();
+            let node = stmts[0].stmt.as_ref().and_then(|n| n.node.as_ref());
+            let Some(NodeEnum::CopyStmt(c)) = node else {
+                panic!("not a COPY: {sql}");
+            };
+            parse_options(c, sql)
+        };
+        for sql in [
+            "COPY t FROM STDIN (FORMAT binary)",
+            "COPY t TO STDOUT WITH BINARY",
+            "COPY BINARY t FROM STDIN",
+        ] {
+            assert_eq!(parse(sql).unwrap().format, CopyFormat::Binary, "{sql}");
+        }
+        for (sql, msg) in [
+            (
+                "COPY t TO STDOUT (FORMAT binary, DELIMITER ',')",
+                "cannot specify DELIMITER in BINARY mode",
+            ),
+            (
+                "COPY t TO STDOUT (FORMAT binary, NULL 'x')",
+                "cannot specify NULL in BINARY mode",
+            ),
+            (
+                "COPY t TO STDOUT (FORMAT binary, FORMAT csv)",
+                "conflicting or redundant options",
+            ),
+        ] {
+            let e = parse(sql).unwrap_err();
+            assert_eq!((e.code, e.message.as_str()), (SqlState::SyntaxError, msg));
+        }
+        let e = parse("COPY t TO STDOUT (FORMAT binary, HEADER)").unwrap_err();
+        assert_eq!(e.code, SqlState::FeatureNotSupported);
+        assert_eq!(e.message, "cannot specify HEADER in BINARY mode");
+        let e = parse("COPY t TO STDOUT (FORMAT binary, QUOTE '\"')").unwrap_err();
+        assert_eq!(e.message, "COPY quote available only in CSV mode");
     }
 }

@@ -124,39 +124,49 @@ pub(crate) fn decode_param(
     }
 }
 
-/// A binary parameter, with PostgreSQL's errors for a wrong length: too
-/// short is the message running out (08P01), too long a value the type's
-/// receive function did not consume (22P03).
+/// A binary parameter, with PostgreSQL's errors for a wrong length (see
+/// [`recv_binary`]), a malformed value naming the parameter.
 fn decode_binary(ty: DataType, raw: &[u8], index: usize) -> Result<Value, DbError> {
+    recv_binary(ty, raw).map_err(|e| {
+        if e.code == SqlState::InvalidBinaryRepresentation {
+            DbError::new(
+                SqlState::InvalidBinaryRepresentation,
+                format!(
+                    "incorrect binary data format in bind parameter {}",
+                    index + 1
+                ),
+            )
+        } else {
+            e
+        }
+    })
+}
+
+/// A value in `ty`'s binary send/recv form (a binary parameter, a field of
+/// binary COPY), with the errors of PostgreSQL's receive functions for a
+/// wrong length: too short is the buffer running out (08P01), bytes left
+/// over are 22P03 "incorrect binary data format".
+pub(crate) fn recv_binary(ty: DataType, raw: &[u8]) -> Result<Value, DbError> {
     let width = match ty {
         DataType::Name => -1, // sent as text
         t => t.typlen(),
     };
     if width > 0 && raw.len() < width as usize {
+        // boolrecv reads one byte (pq_getmsgbyte), the others a block.
+        let msg = if raw.is_empty() && ty == DataType::Bool {
+            "no data left in message"
+        } else {
+            "insufficient data left in message"
+        };
+        return Err(DbError::new(SqlState::ProtocolViolation, msg));
+    }
+    if width > 0 && raw.len() > width as usize {
         return Err(DbError::new(
-            SqlState::ProtocolViolation,
-            "insufficient data left in message",
+            SqlState::InvalidBinaryRepresentation,
+            "incorrect binary data format",
         ));
     }
-    let wrong = || {
-        DbError::new(
-            SqlState::InvalidBinaryRepresentation,
-            format!(
-                "incorrect binary data format in bind parameter {}",
-                index + 1
-            ),
-        )
-    };
-    if width > 0 && raw.len() > width as usize {
-        return Err(wrong());
-    }
-    binary::parse_binary(ty, raw).map_err(|e| {
-        if e.code == SqlState::InvalidBinaryRepresentation {
-            wrong()
-        } else {
-            e
-        }
-    })
+    binary::parse_binary(ty, raw)
 }
 
 #[cfg(test)]

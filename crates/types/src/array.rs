@@ -300,8 +300,10 @@ impl Array {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
                 format!(
-                    "binary data has array element type {oid} instead of expected {}",
-                    elem.oid()
+                    "binary data has array element type {oid} ({}) instead of expected {} ({})",
+                    DataType::from_oid(oid).map_or("???", element_type_name),
+                    elem.oid(),
+                    element_type_name(elem)
                 ),
             ));
         }
@@ -733,6 +735,15 @@ impl Hash for Array {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.dims.hash(state);
         self.items.hash(state);
+    }
+}
+
+/// format_type_be's name of an element type given by OID alone (no
+/// typmod: `bpchar` is "character").
+fn element_type_name(t: DataType) -> &'static str {
+    match t {
+        DataType::Char(_) => "character",
+        t => t.name(),
     }
 }
 

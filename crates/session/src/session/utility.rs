@@ -21,7 +21,7 @@ use crate::copy::{self, CopyParser, COPY_BATCH_ROWS};
 use crate::cursor;
 use crate::encode;
 use crate::portal::StmtBody;
-use crate::protocol::{BackendMsg, FrontendMsg};
+use crate::protocol::{BackendMsg, FormatCode, FrontendMsg};
 use crate::txn_block::{parse_isolation, TxnOptions};
 use nestor_exec::{ColumnDesc, CommandTag, RowsCommand};
 use nestor_settings as settings;
@@ -960,7 +960,7 @@ fn copy_stmt(
     if !rows.describe {
         return Err(DbError::unsupported("COPY in the extended query protocol"));
     }
-    let opts = copy::parse_options(c)?;
+    let opts = copy::parse_options(c, text)?;
     if c.is_from {
         copy_from(s, c, opts, rows)
     } else {
@@ -997,10 +997,14 @@ fn copy_from(
         .map(|r| r.relname.clone())
         .unwrap_or_default();
     let oids = desc.iter().map(|d| d.type_oid).collect();
+    let typmods: Vec<i32> = desc.iter().map(|d| d.type_modifier).collect();
     let names = desc.iter().map(|d| d.name.clone()).collect();
     let ncols = desc.len();
+    let format = copy_format_code(&opts);
     s.copy_in = Some(CopyInState {
-        parser: CopyParser::new(opts, oids, names).with_relation(rel),
+        parser: CopyParser::new(opts, oids, names)
+            .with_typmods(&typmods)
+            .with_relation(rel),
         target,
         count: 0,
         failed: None,
@@ -1008,8 +1012,8 @@ fn copy_from(
         text: Arc::from(""),
     });
     rows.out.push(BackendMsg::CopyInResponse {
-        format: 0,
-        column_formats: vec![0; ncols],
+        format: format as i8,
+        column_formats: vec![format; ncols],
     });
     Ok(())
 }
@@ -1039,21 +1043,17 @@ fn copy_to(
     let (r, notices) = s.with_statement(|ctx| nestor_exec::execute(ctx, &plan, &[], &mut buf));
     rows.out.extend(notices.into_iter().map(BackendMsg::Notice));
     r?;
-    let codec = s.eval_ctx();
     let cols = plan.columns.unwrap_or_default();
+    let format = copy_format_code(&opts);
     rows.out.push(BackendMsg::CopyOutResponse {
-        format: 0,
-        column_formats: vec![0; cols.len()],
+        format: format as i8,
+        column_formats: vec![format; cols.len()],
     });
-    if opts.header {
-        let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
-        rows.out
-            .push(BackendMsg::CopyData(copy::format_header(&names, &opts)));
-    }
     let n = buf.len();
-    for row in buf {
-        rows.out
-            .push(BackendMsg::CopyData(copy::format_row(&codec, &row, &opts)));
+    if opts.format == copy::CopyFormat::Binary {
+        copy_out_binary(&cols, buf, rows);
+    } else {
+        copy_out_text(s, &cols, buf, &opts, rows);
     }
     rows.out.push(BackendMsg::CopyDone);
     rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
@@ -1061,6 +1061,49 @@ fn copy_to(
         n as u64,
     )));
     Ok(())
+}
+
+/// The overall and per-column format code of CopyIn/CopyOutResponse.
+fn copy_format_code(opts: &copy::CopyOptions) -> FormatCode {
+    match opts.format {
+        copy::CopyFormat::Binary => 1,
+        copy::CopyFormat::Text | copy::CopyFormat::Csv => 0,
+    }
+}
+
+/// COPY TO rows in text or CSV format, one CopyData per line.
+fn copy_out_text(
+    s: &Session,
+    cols: &[ColumnDesc],
+    buf: Vec<Vec<Value>>,
+    opts: &copy::CopyOptions,
+    rows: &mut RowOut<'_>,
+) {
+    let codec = s.eval_ctx();
+    if opts.header {
+        let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+        rows.out
+            .push(BackendMsg::CopyData(copy::format_header(&names, opts)));
+    }
+    for row in buf {
+        rows.out
+            .push(BackendMsg::CopyData(copy::format_row(&codec, &row, opts)));
+    }
+}
+
+/// COPY TO rows in binary format, in PostgreSQL's messages: the header
+/// goes with the first tuple, one CopyData per tuple, the trailer alone
+/// (or with the header when there are no rows).
+fn copy_out_binary(cols: &[ColumnDesc], buf: Vec<Vec<Value>>, rows: &mut RowOut<'_>) {
+    let types: Vec<_> = cols.iter().map(|c| encode::wire_type(c.type_oid)).collect();
+    let mut pending = copy::binary_header();
+    for row in buf {
+        pending.extend_from_slice(&copy::binary_row(&row, &types));
+        rows.out
+            .push(BackendMsg::CopyData(std::mem::take(&mut pending)));
+    }
+    pending.extend_from_slice(&copy::BINARY_TRAILER);
+    rows.out.push(BackendMsg::CopyData(pending));
 }
 
 impl Session {
