@@ -246,7 +246,11 @@ fn execute_planned(
             let n = crate::modify::exec_modify(p, ev, sink)?;
             Ok(CommandTag::Rows(cmd, n))
         }
-        PlannedStmt::Explain { inner, analyze } => explain_statement(inner, *analyze, ev, sink),
+        PlannedStmt::Explain {
+            inner,
+            analyze,
+            json,
+        } => explain_statement(inner, *analyze, *json, ev, sink),
         PlannedStmt::Call { def, args } => {
             use crate::executor::eval::Eval;
             // One bound argument per procedure argument; OUT ones are
@@ -277,24 +281,104 @@ fn execute_planned(
 fn explain_statement(
     inner: &PlannedStmt,
     analyze: bool,
+    json: bool,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<CommandTag, DbError> {
     let mut lines = Vec::new();
     explain(inner, &mut lines);
+    let mut elapsed_ms = None;
     if analyze {
         let start = std::time::Instant::now();
         let mut discard: Vec<Vec<Value>> = Vec::new();
         execute_planned(inner, ev, &mut discard)?;
-        lines.push(format!(
-            "Execution Time: {:.3} ms",
-            start.elapsed().as_secs_f64() * 1e3
-        ));
+        elapsed_ms = Some(start.elapsed().as_secs_f64() * 1e3);
+    }
+    if json {
+        let doc = explain_json(&lines, elapsed_ms);
+        sink.row(vec![Value::Text(Arc::from(doc))])?;
+        return Ok(CommandTag::Plain("EXPLAIN"));
+    }
+    if let Some(ms) = elapsed_ms {
+        lines.push(format!("Execution Time: {ms:.3} ms"));
     }
     for l in lines {
         sink.row(vec![Value::Text(Arc::from(l))])?;
     }
     Ok(CommandTag::Plain("EXPLAIN"))
+}
+
+/// EXPLAIN (FORMAT JSON): the TEXT plan's tree as PostgreSQL's JSON shape
+/// — `[{"Plan": {"Node Type": ..., "Relation Name": ..., "Plans": [...]}}]`
+/// — with each detail line (`Filter: ...`, `Index Cond: ...`) as a key.
+/// Nodes are recognised by their `->` arrows (one level per six columns of
+/// indentation), as the TEXT format prints them.
+fn explain_json(lines: &[String], elapsed_ms: Option<f64>) -> String {
+    use serde_json::{Map, Value as J};
+    fn node(label: &str) -> Map<String, J> {
+        let mut m = Map::new();
+        let (kind, rel) = match label.split_once(" on ") {
+            Some((k, r)) => (k, Some(r)),
+            None => (label, None),
+        };
+        let (kind, index) = match kind.split_once(" using ") {
+            Some((k, i)) => (k, Some(i)),
+            None => (kind, None),
+        };
+        m.insert("Node Type".into(), J::from(kind));
+        if let Some(i) = index {
+            m.insert("Index Name".into(), J::from(i));
+        }
+        if let Some(r) = rel {
+            let mut words = r.split_whitespace();
+            if let Some(name) = words.next() {
+                m.insert("Relation Name".into(), J::from(name));
+                m.insert("Alias".into(), J::from(words.next().unwrap_or(name)));
+            }
+        }
+        m
+    }
+    // (depth, node) in order; children attach to the nearest shallower one.
+    let mut nodes: Vec<(usize, Map<String, J>)> = Vec::new();
+    for l in lines {
+        let trimmed = l.trim_start();
+        let indent = l.len() - trimmed.len();
+        if nodes.is_empty() {
+            nodes.push((0, node(trimmed)));
+        } else if let Some(label) = trimmed.strip_prefix("->  ") {
+            nodes.push(((indent + 4) / 6, node(label)));
+        } else if let Some((k, v)) = trimmed.split_once(": ") {
+            if let Some((_, n)) = nodes.last_mut() {
+                n.insert(k.to_string(), J::from(v));
+            }
+        }
+    }
+    while nodes.len() > 1 {
+        let (depth, child) = nodes.pop().expect("more than one");
+        let parent = nodes
+            .iter_mut()
+            .rev()
+            .find(|(d, _)| *d < depth)
+            .map(|(_, n)| n);
+        if let Some(p) = parent {
+            let plans = p.entry("Plans").or_insert_with(|| J::Array(Vec::new()));
+            if let J::Array(a) = plans {
+                a.insert(0, J::Object(child));
+            }
+        }
+    }
+    let mut top = Map::new();
+    top.insert(
+        "Plan".into(),
+        J::Object(nodes.pop().map(|(_, n)| n).unwrap_or_default()),
+    );
+    if let Some(ms) = elapsed_ms {
+        top.insert(
+            "Execution Time".into(),
+            J::from((ms * 1000.0).round() / 1000.0),
+        );
+    }
+    serde_json::to_string_pretty(&J::Array(vec![J::Object(top)])).unwrap_or_default()
 }
 
 fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, DbError> {

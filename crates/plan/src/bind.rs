@@ -1400,6 +1400,12 @@ impl<'e> Binder<'e> {
                     DataType::Bool,
                 ))
             }
+            "->" | "->>" | "#>" | "#>>" | "@>" | "<@" | "?" | "?|" | "?&"
+                if lt == DataType::Jsonb
+                    || (rt == DataType::Jsonb && matches!(op, "@>" | "<@")) =>
+            {
+                self.bind_jsonb_op(op, le, lt, re, rt)
+            }
             "^" if [lt, rt].iter().all(|t| {
                 *t == DataType::Unknown || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
             }) =>
@@ -1411,6 +1417,38 @@ impl<'e> Binder<'e> {
             }
             _ => Err(no_operator(op, lt, rt)),
         }
+    }
+
+    /// A jsonb operator: the function PostgreSQL implements it with, the
+    /// right operand coerced to what that function takes (an unknown
+    /// literal is a key, a path `'{a,1}'` or a jsonb document).
+    fn bind_jsonb_op(
+        &mut self,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let name = nestor_types::jsonb_ops::operator_function(op, rt.is_integer())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let unknown = rt == DataType::Unknown;
+        let fits = match op {
+            "->" | "->>" => unknown || rt.is_string() || rt.is_integer(),
+            "?" => unknown || rt.is_string(),
+            "#>" | "#>>" | "?|" | "?&" => unknown || rt.element().is_some_and(|e| e.is_string()),
+            _ => unknown || rt == DataType::Jsonb,
+        };
+        if !fits || (lt != DataType::Jsonb && lt != DataType::Unknown) {
+            return Err(no_operator(op, lt, rt));
+        }
+        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, rt])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        let le = self.coerce(le, lt, r.arg_types[0])?;
+        let re = self
+            .coerce(re, rt, r.arg_types[1])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
     }
 
     /// `array || array`, `array || element`, `element || array`.

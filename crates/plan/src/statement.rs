@@ -58,6 +58,8 @@ pub enum PlannedStmt {
     Explain {
         inner: Box<PlannedStmt>,
         analyze: bool,
+        /// FORMAT JSON (else TEXT).
+        json: bool,
     },
     /// CALL procedure(args): the input arguments in declaration order
     /// (defaults filled in); a procedure with OUT/INOUT arguments returns
@@ -219,6 +221,7 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
 
 fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError> {
     let mut analyze = false;
+    let mut json = false;
     for o in &e.options {
         if let Some(NodeEnum::DefElem(d)) = o.node.as_ref() {
             let arg = match d.arg.as_deref().and_then(|a| a.node.as_ref()) {
@@ -228,8 +231,13 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
             match d.defname.as_str() {
                 "analyze" => analyze = !matches!(arg, Some("false" | "off")),
                 "costs" | "verbose" | "buffers" | "timing" | "summary" | "settings" | "wal" => {}
-                "format" if arg == Some("text") => {}
-                "format" => return Err(DbError::unsupported("EXPLAIN formats other than TEXT")),
+                "format" if arg == Some("text") => json = false,
+                "format" if arg == Some("json") => json = true,
+                "format" => {
+                    return Err(DbError::unsupported(
+                        "EXPLAIN formats other than TEXT and JSON",
+                    ))
+                }
                 other => {
                     return Err(DbError::new(
                         SqlState::SyntaxError,
@@ -245,13 +253,14 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
     }
     let cols = vec![OutCol {
         name: "QUERY PLAN".into(),
-        ty: DataType::Text,
+        ty: if json { DataType::Json } else { DataType::Text },
         table_oid: 0,
         column_id: 0,
     }];
     let stmt = PlannedStmt::Explain {
         inner: Box::new(inner),
         analyze,
+        json,
     };
     Ok((stmt, Some(cols)))
 }

@@ -204,6 +204,7 @@ regress!(
     renames,
     create_as,
     views,
+    jsonb_ops,
     queries,
     foreign_keys,
     information_schema,

@@ -99,6 +99,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
     NAMES.contains(&lower.as_str())
         || crate::array_fns::NAMES.contains(&lower.as_str())
         || crate::regex::NAMES.contains(&lower.as_str())
+        || crate::jsonb_ops::NAMES.contains(&lower.as_str())
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -307,6 +308,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::regex::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::jsonb_ops::resolve(&lower, args) {
         return r;
     }
     let arg_types: Vec<DataType> = args

@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 1000;
 /// frames stay small (1000 levels fit a 2 MiB thread stack in debug builds).
 type Nested<T> = Result<T, Box<DbError>>;
 
-enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Num(Numeric),
@@ -363,7 +363,7 @@ pub fn write_json_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-fn write_json(out: &mut String, v: &Json) {
+pub(crate) fn write_json(out: &mut String, v: &Json) {
     match v {
         Json::Null => out.push_str("null"),
         Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -400,6 +400,22 @@ fn too_deep() -> Box<DbError> {
         SqlState::StatementTooComplex,
         "stack depth limit exceeded",
     ))
+}
+
+/// Parses JSON text into its tree (jsonb's canonical object order).
+pub(crate) fn parse(input: &str) -> Result<Json, DbError> {
+    let mut p = Parser {
+        s: input,
+        b: input.as_bytes(),
+        i: 0,
+        depth: 0,
+    };
+    let v = p.value().map_err(|e| *e)?;
+    p.ws();
+    if p.i < p.b.len() {
+        return Err(p.expected("end of input"));
+    }
+    Ok(v)
 }
 
 /// Parses JSON text and returns jsonb's canonical text.

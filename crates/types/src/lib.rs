@@ -66,6 +66,7 @@ pub mod datetime;
 pub(crate) mod float;
 pub mod functions;
 pub mod json;
+pub mod jsonb_ops;
 pub mod md5;
 pub mod numeric;
 pub mod ops;

@@ -66,9 +66,13 @@ pub(crate) fn result_columns(
         NodeEnum::VariableShowStmt(v) => Some(vec![text_column(show_name(&v.name)?)]),
         NodeEnum::ExecuteStmt(e) => s.statements.get(&e.name).and_then(|p| p.columns.clone()),
         // An unknown cursor fails at execution, as in PostgreSQL.
-        NodeEnum::FetchStmt(f) if !f.ismove => {
-            s.cursors.get(&f.portalname).map(|c| c.columns.clone())
-        }
+        NodeEnum::FetchStmt(f) if !f.ismove => match s.cursors.get(&f.portalname) {
+            Some(c) => Some(c.columns.clone()),
+            None => s
+                .portals
+                .get(&f.portalname)
+                .and_then(|p| p.stmt.columns.clone()),
+        },
         _ => None,
     })
 }
@@ -139,6 +143,13 @@ pub(crate) fn execute(
             Ok(())
         }
         NodeEnum::ConstraintsSetStmt(c) => set_constraints(s, c, rows),
+        // LISTEN is refused (0A000), so no session listens on any channel
+        // and UNLISTEN, of one channel or all, has nothing to remove
+        // (connection pools send UNLISTEN * when they reset a connection).
+        NodeEnum::UnlistenStmt(_) => {
+            tag(rows, "UNLISTEN");
+            Ok(())
+        }
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),
@@ -279,6 +290,9 @@ fn fetch(
     f: &nestor_parser::pb::FetchStmt,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
+    if !s.cursors.contains_key(&f.portalname) && s.portals.contains_key(&f.portalname) {
+        return fetch_portal(s, f, rows);
+    }
     let codec = s.eval_ctx();
     let cursor = s.cursor_mut(&f.portalname)?;
     let dir = cursor::direction(f.direction, f.how_many);
@@ -315,6 +329,69 @@ fn fetch(
         RowsCommand::Fetch,
         n,
     )));
+    Ok(())
+}
+
+/// FETCH / MOVE FORWARD on a portal the extended protocol opened (asyncpg
+/// moves its cursors this way): the portal runs on for that many rows, as
+/// an Execute with a row limit would, and the rows are sent (FETCH) or
+/// skipped (MOVE). Such a portal only goes forward.
+fn fetch_portal(
+    s: &mut Session,
+    f: &nestor_parser::pb::FetchStmt,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    let max_rows = match cursor::direction(f.direction, f.how_many) {
+        cursor::Direction::Forward(n) if n >= i64::from(u32::MAX) => 0,
+        cursor::Direction::Forward(n) if n > 0 => n as u32,
+        cursor::Direction::Forward(0) | cursor::Direction::Relative(0) => {
+            return Err(DbError::unsupported(
+                "FETCH of the current row of a protocol portal",
+            ))
+        }
+        _ => {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                "cursor can only scan forward",
+            )
+            .with_hint("Declare it with SCROLL option to enable backward scan."))
+        }
+    };
+    let Some(mut portal) = s.portals.remove(&f.portalname) else {
+        return Err(DbError::internal("portal vanished"));
+    };
+    if rows.describe && !f.ismove {
+        if let Some(cols) = &portal.stmt.columns {
+            rows.out
+                .push(BackendMsg::RowDescription(encode::field_descs(
+                    cols,
+                    &portal.formats,
+                )));
+        }
+    }
+    let mut out = Vec::new();
+    let r = s.execute_portal(&mut portal, max_rows, &mut out);
+    s.portals.insert(f.portalname.clone(), portal);
+    r?;
+    let mut n = 0u64;
+    for m in out {
+        match m {
+            BackendMsg::DataRow(_) if f.ismove => n += 1,
+            BackendMsg::DataRow(d) => {
+                n += 1;
+                rows.out.push(BackendMsg::DataRow(d));
+            }
+            BackendMsg::CommandComplete(_) | BackendMsg::PortalSuspended => {}
+            other => rows.out.push(other),
+        }
+    }
+    let kind = if f.ismove {
+        RowsCommand::Move
+    } else {
+        RowsCommand::Fetch
+    };
+    rows.out
+        .push(BackendMsg::CommandComplete(CommandTag::Rows(kind, n)));
     Ok(())
 }
 
