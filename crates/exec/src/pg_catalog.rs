@@ -1128,6 +1128,28 @@ fn default_text(t: &TableDef, k: usize) -> Option<String> {
     if lone_literal && col.ty.is_string() {
         return Some(format!("{d}::{}", col.ty.base()));
     }
+    if lone_literal {
+        // PostgreSQL stores the literal converted to the column's type and
+        // prints the constant: booleans and non-negative integers and
+        // numerics bare, everything else quoted with its type.
+        let raw = d[1..d.len() - 1].replace("''", "'");
+        let ev = nestor_types::EvalCtx::new(Default::default(), 0);
+        if let Ok(v) = nestor_types::text::parse_text(col.ty.base(), &raw, &ev) {
+            let shown = match &v {
+                Value::Bool(b) => Some(b.to_string()),
+                Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_)
+                    if !raw.trim_start().starts_with('-') =>
+                {
+                    Some(v.to_text(&ev))
+                }
+                _ => None,
+            };
+            if let Some(s) = shown {
+                return Some(s);
+            }
+        }
+        return Some(format!("{d}::{}", col.ty.base()));
+    }
     Some(d.to_string())
 }
 

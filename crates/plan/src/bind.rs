@@ -27,7 +27,10 @@ use nestor_catalog::Catalog;
 use nestor_types::EvalCtx;
 
 use crate::functions::{self, CatalogFn, Func};
-use crate::ir::{AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, OutCol, Plan, SubKind, SubQuery};
+use crate::ir::{
+    AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, FrameBound, OutCol, Plan, SubKind, SubQuery,
+    WinCall, WinFrame, WinFunc,
+};
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
@@ -80,6 +83,14 @@ pub struct Cte {
     /// The working table of a recursive CTE while its recursive term is
     /// planned: references to it are counted in `Binder::recursive_refs`.
     pub working: bool,
+}
+
+/// Where window functions may appear: a SELECT's list and ORDER BY; else
+/// the error to give (PostgreSQL's message and SQLSTATE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinCtx {
+    Allowed,
+    NotAllowed(&'static str, SqlState),
 }
 
 /// Where aggregates may appear.
@@ -145,6 +156,9 @@ pub struct Binder<'e> {
     pub outer_refs: Vec<Option<usize>>,
     pub next_id: usize,
     pub agg: AggCtx,
+    pub window: WinCtx,
+    /// The WINDOW clause of the SELECT being bound (`OVER w`).
+    pub windows: Vec<(String, pb::WindowDef)>,
     /// CTEs visible, innermost last.
     pub ctes: Vec<Cte>,
     /// References to a recursive CTE's working table met so far.
@@ -314,6 +328,11 @@ impl<'e> Binder<'e> {
             outer_refs: Vec::new(),
             next_id: 0,
             agg: AggCtx::NotAllowed("WHERE"),
+            window: WinCtx::NotAllowed(
+                "window functions are not allowed here",
+                SqlState::WindowingError,
+            ),
+            windows: Vec::new(),
             ctes: Vec::new(),
             recursive_refs: Vec::new(),
             identity_check: None,
@@ -1585,8 +1604,8 @@ impl<'e> Binder<'e> {
 
     fn bind_func(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
         let name = function_name(f);
-        if f.over.is_some() {
-            return Err(DbError::unsupported("window functions"));
+        if let Some(over) = &f.over {
+            return self.bind_window(&name, f, over);
         }
         if let Some(agg) = agg_func(&name, f.agg_star) {
             return self.bind_agg(agg, &name, f);
@@ -1738,6 +1757,13 @@ impl<'e> Binder<'e> {
             &mut self.agg,
             AggCtx::NotAllowed("aggregate function calls"),
         );
+        let saved_window = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "aggregate function calls cannot contain window function calls",
+                SqlState::GroupingError,
+            ),
+        );
         let bound = self.bind_agg_args(func, &f.args).and_then(|b| {
             let order = self.bind_agg_order(&f.agg_order)?;
             let filter = match &f.agg_filter {
@@ -1747,6 +1773,7 @@ impl<'e> Binder<'e> {
             Ok((b, order, filter))
         });
         self.agg = saved;
+        self.window = saved_window;
         let ((arg, at, delimiter), order, filter) = bound?;
         let ty = agg_type(func, at, name)?;
         let arg = match (func, arg) {
@@ -1769,6 +1796,288 @@ impl<'e> Binder<'e> {
             filter,
         };
         Ok((Expr::Agg(Box::new(call)), ty))
+    }
+
+    /// `f(args) OVER window`: a window function, or an aggregate over the
+    /// window frame.
+    fn bind_window(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+        over: &pb::WindowDef,
+    ) -> Result<(Expr, DataType), DbError> {
+        if let WinCtx::NotAllowed(msg, code) = self.window {
+            return Err(err_at(DbError::new(code, msg), self.text, f.location));
+        }
+        if f.agg_distinct {
+            return Err(DbError::unsupported("DISTINCT for window functions"));
+        }
+        if !f.agg_order.is_empty() {
+            return Err(DbError::unsupported(
+                "aggregate ORDER BY for window functions",
+            ));
+        }
+        if f.agg_filter.is_some() {
+            return Err(DbError::unsupported("FILTER for window functions"));
+        }
+        let def = self
+            .window_def(over)
+            .map_err(|e| err_at(e, self.text, over.location))?;
+        let saved = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "window function calls cannot be nested",
+                SqlState::WindowingError,
+            ),
+        );
+        let bound = self.bind_window_parts(name, f, &def);
+        self.window = saved;
+        bound
+    }
+
+    /// The window an OVER clause means: its own definition, or a named
+    /// one of the WINDOW clause, possibly with ORDER BY and frame added.
+    fn window_def(&self, over: &pb::WindowDef) -> Result<pb::WindowDef, DbError> {
+        let named = |n: &str| {
+            self.windows
+                .iter()
+                .rev()
+                .find(|(w, _)| w == n)
+                .map(|(_, d)| d.clone())
+                .ok_or_else(|| {
+                    DbError::new(
+                        SqlState::UndefinedObject,
+                        format!("window \"{n}\" does not exist"),
+                    )
+                })
+        };
+        if !over.name.is_empty() {
+            return named(&over.name);
+        }
+        if over.refname.is_empty() {
+            return Ok(over.clone());
+        }
+        let base = named(&over.refname)?;
+        if !base.order_clause.is_empty() && !over.order_clause.is_empty() {
+            return Err(DbError::new(
+                SqlState::WindowingError,
+                format!(
+                    "cannot override ORDER BY clause of window \"{}\"",
+                    over.refname
+                ),
+            ));
+        }
+        let mut def = over.clone();
+        def.partition_clause = base.partition_clause;
+        if def.order_clause.is_empty() {
+            def.order_clause = base.order_clause;
+        }
+        Ok(def)
+    }
+
+    fn bind_window_parts(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+        def: &pb::WindowDef,
+    ) -> Result<(Expr, DataType), DbError> {
+        let mut partition = Vec::with_capacity(def.partition_clause.len());
+        for p in &def.partition_clause {
+            partition.push(self.bind(p)?.0);
+        }
+        let order = self.bind_agg_order(&def.order_clause)?;
+        let frame = self.window_frame(def)?;
+        let nargs = f.args.len();
+        let arity = |ok: bool| {
+            if ok {
+                Ok(())
+            } else {
+                Err(DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!("function {name} with {nargs} arguments does not exist"),
+                ))
+            }
+        };
+        let (func, args, ty) = match name {
+            "row_number" | "rank" | "dense_rank" | "percent_rank" | "cume_dist" => {
+                arity(nargs == 0)?;
+                let (func, ty) = match name {
+                    "row_number" => (WinFunc::RowNumber, DataType::Int8),
+                    "rank" => (WinFunc::Rank, DataType::Int8),
+                    "dense_rank" => (WinFunc::DenseRank, DataType::Int8),
+                    "percent_rank" => (WinFunc::PercentRank, DataType::Float8),
+                    _ => (WinFunc::CumeDist, DataType::Float8),
+                };
+                (func, Vec::new(), ty)
+            }
+            "ntile" => {
+                arity(nargs == 1)?;
+                let (e, t) = self.bind(&f.args[0])?;
+                (
+                    WinFunc::Ntile,
+                    vec![self.coerce(e, t, DataType::Int4)?],
+                    DataType::Int4,
+                )
+            }
+            "lag" | "lead" | "first_value" | "last_value" | "nth_value" => {
+                let range = match name {
+                    "lag" | "lead" => 1..=3,
+                    "nth_value" => 2..=2,
+                    _ => 1..=1,
+                };
+                arity(range.contains(&nargs))?;
+                let (v, vt) = self.bind(&f.args[0])?;
+                let vt = vt.resolve_unknown();
+                let v = self.coerce(v, vt, vt)?;
+                let mut args = vec![v];
+                if nargs >= 2 {
+                    let (o, ot) = self.bind(&f.args[1])?;
+                    args.push(self.coerce(o, ot, DataType::Int4)?);
+                }
+                if nargs == 3 {
+                    let (d, dt) = self.bind(&f.args[2])?;
+                    args.push(self.coerce(d, dt, vt)?);
+                }
+                let func = match name {
+                    "lag" => WinFunc::Lag,
+                    "lead" => WinFunc::Lead,
+                    "first_value" => WinFunc::FirstValue,
+                    "last_value" => WinFunc::LastValue,
+                    _ => WinFunc::NthValue,
+                };
+                (func, args, vt)
+            }
+            _ => {
+                let Some(agg) = agg_func(name, f.agg_star) else {
+                    return Err(err_at(
+                        DbError::new(
+                            SqlState::WrongObjectType,
+                            format!(
+                                "OVER specified, but {name} is not a window function nor an aggregate function"
+                            ),
+                        ),
+                        self.text,
+                        f.location,
+                    ));
+                };
+                let saved = std::mem::replace(
+                    &mut self.agg,
+                    AggCtx::NotAllowed("aggregate function calls"),
+                );
+                let bound = self.bind_agg_args(agg, &f.args);
+                self.agg = saved;
+                let (arg, at, delimiter) = bound?;
+                let ty = agg_type(agg, at, name)?;
+                let arg = match (agg, arg) {
+                    (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
+                        Some(self.coerce(e, at, DataType::Bool)?)
+                    }
+                    (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+                    (AggFunc::ArrayAgg, Some(e)) => {
+                        Some(self.coerce(e, at, ty.element().expect("an array"))?)
+                    }
+                    (_, a) => a,
+                };
+                let mut args: Vec<Expr> = arg.into_iter().collect();
+                if let Some(d) = delimiter {
+                    args.push(Expr::Const(d));
+                }
+                (WinFunc::Agg(agg), args, ty)
+            }
+        };
+        Ok((
+            Expr::Window(Box::new(WinCall {
+                func,
+                args,
+                partition,
+                order,
+                frame,
+                ty,
+            })),
+            ty,
+        ))
+    }
+
+    /// The frame of a window definition (PostgreSQL's FRAMEOPTION_* bits).
+    /// Offsets are taken in ROWS mode; RANGE and GROUPS offsets and
+    /// EXCLUDE are 0A000.
+    fn window_frame(&mut self, def: &pb::WindowDef) -> Result<WinFrame, DbError> {
+        const NONDEFAULT: i32 = 0x1;
+        const ROWS: i32 = 0x4;
+        const START_UNBOUNDED_PRECEDING: i32 = 0x20;
+        const END_UNBOUNDED_PRECEDING: i32 = 0x40;
+        const START_UNBOUNDED_FOLLOWING: i32 = 0x80;
+        const END_UNBOUNDED_FOLLOWING: i32 = 0x100;
+        const START_CURRENT_ROW: i32 = 0x200;
+        const END_CURRENT_ROW: i32 = 0x400;
+        const START_OFFSET_PRECEDING: i32 = 0x800;
+        const END_OFFSET_PRECEDING: i32 = 0x1000;
+        const START_OFFSET_FOLLOWING: i32 = 0x2000;
+        const END_OFFSET_FOLLOWING: i32 = 0x4000;
+        const EXCLUDE: i32 = 0x8000 | 0x10000 | 0x20000;
+        let o = def.frame_options;
+        if o & NONDEFAULT == 0 {
+            return Ok(WinFrame::default_frame());
+        }
+        if o & EXCLUDE != 0 {
+            return Err(DbError::unsupported("window frame EXCLUDE"));
+        }
+        let rows = o & ROWS != 0;
+        let offsets = START_OFFSET_PRECEDING
+            | END_OFFSET_PRECEDING
+            | START_OFFSET_FOLLOWING
+            | END_OFFSET_FOLLOWING;
+        if !rows && o & offsets != 0 {
+            return Err(DbError::unsupported(
+                "RANGE and GROUPS window frames with offsets",
+            ));
+        }
+        let mut offset = |n: &Option<Box<Node>>| -> Result<Expr, DbError> {
+            let n = n
+                .as_deref()
+                .ok_or_else(|| DbError::internal("frame offset missing"))?;
+            let (e, t) = self.bind(n)?;
+            let e = self.coerce(e, t, DataType::Int8)?;
+            if !e.is_row_independent() {
+                return Err(DbError::new(
+                    SqlState::WindowingError,
+                    "argument of ROWS must not contain variables",
+                ));
+            }
+            Ok(e)
+        };
+        let start = if o & START_UNBOUNDED_PRECEDING != 0 {
+            FrameBound::UnboundedPreceding
+        } else if o & START_CURRENT_ROW != 0 {
+            FrameBound::CurrentRow
+        } else if o & START_OFFSET_PRECEDING != 0 {
+            FrameBound::Preceding(offset(&def.start_offset)?)
+        } else if o & START_OFFSET_FOLLOWING != 0 {
+            FrameBound::Following(offset(&def.start_offset)?)
+        } else if o & START_UNBOUNDED_FOLLOWING != 0 {
+            return Err(DbError::new(
+                SqlState::WindowingError,
+                "frame start cannot be UNBOUNDED FOLLOWING",
+            ));
+        } else {
+            FrameBound::UnboundedPreceding
+        };
+        let end = if o & END_UNBOUNDED_FOLLOWING != 0 {
+            FrameBound::UnboundedFollowing
+        } else if o & END_OFFSET_PRECEDING != 0 {
+            FrameBound::Preceding(offset(&def.end_offset)?)
+        } else if o & END_OFFSET_FOLLOWING != 0 {
+            FrameBound::Following(offset(&def.end_offset)?)
+        } else if o & END_UNBOUNDED_PRECEDING != 0 {
+            return Err(DbError::new(
+                SqlState::WindowingError,
+                "frame end cannot be UNBOUNDED PRECEDING",
+            ));
+        } else {
+            let _ = END_CURRENT_ROW;
+            FrameBound::CurrentRow
+        };
+        Ok(WinFrame { rows, start, end })
     }
 
     /// The select-list set-returning function `f` calls, if it is one.
@@ -1911,8 +2220,12 @@ impl<'e> Binder<'e> {
         };
         let cur = self.level();
         let saved_agg = self.agg;
+        let saved_window = self.window;
+        let saved_windows = std::mem::take(&mut self.windows);
         let planned = (self.plan_query)(self, sel);
         self.agg = saved_agg;
+        self.window = saved_window;
+        self.windows = saved_windows;
         let correlated = self.last_correlated;
         let (plan, cols) = planned?;
         let id = self.fresh_id();

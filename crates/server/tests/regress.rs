@@ -205,6 +205,7 @@ regress!(
     create_as,
     views,
     jsonb_ops,
+    window,
     queries,
     foreign_keys,
     information_schema,

@@ -350,6 +350,18 @@ static DEFS: &[Def] = &[
         Kind::Int { min: 63, max: 63 },
         "Shows the maximum identifier length.",
     )),
+    fixed(def(
+        "max_function_args",
+        "100",
+        Kind::Int { min: 100, max: 100 },
+        "Shows the maximum number of function arguments.",
+    )),
+    fixed(def(
+        "max_index_keys",
+        "32",
+        Kind::Int { min: 32, max: 32 },
+        "Shows the maximum number of index keys.",
+    )),
     def(
         "nestor.query_memory_max",
         "-1",

@@ -24,3 +24,7 @@ select constraint_name, check_clause from information_schema.check_constraints
 select schema_name from information_schema.schemata where schema_name in ('public', 'pg_catalog') order by 1;
 select count(*) from information_schema.views where table_schema = 'public';
 select * from information_schema.nope;
+create table dd (b boolean default '1', i int default '5', n numeric default '1.50', m int default '-3', f float8 default '2', d date default '2020-01-02', t text default 'x', v varchar(5) default 'y', b2 boolean default false, i2 int default 7);
+select a.attname, pg_get_expr(d.adbin, d.adrelid) from pg_attrdef d join pg_attribute a on a.attrelid = d.adrelid and a.attnum = d.adnum where d.adrelid = 'dd'::regclass order by d.adnum;
+select column_name, column_default from information_schema.columns where table_name = 'dd' order by ordinal_position;
+drop table dd;

@@ -17,7 +17,7 @@ use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
 
 /// Running state of one aggregate in one group.
 #[derive(Clone)]
-enum Acc {
+pub(super) enum Acc {
     Count(i64),
     Sum(Option<Value>, DataType),
     Avg(Option<Value>, i64),
@@ -29,7 +29,7 @@ enum Acc {
     Array(Vec<Value>, DataType),
 }
 
-fn acc_new(c: &AggCall) -> Acc {
+pub(super) fn acc_new(c: &AggCall) -> Acc {
     match c.func {
         AggFunc::CountStar | AggFunc::Count => Acc::Count(0),
         AggFunc::Sum => Acc::Sum(None, c.ty),
@@ -54,7 +54,7 @@ fn sum_type(v: &Value, result: DataType) -> DataType {
     }
 }
 
-fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
+pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
     if let Acc::Array(items, _) = acc {
         items.push(v);
         return Ok(());
@@ -133,7 +133,7 @@ fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), Db
     Ok(())
 }
 
-fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match acc {
         Acc::Count(n) => Value::Int8(n),
         Acc::Sum(s, _) => s.unwrap_or(Value::Null),

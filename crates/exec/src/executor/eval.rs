@@ -120,6 +120,10 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             SqlState::GroupingError,
             "aggregate functions are not allowed here",
         )),
+        Expr::Window(_) => Err(DbError::new(
+            SqlState::WindowingError,
+            "window functions are not allowed here",
+        )),
     }
 }
 

@@ -31,6 +31,7 @@ mod lock;
 mod scan;
 mod setop;
 mod subquery;
+mod window;
 
 pub use subquery::eval_subquery;
 
@@ -158,6 +159,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         Plan::Aggregate { input, group, aggs } => {
             aggregate::run_aggregate(input, group, aggs, ev, param, emit)
         }
+        Plan::Window { input, calls } => window::run_window(input, calls, ev, param, emit),
         Plan::Sort { input, keys } => run_sort(input, keys, ev, param, emit),
         Plan::Limit {
             input,

@@ -89,6 +89,70 @@ pub struct AggCall {
     pub filter: Option<Expr>,
 }
 
+/// A window function call (before the planner replaces it by a column of
+/// the Window node's output): `func(args) OVER (PARTITION BY partition
+/// ORDER BY order frame)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WinCall {
+    pub func: WinFunc,
+    pub args: Vec<Expr>,
+    pub partition: Vec<Expr>,
+    pub order: Vec<AggOrder>,
+    pub frame: WinFrame,
+    pub ty: DataType,
+}
+
+/// The window functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WinFunc {
+    RowNumber,
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
+    Ntile,
+    Lag,
+    Lead,
+    FirstValue,
+    LastValue,
+    NthValue,
+    /// An aggregate over the window frame.
+    Agg(AggFunc),
+}
+
+/// A window frame: which rows of the partition an aggregate or
+/// first/last/nth_value sees for the current row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WinFrame {
+    /// ROWS (positions) or RANGE/GROUPS (peer groups, offsets refused).
+    pub rows: bool,
+    pub start: FrameBound,
+    pub end: FrameBound,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FrameBound {
+    UnboundedPreceding,
+    /// `n PRECEDING` (ROWS only): a constant or parameter.
+    Preceding(Expr),
+    CurrentRow,
+    Following(Expr),
+    UnboundedFollowing,
+}
+
+impl WinFrame {
+    /// RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: PostgreSQL's
+    /// default (the whole partition when there is no ORDER BY, as every
+    /// row is then a peer of every other).
+    pub fn default_frame() -> WinFrame {
+        WinFrame {
+            rows: false,
+            start: FrameBound::UnboundedPreceding,
+            end: FrameBound::CurrentRow,
+        }
+    }
+}
+
 /// One ORDER BY key inside an aggregate call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AggOrder {
@@ -179,6 +243,7 @@ pub enum Expr {
     UserFunc(UserFn, Vec<Expr>),
     Sub(Arc<SubQuery>),
     Agg(Box<AggCall>),
+    Window(Box<WinCall>),
 }
 
 impl Expr {
@@ -245,6 +310,13 @@ impl Expr {
                 }
                 if let Some(x) = &a.filter {
                     x.walk(f);
+                }
+            }
+            Expr::Window(w) => {
+                each(&w.args, f);
+                each(&w.partition, f);
+                for o in &w.order {
+                    o.key.walk(f);
                 }
             }
         }
@@ -329,6 +401,27 @@ impl Expr {
                 negated,
             },
             Expr::Agg(a) => Expr::Agg(a),
+            // A window call's operands are over this level's row (the
+            // aggregation's output when there is one): rewritten with it.
+            Expr::Window(w) => {
+                let w = *w;
+                Expr::Window(Box::new(WinCall {
+                    args: rv(w.args, f)?,
+                    partition: rv(w.partition, f)?,
+                    order: w
+                        .order
+                        .into_iter()
+                        .map(|o| {
+                            Ok(AggOrder {
+                                key: o.key.rewrite(f)?,
+                                desc: o.desc,
+                                nulls_first: o.nulls_first,
+                            })
+                        })
+                        .collect::<Result<Vec<_>, DbError>>()?,
+                    ..w
+                }))
+            }
         })
     }
 
@@ -336,7 +429,9 @@ impl Expr {
     pub fn is_row_independent(&self) -> bool {
         let mut ok = true;
         self.walk(&mut |e| match e {
-            Expr::Col(_) | Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) => ok = false,
+            Expr::Col(_) | Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) | Expr::Window(_) => {
+                ok = false
+            }
             Expr::Func(f, _) if f.is_volatile() => ok = false,
             Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
                 ok = false

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use nestor_txn::{LockMode, WaitPolicy};
 use nestor_types::datatype::DataType;
 
-use super::{AggCall, Expr};
+use super::{AggCall, Expr, WinCall};
 use nestor_catalog::{IndexDef, TableDef};
 
 /// Number of hidden system columns after a table's columns.
@@ -169,6 +169,12 @@ pub enum Plan {
         group: Vec<Expr>,
         aggs: Vec<AggSpec>,
     },
+    /// Window functions over the input rows: each input row with one more
+    /// column per call, rows in the order of the last call's window.
+    Window {
+        input: Box<Plan>,
+        calls: Vec<WinCall>,
+    },
     Sort {
         input: Box<Plan>,
         keys: Vec<SortKey>,
@@ -277,6 +283,7 @@ impl Plan {
             Plan::NestedLoop { .. } => "Nested Loop".into(),
             Plan::Aggregate { group, .. } if group.is_empty() => "Aggregate".into(),
             Plan::Aggregate { .. } | Plan::Distinct { .. } => "HashAggregate".into(),
+            Plan::Window { .. } => "WindowAgg".into(),
             Plan::Sort { .. } => "Sort".into(),
             Plan::Limit { .. } => "Limit".into(),
             Plan::Append { .. } => "Append".into(),
@@ -318,6 +325,7 @@ impl Plan {
             | Plan::ProjectSet { input, .. }
             | Plan::LateralFunction { input, .. }
             | Plan::Aggregate { input, .. }
+            | Plan::Window { input, .. }
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
             | Plan::Distinct { input }

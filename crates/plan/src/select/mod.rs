@@ -34,8 +34,8 @@ use nestor_txn::{LockMode, WaitPolicy};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol};
-use crate::ir::{AggCall, Cmp, Expr};
+use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol, WinCtx};
+use crate::ir::{AggCall, Cmp, Expr, WinCall};
 use crate::ir::{
     AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, SortKey, TableFunc, SYS_COLS,
 };
@@ -464,13 +464,25 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     }
     let tree = plan_from_clause(b, sel)?;
     b.agg = AggCtx::NotAllowed("WHERE");
+    let saved_window = std::mem::replace(
+        &mut b.window,
+        WinCtx::NotAllowed(
+            "window functions are not allowed in WHERE",
+            SqlState::WindowingError,
+        ),
+    );
     let where_expr = match &sel.where_clause {
         Some(w) => Some(b.bind_bool(w, "WHERE")?),
         None => None,
     };
+    b.window = saved_window;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
     let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
-    let mut q = bind_query_clauses(b, sel)?;
+    let saved_windows = std::mem::replace(&mut b.windows, window_clause(sel)?);
+    let q = bind_query_clauses(b, sel);
+    b.windows = saved_windows;
+    let mut q = q?;
+    let input_width = b.scopes[b.level()].cols.len();
     let has_agg = q.targets.iter().any(|t| contains_agg(&t.expr))
         || q.having.as_ref().is_some_and(contains_agg)
         || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)));
@@ -481,11 +493,23 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
                 "FOR UPDATE is not allowed with aggregate functions",
             ));
         }
-        plan = plan_aggregation(b, sel, &mut q, plan)?;
+        let (p, width) = plan_aggregation(b, sel, &mut q, plan)?;
+        plan = p;
+        if has_window(&q) {
+            plan = plan_window(&mut q, plan, width)?;
+        }
     } else if q.having.is_some() {
         return Err(DbError::unsupported(
             "HAVING without GROUP BY or aggregates",
         ));
+    } else if has_window(&q) {
+        if !lock_tables.is_empty() {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "FOR UPDATE is not allowed with window functions",
+            ));
+        }
+        plan = plan_window(&mut q, plan, input_width)?;
     }
     if !q.distinct && !q.sort.is_empty() {
         plan = Plan::Sort {
@@ -605,18 +629,30 @@ struct QueryClauses {
 }
 
 fn bind_query_clauses(b: &mut Binder, sel: &pb::SelectStmt) -> Result<QueryClauses, DbError> {
+    let saved_window = b.window;
+    let r = bind_query_clauses_inner(b, sel);
+    b.window = saved_window;
+    r
+}
+
+fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<QueryClauses, DbError> {
+    let not_allowed = |clause: &'static str| WinCtx::NotAllowed(clause, SqlState::WindowingError);
     b.agg = AggCtx::Allowed;
+    b.window = WinCtx::Allowed;
     let targets = bind_targets(b, &sel.target_list)?;
+    b.window = not_allowed("window functions are not allowed in HAVING");
     let having = match &sel.having_clause {
         Some(h) => Some(b.bind_bool(h, "HAVING")?),
         None => None,
     };
     let mut group = Vec::new();
     b.agg = AggCtx::NotAllowed("GROUP BY");
+    b.window = not_allowed("window functions are not allowed in GROUP BY");
     for g in &sel.group_clause {
         group.push(bind_group_item(b, g, &targets)?);
     }
     b.agg = AggCtx::Allowed;
+    b.window = WinCtx::Allowed;
     let distinct = !sel.distinct_clause.is_empty();
     if distinct && sel.distinct_clause.iter().any(|n| n.node.is_some()) {
         return Err(DbError::unsupported("SELECT DISTINCT ON"));
@@ -673,7 +709,7 @@ fn plan_aggregation(
     sel: &pb::SelectStmt,
     q: &mut QueryClauses,
     input: Plan,
-) -> Result<Plan, DbError> {
+) -> Result<(Plan, usize), DbError> {
     let scope = b.scopes[b.level()].clone();
     let mut aggs: Vec<AggCall> = Vec::new();
     let group = &q.group;
@@ -711,17 +747,96 @@ fn plan_aggregation(
             "correlated subqueries in the ORDER BY of an aggregate query",
         ));
     }
+    let width = q.group.len() + aggs.len();
     let plan = Plan::Aggregate {
         input: Box::new(input),
         group: std::mem::take(&mut q.group),
         aggs: aggs.into_iter().map(|call| AggSpec { call }).collect(),
     };
-    Ok(match q.having.take() {
+    let plan = match q.having.take() {
         Some(pred) => Plan::Filter {
             input: Box::new(plan),
             pred,
         },
         None => plan,
+    };
+    Ok((plan, width))
+}
+
+/// The WINDOW clause's named windows.
+fn window_clause(sel: &pb::SelectStmt) -> Result<Vec<(String, pb::WindowDef)>, DbError> {
+    let mut out: Vec<(String, pb::WindowDef)> = Vec::new();
+    for w in &sel.window_clause {
+        let NodeEnum::WindowDef(def) = node(w)? else {
+            return Err(DbError::internal("WINDOW item is not a WindowDef"));
+        };
+        if out.iter().any(|(n, _)| *n == def.name) {
+            return Err(DbError::new(
+                SqlState::WindowingError,
+                format!("window \"{}\" is already defined", def.name),
+            ));
+        }
+        out.push((def.name.clone(), (**def).clone()));
+    }
+    Ok(out)
+}
+
+fn contains_window(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Window(_)));
+    found
+}
+
+fn has_window(q: &QueryClauses) -> bool {
+    q.targets.iter().any(|t| contains_window(&t.expr))
+        || (!q.distinct && q.sort.iter().any(|k| contains_window(&k.expr)))
+}
+
+/// Window functions over `input` (rows `width` wide): each distinct call
+/// becomes a column after the input's, and the targets and ORDER BY read
+/// it there.
+fn plan_window(q: &mut QueryClauses, input: Plan, width: usize) -> Result<Plan, DbError> {
+    let mut calls: Vec<WinCall> = Vec::new();
+    let mut rewrite = |e: Expr| -> Result<Expr, DbError> {
+        e.rewrite(&mut |x| {
+            let Expr::Window(w) = x else {
+                return Ok(None);
+            };
+            let i = match calls.iter().position(|c| c == w.as_ref()) {
+                Some(i) => i,
+                None => {
+                    calls.push((**w).clone());
+                    calls.len() - 1
+                }
+            };
+            Ok(Some(Expr::Col(width + i)))
+        })
+    };
+    for t in &mut q.targets {
+        let e = std::mem::replace(&mut t.expr, Expr::Const(Value::Null));
+        t.expr = rewrite(e)?;
+    }
+    if !q.distinct {
+        for k in &mut q.sort {
+            let e = std::mem::replace(&mut k.expr, Expr::Const(Value::Null));
+            k.expr = rewrite(e)?;
+        }
+    }
+    let correlated = calls.iter().any(|c| {
+        c.args
+            .iter()
+            .chain(&c.partition)
+            .chain(c.order.iter().map(|o| &o.key))
+            .any(Expr::has_correlated_subquery)
+    });
+    if correlated {
+        return Err(DbError::unsupported(
+            "correlated subqueries in window function calls",
+        ));
+    }
+    Ok(Plan::Window {
+        input: Box::new(input),
+        calls,
     })
 }
 
