@@ -1045,8 +1045,6 @@ impl<'e> Binder<'e> {
             .type_name
             .as_ref()
             .ok_or_else(|| DbError::internal("cast without type"))?;
-        let parts = names(&tn.names);
-        let last = parts.last().map(String::as_str).unwrap_or("");
         if let NodeEnum::AArrayExpr(a) = node(req(&tc.arg)?)? {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
             if let Some(elem) = to.element() {
@@ -1064,9 +1062,6 @@ impl<'e> Binder<'e> {
                 let named = Expr::Func(Func::Catalog(CatalogFn::RegName(kind)), vec![e]);
                 return Ok((self.coerce(named, DataType::Text, to)?, to));
             }
-        }
-        if last == "interval" {
-            return Err(DbError::unsupported("type interval"));
         }
         let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
         if let Expr::Param(i) = e {
@@ -1303,7 +1298,7 @@ impl<'e> Binder<'e> {
         let (e, t) = self.bind(r)?;
         match op {
             "-" => {
-                if !t.is_numeric() && t != DataType::Unknown {
+                if !t.is_numeric() && t != DataType::Unknown && t != DataType::Interval {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         format!("operator does not exist: - {}", t.name()),
@@ -1319,7 +1314,7 @@ impl<'e> Binder<'e> {
                     };
                     return Ok((Expr::Const(v), t));
                 }
-                if !t.is_numeric() {
+                if !t.is_numeric() && t != DataType::Interval {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         format!("operator does not exist: - {}", t.name()),
@@ -1511,6 +1506,10 @@ impl<'e> Binder<'e> {
         if lt == T::Date && rt == T::Date && a == Arith::Sub {
             return Ok((Expr::Arith(a, Box::new(le), Box::new(re), T::Date), T::Int4));
         }
+        let temporal = |t: DataType| t.is_datetime() || t == T::Interval;
+        if temporal(lt) || temporal(rt) {
+            return self.bind_datetime_arith(a, op, le, lt, re, rt);
+        }
         let (le, re, ty) = self.pair(le, lt, re, rt, op)?;
         let ty = if ty == T::Text && lt == T::Unknown && rt == T::Unknown {
             T::NUMERIC
@@ -1521,6 +1520,65 @@ impl<'e> Binder<'e> {
             return Err(no_operator(op, lt, rt));
         }
         let ty = ty.base();
+        Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
+    }
+
+    /// Date/time arithmetic: timestamp ± interval, timestamp - timestamp,
+    /// date ± interval, interval ± interval, interval * / number. An
+    /// unknown literal takes the other operand's type where an operator
+    /// exists for that (PostgreSQL's rule: `ts - 'lit'` is a timestamp
+    /// difference), else it is an interval (`ts + '1 day'`).
+    fn bind_datetime_arith(
+        &mut self,
+        a: Arith,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        use DataType as T;
+        let resolve = |other: DataType| -> DataType {
+            match (a, other) {
+                (_, T::Interval) => T::Interval,
+                (Arith::Sub, t) if t.is_datetime() => t.base(),
+                (Arith::Mul | Arith::Div, _) => T::Float8,
+                _ => T::Interval,
+            }
+        };
+        let (lt2, rt2) = match (lt, rt) {
+            (T::Unknown, r) => (resolve(r), r),
+            (l, T::Unknown) => (l, resolve(l)),
+            (l, r) => (l, r),
+        };
+        // Mixed timestamp kinds compare as timestamptz, a date as a
+        // timestamp (PostgreSQL's implicit casts).
+        let (lt2, rt2) = match (lt2.base(), rt2.base()) {
+            (T::Timestamp, T::TimestampTz) | (T::Date, T::TimestampTz) => (T::TimestampTz, rt2),
+            (T::TimestampTz, T::Timestamp) | (T::TimestampTz, T::Date) => (lt2, T::TimestampTz),
+            (T::Date, T::Timestamp) if a == Arith::Sub => (T::Timestamp, rt2),
+            (T::Timestamp, T::Date) if a == Arith::Sub => (lt2, T::Timestamp),
+            _ => (lt2, rt2),
+        };
+        let bop = match a {
+            Arith::Add => nestor_types::ops::BinaryOp::Add,
+            Arith::Sub => nestor_types::ops::BinaryOp::Sub,
+            Arith::Mul => nestor_types::ops::BinaryOp::Mul,
+            Arith::Div => nestor_types::ops::BinaryOp::Div,
+            Arith::Mod => nestor_types::ops::BinaryOp::Mod,
+        };
+        let ty = nestor_types::ops::arith_type(bop, lt2.base(), rt2.base())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let le = if lt2 == lt {
+            le
+        } else {
+            self.coerce(le, lt, lt2)?
+        };
+        let re = if rt2 == rt {
+            re
+        } else {
+            self.coerce(re, rt, rt2)?
+        };
         Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
     }
 
@@ -2402,11 +2460,13 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 => T::Float4,
             T::Float8 | T::Unknown => T::Float8,
+            T::Interval => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Avg => match arg.base() {
             T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
+            T::Interval => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),

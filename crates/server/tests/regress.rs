@@ -206,6 +206,7 @@ regress!(
     views,
     jsonb_ops,
     window,
+    interval_ops,
     queries,
     foreign_keys,
     information_schema,

@@ -211,7 +211,9 @@ fn concat_type(a: DataType, b: DataType) -> Option<DataType> {
     }
 }
 
-fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
+/// The result type of `a op b` for numeric and date/time operands (None:
+/// no such operator).
+pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
     use BinaryOp::*;
     use DataType as T;
     if let Some(c) = num_class(a, b) {

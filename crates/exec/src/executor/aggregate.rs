@@ -48,7 +48,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
 
 fn sum_type(v: &Value, result: DataType) -> DataType {
     match v {
-        Value::Float4(_) | Value::Float8(_) => result,
+        Value::Float4(_) | Value::Float8(_) | Value::Interval(_) => result,
         _ if result == DataType::Int8 => DataType::Int8,
         _ => DataType::NUMERIC,
     }
@@ -73,10 +73,10 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
             });
         }
         Acc::Avg(s, n) => {
-            let t = if matches!(v, Value::Float4(_) | Value::Float8(_)) {
-                DataType::Float8
-            } else {
-                DataType::NUMERIC
+            let t = match v {
+                Value::Float4(_) | Value::Float8(_) => DataType::Float8,
+                Value::Interval(_) => DataType::Interval,
+                _ => DataType::NUMERIC,
             };
             let v = valops::cast(v, t, true, ec)?;
             *s = Some(match s.take() {
@@ -139,10 +139,11 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Sum(s, _) => s.unwrap_or(Value::Null),
         Acc::Avg(None, _) => Value::Null,
         Acc::Avg(Some(s), n) => {
-            let t = if matches!(s, Value::Float8(_)) {
-                DataType::Float8
-            } else {
-                DataType::NUMERIC
+            let t = match s {
+                Value::Float8(_) => DataType::Float8,
+                // interval / bigint
+                Value::Interval(_) => DataType::Int8,
+                _ => DataType::NUMERIC,
             };
             let d = valops::cast(Value::Int8(n), t, true, ec)?;
             valops::arith(valops::Arith::Div, &s, &d, ec)?
