@@ -122,6 +122,10 @@ else
     log "tests/clients/node: npm ci"
     (cd "$clients/node" && npm ci --no-audit --no-fund --loglevel=error)
 fi
+# The Go toolchain's own installer puts it in /usr/local/go.
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+    export PATH="$PATH:/usr/local/go/bin"
+fi
 if ! command -v go >/dev/null 2>&1; then
     log "go is not on PATH: install Go >= 1.25 (https://go.dev/dl/) for tests/clients/go" >&2
     exit 1
