@@ -127,7 +127,21 @@ pub(crate) struct Routines {
     /// Run one internal SQL statement (a foreign key's action) with typed
     /// parameters (their type OIDs), discarding rows.
     pub run_sql: RunSqlFn,
+    /// The output columns a query (a parse tree of `text`) would have,
+    /// planned in the statement's catalog (CREATE VIEW, CREATE TABLE AS).
+    pub describe: DescribeFn,
+    /// Plan and run one statement given as a parse tree of `text`,
+    /// discarding rows; its command tag.
+    pub run_raw: RunRawFn,
 }
+
+/// `Routines::describe`.
+pub(crate) type DescribeFn =
+    fn(&StatementCtx<'_>, &str, &nestor_parser::pb::RawStmt) -> Result<Vec<ColumnDesc>, DbError>;
+
+/// `Routines::run_raw`.
+pub(crate) type RunRawFn =
+    fn(&mut StatementCtx<'_>, &str, &nestor_parser::pb::RawStmt) -> Result<CommandTag, DbError>;
 
 /// `Routines::run_sql`: statement context, SQL text, parameters and their
 /// type OIDs.

@@ -55,6 +55,8 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     create_function: plpgsql::commands::create_function,
     run_do: plpgsql::commands::run_do,
     run_sql: statement::run_internal,
+    describe: statement::describe_query,
+    run_raw: statement::run_raw,
 };
 pub use database::Database;
 pub use foreign_keys::{check_deferred, DeferredCheck};

@@ -156,6 +156,35 @@ pub(crate) fn run_internal(
     Ok(())
 }
 
+/// The output columns of a query (`Routines::describe`): 42P18-style
+/// errors for a statement that returns no rows are the caller's.
+pub(crate) fn describe_query(
+    ctx: &StatementCtx<'_>,
+    text: &str,
+    raw: &RawStmt,
+) -> Result<Vec<ColumnDesc>, DbError> {
+    let prepared = prepare(ctx.catalog, ctx.eval, text, raw, &[])?;
+    if !prepared.param_types.is_empty() {
+        return Err(DbError::new(
+            SqlState::UndefinedParameter,
+            "there is no parameter $1",
+        ));
+    }
+    prepared
+        .columns
+        .ok_or_else(|| DbError::internal("the query returns no rows"))
+}
+
+/// Plan and run one statement, discarding rows (`Routines::run_raw`).
+pub(crate) fn run_raw(
+    ctx: &mut StatementCtx<'_>,
+    text: &str,
+    raw: &RawStmt,
+) -> Result<CommandTag, DbError> {
+    let prepared = prepare(ctx.catalog, ctx.eval, text, raw, &[])?;
+    execute(ctx, &prepared, &[], &mut Discard)
+}
+
 /// Execute a prepared statement with the values of $1..$n (in the types of
 /// `prepared.param_types`); rows go to `sink`.
 pub fn execute(

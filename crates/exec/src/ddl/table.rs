@@ -910,11 +910,7 @@ pub fn create_table_as(
         stmt_location: 0,
         stmt_len: 0,
     };
-    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &select, &[])?;
-    let columns = prepared
-        .columns
-        .clone()
-        .ok_or_else(|| DbError::internal("CREATE TABLE AS query returns no rows"))?;
+    let columns = (crate::ROUTINES.describe)(ctx, text, &select)?;
     let names = bind::names(&into.col_names);
     if names.len() > columns.len() {
         return Err(DbError::new(
@@ -962,9 +958,7 @@ pub fn create_table_as(
         stmt_location: 0,
         stmt_len: 0,
     };
-    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &insert, &[])?;
-    let mut none: Vec<Vec<Value>> = Vec::new();
-    match crate::statement::execute(ctx, &prepared, &[], &mut none)? {
+    match (crate::ROUTINES.run_raw)(ctx, text, &insert)? {
         CommandTag::Rows(_, n) => Ok(CommandTag::Rows(crate::tag::RowsCommand::Select, n)),
         other => Ok(other),
     }

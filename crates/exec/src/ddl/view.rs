@@ -65,17 +65,7 @@ pub fn create_view(
         stmt_location: 0,
         stmt_len: 0,
     };
-    let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, text, &raw, &[])?;
-    if !prepared.param_types.is_empty() {
-        return Err(DbError::new(
-            SqlState::UndefinedParameter,
-            "there is no parameter $1",
-        ));
-    }
-    let out = prepared
-        .columns
-        .clone()
-        .ok_or_else(|| DbError::internal("view query returns no rows"))?;
+    let out = (crate::ROUTINES.describe)(ctx, text, &raw)?;
     let aliases = bind::names(&vs.aliases);
     if aliases.len() > out.len() {
         return Err(DbError::new(
@@ -379,7 +369,7 @@ pub(crate) fn revalidate_views_on(
         let sql = format!("SELECT * FROM {}", crate::pg_catalog::quote_ident(&v.name));
         let stmts = nestor_parser::parse_sql(&sql)?;
         let Some(raw) = stmts.first() else { continue };
-        if let Err(e) = crate::statement::prepare(ctx.catalog, ctx.eval, &sql, raw, &[]) {
+        if let Err(e) = (crate::ROUTINES.describe)(ctx, &sql, raw) {
             let mut err = DbError::new(
                 SqlState::DependentObjectsStillExist,
                 format!("cannot change {what} because view {} depends on it", v.name),
