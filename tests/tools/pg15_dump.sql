@@ -29,6 +29,13 @@ CREATE FUNCTION public.add(a integer, b integer DEFAULT 1) RETURNS integer
 ALTER FUNCTION public.add(a integer, b integer) OWNER TO postgres;
 
 --
+-- Name: FUNCTION add(a integer, b integer); Type: COMMENT; Schema: public; Owner: postgres
+--
+
+COMMENT ON FUNCTION public.add(a integer, b integer) IS 'adds';
+
+
+--
 -- Name: p(integer); Type: PROCEDURE; Schema: public; Owner: postgres
 --
 
@@ -80,6 +87,20 @@ CREATE TABLE public.items (
 ALTER TABLE public.items OWNER TO postgres;
 
 --
+-- Name: TABLE items; Type: COMMENT; Schema: public; Owner: postgres
+--
+
+COMMENT ON TABLE public.items IS 'things we sell';
+
+
+--
+-- Name: COLUMN items.price; Type: COMMENT; Schema: public; Owner: postgres
+--
+
+COMMENT ON COLUMN public.items.price IS 'in euros';
+
+
+--
 -- Name: orders; Type: TABLE; Schema: public; Owner: postgres
 --
 
@@ -106,6 +127,13 @@ CREATE VIEW public.item_orders AS
 
 
 ALTER TABLE public.item_orders OWNER TO postgres;
+
+--
+-- Name: VIEW item_orders; Type: COMMENT; Schema: public; Owner: postgres
+--
+
+COMMENT ON VIEW public.item_orders IS 'orders per item';
+
 
 --
 -- Name: busy_items; Type: VIEW; Schema: public; Owner: postgres

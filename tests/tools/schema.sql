@@ -34,3 +34,7 @@ create table events (id bigint generated always as identity primary key, kind te
 insert into events (kind) values ('start'), ('stop');
 create view item_orders as select i.id, i.name, count(o.id) as orders from items i left join orders o on o.item = i.id group by i.id, i.name;
 create view busy_items (item_id, item_name) as select id, name from item_orders where orders > 0;
+comment on table items is 'things we sell';
+comment on column items.price is 'in euros';
+comment on view item_orders is 'orders per item';
+comment on function add(int, int) is 'adds';

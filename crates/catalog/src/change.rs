@@ -47,6 +47,12 @@ pub enum Change {
     },
     PutSequence(Arc<Sequence>),
     DropSequence(String),
+    /// COMMENT ON: set (Some) or remove (None) the comment of
+    /// (classoid, objoid, objsubid).
+    SetComment {
+        key: (u32, u32, i32),
+        text: Option<String>,
+    },
     /// Create or replace a view.
     PutView(Arc<ViewDef>),
     DropView(String),
@@ -74,6 +80,10 @@ pub(crate) enum Undo {
         name: String,
         prev: Option<Arc<ViewDef>>,
     },
+    Comment {
+        key: (u32, u32, i32),
+        prev: Option<String>,
+    },
     Rename {
         /// The definition under its old name.
         prev: Arc<TableDef>,
@@ -95,6 +105,7 @@ impl std::fmt::Debug for Undo {
             Undo::Sequence { name, .. } => write!(f, "sequence {name}"),
             Undo::Rename { prev, to } => write!(f, "rename {} to {to}", prev.name),
             Undo::View { name, .. } => write!(f, "view {name}"),
+            Undo::Comment { key, .. } => write!(f, "comment {key:?}"),
             Undo::Function { name, .. } => write!(f, "function {name}"),
         }
     }
@@ -113,6 +124,10 @@ impl Change {
             },
             Change::PutSequence(s) => CatalogRecord::PutSequence(crate::sequence_record(s)),
             Change::DropSequence(name) => CatalogRecord::DropSequence { name: name.clone() },
+            Change::SetComment { key, text } => CatalogRecord::Comment {
+                key: *key,
+                text: text.clone(),
+            },
             Change::PutView(v) => CatalogRecord::PutView((**v).clone()),
             Change::DropView(name) => CatalogRecord::DropView { name: name.clone() },
             Change::PutFunction(f) => CatalogRecord::PutFunction(crate::function_record(f)),
@@ -165,6 +180,13 @@ impl Change {
             Change::DropSequence(name) => {
                 let prev = st.sequences.remove(&name);
                 Undo::Sequence { name, prev }
+            }
+            Change::SetComment { key, text } => {
+                let prev = match text {
+                    Some(t) => st.comments.insert(key, t),
+                    None => st.comments.remove(&key),
+                };
+                Undo::Comment { key, prev }
             }
             Change::PutView(v) => {
                 let name = v.name.clone();
@@ -231,6 +253,14 @@ impl DdlUndo for CatalogUndo {
                     st.remove_table(to);
                     st.put_table(prev.clone());
                 }
+                Undo::Comment { key, prev } => match prev {
+                    Some(p) => {
+                        st.comments.insert(*key, p.clone());
+                    }
+                    None => {
+                        st.comments.remove(key);
+                    }
+                },
                 Undo::View { name, prev } => match prev {
                     Some(p) => {
                         st.views.insert(name.clone(), p.clone());

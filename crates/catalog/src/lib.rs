@@ -106,6 +106,8 @@ pub(crate) struct Namespace {
     pub index_owner: HashMap<String, String>,
     pub sequences: BTreeMap<String, Arc<Sequence>>,
     pub views: BTreeMap<String, Arc<ViewDef>>,
+    /// COMMENT ON: (classoid, objoid, objsubid) -> text (public only).
+    pub comments: BTreeMap<(u32, u32, i32), String>,
     /// Functions and procedures by name; overloads differ in input types.
     pub functions: BTreeMap<String, Vec<Arc<FunctionDef>>>,
 }
@@ -362,6 +364,20 @@ impl Catalog {
         found
     }
 
+    /// Every COMMENT ON text, by (classoid, objoid, objsubid). A comment
+    /// outlives its object in this map (OIDs are never reused); readers
+    /// show those whose object exists.
+    pub fn comments(&self) -> Vec<((u32, u32, i32), String)> {
+        let st = self.state.read();
+        let found = st
+            .public
+            .comments
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        found
+    }
+
     /// The views whose queries read relation `oid` directly.
     pub fn views_on(&self, oid: RelId) -> Vec<Arc<ViewDef>> {
         self.views()
@@ -555,8 +571,11 @@ impl Catalog {
                     .find(|(_, n)| n.tables.contains_key(name));
                 return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
-            // Views live in public (TEMP views are refused).
-            Change::PutView(_) | Change::DropView(_) => return Ok(Ns::Public),
+            // Views live in public (TEMP views are refused), and so do
+            // comments (keyed by OID).
+            Change::PutView(_) | Change::DropView(_) | Change::SetComment { .. } => {
+                return Ok(Ns::Public)
+            }
             Change::RenameTable { from, .. } => {
                 let found = st
                     .search(self.session)
@@ -731,6 +750,13 @@ impl Catalog {
                     .public
                     .views
                     .insert(v.name.clone(), Arc::new(v));
+            }
+            CatalogRecord::Comment { key, text } => {
+                let mut st = self.state.write();
+                match text {
+                    Some(t) => st.public.comments.insert(key, t),
+                    None => st.public.comments.remove(&key),
+                };
             }
             CatalogRecord::DropView { name } => {
                 self.state

@@ -21,6 +21,7 @@
 //!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
 //!            | 0x12 DropView     name
+//!            | 0x13 Comment      class:u32 obj:u32 sub:i32 text?   (none: removed)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*]
@@ -61,6 +62,7 @@ const TAG_DROP_FUNCTION: u8 = 0x0F;
 const TAG_RENAME_TABLE: u8 = 0x10;
 const TAG_PUT_VIEW: u8 = 0x11;
 const TAG_DROP_VIEW: u8 = 0x12;
+const TAG_COMMENT: u8 = 0x13;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -79,6 +81,11 @@ pub enum CatalogRecord {
     PutView(ViewDef),
     DropView {
         name: String,
+    },
+    /// COMMENT ON (None: IS NULL, the comment removed).
+    Comment {
+        key: (u32, u32, i32),
+        text: Option<String>,
     },
     /// ALTER TABLE ... RENAME TO (the definition is otherwise unchanged).
     RenameTable {
@@ -210,6 +217,19 @@ impl CatalogRecord {
                 out.push(TAG_DROP_VIEW);
                 put_str(&mut out, name);
             }
+            CatalogRecord::Comment { key, text } => {
+                out.push(TAG_COMMENT);
+                out.extend_from_slice(&key.0.to_le_bytes());
+                out.extend_from_slice(&key.1.to_le_bytes());
+                out.extend_from_slice(&key.2.to_le_bytes());
+                match text {
+                    Some(t) => {
+                        out.push(1);
+                        put_str(&mut out, t);
+                    }
+                    None => out.push(0),
+                }
+            }
             CatalogRecord::RenameTable { from, to } => {
                 out.push(TAG_RENAME_TABLE);
                 put_str(&mut out, from);
@@ -284,6 +304,15 @@ impl CatalogRecord {
             TAG_DROP_VIEW => CatalogRecord::DropView {
                 name: get_str(&mut r)?,
             },
+            TAG_COMMENT => {
+                let key = (r.u32()?, r.u32()?, r.u32()? as i32);
+                let text = if get_bool(&mut r)? {
+                    Some(get_str(&mut r)?)
+                } else {
+                    None
+                };
+                CatalogRecord::Comment { key, text }
+            }
             TAG_RENAME_TABLE => CatalogRecord::RenameTable {
                 from: get_str(&mut r)?,
                 to: get_str(&mut r)?,
@@ -857,6 +886,14 @@ mod tests {
                 depends_on: vec![RelId(7)],
             }),
             CatalogRecord::DropView { name: "v".into() },
+            CatalogRecord::Comment {
+                key: (1259, 40, 2),
+                text: Some("a column".into()),
+            },
+            CatalogRecord::Comment {
+                key: (1255, 41, 0),
+                text: None,
+            },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),
                 name: "s".into(),

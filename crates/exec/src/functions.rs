@@ -82,7 +82,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
     }
     let strict = !matches!(
         f,
-        Func::CurrentSetting | Func::SetConfig | Func::ObjDescription
+        Func::CurrentSetting | Func::SetConfig | Func::ObjDescription | Func::ColDescription
     );
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -245,6 +245,36 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.terminate(pid))
         }
+        Func::ObjDescription | Func::ColDescription => {
+            let Some(o) = as_i64(&args[0]) else {
+                return Ok(Value::Null);
+            };
+            let (class, sub) = if f == Func::ColDescription {
+                match as_i64(&args[1]) {
+                    Some(k) => (Some(1259), k as i32),
+                    None => return Ok(Value::Null),
+                }
+            } else {
+                let class = match args.get(1) {
+                    None => None,
+                    Some(Value::Null) => return Ok(Value::Null),
+                    Some(v) => {
+                        let name = text(v, &ec).unwrap_or_default();
+                        let name = name
+                            .strip_prefix("pg_catalog.")
+                            .unwrap_or(&name)
+                            .to_string();
+                        match nestor_plan::pg_catalog::by_name(&name) {
+                            Some(rel) => Some(rel.oid()),
+                            None => return Ok(Value::Null),
+                        }
+                    }
+                };
+                (class, 0)
+            };
+            crate::pg_catalog::description(ev.ctx.catalog, o as u32, class, sub)
+                .map_or(Value::Null, |d| Value::Text(d.into()))
+        }
         Func::Regclass => {
             let name = text(&args[0], &ec).unwrap_or_default();
             Value::Int8(nestor_plan::pg_catalog::regclass(ev.ctx.catalog, &name)? as i64)
@@ -256,8 +286,6 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 /// Catalog helpers tools call, and the binder's internal conversions.
 fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match f {
-        // No object has a comment.
-        Func::ObjDescription => Value::Null,
         // One schema, one (super)user: every object is visible and allowed.
         Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
         Func::PgEncodingToChar => text_val(match int_arg(&args[0]) {

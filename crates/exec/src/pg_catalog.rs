@@ -304,27 +304,17 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Description => [
-            (
-                PLPGSQL_EXTENSION_OID,
-                Rel::Extension,
-                "PL/pgSQL procedural language",
-            ),
-            (
-                PUBLIC_NAMESPACE_OID,
-                Rel::Namespace,
-                "standard public schema",
-            ),
-        ]
-        .into_iter()
-        .map(|(o, class, d)| {
-            RowB::new(Rel::Description)
-                .set("objoid", oid(o))
-                .set("classoid", oid(class.oid()))
-                .set("description", text(d))
-                .done()
-        })
-        .collect(),
+        Rel::Description => descriptions(c)
+            .into_iter()
+            .map(|(o, class, sub, d)| {
+                RowB::new(Rel::Description)
+                    .set("objoid", oid(o))
+                    .set("classoid", oid(class))
+                    .set("objsubid", Value::Int4(sub))
+                    .set("description", text(&d))
+                    .done()
+            })
+            .collect(),
         // Features Nestor does not have: the relations exist, empty.
         Rel::Shdescription
         | Rel::Inherits
@@ -526,6 +516,94 @@ fn class_rows(c: &Catalog) -> Rows {
         );
     }
     out
+}
+
+/// pg_description: the built-in comments, then COMMENT ON's whose object
+/// exists (a user comment replaces a built-in one on the same object), as
+/// (objoid, classoid, objsubid, text).
+pub(crate) fn descriptions(c: &Catalog) -> Vec<(u32, u32, i32, String)> {
+    let mut out: Vec<(u32, u32, i32, String)> = [
+        (
+            PLPGSQL_EXTENSION_OID,
+            Rel::Extension.oid(),
+            "PL/pgSQL procedural language",
+        ),
+        (
+            PUBLIC_NAMESPACE_OID,
+            Rel::Namespace.oid(),
+            "standard public schema",
+        ),
+    ]
+    .into_iter()
+    .map(|(o, class, d)| (o, class, 0, d.to_string()))
+    .collect();
+    let user = c.comments();
+    out.retain(|(o, class, sub, _)| !user.iter().any(|(k, _)| *k == (*class, *o, *sub)));
+    for ((class, o, sub), text) in user {
+        if comment_target_exists(c, class, o, sub) {
+            out.push((o, class, sub, text));
+        }
+    }
+    out
+}
+
+/// Whether the object a comment is keyed to still exists.
+fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
+    let relation_columns = |o: u32| -> Option<usize> {
+        if let Some(t) = c.table_by_oid(RelId(o)) {
+            return Some(t.columns.len());
+        }
+        if let Some(v) = c.views().into_iter().find(|v| v.oid.0 == o) {
+            return Some(v.columns.len());
+        }
+        let other = c.sequence_by_oid(RelId(o)).is_some()
+            || c.tables()
+                .iter()
+                .any(|t| t.indexes.iter().any(|i| i.oid.0 == o));
+        other.then_some(0)
+    };
+    match class {
+        1259 => match relation_columns(o) {
+            None => false,
+            Some(_) if sub == 0 => true,
+            Some(n) => {
+                let k = sub as usize - 1;
+                sub > 0
+                    && k < n
+                    && c.table_by_oid(RelId(o))
+                        .is_none_or(|t| !t.columns[k].dropped)
+            }
+        },
+        1255 => c.function_by_oid(RelId(o)).is_some(),
+        2620 => c
+            .tables()
+            .iter()
+            .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
+        2606 => c.tables().iter().any(|t| {
+            t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
+                || t.foreign_keys.iter().any(|f| f.oid.0 == o)
+        }),
+        2615 => [
+            PUBLIC_NAMESPACE_OID,
+            PG_CATALOG_NAMESPACE_OID,
+            INFORMATION_SCHEMA_NAMESPACE_OID,
+        ]
+        .contains(&o),
+        _ => false,
+    }
+}
+
+/// obj_description(oid [, catalog]) / col_description(table, column).
+pub(crate) fn description(
+    c: &Catalog,
+    objoid: u32,
+    classoid: Option<u32>,
+    sub: i32,
+) -> Option<String> {
+    descriptions(c)
+        .into_iter()
+        .find(|(o, class, s, _)| *o == objoid && *s == sub && classoid.is_none_or(|k| k == *class))
+        .map(|(_, _, _, d)| d)
 }
 
 fn class_row(o: u32, name: &str, ns: u32, kind: &str, persistence: &str, am: u32) -> RowB {

@@ -429,6 +429,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::RenameStmt(_) => "ALTER TABLE",
             NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
             NodeEnum::ViewStmt(_) => "CREATE VIEW",
+            NodeEnum::CommentStmt(_) => "COMMENT",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -451,6 +452,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::RenameStmt(st) => crate::ddl::rename(ctx, st),
         NodeEnum::CreateTableAsStmt(st) => crate::ddl::create_table_as(ctx, &text, st),
         NodeEnum::ViewStmt(st) => crate::ddl::create_view(ctx, &text, st),
+        NodeEnum::CommentStmt(st) => crate::ddl::comment(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

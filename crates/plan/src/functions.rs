@@ -63,8 +63,11 @@ pub enum Func {
     /// `'name'::regclass` for a non-constant name.
     Regclass,
     FormatType,
-    /// obj_description() and friends: NULL, there are no comments.
+    /// obj_description(oid [, catalog]) and shobj_description: the
+    /// object's comment (pg_description).
     ObjDescription,
+    /// col_description(table, column).
+    ColDescription,
     TableIsVisible,
     PgEncodingToChar,
     HasPrivilege,
@@ -386,7 +389,12 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ),
         ("lastval", 0) => r(Func::Lastval, none(), T::Int8),
         ("format_type", 2) => r(Func::FormatType, vec![int8, Some(T::Int4)], T::Text),
-        ("obj_description" | "col_description" | "shobj_description", 1 | 2) => {
+        ("col_description", 2) => r(
+            Func::ColDescription,
+            vec![Some(T::Oid), Some(T::Int4)],
+            T::Text,
+        ),
+        ("obj_description" | "shobj_description", 1 | 2) => {
             r(Func::ObjDescription, vec![None; n], T::Text)
         }
         (

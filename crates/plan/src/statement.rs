@@ -46,6 +46,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::RenameStmt(_)
             | NodeEnum::CreateTableAsStmt(_)
             | NodeEnum::ViewStmt(_)
+            | NodeEnum::CommentStmt(_)
     )
 }
 

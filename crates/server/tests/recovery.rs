@@ -52,6 +52,8 @@ const SCHEMA: &[&str] = &[
     "create table rn (a serial, b int check (b > 0))",
     "insert into rn (b) values (5)",
     "create view rnv as select a, b from rn where b > 0",
+    "comment on table rn is 'renamed later'",
+    "comment on column rn.b is 'the b'",
     "create view rnv2 (total) as select sum(b) from rnv",
     "create view gone_v as select 1",
     "drop view gone_v",
@@ -76,6 +78,13 @@ fn check_schema(server: &Server) {
         "the view followed the renames"
     );
     assert_eq!(ok(server, "select total from rnv2"), "5");
+    assert_eq!(
+        ok(
+            server,
+            "select obj_description('rn2'::regclass, 'pg_class'), col_description('rn2'::regclass, 2)"
+        ),
+        "renamed later|the b"
+    );
     assert!(err(server, "select * from gone_v").contains("does not exist"));
     assert!(err(server, "select * from rn").contains("relation \"rn\" does not exist"));
     assert_eq!(

@@ -207,6 +207,7 @@ regress!(
     jsonb_ops,
     window,
     interval_ops,
+    comments,
     queries,
     foreign_keys,
     information_schema,

@@ -9,6 +9,7 @@
 //! `t_a_idx`, `t_a_check`, `t_id_seq`).
 
 mod alter;
+mod comment;
 mod foreign_key;
 mod function;
 mod rename;
@@ -17,6 +18,7 @@ mod trigger;
 mod view;
 
 pub use alter::alter_table;
+pub use comment::comment;
 pub use rename::rename;
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;

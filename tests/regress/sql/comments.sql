@@ -1,0 +1,46 @@
+-- COMMENT ON tables, columns, views, indexes, sequences, functions, triggers, constraints; pg_description, obj_description, col_description, psql \d+.
+\set VERBOSITY verbose
+CREATE TABLE ct (id int PRIMARY KEY, name text, qty int CHECK (qty > 0));
+CREATE TABLE cref (id int REFERENCES ct);
+CREATE INDEX ct_name_idx ON ct (name);
+CREATE SEQUENCE cs;
+CREATE VIEW cv AS SELECT id, name FROM ct;
+CREATE FUNCTION cf(a int) RETURNS int LANGUAGE sql AS 'select a';
+CREATE FUNCTION ctg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE TRIGGER ct_tg BEFORE INSERT ON ct FOR EACH ROW EXECUTE FUNCTION ctg();
+COMMENT ON TABLE ct IS 'the table';
+COMMENT ON COLUMN ct.name IS 'its name';
+COMMENT ON COLUMN public.ct.qty IS 'how many';
+COMMENT ON INDEX ct_name_idx IS 'by name';
+COMMENT ON SEQUENCE cs IS 'a counter';
+COMMENT ON VIEW cv IS 'a view';
+COMMENT ON COLUMN cv.name IS 'view column';
+COMMENT ON FUNCTION cf(int) IS 'identity';
+COMMENT ON TRIGGER ct_tg ON ct IS 'fires';
+COMMENT ON CONSTRAINT ct_pkey ON ct IS 'the key';
+COMMENT ON CONSTRAINT cref_id_fkey ON cref IS 'points up';
+SELECT obj_description('ct'::regclass, 'pg_class'), obj_description('ct'::regclass), col_description('ct'::regclass, 2), col_description('ct'::regclass, 1);
+SELECT obj_description('cf'::regproc, 'pg_proc'), obj_description('cs'::regclass, 'pg_class'), obj_description('cv'::regclass, 'pg_class');
+SELECT c.relname, d.objsubid, d.description FROM pg_description d JOIN pg_class c ON c.oid = d.objoid AND d.classoid = 'pg_class'::regclass ORDER BY 1, 2;
+SELECT count(*) FROM pg_description d JOIN pg_trigger t ON t.oid = d.objoid WHERE d.classoid = 'pg_trigger'::regclass;
+SELECT conname, obj_description(oid, 'pg_constraint') FROM pg_constraint WHERE conname IN ('ct_pkey', 'cref_id_fkey') ORDER BY 1;
+\d+ ct
+COMMENT ON TABLE ct IS NULL;
+COMMENT ON COLUMN ct.name IS '';
+SELECT obj_description('ct'::regclass, 'pg_class'), col_description('ct'::regclass, 2);
+BEGIN;
+COMMENT ON TABLE ct IS 'temporary';
+ROLLBACK;
+SELECT obj_description('ct'::regclass, 'pg_class');
+COMMENT ON TABLE nosuch IS 'x';
+COMMENT ON COLUMN ct.nosuch IS 'x';
+COMMENT ON TABLE cv IS 'x';
+COMMENT ON FUNCTION nosuch(int) IS 'x';
+COMMENT ON TRIGGER nosuch ON ct IS 'x';
+DROP TABLE cref;
+DROP VIEW cv;
+DROP TABLE ct;
+SELECT count(*) FROM pg_description d WHERE d.classoid = 'pg_class'::regclass AND d.objoid >= 16384;
+DROP FUNCTION cf(int);
+DROP FUNCTION ctg();
+DROP SEQUENCE cs;
