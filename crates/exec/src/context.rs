@@ -65,6 +65,9 @@ pub struct StatementCtx<'a> {
     /// SET CONSTRAINTS ALL DEFERRED (Some(true)) / IMMEDIATE (Some(false))
     /// in this transaction; None: each constraint's own INITIALLY.
     pub constraints_deferred: Option<bool>,
+    /// NOTIFY / pg_notify() sent in this transaction, delivered at its
+    /// commit (crate::notify).
+    pub notifies: &'a mut Vec<crate::PendingNotify>,
 }
 
 /// What a call of a user-defined function produced.

@@ -82,7 +82,11 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
     }
     let strict = !matches!(
         f,
-        Func::CurrentSetting | Func::SetConfig | Func::ObjDescription | Func::ColDescription
+        Func::CurrentSetting
+            | Func::SetConfig
+            | Func::ObjDescription
+            | Func::ColDescription
+            | Func::PgNotify
     );
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -93,6 +97,18 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::ClockTimestamp => Ok(Value::TimestampTz(now_us())),
         Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
         Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
+        Func::PgNotify => {
+            let channel = text(&args[0], &ev.ctx.eval).unwrap_or_default();
+            let payload = text(&args[1], &ev.ctx.eval).unwrap_or_default();
+            crate::notify::check_notify(&channel, &payload)?;
+            let level = ev.ctx.txn.level().0;
+            ev.ctx.notifies.push(crate::PendingNotify {
+                level,
+                channel,
+                payload,
+            });
+            Ok(Value::Null)
+        }
         Func::PgSleep => match as_f64(&args[0]) {
             Some(secs) => pg_sleep(secs, ev),
             None => Ok(Value::Null),

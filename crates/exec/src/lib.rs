@@ -34,6 +34,7 @@ pub mod executor;
 mod foreign_keys;
 pub mod functions;
 mod modify;
+pub mod notify;
 pub mod pg_catalog;
 mod plpgsql;
 pub mod registry;
@@ -61,6 +62,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
 pub use database::Database;
 pub use foreign_keys::{check_deferred, DeferredCheck};
 pub use modify::copy_insert;
+pub use notify::{ListenOp, Notification, PendingNotify};
 pub use registry::{ActivityRow, CancelToken, Registry};
 pub use statement::{execute, prepare, Prepared};
 pub use tag::{CommandTag, RowsCommand};

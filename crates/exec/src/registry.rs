@@ -26,7 +26,7 @@
 //! REPEATABLE READ), and `age()`-style monitoring of long snapshots works as
 //! with PostgreSQL's backend_xmin.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,6 +36,8 @@ use std::task::{Context, Poll, Waker};
 use nestor_common::{DbError, SessionId, SqlState, Xid};
 use nestor_txn::{LockKey, SnapshotSlot, TxnManager};
 use parking_lot::Mutex;
+
+use crate::notify::{ListenOp, Notification};
 
 /// Set from another thread to cancel the session's running statement.
 #[derive(Clone, Debug, Default)]
@@ -98,10 +100,11 @@ pub struct Activity {
     pub savepoint_rollbacks: u64,
 }
 
-/// Resolves once the session is terminated (pg_terminate_backend): what an
-/// idle connection waits on, instead of polling the flag. Runtime-agnostic
-/// (a plain `Future`); the flag is checked again after the waker is stored,
-/// so a termination between the two is not lost.
+/// Resolves once the session is terminated (pg_terminate_backend) or a
+/// notification arrived for it since the last time it resolved: what an
+/// idle connection waits on, instead of polling the flags.
+/// Runtime-agnostic (a plain `Future`); the flags are checked again after
+/// the waker is stored, so an event between the two is not lost.
 pub struct TerminateSignal(pub Arc<SessionShared>);
 
 impl Future for TerminateSignal {
@@ -109,11 +112,13 @@ impl Future for TerminateSignal {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let s = &self.0;
-        if s.terminated.load(Ordering::SeqCst) {
+        let ready =
+            || s.terminated.load(Ordering::SeqCst) || s.notify_wake.swap(false, Ordering::SeqCst);
+        if ready() {
             return Poll::Ready(());
         }
         *s.terminate_waker.lock() = Some(cx.waker().clone());
-        if s.terminated.load(Ordering::SeqCst) {
+        if ready() {
             return Poll::Ready(());
         }
         Poll::Pending
@@ -136,6 +141,13 @@ pub struct SessionShared {
     pub slot: Arc<SnapshotSlot>,
     pub mgr: Arc<TxnManager>,
     pub activity: Mutex<Activity>,
+    /// Notifications delivered to this session and not yet sent
+    /// (crate::notify).
+    pub notifications: Mutex<VecDeque<Notification>>,
+    /// Set when one arrives; cleared by the idle wait that wakes for it.
+    pub notify_wake: AtomicBool,
+    /// The channels it listens on (committed LISTENs).
+    pub listening: Mutex<Vec<String>>,
 }
 
 impl SessionShared {
@@ -195,6 +207,8 @@ impl SessionShared {
 pub struct Registry {
     pub max_connections: usize,
     sessions: Mutex<HashMap<SessionId, Arc<SessionShared>>>,
+    /// LISTEN: channel -> the sessions listening on it (crate::notify).
+    channels: Mutex<HashMap<String, Vec<SessionId>>>,
     reserve: parking_lot::RwLock<Reserve>,
 }
 
@@ -213,6 +227,7 @@ impl Registry {
         Registry {
             max_connections,
             sessions: Mutex::new(HashMap::new()),
+            channels: Mutex::new(HashMap::new()),
             reserve: parking_lot::RwLock::new(Reserve {
                 slots: 0,
                 superusers: vec![DEFAULT_SUPERUSER.to_string()],
@@ -262,7 +277,105 @@ impl Registry {
     }
 
     pub fn unregister(&self, pid: SessionId) {
-        self.sessions.lock().remove(&pid);
+        let gone = self.sessions.lock().remove(&pid);
+        if let Some(s) = gone {
+            self.apply_listen(&s, &[ListenOp::UnlistenAll]);
+        }
+    }
+
+    /// A committed transaction's LISTEN / UNLISTEN, in order.
+    pub fn apply_listen(&self, s: &SessionShared, ops: &[ListenOp]) {
+        if ops.is_empty() {
+            return;
+        }
+        let mut channels = self.channels.lock();
+        let mut mine = s.listening.lock();
+        let drop_from = |ch: &str, channels: &mut HashMap<String, Vec<SessionId>>| {
+            if let Some(v) = channels.get_mut(ch) {
+                v.retain(|p| *p != s.pid);
+                if v.is_empty() {
+                    channels.remove(ch);
+                }
+            }
+        };
+        for op in ops {
+            match op {
+                ListenOp::Listen(ch) => {
+                    if !mine.contains(ch) {
+                        mine.push(ch.clone());
+                        channels.entry(ch.clone()).or_default().push(s.pid);
+                    }
+                }
+                ListenOp::Unlisten(ch) => {
+                    mine.retain(|c| c != ch);
+                    drop_from(ch, &mut channels);
+                }
+                ListenOp::UnlistenAll => {
+                    for ch in mine.drain(..) {
+                        drop_from(&ch, &mut channels);
+                    }
+                }
+            }
+        }
+    }
+
+    /// 54000 if a session listening on one of `channels` is
+    /// NOTIFY_QUEUE_MAX notifications behind (checked before a commit).
+    pub fn check_notify_room(&self, channels: &[(String, String)]) -> Result<(), DbError> {
+        if channels.is_empty() {
+            return Ok(()); // the commit path of every transaction: no lock
+        }
+        let targets = self.listeners_of(channels);
+        let sessions = self.sessions.lock();
+        for pid in targets {
+            let behind = sessions
+                .get(&pid)
+                .map_or(0, |s| s.notifications.lock().len());
+            if behind >= crate::notify::NOTIFY_QUEUE_MAX {
+                return Err(DbError::new(
+                    SqlState::ProgramLimitExceeded,
+                    "too many notifications in the NOTIFY queue",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn listeners_of(&self, notes: &[(String, String)]) -> Vec<SessionId> {
+        let channels = self.channels.lock();
+        let mut out: Vec<SessionId> = Vec::new();
+        for (ch, _) in notes {
+            for p in channels.get(ch).into_iter().flatten() {
+                if !out.contains(p) {
+                    out.push(*p);
+                }
+            }
+        }
+        out
+    }
+
+    /// After `sender`'s commit: queue its notifications for every session
+    /// listening on their channels, and wake those sessions.
+    pub fn deliver(&self, sender: SessionId, notes: &[(String, String)]) {
+        if notes.is_empty() {
+            return;
+        }
+        let channels = self.channels.lock().clone();
+        let sessions = self.sessions.lock();
+        for (ch, payload) in notes {
+            for pid in channels.get(ch).into_iter().flatten() {
+                let Some(s) = sessions.get(pid) else { continue };
+                s.notifications.lock().push_back(Notification {
+                    sender,
+                    channel: ch.clone(),
+                    payload: payload.clone(),
+                });
+                s.notify_wake.store(true, Ordering::SeqCst);
+                if let Some(w) = s.terminate_waker.lock().take() {
+                    w.wake();
+                }
+            }
+        }
     }
 
     pub fn get(&self, pid: SessionId) -> Option<Arc<SessionShared>> {

@@ -88,6 +88,7 @@ impl Db {
             setting_changes: &mut changes,
             wait_event: &no_wait_event,
             deferred: &mut Vec::new(),
+            notifies: &mut Vec::new(),
             constraints_deferred: None,
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
@@ -623,6 +624,7 @@ fn pgbench_shapes() {
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
         deferred: &mut Vec::new(),
+        notifies: &mut Vec::new(),
         constraints_deferred: None,
     };
     let rows = (1..=100)
@@ -700,6 +702,7 @@ fn prepared_plan_survives_ddl() {
         setting_changes: &mut changes,
         wait_event: &no_wait_event,
         deferred: &mut Vec::new(),
+        notifies: &mut Vec::new(),
         constraints_deferred: None,
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();

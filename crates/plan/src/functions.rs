@@ -35,6 +35,8 @@ pub enum Func {
     CurrentDate,
     LocalTimestamp,
     PgSleep,
+    /// pg_notify(channel, payload): NOTIFY as a function.
+    PgNotify,
     /// pg_sleep_for(interval given as text).
     PgSleepFor,
     Random,
@@ -315,6 +317,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("statement_timestamp", 0) => r(Func::StatementTimestamp, none(), T::TimestampTz),
         ("clock_timestamp", 0) => r(Func::ClockTimestamp, none(), T::TimestampTz),
         ("pg_sleep", 1) => r(Func::PgSleep, vec![Some(T::Float8)], T::Void),
+        ("pg_notify", 2) => r(Func::PgNotify, vec![Some(T::Text), Some(T::Text)], T::Void),
         ("random", 0) => r(Func::Random, none(), T::Float8),
         ("version", 0) => r(Func::Version, none(), T::Text),
         ("current_database", 0) => r(Func::CurrentDatabase, none(), T::Name),

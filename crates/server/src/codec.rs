@@ -576,6 +576,15 @@ pub fn encode(buf: &mut BytesMut, msg: &BackendMsg) -> Result<(), DbError> {
         }
         BackendMsg::CopyDone => P::CopyDone(copy::CopyDone::new()),
         BackendMsg::ParameterStatus(k, v) => parameter_status(k, v),
+        BackendMsg::Notification {
+            pid,
+            channel,
+            payload,
+        } => P::NotificationResponse(response::NotificationResponse::new(
+            *pid,
+            channel.clone(),
+            payload.clone(),
+        )),
     };
     encode_pg(buf, &pg)
 }

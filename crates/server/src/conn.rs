@@ -374,7 +374,8 @@ fn active_loop(
 
 /// Wait, holding no buffers, until the client sends more, the idle-in-
 /// transaction timeout (counted from `quiet_since`) fires, the server
-/// shuts down or the session is terminated.
+/// shuts down or the session is terminated; notifications that arrive
+/// meanwhile are sent as they come.
 async fn wait_for_input(
     io: &mut Io,
     session: &mut Session,
@@ -386,16 +387,17 @@ async fn wait_for_input(
     let idle_deadline = session
         .idle_timeout()
         .map(|d| tokio::time::Instant::from_std(quiet_since + d));
-    let terminated = session.terminate_signal();
-    tokio::select! {
+    loop {
+        let signal = session.terminate_signal();
+        tokio::select! {
         _ = tokio::time::sleep_until(idle_deadline.unwrap_or_else(tokio::time::Instant::now)), if idle_deadline.is_some() => {
             let mut out = Vec::new();
             session.on_idle_timeout(&mut out);
             let _ = io.write_out(&out).await;
             let _ = io.flush().await;
-            Next::Close
+            return Next::Close;
         }
-        r = io.fill() => match r {
+        r = io.fill() => return match r {
             Ok(0) => {
                 if !io.rbuf.is_empty() {
                     io.send_fatal(&codec::protocol_violation(
@@ -410,11 +412,23 @@ async fn wait_for_input(
         },
         _ = shutdown.changed(), if !*shutting_down => {
             *shutting_down = true;
-            Next::Continue
+            return Next::Continue;
         }
-        _ = terminated => {
-            io.send_fatal(&admin_shutdown()).await;
-            Next::Close
+        _ = signal => {
+            if session.is_terminated() {
+                io.send_fatal(&admin_shutdown()).await;
+                return Next::Close;
+            }
+            // A notification for an idle session: send it now (PostgreSQL
+            // interrupts its wait for input the same way).
+            let mut out = Vec::new();
+            if session.take_notifications(&mut out)
+                && (io.write_out(&out).await.is_err() || io.flush().await.is_err())
+            {
+                return Next::Close;
+            }
+            continue;
+        }
         }
     }
 }

@@ -7,6 +7,7 @@
 //! | `psycopg2` | tests/clients/python/psycopg2_check.py | psycopg2 (psycopg2-binary) |
 //! | `psycopg3` | tests/clients/python/psycopg3_check.py | psycopg 3 |
 //! | `asyncpg` | tests/clients/python/asyncpg_check.py | asyncpg |
+//! | `listen_notify` | tests/clients/python/listen_notify_check.py | psycopg 3: LISTEN/NOTIFY |
 //! | `node_postgres` | tests/clients/node/pg_check.js | node-postgres (pg, pg-cursor, pg-copy-streams) |
 //! | `knex_migrations` | tests/clients/node/knex_check.js | Knex migrations on pg |
 //! | `pgx` | tests/clients/go (built with `go build`) | github.com/jackc/pgx/v5 |
@@ -155,6 +156,12 @@ fn psycopg2() {
 #[test]
 fn psycopg3() {
     run_checks("psycopg 3", python("psycopg3_check.py"));
+}
+
+/// LISTEN/NOTIFY (psycopg 3's notifies() waits on an idle connection).
+#[test]
+fn listen_notify() {
+    run_checks("listen/notify", python("listen_notify_check.py"));
 }
 
 #[test]

@@ -127,4 +127,10 @@ pub enum BackendMsg {
     CopyDone,
     /// A run-time parameter changed (e.g. after SET application_name).
     ParameterStatus(String, String),
+    /// NotificationResponse: a NOTIFY from session `pid`.
+    Notification {
+        pid: i32,
+        channel: String,
+        payload: String,
+    },
 }

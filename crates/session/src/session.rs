@@ -155,6 +155,9 @@ impl Session {
                 application_name: settings.show("application_name")?,
                 ..Activity::default()
             }),
+            notifications: parking_lot::Mutex::new(Default::default()),
+            notify_wake: Default::default(),
+            listening: parking_lot::Mutex::new(Vec::new()),
         });
         engine.sessions.register(shared.clone())?;
         let catalog = engine.catalog.for_session(info.pid);
@@ -162,10 +165,8 @@ impl Session {
             slot,
             info.pid,
             catalog.clone(),
-            engine.store.clone(),
-            engine.replication.clone(),
-            engine.db.log.clone(),
             shared.cancel.clone(),
+            engine.db.clone(),
         );
         let mut s = Session {
             engine,
@@ -266,8 +267,28 @@ impl Session {
         self.shared.terminated.load(Ordering::SeqCst)
     }
 
-    /// Resolves when pg_terminate_backend() targets this session: the wire
-    /// layer's idle wait selects on it.
+    /// Notifications delivered to this session, as NotificationResponse
+    /// messages, when it is not inside a transaction (PostgreSQL holds
+    /// them until the transaction ends). Whether any were added.
+    pub fn take_notifications(&mut self, out: &mut Vec<BackendMsg>) -> bool {
+        if self.block.txn().is_some() {
+            return false;
+        }
+        let mut q = self.shared.notifications.lock();
+        let any = !q.is_empty();
+        for n in q.drain(..) {
+            out.push(BackendMsg::Notification {
+                pid: n.sender.0 as i32,
+                channel: n.channel,
+                payload: n.payload,
+            });
+        }
+        any
+    }
+
+    /// Resolves when pg_terminate_backend() targets this session or a
+    /// notification arrives for it: the wire layer's idle wait selects on
+    /// it.
     pub fn terminate_signal(&self) -> TerminateSignal {
         TerminateSignal(self.shared.clone())
     }
@@ -445,6 +466,7 @@ impl Session {
         if self.block.txn().is_none() {
             self.portals.clear();
             self.drop_stale_cursors();
+            self.take_notifications(out);
         }
         self.count_memory();
         for (k, v) in self.settings.changed_reports() {
@@ -623,7 +645,7 @@ impl Session {
             shared2.activity.lock().wait_event = ev;
         };
         let waits_for_safe_snapshot = self.block.waits_for_safe_snapshot();
-        let (txn, deferred, constraints_deferred) = self.block.txn_and_deferred();
+        let (txn, deferred, constraints_deferred, notifies) = self.block.txn_and_deferred();
         let txn = txn.expect("ensured");
         let wait = WaitCtl {
             lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
@@ -660,6 +682,7 @@ impl Session {
             wait_event: &wait_event,
             deferred,
             constraints_deferred,
+            notifies,
         };
         let r = f(&mut ctx);
         self.shared.activity.lock().wait_event = None;

@@ -170,6 +170,12 @@ pub(crate) struct TxnBlock {
     pub(crate) deferred: Vec<nestor_exec::DeferredCheck>,
     /// SET CONSTRAINTS ALL DEFERRED / IMMEDIATE in this transaction.
     pub(crate) constraints_deferred: Option<bool>,
+    /// NOTIFYs and LISTEN/UNLISTENs waiting for the commit, each at the
+    /// savepoint level it was made at (nestor_exec::notify).
+    pub(crate) notifies: Vec<nestor_exec::PendingNotify>,
+    pub(crate) listens: Vec<(u32, nestor_exec::ListenOp)>,
+    /// Where a commit delivers them.
+    db: Arc<nestor_exec::Database>,
 }
 
 /// PostgreSQL's answer to SERIALIZABLE on a hot standby (check_XactIsoLevel).
@@ -223,10 +229,8 @@ impl TxnBlock {
         slot: Arc<SnapshotSlot>,
         session: SessionId,
         catalog: Catalog,
-        store: Arc<Store>,
-        replication: Arc<Replication>,
-        log: Arc<nestor_wal::SwitchLog>,
         cancel: CancelToken,
+        db: Arc<nestor_exec::Database>,
     ) -> TxnBlock {
         TxnBlock {
             state: BlockState::Idle,
@@ -239,13 +243,16 @@ impl TxnBlock {
             slot,
             session,
             catalog,
-            store,
-            replication,
-            log,
+            store: db.store.clone(),
+            replication: db.replication.clone(),
+            log: db.log.clone(),
             cancel,
             warnings: Vec::new(),
             deferred: Vec::new(),
             constraints_deferred: None,
+            notifies: Vec::new(),
+            listens: Vec::new(),
+            db,
         }
     }
 
@@ -302,12 +309,37 @@ impl TxnBlock {
         Option<&mut Transaction>,
         &mut Vec<nestor_exec::DeferredCheck>,
         Option<bool>,
+        &mut Vec<nestor_exec::PendingNotify>,
     ) {
         (
             self.txn.as_mut(),
             &mut self.deferred,
             self.constraints_deferred,
+            &mut self.notifies,
         )
+    }
+
+    /// The savepoint level statements run at now (0 outside savepoints).
+    pub(crate) fn level(&self) -> u32 {
+        self.txn.as_ref().map_or(0, |t| t.level().0)
+    }
+
+    /// Forget the NOTIFYs and LISTENs made at `level` or deeper (ROLLBACK
+    /// TO undid them).
+    fn drop_notify_from(&mut self, level: u32) {
+        self.notifies.retain(|n| n.level < level);
+        self.listens.retain(|(l, _)| *l < level);
+    }
+
+    /// RELEASE: what was made inside the released savepoints now belongs
+    /// to `level`.
+    fn merge_notify_into(&mut self, level: u32) {
+        for n in &mut self.notifies {
+            n.level = n.level.min(level);
+        }
+        for (l, _) in &mut self.listens {
+            *l = (*l).min(level);
+        }
     }
 
     /// Make sure a transaction is open (an implicit one if none), and
@@ -560,6 +592,7 @@ impl TxnBlock {
         let txn = self.explicit_txn("ROLLBACK TO SAVEPOINT")?;
         txn.rollback_to(name)?;
         let level = txn.level().0 as usize;
+        self.drop_notify_from(level as u32);
         settings.rollback_to(level);
         self.chars = self.chars_before_level(level);
         self.mark_chars.truncate(level);
@@ -573,6 +606,7 @@ impl TxnBlock {
         let txn = self.explicit_txn("RELEASE SAVEPOINT")?;
         txn.release(name)?;
         let level = txn.level().0 as usize;
+        self.merge_notify_into(level as u32);
         settings.release(level + 1);
         self.mark_chars.truncate(level);
         Ok(())
@@ -644,22 +678,34 @@ impl TxnBlock {
         // transaction.
         self.deferred.clear();
         self.constraints_deferred = None;
+        let notifies = std::mem::take(&mut self.notifies);
+        let listens = std::mem::take(&mut self.listens);
         if let Some(mut t) = self.txn.take() {
             if commit {
                 // synchronous_commit = off acknowledges before the WAL flush
                 // (on, local, remote_*: wait for the local flush).
                 t.set_synchronous_commit(settings.view().synchronous_commit);
-                match t.try_commit() {
-                    Ok(csn) => {
-                        self.catalog.after_commit(&self.store);
-                        if csn.is_some() {
-                            self.wait_for_replicas(settings);
+                let notes = nestor_exec::notify::fold(&notifies);
+                // A listener too far behind refuses the NOTIFY, as
+                // PostgreSQL's full queue does, before anything commits.
+                if let Err(e) = self.db.sessions.check_notify_room(&notes) {
+                    t.rollback();
+                    settings.rollback_txn();
+                    result = Err(e);
+                } else {
+                    match t.try_commit() {
+                        Ok(csn) => {
+                            self.deliver(&listens, &notes);
+                            self.catalog.after_commit(&self.store);
+                            if csn.is_some() {
+                                self.wait_for_replicas(settings);
+                            }
+                            settings.commit_txn();
                         }
-                        settings.commit_txn();
-                    }
-                    Err(e) => {
-                        settings.rollback_txn();
-                        result = Err(e.into());
+                        Err(e) => {
+                            settings.rollback_txn();
+                            result = Err(e.into());
+                        }
                     }
                 }
             } else {
@@ -673,6 +719,20 @@ impl TxnBlock {
         self.mirror(settings);
         self.check();
         result
+    }
+}
+
+impl TxnBlock {
+    /// After a commit: its LISTEN/UNLISTENs take effect, then its
+    /// notifications go to the listeners (this session included).
+    fn deliver(&self, listens: &[(u32, nestor_exec::ListenOp)], notes: &[(String, String)]) {
+        if !listens.is_empty() {
+            if let Some(me) = self.db.sessions.get(self.session) {
+                let ops: Vec<_> = listens.iter().map(|(_, op)| op.clone()).collect();
+                self.db.sessions.apply_listen(&me, &ops);
+            }
+        }
+        self.db.sessions.deliver(self.session, notes);
     }
 }
 

@@ -143,17 +143,63 @@ pub(crate) fn execute(
             Ok(())
         }
         NodeEnum::ConstraintsSetStmt(c) => set_constraints(s, c, rows),
-        // LISTEN is refused (0A000), so no session listens on any channel
-        // and UNLISTEN, of one channel or all, has nothing to remove
-        // (connection pools send UNLISTEN * when they reset a connection).
-        NodeEnum::UnlistenStmt(_) => {
-            tag(rows, "UNLISTEN");
+        NodeEnum::ListenStmt(l) => listen(
+            s,
+            nestor_exec::ListenOp::Listen(l.conditionname.clone()),
+            "LISTEN",
+            rows,
+        ),
+        NodeEnum::UnlistenStmt(u) => {
+            let op = if u.conditionname.is_empty() {
+                nestor_exec::ListenOp::UnlistenAll
+            } else {
+                nestor_exec::ListenOp::Unlisten(u.conditionname.clone())
+            };
+            listen(s, op, "UNLISTEN", rows)
+        }
+        NodeEnum::NotifyStmt(n) => {
+            if s.engine.replication.in_recovery() {
+                return Err(during_recovery("NOTIFY"));
+            }
+            nestor_exec::notify::check_notify(&n.conditionname, &n.payload)?;
+            let level = s.block.level();
+            s.block.notifies.push(nestor_exec::PendingNotify {
+                level,
+                channel: n.conditionname.clone(),
+                payload: n.payload.clone(),
+            });
+            tag(rows, "NOTIFY");
             Ok(())
         }
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),
     }
+}
+
+/// LISTEN / UNLISTEN: takes effect when the transaction commits
+/// (nestor_exec::notify).
+fn listen(
+    s: &mut Session,
+    op: nestor_exec::ListenOp,
+    what: &'static str,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if s.engine.replication.in_recovery() {
+        return Err(during_recovery(what));
+    }
+    let level = s.block.level();
+    s.block.listens.push((level, op));
+    tag(rows, what);
+    Ok(())
+}
+
+/// PostgreSQL's refusal of LISTEN/NOTIFY on a hot standby.
+fn during_recovery(what: &str) -> DbError {
+    DbError::new(
+        SqlState::ReadOnlySqlTransaction,
+        format!("cannot execute {what} during recovery"),
+    )
 }
 
 /// SET CONSTRAINTS ALL { DEFERRED | IMMEDIATE }: whether the transaction's
