@@ -298,6 +298,16 @@ fn load(a: &AtomicU64) -> usize {
     usize::try_from(a.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
 }
 
+/// LISTEN/NOTIFY: a payload must be shorter than this (PostgreSQL's
+/// 8000-byte rule; 22023 past it).
+pub const NOTIFY_PAYLOAD_BYTES_MAX: usize = 7999;
+/// Notifications waiting for one listening session; a NOTIFY whose
+/// listener is this far behind fails at commit with 54000 (PostgreSQL's
+/// "too many notifications in the NOTIFY queue").
+pub const NOTIFY_QUEUE_MAX: usize = 100_000;
+/// A channel name is an identifier (NAMEDATALEN - 1 bytes).
+pub const NOTIFY_CHANNEL_BYTES_MAX: usize = 63;
+
 /// The configured SAVEPOINT_DEPTH_MAX.
 pub fn savepoint_depth_max() -> usize {
     load(&SAVEPOINT_DEPTH)

@@ -28,12 +28,9 @@
 
 use nestor_common::{DbError, SessionId, SqlState};
 
-/// A payload must be shorter than this (PostgreSQL: 8000 bytes).
-pub const NOTIFY_PAYLOAD_BYTES_MAX: usize = 7999;
-/// Notifications waiting for one listening session.
-pub const NOTIFY_QUEUE_MAX: usize = 100_000;
-/// Channel names are identifiers (NAMEDATALEN - 1 bytes).
-pub const NOTIFY_CHANNEL_BYTES_MAX: usize = 63;
+pub use nestor_common::limits::{
+    NOTIFY_CHANNEL_BYTES_MAX, NOTIFY_PAYLOAD_BYTES_MAX, NOTIFY_QUEUE_MAX,
+};
 
 /// One delivered notification.
 #[derive(Clone, Debug, PartialEq, Eq)]
