@@ -24,12 +24,13 @@
 //! What refers to names elsewhere and is not rewritten: function bodies
 //! (as in PostgreSQL, they are text there too) and column defaults naming
 //! a sequence (`nextval('t_id_seq')` keeps the sequence's name, which a
-//! table rename does not change, as in PostgreSQL). Renaming sequences,
-//! functions, schemas and other objects is 0A000.
+//! table rename does not change, as in PostgreSQL; ALTER SEQUENCE ...
+//! RENAME rewrites those defaults). Renaming functions, schemas and other
+//! objects is 0A000.
 
 use std::sync::Arc;
 
-use nestor_catalog::{Change, Relation, Sequence, TableDef};
+use nestor_catalog::{Change, Relation, Sequence, TableDef, ViewDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, ObjectType};
 use nestor_plan::bind::relname;
@@ -47,6 +48,10 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
         ObjectType::ObjectView => "ALTER VIEW",
         _ => "ALTER TABLE",
     };
+    let tag = match kind {
+        ObjectType::ObjectSequence => "ALTER SEQUENCE",
+        _ => tag,
+    };
     let supported = matches!(
         kind,
         ObjectType::ObjectTable
@@ -54,6 +59,8 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             | ObjectType::ObjectColumn
             | ObjectType::ObjectTabconstraint
             | ObjectType::ObjectTrigger
+            | ObjectType::ObjectView
+            | ObjectType::ObjectSequence
     );
     if !supported {
         return Err(DbError::unsupported(format!(
@@ -90,8 +97,26 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
         (ObjectType::ObjectTrigger, Relation::Table(def)) => {
             rename_trigger(ctx, &def, &rs.subname, &rs.newname)?
         }
-        (_, Relation::Sequence(_)) => {
-            return Err(DbError::unsupported("ALTER SEQUENCE ... RENAME"));
+        (ObjectType::ObjectTable | ObjectType::ObjectSequence, Relation::Sequence(seq)) => {
+            rename_sequence(ctx, &seq, &rs.newname)?
+        }
+        (ObjectType::ObjectTable | ObjectType::ObjectView, Relation::View(v)) => {
+            rename_view(ctx, &v, &rs.newname)?
+        }
+        (ObjectType::ObjectColumn, Relation::View(v)) => {
+            rename_view_column(ctx, &v, &rs.subname, &rs.newname)?
+        }
+        (ObjectType::ObjectSequence, _) => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{name}\" is not a sequence"),
+            ))
+        }
+        (ObjectType::ObjectView, _) => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("\"{name}\" is not a view"),
+            ))
         }
         _ => {
             return Err(DbError::new(
@@ -182,6 +207,94 @@ fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result
     update_owned_sequences(ctx, &from, |o| o.0 = to.to_string())?;
     super::view::rename_in_views(ctx, def.oid, &from, to)?;
     super::view::revalidate_views_on(ctx, def.oid, &format!("table {from}"))
+}
+
+/// ALTER SEQUENCE ... RENAME TO: column defaults name a sequence as text
+/// (`nextval('s'::regclass)`), so the defaults that call this one, and
+/// the owning table's list of its sequences, follow.
+fn rename_sequence(ctx: &mut StatementCtx, seq: &Arc<Sequence>, to: &str) -> Result<(), DbError> {
+    if ctx.catalog.name_taken_in(to, seq.temporary) {
+        return Err(relation_exists(to));
+    }
+    let from = seq.name.clone();
+    let mut new = seq.with_owner(seq.owned_by.clone());
+    new.name = to.to_string();
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::DropSequence(from.clone()))?;
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(new)))?;
+    let old_call = format!("nextval('{from}'::regclass)");
+    let new_call = format!("nextval('{to}'::regclass)");
+    for t in ctx.catalog.tables() {
+        let uses = t
+            .columns
+            .iter()
+            .any(|c| c.default.as_deref().is_some_and(|d| d.contains(&old_call)));
+        if !uses && !t.owned_sequences.contains(&from) {
+            continue;
+        }
+        let mut def = (*t).clone();
+        for c in &mut def.columns {
+            if let Some(d) = &c.default {
+                c.default = Some(d.replace(&old_call, &new_call));
+            }
+        }
+        for s in def.owned_sequences.iter_mut().filter(|s| **s == from) {
+            *s = to.to_string();
+        }
+        put(ctx, def)?;
+    }
+    super::view::rename_in_views(ctx, seq.oid, &from, to)?;
+    super::view::revalidate_views_on(ctx, seq.oid, &format!("sequence {from}"))
+}
+
+/// ALTER VIEW ... RENAME TO: the views that read it have its name in
+/// their text, which follows.
+fn rename_view(ctx: &mut StatementCtx, v: &Arc<ViewDef>, to: &str) -> Result<(), DbError> {
+    if ctx.catalog.name_taken_in(to, false) {
+        return Err(relation_exists(to));
+    }
+    let from = v.name.clone();
+    let mut new = (**v).clone();
+    new.name = to.to_string();
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::DropView(from.clone()))?;
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(new)))?;
+    super::view::rename_in_views(ctx, v.oid, &from, to)?;
+    super::view::revalidate_views_on(ctx, v.oid, &format!("view {from}"))
+}
+
+/// ALTER VIEW ... RENAME COLUMN (PostgreSQL 13+): the view's column name,
+/// and the views that read it.
+fn rename_view_column(
+    ctx: &mut StatementCtx,
+    v: &Arc<ViewDef>,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    let pos = v
+        .columns
+        .iter()
+        .position(|(c, _)| c == from)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedColumn,
+                format!("column \"{from}\" does not exist"),
+            )
+        })?;
+    if v.columns.iter().any(|(c, _)| c == to) {
+        return Err(DbError::new(
+            SqlState::DuplicateColumn,
+            format!("column \"{to}\" of relation \"{}\" already exists", v.name),
+        ));
+    }
+    let mut new = (**v).clone();
+    new.columns[pos].0 = to.to_string();
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(new)))?;
+    super::view::rename_in_views(ctx, v.oid, from, to)?;
+    super::view::revalidate_views_on(ctx, v.oid, &format!("view {}", v.name))
 }
 
 fn rename_index(
