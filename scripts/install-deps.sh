@@ -6,6 +6,7 @@
 #   libclang-dev clang      pg_query's build (bindgen) needs libclang
 #   make                    jemalloc's build (tikv-jemalloc-sys runs its configure/make)
 #   postgresql-client-15    psql
+#   openssl                 certificates for the TLS tests (crates/server/tests/tls.rs)
 #   postgresql-15           the reference server for comparisons; on Debian 12
 #                           it also ships pgbench (in PostgreSQL's bindir,
 #                           `pg_config --bindir`, wrapped by /usr/bin/pgbench
@@ -41,7 +42,7 @@ django_ok() { python3 -c 'import django, sys; sys.exit(django.VERSION[:2] != (5,
 if $build_only; then
     want=(libclang-dev clang make)
 else
-    want=(libclang-dev clang make postgresql-client-15 postgresql-15)
+    want=(libclang-dev clang make postgresql-client-15 postgresql-15 openssl)
     command -v java >/dev/null 2>&1 || want+=(default-jdk-headless)
     command -v mvn >/dev/null 2>&1 || want+=(maven)
     command -v node >/dev/null 2>&1 || want+=(nodejs)

@@ -6,9 +6,14 @@
 //! in the memory budget's "sessions" category, brought up to date when a
 //! connection changes hands (to a session thread and back) and when it
 //! closes, not per message.
+//!
+//! With TLS (tls.rs) the TLS session sits beside the socket and the
+//! buffers hold plaintext; a plain connection pays a `None` check per read
+//! or write, not per message.
 
 use std::io;
 use std::os::fd::AsRawFd;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
@@ -21,6 +26,7 @@ use nestor_common::limits::{CLOSE_DRAIN_BYTES_MAX, READ_RESERVE_BYTES_MAX};
 
 use crate::codec;
 use crate::sock::Sock;
+use crate::tls::TlsConn;
 
 /// Smallest read; grows toward the size of a pending large message.
 const READ_CHUNK_BYTES: usize = 8 * 1024;
@@ -69,6 +75,8 @@ pub struct Io {
     pub wbuf: BytesMut,
     /// The buffers' capacity as counted in the memory budget.
     accounted: Counted,
+    /// `Some` once the client negotiated TLS (tls.rs).
+    tls: Option<Box<TlsConn>>,
 }
 
 /// Bytes of a connection's buffers counted in the memory budget's
@@ -103,12 +111,30 @@ impl Io {
             rbuf: BytesMut::new(),
             wbuf: BytesMut::new(),
             accounted: Counted::default(),
+            tls: None,
         }
+    }
+
+    /// Whether the connection is encrypted.
+    pub(crate) fn is_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+
+    /// Run the TLS handshake (after the 'S' answer to an SSLRequest); from
+    /// then on the buffers hold plaintext.
+    pub(crate) async fn start_tls(&mut self, config: Arc<rustls::ServerConfig>) -> io::Result<()> {
+        let tls = TlsConn::accept(&self.stream, config).await?;
+        tracing::debug!("TLS established: {}", tls.describe());
+        self.tls = Some(Box::new(tls));
+        Ok(())
     }
 
     /// Read more bytes into `rbuf`. Returns 0 at EOF. Cancel-safe: bytes
     /// read are in `rbuf` before any await can be abandoned.
     pub async fn fill(&mut self) -> io::Result<usize> {
+        if let Some(tls) = &mut self.tls {
+            return tls.fill(&self.stream, &mut self.rbuf).await;
+        }
         loop {
             self.stream.readable().await?;
             let want = read_want(&self.rbuf);
@@ -123,7 +149,10 @@ impl Io {
 
     pub async fn flush(&mut self) -> io::Result<()> {
         if !self.wbuf.is_empty() {
-            self.stream.write_all(&self.wbuf).await?;
+            match &mut self.tls {
+                None => self.stream.write_all(&self.wbuf).await?,
+                Some(tls) => tls.write_all(&self.stream, &self.wbuf).await?,
+            }
         }
         written(&mut self.wbuf);
         Ok(())
@@ -155,6 +184,11 @@ impl Io {
         if self.flush().await.is_err() {
             return;
         }
+        if let Some(tls) = &mut self.tls {
+            if tls.close_notify(&self.stream).await.is_err() {
+                return;
+            }
+        }
         let _ = self.stream.shutdown().await;
         let mut sink = [0u8; 4096];
         let mut left = CLOSE_DRAIN_BYTES_MAX;
@@ -178,12 +212,20 @@ impl Io {
             rbuf: self.rbuf,
             wbuf: self.wbuf,
             accounted: self.accounted,
+            tls: self.tls,
         })
     }
 
     /// Hand the socket to a thread of its own for good (a walsender):
-    /// blocking mode, and the bytes already read.
+    /// blocking mode, and the bytes already read. Not over TLS (startup.rs
+    /// refuses such a replication connection first).
     pub(crate) fn into_std(mut self) -> io::Result<(std::net::TcpStream, Vec<u8>)> {
+        if self.tls.is_some() {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "replication over TLS is not supported",
+            ));
+        }
         self.accounted.update(&self.rbuf, &self.wbuf);
         let stream = self.stream.into_std()?;
         stream.set_nonblocking(false)?;
@@ -198,6 +240,7 @@ impl Io {
             rbuf: b.rbuf,
             wbuf: b.wbuf,
             accounted: b.accounted,
+            tls: b.tls,
         })
     }
 
@@ -219,6 +262,7 @@ pub(crate) struct BlockingIo {
     pub rbuf: BytesMut,
     wbuf: BytesMut,
     accounted: Counted,
+    tls: Option<Box<TlsConn>>,
 }
 
 impl BlockingIo {
@@ -229,6 +273,9 @@ impl BlockingIo {
     /// Wait up to `timeout` for input. Ok(None): none came; Ok(Some(0)):
     /// end of file.
     pub(crate) fn fill_within(&mut self, timeout: Duration) -> io::Result<Option<usize>> {
+        if let Some(tls) = &mut self.tls {
+            return tls.fill_within(&self.stream, &mut self.rbuf, timeout);
+        }
         let want = read_want(&self.rbuf);
         self.sock().read_within(&mut self.rbuf, want, timeout)
     }
@@ -237,7 +284,10 @@ impl BlockingIo {
     /// `give_up` says so.
     pub(crate) fn flush(&mut self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
         if !self.wbuf.is_empty() {
-            self.sock().write_all(&self.wbuf, give_up)?;
+            match &mut self.tls {
+                None => self.sock().write_all(&self.wbuf, give_up)?,
+                Some(tls) => tls.write_all_blocking(&self.stream, &self.wbuf, give_up)?,
+            }
         }
         written(&mut self.wbuf);
         Ok(())

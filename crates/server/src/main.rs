@@ -2,7 +2,7 @@
 //! data directory, the engine and the tokio runtime, then hands over to
 //! `server::run`. Wire protocol: `conn.rs` (message loop), `startup.rs`
 //! (startup and authentication), `codec.rs` (bytes <-> messages),
-//! `scram.rs` (SCRAM-SHA-256).
+//! `scram.rs` (SCRAM-SHA-256), `tls.rs` (TLS with rustls).
 
 #![deny(unsafe_code)]
 
@@ -15,6 +15,7 @@ mod server;
 mod shared;
 mod sock;
 mod startup;
+mod tls;
 mod walreceiver;
 mod walsender;
 
@@ -111,6 +112,19 @@ struct Cli {
     /// (what `pg_ctl promote` does; SELECT pg_promote() does the same).
     #[arg(long)]
     promote: bool,
+    /// Server certificate (PEM; the certificate first, then any
+    /// intermediates): with --tls-key, clients may use TLS (sslmode=require
+    /// and up), as with PostgreSQL's ssl=on and ssl_cert_file.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM: PKCS#8, PKCS#1 RSA or SEC1 EC),
+    /// as PostgreSQL's ssl_key_file.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Refuse connections that do not use TLS (FATAL 28000, as a pg_hba
+    /// of `hostssl` lines only does). Needs --tls-cert and --tls-key.
+    #[arg(long, requires = "tls_cert")]
+    tls_required: bool,
     /// Memory the server may use (e.g. 256MB, 8GB): past it, writes fail
     /// with 53200 out of memory (reads go on). Default: 80 % of the
     /// machine's memory or of the cgroup's limit, whichever is smaller.
@@ -189,6 +203,11 @@ fn serve(cli: Cli) -> Result<(), String> {
         return promote(&cli.data_dir);
     }
     let replica = replica_config(&cli)?;
+    // Before anything is created: a bad file is the operator's to fix.
+    let tls = match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::load_config(cert, key)?),
+        _ => None,
+    };
     if cli.superuser_reserved_connections >= cli.max_connections {
         return Err(format!(
             "superuser_reserved_connections ({}) must be less than max_connections ({})",
@@ -272,7 +291,10 @@ fn serve(cli: Cli) -> Result<(), String> {
         .as_deref()
         .filter(|p| !p.is_empty())
         .map(scram::Verifier::new);
-    let shared = Arc::new(shared::Shared::new(engine, verifier, cli.max_connections));
+    let tls_on = tls.is_some();
+    let shared = Arc::new(
+        shared::Shared::new(engine, verifier, cli.max_connections).with_tls(tls, cli.tls_required),
+    );
 
     // Every session may be blocked in `Session::handle` at once (lock waits
     // on one another): the blocking pool must never be the bottleneck, or a
@@ -291,6 +313,16 @@ fn serve(cli: Cli) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {}:{}: {e}", cli.listen, cli.port))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        if tls_on {
+            tracing::info!(
+                "TLS enabled{}",
+                if cli.tls_required {
+                    " and required"
+                } else {
+                    ""
+                }
+            );
+        }
         tracing::info!("listening on {addr}");
         server::run(listener, shared, signals).await;
         Ok(())

@@ -1,5 +1,6 @@
 //! State shared by all connections: the engine, the authentication
-//! verifier, the socket count and the backend pid counter.
+//! verifier, the TLS configuration, the socket count and the backend pid
+//! counter.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -17,6 +18,10 @@ pub struct Shared {
     pub engine: Arc<Engine>,
     /// `Some`: SCRAM-SHA-256 authentication; `None`: trust.
     pub verifier: Option<scram::Verifier>,
+    /// `Some`: an SSLRequest is answered 'S' (tls.rs); `None`: 'N'.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// Refuse startup packets that did not come over TLS (`--tls-required`).
+    pub tls_required: bool,
     pub sockets_max: usize,
     pub(crate) sockets: AtomicUsize,
     pid: AtomicU32,
@@ -31,10 +36,19 @@ impl Shared {
         Shared {
             engine,
             verifier,
+            tls: None,
+            tls_required: false,
             sockets_max: max_connections.saturating_add(SOCKETS_RESERVE),
             sockets: AtomicUsize::new(0),
             pid: AtomicU32::new(0),
         }
+    }
+
+    /// Offer TLS with `config`; with `required`, only over TLS.
+    pub fn with_tls(mut self, config: Option<Arc<rustls::ServerConfig>>, required: bool) -> Shared {
+        self.tls = config;
+        self.tls_required = required;
+        self
     }
 
     /// A fresh backend "pid" (positive i32, as clients expect).

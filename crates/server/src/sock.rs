@@ -111,13 +111,25 @@ impl Sock {
             let e = io::Error::last_os_error();
             match e.kind() {
                 io::ErrorKind::Interrupted => {}
-                io::ErrorKind::WouldBlock => {
-                    if !self.wait(libc::POLLOUT, WRITE_POLL_SLICE_MS)? && give_up() {
-                        return Err(io::ErrorKind::TimedOut.into());
-                    }
-                }
+                io::ErrorKind::WouldBlock => self.wait_writable(give_up)?,
                 _ => return Err(e),
             }
+        }
+        Ok(())
+    }
+
+    /// Wait up to `timeout` for input (tls.rs reads through rustls).
+    /// Ok(false) on timeout.
+    pub(crate) fn wait_readable(self, timeout: Duration) -> io::Result<bool> {
+        let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+        self.wait(libc::POLLIN, ms)
+    }
+
+    /// Wait for room to write, up to `WRITE_POLL_SLICE_MS`; Err(TimedOut)
+    /// when there is none and `give_up` says so.
+    pub(crate) fn wait_writable(self, give_up: &dyn Fn() -> bool) -> io::Result<()> {
+        if !self.wait(libc::POLLOUT, WRITE_POLL_SLICE_MS)? && give_up() {
+            return Err(io::ErrorKind::TimedOut.into());
         }
         Ok(())
     }

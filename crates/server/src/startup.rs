@@ -4,8 +4,12 @@
 //! Design: a straight-line async function per connection, mirroring
 //! PostgreSQL's ProcessStartupPacket + ClientAuthentication:
 //!
-//! 1. Packets without a type byte: SSLRequest / GSSENCRequest get 'N' (we
-//!    speak plaintext only) and the client continues; a CancelRequest is
+//! 1. Packets without a type byte: SSLRequest gets 'S' and the TLS
+//!    handshake when the server has a certificate (tls.rs), else 'N';
+//!    GSSENCRequest always gets 'N'; the client continues (in TLS after
+//!    'S', where another SSL/GSS request is a protocol violation); with
+//!    `--tls-required` a startup packet in plaintext gets PostgreSQL's
+//!    pg_hba FATAL 28000 "... no encryption"; a CancelRequest is
 //!    forwarded to `Engine::cancel_request` and the connection closed with no
 //!    reply; a StartupMessage must be protocol 3.x (3.1+ is negotiated down to
 //!    3.0 with NegotiateProtocolVersion, other majors get FATAL 0A000).
@@ -97,6 +101,9 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
         )));
     }
     let (ident, unrecognized) = identify(params)?;
+    if shared.tls_required && !io.is_tls() {
+        return Err(Some(no_encryption(&ident, peer)));
+    }
     if minor > 0 || !unrecognized.is_empty() {
         send(
             io,
@@ -143,6 +150,12 @@ async fn start_walsender(
     ident: Identity,
     peer: SocketAddr,
 ) -> Step<Started> {
+    if io.is_tls() {
+        return Err(Some(fatal(
+            SqlState::FeatureNotSupported,
+            "replication connections over SSL are not supported",
+        )));
+    }
     if !shared.engine.sessions.is_superuser(&ident.user) {
         return Err(Some(fatal(
             SqlState::InsufficientPrivilege,
@@ -180,7 +193,25 @@ async fn start_walsender(
     }))
 }
 
-/// Answer SSL/GSS encryption requests ("N": not supported, once each) and
+/// PostgreSQL's refusal when only `hostssl` lines would match (pg_hba).
+fn no_encryption(ident: &Identity, peer: SocketAddr) -> DbError {
+    let host = peer.ip();
+    let message = if ident.replication {
+        format!(
+            "no pg_hba.conf entry for replication connection from host \"{host}\", user \"{}\", no encryption",
+            ident.user
+        )
+    } else {
+        format!(
+            "no pg_hba.conf entry for host \"{host}\", user \"{}\", database \"{}\", no encryption",
+            ident.user, ident.database
+        )
+    };
+    fatal(SqlState::InvalidAuthorizationSpecification, message)
+}
+
+/// Answer SSL/GSS encryption requests (once each: 'S' and the TLS
+/// handshake for SSL when the server has a certificate, else 'N') and
 /// cancel requests until the startup message arrives; its version and
 /// parameters.
 async fn negotiate(io: &mut Io, shared: &Arc<Shared>) -> Step<(u16, u16, Vec<(String, String)>)> {
@@ -188,7 +219,28 @@ async fn negotiate(io: &mut Io, shared: &Arc<Shared>) -> Step<(u16, u16, Vec<(St
     let mut gss_done = false;
     loop {
         match read_startup_packet(io).await? {
-            StartupPacket::SslRequest if !ssl_done => ssl_done = true,
+            StartupPacket::SslRequest if !ssl_done => {
+                ssl_done = true;
+                if let Some(config) = &shared.tls {
+                    // Bytes after the SSLRequest would be plaintext the
+                    // client did not mean to be read as such (PostgreSQL's
+                    // CVE-2021-23214 check).
+                    if !io.rbuf.is_empty() {
+                        return Err(Some(codec::protocol_violation(
+                            "received unencrypted data after SSL request",
+                        )));
+                    }
+                    io.wbuf.extend_from_slice(b"S");
+                    flush(io).await?;
+                    if let Err(e) = io.start_tls(config.clone()).await {
+                        tracing::debug!("TLS handshake failed: {e}");
+                        return Err(None);
+                    }
+                    // As PostgreSQL: no further negotiation inside TLS.
+                    gss_done = true;
+                    continue;
+                }
+            }
             StartupPacket::GssEncRequest if !gss_done => gss_done = true,
             StartupPacket::SslRequest | StartupPacket::GssEncRequest => {
                 return Err(Some(codec::protocol_violation(
