@@ -286,6 +286,15 @@ pub(super) fn expand_star(
             continue;
         }
         any = true;
+        // The left copy of a RIGHT or FULL join's USING column stands for
+        // the merged column in `*` (see select::from).
+        let merged_here = |m: &ScopeCol| {
+            c.merged && m.name == c.name && !m.merged && rel.is_none_or(|r| m.rel == r)
+        };
+        let (i, c) = match scope.cols[i + 1..].iter().position(merged_here) {
+            Some(p) => (i + 1 + p, &scope.cols[i + 1 + p]),
+            None => (i, c),
+        };
         out.push(Target {
             expr: Expr::Col(i),
             col: OutCol {
@@ -400,6 +409,7 @@ fn simple_name(n: &Node) -> String {
             .into()
         }
         Some(NodeEnum::AArrayExpr(_)) => "array".into(),
+        Some(NodeEnum::GroupingFunc(_)) => "grouping".into(),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
                 return "exists".into();

@@ -1,0 +1,48 @@
+-- RIGHT and FULL joins; LATERAL subqueries in FROM.
+\set VERBOSITY verbose
+CREATE TABLE l (id int, lv text);
+CREATE TABLE r (id int, rv text);
+INSERT INTO l VALUES (1, 'l1'), (2, 'l2'), (3, 'l3'), (NULL, 'lnull');
+INSERT INTO r VALUES (2, 'r2'), (3, 'r3'), (3, 'r3b'), (4, 'r4'), (NULL, 'rnull');
+SELECT l.id, lv, r.id, rv FROM l RIGHT JOIN r ON l.id = r.id ORDER BY r.id, rv;
+SELECT l.id, lv, r.id, rv FROM l FULL JOIN r ON l.id = r.id ORDER BY l.id, r.id, lv, rv;
+SELECT * FROM l RIGHT OUTER JOIN r USING (id) ORDER BY id, rv;
+SELECT * FROM l FULL OUTER JOIN r USING (id) ORDER BY id, lv, rv;
+SELECT id, l.id AS lid, r.id AS rid FROM l FULL JOIN r USING (id) ORDER BY id, lid, rid;
+SELECT id, count(*) FROM l FULL JOIN r USING (id) GROUP BY id ORDER BY id;
+SELECT l.id, r.id FROM l FULL JOIN r ON l.id = r.id WHERE l.id IS NULL ORDER BY r.id;
+SELECT l.id, r.id FROM l FULL JOIN r ON l.id = r.id AND r.rv <> 'r3' ORDER BY l.id, r.id;
+SELECT l.id, r.id, rv FROM l RIGHT JOIN r ON l.id = r.id AND l.lv = 'l3' WHERE r.id > 1 ORDER BY r.id, rv;
+SELECT l.id, r.id FROM l FULL JOIN r ON false ORDER BY l.id, r.id;
+SELECT count(*) FROM l FULL JOIN r ON true;
+CREATE TABLE m (id int, mv text);
+INSERT INTO m VALUES (1, 'm1'), (4, 'm4'), (5, 'm5');
+SELECT l.id, r.id, m.id FROM l FULL JOIN r ON l.id = r.id FULL JOIN m ON m.id = coalesce(l.id, r.id) ORDER BY 1, 2, 3;
+SELECT l.id, r.id, m.id FROM l LEFT JOIN (r RIGHT JOIN m ON r.id = m.id) ON l.id = m.id ORDER BY 1, 2, 3;
+SELECT id, lv, rv, mv FROM l FULL JOIN r USING (id) FULL JOIN m USING (id) ORDER BY id, lv, rv, mv;
+SELECT * FROM (SELECT 1 AS a) x RIGHT JOIN (VALUES (1), (2)) v(a) ON x.a = v.a ORDER BY v.a;
+SELECT * FROM l FULL JOIN r ON l.id < r.id AND l.lv < r.rv ORDER BY 1, 3, 4;
+-- LATERAL
+SELECT l.id, s.c FROM l, LATERAL (SELECT count(*) AS c FROM r WHERE r.id = l.id) s ORDER BY l.id;
+SELECT l.id, s.rv FROM l CROSS JOIN LATERAL (SELECT rv FROM r WHERE r.id >= l.id ORDER BY rv LIMIT 2) s ORDER BY l.id, s.rv;
+SELECT l.id, s.rv FROM l JOIN LATERAL (SELECT rv FROM r WHERE r.id = l.id) s ON true ORDER BY l.id, s.rv;
+SELECT l.id, s.rv FROM l LEFT JOIN LATERAL (SELECT rv FROM r WHERE r.id = l.id) s ON true ORDER BY l.id, s.rv;
+SELECT l.id, s.rv FROM l LEFT JOIN LATERAL (SELECT rv FROM r WHERE r.id = l.id) s ON s.rv <> 'r3' ORDER BY l.id, s.rv;
+SELECT l.id, s.x FROM l, LATERAL (SELECT l.id * 10 AS x UNION ALL SELECT l.id * 100) s WHERE s.x > 20 ORDER BY l.id, s.x;
+SELECT l.id, s.n, t.m FROM l, LATERAL (SELECT l.id + 1 AS n) s, LATERAL (SELECT s.n * 2 AS m) t ORDER BY l.id;
+SELECT * FROM l, LATERAL (SELECT * FROM r WHERE r.id = l.id) s WHERE l.id > 2 ORDER BY s.rv;
+SELECT l.id, (SELECT max(x) FROM (SELECT s.v + l.id AS x) y) FROM l, LATERAL (SELECT 1 AS v) s ORDER BY 1;
+SELECT * FROM LATERAL (SELECT 1 AS one) s;
+SELECT l.id, s.* FROM l, LATERAL generate_series(1, l.id) s ORDER BY 1, 2;
+SELECT * FROM l FULL JOIN LATERAL (SELECT l.id) s ON true;
+SELECT * FROM l RIGHT JOIN LATERAL (SELECT l.id) s ON true;
+SELECT * FROM l, (SELECT l.id) s;
+SELECT * FROM LATERAL (SELECT l.id) s, l;
+SELECT j.id, j.lv, j.rv FROM (l FULL JOIN r USING (id)) j ORDER BY 1, 2, 3;
+SELECT j.* FROM (l RIGHT JOIN r USING (id)) j ORDER BY 1, 3;
+SELECT * FROM (l JOIN r USING (id)) j ORDER BY 1, 3;
+SELECT l.id, s.lid FROM l LEFT JOIN r USING (id), LATERAL (SELECT l.id AS lid, r.rv) s ORDER BY 1, 2;
+SELECT x.id, s.n FROM (l FULL JOIN r USING (id)) x, LATERAL (SELECT x.id * 2 AS n) s ORDER BY 1, 2;
+SELECT l.id, s.n FROM l JOIN LATERAL (SELECT count(*) AS n FROM r WHERE r.id < l.id) s ON s.n > 0 ORDER BY 1;
+SELECT (SELECT string_agg(s.v, ',' ORDER BY s.v) FROM r, LATERAL (SELECT r.rv || l.lv AS v) s WHERE r.id = l.id) FROM l ORDER BY l.id;
+SELECT * FROM l, r JOIN LATERAL (SELECT r.rv) s ON true WHERE l.id = r.id ORDER BY 1, 4;
