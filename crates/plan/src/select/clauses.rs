@@ -158,8 +158,15 @@ pub(super) fn lock_targets(
         ));
     }
     let mut named: Vec<String> = Vec::new();
+    let mut strength = "FOR UPDATE";
     for l in &sel.locking_clause {
         if let NodeEnum::LockingClause(lc) = node(l)? {
+            strength = match pb::LockClauseStrength::try_from(lc.strength) {
+                Ok(pb::LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
+                Ok(pb::LockClauseStrength::LcsForshare) => "FOR SHARE",
+                Ok(pb::LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
+                _ => "FOR UPDATE",
+            };
             for r in &lc.locked_rels {
                 if let NodeEnum::RangeVar(rv) = node(r)? {
                     named.push(rv.relname.clone());
@@ -168,22 +175,34 @@ pub(super) fn lock_targets(
         }
     }
     let mut out = Vec::new();
-    let mut stack: Vec<&From> = tree.into_iter().collect();
-    while let Some(f) = stack.pop() {
+    // Each item with whether an outer join NULL-extends it.
+    let mut stack: Vec<(&From, bool)> = tree.into_iter().map(|t| (t, false)).collect();
+    while let Some((f, nullable)) = stack.pop() {
         match f {
             From::Table {
                 table,
                 alias,
                 offset,
             } if named.is_empty() || named.contains(alias) => {
+                if nullable {
+                    return Err(DbError::new(
+                        SqlState::FeatureNotSupported,
+                        format!(
+                            "{strength} cannot be applied to the nullable side of an outer join"
+                        ),
+                    ));
+                }
                 out.push(LockTarget {
                     table: table.clone(),
                     offset: *offset,
                 });
             }
-            From::Join { left, right, .. } => {
-                stack.push(left);
-                stack.push(right);
+            From::Join {
+                kind, left, right, ..
+            } => {
+                let full = *kind == JoinKind::Full;
+                stack.push((left, nullable || full || *kind == JoinKind::Right));
+                stack.push((right, nullable || full || *kind == JoinKind::Left));
             }
             _ => {}
         }

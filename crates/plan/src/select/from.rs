@@ -3,7 +3,8 @@
 //! becoming a node of the logical join tree ([`From`]).
 //!
 //! Joins: INNER, LEFT, RIGHT and FULL. A join's row is its left row then
-//! its right row. JOIN USING merges each named column pair into one
+//! its right row. NATURAL is USING of the column names both sides have.
+//! JOIN USING merges each named column pair into one
 //! column, the one an unqualified name means: for INNER and LEFT joins the
 //! left copy, for RIGHT the right copy, for FULL a computed
 //! `COALESCE(left, right)` appended after the two sides (the join's
@@ -563,9 +564,6 @@ pub(super) fn plan_join(
     scope: &mut Scope,
 ) -> Result<From, DbError> {
     let kind = join_kind(j)?;
-    if j.is_natural {
-        return Err(DbError::unsupported("NATURAL JOIN"));
-    }
     let start = *offset;
     // The left side sees nothing LATERALly (the FROM items before the join
     // are not joined to it here).
@@ -588,10 +586,13 @@ pub(super) fn plan_join(
         if let Some(q) = &j.quals {
             on = conjuncts(b.bind_bool(q, "JOIN/ON")?);
         }
-        for u in &j.using_clause {
-            let Some(col) = bind::str_val(u) else {
-                continue;
-            };
+        let using: Vec<String> = if j.is_natural {
+            natural_columns(scope, start, lscope_end)
+        } else {
+            let names = j.using_clause.iter().filter_map(bind::str_val);
+            names.map(str::to_string).collect()
+        };
+        for col in &using {
             let (l, r) = using_pair(scope, col, start, lscope_end)?;
             on.push(Expr::Cmp(
                 Cmp::Eq,
@@ -619,6 +620,24 @@ pub(super) fn plan_join(
         offset: start,
         width: *offset - start,
     })
+}
+
+/// NATURAL JOIN's USING list: the names of the left side's columns that
+/// the right side has too, in the left side's order.
+fn natural_columns(scope: &Scope, start: usize, left_end: usize) -> Vec<String> {
+    let visible = |c: &&ScopeCol| !c.hidden && !c.name.is_empty();
+    let right: Vec<&str> = scope.cols[left_end..]
+        .iter()
+        .filter(visible)
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for c in scope.cols[start..left_end].iter().filter(visible) {
+        if right.contains(&c.name.as_str()) && !out.contains(&c.name) {
+            out.push(c.name.clone());
+        }
+    }
+    out
 }
 
 /// The left and right columns a USING column names: the columns an
