@@ -104,6 +104,7 @@ pub enum SqlState {
     // 54
     ProgramLimitExceeded,
     StatementTooComplex,
+    TooManyArguments,
     // 55
     ObjectInUse,
     LockNotAvailable,
@@ -229,6 +230,7 @@ impl SqlState {
             ConfigurationLimitExceeded => "53400",
             ProgramLimitExceeded => "54000",
             StatementTooComplex => "54001",
+            TooManyArguments => "54023",
             ObjectInUse => "55006",
             LockNotAvailable => "55P03",
             ObjectNotInPrerequisiteState => "55000",
@@ -603,6 +605,7 @@ mod tests {
         ConfigurationLimitExceeded => "ERRCODE_CONFIGURATION_LIMIT_EXCEEDED",
         ProgramLimitExceeded => "ERRCODE_PROGRAM_LIMIT_EXCEEDED",
         StatementTooComplex => "ERRCODE_STATEMENT_TOO_COMPLEX",
+        TooManyArguments => "ERRCODE_TOO_MANY_ARGUMENTS",
         ObjectInUse => "ERRCODE_OBJECT_IN_USE",
         LockNotAvailable => "ERRCODE_LOCK_NOT_AVAILABLE",
         ObjectNotInPrerequisiteState => "ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE",

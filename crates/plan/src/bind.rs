@@ -169,6 +169,8 @@ pub struct Binder<'e> {
     /// Set by `select::plan_query`: whether the query just planned referred
     /// to rows of enclosing queries.
     pub last_correlated: bool,
+    /// Set with it: the outermost level that query referred to.
+    pub last_outer_level: Option<usize>,
     /// Locations of the quoted literals bound so far, keyed by the address
     /// of their text: an input error converting one points at it, as
     /// PostgreSQL's coerce_type does.
@@ -337,6 +339,7 @@ impl<'e> Binder<'e> {
             recursive_refs: Vec::new(),
             identity_check: None,
             last_correlated: false,
+            last_outer_level: None,
             literal_locs: Vec::new(),
             vars: None,
         }
@@ -564,6 +567,7 @@ impl<'e> Binder<'e> {
             NodeEnum::FuncCall(f) => self.bind_func(f),
             NodeEnum::SqlvalueFunction(f) => self.bind_sqlvalue(f),
             NodeEnum::CaseExpr(c) => self.bind_case(c),
+            NodeEnum::GroupingFunc(g) => self.bind_grouping(g),
             NodeEnum::CoalesceExpr(c) => {
                 let (args, t) = self.bind_common(&c.args, "COALESCE")?;
                 Ok((Expr::Coalesce(args), t))
@@ -1004,12 +1008,26 @@ impl<'e> Binder<'e> {
                 }
                 continue;
             };
-            if hits.next().is_some() {
-                return Err(DbError::new(
-                    SqlState::AmbiguousColumn,
-                    format!("column reference \"{name}\" is ambiguous"),
-                ));
-            }
+            let (i, col) = match hits.next() {
+                None => (i, col),
+                // A join alias names both copies of a USING column and
+                // the merged one: it means the merged one.
+                Some(second) => {
+                    let mut unmerged = std::iter::once((i, col))
+                        .chain(std::iter::once(second))
+                        .chain(hits)
+                        .filter(|(_, c)| !c.merged);
+                    match (unmerged.next(), unmerged.next()) {
+                        (Some(only), None) if rel.is_some() => only,
+                        _ => {
+                            return Err(DbError::new(
+                                SqlState::AmbiguousColumn,
+                                format!("column reference \"{name}\" is ambiguous"),
+                            ))
+                        }
+                    }
+                }
+            };
             let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
             let e = if lvl == cur {
@@ -1782,6 +1800,30 @@ impl<'e> Binder<'e> {
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
         }
         self.coerce(e, t, want)
+    }
+
+    /// GROUPING(args): where aggregates may be; the planner checks the
+    /// arguments against GROUP BY (select::grouping).
+    fn bind_grouping(&mut self, g: &pb::GroupingFunc) -> Result<(Expr, DataType), DbError> {
+        if let AggCtx::NotAllowed(clause) = self.agg {
+            let e = DbError::new(
+                SqlState::GroupingError,
+                format!("grouping operations are not allowed in {clause}"),
+            );
+            return Err(err_at(e, self.text, g.location));
+        }
+        if g.args.len() > 31 {
+            let e = DbError::new(
+                SqlState::TooManyArguments,
+                "GROUPING must have fewer than 32 arguments",
+            );
+            return Err(err_at(e, self.text, g.location));
+        }
+        let mut args = Vec::with_capacity(g.args.len());
+        for a in &g.args {
+            args.push(self.bind(a)?.0);
+        }
+        Ok((Expr::Grouping(args), DataType::Int4))
     }
 
     fn bind_agg(

@@ -567,6 +567,7 @@ fn plan_modify(
                 left: Box::new(tree),
                 right: Box::new(item),
                 on: Vec::new(),
+                merged: Vec::new(),
                 offset: lo,
                 width: hi - lo,
             };

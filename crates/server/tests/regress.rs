@@ -213,4 +213,7 @@ regress!(
     information_schema,
     identity,
     deferred_constraints,
+    distinct_on,
+    joins_outer,
+    grouping_sets,
 );

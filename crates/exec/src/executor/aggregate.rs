@@ -1,5 +1,15 @@
 //! Aggregation: GROUP BY with the aggregate functions, one hash group per
 //! distinct key (groups come out in first-seen order).
+//!
+//! GROUPING SETS read their input once into memory and aggregate it once
+//! per set; each group's row is widened to all the group columns (NULL
+//! where the set lacks one) followed by the set's mask. For `GROUP BY
+//! ROLLUP (a)` over a = {1, 1, 2}, with count(*):
+//!
+//! ```text
+//!   set (a): (1, mask 0, 2), (2, mask 0, 1)
+//!   set ():  (NULL, mask 1, 3)
+//! ```
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,7 +21,7 @@ use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
-use super::{distinct_key, run, Emit, Row};
+use super::{distinct_key, emit_all, run, Emit, Row};
 use crate::context::Ev;
 use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
 
@@ -222,6 +232,75 @@ pub(super) fn run_aggregate(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    aggregate(&mut |ev, f| run(input, ev, param, f), group, aggs, ev, emit)
+}
+
+/// Where aggregation reads its rows: a function pushing them into a
+/// callback, as `run` does.
+type Source<'s> = dyn FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> + 's;
+
+/// `Plan::GroupingSets` (see the module header).
+pub(super) fn run_grouping_sets(
+    input: &Plan,
+    (group, sets): (&[Expr], &[Vec<usize>]),
+    aggs: &[AggSpec],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut held = 0;
+    let r = run(input, ev, param, &mut |ev, row| {
+        let bytes = entry_bytes(&row);
+        ev.mem.charge(bytes, "grouping sets input")?;
+        held += bytes;
+        rows.push(row);
+        Ok(true)
+    })
+    .and_then(|_| {
+        for set in sets {
+            if !aggregate_set(&rows, (group, set), aggs, ev, emit)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    });
+    ev.mem.release(held);
+    r
+}
+
+/// One grouping set's groups, widened to all group columns and the mask.
+fn aggregate_set(
+    rows: &[Row],
+    (group, set): (&[Expr], &[usize]),
+    aggs: &[AggSpec],
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let keys: Vec<Expr> = set.iter().map(|&i| group[i].clone()).collect();
+    let mask = (0..group.len())
+        .filter(|i| !set.contains(i))
+        .fold(0i64, |m, i| m | (1 << i));
+    let mut source = |ev: &mut Ev, f: &mut Emit| emit_all(rows.iter().cloned(), ev, f);
+    aggregate(&mut source, &keys, aggs, ev, &mut |ev, row| {
+        let mut out = vec![Value::Null; group.len()];
+        let mut values = row.into_iter();
+        for (&i, v) in set.iter().zip(values.by_ref()) {
+            out[i] = v;
+        }
+        out.push(Value::Int8(mask));
+        out.extend(values);
+        emit(ev, out)
+    })
+}
+
+fn aggregate(
+    source: &mut Source,
+    group: &[Expr],
+    aggs: &[AggSpec],
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
     let mut groups: HashMap<Row, usize> = HashMap::new();
     let mut order: Vec<(Row, Group)> = Vec::new();
     let new_group = || Group {
@@ -236,7 +315,7 @@ pub(super) fn run_aggregate(
     // accumulators; DISTINCT arguments and string_agg text grow it.
     let group_bytes = ENTRY_OVERHEAD_BYTES + aggs.len() * std::mem::size_of::<Acc>();
     let mut held = 0;
-    let r = run(input, ev, param, &mut |ev, row| {
+    let r = source(ev, &mut |ev, row| {
         let mut key = Vec::with_capacity(group.len());
         for g in group {
             key.push(g.eval(&row, ev)?);

@@ -84,6 +84,7 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             else_,
         } => case(operand.as_deref(), whens, else_.as_deref(), row, ev),
         Expr::Coalesce(v) => coalesce(v, row, ev),
+        Expr::Grouping(v) => grouping(v, row, ev),
         Expr::MinMax(v, greatest) => min_max(v, *greatest, row, ev),
         Expr::NullIf(a, b) => null_if(a, b, row, ev),
         Expr::InList { lhs, list, negated } => in_list(lhs, list, *negated, row, ev),
@@ -232,6 +233,26 @@ fn coalesce(v: &[Expr], row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         }
     }
     Ok(Value::Null)
+}
+
+/// GROUPING() after aggregation: `[mask, positions...]` (see
+/// nestor_plan's select::grouping); one bit per argument, the first the
+/// highest.
+fn grouping(v: &[Expr], row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let Some((mask, positions)) = v.split_first() else {
+        return Err(DbError::internal("GROUPING() without its mask"));
+    };
+    let Value::Int8(mask) = mask.eval(row, ev)? else {
+        return Err(DbError::internal("GROUPING() read outside an aggregation"));
+    };
+    let mut out = 0i32;
+    for p in positions {
+        let Value::Int4(i) = p.eval(row, ev)? else {
+            return Err(DbError::internal("GROUPING() position is not an int"));
+        };
+        out = (out << 1) | ((mask >> i) & 1) as i32;
+    }
+    Ok(Value::Int4(out))
 }
 
 /// GREATEST (`greatest`) / LEAST: NULLs are ignored.

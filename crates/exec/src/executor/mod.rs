@@ -28,6 +28,7 @@ use crate::workmem::entry_bytes;
 mod aggregate;
 pub mod eval;
 mod lock;
+mod outer;
 mod scan;
 mod setop;
 mod subquery;
@@ -143,9 +144,26 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         Plan::NestedLoop {
             left,
             right,
+            kind: kind @ (JoinKind::Right | JoinKind::Full),
+            on,
+            left_width,
+            right_width,
+        } => outer::right_or_full_join(
+            (left, *left_width),
+            (right, *right_width),
+            *kind,
+            on.as_ref(),
+            ev,
+            param,
+            emit,
+        ),
+        Plan::NestedLoop {
+            left,
+            right,
             kind,
             on,
             right_width,
+            ..
         } => nested_loop(
             left,
             right,
@@ -156,9 +174,19 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             param,
             emit,
         ),
+        Plan::LateralSubquery { plan, level, pad } => {
+            outer::lateral_subquery(plan, *level, *pad, ev, param, emit)
+        }
+        Plan::DistinctOn { input, keys } => outer::distinct_on(input, keys, ev, param, emit),
         Plan::Aggregate { input, group, aggs } => {
             aggregate::run_aggregate(input, group, aggs, ev, param, emit)
         }
+        Plan::GroupingSets {
+            input,
+            group,
+            sets,
+            aggs,
+        } => aggregate::run_grouping_sets(input, (group, sets), aggs, ev, param, emit),
         Plan::Window { input, calls } => window::run_window(input, calls, ev, param, emit),
         Plan::Sort { input, keys } => run_sort(input, keys, ev, param, emit),
         Plan::Limit {

@@ -221,6 +221,10 @@ pub enum Expr {
         else_: Option<Box<Expr>>,
     },
     Coalesce(Vec<Expr>),
+    /// GROUPING(args): bound, the grouping expressions; after aggregation
+    /// (select::grouping), the grouping-set mask then the arguments'
+    /// positions in the group columns, as int constants.
+    Grouping(Vec<Expr>),
     /// GREATEST (`true`) / LEAST.
     MinMax(Vec<Expr>, bool),
     NullIf(Box<Expr>, Box<Expr>),
@@ -269,6 +273,7 @@ impl Expr {
             Expr::And(v)
             | Expr::Or(v)
             | Expr::Coalesce(v)
+            | Expr::Grouping(v)
             | Expr::MinMax(v, _)
             | Expr::Func(_, v)
             | Expr::UserFunc(_, v) => each(v, f),
@@ -369,6 +374,7 @@ impl Expr {
             Expr::And(v) => Expr::And(rv(v, f)?),
             Expr::Or(v) => Expr::Or(rv(v, f)?),
             Expr::Coalesce(v) => Expr::Coalesce(rv(v, f)?),
+            Expr::Grouping(v) => Expr::Grouping(rv(v, f)?),
             Expr::MinMax(v, g) => Expr::MinMax(rv(v, f)?, g),
             Expr::Func(func, v) => Expr::Func(func, rv(v, f)?),
             Expr::UserFunc(func, v) => Expr::UserFunc(func, rv(v, f)?),

@@ -46,6 +46,11 @@ pub struct IndexKeys {
 pub enum JoinKind {
     Inner,
     Left,
+    /// Every right row at least once (unmatched ones NULL-extended on the
+    /// left); the right side is read once, not per left row.
+    Right,
+    /// LEFT and RIGHT at once.
+    Full,
 }
 
 #[derive(Clone, Debug)]
@@ -162,11 +167,33 @@ pub enum Plan {
         right: Box<Plan>,
         kind: JoinKind,
         on: Option<Expr>,
+        /// Row widths of the two sides (the NULLs of an outer join's
+        /// unmatched rows).
+        left_width: usize,
         right_width: usize,
+    },
+    /// A LATERAL subquery, the inner side of a nested loop: `plan` run per
+    /// outer row (the loop's parameter row), which it sees as the row of
+    /// query level `level` — `pad` NULLs (the FROM items before the
+    /// loop's left side, which it cannot reference), then the left row.
+    LateralSubquery {
+        plan: Box<Plan>,
+        level: usize,
+        pad: usize,
     },
     Aggregate {
         input: Box<Plan>,
         group: Vec<Expr>,
+        aggs: Vec<AggSpec>,
+    },
+    /// GROUP BY GROUPING SETS: the input aggregated once per set (positions
+    /// in `group`); per group, the group columns (NULL where the set lacks
+    /// one), a bigint mask (bit i set when `group[i]` is not in the set),
+    /// then the aggregates.
+    GroupingSets {
+        input: Box<Plan>,
+        group: Vec<Expr>,
+        sets: Vec<Vec<usize>>,
         aggs: Vec<AggSpec>,
     },
     /// Window functions over the input rows: each input row with one more
@@ -186,6 +213,12 @@ pub enum Plan {
     },
     Distinct {
         input: Box<Plan>,
+    },
+    /// SELECT DISTINCT ON: of the (sorted) input rows, the first of each
+    /// value of `keys`.
+    DistinctOn {
+        input: Box<Plan>,
+        keys: Vec<Expr>,
     },
     Append {
         inputs: Vec<Plan>,
@@ -280,10 +313,19 @@ impl Plan {
             Plan::NestedLoop { kind, .. } if *kind == JoinKind::Left => {
                 "Nested Loop Left Join".into()
             }
+            Plan::NestedLoop { kind, .. } if *kind == JoinKind::Right => {
+                "Nested Loop Right Join".into()
+            }
+            Plan::NestedLoop { kind, .. } if *kind == JoinKind::Full => {
+                "Nested Loop Full Join".into()
+            }
+            Plan::LateralSubquery { .. } => "Subquery Scan (lateral)".into(),
+            Plan::DistinctOn { .. } => "Unique".into(),
             Plan::NestedLoop { .. } => "Nested Loop".into(),
             Plan::Aggregate { group, .. } if group.is_empty() => "Aggregate".into(),
             Plan::Aggregate { .. } | Plan::Distinct { .. } => "HashAggregate".into(),
             Plan::Window { .. } => "WindowAgg".into(),
+            Plan::GroupingSets { .. } => "MixedAggregate".into(),
             Plan::Sort { .. } => "Sort".into(),
             Plan::Limit { .. } => "Limit".into(),
             Plan::Append { .. } => "Append".into(),
@@ -325,15 +367,18 @@ impl Plan {
             | Plan::ProjectSet { input, .. }
             | Plan::LateralFunction { input, .. }
             | Plan::Aggregate { input, .. }
+            | Plan::GroupingSets { input, .. }
             | Plan::Window { input, .. }
             | Plan::Sort { input, .. }
             | Plan::Limit { input, .. }
             | Plan::Distinct { input }
+            | Plan::DistinctOn { input, .. }
             | Plan::LockRows { input, .. } => vec![input],
             Plan::NestedLoop { left, right, .. } | Plan::SetOp { left, right, .. } => {
                 vec![left, right]
             }
             Plan::RecursiveUnion { init, step, .. } => vec![init, step],
+            Plan::LateralSubquery { plan, .. } => vec![plan],
             Plan::Append { inputs } => inputs.iter().collect(),
             _ => Vec::new(),
         }

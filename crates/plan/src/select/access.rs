@@ -84,11 +84,12 @@ pub(crate) fn build(
             right,
             on,
             offset,
+            merged,
             ..
         } => {
-            let (plan, above) = build_join(b, kind, *left, *right, on, offset, mine)?;
+            let (plan, above) = build_join(b, kind, (*left, *right), on, offset, mine)?;
             rest.extend(above);
-            Ok((plan, rest))
+            Ok((with_merged(plan, merged), rest))
         }
         From::Lateral {
             left,
@@ -121,52 +122,90 @@ pub(crate) fn build(
     }
 }
 
-/// A join node: conjuncts over one side go down to it (for a LEFT join,
-/// only to the left; its ON clause may go to the right), the others stay at
-/// the join; the inner side may become a lookup keyed by the outer row.
+/// The conjuncts of a join node by where they are evaluated.
+#[derive(Default)]
+struct JoinConjuncts {
+    to_left: Vec<Expr>,
+    to_right: Vec<Expr>,
+    at_join: Vec<Expr>,
+    above: Vec<Expr>,
+}
+
+impl JoinConjuncts {
+    /// Place WHERE conjuncts (`mine`) and ON conjuncts by the join kind:
+    /// a WHERE conjunct may filter a side before the join only if that
+    /// side is not NULL-extended by it; an ON conjunct may filter only a
+    /// side that is (it decides matches, never drops a preserved row).
+    fn place(
+        kind: JoinKind,
+        (llo, lhi): (usize, usize),
+        (rlo, rhi): (usize, usize),
+        mine: Vec<Expr>,
+        on: Vec<Expr>,
+        offset: usize,
+    ) -> Result<Self, DbError> {
+        let mut c = JoinConjuncts::default();
+        // A side is "kept" when this join never NULL-extends it.
+        let (left_kept, right_kept) = match kind {
+            JoinKind::Inner => (true, true),
+            JoinKind::Left => (true, false),
+            JoinKind::Right => (false, true),
+            JoinKind::Full => (false, false),
+        };
+        let inner = kind == JoinKind::Inner;
+        for e in mine {
+            match () {
+                _ if within(&e, llo, lhi) && left_kept => c.to_left.push(e),
+                _ if within(&e, rlo, rhi) && right_kept => c.to_right.push(e),
+                _ if inner => c.at_join.push(e),
+                _ => c.above.push(e),
+            }
+        }
+        for e in on {
+            match () {
+                // Evaluated on the joined row, which has the query level's
+                // layout only for a join that starts it (`a JOIN b`, not the
+                // inner join of `a JOIN (b JOIN c ON ...)`).
+                _ if e.has_correlated_subquery() => {
+                    if offset != 0 {
+                        return Err(DbError::unsupported(
+                            "correlated subquery in the ON clause of a parenthesized join",
+                        ));
+                    }
+                    c.at_join.push(e)
+                }
+                // The right side is NULL-extended only if the left is kept.
+                _ if within(&e, rlo, rhi) && left_kept => c.to_right.push(e),
+                _ if within(&e, llo, lhi) && right_kept => c.to_left.push(e),
+                _ => c.at_join.push(e),
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// A join node: conjuncts over one side go down to it (see
+/// [`JoinConjuncts::place`]), the others stay at the join; for INNER and
+/// LEFT joins the inner side may become a lookup keyed by the outer row.
 /// Returns the plan and the conjuncts that must be applied above the join.
 fn build_join(
     b: &mut Binder,
     kind: JoinKind,
-    left: From,
-    right: From,
+    (left, right): (From, From),
     on: Vec<Expr>,
     offset: usize,
     mine: Vec<Expr>,
 ) -> Result<(Plan, Vec<Expr>), DbError> {
     let (llo, lhi) = left.range();
     let (rlo, rhi) = right.range();
-    let inner = kind == JoinKind::Inner;
-    let (mut to_left, mut to_right, mut at_join, mut above) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for e in mine {
-        match () {
-            _ if within(&e, llo, lhi) => to_left.push(e),
-            _ if within(&e, rlo, rhi) && inner => to_right.push(e),
-            _ if inner => at_join.push(e),
-            _ => above.push(e),
-        }
+    let c = JoinConjuncts::place(kind, (llo, lhi), (rlo, rhi), mine, on, offset)?;
+    if kind == JoinKind::Full {
+        check_full_join_conditions(&c.at_join, (llo, lhi), (rlo, rhi))?;
     }
-    for e in on {
-        match () {
-            // Evaluated on the joined row, which has the query level's
-            // layout only for a join that starts it (`a JOIN b`, not the
-            // inner join of `a JOIN (b JOIN c ON ...)`).
-            _ if e.has_correlated_subquery() => {
-                if offset != 0 {
-                    return Err(DbError::unsupported(
-                        "correlated subquery in the ON clause of a parenthesized join",
-                    ));
-                }
-                at_join.push(e)
-            }
-            _ if within(&e, rlo, rhi) => to_right.push(e),
-            _ if within(&e, llo, lhi) && inner => to_left.push(e),
-            _ => at_join.push(e),
-        }
-    }
-    let (lp, lrest) = build(b, left, to_left, None)?;
-    let jp = JoinParam {
+    let (mut at_join, mut above) = (c.at_join, c.above);
+    let (lp, lrest) = build(b, left, c.to_left, None)?;
+    // The right side of a RIGHT or FULL join is read once, not per left row.
+    let jp = matches!(kind, JoinKind::Inner | JoinKind::Left).then(|| JoinParam {
         left_lo: llo,
         left_hi: lhi,
         conj: at_join
@@ -174,8 +213,8 @@ fn build_join(
             .filter(|e| !e.has_correlated_subquery())
             .cloned()
             .collect(),
-    };
-    let (rp, rrest) = build(b, right, to_right, Some(jp))?;
+    });
+    let (rp, rrest) = build(b, right, c.to_right, jp)?;
     at_join.extend(rrest);
     above.extend(lrest);
     let on_local = at_join
@@ -187,9 +226,60 @@ fn build_join(
         right: Box::new(rp),
         kind,
         on: and_all(on_local),
+        left_width: lhi - llo,
         right_width: rhi - rlo,
     };
     Ok((plan, above))
+}
+
+/// PostgreSQL runs a FULL join as a merge or hash join only: a condition
+/// relating the two sides must be an equality between them (0A000
+/// otherwise, as there).
+fn check_full_join_conditions(
+    at_join: &[Expr],
+    (llo, lhi): (usize, usize),
+    (rlo, rhi): (usize, usize),
+) -> Result<(), DbError> {
+    let side = |e: &Expr, lo, hi| within(e, lo, hi) && !e.columns().is_empty();
+    let equi = |e: &Expr| match e {
+        Expr::Cmp(Cmp::Eq, a, x) => {
+            (side(a, llo, lhi) && side(x, rlo, rhi)) || (side(a, rlo, rhi) && side(x, llo, lhi))
+        }
+        _ => false,
+    };
+    let relates = |e: &Expr| {
+        let cols = e.columns();
+        cols.iter().any(|&c| c >= llo && c < lhi) && cols.iter().any(|&c| c >= rlo && c < rhi)
+    };
+    if at_join.iter().any(|e| relates(e) && !equi(e)) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FULL JOIN is only supported with merge-joinable or hash-joinable join conditions",
+        ));
+    }
+    Ok(())
+}
+
+/// A join with USING columns that are merged from both sides (RIGHT and
+/// FULL joins): their values follow the two sides' columns.
+fn with_merged(plan: Plan, merged: Vec<Expr>) -> Plan {
+    if merged.is_empty() {
+        return plan;
+    }
+    let Plan::NestedLoop {
+        left_width,
+        right_width,
+        ..
+    } = &plan
+    else {
+        return plan;
+    };
+    let mut exprs: Vec<Expr> = (0..left_width + right_width).map(Expr::Col).collect();
+    exprs.extend(merged);
+    Plan::Project {
+        input: Box::new(plan),
+        exprs,
+    }
 }
 
 /// A table leaf: pick an index for the conjuncts (local coordinates), or

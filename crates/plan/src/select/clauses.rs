@@ -158,8 +158,15 @@ pub(super) fn lock_targets(
         ));
     }
     let mut named: Vec<String> = Vec::new();
+    let mut strength = "FOR UPDATE";
     for l in &sel.locking_clause {
         if let NodeEnum::LockingClause(lc) = node(l)? {
+            strength = match pb::LockClauseStrength::try_from(lc.strength) {
+                Ok(pb::LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
+                Ok(pb::LockClauseStrength::LcsForshare) => "FOR SHARE",
+                Ok(pb::LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
+                _ => "FOR UPDATE",
+            };
             for r in &lc.locked_rels {
                 if let NodeEnum::RangeVar(rv) = node(r)? {
                     named.push(rv.relname.clone());
@@ -168,22 +175,34 @@ pub(super) fn lock_targets(
         }
     }
     let mut out = Vec::new();
-    let mut stack: Vec<&From> = tree.into_iter().collect();
-    while let Some(f) = stack.pop() {
+    // Each item with whether an outer join NULL-extends it.
+    let mut stack: Vec<(&From, bool)> = tree.into_iter().map(|t| (t, false)).collect();
+    while let Some((f, nullable)) = stack.pop() {
         match f {
             From::Table {
                 table,
                 alias,
                 offset,
             } if named.is_empty() || named.contains(alias) => {
+                if nullable {
+                    return Err(DbError::new(
+                        SqlState::FeatureNotSupported,
+                        format!(
+                            "{strength} cannot be applied to the nullable side of an outer join"
+                        ),
+                    ));
+                }
                 out.push(LockTarget {
                     table: table.clone(),
                     offset: *offset,
                 });
             }
-            From::Join { left, right, .. } => {
-                stack.push(left);
-                stack.push(right);
+            From::Join {
+                kind, left, right, ..
+            } => {
+                let full = *kind == JoinKind::Full;
+                stack.push((left, nullable || full || *kind == JoinKind::Right));
+                stack.push((right, nullable || full || *kind == JoinKind::Left));
             }
             _ => {}
         }
@@ -286,6 +305,15 @@ pub(super) fn expand_star(
             continue;
         }
         any = true;
+        // The left copy of a RIGHT or FULL join's USING column stands for
+        // the merged column in `*` (see select::from).
+        let merged_here = |m: &ScopeCol| {
+            c.merged && m.name == c.name && !m.merged && rel.is_none_or(|r| m.rel == r)
+        };
+        let (i, c) = match scope.cols[i + 1..].iter().position(merged_here) {
+            Some(p) => (i + 1 + p, &scope.cols[i + 1 + p]),
+            None => (i, c),
+        };
         out.push(Target {
             expr: Expr::Col(i),
             col: OutCol {
@@ -400,6 +428,7 @@ fn simple_name(n: &Node) -> String {
             .into()
         }
         Some(NodeEnum::AArrayExpr(_)) => "array".into(),
+        Some(NodeEnum::GroupingFunc(_)) => "grouping".into(),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
                 return "exists".into();

@@ -1,6 +1,31 @@
 //! FROM items: tables, CTE references, system views, subqueries, joins
 //! and functions, each adding its columns to the query level's scope and
 //! becoming a node of the logical join tree ([`From`]).
+//!
+//! Joins: INNER, LEFT, RIGHT and FULL. A join's row is its left row then
+//! its right row. NATURAL is USING of the column names both sides have.
+//! JOIN USING merges each named column pair into one
+//! column, the one an unqualified name means: for INNER and LEFT joins the
+//! left copy, for RIGHT the right copy, for FULL a computed
+//! `COALESCE(left, right)` appended after the two sides (the join's
+//! `merged` expressions). In the scope the left copy stays visible but
+//! `merged` (reachable qualified only; `*` puts the merged column in its
+//! place), the right copy is hidden:
+//!
+//! ```text
+//!   l(id, lv) FULL JOIN r(id, rv) USING (id)
+//!   row:   l.id  lv  r.id  rv  | COALESCE(l.id, r.id)
+//!   scope: l.id* lv  r.id- rv  | id-        (* merged, - hidden)
+//!   SELECT *  ->  id, lv, rv
+//! ```
+//!
+//! LATERAL subqueries: while a FROM item is planned, the level's scope
+//! (`b.scopes[top]`) holds the columns it may refer to LATERALly — the
+//! FROM list items before it, or the left side of the join it is the right
+//! side of (columns below the scope's `floor` are there only to give
+//! PostgreSQL's "invalid reference" error). A LATERAL subquery that refers
+//! to them becomes `Plan::LateralSubquery`, the inner side of a nested
+//! loop, re-run per left row.
 
 use super::*;
 
@@ -28,6 +53,9 @@ pub(crate) enum From {
         left: Box<From>,
         right: Box<From>,
         on: Vec<Expr>,
+        /// Merged USING columns of a FULL join, over the join's row (local
+        /// coordinates), after the two sides' columns.
+        merged: Vec<Expr>,
         offset: usize,
         width: usize,
     },
@@ -77,34 +105,67 @@ pub(crate) fn plan_from_item(
     match node(n)? {
         NodeEnum::RangeVar(rv) => plan_range_var(b, rv, offset, scope),
         NodeEnum::JoinExpr(j) => plan_join(b, j, offset, scope),
-        NodeEnum::RangeSubselect(rs) => {
-            if rs.lateral {
-                return Err(DbError::unsupported("LATERAL"));
-            }
-            let NodeEnum::SelectStmt(sel) = node(req(&rs.subquery)?)? else {
-                return Err(DbError::internal("subquery in FROM is not a SELECT"));
-            };
-            let (plan, cols) = plan_query(b, sel)?;
-            mark_correlation(b, b.last_correlated);
-            let alias = rs
-                .alias
-                .as_ref()
-                .map(|a| a.aliasname.clone())
-                .unwrap_or_default();
-            check_alias(scope, &alias)?;
-            let colnames = rs
-                .alias
-                .as_ref()
-                .map(|a| bind::names(&a.colnames))
-                .unwrap_or_default();
-            Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope))
-        }
+        NodeEnum::RangeSubselect(rs) => plan_subselect(b, rs, offset, scope),
         NodeEnum::RangeFunction(rf) => plan_range_function(b, rf, offset, scope),
         other => Err(DbError::unsupported(format!(
             "FROM item {}",
             bind::node_kind(other)
         ))),
     }
+}
+
+/// A subquery in FROM. A LATERAL one sees the columns the level's scope
+/// holds while it is planned (see the module header); any other sees none
+/// of the level's columns.
+fn plan_subselect(
+    b: &mut Binder,
+    rs: &pb::RangeSubselect,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let NodeEnum::SelectStmt(sel) = node(req(&rs.subquery)?)? else {
+        return Err(DbError::internal("subquery in FROM is not a SELECT"));
+    };
+    let top = b.level();
+    let visible = if rs.lateral {
+        b.scopes[top].clone()
+    } else {
+        // Earlier items exist but may not be referenced (PostgreSQL's
+        // "invalid reference to FROM-clause entry").
+        let cols = b.scopes[top].cols.clone();
+        Scope {
+            floor: cols.len(),
+            cols,
+        }
+    };
+    let pad = visible.floor;
+    let saved = std::mem::replace(&mut b.scopes[top], visible);
+    let planned = plan_query(b, sel);
+    b.scopes[top] = saved;
+    let (plan, cols) = planned?;
+    let lateral = rs.lateral && b.last_correlated;
+    mark_correlation(b, b.last_outer_level.is_some_and(|l| l < top));
+    let plan = if lateral {
+        Plan::LateralSubquery {
+            plan: Box::new(plan),
+            level: top,
+            pad,
+        }
+    } else {
+        plan
+    };
+    let alias = rs
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_default();
+    check_alias(scope, &alias)?;
+    let colnames = rs
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope))
 }
 
 /// A range variable's name must be unique in its FROM list.
@@ -443,72 +504,108 @@ pub(crate) fn add_table(
     f
 }
 
+fn join_kind(j: &pb::JoinExpr) -> Result<JoinKind, DbError> {
+    match pb::JoinType::try_from(j.jointype) {
+        Ok(pb::JoinType::JoinInner) => Ok(JoinKind::Inner),
+        Ok(pb::JoinType::JoinLeft) => Ok(JoinKind::Left),
+        Ok(pb::JoinType::JoinRight) => Ok(JoinKind::Right),
+        Ok(pb::JoinType::JoinFull) => Ok(JoinKind::Full),
+        _ => Err(DbError::unsupported("this join type")),
+    }
+}
+
+fn is_lateral_subselect(n: &Node) -> bool {
+    matches!(&n.node, Some(NodeEnum::RangeSubselect(rs)) if rs.lateral)
+}
+
+/// Plan a join's right side: a LATERAL subquery there sees the left side
+/// (columns from `start` to `left_end`), unless the join is RIGHT or FULL.
+fn plan_join_right(
+    b: &mut Binder,
+    (j, kind): (&pb::JoinExpr, JoinKind),
+    (start, left_end): (usize, usize),
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    let rarg = req(&j.rarg)?;
+    if !is_lateral_subselect(rarg) {
+        return plan_from_item(b, rarg, offset, scope);
+    }
+    let outer_only = matches!(kind, JoinKind::Right | JoinKind::Full);
+    let top = b.level();
+    let visible = Scope {
+        cols: scope.cols[..left_end].to_vec(),
+        floor: if outer_only { left_end } else { start },
+    };
+    let saved = std::mem::replace(&mut b.scopes[top], visible);
+    let r = plan_from_item(b, rarg, offset, scope);
+    b.scopes[top] = saved;
+    r.map_err(|e| {
+        let unreachable = e.code == SqlState::UndefinedTable
+            && e.message
+                .starts_with("invalid reference to FROM-clause entry");
+        if outer_only && unreachable {
+            let mut e = e.with_detail(
+                "The combining JOIN type must be INNER or LEFT for a LATERAL reference.",
+            );
+            e.code = SqlState::InvalidColumnReference;
+            e.hint = None;
+            e
+        } else {
+            e
+        }
+    })
+}
+
 pub(super) fn plan_join(
     b: &mut Binder,
     j: &pb::JoinExpr,
     offset: &mut usize,
     scope: &mut Scope,
 ) -> Result<From, DbError> {
-    let kind = match pb::JoinType::try_from(j.jointype) {
-        Ok(pb::JoinType::JoinInner) => JoinKind::Inner,
-        Ok(pb::JoinType::JoinLeft) => JoinKind::Left,
-        Ok(pb::JoinType::JoinRight) => return Err(DbError::unsupported("RIGHT JOIN")),
-        Ok(pb::JoinType::JoinFull) => return Err(DbError::unsupported("FULL JOIN")),
-        _ => return Err(DbError::unsupported("this join type")),
-    };
-    if j.is_natural {
-        return Err(DbError::unsupported("NATURAL JOIN"));
-    }
+    let kind = join_kind(j)?;
     let start = *offset;
-    let left = plan_from_item(b, req(&j.larg)?, offset, scope)?;
+    // The left side sees nothing LATERALly (the FROM items before the join
+    // are not joined to it here).
+    let top = b.level();
+    let saved = std::mem::take(&mut b.scopes[top]);
+    let left = plan_from_item(b, req(&j.larg)?, offset, scope);
+    b.scopes[top] = saved;
+    let left = left?;
     let lscope_end = scope.cols.len();
-    let right = plan_from_item(b, req(&j.rarg)?, offset, scope)?;
+    let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope)?;
     let mut on = Vec::new();
     // Bind ON against the columns of this join only (plus outer levels).
-    let top = b.level();
     let on_scope = Scope {
         floor: start,
         ..scope.clone()
     };
     let saved = std::mem::replace(&mut b.scopes[top], on_scope);
+    let mut pairs = Vec::new();
     let result = (|| -> Result<(), DbError> {
         if let Some(q) = &j.quals {
             on = conjuncts(b.bind_bool(q, "JOIN/ON")?);
         }
-        for u in &j.using_clause {
-            let Some(col) = bind::str_val(u) else {
-                continue;
-            };
-            let l = scope.cols[..lscope_end]
-                .iter()
-                .rposition(|c| c.name == col && !c.hidden)
-                .ok_or_else(|| DbError::new(SqlState::UndefinedColumn, format!("column \"{col}\" specified in USING clause does not exist in left table")))?;
-            let r = scope.cols[lscope_end..]
-                .iter()
-                .position(|c| c.name == col && !c.hidden)
-                .map(|p| p + lscope_end)
-                .ok_or_else(|| DbError::new(SqlState::UndefinedColumn, format!("column \"{col}\" specified in USING clause does not exist in right table")))?;
+        let using: Vec<String> = if j.is_natural {
+            natural_columns(scope, start, lscope_end)
+        } else {
+            let names = j.using_clause.iter().filter_map(bind::str_val);
+            names.map(str::to_string).collect()
+        };
+        for col in &using {
+            let (l, r) = using_pair(scope, col, start, lscope_end)?;
             on.push(Expr::Cmp(
                 Cmp::Eq,
                 Box::new(Expr::Col(l)),
                 Box::new(Expr::Col(r)),
             ));
+            pairs.push((l, r));
         }
         Ok(())
     })();
     b.scopes[top] = saved;
     result?;
-    if !j.using_clause.is_empty() {
-        // USING columns are visible once: hide the right side's copies.
-        for u in &j.using_clause {
-            if let Some(col) = bind::str_val(u) {
-                if let Some(c) = scope.cols[lscope_end..].iter_mut().find(|c| c.name == col) {
-                    c.hidden = true;
-                    c.merged = true;
-                }
-            }
-        }
-    }
+    let merged = merge_using(b, kind, &pairs, start, offset, scope)?;
     if let Some(a) = &j.alias {
         for c in &mut scope.cols[start..] {
             c.rel = a.aliasname.clone();
@@ -519,9 +616,103 @@ pub(super) fn plan_join(
         left: Box::new(left),
         right: Box::new(right),
         on,
+        merged,
         offset: start,
         width: *offset - start,
     })
+}
+
+/// NATURAL JOIN's USING list: the names of the left side's columns that
+/// the right side has too, in the left side's order.
+fn natural_columns(scope: &Scope, start: usize, left_end: usize) -> Vec<String> {
+    let visible = |c: &&ScopeCol| !c.hidden && !c.name.is_empty();
+    let right: Vec<&str> = scope.cols[left_end..]
+        .iter()
+        .filter(visible)
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for c in scope.cols[start..left_end].iter().filter(visible) {
+        if right.contains(&c.name.as_str()) && !out.contains(&c.name) {
+            out.push(c.name.clone());
+        }
+    }
+    out
+}
+
+/// The left and right columns a USING column names: the columns an
+/// unqualified reference on each side means.
+fn using_pair(
+    scope: &Scope,
+    col: &str,
+    start: usize,
+    left_end: usize,
+) -> Result<(usize, usize), DbError> {
+    let means = |c: &ScopeCol| c.name == col && !c.merged;
+    let missing = |side: &str| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!("column \"{col}\" specified in USING clause does not exist in {side} table"),
+        )
+    };
+    let l = scope.cols[start..left_end]
+        .iter()
+        .rposition(means)
+        .map(|p| p + start)
+        .ok_or_else(|| missing("left"))?;
+    let r = scope.cols[left_end..]
+        .iter()
+        .position(means)
+        .map(|p| p + left_end)
+        .ok_or_else(|| missing("right"))?;
+    Ok((l, r))
+}
+
+/// Make each USING pair one column (see the module header): returns the
+/// FULL join's COALESCE expressions (over the join's row), whose columns
+/// are added to the scope after the two sides'.
+fn merge_using(
+    b: &mut Binder,
+    kind: JoinKind,
+    pairs: &[(usize, usize)],
+    start: usize,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<Vec<Expr>, DbError> {
+    let mut merged = Vec::new();
+    for &(l, r) in pairs {
+        match kind {
+            JoinKind::Inner | JoinKind::Left => {
+                scope.cols[r].hidden = true;
+                scope.cols[r].merged = true;
+            }
+            JoinKind::Right => {
+                scope.cols[l].merged = true;
+                scope.cols[r].hidden = true;
+            }
+            JoinKind::Full => {
+                scope.cols[l].merged = true;
+                scope.cols[r].hidden = true;
+                scope.cols[r].merged = true;
+                let (lt, rt) = (scope.cols[l].ty, scope.cols[r].ty);
+                let ty = b.common_type(&[lt, rt], "JOIN/USING")?;
+                let mut side = |c: usize, t| b.coerce(Expr::Col(c - start), t, ty);
+                let (le, re) = (side(l, lt)?, side(r, rt)?);
+                merged.push(Expr::Coalesce(vec![le, re]));
+                let mut c = scope.cols[l].clone();
+                // Reachable by its name alone (or the join's alias).
+                c.rel = String::new();
+                c.ty = ty;
+                c.hidden = true;
+                c.merged = false;
+                c.table_oid = 0;
+                c.attnum = 0;
+                scope.cols.push(c);
+                *offset += 1;
+            }
+        }
+    }
+    Ok(merged)
 }
 
 pub(super) fn plan_range_function(
@@ -530,7 +721,8 @@ pub(super) fn plan_range_function(
     offset: &mut usize,
     scope: &mut Scope,
 ) -> Result<From, DbError> {
-    if rf.lateral || rf.is_rowsfrom || rf.functions.len() != 1 {
+    // LATERAL changes nothing: a function may refer to earlier items anyway.
+    if rf.is_rowsfrom || rf.functions.len() != 1 {
         return Err(DbError::unsupported("this form of function in FROM"));
     }
     let NodeEnum::List(l) = node(&rf.functions[0])? else {

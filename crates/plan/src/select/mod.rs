@@ -10,10 +10,13 @@
 //!   WHERE                -> conjuncts, pushed down the join tree as far as
 //!                           they can go; at a table leaf they pick the index
 //!   GROUP BY / aggregates-> Aggregate (output: group keys, then aggregates);
-//!                           targets, HAVING and ORDER BY are rewritten on top
+//!                           targets, HAVING and ORDER BY are rewritten on top;
+//!                           with grouping sets GroupingSets (grouping.rs)
 //!   ORDER BY             -> Sort on the input row (or the output for DISTINCT)
 //!   FOR UPDATE           -> LockRows (re-checks WHERE on newer versions)
 //!   targets              -> Project;  DISTINCT -> Distinct;  LIMIT -> Limit
+//!   DISTINCT ON          -> sorted like ORDER BY, then DistinctOn (see
+//!                           distinct_on.rs)
 //! ```
 //!
 //! Joins are nested loops; when the inner side is a table with an index on
@@ -23,7 +26,9 @@
 
 mod access;
 mod clauses;
+mod distinct_on;
 mod from;
+mod grouping;
 
 use std::sync::Arc;
 
@@ -63,6 +68,7 @@ pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<Out
     b.scopes.pop();
     let refs = b.outer_refs.pop().flatten();
     b.last_correlated = refs.is_some_and(|m| m < level);
+    b.last_outer_level = refs.filter(|&m| m < level);
     r
 }
 
@@ -485,8 +491,9 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     let input_width = b.scopes[b.level()].cols.len();
     let has_agg = q.targets.iter().any(|t| contains_agg(&t.expr))
         || q.having.as_ref().is_some_and(contains_agg)
-        || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)));
-    if has_agg || !q.group.is_empty() {
+        || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)))
+        || q.distinct_on.iter().any(contains_agg);
+    if has_agg || !q.group.is_empty() || q.sets.is_some() {
         if !lock_tables.is_empty() {
             return Err(DbError::new(
                 SqlState::FeatureNotSupported,
@@ -540,8 +547,12 @@ fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>
     let top = b.level();
     for f in &sel.from_clause {
         // A function in FROM may refer to the items before it (PostgreSQL
-        // makes it LATERAL implicitly): it binds its arguments seeing them.
-        let function = matches!(f.node, Some(NodeEnum::RangeFunction(_)));
+        // makes it LATERAL implicitly): it binds its arguments seeing them;
+        // so does a LATERAL subquery (any other subquery is refused them).
+        let function = matches!(
+            f.node,
+            Some(NodeEnum::RangeFunction(_) | NodeEnum::RangeSubselect(_))
+        );
         if function {
             b.scopes[top] = scope.clone();
         }
@@ -589,6 +600,7 @@ fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>
                     left: Box::new(l),
                     right: Box::new(r),
                     on: Vec::new(),
+                    merged: Vec::new(),
                     offset: lo,
                     width: rh - lo,
                 }
@@ -626,6 +638,10 @@ struct QueryClauses {
     distinct: bool,
     /// Over the input row, or over the output columns with DISTINCT.
     sort: Vec<SortKey>,
+    /// DISTINCT ON expressions, over the input row (`distinct` is false).
+    distinct_on: Vec<Expr>,
+    /// GROUPING SETS / ROLLUP / CUBE: the sets, positions in `group`.
+    sets: Option<Vec<Vec<usize>>>,
 }
 
 fn bind_query_clauses(b: &mut Binder, sel: &pb::SelectStmt) -> Result<QueryClauses, DbError> {
@@ -648,15 +664,20 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
     let mut group = Vec::new();
     b.agg = AggCtx::NotAllowed("GROUP BY");
     b.window = not_allowed("window functions are not allowed in GROUP BY");
-    for g in &sel.group_clause {
-        group.push(bind_group_item(b, g, &targets)?);
+    let mut sets = None;
+    if grouping::has_grouping_sets(&sel.group_clause) {
+        let (g, s) = grouping::bind_grouping_sets(b, &sel.group_clause, &targets)?;
+        group = g;
+        sets = Some(s);
+    } else {
+        for g in &sel.group_clause {
+            group.push(bind_group_item(b, g, &targets)?);
+        }
     }
     b.agg = AggCtx::Allowed;
     b.window = WinCtx::Allowed;
-    let distinct = !sel.distinct_clause.is_empty();
-    if distinct && sel.distinct_clause.iter().any(|n| n.node.is_some()) {
-        return Err(DbError::unsupported("SELECT DISTINCT ON"));
-    }
+    let on = sel.distinct_clause.iter().any(|n| n.node.is_some());
+    let distinct = !sel.distinct_clause.is_empty() && !on;
     let mut sort = Vec::new();
     for s in &sel.sort_clause {
         let NodeEnum::SortBy(sb) = node(s)? else {
@@ -664,12 +685,19 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
         };
         sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb));
     }
+    let distinct_on = if on {
+        distinct_on::bind_distinct_on(b, sel, &targets, &mut sort)?
+    } else {
+        Vec::new()
+    };
     Ok(QueryClauses {
         targets,
         having,
         group,
         distinct,
         sort,
+        distinct_on,
+        sets,
     })
 }
 
@@ -713,9 +741,11 @@ fn plan_aggregation(
     let scope = b.scopes[b.level()].clone();
     let mut aggs: Vec<AggCall> = Vec::new();
     let group = &q.group;
+    // With grouping sets the mask column follows the group columns.
+    let mask = q.sets.as_ref().map(|_| group.len());
     let rewrite = |e: &mut Expr, src: &[Node], aggs: &mut Vec<AggCall>| {
         let old = std::mem::replace(e, Expr::Const(Value::Null));
-        *e = agg_rewrite(old, group, aggs, &scope, (b.text, src))?;
+        *e = agg_rewrite(old, (group, mask), aggs, &scope, (b.text, src))?;
         Ok::<(), DbError>(())
     };
     for t in &mut q.targets {
@@ -729,6 +759,9 @@ fn plan_aggregation(
         for k in &mut q.sort {
             rewrite(&mut k.expr, &sel.sort_clause, &mut aggs)?;
         }
+    }
+    for e in &mut q.distinct_on {
+        rewrite(e, &sel.distinct_clause, &mut aggs)?;
     }
     // The row after aggregation has another layout than the one the
     // subquery's outer references were bound against.
@@ -747,11 +780,21 @@ fn plan_aggregation(
             "correlated subqueries in the ORDER BY of an aggregate query",
         ));
     }
-    let width = q.group.len() + aggs.len();
-    let plan = Plan::Aggregate {
-        input: Box::new(input),
-        group: std::mem::take(&mut q.group),
-        aggs: aggs.into_iter().map(|call| AggSpec { call }).collect(),
+    let width = q.group.len() + usize::from(mask.is_some()) + aggs.len();
+    let group = std::mem::take(&mut q.group);
+    let aggs = aggs.into_iter().map(|call| AggSpec { call }).collect();
+    let plan = match q.sets.take() {
+        Some(sets) => Plan::GroupingSets {
+            input: Box::new(input),
+            group,
+            sets,
+            aggs,
+        },
+        None => Plan::Aggregate {
+            input: Box::new(input),
+            group,
+            aggs,
+        },
     };
     let plan = match q.having.take() {
         Some(pred) => Plan::Filter {
@@ -790,6 +833,7 @@ fn contains_window(e: &Expr) -> bool {
 fn has_window(q: &QueryClauses) -> bool {
     q.targets.iter().any(|t| contains_window(&t.expr))
         || (!q.distinct && q.sort.iter().any(|k| contains_window(&k.expr)))
+        || q.distinct_on.iter().any(contains_window)
 }
 
 /// Window functions over `input` (rows `width` wide): each distinct call
@@ -822,6 +866,10 @@ fn plan_window(q: &mut QueryClauses, input: Plan, width: usize) -> Result<Plan, 
             k.expr = rewrite(e)?;
         }
     }
+    for e in &mut q.distinct_on {
+        let old = std::mem::replace(e, Expr::Const(Value::Null));
+        *e = rewrite(old)?;
+    }
     let correlated = calls.iter().any(|c| {
         c.args
             .iter()
@@ -847,7 +895,11 @@ fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
         .targets
         .iter()
         .any(|t| matches!(t.expr, Expr::Func(crate::functions::Func::Srf(_), _)));
-    let exprs = q.targets.into_iter().map(|t| t.expr).collect();
+    let exprs: Vec<Expr> = q.targets.into_iter().map(|t| t.expr).collect();
+    if !q.distinct_on.is_empty() {
+        let plan = distinct_on::plan_distinct_on(plan, exprs, q.distinct_on, sets);
+        return (plan, cols);
+    }
     let mut plan = if sets {
         Plan::ProjectSet {
             input: Box::new(plan),
@@ -942,7 +994,7 @@ fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
 fn contains_agg(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
-        if matches!(x, Expr::Agg(_)) {
+        if matches!(x, Expr::Agg(_) | Expr::Grouping(_)) {
             found = true;
         }
     });
@@ -953,17 +1005,18 @@ fn contains_agg(e: &Expr) -> bool {
 /// output: group keys and aggregate calls become columns.
 fn agg_rewrite(
     e: Expr,
-    group: &[Expr],
+    (group, mask): (&[Expr], Option<usize>),
     aggs: &mut Vec<AggCall>,
     scope: &Scope,
     src: (&str, &[Node]),
 ) -> Result<Expr, DbError> {
-    let ng = group.len();
+    let ng = group.len() + usize::from(mask.is_some());
     e.rewrite(&mut |x| {
         if let Some(i) = group.iter().position(|g| g == x) {
             return Ok(Some(Expr::Col(i)));
         }
         match x {
+            Expr::Grouping(args) => grouping::rewrite_grouping(args, group, mask, src).map(Some),
             Expr::Agg(a) => {
                 let i = match aggs.iter().position(|y| y == a.as_ref()) {
                     Some(i) => i,
