@@ -213,4 +213,6 @@ regress!(
     information_schema,
     identity,
     deferred_constraints,
+    datetime_fns,
+    string_fns,
 );

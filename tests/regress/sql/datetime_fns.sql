@@ -1,0 +1,101 @@
+-- Date/time functions: date_trunc, extract/date_part, age, make_*,
+-- justify_*, isfinite, to_char, to_timestamp, to_date; generate_series
+-- over timestamps.
+\set VERBOSITY verbose
+SET TimeZone = 'UTC';
+-- date_trunc
+SELECT f, date_trunc(f, timestamp '2024-05-17 13:45:12.345678') FROM (VALUES ('microseconds'), ('milliseconds'), ('second'), ('minute'), ('hour'), ('day'), ('week'), ('month'), ('quarter'), ('year'), ('decade'), ('century'), ('millennium'), ('MONTH'), ('mons'), ('ms'), ('us')) t(f);
+SELECT date_trunc('century', timestamp '2000-06-01'), date_trunc('millennium', timestamp '2000-06-01'), date_trunc('decade', timestamp '0005-06-01 BC'), date_trunc('century', timestamp '0005-06-01 BC');
+SELECT date_trunc('week', timestamp '2021-01-03 10:00'), date_trunc('day', timestamp 'infinity'), date_trunc('year', timestamp '-infinity');
+SELECT date_trunc('day', timestamptz '2024-05-17 13:45:12+00'), date_trunc('month', date '2024-05-17');
+SELECT date_trunc('day', timestamptz '2024-05-17 01:45:12+00', 'America/New_York'), date_trunc('hour', timestamptz '2024-05-17 01:45:12+00', '+05');
+SELECT f, date_trunc(f, interval '1234 years 5 mons 6 days 07:08:09.123456') FROM (VALUES ('millennium'), ('century'), ('decade'), ('year'), ('quarter'), ('month'), ('day'), ('hour'), ('minute'), ('second'), ('milliseconds'), ('microseconds')) t(f);
+SELECT date_trunc('foo', timestamp '2024-01-02');
+SELECT date_trunc('dow', timestamp '2024-01-02');
+SELECT date_trunc('foo', timestamptz '2024-01-02');
+SELECT date_trunc('week', interval '2 days');
+SELECT date_trunc('epoch', interval '2 days');
+SELECT date_trunc('day', timestamptz '2024-01-02', 'Foo/Bar');
+SELECT date_trunc(NULL, timestamp '2024-01-02'), date_trunc('day', NULL::timestamp);
+-- extract and date_part
+SELECT f, pg_catalog.extract(f, timestamp '2024-05-17 13:45:12.345678') AS e, date_part(f, timestamp '2024-05-17 13:45:12.345678') AS p FROM (VALUES ('microseconds'), ('milliseconds'), ('second'), ('minute'), ('hour'), ('day'), ('week'), ('month'), ('quarter'), ('year'), ('decade'), ('century'), ('millennium'), ('epoch'), ('dow'), ('isodow'), ('doy'), ('isoyear'), ('julian')) t(f);
+SELECT extract(epoch FROM timestamp '2024-01-02 03:04:05.678'), extract(second FROM timestamp '2024-01-02 03:04:05.678'), extract(julian FROM timestamp '2024-01-02 03:04:05.678'), extract(millisecond FROM timestamp '2024-01-02 03:04:05.678');
+SELECT EXTRACT(YEAR FROM timestamp '0044-03-15 10:00:00 BC'), extract(century FROM timestamp '0044-03-15 10:00:00 BC'), extract(decade FROM timestamp '0044-03-15 10:00:00 BC'), extract(millennium FROM timestamp '0044-03-15 10:00:00 BC'), extract(isoyear FROM date '0044-03-15 BC');
+SELECT d, extract(week FROM d) AS week, extract(isoyear FROM d) AS isoyear, extract(dow FROM d) AS dow, extract(isodow FROM d) AS isodow, extract(doy FROM d) AS doy FROM (VALUES (date '2021-01-03'), (date '2021-01-04'), (date '2024-12-30'), (date '2008-12-28'), (date '2024-02-29')) t(d);
+SELECT f, pg_catalog.extract(f, date '2024-05-17') AS e, date_part(f, date '2024-05-17') AS p FROM (VALUES ('day'), ('month'), ('quarter'), ('week'), ('year'), ('decade'), ('century'), ('millennium'), ('epoch'), ('dow'), ('isodow'), ('doy'), ('isoyear'), ('julian')) t(f);
+SELECT date_part('hour', date '2024-01-02'), date_part('epoch', date '2024-01-02');
+SELECT f, pg_catalog.extract(f, interval '1 year 14 mons 3 days 04:05:06.789') AS e, date_part(f, interval '1 year 14 mons 3 days 04:05:06.789') AS p FROM (VALUES ('microseconds'), ('milliseconds'), ('second'), ('minute'), ('hour'), ('day'), ('month'), ('quarter'), ('year'), ('decade'), ('century'), ('millennium'), ('epoch')) t(f);
+SELECT extract(epoch FROM interval '-1 year -2 mons 3 days -04:05:06'), extract(hour FROM interval '-50 hours'), extract(millennium FROM interval '2400 years');
+SET TimeZone = '+05';
+SELECT extract(timezone FROM timestamptz '2024-01-02 03:04:05+00'), extract(timezone_hour FROM timestamptz '2024-01-02 03:04:05+00'), extract(timezone_minute FROM timestamptz '2024-01-02 03:04:05+00'), extract(hour FROM timestamptz '2024-01-02 03:04:05+00'), extract(epoch FROM timestamptz '2024-01-02 03:04:05+00');
+SET TimeZone = 'America/New_York';
+SELECT extract(timezone FROM timestamptz '2024-07-02 03:04:05+00'), extract(day FROM timestamptz '2024-07-02 03:04:05+00'), date_trunc('day', timestamptz '2024-11-03 12:00+00'), date_trunc('hour', timestamptz '2024-11-03 05:30+00');
+SET TimeZone = 'UTC';
+SELECT extract(year FROM timestamp 'infinity'), extract(epoch FROM timestamp '-infinity'), extract(hour FROM timestamp 'infinity'), date_part('year', timestamp 'infinity'), extract(day FROM date 'infinity'), extract(julian FROM date '-infinity');
+SELECT extract(foo FROM timestamp '2024-01-02');
+SELECT extract(timezone FROM timestamp '2024-01-02');
+SELECT extract(hour FROM date '2024-01-02');
+SELECT extract(foo FROM date '2024-01-02');
+SELECT extract(foo FROM interval '1 day');
+SELECT extract(dow FROM interval '1 day');
+SELECT date_part('foo', date '2024-01-02');
+SELECT extract(foo FROM timestamptz '2024-01-02');
+SELECT extract(day FROM NULL::timestamp), date_part(NULL, timestamp '2024-01-02');
+SELECT pg_typeof(extract(day FROM timestamp '2024-01-02')), pg_typeof(date_part('day', timestamp '2024-01-02'));
+-- age
+SELECT age(timestamp '2024-03-01', timestamp '2023-01-31'), age(timestamp '2023-01-31', timestamp '2024-03-01'), age(timestamptz '2024-03-01', timestamptz '2023-01-31 12:00');
+SELECT age(date '2024-01-01', date '2020-02-29'), age(timestamp '2024-01-01 00:00:00.5', timestamp '2023-12-31 23:59:59.75'), age(timestamp '2024-01-01', timestamp '2024-01-01');
+SELECT age(timestamp '2001-04-10') > interval '20 years', age(NULL::timestamp, timestamp '2024-01-01');
+-- make_*
+SELECT make_date(2024, 2, 29), make_date(-44, 3, 15), make_timestamp(2024, 1, 2, 3, 4, 5.5), make_timestamp(2024, 1, 2, 3, 4, 60), make_timestamp(2024, 1, 2, 24, 0, 0);
+SELECT make_timestamptz(2024, 1, 2, 3, 4, 5), make_timestamptz(2024, 1, 2, 3, 4, 5, '+05'), make_timestamptz(2024, 7, 2, 3, 4, 5, 'America/New_York');
+SELECT make_interval(1, 2, 3, 4, 5, 6, 7.5), make_interval(0, 0, 0, 10), make_interval(), make_interval(1);
+SELECT make_interval(days => 10), make_interval(hours => 2, secs => 1.5), make_interval(1, mins => 3);
+SELECT make_date(2024, 2, 30);
+SELECT make_date(0, 2, 3);
+SELECT make_timestamp(2024, 1, 2, 25, 4, 5);
+SELECT make_timestamp(2024, 1, 2, 3, 4, 61);
+SELECT make_timestamptz(2024, 1, 2, 3, 4, 5, 'Foo/Bar');
+SELECT make_interval(secs => 'NaN'::float8);
+SELECT make_date(2024, NULL, 1), make_timestamp(NULL, 1, 1, 0, 0, 0);
+-- justify_*, isfinite, to_timestamp(double precision)
+SELECT justify_days(interval '65 days'), justify_hours(interval '50 hours'), justify_interval(interval '1 mon -1 hour'), justify_days(interval '-65 days'), justify_interval(interval '-1 mon 35 days'), justify_hours(interval '-50 hours 30 minutes');
+SELECT isfinite(date 'infinity'), isfinite(timestamp '2024-01-01'), isfinite(interval '1 day'), isfinite(timestamptz '-infinity'), isfinite(NULL::date);
+SELECT to_timestamp(0), to_timestamp(1.5), to_timestamp(1704164645.678), to_timestamp('infinity'::float8), to_timestamp('-infinity'::float8);
+SELECT to_timestamp('NaN'::float8);
+SELECT to_timestamp(1e20);
+-- to_char of dates and times
+SELECT f, to_char(timestamp '2024-01-05 13:04:05.123456', f) FROM (VALUES ('YYYY-MM-DD HH24:MI:SS.MS.US'), ('HH HH12 AM am PM p.m. A.M.'), ('Day DAY day Dy DY dy'), ('Month MONTH month Mon MON mon'), ('FMMonth FMDay FMDD FMHH12'), ('DDD IDDD D ID W WW IW CC Q J'), ('Y,YYY YYY YY Y IYYY IYY IY I'), ('BC AD b.c. a.d.'), ('RM rm FMRM'), ('SSSS SSSSS FF1 FF2 FF3 FF4 FF5 FF6'), ('DDth DDTH FMDDth Dth'), ('"quoted YYYY" \"x'), ('TZ tz TZH TZM OF'), ('YYYYMMDD'), ('fmdd/mm/yyyy hh24:mi')) t(f);
+SELECT to_char(timestamp '0044-03-15 10:00:00 BC', 'YYYY BC CC Y,YYY'), to_char(timestamp '12345-01-01 00:00:00', 'YYYY'), to_char(timestamp '2024-01-01 00:30', 'HH12 AM'), to_char(date '2024-03-09', 'Dy, DD Mon YYYY'), to_char(date '2021-01-03', 'IYYY-IW-ID');
+SELECT to_char(timestamptz '2024-01-02 03:04:05+00', 'YYYY-MM-DD HH24:MI:SS TZ OF');
+SET TimeZone = '+05';
+SELECT to_char(timestamptz '2024-01-02 03:04:05+00', 'YYYY-MM-DD HH24:MI:SS TZ TZH:TZM OF');
+SET TimeZone = 'UTC';
+SELECT to_char(interval '1 year 2 mons 3 days 04:05:06.789', 'YYYY MM DD HH24:MI:SS.MS'), to_char(interval '-1 year -2 mons -3 days -04:05:06', 'YYYY MM DD HH24:MI:SS'), to_char(interval '50 hours', 'HH24 HH12 DD');
+SELECT to_char(interval '1 day', 'Day');
+SELECT to_char(interval '1 mon', 'Mon');
+SELECT to_char(timestamp 'infinity', 'YYYY'), to_char(NULL::timestamp, 'YYYY'), to_char(timestamp '2024-01-01', NULL);
+-- to_timestamp and to_date
+SELECT to_timestamp('10:30', 'HH24:MI'), to_date('2024-01-02xyz', 'YYYY-MM-DD'), to_date('20240102', 'YYYYMMDD'), to_timestamp('2024-01-02 03:04:05.12', 'YYYY-MM-DD HH24:MI:SS.MS'), to_timestamp('2024-01-02 03:04:05.12', 'YYYY-MM-DD HH24:MI:SS.US');
+SELECT to_timestamp('05 Jan 2024 01:02:03 PM', 'DD Mon YYYY HH12:MI:SS AM'), to_date('5 january 24', 'DD Month YY'), to_timestamp('2024-01-02 03:04 +05:30', 'YYYY-MM-DD HH24:MI TZH:TZM'), to_date('2024/1/2', 'YYYY-MM-DD'), to_date('2024 002', 'YYYY DDD');
+SELECT to_date('Friday 2024-01-05', 'Day YYYY-MM-DD'), to_date('  2024-01-05', 'YYYY-MM-DD'), to_date('2024-01-05 BC', 'YYYY-MM-DD BC'), to_timestamp('1 2 3', 'HH MI SS'), to_date('99-01-05', 'YY-MM-DD'), to_date('9-01-05', 'Y-MM-DD');
+SELECT to_timestamp('12345', 'SSSS'), to_timestamp('2459000', 'J'), to_timestamp('12:00 AM', 'HH:MI AM'), to_date(NULL, 'YYYY'), to_timestamp('2024', NULL);
+SET TimeZone = 'America/New_York';
+SELECT to_timestamp('2024-07-01 12:00', 'YYYY-MM-DD HH24:MI');
+SET TimeZone = 'UTC';
+SELECT to_date('2024-13-01', 'YYYY-MM-DD');
+SELECT to_date('abcd-01-01', 'YYYY-MM-DD');
+SELECT to_timestamp('2024-01-01 13:00 PM', 'YYYY-MM-DD HH12:MI AM');
+SELECT to_date('2024-02-30', 'YYYY-MM-DD');
+SELECT to_date('2024-Jax-01', 'YYYY-Mon-DD');
+-- generate_series over timestamps (in a select list with FROM)
+SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
+SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
+SELECT x, generate_series(timestamptz '2024-03-09 00:00+00', timestamptz '2024-03-11 00:00+00', interval '1 day') FROM (VALUES (1), (2)) v(x);
+SELECT generate_series(timestamp '2024-01-03', timestamp '2024-01-01', interval '-1 day') FROM (VALUES (1)) v;
+SELECT count(*) FROM (SELECT generate_series(timestamp '2024-01-03', timestamp '2024-01-01', interval '1 day') FROM (VALUES (1)) v) s;
+SELECT generate_series(date '2024-01-01', date '2024-01-03', interval '1 day') FROM (VALUES (1)) v;
+SELECT generate_series(timestamp '2024-01-01', NULL, interval '1 day') FROM (VALUES (1)) v;
+SELECT generate_series(timestamp '2024-01-01', timestamp '2024-01-02', interval '0 days') FROM (VALUES (1)) v;
+SET TimeZone = 'America/New_York';
+SELECT generate_series(timestamptz '2024-03-09 00:00', timestamptz '2024-03-11 00:00', interval '1 day') FROM (VALUES (1)) v;
