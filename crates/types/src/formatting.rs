@@ -18,16 +18,17 @@
 //! run of whitespace. Fields left unset default to 1 BC-01-01 00:00:00,
 //! as PostgreSQL's do.
 //!
-//! A number format is the `9 0 . D , G S MI PL SG PR FM` subset, laid out
-//! as NUM_processor does: the value rounded to the fraction positions,
-//! `#` in every digit position when the integer part does not fit, a
-//! floating sign (or `<` of PR) just before the first printed digit,
-//! blanks for unused leading positions unless FM, FM also dropping
-//! trailing fraction zeros of `9` positions. Floats are printed with
+//! A number format is the `9 0 . D , G S MI PL SG PR FM` subset plus
+//! quoted text, laid out as NUM_processor does: the value rounded to the
+//! fraction positions, `#` in every digit position when the integer part
+//! does not fit (or there are no integer positions), a floating sign (or
+//! `<` of PR) just before the first printed digit, blanks for unused
+//! leading positions unless FM, FM also dropping trailing fraction zeros
+//! of `9` positions (a zero value keeps its `0`). Floats are printed with
 //! printf-style rounding after limiting to DBL_DIG (FLT_DIG) significant
-//! digits, numeric rounds half away from zero. Rarely used patterns
-//! (`RN`, `EEEE`, `V`, `L`, `TH` of numbers, `Y,YYY` input...) are 0A000
-//! naming the pattern.
+//! digits, numeric rounds half away from zero. `RN` (Roman numerals) and
+//! `EEEE` (scientific) replace the layout. Rarely used patterns (`V`, `L`,
+//! `B`, `TH` of numbers, `Y,YYY` input...) are 0A000 naming the pattern.
 
 use std::sync::Arc;
 
@@ -649,6 +650,10 @@ struct Parsed {
     fsec: i64,
     tzh: Option<i64>,
     tzm: i64,
+    iso_year: Option<i64>,
+    iso_week: Option<i64>,
+    iso_dow: Option<i64>,
+    iso_doy: Option<i64>,
 }
 
 fn invalid_value(v: &str, key: &str, detail: &str) -> DbError {
@@ -671,6 +676,10 @@ fn numeric_width(upper: &str) -> Option<usize> {
         "SSSS" | "SSSSS" => 5,
         "J" => 7,
         "TZH" | "TZM" => 2,
+        "IYYY" => 4,
+        "IDDD" => 3,
+        "IW" => 2,
+        "ID" => 1,
         _ => return None,
     })
 }
@@ -753,6 +762,10 @@ fn parse_input(input: &str, fmt: &str) -> Result<Parsed, DbError> {
                     p.year_digits = nd.min(upper.len());
                 }
                 "MM" => p.mon = Some(v),
+                "IYYY" => p.iso_year = Some(v),
+                "IW" => p.iso_week = Some(v),
+                "ID" => p.iso_dow = Some(v),
+                "IDDD" => p.iso_doy = Some(v),
                 "DD" => p.mday = Some(v),
                 "DDD" => p.doy = Some(v),
                 "J" => p.julian = Some(v),
@@ -875,13 +888,14 @@ fn assemble(p: &Parsed, input: &str) -> Result<(i64, Option<i32>), DbError> {
     {
         return Err(range());
     }
+    // A partial year moves toward 2020 (adjust_partial_year_to_2020).
     let mut year = match p.year {
-        Some(y) if p.year_digits < 4 && !p.bc => match p.year_digits {
-            1 => y + 2000,
-            2 if y < 70 => y + 2000,
-            2 => y + 1900,
-            _ if y < 100 => y + 2000,
-            _ => y + 1000,
+        Some(y) if p.year_digits < 4 && !p.bc => match y {
+            0..=69 => y + 2000,
+            70..=99 => y + 1900,
+            100..=519 => y + 2000,
+            520..=999 => y + 1000,
+            _ => y,
         },
         Some(y) => y,
         None => 0,
@@ -890,7 +904,23 @@ fn assemble(p: &Parsed, input: &str) -> Result<(i64, Option<i32>), DbError> {
         year = -(year - 1);
     }
     let (mut y, mut m, mut d) = (year, p.mon.unwrap_or(1), p.mday.unwrap_or(1));
-    if let Some(j) = p.julian {
+    if let Some(iy) = p
+        .iso_year
+        .filter(|y| (-10_000_000..=10_000_000).contains(y))
+    {
+        // ISO year with week and weekday, or day of the ISO year.
+        let start = iso_year_start(iy);
+        let day = match p.iso_doy {
+            Some(d) => d.clamp(-1_000_000, 1_000_000) - 1,
+            None => {
+                (p.iso_week.unwrap_or(1).clamp(-1_000_000, 1_000_000) - 1) * 7
+                    + p.iso_dow.unwrap_or(1).clamp(-1_000_000, 1_000_000)
+                    - 1
+            }
+        };
+        let (jy, jm, jd) = j2date(start + day);
+        (y, m, d) = (jy, jm as i64, jd as i64);
+    } else if let Some(j) = p.julian {
         let (jy, jm, jd) = j2date(j);
         (y, m, d) = (jy, jm as i64, jd as i64);
     } else if let Some(doy) = p.doy {
@@ -969,6 +999,10 @@ enum NumTok {
     Pl,
     Sg,
     Pr,
+    /// Roman numerals (`rn`: lower case).
+    Rn(bool),
+    /// Scientific notation.
+    Eeee,
     Lit(char),
 }
 
@@ -992,19 +1026,35 @@ fn parse_num_format(fmt: &str) -> Result<(Vec<NumTok>, bool), DbError> {
             "PL" => Some(NumTok::Pl),
             "SG" => Some(NumTok::Sg),
             "PR" => Some(NumTok::Pr),
-            "RN" | "TH" | "EE" => {
-                let p: String = if two == "EE" {
-                    "EEEE".into()
-                } else {
-                    two.clone()
-                };
-                return Err(unsupported_pattern(&p));
+            "RN" => Some(NumTok::Rn(b[i] == 'r')),
+            "EE" if b[i..]
+                .iter()
+                .take(4)
+                .collect::<String>()
+                .eq_ignore_ascii_case("EEEE") =>
+            {
+                out.push(NumTok::Eeee);
+                i += 4;
+                continue;
             }
+            "TH" | "EE" => return Err(unsupported_pattern(&two)),
             _ => None,
         };
         if let Some(t) = tok {
             out.push(t);
             i += 2;
+            continue;
+        }
+        if b[i] == '"' {
+            i += 1;
+            while i < b.len() && b[i] != '"' {
+                if b[i] == '\\' && i + 1 < b.len() {
+                    i += 1;
+                }
+                out.push(NumTok::Lit(b[i]));
+                i += 1;
+            }
+            i += 1;
             continue;
         }
         out.push(match b[i] {
@@ -1025,7 +1075,11 @@ fn parse_num_format(fmt: &str) -> Result<(Vec<NumTok>, bool), DbError> {
 
 /// The value as (negative, integer digits, fraction digits) rounded to
 /// `post` fraction digits.
-fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String), DbError> {
+/// Also the fraction digits actually shown: a float keeps DBL_DIG
+/// (FLT_DIG) significant digits in all, as PostgreSQL's float8_to_char.
+fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String, usize), DbError> {
+    let mut eff_post = post;
+    let mut float_neg = None;
     let s = match v {
         Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => v.as_i64().unwrap_or(0).to_string(),
         Value::Float4(_) | Value::Float8(_) => {
@@ -1037,12 +1091,14 @@ fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String), DbError>
                 return Err(DbError::unsupported("to_char of infinite or NaN floats"));
             }
             let pre_len = format!("{:.0}", f.abs()).len();
-            let post = if pre_len >= dig {
+            eff_post = if pre_len >= dig {
                 0
             } else {
                 post.min(dig - pre_len)
             };
-            format!("{f:.post$}")
+            // printf's sign: a negative value rounding to zero keeps it.
+            float_neg = Some(f < 0.0);
+            format!("{f:.eff_post$}")
         }
         Value::Numeric(n) => {
             if n.is_nan() || n.to_f64().is_infinite() {
@@ -1059,15 +1115,124 @@ fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String), DbError>
     let (int, frac) = body.split_once('.').unwrap_or((body, ""));
     let int = int.trim_start_matches('0').to_string();
     let mut frac = frac.to_string();
-    while frac.len() < post {
+    while frac.len() < eff_post {
         frac.push('0');
     }
     let zero = int.is_empty() && frac.chars().all(|c| c == '0');
-    Ok((neg && !zero, int, frac))
+    Ok((float_neg.unwrap_or(neg && !zero), int, frac, eff_post))
+}
+
+/// Roman numerals of 1..=3999, else None.
+fn roman(mut n: i64) -> Option<String> {
+    if !(1..=3999).contains(&n) {
+        return None;
+    }
+    const TABLE: [(i64, &str); 13] = [
+        (1000, "M"),
+        (900, "CM"),
+        (500, "D"),
+        (400, "CD"),
+        (100, "C"),
+        (90, "XC"),
+        (50, "L"),
+        (40, "XL"),
+        (10, "X"),
+        (9, "IX"),
+        (5, "V"),
+        (4, "IV"),
+        (1, "I"),
+    ];
+    let mut out = String::new();
+    for (v, s) in TABLE {
+        while n >= v {
+            out.push_str(s);
+            n -= v;
+        }
+    }
+    Some(out)
+}
+
+/// `RN` (right-aligned in 15 unless FM; `#` outside 1..3999) and `EEEE`
+/// (sign, mantissa with the format's fraction digits, two-digit
+/// exponent): they replace the digit layout.
+fn special_num(toks: &[NumTok], fm: bool, v: &Value) -> Result<Option<String>, DbError> {
+    if let Some(lower) = toks.iter().find_map(|t| match t {
+        NumTok::Rn(l) => Some(*l),
+        _ => None,
+    }) {
+        let (_, int, _, _) = num_digits(v, 0)?;
+        let n = if int.len() > 6 {
+            0
+        } else {
+            int.parse().unwrap_or(0)
+        };
+        let neg = matches!(num_digits(v, 0)?, (true, ..));
+        let r = roman(if neg { 0 } else { n }).unwrap_or_else(|| "#".repeat(15));
+        let r = if lower { r.to_lowercase() } else { r };
+        let r = if fm { r } else { format!("{r:>15}") };
+        let mut out = String::new();
+        for t in toks {
+            match t {
+                NumTok::Rn(_) => out.push_str(&r),
+                NumTok::Lit(c) => out.push(*c),
+                _ => {}
+            }
+        }
+        return Ok(Some(out));
+    }
+    if !toks.contains(&NumTok::Eeee) {
+        return Ok(None);
+    }
+    let plain = toks.iter().all(|t| {
+        matches!(
+            t,
+            NumTok::Nine | NumTok::Zero | NumTok::Point | NumTok::Eeee
+        )
+    });
+    if fm || !plain {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "\"EEEE\" is incompatible with other formats",
+        )
+        .with_detail("\"EEEE\" may only be used together with digit and decimal point patterns."));
+    }
+    let point = toks.iter().position(|t| *t == NumTok::Point);
+    let post = match point {
+        Some(p) => toks[p + 1..]
+            .iter()
+            .filter(|t| matches!(t, NumTok::Nine | NumTok::Zero))
+            .count(),
+        None => 0,
+    };
+    let f = match v {
+        Value::Numeric(n) => n.to_f64(),
+        v => v.as_f64().unwrap_or(0.0),
+    };
+    if !f.is_finite() {
+        return Ok(Some(format!(" #.{}e+##", "#".repeat(post))));
+    }
+    let e = format!("{:.post$e}", f.abs());
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let x: i32 = exp.parse().unwrap_or(0);
+    let sign = if f < 0.0 {
+        "-"
+    } else if fm {
+        ""
+    } else {
+        " "
+    };
+    Ok(Some(format!(
+        "{sign}{mant}e{}{:02}",
+        if x < 0 { '-' } else { '+' },
+        x.abs()
+    )))
 }
 
 fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
     let (toks, fm) = parse_num_format(fmt)?;
+    if let Some(s) = special_num(&toks, fm, v)? {
+        return Ok(s);
+    }
     let point = toks.iter().position(|t| *t == NumTok::Point);
     let is_digit = |t: &NumTok| matches!(t, NumTok::Nine | NumTok::Zero);
     let pre_toks: Vec<NumTok> = toks[..point.unwrap_or(toks.len())]
@@ -1080,14 +1245,18 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
         None => Vec::new(),
     };
     let (pre, post) = (pre_toks.len(), post_toks.len());
-    let (neg, mut int, mut frac) = num_digits(v, post)?;
-    if int.is_empty() && post == 0 {
+    let (neg, mut int, mut frac, eff_post) = num_digits(v, post)?;
+    let zero = int.is_empty() && frac.chars().all(|c| c == '0');
+    // A zero integer part shows as 0 without fraction positions, and
+    // under FM when the whole value is zero.
+    if int.is_empty() && pre > 0 && (post == 0 || (fm && zero)) {
         int = "0".into();
     }
-    let overflow = int.len() > pre;
+    // No integer positions at all is an overflow, as in PostgreSQL.
+    let overflow = int.len() > pre || pre == 0;
     if overflow {
         int = "#".repeat(pre);
-        frac = "#".repeat(post);
+        frac = "#".repeat(eff_post);
     }
     // First printed integer position.
     let first_sig = pre - int.len();
@@ -1100,7 +1269,7 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
         .chain(int.chars())
         .collect();
     // FM drops trailing fraction zeros in 9 positions.
-    let mut frac_len = post;
+    let mut frac_len = eff_post;
     if fm && !overflow {
         let f: Vec<char> = frac.chars().collect();
         while frac_len > 0 && post_toks[frac_len - 1] == NumTok::Nine && f[frac_len - 1] == '0' {
@@ -1173,7 +1342,7 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
             NumTok::Point => {
                 after_point = true;
                 write_sign(&mut out, &mut sign_done);
-                if post > 0 {
+                if post > 0 || overflow {
                     out.push('.');
                 }
             }
@@ -1212,6 +1381,7 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
                 }
             }
             NumTok::Lit(c) => out.push(*c),
+            NumTok::Rn(_) | NumTok::Eeee => {}
         }
     }
     // A format without digit positions still shows the sign.

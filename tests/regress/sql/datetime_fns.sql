@@ -88,6 +88,17 @@ SELECT to_date('abcd-01-01', 'YYYY-MM-DD');
 SELECT to_timestamp('2024-01-01 13:00 PM', 'YYYY-MM-DD HH12:MI AM');
 SELECT to_date('2024-02-30', 'YYYY-MM-DD');
 SELECT to_date('2024-Jax-01', 'YYYY-Mon-DD');
+-- to_char of numbers and more patterns
+select v, f, '['||to_char(v, f)||']' from (values (0::numeric), (1), (-1), (0.5), (-0.5), (12.345), (-12.345), (999.999), (1234567.891), (-0.0001), (100), (99.5)) a(v), (values ('999'), ('990.99'), ('FM999.99'), ('9,999.9'), ('S9999'), ('9999S'), ('FM9999MI'), ('9999PR'), ('000.000'), ('FM000.000'), ('SG9.99'), ('PL999'), ('FM9G999D99'), ('999 "x"'), ('9.'), ('.99'), ('FM.99'), ('0'), ('9990')) b(f) order by 1,2;
+select v, f, '['||to_char(v, f)||']' from (values (0::float8), (1.5), (-2.25), (123456789.123), (1e15), (0.000001), (-1e-10)) a(v), (values ('999'), ('990.99'), ('FM999999999999999.99'), ('9.9999999'), ('S999.9')) b(f) order by 1,2;
+select v, f, '['||to_char(v, f)||']' from (values (0::int), (7), (-7), (2147483647), (-2147483648)) a(v), (values ('999'), ('0000000000'), ('FM9,999,999,999'), ('S9')) b(f) order by 1,2;
+select v, f, '['||to_char(v, f)||']' from (values (timestamp '2024-12-30 00:00:00'), (timestamp '2021-01-01 12:00:00'), (timestamp '1999-12-31 23:59:59.999999'), (timestamp '0001-01-01 00:00:00'), (timestamp '0001-12-31 00:00:00 BC'), (timestamp '2024-02-29 07:08:09.01')) a(v), (values ('YYYY-MM-DD'), ('IYYY-IW-ID'), ('IDDD DDD WW W'), ('HH12:MI AM'), ('FMHH12:MI:SS am'), ('Q CC J'), ('FMDD"th of" FMMonth, YYYY'), ('YY YYY Y I IY IYY'), ('SSSS US MS FF3'), ('DAY dy FMday'), ('MONTH Month mon'), ('FMDDth FMMMth FMYYYYth'), ('TZ OF'), ('Y,YYY'), ('BC B.C. ad')) b(f) order by 1,2;
+select to_date(s, f) from (values ('2024-03-05','YYYY-MM-DD'),('03/05/2024','MM/DD/YYYY'),('5.3.24','DD.MM.YY'),('20240305','YYYYMMDD'),('2024-3-5','YYYY-MM-DD'),('Mar 5, 2024','Mon DD, YYYY'),('MARCH 05 2024','MONTH DD YYYY'),('2024 10','IYYY IW'),('2024-065','YYYY-DDD'),('24','YY'),('124-03-05','YYY-MM-DD')) t(s,f);
+select to_timestamp(s, f) from (values ('2024-03-05 14:05:06','YYYY-MM-DD HH24:MI:SS'),('2024-03-05 2:05:06 pm','YYYY-MM-DD HH:MI:SS am'),('2024-03-05T14:05:06.123456','YYYY-MM-DD"T"HH24:MI:SS.US'),('2024-03-05 14:05:06 -03','YYYY-MM-DD HH24:MI:SS TZH'),('12 a.m.','HH A.M.'),('2024-03-05 14:05:06.5','YYYY-MM-DD HH24:MI:SS.FF1'),('05-Mar-2024','DD-Mon-YYYY')) t(s,f);
+SELECT v, to_char(v, 'RN'), to_char(v, 'FMrn'), to_char(v, '9.99EEEE'), to_char(v, '9EEEE') FROM (VALUES (12::numeric), (1994.5), (3999), (4000), (0), (-5), (0.000123)) t(v);
+SELECT to_char(123456::float8, '9.999EEEE'), to_char(-0.5::float8, '9EEEE');
+SELECT to_char(1, 'FM9.9EEEE');
+SELECT to_char(interval '1 day', 'TZ');
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
