@@ -118,7 +118,7 @@ fn to_char(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
             let tz = ctx.time_zone;
             let off = tz.offset_at_utc(*t);
             let local = t + off as i64 * USECS_PER_SEC;
-            dt_to_char(fmt, &Tm::from_local(local), Zone::At(tz, off), false)?
+            dt_to_char(fmt, &Tm::from_local(local), Zone::At(tz, *t, off), false)?
         }
         Value::Interval(iv) => interval_to_char(fmt, iv)?,
         v => num_to_char(fmt, v)?,
@@ -301,7 +301,8 @@ fn cased(name: &str, key: &str) -> String {
 #[derive(Clone, Copy)]
 enum Zone {
     None,
-    At(TimeZone, i32),
+    /// The zone, the UTC instant and its offset there.
+    At(TimeZone, i64, i32),
 }
 
 fn interval_invalid() -> DbError {
@@ -414,7 +415,7 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                 }
                 let v = match zone {
                     Zone::None => String::new(),
-                    Zone::At(tz, off) => zone_abbrev(&tz, off)?,
+                    Zone::At(tz, utc, off) => zone_abbrev(&tz, utc, off),
                 };
                 if key == "tz" {
                     v.to_lowercase()
@@ -428,7 +429,7 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                 }
                 let off = match zone {
                     Zone::None => 0,
-                    Zone::At(_, o) => o,
+                    Zone::At(_, _, o) => o,
                 };
                 let sign = if off >= 0 { '+' } else { '-' };
                 let a = off.unsigned_abs();
@@ -604,23 +605,21 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
     Ok(out)
 }
 
-/// The zone abbreviation `TZ` prints: UTC, or a whole-hour fixed offset as
-/// PostgreSQL names it (`+05`); offsets with minutes print nothing, as in
-/// PostgreSQL; zones with daylight-saving rules have names this server
-/// does not keep.
-fn zone_abbrev(tz: &TimeZone, off: i32) -> Result<String, DbError> {
-    if tz.dst.is_some() {
-        return Err(DbError::unsupported(
-            "format pattern \"TZ\" in a time zone with daylight-saving time",
-        ));
+/// The zone abbreviation `TZ` prints: the tz database's name for the
+/// zone at that instant (`EST`, `EDT`, `JST`), else UTC for a zero offset
+/// and a whole-hour offset as PostgreSQL names it (`+05`); other offsets
+/// print nothing, as in PostgreSQL.
+fn zone_abbrev(tz: &TimeZone, utc: i64, off: i32) -> String {
+    if let Some(a) = tz.abbrev_at_utc(utc) {
+        return a.to_string();
     }
-    Ok(if off == 0 {
+    if off == 0 {
         "UTC".into()
-    } else if off % 3600 == 0 {
+    } else if off % 3600 == 0 && tz.dst.is_none() {
         TimeZone::format_offset(off)
     } else {
         String::new()
-    })
+    }
 }
 
 fn interval_to_char(fmt: &str, iv: &Interval) -> Result<String, DbError> {

@@ -99,6 +99,23 @@ SELECT v, to_char(v, 'RN'), to_char(v, 'FMrn'), to_char(v, '9.99EEEE'), to_char(
 SELECT to_char(123456::float8, '9.999EEEE'), to_char(-0.5::float8, '9EEEE');
 SELECT to_char(1, 'FM9.9EEEE');
 SELECT to_char(interval '1 day', 'TZ');
+-- time zone abbreviations
+SET TimeZone = 'America/New_York';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ tz OF'), to_char(timestamptz '2024-07-02 03:04:05+00', 'TZ tz OF TZH:TZM');
+SET TimeZone = 'Asia/Tokyo';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
+SET TimeZone = 'Asia/Kolkata';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
+SET TimeZone = 'America/Sao_Paulo';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
+SET TimeZone = 'Europe/London';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF'), to_char(timestamptz '2024-07-02 03:04:05+00', 'TZ OF');
+SET TimeZone = 'UTC';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
+SET TimeZone = '+05:30';
+select to_char(timestamptz '2024-01-02 03:04:05+00', '[TZ] OF');
+SET TimeZone = 'Etc/GMT+3';
+select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
