@@ -67,7 +67,7 @@ const UNIX_EPOCH_JDATE: i64 = 2_440_588;
 
 /// 42725 for a call whose unknown-typed arguments fit several overloads
 /// (`date_trunc('day', '2024-01-01')`), as PostgreSQL reports it.
-fn not_unique(name: &str, args: &[DataType]) -> DbError {
+pub(crate) fn not_unique(name: &str, args: &[DataType]) -> DbError {
     let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
     DbError::new(
         SqlState::AmbiguousFunction,
@@ -105,14 +105,20 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         return None;
     }
     use DataType as T;
-    let nf = || no_function(name, args);
+    // EXTRACT is syntax: PostgreSQL names the function it calls.
+    let shown = if name == "extract" {
+        "pg_catalog.extract"
+    } else {
+        name
+    };
+    let nf = || no_function(shown, args);
     let ambiguous = match name {
         "date_trunc" | "date_part" | "extract" => args.get(1) == Some(&T::Unknown),
         "age" => args.contains(&T::Unknown),
         _ => false,
     };
     if ambiguous || (name == "isfinite" && args == [T::Unknown]) {
-        return Some(Err(not_unique(name, args)));
+        return Some(Err(not_unique(shown, args)));
     }
     let text = T::Text;
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {

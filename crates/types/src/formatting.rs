@@ -55,6 +55,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     let is_text = |t: &DataType| t.is_string() || *t == T::Unknown;
     let text = T::Text;
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {
+        ("to_char", [T::Unknown, _]) => {
+            return Some(Err(crate::datetime_fns::not_unique(name, args)))
+        }
         ("to_char", [v, f]) if is_text(f) => match v {
             T::Timestamp => (to_char, vec![T::Timestamp, text], text, false),
             T::TimestampTz | T::Date => (to_char, vec![T::TimestampTz, text], text, true),

@@ -92,6 +92,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             false,
         ),
         ("chr", [t]) if is_int(*t) => (chr, vec![T::Int4], text, false),
+        ("to_hex", [T::Unknown]) => return Some(Err(crate::datetime_fns::not_unique(name, args))),
         ("to_hex", [t]) if is_int(*t) => {
             let at = if *t == T::Int8 { T::Int8 } else { T::Int4 };
             (to_hex, vec![at], text, false)

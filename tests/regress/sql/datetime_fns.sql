@@ -116,6 +116,16 @@ SET TimeZone = '+05:30';
 select to_char(timestamptz '2024-01-02 03:04:05+00', '[TZ] OF');
 SET TimeZone = 'Etc/GMT+3';
 select to_char(timestamptz '2024-01-02 03:04:05+00', 'TZ OF');
+-- overloads that untyped literals cannot choose between
+SELECT extract(epoch FROM '2024-01-01');
+SELECT date_part('year', '2024-01-01');
+SELECT date_trunc('day', '2024-01-01');
+SELECT age('2024-01-01');
+SELECT to_char('2024-01-01', 'YYYY');
+SELECT to_hex('ff');
+SELECT date_trunc(1, timestamp '2024-01-01');
+SELECT extract(year FROM 5);
+SELECT make_date('2024', '1', '1');
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
