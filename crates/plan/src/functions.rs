@@ -616,7 +616,6 @@ const NOT_YET: &[&str] = &[
     "factorial",
     "scale",
     "bit_length",
-    "timezone",
     "generate_subscripts",
 ];
 

@@ -375,7 +375,7 @@ impl TimeZone {
 }
 
 /// `[+-]h[:mm[:ss]]` or `[+-]hhmm` in seconds (sign as written).
-fn parse_hms_offset(s: &str) -> Option<i32> {
+pub(crate) fn parse_hms_offset(s: &str) -> Option<i32> {
     let (neg, body) = match s.as_bytes().first()? {
         b'+' => (false, &s[1..]),
         b'-' => (true, &s[1..]),

@@ -1,7 +1,7 @@
 //! Date/time functions: `date_trunc`, `extract` / `date_part`, `age`,
 //! `make_date` / `make_timestamp` / `make_timestamptz` / `make_interval`,
-//! `justify_days` / `justify_hours` / `justify_interval`, `isfinite` and
-//! `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
+//! `justify_days` / `justify_hours` / `justify_interval`, `isfinite`,
+//! `timezone` (AT TIME ZONE) and `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
 //! and `to_date` live in [`crate::formatting`].
 //!
 //! Everything works on PostgreSQL's broken-down time ([`Tm`]): a local
@@ -57,6 +57,7 @@ pub(crate) const NAMES: &[&str] = &[
     "justify_hours",
     "justify_interval",
     "isfinite",
+    "timezone",
 ];
 
 const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
@@ -220,6 +221,16 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 _ => |a, _| strict1(a, |iv| justify_interval(&iv)),
             };
             (imp, vec![T::Interval], T::Interval, false)
+        }
+        ("timezone", [z, t]) if is_text(*z) || *z == T::Interval => {
+            let zt = if *z == T::Interval { T::Interval } else { text };
+            match t {
+                T::Timestamp => (at_zone, vec![zt, T::Timestamp], T::TimestampTz, false),
+                T::TimestampTz | T::Date | T::Unknown => {
+                    (at_zone, vec![zt, T::TimestampTz], T::Timestamp, false)
+                }
+                _ => return Some(Err(nf())),
+            }
         }
         ("isfinite", [t]) if matches!(t, T::Date | T::Timestamp | T::TimestampTz | T::Interval) => {
             (isfinite, vec![*t], T::Bool, false)
@@ -589,8 +600,19 @@ fn trunc_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     }
 }
 
-pub(crate) fn zone_arg(name: &str) -> Result<TimeZone, DbError> {
-    TimeZone::parse(name).ok_or_else(|| {
+/// A zone argument. A numeric offset (`+05`, `-03:30`) is read with the
+/// POSIX sign (west positive) by AT TIME ZONE and date_trunc, with the ISO
+/// sign by make_timestamptz, as PostgreSQL's parsers differ; anything
+/// else is a zone name as SET TimeZone takes it.
+pub(crate) fn zone_arg(name: &str, posix: bool) -> Result<TimeZone, DbError> {
+    let t = name.trim();
+    let numeric = t.starts_with(['+', '-']) || t.starts_with(|c: char| c.is_ascii_digit());
+    let found = match crate::datetime::parse_hms_offset(t) {
+        Some(secs) if numeric => Some(TimeZone::fixed(if posix { -secs } else { secs })),
+        _ if t.eq_ignore_ascii_case("z") => Some(TimeZone::UTC),
+        _ => TimeZone::parse(name),
+    };
+    found.ok_or_else(|| {
         DbError::new(
             SqlState::InvalidParameterValue,
             format!("time zone \"{name}\" not recognized"),
@@ -601,7 +623,7 @@ pub(crate) fn zone_arg(name: &str) -> Result<TimeZone, DbError> {
 fn trunc_tstz_in(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     match (a[0].as_str(), &a[1], a[2].as_str()) {
         (Some(u), Value::TimestampTz(ts), Some(z)) => {
-            let tz = zone_arg(z)?;
+            let tz = zone_arg(z, true)?;
             trunc_tstz_with(u, *ts, &tz)
         }
         _ => Ok(Value::Null),
@@ -1113,7 +1135,7 @@ fn make_timestamptz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
         return Ok(Value::Null);
     };
     let tz = match a.get(6).and_then(Value::as_str) {
-        Some(z) => zone_arg(z)?,
+        Some(z) => zone_arg(z, false)?,
         None => ctx.time_zone,
     };
     let utc = from_local(local, &tz);
@@ -1264,6 +1286,53 @@ pub(crate) fn to_timestamp_float(secs: f64) -> Result<Value, DbError> {
         return Err(err());
     }
     Ok(Value::TimestampTz(us))
+}
+
+// ---------------------------------------------------------------------
+// AT TIME ZONE
+
+/// timezone(zone, timestamptz) is the local time there (a timestamp);
+/// timezone(zone, timestamp) reads the timestamp as local time there (a
+/// timestamptz). The zone is a name or offset (POSIX sign) or an interval
+/// of hours/minutes/seconds only (east positive).
+fn at_zone(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    if a.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    let tz = match &a[0] {
+        Value::Interval(iv) => {
+            if iv.months != 0 || iv.days != 0 {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!(
+                        "interval time zone \"{}\" must not include months or days",
+                        crate::datetime::format_interval(iv)
+                    ),
+                ));
+            }
+            TimeZone::fixed((iv.micros / USECS_PER_SEC) as i32)
+        }
+        v => zone_arg(v.as_str().unwrap_or_default(), true)?,
+    };
+    Ok(match &a[1] {
+        Value::TimestampTz(t) if !is_finite_ts(*t) => Value::Timestamp(*t),
+        Value::Timestamp(t) if !is_finite_ts(*t) => Value::TimestampTz(*t),
+        Value::TimestampTz(t) => {
+            let local = to_local(*t, &tz).0;
+            if !timestamp_in_range(local) {
+                return Err(ts_range());
+            }
+            Value::Timestamp(local)
+        }
+        Value::Timestamp(t) => {
+            let utc = from_local(*t, &tz);
+            if !timestamp_in_range(utc) {
+                return Err(ts_range());
+            }
+            Value::TimestampTz(utc)
+        }
+        _ => Value::Null,
+    })
 }
 
 // ---------------------------------------------------------------------

@@ -126,6 +126,21 @@ SELECT to_hex('ff');
 SELECT date_trunc(1, timestamp '2024-01-01');
 SELECT extract(year FROM 5);
 SELECT make_date('2024', '1', '1');
+-- AT TIME ZONE (timezone())
+SET TimeZone = 'UTC';
+select timestamp '2024-01-01 12:00' at time zone '+05', timestamp '2024-01-01 12:00' at time zone 'UTC+5', timestamptz '2024-01-01 12:00+00' at time zone 'America/New_York', timestamp '2024-07-01 12:00' at time zone 'America/New_York';
+select timestamptz '2024-01-01 12:00+00' at time zone '-03:30', timezone('Asia/Tokyo', timestamptz '2024-01-01 12:00+00'), timestamptz '2024-01-01 12:00+00' at time zone interval '02:00', timestamp '2024-01-01 12:00' at time zone interval '-02:00';
+select timestamp '2024-01-01 12:00' at time zone 'Foo/Bar';
+select timestamptz 'infinity' at time zone 'UTC', timestamp '2024-01-01' at time zone NULL;
+select timestamp '2024-01-01 12:00' at time zone 'EST', timestamp '2024-01-01 12:00' at time zone 'utc', timestamp '2024-01-01 12:00' at time zone 'Z';
+select date '2024-01-01' at time zone 'UTC';
+select timestamp '2024-01-01 12:00' at time zone interval '1 day';
+select date_trunc('day', timestamptz '2024-05-17 01:45:12+00', '+05'), make_timestamptz(2024,1,2,3,4,5,'-03:30'), make_timestamptz(2024,1,2,3,4,5,'+05'), date_trunc('day', timestamptz '2024-05-17 01:45:12+00', 'UTC+5'), timestamptz '2024-01-01 12:00+00' at time zone 'z';
+select '2024-01-01 12:00+00' at time zone 'UTC', timezone('UTC', '2024-06-01 12:00'::timestamp);
+select pg_typeof(timestamp '2024-01-01' at time zone 'UTC'), pg_typeof(now() at time zone 'UTC');
+SET TimeZone = 'America/New_York';
+select timestamp '2024-03-10 02:30' at time zone 'America/New_York', timestamptz '2024-11-03 06:30+00' at time zone 'America/New_York', (timestamp '2024-01-01 00:00' at time zone 'UTC') at time zone 'Asia/Tokyo';
+SET TimeZone = 'UTC';
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
