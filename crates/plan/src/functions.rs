@@ -577,7 +577,6 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// PostgreSQL built-ins Nestor does not have yet: calling one is 0A000
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
-    "to_number",
     "make_time",
     "unnest",
     "row_to_json",

@@ -1,4 +1,4 @@
-//! `to_char`, `to_timestamp(text, text)`, `to_date` and
+//! `to_char`, `to_timestamp(text, text)`, `to_date`, `to_number` and
 //! `to_timestamp(double precision)`: PostgreSQL's formatting.c, for the
 //! patterns queries use.
 //!
@@ -45,7 +45,7 @@ use crate::functions::{check_result_len, no_function, Imp, Resolved, ScalarFn, V
 use crate::value::Value;
 
 /// Every function of this module.
-pub(crate) const NAMES: &[&str] = &["to_char", "to_timestamp", "to_date"];
+pub(crate) const NAMES: &[&str] = &["to_char", "to_timestamp", "to_date", "to_number"];
 
 pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
     if !NAMES.contains(&name) {
@@ -79,6 +79,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::TimestampTz,
             false,
         ),
+        ("to_number", [a, b]) if is_text(a) && is_text(b) => {
+            (to_number, vec![text, text], T::NUMERIC, false)
+        }
         ("to_date", [a, b]) if is_text(a) && is_text(b) => {
             (to_date, vec![text, text], T::Date, false)
         }
@@ -1389,6 +1392,112 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
     // A format without digit positions still shows the sign.
     write_sign(&mut out, &mut sign_done);
     Ok(out)
+}
+
+/// to_number(text, format): the digits the format's positions read, the
+/// decimal point where the format has one, a sign from `-`, `S`/`MI`/`SG`
+/// /`PL` positions or `<...>` of PR; separators and literal characters
+/// skip one input character. The result keeps the fraction digits read.
+fn to_number(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let (Some(input), Some(fmt)) = (a[0].as_str(), a[1].as_str()) else {
+        return Ok(Value::Null);
+    };
+    let (toks, _) = parse_num_format(fmt)?;
+    if toks.iter().filter(|t| **t == NumTok::Point).count() > 1 {
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "multiple decimal points",
+        ));
+    }
+    if toks.contains(&NumTok::Eeee) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "\"EEEE\" not supported for input",
+        ));
+    }
+    if toks.iter().any(|t| matches!(t, NumTok::Rn(_))) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "\"RN\" not supported for input",
+        ));
+    }
+    let s: Vec<char> = input.chars().collect();
+    let mut i = 0;
+    let (mut neg, mut int, mut frac, mut after_point) =
+        (false, String::new(), String::new(), false);
+    while i < s.len() && s[i] == ' ' {
+        i += 1;
+    }
+    if toks.contains(&NumTok::Pr) && s.get(i) == Some(&'<') {
+        neg = true;
+        i += 1;
+    }
+    for t in &toks {
+        match t {
+            NumTok::Nine | NumTok::Zero => {
+                if int.is_empty() && !after_point && matches!(s.get(i), Some('-' | '+')) {
+                    neg = s[i] == '-';
+                    i += 1;
+                }
+                match s.get(i) {
+                    Some(c) if c.is_ascii_digit() => {
+                        if after_point {
+                            frac.push(*c);
+                        } else {
+                            int.push(*c);
+                        }
+                        i += 1;
+                    }
+                    Some(' ') => i += 1,
+                    _ => {}
+                }
+            }
+            NumTok::Point => {
+                after_point = true;
+                if s.get(i) == Some(&'.') {
+                    i += 1;
+                }
+            }
+            NumTok::Comma => {
+                if s.get(i) == Some(&',') {
+                    i += 1;
+                }
+            }
+            NumTok::S | NumTok::Mi | NumTok::Sg | NumTok::Pl => match s.get(i) {
+                Some('-') => {
+                    neg = true;
+                    i += 1;
+                }
+                Some('+') => i += 1,
+                _ => {}
+            },
+            NumTok::Pr => {
+                if s.get(i) == Some(&'>') {
+                    i += 1;
+                }
+            }
+            NumTok::Lit(_) => {
+                if i < s.len() {
+                    i += 1;
+                }
+            }
+            NumTok::Rn(_) | NumTok::Eeee => {}
+        }
+    }
+    if int.is_empty() && frac.is_empty() {
+        return Err(DbError::new(
+            SqlState::InvalidTextRepresentation,
+            "invalid input syntax for type numeric: \" \"",
+        ));
+    }
+    let text = format!(
+        "{}{}{}{}",
+        if neg { "-" } else { "" },
+        if int.is_empty() { "0" } else { &int },
+        if frac.is_empty() { "" } else { "." },
+        frac
+    );
+    crate::numeric::Numeric::parse(&text).map(Value::Numeric)
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@
 //! list and a `resolve` consulted first: [`crate::array_fns`],
 //! [`crate::regex`], [`crate::jsonb_ops`], [`crate::datetime_fns`]
 //! (date_trunc, extract, age, make_*, justify_*), [`crate::formatting`]
-//! (to_char, to_timestamp, to_date) and [`crate::string_fns`] (format,
+//! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
 //! initcap, translate, chr, overlay...).
 //!
 //! String functions count characters, not bytes. A `char(n)` argument

@@ -141,6 +141,13 @@ select pg_typeof(timestamp '2024-01-01' at time zone 'UTC'), pg_typeof(now() at 
 SET TimeZone = 'America/New_York';
 select timestamp '2024-03-10 02:30' at time zone 'America/New_York', timestamptz '2024-11-03 06:30+00' at time zone 'America/New_York', (timestamp '2024-01-01 00:00' at time zone 'UTC') at time zone 'Asia/Tokyo';
 SET TimeZone = 'UTC';
+-- to_number
+select to_number('12,454.8-', '99G999D9S'), to_number('12.3', '99.99'), to_number('-12', '99'), to_number('1 234', '9 999'), to_number('123', '9999.99'), to_number('  42', '9999'), to_number('12345', '999'), to_number('<12>', '99PR'), to_number('12', '9999'), to_number('0012.50', '9999.99'), to_number('1,2', '9,9'), to_number('12-', '99MI'), to_number('+5', 'S9');
+select to_number('1,234,567.891', '9G999G999D999'), to_number('-0.5', '9D9'), to_number('.5', 'D9'), to_number(NULL, '9'), to_number('5', NULL), pg_typeof(to_number('1', '9'));
+select to_number('abc', '999');
+select to_number('', '999');
+select to_number('1e3', '9EEEE');
+select to_number('1.2.3', '9.9.9');
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
