@@ -323,6 +323,15 @@ fn unsupported_pattern(p: &str) -> DbError {
     DbError::unsupported(format!("format pattern \"{p}\""))
 }
 
+/// Day of the year; of an interval, its span in 30-day months and days.
+fn yday(tm: &Tm, interval: bool) -> i64 {
+    if interval {
+        (tm.year * 12 + tm.mon) * 30 + tm.mday
+    } else {
+        tm.doy()
+    }
+}
+
 /// Year as shown: BC years count from 1 (ADJUST_YEAR), intervals as is.
 fn adj_year(y: i64, interval: bool) -> i64 {
     if interval || y > 0 {
@@ -386,7 +395,7 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
             "HH" | "HH12" => {
                 let h = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
                 num = Some(h);
-                zpad(h, 2, fm)
+                zpad(h, sw(h, 2), fm)
             }
             "MI" => {
                 num = Some(tm.min);
@@ -465,10 +474,14 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                     adj_year(tm.year, interval)
                 };
                 let digits = upper_key.len();
+                // A negative field is one wider; the ISO forms look at
+                // the calendar year for that, as PostgreSQL does.
+                let sign_year = if iso { adj_year(tm.year, interval) } else { y };
+                let w = |n: usize| sw(sign_year, n);
                 let (v, w) = match digits {
-                    4 => (y, sw(y, 4)),
-                    3 => (y % 1000, sw(y, 3)),
-                    2 => (y % 100, sw(y, 2)),
+                    4 => (y, w(4)),
+                    3 => (y % 1000, w(3)),
+                    2 => (y % 100, w(2)),
                     _ => (y % 10, 1),
                 };
                 num = Some(v);
@@ -509,7 +522,7 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                 }
             }
             "DDD" => {
-                let v = if interval { tm.mday } else { tm.doy() };
+                let v = yday(tm, interval);
                 num = Some(v);
                 zpad(v, 3, fm)
             }
@@ -543,7 +556,7 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                 v.to_string()
             }
             "WW" => {
-                let v = (tm.doy() - 1) / 7 + 1;
+                let v = (yday(tm, interval) - 1) / 7 + 1;
                 num = Some(v);
                 zpad(v, 2, fm)
             }
@@ -584,19 +597,30 @@ fn dt_to_char(fmt: &str, tm: &Tm, zone: Zone, interval: bool) -> Result<String, 
                 v.to_string()
             }
             "RM" => {
-                if tm.mon < 1 {
-                    String::new()
-                } else {
-                    let r = ROMAN[(tm.mon - 1) as usize];
-                    let r = if key == "rm" {
-                        r.to_lowercase()
-                    } else {
-                        r.to_string()
-                    };
-                    if fm {
-                        r
-                    } else {
-                        format!("{r:<4}")
+                // ROMAN is January first; an interval's negative months
+                // count back from December, whole years show XII (or I
+                // when negative), as PostgreSQL.
+                let idx = match tm.mon {
+                    0 if !interval || tm.year == 0 => None,
+                    0 if tm.year > 0 => Some(11),
+                    0 => Some(0),
+                    m if m < 0 => Some((12 + m) as usize),
+                    m => Some((m - 1).clamp(0, 11) as usize),
+                };
+                match idx {
+                    None => String::new(),
+                    Some(i) => {
+                        let r = ROMAN[i];
+                        let r = if key == "rm" {
+                            r.to_lowercase()
+                        } else {
+                            r.to_string()
+                        };
+                        if fm {
+                            r
+                        } else {
+                            format!("{r:<4}")
+                        }
                     }
                 }
             }

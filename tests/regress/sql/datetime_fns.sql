@@ -148,6 +148,9 @@ select to_number('abc', '999');
 select to_number('', '999');
 select to_number('1e3', '9EEEE');
 select to_number('1.2.3', '9.9.9');
+-- to_char of intervals and dates, more patterns
+select v, f, '['||to_char(v, f)||']' from (values (interval '0'), (interval '1 year 2 mons 3 days 04:05:06.789'), (interval '-1 year -2 mons -3 days -04:05:06.5'), (interval '100 hours'), (interval '13 mons'), (interval '-0.5 seconds')) a(v), (values ('YYYY-MM-DD HH24:MI:SS.US'), ('FMYYYY FMMM FMDD FMHH24 FMMI FMSS'), ('HH HH12 MS US SSSS'), ('Y,YYY YYY YY Y CC Q'), ('DDD W WW J'), ('RM rm'), ('IYYY IW'), ('DDth MMth')) b(f) order by 1, 2;
+select v, f, '['||to_char(v, f)||']' from (values (date '2024-01-01'), (date '2023-12-31'), (date '2020-02-29'), (date '1900-03-01'), (date '0001-01-01')) a(v), (values ('Day, DDth Month YYYY'), ('IYYY-IW-ID IDDD'), ('WW W D DDD'), ('CC Y,YYY'), ('J Q RM')) b(f) order by 1, 2;
 -- generate_series over timestamps (in a select list with FROM)
 SELECT generate_series(timestamp '2024-01-30', timestamp '2024-05-01', interval '1 month') FROM (VALUES (1)) v;
 SELECT generate_series(timestamp '2024-01-01 00:00', timestamp '2024-01-01 02:00', interval '45 minutes') AS g FROM (VALUES (1)) v;
