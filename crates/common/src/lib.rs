@@ -11,6 +11,7 @@ pub mod errcodes;
 pub mod error;
 pub mod hash;
 pub mod ids;
+pub mod keywords;
 pub mod limits;
 pub mod memory;
 pub mod stack;

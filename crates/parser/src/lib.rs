@@ -31,8 +31,7 @@ use prost::Message;
 pub mod ast;
 mod cache;
 pub mod depth;
-mod keywords;
-pub use keywords::is_reserved_keyword;
+pub use nestor_common::keywords::is_reserved_keyword;
 mod lex;
 mod literals;
 

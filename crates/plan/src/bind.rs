@@ -1713,6 +1713,9 @@ impl<'e> Binder<'e> {
             .iter()
             .any(|a| matches!(a.node, Some(NodeEnum::NamedArgExpr(_))))
         {
+            if name == "make_interval" {
+                return self.bind_make_interval_named(f);
+            }
             // Named notation: only user functions take it here.
             return crate::bind::userfunc::bind_call(self, &name, f)?.ok_or_else(|| {
                 DbError::new(
@@ -1777,6 +1780,60 @@ impl<'e> Binder<'e> {
         Ok(())
     }
 
+    /// make_interval(years => .., months, weeks, days, hours, mins, secs
+    /// => ..): named (and positional) arguments, the rest 0.
+    fn bind_make_interval_named(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
+        const PARAMS: [&str; 7] = ["years", "months", "weeks", "days", "hours", "mins", "secs"];
+        let mut slots: Vec<Option<(Expr, DataType)>> = vec![None; PARAMS.len()];
+        let undefined = || {
+            DbError::new(
+                SqlState::UndefinedFunction,
+                "function make_interval with these named arguments does not exist",
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        };
+        for (i, a) in f.args.iter().enumerate() {
+            let (slot, arg) = match node(a)? {
+                NodeEnum::NamedArgExpr(na) => {
+                    let slot = PARAMS
+                        .iter()
+                        .position(|p| *p == na.name)
+                        .ok_or_else(undefined)?;
+                    let arg = na
+                        .arg
+                        .as_deref()
+                        .ok_or_else(|| DbError::internal("named argument without a value"))?;
+                    (slot, arg)
+                }
+                _ => (i, a),
+            };
+            if slot >= PARAMS.len() || slots[slot].is_some() {
+                return Err(undefined());
+            }
+            slots[slot] = Some(self.bind(arg)?);
+        }
+        let mut args = Vec::with_capacity(PARAMS.len());
+        for (i, s) in slots.into_iter().enumerate() {
+            args.push(s.unwrap_or_else(|| {
+                if i == 6 {
+                    (Expr::Const(Value::Float8(0.0)), DataType::Float8)
+                } else {
+                    (Expr::Const(Value::Int4(0)), DataType::Int4)
+                }
+            }));
+        }
+        let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
+        let res = functions::lookup("make_interval", &types)?;
+        let mut out = Vec::with_capacity(args.len());
+        for ((e, t), want) in args.into_iter().zip(res.arg_types.iter()) {
+            out.push(match want {
+                Some(w) => self.coerce_arg(e, t, *w, "make_interval", &types)?,
+                None => e,
+            });
+        }
+        Ok((Expr::Func(res.func, out), res.ret))
+    }
+
     fn coerce_arg(
         &mut self,
         e: Expr,
@@ -1789,6 +1846,7 @@ impl<'e> Binder<'e> {
             || t.base() == want.base()
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
+            || (t == DataType::Date && matches!(want, DataType::Timestamp | DataType::TimestampTz))
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
         if !ok {
@@ -1840,7 +1898,7 @@ impl<'e> Binder<'e> {
         }
         let want = match func {
             AggFunc::CountStar => 0,
-            AggFunc::StringAgg => 2,
+            AggFunc::StringAgg | AggFunc::JsonObjectAgg { .. } => 2,
             _ => 1,
         };
         if f.args.len() != want {
@@ -1875,6 +1933,7 @@ impl<'e> Binder<'e> {
         self.agg = saved;
         self.window = saved_window;
         let ((arg, at, delimiter), order, filter) = bound?;
+        let func = refine_agg(func, at);
         let ty = agg_type(func, at, name)?;
         let arg = match (func, arg) {
             (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
@@ -2067,6 +2126,7 @@ impl<'e> Binder<'e> {
                 let bound = self.bind_agg_args(agg, &f.args);
                 self.agg = saved;
                 let (arg, at, delimiter) = bound?;
+                let agg = refine_agg(agg, at);
                 let ty = agg_type(agg, at, name)?;
                 let arg = match (agg, arg) {
                     (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
@@ -2234,6 +2294,20 @@ impl<'e> Binder<'e> {
                 if !(2..=3).contains(&types.len()) {
                     return Err(bad());
                 }
+                // Over timestamps: the series as an array, unnested.
+                if let Some(t) = functions::timestamp_series_type(&types) {
+                    let wants = [t, t, DataType::Interval];
+                    let mut coerced = Vec::with_capacity(args.len());
+                    for ((e, from), want) in args.into_iter().zip(types.iter()).zip(wants) {
+                        coerced.push(self.coerce(e, *from, want)?);
+                    }
+                    let series = Func::Library(nestor_types::datetime_fns::timestamp_series_fn());
+                    let array = Expr::Func(series, coerced);
+                    return Ok((
+                        Expr::Func(Func::Srf(functions::SrfKind::Unnest), vec![array]),
+                        t,
+                    ));
+                }
                 let t = self.common_type(&types, "generate_series")?;
                 if !t.is_integer() {
                     return Err(DbError::unsupported(format!(
@@ -2294,8 +2368,34 @@ impl<'e> Binder<'e> {
             return Ok((None, DataType::Int8, None));
         };
         let (e, t) = self.bind(first)?;
-        if func != AggFunc::StringAgg {
-            return Ok((Some(e), t, None));
+        match func {
+            // The value as json(b), as to_json / to_jsonb make it.
+            AggFunc::JsonAgg { binary, .. } => {
+                let single = Func::JsonBuild {
+                    object: false,
+                    binary,
+                    single: true,
+                };
+                return Ok((Some(Expr::Func(single, vec![e])), t, None));
+            }
+            // The pair as jsonb_build_array(key, value).
+            AggFunc::JsonObjectAgg { .. } => {
+                let Some(second) = args.get(1) else {
+                    return Err(DbError::new(
+                        SqlState::UndefinedFunction,
+                        "function json_object_agg with 1 argument does not exist",
+                    ));
+                };
+                let (v, _) = self.bind(second)?;
+                let pair = Func::JsonBuild {
+                    object: false,
+                    binary: true,
+                    single: false,
+                };
+                return Ok((Some(Expr::Func(pair, vec![e, v])), t, None));
+            }
+            AggFunc::StringAgg => {}
+            _ => return Ok((Some(e), t, None)),
         }
         let (d, dt) = self.bind(&args[1])?;
         let Expr::Const(v) = self.coerce(d, dt, DataType::Text)? else {
@@ -2482,6 +2582,13 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "bool_or" => AggFunc::BoolOr,
         "string_agg" => AggFunc::StringAgg,
         "array_agg" => AggFunc::ArrayAgg,
+        "json_agg" | "jsonb_agg" => AggFunc::JsonAgg {
+            binary: name == "jsonb_agg",
+            structured: false,
+        },
+        "json_object_agg" | "jsonb_object_agg" => AggFunc::JsonObjectAgg {
+            binary: name == "jsonb_object_agg",
+        },
         _ => return None,
     })
 }
@@ -2518,7 +2625,21 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             return Err(DbError::unsupported("array_agg of arrays"))
         }
         AggFunc::ArrayAgg => arg.resolve_unknown().array_of().ok_or_else(bad)?,
+        AggFunc::JsonAgg { binary: true, .. } | AggFunc::JsonObjectAgg { binary: true } => T::Jsonb,
+        AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. } => T::Json,
     })
+}
+
+/// What the argument's type tells an aggregate: json_agg lays out arrays
+/// differently.
+fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
+    match f {
+        AggFunc::JsonAgg { binary, .. } => AggFunc::JsonAgg {
+            binary,
+            structured: arg.is_array(),
+        },
+        f => f,
+    }
 }
 
 /// A column of the FROM list the expression may not see (a JOIN's ON

@@ -577,33 +577,13 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// PostgreSQL built-ins Nestor does not have yet: calling one is 0A000
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
-    "to_char",
-    "to_number",
-    "to_date",
-    "to_timestamp",
-    "date_trunc",
-    "date_part",
-    "extract",
-    "age",
-    "make_date",
     "make_time",
-    "make_timestamp",
-    "make_timestamptz",
-    "make_interval",
-    "justify_days",
-    "justify_hours",
-    "justify_interval",
     "unnest",
     "row_to_json",
     "jsonb_set",
     "jsonb_pretty",
     "regexp_matches",
     "regexp_split_to_table",
-    "format",
-    "initcap",
-    "translate",
-    "ascii",
-    "chr",
     "encode",
     "decode",
     "sha224",
@@ -634,12 +614,7 @@ const NOT_YET: &[&str] = &[
     "lcm",
     "factorial",
     "scale",
-    "to_hex",
     "bit_length",
-    "overlay",
-    "starts_with",
-    "timezone",
-    "isfinite",
     "generate_subscripts",
 ];
 
@@ -656,6 +631,31 @@ fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         func: Func::Library(r.func),
         arg_types: r.arg_types.into_iter().map(Some).collect(),
         ret: r.ret,
+    })
+}
+
+/// The element type of generate_series(start, stop, step) over
+/// timestamps: `timestamp` when both bounds are, else `timestamptz` (a
+/// date reads as one, as PostgreSQL's implicit casts pick); None if the
+/// arguments are not (timestamp-ish, timestamp-ish, interval). Both the
+/// select-list and the FROM-clause forms resolve with this.
+pub fn timestamp_series_type(types: &[DataType]) -> Option<DataType> {
+    use DataType as T;
+    let [a, b, step] = types else {
+        return None;
+    };
+    let ts = |t: &T| matches!(t, T::Timestamp | T::TimestampTz | T::Date | T::Unknown);
+    if !ts(a) || !ts(b) || !matches!(step, T::Interval | T::Unknown) {
+        return None;
+    }
+    if *a == T::Unknown && *b == T::Unknown {
+        return None;
+    }
+    let plain = |t: &T| matches!(t, T::Timestamp | T::Unknown);
+    Some(if plain(a) && plain(b) {
+        T::Timestamp
+    } else {
+        T::TimestampTz
     })
 }
 

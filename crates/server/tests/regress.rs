@@ -216,4 +216,6 @@ regress!(
     distinct_on,
     joins_outer,
     grouping_sets,
+    datetime_fns,
+    string_fns,
 );

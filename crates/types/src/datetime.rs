@@ -136,6 +136,35 @@ pub struct TimeZone {
     /// a zone with daylight-saving time.
     pub offset_secs: i32,
     pub dst: Option<DstRule>,
+    /// The zone's abbreviation (of standard time) when it has one (`EST`,
+    /// `JST`, `-03`): from the tz database's POSIX rule.
+    pub abbrev: Option<Abbrev>,
+}
+
+/// A time zone abbreviation, kept inline (POSIX allows 3 to 6 characters
+/// in practice; longer ones are not kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Abbrev {
+    len: u8,
+    bytes: [u8; 10],
+}
+
+impl Abbrev {
+    pub fn new(s: &str) -> Option<Abbrev> {
+        let mut bytes = [0u8; 10];
+        if s.is_empty() || s.len() > bytes.len() || !s.is_ascii() {
+            return None;
+        }
+        bytes[..s.len()].copy_from_slice(s.as_bytes());
+        Some(Abbrev {
+            len: s.len() as u8,
+            bytes,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
 }
 
 /// A POSIX TZ daylight-saving rule (`EST5EDT,M3.2.0,M11.1.0`), applied to
@@ -148,6 +177,8 @@ pub struct DstRule {
     /// daylight time).
     pub start: Transition,
     pub end: Transition,
+    /// Abbreviation while daylight-saving time is in effect (`EDT`).
+    pub abbrev: Option<Abbrev>,
 }
 
 /// `Mm.w.d/time`: day `d` (0 = Sunday) of week `w` (5 = last) of month
@@ -181,12 +212,28 @@ impl TimeZone {
     pub const UTC: TimeZone = TimeZone {
         offset_secs: 0,
         dst: None,
+        abbrev: None,
     };
 
     pub fn fixed(offset_secs: i32) -> TimeZone {
         TimeZone {
             offset_secs,
             dst: None,
+            abbrev: None,
+        }
+    }
+
+    /// The abbreviation of the zone at UTC instant `utc` (`EST` or
+    /// `EDT`), if the zone has names.
+    pub fn abbrev_at_utc(&self, utc: i64) -> Option<&str> {
+        match &self.dst {
+            Some(d)
+                if self.offset_at_utc(utc) == d.offset_secs
+                    && d.offset_secs != self.offset_secs =>
+            {
+                d.abbrev.as_ref().map(Abbrev::as_str)
+            }
+            _ => self.abbrev.as_ref().map(Abbrev::as_str),
         }
     }
 
@@ -328,7 +375,7 @@ impl TimeZone {
 }
 
 /// `[+-]h[:mm[:ss]]` or `[+-]hhmm` in seconds (sign as written).
-fn parse_hms_offset(s: &str) -> Option<i32> {
+pub(crate) fn parse_hms_offset(s: &str) -> Option<i32> {
     let (neg, body) = match s.as_bytes().first()? {
         b'+' => (false, &s[1..]),
         b'-' => (true, &s[1..]),
@@ -508,12 +555,14 @@ pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
 /// or in angle brackets, offsets west-positive `[+-]h[:mm[:ss]]`, rules in
 /// the `Mm.w.d[/time]` form only.
 fn parse_posix_tz(s: &str) -> Option<TimeZone> {
-    fn name(s: &str) -> Option<&str> {
+    /// The zone name and what follows it.
+    fn name(s: &str) -> Option<(&str, &str)> {
         if let Some(rest) = s.strip_prefix('<') {
-            return Some(&rest[rest.find('>')? + 1..]);
+            let end = rest.find('>')?;
+            return Some((&rest[..end], &rest[end + 1..]));
         }
         let n = s.bytes().take_while(u8::is_ascii_alphabetic).count();
-        (n >= 3).then(|| &s[n..])
+        (n >= 3).then(|| (&s[..n], &s[n..]))
     }
     fn hms(s: &str) -> Option<(i32, &str)> {
         let (sign, body) = match s.as_bytes().first()? {
@@ -553,12 +602,15 @@ fn parse_posix_tz(s: &str) -> Option<TimeZone> {
             secs: time,
         })
     }
-    let rest = name(s)?;
+    let (std_name, rest) = name(s)?;
     let (std_west, rest) = hms(rest)?;
     if rest.is_empty() {
-        return Some(TimeZone::fixed(-std_west));
+        return Some(TimeZone {
+            abbrev: Abbrev::new(std_name),
+            ..TimeZone::fixed(-std_west)
+        });
     }
-    let rest = name(rest)?;
+    let (dst_name, rest) = name(rest)?;
     let (dst_west, rest) = match hms(rest) {
         Some((o, r)) => (o, r),
         None => (std_west - 3600, rest),
@@ -572,7 +624,9 @@ fn parse_posix_tz(s: &str) -> Option<TimeZone> {
             offset_secs: -dst_west,
             start,
             end,
+            abbrev: Abbrev::new(dst_name),
         }),
+        abbrev: Abbrev::new(std_name),
     })
 }
 
@@ -1618,7 +1672,12 @@ mod tests {
         assert_eq!(syd.offset_at_utc(utc("2024-07-15 00:00:00")), 10 * 3600);
         let ist = parse_posix_tz("IST-5:30").unwrap();
         assert_eq!((ist.offset_secs, ist.dst), (19800, None));
-        assert_eq!(parse_posix_tz("<+0330>-3:30"), Some(TimeZone::fixed(12600)));
+        let teh = parse_posix_tz("<+0330>-3:30").unwrap();
+        assert_eq!((teh.offset_secs, teh.dst), (12600, None));
+        assert_eq!(teh.abbrev_at_utc(0), Some("+0330"));
+        assert_eq!(ny.abbrev_at_utc(utc("2024-03-10 06:59:59")), Some("EST"));
+        assert_eq!(ny.abbrev_at_utc(utc("2024-03-10 07:00:00")), Some("EDT"));
+        assert_eq!(TimeZone::UTC.abbrev_at_utc(0), None);
     }
 
     #[test]

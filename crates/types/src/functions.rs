@@ -20,6 +20,13 @@
 //! handle's volatility tells the planner which calls may be constant-folded
 //! (`gen_random_uuid` is volatile).
 //!
+//! Families of functions live in their own modules, each with a `NAMES`
+//! list and a `resolve` consulted first: [`crate::array_fns`],
+//! [`crate::regex`], [`crate::jsonb_ops`], [`crate::datetime_fns`]
+//! (date_trunc, extract, age, make_*, justify_*), [`crate::formatting`]
+//! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
+//! initcap, translate, chr, overlay...).
+//!
 //! String functions count characters, not bytes. A `char(n)` argument
 //! should be cast to text first ([`crate::cast::cast_from`] drops its
 //! padding), as PostgreSQL does for `length` and friends.
@@ -100,6 +107,9 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::array_fns::NAMES.contains(&lower.as_str())
         || crate::regex::NAMES.contains(&lower.as_str())
         || crate::jsonb_ops::NAMES.contains(&lower.as_str())
+        || crate::datetime_fns::NAMES.contains(&lower.as_str())
+        || crate::formatting::NAMES.contains(&lower.as_str())
+        || crate::string_fns::NAMES.contains(&lower.as_str())
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -311,6 +321,15 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::jsonb_ops::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::datetime_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::formatting::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::string_fns::resolve(&lower, args) {
         return r;
     }
     let arg_types: Vec<DataType> = args

@@ -63,7 +63,9 @@ pub mod cast;
 pub mod context;
 pub mod datatype;
 pub mod datetime;
+pub mod datetime_fns;
 pub(crate) mod float;
+pub mod formatting;
 pub mod functions;
 pub mod json;
 pub mod jsonb_ops;
@@ -71,6 +73,7 @@ pub mod md5;
 pub mod numeric;
 pub mod ops;
 pub mod regex;
+pub mod string_fns;
 pub mod text;
 pub mod value;
 

@@ -37,6 +37,9 @@ pub(super) enum Acc {
     Str(Option<String>, String),
     /// array_agg: the values so far (NULLs included) and their type.
     Array(Vec<Value>, DataType),
+    /// json_agg / jsonb_agg / json(b)_object_agg: the json(b) values (or
+    /// `[key, value]` pairs) so far, NULLs included.
+    Json(Vec<Value>, AggFunc),
 }
 
 pub(super) fn acc_new(c: &AggCall) -> Acc {
@@ -53,6 +56,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
             Acc::Str(None, d.to_string())
         }
         AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type")),
+        f @ (AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. }) => Acc::Json(Vec::new(), f),
     }
 }
 
@@ -66,6 +70,13 @@ fn sum_type(v: &Value, result: DataType) -> DataType {
 
 pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
     if let Acc::Array(items, _) = acc {
+        items.push(v);
+        return Ok(());
+    }
+    if let Acc::Json(items, f) = acc {
+        if matches!(f, AggFunc::JsonObjectAgg { .. }) {
+            json_pair(&v, ec)?;
+        }
         items.push(v);
         return Ok(());
     }
@@ -128,7 +139,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
                 }
             });
         }
-        Acc::Array(..) => unreachable!("handled above"),
+        Acc::Array(..) | Acc::Json(..) => unreachable!("handled above"),
         Acc::Str(s, delimiter) => {
             let t = valops::to_text(&v, ec).unwrap_or_default();
             match s {
@@ -164,6 +175,90 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         // No input rows: NULL, as PostgreSQL's array_agg.
         Acc::Array(items, _) if items.is_empty() => Value::Null,
         Acc::Array(items, elem) => Array::from_items(elem, items).value(),
+        Acc::Json(items, _) if items.is_empty() => Value::Null,
+        Acc::Json(items, f) => json_finish(&items, f, ec)?,
+    })
+}
+
+/// The key (as text) and value (as jsonb text) of an object aggregate's
+/// `[key, value]` pair; 22023 for a NULL key, as PostgreSQL.
+fn json_pair(v: &Value, ec: &nestor_types::EvalCtx) -> Result<(String, String), DbError> {
+    use nestor_types::functions::call_scalar_ctx;
+    let at = |f: &str| {
+        call_scalar_ctx(f, &[v.clone(), Value::Int4(0)], ec)
+            .unwrap_or(Ok(Value::Null))
+            .map(|k| k.as_str().map(str::to_string))
+    };
+    let key = at("jsonb_array_element_text")?.ok_or_else(|| {
+        DbError::new(
+            nestor_common::SqlState::InvalidParameterValue,
+            "field name must not be null",
+        )
+    })?;
+    let value = call_scalar_ctx("jsonb_array_element", &[v.clone(), Value::Int4(1)], ec)
+        .unwrap_or(Ok(Value::Null))?;
+    let value = match value {
+        Value::Jsonb(s) | Value::Text(s) => s.to_string(),
+        _ => "null".to_string(),
+    };
+    Ok((key, value))
+}
+
+/// The aggregate's json(b) text: PostgreSQL's json_agg layout (`, `
+/// between items, arrays on a line of their own) and json_object_agg's
+/// `{ "k" : v, ... }`; jsonb results normalized (later duplicate keys
+/// win).
+fn json_finish(items: &[Value], f: AggFunc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let mut out = String::new();
+    let item_text = |v: &Value| match v {
+        Value::Null => "null".to_string(),
+        Value::Jsonb(s) | Value::Text(s) => s.to_string(),
+        other => valops::to_text(other, ec).unwrap_or_default(),
+    };
+    let binary = match f {
+        AggFunc::JsonAgg { binary, structured } => {
+            out.push('[');
+            for (i, v) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                    // NULL (to_json gives SQL NULL or json null) stays
+                    // on the line.
+                    let null = v.is_null() || v.as_str() == Some("null");
+                    if structured && !binary && !null {
+                        out.push_str("\n ");
+                    }
+                }
+                out.push_str(&item_text(v));
+            }
+            out.push(']');
+            binary
+        }
+        AggFunc::JsonObjectAgg { binary } => {
+            out.push_str("{ ");
+            for (i, v) in items.iter().enumerate() {
+                let (k, val) = json_pair(v, ec)?;
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                nestor_types::json::write_json_string(&mut out, &k);
+                out.push_str(" : ");
+                out.push_str(&val);
+            }
+            out.push_str(" }");
+            binary
+        }
+        _ => false,
+    };
+    if out.len() > nestor_common::limits::VALUE_BYTES_MAX {
+        return Err(DbError::new(
+            nestor_common::SqlState::ProgramLimitExceeded,
+            "requested length too large",
+        ));
+    }
+    Ok(if binary {
+        Value::Jsonb(nestor_types::json::normalize_jsonb(&out)?.into())
+    } else {
+        Value::Text(out.into())
     })
 }
 
@@ -195,6 +290,11 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
         (Acc::Array(..), _) => {
             let bytes = v.size_bytes();
             ev.mem.charge(bytes, "array_agg")?;
+            *held += bytes;
+        }
+        (Acc::Json(..), _) => {
+            let bytes = v.size_bytes();
+            ev.mem.charge(bytes, "json_agg")?;
             *held += bytes;
         }
         _ => {}

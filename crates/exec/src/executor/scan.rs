@@ -231,6 +231,30 @@ pub(super) fn run_function(
             if vals.iter().any(Value::is_null) {
                 return Ok(true);
             }
+            if let (Value::Timestamp(_) | Value::TimestampTz(_), Some(Value::Interval(step))) =
+                (&vals[0], vals.get(2))
+            {
+                // Over timestamps: start, start + step, ... while not past
+                // stop.
+                use nestor_types::datetime_fns::{series_next, series_step_forward, series_within};
+                let forward = series_step_forward(step)?;
+                let mut cur = vals[0].clone();
+                let mut n = 0;
+                while series_within(&cur, &vals[1], forward) {
+                    poll(ev, &mut n)?;
+                    let next = series_next(&cur, step, &ev.ctx.eval)?;
+                    if !emit(ev, vec![cur])? {
+                        return Ok(false);
+                    }
+                    if matches!(next, Value::Timestamp(t) | Value::TimestampTz(t)
+                        if t == i64::MAX || t == i64::MIN)
+                    {
+                        break;
+                    }
+                    cur = next;
+                }
+                return Ok(true);
+            }
             let int = |v: &Value| valops::as_i64(v).unwrap_or(0);
             let (start, stop) = (int(&vals[0]), int(&vals[1]));
             let step = vals.get(2).map(int).unwrap_or(1);

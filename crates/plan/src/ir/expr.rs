@@ -173,6 +173,18 @@ pub enum AggFunc {
     BoolOr,
     StringAgg,
     ArrayAgg,
+    /// json_agg / jsonb_agg: the argument arrives as json (to_json /
+    /// to_jsonb of it); `structured`: it is an array, which json_agg
+    /// puts on a line of its own.
+    JsonAgg {
+        binary: bool,
+        structured: bool,
+    },
+    /// json_object_agg / jsonb_object_agg: the argument arrives as the
+    /// jsonb pair `[key, value]`.
+    JsonObjectAgg {
+        binary: bool,
+    },
 }
 
 /// A user-defined function (CREATE FUNCTION), compared by identity.

@@ -1004,6 +1004,23 @@ fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType)
         args.push(e);
         types.push(t);
     }
+    // Over timestamps with an interval step (the executor walks it).
+    if let Some(t) = crate::functions::timestamp_series_type(&types) {
+        let wants = [t, t, DataType::Interval];
+        let args = args
+            .into_iter()
+            .zip(types)
+            .zip(wants)
+            .map(|((e, from), want)| b.coerce(e, from, want))
+            .collect::<Result<Vec<_>, _>>()?;
+        let plan = Plan::FunctionScan {
+            func: TableFunc::GenerateSeries,
+            args,
+            name: "generate_series".into(),
+            ordinality: false,
+        };
+        return Ok((plan, t));
+    }
     let ty = b.common_type(&types, "generate_series")?;
     if !ty.is_integer() {
         return Err(DbError::unsupported(format!(

@@ -2,7 +2,8 @@
 //! identifier spelled like one must be double-quoted (`quote_ident`,
 //! `format('%I')`, deparsed names). From libpg_query's kwlist.h
 //! (PostgreSQL's grammar; the categories have not changed since 15 for
-//! these words), in its alphabetical order.
+//! these words), in its alphabetical order. Kept here, below the parser
+//! and the types crate, because both quote identifiers.
 
 const QUOTED_KEYWORDS: [&str; 164] = [
     "all",
