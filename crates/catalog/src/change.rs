@@ -28,6 +28,7 @@ use crate::defs::{Sequence, TableDef, ViewDef};
 use crate::function::FunctionDef;
 use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
+use crate::role::RoleDef;
 use crate::{Namespace, Ns, State};
 
 /// A schema change, applied under the catalog's write lock.
@@ -59,6 +60,16 @@ pub enum Change {
     /// Create or replace a function or procedure.
     PutFunction(Arc<FunctionDef>),
     DropFunction(Arc<FunctionDef>),
+    /// Create or replace (by OID: ALTER, RENAME, GRANT of a membership) a
+    /// role.
+    PutRole(Arc<RoleDef>),
+    DropRole(String),
+    /// Set (Some) or reset to the default (None) the owner and ACL of
+    /// (class, object).
+    SetAcl {
+        key: (u32, u32),
+        acl: Option<crate::acl::ObjAcl>,
+    },
 }
 
 /// What undoing one change restores.
@@ -96,6 +107,16 @@ pub(crate) enum Undo {
         /// The one it replaced or dropped.
         prev: Option<Arc<FunctionDef>>,
     },
+    Acl {
+        key: (u32, u32),
+        prev: Option<crate::acl::ObjAcl>,
+    },
+    Role {
+        /// The name the change put a role under (None for a drop).
+        put: Option<String>,
+        /// The role it replaced, renamed or dropped.
+        prev: Option<Arc<RoleDef>>,
+    },
 }
 
 impl std::fmt::Debug for Undo {
@@ -107,6 +128,12 @@ impl std::fmt::Debug for Undo {
             Undo::View { name, .. } => write!(f, "view {name}"),
             Undo::Comment { key, .. } => write!(f, "comment {key:?}"),
             Undo::Function { name, .. } => write!(f, "function {name}"),
+            Undo::Acl { key, .. } => write!(f, "acl {key:?}"),
+            Undo::Role { put, prev } => write!(
+                f,
+                "role {:?}",
+                put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
+            ),
         }
     }
 }
@@ -135,10 +162,35 @@ impl Change {
                 name: f.name.clone(),
                 oid: f.oid,
             },
+            Change::PutRole(r) => CatalogRecord::PutRole((**r).clone()),
+            Change::DropRole(name) => CatalogRecord::DropRole { name: name.clone() },
+            Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
+                key: *key,
+                acl: acl.clone(),
+            },
         }
     }
 
-    pub(crate) fn apply(self, st: &mut Namespace) -> Undo {
+    pub(crate) fn apply(self, state: &mut State, ns: Ns) -> Undo {
+        let st = match self {
+            Change::PutRole(def) => {
+                let put = Some(def.name.clone());
+                let prev = crate::role::put(&mut state.roles, def);
+                return Undo::Role { put, prev };
+            }
+            Change::DropRole(name) => {
+                let prev = state.roles.remove(&name);
+                return Undo::Role { put: None, prev };
+            }
+            Change::SetAcl { key, acl } => {
+                let prev = match acl {
+                    Some(a) => state.acls.insert(key, a),
+                    None => state.acls.remove(&key),
+                };
+                return Undo::Acl { key, prev };
+            }
+            _ => state.ns_mut(ns),
+        };
         match self {
             Change::PutTable { def, old_storage } => {
                 let name = def.name.clone();
@@ -213,6 +265,9 @@ impl Change {
                     prev,
                 }
             }
+            Change::PutRole(_) | Change::DropRole(_) | Change::SetAcl { .. } => {
+                unreachable!("applied above")
+            }
         }
     }
 }
@@ -241,6 +296,26 @@ impl DdlUndo for CatalogUndo {
     fn undo(&self) {
         {
             let mut state = self.state.write();
+            if let Undo::Acl { key, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.acls.insert(*key, p.clone()),
+                    None => state.acls.remove(key),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::Role { put, prev } = &self.undo {
+                if let Some(name) = put {
+                    state.roles.remove(name);
+                }
+                if let Some(p) = prev {
+                    crate::role::put(&mut state.roles, p.clone());
+                }
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
             let st = state.ns_mut(self.ns);
             match &self.undo {
                 Undo::Table {
@@ -285,6 +360,7 @@ impl DdlUndo for CatalogUndo {
                         st.put_function(p.clone());
                     }
                 }
+                Undo::Role { .. } | Undo::Acl { .. } => unreachable!("undone above"),
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

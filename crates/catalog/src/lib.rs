@@ -55,11 +55,14 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acl;
 pub mod change;
 pub mod defs;
 pub mod function;
 pub mod gate;
 pub mod record;
+pub mod role;
+pub mod verifier;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -82,6 +85,7 @@ pub use record::{
     CatalogRecord, ColumnRecord, FunctionRecord, IndexRecord, SequenceRecord, SequenceState,
     TableRecord,
 };
+pub use role::{Membership, RoleDef, BOOTSTRAP_SUPERUSER_OID};
 
 /// First OID handed out to user objects (PostgreSQL's FirstNormalObjectId).
 pub(crate) const FIRST_USER_OID: u32 = 16384;
@@ -117,6 +121,11 @@ pub(crate) struct Namespace {
 pub(crate) struct State {
     pub public: Namespace,
     pub temp: HashMap<SessionId, Namespace>,
+    /// Roles by name (server-wide, see [`role`]).
+    pub roles: BTreeMap<String, Arc<RoleDef>>,
+    /// Owners and ACLs changed from the default, by (class, object) OID
+    /// (see [`acl`]).
+    pub acls: BTreeMap<(u32, u32), acl::ObjAcl>,
 }
 
 impl State {
@@ -290,6 +299,76 @@ impl Catalog {
 
     pub fn next_oid(&self) -> u32 {
         self.next_oid.load(Ordering::Relaxed)
+    }
+
+    /// The role named `name`.
+    pub fn role(&self, name: &str) -> Option<Arc<RoleDef>> {
+        self.state.read().roles.get(name).cloned()
+    }
+
+    /// The role with this OID.
+    pub fn role_by_oid(&self, oid: RelId) -> Option<Arc<RoleDef>> {
+        let st = self.state.read();
+        let found = st.roles.values().find(|r| r.oid == oid).cloned();
+        found
+    }
+
+    /// Every role, by name.
+    pub fn roles(&self) -> Vec<Arc<RoleDef>> {
+        self.state.read().roles.values().cloned().collect()
+    }
+
+    /// The owner and ACL of an object (the default when never changed).
+    pub fn acl(&self, kind: acl::ObjKind, oid: u32) -> acl::ObjAcl {
+        let st = self.state.read();
+        st.acls
+            .get(&(kind.class(), oid))
+            .cloned()
+            .unwrap_or_else(|| acl::ObjAcl::default_for(kind, oid))
+    }
+
+    /// Every changed owner/ACL entry (objects may since be gone).
+    pub fn acls(&self) -> Vec<((u32, u32), acl::ObjAcl)> {
+        let st = self.state.read();
+        let all = st.acls.iter().map(|(k, a)| (*k, a.clone())).collect();
+        all
+    }
+
+    /// Whether `member` has the privileges of `role`: it is the role, or a
+    /// member of it through roles that all inherit (PostgreSQL's
+    /// has_privs_of_role; superusers are checked by the caller).
+    pub fn has_privs_of_role(&self, member: RelId, role: RelId) -> bool {
+        if member == role {
+            return true;
+        }
+        let st = self.state.read();
+        let by_oid = |oid: RelId| st.roles.values().find(|r| r.oid == oid);
+        let mut seen = vec![member];
+        let mut todo = vec![member];
+        while let Some(oid) = todo.pop() {
+            let Some(r) = by_oid(oid) else { continue };
+            if !r.inherit {
+                continue;
+            }
+            for m in &r.member_of {
+                if m.role == role {
+                    return true;
+                }
+                if !seen.contains(&m.role) {
+                    seen.push(m.role);
+                    todo.push(m.role);
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether role `member` is `role` or a member of it, directly or
+    /// through other roles.
+    pub fn is_member_of(&self, member: RelId, role: RelId) -> bool {
+        let st = self.state.read();
+        let by_oid = |oid: RelId| st.roles.values().find(|r| r.oid == oid).map(|r| &**r);
+        by_oid(member).is_some_and(|m| role::is_member_of(m, role, &by_oid))
     }
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
@@ -538,7 +617,7 @@ impl Catalog {
             let ns = self.namespace_of(&st, &change)?;
             // TEMP objects are never logged.
             let redo = (ns == Ns::Public).then(|| change.redo().encode());
-            (ns, redo, change.apply(st.ns_mut(ns)))
+            (ns, redo, change.apply(&mut st, ns))
         };
         self.version.fetch_add(1, Ordering::AcqRel);
         txn.assign_xid();
@@ -591,6 +670,11 @@ impl Catalog {
             // Functions live in public (as in PostgreSQL unless pg_temp is
             // named).
             Change::PutFunction(_) | Change::DropFunction(_) => return Ok(Ns::Public),
+            // Roles are server-wide, ACLs keyed by OID: logged like public
+            // objects (a TEMP object's ACL is logged too; harmless).
+            Change::PutRole(_) | Change::DropRole(_) | Change::SetAcl { .. } => {
+                return Ok(Ns::Public)
+            }
         };
         if !temp {
             return Ok(Ns::Public);
@@ -695,7 +779,21 @@ impl Catalog {
             .views
             .values()
             .map(|v| CatalogRecord::PutView((**v).clone()));
-        seqs.chain(tables).chain(functions).chain(views).collect()
+        let roles = st
+            .roles
+            .values()
+            .map(|r| CatalogRecord::PutRole((**r).clone()));
+        let acls = st.acls.iter().map(|(k, a)| CatalogRecord::SetAcl {
+            key: *k,
+            acl: Some(a.clone()),
+        });
+        roles
+            .chain(acls)
+            .chain(seqs)
+            .chain(tables)
+            .chain(functions)
+            .chain(views)
+            .collect()
     }
 
     /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
@@ -750,6 +848,24 @@ impl Catalog {
                     .public
                     .views
                     .insert(v.name.clone(), Arc::new(v));
+            }
+            CatalogRecord::PutRole(r) => {
+                self.ensure_next_oid(r.oid.0 + 1);
+                role::put(&mut self.state.write().roles, Arc::new(r));
+            }
+            CatalogRecord::SetAcl { key, acl } => {
+                let mut st = self.state.write();
+                match acl {
+                    Some(a) => st.acls.insert(key, a),
+                    None => st.acls.remove(&key),
+                };
+            }
+            CatalogRecord::DropRole { name } => {
+                self.state
+                    .write()
+                    .roles
+                    .remove(&name)
+                    .ok_or_else(|| format!("DropRole of unknown role {name}"))?;
             }
             CatalogRecord::Comment { key, text } => {
                 let mut st = self.state.write();

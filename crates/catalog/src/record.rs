@@ -22,6 +22,15 @@
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
 //!            | 0x12 DropView     name
 //!            | 0x13 Comment      class:u32 obj:u32 sub:i32 text?   (none: removed)
+//!            | 0x14 PutRole      oid:u32 name flags:u8 connlimit:i32 password?
+//!                                valid_until:(0x00 | 0x01 i64) nmember:u32
+//!                                (role:u32 grantor:u32 admin:u8)*
+//!                                flags: bit 0 superuser, 1 inherit, 2 createrole,
+//!                                3 createdb, 4 login, 5 replication, 6 bypassrls
+//!            | 0x15 DropRole     name
+//!            | 0x16 SetAcl       class:u32 obj:u32 (0x00 | 0x01 owner:u32 acl?)
+//!                                acl: n:u32 (grantee:u32 grantor:u32 privs:u16 grant:u16)*
+//!                                (absent: back to the default owner and ACL)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*]
@@ -47,10 +56,12 @@ use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
+use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
     FkAction, ForeignKey, Identity, Persistence, TriggerDef, TriggerTiming, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
+use crate::role::{Membership, RoleDef};
 
 const TAG_SEQUENCES: u8 = 0x02;
 const TAG_PUT_TABLE: u8 = 0x0A;
@@ -63,6 +74,9 @@ const TAG_RENAME_TABLE: u8 = 0x10;
 const TAG_PUT_VIEW: u8 = 0x11;
 const TAG_DROP_VIEW: u8 = 0x12;
 const TAG_COMMENT: u8 = 0x13;
+const TAG_PUT_ROLE: u8 = 0x14;
+const TAG_DROP_ROLE: u8 = 0x15;
+const TAG_SET_ACL: u8 = 0x16;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -86,6 +100,16 @@ pub enum CatalogRecord {
     Comment {
         key: (u32, u32, i32),
         text: Option<String>,
+    },
+    /// Install (create, replace or rename: by OID) a role.
+    PutRole(RoleDef),
+    DropRole {
+        name: String,
+    },
+    /// Owner and ACL of (class, object); None: back to the default.
+    SetAcl {
+        key: (u32, u32),
+        acl: Option<ObjAcl>,
     },
     /// ALTER TABLE ... RENAME TO (the definition is otherwise unchanged).
     RenameTable {
@@ -230,6 +254,55 @@ impl CatalogRecord {
                     None => out.push(0),
                 }
             }
+            CatalogRecord::PutRole(r) => {
+                out.push(TAG_PUT_ROLE);
+                out.extend_from_slice(&r.oid.0.to_le_bytes());
+                put_str(&mut out, &r.name);
+                out.push(r.flags());
+                out.extend_from_slice(&r.conn_limit.to_le_bytes());
+                put_opt_str(&mut out, r.password.as_deref());
+                match r.valid_until {
+                    None => out.push(0),
+                    Some(t) => {
+                        out.push(1);
+                        out.extend_from_slice(&t.to_le_bytes());
+                    }
+                }
+                put_u32(&mut out, r.member_of.len());
+                for m in &r.member_of {
+                    out.extend_from_slice(&m.role.0.to_le_bytes());
+                    out.extend_from_slice(&m.grantor.0.to_le_bytes());
+                    out.push(u8::from(m.admin));
+                }
+            }
+            CatalogRecord::DropRole { name } => {
+                out.push(TAG_DROP_ROLE);
+                put_str(&mut out, name);
+            }
+            CatalogRecord::SetAcl { key, acl } => {
+                out.push(TAG_SET_ACL);
+                out.extend_from_slice(&key.0.to_le_bytes());
+                out.extend_from_slice(&key.1.to_le_bytes());
+                let Some(a) = acl else {
+                    out.push(0);
+                    return out;
+                };
+                out.push(1);
+                out.extend_from_slice(&a.owner.0.to_le_bytes());
+                match &a.acl {
+                    None => out.push(0),
+                    Some(items) => {
+                        out.push(1);
+                        put_u32(&mut out, items.len());
+                        for i in items {
+                            out.extend_from_slice(&i.grantee.to_le_bytes());
+                            out.extend_from_slice(&i.grantor.to_le_bytes());
+                            out.extend_from_slice(&i.privs.to_le_bytes());
+                            out.extend_from_slice(&i.grant_option.to_le_bytes());
+                        }
+                    }
+                }
+            }
             CatalogRecord::RenameTable { from, to } => {
                 out.push(TAG_RENAME_TABLE);
                 put_str(&mut out, from);
@@ -312,6 +385,56 @@ impl CatalogRecord {
                     None
                 };
                 CatalogRecord::Comment { key, text }
+            }
+            TAG_PUT_ROLE => {
+                let mut role = RoleDef::new(RelId(r.u32()?), &get_str(&mut r)?);
+                role.set_flags(r.u8()?);
+                role.conn_limit = r.u32()? as i32;
+                role.password = get_opt_str(&mut r)?;
+                role.valid_until = if get_bool(&mut r)? {
+                    Some(r.u64()? as i64)
+                } else {
+                    None
+                };
+                role.member_of = get_list(&mut r, |r| {
+                    Ok(Membership {
+                        role: RelId(r.u32()?),
+                        grantor: RelId(r.u32()?),
+                        admin: get_bool(r)?,
+                    })
+                })?;
+                CatalogRecord::PutRole(role)
+            }
+            TAG_DROP_ROLE => CatalogRecord::DropRole {
+                name: get_str(&mut r)?,
+            },
+            TAG_SET_ACL => {
+                let key = (r.u32()?, r.u32()?);
+                let acl = if get_bool(&mut r)? {
+                    let owner = RelId(r.u32()?);
+                    let acl = if get_bool(&mut r)? {
+                        Some(get_list(&mut r, |r| {
+                            let grantee = r.u32()?;
+                            let grantor = r.u32()?;
+                            let privs =
+                                u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
+                            let grant_option =
+                                u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
+                            Ok(AclItem {
+                                grantee,
+                                grantor,
+                                privs,
+                                grant_option,
+                            })
+                        })?)
+                    } else {
+                        None
+                    };
+                    Some(ObjAcl { owner, acl })
+                } else {
+                    None
+                };
+                CatalogRecord::SetAcl { key, acl }
             }
             TAG_RENAME_TABLE => CatalogRecord::RenameTable {
                 from: get_str(&mut r)?,
@@ -893,6 +1016,44 @@ mod tests {
             CatalogRecord::Comment {
                 key: (1255, 41, 0),
                 text: None,
+            },
+            CatalogRecord::PutRole(RoleDef {
+                conn_limit: 3,
+                password: Some("SCRAM-SHA-256$4096:c2FsdA==$a:b".into()),
+                valid_until: Some(-5),
+                member_of: vec![Membership {
+                    role: RelId(16400),
+                    grantor: RelId(10),
+                    admin: true,
+                }],
+                ..RoleDef::superuser(RelId(16401), "alice")
+            }),
+            CatalogRecord::PutRole(RoleDef::new(RelId(16402), "nobody")),
+            CatalogRecord::SetAcl {
+                key: (1259, 16500),
+                acl: Some(ObjAcl {
+                    owner: RelId(16401),
+                    acl: Some(vec![AclItem {
+                        grantee: 0,
+                        grantor: 16401,
+                        privs: 3,
+                        grant_option: 1,
+                    }]),
+                }),
+            },
+            CatalogRecord::SetAcl {
+                key: (1255, 16501),
+                acl: Some(ObjAcl {
+                    owner: RelId(16401),
+                    acl: None,
+                }),
+            },
+            CatalogRecord::SetAcl {
+                key: (2615, 2200),
+                acl: None,
+            },
+            CatalogRecord::DropRole {
+                name: "alice".into(),
             },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),

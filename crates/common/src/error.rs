@@ -79,6 +79,10 @@ pub enum SqlState {
     DuplicateColumn,
     DuplicateTable,
     DuplicateObject,
+    /// 42939: a name reserved for the system (role names starting with pg_).
+    ReservedName,
+    /// 0LP01: a GRANT that would make a membership loop.
+    InvalidGrantOperation,
     DuplicateAlias,
     DuplicatePreparedStatement,
     DuplicateCursor,
@@ -193,6 +197,8 @@ impl SqlState {
             DuplicateColumn => "42701",
             DuplicateTable => "42P07",
             DuplicateObject => "42710",
+            ReservedName => "42939",
+            InvalidGrantOperation => "0LP01",
             DuplicateAlias => "42712",
             DuplicatePreparedStatement => "42P05",
             DuplicateCursor => "42P03",
@@ -568,6 +574,8 @@ mod tests {
         DuplicateColumn => "ERRCODE_DUPLICATE_COLUMN",
         DuplicateTable => "ERRCODE_DUPLICATE_TABLE",
         DuplicateObject => "ERRCODE_DUPLICATE_OBJECT",
+        ReservedName => "ERRCODE_RESERVED_NAME",
+        InvalidGrantOperation => "ERRCODE_INVALID_GRANT_OPERATION",
         DuplicateAlias => "ERRCODE_DUPLICATE_ALIAS",
         DuplicatePreparedStatement => "ERRCODE_DUPLICATE_PSTATEMENT",
         DuplicateCursor => "ERRCODE_DUPLICATE_CURSOR",

@@ -38,8 +38,12 @@ pub struct EngineConfig {
     /// (PostgreSQL's superuser_reserved_connections; none by default here,
     /// `nestor` sets 3).
     pub superuser_reserved_connections: usize,
-    /// User names that are superusers (no roles yet).
+    /// Superuser roles created at start when missing (besides the
+    /// bootstrap superuser `postgres`, OID 10).
     pub superusers: Vec<String>,
+    /// Superuser roles created only when the catalog has no roles at all
+    /// (a new data directory): the operating-system user, as initdb does.
+    pub bootstrap_superusers: Vec<String>,
     /// A replica (`nestor --replica-of`): recovery leaves the log in
     /// apply-only mode and sessions read-only until promotion.
     pub replica: bool,
@@ -61,7 +65,8 @@ impl EngineConfig {
             max_wal_bytes: durable::MAX_WAL_BYTES_DEFAULT,
             txn_redo_memory_bytes_max: nestor_common::limits::TXN_REDO_MEMORY_BYTES_MAX,
             superuser_reserved_connections: 0,
-            superusers: vec!["postgres".to_string()],
+            superusers: Vec::new(),
+            bootstrap_superusers: Vec::new(),
             replica: false,
             replica_wal_keep_bytes_max: nestor_common::limits::REPLICA_WAL_KEEP_BYTES_MAX,
             wal_senders_max: nestor_common::limits::WAL_SENDERS_MAX,
@@ -104,10 +109,8 @@ impl Engine {
         };
         let log = Arc::new(SwitchLog::default());
         let db = Arc::new(Database::new(config.max_connections, log.clone()));
-        db.sessions.set_superusers(
-            config.superuser_reserved_connections,
-            config.superusers.clone(),
-        );
+        db.sessions
+            .set_superuser_reserved(config.superuser_reserved_connections);
         let durable = config.durable;
         let engine = Arc::new(Engine {
             config,
@@ -137,8 +140,53 @@ impl Engine {
                 engine.config.max_wal_bytes,
             );
         }
+        if !engine.config.replica {
+            engine.bootstrap_roles()?;
+        }
         durable::start_pruner(&engine);
         Ok(engine)
+    }
+
+    /// Create the bootstrap superuser `postgres` (OID 10, as after
+    /// PostgreSQL's initdb) and the configured superusers if they are
+    /// missing, in one logged transaction. On a data directory that has
+    /// them (every start but the first) this does nothing.
+    fn bootstrap_roles(&self) -> Result<(), DbError> {
+        use nestor_catalog::{Change, RoleDef, BOOTSTRAP_SUPERUSER_OID};
+        let cat = &self.db.catalog;
+        let mut missing = Vec::new();
+        let first = cat.roles().is_empty();
+        let bootstrap = nestor_common::RelId(BOOTSTRAP_SUPERUSER_OID);
+        if cat.role_by_oid(bootstrap).is_none() && cat.role("postgres").is_none() {
+            missing.push(RoleDef::superuser(bootstrap, "postgres"));
+        }
+        let wanted = self.config.superusers.iter().chain(
+            first
+                .then_some(&self.config.bootstrap_superusers)
+                .into_iter()
+                .flatten(),
+        );
+        for name in wanted {
+            if cat.role(name).is_none() && !missing.iter().any(|r| &r.name == name) {
+                missing.push(RoleDef::superuser(cat.alloc_oid(), name));
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let store: Arc<dyn nestor_txn::DataStore> = self.db.store.clone();
+        let mut txn = nestor_txn::Transaction::begin(
+            self.db.txn.clone(),
+            store,
+            self.db.txn.register_slot(),
+            nestor_common::SessionId(0),
+            nestor_txn::Isolation::ReadCommitted,
+        );
+        for role in missing {
+            cat.apply(&mut txn, &self.db.store, Change::PutRole(Arc::new(role)))?;
+        }
+        txn.commit();
+        Ok(())
     }
 
     /// CHECKPOINT (also run by the checkpointer and at clean shutdown).

@@ -146,8 +146,8 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Roles | Rel::Authid | Rel::User => role_rows(rel),
-        Rel::AuthMembers => Vec::new(),
+        Rel::Roles | Rel::Authid | Rel::User => role_rows(c, rel),
+        Rel::AuthMembers => auth_member_rows(c),
         Rel::Database => vec![RowB::new(Rel::Database)
             .set("oid", oid(DATABASE_OID))
             .set("datname", text(&database))
@@ -405,43 +405,81 @@ fn namespace_rows(c: &Catalog) -> Rows {
         .collect()
 }
 
-fn role_rows(rel: Rel) -> Rows {
-    [
-        (SUPERUSER_OID, "postgres", true),
-        (DATABASE_OWNER_ROLE_OID, "pg_database_owner", false),
-    ]
-    .into_iter()
-    .filter_map(|(o, name, login)| {
-        let mut r = RowB::new(rel);
-        if rel == Rel::User {
-            if !login {
-                return None;
+/// The predefined role pg_database_owner (not stored: it has no
+/// attributes and cannot be changed).
+fn database_owner_role() -> nestor_catalog::RoleDef {
+    nestor_catalog::RoleDef::new(
+        nestor_common::RelId(DATABASE_OWNER_ROLE_OID),
+        "pg_database_owner",
+    )
+}
+
+/// pg_roles, pg_authid and pg_user rows from the role catalog (pg_roles
+/// and pg_user mask the password as PostgreSQL's views do).
+fn role_rows(c: &Catalog, rel: Rel) -> Rows {
+    let mut roles: Vec<nestor_catalog::RoleDef> = c.roles().iter().map(|r| (**r).clone()).collect();
+    roles.push(database_owner_role());
+    roles.sort_by_key(|r| r.oid.0);
+    let until = |r: &nestor_catalog::RoleDef| r.valid_until.map_or(Value::Null, Value::TimestampTz);
+    roles
+        .iter()
+        .filter(|r| rel != Rel::User || r.login)
+        .map(|r| {
+            let mut row = RowB::new(rel);
+            if rel == Rel::User {
+                row.set("usename", text(&r.name))
+                    .set("usesysid", oid(r.oid.0))
+                    .set("usecreatedb", Value::Bool(r.createdb))
+                    .set("usesuper", Value::Bool(r.superuser))
+                    .set("userepl", Value::Bool(r.replication))
+                    .set("usebypassrls", Value::Bool(r.bypassrls))
+                    .set("passwd", text("********"))
+                    .set("valuntil", until(r));
+                return row.done();
             }
-            r.set("usename", text(name))
-                .set("usesysid", oid(o))
-                .set("usecreatedb", Value::Bool(true))
-                .set("usesuper", Value::Bool(true))
-                .set("userepl", Value::Bool(true))
-                .set("usebypassrls", Value::Bool(true))
-                .set("passwd", text("********"));
-            return Some(r.done());
+            row.set("oid", oid(r.oid.0))
+                .set("rolname", text(&r.name))
+                .set("rolsuper", Value::Bool(r.superuser))
+                .set("rolinherit", Value::Bool(r.inherit))
+                .set("rolcreaterole", Value::Bool(r.createrole))
+                .set("rolcreatedb", Value::Bool(r.createdb))
+                .set("rolcanlogin", Value::Bool(r.login))
+                .set("rolreplication", Value::Bool(r.replication))
+                .set("rolbypassrls", Value::Bool(r.bypassrls))
+                .set("rolconnlimit", Value::Int4(r.conn_limit))
+                .set("rolvaliduntil", until(r));
+            match rel {
+                Rel::Roles => {
+                    row.set("rolpassword", text("********"));
+                }
+                _ => {
+                    row.set(
+                        "rolpassword",
+                        r.password.as_deref().map_or(Value::Null, text),
+                    );
+                }
+            }
+            row.done()
+        })
+        .collect()
+}
+
+/// pg_auth_members: one row per membership.
+fn auth_member_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for r in c.roles() {
+        for m in &r.member_of {
+            out.push(
+                RowB::new(Rel::AuthMembers)
+                    .set("roleid", oid(m.role.0))
+                    .set("member", oid(r.oid.0))
+                    .set("grantor", oid(m.grantor.0))
+                    .set("admin_option", Value::Bool(m.admin))
+                    .done(),
+            );
         }
-        r.set("oid", oid(o))
-            .set("rolname", text(name))
-            .set("rolsuper", Value::Bool(login))
-            .set("rolinherit", Value::Bool(true))
-            .set("rolcreaterole", Value::Bool(login))
-            .set("rolcreatedb", Value::Bool(login))
-            .set("rolcanlogin", Value::Bool(login))
-            .set("rolreplication", Value::Bool(login))
-            .set("rolbypassrls", Value::Bool(login))
-            .set("rolconnlimit", Value::Int4(-1));
-        if rel == Rel::Roles {
-            r.set("rolpassword", text("********"));
-        }
-        Some(r.done())
-    })
-    .collect()
+    }
+    out
 }
 
 /// pg_class rows: tables, their indexes, sequences, and the catalog's own
@@ -1735,9 +1773,11 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
     }
     Ok(match f {
         CatalogFn::UserById => match int(&args[0]) as u32 {
-            SUPERUSER_OID => text("postgres"),
             DATABASE_OWNER_ROLE_OID => text("pg_database_owner"),
-            o => text(format!("unknown (OID={o})")),
+            o => match c.role_by_oid(nestor_common::RelId(o)) {
+                Some(r) => text(&r.name),
+                None => text(format!("unknown (OID={o})")),
+            },
         },
         CatalogFn::IndexDef => {
             let Some((t, i)) = find_index(c, int(&args[0]) as u32) else {
@@ -1946,6 +1986,8 @@ fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
         RegKind::Type => format_type(o, None).filter(|_| o != 0),
         RegKind::Namespace => Some(namespace_name(o)).filter(|n| !n.is_empty()),
         RegKind::Proc => c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name)),
+        RegKind::Role if o == DATABASE_OWNER_ROLE_OID => Some("pg_database_owner".into()),
+        RegKind::Role => c.role_by_oid(RelId(o)).map(|r| quote_ident(&r.name)),
     };
     match found {
         Some(n) => n,

@@ -1,13 +1,13 @@
 //! Registry of live sessions: pg_stat_activity, cancel, terminate and the
 //! max_connections limit with its reserve for superusers.
 //!
-//! Nestor has no roles yet: the superusers are the user names the server
-//! was started with (`nestor --superuser`, "postgres" by default). As in
-//! PostgreSQL, the last `superuser_reserved` of the `max_connections`
-//! slots are theirs: another user is refused with 53300 "remaining
-//! connection slots are reserved for non-replication superuser
+//! As in PostgreSQL, the last `superuser_reserved` of the `max_connections`
+//! slots are for superuser roles: another role is refused with 53300
+//! "remaining connection slots are reserved for non-replication superuser
 //! connections" once only those are free, and everyone with 53300 "sorry,
-//! too many clients already" once none is.
+//! too many clients already" once none is. A role's CONNECTION LIMIT is
+//! checked here too (53300 "too many connections for role"; superusers are
+//! exempt, as in PostgreSQL).
 //!
 //! Each session owns its state privately (the transaction, portals,
 //! settings) and *publishes* a small [`SessionShared`] record here: the
@@ -209,18 +209,17 @@ pub struct Registry {
     sessions: Mutex<HashMap<SessionId, Arc<SessionShared>>>,
     /// LISTEN: channel -> the sessions listening on it (crate::notify).
     channels: Mutex<HashMap<String, Vec<SessionId>>>,
-    reserve: parking_lot::RwLock<Reserve>,
+    /// The connection slots kept for superusers.
+    reserved: std::sync::atomic::AtomicUsize,
 }
 
-/// The connection slots kept for superusers, and who they are.
-#[derive(Clone, Debug, Default)]
-struct Reserve {
-    slots: usize,
-    superusers: Vec<String>,
+/// Who is registering: what the slot checks need of the role.
+#[derive(Clone, Copy, Debug)]
+pub struct RoleLimits {
+    pub superuser: bool,
+    /// CONNECTION LIMIT (-1: none).
+    pub conn_limit: i32,
 }
-
-/// The user names treated as superusers until `set_superusers`.
-const DEFAULT_SUPERUSER: &str = "postgres";
 
 impl Registry {
     pub fn new(max_connections: usize) -> Registry {
@@ -228,31 +227,21 @@ impl Registry {
             max_connections,
             sessions: Mutex::new(HashMap::new()),
             channels: Mutex::new(HashMap::new()),
-            reserve: parking_lot::RwLock::new(Reserve {
-                slots: 0,
-                superusers: vec![DEFAULT_SUPERUSER.to_string()],
-            }),
+            reserved: Default::default(),
         }
     }
 
-    /// Keep the last `reserved` connection slots for `superusers`.
-    pub fn set_superusers(&self, reserved: usize, superusers: Vec<String>) {
-        *self.reserve.write() = Reserve {
-            slots: reserved,
-            superusers,
-        };
-    }
-
-    /// Whether `user` is a superuser (is_superuser, the reserved slots).
-    pub fn is_superuser(&self, user: &str) -> bool {
-        self.reserve.read().superusers.iter().any(|u| u == user)
+    /// Keep the last `reserved` connection slots for superusers.
+    pub fn set_superuser_reserved(&self, reserved: usize) {
+        self.reserved
+            .store(reserved, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Add a session; 53300 past max_connections or into the superusers'
     /// reserve, 08P01 for a reused pid.
-    pub fn register(&self, shared: Arc<SessionShared>) -> Result<(), DbError> {
-        let superuser = self.is_superuser(&shared.user);
-        let reserved = self.reserve.read().slots;
+    pub fn register(&self, shared: Arc<SessionShared>, role: RoleLimits) -> Result<(), DbError> {
+        let superuser = role.superuser;
+        let reserved = self.reserved.load(std::sync::atomic::Ordering::Relaxed);
         let mut g = self.sessions.lock();
         let refuse = |message: &str| {
             Err(DbError::new(SqlState::TooManyConnections, message)
@@ -265,6 +254,15 @@ impl Registry {
             return refuse(
                 "remaining connection slots are reserved for non-replication superuser connections",
             );
+        }
+        if !superuser && role.conn_limit >= 0 {
+            let n = g.values().filter(|s| s.user == shared.user).count();
+            if n >= role.conn_limit as usize {
+                return refuse(&format!(
+                    "too many connections for role \"{}\"",
+                    shared.user
+                ));
+            }
         }
         if g.contains_key(&shared.pid) {
             return Err(DbError::new(

@@ -430,6 +430,10 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateTableAsStmt(_) => "CREATE TABLE AS",
             NodeEnum::ViewStmt(_) => "CREATE VIEW",
             NodeEnum::CommentStmt(_) => "COMMENT",
+            NodeEnum::CreateRoleStmt(_) => "CREATE ROLE",
+            NodeEnum::AlterRoleStmt(_) => "ALTER ROLE",
+            NodeEnum::DropRoleStmt(_) => "DROP ROLE",
+            NodeEnum::GrantRoleStmt(_) => "GRANT",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -453,6 +457,10 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::CreateTableAsStmt(st) => crate::ddl::create_table_as(ctx, &text, st),
         NodeEnum::ViewStmt(st) => crate::ddl::create_view(ctx, &text, st),
         NodeEnum::CommentStmt(st) => crate::ddl::comment(ctx, st),
+        NodeEnum::CreateRoleStmt(st) => crate::ddl::create_role(ctx, st),
+        NodeEnum::AlterRoleStmt(st) => crate::ddl::alter_role(ctx, st),
+        NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
+        NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

@@ -243,9 +243,7 @@ fn base_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
         n => n,
     };
     match canonical {
-        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" | "regconfig" | "regrole" => {
-            Ok(DataType::Oid)
-        }
+        "xid" | "xid8" | "cid" | "regprocedure" | "regoper" | "regconfig" => Ok(DataType::Oid),
         _ => DataType::from_sql_name(canonical, &mods),
     }
 }
@@ -1072,7 +1070,12 @@ impl<'e> Binder<'e> {
         }
         let (e, from) = self.bind(req(&tc.arg)?)?;
         if let Ok(DataType::Reg(kind)) = type_from_name(tn) {
-            return self.reg_input(kind, e, from);
+            // A name that does not resolve is reported at the name, as
+            // PostgreSQL's input function does.
+            let at = location_of(node(req(&tc.arg)?)?);
+            return self
+                .reg_input(kind, e, from)
+                .map_err(|e| err_at(e, self.text, at));
         }
         if let DataType::Reg(kind) = from {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;

@@ -435,6 +435,17 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
     }
     match kind {
         RegKind::Class => regclass(catalog, n),
+        RegKind::Role => {
+            let bare = n.trim_matches('"');
+            match catalog.role(bare) {
+                Some(r) => Ok(r.oid.0),
+                None if bare == "pg_database_owner" => Ok(6171),
+                None => Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("role \"{bare}\" does not exist"),
+                )),
+            }
+        }
         RegKind::Namespace => {
             let bare = n.trim_matches('"');
             NAMESPACES

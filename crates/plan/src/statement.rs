@@ -47,6 +47,10 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateTableAsStmt(_)
             | NodeEnum::ViewStmt(_)
             | NodeEnum::CommentStmt(_)
+            | NodeEnum::CreateRoleStmt(_)
+            | NodeEnum::AlterRoleStmt(_)
+            | NodeEnum::DropRoleStmt(_)
+            | NodeEnum::GrantRoleStmt(_)
     )
 }
 

@@ -51,9 +51,12 @@ struct Cli {
     /// as PostgreSQL's superuser_reserved_connections.
     #[arg(long, default_value_t = SUPERUSER_RESERVED_CONNECTIONS_DEFAULT)]
     superuser_reserved_connections: usize,
-    /// A user name that is a superuser (repeat for several): it may take
-    /// the reserved connection slots, and is_superuser is on for it.
-    #[arg(long = "superuser", value_name = "NAME", default_value = "postgres")]
+    /// A superuser role created at start when missing (repeat for
+    /// several). Besides these the server always has `postgres` (OID 10,
+    /// PostgreSQL's bootstrap superuser) and, on a data directory that has
+    /// no roles yet, a superuser named after the operating-system user
+    /// running it (as initdb does), so `psql` without -U works.
+    #[arg(long = "superuser", value_name = "NAME")]
     superusers: Vec<String>,
     /// Savepoints one transaction may have open at once (54000 past it).
     #[arg(long, default_value_t = SAVEPOINT_DEPTH_MAX)]
@@ -257,6 +260,7 @@ fn serve(cli: Cli) -> Result<(), String> {
         txn_redo_memory_bytes_max: cli.txn_redo_memory_max,
         superuser_reserved_connections: cli.superuser_reserved_connections,
         superusers: cli.superusers.clone(),
+        bootstrap_superusers: os_user_name().into_iter().collect(),
         replica: replica.is_some(),
         replica_wal_keep_bytes_max: cli.replica_wal_keep_max as u64,
         wal_senders_max: cli.max_wal_senders,
@@ -435,6 +439,24 @@ fn memory_probe() -> nestor_common::memory::Probe {
                 Some(pages * 4096)
             },
         }
+    }
+}
+
+/// The name of the user running the server (getpwuid, as libpq's default
+/// user name).
+#[allow(unsafe_code)]
+fn os_user_name() -> Option<String> {
+    // SAFETY: getpwuid returns a pointer into static storage (or null);
+    // pw_name is a NUL-terminated string in it, copied before returning.
+    unsafe {
+        let pw = libc::getpwuid(libc::geteuid());
+        if pw.is_null() || (*pw).pw_name.is_null() {
+            return None;
+        }
+        std::ffi::CStr::from_ptr((*pw).pw_name)
+            .to_str()
+            .ok()
+            .map(str::to_owned)
     }
 }
 

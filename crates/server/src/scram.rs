@@ -17,58 +17,9 @@
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
-use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
-pub(crate) const MECHANISM: &str = "SCRAM-SHA-256";
-pub(crate) const ITERATIONS: u32 = 4096;
-
-type HmacSha256 = Hmac<Sha256>;
-
-fn hmac(key: &[u8], data: &[u8]) -> [u8; 32] {
-    // new_from_slice accepts keys of any length for HMAC.
-    let mut m = HmacSha256::new_from_slice(key).expect("HMAC takes keys of any size");
-    m.update(data);
-    m.finalize().into_bytes().into()
-}
-
-/// What the server stores instead of the password.
-#[derive(Clone)]
-pub(crate) struct Verifier {
-    salt: [u8; 16],
-    iterations: u32,
-    stored_key: [u8; 32],
-    server_key: [u8; 32],
-}
-
-impl std::fmt::Debug for Verifier {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Verifier(..)")
-    }
-}
-
-impl Verifier {
-    pub fn new(password: &str) -> Verifier {
-        Verifier::with_salt(password, rand::random(), ITERATIONS)
-    }
-
-    pub(crate) fn with_salt(password: &str, salt: [u8; 16], iterations: u32) -> Verifier {
-        let prepped = stringprep::saslprep(password)
-            .map(|c| c.into_owned())
-            .unwrap_or_else(|_| password.to_owned());
-        let mut salted = [0u8; 32];
-        pbkdf2::pbkdf2_hmac::<Sha256>(prepped.as_bytes(), &salt, iterations, &mut salted);
-        let client_key = hmac(&salted, b"Client Key");
-        let stored_key: [u8; 32] = Sha256::digest(client_key).into();
-        let server_key = hmac(&salted, b"Server Key");
-        Verifier {
-            salt,
-            iterations,
-            stored_key,
-            server_key,
-        }
-    }
-}
+pub(crate) use nestor_catalog::verifier::{hmac, Verifier, MECHANISM};
 
 /// Why an exchange failed.
 #[derive(Debug, PartialEq, Eq)]
@@ -136,7 +87,7 @@ pub(crate) fn client_first(v: &Verifier, msg: &[u8]) -> Result<(Exchange, String
     }
     let server_nonce: [u8; 18] = rand::random();
     let nonce = format!("{client_nonce}{}", B64.encode(server_nonce));
-    let server_first = format!("r={nonce},s={},i={}", B64.encode(v.salt), v.iterations);
+    let server_first = format!("r={nonce},s={},i={}", B64.encode(&v.salt), v.iterations);
     let gs2_header = format!("{flag},{authzid},");
     Ok((
         Exchange {
@@ -299,7 +250,7 @@ mod tests {
     }
 
     fn run(server_pw: &str, client_pw: &str) -> Result<String, ScramError> {
-        let v = Verifier::with_salt(server_pw, [7; 16], 4096);
+        let v = Verifier::with_salt(server_pw, &[7; 16], 4096);
         let first = "n,,n=,r=rOprNGfwEbeRWgbNEkqO";
         let (ex, server_first) = client_first(&v, first.as_bytes())?;
         let nonce = server_first
@@ -323,7 +274,7 @@ mod tests {
 
     #[test]
     fn rejects_malformed() {
-        let v = Verifier::with_salt("pw", [1; 16], 4096);
+        let v = Verifier::with_salt("pw", &[1; 16], 4096);
         for bad in [
             &b""[..],
             b"n",

@@ -26,6 +26,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use nestor_catalog::RoleDef;
 use nestor_common::error::Severity;
 use nestor_common::{DbError, SessionId, SqlState};
 use nestor_session::protocol::{BackendMsg, TxnStatus};
@@ -113,11 +114,9 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
             )),
         )?;
     }
-    if let Some(verifier) = &shared.verifier {
-        authenticate_scram(io, verifier, &ident.user).await?;
-    }
+    let role = authenticate(io, shared, &ident).await?;
     if ident.replication {
-        return start_walsender(io, shared, ident, peer).await;
+        return start_walsender(io, shared, ident, &role, peer).await;
     }
     send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
     let session = open_session(shared, ident, peer).await?;
@@ -140,14 +139,15 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
     Ok(Started::Session(Box::new(session)))
 }
 
-/// A replication connection after authentication: superusers only (there
-/// are no roles with the REPLICATION attribute yet), then
+/// A replication connection after authentication: superusers and roles
+/// with REPLICATION only, then
 /// AuthenticationOk, BackendKeyData, the fixed ParameterStatus values a
 /// walreceiver reads, ReadyForQuery. walsender.rs does the rest.
 async fn start_walsender(
     io: &mut Io,
     shared: &Arc<Shared>,
     ident: Identity,
+    role: &RoleDef,
     peer: SocketAddr,
 ) -> Step<Started> {
     if io.is_tls() {
@@ -156,7 +156,7 @@ async fn start_walsender(
             "replication connections over SSL are not supported",
         )));
     }
-    if !shared.engine.sessions.is_superuser(&ident.user) {
+    if !(role.superuser || role.replication) {
         return Err(Some(fatal(
             SqlState::InsufficientPrivilege,
             "must be superuser or replication role to start walsender",
@@ -381,6 +381,53 @@ fn malformed(detail: &str) -> Option<DbError> {
     Some(codec::protocol_violation("malformed SCRAM message").with_detail(detail))
 }
 
+/// Authenticate the startup packet's role, PostgreSQL's
+/// ClientAuthentication: with a server password (`--password`) SCRAM-SHA-256
+/// against the role's own verifier, or the server password's for a role
+/// without one; otherwise trust. A role that does not exist fails the
+/// password exchange like a wrong password (28P01, PostgreSQL's mock
+/// authentication: whether a role exists is not given away), and under
+/// trust gets FATAL 28000; so does a role without LOGIN.
+async fn authenticate(io: &mut Io, shared: &Shared, ident: &Identity) -> Step<Arc<RoleDef>> {
+    let role = shared.engine.catalog.role(&ident.user);
+    if let Some(server) = &shared.verifier {
+        let own = role
+            .as_ref()
+            .and_then(|r| r.password.as_deref())
+            .and_then(scram::Verifier::parse);
+        let verifier = match (&role, own) {
+            (Some(_), Some(own)) => own,
+            (Some(_), None) => server.clone(),
+            // Mock: no password opens it.
+            (None, _) => scram::Verifier::new(&format!("{:x}", rand::random::<u128>())),
+        };
+        authenticate_scram(io, &verifier, &ident.user).await?;
+        let expired = role
+            .as_ref()
+            .and_then(|r| r.valid_until)
+            .is_some_and(|t| t < nestor_session::session::now_us());
+        if role.is_none() || expired {
+            return Err(Some(fatal(
+                SqlState::InvalidPassword,
+                format!("password authentication failed for user \"{}\"", ident.user),
+            )));
+        }
+    }
+    let role = role.ok_or_else(|| {
+        fatal(
+            SqlState::InvalidAuthorizationSpecification,
+            format!("role \"{}\" does not exist", ident.user),
+        )
+    })?;
+    if !role.login {
+        return Err(Some(fatal(
+            SqlState::InvalidAuthorizationSpecification,
+            format!("role \"{}\" is not permitted to log in", ident.user),
+        )));
+    }
+    Ok(role)
+}
+
 async fn authenticate_scram(io: &mut Io, verifier: &scram::Verifier, user: &str) -> Step<()> {
     send(
         io,
@@ -590,7 +637,7 @@ mod fuzz {
 
     /// Play the client; returns whether it saw AuthenticationOk.
     async fn client(mut s: TcpStream, rng: &mut StdRng, damage: Damage) -> bool {
-        let mut startup = startup_packet(&[("user", "fuzz"), ("database", "postgres")]);
+        let mut startup = startup_packet(&[("user", "postgres"), ("database", "postgres")]);
         if let Damage::Startup = damage {
             mutate(rng, &mut startup);
             let _ = s.write_all(&startup).await;
@@ -670,7 +717,7 @@ mod fuzz {
                 iters as usize + 8,
             ))
             .expect("engine");
-            let verifier = scram::Verifier::with_salt(PASSWORD, SALT, ITERATIONS);
+            let verifier = scram::Verifier::with_salt(PASSWORD, &SALT, ITERATIONS);
             let shared = Arc::new(Shared::new(engine, Some(verifier), 100));
             let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
             let addr = listener.local_addr().expect("addr");

@@ -1,5 +1,7 @@
 //! Authentication with a real client (tokio-postgres): trust by default,
-//! SCRAM-SHA-256 with `--password` or NESTOR_PASSWORD.
+//! SCRAM-SHA-256 with `--password` or NESTOR_PASSWORD, against the role's
+//! own password when it has one; roles that do not exist or may not log in
+//! are refused as PostgreSQL refuses them.
 
 mod common;
 
@@ -46,13 +48,13 @@ fn assert_password_failed(err: &tokio_postgres::Error, user: &str) {
 
 #[tokio::test]
 async fn trust_without_password() {
-    let srv = Server::start();
+    let srv = Server::start_with(&["--superuser", "alice"], &[]);
     connect(&srv, None).await.expect("trust connect");
 }
 
 #[tokio::test]
 async fn scram_right_password_succeeds_wrong_fails_28p01() {
-    let srv = Server::start_with(&["--password", "s3cret pw"], &[]);
+    let srv = Server::start_with(&["--password", "s3cret pw", "--superuser", "alice"], &[]);
     connect(&srv, Some("s3cret pw"))
         .await
         .expect("right password");
@@ -78,7 +80,7 @@ async fn scram_right_password_succeeds_wrong_fails_28p01() {
 
 #[tokio::test]
 async fn password_from_environment() {
-    let srv = Server::start_with(&[], &[("NESTOR_PASSWORD", "envpw")]);
+    let srv = Server::start_with(&["--superuser", "alice"], &[("NESTOR_PASSWORD", "envpw")]);
     connect(&srv, Some("envpw")).await.expect("right password");
     let err = connect(&srv, Some("nope"))
         .await
@@ -106,4 +108,132 @@ fn scram_request_and_garbage_sasl_response_is_fatal() {
     c.read();
     c.send(&frame(b'Q', b"select 1\0"));
     c.expect_fatal_and_close("08P01");
+}
+
+/// The FATAL a refused login gets: (SQLSTATE, message).
+async fn refusal(srv: &Server, user: &str, password: Option<&str>) -> (String, String) {
+    let err = connect_as(srv, user, password).await.expect_err("refused");
+    let db = err.as_db_error().expect("an error from the server");
+    assert_eq!(db.severity(), "FATAL", "{db:?}");
+    (db.code().code().to_string(), db.message().to_string())
+}
+
+/// Under trust (PostgreSQL 15 with `trust` in pg_hba.conf): an unknown
+/// role and a NOLOGIN role get FATAL 28000; CONNECTION LIMIT gives 53300
+/// "too many connections for role"; a dropped role cannot log in again.
+#[tokio::test]
+async fn roles_decide_who_logs_in_under_trust() {
+    let srv = Server::start();
+    ok(
+        &srv,
+        "CREATE ROLE app LOGIN; CREATE ROLE grp; CREATE ROLE one LOGIN CONNECTION LIMIT 1",
+    );
+    connect_as(&srv, "app", None).await.expect("app logs in");
+    assert_eq!(
+        refusal(&srv, "nobody", None).await,
+        ("28000".into(), "role \"nobody\" does not exist".into())
+    );
+    assert_eq!(
+        refusal(&srv, "grp", None).await,
+        (
+            "28000".into(),
+            "role \"grp\" is not permitted to log in".into()
+        )
+    );
+    // One session of "one" held open: a second is refused.
+    let (held, conn) = tokio_postgres::connect(&srv.conn_str("one", None), NoTls)
+        .await
+        .expect("first session of one");
+    let task = tokio::spawn(conn);
+    assert_eq!(
+        refusal(&srv, "one", None).await,
+        (
+            "53300".into(),
+            "too many connections for role \"one\"".into()
+        )
+    );
+    drop(held);
+    let _ = task.await;
+    ok(&srv, "ALTER ROLE grp LOGIN; DROP ROLE app");
+    connect_as(&srv, "grp", None)
+        .await
+        .expect("grp may log in now");
+    assert_eq!(
+        refusal(&srv, "app", None).await,
+        ("28000".into(), "role \"app\" does not exist".into())
+    );
+}
+
+/// With a server password: a role with its own PASSWORD logs in with that
+/// one only; a role without one with the server's; an unknown role fails
+/// exactly like a wrong password (28P01: whether it exists is not given
+/// away); VALID UNTIL in the past makes the password fail; ALTER ROLE
+/// ... PASSWORD takes effect at the next login; roles survive a restart.
+#[tokio::test]
+async fn role_passwords_are_scram_verifiers() {
+    let mut srv = Server::start_with(&["--password", "serverpw"], &[]);
+    let admin = [("PGPASSWORD", "serverpw")];
+    let run = |srv: &Server, sql: &str| {
+        psql_port(srv.port, sql, &admin).unwrap_or_else(|e| panic!("{sql}: {e}"))
+    };
+    run(
+        &srv,
+        "CREATE ROLE alice LOGIN PASSWORD 'alicepw'; CREATE ROLE bob LOGIN; \
+         CREATE ROLE old LOGIN PASSWORD 'oldpw' VALID UNTIL '2001-01-01'",
+    );
+    connect_as(&srv, "alice", Some("alicepw"))
+        .await
+        .expect("own password");
+    let err = connect_as(&srv, "alice", Some("serverpw"))
+        .await
+        .expect_err("not the server's");
+    assert_password_failed(&err, "alice");
+    connect_as(&srv, "bob", Some("serverpw"))
+        .await
+        .expect("the server's password");
+    let err = connect_as(&srv, "ghost", Some("serverpw"))
+        .await
+        .expect_err("unknown");
+    assert_password_failed(&err, "ghost");
+    let err = connect_as(&srv, "old", Some("oldpw"))
+        .await
+        .expect_err("expired");
+    assert_password_failed(&err, "old");
+    // pg_authid shows the verifier, pg_roles masks it.
+    let shown = run(
+        &srv,
+        "SELECT rolpassword FROM pg_authid WHERE rolname = 'alice'",
+    );
+    assert!(shown.starts_with("SCRAM-SHA-256$4096:"), "{shown}");
+    assert_eq!(
+        run(
+            &srv,
+            "SELECT rolpassword FROM pg_roles WHERE rolname = 'alice'"
+        ),
+        "********"
+    );
+    // A verifier given as the PASSWORD is stored as is (pg_dumpall).
+    run(&srv, &format!("CREATE ROLE carol LOGIN PASSWORD '{shown}'"));
+    connect_as(&srv, "carol", Some("alicepw"))
+        .await
+        .expect("same verifier");
+    run(&srv, "ALTER ROLE alice PASSWORD 'newpw'");
+    let err = connect_as(&srv, "alice", Some("alicepw"))
+        .await
+        .expect_err("old password");
+    assert_password_failed(&err, "alice");
+    // Roles are logged and checkpointed: after kill -9 and recovery alice
+    // (from the checkpoint's image) has the new password and dave (from the
+    // WAL after it) exists.
+    run(&srv, "CHECKPOINT");
+    run(&srv, "CREATE ROLE dave LOGIN PASSWORD 'davepw'");
+    let dir = srv.data_dir.clone();
+    srv.signal_and_wait(9);
+    let again = Server::start_on_with(&dir, &["--password", "serverpw"]);
+    connect_as(&again, "alice", Some("newpw"))
+        .await
+        .expect("after recovery");
+    connect_as(&again, "bob", Some("serverpw"))
+        .await
+        .expect("bob too");
 }

@@ -118,14 +118,14 @@ fn extended(sql: &str, params: &[String]) -> Vec<u8> {
 fn hostile_input_fails_cleanly_while_a_steady_workload_runs() {
     let srv = Server::start();
     let mut setup = srv.raw();
-    setup.startup("setup");
+    setup.startup("postgres");
     assert_eq!(error_of(&setup.query("CREATE TABLE steady (n int)")), None);
 
     // The steady workload: inserts and reads until told to stop; every
     // reply must be free of errors.
     let stop = Arc::new(AtomicBool::new(false));
     let mut steady = srv.raw();
-    steady.startup("steady");
+    steady.startup("postgres");
     let flag = stop.clone();
     let worker = std::thread::spawn(move || {
         let mut acked = 0u64;
@@ -141,7 +141,7 @@ fn hostile_input_fails_cleanly_while_a_steady_workload_runs() {
     });
 
     let mut c = srv.raw();
-    c.startup("hostile");
+    c.startup("postgres");
 
     // Nested far too deep: PostgreSQL 15 answers 54001 "stack depth limit
     // exceeded" (or a 42601 "memory exhausted" from its parser's stack for
@@ -234,7 +234,7 @@ fn hostile_input_fails_cleanly_while_a_steady_workload_runs() {
 
     // A transaction dropped mid-way: its row never appears.
     let mut dropped = srv.raw();
-    dropped.startup("dropped");
+    dropped.startup("postgres");
     assert_eq!(error_of(&dropped.query("BEGIN")), None);
     assert_eq!(
         error_of(&dropped.query("INSERT INTO steady VALUES (-1)")),
@@ -266,7 +266,7 @@ fn hostile_input_fails_cleanly_while_a_steady_workload_runs() {
 fn writes_past_the_memory_limit_fail_with_53200_and_the_server_lives() {
     let srv = Server::start_with(&["--memory-limit", "64MB"], &[]);
     let mut c = srv.raw();
-    c.startup("hungry");
+    c.startup("postgres");
     assert_eq!(error_of(&c.query("CREATE TABLE big (a int, b text)")), None);
     let mut committed = 0u64;
     let mut refused = None;
@@ -302,7 +302,7 @@ fn writes_past_the_memory_limit_fail_with_53200_and_the_server_lives() {
 
     // Reads go on, in this session and in others.
     let mut other = srv.raw();
-    other.startup("reader");
+    other.startup("postgres");
     expect_value(
         &mut other,
         "SELECT count(*) FROM big",

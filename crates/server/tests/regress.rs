@@ -192,6 +192,7 @@ regress!(
     prepare,
     copy,
     copy_binary,
+    roles,
     sequences,
     sysfuncs,
     parse_cache,

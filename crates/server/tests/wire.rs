@@ -93,7 +93,7 @@ fn ssl_and_gss_requests_get_n_then_startup_is_ready_idle() {
     assert_eq!(c.read_byte(), b'N');
     c.send(&code_packet(GSSENC_REQUEST, &[]));
     assert_eq!(c.read_byte(), b'N');
-    let st = c.startup("alice");
+    let st = c.startup("postgres");
     assert_eq!(st.status, b'I');
     assert!(st.pid > 0);
     assert!(st.params.iter().any(|(k, _)| k == "server_version"));
@@ -107,7 +107,7 @@ fn ssl_and_gss_requests_get_n_then_startup_is_ready_idle() {
 fn plain_startup_without_negotiation() {
     let srv = Server::start();
     let mut c = srv.raw();
-    assert_eq!(c.startup("bob").status, b'I');
+    assert_eq!(c.startup("postgres").status, b'I');
 }
 
 /// Simple queries and extended-protocol batches sent in one write are each
@@ -118,7 +118,7 @@ fn plain_startup_without_negotiation() {
 fn pipelined_messages_are_all_answered_in_order() {
     let srv = Server::start();
     let mut c = srv.raw();
-    c.startup("bob");
+    c.startup("postgres");
     let mut bytes = frame(b'Q', b"select 1\0");
     // Unnamed statement and portal: Parse, Bind ($1 = 41), Execute, Sync.
     bytes.extend(parse("", "select $1::int4 + 1"));
@@ -188,18 +188,18 @@ fn pipelined_messages_are_all_answered_in_order() {
 fn garbage_and_bad_lengths_are_fatal_08p01_and_do_not_affect_others() {
     let srv = Server::start();
     let mut healthy = srv.raw();
-    healthy.startup("steady");
+    healthy.startup("postgres");
 
     // Unknown message type after startup.
     let mut c = srv.raw();
-    c.startup("x");
+    c.startup("postgres");
     c.send(b"\x01garbage garbage");
     let e = c.expect_fatal_and_close("08P01");
     assert_eq!(e.message(), "invalid frontend message type 1");
 
     // Huge length (> 1 GiB).
     let mut c = srv.raw();
-    c.startup("x");
+    c.startup("postgres");
     c.send(b"Q\x7f\xff\xff\xff");
     assert_eq!(
         c.expect_fatal_and_close("08P01").message(),
@@ -208,7 +208,7 @@ fn garbage_and_bad_lengths_are_fatal_08p01_and_do_not_affect_others() {
 
     // Length < 4.
     let mut c = srv.raw();
-    c.startup("x");
+    c.startup("postgres");
     c.send(b"S\x00\x00\x00\x02");
     assert_eq!(
         c.expect_fatal_and_close("08P01").message(),
@@ -217,13 +217,13 @@ fn garbage_and_bad_lengths_are_fatal_08p01_and_do_not_affect_others() {
 
     // Malformed body: a string without its terminator.
     let mut c = srv.raw();
-    c.startup("x");
+    c.startup("postgres");
     c.send(&frame(b'Q', b"select"));
     c.expect_fatal_and_close("08P01");
 
     // Truncated message, then the client stops sending.
     let mut c = srv.raw();
-    c.startup("x");
+    c.startup("postgres");
     c.send(b"Q\x00\x00\x00\x20sel");
     c.close_write();
     assert_eq!(
@@ -262,7 +262,11 @@ fn protocol_versions() {
 
     // 3.2 and _pq_ options: negotiated down to 3.0, then business as usual.
     let mut c = srv.raw();
-    c.send(&startup_packet(3, 2, &[("user", "x"), ("_pq_.magic", "1")]));
+    c.send(&startup_packet(
+        3,
+        2,
+        &[("user", "postgres"), ("_pq_.magic", "1")],
+    ));
     let v = c.read();
     assert_eq!(v.tag, b'v');
     assert_eq!(&v.body[0..4], &0i32.to_be_bytes()); // newest minor: 0
@@ -280,7 +284,7 @@ fn protocol_versions() {
 fn cancel_request_with_wrong_key_is_harmless() {
     let srv = Server::start();
     let mut a = srv.raw();
-    let st = a.startup("alice");
+    let st = a.startup("postgres");
     let mut rest = st.pid.to_be_bytes().to_vec();
     rest.extend_from_slice(&st.secret.wrapping_add(1).to_be_bytes());
     let mut cancel = srv.raw();
@@ -304,7 +308,7 @@ fn cancel_request_with_wrong_key_is_harmless() {
 fn sigterm_closes_connections_with_57p01_and_exits_zero() {
     let mut srv = Server::start();
     let mut idle = srv.raw();
-    idle.startup("alice");
+    idle.startup("postgres");
     let status = srv.signal_and_wait(libc::SIGTERM);
     assert!(status.success(), "exit status {status:?}");
     let e = idle.expect_fatal_and_close("57P01");
@@ -329,15 +333,15 @@ fn idle_connections_are_cheap() {
     // Warm up the runtime and allocator with a few connections first.
     let mut warm: Vec<RawConn> = (0..20).map(|_| srv.raw()).collect();
     for c in &mut warm {
-        c.startup("warm");
+        c.startup("postgres");
         c.query("select 1");
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
     let before = srv.rss_kib();
     let mut conns = Vec::with_capacity(N);
-    for i in 0..N {
+    for _ in 0..N {
         let mut c = srv.raw();
-        c.startup(&format!("user{i}"));
+        c.startup("postgres");
         conns.push(c);
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
@@ -358,7 +362,7 @@ fn idle_connections_are_cheap() {
 fn connection_moves_between_poller_and_session_thread() {
     let srv = Server::start();
     let mut c = srv.raw();
-    c.startup("alice");
+    c.startup("postgres");
     let mut both = frame(b'Q', &cstr("select 1"));
     both.extend(frame(b'Q', &cstr("select 2")));
     c.send(&both);

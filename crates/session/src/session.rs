@@ -130,6 +130,15 @@ pub(crate) struct RowOut<'a> {
 impl Session {
     /// Register a new session (fails with 53300 past max_connections).
     pub fn new(engine: Arc<Engine>, info: SessionInfo) -> Result<Session, DbError> {
+        // The wire layer has authenticated the role; it may have been
+        // dropped since.
+        let role = engine.catalog.role(&info.user).ok_or_else(|| {
+            DbError::new(
+                SqlState::InvalidAuthorizationSpecification,
+                format!("role \"{}\" does not exist", info.user),
+            )
+            .with_severity(nestor_common::error::Severity::Fatal)
+        })?;
         let mut settings = SessionSettings::new(&info.user);
         for (k, v) in &info.startup_params {
             settings.apply_startup(k, v)?;
@@ -159,7 +168,13 @@ impl Session {
             notify_wake: Default::default(),
             listening: parking_lot::Mutex::new(Vec::new()),
         });
-        engine.sessions.register(shared.clone())?;
+        engine.sessions.register(
+            shared.clone(),
+            nestor_exec::registry::RoleLimits {
+                superuser: role.superuser,
+                conn_limit: role.conn_limit,
+            },
+        )?;
         let catalog = engine.catalog.for_session(info.pid);
         let block = TxnBlock::new(
             slot,
@@ -185,9 +200,8 @@ impl Session {
         };
         s.block.mirror(&mut s.settings);
         s.count_memory();
-        let superuser = s.engine.sessions.is_superuser(&s.info.user);
         s.settings
-            .set_virtual("is_superuser", if superuser { "on" } else { "off" });
+            .set_virtual("is_superuser", if role.superuser { "on" } else { "off" });
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)

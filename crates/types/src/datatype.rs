@@ -91,6 +91,7 @@ pub enum RegKind {
     Type,
     Namespace,
     Proc,
+    Role,
 }
 
 impl RegKind {
@@ -100,6 +101,7 @@ impl RegKind {
             RegKind::Type => "regtype",
             RegKind::Namespace => "regnamespace",
             RegKind::Proc => "regproc",
+            RegKind::Role => "regrole",
         }
     }
 
@@ -109,14 +111,16 @@ impl RegKind {
             RegKind::Type => 2206,
             RegKind::Namespace => 4089,
             RegKind::Proc => 24,
+            RegKind::Role => 4096,
         }
     }
 
-    const ALL: [RegKind; 4] = [
+    const ALL: [RegKind; 5] = [
         RegKind::Class,
         RegKind::Type,
         RegKind::Namespace,
         RegKind::Proc,
+        RegKind::Role,
     ];
 }
 
@@ -422,10 +426,12 @@ impl DataType {
             "name" => no_mods(Name),
             "unknown" => no_mods(Unknown),
             "int2vector" => no_mods(Int2Vector),
-            "regclass" | "regtype" | "regnamespace" | "regproc" => no_mods(Reg(RegKind::ALL
-                .into_iter()
-                .find(|k| k.name() == key)
-                .expect("listed"))),
+            "regclass" | "regtype" | "regnamespace" | "regproc" | "regrole" => {
+                no_mods(Reg(RegKind::ALL
+                    .into_iter()
+                    .find(|k| k.name() == key)
+                    .expect("listed")))
+            }
             "oidvector" => no_mods(OidVector),
             _ if key.starts_with('_') && key.len() > 1 => {
                 let elem = DataType::from_sql_name(&key[1..], &[])?;

@@ -29,7 +29,7 @@ create procedure p(inout x int) language plpgsql as $$ begin x := x + 1; end $$;
 \d counter
 \d orders_id_seq
 \dn
-\du
+\du postgres
 \df
 \dT
 \dp

@@ -70,9 +70,8 @@ pub fn alter_table(
 }
 
 /// ALTER TABLE/SEQUENCE/INDEX ... OWNER TO role. Every object belongs to
-/// the one role there is (postgres, the bootstrap superuser, as in a
-/// fresh PostgreSQL), so giving it to that role changes nothing; any other
-/// role does not exist (42704).
+/// the bootstrap superuser (postgres, OID 10), so giving it to that role
+/// changes nothing (see `super::check_new_owner` for the others).
 fn change_owner(
     ctx: &mut StatementCtx,
     at: &pb::AlterTableStmt,
@@ -83,13 +82,7 @@ fn change_owner(
             continue;
         };
         if let Some(role) = &cmd.newowner {
-            let named = role.roletype == pb::RoleSpecType::RolespecCstring as i32;
-            if named && role.rolename != "postgres" {
-                return Err(DbError::new(
-                    SqlState::UndefinedObject,
-                    format!("role \"{}\" does not exist", role.rolename),
-                ));
-            }
+            super::check_new_owner(ctx, role)?;
         }
     }
     let tag = match pb::ObjectType::try_from(at.objtype) {

@@ -13,6 +13,7 @@ mod comment;
 mod foreign_key;
 mod function;
 mod rename;
+mod role;
 mod table;
 mod trigger;
 mod view;
@@ -20,6 +21,7 @@ mod view;
 pub use alter::alter_table;
 pub use comment::comment;
 pub use rename::rename;
+pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;
 pub use view::create_view;
@@ -519,21 +521,35 @@ pub(crate) fn alter_sequence(
     Ok(CommandTag::Plain("ALTER SEQUENCE"))
 }
 
-/// ALTER FUNCTION/PROCEDURE/SCHEMA/... OWNER TO: every object belongs to
-/// the one role there is (see `alter::change_owner`); giving it to that
-/// role changes nothing, another role does not exist.
+/// OWNER TO: every object belongs to the bootstrap superuser (object
+/// ownership is not tracked yet); giving an object to it changes nothing,
+/// to another existing role is 0A000, to a missing one 42704.
+pub(crate) fn check_new_owner(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result<(), DbError> {
+    let name = match pb::RoleSpecType::try_from(spec.roletype) {
+        Ok(pb::RoleSpecType::RolespecCstring) => spec.rolename.as_str(),
+        _ => ctx.settings.get("session_authorization").unwrap_or(""),
+    };
+    let role = ctx.catalog.role(name).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!("role \"{name}\" does not exist"),
+        )
+    })?;
+    if role.oid.0 != nestor_catalog::BOOTSTRAP_SUPERUSER_OID {
+        return Err(DbError::unsupported(format!(
+            "OWNER TO a role other than the bootstrap superuser (\"{name}\": object ownership is not tracked)"
+        )));
+    }
+    Ok(())
+}
+
+/// ALTER FUNCTION/PROCEDURE/SCHEMA/... OWNER TO (see [`check_new_owner`]).
 pub(crate) fn alter_owner(
-    _ctx: &mut StatementCtx,
+    ctx: &mut StatementCtx,
     st: &pb::AlterOwnerStmt,
 ) -> Result<CommandTag, DbError> {
     if let Some(role) = &st.newowner {
-        let named = role.roletype == pb::RoleSpecType::RolespecCstring as i32;
-        if named && role.rolename != "postgres" {
-            return Err(DbError::new(
-                SqlState::UndefinedObject,
-                format!("role \"{}\" does not exist", role.rolename),
-            ));
-        }
+        check_new_owner(ctx, role)?;
     }
     let tag = match pb::ObjectType::try_from(st.object_type) {
         Ok(pb::ObjectType::ObjectFunction) => "ALTER FUNCTION",

@@ -42,6 +42,9 @@ use crate::tag::CommandTag;
 /// ALTER TABLE / INDEX ... RENAME, ALTER TRIGGER ... RENAME.
 pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag, DbError> {
     let kind = ObjectType::try_from(rs.rename_type).unwrap_or(ObjectType::Undefined);
+    if kind == ObjectType::ObjectRole {
+        return super::role::rename_role(ctx, &rs.subname, &rs.newname);
+    }
     let tag = match kind {
         ObjectType::ObjectIndex => "ALTER INDEX",
         ObjectType::ObjectTrigger => "ALTER TRIGGER",

@@ -165,7 +165,7 @@ fn fuzz_sql() {
     let info = SessionInfo {
         pid: SessionId(1),
         secret_key: 1,
-        user: "fuzz".into(),
+        user: "postgres".into(),
         database: "postgres".into(),
         application_name: String::new(),
         client_addr: None,

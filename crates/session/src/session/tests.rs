@@ -15,7 +15,7 @@ fn session(e: &Arc<Engine>, pid: u32) -> Session {
     let info = SessionInfo {
         pid: SessionId(pid),
         secret_key: 42,
-        user: "u".into(),
+        user: "postgres".into(),
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
@@ -534,7 +534,7 @@ fn too_many_connections_and_registry() {
     let info = SessionInfo {
         pid: SessionId(3),
         secret_key: 1,
-        user: "u".into(),
+        user: "postgres".into(),
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
@@ -706,7 +706,7 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
     let info = SessionInfo {
         pid: SessionId(2),
         secret_key: 1,
-        user: "u".into(),
+        user: "postgres".into(),
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
