@@ -142,12 +142,16 @@ impl ObjAcl {
             grant_option: 0,
         }];
         if kind == ObjKind::Function {
-            items.push(AclItem {
-                grantee: 0,
-                grantor: owner,
-                privs: EXECUTE,
-                grant_option: 0,
-            });
+            // PUBLIC first, as acldefault('f', owner) lists them.
+            items.insert(
+                0,
+                AclItem {
+                    grantee: 0,
+                    grantor: owner,
+                    privs: EXECUTE,
+                    grant_option: 0,
+                },
+            );
         }
         items
     }
@@ -188,7 +192,7 @@ pub fn item_text(i: &AclItem, name: &dyn Fn(u32) -> String) -> String {
 }
 
 /// A role name as aclitem prints it (double-quoted unless plain).
-fn quote_role(n: &str) -> String {
+pub fn quote_role(n: &str) -> String {
     let plain = !n.is_empty()
         && n.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');

@@ -49,6 +49,9 @@
 //!   session 7 resolves "t" to its TEMP t; session 8 to public t
 //! ```
 //!
+//! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
+//! beside the namespaces and change the same way.
+//!
 //! Left out: schemas other than `public` and the temporary ones (and
 //! qualified names in them), table locks, dependency tracking beyond serial
 //! sequences owned by their column.

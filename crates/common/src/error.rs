@@ -9,6 +9,9 @@ use std::fmt;
 pub enum SqlState {
     SuccessfulCompletion,
     Warning,
+    /// 01007 / 01006: GRANT / REVOKE that changed less than asked.
+    PrivilegeNotGranted,
+    PrivilegeNotRevoked,
     // 0A
     FeatureNotSupported,
     // 08
@@ -144,6 +147,8 @@ impl SqlState {
         match self {
             SuccessfulCompletion => "00000",
             Warning => "01000",
+            PrivilegeNotGranted => "01007",
+            PrivilegeNotRevoked => "01006",
             FeatureNotSupported => "0A000",
             ProtocolViolation => "08P01",
             ConnectionException => "08000",
@@ -521,6 +526,8 @@ mod tests {
     every_sqlstate! {
         SuccessfulCompletion => "ERRCODE_SUCCESSFUL_COMPLETION",
         Warning => "ERRCODE_WARNING",
+        PrivilegeNotGranted => "ERRCODE_WARNING_PRIVILEGE_NOT_GRANTED",
+        PrivilegeNotRevoked => "ERRCODE_WARNING_PRIVILEGE_NOT_REVOKED",
         FeatureNotSupported => "ERRCODE_FEATURE_NOT_SUPPORTED",
         ProtocolViolation => "ERRCODE_PROTOCOL_VIOLATION",
         ConnectionException => "ERRCODE_CONNECTION_EXCEPTION",

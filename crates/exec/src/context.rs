@@ -68,6 +68,8 @@ pub struct StatementCtx<'a> {
     /// NOTIFY / pg_notify() sent in this transaction, delivered at its
     /// commit (crate::notify).
     pub notifies: &'a mut Vec<crate::PendingNotify>,
+    /// The role the statement runs as (current_user; see the privilege module).
+    pub role: RoleCtx,
 }
 
 /// What a call of a user-defined function produced.
@@ -199,6 +201,28 @@ impl<'c, 'a> Ev<'c, 'a> {
             cache: HashMap::new(),
             mem: QueryMemory::new(max),
             ticks: std::cell::Cell::new(0),
+        }
+    }
+}
+
+/// The role a statement runs as (current_user), resolved by the session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoleCtx {
+    pub oid: nestor_common::RelId,
+    pub superuser: bool,
+}
+
+impl RoleCtx {
+    /// The bootstrap superuser (internal statements, tests).
+    pub const BOOTSTRAP: RoleCtx = RoleCtx {
+        oid: nestor_common::RelId(nestor_catalog::BOOTSTRAP_SUPERUSER_OID),
+        superuser: true,
+    };
+
+    pub fn of(r: &nestor_catalog::RoleDef) -> RoleCtx {
+        RoleCtx {
+            oid: r.oid,
+            superuser: r.superuser,
         }
     }
 }

@@ -210,7 +210,11 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             "PostgreSQL 15.0 (Nestor 0.1.0) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
         ),
         Func::CurrentDatabase => text_val(setting(ev, "nestor.database", "postgres")),
-        Func::CurrentUser => text_val(setting(ev, "session_authorization", "postgres")),
+        Func::CurrentUser => match ev.ctx.settings.get("role") {
+            Some(r) if r != "none" && !r.is_empty() => text_val(r),
+            _ => text_val(setting(ev, "session_authorization", "postgres")),
+        },
+        Func::SessionUser => text_val(setting(ev, "session_authorization", "postgres")),
         Func::CurrentSchema => text_val("public"),
         Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
         Func::CurrentWalLsn => {
@@ -295,6 +299,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             let name = text(&args[0], &ec).unwrap_or_default();
             Value::Int8(nestor_plan::pg_catalog::regclass(ev.ctx.catalog, &name)? as i64)
         }
+        Func::HasPrivilege(kind) => crate::privilege::has_privilege_fn(kind, args, ev)?,
         f => catalog_fn(f, args, &ec)?,
     })
 }
@@ -303,7 +308,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
 fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match f {
         // One schema, one (super)user: every object is visible and allowed.
-        Func::TableIsVisible | Func::HasPrivilege => Value::Bool(true),
+        Func::TableIsVisible => Value::Bool(true),
         Func::PgEncodingToChar => text_val(match int_arg(&args[0]) {
             0 => "SQL_ASCII",
             6 => "UTF8",
@@ -581,6 +586,15 @@ fn sequence_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             })?,
         v => catalog.sequence_named(&text(v, &ev.ctx.eval).unwrap_or_default())?,
     };
+    {
+        use nestor_catalog::acl::{SELECT, UPDATE, USAGE};
+        let any = match f {
+            Func::Nextval => USAGE | UPDATE,
+            Func::Currval => SELECT | USAGE,
+            _ => UPDATE,
+        };
+        crate::privilege::require_sequence(ev.ctx, seq.oid.0, &seq.name, any)?;
+    }
     if ev.ctx.read_only && matches!(f, Func::Nextval | Func::Setval) {
         // PostgreSQL's PreventCommandIfReadOnly (also what a replica's
         // sessions get: their transactions are all read-only).

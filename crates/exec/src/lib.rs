@@ -37,6 +37,7 @@ mod modify;
 pub mod notify;
 pub mod pg_catalog;
 mod plpgsql;
+pub mod privilege;
 pub mod registry;
 pub mod replication;
 pub mod statement;

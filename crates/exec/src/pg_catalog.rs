@@ -205,7 +205,13 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 RowB::new(Rel::Views)
                     .set("schemaname", text("public"))
                     .set("viewname", text(&v.name))
-                    .set("viewowner", text("postgres"))
+                    .set(
+                        "viewowner",
+                        text(role_name(
+                            c,
+                            c.acl(nestor_catalog::acl::ObjKind::Table, v.oid.0).owner.0,
+                        )),
+                    )
                     .set("definition", text(view_def(v)))
                     .done()
             })
@@ -241,7 +247,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Proc => c.all_functions().iter().map(|f| proc_row(f)).collect(),
+        Rel::Proc => c.all_functions().iter().map(|f| proc_row(c, f)).collect(),
         Rel::Language => [
             (12, "internal", false),
             (13, "c", false),
@@ -281,7 +287,13 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 RowB::new(Rel::Tables)
                     .set("schemaname", text(namespace_name(table_namespace(t, c))))
                     .set("tablename", text(&t.name))
-                    .set("tableowner", text("postgres"))
+                    .set(
+                        "tableowner",
+                        text(role_name(
+                            c,
+                            c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0,
+                        )),
+                    )
                     .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
                     .set("hastriggers", Value::Bool(!t.triggers.is_empty()))
                     .done()
@@ -386,20 +398,18 @@ fn namespace_rows(c: &Catalog) -> Rows {
     spaces
         .into_iter()
         .map(|(o, owner)| {
-            // public keeps PostgreSQL 15's initial privileges (pg_dump
-            // compares them with what it expects).
-            let acl = (o == PUBLIC_NAMESPACE_OID).then(|| {
-                let items = [
-                    "pg_database_owner=UC/pg_database_owner",
-                    "=U/pg_database_owner",
-                ];
-                Array::from_items(DataType::Text, items.iter().map(text).collect()).value()
-            });
+            // public starts with PostgreSQL 15's initial owner and
+            // privileges (pg_dump compares them with what it expects).
+            let (owner, acl) = if o == PUBLIC_NAMESPACE_OID {
+                owner_acl(c, nestor_catalog::acl::ObjKind::Schema, o)
+            } else {
+                (owner, Value::Null)
+            };
             RowB::new(Rel::Namespace)
                 .set("oid", oid(o))
                 .set("nspname", text(namespace_name(o)))
                 .set("nspowner", oid(owner))
-                .set("nspacl", acl.unwrap_or(Value::Null))
+                .set("nspacl", acl)
                 .done()
         })
         .collect()
@@ -490,22 +500,27 @@ fn class_rows(c: &Catalog) -> Rows {
         let ns = table_namespace(&t, c);
         let checks = t.checks.len() as i16;
         out.push(
-            class_row(t.oid.0, &t.name, ns, "r", t.persistence.code(), HEAP_AM_OID)
-                .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
-                .set("relnatts", Value::Int2(t.columns.len() as i16))
-                .set("relchecks", Value::Int2(checks))
-                .set(
-                    "relhastriggers",
-                    // Foreign keys are triggers in PostgreSQL (psql looks
-                    // for them only when this is set).
-                    Value::Bool(
-                        !t.triggers.is_empty()
-                            || !t.foreign_keys.is_empty()
-                            || !c.referencing(t.oid).is_empty(),
-                    ),
-                )
-                .set("relreplident", text("d"))
-                .done(),
+            with_owner(
+                class_row(t.oid.0, &t.name, ns, "r", t.persistence.code(), HEAP_AM_OID),
+                c,
+                nestor_catalog::acl::ObjKind::Table,
+                t.oid.0,
+            )
+            .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
+            .set("relnatts", Value::Int2(t.columns.len() as i16))
+            .set("relchecks", Value::Int2(checks))
+            .set(
+                "relhastriggers",
+                // Foreign keys are triggers in PostgreSQL (psql looks
+                // for them only when this is set).
+                Value::Bool(
+                    !t.triggers.is_empty()
+                        || !t.foreign_keys.is_empty()
+                        || !c.referencing(t.oid).is_empty(),
+                ),
+            )
+            .set("relreplident", text("d"))
+            .done(),
         );
         for i in &t.indexes {
             out.push(
@@ -518,6 +533,10 @@ fn class_rows(c: &Catalog) -> Rows {
                     BTREE_AM_OID,
                 )
                 .set("relnatts", Value::Int2(i.columns.len() as i16))
+                .set(
+                    "relowner",
+                    oid(c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0),
+                )
                 .done(),
             );
         }
@@ -531,17 +550,27 @@ fn class_rows(c: &Catalog) -> Rows {
         };
         let persistence = if s.temporary { "t" } else { "p" };
         out.push(
-            class_row(s.oid.0, &s.name, ns, "S", persistence, 0)
-                .set("relnatts", Value::Int2(3))
-                .done(),
+            with_owner(
+                class_row(s.oid.0, &s.name, ns, "S", persistence, 0),
+                c,
+                nestor_catalog::acl::ObjKind::Sequence,
+                s.oid.0,
+            )
+            .set("relnatts", Value::Int2(3))
+            .done(),
         );
     }
     for v in c.views() {
         out.push(
-            class_row(v.oid.0, &v.name, PUBLIC_NAMESPACE_OID, "v", "p", 0)
-                .set("relnatts", Value::Int2(v.columns.len() as i16))
-                .set("relhasrules", Value::Bool(true))
-                .done(),
+            with_owner(
+                class_row(v.oid.0, &v.name, PUBLIC_NAMESPACE_OID, "v", "p", 0),
+                c,
+                nestor_catalog::acl::ObjKind::Table,
+                v.oid.0,
+            )
+            .set("relnatts", Value::Int2(v.columns.len() as i16))
+            .set("relhasrules", Value::Bool(true))
+            .done(),
         );
     }
     for r in Rel::ALL {
@@ -642,6 +671,36 @@ pub(crate) fn description(
         .into_iter()
         .find(|(o, class, s, _)| *o == objoid && *s == sub && classoid.is_none_or(|k| k == *class))
         .map(|(_, _, _, d)| d)
+}
+
+/// A role's name for the catalog views (the OID when it is gone).
+pub(crate) fn role_name(c: &Catalog, o: u32) -> String {
+    if o == DATABASE_OWNER_ROLE_OID {
+        return "pg_database_owner".into();
+    }
+    c.role_by_oid(RelId(o))
+        .map_or_else(|| o.to_string(), |r| r.name.clone())
+}
+
+/// An object's owner OID and its ACL as aclitem[] text (NULL: default).
+fn owner_acl(c: &Catalog, kind: nestor_catalog::acl::ObjKind, o: u32) -> (u32, Value) {
+    let a = c.acl(kind, o);
+    let name = |r: u32| role_name(c, r);
+    let acl = a.acl.as_ref().map_or(Value::Null, |items| {
+        let texts = items
+            .iter()
+            .map(|i| text(nestor_catalog::acl::item_text(i, &name)))
+            .collect();
+        Array::from_items(DataType::Text, texts).value()
+    });
+    (a.owner.0, acl)
+}
+
+/// relowner and relacl of a relation.
+fn with_owner(mut r: RowB, c: &Catalog, kind: nestor_catalog::acl::ObjKind, o: u32) -> RowB {
+    let (owner, acl) = owner_acl(c, kind, o);
+    r.set("relowner", oid(owner)).set("relacl", acl);
+    r
 }
 
 fn class_row(o: u32, name: &str, ns: u32, kind: &str, persistence: &str, am: u32) -> RowB {
@@ -1429,7 +1488,8 @@ fn depend_rows(c: &Catalog) -> Rows {
     out
 }
 
-fn proc_row(f: &FunctionDef) -> Vec<Value> {
+fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
+    let proc_owner = owner_acl(c, nestor_catalog::acl::ObjKind::Function, f.oid.0);
     let inputs: Vec<_> = f.args.iter().filter(|a| a.mode.is_input()).collect();
     let rettype = match &f.returns {
         _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
@@ -1456,7 +1516,8 @@ fn proc_row(f: &FunctionDef) -> Vec<Value> {
         .set("oid", oid(f.oid.0))
         .set("proname", text(&f.name))
         .set("pronamespace", oid(PUBLIC_NAMESPACE_OID))
-        .set("proowner", oid(SUPERUSER_OID))
+        .set("proowner", oid(proc_owner.0))
+        .set("proacl", proc_owner.1)
         .set(
             "prolang",
             oid(match f.language {
@@ -1913,11 +1974,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             None => Value::Null,
         },
         CatalogFn::AclDefault => {
-            let owner = match int(&args[1]) as u32 {
-                SUPERUSER_OID => "postgres".to_string(),
-                DATABASE_OWNER_ROLE_OID => "pg_database_owner".to_string(),
-                o => o.to_string(),
-            };
+            let owner = nestor_catalog::acl::quote_role(&role_name(c, int(&args[1]) as u32));
             let items: Vec<String> = match args[0].as_str().unwrap_or("") {
                 "r" => vec![format!("{owner}=arwdDxt/{owner}")],
                 "s" => vec![format!("{owner}=rwU/{owner}")],

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::RawStmt;
 use nestor_parser::NodeEnum;
+use nestor_plan::perm::Perm;
 use nestor_plan::statement::{locks_rows, statement_node};
 use nestor_plan::{explain, plan_statement, OutCol, PlannedStmt};
 use nestor_txn::LockMode;
@@ -33,8 +34,8 @@ pub struct Prepared {
     pub columns: Option<Vec<ColumnDesc>>,
     text: Arc<str>,
     stmt: RawStmt,
-    /// (catalog version, plan made at it).
-    current: RwLock<(u64, Arc<PlannedStmt>)>,
+    /// (catalog version, plan made at it, the privileges it needs).
+    current: RwLock<(u64, Arc<PlannedStmt>, Arc<[Perm]>)>,
 }
 
 fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
@@ -70,7 +71,7 @@ pub fn prepare(
         columns: planned.columns.as_deref().map(describe),
         text: Arc::from(text),
         stmt: stmt.clone(),
-        current: RwLock::new((version, Arc::new(planned.stmt))),
+        current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
     })
 }
 
@@ -120,7 +121,7 @@ pub(crate) fn prepare_with(
         columns: planned.columns.as_deref().map(describe),
         text: Arc::from(text),
         stmt: stmt.clone(),
-        current: RwLock::new((version, Arc::new(planned.stmt))),
+        current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
     })
 }
 
@@ -193,19 +194,24 @@ pub fn execute(
     params: &[Value],
     sink: &mut dyn RowSink,
 ) -> Result<CommandTag, DbError> {
-    let plan = current_plan(ctx, prepared)?;
+    let (plan, perms) = current_plan(ctx, prepared)?;
+    if !ctx.role.superuser && !perms.is_empty() {
+        crate::privilege::check_all(ctx, &perms)?;
+    }
     match plan.as_ref() {
         PlannedStmt::Ddl => execute_ddl(ctx, prepared),
         stmt => execute_planned(stmt, &mut Ev::new(ctx, params), sink),
     }
 }
 
-fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<Arc<PlannedStmt>, DbError> {
+type PlanAndPerms = (Arc<PlannedStmt>, Arc<[Perm]>);
+
+fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<PlanAndPerms, DbError> {
     let version = ctx.catalog.version();
     {
         let cur = p.current.read();
         if cur.0 == version || matches!(cur.1.as_ref(), PlannedStmt::Ddl) {
-            return Ok(cur.1.clone());
+            return Ok((cur.1.clone(), cur.2.clone()));
         }
     }
     let planned = plan_statement(ctx.catalog, ctx.eval, &p.text, &p.stmt, &p.param_types)?;
@@ -216,8 +222,9 @@ fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<Arc<PlannedStmt>, Db
         ));
     }
     let plan = Arc::new(planned.stmt);
-    *p.current.write() = (version, plan.clone());
-    Ok(plan)
+    let perms: Arc<[Perm]> = planned.perms.into();
+    *p.current.write() = (version, plan.clone(), perms.clone());
+    Ok((plan, perms))
 }
 
 fn read_only_check(ev: &Ev, what: &str) -> Result<(), DbError> {
@@ -434,11 +441,28 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterRoleStmt(_) => "ALTER ROLE",
             NodeEnum::DropRoleStmt(_) => "DROP ROLE",
             NodeEnum::GrantRoleStmt(_) => "GRANT",
+            NodeEnum::GrantStmt(g) if g.is_grant => "GRANT",
+            NodeEnum::GrantStmt(_) => "REVOKE",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
     }
     let text = p.text.clone();
+    if !ctx.role.superuser {
+        crate::ddl::check_ddl(ctx, n, &text)?;
+    }
+    let before = crate::ddl::created_objects(ctx, n);
+    let tag = run_ddl(ctx, n, &text)?;
+    crate::ddl::record_owner(ctx, n, &before)?;
+    Ok(tag)
+}
+
+fn run_ddl(
+    ctx: &mut StatementCtx<'_>,
+    n: &NodeEnum,
+    text: &Arc<str>,
+) -> Result<CommandTag, DbError> {
+    let text = text.clone();
     match n {
         NodeEnum::CreateStmt(cs) => crate::ddl::create_table(ctx, &text, cs),
         NodeEnum::DropStmt(ds) => crate::ddl::drop(ctx, ds),
@@ -461,6 +485,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         NodeEnum::AlterRoleStmt(st) => crate::ddl::alter_role(ctx, st),
         NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
+        NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

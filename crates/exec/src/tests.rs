@@ -89,6 +89,7 @@ impl Db {
             wait_event: &no_wait_event,
             deferred: &mut Vec::new(),
             notifies: &mut Vec::new(),
+            role: crate::privilege::RoleCtx::BOOTSTRAP,
             constraints_deferred: None,
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
@@ -625,6 +626,7 @@ fn pgbench_shapes() {
         wait_event: &no_wait_event,
         deferred: &mut Vec::new(),
         notifies: &mut Vec::new(),
+        role: crate::privilege::RoleCtx::BOOTSTRAP,
         constraints_deferred: None,
     };
     let rows = (1..=100)
@@ -701,6 +703,7 @@ fn prepared_plan_survives_ddl() {
         wait_event: &no_wait_event,
         deferred: &mut Vec::new(),
         notifies: &mut Vec::new(),
+        role: crate::privilege::RoleCtx::BOOTSTRAP,
         constraints_deferred: None,
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();

@@ -177,6 +177,11 @@ pub struct Binder<'e> {
     literal_locs: Vec<(usize, i32)>,
     /// A PL/pgSQL body's variables, when planning a statement it runs.
     pub vars: Option<&'e dyn VarResolver>,
+    /// The privileges the statement needs (crate::perm).
+    pub perms: Vec<crate::perm::Perm>,
+    /// While a view's query is planned: its owner, as whom the relations
+    /// it reads are checked.
+    pub perm_as: Option<nestor_common::RelId>,
 }
 
 /// Relation name of a RangeVar (schemas `public` and `pg_catalog` only).
@@ -340,7 +345,23 @@ impl<'e> Binder<'e> {
             last_outer_level: None,
             literal_locs: Vec::new(),
             vars: None,
+            perms: Vec::new(),
+            perm_as: None,
         }
+    }
+
+    /// Record that the statement needs `privs` on an object.
+    pub fn need(&mut self, kind: nestor_catalog::acl::ObjKind, oid: u32, name: &str, privs: u16) {
+        crate::perm::need(
+            &mut self.perms,
+            crate::perm::Perm {
+                kind,
+                oid,
+                name: name.to_string(),
+                privs,
+                check_as: self.perm_as,
+            },
+        );
     }
 
     pub(crate) fn fresh_id(&mut self) -> usize {
@@ -1671,7 +1692,8 @@ impl<'e> Binder<'e> {
                 (Func::LocalTimestamp, DataType::Timestamp)
             }
             Op::SvfopCurrentDate => (Func::CurrentDate, DataType::Date),
-            Op::SvfopCurrentUser | Op::SvfopCurrentRole | Op::SvfopUser | Op::SvfopSessionUser => {
+            Op::SvfopSessionUser => (Func::SessionUser, DataType::Name),
+            Op::SvfopCurrentUser | Op::SvfopCurrentRole | Op::SvfopUser => {
                 (Func::CurrentUser, DataType::Name)
             }
             Op::SvfopCurrentCatalog => (Func::CurrentDatabase, DataType::Name),

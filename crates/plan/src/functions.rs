@@ -11,6 +11,19 @@ use nestor_common::DbError;
 use nestor_types::datatype::DataType;
 use nestor_types::functions::{self, ScalarFn, Volatility};
 
+/// The object kind of a has_*_privilege function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrivFn {
+    Table,
+    Sequence,
+    Function,
+    Schema,
+    Database,
+    /// has_column_privilege (table, column, privilege): column privileges
+    /// are the table's (no per-column grants).
+    Column,
+}
+
 /// A resolved function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
@@ -42,7 +55,9 @@ pub enum Func {
     Random,
     Version,
     CurrentDatabase,
+    /// current_user (SET ROLE's role, else the session user).
     CurrentUser,
+    SessionUser,
     CurrentSchema,
     BackendPid,
     TxidCurrent,
@@ -72,7 +87,8 @@ pub enum Func {
     ColDescription,
     TableIsVisible,
     PgEncodingToChar,
-    HasPrivilege,
+    /// has_table_privilege and friends: which kind of object.
+    HasPrivilege(PrivFn),
     /// json_build_object / json_build_array (`object`), their jsonb forms
     /// (`binary`), to_json / to_jsonb (`single`): SQL values as JSON.
     JsonBuild {
@@ -321,9 +337,8 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("random", 0) => r(Func::Random, none(), T::Float8),
         ("version", 0) => r(Func::Version, none(), T::Text),
         ("current_database", 0) => r(Func::CurrentDatabase, none(), T::Name),
-        ("current_user" | "session_user" | "user" | "current_role", 0) => {
-            r(Func::CurrentUser, none(), T::Name)
-        }
+        ("current_user" | "user" | "current_role", 0) => r(Func::CurrentUser, none(), T::Name),
+        ("session_user", 0) => r(Func::SessionUser, none(), T::Name),
         ("current_schema", 0) => r(Func::CurrentSchema, none(), T::Name),
         ("pg_backend_pid", 0) => r(Func::BackendPid, none(), T::Int4),
         ("pg_current_wal_lsn" | "pg_current_wal_insert_lsn", 0) => {
@@ -412,8 +427,25 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             1,
         ) => r(Func::TableIsVisible, vec![None], T::Bool),
         ("pg_encoding_to_char", 1) => r(Func::PgEncodingToChar, vec![None], T::Name),
-        ("has_table_privilege" | "has_schema_privilege" | "has_database_privilege", 2 | 3) => {
-            r(Func::HasPrivilege, vec![None; n], T::Bool)
+        (
+            "has_table_privilege"
+            | "has_any_column_privilege"
+            | "has_sequence_privilege"
+            | "has_function_privilege"
+            | "has_schema_privilege"
+            | "has_database_privilege",
+            2 | 3,
+        )
+        | ("has_column_privilege", 3 | 4) => {
+            let kind = match name {
+                "has_sequence_privilege" => PrivFn::Sequence,
+                "has_function_privilege" => PrivFn::Function,
+                "has_schema_privilege" => PrivFn::Schema,
+                "has_database_privilege" => PrivFn::Database,
+                "has_column_privilege" => PrivFn::Column,
+                _ => PrivFn::Table,
+            };
+            r(Func::HasPrivilege(kind), vec![None; n], T::Bool)
         }
         ("pg_get_userbyid", 1) => r(
             Func::Catalog(CatalogFn::UserById),

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use nestor_catalog::acl::{self, ObjKind};
+
 use nestor_catalog::{Catalog, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
@@ -117,6 +119,20 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         .as_ref()
         .ok_or_else(|| DbError::internal("INSERT without table"))?;
     let table = table_for_write(b, rv)?;
+    // INSERT; SELECT too when RETURNING reads the row, UPDATE for ON
+    // CONFLICT DO UPDATE (which also reads the existing row).
+    let mut privs = acl::INSERT;
+    if !ins.returning_list.is_empty() {
+        privs |= acl::SELECT;
+    }
+    if ins
+        .on_conflict_clause
+        .as_deref()
+        .is_some_and(|oc| oc.action == pb::OnConflictAction::OnconflictUpdate as i32)
+    {
+        privs |= acl::UPDATE | acl::SELECT;
+    }
+    b.need(ObjKind::Table, table.oid.0, &table.name, privs);
     let mut targets = Vec::new();
     // Locations of the explicit target columns (empty when implicit), for
     // "more target columns than expressions".
@@ -584,6 +600,20 @@ fn plan_modify(
         } else {
             bind_sets(b, &table, set_list)?
         };
+        // UPDATE / DELETE; SELECT too when the statement reads the row's
+        // values (WHERE, RETURNING, SET expressions over its columns), as
+        // PostgreSQL requires.
+        let width = table.columns.len();
+        let reads = where_clause.is_some()
+            || !returning.is_empty()
+            || sets
+                .iter()
+                .any(|(_, e)| e.columns().iter().any(|&c| c < width));
+        let privs = match (delete, reads) {
+            (true, r) => acl::DELETE | if r { acl::SELECT } else { 0 },
+            (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },
+        };
+        b.need(ObjKind::Table, table.oid.0, &table.name, privs);
         let returning = bind_returning(b, returning)?;
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
         let (plan, rest) = select::build(b, tree, conj, None)?;

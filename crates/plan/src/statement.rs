@@ -51,6 +51,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterRoleStmt(_)
             | NodeEnum::DropRoleStmt(_)
             | NodeEnum::GrantRoleStmt(_)
+            | NodeEnum::GrantStmt(_)
     )
 }
 
@@ -84,6 +85,8 @@ pub struct Planned {
     pub columns: Option<Vec<OutCol>>,
     /// Types of $1..$n (unknowns resolved to text).
     pub params: Vec<DataType>,
+    /// The privileges it needs (crate::perm), checked at each execution.
+    pub perms: Vec<crate::perm::Perm>,
 }
 
 /// The statement node of a raw statement.
@@ -125,6 +128,7 @@ pub fn plan_statement_with(
         stmt,
         columns,
         params,
+        perms: b.perms,
     })
 }
 

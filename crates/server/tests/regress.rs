@@ -193,6 +193,7 @@ regress!(
     copy,
     copy_binary,
     roles,
+    privileges,
     sequences,
     sysfuncs,
     parse_cache,

@@ -105,6 +105,9 @@ pub struct Session {
     /// What the session counts in the memory budget's "sessions", and the
     /// (prepared statements, portals) it was counted for.
     mem_counted: (usize, (usize, usize)),
+    /// current_user as the executor checks it, and the (catalog version,
+    /// settings generation) it was read at.
+    role_cache: std::cell::Cell<((u64, u64), nestor_exec::privilege::RoleCtx)>,
 }
 
 /// Memory of a session besides its prepared statements, portals and
@@ -197,6 +200,10 @@ impl Session {
             copy_in: None,
             fatal_sent: false,
             mem_counted: (0, (0, 0)),
+            role_cache: std::cell::Cell::new((
+                (0, u64::MAX),
+                nestor_exec::privilege::RoleCtx::of(&role),
+            )),
         };
         s.block.mirror(&mut s.settings);
         s.count_memory();
@@ -205,6 +212,48 @@ impl Session {
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)
+    }
+
+    /// is_superuser follows SET ROLE and SET SESSION AUTHORIZATION.
+    pub(crate) fn refresh_is_superuser(&mut self) {
+        let superuser = self.role_ctx().superuser;
+        self.settings
+            .set_virtual("is_superuser", if superuser { "on" } else { "off" });
+    }
+
+    /// The role statements run as: SET ROLE's, else the session user's,
+    /// re-read when the catalog or the settings changed since the last
+    /// statement (a rolled-back SET ROLE changes the name back): two
+    /// integer compares on the statement path.
+    pub(crate) fn role_ctx(&self) -> nestor_exec::privilege::RoleCtx {
+        let key = (self.catalog.version(), self.settings.generation());
+        let (at, cached) = self.role_cache.get();
+        if at == key {
+            return cached;
+        }
+        let name = self.current_role_name();
+        let ctx = match self.catalog.role(name) {
+            Some(r) => nestor_exec::privilege::RoleCtx::of(&r),
+            // Dropped while connected: nothing is allowed.
+            None => nestor_exec::privilege::RoleCtx {
+                oid: nestor_common::RelId(0),
+                superuser: false,
+            },
+        };
+        self.role_cache.set((key, ctx));
+        ctx
+    }
+
+    /// current_user: the SET ROLE role, else the session user.
+    pub(crate) fn current_role_name(&self) -> &str {
+        match self.settings.view().get("role") {
+            Some(r) if r != "none" && !r.is_empty() => r,
+            _ => self
+                .settings
+                .view()
+                .get("session_authorization")
+                .unwrap_or(""),
+        }
     }
 
     /// ParameterStatus values to send after authentication.
@@ -639,6 +688,7 @@ impl Session {
     ) -> Result<T, DbError> {
         let start = now_us();
         self.shared.cancel.reset();
+        let role = self.role_ctx();
         self.block.ensure(&self.engine, &mut self.settings, start)?;
         let read_only = self.block.read_only();
         let in_block = self.block.in_explicit_block();
@@ -697,6 +747,7 @@ impl Session {
             deferred,
             constraints_deferred,
             notifies,
+            role,
         };
         let r = f(&mut ctx);
         self.shared.activity.lock().wait_event = None;

@@ -398,6 +398,13 @@ static DEFS: &[Def] = &[
         Kind::Str,
         "Sets the session user name.",
     ))),
+    // Set through SET ROLE, which the session checks (membership).
+    def(
+        "role",
+        "none",
+        Kind::Str,
+        "Sets the current role.",
+    ),
     reported(def(
         "standard_conforming_strings",
         "on",
@@ -1243,6 +1250,13 @@ impl SessionSettings {
             self.cur = *f;
             self.rebuild_view();
         }
+    }
+
+    /// Bumped by every change of a value (SET, RESET, the end of a
+    /// transaction that changed one): a cache of what values imply
+    /// compares it.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     fn rebuild_view(&mut self) {

@@ -69,22 +69,13 @@ pub fn alter_table(
     Ok(CommandTag::Plain("ALTER TABLE"))
 }
 
-/// ALTER TABLE/SEQUENCE/INDEX ... OWNER TO role. Every object belongs to
-/// the bootstrap superuser (postgres, OID 10), so giving it to that role
-/// changes nothing (see `super::check_new_owner` for the others).
+/// ALTER TABLE/SEQUENCE/VIEW/INDEX ... OWNER TO role (see
+/// `grant::change_relation_owner`).
 fn change_owner(
     ctx: &mut StatementCtx,
     at: &pb::AlterTableStmt,
     name: &str,
 ) -> Result<CommandTag, DbError> {
-    for c in &at.cmds {
-        let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
-            continue;
-        };
-        if let Some(role) = &cmd.newowner {
-            super::check_new_owner(ctx, role)?;
-        }
-    }
     let tag = match pb::ObjectType::try_from(at.objtype) {
         Ok(pb::ObjectType::ObjectSequence) => "ALTER SEQUENCE",
         Ok(pb::ObjectType::ObjectIndex) => "ALTER INDEX",
@@ -97,6 +88,14 @@ fn change_owner(
             return Ok(CommandTag::Plain(tag));
         }
         return Err(undefined_table(name));
+    }
+    for c in &at.cmds {
+        let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
+            continue;
+        };
+        if let Some(role) = &cmd.newowner {
+            super::grant::change_relation_owner(ctx, name, role)?;
+        }
     }
     Ok(CommandTag::Plain(tag))
 }

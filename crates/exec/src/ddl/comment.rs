@@ -189,6 +189,16 @@ fn function_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32)
     let NodeEnum::ObjectWithArgs(owa) = node(object)? else {
         return Err(DbError::internal("COMMENT ON FUNCTION without a signature"));
     };
+    let f = function_with_args(ctx, owa)?;
+    Ok((PG_PROC, f.oid.0, 0))
+}
+
+/// The function an `name(types)` (or a bare name, when it is unique)
+/// designates, with PostgreSQL's errors.
+pub(crate) fn function_with_args(
+    ctx: &StatementCtx,
+    owa: &pb::ObjectWithArgs,
+) -> Result<std::sync::Arc<nestor_catalog::FunctionDef>, DbError> {
     let parts = bind::names(&owa.objname);
     let name = parts
         .last()
@@ -229,7 +239,7 @@ fn function_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32)
                 )
             })?
     };
-    Ok((PG_PROC, f.oid.0, 0))
+    Ok(f)
 }
 
 /// `COMMENT ON TRIGGER name ON table`: the object is [table..., trigger].

@@ -12,6 +12,7 @@ mod alter;
 mod comment;
 mod foreign_key;
 mod function;
+mod grant;
 mod rename;
 mod role;
 mod table;
@@ -20,6 +21,8 @@ mod view;
 
 pub use alter::alter_table;
 pub use comment::comment;
+pub use grant::grant;
+pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use table::{create_index, create_table, create_table_as};
@@ -521,9 +524,10 @@ pub(crate) fn alter_sequence(
     Ok(CommandTag::Plain("ALTER SEQUENCE"))
 }
 
-/// OWNER TO: every object belongs to the bootstrap superuser (object
-/// ownership is not tracked yet); giving an object to it changes nothing,
-/// to another existing role is 0A000, to a missing one 42704.
+/// OWNER TO of an object without an owner of its own (databases,
+/// languages): they belong to the bootstrap superuser; giving one to it
+/// changes nothing, to another existing role is 0A000, to a missing one
+/// 42704.
 pub(crate) fn check_new_owner(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result<(), DbError> {
     let name = match pb::RoleSpecType::try_from(spec.roletype) {
         Ok(pb::RoleSpecType::RolespecCstring) => spec.rolename.as_str(),
@@ -537,7 +541,7 @@ pub(crate) fn check_new_owner(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result
     })?;
     if role.oid.0 != nestor_catalog::BOOTSTRAP_SUPERUSER_OID {
         return Err(DbError::unsupported(format!(
-            "OWNER TO a role other than the bootstrap superuser (\"{name}\": object ownership is not tracked)"
+            "OWNER TO a role other than the bootstrap superuser (\"{name}\") for databases and languages"
         )));
     }
     Ok(())
@@ -548,16 +552,46 @@ pub(crate) fn alter_owner(
     ctx: &mut StatementCtx,
     st: &pb::AlterOwnerStmt,
 ) -> Result<CommandTag, DbError> {
+    let kind = pb::ObjectType::try_from(st.object_type).unwrap_or(pb::ObjectType::Undefined);
     if let Some(role) = &st.newowner {
-        check_new_owner(ctx, role)?;
+        match (kind, st.object.as_deref().map(node).transpose()?) {
+            (
+                pb::ObjectType::ObjectFunction
+                | pb::ObjectType::ObjectProcedure
+                | pb::ObjectType::ObjectRoutine,
+                Some(NodeEnum::ObjectWithArgs(owa)),
+            ) => {
+                let f = comment::function_with_args(ctx, owa)?;
+                let word = if f.procedure { "procedure" } else { "function" };
+                grant::change_owner(
+                    ctx,
+                    nestor_catalog::acl::ObjKind::Function,
+                    f.oid.0,
+                    word,
+                    &f.name,
+                    role,
+                )?;
+            }
+            (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) if s.sval == "public" => {
+                grant::change_owner(
+                    ctx,
+                    nestor_catalog::acl::ObjKind::Schema,
+                    nestor_catalog::PUBLIC_NAMESPACE_OID,
+                    "schema",
+                    "public",
+                    role,
+                )?;
+            }
+            _ => check_new_owner(ctx, role)?,
+        }
     }
-    let tag = match pb::ObjectType::try_from(st.object_type) {
-        Ok(pb::ObjectType::ObjectFunction) => "ALTER FUNCTION",
-        Ok(pb::ObjectType::ObjectProcedure) => "ALTER PROCEDURE",
-        Ok(pb::ObjectType::ObjectRoutine) => "ALTER ROUTINE",
-        Ok(pb::ObjectType::ObjectSchema) => "ALTER SCHEMA",
-        Ok(pb::ObjectType::ObjectDatabase) => "ALTER DATABASE",
-        Ok(pb::ObjectType::ObjectLanguage) => "ALTER LANGUAGE",
+    let tag = match kind {
+        pb::ObjectType::ObjectFunction => "ALTER FUNCTION",
+        pb::ObjectType::ObjectProcedure => "ALTER PROCEDURE",
+        pb::ObjectType::ObjectRoutine => "ALTER ROUTINE",
+        pb::ObjectType::ObjectSchema => "ALTER SCHEMA",
+        pb::ObjectType::ObjectDatabase => "ALTER DATABASE",
+        pb::ObjectType::ObjectLanguage => "ALTER LANGUAGE",
         _ => return Err(DbError::unsupported("ALTER OWNER of this object type")),
     };
     Ok(CommandTag::Plain(tag))

@@ -407,6 +407,17 @@ pub fn drop_role(ctx: &mut StatementCtx, st: &pb::DropRoleStmt) -> Result<Comman
         if target.superuser && !cur.superuser {
             return Err(denied("must be superuser to drop superusers"));
         }
+        let deps = super::grant::dependents_of_role(ctx, target.oid);
+        if !deps.is_empty() {
+            return Err(DbError::new(
+                SqlState::DependentObjectsStillExist,
+                format!(
+                    "role \"{}\" cannot be dropped because some objects depend on it",
+                    target.name
+                ),
+            )
+            .with_detail(deps.join("\n")));
+        }
         for other in ctx.catalog.roles() {
             if other.member_of.iter().any(|m| m.role == target.oid) {
                 let mut r = (*other).clone();

@@ -229,6 +229,12 @@ fn choose(
             ))
         }
     };
+    b.need(
+        nestor_catalog::acl::ObjKind::Function,
+        def.oid.0,
+        &def.name,
+        nestor_catalog::acl::EXECUTE,
+    );
     let inputs: Vec<FuncArg> = called_args(&def).cloned().collect();
     let mut args = Vec::with_capacity(inputs.len());
     let mut given = given.clone();

@@ -28,6 +28,7 @@
 //! loop, re-run per left row.
 
 use super::*;
+use nestor_catalog::acl::{self, ObjKind};
 
 /// A FROM item before physical planning.
 #[allow(clippy::large_enum_variant)]
@@ -271,11 +272,13 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(t) = b.catalog.table(&name) {
+            b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(v) = b.catalog.view(&name) {
+            b.need(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
             check_alias(scope, &alias)?;
             return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
@@ -296,6 +299,7 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(seq) = b.catalog.sequence(&name) {
+            b.need(ObjKind::Sequence, seq.oid.0, &seq.name, acl::SELECT);
             // A sequence reads as a one-row relation of its state.
             use crate::functions::{CatalogFn, Func};
             let oid = Expr::Const(Value::Int8(i64::from(seq.oid.0)));
@@ -397,7 +401,11 @@ pub fn plan_view(
     let saved_text = std::mem::take(&mut b.text);
     let saved_ctes = std::mem::take(&mut b.ctes);
     let saved_vars = b.vars.take();
+    // What the view reads is checked as its owner.
+    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
+    let saved_as = b.perm_as.replace(owner);
     let planned = plan_query(b, &sel);
+    b.perm_as = saved_as;
     b.text = saved_text;
     b.ctes = saved_ctes;
     b.vars = saved_vars;

@@ -635,6 +635,8 @@ fn set_special(
 ) -> Result<(), DbError> {
     let lname = name.to_ascii_lowercase();
     match (lname.as_str(), value) {
+        ("role", v) => set_role(s, v, local),
+        ("session_authorization", v) => set_session_authorization(s, v, local),
         ("transaction_isolation", Some(v)) => {
             let opts = TxnOptions {
                 isolation: Some(parse_isolation(&v)?),
@@ -672,6 +674,66 @@ fn set_special(
         }
         (_, None) => s.settings.reset(name, local),
     }
+}
+
+/// SET ROLE name | NONE, RESET ROLE: the session user must be a member
+/// of the role (or a superuser), as in PostgreSQL.
+fn set_role(s: &mut Session, value: Option<String>, local: bool) -> Result<(), DbError> {
+    let target = value.unwrap_or_else(|| "none".into());
+    if target != "none" {
+        let role = s.catalog.role(&target).ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedObject,
+                format!("role \"{target}\" does not exist"),
+            )
+        })?;
+        let session_user = s
+            .settings
+            .view()
+            .get("session_authorization")
+            .unwrap_or("")
+            .to_string();
+        let me = s.catalog.role(&session_user);
+        let allowed = me
+            .as_ref()
+            .is_some_and(|m| m.superuser || s.catalog.is_member_of(m.oid, role.oid));
+        if !allowed {
+            return Err(DbError::new(
+                SqlState::InsufficientPrivilege,
+                format!("permission denied to set role \"{target}\""),
+            ));
+        }
+    }
+    s.settings.set("role", target, local);
+    s.refresh_is_superuser();
+    Ok(())
+}
+
+/// SET SESSION AUTHORIZATION name | DEFAULT: only a session that logged in
+/// as a superuser may become another user; it also resets the role.
+fn set_session_authorization(
+    s: &mut Session,
+    value: Option<String>,
+    local: bool,
+) -> Result<(), DbError> {
+    let target = value.unwrap_or_else(|| s.info.user.clone());
+    let authenticated = s.catalog.role(&s.info.user);
+    if target != s.info.user && !authenticated.is_some_and(|r| r.superuser) {
+        return Err(DbError::new(
+            SqlState::InsufficientPrivilege,
+            "permission denied to set session authorization",
+        ));
+    }
+    if s.catalog.role(&target).is_none() {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!("role \"{target}\" does not exist"),
+        ));
+    }
+    s.settings.set("session_authorization", target, local);
+    s.settings.set("role", "none".into(), local);
+    s.refresh_is_superuser();
+    Ok(())
 }
 
 /// SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION ...
@@ -1112,6 +1174,21 @@ fn copy_from(
         .ok_or_else(|| DbError::internal("COPY without a relation"))?;
     let name = nestor_plan::bind::relname(rel)?;
     let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
+    let role = s.role_ctx();
+    let may_insert = role.superuser
+        || nestor_exec::privilege::allowed(
+            &s.catalog,
+            role.oid,
+            nestor_catalog::acl::ObjKind::Table,
+            target.table.oid.0,
+            nestor_catalog::acl::INSERT,
+        );
+    if !may_insert {
+        return Err(nestor_exec::privilege::denied(
+            nestor_catalog::acl::ObjKind::Table,
+            &name,
+        ));
+    }
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
     let rel = c

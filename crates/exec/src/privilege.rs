@@ -1,0 +1,271 @@
+//! Privilege checks: who the statement runs as ([`RoleCtx`]) and whether
+//! that role may do what the statement needs (PostgreSQL's aclchk.c).
+//!
+//! A superuser passes every check without looking further (one branch on
+//! the hot path: sessions of superusers never reach the ACLs). Anyone else
+//! is checked against the object's ACL (`nestor_catalog::acl`): a plan's
+//! needs at each execution ([`check_all`]), DDL's ownership rules
+//! ([`require_owner`]), and the functions and sequences the executor
+//! reaches by OID at run time (nextval and friends).
+//!
+//! ```text
+//!   alice runs SELECT * FROM t     t: owner postgres, acl {postgres=arwdDxt/postgres}
+//!     -> ERROR 42501 permission denied for table t
+//!   GRANT SELECT ON t TO alice     acl {postgres=arwdDxt/postgres,alice=r/postgres}
+//!     -> the same plan now runs
+//! ```
+
+use nestor_catalog::acl::{ObjKind, SELECT, USAGE};
+use nestor_catalog::Catalog;
+use nestor_common::{DbError, RelId, SqlState};
+use nestor_plan::perm::Perm;
+
+use crate::context::StatementCtx;
+
+pub use crate::context::RoleCtx;
+
+/// The word PostgreSQL's messages use for an object of this kind.
+pub fn kind_word(kind: ObjKind) -> &'static str {
+    match kind {
+        ObjKind::Table => "table",
+        ObjKind::Sequence => "sequence",
+        ObjKind::Function => "function",
+        ObjKind::Schema => "schema",
+    }
+}
+
+/// 42501 "permission denied for table t".
+pub fn denied(kind: ObjKind, name: &str) -> DbError {
+    DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("permission denied for {} {name}", kind_word(kind)),
+    )
+}
+
+/// Whether `role` holds all of `privs` on the object.
+pub fn allowed(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, privs: u16) -> bool {
+    if catalog.role_by_oid(role).is_some_and(|r| r.superuser) {
+        return true;
+    }
+    catalog.acl(kind, oid).allows(kind, privs, &|grantee| {
+        catalog.has_privs_of_role(role, RelId(grantee))
+    })
+}
+
+/// Check a plan's needs for `ctx.role` (called only for non-superusers).
+pub fn check_all(ctx: &StatementCtx, perms: &[Perm]) -> Result<(), DbError> {
+    for p in perms {
+        let role = p.check_as.unwrap_or(ctx.role.oid);
+        if !allowed(ctx.catalog, role, p.kind, p.oid, p.privs) {
+            let is_view =
+                p.kind == ObjKind::Table && ctx.catalog.views().iter().any(|v| v.oid.0 == p.oid);
+            if is_view {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    format!("permission denied for view {}", p.name),
+                ));
+            }
+            return Err(denied(p.kind, &p.name));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the current role owns the object (or has its owner's
+/// privileges; superusers own everything).
+pub fn owns(ctx: &StatementCtx, kind: ObjKind, oid: u32) -> bool {
+    ctx.role.superuser
+        || ctx
+            .catalog
+            .has_privs_of_role(ctx.role.oid, ctx.catalog.acl(kind, oid).owner)
+}
+
+/// 42501 "must be owner of table t" unless the current role owns it.
+pub fn require_owner(
+    ctx: &StatementCtx,
+    kind: ObjKind,
+    oid: u32,
+    word: &str,
+    name: &str,
+) -> Result<(), DbError> {
+    if owns(ctx, kind, oid) {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("must be owner of {word} {name}"),
+    ))
+}
+
+/// A sequence function's check: nextval needs USAGE or UPDATE, currval
+/// SELECT or USAGE, setval UPDATE (`any` is the set of which one is enough).
+pub fn require_sequence(ctx: &StatementCtx, oid: u32, name: &str, any: u16) -> Result<(), DbError> {
+    if ctx.role.superuser {
+        return Ok(());
+    }
+    let ok = [SELECT, USAGE, nestor_catalog::acl::UPDATE]
+        .into_iter()
+        .filter(|b| any & b != 0)
+        .any(|b| allowed(ctx.catalog, ctx.role.oid, ObjKind::Sequence, oid, b));
+    if ok {
+        Ok(())
+    } else {
+        Err(denied(ObjKind::Sequence, name))
+    }
+}
+
+/// Whether `role` holds `bit` on the object, WITH GRANT OPTION when asked
+/// (the owner and superusers always may grant).
+fn holds(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, bit: u16, grant: bool) -> bool {
+    if !allowed(catalog, role, kind, oid, bit) {
+        return false;
+    }
+    if !grant {
+        return true;
+    }
+    let a = catalog.acl(kind, oid);
+    catalog.role_by_oid(role).is_some_and(|r| r.superuser)
+        || catalog.has_privs_of_role(role, a.owner)
+        || a.effective(kind).iter().any(|i| {
+            i.grant_option & bit != 0
+                && i.grantee != 0
+                && catalog.has_privs_of_role(role, RelId(i.grantee))
+        })
+}
+
+/// The privileges a has_*_privilege string names: (bit, with grant
+/// option); 0 for the database privileges every role holds (CONNECT,
+/// TEMPORARY). 22023 for an unknown word, as PostgreSQL's.
+fn privilege_list(text: &str) -> Result<Vec<(u16, bool)>, DbError> {
+    let mut out = Vec::new();
+    for part in text.split(',') {
+        let p = part.trim().to_ascii_lowercase();
+        let (word, grant) = match p.strip_suffix("with grant option") {
+            Some(w) => (w.trim_end().to_string(), true),
+            None => (p.clone(), false),
+        };
+        let bit = match word.as_str() {
+            "connect" | "temp" | "temporary" => 0,
+            w => nestor_catalog::acl::privilege_bit(w).ok_or_else(|| {
+                DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("unrecognized privilege type: \"{}\"", part.trim()),
+                )
+            })?,
+        };
+        out.push((bit, grant));
+    }
+    Ok(out)
+}
+
+/// has_table_privilege(role?, object, privileges) and its siblings: true
+/// when the role holds any of the listed privileges.
+pub fn has_privilege_fn(
+    kind: nestor_plan::functions::PrivFn,
+    args: &[nestor_types::Value],
+    ev: &mut crate::context::Ev,
+) -> Result<nestor_types::Value, DbError> {
+    use nestor_plan::functions::PrivFn;
+    use nestor_types::Value;
+    if args.iter().any(Value::is_null) {
+        return Ok(Value::Null);
+    }
+    let catalog = ev.ctx.catalog;
+    let base = if kind == PrivFn::Column { 3 } else { 2 };
+    let (role, rest) = if args.len() > base {
+        let r = match &args[0] {
+            Value::Text(name) => catalog.role(name).map(|r| r.oid).ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("role \"{name}\" does not exist"),
+                )
+            })?,
+            v => RelId(v.as_i64().unwrap_or(0) as u32),
+        };
+        (r, &args[1..])
+    } else {
+        (ev.ctx.role.oid, args)
+    };
+    let privs = match rest.last() {
+        Some(Value::Text(t)) => privilege_list(t)?,
+        _ => return Err(DbError::internal("has_*_privilege without privileges")),
+    };
+    let object = &rest[0];
+    let (obj_kind, oid) = match kind {
+        PrivFn::Table | PrivFn::Column | PrivFn::Sequence => {
+            let oid = match object {
+                Value::Text(name) => nestor_plan::pg_catalog::regclass(catalog, name)?,
+                v => v.as_i64().unwrap_or(0) as u32,
+            };
+            let k = if catalog.sequence_by_oid(RelId(oid)).is_some() {
+                ObjKind::Sequence
+            } else if catalog.table_by_oid(RelId(oid)).is_some()
+                || catalog.views().iter().any(|v| v.oid.0 == oid)
+            {
+                ObjKind::Table
+            } else if nestor_plan::pg_catalog::by_oid(oid).is_some() {
+                // The system catalogs: readable by everyone.
+                return Ok(Value::Bool(privs.iter().any(|(b, _)| *b == SELECT)));
+            } else {
+                return Ok(Value::Null);
+            };
+            if kind == PrivFn::Sequence && k != ObjKind::Sequence {
+                let name = object
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| oid.to_string());
+                return Err(DbError::new(
+                    SqlState::WrongObjectType,
+                    format!("\"{name}\" is not a sequence"),
+                ));
+            }
+            (k, oid)
+        }
+        PrivFn::Function => {
+            let oid = match object {
+                Value::Text(sig) => {
+                    let bare = sig.split('(').next().unwrap_or("").trim();
+                    nestor_plan::pg_catalog::reg_lookup(
+                        catalog,
+                        nestor_types::datatype::RegKind::Proc,
+                        bare,
+                    )?
+                }
+                v => v.as_i64().unwrap_or(0) as u32,
+            };
+            if catalog.function_by_oid(RelId(oid)).is_none() {
+                // Built-in functions: everyone may execute them.
+                return Ok(Value::Bool(true));
+            }
+            (ObjKind::Function, oid)
+        }
+        PrivFn::Schema => {
+            let oid = match object {
+                Value::Text(name) => nestor_plan::pg_catalog::reg_lookup(
+                    catalog,
+                    nestor_types::datatype::RegKind::Namespace,
+                    name,
+                )?,
+                v => v.as_i64().unwrap_or(0) as u32,
+            };
+            if oid != nestor_catalog::PUBLIC_NAMESPACE_OID {
+                // pg_catalog and information_schema: USAGE for PUBLIC,
+                // CREATE for superusers.
+                let superuser = catalog.role_by_oid(role).is_some_and(|r| r.superuser);
+                return Ok(Value::Bool(
+                    privs.iter().any(|(b, _)| *b == USAGE) || superuser,
+                ));
+            }
+            (ObjKind::Schema, oid)
+        }
+        PrivFn::Database => {
+            // CONNECT and TEMPORARY are PUBLIC's; CREATE the owner's
+            // (the bootstrap superuser) and superusers'.
+            let superuser = catalog.role_by_oid(role).is_some_and(|r| r.superuser);
+            return Ok(Value::Bool(privs.iter().any(|(b, _)| *b == 0) || superuser));
+        }
+    };
+    Ok(Value::Bool(privs.iter().any(|&(bit, grant)| {
+        bit != 0 && holds(catalog, role, obj_kind, oid, bit, grant)
+    })))
+}
