@@ -218,4 +218,5 @@ regress!(
     grouping_sets,
     datetime_fns,
     string_fns,
+    records,
 );
