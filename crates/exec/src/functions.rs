@@ -55,6 +55,12 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Slice => return slice(args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
+        Func::FieldSelect(k) => {
+            return Ok(match &args[0] {
+                Value::Record(fields) => fields.get(k).cloned().unwrap_or(Value::Null),
+                _ => Value::Null,
+            })
+        }
         Func::Srf(_) => {
             return Err(DbError::unsupported(
                 "set-returning functions in this position",
@@ -928,6 +934,25 @@ pub(crate) fn srf_values(
         )
     };
     Ok(match kind {
+        SrfKind::ExpandArray => match &args[0] {
+            // PostgreSQL's SQL definition: `$1[s]` for s over the first
+            // dimension's subscripts (NULL for an array of more
+            // dimensions), and s's 1-based position.
+            Value::Array(a) => match a.dims.first() {
+                Some(d) => (0..d.len)
+                    .map(|i| {
+                        let x = if a.dims.len() == 1 {
+                            a.items[i as usize].clone()
+                        } else {
+                            Value::Null
+                        };
+                        Value::Record(std::sync::Arc::from(vec![x, Value::Int4(i + 1)]))
+                    })
+                    .collect(),
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        },
         SrfKind::Unnest => match &args[0] {
             Value::Array(a) => a.items.clone(),
             _ => Vec::new(),

@@ -64,6 +64,6 @@ pub use database::Database;
 pub use foreign_keys::{check_deferred, DeferredCheck};
 pub use modify::copy_insert;
 pub use notify::{ListenOp, Notification, PendingNotify};
-pub use registry::{ActivityRow, CancelToken, Registry};
+pub use registry::{ActivityRow, CancelToken, PreparedInfo, Registry};
 pub use statement::{execute, prepare, Prepared};
 pub use tag::{CommandTag, RowsCommand};

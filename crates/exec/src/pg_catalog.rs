@@ -61,6 +61,7 @@ const BTREE_AM_OID: u32 = 403;
 const DEFAULT_COLLATION_OID: u32 = 100;
 const DATABASE_OID: u32 = 5;
 const PLPGSQL_LANGUAGE_OID: u32 = 13010;
+const INTERNAL_LANGUAGE_OID: u32 = 12;
 const PLPGSQL_EXTENSION_OID: u32 = 13009;
 
 fn text(s: impl AsRef<str>) -> Value {
@@ -247,9 +248,13 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Proc => c.all_functions().iter().map(|f| proc_row(c, f)).collect(),
+        Rel::Proc => nestor_types::io_functions::IO_FUNCTIONS
+            .iter()
+            .map(io_proc_row)
+            .chain(c.all_functions().iter().map(|f| proc_row(c, f)))
+            .collect(),
         Rel::Language => [
-            (12, "internal", false),
+            (INTERNAL_LANGUAGE_OID, "internal", false),
             (13, "c", false),
             (14, "sql", true),
             (PLPGSQL_LANGUAGE_OID, "plpgsql", true),
@@ -641,7 +646,9 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
                         .is_none_or(|t| !t.columns[k].dropped)
             }
         },
-        1255 => c.function_by_oid(RelId(o)).is_some(),
+        1255 => {
+            c.function_by_oid(RelId(o)).is_some() || nestor_types::io_functions::by_oid(o).is_some()
+        }
         2620 => c
             .tables()
             .iter()
@@ -741,6 +748,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Unknown => (-2, false, "c", "p", "X"),
         T::Void => (4, true, "i", "p", "P"),
         T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
+        T::Record(_) => (-1, false, "d", "x", "P"),
     }
 }
 
@@ -793,6 +801,10 @@ fn all_types() -> Vec<DataType> {
         T::Jsonb,
         T::Json,
         T::Void,
+        T::Reg(RegKind::Proc),
+        T::Reg(RegKind::Class),
+        T::Reg(RegKind::Type),
+        T::Reg(RegKind::Namespace),
     ];
     v.extend(
         ARRAY_ELEMENTS
@@ -809,9 +821,10 @@ fn type_rows() -> Rows {
         let elem = t.element().map_or(0, DataType::oid);
         let array = t.array_of().map_or(0, DataType::oid);
         let name = typname(t);
+        let mut r = RowB::new(Rel::Type);
+        set_io_functions(&mut r, &name);
         out.push(
-            RowB::new(Rel::Type)
-                .set("oid", oid(t.oid()))
+            r.set("oid", oid(t.oid()))
                 .set("typname", text(&name))
                 .set("typnamespace", oid(PG_CATALOG_NAMESPACE_OID))
                 .set("typowner", oid(SUPERUSER_OID))
@@ -850,22 +863,68 @@ fn type_rows() -> Rows {
         );
     }
     for (o, name) in PSEUDO_TYPES {
-        out.push(
-            RowB::new(Rel::Type)
-                .set("oid", oid(o))
-                .set("typname", text(name))
-                .set("typnamespace", oid(PG_CATALOG_NAMESPACE_OID))
-                .set("typowner", oid(SUPERUSER_OID))
-                .set("typlen", Value::Int2(if o == 2249 { -1 } else { 4 }))
-                .set("typtype", text("p"))
-                .set("typcategory", text("P"))
-                .set("typisdefined", Value::Bool(true))
-                .set("typdelim", text(","))
-                .set("typtypmod", Value::Int4(-1))
-                .done(),
-        );
+        let mut r = RowB::new(Rel::Type);
+        r.set("oid", oid(o))
+            .set("typname", text(name))
+            .set("typnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+            .set("typowner", oid(SUPERUSER_OID))
+            .set(
+                "typlen",
+                Value::Int2(match o {
+                    2249 => -1,
+                    2275 => -2,
+                    2281 => 8,
+                    _ => 4,
+                }),
+            )
+            .set("typtype", text("p"))
+            .set("typcategory", text("P"))
+            .set("typisdefined", Value::Bool(true))
+            .set("typdelim", text(","))
+            .set("typtypmod", Value::Int4(-1));
+        set_io_functions(&mut r, name);
+        out.push(r.done());
     }
     out
+}
+
+/// pg_type's typinput, typoutput, typreceive and typsend of `typname`.
+fn set_io_functions(r: &mut RowB, typname: &str) {
+    use nestor_types::io_functions::{of_type, IoKind};
+    for (col, kind) in [
+        ("typinput", IoKind::In),
+        ("typoutput", IoKind::Out),
+        ("typreceive", IoKind::Recv),
+        ("typsend", IoKind::Send),
+    ] {
+        r.set(col, oid(of_type(typname, kind).map_or(0, |f| f.oid)));
+    }
+}
+
+/// pg_proc's row of a type I/O function (`nestor_types::io_functions`).
+fn io_proc_row(f: &nestor_types::io_functions::IoFn) -> Vec<Value> {
+    RowB::new(Rel::Proc)
+        .set("oid", oid(f.oid))
+        .set("proname", text(f.name))
+        .set("pronamespace", oid(PG_CATALOG_NAMESPACE_OID))
+        .set("proowner", oid(SUPERUSER_OID))
+        .set("prolang", oid(INTERNAL_LANGUAGE_OID))
+        .set("procost", Value::Float4(1.0))
+        .set("prorows", Value::Float4(0.0))
+        .set("prokind", text("f"))
+        .set("proisstrict", Value::Bool(true))
+        .set("proretset", Value::Bool(false))
+        .set("provolatile", text(if f.stable { "s" } else { "i" }))
+        .set("proparallel", text("s"))
+        .set("pronargs", Value::Int2(f.args.len() as i16))
+        .set("pronargdefaults", Value::Int2(0))
+        .set("prorettype", oid(f.ret))
+        .set(
+            "proargtypes",
+            vector(DataType::Oid, f.args.iter().map(|a| i64::from(*a))),
+        )
+        .set("prosrc", text(f.name))
+        .done()
 }
 
 /// A column's pg_attribute row (relation `rel`, number `num`).
@@ -1987,6 +2046,22 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Array::from_items(DataType::Text, items.iter().map(text).collect()).value()
         }
         CatalogFn::RegName(kind) => text(reg_name(c, kind, int(&args[0]) as u32)),
+        CatalogFn::RegNames(kind) => {
+            // An array of OIDs as the array of their names would print.
+            let Value::Array(a) = &args[0] else {
+                return Err(DbError::internal("reg name array of a non-array"));
+            };
+            let items = a
+                .items
+                .iter()
+                .map(|v| match v {
+                    Value::Null => Value::Null,
+                    v => text(reg_name(c, kind, int(v) as u32)),
+                })
+                .collect();
+            let names = Array::new(DataType::Text, a.dims.clone(), items)?;
+            text(names.to_text(&ev.ctx.eval))
+        }
         CatalogFn::ToReg(kind) => {
             let name = args[0].as_str().unwrap_or("");
             match spec::reg_lookup(c, kind, name) {
@@ -2042,7 +2117,9 @@ fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
             .or_else(|| find_index(c, o).map(|(_, i)| quote_ident(&i.name))),
         RegKind::Type => format_type(o, None).filter(|_| o != 0),
         RegKind::Namespace => Some(namespace_name(o)).filter(|n| !n.is_empty()),
-        RegKind::Proc => c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name)),
+        RegKind::Proc => nestor_types::io_functions::by_oid(o)
+            .map(|f| f.name.to_string())
+            .or_else(|| c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name))),
         RegKind::Role if o == DATABASE_OWNER_ROLE_OID => Some("pg_database_owner".into()),
         RegKind::Role => c.role_by_oid(RelId(o)).map(|r| quote_ident(&r.name)),
     };

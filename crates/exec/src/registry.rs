@@ -148,6 +148,28 @@ pub struct SessionShared {
     pub notify_wake: AtomicBool,
     /// The channels it listens on (committed LISTENs).
     pub listening: Mutex<Vec<String>>,
+    /// Its named prepared statements (SQL PREPARE and protocol-level
+    /// Parse), as pg_prepared_statements shows them to the session itself.
+    pub prepared: Mutex<Vec<Arc<PreparedInfo>>>,
+}
+
+/// A named prepared statement as pg_prepared_statements shows it.
+#[derive(Debug)]
+pub struct PreparedInfo {
+    pub name: String,
+    /// The query string the client sent to create it (for PREPARE, the
+    /// whole string the PREPARE came in, as PostgreSQL keeps it).
+    pub statement: Arc<str>,
+    /// Microseconds since 2000-01-01 UTC.
+    pub prepare_time_us: i64,
+    /// Parameter type OIDs, as inferred.
+    pub param_types: Vec<u32>,
+    /// Created by SQL PREPARE (not the protocol's Parse).
+    pub from_sql: bool,
+    /// Times it was executed. Nestor plans a statement once, without its
+    /// parameters' values, and reuses the plan: each execution uses a
+    /// generic plan in PostgreSQL's terms (generic_plans).
+    pub executions: std::sync::atomic::AtomicI64,
 }
 
 impl SessionShared {

@@ -43,6 +43,11 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
         View::Sequences => sequence_rows(ev.ctx.catalog),
+        View::PreparedStatements => db
+            .sessions
+            .get(ev.ctx.session)
+            .map(|s| s.prepared.lock().iter().map(|p| prepared_row(p)).collect())
+            .unwrap_or_default(),
         View::Catalog(rel) => {
             let tableoid = Value::Int8(i64::from(rel.oid()));
             let mut rows = crate::pg_catalog::rows(rel, ev);
@@ -52,6 +57,24 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
             rows
         }
     }
+}
+
+fn prepared_row(p: &crate::registry::PreparedInfo) -> Vec<Value> {
+    use nestor_types::datatype::{DataType, RegKind};
+    let types = p
+        .param_types
+        .iter()
+        .map(|o| Value::Int8(i64::from(*o)))
+        .collect();
+    vec![
+        text(&p.name),
+        text(&p.statement),
+        Value::TimestampTz(p.prepare_time_us),
+        nestor_types::array::Array::from_items(DataType::Reg(RegKind::Type), types).value(),
+        Value::Bool(p.from_sql),
+        Value::Int8(p.executions.load(std::sync::atomic::Ordering::Relaxed)),
+        Value::Int8(0),
+    ]
 }
 
 fn activity_row(a: &ActivityRow) -> Vec<Value> {

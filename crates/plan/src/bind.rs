@@ -176,6 +176,9 @@ pub struct Binder<'e> {
     /// PostgreSQL's coerce_type does.
     literal_locs: Vec<(usize, i32)>,
     /// A PL/pgSQL body's variables, when planning a statement it runs.
+    /// Binding a select list: a set-returning function may be called
+    /// inside an expression there (`(f(x)).n`), run by the ProjectSet.
+    pub srf_allowed: bool,
     pub vars: Option<&'e dyn VarResolver>,
     /// The privileges the statement needs (crate::perm).
     pub perms: Vec<crate::perm::Perm>,
@@ -347,6 +350,7 @@ impl<'e> Binder<'e> {
             vars: None,
             perms: Vec::new(),
             perm_as: None,
+            srf_allowed: false,
         }
     }
 
@@ -434,8 +438,8 @@ impl<'e> Binder<'e> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
         }
-        if let (DataType::Reg(k), true) = (from, to.is_string()) {
-            let named = Expr::Func(Func::Catalog(CatalogFn::RegName(k)), vec![e]);
+        if let (Some(f), true) = (reg_name_fn(from), to.is_string()) {
+            let named = Expr::Func(f, vec![e]);
             return self.coerce(named, DataType::Text, to);
         }
         if let (DataType::Reg(k), DataType::Unknown) = (to, from) {
@@ -681,8 +685,50 @@ impl<'e> Binder<'e> {
     fn bind_indirection(&mut self, ind: &pb::AIndirection) -> Result<(Expr, DataType), DbError> {
         let arg = req(&ind.arg)?;
         let loc = expr_location(node(arg)?);
+        if matches!(
+            ind.indirection.first().and_then(|n| n.node.as_ref()),
+            Some(NodeEnum::String(_) | NodeEnum::AStar(_))
+        ) {
+            return self
+                .bind_fields(ind, arg)
+                .map_err(|e| err_at(e, self.text, loc));
+        }
         self.bind_subscripts(ind, arg)
             .map_err(|e| err_at(e, self.text, loc))
+    }
+
+    /// `(expr).field[.field...]`: fields of a record.
+    fn bind_fields(
+        &mut self,
+        ind: &pb::AIndirection,
+        arg: &Node,
+    ) -> Result<(Expr, DataType), DbError> {
+        let (mut e, mut t) = self.bind(arg)?;
+        for i in &ind.indirection {
+            let name = match node(i)? {
+                NodeEnum::String(s) => s.sval.as_str(),
+                NodeEnum::AStar(_) => return Err(DbError::unsupported("(expression).*")),
+                _ => return Err(DbError::unsupported("a subscript after a field selection")),
+            };
+            let DataType::Record(r) = t else {
+                return Err(DbError::new(
+                    SqlState::WrongObjectType,
+                    format!(
+                        "column notation .{name} applied to type {}, which is not a composite type",
+                        t.name()
+                    ),
+                ));
+            };
+            let k = r.field(name).ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("could not identify column \"{name}\" in record data type"),
+                )
+            })?;
+            e = Expr::Func(Func::FieldSelect(k), vec![e]);
+            t = r.fields[k].1;
+        }
+        Ok((e, t))
     }
 
     fn bind_subscripts(
@@ -1098,10 +1144,10 @@ impl<'e> Binder<'e> {
                 .reg_input(kind, e, from)
                 .map_err(|e| err_at(e, self.text, at));
         }
-        if let DataType::Reg(kind) = from {
+        if let Some(f) = reg_name_fn(from) {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
             if to.is_string() {
-                let named = Expr::Func(Func::Catalog(CatalogFn::RegName(kind)), vec![e]);
+                let named = Expr::Func(f, vec![e]);
                 return Ok((self.coerce(named, DataType::Text, to)?, to));
             }
         }
@@ -1717,10 +1763,26 @@ impl<'e> Binder<'e> {
                 format!("{name} is not an aggregate function"),
             ));
         }
+        if self.srf_kind(f).is_some() {
+            if self.srf_allowed {
+                return self.bind_srf(f);
+            }
+            if let AggCtx::NotAllowed(clause) = self.agg {
+                return Err(err_at(
+                    DbError::new(
+                        SqlState::FeatureNotSupported,
+                        format!("set-returning functions are not allowed in {clause}"),
+                    ),
+                    self.text,
+                    f.location,
+                ));
+            }
+        }
         if matches!(
             name.as_str(),
             "generate_series" | "unnest" | "pg_partition_ancestors"
-        ) {
+        ) || self.srf_kind(f) == Some(functions::SrfKind::ExpandArray)
+        {
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
             )));
@@ -2274,6 +2336,7 @@ impl<'e> Binder<'e> {
             "unnest" => functions::SrfKind::Unnest,
             "generate_subscripts" => functions::SrfKind::GenerateSubscripts,
             "generate_series" => functions::SrfKind::GenerateSeries,
+            "information_schema._pg_expandarray" => functions::SrfKind::ExpandArray,
             _ => return None,
         })
     }
@@ -2283,21 +2346,42 @@ impl<'e> Binder<'e> {
         let kind = self.srf_kind(f).expect("checked by the caller");
         let mut args = Vec::with_capacity(f.args.len());
         let mut types = Vec::with_capacity(f.args.len());
+        // No set-returning function inside another's arguments.
+        let allowed = std::mem::replace(&mut self.srf_allowed, false);
         for a in &f.args {
-            let (e, t) = self.bind(a)?;
+            let r = self.bind(a);
+            let (e, t) = match r {
+                Ok(x) => x,
+                Err(e) => {
+                    self.srf_allowed = allowed;
+                    return Err(e);
+                }
+            };
             args.push(e);
             types.push(t);
         }
+        self.srf_allowed = allowed;
         let name = function_name(f);
+        let text = self.text;
         let bad = || {
             let list: Vec<&str> = types.iter().map(|t| t.resolve_unknown().name()).collect();
-            DbError::new(
+            let e = DbError::new(
                 SqlState::UndefinedFunction,
                 format!("function {name}({}) does not exist", list.join(", ")),
             )
-            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.");
+            err_at(e, text, f.location)
         };
         let ty = match kind {
+            // information_schema._pg_expandarray(anyarray): each element
+            // with its 1-based position, as a record (x, n).
+            functions::SrfKind::ExpandArray => match types.as_slice() {
+                [t] if t.is_array() => DataType::Record(nestor_types::datatype::record_type(vec![
+                    ("x".into(), t.element().expect("an array")),
+                    ("n".into(), DataType::Int4),
+                ])),
+                _ => return Err(bad()),
+            },
             functions::SrfKind::Unnest => match types.as_slice() {
                 [t] if t.is_array() => t.element().expect("an array"),
                 _ => return Err(bad()),
@@ -2591,6 +2675,16 @@ fn function_name(f: &pb::FuncCall) -> String {
 }
 
 /// Whether `name` is an aggregate function.
+/// The output function that names the objects of a reg* type, or of an
+/// array of one (where such a value becomes text).
+pub(crate) fn reg_name_fn(t: DataType) -> Option<Func> {
+    match t {
+        DataType::Reg(k) => Some(Func::Catalog(CatalogFn::RegName(k))),
+        DataType::Array(DataType::Reg(k)) => Some(Func::Catalog(CatalogFn::RegNames(*k))),
+        _ => None,
+    }
+}
+
 pub(crate) fn is_aggregate(name: &str) -> bool {
     agg_func(name, false).is_some()
 }

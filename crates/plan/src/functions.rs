@@ -119,6 +119,8 @@ pub enum Func {
     },
     /// `array[i][j]...`: the array, then one int4 subscript per dimension.
     Subscript,
+    /// `(record).field`: the field at this position of a record.
+    FieldSelect(usize),
     /// `array[lo:hi]` of a one-dimensional array: the array, then the
     /// bounds (NULL where omitted: `[:hi]`, `[lo:]`).
     Slice,
@@ -139,6 +141,7 @@ impl Func {
             | Func::BpcharToText
             | Func::ArrayCtor { .. }
             | Func::Subscript
+            | Func::FieldSelect(_)
             | Func::Slice
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
@@ -158,6 +161,11 @@ pub enum SrfKind {
     GenerateSubscripts,
     /// generate_series(start, stop [, step]) over integers.
     GenerateSeries,
+    /// information_schema._pg_expandarray(array): a record (x, n) per
+    /// element, x the element and n its 1-based position (PostgreSQL
+    /// defines it in SQL over generate_series; pgjdbc's metadata queries
+    /// call it).
+    ExpandArray,
 }
 
 /// The catalog functions tools call (PostgreSQL's ruleutils and friends).
@@ -214,6 +222,9 @@ pub enum CatalogFn {
     SequenceState(bool),
     /// The output function of a reg* type: the object's name.
     RegName(nestor_types::datatype::RegKind),
+    /// The output function of an array of a reg* type: the text of the
+    /// array of the objects' names (`{integer,"character varying"}`).
+    RegNames(nestor_types::datatype::RegKind),
     /// The input function of a reg* type other than regclass for a
     /// non-constant name.
     RegInput(nestor_types::datatype::RegKind),

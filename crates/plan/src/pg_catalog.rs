@@ -40,11 +40,13 @@ pub const NAMESPACES: [(u32, &str); 4] = [
 ];
 
 /// The pseudo types with pg_type rows but no DataType: (oid, name).
-pub const PSEUDO_TYPES: [(u32, &str); 4] = [
+pub const PSEUDO_TYPES: [(u32, &str); 6] = [
     (2249, "record"),
     (2279, "trigger"),
     (2276, "any"),
     (2277, "anyarray"),
+    (2275, "cstring"),
+    (2281, "internal"),
 ];
 
 /// The pg_catalog relations, with PostgreSQL 15's columns in order.
@@ -478,6 +480,12 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
             Ok(t.oid())
         }
         RegKind::Proc => {
+            // pg_catalog is searched first, as in PostgreSQL: the built-in
+            // functions with pg_proc rows are the types' I/O functions.
+            let builtin = n.strip_prefix("pg_catalog.").unwrap_or(n).trim_matches('"');
+            if let Some(f) = nestor_types::io_functions::by_name(builtin) {
+                return Ok(f.oid);
+            }
             let bare = n.strip_prefix("public.").unwrap_or(n).trim_matches('"');
             let fs = catalog.functions(bare);
             match fs.as_slice() {

@@ -138,24 +138,24 @@ type NodePlan = (PlannedStmt, Option<Vec<OutCol>>);
 /// the object's name, as PostgreSQL's output function prints them; inside
 /// the query (joins, ORDER BY, comparisons) they stay OIDs.
 fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
-    if !cols.iter().any(|c| matches!(c.ty, DataType::Reg(_))) {
+    if !cols
+        .iter()
+        .any(|c| crate::bind::reg_name_fn(c.ty).is_some())
+    {
         return (plan, cols);
     }
     let exprs = cols
         .iter()
         .enumerate()
-        .map(|(i, c)| match c.ty {
-            DataType::Reg(k) => Expr::Func(
-                crate::functions::Func::Catalog(crate::functions::CatalogFn::RegName(k)),
-                vec![Expr::Col(i)],
-            ),
-            _ => Expr::Col(i),
+        .map(|(i, c)| match crate::bind::reg_name_fn(c.ty) {
+            Some(f) => Expr::Func(f, vec![Expr::Col(i)]),
+            None => Expr::Col(i),
         })
         .collect();
     let cols = cols
         .into_iter()
-        .map(|c| match c.ty {
-            DataType::Reg(_) => OutCol {
+        .map(|c| match crate::bind::reg_name_fn(c.ty) {
+            Some(_) => OutCol {
                 ty: DataType::Text,
                 ..c
             },

@@ -2,7 +2,9 @@
 //! scanned): pg_stat_activity (from the session
 //! registry), nestor_stat_savepoints (savepoint counters per session),
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
-//! pg_sequences, and the pg_catalog relations (`crate::pg_catalog`).
+//! pg_sequences, pg_prepared_statements (the session's own named prepared
+//! statements, which it publishes in the registry), and the pg_catalog
+//! relations (`crate::pg_catalog`).
 
 use nestor_types::datatype::DataType;
 
@@ -15,6 +17,7 @@ pub enum View {
     StatWalReceiver,
     Memory,
     Sequences,
+    PreparedStatements,
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -29,6 +32,7 @@ impl View {
             "pg_stat_wal_receiver" => View::StatWalReceiver,
             "nestor_memory" => View::Memory,
             "pg_sequences" => View::Sequences,
+            "pg_prepared_statements" => View::PreparedStatements,
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -42,6 +46,7 @@ impl View {
             View::StatWalReceiver => "pg_stat_wal_receiver",
             View::Memory => "nestor_memory",
             View::Sequences => "pg_sequences",
+            View::PreparedStatements => "pg_prepared_statements",
             View::Catalog(r) => r.name(),
         }
     }
@@ -144,6 +149,20 @@ impl View {
                 ("start_value", T::Int8),
                 ("increment_by", T::Int8),
                 ("last_value", T::Int8),
+            ],
+            View::PreparedStatements => vec![
+                ("name", T::Text),
+                ("statement", T::Text),
+                ("prepare_time", T::TimestampTz),
+                (
+                    "parameter_types",
+                    T::Reg(nestor_types::datatype::RegKind::Type)
+                        .array_of()
+                        .expect("regtype[]"),
+                ),
+                ("from_sql", T::Bool),
+                ("generic_plans", T::Int8),
+                ("custom_plans", T::Int8),
             ],
             View::Catalog(r) => crate::pg_catalog::columns(r),
         }

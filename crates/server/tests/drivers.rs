@@ -112,28 +112,7 @@ fn run_checks(driver: &str, mut cmd: Command) {
 /// Checks that fail on Nestor today, each for a feature it lacks (they
 /// pass on PostgreSQL 15). The test requires exactly these to fail: one
 /// that starts passing must leave this list, and a new failure fails.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "psycopg2",
-        "pg_prepared_statements",
-        "the pg_prepared_statements view (and regtype[]) is missing",
-    ),
-    (
-        "pgjdbc",
-        "metadata_get_primary_keys",
-        "information_schema._pg_expandarray returns a composite: record types are missing",
-    ),
-    (
-        "pgjdbc",
-        "metadata_get_index_info",
-        "information_schema._pg_expandarray returns a composite: record types are missing",
-    ),
-    (
-        "pgjdbc",
-        "metadata_schemas_and_types",
-        "'pg_catalog.array_in'::regproc: built-in functions have no pg_proc rows",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn python(script: &str) -> Command {
     let mut cmd = Command::new("python3");

@@ -220,4 +220,5 @@ regress!(
     grouping_sets,
     datetime_fns,
     string_fns,
+    records,
 );

@@ -39,6 +39,19 @@ pub(crate) struct PreparedStmt {
     pub param_types: Vec<u32>,
     /// Result columns (None: the statement returns no rows).
     pub columns: Option<Vec<ColumnDesc>>,
+    /// What pg_prepared_statements shows of a named statement (None for
+    /// the unnamed one); its execution counter is bumped at each use.
+    pub info: Option<Arc<nestor_exec::PreparedInfo>>,
+}
+
+impl PreparedStmt {
+    /// Count one execution (pg_prepared_statements' generic_plans).
+    pub fn count_execution(&self) {
+        if let Some(i) = &self.info {
+            i.executions
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
 }
 
 /// Rows already produced by a portal run with a row limit.

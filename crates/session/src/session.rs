@@ -170,6 +170,7 @@ impl Session {
             notifications: parking_lot::Mutex::new(Default::default()),
             notify_wake: Default::default(),
             listening: parking_lot::Mutex::new(Vec::new()),
+            prepared: parking_lot::Mutex::new(Vec::new()),
         });
         engine.sessions.register(
             shared.clone(),
@@ -796,7 +797,7 @@ impl Session {
             FrontendMsg::Execute { portal, max_rows } => self.execute_msg(&portal, max_rows, out),
             FrontendMsg::Close { kind, name } => {
                 match kind {
-                    b'S' => drop(self.statements.remove(&name)),
+                    b'S' => drop(self.drop_statement(&name)),
                     _ => drop(self.portals.remove(&name)),
                 }
                 out.push(BackendMsg::CloseComplete);
@@ -829,7 +830,7 @@ impl Session {
             None => empty_stmt(text),
             Some(raw) => self.build_prepared(text, raw, &hints)?,
         };
-        self.statements.insert(name, Arc::new(stmt));
+        self.put_statement(name, stmt, false);
         out.push(BackendMsg::ParseComplete);
         Ok(())
     }
@@ -857,6 +858,7 @@ impl Session {
                 text,
                 raw,
                 body: StmtBody::Query(prepared),
+                info: None,
             });
         }
         let columns = utility::result_columns(self, node)?;
@@ -874,7 +876,44 @@ impl Session {
             body: StmtBody::Utility,
             param_types,
             columns,
+            info: None,
         })
+    }
+
+    /// Keep a prepared statement under `name`; a named one is published
+    /// for pg_prepared_statements (`from_sql`: made by SQL PREPARE).
+    pub(crate) fn put_statement(&mut self, name: String, mut stmt: PreparedStmt, from_sql: bool) {
+        if !name.is_empty() {
+            let info = Arc::new(nestor_exec::PreparedInfo {
+                name: name.clone(),
+                statement: stmt.text.clone(),
+                prepare_time_us: now_us(),
+                param_types: stmt.param_types.clone(),
+                from_sql,
+                executions: Default::default(),
+            });
+            stmt.info = Some(info.clone());
+            let mut published = self.shared.prepared.lock();
+            published.retain(|p| p.name != name);
+            published.push(info);
+        }
+        self.statements.insert(name, Arc::new(stmt));
+    }
+
+    /// Forget the prepared statement `name` (and its published row).
+    pub(crate) fn drop_statement(&mut self, name: &str) -> Option<Arc<PreparedStmt>> {
+        let stmt = self.statements.remove(name)?;
+        if !name.is_empty() {
+            self.shared.prepared.lock().retain(|p| p.name != name);
+        }
+        Some(stmt)
+    }
+
+    /// Forget every named prepared statement (DEALLOCATE ALL), and the
+    /// unnamed one too with `unnamed` (DISCARD ALL).
+    pub(crate) fn drop_statements(&mut self, unnamed: bool) {
+        self.statements.retain(|k, _| k.is_empty() && !unnamed);
+        self.shared.prepared.lock().clear();
     }
 
     fn lookup_statement(&self, name: &str) -> Result<Arc<PreparedStmt>, DbError> {
@@ -910,6 +949,8 @@ impl Session {
                 format!("portal \"{portal}\" already exists"),
             ));
         }
+        // PostgreSQL chooses the plan at Bind (generic_plans counts there).
+        stmt.count_execution();
         self.portals
             .insert(portal, Portal::new(stmt, values, result_formats));
         out.push(BackendMsg::BindComplete);
@@ -1222,6 +1263,7 @@ fn empty_stmt(text: Arc<str>) -> PreparedStmt {
         body: StmtBody::Empty,
         param_types: Vec::new(),
         columns: None,
+        info: None,
     }
 }
 

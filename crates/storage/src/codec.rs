@@ -95,6 +95,8 @@ const T_UUID: u8 = 14;
 const T_JSONB: u8 = 15;
 const T_INTERVAL: u8 = 16;
 const T_ARRAY: u8 = 17;
+/// A record: its fields as a nested row (length-prefixed).
+const T_RECORD: u8 = 18;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -162,6 +164,7 @@ fn stored_len(v: &Value) -> usize {
                 + varint_len(zigzag(i.micros))
         }
         Value::Array(a) => bytes(a.to_binary().len()),
+        Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
     }
 }
 
@@ -226,6 +229,7 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             put_varint(zigzag(i.micros), out);
         }
         Value::Array(a) => with_len(T_ARRAY, &a.to_binary(), out),
+        Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
     }
 }
 
@@ -287,7 +291,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -350,6 +354,7 @@ impl Field<'_> {
                 Value::Interval(Interval::new(months, days, micros))
             }
             T_ARRAY => array_of(p).expect("stored row: array payload"),
+            T_RECORD => Value::Record(decode_row(p)),
             t => panic!("stored row: unknown tag {t}"),
         }
     }
@@ -393,6 +398,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_NUMERIC => Numeric::decode_storage(p).is_some(),
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
             T_ARRAY => array_of(p).is_ok(),
+            T_RECORD => check_row(p).is_ok(),
             _ => true,
         };
         if !ok {
@@ -446,6 +452,7 @@ const K_UUID: u8 = 10;
 const K_JSONB: u8 = 11;
 const K_INTERVAL: u8 = 12;
 const K_ARRAY: u8 = 13;
+const K_RECORD: u8 = 14;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -544,6 +551,14 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
                 put_ordered_i64(i64::from(d.len), out);
                 put_ordered_i64(i64::from(d.lower), out);
             }
+        }
+        Value::Record(f) => {
+            out.push(K_RECORD);
+            for item in f.iter() {
+                out.push(1);
+                put_key_value(item, out);
+            }
+            out.push(0);
         }
     }
 }

@@ -52,6 +52,10 @@ impl Value {
                 out
             }
             Value::Array(a) => a.to_binary(),
+            Value::Record(fields) => {
+                let types: Vec<DataType> = fields.iter().map(Value::data_type).collect();
+                record_send(fields, &types)
+            }
         }
     }
 
@@ -62,9 +66,37 @@ impl Value {
             (Value::Int8(v), DataType::Oid | DataType::Reg(_)) => {
                 (*v as u32).to_be_bytes().to_vec()
             }
+            (Value::Record(fields), DataType::Record(r)) if r.fields.len() == fields.len() => {
+                let types: Vec<DataType> = r.fields.iter().map(|f| f.1).collect();
+                record_send(fields, &types)
+            }
             _ => self.to_binary(),
         }
     }
+}
+
+/// record_send: the field count, then per field its type OID and its
+/// length-prefixed binary form (-1 for NULL).
+fn record_send(fields: &[Value], types: &[DataType]) -> Vec<u8> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&(fields.len() as i32).to_be_bytes());
+    for (v, t) in fields.iter().zip(types) {
+        out.extend_from_slice(&t.resolve_unknown().oid().to_be_bytes());
+        if v.is_null() {
+            out.extend_from_slice(&(-1i32).to_be_bytes());
+        } else {
+            let b = v.to_binary_as(*t);
+            out.extend_from_slice(&(b.len() as i32).to_be_bytes());
+            out.extend_from_slice(&b);
+        }
+    }
+    out
+}
+
+/// Input of an anonymous record (`record_in`, `record_recv` of type
+/// `record`): PostgreSQL refuses it too.
+pub(crate) fn anonymous_record_input() -> DbError {
+    DbError::unsupported("input of anonymous composite types")
 }
 
 fn bad_format() -> DbError {
@@ -144,6 +176,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         | DataType::Name
         | DataType::Unknown => apply_typmod(Value::Text(Arc::from(utf8_text(buf)?)), ty, false)?,
         DataType::Bytea => Value::Bytea(Arc::from(buf)),
+        DataType::Record(_) => return Err(anonymous_record_input()),
         // void_recv ignores its input.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),

@@ -82,6 +82,45 @@ pub enum DataType {
     /// regnamespace, regproc (values are `Value::Int8` like oid; the
     /// name lookup needs the catalog, so it is the executor's).
     Reg(RegKind),
+    /// An anonymous record (`record`, OID 2249) of the given fields: what a
+    /// function with OUT arguments returns per row when called in an
+    /// expression (values are `Value::Record`). Its fields are selected
+    /// with `(expr).field`.
+    Record(&'static RecordType),
+}
+
+/// The fields of a record type, by name and type. Interned
+/// ([`record_type`]): one `&'static` per distinct shape, so [`DataType`]
+/// stays `Copy`; the shapes come from function definitions, so there are
+/// few.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct RecordType {
+    pub fields: Vec<(String, DataType)>,
+}
+
+impl RecordType {
+    /// The position of the field `name`.
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|(n, _)| n == name)
+    }
+}
+
+/// The interned record type of these fields.
+pub fn record_type(fields: Vec<(String, DataType)>) -> &'static RecordType {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SHAPES: OnceLock<Mutex<HashSet<&'static RecordType>>> = OnceLock::new();
+    let shape = RecordType { fields };
+    let mut set = SHAPES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(t) = set.get(&shape) {
+        return t;
+    }
+    let t: &'static RecordType = Box::leak(Box::new(shape));
+    set.insert(t);
+    t
 }
 
 /// Which catalog a reg* type names into.
@@ -126,7 +165,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 19] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 23] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -146,6 +185,10 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 19] = [
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
+    (DataType::Reg(RegKind::Proc), 1008, "regproc[]"),
+    (DataType::Reg(RegKind::Class), 2210, "regclass[]"),
+    (DataType::Reg(RegKind::Type), 2211, "regtype[]"),
+    (DataType::Reg(RegKind::Namespace), 4090, "regnamespace[]"),
 ];
 
 fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
@@ -167,8 +210,10 @@ impl DataType {
     /// for types without one (arrays, unknown, void). An unknown literal's
     /// array is text[].
     pub fn array_of(self) -> Option<DataType> {
-        let t = self.resolve_unknown().base();
-        array_entry(t).map(|e| DataType::Array(&e.0))
+        let t = self.resolve_unknown();
+        array_entry(t)
+            .or_else(|| array_entry(t.base()))
+            .map(|e| DataType::Array(&e.0))
     }
 
     /// The element type of an array type.
@@ -197,6 +242,7 @@ impl DataType {
             Int2Vector => 22,
             OidVector => 30,
             Reg(k) => k.oid(),
+            Record(_) => 2249,
             Bool => 16,
             Bytea => 17,
             Name => 19,
@@ -280,7 +326,7 @@ impl DataType {
             Unknown => -2,
             Void => 4,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | Array(_)
-            | Int2Vector | OidVector => -1,
+            | Int2Vector | OidVector | Record(_) => -1,
         }
     }
 
@@ -377,6 +423,7 @@ impl DataType {
             Void => "void",
             Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
             Int2Vector => "int2vector",
+            Record(_) => "record",
             OidVector => "oidvector",
             Reg(k) => k.name(),
         }

@@ -67,6 +67,7 @@ pub mod datetime_fns;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
+pub mod io_functions;
 pub mod json;
 pub mod jsonb_ops;
 pub mod md5;

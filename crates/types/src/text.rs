@@ -45,8 +45,42 @@ impl Value {
             Value::Uuid(u) => format_uuid(u),
             Value::Interval(i) => datetime::format_interval(i),
             Value::Array(a) => a.to_text(ctx),
+            Value::Record(fields) => record_out(fields, ctx),
         }
     }
+}
+
+/// record_out: `(a,b,...)`, a NULL field empty, a field quoted when it is
+/// empty or holds a quote, backslash, parenthesis, comma or white space
+/// (quotes and backslashes doubled inside).
+fn record_out(fields: &[Value], ctx: &EvalCtx) -> String {
+    let mut s = String::from("(");
+    for (i, v) in fields.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        if v.is_null() {
+            continue;
+        }
+        let t = v.to_text(ctx);
+        let quote = t.is_empty()
+            || t.chars()
+                .any(|c| matches!(c, '"' | '\\' | '(' | ')' | ',') || c.is_ascii_whitespace());
+        if !quote {
+            s.push_str(&t);
+            continue;
+        }
+        s.push('"');
+        for c in t.chars() {
+            if c == '"' || c == '\\' {
+                s.push(c);
+            }
+            s.push(c);
+        }
+        s.push('"');
+    }
+    s.push(')');
+    s
 }
 
 /// bytea_output = hex.
@@ -101,6 +135,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             apply_typmod(Value::Text(Arc::from(input)), ty, false)?
         }
         DataType::Bytea => Value::Bytea(Arc::from(parse_bytea(input)?)),
+        DataType::Record(_) => return Err(crate::binary::anonymous_record_input()),
         // void_in accepts anything.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(datetime::parse_date(input, tz, ctx.now)?),

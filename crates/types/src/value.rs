@@ -46,6 +46,9 @@ pub enum Value {
     Interval(Interval),
     /// An array (see [`crate::array`]).
     Array(Arc<Array>),
+    /// A record: its fields' values (the fields' names and types are the
+    /// expression's `DataType::Record`).
+    Record(Arc<[Value]>),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -74,6 +77,7 @@ impl Value {
                 Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
                 Value::Bytea(b) => ARC + b.len(),
                 Value::Numeric(n) => n.heap_bytes(),
+                Value::Record(f) => ARC + f.iter().map(Value::size_bytes).sum::<usize>(),
                 Value::Array(a) => {
                     ARC + std::mem::size_of::<Array>()
                         + a.dims.len() * std::mem::size_of::<crate::array::Dim>()
@@ -108,6 +112,12 @@ impl Value {
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval,
             Value::Array(a) => a.data_type(),
+            Value::Record(f) => DataType::Record(crate::datatype::record_type(
+                f.iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("f{}", i + 1), v.data_type()))
+                    .collect(),
+            )),
         }
     }
 
@@ -126,6 +136,7 @@ impl Value {
             Value::Jsonb(_) => 10,
             Value::Interval(_) => 11,
             Value::Array(_) => 12,
+            Value::Record(_) => 13,
             Value::Null => 255,
         }
     }
@@ -191,6 +202,7 @@ impl Ord for Value {
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
+            (Record(a), Record(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -230,6 +242,7 @@ impl Hash for Value {
             Value::Uuid(u) => u.hash(state),
             Value::Interval(i) => i.hash(state),
             Value::Array(a) => a.hash(state),
+            Value::Record(f) => f.hash(state),
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
     }

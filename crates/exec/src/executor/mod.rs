@@ -493,8 +493,10 @@ pub(super) fn materialize_cached(
     Ok(rows)
 }
 
-/// `Plan::ProjectSet`: per input row, each set-returning item's values
-/// side by side, padded with NULL to the longest.
+/// `Plan::ProjectSet`: per input row, each set-returning call's values
+/// side by side, padded with NULL to the longest; an item that calls one
+/// inside an expression (`(f(x)).n`) is evaluated per output row with the
+/// call replaced by its value for that row.
 fn run_project_set(
     input: &Plan,
     exprs: &[Expr],
@@ -502,34 +504,66 @@ fn run_project_set(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    use nestor_plan::functions::Func;
+    use nestor_plan::functions::{Func, SrfKind};
+    enum Item<'a> {
+        Plain(Value),
+        /// A whole item: the set at this position.
+        Set(usize),
+        /// Calls inside an expression: their sets from this position on,
+        /// in the expression's pre-order.
+        Nested(&'a Expr, usize),
+    }
     run(input, ev, param, &mut |ev, row| {
-        let mut plain: Vec<Option<Value>> = Vec::with_capacity(exprs.len());
+        let mut items: Vec<Item> = Vec::with_capacity(exprs.len());
         let mut sets: Vec<Vec<Value>> = Vec::new();
+        let call = |kind: SrfKind, args: &[Expr], ev: &mut Ev| -> Result<Vec<Value>, DbError> {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(&row, ev)?);
+            }
+            crate::functions::srf_values(kind, &vals)
+        };
         for e in exprs {
             match e {
                 Expr::Func(Func::Srf(kind), args) => {
-                    let mut vals = Vec::with_capacity(args.len());
-                    for a in args {
-                        vals.push(a.eval(&row, ev)?);
-                    }
-                    sets.push(crate::functions::srf_values(*kind, &vals)?);
-                    plain.push(None);
+                    sets.push(call(*kind, args, ev)?);
+                    items.push(Item::Set(sets.len() - 1));
                 }
-                e => plain.push(Some(e.eval(&row, ev)?)),
+                e if e.contains_srf() => {
+                    let mut calls: Vec<(SrfKind, Vec<Expr>)> = Vec::new();
+                    e.walk(&mut |x| {
+                        if let Expr::Func(Func::Srf(kind), args) = x {
+                            calls.push((*kind, args.clone()));
+                        }
+                    });
+                    items.push(Item::Nested(e, sets.len()));
+                    for (kind, args) in calls {
+                        sets.push(call(kind, &args, ev)?);
+                    }
+                }
+                e => items.push(Item::Plain(e.eval(&row, ev)?)),
             }
         }
         let n = sets.iter().map(Vec::len).max().unwrap_or(0);
+        let value = |k: usize, i: usize| sets[k].get(i).cloned().unwrap_or(Value::Null);
         for i in 0..n {
-            let mut k = 0;
-            let mut out = Vec::with_capacity(plain.len());
-            for p in &plain {
-                out.push(match p {
-                    Some(v) => v.clone(),
-                    None => {
-                        let v = sets[k].get(i).cloned().unwrap_or(Value::Null);
-                        k += 1;
-                        v
+            let mut out = Vec::with_capacity(items.len());
+            for item in &items {
+                out.push(match item {
+                    Item::Plain(v) => v.clone(),
+                    Item::Set(k) => value(*k, i),
+                    Item::Nested(e, first) => {
+                        let mut k = *first;
+                        let e = (*e).clone().rewrite(&mut |x| {
+                            Ok(match x {
+                                Expr::Func(Func::Srf(_), _) => {
+                                    k += 1;
+                                    Some(Expr::Const(value(k - 1, i)))
+                                }
+                                _ => None,
+                            })
+                        })?;
+                        e.eval(&row, ev)?
                     }
                 });
             }

@@ -459,6 +459,16 @@ impl Expr {
         ok
     }
 
+    /// Whether a set-returning function is called in it (a select-list
+    /// item run by `Plan::ProjectSet`).
+    pub fn contains_srf(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            found |= matches!(e, Expr::Func(crate::functions::Func::Srf(_), _));
+        });
+        found
+    }
+
     /// Column positions read from the input row.
     pub fn columns(&self) -> Vec<usize> {
         let mut v = Vec::new();

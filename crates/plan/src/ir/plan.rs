@@ -150,10 +150,11 @@ pub enum Plan {
         input: Box<Plan>,
         pred: Expr,
     },
-    /// A projection whose top-level `Func::Srf` items return sets: each
-    /// input row gives as many rows as its longest set, the shorter ones
-    /// padded with NULL, none if every set is empty (PostgreSQL's
-    /// ProjectSet).
+    /// A projection whose items call set-returning functions (`Func::Srf`,
+    /// a whole item or inside one: `(f(x)).n`): each input row gives as
+    /// many rows as its longest set, the shorter ones padded with NULL,
+    /// none if every set is empty; the i-th row evaluates each item with
+    /// its calls' i-th values (PostgreSQL's ProjectSet).
     ProjectSet {
         input: Box<Plan>,
         exprs: Vec<Expr>,

@@ -231,10 +231,13 @@ pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>,
             expand_star(b, star.as_deref(), &mut out, rt.location)?;
             continue;
         }
-        let (expr, ty) = match node(val)? {
-            NodeEnum::FuncCall(fc) if b.srf_kind(fc).is_some() => b.bind_srf(fc)?,
-            _ => b.bind(val)?,
+        let allowed = std::mem::replace(&mut b.srf_allowed, true);
+        let bound = match node(val)? {
+            NodeEnum::FuncCall(fc) if b.srf_kind(fc).is_some() => b.bind_srf(fc),
+            _ => b.bind(val),
         };
+        b.srf_allowed = allowed;
+        let (expr, ty) = bound?;
         let name = if rt.name.is_empty() {
             derive_name(val)
         } else {

@@ -61,10 +61,12 @@ pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<Out
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let saved_agg = b.agg;
+    let saved_srf = std::mem::replace(&mut b.srf_allowed, false);
     let ctes_len = b.ctes.len();
     let r = plan_select(b, sel);
     b.ctes.truncate(ctes_len);
     b.agg = saved_agg;
+    b.srf_allowed = saved_srf;
     b.scopes.pop();
     let refs = b.outer_refs.pop().flatten();
     b.last_correlated = refs.is_some_and(|m| m < level);
@@ -518,7 +520,10 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         }
         plan = plan_window(&mut q, plan, input_width)?;
     }
-    if !q.distinct && !q.sort.is_empty() {
+    // With set-returning functions in the select list the rows to sort
+    // are the ProjectSet's (project_output).
+    let sets = q.targets.iter().any(|t| t.expr.contains_srf());
+    if !q.distinct && !q.sort.is_empty() && !sets {
         plan = Plan::Sort {
             input: Box::new(plan),
             keys: q.sort.clone(),
@@ -891,16 +896,51 @@ fn plan_window(q: &mut QueryClauses, input: Plan, width: usize) -> Result<Plan, 
 /// The select list (then DISTINCT and its ORDER BY) on top of `plan`.
 fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
     let cols: Vec<OutCol> = q.targets.iter().map(|t| t.col.clone()).collect();
-    let sets = q
-        .targets
-        .iter()
-        .any(|t| matches!(t.expr, Expr::Func(crate::functions::Func::Srf(_), _)));
+    let sets = q.targets.iter().any(|t| t.expr.contains_srf());
     let exprs: Vec<Expr> = q.targets.into_iter().map(|t| t.expr).collect();
     if !q.distinct_on.is_empty() {
         let plan = distinct_on::plan_distinct_on(plan, exprs, q.distinct_on, sets);
         return (plan, cols);
     }
-    let mut plan = if sets {
+    let mut plan = if sets && !q.distinct && !q.sort.is_empty() {
+        // Sorted after the ProjectSet: a key that is an output column is
+        // read there, any other one is computed as an extra column,
+        // dropped after the sort.
+        let width = exprs.len();
+        let mut exprs = exprs;
+        let keys = q
+            .sort
+            .into_iter()
+            .map(|k| {
+                let col = match exprs[..width].iter().position(|e| *e == k.expr) {
+                    Some(i) => i,
+                    None => {
+                        exprs.push(k.expr.clone());
+                        exprs.len() - 1
+                    }
+                };
+                SortKey {
+                    expr: Expr::Col(col),
+                    ..k
+                }
+            })
+            .collect();
+        let extra = exprs.len() > width;
+        let mut plan = Plan::Sort {
+            input: Box::new(Plan::ProjectSet {
+                input: Box::new(plan),
+                exprs,
+            }),
+            keys,
+        };
+        if extra {
+            plan = Plan::Project {
+                input: Box::new(plan),
+                exprs: (0..width).map(Expr::Col).collect(),
+            };
+        }
+        return (plan, cols);
+    } else if sets {
         Plan::ProjectSet {
             input: Box::new(plan),
             exprs,
@@ -953,6 +993,19 @@ fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
         .filter(|(_, n)| is_srf(n));
     let (i, _) = srfs.next()?;
     if srfs.next().is_some() {
+        return None;
+    }
+    // Another set-returning call, inside an item, runs in step with it:
+    // a ProjectSet, not a join.
+    let calls_srf = |n: &Node| {
+        n.node.as_ref().is_some_and(|n| {
+            n.nodes().into_iter().any(|(r, ..)| {
+                matches!(r, nestor_parser::NodeRef::FuncCall(f)
+                    if bind::names(&f.funcname).last().is_some_and(|n| n == "_pg_expandarray"))
+            })
+        })
+    };
+    if sel.target_list.iter().any(calls_srf) {
         return None;
     }
     let mut out = sel.clone();

@@ -115,11 +115,10 @@ pub(crate) fn execute(
         NodeEnum::ExecuteStmt(e) => execute_prepared(s, text, e, rows),
         NodeEnum::DeallocateStmt(d) => {
             if d.isall || d.name.is_empty() {
-                s.statements.retain(|k, _| k.is_empty());
+                s.drop_statements(false);
                 tag(rows, "DEALLOCATE ALL");
             } else {
-                s.statements
-                    .remove(&d.name)
+                s.drop_statement(&d.name)
                     .ok_or_else(|| missing_statement(&d.name))?;
                 tag(rows, "DEALLOCATE");
             }
@@ -866,9 +865,17 @@ fn type_oid(text: &str, n: &Node) -> Result<u32, DbError> {
         .iter()
         .filter_map(|m| const_text(m).and_then(|v| v.parse().ok()))
         .collect();
-    nestor_types::datatype::DataType::from_sql_name(&name, &mods)
-        .map(|t| t.oid())
-        .map_err(|e| nestor_parser::ast::err_at(e, text, t.location))
+    let ty = nestor_types::datatype::DataType::from_sql_name(&name, &mods)
+        .map_err(|e| nestor_parser::ast::err_at(e, text, t.location))?;
+    if t.array_bounds.is_empty() {
+        return Ok(ty.oid());
+    }
+    ty.array_of().map(|a| a.oid()).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!("type \"{name}[]\" does not exist"),
+        )
+    })
 }
 
 fn prepare(
@@ -892,7 +899,7 @@ fn prepare(
         stmt_len: raw.stmt_len,
     };
     let stmt = s.build_prepared(text.clone(), inner, &hints)?;
-    s.statements.insert(p.name.clone(), Arc::new(stmt));
+    s.put_statement(p.name.clone(), stmt, true);
     tag(rows, "PREPARE");
     Ok(())
 }
@@ -923,6 +930,7 @@ fn execute_prepared(
         )));
     }
     let params = execute_params(s, text, &e.params, &stmt.param_types)?;
+    stmt.count_execution();
     match &stmt.body {
         StmtBody::Query(prepared) => {
             if rows.describe {
@@ -1056,7 +1064,7 @@ fn discard(
         ));
     }
     if all {
-        s.statements.clear();
+        s.drop_statements(true);
         s.portals.clear();
         s.cursors.clear();
         s.settings.reset_all();
