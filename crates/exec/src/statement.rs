@@ -36,6 +36,10 @@ pub struct Prepared {
     stmt: RawStmt,
     /// (catalog version, plan made at it, the privileges it needs).
     current: RwLock<(u64, Arc<PlannedStmt>, Arc<[Perm]>)>,
+    /// (catalog version, role OID) whose privilege check last passed: the
+    /// same role at the same version passes again without looking (GRANT,
+    /// REVOKE, OWNER TO and role changes all bump the version).
+    perms_passed: parking_lot::Mutex<(u64, u32)>,
 }
 
 fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
@@ -72,6 +76,7 @@ pub fn prepare(
         text: Arc::from(text),
         stmt: stmt.clone(),
         current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
+        perms_passed: parking_lot::Mutex::new((0, 0)),
     })
 }
 
@@ -122,6 +127,7 @@ pub(crate) fn prepare_with(
         text: Arc::from(text),
         stmt: stmt.clone(),
         current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
+        perms_passed: parking_lot::Mutex::new((0, 0)),
     })
 }
 
@@ -196,7 +202,11 @@ pub fn execute(
 ) -> Result<CommandTag, DbError> {
     let (plan, perms) = current_plan(ctx, prepared)?;
     if !ctx.role.superuser && !perms.is_empty() {
-        crate::privilege::check_all(ctx, &perms)?;
+        let key = (ctx.catalog.version(), ctx.role.oid.0);
+        if *prepared.perms_passed.lock() != key {
+            crate::privilege::check_all(ctx, &perms)?;
+            *prepared.perms_passed.lock() = key;
+        }
     }
     match plan.as_ref() {
         PlannedStmt::Ddl => execute_ddl(ctx, prepared),

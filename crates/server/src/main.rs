@@ -8,6 +8,7 @@
 
 mod codec;
 mod conn;
+mod hba;
 mod io;
 mod repl_wire;
 mod scram;
@@ -74,8 +75,9 @@ struct Cli {
     /// (--memory-limit bounds what a redo can hold).
     #[arg(long, value_parser = parse_size)]
     txn_redo_file_max: Option<usize>,
-    /// Require this password (SCRAM-SHA-256) from every user; without it
-    /// (or when empty) every connection is trusted.
+    /// Require this password (SCRAM-SHA-256) from every role that has no
+    /// password of its own; without it (or when empty) every connection is
+    /// trusted. --hba-file decides per connection instead.
     #[arg(long, env = "NESTOR_PASSWORD", hide_env_values = true)]
     password: Option<String>,
     /// Redo a committing transaction keeps in memory (e.g. 8MB); a larger
@@ -128,6 +130,16 @@ struct Cli {
     /// of `hostssl` lines only does). Needs --tls-cert and --tls-key.
     #[arg(long, requires = "tls_cert")]
     tls_required: bool,
+    /// Client authentication rules in pg_hba.conf's format (TCP lines:
+    /// host, hostssl, hostnossl; methods trust, reject, scram-sha-256, md5):
+    /// the first line matching a connection decides, none refuses it.
+    #[arg(long, value_name = "FILE")]
+    hba_file: Option<PathBuf>,
+    /// Allow --listen on an address other than loopback while some
+    /// connection from another machine would be trusted without a password
+    /// (refused by default).
+    #[arg(long)]
+    allow_remote_trust: bool,
     /// Memory the server may use (e.g. 256MB, 8GB): past it, writes fail
     /// with 53200 out of memory (reads go on). Default: 80 % of the
     /// machine's memory or of the cgroup's limit, whichever is smaller.
@@ -295,9 +307,27 @@ fn serve(cli: Cli) -> Result<(), String> {
         .as_deref()
         .filter(|p| !p.is_empty())
         .map(scram::Verifier::new);
+    let hba = match &cli.hba_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read --hba-file {}: {e}", path.display()))?;
+            hba::Hba::parse(&text)
+                .map_err(|e| format!("invalid --hba-file {}: {e}", path.display()))?
+        }
+        None => hba::Hba::default_rules(verifier.is_some()),
+    };
+    if hba.trusts_remote() && !listens_on_loopback_only(&cli.listen) && !cli.allow_remote_trust {
+        return Err(format!(
+            "refusing to listen on {} with trust authentication for other machines: set --password, \
+             give an --hba-file, or pass --allow-remote-trust",
+            cli.listen
+        ));
+    }
     let tls_on = tls.is_some();
     let shared = Arc::new(
-        shared::Shared::new(engine, verifier, cli.max_connections).with_tls(tls, cli.tls_required),
+        shared::Shared::new(engine, verifier, cli.max_connections)
+            .with_tls(tls, cli.tls_required)
+            .with_hba(hba),
     );
 
     // Every session may be blocked in `Session::handle` at once (lock waits
@@ -440,6 +470,16 @@ fn memory_probe() -> nestor_common::memory::Probe {
             },
         }
     }
+}
+
+/// Whether every address `--listen` names is a loopback one.
+fn listens_on_loopback_only(listen: &str) -> bool {
+    listen.split(',').map(str::trim).all(|a| {
+        a == "localhost"
+            || a.trim_matches(|c| c == '[' || c == ']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    })
 }
 
 /// The name of the user running the server (getpwuid, as libpq's default

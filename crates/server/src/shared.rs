@@ -16,8 +16,10 @@ pub(crate) const SOCKETS_RESERVE: usize = 64;
 /// State shared by all connections.
 pub struct Shared {
     pub engine: Arc<Engine>,
-    /// `Some`: SCRAM-SHA-256 authentication; `None`: trust.
+    /// The server password's verifier (for roles without their own).
     pub verifier: Option<scram::Verifier>,
+    /// Who authenticates how (`--hba-file`, else by `--password`).
+    pub hba: crate::hba::Hba,
     /// `Some`: an SSLRequest is answered 'S' (tls.rs); `None`: 'N'.
     pub tls: Option<Arc<rustls::ServerConfig>>,
     /// Refuse startup packets that did not come over TLS (`--tls-required`).
@@ -35,6 +37,7 @@ impl Shared {
     ) -> Shared {
         Shared {
             engine,
+            hba: crate::hba::Hba::default_rules(verifier.is_some()),
             verifier,
             tls: None,
             tls_required: false,
@@ -42,6 +45,12 @@ impl Shared {
             sockets: AtomicUsize::new(0),
             pid: AtomicU32::new(0),
         }
+    }
+
+    /// Authenticate by these rules instead of the default.
+    pub fn with_hba(mut self, hba: crate::hba::Hba) -> Shared {
+        self.hba = hba;
+        self
     }
 
     /// Offer TLS with `config`; with `required`, only over TLS.

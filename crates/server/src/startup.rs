@@ -114,7 +114,7 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
             )),
         )?;
     }
-    let role = authenticate(io, shared, &ident).await?;
+    let role = authenticate(io, shared, &ident, peer).await?;
     if ident.replication {
         return start_walsender(io, shared, ident, &role, peer).await;
     }
@@ -191,6 +191,34 @@ async fn start_walsender(
         application_name: ident.application_name,
         client_addr: peer.ip().to_string(),
     }))
+}
+
+/// FATAL 28000 for a connection the rules refuse: `what` is "no
+/// pg_hba.conf entry for" or "pg_hba.conf rejects", as PostgreSQL words
+/// them.
+fn hba_refusal(ident: &Identity, peer: SocketAddr, tls: bool, what: &str) -> DbError {
+    let host = peer.ip();
+    let enc = if tls {
+        "SSL encryption"
+    } else {
+        "no encryption"
+    };
+    let message = if ident.replication {
+        let what = what.replace("rejects", "rejects replication connection for");
+        let what = what.replace("entry for", "entry for replication connection from");
+        format!("{what} host \"{host}\", user \"{}\", {enc}", ident.user)
+    } else {
+        let what = if what.ends_with("rejects") {
+            format!("{what} connection for")
+        } else {
+            what.to_string()
+        };
+        format!(
+            "{what} host \"{host}\", user \"{}\", database \"{}\", {enc}",
+            ident.user, ident.database
+        )
+    };
+    fatal(SqlState::InvalidAuthorizationSpecification, message)
 }
 
 /// PostgreSQL's refusal when only `hostssl` lines would match (pg_hba).
@@ -382,24 +410,62 @@ fn malformed(detail: &str) -> Option<DbError> {
 }
 
 /// Authenticate the startup packet's role, PostgreSQL's
-/// ClientAuthentication: with a server password (`--password`) SCRAM-SHA-256
-/// against the role's own verifier, or the server password's for a role
-/// without one; otherwise trust. A role that does not exist fails the
-/// password exchange like a wrong password (28P01, PostgreSQL's mock
-/// authentication: whether a role exists is not given away), and under
-/// trust gets FATAL 28000; so does a role without LOGIN.
-async fn authenticate(io: &mut Io, shared: &Shared, ident: &Identity) -> Step<Arc<RoleDef>> {
-    let role = shared.engine.catalog.role(&ident.user);
-    if let Some(server) = &shared.verifier {
+/// ClientAuthentication: the first matching rule (hba.rs: `--hba-file`, or
+/// trust / SCRAM-SHA-256 everywhere by `--password`) decides; SCRAM checks
+/// the role's own verifier, or the server password's for a role without
+/// one. A role that does not exist fails the password exchange like a
+/// wrong password (28P01, PostgreSQL's mock authentication: whether a role
+/// exists is not given away), and under trust gets FATAL 28000; so does a
+/// role without LOGIN.
+async fn authenticate(
+    io: &mut Io,
+    shared: &Shared,
+    ident: &Identity,
+    peer: SocketAddr,
+) -> Step<Arc<RoleDef>> {
+    let catalog = &shared.engine.catalog;
+    let role = catalog.role(&ident.user);
+    let conn = crate::hba::Conn {
+        peer: peer.ip(),
+        tls: io.is_tls(),
+        database: &ident.database,
+        replication: ident.replication,
+        user: &ident.user,
+    };
+    let member = |user: &str, group: &str| match (catalog.role(user), catalog.role(group)) {
+        (Some(u), Some(g)) => catalog.is_member_of(u.oid, g.oid),
+        _ => false,
+    };
+    let method = match shared.hba.decide(&conn, &member) {
+        Some((m, _)) => m,
+        None => {
+            return Err(Some(hba_refusal(
+                ident,
+                peer,
+                io.is_tls(),
+                "no pg_hba.conf entry for",
+            )))
+        }
+    };
+    if method == crate::hba::Method::Reject {
+        return Err(Some(hba_refusal(
+            ident,
+            peer,
+            io.is_tls(),
+            "pg_hba.conf rejects",
+        )));
+    }
+    if method == crate::hba::Method::Scram {
         let own = role
             .as_ref()
             .and_then(|r| r.password.as_deref())
             .and_then(scram::Verifier::parse);
-        let verifier = match (&role, own) {
-            (Some(_), Some(own)) => own,
-            (Some(_), None) => server.clone(),
-            // Mock: no password opens it.
-            (None, _) => scram::Verifier::new(&format!("{:x}", rand::random::<u128>())),
+        let verifier = match (&role, own, &shared.verifier) {
+            (Some(_), Some(own), _) => own,
+            (Some(_), None, Some(server)) => server.clone(),
+            // Mock: no password opens it (an unknown role, or one without
+            // a password and no server password).
+            _ => scram::Verifier::new(&format!("{:x}", rand::random::<u128>())),
         };
         authenticate_scram(io, &verifier, &ident.user).await?;
         let expired = role

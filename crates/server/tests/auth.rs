@@ -237,3 +237,110 @@ async fn role_passwords_are_scram_verifiers() {
         .await
         .expect("bob too");
 }
+
+/// `--hba-file`: the first matching line decides, in pg_hba.conf's format:
+/// SCRAM for members of a group, `reject` and no matching line refused
+/// with PostgreSQL's FATAL 28000 messages, trust for the rest.
+#[tokio::test]
+async fn hba_file_rules_decide_per_connection() {
+    let dir = std::env::temp_dir().join(format!("nestor-hba-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pg_hba.conf");
+    std::fs::write(
+        &file,
+        "# TYPE DATABASE USER ADDRESS METHOD\n\
+         host   all      +admins    127.0.0.1/32  scram-sha-256\n\
+         host   all      blocked    all           reject\n\
+         host   postgres all        127.0.0.1/32  trust\n",
+    )
+    .unwrap();
+    let srv = Server::start_with(&["--hba-file", file.to_str().unwrap()], &[]);
+    ok(
+        &srv,
+        "CREATE ROLE admins; CREATE ROLE boss LOGIN PASSWORD 'bosspw' IN ROLE admins; \
+         CREATE ROLE blocked LOGIN; CREATE ROLE plain LOGIN",
+    );
+    connect_as(&srv, "plain", None).await.expect("trusted");
+    connect_as(&srv, "boss", Some("bosspw"))
+        .await
+        .expect("scram");
+    let err = connect_as(&srv, "boss", Some("nope"))
+        .await
+        .expect_err("wrong");
+    assert_password_failed(&err, "boss");
+    assert_eq!(
+        refusal(&srv, "blocked", None).await,
+        (
+            "28000".into(),
+            "pg_hba.conf rejects connection for host \"127.0.0.1\", user \"blocked\", \
+             database \"postgres\", no encryption"
+                .into()
+        )
+    );
+    // No line for another database.
+    let (c, conn) =
+        tokio_postgres::connect(&srv.conn_str("plain", None).replace("dbname=postgres", "dbname=other"), NoTls)
+            .await
+            .map(|(c, conn)| (Some(c), Some(conn)))
+            .unwrap_or_else(|e| {
+                let db = e.as_db_error().expect("server error");
+                assert_eq!(db.code().code(), "28000");
+                assert_eq!(
+                    db.message(),
+                    "no pg_hba.conf entry for host \"127.0.0.1\", user \"plain\", database \"other\", no encryption"
+                );
+                (None, None)
+            });
+    assert!(c.is_none() && conn.is_none(), "another database is refused");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Run nestor to its exit (a start that must fail): (status ok, stderr).
+fn start_fails(args: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!(
+        "nestor-refuse-{}-{}",
+        std::process::id(),
+        args.len()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nestor"))
+        .arg("--data-dir")
+        .arg(&dir)
+        .args(["--port", "0"])
+        .args(args)
+        .env_remove("NESTOR_PASSWORD")
+        .output()
+        .expect("run nestor");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!out.status.success(), "nestor {args:?} started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Listening beyond loopback while trusting other machines is refused
+/// unless asked for; a bad --hba-file stops the start naming its line.
+#[test]
+fn remote_trust_and_bad_rules_refuse_to_start() {
+    let err = start_fails(&["--listen", "0.0.0.0"]);
+    assert!(
+        err.contains("refusing to listen on 0.0.0.0 with trust authentication for other machines"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("nestor-badhba-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hba");
+    std::fs::write(&file, "host all all all trust\nhost all all all ident\n").unwrap();
+    let err = start_fails(&["--hba-file", file.to_str().unwrap()]);
+    assert!(
+        err.contains("line 2: invalid authentication method \"ident\""),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    // Allowed when asked, or with a password.
+    let srv = Server::start_with(&["--listen", "0.0.0.0", "--allow-remote-trust"], &[]);
+    assert_eq!(ok(&srv, "SELECT 1"), "1");
+    let srv = Server::start_with(&["--listen", "0.0.0.0", "--password", "pw"], &[]);
+    assert_eq!(
+        psql_port(srv.port, "SELECT 2", &[("PGPASSWORD", "pw")]).unwrap(),
+        "2"
+    );
+}
