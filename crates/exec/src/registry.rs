@@ -79,6 +79,20 @@ pub struct ActivityRow {
     pub savepoint_depth: u64,
     pub savepoints_defined: u64,
     pub savepoint_rollbacks: u64,
+    /// pg_stat_ssl: the connection's TLS, if any.
+    pub ssl: Option<SslInfo>,
+}
+
+/// A TLS connection's protocol and cipher as PostgreSQL (OpenSSL) names
+/// them, for pg_stat_ssl.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SslInfo {
+    /// "TLSv1.3", "TLSv1.2".
+    pub version: String,
+    /// "TLS_AES_256_GCM_SHA384", "ECDHE-RSA-AES128-GCM-SHA256", ...
+    pub cipher: String,
+    /// Key bits of the cipher.
+    pub bits: i32,
 }
 
 /// What a session publishes about itself; see [`ActivityRow`].
@@ -151,6 +165,8 @@ pub struct SessionShared {
     /// Its named prepared statements (SQL PREPARE and protocol-level
     /// Parse), as pg_prepared_statements shows them to the session itself.
     pub prepared: Mutex<Vec<Arc<PreparedInfo>>>,
+    /// The connection's TLS (set at start, never changed).
+    pub ssl: Option<SslInfo>,
 }
 
 /// A named prepared statement as pg_prepared_statements shows it.
@@ -182,6 +198,7 @@ impl SessionShared {
             usename: self.user.clone(),
             application_name: a.application_name,
             client_addr: self.client_addr.clone(),
+            ssl: self.ssl.clone(),
             backend_start_us: self.backend_start_us,
             xact_start_us: a.xact_start_us,
             query_start_us: a.query_start_us,

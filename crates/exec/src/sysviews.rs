@@ -42,6 +42,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatReplication => db.replication.senders().iter().map(sender_row).collect(),
         View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
+        View::StatSsl => db.sessions.activity().iter().map(ssl_row).collect(),
         View::Sequences => sequence_rows(ev.ctx.catalog),
         View::PreparedStatements => db
             .sessions
@@ -233,4 +234,32 @@ fn sequence_rows(catalog: &Catalog) -> Rows {
             ]
         })
         .collect()
+}
+
+/// pg_stat_ssl: one row per session; no client certificates (client_dn,
+/// client_serial and issuer_dn are NULL, as for a connection without one).
+fn ssl_row(a: &ActivityRow) -> Vec<Value> {
+    let text = |s: &str| Value::Text(s.into());
+    match &a.ssl {
+        Some(s) => vec![
+            Value::Int4(a.pid.0 as i32),
+            Value::Bool(true),
+            text(&s.version),
+            text(&s.cipher),
+            Value::Int4(s.bits),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+        ],
+        None => vec![
+            Value::Int4(a.pid.0 as i32),
+            Value::Bool(false),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+        ],
+    }
 }

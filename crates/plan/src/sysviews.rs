@@ -18,6 +18,7 @@ pub enum View {
     Memory,
     Sequences,
     PreparedStatements,
+    StatSsl,
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -33,6 +34,7 @@ impl View {
             "nestor_memory" => View::Memory,
             "pg_sequences" => View::Sequences,
             "pg_prepared_statements" => View::PreparedStatements,
+            "pg_stat_ssl" => View::StatSsl,
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -47,6 +49,7 @@ impl View {
             View::Memory => "nestor_memory",
             View::Sequences => "pg_sequences",
             View::PreparedStatements => "pg_prepared_statements",
+            View::StatSsl => "pg_stat_ssl",
             View::Catalog(r) => r.name(),
         }
     }
@@ -149,6 +152,16 @@ impl View {
                 ("start_value", T::Int8),
                 ("increment_by", T::Int8),
                 ("last_value", T::Int8),
+            ],
+            View::StatSsl => vec![
+                ("pid", T::Int4),
+                ("ssl", T::Bool),
+                ("version", T::Text),
+                ("cipher", T::Text),
+                ("bits", T::Int4),
+                ("client_dn", T::Text),
+                ("client_serial", T::Numeric(None)),
+                ("issuer_dn", T::Text),
             ],
             View::PreparedStatements => vec![
                 ("name", T::Text),

@@ -120,6 +120,11 @@ impl Io {
         self.tls.is_some()
     }
 
+    /// The TLS protocol and cipher, for pg_stat_ssl.
+    pub(crate) fn ssl_info(&self) -> Option<nestor_exec::registry::SslInfo> {
+        self.tls.as_ref().map(|t| t.info())
+    }
+
     /// Run the TLS handshake (after the 'S' answer to an SSLRequest); from
     /// then on the buffers hold plaintext.
     pub(crate) async fn start_tls(&mut self, config: Arc<rustls::ServerConfig>) -> io::Result<()> {

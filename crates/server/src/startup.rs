@@ -119,7 +119,7 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
         return start_walsender(io, shared, ident, &role, peer).await;
     }
     send(io, PgWireBackendMessage::Authentication(Authentication::Ok))?;
-    let session = open_session(shared, ident, peer).await?;
+    let session = open_session(shared, ident, peer, io.ssl_info()).await?;
     send(
         io,
         PgWireBackendMessage::BackendKeyData(BackendKeyData::new(
@@ -362,8 +362,14 @@ fn identify(params: Vec<(String, String)>) -> Step<(Identity, Vec<String>)> {
 }
 
 /// Create the session (it registers with the engine, which may block).
-async fn open_session(shared: &Arc<Shared>, ident: Identity, peer: SocketAddr) -> Step<Session> {
+async fn open_session(
+    shared: &Arc<Shared>,
+    ident: Identity,
+    peer: SocketAddr,
+    ssl: Option<nestor_exec::registry::SslInfo>,
+) -> Step<Session> {
     let info = SessionInfo {
+        ssl,
         pid: SessionId(shared.next_pid()),
         secret_key: rand::random(),
         user: ident.user,

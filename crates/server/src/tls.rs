@@ -194,6 +194,29 @@ impl TlsConn {
         Ok(tls)
     }
 
+    /// Protocol version and cipher suite as PostgreSQL's pg_stat_ssl shows
+    /// them (OpenSSL's names: rustls's `TLS13_AES_256_GCM_SHA384` is
+    /// `TLS_AES_256_GCM_SHA384`, `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`
+    /// is `ECDHE-RSA-AES128-GCM-SHA256`).
+    pub(crate) fn info(&self) -> nestor_exec::registry::SslInfo {
+        let version = match self.conn.protocol_version() {
+            Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3",
+            Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2",
+            _ => "TLS",
+        };
+        let suite = self
+            .conn
+            .negotiated_cipher_suite()
+            .and_then(|s| s.suite().as_str())
+            .unwrap_or("");
+        let (cipher, bits) = openssl_cipher(suite);
+        nestor_exec::registry::SslInfo {
+            version: version.into(),
+            cipher,
+            bits,
+        }
+    }
+
     /// Protocol version and cipher suite, for the log.
     pub(crate) fn describe(&self) -> String {
         let version = self
@@ -363,4 +386,57 @@ impl TlsConn {
 
 fn stream_fd(stream: &std::net::TcpStream) -> std::os::fd::RawFd {
     std::os::fd::AsRawFd::as_raw_fd(stream)
+}
+
+/// OpenSSL's name and key bits of a rustls cipher suite name.
+fn openssl_cipher(rustls_name: &str) -> (String, i32) {
+    let bits = if rustls_name.contains("AES_128") {
+        128
+    } else {
+        256
+    };
+    if let Some(rest) = rustls_name.strip_prefix("TLS13_") {
+        return (format!("TLS_{rest}"), bits);
+    }
+    // TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 -> ECDHE-RSA-AES128-GCM-SHA256
+    let Some((kx, cipher)) = rustls_name
+        .strip_prefix("TLS_")
+        .and_then(|n| n.split_once("_WITH_"))
+    else {
+        return (rustls_name.to_string(), bits);
+    };
+    let cipher = cipher
+        .replace("AES_128", "AES128")
+        .replace("AES_256", "AES256")
+        .replace("CHACHA20_POLY1305_SHA256", "CHACHA20-POLY1305")
+        .replace('_', "-");
+    (format!("{}-{cipher}", kx.replace('_', "-")), bits)
+}
+
+#[cfg(test)]
+mod cipher_name_tests {
+    #[test]
+    fn rustls_names_become_openssl_names() {
+        for (from, to, bits) in [
+            ("TLS13_AES_256_GCM_SHA384", "TLS_AES_256_GCM_SHA384", 256),
+            ("TLS13_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256", 128),
+            (
+                "TLS13_CHACHA20_POLY1305_SHA256",
+                "TLS_CHACHA20_POLY1305_SHA256",
+                256,
+            ),
+            (
+                "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+                "ECDHE-RSA-AES128-GCM-SHA256",
+                128,
+            ),
+            (
+                "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+                "ECDHE-ECDSA-CHACHA20-POLY1305",
+                256,
+            ),
+        ] {
+            assert_eq!(super::openssl_cipher(from), (to.to_string(), bits));
+        }
+    }
 }

@@ -237,6 +237,17 @@ fn psql_sslmode_require_and_disable() {
     assert_eq!(ssl_line(&srv, "sslmode=disable"), "no SSL");
     // prefer (libpq's default) takes TLS when offered.
     assert!(ssl_line(&srv, "sslmode=prefer").contains("TLSv1.3"));
+    // pg_stat_ssl shows each session's TLS as PostgreSQL (OpenSSL) names it.
+    let own = "SELECT ssl, version, cipher, bits, client_dn IS NULL \
+               FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+    assert_eq!(
+        psql(&c, own, &[]).unwrap(),
+        "t|TLSv1.3|TLS_AES_256_GCM_SHA384|256|t"
+    );
+    assert_eq!(
+        psql(&conninfo(&srv, "sslmode=disable"), own, &[]).unwrap(),
+        "f||||t"
+    );
 }
 
 #[test]

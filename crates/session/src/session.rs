@@ -64,6 +64,8 @@ pub struct SessionInfo {
     pub client_addr: Option<String>,
     /// Other startup parameters (options, DateStyle, client_encoding, ...).
     pub startup_params: Vec<(String, String)>,
+    /// The connection's TLS, for pg_stat_ssl.
+    pub ssl: Option<nestor_exec::registry::SslInfo>,
 }
 
 /// Microseconds since 2000-01-01 00:00:00 UTC.
@@ -156,6 +158,7 @@ impl Session {
             user: info.user.clone(),
             database: info.database.clone(),
             client_addr: info.client_addr.clone(),
+            ssl: info.ssl.clone(),
             backend_start_us: now_us(),
             cancel: CancelToken::default(),
             terminated: AtomicBool::new(false),

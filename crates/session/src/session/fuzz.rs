@@ -170,6 +170,7 @@ fn fuzz_sql() {
         application_name: String::new(),
         client_addr: None,
         startup_params: vec![],
+        ssl: None,
     };
     let mut s = Session::new(engine, info).expect("session");
     // A mutation can make a cheap statement expensive (a larger series).

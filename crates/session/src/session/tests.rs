@@ -20,6 +20,7 @@ fn session(e: &Arc<Engine>, pid: u32) -> Session {
         application_name: String::new(),
         client_addr: None,
         startup_params: vec![("DateStyle".into(), "ISO".into())],
+        ssl: None,
     };
     let s = Session::new(e.clone(), info).unwrap();
     assert!(s
@@ -539,6 +540,7 @@ fn too_many_connections_and_registry() {
         application_name: String::new(),
         client_addr: None,
         startup_params: vec![],
+        ssl: None,
     };
     let err = Session::new(e.clone(), info).err().unwrap();
     assert_eq!(err.code.code(), "53300");
@@ -711,6 +713,7 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
         application_name: String::new(),
         client_addr: None,
         startup_params: vec![("DateStyle".into(), "German".into())],
+        ssl: None,
     };
     let err = Session::new(e.clone(), info).err().expect("refused");
     assert_eq!(err.code, SqlState::FeatureNotSupported);
