@@ -81,6 +81,8 @@ pub enum SqlState {
     UndefinedParameter,
     DuplicateColumn,
     DuplicateTable,
+    /// 42P06.
+    DuplicateSchema,
     DuplicateObject,
     /// 42939: a name reserved for the system (role names starting with pg_).
     ReservedName,
@@ -201,6 +203,7 @@ impl SqlState {
             UndefinedParameter => "42P02",
             DuplicateColumn => "42701",
             DuplicateTable => "42P07",
+            DuplicateSchema => "42P06",
             DuplicateObject => "42710",
             ReservedName => "42939",
             InvalidGrantOperation => "0LP01",
@@ -580,6 +583,7 @@ mod tests {
         UndefinedParameter => "ERRCODE_UNDEFINED_PARAMETER",
         DuplicateColumn => "ERRCODE_DUPLICATE_COLUMN",
         DuplicateTable => "ERRCODE_DUPLICATE_TABLE",
+        DuplicateSchema => "ERRCODE_DUPLICATE_SCHEMA",
         DuplicateObject => "ERRCODE_DUPLICATE_OBJECT",
         ReservedName => "ERRCODE_RESERVED_NAME",
         InvalidGrantOperation => "ERRCODE_INVALID_GRANT_OPERATION",

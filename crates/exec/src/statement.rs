@@ -453,6 +453,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::GrantRoleStmt(_) => "GRANT",
             NodeEnum::GrantStmt(g) if g.is_grant => "GRANT",
             NodeEnum::GrantStmt(_) => "REVOKE",
+            NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -496,6 +497,7 @@ fn run_ddl(
         NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
+        NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

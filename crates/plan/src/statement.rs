@@ -52,6 +52,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::DropRoleStmt(_)
             | NodeEnum::GrantRoleStmt(_)
             | NodeEnum::GrantStmt(_)
+            | NodeEnum::CreateSchemaStmt(_)
     )
 }
 

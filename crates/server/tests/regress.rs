@@ -194,6 +194,7 @@ regress!(
     copy_binary,
     roles,
     privileges,
+    schemas,
     sequences,
     sysfuncs,
     parse_cache,

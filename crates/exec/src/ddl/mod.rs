@@ -15,6 +15,7 @@ mod function;
 mod grant;
 mod rename;
 mod role;
+mod schema;
 mod table;
 mod trigger;
 mod view;
@@ -25,6 +26,7 @@ pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
+pub use schema::create_schema;
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;
 pub use view::create_view;
@@ -143,6 +145,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
+        pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
