@@ -393,6 +393,8 @@ pub struct ViewDef {
     pub columns: Vec<(String, DataType)>,
     /// The tables and views the query reads (DROP of one needs CASCADE).
     pub depends_on: Vec<RelId>,
+    /// A TEMP view (in its session's namespace; never logged).
+    pub temporary: bool,
 }
 
 /// What a catalog name resolves to.

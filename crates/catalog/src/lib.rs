@@ -439,10 +439,13 @@ impl Catalog {
         found
     }
 
-    /// Every view (public ones: TEMP views do not exist).
+    /// Every view this handle sees (its session's TEMP views first).
     pub fn views(&self) -> Vec<Arc<ViewDef>> {
         let st = self.state.read();
-        let found = st.public.views.values().cloned().collect();
+        let found = st
+            .search(self.session)
+            .flat_map(|(_, n)| n.views.values().cloned())
+            .collect();
         found
     }
 
@@ -653,11 +656,15 @@ impl Catalog {
                     .find(|(_, n)| n.tables.contains_key(name));
                 return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
-            // Views live in public (TEMP views are refused), and so do
-            // comments (keyed by OID).
-            Change::PutView(_) | Change::DropView(_) | Change::SetComment { .. } => {
-                return Ok(Ns::Public)
+            Change::PutView(v) => v.temporary,
+            Change::DropView(name) => {
+                let found = st
+                    .search(self.session)
+                    .find(|(_, n)| n.views.contains_key(name));
+                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
             }
+            // Comments live in public (keyed by OID).
+            Change::SetComment { .. } => return Ok(Ns::Public),
             Change::RenameTable { from, .. } => {
                 let found = st
                     .search(self.session)

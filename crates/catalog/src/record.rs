@@ -372,6 +372,7 @@ impl CatalogRecord {
                     query,
                     columns,
                     depends_on,
+                    temporary: false,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -1007,6 +1008,7 @@ mod tests {
                 query: "SELECT a FROM t".into(),
                 columns: vec![("a".into(), DataType::Int4)],
                 depends_on: vec![RelId(7)],
+                temporary: false,
             }),
             CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::Comment {

@@ -114,8 +114,13 @@ fn neutral(t: DataType) -> Value {
 
 /// The namespace a table lives in.
 fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
-    match (t.persistence, catalog.plan_scope()) {
-        (Persistence::Temporary, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
+    temp_or_public(t.persistence == Persistence::Temporary, catalog)
+}
+
+/// The session's pg_temp_N for a TEMP object, else public.
+fn temp_or_public(temporary: bool, catalog: &Catalog) -> u32 {
+    match (temporary, catalog.plan_scope()) {
+        (true, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
         _ => PUBLIC_NAMESPACE_OID,
     }
 }
@@ -204,7 +209,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .iter()
             .map(|v| {
                 RowB::new(Rel::Views)
-                    .set("schemaname", text("public"))
+                    .set(
+                        "schemaname",
+                        text(namespace_name(temp_or_public(v.temporary, c))),
+                    )
                     .set("viewname", text(&v.name))
                     .set(
                         "viewowner",
@@ -393,10 +401,12 @@ fn namespace_rows(c: &Catalog) -> Rows {
         (INFORMATION_SCHEMA_NAMESPACE_OID, SUPERUSER_OID),
     ];
     if let Some(s) = c.plan_scope() {
-        if c.tables()
+        let temp = c
+            .tables()
             .iter()
             .any(|t| t.persistence == Persistence::Temporary)
-        {
+            || c.views().iter().any(|v| v.temporary);
+        if temp {
             spaces.push((TEMP_NAMESPACE_OID_BASE + s.0, SUPERUSER_OID));
         }
     }
@@ -568,7 +578,14 @@ fn class_rows(c: &Catalog) -> Rows {
     for v in c.views() {
         out.push(
             with_owner(
-                class_row(v.oid.0, &v.name, PUBLIC_NAMESPACE_OID, "v", "p", 0),
+                class_row(
+                    v.oid.0,
+                    &v.name,
+                    temp_or_public(v.temporary, c),
+                    "v",
+                    if v.temporary { "t" } else { "p" },
+                    0,
+                ),
                 c,
                 nestor_catalog::acl::ObjKind::Table,
                 v.oid.0,

@@ -195,6 +195,7 @@ regress!(
     roles,
     privileges,
     schemas,
+    temp_views,
     sequences,
     sysfuncs,
     parse_cache,

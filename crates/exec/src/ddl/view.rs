@@ -22,8 +22,12 @@
 //!                           no longer yields its columns, fails the ALTER
 //! ```
 //!
-//! Left out (0A000): TEMP views, WITH CHECK OPTION and view options,
-//! materialized views, writing through a view (INSERT/UPDATE/DELETE).
+//! TEMP views (and views over TEMP objects, which PostgreSQL makes TEMP
+//! with a NOTICE) live in the session's namespace, are never logged and go
+//! with the session, as TEMP tables do.
+//!
+//! Left out (0A000): WITH CHECK OPTION and view options, materialized
+//! views, writing through a view (INSERT/UPDATE/DELETE).
 
 use std::sync::Arc;
 
@@ -47,9 +51,6 @@ pub fn create_view(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE VIEW without a name"))?;
     let name = relname(rv)?;
-    if rv.relpersistence == "t" {
-        return Err(DbError::unsupported("CREATE TEMP VIEW"));
-    }
     if vs.with_check_option != pb::ViewCheckOption::NoCheckOption as i32 {
         return Err(DbError::unsupported("WITH CHECK OPTION"));
     }
@@ -94,7 +95,12 @@ pub fn create_view(
         };
         columns.push((name, ty));
     }
-    let depends_on = relations_read(ctx, query)?;
+    let (depends_on, reads_temp) = relations_read(ctx, query)?;
+    // A view over TEMP objects is TEMP itself, as in PostgreSQL.
+    let temporary = rv.relpersistence == "t" || reads_temp;
+    if reads_temp && rv.relpersistence != "t" {
+        super::notice(ctx, format!("view \"{name}\" will be a temporary view"));
+    }
     let prev = match ctx.catalog.relation(&name) {
         None => None,
         Some(Relation::View(v)) if vs.replace => Some(v),
@@ -131,6 +137,7 @@ pub fn create_view(
         query: nestor_parser::deparse_query(query)?,
         columns,
         depends_on,
+        temporary,
     };
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(def)))?;
@@ -173,32 +180,38 @@ fn check_replacement(prev: &ViewDef, columns: &[(String, DataType)]) -> Result<(
 /// through its serialized form for every RangeVar, so no node kind is
 /// missed; a name that is a CTE of the query resolves to nothing or, if a
 /// table has the same name, counts it (which only makes DROP stricter).
-fn relations_read(ctx: &StatementCtx, query: &pb::Node) -> Result<Vec<RelId>, DbError> {
+/// The relations a view's query reads, and whether one is TEMP.
+fn relations_read(ctx: &StatementCtx, query: &pb::Node) -> Result<(Vec<RelId>, bool), DbError> {
     let json = serde_json::to_value(query)
         .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
     let mut names = Vec::new();
     collect_range_vars(&json, &mut names);
     let mut out = Vec::new();
+    let mut temp = false;
     for (schema, rel) in names {
         if schema == "pg_catalog" || schema == "information_schema" {
             continue;
         }
         let oid = match ctx.catalog.relation(&rel) {
             Some(Relation::Table(t)) => {
-                if t.persistence == nestor_catalog::Persistence::Temporary {
-                    return Err(DbError::unsupported("views over temporary tables"));
-                }
+                temp |= t.persistence == nestor_catalog::Persistence::Temporary;
                 t.oid
             }
-            Some(Relation::View(v)) => v.oid,
-            Some(Relation::Sequence(s)) => s.oid,
+            Some(Relation::View(v)) => {
+                temp |= v.temporary;
+                v.oid
+            }
+            Some(Relation::Sequence(s)) => {
+                temp |= s.temporary;
+                s.oid
+            }
             _ => continue,
         };
         if !out.contains(&oid) {
             out.push(oid);
         }
     }
-    Ok(out)
+    Ok((out, temp))
 }
 
 fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
