@@ -190,6 +190,32 @@ ALTER TABLE public.events ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
 
 
 --
+-- Name: later_counts; Type: MATERIALIZED VIEW; Schema: public; Owner: postgres
+--
+
+CREATE MATERIALIZED VIEW public.later_counts AS
+ SELECT orders.item
+   FROM public.orders
+  WITH NO DATA;
+
+
+ALTER TABLE public.later_counts OWNER TO postgres;
+
+--
+-- Name: order_counts; Type: MATERIALIZED VIEW; Schema: public; Owner: postgres
+--
+
+CREATE MATERIALIZED VIEW public.order_counts AS
+ SELECT orders.item,
+    count(*) AS n
+   FROM public.orders
+  GROUP BY orders.item
+  WITH NO DATA;
+
+
+ALTER TABLE public.order_counts OWNER TO postgres;
+
+--
 -- Name: orders_id_seq; Type: SEQUENCE; Schema: public; Owner: postgres
 --
 
@@ -336,6 +362,13 @@ CREATE INDEX items_name ON public.items USING btree (name);
 
 
 --
+-- Name: order_counts_item; Type: INDEX; Schema: public; Owner: postgres
+--
+
+CREATE UNIQUE INDEX order_counts_item ON public.order_counts USING btree (item);
+
+
+--
 -- Name: orders orders_touch; Type: TRIGGER; Schema: public; Owner: postgres
 --
 
@@ -348,6 +381,13 @@ CREATE TRIGGER orders_touch BEFORE INSERT OR UPDATE ON public.orders FOR EACH RO
 
 ALTER TABLE ONLY public.orders
     ADD CONSTRAINT orders_item_fkey FOREIGN KEY (item) REFERENCES public.items(id) ON DELETE CASCADE;
+
+
+--
+-- Name: order_counts; Type: MATERIALIZED VIEW DATA; Schema: public; Owner: postgres
+--
+
+REFRESH MATERIALIZED VIEW public.order_counts;
 
 
 --

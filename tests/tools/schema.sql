@@ -38,3 +38,6 @@ comment on table items is 'things we sell';
 comment on column items.price is 'in euros';
 comment on view item_orders is 'orders per item';
 comment on function add(int, int) is 'adds';
+create materialized view order_counts as select item, count(*) as n from orders group by item;
+create unique index order_counts_item on order_counts (item);
+create materialized view later_counts as select item from orders with no data;

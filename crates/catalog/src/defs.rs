@@ -212,7 +212,22 @@ pub struct TableDef {
     pub foreign_keys: Vec<ForeignKey>,
     /// Identity columns.
     pub identities: Vec<Identity>,
+    /// A materialized view: its query, and whether it holds its rows.
+    pub matview: Option<MatView>,
     pub storage: Arc<Table>,
+}
+
+/// What makes a table a materialized view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatView {
+    /// The defining query as SQL text (PostgreSQL's deparser).
+    pub query: String,
+    /// False after WITH NO DATA until a REFRESH: reading it is 55000.
+    pub populated: bool,
+    /// Its `_RETURN` rule's OID (pg_rewrite), and the relations the query
+    /// reads (pg_depend: pg_dump creates it after them).
+    pub rule_oid: RelId,
+    pub depends_on: Vec<RelId>,
 }
 
 impl std::fmt::Debug for TableDef {

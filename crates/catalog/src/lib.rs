@@ -78,9 +78,9 @@ use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{
-    Check, Column, FkAction, ForeignKey, Identity, IndexDef, OnCommit, Persistence, Relation,
-    Sequence, TableDef, TriggerDef, TriggerTiming, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT,
-    TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    Check, Column, FkAction, ForeignKey, Identity, IndexDef, MatView, OnCommit, Persistence,
+    Relation, Sequence, TableDef, TriggerDef, TriggerTiming, ViewDef, TRIGGER_DELETE,
+    TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
@@ -958,6 +958,7 @@ impl Catalog {
             .indexes
             .iter()
             .map(|i| i.oid.0)
+            .chain(rec.matview.as_ref().map(|m| m.rule_oid.0))
             .fold(rec.oid.0.max(rec.storage.0), u32::max);
         self.ensure_next_oid(max_oid + 1);
         let def = table_from(rec, storage, prev.as_deref())?;
@@ -1066,6 +1067,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         triggers: def.triggers.clone(),
         foreign_keys: def.foreign_keys.clone(),
         identities: def.identities.clone(),
+        matview: def.matview.clone(),
     }
 }
 
@@ -1167,6 +1169,7 @@ fn table_from(
         triggers: rec.triggers,
         foreign_keys: rec.foreign_keys,
         identities: rec.identities,
+        matview: rec.matview,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

@@ -33,7 +33,9 @@
 //!                                (absent: back to the default owner and ACL)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
-//!              nowned:u32 name* [ntrig:u32 trigger*]
+//!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
+//!              [nident:u32 identity*] [matview?]
+//!  matview  := query populated:u8 rule:u32 ndeps:u32 oid:u32*
 //!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
 //!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
@@ -58,7 +60,7 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, Persistence, TriggerDef, TriggerTiming, ViewDef,
+    FkAction, ForeignKey, Identity, MatView, Persistence, TriggerDef, TriggerTiming, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::role::{Membership, RoleDef};
@@ -164,6 +166,7 @@ pub struct TableRecord {
     pub triggers: Vec<TriggerDef>,
     pub foreign_keys: Vec<ForeignKey>,
     pub identities: Vec<Identity>,
+    pub matview: Option<MatView>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -533,6 +536,19 @@ impl TableRecord {
             put_u32(out, i.column);
             out.push(i.always as u8);
         }
+        match &self.matview {
+            None => out.push(0),
+            Some(m) => {
+                out.push(1);
+                put_str(out, &m.query);
+                out.push(u8::from(m.populated));
+                out.extend_from_slice(&m.rule_oid.0.to_le_bytes());
+                put_u32(out, m.depends_on.len());
+                for d in &m.depends_on {
+                    out.extend_from_slice(&d.0.to_le_bytes());
+                }
+            }
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -609,6 +625,17 @@ impl TableRecord {
                 })
             })?
         };
+        // Records written before materialized views existed end here.
+        let matview = if r.at_end() || !get_bool(r)? {
+            None
+        } else {
+            Some(MatView {
+                query: get_str(r)?,
+                populated: get_bool(r)?,
+                rule_oid: RelId(r.u32()?),
+                depends_on: get_list(r, |r| Ok(RelId(r.u32()?)))?,
+            })
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
         }
@@ -634,6 +661,7 @@ impl TableRecord {
             triggers,
             foreign_keys,
             identities,
+            matview,
         })
     }
 }
@@ -989,6 +1017,12 @@ mod tests {
                 column: 0,
                 always: true,
             }],
+            matview: Some(MatView {
+                query: "SELECT 1".into(),
+                populated: false,
+                rule_oid: RelId(16500),
+                depends_on: vec![RelId(16384)],
+            }),
         }
     }
 
@@ -1115,25 +1149,36 @@ mod tests {
             triggers: Vec::new(),
             foreign_keys: Vec::new(),
             identities: Vec::new(),
+            matview: None,
             ..table()
         });
-        let boundary = old.encode().len() - 12;
+        let boundary = old.encode().len() - 13;
         // And one written before foreign keys: it ends after the triggers.
         let no_fks = CatalogRecord::PutTable(TableRecord {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
+            matview: None,
             ..table()
         });
-        let fk_boundary = no_fks.encode().len() - 8;
+        let fk_boundary = no_fks.encode().len() - 9;
         // And one written before identity columns.
         let no_ids = CatalogRecord::PutTable(TableRecord {
             identities: Vec::new(),
+            matview: None,
             ..table()
         });
-        let id_boundary = no_ids.encode().len() - 4;
+        let id_boundary = no_ids.encode().len() - 5;
+        // And one written before materialized views.
+        let no_mv = CatalogRecord::PutTable(TableRecord {
+            matview: None,
+            ..table()
+        });
+        let mv_boundary = no_mv.encode().len() - 1;
         for cut in 0..bytes.len() {
             let r = CatalogRecord::decode(&bytes[..cut]);
-            if cut == id_boundary {
+            if cut == mv_boundary {
+                assert_eq!(r.unwrap(), no_mv, "the format before materialized views");
+            } else if cut == id_boundary {
                 assert_eq!(r.unwrap(), no_ids, "the format before identity columns");
             } else if cut == fk_boundary {
                 assert_eq!(r.unwrap(), no_fks, "the format before foreign keys");

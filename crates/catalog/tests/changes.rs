@@ -131,6 +131,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         triggers: Vec::new(),
         foreign_keys: Vec::new(),
         identities: Vec::new(),
+        matview: None,
         storage,
     }
 }

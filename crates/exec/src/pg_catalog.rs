@@ -204,6 +204,27 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             })
             .collect(),
         Rel::Depend => depend_rows(c),
+        Rel::Matviews => c
+            .tables()
+            .iter()
+            .filter_map(|t| Some((t, t.matview.as_ref()?)))
+            .map(|(t, m)| {
+                RowB::new(Rel::Matviews)
+                    .set("schemaname", text("public"))
+                    .set("matviewname", text(&t.name))
+                    .set(
+                        "matviewowner",
+                        text(role_name(
+                            c,
+                            c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0,
+                        )),
+                    )
+                    .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
+                    .set("ispopulated", Value::Bool(m.populated))
+                    .set("definition", text(format!(" {};", m.query)))
+                    .done()
+            })
+            .collect(),
         Rel::Views => c
             .views()
             .iter()
@@ -228,11 +249,17 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::Rewrite => c
             .views()
             .iter()
-            .map(|v| {
+            .map(|v| (v.rule_oid, v.oid))
+            .chain(
+                c.tables()
+                    .iter()
+                    .filter_map(|t| Some((t.matview.as_ref()?.rule_oid, t.oid))),
+            )
+            .map(|(rule, rel)| {
                 RowB::new(Rel::Rewrite)
-                    .set("oid", oid(v.rule_oid.0))
+                    .set("oid", oid(rule.0))
                     .set("rulename", text("_RETURN"))
-                    .set("ev_class", oid(v.oid.0))
+                    .set("ev_class", oid(rel.0))
                     .set("ev_type", text("1"))
                     .set("ev_enabled", text("O"))
                     .set("is_instead", Value::Bool(true))
@@ -296,6 +323,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::Tables => c
             .tables()
             .iter()
+            .filter(|t| t.matview.is_none())
             .map(|t| {
                 RowB::new(Rel::Tables)
                     .set("schemaname", text(namespace_name(table_namespace(t, c))))
@@ -348,7 +376,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Publication
         | Rel::PublicationRel
         | Rel::PublicationNamespace
-        | Rel::Matviews
         | Rel::ForeignTable
         | Rel::PartitionedTable
         | Rel::EventTrigger
@@ -516,7 +543,14 @@ fn class_rows(c: &Catalog) -> Rows {
         let checks = t.checks.len() as i16;
         out.push(
             with_owner(
-                class_row(t.oid.0, &t.name, ns, "r", t.persistence.code(), HEAP_AM_OID),
+                class_row(
+                    t.oid.0,
+                    &t.name,
+                    ns,
+                    if t.matview.is_some() { "m" } else { "r" },
+                    t.persistence.code(),
+                    HEAP_AM_OID,
+                ),
                 c,
                 nestor_catalog::acl::ObjKind::Table,
                 t.oid.0,
@@ -535,6 +569,10 @@ fn class_rows(c: &Catalog) -> Rows {
                 ),
             )
             .set("relreplident", text("d"))
+            .set(
+                "relispopulated",
+                Value::Bool(t.matview.as_ref().is_none_or(|m| m.populated)),
+            )
             .done(),
         );
         for i in &t.indexes {
@@ -1502,12 +1540,21 @@ fn depend_rows(c: &Catalog) -> Rows {
     // the query reads ('n'): pg_dump orders views after their tables by
     // these.
     let rewrite = i64::from(Rel::Rewrite.oid());
-    for v in c.views() {
-        let rows = std::iter::once((v.oid, "i")).chain(v.depends_on.iter().map(|d| (*d, "n")));
+    let rules = c
+        .views()
+        .iter()
+        .map(|v| (v.oid, v.rule_oid, v.depends_on.clone()))
+        .chain(c.tables().iter().filter_map(|t| {
+            let m = t.matview.as_ref()?;
+            Some((t.oid, m.rule_oid, m.depends_on.clone()))
+        }))
+        .collect::<Vec<_>>();
+    for (view, rule, depends_on) in rules {
+        let rows = std::iter::once((view, "i")).chain(depends_on.iter().map(|d| (*d, "n")));
         for (on, deptype) in rows {
             out.push(vec![
                 Value::Int8(rewrite),
-                oid(v.rule_oid.0),
+                oid(rule.0),
                 Value::Int4(0),
                 Value::Int8(class),
                 oid(on.0),
@@ -1951,10 +1998,17 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::ViewDef => {
             let o = int(&args[0]) as u32;
-            c.views()
-                .iter()
-                .find(|v| v.oid.0 == o)
-                .map_or(Value::Null, |v| text(view_def(v)))
+            let matview = c
+                .table_by_oid(RelId(o))
+                .and_then(|t| t.matview.as_ref().map(|m| format!(" {};", m.query)));
+            match matview {
+                Some(q) => text(q),
+                None => c
+                    .views()
+                    .iter()
+                    .find(|v| v.oid.0 == o)
+                    .map_or(Value::Null, |v| text(view_def(v))),
+            }
         }
         CatalogFn::RuleDef => {
             let o = int(&args[0]) as u32;

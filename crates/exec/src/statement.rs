@@ -454,6 +454,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::GrantStmt(g) if g.is_grant => "GRANT",
             NodeEnum::GrantStmt(_) => "REVOKE",
             NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
+            NodeEnum::RefreshMatViewStmt(_) => "REFRESH MATERIALIZED VIEW",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -498,6 +499,7 @@ fn run_ddl(
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
         NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, st),
+        NodeEnum::RefreshMatViewStmt(st) => crate::ddl::refresh_matview(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

@@ -68,6 +68,12 @@ pub struct ModifyPlan {
 
 fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<Arc<TableDef>, DbError> {
     let name = relname(rv)?;
+    if b.catalog.table(&name).is_some_and(|t| t.matview.is_some()) {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("cannot change materialized view \"{name}\""),
+        ));
+    }
     b.catalog.table(&name).ok_or_else(|| {
         let e = if b.catalog.view(&name).is_some() {
             DbError::new(

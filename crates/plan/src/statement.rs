@@ -53,6 +53,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::GrantRoleStmt(_)
             | NodeEnum::GrantStmt(_)
             | NodeEnum::CreateSchemaStmt(_)
+            | NodeEnum::RefreshMatViewStmt(_)
     )
 }
 

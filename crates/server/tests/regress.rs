@@ -196,6 +196,7 @@ regress!(
     privileges,
     schemas,
     temp_views,
+    matviews,
     sequences,
     sysfuncs,
     parse_cache,

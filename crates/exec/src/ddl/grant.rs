@@ -686,6 +686,19 @@ fn check_ddl_in(
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
         },
+        NodeEnum::RefreshMatViewStmt(st) => match rel(st.relation.as_ref()) {
+            Some(name) => match ctx.catalog.table(&name) {
+                Some(t) => privilege::require_owner(
+                    ctx,
+                    ObjKind::Table,
+                    t.oid.0,
+                    "materialized view",
+                    &name,
+                ),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        },
         NodeEnum::AlterSeqStmt(st) => match rel(st.sequence.as_ref()) {
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),

@@ -13,6 +13,7 @@ mod comment;
 mod foreign_key;
 mod function;
 mod grant;
+mod matview;
 mod rename;
 mod role;
 mod schema;
@@ -24,6 +25,7 @@ pub use alter::alter_table;
 pub use comment::comment;
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
+pub use matview::refresh as refresh_matview;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use schema::create_schema;
@@ -141,6 +143,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectIndex => ("DROP INDEX", "index"),
         pb::ObjectType::ObjectSequence => ("DROP SEQUENCE", "sequence"),
         pb::ObjectType::ObjectView => ("DROP VIEW", "view"),
+        pb::ObjectType::ObjectMatview => ("DROP MATERIALIZED VIEW", "materialized view"),
         pb::ObjectType::ObjectFunction
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
@@ -160,7 +163,14 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             continue;
         };
         let exists = match kind {
-            pb::ObjectType::ObjectTable => ctx.catalog.table(&name).is_some(),
+            pb::ObjectType::ObjectTable => ctx
+                .catalog
+                .table(&name)
+                .is_some_and(|t| t.matview.is_none()),
+            pb::ObjectType::ObjectMatview => ctx
+                .catalog
+                .table(&name)
+                .is_some_and(|t| t.matview.is_some()),
             pb::ObjectType::ObjectIndex => matches!(
                 ctx.catalog.relation(&name),
                 Some(nestor_catalog::Relation::Index { .. })
@@ -179,6 +189,9 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                     format!("\"{name}\" is not a {what}"),
                 );
                 let hint = match rel {
+                    nestor_catalog::Relation::Table(t) if t.matview.is_some() => {
+                        "Use DROP MATERIALIZED VIEW to remove a materialized view."
+                    }
                     nestor_catalog::Relation::Table(_) => "Use DROP TABLE to remove a table.",
                     nestor_catalog::Relation::View(_) => "Use DROP VIEW to remove a view.",
                     nestor_catalog::Relation::Index { .. } => "Use DROP INDEX to remove an index.",
@@ -190,7 +203,10 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             }
             let msg = format!("{what} \"{name}\" does not exist");
             return Err(DbError::new(
-                if matches!(what, "index" | "sequence" | "table" | "view") {
+                if matches!(
+                    what,
+                    "index" | "sequence" | "table" | "view" | "materialized view"
+                ) {
                     SqlState::UndefinedTable
                 } else {
                     SqlState::UndefinedObject
@@ -255,9 +271,13 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         .collect();
     for name in names {
         match kind {
-            pb::ObjectType::ObjectTable => {
+            pb::ObjectType::ObjectTable | pb::ObjectType::ObjectMatview => {
                 if let Some(t) = ctx.catalog.table(&name) {
-                    let what = format!("table {name}");
+                    let what = if t.matview.is_some() {
+                        format!("materialized view {name}")
+                    } else {
+                        format!("table {name}")
+                    };
                     view::drop_dependent_views(ctx, t.oid, &what, &dropping, cascade)?;
                 }
                 drop_table(ctx, &name)?

@@ -406,6 +406,7 @@ fn build_table(
                 always: spec.always,
             })
             .collect(),
+        matview: None,
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -885,9 +886,12 @@ pub fn create_table_as(
     text: &str,
     cta: &pb::CreateTableAsStmt,
 ) -> Result<CommandTag, DbError> {
-    if cta.objtype == pb::ObjectType::ObjectMatview as i32 {
-        return Err(DbError::unsupported("CREATE MATERIALIZED VIEW"));
-    }
+    let matview = cta.objtype == pb::ObjectType::ObjectMatview as i32;
+    let tag = if matview {
+        "CREATE MATERIALIZED VIEW"
+    } else {
+        "CREATE TABLE AS"
+    };
     let into = cta
         .into
         .as_ref()
@@ -898,7 +902,7 @@ pub fn create_table_as(
         .ok_or_else(|| DbError::internal("CREATE TABLE AS without a name"))?;
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
-    if let Some(tag) = skip_existing(ctx, &name, cta.if_not_exists, "CREATE TABLE AS", temporary)? {
+    if let Some(tag) = skip_existing(ctx, &name, cta.if_not_exists, tag, temporary)? {
         return Ok(tag);
     }
     let query = cta
@@ -943,8 +947,12 @@ pub fn create_table_as(
     cs.oncommit = into.on_commit;
     create_table(ctx, &create_sql, &cs)?;
     if into.skip_data {
-        return Ok(CommandTag::Plain("CREATE TABLE AS"));
+        if matview {
+            super::matview::mark(ctx, &name, &query, false)?;
+        }
+        return Ok(CommandTag::Plain(tag));
     }
+    let query_node = (*query).clone();
     let insert = pb::InsertStmt {
         relation: Some(rv.clone()),
         select_stmt: Some(query),
@@ -958,8 +966,12 @@ pub fn create_table_as(
         stmt_location: 0,
         stmt_len: 0,
     };
-    match (crate::ROUTINES.run_raw)(ctx, text, &insert)? {
-        CommandTag::Rows(_, n) => Ok(CommandTag::Rows(crate::tag::RowsCommand::Select, n)),
-        other => Ok(other),
+    let done = match (crate::ROUTINES.run_raw)(ctx, text, &insert)? {
+        CommandTag::Rows(_, n) => CommandTag::Rows(crate::tag::RowsCommand::Select, n),
+        other => other,
+    };
+    if matview {
+        super::matview::mark(ctx, &name, &query_node, true)?;
     }
+    Ok(done)
 }

@@ -181,7 +181,10 @@ fn check_replacement(prev: &ViewDef, columns: &[(String, DataType)]) -> Result<(
 /// missed; a name that is a CTE of the query resolves to nothing or, if a
 /// table has the same name, counts it (which only makes DROP stricter).
 /// The relations a view's query reads, and whether one is TEMP.
-fn relations_read(ctx: &StatementCtx, query: &pb::Node) -> Result<(Vec<RelId>, bool), DbError> {
+pub(crate) fn relations_read(
+    ctx: &StatementCtx,
+    query: &pb::Node,
+) -> Result<(Vec<RelId>, bool), DbError> {
     let json = serde_json::to_value(query)
         .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
     let mut names = Vec::new();

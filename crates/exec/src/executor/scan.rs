@@ -39,6 +39,7 @@ pub(super) fn seq_scan(
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    populated(table)?;
     let snap = ev.ctx.snapshot;
     let storage = table.storage.clone();
     let mut n = 0;
@@ -52,6 +53,22 @@ pub(super) fn seq_scan(
     }
     ssi_check(ev)?;
     Ok(true)
+}
+
+/// A materialized view made WITH NO DATA cannot be read until REFRESHed
+/// (55000, when the query runs, as PostgreSQL's executor reports it).
+fn populated(table: &TableDef) -> Result<(), DbError> {
+    if table.matview.as_ref().is_some_and(|m| !m.populated) {
+        return Err(DbError::new(
+            nestor_common::SqlState::ObjectNotInPrerequisiteState,
+            format!(
+                "materialized view \"{}\" has not been populated",
+                table.name
+            ),
+        )
+        .with_hint("Use the REFRESH MATERIALIZED VIEW command."));
+    }
+    Ok(())
 }
 
 /// SERIALIZABLE: a read fails once the transaction is doomed, or when what
@@ -74,6 +91,7 @@ pub(super) fn index_scan(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    populated(table)?;
     ssi_check(ev)?;
     let tuples = index_lookup(table, index, keys, ev, param)?;
     ssi_check(ev)?;

@@ -1182,6 +1182,12 @@ fn copy_from(
         .ok_or_else(|| DbError::internal("COPY without a relation"))?;
     let name = nestor_plan::bind::relname(rel)?;
     let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
+    if target.table.matview.is_some() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("cannot change materialized view \"{name}\""),
+        ));
+    }
     let role = s.role_ctx();
     let may_insert = role.superuser
         || nestor_exec::privilege::allowed(
