@@ -36,3 +36,8 @@ select id, x, n from arrs, unnest(a) with ordinality u(x, n) where x > 10 order 
 select i.indexrelid::regclass::text, k.key, k.option, k.arridx from pg_index i, unnest(i.indkey, i.indoption) with ordinality k(key, option, arridx) where i.indrelid = 'arrs'::regclass;
 select id, g from arrs, generate_series(1, id) g order by 1, 2;
 select 5 & 1, 6 | 1, 6 # 3, ~5, 1 << 4, 256 >> 2;
+-- A CTE scan reads the CTE lazily: LIMIT ends an endless WITH RECURSIVE.
+WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n+1 FROM t) SELECT * FROM t LIMIT 10;
+WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n+1 FROM t) SELECT * FROM t LIMIT 10;
+WITH t AS (SELECT generate_series(1,5) AS x) SELECT a.x, b.x FROM t a JOIN t b ON a.x = b.x ORDER BY 1 LIMIT 3;
+WITH t AS (SELECT generate_series(1,3) AS x) SELECT (SELECT count(*) FROM t), x FROM t;

@@ -117,10 +117,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             work_id,
             all,
         } => recursive_union(init, step, *work_id, *all, ev, param, emit),
-        Plan::CteScan { id, plan, .. } => {
-            let rows = materialize_cached(*id, plan, ev)?;
-            emit_all(rows.iter().cloned(), ev, emit)
-        }
+        Plan::CteScan { id, plan, .. } => cte_scan(*id, plan, ev, emit),
         Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
         Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),
         Plan::ProjectSet { input, exprs } => run_project_set(input, exprs, ev, param, emit),
@@ -468,6 +465,38 @@ fn eval_count(e: Option<&Expr>, ev: &mut Ev, what: &str) -> Result<Option<i64>, 
                 ));
             }
             Ok(Some(n))
+        }
+    }
+}
+
+/// A CTE's rows: from the statement's cache once a scan has read them
+/// all; the first scan streams them to its consumer as the CTE produces
+/// them and keeps them, so a consumer that stops early (LIMIT over an
+/// endless WITH RECURSIVE, as PostgreSQL's lazy CTE scan allows) stops the
+/// CTE too. Rows of a scan that stopped early are not kept: a later scan
+/// (rare: the statement is usually done) computes them again.
+fn cte_scan(id: usize, plan: &Plan, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {
+    if let Some(rows) = ev.cache.get(&id).cloned() {
+        return emit_all(rows.iter().cloned(), ev, emit);
+    }
+    let mut rows = Vec::new();
+    let mut held = 0usize;
+    let done = run(plan, ev, &[], &mut |ev, row| {
+        let bytes = entry_bytes(&row);
+        ev.mem.charge(bytes, "materialized CTE or subquery")?;
+        held += bytes;
+        rows.push(row.clone());
+        emit(ev, row)
+    });
+    match done {
+        Ok(true) => {
+            // Kept (and counted) until the statement ends.
+            ev.cache.insert(id, Arc::new(rows));
+            Ok(true)
+        }
+        other => {
+            ev.mem.release(held);
+            other
         }
     }
 }
