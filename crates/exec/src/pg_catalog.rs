@@ -1352,7 +1352,7 @@ fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
 
 /// A column default as PostgreSQL's deparser prints it: a lone string
 /// literal carries its cast (`'x'::text`).
-fn default_text(t: &TableDef, k: usize) -> Option<String> {
+pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
     let col = &t.columns[k];
     let d = col.default.as_deref()?;
     let lone_literal = d.len() >= 2

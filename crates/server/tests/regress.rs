@@ -221,4 +221,5 @@ regress!(
     datetime_fns,
     string_fns,
     records,
+    alter_column_type,
 );
