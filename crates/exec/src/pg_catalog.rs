@@ -1740,6 +1740,9 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
         .filter(|a| !identity || a.mode.is_input())
         .map(|a| {
             let mode = match a.mode {
+                // PostgreSQL marks a procedure's IN arguments, as DROP
+                // PROCEDURE's syntax would otherwise be ambiguous.
+                nestor_catalog::ArgMode::In if f.procedure => "IN ",
                 nestor_catalog::ArgMode::In => "",
                 nestor_catalog::ArgMode::Out => "OUT ",
                 nestor_catalog::ArgMode::InOut => "INOUT ",

@@ -1,7 +1,7 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, triggers, views, dropped, renamed and truncated objects come back exactly
+//! procedures, triggers, views, dropped, renamed (functions too) and truncated objects come back exactly
 //! as committed — first from the WAL alone, then from a checkpoint image.
 //! Transactions whose redo went to a redo file come back the same way,
 //! and leave no file behind when they roll back or once a checkpoint holds
@@ -43,6 +43,8 @@ const SCHEMA: &[&str] = &[
     "create procedure p_ins(v int) language plpgsql as $$ begin insert into tr values (v); end $$",
     "create function gone_f() returns int language sql as 'select 1'",
     "drop function gone_f",
+    "create function f_ren(x int) returns int language sql as 'select x * 3'",
+    "alter function f_ren(int) rename to f_tripled",
     "create function trg_up() returns trigger language plpgsql \
      as $$ begin new.name := upper(new.name); return new; end $$",
     "create trigger t_up before insert on t for each row when (new.n = 77) \
@@ -100,9 +102,14 @@ fn check_schema(server: &Server) {
     assert_eq!(
         ok(
             server,
-            "select proname, prokind from pg_proc order by proname"
+            "select proname, prokind from pg_proc where pronamespace <> 11 order by proname"
         ),
-        "f_add|f\nf_pl|f\np_ins|p\ntrg_up|f"
+        "f_add|f\nf_pl|f\nf_tripled|f\np_ins|p\ntrg_up|f"
+    );
+    assert_eq!(
+        ok(server, "select f_tripled(2)"),
+        "6",
+        "the renamed function"
     );
 }
 

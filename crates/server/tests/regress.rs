@@ -222,4 +222,5 @@ regress!(
     string_fns,
     records,
     alter_column_type,
+    function_rename,
 );
