@@ -223,4 +223,5 @@ regress!(
     records,
     alter_column_type,
     function_rename,
+    set_constraints,
 );
