@@ -62,9 +62,9 @@ pub struct StatementCtx<'a> {
     /// Checks of DEFERRABLE constraints waiting for the commit (the
     /// session runs them, `nestor_exec::check_deferred`).
     pub deferred: &'a mut Vec<crate::DeferredCheck>,
-    /// SET CONSTRAINTS ALL DEFERRED (Some(true)) / IMMEDIATE (Some(false))
-    /// in this transaction; None: each constraint's own INITIALLY.
-    pub constraints_deferred: Option<bool>,
+    /// SET CONSTRAINTS in this transaction (nothing set: each constraint's
+    /// own INITIALLY).
+    pub constraints_deferred: crate::ConstraintModes,
     /// NOTIFY / pg_notify() sent in this transaction, delivered at its
     /// commit (crate::notify).
     pub notifies: &'a mut Vec<crate::PendingNotify>,

@@ -34,8 +34,8 @@
 //! NO ACTION is checked when the statement's rows are written (a key
 //! deleted and inserted again, or a row and its referencing rows deleted
 //! by one statement, pass); RESTRICT at once; CASCADE / SET NULL / SET
-//! DEFAULT run per parent row. Left out: DEFERRABLE constraints; the
-//! internal action statements are planned per row.
+//! DEFAULT run per parent row. The internal action statements are planned
+//! per row.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -87,17 +87,15 @@ pub(crate) fn check_child(
     rid: Option<RowId>,
     ev: &mut Ev,
 ) -> Result<(), DbError> {
-    let mut deferred_noted = false;
     for fk in &t.foreign_keys {
         if let Some(rid) = rid.filter(|_| is_deferred(fk, ev)) {
-            // Checked at commit, on the row as it is then.
-            if !deferred_noted {
-                ev.ctx.deferred.push(DeferredCheck::Child {
-                    table: t.oid,
-                    row: rid,
-                });
-                deferred_noted = true;
-            }
+            // Checked at commit (or SET CONSTRAINTS ... IMMEDIATE), on the
+            // row as it is then.
+            ev.ctx.deferred.push(DeferredCheck::Child {
+                table: t.oid,
+                row: rid,
+                constraint: fk.name.clone(),
+            });
             continue;
         }
         let key: Vec<Value> = fk.columns.iter().map(|&c| row[c].clone()).collect();
@@ -243,8 +241,13 @@ fn child_rows_exist(
 /// rolled back to a savepoint meanwhile passes.
 #[derive(Clone, Debug)]
 pub enum DeferredCheck {
-    /// The foreign keys of row `row` of table `table`, if it still exists.
-    Child { table: RelId, row: RowId },
+    /// Foreign key `constraint` of row `row` of table `table`, if the row
+    /// still exists.
+    Child {
+        table: RelId,
+        row: RowId,
+        constraint: String,
+    },
     /// A referenced key deleted or changed in `table`: no row of `child`
     /// may reference it through `constraint` unless `table` has it again.
     Parent {
@@ -255,10 +258,106 @@ pub enum DeferredCheck {
     },
 }
 
-/// Whether `fk` is checked at commit now: DEFERRABLE, and deferred by SET
-/// CONSTRAINTS or INITIALLY DEFERRED.
+impl DeferredCheck {
+    /// Whether the check is one of constraint (table, name) of `set` (for
+    /// a Parent check: the referencing table's constraint).
+    pub fn concerns(&self, set: &[(RelId, String)]) -> bool {
+        let (table, name) = match self {
+            DeferredCheck::Child {
+                table, constraint, ..
+            } => (table, constraint),
+            DeferredCheck::Parent {
+                child, constraint, ..
+            } => (child, constraint),
+        };
+        set.iter().any(|(t, n)| t == table && n == name)
+    }
+}
+
+/// The transaction's SET CONSTRAINTS state: ALL (None: each constraint's
+/// own INITIALLY) and the constraints named since (by OID), which a later
+/// SET CONSTRAINTS ALL forgets, as PostgreSQL's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConstraintModes {
+    pub all: Option<bool>,
+    pub named: Vec<(RelId, bool)>,
+}
+
+impl ConstraintModes {
+    /// Whether `fk` is checked at commit now: DEFERRABLE, and deferred by
+    /// SET CONSTRAINTS or INITIALLY DEFERRED.
+    pub fn deferred(&self, fk: &ForeignKey) -> bool {
+        fk.deferrable
+            && self
+                .named
+                .iter()
+                .find(|(o, _)| *o == fk.oid)
+                .map(|(_, d)| *d)
+                .or(self.all)
+                .unwrap_or(fk.deferred)
+    }
+
+    /// SET CONSTRAINTS ALL.
+    pub fn set_all(&mut self, deferred: bool) {
+        self.all = Some(deferred);
+        self.named.clear();
+    }
+
+    /// SET CONSTRAINTS name (the constraint's OID).
+    pub fn set(&mut self, oid: RelId, deferred: bool) {
+        self.named.retain(|(o, _)| *o != oid);
+        self.named.push((oid, deferred));
+    }
+}
+
 fn is_deferred(fk: &ForeignKey, ev: &Ev) -> bool {
-    fk.deferrable && ev.ctx.constraints_deferred.unwrap_or(fk.deferred)
+    ev.ctx.constraints_deferred.deferred(fk)
+}
+
+/// The DEFERRABLE constraints SET CONSTRAINTS names, as (table, name,
+/// OID): 42704 for a name no constraint has; one that is not DEFERRABLE
+/// (only foreign keys can be) is 42809 for DEFERRED and left alone for
+/// IMMEDIATE, as in PostgreSQL.
+pub fn named_constraints(
+    ctx: &crate::StatementCtx,
+    names: &[String],
+    deferred: bool,
+) -> Result<Vec<(RelId, String, RelId)>, DbError> {
+    let tables = ctx.catalog.tables();
+    let mut out = Vec::new();
+    for name in names {
+        let mut found = false;
+        for t in &tables {
+            for fk in t.foreign_keys.iter().filter(|f| f.name == *name) {
+                found = true;
+                if fk.deferrable {
+                    out.push((t.oid, fk.name.clone(), fk.oid));
+                } else if deferred {
+                    return Err(not_deferrable(name));
+                }
+            }
+            let other = t.checks.iter().any(|c| c.name == *name)
+                || t.indexes.iter().any(|i| i.constraint && i.name == *name);
+            if other && deferred {
+                return Err(not_deferrable(name));
+            }
+            found |= other;
+        }
+        if !found {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("constraint \"{name}\" does not exist"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+fn not_deferrable(name: &str) -> DbError {
+    DbError::new(
+        SqlState::WrongObjectType,
+        format!("constraint \"{name}\" is not deferrable"),
+    )
 }
 
 /// Run the deferred checks (at commit, or SET CONSTRAINTS ... IMMEDIATE).
@@ -268,11 +367,21 @@ pub fn check_deferred(
 ) -> Result<(), DbError> {
     let mut ev = Ev::new(ctx, &[]);
     // Checks run now are immediate.
-    let saved = ev.ctx.constraints_deferred.replace(false);
+    let saved = std::mem::replace(
+        &mut ev.ctx.constraints_deferred,
+        ConstraintModes {
+            all: Some(false),
+            named: Vec::new(),
+        },
+    );
     let r = (|| {
         for c in checks {
             match c {
-                DeferredCheck::Child { table, row } => {
+                DeferredCheck::Child {
+                    table,
+                    row,
+                    constraint,
+                } => {
                     let Some(t) = ev.ctx.catalog.table_by_oid(table) else {
                         continue;
                     };
@@ -285,7 +394,7 @@ pub fn check_deferred(
                         foreign_keys: t
                             .foreign_keys
                             .iter()
-                            .filter(|f| f.deferrable)
+                            .filter(|f| f.deferrable && f.name == constraint)
                             .cloned()
                             .collect(),
                         ..(*t).clone()

@@ -61,7 +61,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     run_raw: statement::run_raw,
 };
 pub use database::Database;
-pub use foreign_keys::{check_deferred, DeferredCheck};
+pub use foreign_keys::{check_deferred, named_constraints, ConstraintModes, DeferredCheck};
 pub use modify::copy_insert;
 pub use notify::{ListenOp, Notification, PendingNotify};
 pub use registry::{ActivityRow, CancelToken, PreparedInfo, Registry};

@@ -1407,7 +1407,7 @@ fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
 
 /// A column default as PostgreSQL's deparser prints it: a lone string
 /// literal carries its cast (`'x'::text`).
-fn default_text(t: &TableDef, k: usize) -> Option<String> {
+pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
     let col = &t.columns[k];
     let d = col.default.as_deref()?;
     let lone_literal = d.len() >= 2
@@ -1804,6 +1804,9 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
         .filter(|a| !identity || a.mode.is_input())
         .map(|a| {
             let mode = match a.mode {
+                // PostgreSQL marks a procedure's IN arguments, as DROP
+                // PROCEDURE's syntax would otherwise be ambiguous.
+                nestor_catalog::ArgMode::In if f.procedure => "IN ",
                 nestor_catalog::ArgMode::In => "",
                 nestor_catalog::ArgMode::Out => "OUT ",
                 nestor_catalog::ArgMode::InOut => "INOUT ",

@@ -90,7 +90,7 @@ impl Db {
             deferred: &mut Vec::new(),
             notifies: &mut Vec::new(),
             role: crate::privilege::RoleCtx::BOOTSTRAP,
-            constraints_deferred: None,
+            constraints_deferred: Default::default(),
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
         Ok(Out { tag, rows, notices })
@@ -627,7 +627,7 @@ fn pgbench_shapes() {
         deferred: &mut Vec::new(),
         notifies: &mut Vec::new(),
         role: crate::privilege::RoleCtx::BOOTSTRAP,
-        constraints_deferred: None,
+        constraints_deferred: Default::default(),
     };
     let rows = (1..=100)
         .map(|i| {
@@ -704,7 +704,7 @@ fn prepared_plan_survives_ddl() {
         deferred: &mut Vec::new(),
         notifies: &mut Vec::new(),
         role: crate::privilege::RoleCtx::BOOTSTRAP,
-        constraints_deferred: None,
+        constraints_deferred: Default::default(),
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();
     assert_eq!(rows.len(), 1);

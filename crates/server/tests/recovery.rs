@@ -1,7 +1,7 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, triggers, views, dropped, renamed and truncated objects come back exactly
+//! procedures, triggers, views, dropped, renamed (functions too) and truncated objects come back exactly
 //! as committed — first from the WAL alone, then from a checkpoint image.
 //! Transactions whose redo went to a redo file come back the same way,
 //! and leave no file behind when they roll back or once a checkpoint holds
@@ -43,6 +43,8 @@ const SCHEMA: &[&str] = &[
     "create procedure p_ins(v int) language plpgsql as $$ begin insert into tr values (v); end $$",
     "create function gone_f() returns int language sql as 'select 1'",
     "drop function gone_f",
+    "create function f_ren(x int) returns int language sql as 'select x * 3'",
+    "alter function f_ren(int) rename to f_tripled",
     "create function trg_up() returns trigger language plpgsql \
      as $$ begin new.name := upper(new.name); return new; end $$",
     "create trigger t_up before insert on t for each row when (new.n = 77) \
@@ -100,9 +102,14 @@ fn check_schema(server: &Server) {
     assert_eq!(
         ok(
             server,
-            "select proname, prokind from pg_proc order by proname"
+            "select proname, prokind from pg_proc where pronamespace <> 11 order by proname"
         ),
-        "f_add|f\nf_pl|f\np_ins|p\ntrg_up|f"
+        "f_add|f\nf_pl|f\nf_tripled|f\np_ins|p\ntrg_up|f"
+    );
+    assert_eq!(
+        ok(server, "select f_tripled(2)"),
+        "6",
+        "the renamed function"
     );
 }
 
@@ -195,6 +202,57 @@ fn schema_changes_survive_crashes_from_wal_and_from_checkpoint() {
         "LOWER",
         "the BEFORE INSERT trigger came back"
     );
+}
+
+/// What must hold after each restart once ALTER COLUMN TYPE rewrote `ty`.
+fn check_retyped(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select code, pg_typeof(code), amount, pg_typeof(amount), note from ty order by code"
+        ),
+        "3|integer|-7.00|numeric|\n10|integer|1.50|numeric|hello\n20|integer|2.25|numeric|world"
+    );
+    let e = err(server, "insert into ty (code) values (10)");
+    assert!(
+        e.contains("duplicate key value violates unique constraint \"ty_code_key\""),
+        "{e}"
+    );
+    let e = err(server, "insert into ty (code, amount) values (11, -1)");
+    assert!(
+        e.contains("violates check constraint \"ty_amount_check\""),
+        "{e}"
+    );
+    assert_eq!(ok(server, "select note from ty where code = 20"), "world");
+}
+
+#[test]
+fn column_type_changes_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table ty (id serial primary key, code text unique, \
+         amount text check (amount <> '-1'), note varchar(20))",
+        "insert into ty (code, amount, note) values ('10', '1.5', 'hello'), \
+         ('20', '2.25', 'world'), ('3', '-7', null)",
+        "alter table ty alter code type int using code::int",
+        "begin; alter table ty alter note type text using upper(note); rollback",
+        "alter table ty drop constraint ty_amount_check, \
+         alter amount type numeric(10,2) using amount::numeric, \
+         add constraint ty_amount_check check (amount <> -1)",
+    ] {
+        ok(&server, sql);
+    }
+    check_retyped(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    let mut again = Server::start_on(&dir);
+    check_retyped(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    let third = Server::start_on(&dir);
+    check_retyped(&third);
 }
 
 fn redo_files(data_dir: &std::path::Path) -> usize {

@@ -224,4 +224,7 @@ regress!(
     datetime_fns,
     string_fns,
     records,
+    alter_column_type,
+    function_rename,
+    set_constraints,
 );

@@ -168,8 +168,9 @@ pub(crate) struct TxnBlock {
     /// Checks of DEFERRABLE constraints the transaction's statements left
     /// for its commit.
     pub(crate) deferred: Vec<nestor_exec::DeferredCheck>,
-    /// SET CONSTRAINTS ALL DEFERRED / IMMEDIATE in this transaction.
-    pub(crate) constraints_deferred: Option<bool>,
+    /// SET CONSTRAINTS { ALL | name, ... } { DEFERRED | IMMEDIATE } in
+    /// this transaction.
+    pub(crate) constraints_deferred: nestor_exec::ConstraintModes,
     /// NOTIFYs and LISTEN/UNLISTENs waiting for the commit, each at the
     /// savepoint level it was made at (nestor_exec::notify).
     pub(crate) notifies: Vec<nestor_exec::PendingNotify>,
@@ -249,7 +250,7 @@ impl TxnBlock {
             cancel,
             warnings: Vec::new(),
             deferred: Vec::new(),
-            constraints_deferred: None,
+            constraints_deferred: Default::default(),
             notifies: Vec::new(),
             listens: Vec::new(),
             db,
@@ -308,13 +309,13 @@ impl TxnBlock {
     ) -> (
         Option<&mut Transaction>,
         &mut Vec<nestor_exec::DeferredCheck>,
-        Option<bool>,
+        nestor_exec::ConstraintModes,
         &mut Vec<nestor_exec::PendingNotify>,
     ) {
         (
             self.txn.as_mut(),
             &mut self.deferred,
-            self.constraints_deferred,
+            self.constraints_deferred.clone(),
             &mut self.notifies,
         )
     }
@@ -677,7 +678,7 @@ impl TxnBlock {
         // check_deferred_for_commit); nothing of them outlives the
         // transaction.
         self.deferred.clear();
-        self.constraints_deferred = None;
+        self.constraints_deferred = Default::default();
         let notifies = std::mem::take(&mut self.notifies);
         let listens = std::mem::take(&mut self.listens);
         if let Some(mut t) = self.txn.take() {

@@ -16,7 +16,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::relname;
-use nestor_types::{DataType, Value};
+use nestor_types::Value;
 
 use super::table::{add_index, bind_checks, column_def, set_default, table_constraint};
 use super::{binder, notice, undefined_table};
@@ -114,7 +114,7 @@ fn alter_cmd(
         A::AtAddConstraint => add_constraint(ctx, text, def, cmd),
         A::AtDropConstraint => drop_constraint(ctx, def, cmd),
         A::AtAddIdentity => add_identity(ctx, def, cmd),
-        A::AtAlterColumnType => alter_column_type(ctx, def, cmd),
+        A::AtAlterColumnType => super::alter_type::alter_column_type(ctx, text, def, cmd),
         A::AtSetNotNull | A::AtDropNotNull => {
             let pos = existing_column(def, &cmd.name)?;
             let mut new = (**def).clone();
@@ -253,86 +253,6 @@ fn drop_constraint(
     ))
 }
 
-/// ALTER TABLE ... ALTER COLUMN c TYPE t between string types whose values
-/// keep their stored form (text, varchar, varchar(n); not into char(n),
-/// which pads): existing values must fit a new length limit (22001
-/// otherwise), then only the column's type changes. Other changes, and
-/// USING, are 0A000. Without table locks a concurrent writer may still
-/// insert a value that fits the old type only while this runs (the known
-/// DDL-lock gap, docs/architecture.md).
-fn alter_column_type(
-    ctx: &mut StatementCtx,
-    def: &Arc<TableDef>,
-    cmd: &pb::AlterTableCmd,
-) -> Result<(), DbError> {
-    let pos = existing_column(def, &cmd.name)?;
-    let Some(NodeEnum::ColumnDef(cd)) = cmd
-        .def
-        .as_deref()
-        .map(nestor_parser::ast::node)
-        .transpose()?
-    else {
-        return Err(DbError::internal("ALTER COLUMN TYPE without a type"));
-    };
-    if cd.raw_default.is_some() {
-        return Err(DbError::unsupported("ALTER COLUMN TYPE ... USING"));
-    }
-    let tn = cd
-        .type_name
-        .as_ref()
-        .ok_or_else(|| DbError::internal("ALTER COLUMN TYPE without a type"))?;
-    let new_ty = nestor_plan::bind::type_from_name(tn)?;
-    let old_ty = def.columns[pos].ty;
-    if new_ty == old_ty {
-        return Ok(());
-    }
-    let keeps_form = old_ty.is_string()
-        && new_ty.is_string()
-        && !matches!(old_ty, DataType::Char(_))
-        && !matches!(new_ty, DataType::Char(_));
-    if !keeps_form {
-        use nestor_types::cast::{coercion, Coercion};
-        let automatic = matches!(
-            coercion(old_ty, new_ty),
-            Some(Coercion::Implicit | Coercion::Assignment)
-        );
-        if !automatic {
-            let name = &def.columns[pos].name;
-            return Err(DbError::new(
-                SqlState::DatatypeMismatch,
-                format!(
-                    "column \"{name}\" cannot be cast automatically to type {}",
-                    new_ty.name()
-                ),
-            )
-            .with_hint(format!(
-                "You might need to specify \"USING {name}::{new_ty}\"."
-            )));
-        }
-        return Err(DbError::unsupported(format!(
-            "ALTER COLUMN TYPE from {old_ty} to {new_ty}"
-        )));
-    }
-    if let DataType::Varchar(Some(max)) = new_ty {
-        let mut snap = ctx.txn.latest_snapshot();
-        snap.cid = nestor_common::CommandId(ctx.txn.cid().0.saturating_add(1));
-        for tuple in def.storage.scan(&snap) {
-            let row = crate::executor::scan_row(tuple, def);
-            if let Value::Text(s) = &row[pos] {
-                if s.chars().count() > max as usize {
-                    return Err(DbError::new(
-                        SqlState::StringDataRightTruncation,
-                        format!("value too long for type character varying({max})"),
-                    ));
-                }
-            }
-        }
-    }
-    let mut new = (**def).clone();
-    new.columns[pos].ty = new_ty;
-    put(ctx, new)
-}
-
 /// ALTER TABLE ... ALTER COLUMN c ADD GENERATED {ALWAYS | BY DEFAULT} AS
 /// IDENTITY [(options)]: the form pg_dump writes for identity columns.
 fn add_identity(
@@ -401,7 +321,7 @@ fn add_identity(
     put(ctx, new)
 }
 
-fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
+pub(super) fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
     ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
@@ -412,7 +332,7 @@ fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
     )
 }
 
-fn existing_column(def: &TableDef, name: &str) -> Result<usize, DbError> {
+pub(super) fn existing_column(def: &TableDef, name: &str) -> Result<usize, DbError> {
     def.column_index(name).ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedColumn,

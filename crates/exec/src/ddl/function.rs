@@ -1,5 +1,10 @@
-//! DROP FUNCTION / PROCEDURE / ROUTINE (creating and running them is
-//! server-side code's: plpgsql/commands.rs).
+//! DROP FUNCTION / PROCEDURE / ROUTINE and ALTER ... RENAME TO of them
+//! (creating and running them is server-side code's: plpgsql/commands.rs).
+//!
+//! A rename is two catalog changes, the definition dropped under its old
+//! name and put under the new one with the same OID, so its owner, ACL,
+//! comment and the triggers that call it (all keyed by OID) stay with it,
+//! ROLLBACK undoes both, and recovery replays both records.
 
 use std::sync::Arc;
 
@@ -215,4 +220,142 @@ fn type_name_as_written(tn: &pb::TypeName) -> String {
         out.push_str("[]");
     }
     out
+}
+
+/// ALTER FUNCTION / PROCEDURE / ROUTINE name[(args)] RENAME TO new.
+pub fn rename_function(
+    ctx: &mut StatementCtx,
+    owa: &pb::ObjectWithArgs,
+    kind: pb::ObjectType,
+    new_name: &str,
+) -> Result<(), DbError> {
+    let f = lookup(ctx, owa, kind)?;
+    if !ctx.role.superuser {
+        let word = if f.procedure { "procedure" } else { "function" };
+        crate::privilege::require_owner(
+            ctx,
+            nestor_catalog::acl::ObjKind::Function,
+            f.oid.0,
+            word,
+            &f.name,
+        )?;
+    }
+    let inputs = f.input_types();
+    if ctx
+        .catalog
+        .functions(new_name)
+        .iter()
+        .any(|g| g.same_signature(new_name, &inputs))
+    {
+        return Err(DbError::new(
+            SqlState::DuplicateFunction,
+            format!(
+                "function {new_name}({}) already exists in schema \"public\"",
+                type_list(&inputs)
+            ),
+        ));
+    }
+    let mut renamed = (*f).clone();
+    renamed.name = new_name.to_string();
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f))?;
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutFunction(Arc::new(renamed)),
+    )
+}
+
+fn type_list(types: &[nestor_types::DataType]) -> String {
+    types
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The function or procedure `owa` names, as PostgreSQL's
+/// LookupFuncWithArgs for an ALTER of `kind` (FUNCTION, PROCEDURE or
+/// ROUTINE): without an argument list the name must be unique among that
+/// kind; with one, a match of the other kind is 42809.
+fn lookup(
+    ctx: &StatementCtx,
+    owa: &pb::ObjectWithArgs,
+    kind: pb::ObjectType,
+) -> Result<Arc<FunctionDef>, DbError> {
+    let name = bind::names(&owa.objname)
+        .last()
+        .cloned()
+        .ok_or_else(|| DbError::internal("function without a name"))?;
+    let (missing_word, kind_word) = match kind {
+        pb::ObjectType::ObjectProcedure => ("procedure", "procedure"),
+        pb::ObjectType::ObjectRoutine => ("function", "routine"),
+        _ => ("function", "function"),
+    };
+    let all = ctx.catalog.functions(&name);
+    if owa.args_unspecified {
+        let of_kind: Vec<Arc<FunctionDef>> = all
+            .into_iter()
+            .filter(|f| match kind {
+                pb::ObjectType::ObjectProcedure => f.procedure,
+                pb::ObjectType::ObjectRoutine => true,
+                _ => !f.procedure,
+            })
+            .collect();
+        return match of_kind.len() {
+            0 => Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("could not find a {missing_word} named \"{name}\""),
+            )),
+            1 => Ok(of_kind[0].clone()),
+            _ => Err(DbError::new(
+                SqlState::AmbiguousFunction,
+                format!("{kind_word} name \"{name}\" is not unique"),
+            )
+            .with_hint(format!(
+                "Specify the argument list to select the {kind_word} unambiguously."
+            ))),
+        };
+    }
+    let mut types = Vec::new();
+    for a in &owa.objfuncargs {
+        let NodeEnum::FunctionParameter(fp) = node(a)? else {
+            continue;
+        };
+        let out = matches!(
+            pb::FunctionParameterMode::try_from(fp.mode),
+            Ok(pb::FunctionParameterMode::FuncParamOut | pb::FunctionParameterMode::FuncParamTable)
+        );
+        if let (false, Some(tn)) = (out, &fp.arg_type) {
+            types.push(bind::type_from_name(tn)?);
+        }
+    }
+    if owa.objfuncargs.is_empty() {
+        for a in &owa.objargs {
+            if let NodeEnum::TypeName(tn) = node(a)? {
+                types.push(bind::type_from_name(tn)?);
+            }
+        }
+    }
+    let sig = format!("{name}({})", type_list(&types));
+    let f = all
+        .into_iter()
+        .find(|f| f.same_signature(&name, &types))
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedFunction,
+                format!("{missing_word} {sig} does not exist"),
+            )
+        })?;
+    match kind {
+        pb::ObjectType::ObjectProcedure if !f.procedure => Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("{sig} is not a procedure"),
+        )),
+        pb::ObjectType::ObjectFunction if f.procedure => Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("{sig} is not a function"),
+        )),
+        _ => Ok(f),
+    }
 }

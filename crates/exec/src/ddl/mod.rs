@@ -9,6 +9,7 @@
 //! `t_a_idx`, `t_a_check`, `t_id_seq`).
 
 mod alter;
+mod alter_type;
 mod comment;
 mod foreign_key;
 mod function;

@@ -25,15 +25,17 @@
 //! (as in PostgreSQL, they are text there too) and column defaults naming
 //! a sequence (`nextval('t_id_seq')` keeps the sequence's name, which a
 //! table rename does not change, as in PostgreSQL; ALTER SEQUENCE ...
-//! RENAME rewrites those defaults). Renaming functions, schemas and other
-//! objects is 0A000.
+//! RENAME rewrites those defaults). Functions, procedures and routines are
+//! renamed by `super::function::rename_function`; renaming schemas and
+//! other objects is 0A000.
 
 use std::sync::Arc;
 
 use nestor_catalog::{Change, Relation, Sequence, TableDef, ViewDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, ObjectType};
-use nestor_plan::bind::relname;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{node, relname};
 
 use super::{notice, undefined_table};
 use crate::context::StatementCtx;
@@ -44,6 +46,18 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     let kind = ObjectType::try_from(rs.rename_type).unwrap_or(ObjectType::Undefined);
     if kind == ObjectType::ObjectRole {
         return super::role::rename_role(ctx, &rs.subname, &rs.newname);
+    }
+    if let (
+        ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
+        Some(NodeEnum::ObjectWithArgs(owa)),
+    ) = (kind, rs.object.as_deref().map(node).transpose()?)
+    {
+        super::function::rename_function(ctx, owa, kind, &rs.newname)?;
+        return Ok(CommandTag::Plain(match kind {
+            ObjectType::ObjectProcedure => "ALTER PROCEDURE",
+            ObjectType::ObjectRoutine => "ALTER ROUTINE",
+            _ => "ALTER FUNCTION",
+        }));
     }
     let tag = match kind {
         ObjectType::ObjectIndex => "ALTER INDEX",

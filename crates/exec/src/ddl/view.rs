@@ -421,3 +421,55 @@ pub(crate) fn rename_in_views(
     }
     Ok(())
 }
+
+/// The first view that reads column `column` of relation `oid` directly:
+/// its query names the column (a column reference ending in that name)
+/// or selects `*`. PostgreSQL records column dependencies; Nestor keeps
+/// the query as text, so a same-named column of another table the view
+/// reads counts too (which only makes ALTER COLUMN TYPE stricter).
+pub(crate) fn view_reading_column(
+    ctx: &StatementCtx,
+    oid: RelId,
+    column: &str,
+) -> Result<Option<Arc<ViewDef>>, DbError> {
+    for v in ctx.catalog.views_on(oid) {
+        let stmts = nestor_parser::parse_sql(&v.query)?;
+        for raw in &stmts {
+            let json = serde_json::to_value(&raw.stmt)
+                .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+            if names_column(&json, column) {
+                return Ok(Some(v));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn names_column(v: &serde_json::Value, column: &str) -> bool {
+    match v {
+        serde_json::Value::Object(map) => map.iter().any(|(k, child)| {
+            if k == "ColumnRef" {
+                let last = child
+                    .get("fields")
+                    .and_then(|f| f.as_array())
+                    .and_then(|f| f.last());
+                if let Some(last) = last {
+                    let last = last.get("node").unwrap_or(last);
+                    if last.get("AStar").is_some() || last.get("A_Star").is_some() {
+                        return true;
+                    }
+                    let name = last
+                        .get("String")
+                        .and_then(|s| s.get("sval"))
+                        .and_then(|s| s.as_str());
+                    if name == Some(column) {
+                        return true;
+                    }
+                }
+            }
+            names_column(child, column)
+        }),
+        serde_json::Value::Array(items) => items.iter().any(|i| names_column(i, column)),
+        _ => false,
+    }
+}

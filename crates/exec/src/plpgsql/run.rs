@@ -910,7 +910,7 @@ impl<'f> Run<'f> {
         // The checks of DEFERRABLE constraints belong to the transaction
         // ending here: at its commit, or gone with its rollback.
         let deferred = std::mem::take(ctx.deferred);
-        ctx.constraints_deferred = None;
+        ctx.constraints_deferred = crate::ConstraintModes::default();
         if commit {
             crate::foreign_keys::check_deferred(ctx, deferred)?;
         }

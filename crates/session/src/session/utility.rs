@@ -201,19 +201,24 @@ fn during_recovery(what: &str) -> DbError {
     )
 }
 
-/// SET CONSTRAINTS ALL { DEFERRED | IMMEDIATE }: whether the transaction's
-/// DEFERRABLE constraints are checked at commit; IMMEDIATE also runs the
-/// checks waiting so far. Outside a block PostgreSQL warns and does
-/// nothing. Naming constraints is 0A000.
+/// SET CONSTRAINTS { ALL | name, ... } { DEFERRED | IMMEDIATE }: whether
+/// the transaction's DEFERRABLE constraints (all, or the named ones) are
+/// checked at commit; IMMEDIATE also runs the waiting checks of those
+/// constraints at once (the others keep waiting). Outside a block
+/// PostgreSQL warns, still looks the names up, and changes nothing.
 fn set_constraints(
     s: &mut Session,
     c: &nestor_parser::pb::ConstraintsSetStmt,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
-    if !c.constraints.is_empty() {
-        return Err(DbError::unsupported("SET CONSTRAINTS of named constraints"));
+    let mut names = Vec::new();
+    for n in &c.constraints {
+        if let Some(NodeEnum::RangeVar(rv)) = n.node.as_ref() {
+            names.push(nestor_plan::bind::relname(rv)?);
+        }
     }
-    if !s.block.in_explicit_block() {
+    let in_block = s.block.in_explicit_block();
+    if !in_block {
         notice(
             rows,
             DbError::new(
@@ -222,12 +227,42 @@ fn set_constraints(
             )
             .with_severity(nestor_common::error::Severity::Warning),
         );
+    }
+    let named = if names.is_empty() {
+        None
+    } else {
+        let (r, _) =
+            s.with_statement(|ctx| nestor_exec::named_constraints(ctx, &names, c.deferred));
+        Some(r?)
+    };
+    if !in_block {
         tag(rows, "SET CONSTRAINTS");
         return Ok(());
     }
-    s.block.constraints_deferred = Some(c.deferred);
-    if !c.deferred && !s.block.deferred.is_empty() {
-        let checks = std::mem::take(&mut s.block.deferred);
+    let checks = match &named {
+        None => {
+            s.block.constraints_deferred.set_all(c.deferred);
+            std::mem::take(&mut s.block.deferred)
+        }
+        Some(list) => {
+            for (_, _, oid) in list {
+                s.block.constraints_deferred.set(*oid, c.deferred);
+            }
+            let set: Vec<(nestor_common::RelId, String)> =
+                list.iter().map(|(t, n, _)| (*t, n.clone())).collect();
+            let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut s.block.deferred)
+                .into_iter()
+                .partition(|d| d.concerns(&set));
+            s.block.deferred = later;
+            now
+        }
+    };
+    if c.deferred {
+        // Nothing runs now: the checks wait as before.
+        let mut checks = checks;
+        checks.append(&mut s.block.deferred);
+        s.block.deferred = checks;
+    } else if !checks.is_empty() {
         let (r, notices) = s.with_statement(|ctx| nestor_exec::check_deferred(ctx, checks));
         for n in notices {
             notice(rows, n);

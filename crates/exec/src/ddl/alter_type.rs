@@ -1,0 +1,397 @@
+//! ALTER TABLE ... ALTER COLUMN c [SET DATA] TYPE t [USING expr].
+//!
+//! The order of PostgreSQL's checks and their errors is kept:
+//!
+//! ```text
+//!   transform   USING expr bound over the old row (else the column), then
+//!               an assignment cast to t; none exists: 42804 with a HINT
+//!   default     re-cast to t (42804 "default for column ... cannot be cast
+//!               automatically"); kept as PostgreSQL prints it, so a lone
+//!               literal keeps its old type ('5'::text)
+//!   dependents  a view reading the column: 0A000 as PostgreSQL; a foreign
+//!               key over it: 0A000 (not implemented)
+//!   CHECKs      bound again over the new row type (42883 ... if one no
+//!               longer binds)
+//!   rewrite     fresh storage with fresh (empty) indexes; every row of the
+//!               old storage is converted and inserted as this transaction's
+//!               own insert: cast failures (22P02 ...), NOT NULL (23502),
+//!               CHECKs (23514) and unique indexes (23505 "could not create
+//!               unique index") fail the statement
+//! ```
+//!
+//! The rewrite is TRUNCATE's storage swap plus inserts: the new definition
+//! (a `PutTable` naming the new storage) is applied before the rows are
+//! written, so the commit's redo holds the table record and then the new
+//! rows, recovery creates the storage and fills it, and ROLLBACK drops the
+//! new storage and puts the old definition (with its untouched rows) back.
+//! The old storage is freed at commit. Between string types that keep the
+//! stored form (text, varchar, varchar(n)) without USING, rows are only
+//! checked against a new length limit, not copied. As everywhere in
+//! Nestor's DDL, there are no table locks: a concurrent writer's
+//! uncommitted rows in the old storage are lost with it (the DDL-lock gap,
+//! docs/architecture.md).
+
+use std::sync::Arc;
+
+use nestor_catalog::{Change, Sequence, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{AggCtx, Binder};
+use nestor_plan::functions::Func;
+use nestor_plan::ir::Expr;
+use nestor_types::cast::{coercion, Coercion};
+use nestor_types::{DataType, Value};
+
+use super::alter::{existing_column, put};
+use crate::context::{Ev, StatementCtx};
+use crate::executor::eval::{truthy, Eval};
+use crate::pg_catalog::quote_ident;
+
+pub(super) fn alter_column_type(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let pos = existing_column(def, &cmd.name)?;
+    let Some(NodeEnum::ColumnDef(cd)) = cmd
+        .def
+        .as_deref()
+        .map(nestor_parser::ast::node)
+        .transpose()?
+    else {
+        return Err(DbError::internal("ALTER COLUMN TYPE without a type"));
+    };
+    if cd.coll_clause.is_some() {
+        return Err(DbError::unsupported("ALTER COLUMN TYPE ... COLLATE"));
+    }
+    let tn = cd
+        .type_name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ALTER COLUMN TYPE without a type"))?;
+    let new_ty = nestor_plan::bind::type_from_name(tn)?;
+    let col = &def.columns[pos];
+    let old_ty = col.ty;
+    let using = cd.raw_default.as_deref();
+    if using.is_none() && new_ty == old_ty {
+        return Ok(());
+    }
+    if def.identity(pos).is_some()
+        && !matches!(new_ty, DataType::Int2 | DataType::Int4 | DataType::Int8)
+    {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "identity column type must be smallint, integer, or bigint",
+        ));
+    }
+
+    // The transform: USING over the old row, or the column itself.
+    let transform = {
+        let mut b = Binder::new(
+            ctx.catalog,
+            ctx.eval,
+            text,
+            &[],
+            nestor_plan::select::plan_query,
+        );
+        b.scopes
+            .push(nestor_plan::select::table_scope(def, &def.name));
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("transform expressions");
+        let (e, from) = match using {
+            Some(u) => {
+                let (e, t) = b.bind(u)?;
+                if contains_subquery(&e) {
+                    return Err(at(
+                        DbError::new(
+                            SqlState::FeatureNotSupported,
+                            "cannot use subquery in transform expression",
+                        ),
+                        text,
+                        u,
+                    ));
+                }
+                (e, t)
+            }
+            None => (Expr::Col(pos), old_ty),
+        };
+        if !automatic(from, new_ty) {
+            let err = match using {
+                Some(_) => DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "result of USING clause for column \"{}\" cannot be cast automatically to type {}",
+                        col.name,
+                        new_ty.name()
+                    ),
+                )
+                .with_hint("You might need to add an explicit cast."),
+                None => DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!(
+                        "column \"{}\" cannot be cast automatically to type {}",
+                        col.name,
+                        new_ty.name()
+                    ),
+                )
+                .with_hint(format!(
+                    "You might need to specify \"USING {}::{new_ty}\".",
+                    quote_ident(&col.name)
+                )),
+            };
+            return Err(err);
+        }
+        if from == DataType::Unknown {
+            // A literal converted now: PostgreSQL gives no position.
+            b.coerce_assign(e, from, new_ty).map_err(|mut e| {
+                e.position = None;
+                e
+            })?
+        } else if from == new_ty {
+            e
+        } else {
+            Expr::Func(Func::AssignCast(new_ty), vec![e])
+        }
+    };
+
+    // The default, as PostgreSQL stored it, must cast to the new type.
+    let default = match &col.default {
+        Some(_) if def.identity(pos).is_none() => {
+            let shown = crate::pg_catalog::default_text(def, pos);
+            if let Some(d) = &shown {
+                let node = nestor_parser::parse_expr(d)?;
+                let mut b = Binder::new(
+                    ctx.catalog,
+                    ctx.eval,
+                    d,
+                    &[],
+                    nestor_plan::select::plan_query,
+                );
+                b.scopes.push(nestor_plan::bind::Scope::default());
+                b.outer_refs.push(None);
+                let (_, t) = b.bind(&node)?;
+                if !automatic(t, new_ty) {
+                    return Err(DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!(
+                            "default for column \"{}\" cannot be cast automatically to type {}",
+                            col.name,
+                            new_ty.name()
+                        ),
+                    ));
+                }
+            }
+            shown
+        }
+        other => other.clone(),
+    };
+
+    if let Some(v) = super::view::view_reading_column(ctx, def.oid, &col.name)? {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot alter type of a column used by a view or rule",
+        )
+        .with_detail(format!(
+            "rule _RETURN on view {} depends on column \"{}\"",
+            v.name, col.name
+        )));
+    }
+    let own_fk = def.foreign_keys.iter().find(|f| f.columns.contains(&pos));
+    let other_fk = ctx
+        .catalog
+        .referencing(def.oid)
+        .into_iter()
+        .find(|(_, f)| f.parent_columns.contains(&pos))
+        .map(|(_, f)| f);
+    if let Some(fk) = own_fk.cloned().or(other_fk) {
+        return Err(DbError::unsupported(format!(
+            "ALTER COLUMN TYPE of column \"{}\", which foreign key constraint \"{}\" uses,",
+            col.name, fk.name
+        )));
+    }
+
+    let keeps_form = using.is_none()
+        && old_ty.is_string()
+        && new_ty.is_string()
+        && !matches!(old_ty, DataType::Char(_))
+        && !matches!(new_ty, DataType::Char(_));
+    let mut new = if keeps_form {
+        (**def).clone()
+    } else {
+        let mut rels = vec![def.storage.id];
+        rels.extend(def.indexes.iter().map(|i| i.index.id));
+        ctx.txn.ssi_write_table(&rels)?;
+        def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid())
+    };
+    new.columns[pos].ty = new_ty;
+    new.columns[pos].default = default;
+    let new = Arc::new(new);
+    // CHECK constraints must bind over the new row type.
+    // (Their text is not the statement's: no position.)
+    let checks =
+        nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &new).map_err(|mut e| {
+            e.position = None;
+            e
+        })?;
+    if def.identity(pos).is_some() {
+        retype_identity_sequence(ctx, def, pos, old_ty, new_ty)?;
+    }
+
+    let mut snap = ctx.txn.latest_snapshot();
+    snap.cid = nestor_common::CommandId(ctx.txn.cid().0.saturating_add(1));
+    let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
+    let width = def.columns.len();
+    if keeps_form {
+        let mut ev = Ev::new(ctx, &[]);
+        for tuple in rows {
+            let row = crate::executor::scan_row(tuple, def);
+            transform.eval(&row, &mut ev)?;
+        }
+        return put(ctx, (*new).clone());
+    }
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: new.clone(),
+            old_storage: Some(def.storage.clone()),
+        },
+    )?;
+    let mut ev = Ev::new(ctx, &[]);
+    let mut n = 0u32;
+    for tuple in rows {
+        crate::executor::poll(&ev, &mut n)?;
+        let old = crate::executor::scan_row(tuple, def);
+        let v = transform.eval(&old, &mut ev)?;
+        let mut row = old;
+        row.truncate(width);
+        row[pos] = v;
+        for (k, c) in new.columns.iter().enumerate() {
+            if c.dropped {
+                row[k] = Value::Null;
+            } else if c.not_null && row[k].is_null() {
+                return Err(DbError::new(
+                    SqlState::NotNullViolation,
+                    format!(
+                        "column \"{}\" of relation \"{}\" contains null values",
+                        c.name, new.name
+                    ),
+                )
+                .with_table(new.name.as_str())
+                .with_column(c.name.as_str()));
+            }
+        }
+        for ch in &checks {
+            if truthy(&ch.expr.eval(&row, &mut ev)?) == Some(false) {
+                return Err(DbError::new(
+                    SqlState::CheckViolation,
+                    format!(
+                        "check constraint \"{}\" of relation \"{}\" is violated by some row",
+                        ch.name, new.name
+                    ),
+                )
+                .with_table(new.name.as_str())
+                .with_constraint(ch.name.as_str()));
+            }
+        }
+        let r = new.storage.insert(ev.ctx.txn, &row, &ev.ctx.wait);
+        r.map_err(|e| unique_failure(e, &ev))?;
+    }
+    Ok(())
+}
+
+/// Whether PostgreSQL casts `from` to `to` in an assignment.
+fn automatic(from: DataType, to: DataType) -> bool {
+    matches!(
+        coercion(from, to),
+        Some(Coercion::Implicit | Coercion::Assignment)
+    )
+}
+
+fn contains_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
+    found
+}
+
+/// An error placed at a node of the statement text.
+fn at(e: DbError, text: &str, n: &pb::Node) -> DbError {
+    match nestor_parser::ast::node(n) {
+        Ok(ne) => nestor_parser::ast::err_at(e, text, nestor_parser::ast::expr_location(ne)),
+        Err(_) => e,
+    }
+}
+
+/// Two rewritten rows with the same key: PostgreSQL reports it as the
+/// index build failing.
+fn unique_failure(e: nestor_storage::StorageError, ev: &Ev) -> DbError {
+    let render = |v: &Value| nestor_plan::valops::render(v, &ev.ctx.eval);
+    match e {
+        nestor_storage::StorageError::UniqueViolation {
+            table,
+            constraint,
+            columns,
+            key,
+        } => DbError::new(
+            SqlState::UniqueViolation,
+            format!("could not create unique index \"{constraint}\""),
+        )
+        .with_detail(format!(
+            "Key ({})=({}) is duplicated.",
+            columns.join(", "),
+            key.iter().map(render).collect::<Vec<_>>().join(", ")
+        ))
+        .with_table(table)
+        .with_constraint(constraint),
+        e => e.into_db(&render),
+    }
+}
+
+/// An identity column's sequence follows its type, as PostgreSQL's
+/// `ALTER SEQUENCE ... AS`: a bound that was the old type's limit becomes
+/// the new type's.
+fn retype_identity_sequence(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    pos: usize,
+    old_ty: DataType,
+    new_ty: DataType,
+) -> Result<(), DbError> {
+    let col = &def.columns[pos].name;
+    let Some(seq) = def
+        .owned_sequences
+        .iter()
+        .filter_map(|s| ctx.catalog.sequence(s))
+        .find(|s| {
+            s.owned_by
+                .as_ref()
+                .is_some_and(|(t, c)| *t == def.name && c == col)
+        })
+    else {
+        return Ok(());
+    };
+    let limits = |t: DataType| match t {
+        DataType::Int2 => (i16::MIN as i64, i16::MAX as i64),
+        DataType::Int4 => (i32::MIN as i64, i32::MAX as i64),
+        _ => (i64::MIN, i64::MAX),
+    };
+    let (old_min, old_max) = limits(old_ty);
+    let (new_min, new_max) = limits(new_ty);
+    let mut max = seq.max;
+    let mut min = seq.min;
+    if max == old_max || max > new_max {
+        max = new_max;
+    }
+    if min == old_min || min < new_min {
+        min = new_min;
+    }
+    if max == seq.max && min == seq.min {
+        return Ok(());
+    }
+    let mut next: Sequence = seq.with_owner(seq.owned_by.clone());
+    next.max = max;
+    next.min = min;
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(next)))
+}
