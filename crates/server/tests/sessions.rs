@@ -308,6 +308,30 @@ async fn lock_wait_ends_on_holders_commit() {
     assert_eq!(obs.int("SELECT v FROM t WHERE id = 1").await, 11);
 }
 
+/// ALTER COLUMN TYPE that rewrites the table waits for the transactions
+/// that wrote to it (PostgreSQL's ACCESS EXCLUSIVE lock waits for their
+/// locks), so a row inserted and committed meanwhile is converted, not
+/// left behind in the old storage.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn column_type_rewrite_waits_for_writers() {
+    let tg = Target::new("rewrite_waits").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    a.run("CREATE TABLE r (x text); INSERT INTO r VALUES ('1')")
+        .await;
+    b.run("BEGIN; INSERT INTO r VALUES ('2')").await;
+    let ha = a.spawn("ALTER TABLE r ALTER COLUMN x TYPE integer USING x::integer");
+    wait_until_blocked(&obs, a.pid, &ha).await;
+    b.run("COMMIT").await;
+    join(ha).await.unwrap();
+    assert_eq!(
+        col0(
+            &obs.run("SELECT x || ':' || pg_typeof(x) FROM r ORDER BY x")
+                .await
+        ),
+        vec![Some("1:integer".to_string()), Some("2:integer".to_string())]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lock_wait_ends_on_holders_rollback() {
     let tg = Target::new("lock_wait_rollback").await;

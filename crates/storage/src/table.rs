@@ -1281,6 +1281,30 @@ impl Table {
         }
     }
 
+    /// The transactions other than `own` still running that created or
+    /// deleted a version of a row here (a rewrite of the table waits for
+    /// them, so their rows are not left behind in the old storage).
+    pub fn running_writers(&self, own: Xid) -> Vec<Xid> {
+        let running = |x: Xid| {
+            !x.is_none() && x != own && matches!(self.mgr.state(x), Some(XidState::InProgress))
+        };
+        let mut out = Vec::new();
+        for i in 0..self.row_id_count() {
+            let Some(slot) = self.slot(RowId(i)) else {
+                break;
+            };
+            let versions = slot.versions.lock();
+            for v in versions.iter() {
+                for x in [v.xmin, v.xmax] {
+                    if running(x) && !out.contains(&x) {
+                        out.push(x);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Call `f` with the stored form of each row visible to `snap`, in row
     /// order (a checkpoint writes these bytes as they are). The row latch
     /// is released before `f` runs.

@@ -216,6 +216,9 @@ pub(super) fn alter_column_type(
         && new_ty.is_string()
         && !matches!(old_ty, DataType::Char(_))
         && !matches!(new_ty, DataType::Char(_));
+    if !keeps_form {
+        wait_for_writers(ctx, def)?;
+    }
     let mut new = if keeps_form {
         (**def).clone()
     } else {
@@ -394,4 +397,23 @@ fn retype_identity_sequence(
     next.min = min;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(next)))
+}
+
+/// Nestor has no table locks (docs/architecture.md): where PostgreSQL's
+/// ACCESS EXCLUSIVE lock would wait for the transactions that wrote to the
+/// table, a rewrite waits for them here, so their rows are in the old
+/// storage (committed, and copied) or gone (rolled back) before it is
+/// read. Writers that start afterwards plan against the new definition.
+fn wait_for_writers(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
+    let own = ctx.txn.xid();
+    loop {
+        let undos = ctx.db.txn.locks.undos();
+        let writers = def.storage.running_writers(own);
+        if writers.is_empty() {
+            return Ok(());
+        }
+        for w in writers {
+            ctx.txn.wait_for(w, undos, &ctx.wait)?;
+        }
+    }
 }
