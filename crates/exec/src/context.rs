@@ -138,7 +138,13 @@ pub(crate) struct Routines {
     /// Plan and run one statement given as a parse tree of `text`,
     /// discarding rows; its command tag.
     pub run_raw: RunRawFn,
+    /// Plan and run one query given as SQL text, collecting its rows
+    /// (REFRESH MATERIALIZED VIEW).
+    pub query_rows: QueryRowsFn,
 }
+
+/// `Routines::query_rows`.
+pub(crate) type QueryRowsFn = fn(&mut StatementCtx<'_>, &str) -> Result<Vec<Vec<Value>>, DbError>;
 
 /// `Routines::describe`.
 pub(crate) type DescribeFn =

@@ -59,6 +59,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     run_sql: statement::run_internal,
     describe: statement::describe_query,
     run_raw: statement::run_raw,
+    query_rows: statement::query_rows,
 };
 pub use database::Database;
 pub use foreign_keys::{check_deferred, named_constraints, ConstraintModes, DeferredCheck};

@@ -163,6 +163,22 @@ pub(crate) fn run_internal(
     Ok(())
 }
 
+/// Run one query given as SQL text and collect its rows
+/// (`Routines::query_rows`).
+pub(crate) fn query_rows(
+    ctx: &mut StatementCtx<'_>,
+    sql: &str,
+) -> Result<Vec<Vec<Value>>, DbError> {
+    let stmts = nestor_parser::parse_sql(sql)?;
+    let stmt = stmts
+        .first()
+        .ok_or_else(|| DbError::internal("empty internal query"))?;
+    let prepared = prepare(ctx.catalog, ctx.eval, sql, stmt, &[])?;
+    let mut rows: Vec<Vec<Value>> = Vec::new();
+    execute(ctx, &prepared, &[], &mut rows)?;
+    Ok(rows)
+}
+
 /// The output columns of a query (`Routines::describe`): 42P18-style
 /// errors for a statement that returns no rows are the caller's.
 pub(crate) fn describe_query(

@@ -222,10 +222,7 @@ pub(super) fn alter_column_type(
     let mut new = if keeps_form {
         (**def).clone()
     } else {
-        let mut rels = vec![def.storage.id];
-        rels.extend(def.indexes.iter().map(|i| i.index.id));
-        ctx.txn.ssi_write_table(&rels)?;
-        def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid())
+        super::fresh_storage(ctx, def)?
     };
     new.columns[pos].ty = new_ty;
     new.columns[pos].default = default;

@@ -106,10 +106,7 @@ pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<Co
             ));
         }
     }
-    let mut rels = vec![def.storage.id];
-    rels.extend(def.indexes.iter().map(|i| i.index.id));
-    ctx.txn.ssi_write_table(&rels)?;
-    let mut new = def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid());
+    let mut new = super::fresh_storage(ctx, &def)?;
     new.matview = Some(MatView {
         populated: !st.skip_data,
         ..mv.clone()
@@ -123,13 +120,7 @@ pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<Co
         },
     )?;
     if !st.skip_data {
-        let mut parsed = nestor_parser::parse_sql(&mv.query)?;
-        let raw = parsed
-            .pop()
-            .ok_or_else(|| DbError::internal("materialized view without a query"))?;
-        let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, &mv.query, &raw, &[])?;
-        let mut rows: Vec<Vec<nestor_types::Value>> = Vec::new();
-        crate::statement::execute(ctx, &prepared, &[], &mut rows)?;
+        let rows = (crate::ROUTINES.query_rows)(ctx, &mv.query)?;
         let target = nestor_plan::modify::copy_target(ctx.catalog, ctx.eval, &name, &[])?;
         let mut done = 0;
         crate::modify::copy_insert(ctx, &target, rows, &mut done)?;

@@ -676,11 +676,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         crate::triggers::truncate(def, nestor_catalog::TriggerTiming::Before, &mut ev)?;
     }
     for def in &defs {
-        // SERIALIZABLE: every read of the table conflicts with emptying it.
-        let mut rels = vec![def.storage.id];
-        rels.extend(def.indexes.iter().map(|i| i.index.id));
-        ctx.txn.ssi_write_table(&rels)?;
-        let new = def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid());
+        let new = fresh_storage(ctx, def)?;
         if ts.restart_seqs {
             for s in &def.owned_sequences {
                 if let Some(seq) = ctx.catalog.sequence(s) {
@@ -703,6 +699,19 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         crate::triggers::truncate(def, nestor_catalog::TriggerTiming::After, &mut ev)?;
     }
     Ok(CommandTag::Plain("TRUNCATE TABLE"))
+}
+
+/// `def` over fresh, empty storage (TRUNCATE, a table rewrite, REFRESH):
+/// under SERIALIZABLE every read of the table conflicts with emptying it.
+/// The caller puts it in place with the old storage to free at commit.
+pub(crate) fn fresh_storage(
+    ctx: &mut StatementCtx,
+    def: &nestor_catalog::TableDef,
+) -> Result<nestor_catalog::TableDef, DbError> {
+    let mut rels = vec![def.storage.id];
+    rels.extend(def.indexes.iter().map(|i| i.index.id));
+    ctx.txn.ssi_write_table(&rels)?;
+    Ok(def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid()))
 }
 
 /// LOCK TABLE. Nestor takes no table locks (its DDL does not either, see
