@@ -41,3 +41,14 @@ WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n+1 FROM t) SELECT * FROM t 
 WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n+1 FROM t) SELECT * FROM t LIMIT 10;
 WITH t AS (SELECT generate_series(1,5) AS x) SELECT a.x, b.x FROM t a JOIN t b ON a.x = b.x ORDER BY 1 LIMIT 3;
 WITH t AS (SELECT generate_series(1,3) AS x) SELECT (SELECT count(*) FROM t), x FROM t;
+-- A correlated subquery's equality on an indexed column looks the key up
+-- per outer row (a scan per row before).
+CREATE TABLE corr_t (k int PRIMARY KEY, v int);
+INSERT INTO corr_t SELECT g, g * 10 FROM generate_series(1, 2000) g;
+SELECT count((SELECT i.v FROM corr_t i WHERE i.k = o.k)),
+       sum((SELECT i.v FROM corr_t i WHERE i.k = o.k + 1)),
+       max((SELECT count(*) FROM corr_t i WHERE i.k BETWEEN o.k - 1 AND o.k + 1))
+  FROM corr_t o;
+SELECT o.k, (SELECT i.v FROM corr_t i WHERE i.k IN (o.k, o.k * 2) ORDER BY i.k DESC LIMIT 1)
+  FROM corr_t o WHERE o.k <= 3 ORDER BY 1;
+DROP TABLE corr_t;

@@ -459,6 +459,23 @@ impl Expr {
         ok
     }
 
+    /// Whether it has one value for a whole scan of a table: row
+    /// independent, or reading only the rows of enclosing queries (a
+    /// correlated subquery's scan runs once per outer row, with that row
+    /// fixed), so it can be an index key.
+    pub fn is_scan_constant(&self) -> bool {
+        let mut ok = true;
+        self.walk(&mut |e| match e {
+            Expr::Col(_) | Expr::Sub(_) | Expr::Agg(_) | Expr::Window(_) => ok = false,
+            Expr::Func(f, _) if f.is_volatile() => ok = false,
+            Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
+                ok = false
+            }
+            _ => {}
+        });
+        ok
+    }
+
     /// Whether a set-returning function is called in it (a select-list
     /// item run by `Plan::ProjectSet`).
     pub fn contains_srf(&self) -> bool {

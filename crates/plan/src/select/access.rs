@@ -326,16 +326,19 @@ pub(super) fn table_scan(
     }
 }
 
-/// `Col(c) op e` or `e op Col(c)` with `e` computable before the scan.
+/// `Col(c) op e` or `e op Col(c)` with `e` computable before the scan
+/// (constants, parameters, and the enclosing query's row in a correlated
+/// subquery: `WHERE i.unique1 = o.unique1` is an index lookup per outer
+/// row, not a scan).
 pub(super) fn col_cmp(e: &Expr) -> Option<(usize, Cmp, &Expr)> {
     if let Expr::Cmp(op, a, b) = e {
         if let Expr::Col(c) = a.as_ref() {
-            if b.is_row_independent() {
+            if b.is_scan_constant() {
                 return Some((*c, *op, b));
             }
         }
         if let Expr::Col(c) = b.as_ref() {
-            if a.is_row_independent() {
+            if a.is_scan_constant() {
                 return Some((*c, op.flip(), a));
             }
         }
