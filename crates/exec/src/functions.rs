@@ -216,9 +216,9 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             "PostgreSQL 15.0 (Nestor 0.1.0) on x86_64-pc-linux-gnu, compiled by rustc, 64-bit",
         ),
         Func::CurrentDatabase => text_val(setting(ev, "nestor.database", "postgres")),
-        Func::CurrentUser => match ev.ctx.settings.get("role") {
-            Some(r) if r != "none" && !r.is_empty() => text_val(r),
-            _ => text_val(setting(ev, "session_authorization", "postgres")),
+        Func::CurrentUser => match crate::privilege::current_role_name(ev.ctx.settings) {
+            "" => text_val("postgres"),
+            name => text_val(name),
         },
         Func::SessionUser => text_val(setting(ev, "session_authorization", "postgres")),
         Func::CurrentSchema => text_val("public"),

@@ -24,6 +24,15 @@ use crate::context::StatementCtx;
 
 pub use crate::context::RoleCtx;
 
+/// current_user's name: SET ROLE's role, else the session user ("" if
+/// neither is set).
+pub fn current_role_name(settings: &nestor_settings::Settings) -> &str {
+    match settings.get("role") {
+        Some(r) if r != "none" && !r.is_empty() => r,
+        _ => settings.get("session_authorization").unwrap_or(""),
+    }
+}
+
 /// The word PostgreSQL's messages use for an object of this kind.
 pub fn kind_word(kind: ObjKind) -> &'static str {
     match kind {

@@ -1200,6 +1200,27 @@ impl<'e> Binder<'e> {
         Ok((Expr::Func(f, vec![e]), ty))
     }
 
+    /// An aggregate's argument in the type the aggregate takes (bool_and
+    /// a boolean, string_agg text, array_agg its result's element type).
+    fn coerce_agg_arg(
+        &mut self,
+        func: AggFunc,
+        arg: Option<Expr>,
+        at: DataType,
+        ty: DataType,
+    ) -> Result<Option<Expr>, DbError> {
+        Ok(match (func, arg) {
+            (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
+                Some(self.coerce(e, at, DataType::Bool)?)
+            }
+            (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+            (AggFunc::ArrayAgg, Some(e)) => {
+                Some(self.coerce(e, at, ty.element().expect("an array"))?)
+            }
+            (_, a) => a,
+        })
+    }
+
     fn bind_boolexpr(&mut self, b: &pb::BoolExpr) -> Result<(Expr, DataType), DbError> {
         let kind = pb::BoolExprType::try_from(b.boolop).unwrap_or(pb::BoolExprType::Undefined);
         let clause = match kind {
@@ -2022,16 +2043,7 @@ impl<'e> Binder<'e> {
         let ((arg, at, delimiter), order, filter) = bound?;
         let func = refine_agg(func, at);
         let ty = agg_type(func, at, name)?;
-        let arg = match (func, arg) {
-            (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
-                Some(self.coerce(e, at, DataType::Bool)?)
-            }
-            (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
-            (AggFunc::ArrayAgg, Some(e)) => {
-                Some(self.coerce(e, at, ty.element().expect("an array"))?)
-            }
-            (_, a) => a,
-        };
+        let arg = self.coerce_agg_arg(func, arg, at, ty)?;
         let call = AggCall {
             func,
             arg,
@@ -2215,16 +2227,7 @@ impl<'e> Binder<'e> {
                 let (arg, at, delimiter) = bound?;
                 let agg = refine_agg(agg, at);
                 let ty = agg_type(agg, at, name)?;
-                let arg = match (agg, arg) {
-                    (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
-                        Some(self.coerce(e, at, DataType::Bool)?)
-                    }
-                    (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
-                    (AggFunc::ArrayAgg, Some(e)) => {
-                        Some(self.coerce(e, at, ty.element().expect("an array"))?)
-                    }
-                    (_, a) => a,
-                };
+                let arg = self.coerce_agg_arg(agg, arg, at, ty)?;
                 let mut args: Vec<Expr> = arg.into_iter().collect();
                 if let Some(d) = delimiter {
                     args.push(Expr::Const(d));

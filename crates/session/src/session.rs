@@ -250,14 +250,7 @@ impl Session {
 
     /// current_user: the SET ROLE role, else the session user.
     pub(crate) fn current_role_name(&self) -> &str {
-        match self.settings.view().get("role") {
-            Some(r) if r != "none" && !r.is_empty() => r,
-            _ => self
-                .settings
-                .view()
-                .get("session_authorization")
-                .unwrap_or(""),
-        }
+        nestor_exec::privilege::current_role_name(self.settings.view())
     }
 
     /// ParameterStatus values to send after authentication.

@@ -237,23 +237,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         }
         _ => return Some(Err(nf())),
     };
-    Some(Ok(Resolved {
-        func: ScalarFn {
-            name: NAMES
-                .iter()
-                .find(|x| **x == name)
-                .copied()
-                .unwrap_or("date_part"),
-            volatility: if volatile {
-                Volatility::Volatile
-            } else {
-                Volatility::Immutable
-            },
-            imp,
-        },
-        arg_types,
-        ret,
-    }))
+    Some(Ok(Resolved::listed(
+        NAMES, name, imp, arg_types, ret, volatile,
+    )))
 }
 
 // ---------------------------------------------------------------------

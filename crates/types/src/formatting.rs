@@ -41,7 +41,7 @@ use crate::datetime::{
     USECS_PER_DAY, USECS_PER_SEC,
 };
 use crate::datetime_fns::{iso_week, iso_year_start, to_timestamp_float, Tm};
-use crate::functions::{check_result_len, no_function, Imp, Resolved, ScalarFn, Volatility};
+use crate::functions::{check_result_len, no_function, Imp, Resolved};
 use crate::value::Value;
 
 /// Every function of this module.
@@ -87,23 +87,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         }
         _ => return Some(Err(no_function(name, args))),
     };
-    Some(Ok(Resolved {
-        func: ScalarFn {
-            name: NAMES
-                .iter()
-                .find(|x| **x == name)
-                .copied()
-                .unwrap_or("to_char"),
-            volatility: if volatile {
-                Volatility::Volatile
-            } else {
-                Volatility::Immutable
-            },
-            imp,
-        },
-        arg_types,
-        ret,
-    }))
+    Some(Ok(Resolved::listed(
+        NAMES, name, imp, arg_types, ret, volatile,
+    )))
 }
 
 fn text(s: String) -> Value {

@@ -293,6 +293,37 @@ pub struct Resolved {
     pub ret: DataType,
 }
 
+impl Resolved {
+    /// The resolution of `name` by a module whose functions are `names`
+    /// (its `resolve` is only asked for those): the listed `&'static str`
+    /// becomes the function's canonical name.
+    pub(crate) fn listed(
+        names: &[&'static str],
+        name: &str,
+        imp: Imp,
+        arg_types: Vec<DataType>,
+        ret: DataType,
+        volatile: bool,
+    ) -> Resolved {
+        Resolved {
+            func: ScalarFn {
+                name: names
+                    .iter()
+                    .find(|x| **x == name)
+                    .expect("resolve is asked for listed names only"),
+                volatility: if volatile {
+                    Volatility::Volatile
+                } else {
+                    Volatility::Immutable
+                },
+                imp,
+            },
+            arg_types,
+            ret,
+        }
+    }
+}
+
 /// The type an argument of unknown type takes at position `i` of a call of
 /// `name` with `n` arguments.
 fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {

@@ -420,17 +420,7 @@ pub(crate) fn parse(input: &str) -> Result<Json, DbError> {
 
 /// Parses JSON text and returns jsonb's canonical text.
 pub fn normalize_jsonb(input: &str) -> Result<String, DbError> {
-    let mut p = Parser {
-        s: input,
-        b: input.as_bytes(),
-        i: 0,
-        depth: 0,
-    };
-    let v = p.value().map_err(|e| *e)?;
-    p.ws();
-    if p.i < p.b.len() {
-        return Err(p.expected("end of input"));
-    }
+    let v = parse(input)?;
     let mut out = String::with_capacity(input.len());
     write_json(&mut out, &v);
     Ok(out)

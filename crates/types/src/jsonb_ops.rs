@@ -27,7 +27,7 @@ use std::sync::Arc;
 use nestor_common::DbError;
 
 use crate::datatype::DataType;
-use crate::functions::{Imp, Resolved, ScalarFn, Volatility};
+use crate::functions::{Imp, Resolved};
 use crate::json::{parse, write_json, Json};
 use crate::value::Value;
 
@@ -100,15 +100,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("jsonb_array_length", 1) => (array_length, vec![j], DataType::Int4),
         _ => return Some(Err(crate::functions::no_function(name, args))),
     };
-    Some(Ok(Resolved {
-        func: ScalarFn {
-            name: NAMES.iter().find(|x| **x == name).expect("listed"),
-            volatility: Volatility::Immutable,
-            imp,
-        },
-        arg_types: params,
-        ret,
-    }))
+    Some(Ok(Resolved::listed(NAMES, name, imp, params, ret, false)))
 }
 
 // ----- argument access ---------------------------------------------------------

@@ -24,7 +24,7 @@ use regex::{Regex, RegexBuilder};
 use crate::array::Array;
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
-use crate::functions::{Imp, Resolved, ScalarFn, Volatility};
+use crate::functions::{Imp, Resolved};
 use crate::value::Value;
 
 /// Compiled patterns cached per thread.
@@ -182,15 +182,14 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("regexp_split_to_array", 2 | 3) => (regexp_split_to_array, text_array()),
         _ => return Some(Err(crate::functions::no_function(name, args))),
     };
-    Some(Ok(Resolved {
-        func: ScalarFn {
-            name: NAMES.iter().find(|x| **x == name).expect("listed"),
-            volatility: Volatility::Immutable,
-            imp,
-        },
-        arg_types: vec![DataType::Text; n],
+    Some(Ok(Resolved::listed(
+        NAMES,
+        name,
+        imp,
+        vec![DataType::Text; n],
         ret,
-    }))
+        false,
+    )))
 }
 
 fn text_array() -> DataType {

@@ -22,7 +22,7 @@ use nestor_common::{DbError, SqlState};
 
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
-use crate::functions::{check_result_len, no_function, Imp, Resolved, ScalarFn, Volatility};
+use crate::functions::{check_result_len, no_function, Imp, Resolved};
 use crate::value::Value;
 
 /// Every function of this module.
@@ -113,23 +113,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         }
         _ => return Some(Err(no_function(name, args))),
     };
-    Some(Ok(Resolved {
-        func: ScalarFn {
-            name: NAMES
-                .iter()
-                .find(|x| **x == name)
-                .copied()
-                .unwrap_or("format"),
-            volatility: if volatile {
-                Volatility::Volatile
-            } else {
-                Volatility::Immutable
-            },
-            imp,
-        },
-        arg_types,
-        ret,
-    }))
+    Some(Ok(Resolved::listed(
+        NAMES, name, imp, arg_types, ret, volatile,
+    )))
 }
 
 fn text(s: String) -> Value {

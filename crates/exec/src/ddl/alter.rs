@@ -119,7 +119,7 @@ fn alter_cmd(
             let pos = existing_column(def, &cmd.name)?;
             let mut new = (**def).clone();
             new.columns[pos].not_null = sub == A::AtSetNotNull;
-            put(ctx, new)
+            super::put_table(ctx, new)
         }
         A::AtColumnDefault => {
             let pos = existing_column(def, &cmd.name)?;
@@ -131,7 +131,7 @@ fn alter_cmd(
                 }
                 None => new.columns[pos].default = None,
             }
-            put(ctx, new)
+            super::put_table(ctx, new)
         }
         // Storage parameters (fillfactor, ...) have nothing to tune in
         // memory; accepted as PostgreSQL accepts them.
@@ -156,11 +156,11 @@ fn drop_constraint(
     let mut new = (**def).clone();
     if let Some(k) = new.foreign_keys.iter().position(|f| f.name == *name) {
         new.foreign_keys.remove(k);
-        return put(ctx, new);
+        return super::put_table(ctx, new);
     }
     if let Some(k) = new.checks.iter().position(|c| c.name == *name) {
         new.checks.remove(k);
-        return put(ctx, new);
+        return super::put_table(ctx, new);
     }
     if let Some(k) = new
         .indexes
@@ -227,12 +227,12 @@ fn drop_constraint(
                 let cur = ctx.catalog.table(&child.name).unwrap_or(child);
                 let mut c = (*cur).clone();
                 c.foreign_keys.retain(|f| f.name != fk.name);
-                put(ctx, c)?;
+                super::put_table(ctx, c)?;
             }
         }
         new.indexes.remove(k);
         def.storage.drop_index(idx.oid);
-        return put(ctx, new);
+        return super::put_table(ctx, new);
     }
     if cmd.missing_ok {
         notice(
@@ -318,18 +318,7 @@ fn add_identity(
     });
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(seq)))?;
-    put(ctx, new)
-}
-
-pub(super) fn put(ctx: &mut StatementCtx, new: TableDef) -> Result<(), DbError> {
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(new),
-            old_storage: None,
-        },
-    )
+    super::put_table(ctx, new)
 }
 
 pub(super) fn existing_column(def: &TableDef, name: &str) -> Result<usize, DbError> {
@@ -409,7 +398,7 @@ fn add_column(
     let mut new = (**def).clone();
     new.columns.push(col);
     new.checks = bind_checks(ctx, text, &new, checks)?;
-    put(ctx, new)
+    super::put_table(ctx, new)
 }
 
 fn drop_column(
@@ -444,7 +433,7 @@ fn drop_column(
     for g in gone {
         def.storage.drop_index(g.oid);
     }
-    put(ctx, new)
+    super::put_table(ctx, new)
 }
 
 fn add_constraint(
@@ -478,7 +467,7 @@ fn add_constraint(
         crate::foreign_keys::validate(&cur, &fk, &mut ev)?;
         let mut new = (*cur).clone();
         new.foreign_keys.push(fk);
-        put(ctx, new)?;
+        super::put_table(ctx, new)?;
     }
     let current = |ctx: &StatementCtx| ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
     for pi in idx {
@@ -488,7 +477,7 @@ fn add_constraint(
         let mut new = (*current(ctx)).clone();
         new.checks = bind_checks(ctx, text, &new, checks)?;
         verify_checks(ctx, &new)?;
-        put(ctx, new)?;
+        super::put_table(ctx, new)?;
     }
     Ok(())
 }

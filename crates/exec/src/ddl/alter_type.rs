@@ -43,7 +43,7 @@ use nestor_plan::ir::Expr;
 use nestor_types::cast::{coercion, Coercion};
 use nestor_types::{DataType, Value};
 
-use super::alter::{existing_column, put};
+use super::alter::existing_column;
 use crate::context::{Ev, StatementCtx};
 use crate::executor::eval::{truthy, Eval};
 use crate::pg_catalog::quote_ident;
@@ -248,7 +248,7 @@ pub(super) fn alter_column_type(
             let row = crate::executor::scan_row(tuple, def);
             transform.eval(&row, &mut ev)?;
         }
-        return put(ctx, (*new).clone());
+        return super::put_table(ctx, (*new).clone());
     }
     ctx.catalog.apply(
         ctx.txn,

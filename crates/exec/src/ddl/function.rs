@@ -190,14 +190,7 @@ fn drop_dependent_triggers(
     for t in users {
         let mut def = (*t).clone();
         def.triggers.retain(|g| g.function != f.oid);
-        ctx.catalog.apply(
-            ctx.txn,
-            &ctx.db.store,
-            Change::PutTable {
-                def: Arc::new(def),
-                old_storage: None,
-            },
-        )?;
+        super::put_table(ctx, def)?;
     }
     Ok(())
 }

@@ -54,14 +54,7 @@ pub(crate) fn mark(
         rule_oid: ctx.catalog.alloc_oid(),
         depends_on,
     });
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(new),
-            old_storage: None,
-        },
-    )
+    super::put_table(ctx, new)
 }
 
 /// REFRESH MATERIALIZED VIEW [CONCURRENTLY] name [WITH [NO] DATA].

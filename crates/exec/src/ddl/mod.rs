@@ -249,14 +249,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                 let cur = ctx.catalog.table(&child.name).unwrap_or(child);
                 let mut new = (*cur).clone();
                 new.foreign_keys.retain(|f| f.name != fk.name);
-                ctx.catalog.apply(
-                    ctx.txn,
-                    &ctx.db.store,
-                    Change::PutTable {
-                        def: Arc::new(new),
-                        old_storage: None,
-                    },
-                )?;
+                put_table(ctx, new)?;
             }
         }
     }
@@ -332,14 +325,7 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let mut new = (*table).clone();
     new.indexes.retain(|i| i.name != name);
     table.storage.drop_index(idx.oid);
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(new),
-            old_storage: None,
-        },
-    )
+    put_table(ctx, new)
 }
 
 fn drop_sequence(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
@@ -514,14 +500,7 @@ pub(crate) fn alter_sequence(
         if let Some(t) = ctx.catalog.table(old_table) {
             let mut def = (*t).clone();
             def.owned_sequences.retain(|s| *s != name);
-            ctx.catalog.apply(
-                ctx.txn,
-                &ctx.db.store,
-                Change::PutTable {
-                    def: Arc::new(def),
-                    old_storage: None,
-                },
-            )?;
+            put_table(ctx, def)?;
         }
     }
     if let Some((table, _)) = &owner {
@@ -531,14 +510,7 @@ pub(crate) fn alter_sequence(
             .ok_or_else(|| undefined_table(table))?;
         let mut def = (*t).clone();
         def.owned_sequences.push(name.clone());
-        ctx.catalog.apply(
-            ctx.txn,
-            &ctx.db.store,
-            Change::PutTable {
-                def: Arc::new(def),
-                old_storage: None,
-            },
-        )?;
+        put_table(ctx, def)?;
     }
     ctx.catalog.apply(
         ctx.txn,
@@ -699,6 +671,21 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         crate::triggers::truncate(def, nestor_catalog::TriggerTiming::After, &mut ev)?;
     }
     Ok(CommandTag::Plain("TRUNCATE TABLE"))
+}
+
+/// Put a changed definition of a table in place (same storage).
+pub(crate) fn put_table(
+    ctx: &mut StatementCtx,
+    def: nestor_catalog::TableDef,
+) -> Result<(), DbError> {
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::PutTable {
+            def: Arc::new(def),
+            old_storage: None,
+        },
+    )
 }
 
 /// `def` over fresh, empty storage (TRUNCATE, a table rewrite, REFRESH):

@@ -167,17 +167,6 @@ fn relation_exists(name: &str) -> DbError {
     )
 }
 
-fn put(ctx: &mut StatementCtx, def: TableDef) -> Result<(), DbError> {
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(def),
-            old_storage: None,
-        },
-    )
-}
-
 /// The sequences owned by `table` (by name), with `f` applied to their
 /// OWNED BY (table, column), put back.
 fn update_owned_sequences(
@@ -259,7 +248,7 @@ fn rename_sequence(ctx: &mut StatementCtx, seq: &Arc<Sequence>, to: &str) -> Res
         for s in def.owned_sequences.iter_mut().filter(|s| **s == from) {
             *s = to.to_string();
         }
-        put(ctx, def)?;
+        super::put_table(ctx, def)?;
     }
     super::view::rename_in_views(ctx, seq.oid, &from, to)?;
     super::view::revalidate_views_on(ctx, seq.oid, &format!("sequence {from}"))
@@ -327,7 +316,7 @@ fn rename_index(
     for i in new.indexes.iter_mut().filter(|i| i.name == index) {
         i.name = to.to_string();
     }
-    put(ctx, new)
+    super::put_table(ctx, new)
 }
 
 /// Names PostgreSQL reserves for system columns.
@@ -373,7 +362,7 @@ fn rename_column(
             t.when = Some(nestor_parser::rename_identifier(w, from, to)?);
         }
     }
-    put(ctx, new)?;
+    super::put_table(ctx, new)?;
     update_owned_sequences(ctx, &def.name, |o| {
         if o.1 == from {
             o.1 = to.to_string();
@@ -433,7 +422,7 @@ fn rename_constraint(
     {
         i.name = to.to_string();
     }
-    put(ctx, new)
+    super::put_table(ctx, new)
 }
 
 fn rename_trigger(
@@ -464,5 +453,5 @@ fn rename_trigger(
     for t in new.triggers.iter_mut().filter(|t| t.name == from) {
         t.name = to.to_string();
     }
-    put(ctx, new)
+    super::put_table(ctx, new)
 }

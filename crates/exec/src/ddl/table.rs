@@ -85,14 +85,7 @@ pub fn create_table(
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
     }
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(def),
-            old_storage: None,
-        },
-    )?;
+    super::put_table(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TABLE"))
 }
 
@@ -806,14 +799,7 @@ pub(super) fn add_index(
             e => e.into_db(&|v| nestor_plan::valops::render(v, &ctx.eval)),
         })?;
     new.indexes.push(idx);
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(new),
-            old_storage: None,
-        },
-    )
+    super::put_table(ctx, new)
 }
 
 /// Columns every stored row has (columns added later are padded on read).

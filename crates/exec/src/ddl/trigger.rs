@@ -9,9 +9,8 @@
 //! that fires it, crate::triggers).
 
 use std::cell::Cell;
-use std::sync::Arc;
 
-use nestor_catalog::{Change, Returns, TriggerDef, TriggerTiming};
+use nestor_catalog::{Returns, TriggerDef, TriggerTiming};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
@@ -178,14 +177,7 @@ pub fn create_trigger(
     new.triggers.retain(|t| t.name != trigger.name);
     new.triggers.push(trigger);
     new.triggers.sort_by(|a, b| a.name.cmp(&b.name));
-    ctx.catalog.apply(
-        ctx.txn,
-        &ctx.db.store,
-        Change::PutTable {
-            def: Arc::new(new),
-            old_storage: None,
-        },
-    )?;
+    super::put_table(ctx, new)?;
     Ok(CommandTag::Plain("CREATE TRIGGER"))
 }
 
@@ -313,14 +305,7 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
         }
         let mut new = (*table).clone();
         new.triggers.retain(|t| &t.name != name);
-        ctx.catalog.apply(
-            ctx.txn,
-            &ctx.db.store,
-            Change::PutTable {
-                def: Arc::new(new),
-                old_storage: None,
-            },
-        )?;
+        super::put_table(ctx, new)?;
     }
     Ok(CommandTag::Plain("DROP TRIGGER"))
 }

@@ -348,23 +348,17 @@ pub(super) fn run_grouping_sets(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    let mut rows: Vec<Row> = Vec::new();
     let mut held = 0;
-    let r = run(input, ev, param, &mut |ev, row| {
-        let bytes = entry_bytes(&row);
-        ev.mem.charge(bytes, "grouping sets input")?;
-        held += bytes;
-        rows.push(row);
-        Ok(true)
-    })
-    .and_then(|_| {
-        for set in sets {
-            if !aggregate_set(&rows, (group, set), aggs, ev, emit)? {
-                return Ok(false);
+    let r = super::collect_charged(input, ev, param, "grouping sets input", &mut held).and_then(
+        |rows| {
+            for set in sets {
+                if !aggregate_set(&rows, (group, set), aggs, ev, emit)? {
+                    return Ok(false);
+                }
             }
-        }
-        Ok(true)
-    });
+            Ok(true)
+        },
+    );
     ev.mem.release(held);
     r
 }

@@ -248,21 +248,56 @@ fn run_distinct(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    first_per_key(input, ev, param, emit, "DISTINCT", &mut |row, _| {
+        Ok(distinct_key(row))
+    })
+}
+
+/// The rows of `input` whose `key` was not seen before, in input order
+/// (DISTINCT, DISTINCT ON); the keys seen are charged as `what`.
+pub(super) fn first_per_key(
+    input: &Plan,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+    what: &str,
+    key: &mut dyn FnMut(&Row, &mut Ev) -> Result<Row, DbError>,
+) -> Result<bool, DbError> {
     let mut seen: HashSet<Row> = HashSet::new();
     let mut held = 0;
     let r = run(input, ev, param, &mut |ev, row| {
-        let key = distinct_key(&row);
+        let key = key(&row, ev)?;
         if seen.contains(&key) {
             return Ok(true);
         }
         let bytes = entry_bytes(&key);
-        ev.mem.charge(bytes, "DISTINCT")?;
+        ev.mem.charge(bytes, what)?;
         held += bytes;
         seen.insert(key);
         emit(ev, row)
     });
     ev.mem.release(held);
     r
+}
+
+/// Every row of `input`, each charged to working memory as `what`; `held`
+/// counts the bytes charged (the caller releases them, also on error).
+pub(super) fn collect_charged(
+    input: &Plan,
+    ev: &mut Ev,
+    param: &[Value],
+    what: &str,
+    held: &mut usize,
+) -> Result<Vec<Row>, DbError> {
+    let mut rows: Vec<Row> = Vec::new();
+    run(input, ev, param, &mut |ev, row| {
+        let bytes = entry_bytes(&row);
+        ev.mem.charge(bytes, what)?;
+        *held += bytes;
+        rows.push(row);
+        Ok(true)
+    })?;
+    Ok(rows)
 }
 
 fn emit_all(

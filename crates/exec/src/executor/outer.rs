@@ -19,8 +19,6 @@
 //! runs. DISTINCT ON keeps the first row of each key in input order (the
 //! planner sorts the input by ORDER BY first).
 
-use std::collections::HashSet;
-
 use nestor_common::DbError;
 use nestor_plan::ir::{Expr, JoinKind, Plan};
 use nestor_types::Value;
@@ -142,23 +140,11 @@ pub(super) fn distinct_on(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    let mut seen: HashSet<Row> = HashSet::new();
-    let mut held = 0;
-    let r = run(input, ev, param, &mut |ev, row| {
+    super::first_per_key(input, ev, param, emit, "DISTINCT ON", &mut |row, ev| {
         let mut key = Vec::with_capacity(keys.len());
         for k in keys {
-            key.push(k.eval(&row, ev)?);
+            key.push(k.eval(row, ev)?);
         }
-        let key = super::distinct_key(&key);
-        if seen.contains(&key) {
-            return Ok(true);
-        }
-        let bytes = entry_bytes(&key);
-        ev.mem.charge(bytes, "DISTINCT ON")?;
-        held += bytes;
-        seen.insert(key);
-        emit(ev, row)
-    });
-    ev.mem.release(held);
-    r
+        Ok(super::distinct_key(&key))
+    })
 }

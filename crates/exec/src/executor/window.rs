@@ -28,7 +28,7 @@ use nestor_types::Value;
 
 use super::aggregate::{acc_add, acc_finish, acc_new};
 use super::eval::Eval;
-use super::{emit_all, run, Emit, Row};
+use super::{emit_all, Emit, Row};
 use crate::context::Ev;
 use crate::workmem::entry_bytes;
 
@@ -39,16 +39,9 @@ pub(super) fn run_window(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    let mut rows: Vec<Row> = Vec::new();
     let mut held = 0;
-    let r = run(input, ev, param, &mut |ev, row| {
-        let bytes = entry_bytes(&row);
-        ev.mem.charge(bytes, "window")?;
-        held += bytes;
-        rows.push(row);
-        Ok(true)
-    });
-    let r = r.and_then(|_| compute(rows, calls, ev, &mut held));
+    let r = super::collect_charged(input, ev, param, "window", &mut held)
+        .and_then(|rows| compute(rows, calls, ev, &mut held));
     let r = match r {
         Ok(rows) => emit_all(rows.into_iter(), ev, emit),
         Err(e) => Err(e),
