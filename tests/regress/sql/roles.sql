@@ -90,3 +90,11 @@ SELECT count(*) FROM pg_auth_members WHERE roleid NOT IN (SELECT oid FROM pg_rol
 DROP ROLE readers, app, admin_role, ops, nopw, withpw;
 SELECT count(*) FROM pg_roles
  WHERE rolname IN ('readers', 'app', 'admin_role', 'ops', 'nopw', 'withpw', 'staff', 'legacy');
+
+-- the current role's attributes count, not the session user's
+CREATE ROLE regress_plain LOGIN;
+SET ROLE regress_plain;
+CREATE ROLE nope;
+DROP ROLE regress_plain;
+RESET ROLE;
+DROP ROLE regress_plain;

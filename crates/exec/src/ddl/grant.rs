@@ -239,17 +239,7 @@ fn grantees(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<u32>, DbError>
         };
         let oid = match pb::RoleSpecType::try_from(rs.roletype) {
             Ok(pb::RoleSpecType::RolespecPublic) => 0,
-            Ok(pb::RoleSpecType::RolespecCstring) => ctx
-                .catalog
-                .role(&rs.rolename)
-                .map(|r| r.oid.0)
-                .ok_or_else(|| {
-                    DbError::new(
-                        SqlState::UndefinedObject,
-                        format!("role \"{}\" does not exist", rs.rolename),
-                    )
-                })?,
-            _ => ctx.role.oid.0,
+            _ => super::role::resolve(ctx, rs)?.oid.0,
         };
         out.push(oid);
     }
@@ -509,19 +499,7 @@ pub(crate) fn change_owner(
     name: &str,
     spec: &pb::RoleSpec,
 ) -> Result<(), DbError> {
-    let new = match pb::RoleSpecType::try_from(spec.roletype) {
-        Ok(pb::RoleSpecType::RolespecCstring) => {
-            ctx.catalog.role(&spec.rolename).ok_or_else(|| {
-                DbError::new(
-                    SqlState::UndefinedObject,
-                    format!("role \"{}\" does not exist", spec.rolename),
-                )
-            })?
-        }
-        _ => ctx.catalog.role_by_oid(ctx.role.oid).ok_or_else(|| {
-            DbError::new(SqlState::UndefinedObject, "current role does not exist")
-        })?,
-    };
+    let new = super::role::resolve(ctx, spec)?;
     if !ctx.role.superuser {
         privilege::require_owner(ctx, kind, oid, word, name)?;
         if !ctx.catalog.is_member_of(ctx.role.oid, new.oid) {

@@ -525,16 +525,8 @@ pub(crate) fn alter_sequence(
 /// changes nothing, to another existing role is 0A000, to a missing one
 /// 42704.
 pub(crate) fn check_new_owner(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result<(), DbError> {
-    let name = match pb::RoleSpecType::try_from(spec.roletype) {
-        Ok(pb::RoleSpecType::RolespecCstring) => spec.rolename.as_str(),
-        _ => ctx.settings.get("session_authorization").unwrap_or(""),
-    };
-    let role = ctx.catalog.role(name).ok_or_else(|| {
-        DbError::new(
-            SqlState::UndefinedObject,
-            format!("role \"{name}\" does not exist"),
-        )
-    })?;
+    let role = role::resolve(ctx, spec)?;
+    let name = &role.name;
     if role.oid.0 != nestor_catalog::BOOTSTRAP_SUPERUSER_OID {
         return Err(DbError::unsupported(format!(
             "OWNER TO a role other than the bootstrap superuser (\"{name}\") for databases and languages"

@@ -34,9 +34,13 @@ use super::notice;
 use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
-/// The role running the statement.
+/// The role running the statement (current_user: SET ROLE's role, else
+/// the session user), whose attributes PostgreSQL checks.
 fn current_role(ctx: &StatementCtx) -> Result<Arc<RoleDef>, DbError> {
-    let name = ctx.settings.get("session_authorization").unwrap_or("");
+    named_role(ctx, crate::privilege::current_role_name(ctx.settings))
+}
+
+fn named_role(ctx: &StatementCtx, name: &str) -> Result<Arc<RoleDef>, DbError> {
     ctx.catalog.role(name).ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedObject,
@@ -57,17 +61,18 @@ fn denied(message: &str) -> DbError {
 }
 
 /// The role a RoleSpec names (CURRENT_USER and friends resolved).
-fn resolve(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result<Arc<RoleDef>, DbError> {
+pub(crate) fn resolve(ctx: &StatementCtx, spec: &pb::RoleSpec) -> Result<Arc<RoleDef>, DbError> {
     match pb::RoleSpecType::try_from(spec.roletype) {
         Ok(pb::RoleSpecType::RolespecCstring) => ctx
             .catalog
             .role(&spec.rolename)
             .ok_or_else(|| undefined_role(&spec.rolename)),
-        Ok(
-            pb::RoleSpecType::RolespecCurrentUser
-            | pb::RoleSpecType::RolespecCurrentRole
-            | pb::RoleSpecType::RolespecSessionUser,
-        ) => current_role(ctx),
+        Ok(pb::RoleSpecType::RolespecCurrentUser | pb::RoleSpecType::RolespecCurrentRole) => {
+            current_role(ctx)
+        }
+        Ok(pb::RoleSpecType::RolespecSessionUser) => {
+            named_role(ctx, ctx.settings.get("session_authorization").unwrap_or(""))
+        }
         _ => Err(DbError::new(
             SqlState::UndefinedObject,
             "role \"public\" does not exist",
