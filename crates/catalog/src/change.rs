@@ -1,7 +1,8 @@
 //! Schema changes: how one is applied, undone, committed and logged.
 //!
-//! A [`Change`] is applied to the catalog state at once (other sessions see
-//! it immediately: there are no table locks yet) and leaves a
+//! A [`Change`] is applied to the catalog state at once (the relation lock
+//! the statement holds keeps other sessions from using it before commit)
+//! and leaves a
 //! [`CatalogUndo`] in the transaction's undo log:
 //!
 //! ```text

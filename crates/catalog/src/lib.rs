@@ -17,9 +17,11 @@
 //!
 //! Changes are transactional through the transaction's undo log (see
 //! [`change`]): ROLLBACK and ROLLBACK TO swap the previous definitions back.
-//! The catalog itself is not versioned by snapshot: other sessions see a
-//! change as soon as it is made (PostgreSQL would block them on the table's
-//! lock until commit; there are no table locks yet).
+//! The catalog itself is not versioned by snapshot: a change is in place as
+//! soon as it is made. Other sessions do not use it before it commits
+//! because the statement that made it holds the relation's lock (taken by
+//! the executor, `exec/src/relation_lock.rs`); only the catalog views show
+//! it early.
 //!
 //! Durability: each change's redo is a typed [`record::CatalogRecord`]
 //! describing its result; recovery installs records with [`Catalog::replay`]
@@ -53,7 +55,7 @@
 //! beside the namespaces and change the same way.
 //!
 //! Left out: schemas other than `public` and the temporary ones (and
-//! qualified names in them), table locks, dependency tracking beyond serial
+//! qualified names in them), dependency tracking beyond serial
 //! sequences owned by their column.
 
 #![forbid(unsafe_code)]

@@ -68,6 +68,13 @@ pub const DEADLOCK_TIMEOUT_MS_DEFAULT: u64 = 1_000;
 /// How often a blocked waiter re-checks its cancel flag and deadline.
 pub const LOCK_WAIT_POLL_MS: u64 = 10;
 
+/// How many times one execution re-plans a statement whose relations
+/// changed while it waited for their locks (each time, another
+/// transaction's schema change committed or rolled back meanwhile) before
+/// it runs the plan it has: its relations are locked by then, so only a
+/// stream of unrelated schema changes can get this far.
+pub const REPLAN_AFTER_LOCK_MAX: u32 = 16;
+
 // ----- the wire protocol ------------------------------------------------------
 
 /// Largest frontend message body PostgreSQL accepts for messages that carry

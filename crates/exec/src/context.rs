@@ -172,6 +172,19 @@ pub struct ColumnDesc {
 /// Receives result rows as they are produced.
 pub trait RowSink {
     fn row(&mut self, row: Vec<Value>) -> Result<(), DbError>;
+
+    /// The statement was planned again before it produced any row (a
+    /// concurrent schema change committed or rolled back while it waited
+    /// for its locks) and now returns `columns`. A sink that has already
+    /// told the client the old columns refuses, as PostgreSQL refuses to
+    /// run a prepared statement whose result changed.
+    fn columns_changed(&mut self, columns: &[ColumnDesc]) -> Result<(), DbError> {
+        let _ = columns;
+        Err(DbError::new(
+            nestor_common::SqlState::FeatureNotSupported,
+            "cached plan must not change result type",
+        ))
+    }
 }
 
 impl RowSink for Vec<Vec<Value>> {

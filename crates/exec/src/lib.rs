@@ -39,6 +39,7 @@ pub mod pg_catalog;
 mod plpgsql;
 pub mod privilege;
 pub mod registry;
+mod relation_lock;
 pub mod replication;
 pub mod statement;
 mod sysviews;

@@ -723,8 +723,15 @@ pub fn copy_insert(
     rows: Vec<Vec<Value>>,
     done: &mut u64,
 ) -> Result<u64, DbError> {
-    let mut ev = Ev::new(ctx, &[]);
     let t = &target.table;
+    crate::relation_lock::lock(
+        ctx,
+        t.oid.0,
+        nestor_txn::TableLockMode::RowExclusive,
+        nestor_txn::WaitPolicy::Block,
+        &t.name,
+    )?;
+    let mut ev = Ev::new(ctx, &[]);
     if !t.triggers.is_empty() {
         return Err(DbError::unsupported("COPY FROM into a table with triggers"));
     }

@@ -234,6 +234,7 @@ impl SessionShared {
             Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
             Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
             Some(LockKey::Advisory { .. }) => return pair("Lock", "advisory"),
+            Some(LockKey::Relation(_)) => return pair("Lock", "relation"),
             None => {}
         }
         match a.wait_event {

@@ -216,7 +216,21 @@ pub fn execute(
     params: &[Value],
     sink: &mut dyn RowSink,
 ) -> Result<CommandTag, DbError> {
-    let (plan, perms) = current_plan(ctx, prepared)?;
+    let (mut plan, mut perms, mut made_at) = current_plan(ctx, prepared, sink)?;
+    // Lock what the plan uses; a plan made before a concurrent schema
+    // change committed (or rolled back) is made again, and its relations
+    // locked (see crate::relation_lock).
+    let mut waited = false;
+    for _ in 0..nestor_common::limits::REPLAN_AFTER_LOCK_MAX {
+        waited |= crate::relation_lock::lock_plan(ctx, &plan, &perms)?;
+        if ctx.catalog.version() == made_at {
+            break;
+        }
+        (plan, perms, made_at) = current_plan(ctx, prepared, sink)?;
+    }
+    if waited {
+        crate::relation_lock::refresh_snapshot(ctx);
+    }
     if !ctx.role.superuser && !perms.is_empty() {
         let key = (ctx.catalog.version(), ctx.role.oid.0);
         if *prepared.perms_passed.lock() != key {
@@ -230,27 +244,35 @@ pub fn execute(
     }
 }
 
-type PlanAndPerms = (Arc<PlannedStmt>, Arc<[Perm]>);
+/// A plan, its privilege list and the catalog version it was made at.
+type PlanAndPerms = (Arc<PlannedStmt>, Arc<[Perm]>, u64);
 
-fn current_plan(ctx: &StatementCtx, p: &Prepared) -> Result<PlanAndPerms, DbError> {
+/// The plan for the current catalog version, made again if the catalog
+/// moved. A plan whose result columns changed is handed to `sink` (which
+/// may refuse) and not kept: the statement's described columns stay what
+/// they were.
+fn current_plan(
+    ctx: &StatementCtx,
+    p: &Prepared,
+    sink: &mut dyn RowSink,
+) -> Result<PlanAndPerms, DbError> {
     let version = ctx.catalog.version();
     {
         let cur = p.current.read();
         if cur.0 == version || matches!(cur.1.as_ref(), PlannedStmt::Ddl) {
-            return Ok((cur.1.clone(), cur.2.clone()));
+            return Ok((cur.1.clone(), cur.2.clone(), version));
         }
     }
     let planned = plan_statement(ctx.catalog, ctx.eval, &p.text, &p.stmt, &p.param_types)?;
-    if planned.columns.as_deref().map(describe) != p.columns {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "cached plan must not change result type",
-        ));
-    }
+    let columns = planned.columns.as_deref().map(describe);
     let plan = Arc::new(planned.stmt);
     let perms: Arc<[Perm]> = planned.perms.into();
-    *p.current.write() = (version, plan.clone(), perms.clone());
-    Ok((plan, perms))
+    if columns != p.columns {
+        sink.columns_changed(columns.as_deref().unwrap_or_default())?;
+    } else {
+        *p.current.write() = (version, plan.clone(), perms.clone());
+    }
+    Ok((plan, perms, version))
 }
 
 fn read_only_check(ev: &Ev, what: &str) -> Result<(), DbError> {
@@ -281,7 +303,7 @@ fn execute_planned(
                     LockMode::KeyShare => "SELECT FOR KEY SHARE",
                     LockMode::Share => "SELECT FOR SHARE",
                     LockMode::NoKeyUpdate => "SELECT FOR NO KEY UPDATE",
-                    LockMode::Update => "SELECT FOR UPDATE",
+                    LockMode::Update | LockMode::Table(_) => "SELECT FOR UPDATE",
                 };
                 read_only_check(ev, what)?;
             }
@@ -476,11 +498,19 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         return Err(read_only_error(what));
     }
     let text = p.text.clone();
+    // Privileges first, as PostgreSQL checks them before it waits for
+    // the lock: a role that may not change the table does not queue.
     if !ctx.role.superuser {
         crate::ddl::check_ddl(ctx, n, &text)?;
     }
+    crate::relation_lock::lock_ddl_targets(ctx, n)?;
     let before = crate::ddl::created_objects(ctx, n);
     let tag = run_ddl(ctx, n, &text)?;
+    let created: Vec<_> = crate::ddl::created_objects(ctx, n)
+        .into_iter()
+        .filter(|o| !before.contains(o))
+        .collect();
+    crate::relation_lock::lock_created(ctx, &created)?;
     crate::ddl::record_owner(ctx, n, &before)?;
     Ok(tag)
 }

@@ -654,6 +654,156 @@ async fn isolation_tester_sees_who_blocks_whom() {
 }
 
 // ---------------------------------------------------------------------------
+// Relation locks
+
+/// DDL waits for the transactions that used the table, and statements that
+/// come after a waiting DDL queue behind it (PostgreSQL's lock queue);
+/// when the DDL commits they see the new definition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ddl_waits_for_readers_and_later_readers_wait_for_ddl() {
+    let tg = Target::new("rel_ddl_waits").await;
+    let (a, b, c, obs) = (
+        tg.session().await,
+        tg.session().await,
+        tg.session().await,
+        tg.session().await,
+    );
+    table_t(&a, 2).await;
+    a.run("BEGIN; SELECT count(*) FROM t").await;
+    let hb = b.spawn("ALTER TABLE t ADD COLUMN w integer DEFAULT 7");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    assert_eq!(
+        obs.one(&format!(
+            "SELECT wait_event FROM pg_stat_activity WHERE pid = {}",
+            b.pid
+        ))
+        .await,
+        Some("relation".to_owned())
+    );
+    let hc = c.spawn("SELECT * FROM t ORDER BY id");
+    wait_until_blocked(&obs, c.pid, &hc).await;
+    // The reader that got in first is not held back by the queue.
+    assert_eq!(a.int("SELECT count(*) FROM t").await, 2);
+    a.run("COMMIT").await;
+    join(hb).await.unwrap();
+    // Planned before the ALTER ran, run after it committed: the new column.
+    let rows = join(hc).await.unwrap();
+    let last: Vec<Option<String>> = rows
+        .iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => Some(r.get(2).map(str::to_owned)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(last, vec![Some("7".to_owned()), Some("7".to_owned())]);
+}
+
+/// Another session's uncommitted schema change is never used: a statement
+/// waits for it and then runs on what was committed, here the definition
+/// from before a rolled-back ALTER TABLE (the result's columns included).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_ddl_is_waited_for_and_rollback_restores_the_columns() {
+    let tg = Target::new("rel_ddl_rollback").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("BEGIN; ALTER TABLE t ADD COLUMN w integer DEFAULT 7")
+        .await;
+    let hb = b.spawn("SELECT * FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK").await;
+    let rows = join(hb).await.unwrap();
+    let widths: Vec<usize> = rows
+        .iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => Some(r.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(widths, vec![2], "id and v only: {rows:?}");
+    // TRUNCATE and a new row committed while a reader waited: READ
+    // COMMITTED reads after the lock, so it sees the new row.
+    a.run("BEGIN; TRUNCATE t; INSERT INTO t VALUES (9, 9)")
+        .await;
+    let hb = b.spawn("SELECT id || ':' || v FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    assert_eq!(col0(&join(hb).await.unwrap()), vec![Some("9:9".to_owned())]);
+}
+
+/// LOCK TABLE in each of PostgreSQL's eight modes against each other,
+/// with NOWAIT: granted exactly when PostgreSQL's conflict table says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_table_modes_conflict_as_in_postgresql() {
+    const MODES: [&str; 8] = [
+        "ACCESS SHARE",
+        "ROW SHARE",
+        "ROW EXCLUSIVE",
+        "SHARE UPDATE EXCLUSIVE",
+        "SHARE",
+        "SHARE ROW EXCLUSIVE",
+        "EXCLUSIVE",
+        "ACCESS EXCLUSIVE",
+    ];
+    // PostgreSQL's documentation, table 13.2 (X: conflicts).
+    const CONFLICTS: [&str; 8] = [
+        ".......X", "......XX", "....XXXX", "...XXXXX", "..XX.XXX", "..XXXXXX", ".XXXXXXX",
+        "XXXXXXXX",
+    ];
+    let tg = Target::new("rel_lock_modes").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    for (i, held) in MODES.iter().enumerate() {
+        a.run(&format!("BEGIN; LOCK TABLE t IN {held} MODE")).await;
+        for (j, asked) in MODES.iter().enumerate() {
+            b.run("BEGIN").await;
+            let r = b
+                .try_run(&format!("LOCK TABLE t IN {asked} MODE NOWAIT"))
+                .await;
+            if CONFLICTS[i].as_bytes()[j] == b'X' {
+                assert_error(&r, "55P03", "could not obtain lock on relation \"t\"");
+            } else {
+                assert!(r.is_ok(), "{asked} next to {held}: {r:?}");
+            }
+            b.run("ROLLBACK").await;
+        }
+        a.run("COMMIT").await;
+    }
+    // One session never conflicts with itself.
+    a.run("BEGIN; LOCK TABLE t IN SHARE MODE; LOCK TABLE t IN ROW EXCLUSIVE MODE; COMMIT")
+        .await;
+    assert_error(
+        &a.try_run("LOCK TABLE t").await,
+        "25P01",
+        "LOCK TABLE can only be used in transaction blocks",
+    );
+}
+
+/// Two sessions that share a table and both ask for ACCESS EXCLUSIVE:
+/// the one that closes the cycle fails at once with 40P01 (PostgreSQL's
+/// early check), and its failed transaction releases its locks, so the
+/// other proceeds before the ROLLBACK.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lock_upgrade_deadlock_fails_the_upgrader_and_releases_its_locks() {
+    let tg = Target::new("rel_upgrade_deadlock").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("SET deadlock_timeout = '60s'").await;
+    b.run("SET deadlock_timeout = '60s'").await;
+    a.run("BEGIN; SELECT count(*) FROM t").await;
+    b.run("BEGIN; SELECT count(*) FROM t").await;
+    let ha = a.spawn("LOCK TABLE t IN ACCESS EXCLUSIVE MODE");
+    wait_until_blocked(&obs, a.pid, &ha).await;
+    assert_error(
+        &b.try_run("DROP TABLE t").await,
+        "40P01",
+        "deadlock detected",
+    );
+    join(ha).await.unwrap();
+    b.run("ROLLBACK").await;
+    a.run("DROP TABLE t; COMMIT").await;
+}
+
+// ---------------------------------------------------------------------------
 // Advisory locks
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -564,13 +564,15 @@ impl Session {
         }
         if nestor_plan::handles(node) {
             let prepared = self.prepare_query(text, raw, &[])?;
+            let mut described = None;
             if rows.describe {
                 if let Some(cols) = &prepared.columns {
+                    described = Some(rows.out.len());
                     rows.out
                         .push(BackendMsg::RowDescription(encode::field_descs(cols, &[])));
                 }
             }
-            let tag = self.run_prepared(&prepared, params, rows)?;
+            let tag = self.run_prepared(&prepared, params, rows, described)?;
             rows.out.push(BackendMsg::CommandComplete(tag));
             return Ok(());
         }
@@ -619,11 +621,15 @@ impl Session {
     }
 
     /// Run a planned statement, streaming its rows as DataRows.
+    /// `described`: where in `rows.out` this query's RowDescription is, if
+    /// the statement is a simple-protocol query that may still change its
+    /// result columns (planned again after waiting for its locks).
     pub(crate) fn run_prepared(
         &mut self,
         prepared: &Prepared,
         params: &[Value],
         rows: &mut RowOut<'_>,
+        described: Option<usize>,
     ) -> Result<CommandTag, DbError> {
         let types = column_types(prepared.columns.as_deref());
         let codec = self.eval_ctx();
@@ -633,6 +639,7 @@ impl Session {
             types,
             formats: &rows.formats,
             growth: nestor_common::memory::Growth::new("result buffer (rows not yet sent)"),
+            described,
         };
         let (tag, notices) =
             self.with_statement(|ctx| nestor_exec::execute(ctx, prepared, params, &mut sink));
@@ -1084,7 +1091,7 @@ impl Session {
                     describe: false,
                     formats: portal.formats.clone(),
                 };
-                let tag = self.run_prepared(prepared, &portal.params, &mut rows)?;
+                let tag = self.run_prepared(prepared, &portal.params, &mut rows, None)?;
                 portal.done = true;
                 out.push(BackendMsg::CommandComplete(tag));
                 Ok(())
@@ -1297,13 +1304,33 @@ struct DataRowSink<'a> {
     types: Vec<DataType>,
     formats: &'a [FormatCode],
     growth: nestor_common::memory::Growth,
+    /// Index of the RowDescription a simple query sent in `out`, while no
+    /// row followed it: a re-planned statement may still replace it.
+    described: Option<usize>,
 }
 
 impl RowSink for DataRowSink<'_> {
     fn row(&mut self, row: Vec<Value>) -> Result<(), DbError> {
+        self.described = None;
         let enc = encode::encode_row(&self.codec, &row, &self.types, self.formats);
         self.growth.grow(encoded_bytes(&enc))?;
         self.out.push(BackendMsg::DataRow(enc));
+        Ok(())
+    }
+
+    fn columns_changed(&mut self, columns: &[ColumnDesc]) -> Result<(), DbError> {
+        let Some(at) = self.described else {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cached plan must not change result type",
+            ));
+        };
+        assert!(
+            matches!(self.out.get(at), Some(BackendMsg::RowDescription(_))),
+            "a described query's RowDescription is where it was put"
+        );
+        self.out[at] = BackendMsg::RowDescription(encode::field_descs(columns, &[]));
+        self.types = column_types(Some(columns));
         Ok(())
     }
 }

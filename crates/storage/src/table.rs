@@ -1282,8 +1282,8 @@ impl Table {
     }
 
     /// The transactions other than `own` still running that created or
-    /// deleted a version of a row here (a rewrite of the table waits for
-    /// them, so their rows are not left behind in the old storage).
+    /// deleted a version of a row here (a rewrite of the table checks that
+    /// its lock left none, so no row is left behind in the old storage).
     pub fn running_writers(&self, own: Xid) -> Vec<Xid> {
         let running = |x: Xid| {
             !x.is_none() && x != own && matches!(self.mgr.state(x), Some(XidState::InProgress))

@@ -10,6 +10,7 @@
 //! - [`manager`]: XIDs, the commit protocol, the horizon, the GC horizon;
 //! - [`transaction`]: command ids, isolation, undo log and savepoints;
 //! - [`locks`]: the row-lock table, waits and deadlock detection;
+//! - [`relation_locks`]: table-lock modes and their fast path;
 //! - [`ssi`]: SERIALIZABLE (predicate locks, rw-conflicts, safe snapshots).
 
 #![forbid(unsafe_code)]
@@ -17,6 +18,7 @@
 pub mod error;
 pub mod locks;
 pub mod manager;
+pub mod relation_locks;
 pub mod ssi;
 pub mod transaction;
 pub mod visibility;
@@ -26,6 +28,7 @@ pub use locks::{Acquired, LockKey, LockMode, LockTable, Owner, WaitCtl, WaitPoli
 pub use manager::{
     CommitLog, NoLog, RedoBuffer, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState,
 };
+pub use relation_locks::{RelationLocked, TableLockMode, TableModes};
 pub use ssi::{KeyLock, Ssi, SsiHandle, SsiStats, SxactId};
 pub use transaction::{
     DataStore, DataUndo, DdlUndo, Isolation, SavepointStats, Transaction, UndoEntry,

@@ -68,16 +68,22 @@ use nestor_common::{RelId, RowId, SavepointLevel, SessionId, Xid};
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::TxnError;
+use crate::relation_locks::TableModes;
 
-/// Row-lock strength, weakest first. Each mode conflicts with a superset of
-/// what the previous one conflicts with, so "the stronger of two modes" is
-/// their maximum.
+/// Lock strength. The four row modes come weakest first: each conflicts
+/// with a superset of what the previous one conflicts with, so "the
+/// stronger of two row modes" is their maximum. Relation locks
+/// ([`LockKey::Relation`]) use `Table`: the set of PostgreSQL table-lock
+/// modes one owner holds (those modes are not ordered by strength, so a
+/// holder keeps the union of what it asked for; see
+/// [`crate::relation_locks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LockMode {
     KeyShare,
     Share,
     NoKeyUpdate,
     Update,
+    Table(TableModes),
 }
 
 impl LockMode {
@@ -92,11 +98,31 @@ impl LockMode {
     /// ```
     pub(crate) fn conflicts_with(self, other: LockMode) -> bool {
         use LockMode::*;
-        match self {
-            KeyShare => other == Update,
-            Share => other >= NoKeyUpdate,
-            NoKeyUpdate => other >= Share,
-            Update => true,
+        match (self, other) {
+            (Table(a), Table(b)) => a.conflicts_with(b),
+            (Table(_), _) | (_, Table(_)) => {
+                unreachable!("row and table lock modes never meet on one key")
+            }
+            (KeyShare, _) => other == Update,
+            (Share, _) => other >= NoKeyUpdate,
+            (NoKeyUpdate, _) => other >= Share,
+            (Update, _) => true,
+        }
+    }
+
+    /// Whether holding `self` already gives everything `other` asks for.
+    fn covers(self, other: LockMode) -> bool {
+        match (self, other) {
+            (LockMode::Table(a), LockMode::Table(b)) => a.contains(b),
+            _ => self >= other,
+        }
+    }
+
+    /// What an owner holds after also being granted `other`.
+    fn union(self, other: LockMode) -> LockMode {
+        match (self, other) {
+            (LockMode::Table(a), LockMode::Table(b)) => LockMode::Table(a.union(b)),
+            _ => self.max(other),
         }
     }
 }
@@ -114,6 +140,9 @@ pub enum LockKey {
         key: i64,
         pair: bool,
     },
+    /// A relation (by OID), locked in PostgreSQL's table-lock modes by
+    /// statements and DDL; owned per session (see [`crate::relation_locks`]).
+    Relation(u32),
 }
 
 impl LockKey {
@@ -122,6 +151,10 @@ impl LockKey {
     /// a PostgreSQL backend never conflicts with its own locks.
     fn is_advisory(self) -> bool {
         matches!(self, LockKey::Advisory { .. })
+    }
+
+    fn is_relation(self) -> bool {
+        matches!(self, LockKey::Relation(_))
     }
 }
 
@@ -278,7 +311,7 @@ impl LockTable {
     ) -> Option<Acquired> {
         let own = entry.holders.iter().position(|h| h.owner.xid == owner.xid);
         if let Some(i) = own {
-            if entry.holders[i].mode >= mode {
+            if entry.holders[i].mode.covers(mode) {
                 return Some(Acquired::AlreadyHeld);
             }
         }
@@ -293,7 +326,7 @@ impl LockTable {
             Some(i) => {
                 let h = &mut entry.holders[i];
                 let prev = (h.mode, h.owner.level);
-                h.mode = mode;
+                h.mode = h.mode.union(mode);
                 h.owner.level = owner.level;
                 Some(prev)
             }
@@ -348,8 +381,21 @@ impl LockTable {
         // Compatible with every other holder: granted now, queue or not
         // (see the module header).
         let holds = entry.holders.iter().any(|h| h.owner.xid == owner.xid);
-        if let Some(done) = Self::try_grant(entry, key, owner, mode) {
-            return Ok(done);
+        // A relation lock queues behind a conflicting request that waits,
+        // unless its owner already holds the relation (PostgreSQL's rule: a
+        // waiting ALTER TABLE holds back later readers, so it is not starved
+        // by a stream of them; an owner already in is let through, since
+        // the waiter may be waiting for it).
+        let behind_waiter = key.is_relation()
+            && !holds
+            && entry
+                .queue
+                .iter()
+                .any(|q| Self::conflict(key, owner, mode, q.owner, q.mode));
+        if !behind_waiter {
+            if let Some(done) = Self::try_grant(entry, key, owner, mode) {
+                return Ok(done);
+            }
         }
         match policy {
             WaitPolicy::NoWait => {
@@ -386,7 +432,19 @@ impl LockTable {
                 session: owner.session,
             },
         );
-        let r = Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl);
+        // An owner upgrading its relation lock behind a waiter that waits
+        // for it is in a deadlock at once: PostgreSQL reports it without
+        // waiting deadlock_timeout (ProcSleep's early check), so the one
+        // asking is the one that fails.
+        let early = if holds && key.is_relation() {
+            Self::find_cycle(&g, owner.session)
+        } else {
+            None
+        };
+        let r = match early {
+            Some(detail) => Err(TxnError::Deadlock { detail }),
+            None => Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl),
+        };
         g.waits.remove(&owner.xid);
         if r.is_err() {
             Self::dequeue(&mut g, key, ticket);
@@ -565,6 +623,13 @@ impl LockTable {
                         let field4 = if pair { 2 } else { 1 };
                         format!("{mode} on advisory lock [5,{hi},{lo},{field4}]")
                     }
+                    LockKey::Relation(oid) => {
+                        let mode = match w.mode {
+                            LockMode::Table(m) => m.strongest_name(),
+                            _ => "AccessExclusiveLock",
+                        };
+                        format!("{mode} on relation {oid} of database 5")
+                    }
                 };
                 format!(
                     "Process {} waits for {}; blocked by process {}.",
@@ -573,6 +638,26 @@ impl LockTable {
             })
             .collect();
         lines.join("\n")
+    }
+
+    /// Record `owner` as holding `mode` on `key` without a conflict check:
+    /// the fast path moving a hold it granted outside the table into it
+    /// (see [`crate::relation_locks`]; such holds never conflict with what
+    /// the table holds, because a conflicting request announces itself
+    /// before it is granted and moves them first).
+    pub(crate) fn insert_transferred(&self, owner: Owner, key: LockKey, mode: LockMode) {
+        let mut g = self.inner.lock();
+        let entry = g.entries.entry(key).or_default();
+        match entry.holders.iter_mut().find(|h| h.owner.xid == owner.xid) {
+            Some(h) => h.mode = h.mode.union(mode),
+            None => {
+                debug_assert!(!entry
+                    .holders
+                    .iter()
+                    .any(|h| Self::conflict(key, owner, mode, h.owner, h.mode)));
+                entry.holders.push(Holder { owner, mode });
+            }
+        }
     }
 
     /// Drop `xid`'s hold on `key` and wake the waiters.

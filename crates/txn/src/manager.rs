@@ -115,6 +115,8 @@ pub enum XidState {
 /// horizon scan. `u64::MAX` = holds none; `0` = taking one right now.
 pub struct SnapshotSlot {
     held: AtomicU64,
+    /// The session's relation locks (see [`crate::relation_locks`]).
+    pub(crate) relations: crate::relation_locks::RelationHolds,
 }
 
 const SLOT_NONE: u64 = u64::MAX;
@@ -160,6 +162,9 @@ pub struct TxnManager {
     status: RwLock<HashMap<Xid, XidState>>,
     slots: Mutex<Vec<Weak<SnapshotSlot>>>,
     pub locks: LockTable,
+    /// Strong relation locks announced, by partition (the fast path's
+    /// check; see [`crate::relation_locks`]).
+    pub(crate) relation_strong: crate::relation_locks::StrongCounters,
     /// SERIALIZABLE's predicate locks and rw-conflicts.
     pub ssi: crate::ssi::Ssi,
     log: Arc<dyn CommitLog>,
@@ -210,6 +215,7 @@ impl TxnManager {
             status: RwLock::new(HashMap::new()),
             slots: Mutex::new(Vec::new()),
             locks: LockTable::new(),
+            relation_strong: Default::default(),
             ssi: crate::ssi::Ssi::new(),
             log,
             commits: AtomicU64::new(0),
@@ -224,11 +230,21 @@ impl TxnManager {
     pub fn register_slot(&self) -> Arc<SnapshotSlot> {
         let slot = Arc::new(SnapshotSlot {
             held: AtomicU64::new(SLOT_NONE),
+            relations: Default::default(),
         });
         let mut slots = self.slots.lock();
         slots.retain(|w| w.strong_count() > 0);
         slots.push(Arc::downgrade(&slot));
         slot
+    }
+
+    /// Run `f` on every registered slot that is still in use.
+    pub(crate) fn for_each_slot(&self, mut f: impl FnMut(&SnapshotSlot)) {
+        let slots: Vec<Arc<SnapshotSlot>> =
+            self.slots.lock().iter().filter_map(Weak::upgrade).collect();
+        for s in &slots {
+            f(s);
+        }
     }
 
     /// Take a snapshot horizon and record it in `slot`. O(1): two stores and

@@ -494,6 +494,20 @@ impl Transaction {
         Ok(got)
     }
 
+    /// Lock relation `rel` in `mode` until the transaction ends (see
+    /// [`crate::relation_locks`]). No XID is needed: the session owns it.
+    pub fn lock_relation(
+        &mut self,
+        rel: u32,
+        mode: crate::relation_locks::TableLockMode,
+        policy: WaitPolicy,
+        ctl: &WaitCtl<'_>,
+        what: &dyn Fn() -> String,
+    ) -> Result<crate::relation_locks::RelationLocked, TxnError> {
+        self.mgr
+            .lock_relation(self.session, &self.slot, rel, mode, policy, ctl, what)
+    }
+
     /// Give back the lock on `key` if the most recent undo entry took it (a
     /// row skipped after its re-check must not stay locked).
     pub fn undo_last_lock(&mut self, key: LockKey) {
@@ -572,6 +586,12 @@ impl Transaction {
     pub fn undo_failed_level(&mut self) {
         let len = self.marks.last().map_or(0, |m| m.undo_len);
         self.undo_to(len);
+        if self.marks.is_empty() {
+            // Nothing can run in this transaction any more but its end:
+            // its relation locks go now too (relation locks taken inside a
+            // savepoint stay until the end, see crate::relation_locks).
+            self.mgr.release_relations(&self.slot);
+        }
     }
 
     /// Whether a savepoint of that name is open.
@@ -645,6 +665,7 @@ impl Transaction {
             }
             self.ended = true;
             self.account_undo(0);
+            self.mgr.release_relations(&self.slot);
             self.slot.clear();
             return Ok(None);
         }
@@ -686,6 +707,7 @@ impl Transaction {
         }
         self.mgr.forget(self.xid);
         self.release_locks();
+        self.mgr.release_relations(&self.slot);
         self.slot.clear();
         self.account_undo(0);
         Ok(Some(csn))
@@ -737,6 +759,7 @@ impl Transaction {
             self.mgr.forget(self.xid);
             self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));
         }
+        self.mgr.release_relations(&self.slot);
         self.account_undo(0);
         self.slot.clear();
     }

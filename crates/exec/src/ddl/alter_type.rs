@@ -26,10 +26,9 @@
 //! new storage and puts the old definition (with its untouched rows) back.
 //! The old storage is freed at commit. Between string types that keep the
 //! stored form (text, varchar, varchar(n)) without USING, rows are only
-//! checked against a new length limit, not copied. As everywhere in
-//! Nestor's DDL, there are no table locks: a concurrent writer's
-//! uncommitted rows in the old storage are lost with it (the DDL-lock gap,
-//! docs/architecture.md).
+//! checked against a new length limit, not copied. The rewrite runs under
+//! the table's ACCESS EXCLUSIVE lock, so no other transaction has
+//! uncommitted rows in the old storage.
 
 use std::sync::Arc;
 
@@ -216,9 +215,13 @@ pub(super) fn alter_column_type(
         && new_ty.is_string()
         && !matches!(old_ty, DataType::Char(_))
         && !matches!(new_ty, DataType::Char(_));
-    if !keeps_form {
-        wait_for_writers(ctx, def)?;
-    }
+    // The statement holds the table's ACCESS EXCLUSIVE lock, so every
+    // transaction that wrote to it has ended: its rows are committed (and
+    // copied below) or gone.
+    debug_assert!(
+        keeps_form || def.storage.running_writers(ctx.txn.xid()).is_empty(),
+        "a rewrite under ACCESS EXCLUSIVE finds no running writer"
+    );
     let mut new = if keeps_form {
         (**def).clone()
     } else {
@@ -394,23 +397,4 @@ fn retype_identity_sequence(
     next.min = min;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(next)))
-}
-
-/// Nestor has no table locks (docs/architecture.md): where PostgreSQL's
-/// ACCESS EXCLUSIVE lock would wait for the transactions that wrote to the
-/// table, a rewrite waits for them here, so their rows are in the old
-/// storage (committed, and copied) or gone (rolled back) before it is
-/// read. Writers that start afterwards plan against the new definition.
-fn wait_for_writers(ctx: &mut StatementCtx, def: &TableDef) -> Result<(), DbError> {
-    let own = ctx.txn.xid();
-    loop {
-        let undos = ctx.db.txn.locks.undos();
-        let writers = def.storage.running_writers(own);
-        if writers.is_empty() {
-            return Ok(());
-        }
-        for w in writers {
-            ctx.txn.wait_for(w, undos, &ctx.wait)?;
-        }
-    }
 }

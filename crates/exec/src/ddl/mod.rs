@@ -42,6 +42,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node, relname, Binder, Scope};
+use nestor_txn::{TableLockMode, WaitPolicy};
 use parking_lot::Mutex;
 
 use crate::context::StatementCtx;
@@ -615,7 +616,15 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                     ctx,
                     format!("truncate cascades to table \"{}\"", child.name),
                 );
-                defs.push(child);
+                crate::relation_lock::lock(
+                    ctx,
+                    child.oid.0,
+                    TableLockMode::AccessExclusive,
+                    WaitPolicy::Block,
+                    &child.name,
+                )?;
+                // Its definition as the lock protects it.
+                defs.push(ctx.catalog.table(&child.name).unwrap_or(child));
                 continue;
             }
             return Err(DbError::new(
@@ -693,48 +702,35 @@ pub(crate) fn fresh_storage(
     Ok(def.with_fresh_storage(&ctx.db.store, ctx.catalog.alloc_oid()))
 }
 
-/// LOCK TABLE. Nestor takes no table locks (its DDL does not either, see
-/// docs/differences.md), so the modes that only conflict with DDL's
-/// ACCESS EXCLUSIVE lock — ACCESS SHARE, ROW SHARE, ROW EXCLUSIVE, the ones
-/// PostgreSQL's own reads and writes take — are granted at once: they
-/// would not block anything Nestor runs. The stronger modes, which exist
-/// to block concurrent writers, would promise what Nestor does not do and
-/// are 0A000.
+/// LOCK TABLE t [IN mode MODE] [NOWAIT]: the relation lock every
+/// statement takes implicitly (crate::relation_lock), taken explicitly
+/// and held to the transaction's end.
 pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<CommandTag, DbError> {
-    const MODES: [&str; 8] = [
-        "ACCESS SHARE",
-        "ROW SHARE",
-        "ROW EXCLUSIVE",
-        "SHARE UPDATE EXCLUSIVE",
-        "SHARE",
-        "SHARE ROW EXCLUSIVE",
-        "EXCLUSIVE",
-        "ACCESS EXCLUSIVE",
-    ];
     if !ctx.in_block {
         return Err(DbError::new(
             SqlState::NoActiveSqlTransaction,
             "LOCK TABLE can only be used in transaction blocks",
         ));
     }
-    let mode = usize::try_from(ls.mode).unwrap_or(0);
-    let name = MODES
-        .get(mode.wrapping_sub(1))
-        .copied()
-        .unwrap_or("ACCESS EXCLUSIVE");
-    if ctx.read_only && mode > 3 {
+    let mode = usize::try_from(ls.mode)
+        .ok()
+        .and_then(|m| TableLockMode::ALL.get(m.wrapping_sub(1)).copied())
+        .unwrap_or(TableLockMode::AccessExclusive);
+    if ctx.read_only && mode > TableLockMode::RowExclusive {
         return Err(DbError::new(
             SqlState::ReadOnlySqlTransaction,
             "cannot execute LOCK TABLE in a read-only transaction",
         ));
     }
+    let mut targets = Vec::new();
     for r in &ls.relations {
         let NodeEnum::RangeVar(rv) = node(r)? else {
             continue;
         };
         let rel = relname(rv)?;
         match ctx.catalog.relation(&rel) {
-            Some(nestor_catalog::Relation::Table(_)) => {}
+            Some(nestor_catalog::Relation::Table(t)) => targets.push((t.oid.0, rel)),
+            Some(nestor_catalog::Relation::View(v)) => targets.push((v.oid.0, rel)),
             Some(_) => {
                 return Err(DbError::new(
                     SqlState::WrongObjectType,
@@ -745,8 +741,13 @@ pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<Co
             None => return Err(undefined_table(&rel)),
         }
     }
-    if mode > 3 {
-        return Err(DbError::unsupported(format!("LOCK TABLE IN {name} MODE")));
+    let policy = if ls.nowait {
+        WaitPolicy::NoWait
+    } else {
+        WaitPolicy::Block
+    };
+    for (oid, name) in targets {
+        crate::relation_lock::lock(ctx, oid, mode, policy, &name)?;
     }
     Ok(CommandTag::Plain("LOCK TABLE"))
 }

@@ -974,7 +974,7 @@ fn execute_prepared(
                         .push(BackendMsg::RowDescription(encode::field_descs(cols, &[])));
                 }
             }
-            let t = s.run_prepared(prepared, &params, rows)?;
+            let t = s.run_prepared(prepared, &params, rows, None)?;
             rows.out.push(BackendMsg::CommandComplete(t));
             Ok(())
         }

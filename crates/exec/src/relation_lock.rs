@@ -1,0 +1,213 @@
+//! Which relation locks a statement takes, and when (the lock modes, their
+//! conflicts and the fast path are `nestor_txn::relation_locks`).
+//!
+//! As in PostgreSQL, a statement locks every relation it uses before it
+//! runs and keeps the locks until its transaction ends:
+//!
+//! ```text
+//!   SELECT ... FROM t                 t ACCESS SHARE
+//!   SELECT ... FROM t FOR UPDATE      t ROW SHARE
+//!   INSERT / UPDATE / DELETE t        t ROW EXCLUSIVE (+ ACCESS SHARE on what it reads)
+//!   CREATE INDEX ON t                 t SHARE
+//!   CREATE TRIGGER ON t               t SHARE ROW EXCLUSIVE
+//!   ALTER/DROP/TRUNCATE/RENAME t      t ACCESS EXCLUSIVE
+//!   CREATE TABLE t (and the like)     t ACCESS EXCLUSIVE, once it exists
+//!   LOCK TABLE t IN m MODE [NOWAIT]   t m
+//! ```
+//!
+//! A planned statement's relations are its privilege list (the binder
+//! records every relation it reads or writes, with the views' underlying
+//! tables): locks are taken from it at each execution. A plan is made
+//! before its locks are held, so [`lock_plan`]'s caller compares the
+//! catalog version after locking and re-plans if another transaction's DDL
+//! committed or rolled back meanwhile (PostgreSQL locks during parse
+//! analysis instead; the outcome is the same: the statement runs on the
+//! definition its locks protect). Under READ COMMITTED a statement that
+//! had to go through the lock table takes a fresh snapshot after it, as
+//! PostgreSQL's statement snapshot follows its locks, so it sees what the
+//! DDL it waited for committed.
+//!
+//! DDL locks its existing targets by name before it reads their
+//! definitions ([`lock_ddl_targets`]); names that do not resolve are left
+//! to the DDL's own "does not exist" errors.
+//!
+//! Left out: locks on sequences for nextval (ALTER SEQUENCE does not wait
+//! for it), on functions and types, and the weaker modes PostgreSQL uses
+//! for some ALTER TABLE forms (here all take ACCESS EXCLUSIVE).
+
+use nestor_catalog::acl::{self, ObjKind};
+use nestor_catalog::Relation;
+use nestor_common::DbError;
+use nestor_parser::{pb, NodeEnum};
+use nestor_plan::perm::Perm;
+use nestor_plan::PlannedStmt;
+use nestor_txn::{Isolation, RelationLocked, TableLockMode, WaitPolicy};
+
+use crate::context::StatementCtx;
+
+/// OIDs below this are system relations (pg_class and friends): nothing
+/// takes a strong lock on them, so reading them takes none.
+const FIRST_USER_OID: u32 = 16384;
+
+/// Lock one relation for the rest of the transaction. Returns whether the
+/// request went beyond the session's own fast path (and so may have
+/// waited).
+pub(crate) fn lock(
+    ctx: &mut StatementCtx,
+    oid: u32,
+    mode: TableLockMode,
+    policy: WaitPolicy,
+    name: &str,
+) -> Result<bool, DbError> {
+    let what = || format!("relation \"{name}\"");
+    let got = ctx.txn.lock_relation(oid, mode, policy, &ctx.wait, &what)?;
+    Ok(got == RelationLocked::Table)
+}
+
+/// Lock the relations a planned statement uses. Returns whether any
+/// request may have waited: the caller re-checks its plan and snapshot.
+pub(crate) fn lock_plan(
+    ctx: &mut StatementCtx,
+    plan: &PlannedStmt,
+    perms: &[Perm],
+) -> Result<bool, DbError> {
+    let locks_rows = match plan {
+        PlannedStmt::Query(p) => nestor_plan::statement::locks_rows(p).is_some(),
+        _ => false,
+    };
+    let mut waited = false;
+    for p in perms {
+        if p.kind != ObjKind::Table || p.oid < FIRST_USER_OID {
+            continue;
+        }
+        let mode = if p.privs & (acl::INSERT | acl::DELETE) != 0 {
+            TableLockMode::RowExclusive
+        } else if p.privs & acl::UPDATE != 0 {
+            if locks_rows {
+                TableLockMode::RowShare
+            } else {
+                TableLockMode::RowExclusive
+            }
+        } else {
+            TableLockMode::AccessShare
+        };
+        waited |= lock(ctx, p.oid, mode, WaitPolicy::Block, &p.name)?;
+    }
+    Ok(waited)
+}
+
+/// After locks that may have waited: under READ COMMITTED the statement
+/// reads at a snapshot taken after them.
+pub(crate) fn refresh_snapshot(ctx: &mut StatementCtx) {
+    if ctx.txn.isolation() == Isolation::ReadCommitted {
+        ctx.snapshot = ctx.txn.latest_snapshot();
+    }
+}
+
+/// The existing relations a DDL statement changes, and in which mode.
+fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
+    use TableLockMode::*;
+    let rv = |r: &Option<pb::RangeVar>| r.as_ref().and_then(|r| nestor_plan::bind::relname(r).ok());
+    let mut out = Vec::new();
+    let mut push = |name: Option<String>, mode| {
+        if let Some(name) = name {
+            out.push((name, mode));
+        }
+    };
+    match n {
+        NodeEnum::DropStmt(ds) => {
+            let kind =
+                pb::ObjectType::try_from(ds.remove_type).unwrap_or(pb::ObjectType::Undefined);
+            if matches!(
+                kind,
+                pb::ObjectType::ObjectTable
+                    | pb::ObjectType::ObjectIndex
+                    | pb::ObjectType::ObjectSequence
+                    | pb::ObjectType::ObjectView
+                    | pb::ObjectType::ObjectMatview
+            ) {
+                for o in &ds.objects {
+                    let name = match o.node.as_ref() {
+                        Some(NodeEnum::List(l)) => nestor_plan::bind::names(&l.items).pop(),
+                        Some(NodeEnum::String(s)) => Some(s.sval.clone()),
+                        _ => None,
+                    };
+                    push(name, AccessExclusive);
+                }
+            }
+        }
+        NodeEnum::AlterTableStmt(at) => push(rv(&at.relation), AccessExclusive),
+        NodeEnum::IndexStmt(is) => push(
+            rv(&is.relation),
+            if is.concurrent {
+                ShareUpdateExclusive
+            } else {
+                Share
+            },
+        ),
+        NodeEnum::TruncateStmt(ts) => {
+            for r in &ts.relations {
+                if let Some(NodeEnum::RangeVar(r)) = r.node.as_ref() {
+                    push(nestor_plan::bind::relname(r).ok(), AccessExclusive);
+                }
+            }
+        }
+        NodeEnum::CreateTrigStmt(ct) => push(rv(&ct.relation), ShareRowExclusive),
+        NodeEnum::RenameStmt(rs) => push(rv(&rs.relation), AccessExclusive),
+        NodeEnum::ViewStmt(vs) if vs.replace => push(rv(&vs.view), AccessExclusive),
+        NodeEnum::RefreshMatViewStmt(r) => push(
+            rv(&r.relation),
+            if r.concurrent {
+                Exclusive
+            } else {
+                AccessExclusive
+            },
+        ),
+        NodeEnum::AlterSeqStmt(s) => push(rv(&s.sequence), ShareRowExclusive),
+        _ => {}
+    }
+    out
+}
+
+/// The OID a relation lock on `name` is taken on: an index's table (as
+/// the table's lock is what its users hold).
+fn lock_oid(ctx: &StatementCtx, name: &str) -> Option<u32> {
+    match ctx.catalog.relation(name)? {
+        Relation::Table(t) => Some(t.oid.0),
+        Relation::Index { table, .. } => Some(table.oid.0),
+        Relation::Sequence(s) => Some(s.oid.0),
+        Relation::View(v) => Some(v.oid.0),
+    }
+}
+
+/// Lock what a DDL statement is about to change. Returns whether a request
+/// may have waited.
+pub(crate) fn lock_ddl_targets(ctx: &mut StatementCtx, n: &NodeEnum) -> Result<bool, DbError> {
+    let mut waited = false;
+    for (name, mode) in ddl_targets(n) {
+        if let Some(oid) = lock_oid(ctx, &name) {
+            waited |= lock(ctx, oid, mode, WaitPolicy::Block, &name)?;
+        }
+    }
+    Ok(waited)
+}
+
+/// Lock the relations a DDL statement created (no other session can have
+/// used them yet; from here on they wait for this transaction's end).
+pub(crate) fn lock_created(
+    ctx: &mut StatementCtx,
+    created: &[(ObjKind, u32)],
+) -> Result<(), DbError> {
+    for &(kind, oid) in created {
+        if matches!(kind, ObjKind::Table | ObjKind::Sequence) {
+            lock(
+                ctx,
+                oid,
+                TableLockMode::AccessExclusive,
+                WaitPolicy::Block,
+                "",
+            )?;
+        }
+    }
+    Ok(())
+}
