@@ -87,6 +87,20 @@ pub(crate) fn check_child(
     rid: Option<RowId>,
     ev: &mut Ev,
 ) -> Result<(), DbError> {
+    check_child_locking(t, row, old, rid, ev, true)
+}
+
+/// [`check_child`]; `lock_parent` false finds the parent row without
+/// locking it (a caller whose relation lock already keeps parent writers
+/// out).
+fn check_child_locking(
+    t: &TableDef,
+    row: &[Value],
+    old: Option<&[Value]>,
+    rid: Option<RowId>,
+    ev: &mut Ev,
+    lock_parent: bool,
+) -> Result<(), DbError> {
     for fk in &t.foreign_keys {
         if let Some(rid) = rid.filter(|_| is_deferred(fk, ev)) {
             // Checked at commit (or SET CONSTRAINTS ... IMMEDIATE), on the
@@ -115,7 +129,7 @@ pub(crate) fn check_child(
             ev.ctx.catalog.table_by_oid(fk.parent).ok_or_else(|| {
                 DbError::internal(format!("foreign key {} lost its table", fk.name))
             })?;
-        if !parent_has(&parent, fk, &key, ev)? {
+        if !parent_has(&parent, fk, &key, ev, lock_parent)? {
             return Err(DbError::new(
                 SqlState::ForeignKeyViolation,
                 format!(
@@ -142,6 +156,7 @@ fn parent_has(
     fk: &ForeignKey,
     key: &[Value],
     ev: &mut Ev,
+    lock: bool,
 ) -> Result<bool, DbError> {
     let idx = key_index(parent, fk).ok_or_else(|| {
         DbError::internal(format!("foreign key {} lost its unique index", fk.name))
@@ -168,6 +183,9 @@ fn parent_has(
         &snap,
     );
     for tuple in hits {
+        if !lock {
+            return Ok(true);
+        }
         let locked = parent
             .storage
             .lock_row(
@@ -508,7 +526,7 @@ pub(crate) fn check_no_action(
             .catalog
             .table_by_oid(t.oid)
             .unwrap_or_else(|| Arc::new(t.clone()));
-        if parent_has(&parent, &fk, &key, ev)? {
+        if parent_has(&parent, &fk, &key, ev, true)? {
             continue;
         }
         return Err(still_referenced(t, &child, &fk, &key, ev));
@@ -604,7 +622,9 @@ fn run_action(
 }
 
 /// ALTER TABLE ADD FOREIGN KEY: every existing row of `t` must satisfy
-/// `fk` (their parent rows are locked FOR KEY SHARE like a child write's).
+/// `fk`. The statement holds SHARE ROW EXCLUSIVE on both tables, so no
+/// other transaction writes to them: parent rows are found, not locked
+/// (as PostgreSQL's RI_Initial_Check reads them).
 pub(crate) fn validate(t: &TableDef, fk: &ForeignKey, ev: &mut Ev) -> Result<(), DbError> {
     let probe = TableDef {
         foreign_keys: vec![fk.clone()],
@@ -619,7 +639,7 @@ pub(crate) fn validate(t: &TableDef, fk: &ForeignKey, ev: &mut Ev) -> Result<(),
     let mut n = 0u32;
     for row in rows {
         crate::executor::poll(ev, &mut n)?;
-        check_child(&probe, &row, None, None, ev)?;
+        check_child_locking(&probe, &row, None, None, ev, false)?;
     }
     Ok(())
 }

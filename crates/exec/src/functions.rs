@@ -267,6 +267,18 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             blockers.extend(ev.ctx.db.txn.ssi.safe_snapshot_blockers(pid));
             Value::Bool(blockers.iter().any(|b| interesting.contains(&b.0)))
         }
+        Func::BlockingPids => {
+            let Some(pid) = as_i64(&args[0]) else {
+                return Ok(Value::Null);
+            };
+            let mut blockers = ev.ctx.db.txn.locks.blocking_sessions(SessionId(pid as u32));
+            blockers.sort_unstable_by_key(|s| s.0);
+            let items = blockers
+                .into_iter()
+                .map(|s| Value::Int4(s.0 as i32))
+                .collect();
+            Array::from_items(DataType::Int4, items).value()
+        }
         Func::TerminateBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.terminate(pid))

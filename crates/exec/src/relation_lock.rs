@@ -31,9 +31,14 @@
 //! definitions ([`lock_ddl_targets`]); names that do not resolve are left
 //! to the DDL's own "does not exist" errors.
 //!
+//! ALTER TABLE takes PostgreSQL's level per subcommand (the strongest of
+//! its subcommands): SHARE ROW EXCLUSIVE to add a foreign key (on the
+//! referenced table too, as CREATE TABLE ... REFERENCES does), SHARE
+//! UPDATE EXCLUSIVE for statistics-like settings, ACCESS EXCLUSIVE for the
+//! rest.
+//!
 //! Left out: locks on sequences for nextval (ALTER SEQUENCE does not wait
-//! for it), on functions and types, and the weaker modes PostgreSQL uses
-//! for some ALTER TABLE forms (here all take ACCESS EXCLUSIVE).
+//! for it), on functions and types.
 
 use nestor_catalog::acl::{self, ObjKind};
 use nestor_catalog::Relation;
@@ -136,7 +141,40 @@ fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
                 }
             }
         }
-        NodeEnum::AlterTableStmt(at) => push(rv(&at.relation), AccessExclusive),
+        NodeEnum::AlterTableStmt(at) => {
+            // The table first, then the tables its new foreign keys
+            // reference (PostgreSQL's order).
+            let mut mode = None;
+            let mut referenced = Vec::new();
+            for c in &at.cmds {
+                let Some(NodeEnum::AlterTableCmd(cmd)) = c.node.as_ref() else {
+                    continue;
+                };
+                let (m, refs) = alter_cmd_lock(cmd);
+                mode = mode.max(Some(m));
+                referenced.extend(refs);
+            }
+            push(rv(&at.relation), mode.unwrap_or(AccessExclusive));
+            for r in referenced {
+                push(Some(r), ShareRowExclusive);
+            }
+        }
+        NodeEnum::CreateStmt(cs) => {
+            // The tables its foreign keys reference (their triggers in
+            // PostgreSQL), which the new table's constraint now names.
+            for e in &cs.table_elts {
+                let constraints = match e.node.as_ref() {
+                    Some(NodeEnum::ColumnDef(cd)) => cd.constraints.iter().collect::<Vec<_>>(),
+                    Some(NodeEnum::Constraint(_)) => vec![e],
+                    _ => Vec::new(),
+                };
+                for c in constraints {
+                    if let Some(r) = fk_referenced(c) {
+                        push(Some(r), ShareRowExclusive);
+                    }
+                }
+            }
+        }
         NodeEnum::IndexStmt(is) => push(
             rv(&is.relation),
             if is.concurrent {
@@ -167,6 +205,47 @@ fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
         _ => {}
     }
     out
+}
+
+/// The table a FOREIGN KEY constraint node references, if it is one.
+fn fk_referenced(c: &pb::Node) -> Option<String> {
+    let Some(NodeEnum::Constraint(c)) = c.node.as_ref() else {
+        return None;
+    };
+    if c.contype != pb::ConstrType::ConstrForeign as i32 {
+        return None;
+    }
+    nestor_plan::bind::relname(c.pktable.as_ref()?).ok()
+}
+
+/// The lock one ALTER TABLE subcommand needs (PostgreSQL's
+/// AlterTableGetLockLevel, for the subcommands Nestor has), and the
+/// tables an added foreign key references (SHARE ROW EXCLUSIVE on them).
+fn alter_cmd_lock(cmd: &pb::AlterTableCmd) -> (TableLockMode, Vec<String>) {
+    use pb::AlterTableType as A;
+    use TableLockMode::*;
+    let subtype = A::try_from(cmd.subtype).unwrap_or(A::Undefined);
+    match subtype {
+        A::AtAddConstraint => match cmd.def.as_deref().and_then(fk_referenced) {
+            Some(r) => (ShareRowExclusive, vec![r]),
+            None => (AccessExclusive, Vec::new()),
+        },
+        A::AtValidateConstraint
+        | A::AtSetStatistics
+        | A::AtClusterOn
+        | A::AtDropCluster
+        | A::AtSetOptions
+        | A::AtResetOptions => (ShareUpdateExclusive, Vec::new()),
+        A::AtEnableTrig
+        | A::AtEnableAlwaysTrig
+        | A::AtEnableReplicaTrig
+        | A::AtEnableTrigAll
+        | A::AtEnableTrigUser
+        | A::AtDisableTrig
+        | A::AtDisableTrigAll
+        | A::AtDisableTrigUser => (ShareRowExclusive, Vec::new()),
+        _ => (AccessExclusive, Vec::new()),
+    }
 }
 
 /// The OID a relation lock on `name` is taken on: an index's table (as

@@ -43,6 +43,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatWalReceiver => db.replication.receiver().iter().map(receiver_row).collect(),
         View::Memory => vec![memory_row()],
         View::StatSsl => db.sessions.activity().iter().map(ssl_row).collect(),
+        View::Locks => lock_rows(ev),
         View::Sequences => sequence_rows(ev.ctx.catalog),
         View::PreparedStatements => db
             .sessions
@@ -262,4 +263,103 @@ fn ssl_row(a: &ActivityRow) -> Vec<Value> {
             Value::Null,
         ],
     }
+}
+
+/// pg_locks: every lock in the lock table (row, transaction, advisory and
+/// relation locks, granted or awaited) and the relation locks in the
+/// sessions' fast-path lists. Row locks, which PostgreSQL keeps in tuple
+/// headers and so never lists, appear as `tuple` locks in the mode
+/// PostgreSQL's heavyweight tuple lock takes for them (heapam.c's
+/// tupleLockExtraInfo). No virtualxid rows: Nestor has no virtual XIDs.
+fn lock_rows(ev: &mut Ev) -> Rows {
+    use nestor_txn::{LockKey, LockMode};
+    let db = ev.ctx.db;
+    let table_of: std::collections::HashMap<u32, u32> = ev
+        .ctx
+        .catalog
+        .tables()
+        .iter()
+        .map(|t| (t.storage.id.0, t.oid.0))
+        .collect();
+    let mut out = Vec::new();
+    for r in db.txn.lock_rows() {
+        let oid = |o: u32| Value::Int8(i64::from(o));
+        let null = Value::Null;
+        // locktype, relation, page, tuple, transactionid, classid, objid, objsubid
+        let (kind, rel, page, tuple, xid, classid, objid, objsubid) = match r.key {
+            LockKey::Relation(o) => (
+                "relation",
+                oid(o),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+            ),
+            LockKey::Row(rel, row) => (
+                "tuple",
+                table_of.get(&rel.0).map_or(Value::Null, |&o| oid(o)),
+                Value::Int4(row.0 as i32),
+                Value::Int2(1),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+            ),
+            LockKey::Txn(x) => (
+                "transactionid",
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                Value::Int8(x.0 as i64),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+            ),
+            LockKey::Advisory { key, pair } => (
+                "advisory",
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                null.clone(),
+                oid((key as u64 >> 32) as u32),
+                oid(key as u32),
+                Value::Int2(if pair { 2 } else { 1 }),
+            ),
+        };
+        let modes: Vec<&'static str> = match (r.key, r.mode) {
+            (_, LockMode::Table(m)) => m.modes().map(|m| m.name()).collect(),
+            // A transaction holds its own XID exclusively; waiters share it.
+            (LockKey::Txn(_), _) if r.granted => vec!["ExclusiveLock"],
+            (LockKey::Txn(_), _) => vec!["ShareLock"],
+            (LockKey::Advisory { .. }, LockMode::Update) => vec!["ExclusiveLock"],
+            (LockKey::Advisory { .. }, _) => vec!["ShareLock"],
+            (_, LockMode::KeyShare) => vec!["AccessShareLock"],
+            (_, LockMode::Share) => vec!["RowShareLock"],
+            (_, LockMode::NoKeyUpdate) => vec!["ExclusiveLock"],
+            (_, LockMode::Update) => vec!["AccessExclusiveLock"],
+        };
+        for mode in modes {
+            out.push(vec![
+                text(kind),
+                oid(5),
+                rel.clone(),
+                page.clone(),
+                tuple.clone(),
+                Value::Null,
+                xid.clone(),
+                classid.clone(),
+                objid.clone(),
+                objsubid.clone(),
+                Value::Null,
+                Value::Int4(r.session.0 as i32),
+                text(mode),
+                Value::Bool(r.granted),
+                Value::Bool(r.fastpath),
+                Value::Null,
+            ]);
+        }
+    }
+    out
 }

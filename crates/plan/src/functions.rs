@@ -70,6 +70,8 @@ pub enum Func {
     SetConfig,
     CancelBackend,
     IsolationTestSessionIsBlocked,
+    /// pg_blocking_pids(pid): the sessions whose locks block pid's wait.
+    BlockingPids,
     /// The pg_advisory_* family.
     Advisory(AdvisoryFn),
     TerminateBackend,
@@ -398,6 +400,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         }
         // The second argument is integer[] in PostgreSQL; until arrays exist
         // it is taken in its text form ('{1,2,3}').
+        ("pg_blocking_pids", 1) => r(
+            Func::BlockingPids,
+            vec![Some(T::Int4)],
+            T::Int4.array_of().expect("int4 has an array type"),
+        ),
         ("pg_isolation_test_session_is_blocked", 2) => r(
             Func::IsolationTestSessionIsBlocked,
             vec![Some(T::Int4), text],

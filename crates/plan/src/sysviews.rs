@@ -19,6 +19,7 @@ pub enum View {
     Sequences,
     PreparedStatements,
     StatSsl,
+    Locks,
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -35,6 +36,7 @@ impl View {
             "pg_sequences" => View::Sequences,
             "pg_prepared_statements" => View::PreparedStatements,
             "pg_stat_ssl" => View::StatSsl,
+            "pg_locks" => View::Locks,
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -50,6 +52,7 @@ impl View {
             View::Sequences => "pg_sequences",
             View::PreparedStatements => "pg_prepared_statements",
             View::StatSsl => "pg_stat_ssl",
+            View::Locks => "pg_locks",
             View::Catalog(r) => r.name(),
         }
     }
@@ -75,6 +78,25 @@ impl View {
                 ("backend_xmin", T::Int8),
                 ("query", T::Text),
                 ("backend_type", T::Text),
+            ],
+            // PostgreSQL 15's columns; xid as int8 (no xid type).
+            View::Locks => vec![
+                ("locktype", T::Text),
+                ("database", T::Oid),
+                ("relation", T::Oid),
+                ("page", T::Int4),
+                ("tuple", T::Int2),
+                ("virtualxid", T::Text),
+                ("transactionid", T::Int8),
+                ("classid", T::Oid),
+                ("objid", T::Oid),
+                ("objsubid", T::Int2),
+                ("virtualtransaction", T::Text),
+                ("pid", T::Int4),
+                ("mode", T::Text),
+                ("granted", T::Bool),
+                ("fastpath", T::Bool),
+                ("waitstart", T::TimestampTz),
             ],
             View::StatSavepoints => vec![
                 ("pid", T::Int4),

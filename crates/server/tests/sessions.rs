@@ -698,6 +698,62 @@ async fn ddl_waits_for_readers_and_later_readers_wait_for_ddl() {
     assert_eq!(last, vec![Some("7".to_owned()), Some("7".to_owned())]);
 }
 
+/// pg_locks lists relation locks (fast path and table), row and
+/// transaction locks, granted and awaited; pg_blocking_pids names the
+/// holder a waiter waits for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_locks_and_pg_blocking_pids_show_who_waits_for_what() {
+    let tg = Target::new("rel_pg_locks").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    let oid = obs.int("SELECT 't'::regclass::oid").await;
+    a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1").await;
+    let mine = format!(
+        "SELECT locktype || ':' || mode || ':' || granted || ':' || fastpath \
+         FROM pg_locks WHERE pid = {} ORDER BY 1",
+        a.pid
+    );
+    assert_eq!(
+        col0(&obs.run(&mine).await),
+        vec![
+            Some("relation:RowExclusiveLock:true:true".to_owned()),
+            Some("transactionid:ExclusiveLock:true:false".to_owned()),
+            Some("tuple:ExclusiveLock:true:false".to_owned()),
+        ]
+    );
+    let hb = b.spawn("TRUNCATE t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    // The strong request moved a's fast-path lock into the table.
+    assert_eq!(
+        col0(&obs.run(&mine).await)[0],
+        Some("relation:RowExclusiveLock:true:false".to_owned())
+    );
+    assert_eq!(
+        obs.one(&format!(
+            "SELECT mode || ':' || granted FROM pg_locks \
+             WHERE pid = {} AND locktype = 'relation' AND relation = {oid}",
+            b.pid
+        ))
+        .await,
+        Some("AccessExclusiveLock:false".to_owned())
+    );
+    assert_eq!(
+        obs.one(&format!("SELECT pg_blocking_pids({})::text", b.pid))
+            .await,
+        Some(format!("{{{}}}", a.pid))
+    );
+    a.run("COMMIT").await;
+    join(hb).await.unwrap();
+    assert_eq!(
+        obs.int(&format!(
+            "SELECT count(*) FROM pg_locks WHERE pid IN ({}, {})",
+            a.pid, b.pid
+        ))
+        .await,
+        0
+    );
+}
+
 /// Another session's uncommitted schema change is never used: a statement
 /// waits for it and then runs on what was committed, here the definition
 /// from before a rolled-back ALTER TABLE (the result's columns included).

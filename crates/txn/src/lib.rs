@@ -24,7 +24,7 @@ pub mod transaction;
 pub mod visibility;
 
 pub use error::TxnError;
-pub use locks::{Acquired, LockKey, LockMode, LockTable, Owner, WaitCtl, WaitPolicy};
+pub use locks::{Acquired, LockKey, LockMode, LockRow, LockTable, Owner, WaitCtl, WaitPolicy};
 pub use manager::{
     CommitLog, NoLog, RedoBuffer, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState,
 };

@@ -285,6 +285,17 @@ pub struct LockTable {
     undos: AtomicU64,
 }
 
+/// One lock held or awaited, for pg_locks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockRow {
+    pub key: LockKey,
+    pub session: SessionId,
+    pub mode: LockMode,
+    pub granted: bool,
+    /// Held in a session's fast-path list, not in the table.
+    pub fastpath: bool,
+}
+
 /// A snapshot of one key's state, for monitoring and tests.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockInfo {
@@ -744,6 +755,24 @@ impl LockTable {
     /// before looking for a conflict that [`Self::wait_for_txn`] waits on.
     pub fn undos(&self) -> u64 {
         self.undos.load(Ordering::SeqCst)
+    }
+
+    /// Every lock in the table: holders, then the queue in order.
+    pub fn rows(&self) -> Vec<LockRow> {
+        let g = self.inner.lock();
+        let mut out = Vec::new();
+        for (&key, e) in &g.entries {
+            let row = |owner: Owner, mode, granted| LockRow {
+                key,
+                session: owner.session,
+                mode,
+                granted,
+                fastpath: false,
+            };
+            out.extend(e.holders.iter().map(|h| row(h.owner, h.mode, true)));
+            out.extend(e.queue.iter().map(|q| row(q.owner, q.mode, false)));
+        }
+        out
     }
 
     /// Current holders and waiter count of `key` (None if unlocked).

@@ -66,7 +66,7 @@ use nestor_common::{SavepointLevel, SessionId, Xid};
 use parking_lot::Mutex;
 
 use crate::error::TxnError;
-use crate::locks::{Acquired, LockKey, LockMode, Owner, WaitCtl, WaitPolicy};
+use crate::locks::{Acquired, LockKey, LockMode, LockRow, Owner, WaitCtl, WaitPolicy};
 use crate::manager::{SnapshotSlot, TxnManager};
 
 /// How many strong-lock counters relations hash into (PostgreSQL's
@@ -377,6 +377,26 @@ impl TxnManager {
             );
             add(&mut h.table, rel, modes);
         });
+    }
+
+    /// Every lock held or awaited (pg_locks): the lock table's, then the
+    /// relation locks in the sessions' fast-path lists.
+    pub fn lock_rows(&self) -> Vec<LockRow> {
+        let mut out = self.locks.rows();
+        self.for_each_slot(|slot| {
+            let h = slot.relations.inner.lock();
+            let Some(session) = h.session else {
+                return;
+            };
+            out.extend(h.fast.iter().map(|&(rel, modes)| LockRow {
+                key: LockKey::Relation(rel),
+                session,
+                mode: LockMode::Table(modes),
+                granted: true,
+                fastpath: true,
+            }));
+        });
+        out
     }
 
     /// Release every relation lock the session holds (transaction end).

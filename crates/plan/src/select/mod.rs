@@ -485,6 +485,16 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     };
     b.window = saved_window;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
+    // Locking rows needs UPDATE as well as SELECT (PostgreSQL: "for at
+    // least one column"; here on the table).
+    for t in &lock_tables {
+        b.need(
+            nestor_catalog::acl::ObjKind::Table,
+            t.table.oid.0,
+            &t.table.name,
+            nestor_catalog::acl::UPDATE,
+        );
+    }
     let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
     let saved_windows = std::mem::replace(&mut b.windows, window_clause(sel)?);
     let q = bind_query_clauses(b, sel);
