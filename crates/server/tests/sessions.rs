@@ -698,6 +698,53 @@ async fn ddl_waits_for_readers_and_later_readers_wait_for_ddl() {
     assert_eq!(last, vec![Some("7".to_owned()), Some("7".to_owned())]);
 }
 
+/// ROLLBACK TO SAVEPOINT gives back the relation locks taken since the
+/// savepoint, and so does an error inside one (PostgreSQL's subtransaction
+/// abort); the locks from before the savepoint stay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rollback_to_savepoint_releases_the_relation_locks_taken_since() {
+    let tg = Target::new("rel_savepoint").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    async fn free(b: &Session) -> bool {
+        let r = b
+            .try_run("BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE NOWAIT")
+            .await;
+        b.run("ROLLBACK").await;
+        r.is_ok()
+    }
+    a.run("BEGIN; SAVEPOINT s; LOCK TABLE t IN ACCESS EXCLUSIVE MODE")
+        .await;
+    assert!(!free(&b).await, "held inside the savepoint");
+    a.run("ROLLBACK TO s").await;
+    assert!(free(&b).await, "given back by ROLLBACK TO");
+    // An ALTER that fails after taking its lock, inside a savepoint.
+    assert_error(
+        &a.try_run("ALTER TABLE t ADD COLUMN v integer").await,
+        "42701",
+        "column \"v\" of relation \"t\" already exists",
+    );
+    a.run("ROLLBACK TO s").await;
+    assert!(free(&b).await, "given back by the error's rollback");
+    // A lock from before the savepoint stays.
+    a.run("ROLLBACK; BEGIN; SELECT count(*) FROM t; SAVEPOINT s2; LOCK TABLE t; ROLLBACK TO s2")
+        .await;
+    assert_error(
+        &b.try_run("BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE NOWAIT")
+            .await,
+        "55P03",
+        "could not obtain lock on relation \"t\"",
+    );
+    b.run("ROLLBACK").await;
+    assert_eq!(
+        b.int("SELECT count(*) FROM t").await,
+        1,
+        "ACCESS SHARE does not block reads"
+    );
+    a.run("COMMIT").await;
+    assert!(free(&b).await);
+}
+
 /// pg_locks lists relation locks (fast path and table), row and
 /// transaction locks, granted and awaited; pg_blocking_pids names the
 /// holder a waiter waits for.

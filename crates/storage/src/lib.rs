@@ -182,7 +182,7 @@ impl DataStore for Store {
                         t.encode_final_image(xid, *row, &mut buf);
                     }
                 }
-                UndoEntry::Lock { .. } => {}
+                UndoEntry::Lock { .. } | UndoEntry::RelationLock { .. } => {}
             }
             if buf.len() >= REDO_CHUNK_BYTES {
                 out.write(&buf);

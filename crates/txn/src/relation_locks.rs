@@ -54,9 +54,13 @@
 //! goes to the table. At transaction end the list is cleared, the table
 //! holds released and the announcements withdrawn.
 //!
-//! Left out: locks are not released by ROLLBACK TO SAVEPOINT (PostgreSQL
-//! releases those taken since the savepoint; here they are held to the
-//! end, which only blocks others longer); no session-level relation locks;
+//! Each new or strengthened hold is an entry in the transaction's undo log
+//! with the modes held before, so ROLLBACK TO SAVEPOINT (and an error inside
+//! a savepoint) gives back what was taken since, as PostgreSQL's
+//! subtransaction abort does; a strong hold given back withdraws its
+//! announcement.
+//!
+//! Left out: no session-level relation locks;
 //! PostgreSQL's deadlock-avoiding rearrangement of wait queues (a soft
 //! deadlock is reported as a deadlock).
 
@@ -184,6 +188,10 @@ impl TableModes {
         TableModes(self.0 | other.0)
     }
 
+    pub fn intersection(self, other: TableModes) -> TableModes {
+        TableModes(self.0 & other.0)
+    }
+
     pub fn contains(self, other: TableModes) -> bool {
         self.0 & other.0 == other.0
     }
@@ -192,6 +200,11 @@ impl TableModes {
         TableLockMode::ALL
             .into_iter()
             .filter(move |&m| self.contains(TableModes::of(m)))
+    }
+
+    /// Whether every mode in the set is weak (the fast path's modes).
+    pub fn is_weak(self) -> bool {
+        self.modes().all(TableLockMode::is_weak)
     }
 
     /// Whether a holder of `self` and one of `other` (different owners)
@@ -301,15 +314,17 @@ impl TxnManager {
         policy: WaitPolicy,
         ctl: &WaitCtl<'_>,
         what: &dyn Fn() -> String,
-    ) -> Result<RelationLocked, TxnError> {
+    ) -> Result<(RelationLocked, TableModes), TxnError> {
         let want = TableModes::of(mode);
         let strong = self.relation_strong.slot(rel);
+        let prev;
         {
             let mut h = slot.relations.inner.lock();
             debug_assert!(h.session.is_none_or(|s| s == session));
             h.session = Some(session);
-            if h.held(rel).contains(want) {
-                return Ok(RelationLocked::AlreadyHeld);
+            prev = h.held(rel);
+            if prev.contains(want) {
+                return Ok((RelationLocked::AlreadyHeld, prev));
             }
             let max = nestor_common::limits::txn_locks_max();
             if h.count() >= max && h.held(rel) == TableModes::EMPTY {
@@ -317,7 +332,7 @@ impl TxnManager {
             }
             if mode.is_weak() && !h.in_table(rel) && strong.load(Ordering::SeqCst) == 0 {
                 add(&mut h.fast, rel, want);
-                return Ok(RelationLocked::Fast);
+                return Ok((RelationLocked::Fast, prev));
             }
         }
         let announced_now = !mode.is_weak() && {
@@ -345,7 +360,7 @@ impl TxnManager {
         match got {
             Ok(Acquired::Granted { .. }) | Ok(Acquired::AlreadyHeld) => {
                 add(&mut h.table, rel, want);
-                Ok(RelationLocked::Table)
+                Ok((RelationLocked::Table, prev))
             }
             Ok(Acquired::Skipped) | Err(_) => {
                 if announced_now {
@@ -356,6 +371,47 @@ impl TxnManager {
                     Err(e) => Err(e),
                     _ => Err(TxnError::LockNotAvailable { what: what() }),
                 }
+            }
+        }
+    }
+
+    /// Put the session's hold on `rel` back to `prev` (an undo entry of
+    /// [`crate::transaction::Transaction::lock_relation`]: ROLLBACK TO
+    /// SAVEPOINT, or an error inside one).
+    pub(crate) fn restore_relation(&self, slot: &SnapshotSlot, rel: u32, prev: TableModes) {
+        let mut h = slot.relations.inner.lock();
+        // A relation can be in both lists (a weak hold taken by the fast
+        // path, a later one in the table while a strong lock was announced
+        // on its partition): each keeps its part of `prev`.
+        if let Some(i) = h.fast.iter().position(|(r, _)| *r == rel) {
+            let kept = h.fast[i].1.intersection(prev);
+            if kept == TableModes::EMPTY {
+                h.fast.swap_remove(i);
+            } else {
+                h.fast[i].1 = kept;
+            }
+        }
+        if let Some(i) = h.table.iter().position(|(r, _)| *r == rel) {
+            let kept = h.table[i].1.intersection(prev);
+            let owner = relation_owner(h.session.expect("a slot with holds has its session"));
+            if kept == TableModes::EMPTY {
+                h.table.swap_remove(i);
+                self.locks.release(owner.xid, LockKey::Relation(rel));
+            } else if kept != h.table[i].1 {
+                h.table[i].1 = kept;
+                self.locks.restore(
+                    owner.xid,
+                    LockKey::Relation(rel),
+                    Some((LockMode::Table(kept), SavepointLevel(0))),
+                );
+            }
+        }
+        if prev.is_weak() {
+            if let Some(a) = h.announced.iter().position(|r| *r == rel) {
+                h.announced.swap_remove(a);
+                self.relation_strong
+                    .slot(rel)
+                    .fetch_sub(1, Ordering::SeqCst);
             }
         }
     }
@@ -466,13 +522,27 @@ mod tests {
         let ctl = WaitCtl::unbounded();
         for seed in 0..40u64 {
             let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-            // model[session][rel] = modes held
+            // model[session][rel] = modes held; undo[session] = what each
+            // acquisition held before (a savepoint's undo log)
             let mut model = [[TableModes::EMPTY; 3]; 3];
+            let mut undo: [Vec<(usize, TableModes)>; 3] = Default::default();
             for _ in 0..300 {
                 let s = rng.gen_range(0..3usize);
                 if rng.gen_ratio(1, 8) {
                     mgr.release_relations(&slots[s]);
                     model[s] = [TableModes::EMPTY; 3];
+                    undo[s].clear();
+                    continue;
+                }
+                if rng.gen_ratio(1, 6) {
+                    // ROLLBACK TO: give back the newest acquisitions.
+                    for _ in 0..rng.gen_range(1..4) {
+                        let Some((r, prev)) = undo[s].pop() else {
+                            break;
+                        };
+                        mgr.restore_relation(&slots[s], rels[r], prev);
+                        model[s][r] = prev;
+                    }
                     continue;
                 }
                 let r = rng.gen_range(0..3usize);
@@ -489,8 +559,12 @@ mod tests {
                     &|| "relation".into(),
                 );
                 match got {
-                    Ok(_) => {
+                    Ok((how, prev)) => {
                         assert!(!blocked, "seed {seed}: {mode:?} granted past a conflict");
+                        assert_eq!(prev, model[s][r], "seed {seed}: what was held before");
+                        if how != RelationLocked::AlreadyHeld {
+                            undo[s].push((r, prev));
+                        }
                         model[s][r] = model[s][r].union(want);
                     }
                     Err(TxnError::LockNotAvailable { .. }) => {

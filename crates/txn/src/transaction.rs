@@ -90,6 +90,13 @@ pub enum UndoEntry {
         key: LockKey,
         prev: Option<(LockMode, SavepointLevel)>,
     },
+    /// A relation lock taken or strengthened, with the modes the session
+    /// held on it before (so ROLLBACK TO gives back what the savepoint
+    /// took, as PostgreSQL's subtransaction abort does).
+    RelationLock {
+        rel: u32,
+        prev: crate::relation_locks::TableModes,
+    },
     Data(DataUndo),
 }
 
@@ -135,6 +142,9 @@ pub struct Transaction {
     /// Locks held in the lock table (undo entries that took a lock anew),
     /// for limits::txn_locks_max.
     locks: usize,
+    /// Undo entries of relation locks (not counted against
+    /// limits::txn_undo_entries_max).
+    relation_undo: usize,
     /// Rows written so far, in bytes (an upper bound of the redo), for
     /// limits::txn_redo_file_bytes_max.
     written_bytes: u64,
@@ -179,6 +189,7 @@ impl Transaction {
             fixed_horizon: None,
             undo: Vec::new(),
             locks: 0,
+            relation_undo: 0,
             written_bytes: 0,
             undo_accounted: 0,
             marks: Vec::new(),
@@ -444,7 +455,9 @@ impl Transaction {
 
     fn check_undo_room(&self) -> Result<(), TxnError> {
         let max = limits::txn_undo_entries_max();
-        if self.undo.len() >= max {
+        // Relation-lock entries are bounded by the relations' count
+        // (txn_locks_max) and are not rows written or locked.
+        if self.undo.len() - self.relation_undo >= max {
             return Err(TxnError::UndoLogFull { max });
         }
         Ok(())
@@ -504,8 +517,14 @@ impl Transaction {
         ctl: &WaitCtl<'_>,
         what: &dyn Fn() -> String,
     ) -> Result<crate::relation_locks::RelationLocked, TxnError> {
-        self.mgr
-            .lock_relation(self.session, &self.slot, rel, mode, policy, ctl, what)
+        let (got, prev) =
+            self.mgr
+                .lock_relation(self.session, &self.slot, rel, mode, policy, ctl, what)?;
+        if got != crate::relation_locks::RelationLocked::AlreadyHeld {
+            self.undo.push(UndoEntry::RelationLock { rel, prev });
+            self.relation_undo += 1;
+        }
+        Ok(got)
     }
 
     /// Give back the lock on `key` if the most recent undo entry took it (a
@@ -586,12 +605,6 @@ impl Transaction {
     pub fn undo_failed_level(&mut self) {
         let len = self.marks.last().map_or(0, |m| m.undo_len);
         self.undo_to(len);
-        if self.marks.is_empty() {
-            // Nothing can run in this transaction any more but its end:
-            // its relation locks go now too (relation locks taken inside a
-            // savepoint stay until the end, see crate::relation_locks).
-            self.mgr.release_relations(&self.slot);
-        }
     }
 
     /// Whether a savepoint of that name is open.
@@ -622,6 +635,10 @@ impl Transaction {
                 UndoEntry::Lock { key, prev } => {
                     self.locks -= usize::from(prev.is_none());
                     self.mgr.locks.restore(self.xid, key, prev)
+                }
+                UndoEntry::RelationLock { rel, prev } => {
+                    self.relation_undo -= 1;
+                    self.mgr.restore_relation(&self.slot, rel, prev)
                 }
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.undo(),
                 UndoEntry::Data(change) => {
@@ -702,7 +719,7 @@ impl Transaction {
             match entry {
                 UndoEntry::Data(DataUndo::Ddl(d)) => d.commit(),
                 UndoEntry::Data(change) => self.store.stamp(self.xid, csn, change),
-                UndoEntry::Lock { .. } => {}
+                UndoEntry::Lock { .. } | UndoEntry::RelationLock { .. } => {}
             }
         }
         self.mgr.forget(self.xid);
