@@ -447,7 +447,7 @@ impl Transaction {
     fn push(&mut self, entry: UndoEntry) -> Result<(), TxnError> {
         self.undo.push(entry);
         let max = limits::txn_undo_entries_max();
-        if self.undo.len() > max && !self.replay {
+        if self.undo.len() - self.relation_undo > max && !self.replay {
             return Err(TxnError::UndoLogFull { max });
         }
         Ok(())
