@@ -24,6 +24,8 @@ pub struct Database {
     pub log: Arc<SwitchLog>,
     /// Replica or primary, and what its walsenders / walreceiver report.
     pub replication: Arc<Replication>,
+    /// pg_stat_statements (`crate::stat_statements`).
+    pub stat_statements: crate::stat_statements::StatStatements,
 }
 
 impl Database {
@@ -40,6 +42,7 @@ impl Database {
             sessions: Registry::new(max_connections),
             log,
             replication: Replication::new(),
+            stat_statements: Default::default(),
         }
     }
 

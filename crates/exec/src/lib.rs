@@ -40,6 +40,7 @@ mod plpgsql;
 pub mod privilege;
 pub mod registry;
 pub mod replication;
+pub mod stat_statements;
 pub mod statement;
 mod sysviews;
 pub mod tag;

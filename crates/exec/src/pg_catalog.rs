@@ -59,7 +59,8 @@ pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const DEFAULT_COLLATION_OID: u32 = 100;
-const DATABASE_OID: u32 = 5;
+/// The database's OID (there is one database; PostgreSQL's `postgres`).
+pub const DATABASE_OID: u32 = 5;
 const PLPGSQL_LANGUAGE_OID: u32 = 13010;
 const INTERNAL_LANGUAGE_OID: u32 = 12;
 const PLPGSQL_EXTENSION_OID: u32 = 13009;

@@ -44,6 +44,11 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::Memory => vec![memory_row()],
         View::StatSsl => db.sessions.activity().iter().map(ssl_row).collect(),
         View::Sequences => sequence_rows(ev.ctx.catalog),
+        View::StatStatements => statement_rows(ev),
+        View::StatStatementsInfo => vec![vec![
+            Value::Int8(db.stat_statements.dealloc()),
+            Value::TimestampTz(db.stat_statements.stats_reset_us()),
+        ]],
         View::PreparedStatements => db
             .sessions
             .get(ev.ctx.session)
@@ -262,4 +267,70 @@ fn ssl_row(a: &ActivityRow) -> Vec<Value> {
             Value::Null,
         ],
     }
+}
+
+/// pg_stat_statements: one row per (user, database, query). As in
+/// PostgreSQL, a role that is not a superuser sees the text and queryid of
+/// its own statements only ("<insufficient privilege>" and NULL for the
+/// others'). Planning, block, WAL and JIT columns are 0
+/// (`crate::stat_statements`).
+fn statement_rows(ev: &Ev) -> Rows {
+    let role = ev.ctx.role;
+    let int = |n: u64| Value::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    let zero_i = Value::Int8(0);
+    let zero_f = Value::Float8(0.0);
+    ev.ctx
+        .db
+        .stat_statements
+        .rows()
+        .into_iter()
+        .map(|e| {
+            let visible = role.superuser || e.userid == role.oid.0;
+            let mut row = vec![
+                Value::Int8(i64::from(e.userid)),
+                Value::Int8(i64::from(e.dbid)),
+                Value::Bool(true),
+                if visible {
+                    Value::Int8(e.queryid)
+                } else {
+                    Value::Null
+                },
+                if visible {
+                    Value::Text(e.query.clone())
+                } else {
+                    text("<insufficient privilege>")
+                },
+                zero_i.clone(),
+            ];
+            row.extend(std::iter::repeat_n(zero_f.clone(), 5));
+            row.extend([
+                int(e.calls),
+                Value::Float8(e.total_ms),
+                Value::Float8(e.min_ms),
+                Value::Float8(e.max_ms),
+                Value::Float8(e.mean_ms),
+                Value::Float8(e.stddev_ms),
+                int(e.rows),
+            ]);
+            // shared_blks_* (4), local_blks_* (4), temp_blks_* (2)
+            row.extend(std::iter::repeat_n(zero_i.clone(), 10));
+            // blk_read/write_time, temp_blk_read/write_time
+            row.extend(std::iter::repeat_n(zero_f.clone(), 4));
+            row.extend([
+                zero_i.clone(),
+                zero_i.clone(),
+                Value::Numeric(Numeric::from_i64(0)),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                int(e.savepoints),
+            ]);
+            row
+        })
+        .collect()
 }

@@ -3,7 +3,8 @@
 //! registry), nestor_stat_savepoints (savepoint counters per session),
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
 //! pg_sequences, pg_prepared_statements (the session's own named prepared
-//! statements, which it publishes in the registry), and the pg_catalog
+//! statements, which it publishes in the registry), pg_stat_statements and
+//! pg_stat_statements_info (`nestor_exec::stat_statements`), and the pg_catalog
 //! relations (`crate::pg_catalog`).
 
 use nestor_types::datatype::DataType;
@@ -19,6 +20,8 @@ pub enum View {
     Sequences,
     PreparedStatements,
     StatSsl,
+    StatStatements,
+    StatStatementsInfo,
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -35,6 +38,8 @@ impl View {
             "pg_sequences" => View::Sequences,
             "pg_prepared_statements" => View::PreparedStatements,
             "pg_stat_ssl" => View::StatSsl,
+            "pg_stat_statements" => View::StatStatements,
+            "pg_stat_statements_info" => View::StatStatementsInfo,
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -50,6 +55,8 @@ impl View {
             View::Sequences => "pg_sequences",
             View::PreparedStatements => "pg_prepared_statements",
             View::StatSsl => "pg_stat_ssl",
+            View::StatStatements => "pg_stat_statements",
+            View::StatStatementsInfo => "pg_stat_statements_info",
             View::Catalog(r) => r.name(),
         }
     }
@@ -177,6 +184,55 @@ impl View {
                 ("generic_plans", T::Int8),
                 ("custom_plans", T::Int8),
             ],
+            // PostgreSQL 15's (pg_stat_statements 1.10), then Nestor's
+            // savepoints.
+            View::StatStatements => vec![
+                ("userid", T::Oid),
+                ("dbid", T::Oid),
+                ("toplevel", T::Bool),
+                ("queryid", T::Int8),
+                ("query", T::Text),
+                ("plans", T::Int8),
+                ("total_plan_time", T::Float8),
+                ("min_plan_time", T::Float8),
+                ("max_plan_time", T::Float8),
+                ("mean_plan_time", T::Float8),
+                ("stddev_plan_time", T::Float8),
+                ("calls", T::Int8),
+                ("total_exec_time", T::Float8),
+                ("min_exec_time", T::Float8),
+                ("max_exec_time", T::Float8),
+                ("mean_exec_time", T::Float8),
+                ("stddev_exec_time", T::Float8),
+                ("rows", T::Int8),
+                ("shared_blks_hit", T::Int8),
+                ("shared_blks_read", T::Int8),
+                ("shared_blks_dirtied", T::Int8),
+                ("shared_blks_written", T::Int8),
+                ("local_blks_hit", T::Int8),
+                ("local_blks_read", T::Int8),
+                ("local_blks_dirtied", T::Int8),
+                ("local_blks_written", T::Int8),
+                ("temp_blks_read", T::Int8),
+                ("temp_blks_written", T::Int8),
+                ("blk_read_time", T::Float8),
+                ("blk_write_time", T::Float8),
+                ("temp_blk_read_time", T::Float8),
+                ("temp_blk_write_time", T::Float8),
+                ("wal_records", T::Int8),
+                ("wal_fpi", T::Int8),
+                ("wal_bytes", T::Numeric(None)),
+                ("jit_functions", T::Int8),
+                ("jit_generation_time", T::Float8),
+                ("jit_inlining_count", T::Int8),
+                ("jit_inlining_time", T::Float8),
+                ("jit_optimization_count", T::Int8),
+                ("jit_optimization_time", T::Float8),
+                ("jit_emission_count", T::Int8),
+                ("jit_emission_time", T::Float8),
+                ("savepoints", T::Int8),
+            ],
+            View::StatStatementsInfo => vec![("dealloc", T::Int8), ("stats_reset", T::TimestampTz)],
             View::Catalog(r) => crate::pg_catalog::columns(r),
         }
     }
