@@ -26,6 +26,8 @@ pub struct Database {
     pub replication: Arc<Replication>,
     /// pg_stat_statements (`crate::stat_statements`).
     pub stat_statements: crate::stat_statements::StatStatements,
+    /// pg_stat_database and pg_stat_all_tables' counters (`crate::stats`).
+    pub stats: crate::stats::DbStats,
 }
 
 impl Database {
@@ -43,6 +45,7 @@ impl Database {
             log,
             replication: Replication::new(),
             stat_statements: Default::default(),
+            stats: Default::default(),
         }
     }
 

@@ -253,6 +253,17 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             .replay_time_us()
             .map_or(Value::Null, Value::TimestampTz),
         Func::Promote => promote(args, ev)?,
+        Func::StatReset => {
+            // PostgreSQL grants EXECUTE on it to superusers only.
+            if !ev.ctx.role.superuser {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    "permission denied for function pg_stat_reset",
+                ));
+            }
+            ev.ctx.db.stats.reset();
+            Value::Null
+        }
         Func::StatStatementsReset => {
             // PostgreSQL grants EXECUTE on it to superusers only.
             if !ev.ctx.role.superuser {

@@ -42,6 +42,7 @@ pub mod registry;
 pub mod replication;
 pub mod stat_statements;
 pub mod statement;
+pub mod stats;
 mod sysviews;
 pub mod tag;
 #[cfg(test)]

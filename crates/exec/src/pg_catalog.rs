@@ -118,6 +118,12 @@ fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
     temp_or_public(t.persistence == Persistence::Temporary, catalog)
 }
 
+/// The name of the schema a table lives in (`public`, or the session's
+/// `pg_temp_N`).
+pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
+    namespace_name(table_namespace(t, catalog))
+}
+
 /// The session's pg_temp_N for a TEMP object, else public.
 fn temp_or_public(temporary: bool, catalog: &Catalog) -> u32 {
     match (temporary, catalog.plan_scope()) {

@@ -4,7 +4,8 @@
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
 //! pg_sequences, pg_prepared_statements (the session's own named prepared
 //! statements, which it publishes in the registry), pg_stat_statements and
-//! pg_stat_statements_info (`nestor_exec::stat_statements`), and the pg_catalog
+//! pg_stat_statements_info (`nestor_exec::stat_statements`), pg_stat_database
+//! and pg_stat_all_tables / pg_stat_user_tables (`nestor_exec::stats`), and the pg_catalog
 //! relations (`crate::pg_catalog`).
 
 use nestor_types::datatype::DataType;
@@ -22,6 +23,12 @@ pub enum View {
     StatSsl,
     StatStatements,
     StatStatementsInfo,
+    StatDatabase,
+    /// pg_stat_all_tables (`user`: false) and pg_stat_user_tables: the
+    /// same rows, Nestor's tables being all user tables.
+    StatTables {
+        user: bool,
+    },
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -40,6 +47,9 @@ impl View {
             "pg_stat_ssl" => View::StatSsl,
             "pg_stat_statements" => View::StatStatements,
             "pg_stat_statements_info" => View::StatStatementsInfo,
+            "pg_stat_database" => View::StatDatabase,
+            "pg_stat_all_tables" => View::StatTables { user: false },
+            "pg_stat_user_tables" => View::StatTables { user: true },
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -57,6 +67,9 @@ impl View {
             View::StatSsl => "pg_stat_ssl",
             View::StatStatements => "pg_stat_statements",
             View::StatStatementsInfo => "pg_stat_statements_info",
+            View::StatDatabase => "pg_stat_database",
+            View::StatTables { user: false } => "pg_stat_all_tables",
+            View::StatTables { user: true } => "pg_stat_user_tables",
             View::Catalog(r) => r.name(),
         }
     }
@@ -233,6 +246,62 @@ impl View {
                 ("savepoints", T::Int8),
             ],
             View::StatStatementsInfo => vec![("dealloc", T::Int8), ("stats_reset", T::TimestampTz)],
+            // PostgreSQL 15's.
+            View::StatDatabase => vec![
+                ("datid", T::Oid),
+                ("datname", T::Name),
+                ("numbackends", T::Int4),
+                ("xact_commit", T::Int8),
+                ("xact_rollback", T::Int8),
+                ("blks_read", T::Int8),
+                ("blks_hit", T::Int8),
+                ("tup_returned", T::Int8),
+                ("tup_fetched", T::Int8),
+                ("tup_inserted", T::Int8),
+                ("tup_updated", T::Int8),
+                ("tup_deleted", T::Int8),
+                ("conflicts", T::Int8),
+                ("temp_files", T::Int8),
+                ("temp_bytes", T::Int8),
+                ("deadlocks", T::Int8),
+                ("checksum_failures", T::Int8),
+                ("checksum_last_failure", T::TimestampTz),
+                ("blk_read_time", T::Float8),
+                ("blk_write_time", T::Float8),
+                ("session_time", T::Float8),
+                ("active_time", T::Float8),
+                ("idle_in_transaction_time", T::Float8),
+                ("sessions", T::Int8),
+                ("sessions_abandoned", T::Int8),
+                ("sessions_fatal", T::Int8),
+                ("sessions_killed", T::Int8),
+                ("stats_reset", T::TimestampTz),
+            ],
+            View::StatTables { .. } => vec![
+                ("relid", T::Oid),
+                ("schemaname", T::Name),
+                ("relname", T::Name),
+                ("seq_scan", T::Int8),
+                ("seq_tup_read", T::Int8),
+                ("idx_scan", T::Int8),
+                ("idx_tup_fetch", T::Int8),
+                ("n_tup_ins", T::Int8),
+                ("n_tup_upd", T::Int8),
+                ("n_tup_del", T::Int8),
+                ("n_tup_hot_upd", T::Int8),
+                ("n_live_tup", T::Int8),
+                ("n_dead_tup", T::Int8),
+                ("n_mod_since_analyze", T::Int8),
+                ("n_ins_since_vacuum", T::Int8),
+                ("last_vacuum", T::TimestampTz),
+                ("last_autovacuum", T::TimestampTz),
+                ("last_analyze", T::TimestampTz),
+                ("last_autoanalyze", T::TimestampTz),
+                ("vacuum_count", T::Int8),
+                ("autovacuum_count", T::Int8),
+                ("analyze_count", T::Int8),
+                ("autoanalyze_count", T::Int8),
+            ],
             View::Catalog(r) => crate::pg_catalog::columns(r),
         }
     }

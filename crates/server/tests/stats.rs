@@ -317,3 +317,182 @@ async fn log_min_duration_statement_logs_slow_statements() {
         ]
     );
 }
+
+/// One row of a query, every column as text.
+async fn row(c: &Client, sql: &str) -> Vec<String> {
+    let r = rows(c, sql).await;
+    assert_eq!(r.len(), 1, "{sql}: {r:?}");
+    r[0].split('|').map(str::to_string).collect()
+}
+
+fn ints(r: &[String]) -> Vec<i64> {
+    r.iter()
+        .map(|v| v.parse().unwrap_or_else(|_| panic!("{v} in {r:?}")))
+        .collect()
+}
+
+const DB_COUNTERS: &str = "SELECT xact_commit, xact_rollback, tup_inserted, tup_updated,
+        tup_deleted, deadlocks, sessions, tup_returned, tup_fetched
+   FROM pg_stat_database WHERE datname = current_database()";
+
+/// Commit 3, roll back 2 (and one failed statement): the xact_commit and
+/// xact_rollback deltas; rows inserted, updated and deleted, rolled back
+/// ones too (as PostgreSQL counts them); a deadlock; a new session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_database_counts_transactions_rows_and_deadlocks() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    run(
+        &c,
+        "CREATE TABLE t (id int PRIMARY KEY, v int);
+         INSERT INTO t SELECT g, 0 FROM generate_series(1, 5) g",
+    )
+    .await;
+    let shape = rows(
+        &c,
+        "SELECT datid = (SELECT oid FROM pg_database WHERE datname = current_database()),
+                numbackends, blks_read, conflicts, checksum_failures IS NULL,
+                stats_reset IS NOT NULL
+           FROM pg_stat_database ORDER BY datid DESC",
+    )
+    .await;
+    // The database's row, then the one for shared objects (datid 0).
+    assert_eq!(shape, vec!["t|1|0|0|t|t", "f|0|0|0|t|f"]);
+    let before = ints(&row(&c, DB_COUNTERS).await);
+    run(&c, "BEGIN; INSERT INTO t VALUES (6, 0), (7, 0); COMMIT").await;
+    run(&c, "BEGIN; UPDATE t SET v = v + 1 WHERE id <= 3; COMMIT").await;
+    run(&c, "DELETE FROM t WHERE id = 7").await;
+    run(&c, "BEGIN; INSERT INTO t VALUES (8, 0); ROLLBACK").await;
+    run(&c, "BEGIN; DELETE FROM t WHERE id = 1; ROLLBACK").await;
+    assert!(t(c.batch_execute("SELECT 1 / 0")).await.is_err());
+    let after = ints(&row(&c, DB_COUNTERS).await);
+    let delta: Vec<i64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    // Commits: three, and the query that read `before` (counted at its
+    // commit, after it read). Rollbacks: two, and the failed statement.
+    assert_eq!(delta[..7], [4, 3, 3, 3, 2, 0, 0]);
+    // Rows read: what pg_stat_all_tables says of t.
+    let t_reads = ints(
+        &row(
+            &c,
+            "SELECT seq_tup_read + idx_tup_fetch, idx_tup_fetch FROM pg_stat_user_tables
+              WHERE relname = 't'",
+        )
+        .await,
+    );
+    assert_eq!(after[7..], t_reads[..]);
+
+    // A deadlock between two sessions: one of them gets 40P01.
+    let c2 = connect(&srv, "postgres").await;
+    assert_eq!(
+        row(
+            &c,
+            "SELECT numbackends FROM pg_stat_database WHERE datid <> 0"
+        )
+        .await,
+        vec!["2"]
+    );
+    run(&c, "BEGIN; UPDATE t SET v = 10 WHERE id = 2").await;
+    run(&c2, "BEGIN; UPDATE t SET v = 20 WHERE id = 3").await;
+    let (r1, r2) = tokio::join!(
+        t(c.batch_execute("UPDATE t SET v = 11 WHERE id = 3")),
+        t(c2.batch_execute("UPDATE t SET v = 21 WHERE id = 2"))
+    );
+    let codes: Vec<Option<&str>> = [&r1, &r2]
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .err()
+                .and_then(|e| e.as_db_error())
+                .map(|d| d.code().code())
+        })
+        .collect();
+    assert!(
+        codes == [Some("40P01"), None] || codes == [None, Some("40P01")],
+        "{codes:?}"
+    );
+    run(&c, "ROLLBACK").await;
+    run(&c2, "ROLLBACK").await;
+    let last = ints(&row(&c, DB_COUNTERS).await);
+    assert_eq!(last[5] - after[5], 1, "deadlocks");
+    assert_eq!(last[6] - after[6], 1, "sessions");
+}
+
+const TABLE_ROW: &str = "SELECT seq_scan, seq_tup_read, idx_scan, idx_tup_fetch, n_tup_ins,
+        n_tup_upd, n_tup_del, n_tup_hot_upd, n_live_tup, n_dead_tup,
+        vacuum_count, autovacuum_count, analyze_count
+   FROM pg_stat_user_tables WHERE relname = 'u'";
+
+/// Scans, row changes, live rows and versions waiting for pruning of one
+/// table, then VACUUM's prune and pg_stat_reset().
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_user_tables_counts_scans_changes_and_dead_versions() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    run(
+        &c,
+        "CREATE TABLE u (id int PRIMARY KEY, v int);
+         INSERT INTO u SELECT g, g FROM generate_series(1, 10) g;
+         CREATE TABLE nidx (x int);
+         INSERT INTO nidx VALUES (1), (2)",
+    )
+    .await;
+    assert_eq!(
+        ints(&row(&c, TABLE_ROW).await),
+        [0, 0, 0, 0, 10, 0, 0, 0, 10, 0, 0, 0, 0]
+    );
+    run(&c, "SELECT v FROM u WHERE id = 4").await;
+    run(&c, "SELECT count(*) FROM u").await;
+    run(&c, "UPDATE u SET v = 0 WHERE id = 5").await;
+    run(&c, "DELETE FROM u WHERE id = 6").await;
+    run(&c, "BEGIN; INSERT INTO u VALUES (11, 0); ROLLBACK").await;
+    // Index scans: the SELECT, the UPDATE's and the DELETE's lookups.
+    assert_eq!(
+        ints(&row(&c, TABLE_ROW).await),
+        [1, 10, 3, 3, 11, 1, 1, 0, 9, 2, 0, 0, 0]
+    );
+    assert_eq!(
+        row(
+            &c,
+            "SELECT relid = 'u'::regclass::oid, schemaname, last_vacuum IS NULL,
+                    last_analyze IS NULL
+               FROM pg_stat_all_tables WHERE relname = 'u'"
+        )
+        .await,
+        ["t", "public", "t", "t"]
+    );
+    run(&c, "SELECT * FROM nidx").await;
+    assert_eq!(
+        row(
+            &c,
+            "SELECT seq_scan, seq_tup_read, idx_scan IS NULL, idx_tup_fetch IS NULL
+               FROM pg_stat_user_tables WHERE relname = 'nidx'"
+        )
+        .await,
+        ["1", "2", "t", "t"]
+    );
+    run(&c, "VACUUM u").await;
+    assert_eq!(
+        row(
+            &c,
+            "SELECT n_dead_tup, vacuum_count, last_vacuum IS NOT NULL, n_live_tup
+               FROM pg_stat_user_tables WHERE relname = 'u'"
+        )
+        .await,
+        ["0", "1", "t", "9"]
+    );
+    run(&c, "SELECT pg_stat_reset()").await;
+    assert_eq!(
+        ints(&row(&c, TABLE_ROW).await),
+        [0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 0]
+    );
+    // The reset's own transaction committed after it, and so did the read
+    // of u's row.
+    assert_eq!(
+        row(
+            &c,
+            "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datid <> 0"
+        )
+        .await,
+        ["2", "0"]
+    );
+}

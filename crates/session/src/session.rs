@@ -182,6 +182,11 @@ impl Session {
                 conn_limit: role.conn_limit,
             },
         )?;
+        engine
+            .db
+            .stats
+            .sessions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let catalog = engine.catalog.for_session(info.pid);
         let block = TxnBlock::new(
             slot,
@@ -523,6 +528,9 @@ impl Session {
     }
 
     fn ready(&mut self, out: &mut Vec<BackendMsg>) {
+        // What this query's statements counted, for pg_stat_database and
+        // pg_stat_all_tables (`nestor_exec::stats`).
+        self.engine.db.stats.flush();
         if self.block.txn().is_none() {
             self.portals.clear();
             self.drop_stale_cursors();
@@ -538,6 +546,13 @@ impl Session {
 
     /// Report an error and move the transaction block accordingly.
     pub(crate) fn fail(&mut self, mut e: DbError, out: &mut Vec<BackendMsg>) {
+        if e.code == SqlState::DeadlockDetected {
+            self.engine
+                .db
+                .stats
+                .deadlocks
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         if e.code == SqlState::AdminShutdown {
             e.severity = Severity::Fatal;
             self.fatal_sent = true;
