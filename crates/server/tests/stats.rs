@@ -284,6 +284,10 @@ async fn log_min_duration_statement_logs_slow_statements() {
     run(&c, "SELECT 'not logged', pg_sleep(0.01)").await;
     run(&c, "SET log_min_duration_statement = 0").await;
     run(&c, "SELECT 'logged' AS marker").await;
+    let r = t(c.query("SELECT 'extended' AS marker", &[]))
+        .await
+        .unwrap();
+    assert_eq!(r.len(), 1);
     run(&c, "SET log_min_duration_statement = '1h'").await;
     run(&c, "SELECT 'too fast' AS marker").await;
     assert_eq!(
@@ -314,6 +318,7 @@ async fn log_min_duration_statement_logs_slow_statements() {
         vec![
             (3, "SET log_min_duration_statement = 0".to_string()),
             (3, "SELECT 'logged' AS marker".to_string()),
+            (3, "SELECT 'extended' AS marker".to_string()),
         ]
     );
 }

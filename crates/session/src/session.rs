@@ -1159,7 +1159,12 @@ impl Session {
                 };
                 portal.done = true;
                 let params = portal.params.clone();
-                utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)
+                let start = Instant::now();
+                utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)?;
+                let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+                let (location, len) = (stmt.raw.stmt_location, stmt.raw.stmt_len);
+                self.log_duration(elapsed_ms, &stmt.text, location, len);
+                Ok(())
             }
             StmtBody::Query(prepared) if max_rows == 0 => {
                 let mut rows = RowOut {
