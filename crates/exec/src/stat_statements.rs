@@ -14,14 +14,15 @@
 //! text (the parse tree without constants, aliases and locations, hashed),
 //! and its `query` is the text normalised as PostgreSQL does (constants
 //! replaced by `$n`). Both are computed once per prepared statement: a
-//! prepared statement (`Prepared`) keeps its [`QueryId`] after its first execution, so
-//! `-M prepared` pays one atomic load per execution. A simple-protocol
-//! statement is planned afresh each time, so its identity comes from a
-//! shared cache keyed by the statement's text; the parse cache serves
-//! texts of one shape with its template's text (`nestor_parser::cache`),
-//! so `… WHERE aid = 17` and `… WHERE aid = 99` find one cached identity.
-//! Computing an identity parses the text twice more (fingerprint and
-//! normalise are separate libpg_query calls), which is why it is cached.
+//! prepared statement (`Prepared`) keeps its [`QueryId`] after its first
+//! execution, so `-M prepared` pays one atomic load per execution. A
+//! simple-protocol statement is planned afresh each time, so its identity
+//! comes from a shared cache keyed by the statement's *shape* (its text
+//! with the literals masked, the parse cache's key): `… WHERE aid = 17` and
+//! `… WHERE aid = 99` find one cached identity, however long the text.
+//! Computing an identity parses the text three times more (fingerprint,
+//! normalise and the relation names are separate libpg_query calls), which
+//! is why it is cached.
 //!
 //! Why this design. The hot path is one statement's end: the entries live
 //! in `SHARDS` mutex-protected maps keyed by the (role, database, queryid)
@@ -80,7 +81,6 @@ pub struct QueryId {
 impl QueryId {
     /// The identity of `text` (one statement's text), computed.
     fn compute(text: &str) -> QueryId {
-        let text = text.trim();
         match nestor_parser::fingerprint_normalize(text) {
             Some((fp, normalized)) => QueryId {
                 queryid: fp as i64,
@@ -203,12 +203,18 @@ impl StatStatements {
         (IdBuildHasher::default().hash_one(key) >> 59) as usize % SHARDS
     }
 
-    /// The identity of a simple-protocol statement's text (cached).
+    /// The identity of a statement's text, cached by the text's shape (its
+    /// literals masked, `nestor_parser::shape_of`): texts that differ only
+    /// in constants are one lookup, whatever their length, and only a new
+    /// shape pays libpg_query's three parses.
     pub fn identify(&self, text: &str) -> Arc<QueryId> {
+        let text = text.trim();
+        let shape = nestor_parser::shape_of(text);
+        let key = shape.as_deref().unwrap_or(text);
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut h);
+        key.hash(&mut h);
         let shard = &self.texts[(h.finish() as usize) % SHARDS];
-        if let Some(id) = shard.lock().get(text) {
+        if let Some(id) = shard.lock().get(key) {
             return id.clone();
         }
         let id = Arc::new(QueryId::compute(text));
@@ -216,7 +222,7 @@ impl StatStatements {
         if map.len() >= STAT_STATEMENT_TEXTS_MAX / SHARDS {
             map.clear();
         }
-        map.insert(Box::from(text), id.clone());
+        map.insert(Box::from(key), id.clone());
         id
     }
 

@@ -311,6 +311,14 @@ pub(crate) fn location_to_position(text: &str, location: i32) -> Option<u32> {
     Some(char_position(text, location as usize + 1))
 }
 
+/// `text` with its literal constants replaced by class markers (the parse
+/// cache's key, [`cache`]): texts with one shape differ only in constants,
+/// so they share a fingerprint. None if the text cannot be scanned so
+/// (then only the text itself stands for it).
+pub fn shape_of(text: &str) -> Option<String> {
+    literals::scan(text).map(|lits| literals::shape(text, &lits))
+}
+
 /// pg_stat_statements' identity of one statement's text: libpg_query's
 /// fingerprint (the parse tree with constants, aliases and locations left
 /// out, hashed; the same for texts that differ only in constants) and
