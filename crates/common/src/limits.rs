@@ -152,6 +152,13 @@ pub const STAT_STATEMENTS_MAX: usize = 5000;
 /// sessions; emptied when full.
 pub const STAT_STATEMENT_TEXTS_MAX: usize = 8192;
 
+/// Bytes of a statement's normalised text pg_stat_statements keeps (the
+/// rest is cut at a character boundary; PostgreSQL keeps whole texts in a
+/// file). Texts longer than this are not remembered by the identity cache
+/// either: with the 5000 entries and the cache this bounds what statistics
+/// hold to about 0.9 GB in the worst case, and a few MB in practice.
+pub const STAT_STATEMENT_TEXT_BYTES_MAX: usize = 64 << 10;
+
 // ----- the WAL and transactions -----------------------------------------------
 
 /// Payload of one WAL record; a transaction's redo is cut into records of

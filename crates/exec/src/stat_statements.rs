@@ -56,7 +56,9 @@ use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use nestor_common::hash::{IdBuildHasher, IdHashMap};
-use nestor_common::limits::{STAT_STATEMENTS_MAX, STAT_STATEMENT_TEXTS_MAX};
+use nestor_common::limits::{
+    STAT_STATEMENTS_MAX, STAT_STATEMENT_TEXTS_MAX, STAT_STATEMENT_TEXT_BYTES_MAX,
+};
 use parking_lot::Mutex;
 
 const SHARDS: usize = 32;
@@ -84,7 +86,7 @@ impl QueryId {
         match nestor_parser::fingerprint_normalize(text) {
             Some((fp, normalized)) => QueryId {
                 queryid: fp as i64,
-                query: Arc::from(normalized),
+                query: Arc::from(cut(&normalized)),
             },
             // libpg_query parsed the whole string, so this is a fragment
             // it cannot take alone: keep the text, hash it.
@@ -93,11 +95,21 @@ impl QueryId {
                 text.hash(&mut h);
                 QueryId {
                     queryid: h.finish() as i64,
-                    query: Arc::from(text),
+                    query: Arc::from(cut(text)),
                 }
             }
         }
     }
+}
+
+/// `text` cut to `STAT_STATEMENT_TEXT_BYTES_MAX` bytes at a character
+/// boundary.
+fn cut(text: &str) -> &str {
+    let mut end = text.len().min(STAT_STATEMENT_TEXT_BYTES_MAX);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The text of one statement of a query string (`stmt_location` and
@@ -209,6 +221,9 @@ impl StatStatements {
     /// shape pays libpg_query's three parses.
     pub fn identify(&self, text: &str) -> Arc<QueryId> {
         let text = text.trim();
+        if text.len() > STAT_STATEMENT_TEXT_BYTES_MAX {
+            return Arc::new(QueryId::compute(text));
+        }
         let shape = nestor_parser::shape_of(text);
         let key = shape.as_deref().unwrap_or(text);
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -395,6 +410,22 @@ mod tests {
         );
         // Population standard deviation of 1..4.
         assert!((r.stddev_ms - 1.25f64.sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        let s = StatStatements::default();
+        let long = format!("SELECT '{}'", "é".repeat(STAT_STATEMENT_TEXT_BYTES_MAX));
+        let a = s.identify(&long);
+        assert_eq!(&*a.query, "SELECT $1");
+        let odd = format!(
+            "SELECT 1 AS \"{}\"",
+            "é".repeat(STAT_STATEMENT_TEXT_BYTES_MAX)
+        );
+        let b = s.identify(&odd);
+        assert!(b.query.len() <= STAT_STATEMENT_TEXT_BYTES_MAX);
+        assert!(b.query.len() > STAT_STATEMENT_TEXT_BYTES_MAX - 2);
+        assert!(b.query.starts_with("SELECT $1 AS \"é"));
     }
 
     #[test]
