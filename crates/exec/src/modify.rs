@@ -246,7 +246,10 @@ fn insert_one(
             .storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
-        crate::stats::count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
+        ev.ctx
+            .db
+            .stats
+            .count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
         if let Some(rows) = fk_rows {
             rows.push((rid, row.clone()));
         }
@@ -279,7 +282,10 @@ fn insert_one(
         let r = p.table.storage.insert(ev.ctx.txn, &row, &ev.ctx.wait);
         match r {
             Ok(rid) => {
-                crate::stats::count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
+                ev.ctx
+                    .db
+                    .stats
+                    .count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
                 ev.ctx
                     .txn
                     .release(ON_CONFLICT_SAVEPOINT)
@@ -440,7 +446,10 @@ fn conflict_update(
             .update(ev.ctx.txn, rid, &row, &snap, &ev.ctx.wait, recheck);
         match r.map_err(|e| storage_err(e, &ev.ctx.eval))? {
             WriteResult::Done => {
-                crate::stats::count(t.oid.0, crate::stats::Counter::Updated, 1);
+                ev.ctx
+                    .db
+                    .stats
+                    .count(t.oid.0, crate::stats::Counter::Updated, 1);
                 if !t.foreign_keys.is_empty() {
                     let old = input[..t.columns.len()].to_vec();
                     crate::foreign_keys::check_child(t, &new, Some(&old), Some(rid), ev)?;
@@ -683,7 +692,7 @@ fn modify_one(
                 } else {
                     crate::stats::Counter::Updated
                 };
-                crate::stats::count(t.oid.0, what, 1);
+                ev.ctx.db.stats.count(t.oid.0, what, 1);
                 if let Some(old) = old_row {
                     let new = (!p.delete).then(|| row[p.offset..p.offset + n].to_vec());
                     if !fk.refs.is_empty() {
@@ -766,7 +775,10 @@ pub fn copy_insert(
         n += 1;
         *done = n;
     }
-    crate::stats::count(t.oid.0, crate::stats::Counter::Inserted, n);
+    ev.ctx
+        .db
+        .stats
+        .count(t.oid.0, crate::stats::Counter::Inserted, n);
     for (rid, row) in fk_rows {
         crate::foreign_keys::check_child(t, &row, None, Some(rid), &mut ev)?;
     }

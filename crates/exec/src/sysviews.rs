@@ -397,14 +397,15 @@ fn database_rows(ev: &Ev) -> Rows {
         ]
     };
     let fetched = sums[C::IdxTupFetch as usize];
+    let (commits, rollbacks) = s.xacts();
     vec![
         row(
             crate::pg_catalog::DATABASE_OID,
             text(name),
             backends,
             [
-                s.xact_commit.load(Relaxed),
-                s.xact_rollback.load(Relaxed),
+                commits,
+                rollbacks,
                 sums[C::SeqTupRead as usize] + fetched,
                 fetched,
                 sums[C::Inserted as usize],

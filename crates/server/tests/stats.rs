@@ -501,3 +501,48 @@ async fn pg_stat_user_tables_counts_scans_changes_and_dead_versions() {
         ["2", "0"]
     );
 }
+
+/// nestor.long_transaction_warning: a transaction open that long gets one
+/// WARNING line in the server log, naming its process, its state and its
+/// last statement (polled for: the check runs about once a second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_transaction_warning_names_the_session() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    assert_eq!(
+        rows(&c, "SHOW nestor.long_transaction_warning").await,
+        vec!["1h"]
+    );
+    run(&c, "SET nestor.long_transaction_warning = '100ms'").await;
+    let pid = rows(&c, "SELECT pg_backend_pid()").await.remove(0);
+    run(&c, "BEGIN; SELECT 'long one' AS marker").await;
+    let mut found = Vec::new();
+    for _ in 0..100 {
+        found = srv
+            .log_lines()
+            .into_iter()
+            .skip_while(|l| !l.starts_with("WARNING:  transaction of process"))
+            .take(2)
+            .collect();
+        if found.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    run(&c, "COMMIT").await;
+    assert_eq!(found.len(), 2, "no warning in the log");
+    assert!(
+        found[0].starts_with(&format!(
+            "WARNING:  transaction of process {pid} has been open for "
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found[0].ends_with(" s (idle in transaction): it holds back pruning of dead row versions"),
+        "{found:?}"
+    );
+    assert_eq!(
+        found[1],
+        "DETAIL:  Its last statement: BEGIN; SELECT 'long one' AS marker"
+    );
+}

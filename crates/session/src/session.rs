@@ -528,9 +528,6 @@ impl Session {
     }
 
     fn ready(&mut self, out: &mut Vec<BackendMsg>) {
-        // What this query's statements counted, for pg_stat_database and
-        // pg_stat_all_tables (`nestor_exec::stats`).
-        self.engine.db.stats.flush();
         if self.block.txn().is_none() {
             self.portals.clear();
             self.drop_stale_cursors();
@@ -1256,6 +1253,7 @@ impl Session {
         if a.xact_start_us.is_none() {
             a.xact_start_us = Some(now);
         }
+        a.long_txn_warning_ms = self.settings.view().long_transaction_warning_ms;
     }
 
     fn set_idle(&self) {
@@ -1271,6 +1269,7 @@ impl Session {
         if a.application_name != *app {
             a.application_name.clone_from(app);
         }
+        a.long_txn_warning_ms = self.settings.view().long_transaction_warning_ms;
         if self.block.txn().is_none() {
             a.xact_start_us = None;
             a.xid = nestor_common::Xid::NONE;

@@ -70,6 +70,8 @@ pub struct Settings {
     pub track_statements: bool,
     /// log_min_duration_statement in milliseconds (None: -1, off).
     pub log_min_duration_ms: Option<u64>,
+    /// nestor.long_transaction_warning in milliseconds (0: off).
+    pub long_transaction_warning_ms: u64,
 }
 
 impl Settings {
@@ -106,6 +108,7 @@ impl Settings {
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
             track_statements: text("pg_stat_statements.track") != "none",
+            long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
             log_min_duration_ms: parse_millis(
                 "log_min_duration_statement",
                 text("log_min_duration_statement"),
@@ -380,6 +383,12 @@ static DEFS: &[Def] = &[
         Kind::Int { min: 32, max: 32 },
         "Shows the maximum number of index keys.",
     )),
+    def(
+        "nestor.long_transaction_warning",
+        "1h",
+        MS,
+        "Logs a warning once when a transaction has been open this long (0: never).",
+    ),
     def(
         "nestor.query_memory_max",
         "-1",
@@ -843,6 +852,7 @@ mod observability_tests {
         );
         assert!(s.track_statements);
         assert_eq!(s.log_min_duration_ms, None);
+        assert_eq!(s.long_transaction_warning_ms, 3_600_000);
         assert_eq!(
             canonicalize("log_min_duration_statement", "-1").unwrap(),
             "-1"

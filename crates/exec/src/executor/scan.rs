@@ -55,7 +55,7 @@ pub(super) fn seq_scan(
             break;
         }
     }
-    crate::stats::count_scan(table.oid.0, false, read);
+    ev.ctx.db.stats.count_scan(table.oid.0, false, read);
     if !more {
         return Ok(false);
     }
@@ -102,7 +102,10 @@ pub(super) fn index_scan(
     populated(table)?;
     ssi_check(ev)?;
     let tuples = index_lookup(table, index, keys, ev, param)?;
-    crate::stats::count_scan(table.oid.0, true, tuples.len() as u64);
+    ev.ctx
+        .db
+        .stats
+        .count_scan(table.oid.0, true, tuples.len() as u64);
     ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);
