@@ -17,9 +17,11 @@
 //! prepared statement (`Prepared`) keeps its [`QueryId`] after its first
 //! execution, so `-M prepared` pays one atomic load per execution. A
 //! simple-protocol statement is planned afresh each time, so its identity
-//! comes from a shared cache keyed by the statement's *shape* (its text
-//! with the literals masked, the parse cache's key): `… WHERE aid = 17` and
-//! `… WHERE aid = 99` find one cached identity, however long the text.
+//! comes from a shared cache keyed by the statement's text (a query served
+//! from the parse cache is planned against its template's text, the same
+//! at every execution) and by its *shape* (its text with the literals
+//! masked, the parse cache's key): `… WHERE aid = 17` and `… WHERE aid =
+//! 99` find one cached identity, however long the text.
 //! Computing an identity parses the text three times more (fingerprint,
 //! normalise and the relation names are separate libpg_query calls), which
 //! is why it is cached.
@@ -174,7 +176,7 @@ pub struct EntryRow {
 }
 
 /// Identities by statement text (one shard of the cache).
-type TextIds = HashMap<Box<str>, Arc<QueryId>>;
+type TextIds = HashMap<Box<str>, Arc<QueryId>, IdBuildHasher>;
 
 /// The statistics of every tracked statement (one per server).
 pub struct StatStatements {
@@ -215,30 +217,56 @@ impl StatStatements {
         (IdBuildHasher::default().hash_one(key) >> 59) as usize % SHARDS
     }
 
-    /// The identity of a statement's text, cached by the text's shape (its
-    /// literals masked, `nestor_parser::shape_of`): texts that differ only
-    /// in constants are one lookup, whatever their length, and only a new
+    /// The identity of a statement's text, cached by the text itself and
+    /// by its shape (its literals masked, `nestor_parser::shape_of`). A
+    /// simple query served from the parse cache is planned against its
+    /// template's text, the same text at every execution, so the exact
+    /// text is found first, at the cost of one integer-hasher pass over it;
+    /// other texts that differ only in constants meet under their shape
+    /// (one scan for literals), whatever their length, and only a new
     /// shape pays libpg_query's three parses.
     pub fn identify(&self, text: &str) -> Arc<QueryId> {
         let text = text.trim();
         if text.len() > STAT_STATEMENT_TEXT_BYTES_MAX {
             return Arc::new(QueryId::compute(text));
         }
-        let shape = nestor_parser::shape_of(text);
-        let key = shape.as_deref().unwrap_or(text);
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        key.hash(&mut h);
-        let shard = &self.texts[(h.finish() as usize) % SHARDS];
-        if let Some(id) = shard.lock().get(key) {
-            return id.clone();
+        if let Some(id) = self.cached(text) {
+            return id;
         }
-        let id = Arc::new(QueryId::compute(text));
-        let mut map = shard.lock();
+        let shape = nestor_parser::shape_of(text);
+        let id = match shape.as_deref().and_then(|k| self.cached(k)) {
+            Some(id) => id,
+            None => {
+                let id = Arc::new(QueryId::compute(text));
+                if let Some(k) = shape.as_deref() {
+                    self.remember(k, &id);
+                }
+                id
+            }
+        };
+        self.remember(text, &id);
+        id
+    }
+
+    /// The shard of the identity cache for `key`. The integer hasher is
+    /// not collision-resistant against chosen texts; a shard holds at most
+    /// `STAT_STATEMENT_TEXTS_MAX / SHARDS` keys, which bounds what
+    /// colliding texts can cost a lookup.
+    fn texts_shard(&self, key: &str) -> &Mutex<TextIds> {
+        let h = IdBuildHasher::default().hash_one(key);
+        &self.texts[(h >> 59) as usize % SHARDS]
+    }
+
+    fn cached(&self, key: &str) -> Option<Arc<QueryId>> {
+        self.texts_shard(key).lock().get(key).cloned()
+    }
+
+    fn remember(&self, key: &str, id: &Arc<QueryId>) {
+        let mut map = self.texts_shard(key).lock();
         if map.len() >= STAT_STATEMENT_TEXTS_MAX / SHARDS {
             map.clear();
         }
         map.insert(Box::from(key), id.clone());
-        id
     }
 
     /// Add one completed execution of `id`.
