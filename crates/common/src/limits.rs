@@ -148,6 +148,24 @@ pub const PARSE_CACHE_TEXT_BYTES_MAX: usize = 256;
 /// Parse trees the cache keeps (shared by all sessions); emptied when full.
 pub const PARSE_CACHE_ENTRIES_MAX: usize = 1024;
 
+/// Statements pg_stat_statements keeps statistics for (PostgreSQL's
+/// `pg_stat_statements.max`, whose default this is; shown by SHOW, fixed at
+/// start). Past it the twentieth of the entries with the fewest calls is
+/// dropped (`nestor_exec::stat_statements`).
+pub const STAT_STATEMENTS_MAX: usize = 5000;
+
+/// Statement texts whose pg_stat_statements identity (fingerprint and
+/// normalised text) is remembered for the simple protocol, shared by all
+/// sessions; emptied when full.
+pub const STAT_STATEMENT_TEXTS_MAX: usize = 8192;
+
+/// Bytes of a statement's normalised text pg_stat_statements keeps (the
+/// rest is cut at a character boundary; PostgreSQL keeps whole texts in a
+/// file). Texts longer than this are not remembered by the identity cache
+/// either: with the 5000 entries and the cache this bounds what statistics
+/// hold to about 0.9 GB in the worst case, and a few MB in practice.
+pub const STAT_STATEMENT_TEXT_BYTES_MAX: usize = 64 << 10;
+
 // ----- the WAL and transactions -----------------------------------------------
 
 /// Payload of one WAL record; a transaction's redo is cut into records of

@@ -630,11 +630,25 @@ pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wa
 /// (`nestor_common::memory::refresh`): every PRUNE_INTERVAL_MS, compute the
 /// GC horizon (which also refreshes the hint writers trim hot rows' chains
 /// by) and prune the tables where enough versions were superseded
-/// (`Table::prune_due`).
+/// (`Table::prune_due`); about once a second, warn of transactions open
+/// longer than their session's nestor.long_transaction_warning
+/// (docs/observability.md).
 pub(crate) fn start_pruner(engine: &Arc<Engine>) {
     let interval = Duration::from_millis(nestor_common::limits::PRUNE_INTERVAL_MS);
-    spawn_periodic(engine, "pruner", interval, |engine| {
+    let mut last_check = std::time::Instant::now();
+    spawn_periodic(engine, "pruner", interval, move |engine| {
         nestor_common::memory::refresh();
+        // nestor.long_transaction_warning, about once a second.
+        if last_check.elapsed() >= Duration::from_secs(1) {
+            last_check = std::time::Instant::now();
+            let unix_us = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as i64);
+            engine
+                .db
+                .sessions
+                .warn_long_transactions(unix_us - 946_684_800_000_000);
+        }
         let horizon = engine.db.txn.gc_horizon();
         for t in engine.db.store.tables() {
             if t.prune_due(horizon) {

@@ -24,6 +24,10 @@ pub struct Database {
     pub log: Arc<SwitchLog>,
     /// Replica or primary, and what its walsenders / walreceiver report.
     pub replication: Arc<Replication>,
+    /// pg_stat_statements (`crate::stat_statements`).
+    pub stat_statements: crate::stat_statements::StatStatements,
+    /// pg_stat_database and pg_stat_all_tables' counters (`crate::stats`).
+    pub stats: crate::stats::DbStats,
 }
 
 impl Database {
@@ -40,6 +44,8 @@ impl Database {
             sessions: Registry::new(max_connections),
             log,
             replication: Replication::new(),
+            stat_statements: Default::default(),
+            stats: Default::default(),
         }
     }
 

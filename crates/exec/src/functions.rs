@@ -253,6 +253,32 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             .replay_time_us()
             .map_or(Value::Null, Value::TimestampTz),
         Func::Promote => promote(args, ev)?,
+        Func::StatReset => {
+            // PostgreSQL grants EXECUTE on it to superusers only.
+            if !ev.ctx.role.superuser {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    "permission denied for function pg_stat_reset",
+                ));
+            }
+            ev.ctx.db.stats.reset();
+            Value::Null
+        }
+        Func::StatStatementsReset => {
+            // PostgreSQL grants EXECUTE on it to superusers only.
+            if !ev.ctx.role.superuser {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    "permission denied for function pg_stat_statements_reset",
+                ));
+            }
+            let arg = |i: usize| args.get(i).and_then(as_i64).unwrap_or(0);
+            ev.ctx
+                .db
+                .stat_statements
+                .reset(arg(0) as u32, arg(1) as u32, arg(2));
+            Value::Null
+        }
         Func::CancelBackend => {
             let pid = SessionId(as_i64(&args[0]).unwrap_or(0) as u32);
             Value::Bool(ev.ctx.db.sessions.cancel(pid, None))

@@ -41,7 +41,9 @@ pub mod privilege;
 pub mod registry;
 mod relation_lock;
 pub mod replication;
+pub mod stat_statements;
 pub mod statement;
+pub mod stats;
 mod sysviews;
 pub mod tag;
 #[cfg(test)]

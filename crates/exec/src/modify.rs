@@ -246,6 +246,10 @@ fn insert_one(
             .storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
             .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+        ev.ctx
+            .db
+            .stats
+            .count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
         if let Some(rows) = fk_rows {
             rows.push((rid, row.clone()));
         }
@@ -278,6 +282,10 @@ fn insert_one(
         let r = p.table.storage.insert(ev.ctx.txn, &row, &ev.ctx.wait);
         match r {
             Ok(rid) => {
+                ev.ctx
+                    .db
+                    .stats
+                    .count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
                 ev.ctx
                     .txn
                     .release(ON_CONFLICT_SAVEPOINT)
@@ -438,6 +446,10 @@ fn conflict_update(
             .update(ev.ctx.txn, rid, &row, &snap, &ev.ctx.wait, recheck);
         match r.map_err(|e| storage_err(e, &ev.ctx.eval))? {
             WriteResult::Done => {
+                ev.ctx
+                    .db
+                    .stats
+                    .count(t.oid.0, crate::stats::Counter::Updated, 1);
                 if !t.foreign_keys.is_empty() {
                     let old = input[..t.columns.len()].to_vec();
                     crate::foreign_keys::check_child(t, &new, Some(&old), Some(rid), ev)?;
@@ -675,6 +687,12 @@ fn modify_one(
         };
         match result {
             WriteResult::Done => {
+                let what = if p.delete {
+                    crate::stats::Counter::Deleted
+                } else {
+                    crate::stats::Counter::Updated
+                };
+                ev.ctx.db.stats.count(t.oid.0, what, 1);
                 if let Some(old) = old_row {
                     let new = (!p.delete).then(|| row[p.offset..p.offset + n].to_vec());
                     if !fk.refs.is_empty() {
@@ -764,6 +782,10 @@ pub fn copy_insert(
         n += 1;
         *done = n;
     }
+    ev.ctx
+        .db
+        .stats
+        .count(t.oid.0, crate::stats::Counter::Inserted, n);
     for (rid, row) in fk_rows {
         crate::foreign_keys::check_child(t, &row, None, Some(rid), &mut ev)?;
     }

@@ -59,7 +59,8 @@ pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const DEFAULT_COLLATION_OID: u32 = 100;
-const DATABASE_OID: u32 = 5;
+/// The database's OID (there is one database; PostgreSQL's `postgres`).
+pub const DATABASE_OID: u32 = 5;
 const PLPGSQL_LANGUAGE_OID: u32 = 13010;
 const INTERNAL_LANGUAGE_OID: u32 = 12;
 const PLPGSQL_EXTENSION_OID: u32 = 13009;
@@ -115,6 +116,12 @@ fn neutral(t: DataType) -> Value {
 /// The namespace a table lives in.
 fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
     temp_or_public(t.persistence == Persistence::Temporary, catalog)
+}
+
+/// The name of the schema a table lives in (`public`, or the session's
+/// `pg_temp_N`).
+pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
+    namespace_name(table_namespace(t, catalog))
 }
 
 /// The session's pg_temp_N for a TEMP object, else public.

@@ -112,6 +112,10 @@ pub struct Activity {
     pub savepoint_depth: u64,
     pub savepoints_defined: u64,
     pub savepoint_rollbacks: u64,
+    /// The session's nestor.long_transaction_warning in milliseconds (0:
+    /// off), and the transaction start it has warned about.
+    pub long_txn_warning_ms: u64,
+    pub long_txn_warned_for: Option<i64>,
 }
 
 /// Resolves once the session is terminated (pg_terminate_backend) or a
@@ -458,6 +462,40 @@ impl Registry {
     }
 
     /// One row per live session, ordered by pid.
+    /// Log a WARNING, once per transaction, for each session whose
+    /// transaction has been open for its nestor.long_transaction_warning
+    /// or longer (`now_us`: microseconds since 2000-01-01); such a
+    /// transaction's snapshot keeps the pruner from removing dead versions.
+    /// Called about once a second by the engine's pruner thread.
+    pub fn warn_long_transactions(&self, now_us: i64) {
+        let all: Vec<Arc<SessionShared>> = self.sessions.lock().values().cloned().collect();
+        for s in all {
+            let warn = {
+                let mut a = s.activity.lock();
+                match a.xact_start_us {
+                    Some(start)
+                        if a.long_txn_warning_ms > 0
+                            && a.long_txn_warned_for != Some(start)
+                            && now_us.saturating_sub(start)
+                                >= (a.long_txn_warning_ms as i64).saturating_mul(1000) =>
+                    {
+                        a.long_txn_warned_for = Some(start);
+                        Some((now_us - start, a.state.clone(), a.query.clone()))
+                    }
+                    _ => None,
+                }
+            };
+            if let Some((age_us, state, query)) = warn {
+                eprintln!(
+                    "WARNING:  transaction of process {} has been open for {:.3} s ({state}): it holds back pruning of dead row versions",
+                    s.pid.0,
+                    age_us as f64 / 1e6
+                );
+                eprintln!("DETAIL:  Its last statement: {query}");
+            }
+        }
+    }
+
     pub fn activity(&self) -> Vec<ActivityRow> {
         let all: Vec<Arc<SessionShared>> = self.sessions.lock().values().cloned().collect();
         let mut rows: Vec<ActivityRow> = all.iter().map(|s| s.row()).collect();

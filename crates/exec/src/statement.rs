@@ -40,6 +40,8 @@ pub struct Prepared {
     /// same role at the same version passes again without looking (GRANT,
     /// REVOKE, OWNER TO and role changes all bump the version).
     perms_passed: parking_lot::Mutex<(u64, u32)>,
+    /// Its pg_stat_statements identity, from its first execution on.
+    stat_id: std::sync::OnceLock<Arc<crate::stat_statements::QueryId>>,
 }
 
 fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
@@ -77,6 +79,7 @@ pub fn prepare(
         stmt: stmt.clone(),
         current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
         perms_passed: parking_lot::Mutex::new((0, 0)),
+        stat_id: std::sync::OnceLock::new(),
     })
 }
 
@@ -128,10 +131,36 @@ pub(crate) fn prepare_with(
         stmt: stmt.clone(),
         current: RwLock::new((version, Arc::new(planned.stmt), planned.perms.into())),
         perms_passed: parking_lot::Mutex::new((0, 0)),
+        stat_id: std::sync::OnceLock::new(),
     })
 }
 
 impl Prepared {
+    /// The query string it was prepared from.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Its statement's (location, length) in [`Prepared::text`].
+    pub fn location(&self) -> (i32, i32) {
+        (self.stmt.stmt_location, self.stmt.stmt_len)
+    }
+
+    /// Its pg_stat_statements identity: computed (through the store's
+    /// cache of texts) at the first call, kept after.
+    pub fn stat_id(
+        &self,
+        store: &crate::stat_statements::StatStatements,
+    ) -> &Arc<crate::stat_statements::QueryId> {
+        self.stat_id.get_or_init(|| {
+            store.identify(crate::stat_statements::statement_text(
+                &self.text,
+                self.stmt.stmt_location,
+                self.stmt.stmt_len,
+            ))
+        })
+    }
+
     /// The plan as it stands.
     pub(crate) fn plan_snapshot(&self) -> Arc<PlannedStmt> {
         self.current.read().1.clone()

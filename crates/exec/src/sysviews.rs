@@ -45,6 +45,13 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatSsl => db.sessions.activity().iter().map(ssl_row).collect(),
         View::Locks => lock_rows(ev),
         View::Sequences => sequence_rows(ev.ctx.catalog),
+        View::StatStatements => statement_rows(ev),
+        View::StatDatabase => database_rows(ev),
+        View::StatTables { .. } => table_rows(ev),
+        View::StatStatementsInfo => vec![vec![
+            Value::Int8(db.stat_statements.dealloc()),
+            Value::TimestampTz(db.stat_statements.stats_reset_us()),
+        ]],
         View::PreparedStatements => db
             .sessions
             .get(ev.ctx.session)
@@ -362,4 +369,220 @@ fn lock_rows(ev: &mut Ev) -> Rows {
         }
     }
     out
+}
+
+/// pg_stat_statements: one row per (user, database, query). As in
+/// PostgreSQL, a role that is not a superuser sees the text and queryid of
+/// its own statements only ("<insufficient privilege>" and NULL for the
+/// others'). Planning, block, WAL and JIT columns are 0
+/// (`crate::stat_statements`).
+fn statement_rows(ev: &Ev) -> Rows {
+    let role = ev.ctx.role;
+    let int = |n: u64| Value::Int8(i64::try_from(n).unwrap_or(i64::MAX));
+    let zero_i = Value::Int8(0);
+    let zero_f = Value::Float8(0.0);
+    ev.ctx
+        .db
+        .stat_statements
+        .rows()
+        .into_iter()
+        .map(|e| {
+            let visible = role.superuser || e.userid == role.oid.0;
+            let mut row = vec![
+                Value::Int8(i64::from(e.userid)),
+                Value::Int8(i64::from(e.dbid)),
+                Value::Bool(true),
+                if visible {
+                    Value::Int8(e.queryid)
+                } else {
+                    Value::Null
+                },
+                if visible {
+                    Value::Text(e.query.clone())
+                } else {
+                    text("<insufficient privilege>")
+                },
+                zero_i.clone(),
+            ];
+            row.extend(std::iter::repeat_n(zero_f.clone(), 5));
+            row.extend([
+                int(e.calls),
+                Value::Float8(e.total_ms),
+                Value::Float8(e.min_ms),
+                Value::Float8(e.max_ms),
+                Value::Float8(e.mean_ms),
+                Value::Float8(e.stddev_ms),
+                int(e.rows),
+            ]);
+            // shared_blks_* (4), local_blks_* (4), temp_blks_* (2)
+            row.extend(std::iter::repeat_n(zero_i.clone(), 10));
+            // blk_read/write_time, temp_blk_read/write_time
+            row.extend(std::iter::repeat_n(zero_f.clone(), 4));
+            row.extend([
+                zero_i.clone(),
+                zero_i.clone(),
+                Value::Numeric(Numeric::from_i64(0)),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                zero_i.clone(),
+                zero_f.clone(),
+                int(e.savepoints),
+            ]);
+            row
+        })
+        .collect()
+}
+
+fn count(n: u64) -> Value {
+    Value::Int8(i64::try_from(n).unwrap_or(i64::MAX))
+}
+
+/// pg_stat_database: the database's row, then PostgreSQL's row for shared
+/// objects (datid 0, NULL datname; nothing counts there in Nestor). Tuple
+/// counters are the sums of pg_stat_all_tables' (tup_returned: rows read by
+/// sequential scans plus rows fetched by index scans; tup_fetched: the
+/// latter); block, temporary file, checksum and session-time counters are
+/// 0 or NULL (no blocks, no temporary files, no checksums); conflicts are
+/// 0 (a replica never cancels a query: docs/replication.md).
+fn database_rows(ev: &Ev) -> Rows {
+    use crate::stats::Counter as C;
+    use std::sync::atomic::Ordering::Relaxed;
+    let db = ev.ctx.db;
+    let s = &db.stats;
+    let sums = s.sums();
+    let name = ev
+        .ctx
+        .settings
+        .get("nestor.database")
+        .unwrap_or("postgres")
+        .to_string();
+    let backends = db.sessions.activity().len();
+    let zero = Value::Int8(0);
+    let zero_f = Value::Float8(0.0);
+    let row = |datid: u32, name: Value, backends: usize, counts: [u64; 10], reset: Value| {
+        let [commit, rollback, returned, fetched, ins, upd, del, deadlocks, sessions, _] = counts;
+        vec![
+            Value::Int8(i64::from(datid)),
+            name,
+            Value::Int4(i32::try_from(backends).unwrap_or(i32::MAX)),
+            count(commit),
+            count(rollback),
+            zero.clone(),
+            zero.clone(),
+            count(returned),
+            count(fetched),
+            count(ins),
+            count(upd),
+            count(del),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            count(deadlocks),
+            Value::Null,
+            Value::Null,
+            zero_f.clone(),
+            zero_f.clone(),
+            zero_f.clone(),
+            zero_f.clone(),
+            zero_f.clone(),
+            count(sessions),
+            zero.clone(),
+            zero.clone(),
+            zero.clone(),
+            reset,
+        ]
+    };
+    let fetched = sums[C::IdxTupFetch as usize];
+    let (commits, rollbacks) = s.xacts();
+    vec![
+        row(
+            crate::pg_catalog::DATABASE_OID,
+            text(name),
+            backends,
+            [
+                commits,
+                rollbacks,
+                sums[C::SeqTupRead as usize] + fetched,
+                fetched,
+                sums[C::Inserted as usize],
+                sums[C::Updated as usize],
+                sums[C::Deleted as usize],
+                s.deadlocks.load(Relaxed),
+                s.sessions.load(Relaxed),
+                0,
+            ],
+            Value::TimestampTz(s.stats_reset_us()),
+        ),
+        row(0, Value::Null, 0, [0; 10], Value::Null),
+    ]
+}
+
+/// pg_stat_all_tables / pg_stat_user_tables: one row per table the session
+/// sees (its TEMP ones in pg_temp_N). idx_scan and idx_tup_fetch are NULL
+/// for a table without indexes, as in PostgreSQL. n_live_tup is exact: the
+/// rows the statement's snapshot sees (PostgreSQL's is an estimate);
+/// n_dead_tup the versions superseded and not yet pruned (storage's
+/// count). The background pruner stands for autovacuum (last_autovacuum,
+/// autovacuum_count) and VACUUM's pruning for vacuum; nothing analyzes
+/// (last_*analyze NULL, counts 0), so n_mod_since_analyze is every change
+/// counted; n_tup_hot_upd is 0 (no pages, no HOT).
+fn table_rows(ev: &Ev) -> Rows {
+    use crate::stats::Counter as C;
+    let catalog = ev.ctx.catalog;
+    let s = &ev.ctx.db.stats;
+    let snap = ev.ctx.snapshot;
+    let ts = |(n, at): (u64, Option<i64>)| {
+        (
+            count(n),
+            at.map_or(Value::Null, |us| Value::TimestampTz(us + UNIX_EPOCH_USECS)),
+        )
+    };
+    catalog
+        .tables()
+        .iter()
+        .map(|t| {
+            let c = s.table(t.oid.0);
+            let indexed = !t.indexes.is_empty();
+            let idx = |v: u64| if indexed { count(v) } else { Value::Null };
+            let live = t.storage.scan(&snap).count() as u64;
+            let (vacuum_count, last_vacuum) =
+                ts(t.storage.prune_passes(nestor_storage::PruneBy::Vacuum));
+            let (auto_count, last_auto) =
+                ts(t.storage.prune_passes(nestor_storage::PruneBy::Background));
+            let (ins, upd, del) = (
+                c[C::Inserted as usize],
+                c[C::Updated as usize],
+                c[C::Deleted as usize],
+            );
+            vec![
+                Value::Int8(i64::from(t.oid.0)),
+                text(crate::pg_catalog::table_schema_name(t, catalog)),
+                text(&t.name),
+                count(c[C::SeqScan as usize]),
+                count(c[C::SeqTupRead as usize]),
+                idx(c[C::IdxScan as usize]),
+                idx(c[C::IdxTupFetch as usize]),
+                count(ins),
+                count(upd),
+                count(del),
+                Value::Int8(0),
+                count(live),
+                count(t.storage.dead_versions()),
+                count(ins + upd + del),
+                count(ins),
+                last_vacuum,
+                last_auto,
+                Value::Null,
+                Value::Null,
+                vacuum_count,
+                auto_count,
+                Value::Int8(0),
+                Value::Int8(0),
+            ]
+        })
+        .collect()
 }

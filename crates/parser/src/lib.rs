@@ -311,6 +311,44 @@ pub(crate) fn location_to_position(text: &str, location: i32) -> Option<u32> {
     Some(char_position(text, location as usize + 1))
 }
 
+/// `text` with its literal constants replaced by class markers (the parse
+/// cache's key, [`cache`]): texts with one shape differ only in constants,
+/// so they share a fingerprint. None if the text cannot be scanned so
+/// (then only the text itself stands for it).
+pub fn shape_of(text: &str) -> Option<String> {
+    literals::scan(text).map(|lits| literals::shape(text, &lits))
+}
+
+/// pg_stat_statements' identity of one statement's text: libpg_query's
+/// fingerprint (the parse tree with constants, aliases and locations left
+/// out, hashed; the same for texts that differ only in constants) and
+/// the text normalised as PostgreSQL's pg_stat_statements shows it
+/// (constants replaced by `$n`, numbered after the text's own
+/// parameters). None if libpg_query cannot parse the text.
+///
+/// The fingerprint drops runs of digits from relation names (to group
+/// partitions: `orders_2023` and `orders_2024` are one fingerprint) and
+/// ignores temporary tables' names; PostgreSQL's queryid tells relations
+/// apart by OID. So the relation names the text reads or writes are
+/// hashed into the result too: one statement on two tables is two
+/// identities, as in PostgreSQL.
+pub fn fingerprint_normalize(text: &str) -> Option<(u64, String)> {
+    use std::hash::{Hash, Hasher};
+    let fingerprint = pg_query::fingerprint(text).ok()?;
+    let normalized = pg_query::normalize(text).ok()?;
+    let mut tables = pg_query::parse(text).ok()?.tables();
+    if tables.is_empty() {
+        return Some((fingerprint.value, normalized));
+    }
+    tables.sort();
+    tables.dedup();
+    // DefaultHasher::new() has fixed keys: the same ids in every run.
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    fingerprint.value.hash(&mut h);
+    tables.hash(&mut h);
+    Some((h.finish(), normalized))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

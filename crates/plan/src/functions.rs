@@ -42,6 +42,11 @@ pub enum Func {
     LastXactReplayTimestamp,
     /// pg_promote([wait [, wait_seconds]]).
     Promote,
+    /// pg_stat_statements_reset([userid [, dbid [, queryid]]]).
+    StatStatementsReset,
+    /// pg_stat_reset(): the database's pg_stat_database and
+    /// pg_stat_all_tables counters.
+    StatReset,
     Now,
     StatementTimestamp,
     ClockTimestamp,
@@ -363,6 +368,12 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("pg_last_xact_replay_timestamp", 0) => {
             r(Func::LastXactReplayTimestamp, none(), T::TimestampTz)
         }
+        ("pg_stat_statements_reset", 0..=3) => r(
+            Func::StatStatementsReset,
+            [Some(T::Oid), Some(T::Oid), int8][..n].to_vec(),
+            T::Void,
+        ),
+        ("pg_stat_reset", 0) => r(Func::StatReset, none(), T::Void),
         ("pg_promote", 0) => r(Func::Promote, none(), T::Bool),
         ("pg_promote", 1) => r(Func::Promote, vec![Some(T::Bool)], T::Bool),
         ("pg_promote", 2) => r(Func::Promote, vec![Some(T::Bool), Some(T::Int4)], T::Bool),

@@ -182,6 +182,11 @@ impl Session {
                 conn_limit: role.conn_limit,
             },
         )?;
+        engine
+            .db
+            .stats
+            .sessions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let catalog = engine.catalog.for_session(info.pid);
         let block = TxnBlock::new(
             slot,
@@ -538,6 +543,13 @@ impl Session {
 
     /// Report an error and move the transaction block accordingly.
     pub(crate) fn fail(&mut self, mut e: DbError, out: &mut Vec<BackendMsg>) {
+        if e.code == SqlState::DeadlockDetected {
+            self.engine
+                .db
+                .stats
+                .deadlocks
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         if e.code == SqlState::AdminShutdown {
             e.severity = Severity::Fatal;
             self.fatal_sent = true;
@@ -582,7 +594,11 @@ impl Session {
             self.block
                 .ensure(&self.engine, &mut self.settings, now_us())?;
         }
-        utility::execute(self, text, raw, node, params, rows)
+        let start = Instant::now();
+        utility::execute(self, text, raw, node, params, rows)?;
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        self.log_duration(elapsed_ms, text, raw.stmt_location, raw.stmt_len);
+        Ok(())
     }
 
     /// Forget the cursors of transactions that have ended (WITH HOLD ones
@@ -641,12 +657,76 @@ impl Session {
             growth: nestor_common::memory::Growth::new("result buffer (rows not yet sent)"),
             described,
         };
-        let (tag, notices) =
-            self.with_statement(|ctx| nestor_exec::execute(ctx, prepared, params, &mut sink));
+        let start = self.observed().then(Instant::now);
+        let (r, notices) = self.with_statement(|ctx| {
+            let sp = ctx.txn.savepoint_stats().defined;
+            let tag = nestor_exec::execute(ctx, prepared, params, &mut sink)?;
+            Ok((tag, ctx.txn.savepoint_stats().defined.saturating_sub(sp)))
+        });
         for n in notices {
             rows.out.push(BackendMsg::Notice(n));
         }
-        tag
+        let (tag, savepoints) = r?;
+        if let Some(start) = start {
+            self.statement_done(prepared, start, tag, savepoints);
+        }
+        Ok(tag)
+    }
+
+    /// Whether statements are timed: pg_stat_statements tracks them or
+    /// log_min_duration_statement may log them.
+    pub(crate) fn observed(&self) -> bool {
+        let view = self.settings.view();
+        view.track_statements || view.log_min_duration_ms.is_some()
+    }
+
+    /// A planned statement completed: add it to pg_stat_statements and log
+    /// it if it took log_min_duration_statement or longer (PostgreSQL's
+    /// line, on the server's standard error).
+    pub(crate) fn statement_done(
+        &self,
+        prepared: &Prepared,
+        start: Instant,
+        tag: CommandTag,
+        savepoints: u64,
+    ) {
+        let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+        let view = self.settings.view();
+        let store = &self.engine.db.stat_statements;
+        let id = prepared.stat_id(store);
+        if view.track_statements {
+            let rows = match tag {
+                CommandTag::Rows(_, n) => n,
+                CommandTag::Plain(_) => 0,
+            };
+            store.record(
+                id,
+                nestor_exec::stat_statements::Call {
+                    userid: self.role_ctx().oid.0,
+                    dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                    elapsed_ms,
+                    rows,
+                    savepoints,
+                },
+            );
+        }
+        let (location, len) = prepared.location();
+        self.log_duration(elapsed_ms, prepared.text(), location, len);
+    }
+
+    /// Log a statement that took log_min_duration_statement or longer, with
+    /// PostgreSQL's line, on the server's standard error.
+    pub(crate) fn log_duration(&self, elapsed_ms: f64, text: &str, location: i32, len: i32) {
+        let Some(min) = self.settings.view().log_min_duration_ms else {
+            return;
+        };
+        if elapsed_ms >= min as f64 {
+            let stmt = nestor_exec::stat_statements::statement_text(text, location, len);
+            eprintln!(
+                "LOG:  duration: {elapsed_ms:.3} ms  statement: {}",
+                stmt.trim()
+            );
+        }
     }
 
     /// What value semantics depend on: the session's TimeZone and the
@@ -1083,7 +1163,12 @@ impl Session {
                 };
                 portal.done = true;
                 let params = portal.params.clone();
-                utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)
+                let start = Instant::now();
+                utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)?;
+                let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+                let (location, len) = (stmt.raw.stmt_location, stmt.raw.stmt_len);
+                self.log_duration(elapsed_ms, &stmt.text, location, len);
+                Ok(())
             }
             StmtBody::Query(prepared) if max_rows == 0 => {
                 let mut rows = RowOut {
@@ -1098,13 +1183,20 @@ impl Session {
             }
             StmtBody::Query(prepared) => {
                 let mut buf: Vec<Vec<Value>> = Vec::new();
-                let (tag, notices) = self.with_statement(|ctx| {
-                    nestor_exec::execute(ctx, prepared, &portal.params, &mut buf)
+                let start = self.observed().then(Instant::now);
+                let (r, notices) = self.with_statement(|ctx| {
+                    let sp = ctx.txn.savepoint_stats().defined;
+                    let tag = nestor_exec::execute(ctx, prepared, &portal.params, &mut buf)?;
+                    Ok((tag, ctx.txn.savepoint_stats().defined.saturating_sub(sp)))
                 });
                 out.extend(notices.into_iter().map(BackendMsg::Notice));
+                let (tag, savepoints) = r?;
+                if let Some(start) = start {
+                    self.statement_done(prepared, start, tag, savepoints);
+                }
                 let mut pending = Pending {
                     rows: buf.into(),
-                    tag: tag?,
+                    tag,
                 };
                 self.emit_pending(
                     &mut pending,
@@ -1168,6 +1260,7 @@ impl Session {
         if a.xact_start_us.is_none() {
             a.xact_start_us = Some(now);
         }
+        a.long_txn_warning_ms = self.settings.view().long_transaction_warning_ms;
     }
 
     fn set_idle(&self) {
@@ -1183,6 +1276,7 @@ impl Session {
         if a.application_name != *app {
             a.application_name.clone_from(app);
         }
+        a.long_txn_warning_ms = self.settings.view().long_transaction_warning_ms;
         if self.block.txn().is_none() {
             a.xact_start_us = None;
             a.xid = nestor_common::Xid::NONE;

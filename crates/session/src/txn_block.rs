@@ -691,11 +691,13 @@ impl TxnBlock {
                 // PostgreSQL's full queue does, before anything commits.
                 if let Err(e) = self.db.sessions.check_notify_room(&notes) {
                     t.rollback();
+                    self.db.stats.count_xact(false);
                     settings.rollback_txn();
                     result = Err(e);
                 } else {
                     match t.try_commit() {
                         Ok(csn) => {
+                            self.db.stats.count_xact(true);
                             self.deliver(&listens, &notes);
                             self.catalog.after_commit(&self.store);
                             if csn.is_some() {
@@ -704,6 +706,7 @@ impl TxnBlock {
                             settings.commit_txn();
                         }
                         Err(e) => {
+                            self.db.stats.count_xact(false);
                             settings.rollback_txn();
                             result = Err(e.into());
                         }
@@ -711,6 +714,7 @@ impl TxnBlock {
                 }
             } else {
                 t.rollback();
+                self.db.stats.count_xact(false);
                 settings.rollback_txn();
             }
         }

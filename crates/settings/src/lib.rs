@@ -66,6 +66,12 @@ pub struct Settings {
     pub query_memory_max_bytes: Option<u64>,
     /// max_stack_depth in bytes.
     pub max_stack_depth_bytes: usize,
+    /// pg_stat_statements.track is not `none`.
+    pub track_statements: bool,
+    /// log_min_duration_statement in milliseconds (None: -1, off).
+    pub log_min_duration_ms: Option<u64>,
+    /// nestor.long_transaction_warning in milliseconds (0: off).
+    pub long_transaction_warning_ms: u64,
 }
 
 impl Settings {
@@ -101,6 +107,15 @@ impl Settings {
             default_transaction_read_only: text("default_transaction_read_only") == "on",
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
+            track_statements: text("pg_stat_statements.track") != "none",
+            long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
+            log_min_duration_ms: parse_millis(
+                "log_min_duration_statement",
+                text("log_min_duration_statement"),
+                -1,
+            )
+            .ok()
+            .and_then(|ms| u64::try_from(ms).ok()),
             query_memory_max_bytes: parse_kilobytes(
                 "nestor.query_memory_max",
                 text("nestor.query_memory_max"),
@@ -339,6 +354,12 @@ static DEFS: &[Def] = &[
         "Shows whether the current user is a superuser.",
     ))),
     def(
+        "log_min_duration_statement",
+        "-1",
+        Kind::Millis { min: -1 },
+        "Sets the minimum execution time above which all statements will be logged.",
+    ),
+    def(
         "lock_timeout",
         "0",
         MS,
@@ -363,10 +384,31 @@ static DEFS: &[Def] = &[
         "Shows the maximum number of index keys.",
     )),
     def(
+        "nestor.long_transaction_warning",
+        "1h",
+        MS,
+        "Logs a warning once when a transaction has been open this long (0: never).",
+    ),
+    def(
         "nestor.query_memory_max",
         "-1",
         Kind::Kilobytes { min: -1 },
         "Sets the maximum memory one statement's sorts, hash tables and materialized results may hold (-1: a quarter of the server's memory limit).",
+    ),
+    fixed(def(
+        "pg_stat_statements.max",
+        "5000",
+        Kind::Int {
+            min: 5000,
+            max: 5000,
+        },
+        "Sets the maximum number of statements tracked by pg_stat_statements.",
+    )),
+    def(
+        "pg_stat_statements.track",
+        "top",
+        Kind::Enum(&["top", "all", "none"]),
+        "Selects which statements are tracked by pg_stat_statements.",
     ),
     def(
         "search_path",
@@ -793,6 +835,38 @@ fn format_g(v: f64) -> String {
 }
 
 #[cfg(test)]
+mod observability_tests {
+    use super::*;
+
+    #[test]
+    fn statement_statistics_parameters() {
+        let s = Settings::defaults();
+        // SHOW pg_stat_statements.max tells the limit the store applies.
+        assert_eq!(
+            s.get("pg_stat_statements.max"),
+            Some(
+                nestor_common::limits::STAT_STATEMENTS_MAX
+                    .to_string()
+                    .as_str()
+            )
+        );
+        assert!(s.track_statements);
+        assert_eq!(s.log_min_duration_ms, None);
+        assert_eq!(s.long_transaction_warning_ms, 3_600_000);
+        assert_eq!(
+            canonicalize("log_min_duration_statement", "-1").unwrap(),
+            "-1"
+        );
+        assert_eq!(
+            canonicalize("log_min_duration_statement", "250").unwrap(),
+            "250ms"
+        );
+        assert!(canonicalize("log_min_duration_statement", "-2").is_err());
+        assert!(canonicalize("pg_stat_statements.track", "sometimes").is_err());
+    }
+}
+
+#[cfg(test)]
 mod format_g_tests {
     #[test]
     fn real_parameters_print_as_c_percent_g() {
@@ -902,8 +976,9 @@ fn format_kilobytes(kb: i64) -> String {
 
 /// PostgreSQL's spelling of a duration: the largest unit that divides it.
 fn format_millis(ms: i64) -> String {
-    if ms == 0 {
-        return "0".into();
+    // -1 is "off" where a parameter allows it (log_min_duration_statement).
+    if ms <= 0 {
+        return ms.to_string();
     }
     for (unit, size) in [
         ("d", 86_400_000),

@@ -47,7 +47,8 @@ mod table;
 pub use error::StorageError;
 pub use index::Index;
 pub use table::{
-    LockResult, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult, TUPLE_SPARE_VALUES,
+    LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult,
+    TUPLE_SPARE_VALUES,
 };
 
 use std::collections::HashMap;
@@ -116,7 +117,7 @@ impl Store {
         let horizon = self.mgr.gc_horizon();
         let mut total = PruneStats::default();
         for t in self.tables() {
-            total += t.prune(horizon);
+            total += t.prune_by(horizon, PruneBy::Vacuum);
         }
         total
     }

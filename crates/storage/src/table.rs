@@ -317,6 +317,19 @@ pub struct Table {
     superseded: std::sync::atomic::AtomicU64,
     /// The GC horizon of the last prune.
     pruned_at: std::sync::atomic::AtomicU64,
+    /// Prune passes and when the last one ended (Unix microseconds; 0:
+    /// never), by [`PruneBy`]: pg_stat_all_tables' autovacuum / vacuum
+    /// columns.
+    prunes: [(std::sync::atomic::AtomicU64, std::sync::atomic::AtomicI64); 2],
+}
+
+/// Who pruned a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PruneBy {
+    /// The background pruner (PostgreSQL's autovacuum).
+    Background = 0,
+    /// A VACUUM statement.
+    Vacuum = 1,
 }
 
 /// An UPDATE's key for one index: the index, the new version's key, and
@@ -334,6 +347,7 @@ impl Table {
             mgr,
             superseded: std::sync::atomic::AtomicU64::new(0),
             pruned_at: std::sync::atomic::AtomicU64::new(0),
+            prunes: Default::default(),
         }
     }
 
@@ -1215,7 +1229,36 @@ impl Table {
     /// Remove versions whose deletion committed at or below `horizon` (no
     /// snapshot at or above it can see them) and their index entries.
     pub fn prune(&self, horizon: Csn) -> PruneStats {
+        self.prune_by(horizon, PruneBy::Background)
+    }
+
+    /// Versions superseded (UPDATE, DELETE, also by transactions that
+    /// rolled back) and not pruned yet: pg_stat_all_tables.n_dead_tup.
+    pub fn dead_versions(&self) -> u64 {
+        self.superseded.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// (passes, end of the last one in Unix microseconds if any) of the
+    /// prunes made by `by`.
+    pub fn prune_passes(&self, by: PruneBy) -> (u64, Option<i64>) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (n, at) = &self.prunes[by as usize];
+        let at = at.load(Relaxed);
+        (n.load(Relaxed), (at != 0).then_some(at))
+    }
+
+    /// [`Table::prune`], counted as `by`'s.
+    pub fn prune_by(&self, horizon: Csn, by: PruneBy) -> PruneStats {
         let stats = self.prune_versions(horizon);
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            let (n, at) = &self.prunes[by as usize];
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_micros() as i64);
+            n.fetch_add(1, Relaxed);
+            at.store(now, Relaxed);
+        }
         // Versions a held-back horizon kept stay counted for the next pass.
         use std::sync::atomic::Ordering::Relaxed;
         let removed = stats.versions_removed;

@@ -782,7 +782,7 @@ pub(crate) fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<Comm
     } else {
         let horizon = ctx.db.txn.gc_horizon();
         for t in tables {
-            t.storage.prune(horizon);
+            t.storage.prune_by(horizon, nestor_storage::PruneBy::Vacuum);
         }
     }
     Ok(CommandTag::Plain("VACUUM"))

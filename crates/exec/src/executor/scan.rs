@@ -44,12 +44,20 @@ pub(super) fn seq_scan(
     let storage = table.storage.clone();
     let mut n = 0;
     ssi_check(ev)?;
+    let mut read = 0;
+    let mut more = true;
     for t in storage.scan(&snap) {
+        read += 1;
         poll(ev, &mut n)?;
         let row = scan_row(t, table);
         if !emit_if(filter, row, ev, emit)? {
-            return Ok(false);
+            more = false;
+            break;
         }
+    }
+    ev.ctx.db.stats.count_scan(table.oid.0, false, read);
+    if !more {
+        return Ok(false);
     }
     ssi_check(ev)?;
     Ok(true)
@@ -94,6 +102,10 @@ pub(super) fn index_scan(
     populated(table)?;
     ssi_check(ev)?;
     let tuples = index_lookup(table, index, keys, ev, param)?;
+    ev.ctx
+        .db
+        .stats
+        .count_scan(table.oid.0, true, tuples.len() as u64);
     ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);

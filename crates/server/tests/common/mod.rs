@@ -27,6 +27,8 @@ pub struct Server {
     child: Child,
     pub port: u16,
     pub data_dir: PathBuf,
+    /// Every line the server wrote to its standard error so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 static SEQ: AtomicUsize = AtomicUsize::new(0);
@@ -83,10 +85,15 @@ impl Server {
         let mut child = cmd.spawn().expect("spawn nestor");
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = mpsc::channel();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log2 = log.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
                 eprintln!("[nestor] {line}");
+                log2.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(line.clone());
                 if let Some(addr) = line.split("listening on ").nth(1) {
                     let _ = tx.send(addr.trim().to_owned());
                 }
@@ -108,7 +115,13 @@ impl Server {
             child,
             port,
             data_dir,
+            log,
         }
+    }
+
+    /// The server's standard error lines so far.
+    pub fn log_lines(&self) -> Vec<String> {
+        self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn pid(&self) -> u32 {

@@ -1,0 +1,263 @@
+//! Activity counters per database and per table: what pg_stat_database and
+//! pg_stat_all_tables / pg_stat_user_tables show.
+//!
+//! What it counts. Per table: sequential scans and the rows they read,
+//! index scans and the rows they fetched, rows inserted, updated and
+//! deleted (by any statement, trigger, foreign-key action or COPY, in
+//! transactions that commit or roll back, as PostgreSQL counts them). Per
+//! database: transactions committed and rolled back, deadlocks detected,
+//! sessions established; its tuple counters are the tables' sums.
+//!
+//! Why this design. The row counters are bumped inside scans and writes,
+//! the hottest code there is, by every session at once. Shared atomic
+//! counters would bounce one cache line between the cores at every scan
+//! (a first version flushed thread-local pending counts into shared
+//! atomics at each ReadyForQuery: ~8 contended atomic operations per
+//! pgbench transaction). Instead each thread writes to a *block* of its
+//! own (a small map by table OID, plus the transaction counts) behind a
+//! mutex nobody else takes except a reader of the views, so the lock is
+//! uncontended and its cache line stays with the writing core; readers
+//! sum the blocks. Counts are visible as soon as they are made, with no
+//! flush (PostgreSQL's backends flush theirs at most once a second). A
+//! thread that ends hands its block to the next new thread, counts and
+//! all, so the blocks are as many as the threads that ever ran at once.
+//!
+//! Left out: block and I/O counters (tables live in memory), HOT updates
+//! (there are no pages; `n_tup_hot_upd` is 0), vacuum/analyze counts other
+//! than pruning passes (kept by the storage layer, `Table::prune_passes`),
+//! per-index statistics (`pg_stat_all_indexes`), and counts for the system
+//! catalog's relations (they are views computed when read).
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use nestor_common::hash::IdHashMap;
+use parking_lot::Mutex;
+
+/// What one table's counters are (indexes into [`TableCounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    SeqScan,
+    SeqTupRead,
+    IdxScan,
+    IdxTupFetch,
+    Inserted,
+    Updated,
+    Deleted,
+}
+
+const COUNTERS: usize = 7;
+
+/// One table's counters, as numbers.
+pub type TableCounts = [u64; COUNTERS];
+
+/// The counts one thread made (at a time, one thread owns a block: its
+/// lock is uncontended but for readers).
+#[derive(Default)]
+struct Counts {
+    tables: IdHashMap<u32, TableCounts>,
+    commits: u64,
+    rollbacks: u64,
+}
+
+type Block = Mutex<Counts>;
+type FreeList = Mutex<Vec<Arc<Block>>>;
+
+/// The block the current thread writes to, for which database.
+struct Local {
+    db: u64,
+    block: Arc<Block>,
+    free: Weak<FreeList>,
+}
+
+impl Drop for Local {
+    /// A thread that ends (or moves to another database) hands its block,
+    /// counts and all, to the next thread that needs one.
+    fn drop(&mut self) {
+        if let Some(free) = self.free.upgrade() {
+            free.lock().push(self.block.clone());
+        }
+    }
+}
+
+thread_local! {
+    static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
+}
+
+static NEXT_DB: AtomicU64 = AtomicU64::new(1);
+
+/// The database's counters.
+pub struct DbStats {
+    id: u64,
+    /// Every block ever handed out (the totals are their sums).
+    blocks: Mutex<Vec<Arc<Block>>>,
+    /// Blocks of threads that ended, to be reused.
+    free: Arc<FreeList>,
+    pub deadlocks: AtomicU64,
+    pub sessions: AtomicU64,
+    /// When the counters were last reset (or made): microseconds since
+    /// 2000-01-01.
+    stats_reset_us: AtomicI64,
+}
+
+impl Default for DbStats {
+    fn default() -> Self {
+        DbStats {
+            id: NEXT_DB.fetch_add(1, Ordering::Relaxed),
+            blocks: Mutex::default(),
+            free: Arc::default(),
+            deadlocks: AtomicU64::new(0),
+            sessions: AtomicU64::new(0),
+            stats_reset_us: AtomicI64::new(now_us()),
+        }
+    }
+}
+
+fn now_us() -> i64 {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64);
+    unix - 946_684_800_000_000
+}
+
+impl DbStats {
+    /// Run `f` on the current thread's block (taking one on first use).
+    fn with_counts(&self, f: impl FnOnce(&mut Counts)) {
+        LOCAL.with(|l| {
+            let mut l = l.borrow_mut();
+            if l.as_ref().is_none_or(|l| l.db != self.id) {
+                let block = self.free.lock().pop().unwrap_or_else(|| {
+                    let b = Arc::new(Block::default());
+                    self.blocks.lock().push(b.clone());
+                    b
+                });
+                *l = Some(Local {
+                    db: self.id,
+                    block,
+                    free: Arc::downgrade(&self.free),
+                });
+            }
+            if let Some(local) = l.as_ref() {
+                f(&mut local.block.lock());
+            }
+        });
+    }
+
+    /// Add `n` to one of a table's counters.
+    pub fn count(&self, table: u32, what: Counter, n: u64) {
+        self.with_counts(|c| c.tables.entry(table).or_default()[what as usize] += n);
+    }
+
+    /// A scan of `table` that read `rows` rows (`index`: by an index).
+    pub fn count_scan(&self, table: u32, index: bool, rows: u64) {
+        self.with_counts(|c| {
+            let t = c.tables.entry(table).or_default();
+            if index {
+                t[Counter::IdxScan as usize] += 1;
+                t[Counter::IdxTupFetch as usize] += rows;
+            } else {
+                t[Counter::SeqScan as usize] += 1;
+                t[Counter::SeqTupRead as usize] += rows;
+            }
+        });
+    }
+
+    /// A transaction ended.
+    pub fn count_xact(&self, committed: bool) {
+        self.with_counts(|c| {
+            if committed {
+                c.commits += 1;
+            } else {
+                c.rollbacks += 1;
+            }
+        });
+    }
+
+    fn blocks(&self) -> Vec<Arc<Block>> {
+        self.blocks.lock().clone()
+    }
+
+    /// (committed, rolled back) transactions.
+    pub fn xacts(&self) -> (u64, u64) {
+        self.blocks().iter().fold((0, 0), |(c, r), b| {
+            let b = b.lock();
+            (c + b.commits, r + b.rollbacks)
+        })
+    }
+
+    /// A table's totals (zeros for one never counted).
+    pub fn table(&self, table: u32) -> TableCounts {
+        let mut sum = [0u64; COUNTERS];
+        for b in self.blocks() {
+            if let Some(t) = b.lock().tables.get(&table) {
+                for (s, n) in sum.iter_mut().zip(t) {
+                    *s += n;
+                }
+            }
+        }
+        sum
+    }
+
+    /// The sums over the tables.
+    pub fn sums(&self) -> TableCounts {
+        let mut sum = [0u64; COUNTERS];
+        for b in self.blocks() {
+            for t in b.lock().tables.values() {
+                for (s, n) in sum.iter_mut().zip(t) {
+                    *s += n;
+                }
+            }
+        }
+        sum
+    }
+
+    /// pg_stat_reset(): every counter of the database back to zero.
+    pub fn reset(&self) {
+        for b in self.blocks() {
+            *b.lock() = Counts::default();
+        }
+        self.deadlocks.store(0, Ordering::Relaxed);
+        self.sessions.store(0, Ordering::Relaxed);
+        self.stats_reset_us.store(now_us(), Ordering::Relaxed);
+    }
+
+    pub fn stats_reset_us(&self) -> i64 {
+        self.stats_reset_us.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_of_every_thread_add_up() {
+        let s = Arc::new(DbStats::default());
+        s.count_scan(7, false, 10);
+        s.count_scan(7, true, 1);
+        s.count(7, Counter::Inserted, 2);
+        let s2 = s.clone();
+        std::thread::spawn(move || {
+            s2.count(8, Counter::Deleted, 1);
+            s2.count(7, Counter::Inserted, 1);
+            s2.count_xact(false);
+        })
+        .join()
+        .unwrap();
+        s.count_xact(true);
+        assert_eq!(s.table(7), [1, 10, 1, 1, 3, 0, 0]);
+        assert_eq!(s.sums(), [1, 10, 1, 1, 3, 0, 1]);
+        assert_eq!(s.xacts(), (1, 1));
+        // The ended thread's block is reused, counts kept.
+        let s3 = s.clone();
+        std::thread::spawn(move || s3.count(8, Counter::Deleted, 1))
+            .join()
+            .unwrap();
+        assert_eq!(s.blocks().len(), 2);
+        assert_eq!(s.table(8), [0, 0, 0, 0, 0, 0, 2]);
+        s.reset();
+        assert_eq!(s.sums(), [0; COUNTERS]);
+        assert_eq!(s.xacts(), (0, 0));
+    }
+}
