@@ -27,6 +27,7 @@ use crate::workmem::entry_bytes;
 
 mod aggregate;
 pub mod eval;
+mod hash_join;
 mod lock;
 mod outer;
 mod scan;
@@ -167,6 +168,33 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             *kind,
             on.as_ref(),
             *right_width,
+            ev,
+            param,
+            emit,
+        ),
+        Plan::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            filter,
+            left_width,
+            right_width,
+            ..
+        } => hash_join::hash_join(
+            hash_join::Side {
+                plan: left,
+                keys: left_keys,
+                width: *left_width,
+            },
+            hash_join::Side {
+                plan: right,
+                keys: right_keys,
+                width: *right_width,
+            },
+            *kind,
+            filter.as_ref(),
             ev,
             param,
             emit,
