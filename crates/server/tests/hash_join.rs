@@ -91,6 +91,11 @@ fn eq<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> Option<bool> {
     Some(a.as_ref()? == b.as_ref()?)
 }
 
+/// SQL `a < b` in three-valued logic.
+fn lt(a: &Option<i64>, b: &Option<i64>) -> Option<bool> {
+    Some(a.as_ref()? < b.as_ref()?)
+}
+
 fn and(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(false), _) | (_, Some(false)) => Some(false),
@@ -219,6 +224,86 @@ fn hash_joins_of_random_tables_give_the_joins_rows() {
             got,
             model("INNER", &left, &right, conditions()[1].1),
             "seed {seed}"
+        );
+    }
+}
+
+/// A correlated subquery reading a table through `col = outer value`
+/// without an index reads the table once per statement and looks the rows
+/// up per outer row (`Plan::HashedScan`): EXISTS, NOT EXISTS, scalar
+/// subqueries and LATERAL give the rows the per-row scan would.
+#[test]
+fn correlated_subqueries_over_an_unindexed_column_give_the_scans_rows() {
+    let srv = Server::start();
+    for seed in 1..=3u64 {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d ^ (seed * 0x9e37_79b9));
+        let left = random_rows(&mut rng, 200);
+        let right = random_rows(&mut rng, 200);
+        ok(
+            &srv,
+            &format!(
+                "DROP TABLE IF EXISTS l, r; \
+                 CREATE TABLE l (id int, i int4, t text, n numeric, v int); \
+                 CREATE TABLE r (id int, i int8, t varchar(5), n numeric, v int); \
+                 {} {}",
+                insert("l", &left),
+                insert("r", &right)
+            ),
+        );
+        let ids = |keep: &dyn Fn(&Row) -> bool| -> Vec<String> {
+            let mut v: Vec<String> = left
+                .iter()
+                .filter(|l| keep(l))
+                .map(|l| l.id.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let got = rows_of(&ok(
+            &srv,
+            "SELECT l.id FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.i = l.i AND r.v > 3)",
+        ));
+        let want = ids(&|l| {
+            right
+                .iter()
+                .any(|r| and(eq(&l.i, &r.i), r.v.map(|v| v > 3)) == Some(true))
+        });
+        assert_eq!(got, want, "seed {seed}: EXISTS");
+        let got = rows_of(&ok(
+            &srv,
+            "SELECT l.id FROM l WHERE NOT EXISTS \
+             (SELECT 1 FROM r WHERE l.t = r.t AND r.v < l.v)",
+        ));
+        let want = ids(&|l| {
+            !right
+                .iter()
+                .any(|r| and(eq(&l.t, &r.t), lt(&r.v, &l.v)) == Some(true))
+        });
+        assert_eq!(got, want, "seed {seed}: NOT EXISTS");
+        let got = rows_of(&ok(
+            &srv,
+            "SELECT l.id, (SELECT count(*) FROM r WHERE r.n = l.n) FROM l",
+        ));
+        let mut want: Vec<String> = left
+            .iter()
+            .map(|l| {
+                let n = right
+                    .iter()
+                    .filter(|r| eq(&l.n.map(|n| n.0), &r.n.map(|n| n.0)) == Some(true))
+                    .count();
+                format!("{}|{n}", l.id)
+            })
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "seed {seed}: scalar subquery");
+        let sql = "SELECT l.id, x.id FROM l, LATERAL \
+                   (SELECT r.id FROM r WHERE r.i = l.i AND r.v > 3) x";
+        let plan = ok(&srv, &format!("EXPLAIN {sql}"));
+        assert!(plan.contains("Hash Key: (i = (outer))"), "{plan}");
+        assert_eq!(
+            rows_of(&ok(&srv, sql)),
+            model("INNER", &left, &right, conditions()[4].1),
+            "seed {seed}: LATERAL"
         );
     }
 }

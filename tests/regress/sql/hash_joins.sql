@@ -50,7 +50,7 @@ select count(*), count(k), sum(k) from hl full join hr using (k);
 select count(*) from (select id, k from hl) a natural join (select id, k from hr) b;
 -- joins of joins
 select count(*), sum(a.id + b.id + c.id)
-  from hl a join hr b on a.k = b.k join hl c on c.k2 = b.k2 and c.v = a.v where a.id < 500;
+  from hl a join hr b on a.k = b.k join hl c on c.k2 = b.k2 and c.v = a.v where a.id < 500 and c.id < 600;
 select count(*), count(c.id)
   from hl a left join hr b on a.k = b.k left join hr c on c.v = b.v and c.k = b.k where a.id < 300;
 -- grouping over a join
@@ -69,3 +69,14 @@ select d1.tag, d2.tag from d1 left join d2 on d1.k = d2.k and d2.tag > 'x' order
 select count(*) from d1 join (select * from d2 where false) e on d1.k = e.k;
 select count(*), count(e.k) from d1 left join (select * from d2 where false) e on d1.k = e.k;
 select count(*) from (select * from d1 where false) e right join d2 on d2.k = e.k;
+-- correlated subqueries over an unindexed column (read once, looked up
+-- per outer row)
+select count(*) from hl where exists (select 1 from hr where hr.k = hl.k and hr.v > hl.v);
+select count(*) from hl where hl.id < 1000
+  and not exists (select 1 from hr where hr.k2 = hl.k2 and hr.n = hl.n);
+select sum((select count(*) from hr where hr.n = hl.n)), sum((select max(hr.id) from hr where hr.k = hl.id)) from hl;
+select hl.id, (select string_agg(hr.id::text, ',' order by hr.id) from hr where hr.k = hl.k and hr.id < 200)
+  from hl where hl.id < 25 order by hl.id;
+select hl.id, x.id from hl, lateral (select hr.id from hr where hr.k2 = hl.k2 and hr.v = hl.v order by hr.id limit 2) x
+  where hl.id < 20 order by 1, 2;
+select count(*) from hl where hl.id < 1000 and hl.k in (select hr.k from hr where hr.k2 = hl.k2);

@@ -27,15 +27,29 @@
 //! `nestor.query_memory_max` the statement fails with 53200 naming it.
 //! There is no spilling to disk (no batches), as for Nestor's sorts and
 //! aggregates.
+//!
+//! `Plan::HashedScan` is the same idea for a table a correlated subquery
+//! reads through `col = (enclosing row's value)`: its rows are read once
+//! per statement into the statement's cache, ordered by `col` (Value's
+//! order, which agrees with `=` within the column's hash class), and each
+//! run of the subquery finds its rows by binary search instead of scanning
+//! the table. Within one key the rows keep the table's order, so each run
+//! returns what the scan would. The rows stay (charged as "hashed
+//! subquery scan") until the statement ends, as materialised subqueries
+//! do; the statement's snapshot and command id make them what every scan
+//! would read.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use nestor_catalog::TableDef;
 
 use nestor_common::DbError;
 use nestor_plan::ir::{Expr, JoinKind, Plan};
 use nestor_types::Value;
 
 use super::eval::Eval;
-use super::{emit_all, poll, run, Emit, Row};
+use super::{emit_all, poll, run, scan, Emit, Row};
 use crate::context::Ev;
 use crate::workmem::entry_bytes;
 
@@ -177,4 +191,53 @@ fn join(
             row
         });
     emit_all(unmatched, ev, emit)
+}
+
+/// `Plan::HashedScan` (see the module header).
+pub(super) fn hashed_scan(
+    table: &TableDef,
+    (id, col, key): (usize, usize, &Expr),
+    (build_filter, filter): (Option<&Expr>, Option<&Expr>),
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let rows = match ev.cache.get(&id) {
+        Some(rows) => rows.clone(),
+        None => {
+            let mut rows: Vec<Row> = Vec::new();
+            scan::seq_scan(table, build_filter, ev, &mut |ev, row| {
+                if row[col].is_null() {
+                    return Ok(true);
+                }
+                // Kept (and counted) until the statement ends.
+                ev.mem.charge(entry_bytes(&row), "hashed subquery scan")?;
+                rows.push(row);
+                Ok(true)
+            })?;
+            rows.sort_by(|a, b| a[col].cmp(&b[col]));
+            let rows = Arc::new(rows);
+            ev.cache.insert(id, rows.clone());
+            rows
+        }
+    };
+    let k = key.eval(param, ev)?;
+    if k.is_null() {
+        return Ok(true);
+    }
+    let lo = rows.partition_point(|r| r[col] < k);
+    let hi = lo + rows[lo..].partition_point(|r| r[col] <= k);
+    let mut n = 0;
+    for row in &rows[lo..hi] {
+        poll(ev, &mut n)?;
+        if let Some(f) = filter {
+            if !f.test(row, ev)? {
+                continue;
+            }
+        }
+        if !emit(ev, row.clone())? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -90,6 +90,22 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         Plan::Single => emit(ev, Vec::new()),
         Plan::Values { rows } => run_values(rows, ev, param, emit),
         Plan::SeqScan { table, filter, .. } => scan::seq_scan(table, filter.as_ref(), ev, emit),
+        Plan::HashedScan {
+            table,
+            id,
+            col,
+            key,
+            build_filter,
+            filter,
+            ..
+        } => hash_join::hashed_scan(
+            table,
+            (*id, *col, key),
+            (build_filter.as_ref(), filter.as_ref()),
+            ev,
+            param,
+            emit,
+        ),
         Plan::IndexScan {
             table,
             index,

@@ -112,6 +112,22 @@ pub enum Plan {
         keys: IndexKeys,
         filter: Option<Expr>,
     },
+    /// A table read, in a correlated subquery (or LATERAL), through a
+    /// conjunct `col = key` where `key` reads the enclosing query's row and
+    /// no index serves it (`plan/src/select/hash_join.rs`): the first run
+    /// in a statement keeps the rows passing `build_filter` (the conjuncts
+    /// that read no enclosing row) with a non-NULL `col`, ordered by it,
+    /// under `id` in the statement's cache; every run (one per outer row)
+    /// looks up the rows whose `col` equals `key`'s value, then `filter`.
+    HashedScan {
+        table: Arc<TableDef>,
+        alias: String,
+        id: usize,
+        col: usize,
+        key: Expr,
+        build_filter: Option<Expr>,
+        filter: Option<Expr>,
+    },
     /// A function in FROM whose arguments refer to earlier FROM items: run
     /// per row of `input` (arguments evaluated on it), each of its rows
     /// appended to that row.
@@ -333,7 +349,9 @@ impl Plan {
             Plan::Filter { .. } | Plan::Project { .. } => return None,
             Plan::Single => "Result".into(),
             Plan::Values { rows } => format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
-            Plan::SeqScan { table, alias, .. } => scan("Seq Scan", table, alias),
+            Plan::SeqScan { table, alias, .. } | Plan::HashedScan { table, alias, .. } => {
+                scan("Seq Scan", table, alias)
+            }
             Plan::IndexScan {
                 table,
                 alias,
@@ -384,6 +402,28 @@ impl Plan {
         let mut out = Vec::new();
         if let Plan::HashJoin { display, .. } = self {
             return display.clone();
+        }
+        if let Plan::HashedScan {
+            table,
+            col,
+            build_filter,
+            filter,
+            ..
+        } = self
+        {
+            out.push(format!(
+                "Hash Key: ({} = (outer))",
+                table.columns[*col].name
+            ));
+            let parts: Vec<String> = build_filter
+                .iter()
+                .chain(filter.iter())
+                .map(|f| show(f, table))
+                .collect();
+            if !parts.is_empty() {
+                out.push(format!("Filter: {}", parts.join(" AND ")));
+            }
+            return out;
         }
         let (table, keys, filter) = match self {
             Plan::SeqScan { table, filter, .. } => (table, None, filter),

@@ -304,7 +304,6 @@ pub(super) fn table_scan(
     offset: usize,
     param: Option<JoinParam>,
 ) -> Plan {
-    let _ = b;
     if let Some((index, keys, used)) = choose_index(&table, &local) {
         let filter: Vec<Expr> = local
             .into_iter()
@@ -331,6 +330,10 @@ pub(super) fn table_scan(
             };
         }
     }
+    let (table, alias, local) = match hash_join::hashed_scan(b, table, alias, local) {
+        Ok(plan) => return plan,
+        Err(unchanged) => unchanged,
+    };
     Plan::SeqScan {
         table,
         alias,

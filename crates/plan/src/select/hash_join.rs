@@ -40,8 +40,17 @@
 //! filter that fails still NULL-extends the preserved row, as in the nested
 //! loop. Left out: semi- and anti-joins (EXISTS / IN are subquery
 //! expressions, not joins, in this planner), hashing IS NOT DISTINCT FROM,
-//! and spilling: the hash table is held in memory and charged to the
-//! statement's working memory (53200 past `nestor.query_memory_max`).
+//! choosing the smaller side to build, and spilling: the hash table is
+//! held in memory and charged to the statement's working memory (53200
+//! past `nestor.query_memory_max`).
+//!
+//! What stands in for semi- and anti-joins: a correlated subquery (EXISTS,
+//! NOT EXISTS, IN, scalar, LATERAL) that reads a table through
+//! `col = (enclosing row's value)` re-runs its scan per outer row; without
+//! an index on `col` that is the same n x m as a nested loop. Such a leaf
+//! becomes `Plan::HashedScan` ([`hashed_scan`]): the table read once per
+//! statement, ordered by `col`, each run a lookup. The same hash classes
+//! decide when the column's stored values may be compared with the key.
 
 use super::access::{and_all, within};
 use super::*;
@@ -90,10 +99,13 @@ fn hash_class(t: DataType) -> Option<HashClass> {
     })
 }
 
-/// The type of a key expression, where the expression itself says it.
-fn key_type(e: &Expr, cols: &[ScopeCol]) -> Option<DataType> {
+/// The type of a key expression, where the expression itself says it
+/// (`cols`: the query level's columns; `scopes`: every level's, for
+/// references to enclosing rows).
+fn key_type(e: &Expr, cols: &[ScopeCol], scopes: &[Scope]) -> Option<DataType> {
     match e {
         Expr::Col(c) => cols.get(*c).map(|c| c.ty),
+        Expr::Outer { level, col } => scopes.get(*level)?.cols.get(*col).map(|c| c.ty),
         Expr::Cast(_, t) | Expr::Arith(_, _, _, t) => Some(*t),
         Expr::Const(v) if !v.is_null() => Some(v.data_type()),
         _ => None,
@@ -150,7 +162,7 @@ pub(super) fn hash_keys(
         } else {
             continue;
         };
-        let class = |e: &Expr| key_type(e, cols).and_then(hash_class);
+        let class = |e: &Expr| key_type(e, cols, &b.scopes).and_then(hash_class);
         match (class(l), class(r)) {
             (Some(cl), Some(cr)) if cl == cr => {}
             _ => continue,
@@ -176,7 +188,11 @@ fn reads_param(p: &Plan) -> bool {
         Plan::LateralSubquery { .. } => true,
         Plan::FunctionScan { args, .. } => args.iter().any(cols),
         Plan::Values { rows } => rows.iter().flatten().any(cols),
-        Plan::Single | Plan::SeqScan { .. } | Plan::SysView { .. } | Plan::CteScan { .. } => false,
+        Plan::Single
+        | Plan::SeqScan { .. }
+        | Plan::HashedScan { .. }
+        | Plan::SysView { .. }
+        | Plan::CteScan { .. } => false,
         Plan::Filter { input, .. }
         | Plan::Project { input, .. }
         | Plan::ProjectSet { input, .. }
@@ -280,4 +296,106 @@ fn paren(s: String) -> String {
     } else {
         format!("({s})")
     }
+}
+
+/// A table leaf in a correlated subquery whose conjuncts (`local`, over
+/// the table's row) include `col = key`, `key` reading the enclosing
+/// query's row, where no index serves: without one, each outer row would
+/// scan the whole table. It becomes a `Plan::HashedScan` — the table's rows
+/// read once per statement, ordered by `col`, and looked up per outer row
+/// (`exec/src/executor/hash_join.rs`). The key's type must be in the
+/// column's hash class, as for a hash join's keys. The conjuncts that read
+/// no enclosing row (and call nothing volatile or a subquery) filter the
+/// rows kept; the others are checked per lookup. None when no conjunct
+/// fits; then the table is scanned per outer row.
+pub(super) fn hashed_scan(
+    b: &mut Binder,
+    table: Arc<TableDef>,
+    alias: String,
+    local: Vec<Expr>,
+) -> Result<Plan, (Arc<TableDef>, String, Vec<Expr>)> {
+    let outer_key = |e: &Expr| -> Option<(usize, Expr)> {
+        let Expr::Cmp(Cmp::Eq, a, x) = e else {
+            return None;
+        };
+        let (c, key) = match (column_of(a, &table), column_of(x, &table)) {
+            (Some(c), None) if reads_enclosing_row(x) => (c, x.as_ref()),
+            (None, Some(c)) if reads_enclosing_row(a) => (c, a.as_ref()),
+            _ => return None,
+        };
+        let column = table.columns.get(c)?;
+        let mut sub = false;
+        key.walk(&mut |x| sub |= matches!(x, Expr::Sub(_)));
+        if sub || !key.is_scan_constant() {
+            return None;
+        }
+        let kt = key_type(key, &[], &b.scopes)?;
+        (hash_class(column.ty)? == hash_class(kt)?).then(|| (c, key.clone()))
+    };
+    let Some((i, (col, key))) = local
+        .iter()
+        .enumerate()
+        .find_map(|(i, e)| outer_key(e).map(|k| (i, k)))
+    else {
+        return Err((table, alias, local));
+    };
+    let (build, per_row): (Vec<Expr>, Vec<Expr>) = local
+        .into_iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, e)| e)
+        .partition(row_local);
+    Ok(Plan::HashedScan {
+        table,
+        alias,
+        id: b.fresh_id(),
+        col,
+        key,
+        build_filter: and_all(build),
+        filter: and_all(per_row),
+    })
+}
+
+/// The table column `e` is, also through a cast that keeps its values
+/// (varchar to text, an integer to a wider one), so the column's stored
+/// values can be compared with the key.
+fn column_of(e: &Expr, table: &TableDef) -> Option<usize> {
+    match e {
+        Expr::Col(c) => Some(*c),
+        Expr::Cast(inner, to) => {
+            let Expr::Col(c) = inner.as_ref() else {
+                return None;
+            };
+            let from = table.columns.get(*c)?.ty;
+            let keeps = matches!(
+                (from, *to),
+                (DataType::Varchar(_) | DataType::Text, DataType::Text)
+                    | (DataType::Int2, DataType::Int4 | DataType::Int8)
+                    | (DataType::Int4, DataType::Int8)
+            );
+            keeps.then_some(*c)
+        }
+        _ => None,
+    }
+}
+
+fn reads_enclosing_row(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Outer { .. }));
+    found
+}
+
+/// Whether a conjunct's value on a row is the same in every run of the
+/// scan: it reads no enclosing row, no subquery, nothing volatile.
+fn row_local(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |x| match x {
+        Expr::Outer { .. } | Expr::Sub(_) | Expr::Agg(_) | Expr::Window(_) => ok = false,
+        Expr::Func(f, _) if f.is_volatile() => ok = false,
+        Expr::UserFunc(f, _) if f.0.volatility == nestor_catalog::Volatility::Volatile => {
+            ok = false
+        }
+        _ => {}
+    });
+    ok
 }

@@ -24,6 +24,9 @@
 //! side: the inner side becomes a parameterized index scan (one O(log n)
 //! lookup per outer row). Otherwise a join with an equality between its
 //! sides is a hash join (hash_join.rs); the rest are plain nested loops.
+//! Likewise a correlated subquery's table read through `col = outer value`
+//! without an index is read once and looked up per outer row (a hashed
+//! scan, hash_join.rs).
 
 mod access;
 mod clauses;
