@@ -29,8 +29,9 @@
 //! aggregates.
 //!
 //! `Plan::HashedScan` is the same idea for a table a correlated subquery
-//! reads through `col = (enclosing row's value)`: its rows are read once
-//! per statement into the statement's cache, ordered by `col` (Value's
+//! reads through `col = (enclosing row's value)`: the first run scans the
+//! table as a plain scan would (a subquery run once costs no copy); at the
+//! second its rows are read once into the statement's cache, ordered by `col` (Value's
 //! order, which agrees with `=` within the column's hash class), and each
 //! run of the subquery finds its rows by binary search instead of scanning
 //! the table. Within one key the rows keep the table's order, so each run
@@ -202,8 +203,28 @@ pub(super) fn hashed_scan(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    let rows = match ev.cache.get(&id) {
+    let k = key.eval(param, ev)?;
+    if k.is_null() {
+        return Ok(true);
+    }
+    let rows = match ev.cache.get(&(id + 1)) {
         Some(rows) => rows.clone(),
+        None if !ev.cache.contains_key(&id) => {
+            // The first run scans as the plain plan would: a subquery run
+            // for one outer row costs no copy of the table.
+            ev.cache.insert(id, Arc::new(Vec::new()));
+            return scan::seq_scan(table, build_filter, ev, &mut |ev, row| {
+                if row[col] != k {
+                    return Ok(true);
+                }
+                if let Some(f) = filter {
+                    if !f.test(&row, ev)? {
+                        return Ok(true);
+                    }
+                }
+                emit(ev, row)
+            });
+        }
         None => {
             let mut rows: Vec<Row> = Vec::new();
             scan::seq_scan(table, build_filter, ev, &mut |ev, row| {
@@ -217,14 +238,10 @@ pub(super) fn hashed_scan(
             })?;
             rows.sort_by(|a, b| a[col].cmp(&b[col]));
             let rows = Arc::new(rows);
-            ev.cache.insert(id, rows.clone());
+            ev.cache.insert(id + 1, rows.clone());
             rows
         }
     };
-    let k = key.eval(param, ev)?;
-    if k.is_null() {
-        return Ok(true);
-    }
     let lo = rows.partition_point(|r| r[col] < k);
     let hi = lo + rows[lo..].partition_point(|r| r[col] <= k);
     let mut n = 0;

@@ -115,9 +115,10 @@ pub enum Plan {
     /// A table read, in a correlated subquery (or LATERAL), through a
     /// conjunct `col = key` where `key` reads the enclosing query's row and
     /// no index serves it (`plan/src/select/hash_join.rs`): the first run
-    /// in a statement keeps the rows passing `build_filter` (the conjuncts
-    /// that read no enclosing row) with a non-NULL `col`, ordered by it,
-    /// under `id` in the statement's cache; every run (one per outer row)
+    /// in a statement scans the table (and marks `id` in the statement's
+    /// cache); the second keeps the rows passing `build_filter` (the
+    /// conjuncts that read no enclosing row) with a non-NULL `col`, ordered
+    /// by it, under `id + 1`; from then on every run (one per outer row)
     /// looks up the rows whose `col` equals `key`'s value, then `filter`.
     HashedScan {
         table: Arc<TableDef>,

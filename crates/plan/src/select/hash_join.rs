@@ -348,7 +348,12 @@ pub(super) fn hashed_scan(
     Ok(Plan::HashedScan {
         table,
         alias,
-        id: b.fresh_id(),
+        // Two ids: `id` marks the first run, `id + 1` holds the rows.
+        id: {
+            let id = b.fresh_id();
+            b.fresh_id();
+            id
+        },
         col,
         key,
         build_filter: and_all(build),
