@@ -1,5 +1,5 @@
 //! A statement's working memory: what its sorts, hash tables (GROUP BY,
-//! DISTINCT, INTERSECT/EXCEPT, DISTINCT aggregates), string_agg results
+//! DISTINCT, INTERSECT/EXCEPT, DISTINCT aggregates, hash joins), string_agg results
 //! and materialised CTEs and subqueries hold.
 //!
 //! PostgreSQL bounds these by work_mem and spills to disk past it; Nestor

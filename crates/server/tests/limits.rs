@@ -461,6 +461,11 @@ fn statements_past_their_working_memory_limit_get_53200_naming_the_operation() {
              WHERE g = ANY (SELECT h FROM generate_series(g, 100000) h)",
             "subquery result",
         ),
+        (
+            "SELECT count(*) FROM generate_series(1, 3) a \
+             JOIN generate_series(1, 100000) b ON a = b",
+            "hash join",
+        ),
     ];
     ok(&mut c, "SET nestor.query_memory_max = '1MB'");
     assert_eq!(value(&mut c, "SHOW nestor.query_memory_max"), "1MB");

@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    hash_joins,
     txn_modes,
     temp,
     savepoints,

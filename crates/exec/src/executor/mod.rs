@@ -27,6 +27,7 @@ use crate::workmem::entry_bytes;
 
 mod aggregate;
 pub mod eval;
+mod hash_join;
 mod lock;
 mod outer;
 mod scan;
@@ -89,6 +90,22 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
         Plan::Single => emit(ev, Vec::new()),
         Plan::Values { rows } => run_values(rows, ev, param, emit),
         Plan::SeqScan { table, filter, .. } => scan::seq_scan(table, filter.as_ref(), ev, emit),
+        Plan::HashedScan {
+            table,
+            id,
+            col,
+            key,
+            build_filter,
+            filter,
+            ..
+        } => hash_join::hashed_scan(
+            table,
+            (*id, *col, key),
+            (build_filter.as_ref(), filter.as_ref()),
+            ev,
+            param,
+            emit,
+        ),
         Plan::IndexScan {
             table,
             index,
@@ -167,6 +184,33 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             *kind,
             on.as_ref(),
             *right_width,
+            ev,
+            param,
+            emit,
+        ),
+        Plan::HashJoin {
+            left,
+            right,
+            kind,
+            left_keys,
+            right_keys,
+            filter,
+            left_width,
+            right_width,
+            ..
+        } => hash_join::hash_join(
+            hash_join::Side {
+                plan: left,
+                keys: left_keys,
+                width: *left_width,
+            },
+            hash_join::Side {
+                plan: right,
+                keys: right_keys,
+                width: *right_width,
+            },
+            *kind,
+            filter.as_ref(),
             ev,
             param,
             emit,

@@ -12,6 +12,10 @@
 //! before the scan (constants, parameters, or the current left row of a
 //! nested loop), by `IndexScan` with equality keys, an IN list on the first
 //! key column, or a range on the column after the equality prefix.
+//!
+//! Joins: `NestedLoop` (the right side run per left row, given it as its
+//! parameter row) or, for an equality between the sides that no index
+//! serves, `HashJoin` (the right side run once into a hash table).
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -108,6 +112,23 @@ pub enum Plan {
         keys: IndexKeys,
         filter: Option<Expr>,
     },
+    /// A table read, in a correlated subquery (or LATERAL), through a
+    /// conjunct `col = key` where `key` reads the enclosing query's row and
+    /// no index serves it (`plan/src/select/hash_join.rs`): the first run
+    /// in a statement scans the table (and marks `id` in the statement's
+    /// cache); the second keeps the rows passing `build_filter` (the
+    /// conjuncts that read no enclosing row) with a non-NULL `col`, ordered
+    /// by it, under `id + 1`; from then on every run (one per outer row)
+    /// looks up the rows whose `col` equals `key`'s value, then `filter`.
+    HashedScan {
+        table: Arc<TableDef>,
+        alias: String,
+        id: usize,
+        col: usize,
+        key: Expr,
+        build_filter: Option<Expr>,
+        filter: Option<Expr>,
+    },
     /// A function in FROM whose arguments refer to earlier FROM items: run
     /// per row of `input` (arguments evaluated on it), each of its rows
     /// appended to that row.
@@ -172,6 +193,29 @@ pub enum Plan {
         /// unmatched rows).
         left_width: usize,
         right_width: usize,
+    },
+    /// An equi-join by hash table (`exec/src/executor/hash_join.rs`): the
+    /// right side's rows are read once into a hash table on `right_keys`,
+    /// then each left row looks up the rows whose keys equal its
+    /// `left_keys` (a NULL key matches nothing); `filter` (the join's other
+    /// conditions, over the joined row) decides among them. Every kind:
+    /// LEFT and FULL NULL-extend left rows that matched nothing, RIGHT and
+    /// FULL right rows no left row matched, after the last left row. The
+    /// keys' types hash alike for equal values (`select/access.rs`,
+    /// `hash_class`), so the table's equality is the SQL `=`.
+    HashJoin {
+        left: Box<Plan>,
+        right: Box<Plan>,
+        kind: JoinKind,
+        /// Over the left row and the right row (each in its own
+        /// coordinates), pairwise.
+        left_keys: Vec<Expr>,
+        right_keys: Vec<Expr>,
+        filter: Option<Expr>,
+        left_width: usize,
+        right_width: usize,
+        /// EXPLAIN's "Hash Cond" and "Join Filter" lines.
+        display: Vec<String>,
     },
     /// A LATERAL subquery, the inner side of a nested loop: `plan` run per
     /// outer row (the loop's parameter row), which it sees as the row of
@@ -284,6 +328,14 @@ impl Plan {
         for detail in self.details() {
             Self::detail(d, &detail, out);
         }
+        if let Plan::HashJoin { left, right, .. } = self {
+            // PostgreSQL shows the table built from the inner side as a
+            // Hash node above it.
+            left.explain_at(d + 1, out);
+            Self::line(d + 1, "Hash", out);
+            right.explain_at(d + 2, out);
+            return;
+        }
         for c in self.children() {
             c.explain_at(d + 1, out);
         }
@@ -298,7 +350,9 @@ impl Plan {
             Plan::Filter { .. } | Plan::Project { .. } => return None,
             Plan::Single => "Result".into(),
             Plan::Values { rows } => format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
-            Plan::SeqScan { table, alias, .. } => scan("Seq Scan", table, alias),
+            Plan::SeqScan { table, alias, .. } | Plan::HashedScan { table, alias, .. } => {
+                scan("Seq Scan", table, alias)
+            }
             Plan::IndexScan {
                 table,
                 alias,
@@ -320,6 +374,12 @@ impl Plan {
             Plan::NestedLoop { kind, .. } if *kind == JoinKind::Full => {
                 "Nested Loop Full Join".into()
             }
+            Plan::HashJoin { kind, .. } => match kind {
+                JoinKind::Inner => "Hash Join".into(),
+                JoinKind::Left => "Hash Left Join".into(),
+                JoinKind::Right => "Hash Right Join".into(),
+                JoinKind::Full => "Hash Full Join".into(),
+            },
             Plan::LateralSubquery { .. } => "Subquery Scan (lateral)".into(),
             Plan::DistinctOn { .. } => "Unique".into(),
             Plan::NestedLoop { .. } => "Nested Loop".into(),
@@ -341,6 +401,31 @@ impl Plan {
     /// Index Cond and Filter lines of a scan.
     fn details(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if let Plan::HashJoin { display, .. } = self {
+            return display.clone();
+        }
+        if let Plan::HashedScan {
+            table,
+            col,
+            build_filter,
+            filter,
+            ..
+        } = self
+        {
+            out.push(format!(
+                "Hash Key: ({} = (outer))",
+                table.columns[*col].name
+            ));
+            let parts: Vec<String> = build_filter
+                .iter()
+                .chain(filter.iter())
+                .map(|f| show(f, table))
+                .collect();
+            if !parts.is_empty() {
+                out.push(format!("Filter: {}", parts.join(" AND ")));
+            }
+            return out;
+        }
         let (table, keys, filter) = match self {
             Plan::SeqScan { table, filter, .. } => (table, None, filter),
             Plan::IndexScan {
@@ -375,7 +460,9 @@ impl Plan {
             | Plan::Distinct { input }
             | Plan::DistinctOn { input, .. }
             | Plan::LockRows { input, .. } => vec![input],
-            Plan::NestedLoop { left, right, .. } | Plan::SetOp { left, right, .. } => {
+            Plan::NestedLoop { left, right, .. }
+            | Plan::HashJoin { left, right, .. }
+            | Plan::SetOp { left, right, .. } => {
                 vec![left, right]
             }
             Plan::RecursiveUnion { init, step, .. } => vec![init, step],

@@ -186,7 +186,9 @@ impl JoinConjuncts {
 
 /// A join node: conjuncts over one side go down to it (see
 /// [`JoinConjuncts::place`]), the others stay at the join; for INNER and
-/// LEFT joins the inner side may become a lookup keyed by the outer row.
+/// LEFT joins the inner side may become a lookup keyed by the outer row;
+/// failing that, a join with an equality between the sides is a hash join
+/// (`hash_join.rs`), any other a nested loop.
 /// Returns the plan and the conjuncts that must be applied above the join.
 fn build_join(
     b: &mut Binder,
@@ -217,6 +219,11 @@ fn build_join(
     let (rp, rrest) = build(b, right, c.to_right, jp)?;
     at_join.extend(rrest);
     above.extend(lrest);
+    if let Some(keys) = hash_join::hash_keys(b, &at_join, &rp, (llo, lhi), (rlo, rhi)) {
+        let sides = [(llo, lhi), (rlo, rhi)];
+        let plan = hash_join::plan(b, kind, (lp, rp), keys, at_join, offset, sides);
+        return Ok((plan, above));
+    }
     let on_local = at_join
         .into_iter()
         .map(|e| e.shift(-(offset as isize)))
@@ -266,11 +273,16 @@ fn with_merged(plan: Plan, merged: Vec<Expr>) -> Plan {
     if merged.is_empty() {
         return plan;
     }
-    let Plan::NestedLoop {
+    let (Plan::NestedLoop {
         left_width,
         right_width,
         ..
-    } = &plan
+    }
+    | Plan::HashJoin {
+        left_width,
+        right_width,
+        ..
+    }) = &plan
     else {
         return plan;
     };
@@ -292,7 +304,6 @@ pub(super) fn table_scan(
     offset: usize,
     param: Option<JoinParam>,
 ) -> Plan {
-    let _ = b;
     if let Some((index, keys, used)) = choose_index(&table, &local) {
         let filter: Vec<Expr> = local
             .into_iter()
@@ -319,6 +330,10 @@ pub(super) fn table_scan(
             };
         }
     }
+    let (table, alias, local) = match hash_join::hashed_scan(b, table, alias, local) {
+        Ok(plan) => return plan,
+        Err(unchanged) => unchanged,
+    };
     Plan::SeqScan {
         table,
         alias,

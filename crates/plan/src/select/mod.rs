@@ -19,16 +19,21 @@
 //!                           distinct_on.rs)
 //! ```
 //!
-//! Joins are nested loops; when the inner side is a table with an index on
+//! Joins are nested loops when the inner side is a table with an index on
 //! a column the join condition equates with an expression of the outer
-//! side, the inner side becomes a parameterized index scan (one O(log n)
-//! lookup per outer row).
+//! side: the inner side becomes a parameterized index scan (one O(log n)
+//! lookup per outer row). Otherwise a join with an equality between its
+//! sides is a hash join (hash_join.rs); the rest are plain nested loops.
+//! Likewise a correlated subquery's table read through `col = outer value`
+//! without an index is read once and looked up per outer row (a hashed
+//! scan, hash_join.rs).
 
 mod access;
 mod clauses;
 mod distinct_on;
 mod from;
 mod grouping;
+mod hash_join;
 
 use std::sync::Arc;
 
