@@ -228,4 +228,5 @@ regress!(
     alter_column_type,
     function_rename,
     set_constraints,
+    table_locks,
 );

@@ -716,27 +716,78 @@ pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<Co
         .ok()
         .and_then(|m| TableLockMode::ALL.get(m.wrapping_sub(1)).copied())
         .unwrap_or(TableLockMode::AccessExclusive);
-    if ctx.read_only && mode > TableLockMode::RowExclusive {
+    // Stronger modes are fine in a READ ONLY transaction (PostgreSQL:
+    // they block writers, they write nothing) but not on a hot standby.
+    if mode > TableLockMode::RowExclusive && ctx.db.replication.in_recovery() {
         return Err(DbError::new(
             SqlState::ReadOnlySqlTransaction,
-            "cannot execute LOCK TABLE in a read-only transaction",
+            "cannot execute LOCK TABLE during recovery",
         ));
     }
+    // PostgreSQL's LockTableAclCheck: UPDATE, DELETE or TRUNCATE permit
+    // any mode, SELECT up to ACCESS SHARE, INSERT up to ROW EXCLUSIVE;
+    // checked before waiting.
+    use nestor_catalog::acl;
+    let mut mask = acl::UPDATE | acl::DELETE | acl::TRUNCATE;
+    if mode <= TableLockMode::AccessShare {
+        mask |= acl::SELECT;
+    }
+    if mode <= TableLockMode::RowExclusive {
+        mask |= acl::INSERT;
+    }
+    let may_lock = |ctx: &StatementCtx, oid: u32| {
+        ctx.role.superuser
+            || (0..16)
+                .map(|b| 1u16 << b)
+                .filter(|b| mask & b != 0)
+                .any(|b| {
+                    crate::privilege::allowed(
+                        ctx.catalog,
+                        ctx.role.oid,
+                        acl::ObjKind::Table,
+                        oid,
+                        b,
+                    )
+                })
+    };
     let mut targets = Vec::new();
     for r in &ls.relations {
         let NodeEnum::RangeVar(rv) = node(r)? else {
             continue;
         };
         let rel = relname(rv)?;
+        let denied = |what: &str| {
+            DbError::new(
+                SqlState::InsufficientPrivilege,
+                format!("permission denied for {what} {rel}"),
+            )
+        };
         match ctx.catalog.relation(&rel) {
-            Some(nestor_catalog::Relation::Table(t)) => targets.push((t.oid.0, rel)),
-            Some(nestor_catalog::Relation::View(v)) => targets.push((v.oid.0, rel)),
-            Some(_) => {
+            Some(nestor_catalog::Relation::Table(t)) if t.matview.is_some() => {
                 return Err(DbError::new(
                     SqlState::WrongObjectType,
                     format!("cannot lock relation \"{rel}\""),
                 )
-                .with_detail("This operation is not supported for this kind of relation."))
+                .with_detail("This operation is not supported for materialized views."))
+            }
+            Some(nestor_catalog::Relation::Table(t)) if !may_lock(ctx, t.oid.0) => {
+                return Err(denied("table"))
+            }
+            Some(nestor_catalog::Relation::View(v)) if !may_lock(ctx, v.oid.0) => {
+                return Err(denied("view"))
+            }
+            Some(nestor_catalog::Relation::Table(t)) => targets.push((t.oid.0, rel)),
+            Some(nestor_catalog::Relation::View(v)) => targets.push((v.oid.0, rel)),
+            Some(other) => {
+                let kind = match other {
+                    nestor_catalog::Relation::Sequence(_) => "sequences",
+                    _ => "indexes",
+                };
+                return Err(DbError::new(
+                    SqlState::WrongObjectType,
+                    format!("cannot lock relation \"{rel}\""),
+                )
+                .with_detail(format!("This operation is not supported for {kind}.")));
             }
             None => return Err(undefined_table(&rel)),
         }
