@@ -93,6 +93,8 @@ fn status_and_body(response: &str) -> (u16, &str) {
 struct Scrape {
     /// `name{labels}` as written (labels sorted) -> value.
     samples: BTreeMap<String, f64>,
+    /// Metric family -> its TYPE.
+    families: BTreeMap<String, String>,
 }
 
 impl Scrape {
@@ -250,7 +252,10 @@ fn parse(text: &str) -> Scrape {
             "{family}: no _sum"
         );
     }
-    Scrape { samples }
+    Scrape {
+        samples,
+        families: kind.into_iter().collect(),
+    }
 }
 
 fn scrape(addr: &str) -> Scrape {
@@ -336,6 +341,53 @@ async fn metrics_count_a_scripted_workload_exactly() {
     assert!(d("nestor_wal_segment_fsync_seconds_total") > 0.0);
     // Memory: the table holds versions.
     assert!(after.get("nestor_memory_bytes{category=table versions}") > 0.0);
+
+    // docs/observability.md lists every metric served, with its type, and
+    // nothing else; the Grafana dashboard uses only served metrics.
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/observability.md"
+    ))
+    .expect("docs/observability.md");
+    let section = docs
+        .split("\n## Prometheus metrics\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("a Prometheus metrics section");
+    let documented: BTreeMap<String, String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `nestor_"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").collect();
+            let name = cells[0].trim_end_matches('`');
+            let name = name.split('{').next().unwrap_or(name);
+            (format!("nestor_{name}"), cells[1].to_string())
+        })
+        .collect();
+    assert_eq!(documented, after.families, "documented vs served");
+    let dashboard = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/grafana-dashboard.json"
+    ))
+    .expect("docs/grafana-dashboard.json");
+    for used in dashboard.split("nestor_").skip(1) {
+        let name: String = used
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect();
+        let name = format!("nestor_{name}");
+        let family = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| name.strip_suffix(s))
+            .filter(|f| after.families.get(*f).is_some_and(|k| k == "histogram"))
+            .unwrap_or(&name);
+        if family != "nestor_" {
+            assert!(
+                after.families.contains_key(family),
+                "the dashboard uses {family}, which is not served"
+            );
+        }
+    }
 
     // A second client inside a transaction shows as idle in transaction,
     // and its transaction as the oldest.
