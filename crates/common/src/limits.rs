@@ -337,8 +337,8 @@ pub const NOTIFY_CHANNEL_BYTES_MAX: usize = 63;
 /// headers must fit in this many bytes (431 past it); a body is never read.
 pub const METRICS_REQUEST_BYTES_MAX: usize = 8 * 1024;
 /// The Prometheus endpoint: time a client has to send its request line and
-/// headers (408 past it), and to take the response, before the connection
-/// is closed.
+/// headers (408 past it); it has as long again to take the response before
+/// the connection is closed.
 pub const METRICS_REQUEST_MILLIS_MAX: u64 = 5_000;
 /// The Prometheus endpoint: connections served at once; one past it is
 /// closed at once (a scraper needs one).

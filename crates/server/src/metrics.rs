@@ -68,7 +68,9 @@ pub async fn serve(listener: TcpListener, engine: Arc<Engine>) {
         };
         let engine = engine.clone();
         tokio::spawn(async move {
-            let limit = Duration::from_millis(METRICS_REQUEST_MILLIS_MAX);
+            // The head has METRICS_REQUEST_MILLIS_MAX (then 408), the
+            // response as long again.
+            let limit = Duration::from_millis(2 * METRICS_REQUEST_MILLIS_MAX);
             let _ = tokio::time::timeout(limit, answer(stream, &engine)).await;
             drop(permit);
         });

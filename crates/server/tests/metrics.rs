@@ -480,7 +480,14 @@ async fn bad_requests_get_errors_and_the_server_goes_on() {
     // And SQL goes on.
     let c = connect(&srv).await;
     run(&c, "SELECT 1").await;
-    drop((slow, silent));
+    drop(silent);
+    // The half head is answered 408 once METRICS_REQUEST_MILLIS_MAX (5 s)
+    // has passed (IO_TIMEOUT, 10 s, fails the test if it never is).
+    slow.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    let mut response = String::new();
+    slow.read_to_string(&mut response)
+        .expect("the server answers a request head that never ends");
+    assert_eq!(status_and_body(&response).0, 408, "{response}");
 }
 
 /// Scrape until `series` has `value` (a session reaching a lock wait takes
