@@ -333,6 +333,17 @@ pub const NOTIFY_QUEUE_MAX: usize = 100_000;
 /// A channel name is an identifier (NAMEDATALEN - 1 bytes).
 pub const NOTIFY_CHANNEL_BYTES_MAX: usize = 63;
 
+/// The Prometheus endpoint (`--metrics-listen`): a request's line and
+/// headers must fit in this many bytes (431 past it); a body is never read.
+pub const METRICS_REQUEST_BYTES_MAX: usize = 8 * 1024;
+/// The Prometheus endpoint: time a client has to send its request line and
+/// headers (408 past it); it has as long again to take the response before
+/// the connection is closed.
+pub const METRICS_REQUEST_MILLIS_MAX: u64 = 5_000;
+/// The Prometheus endpoint: connections served at once; one past it is
+/// closed at once (a scraper needs one).
+pub const METRICS_CONNECTIONS_MAX: usize = 16;
+
 /// The configured SAVEPOINT_DEPTH_MAX.
 pub fn savepoint_depth_max() -> usize {
     load(&SAVEPOINT_DEPTH)

@@ -88,6 +88,10 @@ pub struct Engine {
     pub(crate) checkpoint_lock: Mutex<()>,
     pub(crate) stopping: durable::StopFlag,
     checkpoint_lsn: AtomicU64,
+    /// Checkpoints written since the start, and how long the last one took
+    /// (microseconds), for the metrics endpoint.
+    checkpoints: AtomicU64,
+    last_checkpoint_micros: AtomicU64,
     /// A replica's last applied commit (its checkpoints cut here).
     pub(crate) applied: Mutex<crate::replica::Applied>,
     /// System identifier and timeline (`DIR/identity`).
@@ -118,6 +122,8 @@ impl Engine {
             checkpoint_lock: Mutex::new(()),
             stopping: Arc::new(AtomicBool::new(false)),
             checkpoint_lsn: AtomicU64::new(0),
+            checkpoints: AtomicU64::new(0),
+            last_checkpoint_micros: AtomicU64::new(0),
             applied: Mutex::new(Default::default()),
             identity: Mutex::new(identity),
             _dir_lock: dir_lock,
@@ -295,6 +301,21 @@ impl Engine {
 
     pub(crate) fn mark_recovered(&self, end_lsn: Lsn) {
         self.checkpoint_lsn.store(end_lsn.0, Ordering::SeqCst);
+    }
+
+    pub(crate) fn note_checkpoint_done(&self, took: Duration) {
+        let us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        self.last_checkpoint_micros.store(us, Ordering::Relaxed);
+        self.checkpoints.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Checkpoints written since the server started (the shutdown one
+    /// included), and the duration of the last one (zero before any).
+    pub fn checkpoint_stats(&self) -> (u64, Duration) {
+        (
+            self.checkpoints.load(Ordering::Relaxed),
+            Duration::from_micros(self.last_checkpoint_micros.load(Ordering::Relaxed)),
+        )
     }
 
     pub(crate) fn note_checkpoint(&self, lsn: Lsn) {

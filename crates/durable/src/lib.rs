@@ -402,6 +402,15 @@ pub(crate) fn take_cut(
 /// transactions (None: as long as it takes); when it runs out, no
 /// checkpoint is written and an error says why.
 pub fn checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, Lsn), DbError> {
+    let began = std::time::Instant::now();
+    let r = write_checkpoint(engine, gate_wait);
+    if r.is_ok() {
+        engine.note_checkpoint_done(began.elapsed());
+    }
+    r
+}
+
+fn write_checkpoint(engine: &Engine, gate_wait: Option<Duration>) -> Result<(Csn, Lsn), DbError> {
     let log = engine.db.log.clone();
     let Some(wal) = log.wal() else {
         return Err(DbError::new(

@@ -6,7 +6,11 @@
 //! deleted (by any statement, trigger, foreign-key action or COPY, in
 //! transactions that commit or roll back, as PostgreSQL counts them). Per
 //! database: transactions committed and rolled back, deadlocks detected,
-//! sessions established; its tuple counters are the tables' sums.
+//! sessions established; its tuple counters are the tables' sums. For the
+//! Prometheus endpoint (`nestor-server`'s `metrics` module), also the
+//! savepoints transactions defined and rolled back to, a histogram of
+//! savepoints per transaction and one of commit times, kept in the same
+//! per-thread blocks as the transaction counts (no extra lock).
 //!
 //! Why this design. The row counters are bumped inside scans and writes,
 //! the hottest code there is, by every session at once. Shared atomic
@@ -59,6 +63,86 @@ struct Counts {
     tables: IdHashMap<u32, TableCounts>,
     commits: u64,
     rollbacks: u64,
+    /// Savepoints defined / rolled back to by transactions that ended.
+    savepoints: u64,
+    savepoint_rollbacks: u64,
+    /// Savepoints defined per transaction (SAVEPOINTS_PER_XACT_BOUNDS).
+    savepoints_per_xact: Histogram<SAVEPOINT_BUCKETS>,
+    /// Time of a commit, in microseconds (COMMIT_MICROS_BOUNDS).
+    commit_micros: Histogram<COMMIT_BUCKETS>,
+}
+
+/// Upper bounds (inclusive, as Prometheus' `le`) of the buckets of the
+/// savepoints-per-transaction histogram; a last bucket holds the rest.
+pub const SAVEPOINTS_PER_XACT_BOUNDS: [u64; 9] = [0, 1, 2, 5, 10, 20, 50, 64, 100];
+const SAVEPOINT_BUCKETS: usize = SAVEPOINTS_PER_XACT_BOUNDS.len() + 1;
+
+/// Upper bounds, in microseconds, of the commit-time histogram's buckets
+/// (100 µs to 10 s); a last bucket holds the rest.
+pub const COMMIT_MICROS_BOUNDS: [u64; 11] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 100_000, 1_000_000, 10_000_000,
+];
+const COMMIT_BUCKETS: usize = COMMIT_MICROS_BOUNDS.len() + 1;
+
+/// A histogram's counts: per bucket (not cumulative; the last is past the
+/// last bound), the sum of the observed values and their number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Histogram<const N: usize> {
+    pub buckets: [u64; N],
+    pub sum: u64,
+    pub count: u64,
+}
+
+impl<const N: usize> Default for Histogram<N> {
+    fn default() -> Self {
+        Histogram {
+            buckets: [0; N],
+            sum: 0,
+            count: 0,
+        }
+    }
+}
+
+impl<const N: usize> Histogram<N> {
+    /// Count `value` in the first bucket whose bound it does not pass.
+    fn observe(&mut self, bounds: &[u64], value: u64) {
+        let i = bounds.iter().position(|&b| value <= b).unwrap_or(N - 1);
+        self.buckets[i] += 1;
+        self.sum = self.sum.saturating_add(value);
+        self.count += 1;
+    }
+
+    fn add(&mut self, other: &Self) {
+        for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
+            *a += b;
+        }
+        self.sum = self.sum.saturating_add(other.sum);
+        self.count += other.count;
+    }
+}
+
+/// How a transaction ended, for [`DbStats::count_xact`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XactEnd {
+    pub committed: bool,
+    /// Savepoints it defined (PL/pgSQL exception blocks included) and
+    /// ROLLBACK TO SAVEPOINTs it ran.
+    pub savepoints: u64,
+    pub savepoint_rollbacks: u64,
+    /// How long its commit took (the commit record's way to the log and
+    /// its flush), for a commit that was attempted.
+    pub commit_micros: Option<u64>,
+}
+
+/// The transaction counters summed over the threads (see [`DbStats::xact_totals`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XactTotals {
+    pub commits: u64,
+    pub rollbacks: u64,
+    pub savepoints: u64,
+    pub savepoint_rollbacks: u64,
+    pub savepoints_per_xact: Histogram<SAVEPOINT_BUCKETS>,
+    pub commit_micros: Histogram<COMMIT_BUCKETS>,
 }
 
 type Block = Mutex<Counts>;
@@ -95,6 +179,9 @@ pub struct DbStats {
     /// Blocks of threads that ended, to be reused.
     free: Arc<FreeList>,
     pub deadlocks: AtomicU64,
+    /// Errors with SQLSTATE 40001 (serialization_failure) reported to
+    /// clients (not in pg_stat_database; the metrics endpoint's).
+    pub serialization_failures: AtomicU64,
     pub sessions: AtomicU64,
     /// When the counters were last reset (or made): microseconds since
     /// 2000-01-01.
@@ -108,6 +195,7 @@ impl Default for DbStats {
             blocks: Mutex::default(),
             free: Arc::default(),
             deadlocks: AtomicU64::new(0),
+            serialization_failures: AtomicU64::new(0),
             sessions: AtomicU64::new(0),
             stats_reset_us: AtomicI64::new(now_us()),
         }
@@ -164,14 +252,36 @@ impl DbStats {
     }
 
     /// A transaction ended.
-    pub fn count_xact(&self, committed: bool) {
+    pub fn count_xact(&self, end: XactEnd) {
         self.with_counts(|c| {
-            if committed {
+            if end.committed {
                 c.commits += 1;
             } else {
                 c.rollbacks += 1;
             }
+            c.savepoints += end.savepoints;
+            c.savepoint_rollbacks += end.savepoint_rollbacks;
+            c.savepoints_per_xact
+                .observe(&SAVEPOINTS_PER_XACT_BOUNDS, end.savepoints);
+            if let Some(us) = end.commit_micros {
+                c.commit_micros.observe(&COMMIT_MICROS_BOUNDS, us);
+            }
         });
+    }
+
+    /// The transaction counters of every thread, summed.
+    pub fn xact_totals(&self) -> XactTotals {
+        let mut t = XactTotals::default();
+        for b in self.blocks() {
+            let b = b.lock();
+            t.commits += b.commits;
+            t.rollbacks += b.rollbacks;
+            t.savepoints += b.savepoints;
+            t.savepoint_rollbacks += b.savepoint_rollbacks;
+            t.savepoints_per_xact.add(&b.savepoints_per_xact);
+            t.commit_micros.add(&b.commit_micros);
+        }
+        t
     }
 
     fn blocks(&self) -> Vec<Arc<Block>> {
@@ -218,6 +328,7 @@ impl DbStats {
             *b.lock() = Counts::default();
         }
         self.deadlocks.store(0, Ordering::Relaxed);
+        self.serialization_failures.store(0, Ordering::Relaxed);
         self.sessions.store(0, Ordering::Relaxed);
         self.stats_reset_us.store(now_us(), Ordering::Relaxed);
     }
@@ -241,11 +352,16 @@ mod tests {
         std::thread::spawn(move || {
             s2.count(8, Counter::Deleted, 1);
             s2.count(7, Counter::Inserted, 1);
-            s2.count_xact(false);
+            s2.count_xact(XactEnd::default());
         })
         .join()
         .unwrap();
-        s.count_xact(true);
+        s.count_xact(XactEnd {
+            committed: true,
+            savepoints: 5,
+            ..XactEnd::default()
+        });
+        assert_eq!(s.xact_totals().savepoints_per_xact.buckets[3], 1);
         assert_eq!(s.table(7), [1, 10, 1, 1, 3, 0, 0]);
         assert_eq!(s.sums(), [1, 10, 1, 1, 3, 0, 1]);
         assert_eq!(s.xacts(), (1, 1));

@@ -10,6 +10,7 @@ mod codec;
 mod conn;
 mod hba;
 mod io;
+mod metrics;
 mod repl_wire;
 mod scram;
 mod server;
@@ -145,6 +146,12 @@ struct Cli {
     /// machine's memory or of the cgroup's limit, whichever is smaller.
     #[arg(long, value_parser = parse_size)]
     memory_limit: Option<usize>,
+    /// Serve Prometheus metrics at http://ADDR:PORT/metrics (text format
+    /// 0.0.4; port 0 picks a free one, the log line tells which). Off by
+    /// default. The endpoint has no authentication: listen on an address
+    /// only the monitoring system reaches.
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics_listen: Option<String>,
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
@@ -324,6 +331,7 @@ fn serve(cli: Cli) -> Result<(), String> {
         ));
     }
     let tls_on = tls.is_some();
+    let metrics_engine = engine.clone();
     let shared = Arc::new(
         shared::Shared::new(engine, verifier, cli.max_connections)
             .with_tls(tls, cli.tls_required)
@@ -347,6 +355,16 @@ fn serve(cli: Cli) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {}:{}: {e}", cli.listen, cli.port))?;
         let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        if let Some(at) = &cli.metrics_listen {
+            // Bound before the "listening on" line: whoever waits for that
+            // line can scrape at once.
+            let metrics = tokio::net::TcpListener::bind(at.as_str())
+                .await
+                .map_err(|e| format!("cannot listen on --metrics-listen {at}: {e}"))?;
+            let maddr = metrics.local_addr().map_err(|e| e.to_string())?;
+            tracing::info!("serving metrics on http://{maddr}/metrics");
+            tokio::spawn(metrics::serve(metrics, metrics_engine));
+        }
         if tls_on {
             tracing::info!(
                 "TLS enabled{}",

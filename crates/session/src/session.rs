@@ -543,12 +543,13 @@ impl Session {
 
     /// Report an error and move the transaction block accordingly.
     pub(crate) fn fail(&mut self, mut e: DbError, out: &mut Vec<BackendMsg>) {
-        if e.code == SqlState::DeadlockDetected {
-            self.engine
-                .db
-                .stats
-                .deadlocks
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let counter = match e.code {
+            SqlState::DeadlockDetected => Some(&self.engine.db.stats.deadlocks),
+            SqlState::SerializationFailure => Some(&self.engine.db.stats.serialization_failures),
+            _ => None,
+        };
+        if let Some(c) = counter {
+            c.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         if e.code == SqlState::AdminShutdown {
             e.severity = Severity::Fatal;

@@ -49,6 +49,7 @@ use nestor_catalog::Catalog;
 use nestor_durable::Engine;
 use nestor_exec::registry::CancelToken;
 use nestor_exec::replication::Replication;
+use nestor_exec::stats::XactEnd;
 use nestor_settings::SessionSettings;
 use nestor_storage::Store;
 
@@ -682,6 +683,13 @@ impl TxnBlock {
         let notifies = std::mem::take(&mut self.notifies);
         let listens = std::mem::take(&mut self.listens);
         if let Some(mut t) = self.txn.take() {
+            let sp = t.savepoint_stats();
+            let end = |committed: bool, commit_micros: Option<u64>| XactEnd {
+                committed,
+                savepoints: sp.defined,
+                savepoint_rollbacks: sp.rollbacks_to,
+                commit_micros,
+            };
             if commit {
                 // synchronous_commit = off acknowledges before the WAL flush
                 // (on, local, remote_*: wait for the local flush).
@@ -691,13 +699,16 @@ impl TxnBlock {
                 // PostgreSQL's full queue does, before anything commits.
                 if let Err(e) = self.db.sessions.check_notify_room(&notes) {
                     t.rollback();
-                    self.db.stats.count_xact(false);
+                    self.db.stats.count_xact(end(false, None));
                     settings.rollback_txn();
                     result = Err(e);
                 } else {
-                    match t.try_commit() {
+                    let began = std::time::Instant::now();
+                    let committed = t.try_commit();
+                    let micros = u64::try_from(began.elapsed().as_micros()).ok();
+                    match committed {
                         Ok(csn) => {
-                            self.db.stats.count_xact(true);
+                            self.db.stats.count_xact(end(true, micros));
                             self.deliver(&listens, &notes);
                             self.catalog.after_commit(&self.store);
                             if csn.is_some() {
@@ -706,7 +717,7 @@ impl TxnBlock {
                             settings.commit_txn();
                         }
                         Err(e) => {
-                            self.db.stats.count_xact(false);
+                            self.db.stats.count_xact(end(false, micros));
                             settings.rollback_txn();
                             result = Err(e.into());
                         }
@@ -714,7 +725,7 @@ impl TxnBlock {
                 }
             } else {
                 t.rollback();
-                self.db.stats.count_xact(false);
+                self.db.stats.count_xact(end(false, None));
                 settings.rollback_txn();
             }
         }

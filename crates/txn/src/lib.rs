@@ -24,7 +24,10 @@ pub mod transaction;
 pub mod visibility;
 
 pub use error::TxnError;
-pub use locks::{Acquired, LockKey, LockMode, LockRow, LockTable, Owner, WaitCtl, WaitPolicy};
+pub use locks::{
+    Acquired, LockKey, LockMode, LockRow, LockTable, Owner, WaitCtl, WaitKind, WaitPolicy,
+    WaitStats,
+};
 pub use manager::{
     CommitLog, NoLog, RedoBuffer, SnapshotSlot, TxnManager, TxnStats, XactStatus, XidState,
 };

@@ -283,6 +283,57 @@ pub struct LockTable {
     /// [`LockTable::wake_txn_waiters`]); changed only under `inner`'s
     /// mutex, read without it on the insert path.
     undos: AtomicU64,
+    /// Waits by kind, for the metrics endpoint ([`LockTable::wait_stats`]).
+    waits: [WaitCounters; WAIT_KINDS],
+}
+
+/// What a lock wait waited for: a row (or a transaction's end, which is
+/// how a row's writer is waited for), a relation, an advisory lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WaitKind {
+    Row,
+    Relation,
+    Advisory,
+}
+
+const WAIT_KINDS: usize = 3;
+
+impl WaitKind {
+    pub const ALL: [WaitKind; WAIT_KINDS] = [WaitKind::Row, WaitKind::Relation, WaitKind::Advisory];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WaitKind::Row => "row",
+            WaitKind::Relation => "relation",
+            WaitKind::Advisory => "advisory",
+        }
+    }
+
+    fn of(key: LockKey) -> WaitKind {
+        match key {
+            LockKey::Row(..) | LockKey::Txn(_) => WaitKind::Row,
+            LockKey::Relation(_) => WaitKind::Relation,
+            LockKey::Advisory { .. } => WaitKind::Advisory,
+        }
+    }
+}
+
+/// Relaxed counters of one kind of wait, touched only by requests that
+/// had to queue (never on the path of a lock granted at once).
+#[derive(Default)]
+struct WaitCounters {
+    started: AtomicU64,
+    micros: AtomicU64,
+    waiting: AtomicU64,
+}
+
+/// Lock waits of one kind so far: waits begun, microseconds spent in
+/// finished waits, requests waiting now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WaitStats {
+    pub waits: u64,
+    pub wait_micros: u64,
+    pub waiting: u64,
 }
 
 /// One lock held or awaited, for pg_locks.
@@ -306,6 +357,17 @@ pub struct LockInfo {
 impl LockTable {
     pub fn new() -> LockTable {
         LockTable::default()
+    }
+
+    /// Lock waits of `kind` so far (relaxed reads: a scrape, not a
+    /// consistent snapshot).
+    pub fn wait_stats(&self, kind: WaitKind) -> WaitStats {
+        let c = &self.waits[kind as usize];
+        WaitStats {
+            waits: c.started.load(Ordering::Relaxed),
+            wait_micros: c.micros.load(Ordering::Relaxed),
+            waiting: c.waiting.load(Ordering::Relaxed),
+        }
     }
 
     /// Acquire (or upgrade to) `mode` on `key` for `owner`, waiting as
@@ -452,10 +514,17 @@ impl LockTable {
         } else {
             None
         };
+        let counters = &self.waits[WaitKind::of(key) as usize];
+        counters.started.fetch_add(1, Ordering::Relaxed);
+        counters.waiting.fetch_add(1, Ordering::Relaxed);
+        let began = Instant::now();
         let r = match early {
             Some(detail) => Err(TxnError::Deadlock { detail }),
             None => Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl),
         };
+        counters.waiting.fetch_sub(1, Ordering::Relaxed);
+        let waited = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
+        counters.micros.fetch_add(waited, Ordering::Relaxed);
         g.waits.remove(&owner.xid);
         if r.is_err() {
             Self::dequeue(&mut g, key, ticket);

@@ -582,6 +582,10 @@ pub struct WalStats {
     pub bytes_written: u64,
     /// fdatasyncs of segments, redo files and the directory they are in.
     pub fsyncs: u64,
+    /// Of those, the flusher's fdatasyncs of segments (each after a write
+    /// of the buffer), and the microseconds they took in total.
+    pub segment_fsyncs: u64,
+    pub segment_fsync_micros: u64,
     /// Writes of the log buffer to a segment (a redo file counts as one).
     pub writes: u64,
     /// Records appended.
@@ -607,6 +611,9 @@ struct Shared {
     urgent: AtomicUsize,
     bytes_written: AtomicU64,
     fsyncs: AtomicU64,
+    /// The flusher's fdatasyncs of segments and their total time.
+    segment_fsyncs: AtomicU64,
+    segment_fsync_micros: AtomicU64,
     writes: AtomicU64,
     buffer_full_waits: AtomicU64,
     commits: AtomicU64,
@@ -656,6 +663,8 @@ impl Wal {
             urgent: AtomicUsize::new(0),
             bytes_written: AtomicU64::new(0),
             fsyncs: AtomicU64::new(0),
+            segment_fsyncs: AtomicU64::new(0),
+            segment_fsync_micros: AtomicU64::new(0),
             writes: AtomicU64::new(0),
             buffer_full_waits: AtomicU64::new(0),
             commits: AtomicU64::new(0),
@@ -1010,6 +1019,8 @@ impl Wal {
         WalStats {
             bytes_written: self.shared.bytes_written.load(Ordering::Relaxed),
             fsyncs: self.shared.fsyncs.load(Ordering::Relaxed),
+            segment_fsyncs: self.shared.segment_fsyncs.load(Ordering::Relaxed),
+            segment_fsync_micros: self.shared.segment_fsync_micros.load(Ordering::Relaxed),
             writes: self.shared.writes.load(Ordering::Relaxed),
             records: self.shared.pending.lock().records,
             buffer_full_waits: self.shared.buffer_full_waits.load(Ordering::Relaxed),
@@ -1101,9 +1112,15 @@ fn flusher(s: Arc<Shared>, mut seg: Segment) {
         if let Err(e) = seg.file.write_all(&buf) {
             fatal("write", &seg.path, e);
         }
+        let sync_began = std::time::Instant::now();
         if let Err(e) = seg.file.sync_data() {
             fatal("fsync", &seg.path, e);
         }
+        s.segment_fsync_micros.fetch_add(
+            u64::try_from(sync_began.elapsed().as_micros()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+        s.segment_fsyncs.fetch_add(1, Ordering::Relaxed);
         seg.len += buf.len() as u64;
         s.bytes_written
             .fetch_add(buf.len() as u64, Ordering::Relaxed);
