@@ -68,6 +68,14 @@ pub const DEADLOCK_TIMEOUT_MS_DEFAULT: u64 = 1_000;
 /// How often a blocked waiter re-checks its cancel flag and deadline.
 pub const LOCK_WAIT_POLL_MS: u64 = 10;
 
+/// How often the wait sampler looks at every session
+/// (pg_wait_sampling.profile_period's default; `exec/src/wait_sampling.rs`).
+pub const WAIT_SAMPLING_PERIOD_MS: u64 = 10;
+
+/// Samples kept in nestor_wait_sampling_history (pg_wait_sampling's
+/// history_size default); the oldest go first.
+pub const WAIT_SAMPLING_HISTORY_MAX: usize = 5000;
+
 /// How many times one execution re-plans a statement whose relations
 /// changed while it waited for their locks (each time, another
 /// transaction's schema change committed or rolled back meanwhile) before

@@ -150,6 +150,7 @@ impl Engine {
             engine.bootstrap_roles()?;
         }
         durable::start_pruner(&engine);
+        durable::start_wait_sampler(&engine);
         Ok(engine)
     }
 

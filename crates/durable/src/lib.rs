@@ -667,6 +667,20 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
     });
 }
 
+/// The wait sampler (`nestor_exec::wait_sampling`): every
+/// WAIT_SAMPLING_PERIOD_MS, one sample of every session's wait event.
+pub(crate) fn start_wait_sampler(engine: &Arc<Engine>) {
+    let interval = Duration::from_millis(nestor_common::limits::WAIT_SAMPLING_PERIOD_MS);
+    spawn_periodic(engine, "wait sampler", interval, move |engine| {
+        let unix_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as i64);
+        let db = &engine.db;
+        db.wait_sampling
+            .sample(&db.sessions, &db.txn.locks, unix_us - 946_684_800_000_000);
+    });
+}
+
 /// Flag shared with background threads.
 pub(crate) type StopFlag = Arc<AtomicBool>;
 

@@ -28,6 +28,8 @@ pub struct Database {
     pub stat_statements: crate::stat_statements::StatStatements,
     /// pg_stat_database and pg_stat_all_tables' counters (`crate::stats`).
     pub stats: crate::stats::DbStats,
+    /// nestor_wait_sampling_* (`crate::wait_sampling`).
+    pub wait_sampling: crate::wait_sampling::WaitSampling,
 }
 
 impl Database {
@@ -46,6 +48,7 @@ impl Database {
             replication: Replication::new(),
             stat_statements: Default::default(),
             stats: Default::default(),
+            wait_sampling: Default::default(),
         }
     }
 

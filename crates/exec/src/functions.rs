@@ -264,6 +264,17 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             ev.ctx.db.stats.reset();
             Value::Null
         }
+        Func::WaitSamplingReset => {
+            // pg_wait_sampling grants it to superusers only.
+            if !ev.ctx.role.superuser {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    "permission denied for function nestor_wait_sampling_reset_profile",
+                ));
+            }
+            ev.ctx.db.wait_sampling.reset_profile();
+            Value::Null
+        }
         Func::StatStatementsReset => {
             // PostgreSQL grants EXECUTE on it to superusers only.
             if !ev.ctx.role.superuser {

@@ -49,6 +49,7 @@ pub mod tag;
 #[cfg(test)]
 mod tests;
 mod triggers;
+pub mod wait_sampling;
 pub mod workmem;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};

@@ -220,31 +220,38 @@ impl SessionShared {
     }
 
     fn wait_event(&self, a: &Activity) -> (Option<String>, Option<String>) {
-        let pair = |t: &str, e: &str| (Some(t.to_string()), Some(e.to_string()));
-        if a.state != "active" {
-            return pair("Client", "ClientRead");
-        }
-        // The published xid may predate the statement that assigned one
-        // and is now waiting: look the wait up by session.
-        let waiting = if a.xid.is_none() {
+        let waiting = if a.state != "active" {
+            None
+        } else if a.xid.is_none() {
             self.mgr.locks.waiting_for_session(self.pid)
         } else {
+            // The published xid may predate the statement that assigned
+            // one and is now waiting: look the wait up by session too.
             self.mgr
                 .locks
                 .waiting_for(a.xid)
                 .or_else(|| self.mgr.locks.waiting_for_session(self.pid))
         };
-        match waiting {
-            Some(LockKey::Row(..)) => return pair("Lock", "tuple"),
-            Some(LockKey::Txn(_)) => return pair("Lock", "transactionid"),
-            Some(LockKey::Advisory { .. }) => return pair("Lock", "advisory"),
-            Some(LockKey::Relation(_)) => return pair("Lock", "relation"),
-            None => {}
-        }
-        match a.wait_event {
-            Some((t, e)) => pair(t, e),
+        match event_of(a, waiting) {
+            Some((t, e)) => (Some(t.to_string()), Some(e.to_string())),
             None => (None, None),
         }
+    }
+}
+
+/// What a session waits on, as pg_stat_activity names it: a client read
+/// when idle, its lock-table wait, the executor's explicit event
+/// (pg_sleep), or nothing (running).
+fn event_of(a: &Activity, lock_wait: Option<LockKey>) -> crate::wait_sampling::WaitEvent {
+    if a.state != "active" {
+        return Some(("Client", "ClientRead"));
+    }
+    match lock_wait {
+        Some(LockKey::Row(..)) => Some(("Lock", "tuple")),
+        Some(LockKey::Txn(_)) => Some(("Lock", "transactionid")),
+        Some(LockKey::Advisory { .. }) => Some(("Lock", "advisory")),
+        Some(LockKey::Relation(_)) => Some(("Lock", "relation")),
+        None => a.wait_event,
     }
 }
 
@@ -494,6 +501,25 @@ impl Registry {
                 eprintln!("DETAIL:  Its last statement: {query}");
             }
         }
+    }
+
+    /// Every session's wait event now (the wait sampler's look: the lock
+    /// table is asked once for all sessions).
+    pub fn wait_samples(
+        &self,
+        locks: &nestor_txn::LockTable,
+    ) -> Vec<(SessionId, crate::wait_sampling::WaitEvent)> {
+        let all: Vec<Arc<SessionShared>> = self.sessions.lock().values().cloned().collect();
+        if all.is_empty() {
+            return Vec::new();
+        }
+        let waits: HashMap<SessionId, LockKey> = locks.waiting_sessions().into_iter().collect();
+        all.iter()
+            .map(|s| {
+                let a = s.activity.lock();
+                (s.pid, event_of(&a, waits.get(&s.pid).copied()))
+            })
+            .collect()
     }
 
     pub fn activity(&self) -> Vec<ActivityRow> {

@@ -44,6 +44,29 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::Memory => vec![memory_row()],
         View::StatSsl => db.sessions.activity().iter().map(ssl_row).collect(),
         View::Locks => lock_rows(ev),
+        View::WaitSamplingProfile => db
+            .wait_sampling
+            .profile()
+            .into_iter()
+            .map(|(pid, event, n)| {
+                let (t, e) = wait_pair(event);
+                vec![Value::Int4(pid.0 as i32), t, e, Value::Int8(n as i64)]
+            })
+            .collect(),
+        View::WaitSamplingHistory => db
+            .wait_sampling
+            .history()
+            .into_iter()
+            .map(|h| {
+                let (t, e) = wait_pair(h.event);
+                vec![
+                    Value::Int4(h.pid.0 as i32),
+                    Value::TimestampTz(h.ts_us),
+                    t,
+                    e,
+                ]
+            })
+            .collect(),
         View::Sequences => sequence_rows(ev.ctx.catalog),
         View::StatStatements => statement_rows(ev),
         View::StatDatabase => database_rows(ev),
@@ -269,6 +292,14 @@ fn ssl_row(a: &ActivityRow) -> Vec<Value> {
             Value::Null,
             Value::Null,
         ],
+    }
+}
+
+/// A sampled wait event as (event_type, event) values; NULLs: on CPU.
+fn wait_pair(event: crate::wait_sampling::WaitEvent) -> (Value, Value) {
+    match event {
+        Some((t, e)) => (text(t), text(e)),
+        None => (Value::Null, Value::Null),
     }
 }
 

@@ -47,6 +47,8 @@ pub enum Func {
     /// pg_stat_reset(): the database's pg_stat_database and
     /// pg_stat_all_tables counters.
     StatReset,
+    /// nestor_wait_sampling_reset_profile().
+    WaitSamplingReset,
     Now,
     StatementTimestamp,
     ClockTimestamp,
@@ -374,6 +376,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             T::Void,
         ),
         ("pg_stat_reset", 0) => r(Func::StatReset, none(), T::Void),
+        ("nestor_wait_sampling_reset_profile", 0) => r(Func::WaitSamplingReset, none(), T::Void),
         ("pg_promote", 0) => r(Func::Promote, none(), T::Bool),
         ("pg_promote", 1) => r(Func::Promote, vec![Some(T::Bool)], T::Bool),
         ("pg_promote", 2) => r(Func::Promote, vec![Some(T::Bool), Some(T::Int4)], T::Bool),

@@ -22,6 +22,8 @@ pub enum View {
     PreparedStatements,
     StatSsl,
     Locks,
+    WaitSamplingProfile,
+    WaitSamplingHistory,
     StatStatements,
     StatStatementsInfo,
     StatDatabase,
@@ -47,6 +49,8 @@ impl View {
             "pg_prepared_statements" => View::PreparedStatements,
             "pg_stat_ssl" => View::StatSsl,
             "pg_locks" => View::Locks,
+            "nestor_wait_sampling_profile" => View::WaitSamplingProfile,
+            "nestor_wait_sampling_history" => View::WaitSamplingHistory,
             "pg_stat_statements" => View::StatStatements,
             "pg_stat_statements_info" => View::StatStatementsInfo,
             "pg_stat_database" => View::StatDatabase,
@@ -68,6 +72,8 @@ impl View {
             View::PreparedStatements => "pg_prepared_statements",
             View::StatSsl => "pg_stat_ssl",
             View::Locks => "pg_locks",
+            View::WaitSamplingProfile => "nestor_wait_sampling_profile",
+            View::WaitSamplingHistory => "nestor_wait_sampling_history",
             View::StatStatements => "pg_stat_statements",
             View::StatStatementsInfo => "pg_stat_statements_info",
             View::StatDatabase => "pg_stat_database",
@@ -98,6 +104,19 @@ impl View {
                 ("backend_xmin", T::Int8),
                 ("query", T::Text),
                 ("backend_type", T::Text),
+            ],
+            // pg_wait_sampling's columns, without queryid.
+            View::WaitSamplingProfile => vec![
+                ("pid", T::Int4),
+                ("event_type", T::Text),
+                ("event", T::Text),
+                ("count", T::Int8),
+            ],
+            View::WaitSamplingHistory => vec![
+                ("pid", T::Int4),
+                ("ts", T::TimestampTz),
+                ("event_type", T::Text),
+                ("event", T::Text),
             ],
             // PostgreSQL 15's columns; xid as int8 (no xid type).
             View::Locks => vec![

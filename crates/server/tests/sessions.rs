@@ -801,6 +801,50 @@ async fn pg_locks_and_pg_blocking_pids_show_who_waits_for_what() {
     );
 }
 
+/// The built-in wait sampler sees a session blocked on a row lock (and the
+/// holder idle in its transaction) in nestor_wait_sampling_profile and
+/// _history; resetting the profile forgets the wait that has ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_sampling_profiles_lock_waits() {
+    let tg = Target::new("wait_sampling").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("BEGIN; UPDATE t SET v = 1 WHERE id = 1").await;
+    let hb = b.spawn("UPDATE t SET v = 2 WHERE id = 1");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    let count = |pid: i32, t: &str, e: &str| {
+        format!(
+            "SELECT coalesce(sum(count), 0) FROM nestor_wait_sampling_profile \
+             WHERE pid = {pid} AND event_type = '{t}' AND event = '{e}'"
+        )
+    };
+    let mut seen = (0, 0);
+    for _ in 0..400 {
+        seen = (
+            obs.int(&count(b.pid, "Lock", "tuple")).await,
+            obs.int(&count(a.pid, "Client", "ClientRead")).await,
+        );
+        if seen.0 > 0 && seen.1 > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(seen.0 > 0 && seen.1 > 0, "sampled: {seen:?}");
+    assert!(
+        obs.int(&format!(
+            "SELECT count(*) FROM nestor_wait_sampling_history \
+             WHERE pid = {} AND event = 'tuple' AND ts <= now()",
+            b.pid
+        ))
+        .await
+            > 0
+    );
+    a.run("COMMIT").await;
+    join(hb).await.unwrap();
+    obs.run("SELECT nestor_wait_sampling_reset_profile()").await;
+    assert_eq!(obs.int(&count(b.pid, "Lock", "tuple")).await, 0);
+}
+
 /// Another session's uncommitted schema change is never used: a statement
 /// waits for it and then runs on what was committed, here the definition
 /// from before a rolled-back ALTER TABLE (the result's columns included).

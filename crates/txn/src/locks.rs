@@ -870,6 +870,17 @@ impl LockTable {
             .map(|w| w.key)
     }
 
+    /// Every session waiting in the table now, and on what (one look for
+    /// all of them: the wait sampler's).
+    pub fn waiting_sessions(&self) -> Vec<(SessionId, LockKey)> {
+        self.inner
+            .lock()
+            .waits
+            .values()
+            .map(|w| (w.session, w.key))
+            .collect()
+    }
+
     /// The sessions whose locks block `session`'s current wait: holders of
     /// a conflicting mode and conflicting requests queued ahead of it
     /// (pg_blocking_pids). Empty when it is not waiting in the lock table.
