@@ -52,6 +52,9 @@ pub struct EngineConfig {
     pub replica_wal_keep_bytes_max: u64,
     /// Walsenders at once (max_wal_senders).
     pub wal_senders_max: usize,
+    /// The wait sampler's period (WAIT_SAMPLING_PERIOD_MS by default);
+    /// None: no sampling.
+    pub wait_sampling_period: Option<Duration>,
 }
 
 impl EngineConfig {
@@ -70,6 +73,9 @@ impl EngineConfig {
             replica: false,
             replica_wal_keep_bytes_max: nestor_common::limits::REPLICA_WAL_KEEP_BYTES_MAX,
             wal_senders_max: nestor_common::limits::WAL_SENDERS_MAX,
+            wait_sampling_period: Some(Duration::from_millis(
+                nestor_common::limits::WAIT_SAMPLING_PERIOD_MS,
+            )),
         }
     }
 
@@ -150,7 +156,9 @@ impl Engine {
             engine.bootstrap_roles()?;
         }
         durable::start_pruner(&engine);
-        durable::start_wait_sampler(&engine);
+        if let Some(period) = engine.config.wait_sampling_period {
+            durable::start_wait_sampler(&engine, period);
+        }
         Ok(engine)
     }
 

@@ -667,11 +667,10 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
     });
 }
 
-/// The wait sampler (`nestor_exec::wait_sampling`): every
-/// WAIT_SAMPLING_PERIOD_MS, one sample of every session's wait event.
-pub(crate) fn start_wait_sampler(engine: &Arc<Engine>) {
-    let interval = Duration::from_millis(nestor_common::limits::WAIT_SAMPLING_PERIOD_MS);
-    spawn_periodic(engine, "wait sampler", interval, move |engine| {
+/// The wait sampler (`nestor_exec::wait_sampling`): every `period`, one
+/// sample of every session's wait event.
+pub(crate) fn start_wait_sampler(engine: &Arc<Engine>, period: Duration) {
+    spawn_periodic(engine, "wait sampler", period, move |engine| {
         let unix_us = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as i64);

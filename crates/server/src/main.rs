@@ -152,6 +152,10 @@ struct Cli {
     /// only the monitoring system reaches.
     #[arg(long, value_name = "ADDR:PORT")]
     metrics_listen: Option<String>,
+    /// How often the built-in wait sampler samples every session's wait
+    /// event (nestor_wait_sampling_profile); 0 turns it off.
+    #[arg(long, default_value_t = nestor_common::limits::WAIT_SAMPLING_PERIOD_MS)]
+    wait_sampling_period_ms: u64,
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
@@ -283,6 +287,8 @@ fn serve(cli: Cli) -> Result<(), String> {
         replica: replica.is_some(),
         replica_wal_keep_bytes_max: cli.replica_wal_keep_max as u64,
         wal_senders_max: cli.max_wal_senders,
+        wait_sampling_period: (cli.wait_sampling_period_ms > 0)
+            .then(|| Duration::from_millis(cli.wait_sampling_period_ms)),
         ..EngineConfig::durable(cli.data_dir.clone(), cli.max_connections)
     })
     .map_err(|e| {
