@@ -1,6 +1,7 @@
 //! Wait sampling, built in (what the pg_wait_sampling extension adds to
 //! PostgreSQL): a background thread looks at every session every
-//! `WAIT_SAMPLING_PERIOD_MS` and records what it is waiting on, so an
+//! `--wait-sampling-period-ms` (WAIT_SAMPLING_PERIOD_MS, 10 ms, by
+//! default; `nestor_durable`'s sampler thread) and records what it is waiting on, so an
 //! operator can see where time goes without tracing anything.
 //!
 //! ```text
@@ -24,7 +25,7 @@
 //! mutex for a few loads, and the lock table's mutex once (all waits in one
 //! look), never per session; the SQL path only ever contends with that for
 //! the time of a copy. Left out: queryid per sample, per-backend history
-//! filters, the sampling period as a setting (a named constant).
+//! filters, the history size as a setting (a named constant).
 
 use std::collections::{HashMap, VecDeque};
 
