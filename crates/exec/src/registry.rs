@@ -239,10 +239,14 @@ impl SessionShared {
     }
 }
 
+/// A wait event as pg_stat_activity names it (type, event); None: running
+/// on CPU.
+pub type WaitEvent = Option<(&'static str, &'static str)>;
+
 /// What a session waits on, as pg_stat_activity names it: a client read
 /// when idle, its lock-table wait, the executor's explicit event
 /// (pg_sleep), or nothing (running).
-fn event_of(a: &Activity, lock_wait: Option<LockKey>) -> crate::wait_sampling::WaitEvent {
+fn event_of(a: &Activity, lock_wait: Option<LockKey>) -> WaitEvent {
     if a.state != "active" {
         return Some(("Client", "ClientRead"));
     }
@@ -505,10 +509,7 @@ impl Registry {
 
     /// Every session's wait event now (the wait sampler's look: the lock
     /// table is asked once for all sessions).
-    pub fn wait_samples(
-        &self,
-        locks: &nestor_txn::LockTable,
-    ) -> Vec<(SessionId, crate::wait_sampling::WaitEvent)> {
+    pub fn wait_samples(&self, locks: &nestor_txn::LockTable) -> Vec<(SessionId, WaitEvent)> {
         let all: Vec<Arc<SessionShared>> = self.sessions.lock().values().cloned().collect();
         if all.is_empty() {
             return Vec::new();

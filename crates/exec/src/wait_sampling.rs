@@ -34,9 +34,7 @@ use nestor_common::SessionId;
 use parking_lot::Mutex;
 
 use crate::registry::Registry;
-
-/// A wait event as pg_stat_activity names it; None: running on CPU.
-pub type WaitEvent = Option<(&'static str, &'static str)>;
+pub use crate::registry::WaitEvent;
 
 /// One sample in the history.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
