@@ -845,6 +845,56 @@ async fn wait_sampling_profiles_lock_waits() {
     assert_eq!(obs.int(&count(b.pid, "Lock", "tuple")).await, 0);
 }
 
+/// log_lock_waits: a wait that outlasts deadlock_timeout is logged with
+/// PostgreSQL's lines, and so is the moment it ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn log_lock_waits_logs_long_waits_and_their_end() {
+    let tg = Target::new("log_lock_waits").await;
+    let Some(srv) = tg._srv.as_ref() else {
+        return; // PostgreSQL's log is not ours to read
+    };
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    b.run("SET log_lock_waits = on; SET deadlock_timeout = '50ms'")
+        .await;
+    a.run("BEGIN; LOCK TABLE t IN ACCESS EXCLUSIVE MODE").await;
+    let hb = b.spawn("SELECT count(*) FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    let still = format!(
+        "LOG:  process {} still waiting for AccessShareLock on relation",
+        b.pid
+    );
+    let mut logged = false;
+    for _ in 0..400 {
+        logged = srv.log_lines().iter().any(|l| l.starts_with(&still));
+        if logged {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(logged, "no '{still}' line");
+    assert!(srv.log_lines().iter().any(|l| l
+        == &format!(
+            "DETAIL:  Process holding the lock: {}. Wait queue: {}.",
+            a.pid, b.pid
+        )));
+    a.run("COMMIT").await;
+    join(hb).await.unwrap();
+    let acquired = format!(
+        "LOG:  process {} acquired AccessShareLock on relation",
+        b.pid
+    );
+    let mut done = false;
+    for _ in 0..400 {
+        done = srv.log_lines().iter().any(|l| l.starts_with(&acquired));
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(done, "no '{acquired}' line");
+}
+
 /// Another session's uncommitted schema change is never used: a statement
 /// waits for it and then runs on what was committed, here the definition
 /// from before a rolled-back ALTER TABLE (the result's columns included).

@@ -800,6 +800,7 @@ impl Session {
             lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
             deadlock_timeout: Duration::from_millis(deadlock),
             interrupt: &interrupt,
+            log_lock_waits: view.log_lock_waits,
         };
         if waits_for_safe_snapshot {
             wait_event(Some(("IPC", "SafeSnapshot")));

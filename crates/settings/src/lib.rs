@@ -70,6 +70,8 @@ pub struct Settings {
     pub track_statements: bool,
     /// log_min_duration_statement in milliseconds (None: -1, off).
     pub log_min_duration_ms: Option<u64>,
+    /// log_lock_waits: log a wait that outlasts deadlock_timeout.
+    pub log_lock_waits: bool,
     /// nestor.long_transaction_warning in milliseconds (0: off).
     pub long_transaction_warning_ms: u64,
 }
@@ -109,6 +111,7 @@ impl Settings {
             application_name: text("application_name").to_string(),
             track_statements: text("pg_stat_statements.track") != "none",
             long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
+            log_lock_waits: text("log_lock_waits") == "on",
             log_min_duration_ms: parse_millis(
                 "log_min_duration_statement",
                 text("log_min_duration_statement"),
@@ -353,6 +356,12 @@ static DEFS: &[Def] = &[
         Kind::Bool,
         "Shows whether the current user is a superuser.",
     ))),
+    def(
+        "log_lock_waits",
+        "off",
+        Kind::Bool,
+        "Logs long lock waits.",
+    ),
     def(
         "log_min_duration_statement",
         "-1",

@@ -240,6 +240,7 @@ fn interrupt_stops_a_wait() {
     };
     let ctl = WaitCtl {
         interrupt: &check,
+        log_lock_waits: false,
         ..WaitCtl::unbounded()
     };
     let key = LockKey::Row(T, db.row_id(1));

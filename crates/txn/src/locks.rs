@@ -210,10 +210,19 @@ pub struct WaitCtl<'a> {
     pub lock_timeout: Option<Duration>,
     pub deadlock_timeout: Duration,
     pub interrupt: &'a (dyn Fn() -> Result<(), TxnError> + Sync),
+    /// log_lock_waits: a wait that outlasts deadlock_timeout is logged
+    /// (server log, PostgreSQL's lines), and so is its end.
+    pub log_lock_waits: bool,
 }
 
 fn never_interrupted() -> Result<(), TxnError> {
     Ok(())
+}
+
+/// Whether a wait that started at `started` outlasted deadlock_timeout
+/// (so log_lock_waits logged it and logs its end too).
+fn waited_past_deadlock_timeout(ctl: &WaitCtl<'_>, started: Instant) -> bool {
+    started.elapsed() >= ctl.deadlock_timeout
 }
 
 impl WaitCtl<'static> {
@@ -225,6 +234,7 @@ impl WaitCtl<'static> {
                 nestor_common::limits::DEADLOCK_TIMEOUT_MS_DEFAULT,
             ),
             interrupt: &never_interrupted,
+            log_lock_waits: false,
         }
     }
 }
@@ -481,6 +491,7 @@ impl LockTable {
             }
             WaitPolicy::Block => {}
         }
+        let started = Instant::now();
         let ticket = g.next_ticket;
         g.next_ticket += 1;
         let cv = Arc::new(Condvar::new());
@@ -522,6 +533,14 @@ impl LockTable {
             Some(detail) => Err(TxnError::Deadlock { detail }),
             None => Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl),
         };
+        if ctl.log_lock_waits && r.is_ok() && waited_past_deadlock_timeout(ctl, started) {
+            eprintln!(
+                "LOG:  process {} acquired {} after {:.3} ms",
+                owner.session.0,
+                Self::target_text(key, mode),
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+        }
         counters.waiting.fetch_sub(1, Ordering::Relaxed);
         let waited = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
         counters.micros.fetch_add(waited, Ordering::Relaxed);
@@ -552,6 +571,9 @@ impl LockTable {
                 deadlock_checked = true;
                 if let Some(detail) = Self::find_cycle(g, session) {
                     return Err(TxnError::Deadlock { detail });
+                }
+                if ctl.log_lock_waits {
+                    Self::log_still_waiting(g, session, waited);
                 }
             }
             let mut sleep = Duration::from_millis(LOCK_WAIT_POLL_MS);
@@ -688,29 +710,7 @@ impl LockTable {
             .iter()
             .map(|&(waiter, blocker)| {
                 let (_, w) = Self::wait_of(g, waiter).expect("a waiter on the cycle waits");
-                let target = match w.key {
-                    LockKey::Txn(x) => format!("ShareLock on transaction {x}"),
-                    LockKey::Row(rel, row) => {
-                        format!("ExclusiveLock on tuple ({row},1) of relation {rel} of database 5")
-                    }
-                    LockKey::Advisory { key, pair } => {
-                        let mode = if w.mode == LockMode::Update {
-                            "ExclusiveLock"
-                        } else {
-                            "ShareLock"
-                        };
-                        let (hi, lo) = ((key as u64 >> 32) as u32, key as u32);
-                        let field4 = if pair { 2 } else { 1 };
-                        format!("{mode} on advisory lock [5,{hi},{lo},{field4}]")
-                    }
-                    LockKey::Relation(oid) => {
-                        let mode = match w.mode {
-                            LockMode::Table(m) => m.strongest_name(),
-                            _ => "AccessExclusiveLock",
-                        };
-                        format!("{mode} on relation {oid} of database 5")
-                    }
-                };
+                let target = Self::target_text(w.key, w.mode);
                 format!(
                     "Process {} waits for {}; blocked by process {}.",
                     waiter.0, target, blocker.0
@@ -718,6 +718,66 @@ impl LockTable {
             })
             .collect();
         lines.join("\n")
+    }
+
+    /// What a waiter waits for, as PostgreSQL's messages name it
+    /// ("ShareLock on transaction 41").
+    fn target_text(key: LockKey, mode: LockMode) -> String {
+        match key {
+            LockKey::Txn(x) => format!("ShareLock on transaction {x}"),
+            LockKey::Row(rel, row) => {
+                format!("ExclusiveLock on tuple ({row},1) of relation {rel} of database 5")
+            }
+            LockKey::Advisory { key, pair } => {
+                let mode = if mode == LockMode::Update {
+                    "ExclusiveLock"
+                } else {
+                    "ShareLock"
+                };
+                let (hi, lo) = ((key as u64 >> 32) as u32, key as u32);
+                let field4 = if pair { 2 } else { 1 };
+                format!("{mode} on advisory lock [5,{hi},{lo},{field4}]")
+            }
+            LockKey::Relation(oid) => {
+                let mode = match mode {
+                    LockMode::Table(m) => m.strongest_name(),
+                    _ => "AccessExclusiveLock",
+                };
+                format!("{mode} on relation {oid} of database 5")
+            }
+        }
+    }
+
+    /// log_lock_waits: PostgreSQL's "still waiting" line, once
+    /// deadlock_timeout has passed without a deadlock.
+    fn log_still_waiting(g: &Inner, session: SessionId, waited: Duration) {
+        let Some((_, w)) = Self::wait_of(g, session) else {
+            return;
+        };
+        let Some(entry) = g.entries.get(&w.key) else {
+            return;
+        };
+        let list = |v: Vec<u32>| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+        let mut holders: Vec<u32> = entry.holders.iter().map(|h| h.owner.session.0).collect();
+        holders.sort_unstable();
+        holders.dedup();
+        let queue: Vec<u32> = entry.queue.iter().map(|q| q.owner.session.0).collect();
+        eprintln!(
+            "LOG:  process {} still waiting for {} after {:.3} ms",
+            session.0,
+            Self::target_text(w.key, w.mode),
+            waited.as_secs_f64() * 1000.0
+        );
+        let noun = if holders.len() == 1 {
+            "Process holding the lock"
+        } else {
+            "Processes holding the lock"
+        };
+        eprintln!(
+            "DETAIL:  {noun}: {}. Wait queue: {}.",
+            list(holders),
+            list(queue)
+        );
     }
 
     /// Record `owner` as holding `mode` on `key` without a conflict check:
@@ -1030,6 +1090,7 @@ mod tests {
             lock_timeout: None,
             deadlock_timeout: Duration::from_secs(3600),
             interrupt: &never_interrupted,
+            log_lock_waits: false,
         };
         t.acquire(owner(x), key, mode, WaitPolicy::Block, &ctl, &|| {
             "row".into()
@@ -1046,6 +1107,7 @@ mod tests {
             lock_timeout: None,
             deadlock_timeout: Duration::from_millis(20),
             interrupt: &never_interrupted,
+            log_lock_waits: false,
         };
         t.acquire(owner(x), key, mode, WaitPolicy::Block, &ctl, &|| {
             "row".into()
