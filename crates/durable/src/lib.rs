@@ -650,13 +650,10 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
         // nestor.long_transaction_warning, about once a second.
         if last_check.elapsed() >= Duration::from_secs(1) {
             last_check = std::time::Instant::now();
-            let unix_us = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_micros() as i64);
             engine
                 .db
                 .sessions
-                .warn_long_transactions(unix_us - 946_684_800_000_000);
+                .warn_long_transactions(nestor_types::context::system_now());
         }
         let horizon = engine.db.txn.gc_horizon();
         for t in engine.db.store.tables() {
@@ -671,12 +668,12 @@ pub(crate) fn start_pruner(engine: &Arc<Engine>) {
 /// sample of every session's wait event.
 pub(crate) fn start_wait_sampler(engine: &Arc<Engine>, period: Duration) {
     spawn_periodic(engine, "wait sampler", period, move |engine| {
-        let unix_us = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as i64);
         let db = &engine.db;
-        db.wait_sampling
-            .sample(&db.sessions, &db.txn.locks, unix_us - 946_684_800_000_000);
+        db.wait_sampling.sample(
+            &db.sessions,
+            &db.txn.locks,
+            nestor_types::context::system_now(),
+        );
     });
 }
 

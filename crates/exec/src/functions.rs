@@ -11,7 +11,7 @@
 //! those (or `xmax` when none run). Visibility itself never uses this list.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use nestor_common::{DbError, SessionId, SqlState, Xid};
 use nestor_plan::functions::{AdvisoryFn, AdvisoryOp, Func};
@@ -20,17 +20,13 @@ use nestor_settings::SettingChange;
 use nestor_txn::{LockKey, LockMode, TxnError, WaitPolicy, XactStatus};
 use nestor_types::array::{Array, Dim};
 use nestor_types::datatype::DataType;
-use nestor_types::datetime::UNIX_EPOCH_USECS;
 use nestor_types::Value;
 
 use crate::context::Ev;
 
 /// Microseconds since 2000-01-01 UTC now.
 pub fn now_us() -> i64 {
-    let d = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    d.as_micros() as i64 + UNIX_EPOCH_USECS
+    nestor_types::context::system_now()
 }
 
 fn text(v: &Value, ec: &nestor_types::EvalCtx) -> Option<String> {

@@ -65,14 +65,6 @@ use parking_lot::Mutex;
 
 const SHARDS: usize = 32;
 
-/// Microseconds since 2000-01-01 (PostgreSQL's timestamp epoch).
-fn now_us() -> i64 {
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - 946_684_800_000_000
-}
-
 /// A statement's identity in pg_stat_statements.
 #[derive(Debug)]
 pub struct QueryId {
@@ -209,7 +201,7 @@ impl StatStatements {
             evicting: Mutex::new(()),
             texts: (0..SHARDS).map(|_| Mutex::default()).collect(),
             dealloc: AtomicI64::new(0),
-            stats_reset_us: AtomicI64::new(now_us()),
+            stats_reset_us: AtomicI64::new(nestor_types::context::system_now()),
         }
     }
 
@@ -343,7 +335,8 @@ impl StatStatements {
         }
         if userid == 0 && dbid == 0 && queryid == 0 {
             self.dealloc.store(0, Ordering::Relaxed);
-            self.stats_reset_us.store(now_us(), Ordering::Relaxed);
+            self.stats_reset_us
+                .store(nestor_types::context::system_now(), Ordering::Relaxed);
         }
     }
 

@@ -197,16 +197,9 @@ impl Default for DbStats {
             deadlocks: AtomicU64::new(0),
             serialization_failures: AtomicU64::new(0),
             sessions: AtomicU64::new(0),
-            stats_reset_us: AtomicI64::new(now_us()),
+            stats_reset_us: AtomicI64::new(nestor_types::context::system_now()),
         }
     }
-}
-
-fn now_us() -> i64 {
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - 946_684_800_000_000
 }
 
 impl DbStats {
@@ -330,7 +323,8 @@ impl DbStats {
         self.deadlocks.store(0, Ordering::Relaxed);
         self.serialization_failures.store(0, Ordering::Relaxed);
         self.sessions.store(0, Ordering::Relaxed);
-        self.stats_reset_us.store(now_us(), Ordering::Relaxed);
+        self.stats_reset_us
+            .store(nestor_types::context::system_now(), Ordering::Relaxed);
     }
 
     pub fn stats_reset_us(&self) -> i64 {

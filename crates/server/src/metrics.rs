@@ -35,7 +35,7 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use nestor_common::limits::{
     METRICS_CONNECTIONS_MAX, METRICS_REQUEST_BYTES_MAX, METRICS_REQUEST_MILLIS_MAX,
@@ -267,14 +267,6 @@ fn format_float(x: f64) -> String {
     }
 }
 
-/// Microseconds since 2000-01-01 UTC (the registry's clock).
-fn now_pg_us() -> i64 {
-    let unix = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as i64);
-    unix - 946_684_800_000_000
-}
-
 /// The connection states pg_stat_activity shows, always exported (0 when
 /// no session is in one), so a dashboard's series never disappear.
 const STATES: [&str; 4] = [
@@ -308,7 +300,7 @@ pub fn render(engine: &Engine) -> String {
     for (state, n) in by_state {
         out.sample("nestor_connections", &[("state", state)], n);
     }
-    let now = now_pg_us();
+    let now = nestor_types::context::system_now();
     let oldest = activity
         .iter()
         .filter_map(|a| a.xact_start_us)

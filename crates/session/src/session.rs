@@ -70,11 +70,7 @@ pub struct SessionInfo {
 
 /// Microseconds since 2000-01-01 00:00:00 UTC.
 pub fn now_us() -> i64 {
-    let unix = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
-    unix - 946_684_800_000_000
+    nestor_types::context::system_now()
 }
 
 /// A COPY FROM STDIN in progress.
