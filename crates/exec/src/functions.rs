@@ -29,6 +29,18 @@ pub fn now_us() -> i64 {
     nestor_types::context::system_now()
 }
 
+/// The functions PostgreSQL (or the extension it comes from) grants
+/// EXECUTE on to superusers only: 42501 for anyone else.
+fn superuser_only(ev: &Ev, name: &str) -> Result<(), DbError> {
+    if ev.ctx.role.superuser {
+        return Ok(());
+    }
+    Err(crate::privilege::denied(
+        nestor_catalog::acl::ObjKind::Function,
+        name,
+    ))
+}
+
 fn text(v: &Value, ec: &nestor_types::EvalCtx) -> Option<String> {
     valops::to_text(v, ec)
 }
@@ -250,35 +262,17 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             .map_or(Value::Null, Value::TimestampTz),
         Func::Promote => promote(args, ev)?,
         Func::StatReset => {
-            // PostgreSQL grants EXECUTE on it to superusers only.
-            if !ev.ctx.role.superuser {
-                return Err(DbError::new(
-                    SqlState::InsufficientPrivilege,
-                    "permission denied for function pg_stat_reset",
-                ));
-            }
+            superuser_only(ev, "pg_stat_reset")?;
             ev.ctx.db.stats.reset();
             Value::Null
         }
         Func::WaitSamplingReset => {
-            // pg_wait_sampling grants it to superusers only.
-            if !ev.ctx.role.superuser {
-                return Err(DbError::new(
-                    SqlState::InsufficientPrivilege,
-                    "permission denied for function nestor_wait_sampling_reset_profile",
-                ));
-            }
+            superuser_only(ev, "nestor_wait_sampling_reset_profile")?;
             ev.ctx.db.wait_sampling.reset_profile();
             Value::Null
         }
         Func::StatStatementsReset => {
-            // PostgreSQL grants EXECUTE on it to superusers only.
-            if !ev.ctx.role.superuser {
-                return Err(DbError::new(
-                    SqlState::InsufficientPrivilege,
-                    "permission denied for function pg_stat_statements_reset",
-                ));
-            }
+            superuser_only(ev, "pg_stat_statements_reset")?;
             let arg = |i: usize| args.get(i).and_then(as_i64).unwrap_or(0);
             ev.ctx
                 .db

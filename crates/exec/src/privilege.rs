@@ -61,6 +61,15 @@ pub fn allowed(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, privs: u
     })
 }
 
+/// Whether `role` holds at least one of `any` on the object (PostgreSQL's
+/// ACLMASK_ANY).
+pub fn allowed_any(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, any: u16) -> bool {
+    (0..u16::BITS)
+        .map(|bit| 1u16 << bit)
+        .filter(|b| any & b != 0)
+        .any(|b| allowed(catalog, role, kind, oid, b))
+}
+
 /// Check a plan's needs for `ctx.role` (called only for non-superusers).
 pub fn check_all(ctx: &StatementCtx, perms: &[Perm]) -> Result<(), DbError> {
     for p in perms {
@@ -112,11 +121,7 @@ pub fn require_sequence(ctx: &StatementCtx, oid: u32, name: &str, any: u16) -> R
     if ctx.role.superuser {
         return Ok(());
     }
-    let ok = [SELECT, USAGE, nestor_catalog::acl::UPDATE]
-        .into_iter()
-        .filter(|b| any & b != 0)
-        .any(|b| allowed(ctx.catalog, ctx.role.oid, ObjKind::Sequence, oid, b));
-    if ok {
+    if allowed_any(ctx.catalog, ctx.role.oid, ObjKind::Sequence, oid, any) {
         Ok(())
     } else {
         Err(denied(ObjKind::Sequence, name))

@@ -735,52 +735,20 @@ pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<Co
     if mode <= TableLockMode::RowExclusive {
         mask |= acl::INSERT;
     }
-    let may_lock = |ctx: &StatementCtx, oid: u32| {
-        ctx.role.superuser
-            || (0..16)
-                .map(|b| 1u16 << b)
-                .filter(|b| mask & b != 0)
-                .any(|b| {
-                    crate::privilege::allowed(
-                        ctx.catalog,
-                        ctx.role.oid,
-                        acl::ObjKind::Table,
-                        oid,
-                        b,
-                    )
-                })
-    };
     let mut targets = Vec::new();
     for r in &ls.relations {
         let NodeEnum::RangeVar(rv) = node(r)? else {
             continue;
         };
         let rel = relname(rv)?;
-        let denied = |what: &str| {
-            DbError::new(
-                SqlState::InsufficientPrivilege,
-                format!("permission denied for {what} {rel}"),
-            )
-        };
-        match ctx.catalog.relation(&rel) {
-            Some(nestor_catalog::Relation::Table(t)) if t.matview.is_some() => {
-                return Err(DbError::new(
-                    SqlState::WrongObjectType,
-                    format!("cannot lock relation \"{rel}\""),
-                )
-                .with_detail("This operation is not supported for materialized views."))
-            }
-            Some(nestor_catalog::Relation::Table(t)) if !may_lock(ctx, t.oid.0) => {
-                return Err(denied("table"))
-            }
-            Some(nestor_catalog::Relation::View(v)) if !may_lock(ctx, v.oid.0) => {
-                return Err(denied("view"))
-            }
-            Some(nestor_catalog::Relation::Table(t)) => targets.push((t.oid.0, rel)),
-            Some(nestor_catalog::Relation::View(v)) => targets.push((v.oid.0, rel)),
+        use nestor_catalog::Relation as R;
+        let (oid, word) = match ctx.catalog.relation(&rel) {
+            Some(R::Table(t)) if t.matview.is_none() => (t.oid.0, "table"),
+            Some(R::View(v)) => (v.oid.0, "view"),
             Some(other) => {
                 let kind = match other {
-                    nestor_catalog::Relation::Sequence(_) => "sequences",
+                    R::Table(_) => "materialized views",
+                    R::Sequence(_) => "sequences",
                     _ => "indexes",
                 };
                 return Err(DbError::new(
@@ -790,7 +758,22 @@ pub(crate) fn lock_table(ctx: &mut StatementCtx, ls: &pb::LockStmt) -> Result<Co
                 .with_detail(format!("This operation is not supported for {kind}.")));
             }
             None => return Err(undefined_table(&rel)),
+        };
+        let may_lock = ctx.role.superuser
+            || crate::privilege::allowed_any(
+                ctx.catalog,
+                ctx.role.oid,
+                acl::ObjKind::Table,
+                oid,
+                mask,
+            );
+        if !may_lock {
+            return Err(DbError::new(
+                SqlState::InsufficientPrivilege,
+                format!("permission denied for {word} {rel}"),
+            ));
         }
+        targets.push((oid, rel));
     }
     let policy = if ls.nowait {
         WaitPolicy::NoWait
