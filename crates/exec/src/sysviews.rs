@@ -319,53 +319,53 @@ fn lock_rows(ev: &mut Ev) -> Rows {
         .iter()
         .map(|t| (t.storage.id.0, t.oid.0))
         .collect();
+    // pg_locks' columns, by position (plan::sysviews::View::Locks).
+    const LOCKTYPE: usize = 0;
+    const DATABASE: usize = 1;
+    const RELATION: usize = 2;
+    const PAGE: usize = 3;
+    const TUPLE: usize = 4;
+    const TRANSACTIONID: usize = 6;
+    const CLASSID: usize = 7;
+    const OBJID: usize = 8;
+    const OBJSUBID: usize = 9;
+    const PID: usize = 11;
+    const MODE: usize = 12;
+    const GRANTED: usize = 13;
+    const FASTPATH: usize = 14;
+    const COLUMNS: usize = 16;
+    debug_assert_eq!(COLUMNS, View::Locks.columns().len());
+    let oid = |o: u32| Value::Int8(i64::from(o));
     let mut out = Vec::new();
     for r in db.txn.lock_rows() {
-        let oid = |o: u32| Value::Int8(i64::from(o));
-        let null = Value::Null;
-        // locktype, relation, page, tuple, transactionid, classid, objid, objsubid
-        let (kind, rel, page, tuple, xid, classid, objid, objsubid) = match r.key {
-            LockKey::Relation(o) => (
-                "relation",
-                oid(o),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-            ),
-            LockKey::Row(rel, row) => (
-                "tuple",
-                table_of.get(&rel.0).map_or(Value::Null, |&o| oid(o)),
-                Value::Int4(row.0 as i32),
-                Value::Int2(1),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-            ),
-            LockKey::Txn(x) => (
-                "transactionid",
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                Value::Int8(x.0 as i64),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-            ),
-            LockKey::Advisory { key, pair } => (
-                "advisory",
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                null.clone(),
-                oid((key as u64 >> 32) as u32),
-                oid(key as u32),
-                Value::Int2(if pair { 2 } else { 1 }),
-            ),
+        let mut row = vec![Value::Null; COLUMNS];
+        row[DATABASE] = oid(5);
+        row[PID] = Value::Int4(r.session.0 as i32);
+        row[GRANTED] = Value::Bool(r.granted);
+        row[FASTPATH] = Value::Bool(r.fastpath);
+        let kind = match r.key {
+            LockKey::Relation(o) => {
+                row[RELATION] = oid(o);
+                "relation"
+            }
+            LockKey::Row(rel, rid) => {
+                row[RELATION] = table_of.get(&rel.0).map_or(Value::Null, |&o| oid(o));
+                row[PAGE] = Value::Int4(rid.0 as i32);
+                row[TUPLE] = Value::Int2(1);
+                "tuple"
+            }
+            LockKey::Txn(x) => {
+                row[TRANSACTIONID] = Value::Int8(x.0 as i64);
+                "transactionid"
+            }
+            LockKey::Advisory { key, pair } => {
+                row[CLASSID] = oid((key as u64 >> 32) as u32);
+                row[OBJID] = oid(key as u32);
+                row[OBJSUBID] = Value::Int2(if pair { 2 } else { 1 });
+                "advisory"
+            }
         };
+        row[LOCKTYPE] = text(kind);
         let modes: Vec<&'static str> = match (r.key, r.mode) {
             (_, LockMode::Table(m)) => m.modes().map(|m| m.name()).collect(),
             // A transaction holds its own XID exclusively; waiters share it.
@@ -379,24 +379,9 @@ fn lock_rows(ev: &mut Ev) -> Rows {
             (_, LockMode::Update) => vec!["AccessExclusiveLock"],
         };
         for mode in modes {
-            out.push(vec![
-                text(kind),
-                oid(5),
-                rel.clone(),
-                page.clone(),
-                tuple.clone(),
-                Value::Null,
-                xid.clone(),
-                classid.clone(),
-                objid.clone(),
-                objsubid.clone(),
-                Value::Null,
-                Value::Int4(r.session.0 as i32),
-                text(mode),
-                Value::Bool(r.granted),
-                Value::Bool(r.fastpath),
-                Value::Null,
-            ]);
+            let mut row = row.clone();
+            row[MODE] = text(mode);
+            out.push(row);
         }
     }
     out

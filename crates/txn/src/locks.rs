@@ -219,12 +219,6 @@ fn never_interrupted() -> Result<(), TxnError> {
     Ok(())
 }
 
-/// Whether a wait that started at `started` outlasted deadlock_timeout
-/// (so log_lock_waits logged it and logs its end too).
-fn waited_past_deadlock_timeout(ctl: &WaitCtl<'_>, started: Instant) -> bool {
-    started.elapsed() >= ctl.deadlock_timeout
-}
-
 impl WaitCtl<'static> {
     /// No timeouts but the default deadlock_timeout; never interrupted.
     pub fn unbounded() -> WaitCtl<'static> {
@@ -528,22 +522,23 @@ impl LockTable {
         let counters = &self.waits[WaitKind::of(key) as usize];
         counters.started.fetch_add(1, Ordering::Relaxed);
         counters.waiting.fetch_add(1, Ordering::Relaxed);
-        let began = Instant::now();
         let r = match early {
             Some(detail) => Err(TxnError::Deadlock { detail }),
-            None => Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl),
+            None => Self::wait_queued(&mut g, owner.session, ticket, &cv, ctl, started),
         };
-        if ctl.log_lock_waits && r.is_ok() && waited_past_deadlock_timeout(ctl, started) {
+        let waited = started.elapsed();
+        // log_lock_waits logged a wait past deadlock_timeout; its end too.
+        if ctl.log_lock_waits && r.is_ok() && waited >= ctl.deadlock_timeout {
             eprintln!(
                 "LOG:  process {} acquired {} after {:.3} ms",
                 owner.session.0,
                 Self::target_text(key, mode),
-                started.elapsed().as_secs_f64() * 1000.0
+                waited.as_secs_f64() * 1000.0
             );
         }
         counters.waiting.fetch_sub(1, Ordering::Relaxed);
-        let waited = u64::try_from(began.elapsed().as_micros()).unwrap_or(u64::MAX);
-        counters.micros.fetch_add(waited, Ordering::Relaxed);
+        let micros = u64::try_from(waited.as_micros()).unwrap_or(u64::MAX);
+        counters.micros.fetch_add(micros, Ordering::Relaxed);
         g.waits.remove(&owner.xid);
         if r.is_err() {
             Self::dequeue(&mut g, key, ticket);
@@ -551,15 +546,16 @@ impl LockTable {
         r
     }
 
-    /// Sleep until a releaser grants `ticket`, or a bound ends the wait.
+    /// Sleep until a releaser grants `ticket`, or a bound ends the wait
+    /// that began at `started`.
     fn wait_queued(
         g: &mut parking_lot::MutexGuard<'_, Inner>,
         session: SessionId,
         ticket: u64,
         cv: &Condvar,
         ctl: &WaitCtl<'_>,
+        started: Instant,
     ) -> Result<Acquired, TxnError> {
-        let started = Instant::now();
         let mut deadlock_checked = false;
         loop {
             if let Some(done) = g.granted.remove(&ticket) {

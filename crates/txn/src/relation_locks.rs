@@ -267,6 +267,12 @@ impl Holds {
     fn count(&self) -> usize {
         self.fast.len() + self.table.len()
     }
+
+    /// The owner of these holds (set at the session's first lock, so any
+    /// slot with holds has it).
+    fn owner(&self) -> Owner {
+        relation_owner(self.session.expect("a slot with holds has its session"))
+    }
 }
 
 fn add(v: &mut Vec<(u32, TableModes)>, rel: u32, modes: TableModes) {
@@ -393,7 +399,7 @@ impl TxnManager {
         }
         if let Some(i) = h.table.iter().position(|(r, _)| *r == rel) {
             let kept = h.table[i].1.intersection(prev);
-            let owner = relation_owner(h.session.expect("a slot with holds has its session"));
+            let owner = h.owner();
             if kept == TableModes::EMPTY {
                 h.table.swap_remove(i);
                 self.locks.release(owner.xid, LockKey::Relation(rel));
@@ -425,9 +431,8 @@ impl TxnManager {
                 return;
             };
             let (_, modes) = h.fast.swap_remove(i);
-            let session = h.session.expect("a slot with holds has its session");
             self.locks.insert_transferred(
-                relation_owner(session),
+                h.owner(),
                 LockKey::Relation(rel),
                 LockMode::Table(modes),
             );
@@ -457,20 +462,18 @@ impl TxnManager {
 
     /// Release every relation lock the session holds (transaction end).
     pub(crate) fn release_relations(&self, slot: &SnapshotSlot) {
-        let (session, table, announced) = {
+        let (owner, table, announced) = {
             let mut h = slot.relations.inner.lock();
             h.fast.clear();
             if h.table.is_empty() && h.announced.is_empty() {
                 return;
             }
-            let session = h.session.expect("a slot with holds has its session");
             (
-                session,
+                h.owner(),
                 std::mem::take(&mut h.table),
                 std::mem::take(&mut h.announced),
             )
         };
-        let owner = relation_owner(session);
         for (rel, _) in table {
             self.locks.release(owner.xid, LockKey::Relation(rel));
         }

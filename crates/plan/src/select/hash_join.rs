@@ -209,13 +209,9 @@ fn reads_param(p: &Plan) -> bool {
         // loop's own left row.
         Plan::NestedLoop {
             left,
-            right,
             kind: JoinKind::Inner | JoinKind::Left,
             ..
-        } => {
-            let _ = right;
-            reads_param(left)
-        }
+        } => reads_param(left),
         Plan::NestedLoop { left, right, .. }
         | Plan::HashJoin { left, right, .. }
         | Plan::SetOp { left, right, .. } => reads_param(left) || reads_param(right),
