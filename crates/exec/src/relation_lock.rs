@@ -76,7 +76,9 @@ pub(crate) fn lock_plan(
     plan: &PlannedStmt,
     perms: &[Perm],
 ) -> Result<bool, DbError> {
-    let locks_rows = match plan {
+    // Only a relation the statement may update asks: is it SELECT ... FOR
+    // UPDATE/SHARE (ROW SHARE) or an UPDATE (ROW EXCLUSIVE)?
+    let locks_rows = || match plan {
         PlannedStmt::Query(p) => nestor_plan::statement::locks_rows(p).is_some(),
         _ => false,
     };
@@ -88,7 +90,7 @@ pub(crate) fn lock_plan(
         let mode = if p.privs & (acl::INSERT | acl::DELETE) != 0 {
             TableLockMode::RowExclusive
         } else if p.privs & acl::UPDATE != 0 {
-            if locks_rows {
+            if locks_rows() {
                 TableLockMode::RowShare
             } else {
                 TableLockMode::RowExclusive
