@@ -99,7 +99,7 @@ pub struct SslInfo {
 #[derive(Clone, Debug, Default)]
 pub struct Activity {
     pub application_name: String,
-    pub state: String,
+    pub state: &'static str,
     pub query: String,
     pub xact_start_us: Option<i64>,
     pub query_start_us: Option<i64>,
@@ -209,7 +209,7 @@ impl SessionShared {
             state_change_us: a.state_change_us,
             wait_event_type: wait_type,
             wait_event: wait,
-            state: a.state,
+            state: a.state.to_string(),
             backend_xid: (!a.xid.is_none()).then_some(a.xid.0),
             backend_xmin: self.slot.held().and(a.snapshot_xmin),
             query: a.query,
@@ -491,7 +491,7 @@ impl Registry {
                                 >= (a.long_txn_warning_ms as i64).saturating_mul(1000) =>
                     {
                         a.long_txn_warned_for = Some(start);
-                        Some((now_us - start, a.state.clone(), a.query.clone()))
+                        Some((now_us - start, a.state, a.query.clone()))
                     }
                     _ => None,
                 }

@@ -162,7 +162,7 @@ impl Session {
             slot: slot.clone(),
             mgr: engine.txn.clone(),
             activity: parking_lot::Mutex::new(Activity {
-                state: "idle".into(),
+                state: "idle",
                 application_name: settings.show("application_name")?,
                 ..Activity::default()
             }),
@@ -1251,8 +1251,14 @@ impl Session {
     fn set_active(&self, text: &str) {
         let now = now_us();
         let mut a = self.shared.activity.lock();
-        a.state = "active".into();
-        a.query = text.chars().take(1024).collect();
+        a.state = "active";
+        // Most statements repeat the last one's text (prepared statements,
+        // a driver's BEGIN/COMMIT): keep the copy, and its allocation.
+        let text = clip_query(text);
+        if a.query != text {
+            a.query.clear();
+            a.query.push_str(text);
+        }
         a.query_start_us = Some(now);
         a.state_change_us = Some(now);
         if a.xact_start_us.is_none() {
@@ -1268,7 +1274,7 @@ impl Session {
             BlockState::Failed => "idle in transaction (aborted)",
         };
         let mut a = self.shared.activity.lock();
-        a.state = state.into();
+        a.state = state;
         a.state_change_us = Some(now_us());
         let app = &self.settings.view().application_name;
         if a.application_name != *app {
@@ -1434,6 +1440,23 @@ fn encoded_bytes(fields: &[Option<Vec<u8>>]) -> usize {
         .map(|f| 24 + f.as_ref().map_or(0, Vec::len))
         .sum::<usize>()
         + 24
+}
+
+/// pg_stat_activity.query keeps this many bytes of a statement's text, as
+/// PostgreSQL's default track_activity_query_size (1024 bytes with the
+/// terminating NUL) does.
+const ACTIVITY_QUERY_BYTES_MAX: usize = 1023;
+
+/// `text` cut to [`ACTIVITY_QUERY_BYTES_MAX`] at a character boundary.
+fn clip_query(text: &str) -> &str {
+    if text.len() <= ACTIVITY_QUERY_BYTES_MAX {
+        return text;
+    }
+    let mut end = ACTIVITY_QUERY_BYTES_MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 #[cfg(test)]

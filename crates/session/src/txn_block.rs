@@ -119,12 +119,9 @@ impl Characteristics {
     fn defaults(settings: &SessionSettings) -> Result<Characteristics, DbError> {
         let v = settings.view();
         Ok(Characteristics {
-            isolation: parse_isolation(
-                v.get("default_transaction_isolation")
-                    .unwrap_or("read committed"),
-            )?,
+            isolation: parse_isolation(v.default_transaction_isolation)?,
             read_only: v.default_transaction_read_only,
-            deferrable: v.get("default_transaction_deferrable") == Some("on"),
+            deferrable: v.default_transaction_deferrable,
         })
     }
 }
@@ -178,6 +175,10 @@ pub(crate) struct TxnBlock {
     pub(crate) listens: Vec<(u32, nestor_exec::ListenOp)>,
     /// Where a commit delivers them.
     db: Arc<nestor_exec::Database>,
+    /// What [`TxnBlock::mirror`] last wrote and the settings' generation
+    /// right after: while neither moved, there is nothing to write (every
+    /// statement mirrors twice, the values rarely change).
+    mirrored: std::cell::Cell<Option<(Characteristics, u64)>>,
 }
 
 /// PostgreSQL's answer to SERIALIZABLE on a hot standby (check_XactIsoLevel).
@@ -191,14 +192,23 @@ fn serializable_in_recovery() -> DbError {
 
 /// Parse an isolation level name.
 pub(crate) fn parse_isolation(name: &str) -> Result<IsoLevel, DbError> {
-    match name.trim().to_ascii_lowercase().as_str() {
-        "read committed" => Ok(IsoLevel::ReadCommitted),
-        "read uncommitted" => Ok(IsoLevel::ReadUncommitted),
-        "repeatable read" => Ok(IsoLevel::RepeatableRead),
-        "serializable" => Ok(IsoLevel::Serializable),
-        other => Err(DbError::new(
+    let name = name.trim();
+    const LEVELS: [(&str, IsoLevel); 4] = [
+        ("read committed", IsoLevel::ReadCommitted),
+        ("read uncommitted", IsoLevel::ReadUncommitted),
+        ("repeatable read", IsoLevel::RepeatableRead),
+        ("serializable", IsoLevel::Serializable),
+    ];
+    // Canonical (lower-case) names, as settings hold them, match first.
+    let found = LEVELS.iter().find(|(n, _)| name == *n);
+    match found.or_else(|| LEVELS.iter().find(|(n, _)| name.eq_ignore_ascii_case(n))) {
+        Some((_, level)) => Ok(*level),
+        None => Err(DbError::new(
             SqlState::InvalidParameterValue,
-            format!("invalid value for parameter \"transaction_isolation\": \"{other}\""),
+            format!(
+                "invalid value for parameter \"transaction_isolation\": \"{}\"",
+                name.to_ascii_lowercase()
+            ),
         )),
     }
 }
@@ -254,6 +264,7 @@ impl TxnBlock {
             constraints_deferred: Default::default(),
             notifies: Vec::new(),
             listens: Vec::new(),
+            mirrored: std::cell::Cell::new(None),
             db,
         }
     }
@@ -403,10 +414,14 @@ impl TxnBlock {
         // Defaults were checked when they were set.
         let mut chars = chars.unwrap_or(IDLE_CHARS);
         chars.read_only |= self.replication.in_recovery();
+        if self.mirrored.get() == Some((chars, settings.generation())) {
+            return;
+        }
         let on_off = |b: bool| if b { "on" } else { "off" };
         settings.set_virtual("transaction_isolation", chars.isolation.name());
         settings.set_virtual("transaction_read_only", on_off(chars.read_only));
         settings.set_virtual("transaction_deferrable", on_off(chars.deferrable));
+        self.mirrored.set(Some((chars, settings.generation())));
     }
 
     /// BEGIN / START TRANSACTION. Returns a warning when already in a block.

@@ -74,6 +74,11 @@ pub struct Settings {
     pub log_lock_waits: bool,
     /// nestor.long_transaction_warning in milliseconds (0: off).
     pub long_transaction_warning_ms: u64,
+    /// default_transaction_isolation, one of its canonical names ("read
+    /// committed", ...), read when each transaction starts.
+    pub default_transaction_isolation: &'static str,
+    /// default_transaction_deferrable.
+    pub default_transaction_deferrable: bool,
 }
 
 impl Settings {
@@ -107,6 +112,11 @@ impl Settings {
             deadlock_timeout_ms: millis("deadlock_timeout"),
             idle_in_transaction_session_timeout_ms: millis("idle_in_transaction_session_timeout"),
             default_transaction_read_only: text("default_transaction_read_only") == "on",
+            default_transaction_isolation: ISOLATIONS
+                .iter()
+                .find(|c| **c == text("default_transaction_isolation"))
+                .expect("canonical default_transaction_isolation"),
+            default_transaction_deferrable: text("default_transaction_deferrable") == "on",
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
             track_statements: text("pg_stat_statements.track") != "none",

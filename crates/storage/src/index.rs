@@ -203,8 +203,20 @@ pub(crate) fn visit_range(
             return; // an empty range (BTreeSet::range would panic)
         }
     }
-    for key in entries.range::<[u8], _>((lo, hi)) {
-        let (values, row) = codec::split_row_id(key.as_bytes());
+    // One descent to the first entry, then a walk that stops past `hi`:
+    // BTreeSet::range((lo, hi)) descends twice, once per bound, which is
+    // most of a point lookup's cost.
+    for key in entries.range::<[u8], _>((lo, Bound::Unbounded)) {
+        let bytes = key.as_bytes();
+        let past = match hi {
+            Bound::Unbounded => false,
+            Bound::Included(h) => bytes > h,
+            Bound::Excluded(h) => bytes >= h,
+        };
+        if past {
+            break;
+        }
+        let (values, row) = codec::split_row_id(bytes);
         f(values, row);
     }
 }

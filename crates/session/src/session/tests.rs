@@ -570,6 +570,21 @@ fn activity_states() {
 }
 
 #[test]
+fn activity_query_is_clipped_to_track_activity_query_size() {
+    let e = engine(10);
+    let mut s = session(&e, 6);
+    // 'é' is two bytes: 1,022 bytes of "SELECT '" + é's puts the cut in the
+    // middle of a character, which must move back to its start.
+    let long = format!("SELECT '{}'", "é".repeat(600));
+    run(&mut s, &long);
+    let row = e.sessions.activity().pop().unwrap();
+    assert_eq!(row.query.len(), 1022);
+    assert!(long.starts_with(&row.query));
+    run(&mut s, "SELECT 1");
+    assert_eq!(e.sessions.activity().pop().unwrap().query, "SELECT 1");
+}
+
+#[test]
 fn terminate_and_idle_timeout() {
     let e = engine(10);
     let mut s = session(&e, 9);
