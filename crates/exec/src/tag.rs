@@ -35,16 +35,25 @@ impl CommandTag {
     }
 }
 
+impl RowsCommand {
+    /// The tag's text before the row count.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RowsCommand::Select => "SELECT ",
+            RowsCommand::Insert => "INSERT 0 ",
+            RowsCommand::Update => "UPDATE ",
+            RowsCommand::Delete => "DELETE ",
+            RowsCommand::Copy => "COPY ",
+            RowsCommand::Fetch => "FETCH ",
+            RowsCommand::Move => "MOVE ",
+        }
+    }
+}
+
 impl fmt::Display for CommandTag {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CommandTag::Rows(RowsCommand::Select, n) => write!(f, "SELECT {n}"),
-            CommandTag::Rows(RowsCommand::Insert, n) => write!(f, "INSERT 0 {n}"),
-            CommandTag::Rows(RowsCommand::Update, n) => write!(f, "UPDATE {n}"),
-            CommandTag::Rows(RowsCommand::Delete, n) => write!(f, "DELETE {n}"),
-            CommandTag::Rows(RowsCommand::Copy, n) => write!(f, "COPY {n}"),
-            CommandTag::Rows(RowsCommand::Fetch, n) => write!(f, "FETCH {n}"),
-            CommandTag::Rows(RowsCommand::Move, n) => write!(f, "MOVE {n}"),
+            CommandTag::Rows(c, n) => write!(f, "{}{n}", c.prefix()),
             CommandTag::Plain(s) => f.write_str(s),
         }
     }

@@ -29,6 +29,8 @@
 //! PostgreSQL), statement_timeout and pg_terminate_backend.
 
 use std::collections::HashMap;
+
+use nestor_common::hash::IdHashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -93,8 +95,13 @@ pub struct Session {
     pub(crate) catalog: nestor_catalog::Catalog,
     pub(crate) settings: SessionSettings,
     pub(crate) block: TxnBlock,
-    pub(crate) statements: HashMap<String, Arc<PreparedStmt>>,
-    pub(crate) portals: HashMap<String, Portal>,
+    /// Prepared statements and portals by name. The names are the
+    /// client's, hashed with the fast id hasher all the same: every
+    /// extended-protocol message looks one up (SipHash was 4 % of a
+    /// savepoint-heavy script's server instructions), and colliding names
+    /// can only slow down the session that chose them.
+    pub(crate) statements: IdHashMap<String, Arc<PreparedStmt>>,
+    pub(crate) portals: IdHashMap<String, Portal>,
     /// DECLAREd cursors (crate::cursor).
     pub(crate) cursors: HashMap<String, crate::cursor::Cursor>,
     skip_until_sync: bool,
@@ -198,8 +205,8 @@ impl Session {
             catalog,
             settings,
             block,
-            statements: HashMap::new(),
-            portals: HashMap::new(),
+            statements: IdHashMap::default(),
+            portals: IdHashMap::default(),
             cursors: HashMap::new(),
             skip_until_sync: false,
             copy_in: None,
