@@ -526,11 +526,16 @@ impl Catalog {
     /// The foreign keys that reference table `parent`, with the tables
     /// that hold them (the parent itself for a self-reference).
     pub fn referencing(&self, parent: RelId) -> Vec<(Arc<TableDef>, ForeignKey)> {
+        // Every UPDATE and DELETE asks: walk the tables in place, without
+        // collecting (and reference-counting) all of them first.
+        let st = self.state.read();
         let mut out = Vec::new();
-        for t in self.tables() {
-            for fk in &t.foreign_keys {
-                if fk.parent == parent {
-                    out.push((t.clone(), fk.clone()));
+        for (_, n) in st.search(self.session) {
+            for t in n.tables.values() {
+                for fk in &t.foreign_keys {
+                    if fk.parent == parent {
+                        out.push((t.clone(), fk.clone()));
+                    }
                 }
             }
         }

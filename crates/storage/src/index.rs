@@ -121,12 +121,24 @@ pub(crate) struct ByteBounds {
 impl ByteBounds {
     pub(crate) fn new(lo: Bound<&[Value]>, hi: Bound<&[Value]>) -> ByteBounds {
         let enc = |p: &[Value]| {
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(16);
             for v in p {
                 codec::put_key_value(v, &mut out);
             }
             out
         };
+        // An equality lookup (the same values on both sides) encodes them
+        // once.
+        if let (Bound::Included(l), Bound::Included(h)) = (lo, hi) {
+            if std::ptr::eq(l, h) || l == h {
+                let key = enc(l);
+                let hi = before_successor(&key);
+                return ByteBounds {
+                    lo: Bound::Included(key),
+                    hi,
+                };
+            }
+        }
         let lo = match lo {
             Bound::Unbounded => Bound::Unbounded,
             Bound::Included(p) => Bound::Included(enc(p)),
