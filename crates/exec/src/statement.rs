@@ -44,6 +44,14 @@ pub struct Prepared {
     stat_id: std::sync::OnceLock<Arc<crate::stat_statements::QueryId>>,
 }
 
+#[cfg(test)]
+impl Prepared {
+    /// The plan made at prepare time.
+    pub(crate) fn plan_for_tests(&self) -> Arc<PlannedStmt> {
+        self.current.read().1.clone()
+    }
+}
+
 fn describe(cols: &[OutCol]) -> Vec<ColumnDesc> {
     cols.iter()
         .map(|c| ColumnDesc {

@@ -395,6 +395,82 @@ fn joins_aggregates_subqueries() {
     );
 }
 
+/// The column mask of the first table scan under projections and
+/// aggregates of `sql`'s plan (`plan/src/select/narrow.rs`); Err if there
+/// is no such scan.
+fn scan_columns(db: &Db, sql: &str) -> Result<Option<Vec<bool>>, String> {
+    use nestor_plan::statement::PlannedStmt;
+    use nestor_plan::Plan;
+    let stmts = nestor_parser::parse_sql(sql).unwrap();
+    let p = prepare(&db.engine.catalog, UTC, sql, &stmts[0], &[]).unwrap();
+    let planned = p.plan_for_tests();
+    let mut plan = match planned.as_ref() {
+        PlannedStmt::Query(plan) => plan,
+        _ => return Err("not a query".into()),
+    };
+    loop {
+        match plan {
+            Plan::SeqScan { cols, .. } | Plan::IndexScan { cols, .. } => {
+                return Ok(cols.as_deref().map(<[bool]>::to_vec))
+            }
+            Plan::Project { input, .. }
+            | Plan::Aggregate { input, .. }
+            | Plan::Filter { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. } => plan = input,
+            other => return Err(format!("no scan: {other:?}")),
+        }
+    }
+}
+
+#[test]
+fn scans_decode_only_what_the_query_reads() {
+    let db = Db::new();
+    setup_accounts(&db); // acc (id, owner, balance, note)
+    let cols = |sql: &str| scan_columns(&db, sql).unwrap();
+    let (t, f) = (true, false);
+    assert_eq!(
+        cols("SELECT balance FROM acc WHERE id = 2"),
+        Some(vec![t, f, t, f])
+    );
+    assert_eq!(cols("SELECT count(*) FROM acc"), Some(vec![f, f, f, f]));
+    assert_eq!(
+        cols("SELECT owner FROM acc WHERE note IS NULL"),
+        Some(vec![f, t, f, t])
+    );
+    assert_eq!(
+        cols("SELECT sum(balance) FILTER (WHERE note > 'a') FROM acc GROUP BY owner"),
+        Some(vec![f, t, t, t])
+    );
+    // The index's key column is always decoded.
+    assert_eq!(
+        cols("SELECT count(*) FROM acc WHERE id > 1"),
+        Some(vec![t, f, f, f])
+    );
+    // Every column read: nothing to narrow.
+    assert_eq!(cols("SELECT * FROM acc"), None);
+    // A subquery reads the row where this walk does not look.
+    assert_eq!(
+        cols("SELECT id, (SELECT count(*) FROM acc b WHERE b.owner = a.owner) FROM acc a"),
+        None
+    );
+    assert_eq!(
+        cols("SELECT id FROM acc a WHERE EXISTS (SELECT 1 FROM acc b WHERE b.note = a.note)"),
+        None
+    );
+    // UPDATE and DELETE write whole rows back: never narrowed.
+    assert!(scan_columns(&db, "UPDATE acc SET balance = 1 WHERE id = 1").is_err());
+    // And the rows are right.
+    assert_eq!(
+        db.q("SELECT balance FROM acc WHERE id = 1"),
+        vec![vec!["100"]]
+    );
+    assert_eq!(
+        db.q("SELECT count(*) FROM acc WHERE id > 1"),
+        vec![vec!["2"]]
+    );
+}
+
 fn explain(db: &Db, sql: &str) -> String {
     db.q(&format!("EXPLAIN {sql}"))
         .into_iter()

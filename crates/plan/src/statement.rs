@@ -177,7 +177,8 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
     match n {
         NodeEnum::SelectStmt(sel) => {
             let (plan, cols) = crate::select::plan_query(b, sel)?;
-            let (plan, cols) = reg_names_out(plan, cols);
+            let (mut plan, cols) = reg_names_out(plan, cols);
+            crate::select::narrow::narrow_scans(&mut plan);
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }
         NodeEnum::InsertStmt(ins) => {

@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    narrow_scans,
     hash_joins,
     txn_modes,
     temp,

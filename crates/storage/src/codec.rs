@@ -437,6 +437,21 @@ pub(crate) fn decode_row_spare(buf: &[u8], spare: usize) -> Vec<Value> {
     out
 }
 
+/// [`decode_row_spare`] that decodes only the columns `cols` marks (a
+/// column past its end counts as marked); the others come out NULL, so
+/// positions do not move. Skipping a field is reading its length.
+pub(crate) fn decode_row_only(buf: &[u8], spare: usize, cols: &[bool]) -> Vec<Value> {
+    let mut out = Vec::with_capacity(buf.len().min(64) + spare);
+    out.extend(fields(buf).enumerate().map(|(i, f)| {
+        if cols.get(i).copied().unwrap_or(true) {
+            f.value()
+        } else {
+            Value::Null
+        }
+    }));
+    out
+}
+
 // ----- keys ---------------------------------------------------------------
 
 const K_BOOL: u8 = 1;

@@ -513,9 +513,19 @@ impl Table {
     }
 
     fn tuple(row: RowId, v: &Version) -> Tuple {
+        Self::tuple_of(row, v, None)
+    }
+
+    /// A tuple with only the columns `cols` marks decoded (None: all); the
+    /// others are NULL.
+    fn tuple_of(row: RowId, v: &Version, cols: Option<&[bool]>) -> Tuple {
+        let data = match cols {
+            None => codec::decode_row_spare(&v.data, TUPLE_SPARE_VALUES),
+            Some(cols) => codec::decode_row_only(&v.data, TUPLE_SPARE_VALUES, cols),
+        };
         Tuple {
             row,
-            data: codec::decode_row_spare(&v.data, TUPLE_SPARE_VALUES),
+            data,
             xmin: v.xmin,
             xmax: v.xmax,
         }
@@ -542,6 +552,7 @@ impl Table {
             next: 0,
             chunk: None,
             snap: *snap,
+            cols: None,
         }
     }
 
@@ -558,6 +569,19 @@ impl Table {
         lo: Bound<&[Value]>,
         hi: Bound<&[Value]>,
         snap: &Snapshot,
+    ) -> Vec<Tuple> {
+        self.index_scan_only(index, lo, hi, snap, None)
+    }
+
+    /// [`Table::index_scan`] decoding only the columns `cols` marks (None:
+    /// all); the others are NULL.
+    pub fn index_scan_only(
+        &self,
+        index: &Index,
+        lo: Bound<&[Value]>,
+        hi: Bound<&[Value]>,
+        snap: &Snapshot,
+        cols: Option<&[bool]>,
     ) -> Vec<Tuple> {
         let mut out = Vec::new();
         let bounds = ByteBounds::new(lo, hi);
@@ -582,7 +606,7 @@ impl Table {
                 scratch.clear();
                 codec::put_stored_key(&v.data, &index.columns, &mut scratch);
                 if scratch == key {
-                    out.push(Self::tuple(row, v));
+                    out.push(Self::tuple_of(row, v, cols));
                     emitted = true;
                 }
             }
@@ -1644,6 +1668,17 @@ pub struct TableScan<'a> {
     /// The chunk holding `next`, and the first row id past it.
     chunk: Option<(Arc<[RowSlot]>, u64)>,
     snap: Snapshot,
+    /// The columns to decode (None: all); see [`TableScan::only`].
+    cols: Option<Arc<[bool]>>,
+}
+
+impl TableScan<'_> {
+    /// Decode only the columns `cols` marks (None: all); the others come
+    /// out NULL.
+    pub fn only(mut self, cols: Option<Arc<[bool]>>) -> Self {
+        self.cols = cols;
+        self
+    }
 }
 
 impl Iterator for TableScan<'_> {
@@ -1669,7 +1704,7 @@ impl Iterator for TableScan<'_> {
                 self.table.ssi_read_row(&versions, &self.snap, row, false);
             }
             if let Some(v) = self.table.visible(&versions, &self.snap) {
-                return Some(Table::tuple(row, v));
+                return Some(Table::tuple_of(row, v, self.cols.as_deref()));
             }
         }
     }

@@ -89,7 +89,12 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
     match plan {
         Plan::Single => emit(ev, Vec::new()),
         Plan::Values { rows } => run_values(rows, ev, param, emit),
-        Plan::SeqScan { table, filter, .. } => scan::seq_scan(table, filter.as_ref(), ev, emit),
+        Plan::SeqScan {
+            table,
+            filter,
+            cols,
+            ..
+        } => scan::seq_scan(table, filter.as_ref(), cols.as_ref(), ev, emit),
         Plan::HashedScan {
             table,
             id,
@@ -111,8 +116,17 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             index,
             keys,
             filter,
+            cols,
             ..
-        } => scan::index_scan(table, index, keys, filter.as_ref(), ev, param, emit),
+        } => scan::index_scan(
+            table,
+            index,
+            (keys, cols.as_deref()),
+            filter.as_ref(),
+            ev,
+            param,
+            emit,
+        ),
         Plan::FunctionScan {
             func,
             args,

@@ -36,6 +36,7 @@ fn emit_if(
 pub(super) fn seq_scan(
     table: &TableDef,
     filter: Option<&Expr>,
+    cols: Option<&std::sync::Arc<[bool]>>,
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
@@ -46,7 +47,7 @@ pub(super) fn seq_scan(
     ssi_check(ev)?;
     let mut read = 0;
     let mut more = true;
-    for t in storage.scan(&snap) {
+    for t in storage.scan(&snap).only(cols.cloned()) {
         read += 1;
         poll(ev, &mut n)?;
         let row = scan_row(t, table);
@@ -93,7 +94,7 @@ fn ssi_check(ev: &Ev) -> Result<(), DbError> {
 pub(super) fn index_scan(
     table: &TableDef,
     index: &IndexDef,
-    keys: &IndexKeys,
+    (keys, cols): (&IndexKeys, Option<&[bool]>),
     filter: Option<&Expr>,
     ev: &mut Ev,
     param: &[Value],
@@ -101,7 +102,7 @@ pub(super) fn index_scan(
 ) -> Result<bool, DbError> {
     populated(table)?;
     ssi_check(ev)?;
-    let tuples = index_lookup(table, index, keys, ev, param)?;
+    let tuples = index_lookup(table, index, keys, cols, ev, param)?;
     ev.ctx
         .db
         .stats
@@ -132,17 +133,20 @@ pub(super) fn sysview(
 }
 
 /// Evaluate index keys and read the matching visible rows.
+/// Only the columns `cols` marks are decoded (None: all; the index's key
+/// columns always are).
 fn index_lookup(
     table: &TableDef,
     index: &IndexDef,
     keys: &IndexKeys,
+    cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
 ) -> Result<Vec<Tuple>, DbError> {
     let snap = ev.ctx.snapshot;
     let storage = &table.storage;
     if let Some(list) = &keys.in_list {
-        return in_list_lookup(table, index, list, ev, param);
+        return in_list_lookup(table, index, list, cols, ev, param);
     }
     let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
     for (i, e) in keys.eq.iter().enumerate() {
@@ -187,7 +191,7 @@ fn index_lookup(
         None if prefix.is_empty() => Bound::Unbounded,
         None => Bound::Included(&prefix[..]),
     };
-    let mut rows = storage.index_scan(&index.index, lo_b, hi_b, &snap);
+    let mut rows = storage.index_scan_only(&index.index, lo_b, hi_b, &snap, cols);
     if lo.is_some() && hi.is_none() && !prefix.is_empty() {
         // The lower bound's prefix semantics already stop at the prefix.
         rows.retain(|t| index.index.key_of(&t.data).starts_with(&prefix));
@@ -200,6 +204,7 @@ fn in_list_lookup(
     table: &TableDef,
     index: &IndexDef,
     list: &[Expr],
+    cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
 ) -> Result<Vec<Tuple>, DbError> {
@@ -216,11 +221,12 @@ fn in_list_lookup(
     let mut out = Vec::new();
     for v in vals {
         let k = [v];
-        out.extend(table.storage.index_scan(
+        out.extend(table.storage.index_scan_only(
             &index.index,
             Bound::Included(&k[..]),
             Bound::Included(&k[..]),
             &snap,
+            cols,
         ));
     }
     Ok(out)

@@ -104,6 +104,9 @@ pub enum Plan {
         table: Arc<TableDef>,
         alias: String,
         filter: Option<Expr>,
+        /// The columns the query reads (`select::narrow`); the others are
+        /// not decoded and read as NULL. None: all of them.
+        cols: Option<Arc<[bool]>>,
     },
     IndexScan {
         table: Arc<TableDef>,
@@ -111,6 +114,8 @@ pub enum Plan {
         index: IndexDef,
         keys: IndexKeys,
         filter: Option<Expr>,
+        /// As SeqScan's (the index's key columns are always among them).
+        cols: Option<Arc<[bool]>>,
     },
     /// A table read, in a correlated subquery (or LATERAL), through a
     /// conjunct `col = key` where `key` reads the enclosing query's row and
@@ -443,6 +448,33 @@ impl Plan {
             out.push(format!("Filter: {}", show(f, table)));
         }
         out
+    }
+
+    /// Inputs, as [`Plan::children`] lists them, to change.
+    pub(crate) fn children_mut(&mut self) -> Vec<&mut Plan> {
+        match self {
+            Plan::Filter { input, .. }
+            | Plan::Project { input, .. }
+            | Plan::ProjectSet { input, .. }
+            | Plan::LateralFunction { input, .. }
+            | Plan::Aggregate { input, .. }
+            | Plan::GroupingSets { input, .. }
+            | Plan::Window { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::Distinct { input }
+            | Plan::DistinctOn { input, .. }
+            | Plan::LockRows { input, .. } => vec![input],
+            Plan::NestedLoop { left, right, .. }
+            | Plan::HashJoin { left, right, .. }
+            | Plan::SetOp { left, right, .. } => {
+                vec![left, right]
+            }
+            Plan::RecursiveUnion { init, step, .. } => vec![init, step],
+            Plan::LateralSubquery { plan, .. } => vec![plan],
+            Plan::Append { inputs } => inputs.iter_mut().collect(),
+            _ => Vec::new(),
+        }
     }
 
     /// Inputs in EXPLAIN order.

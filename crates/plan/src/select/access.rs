@@ -317,6 +317,7 @@ pub(super) fn table_scan(
             index,
             keys,
             filter: and_all(filter),
+            cols: None,
         };
     }
     if let Some(p) = param {
@@ -327,6 +328,7 @@ pub(super) fn table_scan(
                 index,
                 keys,
                 filter: and_all(local),
+                cols: None,
             };
         }
     }
@@ -338,6 +340,7 @@ pub(super) fn table_scan(
         table,
         alias,
         filter: and_all(local),
+        cols: None,
     }
 }
 

@@ -1,0 +1,132 @@
+//! Scans that decode only the columns their query reads.
+//!
+//! A stored row is one byte buffer (`storage/src/codec.rs`); turning it
+//! into values costs per column (an allocation per string). PostgreSQL
+//! deforms a tuple only up to the last attribute a plan needs. Here a scan
+//! whose rows go straight into a projection or an aggregate is told which
+//! columns those read, and the others come out NULL without being decoded:
+//!
+//! ```text
+//!   SELECT abalance FROM pgbench_accounts WHERE aid = $1
+//!   Project [Col(2)]                      reads column 2
+//!     IndexScan pgbench_accounts_pkey     key column 0, no filter
+//!   => cols = [true, false, true, false]  (aid, bid, abalance, filler)
+//!
+//!   SELECT count(*) FROM contend WHERE id BETWEEN $1 AND $2
+//!   Aggregate count(*)                    reads nothing
+//!     IndexScan contend_pkey              key column 0
+//!   => cols = [true, false]
+//! ```
+//!
+//! The rule is deliberately narrow, so that what reads a row is always
+//! known: only a Project or Aggregate directly over a SeqScan/IndexScan,
+//! in a query (not UPDATE/DELETE, which write whole rows back), and never
+//! when one of its expressions or the scan's filter holds a subquery (a
+//! correlated one reads the row by position from inside its own plan,
+//! where this walk does not look). The system columns after the table's
+//! are always there. Anything else keeps every column.
+
+use std::sync::Arc;
+
+use crate::ir::{Expr, Plan};
+
+/// Narrow every scan of `plan` that the rule above allows.
+pub(crate) fn narrow_scans(plan: &mut Plan) {
+    let used = match &*plan {
+        Plan::Project { exprs, .. } => read_columns(exprs.iter()),
+        Plan::Aggregate { group, aggs, .. } => {
+            let mut args: Vec<&Expr> = group.iter().collect();
+            for a in aggs {
+                let call = &a.call;
+                args.extend(call.arg.iter());
+                args.extend(call.order.iter().map(|o| &o.key));
+                args.extend(call.filter.iter());
+            }
+            read_columns(args.into_iter())
+        }
+        _ => None,
+    };
+    if let (Some(used), Plan::Project { input, .. } | Plan::Aggregate { input, .. }) =
+        (used, &mut *plan)
+    {
+        narrow(input, used);
+    }
+    for child in plan.children_mut() {
+        narrow_scans(child);
+    }
+}
+
+/// The input columns `exprs` read, or None when that is not known (a
+/// subquery).
+fn read_columns<'a>(exprs: impl Iterator<Item = &'a Expr>) -> Option<Vec<usize>> {
+    let mut cols = Vec::new();
+    let mut known = true;
+    for e in exprs {
+        e.walk(&mut |x| match x {
+            Expr::Col(c) => cols.push(*c),
+            Expr::Sub(_) => known = false,
+            _ => {}
+        });
+    }
+    known.then_some(cols)
+}
+
+/// Give a scan directly under the projection/aggregate its columns.
+fn narrow(scan: &mut Plan, used: Vec<usize>) {
+    let (table, filter, cols, keys) = match scan {
+        Plan::SeqScan {
+            table,
+            filter,
+            cols,
+            ..
+        } => (table, filter, cols, &[][..]),
+        Plan::IndexScan {
+            table,
+            filter,
+            cols,
+            index,
+            ..
+        } => (table, filter, cols, &index.columns[..]),
+        _ => return,
+    };
+    let Some(from_filter) = read_columns(filter.iter()) else {
+        return;
+    };
+    let n = table.columns.len();
+    let mut mask = vec![false; n];
+    // Past the table's columns: the system columns, always decoded.
+    for c in used
+        .into_iter()
+        .chain(from_filter)
+        .chain(keys.iter().copied())
+    {
+        if let Some(m) = mask.get_mut(c) {
+            *m = true;
+        }
+    }
+    if mask.iter().all(|&m| m) {
+        return;
+    }
+    *cols = Some(Arc::from(mask));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subqueries_make_the_columns_unknown() {
+        assert_eq!(
+            read_columns([Expr::Col(2), Expr::Col(0)].iter()),
+            Some(vec![2, 0])
+        );
+        let sub = Expr::Sub(Arc::new(crate::ir::SubQuery {
+            kind: crate::ir::SubKind::Exists,
+            plan: Arc::new(Plan::Single),
+            level: 0,
+            correlated: true,
+            id: 0,
+        }));
+        assert_eq!(read_columns([Expr::Col(1), sub].iter()), None);
+    }
+}
