@@ -71,6 +71,12 @@ pub enum Change {
         key: (u32, u32),
         acl: Option<crate::acl::ObjAcl>,
     },
+    /// Set (Some) or remove (None) the session defaults of (database OID,
+    /// role OID), 0 meaning all: ALTER ROLE / DATABASE ... SET.
+    SetRoleSettings {
+        key: (u32, u32),
+        config: Option<Vec<(String, String)>>,
+    },
 }
 
 /// What undoing one change restores.
@@ -112,6 +118,10 @@ pub(crate) enum Undo {
         key: (u32, u32),
         prev: Option<crate::acl::ObjAcl>,
     },
+    RoleSettings {
+        key: (u32, u32),
+        prev: Option<Vec<(String, String)>>,
+    },
     Role {
         /// The name the change put a role under (None for a drop).
         put: Option<String>,
@@ -130,6 +140,7 @@ impl std::fmt::Debug for Undo {
             Undo::Comment { key, .. } => write!(f, "comment {key:?}"),
             Undo::Function { name, .. } => write!(f, "function {name}"),
             Undo::Acl { key, .. } => write!(f, "acl {key:?}"),
+            Undo::RoleSettings { key, .. } => write!(f, "role settings {key:?}"),
             Undo::Role { put, prev } => write!(
                 f,
                 "role {:?}",
@@ -169,6 +180,10 @@ impl Change {
                 key: *key,
                 acl: acl.clone(),
             },
+            Change::SetRoleSettings { key, config } => CatalogRecord::SetRoleSettings {
+                key: *key,
+                config: config.clone(),
+            },
         }
     }
 
@@ -189,6 +204,13 @@ impl Change {
                     None => state.acls.remove(&key),
                 };
                 return Undo::Acl { key, prev };
+            }
+            Change::SetRoleSettings { key, config } => {
+                let prev = match config {
+                    Some(c) => state.role_settings.insert(key, c),
+                    None => state.role_settings.remove(&key),
+                };
+                return Undo::RoleSettings { key, prev };
             }
             _ => state.ns_mut(ns),
         };
@@ -266,9 +288,10 @@ impl Change {
                     prev,
                 }
             }
-            Change::PutRole(_) | Change::DropRole(_) | Change::SetAcl { .. } => {
-                unreachable!("applied above")
-            }
+            Change::PutRole(_)
+            | Change::DropRole(_)
+            | Change::SetAcl { .. }
+            | Change::SetRoleSettings { .. } => unreachable!("applied above"),
         }
     }
 }
@@ -301,6 +324,15 @@ impl DdlUndo for CatalogUndo {
                 match prev {
                     Some(p) => state.acls.insert(*key, p.clone()),
                     None => state.acls.remove(key),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::RoleSettings { key, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.role_settings.insert(*key, p.clone()),
+                    None => state.role_settings.remove(key),
                 };
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -361,7 +393,9 @@ impl DdlUndo for CatalogUndo {
                         st.put_function(p.clone());
                     }
                 }
-                Undo::Role { .. } | Undo::Acl { .. } => unreachable!("undone above"),
+                Undo::Role { .. } | Undo::Acl { .. } | Undo::RoleSettings { .. } => {
+                    unreachable!("undone above")
+                }
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

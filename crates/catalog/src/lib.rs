@@ -131,7 +131,14 @@ pub(crate) struct State {
     /// Owners and ACLs changed from the default, by (class, object) OID
     /// (see [`acl`]).
     pub acls: BTreeMap<(u32, u32), acl::ObjAcl>,
+    /// Session defaults of ALTER ROLE / DATABASE ... SET, by (database
+    /// OID, role OID), 0 meaning all (PostgreSQL's pg_db_role_setting).
+    pub role_settings: BTreeMap<(u32, u32), RoleSettings>,
 }
+
+/// One pg_db_role_setting entry's `name=value` pairs, in the order they
+/// were first set.
+pub type RoleSettings = Vec<(String, String)>;
 
 impl State {
     pub(crate) fn ns(&self, ns: Ns) -> Option<&Namespace> {
@@ -330,6 +337,28 @@ impl Catalog {
             .get(&(kind.class(), oid))
             .cloned()
             .unwrap_or_else(|| acl::ObjAcl::default_for(kind, oid))
+    }
+
+    /// Every pg_db_role_setting entry: (database OID, role OID; 0 for
+    /// all) and its `name=value` settings in the order they were first set.
+    pub fn role_settings(&self) -> Vec<((u32, u32), RoleSettings)> {
+        let st = self.state.read();
+        let all = st
+            .role_settings
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        all
+    }
+
+    /// The settings one (database, role) entry holds (empty: none).
+    pub fn role_setting(&self, key: (u32, u32)) -> RoleSettings {
+        self.state
+            .read()
+            .role_settings
+            .get(&key)
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Every changed owner/ACL entry (objects may since be gone).
@@ -689,9 +718,10 @@ impl Catalog {
             Change::PutFunction(_) | Change::DropFunction(_) => return Ok(Ns::Public),
             // Roles are server-wide, ACLs keyed by OID: logged like public
             // objects (a TEMP object's ACL is logged too; harmless).
-            Change::PutRole(_) | Change::DropRole(_) | Change::SetAcl { .. } => {
-                return Ok(Ns::Public)
-            }
+            Change::PutRole(_)
+            | Change::DropRole(_)
+            | Change::SetAcl { .. }
+            | Change::SetRoleSettings { .. } => return Ok(Ns::Public),
         };
         if !temp {
             return Ok(Ns::Public);
@@ -804,8 +834,16 @@ impl Catalog {
             key: *k,
             acl: Some(a.clone()),
         });
+        let role_settings = st
+            .role_settings
+            .iter()
+            .map(|(k, v)| CatalogRecord::SetRoleSettings {
+                key: *k,
+                config: Some(v.clone()),
+            });
         roles
             .chain(acls)
+            .chain(role_settings)
             .chain(seqs)
             .chain(tables)
             .chain(functions)
@@ -875,6 +913,13 @@ impl Catalog {
                 match acl {
                     Some(a) => st.acls.insert(key, a),
                     None => st.acls.remove(&key),
+                };
+            }
+            CatalogRecord::SetRoleSettings { key, config } => {
+                let mut st = self.state.write();
+                match config {
+                    Some(c) => st.role_settings.insert(key, c),
+                    None => st.role_settings.remove(&key),
                 };
             }
             CatalogRecord::DropRole { name } => {

@@ -31,6 +31,9 @@
 //!            | 0x16 SetAcl       class:u32 obj:u32 (0x00 | 0x01 owner:u32 acl?)
 //!                                acl: n:u32 (grantee:u32 grantor:u32 privs:u16 grant:u16)*
 //!                                (absent: back to the default owner and ACL)
+//!            | 0x17 SetRoleSettings database:u32 role:u32
+//!                                (0x00 | 0x01 n:u32 (name value)*)
+//!                                (absent: the entry removed)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -79,6 +82,7 @@ const TAG_COMMENT: u8 = 0x13;
 const TAG_PUT_ROLE: u8 = 0x14;
 const TAG_DROP_ROLE: u8 = 0x15;
 const TAG_SET_ACL: u8 = 0x16;
+const TAG_SET_ROLE_SETTINGS: u8 = 0x17;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -112,6 +116,11 @@ pub enum CatalogRecord {
     SetAcl {
         key: (u32, u32),
         acl: Option<ObjAcl>,
+    },
+    /// Session defaults of (database, role); None: the entry removed.
+    SetRoleSettings {
+        key: (u32, u32),
+        config: Option<Vec<(String, String)>>,
     },
     /// ALTER TABLE ... RENAME TO (the definition is otherwise unchanged).
     RenameTable {
@@ -282,6 +291,22 @@ impl CatalogRecord {
                 out.push(TAG_DROP_ROLE);
                 put_str(&mut out, name);
             }
+            CatalogRecord::SetRoleSettings { key, config } => {
+                out.push(TAG_SET_ROLE_SETTINGS);
+                out.extend_from_slice(&key.0.to_le_bytes());
+                out.extend_from_slice(&key.1.to_le_bytes());
+                match config {
+                    None => out.push(0),
+                    Some(c) => {
+                        out.push(1);
+                        put_u32(&mut out, c.len());
+                        for (name, value) in c {
+                            put_str(&mut out, name);
+                            put_str(&mut out, value);
+                        }
+                    }
+                }
+            }
             CatalogRecord::SetAcl { key, acl } => {
                 out.push(TAG_SET_ACL);
                 out.extend_from_slice(&key.0.to_le_bytes());
@@ -412,6 +437,15 @@ impl CatalogRecord {
             TAG_DROP_ROLE => CatalogRecord::DropRole {
                 name: get_str(&mut r)?,
             },
+            TAG_SET_ROLE_SETTINGS => {
+                let key = (r.u32()?, r.u32()?);
+                let config = if get_bool(&mut r)? {
+                    Some(get_list(&mut r, |r| Ok((get_str(r)?, get_str(r)?)))?)
+                } else {
+                    None
+                };
+                CatalogRecord::SetRoleSettings { key, config }
+            }
             TAG_SET_ACL => {
                 let key = (r.u32()?, r.u32()?);
                 let acl = if get_bool(&mut r)? {
@@ -1087,6 +1121,21 @@ mod tests {
             CatalogRecord::SetAcl {
                 key: (2615, 2200),
                 acl: None,
+            },
+            CatalogRecord::SetRoleSettings {
+                key: (5, 16401),
+                config: Some(vec![
+                    ("timezone".into(), "UTC".into()),
+                    ("search_path".into(), "\"$user\", public".into()),
+                ]),
+            },
+            CatalogRecord::SetRoleSettings {
+                key: (0, 16402),
+                config: Some(Vec::new()),
+            },
+            CatalogRecord::SetRoleSettings {
+                key: (5, 0),
+                config: None,
             },
             CatalogRecord::DropRole {
                 name: "alice".into(),

@@ -66,6 +66,7 @@ pub(crate) static ROUTINES: context::Routines = context::Routines {
     query_rows: statement::query_rows,
 };
 pub use database::Database;
+pub use ddl::{const_text, set_stmt_value};
 pub use foreign_keys::{check_deferred, named_constraints, ConstraintModes, DeferredCheck};
 pub use modify::copy_insert;
 pub use notify::{ListenOp, Notification, PendingNotify};

@@ -412,7 +412,19 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Amproc
         | Rel::PreparedXacts
         | Rel::Seclabels
-        | Rel::DbRoleSetting => Vec::new(),
+        // GRANT ... ON PARAMETER is not supported: no parameter has an ACL.
+        | Rel::ParameterAcl => Vec::new(),
+        Rel::DbRoleSetting => c
+            .role_settings()
+            .into_iter()
+            .map(|((database, role), config)| {
+                RowB::new(Rel::DbRoleSetting)
+                    .set("setdatabase", oid(database))
+                    .set("setrole", oid(role))
+                    .set("setconfig", setconfig(&config))
+                    .done()
+            })
+            .collect(),
     }
 }
 
@@ -475,6 +487,19 @@ fn database_owner_role() -> nestor_catalog::RoleDef {
 
 /// pg_roles, pg_authid and pg_user rows from the role catalog (pg_roles
 /// and pg_user mask the password as PostgreSQL's views do).
+/// A pg_db_role_setting entry's settings as PostgreSQL's `name=value`
+/// text array (NULL when empty).
+fn setconfig(config: &[(String, String)]) -> Value {
+    if config.is_empty() {
+        return Value::Null;
+    }
+    let items = config
+        .iter()
+        .map(|(k, v)| text(format!("{k}={v}")))
+        .collect();
+    Array::from_items(DataType::Text, items).value()
+}
+
 fn role_rows(c: &Catalog, rel: Rel) -> Rows {
     let mut roles: Vec<nestor_catalog::RoleDef> = c.roles().iter().map(|r| (**r).clone()).collect();
     roles.push(database_owner_role());
@@ -485,7 +510,10 @@ fn role_rows(c: &Catalog, rel: Rel) -> Rows {
         .filter(|r| rel != Rel::User || r.login)
         .map(|r| {
             let mut row = RowB::new(rel);
+            // The role's settings for every database (pg_roles.rolconfig).
+            let config = setconfig(&c.role_setting((0, r.oid.0)));
             if rel == Rel::User {
+                row.set("useconfig", config);
                 row.set("usename", text(&r.name))
                     .set("usesysid", oid(r.oid.0))
                     .set("usecreatedb", Value::Bool(r.createdb))
@@ -510,6 +538,7 @@ fn role_rows(c: &Catalog, rel: Rel) -> Rows {
             match rel {
                 Rel::Roles => {
                     row.set("rolpassword", text("********"));
+                    row.set("rolconfig", config);
                 }
                 _ => {
                     row.set(

@@ -118,10 +118,11 @@ pub enum Rel {
     PreparedXacts,
     Seclabels,
     DbRoleSetting,
+    ParameterAcl,
 }
 
 impl Rel {
-    pub const ALL: [Rel; 66] = [
+    pub const ALL: [Rel; 67] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -188,6 +189,7 @@ impl Rel {
         Rel::PreparedXacts,
         Rel::Seclabels,
         Rel::DbRoleSetting,
+        Rel::ParameterAcl,
     ];
 
     pub fn name(self) -> &'static str {
@@ -258,6 +260,7 @@ impl Rel {
             Rel::PreparedXacts => "pg_prepared_xacts",
             Rel::Seclabels => "pg_seclabels",
             Rel::DbRoleSetting => "pg_db_role_setting",
+            Rel::ParameterAcl => "pg_parameter_acl",
         }
     }
 
@@ -331,6 +334,7 @@ impl Rel {
             Rel::PreparedXacts => 12090,
             Rel::Seclabels => 12099,
             Rel::DbRoleSetting => 2964,
+            Rel::ParameterAcl => 6243,
         }
     }
 
@@ -419,6 +423,7 @@ impl Rel {
             Rel::PreparedXacts => "transaction:xid gid:text prepared:timestamptz owner:name database:name",
             Rel::Seclabels => "objoid:oid classoid:oid objsubid:integer objtype:text objnamespace:oid objname:text provider:text label:text",
             Rel::DbRoleSetting => "setdatabase:oid setrole:oid setconfig:text[]",
+            Rel::ParameterAcl => "oid:oid parname:text paracl:aclitem[]",
         }
     }
 }

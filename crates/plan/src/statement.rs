@@ -49,6 +49,8 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CommentStmt(_)
             | NodeEnum::CreateRoleStmt(_)
             | NodeEnum::AlterRoleStmt(_)
+            | NodeEnum::AlterRoleSetStmt(_)
+            | NodeEnum::AlterDatabaseSetStmt(_)
             | NodeEnum::DropRoleStmt(_)
             | NodeEnum::GrantRoleStmt(_)
             | NodeEnum::GrantStmt(_)

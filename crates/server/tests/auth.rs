@@ -344,3 +344,61 @@ fn remote_trust_and_bad_rules_refuse_to_start() {
         "2"
     );
 }
+
+/// SHOW of each of `names` in a new session of `user` (with `options` as
+/// the startup packet's, like PGOPTIONS).
+async fn shown_as(srv: &Server, user: &str, options: &str, names: &[&str]) -> Vec<String> {
+    let conn_str = format!("{} options='{options}'", srv.conn_str(user, None));
+    let (client, conn) = tokio_postgres::connect(&conn_str, NoTls)
+        .await
+        .expect("connect");
+    let task = tokio::spawn(conn);
+    let mut out = Vec::new();
+    for n in names {
+        let row = client.query_one(&format!("SHOW {n}"), &[]).await.unwrap();
+        out.push(row.get::<_, String>(0));
+    }
+    drop(client);
+    let _ = task.await;
+    out
+}
+
+/// ALTER ROLE / DATABASE ... SET: a new session of the role starts with
+/// the stored values (role over database), the startup packet's options
+/// over both; the settings are logged and checkpointed like roles.
+#[tokio::test]
+async fn role_settings_apply_at_login_and_survive_a_crash() {
+    let mut srv = Server::start();
+    let names = ["TimeZone", "statement_timeout", "lock_timeout"];
+    ok(
+        &srv,
+        "CREATE ROLE app LOGIN; \
+         ALTER DATABASE postgres SET lock_timeout = '4s'; \
+         ALTER DATABASE postgres SET statement_timeout = '9s'; \
+         ALTER ROLE app SET timezone = 'Asia/Tokyo'",
+    );
+    ok(&srv, "CHECKPOINT");
+    ok(&srv, "ALTER ROLE app SET statement_timeout = '5s'");
+    assert_eq!(
+        shown_as(&srv, "app", "", &names).await,
+        ["Asia/Tokyo", "5s", "4s"]
+    );
+    // Another role gets the database's only.
+    assert_eq!(
+        shown_as(&srv, "postgres", "", &names).await,
+        ["UTC", "9s", "4s"]
+    );
+    assert_eq!(
+        shown_as(&srv, "app", "-c statement_timeout=1min", &names).await,
+        ["Asia/Tokyo", "1min", "4s"]
+    );
+    // kill -9: the first three from the checkpoint's image, the last from
+    // the WAL after it.
+    let dir = srv.data_dir.clone();
+    srv.signal_and_wait(9);
+    let again = Server::start_on_with(&dir, &[]);
+    assert_eq!(
+        shown_as(&again, "app", "", &names).await,
+        ["Asia/Tokyo", "5s", "4s"]
+    );
+}

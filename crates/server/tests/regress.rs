@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    role_settings,
     narrow_scans,
     hash_joins,
     txn_modes,

@@ -148,6 +148,18 @@ impl Session {
             .with_severity(nestor_common::error::Severity::Fatal)
         })?;
         let mut settings = SessionSettings::new(&info.user);
+        // ALTER ROLE / DATABASE ... SET defaults (exec ddl::role_settings),
+        // least specific first, then the startup packet's over them all.
+        let db = nestor_exec::pg_catalog::DATABASE_OID;
+        for key in [(0, 0), (db, 0), (0, role.oid.0), (db, role.oid.0)] {
+            for (k, v) in engine.catalog.role_setting(key) {
+                if let Err(e) = settings.apply_startup(&k, &v) {
+                    // Checked when set; a value this version refuses is
+                    // skipped, as PostgreSQL skips it with a WARNING.
+                    eprintln!("WARNING:  {}", e.message);
+                }
+            }
+        }
         for (k, v) in &info.startup_params {
             settings.apply_startup(k, v)?;
         }

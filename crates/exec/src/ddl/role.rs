@@ -16,8 +16,8 @@
 //!
 //! Passwords are kept as SCRAM-SHA-256 verifiers only (a PASSWORD that
 //! already is one is stored as given); MD5 hashes are refused with 0A000,
-//! as Nestor authenticates with SCRAM only. Left out (0A000): ALTER ROLE
-//! ... SET (per-role settings), and privileges on objects (GRANT ... ON).
+//! as Nestor authenticates with SCRAM only. ALTER ROLE ... SET is
+//! `role_settings.rs`.
 
 use std::sync::Arc;
 
@@ -36,7 +36,7 @@ use crate::tag::CommandTag;
 
 /// The role running the statement (current_user: SET ROLE's role, else
 /// the session user), whose attributes PostgreSQL checks.
-fn current_role(ctx: &StatementCtx) -> Result<Arc<RoleDef>, DbError> {
+pub(crate) fn current_role(ctx: &StatementCtx) -> Result<Arc<RoleDef>, DbError> {
     named_role(ctx, crate::privilege::current_role_name(ctx.settings))
 }
 
@@ -422,6 +422,16 @@ pub fn drop_role(ctx: &mut StatementCtx, st: &pb::DropRoleStmt) -> Result<Comman
                 ),
             )
             .with_detail(deps.join("\n")));
+        }
+        // Its session defaults go with it (PostgreSQL's DropSetting).
+        for (key, _) in ctx.catalog.role_settings() {
+            if key.1 == target.oid.0 {
+                ctx.catalog.apply(
+                    ctx.txn,
+                    &ctx.db.store,
+                    Change::SetRoleSettings { key, config: None },
+                )?;
+            }
         }
         for other in ctx.catalog.roles() {
             if other.member_of.iter().any(|m| m.role == target.oid) {

@@ -23,7 +23,8 @@ use crate::encode;
 use crate::portal::StmtBody;
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg};
 use crate::txn_block::{parse_isolation, TxnOptions};
-use nestor_exec::{ColumnDesc, CommandTag, RowsCommand};
+use nestor_exec::pg_catalog::quote_ident;
+use nestor_exec::{const_text, ColumnDesc, CommandTag, RowsCommand};
 use nestor_settings as settings;
 
 /// COMMIT, ROLLBACK, ROLLBACK TO (and PREPARE TRANSACTION): what a failed
@@ -553,24 +554,6 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
     Ok(())
 }
 
-fn const_text(n: &Node) -> Option<String> {
-    match n.node.as_ref()? {
-        NodeEnum::AConst(c) => match c.val.as_ref()? {
-            nestor_parser::pb::a_const::Val::Ival(i) => Some(i.ival.to_string()),
-            nestor_parser::pb::a_const::Val::Fval(f) => Some(f.fval.clone()),
-            nestor_parser::pb::a_const::Val::Sval(s) => Some(s.sval.clone()),
-            nestor_parser::pb::a_const::Val::Boolval(b) => {
-                Some(if b.boolval { "on" } else { "off" }.into())
-            }
-            nestor_parser::pb::a_const::Val::Bsval(b) => Some(b.bsval.clone()),
-        },
-        NodeEnum::TypeCast(tc) => tc.arg.as_deref().and_then(const_text),
-        NodeEnum::String(s) => Some(s.sval.clone()),
-        NodeEnum::Integer(i) => Some(i.ival.to_string()),
-        _ => None,
-    }
-}
-
 fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
     let mut o = TxnOptions::default();
     for n in opts {
@@ -590,37 +573,6 @@ fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
 
 // ----- SET / SHOW / RESET ------------------------------------------------------
 
-fn set_value(name: &str, args: &[Node]) -> Result<String, DbError> {
-    let parts: Vec<String> = args
-        .iter()
-        .map(|a| {
-            let is_str = matches!(
-                a.node.as_ref(),
-                Some(NodeEnum::AConst(c)) if matches!(c.val, Some(nestor_parser::pb::a_const::Val::Sval(_)))
-            );
-            let v = const_text(a).ok_or_else(|| DbError::unsupported("SET with a non-constant value"))?;
-            Ok(if name.eq_ignore_ascii_case("search_path") && is_str {
-                quote_ident(&v)
-            } else {
-                v
-            })
-        })
-        .collect::<Result<_, DbError>>()?;
-    Ok(parts.join(", "))
-}
-
-fn quote_ident(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !s.starts_with(|c: char| c.is_ascii_digit());
-    if plain {
-        s.to_string()
-    } else {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    }
-}
-
 fn set(s: &mut Session, v: &VariableSetStmt, rows: &mut RowOut<'_>) -> Result<(), DbError> {
     let kind = VariableSetKind::try_from(v.kind).unwrap_or(VariableSetKind::Undefined);
     let outside = !s.block.in_explicit_block() && !s.block.multi_statement;
@@ -634,7 +586,7 @@ fn set(s: &mut Session, v: &VariableSetStmt, rows: &mut RowOut<'_>) -> Result<()
             set_special(s, &v.name, None, v.is_local)?
         }
         VariableSetKind::VarSetValue => {
-            let value = set_value(&v.name, &v.args)?;
+            let value = nestor_exec::set_stmt_value(&v.name, &v.args)?;
             set_special(s, &v.name, Some(value), v.is_local)?
         }
         _ => return Err(DbError::unsupported("SET FROM CURRENT")),
