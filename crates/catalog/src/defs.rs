@@ -214,6 +214,10 @@ pub struct TableDef {
     pub identities: Vec<Identity>,
     /// A materialized view: its query, and whether it holds its rows.
     pub matview: Option<MatView>,
+    /// CHECK and FOREIGN KEY constraints added NOT VALID and not validated
+    /// since (by name): the rows that existed then were not checked, later
+    /// ones are (pg_constraint.convalidated false).
+    pub not_valid: Vec<String>,
     pub storage: Arc<Table>,
 }
 

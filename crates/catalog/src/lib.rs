@@ -1120,6 +1120,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         foreign_keys: def.foreign_keys.clone(),
         identities: def.identities.clone(),
         matview: def.matview.clone(),
+        not_valid: def.not_valid.clone(),
     }
 }
 
@@ -1222,6 +1223,7 @@ fn table_from(
         foreign_keys: rec.foreign_keys,
         identities: rec.identities,
         matview: rec.matview,
+        not_valid: rec.not_valid,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

@@ -37,7 +37,7 @@
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
-//!              [nident:u32 identity*] [matview?]
+//!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
 //!  matview  := query populated:u8 rule:u32 ndeps:u32 oid:u32*
 //!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
 //!              when? function:u32 nargs:u32 name*
@@ -176,6 +176,8 @@ pub struct TableRecord {
     pub foreign_keys: Vec<ForeignKey>,
     pub identities: Vec<Identity>,
     pub matview: Option<MatView>,
+    /// Constraints added NOT VALID and not validated since.
+    pub not_valid: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -583,6 +585,10 @@ impl TableRecord {
                 }
             }
         }
+        put_u32(out, self.not_valid.len());
+        for n in &self.not_valid {
+            put_str(out, n);
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -670,6 +676,12 @@ impl TableRecord {
                 depends_on: get_list(r, |r| Ok(RelId(r.u32()?)))?,
             })
         };
+        // Records written before NOT VALID constraints existed end here.
+        let not_valid = if r.at_end() {
+            Vec::new()
+        } else {
+            get_list(r, get_str)?
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
         }
@@ -696,6 +708,7 @@ impl TableRecord {
             foreign_keys,
             identities,
             matview,
+            not_valid,
         })
     }
 }
@@ -1057,6 +1070,7 @@ mod tests {
                 rule_oid: RelId(16500),
                 depends_on: vec![RelId(16384)],
             }),
+            not_valid: vec!["t_id_check".into()],
         }
     }
 
@@ -1199,33 +1213,45 @@ mod tests {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
+            not_valid: Vec::new(),
             ..table()
         });
-        let boundary = old.encode().len() - 13;
+        let boundary = old.encode().len() - 17;
         // And one written before foreign keys: it ends after the triggers.
         let no_fks = CatalogRecord::PutTable(TableRecord {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
+            not_valid: Vec::new(),
             ..table()
         });
-        let fk_boundary = no_fks.encode().len() - 9;
+        let fk_boundary = no_fks.encode().len() - 13;
         // And one written before identity columns.
         let no_ids = CatalogRecord::PutTable(TableRecord {
             identities: Vec::new(),
             matview: None,
+            not_valid: Vec::new(),
             ..table()
         });
-        let id_boundary = no_ids.encode().len() - 5;
+        let id_boundary = no_ids.encode().len() - 9;
         // And one written before materialized views.
         let no_mv = CatalogRecord::PutTable(TableRecord {
             matview: None,
+            not_valid: Vec::new(),
             ..table()
         });
-        let mv_boundary = no_mv.encode().len() - 1;
+        let mv_boundary = no_mv.encode().len() - 5;
+        // And one written before NOT VALID constraints.
+        let no_nv = CatalogRecord::PutTable(TableRecord {
+            not_valid: Vec::new(),
+            ..table()
+        });
+        let nv_boundary = no_nv.encode().len() - 4;
         for cut in 0..bytes.len() {
             let r = CatalogRecord::decode(&bytes[..cut]);
-            if cut == mv_boundary {
+            if cut == nv_boundary {
+                assert_eq!(r.unwrap(), no_nv, "the format before NOT VALID");
+            } else if cut == mv_boundary {
                 assert_eq!(r.unwrap(), no_mv, "the format before materialized views");
             } else if cut == id_boundary {
                 assert_eq!(r.unwrap(), no_ids, "the format before identity columns");

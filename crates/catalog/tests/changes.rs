@@ -132,6 +132,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         foreign_keys: Vec::new(),
         identities: Vec::new(),
         matview: None,
+        not_valid: Vec::new(),
         storage,
     }
 }

@@ -1312,6 +1312,31 @@ fn constraint_def(
     pretty: bool,
     public_visible: bool,
 ) -> String {
+    let mut def = constraint_body(c, t, con, pretty, public_visible);
+    if !constraint_validated(t, con) {
+        def.push_str(" NOT VALID");
+    }
+    def
+}
+
+/// pg_constraint.convalidated: false for a CHECK or FOREIGN KEY added NOT
+/// VALID and not validated since.
+fn constraint_validated(t: &TableDef, con: &Constraint) -> bool {
+    let name = match con {
+        Constraint::Index(_) => return true,
+        Constraint::Check(k) => &t.checks[*k].name,
+        Constraint::Foreign(fk) => &fk.name,
+    };
+    !t.not_valid.contains(name)
+}
+
+fn constraint_body(
+    c: &Catalog,
+    t: &TableDef,
+    con: &Constraint,
+    pretty: bool,
+    public_visible: bool,
+) -> String {
     match con {
         Constraint::Foreign(fk) => {
             let parent = c.table_by_oid(fk.parent);
@@ -1363,7 +1388,7 @@ fn constraint_rows(c: &Catalog) -> Rows {
                 .set("connamespace", oid(table_namespace(&t, c)))
                 .set("condeferrable", Value::Bool(false))
                 .set("condeferred", Value::Bool(false))
-                .set("convalidated", Value::Bool(true))
+                .set("convalidated", Value::Bool(constraint_validated(&t, &con)))
                 .set("conrelid", oid(t.oid.0))
                 .set("confupdtype", text(" "))
                 .set("confdeltype", text(" "))

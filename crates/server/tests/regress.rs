@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    not_valid,
     role_settings,
     narrow_scans,
     hash_joins,

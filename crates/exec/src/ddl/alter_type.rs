@@ -232,11 +232,14 @@ pub(super) fn alter_column_type(
     let new = Arc::new(new);
     // CHECK constraints must bind over the new row type.
     // (Their text is not the statement's: no position.)
-    let checks =
+    let mut checks =
         nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &new).map_err(|mut e| {
             e.position = None;
             e
         })?;
+    // A NOT VALID CHECK stays unchecked on the rewritten rows, as
+    // PostgreSQL re-adds it NOT VALID after the rewrite.
+    checks.retain(|c| !new.not_valid.contains(&c.name));
     if def.identity(pos).is_some() {
         retype_identity_sequence(ctx, def, pos, old_ty, new_ty)?;
     }

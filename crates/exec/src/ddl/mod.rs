@@ -679,8 +679,22 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
 /// Put a changed definition of a table in place (same storage).
 pub(crate) fn put_table(
     ctx: &mut StatementCtx,
-    def: nestor_catalog::TableDef,
+    mut def: nestor_catalog::TableDef,
 ) -> Result<(), DbError> {
+    // A NOT VALID constraint dropped (DROP CONSTRAINT, or with its column)
+    // leaves no mark behind.
+    let names = |d: &nestor_catalog::TableDef, n: &String| {
+        d.checks.iter().any(|c| c.name == *n) || d.foreign_keys.iter().any(|f| f.name == *n)
+    };
+    if !def.not_valid.is_empty() {
+        let keep: Vec<String> = def
+            .not_valid
+            .iter()
+            .filter(|n| names(&def, n))
+            .cloned()
+            .collect();
+        def.not_valid = keep;
+    }
     ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,

@@ -415,6 +415,9 @@ fn rename_constraint(
     for f in new.foreign_keys.iter_mut().filter(|f| f.name == from) {
         f.name = to.to_string();
     }
+    for n in new.not_valid.iter_mut().filter(|n| *n == from) {
+        *n = to.to_string();
+    }
     for i in new
         .indexes
         .iter_mut()

@@ -400,6 +400,7 @@ fn build_table(
             })
             .collect(),
         matview: None,
+        not_valid: Vec::new(),
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
