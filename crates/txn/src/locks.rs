@@ -58,11 +58,12 @@
 //! holders only. The waits-for graph has an edge from a waiter to every
 //! conflicting holder and to every conflicting request queued ahead of it.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nestor_common::hash::IdHashMap;
 use nestor_common::limits::LOCK_WAIT_POLL_MS;
 use nestor_common::{RelId, RowId, SavepointLevel, SessionId, Xid};
 use parking_lot::{Condvar, Mutex};
@@ -128,7 +129,7 @@ impl LockMode {
 }
 
 /// What a lock protects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LockKey {
     Row(RelId, RowId),
     /// Held exclusively by the transaction itself while it runs.
@@ -143,6 +144,39 @@ pub enum LockKey {
     /// A relation (by OID), locked in PostgreSQL's table-lock modes by
     /// statements and DDL; owned per session (see [`crate::relation_locks`]).
     Relation(u32),
+}
+
+/// The lock table hashes its keys with the fast id hasher
+/// (`nestor_common::hash`): rows, transactions and relations are the
+/// server's own numbers. An advisory key is the client's, and an
+/// FxHash-style hash of keys that differ only in their high bits puts them
+/// all in one bucket, so a client could slow down every session's locking;
+/// it is first mixed with SipHash under a per-process random key.
+impl std::hash::Hash for LockKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        match *self {
+            LockKey::Row(rel, row) => {
+                state.write_u8(0);
+                state.write_u32(rel.0);
+                state.write_u64(row.0);
+            }
+            LockKey::Txn(xid) => {
+                state.write_u8(1);
+                state.write_u64(xid.0);
+            }
+            LockKey::Advisory { key, pair } => {
+                use std::hash::BuildHasher;
+                static MIX: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+                    std::sync::OnceLock::new();
+                state.write_u8(2);
+                state.write_u64(MIX.get_or_init(Default::default).hash_one((key, pair)));
+            }
+            LockKey::Relation(oid) => {
+                state.write_u8(3);
+                state.write_u32(oid);
+            }
+        }
+    }
 }
 
 impl LockKey {
@@ -264,18 +298,18 @@ struct Wait {
 
 #[derive(Default)]
 struct Inner {
-    entries: HashMap<LockKey, Entry>,
+    entries: IdHashMap<LockKey, Entry>,
     /// Blocked transactions and what they wait for: the waits-for graph's
     /// edges are (waiter -> each conflicting holder of `key`, and each
     /// conflicting request queued ahead of it).
-    waits: HashMap<Xid, Wait>,
+    waits: IdHashMap<Xid, Wait>,
     /// Grants made by releasers to queued requests, by ticket: taken by the
     /// waiter when it wakes.
-    granted: HashMap<u64, Acquired>,
+    granted: IdHashMap<u64, Acquired>,
     next_ticket: u64,
     /// Session-level advisory locks: how many times each session took each
     /// key, [shared, exclusive] (PostgreSQL counts re-acquisitions).
-    session_locks: HashMap<(SessionId, LockKey), [u32; 2]>,
+    session_locks: IdHashMap<(SessionId, LockKey), [u32; 2]>,
 }
 
 /// The lock table. One mutex guards it; hold times are a hash lookup and a

@@ -24,7 +24,9 @@
 //! interlock that keeps that scan safe against snapshots being taken
 //! concurrently. docs/transactions.md holds the full protocol.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use nestor_common::hash::IdHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
@@ -159,7 +161,7 @@ pub struct TxnManager {
     seq: Mutex<Sequencer>,
     /// Signalled when the horizon advances (commits waiting to be covered).
     published: Condvar,
-    status: RwLock<HashMap<Xid, XidState>>,
+    status: RwLock<IdHashMap<Xid, XidState>>,
     slots: Mutex<Vec<Weak<SnapshotSlot>>>,
     pub locks: LockTable,
     /// Strong relation locks announced, by partition (the fast path's
@@ -178,7 +180,7 @@ pub struct TxnManager {
 /// older outcomes are forgotten (PostgreSQL likewise forgets truncated clog).
 #[derive(Default)]
 struct History {
-    outcome: HashMap<Xid, bool>,
+    outcome: IdHashMap<Xid, bool>,
     order: std::collections::VecDeque<Xid>,
 }
 
@@ -212,7 +214,7 @@ impl TxnManager {
                 done: BTreeSet::new(),
             }),
             published: Condvar::new(),
-            status: RwLock::new(HashMap::new()),
+            status: RwLock::new(IdHashMap::default()),
             slots: Mutex::new(Vec::new()),
             locks: LockTable::new(),
             relation_strong: Default::default(),
