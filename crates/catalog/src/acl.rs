@@ -20,8 +20,11 @@
 //! A check ([`ObjAcl::allows`]) grants a privilege to a role that holds it
 //! through an item for itself, for PUBLIC, or for a role whose privileges it
 //! has (membership with INHERIT, PostgreSQL's has_privs_of_role); a
-//! superuser passes every check before any of this is looked at. Left out:
-//! column privileges, ALTER DEFAULT PRIVILEGES, databases' ACLs.
+//! superuser passes every check before any of this is looked at. ALTER
+//! DEFAULT PRIVILEGES entries (pg_default_acl) are kept beside these,
+//! by (role, schema, object type), and give a new object its first ACL
+//! (`exec/src/ddl/default_acl.rs`). Left out: column privileges,
+//! databases' ACLs.
 
 use nestor_common::RelId;
 

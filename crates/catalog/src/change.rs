@@ -71,6 +71,12 @@ pub enum Change {
         key: (u32, u32),
         acl: Option<crate::acl::ObjAcl>,
     },
+    /// Set (Some) or remove (None) the default ACL of (role, schema,
+    /// object type): ALTER DEFAULT PRIVILEGES.
+    SetDefaultAcl {
+        key: (u32, u32, u8),
+        acl: Option<Vec<crate::acl::AclItem>>,
+    },
     /// Set (Some) or remove (None) the session defaults of (database OID,
     /// role OID), 0 meaning all: ALTER ROLE / DATABASE ... SET.
     SetRoleSettings {
@@ -122,6 +128,10 @@ pub(crate) enum Undo {
         key: (u32, u32),
         prev: Option<Vec<(String, String)>>,
     },
+    DefaultAcl {
+        key: (u32, u32, u8),
+        prev: Option<Vec<crate::acl::AclItem>>,
+    },
     Role {
         /// The name the change put a role under (None for a drop).
         put: Option<String>,
@@ -141,6 +151,7 @@ impl std::fmt::Debug for Undo {
             Undo::Function { name, .. } => write!(f, "function {name}"),
             Undo::Acl { key, .. } => write!(f, "acl {key:?}"),
             Undo::RoleSettings { key, .. } => write!(f, "role settings {key:?}"),
+            Undo::DefaultAcl { key, .. } => write!(f, "default acl {key:?}"),
             Undo::Role { put, prev } => write!(
                 f,
                 "role {:?}",
@@ -184,6 +195,10 @@ impl Change {
                 key: *key,
                 config: config.clone(),
             },
+            Change::SetDefaultAcl { key, acl } => CatalogRecord::SetDefaultAcl {
+                key: *key,
+                acl: acl.clone(),
+            },
         }
     }
 
@@ -211,6 +226,13 @@ impl Change {
                     None => state.role_settings.remove(&key),
                 };
                 return Undo::RoleSettings { key, prev };
+            }
+            Change::SetDefaultAcl { key, acl } => {
+                let prev = match acl {
+                    Some(a) => state.default_acls.insert(key, a),
+                    None => state.default_acls.remove(&key),
+                };
+                return Undo::DefaultAcl { key, prev };
             }
             _ => state.ns_mut(ns),
         };
@@ -291,7 +313,8 @@ impl Change {
             Change::PutRole(_)
             | Change::DropRole(_)
             | Change::SetAcl { .. }
-            | Change::SetRoleSettings { .. } => unreachable!("applied above"),
+            | Change::SetRoleSettings { .. }
+            | Change::SetDefaultAcl { .. } => unreachable!("applied above"),
         }
     }
 }
@@ -324,6 +347,15 @@ impl DdlUndo for CatalogUndo {
                 match prev {
                     Some(p) => state.acls.insert(*key, p.clone()),
                     None => state.acls.remove(key),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::DefaultAcl { key, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.default_acls.insert(*key, p.clone()),
+                    None => state.default_acls.remove(key),
                 };
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -393,9 +425,10 @@ impl DdlUndo for CatalogUndo {
                         st.put_function(p.clone());
                     }
                 }
-                Undo::Role { .. } | Undo::Acl { .. } | Undo::RoleSettings { .. } => {
-                    unreachable!("undone above")
-                }
+                Undo::Role { .. }
+                | Undo::Acl { .. }
+                | Undo::RoleSettings { .. }
+                | Undo::DefaultAcl { .. } => unreachable!("undone above"),
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

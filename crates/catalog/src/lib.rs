@@ -134,6 +134,9 @@ pub(crate) struct State {
     /// Session defaults of ALTER ROLE / DATABASE ... SET, by (database
     /// OID, role OID), 0 meaning all (PostgreSQL's pg_db_role_setting).
     pub role_settings: BTreeMap<(u32, u32), RoleSettings>,
+    /// ALTER DEFAULT PRIVILEGES, by (role, schema OID or 0, object type
+    /// letter): PostgreSQL's pg_default_acl (see [`acl`]).
+    pub default_acls: BTreeMap<(u32, u32, u8), Vec<acl::AclItem>>,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -359,6 +362,22 @@ impl Catalog {
             .get(&key)
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Every pg_default_acl entry.
+    pub fn default_acls(&self) -> Vec<((u32, u32, u8), Vec<acl::AclItem>)> {
+        let st = self.state.read();
+        let all = st
+            .default_acls
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect();
+        all
+    }
+
+    /// One pg_default_acl entry.
+    pub fn default_acl(&self, key: (u32, u32, u8)) -> Option<Vec<acl::AclItem>> {
+        self.state.read().default_acls.get(&key).cloned()
     }
 
     /// Every changed owner/ACL entry (objects may since be gone).
@@ -721,7 +740,8 @@ impl Catalog {
             Change::PutRole(_)
             | Change::DropRole(_)
             | Change::SetAcl { .. }
-            | Change::SetRoleSettings { .. } => return Ok(Ns::Public),
+            | Change::SetRoleSettings { .. }
+            | Change::SetDefaultAcl { .. } => return Ok(Ns::Public),
         };
         if !temp {
             return Ok(Ns::Public);
@@ -841,9 +861,17 @@ impl Catalog {
                 key: *k,
                 config: Some(v.clone()),
             });
+        let default_acls = st
+            .default_acls
+            .iter()
+            .map(|(k, v)| CatalogRecord::SetDefaultAcl {
+                key: *k,
+                acl: Some(v.clone()),
+            });
         roles
             .chain(acls)
             .chain(role_settings)
+            .chain(default_acls)
             .chain(seqs)
             .chain(tables)
             .chain(functions)
@@ -913,6 +941,13 @@ impl Catalog {
                 match acl {
                     Some(a) => st.acls.insert(key, a),
                     None => st.acls.remove(&key),
+                };
+            }
+            CatalogRecord::SetDefaultAcl { key, acl } => {
+                let mut st = self.state.write();
+                match acl {
+                    Some(a) => st.default_acls.insert(key, a),
+                    None => st.default_acls.remove(&key),
                 };
             }
             CatalogRecord::SetRoleSettings { key, config } => {

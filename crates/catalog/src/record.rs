@@ -34,6 +34,8 @@
 //!            | 0x17 SetRoleSettings database:u32 role:u32
 //!                                (0x00 | 0x01 n:u32 (name value)*)
 //!                                (absent: the entry removed)
+//!            | 0x18 SetDefaultAcl role:u32 schema:u32 objtype:u8
+//!                                (0x00 | 0x01 acl)   (absent: the entry removed)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -83,6 +85,7 @@ const TAG_PUT_ROLE: u8 = 0x14;
 const TAG_DROP_ROLE: u8 = 0x15;
 const TAG_SET_ACL: u8 = 0x16;
 const TAG_SET_ROLE_SETTINGS: u8 = 0x17;
+const TAG_SET_DEFAULT_ACL: u8 = 0x18;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -116,6 +119,13 @@ pub enum CatalogRecord {
     SetAcl {
         key: (u32, u32),
         acl: Option<ObjAcl>,
+    },
+    /// ALTER DEFAULT PRIVILEGES: the ACL objects of `objtype` (a
+    /// pg_default_acl letter) created by `role` (in `schema`, 0: anywhere)
+    /// start from; None: the entry removed.
+    SetDefaultAcl {
+        key: (u32, u32, u8),
+        acl: Option<Vec<AclItem>>,
     },
     /// Session defaults of (database, role); None: the entry removed.
     SetRoleSettings {
@@ -323,13 +333,20 @@ impl CatalogRecord {
                     None => out.push(0),
                     Some(items) => {
                         out.push(1);
-                        put_u32(&mut out, items.len());
-                        for i in items {
-                            out.extend_from_slice(&i.grantee.to_le_bytes());
-                            out.extend_from_slice(&i.grantor.to_le_bytes());
-                            out.extend_from_slice(&i.privs.to_le_bytes());
-                            out.extend_from_slice(&i.grant_option.to_le_bytes());
-                        }
+                        put_acl_items(&mut out, items);
+                    }
+                }
+            }
+            CatalogRecord::SetDefaultAcl { key, acl } => {
+                out.push(TAG_SET_DEFAULT_ACL);
+                out.extend_from_slice(&key.0.to_le_bytes());
+                out.extend_from_slice(&key.1.to_le_bytes());
+                out.push(key.2);
+                match acl {
+                    None => out.push(0),
+                    Some(items) => {
+                        out.push(1);
+                        put_acl_items(&mut out, items);
                     }
                 }
             }
@@ -448,25 +465,21 @@ impl CatalogRecord {
                 };
                 CatalogRecord::SetRoleSettings { key, config }
             }
+            TAG_SET_DEFAULT_ACL => {
+                let key = (r.u32()?, r.u32()?, r.u8()?);
+                let acl = if get_bool(&mut r)? {
+                    Some(get_acl_items(&mut r)?)
+                } else {
+                    None
+                };
+                CatalogRecord::SetDefaultAcl { key, acl }
+            }
             TAG_SET_ACL => {
                 let key = (r.u32()?, r.u32()?);
                 let acl = if get_bool(&mut r)? {
                     let owner = RelId(r.u32()?);
                     let acl = if get_bool(&mut r)? {
-                        Some(get_list(&mut r, |r| {
-                            let grantee = r.u32()?;
-                            let grantor = r.u32()?;
-                            let privs =
-                                u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
-                            let grant_option =
-                                u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
-                            Ok(AclItem {
-                                grantee,
-                                grantor,
-                                privs,
-                                grant_option,
-                            })
-                        })?)
+                        Some(get_acl_items(&mut r)?)
                     } else {
                         None
                     };
@@ -944,6 +957,32 @@ fn persistence_of(b: u8) -> Result<Persistence, String> {
     })
 }
 
+/// `n:u32 (grantee:u32 grantor:u32 privs:u16 grant:u16)*`.
+fn put_acl_items(out: &mut Vec<u8>, items: &[AclItem]) {
+    put_u32(out, items.len());
+    for i in items {
+        out.extend_from_slice(&i.grantee.to_le_bytes());
+        out.extend_from_slice(&i.grantor.to_le_bytes());
+        out.extend_from_slice(&i.privs.to_le_bytes());
+        out.extend_from_slice(&i.grant_option.to_le_bytes());
+    }
+}
+
+fn get_acl_items(r: &mut Reader<'_>) -> Result<Vec<AclItem>, String> {
+    get_list(r, |r| {
+        let grantee = r.u32()?;
+        let grantor = r.u32()?;
+        let privs = u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
+        let grant_option = u16::from_le_bytes(r.bytes(2)?.try_into().expect("2 bytes"));
+        Ok(AclItem {
+            grantee,
+            grantor,
+            privs,
+            grant_option,
+        })
+    })
+}
+
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     let n = u32::try_from(n).expect("catalog lists are far below 2^32 entries");
     out.extend_from_slice(&n.to_le_bytes());
@@ -1150,6 +1189,19 @@ mod tests {
             CatalogRecord::SetRoleSettings {
                 key: (5, 0),
                 config: None,
+            },
+            CatalogRecord::SetDefaultAcl {
+                key: (16401, 2200, b'r'),
+                acl: Some(vec![AclItem {
+                    grantee: 0,
+                    grantor: 16401,
+                    privs: 2,
+                    grant_option: 0,
+                }]),
+            },
+            CatalogRecord::SetDefaultAcl {
+                key: (16401, 0, b'f'),
+                acl: None,
             },
             CatalogRecord::DropRole {
                 name: "alice".into(),

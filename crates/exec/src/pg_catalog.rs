@@ -56,6 +56,8 @@ pub const SUPERUSER_OID: u32 = 10;
 pub const DATABASE_OWNER_ROLE_OID: u32 = 6171;
 pub const CHECK_OID_BASE: u32 = 0xE000_0000;
 pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
+/// pg_default_acl rows: their ordinal in key order plus this.
+pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const DEFAULT_COLLATION_OID: u32 = 100;
@@ -402,7 +404,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::ForeignDataWrapper
         | Rel::ForeignServer
         | Rel::UserMapping
-        | Rel::DefaultAcl
         | Rel::LargeobjectMetadata
         | Rel::Seclabel
         | Rel::Shseclabel
@@ -414,6 +415,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Seclabels
         // GRANT ... ON PARAMETER is not supported: no parameter has an ACL.
         | Rel::ParameterAcl => Vec::new(),
+        Rel::DefaultAcl => default_acl_rows(c),
         Rel::DbRoleSetting => c
             .role_settings()
             .into_iter()
@@ -487,6 +489,33 @@ fn database_owner_role() -> nestor_catalog::RoleDef {
 
 /// pg_roles, pg_authid and pg_user rows from the role catalog (pg_roles
 /// and pg_user mask the password as PostgreSQL's views do).
+/// pg_default_acl: ALTER DEFAULT PRIVILEGES entries. Their OIDs are
+/// numbered in key order from DEFAULT_ACL_OID_BASE (they have no object
+/// of their own to be named by).
+fn default_acl_rows(c: &Catalog) -> Rows {
+    let name = |r: u32| role_name(c, r);
+    c.default_acls()
+        .into_iter()
+        .enumerate()
+        .map(|(k, ((role, schema, letter), items))| {
+            let texts = items
+                .iter()
+                .map(|i| text(nestor_catalog::acl::item_text(i, &name)))
+                .collect();
+            RowB::new(Rel::DefaultAcl)
+                .set("oid", oid(DEFAULT_ACL_OID_BASE + k as u32))
+                .set("defaclrole", oid(role))
+                .set("defaclnamespace", oid(schema))
+                .set("defaclobjtype", text((letter as char).to_string()))
+                .set(
+                    "defaclacl",
+                    Array::from_items(DataType::Text, texts).value(),
+                )
+                .done()
+        })
+        .collect()
+}
+
 /// A pg_db_role_setting entry's settings as PostgreSQL's `name=value`
 /// text array (NULL when empty).
 fn setconfig(config: &[(String, String)]) -> Value {

@@ -525,6 +525,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateRoleStmt(_) => "CREATE ROLE",
             NodeEnum::AlterRoleStmt(_) | NodeEnum::AlterRoleSetStmt(_) => "ALTER ROLE",
             NodeEnum::AlterDatabaseSetStmt(_) => "ALTER DATABASE",
+            NodeEnum::AlterDefaultPrivilegesStmt(_) => "ALTER DEFAULT PRIVILEGES",
             NodeEnum::DropRoleStmt(_) => "DROP ROLE",
             NodeEnum::GrantRoleStmt(_) => "GRANT",
             NodeEnum::GrantStmt(g) if g.is_grant => "GRANT",
@@ -550,6 +551,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
         .collect();
     crate::relation_lock::lock_created(ctx, &created)?;
     crate::ddl::record_owner(ctx, n, &before)?;
+    crate::ddl::apply_default_acls(ctx, &created)?;
     Ok(tag)
 }
 
@@ -581,6 +583,7 @@ fn run_ddl(
         NodeEnum::AlterRoleStmt(st) => crate::ddl::alter_role(ctx, st),
         NodeEnum::AlterRoleSetStmt(st) => crate::ddl::alter_role_set(ctx, st),
         NodeEnum::AlterDatabaseSetStmt(st) => crate::ddl::alter_database_set(ctx, st),
+        NodeEnum::AlterDefaultPrivilegesStmt(st) => crate::ddl::alter_default_privileges(ctx, st),
         NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),

@@ -51,6 +51,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterRoleStmt(_)
             | NodeEnum::AlterRoleSetStmt(_)
             | NodeEnum::AlterDatabaseSetStmt(_)
+            | NodeEnum::AlterDefaultPrivilegesStmt(_)
             | NodeEnum::DropRoleStmt(_)
             | NodeEnum::GrantRoleStmt(_)
             | NodeEnum::GrantStmt(_)

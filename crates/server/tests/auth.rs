@@ -365,7 +365,8 @@ async fn shown_as(srv: &Server, user: &str, options: &str, names: &[&str]) -> Ve
 
 /// ALTER ROLE / DATABASE ... SET: a new session of the role starts with
 /// the stored values (role over database), the startup packet's options
-/// over both; the settings are logged and checkpointed like roles.
+/// over both; the settings, and ALTER DEFAULT PRIVILEGES entries, are
+/// logged and checkpointed like roles.
 #[tokio::test]
 async fn role_settings_apply_at_login_and_survive_a_crash() {
     let mut srv = Server::start();
@@ -377,8 +378,16 @@ async fn role_settings_apply_at_login_and_survive_a_crash() {
          ALTER DATABASE postgres SET statement_timeout = '9s'; \
          ALTER ROLE app SET timezone = 'Asia/Tokyo'",
     );
+    ok(
+        &srv,
+        "ALTER DEFAULT PRIVILEGES FOR ROLE app GRANT SELECT ON TABLES TO PUBLIC",
+    );
     ok(&srv, "CHECKPOINT");
     ok(&srv, "ALTER ROLE app SET statement_timeout = '5s'");
+    ok(
+        &srv,
+        "ALTER DEFAULT PRIVILEGES FOR ROLE app GRANT USAGE ON SEQUENCES TO PUBLIC",
+    );
     assert_eq!(
         shown_as(&srv, "app", "", &names).await,
         ["Asia/Tokyo", "5s", "4s"]
@@ -400,5 +409,14 @@ async fn role_settings_apply_at_login_and_survive_a_crash() {
     assert_eq!(
         shown_as(&again, "app", "", &names).await,
         ["Asia/Tokyo", "5s", "4s"]
+    );
+    // ALTER DEFAULT PRIVILEGES entries likewise (one from each).
+    assert_eq!(
+        ok(
+            &again,
+            "SELECT string_agg(defaclobjtype || ':' || array_to_string(defaclacl, ','), ' ' \
+             ORDER BY defaclobjtype) FROM pg_default_acl"
+        ),
+        "S:app=rwU/app,=U/app r:app=arwdDxt/app,=r/app"
     );
 }

@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    default_privileges,
     not_valid,
     role_settings,
     narrow_scans,

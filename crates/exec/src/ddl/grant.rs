@@ -59,7 +59,7 @@ fn undefined_relation(name: &str) -> DbError {
     )
 }
 
-fn schema_oid(name: &str) -> Result<u32, DbError> {
+pub(super) fn schema_oid(name: &str) -> Result<u32, DbError> {
     if name == "public" {
         Ok(PUBLIC_NAMESPACE_OID)
     } else {
@@ -206,7 +206,7 @@ fn function_target(oid: u32, name: &str) -> Target {
 }
 
 /// The privilege bits a GRANT lists (ALL: None); column lists are 0A000.
-fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String, u16)>>, DbError> {
+pub(super) fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String, u16)>>, DbError> {
     if st.privileges.is_empty() {
         return Ok(None);
     }
@@ -231,7 +231,7 @@ fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String, u16)>>, D
 }
 
 /// The grantee OIDs (PUBLIC is 0).
-fn grantees(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<u32>, DbError> {
+pub(super) fn grantees(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<u32>, DbError> {
     let mut out = Vec::new();
     for g in &st.grantees {
         let NodeEnum::RoleSpec(rs) = node(g)? else {
@@ -774,6 +774,32 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
             out.push(format!("privileges for {what}"));
         }
     }
+    // Default privileges after the schemas and before the objects
+    // (PostgreSQL lists dependencies in the order they were recorded, and
+    // that is the usual order of a setup script): the role's own, and
+    // those naming it.
+    let mut defaults = ctx.catalog.default_acls();
+    defaults.sort_by_key(|((role, schema, letter), _)| {
+        let kind = b"rSfTn".iter().position(|l| l == letter);
+        (*role, kind, *schema)
+    });
+    let mut first = Vec::new();
+    for (key, items) in defaults {
+        let what = super::default_acl::describe(ctx, key);
+        if key.0 == oid.0 {
+            first.push(format!("owner of {what}"));
+        } else if items
+            .iter()
+            .any(|i| i.grantee == oid.0 || i.grantor == oid.0)
+        {
+            first.push(format!("privileges for {what}"));
+        }
+    }
+    let schemas = out
+        .iter()
+        .take_while(|d| d.ends_with("schema public"))
+        .count();
+    out.splice(schemas..schemas, first);
     out
 }
 
@@ -795,7 +821,7 @@ fn object_description(ctx: &StatementCtx, class: u32, oid: u32) -> Option<String
         acl::CLASS_PROC => ctx
             .catalog
             .function_by_oid(RelId(oid))
-            .map(|f| format!("function {}", f.name)),
+            .map(|f| format!("function {}", f.signature())),
         acl::CLASS_NAMESPACE => (oid == PUBLIC_NAMESPACE_OID).then(|| "schema public".to_string()),
         _ => None,
     }

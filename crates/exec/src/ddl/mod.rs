@@ -11,6 +11,7 @@
 mod alter;
 mod alter_type;
 mod comment;
+mod default_acl;
 mod foreign_key;
 mod function;
 mod grant;
@@ -25,6 +26,8 @@ mod view;
 
 pub use alter::alter_table;
 pub use comment::comment;
+pub use default_acl::alter_default_privileges;
+pub(crate) use default_acl::apply_default_acls;
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
