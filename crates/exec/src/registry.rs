@@ -171,6 +171,9 @@ pub struct SessionShared {
     pub prepared: Mutex<Vec<Arc<PreparedInfo>>>,
     /// The connection's TLS (set at start, never changed).
     pub ssl: Option<SslInfo>,
+    /// The session's identity in the server log, for lines other threads
+    /// write about it (weak: the log identity reads this entry).
+    pub log: std::sync::OnceLock<std::sync::Weak<nestor_common::log::SessionLog>>,
 }
 
 /// A named prepared statement as pg_prepared_statements shows it.
@@ -190,6 +193,17 @@ pub struct PreparedInfo {
     /// parameters' values, and reuses the plan: each execution uses a
     /// generic plan in PostgreSQL's terms (generic_plans).
     pub executions: std::sync::atomic::AtomicI64,
+}
+
+/// What the server log reads about a session when it writes a line.
+impl nestor_common::log::LiveFields for SessionShared {
+    fn txid(&self) -> u64 {
+        self.activity.lock().xid.0
+    }
+
+    fn application_name(&self) -> String {
+        self.activity.lock().application_name.clone()
+    }
 }
 
 impl SessionShared {
@@ -497,12 +511,16 @@ impl Registry {
                 }
             };
             if let Some((age_us, state, query)) = warn {
-                eprintln!(
-                    "WARNING:  transaction of process {} has been open for {:.3} s ({state}): it holds back pruning of dead row versions",
+                let message = format!(
+                    "transaction of process {} has been open for {:.3} s ({state}): it holds back pruning of dead row versions",
                     s.pid.0,
                     age_us as f64 / 1e6
                 );
-                eprintln!("DETAIL:  Its last statement: {query}");
+                let detail = format!("Its last statement: {query}");
+                let log = s.log.get().and_then(std::sync::Weak::upgrade);
+                let mut line = nestor_common::log::Line::new("WARNING", &message).detail(&detail);
+                line.session = log.as_deref();
+                nestor_common::log::write(&line);
             }
         }
     }

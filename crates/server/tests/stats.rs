@@ -323,6 +323,126 @@ async fn log_min_duration_statement_logs_slow_statements() {
     );
 }
 
+/// `--log-destination jsonlog`: every line the server writes is one JSON
+/// object with PostgreSQL 15's jsonlog keys; an error carries its
+/// SQLSTATE, statement and cursor position, a duration line the session's
+/// identity, and a line written inside a transaction that has an XID that
+/// XID.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonlog_writes_postgresql_json_lines() {
+    let srv =
+        tokio::task::block_in_place(|| Server::start_with(&["--log-destination", "jsonlog"], &[]));
+    let (c, conn) = t(tokio_postgres::connect(
+        &format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres application_name=jsontest",
+            srv.port
+        ),
+        NoTls,
+    ))
+    .await
+    .expect("connect");
+    tokio::spawn(conn);
+    let pid: u32 = rows(&c, "SELECT pg_backend_pid()").await[0]
+        .parse()
+        .unwrap();
+    assert!(c.simple_query("SELECT 1/0").await.is_err());
+    assert!(c.simple_query("SELECT nosuchcolumn").await.is_err());
+    run(&c, "SET log_min_duration_statement = 0").await;
+    run(&c, "SELECT 'logged' AS marker").await;
+    run(&c, "RESET log_min_duration_statement").await;
+    run(&c, "CREATE TABLE j (a int)").await;
+    run(&c, "BEGIN; INSERT INTO j VALUES (1)").await;
+    let xid: u64 = rows(&c, "SELECT txid_current()").await[0].parse().unwrap();
+    assert!(c.simple_query("SELECT 2/0").await.is_err());
+    run(&c, "ROLLBACK").await;
+
+    let lines: Vec<serde_json::Value> = srv
+        .log_lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let mine: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["pid"] == pid && l["backend_type"] == "client backend")
+        .collect();
+    let messages: Vec<&str> = mine
+        .iter()
+        .map(|l| l["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 5, "{messages:?}");
+    assert_eq!(messages[0], "division by zero");
+    assert_eq!(messages[1], "column \"nosuchcolumn\" does not exist");
+    assert!(messages[2].starts_with("duration: "), "{messages:?}");
+    assert!(messages[3].starts_with("duration: "), "{messages:?}");
+    assert_eq!(messages[4], "division by zero");
+    let keys =
+        |l: &serde_json::Value| -> Vec<String> { l.as_object().unwrap().keys().cloned().collect() };
+    // PostgreSQL's keys (its order; serde_json sorts them, so compare sets).
+    let mut want = vec![
+        "timestamp",
+        "user",
+        "dbname",
+        "pid",
+        "remote_host",
+        "remote_port",
+        "session_id",
+        "line_num",
+        "session_start",
+        "txid",
+        "error_severity",
+        "state_code",
+        "message",
+        "statement",
+        "cursor_position",
+        "application_name",
+        "backend_type",
+    ];
+    want.sort_unstable();
+    assert_eq!(keys(mine[1]), want, "{}", mine[1]);
+    let e = mine[0];
+    assert_eq!(e["user"], "postgres");
+    assert_eq!(e["dbname"], "postgres");
+    assert_eq!(e["remote_host"], "127.0.0.1");
+    assert!(e["remote_port"].as_u64().is_some_and(|p| p > 0), "{e}");
+    assert_eq!(e["error_severity"], "ERROR");
+    assert_eq!(e["state_code"], "22012");
+    assert_eq!(e["statement"], "SELECT 1/0");
+    assert_eq!(e["application_name"], "jsontest");
+    assert_eq!(e["txid"], 0);
+    assert!(e.get("cursor_position").is_none());
+    assert_eq!(mine[1]["state_code"], "42703");
+    assert_eq!(mine[1]["cursor_position"], 8);
+    // session_id is the session's start (hex seconds) and pid, as
+    // PostgreSQL's %c; line_num counts the session's lines.
+    let sid = e["session_id"].as_str().unwrap();
+    assert!(sid.ends_with(&format!(".{pid:x}")), "{sid}");
+    assert_eq!(
+        mine.iter()
+            .map(|l| l["line_num"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 2, 3, 4, 5]
+    );
+    assert!(mine.iter().all(|l| l["session_id"] == sid));
+    // 2026-11-26 06:56:12.776 UTC, and the session start without millis.
+    let ts = e["timestamp"].as_str().unwrap();
+    assert_eq!(ts.len(), 27, "{ts}");
+    assert!(ts.ends_with(" UTC") && ts.as_bytes()[19] == b'.', "{ts}");
+    assert_eq!(e["session_start"].as_str().unwrap().len(), 23);
+    let d = mine[3];
+    assert_eq!(d["error_severity"], "LOG");
+    assert_eq!(
+        d["message"].as_str().unwrap().split("statement: ").nth(1),
+        Some("SELECT 'logged' AS marker")
+    );
+    assert!(d.get("state_code").is_none() && d.get("statement").is_none());
+    let in_txn = mine[4];
+    assert_eq!(in_txn["txid"], xid);
+    assert_eq!(in_txn["statement"], "SELECT 2/0");
+    // The server's own lines (no session) are JSON too.
+    assert!(lines.iter().any(|l| l["backend_type"] == "postmaster"
+        && l["message"].as_str().unwrap().starts_with("listening on ")));
+}
+
 /// One row of a query, every column as text.
 async fn row(c: &Client, sql: &str) -> Vec<String> {
     let r = rows(c, sql).await;

@@ -62,6 +62,8 @@ pub struct SessionInfo {
     pub database: String,
     pub application_name: String,
     pub client_addr: Option<String>,
+    /// The client's port, for the server log's remote_port.
+    pub client_port: Option<u16>,
     /// Other startup parameters (options, DateStyle, client_encoding, ...).
     pub startup_params: Vec<(String, String)>,
     /// The connection's TLS, for pg_stat_ssl.
@@ -103,6 +105,8 @@ pub struct Session {
     /// What the session counts in the memory budget's "sessions", and the
     /// (prepared statements, portals) it was counted for.
     mem_counted: (usize, (usize, usize)),
+    /// The session's identity in the server log (nestor_common::log).
+    log: Arc<nestor_common::log::SessionLog>,
     /// current_user as the executor checks it, and the (catalog version,
     /// settings generation) it was read at.
     role_cache: std::cell::Cell<((u64, u64), nestor_exec::privilege::RoleCtx)>,
@@ -170,6 +174,7 @@ impl Session {
             notify_wake: Default::default(),
             listening: parking_lot::Mutex::new(Vec::new()),
             prepared: parking_lot::Mutex::new(Vec::new()),
+            log: Default::default(),
         });
         engine.sessions.register(
             shared.clone(),
@@ -183,6 +188,16 @@ impl Session {
             .stats
             .sessions
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = Arc::new(nestor_common::log::SessionLog::new(
+            info.pid.0,
+            info.user.clone(),
+            info.database.clone(),
+            info.client_addr.clone(),
+            info.client_port,
+            nestor_common::log::unix_now_us(),
+            Some(shared.clone()),
+        ));
+        let _ = shared.log.set(Arc::downgrade(&log));
         let catalog = engine.catalog.for_session(info.pid);
         let block = TxnBlock::new(
             slot,
@@ -205,6 +220,7 @@ impl Session {
             copy_in: None,
             fatal_sent: false,
             mem_counted: (0, (0, 0)),
+            log,
             role_cache: std::cell::Cell::new((
                 (0, u64::MAX),
                 nestor_exec::privilege::RoleCtx::of(&role),
@@ -217,6 +233,12 @@ impl Session {
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)
+    }
+
+    /// The session's identity in the server log: the wire layer makes it
+    /// the current thread's while the session runs there.
+    pub fn log_session(&self) -> &Arc<nestor_common::log::SessionLog> {
+        &self.log
     }
 
     /// is_superuser follows SET ROLE and SET SESSION AUTHORIZATION.
@@ -371,13 +393,13 @@ impl Session {
     /// FATAL the wire layer sends before closing the connection.
     pub fn on_idle_timeout(&mut self, out: &mut Vec<BackendMsg>) {
         self.block.abandon(&mut self.settings);
-        out.push(BackendMsg::Error(
-            DbError::new(
-                SqlState::IdleInTransactionSessionTimeout,
-                "terminating connection due to idle-in-transaction timeout",
-            )
-            .with_severity(Severity::Fatal),
-        ));
+        let e = DbError::new(
+            SqlState::IdleInTransactionSessionTimeout,
+            "terminating connection due to idle-in-transaction timeout",
+        )
+        .with_severity(Severity::Fatal);
+        self.log_error(&e);
+        out.push(BackendMsg::Error(e));
         self.shared.terminated.store(true, Ordering::SeqCst);
         self.fatal_sent = true;
     }
@@ -388,9 +410,9 @@ impl Session {
         if !self.fatal_sent {
             self.fatal_sent = true;
             self.block.abandon(&mut self.settings);
-            out.push(BackendMsg::Error(
-                DbError::from(TxnError::Terminated).with_severity(Severity::Fatal),
-            ));
+            let e = DbError::from(TxnError::Terminated).with_severity(Severity::Fatal);
+            self.log_error(&e);
+            out.push(BackendMsg::Error(e));
         }
     }
 
@@ -517,7 +539,10 @@ impl Session {
         };
         out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
         match result {
-            Err(e) => out.push(BackendMsg::Error(e)),
+            Err(e) => {
+                self.log_error(&e);
+                out.push(BackendMsg::Error(e));
+            }
             Ok(()) => out.extend(complete),
         }
         self.ready(out);
@@ -551,8 +576,28 @@ impl Session {
             e.severity = Severity::Fatal;
             self.fatal_sent = true;
         }
+        self.log_error(&e);
         out.push(BackendMsg::Error(e));
         self.block.fail(&mut self.settings);
+    }
+
+    /// Write an error sent to the client to the server log with the
+    /// statement it came from, as PostgreSQL does with its defaults
+    /// (log_min_messages = warning, log_min_error_statement = error).
+    /// The error path only.
+    pub(crate) fn log_error(&self, e: &DbError) {
+        let statement = self.shared.activity.lock().query.clone();
+        let mut line = nestor_common::log::Line::new(e.severity.as_str(), &e.message);
+        line.state_code = Some(e.sqlstate());
+        line.detail = e.detail.as_deref();
+        line.hint = e.hint.as_deref();
+        line.context = e.context.as_deref();
+        line.session = Some(&self.log);
+        if !statement.is_empty() {
+            line.statement = Some(&statement);
+            line.cursor_position = e.position;
+        }
+        nestor_common::log::write(&line);
     }
 
     /// Execute one parsed statement of `text`.
@@ -719,10 +764,10 @@ impl Session {
         };
         if elapsed_ms >= min as f64 {
             let stmt = nestor_exec::stat_statements::statement_text(text, location, len);
-            eprintln!(
-                "LOG:  duration: {elapsed_ms:.3} ms  statement: {}",
-                stmt.trim()
-            );
+            let message = format!("duration: {elapsed_ms:.3} ms  statement: {}", stmt.trim());
+            let mut line = nestor_common::log::Line::new("LOG", &message);
+            line.session = Some(&self.log);
+            nestor_common::log::write(&line);
         }
     }
 
@@ -848,6 +893,7 @@ impl Session {
         };
         out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
         if let Err(e) = result {
+            self.log_error(&e);
             out.push(BackendMsg::Error(e));
         }
         self.ready(out);
