@@ -74,6 +74,9 @@ pub struct ActivityRow {
     pub state: String,
     pub backend_xid: Option<u64>,
     pub backend_xmin: Option<u64>,
+    /// When the snapshot the session holds was taken (microseconds since
+    /// 2000-01-01), while it holds one.
+    pub snapshot_start_us: Option<i64>,
     pub query: String,
     /// Savepoint view: open depth, defined this transaction, ROLLBACK TOs.
     pub savepoint_depth: u64,
@@ -107,6 +110,9 @@ pub struct Activity {
     pub xid: Xid,
     /// XID counter when the held snapshot was taken (see module header).
     pub snapshot_xmin: Option<u64>,
+    /// When the held snapshot was taken: the start of the statement that
+    /// took it (microseconds since 2000-01-01).
+    pub snapshot_start_us: Option<i64>,
     /// Explicit wait event set by the executor (pg_sleep), if any.
     pub wait_event: Option<(&'static str, &'static str)>,
     pub savepoint_depth: u64,
@@ -226,6 +232,7 @@ impl SessionShared {
             state: a.state,
             backend_xid: (!a.xid.is_none()).then_some(a.xid.0),
             backend_xmin: self.slot.held().and(a.snapshot_xmin),
+            snapshot_start_us: self.slot.held().and(a.snapshot_start_us),
             query: a.query,
             savepoint_depth: a.savepoint_depth,
             savepoints_defined: a.savepoints_defined,

@@ -846,12 +846,19 @@ impl Session {
         if waits_for_safe_snapshot {
             wait_event(Some(("IPC", "SafeSnapshot")));
         }
+        let reused = txn.reuses_snapshot();
         let snapshot = txn.start_statement_with(&wait);
         if waits_for_safe_snapshot {
             wait_event(None);
         }
         let snapshot = snapshot?;
-        self.shared.activity.lock().snapshot_xmin = Some(self.engine.txn.next_xid().0);
+        if !reused {
+            // A new snapshot: when it was taken (this statement's start,
+            // read above) for the metrics' oldest snapshot age.
+            let mut a = self.shared.activity.lock();
+            a.snapshot_xmin = Some(self.engine.txn.next_xid().0);
+            a.snapshot_start_us = Some(start);
+        }
         let mut ctx = StatementCtx {
             db: &self.engine.db,
             catalog: &self.catalog,
@@ -1325,6 +1332,7 @@ impl Session {
             a.xact_start_us = None;
             a.xid = nestor_common::Xid::NONE;
             a.snapshot_xmin = None;
+            a.snapshot_start_us = None;
             a.savepoint_depth = 0;
         }
     }
