@@ -229,4 +229,5 @@ regress!(
     function_rename,
     set_constraints,
     table_locks,
+    stat_indexes,
 );

@@ -101,11 +101,11 @@ pub(super) fn index_scan(
 ) -> Result<bool, DbError> {
     populated(table)?;
     ssi_check(ev)?;
-    let tuples = index_lookup(table, index, keys, ev, param)?;
+    let (tuples, scans) = index_lookup(table, index, keys, ev, param)?;
     ev.ctx
         .db
         .stats
-        .count_scan(table.oid.0, true, tuples.len() as u64);
+        .count_scans(index.oid.0, true, scans, tuples.len() as u64);
     ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);
@@ -131,8 +131,23 @@ pub(super) fn sysview(
     Ok(true)
 }
 
-/// Evaluate index keys and read the matching visible rows.
+/// Evaluate index keys and read the matching visible rows; with the
+/// number of lookups made (an IN list makes one per distinct value).
 fn index_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    keys: &IndexKeys,
+    ev: &mut Ev,
+    param: &[Value],
+) -> Result<(Vec<Tuple>, u64), DbError> {
+    if let Some(list) = &keys.in_list {
+        return in_list_lookup(table, index, list, ev, param);
+    }
+    Ok((range_lookup(table, index, keys, ev, param)?, 1))
+}
+
+/// One lookup by equal keys and a range on the next column.
+fn range_lookup(
     table: &TableDef,
     index: &IndexDef,
     keys: &IndexKeys,
@@ -141,9 +156,6 @@ fn index_lookup(
 ) -> Result<Vec<Tuple>, DbError> {
     let snap = ev.ctx.snapshot;
     let storage = &table.storage;
-    if let Some(list) = &keys.in_list {
-        return in_list_lookup(table, index, list, ev, param);
-    }
     let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
     for (i, e) in keys.eq.iter().enumerate() {
         let v = e.eval(param, ev)?;
@@ -202,7 +214,7 @@ fn in_list_lookup(
     list: &[Expr],
     ev: &mut Ev,
     param: &[Value],
-) -> Result<Vec<Tuple>, DbError> {
+) -> Result<(Vec<Tuple>, u64), DbError> {
     let mut vals = Vec::with_capacity(list.len());
     for e in list {
         let v = e.eval(param, ev)?;
@@ -212,6 +224,7 @@ fn in_list_lookup(
     }
     vals.sort();
     vals.dedup();
+    let lookups = vals.len() as u64;
     let snap = ev.ctx.snapshot;
     let mut out = Vec::new();
     for v in vals {
@@ -223,7 +236,7 @@ fn in_list_lookup(
             &snap,
         ));
     }
-    Ok(out)
+    Ok((out, lookups))
 }
 
 /// Key values must have the column's own type to compare as the index
