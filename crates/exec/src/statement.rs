@@ -147,17 +147,41 @@ impl Prepared {
     }
 
     /// Its pg_stat_statements identity: computed (through the store's
-    /// cache of texts) at the first call, kept after.
+    /// cache of texts) at the first call, kept after. A statement
+    /// PostgreSQL counts as utility (DDL, CALL, DO, EXPLAIN, CREATE TABLE
+    /// AS: all but SELECT, INSERT, UPDATE, DELETE, MERGE) gets the identity
+    /// of its exact text, as PostgreSQL 15 gives utility statements.
     pub fn stat_id(
         &self,
         store: &crate::stat_statements::StatStatements,
     ) -> &Arc<crate::stat_statements::QueryId> {
         self.stat_id.get_or_init(|| {
-            store.identify(crate::stat_statements::statement_text(
+            let text = crate::stat_statements::statement_text(
                 &self.text,
                 self.stmt.stmt_location,
                 self.stmt.stmt_len,
-            ))
+            );
+            let mut node = self.stmt.stmt.as_ref().and_then(|n| n.node.as_ref());
+            // SQL EXECUTE counts under its PREPARE's text: the prepared
+            // query decides.
+            if let Some(NodeEnum::PrepareStmt(p)) = node {
+                node = p.query.as_ref().and_then(|n| n.node.as_ref());
+            }
+            let optimizable = matches!(
+                node,
+                Some(
+                    NodeEnum::SelectStmt(_)
+                        | NodeEnum::InsertStmt(_)
+                        | NodeEnum::UpdateStmt(_)
+                        | NodeEnum::DeleteStmt(_)
+                        | NodeEnum::MergeStmt(_)
+                )
+            );
+            if optimizable {
+                store.identify(text)
+            } else {
+                store.identify_utility(text)
+            }
         })
     }
 

@@ -241,6 +241,108 @@ async fn pg_stat_statements_reset_track_and_visibility() {
     );
 }
 
+/// pg_stat_statements.track_utility (on by default, as in PostgreSQL):
+/// utility statements count under their exact text (PostgreSQL 15's
+/// identity for them, constants kept), over both protocols; PREPARE,
+/// EXECUTE and DEALLOCATE do not (EXECUTE counts under its PREPARE); a
+/// COPY counts its rows when it ends; with the setting off none counts,
+/// nor do DDL and DO, which PostgreSQL counts as utility too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_statements_tracks_utility_statements() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    assert_eq!(
+        rows(&c, "SHOW pg_stat_statements.track_utility").await,
+        vec!["on"]
+    );
+    run(&c, "SELECT pg_stat_statements_reset()").await;
+    run(
+        &c,
+        "BEGIN; SET extra_float_digits = 2; SET extra_float_digits = 3; \
+         SHOW extra_float_digits; SAVEPOINT s1; RELEASE s1; COMMIT",
+    )
+    .await;
+    run(&c, "BEGIN; COMMIT").await;
+    run(&c, "CREATE TABLE ut (a int)").await;
+    run(&c, "DO $$ BEGIN PERFORM 1; END $$").await;
+    run(&c, "PREPARE p AS SELECT a FROM ut; EXECUTE p; DEALLOCATE p").await;
+    // The extended protocol's path for utility statements.
+    t(c.execute("SET extra_float_digits = 1", &[]))
+        .await
+        .unwrap();
+    tokio::task::block_in_place(|| {
+        use std::io::Write as _;
+        let mut psql = std::process::Command::new("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .args([
+                "-p",
+                &srv.port.to_string(),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+            ])
+            .args(["-c", "COPY ut FROM STDIN"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("psql");
+        psql.stdin
+            .take()
+            .unwrap()
+            .write_all(b"1\n2\n3\n\\.\n")
+            .unwrap();
+        assert!(psql.wait().unwrap().success());
+    });
+    assert!(t(c.batch_execute("SAVEPOINT outside")).await.is_err());
+    let tracked = "SELECT query, calls, rows FROM pg_stat_statements
+                    WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY query COLLATE \"C\"";
+    let want = vec![
+        "BEGIN|2|0",
+        "COMMIT|2|0",
+        "COPY ut FROM STDIN|1|3",
+        "CREATE TABLE ut (a int)|1|0",
+        "DO $$ BEGIN PERFORM 1; END $$|1|0",
+        "PREPARE p AS SELECT a FROM ut|1|0",
+        "RELEASE s1|1|0",
+        "SAVEPOINT s1|1|0",
+        "SET extra_float_digits = 1|1|0",
+        "SET extra_float_digits = 2|1|0",
+        "SET extra_float_digits = 3|1|0",
+        "SHOW extra_float_digits|1|0",
+    ];
+    assert_eq!(rows(&c, tracked).await, want);
+    run(&c, "SET pg_stat_statements.track_utility = off").await;
+    run(
+        &c,
+        "BEGIN; COMMIT; CREATE TABLE ut2 (a int); SHOW extra_float_digits",
+    )
+    .await;
+    run(&c, "DO $$ BEGIN PERFORM 1; END $$").await;
+    // As in PostgreSQL, whether a utility statement counts is decided
+    // before it runs: the SET that turned tracking off counts, the RESET
+    // that turns it on again does not.
+    run(&c, "RESET pg_stat_statements.track_utility").await;
+    assert_eq!(rows(&c, tracked).await, want);
+    assert_eq!(
+        rows(
+            &c,
+            "SELECT query FROM pg_stat_statements
+              WHERE query LIKE '%track_utility%' AND query NOT LIKE 'SELECT%' ORDER BY 1"
+        )
+        .await,
+        vec!["SET pg_stat_statements.track_utility = off"]
+    );
+    run(&c, "BEGIN; COMMIT").await;
+    assert_eq!(
+        rows(
+            &c,
+            "SELECT calls FROM pg_stat_statements WHERE query = 'BEGIN'"
+        )
+        .await,
+        vec!["3"]
+    );
+}
+
 /// The Nestor column `savepoints`: savepoints a statement defined (here a
 /// PL/pgSQL exception block entered once per call), summed over calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

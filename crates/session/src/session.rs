@@ -84,6 +84,9 @@ pub(crate) struct CopyInState {
     /// Statements of the query string still to run after the COPY.
     pub rest: Vec<RawStmt>,
     pub text: Arc<str>,
+    /// When the COPY statement began and its text, for pg_stat_statements
+    /// (track_utility), which counts it when it ends.
+    pub tracked: Option<(Instant, Box<str>)>,
 }
 
 /// One client session.
@@ -636,11 +639,65 @@ impl Session {
             self.block
                 .ensure(&self.engine, &mut self.settings, now_us())?;
         }
-        let start = Instant::now();
+        let (start, track) = (Instant::now(), self.settings.view().track_utility);
         utility::execute(self, text, raw, node, params, rows)?;
+        self.utility_done(text, raw, node, (start, track), rows.out);
+        Ok(())
+    }
+
+    /// A utility statement completed (`out` ends with its CommandComplete,
+    /// unless it began a COPY FROM STDIN): log it if it took
+    /// log_min_duration_statement or longer, and add it to
+    /// pg_stat_statements under its own text, as PostgreSQL 15 does with
+    /// track_utility on (but PREPARE, EXECUTE and DEALLOCATE: EXECUTE counts
+    /// under its PREPARE's query). `(start, track)`: when it started and
+    /// whether track_utility was on then (PostgreSQL decides before it
+    /// runs, so `SET pg_stat_statements.track_utility = off` counts). A
+    /// COPY FROM STDIN counts when it ends.
+    pub(crate) fn utility_done(
+        &mut self,
+        text: &str,
+        raw: &RawStmt,
+        node: &NodeEnum,
+        (start, track): (Instant, bool),
+        out: &[BackendMsg],
+    ) {
         let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         self.log_duration(elapsed_ms, text, raw.stmt_location, raw.stmt_len);
-        Ok(())
+        if !track
+            || matches!(
+                node,
+                NodeEnum::PrepareStmt(_) | NodeEnum::ExecuteStmt(_) | NodeEnum::DeallocateStmt(_)
+            )
+        {
+            return;
+        }
+        let stmt =
+            nestor_exec::stat_statements::statement_text(text, raw.stmt_location, raw.stmt_len);
+        if let Some(c) = self.copy_in.as_mut() {
+            c.tracked = Some((start, stmt.into()));
+            return;
+        }
+        let rows = match out.last() {
+            Some(BackendMsg::CommandComplete(CommandTag::Rows(_, n))) => *n,
+            _ => 0,
+        };
+        self.record_utility(stmt, elapsed_ms, rows);
+    }
+
+    /// Add one call of the utility statement `stmt` to pg_stat_statements.
+    pub(crate) fn record_utility(&self, stmt: &str, elapsed_ms: f64, rows: u64) {
+        let store = &self.engine.db.stat_statements;
+        store.record(
+            &store.identify_utility(stmt),
+            nestor_exec::stat_statements::Call {
+                userid: self.role_ctx().oid.0,
+                dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                elapsed_ms,
+                rows,
+                savepoints: 0,
+            },
+        );
     }
 
     /// Forget the cursors of transactions that have ended (WITH HOLD ones
@@ -736,7 +793,7 @@ impl Session {
         let view = self.settings.view();
         let store = &self.engine.db.stat_statements;
         let id = prepared.stat_id(store);
-        if view.track_statements {
+        if view.track_statements && (view.track_utility || !id.utility) {
             let rows = match tag {
                 CommandTag::Rows(_, n) => n,
                 CommandTag::Plain(_) => 0,
@@ -1214,11 +1271,9 @@ impl Session {
                 };
                 portal.done = true;
                 let params = portal.params.clone();
-                let start = Instant::now();
+                let (start, track) = (Instant::now(), self.settings.view().track_utility);
                 utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)?;
-                let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-                let (location, len) = (stmt.raw.stmt_location, stmt.raw.stmt_len);
-                self.log_duration(elapsed_ms, &stmt.text, location, len);
+                self.utility_done(&stmt.text, &stmt.raw, node, (start, track), rows.out);
                 Ok(())
             }
             StmtBody::Query(prepared) if max_rows == 0 => {

@@ -68,6 +68,8 @@ pub struct Settings {
     pub max_stack_depth_bytes: usize,
     /// pg_stat_statements.track is not `none`.
     pub track_statements: bool,
+    /// pg_stat_statements.track_utility (and track not `none`).
+    pub track_utility: bool,
     /// log_min_duration_statement in milliseconds (None: -1, off).
     pub log_min_duration_ms: Option<u64>,
     /// log_lock_waits: log a wait that outlasts deadlock_timeout.
@@ -110,6 +112,8 @@ impl Settings {
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
             track_statements: text("pg_stat_statements.track") != "none",
+            track_utility: text("pg_stat_statements.track") != "none"
+                && text("pg_stat_statements.track_utility") == "on",
             long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
             log_lock_waits: text("log_lock_waits") == "on",
             log_min_duration_ms: parse_millis(
@@ -418,6 +422,12 @@ static DEFS: &[Def] = &[
         "top",
         Kind::Enum(&["top", "all", "none"]),
         "Selects which statements are tracked by pg_stat_statements.",
+    ),
+    def(
+        "pg_stat_statements.track_utility",
+        "on",
+        Kind::Bool,
+        "Selects whether utility commands are tracked by pg_stat_statements.",
     ),
     def(
         "search_path",
@@ -860,6 +870,7 @@ mod observability_tests {
             )
         );
         assert!(s.track_statements);
+        assert!(s.track_utility);
         assert_eq!(s.log_min_duration_ms, None);
         assert_eq!(s.long_transaction_warning_ms, 3_600_000);
         assert_eq!(
