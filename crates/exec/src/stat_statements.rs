@@ -54,9 +54,16 @@
 //! are 0, as PostgreSQL with `pg_stat_statements.track_planning = off`,
 //! its default), block and WAL counters (0: the tables are in memory and
 //! the WAL is written at commit, not per statement), JIT (0: none),
-//! nested statements
-//! (`track = all` tracks what `top` does), and persistence across
-//! restarts (PostgreSQL saves the entries at a clean shutdown).
+//! and persistence across restarts (PostgreSQL saves the entries at a
+//! clean shutdown).
+//!
+//! Nested statements. With `pg_stat_statements.track = all` the
+//! statements PL/pgSQL and SQL functions run (through
+//! [`crate::statement::execute_nested`]) count too, under entries with
+//! `toplevel` false (part of the key, as in PostgreSQL); with `top`, the
+//! default, that path costs one test of the setting. PL/pgSQL's simple
+//! expressions (`x := x + 1`, evaluated without the executor) are not
+//! statements and do not count, as in PostgreSQL.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -149,6 +156,9 @@ struct Key {
     userid: u32,
     dbid: u32,
     queryid: i64,
+    /// Run by the client (not from inside a function), as PostgreSQL keys
+    /// its entries too.
+    toplevel: bool,
 }
 
 /// One entry's counters (times in milliseconds).
@@ -171,6 +181,9 @@ struct Counters {
 pub struct Call {
     pub userid: u32,
     pub dbid: u32,
+    /// Sent by the client; false for a statement a function ran
+    /// (`pg_stat_statements.track = all`).
+    pub toplevel: bool,
     pub elapsed_ms: f64,
     pub rows: u64,
     pub savepoints: u64,
@@ -181,6 +194,7 @@ pub struct Call {
 pub struct EntryRow {
     pub userid: u32,
     pub dbid: u32,
+    pub toplevel: bool,
     pub queryid: i64,
     pub query: Arc<str>,
     pub calls: u64,
@@ -310,6 +324,7 @@ impl StatStatements {
             userid: call.userid,
             dbid: call.dbid,
             queryid: id.queryid,
+            toplevel: call.toplevel,
         };
         let shard = &self.shards[self.shard(&key)];
         {
@@ -400,6 +415,7 @@ impl StatStatements {
             out.extend(shard.lock().iter().map(|(k, c)| EntryRow {
                 userid: k.userid,
                 dbid: k.dbid,
+                toplevel: k.toplevel,
                 queryid: k.queryid,
                 query: c.query.clone(),
                 calls: c.calls,
@@ -448,6 +464,7 @@ mod tests {
         Call {
             userid: 10,
             dbid: 5,
+            toplevel: true,
             elapsed_ms: ms,
             rows: 1,
             savepoints: 0,

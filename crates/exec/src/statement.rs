@@ -297,6 +297,43 @@ pub fn execute(
     }
 }
 
+/// [`execute`] for a statement a function runs (PL/pgSQL, SQL functions):
+/// with `pg_stat_statements.track = all` it is timed and counted under
+/// an entry with `toplevel` false, as PostgreSQL counts nested statements;
+/// otherwise this is one test of the setting more than [`execute`].
+pub(crate) fn execute_nested(
+    ctx: &mut StatementCtx<'_>,
+    prepared: &Prepared,
+    params: &[Value],
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    if !ctx.settings.track_nested {
+        return execute(ctx, prepared, params, sink);
+    }
+    let start = std::time::Instant::now();
+    let tag = execute(ctx, prepared, params, sink)?;
+    let store = &ctx.db.stat_statements;
+    let id = prepared.stat_id(store);
+    if ctx.settings.track_utility || !id.utility {
+        let rows = match tag {
+            CommandTag::Rows(_, n) => n,
+            CommandTag::Plain(_) => 0,
+        };
+        store.record(
+            id,
+            crate::stat_statements::Call {
+                userid: ctx.role.oid.0,
+                dbid: crate::pg_catalog::DATABASE_OID,
+                toplevel: false,
+                elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
+                rows,
+                savepoints: 0,
+            },
+        );
+    }
+    Ok(tag)
+}
+
 /// A plan, its privilege list and the catalog version it was made at.
 type PlanAndPerms = (Arc<PlannedStmt>, Arc<[Perm]>, u64);
 

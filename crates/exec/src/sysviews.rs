@@ -409,7 +409,7 @@ fn statement_rows(ev: &Ev) -> Rows {
             let mut row = vec![
                 Value::Int8(i64::from(e.userid)),
                 Value::Int8(i64::from(e.dbid)),
-                Value::Bool(true),
+                Value::Bool(e.toplevel),
                 if visible {
                     Value::Int8(e.queryid)
                 } else {

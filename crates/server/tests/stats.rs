@@ -343,6 +343,58 @@ async fn pg_stat_statements_tracks_utility_statements() {
     );
 }
 
+/// pg_stat_statements.track = all: the statements PL/pgSQL and SQL
+/// functions run count under entries with toplevel false, next to the
+/// top-level calls that ran them (PostgreSQL 15 shows the same rows but
+/// for `SELECT $2 + x` and `(SELECT count(*) FROM nt)`); with `top` they
+/// do not count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_statements_track_all_counts_nested_statements() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    run(
+        &c,
+        "CREATE TABLE nt (a int); INSERT INTO nt VALUES (1), (2);
+         CREATE FUNCTION pf(x int) RETURNS int LANGUAGE plpgsql AS $$
+           BEGIN PERFORM 1 + x; INSERT INTO nt VALUES (x);
+                 RETURN (SELECT count(*) FROM nt); END $$;
+         CREATE FUNCTION sf() RETURNS bigint LANGUAGE sql AS $$ SELECT count(*) FROM nt $$;
+         SET pg_stat_statements.track = 'all'",
+    )
+    .await;
+    run(&c, "SELECT pg_stat_statements_reset()").await;
+    run(&c, "SELECT pf(5)").await;
+    run(&c, "SELECT pf(6)").await;
+    run(&c, "SELECT sf()").await;
+    run(&c, "DO $$ BEGIN PERFORM pf(7); END $$").await;
+    let q = "SELECT toplevel, calls, rows, query FROM pg_stat_statements
+              WHERE query NOT LIKE '%pg_stat_statements%'
+              ORDER BY query COLLATE \"C\", toplevel";
+    let want = vec![
+        "t|1|0|DO $$ BEGIN PERFORM pf(7); END $$",
+        "f|3|3|INSERT INTO nt VALUES (x)",
+        "f|3|3|SELECT $1 + x",
+        "f|3|3|SELECT (SELECT count(*) FROM nt)",
+        "f|1|1|SELECT count(*) FROM nt",
+        "f|1|1|SELECT pf($1)",
+        "t|2|2|SELECT pf($1)",
+        "t|1|1|SELECT sf()",
+    ];
+    assert_eq!(rows(&c, q).await, want);
+    // With `top` nested statements do not count; the top-level call does.
+    run(&c, "SET pg_stat_statements.track = 'top'").await;
+    run(&c, "SELECT pf(8)").await;
+    let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+    want[6] = "t|3|3|SELECT pf($1)".into();
+    let got = rows(&c, q).await;
+    assert_eq!(
+        got.iter()
+            .filter(|r| !r.contains("track"))
+            .collect::<Vec<_>>(),
+        want.iter().collect::<Vec<_>>()
+    );
+}
+
 /// The Nestor column `savepoints`: savepoints a statement defined (here a
 /// PL/pgSQL exception block entered once per call), summed over calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -693,6 +693,7 @@ impl Session {
             nestor_exec::stat_statements::Call {
                 userid: self.role_ctx().oid.0,
                 dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                toplevel: true,
                 elapsed_ms,
                 rows,
                 savepoints: 0,
@@ -803,6 +804,7 @@ impl Session {
                 nestor_exec::stat_statements::Call {
                     userid: self.role_ctx().oid.0,
                     dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                    toplevel: true,
                     elapsed_ms,
                     rows,
                     savepoints,

@@ -70,6 +70,9 @@ pub struct Settings {
     pub track_statements: bool,
     /// pg_stat_statements.track_utility (and track not `none`).
     pub track_utility: bool,
+    /// pg_stat_statements.track is `all`: statements run by functions
+    /// count too.
+    pub track_nested: bool,
     /// log_min_duration_statement in milliseconds (None: -1, off).
     pub log_min_duration_ms: Option<u64>,
     /// log_lock_waits: log a wait that outlasts deadlock_timeout.
@@ -114,6 +117,7 @@ impl Settings {
             track_statements: text("pg_stat_statements.track") != "none",
             track_utility: text("pg_stat_statements.track") != "none"
                 && text("pg_stat_statements.track_utility") == "on",
+            track_nested: text("pg_stat_statements.track") == "all",
             long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
             log_lock_waits: text("log_lock_waits") == "on",
             log_min_duration_ms: parse_millis(
@@ -871,6 +875,7 @@ mod observability_tests {
         );
         assert!(s.track_statements);
         assert!(s.track_utility);
+        assert!(!s.track_nested);
         assert_eq!(s.log_min_duration_ms, None);
         assert_eq!(s.long_transaction_warning_ms, 3_600_000);
         assert_eq!(
