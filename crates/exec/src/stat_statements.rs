@@ -59,7 +59,7 @@
 //!
 //! Nested statements. With `pg_stat_statements.track = all` the
 //! statements PL/pgSQL and SQL functions run (through
-//! [`crate::statement::execute_nested`]) count too, under entries with
+//! `statement::execute_nested`) count too, under entries with
 //! `toplevel` false (part of the key, as in PostgreSQL); with `top`, the
 //! default, that path costs one test of the setting. PL/pgSQL's simple
 //! expressions (`x := x + 1`, evaluated without the executor) are not
