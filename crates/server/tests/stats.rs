@@ -509,6 +509,17 @@ async fn jsonlog_writes_postgresql_json_lines() {
     let xid: u64 = rows(&c, "SELECT txid_current()").await[0].parse().unwrap();
     assert!(c.simple_query("SELECT 2/0").await.is_err());
     run(&c, "ROLLBACK").await;
+    // log_min_error_statement above ERROR: the error without its
+    // statement; log_min_messages above it: not logged.
+    run(&c, "SET log_min_error_statement = panic").await;
+    assert!(c.simple_query("SELECT 3/0").await.is_err());
+    run(
+        &c,
+        "SET log_min_messages = fatal; SET log_min_duration_statement = 0",
+    )
+    .await;
+    assert!(c.simple_query("SELECT 4/0").await.is_err());
+    run(&c, "SELECT 'not logged either'").await;
 
     let lines: Vec<serde_json::Value> = srv
         .log_lines()
@@ -523,12 +534,14 @@ async fn jsonlog_writes_postgresql_json_lines() {
         .iter()
         .map(|l| l["message"].as_str().unwrap())
         .collect();
-    assert_eq!(messages.len(), 5, "{messages:?}");
+    assert_eq!(messages.len(), 6, "{messages:?}");
     assert_eq!(messages[0], "division by zero");
     assert_eq!(messages[1], "column \"nosuchcolumn\" does not exist");
     assert!(messages[2].starts_with("duration: "), "{messages:?}");
     assert!(messages[3].starts_with("duration: "), "{messages:?}");
     assert_eq!(messages[4], "division by zero");
+    assert_eq!(messages[5], "division by zero");
+    assert!(mine[5].get("statement").is_none(), "{}", mine[5]);
     let keys =
         |l: &serde_json::Value| -> Vec<String> { l.as_object().unwrap().keys().cloned().collect() };
     // PostgreSQL's keys (its order; serde_json sorts them, so compare sets).
@@ -574,7 +587,7 @@ async fn jsonlog_writes_postgresql_json_lines() {
         mine.iter()
             .map(|l| l["line_num"].as_u64().unwrap())
             .collect::<Vec<_>>(),
-        vec![1, 2, 3, 4, 5]
+        vec![1, 2, 3, 4, 5, 6]
     );
     assert!(mine.iter().all(|l| l["session_id"] == sid));
     // 2026-11-26 06:56:12.776 UTC, and the session start without millis.

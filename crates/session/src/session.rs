@@ -585,11 +585,21 @@ impl Session {
     }
 
     /// Write an error sent to the client to the server log with the
-    /// statement it came from, as PostgreSQL does with its defaults
-    /// (log_min_messages = warning, log_min_error_statement = error).
+    /// statement it came from, as PostgreSQL does: unless
+    /// log_min_messages is above its severity (default warning), with
+    /// the statement unless log_min_error_statement is (default error).
     /// The error path only.
     pub(crate) fn log_error(&self, e: &DbError) {
-        let statement = self.shared.activity.lock().query.clone();
+        let view = self.settings.view();
+        let rank = nestor_settings::log_level_rank(e.severity.as_str());
+        if rank < view.log_min_messages {
+            return;
+        }
+        let statement = if rank >= view.log_min_error_statement {
+            self.shared.activity.lock().query.clone()
+        } else {
+            String::new()
+        };
         let mut line = nestor_common::log::Line::new(e.severity.as_str(), &e.message);
         line.state_code = Some(e.sqlstate());
         line.detail = e.detail.as_deref();
@@ -818,9 +828,13 @@ impl Session {
     /// Log a statement that took log_min_duration_statement or longer, with
     /// PostgreSQL's line, on the server's standard error.
     pub(crate) fn log_duration(&self, elapsed_ms: f64, text: &str, location: i32, len: i32) {
-        let Some(min) = self.settings.view().log_min_duration_ms else {
+        let view = self.settings.view();
+        let Some(min) = view.log_min_duration_ms else {
             return;
         };
+        if view.log_min_messages > nestor_settings::LOG_RANK {
+            return;
+        }
         if elapsed_ms >= min as f64 {
             let stmt = nestor_exec::stat_statements::statement_text(text, location, len);
             let message = format!("duration: {elapsed_ms:.3} ms  statement: {}", stmt.trim());
@@ -900,7 +914,8 @@ impl Session {
             lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
             deadlock_timeout: Duration::from_millis(deadlock),
             interrupt: &interrupt,
-            log_lock_waits: view.log_lock_waits,
+            log_lock_waits: view.log_lock_waits
+                && view.log_min_messages <= nestor_settings::LOG_RANK,
         };
         if waits_for_safe_snapshot {
             wait_event(Some(("IPC", "SafeSnapshot")));

@@ -77,9 +77,41 @@ pub struct Settings {
     pub log_min_duration_ms: Option<u64>,
     /// log_lock_waits: log a wait that outlasts deadlock_timeout.
     pub log_lock_waits: bool,
+    /// log_min_messages as a rank in [`LOG_LEVELS`]: a message of a
+    /// severity ranked below it is not logged.
+    pub log_min_messages: u8,
+    /// log_min_error_statement as a rank in [`LOG_LEVELS`]: a logged
+    /// message ranked at or above it carries its statement.
+    pub log_min_error_statement: u8,
     /// nestor.long_transaction_warning in milliseconds (0: off).
     pub long_transaction_warning_ms: u64,
 }
+
+/// The server log's levels, lowest first, as log_min_messages and
+/// log_min_error_statement take them (PostgreSQL ranks LOG between ERROR
+/// and FATAL for the server log).
+pub const LOG_LEVELS: &[&str] = &[
+    "debug5", "debug4", "debug3", "debug2", "debug1", "info", "notice", "warning", "error", "log",
+    "fatal", "panic",
+];
+
+/// The rank of a level name (or a message's severity, any case) in
+/// [`LOG_LEVELS`]; DEBUG is debug1's rank, an unknown name panic's.
+pub fn log_level_rank(level: &str) -> u8 {
+    let level = if level.eq_ignore_ascii_case("debug") {
+        "debug1"
+    } else {
+        level
+    };
+    LOG_LEVELS
+        .iter()
+        .position(|l| l.eq_ignore_ascii_case(level))
+        .unwrap_or(LOG_LEVELS.len() - 1) as u8
+}
+
+/// [`log_level_rank`] of LOG: the level of log_min_duration_statement's
+/// and log_lock_waits' lines.
+pub const LOG_RANK: u8 = 9;
 
 impl Settings {
     /// Every parameter at its default.
@@ -120,6 +152,8 @@ impl Settings {
             track_nested: text("pg_stat_statements.track") == "all",
             long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
             log_lock_waits: text("log_lock_waits") == "on",
+            log_min_messages: log_level_rank(text("log_min_messages")),
+            log_min_error_statement: log_level_rank(text("log_min_error_statement")),
             log_min_duration_ms: parse_millis(
                 "log_min_duration_statement",
                 text("log_min_duration_statement"),
@@ -375,6 +409,18 @@ static DEFS: &[Def] = &[
         "-1",
         Kind::Millis { min: -1 },
         "Sets the minimum execution time above which all statements will be logged.",
+    ),
+    def(
+        "log_min_error_statement",
+        "error",
+        Kind::Enum(LOG_LEVELS),
+        "Causes all statements generating error at or above this level to be logged.",
+    ),
+    def(
+        "log_min_messages",
+        "warning",
+        Kind::Enum(LOG_LEVELS),
+        "Sets the message levels that are logged.",
     ),
     def(
         "lock_timeout",
@@ -876,6 +922,12 @@ mod observability_tests {
         assert!(s.track_statements);
         assert!(s.track_utility);
         assert!(!s.track_nested);
+        assert_eq!(s.log_min_messages, log_level_rank("WARNING"));
+        assert_eq!(s.log_min_error_statement, log_level_rank("error"));
+        assert!(log_level_rank("ERROR") < log_level_rank("LOG"));
+        assert!(log_level_rank("LOG") < log_level_rank("FATAL"));
+        assert_eq!(log_level_rank("DEBUG"), log_level_rank("debug1"));
+        assert_eq!(log_level_rank("LOG"), LOG_RANK);
         assert_eq!(s.log_min_duration_ms, None);
         assert_eq!(s.long_transaction_warning_ms, 3_600_000);
         assert_eq!(
