@@ -193,6 +193,14 @@ fn main() -> ExitCode {
             .with(filter)
             .with(log_layer::JsonLog)
             .init();
+        // A panic (a session's is caught and reported as XX000) is a JSON
+        // line too, not Rust's text.
+        std::panic::set_hook(Box::new(|info| {
+            let message = format!("panic: {info}");
+            let mut line = nestor_common::log::Line::new("ERROR", &message);
+            line.state_code = Some("XX000");
+            nestor_common::log::write(&line);
+        }));
     } else {
         tracing_subscriber::fmt()
             .with_env_filter(filter)
