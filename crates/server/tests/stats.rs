@@ -608,6 +608,39 @@ async fn jsonlog_writes_postgresql_json_lines() {
     // The server's own lines (no session) are JSON too.
     assert!(lines.iter().any(|l| l["backend_type"] == "postmaster"
         && l["message"].as_str().unwrap().starts_with("listening on ")));
+
+    // A line another thread writes about the session (the pruner's
+    // long-transaction warning) carries the session's fields, and counts
+    // on in its line numbers.
+    run(
+        &c,
+        "RESET log_min_duration_statement; RESET log_min_messages; \
+         SET nestor.long_transaction_warning = '100ms'; \
+         BEGIN; SELECT 'long one'",
+    )
+    .await;
+    let mut warning = None;
+    for _ in 0..100 {
+        warning = srv
+            .log_lines()
+            .iter()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|l| l["error_severity"] == "WARNING");
+        if warning.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    run(&c, "COMMIT").await;
+    let w = warning.expect("no long-transaction warning");
+    assert_eq!(w["pid"], pid, "{w}");
+    assert_eq!(w["user"], "postgres");
+    assert_eq!(w["session_id"], sid);
+    assert_eq!(w["line_num"], 7);
+    assert_eq!(w["backend_type"], "client backend");
+    assert!(w["detail"]
+        .as_str()
+        .is_some_and(|d| d.contains("SELECT 'long one'")));
 }
 
 /// One row of a query, every column as text.
