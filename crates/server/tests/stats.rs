@@ -435,6 +435,7 @@ async fn pg_stat_statements_counts_savepoints_of_a_statement() {
 async fn log_min_duration_statement_logs_slow_statements() {
     let srv = tokio::task::block_in_place(Server::start);
     let c = connect(&srv, "postgres").await;
+    assert_eq!(rows(&c, "SHOW log_destination").await, vec!["stderr"]);
     run(&c, "SELECT 'not logged', pg_sleep(0.01)").await;
     run(&c, "SET log_min_duration_statement = 0").await;
     run(&c, "SELECT 'logged' AS marker").await;
@@ -499,6 +500,7 @@ async fn jsonlog_writes_postgresql_json_lines() {
     let pid: u32 = rows(&c, "SELECT pg_backend_pid()").await[0]
         .parse()
         .unwrap();
+    assert_eq!(rows(&c, "SHOW log_destination").await, vec!["jsonlog"]);
     assert!(c.simple_query("SELECT 1/0").await.is_err());
     assert!(c.simple_query("SELECT nosuchcolumn").await.is_err());
     run(&c, "SET log_min_duration_statement = 0").await;

@@ -233,6 +233,9 @@ impl Session {
         s.count_memory();
         s.settings
             .set_virtual("is_superuser", if role.superuser { "on" } else { "off" });
+        if nestor_common::log::format() == nestor_common::log::Format::Json {
+            s.settings.set_virtual("log_destination", "jsonlog");
+        }
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)

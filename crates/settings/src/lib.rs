@@ -422,6 +422,14 @@ static DEFS: &[Def] = &[
         Kind::Enum(LOG_LEVELS),
         "Sets the message levels that are logged.",
     ),
+    // Fixed for a session: the server's --log-destination, which the
+    // session mirrors in (set_virtual) when it is not the default.
+    fixed(def(
+        "log_destination",
+        "stderr",
+        Kind::Enum(&["stderr", "jsonlog"]),
+        "Sets the destination for server log output.",
+    )),
     def(
         "lock_timeout",
         "0",
