@@ -13,6 +13,7 @@ pub mod hash;
 pub mod ids;
 pub mod keywords;
 pub mod limits;
+pub mod log;
 pub mod memory;
 pub mod stack;
 pub mod units;

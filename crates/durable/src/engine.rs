@@ -136,7 +136,7 @@ impl Engine {
         });
         if durable {
             let report = durable::recover(&engine, &log)?;
-            eprintln!(
+            nestor_common::log::log(&format!(
                 "recovered: checkpoint at csn {}, {} transactions replayed from the WAL in {} ms{}",
                 report.checkpoint_csn,
                 report.wal_transactions,
@@ -145,7 +145,7 @@ impl Engine {
                     .torn_tail_cut
                     .map(|t| format!("; torn WAL tail cut in {t}"))
                     .unwrap_or_default()
-            );
+            ));
             durable::start_checkpointer(
                 &engine,
                 engine.config.checkpoint_timeout,
@@ -234,7 +234,7 @@ impl Engine {
             // Bounded: a session still blocked with uncommitted DDL must not
             // keep the process from exiting (recovery replays the WAL).
             if let Err(e) = durable::checkpoint(self, Some(Duration::from_secs(5))) {
-                eprintln!("shutdown checkpoint failed: {}", e.message);
+                nestor_common::log::warning(&format!("shutdown checkpoint failed: {}", e.message));
             }
         }
     }
@@ -271,11 +271,11 @@ impl Engine {
             Err(e) => return Err(durable::io_error(&signal, e)),
         }
         self.replication.promotion_done();
-        eprintln!(
-            "LOG:  promoted: this server is now a primary on timeline {}; its log continues at {}",
+        nestor_common::log::log(&format!(
+            "promoted: this server is now a primary on timeline {}; its log continues at {}",
             self.timeline(),
             wal.next_lsn().pg_text()
-        );
+        ));
         Ok(())
     }
 

@@ -608,7 +608,7 @@ fn spawn_periodic(
             }
         });
     if let Err(e) = spawned {
-        eprintln!("could not start the {name}: {e}");
+        nestor_common::log::warning(&format!("could not start the {name}: {e}"));
     }
 }
 
@@ -624,7 +624,7 @@ pub(crate) fn start_checkpointer(engine: &Arc<Engine>, timeout: Duration, max_wa
                 // Bounded, so a long-open DDL transaction delays the
                 // checkpoint to a later tick instead of parking here.
                 if let Err(e) = checkpoint(engine, Some(Duration::from_secs(1))) {
-                    eprintln!("checkpoint failed: {}", e.message);
+                    nestor_common::log::warning(&format!("checkpoint failed: {}", e.message));
                 }
                 last = Instant::now();
             }

@@ -266,6 +266,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             ev.ctx.db.stats.reset();
             Value::Null
         }
+        Func::StatForceNextFlush => Value::Null,
         Func::WaitSamplingReset => {
             superuser_only(ev, "nestor_wait_sampling_reset_profile")?;
             ev.ctx.db.wait_sampling.reset_profile();

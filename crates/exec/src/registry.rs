@@ -74,6 +74,9 @@ pub struct ActivityRow {
     pub state: String,
     pub backend_xid: Option<u64>,
     pub backend_xmin: Option<u64>,
+    /// When the snapshot the session holds was taken (microseconds since
+    /// 2000-01-01), while it holds one.
+    pub snapshot_start_us: Option<i64>,
     pub query: String,
     /// Savepoint view: open depth, defined this transaction, ROLLBACK TOs.
     pub savepoint_depth: u64,
@@ -107,6 +110,9 @@ pub struct Activity {
     pub xid: Xid,
     /// XID counter when the held snapshot was taken (see module header).
     pub snapshot_xmin: Option<u64>,
+    /// When the held snapshot was taken: the start of the statement that
+    /// took it (microseconds since 2000-01-01).
+    pub snapshot_start_us: Option<i64>,
     /// Explicit wait event set by the executor (pg_sleep), if any.
     pub wait_event: Option<(&'static str, &'static str)>,
     pub savepoint_depth: u64,
@@ -171,6 +177,9 @@ pub struct SessionShared {
     pub prepared: Mutex<Vec<Arc<PreparedInfo>>>,
     /// The connection's TLS (set at start, never changed).
     pub ssl: Option<SslInfo>,
+    /// The session's identity in the server log, for lines other threads
+    /// write about it (weak: the log identity reads this entry).
+    pub log: std::sync::OnceLock<std::sync::Weak<nestor_common::log::SessionLog>>,
 }
 
 /// A named prepared statement as pg_prepared_statements shows it.
@@ -190,6 +199,17 @@ pub struct PreparedInfo {
     /// parameters' values, and reuses the plan: each execution uses a
     /// generic plan in PostgreSQL's terms (generic_plans).
     pub executions: std::sync::atomic::AtomicI64,
+}
+
+/// What the server log reads about a session when it writes a line.
+impl nestor_common::log::LiveFields for SessionShared {
+    fn txid(&self) -> u64 {
+        self.activity.lock().xid.0
+    }
+
+    fn application_name(&self) -> String {
+        self.activity.lock().application_name.clone()
+    }
 }
 
 impl SessionShared {
@@ -212,6 +232,7 @@ impl SessionShared {
             state: a.state.to_string(),
             backend_xid: (!a.xid.is_none()).then_some(a.xid.0),
             backend_xmin: self.slot.held().and(a.snapshot_xmin),
+            snapshot_start_us: self.slot.held().and(a.snapshot_start_us),
             query: a.query,
             savepoint_depth: a.savepoint_depth,
             savepoints_defined: a.savepoints_defined,
@@ -497,12 +518,16 @@ impl Registry {
                 }
             };
             if let Some((age_us, state, query)) = warn {
-                eprintln!(
-                    "WARNING:  transaction of process {} has been open for {:.3} s ({state}): it holds back pruning of dead row versions",
+                let message = format!(
+                    "transaction of process {} has been open for {:.3} s ({state}): it holds back pruning of dead row versions",
                     s.pid.0,
                     age_us as f64 / 1e6
                 );
-                eprintln!("DETAIL:  Its last statement: {query}");
+                let detail = format!("Its last statement: {query}");
+                let log = s.log.get().and_then(std::sync::Weak::upgrade);
+                let mut line = nestor_common::log::Line::new("WARNING", &message).detail(&detail);
+                line.session = log.as_deref();
+                nestor_common::log::write(&line);
             }
         }
     }

@@ -450,10 +450,10 @@ impl Replication {
         retained.retain(|name, lsn| {
             let kept = *lsn >= floor;
             if !kept {
-                eprintln!(
-                    "LOG:  replica \"{name}\" needs WAL from {} but is more than {keep_bytes_max} bytes behind; that WAL is no longer kept for it",
+                nestor_common::log::log(&format!(
+                    "replica \"{name}\" needs WAL from {} but is more than {keep_bytes_max} bytes behind; that WAL is no longer kept for it",
                     lsn.pg_text()
-                );
+                ));
             }
             kept
         });

@@ -10,6 +10,13 @@
 //! do). The view `pg_stat_statements` shows the entries with PostgreSQL
 //! 15's columns; `pg_stat_statements_reset()` forgets them.
 //!
+//! Utility statements (BEGIN, COMMIT, SET, SHOW, SAVEPOINT, COPY, ...:
+//! what the session runs itself) are tracked too, with
+//! `pg_stat_statements.track_utility` on (PostgreSQL's default): the
+//! session already times each one (log_min_duration_statement), and
+//! records it under [`StatStatements::identify_utility`]'s identity, a hash
+//! of the exact text as PostgreSQL 15 computes it for utility statements.
+//!
 //! Identity. A statement's queryid is libpg_query's fingerprint of its
 //! text (the parse tree without constants, aliases and locations, hashed),
 //! and its `query` is the text normalised as PostgreSQL does (constants
@@ -47,10 +54,16 @@
 //! are 0, as PostgreSQL with `pg_stat_statements.track_planning = off`,
 //! its default), block and WAL counters (0: the tables are in memory and
 //! the WAL is written at commit, not per statement), JIT (0: none),
-//! utility statements (BEGIN, SET, SAVEPOINT, ... are not tracked, as with
-//! `pg_stat_statements.track_utility = off`), nested statements
-//! (`track = all` tracks what `top` does), and persistence across
-//! restarts (PostgreSQL saves the entries at a clean shutdown).
+//! and persistence across restarts (PostgreSQL saves the entries at a
+//! clean shutdown).
+//!
+//! Nested statements. With `pg_stat_statements.track = all` the
+//! statements PL/pgSQL and SQL functions run (through
+//! `statement::execute_nested`) count too, under entries with
+//! `toplevel` false (part of the key, as in PostgreSQL); with `top`, the
+//! default, that path costs one test of the setting. PL/pgSQL's simple
+//! expressions (`x := x + 1`, evaluated without the executor) are not
+//! statements and do not count, as in PostgreSQL.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -72,6 +85,9 @@ pub struct QueryId {
     pub queryid: i64,
     /// The normalised text.
     pub query: Arc<str>,
+    /// A utility statement's (PostgreSQL's sense: not SELECT, INSERT,
+    /// UPDATE, DELETE or MERGE), tracked only with track_utility on.
+    pub utility: bool,
 }
 
 impl QueryId {
@@ -81,6 +97,7 @@ impl QueryId {
             Some((fp, normalized)) => QueryId {
                 queryid: fp as i64,
                 query: Arc::from(cut(&normalized)),
+                utility: false,
             },
             // libpg_query parsed the whole string, so this is a fragment
             // it cannot take alone: keep the text, hash it.
@@ -90,8 +107,24 @@ impl QueryId {
                 QueryId {
                     queryid: h.finish() as i64,
                     query: Arc::from(cut(text)),
+                    utility: false,
                 }
             }
+        }
+    }
+}
+
+impl QueryId {
+    /// A utility statement's identity: its text, hashed (a fixed-key
+    /// SipHash, so the same text has the same queryid across restarts).
+    fn utility(text: &str) -> QueryId {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        "utility".hash(&mut h);
+        text.hash(&mut h);
+        QueryId {
+            queryid: h.finish() as i64,
+            query: Arc::from(cut(text)),
+            utility: true,
         }
     }
 }
@@ -123,6 +156,9 @@ struct Key {
     userid: u32,
     dbid: u32,
     queryid: i64,
+    /// Run by the client (not from inside a function), as PostgreSQL keys
+    /// its entries too.
+    toplevel: bool,
 }
 
 /// One entry's counters (times in milliseconds).
@@ -145,6 +181,9 @@ struct Counters {
 pub struct Call {
     pub userid: u32,
     pub dbid: u32,
+    /// Sent by the client; false for a statement a function ran
+    /// (`pg_stat_statements.track = all`).
+    pub toplevel: bool,
     pub elapsed_ms: f64,
     pub rows: u64,
     pub savepoints: u64,
@@ -155,6 +194,7 @@ pub struct Call {
 pub struct EntryRow {
     pub userid: u32,
     pub dbid: u32,
+    pub toplevel: bool,
     pub queryid: i64,
     pub query: Arc<str>,
     pub calls: u64,
@@ -240,6 +280,23 @@ impl StatStatements {
         id
     }
 
+    /// The identity of a utility statement's text, as PostgreSQL 15 gives
+    /// one (`compute_utility_query_id`): a hash of the text itself, which
+    /// is kept as written (no constants replaced: `SET work_mem = '4MB'`
+    /// and `... = '8MB'` are two entries). Cached by the text.
+    pub fn identify_utility(&self, text: &str) -> Arc<QueryId> {
+        let text = text.trim();
+        if text.len() > STAT_STATEMENT_TEXT_BYTES_MAX {
+            return Arc::new(QueryId::utility(text));
+        }
+        if let Some(id) = self.cached(text) {
+            return id;
+        }
+        let id = Arc::new(QueryId::utility(text));
+        self.remember(text, &id);
+        id
+    }
+
     /// The shard of the identity cache for `key`. The integer hasher is
     /// not collision-resistant against chosen texts; a shard holds at most
     /// `STAT_STATEMENT_TEXTS_MAX / SHARDS` keys, which bounds what
@@ -267,6 +324,7 @@ impl StatStatements {
             userid: call.userid,
             dbid: call.dbid,
             queryid: id.queryid,
+            toplevel: call.toplevel,
         };
         let shard = &self.shards[self.shard(&key)];
         {
@@ -357,6 +415,7 @@ impl StatStatements {
             out.extend(shard.lock().iter().map(|(k, c)| EntryRow {
                 userid: k.userid,
                 dbid: k.dbid,
+                toplevel: k.toplevel,
                 queryid: k.queryid,
                 query: c.query.clone(),
                 calls: c.calls,
@@ -405,6 +464,7 @@ mod tests {
         Call {
             userid: 10,
             dbid: 5,
+            toplevel: true,
             elapsed_ms: ms,
             rows: 1,
             savepoints: 0,

@@ -155,17 +155,41 @@ impl Prepared {
     }
 
     /// Its pg_stat_statements identity: computed (through the store's
-    /// cache of texts) at the first call, kept after.
+    /// cache of texts) at the first call, kept after. A statement
+    /// PostgreSQL counts as utility (DDL, CALL, DO, EXPLAIN, CREATE TABLE
+    /// AS: all but SELECT, INSERT, UPDATE, DELETE, MERGE) gets the identity
+    /// of its exact text, as PostgreSQL 15 gives utility statements.
     pub fn stat_id(
         &self,
         store: &crate::stat_statements::StatStatements,
     ) -> &Arc<crate::stat_statements::QueryId> {
         self.stat_id.get_or_init(|| {
-            store.identify(crate::stat_statements::statement_text(
+            let text = crate::stat_statements::statement_text(
                 &self.text,
                 self.stmt.stmt_location,
                 self.stmt.stmt_len,
-            ))
+            );
+            let mut node = self.stmt.stmt.as_ref().and_then(|n| n.node.as_ref());
+            // SQL EXECUTE counts under its PREPARE's text: the prepared
+            // query decides.
+            if let Some(NodeEnum::PrepareStmt(p)) = node {
+                node = p.query.as_ref().and_then(|n| n.node.as_ref());
+            }
+            let optimizable = matches!(
+                node,
+                Some(
+                    NodeEnum::SelectStmt(_)
+                        | NodeEnum::InsertStmt(_)
+                        | NodeEnum::UpdateStmt(_)
+                        | NodeEnum::DeleteStmt(_)
+                        | NodeEnum::MergeStmt(_)
+                )
+            );
+            if optimizable {
+                store.identify(text)
+            } else {
+                store.identify_utility(text)
+            }
         })
     }
 
@@ -279,6 +303,43 @@ pub fn execute(
         PlannedStmt::Ddl => execute_ddl(ctx, prepared),
         stmt => execute_planned(stmt, &mut Ev::new(ctx, params), sink),
     }
+}
+
+/// [`execute`] for a statement a function runs (PL/pgSQL, SQL functions):
+/// with `pg_stat_statements.track = all` it is timed and counted under
+/// an entry with `toplevel` false, as PostgreSQL counts nested statements;
+/// otherwise this is one test of the setting more than [`execute`].
+pub(crate) fn execute_nested(
+    ctx: &mut StatementCtx<'_>,
+    prepared: &Prepared,
+    params: &[Value],
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    if !ctx.settings.track_nested {
+        return execute(ctx, prepared, params, sink);
+    }
+    let start = std::time::Instant::now();
+    let tag = execute(ctx, prepared, params, sink)?;
+    let store = &ctx.db.stat_statements;
+    let id = prepared.stat_id(store);
+    if ctx.settings.track_utility || !id.utility {
+        let rows = match tag {
+            CommandTag::Rows(_, n) => n,
+            CommandTag::Plain(_) => 0,
+        };
+        store.record(
+            id,
+            crate::stat_statements::Call {
+                userid: ctx.role.oid.0,
+                dbid: crate::pg_catalog::DATABASE_OID,
+                toplevel: false,
+                elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
+                rows,
+                savepoints: 0,
+            },
+        );
+    }
+    Ok(tag)
 }
 
 /// A plan, its privilege list and the catalog version it was made at.

@@ -2,7 +2,9 @@
 //! pg_stat_all_tables / pg_stat_user_tables show.
 //!
 //! What it counts. Per table: sequential scans and the rows they read,
-//! index scans and the rows they fetched, rows inserted, updated and
+//! index scans and the rows they fetched (counted per index, under the
+//! index's OID, so that pg_stat_all_indexes has them at no extra cost;
+//! a table's are the sums over its indexes), rows inserted, updated and
 //! deleted (by any statement, trigger, foreign-key action or COPY, in
 //! transactions that commit or roll back, as PostgreSQL counts them). Per
 //! database: transactions committed and rolled back, deadlocks detected,
@@ -29,8 +31,8 @@
 //! Left out: block and I/O counters (tables live in memory), HOT updates
 //! (there are no pages; `n_tup_hot_upd` is 0), vacuum/analyze counts other
 //! than pruning passes (kept by the storage layer, `Table::prune_passes`),
-//! per-index statistics (`pg_stat_all_indexes`), and counts for the system
-//! catalog's relations (they are views computed when read).
+//! and counts for the system catalog's relations (they are views computed
+//! when read).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -230,15 +232,24 @@ impl DbStats {
         self.with_counts(|c| c.tables.entry(table).or_default()[what as usize] += n);
     }
 
-    /// A scan of `table` that read `rows` rows (`index`: by an index).
-    pub fn count_scan(&self, table: u32, index: bool, rows: u64) {
+    /// A scan that read `rows` rows: a sequential scan of the table `rel`,
+    /// or (`index`) a scan of the index `rel`. An index scan is counted
+    /// under the index alone; [`DbStats::table_and_indexes`] adds a table's
+    /// indexes up, so the scan costs one map update either way.
+    pub fn count_scan(&self, rel: u32, index: bool, rows: u64) {
+        self.count_scans(rel, index, 1, rows);
+    }
+
+    /// [`DbStats::count_scan`] for `scans` scans at once (an IN list's
+    /// lookups, one per distinct value, as PostgreSQL 15 counts them).
+    pub fn count_scans(&self, rel: u32, index: bool, scans: u64, rows: u64) {
         self.with_counts(|c| {
-            let t = c.tables.entry(table).or_default();
+            let t = c.tables.entry(rel).or_default();
             if index {
-                t[Counter::IdxScan as usize] += 1;
+                t[Counter::IdxScan as usize] += scans;
                 t[Counter::IdxTupFetch as usize] += rows;
             } else {
-                t[Counter::SeqScan as usize] += 1;
+                t[Counter::SeqScan as usize] += scans;
                 t[Counter::SeqTupRead as usize] += rows;
             }
         });
@@ -289,7 +300,8 @@ impl DbStats {
         })
     }
 
-    /// A table's totals (zeros for one never counted).
+    /// A relation's own totals (zeros for one never counted): a table's
+    /// without its index scans, which [`DbStats::table_and_indexes`] adds.
     pub fn table(&self, table: u32) -> TableCounts {
         let mut sum = [0u64; COUNTERS];
         for b in self.blocks() {
@@ -300,6 +312,38 @@ impl DbStats {
             }
         }
         sum
+    }
+
+    /// A table's totals, its index scans included, and each of its
+    /// `indexes`' (whose only counters are IdxScan and IdxTupFetch): one
+    /// pass over the blocks.
+    pub fn table_and_indexes(
+        &self,
+        table: u32,
+        indexes: &[u32],
+    ) -> (TableCounts, Vec<TableCounts>) {
+        let mut sum = [0u64; COUNTERS];
+        let mut per_index = vec![[0u64; COUNTERS]; indexes.len()];
+        let add = |to: &mut TableCounts, from: &TableCounts| {
+            for (s, n) in to.iter_mut().zip(from) {
+                *s += n;
+            }
+        };
+        for b in self.blocks() {
+            let b = b.lock();
+            if let Some(t) = b.tables.get(&table) {
+                add(&mut sum, t);
+            }
+            for (i, oid) in indexes.iter().enumerate() {
+                if let Some(t) = b.tables.get(oid) {
+                    add(&mut per_index[i], t);
+                }
+            }
+        }
+        for i in &per_index {
+            add(&mut sum, i);
+        }
+        (sum, per_index)
     }
 
     /// The sums over the tables.
@@ -340,7 +384,8 @@ mod tests {
     fn counts_of_every_thread_add_up() {
         let s = Arc::new(DbStats::default());
         s.count_scan(7, false, 10);
-        s.count_scan(7, true, 1);
+        // An index (OID 9) of table 7.
+        s.count_scan(9, true, 1);
         s.count(7, Counter::Inserted, 2);
         let s2 = s.clone();
         std::thread::spawn(move || {
@@ -356,7 +401,10 @@ mod tests {
             ..XactEnd::default()
         });
         assert_eq!(s.xact_totals().savepoints_per_xact.buckets[3], 1);
-        assert_eq!(s.table(7), [1, 10, 1, 1, 3, 0, 0]);
+        assert_eq!(s.table(7), [1, 10, 0, 0, 3, 0, 0]);
+        let (t, i) = s.table_and_indexes(7, &[9, 10]);
+        assert_eq!(t, [1, 10, 1, 1, 3, 0, 0]);
+        assert_eq!(i, vec![[0, 0, 1, 1, 0, 0, 0], [0; COUNTERS]]);
         assert_eq!(s.sums(), [1, 10, 1, 1, 3, 0, 1]);
         assert_eq!(s.xacts(), (1, 1));
         // The ended thread's block is reused, counts kept.

@@ -71,6 +71,8 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::StatStatements => statement_rows(ev),
         View::StatDatabase => database_rows(ev),
         View::StatTables { .. } => table_rows(ev),
+        View::StatIndexes { .. } => index_rows(ev),
+        View::StatioTables { .. } => statio_table_rows(ev),
         View::StatStatementsInfo => vec![vec![
             Value::Int8(db.stat_statements.dealloc()),
             Value::TimestampTz(db.stat_statements.stats_reset_us()),
@@ -407,7 +409,7 @@ fn statement_rows(ev: &Ev) -> Rows {
             let mut row = vec![
                 Value::Int8(i64::from(e.userid)),
                 Value::Int8(i64::from(e.dbid)),
-                Value::Bool(true),
+                Value::Bool(e.toplevel),
                 if visible {
                     Value::Int8(e.queryid)
                 } else {
@@ -561,7 +563,8 @@ fn table_rows(ev: &Ev) -> Rows {
         .tables()
         .iter()
         .map(|t| {
-            let c = s.table(t.oid.0);
+            let index_oids: Vec<u32> = t.indexes.iter().map(|i| i.oid.0).collect();
+            let (c, _) = s.table_and_indexes(t.oid.0, &index_oids);
             let indexed = !t.indexes.is_empty();
             let idx = |v: u64| if indexed { count(v) } else { Value::Null };
             let live = t.storage.scan(&snap).count() as u64;
@@ -598,6 +601,71 @@ fn table_rows(ev: &Ev) -> Rows {
                 auto_count,
                 Value::Int8(0),
                 Value::Int8(0),
+            ]
+        })
+        .collect()
+}
+
+/// pg_stat_all_indexes / pg_stat_user_indexes: one row per index of each
+/// table the session sees. idx_scan counts the index's lookups (each
+/// execution of an inner index lookup of a nested loop, as PostgreSQL);
+/// idx_tup_read and idx_tup_fetch both count the visible rows they
+/// returned (PostgreSQL's idx_tup_read counts index entries, visible or
+/// not: Nestor's index scans return visible rows only).
+fn index_rows(ev: &Ev) -> Rows {
+    use crate::stats::Counter as C;
+    let catalog = ev.ctx.catalog;
+    let s = &ev.ctx.db.stats;
+    let mut out = Vec::new();
+    for t in catalog.tables() {
+        let oids: Vec<u32> = t.indexes.iter().map(|i| i.oid.0).collect();
+        let (_, counts) = s.table_and_indexes(t.oid.0, &oids);
+        let schema = crate::pg_catalog::table_schema_name(&t, catalog);
+        for (i, c) in t.indexes.iter().zip(counts) {
+            let fetched = count(c[C::IdxTupFetch as usize]);
+            out.push(vec![
+                Value::Int8(i64::from(t.oid.0)),
+                Value::Int8(i64::from(i.oid.0)),
+                text(&schema),
+                text(&t.name),
+                text(&i.name),
+                count(c[C::IdxScan as usize]),
+                fetched.clone(),
+                fetched,
+            ]);
+        }
+    }
+    out
+}
+
+/// pg_statio_all_tables / pg_statio_user_tables: one row per table the
+/// session sees; every block counter is 0 (tables and indexes live in
+/// memory: no block is ever read, nor found in a buffer cache), idx_*
+/// NULL for a table without indexes and toast_* / tidx_* NULL (no TOAST
+/// tables), as PostgreSQL shows them for such tables.
+fn statio_table_rows(ev: &Ev) -> Rows {
+    let catalog = ev.ctx.catalog;
+    catalog
+        .tables()
+        .iter()
+        .map(|t| {
+            let idx = if t.indexes.is_empty() {
+                Value::Null
+            } else {
+                Value::Int8(0)
+            };
+            vec![
+                Value::Int8(i64::from(t.oid.0)),
+                text(crate::pg_catalog::table_schema_name(t, catalog)),
+                text(&t.name),
+                Value::Int8(0),
+                Value::Int8(0),
+                idx.clone(),
+                idx,
+                Value::Null,
+                Value::Null,
+                Value::Null,
+                Value::Null,
             ]
         })
         .collect()

@@ -49,6 +49,9 @@ pub enum Func {
     StatReset,
     /// nestor_wait_sampling_reset_profile().
     WaitSamplingReset,
+    /// pg_stat_force_next_flush(): nothing to do (counts are visible as
+    /// soon as they are made, `nestor_exec::stats`).
+    StatForceNextFlush,
     Now,
     StatementTimestamp,
     ClockTimestamp,
@@ -376,6 +379,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             T::Void,
         ),
         ("pg_stat_reset", 0) => r(Func::StatReset, none(), T::Void),
+        ("pg_stat_force_next_flush", 0) => r(Func::StatForceNextFlush, none(), T::Void),
         ("nestor_wait_sampling_reset_profile", 0) => r(Func::WaitSamplingReset, none(), T::Void),
         ("pg_promote", 0) => r(Func::Promote, none(), T::Bool),
         ("pg_promote", 1) => r(Func::Promote, vec![Some(T::Bool)], T::Bool),

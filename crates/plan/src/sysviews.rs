@@ -5,7 +5,9 @@
 //! pg_sequences, pg_prepared_statements (the session's own named prepared
 //! statements, which it publishes in the registry), pg_stat_statements and
 //! pg_stat_statements_info (`nestor_exec::stat_statements`), pg_stat_database
-//! and pg_stat_all_tables / pg_stat_user_tables (`nestor_exec::stats`), and the pg_catalog
+//! and pg_stat_all_tables / pg_stat_user_tables, pg_stat_all_indexes /
+//! pg_stat_user_indexes and pg_statio_all_tables / pg_statio_user_tables
+//! (`nestor_exec::stats`), and the pg_catalog
 //! relations (`crate::pg_catalog`).
 
 use nestor_types::datatype::DataType;
@@ -32,6 +34,14 @@ pub enum View {
     StatTables {
         user: bool,
     },
+    /// pg_stat_all_indexes (`user`: false) and pg_stat_user_indexes.
+    StatIndexes {
+        user: bool,
+    },
+    /// pg_statio_all_tables (`user`: false) and pg_statio_user_tables.
+    StatioTables {
+        user: bool,
+    },
     /// A pg_catalog relation (`crate::pg_catalog`).
     Catalog(crate::pg_catalog::Rel),
 }
@@ -56,6 +66,10 @@ impl View {
             "pg_stat_database" => View::StatDatabase,
             "pg_stat_all_tables" => View::StatTables { user: false },
             "pg_stat_user_tables" => View::StatTables { user: true },
+            "pg_stat_all_indexes" => View::StatIndexes { user: false },
+            "pg_stat_user_indexes" => View::StatIndexes { user: true },
+            "pg_statio_all_tables" => View::StatioTables { user: false },
+            "pg_statio_user_tables" => View::StatioTables { user: true },
             name => View::Catalog(crate::pg_catalog::by_name(name)?),
         })
     }
@@ -79,6 +93,10 @@ impl View {
             View::StatDatabase => "pg_stat_database",
             View::StatTables { user: false } => "pg_stat_all_tables",
             View::StatTables { user: true } => "pg_stat_user_tables",
+            View::StatIndexes { user: false } => "pg_stat_all_indexes",
+            View::StatIndexes { user: true } => "pg_stat_user_indexes",
+            View::StatioTables { user: false } => "pg_statio_all_tables",
+            View::StatioTables { user: true } => "pg_statio_user_tables",
             View::Catalog(r) => r.name(),
         }
     }
@@ -342,6 +360,30 @@ impl View {
                 ("autovacuum_count", T::Int8),
                 ("analyze_count", T::Int8),
                 ("autoanalyze_count", T::Int8),
+            ],
+            // PostgreSQL 15's (last_idx_scan is 16's).
+            View::StatIndexes { .. } => vec![
+                ("relid", T::Oid),
+                ("indexrelid", T::Oid),
+                ("schemaname", T::Name),
+                ("relname", T::Name),
+                ("indexrelname", T::Name),
+                ("idx_scan", T::Int8),
+                ("idx_tup_read", T::Int8),
+                ("idx_tup_fetch", T::Int8),
+            ],
+            View::StatioTables { .. } => vec![
+                ("relid", T::Oid),
+                ("schemaname", T::Name),
+                ("relname", T::Name),
+                ("heap_blks_read", T::Int8),
+                ("heap_blks_hit", T::Int8),
+                ("idx_blks_read", T::Int8),
+                ("idx_blks_hit", T::Int8),
+                ("toast_blks_read", T::Int8),
+                ("toast_blks_hit", T::Int8),
+                ("tidx_blks_read", T::Int8),
+                ("tidx_blks_hit", T::Int8),
             ],
             View::Catalog(r) => crate::pg_catalog::columns(r),
         }

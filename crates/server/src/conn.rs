@@ -261,8 +261,11 @@ async fn active(
         return (None, Some(session), Outcome::Close);
     };
     let mut handle = tokio::task::spawn_blocking(move || {
+        // Lines the server log gets from this thread are about this
+        // session until it hands the connection back.
+        let log = session.log_session().clone();
         let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            active_loop(&mut bio, &mut session, &stop)
+            nestor_common::log::scoped(&log, || active_loop(&mut bio, &mut session, &stop))
         }));
         match ran {
             Ok(outcome) => (bio, Some(session), outcome),

@@ -10,6 +10,7 @@ mod codec;
 mod conn;
 mod hba;
 mod io;
+mod log_layer;
 mod metrics;
 mod repl_wire;
 mod scram;
@@ -156,6 +157,11 @@ struct Cli {
     /// event (nestor_wait_sampling_profile); 0 turns it off.
     #[arg(long, default_value_t = nestor_common::limits::WAIT_SAMPLING_PERIOD_MS)]
     wait_sampling_period_ms: u64,
+    /// The server log's format on standard error, as PostgreSQL's
+    /// log_destination: `stderr` (text lines) or `jsonlog` (one JSON object
+    /// per line with PostgreSQL 15's jsonlog keys).
+    #[arg(long, default_value = "stderr", value_parser = ["stderr", "jsonlog"])]
+    log_destination: String,
 }
 
 fn parse_size(text: &str) -> Result<usize, String> {
@@ -176,13 +182,32 @@ static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    nestor_common::log::mark_process_start();
     let filter = tracing_subscriber::EnvFilter::try_from_env("NESTOR_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    if cli.log_destination == "jsonlog" {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        nestor_common::log::set_format(nestor_common::log::Format::Json);
+        tracing_subscriber::registry()
+            .with(filter)
+            .with(log_layer::JsonLog)
+            .init();
+        // A panic (a session's is caught and reported as XX000) is a JSON
+        // line too, not Rust's text.
+        std::panic::set_hook(Box::new(|info| {
+            let message = format!("panic: {info}");
+            let mut line = nestor_common::log::Line::new("ERROR", &message);
+            line.state_code = Some("XX000");
+            nestor_common::log::write(&line);
+        }));
+    } else {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .init();
+    }
     match serve(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -4,7 +4,9 @@
 //!
 //! What is served. Every value is read when scraped from counters the
 //! server keeps anyway: the session registry (connections by state, the
-//! oldest open transaction), pg_stat_database's per-thread blocks
+//! oldest open transaction and the oldest held snapshot), the transaction
+//! manager's horizons and the tables' dead-version counts (what the
+//! pruner weighs), pg_stat_database's per-thread blocks
 //! (`nestor_exec::stats`: transactions, rows, deadlocks, savepoints and
 //! the two histograms), the WAL's relaxed counters (pg_stat_wal's source),
 //! the lock table's wait counters (`nestor_txn::locks`) and the memory
@@ -311,6 +313,34 @@ pub fn render(engine: &Engine) -> String {
         "gauge",
         "Age of the oldest open transaction of a client session (0 when none is open); it holds back pruning.",
         format_float(oldest),
+    );
+    let oldest_snapshot = activity
+        .iter()
+        .filter_map(|a| a.snapshot_start_us)
+        .min()
+        .map_or(0.0, |start| (now - start).max(0) as f64 / 1e6);
+    out.single(
+        "nestor_oldest_snapshot_age_seconds",
+        "gauge",
+        "Age of the oldest snapshot a client session holds (0 when none does): the GC horizon it pins has not moved since.",
+        format_float(oldest_snapshot),
+    );
+
+    // What the oldest snapshot keeps: commits it does not see, and the
+    // dead row versions not pruned yet (the pruner's own counts).
+    let txn = &db.txn;
+    out.single(
+        "nestor_gc_horizon_lag_commits",
+        "gauge",
+        "Commits newer than the GC horizon (the oldest snapshot held): the row versions they superseded cannot be pruned yet.",
+        txn.horizon().0.saturating_sub(txn.gc_horizon().0),
+    );
+    let dead: u64 = db.store.tables().iter().map(|t| t.dead_versions()).sum();
+    out.single(
+        "nestor_dead_row_versions",
+        "gauge",
+        "Row versions superseded by UPDATE or DELETE and not pruned yet (the sum of pg_stat_all_tables.n_dead_tup).",
+        dead,
     );
 
     // Transactions and rows (pg_stat_database's counters).

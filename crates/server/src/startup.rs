@@ -376,6 +376,7 @@ async fn open_session(
         database: ident.database,
         application_name: ident.application_name,
         client_addr: Some(peer.ip().to_string()),
+        client_port: Some(peer.port()),
         startup_params: ident.params,
     };
     let engine = shared.engine.clone();

@@ -548,3 +548,57 @@ async fn relation_lock_waits_and_serialization_failures_are_counted() {
     );
     assert_eq!(delta(&after, &failed, "nestor_deadlocks_total"), 0.0);
 }
+
+/// A snapshot held open by a REPEATABLE READ transaction: its age grows,
+/// the commits it does not see and the dead versions they leave are
+/// exported while it is held; once it ends they are released and VACUUM
+/// prunes the versions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_snapshot_shows_its_age_and_what_it_keeps() {
+    let (srv, addr) = start();
+    let holder = connect(&srv).await;
+    let writer = connect(&srv).await;
+    run(
+        &writer,
+        "CREATE TABLE k (id int PRIMARY KEY, v int); \
+         INSERT INTO k SELECT g, 0 FROM generate_series(1, 10) g; VACUUM",
+    )
+    .await;
+    let before = scrape(&addr);
+    assert_eq!(before.get("nestor_oldest_snapshot_age_seconds"), 0.0);
+    assert_eq!(before.get("nestor_gc_horizon_lag_commits"), 0.0);
+    assert_eq!(before.get("nestor_dead_row_versions"), 0.0);
+
+    run(
+        &holder,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM k",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Five commits of ten updated rows each, behind the held snapshot.
+    for i in 1..=5 {
+        run(&writer, &format!("UPDATE k SET v = {i}")).await;
+    }
+    // Its snapshot is the transaction's: a later statement keeps it (and
+    // its age).
+    run(&holder, "SELECT count(*) FROM k").await;
+    let held = scrape(&addr);
+    let age = held.get("nestor_oldest_snapshot_age_seconds");
+    assert!(age >= 1.0, "age {age}");
+    assert!(
+        held.get("nestor_oldest_transaction_age_seconds") >= age,
+        "the transaction is at least as old as its snapshot"
+    );
+    assert_eq!(held.get("nestor_gc_horizon_lag_commits"), 5.0);
+    assert_eq!(held.get("nestor_dead_row_versions"), 50.0);
+    // The pruner cannot remove them while the snapshot is held.
+    run(&writer, "VACUUM").await;
+    assert_eq!(scrape(&addr).get("nestor_dead_row_versions"), 50.0);
+
+    run(&holder, "COMMIT").await;
+    let released = scrape(&addr);
+    assert_eq!(released.get("nestor_oldest_snapshot_age_seconds"), 0.0);
+    assert_eq!(released.get("nestor_gc_horizon_lag_commits"), 0.0);
+    run(&writer, "VACUUM").await;
+    assert_eq!(scrape(&addr).get("nestor_dead_row_versions"), 0.0);
+}

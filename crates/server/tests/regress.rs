@@ -233,4 +233,5 @@ regress!(
     function_rename,
     set_constraints,
     table_locks,
+    stat_indexes,
 );

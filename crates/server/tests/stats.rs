@@ -241,6 +241,160 @@ async fn pg_stat_statements_reset_track_and_visibility() {
     );
 }
 
+/// pg_stat_statements.track_utility (on by default, as in PostgreSQL):
+/// utility statements count under their exact text (PostgreSQL 15's
+/// identity for them, constants kept), over both protocols; PREPARE,
+/// EXECUTE and DEALLOCATE do not (EXECUTE counts under its PREPARE); a
+/// COPY counts its rows when it ends; with the setting off none counts,
+/// nor do DDL and DO, which PostgreSQL counts as utility too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_statements_tracks_utility_statements() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    assert_eq!(
+        rows(&c, "SHOW pg_stat_statements.track_utility").await,
+        vec!["on"]
+    );
+    run(&c, "SELECT pg_stat_statements_reset()").await;
+    run(
+        &c,
+        "BEGIN; SET extra_float_digits = 2; SET extra_float_digits = 3; \
+         SHOW extra_float_digits; SAVEPOINT s1; RELEASE s1; COMMIT",
+    )
+    .await;
+    run(&c, "BEGIN; COMMIT").await;
+    run(&c, "CREATE TABLE ut (a int)").await;
+    run(&c, "DO $$ BEGIN PERFORM 1; END $$").await;
+    run(&c, "PREPARE p AS SELECT a FROM ut; EXECUTE p; DEALLOCATE p").await;
+    // The extended protocol's path for utility statements.
+    t(c.execute("SET extra_float_digits = 1", &[]))
+        .await
+        .unwrap();
+    tokio::task::block_in_place(|| {
+        use std::io::Write as _;
+        let mut psql = std::process::Command::new("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+            .args([
+                "-p",
+                &srv.port.to_string(),
+                "-U",
+                "postgres",
+                "-d",
+                "postgres",
+            ])
+            .args(["-c", "COPY ut FROM STDIN"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("psql");
+        psql.stdin
+            .take()
+            .unwrap()
+            .write_all(b"1\n2\n3\n\\.\n")
+            .unwrap();
+        assert!(psql.wait().unwrap().success());
+    });
+    assert!(t(c.batch_execute("SAVEPOINT outside")).await.is_err());
+    let tracked = "SELECT query, calls, rows FROM pg_stat_statements
+                    WHERE query NOT LIKE '%pg_stat_statements%' ORDER BY query COLLATE \"C\"";
+    let want = vec![
+        "BEGIN|2|0",
+        "COMMIT|2|0",
+        "COPY ut FROM STDIN|1|3",
+        "CREATE TABLE ut (a int)|1|0",
+        "DO $$ BEGIN PERFORM 1; END $$|1|0",
+        "PREPARE p AS SELECT a FROM ut|1|0",
+        "RELEASE s1|1|0",
+        "SAVEPOINT s1|1|0",
+        "SET extra_float_digits = 1|1|0",
+        "SET extra_float_digits = 2|1|0",
+        "SET extra_float_digits = 3|1|0",
+        "SHOW extra_float_digits|1|0",
+    ];
+    assert_eq!(rows(&c, tracked).await, want);
+    run(&c, "SET pg_stat_statements.track_utility = off").await;
+    run(
+        &c,
+        "BEGIN; COMMIT; CREATE TABLE ut2 (a int); SHOW extra_float_digits",
+    )
+    .await;
+    run(&c, "DO $$ BEGIN PERFORM 1; END $$").await;
+    // As in PostgreSQL, whether a utility statement counts is decided
+    // before it runs: the SET that turned tracking off counts, the RESET
+    // that turns it on again does not.
+    run(&c, "RESET pg_stat_statements.track_utility").await;
+    assert_eq!(rows(&c, tracked).await, want);
+    assert_eq!(
+        rows(
+            &c,
+            "SELECT query FROM pg_stat_statements
+              WHERE query LIKE '%track_utility%' AND query NOT LIKE 'SELECT%' ORDER BY 1"
+        )
+        .await,
+        vec!["SET pg_stat_statements.track_utility = off"]
+    );
+    run(&c, "BEGIN; COMMIT").await;
+    assert_eq!(
+        rows(
+            &c,
+            "SELECT calls FROM pg_stat_statements WHERE query = 'BEGIN'"
+        )
+        .await,
+        vec!["3"]
+    );
+}
+
+/// pg_stat_statements.track = all: the statements PL/pgSQL and SQL
+/// functions run count under entries with toplevel false, next to the
+/// top-level calls that ran them (PostgreSQL 15 shows the same rows but
+/// for `SELECT $2 + x` and `(SELECT count(*) FROM nt)`); with `top` they
+/// do not count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pg_stat_statements_track_all_counts_nested_statements() {
+    let srv = tokio::task::block_in_place(Server::start);
+    let c = connect(&srv, "postgres").await;
+    run(
+        &c,
+        "CREATE TABLE nt (a int); INSERT INTO nt VALUES (1), (2);
+         CREATE FUNCTION pf(x int) RETURNS int LANGUAGE plpgsql AS $$
+           BEGIN PERFORM 1 + x; INSERT INTO nt VALUES (x);
+                 RETURN (SELECT count(*) FROM nt); END $$;
+         CREATE FUNCTION sf() RETURNS bigint LANGUAGE sql AS $$ SELECT count(*) FROM nt $$;
+         SET pg_stat_statements.track = 'all'",
+    )
+    .await;
+    run(&c, "SELECT pg_stat_statements_reset()").await;
+    run(&c, "SELECT pf(5)").await;
+    run(&c, "SELECT pf(6)").await;
+    run(&c, "SELECT sf()").await;
+    run(&c, "DO $$ BEGIN PERFORM pf(7); END $$").await;
+    let q = "SELECT toplevel, calls, rows, query FROM pg_stat_statements
+              WHERE query NOT LIKE '%pg_stat_statements%'
+              ORDER BY query COLLATE \"C\", toplevel";
+    let want = vec![
+        "t|1|0|DO $$ BEGIN PERFORM pf(7); END $$",
+        "f|3|3|INSERT INTO nt VALUES (x)",
+        "f|3|3|SELECT $1 + x",
+        "f|3|3|SELECT (SELECT count(*) FROM nt)",
+        "f|1|1|SELECT count(*) FROM nt",
+        "f|1|1|SELECT pf($1)",
+        "t|2|2|SELECT pf($1)",
+        "t|1|1|SELECT sf()",
+    ];
+    assert_eq!(rows(&c, q).await, want);
+    // With `top` nested statements do not count; the top-level call does.
+    run(&c, "SET pg_stat_statements.track = 'top'").await;
+    run(&c, "SELECT pf(8)").await;
+    let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+    want[6] = "t|3|3|SELECT pf($1)".into();
+    let got = rows(&c, q).await;
+    assert_eq!(
+        got.iter()
+            .filter(|r| !r.contains("track"))
+            .collect::<Vec<_>>(),
+        want.iter().collect::<Vec<_>>()
+    );
+}
+
 /// The Nestor column `savepoints`: savepoints a statement defined (here a
 /// PL/pgSQL exception block entered once per call), summed over calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -281,6 +435,7 @@ async fn pg_stat_statements_counts_savepoints_of_a_statement() {
 async fn log_min_duration_statement_logs_slow_statements() {
     let srv = tokio::task::block_in_place(Server::start);
     let c = connect(&srv, "postgres").await;
+    assert_eq!(rows(&c, "SHOW log_destination").await, vec!["stderr"]);
     run(&c, "SELECT 'not logged', pg_sleep(0.01)").await;
     run(&c, "SET log_min_duration_statement = 0").await;
     run(&c, "SELECT 'logged' AS marker").await;
@@ -321,6 +476,173 @@ async fn log_min_duration_statement_logs_slow_statements() {
             (3, "SELECT 'extended' AS marker".to_string()),
         ]
     );
+}
+
+/// `--log-destination jsonlog`: every line the server writes is one JSON
+/// object with PostgreSQL 15's jsonlog keys; an error carries its
+/// SQLSTATE, statement and cursor position, a duration line the session's
+/// identity, and a line written inside a transaction that has an XID that
+/// XID.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonlog_writes_postgresql_json_lines() {
+    let srv =
+        tokio::task::block_in_place(|| Server::start_with(&["--log-destination", "jsonlog"], &[]));
+    let (c, conn) = t(tokio_postgres::connect(
+        &format!(
+            "host=127.0.0.1 port={} user=postgres dbname=postgres application_name=jsontest",
+            srv.port
+        ),
+        NoTls,
+    ))
+    .await
+    .expect("connect");
+    tokio::spawn(conn);
+    let pid: u32 = rows(&c, "SELECT pg_backend_pid()").await[0]
+        .parse()
+        .unwrap();
+    assert_eq!(rows(&c, "SHOW log_destination").await, vec!["jsonlog"]);
+    assert!(c.simple_query("SELECT 1/0").await.is_err());
+    assert!(c.simple_query("SELECT nosuchcolumn").await.is_err());
+    run(&c, "SET log_min_duration_statement = 0").await;
+    run(&c, "SELECT 'logged' AS marker").await;
+    run(&c, "RESET log_min_duration_statement").await;
+    run(&c, "CREATE TABLE j (a int)").await;
+    run(&c, "BEGIN; INSERT INTO j VALUES (1)").await;
+    let xid: u64 = rows(&c, "SELECT txid_current()").await[0].parse().unwrap();
+    assert!(c.simple_query("SELECT 2/0").await.is_err());
+    run(&c, "ROLLBACK").await;
+    // log_min_error_statement above ERROR: the error without its
+    // statement; log_min_messages above it: not logged.
+    run(&c, "SET log_min_error_statement = panic").await;
+    assert!(c.simple_query("SELECT 3/0").await.is_err());
+    run(
+        &c,
+        "SET log_min_messages = fatal; SET log_min_duration_statement = 0",
+    )
+    .await;
+    assert!(c.simple_query("SELECT 4/0").await.is_err());
+    run(&c, "SELECT 'not logged either'").await;
+
+    let lines: Vec<serde_json::Value> = srv
+        .log_lines()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let mine: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["pid"] == pid && l["backend_type"] == "client backend")
+        .collect();
+    let messages: Vec<&str> = mine
+        .iter()
+        .map(|l| l["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 6, "{messages:?}");
+    assert_eq!(messages[0], "division by zero");
+    assert_eq!(messages[1], "column \"nosuchcolumn\" does not exist");
+    assert!(messages[2].starts_with("duration: "), "{messages:?}");
+    assert!(messages[3].starts_with("duration: "), "{messages:?}");
+    assert_eq!(messages[4], "division by zero");
+    assert_eq!(messages[5], "division by zero");
+    assert!(mine[5].get("statement").is_none(), "{}", mine[5]);
+    let keys =
+        |l: &serde_json::Value| -> Vec<String> { l.as_object().unwrap().keys().cloned().collect() };
+    // PostgreSQL's keys (its order; serde_json sorts them, so compare sets).
+    let mut want = vec![
+        "timestamp",
+        "user",
+        "dbname",
+        "pid",
+        "remote_host",
+        "remote_port",
+        "session_id",
+        "line_num",
+        "session_start",
+        "txid",
+        "error_severity",
+        "state_code",
+        "message",
+        "statement",
+        "cursor_position",
+        "application_name",
+        "backend_type",
+    ];
+    want.sort_unstable();
+    assert_eq!(keys(mine[1]), want, "{}", mine[1]);
+    let e = mine[0];
+    assert_eq!(e["user"], "postgres");
+    assert_eq!(e["dbname"], "postgres");
+    assert_eq!(e["remote_host"], "127.0.0.1");
+    assert!(e["remote_port"].as_u64().is_some_and(|p| p > 0), "{e}");
+    assert_eq!(e["error_severity"], "ERROR");
+    assert_eq!(e["state_code"], "22012");
+    assert_eq!(e["statement"], "SELECT 1/0");
+    assert_eq!(e["application_name"], "jsontest");
+    assert_eq!(e["txid"], 0);
+    assert!(e.get("cursor_position").is_none());
+    assert_eq!(mine[1]["state_code"], "42703");
+    assert_eq!(mine[1]["cursor_position"], 8);
+    // session_id is the session's start (hex seconds) and pid, as
+    // PostgreSQL's %c; line_num counts the session's lines.
+    let sid = e["session_id"].as_str().unwrap();
+    assert!(sid.ends_with(&format!(".{pid:x}")), "{sid}");
+    assert_eq!(
+        mine.iter()
+            .map(|l| l["line_num"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    assert!(mine.iter().all(|l| l["session_id"] == sid));
+    // 2026-11-26 06:56:12.776 UTC, and the session start without millis.
+    let ts = e["timestamp"].as_str().unwrap();
+    assert_eq!(ts.len(), 27, "{ts}");
+    assert!(ts.ends_with(" UTC") && ts.as_bytes()[19] == b'.', "{ts}");
+    assert_eq!(e["session_start"].as_str().unwrap().len(), 23);
+    let d = mine[3];
+    assert_eq!(d["error_severity"], "LOG");
+    assert_eq!(
+        d["message"].as_str().unwrap().split("statement: ").nth(1),
+        Some("SELECT 'logged' AS marker")
+    );
+    assert!(d.get("state_code").is_none() && d.get("statement").is_none());
+    let in_txn = mine[4];
+    assert_eq!(in_txn["txid"], xid);
+    assert_eq!(in_txn["statement"], "SELECT 2/0");
+    // The server's own lines (no session) are JSON too.
+    assert!(lines.iter().any(|l| l["backend_type"] == "postmaster"
+        && l["message"].as_str().unwrap().starts_with("listening on ")));
+
+    // A line another thread writes about the session (the pruner's
+    // long-transaction warning) carries the session's fields, and counts
+    // on in its line numbers.
+    run(
+        &c,
+        "RESET log_min_duration_statement; RESET log_min_messages; \
+         SET nestor.long_transaction_warning = '100ms'; \
+         BEGIN; SELECT 'long one'",
+    )
+    .await;
+    let mut warning = None;
+    for _ in 0..100 {
+        warning = srv
+            .log_lines()
+            .iter()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|l| l["error_severity"] == "WARNING");
+        if warning.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    run(&c, "COMMIT").await;
+    let w = warning.expect("no long-transaction warning");
+    assert_eq!(w["pid"], pid, "{w}");
+    assert_eq!(w["user"], "postgres");
+    assert_eq!(w["session_id"], sid);
+    assert_eq!(w["line_num"], 7);
+    assert_eq!(w["backend_type"], "client backend");
+    assert!(w["detail"]
+        .as_str()
+        .is_some_and(|d| d.contains("SELECT 'long one'")));
 }
 
 /// One row of a query, every column as text.

@@ -64,6 +64,8 @@ pub struct SessionInfo {
     pub database: String,
     pub application_name: String,
     pub client_addr: Option<String>,
+    /// The client's port, for the server log's remote_port.
+    pub client_port: Option<u16>,
     /// Other startup parameters (options, DateStyle, client_encoding, ...).
     pub startup_params: Vec<(String, String)>,
     /// The connection's TLS, for pg_stat_ssl.
@@ -84,6 +86,9 @@ pub(crate) struct CopyInState {
     /// Statements of the query string still to run after the COPY.
     pub rest: Vec<RawStmt>,
     pub text: Arc<str>,
+    /// When the COPY statement began and its text, for pg_stat_statements
+    /// (track_utility), which counts it when it ends.
+    pub tracked: Option<(Instant, Box<str>)>,
 }
 
 /// One client session.
@@ -110,6 +115,8 @@ pub struct Session {
     /// What the session counts in the memory budget's "sessions", and the
     /// (prepared statements, portals) it was counted for.
     mem_counted: (usize, (usize, usize)),
+    /// The session's identity in the server log (nestor_common::log).
+    log: Arc<nestor_common::log::SessionLog>,
     /// current_user as the executor checks it, and the (catalog version,
     /// settings generation) it was read at.
     role_cache: std::cell::Cell<((u64, u64), nestor_exec::privilege::RoleCtx)>,
@@ -156,7 +163,7 @@ impl Session {
                 if let Err(e) = settings.apply_startup(&k, &v) {
                     // Checked when set; a value this version refuses is
                     // skipped, as PostgreSQL skips it with a WARNING.
-                    eprintln!("WARNING:  {}", e.message);
+                    nestor_common::log::warning(&e.message);
                 }
             }
         }
@@ -189,6 +196,7 @@ impl Session {
             notify_wake: Default::default(),
             listening: parking_lot::Mutex::new(Vec::new()),
             prepared: parking_lot::Mutex::new(Vec::new()),
+            log: Default::default(),
         });
         engine.sessions.register(
             shared.clone(),
@@ -202,6 +210,16 @@ impl Session {
             .stats
             .sessions
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let log = Arc::new(nestor_common::log::SessionLog::new(
+            info.pid.0,
+            info.user.clone(),
+            info.database.clone(),
+            info.client_addr.clone(),
+            info.client_port,
+            nestor_common::log::unix_now_us(),
+            Some(shared.clone()),
+        ));
+        let _ = shared.log.set(Arc::downgrade(&log));
         let catalog = engine.catalog.for_session(info.pid);
         let block = TxnBlock::new(
             slot,
@@ -224,6 +242,7 @@ impl Session {
             copy_in: None,
             fatal_sent: false,
             mem_counted: (0, (0, 0)),
+            log,
             role_cache: std::cell::Cell::new((
                 (0, u64::MAX),
                 nestor_exec::privilege::RoleCtx::of(&role),
@@ -233,9 +252,18 @@ impl Session {
         s.count_memory();
         s.settings
             .set_virtual("is_superuser", if role.superuser { "on" } else { "off" });
+        if nestor_common::log::format() == nestor_common::log::Format::Json {
+            s.settings.set_virtual("log_destination", "jsonlog");
+        }
         // What parameter_status() returns is what the client has seen.
         s.settings.changed_reports();
         Ok(s)
+    }
+
+    /// The session's identity in the server log: the wire layer makes it
+    /// the current thread's while the session runs there.
+    pub fn log_session(&self) -> &Arc<nestor_common::log::SessionLog> {
+        &self.log
     }
 
     /// is_superuser follows SET ROLE and SET SESSION AUTHORIZATION.
@@ -390,13 +418,13 @@ impl Session {
     /// FATAL the wire layer sends before closing the connection.
     pub fn on_idle_timeout(&mut self, out: &mut Vec<BackendMsg>) {
         self.block.abandon(&mut self.settings);
-        out.push(BackendMsg::Error(
-            DbError::new(
-                SqlState::IdleInTransactionSessionTimeout,
-                "terminating connection due to idle-in-transaction timeout",
-            )
-            .with_severity(Severity::Fatal),
-        ));
+        let e = DbError::new(
+            SqlState::IdleInTransactionSessionTimeout,
+            "terminating connection due to idle-in-transaction timeout",
+        )
+        .with_severity(Severity::Fatal);
+        self.log_error(&e);
+        out.push(BackendMsg::Error(e));
         self.shared.terminated.store(true, Ordering::SeqCst);
         self.fatal_sent = true;
     }
@@ -407,9 +435,9 @@ impl Session {
         if !self.fatal_sent {
             self.fatal_sent = true;
             self.block.abandon(&mut self.settings);
-            out.push(BackendMsg::Error(
-                DbError::from(TxnError::Terminated).with_severity(Severity::Fatal),
-            ));
+            let e = DbError::from(TxnError::Terminated).with_severity(Severity::Fatal);
+            self.log_error(&e);
+            out.push(BackendMsg::Error(e));
         }
     }
 
@@ -536,7 +564,10 @@ impl Session {
         };
         out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
         match result {
-            Err(e) => out.push(BackendMsg::Error(e)),
+            Err(e) => {
+                self.log_error(&e);
+                out.push(BackendMsg::Error(e));
+            }
             Ok(()) => out.extend(complete),
         }
         self.ready(out);
@@ -570,8 +601,38 @@ impl Session {
             e.severity = Severity::Fatal;
             self.fatal_sent = true;
         }
+        self.log_error(&e);
         out.push(BackendMsg::Error(e));
         self.block.fail(&mut self.settings);
+    }
+
+    /// Write an error sent to the client to the server log with the
+    /// statement it came from, as PostgreSQL does: unless
+    /// log_min_messages is above its severity (default warning), with
+    /// the statement unless log_min_error_statement is (default error).
+    /// The error path only.
+    pub(crate) fn log_error(&self, e: &DbError) {
+        let view = self.settings.view();
+        let rank = nestor_settings::log_level_rank(e.severity.as_str());
+        if rank < view.log_min_messages {
+            return;
+        }
+        let statement = if rank >= view.log_min_error_statement {
+            self.shared.activity.lock().query.clone()
+        } else {
+            String::new()
+        };
+        let mut line = nestor_common::log::Line::new(e.severity.as_str(), &e.message);
+        line.state_code = Some(e.sqlstate());
+        line.detail = e.detail.as_deref();
+        line.hint = e.hint.as_deref();
+        line.context = e.context.as_deref();
+        line.session = Some(&self.log);
+        if !statement.is_empty() {
+            line.statement = Some(&statement);
+            line.cursor_position = e.position;
+        }
+        nestor_common::log::write(&line);
     }
 
     /// Execute one parsed statement of `text`.
@@ -610,11 +671,66 @@ impl Session {
             self.block
                 .ensure(&self.engine, &mut self.settings, now_us())?;
         }
-        let start = Instant::now();
+        let (start, track) = (Instant::now(), self.settings.view().track_utility);
         utility::execute(self, text, raw, node, params, rows)?;
+        self.utility_done(text, raw, node, (start, track), rows.out);
+        Ok(())
+    }
+
+    /// A utility statement completed (`out` ends with its CommandComplete,
+    /// unless it began a COPY FROM STDIN): log it if it took
+    /// log_min_duration_statement or longer, and add it to
+    /// pg_stat_statements under its own text, as PostgreSQL 15 does with
+    /// track_utility on (but PREPARE, EXECUTE and DEALLOCATE: EXECUTE counts
+    /// under its PREPARE's query). `(start, track)`: when it started and
+    /// whether track_utility was on then (PostgreSQL decides before it
+    /// runs, so `SET pg_stat_statements.track_utility = off` counts). A
+    /// COPY FROM STDIN counts when it ends.
+    pub(crate) fn utility_done(
+        &mut self,
+        text: &str,
+        raw: &RawStmt,
+        node: &NodeEnum,
+        (start, track): (Instant, bool),
+        out: &[BackendMsg],
+    ) {
         let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
         self.log_duration(elapsed_ms, text, raw.stmt_location, raw.stmt_len);
-        Ok(())
+        if !track
+            || matches!(
+                node,
+                NodeEnum::PrepareStmt(_) | NodeEnum::ExecuteStmt(_) | NodeEnum::DeallocateStmt(_)
+            )
+        {
+            return;
+        }
+        let stmt =
+            nestor_exec::stat_statements::statement_text(text, raw.stmt_location, raw.stmt_len);
+        if let Some(c) = self.copy_in.as_mut() {
+            c.tracked = Some((start, stmt.into()));
+            return;
+        }
+        let rows = match out.last() {
+            Some(BackendMsg::CommandComplete(CommandTag::Rows(_, n))) => *n,
+            _ => 0,
+        };
+        self.record_utility(stmt, elapsed_ms, rows);
+    }
+
+    /// Add one call of the utility statement `stmt` to pg_stat_statements.
+    pub(crate) fn record_utility(&self, stmt: &str, elapsed_ms: f64, rows: u64) {
+        let store = &self.engine.db.stat_statements;
+        store.record(
+            &store.identify_utility(stmt),
+            nestor_exec::stat_statements::Call {
+                userid: self.role_ctx().oid.0,
+                dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                toplevel: true,
+                elapsed_ms,
+                rows,
+                savepoints: 0,
+            },
+        );
     }
 
     /// Forget the cursors of transactions that have ended (WITH HOLD ones
@@ -710,7 +826,7 @@ impl Session {
         let view = self.settings.view();
         let store = &self.engine.db.stat_statements;
         let id = prepared.stat_id(store);
-        if view.track_statements {
+        if view.track_statements && (view.track_utility || !id.utility) {
             let rows = match tag {
                 CommandTag::Rows(_, n) => n,
                 CommandTag::Plain(_) => 0,
@@ -720,6 +836,7 @@ impl Session {
                 nestor_exec::stat_statements::Call {
                     userid: self.role_ctx().oid.0,
                     dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                    toplevel: true,
                     elapsed_ms,
                     rows,
                     savepoints,
@@ -733,15 +850,19 @@ impl Session {
     /// Log a statement that took log_min_duration_statement or longer, with
     /// PostgreSQL's line, on the server's standard error.
     pub(crate) fn log_duration(&self, elapsed_ms: f64, text: &str, location: i32, len: i32) {
-        let Some(min) = self.settings.view().log_min_duration_ms else {
+        let view = self.settings.view();
+        let Some(min) = view.log_min_duration_ms else {
             return;
         };
+        if view.log_min_messages > nestor_settings::LOG_RANK {
+            return;
+        }
         if elapsed_ms >= min as f64 {
             let stmt = nestor_exec::stat_statements::statement_text(text, location, len);
-            eprintln!(
-                "LOG:  duration: {elapsed_ms:.3} ms  statement: {}",
-                stmt.trim()
-            );
+            let message = format!("duration: {elapsed_ms:.3} ms  statement: {}", stmt.trim());
+            let mut line = nestor_common::log::Line::new("LOG", &message);
+            line.session = Some(&self.log);
+            nestor_common::log::write(&line);
         }
     }
 
@@ -815,17 +936,25 @@ impl Session {
             lock_timeout: (lock_timeout > 0).then(|| Duration::from_millis(lock_timeout)),
             deadlock_timeout: Duration::from_millis(deadlock),
             interrupt: &interrupt,
-            log_lock_waits: view.log_lock_waits,
+            log_lock_waits: view.log_lock_waits
+                && view.log_min_messages <= nestor_settings::LOG_RANK,
         };
         if waits_for_safe_snapshot {
             wait_event(Some(("IPC", "SafeSnapshot")));
         }
+        let reused = txn.reuses_snapshot();
         let snapshot = txn.start_statement_with(&wait);
         if waits_for_safe_snapshot {
             wait_event(None);
         }
         let snapshot = snapshot?;
-        self.shared.activity.lock().snapshot_xmin = Some(self.engine.txn.next_xid().0);
+        if !reused {
+            // A new snapshot: when it was taken (this statement's start,
+            // read above) for the metrics' oldest snapshot age.
+            let mut a = self.shared.activity.lock();
+            a.snapshot_xmin = Some(self.engine.txn.next_xid().0);
+            a.snapshot_start_us = Some(start);
+        }
         let mut ctx = StatementCtx {
             db: &self.engine.db,
             catalog: &self.catalog,
@@ -867,6 +996,7 @@ impl Session {
         };
         out.extend(self.block.warnings.drain(..).map(BackendMsg::Notice));
         if let Err(e) = result {
+            self.log_error(&e);
             out.push(BackendMsg::Error(e));
         }
         self.ready(out);
@@ -1180,11 +1310,9 @@ impl Session {
                 };
                 portal.done = true;
                 let params = portal.params.clone();
-                let start = Instant::now();
+                let (start, track) = (Instant::now(), self.settings.view().track_utility);
                 utility::execute(self, &stmt.text, &stmt.raw, node, &params, &mut rows)?;
-                let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
-                let (location, len) = (stmt.raw.stmt_location, stmt.raw.stmt_len);
-                self.log_duration(elapsed_ms, &stmt.text, location, len);
+                self.utility_done(&stmt.text, &stmt.raw, node, (start, track), rows.out);
                 Ok(())
             }
             StmtBody::Query(prepared) if max_rows == 0 => {
@@ -1304,6 +1432,7 @@ impl Session {
             a.xact_start_us = None;
             a.xid = nestor_common::Xid::NONE;
             a.snapshot_xmin = None;
+            a.snapshot_start_us = None;
             a.savepoint_depth = 0;
         }
     }

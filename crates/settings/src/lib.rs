@@ -68,10 +68,21 @@ pub struct Settings {
     pub max_stack_depth_bytes: usize,
     /// pg_stat_statements.track is not `none`.
     pub track_statements: bool,
+    /// pg_stat_statements.track_utility (and track not `none`).
+    pub track_utility: bool,
+    /// pg_stat_statements.track is `all`: statements run by functions
+    /// count too.
+    pub track_nested: bool,
     /// log_min_duration_statement in milliseconds (None: -1, off).
     pub log_min_duration_ms: Option<u64>,
     /// log_lock_waits: log a wait that outlasts deadlock_timeout.
     pub log_lock_waits: bool,
+    /// log_min_messages as a rank in [`LOG_LEVELS`]: a message of a
+    /// severity ranked below it is not logged.
+    pub log_min_messages: u8,
+    /// log_min_error_statement as a rank in [`LOG_LEVELS`]: a logged
+    /// message ranked at or above it carries its statement.
+    pub log_min_error_statement: u8,
     /// nestor.long_transaction_warning in milliseconds (0: off).
     pub long_transaction_warning_ms: u64,
     /// default_transaction_isolation, one of its canonical names ("read
@@ -80,6 +91,32 @@ pub struct Settings {
     /// default_transaction_deferrable.
     pub default_transaction_deferrable: bool,
 }
+
+/// The server log's levels, lowest first, as log_min_messages and
+/// log_min_error_statement take them (PostgreSQL ranks LOG between ERROR
+/// and FATAL for the server log).
+pub const LOG_LEVELS: &[&str] = &[
+    "debug5", "debug4", "debug3", "debug2", "debug1", "info", "notice", "warning", "error", "log",
+    "fatal", "panic",
+];
+
+/// The rank of a level name (or a message's severity, any case) in
+/// [`LOG_LEVELS`]; DEBUG is debug1's rank, an unknown name panic's.
+pub fn log_level_rank(level: &str) -> u8 {
+    let level = if level.eq_ignore_ascii_case("debug") {
+        "debug1"
+    } else {
+        level
+    };
+    LOG_LEVELS
+        .iter()
+        .position(|l| l.eq_ignore_ascii_case(level))
+        .unwrap_or(LOG_LEVELS.len() - 1) as u8
+}
+
+/// [`log_level_rank`] of LOG: the level of log_min_duration_statement's
+/// and log_lock_waits' lines.
+pub const LOG_RANK: u8 = 9;
 
 impl Settings {
     /// Every parameter at its default.
@@ -120,8 +157,13 @@ impl Settings {
             synchronous_commit: text("synchronous_commit") != "off",
             application_name: text("application_name").to_string(),
             track_statements: text("pg_stat_statements.track") != "none",
+            track_utility: text("pg_stat_statements.track") != "none"
+                && text("pg_stat_statements.track_utility") == "on",
+            track_nested: text("pg_stat_statements.track") == "all",
             long_transaction_warning_ms: millis("nestor.long_transaction_warning"),
             log_lock_waits: text("log_lock_waits") == "on",
+            log_min_messages: log_level_rank(text("log_min_messages")),
+            log_min_error_statement: log_level_rank(text("log_min_error_statement")),
             log_min_duration_ms: parse_millis(
                 "log_min_duration_statement",
                 text("log_min_duration_statement"),
@@ -379,6 +421,26 @@ static DEFS: &[Def] = &[
         "Sets the minimum execution time above which all statements will be logged.",
     ),
     def(
+        "log_min_error_statement",
+        "error",
+        Kind::Enum(LOG_LEVELS),
+        "Causes all statements generating error at or above this level to be logged.",
+    ),
+    def(
+        "log_min_messages",
+        "warning",
+        Kind::Enum(LOG_LEVELS),
+        "Sets the message levels that are logged.",
+    ),
+    // Fixed for a session: the server's --log-destination, which the
+    // session mirrors in (set_virtual) when it is not the default.
+    fixed(def(
+        "log_destination",
+        "stderr",
+        Kind::Enum(&["stderr", "jsonlog"]),
+        "Sets the destination for server log output.",
+    )),
+    def(
         "lock_timeout",
         "0",
         MS,
@@ -428,6 +490,12 @@ static DEFS: &[Def] = &[
         "top",
         Kind::Enum(&["top", "all", "none"]),
         "Selects which statements are tracked by pg_stat_statements.",
+    ),
+    def(
+        "pg_stat_statements.track_utility",
+        "on",
+        Kind::Bool,
+        "Selects whether utility commands are tracked by pg_stat_statements.",
     ),
     def(
         "search_path",
@@ -870,6 +938,14 @@ mod observability_tests {
             )
         );
         assert!(s.track_statements);
+        assert!(s.track_utility);
+        assert!(!s.track_nested);
+        assert_eq!(s.log_min_messages, log_level_rank("WARNING"));
+        assert_eq!(s.log_min_error_statement, log_level_rank("error"));
+        assert!(log_level_rank("ERROR") < log_level_rank("LOG"));
+        assert!(log_level_rank("LOG") < log_level_rank("FATAL"));
+        assert_eq!(log_level_rank("DEBUG"), log_level_rank("debug1"));
+        assert_eq!(log_level_rank("LOG"), LOG_RANK);
         assert_eq!(s.log_min_duration_ms, None);
         assert_eq!(s.long_transaction_warning_ms, 3_600_000);
         assert_eq!(

@@ -563,12 +563,12 @@ impl LockTable {
         let waited = started.elapsed();
         // log_lock_waits logged a wait past deadlock_timeout; its end too.
         if ctl.log_lock_waits && r.is_ok() && waited >= ctl.deadlock_timeout {
-            eprintln!(
-                "LOG:  process {} acquired {} after {:.3} ms",
+            nestor_common::log::log(&format!(
+                "process {} acquired {} after {:.3} ms",
                 owner.session.0,
                 Self::target_text(key, mode),
                 waited.as_secs_f64() * 1000.0
-            );
+            ));
         }
         counters.waiting.fetch_sub(1, Ordering::Relaxed);
         let micros = u64::try_from(waited.as_micros()).unwrap_or(u64::MAX);
@@ -792,8 +792,8 @@ impl LockTable {
         holders.sort_unstable();
         holders.dedup();
         let queue: Vec<u32> = entry.queue.iter().map(|q| q.owner.session.0).collect();
-        eprintln!(
-            "LOG:  process {} still waiting for {} after {:.3} ms",
+        let message = format!(
+            "process {} still waiting for {} after {:.3} ms",
             session.0,
             Self::target_text(w.key, w.mode),
             waited.as_secs_f64() * 1000.0
@@ -803,11 +803,8 @@ impl LockTable {
         } else {
             "Processes holding the lock"
         };
-        eprintln!(
-            "DETAIL:  {noun}: {}. Wait queue: {}.",
-            list(holders),
-            list(queue)
-        );
+        let detail = format!("{noun}: {}. Wait queue: {}.", list(holders), list(queue));
+        nestor_common::log::write(&nestor_common::log::Line::new("LOG", &message).detail(&detail));
     }
 
     /// Record `owner` as holding `mode` on `key` without a conflict check:

@@ -299,6 +299,12 @@ impl Transaction {
         self.synchronous_commit = on;
     }
 
+    /// Whether the next statement reuses the transaction's snapshot
+    /// (REPEATABLE READ and SERIALIZABLE after their first statement).
+    pub fn reuses_snapshot(&self) -> bool {
+        self.fixed_horizon.is_some()
+    }
+
     /// Whether a snapshot has been taken (SET TRANSACTION ISOLATION LEVEL
     /// must come before any query, as in PostgreSQL).
     pub fn has_snapshot(&self) -> bool {

@@ -1089,10 +1089,13 @@ fn sync_dir_or_abort(dir: &Path, file: &Path) {
 /// Stop the process after a failed write or fsync: the only safe way on is
 /// crash recovery from the log (fsyncgate).
 fn fatal(what: &str, path: &Path, e: std::io::Error) -> ! {
-    eprintln!(
-        "PANIC: could not {what} WAL file \"{}\": {e}; stopping (crash recovery will replay the log)",
-        path.display()
-    );
+    nestor_common::log::write(&nestor_common::log::Line::new(
+        "PANIC",
+        &format!(
+            "could not {what} WAL file \"{}\": {e}; stopping (crash recovery will replay the log)",
+            path.display()
+        ),
+    ));
     std::process::abort()
 }
 

@@ -102,11 +102,11 @@ pub(super) fn index_scan(
 ) -> Result<bool, DbError> {
     populated(table)?;
     ssi_check(ev)?;
-    let tuples = index_lookup(table, index, keys, cols, ev, param)?;
+    let (tuples, scans) = index_lookup(table, index, keys, cols, ev, param)?;
     ev.ctx
         .db
         .stats
-        .count_scan(table.oid.0, true, tuples.len() as u64);
+        .count_scans(index.oid.0, true, scans, tuples.len() as u64);
     ssi_check(ev)?;
     for t in tuples {
         let row = scan_row(t, table);
@@ -132,7 +132,8 @@ pub(super) fn sysview(
     Ok(true)
 }
 
-/// Evaluate index keys and read the matching visible rows.
+/// Evaluate index keys and read the matching visible rows; with the
+/// number of lookups made (an IN list makes one per distinct value).
 /// Only the columns `cols` marks are decoded (None: all; the index's key
 /// columns always are).
 fn index_lookup(
@@ -142,12 +143,24 @@ fn index_lookup(
     cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
-) -> Result<Vec<Tuple>, DbError> {
-    let snap = ev.ctx.snapshot;
-    let storage = &table.storage;
+) -> Result<(Vec<Tuple>, u64), DbError> {
     if let Some(list) = &keys.in_list {
         return in_list_lookup(table, index, list, cols, ev, param);
     }
+    Ok((range_lookup(table, index, keys, cols, ev, param)?, 1))
+}
+
+/// One lookup by equal keys and a range on the next column.
+fn range_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    keys: &IndexKeys,
+    cols: Option<&[bool]>,
+    ev: &mut Ev,
+    param: &[Value],
+) -> Result<Vec<Tuple>, DbError> {
+    let snap = ev.ctx.snapshot;
+    let storage = &table.storage;
     let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
     for (i, e) in keys.eq.iter().enumerate() {
         let v = e.eval(param, ev)?;
@@ -207,7 +220,7 @@ fn in_list_lookup(
     cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
-) -> Result<Vec<Tuple>, DbError> {
+) -> Result<(Vec<Tuple>, u64), DbError> {
     let mut vals = Vec::with_capacity(list.len());
     for e in list {
         let v = e.eval(param, ev)?;
@@ -217,6 +230,7 @@ fn in_list_lookup(
     }
     vals.sort();
     vals.dedup();
+    let lookups = vals.len() as u64;
     let snap = ev.ctx.snapshot;
     let mut out = Vec::new();
     for v in vals {
@@ -229,7 +243,7 @@ fn in_list_lookup(
             cols,
         ));
     }
-    Ok(out)
+    Ok((out, lookups))
 }
 
 /// Key values must have the column's own type to compare as the index

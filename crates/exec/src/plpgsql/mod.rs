@@ -489,7 +489,7 @@ fn sql_function(
             ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
         }
         let mut rows: Vec<Vec<Value>> = Vec::new();
-        let r = crate::statement::execute(ctx, &prepared, &args, &mut rows);
+        let r = crate::statement::execute_nested(ctx, &prepared, &args, &mut rows);
         if ctx.restarts == saved.2 {
             ctx.snapshot = saved.0;
             ctx.txn.restore_command(saved.1);

@@ -1515,7 +1515,7 @@ impl<'f> Run<'f> {
         if self.volatile {
             ctx.snapshot = ctx.txn.start_statement_with(&ctx.wait)?;
         }
-        let r = crate::statement::execute(ctx, &plan.prepared, params, rows);
+        let r = crate::statement::execute_nested(ctx, &plan.prepared, params, rows);
         // A procedure it called may have ended the transaction: what was
         // saved belongs to the old one.
         if ctx.restarts == saved.2 {

@@ -95,6 +95,9 @@ impl Server {
                     .unwrap_or_else(|p| p.into_inner())
                     .push(line.clone());
                 if let Some(addr) = line.split("listening on ").nth(1) {
+                    // A text line ends with the address; a jsonlog line's
+                    // message ends at the quote.
+                    let addr = addr.split('"').next().unwrap_or(addr);
                     let _ = tx.send(addr.trim().to_owned());
                 }
             }

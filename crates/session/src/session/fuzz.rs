@@ -169,6 +169,7 @@ fn fuzz_sql() {
         database: "postgres".into(),
         application_name: String::new(),
         client_addr: None,
+        client_port: None,
         startup_params: vec![],
         ssl: None,
     };

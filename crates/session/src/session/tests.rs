@@ -19,6 +19,7 @@ fn session(e: &Arc<Engine>, pid: u32) -> Session {
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
+        client_port: None,
         startup_params: vec![("DateStyle".into(), "ISO".into())],
         ssl: None,
     };
@@ -539,6 +540,7 @@ fn too_many_connections_and_registry() {
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
+        client_port: None,
         startup_params: vec![],
         ssl: None,
     };
@@ -727,6 +729,7 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
         database: "d".into(),
         application_name: String::new(),
         client_addr: None,
+        client_port: None,
         startup_params: vec![("DateStyle".into(), "German".into())],
         ssl: None,
     };

@@ -1211,6 +1211,7 @@ fn copy_from(
         failed: None,
         rest: Vec::new(),
         text: Arc::from(""),
+        tracked: None,
     });
     rows.out.push(BackendMsg::CopyInResponse {
         format: format as i8,
@@ -1397,6 +1398,10 @@ impl Session {
         let Some(c) = self.copy_in.take() else { return };
         match result {
             Ok(()) => {
+                if let Some((start, stmt)) = &c.tracked {
+                    let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
+                    self.record_utility(stmt, elapsed_ms, c.count);
+                }
                 out.push(BackendMsg::CommandComplete(CommandTag::Rows(
                     RowsCommand::Copy,
                     c.count,
