@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    aggregate_sums,
     default_privileges,
     not_valid,
     role_settings,

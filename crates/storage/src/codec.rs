@@ -437,12 +437,19 @@ pub(crate) fn decode_row_spare(buf: &[u8], spare: usize) -> Vec<Value> {
     out
 }
 
-/// [`decode_row_spare`] that decodes only the columns `cols` marks (a
-/// column past its end counts as marked); the others come out NULL, so
-/// positions do not move. Skipping a field is reading its length.
+/// [`decode_row_spare`] that decodes only the columns `cols` marks: the
+/// others come out NULL, so positions do not move, and the row stops after
+/// the last marked one (the reader pads it like a row written before later
+/// columns were added, and reads none of those). Skipping a field is
+/// reading its length.
 pub(crate) fn decode_row_only(buf: &[u8], spare: usize, cols: &[bool]) -> Vec<Value> {
-    let mut out = Vec::with_capacity(buf.len().min(64) + spare);
-    out.extend(fields(buf).enumerate().map(|(i, f)| {
+    // A stored row never has more columns than its table (the mask's
+    // length), so nothing past the last marked column is read.
+    let upto = cols.iter().rposition(|&c| c).map_or(0, |last| last + 1);
+    // Room for the whole table row (the mask's length) and the spare
+    // values: the reader pads the row to that without reallocating.
+    let mut out = Vec::with_capacity(cols.len() + spare);
+    out.extend(fields(buf).take(upto).enumerate().map(|(i, f)| {
         if cols.get(i).copied().unwrap_or(true) {
             f.value()
         } else {
@@ -862,6 +869,25 @@ mod tests {
         let mut out = Vec::new();
         put_key_value(v, &mut out);
         out
+    }
+
+    #[test]
+    fn a_masked_decode_reads_only_up_to_the_last_marked_column() {
+        let row = [
+            Value::Int4(1),
+            Value::Text("skipped".into()),
+            Value::Int8(-7),
+            Value::Text("after the last".into()),
+        ];
+        let buf = encode_row(&row);
+        let t = true;
+        let f = false;
+        assert_eq!(
+            decode_row_only(&buf, 0, &[t, f, t, f]),
+            vec![Value::Int4(1), Value::Null, Value::Int8(-7)]
+        );
+        assert_eq!(decode_row_only(&buf, 0, &[f, f, f, f]), Vec::<Value>::new());
+        assert_eq!(decode_row_only(&buf, 0, &[t, t, t, t]), row.to_vec());
     }
 
     #[test]

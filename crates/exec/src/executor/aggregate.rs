@@ -31,6 +31,13 @@ pub(super) enum Acc {
     Count(i64),
     Sum(Option<Value>, DataType),
     Avg(Option<Value>, i64),
+    /// sum() of int2/int4 (result bigint): an i64 total, checked as
+    /// PostgreSQL's int8 accumulator is (22003 when it overflows).
+    IntSum(i64),
+    /// sum() of int8 and avg() of any integer: an exact i128 total and the
+    /// count (PostgreSQL's int128 accumulators), turned into numeric once
+    /// at the end instead of a numeric addition per row.
+    WideSum(i128, i64, AggFunc),
     MinMax(Option<Value>, bool),
     Bool(Option<bool>, bool),
     /// string_agg: the text so far and the delimiter.
@@ -83,8 +90,12 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
     if v.is_null() {
         return Ok(());
     }
+    if let Some(done) = int_add(acc, &v)? {
+        return Ok(done);
+    }
     match acc {
         Acc::Count(n) => *n += 1,
+        Acc::IntSum(_) | Acc::WideSum(..) => unreachable!("int_add took it"),
         Acc::Sum(s, ty) => {
             let t = sum_type(&v, *ty);
             let v = valops::cast(v, t, true, ec)?;
@@ -154,9 +165,70 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
     Ok(())
 }
 
+/// The integer fast path of sum() and avg(): Some(()) when `v` went into
+/// an integer total. A first integer value turns an empty Sum/Avg into
+/// one; a value of another kind turns a total back into the generic form.
+fn int_add(acc: &mut Acc, v: &Value) -> Result<Option<()>, DbError> {
+    let i = match v {
+        Value::Int2(x) => Some(*x as i64),
+        Value::Int4(x) => Some(*x as i64),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    };
+    match (&mut *acc, i) {
+        (Acc::IntSum(s), Some(i)) => {
+            *s = s.checked_add(i).ok_or_else(bigint_out_of_range)?;
+        }
+        (Acc::WideSum(s, n, _), Some(i)) => {
+            *s += i as i128;
+            *n += 1;
+        }
+        (Acc::Sum(None, DataType::Int8), Some(i)) if !matches!(v, Value::Int8(_)) => {
+            *acc = Acc::IntSum(i);
+        }
+        (Acc::Sum(None, _), Some(i)) => *acc = Acc::WideSum(i as i128, 1, AggFunc::Sum),
+        (Acc::Avg(None, _), Some(i)) => *acc = Acc::WideSum(i as i128, 1, AggFunc::Avg),
+        (Acc::IntSum(_) | Acc::WideSum(..), None) => {
+            *acc = generic(acc.clone())?;
+            return Ok(None);
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(()))
+}
+
+/// An integer total in Sum/Avg's generic form (numeric, or bigint for
+/// IntSum).
+fn generic(acc: Acc) -> Result<Acc, DbError> {
+    Ok(match acc {
+        Acc::IntSum(s) => Acc::Sum(Some(Value::Int8(s)), DataType::Int8),
+        Acc::WideSum(s, n, f) => {
+            use nestor_types::numeric::Numeric;
+            let total = Value::Numeric(match i64::try_from(s) {
+                Ok(small) => Numeric::from_i64(small),
+                Err(_) => Numeric::parse(&s.to_string())?,
+            });
+            match f {
+                AggFunc::Avg => Acc::Avg(Some(total), n),
+                _ => Acc::Sum(Some(total), DataType::NUMERIC),
+            }
+        }
+        other => other,
+    })
+}
+
+fn bigint_out_of_range() -> DbError {
+    DbError::new(
+        nestor_common::SqlState::NumericValueOutOfRange,
+        "bigint out of range",
+    )
+}
+
 pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
+    let acc = generic(acc)?;
     Ok(match acc {
         Acc::Count(n) => Value::Int8(n),
+        Acc::IntSum(_) | Acc::WideSum(..) => unreachable!("made generic above"),
         Acc::Sum(s, _) => s.unwrap_or(Value::Null),
         Acc::Avg(None, _) => Value::Null,
         Acc::Avg(Some(s), n) => {
@@ -414,16 +486,21 @@ fn aggregate(
         for g in group {
             key.push(g.eval(&row, ev)?);
         }
-        let nk = distinct_key(&key);
-        let gi = match groups.get(&nk) {
-            Some(&i) => i,
-            None => {
-                let bytes = 2 * entry_bytes(&key) + group_bytes;
-                ev.mem.charge(bytes, "hash aggregate (GROUP BY)")?;
-                held += bytes;
-                order.push((key, new_group()));
-                groups.insert(nk, order.len() - 1);
-                order.len() - 1
+        // Without GROUP BY every row is in the one group: no key to hash.
+        let gi = if group.is_empty() && !order.is_empty() {
+            0
+        } else {
+            let nk = distinct_key(&key);
+            match groups.get(&nk) {
+                Some(&i) => i,
+                None => {
+                    let bytes = 2 * entry_bytes(&key) + group_bytes;
+                    ev.mem.charge(bytes, "hash aggregate (GROUP BY)")?;
+                    held += bytes;
+                    order.push((key, new_group()));
+                    groups.insert(nk, order.len() - 1);
+                    order.len() - 1
+                }
             }
         };
         let g = &mut order[gi].1;
