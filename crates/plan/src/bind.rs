@@ -1252,7 +1252,7 @@ impl<'e> Binder<'e> {
                 Some(l) => self.bind_binary(&op, l, req(&a.rexpr)?),
             },
             pb::AExprKind::AexprDistinct | pb::AExprKind::AexprNotDistinct => {
-                let (l, r, _) = self.bind_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=")?;
+                let (l, r, _) = self.bind_cmp_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=", true)?;
                 let negated = kind == pb::AExprKind::AexprNotDistinct;
                 Ok((
                     Expr::Distinct(Box::new(l), Box::new(r), negated),
@@ -1318,8 +1318,8 @@ impl<'e> Binder<'e> {
             _ => return Err(DbError::internal("BETWEEN needs two bounds")),
         };
         let lhs = req(&a.lexpr)?;
-        let (l1, lo, _) = self.bind_pair(lhs, &bounds[0], ">=")?;
-        let (l2, hi, _) = self.bind_pair(lhs, &bounds[1], "<=")?;
+        let (l1, lo, _) = self.bind_cmp_pair(lhs, &bounds[0], ">=", false)?;
+        let (l2, hi, _) = self.bind_cmp_pair(lhs, &bounds[1], "<=", false)?;
         let sym = matches!(
             kind,
             pb::AExprKind::AexprBetweenSym | pb::AExprKind::AexprNotBetweenSym
@@ -1357,9 +1357,33 @@ impl<'e> Binder<'e> {
             .common_type(&bound.iter().map(|b| b.1).collect::<Vec<_>>(), "IN")
             .map_err(|_| no_operator("=", lt, bound.get(1).map_or(lt, |b| b.1)))?;
         let mut exprs = Vec::with_capacity(bound.len());
-        for (e, t) in bound {
-            let keep_int = t.is_integer() && ty.is_integer();
-            exprs.push(if keep_int { e } else { self.coerce(e, t, ty)? });
+        if matches!(ty, DataType::Char(_)) {
+            // bpchar equality (see bpchar_pair): padded to the column's
+            // length when every item fits it, else without trailing blanks.
+            let fits = |(e, t): &(Expr, DataType), n: u32| match (e, t) {
+                (Expr::Const(Value::Text(s)), DataType::Unknown) => {
+                    s.trim_end_matches(' ').chars().count() <= n as usize
+                }
+                (_, t) => *t == DataType::Char(Some(n)),
+            };
+            let target = match lt {
+                DataType::Char(Some(n)) if bound.iter().all(|b| fits(b, n)) => lt,
+                _ => DataType::Text,
+            };
+            for (e, t) in bound {
+                let e = if target == DataType::Text {
+                    let e = self.coerce(e, t, DataType::Char(None))?;
+                    self.coerce(e, DataType::Char(None), DataType::Text)?
+                } else {
+                    self.coerce(e, t, target)?
+                };
+                exprs.push(e);
+            }
+        } else {
+            for (e, t) in bound {
+                let keep_int = t.is_integer() && ty.is_integer();
+                exprs.push(if keep_int { e } else { self.coerce(e, t, ty)? });
+            }
         }
         let l = exprs.remove(0);
         Ok((
@@ -1382,6 +1406,65 @@ impl<'e> Binder<'e> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
         self.pair(le, lt, re, rt, op)
+    }
+
+    /// Bind two operands of a comparison: [`Binder::pair`], with
+    /// PostgreSQL's bpchar semantics when both are `character`.
+    fn bind_cmp_pair(
+        &mut self,
+        l: &Node,
+        r: &Node,
+        op: &str,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        let (le, lt) = self.bind(l)?;
+        let (re, rt) = self.bind(r)?;
+        if let Some(t) = unify(lt, rt) {
+            if matches!(t, DataType::Char(_)) {
+                return self.bpchar_pair(le, lt, re, rt, equality);
+            }
+        }
+        self.pair(le, lt, re, rt, op)
+    }
+
+    /// Operands of a bpchar comparison. Trailing blanks are insignificant
+    /// there (PostgreSQL's bpchareq and bpcharcmp compare the strings
+    /// without them), while `char(n)` values are kept blank-padded. Two
+    /// `char(n)` of the same length (or one and a literal that fits it,
+    /// padded now) are equal exactly when their padded forms are, so an
+    /// equality keeps them bare, and an index on the column still serves
+    /// it; anything else compares the operands without their trailing
+    /// blanks, as text.
+    fn bpchar_pair(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        use DataType as T;
+        let fits = |e: &Expr, n: u32| match e {
+            Expr::Const(Value::Text(s)) => s.trim_end_matches(' ').chars().count() <= n as usize,
+            _ => false,
+        };
+        let same = match (lt, rt) {
+            (T::Char(Some(a)), T::Char(Some(b))) if a == b => Some(a),
+            (T::Char(Some(a)), T::Unknown) if fits(&re, a) => Some(a),
+            (T::Unknown, T::Char(Some(a))) if fits(&le, a) => Some(a),
+            _ => None,
+        };
+        if let (true, Some(n)) = (equality, same) {
+            let ty = T::Char(Some(n));
+            let le = self.coerce(le, lt, ty)?;
+            let re = self.coerce(re, rt, ty)?;
+            return Ok((le, re, ty));
+        }
+        let le = self.coerce(le, lt, T::Char(None))?;
+        let re = self.coerce(re, rt, T::Char(None))?;
+        let le = self.coerce(le, T::Char(None), T::Text)?;
+        let re = self.coerce(re, T::Char(None), T::Text)?;
+        Ok((le, re, T::Text))
     }
 
     fn pair(
@@ -1455,7 +1538,8 @@ impl<'e> Binder<'e> {
             _ => None,
         };
         if let Some(c) = cmp {
-            let (le, re, _) = self.bind_pair(l, r, op)?;
+            let equality = matches!(c, Cmp::Eq | Cmp::Ne);
+            let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
         }
         let arith = match op {
@@ -2539,7 +2623,7 @@ impl<'e> Binder<'e> {
         self.window = saved_window;
         self.windows = saved_windows;
         let correlated = self.last_correlated;
-        let (plan, cols) = planned?;
+        let (mut plan, cols) = planned?;
         let id = self.fresh_id();
         let (kind, ty) = match kind {
             pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
@@ -2553,7 +2637,10 @@ impl<'e> Binder<'e> {
             pb::SubLinkType::AnySublink | pb::SubLinkType::AllSublink => {
                 let lhs = lhs.ok_or_else(|| DbError::internal("ANY without left operand"))?;
                 let all = kind == pb::SubLinkType::AllSublink;
-                (self.quantified(s, lhs, &cols, all)?, DataType::Bool)
+                (
+                    self.quantified(s, lhs, &cols, &mut plan, all)?,
+                    DataType::Bool,
+                )
             }
             pb::SubLinkType::ArraySublink if cols.len() == 1 => {
                 let t = cols[0].ty.resolve_unknown();
@@ -2593,6 +2680,7 @@ impl<'e> Binder<'e> {
         s: &pb::SubLink,
         (le, lt): (Expr, DataType),
         cols: &[OutCol],
+        plan: &mut Plan,
         all: bool,
     ) -> Result<SubKind, DbError> {
         if cols.len() != 1 {
@@ -2620,6 +2708,23 @@ impl<'e> Binder<'e> {
         };
         let st = cols[0].ty;
         let ty = unify(lt, st).ok_or_else(|| no_operator(&op, lt, st))?;
+        let same_char = matches!(lt, DataType::Char(Some(_))) && lt == st;
+        if matches!(ty, DataType::Char(_)) && !(same_char && matches!(cmp, Cmp::Eq | Cmp::Ne)) {
+            // bpchar comparison (see bpchar_pair): both sides without
+            // their trailing blanks.
+            let le = self.coerce(le, lt, DataType::Char(None))?;
+            let le = self.coerce(le, DataType::Char(None), DataType::Text)?;
+            let input = std::mem::replace(plan, Plan::Single);
+            *plan = Plan::Project {
+                input: Box::new(input),
+                exprs: vec![Expr::Func(Func::BpcharToText, vec![Expr::Col(0)])],
+            };
+            return Ok(SubKind::Any {
+                lhs: Box::new(le),
+                op: cmp,
+                all,
+            });
+        }
         let le = if lt.is_integer() && st.is_integer() {
             le
         } else {

@@ -234,4 +234,5 @@ regress!(
     set_constraints,
     table_locks,
     stat_indexes,
+    bpchar,
 );
