@@ -1760,6 +1760,17 @@ impl<'e> Binder<'e> {
             Arith::Div => nestor_types::ops::BinaryOp::Div,
             Arith::Mod => nestor_types::ops::BinaryOp::Mod,
         };
+        if let (Arith::Add, T::Time(_), T::Time(_)) = (a, lt2, rt2) {
+            // time + time: PostgreSQL finds two candidates (time +
+            // interval and interval + time, each casting one side).
+            return Err(DbError::new(
+                SqlState::AmbiguousFunction,
+                format!("operator is not unique: {} + {}", lt.name(), rt.name()),
+            )
+            .with_hint(
+                "Could not choose a best candidate operator. You might need to add explicit type casts.",
+            ));
+        }
         let ty = nestor_types::ops::arith_type(bop, lt2.base(), rt2.base())
             .ok_or_else(|| no_operator(op, lt, rt))?;
         let le = if lt2 == lt {
@@ -1849,7 +1860,18 @@ impl<'e> Binder<'e> {
             }
             Op::SvfopCurrentCatalog => (Func::CurrentDatabase, DataType::Name),
             Op::SvfopCurrentSchema => (Func::CurrentSchema, DataType::Name),
-            _ => return Err(DbError::unsupported("CURRENT_TIME and LOCALTIME")),
+            Op::SvfopLocaltime | Op::SvfopLocaltimeN => {
+                // The time of day of LOCALTIMESTAMP, at the precision asked.
+                let p = (op == Op::SvfopLocaltimeN).then_some(f.typmod.clamp(0, 6) as u32);
+                let ty = DataType::Time(p);
+                let now = Expr::Func(Func::LocalTimestamp, vec![]);
+                return Ok((Expr::Cast(Box::new(now), ty), ty));
+            }
+            _ => {
+                return Err(DbError::unsupported(
+                    "CURRENT_TIME (type time with time zone)",
+                ))
+            }
         };
         Ok((Expr::Func(func, vec![]), ty))
     }

@@ -235,4 +235,5 @@ regress!(
     table_locks,
     stat_indexes,
     bpchar,
+    time_type,
 );

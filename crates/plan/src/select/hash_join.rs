@@ -79,6 +79,7 @@ enum HashClass {
     Timestamp,
     TimestampTz,
     Interval,
+    Time,
     Uuid,
 }
 
@@ -99,6 +100,7 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::Timestamp => HashClass::Timestamp,
         DataType::TimestampTz => HashClass::TimestampTz,
         DataType::Interval => HashClass::Interval,
+        DataType::Time(_) => HashClass::Time,
         DataType::Uuid => HashClass::Uuid,
         _ => return None,
     })
