@@ -86,6 +86,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                     .map_or(Value::Null, |s| Value::Text(s.into())),
             );
         }
+        Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
+        Func::RowCompare(op) => {
+            return Ok(match (&args[0], &args[1]) {
+                (Value::Record(a), Value::Record(b)) => {
+                    valops::row_compare(op, a, b, &ev.ctx.eval).map_or(Value::Null, Value::Bool)
+                }
+                _ => Value::Null,
+            })
+        }
         Func::AnyArray { op, all } => {
             return Ok(match &args[1] {
                 Value::Array(a) => quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval),
@@ -817,6 +826,9 @@ pub(crate) fn quantified<'v>(
     ys: impl Iterator<Item = &'v Value>,
     ec: &nestor_types::EvalCtx,
 ) -> Value {
+    if let Value::Record(xs) = x {
+        return quantified_rows(xs, op, all, ys, ec);
+    }
     let mut unknown = false;
     for y in ys {
         if x.is_null() || y.is_null() {
@@ -826,6 +838,34 @@ pub(crate) fn quantified<'v>(
         let holds = op.holds(valops::compare(x, y, ec));
         if holds != all {
             return Value::Bool(holds);
+        }
+    }
+    if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    }
+}
+
+/// [`quantified`] of a row: each subquery row compared as row
+/// constructors are (`valops::row_compare`).
+fn quantified_rows<'v>(
+    xs: &[Value],
+    op: nestor_plan::ir::Cmp,
+    all: bool,
+    ys: impl Iterator<Item = &'v Value>,
+    ec: &nestor_types::EvalCtx,
+) -> Value {
+    let mut unknown = false;
+    for y in ys {
+        let Value::Record(ys) = y else {
+            unknown = true;
+            continue;
+        };
+        match valops::row_compare(op, xs, ys, ec) {
+            None => unknown = true,
+            Some(holds) if holds != all => return Value::Bool(holds),
+            Some(_) => {}
         }
     }
     if unknown {

@@ -605,6 +605,7 @@ impl<'e> Binder<'e> {
             NodeEnum::AArrayExpr(a) => self.bind_array(a, None),
             NodeEnum::AIndirection(i) => self.bind_indirection(i),
             NodeEnum::CollateClause(c) => self.bind_collate(c),
+            NodeEnum::RowExpr(r) => self.bind_row(&r.args),
             other => Err(unsupported_node(other)),
         }
     }
@@ -1252,6 +1253,11 @@ impl<'e> Binder<'e> {
                 Some(l) => self.bind_binary(&op, l, req(&a.rexpr)?),
             },
             pb::AExprKind::AexprDistinct | pb::AExprKind::AexprNotDistinct => {
+                let not = kind == pb::AExprKind::AexprNotDistinct;
+                if let (Some(ls), Some(rs)) = (row_args(req(&a.lexpr)?), row_args(req(&a.rexpr)?)) {
+                    let c = if not { Cmp::Eq } else { Cmp::Ne };
+                    return Ok((self.bind_row_cmp(c, "=", ls, rs, true)?, DataType::Bool));
+                }
                 let (l, r, _) = self.bind_cmp_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=", true)?;
                 let negated = kind == pb::AExprKind::AexprNotDistinct;
                 Ok((
@@ -1348,6 +1354,25 @@ impl<'e> Binder<'e> {
             NodeEnum::List(l) => &l.items,
             other => return Err(unsupported_node(other)),
         };
+        if let Some(ls) = row_args(lhs) {
+            // (a, b) [NOT] IN ((1, 2), (3, 4)): the OR of row equalities
+            // (the AND of row inequalities).
+            let negated = op == "<>";
+            let mut arms = Vec::with_capacity(items.len());
+            for item in items {
+                let rs = row_args(item).ok_or_else(|| {
+                    DbError::unsupported("IN with a row on the left and a value that is not a row")
+                })?;
+                let c = if negated { Cmp::Ne } else { Cmp::Eq };
+                arms.push(self.bind_row_cmp(c, op, ls, rs, false)?);
+            }
+            let e = match (arms.len(), negated) {
+                (1, _) => arms.pop().expect("one arm"),
+                (_, true) => Expr::And(arms),
+                (_, false) => Expr::Or(arms),
+            };
+            return Ok((e, DataType::Bool));
+        }
         let (l, lt) = self.bind(lhs)?;
         let mut bound = vec![(l, lt)];
         for i in items {
@@ -1419,12 +1444,116 @@ impl<'e> Binder<'e> {
     ) -> Result<(Expr, Expr, DataType), DbError> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        self.cmp_operands(le, lt, re, rt, op, equality)
+    }
+
+    /// [`Binder::bind_cmp_pair`] of bound operands.
+    fn cmp_operands(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+        op: &str,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
         if let Some(t) = unify(lt, rt) {
             if matches!(t, DataType::Char(_)) {
                 return self.bpchar_pair(le, lt, re, rt, equality);
             }
         }
         self.pair(le, lt, re, rt, op)
+    }
+
+    /// `ROW(a, b, ...)` or `(a, b, ...)`: a record of its fields (an
+    /// unknown literal is text, as PostgreSQL resolves it there).
+    fn bind_row(&mut self, args: &[Node]) -> Result<(Expr, DataType), DbError> {
+        let mut fields = Vec::with_capacity(args.len());
+        let mut types = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            let (e, t) = self.bind(a)?;
+            let e = self.coerce(e, t, t.resolve_unknown())?;
+            fields.push(e);
+            types.push((format!("f{}", i + 1), t.resolve_unknown()));
+        }
+        let ty = DataType::Record(nestor_types::datatype::record_type(types));
+        Ok((Expr::Func(Func::RowCtor, fields), ty))
+    }
+
+    /// A comparison of two row constructors, field by field (PostgreSQL's
+    /// make_row_comparison_op): `=` is the AND of the fields' equalities,
+    /// `<>` the OR of their inequalities (so each is an ordinary
+    /// comparison the planner can use), an ordering a `RowCompare` of the
+    /// two rows; IS [NOT] DISTINCT FROM (`distinct`, `op` "=" / "<>") the
+    /// OR / AND of the fields'.
+    fn bind_row_cmp(
+        &mut self,
+        c: Cmp,
+        op: &str,
+        ls: &[Node],
+        rs: &[Node],
+        distinct: bool,
+    ) -> Result<Expr, DbError> {
+        if ls.len() != rs.len() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "unequal number of entries in row expressions",
+            ));
+        }
+        if ls.is_empty() {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot compare rows of zero length",
+            ));
+        }
+        let equality = matches!(c, Cmp::Eq | Cmp::Ne);
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+        for (l, r) in ls.iter().zip(rs) {
+            let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
+            lefts.push(le);
+            rights.push(re);
+        }
+        let pairs = lefts.into_iter().zip(rights);
+        let one = |v: Vec<Expr>, and: bool| match v.len() {
+            1 => v.into_iter().next().expect("one"),
+            _ if and => Expr::And(v),
+            _ => Expr::Or(v),
+        };
+        Ok(match (c, distinct) {
+            // IS DISTINCT FROM: some field differs; IS NOT DISTINCT FROM:
+            // none does.
+            (Cmp::Eq, true) => one(
+                pairs
+                    .map(|(a, b)| Expr::Distinct(Box::new(a), Box::new(b), true))
+                    .collect(),
+                true,
+            ),
+            (_, true) => one(
+                pairs
+                    .map(|(a, b)| Expr::Distinct(Box::new(a), Box::new(b), false))
+                    .collect(),
+                false,
+            ),
+            (Cmp::Eq, false) => one(
+                pairs
+                    .map(|(a, b)| Expr::Cmp(Cmp::Eq, Box::new(a), Box::new(b)))
+                    .collect(),
+                true,
+            ),
+            (Cmp::Ne, false) => one(
+                pairs
+                    .map(|(a, b)| Expr::Cmp(Cmp::Ne, Box::new(a), Box::new(b)))
+                    .collect(),
+                false,
+            ),
+            (c, false) => {
+                let (a, b): (Vec<Expr>, Vec<Expr>) = pairs.unzip();
+                Expr::Func(
+                    Func::RowCompare(c),
+                    vec![Expr::Func(Func::RowCtor, a), Expr::Func(Func::RowCtor, b)],
+                )
+            }
+        })
     }
 
     /// Operands of a bpchar comparison. Trailing blanks are insignificant
@@ -1538,9 +1667,52 @@ impl<'e> Binder<'e> {
             _ => None,
         };
         if let Some(c) = cmp {
+            match (row_args(l), row_args(r)) {
+                (Some(ls), Some(rs)) => {
+                    return Ok((self.bind_row_cmp(c, op, ls, rs, false)?, DataType::Bool))
+                }
+                // (a, b) op (SELECT x, y): PostgreSQL's ROWCOMPARE sublink.
+                (Some(_), None) | (None, Some(_)) => {
+                    let (row, other, op) = match row_args(l) {
+                        Some(_) => (l, r, op.to_string()),
+                        None => (r, l, flip_op(op).to_string()),
+                    };
+                    let Some(NodeEnum::SubLink(sl)) = other.node.as_ref() else {
+                        return Err(DbError::unsupported(
+                            "comparison of a row constructor with a value that is not one",
+                        ));
+                    };
+                    if sl.sub_link_type != pb::SubLinkType::ExprSublink as i32 {
+                        return Err(DbError::unsupported(
+                            "comparison of a row constructor with a value that is not one",
+                        ));
+                    }
+                    let mut rc = (**sl).clone();
+                    rc.sub_link_type = pb::SubLinkType::RowcompareSublink as i32;
+                    rc.testexpr = Some(Box::new(row.clone()));
+                    rc.oper_name = vec![Node {
+                        node: Some(NodeEnum::String(pb::String { sval: op })),
+                    }];
+                    return self.bind_sublink(&rc);
+                }
+                (None, None) => {}
+            }
             let equality = matches!(c, Cmp::Eq | Cmp::Ne);
             let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
+        }
+        if let (Some(ls), Some(rs)) = (row_args(l), row_args(r)) {
+            // Rows compare field by field with the operator (PostgreSQL
+            // takes it from a B-tree family): the others are refused with
+            // the first fields' types.
+            let (lt, rt) = match (ls.first(), rs.first()) {
+                (Some(a), Some(b)) => (self.bind(a)?.1, self.bind(b)?.1),
+                _ => (
+                    DataType::Record(nestor_types::datatype::record_type(vec![])),
+                    DataType::Record(nestor_types::datatype::record_type(vec![])),
+                ),
+            };
+            return Err(no_operator(op, lt, rt));
         }
         let arith = match op {
             "+" => Some(Arith::Add),
@@ -2681,6 +2853,37 @@ impl<'e> Binder<'e> {
                     "subquery must return only one column",
                 ))
             }
+            pb::SubLinkType::RowcompareSublink => {
+                // (a, b) op (SELECT x, y): the row against the subquery's
+                // single row (NULL when there is none).
+                let (le, lt) = match &s.testexpr {
+                    Some(t) => self.bind(t)?,
+                    None => return Err(DbError::internal("row comparison without left operand")),
+                };
+                let Expr::Func(Func::RowCtor, fields) = le else {
+                    return Err(DbError::unsupported("row comparison with a subquery"));
+                };
+                let op = names(&s.oper_name)
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| "=".into());
+                let cmp = row_cmp_op(&op)?;
+                let (lhs, projected) = self.row_against_subquery(fields, lt, &cols, &op)?;
+                let sub = Expr::Sub(Arc::new(SubQuery {
+                    kind: SubKind::Scalar,
+                    plan: Arc::new(Plan::Project {
+                        input: Box::new(plan),
+                        exprs: vec![projected],
+                    }),
+                    level: cur,
+                    correlated,
+                    id,
+                }));
+                return Ok((
+                    Expr::Func(Func::RowCompare(cmp), vec![lhs, sub]),
+                    DataType::Bool,
+                ));
+            }
             _ => return Err(DbError::unsupported("row subqueries")),
         };
         Ok((
@@ -2695,6 +2898,43 @@ impl<'e> Binder<'e> {
         ))
     }
 
+    /// A row constructor's fields against a subquery's columns: the row
+    /// with each field coerced to the common type with its column, and
+    /// the record of the columns coerced alike (an expression over the
+    /// subquery's output row).
+    fn row_against_subquery(
+        &mut self,
+        fields: Vec<Expr>,
+        lt: DataType,
+        cols: &[OutCol],
+        op: &str,
+    ) -> Result<(Expr, Expr), DbError> {
+        let DataType::Record(r) = lt else {
+            return Err(DbError::internal("row constructor without a record type"));
+        };
+        if fields.len() != cols.len() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                if fields.len() < cols.len() {
+                    "subquery has too many columns"
+                } else {
+                    "subquery has too few columns"
+                },
+            ));
+        }
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+        for (i, (e, c)) in fields.into_iter().zip(cols).enumerate() {
+            let ft = r.fields[i].1;
+            let (le, re, _) = self.cmp_operands(e, ft, Expr::Col(i), c.ty, op, false)?;
+            lefts.push(le);
+            rights.push(re);
+        }
+        Ok((
+            Expr::Func(Func::RowCtor, lefts),
+            Expr::Func(Func::RowCtor, rights),
+        ))
+    }
+
     /// `lhs op ANY/ALL (subquery)`: the operator and the left operand
     /// coerced to the common type with the subquery's column.
     fn quantified(
@@ -2705,16 +2945,30 @@ impl<'e> Binder<'e> {
         plan: &mut Plan,
         all: bool,
     ) -> Result<SubKind, DbError> {
+        let op = names(&s.oper_name)
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "=".into());
+        if let Expr::Func(Func::RowCtor, fields) = le {
+            let cmp = row_cmp_op(&op)?;
+            let (lhs, projected) = self.row_against_subquery(fields, lt, cols, &op)?;
+            let input = std::mem::replace(plan, Plan::Single);
+            *plan = Plan::Project {
+                input: Box::new(input),
+                exprs: vec![projected],
+            };
+            return Ok(SubKind::Any {
+                lhs: Box::new(lhs),
+                op: cmp,
+                all,
+            });
+        }
         if cols.len() != 1 {
             return Err(DbError::new(
                 SqlState::SyntaxError,
                 "subquery has too many columns",
             ));
         }
-        let op = names(&s.oper_name)
-            .last()
-            .cloned()
-            .unwrap_or_else(|| "=".into());
         let cmp = match op.as_str() {
             "=" => Cmp::Eq,
             "<>" => Cmp::Ne,
@@ -2757,6 +3011,38 @@ impl<'e> Binder<'e> {
             op: cmp,
             all,
         })
+    }
+}
+
+/// The operator with its operands swapped (`<` for `>`).
+fn flip_op(op: &str) -> &str {
+    match op {
+        "<" => ">",
+        ">" => "<",
+        "<=" => ">=",
+        ">=" => "<=",
+        o => o,
+    }
+}
+
+/// The comparison a row operator names (PostgreSQL: 42883 for others).
+fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
+    Ok(match op {
+        "=" => Cmp::Eq,
+        "<>" | "!=" => Cmp::Ne,
+        "<" => Cmp::Lt,
+        "<=" => Cmp::Le,
+        ">" => Cmp::Gt,
+        ">=" => Cmp::Ge,
+        _ => return Err(DbError::unsupported(format!("operator {op} between rows"))),
+    })
+}
+
+/// The fields of a row constructor (`ROW(a, b)`, `(a, b)`).
+fn row_args(n: &Node) -> Option<&[Node]> {
+    match n.node.as_ref() {
+        Some(NodeEnum::RowExpr(r)) => Some(&r.args),
+        _ => None,
     }
 }
 

@@ -133,6 +133,12 @@ pub enum Func {
     Subscript,
     /// `(record).field`: the field at this position of a record.
     FieldSelect(usize),
+    /// `ROW(a, b, ...)` / `(a, b, ...)`: a record of the arguments (NULLs
+    /// included).
+    RowCtor,
+    /// A row comparison: the two arguments are records of the same arity
+    /// (see `valops::row_compare`).
+    RowCompare(crate::valops::Cmp),
     /// `array[lo:hi]` of a one-dimensional array: the array, then the
     /// bounds (NULL where omitted: `[:hi]`, `[lo:]`).
     Slice,
@@ -154,6 +160,8 @@ impl Func {
             | Func::ArrayCtor { .. }
             | Func::Subscript
             | Func::FieldSelect(_)
+            | Func::RowCtor
+            | Func::RowCompare(_)
             | Func::Slice
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }

@@ -236,4 +236,5 @@ regress!(
     stat_indexes,
     bpchar,
     time_type,
+    row_constructors,
 );

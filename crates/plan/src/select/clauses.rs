@@ -426,11 +426,14 @@ fn simple_name(n: &Node) -> String {
                 Ok(Op::SvfopCurrentCatalog) => "current_catalog",
                 Ok(Op::SvfopCurrentSchema) => "current_schema",
                 Ok(Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN) => "localtimestamp",
+                Ok(Op::SvfopLocaltime | Op::SvfopLocaltimeN) => "localtime",
+                Ok(Op::SvfopCurrentTime | Op::SvfopCurrentTimeN) => "current_time",
                 _ => "?column?",
             }
             .into()
         }
         Some(NodeEnum::AArrayExpr(_)) => "array".into(),
+        Some(NodeEnum::RowExpr(_)) => "row".into(),
         Some(NodeEnum::GroupingFunc(_)) => "grouping".into(),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {
