@@ -28,8 +28,8 @@ use nestor_types::EvalCtx;
 
 use crate::functions::{self, CatalogFn, Func};
 use crate::ir::{
-    AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, FrameBound, OutCol, Plan, SubKind, SubQuery,
-    WinCall, WinFrame, WinFunc,
+    AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, FrameBound, FrameExclude, FrameMode, OutCol,
+    Plan, SubKind, SubQuery, WinCall, WinFrame, WinFunc,
 };
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
@@ -2421,8 +2421,10 @@ impl<'e> Binder<'e> {
         for p in &def.partition_clause {
             partition.push(self.bind(p)?.0);
         }
-        let order = self.bind_agg_order(&def.order_clause)?;
-        let frame = self.window_frame(def)?;
+        let typed = self.bind_order_typed(&def.order_clause)?;
+        let order_types: Vec<DataType> = typed.iter().map(|(_, t)| *t).collect();
+        let order: Vec<AggOrder> = typed.into_iter().map(|(o, _)| o).collect();
+        let frame = self.window_frame(def, &order_types)?;
         let nargs = f.args.len();
         let arity = |ok: bool| {
             if ok {
@@ -2526,53 +2528,126 @@ impl<'e> Binder<'e> {
         ))
     }
 
-    /// The frame of a window definition (PostgreSQL's FRAMEOPTION_* bits).
-    /// Offsets are taken in ROWS mode; RANGE and GROUPS offsets and
-    /// EXCLUDE are 0A000.
-    fn window_frame(&mut self, def: &pb::WindowDef) -> Result<WinFrame, DbError> {
+    /// The frame of a window definition (PostgreSQL's FRAMEOPTION_* bits;
+    /// the grammar has already refused impossible bound combinations).
+    /// `order`: the types of the ORDER BY keys, which a RANGE offset is
+    /// added to.
+    fn window_frame(
+        &mut self,
+        def: &pb::WindowDef,
+        order: &[DataType],
+    ) -> Result<WinFrame, DbError> {
         const NONDEFAULT: i32 = 0x1;
+        const RANGE: i32 = 0x2;
         const ROWS: i32 = 0x4;
+        const GROUPS: i32 = 0x8;
         const START_UNBOUNDED_PRECEDING: i32 = 0x20;
         const END_UNBOUNDED_PRECEDING: i32 = 0x40;
         const START_UNBOUNDED_FOLLOWING: i32 = 0x80;
         const END_UNBOUNDED_FOLLOWING: i32 = 0x100;
         const START_CURRENT_ROW: i32 = 0x200;
-        const END_CURRENT_ROW: i32 = 0x400;
         const START_OFFSET_PRECEDING: i32 = 0x800;
         const END_OFFSET_PRECEDING: i32 = 0x1000;
         const START_OFFSET_FOLLOWING: i32 = 0x2000;
         const END_OFFSET_FOLLOWING: i32 = 0x4000;
-        const EXCLUDE: i32 = 0x8000 | 0x10000 | 0x20000;
+        const EXCLUDE_CURRENT_ROW: i32 = 0x8000;
+        const EXCLUDE_GROUP: i32 = 0x10000;
+        const EXCLUDE_TIES: i32 = 0x20000;
         let o = def.frame_options;
         if o & NONDEFAULT == 0 {
             return Ok(WinFrame::default_frame());
         }
-        if o & EXCLUDE != 0 {
-            return Err(DbError::unsupported("window frame EXCLUDE"));
-        }
-        let rows = o & ROWS != 0;
+        let mode = if o & ROWS != 0 {
+            FrameMode::Rows
+        } else if o & GROUPS != 0 {
+            FrameMode::Groups
+        } else {
+            let _ = RANGE;
+            FrameMode::Range
+        };
+        let exclude = if o & EXCLUDE_CURRENT_ROW != 0 {
+            FrameExclude::CurrentRow
+        } else if o & EXCLUDE_GROUP != 0 {
+            FrameExclude::Group
+        } else if o & EXCLUDE_TIES != 0 {
+            FrameExclude::Ties
+        } else {
+            FrameExclude::NoOthers
+        };
         let offsets = START_OFFSET_PRECEDING
             | END_OFFSET_PRECEDING
             | START_OFFSET_FOLLOWING
             | END_OFFSET_FOLLOWING;
-        if !rows && o & offsets != 0 {
-            return Err(DbError::unsupported(
-                "RANGE and GROUPS window frames with offsets",
-            ));
+        let text = self.text;
+        let windowing = |m: &str| DbError::new(SqlState::WindowingError, m.to_string());
+        let at_def = |e: DbError| err_at(e, text, def.location);
+        let offset_loc = |n: &Option<Box<Node>>| {
+            n.as_deref()
+                .and_then(|n| n.node.as_ref())
+                .map_or(-1, expr_location)
+        };
+        let first_offset_loc = if o & (START_OFFSET_PRECEDING | START_OFFSET_FOLLOWING) != 0 {
+            offset_loc(&def.start_offset)
+        } else {
+            offset_loc(&def.end_offset)
+        };
+        // transformFrameOffset's checks, in its order.
+        let offset_type = match mode {
+            _ if o & offsets == 0 => None,
+            FrameMode::Rows | FrameMode::Groups => Some(DataType::Int8),
+            FrameMode::Range => {
+                if order.len() != 1 {
+                    return Err(at_def(windowing(
+                        "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+                    )));
+                }
+                Some(range_offset_type(order[0]).map_err(|e| err_at(e, text, first_offset_loc))?)
+            }
+        };
+        if mode == FrameMode::Groups && order.is_empty() {
+            return Err(at_def(windowing("GROUPS mode requires an ORDER BY clause")));
         }
+        let what = match mode {
+            FrameMode::Rows => "ROWS",
+            FrameMode::Range => "RANGE",
+            FrameMode::Groups => "GROUPS",
+        };
+        let key = order.first().copied();
         let mut offset = |n: &Option<Box<Node>>| -> Result<Expr, DbError> {
             let n = n
                 .as_deref()
                 .ok_or_else(|| DbError::internal("frame offset missing"))?;
+            let loc = n.node.as_ref().map_or(-1, expr_location);
             let (e, t) = self.bind(n)?;
-            let e = self.coerce(e, t, DataType::Int8)?;
             if !e.is_row_independent() {
-                return Err(DbError::new(
-                    SqlState::WindowingError,
-                    "argument of ROWS must not contain variables",
+                return Err(err_at(
+                    windowing(&format!("argument of {what} must not contain variables")),
+                    text,
+                    loc,
                 ));
             }
-            Ok(e)
+            let want = offset_type.unwrap_or(DataType::Int8);
+            let fits = match want {
+                DataType::Int8 => t.is_integer() || t == DataType::Unknown,
+                DataType::Float8 => t.is_numeric() || t == DataType::Unknown,
+                DataType::Numeric(_) => {
+                    t.is_integer() || matches!(t, DataType::Numeric(_) | DataType::Unknown)
+                }
+                DataType::Interval => matches!(t, DataType::Interval | DataType::Unknown),
+                _ => false,
+            };
+            if !fits && mode == FrameMode::Range {
+                return Err(err_at(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    format!(
+                        "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
+                        key.map_or("unknown", DataType::name),
+                        t.name()
+                    ),
+                )
+                .with_hint("Cast the offset value to an appropriate type."), text, loc));
+            }
+            self.coerce(e, t, want)
         };
         let start = if o & START_UNBOUNDED_PRECEDING != 0 {
             FrameBound::UnboundedPreceding
@@ -2583,10 +2658,7 @@ impl<'e> Binder<'e> {
         } else if o & START_OFFSET_FOLLOWING != 0 {
             FrameBound::Following(offset(&def.start_offset)?)
         } else if o & START_UNBOUNDED_FOLLOWING != 0 {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                "frame start cannot be UNBOUNDED FOLLOWING",
-            ));
+            return Err(windowing("frame start cannot be UNBOUNDED FOLLOWING"));
         } else {
             FrameBound::UnboundedPreceding
         };
@@ -2597,15 +2669,16 @@ impl<'e> Binder<'e> {
         } else if o & END_OFFSET_FOLLOWING != 0 {
             FrameBound::Following(offset(&def.end_offset)?)
         } else if o & END_UNBOUNDED_PRECEDING != 0 {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                "frame end cannot be UNBOUNDED PRECEDING",
-            ));
+            return Err(windowing("frame end cannot be UNBOUNDED PRECEDING"));
         } else {
-            let _ = END_CURRENT_ROW;
             FrameBound::CurrentRow
         };
-        Ok(WinFrame { rows, start, end })
+        Ok(WinFrame {
+            mode,
+            start,
+            end,
+            exclude,
+        })
     }
 
     /// The select-list set-returning function `f` calls, if it is one.
@@ -2723,6 +2796,15 @@ impl<'e> Binder<'e> {
 
     /// `ORDER BY` inside an aggregate call.
     fn bind_agg_order(&mut self, keys: &[Node]) -> Result<Vec<AggOrder>, DbError> {
+        Ok(self
+            .bind_order_typed(keys)?
+            .into_iter()
+            .map(|(o, _)| o)
+            .collect())
+    }
+
+    /// [`Binder::bind_agg_order`] with each key's type.
+    fn bind_order_typed(&mut self, keys: &[Node]) -> Result<Vec<(AggOrder, DataType)>, DbError> {
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
             let NodeEnum::SortBy(sb) = node(k)? else {
@@ -2737,12 +2819,15 @@ impl<'e> Binder<'e> {
                 Ok(pb::SortByNulls::SortbyNullsLast) => false,
                 _ => desc,
             };
-            let (key, _) = self.bind(req(&sb.node)?)?;
-            out.push(AggOrder {
-                key,
-                desc,
-                nulls_first,
-            });
+            let (key, ty) = self.bind(req(&sb.node)?)?;
+            out.push((
+                AggOrder {
+                    key,
+                    desc,
+                    nulls_first,
+                },
+                ty,
+            ));
         }
         Ok(out)
     }
@@ -3023,6 +3108,27 @@ fn flip_op(op: &str) -> &str {
         ">=" => "<=",
         o => o,
     }
+}
+
+/// The type a RANGE frame offset takes for an ORDER BY key of type `key`
+/// (the offset argument of PostgreSQL's in_range support functions).
+fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
+    use DataType as T;
+    Ok(match key {
+        T::Int2 | T::Int4 | T::Int8 => T::Int8,
+        T::Float4 | T::Float8 => T::Float8,
+        T::Numeric(_) => T::NUMERIC,
+        T::Date | T::Timestamp | T::TimestampTz | T::Time(_) | T::Interval => T::Interval,
+        t => {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!(
+                    "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
+                    t.name()
+                ),
+            ))
+        }
+    })
 }
 
 /// The comparison a row operator names (PostgreSQL: 42883 for others).

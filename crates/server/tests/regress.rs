@@ -237,4 +237,5 @@ regress!(
     bpchar,
     time_type,
     row_constructors,
+    window_frames,
 );
