@@ -1701,18 +1701,16 @@ impl<'e> Binder<'e> {
             let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
         }
-        if let (Some(ls), Some(rs)) = (row_args(l), row_args(r)) {
-            // Rows compare field by field with the operator (PostgreSQL
-            // takes it from a B-tree family): the others are refused with
-            // the first fields' types.
-            let (lt, rt) = match (ls.first(), rs.first()) {
-                (Some(a), Some(b)) => (self.bind(a)?.1, self.bind(b)?.1),
-                _ => (
-                    DataType::Record(nestor_types::datatype::record_type(vec![])),
-                    DataType::Record(nestor_types::datatype::record_type(vec![])),
-                ),
-            };
-            return Err(no_operator(op, lt, rt));
+        if row_args(l).is_some() && row_args(r).is_some() {
+            // Rows compare field by field with an operator of a B-tree
+            // family: the six comparisons here.
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("could not determine interpretation of row comparison operator {op}"),
+            )
+            .with_hint(
+                "Row comparison operators must be associated with btree operator families.",
+            ));
         }
         let arith = match op {
             "+" => Some(Arith::Add),
