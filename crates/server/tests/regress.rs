@@ -238,4 +238,5 @@ regress!(
     time_type,
     row_constructors,
     window_frames,
+    order_using,
 );

@@ -64,18 +64,33 @@ pub(super) fn output_ref(b: &Binder, n: &Node, cols: &[OutCol]) -> Result<Option
     }
 }
 
-pub(super) fn sort_key(expr: Expr, sb: &pb::SortBy) -> SortKey {
-    let desc = sb.sortby_dir == pb::SortByDir::SortbyDesc as i32;
+/// An ORDER BY key: ASC / DESC, or USING `<` / `>` (the default B-tree
+/// orderings; another operator is 0A000).
+pub(super) fn sort_key(expr: Expr, sb: &pb::SortBy) -> Result<SortKey, DbError> {
+    let desc = if sb.sortby_dir == pb::SortByDir::SortbyUsing as i32 {
+        match bind::names(&sb.use_op).last().map(String::as_str) {
+            Some("<") => false,
+            Some(">") => true,
+            other => {
+                return Err(DbError::unsupported(format!(
+                    "ORDER BY USING operator {}",
+                    other.unwrap_or("")
+                )))
+            }
+        }
+    } else {
+        sb.sortby_dir == pb::SortByDir::SortbyDesc as i32
+    };
     let nulls_first = match pb::SortByNulls::try_from(sb.sortby_nulls) {
         Ok(pb::SortByNulls::SortbyNullsFirst) => true,
         Ok(pb::SortByNulls::SortbyNullsLast) => false,
         _ => desc,
     };
-    SortKey {
+    Ok(SortKey {
         expr,
         desc,
         nulls_first,
-    }
+    })
 }
 
 pub(super) fn plan_limit(

@@ -401,7 +401,7 @@ fn finish_simple_output(
                 Some(i) => Expr::Col(i),
                 None => b.bind(req(&sb.node)?)?.0,
             };
-            keys.push(sort_key(expr, sb));
+            keys.push(sort_key(expr, sb)?);
         }
         plan = Plan::Sort {
             input: Box::new(plan),
@@ -704,7 +704,7 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
         let NodeEnum::SortBy(sb) = node(s)? else {
             return Err(DbError::internal("ORDER BY item is not SortBy"));
         };
-        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb));
+        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb)?);
     }
     let distinct_on = if on {
         distinct_on::bind_distinct_on(b, sel, &targets, &mut sort)?
