@@ -300,6 +300,8 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, b) if a.is_string() && b.is_string() => T::Text,
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
         (T::Date, T::Timestamp) | (T::Timestamp, T::Date) => T::Timestamp,
+        // time casts to interval implicitly.
+        (T::Time(_), T::Interval) | (T::Interval, T::Time(_)) => T::Interval,
         (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
             T::TimestampTz
         }
@@ -1215,6 +1217,10 @@ impl<'e> Binder<'e> {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
             (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+            // sum/avg of time: of the time cast to interval.
+            (AggFunc::Sum | AggFunc::Avg, Some(e)) if matches!(at, DataType::Time(_)) => {
+                Some(self.coerce(e, at, DataType::Interval)?)
+            }
             (AggFunc::ArrayAgg, Some(e)) => {
                 Some(self.coerce(e, at, ty.element().expect("an array"))?)
             }
@@ -2231,6 +2237,7 @@ impl<'e> Binder<'e> {
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
             || (t == DataType::Date && matches!(want, DataType::Timestamp | DataType::TimestampTz))
+            || (matches!(t, DataType::Time(_)) && want == DataType::Interval)
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
         if !ok {
@@ -3248,13 +3255,13 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 => T::Float4,
             T::Float8 | T::Unknown => T::Float8,
-            T::Interval => T::Interval,
+            T::Interval | T::Time(_) => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Avg => match arg.base() {
             T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
-            T::Interval => T::Interval,
+            T::Interval | T::Time(_) => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),

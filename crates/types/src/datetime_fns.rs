@@ -126,7 +126,10 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     let text = T::Text;
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {
         ("date_trunc", [u, t]) if is_text(*u) => match (*t, ts_arg(*t)) {
-            (T::Interval, _) => (trunc_interval, vec![text, T::Interval], T::Interval, false),
+            // time: cast to interval, as PostgreSQL's implicit cast does.
+            (T::Interval | T::Time(_), _) => {
+                (trunc_interval, vec![text, T::Interval], T::Interval, false)
+            }
             (_, Some(T::Timestamp)) => (trunc_ts, vec![text, T::Timestamp], T::Timestamp, false),
             (_, Some(tz)) => (trunc_tstz, vec![text, tz], tz, true),
             _ => return Some(Err(nf())),

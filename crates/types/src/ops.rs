@@ -241,7 +241,9 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
         | (Add, T::Interval, T::Time(_))
         | (Sub, T::Time(_), T::Interval) => Some(T::Time(None)),
         (Sub, T::Time(_), T::Time(_)) => Some(T::Interval),
-        (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) => Some(T::Timestamp),
+        (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) | (Sub, T::Date, T::Time(_)) => {
+            Some(T::Timestamp)
+        }
         (Mul, T::Interval, t) | (Mul, t, T::Interval) if t.is_numeric() => Some(T::Interval),
         (Div, T::Interval, t) if t.is_numeric() => Some(T::Interval),
         _ => None,
@@ -484,6 +486,7 @@ fn datetime_arith(
         (Add, V::Date(d), V::Time(t)) | (Add, V::Time(t), V::Date(d)) => {
             crate::time::date_plus_time(*d, *t)?
         }
+        (Sub, V::Date(d), V::Time(t)) => crate::time::date_plus_time(*d, -*t)?,
         (Add, V::Interval(x), V::Interval(y)) => {
             V::Interval(x.checked_add(y).ok_or_else(interval_err)?)
         }

@@ -58,3 +58,9 @@ SELECT ARRAY[time '01:00', '02:30'], (ARRAY['03:00'::time])[1];
 SELECT t, count(*) FROM (VALUES (time '01:00'), ('01:00'), ('02:00')) v(t) GROUP BY t ORDER BY t;
 \d tt
 DROP TABLE tt;
+-- time meets interval through the implicit cast
+SELECT date '2020-01-01' - time '01:00', time '01:00' < interval '2 hours', time '10:00' = '10:00:00.000';
+SELECT greatest(time '01:00', '02:00'), least(time '01:00', time '00:30'), coalesce(null::time, '03:00');
+SELECT to_char(time '13:45:10', 'HH24:MI'), date_trunc('hour', time '12:34');
+SELECT max(t), min(t), count(t), avg(t), sum(t) FROM (VALUES (time '01:00'), ('05:00')) v(t);
+SELECT time '10:00' + 1;
