@@ -64,9 +64,40 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
     if let Some(end) = date_prefix_end(&lower) {
         has_date = true;
         i = end;
-        while i < b.len() && matches!(b[i], b' ' | b't') {
+        while i < b.len() && b[i] == b' ' {
             i += 1;
         }
+    } else if b.first() == Some(&b't') && b.get(1).is_some_and(u8::is_ascii_digit) {
+        // ISO 8601's time designator.
+        i = 1;
+    }
+    // HHMM[SS[.frac]]: the concatenated form.
+    let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if (run == 4 || run == 6) && b.get(i + run) != Some(&b':') {
+        let num = |k: usize| (b[i + k] - b'0') as i64 * 10 + (b[i + k + 1] - b'0') as i64;
+        let (h, m) = (num(0), num(2));
+        let s = if run == 6 { num(4) } else { 0 };
+        let mut j = i + run;
+        let mut frac = 0;
+        if run == 6 && b.get(j) == Some(&b'.') {
+            let start = j + 1;
+            j = start;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            frac = fraction(&b[start..j]);
+        }
+        check_zone(lower[j..].trim(), input.trim()[j..].trim(), has_date)
+            .ok_or_else(|| syntax(input))?;
+        if h > 24 || m > 59 || s > 60 {
+            return Err(range(input));
+        }
+        let t = ((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac;
+        return if t > USECS_PER_DAY {
+            Err(range(input))
+        } else {
+            Ok(t)
+        };
     }
     let digits = |i: &mut usize| -> Option<i64> {
         let start = *i;
@@ -133,28 +164,16 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
     Ok(t)
 }
 
-/// Where a leading date (`2003-03-07`, `03/07/2003`, `20030307`, `Mar 7
-/// 2003`) ends, if the text starts with one followed by a time.
+/// Where a leading date (`2003-03-07`, `03/07/2003`) ends, if the text
+/// starts with one and a space (PostgreSQL's time_in takes no other date
+/// forms there).
 fn date_prefix_end(s: &str) -> Option<usize> {
     let b = s.as_bytes();
     let first_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    let end = if first_digits > 0 && matches!(b.get(first_digits), Some(b'-' | b'/' | b'.')) {
-        b.iter()
-            .position(|&c| c == b' ' || c == b't')
-            .unwrap_or(b.len())
-    } else if first_digits == 8 && matches!(b.get(8), Some(b' ' | b't')) {
-        8
-    } else if b.first().is_some_and(u8::is_ascii_alphabetic) {
-        // "Mon D Y" then the time.
-        let words: Vec<&str> = s.splitn(4, ' ').collect();
-        if words.len() == 4 && words[0].len() >= 3 && words[3].contains(':') {
-            words[0].len() + words[1].len() + words[2].len() + 2
-        } else {
-            return None;
-        }
-    } else {
+    if first_digits == 0 || !matches!(b.get(first_digits), Some(b'-' | b'/' | b'.')) {
         return None;
-    };
+    }
+    let end = b.iter().position(|&c| c == b' ')?;
     let d = &s[..end];
     // Only a well-formed date counts.
     datetime::parse_date(d, TimeZone::UTC, 0).ok().map(|_| end)
@@ -307,7 +326,17 @@ mod tests {
                 "{bad}"
             );
         }
-        for bad in ["15:36:39 America/New_York", "12", "12:00 foo", "x"] {
+        assert_eq!(format_time(p("T12:00").unwrap()), "12:00:00");
+        assert_eq!(format_time(p("1230").unwrap()), "12:30:00");
+        assert_eq!(format_time(p("123045.5").unwrap()), "12:30:45.5");
+        for bad in [
+            "15:36:39 America/New_York",
+            "12",
+            "12:00 foo",
+            "x",
+            "2003-07-07T15:36:39",
+            "Jan 5 2020 10:00",
+        ] {
             assert_eq!(
                 p(bad).unwrap_err().code,
                 SqlState::InvalidDatetimeFormat,
