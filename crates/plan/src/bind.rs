@@ -1707,9 +1707,22 @@ impl<'e> Binder<'e> {
             let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
         }
-        if row_args(l).is_some() && row_args(r).is_some() {
+        if let (Some(ls), Some(rs)) = (row_args(l), row_args(r)) {
             // Rows compare field by field with an operator of a B-tree
-            // family: the six comparisons here.
+            // family: the six comparisons here. PostgreSQL looks the
+            // operator up for the first fields first.
+            if let (Some(l0), Some(r0)) = (ls.first(), rs.first()) {
+                let (_, ty) = self.bind_binary(op, l0, r0)?;
+                if ty != DataType::Bool {
+                    return Err(DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!(
+                            "row comparison operator must yield type boolean, not type {}",
+                            ty.name()
+                        ),
+                    ));
+                }
+            }
             return Err(DbError::new(
                 SqlState::FeatureNotSupported,
                 format!("could not determine interpretation of row comparison operator {op}"),
@@ -1771,6 +1784,9 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
             }
             "~~" | "!~~" | "~~*" | "!~~*" => {
+                if !(lt.is_string() && rt.is_string()) {
+                    return Err(no_operator(op, lt, rt));
+                }
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
                 Ok((
@@ -2350,16 +2366,21 @@ impl<'e> Binder<'e> {
         if let WinCtx::NotAllowed(msg, code) = self.window {
             return Err(err_at(DbError::new(code, msg), self.text, f.location));
         }
+        // PostgreSQL's own refusals (0A000), positioned at the call.
+        let not_impl = |m: &str| {
+            err_at(
+                DbError::new(SqlState::FeatureNotSupported, m.to_string()),
+                self.text,
+                f.location,
+            )
+        };
         if f.agg_distinct {
-            return Err(DbError::unsupported("DISTINCT for window functions"));
+            return Err(not_impl("DISTINCT is not implemented for window functions"));
         }
         if !f.agg_order.is_empty() {
-            return Err(DbError::unsupported(
-                "aggregate ORDER BY for window functions",
+            return Err(not_impl(
+                "aggregate ORDER BY is not implemented for window functions",
             ));
-        }
-        if f.agg_filter.is_some() {
-            return Err(DbError::unsupported("FILTER for window functions"));
         }
         let def = self
             .window_def(over)
@@ -2503,13 +2524,10 @@ impl<'e> Binder<'e> {
                         f.location,
                     ));
                 };
-                let saved = std::mem::replace(
-                    &mut self.agg,
-                    AggCtx::NotAllowed("aggregate function calls"),
-                );
-                let bound = self.bind_agg_args(agg, &f.args);
-                self.agg = saved;
-                let (arg, at, delimiter) = bound?;
+                // The arguments are evaluated on the query's (grouped)
+                // rows, so they may hold the query's own aggregates
+                // (`sum(sum(x)) OVER (...)`), as the window's keys may.
+                let (arg, at, delimiter) = self.bind_agg_args(agg, &f.args)?;
                 let agg = refine_agg(agg, at);
                 let ty = agg_type(agg, at, name)?;
                 let arg = self.coerce_agg_arg(agg, arg, at, ty)?;
@@ -2520,8 +2538,28 @@ impl<'e> Binder<'e> {
                 (WinFunc::Agg(agg), args, ty)
             }
         };
+        let filter = match &f.agg_filter {
+            None => None,
+            Some(_) if !matches!(func, WinFunc::Agg(_)) => {
+                return Err(err_at(
+                    DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "FILTER is not implemented for non-aggregate window functions",
+                    ),
+                    self.text,
+                    f.location,
+                ))
+            }
+            Some(n) => {
+                let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed("FILTER"));
+                let bound = self.bind_bool(n, "FILTER");
+                self.agg = saved;
+                Some(bound?)
+            }
+        };
         Ok((
             Expr::Window(Box::new(WinCall {
+                filter,
                 func,
                 args,
                 partition,

@@ -74,3 +74,17 @@ SELECT sum(id) OVER (ORDER BY x ROWS BETWEEN CURRENT ROW AND -1 FOLLOWING) FROM 
 SELECT sum(id) OVER (ORDER BY x RANGE BETWEEN x PRECEDING AND CURRENT ROW) FROM wf;
 SELECT sum(id) OVER (ORDER BY x GROUPS BETWEEN x PRECEDING AND CURRENT ROW) FROM wf;
 DROP TABLE wf;
+-- FILTER, aggregates of the grouped query inside window calls
+create table wq (a int, b int);
+insert into wq select g, g % 3 from generate_series(1, 8) g;
+select a, b, sum(a) filter (where b = 1) over (order by a), count(*) filter (where a > 3) over (partition by b),
+  sum(a) filter (where b <> 0) over (order by a rows between 1 preceding and 1 following) from wq order by a;
+select b, sum(sum(a)) filter (where b > 0) over (order by b) from wq group by b order by b;
+select row_number() filter (where a > 1) over () from wq;
+select sum(distinct a) over () from wq;
+select sum(a order by a) over () from wq;
+select sum(a) filter (where sum(a) > 1) over () from wq;
+select sum(sum(a)) over () from wq;
+select b, sum(a), rank() over (order by sum(a) desc), avg(count(*)) over (order by b rows between 1 preceding and current row) from wq group by b order by b;
+select b, sum(sum(a) + 1) filter (where b > 0) over (order by b) from wq group by b order by b;
+drop table wq;

@@ -295,12 +295,22 @@ fn partition_values<'a>(
                 filter: None,
             };
             let ec = ev.ctx.eval;
-            let input = |k: usize, ev: &mut Ev| -> Result<Value, DbError> {
+            // FILTER: the rows it keeps out of every frame.
+            let mut filtered_out = vec![false; if call.filter.is_some() { n } else { 0 }];
+            if let Some(cond) = &call.filter {
+                for (k, out) in filtered_out.iter_mut().enumerate() {
+                    *out = !cond.test(&rows[part[k]], ev)?;
+                }
+            }
+            let input = |k: usize, ev: &mut Ev| -> Result<Option<Value>, DbError> {
+                if filtered_out.get(k) == Some(&true) {
+                    return Ok(None);
+                }
                 if call.args.is_empty() {
                     // count(*): every row counts.
-                    Ok(Value::Bool(true))
+                    Ok(Some(Value::Bool(true)))
                 } else {
-                    arg(k, 0, ev)
+                    arg(k, 0, ev).map(Some)
                 }
             };
             let frames = frames(call, n, &group_start, &group_end, &first_key, ev)?;
@@ -312,8 +322,9 @@ fn partition_values<'a>(
                 let mut fed = 0;
                 for fr in &frames {
                     while fed < fr.hi {
-                        let v = input(fed, ev)?;
-                        acc_add(&mut acc, v, &ec)?;
+                        if let Some(v) = input(fed, ev)? {
+                            acc_add(&mut acc, v, &ec)?;
+                        }
                         fed += 1;
                     }
                     out.push(acc_finish(acc.clone(), &ec)?);
@@ -322,8 +333,9 @@ fn partition_values<'a>(
                 for fr in &frames {
                     let mut acc = acc_new(&agg);
                     for f in fr.positions() {
-                        let v = input(f, ev)?;
-                        acc_add(&mut acc, v, &ec)?;
+                        if let Some(v) = input(f, ev)? {
+                            acc_add(&mut acc, v, &ec)?;
+                        }
                     }
                     out.push(acc_finish(acc, &ec)?);
                 }

@@ -100,6 +100,9 @@ pub struct WinCall {
     pub order: Vec<AggOrder>,
     pub frame: WinFrame,
     pub ty: DataType,
+    /// `agg(x) FILTER (WHERE cond) OVER (...)`: only the frame's rows
+    /// where it is true are aggregated.
+    pub filter: Option<Expr>,
 }
 
 /// The window functions.
@@ -360,6 +363,9 @@ impl Expr {
                 for o in &w.order {
                     o.key.walk(f);
                 }
+                if let Some(x) = &w.filter {
+                    x.walk(f);
+                }
             }
         }
     }
@@ -449,6 +455,7 @@ impl Expr {
             Expr::Window(w) => {
                 let w = *w;
                 Expr::Window(Box::new(WinCall {
+                    filter: w.filter.map(|x| x.rewrite(f)).transpose()?,
                     args: rv(w.args, f)?,
                     partition: rv(w.partition, f)?,
                     order: w
