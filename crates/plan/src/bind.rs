@@ -948,10 +948,18 @@ impl<'e> Binder<'e> {
                 )
             })?;
         }
-        Ok(if ty == DataType::Unknown {
-            DataType::Text
-        } else {
-            ty
+        // character(n) of several lengths: PostgreSQL resolves to bpchar
+        // and keeps each value's padding; padding all to the longest
+        // length instead makes equal bpchar values equal as stored, for
+        // grouping, DISTINCT and set operations.
+        let longest = types.iter().try_fold(0, |m, t| match t.0 {
+            DataType::Char(Some(n)) => Some(m.max(n)),
+            _ => None,
+        });
+        Ok(match longest {
+            Some(n) if n > 0 => DataType::Char(Some(n)),
+            _ if ty == DataType::Unknown => DataType::Text,
+            _ => ty,
         })
     }
 

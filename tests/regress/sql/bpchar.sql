@@ -34,3 +34,18 @@ PREPARE bp2 AS SELECT b FROM bpc WHERE a = $1 ORDER BY b;
 EXECUTE bp2('y');
 SELECT length('x  '::char(3)), 'x  '::char(3) || '|', octet_length('x'::char(3));
 DROP TABLE bpc;
+-- character columns of different lengths meet: USING, set operations,
+-- VALUES (each value padded to the longest length, so equal values group)
+CREATE TABLE bc1 (a char(2));
+CREATE TABLE bc2 (a char(4), t text);
+INSERT INTO bc1 VALUES ('a'), ('b');
+INSERT INTO bc2 VALUES ('a', 'a'), ('c', 'c ');
+SELECT * FROM bc1 JOIN bc2 USING (a);
+SELECT * FROM bc1 NATURAL JOIN bc2;
+SELECT count(*) FROM (SELECT a FROM bc1 UNION SELECT a FROM bc2) s;
+SELECT count(*) FROM (SELECT a FROM bc1 INTERSECT SELECT a FROM bc2) s;
+SELECT count(*) FROM (SELECT a FROM bc1 EXCEPT SELECT a FROM bc2) s;
+SELECT count(DISTINCT x), count(*) FROM (VALUES ('a'::char(2)), ('a'::char(3))) v(x);
+SELECT x = 'a', count(*) FROM (SELECT a FROM bc1 UNION ALL SELECT a FROM bc2) s(x) GROUP BY x ORDER BY 1, 2;
+SELECT bc2.a = bc2.t, bc2.t = bc2.a::text FROM bc2 ORDER BY t;
+DROP TABLE bc1, bc2;
