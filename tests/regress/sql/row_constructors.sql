@@ -39,3 +39,6 @@ prepare rp(int, int) as select c from rt where (a, b) >= ($1, $2) order by c;
 execute rp(1, 3);
 select (1, 2) ~~ (1, 2);
 drop table rt;
+select (row(1, 2.0)).*;
+select (r).* from (select row(1, 2.0) as r) ss;
+select (1).*;

@@ -246,6 +246,15 @@ pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>,
             expand_star(b, star.as_deref(), &mut out, rt.location)?;
             continue;
         }
+        if let NodeEnum::AIndirection(ind) = node(val)? {
+            if matches!(
+                ind.indirection.last().and_then(|n| n.node.as_ref()),
+                Some(NodeEnum::AStar(_))
+            ) {
+                expand_fields(b, ind, &mut out)?;
+                continue;
+            }
+        }
         let allowed = std::mem::replace(&mut b.srf_allowed, true);
         let bound = match node(val)? {
             NodeEnum::FuncCall(fc) if b.srf_kind(fc).is_some() => b.bind_srf(fc),
@@ -281,6 +290,41 @@ pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>,
         });
     }
     Ok(out)
+}
+
+/// `(expr).*` in a select list: one column per field of the record.
+fn expand_fields(
+    b: &mut Binder,
+    ind: &pb::AIndirection,
+    out: &mut Vec<Target>,
+) -> Result<(), DbError> {
+    let mut inner = ind.clone();
+    inner.indirection.pop();
+    let (expr, ty) = if inner.indirection.is_empty() {
+        b.bind(req(&inner.arg)?)?
+    } else {
+        b.bind(&Node {
+            node: Some(NodeEnum::AIndirection(Box::new(inner))),
+        })?
+    };
+    let DataType::Record(r) = ty else {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("type {} is not composite", ty.name()),
+        ));
+    };
+    for (k, (name, fty)) in r.fields.iter().enumerate() {
+        out.push(Target {
+            expr: Expr::Func(crate::functions::Func::FieldSelect(k), vec![expr.clone()]),
+            col: OutCol {
+                name: name.clone(),
+                ty: *fty,
+                table_oid: 0,
+                column_id: 0,
+            },
+        });
+    }
+    Ok(())
 }
 
 /// `*` (Some(None)) or `t.*` (Some(Some(t))).
