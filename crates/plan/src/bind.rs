@@ -2670,7 +2670,17 @@ impl<'e> Binder<'e> {
                 .ok_or_else(|| DbError::internal("frame offset missing"))?;
             let loc = n.node.as_ref().map_or(-1, expr_location);
             let (e, t) = self.bind(n)?;
-            if !e.is_row_independent() {
+            // Constants, parameters and uncorrelated subqueries (computed
+            // once), as PostgreSQL's "must not contain variables".
+            let mut variables = false;
+            e.walk(&mut |x| match x {
+                Expr::Col(_) | Expr::Outer { .. } | Expr::Agg(_) | Expr::Window(_) => {
+                    variables = true
+                }
+                Expr::Sub(s) if s.correlated => variables = true,
+                _ => {}
+            });
+            if variables {
                 return Err(err_at(
                     windowing(&format!("argument of {what} must not contain variables")),
                     text,
@@ -3171,13 +3181,19 @@ fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
         T::Numeric(_) => T::NUMERIC,
         T::Date | T::Timestamp | T::TimestampTz | T::Time(_) | T::Interval => T::Interval,
         t => {
+            // Named by its B-tree operator class's type (text_ops for
+            // varchar).
+            let opclass_type = match t {
+                T::Varchar(_) => T::Text,
+                t => t,
+            };
             return Err(DbError::new(
                 SqlState::FeatureNotSupported,
                 format!(
                     "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
-                    t.name()
+                    opclass_type.name()
                 ),
-            ))
+            ));
         }
     })
 }

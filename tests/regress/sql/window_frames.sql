@@ -88,3 +88,24 @@ select sum(sum(a)) over () from wq;
 select b, sum(a), rank() over (order by sum(a) desc), avg(count(*)) over (order by b rows between 1 preceding and current row) from wq group by b order by b;
 select b, sum(sum(a) + 1) filter (where b > 0) over (order by b) from wq group by b order by b;
 drop table wq;
+-- NULL keys with RANGE offsets, a subquery offset, offsets PostgreSQL refuses
+select x, y,
+       first_value(y) over w,
+       last_value(y) over w
+from
+  (select x, x as y from generate_series(1,5) as x
+   union all select null, 42
+   union all select null, 43) ss
+window w as
+  (order by x desc nulls last range between 2 preceding and 2 following);
+select x, y, sum(y) over (order by x nulls first range between 1 preceding and current row)
+from (select x, x as y from generate_series(1,5) as x union all select null, 42) ss order by x nulls first, y;
+select 1 union select null union select 'a';
+select null union all select null;
+select unique1 from (values (1),(2),(3)) v(unique1) where false;
+SELECT sum(x) over (order by x rows (SELECT 1) + 1 PRECEDING), x FROM generate_series(1, 5) x;
+create table emp (depname varchar, salary int);
+select sum(salary) over (order by depname range between '1 year'::interval preceding and '2 years'::interval following) from emp;
+select sum(x) over (order by x::numeric range between 1.1 preceding and 'NaN' following) from generate_series(1,3) x;
+select sum(x) over (order by x::float8 range between 1.1 preceding and 'NaN' following) from generate_series(1,3) x;
+drop table emp;

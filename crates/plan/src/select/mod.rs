@@ -305,12 +305,12 @@ fn setop_columns(
         // A quoted literal output by a leaf SELECT is still of unknown type
         // here (PostgreSQL resolves it with the other side's type).
         let (llit, rlit) = (leaf_literal(l, i), leaf_literal(r, i));
-        let lt = if llit.is_some() {
+        let lt = if llit.is_some() || leaf_null(l, i) {
             DataType::Unknown
         } else {
             a.ty
         };
-        let rt = if rlit.is_some() {
+        let rt = if rlit.is_some() || leaf_null(r, i) {
             DataType::Unknown
         } else {
             c.ty
@@ -346,6 +346,12 @@ fn leaf_target(sel: &pb::SelectStmt, i: usize) -> Option<(&NodeEnum, &pb::ResTar
 
 /// The text and location of target `i` of a leaf SELECT if it is a quoted
 /// literal.
+/// Whether target `i` of a leaf SELECT is a bare NULL (of unknown type
+/// until the other side decides, as a quoted literal is).
+fn leaf_null(sel: &pb::SelectStmt, i: usize) -> bool {
+    matches!(leaf_target(sel, i), Some((NodeEnum::AConst(c), _)) if c.isnull)
+}
+
 fn leaf_literal(sel: &pb::SelectStmt, i: usize) -> Option<(&str, i32)> {
     match leaf_target(sel, i)?.0 {
         NodeEnum::AConst(c) if !c.isnull => match &c.val {
