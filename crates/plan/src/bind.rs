@@ -2316,6 +2316,7 @@ impl<'e> Binder<'e> {
             AggFunc::StringAgg | AggFunc::JsonObjectAgg { .. } => 2,
             _ => 1,
         };
+        parameterless(func, f, self.text)?;
         if f.args.len() != want {
             return Err(DbError::new(
                 SqlState::UndefinedFunction,
@@ -2451,14 +2452,26 @@ impl<'e> Binder<'e> {
         f: &pb::FuncCall,
         def: &pb::WindowDef,
     ) -> Result<(Expr, DataType), DbError> {
-        let mut partition = Vec::with_capacity(def.partition_clause.len());
-        for p in &def.partition_clause {
-            partition.push(self.bind(p)?.0);
-        }
-        let typed = self.bind_order_typed(&def.order_clause)?;
-        let order_types: Vec<DataType> = typed.iter().map(|(_, t)| *t).collect();
-        let order: Vec<AggOrder> = typed.into_iter().map(|(o, _)| o).collect();
-        let frame = self.window_frame(def, &order_types)?;
+        let saved = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "window functions are not allowed in window definitions",
+                SqlState::WindowingError,
+            ),
+        );
+        let defined = (|| -> Result<_, DbError> {
+            let mut partition = Vec::with_capacity(def.partition_clause.len());
+            for p in &def.partition_clause {
+                partition.push(self.bind(p)?.0);
+            }
+            let typed = self.bind_order_typed(&def.order_clause)?;
+            let order_types: Vec<DataType> = typed.iter().map(|(_, t)| *t).collect();
+            let order: Vec<AggOrder> = typed.into_iter().map(|(o, _)| o).collect();
+            let frame = self.window_frame(def, &order_types)?;
+            Ok((partition, order, frame))
+        })();
+        self.window = saved;
+        let (partition, order, frame) = defined?;
         let nargs = f.args.len();
         let arity = |ok: bool| {
             if ok {
@@ -2520,6 +2533,9 @@ impl<'e> Binder<'e> {
                 (func, args, vt)
             }
             _ => {
+                if let Some(agg) = agg_func(name, f.agg_star) {
+                    parameterless(agg, f, self.text)?;
+                }
                 let Some(agg) = agg_func(name, f.agg_star) else {
                     return Err(err_at(
                         DbError::new(
@@ -3209,6 +3225,21 @@ fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
         ">=" => Cmp::Ge,
         _ => return Err(DbError::unsupported(format!("operator {op} between rows"))),
     })
+}
+
+/// `count()`: PostgreSQL's 42809 (only count(*) takes no argument).
+fn parameterless(func: AggFunc, f: &pb::FuncCall, text: &str) -> Result<(), DbError> {
+    if func == AggFunc::Count && f.args.is_empty() && !f.agg_star {
+        return Err(err_at(
+            DbError::new(
+                SqlState::WrongObjectType,
+                "count(*) must be used to call a parameterless aggregate function",
+            ),
+            text,
+            f.location,
+        ));
+    }
+    Ok(())
 }
 
 /// The fields of a row constructor (`ROW(a, b)`, `(a, b)`).

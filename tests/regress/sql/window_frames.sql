@@ -109,3 +109,15 @@ select sum(salary) over (order by depname range between '1 year'::interval prece
 select sum(x) over (order by x::numeric range between 1.1 preceding and 'NaN' following) from generate_series(1,3) x;
 select sum(x) over (order by x::float8 range between 1.1 preceding and 'NaN' following) from generate_series(1,3) x;
 drop table emp;
+-- window calls where PostgreSQL refuses them
+create table es (depname text, salary int, empno int);
+SELECT rank() OVER (ORDER BY rank() OVER (ORDER BY random()));
+SELECT * FROM es WHERE row_number() OVER (ORDER BY salary) < 10;
+SELECT * FROM es INNER JOIN es e2 ON row_number() OVER (ORDER BY es.salary) < 10;
+SELECT rank() OVER (ORDER BY 1), count(*) FROM es GROUP BY 1;
+DELETE FROM es WHERE (rank() OVER (ORDER BY random())) > 10;
+DELETE FROM es RETURNING rank() OVER (ORDER BY random());
+UPDATE es SET salary = 1 WHERE rank() over () > 1;
+SELECT count() OVER () FROM es;
+SELECT sum(salary) OVER (PARTITION BY sum(salary) OVER ()) FROM es;
+drop table es;

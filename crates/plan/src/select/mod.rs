@@ -701,6 +701,36 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
             group.push(bind_group_item(b, g, &targets)?);
         }
     }
+    // GROUP BY naming an output column that is a window call.
+    let has_window = |e: &Expr| {
+        let mut found = false;
+        e.walk(&mut |x| found |= matches!(x, Expr::Window(_)));
+        found
+    };
+    if group.iter().any(has_window) {
+        // (Positions line up unless a `*` expanded to several targets.)
+        let aligned = targets.len() == sel.target_list.len();
+        let at = targets
+            .iter()
+            .zip(&sel.target_list)
+            .filter(|_| aligned)
+            .find(|(t, _)| has_window(&t.expr))
+            .and_then(|(_, n)| match n.node.as_ref() {
+                Some(NodeEnum::ResTarget(rt)) => {
+                    rt.val.as_deref()?.node.as_ref().map(bind::expr_location)
+                }
+                _ => None,
+            })
+            .unwrap_or(-1);
+        return Err(err_at(
+            DbError::new(
+                SqlState::WindowingError,
+                "window functions are not allowed in GROUP BY",
+            ),
+            b.text,
+            at,
+        ));
+    }
     b.agg = AggCtx::Allowed;
     b.window = WinCtx::Allowed;
     let on = sel.distinct_clause.iter().any(|n| n.node.is_some());
