@@ -87,6 +87,16 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             );
         }
         Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
+        Func::RowToJson(rt) => {
+            return Ok(match &args[0] {
+                Value::Record(fields) => {
+                    let mut out = String::new();
+                    record_json(fields, rt, &ev.ctx.eval, &mut out);
+                    Value::Text(out.into())
+                }
+                _ => Value::Null,
+            })
+        }
         Func::RowCompare(op) => {
             return Ok(match (&args[0], &args[1]) {
                 (Value::Record(a), Value::Record(b)) => {
@@ -944,6 +954,35 @@ fn json_build(
 }
 
 /// One SQL value as JSON, as PostgreSQL's datum_to_json writes it.
+/// row_to_json: `{"name":value,...}` (no spaces), a field that is itself
+/// a record as a nested object.
+fn record_json(
+    fields: &[Value],
+    rt: &nestor_types::datatype::RecordType,
+    ec: &nestor_types::EvalCtx,
+    out: &mut String,
+) {
+    out.push('{');
+    for (i, v) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let (name, ty) = rt
+            .fields
+            .get(i)
+            .map_or((format!("f{}", i + 1), None), |(n, t)| {
+                (n.clone(), Some(*t))
+            });
+        nestor_types::json::write_json_string(out, &name);
+        out.push(':');
+        match (v, ty) {
+            (Value::Record(inner), Some(DataType::Record(it))) => record_json(inner, it, ec, out),
+            (v, _) => json_value(v, ec, out),
+        }
+    }
+    out.push('}');
+}
+
 fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
     use std::fmt::Write;
     match v {

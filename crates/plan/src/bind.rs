@@ -1122,6 +1122,11 @@ impl<'e> Binder<'e> {
         if let Some(e) = unreachable {
             return Err(e);
         }
+        if rel.is_none() {
+            if let Some(row) = self.whole_row(name) {
+                return Ok(row);
+            }
+        }
         match rel {
             Some(r) => Err(DbError::new(
                 SqlState::UndefinedTable,
@@ -1132,6 +1137,46 @@ impl<'e> Binder<'e> {
                 format!("column \"{name}\" does not exist"),
             )),
         }
+    }
+
+    /// A FROM item's name used as a value (`SELECT t FROM t`,
+    /// `row_to_json(ss)`): a record of its visible columns, named as they
+    /// are (PostgreSQL's whole-row Var, as an anonymous record).
+    fn whole_row(&mut self, name: &str) -> Option<(Expr, DataType)> {
+        let cur = self.level();
+        for lvl in (0..self.scopes.len()).rev() {
+            let scope = &self.scopes[lvl];
+            let cols: Vec<(usize, &ScopeCol)> = scope
+                .cols
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
+                .collect();
+            if cols.is_empty() {
+                continue;
+            }
+            let ty = DataType::Record(nestor_types::datatype::record_type(
+                cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
+            ));
+            let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
+            if lvl != cur {
+                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
+                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
+                }
+            }
+            let fields = positions
+                .into_iter()
+                .map(|i| {
+                    if lvl == cur {
+                        Expr::Col(i)
+                    } else {
+                        Expr::Outer { level: lvl, col: i }
+                    }
+                })
+                .collect();
+            return Some((Expr::Func(Func::RowCtor, fields), ty));
+        }
+        None
     }
 
     fn bind_cast(&mut self, tc: &pb::TypeCast) -> Result<(Expr, DataType), DbError> {

@@ -42,3 +42,18 @@ drop table rt;
 select (row(1, 2.0)).*;
 select (r).* from (select row(1, 2.0) as r) ss;
 select (1).*;
+-- whole-row references and row_to_json
+create table i8 (q1 int8, q2 int8);
+insert into i8 values (123, 456), (4567890123456789, 123), (null, 1);
+select i8 from i8 order by q2;
+select row_to_json(i8) from i8 order by q2;
+select row_to_json(ss) from (select q1 as a, q2 as b from i8) as ss order by b;
+select row_to_json(ss) from (select q1 as a, q2 as b from i8) as ss(x,y) order by y;
+select q2, (select count(*) from i8 x where x.q1 = i8.q1), i8 is null, i8 is not null from i8 order by q2;
+select row_to_json(q) from (select q1, row(q2, 'x') as r from i8) q order by q1;
+select t from (select 1 as a, 'x' as b) t;
+select (t).a from (select 1 as a, 'x' as b) t;
+select row_to_json(1);
+select count(i8) from i8;
+select distinct i8 from i8 order by i8;
+drop table i8;
