@@ -1122,9 +1122,14 @@ impl<'e> Binder<'e> {
         if let Some(e) = unreachable {
             return Err(e);
         }
+        // No column of that name at any level (PostgreSQL looks for one
+        // first): a FROM item of that name is its whole row, innermost
+        // level first.
         if rel.is_none() {
-            if let Some(row) = self.whole_row(name) {
-                return Ok(row);
+            for lvl in (0..self.scopes.len()).rev() {
+                if let Some(row) = self.whole_row(lvl, name) {
+                    return Ok(row);
+                }
             }
         }
         match rel {
@@ -1142,41 +1147,38 @@ impl<'e> Binder<'e> {
     /// A FROM item's name used as a value (`SELECT t FROM t`,
     /// `row_to_json(ss)`): a record of its visible columns, named as they
     /// are (PostgreSQL's whole-row Var, as an anonymous record).
-    fn whole_row(&mut self, name: &str) -> Option<(Expr, DataType)> {
+    fn whole_row(&mut self, lvl: usize, name: &str) -> Option<(Expr, DataType)> {
         let cur = self.level();
-        for lvl in (0..self.scopes.len()).rev() {
-            let scope = &self.scopes[lvl];
-            let cols: Vec<(usize, &ScopeCol)> = scope
-                .cols
-                .iter()
-                .enumerate()
-                .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
-                .collect();
-            if cols.is_empty() {
-                continue;
-            }
-            let ty = DataType::Record(nestor_types::datatype::record_type(
-                cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
-            ));
-            let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
-            if lvl != cur {
-                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
-                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
-                }
-            }
-            let fields = positions
-                .into_iter()
-                .map(|i| {
-                    if lvl == cur {
-                        Expr::Col(i)
-                    } else {
-                        Expr::Outer { level: lvl, col: i }
-                    }
-                })
-                .collect();
-            return Some((Expr::Func(Func::RowCtor, fields), ty));
+        let scope = &self.scopes[lvl];
+        let cols: Vec<(usize, &ScopeCol)> = scope
+            .cols
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
+            .collect();
+        if cols.is_empty() {
+            return None;
         }
-        None
+        let ty = DataType::Record(nestor_types::datatype::record_type(
+            cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
+        ));
+        let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
+        if lvl != cur {
+            for r in self.outer_refs.iter_mut().skip(lvl + 1) {
+                *r = Some(r.map_or(lvl, |x| x.min(lvl)));
+            }
+        }
+        let fields = positions
+            .into_iter()
+            .map(|i| {
+                if lvl == cur {
+                    Expr::Col(i)
+                } else {
+                    Expr::Outer { level: lvl, col: i }
+                }
+            })
+            .collect();
+        Some((Expr::Func(Func::RowCtor, fields), ty))
     }
 
     fn bind_cast(&mut self, tc: &pb::TypeCast) -> Result<(Expr, DataType), DbError> {

@@ -57,3 +57,12 @@ select row_to_json(1);
 select count(i8) from i8;
 select distinct i8 from i8 order by i8;
 drop table i8;
+-- a column of an outer level wins over a FROM item's whole row
+create table tx (x int);
+insert into tx values (7);
+create table y (a int);
+insert into y values (1);
+select (select x from y x) from tx;
+select (select x from y) from tx;
+select (select tx from y) from tx;
+drop table tx, y;
