@@ -14,6 +14,7 @@
 use nestor_common::{DbError, SqlState};
 
 use crate::datetime::{self, Interval, TimeZone, USECS_PER_DAY, USECS_PER_SEC};
+use crate::value::Value;
 
 /// Output: `HH:MM:SS[.ffffff]` (trailing zeros of the fraction dropped).
 pub(crate) fn format_time(t: i64) -> String {
@@ -89,15 +90,7 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
         }
         check_zone(lower[j..].trim(), input.trim()[j..].trim(), has_date)
             .ok_or_else(|| syntax(input))?;
-        if h > 24 || m > 59 || s > 60 {
-            return Err(range(input));
-        }
-        let t = ((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac;
-        return if t > USECS_PER_DAY {
-            Err(range(input))
-        } else {
-            Ok(t)
-        };
+        return of_fields(h, m, s, frac).ok_or_else(|| range(input));
     }
     let digits = |i: &mut usize| -> Option<i64> {
         let start = *i;
@@ -154,14 +147,17 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
     // to_ascii_lowercase kept every byte offset.
     let written = &input.trim()[lower.len() - rest.len()..];
     check_zone(rest.trim(), written.trim(), has_date).ok_or_else(|| syntax(input))?;
+    of_fields(h, m, s, frac).ok_or_else(|| range(input))
+}
+
+/// The time of these fields, if it is one (up to 24:00:00; a leap second
+/// 60 rounds into the next minute).
+fn of_fields(h: i64, m: i64, s: i64, frac: i64) -> Option<i64> {
     if h > 24 || m > 59 || s > 60 {
-        return Err(range(input));
+        return None;
     }
     let t = ((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac;
-    if t > USECS_PER_DAY {
-        return Err(range(input));
-    }
-    Ok(t)
+    (t <= USECS_PER_DAY).then_some(t)
 }
 
 /// Where a leading date (`2003-03-07`, `03/07/2003`) ends, if the text
@@ -251,8 +247,6 @@ pub(crate) fn date_plus_time(date: i32, t: i64) -> Result<Value, DbError> {
     }
     Ok(Value::Timestamp(r))
 }
-
-use crate::value::Value;
 
 /// extract / date_part of a time (`numeric`: extract's numeric result,
 /// else date_part's float8).
