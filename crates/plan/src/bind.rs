@@ -983,6 +983,9 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_column(&mut self, c: &pb::ColumnRef) -> Result<(Expr, DataType), DbError> {
+        if let Some(row) = self.star_row(c)? {
+            return Ok(row);
+        }
         let mut parts = Vec::new();
         for f in &c.fields {
             match node(f)? {
@@ -1142,6 +1145,33 @@ impl<'e> Binder<'e> {
                 format!("column \"{name}\" does not exist"),
             )),
         }
+    }
+
+    /// `t.*` where a value is wanted (a function's argument, `t.* IS
+    /// NULL`): the whole row of `t`, as a bare `t` is. None when `c` is
+    /// not of that form.
+    fn star_row(&mut self, c: &pb::ColumnRef) -> Result<Option<(Expr, DataType)>, DbError> {
+        let [rel, star] = &c.fields[..] else {
+            return Ok(None);
+        };
+        let (Some(NodeEnum::String(rel)), Some(NodeEnum::AStar(_))) =
+            (rel.node.as_ref(), star.node.as_ref())
+        else {
+            return Ok(None);
+        };
+        for lvl in (0..self.scopes.len()).rev() {
+            if let Some(row) = self.whole_row(lvl, &rel.sval) {
+                return Ok(Some(row));
+            }
+        }
+        Err(err_at(
+            DbError::new(
+                SqlState::UndefinedTable,
+                format!("missing FROM-clause entry for table \"{}\"", rel.sval),
+            ),
+            self.text,
+            c.location,
+        ))
     }
 
     /// A FROM item's name used as a value (`SELECT t FROM t`,
@@ -1531,11 +1561,29 @@ impl<'e> Binder<'e> {
     fn bind_row(&mut self, args: &[Node]) -> Result<(Expr, DataType), DbError> {
         let mut fields = Vec::with_capacity(args.len());
         let mut types = Vec::with_capacity(args.len());
-        for (i, a) in args.iter().enumerate() {
+        for a in args {
             let (e, t) = self.bind(a)?;
+            // ROW(t.*, ...): t's columns, one field each.
+            if let (
+                Some(NodeEnum::ColumnRef(c)),
+                Expr::Func(Func::RowCtor, inner),
+                DataType::Record(r),
+            ) = (a.node.as_ref(), &e, t)
+            {
+                if matches!(
+                    c.fields.last().and_then(|f| f.node.as_ref()),
+                    Some(NodeEnum::AStar(_))
+                ) {
+                    for (x, (_, ft)) in inner.iter().zip(&r.fields) {
+                        fields.push(x.clone());
+                        types.push((format!("f{}", types.len() + 1), *ft));
+                    }
+                    continue;
+                }
+            }
             let e = self.coerce(e, t, t.resolve_unknown())?;
             fields.push(e);
-            types.push((format!("f{}", i + 1), t.resolve_unknown()));
+            types.push((format!("f{}", types.len() + 1), t.resolve_unknown()));
         }
         let ty = DataType::Record(nestor_types::datatype::record_type(types));
         Ok((Expr::Func(Func::RowCtor, fields), ty))

@@ -66,3 +66,11 @@ select (select x from y x) from tx;
 select (select x from y) from tx;
 select (select tx from y) from tx;
 drop table tx, y;
+-- t.* as a value
+create table j1 (i int, t text); create table j2 (i int, k int);
+insert into j1 values (1, 'one'), (2, 'two'); insert into j2 values (1, -1), (3, 3);
+SELECT row_to_json(j1.*), j1.* IS NULL, ROW(j1.*, 5) FROM j1 ORDER BY i;
+SELECT row_to_json(q) FROM (SELECT x AS b, ROW(y.*, 7) AS z FROM generate_series(1,2) x, generate_series(4,5) y) q;
+SELECT count(j1.*) FROM j1;
+SELECT nosuch.* IS NULL FROM j1;
+drop table j1, j2;
