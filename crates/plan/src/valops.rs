@@ -140,6 +140,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn row_comparison_like_postgresql() {
+        let c = EvalCtx::utc_now();
+        let i = Value::Int4;
+        let rc = |op, a: &[Value], b: &[Value]| row_compare(op, a, b, &c);
+        assert_eq!(rc(Cmp::Lt, &[i(1), i(2)], &[i(1), i(3)]), Some(true));
+        assert_eq!(rc(Cmp::Lt, &[i(1), i(2)], &[i(1), Value::Null]), None);
+        // The NULL after the deciding pair is not examined.
+        assert_eq!(
+            rc(Cmp::Lt, &[i(1), i(2), i(3)], &[i(1), i(3), Value::Null]),
+            Some(true)
+        );
+        assert_eq!(
+            rc(Cmp::Eq, &[i(1), i(2), i(3)], &[i(1), Value::Null, i(4)]),
+            Some(false)
+        );
+        assert_eq!(
+            rc(Cmp::Ne, &[i(1), i(2), i(3)], &[i(1), Value::Null, i(4)]),
+            Some(true)
+        );
+        assert_eq!(rc(Cmp::Eq, &[i(1), Value::Null], &[i(1), i(2)]), None);
+        assert_eq!(rc(Cmp::Ge, &[i(1), i(2)], &[i(1), i(2)]), Some(true));
+    }
+
+    #[test]
     fn like_patterns() {
         assert!(like("hello", "h%o", false));
         assert!(like("hello", "_ello", false));

@@ -655,7 +655,69 @@ pub(crate) fn in_range(
 
 #[cfg(test)]
 mod tests {
-    use super::ntile;
+    use super::{in_range, ntile};
+    use nestor_types::datetime::Interval;
+    use nestor_types::{EvalCtx, Numeric, Value};
+
+    #[test]
+    fn in_range_as_postgresql() {
+        let ec = EvalCtx::utc_now();
+        let ir = |v: Value, b: Value, o: Value, sub, less| in_range(&v, &b, &o, sub, less, &ec);
+        // 3 >= 5 - 2, 4 <= 2 + 1 is false; integers do not overflow.
+        assert!(ir(Value::Int4(3), Value::Int4(5), Value::Int8(2), true, false).unwrap());
+        assert!(!ir(Value::Int4(4), Value::Int4(2), Value::Int8(1), false, true).unwrap());
+        assert!(ir(
+            Value::Int8(i64::MAX),
+            Value::Int8(i64::MAX),
+            Value::Int8(i64::MAX),
+            false,
+            true
+        )
+        .unwrap());
+        assert!(ir(Value::Int4(1), Value::Int4(1), Value::Int8(-1), true, false).is_err());
+        // NaN sorts above everything; an infinite offset reaches -infinity.
+        let f = Value::Float8;
+        assert!(ir(f(f64::NAN), f(1.0), f(1.0), false, true).is_ok_and(|b| !b));
+        assert!(ir(f(f64::NAN), f(f64::NAN), f(1.0), false, true).unwrap());
+        assert!(ir(
+            f(f64::NEG_INFINITY),
+            f(f64::NEG_INFINITY),
+            f(f64::INFINITY),
+            false,
+            false
+        )
+        .unwrap());
+        assert!(ir(f(1.0), f(1.0), f(f64::NAN), true, false).is_err());
+        let n = |s: &str| Value::Numeric(Numeric::parse(s).unwrap());
+        assert!(ir(n("2.5"), n("1"), n("1.5"), false, true).unwrap());
+        assert!(ir(n("1"), n("1"), n("NaN"), true, false).is_err());
+        // time sums do not wrap around midnight; dates add intervals.
+        let hour = Value::Interval(Interval::new(0, 0, 3_600_000_000));
+        assert!(!ir(
+            Value::Time(0),
+            Value::Time(23 * 3_600_000_000),
+            hour.clone(),
+            false,
+            false
+        )
+        .unwrap());
+        assert!(ir(
+            Value::Date(1),
+            Value::Date(0),
+            Value::Interval(Interval::new(0, 1, 0)),
+            false,
+            true
+        )
+        .unwrap());
+        assert!(ir(
+            Value::Date(1),
+            Value::Date(0),
+            Value::Interval(Interval::new(0, -1, 0)),
+            false,
+            true
+        )
+        .is_err());
+    }
 
     #[test]
     fn ntile_splits_as_postgresql() {
