@@ -86,6 +86,25 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                     .map_or(Value::Null, |s| Value::Text(s.into())),
             );
         }
+        Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
+        Func::RowToJson(rt) => {
+            return Ok(match &args[0] {
+                Value::Record(fields) => {
+                    let mut out = String::new();
+                    record_json(fields, rt, &ev.ctx.eval, &mut out);
+                    Value::Text(out.into())
+                }
+                _ => Value::Null,
+            })
+        }
+        Func::RowCompare(op) => {
+            return Ok(match (&args[0], &args[1]) {
+                (Value::Record(a), Value::Record(b)) => {
+                    valops::row_compare(op, a, b, &ev.ctx.eval).map_or(Value::Null, Value::Bool)
+                }
+                _ => Value::Null,
+            })
+        }
         Func::AnyArray { op, all } => {
             return Ok(match &args[1] {
                 Value::Array(a) => quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval),
@@ -817,6 +836,9 @@ pub(crate) fn quantified<'v>(
     ys: impl Iterator<Item = &'v Value>,
     ec: &nestor_types::EvalCtx,
 ) -> Value {
+    if let Value::Record(xs) = x {
+        return quantified_rows(xs, op, all, ys, ec);
+    }
     let mut unknown = false;
     for y in ys {
         if x.is_null() || y.is_null() {
@@ -826,6 +848,34 @@ pub(crate) fn quantified<'v>(
         let holds = op.holds(valops::compare(x, y, ec));
         if holds != all {
             return Value::Bool(holds);
+        }
+    }
+    if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    }
+}
+
+/// [`quantified`] of a row: each subquery row compared as row
+/// constructors are (`valops::row_compare`).
+fn quantified_rows<'v>(
+    xs: &[Value],
+    op: nestor_plan::ir::Cmp,
+    all: bool,
+    ys: impl Iterator<Item = &'v Value>,
+    ec: &nestor_types::EvalCtx,
+) -> Value {
+    let mut unknown = false;
+    for y in ys {
+        let Value::Record(ys) = y else {
+            unknown = true;
+            continue;
+        };
+        match valops::row_compare(op, xs, ys, ec) {
+            None => unknown = true,
+            Some(holds) if holds != all => return Value::Bool(holds),
+            Some(_) => {}
         }
     }
     if unknown {
@@ -904,6 +954,35 @@ fn json_build(
 }
 
 /// One SQL value as JSON, as PostgreSQL's datum_to_json writes it.
+/// row_to_json: `{"name":value,...}` (no spaces), a field that is itself
+/// a record as a nested object.
+fn record_json(
+    fields: &[Value],
+    rt: &nestor_types::datatype::RecordType,
+    ec: &nestor_types::EvalCtx,
+    out: &mut String,
+) {
+    out.push('{');
+    for (i, v) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let (name, ty) = rt
+            .fields
+            .get(i)
+            .map_or((format!("f{}", i + 1), None), |(n, t)| {
+                (n.clone(), Some(*t))
+            });
+        nestor_types::json::write_json_string(out, &name);
+        out.push(':');
+        match (v, ty) {
+            (Value::Record(inner), Some(DataType::Record(it))) => record_json(inner, it, ec, out),
+            (v, _) => json_value(v, ec, out),
+        }
+    }
+    out.push('}');
+}
+
 fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
     use std::fmt::Write;
     match v {

@@ -28,8 +28,8 @@ use nestor_types::EvalCtx;
 
 use crate::functions::{self, CatalogFn, Func};
 use crate::ir::{
-    AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, FrameBound, OutCol, Plan, SubKind, SubQuery,
-    WinCall, WinFrame, WinFunc,
+    AggCall, AggFunc, AggOrder, BoolTest, Cmp, Expr, FrameBound, FrameExclude, FrameMode, OutCol,
+    Plan, SubKind, SubQuery, WinCall, WinFrame, WinFunc,
 };
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
@@ -300,6 +300,8 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, b) if a.is_string() && b.is_string() => T::Text,
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
         (T::Date, T::Timestamp) | (T::Timestamp, T::Date) => T::Timestamp,
+        // time casts to interval implicitly.
+        (T::Time(_), T::Interval) | (T::Interval, T::Time(_)) => T::Interval,
         (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
             T::TimestampTz
         }
@@ -605,6 +607,7 @@ impl<'e> Binder<'e> {
             NodeEnum::AArrayExpr(a) => self.bind_array(a, None),
             NodeEnum::AIndirection(i) => self.bind_indirection(i),
             NodeEnum::CollateClause(c) => self.bind_collate(c),
+            NodeEnum::RowExpr(r) => self.bind_row(&r.args),
             other => Err(unsupported_node(other)),
         }
     }
@@ -945,10 +948,18 @@ impl<'e> Binder<'e> {
                 )
             })?;
         }
-        Ok(if ty == DataType::Unknown {
-            DataType::Text
-        } else {
-            ty
+        // character(n) of several lengths: PostgreSQL resolves to bpchar
+        // and keeps each value's padding; padding all to the longest
+        // length instead makes equal bpchar values equal as stored, for
+        // grouping, DISTINCT and set operations.
+        let longest = types.iter().try_fold(0, |m, t| match t.0 {
+            DataType::Char(Some(n)) => Some(m.max(n)),
+            _ => None,
+        });
+        Ok(match longest {
+            Some(n) if n > 0 => DataType::Char(Some(n)),
+            _ if ty == DataType::Unknown => DataType::Text,
+            _ => ty,
         })
     }
 
@@ -972,6 +983,9 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_column(&mut self, c: &pb::ColumnRef) -> Result<(Expr, DataType), DbError> {
+        if let Some(row) = self.star_row(c)? {
+            return Ok(row);
+        }
         let mut parts = Vec::new();
         for f in &c.fields {
             match node(f)? {
@@ -1111,6 +1125,16 @@ impl<'e> Binder<'e> {
         if let Some(e) = unreachable {
             return Err(e);
         }
+        // No column of that name at any level (PostgreSQL looks for one
+        // first): a FROM item of that name is its whole row, innermost
+        // level first.
+        if rel.is_none() {
+            for lvl in (0..self.scopes.len()).rev() {
+                if let Some(row) = self.whole_row(lvl, name) {
+                    return Ok(row);
+                }
+            }
+        }
         match rel {
             Some(r) => Err(DbError::new(
                 SqlState::UndefinedTable,
@@ -1121,6 +1145,70 @@ impl<'e> Binder<'e> {
                 format!("column \"{name}\" does not exist"),
             )),
         }
+    }
+
+    /// `t.*` where a value is wanted (a function's argument, `t.* IS
+    /// NULL`): the whole row of `t`, as a bare `t` is. None when `c` is
+    /// not of that form.
+    fn star_row(&mut self, c: &pb::ColumnRef) -> Result<Option<(Expr, DataType)>, DbError> {
+        let [rel, star] = &c.fields[..] else {
+            return Ok(None);
+        };
+        let (Some(NodeEnum::String(rel)), Some(NodeEnum::AStar(_))) =
+            (rel.node.as_ref(), star.node.as_ref())
+        else {
+            return Ok(None);
+        };
+        for lvl in (0..self.scopes.len()).rev() {
+            if let Some(row) = self.whole_row(lvl, &rel.sval) {
+                return Ok(Some(row));
+            }
+        }
+        Err(err_at(
+            DbError::new(
+                SqlState::UndefinedTable,
+                format!("missing FROM-clause entry for table \"{}\"", rel.sval),
+            ),
+            self.text,
+            c.location,
+        ))
+    }
+
+    /// A FROM item's name used as a value (`SELECT t FROM t`,
+    /// `row_to_json(ss)`): a record of its visible columns, named as they
+    /// are (PostgreSQL's whole-row Var, as an anonymous record).
+    fn whole_row(&mut self, lvl: usize, name: &str) -> Option<(Expr, DataType)> {
+        let cur = self.level();
+        let scope = &self.scopes[lvl];
+        let cols: Vec<(usize, &ScopeCol)> = scope
+            .cols
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
+            .collect();
+        if cols.is_empty() {
+            return None;
+        }
+        let ty = DataType::Record(nestor_types::datatype::record_type(
+            cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
+        ));
+        let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
+        if lvl != cur {
+            for r in self.outer_refs.iter_mut().skip(lvl + 1) {
+                *r = Some(r.map_or(lvl, |x| x.min(lvl)));
+            }
+        }
+        let fields = positions
+            .into_iter()
+            .map(|i| {
+                if lvl == cur {
+                    Expr::Col(i)
+                } else {
+                    Expr::Outer { level: lvl, col: i }
+                }
+            })
+            .collect();
+        Some((Expr::Func(Func::RowCtor, fields), ty))
     }
 
     fn bind_cast(&mut self, tc: &pb::TypeCast) -> Result<(Expr, DataType), DbError> {
@@ -1214,6 +1302,10 @@ impl<'e> Binder<'e> {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
             (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+            // sum/avg of time: of the time cast to interval.
+            (AggFunc::Sum | AggFunc::Avg, Some(e)) if matches!(at, DataType::Time(_)) => {
+                Some(self.coerce(e, at, DataType::Interval)?)
+            }
             (AggFunc::ArrayAgg, Some(e)) => {
                 Some(self.coerce(e, at, ty.element().expect("an array"))?)
             }
@@ -1252,7 +1344,12 @@ impl<'e> Binder<'e> {
                 Some(l) => self.bind_binary(&op, l, req(&a.rexpr)?),
             },
             pb::AExprKind::AexprDistinct | pb::AExprKind::AexprNotDistinct => {
-                let (l, r, _) = self.bind_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=")?;
+                let not = kind == pb::AExprKind::AexprNotDistinct;
+                if let (Some(ls), Some(rs)) = (row_args(req(&a.lexpr)?), row_args(req(&a.rexpr)?)) {
+                    let c = if not { Cmp::Eq } else { Cmp::Ne };
+                    return Ok((self.bind_row_cmp(c, "=", ls, rs, true)?, DataType::Bool));
+                }
+                let (l, r, _) = self.bind_cmp_pair(req(&a.lexpr)?, req(&a.rexpr)?, "=", true)?;
                 let negated = kind == pb::AExprKind::AexprNotDistinct;
                 Ok((
                     Expr::Distinct(Box::new(l), Box::new(r), negated),
@@ -1318,8 +1415,8 @@ impl<'e> Binder<'e> {
             _ => return Err(DbError::internal("BETWEEN needs two bounds")),
         };
         let lhs = req(&a.lexpr)?;
-        let (l1, lo, _) = self.bind_pair(lhs, &bounds[0], ">=")?;
-        let (l2, hi, _) = self.bind_pair(lhs, &bounds[1], "<=")?;
+        let (l1, lo, _) = self.bind_cmp_pair(lhs, &bounds[0], ">=", false)?;
+        let (l2, hi, _) = self.bind_cmp_pair(lhs, &bounds[1], "<=", false)?;
         let sym = matches!(
             kind,
             pb::AExprKind::AexprBetweenSym | pb::AExprKind::AexprNotBetweenSym
@@ -1348,6 +1445,25 @@ impl<'e> Binder<'e> {
             NodeEnum::List(l) => &l.items,
             other => return Err(unsupported_node(other)),
         };
+        if let Some(ls) = row_args(lhs) {
+            // (a, b) [NOT] IN ((1, 2), (3, 4)): the OR of row equalities
+            // (the AND of row inequalities).
+            let negated = op == "<>";
+            let mut arms = Vec::with_capacity(items.len());
+            for item in items {
+                let rs = row_args(item).ok_or_else(|| {
+                    DbError::unsupported("IN with a row on the left and a value that is not a row")
+                })?;
+                let c = if negated { Cmp::Ne } else { Cmp::Eq };
+                arms.push(self.bind_row_cmp(c, op, ls, rs, false)?);
+            }
+            let e = match (arms.len(), negated) {
+                (1, _) => arms.pop().expect("one arm"),
+                (_, true) => Expr::And(arms),
+                (_, false) => Expr::Or(arms),
+            };
+            return Ok((e, DataType::Bool));
+        }
         let (l, lt) = self.bind(lhs)?;
         let mut bound = vec![(l, lt)];
         for i in items {
@@ -1357,9 +1473,33 @@ impl<'e> Binder<'e> {
             .common_type(&bound.iter().map(|b| b.1).collect::<Vec<_>>(), "IN")
             .map_err(|_| no_operator("=", lt, bound.get(1).map_or(lt, |b| b.1)))?;
         let mut exprs = Vec::with_capacity(bound.len());
-        for (e, t) in bound {
-            let keep_int = t.is_integer() && ty.is_integer();
-            exprs.push(if keep_int { e } else { self.coerce(e, t, ty)? });
+        if matches!(ty, DataType::Char(_)) {
+            // bpchar equality (see bpchar_pair): padded to the column's
+            // length when every item fits it, else without trailing blanks.
+            let fits = |(e, t): &(Expr, DataType), n: u32| match (e, t) {
+                (Expr::Const(Value::Text(s)), DataType::Unknown) => {
+                    s.trim_end_matches(' ').chars().count() <= n as usize
+                }
+                (_, t) => *t == DataType::Char(Some(n)),
+            };
+            let target = match lt {
+                DataType::Char(Some(n)) if bound.iter().all(|b| fits(b, n)) => lt,
+                _ => DataType::Text,
+            };
+            for (e, t) in bound {
+                let e = if target == DataType::Text {
+                    let e = self.coerce(e, t, DataType::Char(None))?;
+                    self.coerce(e, DataType::Char(None), DataType::Text)?
+                } else {
+                    self.coerce(e, t, target)?
+                };
+                exprs.push(e);
+            }
+        } else {
+            for (e, t) in bound {
+                let keep_int = t.is_integer() && ty.is_integer();
+                exprs.push(if keep_int { e } else { self.coerce(e, t, ty)? });
+            }
         }
         let l = exprs.remove(0);
         Ok((
@@ -1382,6 +1522,187 @@ impl<'e> Binder<'e> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
         self.pair(le, lt, re, rt, op)
+    }
+
+    /// Bind two operands of a comparison: [`Binder::pair`], with
+    /// PostgreSQL's bpchar semantics when both are `character`.
+    fn bind_cmp_pair(
+        &mut self,
+        l: &Node,
+        r: &Node,
+        op: &str,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        let (le, lt) = self.bind(l)?;
+        let (re, rt) = self.bind(r)?;
+        self.cmp_operands(le, lt, re, rt, op, equality)
+    }
+
+    /// [`Binder::bind_cmp_pair`] of bound operands.
+    fn cmp_operands(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+        op: &str,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        if let Some(t) = unify(lt, rt) {
+            if matches!(t, DataType::Char(_)) {
+                return self.bpchar_pair(le, lt, re, rt, equality);
+            }
+        }
+        self.pair(le, lt, re, rt, op)
+    }
+
+    /// `ROW(a, b, ...)` or `(a, b, ...)`: a record of its fields (an
+    /// unknown literal is text, as PostgreSQL resolves it there).
+    fn bind_row(&mut self, args: &[Node]) -> Result<(Expr, DataType), DbError> {
+        let mut fields = Vec::with_capacity(args.len());
+        let mut types = Vec::with_capacity(args.len());
+        for a in args {
+            let (e, t) = self.bind(a)?;
+            // ROW(t.*, ...): t's columns, one field each.
+            if let (
+                Some(NodeEnum::ColumnRef(c)),
+                Expr::Func(Func::RowCtor, inner),
+                DataType::Record(r),
+            ) = (a.node.as_ref(), &e, t)
+            {
+                if matches!(
+                    c.fields.last().and_then(|f| f.node.as_ref()),
+                    Some(NodeEnum::AStar(_))
+                ) {
+                    for (x, (_, ft)) in inner.iter().zip(&r.fields) {
+                        fields.push(x.clone());
+                        types.push((format!("f{}", types.len() + 1), *ft));
+                    }
+                    continue;
+                }
+            }
+            let e = self.coerce(e, t, t.resolve_unknown())?;
+            fields.push(e);
+            types.push((format!("f{}", types.len() + 1), t.resolve_unknown()));
+        }
+        let ty = DataType::Record(nestor_types::datatype::record_type(types));
+        Ok((Expr::Func(Func::RowCtor, fields), ty))
+    }
+
+    /// A comparison of two row constructors, field by field (PostgreSQL's
+    /// make_row_comparison_op): `=` is the AND of the fields' equalities,
+    /// `<>` the OR of their inequalities (so each is an ordinary
+    /// comparison the planner can use), an ordering a `RowCompare` of the
+    /// two rows; IS [NOT] DISTINCT FROM (`distinct`, `op` "=" / "<>") the
+    /// OR / AND of the fields'.
+    fn bind_row_cmp(
+        &mut self,
+        c: Cmp,
+        op: &str,
+        ls: &[Node],
+        rs: &[Node],
+        distinct: bool,
+    ) -> Result<Expr, DbError> {
+        if ls.len() != rs.len() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "unequal number of entries in row expressions",
+            ));
+        }
+        if ls.is_empty() {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot compare rows of zero length",
+            ));
+        }
+        let equality = matches!(c, Cmp::Eq | Cmp::Ne);
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+        for (l, r) in ls.iter().zip(rs) {
+            let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
+            lefts.push(le);
+            rights.push(re);
+        }
+        let pairs = lefts.into_iter().zip(rights);
+        let one = |v: Vec<Expr>, and: bool| match v.len() {
+            1 => v.into_iter().next().expect("one"),
+            _ if and => Expr::And(v),
+            _ => Expr::Or(v),
+        };
+        Ok(match (c, distinct) {
+            // IS DISTINCT FROM: some field differs; IS NOT DISTINCT FROM:
+            // none does.
+            (Cmp::Eq, true) => one(
+                pairs
+                    .map(|(a, b)| Expr::Distinct(Box::new(a), Box::new(b), true))
+                    .collect(),
+                true,
+            ),
+            (_, true) => one(
+                pairs
+                    .map(|(a, b)| Expr::Distinct(Box::new(a), Box::new(b), false))
+                    .collect(),
+                false,
+            ),
+            (Cmp::Eq, false) => one(
+                pairs
+                    .map(|(a, b)| Expr::Cmp(Cmp::Eq, Box::new(a), Box::new(b)))
+                    .collect(),
+                true,
+            ),
+            (Cmp::Ne, false) => one(
+                pairs
+                    .map(|(a, b)| Expr::Cmp(Cmp::Ne, Box::new(a), Box::new(b)))
+                    .collect(),
+                false,
+            ),
+            (c, false) => {
+                let (a, b): (Vec<Expr>, Vec<Expr>) = pairs.unzip();
+                Expr::Func(
+                    Func::RowCompare(c),
+                    vec![Expr::Func(Func::RowCtor, a), Expr::Func(Func::RowCtor, b)],
+                )
+            }
+        })
+    }
+
+    /// Operands of a bpchar comparison. Trailing blanks are insignificant
+    /// there (PostgreSQL's bpchareq and bpcharcmp compare the strings
+    /// without them), while `char(n)` values are kept blank-padded. Two
+    /// `char(n)` of the same length (or one and a literal that fits it,
+    /// padded now) are equal exactly when their padded forms are, so an
+    /// equality keeps them bare, and an index on the column still serves
+    /// it; anything else compares the operands without their trailing
+    /// blanks, as text.
+    fn bpchar_pair(
+        &mut self,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
+        use DataType as T;
+        let fits = |e: &Expr, n: u32| match e {
+            Expr::Const(Value::Text(s)) => s.trim_end_matches(' ').chars().count() <= n as usize,
+            _ => false,
+        };
+        let same = match (lt, rt) {
+            (T::Char(Some(a)), T::Char(Some(b))) if a == b => Some(a),
+            (T::Char(Some(a)), T::Unknown) if fits(&re, a) => Some(a),
+            (T::Unknown, T::Char(Some(a))) if fits(&le, a) => Some(a),
+            _ => None,
+        };
+        if let (true, Some(n)) = (equality, same) {
+            let ty = T::Char(Some(n));
+            let le = self.coerce(le, lt, ty)?;
+            let re = self.coerce(re, rt, ty)?;
+            return Ok((le, re, ty));
+        }
+        let le = self.coerce(le, lt, T::Char(None))?;
+        let re = self.coerce(re, rt, T::Char(None))?;
+        let le = self.coerce(le, T::Char(None), T::Text)?;
+        let re = self.coerce(re, T::Char(None), T::Text)?;
+        Ok((le, re, T::Text))
     }
 
     fn pair(
@@ -1455,8 +1776,63 @@ impl<'e> Binder<'e> {
             _ => None,
         };
         if let Some(c) = cmp {
-            let (le, re, _) = self.bind_pair(l, r, op)?;
+            match (row_args(l), row_args(r)) {
+                (Some(ls), Some(rs)) => {
+                    return Ok((self.bind_row_cmp(c, op, ls, rs, false)?, DataType::Bool))
+                }
+                // (a, b) op (SELECT x, y): PostgreSQL's ROWCOMPARE sublink.
+                (Some(_), None) | (None, Some(_)) => {
+                    let (row, other, op) = match row_args(l) {
+                        Some(_) => (l, r, op.to_string()),
+                        None => (r, l, flip_op(op).to_string()),
+                    };
+                    let Some(NodeEnum::SubLink(sl)) = other.node.as_ref() else {
+                        return Err(DbError::unsupported(
+                            "comparison of a row constructor with a value that is not one",
+                        ));
+                    };
+                    if sl.sub_link_type != pb::SubLinkType::ExprSublink as i32 {
+                        return Err(DbError::unsupported(
+                            "comparison of a row constructor with a value that is not one",
+                        ));
+                    }
+                    let mut rc = (**sl).clone();
+                    rc.sub_link_type = pb::SubLinkType::RowcompareSublink as i32;
+                    rc.testexpr = Some(Box::new(row.clone()));
+                    rc.oper_name = vec![Node {
+                        node: Some(NodeEnum::String(pb::String { sval: op })),
+                    }];
+                    return self.bind_sublink(&rc);
+                }
+                (None, None) => {}
+            }
+            let equality = matches!(c, Cmp::Eq | Cmp::Ne);
+            let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
+        }
+        if let (Some(ls), Some(rs)) = (row_args(l), row_args(r)) {
+            // Rows compare field by field with an operator of a B-tree
+            // family: the six comparisons here. PostgreSQL looks the
+            // operator up for the first fields first.
+            if let (Some(l0), Some(r0)) = (ls.first(), rs.first()) {
+                let (_, ty) = self.bind_binary(op, l0, r0)?;
+                if ty != DataType::Bool {
+                    return Err(DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!(
+                            "row comparison operator must yield type boolean, not type {}",
+                            ty.name()
+                        ),
+                    ));
+                }
+            }
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("could not determine interpretation of row comparison operator {op}"),
+            )
+            .with_hint(
+                "Row comparison operators must be associated with btree operator families.",
+            ));
         }
         let arith = match op {
             "+" => Some(Arith::Add),
@@ -1511,6 +1887,9 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
             }
             "~~" | "!~~" | "~~*" | "!~~*" => {
+                if !(lt.is_string() && rt.is_string()) {
+                    return Err(no_operator(op, lt, rt));
+                }
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
                 Ok((
@@ -1676,6 +2055,17 @@ impl<'e> Binder<'e> {
             Arith::Div => nestor_types::ops::BinaryOp::Div,
             Arith::Mod => nestor_types::ops::BinaryOp::Mod,
         };
+        if let (Arith::Add, T::Time(_), T::Time(_)) = (a, lt2, rt2) {
+            // time + time: PostgreSQL finds two candidates (time +
+            // interval and interval + time, each casting one side).
+            return Err(DbError::new(
+                SqlState::AmbiguousFunction,
+                format!("operator is not unique: {} + {}", lt.name(), rt.name()),
+            )
+            .with_hint(
+                "Could not choose a best candidate operator. You might need to add explicit type casts.",
+            ));
+        }
         let ty = nestor_types::ops::arith_type(bop, lt2.base(), rt2.base())
             .ok_or_else(|| no_operator(op, lt, rt))?;
         let le = if lt2 == lt {
@@ -1765,7 +2155,18 @@ impl<'e> Binder<'e> {
             }
             Op::SvfopCurrentCatalog => (Func::CurrentDatabase, DataType::Name),
             Op::SvfopCurrentSchema => (Func::CurrentSchema, DataType::Name),
-            _ => return Err(DbError::unsupported("CURRENT_TIME and LOCALTIME")),
+            Op::SvfopLocaltime | Op::SvfopLocaltimeN => {
+                // The time of day of LOCALTIMESTAMP, at the precision asked.
+                let p = (op == Op::SvfopLocaltimeN).then_some(f.typmod.clamp(0, 6) as u32);
+                let ty = DataType::Time(p);
+                let now = Expr::Func(Func::LocalTimestamp, vec![]);
+                return Ok((Expr::Cast(Box::new(now), ty), ty));
+            }
+            _ => {
+                return Err(DbError::unsupported(
+                    "CURRENT_TIME (type time with time zone)",
+                ))
+            }
         };
         Ok((Expr::Func(func, vec![]), ty))
     }
@@ -1955,6 +2356,7 @@ impl<'e> Binder<'e> {
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
             || (t == DataType::Date && matches!(want, DataType::Timestamp | DataType::TimestampTz))
+            || (matches!(t, DataType::Time(_)) && want == DataType::Interval)
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
         if !ok {
@@ -2009,6 +2411,7 @@ impl<'e> Binder<'e> {
             AggFunc::StringAgg | AggFunc::JsonObjectAgg { .. } => 2,
             _ => 1,
         };
+        parameterless(func, f, self.text)?;
         if f.args.len() != want {
             return Err(DbError::new(
                 SqlState::UndefinedFunction,
@@ -2067,16 +2470,21 @@ impl<'e> Binder<'e> {
         if let WinCtx::NotAllowed(msg, code) = self.window {
             return Err(err_at(DbError::new(code, msg), self.text, f.location));
         }
+        // PostgreSQL's own refusals (0A000), positioned at the call.
+        let not_impl = |m: &str| {
+            err_at(
+                DbError::new(SqlState::FeatureNotSupported, m.to_string()),
+                self.text,
+                f.location,
+            )
+        };
         if f.agg_distinct {
-            return Err(DbError::unsupported("DISTINCT for window functions"));
+            return Err(not_impl("DISTINCT is not implemented for window functions"));
         }
         if !f.agg_order.is_empty() {
-            return Err(DbError::unsupported(
-                "aggregate ORDER BY for window functions",
+            return Err(not_impl(
+                "aggregate ORDER BY is not implemented for window functions",
             ));
-        }
-        if f.agg_filter.is_some() {
-            return Err(DbError::unsupported("FILTER for window functions"));
         }
         let def = self
             .window_def(over)
@@ -2139,12 +2547,26 @@ impl<'e> Binder<'e> {
         f: &pb::FuncCall,
         def: &pb::WindowDef,
     ) -> Result<(Expr, DataType), DbError> {
-        let mut partition = Vec::with_capacity(def.partition_clause.len());
-        for p in &def.partition_clause {
-            partition.push(self.bind(p)?.0);
-        }
-        let order = self.bind_agg_order(&def.order_clause)?;
-        let frame = self.window_frame(def)?;
+        let saved = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "window functions are not allowed in window definitions",
+                SqlState::WindowingError,
+            ),
+        );
+        let defined = (|| -> Result<_, DbError> {
+            let mut partition = Vec::with_capacity(def.partition_clause.len());
+            for p in &def.partition_clause {
+                partition.push(self.bind(p)?.0);
+            }
+            let typed = self.bind_order_typed(&def.order_clause)?;
+            let order_types: Vec<DataType> = typed.iter().map(|(_, t)| *t).collect();
+            let order: Vec<AggOrder> = typed.into_iter().map(|(o, _)| o).collect();
+            let frame = self.window_frame(def, &order_types)?;
+            Ok((partition, order, frame))
+        })();
+        self.window = saved;
+        let (partition, order, frame) = defined?;
         let nargs = f.args.len();
         let arity = |ok: bool| {
             if ok {
@@ -2206,6 +2628,9 @@ impl<'e> Binder<'e> {
                 (func, args, vt)
             }
             _ => {
+                if let Some(agg) = agg_func(name, f.agg_star) {
+                    parameterless(agg, f, self.text)?;
+                }
                 let Some(agg) = agg_func(name, f.agg_star) else {
                     return Err(err_at(
                         DbError::new(
@@ -2218,13 +2643,10 @@ impl<'e> Binder<'e> {
                         f.location,
                     ));
                 };
-                let saved = std::mem::replace(
-                    &mut self.agg,
-                    AggCtx::NotAllowed("aggregate function calls"),
-                );
-                let bound = self.bind_agg_args(agg, &f.args);
-                self.agg = saved;
-                let (arg, at, delimiter) = bound?;
+                // The arguments are evaluated on the query's (grouped)
+                // rows, so they may hold the query's own aggregates
+                // (`sum(sum(x)) OVER (...)`), as the window's keys may.
+                let (arg, at, delimiter) = self.bind_agg_args(agg, &f.args)?;
                 let agg = refine_agg(agg, at);
                 let ty = agg_type(agg, at, name)?;
                 let arg = self.coerce_agg_arg(agg, arg, at, ty)?;
@@ -2235,8 +2657,28 @@ impl<'e> Binder<'e> {
                 (WinFunc::Agg(agg), args, ty)
             }
         };
+        let filter = match &f.agg_filter {
+            None => None,
+            Some(_) if !matches!(func, WinFunc::Agg(_)) => {
+                return Err(err_at(
+                    DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "FILTER is not implemented for non-aggregate window functions",
+                    ),
+                    self.text,
+                    f.location,
+                ))
+            }
+            Some(n) => {
+                let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed("FILTER"));
+                let bound = self.bind_bool(n, "FILTER");
+                self.agg = saved;
+                Some(bound?)
+            }
+        };
         Ok((
             Expr::Window(Box::new(WinCall {
+                filter,
                 func,
                 args,
                 partition,
@@ -2248,53 +2690,136 @@ impl<'e> Binder<'e> {
         ))
     }
 
-    /// The frame of a window definition (PostgreSQL's FRAMEOPTION_* bits).
-    /// Offsets are taken in ROWS mode; RANGE and GROUPS offsets and
-    /// EXCLUDE are 0A000.
-    fn window_frame(&mut self, def: &pb::WindowDef) -> Result<WinFrame, DbError> {
+    /// The frame of a window definition (PostgreSQL's FRAMEOPTION_* bits;
+    /// the grammar has already refused impossible bound combinations).
+    /// `order`: the types of the ORDER BY keys, which a RANGE offset is
+    /// added to.
+    fn window_frame(
+        &mut self,
+        def: &pb::WindowDef,
+        order: &[DataType],
+    ) -> Result<WinFrame, DbError> {
         const NONDEFAULT: i32 = 0x1;
+        const RANGE: i32 = 0x2;
         const ROWS: i32 = 0x4;
+        const GROUPS: i32 = 0x8;
         const START_UNBOUNDED_PRECEDING: i32 = 0x20;
         const END_UNBOUNDED_PRECEDING: i32 = 0x40;
         const START_UNBOUNDED_FOLLOWING: i32 = 0x80;
         const END_UNBOUNDED_FOLLOWING: i32 = 0x100;
         const START_CURRENT_ROW: i32 = 0x200;
-        const END_CURRENT_ROW: i32 = 0x400;
         const START_OFFSET_PRECEDING: i32 = 0x800;
         const END_OFFSET_PRECEDING: i32 = 0x1000;
         const START_OFFSET_FOLLOWING: i32 = 0x2000;
         const END_OFFSET_FOLLOWING: i32 = 0x4000;
-        const EXCLUDE: i32 = 0x8000 | 0x10000 | 0x20000;
+        const EXCLUDE_CURRENT_ROW: i32 = 0x8000;
+        const EXCLUDE_GROUP: i32 = 0x10000;
+        const EXCLUDE_TIES: i32 = 0x20000;
         let o = def.frame_options;
         if o & NONDEFAULT == 0 {
             return Ok(WinFrame::default_frame());
         }
-        if o & EXCLUDE != 0 {
-            return Err(DbError::unsupported("window frame EXCLUDE"));
-        }
-        let rows = o & ROWS != 0;
+        let mode = if o & ROWS != 0 {
+            FrameMode::Rows
+        } else if o & GROUPS != 0 {
+            FrameMode::Groups
+        } else {
+            let _ = RANGE;
+            FrameMode::Range
+        };
+        let exclude = if o & EXCLUDE_CURRENT_ROW != 0 {
+            FrameExclude::CurrentRow
+        } else if o & EXCLUDE_GROUP != 0 {
+            FrameExclude::Group
+        } else if o & EXCLUDE_TIES != 0 {
+            FrameExclude::Ties
+        } else {
+            FrameExclude::NoOthers
+        };
         let offsets = START_OFFSET_PRECEDING
             | END_OFFSET_PRECEDING
             | START_OFFSET_FOLLOWING
             | END_OFFSET_FOLLOWING;
-        if !rows && o & offsets != 0 {
-            return Err(DbError::unsupported(
-                "RANGE and GROUPS window frames with offsets",
-            ));
+        let text = self.text;
+        let windowing = |m: &str| DbError::new(SqlState::WindowingError, m.to_string());
+        let at_def = |e: DbError| err_at(e, text, def.location);
+        let offset_loc = |n: &Option<Box<Node>>| {
+            n.as_deref()
+                .and_then(|n| n.node.as_ref())
+                .map_or(-1, expr_location)
+        };
+        let first_offset_loc = if o & (START_OFFSET_PRECEDING | START_OFFSET_FOLLOWING) != 0 {
+            offset_loc(&def.start_offset)
+        } else {
+            offset_loc(&def.end_offset)
+        };
+        // transformFrameOffset's checks, in its order.
+        let offset_type = match mode {
+            _ if o & offsets == 0 => None,
+            FrameMode::Rows | FrameMode::Groups => Some(DataType::Int8),
+            FrameMode::Range => {
+                if order.len() != 1 {
+                    return Err(at_def(windowing(
+                        "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column",
+                    )));
+                }
+                Some(range_offset_type(order[0]).map_err(|e| err_at(e, text, first_offset_loc))?)
+            }
+        };
+        if mode == FrameMode::Groups && order.is_empty() {
+            return Err(at_def(windowing("GROUPS mode requires an ORDER BY clause")));
         }
+        let what = match mode {
+            FrameMode::Rows => "ROWS",
+            FrameMode::Range => "RANGE",
+            FrameMode::Groups => "GROUPS",
+        };
+        let key = order.first().copied();
         let mut offset = |n: &Option<Box<Node>>| -> Result<Expr, DbError> {
             let n = n
                 .as_deref()
                 .ok_or_else(|| DbError::internal("frame offset missing"))?;
+            let loc = n.node.as_ref().map_or(-1, expr_location);
             let (e, t) = self.bind(n)?;
-            let e = self.coerce(e, t, DataType::Int8)?;
-            if !e.is_row_independent() {
-                return Err(DbError::new(
-                    SqlState::WindowingError,
-                    "argument of ROWS must not contain variables",
+            // Constants, parameters and uncorrelated subqueries (computed
+            // once), as PostgreSQL's "must not contain variables".
+            let mut variables = false;
+            e.walk(&mut |x| match x {
+                Expr::Col(_) | Expr::Outer { .. } | Expr::Agg(_) | Expr::Window(_) => {
+                    variables = true
+                }
+                Expr::Sub(s) if s.correlated => variables = true,
+                _ => {}
+            });
+            if variables {
+                return Err(err_at(
+                    windowing(&format!("argument of {what} must not contain variables")),
+                    text,
+                    loc,
                 ));
             }
-            Ok(e)
+            let want = offset_type.unwrap_or(DataType::Int8);
+            let fits = match want {
+                DataType::Int8 => t.is_integer() || t == DataType::Unknown,
+                DataType::Float8 => t.is_numeric() || t == DataType::Unknown,
+                DataType::Numeric(_) => {
+                    t.is_integer() || matches!(t, DataType::Numeric(_) | DataType::Unknown)
+                }
+                DataType::Interval => matches!(t, DataType::Interval | DataType::Unknown),
+                _ => false,
+            };
+            if !fits && mode == FrameMode::Range {
+                return Err(err_at(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    format!(
+                        "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
+                        key.map_or("unknown", DataType::name),
+                        t.name()
+                    ),
+                )
+                .with_hint("Cast the offset value to an appropriate type."), text, loc));
+            }
+            self.coerce(e, t, want)
         };
         let start = if o & START_UNBOUNDED_PRECEDING != 0 {
             FrameBound::UnboundedPreceding
@@ -2305,10 +2830,7 @@ impl<'e> Binder<'e> {
         } else if o & START_OFFSET_FOLLOWING != 0 {
             FrameBound::Following(offset(&def.start_offset)?)
         } else if o & START_UNBOUNDED_FOLLOWING != 0 {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                "frame start cannot be UNBOUNDED FOLLOWING",
-            ));
+            return Err(windowing("frame start cannot be UNBOUNDED FOLLOWING"));
         } else {
             FrameBound::UnboundedPreceding
         };
@@ -2319,15 +2841,16 @@ impl<'e> Binder<'e> {
         } else if o & END_OFFSET_FOLLOWING != 0 {
             FrameBound::Following(offset(&def.end_offset)?)
         } else if o & END_UNBOUNDED_PRECEDING != 0 {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                "frame end cannot be UNBOUNDED PRECEDING",
-            ));
+            return Err(windowing("frame end cannot be UNBOUNDED PRECEDING"));
         } else {
-            let _ = END_CURRENT_ROW;
             FrameBound::CurrentRow
         };
-        Ok(WinFrame { rows, start, end })
+        Ok(WinFrame {
+            mode,
+            start,
+            end,
+            exclude,
+        })
     }
 
     /// The select-list set-returning function `f` calls, if it is one.
@@ -2445,6 +2968,15 @@ impl<'e> Binder<'e> {
 
     /// `ORDER BY` inside an aggregate call.
     fn bind_agg_order(&mut self, keys: &[Node]) -> Result<Vec<AggOrder>, DbError> {
+        Ok(self
+            .bind_order_typed(keys)?
+            .into_iter()
+            .map(|(o, _)| o)
+            .collect())
+    }
+
+    /// [`Binder::bind_agg_order`] with each key's type.
+    fn bind_order_typed(&mut self, keys: &[Node]) -> Result<Vec<(AggOrder, DataType)>, DbError> {
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
             let NodeEnum::SortBy(sb) = node(k)? else {
@@ -2459,12 +2991,15 @@ impl<'e> Binder<'e> {
                 Ok(pb::SortByNulls::SortbyNullsLast) => false,
                 _ => desc,
             };
-            let (key, _) = self.bind(req(&sb.node)?)?;
-            out.push(AggOrder {
-                key,
-                desc,
-                nulls_first,
-            });
+            let (key, ty) = self.bind(req(&sb.node)?)?;
+            out.push((
+                AggOrder {
+                    key,
+                    desc,
+                    nulls_first,
+                },
+                ty,
+            ));
         }
         Ok(out)
     }
@@ -2539,7 +3074,7 @@ impl<'e> Binder<'e> {
         self.window = saved_window;
         self.windows = saved_windows;
         let correlated = self.last_correlated;
-        let (plan, cols) = planned?;
+        let (mut plan, cols) = planned?;
         let id = self.fresh_id();
         let (kind, ty) = match kind {
             pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
@@ -2553,7 +3088,10 @@ impl<'e> Binder<'e> {
             pb::SubLinkType::AnySublink | pb::SubLinkType::AllSublink => {
                 let lhs = lhs.ok_or_else(|| DbError::internal("ANY without left operand"))?;
                 let all = kind == pb::SubLinkType::AllSublink;
-                (self.quantified(s, lhs, &cols, all)?, DataType::Bool)
+                (
+                    self.quantified(s, lhs, &cols, &mut plan, all)?,
+                    DataType::Bool,
+                )
             }
             pb::SubLinkType::ArraySublink if cols.len() == 1 => {
                 let t = cols[0].ty.resolve_unknown();
@@ -2572,6 +3110,37 @@ impl<'e> Binder<'e> {
                     "subquery must return only one column",
                 ))
             }
+            pb::SubLinkType::RowcompareSublink => {
+                // (a, b) op (SELECT x, y): the row against the subquery's
+                // single row (NULL when there is none).
+                let (le, lt) = match &s.testexpr {
+                    Some(t) => self.bind(t)?,
+                    None => return Err(DbError::internal("row comparison without left operand")),
+                };
+                let Expr::Func(Func::RowCtor, fields) = le else {
+                    return Err(DbError::unsupported("row comparison with a subquery"));
+                };
+                let op = names(&s.oper_name)
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| "=".into());
+                let cmp = row_cmp_op(&op)?;
+                let (lhs, projected) = self.row_against_subquery(fields, lt, &cols, &op)?;
+                let sub = Expr::Sub(Arc::new(SubQuery {
+                    kind: SubKind::Scalar,
+                    plan: Arc::new(Plan::Project {
+                        input: Box::new(plan),
+                        exprs: vec![projected],
+                    }),
+                    level: cur,
+                    correlated,
+                    id,
+                }));
+                return Ok((
+                    Expr::Func(Func::RowCompare(cmp), vec![lhs, sub]),
+                    DataType::Bool,
+                ));
+            }
             _ => return Err(DbError::unsupported("row subqueries")),
         };
         Ok((
@@ -2586,6 +3155,43 @@ impl<'e> Binder<'e> {
         ))
     }
 
+    /// A row constructor's fields against a subquery's columns: the row
+    /// with each field coerced to the common type with its column, and
+    /// the record of the columns coerced alike (an expression over the
+    /// subquery's output row).
+    fn row_against_subquery(
+        &mut self,
+        fields: Vec<Expr>,
+        lt: DataType,
+        cols: &[OutCol],
+        op: &str,
+    ) -> Result<(Expr, Expr), DbError> {
+        let DataType::Record(r) = lt else {
+            return Err(DbError::internal("row constructor without a record type"));
+        };
+        if fields.len() != cols.len() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                if fields.len() < cols.len() {
+                    "subquery has too many columns"
+                } else {
+                    "subquery has too few columns"
+                },
+            ));
+        }
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
+        for (i, (e, c)) in fields.into_iter().zip(cols).enumerate() {
+            let ft = r.fields[i].1;
+            let (le, re, _) = self.cmp_operands(e, ft, Expr::Col(i), c.ty, op, false)?;
+            lefts.push(le);
+            rights.push(re);
+        }
+        Ok((
+            Expr::Func(Func::RowCtor, lefts),
+            Expr::Func(Func::RowCtor, rights),
+        ))
+    }
+
     /// `lhs op ANY/ALL (subquery)`: the operator and the left operand
     /// coerced to the common type with the subquery's column.
     fn quantified(
@@ -2593,18 +3199,33 @@ impl<'e> Binder<'e> {
         s: &pb::SubLink,
         (le, lt): (Expr, DataType),
         cols: &[OutCol],
+        plan: &mut Plan,
         all: bool,
     ) -> Result<SubKind, DbError> {
+        let op = names(&s.oper_name)
+            .last()
+            .cloned()
+            .unwrap_or_else(|| "=".into());
+        if let Expr::Func(Func::RowCtor, fields) = le {
+            let cmp = row_cmp_op(&op)?;
+            let (lhs, projected) = self.row_against_subquery(fields, lt, cols, &op)?;
+            let input = std::mem::replace(plan, Plan::Single);
+            *plan = Plan::Project {
+                input: Box::new(input),
+                exprs: vec![projected],
+            };
+            return Ok(SubKind::Any {
+                lhs: Box::new(lhs),
+                op: cmp,
+                all,
+            });
+        }
         if cols.len() != 1 {
             return Err(DbError::new(
                 SqlState::SyntaxError,
                 "subquery has too many columns",
             ));
         }
-        let op = names(&s.oper_name)
-            .last()
-            .cloned()
-            .unwrap_or_else(|| "=".into());
         let cmp = match op.as_str() {
             "=" => Cmp::Eq,
             "<>" => Cmp::Ne,
@@ -2620,6 +3241,23 @@ impl<'e> Binder<'e> {
         };
         let st = cols[0].ty;
         let ty = unify(lt, st).ok_or_else(|| no_operator(&op, lt, st))?;
+        let same_char = matches!(lt, DataType::Char(Some(_))) && lt == st;
+        if matches!(ty, DataType::Char(_)) && !(same_char && matches!(cmp, Cmp::Eq | Cmp::Ne)) {
+            // bpchar comparison (see bpchar_pair): both sides without
+            // their trailing blanks.
+            let le = self.coerce(le, lt, DataType::Char(None))?;
+            let le = self.coerce(le, DataType::Char(None), DataType::Text)?;
+            let input = std::mem::replace(plan, Plan::Single);
+            *plan = Plan::Project {
+                input: Box::new(input),
+                exprs: vec![Expr::Func(Func::BpcharToText, vec![Expr::Col(0)])],
+            };
+            return Ok(SubKind::Any {
+                lhs: Box::new(le),
+                op: cmp,
+                all,
+            });
+        }
         let le = if lt.is_integer() && st.is_integer() {
             le
         } else {
@@ -2630,6 +3268,80 @@ impl<'e> Binder<'e> {
             op: cmp,
             all,
         })
+    }
+}
+
+/// The operator with its operands swapped (`<` for `>`).
+fn flip_op(op: &str) -> &str {
+    match op {
+        "<" => ">",
+        ">" => "<",
+        "<=" => ">=",
+        ">=" => "<=",
+        o => o,
+    }
+}
+
+/// The type a RANGE frame offset takes for an ORDER BY key of type `key`
+/// (the offset argument of PostgreSQL's in_range support functions).
+fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
+    use DataType as T;
+    Ok(match key {
+        T::Int2 | T::Int4 | T::Int8 => T::Int8,
+        T::Float4 | T::Float8 => T::Float8,
+        T::Numeric(_) => T::NUMERIC,
+        T::Date | T::Timestamp | T::TimestampTz | T::Time(_) | T::Interval => T::Interval,
+        t => {
+            // Named by its B-tree operator class's type (text_ops for
+            // varchar).
+            let opclass_type = match t {
+                T::Varchar(_) => T::Text,
+                t => t,
+            };
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!(
+                    "RANGE with offset PRECEDING/FOLLOWING is not supported for column type {}",
+                    opclass_type.name()
+                ),
+            ));
+        }
+    })
+}
+
+/// The comparison a row operator names (PostgreSQL: 42883 for others).
+fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
+    Ok(match op {
+        "=" => Cmp::Eq,
+        "<>" | "!=" => Cmp::Ne,
+        "<" => Cmp::Lt,
+        "<=" => Cmp::Le,
+        ">" => Cmp::Gt,
+        ">=" => Cmp::Ge,
+        _ => return Err(DbError::unsupported(format!("operator {op} between rows"))),
+    })
+}
+
+/// `count()`: PostgreSQL's 42809 (only count(*) takes no argument).
+fn parameterless(func: AggFunc, f: &pb::FuncCall, text: &str) -> Result<(), DbError> {
+    if func == AggFunc::Count && f.args.is_empty() && !f.agg_star {
+        return Err(err_at(
+            DbError::new(
+                SqlState::WrongObjectType,
+                "count(*) must be used to call a parameterless aggregate function",
+            ),
+            text,
+            f.location,
+        ));
+    }
+    Ok(())
+}
+
+/// The fields of a row constructor (`ROW(a, b)`, `(a, b)`).
+fn row_args(n: &Node) -> Option<&[Node]> {
+    match n.node.as_ref() {
+        Some(NodeEnum::RowExpr(r)) => Some(&r.args),
+        _ => None,
     }
 }
 
@@ -2731,13 +3443,13 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 => T::Float4,
             T::Float8 | T::Unknown => T::Float8,
-            T::Interval => T::Interval,
+            T::Interval | T::Time(_) => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Avg => match arg.base() {
             T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
-            T::Interval => T::Interval,
+            T::Interval | T::Time(_) => T::Interval,
             _ => return Err(bad()),
         },
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),

@@ -133,6 +133,15 @@ pub enum Func {
     Subscript,
     /// `(record).field`: the field at this position of a record.
     FieldSelect(usize),
+    /// `ROW(a, b, ...)` / `(a, b, ...)`: a record of the arguments (NULLs
+    /// included).
+    RowCtor,
+    /// A row comparison: the two arguments are records of the same arity
+    /// (see `valops::row_compare`).
+    RowCompare(crate::valops::Cmp),
+    /// row_to_json(record): a JSON object of the record's fields, named
+    /// as its type says.
+    RowToJson(&'static nestor_types::datatype::RecordType),
     /// `array[lo:hi]` of a one-dimensional array: the array, then the
     /// bounds (NULL where omitted: `[:hi]`, `[lo:]`).
     Slice,
@@ -154,6 +163,9 @@ impl Func {
             | Func::ArrayCtor { .. }
             | Func::Subscript
             | Func::FieldSelect(_)
+            | Func::RowCtor
+            | Func::RowCompare(_)
+            | Func::RowToJson(_)
             | Func::Slice
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
@@ -589,6 +601,14 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 if binary { T::Jsonb } else { T::Json },
             )
         }
+        ("row_to_json", 1) => match args[0] {
+            T::Record(rt) => r(Func::RowToJson(rt), vec![None], T::Json),
+            _ => Err(DbError::new(
+                nestor_common::SqlState::UndefinedFunction,
+                format!("function row_to_json({}) does not exist", args[0].resolve_unknown().name()),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")),
+        },
         ("pg_typeof", 1) => r(
             Func::Catalog(CatalogFn::TypeOf(args[0].oid())),
             vec![None],
@@ -645,9 +665,7 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// PostgreSQL built-ins Nestor does not have yet: calling one is 0A000
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
-    "make_time",
     "unnest",
-    "row_to_json",
     "jsonb_set",
     "jsonb_pretty",
     "regexp_matches",

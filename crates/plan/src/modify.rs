@@ -19,7 +19,7 @@ use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
 use nestor_types::{EvalCtx, Value};
 
-use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope};
+use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
 use crate::select::{self, conjuncts};
@@ -108,7 +108,16 @@ fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, Db
         return Ok(None);
     }
     b.agg = AggCtx::NotAllowed("RETURNING");
-    let targets = select::bind_targets(b, list)?;
+    let saved = std::mem::replace(
+        &mut b.window,
+        WinCtx::NotAllowed(
+            "window functions are not allowed in RETURNING",
+            SqlState::WindowingError,
+        ),
+    );
+    let targets = select::bind_targets(b, list);
+    b.window = saved;
+    let targets = targets?;
     Ok(Some(Returning {
         exprs: targets.iter().map(|t| t.expr.clone()).collect(),
         cols: targets.into_iter().map(|t| t.col).collect(),
@@ -597,10 +606,19 @@ fn plan_modify(
         let top = b.level();
         b.scopes[top] = scope;
         b.agg = AggCtx::NotAllowed("WHERE");
+        let saved = std::mem::replace(
+            &mut b.window,
+            WinCtx::NotAllowed(
+                "window functions are not allowed in WHERE",
+                SqlState::WindowingError,
+            ),
+        );
         let recheck = match where_clause {
-            Some(w) => Some(b.bind_bool(w, "WHERE")?),
-            None => None,
+            Some(w) => b.bind_bool(w, "WHERE").map(Some),
+            None => Ok(None),
         };
+        b.window = saved;
+        let recheck = recheck?;
         let sets = if delete {
             Vec::new()
         } else {

@@ -96,6 +96,40 @@ pub fn compare(a: &Value, b: &Value, c: &EvalCtx) -> Ordering {
     }
 }
 
+/// Two rows compared field by field as PostgreSQL compares row
+/// constructors (RowCompareExpr, and `=` / `<>` as the AND / OR of the
+/// fields' comparisons): `=` is false at the first unequal pair of
+/// non-NULL fields, else NULL if a field is NULL; `<>` is its negation;
+/// `<`, `<=`, `>`, `>=` are decided by the first pair that differs, and
+/// are NULL if a NULL field is reached before that. None is NULL.
+pub fn row_compare(op: Cmp, a: &[Value], b: &[Value], c: &EvalCtx) -> Option<bool> {
+    match op {
+        Cmp::Eq | Cmp::Ne => {
+            let mut unknown = false;
+            for (x, y) in a.iter().zip(b) {
+                if x.is_null() || y.is_null() {
+                    unknown = true;
+                } else if !compare(x, y, c).is_eq() {
+                    return Some(op == Cmp::Ne);
+                }
+            }
+            (!unknown).then_some(op == Cmp::Eq)
+        }
+        _ => {
+            for (x, y) in a.iter().zip(b) {
+                if x.is_null() || y.is_null() {
+                    return None;
+                }
+                let o = compare(x, y, c);
+                if !o.is_eq() {
+                    return Some(op.holds(o));
+                }
+            }
+            Some(op.holds(Ordering::Equal))
+        }
+    }
+}
+
 /// SQL LIKE with `%` and `_` and backslash escapes.
 pub fn like(s: &str, pat: &str, ci: bool) -> bool {
     ops::like(s, pat, Some('\\'), ci).unwrap_or(false)
@@ -104,6 +138,30 @@ pub fn like(s: &str, pat: &str, ci: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_comparison_like_postgresql() {
+        let c = EvalCtx::utc_now();
+        let i = Value::Int4;
+        let rc = |op, a: &[Value], b: &[Value]| row_compare(op, a, b, &c);
+        assert_eq!(rc(Cmp::Lt, &[i(1), i(2)], &[i(1), i(3)]), Some(true));
+        assert_eq!(rc(Cmp::Lt, &[i(1), i(2)], &[i(1), Value::Null]), None);
+        // The NULL after the deciding pair is not examined.
+        assert_eq!(
+            rc(Cmp::Lt, &[i(1), i(2), i(3)], &[i(1), i(3), Value::Null]),
+            Some(true)
+        );
+        assert_eq!(
+            rc(Cmp::Eq, &[i(1), i(2), i(3)], &[i(1), Value::Null, i(4)]),
+            Some(false)
+        );
+        assert_eq!(
+            rc(Cmp::Ne, &[i(1), i(2), i(3)], &[i(1), Value::Null, i(4)]),
+            Some(true)
+        );
+        assert_eq!(rc(Cmp::Eq, &[i(1), Value::Null], &[i(1), i(2)]), None);
+        assert_eq!(rc(Cmp::Ge, &[i(1), i(2)], &[i(1), i(2)]), Some(true));
+    }
 
     #[test]
     fn like_patterns() {

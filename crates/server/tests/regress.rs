@@ -235,4 +235,9 @@ regress!(
     set_constraints,
     table_locks,
     stat_indexes,
+    bpchar,
+    time_type,
+    row_constructors,
+    window_frames,
+    order_using,
 );

@@ -22,6 +22,8 @@
 //!  8   numeric: len:varint bytes       15  jsonb: len:varint text
 //!      (Numeric::encode_storage)       16  interval: zigzag months, days, µs
 //!  17  array: len:varint, then its binary (array_send) form
+//!  18  record: len:varint, then its fields as a row
+//!  19  time: zigzag varint (µs since midnight)
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -52,6 +54,7 @@
 //!  uuid    0A          16 bytes
 //!  jsonb   0B          (as text)
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
+//!  time    0F          ordered varint
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -97,6 +100,7 @@ const T_INTERVAL: u8 = 16;
 const T_ARRAY: u8 = 17;
 /// A record: its fields as a nested row (length-prefixed).
 const T_RECORD: u8 = 18;
+const T_TIME: u8 = 19;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -157,6 +161,7 @@ fn stored_len(v: &Value) -> usize {
         Value::Text(s) | Value::Jsonb(s) => bytes(s.len()),
         Value::Bytea(b) => bytes(b.len()),
         Value::Date(d) => varint_len(zigzag(*d as i64)),
+        Value::Time(t) => varint_len(zigzag(*t)),
         Value::Uuid(_) => 16,
         Value::Interval(i) => {
             varint_len(zigzag(i.months as i64))
@@ -208,6 +213,10 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         Value::Date(d) => {
             out.push(T_DATE);
             put_varint(zigzag(*d as i64), out);
+        }
+        Value::Time(t) => {
+            out.push(T_TIME);
+            put_varint(zigzag(*t), out);
         }
         Value::Timestamp(t) => {
             out.push(T_TIMESTAMP);
@@ -278,7 +287,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
     };
     let payload = match tag {
         T_NULL | T_FALSE | T_TRUE => &buf[start..start],
-        T_INT2 | T_INT4 | T_INT8 | T_DATE => {
+        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME => {
             get_varint(buf, pos)?;
             &buf[start..*pos]
         }
@@ -342,6 +351,7 @@ impl Field<'_> {
             T_TEXT => Value::Text(Arc::from(text_of(p))),
             T_BYTEA => Value::Bytea(Arc::from(p)),
             T_DATE => Value::Date(varint_of(p) as i32),
+            T_TIME => Value::Time(varint_of(p)),
             T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
             T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
             T_UUID => Value::Uuid(fixed(p)),
@@ -475,6 +485,7 @@ const K_JSONB: u8 = 11;
 const K_INTERVAL: u8 = 12;
 const K_ARRAY: u8 = 13;
 const K_RECORD: u8 = 14;
+const K_TIME: u8 = 15;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -543,6 +554,10 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
         Value::Date(d) => {
             out.push(K_DATE);
             put_ordered_i64(*d as i64, out);
+        }
+        Value::Time(t) => {
+            out.push(K_TIME);
+            put_ordered_i64(*t, out);
         }
         Value::Timestamp(t) => {
             out.push(K_TIMESTAMP);
@@ -839,6 +854,8 @@ mod tests {
             Value::Interval(Interval::new(1, 0, 0)),
             Value::Interval(Interval::new(0, 30, 0)),
             Value::Interval(Interval::new(0, -1, 5)),
+            Value::Time(0),
+            Value::Time(86_400_000_000),
             arr(&[], &[]),
             arr(&[Value::Int4(1)], &[]),
             arr(&[Value::Int4(1), Value::Int4(3)], &[]),

@@ -36,7 +36,9 @@ impl Value {
             Value::Text(s) => s.as_bytes().to_vec(),
             Value::Bytea(b) => b.to_vec(),
             Value::Date(d) => d.to_be_bytes().to_vec(),
-            Value::Timestamp(t) | Value::TimestampTz(t) => t.to_be_bytes().to_vec(),
+            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => {
+                t.to_be_bytes().to_vec()
+            }
             Value::Uuid(u) => u.to_vec(),
             Value::Jsonb(s) => {
                 let mut out = Vec::with_capacity(s.len() + 1);
@@ -182,6 +184,17 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),
         DataType::Timestamp => Value::Timestamp(check_ts(i64::from_be_bytes(fixed(buf)?))?),
         DataType::TimestampTz => Value::TimestampTz(check_ts(i64::from_be_bytes(fixed(buf)?))?),
+        DataType::Time(p) => {
+            // time_recv: the range check, then the precision.
+            let t = i64::from_be_bytes(fixed(buf)?);
+            if !(0..=crate::datetime::USECS_PER_DAY).contains(&t) {
+                return Err(DbError::new(
+                    SqlState::NumericValueOutOfRange,
+                    "time out of range",
+                ));
+            }
+            Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
+        }
         DataType::Interval => {
             let b: [u8; 16] = fixed(buf)?;
             Value::Interval(Interval::new(

@@ -148,7 +148,12 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Bytea(_), DataType::Bytea)
         | (Value::Uuid(_), DataType::Uuid)
         | (Value::Jsonb(_), DataType::Jsonb)
-        | (Value::Interval(_), DataType::Interval) => Ok(v.clone()),
+        | (Value::Interval(_), DataType::Interval)
+        | (Value::Time(_), DataType::Time(_)) => Ok(v.clone()),
+        (Value::Time(t), DataType::Interval) => {
+            Ok(Value::Interval(crate::datetime::Interval::new(0, 0, *t)))
+        }
+        (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Array(a), DataType::Array(e)) => {
             let mut items = Vec::with_capacity(a.items.len());
@@ -300,6 +305,13 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
         (Value::TimestampTz(t), DataType::Date) => {
             Ok(Value::Date(datetime::timestamp_to_date(to_local(*t))))
         }
+        // The time of day; NULL for infinity (timestamp_time).
+        (Value::Timestamp(t), DataType::Time(_)) => {
+            Ok(crate::time::from_local_timestamp(*t).map_or(Value::Null, Value::Time))
+        }
+        (Value::TimestampTz(t), DataType::Time(_)) => {
+            Ok(crate::time::from_local_timestamp(to_local(*t)).map_or(Value::Null, Value::Time))
+        }
         _ => return None,
     })
 }
@@ -333,6 +345,9 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
             } else {
                 Ok(Value::Text(Arc::from(base)))
             }
+        }
+        (Value::Time(t), DataType::Time(Some(p))) => {
+            Ok(Value::Time(crate::time::round_time(*t, p)))
         }
         (Value::Text(s), DataType::Name) if s.len() > 63 => {
             let mut end = 63;
@@ -411,6 +426,10 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),
+        (DataType::Time(_), DataType::Interval) => Some(Implicit),
+        (DataType::Interval | DataType::Timestamp | DataType::TimestampTz, DataType::Time(_)) => {
+            Some(Assignment)
+        }
         (DataType::Oid, DataType::Int4 | DataType::Int2) => Some(Assignment),
         _ => None,
     }

@@ -54,6 +54,9 @@ pub enum DataType {
     Date,
     Timestamp,
     TimestampTz,
+    /// `time` (without time zone) with its fractional-second precision
+    /// (None: 6, unconstrained); values are `Value::Time`.
+    Time(Option<u32>),
     Interval,
     Uuid,
     Jsonb,
@@ -165,7 +168,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 23] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 24] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -182,6 +185,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 23] = [
     (DataType::Date, 1182, "date[]"),
     (DataType::TimestampTz, 1185, "timestamp with time zone[]"),
     (DataType::Interval, 1187, "interval[]"),
+    (DataType::Time(None), 1183, "time without time zone[]"),
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
@@ -259,6 +263,7 @@ impl DataType {
             Date => 1082,
             Timestamp => 1114,
             TimestampTz => 1184,
+            Time(_) => 1083,
             Interval => 1186,
             Numeric(_) => 1700,
             Uuid => 2950,
@@ -295,6 +300,7 @@ impl DataType {
             1082 => Date,
             1114 => Timestamp,
             1184 => TimestampTz,
+            1083 => Time((typmod >= 0).then_some(typmod as u32)),
             1186 => Interval,
             2278 => Void,
             1700 => Numeric(len.map(|t| NumericMod {
@@ -320,7 +326,7 @@ impl DataType {
             Bool => 1,
             Int2 => 2,
             Int4 | Float4 | Date | Oid | Reg(_) => 4,
-            Int8 | Float8 | Timestamp | TimestampTz => 8,
+            Int8 | Float8 | Timestamp | TimestampTz | Time(_) => 8,
             Interval | Uuid => 16,
             Name => 64,
             Unknown => -2,
@@ -334,6 +340,7 @@ impl DataType {
     pub fn typmod(self) -> i32 {
         match self {
             DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
+            DataType::Time(Some(p)) => p as i32,
             DataType::Numeric(Some(m)) => {
                 (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32
             }
@@ -348,6 +355,7 @@ impl DataType {
             DataType::Numeric(_) => DataType::Numeric(None),
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Char(_) => DataType::Char(None),
+            DataType::Time(_) => DataType::Time(None),
             t => t,
         }
     }
@@ -389,7 +397,11 @@ impl DataType {
     pub fn is_datetime(self) -> bool {
         matches!(
             self,
-            DataType::Date | DataType::Timestamp | DataType::TimestampTz | DataType::Interval
+            DataType::Date
+                | DataType::Timestamp
+                | DataType::TimestampTz
+                | DataType::Interval
+                | DataType::Time(_)
         )
     }
 
@@ -413,6 +425,7 @@ impl DataType {
             Date => "date",
             Timestamp => "timestamp without time zone",
             TimestampTz => "timestamp with time zone",
+            Time(_) => "time without time zone",
             Interval => "interval",
             Uuid => "uuid",
             Jsonb => "jsonb",
@@ -467,6 +480,10 @@ impl DataType {
             "timestamp" | "timestamp without time zone" => time_precision(Timestamp, typmods),
             "timestamptz" | "timestamp with time zone" => time_precision(TimestampTz, typmods),
             "interval" => time_precision(Interval, typmods),
+            "time" | "time without time zone" => time_of_day(typmods),
+            "timetz" | "time with time zone" => {
+                Err(DbError::unsupported("type time with time zone"))
+            }
             "uuid" => no_mods(Uuid),
             "jsonb" => no_mods(Jsonb),
             "oid" => no_mods(Oid),
@@ -568,6 +585,19 @@ fn time_precision(t: DataType, typmods: &[i64]) -> Result<DataType, DbError> {
     }
 }
 
+/// `time(p)`: a precision above 6 is reduced to 6, as PostgreSQL does
+/// (with a warning there).
+fn time_of_day(typmods: &[i64]) -> Result<DataType, DbError> {
+    match typmods {
+        [] => Ok(DataType::Time(None)),
+        [p] if *p < 0 => Err(invalid_param(format!(
+            "TIME({p}) precision must not be negative"
+        ))),
+        [p] => Ok(DataType::Time(Some((*p).min(6) as u32))),
+        _ => Err(invalid_param("invalid type modifier".into())),
+    }
+}
+
 /// `format_type` output: the name with its modifier (`character
 /// varying(5)`, `numeric(5,2)`, `character(1)`).
 impl fmt::Display for DataType {
@@ -577,6 +607,7 @@ impl fmt::Display for DataType {
                 write!(f, "{}({n})", self.name())
             }
             DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
+            DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
             t => f.write_str(t.name()),
         }
     }
@@ -614,6 +645,8 @@ mod tests {
             DataType::Timestamp,
             DataType::TimestampTz,
             DataType::Interval,
+            DataType::Time(None),
+            DataType::Time(Some(2)),
             DataType::Uuid,
             DataType::Jsonb,
             DataType::Oid,

@@ -479,7 +479,7 @@ fn write_ymd(out: &mut String, y: i64, m: u32, d: u32) {
     let _ = write!(out, "{year:04}-{m:02}-{d:02}");
 }
 
-fn write_time(out: &mut String, micros_of_day: i64) {
+pub(crate) fn write_time(out: &mut String, micros_of_day: i64) {
     let secs = micros_of_day / USECS_PER_SEC;
     let frac = micros_of_day % USECS_PER_SEC;
     let _ = write!(

@@ -58,6 +58,8 @@ pub(crate) const NAMES: &[&str] = &[
     "justify_interval",
     "isfinite",
     "timezone",
+    "date_bin",
+    "make_time",
 ];
 
 const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
@@ -124,7 +126,10 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     let text = T::Text;
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {
         ("date_trunc", [u, t]) if is_text(*u) => match (*t, ts_arg(*t)) {
-            (T::Interval, _) => (trunc_interval, vec![text, T::Interval], T::Interval, false),
+            // time: cast to interval, as PostgreSQL's implicit cast does.
+            (T::Interval | T::Time(_), _) => {
+                (trunc_interval, vec![text, T::Interval], T::Interval, false)
+            }
             (_, Some(T::Timestamp)) => (trunc_ts, vec![text, T::Timestamp], T::Timestamp, false),
             (_, Some(tz)) => (trunc_tstz, vec![text, tz], tz, true),
             _ => return Some(Err(nf())),
@@ -156,6 +161,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 (T::TimestampTz, false) => (|a, c| part(a, c, false), T::TimestampTz, true),
                 (T::Interval, true) => (|a, c| part(a, c, true), T::Interval, false),
                 (T::Interval, false) => (|a, c| part(a, c, false), T::Interval, false),
+                (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
+                (T::Time(_), false) => (|a, c| part(a, c, false), T::Time(None), false),
                 _ => return Some(Err(nf())),
             };
             (imp, vec![text, at], ret, volatile)
@@ -232,6 +239,28 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 _ => return Some(Err(nf())),
             }
         }
+        ("date_bin", [s, t, o])
+            if matches!(s, T::Interval | T::Unknown)
+                && ts_arg(*t).is_some()
+                && (ts_arg(*o).is_some() || *o == T::Unknown) =>
+        {
+            let ty = match (ts_arg(*t), ts_arg(*o)) {
+                (Some(T::Timestamp), Some(T::Timestamp) | None) => T::Timestamp,
+                _ => T::TimestampTz,
+            };
+            (
+                date_bin,
+                vec![T::Interval, ty, ty],
+                ty,
+                ty == T::TimestampTz,
+            )
+        }
+        ("make_time", [h, m, s]) if is_int(*h) && is_int(*m) && is_num(*s) => (
+            make_time,
+            vec![T::Int4, T::Int4, T::Float8],
+            T::Time(None),
+            false,
+        ),
         ("isfinite", [t]) if matches!(t, T::Date | T::Timestamp | T::TimestampTz | T::Interval) => {
             (isfinite, vec![*t], T::Bool, false)
         }
@@ -676,7 +705,7 @@ fn trunc_interval(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 // extract / date_part
 
 /// `val / 10^scale` as a numeric of that scale (int64_div_fast_to_numeric).
-fn fixed(val: i128, scale: u32) -> Numeric {
+pub(crate) fn fixed(val: i128, scale: u32) -> Numeric {
     let p = 10i128.pow(scale);
     let (neg, a) = (val < 0, val.unsigned_abs());
     let s = format!(
@@ -818,6 +847,7 @@ fn part(a: &[Value], ctx: &EvalCtx, numeric: bool) -> Result<Value, DbError> {
         Value::Timestamp(ts) => part_ts(&lower, *ts, None, numeric)?,
         Value::TimestampTz(ts) => part_ts(&lower, *ts, Some(&ctx.time_zone), numeric)?,
         Value::Interval(iv) => part_interval(&lower, iv)?,
+        Value::Time(t) => return crate::time::part(&lower, *t, numeric),
         _ => return Ok(Value::Null),
     };
     Ok(part_value(p, numeric))
@@ -1023,6 +1053,81 @@ fn make_ymd(y: i64, m: i64, d: i64) -> Result<i32, DbError> {
             format!("date out of range: {y}-{m:02}-{d:02}"),
         )
     })
+}
+
+/// date_bin(stride, source, origin): the start of the stride-long bin
+/// (counted from origin) that holds source (timestamp_bin; the same for
+/// timestamptz, in UTC).
+fn date_bin(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let (Value::Interval(stride), Some(ts), Some(origin)) = (&a[0], ts_of(&a[1]), ts_of(&a[2]))
+    else {
+        return Ok(Value::Null);
+    };
+    let wrap = |t: i64| match a[1] {
+        Value::TimestampTz(_) => Value::TimestampTz(t),
+        _ => Value::Timestamp(t),
+    };
+    if ts == TS_NOBEGIN || ts == TS_NOEND {
+        return Ok(wrap(ts));
+    }
+    if origin == TS_NOBEGIN || origin == TS_NOEND {
+        return Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "origin out of range",
+        ));
+    }
+    if stride.months != 0 {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "timestamps cannot be binned into intervals containing months or years",
+        ));
+    }
+    let stride_us = (stride.days as i64)
+        .checked_mul(USECS_PER_DAY)
+        .and_then(|d| d.checked_add(stride.micros))
+        .ok_or_else(iv_range)?;
+    if stride_us <= 0 {
+        return Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            "stride must be greater than zero",
+        ));
+    }
+    let diff = ts.checked_sub(origin).ok_or_else(iv_range)?;
+    let modulo = diff % stride_us;
+    let mut result = origin + (diff - modulo);
+    if modulo < 0 {
+        result = result
+            .checked_sub(stride_us)
+            .filter(|r| timestamp_in_range(*r))
+            .ok_or_else(ts_range)?;
+    }
+    Ok(wrap(result))
+}
+
+/// make_time(hour, min, sec).
+fn make_time(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let (Some(h), Some(m)) = (a[0].as_i64(), a[1].as_i64()) else {
+        return Ok(Value::Null);
+    };
+    let Some(sec) = a[2].as_f64() else {
+        return Ok(Value::Null);
+    };
+    let us = (sec * USECS_PER_SEC as f64).round() as i64;
+    let t = (h * 60 + m) * USECS_PER_MINUTE + us;
+    if !(0..=23).contains(&h)
+        || !(0..=59).contains(&m)
+        || !(0.0..=60.0).contains(&sec)
+        || t > USECS_PER_DAY
+    {
+        return Err(DbError::new(
+            SqlState::DatetimeFieldOverflow,
+            format!(
+                "time field value out of range: {h}:{m:02}:{}",
+                fmt_g(sec).trim_start_matches('-')
+            ),
+        ));
+    }
+    Ok(Value::Time(t))
 }
 
 fn make_date(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {

@@ -61,7 +61,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("to_char", [v, f]) if is_text(f) => match v {
             T::Timestamp => (to_char, vec![T::Timestamp, text], text, false),
             T::TimestampTz | T::Date => (to_char, vec![T::TimestampTz, text], text, true),
-            T::Interval => (to_char, vec![T::Interval, text], text, false),
+            // time has no to_char: it is cast to interval (implicitly).
+            T::Interval | T::Time(_) => (to_char, vec![T::Interval, text], text, false),
             T::Int2 | T::Int4 => (to_char, vec![T::Int4, text], text, false),
             T::Int8 | T::Float4 | T::Float8 => (to_char, vec![*v, text], text, false),
             T::Numeric(_) => (to_char, vec![T::NUMERIC, text], text, false),

@@ -13,7 +13,8 @@
 //!   varying(5)`).
 //! * [`Value`] — one datum (`Null`, `Bool`, `Int2/4/8`, `Float4/8`,
 //!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
-//!   `TimestampTz`, `Uuid`, `Jsonb`, `Interval(Interval)`); `Ord`/`Eq`/
+//!   `TimestampTz`, `Time` ([`time`]: microseconds since midnight), `Uuid`,
+//!   `Jsonb`, `Interval(Interval)`); `Ord`/`Eq`/
 //!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
 //!   `Arc<[Value]>`. text/varchar/char/name share `Text` (char values are
 //!   stored blank-padded); oid is `Int8`.
@@ -76,6 +77,7 @@ pub mod ops;
 pub mod regex;
 pub mod string_fns;
 pub mod text;
+pub mod time;
 pub mod value;
 
 pub use context::EvalCtx;

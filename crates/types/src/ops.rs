@@ -237,6 +237,13 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
             Some(T::Interval)
         }
         (Add | Sub, T::Interval, T::Interval) => Some(T::Interval),
+        (Add, T::Time(_), T::Interval)
+        | (Add, T::Interval, T::Time(_))
+        | (Sub, T::Time(_), T::Interval) => Some(T::Time(None)),
+        (Sub, T::Time(_), T::Time(_)) => Some(T::Interval),
+        (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) | (Sub, T::Date, T::Time(_)) => {
+            Some(T::Timestamp)
+        }
         (Mul, T::Interval, t) | (Mul, t, T::Interval) if t.is_numeric() => Some(T::Interval),
         (Div, T::Interval, t) if t.is_numeric() => Some(T::Interval),
         _ => None,
@@ -471,6 +478,15 @@ fn datetime_arith(
         (Sub, V::Timestamp(x), V::Timestamp(y)) | (Sub, V::TimestampTz(x), V::TimestampTz(y)) => {
             V::Interval(datetime::timestamp_diff(*x, *y)?)
         }
+        (Add, V::Time(t), V::Interval(i)) | (Add, V::Interval(i), V::Time(t)) => {
+            V::Time(crate::time::add_interval(*t, i, false))
+        }
+        (Sub, V::Time(t), V::Interval(i)) => V::Time(crate::time::add_interval(*t, i, true)),
+        (Sub, V::Time(x), V::Time(y)) => V::Interval(Interval::new(0, 0, x - y)),
+        (Add, V::Date(d), V::Time(t)) | (Add, V::Time(t), V::Date(d)) => {
+            crate::time::date_plus_time(*d, *t)?
+        }
+        (Sub, V::Date(d), V::Time(t)) => crate::time::date_plus_time(*d, -*t)?,
         (Add, V::Interval(x), V::Interval(y)) => {
             V::Interval(x.checked_add(y).ok_or_else(interval_err)?)
         }

@@ -44,6 +44,7 @@ impl Value {
             Value::TimestampTz(t) => datetime::format_timestamptz(*t, ctx.time_zone),
             Value::Uuid(u) => format_uuid(u),
             Value::Interval(i) => datetime::format_interval(i),
+            Value::Time(t) => crate::time::format_time(*t),
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
         }
@@ -144,6 +145,10 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             Value::TimestampTz(datetime::parse_timestamptz(input, tz, ctx.now)?)
         }
         DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
+        DataType::Time(p) => {
+            let t = crate::time::parse_time(input, tz, ctx.now)?;
+            Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
+        }
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Json => {

@@ -44,6 +44,9 @@ pub enum Value {
     Jsonb(Arc<str>),
     /// interval: months, days, microseconds.
     Interval(Interval),
+    /// time (without time zone): microseconds since midnight,
+    /// 0..=86,400,000,000 (24:00:00 is a valid time).
+    Time(i64),
     /// An array (see [`crate::array`]).
     Array(Arc<Array>),
     /// A record: its fields' values (the fields' names and types are the
@@ -111,6 +114,7 @@ impl Value {
             Value::Uuid(_) => DataType::Uuid,
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval,
+            Value::Time(_) => DataType::Time(None),
             Value::Array(a) => a.data_type(),
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
@@ -137,6 +141,7 @@ impl Value {
             Value::Interval(_) => 11,
             Value::Array(_) => 12,
             Value::Record(_) => 13,
+            Value::Time(_) => 14,
             Value::Null => 255,
         }
     }
@@ -201,6 +206,7 @@ impl Ord for Value {
             (Uuid(a), Uuid(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
+            (Time(a), Time(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
             _ => self.rank().cmp(&other.rank()),
@@ -238,7 +244,7 @@ impl Hash for Value {
             Value::Text(s) | Value::Jsonb(s) => s.hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Date(d) => d.hash(state),
-            Value::Timestamp(t) | Value::TimestampTz(t) => t.hash(state),
+            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => t.hash(state),
             Value::Uuid(u) => u.hash(state),
             Value::Interval(i) => i.hash(state),
             Value::Array(a) => a.hash(state),

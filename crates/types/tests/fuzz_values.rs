@@ -54,6 +54,8 @@ fn types() -> Vec<DataType> {
         DataType::Timestamp,
         DataType::TimestampTz,
         DataType::Interval,
+        DataType::Time(None),
+        DataType::Time(Some(2)),
         DataType::Uuid,
         DataType::Jsonb,
         DataType::Unknown,

@@ -181,6 +181,9 @@ fn dates_and_times() {
             Interval::new(r.gen(), r.gen(), r.gen())
         })
     });
+    run(19, DataType::Time(None), |r| {
+        Value::Time(r.gen_range(0..=86_400_000_000))
+    });
 }
 
 fn random_json(r: &mut StdRng, depth: u32) -> String {

@@ -75,7 +75,12 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Expr::Not(a) => Ok(bool_val(truthy(&a.eval(row, ev)?).map(|b| !b))),
         Expr::And(v) => and_or(v, false, row, ev),
         Expr::Or(v) => and_or(v, true, row, ev),
-        Expr::IsNull(a, negated) => Ok(Value::Bool(a.eval(row, ev)?.is_null() != *negated)),
+        Expr::IsNull(a, negated) => Ok(Value::Bool(match a.eval(row, ev)? {
+            // A row is NULL when all its fields are, NOT NULL when none is.
+            Value::Record(f) if *negated => f.iter().all(|v| !v.is_null()),
+            Value::Record(f) => f.iter().all(Value::is_null),
+            v => v.is_null() != *negated,
+        })),
         Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
         Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
         Expr::Case {

@@ -100,6 +100,9 @@ pub struct WinCall {
     pub order: Vec<AggOrder>,
     pub frame: WinFrame,
     pub ty: DataType,
+    /// `agg(x) FILTER (WHERE cond) OVER (...)`: only the frame's rows
+    /// where it is true are aggregated.
+    pub filter: Option<Expr>,
 }
 
 /// The window functions.
@@ -124,16 +127,40 @@ pub enum WinFunc {
 /// first/last/nth_value sees for the current row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WinFrame {
-    /// ROWS (positions) or RANGE/GROUPS (peer groups, offsets refused).
-    pub rows: bool,
+    pub mode: FrameMode,
     pub start: FrameBound,
     pub end: FrameBound,
+    pub exclude: FrameExclude,
+}
+
+/// How a frame's bounds count: ROWS by position, RANGE by the ORDER BY
+/// value (CURRENT ROW is the peer group; an offset is added to the one
+/// ORDER BY key), GROUPS by peer group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameMode {
+    Rows,
+    Range,
+    Groups,
+}
+
+/// EXCLUDE: which rows around the current one leave its frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameExclude {
+    NoOthers,
+    CurrentRow,
+    /// The current row and its peers.
+    Group,
+    /// The current row's peers, not itself.
+    Ties,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum FrameBound {
     UnboundedPreceding,
-    /// `n PRECEDING` (ROWS only): a constant or parameter.
+    /// `n PRECEDING`: a constant or parameter; an int8 count of rows
+    /// (ROWS) or peer groups (GROUPS), or for RANGE a value of the type
+    /// the ORDER BY key's in_range takes (the key's numeric type, or an
+    /// interval for date/time keys).
     Preceding(Expr),
     CurrentRow,
     Following(Expr),
@@ -146,9 +173,10 @@ impl WinFrame {
     /// row is then a peer of every other).
     pub fn default_frame() -> WinFrame {
         WinFrame {
-            rows: false,
+            mode: FrameMode::Range,
             start: FrameBound::UnboundedPreceding,
             end: FrameBound::CurrentRow,
+            exclude: FrameExclude::NoOthers,
         }
     }
 }
@@ -335,6 +363,9 @@ impl Expr {
                 for o in &w.order {
                     o.key.walk(f);
                 }
+                if let Some(x) = &w.filter {
+                    x.walk(f);
+                }
             }
         }
     }
@@ -424,6 +455,7 @@ impl Expr {
             Expr::Window(w) => {
                 let w = *w;
                 Expr::Window(Box::new(WinCall {
+                    filter: w.filter.map(|x| x.rewrite(f)).transpose()?,
                     args: rv(w.args, f)?,
                     partition: rv(w.partition, f)?,
                     order: w

@@ -64,18 +64,33 @@ pub(super) fn output_ref(b: &Binder, n: &Node, cols: &[OutCol]) -> Result<Option
     }
 }
 
-pub(super) fn sort_key(expr: Expr, sb: &pb::SortBy) -> SortKey {
-    let desc = sb.sortby_dir == pb::SortByDir::SortbyDesc as i32;
+/// An ORDER BY key: ASC / DESC, or USING `<` / `>` (the default B-tree
+/// orderings; another operator is 0A000).
+pub(super) fn sort_key(expr: Expr, sb: &pb::SortBy) -> Result<SortKey, DbError> {
+    let desc = if sb.sortby_dir == pb::SortByDir::SortbyUsing as i32 {
+        match bind::names(&sb.use_op).last().map(String::as_str) {
+            Some("<") => false,
+            Some(">") => true,
+            other => {
+                return Err(DbError::unsupported(format!(
+                    "ORDER BY USING operator {}",
+                    other.unwrap_or("")
+                )))
+            }
+        }
+    } else {
+        sb.sortby_dir == pb::SortByDir::SortbyDesc as i32
+    };
     let nulls_first = match pb::SortByNulls::try_from(sb.sortby_nulls) {
         Ok(pb::SortByNulls::SortbyNullsFirst) => true,
         Ok(pb::SortByNulls::SortbyNullsLast) => false,
         _ => desc,
     };
-    SortKey {
+    Ok(SortKey {
         expr,
         desc,
         nulls_first,
-    }
+    })
 }
 
 pub(super) fn plan_limit(
@@ -231,6 +246,15 @@ pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>,
             expand_star(b, star.as_deref(), &mut out, rt.location)?;
             continue;
         }
+        if let NodeEnum::AIndirection(ind) = node(val)? {
+            if matches!(
+                ind.indirection.last().and_then(|n| n.node.as_ref()),
+                Some(NodeEnum::AStar(_))
+            ) {
+                expand_fields(b, ind, &mut out)?;
+                continue;
+            }
+        }
         let allowed = std::mem::replace(&mut b.srf_allowed, true);
         let bound = match node(val)? {
             NodeEnum::FuncCall(fc) if b.srf_kind(fc).is_some() => b.bind_srf(fc),
@@ -266,6 +290,41 @@ pub(crate) fn bind_targets(b: &mut Binder, list: &[Node]) -> Result<Vec<Target>,
         });
     }
     Ok(out)
+}
+
+/// `(expr).*` in a select list: one column per field of the record.
+fn expand_fields(
+    b: &mut Binder,
+    ind: &pb::AIndirection,
+    out: &mut Vec<Target>,
+) -> Result<(), DbError> {
+    let mut inner = ind.clone();
+    inner.indirection.pop();
+    let (expr, ty) = if inner.indirection.is_empty() {
+        b.bind(req(&inner.arg)?)?
+    } else {
+        b.bind(&Node {
+            node: Some(NodeEnum::AIndirection(Box::new(inner))),
+        })?
+    };
+    let DataType::Record(r) = ty else {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("type {} is not composite", ty.name()),
+        ));
+    };
+    for (k, (name, fty)) in r.fields.iter().enumerate() {
+        out.push(Target {
+            expr: Expr::Func(crate::functions::Func::FieldSelect(k), vec![expr.clone()]),
+            col: OutCol {
+                name: name.clone(),
+                ty: *fty,
+                table_oid: 0,
+                column_id: 0,
+            },
+        });
+    }
+    Ok(())
 }
 
 /// `*` (Some(None)) or `t.*` (Some(Some(t))).
@@ -426,11 +485,14 @@ fn simple_name(n: &Node) -> String {
                 Ok(Op::SvfopCurrentCatalog) => "current_catalog",
                 Ok(Op::SvfopCurrentSchema) => "current_schema",
                 Ok(Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN) => "localtimestamp",
+                Ok(Op::SvfopLocaltime | Op::SvfopLocaltimeN) => "localtime",
+                Ok(Op::SvfopCurrentTime | Op::SvfopCurrentTimeN) => "current_time",
                 _ => "?column?",
             }
             .into()
         }
         Some(NodeEnum::AArrayExpr(_)) => "array".into(),
+        Some(NodeEnum::RowExpr(_)) => "row".into(),
         Some(NodeEnum::GroupingFunc(_)) => "grouping".into(),
         Some(NodeEnum::SubLink(s)) => {
             if s.sub_link_type == pb::SubLinkType::ExistsSublink as i32 {

@@ -592,7 +592,16 @@ pub(super) fn plan_join(
     let mut pairs = Vec::new();
     let result = (|| -> Result<(), DbError> {
         if let Some(q) = &j.quals {
-            on = conjuncts(b.bind_bool(q, "JOIN/ON")?);
+            let saved = std::mem::replace(
+                &mut b.window,
+                WinCtx::NotAllowed(
+                    "window functions are not allowed in JOIN conditions",
+                    SqlState::WindowingError,
+                ),
+            );
+            let bound = b.bind_bool(q, "JOIN/ON");
+            b.window = saved;
+            on = conjuncts(bound?);
         }
         let using: Vec<String> = if j.is_natural {
             natural_columns(scope, start, lscope_end)
@@ -602,10 +611,11 @@ pub(super) fn plan_join(
         };
         for col in &using {
             let (l, r) = using_pair(scope, col, start, lscope_end)?;
+            let (lt, rt) = (scope.cols[l].ty, scope.cols[r].ty);
             on.push(Expr::Cmp(
                 Cmp::Eq,
-                Box::new(Expr::Col(l)),
-                Box::new(Expr::Col(r)),
+                Box::new(using_operand(Expr::Col(l), lt, rt)),
+                Box::new(using_operand(Expr::Col(r), rt, lt)),
             ));
             pairs.push((l, r));
         }
@@ -650,6 +660,17 @@ fn natural_columns(scope: &Scope, start: usize, left_end: usize) -> Vec<String> 
 
 /// The left and right columns a USING column names: the columns an
 /// unqualified reference on each side means.
+/// A USING column as its equality compares it: a `character` column
+/// without its trailing blanks unless the other side is a `character` of
+/// the same length (bpchar equality; bpchar to text drops the blanks).
+fn using_operand(e: Expr, t: DataType, other: DataType) -> Expr {
+    match (t, other) {
+        (DataType::Char(Some(a)), DataType::Char(Some(b))) if a == b => e,
+        (DataType::Char(_), _) => Expr::Func(crate::functions::Func::BpcharToText, vec![e]),
+        _ => e,
+    }
+}
+
 fn using_pair(
     scope: &Scope,
     col: &str,

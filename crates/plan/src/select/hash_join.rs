@@ -79,6 +79,7 @@ enum HashClass {
     Timestamp,
     TimestampTz,
     Interval,
+    Time,
     Uuid,
 }
 
@@ -87,13 +88,19 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Oid => HashClass::Int,
         DataType::Float4 | DataType::Float8 => HashClass::Float,
         DataType::Numeric(_) => HashClass::Numeric,
-        DataType::Text | DataType::Varchar(_) | DataType::Name => HashClass::Text,
+        // A bpchar key is a `char(n)` compared with one of the same length
+        // (both blank-padded alike; others are compared without their
+        // trailing blanks, as text).
+        DataType::Text | DataType::Varchar(_) | DataType::Name | DataType::Char(_) => {
+            HashClass::Text
+        }
         DataType::Bool => HashClass::Bool,
         DataType::Bytea => HashClass::Bytea,
         DataType::Date => HashClass::Date,
         DataType::Timestamp => HashClass::Timestamp,
         DataType::TimestampTz => HashClass::TimestampTz,
         DataType::Interval => HashClass::Interval,
+        DataType::Time(_) => HashClass::Time,
         DataType::Uuid => HashClass::Uuid,
         _ => return None,
     })
@@ -107,6 +114,7 @@ fn key_type(e: &Expr, cols: &[ScopeCol], scopes: &[Scope]) -> Option<DataType> {
         Expr::Col(c) => cols.get(*c).map(|c| c.ty),
         Expr::Outer { level, col } => scopes.get(*level)?.cols.get(*col).map(|c| c.ty),
         Expr::Cast(_, t) | Expr::Arith(_, _, _, t) => Some(*t),
+        Expr::Func(crate::functions::Func::BpcharToText, _) => Some(DataType::Text),
         Expr::Const(v) if !v.is_null() => Some(v.data_type()),
         _ => None,
     }

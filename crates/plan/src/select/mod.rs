@@ -305,12 +305,12 @@ fn setop_columns(
         // A quoted literal output by a leaf SELECT is still of unknown type
         // here (PostgreSQL resolves it with the other side's type).
         let (llit, rlit) = (leaf_literal(l, i), leaf_literal(r, i));
-        let lt = if llit.is_some() {
+        let lt = if llit.is_some() || leaf_null(l, i) {
             DataType::Unknown
         } else {
             a.ty
         };
-        let rt = if rlit.is_some() {
+        let rt = if rlit.is_some() || leaf_null(r, i) {
             DataType::Unknown
         } else {
             c.ty
@@ -346,6 +346,12 @@ fn leaf_target(sel: &pb::SelectStmt, i: usize) -> Option<(&NodeEnum, &pb::ResTar
 
 /// The text and location of target `i` of a leaf SELECT if it is a quoted
 /// literal.
+/// Whether target `i` of a leaf SELECT is a bare NULL (of unknown type
+/// until the other side decides, as a quoted literal is).
+fn leaf_null(sel: &pb::SelectStmt, i: usize) -> bool {
+    matches!(leaf_target(sel, i), Some((NodeEnum::AConst(c), _)) if c.isnull)
+}
+
 fn leaf_literal(sel: &pb::SelectStmt, i: usize) -> Option<(&str, i32)> {
     match leaf_target(sel, i)?.0 {
         NodeEnum::AConst(c) if !c.isnull => match &c.val {
@@ -401,7 +407,7 @@ fn finish_simple_output(
                 Some(i) => Expr::Col(i),
                 None => b.bind(req(&sb.node)?)?.0,
             };
-            keys.push(sort_key(expr, sb));
+            keys.push(sort_key(expr, sb)?);
         }
         plan = Plan::Sort {
             input: Box::new(plan),
@@ -695,6 +701,36 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
             group.push(bind_group_item(b, g, &targets)?);
         }
     }
+    // GROUP BY naming an output column that is a window call.
+    let has_window = |e: &Expr| {
+        let mut found = false;
+        e.walk(&mut |x| found |= matches!(x, Expr::Window(_)));
+        found
+    };
+    if group.iter().any(has_window) {
+        // (Positions line up unless a `*` expanded to several targets.)
+        let aligned = targets.len() == sel.target_list.len();
+        let at = targets
+            .iter()
+            .zip(&sel.target_list)
+            .filter(|_| aligned)
+            .find(|(t, _)| has_window(&t.expr))
+            .and_then(|(_, n)| match n.node.as_ref() {
+                Some(NodeEnum::ResTarget(rt)) => {
+                    rt.val.as_deref()?.node.as_ref().map(bind::expr_location)
+                }
+                _ => None,
+            })
+            .unwrap_or(-1);
+        return Err(err_at(
+            DbError::new(
+                SqlState::WindowingError,
+                "window functions are not allowed in GROUP BY",
+            ),
+            b.text,
+            at,
+        ));
+    }
     b.agg = AggCtx::Allowed;
     b.window = WinCtx::Allowed;
     let on = sel.distinct_clause.iter().any(|n| n.node.is_some());
@@ -704,7 +740,7 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
         let NodeEnum::SortBy(sb) = node(s)? else {
             return Err(DbError::internal("ORDER BY item is not SortBy"));
         };
-        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb));
+        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb)?);
     }
     let distinct_on = if on {
         distinct_on::bind_distinct_on(b, sel, &targets, &mut sort)?
