@@ -98,3 +98,42 @@ INSERT INTO over_grouped VALUES (1);
 SELECT table_name, is_updatable, is_insertable_into FROM information_schema.views WHERE table_schema = 'public' ORDER BY 1;
 SELECT table_name, column_name, is_updatable FROM information_schema.columns WHERE table_name IN ('v', 'vv', 'consts') ORDER BY 1, ordinal_position;
 SELECT * FROM base ORDER BY id;
+
+-- relation locks: the views and the table are held ROW EXCLUSIVE
+BEGIN;
+UPDATE vv SET label = 'locked' WHERE id = 2;
+SELECT c.relname, l.mode FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+ WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation' AND c.relname IN ('base', 'v', 'vv')
+ ORDER BY 1, 2;
+ROLLBACK;
+
+-- triggers of the base table fire for writes through a view
+CREATE FUNCTION base_note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.note := 'via trigger'; RETURN NEW; END $$;
+CREATE TRIGGER base_note BEFORE INSERT ON base FOR EACH ROW EXECUTE FUNCTION base_note();
+INSERT INTO v VALUES (10, 'ten', 10);
+SELECT id, note FROM base WHERE id = 10;
+
+-- privileges: the user's on the view, the view owner's on the table
+CREATE ROLE regress_uv_owner;
+CREATE ROLE regress_uv_user;
+CREATE TABLE secret (id int, val text);
+GRANT SELECT, INSERT, UPDATE ON secret TO regress_uv_owner;
+CREATE VIEW secret_v AS SELECT id, val FROM secret;
+ALTER VIEW secret_v OWNER TO regress_uv_owner;
+GRANT SELECT, INSERT ON secret_v TO regress_uv_user;
+SET ROLE regress_uv_user;
+INSERT INTO secret_v VALUES (1, 'x');
+UPDATE secret_v SET val = 'y';
+DELETE FROM secret;
+RESET ROLE;
+GRANT UPDATE, DELETE ON secret_v TO regress_uv_user;
+SET ROLE regress_uv_user;
+UPDATE secret_v SET val = 'y' RETURNING *;
+DELETE FROM secret_v;
+RESET ROLE;
+SELECT * FROM secret;
+DROP VIEW secret_v;
+DROP TABLE secret;
+DROP ROLE regress_uv_owner, regress_uv_user;
+SELECT * FROM base ORDER BY id;
