@@ -512,3 +512,27 @@ pub fn column_updatable(catalog: &Catalog, eval: EvalCtx, oid: RelId, attnum: i6
         .and_then(|i| vt.cols.get(i))
         .is_some_and(|c| c.base.is_some())
 }
+
+/// CREATE VIEW ... WITH CHECK OPTION needs an automatically updatable
+/// view: PostgreSQL's 0A000 with the reason as its hint otherwise.
+pub fn check_option_allowed(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    v: &Arc<ViewDef>,
+) -> Result<(), DbError> {
+    let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
+    match resolve(&mut b, v, WriteKind::Update, 0) {
+        Err(e) if e.code == SqlState::ObjectNotInPrerequisiteState => {
+            let mut err = DbError::new(
+                SqlState::FeatureNotSupported,
+                "WITH CHECK OPTION is supported only on automatically updatable views",
+            );
+            if let Some(d) = e.detail {
+                err = err.with_hint(d);
+            }
+            Err(err)
+        }
+        Err(e) => Err(e),
+        Ok(_) => Ok(()),
+    }
+}

@@ -67,6 +67,10 @@ CREATE VIEW over_checked AS SELECT n, tag FROM pos_checked WHERE n < 100;
 INSERT INTO over_checked VALUES (-3, 'the inner check option still applies');
 INSERT INTO over_checked VALUES (300, 'the outer view has none');
 SELECT * FROM nums ORDER BY n, tag;
+CREATE VIEW bad_check AS SELECT n, count(*) AS c FROM nums GROUP BY n WITH CHECK OPTION;
+CREATE VIEW bad_check AS SELECT n + 1 AS m FROM nums WITH LOCAL CHECK OPTION;
+CREATE VIEW bad_option WITH (check_option = sideways) AS SELECT n FROM nums;
+SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'pos%' ORDER BY 1;
 SELECT table_name, check_option, is_updatable, is_insertable_into FROM information_schema.views WHERE table_name LIKE 'pos%' ORDER BY 1;
 
 -- views that are not automatically updatable

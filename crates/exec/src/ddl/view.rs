@@ -136,8 +136,12 @@ pub fn create_view(
         temporary,
         check_option,
     };
+    let def = Arc::new(def);
+    if check_option != ViewCheckOption::None {
+        nestor_plan::view_write::check_option_allowed(ctx.catalog, ctx.eval, &def)?;
+    }
     ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(def)))?;
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(def))?;
     if prev.is_some() {
         revalidate_views_on(ctx, oid, "view")?;
     }
