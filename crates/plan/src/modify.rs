@@ -844,10 +844,13 @@ fn plan_modify(
     r
 }
 
-/// UPDATE or DELETE through an automatically updatable view: the
-/// statement's expressions are bound over the view's columns and
-/// rewritten over the base table's row; the views' conditions join the
-/// WHERE clause (and its EvalPlanQual re-check).
+/// UPDATE or DELETE through an automatically updatable view. The
+/// statement binds over the base table's row: a view column that is a
+/// base column names that position (so correlated subqueries and
+/// UPDATE ... FROM / DELETE ... USING see the row as for a table), the
+/// other view columns are virtual positions after the FROM items,
+/// replaced by their expressions over the base row once bound. The views'
+/// conditions join the WHERE clause (and its EvalPlanQual re-check).
 #[allow(clippy::too_many_arguments)]
 fn plan_modify_view(
     b: &mut Binder,
@@ -859,11 +862,11 @@ fn plan_modify_view(
     returning: &[Node],
     delete: bool,
 ) -> Result<ModifyPlan, DbError> {
-    if !extra_from.is_empty() {
+    if !extra_from.is_empty() && !returning.is_empty() {
         return Err(DbError::unsupported(if delete {
-            "DELETE ... USING on a view"
+            "DELETE ... USING ... RETURNING on a view"
         } else {
-            "UPDATE ... FROM on a view"
+            "UPDATE ... FROM ... RETURNING on a view"
         }));
     }
     let (kind, write) = if delete {
@@ -890,9 +893,66 @@ fn plan_modify_view(
         .as_ref()
         .map(|a| a.aliasname.clone())
         .unwrap_or_else(|| v.name.clone());
-    b.scopes.push(vt.scope(&alias));
+    b.scopes.push(Scope::default());
     b.outer_refs.push(None);
-    let bound = (|| {
+    let r = (|| -> Result<ModifyPlan, DbError> {
+        let mut base_scope = Scope::default();
+        let mut off = 0;
+        let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut base_scope);
+        // The base row's positions, named by the view columns that are
+        // plain references to them (the first one each); the rest are
+        // unreachable.
+        let mut scope = Scope::default();
+        let mut namer: Vec<Option<usize>> = vec![None; base_scope.width()];
+        let mut virtual_cols = Vec::new();
+        for (i, c) in vt.cols.iter().enumerate() {
+            match c.expr {
+                Expr::Col(j) if namer[j].is_none() => namer[j] = Some(i),
+                _ => virtual_cols.push(i),
+            }
+        }
+        for (j, mut sc) in base_scope.cols.into_iter().enumerate() {
+            match namer[j] {
+                Some(i) => {
+                    sc.name = vt.cols[i].name.clone();
+                    sc.hidden = false;
+                }
+                None => {
+                    sc.name = "\u{0}".to_string();
+                    sc.hidden = true;
+                }
+            }
+            scope.cols.push(sc);
+        }
+        for f in extra_from {
+            let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
+            let (lo, _) = tree.range();
+            let (_, hi) = item.range();
+            tree = select::From::Join {
+                kind: crate::ir::JoinKind::Inner,
+                left: Box::new(tree),
+                right: Box::new(item),
+                on: Vec::new(),
+                merged: Vec::new(),
+                offset: lo,
+                width: hi - lo,
+            };
+        }
+        let virtual_start = scope.width();
+        for &i in &virtual_cols {
+            let c = &vt.cols[i];
+            scope.cols.push(bind::ScopeCol {
+                rel: alias.clone(),
+                name: c.name.clone(),
+                ty: c.ty,
+                hidden: false,
+                table_oid: vt.view.oid.0,
+                attnum: 0,
+                merged: false,
+            });
+        }
+        let top = b.level();
+        b.scopes[top] = scope;
         b.agg = AggCtx::NotAllowed("WHERE");
         let filter = match where_clause {
             Some(w) => Some(b.bind_bool(w, "WHERE")?),
@@ -912,60 +972,73 @@ fn plan_modify_view(
             };
             bind_sets(b, &table, set_list, &col_of)?
         };
-        Ok::<_, DbError>((filter, sets))
-    })();
-    b.scopes.pop();
-    b.outer_refs.pop();
-    let (filter, sets) = bound?;
-    if privs & acl::SELECT == 0 && sets.iter().any(|(_, e)| !e.columns().is_empty()) {
-        // SET expressions read the row: SELECT on every level too.
-        privs |= acl::SELECT;
-        view_write::resolve(b, v, kind, privs)?;
-    }
-    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
-    let returning = bind_view_returning(b, &vt, &alias, returning)?;
-    let filter = filter.map(|f| vt.substitute(f)).transpose()?;
-    let sets = sets
-        .into_iter()
-        .map(|(c, e)| Ok((c, vt.substitute(e)?)))
-        .collect::<Result<Vec<_>, DbError>>()?;
-    let mut conj: Vec<Expr> = filter.into_iter().flat_map(conjuncts).collect();
-    conj.extend(vt.conds.iter().cloned().flat_map(conjuncts));
-    let recheck = match conj.len() {
-        0 => None,
-        1 => Some(conj[0].clone()),
-        _ => Some(Expr::And(conj.clone())),
-    };
-    b.scopes.push(Scope::default());
-    b.outer_refs.push(None);
-    let planned = (|| {
-        let mut scope = Scope::default();
-        let mut off = 0;
-        let tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut scope);
-        let top = b.level();
-        b.scopes[top] = scope;
+        // Virtual positions become their expressions over the base row. A
+        // correlated subquery reads the row by position, so it cannot see
+        // a virtual one.
+        let devirtualize = |e: Expr| -> Result<Expr, DbError> {
+            if virtual_cols.is_empty() {
+                return Ok(e);
+            }
+            if e.has_correlated_subquery() {
+                return Err(DbError::unsupported(
+                    "a correlated subquery in a statement writing through a view with computed columns",
+                ));
+            }
+            e.rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Col(p) if *p >= virtual_start => {
+                        Some(vt.cols[virtual_cols[*p - virtual_start]].expr.clone())
+                    }
+                    _ => None,
+                })
+            })
+        };
+        let filter = filter.map(devirtualize).transpose()?;
+        let sets = sets
+            .into_iter()
+            .map(|(c, e)| Ok((c, devirtualize(e)?)))
+            .collect::<Result<Vec<_>, DbError>>()?;
+        let width = table.columns.len();
+        if privs & acl::SELECT == 0
+            && sets
+                .iter()
+                .any(|(_, e)| e.columns().iter().any(|&c| c < width))
+        {
+            // SET expressions read the row: SELECT on every level too.
+            privs |= acl::SELECT;
+            view_write::resolve(b, v, kind, privs)?;
+        }
+        b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+        let mut conj: Vec<Expr> = filter.into_iter().flat_map(conjuncts).collect();
+        conj.extend(vt.conds.iter().cloned().flat_map(conjuncts));
+        let recheck = match conj.len() {
+            0 => None,
+            1 => Some(conj[0].clone()),
+            _ => Some(Expr::And(conj.clone())),
+        };
         let (plan, rest) = select::build(b, tree, conj, None)?;
-        Ok::<_, DbError>(select::with_filter(plan, rest))
+        let input = select::with_filter(plan, rest);
+        Ok(ModifyPlan {
+            table: table.clone(),
+            offset: 0,
+            input,
+            recheck,
+            sets,
+            checks: Vec::new(),
+            returning: None,
+            delete,
+            view_checks: Vec::new(),
+        })
     })();
     b.scopes.pop();
     b.outer_refs.pop();
-    let input = planned?;
-    let checks = if delete {
-        Vec::new()
-    } else {
-        bind_checks(b.catalog, b.eval, &table)?
-    };
-    Ok(ModifyPlan {
-        table,
-        offset: 0,
-        input,
-        recheck,
-        sets,
-        checks,
-        returning,
-        delete,
-        view_checks: if delete { Vec::new() } else { vt.checks },
-    })
+    let mut plan = r?;
+    plan.returning = bind_view_returning(b, &vt, &alias, returning)?;
+    if !delete {
+        plan.checks = bind_checks(b.catalog, b.eval, &table)?;
+        plan.view_checks = vt.checks;
+    }
+    Ok(plan)
 }
 
 pub(crate) fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbError> {

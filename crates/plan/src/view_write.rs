@@ -21,10 +21,15 @@
 //! are unchanged. The view is in the privilege list (checked for the
 //! user, ROW EXCLUSIVE lock), the table as the view's owner.
 //!
-//! Left out: view column defaults (ALTER VIEW ... SET DEFAULT), ON
-//! CONFLICT through a view, UPDATE ... FROM / DELETE ... USING through a
-//! view, and correlated subqueries that read view columns in such
-//! statements (0A000); INSTEAD OF triggers and rules do not exist.
+//! UPDATE/DELETE bind over the base row's own layout (view columns that
+//! are base columns name those positions; computed ones are virtual
+//! positions substituted after binding), so FROM/USING items and
+//! correlated subqueries work as for a table.
+//!
+//! Left out (0A000): view column defaults (ALTER VIEW ... SET DEFAULT),
+//! ON CONFLICT through a view, RETURNING together with FROM/USING, and
+//! correlated subqueries when the view has computed columns or in
+//! INSERT/RETURNING; INSTEAD OF triggers and rules do not exist.
 
 use std::sync::Arc;
 

@@ -38,6 +38,16 @@ UPDATE vv SET label = label || '!' WHERE id IN (1, 2, 9) RETURNING *;
 DELETE FROM vv WHERE label = 'nine!';
 SELECT * FROM base ORDER BY id;
 
+-- UPDATE ... FROM, DELETE ... USING and correlated subqueries
+CREATE TABLE changes (id int, new_label text);
+INSERT INTO changes VALUES (2, 'two (from)'), (3, 'three (from)'), (7, 'hidden (from)');
+CREATE VIEW plain AS SELECT id, name FROM base WHERE qty < 100;
+UPDATE plain SET name = c.new_label FROM changes c WHERE plain.id = c.id;
+UPDATE v SET label = label || ' *' FROM changes WHERE v.id = changes.id AND v.double_qty > 4;
+UPDATE plain SET name = name || ' (corr)' WHERE EXISTS (SELECT 1 FROM changes c WHERE c.id = plain.id + 1);
+DELETE FROM plain USING changes WHERE plain.id = changes.id + 5;
+SELECT * FROM base ORDER BY id;
+
 -- transactions: writes through a view roll back like any other
 BEGIN;
 DELETE FROM v;
