@@ -414,6 +414,29 @@ pub struct ViewDef {
     pub depends_on: Vec<RelId>,
     /// A TEMP view (in its session's namespace; never logged).
     pub temporary: bool,
+    /// WITH [LOCAL | CASCADED] CHECK OPTION: rows written through the
+    /// view must satisfy its condition.
+    pub check_option: ViewCheckOption,
+}
+
+/// A view's check option (PostgreSQL's `check_option` reloption).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ViewCheckOption {
+    #[default]
+    None,
+    Local,
+    Cascaded,
+}
+
+impl ViewCheckOption {
+    /// The name information_schema.views.check_option shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewCheckOption::None => "NONE",
+            ViewCheckOption::Local => "LOCAL",
+            ViewCheckOption::Cascaded => "CASCADED",
+        }
+    }
 }
 
 /// What a catalog name resolves to.

@@ -81,8 +81,8 @@ use parking_lot::{Mutex, RwLock};
 pub use change::{sync_storage_indexes, Change};
 pub use defs::{
     Check, Column, FkAction, ForeignKey, Identity, IndexDef, MatView, OnCommit, Persistence,
-    Relation, Sequence, TableDef, TriggerDef, TriggerTiming, ViewDef, TRIGGER_DELETE,
-    TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    Relation, Sequence, TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
+    TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};

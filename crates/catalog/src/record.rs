@@ -65,7 +65,8 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, MatView, Persistence, TriggerDef, TriggerTiming, ViewDef,
+    FkAction, ForeignKey, Identity, MatView, Persistence, TriggerDef, TriggerTiming,
+    ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::role::{Membership, RoleDef};
@@ -260,6 +261,12 @@ impl CatalogRecord {
                 for d in &v.depends_on {
                     out.extend_from_slice(&d.0.to_le_bytes());
                 }
+                // Trailing and optional (records before it end here).
+                match v.check_option {
+                    ViewCheckOption::None => {}
+                    ViewCheckOption::Local => out.push(1),
+                    ViewCheckOption::Cascaded => out.push(2),
+                }
             }
             CatalogRecord::DropView { name } => {
                 out.push(TAG_DROP_VIEW);
@@ -412,6 +419,15 @@ impl CatalogRecord {
                 for _ in 0..n {
                     depends_on.push(RelId(r.u32()?));
                 }
+                let check_option = if r.at_end() {
+                    ViewCheckOption::None
+                } else {
+                    match r.u8()? {
+                        1 => ViewCheckOption::Local,
+                        2 => ViewCheckOption::Cascaded,
+                        x => return Err(format!("view check option {x}")),
+                    }
+                };
                 CatalogRecord::PutView(ViewDef {
                     oid,
                     rule_oid,
@@ -420,6 +436,7 @@ impl CatalogRecord {
                     columns,
                     depends_on,
                     temporary: false,
+                    check_option,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -1130,6 +1147,7 @@ mod tests {
                 columns: vec![("a".into(), DataType::Int4)],
                 depends_on: vec![RelId(7)],
                 temporary: false,
+                check_option: ViewCheckOption::Cascaded,
             }),
             CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::Comment {

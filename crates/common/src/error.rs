@@ -50,6 +50,7 @@ pub enum SqlState {
     ForeignKeyViolation,
     UniqueViolation,
     CheckViolation,
+    WithCheckOptionViolation,
     // 25
     ActiveSqlTransaction,
     NoActiveSqlTransaction,
@@ -179,6 +180,7 @@ impl SqlState {
             ForeignKeyViolation => "23503",
             UniqueViolation => "23505",
             CheckViolation => "23514",
+            WithCheckOptionViolation => "44000",
             ActiveSqlTransaction => "25001",
             NoActiveSqlTransaction => "25P01",
             InFailedSqlTransaction => "25P02",
@@ -559,6 +561,7 @@ mod tests {
         ForeignKeyViolation => "ERRCODE_FOREIGN_KEY_VIOLATION",
         UniqueViolation => "ERRCODE_UNIQUE_VIOLATION",
         CheckViolation => "ERRCODE_CHECK_VIOLATION",
+        WithCheckOptionViolation => "ERRCODE_WITH_CHECK_OPTION_VIOLATION",
         ActiveSqlTransaction => "ERRCODE_ACTIVE_SQL_TRANSACTION",
         NoActiveSqlTransaction => "ERRCODE_NO_ACTIVE_SQL_TRANSACTION",
         InFailedSqlTransaction => "ERRCODE_IN_FAILED_SQL_TRANSACTION",

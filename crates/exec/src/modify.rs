@@ -117,6 +117,28 @@ pub fn check_row(
     Ok(())
 }
 
+/// A row written through a view WITH CHECK OPTION (over the base row and
+/// its system columns) must satisfy the views' conditions: 44000 naming
+/// the first view whose condition it fails, as PostgreSQL checks them
+/// after the write.
+fn check_view_options(
+    table: &TableDef,
+    checks: &[nestor_plan::view_write::ViewCheck],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    for ch in checks {
+        if crate::executor::eval::truthy(&ch.expr.eval(row, ev)?) != Some(true) {
+            return Err(DbError::new(
+                SqlState::WithCheckOptionViolation,
+                format!("new row violates check option for view \"{}\"", ch.view),
+            )
+            .with_detail(failing_row(row, table, &ev.ctx.eval)));
+        }
+    }
+    Ok(())
+}
+
 fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
     e.into_db(&|v| valops::render(v, ec))
 }
@@ -253,7 +275,11 @@ fn insert_one(
         if let Some(rows) = fk_rows {
             rows.push((rid, row.clone()));
         }
-        emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+        let row = with_sys(row, rid, ev);
+        if !p.view_checks.is_empty() {
+            check_view_options(&p.table, &p.view_checks, &row, ev)?;
+        }
+        emit_returning(&p.returning, &row, ev, sink)?;
         return Ok(true);
     };
     let arbiters: Vec<usize> = match conflict {
@@ -708,6 +734,9 @@ fn modify_one(
                     if let (true, Some(new)) = (fk.child, new) {
                         fk.child_rows.push((rid, new, old));
                     }
+                }
+                if !p.view_checks.is_empty() {
+                    check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
                 emit_returning(&p.returning, &row, ev, sink)?;
                 if let Some(f) = trig.as_deref_mut() {

@@ -695,6 +695,7 @@ fn class_rows(c: &Catalog) -> Rows {
             )
             .set("relnatts", Value::Int2(v.columns.len() as i16))
             .set("relhasrules", Value::Bool(true))
+            .set("reloptions", view_reloptions(v.check_option))
             .done(),
         );
     }
@@ -798,6 +799,21 @@ pub(crate) fn description(
         .into_iter()
         .find(|(o, class, s, _)| *o == objoid && *s == sub && classoid.is_none_or(|k| k == *class))
         .map(|(_, _, _, d)| d)
+}
+
+/// A view's reloptions: its check option, as PostgreSQL keeps it.
+fn view_reloptions(opt: nestor_catalog::ViewCheckOption) -> Value {
+    match opt {
+        nestor_catalog::ViewCheckOption::None => Value::Null,
+        o => Array::from_items(
+            DataType::Text,
+            vec![text(format!(
+                "check_option={}",
+                o.name().to_ascii_lowercase()
+            ))],
+        )
+        .value(),
+    }
 }
 
 /// A role's name for the catalog views (the OID when it is gone).
@@ -2091,6 +2107,21 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         CatalogFn::TriggerDef => {
             let pretty = matches!(args.get(1), Some(Value::Bool(true)));
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)
+        }
+        CatalogFn::RelationIsUpdatable => {
+            let o = RelId(int(&args[0]) as u32);
+            let mask = nestor_plan::view_write::relation_updatable(c, ev.ctx.eval, o);
+            Value::Int4(mask)
+        }
+        CatalogFn::ColumnIsUpdatable => {
+            let o = RelId(int(&args[0]) as u32);
+            let attnum = int(&args[1]);
+            Value::Bool(nestor_plan::view_write::column_updatable(
+                c,
+                ev.ctx.eval,
+                o,
+                attnum,
+            ))
         }
         CatalogFn::ViewDef => {
             let o = int(&args[0]) as u32;

@@ -207,6 +207,12 @@ pub enum CatalogFn {
     ViewDef,
     /// pg_get_ruledef(oid [, pretty]): a view's _RETURN rule.
     RuleDef,
+    /// pg_relation_is_updatable(relation, include_triggers): PostgreSQL's
+    /// bit mask of the events a table or automatically updatable view
+    /// takes (4 UPDATE, 8 INSERT, 16 DELETE).
+    RelationIsUpdatable,
+    /// pg_column_is_updatable(relation, attnum, include_triggers).
+    ColumnIsUpdatable,
     /// pg_get_function_sqlbody(function): NULL, bodies are kept as text
     /// (prosrc), not as SQL-standard BEGIN ATOMIC bodies.
     FunctionSqlBody,
@@ -522,6 +528,16 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             Func::Catalog(CatalogFn::Expr),
             vec![text, Some(T::Oid), Some(T::Bool)][..n].to_vec(),
             T::Text,
+        ),
+        ("pg_relation_is_updatable", 2) => r(
+            Func::Catalog(CatalogFn::RelationIsUpdatable),
+            vec![Some(T::Oid), Some(T::Bool)],
+            T::Int4,
+        ),
+        ("pg_column_is_updatable", 3) => r(
+            Func::Catalog(CatalogFn::ColumnIsUpdatable),
+            vec![Some(T::Oid), Some(T::Int2), Some(T::Bool)],
+            T::Bool,
         ),
         ("pg_get_function_sqlbody", 1) => r(
             Func::Catalog(CatalogFn::FunctionSqlBody),

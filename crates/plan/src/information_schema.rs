@@ -42,7 +42,8 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        NULL::name AS self_referencing_column_name, NULL::varchar AS reference_generation,
        NULL::name AS user_defined_type_catalog, NULL::name AS user_defined_type_schema,
        NULL::name AS user_defined_type_name,
-       (CASE WHEN c.relkind = 'r' THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_insertable_into,
+       (CASE WHEN c.relkind = 'r' OR (c.relkind = 'v' AND (pg_relation_is_updatable(c.oid, false) & 8) = 8)
+             THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_insertable_into,
        'NO'::varchar(3) AS is_typed,
        (CASE WHEN n.nspname LIKE 'pg\\_temp\\_%' THEN 'PRESERVE' END)::varchar AS commit_action
   FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON n.oid = c.relnamespace
@@ -79,7 +80,8 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        NULL::varchar AS identity_maximum, NULL::varchar AS identity_minimum,
        'NO'::varchar(3) AS identity_cycle, 'NEVER'::varchar AS is_generated,
        NULL::varchar AS generation_expression,
-       (CASE WHEN c.relkind = 'r' THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable
+       (CASE WHEN c.relkind = 'r' OR (c.relkind = 'v' AND pg_column_is_updatable(c.oid, a.attnum, false))
+             THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable
   FROM pg_catalog.pg_attribute a
        LEFT JOIN pg_catalog.pg_attrdef ad ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
        JOIN pg_catalog.pg_class c ON a.attrelid = c.oid
@@ -158,8 +160,12 @@ SELECT current_database()::name AS table_catalog, nr.nspname AS table_schema, r.
 
 const VIEWS: &str = "
 SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
-       pg_get_viewdef(c.oid)::varchar AS view_definition, 'NONE'::varchar AS check_option,
-       'NO'::varchar(3) AS is_updatable, 'NO'::varchar(3) AS is_insertable_into,
+       pg_get_viewdef(c.oid)::varchar AS view_definition,
+       (CASE WHEN 'check_option=cascaded' = ANY (c.reloptions) THEN 'CASCADED'
+             WHEN 'check_option=local' = ANY (c.reloptions) THEN 'LOCAL'
+             ELSE 'NONE' END)::varchar AS check_option,
+       (CASE WHEN (pg_relation_is_updatable(c.oid, false) & 20) = 20 THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable,
+       (CASE WHEN (pg_relation_is_updatable(c.oid, false) & 8) = 8 THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_insertable_into,
        'NO'::varchar(3) AS is_trigger_updatable, 'NO'::varchar(3) AS is_trigger_deletable,
        'NO'::varchar(3) AS is_trigger_insertable_into
   FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON n.oid = c.relnamespace

@@ -36,6 +36,7 @@ pub mod select;
 pub mod statement;
 pub mod sysviews;
 pub mod valops;
+pub mod view_write;
 
 pub use ir::{Expr, OutCol, Plan};
 pub use statement::{explain, handles, plan_statement, Planned, PlannedStmt};

@@ -23,6 +23,7 @@ use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
 use crate::select::{self, conjuncts};
+use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
 pub struct Returning {
     pub exprs: Vec<Expr>,
@@ -50,6 +51,8 @@ pub struct InsertPlan {
     pub checks: Vec<BoundCheck>,
     pub conflict: Option<Conflict>,
     pub returning: Option<Returning>,
+    /// Check options of the views written through (empty for a table).
+    pub view_checks: Vec<ViewCheck>,
 }
 
 pub struct ModifyPlan {
@@ -64,31 +67,38 @@ pub struct ModifyPlan {
     pub checks: Vec<BoundCheck>,
     pub returning: Option<Returning>,
     pub delete: bool,
+    /// Check options of the views written through (empty for a table).
+    pub view_checks: Vec<ViewCheck>,
 }
 
-fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<Arc<TableDef>, DbError> {
+/// What a DML statement names: a table, or a view it writes through.
+enum WriteTarget {
+    Table(Arc<TableDef>),
+    View(Arc<nestor_catalog::ViewDef>),
+}
+
+fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
     let name = relname(rv)?;
-    if b.catalog.table(&name).is_some_and(|t| t.matview.is_some()) {
-        return Err(DbError::new(
-            SqlState::WrongObjectType,
-            format!("cannot change materialized view \"{name}\""),
-        ));
+    if let Some(t) = b.catalog.table(&name) {
+        if t.matview.is_some() {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                format!("cannot change materialized view \"{name}\""),
+            ));
+        }
+        return Ok(WriteTarget::Table(t));
     }
-    b.catalog.table(&name).ok_or_else(|| {
-        let e = if b.catalog.view(&name).is_some() {
-            DbError::new(
-                SqlState::FeatureNotSupported,
-                format!("writing through view \"{name}\" is not supported"),
-            )
-            .with_hint("Write to the tables the view reads.")
-        } else {
-            DbError::new(
-                SqlState::UndefinedTable,
-                format!("relation \"{name}\" does not exist"),
-            )
-        };
-        bind::err_at(e, b.text, rv.location)
-    })
+    if let Some(v) = b.catalog.view(&name) {
+        return Ok(WriteTarget::View(v));
+    }
+    Err(bind::err_at(
+        DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ),
+        b.text,
+        rv.location,
+    ))
 }
 
 fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
@@ -133,7 +143,10 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("INSERT without table"))?;
-    let table = table_for_write(b, rv)?;
+    let table = match table_for_write(b, rv)? {
+        WriteTarget::Table(t) => t,
+        WriteTarget::View(v) => return plan_insert_view(b, ins, rv, &v),
+    };
     // INSERT; SELECT too when RETURNING reads the row, UPDATE for ON
     // CONFLICT DO UPDATE (which also reads the existing row).
     let mut privs = acl::INSERT;
@@ -234,7 +247,177 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         defaults,
         conflict,
         returning: returning?,
+        view_checks: Vec::new(),
     })
+}
+
+/// INSERT through an automatically updatable view (`view_write`): the
+/// view's columns map to the base table's, the others get their defaults,
+/// RETURNING is over the view's columns.
+fn plan_insert_view(
+    b: &mut Binder,
+    ins: &pb::InsertStmt,
+    rv: &pb::RangeVar,
+    v: &Arc<nestor_catalog::ViewDef>,
+) -> Result<InsertPlan, DbError> {
+    if ins.on_conflict_clause.is_some() {
+        return Err(DbError::unsupported("INSERT ... ON CONFLICT on a view"));
+    }
+    let mut privs = acl::INSERT;
+    if !ins.returning_list.is_empty() {
+        privs |= acl::SELECT;
+    }
+    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+    let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
+    let table = vt.table.clone();
+    let mut view_cols = Vec::new();
+    let mut col_locs = Vec::new();
+    for c in &ins.cols {
+        let NodeEnum::ResTarget(rt) = node(c)? else {
+            continue;
+        };
+        if !rt.indirection.is_empty() {
+            return Err(DbError::unsupported(
+                "INSERT into subfields or array elements",
+            ));
+        }
+        let i = vt.column(&rt.name).ok_or_else(|| {
+            bind::err_at(
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!(
+                        "column \"{}\" of relation \"{}\" does not exist",
+                        rt.name, v.name
+                    ),
+                ),
+                b.text,
+                rt.location,
+            )
+        })?;
+        if view_cols.contains(&i) {
+            return Err(bind::err_at(
+                DbError::new(
+                    SqlState::DuplicateColumn,
+                    format!("column \"{}\" specified more than once", rt.name),
+                ),
+                b.text,
+                rt.location,
+            ));
+        }
+        view_cols.push(i);
+        col_locs.push(rt.location);
+    }
+    if ins.cols.is_empty() {
+        // The implicit list: as many view columns as the source gives.
+        let n = insert_source_width(ins).unwrap_or(vt.cols.len());
+        view_cols = (0..vt.cols.len().min(n)).collect();
+    }
+    let mut targets = view_cols
+        .iter()
+        .map(|&i| vt.writable(i, WriteKind::Insert))
+        .collect::<Result<Vec<_>, _>>()?;
+    let overriding =
+        pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
+    if overriding == pb::OverridingKind::OverridingUserValue {
+        return Err(DbError::unsupported("OVERRIDING USER VALUE"));
+    }
+    b.identity_check = (overriding != pb::OverridingKind::OverridingSystemValue).then_some(());
+    let source = match ins.select_stmt.as_deref() {
+        None => {
+            targets.clear();
+            Ok(Plan::Single)
+        }
+        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s),
+    };
+    let checked = b.identity_check.take().is_some();
+    let source = source?;
+    if checked && !matches!(source, Plan::Values { .. }) {
+        if let Some(&c) = targets
+            .iter()
+            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
+        {
+            return Err(generated_always(&table, c));
+        }
+    }
+    let alias = rv
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| v.name.clone());
+    let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
+    let mut defaults = Vec::new();
+    for (i, _) in table.live_columns() {
+        if !targets.contains(&i) {
+            if let Some(e) = bind_default(b.catalog, b.eval, &table, i)? {
+                defaults.push((i, e));
+            }
+        }
+    }
+    Ok(InsertPlan {
+        checks: bind_checks(b.catalog, b.eval, &table)?,
+        table,
+        source,
+        targets,
+        defaults,
+        conflict: None,
+        returning,
+        view_checks: vt.checks,
+    })
+}
+
+/// How many values each row of an INSERT's source has, when its text
+/// tells (VALUES, or a select list without `*`).
+fn insert_source_width(ins: &pb::InsertStmt) -> Option<usize> {
+    let NodeEnum::SelectStmt(sel) = node(ins.select_stmt.as_deref()?).ok()? else {
+        return None;
+    };
+    if let Some(first) = sel.values_lists.first() {
+        let NodeEnum::List(l) = node(first).ok()? else {
+            return None;
+        };
+        return Some(l.items.len());
+    }
+    if sel.op != pb::SetOperation::SetopNone as i32 && sel.op != 0 {
+        return None;
+    }
+    for t in &sel.target_list {
+        let NodeEnum::ResTarget(rt) = node(t).ok()? else {
+            return None;
+        };
+        if let Some(NodeEnum::ColumnRef(cr)) = rt.val.as_deref().and_then(|v| v.node.as_ref()) {
+            if cr
+                .fields
+                .iter()
+                .any(|f| matches!(f.node, Some(NodeEnum::AStar(_))))
+            {
+                return None;
+            }
+        }
+    }
+    Some(sel.target_list.len())
+}
+
+/// RETURNING over a view's columns, rewritten over the base row.
+fn bind_view_returning(
+    b: &mut Binder,
+    vt: &ViewTarget,
+    alias: &str,
+    list: &[Node],
+) -> Result<Option<Returning>, DbError> {
+    b.scopes.push(vt.scope(alias));
+    b.outer_refs.push(None);
+    let r = bind_returning(b, list);
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let Some(mut r) = r? else {
+        return Ok(None);
+    };
+    r.exprs = r
+        .exprs
+        .into_iter()
+        .map(|e| vt.substitute(e))
+        .collect::<Result<_, _>>()?;
+    Ok(Some(r))
 }
 
 fn plan_insert_source(
@@ -445,7 +628,7 @@ fn plan_conflict(
     select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
     b.scopes.push(scope);
     b.outer_refs.push(None);
-    let r = bind_sets(b, table, &oc.target_list).and_then(|sets| {
+    let r = bind_sets(b, table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
         let filter = match &oc.where_clause {
             Some(w) => Some(b.bind_bool(w, "WHERE")?),
             None => None,
@@ -526,6 +709,7 @@ fn bind_sets(
     b: &mut Binder,
     table: &TableDef,
     list: &[Node],
+    col_of: &dyn Fn(&str) -> Result<usize, DbError>,
 ) -> Result<Vec<(usize, Expr)>, DbError> {
     b.agg = AggCtx::NotAllowed("UPDATE");
     let mut sets = Vec::new();
@@ -542,7 +726,7 @@ fn bind_sets(
         if matches!(node(val)?, NodeEnum::MultiAssignRef(_)) {
             return Err(DbError::unsupported("UPDATE SET (a, b) = ..."));
         }
-        let col = column_of(table, &rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
+        let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
         let ty = table.columns[col].ty;
         let e = if matches!(node(val)?, NodeEnum::SetToDefault(_)) {
             bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
@@ -577,7 +761,21 @@ fn plan_modify(
     returning: &[Node],
     delete: bool,
 ) -> Result<ModifyPlan, DbError> {
-    let table = table_for_write(b, rv)?;
+    let table = match table_for_write(b, rv)? {
+        WriteTarget::Table(t) => t,
+        WriteTarget::View(v) => {
+            return plan_modify_view(
+                b,
+                rv,
+                &v,
+                extra_from,
+                where_clause,
+                set_list,
+                returning,
+                delete,
+            )
+        }
+    };
     let alias = rv
         .alias
         .as_ref()
@@ -622,7 +820,7 @@ fn plan_modify(
         let sets = if delete {
             Vec::new()
         } else {
-            bind_sets(b, &table, set_list)?
+            bind_sets(b, &table, set_list, &|n| column_of(&table, n))?
         };
         // UPDATE / DELETE; SELECT too when the statement reads the row's
         // values (WHERE, RETURNING, SET expressions over its columns), as
@@ -656,11 +854,209 @@ fn plan_modify(
             checks,
             returning,
             delete,
+            view_checks: Vec::new(),
         })
     })();
     b.scopes.pop();
     b.outer_refs.pop();
     r
+}
+
+/// UPDATE or DELETE through an automatically updatable view. The
+/// statement binds over the base table's row: a view column that is a
+/// base column names that position (so correlated subqueries and
+/// UPDATE ... FROM / DELETE ... USING see the row as for a table), the
+/// other view columns are virtual positions after the FROM items,
+/// replaced by their expressions over the base row once bound. The views'
+/// conditions join the WHERE clause (and its EvalPlanQual re-check).
+#[allow(clippy::too_many_arguments)]
+fn plan_modify_view(
+    b: &mut Binder,
+    rv: &pb::RangeVar,
+    v: &Arc<nestor_catalog::ViewDef>,
+    extra_from: &[Node],
+    where_clause: Option<&Node>,
+    set_list: &[Node],
+    returning: &[Node],
+    delete: bool,
+) -> Result<ModifyPlan, DbError> {
+    if !extra_from.is_empty() && !returning.is_empty() {
+        return Err(DbError::unsupported(if delete {
+            "DELETE ... USING ... RETURNING on a view"
+        } else {
+            "UPDATE ... FROM ... RETURNING on a view"
+        }));
+    }
+    let (kind, write) = if delete {
+        (WriteKind::Delete, acl::DELETE)
+    } else {
+        (WriteKind::Update, acl::UPDATE)
+    };
+    let mut privs = write;
+    if where_clause.is_some() || !returning.is_empty() {
+        privs |= acl::SELECT;
+    }
+    let vt = view_write::resolve(b, v, kind, privs)?;
+    let table = vt.table.clone();
+    // A read-only column assigned: PostgreSQL's rewriter error (no cursor).
+    for t in set_list {
+        if let NodeEnum::ResTarget(rt) = node(t)? {
+            if let Some(i) = vt.column(&rt.name) {
+                vt.writable(i, kind)?;
+            }
+        }
+    }
+    let alias = rv
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| v.name.clone());
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    let r = (|| -> Result<ModifyPlan, DbError> {
+        let mut base_scope = Scope::default();
+        let mut off = 0;
+        let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut base_scope);
+        // The base row's positions, named by the view columns that are
+        // plain references to them (the first one each); the rest are
+        // unreachable.
+        let mut scope = Scope::default();
+        let mut namer: Vec<Option<usize>> = vec![None; base_scope.width()];
+        let mut virtual_cols = Vec::new();
+        for (i, c) in vt.cols.iter().enumerate() {
+            match c.expr {
+                Expr::Col(j) if namer[j].is_none() => namer[j] = Some(i),
+                _ => virtual_cols.push(i),
+            }
+        }
+        for (j, mut sc) in base_scope.cols.into_iter().enumerate() {
+            match namer[j] {
+                Some(i) => {
+                    sc.name = vt.cols[i].name.clone();
+                    sc.hidden = false;
+                }
+                None => {
+                    sc.name = "\u{0}".to_string();
+                    sc.hidden = true;
+                }
+            }
+            scope.cols.push(sc);
+        }
+        for f in extra_from {
+            let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
+            let (lo, _) = tree.range();
+            let (_, hi) = item.range();
+            tree = select::From::Join {
+                kind: crate::ir::JoinKind::Inner,
+                left: Box::new(tree),
+                right: Box::new(item),
+                on: Vec::new(),
+                merged: Vec::new(),
+                offset: lo,
+                width: hi - lo,
+            };
+        }
+        let virtual_start = scope.width();
+        for &i in &virtual_cols {
+            let c = &vt.cols[i];
+            scope.cols.push(bind::ScopeCol {
+                rel: alias.clone(),
+                name: c.name.clone(),
+                ty: c.ty,
+                hidden: false,
+                table_oid: vt.view.oid.0,
+                attnum: 0,
+                merged: false,
+            });
+        }
+        let top = b.level();
+        b.scopes[top] = scope;
+        b.agg = AggCtx::NotAllowed("WHERE");
+        let filter = match where_clause {
+            Some(w) => Some(b.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        let sets = if delete {
+            Vec::new()
+        } else {
+            let col_of = |n: &str| -> Result<usize, DbError> {
+                let i = vt.column(n).ok_or_else(|| {
+                    DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column \"{n}\" of relation \"{}\" does not exist", v.name),
+                    )
+                })?;
+                vt.writable(i, kind)
+            };
+            bind_sets(b, &table, set_list, &col_of)?
+        };
+        // Virtual positions become their expressions over the base row. A
+        // correlated subquery reads the row by position, so it cannot see
+        // a virtual one.
+        let devirtualize = |e: Expr| -> Result<Expr, DbError> {
+            if virtual_cols.is_empty() {
+                return Ok(e);
+            }
+            if e.has_correlated_subquery() {
+                return Err(DbError::unsupported(
+                    "a correlated subquery in a statement writing through a view with computed columns",
+                ));
+            }
+            e.rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Col(p) if *p >= virtual_start => {
+                        Some(vt.cols[virtual_cols[*p - virtual_start]].expr.clone())
+                    }
+                    _ => None,
+                })
+            })
+        };
+        let filter = filter.map(devirtualize).transpose()?;
+        let sets = sets
+            .into_iter()
+            .map(|(c, e)| Ok((c, devirtualize(e)?)))
+            .collect::<Result<Vec<_>, DbError>>()?;
+        let width = table.columns.len();
+        if privs & acl::SELECT == 0
+            && sets
+                .iter()
+                .any(|(_, e)| e.columns().iter().any(|&c| c < width))
+        {
+            // SET expressions read the row: SELECT on every level too.
+            privs |= acl::SELECT;
+            view_write::resolve(b, v, kind, privs)?;
+        }
+        b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+        let mut conj: Vec<Expr> = filter.into_iter().flat_map(conjuncts).collect();
+        conj.extend(vt.conds.iter().cloned().flat_map(conjuncts));
+        let recheck = match conj.len() {
+            0 => None,
+            1 => Some(conj[0].clone()),
+            _ => Some(Expr::And(conj.clone())),
+        };
+        let (plan, rest) = select::build(b, tree, conj, None)?;
+        let input = select::with_filter(plan, rest);
+        Ok(ModifyPlan {
+            table: table.clone(),
+            offset: 0,
+            input,
+            recheck,
+            sets,
+            checks: Vec::new(),
+            returning: None,
+            delete,
+            view_checks: Vec::new(),
+        })
+    })();
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let mut plan = r?;
+    plan.returning = bind_view_returning(b, &vt, &alias, returning)?;
+    if !delete {
+        plan.checks = bind_checks(b.catalog, b.eval, &table)?;
+        plan.view_checks = vt.checks;
+    }
+    Ok(plan)
 }
 
 pub(crate) fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbError> {

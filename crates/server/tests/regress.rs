@@ -215,6 +215,7 @@ regress!(
     renames,
     create_as,
     views,
+    updatable_views,
     jsonb_ops,
     window,
     interval_ops,

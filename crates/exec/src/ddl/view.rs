@@ -26,12 +26,13 @@
 //! with a NOTICE) live in the session's namespace, are never logged and go
 //! with the session, as TEMP tables do.
 //!
-//! Left out (0A000): WITH CHECK OPTION and view options, materialized
-//! views, writing through a view (INSERT/UPDATE/DELETE).
+//! WITH [LOCAL | CASCADED] CHECK OPTION is kept in the definition; writing
+//! through a view is `nestor_plan::view_write`'s. Left out (0A000): view
+//! options other than check_option, materialized views here.
 
 use std::sync::Arc;
 
-use nestor_catalog::{Change, Relation, ViewDef};
+use nestor_catalog::{Change, Relation, ViewCheckOption, ViewDef};
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_parser::pb;
 use nestor_plan::bind::{self, relname};
@@ -51,12 +52,7 @@ pub fn create_view(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE VIEW without a name"))?;
     let name = relname(rv)?;
-    if vs.with_check_option != pb::ViewCheckOption::NoCheckOption as i32 {
-        return Err(DbError::unsupported("WITH CHECK OPTION"));
-    }
-    if !vs.options.is_empty() {
-        return Err(DbError::unsupported("view options (WITH (...))"));
-    }
+    let check_option = check_option(vs)?;
     let query = vs
         .query
         .as_deref()
@@ -138,13 +134,56 @@ pub fn create_view(
         columns,
         depends_on,
         temporary,
+        check_option,
     };
+    let def = Arc::new(def);
+    if check_option != ViewCheckOption::None {
+        nestor_plan::view_write::check_option_allowed(ctx.catalog, ctx.eval, &def)?;
+    }
     ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(def)))?;
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(def))?;
     if prev.is_some() {
         revalidate_views_on(ctx, oid, "view")?;
     }
     Ok(CommandTag::Plain("CREATE VIEW"))
+}
+
+/// WITH [LOCAL | CASCADED] CHECK OPTION, or `WITH (check_option = ...)`
+/// (the only view option accepted).
+fn check_option(vs: &pb::ViewStmt) -> Result<ViewCheckOption, DbError> {
+    let mut opt = match pb::ViewCheckOption::try_from(vs.with_check_option) {
+        Ok(pb::ViewCheckOption::LocalCheckOption) => ViewCheckOption::Local,
+        Ok(pb::ViewCheckOption::CascadedCheckOption) => ViewCheckOption::Cascaded,
+        _ => ViewCheckOption::None,
+    };
+    for o in &vs.options {
+        let Some(nestor_parser::NodeEnum::DefElem(d)) = o.node.as_ref() else {
+            continue;
+        };
+        if d.defname != "check_option" {
+            return Err(DbError::unsupported(format!(
+                "view option \"{}\"",
+                d.defname
+            )));
+        }
+        let value = match d.arg.as_deref().and_then(|a| a.node.as_ref()) {
+            Some(nestor_parser::NodeEnum::String(s)) => s.sval.clone(),
+            Some(nestor_parser::NodeEnum::TypeName(t)) => bind::names(&t.names).join("."),
+            _ => String::new(),
+        };
+        opt = match value.as_str() {
+            "local" => ViewCheckOption::Local,
+            "cascaded" => ViewCheckOption::Cascaded,
+            _ => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    "invalid value for enum option \"check_option\": ".to_string() + &value,
+                )
+                .with_detail("Valid values are \"local\" and \"cascaded\"."))
+            }
+        };
+    }
+    Ok(opt)
 }
 
 /// OR REPLACE keeps the old columns (same names and types, in order) and

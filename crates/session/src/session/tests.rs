@@ -797,11 +797,10 @@ fn views_refuse_changes_that_would_break_them() {
     q(&mut s, "ALTER TABLE vt RENAME TO vt2");
     let out = run(&mut s, "SELECT * FROM vv");
     assert!(out.contains(&"D:a".to_string()), "{out:?}");
-    // Writing through a view is refused, naming it.
-    let out = q(&mut s, "INSERT INTO v VALUES (2, 'b')");
-    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
-    assert_eq!(
-        error_of(&out).message,
-        "writing through view \"v\" is not supported"
-    );
+    // Writing through the (simple, so updatable) view reaches the
+    // renamed table.
+    let out = run(&mut s, "INSERT INTO v VALUES (2, 'b')");
+    assert!(!out.iter().any(|m| m.starts_with("E:")), "{out:?}");
+    let out = run(&mut s, "SELECT title FROM vt2 WHERE id = 2");
+    assert!(out.contains(&"D:b".to_string()), "{out:?}");
 }

@@ -1,0 +1,543 @@
+//! Writing through views: PostgreSQL's automatically updatable views.
+//!
+//! A view is automatically updatable when its query is a plain SELECT
+//! from exactly one table or updatable view: no WITH, DISTINCT, GROUP BY,
+//! HAVING, LIMIT/OFFSET, set operations, and no aggregates, window
+//! functions or set-returning functions in its select list. Resolving a
+//! write target walks the chain of views down to the table and binds each
+//! view's select list and WHERE over the table's row, so that
+//!
+//! ```text
+//!   view column i  -> an expression over the base table's row (with the
+//!                     system columns); updatable when it is a plain column
+//!   view condition -> the conjunction of every level's WHERE, over the row
+//!   check options  -> the conditions each written row must satisfy (44000)
+//! ```
+//!
+//! The DML planner (`modify.rs`) binds the statement's own expressions in
+//! a scope of the view's columns and substitutes these expressions for
+//! them, so the plan is an ordinary INSERT/UPDATE/DELETE of the table:
+//! the executor, triggers, EvalPlanQual and the hot path of table writes
+//! are unchanged. The view is in the privilege list (checked for the
+//! user, ROW EXCLUSIVE lock), the table as the view's owner.
+//!
+//! UPDATE/DELETE bind over the base row's own layout (view columns that
+//! are base columns name those positions; computed ones are virtual
+//! positions substituted after binding), so FROM/USING items and
+//! correlated subqueries work as for a table.
+//!
+//! Left out (0A000): view column defaults (ALTER VIEW ... SET DEFAULT),
+//! ON CONFLICT through a view, RETURNING together with FROM/USING, and
+//! correlated subqueries when the view has computed columns or in
+//! INSERT/RETURNING; INSTEAD OF triggers and rules do not exist.
+
+use std::sync::Arc;
+
+use nestor_catalog::acl::ObjKind;
+use nestor_catalog::{Catalog, TableDef, ViewCheckOption, ViewDef};
+use nestor_common::{DbError, RelId, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_types::datatype::DataType;
+use nestor_types::EvalCtx;
+
+use crate::bind::{node, relname, AggCtx, Binder, Scope, ScopeCol, WinCtx};
+use crate::ir::Expr;
+use crate::select;
+
+/// What a statement writes through.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum WriteKind {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// One column of a view written through.
+#[derive(Clone, Debug)]
+pub struct ViewCol {
+    pub name: String,
+    pub ty: DataType,
+    /// Its value over the base table's row (data and system columns).
+    pub expr: Expr,
+    /// The base table column it is, when it is updatable.
+    pub base: Option<usize>,
+}
+
+/// A check option's condition over the base table's row.
+#[derive(Clone, Debug)]
+pub struct ViewCheck {
+    pub view: String,
+    pub expr: Expr,
+}
+
+/// A view resolved to the table its writes go to.
+pub struct ViewTarget {
+    pub view: Arc<ViewDef>,
+    pub table: Arc<TableDef>,
+    pub cols: Vec<ViewCol>,
+    /// Every level's WHERE condition over the base row.
+    pub conds: Vec<Expr>,
+    /// The check options that apply to rows written through the view.
+    pub checks: Vec<ViewCheck>,
+}
+
+impl ViewTarget {
+    /// The scope statements bind in: the view's columns under `alias`.
+    pub fn scope(&self, alias: &str) -> Scope {
+        let mut scope = Scope::default();
+        for c in &self.cols {
+            scope.cols.push(ScopeCol {
+                rel: alias.to_string(),
+                name: c.name.clone(),
+                ty: c.ty,
+                hidden: false,
+                table_oid: self.view.oid.0,
+                attnum: 0,
+                merged: false,
+            });
+        }
+        scope
+    }
+
+    /// An expression bound in [`ViewTarget::scope`] rewritten over the base
+    /// table's row.
+    pub fn substitute(&self, e: Expr) -> Result<Expr, DbError> {
+        if e.has_correlated_subquery() {
+            return Err(DbError::unsupported(
+                "a correlated subquery in a statement writing through a view",
+            ));
+        }
+        substitute(e, &self.cols)
+    }
+
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.cols.iter().position(|c| c.name == name)
+    }
+
+    /// The base column view column `i` writes, or PostgreSQL's error for a
+    /// column that is not a plain column of the base relation.
+    pub fn writable(&self, i: usize, kind: WriteKind) -> Result<usize, DbError> {
+        let c = &self.cols[i];
+        c.base.ok_or_else(|| {
+            let verb = match kind {
+                WriteKind::Insert => "insert into",
+                _ => "update",
+            };
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                format!(
+                    "cannot {verb} column \"{}\" of view \"{}\"",
+                    c.name, self.view.name
+                ),
+            )
+            .with_detail(
+                "View columns that are not columns of their base relation are not updatable.",
+            )
+        })
+    }
+}
+
+fn substitute(e: Expr, cols: &[ViewCol]) -> Result<Expr, DbError> {
+    e.rewrite(&mut |x| {
+        Ok(match x {
+            Expr::Col(i) => Some(cols[*i].expr.clone()),
+            _ => None,
+        })
+    })
+}
+
+/// PostgreSQL's error for writing to a view that is not automatically
+/// updatable (55000).
+fn not_updatable(view: &str, kind: WriteKind, detail: &str) -> DbError {
+    let (msg, hint) = match kind {
+        WriteKind::Insert => (
+            format!("cannot insert into view \"{view}\""),
+            "To enable inserting into the view, provide an INSTEAD OF INSERT trigger or an unconditional ON INSERT DO INSTEAD rule.",
+        ),
+        WriteKind::Update => (
+            format!("cannot update view \"{view}\""),
+            "To enable updating the view, provide an INSTEAD OF UPDATE trigger or an unconditional ON UPDATE DO INSTEAD rule.",
+        ),
+        WriteKind::Delete => (
+            format!("cannot delete from view \"{view}\""),
+            "To enable deleting from the view, provide an INSTEAD OF DELETE trigger or an unconditional ON DELETE DO INSTEAD rule.",
+        ),
+    };
+    DbError::new(SqlState::ObjectNotInPrerequisiteState, msg)
+        .with_detail(detail)
+        .with_hint(hint)
+}
+
+/// The view's query, parsed.
+fn view_select(v: &ViewDef) -> Result<Box<pb::SelectStmt>, DbError> {
+    let stmts = nestor_parser::parse_sql(&v.query)?;
+    match stmts
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt)
+        .and_then(|n| n.node)
+    {
+        Some(NodeEnum::SelectStmt(sel)) => Ok(sel),
+        _ => Err(DbError::internal(format!(
+            "view \"{}\" is not a SELECT",
+            v.name
+        ))),
+    }
+}
+
+/// Why a view's query is not automatically updatable, from its shape
+/// alone (PostgreSQL's view_query_is_auto_updatable, in its order); the
+/// select list is checked once bound.
+pub fn shape_detail(sel: &pb::SelectStmt) -> Option<&'static str> {
+    if !sel.distinct_clause.is_empty() {
+        return Some("Views containing DISTINCT are not automatically updatable.");
+    }
+    if !sel.group_clause.is_empty() {
+        return Some("Views containing GROUP BY are not automatically updatable.");
+    }
+    if sel.having_clause.is_some() {
+        return Some("Views containing HAVING are not automatically updatable.");
+    }
+    if sel.op != pb::SetOperation::SetopNone as i32 && sel.op != 0 {
+        return Some(
+            "Views containing UNION, INTERSECT, or EXCEPT are not automatically updatable.",
+        );
+    }
+    if sel.with_clause.is_some() {
+        return Some("Views containing WITH are not automatically updatable.");
+    }
+    if sel.limit_offset.is_some() || sel.limit_count.is_some() {
+        return Some("Views containing LIMIT or OFFSET are not automatically updatable.");
+    }
+    if !sel.values_lists.is_empty() {
+        return Some(NOT_SINGLE);
+    }
+    None
+}
+
+fn single_from(sel: &pb::SelectStmt) -> Option<&pb::RangeVar> {
+    if sel.from_clause.len() != 1 {
+        return None;
+    }
+    match node(&sel.from_clause[0]).ok()? {
+        NodeEnum::RangeVar(rv) => Some(rv),
+        _ => None,
+    }
+}
+
+const NOT_SINGLE: &str =
+    "Views that do not select from a single table or view are not automatically updatable.";
+
+/// Resolve view `v` (named in a statement of `kind`) down to its table.
+/// The privileges `privs` are required on each relation below the view,
+/// checked as the owner of the view above it.
+pub fn resolve(
+    b: &mut Binder,
+    v: &Arc<ViewDef>,
+    kind: WriteKind,
+    privs: u16,
+) -> Result<ViewTarget, DbError> {
+    resolve_depth(b, v, kind, privs, 0)
+}
+
+fn resolve_depth(
+    b: &mut Binder,
+    v: &Arc<ViewDef>,
+    kind: WriteKind,
+    privs: u16,
+    depth: usize,
+) -> Result<ViewTarget, DbError> {
+    if depth > 100 {
+        return Err(DbError::new(
+            SqlState::InvalidObjectDefinition,
+            format!(
+                "infinite recursion detected in rules for relation \"{}\"",
+                v.name
+            ),
+        ));
+    }
+    let sel = view_select(v)?;
+    if let Some(d) = shape_detail(&sel) {
+        return Err(not_updatable(&v.name, kind, d));
+    }
+    let Some(rv) = single_from(&sel) else {
+        return Err(not_updatable(&v.name, kind, NOT_SINGLE));
+    };
+    let name = relname(rv)?;
+    let alias = rv
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or_else(|| name.clone());
+    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
+    let saved_as = b.perm_as.replace(owner);
+    let r = (|| {
+        // The level below: a table, or an updatable view resolved first.
+        let (table, lower, scope) = if let Some(t) = b.catalog.table(&name) {
+            if t.matview.is_some() {
+                return Err(not_updatable(&v.name, kind, NOT_SINGLE));
+            }
+            b.need(ObjKind::Table, t.oid.0, &t.name, privs);
+            let scope = select::table_scope(&t, &alias);
+            (t, None, scope)
+        } else if let Some(inner) = b.catalog.view(&name) {
+            b.need(ObjKind::Table, inner.oid.0, &inner.name, privs);
+            let lower = resolve_depth(b, &inner, kind, privs, depth + 1)?;
+            let scope = lower.scope(&alias);
+            (lower.table.clone(), Some(lower), scope)
+        } else {
+            return Err(not_updatable(&v.name, kind, NOT_SINGLE));
+        };
+        bind_level(b, v, &sel, kind, table, lower, scope)
+    })();
+    b.perm_as = saved_as;
+    r
+}
+
+/// Bind one view's select list and WHERE in the scope of the level below
+/// and rewrite them over the base row.
+fn bind_level(
+    b: &mut Binder,
+    v: &Arc<ViewDef>,
+    sel: &pb::SelectStmt,
+    kind: WriteKind,
+    table: Arc<TableDef>,
+    lower: Option<ViewTarget>,
+    scope: Scope,
+) -> Result<ViewTarget, DbError> {
+    let saved_text = std::mem::take(&mut b.text);
+    let saved_ctes = std::mem::take(&mut b.ctes);
+    let saved_vars = b.vars.take();
+    let saved_agg = std::mem::replace(&mut b.agg, AggCtx::Allowed);
+    let saved_window = std::mem::replace(&mut b.window, WinCtx::Allowed);
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let bound = (|| {
+        let targets = select::bind_targets(b, &sel.target_list)?;
+        b.agg = AggCtx::NotAllowed("WHERE");
+        let cond = match &sel.where_clause {
+            Some(w) => Some(b.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        Ok((targets, cond))
+    })();
+    b.scopes.pop();
+    b.outer_refs.pop();
+    b.text = saved_text;
+    b.ctes = saved_ctes;
+    b.vars = saved_vars;
+    b.agg = saved_agg;
+    b.window = saved_window;
+    let (targets, cond) = bound.map_err(|e: DbError| {
+        DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!("view \"{}\" no longer matches the tables it reads", v.name),
+        )
+        .with_detail(e.message)
+    })?;
+    let mut agg = false;
+    let mut win = false;
+    let mut srf = false;
+    for t in &targets {
+        t.expr.walk(&mut |e| match e {
+            Expr::Agg(_) => agg = true,
+            Expr::Window(_) => win = true,
+            _ => {}
+        });
+        srf |= t.expr.contains_srf();
+    }
+    if agg {
+        return Err(not_updatable(
+            &v.name,
+            kind,
+            "Views that return aggregate functions are not automatically updatable.",
+        ));
+    }
+    if win {
+        return Err(not_updatable(
+            &v.name,
+            kind,
+            "Views that return window functions are not automatically updatable.",
+        ));
+    }
+    if srf {
+        return Err(not_updatable(
+            &v.name,
+            kind,
+            "Views that return set-returning functions are not automatically updatable.",
+        ));
+    }
+    let n_data = table.columns.len();
+    let mut cols = Vec::with_capacity(v.columns.len());
+    for (t, (name, ty)) in targets.into_iter().zip(&v.columns) {
+        let (expr, base) = match &lower {
+            None => {
+                // A plain data column (not a system column) is updatable.
+                let base = match t.expr {
+                    Expr::Col(c) if c < n_data => Some(c),
+                    _ => None,
+                };
+                (t.expr, base)
+            }
+            Some(l) => {
+                let base = match t.expr {
+                    Expr::Col(c) => l.cols[c].base,
+                    _ => None,
+                };
+                let e = if t.expr.has_correlated_subquery() {
+                    return Err(DbError::unsupported(
+                        "writing through a view over a view whose select list has a correlated subquery",
+                    ));
+                } else {
+                    substitute(t.expr, &l.cols)?
+                };
+                (e, base)
+            }
+        };
+        cols.push(ViewCol {
+            name: name.clone(),
+            ty: *ty,
+            expr,
+            base,
+        });
+    }
+    if kind != WriteKind::Delete && cols.iter().all(|c| c.base.is_none()) {
+        return Err(not_updatable(
+            &v.name,
+            kind,
+            "Views that have no updatable columns are not automatically updatable.",
+        ));
+    }
+    let cond = match (cond, &lower) {
+        (Some(c), Some(l)) => {
+            if c.has_correlated_subquery() {
+                return Err(DbError::unsupported(
+                    "writing through a view over a view whose WHERE has a correlated subquery",
+                ));
+            }
+            Some(substitute(c, &l.cols)?)
+        }
+        (c, _) => c,
+    };
+    let (mut conds, lower_checks) = match lower {
+        Some(l) => (l.conds, l.checks),
+        None => (Vec::new(), Vec::new()),
+    };
+    // Innermost first, as PostgreSQL checks (and reports) them: CASCADED
+    // checks every condition below too, whatever those views' options;
+    // otherwise the checks of the views below stand as they are.
+    let mut checks = match v.check_option {
+        ViewCheckOption::Cascaded => cascaded_checks(b, v, &table)?,
+        _ => lower_checks,
+    };
+    if v.check_option != ViewCheckOption::None {
+        if let Some(c) = &cond {
+            checks.push(ViewCheck {
+                view: v.name.clone(),
+                expr: c.clone(),
+            });
+        }
+    }
+    conds.extend(cond);
+    Ok(ViewTarget {
+        view: v.clone(),
+        table,
+        cols,
+        conds,
+        checks,
+    })
+}
+
+/// The conditions of every view below `v` (a CASCADED check option
+/// checks them all, whatever their own options), innermost first as
+/// PostgreSQL reports the innermost failing view.
+fn cascaded_checks(
+    b: &mut Binder,
+    v: &Arc<ViewDef>,
+    table: &Arc<TableDef>,
+) -> Result<Vec<ViewCheck>, DbError> {
+    let sel = view_select(v)?;
+    let Some(rv) = single_from(&sel) else {
+        return Ok(Vec::new());
+    };
+    let name = relname(rv)?;
+    let Some(inner) = b.catalog.view(&name) else {
+        return Ok(Vec::new());
+    };
+    let mut forced = (*inner).clone();
+    forced.check_option = ViewCheckOption::Cascaded;
+    let l = resolve_depth(b, &Arc::new(forced), WriteKind::Delete, 0, 1)?;
+    debug_assert!(Arc::ptr_eq(&l.table, table) || l.table.oid == table.oid);
+    Ok(l.checks)
+}
+
+/// The events relation `oid` takes (PostgreSQL's
+/// pg_relation_is_updatable without triggers: 4 UPDATE, 8 INSERT,
+/// 16 DELETE): all for a table, what resolving finds for a view, none for
+/// anything else.
+pub fn relation_updatable(catalog: &Catalog, eval: EvalCtx, oid: RelId) -> i32 {
+    if catalog
+        .table_by_oid(oid)
+        .is_some_and(|t| t.matview.is_none())
+    {
+        return 4 | 8 | 16;
+    }
+    let Some(v) = catalog.views().into_iter().find(|v| v.oid == oid) else {
+        return 0;
+    };
+    let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
+    let mut mask = 0;
+    if resolve(&mut b, &v, WriteKind::Update, 0).is_ok() {
+        mask |= 4 | 8;
+    }
+    if resolve(&mut b, &v, WriteKind::Delete, 0).is_ok() {
+        mask |= 16;
+    }
+    mask
+}
+
+/// Whether column `attnum` (from 1) of relation `oid` can be written.
+pub fn column_updatable(catalog: &Catalog, eval: EvalCtx, oid: RelId, attnum: i64) -> bool {
+    if catalog
+        .table_by_oid(oid)
+        .is_some_and(|t| t.matview.is_none())
+    {
+        return true;
+    }
+    let Some(v) = catalog.views().into_iter().find(|v| v.oid == oid) else {
+        return false;
+    };
+    let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
+    let Ok(vt) = resolve(&mut b, &v, WriteKind::Update, 0) else {
+        return false;
+    };
+    usize::try_from(attnum - 1)
+        .ok()
+        .and_then(|i| vt.cols.get(i))
+        .is_some_and(|c| c.base.is_some())
+}
+
+/// CREATE VIEW ... WITH CHECK OPTION needs an automatically updatable
+/// view: PostgreSQL's 0A000 with the reason as its hint otherwise.
+pub fn check_option_allowed(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    v: &Arc<ViewDef>,
+) -> Result<(), DbError> {
+    let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
+    match resolve(&mut b, v, WriteKind::Update, 0) {
+        Err(e) if e.code == SqlState::ObjectNotInPrerequisiteState => {
+            let mut err = DbError::new(
+                SqlState::FeatureNotSupported,
+                "WITH CHECK OPTION is supported only on automatically updatable views",
+            );
+            if let Some(d) = e.detail {
+                err = err.with_hint(d);
+            }
+            Err(err)
+        }
+        Err(e) => Err(e),
+        Ok(_) => Ok(()),
+    }
+}
