@@ -43,6 +43,10 @@ SELECT note FROM v WHERE aid < 8 ORDER BY aid;
 SELECT a.aid, b.filler FROM acc a JOIN acc b ON b.aid = a.aid + 10 WHERE a.aid < 3 ORDER BY 1;
 -- Whole rows.
 SELECT * FROM acc WHERE aid = 2;
+SELECT acc FROM acc WHERE aid = 4;
+SELECT a.bid, row_to_json(a) FROM acc a WHERE aid IN (5, 6) ORDER BY 1;
+SELECT count(a) FROM acc a WHERE a IS NOT NULL;
+SELECT (a).note FROM acc a WHERE aid = 10;
 -- After UPDATE and DELETE (versions), the same reads.
 UPDATE acc SET note = 'upd', abalance = -1 WHERE aid = 7;
 DELETE FROM acc WHERE aid = 8;
