@@ -343,6 +343,65 @@ pub fn render(engine: &Engine) -> String {
         dead,
     );
 
+    // Replication lag. On a primary, per walsender (pg_stat_replication):
+    // WAL bytes durable here and not yet replayed there, and the last
+    // measured replay lag. On a replica: WAL received and not replayed,
+    // and when the last replayed commit committed on the primary
+    // (pg_last_xact_replay_timestamp(); `time() - it` is the delay).
+    let senders = db.replication.senders();
+    if !senders.is_empty() {
+        let durable = db.log.wal().map_or(0, |w| w.durable_lsn().0);
+        out.header(
+            "nestor_replication_lag_bytes",
+            "gauge",
+            "WAL bytes durable on this primary that the replica has not replayed yet, by application_name.",
+        );
+        for s in &senders {
+            let lag = durable.saturating_sub(s.replay_lsn.0);
+            out.sample(
+                "nestor_replication_lag_bytes",
+                &[("application_name", &s.application_name)],
+                lag,
+            );
+        }
+        out.header(
+            "nestor_replication_replay_lag_seconds",
+            "gauge",
+            "Time from a commit being durable here to the replica replaying it, last measured (pg_stat_replication.replay_lag), by application_name.",
+        );
+        for s in &senders {
+            if let Some(us) = s.replay_lag_us {
+                out.sample(
+                    "nestor_replication_replay_lag_seconds",
+                    &[("application_name", &s.application_name)],
+                    us as f64 / 1e6,
+                );
+            }
+        }
+    }
+    if db.replication.in_recovery() {
+        if let (Some(received), Some(replayed)) =
+            (db.replication.receive_lsn(), db.replication.replay_lsn())
+        {
+            out.single(
+                "nestor_replica_receive_replay_lag_bytes",
+                "gauge",
+                "WAL bytes this replica received and has not replayed yet.",
+                received.0.saturating_sub(replayed.0),
+            );
+        }
+        if let Some(us) = db.replication.replay_time_us() {
+            // Microseconds since 2000-01-01 to Unix seconds.
+            const PG_EPOCH_UNIX_S: f64 = 946_684_800.0;
+            out.single(
+                "nestor_replica_last_replay_timestamp_seconds",
+                "gauge",
+                "Unix time at which this replica last applied a commit (pg_last_xact_replay_timestamp()).",
+                us as f64 / 1e6 + PG_EPOCH_UNIX_S,
+            );
+        }
+    }
+
     // Transactions and rows (pg_stat_database's counters).
     let stats = &db.stats;
     let x = stats.xact_totals();

@@ -1149,3 +1149,72 @@ fn a_replica_promoted_with_half_a_transaction_in_its_log_restarts() {
     assert_eq!(ok(&promoted, "select count(*) from log where who = 7"), "1");
     assert_eq!(ok(&promoted, "select count(*) from big"), "0");
 }
+
+/// The metrics endpoint's address from a server's log.
+fn metrics_addr(srv: &Server) -> String {
+    srv.log_lines()
+        .iter()
+        .find_map(|l| {
+            l.split("serving metrics on http://")
+                .nth(1)
+                .map(|rest| rest.trim().trim_end_matches("/metrics").to_string())
+        })
+        .expect("a metrics line in the log")
+}
+
+/// The value of the sample line starting with `series` (name and labels
+/// as the endpoint prints them), if there is one.
+fn metric(addr: &str, series: &str) -> Option<f64> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).expect("connect to metrics");
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: nestor\r\n\r\n")
+        .unwrap();
+    let mut body = String::new();
+    s.read_to_string(&mut body).unwrap();
+    body.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Replication lag on the metrics endpoint: per replica on the primary
+/// (bytes not replayed, by application_name), and on the replica what it
+/// received and has not replayed, and when it last applied a commit.
+#[test]
+fn replication_lag_is_on_the_metrics_endpoint() {
+    let primary = Server::start_with(&["--metrics-listen", "127.0.0.1:0"], &[]);
+    let replica = replica_of(&primary, &["--metrics-listen", "127.0.0.1:0"]);
+    ok(&primary, "create table lagged (id int primary key)");
+    ok(
+        &primary,
+        "insert into lagged select generate_series(1, 1000)",
+    );
+    caught_up(&primary, &replica);
+    let (p, r) = (metrics_addr(&primary), metrics_addr(&replica));
+    let name = ok(&primary, "select application_name from pg_stat_replication");
+    let series = format!("nestor_replication_lag_bytes{{application_name=\"{name}\"}}");
+    // The replica reports its replay position every status interval.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while metric(&p, &series) != Some(0.0) {
+        assert!(
+            Instant::now() < deadline,
+            "{series} stays at {:?}",
+            metric(&p, &series)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        metric(&r, "nestor_replica_receive_replay_lag_bytes"),
+        Some(0.0)
+    );
+    let applied = metric(&r, "nestor_replica_last_replay_timestamp_seconds").expect("a commit");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(
+        applied > now - 120.0 && applied <= now + 1.0,
+        "{applied} vs {now}"
+    );
+    // A primary has no replica-side series, a replica no per-replica ones.
+    assert_eq!(metric(&p, "nestor_replica_receive_replay_lag_bytes"), None);
+    assert!(metric(&r, "nestor_replication_lag_bytes").is_none());
+}
