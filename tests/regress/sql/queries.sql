@@ -13,6 +13,9 @@ with recursive sub(id, name, depth) as (
   select t.id, t.name, s.depth + 1 from tree t join sub s on t.parent = s.id
 ) select * from sub order by depth, id;
 with recursive x as (select 1 as a) select * from x;
+-- FOR UPDATE in a recursive query is refused (it never ends otherwise).
+with recursive x(n) as (select 1 union all select n+1 from x for update) select * from x;
+with recursive x(n) as (select 1 union all (select n+1 from x for share)) select * from x;
 with recursive t(n) as (select 1 union all select n+1 from t, t t2 where n < 5) select * from t;
 with recursive t(n) as (select 1::int union all select n::bigint + 1 from t where n < 5) select * from t;
 select array_agg(x order by x desc), array_agg(x) filter (where x > 1), string_agg(x::text, ',' order by x),

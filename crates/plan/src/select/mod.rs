@@ -163,6 +163,30 @@ fn plan_recursive(
             "ORDER BY, LIMIT or OFFSET in a recursive query",
         ));
     }
+    // PostgreSQL's checkWellFormedRecursion refuses it; run, it would lock
+    // each working-table row again at every step, without end.
+    if !sel.locking_clause.is_empty() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE/SHARE in a recursive query is not implemented",
+        ));
+    }
+    // On the recursive term alone it is a set operation's leaf.
+    if let Some(l) = r.locking_clause.first() {
+        let strength = match node(l)? {
+            NodeEnum::LockingClause(lc) => match pb::LockClauseStrength::try_from(lc.strength) {
+                Ok(pb::LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
+                Ok(pb::LockClauseStrength::LcsForshare) => "FOR SHARE",
+                Ok(pb::LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
+                _ => "FOR UPDATE",
+            },
+            _ => "FOR UPDATE",
+        };
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("{strength} is not allowed with UNION/INTERSECT/EXCEPT"),
+        ));
+    }
     let (init, mut cols) = plan_query(b, l)?;
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a.clone();
