@@ -172,6 +172,22 @@ impl ObjAcl {
     }
 }
 
+/// Add `add`'s privileges and grant options to the item of the same
+/// grantee and grantor, or append it (PostgreSQL's aclupdate with
+/// ACL_MODECHG_ADD, and aclmerge).
+pub fn merge_item(items: &mut Vec<AclItem>, add: AclItem) {
+    match items
+        .iter_mut()
+        .find(|i| i.grantee == add.grantee && i.grantor == add.grantor)
+    {
+        Some(i) => {
+            i.privs |= add.privs;
+            i.grant_option |= add.grant_option;
+        }
+        None => items.push(add),
+    }
+}
+
 /// aclitem output: `grantee=privs/grantor`, names from `name`, PUBLIC as
 /// an empty grantee, `*` after a privilege held with grant option.
 pub fn item_text(i: &AclItem, name: &dyn Fn(u32) -> String) -> String {

@@ -323,10 +323,6 @@ pub(crate) fn execute_nested(
     let store = &ctx.db.stat_statements;
     let id = prepared.stat_id(store);
     if ctx.settings.track_utility || !id.utility {
-        let rows = match tag {
-            CommandTag::Rows(_, n) => n,
-            CommandTag::Plain(_) => 0,
-        };
         store.record(
             id,
             crate::stat_statements::Call {
@@ -334,7 +330,7 @@ pub(crate) fn execute_nested(
                 dbid: crate::pg_catalog::DATABASE_OID,
                 toplevel: false,
                 elapsed_ms: start.elapsed().as_secs_f64() * 1000.0,
-                rows,
+                rows: tag.rows(),
                 savepoints: 0,
             },
         );

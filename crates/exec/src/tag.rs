@@ -33,6 +33,15 @@ impl CommandTag {
             plain => plain,
         }
     }
+
+    /// The row count the tag carries (0 for a plain tag): what
+    /// pg_stat_statements.rows adds up.
+    pub fn rows(self) -> u64 {
+        match self {
+            CommandTag::Rows(_, n) => n,
+            CommandTag::Plain(_) => 0,
+        }
+    }
 }
 
 impl RowsCommand {

@@ -191,31 +191,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
-    let overriding =
-        pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
-    if overriding == pb::OverridingKind::OverridingUserValue {
-        return Err(DbError::unsupported("OVERRIDING USER VALUE"));
-    }
-    b.identity_check = (overriding != pb::OverridingKind::OverridingSystemValue).then_some(());
-    let source = match ins.select_stmt.as_deref() {
-        None => {
-            targets.clear();
-            Ok(Plan::Single)
-        }
-        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s),
-    };
-    let checked = b.identity_check.take().is_some();
-    let source = source?;
-    // INSERT ... SELECT (VALUES rows are checked item by item, DEFAULT
-    // passing) into a GENERATED ALWAYS identity column.
-    if checked && !matches!(source, Plan::Values { .. }) {
-        if let Some(&c) = targets
-            .iter()
-            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
-        {
-            return Err(generated_always(&table, c));
-        }
-    }
+    let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
     let alias = rv
         .alias
         .as_ref()
@@ -316,29 +292,7 @@ fn plan_insert_view(
         .iter()
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
-    let overriding =
-        pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
-    if overriding == pb::OverridingKind::OverridingUserValue {
-        return Err(DbError::unsupported("OVERRIDING USER VALUE"));
-    }
-    b.identity_check = (overriding != pb::OverridingKind::OverridingSystemValue).then_some(());
-    let source = match ins.select_stmt.as_deref() {
-        None => {
-            targets.clear();
-            Ok(Plan::Single)
-        }
-        Some(s) => plan_insert_source(b, &table, &mut targets, &col_locs, s),
-    };
-    let checked = b.identity_check.take().is_some();
-    let source = source?;
-    if checked && !matches!(source, Plan::Values { .. }) {
-        if let Some(&c) = targets
-            .iter()
-            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
-        {
-            return Err(generated_always(&table, c));
-        }
-    }
+    let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
     let alias = rv
         .alias
         .as_ref()
@@ -418,6 +372,44 @@ fn bind_view_returning(
         .map(|e| vt.substitute(e))
         .collect::<Result<_, _>>()?;
     Ok(Some(r))
+}
+
+/// The rows an INSERT inserts (VALUES, a query, or DEFAULT VALUES, which
+/// empties `targets`), after OVERRIDING and GENERATED ALWAYS identity
+/// columns are checked.
+fn insert_rows(
+    b: &mut Binder,
+    ins: &pb::InsertStmt,
+    table: &TableDef,
+    targets: &mut Vec<usize>,
+    col_locs: &[i32],
+) -> Result<Plan, DbError> {
+    let overriding =
+        pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
+    if overriding == pb::OverridingKind::OverridingUserValue {
+        return Err(DbError::unsupported("OVERRIDING USER VALUE"));
+    }
+    b.identity_check = (overriding != pb::OverridingKind::OverridingSystemValue).then_some(());
+    let source = match ins.select_stmt.as_deref() {
+        None => {
+            targets.clear();
+            Ok(Plan::Single)
+        }
+        Some(s) => plan_insert_source(b, table, targets, col_locs, s),
+    };
+    let checked = b.identity_check.take().is_some();
+    let source = source?;
+    // INSERT ... SELECT (VALUES rows are checked item by item, DEFAULT
+    // passing) into a GENERATED ALWAYS identity column.
+    if checked && !matches!(source, Plan::Values { .. }) {
+        if let Some(&c) = targets
+            .iter()
+            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
+        {
+            return Err(generated_always(table, c));
+        }
+    }
+    Ok(source)
 }
 
 fn plan_insert_source(

@@ -827,10 +827,6 @@ impl Session {
         let store = &self.engine.db.stat_statements;
         let id = prepared.stat_id(store);
         if view.track_statements && (view.track_utility || !id.utility) {
-            let rows = match tag {
-                CommandTag::Rows(_, n) => n,
-                CommandTag::Plain(_) => 0,
-            };
             store.record(
                 id,
                 nestor_exec::stat_statements::Call {
@@ -838,7 +834,7 @@ impl Session {
                     dbid: nestor_exec::pg_catalog::DATABASE_OID,
                     toplevel: true,
                     elapsed_ms,
-                    rows,
+                    rows: tag.rows(),
                     savepoints,
                 },
             );

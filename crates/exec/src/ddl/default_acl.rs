@@ -221,29 +221,22 @@ fn update(
     grant_option: bool,
 ) {
     for &g in grantees {
-        let found = items
-            .iter_mut()
-            .find(|i| i.grantee == g && i.grantor == grantor);
-        match (found, is_grant) {
-            (Some(i), true) => {
-                i.privs |= privs;
-                if grant_option {
-                    i.grant_option |= privs;
-                }
-            }
-            (None, true) => items.push(AclItem {
+        if is_grant {
+            let add = AclItem {
                 grantee: g,
                 grantor,
                 privs,
                 grant_option: if grant_option { privs } else { 0 },
-            }),
-            (Some(i), false) => {
-                if !grant_option {
-                    i.privs &= !privs;
-                }
-                i.grant_option &= !privs & i.privs;
+            };
+            acl::merge_item(items, add);
+        } else if let Some(i) = items
+            .iter_mut()
+            .find(|i| i.grantee == g && i.grantor == grantor)
+        {
+            if !grant_option {
+                i.privs &= !privs;
             }
-            (None, false) => {}
+            i.grant_option &= !privs & i.privs;
         }
     }
     items.retain(|i| i.privs != 0);
@@ -268,16 +261,7 @@ fn initial_acl(ctx: &StatementCtx, kind: ObjKind, owner: u32, schema: u32) -> Op
     let default = acldefault(letter, owner);
     let mut items = global.unwrap_or_else(|| default.clone());
     for add in local.unwrap_or_default() {
-        match items
-            .iter_mut()
-            .find(|i| i.grantee == add.grantee && i.grantor == add.grantor)
-        {
-            Some(i) => {
-                i.privs |= add.privs;
-                i.grant_option |= add.grant_option;
-            }
-            None => items.push(add),
-        }
+        acl::merge_item(&mut items, add);
     }
     (!same_acl(&items, &default)).then_some(items)
 }
@@ -312,17 +296,11 @@ pub(crate) fn apply_default_acls(
         let schema = if temp { 0 } else { PUBLIC_NAMESPACE_OID };
         let owner = ctx.catalog.acl(kind, oid).owner.0;
         if let Some(items) = initial_acl(ctx, kind, owner, schema) {
-            ctx.catalog.apply(
-                ctx.txn,
-                &ctx.db.store,
-                Change::SetAcl {
-                    key: (kind.class(), oid),
-                    acl: Some(ObjAcl {
-                        owner: RelId(owner),
-                        acl: Some(items),
-                    }),
-                },
-            )?;
+            let acl = ObjAcl {
+                owner: RelId(owner),
+                acl: Some(items),
+            };
+            super::grant::set_acl(ctx, kind, oid, acl)?;
         }
     }
     Ok(())

@@ -378,23 +378,13 @@ fn apply(
     };
     for &g in grantees {
         if is_grant {
-            match items
-                .iter_mut()
-                .find(|i| i.grantee == g && i.grantor == grantor)
-            {
-                Some(i) => {
-                    i.privs |= privs;
-                    if grant_option {
-                        i.grant_option |= privs;
-                    }
-                }
-                None => items.push(AclItem {
-                    grantee: g,
-                    grantor,
-                    privs,
-                    grant_option: if grant_option { privs } else { 0 },
-                }),
-            }
+            let add = AclItem {
+                grantee: g,
+                grantor,
+                privs,
+                grant_option: if grant_option { privs } else { 0 },
+            };
+            acl::merge_item(&mut items, add);
         } else {
             if let Some(i) = items
                 .iter_mut()
@@ -439,7 +429,12 @@ fn apply(
     )
 }
 
-fn set_acl(ctx: &mut StatementCtx, kind: ObjKind, oid: u32, a: ObjAcl) -> Result<(), DbError> {
+pub(super) fn set_acl(
+    ctx: &mut StatementCtx,
+    kind: ObjKind,
+    oid: u32,
+    a: ObjAcl,
+) -> Result<(), DbError> {
     ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
@@ -473,16 +468,7 @@ pub(crate) fn set_owner(
             if i.grantor == old {
                 i.grantor = owner.0;
             }
-            match out
-                .iter_mut()
-                .find(|o| o.grantee == i.grantee && o.grantor == i.grantor)
-            {
-                Some(o) => {
-                    o.privs |= i.privs;
-                    o.grant_option |= i.grant_option;
-                }
-                None => out.push(i),
-            }
+            acl::merge_item(&mut out, i);
         }
         out
     });

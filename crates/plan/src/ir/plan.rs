@@ -299,6 +299,35 @@ pub struct OutCol {
     pub column_id: i16,
 }
 
+/// A plan node's inputs in EXPLAIN order, borrowed as `$plan` is (`iter`
+/// or `iter_mut` for Append's list): one list of the variants for
+/// [`Plan::children`] and [`Plan::children_mut`].
+macro_rules! inputs {
+    ($plan:expr, $iter:ident) => {
+        match $plan {
+            Plan::Filter { input, .. }
+            | Plan::Project { input, .. }
+            | Plan::ProjectSet { input, .. }
+            | Plan::LateralFunction { input, .. }
+            | Plan::Aggregate { input, .. }
+            | Plan::GroupingSets { input, .. }
+            | Plan::Window { input, .. }
+            | Plan::Sort { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::Distinct { input }
+            | Plan::DistinctOn { input, .. }
+            | Plan::LockRows { input, .. } => vec![input],
+            Plan::NestedLoop { left, right, .. }
+            | Plan::HashJoin { left, right, .. }
+            | Plan::SetOp { left, right, .. } => vec![left, right],
+            Plan::RecursiveUnion { init, step, .. } => vec![init, step],
+            Plan::LateralSubquery { plan, .. } => vec![plan],
+            Plan::Append { inputs } => inputs.$iter().collect(),
+            _ => Vec::new(),
+        }
+    };
+}
+
 impl Plan {
     /// EXPLAIN text, one line per entry.
     pub fn explain(&self, out: &mut Vec<String>) {
@@ -452,56 +481,12 @@ impl Plan {
 
     /// Inputs, as [`Plan::children`] lists them, to change.
     pub(crate) fn children_mut(&mut self) -> Vec<&mut Plan> {
-        match self {
-            Plan::Filter { input, .. }
-            | Plan::Project { input, .. }
-            | Plan::ProjectSet { input, .. }
-            | Plan::LateralFunction { input, .. }
-            | Plan::Aggregate { input, .. }
-            | Plan::GroupingSets { input, .. }
-            | Plan::Window { input, .. }
-            | Plan::Sort { input, .. }
-            | Plan::Limit { input, .. }
-            | Plan::Distinct { input }
-            | Plan::DistinctOn { input, .. }
-            | Plan::LockRows { input, .. } => vec![input],
-            Plan::NestedLoop { left, right, .. }
-            | Plan::HashJoin { left, right, .. }
-            | Plan::SetOp { left, right, .. } => {
-                vec![left, right]
-            }
-            Plan::RecursiveUnion { init, step, .. } => vec![init, step],
-            Plan::LateralSubquery { plan, .. } => vec![plan],
-            Plan::Append { inputs } => inputs.iter_mut().collect(),
-            _ => Vec::new(),
-        }
+        inputs!(self, iter_mut)
     }
 
     /// Inputs in EXPLAIN order.
     fn children(&self) -> Vec<&Plan> {
-        match self {
-            Plan::Filter { input, .. }
-            | Plan::Project { input, .. }
-            | Plan::ProjectSet { input, .. }
-            | Plan::LateralFunction { input, .. }
-            | Plan::Aggregate { input, .. }
-            | Plan::GroupingSets { input, .. }
-            | Plan::Window { input, .. }
-            | Plan::Sort { input, .. }
-            | Plan::Limit { input, .. }
-            | Plan::Distinct { input }
-            | Plan::DistinctOn { input, .. }
-            | Plan::LockRows { input, .. } => vec![input],
-            Plan::NestedLoop { left, right, .. }
-            | Plan::HashJoin { left, right, .. }
-            | Plan::SetOp { left, right, .. } => {
-                vec![left, right]
-            }
-            Plan::RecursiveUnion { init, step, .. } => vec![init, step],
-            Plan::LateralSubquery { plan, .. } => vec![plan],
-            Plan::Append { inputs } => inputs.iter().collect(),
-            _ => Vec::new(),
-        }
+        inputs!(self, iter)
     }
 }
 
