@@ -854,7 +854,7 @@ impl Table {
 
     fn classify_newest(
         &self,
-        txn: &Transaction,
+        txn: &mut Transaction,
         row: RowId,
         snap: &Snapshot,
         recheck: Recheck,
@@ -868,8 +868,10 @@ impl Table {
         };
         let own = txn.xid();
         let rr = txn.isolation().uses_transaction_snapshot();
-        // We hold the row lock: every other writer of this row has ended, so
-        // its stamps resolve to committed (aborted ones were undone).
+        // We hold the row lock: every other writer of this row has ended or
+        // is sequenced (it released its row locks early and waits for its
+        // flush), so its stamps resolve to committed (aborted ones were
+        // undone). A commit read here is noted for our later snapshots.
         if !newest.xmax.is_none() {
             if newest.xmax == own {
                 let o = if newest.cmax == txn.cid() {
@@ -882,6 +884,7 @@ impl Table {
                 return Ok(Target::Outcome(o));
             }
             let csn = self.committed_csn(newest.xmax, newest.xmax_csn);
+            txn.note_commit_seen(csn);
             if rr && csn > snap.horizon {
                 return Err(TxnError::SerializationFailure { deleted: true }.into());
             }
@@ -897,6 +900,7 @@ impl Table {
             return Ok(Target::Ok(newest.row()));
         }
         let csn = self.committed_csn(newest.xmin, newest.xmin_csn);
+        txn.note_commit_seen(csn);
         if csn <= snap.horizon || recheck == Recheck::Latest {
             return Ok(Target::Ok(newest.row()));
         }
@@ -926,7 +930,7 @@ impl Table {
     /// ```
     fn classify_for_key_share(
         &self,
-        txn: &Transaction,
+        txn: &mut Transaction,
         row: RowId,
         snap: &Snapshot,
         recheck: Recheck,
@@ -968,6 +972,7 @@ impl Table {
                 return Ok(Target::Outcome(o));
             }
             let csn = self.committed_csn(newest.xmax, newest.xmax_csn);
+            txn.note_commit_seen(csn);
             if rr && csn > snap.horizon {
                 return Err(TxnError::SerializationFailure { deleted: true }.into());
             }
@@ -982,6 +987,7 @@ impl Table {
             }
             return Ok(Target::Ok(newest.row()));
         }
+        txn.note_commit_seen(self.committed_csn(newest.xmin, newest.xmin_csn));
         if recheck == Recheck::Latest {
             return Ok(Target::Ok(newest.row()));
         }
@@ -1236,17 +1242,25 @@ impl Table {
     pub(crate) fn stamp(&self, xid: Xid, csn: Csn, row: RowId) {
         let Some(slot) = self.slot(row) else { return };
         let mut versions = slot.versions.lock();
-        // The committer still holds the row lock, so its versions are the
-        // newest ones, contiguous at the tail, and the version it replaced
-        // or deleted is the one just before them: stop there.
+        // The committer's versions are contiguous (it held the row lock
+        // while it wrote them) and the version it replaced or deleted is
+        // the one just before them: stop there. Having released its row
+        // locks early (docs/transactions.md), it may find a later
+        // writer's versions on top: skip those.
+        //
+        //   [v1 xmax=T] [v2 xmin=T xmax=U] [v3 xmin=U]    stamp T
+        //        ^stop        ^stamp          ^skip
+        let mut inside = false;
         for v in versions.iter_mut().rev() {
             if v.xmax == xid {
                 v.xmax_csn = csn;
             }
-            if v.xmin != xid {
+            if v.xmin == xid {
+                v.xmin_csn = csn;
+                inside = true;
+            } else if inside || v.xmax == xid {
                 break;
             }
-            v.xmin_csn = csn;
         }
     }
 

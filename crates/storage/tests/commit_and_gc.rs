@@ -14,13 +14,15 @@ use nestor_txn::{CommitLog, Isolation, TxnManager, XactStatus, XidState};
 
 const RC: Isolation = Isolation::ReadCommitted;
 
-/// A log whose first flush blocks until the test opens the gate: it holds
-/// a committing transaction between "sequenced" and "visible".
+/// A log whose first flush (after `skip` others) blocks until the test
+/// opens the gate: it holds a committing transaction between "sequenced"
+/// and "visible".
 #[derive(Default)]
 struct GatedLog {
     open: Mutex<bool>,
     cv: Condvar,
     appended: Mutex<Vec<Csn>>,
+    skip: usize,
 }
 
 impl CommitLog for GatedLog {
@@ -30,7 +32,7 @@ impl CommitLog for GatedLog {
     fn wait_durable(&self, csn: Csn) {
         // Only the first commit's flush is held; later ones are durable
         // at once (they must still not become visible before it).
-        if self.appended.lock().unwrap().first() != Some(&csn) {
+        if self.appended.lock().unwrap().get(self.skip) != Some(&csn) {
             return;
         }
         let mut open = self.open.lock().unwrap();
@@ -40,7 +42,30 @@ impl CommitLog for GatedLog {
     }
 }
 
+/// Opens the gate when dropped, so a failed assertion unwinds instead of
+/// leaving a committer blocked (and the test hanging).
+struct OpenOnDrop<'a>(&'a GatedLog);
+
+impl Drop for OpenOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.open();
+    }
+}
+
 impl GatedLog {
+    /// Gated after the seed's commit.
+    fn after_seed() -> Arc<GatedLog> {
+        Arc::new(GatedLog {
+            skip: 1,
+            ..GatedLog::default()
+        })
+    }
+
+    /// The CSN of the gated commit, once sequenced.
+    fn gated_csn(&self) -> Option<Csn> {
+        self.appended.lock().unwrap().get(self.skip).copied()
+    }
+
     fn open(&self) {
         *self.open.lock().unwrap() = true;
         self.cv.notify_all();
@@ -411,4 +436,145 @@ fn a_newer_snapshot_does_not_release_the_transactions_own() {
         Some(0),
         "the RR snapshot still reads"
     );
+}
+
+/// Early lock release (docs/transactions.md): a committer gives up its row
+/// locks once sequenced, so a writer waiting for the row goes on while the
+/// commit's flush is held, writes on top of its (not yet stamped, not yet
+/// visible) version, and is itself acknowledged only after it.
+#[test]
+fn a_row_lock_waiter_goes_on_while_the_holder_flushes() {
+    let log = GatedLog::after_seed();
+    let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+    let db = &Db::with_log(mgr);
+    db.seed(&[(1, 10), (2, 20)]);
+    let (s1, s2, s3) = (db.session(1), db.session(2), db.session(3));
+    let mut t1 = s1.begin(RC);
+    let mut t2 = s2.begin(RC);
+    set(db, &mut t1, 1, 11).unwrap();
+    set(db, &mut t1, 2, 21).unwrap();
+    let t1_xid = t1.xid();
+    thread::scope(|sc| {
+        let _gate = OpenOnDrop(&log);
+        let waiter = sc.spawn(move || {
+            // UPDATE t SET v = v + 1 WHERE id = 1: blocks on t1's lock.
+            let n = update_with(db, &mut t2, 1, &ctl_ms(10_000), |v| v + 1).unwrap();
+            (t2, n)
+        });
+        wait_for_waiter(db, nestor_txn::LockKey::Row(db.table.id, db.row_id(1)));
+        let h1 = sc.spawn(move || t1.commit());
+        // The waiter finishes its UPDATE while t1's flush is still held.
+        for _ in 0..5_000 {
+            if waiter.is_finished() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert!(waiter.is_finished(), "the waiter waited for t1's flush");
+        let (mut t2, n) = waiter.join().unwrap();
+        assert_eq!(n, 1);
+        let csn1 = log.gated_csn().expect("t1 is sequenced");
+        assert!(db.mgr.horizon() < csn1, "t1 is not visible yet");
+        assert!(!h1.is_finished(), "t1 acknowledged before its flush");
+        // Others do not see t1 yet ...
+        let mut r = s3.begin(RC);
+        assert_eq!(
+            (read(db, &mut r, 1), read(db, &mut r, 2)),
+            (Some(10), Some(20))
+        );
+        // ... but t2, which read t1's row 1 through its lock, sees all of
+        // t1 from its next statement on (not row 1 new and row 2 old).
+        assert_eq!(
+            (read(db, &mut t2, 1), read(db, &mut t2, 2)),
+            (Some(12), Some(21))
+        );
+        // t2's commit waits for t1's.
+        let h2 = sc.spawn(move || t2.commit());
+        thread::sleep(Duration::from_millis(20));
+        assert!(!h2.is_finished(), "t2 acknowledged before t1 was visible");
+        log.open();
+        assert_eq!(h1.join().unwrap(), Some(csn1));
+        assert!(h2.join().unwrap().unwrap() > csn1);
+        // t1's versions were stamped under t2's (no status entry is left).
+        assert_eq!(db.mgr.state(t1_xid), None);
+        assert_eq!(
+            (read(db, &mut r, 1), read(db, &mut r, 2)),
+            (Some(12), Some(21))
+        );
+    });
+    assert_eq!(db.committed(), vec![(1, 12), (2, 21)]);
+}
+
+/// A waiter that read an early-released commit and then rolls back leaves
+/// only once that commit is visible: the session's next transaction never
+/// sees less than it saw.
+#[test]
+fn a_rollback_after_reading_an_early_released_commit_waits_for_it() {
+    let log = GatedLog::after_seed();
+    let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+    let db = &Db::with_log(mgr);
+    db.seed(&[(1, 10)]);
+    let (s1, s2) = (db.session(1), db.session(2));
+    let mut t1 = s1.begin(RC);
+    set(db, &mut t1, 1, 11).unwrap();
+    let mut t2 = s2.begin(RC);
+    thread::scope(|sc| {
+        let _gate = OpenOnDrop(&log);
+        let waiter = sc.spawn(move || {
+            let r = lock_wait(db, &mut t2, 1, nestor_txn::LockMode::Update).unwrap();
+            t2.rollback();
+            r
+        });
+        wait_for_waiter(db, nestor_txn::LockKey::Row(db.table.id, db.row_id(1)));
+        let h1 = sc.spawn(move || t1.commit());
+        thread::sleep(Duration::from_millis(20));
+        assert!(!waiter.is_finished(), "rolled back before t1 was visible");
+        log.open();
+        h1.join().unwrap();
+        assert!(matches!(
+            waiter.join().unwrap(),
+            nestor_storage::LockResult::Changed(_)
+        ));
+        let mut t3 = s2.begin(RC);
+        assert_eq!(read(db, &mut t3, 1), Some(11));
+    });
+}
+
+/// The dependency an early-released lock carries need not be a version of
+/// the locked row: here t1 holds FOR KEY SHARE on row 1 (as a foreign-key
+/// check does) and inserts row 3 (the child). Whoever takes row 1's lock
+/// after t1 released it must see row 3, or a parent DELETE would find no
+/// child and succeed.
+#[test]
+fn a_lock_taken_after_an_early_release_sees_the_whole_releaser() {
+    let log = GatedLog::after_seed();
+    let mgr = TxnManager::with_log(log.clone(), Xid(1), Csn::BOOTSTRAP);
+    let db = &Db::with_log(mgr);
+    db.seed(&[(1, 10)]);
+    let (s1, s3) = (db.session(1), db.session(3));
+    let mut t1 = s1.begin(RC);
+    lock_wait(db, &mut t1, 1, nestor_txn::LockMode::KeyShare).unwrap();
+    insert(db, &mut t1, 3, 1).unwrap();
+    // Begun out here so that it ends after the gate opens (its end waits
+    // for what it saw to be visible).
+    let mut t3 = s3.begin(RC);
+    thread::scope(|sc| {
+        let _gate = OpenOnDrop(&log);
+        let h1 = sc.spawn(move || t1.commit());
+        while log.gated_csn().is_none() {
+            thread::sleep(Duration::from_millis(1));
+        }
+        // t1 is sequenced, its flush held; its locks are free.
+        let r = lock(
+            db,
+            &mut t3,
+            1,
+            nestor_txn::LockMode::Update,
+            nestor_txn::WaitPolicy::NoWait,
+            &ctl_ms(1_000),
+        );
+        assert!(r.is_ok(), "t1's key-share lock was not released early");
+        assert_eq!(get_in(db, &t3.latest_snapshot(), 3), Some(1));
+        assert!(!h1.is_finished());
+    });
 }

@@ -10,11 +10,12 @@
 //! ```text
 //!   commit(T):  lock sequencer: csn = next_csn++; log.append(T, csn, redo)
 //!               status[T] = Committed(csn)          (visible to nobody yet)
+//!               release T's row locks; wake waiters (early lock release)
 //!               log.wait_durable(csn)               (WAL-before-visible)
 //!               publish(csn): done += {csn};
 //!                   while done has horizon+1: horizon += 1   (in CSN order)
 //!               stamp csn into T's versions; forget status[T]
-//!               release T's row locks; wake waiters
+//!               release T's Txn lock
 //!   snapshot:   horizon.load()                      (O(1), no list of xids)
 //! ```
 //!
@@ -156,6 +157,10 @@ pub struct TxnStats {
 pub struct TxnManager {
     next_xid: AtomicU64,
     horizon: AtomicU64,
+    /// The last CSN handed out: commits up to it are sequenced (committed,
+    /// perhaps not yet durable or visible). A row lock taken after an early
+    /// release reads it (docs/transactions.md §"Early lock release").
+    sequenced: AtomicU64,
     /// The largest GC horizon a scan has found ([`Self::gc_horizon_hint`]).
     gc_hint: AtomicU64,
     seq: Mutex<Sequencer>,
@@ -208,6 +213,7 @@ impl TxnManager {
         Arc::new(TxnManager {
             next_xid: AtomicU64::new(next_xid.0),
             horizon: AtomicU64::new(horizon.0),
+            sequenced: AtomicU64::new(horizon.0),
             gc_hint: AtomicU64::new(0),
             seq: Mutex::new(Sequencer {
                 next_csn: horizon.0 + 1,
@@ -344,6 +350,7 @@ impl TxnManager {
         let h = self.horizon.load(Ordering::SeqCst).max(horizon.0);
         self.horizon.store(h, Ordering::SeqCst);
         seq.next_csn = seq.next_csn.max(h + 1);
+        self.sequenced.fetch_max(h, Ordering::SeqCst);
     }
 
     /// A consistent cut for a checkpoint: the last sequenced CSN and
@@ -442,7 +449,13 @@ impl TxnManager {
         seq.next_csn += 1;
         self.log.append(xid, csn, redo);
         self.status.write().insert(xid, XidState::Committed(csn));
+        self.sequenced.store(csn.0, Ordering::SeqCst);
         csn
+    }
+
+    /// The last sequenced CSN (see [`Self::sequenced`]'s field).
+    pub(crate) fn sequenced(&self) -> Csn {
+        Csn(self.sequenced.load(Ordering::SeqCst))
     }
 
     /// Wait for durability (unless the commit is asynchronous:
@@ -467,6 +480,19 @@ impl TxnManager {
         if advanced {
             self.published.notify_all();
         }
+        while self.horizon.load(Ordering::SeqCst) < csn.0 {
+            self.published.wait(&mut seq);
+        }
+    }
+
+    /// Wait until the horizon covers `csn` (a commit sequenced already,
+    /// so this is bounded by its flush).
+    pub(crate) fn wait_visible(&self, csn: Csn) {
+        if self.horizon.load(Ordering::SeqCst) >= csn.0 {
+            return;
+        }
+        let mut seq = self.seq.lock();
+        assert!(csn.0 < seq.next_csn, "waiting for an unsequenced {csn:?}");
         while self.horizon.load(Ordering::SeqCst) < csn.0 {
             self.published.wait(&mut seq);
         }

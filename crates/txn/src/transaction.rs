@@ -166,6 +166,13 @@ pub struct Transaction {
     /// A replica's applier replaying a committed transaction: the
     /// per-transaction limits were the primary's to enforce.
     replay: bool,
+    /// The highest CSN of a commit this transaction read through a row
+    /// lock (the newest version of a row it locked), possibly one whose
+    /// locks were released before it became visible (early lock release,
+    /// docs/transactions.md §"Early lock release"): its later snapshots
+    /// see at least that far, so it never reads a row it locked as newer
+    /// than the rest of the database.
+    seen: Csn,
 }
 
 impl Transaction {
@@ -200,6 +207,7 @@ impl Transaction {
             deferrable: false,
             ended: false,
             replay: false,
+            seen: Csn::NONE,
         }
     }
 
@@ -366,7 +374,7 @@ impl Transaction {
             });
         }
         let horizon = match (self.isolation, self.fixed_horizon) {
-            (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot),
+            (Isolation::ReadCommitted, _) => self.mgr.take_horizon(&self.slot).max(self.seen),
             (_, Some(h)) => h,
             (Isolation::RepeatableRead, None) => {
                 let h = self.mgr.take_horizon(&self.slot);
@@ -425,7 +433,17 @@ impl Transaction {
     pub fn latest_snapshot(&self) -> Snapshot {
         Snapshot {
             ssi: None,
-            ..self.snapshot_at(self.mgr.newer_horizon(&self.slot))
+            ..self.snapshot_at(self.mgr.newer_horizon(&self.slot).max(self.seen))
+        }
+    }
+
+    /// Storage found, under this transaction's row lock, a version written
+    /// or deleted by the commit at `csn` (which may not be visible to new
+    /// snapshots yet: its committer released its row locks early). The
+    /// transaction's later READ COMMITTED snapshots include it.
+    pub fn note_commit_seen(&mut self, csn: Csn) {
+        if csn > self.seen {
+            self.seen = csn;
         }
     }
 
@@ -500,6 +518,12 @@ impl Transaction {
             .locks
             .acquire(self.owner(), key, mode, policy, ctl, what)?;
         if let Acquired::Granted { prev } = got {
+            if matches!(key, LockKey::Row(..)) {
+                // The lock may have been released early by a commit not yet
+                // visible: what it did is ours to see (a child row it
+                // inserted under a key-share lock, the version it wrote).
+                self.note_commit_seen(self.mgr.sequenced());
+            }
             if prev.is_none() {
                 let max = limits::txn_locks_max();
                 if self.locks >= max {
@@ -695,9 +719,15 @@ impl Transaction {
         let mut redo = self.mgr.redo_buffer(self.xid);
         self.store.redo(self.xid, &self.undo, redo.as_mut());
         redo.seal();
+        // A commit with nothing to redo (it wrote only UNLOGGED or temporary
+        // tables, or only locked rows) has nothing to lose in a crash: like
+        // PostgreSQL's commit of a transaction that wrote no WAL, it does
+        // not wait for the flush. It is still published in CSN order.
+        let synchronous = self.synchronous_commit && !redo.is_empty();
         // SERIALIZABLE: the commit check and the CSN in one step (the
         // transaction is then "prepared" and cannot fail any more).
         let ssi = self.ssi.take();
+        let release_early = ssi.is_none();
         let csn = match &ssi {
             None => self.mgr.sequence_commit(self.xid, redo),
             Some(h) => {
@@ -715,7 +745,10 @@ impl Transaction {
             }
         };
         self.ended = true;
-        self.mgr.publish(csn, self.synchronous_commit);
+        if release_early {
+            self.release_row_locks();
+        }
+        self.mgr.publish(csn, synchronous);
         // ... and committed for SSI once visible, so a serializable
         // transaction that begins after this sees it (docs/transactions.md).
         if let Some(h) = ssi {
@@ -729,7 +762,7 @@ impl Transaction {
             }
         }
         self.mgr.forget(self.xid);
-        self.release_locks();
+        self.release_locks(release_early);
         self.mgr.release_relations(&self.slot);
         self.slot.clear();
         self.account_undo(0);
@@ -785,12 +818,34 @@ impl Transaction {
         self.mgr.release_relations(&self.slot);
         self.account_undo(0);
         self.slot.clear();
+        // What this transaction read through its row locks may not be
+        // published yet; the session's next transaction must not see less.
+        self.mgr.wait_visible(self.seen);
     }
 
-    fn release_locks(&mut self) {
+    /// Early lock release: the row locks, once the commit is sequenced
+    /// (it can no longer fail or roll back) and before its WAL flush.
+    fn release_row_locks(&mut self) {
+        for entry in &self.undo {
+            if let UndoEntry::Lock {
+                key: key @ LockKey::Row(..),
+                ..
+            } = entry
+            {
+                self.mgr.locks.release(self.xid, *key);
+            }
+        }
+    }
+
+    /// The other locks (advisory, the transaction's own `Txn` lock that
+    /// unique-key waiters wait on), once the commit is visible; the row
+    /// locks too unless `rows_released`.
+    fn release_locks(&mut self, rows_released: bool) {
         for entry in &self.undo {
             if let UndoEntry::Lock { key, .. } = entry {
-                self.mgr.locks.release(self.xid, *key);
+                if !(rows_released && matches!(key, LockKey::Row(..))) {
+                    self.mgr.locks.release(self.xid, *key);
+                }
             }
         }
         self.mgr.locks.release(self.xid, LockKey::Txn(self.xid));

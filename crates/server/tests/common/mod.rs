@@ -300,19 +300,31 @@ impl RawConn {
         b[0]
     }
 
-    /// Next message, or `None` at EOF/reset.
+    /// Next message, or `None` at EOF/reset (or after IO_TIMEOUT).
     pub fn try_read(&mut self) -> Option<Msg> {
+        self.read_msg().ok()
+    }
+
+    fn read_msg(&mut self) -> std::io::Result<Msg> {
         let mut head = [0u8; 5];
-        self.s.read_exact(&mut head).ok()?;
+        self.s.read_exact(&mut head)?;
         let len = i32::from_be_bytes([head[1], head[2], head[3], head[4]]);
         assert!(len >= 4, "server sent bad length {len}");
         let mut body = vec![0u8; len as usize - 4];
-        self.s.read_exact(&mut body).ok()?;
-        Some(Msg { tag: head[0], body })
+        self.s.read_exact(&mut body)?;
+        Ok(Msg { tag: head[0], body })
     }
 
+    /// Next message; panics naming why there is none (a closed connection,
+    /// or no answer within IO_TIMEOUT).
     pub fn read(&mut self) -> Msg {
-        self.try_read().expect("server closed the connection")
+        match self.read_msg() {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                panic!("server closed the connection")
+            }
+            Err(e) => panic!("no message from the server within {IO_TIMEOUT:?}: {e}"),
+        }
     }
 
     /// Messages up to and including ReadyForQuery.
