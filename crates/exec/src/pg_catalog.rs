@@ -885,6 +885,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Void => (4, true, "i", "p", "P"),
         T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
         T::Record(_) => (-1, false, "d", "x", "P"),
+        T::Enum(_) => (4, true, "i", "p", "E"),
     }
 }
 

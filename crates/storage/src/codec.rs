@@ -24,6 +24,7 @@
 //!  17  array: len:varint, then its binary (array_send) form
 //!  18  record: len:varint, then its fields as a row
 //!  19  time: zigzag varint (µs since midnight)
+//!  20  enum: varint label OID (pg_enum.oid)
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -55,6 +56,7 @@
 //!  jsonb   0B          (as text)
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
 //!  time    0F          ordered varint
+//!  enum    10          the label's rank (nestor_types::enums), as text
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -101,6 +103,7 @@ const T_ARRAY: u8 = 17;
 /// A record: its fields as a nested row (length-prefixed).
 const T_RECORD: u8 = 18;
 const T_TIME: u8 = 19;
+const T_ENUM: u8 = 20;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -162,6 +165,7 @@ fn stored_len(v: &Value) -> usize {
         Value::Bytea(b) => bytes(b.len()),
         Value::Date(d) => varint_len(zigzag(*d as i64)),
         Value::Time(t) => varint_len(zigzag(*t)),
+        Value::Enum(l) => varint_len(u64::from(*l)),
         Value::Uuid(_) => 16,
         Value::Interval(i) => {
             varint_len(zigzag(i.months as i64))
@@ -217,6 +221,10 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         Value::Time(t) => {
             out.push(T_TIME);
             put_varint(zigzag(*t), out);
+        }
+        Value::Enum(l) => {
+            out.push(T_ENUM);
+            put_varint(u64::from(*l), out);
         }
         Value::Timestamp(t) => {
             out.push(T_TIMESTAMP);
@@ -287,7 +295,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
     };
     let payload = match tag {
         T_NULL | T_FALSE | T_TRUE => &buf[start..start],
-        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME => {
+        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM => {
             get_varint(buf, pos)?;
             &buf[start..*pos]
         }
@@ -352,6 +360,7 @@ impl Field<'_> {
             T_BYTEA => Value::Bytea(Arc::from(p)),
             T_DATE => Value::Date(varint_of(p) as i32),
             T_TIME => Value::Time(varint_of(p)),
+            T_ENUM => Value::Enum(get_varint(p, &mut 0).expect("stored row: a framed varint") as u32),
             T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
             T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
             T_UUID => Value::Uuid(fixed(p)),
@@ -404,6 +413,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
         let ok = match f.tag {
             T_INT2 => ints(1)?.iter().all(|&v| i16::try_from(v).is_ok()),
             T_INT4 | T_DATE => ints(1)?.iter().all(|&v| i32::try_from(v).is_ok()),
+            T_ENUM => u32::try_from(get_varint(p, &mut 0)?).is_ok(),
             T_INTERVAL => ints(3)?[..2].iter().all(|&v| i32::try_from(v).is_ok()),
             T_NUMERIC => Numeric::decode_storage(p).is_some(),
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
@@ -486,6 +496,7 @@ const K_INTERVAL: u8 = 12;
 const K_ARRAY: u8 = 13;
 const K_RECORD: u8 = 14;
 const K_TIME: u8 = 15;
+const K_ENUM: u8 = 16;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -559,6 +570,7 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             out.push(K_TIME);
             put_ordered_i64(*t, out);
         }
+        Value::Enum(l) => put_key_bytes(K_ENUM, &nestor_types::enums::rank(*l), out),
         Value::Timestamp(t) => {
             out.push(K_TIMESTAMP);
             put_ordered_i64(*t, out);

@@ -12,6 +12,7 @@ mod alter;
 mod alter_type;
 mod comment;
 mod default_acl;
+mod enum_type;
 mod foreign_key;
 mod function;
 mod grant;
@@ -27,6 +28,7 @@ mod view;
 pub use alter::alter_table;
 pub use comment::comment;
 pub use default_acl::alter_default_privileges;
+pub use enum_type::{alter_enum, create_enum};
 pub(crate) use default_acl::apply_default_acls;
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
@@ -156,6 +158,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
+        pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
