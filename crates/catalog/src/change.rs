@@ -479,6 +479,12 @@ impl DdlUndo for CatalogUndo {
     }
 
     fn commit(&self) {
+        if let Undo::Enum { put: Some(name), .. } = &self.undo {
+            if let Some(def) = self.state.read().enums.get(name) {
+                nestor_types::enums::clear_pending(def.labels.iter().map(|l| l.oid));
+            }
+            return;
+        }
         let Undo::Table {
             free_on_commit: Some(s),
             name,

@@ -257,9 +257,12 @@ fn enum_fn(f: Func, oid: u32, args: &[Value]) -> Result<Value, DbError> {
         )
     };
     let labels = &def.labels;
+    let safe = |l: &nestor_types::enums::EnumLabel| {
+        nestor_types::enums::check_safe(l.oid).map(|()| Value::Enum(l.oid))
+    };
     match f {
-        Func::EnumFirst(_) => return Ok(Value::Enum(labels.first().ok_or_else(empty)?.oid)),
-        Func::EnumLast(_) => return Ok(Value::Enum(labels.last().ok_or_else(empty)?.oid)),
+        Func::EnumFirst(_) => return safe(labels.first().ok_or_else(empty)?),
+        Func::EnumLast(_) => return safe(labels.last().ok_or_else(empty)?),
         _ => {}
     }
     let at = |v: Option<&Value>| match v {
@@ -277,8 +280,8 @@ fn enum_fn(f: Func, oid: u32, args: &[Value]) -> Result<Value, DbError> {
         .get(lo..hi.max(lo))
         .unwrap_or_default()
         .iter()
-        .map(|l| Value::Enum(l.oid))
-        .collect();
+        .map(safe)
+        .collect::<Result<_, _>>()?;
     Ok(Array::from_items(DataType::Enum(oid), items).value())
 }
 

@@ -34,6 +34,12 @@
 //!   ADD 'z' BEFORE 'a'  ->  [0, 128]       ADD 'e' (at the end)  ->  [3]
 //! ```
 //!
+//! A label added by ALTER TYPE ... ADD VALUE is *pending* until its
+//! transaction commits ([`mark_pending`], [`clear_pending`]): reading it
+//! (input, enum_last, enum_range) is 55P04, as PostgreSQL refuses a new
+//! value before its commit (it could end up in an index of a type whose
+//! label rolls back). Labels of CREATE TYPE are never pending.
+//!
 //! Left out: the registry is one per process (label and type OIDs are
 //! unique in a server, so that is enough for the server; a type created in
 //! an open transaction is visible by name to other sessions before its
@@ -269,6 +275,9 @@ struct Registry {
     /// label OID -> (type OID, rank, label)
     labels: HashMap<u32, (u32, Arc<[u8]>, Arc<str>)>,
     names: HashMap<String, &'static str>,
+    /// Labels added by ALTER TYPE ... ADD VALUE in a transaction that has
+    /// not committed yet (PostgreSQL's uncommitted_enums).
+    pending: std::collections::HashSet<u32>,
     elements: HashMap<u32, &'static DataType>,
 }
 
@@ -393,6 +402,35 @@ pub fn label_type(label: u32) -> Option<u32> {
     read().labels.get(&label).map(|l| l.0)
 }
 
+/// The label `label` was added by a transaction still open.
+pub fn mark_pending(label: u32) {
+    write().pending.insert(label);
+}
+
+/// The labels of type `oid` are committed (or rolled back): no longer
+/// pending.
+pub fn clear_pending(labels: impl IntoIterator<Item = u32>) {
+    let mut r = write();
+    for l in labels {
+        r.pending.remove(&l);
+    }
+}
+
+/// 55P04 for a label whose ADD VALUE has not committed yet.
+pub fn check_safe(label: u32) -> Result<(), DbError> {
+    let r = read();
+    if !r.pending.contains(&label) {
+        return Ok(());
+    }
+    let (ty, _, text) = r.labels.get(&label).cloned().expect("pending labels are known");
+    let name = r.types.get(&ty).map_or("???", |e| e.name);
+    Err(DbError::new(
+        SqlState::UnsafeNewEnumValueUsage,
+        format!("unsafe use of new value \"{text}\" of enum type {name}"),
+    )
+    .with_hint("New enum values must be committed before they can be used."))
+}
+
 /// enum_in: the value of `input` in type `oid` (22P02 if no such label).
 pub fn parse(oid: u32, input: &str) -> Result<Value, DbError> {
     let r = read();
@@ -402,11 +440,16 @@ pub fn parse(oid: u32, input: &str) -> Result<Value, DbError> {
             format!("type with OID {oid} does not exist"),
         ));
     };
-    match e.def.label(input) {
-        Some(l) => Ok(Value::Enum(l.oid)),
+    let found = e.def.label(input).map(|l| l.oid);
+    drop(r);
+    match found {
+        Some(l) => {
+            check_safe(l)?;
+            Ok(Value::Enum(l))
+        }
         None => Err(DbError::new(
             SqlState::InvalidTextRepresentation,
-            format!("invalid input value for enum {}: \"{}\"", e.name, input),
+            format!("invalid input value for enum {}: \"{}\"", type_name(oid), input),
         )),
     }
 }

@@ -16,10 +16,13 @@
 //!                                         other objects depend on it
 //! ```
 //!
+//! A label ADD VALUE adds is pending until the commit (55P04 when used,
+//! see `nestor_types::enums`); other sessions get the same 55P04 where
+//! PostgreSQL, which does not show them the label yet, says 22P02.
+//!
 //! Left out: DROP TYPE ... CASCADE when columns use the type (0A000;
-//! PostgreSQL drops the columns), PostgreSQL's 55P04 refusal to use a label
-//! added in the still-open transaction (here it is usable at once), and
-//! ALTER TYPE ... OWNER TO / SET SCHEMA.
+//! PostgreSQL drops the columns), and ALTER TYPE ... OWNER TO / SET
+//! SCHEMA.
 
 use std::sync::Arc;
 
@@ -167,6 +170,9 @@ pub fn alter_enum(ctx: &mut StatementCtx, st: &pb::AlterEnumStmt) -> Result<Comm
     let oid = ctx.catalog.alloc_oid().0;
     def.add_label(oid, &st.new_val, pos)?;
     put(ctx, def)?;
+    // Unusable until this transaction commits (the catalog's commit of
+    // the change clears it).
+    enums::mark_pending(oid);
     Ok(CommandTag::Plain("ALTER TYPE"))
 }
 
