@@ -362,7 +362,7 @@ fn advisory(name: &str) -> Option<AdvisoryFn> {
 
 /// enum_first(anyenum), enum_last(anyenum), enum_range(anyenum) and
 /// enum_range(anyenum, anyenum): the enum type comes from the arguments
-/// (42804 when none has one, as PostgreSQL's polymorphic resolution).
+/// (none has one: 42883, as PostgreSQL finds no candidate).
 fn enum_fn(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     use nestor_common::SqlState;
     let oid = args.iter().find_map(|t| match t {
@@ -380,12 +380,6 @@ fn enum_fn(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         )
     };
     let Some(oid) = oid else {
-        if args.iter().all(|t| *t == DataType::Unknown) {
-            return Err(DbError::new(
-                SqlState::DatatypeMismatch,
-                "could not determine polymorphic type because input has type unknown",
-            ));
-        }
         return Err(no_fn());
     };
     let t = DataType::Enum(oid);

@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    enum_types,
     aggregate_sums,
     default_privileges,
     not_valid,

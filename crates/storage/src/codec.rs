@@ -25,6 +25,9 @@
 //!  18  record: len:varint, then its fields as a row
 //!  19  time: zigzag varint (µs since midnight)
 //!  20  enum: varint label OID (pg_enum.oid)
+//!  21  enum array: len:varint, then the enum type's OID (u32 LE) and the
+//!      binary form of the same array with each label as its OID (int8):
+//!      labels can be renamed, their OIDs stay
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -104,6 +107,7 @@ const T_ARRAY: u8 = 17;
 const T_RECORD: u8 = 18;
 const T_TIME: u8 = 19;
 const T_ENUM: u8 = 20;
+const T_ENUM_ARRAY: u8 = 21;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -172,7 +176,7 @@ fn stored_len(v: &Value) -> usize {
                 + varint_len(zigzag(i.days as i64))
                 + varint_len(zigzag(i.micros))
         }
-        Value::Array(a) => bytes(a.to_binary().len()),
+        Value::Array(a) => bytes(array_form(a).len()),
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
     }
 }
@@ -245,9 +249,58 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             put_varint(zigzag(i.days as i64), out);
             put_varint(zigzag(i.micros), out);
         }
-        Value::Array(a) => with_len(T_ARRAY, &a.to_binary(), out),
+        Value::Array(a) => {
+            let tag = match a.elem {
+                DataType::Enum(_) => T_ENUM_ARRAY,
+                _ => T_ARRAY,
+            };
+            with_len(tag, &array_form(a), out)
+        }
         Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
     }
+}
+
+/// An array's stored payload: its binary form, or for an enum array the
+/// type's OID and the array of its label OIDs (see the module header).
+fn array_form(a: &Array) -> Vec<u8> {
+    let DataType::Enum(ty) = a.elem else {
+        return a.to_binary();
+    };
+    let items = a
+        .items
+        .iter()
+        .map(|v| match v {
+            Value::Enum(l) => Value::Int8(i64::from(*l)),
+            _ => Value::Null,
+        })
+        .collect();
+    let oids = Array {
+        elem: DataType::Int8,
+        dims: a.dims.clone(),
+        items,
+        vector: false,
+    };
+    let mut out = ty.to_le_bytes().to_vec();
+    out.extend(oids.to_binary());
+    out
+}
+
+/// An enum array from its stored form ([`array_form`]).
+fn enum_array_of(p: &[u8]) -> Result<Value, String> {
+    let ty = p
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or("enum array: truncated header")?;
+    let mut a = Array::from_binary(DataType::Int8, &p[4..])
+        .map_err(|e| format!("enum array: {}", e.message))?;
+    for v in &mut a.items {
+        if let Value::Int8(l) = v {
+            let l = u32::try_from(*l).map_err(|_| "enum array: label OID out of range")?;
+            *v = Value::Enum(l);
+        }
+    }
+    a.elem = DataType::Enum(ty);
+    Ok(a.value())
 }
 
 /// A row's stored form, allocated at its exact size.
@@ -308,7 +361,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -373,6 +426,7 @@ impl Field<'_> {
                 Value::Interval(Interval::new(months, days, micros))
             }
             T_ARRAY => array_of(p).expect("stored row: array payload"),
+            T_ENUM_ARRAY => enum_array_of(p).expect("stored row: enum array payload"),
             T_RECORD => Value::Record(decode_row(p)),
             t => panic!("stored row: unknown tag {t}"),
         }
@@ -418,6 +472,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_NUMERIC => Numeric::decode_storage(p).is_some(),
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
             T_ARRAY => array_of(p).is_ok(),
+            T_ENUM_ARRAY => enum_array_of(p).is_ok(),
             T_RECORD => check_row(p).is_ok(),
             _ => true,
         };

@@ -83,10 +83,10 @@ fn existing(ctx: &StatementCtx, name: &str) -> Result<Arc<EnumDef>, DbError> {
     if let Some(e) = ctx.catalog.enum_type(name) {
         return Ok(e);
     }
-    if DataType::from_sql_name(name, &[]).is_ok() {
+    if let Ok(t) = DataType::from_sql_name(name, &[]) {
         return Err(DbError::new(
             SqlState::WrongObjectType,
-            format!("{name} is not an enum"),
+            format!("{} is not an enum", t.name()),
         ));
     }
     Err(undefined_type(name))
@@ -196,9 +196,23 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
             NodeEnum::List(l) => l.items.clone(),
             _ => continue,
         };
-        let name = type_name(&parts)?;
+        let names = bind::names(&parts);
+        let name = match names.as_slice() {
+            [s, n] if s == "pg_catalog" => n.clone(),
+            _ => type_name(&parts)?,
+        };
         match existing(ctx, &name) {
             Ok(def) => drops.push(def),
+            Err(e) if e.code == SqlState::WrongObjectType => {
+                let t = DataType::from_sql_name(&name, &[])?;
+                return Err(DbError::new(
+                    SqlState::DependentObjectsStillExist,
+                    format!(
+                        "cannot drop type {} because it is required by the database system",
+                        t.name()
+                    ),
+                ));
+            }
             Err(e) if e.code == SqlState::UndefinedObject && ds.missing_ok => {
                 notice(ctx, format!("type \"{name}\" does not exist, skipping"));
             }
@@ -221,7 +235,10 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
     let mut out = Vec::new();
     for t in ctx.catalog.tables() {
         for c in t.columns.iter().filter(|c| !c.dropped && uses(c.ty)) {
-            out.push(format!("column {} of table {}", c.name, t.name));
+            // An array column depends on the array type (PostgreSQL names
+            // it), which depends on the enum.
+            let suffix = if c.ty.is_array() { "[]" } else { "" };
+            out.push(format!("column {} of table {}{suffix}", c.name, t.name));
         }
     }
     for v in ctx.catalog.views() {
@@ -259,7 +276,10 @@ fn check_unused(ctx: &StatementCtx, def: &EnumDef, ds: &pb::DropStmt) -> Result<
     )
     .with_detail(
         deps.iter()
-            .map(|d| format!("{d} depends on type {}", def.name))
+            .map(|d| match d.strip_suffix("[]") {
+                Some(d) => format!("{d} depends on type {}[]", def.name),
+                None => format!("{d} depends on type {}", def.name),
+            })
             .collect::<Vec<_>>()
             .join("\n"),
     )
