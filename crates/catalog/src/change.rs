@@ -30,8 +30,8 @@ use crate::function::FunctionDef;
 use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
 use crate::role::RoleDef;
-use nestor_types::enums::EnumDef;
 use crate::{Namespace, Ns, State};
+use nestor_types::enums::EnumDef;
 
 /// A schema change, applied under the catalog's write lock.
 pub enum Change {
@@ -479,7 +479,10 @@ impl DdlUndo for CatalogUndo {
     }
 
     fn commit(&self) {
-        if let Undo::Enum { put: Some(name), .. } = &self.undo {
+        if let Undo::Enum {
+            put: Some(name), ..
+        } = &self.undo
+        {
             if let Some(def) = self.state.read().enums.get(name) {
                 nestor_types::enums::clear_pending(def.labels.iter().map(|l| l.oid));
             }

@@ -22,7 +22,10 @@ use nestor_types::enums::{self, EnumDef};
 
 /// Install `def`, replacing the type of the same OID (whatever its name:
 /// a rename) and returning it.
-pub(crate) fn put(map: &mut BTreeMap<String, Arc<EnumDef>>, def: Arc<EnumDef>) -> Option<Arc<EnumDef>> {
+pub(crate) fn put(
+    map: &mut BTreeMap<String, Arc<EnumDef>>,
+    def: Arc<EnumDef>,
+) -> Option<Arc<EnumDef>> {
     let old_name = map
         .iter()
         .find(|(_, e)| e.oid == def.oid)

@@ -954,7 +954,11 @@ impl Catalog {
                     .insert(v.name.clone(), Arc::new(v));
             }
             CatalogRecord::PutEnum(e) => {
-                let max = e.labels.iter().map(|l| l.oid).fold(e.oid.max(e.array_oid), u32::max);
+                let max = e
+                    .labels
+                    .iter()
+                    .map(|l| l.oid)
+                    .fold(e.oid.max(e.array_oid), u32::max);
                 self.ensure_next_oid(max + 1);
                 enum_type::put(&mut self.state.write().enums, Arc::new(e));
             }

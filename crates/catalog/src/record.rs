@@ -1049,7 +1049,10 @@ fn get_enum(r: &mut Reader<'_>) -> Result<EnumDef, String> {
         let len = r.u32()? as usize;
         let rank = r.bytes(len)?.to_vec();
         let label = get_str(r)?;
-        if labels.last().is_some_and(|p| p.rank >= rank || p.sort_order >= sort_order) {
+        if labels
+            .last()
+            .is_some_and(|p| p.rank >= rank || p.sort_order >= sort_order)
+        {
             return Err(format!("enum {name}: labels out of order"));
         }
         labels.push(EnumLabel {

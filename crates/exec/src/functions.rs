@@ -62,9 +62,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Subscript => return subscript(args),
         Func::Slice => return slice(args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
-        Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => {
-            return enum_fn(f, t, &args)
-        }
+        Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => return enum_fn(f, t, &args),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
         Func::FieldSelect(k) => {
             return Ok(match &args[0] {

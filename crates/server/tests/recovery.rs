@@ -427,7 +427,10 @@ fn check_enums(server: &Server) {
         "bo\ncy"
     );
     let e = err(server, "select 'meh'::feeling");
-    assert!(e.contains("invalid input value for enum feeling: \"meh\""), "{e}");
+    assert!(
+        e.contains("invalid input value for enum feeling: \"meh\""),
+        "{e}"
+    );
     assert!(err(server, "select 'x'::gone_enum").contains("type \"gone_enum\" does not exist"));
     assert!(err(server, "select 'x'::rolled_back").contains("does not exist"));
     assert!(err(server, "select 'sad'::mood").contains("type \"mood\" does not exist"));
@@ -465,9 +468,15 @@ fn enum_types_survive_crashes() {
     check_enums(&third);
     // New OIDs do not collide with the replayed labels.
     ok(&third, "alter type feeling add value 'fine' after 'so-so'");
-    ok(&third, "insert into people values ('di', 'fine', '{fine,sad}')");
+    ok(
+        &third,
+        "insert into people values ('di', 'fine', '{fine,sad}')",
+    );
     assert_eq!(
-        ok(&third, "select name from people where m > 'so-so' order by m"),
+        ok(
+            &third,
+            "select name from people where m > 'so-so' order by m"
+        ),
         "di\ncy"
     );
     assert!(third.signal_and_wait(libc::SIGKILL).signal().is_some());

@@ -413,7 +413,9 @@ impl Field<'_> {
             T_BYTEA => Value::Bytea(Arc::from(p)),
             T_DATE => Value::Date(varint_of(p) as i32),
             T_TIME => Value::Time(varint_of(p)),
-            T_ENUM => Value::Enum(get_varint(p, &mut 0).expect("stored row: a framed varint") as u32),
+            T_ENUM => {
+                Value::Enum(get_varint(p, &mut 0).expect("stored row: a framed varint") as u32)
+            }
             T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
             T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
             T_UUID => Value::Uuid(fixed(p)),
@@ -989,6 +991,46 @@ mod tests {
             &[4, 2, 9, 3, b'a', b'b', b'c', 0]
         );
         assert!(decode_row(&encode_row(&[])).is_empty());
+    }
+
+    #[test]
+    fn enum_values_are_stored_by_oid_and_keyed_by_rank() {
+        use nestor_types::enums::{self, EnumDef, Position};
+        // OIDs far from other tests' (the registry is per process).
+        let mut def = EnumDef::new(
+            900_001,
+            900_000,
+            "codec_mood",
+            vec![(900_002, "sad".into()), (900_003, "happy".into())],
+        );
+        def.add_label(900_004, "ok", Position::Before("happy"))
+            .unwrap();
+        enums::install(std::sync::Arc::new(def.clone()));
+        let (sad, happy, ok) = (
+            Value::Enum(900_002),
+            Value::Enum(900_003),
+            Value::Enum(900_004),
+        );
+        let a = Array::from_items(
+            DataType::Enum(900_001),
+            vec![happy.clone(), Value::Null, ok.clone()],
+        );
+        let row = [sad.clone(), a.value()];
+        let stored = encode_row(&row);
+        assert_eq!(check_row(&stored), Ok(2));
+        let back = decode_row(&stored);
+        assert_eq!(format!("{:?}", &row[..]), format!("{:?}", &back[..]));
+        // A renamed label does not change what is stored.
+        def.rename_label("happy", "glad").unwrap();
+        enums::install(std::sync::Arc::new(def));
+        assert_eq!(&*encode_row(&row), &*stored);
+        assert_eq!(
+            decode_row(&stored)[1].to_text(&Default::default()),
+            "{glad,NULL,ok}"
+        );
+        // Keys sort by the labels' order, not their OIDs or text.
+        assert!(key(&sad) < key(&ok) && key(&ok) < key(&happy));
+        assert!(sad < ok && ok < happy);
     }
 
     #[test]

@@ -18,8 +18,9 @@
 //! Sort orders are float4 as in pg_enum.enumsortorder and are assigned by
 //! PostgreSQL's rules ([`EnumDef::add_label`]): the first labels get 1..n,
 //! a label added at the end the last + 1, one before the first the first
-//! - 1, one between two neighbours their midpoint; when float4 runs out of
-//! room between two neighbours every label is renumbered 1..n first.
+//! minus 1, one between two neighbours their midpoint; when float4 runs
+//! out of room between two neighbours every label is renumbered 1..n
+//! first.
 //!
 //! Index keys are byte strings compared with memcmp, written once, so the
 //! order cannot come from a number that renumbering changes. Each label
@@ -240,7 +241,7 @@ pub fn rank_after(r: &[u8]) -> Vec<u8> {
 /// `lo < hi`. Both are base-256 fractions without trailing zero digits;
 /// so is the result.
 pub fn rank_between(lo: &[u8], hi: Option<&[u8]>) -> Vec<u8> {
-    assert!(hi.map_or(true, |h| lo < h), "rank_between: empty interval");
+    assert!(hi.is_none_or(|h| lo < h), "rank_between: empty interval");
     let mut out = Vec::new();
     let mut hi = hi;
     let mut i = 0;
@@ -269,11 +270,13 @@ struct Entry {
     array_name: &'static str,
 }
 
+/// What a label OID stands for: (its type's OID, its rank, its text).
+type LabelEntry = (u32, Arc<[u8]>, Arc<str>);
+
 #[derive(Default)]
 struct Registry {
     types: HashMap<u32, Entry>,
-    /// label OID -> (type OID, rank, label)
-    labels: HashMap<u32, (u32, Arc<[u8]>, Arc<str>)>,
+    labels: HashMap<u32, LabelEntry>,
     names: HashMap<String, &'static str>,
     /// Labels added by ALTER TYPE ... ADD VALUE in a transaction that has
     /// not committed yet (PostgreSQL's uncommitted_enums).
@@ -311,13 +314,18 @@ pub fn install(def: Arc<EnumDef>) {
     let name = r.leak_name(&def.name);
     let array_name = r.leak_name(&format!("{}[]", def.name));
     for l in &def.labels {
-        r.labels
-            .insert(l.oid, (def.oid, Arc::from(l.rank.as_slice()), Arc::from(l.label.as_str())));
+        r.labels.insert(
+            l.oid,
+            (
+                def.oid,
+                Arc::from(l.rank.as_slice()),
+                Arc::from(l.label.as_str()),
+            ),
+        );
     }
-    if !r.elements.contains_key(&def.oid) {
-        let e: &'static DataType = Box::leak(Box::new(DataType::Enum(def.oid)));
-        r.elements.insert(def.oid, e);
-    }
+    r.elements
+        .entry(def.oid)
+        .or_insert_with(|| Box::leak(Box::new(DataType::Enum(def.oid))));
     r.types.insert(
         def.oid,
         Entry {
@@ -422,7 +430,11 @@ pub fn check_safe(label: u32) -> Result<(), DbError> {
     if !r.pending.contains(&label) {
         return Ok(());
     }
-    let (ty, _, text) = r.labels.get(&label).cloned().expect("pending labels are known");
+    let (ty, _, text) = r
+        .labels
+        .get(&label)
+        .cloned()
+        .expect("pending labels are known");
     let name = r.types.get(&ty).map_or("???", |e| e.name);
     Err(DbError::new(
         SqlState::UnsafeNewEnumValueUsage,
@@ -449,7 +461,11 @@ pub fn parse(oid: u32, input: &str) -> Result<Value, DbError> {
         }
         None => Err(DbError::new(
             SqlState::InvalidTextRepresentation,
-            format!("invalid input value for enum {}: \"{}\"", type_name(oid), input),
+            format!(
+                "invalid input value for enum {}: \"{}\"",
+                type_name(oid),
+                input
+            ),
         )),
     }
 }

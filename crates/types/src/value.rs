@@ -119,7 +119,9 @@ impl Value {
             Value::Interval(_) => DataType::Interval,
             Value::Time(_) => DataType::Time(None),
             Value::Array(a) => a.data_type(),
-            Value::Enum(l) => crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum),
+            Value::Enum(l) => {
+                crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum)
+            }
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
                     .enumerate()

@@ -98,10 +98,7 @@ fn put(ctx: &mut StatementCtx, def: EnumDef) -> Result<(), DbError> {
 }
 
 /// CREATE TYPE name AS ENUM (labels).
-pub fn create_enum(
-    ctx: &mut StatementCtx,
-    st: &pb::CreateEnumStmt,
-) -> Result<CommandTag, DbError> {
+pub fn create_enum(ctx: &mut StatementCtx, st: &pb::CreateEnumStmt) -> Result<CommandTag, DbError> {
     let name = type_name(&st.type_name)?;
     if name_is_type(ctx, &name) {
         return Err(type_exists(&name));
