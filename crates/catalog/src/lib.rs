@@ -52,7 +52,9 @@
 //! ```
 //!
 //! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
-//! beside the namespaces and change the same way.
+//! beside the namespaces and change the same way, and so are enum types
+//! ([`enum_type`]), which are also mirrored into the value layer's
+//! registry (`nestor_types::enums`).
 //!
 //! Left out: schemas other than `public` and the temporary ones (and
 //! qualified names in them), dependency tracking beyond serial
