@@ -145,6 +145,12 @@ COPY advice FROM stdin;
 bad	nope
 \.
 SELECT * FROM advice ORDER BY m;
+-- binary COPY: a label travels as its text (enum_send / enum_recv)
+\copy advice to '/tmp/nestor_regress_enum_types.bin' with (format binary)
+CREATE TABLE advice2 (LIKE advice);
+\copy advice2 from '/tmp/nestor_regress_enum_types.bin' with (format binary)
+SELECT * FROM advice2 ORDER BY m;
+DROP TABLE advice2;
 -- DROP TYPE
 DROP TABLE advice;
 ALTER TABLE person DROP COLUMN history;
