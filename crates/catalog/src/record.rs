@@ -36,7 +36,7 @@
 //!                                (absent: the entry removed)
 //!            | 0x18 SetDefaultAcl role:u32 schema:u32 objtype:u8
 //!                                (0x00 | 0x01 acl)   (absent: the entry removed)
-//!            | 0x19 PutEnum      oid:u32 array_oid:u32 name nlabels:u32
+//!            | 0x19 PutEnum      oid:u32 array_oid:u32 name owner:u32 nlabels:u32
 //!                                (oid:u32 sortorder:f32 rank:(len:u32 bytes) name)*
 //!            | 0x1A DropEnum     name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
@@ -1027,6 +1027,7 @@ fn put_enum(out: &mut Vec<u8>, e: &EnumDef) {
     out.extend_from_slice(&e.oid.to_le_bytes());
     out.extend_from_slice(&e.array_oid.to_le_bytes());
     put_str(out, &e.name);
+    out.extend_from_slice(&e.owner.to_le_bytes());
     put_u32(out, e.labels.len());
     for l in &e.labels {
         out.extend_from_slice(&l.oid.to_le_bytes());
@@ -1041,6 +1042,7 @@ fn get_enum(r: &mut Reader<'_>) -> Result<EnumDef, String> {
     let oid = r.u32()?;
     let array_oid = r.u32()?;
     let name = get_str(r)?;
+    let owner = r.u32()?;
     let n = r.u32()? as usize;
     let mut labels: Vec<EnumLabel> = Vec::with_capacity(n.min(1 << 12));
     for _ in 0..n {
@@ -1066,6 +1068,7 @@ fn get_enum(r: &mut Reader<'_>) -> Result<EnumDef, String> {
         oid,
         array_oid,
         name,
+        owner,
         labels,
     })
 }
@@ -1296,6 +1299,7 @@ mod tests {
             },
             CatalogRecord::PutEnum({
                 let mut e = EnumDef::new(16500, 16499, "mood", vec![(16501, "sad".into())]);
+                e.owner = 16401;
                 e.add_label(16502, "ok", nestor_types::enums::Position::Before("sad"))
                     .unwrap();
                 e

@@ -1041,7 +1041,7 @@ fn enum_type_rows(c: &Catalog) -> Rows {
             r.set("oid", oid(o))
                 .set("typname", text(name))
                 .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
-                .set("typowner", oid(SUPERUSER_OID))
+                .set("typowner", oid(e.owner))
                 .set("typbyval", Value::Bool(io == "enum"))
                 .set("typispreferred", Value::Bool(false))
                 .set("typisdefined", Value::Bool(true))

@@ -73,6 +73,8 @@ pub struct EnumDef {
     pub oid: u32,
     pub array_oid: u32,
     pub name: String,
+    /// The owning role's OID (pg_type.typowner).
+    pub owner: u32,
     /// Sorted by `sort_order` (ascending, distinct).
     pub labels: Vec<EnumLabel>,
 }
@@ -98,7 +100,8 @@ pub enum Position<'a> {
 }
 
 impl EnumDef {
-    /// A new type with `labels` in order, sort orders 1..n.
+    /// A new type with `labels` in order, sort orders 1..n, owned by the
+    /// bootstrap superuser (OID 10) until the caller says otherwise.
     pub fn new(oid: u32, array_oid: u32, name: &str, labels: Vec<(u32, String)>) -> EnumDef {
         let mut rank: Vec<u8> = Vec::new();
         let labels = labels
@@ -118,6 +121,7 @@ impl EnumDef {
             oid,
             array_oid,
             name: name.to_string(),
+            owner: 10,
             labels,
         }
     }

@@ -20,9 +20,12 @@
 //! see `nestor_types::enums`); other sessions get the same 55P04 where
 //! PostgreSQL, which does not show them the label yet, says 22P02.
 //!
+//! The creator owns the type (pg_type.typowner); ALTER and DROP need
+//! ownership (42501 `must be owner of type mood`), as in PostgreSQL.
+//!
 //! Left out: DROP TYPE ... CASCADE when columns use the type (0A000;
-//! PostgreSQL drops the columns), and ALTER TYPE ... OWNER TO / SET
-//! SCHEMA.
+//! PostgreSQL drops the columns), ALTER TYPE ... SET SCHEMA, and USAGE
+//! privileges on types (GRANT ... ON TYPE).
 
 use std::sync::Arc;
 
@@ -92,6 +95,29 @@ fn existing(ctx: &StatementCtx, name: &str) -> Result<Arc<EnumDef>, DbError> {
     Err(undefined_type(name))
 }
 
+/// 42501 unless the current role owns the type (or is a member of its
+/// owner, or a superuser).
+fn require_owner(ctx: &StatementCtx, def: &EnumDef) -> Result<(), DbError> {
+    if ctx.role.superuser
+        || ctx
+            .catalog
+            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(def.owner))
+    {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("must be owner of type {}", def.name),
+    ))
+}
+
+/// The enum type `name` for a change by its owner.
+fn owned(ctx: &StatementCtx, name: &str) -> Result<EnumDef, DbError> {
+    let def = existing(ctx, name)?;
+    require_owner(ctx, &def)?;
+    Ok((*def).clone())
+}
+
 fn put(ctx: &mut StatementCtx, def: EnumDef) -> Result<(), DbError> {
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutEnum(Arc::new(def)))
@@ -124,7 +150,9 @@ pub fn create_enum(ctx: &mut StatementCtx, st: &pb::CreateEnumStmt) -> Result<Co
             return Err(duplicate_label(oid, l));
         }
     }
-    put(ctx, EnumDef::new(oid, array_oid, &name, with_oids))?;
+    let mut def = EnumDef::new(oid, array_oid, &name, with_oids);
+    def.owner = ctx.role.oid.0;
+    put(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TYPE"))
 }
 
@@ -144,7 +172,7 @@ fn duplicate_label(oid: u32, label: &str) -> DbError {
 /// name RENAME VALUE a TO b.
 pub fn alter_enum(ctx: &mut StatementCtx, st: &pb::AlterEnumStmt) -> Result<CommandTag, DbError> {
     let name = type_name(&st.type_name)?;
-    let mut def = (*existing(ctx, &name)?).clone();
+    let mut def = owned(ctx, &name)?;
     if !st.old_val.is_empty() {
         def.rename_label(&st.old_val, &st.new_val)?;
         put(ctx, def)?;
@@ -176,11 +204,31 @@ pub fn alter_enum(ctx: &mut StatementCtx, st: &pb::AlterEnumStmt) -> Result<Comm
 /// ALTER TYPE name RENAME TO new.
 pub fn rename_enum(ctx: &mut StatementCtx, parts: &[pb::Node], to: &str) -> Result<(), DbError> {
     let name = type_name(parts)?;
-    let mut def = (*existing(ctx, &name)?).clone();
+    let mut def = owned(ctx, &name)?;
     if name_is_type(ctx, to) {
         return Err(type_exists(to));
     }
     def.name = to.to_string();
+    put(ctx, def)
+}
+
+/// ALTER TYPE name OWNER TO role (the new owner must exist; a
+/// non-superuser must own the type and be a member of the new owner).
+pub fn alter_enum_owner(
+    ctx: &mut StatementCtx,
+    parts: &[pb::Node],
+    spec: &pb::RoleSpec,
+) -> Result<(), DbError> {
+    let name = type_name(parts)?;
+    let mut def = owned(ctx, &name)?;
+    let new = super::role::resolve(ctx, spec)?;
+    if !ctx.role.superuser && !ctx.catalog.is_member_of(ctx.role.oid, new.oid) {
+        return Err(DbError::new(
+            SqlState::InsufficientPrivilege,
+            format!("must be member of role \"{}\"", new.name),
+        ));
+    }
+    def.owner = new.oid.0;
     put(ctx, def)
 }
 
@@ -217,6 +265,7 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
         }
     }
     for def in &drops {
+        require_owner(ctx, def)?;
         check_unused(ctx, def, ds)?;
     }
     for def in drops {

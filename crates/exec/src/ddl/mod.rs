@@ -569,6 +569,9 @@ pub(crate) fn alter_owner(
                     role,
                 )?;
             }
+            (pb::ObjectType::ObjectType, Some(NodeEnum::List(l))) => {
+                enum_type::alter_enum_owner(ctx, &l.items, role)?;
+            }
             (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) if s.sval == "public" => {
                 grant::change_owner(
                     ctx,
@@ -589,6 +592,7 @@ pub(crate) fn alter_owner(
         pb::ObjectType::ObjectSchema => "ALTER SCHEMA",
         pb::ObjectType::ObjectDatabase => "ALTER DATABASE",
         pb::ObjectType::ObjectLanguage => "ALTER LANGUAGE",
+        pb::ObjectType::ObjectType => "ALTER TYPE",
         _ => return Err(DbError::unsupported("ALTER OWNER of this object type")),
     };
     Ok(CommandTag::Plain(tag))
