@@ -31,6 +31,7 @@ use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
 use crate::role::RoleDef;
 use crate::{Namespace, Ns, State};
+use nestor_types::enums::EnumDef;
 
 /// A schema change, applied under the catalog's write lock.
 pub enum Change {
@@ -65,6 +66,9 @@ pub enum Change {
     /// role.
     PutRole(Arc<RoleDef>),
     DropRole(String),
+    /// Create or replace (by OID: ADD VALUE, RENAME) an enum type.
+    PutEnum(Arc<EnumDef>),
+    DropEnum(String),
     /// Set (Some) or reset to the default (None) the owner and ACL of
     /// (class, object).
     SetAcl {
@@ -132,6 +136,12 @@ pub(crate) enum Undo {
         key: (u32, u32, u8),
         prev: Option<Vec<crate::acl::AclItem>>,
     },
+    Enum {
+        /// The name the change put a type under (None for a drop).
+        put: Option<String>,
+        /// The type it replaced, renamed or dropped.
+        prev: Option<Arc<EnumDef>>,
+    },
     Role {
         /// The name the change put a role under (None for a drop).
         put: Option<String>,
@@ -152,6 +162,11 @@ impl std::fmt::Debug for Undo {
             Undo::Acl { key, .. } => write!(f, "acl {key:?}"),
             Undo::RoleSettings { key, .. } => write!(f, "role settings {key:?}"),
             Undo::DefaultAcl { key, .. } => write!(f, "default acl {key:?}"),
+            Undo::Enum { put, prev } => write!(
+                f,
+                "enum {:?}",
+                put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
+            ),
             Undo::Role { put, prev } => write!(
                 f,
                 "role {:?}",
@@ -187,6 +202,8 @@ impl Change {
             },
             Change::PutRole(r) => CatalogRecord::PutRole((**r).clone()),
             Change::DropRole(name) => CatalogRecord::DropRole { name: name.clone() },
+            Change::PutEnum(e) => CatalogRecord::PutEnum((**e).clone()),
+            Change::DropEnum(name) => CatalogRecord::DropEnum { name: name.clone() },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
                 key: *key,
                 acl: acl.clone(),
@@ -212,6 +229,15 @@ impl Change {
             Change::DropRole(name) => {
                 let prev = state.roles.remove(&name);
                 return Undo::Role { put: None, prev };
+            }
+            Change::PutEnum(def) => {
+                let put = Some(def.name.clone());
+                let prev = crate::enum_type::put(&mut state.enums, def);
+                return Undo::Enum { put, prev };
+            }
+            Change::DropEnum(name) => {
+                let prev = crate::enum_type::remove(&mut state.enums, &name);
+                return Undo::Enum { put: None, prev };
             }
             Change::SetAcl { key, acl } => {
                 let prev = match acl {
@@ -312,6 +338,8 @@ impl Change {
             }
             Change::PutRole(_)
             | Change::DropRole(_)
+            | Change::PutEnum(_)
+            | Change::DropEnum(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
             | Change::SetDefaultAcl { .. } => unreachable!("applied above"),
@@ -366,6 +394,17 @@ impl DdlUndo for CatalogUndo {
                     Some(p) => state.role_settings.insert(*key, p.clone()),
                     None => state.role_settings.remove(key),
                 };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::Enum { put, prev } = &self.undo {
+                if let Some(name) = put {
+                    crate::enum_type::remove(&mut state.enums, name);
+                }
+                if let Some(p) = prev {
+                    crate::enum_type::put(&mut state.enums, p.clone());
+                }
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
                 return;
@@ -426,6 +465,7 @@ impl DdlUndo for CatalogUndo {
                     }
                 }
                 Undo::Role { .. }
+                | Undo::Enum { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }
                 | Undo::DefaultAcl { .. } => unreachable!("undone above"),
@@ -439,6 +479,15 @@ impl DdlUndo for CatalogUndo {
     }
 
     fn commit(&self) {
+        if let Undo::Enum {
+            put: Some(name), ..
+        } = &self.undo
+        {
+            if let Some(def) = self.state.read().enums.get(name) {
+                nestor_types::enums::clear_pending(def.labels.iter().map(|l| l.oid));
+            }
+            return;
+        }
         let Undo::Table {
             free_on_commit: Some(s),
             name,

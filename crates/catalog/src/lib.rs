@@ -52,7 +52,9 @@
 //! ```
 //!
 //! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
-//! beside the namespaces and change the same way.
+//! beside the namespaces and change the same way, and so are enum types
+//! ([`enum_type`]), which are also mirrored into the value layer's
+//! registry (`nestor_types::enums`).
 //!
 //! Left out: schemas other than `public` and the temporary ones (and
 //! qualified names in them), dependency tracking beyond serial
@@ -63,6 +65,7 @@
 pub mod acl;
 pub mod change;
 pub mod defs;
+pub mod enum_type;
 pub mod function;
 pub mod gate;
 pub mod record;
@@ -76,6 +79,7 @@ use std::sync::Arc;
 use nestor_common::{DbError, RelId, SessionId, SqlState};
 use nestor_storage::{Index, Store, Table};
 use nestor_txn::{DataUndo, Transaction};
+use nestor_types::enums::EnumDef;
 use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
@@ -137,6 +141,8 @@ pub(crate) struct State {
     /// ALTER DEFAULT PRIVILEGES, by (role, schema OID or 0, object type
     /// letter): PostgreSQL's pg_default_acl (see [`acl`]).
     pub default_acls: BTreeMap<(u32, u32, u8), Vec<acl::AclItem>>,
+    /// Enum types by name (in `public`; see [`enum_type`]).
+    pub enums: BTreeMap<String, Arc<EnumDef>>,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -314,6 +320,16 @@ impl Catalog {
 
     pub fn next_oid(&self) -> u32 {
         self.next_oid.load(Ordering::Relaxed)
+    }
+
+    /// The enum type `name`.
+    pub fn enum_type(&self, name: &str) -> Option<Arc<EnumDef>> {
+        self.state.read().enums.get(name).cloned()
+    }
+
+    /// Every enum type, by name.
+    pub fn enum_types(&self) -> Vec<Arc<EnumDef>> {
+        self.state.read().enums.values().cloned().collect()
     }
 
     /// The role named `name`.
@@ -739,6 +755,8 @@ impl Catalog {
             // objects (a TEMP object's ACL is logged too; harmless).
             Change::PutRole(_)
             | Change::DropRole(_)
+            | Change::PutEnum(_)
+            | Change::DropEnum(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
             | Change::SetDefaultAcl { .. } => return Ok(Ns::Public),
@@ -868,7 +886,12 @@ impl Catalog {
                 key: *k,
                 acl: Some(v.clone()),
             });
+        let enums = st
+            .enums
+            .values()
+            .map(|e| CatalogRecord::PutEnum((**e).clone()));
         roles
+            .chain(enums)
             .chain(acls)
             .chain(role_settings)
             .chain(default_acls)
@@ -931,6 +954,19 @@ impl Catalog {
                     .public
                     .views
                     .insert(v.name.clone(), Arc::new(v));
+            }
+            CatalogRecord::PutEnum(e) => {
+                let max = e
+                    .labels
+                    .iter()
+                    .map(|l| l.oid)
+                    .fold(e.oid.max(e.array_oid), u32::max);
+                self.ensure_next_oid(max + 1);
+                enum_type::put(&mut self.state.write().enums, Arc::new(e));
+            }
+            CatalogRecord::DropEnum { name } => {
+                enum_type::remove(&mut self.state.write().enums, &name)
+                    .ok_or_else(|| format!("DropEnum of unknown type {name}"))?;
             }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);

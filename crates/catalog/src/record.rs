@@ -36,6 +36,9 @@
 //!                                (absent: the entry removed)
 //!            | 0x18 SetDefaultAcl role:u32 schema:u32 objtype:u8
 //!                                (0x00 | 0x01 acl)   (absent: the entry removed)
+//!            | 0x19 PutEnum      oid:u32 array_oid:u32 name owner:u32 nlabels:u32
+//!                                (oid:u32 sortorder:f32 rank:(len:u32 bytes) name)*
+//!            | 0x1A DropEnum     name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -61,6 +64,7 @@
 use nestor_common::RelId;
 use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
+use nestor_types::enums::{EnumDef, EnumLabel};
 use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
@@ -87,6 +91,8 @@ const TAG_DROP_ROLE: u8 = 0x15;
 const TAG_SET_ACL: u8 = 0x16;
 const TAG_SET_ROLE_SETTINGS: u8 = 0x17;
 const TAG_SET_DEFAULT_ACL: u8 = 0x18;
+const TAG_PUT_ENUM: u8 = 0x19;
+const TAG_DROP_ENUM: u8 = 0x1A;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -114,6 +120,11 @@ pub enum CatalogRecord {
     /// Install (create, replace or rename: by OID) a role.
     PutRole(RoleDef),
     DropRole {
+        name: String,
+    },
+    /// Install (create, replace or rename: by OID) an enum type.
+    PutEnum(EnumDef),
+    DropEnum {
         name: String,
     },
     /// Owner and ACL of (class, object); None: back to the default.
@@ -310,6 +321,14 @@ impl CatalogRecord {
                 out.push(TAG_DROP_ROLE);
                 put_str(&mut out, name);
             }
+            CatalogRecord::PutEnum(e) => {
+                out.push(TAG_PUT_ENUM);
+                put_enum(&mut out, e);
+            }
+            CatalogRecord::DropEnum { name } => {
+                out.push(TAG_DROP_ENUM);
+                put_str(&mut out, name);
+            }
             CatalogRecord::SetRoleSettings { key, config } => {
                 out.push(TAG_SET_ROLE_SETTINGS);
                 out.extend_from_slice(&key.0.to_le_bytes());
@@ -471,6 +490,10 @@ impl CatalogRecord {
                 CatalogRecord::PutRole(role)
             }
             TAG_DROP_ROLE => CatalogRecord::DropRole {
+                name: get_str(&mut r)?,
+            },
+            TAG_PUT_ENUM => CatalogRecord::PutEnum(get_enum(&mut r)?),
+            TAG_DROP_ENUM => CatalogRecord::DropEnum {
                 name: get_str(&mut r)?,
             },
             TAG_SET_ROLE_SETTINGS => {
@@ -1000,6 +1023,56 @@ fn get_acl_items(r: &mut Reader<'_>) -> Result<Vec<AclItem>, String> {
     })
 }
 
+fn put_enum(out: &mut Vec<u8>, e: &EnumDef) {
+    out.extend_from_slice(&e.oid.to_le_bytes());
+    out.extend_from_slice(&e.array_oid.to_le_bytes());
+    put_str(out, &e.name);
+    out.extend_from_slice(&e.owner.to_le_bytes());
+    put_u32(out, e.labels.len());
+    for l in &e.labels {
+        out.extend_from_slice(&l.oid.to_le_bytes());
+        out.extend_from_slice(&l.sort_order.to_le_bytes());
+        put_u32(out, l.rank.len());
+        out.extend_from_slice(&l.rank);
+        put_str(out, &l.label);
+    }
+}
+
+fn get_enum(r: &mut Reader<'_>) -> Result<EnumDef, String> {
+    let oid = r.u32()?;
+    let array_oid = r.u32()?;
+    let name = get_str(r)?;
+    let owner = r.u32()?;
+    let n = r.u32()? as usize;
+    let mut labels: Vec<EnumLabel> = Vec::with_capacity(n.min(1 << 12));
+    for _ in 0..n {
+        let oid = r.u32()?;
+        let sort_order = f32::from_bits(r.u32()?);
+        let len = r.u32()? as usize;
+        let rank = r.bytes(len)?.to_vec();
+        let label = get_str(r)?;
+        if labels
+            .last()
+            .is_some_and(|p| p.rank >= rank || p.sort_order >= sort_order)
+        {
+            return Err(format!("enum {name}: labels out of order"));
+        }
+        labels.push(EnumLabel {
+            oid,
+            sort_order,
+            rank,
+            label,
+        });
+    }
+    Ok(EnumDef {
+        oid,
+        array_oid,
+        name,
+        owner,
+        labels,
+    })
+}
+
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     let n = u32::try_from(n).expect("catalog lists are far below 2^32 entries");
     out.extend_from_slice(&n.to_le_bytes());
@@ -1223,6 +1296,16 @@ mod tests {
             },
             CatalogRecord::DropRole {
                 name: "alice".into(),
+            },
+            CatalogRecord::PutEnum({
+                let mut e = EnumDef::new(16500, 16499, "mood", vec![(16501, "sad".into())]);
+                e.owner = 16401;
+                e.add_label(16502, "ok", nestor_types::enums::Position::Before("sad"))
+                    .unwrap();
+                e
+            }),
+            CatalogRecord::DropEnum {
+                name: "mood".into(),
             },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),

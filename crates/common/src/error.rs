@@ -119,6 +119,7 @@ pub enum SqlState {
     ObjectInUse,
     LockNotAvailable,
     ObjectNotInPrerequisiteState,
+    UnsafeNewEnumValueUsage,
     // 57
     QueryCanceled,
     AdminShutdown,
@@ -250,6 +251,7 @@ impl SqlState {
             ObjectInUse => "55006",
             LockNotAvailable => "55P03",
             ObjectNotInPrerequisiteState => "55000",
+            UnsafeNewEnumValueUsage => "55P04",
             QueryCanceled => "57014",
             AdminShutdown => "57P01",
             IoError => "58030",
@@ -631,6 +633,7 @@ mod tests {
         ObjectInUse => "ERRCODE_OBJECT_IN_USE",
         LockNotAvailable => "ERRCODE_LOCK_NOT_AVAILABLE",
         ObjectNotInPrerequisiteState => "ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE",
+        UnsafeNewEnumValueUsage => "ERRCODE_UNSAFE_NEW_ENUM_VALUE_USAGE",
         QueryCanceled => "ERRCODE_QUERY_CANCELED",
         AdminShutdown => "ERRCODE_ADMIN_SHUTDOWN",
         IoError => "ERRCODE_IO_ERROR",

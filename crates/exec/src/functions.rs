@@ -62,6 +62,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Subscript => return subscript(args),
         Func::Slice => return slice(args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
+        Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => return enum_fn(f, t, &args),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
         Func::FieldSelect(k) => {
             return Ok(match &args[0] {
@@ -233,6 +234,53 @@ fn promote(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         );
     }
     Ok(Value::Bool(promoted || !wait))
+}
+
+/// enum_first, enum_last, enum_range (PostgreSQL's enum.c): the first
+/// or last label of the type, or its labels from the lower bound (NULL:
+/// the first) to the upper (NULL: the last), empty when they are out of
+/// order.
+fn enum_fn(f: Func, oid: u32, args: &[Value]) -> Result<Value, DbError> {
+    let def = nestor_types::enums::lookup(oid).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!("cache lookup failed for type {oid}"),
+        )
+    })?;
+    let name = DataType::Enum(oid).name();
+    let empty = || {
+        DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!("enum {name} contains no values"),
+        )
+    };
+    let labels = &def.labels;
+    let safe = |l: &nestor_types::enums::EnumLabel| {
+        nestor_types::enums::check_safe(l.oid).map(|()| Value::Enum(l.oid))
+    };
+    match f {
+        Func::EnumFirst(_) => return safe(labels.first().ok_or_else(empty)?),
+        Func::EnumLast(_) => return safe(labels.last().ok_or_else(empty)?),
+        _ => {}
+    }
+    let at = |v: Option<&Value>| match v {
+        Some(Value::Enum(l)) => labels.iter().position(|x| x.oid == *l),
+        _ => None,
+    };
+    let (lo, hi) = match args {
+        [a, b] => (
+            at(Some(a)).unwrap_or(0),
+            at(Some(b)).map_or(labels.len(), |i| i + 1),
+        ),
+        _ => (0, labels.len()),
+    };
+    let items: Vec<Value> = labels
+        .get(lo..hi.max(lo))
+        .unwrap_or_default()
+        .iter()
+        .map(safe)
+        .collect::<Result<_, _>>()?;
+    Ok(Array::from_items(DataType::Enum(oid), items).value())
 }
 
 /// Functions about the session, the server and the catalog.

@@ -146,7 +146,12 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
     match rel {
         Rel::Class => class_rows(c),
         Rel::Attribute => attribute_rows(c),
-        Rel::Type => type_rows(),
+        Rel::Type => {
+            let mut rows = type_rows();
+            rows.extend(enum_type_rows(c));
+            rows
+        }
+        Rel::Enum => enum_rows(c),
         Rel::Namespace => namespace_rows(c),
         Rel::Index => index_rows(c),
         Rel::Constraint => constraint_rows(c),
@@ -388,7 +393,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::ForeignTable
         | Rel::PartitionedTable
         | Rel::EventTrigger
-        | Rel::Enum
         | Rel::Range
         | Rel::Operator
         | Rel::Cast
@@ -885,6 +889,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Void => (4, true, "i", "p", "P"),
         T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
         T::Record(_) => (-1, false, "d", "x", "P"),
+        T::Enum(_) => (4, true, "i", "p", "E"),
     }
 }
 
@@ -1022,6 +1027,69 @@ fn type_rows() -> Rows {
             .set("typtypmod", Value::Int4(-1));
         set_io_functions(&mut r, name);
         out.push(r.done());
+    }
+    out
+}
+
+/// The pg_type rows of the enum types and their array types.
+fn enum_type_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for e in c.enum_types() {
+        let base = |o: u32, name: &str, io: &str| {
+            let mut r = RowB::new(Rel::Type);
+            set_io_functions(&mut r, io);
+            r.set("oid", oid(o))
+                .set("typname", text(name))
+                .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+                .set("typowner", oid(e.owner))
+                .set("typbyval", Value::Bool(io == "enum"))
+                .set("typispreferred", Value::Bool(false))
+                .set("typisdefined", Value::Bool(true))
+                .set("typdelim", text(","))
+                .set("typrelid", oid(0))
+                .set("typnotnull", Value::Bool(false))
+                .set("typbasetype", oid(0))
+                .set("typtypmod", Value::Int4(-1))
+                .set("typndims", Value::Int4(0))
+                .set("typcollation", oid(0));
+            r
+        };
+        let mut r = base(e.oid, &e.name, "enum");
+        r.set("typlen", Value::Int2(4))
+            .set("typtype", text("e"))
+            .set("typcategory", text("E"))
+            .set("typelem", oid(0))
+            .set("typarray", oid(e.array_oid))
+            .set("typalign", text("i"))
+            .set("typstorage", text("p"));
+        out.push(r.done());
+        let mut a = base(e.array_oid, &format!("_{}", e.name), "_enum");
+        a.set("typlen", Value::Int2(-1))
+            .set("typtype", text("b"))
+            .set("typcategory", text("A"))
+            .set("typelem", oid(e.oid))
+            .set("typarray", oid(0))
+            .set("typalign", text("i"))
+            .set("typstorage", text("x"));
+        out.push(a.done());
+    }
+    out
+}
+
+/// pg_enum: every label of every enum type.
+fn enum_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for e in c.enum_types() {
+        for l in &e.labels {
+            out.push(
+                RowB::new(Rel::Enum)
+                    .set("oid", oid(l.oid))
+                    .set("enumtypid", oid(e.oid))
+                    .set("enumsortorder", Value::Float4(l.sort_order))
+                    .set("enumlabel", text(&l.label))
+                    .done(),
+            );
+        }
     }
     out
 }

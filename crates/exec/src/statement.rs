@@ -589,6 +589,8 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::GrantStmt(_) => "REVOKE",
             NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
             NodeEnum::RefreshMatViewStmt(_) => "REFRESH MATERIALIZED VIEW",
+            NodeEnum::CreateEnumStmt(_) => "CREATE TYPE",
+            NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -646,6 +648,8 @@ fn run_ddl(
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
         NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, st),
         NodeEnum::RefreshMatViewStmt(st) => crate::ddl::refresh_matview(ctx, st),
+        NodeEnum::CreateEnumStmt(st) => crate::ddl::create_enum(ctx, st),
+        NodeEnum::AlterEnumStmt(st) => crate::ddl::alter_enum(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

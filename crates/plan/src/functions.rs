@@ -69,6 +69,11 @@ pub enum Func {
     CurrentUser,
     SessionUser,
     CurrentSchema,
+    /// enum_first / enum_last / enum_range of the enum type (its OID):
+    /// they read only their arguments' type, and the range's bounds.
+    EnumFirst(u32),
+    EnumLast(u32),
+    EnumRange(u32),
     BackendPid,
     TxidCurrent,
     TxidCurrentIfAssigned,
@@ -355,6 +360,45 @@ fn advisory(name: &str) -> Option<AdvisoryFn> {
     Some(AdvisoryFn { op, shared, xact })
 }
 
+/// enum_first(anyenum), enum_last(anyenum), enum_range(anyenum) and
+/// enum_range(anyenum, anyenum): the enum type comes from the arguments
+/// (none has one: 42883, as PostgreSQL finds no candidate).
+fn enum_fn(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
+    use nestor_common::SqlState;
+    let oid = args.iter().find_map(|t| match t {
+        DataType::Enum(o) => Some(*o),
+        _ => None,
+    });
+    let no_fn = || {
+        let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
+        DbError::new(
+            SqlState::UndefinedFunction,
+            format!("function {name}({}) does not exist", list.join(", ")),
+        )
+        .with_hint(
+            "No function matches the given name and argument types. You might need to add explicit type casts.",
+        )
+    };
+    let Some(oid) = oid else {
+        return Err(no_fn());
+    };
+    let t = DataType::Enum(oid);
+    if args.iter().any(|a| *a != t && *a != DataType::Unknown) {
+        return Err(no_fn());
+    }
+    let (func, ret) = match (name, args.len()) {
+        ("enum_first", 1) => (Func::EnumFirst(oid), t),
+        ("enum_last", 1) => (Func::EnumLast(oid), t),
+        ("enum_range", _) => (Func::EnumRange(oid), t.array_of().ok_or_else(no_fn)?),
+        _ => return Err(no_fn()),
+    };
+    Ok(Resolved {
+        func,
+        arg_types: vec![Some(t); args.len()],
+        ret,
+    })
+}
+
 /// Resolve `name(args)`.
 pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     use DataType as T;
@@ -369,6 +413,9 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         })
     };
     let none = Vec::new;
+    if let ("enum_first" | "enum_last" | "enum_range", 1 | 2) = (name, n) {
+        return enum_fn(name, args);
+    }
     match (name, n) {
         ("now" | "transaction_timestamp", 0) => r(Func::Now, none(), T::TimestampTz),
         ("statement_timestamp", 0) => r(Func::StatementTimestamp, none(), T::TimestampTz),

@@ -56,6 +56,7 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        (CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END)::varchar(3) AS is_nullable,
        (CASE WHEN t.typcategory = 'A' THEN 'ARRAY'
              WHEN a.atttypid = 1042 THEN 'character'
+             WHEN t.typnamespace <> 11 THEN 'USER-DEFINED'
              ELSE format_type(a.atttypid, NULL) END)::varchar AS data_type,
        CASE WHEN a.atttypid IN (1042, 1043) AND a.atttypmod > 0 THEN a.atttypmod - 4 END AS character_maximum_length,
        CASE WHEN a.atttypid IN (25, 1042, 1043)
@@ -70,7 +71,9 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        NULL::name AS character_set_catalog, NULL::name AS character_set_schema, NULL::name AS character_set_name,
        NULL::name AS collation_catalog, NULL::name AS collation_schema, NULL::name AS collation_name,
        NULL::name AS domain_catalog, NULL::name AS domain_schema, NULL::name AS domain_name,
-       current_database()::name AS udt_catalog, 'pg_catalog'::name AS udt_schema, t.typname AS udt_name,
+       current_database()::name AS udt_catalog,
+       (CASE WHEN t.typnamespace = 2200 THEN 'public' ELSE 'pg_catalog' END)::name AS udt_schema,
+       t.typname AS udt_name,
        NULL::name AS scope_catalog, NULL::name AS scope_schema, NULL::name AS scope_name,
        NULL::int AS maximum_cardinality, a.attnum::text::name AS dtd_identifier,
        'NO'::varchar(3) AS is_self_referencing,

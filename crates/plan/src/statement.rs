@@ -57,6 +57,8 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::GrantStmt(_)
             | NodeEnum::CreateSchemaStmt(_)
             | NodeEnum::RefreshMatViewStmt(_)
+            | NodeEnum::CreateEnumStmt(_)
+            | NodeEnum::AlterEnumStmt(_)
     )
 }
 

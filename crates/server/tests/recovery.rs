@@ -400,3 +400,89 @@ fn the_data_directory_is_the_server_users_alone() {
     drop(group);
     let _ = std::fs::remove_dir_all(&open_dir);
 }
+
+/// What must hold after each restart of `enum_types_survive_crashes`.
+fn check_enums(server: &Server) {
+    assert_eq!(
+        ok(server, "select enum_range(null::feeling)"),
+        "{awful,sad,so-so,happy,ecstatic}"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select enumlabel, enumsortorder from pg_enum \
+             where enumtypid = 'feeling'::regtype order by enumsortorder"
+        ),
+        "awful|0\nsad|1\nso-so|2\nhappy|3\necstatic|4"
+    );
+    assert_eq!(
+        ok(server, "select name, m, hist from people order by m, name"),
+        "al|awful|{happy,awful}\nbo|so-so|\ncy|happy|{so-so}"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "set enable_seqscan = off; select name from people where m >= 'so-so' order by m"
+        ),
+        "bo\ncy"
+    );
+    let e = err(server, "select 'meh'::feeling");
+    assert!(
+        e.contains("invalid input value for enum feeling: \"meh\""),
+        "{e}"
+    );
+    assert!(err(server, "select 'x'::gone_enum").contains("type \"gone_enum\" does not exist"));
+    assert!(err(server, "select 'x'::rolled_back").contains("does not exist"));
+    assert!(err(server, "select 'sad'::mood").contains("type \"mood\" does not exist"));
+}
+
+#[test]
+fn enum_types_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create type mood as enum ('sad', 'meh', 'happy')",
+        "create table people (name text primary key, m mood, hist mood[])",
+        "create index people_m on people (m)",
+        "alter type mood add value 'ecstatic'",
+        "alter type mood add value 'awful' before 'sad'",
+        "insert into people values ('al', 'awful', '{happy,awful}'), ('bo', 'meh', null), \
+         ('cy', 'happy', '{meh}')",
+        "alter type mood rename value 'meh' to 'so-so'",
+        "alter type mood rename to feeling",
+        "create type gone_enum as enum ('x')",
+        "drop type gone_enum",
+        "begin; create type rolled_back as enum ('x'); rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_enums(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_enums(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let mut third = Server::start_on(&dir);
+    check_enums(&third);
+    // New OIDs do not collide with the replayed labels.
+    ok(&third, "alter type feeling add value 'fine' after 'so-so'");
+    ok(
+        &third,
+        "insert into people values ('di', 'fine', '{fine,sad}')",
+    );
+    assert_eq!(
+        ok(
+            &third,
+            "select name from people where m > 'so-so' order by m"
+        ),
+        "di\ncy"
+    );
+    assert!(third.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let fourth = Server::start_on(&dir);
+    assert_eq!(
+        ok(&fourth, "select name, hist from people where m = 'fine'"),
+        "di|{fine,sad}"
+    );
+}

@@ -180,6 +180,8 @@ macro_rules! regress {
 
 regress!(
     txn_blocks,
+    enum_types,
+    enum_owner,
     aggregate_sums,
     default_privileges,
     not_valid,

@@ -148,7 +148,7 @@ fn decode_binary(ty: DataType, raw: &[u8], index: usize) -> Result<Value, DbErro
 /// over are 22P03 "incorrect binary data format".
 pub(crate) fn recv_binary(ty: DataType, raw: &[u8]) -> Result<Value, DbError> {
     let width = match ty {
-        DataType::Name => -1, // sent as text
+        DataType::Name | DataType::Enum(_) => -1, // sent as text
         t => t.typlen(),
     };
     if width > 0 && raw.len() < width as usize {

@@ -24,6 +24,10 @@
 //!  17  array: len:varint, then its binary (array_send) form
 //!  18  record: len:varint, then its fields as a row
 //!  19  time: zigzag varint (µs since midnight)
+//!  20  enum: varint label OID (pg_enum.oid)
+//!  21  enum array: len:varint, then the enum type's OID (u32 LE) and the
+//!      binary form of the same array with each label as its OID (int8):
+//!      labels can be renamed, their OIDs stay
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -55,6 +59,7 @@
 //!  jsonb   0B          (as text)
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
 //!  time    0F          ordered varint
+//!  enum    10          the label's rank (nestor_types::enums), as text
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -101,6 +106,8 @@ const T_ARRAY: u8 = 17;
 /// A record: its fields as a nested row (length-prefixed).
 const T_RECORD: u8 = 18;
 const T_TIME: u8 = 19;
+const T_ENUM: u8 = 20;
+const T_ENUM_ARRAY: u8 = 21;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -162,13 +169,14 @@ fn stored_len(v: &Value) -> usize {
         Value::Bytea(b) => bytes(b.len()),
         Value::Date(d) => varint_len(zigzag(*d as i64)),
         Value::Time(t) => varint_len(zigzag(*t)),
+        Value::Enum(l) => varint_len(u64::from(*l)),
         Value::Uuid(_) => 16,
         Value::Interval(i) => {
             varint_len(zigzag(i.months as i64))
                 + varint_len(zigzag(i.days as i64))
                 + varint_len(zigzag(i.micros))
         }
-        Value::Array(a) => bytes(a.to_binary().len()),
+        Value::Array(a) => bytes(array_form(a).len()),
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
     }
 }
@@ -218,6 +226,10 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             out.push(T_TIME);
             put_varint(zigzag(*t), out);
         }
+        Value::Enum(l) => {
+            out.push(T_ENUM);
+            put_varint(u64::from(*l), out);
+        }
         Value::Timestamp(t) => {
             out.push(T_TIMESTAMP);
             out.extend_from_slice(&t.to_le_bytes());
@@ -237,9 +249,58 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             put_varint(zigzag(i.days as i64), out);
             put_varint(zigzag(i.micros), out);
         }
-        Value::Array(a) => with_len(T_ARRAY, &a.to_binary(), out),
+        Value::Array(a) => {
+            let tag = match a.elem {
+                DataType::Enum(_) => T_ENUM_ARRAY,
+                _ => T_ARRAY,
+            };
+            with_len(tag, &array_form(a), out)
+        }
         Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
     }
+}
+
+/// An array's stored payload: its binary form, or for an enum array the
+/// type's OID and the array of its label OIDs (see the module header).
+fn array_form(a: &Array) -> Vec<u8> {
+    let DataType::Enum(ty) = a.elem else {
+        return a.to_binary();
+    };
+    let items = a
+        .items
+        .iter()
+        .map(|v| match v {
+            Value::Enum(l) => Value::Int8(i64::from(*l)),
+            _ => Value::Null,
+        })
+        .collect();
+    let oids = Array {
+        elem: DataType::Int8,
+        dims: a.dims.clone(),
+        items,
+        vector: false,
+    };
+    let mut out = ty.to_le_bytes().to_vec();
+    out.extend(oids.to_binary());
+    out
+}
+
+/// An enum array from its stored form ([`array_form`]).
+fn enum_array_of(p: &[u8]) -> Result<Value, String> {
+    let ty = p
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or("enum array: truncated header")?;
+    let mut a = Array::from_binary(DataType::Int8, &p[4..])
+        .map_err(|e| format!("enum array: {}", e.message))?;
+    for v in &mut a.items {
+        if let Value::Int8(l) = v {
+            let l = u32::try_from(*l).map_err(|_| "enum array: label OID out of range")?;
+            *v = Value::Enum(l);
+        }
+    }
+    a.elem = DataType::Enum(ty);
+    Ok(a.value())
 }
 
 /// A row's stored form, allocated at its exact size.
@@ -287,7 +348,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
     };
     let payload = match tag {
         T_NULL | T_FALSE | T_TRUE => &buf[start..start],
-        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME => {
+        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM => {
             get_varint(buf, pos)?;
             &buf[start..*pos]
         }
@@ -300,7 +361,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -352,6 +413,9 @@ impl Field<'_> {
             T_BYTEA => Value::Bytea(Arc::from(p)),
             T_DATE => Value::Date(varint_of(p) as i32),
             T_TIME => Value::Time(varint_of(p)),
+            T_ENUM => {
+                Value::Enum(get_varint(p, &mut 0).expect("stored row: a framed varint") as u32)
+            }
             T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
             T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
             T_UUID => Value::Uuid(fixed(p)),
@@ -364,6 +428,7 @@ impl Field<'_> {
                 Value::Interval(Interval::new(months, days, micros))
             }
             T_ARRAY => array_of(p).expect("stored row: array payload"),
+            T_ENUM_ARRAY => enum_array_of(p).expect("stored row: enum array payload"),
             T_RECORD => Value::Record(decode_row(p)),
             t => panic!("stored row: unknown tag {t}"),
         }
@@ -404,10 +469,12 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
         let ok = match f.tag {
             T_INT2 => ints(1)?.iter().all(|&v| i16::try_from(v).is_ok()),
             T_INT4 | T_DATE => ints(1)?.iter().all(|&v| i32::try_from(v).is_ok()),
+            T_ENUM => u32::try_from(get_varint(p, &mut 0)?).is_ok(),
             T_INTERVAL => ints(3)?[..2].iter().all(|&v| i32::try_from(v).is_ok()),
             T_NUMERIC => Numeric::decode_storage(p).is_some(),
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
             T_ARRAY => array_of(p).is_ok(),
+            T_ENUM_ARRAY => enum_array_of(p).is_ok(),
             T_RECORD => check_row(p).is_ok(),
             _ => true,
         };
@@ -486,6 +553,7 @@ const K_INTERVAL: u8 = 12;
 const K_ARRAY: u8 = 13;
 const K_RECORD: u8 = 14;
 const K_TIME: u8 = 15;
+const K_ENUM: u8 = 16;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -559,6 +627,7 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             out.push(K_TIME);
             put_ordered_i64(*t, out);
         }
+        Value::Enum(l) => put_key_bytes(K_ENUM, &nestor_types::enums::rank(*l), out),
         Value::Timestamp(t) => {
             out.push(K_TIMESTAMP);
             put_ordered_i64(*t, out);
@@ -922,6 +991,46 @@ mod tests {
             &[4, 2, 9, 3, b'a', b'b', b'c', 0]
         );
         assert!(decode_row(&encode_row(&[])).is_empty());
+    }
+
+    #[test]
+    fn enum_values_are_stored_by_oid_and_keyed_by_rank() {
+        use nestor_types::enums::{self, EnumDef, Position};
+        // OIDs far from other tests' (the registry is per process).
+        let mut def = EnumDef::new(
+            900_001,
+            900_000,
+            "codec_mood",
+            vec![(900_002, "sad".into()), (900_003, "happy".into())],
+        );
+        def.add_label(900_004, "ok", Position::Before("happy"))
+            .unwrap();
+        enums::install(std::sync::Arc::new(def.clone()));
+        let (sad, happy, ok) = (
+            Value::Enum(900_002),
+            Value::Enum(900_003),
+            Value::Enum(900_004),
+        );
+        let a = Array::from_items(
+            DataType::Enum(900_001),
+            vec![happy.clone(), Value::Null, ok.clone()],
+        );
+        let row = [sad.clone(), a.value()];
+        let stored = encode_row(&row);
+        assert_eq!(check_row(&stored), Ok(2));
+        let back = decode_row(&stored);
+        assert_eq!(format!("{:?}", &row[..]), format!("{:?}", &back[..]));
+        // A renamed label does not change what is stored.
+        def.rename_label("happy", "glad").unwrap();
+        enums::install(std::sync::Arc::new(def));
+        assert_eq!(&*encode_row(&row), &*stored);
+        assert_eq!(
+            decode_row(&stored)[1].to_text(&Default::default()),
+            "{glad,NULL,ok}"
+        );
+        // Keys sort by the labels' order, not their OIDs or text.
+        assert!(key(&sad) < key(&ok) && key(&ok) < key(&happy));
+        assert!(sad < ok && ok < happy);
     }
 
     #[test]

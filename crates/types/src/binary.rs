@@ -54,6 +54,8 @@ impl Value {
                 out
             }
             Value::Array(a) => a.to_binary(),
+            // enum_send: the label's text.
+            Value::Enum(l) => crate::enums::label_text(*l).as_bytes().to_vec(),
             Value::Record(fields) => {
                 let types: Vec<DataType> = fields.iter().map(Value::data_type).collect();
                 record_send(fields, &types)
@@ -178,6 +180,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         | DataType::Name
         | DataType::Unknown => apply_typmod(Value::Text(Arc::from(utf8_text(buf)?)), ty, false)?,
         DataType::Bytea => Value::Bytea(Arc::from(buf)),
+        DataType::Enum(oid) => crate::enums::parse(oid, utf8_text(buf)?)?,
         DataType::Record(_) => return Err(anonymous_record_input()),
         // void_recv ignores its input.
         DataType::Void => Value::Text(Arc::from("")),

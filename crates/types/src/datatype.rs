@@ -90,6 +90,9 @@ pub enum DataType {
     /// expression (values are `Value::Record`). Its fields are selected
     /// with `(expr).field`.
     Record(&'static RecordType),
+    /// A user-defined enum type, by its pg_type OID (values are
+    /// `Value::Enum`; labels and names live in [`crate::enums`]).
+    Enum(u32),
 }
 
 /// The fields of a record type, by name and type. Interned
@@ -215,6 +218,9 @@ impl DataType {
     /// array is text[].
     pub fn array_of(self) -> Option<DataType> {
         let t = self.resolve_unknown();
+        if let DataType::Enum(oid) = t {
+            return crate::enums::element(oid).map(DataType::Array);
+        }
         array_entry(t)
             .or_else(|| array_entry(t.base()))
             .map(|e| DataType::Array(&e.0))
@@ -242,7 +248,9 @@ impl DataType {
     pub fn oid(self) -> u32 {
         use DataType::*;
         match self {
+            Array(Enum(oid)) => crate::enums::array_oid(*oid),
             Array(e) => array_entry(*e).map_or(0, |e| e.1),
+            Enum(oid) => oid,
             Int2Vector => 22,
             OidVector => 30,
             Reg(k) => k.oid(),
@@ -315,6 +323,7 @@ impl DataType {
                     .iter()
                     .find(|e| e.1 == oid)
                     .map(|e| Array(&e.0))
+                    .or_else(|| crate::enums::type_for_oid(oid))
             }
         })
     }
@@ -325,7 +334,7 @@ impl DataType {
         match self {
             Bool => 1,
             Int2 => 2,
-            Int4 | Float4 | Date | Oid | Reg(_) => 4,
+            Int4 | Float4 | Date | Oid | Reg(_) | Enum(_) => 4,
             Int8 | Float8 | Timestamp | TimestampTz | Time(_) => 8,
             Interval | Uuid => 16,
             Name => 64,
@@ -434,7 +443,9 @@ impl DataType {
             Name => "name",
             Unknown => "unknown",
             Void => "void",
+            Array(Enum(oid)) => crate::enums::array_name(*oid),
             Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
+            Enum(oid) => crate::enums::type_name(oid),
             Int2Vector => "int2vector",
             Record(_) => "record",
             OidVector => "oidvector",
@@ -507,6 +518,9 @@ impl DataType {
                 })?)
             }
             "json" => no_mods(Json),
+            _ if crate::enums::by_name(name.trim()).is_some() => {
+                no_mods(Enum(crate::enums::by_name(name.trim()).expect("checked")))
+            }
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,
                 format!("type \"{}\" does not exist", name.trim()),

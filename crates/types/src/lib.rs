@@ -65,6 +65,7 @@ pub mod context;
 pub mod datatype;
 pub mod datetime;
 pub mod datetime_fns;
+pub mod enums;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;

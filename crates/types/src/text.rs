@@ -47,6 +47,7 @@ impl Value {
             Value::Time(t) => crate::time::format_time(*t),
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
+            Value::Enum(l) => crate::enums::label_text(*l).to_string(),
         }
     }
 }
@@ -150,6 +151,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
+        DataType::Enum(oid) => crate::enums::parse(oid, input)?,
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Json => {
             json::normalize_jsonb(input)?;

@@ -52,6 +52,9 @@ pub enum Value {
     /// A record: its fields' values (the fields' names and types are the
     /// expression's `DataType::Record`).
     Record(Arc<[Value]>),
+    /// A label of an enum type, by its pg_enum OID (ordered by the
+    /// label's sort order, see [`crate::enums`]).
+    Enum(u32),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -116,6 +119,9 @@ impl Value {
             Value::Interval(_) => DataType::Interval,
             Value::Time(_) => DataType::Time(None),
             Value::Array(a) => a.data_type(),
+            Value::Enum(l) => {
+                crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum)
+            }
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
                     .enumerate()
@@ -142,6 +148,7 @@ impl Value {
             Value::Array(_) => 12,
             Value::Record(_) => 13,
             Value::Time(_) => 14,
+            Value::Enum(_) => 15,
             Value::Null => 255,
         }
     }
@@ -209,6 +216,10 @@ impl Ord for Value {
             (Time(a), Time(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
+            (Enum(a), Enum(b)) if a == b => Ordering::Equal,
+            (Enum(a), Enum(b)) => crate::enums::rank(*a)
+                .cmp(&crate::enums::rank(*b))
+                .then(a.cmp(b)),
             _ => self.rank().cmp(&other.rank()),
         }
     }
@@ -249,6 +260,7 @@ impl Hash for Value {
             Value::Interval(i) => i.hash(state),
             Value::Array(a) => a.hash(state),
             Value::Record(f) => f.hash(state),
+            Value::Enum(l) => l.hash(state),
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
     }

@@ -699,6 +699,7 @@ fn check_ddl_in(
             Ok(())
         }
         NodeEnum::DropStmt(ds) => check_drop(ctx, ds),
+        NodeEnum::CreateEnumStmt(_) => create_in_public(ctx, false),
         _ => Ok(()),
     }
 }
@@ -786,6 +787,15 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
         .take_while(|d| d.ends_with("schema public"))
         .count();
     out.splice(schemas..schemas, first);
+    // Enum types keep their owner in their definition, not in the ACLs.
+    let mut types = ctx.catalog.enum_types();
+    types.sort_by_key(|e| e.oid);
+    out.extend(
+        types
+            .iter()
+            .filter(|e| e.owner == oid.0)
+            .map(|e| format!("owner of type {}", e.name)),
+    );
     out
 }
 

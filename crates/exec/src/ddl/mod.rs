@@ -12,6 +12,7 @@ mod alter;
 mod alter_type;
 mod comment;
 mod default_acl;
+mod enum_type;
 mod foreign_key;
 mod function;
 mod grant;
@@ -28,6 +29,7 @@ pub use alter::alter_table;
 pub use comment::comment;
 pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
+pub use enum_type::{alter_enum, create_enum};
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
@@ -156,6 +158,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
+        pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
@@ -566,6 +569,9 @@ pub(crate) fn alter_owner(
                     role,
                 )?;
             }
+            (pb::ObjectType::ObjectType, Some(NodeEnum::List(l))) => {
+                enum_type::alter_enum_owner(ctx, &l.items, role)?;
+            }
             (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) if s.sval == "public" => {
                 grant::change_owner(
                     ctx,
@@ -586,6 +592,7 @@ pub(crate) fn alter_owner(
         pb::ObjectType::ObjectSchema => "ALTER SCHEMA",
         pb::ObjectType::ObjectDatabase => "ALTER DATABASE",
         pb::ObjectType::ObjectLanguage => "ALTER LANGUAGE",
+        pb::ObjectType::ObjectType => "ALTER TYPE",
         _ => return Err(DbError::unsupported("ALTER OWNER of this object type")),
     };
     Ok(CommandTag::Plain(tag))

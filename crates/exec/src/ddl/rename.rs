@@ -47,6 +47,12 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     if kind == ObjectType::ObjectRole {
         return super::role::rename_role(ctx, &rs.subname, &rs.newname);
     }
+    if kind == ObjectType::ObjectType {
+        if let Some(NodeEnum::List(l)) = rs.object.as_deref().map(node).transpose()? {
+            super::enum_type::rename_enum(ctx, &l.items, &rs.newname)?;
+            return Ok(CommandTag::Plain("ALTER TYPE"));
+        }
+    }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
         Some(NodeEnum::ObjectWithArgs(owa)),
