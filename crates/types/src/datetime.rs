@@ -12,9 +12,11 @@
 //!
 //! Time zones: only UTC and fixed offsets ([`TimeZone`]); there is no tz
 //! database, so named zones such as `Europe/Paris` are not accepted by
-//! [`TimeZone::parse`]. Text output is DateStyle `ISO, MDY` and
-//! IntervalStyle `postgres`. Input accepts the common forms: ISO 8601
-//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY`,
+//! [`TimeZone::parse`]. Text output here is DateStyle `ISO` and
+//! IntervalStyle `postgres` (the defaults, on every row a driver reads);
+//! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
+//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
+//! DD/MM, YY/MM/DD as DateStyle's field order says),
 //! `YYYYMMDD`, month names (`Jan 5 2024`, `5 January 2024`), `BC`, and the
 //! special words `epoch`, `infinity`, `-infinity`, `now`, `today`,
 //! `tomorrow`, `yesterday`.
@@ -23,6 +25,8 @@ use std::cmp::Ordering;
 use std::fmt::Write;
 
 use nestor_common::{DbError, SqlState};
+
+use crate::datestyle::{self, DateOrder, DateOutput, DateStyle, Fields};
 
 pub(crate) const USECS_PER_SEC: i64 = 1_000_000;
 pub(crate) const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
@@ -499,16 +503,27 @@ fn write_fraction(out: &mut String, frac: i64) {
     }
 }
 
-pub(crate) fn format_date(date: i32) -> String {
+pub(crate) fn format_date(date: i32, style: DateStyle) -> String {
     match date {
         DATE_NOBEGIN => "-infinity".into(),
         DATE_NOEND => "infinity".into(),
         _ => {
             let (y, m, d) = date_to_ymd(date);
             let mut s = String::with_capacity(16);
-            write_ymd(&mut s, y, m, d);
-            if y <= 0 {
-                s.push_str(" BC");
+            if style.output == DateOutput::Iso {
+                write_ymd(&mut s, y, m, d);
+                if y <= 0 {
+                    s.push_str(" BC");
+                }
+            } else {
+                let f = Fields {
+                    year: y,
+                    month: m,
+                    day: d,
+                    jd: date as i64 + POSTGRES_EPOCH_JDATE,
+                    micros_of_day: 0,
+                };
+                datestyle::write_date(&mut s, &f, style);
             }
             s
         }
@@ -532,21 +547,46 @@ fn format_ts_local(local: i64, zone: Option<i32>) -> String {
     s
 }
 
-pub(crate) fn format_timestamp(ts: i64) -> String {
+/// A local timestamp in a non-ISO DateStyle; `zone` names the zone
+/// (timestamptz).
+fn format_ts_styled(local: i64, zone: Option<&str>, style: DateStyle) -> String {
+    let days = local.div_euclid(USECS_PER_DAY);
+    let jd = days + POSTGRES_EPOCH_JDATE;
+    let (year, month, day) = j2date(jd);
+    let f = Fields {
+        year,
+        month,
+        day,
+        jd,
+        micros_of_day: local.rem_euclid(USECS_PER_DAY),
+    };
+    let mut s = String::with_capacity(40);
+    datestyle::write_timestamp(&mut s, &f, zone, style);
+    s
+}
+
+pub(crate) fn format_timestamp(ts: i64, style: DateStyle) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
-        _ => format_ts_local(ts, None),
+        _ if style.output == DateOutput::Iso => format_ts_local(ts, None),
+        _ => format_ts_styled(ts, None, style),
     }
 }
 
-pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
+pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone, style: DateStyle) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
         _ => {
             let off = tz.offset_at_utc(ts);
-            format_ts_local(ts.saturating_add(off as i64 * USECS_PER_SEC), Some(off))
+            let local = ts.saturating_add(off as i64 * USECS_PER_SEC);
+            if style.output == DateOutput::Iso {
+                format_ts_local(local, Some(off))
+            } else {
+                let name = datestyle::zone_name(tz.abbrev_at_utc(ts), off);
+                format_ts_styled(local, Some(&name), style)
+            }
         }
     }
 }
@@ -811,7 +851,35 @@ fn small(v: i64) -> Result<u32, ParseErr> {
         .ok_or(ParseErr::Range)
 }
 
-fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
+/// A year of one or two digits is 1970..2069, as PostgreSQL reads it.
+fn year_field(d: &[u8]) -> Result<i64, ParseErr> {
+    let y = num(d)?;
+    Ok(if d.len() <= 2 {
+        y + if y < 70 { 2000 } else { 1900 }
+    } else {
+        y
+    })
+}
+
+/// `a/b/c` with a first field of one or two digits, read in the
+/// DateStyle field order (`mid` is already a month when it was a name).
+fn ordered_date(
+    order: DateOrder,
+    first: &[u8],
+    mid: i64,
+    mid_is_month: bool,
+    third: &[u8],
+) -> Result<(i64, u32, u32), ParseErr> {
+    let (a, c) = (num(first)?, num(third)?);
+    Ok(match order {
+        DateOrder::Ymd => (year_field(first)?, small(mid)?, small(c)?),
+        DateOrder::Dmy => (year_field(third)?, small(mid)?, small(a)?),
+        DateOrder::Mdy if mid_is_month => (year_field(third)?, small(mid)?, small(a)?),
+        DateOrder::Mdy => (year_field(third)?, small(a)?, small(mid)?),
+    })
+}
+
+fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), ParseErr> {
     if matches!(c.peek(), Some(b'a'..=b'z')) {
         // Mon D[,] Y
         let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
@@ -842,13 +910,13 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
                 _ => return Err(ParseErr::Syntax),
             };
             if first.len() < 3 {
-                // MM/DD/YYYY, MM-DD-YY ... (DateStyle MDY); a year of one
-                // or two digits is 1970..2069, as PostgreSQL reads it.
-                let mut y = num(third)?;
-                if third.len() <= 2 {
-                    y += if y < 70 { 2000 } else { 1900 };
-                }
-                Ok((y, small(num(first)?)?, small(mid)?))
+                Ok(ordered_date(
+                    order,
+                    first,
+                    mid,
+                    month_word.is_some(),
+                    third,
+                )?)
             } else {
                 Ok((num(first)?, small(mid)?, small(num(third)?)?))
             }
@@ -928,7 +996,7 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
     }
 }
 
-fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
+fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
     let lower = input.trim().to_ascii_lowercase();
     if let Some(sp) = special_word(&lower) {
         return Ok(Parsed {
@@ -941,7 +1009,7 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
         i: 0,
     };
     let mut p = Parsed::default();
-    let (mut y, m, d) = parse_date_part(&mut c)?;
+    let (mut y, m, d) = parse_date_part(&mut c, order)?;
     // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one date
     // field); a zone right after a date is "+01", or "-01" after a space.
     if c.peek() == Some(b'-') {
@@ -998,8 +1066,8 @@ fn out_of_range(what: &str, input: &str) -> DbError {
     )
 }
 
-fn parse_checked(type_name: &str, input: &str) -> Result<Parsed, DbError> {
-    parse_datetime(input).map_err(|e| match e {
+fn parse_checked(type_name: &str, input: &str, order: DateOrder) -> Result<Parsed, DbError> {
+    parse_datetime(input, order).map_err(|e| match e {
         ParseErr::Syntax => syntax_err(type_name, input),
         ParseErr::Range => field_range_err(input),
         ParseErr::MdRange => {
@@ -1025,8 +1093,13 @@ fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
 }
 
 /// Date input. `now` is the transaction timestamp (UTC micros).
-pub(crate) fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
-    let p = parse_checked("date", input)?;
+pub(crate) fn parse_date(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i32, DbError> {
+    let p = parse_checked("date", input, order)?;
     match p.special {
         Some(Special::Infinity) => return Ok(DATE_NOEND),
         Some(Special::NegInfinity) => return Ok(DATE_NOBEGIN),
@@ -1042,23 +1115,32 @@ pub(crate) fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbE
 }
 
 /// Timestamp (without time zone) input; a zone in the text is ignored.
-pub(crate) fn parse_timestamp(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
-    parse_ts(input, "timestamp", tz, now, false)
+pub(crate) fn parse_timestamp(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp", (tz, now, order), false)
 }
 
 /// Timestamptz input; text without a zone is in the session zone `tz`.
-pub(crate) fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
-    parse_ts(input, "timestamp with time zone", tz, now, true)
+pub(crate) fn parse_timestamptz(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp with time zone", (tz, now, order), true)
 }
 
 fn parse_ts(
     input: &str,
     name: &str,
-    tz: TimeZone,
-    now: i64,
+    (tz, now, order): (TimeZone, i64, DateOrder),
     with_tz: bool,
 ) -> Result<i64, DbError> {
-    let p = parse_checked(name, input)?;
+    let p = parse_checked(name, input, order)?;
     // Saturating: a local time at the edge of the range must fail the
     // range check below, not overflow.
     let zone_shift = |local: i64, off: i32| local.saturating_sub(off as i64 * USECS_PER_SEC);
@@ -1501,46 +1583,68 @@ mod tests {
             assert_eq!(date2j(y, m as i64, d as i64), jd);
         }
         assert_eq!(
-            format_date(DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1),
+            format_date(
+                DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1,
+                DateStyle::ISO_MDY
+            ),
             "5874897-12-31"
         );
     }
 
     #[test]
     fn output_matches_postgres() {
-        let ts = parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        let ts =
+            parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         assert_eq!(
-            format_timestamptz(ts, TimeZone::fixed(5 * 3600)),
+            format_timestamptz(ts, TimeZone::fixed(5 * 3600), DateStyle::ISO_MDY),
             "2024-01-01 05:00:00+05"
         );
         assert_eq!(
-            format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800))),
+            format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800)), DateStyle::ISO_MDY),
             "2023-12-31 18:30:00-05:30"
         );
-        let t = parse_timestamptz("2024-01-01 00:00:00+05:30:15", TimeZone::UTC, 0).unwrap();
+        let t = parse_timestamptz(
+            "2024-01-01 00:00:00+05:30:15",
+            TimeZone::UTC,
+            0,
+            DateOrder::Mdy,
+        )
+        .unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "2023-12-31 18:29:45+00"
         );
-        let t = parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        let t =
+            parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let t = timestamp_add_interval(t, &Interval::new(0, 0, -USECS_PER_HOUR)).unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "0001-12-31 23:00:00+00 BC"
         );
-        let t = parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0).unwrap();
+        let t =
+            parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "2024-01-01 10:11:12.5+00"
         );
-        let ts = |s| format_timestamp(parse_timestamp(s, TimeZone::UTC, 0).unwrap());
+        let ts = |s| {
+            format_timestamp(
+                parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap(),
+                DateStyle::ISO_MDY,
+            )
+        };
         assert_eq!(
             ts("2024-01-01 10:11:12.123456789"),
             "2024-01-01 10:11:12.123457"
         );
         assert_eq!(ts("2024-01-01 12:00 BC"), "2024-01-01 12:00:00 BC");
         assert_eq!(ts("2024-01-01 10:00 +02"), "2024-01-01 10:00:00");
-        let d = |s| format_date(parse_date(s, TimeZone::UTC, 0).unwrap());
+        let d = |s| {
+            format_date(
+                parse_date(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap(),
+                DateStyle::ISO_MDY,
+            )
+        };
         assert_eq!(d("20240102"), "2024-01-02");
         assert_eq!(d("1/2/2024"), "2024-01-02");
         assert_eq!(d("Jan 5 2024"), "2024-01-05");
@@ -1551,7 +1655,7 @@ mod tests {
 
     #[test]
     fn input_errors_match_postgres() {
-        let e = parse_date("2024-13-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("2024-13-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             (e.code, e.message.as_str()),
             (
@@ -1563,7 +1667,7 @@ mod tests {
             e.hint.as_deref(),
             Some("Perhaps you need a different \"datestyle\" setting.")
         );
-        let e = parse_date("foo", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("foo", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             (e.code, e.message.as_str()),
             (
@@ -1571,16 +1675,16 @@ mod tests {
                 "invalid input syntax for type date: \"foo\""
             )
         );
-        let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             e.message,
             "date/time field value out of range: \"2024-02-30\""
         );
-        let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(e.message, "timestamp out of range: \"300000-01-01\"");
-        let e = parse_date("6000000-01-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("6000000-01-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(e.message, "date out of range: \"6000000-01-01\"");
-        let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             e.message,
             "date/time field value out of range: \"2024-01-01 25:00\""
@@ -1591,7 +1695,10 @@ mod tests {
             "2024--01",
             "99999999999999999999-01-01",
         ] {
-            assert!(parse_timestamp(bad, TimeZone::UTC, 0).is_err(), "{bad}");
+            assert!(
+                parse_timestamp(bad, TimeZone::UTC, 0, DateOrder::Mdy).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -1653,7 +1760,7 @@ mod tests {
     #[test]
     fn daylight_saving_rules() {
         let ny = parse_posix_tz("EST5EDT,M3.2.0,M11.1.0").unwrap();
-        let utc = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let utc = |s| parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let local = utc;
         assert_eq!(ny.offset_at_utc(utc("2024-01-02 03:04:05")), -5 * 3600);
         assert_eq!(ny.offset_at_utc(utc("2024-07-02 03:04:05")), -4 * 3600);
@@ -1682,9 +1789,12 @@ mod tests {
 
     #[test]
     fn arithmetic() {
-        let ts = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let ts = |s| parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let r = timestamp_add_interval(ts("2024-01-31"), &Interval::new(1, 0, 0)).unwrap();
-        assert_eq!(format_timestamp(r), "2024-02-29 00:00:00");
+        assert_eq!(
+            format_timestamp(r, DateStyle::ISO_MDY),
+            "2024-02-29 00:00:00"
+        );
         let d = timestamp_diff(ts("2024-01-03 01:00"), ts("2024-01-01")).unwrap();
         assert_eq!(format_interval(&d), "2 days 01:00:00");
         let d = timestamp_diff(ts("2024-01-01"), ts("2024-01-03 01:00")).unwrap();

@@ -63,6 +63,7 @@ pub mod binary;
 pub mod cast;
 pub mod context;
 pub mod datatype;
+pub mod datestyle;
 pub mod datetime;
 pub mod datetime_fns;
 pub(crate) mod float;

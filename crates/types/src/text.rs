@@ -16,6 +16,7 @@ use nestor_common::{DbError, SqlState};
 use crate::cast::apply_typmod;
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
+use crate::datestyle::IntervalStyle;
 use crate::datetime;
 use crate::float;
 use crate::json;
@@ -39,11 +40,16 @@ impl Value {
             Value::Numeric(n) => n.to_string(),
             Value::Text(s) | Value::Jsonb(s) => s.to_string(),
             Value::Bytea(b) => format_bytea(b),
-            Value::Date(d) => datetime::format_date(*d),
-            Value::Timestamp(t) => datetime::format_timestamp(*t),
-            Value::TimestampTz(t) => datetime::format_timestamptz(*t, ctx.time_zone),
+            Value::Date(d) => datetime::format_date(*d, ctx.date_style),
+            Value::Timestamp(t) => datetime::format_timestamp(*t, ctx.date_style),
+            Value::TimestampTz(t) => {
+                datetime::format_timestamptz(*t, ctx.time_zone, ctx.date_style)
+            }
             Value::Uuid(u) => format_uuid(u),
-            Value::Interval(i) => datetime::format_interval(i),
+            Value::Interval(i) => match ctx.interval_style {
+                IntervalStyle::Postgres => datetime::format_interval(i),
+                style => crate::datestyle::format_interval_styled(i, style),
+            },
             Value::Time(t) => crate::time::format_time(*t),
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
@@ -139,11 +145,24 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Record(_) => return Err(crate::binary::anonymous_record_input()),
         // void_in accepts anything.
         DataType::Void => Value::Text(Arc::from("")),
-        DataType::Date => Value::Date(datetime::parse_date(input, tz, ctx.now)?),
-        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(input, tz, ctx.now)?),
-        DataType::TimestampTz => {
-            Value::TimestampTz(datetime::parse_timestamptz(input, tz, ctx.now)?)
-        }
+        DataType::Date => Value::Date(datetime::parse_date(
+            input,
+            tz,
+            ctx.now,
+            ctx.date_style.order,
+        )?),
+        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(
+            input,
+            tz,
+            ctx.now,
+            ctx.date_style.order,
+        )?),
+        DataType::TimestampTz => Value::TimestampTz(datetime::parse_timestamptz(
+            input,
+            tz,
+            ctx.now,
+            ctx.date_style.order,
+        )?),
         DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
         DataType::Time(p) => {
             let t = crate::time::parse_time(input, tz, ctx.now)?;
