@@ -875,7 +875,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Float8 => (8, true, "d", "p", "N"),
         T::Numeric(_) => (-1, false, "i", "m", "N"),
         T::Date => (4, true, "i", "p", "D"),
-        T::Timestamp | T::TimestampTz | T::Time(_) => (8, true, "d", "p", "D"),
+        T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) => (8, true, "d", "p", "D"),
         T::Interval => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
@@ -901,8 +901,8 @@ pub fn typname(t: DataType) -> String {
         T::Numeric(_) => "numeric".into(),
         T::Varchar(_) => "varchar".into(),
         T::Char(_) => "bpchar".into(),
-        T::Timestamp => "timestamp".into(),
-        T::TimestampTz => "timestamptz".into(),
+        T::Timestamp(_) => "timestamp".into(),
+        T::TimestampTz(_) => "timestamptz".into(),
         T::Time(_) => "time".into(),
         T::Array(e) => format!("_{}", typname(*e)),
         t => t.name().into(),
@@ -930,8 +930,8 @@ fn all_types() -> Vec<DataType> {
         T::Char(None),
         T::Varchar(None),
         T::Date,
-        T::Timestamp,
-        T::TimestampTz,
+        T::Timestamp(None),
+        T::TimestampTz(None),
         T::Time(None),
         T::Interval,
         T::NUMERIC,
@@ -978,7 +978,7 @@ fn type_rows() -> Rows {
                             | DataType::Float8
                             | DataType::Bool
                             | DataType::Oid
-                            | DataType::TimestampTz
+                            | DataType::TimestampTz(_)
                             | DataType::Interval
                     )),
                 )
@@ -1192,8 +1192,8 @@ fn opclass_of(t: DataType) -> u32 {
         T::Float8 => 1971,
         T::Char(_) => 426,
         T::Date => 3122,
-        T::Timestamp => 3128,
-        T::TimestampTz => 3127,
+        T::Timestamp(_) => 3128,
+        T::TimestampTz(_) => 3127,
         T::Interval => 3123,
         T::Time(_) => 10038,
         T::Numeric(_) => 3125,

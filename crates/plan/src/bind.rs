@@ -299,12 +299,11 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, b) if a.is_numeric() && b.is_numeric() => T::NUMERIC,
         (a, b) if a.is_string() && b.is_string() => T::Text,
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
-        (T::Date, T::Timestamp) | (T::Timestamp, T::Date) => T::Timestamp,
+        (T::Date, T::Timestamp(_)) | (T::Timestamp(_), T::Date) => T::Timestamp(None),
         // time casts to interval implicitly.
         (T::Time(_), T::Interval) | (T::Interval, T::Time(_)) => T::Interval,
-        (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
-            T::TimestampTz
-        }
+        (T::Date | T::Timestamp(_), T::TimestampTz(_))
+        | (T::TimestampTz(_), T::Date | T::Timestamp(_)) => T::TimestampTz(None),
         (T::Array(a), T::Array(b)) => unify(*a, *b)?.array_of()?,
         _ => return None,
     })
@@ -2042,10 +2041,14 @@ impl<'e> Binder<'e> {
         // Mixed timestamp kinds compare as timestamptz, a date as a
         // timestamp (PostgreSQL's implicit casts).
         let (lt2, rt2) = match (lt2.base(), rt2.base()) {
-            (T::Timestamp, T::TimestampTz) | (T::Date, T::TimestampTz) => (T::TimestampTz, rt2),
-            (T::TimestampTz, T::Timestamp) | (T::TimestampTz, T::Date) => (lt2, T::TimestampTz),
-            (T::Date, T::Timestamp) if a == Arith::Sub => (T::Timestamp, rt2),
-            (T::Timestamp, T::Date) if a == Arith::Sub => (lt2, T::Timestamp),
+            (T::Timestamp(_), T::TimestampTz(_)) | (T::Date, T::TimestampTz(_)) => {
+                (T::TimestampTz(None), rt2)
+            }
+            (T::TimestampTz(_), T::Timestamp(_)) | (T::TimestampTz(_), T::Date) => {
+                (lt2, T::TimestampTz(None))
+            }
+            (T::Date, T::Timestamp(_)) if a == Arith::Sub => (T::Timestamp(None), rt2),
+            (T::Timestamp(_), T::Date) if a == Arith::Sub => (lt2, T::Timestamp(None)),
             _ => (lt2, rt2),
         };
         let bop = match a {
@@ -2143,10 +2146,10 @@ impl<'e> Binder<'e> {
         let op = Op::try_from(f.op).unwrap_or(Op::SqlvalueFunctionOpUndefined);
         let (func, ty) = match op {
             Op::SvfopCurrentTimestamp | Op::SvfopCurrentTimestampN => {
-                (Func::Now, DataType::TimestampTz)
+                (Func::Now, DataType::TimestampTz(None))
             }
             Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN => {
-                (Func::LocalTimestamp, DataType::Timestamp)
+                (Func::LocalTimestamp, DataType::Timestamp(None))
             }
             Op::SvfopCurrentDate => (Func::CurrentDate, DataType::Date),
             Op::SvfopSessionUser => (Func::SessionUser, DataType::Name),
@@ -2355,7 +2358,8 @@ impl<'e> Binder<'e> {
             || t.base() == want.base()
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
-            || (t == DataType::Date && matches!(want, DataType::Timestamp | DataType::TimestampTz))
+            || (t == DataType::Date
+                && matches!(want, DataType::Timestamp(_) | DataType::TimestampTz(_)))
             || (matches!(t, DataType::Time(_)) && want == DataType::Interval)
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
@@ -3290,7 +3294,7 @@ fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
         T::Int2 | T::Int4 | T::Int8 => T::Int8,
         T::Float4 | T::Float8 => T::Float8,
         T::Numeric(_) => T::NUMERIC,
-        T::Date | T::Timestamp | T::TimestampTz | T::Time(_) | T::Interval => T::Interval,
+        T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) | T::Interval => T::Interval,
         t => {
             // Named by its B-tree operator class's type (text_ops for
             // varchar).

@@ -111,10 +111,10 @@ impl View {
                 ("usename", T::Name),
                 ("application_name", T::Text),
                 ("client_addr", T::Text),
-                ("backend_start", T::TimestampTz),
-                ("xact_start", T::TimestampTz),
-                ("query_start", T::TimestampTz),
-                ("state_change", T::TimestampTz),
+                ("backend_start", T::TimestampTz(None)),
+                ("xact_start", T::TimestampTz(None)),
+                ("query_start", T::TimestampTz(None)),
+                ("state_change", T::TimestampTz(None)),
                 ("wait_event_type", T::Text),
                 ("wait_event", T::Text),
                 ("state", T::Text),
@@ -132,7 +132,7 @@ impl View {
             ],
             View::WaitSamplingHistory => vec![
                 ("pid", T::Int4),
-                ("ts", T::TimestampTz),
+                ("ts", T::TimestampTz(None)),
                 ("event_type", T::Text),
                 ("event", T::Text),
             ],
@@ -153,7 +153,7 @@ impl View {
                 ("mode", T::Text),
                 ("granted", T::Bool),
                 ("fastpath", T::Bool),
-                ("waitstart", T::TimestampTz),
+                ("waitstart", T::TimestampTz(None)),
             ],
             View::StatSavepoints => vec![
                 ("pid", T::Int4),
@@ -182,7 +182,7 @@ impl View {
                 ("wal_sync", T::Int8),
                 ("wal_write_time", T::Float8),
                 ("wal_sync_time", T::Float8),
-                ("stats_reset", T::TimestampTz),
+                ("stats_reset", T::TimestampTz(None)),
             ],
             // LSNs as text 'X/Y' (no pg_lsn type yet), as
             // pg_current_wal_lsn() gives them.
@@ -194,7 +194,7 @@ impl View {
                 ("client_addr", T::Text),
                 ("client_hostname", T::Text),
                 ("client_port", T::Int4),
-                ("backend_start", T::TimestampTz),
+                ("backend_start", T::TimestampTz(None)),
                 ("backend_xmin", T::Int8),
                 ("state", T::Text),
                 ("sent_lsn", T::Text),
@@ -206,7 +206,7 @@ impl View {
                 ("replay_lag", T::Interval),
                 ("sync_priority", T::Int4),
                 ("sync_state", T::Text),
-                ("reply_time", T::TimestampTz),
+                ("reply_time", T::TimestampTz(None)),
             ],
             View::StatWalReceiver => vec![
                 ("pid", T::Int4),
@@ -216,10 +216,10 @@ impl View {
                 ("written_lsn", T::Text),
                 ("flushed_lsn", T::Text),
                 ("received_tli", T::Int4),
-                ("last_msg_send_time", T::TimestampTz),
-                ("last_msg_receipt_time", T::TimestampTz),
+                ("last_msg_send_time", T::TimestampTz(None)),
+                ("last_msg_receipt_time", T::TimestampTz(None)),
                 ("latest_end_lsn", T::Text),
-                ("latest_end_time", T::TimestampTz),
+                ("latest_end_time", T::TimestampTz(None)),
                 ("slot_name", T::Text),
                 ("sender_host", T::Text),
                 ("sender_port", T::Int4),
@@ -245,7 +245,7 @@ impl View {
             View::PreparedStatements => vec![
                 ("name", T::Text),
                 ("statement", T::Text),
-                ("prepare_time", T::TimestampTz),
+                ("prepare_time", T::TimestampTz(None)),
                 (
                     "parameter_types",
                     T::Reg(nestor_types::datatype::RegKind::Type)
@@ -304,7 +304,9 @@ impl View {
                 ("jit_emission_time", T::Float8),
                 ("savepoints", T::Int8),
             ],
-            View::StatStatementsInfo => vec![("dealloc", T::Int8), ("stats_reset", T::TimestampTz)],
+            View::StatStatementsInfo => {
+                vec![("dealloc", T::Int8), ("stats_reset", T::TimestampTz(None))]
+            }
             // PostgreSQL 15's.
             View::StatDatabase => vec![
                 ("datid", T::Oid),
@@ -324,7 +326,7 @@ impl View {
                 ("temp_bytes", T::Int8),
                 ("deadlocks", T::Int8),
                 ("checksum_failures", T::Int8),
-                ("checksum_last_failure", T::TimestampTz),
+                ("checksum_last_failure", T::TimestampTz(None)),
                 ("blk_read_time", T::Float8),
                 ("blk_write_time", T::Float8),
                 ("session_time", T::Float8),
@@ -334,7 +336,7 @@ impl View {
                 ("sessions_abandoned", T::Int8),
                 ("sessions_fatal", T::Int8),
                 ("sessions_killed", T::Int8),
-                ("stats_reset", T::TimestampTz),
+                ("stats_reset", T::TimestampTz(None)),
             ],
             View::StatTables { .. } => vec![
                 ("relid", T::Oid),
@@ -352,10 +354,10 @@ impl View {
                 ("n_dead_tup", T::Int8),
                 ("n_mod_since_analyze", T::Int8),
                 ("n_ins_since_vacuum", T::Int8),
-                ("last_vacuum", T::TimestampTz),
-                ("last_autovacuum", T::TimestampTz),
-                ("last_analyze", T::TimestampTz),
-                ("last_autoanalyze", T::TimestampTz),
+                ("last_vacuum", T::TimestampTz(None)),
+                ("last_autovacuum", T::TimestampTz(None)),
+                ("last_analyze", T::TimestampTz(None)),
+                ("last_autoanalyze", T::TimestampTz(None)),
                 ("vacuum_count", T::Int8),
                 ("autovacuum_count", T::Int8),
                 ("analyze_count", T::Int8),

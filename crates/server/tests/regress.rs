@@ -241,4 +241,6 @@ regress!(
     row_constructors,
     window_frames,
     order_using,
+    datestyle,
+    datetime_precision,
 );

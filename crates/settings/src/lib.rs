@@ -1109,7 +1109,10 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
     if d.name == "standard_conforming_strings" {
         return Err(DbError::unsupported("standard_conforming_strings = off"));
     }
-    Err(invalid(d.name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
+    // PostgreSQL names the parameter as the SET statement spelled it (an
+    // identifier, so lower case) for enum values.
+    let name = d.name.to_ascii_lowercase();
+    Err(invalid(&name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
 }
 
 /// check_datestyle: `value` applied on top of `base` (`SET datestyle =

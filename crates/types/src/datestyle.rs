@@ -396,7 +396,8 @@ fn sql_standard(out: &mut String, mut t: Itm) {
     let has_positive = fields.iter().any(|&v| v > 0);
     let has_year_month = t.year != 0 || t.mon != 0;
     let has_day_time = t.mday != 0 || t.has_time();
-    let standard = !(has_negative && has_positive) && !(has_year_month && has_day_time);
+    let mixed = (has_negative && has_positive) || (has_year_month && has_day_time);
+    let standard = !mixed;
     if has_negative && standard {
         out.push('-');
         t = Itm {

@@ -408,6 +408,24 @@ pub(crate) fn parse_hms_offset(s: &str) -> Option<i32> {
     Some(if neg { -secs } else { secs })
 }
 
+/// AdjustTimestampForTypmod: a finite timestamp rounded to `precision`
+/// fractional digits (None or 6: unchanged), halves away from zero.
+pub fn round_timestamp(ts: i64, precision: Option<u32>) -> i64 {
+    let Some(p) = precision.filter(|&p| p < 6) else {
+        return ts;
+    };
+    if ts == TS_NOBEGIN || ts == TS_NOEND {
+        return ts;
+    }
+    let scale = 10i64.pow(6 - p);
+    let half = scale / 2;
+    if ts >= 0 {
+        (ts + half) / scale * scale
+    } else {
+        -((-ts + half) / scale * scale)
+    }
+}
+
 /// Julian day number of a (proleptic Gregorian) date; year 0 is 1 BC.
 pub(crate) fn date2j(year: i64, month: i64, day: i64) -> i64 {
     let (m, y) = if month > 2 {
@@ -950,7 +968,7 @@ fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
     if c.eat(b':') {
         s = num(c.digits().ok_or(ParseErr::Syntax)?)?;
         if c.eat(b'.') {
-            frac = parse_fraction(c.digits().unwrap_or(b""));
+            frac = parse_fraction_rint(c.digits().unwrap_or(b""));
         }
     }
     if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
@@ -971,6 +989,46 @@ fn parse_fraction(d: &[u8]) -> i64 {
     micros
 }
 
+/// Fractional-second digits of a time of day to microseconds as
+/// ParseFractionalSecond does: `rint(strtod("0.ddd") * 1e6)`, so
+/// `.1234565` (a double just below the half) is 123456.
+fn parse_fraction_rint(d: &[u8]) -> i64 {
+    let digits = std::str::from_utf8(d).unwrap_or("");
+    let frac: f64 = format!("0.{digits}0").parse().unwrap_or(0.0);
+    (frac * 1e6).round_ties_even() as i64
+}
+
+/// The offset (seconds east) of a zone abbreviation in PostgreSQL's
+/// `Default` abbreviation set (the common ones).
+fn zone_abbrev_offset(word: &str) -> Option<i32> {
+    const H: i32 = 3600;
+    Some(match word {
+        "z" | "utc" | "gmt" | "zulu" | "ut" | "wet" => 0,
+        "pst" | "akdt" => -8 * H,
+        "pdt" | "mst" => -7 * H,
+        "mdt" | "cst" => -6 * H,
+        "cdt" | "est" => -5 * H,
+        "edt" | "ast" => -4 * H,
+        "adt" => -3 * H,
+        "nst" => -(3 * H + 1800),
+        "ndt" => -(2 * H + 1800),
+        "akst" => -9 * H,
+        "hst" => -10 * H,
+        "west" | "cet" | "met" | "bst" => H,
+        "cest" | "mest" | "eet" | "ist" => 2 * H,
+        "eest" | "msk" => 3 * H,
+        "awst" => 8 * H,
+        "jst" | "kst" => 9 * H,
+        "acst" => 9 * H + 1800,
+        "aest" => 10 * H,
+        "acdt" => 10 * H + 1800,
+        "aedt" => 11 * H,
+        "nzst" => 12 * H,
+        "nzdt" => 13 * H,
+        _ => return None,
+    })
+}
+
 fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
     match c.peek() {
         Some(b'+' | b'-') => {
@@ -984,9 +1042,9 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
         }
         Some(b'a'..=b'z') => {
             let save = c.i;
-            match c.word() {
-                "z" | "utc" | "gmt" | "zulu" => Ok(Some(0)),
-                _ => {
+            match zone_abbrev_offset(c.word()) {
+                Some(off) => Ok(Some(off)),
+                None => {
                     c.i = save;
                     Ok(None)
                 }
@@ -994,6 +1052,67 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
         }
         _ => Ok(None),
     }
+}
+
+/// A leading day of the week (`Mon`, `Monday,`), which PostgreSQL reads
+/// and ignores.
+fn skip_weekday(c: &mut Cursor) {
+    const DAYS: [&str; 17] = [
+        "sun",
+        "sunday",
+        "mon",
+        "monday",
+        "tue",
+        "tues",
+        "tuesday",
+        "wed",
+        "wednesday",
+        "thu",
+        "thur",
+        "thurs",
+        "thursday",
+        "fri",
+        "friday",
+        "sat",
+        "saturday",
+    ];
+    let save = c.i;
+    if DAYS.contains(&c.word()) {
+        c.eat(b',');
+        if c.skip_spaces() {
+            return;
+        }
+    }
+    c.i = save;
+}
+
+/// (year, month, day), time of day, zone offset.
+type PgForm = ((i64, u32, u32), i64, Option<i32>);
+
+/// The Postgres output style's own form, `Mon DD HH:MM[:SS[.f]]
+/// YYYY [zone]` (after [`skip_weekday`]), as date, time, zone; None (and
+/// the cursor unmoved) for anything else.
+fn parse_postgres_form(c: &mut Cursor) -> Result<Option<PgForm>, ParseErr> {
+    let save = c.i;
+    let month = month_from_name(c.word());
+    let day = month.and_then(|_| c.skip_spaces().then(|| c.digits()).flatten());
+    let time_follows = c.skip_spaces() && {
+        let rest = &c.s[c.i..];
+        let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        (1..=2).contains(&run) && rest.get(run) == Some(&b':')
+    };
+    let (Some(m), Some(d), true) = (month, day, time_follows) else {
+        c.i = save;
+        return Ok(None);
+    };
+    let time = parse_time_part(c)?;
+    if !c.skip_spaces() {
+        return Err(ParseErr::Syntax);
+    }
+    let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+    c.skip_spaces();
+    let tz = parse_zone(c)?;
+    Ok(Some(((y, m, small(num(d)?)?), time, tz)))
 }
 
 fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
@@ -1009,18 +1128,27 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
         i: 0,
     };
     let mut p = Parsed::default();
-    let (mut y, m, d) = parse_date_part(&mut c, order)?;
-    // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one date
-    // field); a zone right after a date is "+01", or "-01" after a space.
-    if c.peek() == Some(b'-') {
-        return Err(ParseErr::Syntax);
-    }
-    let had_sep = c.eat(b't') | c.skip_spaces();
-    if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
-        p.time = Some(parse_time_part(&mut c)?);
-        c.skip_spaces();
-    }
-    p.tz = parse_zone(&mut c)?;
+    skip_weekday(&mut c);
+    let (mut y, m, d) = if let Some(pg) = parse_postgres_form(&mut c)? {
+        p.time = Some(pg.1);
+        p.tz = pg.2;
+        pg.0
+    } else {
+        let (y, m, d) = parse_date_part(&mut c, order)?;
+        // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one
+        // date field); a zone right after a date is "+01", or "-01" after
+        // a space.
+        if c.peek() == Some(b'-') {
+            return Err(ParseErr::Syntax);
+        }
+        let had_sep = c.eat(b't') | c.skip_spaces();
+        if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
+            p.time = Some(parse_time_part(&mut c)?);
+            c.skip_spaces();
+        }
+        p.tz = parse_zone(&mut c)?;
+        (y, m, d)
+    };
     c.skip_spaces();
     // Year 0 does not exist; 1 BC is year 0 inside.
     if y == 0 {
@@ -1567,6 +1695,40 @@ pub(crate) fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
             SqlState::DatetimeFieldOverflow,
             "date out of range",
         ))
+    }
+}
+
+#[cfg(test)]
+mod postgres_form_tests {
+    use super::*;
+
+    #[test]
+    fn postgres_style_output_reads_back() {
+        let pst = TimeZone::parse("PST8PDT").unwrap();
+        let style = DateStyle {
+            output: DateOutput::Postgres,
+            order: DateOrder::Mdy,
+        };
+        for text in [
+            "Mon Feb 10 17:32:01 1997 PST",
+            "Mon Jul 01 20:04:05.5 2024 PDT",
+            "Tue Jan 15 04:00:00 0044 PST BC",
+        ] {
+            let ts = parse_timestamptz(text, pst, 0, DateOrder::Mdy).unwrap();
+            assert_eq!(format_timestamptz(ts, pst, style), text);
+        }
+        let ts = parse_timestamp("Feb 10 17:32:01 1997", TimeZone::UTC, 0, DateOrder::Mdy);
+        assert_eq!(
+            format_timestamp(ts.unwrap(), DateStyle::ISO_MDY),
+            "1997-02-10 17:32:01"
+        );
+        let ts = parse_timestamptz("1997-02-10 17:32:01 EST", TimeZone::UTC, 0, DateOrder::Mdy);
+        assert_eq!(
+            format_timestamptz(ts.unwrap(), TimeZone::UTC, DateStyle::ISO_MDY),
+            "1997-02-10 22:32:01+00"
+        );
+        assert!(parse_timestamp("Mon Feb 10 17:32:01", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+        assert!(parse_date("Mon", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
     }
 }
 

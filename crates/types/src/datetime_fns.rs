@@ -97,8 +97,8 @@ fn is_num(t: DataType) -> bool {
 /// preferred type of the category), as its implicit casts do.
 fn ts_arg(t: DataType) -> Option<DataType> {
     match t {
-        DataType::Timestamp => Some(DataType::Timestamp),
-        DataType::TimestampTz | DataType::Date => Some(DataType::TimestampTz),
+        DataType::Timestamp(_) => Some(DataType::Timestamp(None)),
+        DataType::TimestampTz(_) | DataType::Date => Some(DataType::TimestampTz(None)),
         _ => None,
     }
 }
@@ -130,14 +130,19 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (T::Interval | T::Time(_), _) => {
                 (trunc_interval, vec![text, T::Interval], T::Interval, false)
             }
-            (_, Some(T::Timestamp)) => (trunc_ts, vec![text, T::Timestamp], T::Timestamp, false),
+            (_, Some(T::Timestamp(_))) => (
+                trunc_ts,
+                vec![text, T::Timestamp(None)],
+                T::Timestamp(None),
+                false,
+            ),
             (_, Some(tz)) => (trunc_tstz, vec![text, tz], tz, true),
             _ => return Some(Err(nf())),
         },
         ("date_trunc", [u, t, z]) if is_text(*u) && is_text(*z) && ts_arg(*t).is_some() => (
             trunc_tstz_in,
-            vec![text, T::TimestampTz, text],
-            T::TimestampTz,
+            vec![text, T::TimestampTz(None), text],
+            T::TimestampTz(None),
             false,
         ),
         ("extract" | "date_part", [u, t]) if is_text(*u) => {
@@ -152,13 +157,15 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                         part(a, c, false)
                             .map_err(|e| e.with_context("SQL function \"date_part\" statement 1"))
                     },
-                    T::Timestamp,
+                    T::Timestamp(None),
                     false,
                 ),
-                (T::Timestamp, false) => (|a, c| part(a, c, false), T::Timestamp, false),
-                (T::Timestamp, true) => (|a, c| part(a, c, true), T::Timestamp, false),
-                (T::TimestampTz, true) => (|a, c| part(a, c, true), T::TimestampTz, true),
-                (T::TimestampTz, false) => (|a, c| part(a, c, false), T::TimestampTz, true),
+                (T::Timestamp(_), false) => (|a, c| part(a, c, false), T::Timestamp(None), false),
+                (T::Timestamp(_), true) => (|a, c| part(a, c, true), T::Timestamp(None), false),
+                (T::TimestampTz(_), true) => (|a, c| part(a, c, true), T::TimestampTz(None), true),
+                (T::TimestampTz(_), false) => {
+                    (|a, c| part(a, c, false), T::TimestampTz(None), true)
+                }
                 (T::Interval, true) => (|a, c| part(a, c, true), T::Interval, false),
                 (T::Interval, false) => (|a, c| part(a, c, false), T::Interval, false),
                 (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
@@ -168,12 +175,15 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (imp, vec![text, at], ret, volatile)
         }
         ("age", [a, b]) => match (ts_arg(*a), ts_arg(*b)) {
-            (Some(T::Timestamp), Some(T::Timestamp)) => {
-                (age2, vec![T::Timestamp, T::Timestamp], T::Interval, false)
-            }
+            (Some(T::Timestamp(_)), Some(T::Timestamp(_))) => (
+                age2,
+                vec![T::Timestamp(None), T::Timestamp(None)],
+                T::Interval,
+                false,
+            ),
             (Some(_), Some(_)) => (
                 age2,
-                vec![T::TimestampTz, T::TimestampTz],
+                vec![T::TimestampTz(None), T::TimestampTz(None)],
                 T::Interval,
                 true,
             ),
@@ -192,7 +202,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             }
             let mut at = vec![T::Int4; 5];
             at.push(T::Float8);
-            (make_timestamp, at, T::Timestamp, false)
+            (make_timestamp, at, T::Timestamp(None), false)
         }
         ("make_timestamptz", rest) if (6..=7).contains(&rest.len()) => {
             if !rest[..5].iter().all(|t| is_int(*t))
@@ -206,7 +216,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             if rest.len() == 7 {
                 at.push(text);
             }
-            (make_timestamptz, at, T::TimestampTz, true)
+            (make_timestamptz, at, T::TimestampTz(None), true)
         }
         ("make_interval", _) if args.len() <= 7 => {
             let ok = args
@@ -232,10 +242,18 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("timezone", [z, t]) if is_text(*z) || *z == T::Interval => {
             let zt = if *z == T::Interval { T::Interval } else { text };
             match t {
-                T::Timestamp => (at_zone, vec![zt, T::Timestamp], T::TimestampTz, false),
-                T::TimestampTz | T::Date | T::Unknown => {
-                    (at_zone, vec![zt, T::TimestampTz], T::Timestamp, false)
-                }
+                T::Timestamp(_) => (
+                    at_zone,
+                    vec![zt, T::Timestamp(None)],
+                    T::TimestampTz(None),
+                    false,
+                ),
+                T::TimestampTz(_) | T::Date | T::Unknown => (
+                    at_zone,
+                    vec![zt, T::TimestampTz(None)],
+                    T::Timestamp(None),
+                    false,
+                ),
                 _ => return Some(Err(nf())),
             }
         }
@@ -245,14 +263,14 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 && (ts_arg(*o).is_some() || *o == T::Unknown) =>
         {
             let ty = match (ts_arg(*t), ts_arg(*o)) {
-                (Some(T::Timestamp), Some(T::Timestamp) | None) => T::Timestamp,
-                _ => T::TimestampTz,
+                (Some(T::Timestamp(_)), Some(T::Timestamp(_)) | None) => T::Timestamp(None),
+                _ => T::TimestampTz(None),
             };
             (
                 date_bin,
                 vec![T::Interval, ty, ty],
                 ty,
-                ty == T::TimestampTz,
+                matches!(ty, T::TimestampTz(_)),
             )
         }
         ("make_time", [h, m, s]) if is_int(*h) && is_int(*m) && is_num(*s) => (
@@ -261,7 +279,12 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::Time(None),
             false,
         ),
-        ("isfinite", [t]) if matches!(t, T::Date | T::Timestamp | T::TimestampTz | T::Interval) => {
+        ("isfinite", [t])
+            if matches!(
+                t,
+                T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Interval
+            ) =>
+        {
             (isfinite, vec![*t], T::Bool, false)
         }
         _ => return Some(Err(nf())),
@@ -1538,7 +1561,7 @@ mod tests {
     }
 
     fn ts(s: &str) -> Value {
-        crate::text::parse_text(DataType::Timestamp, s, &ctx()).unwrap()
+        crate::text::parse_text(DataType::Timestamp(None), s, &ctx()).unwrap()
     }
 
     fn iv(s: &str) -> Value {

@@ -151,18 +151,14 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             ctx.now,
             ctx.date_style.order,
         )?),
-        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(
-            input,
-            tz,
-            ctx.now,
-            ctx.date_style.order,
-        )?),
-        DataType::TimestampTz => Value::TimestampTz(datetime::parse_timestamptz(
-            input,
-            tz,
-            ctx.now,
-            ctx.date_style.order,
-        )?),
+        DataType::Timestamp(p) => Value::Timestamp(datetime::round_timestamp(
+            datetime::parse_timestamp(input, tz, ctx.now, ctx.date_style.order)?,
+            p,
+        )),
+        DataType::TimestampTz(p) => Value::TimestampTz(datetime::round_timestamp(
+            datetime::parse_timestamptz(input, tz, ctx.now, ctx.date_style.order)?,
+            p,
+        )),
         DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
         DataType::Time(p) => {
             let t = crate::time::parse_time(input, tz, ctx.now)?;
@@ -533,7 +529,7 @@ mod tests {
     #[test]
     fn datetime_and_json_text() {
         let c = EvalCtx::new(TimeZone::fixed(3600), 0);
-        let v = parse_text(DataType::TimestampTz, "2024-06-01 12:00:00", &c).unwrap();
+        let v = parse_text(DataType::TimestampTz(None), "2024-06-01 12:00:00", &c).unwrap();
         assert_eq!(v.to_text(&c), "2024-06-01 12:00:00+01");
         assert_eq!(v.to_text(&ctx()), "2024-06-01 11:00:00+00");
         assert_eq!(
@@ -542,7 +538,7 @@ mod tests {
         );
         assert_eq!(rt(DataType::Interval, "1 day 2 hours"), "1 day 02:00:00");
         assert_eq!(rt(DataType::Date, "2024-02-29"), "2024-02-29");
-        let now = parse_text(DataType::TimestampTz, "now", &c).unwrap();
+        let now = parse_text(DataType::TimestampTz(None), "now", &c).unwrap();
         assert_eq!(now, Value::TimestampTz(0));
         assert_eq!(
             parse_text(DataType::Date, "today", &c).unwrap(),

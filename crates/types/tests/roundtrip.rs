@@ -158,8 +158,10 @@ fn dates_and_times() {
         2 => r.gen_range(-211_813_488_000_000_000..9_223_371_331_200_000_000),
         _ => r.gen_range(-3_000_000_000_000_000..3_000_000_000_000_000),
     };
-    run(16, DataType::Timestamp, move |r| Value::Timestamp(ts(r)));
-    run(17, DataType::TimestampTz, move |r| {
+    run(16, DataType::Timestamp(None), move |r| {
+        Value::Timestamp(ts(r))
+    });
+    run(17, DataType::TimestampTz(None), move |r| {
         let t = ts(r);
         // keep clear of the range ends so the local time is printable
         let t = if t != TS_NOBEGIN && t != TS_NOEND {
@@ -251,8 +253,8 @@ fn garbage_never_panics() {
         DataType::Name,
         DataType::Bytea,
         DataType::Date,
-        DataType::Timestamp,
-        DataType::TimestampTz,
+        DataType::Timestamp(None),
+        DataType::TimestampTz(None),
         DataType::Interval,
         DataType::Uuid,
         DataType::Jsonb,
@@ -382,8 +384,8 @@ fn operators_functions_and_casts_never_panic() {
         DataType::Char(Some(3)),
         DataType::Bytea,
         DataType::Date,
-        DataType::Timestamp,
-        DataType::TimestampTz,
+        DataType::Timestamp(None),
+        DataType::TimestampTz(None),
         DataType::Interval,
         DataType::Uuid,
         DataType::Jsonb,
