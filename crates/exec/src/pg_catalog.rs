@@ -876,7 +876,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Numeric(_) => (-1, false, "i", "m", "N"),
         T::Date => (4, true, "i", "p", "D"),
         T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) => (8, true, "d", "p", "D"),
-        T::Interval => (16, false, "d", "p", "T"),
+        T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
@@ -933,7 +933,7 @@ fn all_types() -> Vec<DataType> {
         T::Timestamp(None),
         T::TimestampTz(None),
         T::Time(None),
-        T::Interval,
+        T::Interval(None),
         T::NUMERIC,
         T::Uuid,
         T::Jsonb,
@@ -979,7 +979,7 @@ fn type_rows() -> Rows {
                             | DataType::Bool
                             | DataType::Oid
                             | DataType::TimestampTz(_)
-                            | DataType::Interval
+                            | DataType::Interval(_)
                     )),
                 )
                 .set("typisdefined", Value::Bool(true))
@@ -1194,7 +1194,7 @@ fn opclass_of(t: DataType) -> u32 {
         T::Date => 3122,
         T::Timestamp(_) => 3128,
         T::TimestampTz(_) => 3127,
-        T::Interval => 3123,
+        T::Interval(_) => 3123,
         T::Time(_) => 10038,
         T::Numeric(_) => 3125,
         T::Uuid => 2968,

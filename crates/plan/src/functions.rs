@@ -752,7 +752,7 @@ pub fn timestamp_series_type(types: &[DataType]) -> Option<DataType> {
             T::Timestamp(_) | T::TimestampTz(_) | T::Date | T::Unknown
         )
     };
-    if !ts(a) || !ts(b) || !matches!(step, T::Interval | T::Unknown) {
+    if !ts(a) || !ts(b) || !matches!(step, T::Interval(_) | T::Unknown) {
         return None;
     }
     if *a == T::Unknown && *b == T::Unknown {

@@ -202,13 +202,15 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             }
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
-        DataType::Interval => {
+        DataType::Interval(m) => {
+            // interval_recv: the value, then the typmod.
             let b: [u8; 16] = fixed(buf)?;
-            Value::Interval(Interval::new(
+            let iv = Interval::new(
                 i32::from_be_bytes(fixed(&b[12..16])?),
                 i32::from_be_bytes(fixed(&b[8..12])?),
                 i64::from_be_bytes(fixed(&b[..8])?),
-            ))
+            );
+            Value::Interval(m.map_or(iv, |m| m.adjust(iv)))
         }
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::Json => {
@@ -255,7 +257,7 @@ mod tests {
         );
         assert_eq!(
             parse_binary(
-                DataType::Interval,
+                DataType::Interval(None),
                 &Value::Interval(Interval::new(1, 2, 3)).to_binary()
             )
             .unwrap(),

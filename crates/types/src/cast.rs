@@ -129,7 +129,13 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         } else {
             s
         };
-        return parse_text(to.base(), s, ctx);
+        // An interval's field restriction changes how its text reads
+        // (`'2'::interval hour`); other typmods apply afterwards.
+        let target = match to {
+            DataType::Interval(_) => to,
+            t => t.base(),
+        };
+        return parse_text(target, s, ctx);
     }
     let bad = || cannot_cast(from, to);
     match (v, to) {
@@ -148,9 +154,9 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Bytea(_), DataType::Bytea)
         | (Value::Uuid(_), DataType::Uuid)
         | (Value::Jsonb(_), DataType::Jsonb)
-        | (Value::Interval(_), DataType::Interval)
+        | (Value::Interval(_), DataType::Interval(_))
         | (Value::Time(_), DataType::Time(_)) => Ok(v.clone()),
-        (Value::Time(t), DataType::Interval) => {
+        (Value::Time(t), DataType::Interval(_)) => {
             Ok(Value::Interval(crate::datetime::Interval::new(0, 0, *t)))
         }
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
@@ -349,6 +355,7 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
         (Value::Time(t), DataType::Time(Some(p))) => {
             Ok(Value::Time(crate::time::round_time(*t, p)))
         }
+        (Value::Interval(iv), DataType::Interval(Some(m))) => Ok(Value::Interval(m.adjust(*iv))),
         (Value::Timestamp(t), DataType::Timestamp(p @ Some(_))) => {
             Ok(Value::Timestamp(crate::datetime::round_timestamp(*t, p)))
         }
@@ -432,9 +439,9 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),
-        (DataType::Time(_), DataType::Interval) => Some(Implicit),
+        (DataType::Time(_), DataType::Interval(_)) => Some(Implicit),
         (
-            DataType::Interval | DataType::Timestamp(_) | DataType::TimestampTz(_),
+            DataType::Interval(_) | DataType::Timestamp(_) | DataType::TimestampTz(_),
             DataType::Time(_),
         ) => Some(Assignment),
         (DataType::Oid, DataType::Int4 | DataType::Int2) => Some(Assignment),

@@ -24,6 +24,8 @@
 
 use std::fmt;
 
+use crate::interval_typmod::IntervalMod;
+
 use nestor_common::{DbError, SqlState};
 
 /// Precision and scale of `numeric(p, s)` (PostgreSQL 15 allows a scale
@@ -59,7 +61,9 @@ pub enum DataType {
     /// `time` (without time zone) with its fractional-second precision
     /// (None: 6, unconstrained); values are `Value::Time`.
     Time(Option<u32>),
-    Interval,
+    /// `interval`, with its fields and precision (`interval day to
+    /// second(2)`) when restricted.
+    Interval(Option<IntervalMod>),
     Uuid,
     Jsonb,
     /// `json`: the input text kept as it was written (values are
@@ -194,7 +198,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 24] = [
         1185,
         "timestamp with time zone[]",
     ),
-    (DataType::Interval, 1187, "interval[]"),
+    (DataType::Interval(None), 1187, "interval[]"),
     (DataType::Time(None), 1183, "time without time zone[]"),
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
@@ -274,7 +278,7 @@ impl DataType {
             Timestamp(_) => 1114,
             TimestampTz(_) => 1184,
             Time(_) => 1083,
-            Interval => 1186,
+            Interval(_) => 1186,
             Numeric(_) => 1700,
             Uuid => 2950,
             Jsonb => 3802,
@@ -312,7 +316,7 @@ impl DataType {
             1114 => Timestamp(precision),
             1184 => TimestampTz(precision),
             1083 => Time(precision),
-            1186 => Interval,
+            1186 => Interval(IntervalMod::from_typmod(typmod)),
             2278 => Void,
             1700 => Numeric(len.map(|t| NumericMod {
                 precision: (t >> 16) & 0xffff,
@@ -338,7 +342,7 @@ impl DataType {
             Int2 => 2,
             Int4 | Float4 | Date | Oid | Reg(_) => 4,
             Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) => 8,
-            Interval | Uuid => 16,
+            Interval(_) | Uuid => 16,
             Name => 64,
             Unknown => -2,
             Void => 4,
@@ -354,6 +358,7 @@ impl DataType {
             DataType::Time(Some(p))
             | DataType::Timestamp(Some(p))
             | DataType::TimestampTz(Some(p)) => p as i32,
+            DataType::Interval(Some(m)) => m.typmod(),
             DataType::Numeric(Some(m)) => {
                 (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32
             }
@@ -371,6 +376,7 @@ impl DataType {
             DataType::Time(_) => DataType::Time(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
+            DataType::Interval(_) => DataType::Interval(None),
             t => t,
         }
     }
@@ -415,7 +421,7 @@ impl DataType {
             DataType::Date
                 | DataType::Timestamp(_)
                 | DataType::TimestampTz(_)
-                | DataType::Interval
+                | DataType::Interval(_)
                 | DataType::Time(_)
         )
     }
@@ -441,7 +447,7 @@ impl DataType {
             Timestamp(_) => "timestamp without time zone",
             TimestampTz(_) => "timestamp with time zone",
             Time(_) => "time without time zone",
-            Interval => "interval",
+            Interval(_) => "interval",
             Uuid => "uuid",
             Jsonb => "jsonb",
             Json => "json",
@@ -498,7 +504,7 @@ impl DataType {
             "timestamptz" | "timestamp with time zone" => {
                 Ok(TimestampTz(timestamp_precision(true, typmods)?))
             }
-            "interval" => time_precision(Interval, typmods),
+            "interval" => Ok(Interval(IntervalMod::from_typmods(typmods)?)),
             "time" | "time without time zone" => time_of_day(typmods),
             "timetz" | "time with time zone" => {
                 Err(DbError::unsupported("type time with time zone"))
@@ -591,19 +597,6 @@ fn char_len(what: &str, typmods: &[i64]) -> Result<Option<u32>, DbError> {
     }
 }
 
-/// Only the default precision (6) of timestamp(p)/interval(p) is accepted.
-fn time_precision(t: DataType, typmods: &[i64]) -> Result<DataType, DbError> {
-    match typmods {
-        [] => Ok(t),
-        [p] if *p >= 6 => Ok(t),
-        _ => Err(DbError::unsupported(format!(
-            "{}({}) with precision below 6",
-            t.name(),
-            typmods.first().copied().unwrap_or(0)
-        ))),
-    }
-}
-
 /// `timestamp(p)` / `timestamptz(p)` (anytimestamp_typmod_check): a
 /// precision above 6 is reduced to 6 (PostgreSQL also warns).
 fn timestamp_precision(tz: bool, typmods: &[i64]) -> Result<Option<u32>, DbError> {
@@ -643,6 +636,7 @@ impl fmt::Display for DataType {
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
             DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
             DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
+            DataType::Interval(Some(m)) => write!(f, "interval{m}"),
             t => f.write_str(t.name()),
         }
     }
@@ -679,7 +673,7 @@ mod tests {
             DataType::Date,
             DataType::Timestamp(None),
             DataType::TimestampTz(None),
-            DataType::Interval,
+            DataType::Interval(None),
             DataType::Time(None),
             DataType::Time(Some(2)),
             DataType::Uuid,
@@ -707,7 +701,7 @@ mod tests {
         // Values from pg_type.typlen.
         assert_eq!(DataType::Name.typlen(), 64);
         assert_eq!(DataType::Unknown.typlen(), -2);
-        assert_eq!(DataType::Interval.typlen(), 16);
+        assert_eq!(DataType::Interval(None).typlen(), 16);
         assert_eq!(DataType::Uuid.typlen(), 16);
         assert_eq!(DataType::Text.typlen(), -1);
     }

@@ -27,6 +27,7 @@ use std::fmt::Write;
 use nestor_common::{DbError, SqlState};
 
 use crate::datestyle::{self, DateOrder, DateOutput, DateStyle, Fields};
+use crate::interval_typmod::IntervalMod;
 
 pub(crate) const USECS_PER_SEC: i64 = 1_000_000;
 pub(crate) const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
@@ -1465,6 +1466,19 @@ impl IvAcc {
 /// Interval input: `1 year 2 mons`, `3 days 04:05:06`, `-1:30`, `10`
 /// (seconds), `@ 1 day ago`, `1.5 days`, and ISO 8601 `P1Y2M3DT4H5M6S`.
 pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
+    parse_interval_typmod(input, None)
+}
+
+/// interval_in for `interval(p)` / `interval <fields>`: a bare number is
+/// in the restriction's last field, and the value is adjusted to the
+/// typmod ([`IntervalMod`]).
+pub fn parse_interval_typmod(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
+    let iv = parse_interval_in(input, m)?;
+    Ok(m.map_or(iv, |m| m.adjust(iv)))
+}
+
+fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
+    let bare_unit = IntervalMod::bare_unit(m);
     let lower = input.trim().to_ascii_lowercase();
     if let Some(iso) = lower.strip_prefix('p') {
         return parse_iso_interval(iso)
@@ -1475,6 +1489,7 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
     let mut acc = IvAcc::default();
     let mut negate = false;
     let mut any = false;
+    let mut bare = 0;
     let tokens: Vec<&str> = lower.split_whitespace().collect();
     let mut i = 0;
     while i < tokens.len() {
@@ -1488,7 +1503,13 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
             continue;
         }
         if t.contains(':') {
-            let us = parse_interval_time(t).ok_or_else(|| interval_syntax(input))?;
+            let us = if IntervalMod::minutes_first(m) && t.matches(':').count() == 1 {
+                let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
+                parse_interval_time(&format!("{sign}0:{body}"))
+            } else {
+                parse_interval_time(t)
+            };
+            let us = us.ok_or_else(|| interval_syntax(input))?;
             if !acc.claim(M_HOUR | M_MINUTE | M_ALL_SECS) {
                 return Err(interval_syntax(input));
             }
@@ -1508,8 +1529,17 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
         {
             i += 1;
             tokens[i - 1]
+        } else if i < tokens.len() && tokens[i].contains(':') {
+            // A number just before a time of day is days ('1 2:03').
+            "day"
         } else {
-            "second"
+            bare += 1;
+            if bare > 1 && bare_unit != "second" {
+                return Err(DbError::unsupported(format!(
+                    "interval input \"{input}\" with several fields without units under a field restriction"
+                )));
+            }
+            bare_unit
         };
         if !acc.add_unit(&num, unit) {
             return Err(interval_syntax(input));

@@ -127,9 +127,12 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {
         ("date_trunc", [u, t]) if is_text(*u) => match (*t, ts_arg(*t)) {
             // time: cast to interval, as PostgreSQL's implicit cast does.
-            (T::Interval | T::Time(_), _) => {
-                (trunc_interval, vec![text, T::Interval], T::Interval, false)
-            }
+            (T::Interval(_) | T::Time(_), _) => (
+                trunc_interval,
+                vec![text, T::Interval(None)],
+                T::Interval(None),
+                false,
+            ),
             (_, Some(T::Timestamp(_))) => (
                 trunc_ts,
                 vec![text, T::Timestamp(None)],
@@ -166,8 +169,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 (T::TimestampTz(_), false) => {
                     (|a, c| part(a, c, false), T::TimestampTz(None), true)
                 }
-                (T::Interval, true) => (|a, c| part(a, c, true), T::Interval, false),
-                (T::Interval, false) => (|a, c| part(a, c, false), T::Interval, false),
+                (T::Interval(_), true) => (|a, c| part(a, c, true), T::Interval(None), false),
+                (T::Interval(_), false) => (|a, c| part(a, c, false), T::Interval(None), false),
                 (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
                 (T::Time(_), false) => (|a, c| part(a, c, false), T::Time(None), false),
                 _ => return Some(Err(nf())),
@@ -178,19 +181,19 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (Some(T::Timestamp(_)), Some(T::Timestamp(_))) => (
                 age2,
                 vec![T::Timestamp(None), T::Timestamp(None)],
-                T::Interval,
+                T::Interval(None),
                 false,
             ),
             (Some(_), Some(_)) => (
                 age2,
                 vec![T::TimestampTz(None), T::TimestampTz(None)],
-                T::Interval,
+                T::Interval(None),
                 true,
             ),
             _ => return Some(Err(nf())),
         },
         ("age", [a]) => match ts_arg(*a) {
-            Some(t) => (age1, vec![t], T::Interval, true),
+            Some(t) => (age1, vec![t], T::Interval(None), true),
             None => return Some(Err(nf())),
         },
         ("make_date", [a, b, c]) if [a, b, c].iter().all(|t| is_int(**t)) => {
@@ -229,18 +232,22 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             let at = (0..args.len())
                 .map(|i| if i == 6 { T::Float8 } else { T::Int4 })
                 .collect();
-            (make_interval, at, T::Interval, false)
+            (make_interval, at, T::Interval(None), false)
         }
-        ("justify_days" | "justify_hours" | "justify_interval", [T::Interval | T::Unknown]) => {
+        ("justify_days" | "justify_hours" | "justify_interval", [T::Interval(_) | T::Unknown]) => {
             let imp: Imp = match name {
                 "justify_days" => |a, _| strict1(a, |iv| justify_days(&iv)),
                 "justify_hours" => |a, _| strict1(a, |iv| justify_hours(&iv)),
                 _ => |a, _| strict1(a, |iv| justify_interval(&iv)),
             };
-            (imp, vec![T::Interval], T::Interval, false)
+            (imp, vec![T::Interval(None)], T::Interval(None), false)
         }
-        ("timezone", [z, t]) if is_text(*z) || *z == T::Interval => {
-            let zt = if *z == T::Interval { T::Interval } else { text };
+        ("timezone", [z, t]) if is_text(*z) || matches!(*z, T::Interval(_)) => {
+            let zt = if matches!(*z, T::Interval(_)) {
+                T::Interval(None)
+            } else {
+                text
+            };
             match t {
                 T::Timestamp(_) => (
                     at_zone,
@@ -258,7 +265,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             }
         }
         ("date_bin", [s, t, o])
-            if matches!(s, T::Interval | T::Unknown)
+            if matches!(s, T::Interval(_) | T::Unknown)
                 && ts_arg(*t).is_some()
                 && (ts_arg(*o).is_some() || *o == T::Unknown) =>
         {
@@ -268,7 +275,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             };
             (
                 date_bin,
-                vec![T::Interval, ty, ty],
+                vec![T::Interval(None), ty, ty],
                 ty,
                 matches!(ty, T::TimestampTz(_)),
             )
@@ -282,7 +289,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("isfinite", [t])
             if matches!(
                 t,
-                T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Interval
+                T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Interval(_)
             ) =>
         {
             (isfinite, vec![*t], T::Bool, false)
@@ -1565,7 +1572,7 @@ mod tests {
     }
 
     fn iv(s: &str) -> Value {
-        crate::text::parse_text(DataType::Interval, s, &ctx()).unwrap()
+        crate::text::parse_text(DataType::Interval(None), s, &ctx()).unwrap()
     }
 
     fn t(s: &str) -> Value {

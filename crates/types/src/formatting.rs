@@ -62,7 +62,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::Timestamp(_) => (to_char, vec![T::Timestamp(None), text], text, false),
             T::TimestampTz(_) | T::Date => (to_char, vec![T::TimestampTz(None), text], text, true),
             // time has no to_char: it is cast to interval (implicitly).
-            T::Interval | T::Time(_) => (to_char, vec![T::Interval, text], text, false),
+            T::Interval(_) | T::Time(_) => (to_char, vec![T::Interval(None), text], text, false),
             T::Int2 | T::Int4 => (to_char, vec![T::Int4, text], text, false),
             T::Int8 | T::Float4 | T::Float8 => (to_char, vec![*v, text], text, false),
             T::Numeric(_) => (to_char, vec![T::NUMERIC, text], text, false),

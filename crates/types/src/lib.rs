@@ -69,6 +69,7 @@ pub mod datetime_fns;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
+pub mod interval_typmod;
 pub mod io_functions;
 pub mod json;
 pub mod jsonb_ops;

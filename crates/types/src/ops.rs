@@ -227,25 +227,27 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
         (Add, T::Date, t) | (Add, t, T::Date) if t.is_integer() => Some(T::Date),
         (Sub, T::Date, t) if t.is_integer() => Some(T::Date),
         (Sub, T::Date, T::Date) => Some(T::Int4),
-        (Add, T::Date | T::Timestamp(_), T::Interval)
-        | (Add, T::Interval, T::Date | T::Timestamp(_))
-        | (Sub, T::Date | T::Timestamp(_), T::Interval) => Some(T::Timestamp(None)),
-        (Add, T::TimestampTz(_), T::Interval)
-        | (Add, T::Interval, T::TimestampTz(_))
-        | (Sub, T::TimestampTz(_), T::Interval) => Some(T::TimestampTz(None)),
+        (Add, T::Date | T::Timestamp(_), T::Interval(_))
+        | (Add, T::Interval(_), T::Date | T::Timestamp(_))
+        | (Sub, T::Date | T::Timestamp(_), T::Interval(_)) => Some(T::Timestamp(None)),
+        (Add, T::TimestampTz(_), T::Interval(_))
+        | (Add, T::Interval(_), T::TimestampTz(_))
+        | (Sub, T::TimestampTz(_), T::Interval(_)) => Some(T::TimestampTz(None)),
         (Sub, T::Timestamp(_), T::Timestamp(_)) | (Sub, T::TimestampTz(_), T::TimestampTz(_)) => {
-            Some(T::Interval)
+            Some(T::Interval(None))
         }
-        (Add | Sub, T::Interval, T::Interval) => Some(T::Interval),
-        (Add, T::Time(_), T::Interval)
-        | (Add, T::Interval, T::Time(_))
-        | (Sub, T::Time(_), T::Interval) => Some(T::Time(None)),
-        (Sub, T::Time(_), T::Time(_)) => Some(T::Interval),
+        (Add | Sub, T::Interval(_), T::Interval(_)) => Some(T::Interval(None)),
+        (Add, T::Time(_), T::Interval(_))
+        | (Add, T::Interval(_), T::Time(_))
+        | (Sub, T::Time(_), T::Interval(_)) => Some(T::Time(None)),
+        (Sub, T::Time(_), T::Time(_)) => Some(T::Interval(None)),
         (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) | (Sub, T::Date, T::Time(_)) => {
             Some(T::Timestamp(None))
         }
-        (Mul, T::Interval, t) | (Mul, t, T::Interval) if t.is_numeric() => Some(T::Interval),
-        (Div, T::Interval, t) if t.is_numeric() => Some(T::Interval),
+        (Mul, T::Interval(_), t) | (Mul, t, T::Interval(_)) if t.is_numeric() => {
+            Some(T::Interval(None))
+        }
+        (Div, T::Interval(_), t) if t.is_numeric() => Some(T::Interval(None)),
         _ => None,
     }
 }
@@ -896,7 +898,7 @@ mod tests {
     fn datetime_arithmetic_like_postgres() {
         use BinaryOp::*;
         let d = |s| p(DataType::Date, s);
-        let iv = |s| p(DataType::Interval, s);
+        let iv = |s| p(DataType::Interval(None), s);
         assert_eq!(t(op(Sub, d("2024-03-01"), d("2024-02-01"))), "29");
         assert_eq!(t(op(Add, d("2024-01-01"), Value::Int4(30))), "2024-01-31");
         assert!(op(Sub, d("2024-01-01"), Value::Int8(i64::MIN)).is_err());

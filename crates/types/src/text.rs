@@ -159,7 +159,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             datetime::parse_timestamptz(input, tz, ctx.now, ctx.date_style.order)?,
             p,
         )),
-        DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
+        DataType::Interval(m) => Value::Interval(datetime::parse_interval_typmod(input, m)?),
         DataType::Time(p) => {
             let t = crate::time::parse_time(input, tz, ctx.now)?;
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
@@ -536,7 +536,10 @@ mod tests {
             rt(DataType::Jsonb, r#"{"b":1,"a":2}"#),
             r#"{"a": 2, "b": 1}"#
         );
-        assert_eq!(rt(DataType::Interval, "1 day 2 hours"), "1 day 02:00:00");
+        assert_eq!(
+            rt(DataType::Interval(None), "1 day 2 hours"),
+            "1 day 02:00:00"
+        );
         assert_eq!(rt(DataType::Date, "2024-02-29"), "2024-02-29");
         let now = parse_text(DataType::TimestampTz(None), "now", &c).unwrap();
         assert_eq!(now, Value::TimestampTz(0));

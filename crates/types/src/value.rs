@@ -113,7 +113,7 @@ impl Value {
             Value::TimestampTz(_) => DataType::TimestampTz(None),
             Value::Uuid(_) => DataType::Uuid,
             Value::Jsonb(_) => DataType::Jsonb,
-            Value::Interval(_) => DataType::Interval,
+            Value::Interval(_) => DataType::Interval(None),
             Value::Time(_) => DataType::Time(None),
             Value::Array(a) => a.data_type(),
             Value::Record(f) => DataType::Record(crate::datatype::record_type(

@@ -53,7 +53,7 @@ fn types() -> Vec<DataType> {
         DataType::Date,
         DataType::Timestamp(None),
         DataType::TimestampTz(None),
-        DataType::Interval,
+        DataType::Interval(None),
         DataType::Time(None),
         DataType::Time(Some(2)),
         DataType::Uuid,

@@ -171,7 +171,7 @@ fn dates_and_times() {
         };
         Value::TimestampTz(t)
     });
-    run(18, DataType::Interval, |r| {
+    run(18, DataType::Interval(None), |r| {
         let small = r.gen_bool(0.7);
         Value::Interval(if small {
             Interval::new(
@@ -255,7 +255,7 @@ fn garbage_never_panics() {
         DataType::Date,
         DataType::Timestamp(None),
         DataType::TimestampTz(None),
-        DataType::Interval,
+        DataType::Interval(None),
         DataType::Uuid,
         DataType::Jsonb,
     ];
@@ -386,7 +386,7 @@ fn operators_functions_and_casts_never_panic() {
         DataType::Date,
         DataType::Timestamp(None),
         DataType::TimestampTz(None),
-        DataType::Interval,
+        DataType::Interval(None),
         DataType::Uuid,
         DataType::Jsonb,
     ];

@@ -42,3 +42,25 @@ CREATE TABLE tpbad (a timestamp(1,2));
 SELECT '2024-01-02'::timestamp(-1);
 DROP VIEW tpv;
 DROP TABLE tp, tp2;
+-- interval(p) and interval field restrictions.
+CREATE TABLE ip (a interval(0), b interval(2), c interval year to month, d interval day to hour,
+                 e interval minute to second(3), f interval second, g interval, h interval hour);
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
+  WHERE attrelid = 'ip'::regclass AND attnum > 0 ORDER BY attnum;
+INSERT INTO ip VALUES ('1 day 01:23:45.6789', '1 day 01:23:45.6789', '1 year 2 mons 3 days 04:05',
+                       '1 year 2 days 03:04:05', '1 day 02:03:04.56789', '-1.2345678', '1.5', '1 day 02:30');
+INSERT INTO ip VALUES ('-00:00:01.5', '-00:00:01.555', '-1 year -1 day', '-02:59', '-2 hours -0.0005 seconds',
+                       '100', '1 hour', '-90 minutes');
+SELECT * FROM ip;
+SELECT interval(0) '1 day 01:23:45.6789', interval(2) '1 day 01:23:45.6789',
+       interval '1.234' second(2), interval '12:34.5678' minute to second(2);
+SELECT interval '999' second, interval '999' minute, interval '999' hour, interval '999' day, interval '999' month;
+SELECT interval '1' year, interval '2' month, interval '3' day, interval '4' hour, interval '5' minute, interval '6' second;
+SELECT interval '1 2:03:04' day to hour, interval '1 2:03:04' day to minute, interval '1 2:03:04' hour to minute;
+SELECT '1 year 2 mons 3 days 04:05:06.789'::interval year to month, '1 day 04:05:06.789'::interval day to minute,
+       '04:05:06.789'::interval(1), CAST(interval '5 days 04:05:06.789' AS interval hour to second(0));
+UPDATE ip SET c = c + interval '7 months 3 days' WHERE b > interval '0';
+SELECT c FROM ip ORDER BY c;
+CREATE TABLE ipbad (a interval(-1));
+CREATE TABLE ipbad (a interval second(-2));
+DROP TABLE ip;

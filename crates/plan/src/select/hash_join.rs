@@ -99,7 +99,7 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::Date => HashClass::Date,
         DataType::Timestamp(_) => HashClass::Timestamp,
         DataType::TimestampTz(_) => HashClass::TimestampTz,
-        DataType::Interval => HashClass::Interval,
+        DataType::Interval(_) => HashClass::Interval,
         DataType::Time(_) => HashClass::Time,
         DataType::Uuid => HashClass::Uuid,
         _ => return None,
