@@ -900,8 +900,17 @@ fn ordered_date(
 
 fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), ParseErr> {
     if matches!(c.peek(), Some(b'a'..=b'z')) {
-        // Mon D[,] Y
+        // Mon D[,] Y, or Mon-D-Y / Mon/D/Y
         let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
+        if let Some(sep @ (b'-' | b'/')) = c.peek() {
+            c.i += 1;
+            let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+            if !c.eat(sep) {
+                return Err(ParseErr::Syntax);
+            }
+            let y = year_field(c.digits().ok_or(ParseErr::Syntax)?)?;
+            return Ok((y, m, small(d)?));
+        }
         c.skip_spaces();
         let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
         c.eat(b',');
@@ -957,8 +966,40 @@ fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), 
     }
 }
 
-/// HH:MM[:SS[.ffffff]] in microseconds.
+/// A time of day: [`parse_clock`]'s forms or `HHMM[SS]` run together,
+/// then an optional `AM`/`PM` (attached or after a space).
 fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
+    let rest = &c.s[c.i..];
+    let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut t = if (run == 4 || run == 6) && rest.get(run) != Some(&b':') {
+        let two = |k: usize| ((rest[k] - b'0') * 10 + (rest[k + 1] - b'0')) as i64;
+        let (h, m, sec) = (two(0), two(2), if run == 6 { two(4) } else { 0 });
+        c.i += run;
+        if h > 24 || m > 59 || sec > 60 || (h == 24 && (m > 0 || sec > 0)) {
+            return Err(ParseErr::Range);
+        }
+        ((h * 60 + m) * 60 + sec) * USECS_PER_SEC
+    } else {
+        parse_clock(c)?
+    };
+    let save = c.i;
+    c.skip_spaces();
+    // DecodeDateTime: an hour above 12 is out of range with AM/PM; 12 AM
+    // is midnight, 12 PM noon.
+    let half = USECS_PER_DAY / 2;
+    let hour_is_12 = (half..half + USECS_PER_HOUR).contains(&t);
+    match c.word() {
+        "am" | "pm" if t >= half + USECS_PER_HOUR => return Err(ParseErr::Range),
+        "am" if hour_is_12 => t -= half,
+        "pm" if !hour_is_12 => t += half,
+        "am" | "pm" => {}
+        _ => c.i = save,
+    }
+    Ok(t)
+}
+
+/// HH:MM[:SS[.ffffff]] in microseconds.
+fn parse_clock(c: &mut Cursor) -> Result<i64, ParseErr> {
     let h = num(c.digits().ok_or(ParseErr::Syntax)?)?;
     if !c.eat(b':') {
         return Err(ParseErr::Syntax);
@@ -1044,6 +1085,11 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
         Some(b'a'..=b'z') => {
             let save = c.i;
             match zone_abbrev_offset(c.word()) {
+                // `GMT+8`, `PST+8`, `MST+7:00`: a POSIX offset (west
+                // positive), the abbreviation only decoration.
+                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => {
+                    Ok(parse_zone(c)?.map(|west| -west))
+                }
                 Some(off) => Ok(Some(off)),
                 None => {
                     c.i = save;
@@ -1277,7 +1323,9 @@ fn parse_ts(
         Some(Special::Infinity) => return Ok(TS_NOEND),
         Some(Special::NegInfinity) => return Ok(TS_NOBEGIN),
         Some(Special::Now) if with_tz => return Ok(now),
-        Some(Special::Epoch) if with_tz => return Ok(UNIX_EPOCH_USECS),
+        // 1970-01-01 00:00:00 UTC for timestamptz, that local time for
+        // timestamp: the same number either way.
+        Some(Special::Epoch) => return Ok(UNIX_EPOCH_USECS),
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
@@ -1758,6 +1806,27 @@ mod postgres_form_tests {
             "1997-02-10 22:32:01+00"
         );
         assert!(parse_timestamp("Mon Feb 10 17:32:01", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+        // What PostgreSQL 15 gives for these (timestamptz shown in UTC).
+        let tz = |s| {
+            let v = parse_timestamptz(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
+            format_timestamptz(v, TimeZone::UTC, DateStyle::ISO_MDY)
+        };
+        let ts = |s| {
+            let v = parse_timestamp(s, TimeZone::fixed(3600), 0, DateOrder::Mdy).unwrap();
+            format_timestamp(v, DateStyle::ISO_MDY)
+        };
+        assert_eq!(ts("epoch"), "1970-01-01 00:00:00");
+        assert_eq!(tz("2000-03-15 08:14:01 GMT+8"), "2000-03-15 16:14:01+00");
+        assert_eq!(tz("2000-03-15 02:14:05 MST+7:00"), "2000-03-15 09:14:05+00");
+        assert_eq!(tz("2000-03-15 13:14:02 GMT-1"), "2000-03-15 12:14:02+00");
+        assert_eq!(ts("19970210 173201"), "1997-02-10 17:32:01");
+        assert_eq!(tz("19970210 173201 -0800"), "1997-02-11 01:32:01+00");
+        assert_eq!(ts("19970210 1732"), "1997-02-10 17:32:00");
+        assert_eq!(ts("Feb 10 5:32PM 1997"), "1997-02-10 17:32:00");
+        assert_eq!(tz("Feb-10-1997 17:32:01 PST"), "1997-02-11 01:32:01+00");
+        assert_eq!(ts("1997-02-10 12:00 am"), "1997-02-10 00:00:00");
+        assert_eq!(ts("1997-02-10 12:30:01 pm"), "1997-02-10 12:30:01");
+        assert!(parse_timestamp("1997-02-10 13:00 pm", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
         assert!(parse_date("Mon", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
     }
 }

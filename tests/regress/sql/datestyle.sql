@@ -99,6 +99,12 @@ SELECT * FROM rt;
 SELECT tz::text::timestamptz = tz, ts::text::timestamp = ts FROM rt;
 SET DateStyle = 'ISO';
 SELECT * FROM rt;
+-- Other input forms PostgreSQL's regression files use.
+SELECT 'epoch'::timestamp, 'epoch'::timestamptz, '2000-01-15 08:14:01 GMT+8'::timestamptz,
+       '2000-01-15 02:14:05 MST+7:00'::timestamptz, '19970210 173201 -0800'::timestamptz;
+SELECT 'Feb 10 5:32PM 1997'::timestamp, 'Feb-10-1997 17:32:01 PST'::timestamptz,
+       '1997-02-10 12:00 am'::timestamp, '1997-02-10 12:30:01 pm'::timestamp, '19970210 1732'::timestamp;
+SELECT '1997-02-10 13:00 pm'::timestamp;
 RESET DateStyle;
 RESET TimeZone;
 DROP TABLE rt;
