@@ -1514,15 +1514,32 @@ impl IvAcc {
 /// Interval input: `1 year 2 mons`, `3 days 04:05:06`, `-1:30`, `10`
 /// (seconds), `@ 1 day ago`, `1.5 days`, and ISO 8601 `P1Y2M3DT4H5M6S`.
 pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
-    parse_interval_typmod(input, None)
+    parse_interval_in(input, None)
 }
 
 /// interval_in for `interval(p)` / `interval <fields>`: a bare number is
 /// in the restriction's last field, and the value is adjusted to the
 /// typmod ([`IntervalMod`]).
-pub fn parse_interval_typmod(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
-    let iv = parse_interval_in(input, m)?;
+///
+/// Under IntervalStyle sql_standard (`sql_standard`), a leading minus with
+/// no other explicit sign applies to every field, as DecodeInterval does:
+/// `-1 2:03` is -1 days -02:03:00 there (and -1 days +02:03:00 otherwise).
+pub fn parse_interval_typmod(
+    input: &str,
+    m: Option<IntervalMod>,
+    sql_standard: bool,
+) -> Result<Interval, DbError> {
+    let mut iv = parse_interval_in(input, m)?;
+    if sql_standard && force_negative(input) {
+        iv = Interval::new(-iv.months.abs(), -iv.days.abs(), -iv.micros.abs());
+    }
     Ok(m.map_or(iv, |m| m.adjust(iv)))
+}
+
+/// A leading `-` and no other field with an explicit sign.
+fn force_negative(input: &str) -> bool {
+    let mut fields = input.split_whitespace();
+    fields.next().is_some_and(|f| f.starts_with('-')) && !fields.any(|f| f.starts_with(['+', '-']))
 }
 
 fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
@@ -1565,6 +1582,16 @@ fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, Db
             any = true;
             continue;
         }
+        // SQL's year-month literal: `1-2` is 1 year 2 months.
+        if let Some(ym) = year_month(t) {
+            let (years, months) = ym.ok_or_else(|| interval_range(input))?;
+            let ok = acc.add_unit(&years, "year") && acc.add_unit(&months, "month");
+            if !ok {
+                return Err(interval_syntax(input));
+            }
+            any = true;
+            continue;
+        }
         // number, with the unit attached or in the next token
         let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
         let (n, attached) = t.split_at(split);
@@ -1598,6 +1625,22 @@ fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, Db
         return Err(interval_syntax(input));
     }
     acc.finish(negate).ok_or_else(|| interval_range(input))
+}
+
+/// `[-+]Y-M`: the years and months, both with the sign; Some(None) when
+/// M is 12 or more (out of range).
+fn year_month(t: &str) -> Option<Option<(Num, Num)>> {
+    let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
+    let (y, m) = body.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(y) || !digits(m) {
+        return None;
+    }
+    if m.parse::<u32>().ok()? >= 12 {
+        return Some(None);
+    }
+    let num = |v: &str| parse_num(&format!("{sign}{v}"));
+    Some(num(y).zip(num(m)))
 }
 
 /// `[-+]h:mm[:ss[.f]]` in microseconds, exactly.
@@ -1827,6 +1870,10 @@ mod postgres_form_tests {
         assert_eq!(ts("1997-02-10 12:00 am"), "1997-02-10 00:00:00");
         assert_eq!(ts("1997-02-10 12:30:01 pm"), "1997-02-10 12:30:01");
         assert!(parse_timestamp("1997-02-10 13:00 pm", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+        assert_eq!(parse_interval("1-2").unwrap(), Interval::new(14, 0, 0));
+        assert_eq!(parse_interval("-1-2").unwrap(), Interval::new(-14, 0, 0));
+        let e = parse_interval("1-12").unwrap_err();
+        assert_eq!(e.message, "interval field value out of range: \"1-12\"");
         assert!(parse_date("Mon", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
     }
 }

@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn input_under_a_restriction() {
-        use crate::datetime::parse_interval_typmod as p;
+        let p = |s, m| crate::datetime::parse_interval_typmod(s, m, false);
         let day_hour = Some(m(&[(DAY | HOUR) as i64]));
         assert_eq!(
             p("2", day_hour).unwrap(),
@@ -248,5 +248,14 @@ mod tests {
         let min_sec = Some(m(&[(MINUTE | SECOND) as i64, 2]));
         assert_eq!(p("-1:30.555", min_sec).unwrap().micros, -90_560_000);
         assert_eq!(p("2", None).unwrap().micros, 2 * USECS_PER_SEC);
+        let sql = |s| crate::datetime::parse_interval_typmod(s, None, true).unwrap();
+        assert_eq!(
+            sql("-1 2:03"),
+            Interval::new(0, -1, -(2 * 60 + 3) * 60 * USECS_PER_SEC)
+        );
+        assert_eq!(
+            sql("-1 +2:03"),
+            Interval::new(0, -1, (2 * 60 + 3) * 60 * USECS_PER_SEC)
+        );
     }
 }

@@ -159,7 +159,10 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             datetime::parse_timestamptz(input, tz, ctx.now, ctx.date_style.order)?,
             p,
         )),
-        DataType::Interval(m) => Value::Interval(datetime::parse_interval_typmod(input, m)?),
+        DataType::Interval(m) => {
+            let sql_standard = ctx.interval_style == IntervalStyle::SqlStandard;
+            Value::Interval(datetime::parse_interval_typmod(input, m, sql_standard)?)
+        }
         DataType::Time(p) => {
             let t = crate::time::parse_time(input, tz, ctx.now)?;
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))

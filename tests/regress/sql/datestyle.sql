@@ -74,7 +74,9 @@ SET IntervalStyle = postgres_verbose;
 SELECT iv FROM ds;
 SET IntervalStyle = sql_standard;
 SELECT iv FROM ds;
-SELECT interval '1 day', interval '-1 day -02:03', interval '1 year -1 mon', interval '-1 year -2 mons';
+SELECT interval '1 day', interval '-1 day -02:03', interval '1 year -1 mon', interval '-1-2', interval '1-2 3 days';
+-- Under sql_standard a leading minus applies to every field without a sign.
+SELECT interval '-1 2:03:04', interval '-1 +2:03:04', interval '-2 days 1 hour';
 SET IntervalStyle = iso_8601;
 SELECT iv FROM ds;
 SELECT interval '1 day 2 hours 3 minutes 4.5 seconds', interval '-1 mon', interval '0';
