@@ -797,6 +797,8 @@ fn month_from_name(word: &str) -> Option<u32> {
 struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
+    /// The date's year was written with one or two digits.
+    year2: bool,
 }
 
 impl<'a> Cursor<'a> {
@@ -870,14 +872,12 @@ fn small(v: i64) -> Result<u32, ParseErr> {
         .ok_or(ParseErr::Range)
 }
 
-/// A year of one or two digits is 1970..2069, as PostgreSQL reads it.
-fn year_field(d: &[u8]) -> Result<i64, ParseErr> {
-    let y = num(d)?;
-    Ok(if d.len() <= 2 {
-        y + if y < 70 { 2000 } else { 1900 }
-    } else {
-        y
-    })
+/// A year field's value as written; `year2` notes a year of one or two
+/// digits, which [`parse_datetime`] reads as 1970..2069 unless it is BC,
+/// as PostgreSQL does.
+fn year_field(d: &[u8], year2: &mut bool) -> Result<i64, ParseErr> {
+    *year2 = d.len() <= 2;
+    num(d)
 }
 
 /// `a/b/c` with a first field of one or two digits, read in the
@@ -888,35 +888,67 @@ fn ordered_date(
     mid: i64,
     mid_is_month: bool,
     third: &[u8],
+    year2: &mut bool,
 ) -> Result<(i64, u32, u32), ParseErr> {
     let (a, c) = (num(first)?, num(third)?);
     Ok(match order {
-        DateOrder::Ymd => (year_field(first)?, small(mid)?, small(c)?),
-        DateOrder::Dmy => (year_field(third)?, small(mid)?, small(a)?),
-        DateOrder::Mdy if mid_is_month => (year_field(third)?, small(mid)?, small(a)?),
-        DateOrder::Mdy => (year_field(third)?, small(a)?, small(mid)?),
+        DateOrder::Ymd => (year_field(first, year2)?, small(mid)?, small(c)?),
+        DateOrder::Dmy => (year_field(third, year2)?, small(mid)?, small(a)?),
+        DateOrder::Mdy if mid_is_month => (year_field(third, year2)?, small(mid)?, small(a)?),
+        DateOrder::Mdy => (year_field(third, year2)?, small(a)?, small(mid)?),
     })
+}
+
+/// Does a month name follow the spaces at the cursor?
+fn month_follows(c: &Cursor) -> bool {
+    let rest = &c.s[c.i..];
+    let start = rest.iter().take_while(|b| **b == b' ').count();
+    let word = rest[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_lowercase())
+        .count();
+    std::str::from_utf8(&rest[start..start + word])
+        .ok()
+        .and_then(month_from_name)
+        .is_some()
+}
+
+/// A date with a month name and two numbers `a`, `b` (in the order
+/// written), as DecodeNumber reads them: the first is the year when it has
+/// three digits or more or DateStyle is YMD, else the day.
+fn text_month_date(
+    order: DateOrder,
+    month: u32,
+    a: &[u8],
+    b: &[u8],
+    year2: &mut bool,
+) -> Result<(i64, u32, u32), ParseErr> {
+    if a.len() >= 3 || order == DateOrder::Ymd {
+        Ok((year_field(a, year2)?, month, small(num(b)?)?))
+    } else {
+        Ok((year_field(b, year2)?, month, small(num(a)?)?))
+    }
 }
 
 fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), ParseErr> {
     if matches!(c.peek(), Some(b'a'..=b'z')) {
         // Mon D[,] Y, or Mon-D-Y / Mon/D/Y
         let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
-        if let Some(sep @ (b'-' | b'/')) = c.peek() {
+        let (a, b) = if let Some(sep @ (b'-' | b'/')) = c.peek() {
             c.i += 1;
-            let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+            let a = c.digits().ok_or(ParseErr::Syntax)?;
             if !c.eat(sep) {
                 return Err(ParseErr::Syntax);
             }
-            let y = year_field(c.digits().ok_or(ParseErr::Syntax)?)?;
-            return Ok((y, m, small(d)?));
-        }
-        c.skip_spaces();
-        let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        c.eat(b',');
-        c.skip_spaces();
-        let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        return Ok((y, m, small(d)?));
+            (a, c.digits().ok_or(ParseErr::Syntax)?)
+        } else {
+            c.skip_spaces();
+            let a = c.digits().ok_or(ParseErr::Syntax)?;
+            c.eat(b',');
+            c.skip_spaces();
+            (a, c.digits().ok_or(ParseErr::Syntax)?)
+        };
+        return text_month_date(order, m, a, b, &mut c.year2);
     }
     let first = c.digits().ok_or(ParseErr::Syntax)?;
     match c.peek() {
@@ -944,18 +976,19 @@ fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), 
                     mid,
                     month_word.is_some(),
                     third,
+                    &mut c.year2,
                 )?)
             } else {
                 Ok((num(first)?, small(mid)?, small(num(third)?)?))
             }
         }
-        Some(b' ') if first.len() <= 2 => {
-            // D Mon Y
+        Some(b' ') if month_follows(c) => {
+            // D Mon Y, Y Mon D
             c.skip_spaces();
             let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
             c.skip_spaces();
-            let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-            Ok((y, m, small(num(first)?)?))
+            let b = c.digits().ok_or(ParseErr::Syntax)?;
+            text_month_date(order, m, first, b, &mut c.year2)
         }
         _ if first.len() == 8 => Ok((
             num(&first[..4])?,
@@ -1173,6 +1206,7 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
     let mut c = Cursor {
         s: lower.as_bytes(),
         i: 0,
+        year2: false,
     };
     let mut p = Parsed::default();
     skip_weekday(&mut c);
@@ -1197,14 +1231,20 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
         (y, m, d)
     };
     c.skip_spaces();
+    let bc = match c.word() {
+        "bc" => true,
+        "ad" | "" => false,
+        _ => return Err(ParseErr::Syntax),
+    };
+    if c.year2 && !bc {
+        y += if y < 70 { 2000 } else { 1900 };
+    }
     // Year 0 does not exist; 1 BC is year 0 inside.
     if y == 0 {
         return Err(ParseErr::Range);
     }
-    match c.word() {
-        "bc" => y = 1 - y,
-        "ad" | "" => {}
-        _ => return Err(ParseErr::Syntax),
+    if bc {
+        y = 1 - y;
     }
     c.skip_spaces();
     if !c.at_end() {
@@ -1871,6 +1911,15 @@ mod postgres_form_tests {
         assert_eq!(ts("1997-02-10 12:30:01 pm"), "1997-02-10 12:30:01");
         assert!(parse_timestamp("1997-02-10 13:00 pm", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
         assert_eq!(parse_interval("1-2").unwrap(), Interval::new(14, 0, 0));
+        // A month name with two numbers follows the field order.
+        let d =
+            |s, o| parse_date(s, TimeZone::UTC, 0, o).map(|d| format_date(d, DateStyle::ISO_MDY));
+        assert_eq!(d("Jan 08 99", DateOrder::Mdy).unwrap(), "1999-01-08");
+        assert_eq!(d("08 Jan 99", DateOrder::Dmy).unwrap(), "1999-01-08");
+        assert_eq!(d("99 Jan 08", DateOrder::Ymd).unwrap(), "1999-01-08");
+        assert_eq!(d("1999 Jan 08", DateOrder::Mdy).unwrap(), "1999-01-08");
+        assert!(d("Jan-08-99", DateOrder::Ymd).is_err());
+        assert!(d("January 8, 99 BC", DateOrder::Ymd).is_err());
         assert_eq!(parse_interval("-1-2").unwrap(), Interval::new(-14, 0, 0));
         let e = parse_interval("1-12").unwrap_err();
         assert_eq!(e.message, "interval field value out of range: \"1-12\"");
