@@ -890,11 +890,13 @@ fn ordered_date(
     third: &[u8],
     year2: &mut bool,
 ) -> Result<(i64, u32, u32), ParseErr> {
+    if mid_is_month {
+        return text_month_date(order, small(mid)?, first, third, year2);
+    }
     let (a, c) = (num(first)?, num(third)?);
     Ok(match order {
         DateOrder::Ymd => (year_field(first, year2)?, small(mid)?, small(c)?),
         DateOrder::Dmy => (year_field(third, year2)?, small(mid)?, small(a)?),
-        DateOrder::Mdy if mid_is_month => (year_field(third, year2)?, small(mid)?, small(a)?),
         DateOrder::Mdy => (year_field(third, year2)?, small(a)?, small(mid)?),
     })
 }
@@ -914,8 +916,9 @@ fn month_follows(c: &Cursor) -> bool {
 }
 
 /// A date with a month name and two numbers `a`, `b` (in the order
-/// written), as DecodeNumber reads them: the first is the year when it has
-/// three digits or more or DateStyle is YMD, else the day.
+/// written), as DecodeNumber reads them: a number of three digits or more
+/// is the year; otherwise the first is the year when DateStyle is YMD,
+/// else the day.
 fn text_month_date(
     order: DateOrder,
     month: u32,
@@ -923,7 +926,7 @@ fn text_month_date(
     b: &[u8],
     year2: &mut bool,
 ) -> Result<(i64, u32, u32), ParseErr> {
-    if a.len() >= 3 || order == DateOrder::Ymd {
+    if b.len() < 3 && (a.len() >= 3 || order == DateOrder::Ymd) {
         Ok((year_field(a, year2)?, month, small(num(b)?)?))
     } else {
         Ok((year_field(b, year2)?, month, small(num(a)?)?))
@@ -1919,6 +1922,8 @@ mod postgres_form_tests {
         assert_eq!(d("99 Jan 08", DateOrder::Ymd).unwrap(), "1999-01-08");
         assert_eq!(d("1999 Jan 08", DateOrder::Mdy).unwrap(), "1999-01-08");
         assert!(d("Jan-08-99", DateOrder::Ymd).is_err());
+        assert_eq!(d("January 8, 1999", DateOrder::Ymd).unwrap(), "1999-01-08");
+        assert_eq!(d("08-Jan-1999", DateOrder::Ymd).unwrap(), "1999-01-08");
         assert!(d("January 8, 99 BC", DateOrder::Ymd).is_err());
         assert_eq!(parse_interval("-1-2").unwrap(), Interval::new(-14, 0, 0));
         let e = parse_interval("1-12").unwrap_err();

@@ -36,7 +36,7 @@ SET DateStyle = 'ISO, DMY';
 SELECT '01/02/03'::date, '01/02/2003'::date, '13/02/03'::timestamptz, '01-feb-03'::date;
 SET DateStyle = 'ISO, YMD';
 SELECT '01/02/03'::date, '2001-02-03'::date, '03/02/01'::timestamp;
-SELECT '99 Jan 08'::date, '1999 Jan 08'::date, '99-Jan-08'::date;
+SELECT '99 Jan 08'::date, '1999 Jan 08'::date, '99-Jan-08'::date, 'January 8, 1999'::date, '08-Jan-1999'::date;
 SELECT 'Jan-08-99'::date;
 SET DateStyle = 'ISO, DMY';
 SELECT 'Jan 08 99'::date, '08 Jan 99'::date, 'Jan-08-1999'::date, 'January 8, 99 BC'::date;
