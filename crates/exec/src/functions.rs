@@ -668,7 +668,7 @@ fn set_config(args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         .and_then(|v| text(v, &ev.ctx.eval))
         .unwrap_or_default();
     let is_local = matches!(args.get(2), Some(Value::Bool(true)));
-    let canonical = nestor_settings::canonicalize(&name, &value)?;
+    let canonical = nestor_settings::canonicalize_from(ev.ctx.settings, &name, &value)?;
     ev.ctx.setting_changes.push(SettingChange {
         name: name.to_ascii_lowercase(),
         value: canonical.clone(),

@@ -879,8 +879,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Float8 => (8, true, "d", "p", "N"),
         T::Numeric(_) => (-1, false, "i", "m", "N"),
         T::Date => (4, true, "i", "p", "D"),
-        T::Timestamp | T::TimestampTz | T::Time(_) => (8, true, "d", "p", "D"),
-        T::Interval => (16, false, "d", "p", "T"),
+        T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) => (8, true, "d", "p", "D"),
+        T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
@@ -906,8 +906,8 @@ pub fn typname(t: DataType) -> String {
         T::Numeric(_) => "numeric".into(),
         T::Varchar(_) => "varchar".into(),
         T::Char(_) => "bpchar".into(),
-        T::Timestamp => "timestamp".into(),
-        T::TimestampTz => "timestamptz".into(),
+        T::Timestamp(_) => "timestamp".into(),
+        T::TimestampTz(_) => "timestamptz".into(),
         T::Time(_) => "time".into(),
         T::Array(e) => format!("_{}", typname(*e)),
         t => t.name().into(),
@@ -935,10 +935,10 @@ fn all_types() -> Vec<DataType> {
         T::Char(None),
         T::Varchar(None),
         T::Date,
-        T::Timestamp,
-        T::TimestampTz,
+        T::Timestamp(None),
+        T::TimestampTz(None),
         T::Time(None),
-        T::Interval,
+        T::Interval(None),
         T::NUMERIC,
         T::Uuid,
         T::Jsonb,
@@ -983,8 +983,8 @@ fn type_rows() -> Rows {
                             | DataType::Float8
                             | DataType::Bool
                             | DataType::Oid
-                            | DataType::TimestampTz
-                            | DataType::Interval
+                            | DataType::TimestampTz(_)
+                            | DataType::Interval(_)
                     )),
                 )
                 .set("typisdefined", Value::Bool(true))
@@ -1260,9 +1260,9 @@ fn opclass_of(t: DataType) -> u32 {
         T::Float8 => 1971,
         T::Char(_) => 426,
         T::Date => 3122,
-        T::Timestamp => 3128,
-        T::TimestampTz => 3127,
-        T::Interval => 3123,
+        T::Timestamp(_) => 3128,
+        T::TimestampTz(_) => 3127,
+        T::Interval(_) => 3123,
         T::Time(_) => 10038,
         T::Numeric(_) => 3125,
         T::Uuid => 2968,

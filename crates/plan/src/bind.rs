@@ -299,12 +299,11 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, b) if a.is_numeric() && b.is_numeric() => T::NUMERIC,
         (a, b) if a.is_string() && b.is_string() => T::Text,
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
-        (T::Date, T::Timestamp) | (T::Timestamp, T::Date) => T::Timestamp,
+        (T::Date, T::Timestamp(_)) | (T::Timestamp(_), T::Date) => T::Timestamp(None),
         // time casts to interval implicitly.
-        (T::Time(_), T::Interval) | (T::Interval, T::Time(_)) => T::Interval,
-        (T::Date | T::Timestamp, T::TimestampTz) | (T::TimestampTz, T::Date | T::Timestamp) => {
-            T::TimestampTz
-        }
+        (T::Time(_), T::Interval(_)) | (T::Interval(_), T::Time(_)) => T::Interval(None),
+        (T::Date | T::Timestamp(_), T::TimestampTz(_))
+        | (T::TimestampTz(_), T::Date | T::Timestamp(_)) => T::TimestampTz(None),
         (T::Array(a), T::Array(b)) => unify(*a, *b)?.array_of()?,
         _ => return None,
     })
@@ -420,8 +419,14 @@ impl<'e> Binder<'e> {
         match loc {
             // The literal's input function runs without the type modifier
             // (positioned); the length or precision check comes after.
+            // An interval's field restriction is read by its input function
+            // (`interval '2' hour`).
             Some(l) => {
-                let v = valops::cast(v, to.base(), explicit, &self.eval)
+                let input_ty = match to {
+                    DataType::Interval(_) => to,
+                    t => t.base(),
+                };
+                let v = valops::cast(v, input_ty, explicit, &self.eval)
                     .map_err(|e| err_at(e, self.text, l))?;
                 valops::cast(v, to, explicit, &self.eval).map_err(evaluation_err)
             }
@@ -1304,7 +1309,7 @@ impl<'e> Binder<'e> {
             (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
             // sum/avg of time: of the time cast to interval.
             (AggFunc::Sum | AggFunc::Avg, Some(e)) if matches!(at, DataType::Time(_)) => {
-                Some(self.coerce(e, at, DataType::Interval)?)
+                Some(self.coerce(e, at, DataType::Interval(None))?)
             }
             (AggFunc::ArrayAgg, Some(e)) => {
                 Some(self.coerce(e, at, ty.element().expect("an array"))?)
@@ -1728,7 +1733,8 @@ impl<'e> Binder<'e> {
         let (e, t) = self.bind(r)?;
         match op {
             "-" => {
-                if !t.is_numeric() && t != DataType::Unknown && t != DataType::Interval {
+                if !t.is_numeric() && t != DataType::Unknown && !matches!(t, DataType::Interval(_))
+                {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         format!("operator does not exist: - {}", t.name()),
@@ -1744,7 +1750,7 @@ impl<'e> Binder<'e> {
                     };
                     return Ok((Expr::Const(v), t));
                 }
-                if !t.is_numeric() && t != DataType::Interval {
+                if !t.is_numeric() && !matches!(t, DataType::Interval(_)) {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         format!("operator does not exist: - {}", t.name()),
@@ -1994,7 +2000,7 @@ impl<'e> Binder<'e> {
         if lt == T::Date && rt == T::Date && a == Arith::Sub {
             return Ok((Expr::Arith(a, Box::new(le), Box::new(re), T::Date), T::Int4));
         }
-        let temporal = |t: DataType| t.is_datetime() || t == T::Interval;
+        let temporal = |t: DataType| t.is_datetime() || matches!(t, T::Interval(_));
         if temporal(lt) || temporal(rt) {
             return self.bind_datetime_arith(a, op, le, lt, re, rt);
         }
@@ -2028,10 +2034,10 @@ impl<'e> Binder<'e> {
         use DataType as T;
         let resolve = |other: DataType| -> DataType {
             match (a, other) {
-                (_, T::Interval) => T::Interval,
+                (_, T::Interval(_)) => T::Interval(None),
                 (Arith::Sub, t) if t.is_datetime() => t.base(),
                 (Arith::Mul | Arith::Div, _) => T::Float8,
-                _ => T::Interval,
+                _ => T::Interval(None),
             }
         };
         let (lt2, rt2) = match (lt, rt) {
@@ -2042,10 +2048,14 @@ impl<'e> Binder<'e> {
         // Mixed timestamp kinds compare as timestamptz, a date as a
         // timestamp (PostgreSQL's implicit casts).
         let (lt2, rt2) = match (lt2.base(), rt2.base()) {
-            (T::Timestamp, T::TimestampTz) | (T::Date, T::TimestampTz) => (T::TimestampTz, rt2),
-            (T::TimestampTz, T::Timestamp) | (T::TimestampTz, T::Date) => (lt2, T::TimestampTz),
-            (T::Date, T::Timestamp) if a == Arith::Sub => (T::Timestamp, rt2),
-            (T::Timestamp, T::Date) if a == Arith::Sub => (lt2, T::Timestamp),
+            (T::Timestamp(_), T::TimestampTz(_)) | (T::Date, T::TimestampTz(_)) => {
+                (T::TimestampTz(None), rt2)
+            }
+            (T::TimestampTz(_), T::Timestamp(_)) | (T::TimestampTz(_), T::Date) => {
+                (lt2, T::TimestampTz(None))
+            }
+            (T::Date, T::Timestamp(_)) if a == Arith::Sub => (T::Timestamp(None), rt2),
+            (T::Timestamp(_), T::Date) if a == Arith::Sub => (lt2, T::Timestamp(None)),
             _ => (lt2, rt2),
         };
         let bop = match a {
@@ -2143,10 +2153,10 @@ impl<'e> Binder<'e> {
         let op = Op::try_from(f.op).unwrap_or(Op::SqlvalueFunctionOpUndefined);
         let (func, ty) = match op {
             Op::SvfopCurrentTimestamp | Op::SvfopCurrentTimestampN => {
-                (Func::Now, DataType::TimestampTz)
+                (Func::Now, DataType::TimestampTz(None))
             }
             Op::SvfopLocaltimestamp | Op::SvfopLocaltimestampN => {
-                (Func::LocalTimestamp, DataType::Timestamp)
+                (Func::LocalTimestamp, DataType::Timestamp(None))
             }
             Op::SvfopCurrentDate => (Func::CurrentDate, DataType::Date),
             Op::SvfopSessionUser => (Func::SessionUser, DataType::Name),
@@ -2355,8 +2365,9 @@ impl<'e> Binder<'e> {
             || t.base() == want.base()
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
-            || (t == DataType::Date && matches!(want, DataType::Timestamp | DataType::TimestampTz))
-            || (matches!(t, DataType::Time(_)) && want == DataType::Interval)
+            || (t == DataType::Date
+                && matches!(want, DataType::Timestamp(_) | DataType::TimestampTz(_)))
+            || (matches!(t, DataType::Time(_)) && matches!(want, DataType::Interval(_)))
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
         if !ok {
@@ -2805,7 +2816,7 @@ impl<'e> Binder<'e> {
                 DataType::Numeric(_) => {
                     t.is_integer() || matches!(t, DataType::Numeric(_) | DataType::Unknown)
                 }
-                DataType::Interval => matches!(t, DataType::Interval | DataType::Unknown),
+                DataType::Interval(_) => matches!(t, DataType::Interval(_) | DataType::Unknown),
                 _ => false,
             };
             if !fits && mode == FrameMode::Range {
@@ -2931,7 +2942,7 @@ impl<'e> Binder<'e> {
                 }
                 // Over timestamps: the series as an array, unnested.
                 if let Some(t) = functions::timestamp_series_type(&types) {
-                    let wants = [t, t, DataType::Interval];
+                    let wants = [t, t, DataType::Interval(None)];
                     let mut coerced = Vec::with_capacity(args.len());
                     for ((e, from), want) in args.into_iter().zip(types.iter()).zip(wants) {
                         coerced.push(self.coerce(e, *from, want)?);
@@ -3290,7 +3301,9 @@ fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
         T::Int2 | T::Int4 | T::Int8 => T::Int8,
         T::Float4 | T::Float8 => T::Float8,
         T::Numeric(_) => T::NUMERIC,
-        T::Date | T::Timestamp | T::TimestampTz | T::Time(_) | T::Interval => T::Interval,
+        T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) | T::Interval(_) => {
+            T::Interval(None)
+        }
         t => {
             // Named by its B-tree operator class's type (text_ops for
             // varchar).
@@ -3443,13 +3456,13 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 => T::Float4,
             T::Float8 | T::Unknown => T::Float8,
-            T::Interval | T::Time(_) => T::Interval,
+            T::Interval(_) | T::Time(_) => T::Interval(None),
             _ => return Err(bad()),
         },
         AggFunc::Avg => match arg.base() {
             T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
-            T::Interval | T::Time(_) => T::Interval,
+            T::Interval(_) | T::Time(_) => T::Interval(None),
             _ => return Err(bad()),
         },
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),

@@ -417,9 +417,9 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return enum_fn(name, args);
     }
     match (name, n) {
-        ("now" | "transaction_timestamp", 0) => r(Func::Now, none(), T::TimestampTz),
-        ("statement_timestamp", 0) => r(Func::StatementTimestamp, none(), T::TimestampTz),
-        ("clock_timestamp", 0) => r(Func::ClockTimestamp, none(), T::TimestampTz),
+        ("now" | "transaction_timestamp", 0) => r(Func::Now, none(), T::TimestampTz(None)),
+        ("statement_timestamp", 0) => r(Func::StatementTimestamp, none(), T::TimestampTz(None)),
+        ("clock_timestamp", 0) => r(Func::ClockTimestamp, none(), T::TimestampTz(None)),
         ("pg_sleep", 1) => r(Func::PgSleep, vec![Some(T::Float8)], T::Void),
         ("pg_notify", 2) => r(Func::PgNotify, vec![Some(T::Text), Some(T::Text)], T::Void),
         ("random", 0) => r(Func::Random, none(), T::Float8),
@@ -436,7 +436,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("pg_last_wal_receive_lsn", 0) => r(Func::LastWalReceiveLsn, none(), T::Text),
         ("pg_last_wal_replay_lsn", 0) => r(Func::LastWalReplayLsn, none(), T::Text),
         ("pg_last_xact_replay_timestamp", 0) => {
-            r(Func::LastXactReplayTimestamp, none(), T::TimestampTz)
+            r(Func::LastXactReplayTimestamp, none(), T::TimestampTz(None))
         }
         ("pg_stat_statements_reset", 0..=3) => r(
             Func::StatStatementsReset,
@@ -793,18 +793,23 @@ pub fn timestamp_series_type(types: &[DataType]) -> Option<DataType> {
     let [a, b, step] = types else {
         return None;
     };
-    let ts = |t: &T| matches!(t, T::Timestamp | T::TimestampTz | T::Date | T::Unknown);
-    if !ts(a) || !ts(b) || !matches!(step, T::Interval | T::Unknown) {
+    let ts = |t: &T| {
+        matches!(
+            t,
+            T::Timestamp(_) | T::TimestampTz(_) | T::Date | T::Unknown
+        )
+    };
+    if !ts(a) || !ts(b) || !matches!(step, T::Interval(_) | T::Unknown) {
         return None;
     }
     if *a == T::Unknown && *b == T::Unknown {
         return None;
     }
-    let plain = |t: &T| matches!(t, T::Timestamp | T::Unknown);
+    let plain = |t: &T| matches!(t, T::Timestamp(_) | T::Unknown);
     Some(if plain(a) && plain(b) {
-        T::Timestamp
+        T::Timestamp(None)
     } else {
-        T::TimestampTz
+        T::TimestampTz(None)
     })
 }
 

@@ -537,7 +537,7 @@ pub fn column_type(pg: &str) -> DataType {
         "bigint" => T::Int8,
         "real" => T::Float4,
         "bytea" => T::Bytea,
-        "timestamptz" => T::TimestampTz,
+        "timestamptz" => T::TimestampTz(None),
         "regproc" => T::Reg(RegKind::Proc),
         "int2vector" => T::Int2Vector,
         "oidvector" => T::OidVector,

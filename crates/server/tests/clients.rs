@@ -337,4 +337,36 @@ fn committed_data_survives_a_restart() {
     );
 }
 
+#[test]
+fn column_precisions_survive_a_restart() {
+    let mut server = Server::start();
+    psql(
+        &server,
+        "create table tp (a timestamp(2), b timestamptz(0), c time(1), d timestamp, \
+         e interval hour to second(1))",
+    );
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let again = Server::start_on(&dir);
+    assert_eq!(
+        psql(
+            &again,
+            "select string_agg(format_type(atttypid, atttypmod), ',' order by attnum) \
+             from pg_attribute where attrelid = 'tp'::regclass and attnum > 0"
+        ),
+        "timestamp(2) without time zone,timestamp(0) with time zone,\
+         time(1) without time zone,timestamp without time zone,interval hour to second(1)"
+    );
+    psql(
+        &again,
+        "insert into tp values ('2024-01-02 03:04:05.678', '2024-01-02 03:04:05.5+00', \
+         '03:04:05.25', '2024-01-02 03:04:05.678', '1 day 02:03:04.56')",
+    );
+    assert_eq!(
+        psql(&again, "set timezone = 'UTC'; select * from tp"),
+        "2024-01-02 03:04:05.68|2024-01-02 03:04:06+00|03:04:05.3|2024-01-02 03:04:05.678|\
+         1 day 02:03:04.6"
+    );
+}
+
 use std::os::unix::process::ExitStatusExt;

@@ -243,4 +243,6 @@ regress!(
     row_constructors,
     window_frames,
     order_using,
+    datestyle,
+    datetime_precision,
 );

@@ -873,6 +873,7 @@ impl Session {
         let view = self.settings.view();
         nestor_types::EvalCtx::new(view.time_zone, now)
             .with_extra_float_digits(view.extra_float_digits)
+            .with_styles(view.date_style, view.interval_style)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -958,7 +959,11 @@ impl Session {
             txn,
             snapshot,
             eval: nestor_types::EvalCtx::new(self.settings.view().time_zone, txn_start_us)
-                .with_extra_float_digits(self.settings.view().extra_float_digits),
+                .with_extra_float_digits(self.settings.view().extra_float_digits)
+                .with_styles(
+                    self.settings.view().date_style,
+                    self.settings.view().interval_style,
+                ),
             settings: self.settings.view(),
             wait,
             notices,

@@ -41,6 +41,7 @@
 use std::collections::BTreeMap;
 
 use nestor_common::{DbError, SqlState};
+use nestor_types::datestyle::{DateStyle, IntervalStyle};
 use nestor_types::datetime::TimeZone;
 
 /// The settings a statement executes under, as the engine reads them: the
@@ -52,6 +53,8 @@ pub struct Settings {
     values: BTreeMap<String, String>,
     pub time_zone: TimeZone,
     pub extra_float_digits: i8,
+    pub date_style: DateStyle,
+    pub interval_style: IntervalStyle,
     pub statement_timeout_ms: u64,
     pub lock_timeout_ms: u64,
     pub deadlock_timeout_ms: u64,
@@ -144,6 +147,9 @@ impl Settings {
         Settings {
             time_zone,
             extra_float_digits: extra,
+            date_style: text("datestyle").parse().expect("canonical DateStyle"),
+            interval_style: IntervalStyle::from_setting(text("intervalstyle"))
+                .expect("canonical IntervalStyle"),
             statement_timeout_ms: millis("statement_timeout"),
             lock_timeout_ms: millis("lock_timeout"),
             deadlock_timeout_ms: millis("deadlock_timeout"),
@@ -819,6 +825,16 @@ pub fn canonicalize(name: &str, value: &str) -> Result<String, DbError> {
     canonical_value(d, value)
 }
 
+/// [`canonicalize`] for a SET in a session whose settings are `current`:
+/// a DateStyle value names only what it changes, the rest is kept.
+pub fn canonicalize_from(current: &Settings, name: &str, value: &str) -> Result<String, DbError> {
+    let c = canonicalize(name, value)?;
+    match find_def(name).map(|d| d.kind) {
+        Some(Kind::DateStyle) => datestyle_from(current.date_style, value),
+        _ => Ok(c),
+    }
+}
+
 fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
     match d.kind {
         Kind::Bool => parse_bool(value)
@@ -850,17 +866,7 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         }
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Str => Ok(value.to_string()),
-        Kind::DateStyle => {
-            let style = parse_datestyle(value).ok_or_else(|| invalid(d.name, value))?;
-            if style != "ISO, MDY" {
-                return Err(DbError::new(
-                    SqlState::FeatureNotSupported,
-                    format!("DateStyle \"{style}\" is not supported"),
-                )
-                .with_hint("Nestor reads and writes dates in DateStyle ISO, MDY only."));
-            }
-            Ok(style)
-        }
+        Kind::DateStyle => datestyle_from(DateStyle::ISO_MDY, value),
         Kind::TimeZone => parse_timezone(value).ok_or_else(|| invalid(d.name, value)),
         Kind::Encoding => parse_encoding(d.name, value),
         Kind::SearchPath => Ok(value.to_string()),
@@ -1097,44 +1103,25 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
         },
         _ => v,
     };
-    if d.name == "IntervalStyle" && v != "postgres" && choices.contains(&v.as_str()) {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            format!("IntervalStyle \"{v}\" is not supported"),
-        )
-        .with_hint("Nestor prints intervals in IntervalStyle postgres only."));
-    }
     if choices.contains(&v.as_str()) {
         return Ok(v);
     }
     if d.name == "standard_conforming_strings" {
         return Err(DbError::unsupported("standard_conforming_strings = off"));
     }
-    Err(invalid(d.name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
+    // PostgreSQL names the parameter as the SET statement spelled it (an
+    // identifier, so lower case) for enum values.
+    let name = d.name.to_ascii_lowercase();
+    Err(invalid(&name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
 }
 
-fn parse_datestyle(value: &str) -> Option<String> {
-    let (mut style, mut order) = (None, None);
-    for tok in value
-        .split([',', ' '])
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-    {
-        match tok.to_ascii_lowercase().as_str() {
-            "iso" => style = Some("ISO"),
-            "sql" => style = Some("SQL"),
-            "postgres" => style = Some("Postgres"),
-            "german" => style = Some("German"),
-            "mdy" | "us" | "noneuropean" | "noneuro" => order = Some("MDY"),
-            "dmy" | "euro" | "european" => order = Some("DMY"),
-            "ymd" => order = Some("YMD"),
-            "default" => {}
-            _ => return None,
-        }
-    }
-    let style = style.unwrap_or("ISO");
-    let order = order.unwrap_or(if style == "German" { "DMY" } else { "MDY" });
-    Some(format!("{style}, {order}"))
+/// check_datestyle: `value` applied on top of `base` (`SET datestyle =
+/// 'dmy'` keeps the output style), in canonical form (`Postgres, DMY`).
+/// `default` in the list is `ISO, MDY`, the built-in default.
+fn datestyle_from(base: DateStyle, value: &str) -> Result<String, DbError> {
+    DateStyle::parse_setting(base, DateStyle::ISO_MDY, value)
+        .map(|s| s.to_string())
+        .map_err(|detail| invalid("DateStyle", value).with_detail(detail))
 }
 
 /// Time zones the types crate can apply (UTC names and fixed offsets);
@@ -1228,7 +1215,10 @@ impl SessionSettings {
             return Ok(());
         }
         let d = find_def(name).ok_or_else(|| unknown(name))?;
-        let v = canonical_value(d, value)?;
+        let v = match d.kind {
+            Kind::DateStyle => datestyle_from(self.view.date_style, value)?,
+            _ => canonical_value(d, value)?,
+        };
         let key = d.name.to_ascii_lowercase();
         self.startup.insert(key.clone(), v.clone());
         self.cur.session.insert(key, v);
@@ -1610,13 +1600,27 @@ mod tests {
     fn datestyle_and_options() {
         assert_eq!(canonicalize("datestyle", "iso").unwrap(), "ISO, MDY");
         assert_eq!(canonicalize("DateStyle", "mdy, iso").unwrap(), "ISO, MDY");
-        // Valid PostgreSQL styles Nestor does not implement are refused,
-        // never accepted and ignored.
-        let e = canonicalize("DateStyle", "German").unwrap_err();
-        assert_eq!(e.code, SqlState::FeatureNotSupported);
-        assert_eq!(e.message, "DateStyle \"German, DMY\" is not supported");
-        let e = canonicalize("IntervalStyle", "iso_8601").unwrap_err();
-        assert_eq!(e.code, SqlState::FeatureNotSupported);
+        assert_eq!(canonicalize("DateStyle", "German").unwrap(), "German, DMY");
+        assert_eq!(canonicalize("DateStyle", "sql, dmy").unwrap(), "SQL, DMY");
+        let e = canonicalize("DateStyle", "postgres,iso").unwrap_err();
+        assert_eq!(e.code, SqlState::InvalidParameterValue);
+        assert_eq!(
+            e.detail.as_deref(),
+            Some("Conflicting \"datestyle\" specifications.")
+        );
+        // A partial value keeps the other half of the current setting.
+        let mut s = SessionSettings::new("u");
+        s.set(
+            "DateStyle",
+            canonicalize("DateStyle", "postgres").unwrap(),
+            false,
+        );
+        let c = canonicalize_from(s.view(), "datestyle", "dmy").unwrap();
+        assert_eq!(c, "Postgres, DMY");
+        assert_eq!(
+            canonicalize("IntervalStyle", "iso_8601").unwrap(),
+            "iso_8601"
+        );
         assert_eq!(
             canonicalize("IntervalStyle", "POSTGRES").unwrap(),
             "postgres"

@@ -185,8 +185,15 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         // void_recv ignores its input.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),
-        DataType::Timestamp => Value::Timestamp(check_ts(i64::from_be_bytes(fixed(buf)?))?),
-        DataType::TimestampTz => Value::TimestampTz(check_ts(i64::from_be_bytes(fixed(buf)?))?),
+        // timestamp_recv: the range check, then the precision.
+        DataType::Timestamp(p) => Value::Timestamp(crate::datetime::round_timestamp(
+            check_ts(i64::from_be_bytes(fixed(buf)?))?,
+            p,
+        )),
+        DataType::TimestampTz(p) => Value::TimestampTz(crate::datetime::round_timestamp(
+            check_ts(i64::from_be_bytes(fixed(buf)?))?,
+            p,
+        )),
         DataType::Time(p) => {
             // time_recv: the range check, then the precision.
             let t = i64::from_be_bytes(fixed(buf)?);
@@ -198,13 +205,15 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             }
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
-        DataType::Interval => {
+        DataType::Interval(m) => {
+            // interval_recv: the value, then the typmod.
             let b: [u8; 16] = fixed(buf)?;
-            Value::Interval(Interval::new(
+            let iv = Interval::new(
                 i32::from_be_bytes(fixed(&b[12..16])?),
                 i32::from_be_bytes(fixed(&b[8..12])?),
                 i64::from_be_bytes(fixed(&b[..8])?),
-            ))
+            );
+            Value::Interval(m.map_or(iv, |m| m.adjust(iv)))
         }
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::Json => {
@@ -251,7 +260,7 @@ mod tests {
         );
         assert_eq!(
             parse_binary(
-                DataType::Interval,
+                DataType::Interval(None),
                 &Value::Interval(Interval::new(1, 2, 3)).to_binary()
             )
             .unwrap(),
@@ -280,9 +289,11 @@ mod tests {
         assert!(parse_binary(DataType::Text, &[0]).is_err());
         assert!(parse_binary(DataType::Jsonb, &[2, b'1']).is_err());
         assert!(parse_binary(DataType::Jsonb, &[]).is_err());
-        assert!(
-            parse_binary(DataType::Timestamp, &i64::MAX.wrapping_sub(1).to_be_bytes()).is_err()
-        );
+        assert!(parse_binary(
+            DataType::Timestamp(None),
+            &i64::MAX.wrapping_sub(1).to_be_bytes()
+        )
+        .is_err());
         assert!(parse_binary(DataType::Date, &(i32::MAX - 1).to_be_bytes()).is_err());
         assert!(parse_binary(DataType::Varchar(Some(2)), b"abc").is_err());
         assert!(parse_binary(DataType::Uuid, &[0; 15]).is_err());

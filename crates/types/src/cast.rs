@@ -129,7 +129,13 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         } else {
             s
         };
-        return parse_text(to.base(), s, ctx);
+        // An interval's field restriction changes how its text reads
+        // (`'2'::interval hour`); other typmods apply afterwards.
+        let target = match to {
+            DataType::Interval(_) => to,
+            t => t.base(),
+        };
+        return parse_text(target, s, ctx);
     }
     let bad = || cannot_cast(from, to);
     match (v, to) {
@@ -148,9 +154,9 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Bytea(_), DataType::Bytea)
         | (Value::Uuid(_), DataType::Uuid)
         | (Value::Jsonb(_), DataType::Jsonb)
-        | (Value::Interval(_), DataType::Interval)
+        | (Value::Interval(_), DataType::Interval(_))
         | (Value::Time(_), DataType::Time(_)) => Ok(v.clone()),
-        (Value::Time(t), DataType::Interval) => {
+        (Value::Time(t), DataType::Interval(_)) => {
             Ok(Value::Interval(crate::datetime::Interval::new(0, 0, *t)))
         }
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
@@ -291,17 +297,17 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
     };
     Some(match (v, to) {
         (Value::Date(d), DataType::Date) => Ok(Value::Date(*d)),
-        (Value::Date(d), DataType::Timestamp) => {
+        (Value::Date(d), DataType::Timestamp(_)) => {
             datetime::date_to_timestamp(*d).map(Value::Timestamp)
         }
-        (Value::Date(d), DataType::TimestampTz) => {
+        (Value::Date(d), DataType::TimestampTz(_)) => {
             datetime::date_to_timestamp(*d).map(|t| Value::TimestampTz(to_utc(t)))
         }
-        (Value::Timestamp(t), DataType::Timestamp) => Ok(Value::Timestamp(*t)),
+        (Value::Timestamp(t), DataType::Timestamp(_)) => Ok(Value::Timestamp(*t)),
         (Value::Timestamp(t), DataType::Date) => Ok(Value::Date(datetime::timestamp_to_date(*t))),
-        (Value::Timestamp(t), DataType::TimestampTz) => Ok(Value::TimestampTz(to_utc(*t))),
-        (Value::TimestampTz(t), DataType::TimestampTz) => Ok(Value::TimestampTz(*t)),
-        (Value::TimestampTz(t), DataType::Timestamp) => Ok(Value::Timestamp(to_local(*t))),
+        (Value::Timestamp(t), DataType::TimestampTz(_)) => Ok(Value::TimestampTz(to_utc(*t))),
+        (Value::TimestampTz(t), DataType::TimestampTz(_)) => Ok(Value::TimestampTz(*t)),
+        (Value::TimestampTz(t), DataType::Timestamp(_)) => Ok(Value::Timestamp(to_local(*t))),
         (Value::TimestampTz(t), DataType::Date) => {
             Ok(Value::Date(datetime::timestamp_to_date(to_local(*t))))
         }
@@ -349,6 +355,13 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
         (Value::Time(t), DataType::Time(Some(p))) => {
             Ok(Value::Time(crate::time::round_time(*t, p)))
         }
+        (Value::Interval(iv), DataType::Interval(Some(m))) => Ok(Value::Interval(m.adjust(*iv))),
+        (Value::Timestamp(t), DataType::Timestamp(p @ Some(_))) => {
+            Ok(Value::Timestamp(crate::datetime::round_timestamp(*t, p)))
+        }
+        (Value::TimestampTz(t), DataType::TimestampTz(p @ Some(_))) => {
+            Ok(Value::TimestampTz(crate::datetime::round_timestamp(*t, p)))
+        }
         (Value::Text(s), DataType::Name) if s.len() > 63 => {
             let mut end = 63;
             while !s.is_char_boundary(end) {
@@ -389,8 +402,8 @@ fn numeric_rank(t: DataType) -> Option<u8> {
 fn datetime_rank(t: DataType) -> Option<u8> {
     Some(match t {
         DataType::Date => 0,
-        DataType::Timestamp => 1,
-        DataType::TimestampTz => 2,
+        DataType::Timestamp(_) => 1,
+        DataType::TimestampTz(_) => 2,
         _ => return None,
     })
 }
@@ -426,10 +439,11 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),
-        (DataType::Time(_), DataType::Interval) => Some(Implicit),
-        (DataType::Interval | DataType::Timestamp | DataType::TimestampTz, DataType::Time(_)) => {
-            Some(Assignment)
-        }
+        (DataType::Time(_), DataType::Interval(_)) => Some(Implicit),
+        (
+            DataType::Interval(_) | DataType::Timestamp(_) | DataType::TimestampTz(_),
+            DataType::Time(_),
+        ) => Some(Assignment),
         (DataType::Oid, DataType::Int4 | DataType::Int2) => Some(Assignment),
         _ => None,
     }
@@ -457,7 +471,7 @@ pub(crate) fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
         return Some(if x >= y { a.base() } else { b.base() });
     }
     if let (Some(x), Some(y)) = (datetime_rank(a), datetime_rank(b)) {
-        return Some(if x >= y { a } else { b });
+        return Some(if x >= y { a.base() } else { b.base() });
     }
     if a.is_string() && b.is_string() {
         return Some(DataType::Text);
@@ -614,11 +628,11 @@ mod tests {
     fn datetime_casts_follow_session_zone() {
         let d = parse_text(DataType::Date, "2024-01-01", &ctx()).unwrap();
         assert_eq!(
-            txt(c(d.clone(), DataType::TimestampTz)),
+            txt(c(d.clone(), DataType::TimestampTz(None))),
             "2024-01-01 00:00:00+00"
         );
         let plus5 = EvalCtx::new(TimeZone::fixed(5 * 3600), 0);
-        let t = parse_text(DataType::TimestampTz, "2024-01-01 00:30+00", &plus5).unwrap();
+        let t = parse_text(DataType::TimestampTz(None), "2024-01-01 00:30+00", &plus5).unwrap();
         assert_eq!(
             cast(&t, DataType::Date, true, &plus5)
                 .unwrap()
@@ -626,13 +640,13 @@ mod tests {
             "2024-01-01"
         );
         assert_eq!(
-            cast(&t, DataType::Timestamp, true, &plus5)
+            cast(&t, DataType::Timestamp(None), true, &plus5)
                 .unwrap()
                 .to_text(&plus5),
             "2024-01-01 05:30:00"
         );
         let inf = parse_text(DataType::Date, "infinity", &ctx()).unwrap();
-        assert_eq!(txt(c(inf, DataType::Timestamp)), "infinity");
+        assert_eq!(txt(c(inf, DataType::Timestamp(None))), "infinity");
     }
 
     #[test]
@@ -648,7 +662,10 @@ mod tests {
             Some(Varchar(None))
         );
         assert_eq!(common_supertype(Varchar(Some(3)), Text), Some(Text));
-        assert_eq!(common_supertype(Date, TimestampTz), Some(TimestampTz));
+        assert_eq!(
+            common_supertype(Date, TimestampTz(None)),
+            Some(TimestampTz(None))
+        );
         assert_eq!(common_supertype(Int4, Text), None);
         assert_eq!(
             common_supertype_all(&[Int4, Unknown, Numeric(None)]),
@@ -660,6 +677,9 @@ mod tests {
         assert_eq!(coercion(Int4, Text), Some(Coercion::Assignment));
         assert_eq!(coercion(Text, Int4), Some(Coercion::Explicit));
         assert_eq!(coercion(Uuid, Int4), None);
-        assert_eq!(coercion(Timestamp, TimestampTz), Some(Coercion::Implicit));
+        assert_eq!(
+            coercion(Timestamp(None), TimestampTz(Some(2))),
+            Some(Coercion::Implicit)
+        );
     }
 }

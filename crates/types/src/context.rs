@@ -3,12 +3,13 @@
 //! Three things about a session change how values read and print: the
 //! `TimeZone` setting (timestamptz output, zone-less timestamptz input,
 //! `today`), the transaction timestamp (`now`, `today`) and
-//! `extra_float_digits` (float output). DateStyle and IntervalStyle accept
-//! only PostgreSQL's defaults (ISO, MDY and postgres: the settings crate
-//! refuses others), bytea_output is hex.
+//! `extra_float_digits` (float output), DateStyle (date and timestamp
+//! output, the field order of ambiguous date input) and IntervalStyle
+//! (interval output); see [`crate::datestyle`]. bytea_output is hex.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::datestyle::{DateStyle, IntervalStyle};
 use crate::datetime::{TimeZone, UNIX_EPOCH_USECS};
 
 /// Session settings for text I/O, casts and operators.
@@ -20,6 +21,8 @@ pub struct EvalCtx {
     /// extra_float_digits: > 0 prints floats shortest-exact (PostgreSQL
     /// 12+), <= 0 with 15 (6 for real) plus this many significant digits.
     pub extra_float_digits: i8,
+    pub date_style: DateStyle,
+    pub interval_style: IntervalStyle,
 }
 
 impl EvalCtx {
@@ -28,12 +31,22 @@ impl EvalCtx {
             time_zone,
             now,
             extra_float_digits: 1,
+            date_style: DateStyle::ISO_MDY,
+            interval_style: IntervalStyle::Postgres,
         }
     }
 
     pub fn with_extra_float_digits(self, extra_float_digits: i8) -> EvalCtx {
         EvalCtx {
             extra_float_digits,
+            ..self
+        }
+    }
+
+    pub fn with_styles(self, date_style: DateStyle, interval_style: IntervalStyle) -> EvalCtx {
+        EvalCtx {
+            date_style,
+            interval_style,
             ..self
         }
     }

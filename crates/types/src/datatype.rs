@@ -24,6 +24,8 @@
 
 use std::fmt;
 
+use crate::interval_typmod::IntervalMod;
+
 use nestor_common::{DbError, SqlState};
 
 /// Precision and scale of `numeric(p, s)` (PostgreSQL 15 allows a scale
@@ -52,12 +54,16 @@ pub enum DataType {
     Char(Option<u32>),
     Bytea,
     Date,
-    Timestamp,
-    TimestampTz,
+    /// `timestamp` and `timestamptz` with their fractional-second
+    /// precision (None: unconstrained, 6).
+    Timestamp(Option<u32>),
+    TimestampTz(Option<u32>),
     /// `time` (without time zone) with its fractional-second precision
     /// (None: 6, unconstrained); values are `Value::Time`.
     Time(Option<u32>),
-    Interval,
+    /// `interval`, with its fields and precision (`interval day to
+    /// second(2)`) when restricted.
+    Interval(Option<IntervalMod>),
     Uuid,
     Jsonb,
     /// `json`: the input text kept as it was written (values are
@@ -184,10 +190,18 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 24] = [
     (DataType::Float4, 1021, "real[]"),
     (DataType::Float8, 1022, "double precision[]"),
     (DataType::Oid, 1028, "oid[]"),
-    (DataType::Timestamp, 1115, "timestamp without time zone[]"),
+    (
+        DataType::Timestamp(None),
+        1115,
+        "timestamp without time zone[]",
+    ),
     (DataType::Date, 1182, "date[]"),
-    (DataType::TimestampTz, 1185, "timestamp with time zone[]"),
-    (DataType::Interval, 1187, "interval[]"),
+    (
+        DataType::TimestampTz(None),
+        1185,
+        "timestamp with time zone[]",
+    ),
+    (DataType::Interval(None), 1187, "interval[]"),
     (DataType::Time(None), 1183, "time without time zone[]"),
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
@@ -269,10 +283,10 @@ impl DataType {
             Char(_) => 1042,
             Varchar(_) => 1043,
             Date => 1082,
-            Timestamp => 1114,
-            TimestampTz => 1184,
+            Timestamp(_) => 1114,
+            TimestampTz(_) => 1184,
             Time(_) => 1083,
-            Interval => 1186,
+            Interval(_) => 1186,
             Numeric(_) => 1700,
             Uuid => 2950,
             Jsonb => 3802,
@@ -291,6 +305,7 @@ impl DataType {
     pub fn from_oid_typmod(oid: u32, typmod: i32) -> Option<DataType> {
         use DataType::*;
         let len = (typmod >= 4).then(|| (typmod - 4) as u32);
+        let precision = (0..=6).contains(&typmod).then_some(typmod as u32);
         Some(match oid {
             16 => Bool,
             17 => Bytea,
@@ -306,10 +321,10 @@ impl DataType {
             1042 => Char(len),
             1043 => Varchar(len),
             1082 => Date,
-            1114 => Timestamp,
-            1184 => TimestampTz,
-            1083 => Time((typmod >= 0).then_some(typmod as u32)),
-            1186 => Interval,
+            1114 => Timestamp(precision),
+            1184 => TimestampTz(precision),
+            1083 => Time(precision),
+            1186 => Interval(IntervalMod::from_typmod(typmod)),
             2278 => Void,
             1700 => Numeric(len.map(|t| NumericMod {
                 precision: (t >> 16) & 0xffff,
@@ -335,8 +350,8 @@ impl DataType {
             Bool => 1,
             Int2 => 2,
             Int4 | Float4 | Date | Oid | Reg(_) | Enum(_) => 4,
-            Int8 | Float8 | Timestamp | TimestampTz | Time(_) => 8,
-            Interval | Uuid => 16,
+            Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) => 8,
+            Interval(_) | Uuid => 16,
             Name => 64,
             Unknown => -2,
             Void => 4,
@@ -349,7 +364,10 @@ impl DataType {
     pub fn typmod(self) -> i32 {
         match self {
             DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
-            DataType::Time(Some(p)) => p as i32,
+            DataType::Time(Some(p))
+            | DataType::Timestamp(Some(p))
+            | DataType::TimestampTz(Some(p)) => p as i32,
+            DataType::Interval(Some(m)) => m.typmod(),
             DataType::Numeric(Some(m)) => {
                 (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32
             }
@@ -365,6 +383,9 @@ impl DataType {
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Char(_) => DataType::Char(None),
             DataType::Time(_) => DataType::Time(None),
+            DataType::Timestamp(_) => DataType::Timestamp(None),
+            DataType::TimestampTz(_) => DataType::TimestampTz(None),
+            DataType::Interval(_) => DataType::Interval(None),
             t => t,
         }
     }
@@ -407,9 +428,9 @@ impl DataType {
         matches!(
             self,
             DataType::Date
-                | DataType::Timestamp
-                | DataType::TimestampTz
-                | DataType::Interval
+                | DataType::Timestamp(_)
+                | DataType::TimestampTz(_)
+                | DataType::Interval(_)
                 | DataType::Time(_)
         )
     }
@@ -432,10 +453,10 @@ impl DataType {
             Char(None) => "bpchar",
             Bytea => "bytea",
             Date => "date",
-            Timestamp => "timestamp without time zone",
-            TimestampTz => "timestamp with time zone",
+            Timestamp(_) => "timestamp without time zone",
+            TimestampTz(_) => "timestamp with time zone",
             Time(_) => "time without time zone",
-            Interval => "interval",
+            Interval(_) => "interval",
             Uuid => "uuid",
             Jsonb => "jsonb",
             Json => "json",
@@ -488,9 +509,13 @@ impl DataType {
             "bpchar" => Ok(Char(char_len("bpchar", typmods)?)),
             "bytea" => no_mods(Bytea),
             "date" => no_mods(Date),
-            "timestamp" | "timestamp without time zone" => time_precision(Timestamp, typmods),
-            "timestamptz" | "timestamp with time zone" => time_precision(TimestampTz, typmods),
-            "interval" => time_precision(Interval, typmods),
+            "timestamp" | "timestamp without time zone" => {
+                Ok(Timestamp(timestamp_precision(false, typmods)?))
+            }
+            "timestamptz" | "timestamp with time zone" => {
+                Ok(TimestampTz(timestamp_precision(true, typmods)?))
+            }
+            "interval" => Ok(Interval(IntervalMod::from_typmods(typmods)?)),
             "time" | "time without time zone" => time_of_day(typmods),
             "timetz" | "time with time zone" => {
                 Err(DbError::unsupported("type time with time zone"))
@@ -586,16 +611,17 @@ fn char_len(what: &str, typmods: &[i64]) -> Result<Option<u32>, DbError> {
     }
 }
 
-/// Only the default precision (6) of timestamp(p)/interval(p) is accepted.
-fn time_precision(t: DataType, typmods: &[i64]) -> Result<DataType, DbError> {
+/// `timestamp(p)` / `timestamptz(p)` (anytimestamp_typmod_check): a
+/// precision above 6 is reduced to 6 (PostgreSQL also warns).
+fn timestamp_precision(tz: bool, typmods: &[i64]) -> Result<Option<u32>, DbError> {
+    let with = if tz { " WITH TIME ZONE" } else { "" };
     match typmods {
-        [] => Ok(t),
-        [p] if *p >= 6 => Ok(t),
-        _ => Err(DbError::unsupported(format!(
-            "{}({}) with precision below 6",
-            t.name(),
-            typmods.first().copied().unwrap_or(0)
+        [] => Ok(None),
+        [p] if *p < 0 => Err(invalid_param(format!(
+            "TIMESTAMP({p}){with} precision must not be negative"
         ))),
+        [p] => Ok(Some((*p).min(6) as u32)),
+        _ => Err(invalid_param("invalid type modifier".into())),
     }
 }
 
@@ -622,6 +648,9 @@ impl fmt::Display for DataType {
             }
             DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
+            DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
+            DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
+            DataType::Interval(Some(m)) => write!(f, "interval{m}"),
             t => f.write_str(t.name()),
         }
     }
@@ -656,9 +685,9 @@ mod tests {
             DataType::Char(None),
             DataType::Bytea,
             DataType::Date,
-            DataType::Timestamp,
-            DataType::TimestampTz,
-            DataType::Interval,
+            DataType::Timestamp(None),
+            DataType::TimestampTz(None),
+            DataType::Interval(None),
             DataType::Time(None),
             DataType::Time(Some(2)),
             DataType::Uuid,
@@ -686,7 +715,7 @@ mod tests {
         // Values from pg_type.typlen.
         assert_eq!(DataType::Name.typlen(), 64);
         assert_eq!(DataType::Unknown.typlen(), -2);
-        assert_eq!(DataType::Interval.typlen(), 16);
+        assert_eq!(DataType::Interval(None).typlen(), 16);
         assert_eq!(DataType::Uuid.typlen(), 16);
         assert_eq!(DataType::Text.typlen(), -1);
     }
@@ -709,7 +738,22 @@ mod tests {
             t("timestamp with time zone", &[]).to_string(),
             "timestamp with time zone"
         );
-        assert_eq!(t("timestamp", &[6]), DataType::Timestamp);
+        assert_eq!(t("timestamp", &[6]), DataType::Timestamp(Some(6)));
+        assert_eq!(t("timestamptz", &[9]), DataType::TimestampTz(Some(6)));
+        assert_eq!(
+            t("timestamp", &[2]).to_string(),
+            "timestamp(2) without time zone"
+        );
+        assert_eq!(
+            DataType::from_oid_typmod(1184, 3),
+            Some(DataType::TimestampTz(Some(3)))
+        );
+        assert_eq!(
+            DataType::from_sql_name("timestamptz", &[-2])
+                .unwrap_err()
+                .message,
+            "TIMESTAMP(-2) WITH TIME ZONE precision must not be negative"
+        );
         assert_eq!(t("pg_catalog.int8", &[]), DataType::Int8);
         assert_eq!(t("real", &[]).name(), "real");
         let err = |n: &str, m: &[i64]| DataType::from_sql_name(n, m).unwrap_err();

@@ -12,9 +12,11 @@
 //!
 //! Time zones: only UTC and fixed offsets ([`TimeZone`]); there is no tz
 //! database, so named zones such as `Europe/Paris` are not accepted by
-//! [`TimeZone::parse`]. Text output is DateStyle `ISO, MDY` and
-//! IntervalStyle `postgres`. Input accepts the common forms: ISO 8601
-//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY`,
+//! [`TimeZone::parse`]. Text output here is DateStyle `ISO` and
+//! IntervalStyle `postgres` (the defaults, on every row a driver reads);
+//! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
+//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
+//! DD/MM, YY/MM/DD as DateStyle's field order says),
 //! `YYYYMMDD`, month names (`Jan 5 2024`, `5 January 2024`), `BC`, and the
 //! special words `epoch`, `infinity`, `-infinity`, `now`, `today`,
 //! `tomorrow`, `yesterday`.
@@ -23,6 +25,9 @@ use std::cmp::Ordering;
 use std::fmt::Write;
 
 use nestor_common::{DbError, SqlState};
+
+use crate::datestyle::{self, DateOrder, DateOutput, DateStyle, Fields};
+use crate::interval_typmod::IntervalMod;
 
 pub(crate) const USECS_PER_SEC: i64 = 1_000_000;
 pub(crate) const USECS_PER_DAY: i64 = 86_400 * USECS_PER_SEC;
@@ -404,6 +409,24 @@ pub(crate) fn parse_hms_offset(s: &str) -> Option<i32> {
     Some(if neg { -secs } else { secs })
 }
 
+/// AdjustTimestampForTypmod: a finite timestamp rounded to `precision`
+/// fractional digits (None or 6: unchanged), halves away from zero.
+pub fn round_timestamp(ts: i64, precision: Option<u32>) -> i64 {
+    let Some(p) = precision.filter(|&p| p < 6) else {
+        return ts;
+    };
+    if ts == TS_NOBEGIN || ts == TS_NOEND {
+        return ts;
+    }
+    let scale = 10i64.pow(6 - p);
+    let half = scale / 2;
+    if ts >= 0 {
+        (ts + half) / scale * scale
+    } else {
+        -((-ts + half) / scale * scale)
+    }
+}
+
 /// Julian day number of a (proleptic Gregorian) date; year 0 is 1 BC.
 pub(crate) fn date2j(year: i64, month: i64, day: i64) -> i64 {
     let (m, y) = if month > 2 {
@@ -499,16 +522,27 @@ fn write_fraction(out: &mut String, frac: i64) {
     }
 }
 
-pub(crate) fn format_date(date: i32) -> String {
+pub(crate) fn format_date(date: i32, style: DateStyle) -> String {
     match date {
         DATE_NOBEGIN => "-infinity".into(),
         DATE_NOEND => "infinity".into(),
         _ => {
             let (y, m, d) = date_to_ymd(date);
             let mut s = String::with_capacity(16);
-            write_ymd(&mut s, y, m, d);
-            if y <= 0 {
-                s.push_str(" BC");
+            if style.output == DateOutput::Iso {
+                write_ymd(&mut s, y, m, d);
+                if y <= 0 {
+                    s.push_str(" BC");
+                }
+            } else {
+                let f = Fields {
+                    year: y,
+                    month: m,
+                    day: d,
+                    jd: date as i64 + POSTGRES_EPOCH_JDATE,
+                    micros_of_day: 0,
+                };
+                datestyle::write_date(&mut s, &f, style);
             }
             s
         }
@@ -532,21 +566,46 @@ fn format_ts_local(local: i64, zone: Option<i32>) -> String {
     s
 }
 
-pub(crate) fn format_timestamp(ts: i64) -> String {
+/// A local timestamp in a non-ISO DateStyle; `zone` names the zone
+/// (timestamptz).
+fn format_ts_styled(local: i64, zone: Option<&str>, style: DateStyle) -> String {
+    let days = local.div_euclid(USECS_PER_DAY);
+    let jd = days + POSTGRES_EPOCH_JDATE;
+    let (year, month, day) = j2date(jd);
+    let f = Fields {
+        year,
+        month,
+        day,
+        jd,
+        micros_of_day: local.rem_euclid(USECS_PER_DAY),
+    };
+    let mut s = String::with_capacity(40);
+    datestyle::write_timestamp(&mut s, &f, zone, style);
+    s
+}
+
+pub(crate) fn format_timestamp(ts: i64, style: DateStyle) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
-        _ => format_ts_local(ts, None),
+        _ if style.output == DateOutput::Iso => format_ts_local(ts, None),
+        _ => format_ts_styled(ts, None, style),
     }
 }
 
-pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone) -> String {
+pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone, style: DateStyle) -> String {
     match ts {
         TS_NOBEGIN => "-infinity".into(),
         TS_NOEND => "infinity".into(),
         _ => {
             let off = tz.offset_at_utc(ts);
-            format_ts_local(ts.saturating_add(off as i64 * USECS_PER_SEC), Some(off))
+            let local = ts.saturating_add(off as i64 * USECS_PER_SEC);
+            if style.output == DateOutput::Iso {
+                format_ts_local(local, Some(off))
+            } else {
+                let name = datestyle::zone_name(tz.abbrev_at_utc(ts), off);
+                format_ts_styled(local, Some(&name), style)
+            }
         }
     }
 }
@@ -738,6 +797,8 @@ fn month_from_name(word: &str) -> Option<u32> {
 struct Cursor<'a> {
     s: &'a [u8],
     i: usize,
+    /// The date's year was written with one or two digits.
+    year2: bool,
 }
 
 impl<'a> Cursor<'a> {
@@ -811,16 +872,86 @@ fn small(v: i64) -> Result<u32, ParseErr> {
         .ok_or(ParseErr::Range)
 }
 
-fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
+/// A year field's value as written; `year2` notes a year of one or two
+/// digits, which [`parse_datetime`] reads as 1970..2069 unless it is BC,
+/// as PostgreSQL does.
+fn year_field(d: &[u8], year2: &mut bool) -> Result<i64, ParseErr> {
+    *year2 = d.len() <= 2;
+    num(d)
+}
+
+/// `a/b/c` with a first field of one or two digits, read in the
+/// DateStyle field order (`mid` is already a month when it was a name).
+fn ordered_date(
+    order: DateOrder,
+    first: &[u8],
+    mid: i64,
+    mid_is_month: bool,
+    third: &[u8],
+    year2: &mut bool,
+) -> Result<(i64, u32, u32), ParseErr> {
+    if mid_is_month {
+        return text_month_date(order, small(mid)?, first, third, year2);
+    }
+    let (a, c) = (num(first)?, num(third)?);
+    Ok(match order {
+        DateOrder::Ymd => (year_field(first, year2)?, small(mid)?, small(c)?),
+        DateOrder::Dmy => (year_field(third, year2)?, small(mid)?, small(a)?),
+        DateOrder::Mdy => (year_field(third, year2)?, small(a)?, small(mid)?),
+    })
+}
+
+/// Does a month name follow the spaces at the cursor?
+fn month_follows(c: &Cursor) -> bool {
+    let rest = &c.s[c.i..];
+    let start = rest.iter().take_while(|b| **b == b' ').count();
+    let word = rest[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_lowercase())
+        .count();
+    std::str::from_utf8(&rest[start..start + word])
+        .ok()
+        .and_then(month_from_name)
+        .is_some()
+}
+
+/// A date with a month name and two numbers `a`, `b` (in the order
+/// written), as DecodeNumber reads them: a number of three digits or more
+/// is the year; otherwise the first is the year when DateStyle is YMD,
+/// else the day.
+fn text_month_date(
+    order: DateOrder,
+    month: u32,
+    a: &[u8],
+    b: &[u8],
+    year2: &mut bool,
+) -> Result<(i64, u32, u32), ParseErr> {
+    if b.len() < 3 && (a.len() >= 3 || order == DateOrder::Ymd) {
+        Ok((year_field(a, year2)?, month, small(num(b)?)?))
+    } else {
+        Ok((year_field(b, year2)?, month, small(num(a)?)?))
+    }
+}
+
+fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), ParseErr> {
     if matches!(c.peek(), Some(b'a'..=b'z')) {
-        // Mon D[,] Y
+        // Mon D[,] Y, or Mon-D-Y / Mon/D/Y
         let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
-        c.skip_spaces();
-        let d = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        c.eat(b',');
-        c.skip_spaces();
-        let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        return Ok((y, m, small(d)?));
+        let (a, b) = if let Some(sep @ (b'-' | b'/')) = c.peek() {
+            c.i += 1;
+            let a = c.digits().ok_or(ParseErr::Syntax)?;
+            if !c.eat(sep) {
+                return Err(ParseErr::Syntax);
+            }
+            (a, c.digits().ok_or(ParseErr::Syntax)?)
+        } else {
+            c.skip_spaces();
+            let a = c.digits().ok_or(ParseErr::Syntax)?;
+            c.eat(b',');
+            c.skip_spaces();
+            (a, c.digits().ok_or(ParseErr::Syntax)?)
+        };
+        return text_month_date(order, m, a, b, &mut c.year2);
     }
     let first = c.digits().ok_or(ParseErr::Syntax)?;
     match c.peek() {
@@ -842,24 +973,25 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
                 _ => return Err(ParseErr::Syntax),
             };
             if first.len() < 3 {
-                // MM/DD/YYYY, MM-DD-YY ... (DateStyle MDY); a year of one
-                // or two digits is 1970..2069, as PostgreSQL reads it.
-                let mut y = num(third)?;
-                if third.len() <= 2 {
-                    y += if y < 70 { 2000 } else { 1900 };
-                }
-                Ok((y, small(num(first)?)?, small(mid)?))
+                Ok(ordered_date(
+                    order,
+                    first,
+                    mid,
+                    month_word.is_some(),
+                    third,
+                    &mut c.year2,
+                )?)
             } else {
                 Ok((num(first)?, small(mid)?, small(num(third)?)?))
             }
         }
-        Some(b' ') if first.len() <= 2 => {
-            // D Mon Y
+        Some(b' ') if month_follows(c) => {
+            // D Mon Y, Y Mon D
             c.skip_spaces();
             let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
             c.skip_spaces();
-            let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-            Ok((y, m, small(num(first)?)?))
+            let b = c.digits().ok_or(ParseErr::Syntax)?;
+            text_month_date(order, m, first, b, &mut c.year2)
         }
         _ if first.len() == 8 => Ok((
             num(&first[..4])?,
@@ -870,8 +1002,40 @@ fn parse_date_part(c: &mut Cursor) -> Result<(i64, u32, u32), ParseErr> {
     }
 }
 
-/// HH:MM[:SS[.ffffff]] in microseconds.
+/// A time of day: [`parse_clock`]'s forms or `HHMM[SS]` run together,
+/// then an optional `AM`/`PM` (attached or after a space).
 fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
+    let rest = &c.s[c.i..];
+    let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut t = if (run == 4 || run == 6) && rest.get(run) != Some(&b':') {
+        let two = |k: usize| ((rest[k] - b'0') * 10 + (rest[k + 1] - b'0')) as i64;
+        let (h, m, sec) = (two(0), two(2), if run == 6 { two(4) } else { 0 });
+        c.i += run;
+        if h > 24 || m > 59 || sec > 60 || (h == 24 && (m > 0 || sec > 0)) {
+            return Err(ParseErr::Range);
+        }
+        ((h * 60 + m) * 60 + sec) * USECS_PER_SEC
+    } else {
+        parse_clock(c)?
+    };
+    let save = c.i;
+    c.skip_spaces();
+    // DecodeDateTime: an hour above 12 is out of range with AM/PM; 12 AM
+    // is midnight, 12 PM noon.
+    let half = USECS_PER_DAY / 2;
+    let hour_is_12 = (half..half + USECS_PER_HOUR).contains(&t);
+    match c.word() {
+        "am" | "pm" if t >= half + USECS_PER_HOUR => return Err(ParseErr::Range),
+        "am" if hour_is_12 => t -= half,
+        "pm" if !hour_is_12 => t += half,
+        "am" | "pm" => {}
+        _ => c.i = save,
+    }
+    Ok(t)
+}
+
+/// HH:MM[:SS[.ffffff]] in microseconds.
+fn parse_clock(c: &mut Cursor) -> Result<i64, ParseErr> {
     let h = num(c.digits().ok_or(ParseErr::Syntax)?)?;
     if !c.eat(b':') {
         return Err(ParseErr::Syntax);
@@ -882,7 +1046,7 @@ fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
     if c.eat(b':') {
         s = num(c.digits().ok_or(ParseErr::Syntax)?)?;
         if c.eat(b'.') {
-            frac = parse_fraction(c.digits().unwrap_or(b""));
+            frac = parse_fraction_rint(c.digits().unwrap_or(b""));
         }
     }
     if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
@@ -903,6 +1067,46 @@ fn parse_fraction(d: &[u8]) -> i64 {
     micros
 }
 
+/// Fractional-second digits of a time of day to microseconds as
+/// ParseFractionalSecond does: `rint(strtod("0.ddd") * 1e6)`, so
+/// `.1234565` (a double just below the half) is 123456.
+fn parse_fraction_rint(d: &[u8]) -> i64 {
+    let digits = std::str::from_utf8(d).unwrap_or("");
+    let frac: f64 = format!("0.{digits}0").parse().unwrap_or(0.0);
+    (frac * 1e6).round_ties_even() as i64
+}
+
+/// The offset (seconds east) of a zone abbreviation in PostgreSQL's
+/// `Default` abbreviation set (the common ones).
+fn zone_abbrev_offset(word: &str) -> Option<i32> {
+    const H: i32 = 3600;
+    Some(match word {
+        "z" | "utc" | "gmt" | "zulu" | "ut" | "wet" => 0,
+        "pst" | "akdt" => -8 * H,
+        "pdt" | "mst" => -7 * H,
+        "mdt" | "cst" => -6 * H,
+        "cdt" | "est" => -5 * H,
+        "edt" | "ast" => -4 * H,
+        "adt" => -3 * H,
+        "nst" => -(3 * H + 1800),
+        "ndt" => -(2 * H + 1800),
+        "akst" => -9 * H,
+        "hst" => -10 * H,
+        "west" | "cet" | "met" | "bst" => H,
+        "cest" | "mest" | "eet" | "ist" => 2 * H,
+        "eest" | "msk" => 3 * H,
+        "awst" => 8 * H,
+        "jst" | "kst" => 9 * H,
+        "acst" => 9 * H + 1800,
+        "aest" => 10 * H,
+        "acdt" => 10 * H + 1800,
+        "aedt" => 11 * H,
+        "nzst" => 12 * H,
+        "nzdt" => 13 * H,
+        _ => return None,
+    })
+}
+
 fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
     match c.peek() {
         Some(b'+' | b'-') => {
@@ -916,9 +1120,14 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
         }
         Some(b'a'..=b'z') => {
             let save = c.i;
-            match c.word() {
-                "z" | "utc" | "gmt" | "zulu" => Ok(Some(0)),
-                _ => {
+            match zone_abbrev_offset(c.word()) {
+                // `GMT+8`, `PST+8`, `MST+7:00`: a POSIX offset (west
+                // positive), the abbreviation only decoration.
+                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => {
+                    Ok(parse_zone(c)?.map(|west| -west))
+                }
+                Some(off) => Ok(Some(off)),
+                None => {
                     c.i = save;
                     Ok(None)
                 }
@@ -928,7 +1137,68 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
     }
 }
 
-fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
+/// A leading day of the week (`Mon`, `Monday,`), which PostgreSQL reads
+/// and ignores.
+fn skip_weekday(c: &mut Cursor) {
+    const DAYS: [&str; 17] = [
+        "sun",
+        "sunday",
+        "mon",
+        "monday",
+        "tue",
+        "tues",
+        "tuesday",
+        "wed",
+        "wednesday",
+        "thu",
+        "thur",
+        "thurs",
+        "thursday",
+        "fri",
+        "friday",
+        "sat",
+        "saturday",
+    ];
+    let save = c.i;
+    if DAYS.contains(&c.word()) {
+        c.eat(b',');
+        if c.skip_spaces() {
+            return;
+        }
+    }
+    c.i = save;
+}
+
+/// (year, month, day), time of day, zone offset.
+type PgForm = ((i64, u32, u32), i64, Option<i32>);
+
+/// The Postgres output style's own form, `Mon DD HH:MM[:SS[.f]]
+/// YYYY [zone]` (after [`skip_weekday`]), as date, time, zone; None (and
+/// the cursor unmoved) for anything else.
+fn parse_postgres_form(c: &mut Cursor) -> Result<Option<PgForm>, ParseErr> {
+    let save = c.i;
+    let month = month_from_name(c.word());
+    let day = month.and_then(|_| c.skip_spaces().then(|| c.digits()).flatten());
+    let time_follows = c.skip_spaces() && {
+        let rest = &c.s[c.i..];
+        let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        (1..=2).contains(&run) && rest.get(run) == Some(&b':')
+    };
+    let (Some(m), Some(d), true) = (month, day, time_follows) else {
+        c.i = save;
+        return Ok(None);
+    };
+    let time = parse_time_part(c)?;
+    if !c.skip_spaces() {
+        return Err(ParseErr::Syntax);
+    }
+    let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
+    c.skip_spaces();
+    let tz = parse_zone(c)?;
+    Ok(Some(((y, m, small(num(d)?)?), time, tz)))
+}
+
+fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
     let lower = input.trim().to_ascii_lowercase();
     if let Some(sp) = special_word(&lower) {
         return Ok(Parsed {
@@ -939,29 +1209,45 @@ fn parse_datetime(input: &str) -> Result<Parsed, ParseErr> {
     let mut c = Cursor {
         s: lower.as_bytes(),
         i: 0,
+        year2: false,
     };
     let mut p = Parsed::default();
-    let (mut y, m, d) = parse_date_part(&mut c)?;
-    // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one date
-    // field); a zone right after a date is "+01", or "-01" after a space.
-    if c.peek() == Some(b'-') {
-        return Err(ParseErr::Syntax);
-    }
-    let had_sep = c.eat(b't') | c.skip_spaces();
-    if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
-        p.time = Some(parse_time_part(&mut c)?);
-        c.skip_spaces();
-    }
-    p.tz = parse_zone(&mut c)?;
+    skip_weekday(&mut c);
+    let (mut y, m, d) = if let Some(pg) = parse_postgres_form(&mut c)? {
+        p.time = Some(pg.1);
+        p.tz = pg.2;
+        pg.0
+    } else {
+        let (y, m, d) = parse_date_part(&mut c, order)?;
+        // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one
+        // date field); a zone right after a date is "+01", or "-01" after
+        // a space.
+        if c.peek() == Some(b'-') {
+            return Err(ParseErr::Syntax);
+        }
+        let had_sep = c.eat(b't') | c.skip_spaces();
+        if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
+            p.time = Some(parse_time_part(&mut c)?);
+            c.skip_spaces();
+        }
+        p.tz = parse_zone(&mut c)?;
+        (y, m, d)
+    };
     c.skip_spaces();
+    let bc = match c.word() {
+        "bc" => true,
+        "ad" | "" => false,
+        _ => return Err(ParseErr::Syntax),
+    };
+    if c.year2 && !bc {
+        y += if y < 70 { 2000 } else { 1900 };
+    }
     // Year 0 does not exist; 1 BC is year 0 inside.
     if y == 0 {
         return Err(ParseErr::Range);
     }
-    match c.word() {
-        "bc" => y = 1 - y,
-        "ad" | "" => {}
-        _ => return Err(ParseErr::Syntax),
+    if bc {
+        y = 1 - y;
     }
     c.skip_spaces();
     if !c.at_end() {
@@ -998,8 +1284,8 @@ fn out_of_range(what: &str, input: &str) -> DbError {
     )
 }
 
-fn parse_checked(type_name: &str, input: &str) -> Result<Parsed, DbError> {
-    parse_datetime(input).map_err(|e| match e {
+fn parse_checked(type_name: &str, input: &str, order: DateOrder) -> Result<Parsed, DbError> {
+    parse_datetime(input, order).map_err(|e| match e {
         ParseErr::Syntax => syntax_err(type_name, input),
         ParseErr::Range => field_range_err(input),
         ParseErr::MdRange => {
@@ -1025,8 +1311,13 @@ fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
 }
 
 /// Date input. `now` is the transaction timestamp (UTC micros).
-pub(crate) fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbError> {
-    let p = parse_checked("date", input)?;
+pub(crate) fn parse_date(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i32, DbError> {
+    let p = parse_checked("date", input, order)?;
     match p.special {
         Some(Special::Infinity) => return Ok(DATE_NOEND),
         Some(Special::NegInfinity) => return Ok(DATE_NOBEGIN),
@@ -1042,23 +1333,32 @@ pub(crate) fn parse_date(input: &str, tz: TimeZone, now: i64) -> Result<i32, DbE
 }
 
 /// Timestamp (without time zone) input; a zone in the text is ignored.
-pub(crate) fn parse_timestamp(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
-    parse_ts(input, "timestamp", tz, now, false)
+pub(crate) fn parse_timestamp(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp", (tz, now, order), false)
 }
 
 /// Timestamptz input; text without a zone is in the session zone `tz`.
-pub(crate) fn parse_timestamptz(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
-    parse_ts(input, "timestamp with time zone", tz, now, true)
+pub(crate) fn parse_timestamptz(
+    input: &str,
+    tz: TimeZone,
+    now: i64,
+    order: DateOrder,
+) -> Result<i64, DbError> {
+    parse_ts(input, "timestamp with time zone", (tz, now, order), true)
 }
 
 fn parse_ts(
     input: &str,
     name: &str,
-    tz: TimeZone,
-    now: i64,
+    (tz, now, order): (TimeZone, i64, DateOrder),
     with_tz: bool,
 ) -> Result<i64, DbError> {
-    let p = parse_checked(name, input)?;
+    let p = parse_checked(name, input, order)?;
     // Saturating: a local time at the edge of the range must fail the
     // range check below, not overflow.
     let zone_shift = |local: i64, off: i32| local.saturating_sub(off as i64 * USECS_PER_SEC);
@@ -1066,7 +1366,9 @@ fn parse_ts(
         Some(Special::Infinity) => return Ok(TS_NOEND),
         Some(Special::NegInfinity) => return Ok(TS_NOBEGIN),
         Some(Special::Now) if with_tz => return Ok(now),
-        Some(Special::Epoch) if with_tz => return Ok(UNIX_EPOCH_USECS),
+        // 1970-01-01 00:00:00 UTC for timestamptz, that local time for
+        // timestamp: the same number either way.
+        Some(Special::Epoch) => return Ok(UNIX_EPOCH_USECS),
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
@@ -1255,6 +1557,36 @@ impl IvAcc {
 /// Interval input: `1 year 2 mons`, `3 days 04:05:06`, `-1:30`, `10`
 /// (seconds), `@ 1 day ago`, `1.5 days`, and ISO 8601 `P1Y2M3DT4H5M6S`.
 pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
+    parse_interval_in(input, None)
+}
+
+/// interval_in for `interval(p)` / `interval <fields>`: a bare number is
+/// in the restriction's last field, and the value is adjusted to the
+/// typmod ([`IntervalMod`]).
+///
+/// Under IntervalStyle sql_standard (`sql_standard`), a leading minus with
+/// no other explicit sign applies to every field, as DecodeInterval does:
+/// `-1 2:03` is -1 days -02:03:00 there (and -1 days +02:03:00 otherwise).
+pub fn parse_interval_typmod(
+    input: &str,
+    m: Option<IntervalMod>,
+    sql_standard: bool,
+) -> Result<Interval, DbError> {
+    let mut iv = parse_interval_in(input, m)?;
+    if sql_standard && force_negative(input) {
+        iv = Interval::new(-iv.months.abs(), -iv.days.abs(), -iv.micros.abs());
+    }
+    Ok(m.map_or(iv, |m| m.adjust(iv)))
+}
+
+/// A leading `-` and no other field with an explicit sign.
+fn force_negative(input: &str) -> bool {
+    let mut fields = input.split_whitespace();
+    fields.next().is_some_and(|f| f.starts_with('-')) && !fields.any(|f| f.starts_with(['+', '-']))
+}
+
+fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
+    let bare_unit = IntervalMod::bare_unit(m);
     let lower = input.trim().to_ascii_lowercase();
     if let Some(iso) = lower.strip_prefix('p') {
         return parse_iso_interval(iso)
@@ -1265,6 +1597,7 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
     let mut acc = IvAcc::default();
     let mut negate = false;
     let mut any = false;
+    let mut bare = 0;
     let tokens: Vec<&str> = lower.split_whitespace().collect();
     let mut i = 0;
     while i < tokens.len() {
@@ -1278,11 +1611,27 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
             continue;
         }
         if t.contains(':') {
-            let us = parse_interval_time(t).ok_or_else(|| interval_syntax(input))?;
+            let us = if IntervalMod::minutes_first(m) && t.matches(':').count() == 1 {
+                let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
+                parse_interval_time(&format!("{sign}0:{body}"))
+            } else {
+                parse_interval_time(t)
+            };
+            let us = us.ok_or_else(|| interval_syntax(input))?;
             if !acc.claim(M_HOUR | M_MINUTE | M_ALL_SECS) {
                 return Err(interval_syntax(input));
             }
             acc.micros += us;
+            any = true;
+            continue;
+        }
+        // SQL's year-month literal: `1-2` is 1 year 2 months.
+        if let Some(ym) = year_month(t) {
+            let (years, months) = ym.ok_or_else(|| interval_range(input))?;
+            let ok = acc.add_unit(&years, "year") && acc.add_unit(&months, "month");
+            if !ok {
+                return Err(interval_syntax(input));
+            }
             any = true;
             continue;
         }
@@ -1298,8 +1647,17 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
         {
             i += 1;
             tokens[i - 1]
+        } else if i < tokens.len() && tokens[i].contains(':') {
+            // A number just before a time of day is days ('1 2:03').
+            "day"
         } else {
-            "second"
+            bare += 1;
+            if bare > 1 && bare_unit != "second" {
+                return Err(DbError::unsupported(format!(
+                    "interval input \"{input}\" with several fields without units under a field restriction"
+                )));
+            }
+            bare_unit
         };
         if !acc.add_unit(&num, unit) {
             return Err(interval_syntax(input));
@@ -1310,6 +1668,22 @@ pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
         return Err(interval_syntax(input));
     }
     acc.finish(negate).ok_or_else(|| interval_range(input))
+}
+
+/// `[-+]Y-M`: the years and months, both with the sign; Some(None) when
+/// M is 12 or more (out of range).
+fn year_month(t: &str) -> Option<Option<(Num, Num)>> {
+    let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
+    let (y, m) = body.split_once('-')?;
+    let digits = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(y) || !digits(m) {
+        return None;
+    }
+    if m.parse::<u32>().ok()? >= 12 {
+        return Some(None);
+    }
+    let num = |v: &str| parse_num(&format!("{sign}{v}"));
+    Some(num(y).zip(num(m)))
 }
 
 /// `[-+]h:mm[:ss[.f]]` in microseconds, exactly.
@@ -1489,6 +1863,76 @@ pub(crate) fn date_add_days(date: i32, days: i64) -> Result<i32, DbError> {
 }
 
 #[cfg(test)]
+mod postgres_form_tests {
+    use super::*;
+
+    #[test]
+    fn postgres_style_output_reads_back() {
+        let pst = TimeZone::parse("PST8PDT").unwrap();
+        let style = DateStyle {
+            output: DateOutput::Postgres,
+            order: DateOrder::Mdy,
+        };
+        for text in [
+            "Mon Feb 10 17:32:01 1997 PST",
+            "Mon Jul 01 20:04:05.5 2024 PDT",
+            "Tue Jan 15 04:00:00 0044 PST BC",
+        ] {
+            let ts = parse_timestamptz(text, pst, 0, DateOrder::Mdy).unwrap();
+            assert_eq!(format_timestamptz(ts, pst, style), text);
+        }
+        let ts = parse_timestamp("Feb 10 17:32:01 1997", TimeZone::UTC, 0, DateOrder::Mdy);
+        assert_eq!(
+            format_timestamp(ts.unwrap(), DateStyle::ISO_MDY),
+            "1997-02-10 17:32:01"
+        );
+        let ts = parse_timestamptz("1997-02-10 17:32:01 EST", TimeZone::UTC, 0, DateOrder::Mdy);
+        assert_eq!(
+            format_timestamptz(ts.unwrap(), TimeZone::UTC, DateStyle::ISO_MDY),
+            "1997-02-10 22:32:01+00"
+        );
+        assert!(parse_timestamp("Mon Feb 10 17:32:01", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+        // What PostgreSQL 15 gives for these (timestamptz shown in UTC).
+        let tz = |s| {
+            let v = parse_timestamptz(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
+            format_timestamptz(v, TimeZone::UTC, DateStyle::ISO_MDY)
+        };
+        let ts = |s| {
+            let v = parse_timestamp(s, TimeZone::fixed(3600), 0, DateOrder::Mdy).unwrap();
+            format_timestamp(v, DateStyle::ISO_MDY)
+        };
+        assert_eq!(ts("epoch"), "1970-01-01 00:00:00");
+        assert_eq!(tz("2000-03-15 08:14:01 GMT+8"), "2000-03-15 16:14:01+00");
+        assert_eq!(tz("2000-03-15 02:14:05 MST+7:00"), "2000-03-15 09:14:05+00");
+        assert_eq!(tz("2000-03-15 13:14:02 GMT-1"), "2000-03-15 12:14:02+00");
+        assert_eq!(ts("19970210 173201"), "1997-02-10 17:32:01");
+        assert_eq!(tz("19970210 173201 -0800"), "1997-02-11 01:32:01+00");
+        assert_eq!(ts("19970210 1732"), "1997-02-10 17:32:00");
+        assert_eq!(ts("Feb 10 5:32PM 1997"), "1997-02-10 17:32:00");
+        assert_eq!(tz("Feb-10-1997 17:32:01 PST"), "1997-02-11 01:32:01+00");
+        assert_eq!(ts("1997-02-10 12:00 am"), "1997-02-10 00:00:00");
+        assert_eq!(ts("1997-02-10 12:30:01 pm"), "1997-02-10 12:30:01");
+        assert!(parse_timestamp("1997-02-10 13:00 pm", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+        assert_eq!(parse_interval("1-2").unwrap(), Interval::new(14, 0, 0));
+        // A month name with two numbers follows the field order.
+        let d =
+            |s, o| parse_date(s, TimeZone::UTC, 0, o).map(|d| format_date(d, DateStyle::ISO_MDY));
+        assert_eq!(d("Jan 08 99", DateOrder::Mdy).unwrap(), "1999-01-08");
+        assert_eq!(d("08 Jan 99", DateOrder::Dmy).unwrap(), "1999-01-08");
+        assert_eq!(d("99 Jan 08", DateOrder::Ymd).unwrap(), "1999-01-08");
+        assert_eq!(d("1999 Jan 08", DateOrder::Mdy).unwrap(), "1999-01-08");
+        assert!(d("Jan-08-99", DateOrder::Ymd).is_err());
+        assert_eq!(d("January 8, 1999", DateOrder::Ymd).unwrap(), "1999-01-08");
+        assert_eq!(d("08-Jan-1999", DateOrder::Ymd).unwrap(), "1999-01-08");
+        assert!(d("January 8, 99 BC", DateOrder::Ymd).is_err());
+        assert_eq!(parse_interval("-1-2").unwrap(), Interval::new(-14, 0, 0));
+        let e = parse_interval("1-12").unwrap_err();
+        assert_eq!(e.message, "interval field value out of range: \"1-12\"");
+        assert!(parse_date("Mon", TimeZone::UTC, 0, DateOrder::Mdy).is_err());
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -1501,46 +1945,68 @@ mod tests {
             assert_eq!(date2j(y, m as i64, d as i64), jd);
         }
         assert_eq!(
-            format_date(DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1),
+            format_date(
+                DATE_END_JD as i32 - POSTGRES_EPOCH_JDATE as i32 - 1,
+                DateStyle::ISO_MDY
+            ),
             "5874897-12-31"
         );
     }
 
     #[test]
     fn output_matches_postgres() {
-        let ts = parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        let ts =
+            parse_timestamptz("2024-01-01 00:00:00+00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         assert_eq!(
-            format_timestamptz(ts, TimeZone::fixed(5 * 3600)),
+            format_timestamptz(ts, TimeZone::fixed(5 * 3600), DateStyle::ISO_MDY),
             "2024-01-01 05:00:00+05"
         );
         assert_eq!(
-            format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800))),
+            format_timestamptz(ts, TimeZone::fixed(-(5 * 3600 + 1800)), DateStyle::ISO_MDY),
             "2023-12-31 18:30:00-05:30"
         );
-        let t = parse_timestamptz("2024-01-01 00:00:00+05:30:15", TimeZone::UTC, 0).unwrap();
+        let t = parse_timestamptz(
+            "2024-01-01 00:00:00+05:30:15",
+            TimeZone::UTC,
+            0,
+            DateOrder::Mdy,
+        )
+        .unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "2023-12-31 18:29:45+00"
         );
-        let t = parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0).unwrap();
+        let t =
+            parse_timestamptz("0001-01-01 00:00:00+00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let t = timestamp_add_interval(t, &Interval::new(0, 0, -USECS_PER_HOUR)).unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "0001-12-31 23:00:00+00 BC"
         );
-        let t = parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0).unwrap();
+        let t =
+            parse_timestamptz("2024-01-01T10:11:12.5Z", TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         assert_eq!(
-            format_timestamptz(t, TimeZone::UTC),
+            format_timestamptz(t, TimeZone::UTC, DateStyle::ISO_MDY),
             "2024-01-01 10:11:12.5+00"
         );
-        let ts = |s| format_timestamp(parse_timestamp(s, TimeZone::UTC, 0).unwrap());
+        let ts = |s| {
+            format_timestamp(
+                parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap(),
+                DateStyle::ISO_MDY,
+            )
+        };
         assert_eq!(
             ts("2024-01-01 10:11:12.123456789"),
             "2024-01-01 10:11:12.123457"
         );
         assert_eq!(ts("2024-01-01 12:00 BC"), "2024-01-01 12:00:00 BC");
         assert_eq!(ts("2024-01-01 10:00 +02"), "2024-01-01 10:00:00");
-        let d = |s| format_date(parse_date(s, TimeZone::UTC, 0).unwrap());
+        let d = |s| {
+            format_date(
+                parse_date(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap(),
+                DateStyle::ISO_MDY,
+            )
+        };
         assert_eq!(d("20240102"), "2024-01-02");
         assert_eq!(d("1/2/2024"), "2024-01-02");
         assert_eq!(d("Jan 5 2024"), "2024-01-05");
@@ -1551,7 +2017,7 @@ mod tests {
 
     #[test]
     fn input_errors_match_postgres() {
-        let e = parse_date("2024-13-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("2024-13-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             (e.code, e.message.as_str()),
             (
@@ -1563,7 +2029,7 @@ mod tests {
             e.hint.as_deref(),
             Some("Perhaps you need a different \"datestyle\" setting.")
         );
-        let e = parse_date("foo", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("foo", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             (e.code, e.message.as_str()),
             (
@@ -1571,16 +2037,16 @@ mod tests {
                 "invalid input syntax for type date: \"foo\""
             )
         );
-        let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("2024-02-30", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             e.message,
             "date/time field value out of range: \"2024-02-30\""
         );
-        let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("300000-01-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(e.message, "timestamp out of range: \"300000-01-01\"");
-        let e = parse_date("6000000-01-01", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_date("6000000-01-01", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(e.message, "date out of range: \"6000000-01-01\"");
-        let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0).unwrap_err();
+        let e = parse_timestamp("2024-01-01 25:00", TimeZone::UTC, 0, DateOrder::Mdy).unwrap_err();
         assert_eq!(
             e.message,
             "date/time field value out of range: \"2024-01-01 25:00\""
@@ -1591,7 +2057,10 @@ mod tests {
             "2024--01",
             "99999999999999999999-01-01",
         ] {
-            assert!(parse_timestamp(bad, TimeZone::UTC, 0).is_err(), "{bad}");
+            assert!(
+                parse_timestamp(bad, TimeZone::UTC, 0, DateOrder::Mdy).is_err(),
+                "{bad}"
+            );
         }
     }
 
@@ -1653,7 +2122,7 @@ mod tests {
     #[test]
     fn daylight_saving_rules() {
         let ny = parse_posix_tz("EST5EDT,M3.2.0,M11.1.0").unwrap();
-        let utc = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let utc = |s| parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let local = utc;
         assert_eq!(ny.offset_at_utc(utc("2024-01-02 03:04:05")), -5 * 3600);
         assert_eq!(ny.offset_at_utc(utc("2024-07-02 03:04:05")), -4 * 3600);
@@ -1682,9 +2151,12 @@ mod tests {
 
     #[test]
     fn arithmetic() {
-        let ts = |s| parse_timestamp(s, TimeZone::UTC, 0).unwrap();
+        let ts = |s| parse_timestamp(s, TimeZone::UTC, 0, DateOrder::Mdy).unwrap();
         let r = timestamp_add_interval(ts("2024-01-31"), &Interval::new(1, 0, 0)).unwrap();
-        assert_eq!(format_timestamp(r), "2024-02-29 00:00:00");
+        assert_eq!(
+            format_timestamp(r, DateStyle::ISO_MDY),
+            "2024-02-29 00:00:00"
+        );
         let d = timestamp_diff(ts("2024-01-03 01:00"), ts("2024-01-01")).unwrap();
         assert_eq!(format_interval(&d), "2 days 01:00:00");
         let d = timestamp_diff(ts("2024-01-01"), ts("2024-01-03 01:00")).unwrap();

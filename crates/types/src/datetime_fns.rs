@@ -97,8 +97,8 @@ fn is_num(t: DataType) -> bool {
 /// preferred type of the category), as its implicit casts do.
 fn ts_arg(t: DataType) -> Option<DataType> {
     match t {
-        DataType::Timestamp => Some(DataType::Timestamp),
-        DataType::TimestampTz | DataType::Date => Some(DataType::TimestampTz),
+        DataType::Timestamp(_) => Some(DataType::Timestamp(None)),
+        DataType::TimestampTz(_) | DataType::Date => Some(DataType::TimestampTz(None)),
         _ => None,
     }
 }
@@ -127,17 +127,25 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     let (imp, arg_types, ret, volatile): (Imp, Vec<T>, T, bool) = match (name, args) {
         ("date_trunc", [u, t]) if is_text(*u) => match (*t, ts_arg(*t)) {
             // time: cast to interval, as PostgreSQL's implicit cast does.
-            (T::Interval | T::Time(_), _) => {
-                (trunc_interval, vec![text, T::Interval], T::Interval, false)
-            }
-            (_, Some(T::Timestamp)) => (trunc_ts, vec![text, T::Timestamp], T::Timestamp, false),
+            (T::Interval(_) | T::Time(_), _) => (
+                trunc_interval,
+                vec![text, T::Interval(None)],
+                T::Interval(None),
+                false,
+            ),
+            (_, Some(T::Timestamp(_))) => (
+                trunc_ts,
+                vec![text, T::Timestamp(None)],
+                T::Timestamp(None),
+                false,
+            ),
             (_, Some(tz)) => (trunc_tstz, vec![text, tz], tz, true),
             _ => return Some(Err(nf())),
         },
         ("date_trunc", [u, t, z]) if is_text(*u) && is_text(*z) && ts_arg(*t).is_some() => (
             trunc_tstz_in,
-            vec![text, T::TimestampTz, text],
-            T::TimestampTz,
+            vec![text, T::TimestampTz(None), text],
+            T::TimestampTz(None),
             false,
         ),
         ("extract" | "date_part", [u, t]) if is_text(*u) => {
@@ -152,15 +160,17 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                         part(a, c, false)
                             .map_err(|e| e.with_context("SQL function \"date_part\" statement 1"))
                     },
-                    T::Timestamp,
+                    T::Timestamp(None),
                     false,
                 ),
-                (T::Timestamp, false) => (|a, c| part(a, c, false), T::Timestamp, false),
-                (T::Timestamp, true) => (|a, c| part(a, c, true), T::Timestamp, false),
-                (T::TimestampTz, true) => (|a, c| part(a, c, true), T::TimestampTz, true),
-                (T::TimestampTz, false) => (|a, c| part(a, c, false), T::TimestampTz, true),
-                (T::Interval, true) => (|a, c| part(a, c, true), T::Interval, false),
-                (T::Interval, false) => (|a, c| part(a, c, false), T::Interval, false),
+                (T::Timestamp(_), false) => (|a, c| part(a, c, false), T::Timestamp(None), false),
+                (T::Timestamp(_), true) => (|a, c| part(a, c, true), T::Timestamp(None), false),
+                (T::TimestampTz(_), true) => (|a, c| part(a, c, true), T::TimestampTz(None), true),
+                (T::TimestampTz(_), false) => {
+                    (|a, c| part(a, c, false), T::TimestampTz(None), true)
+                }
+                (T::Interval(_), true) => (|a, c| part(a, c, true), T::Interval(None), false),
+                (T::Interval(_), false) => (|a, c| part(a, c, false), T::Interval(None), false),
                 (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
                 (T::Time(_), false) => (|a, c| part(a, c, false), T::Time(None), false),
                 _ => return Some(Err(nf())),
@@ -168,19 +178,22 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (imp, vec![text, at], ret, volatile)
         }
         ("age", [a, b]) => match (ts_arg(*a), ts_arg(*b)) {
-            (Some(T::Timestamp), Some(T::Timestamp)) => {
-                (age2, vec![T::Timestamp, T::Timestamp], T::Interval, false)
-            }
+            (Some(T::Timestamp(_)), Some(T::Timestamp(_))) => (
+                age2,
+                vec![T::Timestamp(None), T::Timestamp(None)],
+                T::Interval(None),
+                false,
+            ),
             (Some(_), Some(_)) => (
                 age2,
-                vec![T::TimestampTz, T::TimestampTz],
-                T::Interval,
+                vec![T::TimestampTz(None), T::TimestampTz(None)],
+                T::Interval(None),
                 true,
             ),
             _ => return Some(Err(nf())),
         },
         ("age", [a]) => match ts_arg(*a) {
-            Some(t) => (age1, vec![t], T::Interval, true),
+            Some(t) => (age1, vec![t], T::Interval(None), true),
             None => return Some(Err(nf())),
         },
         ("make_date", [a, b, c]) if [a, b, c].iter().all(|t| is_int(**t)) => {
@@ -192,7 +205,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             }
             let mut at = vec![T::Int4; 5];
             at.push(T::Float8);
-            (make_timestamp, at, T::Timestamp, false)
+            (make_timestamp, at, T::Timestamp(None), false)
         }
         ("make_timestamptz", rest) if (6..=7).contains(&rest.len()) => {
             if !rest[..5].iter().all(|t| is_int(*t))
@@ -206,7 +219,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             if rest.len() == 7 {
                 at.push(text);
             }
-            (make_timestamptz, at, T::TimestampTz, true)
+            (make_timestamptz, at, T::TimestampTz(None), true)
         }
         ("make_interval", _) if args.len() <= 7 => {
             let ok = args
@@ -219,40 +232,52 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             let at = (0..args.len())
                 .map(|i| if i == 6 { T::Float8 } else { T::Int4 })
                 .collect();
-            (make_interval, at, T::Interval, false)
+            (make_interval, at, T::Interval(None), false)
         }
-        ("justify_days" | "justify_hours" | "justify_interval", [T::Interval | T::Unknown]) => {
+        ("justify_days" | "justify_hours" | "justify_interval", [T::Interval(_) | T::Unknown]) => {
             let imp: Imp = match name {
                 "justify_days" => |a, _| strict1(a, |iv| justify_days(&iv)),
                 "justify_hours" => |a, _| strict1(a, |iv| justify_hours(&iv)),
                 _ => |a, _| strict1(a, |iv| justify_interval(&iv)),
             };
-            (imp, vec![T::Interval], T::Interval, false)
+            (imp, vec![T::Interval(None)], T::Interval(None), false)
         }
-        ("timezone", [z, t]) if is_text(*z) || *z == T::Interval => {
-            let zt = if *z == T::Interval { T::Interval } else { text };
+        ("timezone", [z, t]) if is_text(*z) || matches!(*z, T::Interval(_)) => {
+            let zt = if matches!(*z, T::Interval(_)) {
+                T::Interval(None)
+            } else {
+                text
+            };
             match t {
-                T::Timestamp => (at_zone, vec![zt, T::Timestamp], T::TimestampTz, false),
-                T::TimestampTz | T::Date | T::Unknown => {
-                    (at_zone, vec![zt, T::TimestampTz], T::Timestamp, false)
-                }
+                T::Timestamp(_) => (
+                    at_zone,
+                    vec![zt, T::Timestamp(None)],
+                    T::TimestampTz(None),
+                    false,
+                ),
+                T::TimestampTz(_) | T::Date | T::Unknown => (
+                    at_zone,
+                    vec![zt, T::TimestampTz(None)],
+                    T::Timestamp(None),
+                    false,
+                ),
                 _ => return Some(Err(nf())),
             }
         }
         ("date_bin", [s, t, o])
-            if matches!(s, T::Interval | T::Unknown)
+            if matches!(s, T::Interval(_) | T::Unknown)
                 && ts_arg(*t).is_some()
                 && (ts_arg(*o).is_some() || *o == T::Unknown) =>
         {
             let ty = match (ts_arg(*t), ts_arg(*o)) {
-                (Some(T::Timestamp), Some(T::Timestamp) | None) => T::Timestamp,
-                _ => T::TimestampTz,
+                (Some(T::Timestamp(_)), Some(T::Timestamp(_)) | None) => T::Timestamp(None),
+                _ => T::TimestampTz(None),
             };
             (
                 date_bin,
-                vec![T::Interval, ty, ty],
+                vec![T::Interval(None), ty, ty],
                 ty,
-                ty == T::TimestampTz,
+                matches!(ty, T::TimestampTz(_)),
             )
         }
         ("make_time", [h, m, s]) if is_int(*h) && is_int(*m) && is_num(*s) => (
@@ -261,7 +286,12 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::Time(None),
             false,
         ),
-        ("isfinite", [t]) if matches!(t, T::Date | T::Timestamp | T::TimestampTz | T::Interval) => {
+        ("isfinite", [t])
+            if matches!(
+                t,
+                T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Interval(_)
+            ) =>
+        {
             (isfinite, vec![*t], T::Bool, false)
         }
         _ => return Some(Err(nf())),
@@ -1538,11 +1568,11 @@ mod tests {
     }
 
     fn ts(s: &str) -> Value {
-        crate::text::parse_text(DataType::Timestamp, s, &ctx()).unwrap()
+        crate::text::parse_text(DataType::Timestamp(None), s, &ctx()).unwrap()
     }
 
     fn iv(s: &str) -> Value {
-        crate::text::parse_text(DataType::Interval, s, &ctx()).unwrap()
+        crate::text::parse_text(DataType::Interval(None), s, &ctx()).unwrap()
     }
 
     fn t(s: &str) -> Value {

@@ -59,17 +59,17 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             return Some(Err(crate::datetime_fns::not_unique(name, args)))
         }
         ("to_char", [v, f]) if is_text(f) => match v {
-            T::Timestamp => (to_char, vec![T::Timestamp, text], text, false),
-            T::TimestampTz | T::Date => (to_char, vec![T::TimestampTz, text], text, true),
+            T::Timestamp(_) => (to_char, vec![T::Timestamp(None), text], text, false),
+            T::TimestampTz(_) | T::Date => (to_char, vec![T::TimestampTz(None), text], text, true),
             // time has no to_char: it is cast to interval (implicitly).
-            T::Interval | T::Time(_) => (to_char, vec![T::Interval, text], text, false),
+            T::Interval(_) | T::Time(_) => (to_char, vec![T::Interval(None), text], text, false),
             T::Int2 | T::Int4 => (to_char, vec![T::Int4, text], text, false),
             T::Int8 | T::Float4 | T::Float8 => (to_char, vec![*v, text], text, false),
             T::Numeric(_) => (to_char, vec![T::NUMERIC, text], text, false),
             _ => return Some(Err(no_function(name, args))),
         },
         ("to_timestamp", [a, b]) if is_text(a) && is_text(b) => {
-            (to_timestamp, vec![text, text], T::TimestampTz, true)
+            (to_timestamp, vec![text, text], T::TimestampTz(None), true)
         }
         ("to_timestamp", [a]) if a.is_numeric() || *a == T::Unknown => (
             |a, _| match a[0].as_f64() {
@@ -77,7 +77,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 None => Ok(Value::Null),
             },
             vec![T::Float8],
-            T::TimestampTz,
+            T::TimestampTz(None),
             false,
         ),
         ("to_number", [a, b]) if is_text(a) && is_text(b) => {
@@ -1526,7 +1526,7 @@ mod tests {
     }
 
     fn ts(v: &str, f: &str) -> String {
-        let t = parse_text(DataType::Timestamp, v, &ctx()).unwrap();
+        let t = parse_text(DataType::Timestamp(None), v, &ctx()).unwrap();
         to_char(&[t, Value::text(f)], &ctx())
             .unwrap()
             .to_text(&ctx())

@@ -2,8 +2,9 @@
 //!
 //! Everything the executor needs to hold, read, print, convert and compute
 //! with PostgreSQL values, with PostgreSQL's results, messages and
-//! SQLSTATEs. No session state lives here: the two session settings that
-//! matter (TimeZone, transaction timestamp) come in an [`EvalCtx`].
+//! SQLSTATEs. No session state lives here: the session settings that
+//! matter (TimeZone, DateStyle, IntervalStyle, extra_float_digits, the
+//! transaction timestamp) come in an [`EvalCtx`].
 //!
 //! ## Types and values
 //! * [`DataType`] — static SQL type with typmod: `oid()`, `typlen()`,
@@ -63,12 +64,14 @@ pub mod binary;
 pub mod cast;
 pub mod context;
 pub mod datatype;
+pub mod datestyle;
 pub mod datetime;
 pub mod datetime_fns;
 pub mod enums;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
+pub mod interval_typmod;
 pub mod io_functions;
 pub mod json;
 pub mod jsonb_ops;

@@ -227,25 +227,27 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
         (Add, T::Date, t) | (Add, t, T::Date) if t.is_integer() => Some(T::Date),
         (Sub, T::Date, t) if t.is_integer() => Some(T::Date),
         (Sub, T::Date, T::Date) => Some(T::Int4),
-        (Add, T::Date | T::Timestamp, T::Interval)
-        | (Add, T::Interval, T::Date | T::Timestamp)
-        | (Sub, T::Date | T::Timestamp, T::Interval) => Some(T::Timestamp),
-        (Add, T::TimestampTz, T::Interval)
-        | (Add, T::Interval, T::TimestampTz)
-        | (Sub, T::TimestampTz, T::Interval) => Some(T::TimestampTz),
-        (Sub, T::Timestamp, T::Timestamp) | (Sub, T::TimestampTz, T::TimestampTz) => {
-            Some(T::Interval)
+        (Add, T::Date | T::Timestamp(_), T::Interval(_))
+        | (Add, T::Interval(_), T::Date | T::Timestamp(_))
+        | (Sub, T::Date | T::Timestamp(_), T::Interval(_)) => Some(T::Timestamp(None)),
+        (Add, T::TimestampTz(_), T::Interval(_))
+        | (Add, T::Interval(_), T::TimestampTz(_))
+        | (Sub, T::TimestampTz(_), T::Interval(_)) => Some(T::TimestampTz(None)),
+        (Sub, T::Timestamp(_), T::Timestamp(_)) | (Sub, T::TimestampTz(_), T::TimestampTz(_)) => {
+            Some(T::Interval(None))
         }
-        (Add | Sub, T::Interval, T::Interval) => Some(T::Interval),
-        (Add, T::Time(_), T::Interval)
-        | (Add, T::Interval, T::Time(_))
-        | (Sub, T::Time(_), T::Interval) => Some(T::Time(None)),
-        (Sub, T::Time(_), T::Time(_)) => Some(T::Interval),
+        (Add | Sub, T::Interval(_), T::Interval(_)) => Some(T::Interval(None)),
+        (Add, T::Time(_), T::Interval(_))
+        | (Add, T::Interval(_), T::Time(_))
+        | (Sub, T::Time(_), T::Interval(_)) => Some(T::Time(None)),
+        (Sub, T::Time(_), T::Time(_)) => Some(T::Interval(None)),
         (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) | (Sub, T::Date, T::Time(_)) => {
-            Some(T::Timestamp)
+            Some(T::Timestamp(None))
         }
-        (Mul, T::Interval, t) | (Mul, t, T::Interval) if t.is_numeric() => Some(T::Interval),
-        (Div, T::Interval, t) if t.is_numeric() => Some(T::Interval),
+        (Mul, T::Interval(_), t) | (Mul, t, T::Interval(_)) if t.is_numeric() => {
+            Some(T::Interval(None))
+        }
+        (Div, T::Interval(_), t) if t.is_numeric() => Some(T::Interval(None)),
         _ => None,
     }
 }
@@ -260,10 +262,10 @@ fn comparable(a: DataType, b: DataType) -> bool {
     }
     matches!(
         (a, b),
-        (T::Date, T::Timestamp | T::TimestampTz)
-            | (T::Timestamp | T::TimestampTz, T::Date)
-            | (T::Timestamp, T::TimestampTz)
-            | (T::TimestampTz, T::Timestamp)
+        (T::Date, T::Timestamp(_) | T::TimestampTz(_))
+            | (T::Timestamp(_) | T::TimestampTz(_), T::Date)
+            | (T::Timestamp(_), T::TimestampTz(_))
+            | (T::TimestampTz(_), T::Timestamp(_))
             | (T::Oid, T::Int2 | T::Int4 | T::Int8)
             | (T::Int2 | T::Int4 | T::Int8, T::Oid)
     )
@@ -849,7 +851,7 @@ mod tests {
             Some(Ordering::Less)
         );
         let d = p(DataType::Date, "2024-01-01");
-        let ts = p(DataType::Timestamp, "2024-01-01 00:00:01");
+        let ts = p(DataType::Timestamp(None), "2024-01-01 00:00:01");
         assert_eq!(compare(&d, &ts).unwrap(), Some(Ordering::Less));
         let err = compare(&Value::Int4(1), &Value::text("1")).unwrap_err();
         assert_eq!(err.message, "operator does not exist: integer = text");
@@ -896,7 +898,7 @@ mod tests {
     fn datetime_arithmetic_like_postgres() {
         use BinaryOp::*;
         let d = |s| p(DataType::Date, s);
-        let iv = |s| p(DataType::Interval, s);
+        let iv = |s| p(DataType::Interval(None), s);
         assert_eq!(t(op(Sub, d("2024-03-01"), d("2024-02-01"))), "29");
         assert_eq!(t(op(Add, d("2024-01-01"), Value::Int4(30))), "2024-01-31");
         assert!(op(Sub, d("2024-01-01"), Value::Int8(i64::MIN)).is_err());
@@ -908,7 +910,7 @@ mod tests {
             t(op(Sub, d("2024-01-01"), iv("1 day"))),
             "2023-12-31 00:00:00"
         );
-        let tz = |s| p(DataType::TimestampTz, s);
+        let tz = |s| p(DataType::TimestampTz(None), s);
         assert_eq!(t(op(Sub, tz("2024-01-01"), tz("2023-12-01"))), "31 days");
         assert_eq!(t(negate(&iv("1 day 02:00"))), "-1 days -02:00:00");
         assert_eq!(
@@ -920,7 +922,7 @@ mod tests {
             e(op(Div, iv("1 hour"), Value::Int4(0))).1,
             "division by zero"
         );
-        let ts = p(DataType::Timestamp, "2024-01-31 10:00");
+        let ts = p(DataType::Timestamp(None), "2024-01-31 10:00");
         assert_eq!(t(op(Add, ts, iv("1 mon"))), "2024-02-29 10:00:00");
     }
 }

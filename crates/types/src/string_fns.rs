@@ -59,7 +59,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             // Output of timestamptz and floats reads the session.
             let volatile = rest
                 .iter()
-                .any(|t| matches!(t, T::TimestampTz | T::Float4 | T::Float8) || t.is_array());
+                .any(|t| matches!(t, T::TimestampTz(_) | T::Float4 | T::Float8) || t.is_array());
             (format, at, text, volatile)
         }
         ("initcap", [t]) if is_text(*t) => (

@@ -16,6 +16,7 @@ use nestor_common::{DbError, SqlState};
 use crate::cast::apply_typmod;
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
+use crate::datestyle::IntervalStyle;
 use crate::datetime;
 use crate::float;
 use crate::json;
@@ -39,11 +40,16 @@ impl Value {
             Value::Numeric(n) => n.to_string(),
             Value::Text(s) | Value::Jsonb(s) => s.to_string(),
             Value::Bytea(b) => format_bytea(b),
-            Value::Date(d) => datetime::format_date(*d),
-            Value::Timestamp(t) => datetime::format_timestamp(*t),
-            Value::TimestampTz(t) => datetime::format_timestamptz(*t, ctx.time_zone),
+            Value::Date(d) => datetime::format_date(*d, ctx.date_style),
+            Value::Timestamp(t) => datetime::format_timestamp(*t, ctx.date_style),
+            Value::TimestampTz(t) => {
+                datetime::format_timestamptz(*t, ctx.time_zone, ctx.date_style)
+            }
             Value::Uuid(u) => format_uuid(u),
-            Value::Interval(i) => datetime::format_interval(i),
+            Value::Interval(i) => match ctx.interval_style {
+                IntervalStyle::Postgres => datetime::format_interval(i),
+                style => crate::datestyle::format_interval_styled(i, style),
+            },
             Value::Time(t) => crate::time::format_time(*t),
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
@@ -140,12 +146,24 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Record(_) => return Err(crate::binary::anonymous_record_input()),
         // void_in accepts anything.
         DataType::Void => Value::Text(Arc::from("")),
-        DataType::Date => Value::Date(datetime::parse_date(input, tz, ctx.now)?),
-        DataType::Timestamp => Value::Timestamp(datetime::parse_timestamp(input, tz, ctx.now)?),
-        DataType::TimestampTz => {
-            Value::TimestampTz(datetime::parse_timestamptz(input, tz, ctx.now)?)
+        DataType::Date => Value::Date(datetime::parse_date(
+            input,
+            tz,
+            ctx.now,
+            ctx.date_style.order,
+        )?),
+        DataType::Timestamp(p) => Value::Timestamp(datetime::round_timestamp(
+            datetime::parse_timestamp(input, tz, ctx.now, ctx.date_style.order)?,
+            p,
+        )),
+        DataType::TimestampTz(p) => Value::TimestampTz(datetime::round_timestamp(
+            datetime::parse_timestamptz(input, tz, ctx.now, ctx.date_style.order)?,
+            p,
+        )),
+        DataType::Interval(m) => {
+            let sql_standard = ctx.interval_style == IntervalStyle::SqlStandard;
+            Value::Interval(datetime::parse_interval_typmod(input, m, sql_standard)?)
         }
-        DataType::Interval => Value::Interval(datetime::parse_interval(input)?),
         DataType::Time(p) => {
             let t = crate::time::parse_time(input, tz, ctx.now)?;
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
@@ -516,16 +534,19 @@ mod tests {
     #[test]
     fn datetime_and_json_text() {
         let c = EvalCtx::new(TimeZone::fixed(3600), 0);
-        let v = parse_text(DataType::TimestampTz, "2024-06-01 12:00:00", &c).unwrap();
+        let v = parse_text(DataType::TimestampTz(None), "2024-06-01 12:00:00", &c).unwrap();
         assert_eq!(v.to_text(&c), "2024-06-01 12:00:00+01");
         assert_eq!(v.to_text(&ctx()), "2024-06-01 11:00:00+00");
         assert_eq!(
             rt(DataType::Jsonb, r#"{"b":1,"a":2}"#),
             r#"{"a": 2, "b": 1}"#
         );
-        assert_eq!(rt(DataType::Interval, "1 day 2 hours"), "1 day 02:00:00");
+        assert_eq!(
+            rt(DataType::Interval(None), "1 day 2 hours"),
+            "1 day 02:00:00"
+        );
         assert_eq!(rt(DataType::Date, "2024-02-29"), "2024-02-29");
-        let now = parse_text(DataType::TimestampTz, "now", &c).unwrap();
+        let now = parse_text(DataType::TimestampTz(None), "now", &c).unwrap();
         assert_eq!(now, Value::TimestampTz(0));
         assert_eq!(
             parse_text(DataType::Date, "today", &c).unwrap(),

@@ -172,7 +172,9 @@ fn date_prefix_end(s: &str) -> Option<usize> {
     let end = b.iter().position(|&c| c == b' ')?;
     let d = &s[..end];
     // Only a well-formed date counts.
-    datetime::parse_date(d, TimeZone::UTC, 0).ok().map(|_| end)
+    datetime::parse_date(d, TimeZone::UTC, 0, Default::default())
+        .ok()
+        .map(|_| end)
 }
 
 /// The fraction's digits in microseconds, rounding at the 7th digit.

@@ -158,8 +158,10 @@ fn dates_and_times() {
         2 => r.gen_range(-211_813_488_000_000_000..9_223_371_331_200_000_000),
         _ => r.gen_range(-3_000_000_000_000_000..3_000_000_000_000_000),
     };
-    run(16, DataType::Timestamp, move |r| Value::Timestamp(ts(r)));
-    run(17, DataType::TimestampTz, move |r| {
+    run(16, DataType::Timestamp(None), move |r| {
+        Value::Timestamp(ts(r))
+    });
+    run(17, DataType::TimestampTz(None), move |r| {
         let t = ts(r);
         // keep clear of the range ends so the local time is printable
         let t = if t != TS_NOBEGIN && t != TS_NOEND {
@@ -169,7 +171,7 @@ fn dates_and_times() {
         };
         Value::TimestampTz(t)
     });
-    run(18, DataType::Interval, |r| {
+    run(18, DataType::Interval(None), |r| {
         let small = r.gen_bool(0.7);
         Value::Interval(if small {
             Interval::new(
@@ -251,9 +253,9 @@ fn garbage_never_panics() {
         DataType::Name,
         DataType::Bytea,
         DataType::Date,
-        DataType::Timestamp,
-        DataType::TimestampTz,
-        DataType::Interval,
+        DataType::Timestamp(None),
+        DataType::TimestampTz(None),
+        DataType::Interval(None),
         DataType::Uuid,
         DataType::Jsonb,
     ];
@@ -382,9 +384,9 @@ fn operators_functions_and_casts_never_panic() {
         DataType::Char(Some(3)),
         DataType::Bytea,
         DataType::Date,
-        DataType::Timestamp,
-        DataType::TimestampTz,
-        DataType::Interval,
+        DataType::Timestamp(None),
+        DataType::TimestampTz(None),
+        DataType::Interval(None),
         DataType::Uuid,
         DataType::Jsonb,
     ];

@@ -223,7 +223,7 @@ fn set_attributes(
     if let Some(t) = &o.valid_until {
         r.valid_until = match nestor_types::cast::cast(
             &Value::Text(t.as_str().into()),
-            DataType::TimestampTz,
+            DataType::TimestampTz(None),
             true,
             &ctx.eval,
         )? {

@@ -107,7 +107,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         Acc::Avg(s, n) => {
             let t = match v {
                 Value::Float4(_) | Value::Float8(_) => DataType::Float8,
-                Value::Interval(_) => DataType::Interval,
+                Value::Interval(_) => DataType::Interval(None),
                 _ => DataType::NUMERIC,
             };
             let v = valops::cast(v, t, true, ec)?;

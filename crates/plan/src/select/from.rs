@@ -1035,7 +1035,7 @@ fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType)
     }
     // Over timestamps with an interval step (the executor walks it).
     if let Some(t) = crate::functions::timestamp_series_type(&types) {
-        let wants = [t, t, DataType::Interval];
+        let wants = [t, t, DataType::Interval(None)];
         let args = args
             .into_iter()
             .zip(types)

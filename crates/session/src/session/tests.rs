@@ -701,17 +701,34 @@ fn cancel_and_statement_timeout_stop_a_running_statement() {
 }
 
 #[test]
-fn unsupported_styles_are_refused_and_float_digits_honoured() {
+fn date_and_interval_styles_and_float_digits_honoured() {
     let e = engine(10);
     let mut s = session(&e, 1);
-    let out = q(&mut s, "SET DateStyle = 'SQL, DMY'");
-    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
+    // A DateStyle change is reported to the client (ParameterStatus).
     assert_eq!(
-        run(&mut s, "SHOW DateStyle"),
-        ["T", "D:ISO, MDY", "SHOW", "Z:I"]
+        run(&mut s, "SET DateStyle = 'SQL, DMY'"),
+        ["SET", "S:DateStyle=SQL, DMY", "Z:I"]
     );
-    let out = q(&mut s, "SET IntervalStyle = sql_standard");
-    assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported);
+    assert_eq!(
+        run(&mut s, "SELECT date '2024-01-02', date '13/04/2024'"),
+        ["T", "D:02/01/2024,13/04/2024", "SELECT 1", "Z:I"]
+    );
+    // A partial value keeps the other half.
+    assert_eq!(
+        run(&mut s, "SET DateStyle = postgres"),
+        ["SET", "S:DateStyle=Postgres, DMY", "Z:I"]
+    );
+    assert_eq!(
+        run(&mut s, "SELECT timestamp '2024-01-02 03:04:05.5'"),
+        ["T", "D:Tue 02 Jan 03:04:05.5 2024", "SELECT 1", "Z:I"]
+    );
+    let out = q(&mut s, "SET DateStyle = 'iso, sql'");
+    assert_eq!(error_of(&out).code, SqlState::InvalidParameterValue);
+    run(&mut s, "SET IntervalStyle = sql_standard");
+    assert_eq!(
+        run(&mut s, "SELECT interval '1 year 2 mons'"),
+        ["T", "D:1-2", "SELECT 1", "Z:I"]
+    );
     assert_eq!(
         run(&mut s, "SELECT 1.0::float8 / 3"),
         ["T", "D:0.3333333333333333", "SELECT 1", "Z:I"]
@@ -721,7 +738,7 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
         run(&mut s, "SELECT 1.0::float8 / 3"),
         ["T", "D:0.333333333333", "SELECT 1", "Z:I"]
     );
-    // A startup DateStyle Nestor cannot honour fails the connection.
+    // A startup DateStyle applies from the first statement.
     let info = SessionInfo {
         pid: SessionId(2),
         secret_key: 1,
@@ -733,8 +750,11 @@ fn unsupported_styles_are_refused_and_float_digits_honoured() {
         startup_params: vec![("DateStyle".into(), "German".into())],
         ssl: None,
     };
-    let err = Session::new(e.clone(), info).err().expect("refused");
-    assert_eq!(err.code, SqlState::FeatureNotSupported);
+    let mut g = Session::new(e.clone(), info).expect("German is a DateStyle");
+    assert_eq!(
+        run(&mut g, "SELECT date '2024-01-02'"),
+        ["T", "D:02.01.2024", "SELECT 1", "Z:I"]
+    );
 }
 
 #[test]

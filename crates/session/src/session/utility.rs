@@ -654,7 +654,7 @@ fn set_special(
             Ok(())
         }
         (_, Some(v)) => {
-            let c = settings::canonicalize(name, &v)?;
+            let c = settings::canonicalize_from(s.settings.view(), name, &v)?;
             s.settings.set(name, c, local);
             Ok(())
         }
