@@ -54,9 +54,31 @@
 //! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
 //! beside the namespaces and change the same way.
 //!
-//! Left out: schemas other than `public` and the temporary ones (and
-//! qualified names in them), dependency tracking beyond serial
-//! sequences owned by their column.
+//! Schemas other than `public` ([`SchemaDef`], PostgreSQL's pg_namespace
+//! rows) each hold a [`Namespace`] of their own, keyed by OID. Objects in
+//! them are named to the catalog as `schema.name`: every lookup splits a
+//! name at its first dot when the part before it names a schema
+//! (`public`, `pg_temp` or one created), so the unqualified lookup of a
+//! public table costs one scan of its name for a dot and allocates
+//! nothing; a name whose prefix is no schema is looked up whole (a table
+//! may be called `"a.b"`).
+//!
+//! ```text
+//!   State
+//!     public:  "t" -> TableDef { namespace 2200 }
+//!     schemas: 16390 -> Schema { app, "t" -> TableDef { namespace 16390 } }
+//!   "t" resolves in public; "app.t" in app; "nosuch.t" is looked up as "nosuch.t"
+//! ```
+//!
+//! Changes to a schema's objects are logged wrapped in
+//! [`CatalogRecord::InSchema`]; records outside one apply in `public`
+//! (those of data directories older than schemas included).
+//!
+//! Left out: search_path (unqualified names resolve in the session's TEMP
+//! namespace, then `public`, as with PostgreSQL's default path when no
+//! schema is named after the user), functions in schemas other than
+//! `public`, dependency tracking beyond serial sequences owned by their
+//! column.
 
 #![forbid(unsafe_code)]
 
@@ -105,7 +127,37 @@ pub(crate) enum Ns {
     Public,
     /// The TEMP objects of one session.
     Temp(SessionId),
+    /// A schema made by CREATE SCHEMA, by OID.
+    Schema(u32),
 }
+
+impl Ns {
+    /// The pg_namespace OID of a permanent namespace (`public` for TEMP).
+    fn oid(self) -> u32 {
+        match self {
+            Ns::Schema(oid) => oid,
+            Ns::Public | Ns::Temp(_) => PUBLIC_NAMESPACE_OID,
+        }
+    }
+}
+
+/// A schema other than `public` (a pg_namespace row; its owner and ACL
+/// are kept with those of other objects, see [`acl`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaDef {
+    pub oid: RelId,
+    pub name: String,
+}
+
+/// A schema and the objects in it.
+pub(crate) struct Schema {
+    pub def: Arc<SchemaDef>,
+    pub ns: Namespace,
+}
+
+/// The namespaces a relation name resolves in (at most two: TEMP then
+/// `public`, or the one its qualifier names), without allocating.
+type Scope<'a> = [Option<(Ns, &'a Namespace)>; 2];
 
 /// The name maps of one namespace.
 #[derive(Default)]
@@ -126,6 +178,8 @@ pub(crate) struct Namespace {
 pub(crate) struct State {
     pub public: Namespace,
     pub temp: HashMap<SessionId, Namespace>,
+    /// Schemas other than `public`, by OID.
+    pub schemas: BTreeMap<u32, Schema>,
     /// Roles by name (server-wide, see [`role`]).
     pub roles: BTreeMap<String, Arc<RoleDef>>,
     /// Owners and ACLs changed from the default, by (class, object) OID
@@ -148,22 +202,77 @@ impl State {
         match ns {
             Ns::Public => Some(&self.public),
             Ns::Temp(s) => self.temp.get(&s),
+            Ns::Schema(oid) => self.schemas.get(&oid).map(|s| &s.ns),
         }
     }
 
+    /// The namespace a change applies to; a schema's must exist (checked
+    /// by [`Catalog::namespace_of`] and by replay).
     pub(crate) fn ns_mut(&mut self, ns: Ns) -> &mut Namespace {
         match ns {
             Ns::Public => &mut self.public,
             Ns::Temp(s) => self.temp.entry(s).or_default(),
+            Ns::Schema(oid) => {
+                &mut self
+                    .schemas
+                    .get_mut(&oid)
+                    .expect("a change applies in an existing schema")
+                    .ns
+            }
         }
     }
 
-    /// The namespaces `session`'s names resolve in, in order: its TEMP
-    /// objects shadow the public ones (pg_temp first, as in PostgreSQL).
-    fn search(&self, session: Option<SessionId>) -> impl Iterator<Item = (Ns, &Namespace)> {
+    /// The namespace a schema name denotes for `session`.
+    fn schema_ns(&self, session: Option<SessionId>, schema: &str) -> Option<Ns> {
+        match schema {
+            "public" => Some(Ns::Public),
+            "pg_temp" => session.map(Ns::Temp),
+            s => self
+                .schemas
+                .values()
+                .find(|x| x.def.name == s)
+                .map(|x| Ns::Schema(x.def.oid.0)),
+        }
+    }
+
+    /// Where `name` resolves for `session`, and the name without its
+    /// qualifier: the namespace a `schema.` prefix names, else the
+    /// session's TEMP objects then `public` (pg_temp first, as in
+    /// PostgreSQL).
+    fn scope<'a>(&'a self, session: Option<SessionId>, name: &'a str) -> (Scope<'a>, &'a str) {
+        if let Some((schema, bare)) = name.split_once('.') {
+            if let Some(ns) = self.schema_ns(session, schema) {
+                return ([self.ns(ns).map(|n| (ns, n)), None], bare);
+            }
+        }
+        let temp = session.and_then(|s| self.temp.get(&s).map(|n| (Ns::Temp(s), n)));
+        ([temp, Some((Ns::Public, &self.public))], name)
+    }
+
+    /// Every namespace `session` sees: its TEMP objects, `public`, then
+    /// the schemas.
+    fn all(&self, session: Option<SessionId>) -> impl Iterator<Item = (Ns, &Namespace)> {
         let temp = session.and_then(|s| self.temp.get(&s).map(|n| (Ns::Temp(s), n)));
         temp.into_iter()
             .chain(std::iter::once((Ns::Public, &self.public)))
+            .chain(
+                self.schemas
+                    .iter()
+                    .map(|(oid, s)| (Ns::Schema(*oid), &s.ns)),
+            )
+    }
+
+    /// The namespace holding a relation named (maybe qualified) `name` in
+    /// the map `has` checks, and its bare name.
+    fn find<'a>(
+        &'a self,
+        session: Option<SessionId>,
+        name: &'a str,
+        has: impl Fn(&Namespace, &str) -> bool,
+    ) -> Option<(Ns, &'a str)> {
+        let (scope, bare) = self.scope(session, name);
+        let ns = scope.into_iter().flatten().find(|(_, n)| has(n, bare))?.0;
+        Some((ns, bare))
     }
 }
 
@@ -426,9 +535,11 @@ impl Catalog {
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.tables.get(name))
+        let (scope, bare) = st.scope(self.session, name);
+        let found = scope
+            .into_iter()
+            .flatten()
+            .find_map(|(_, n)| n.tables.get(bare))
             .cloned();
         found
     }
@@ -437,7 +548,7 @@ impl Catalog {
     pub fn table_by_oid(&self, oid: RelId) -> Option<Arc<TableDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .find_map(|(_, n)| n.tables.values().find(|t| t.oid == oid))
             .cloned();
         found
@@ -447,7 +558,7 @@ impl Catalog {
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.tables.values().cloned())
             .collect();
         found
@@ -456,7 +567,7 @@ impl Catalog {
     pub fn sequences(&self) -> Vec<Arc<Sequence>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.sequences.values().cloned())
             .collect();
         found
@@ -464,9 +575,11 @@ impl Catalog {
 
     pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.sequences.get(name))
+        let (scope, bare) = st.scope(self.session, name);
+        let found = scope
+            .into_iter()
+            .flatten()
+            .find_map(|(_, n)| n.sequences.get(bare))
             .cloned();
         found
     }
@@ -474,7 +587,7 @@ impl Catalog {
     pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .find_map(|(_, n)| n.sequences.values().find(|s| s.oid == oid))
             .cloned();
         found
@@ -482,9 +595,11 @@ impl Catalog {
 
     pub fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.views.get(name))
+        let (scope, bare) = st.scope(self.session, name);
+        let found = scope
+            .into_iter()
+            .flatten()
+            .find_map(|(_, n)| n.views.get(bare))
             .cloned();
         found
     }
@@ -493,7 +608,7 @@ impl Catalog {
     pub fn views(&self) -> Vec<Arc<ViewDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.views.values().cloned())
             .collect();
         found
@@ -524,8 +639,73 @@ impl Catalog {
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
-        let found = st.search(self.session).find_map(|(_, n)| n.relation(name));
+        let (scope, bare) = st.scope(self.session, name);
+        for (_, n) in scope.into_iter().flatten() {
+            if let Some(r) = n.relation(bare) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Every schema other than `public`, by OID.
+    pub fn schemas(&self) -> Vec<Arc<SchemaDef>> {
+        let st = self.state.read();
+        let all = st.schemas.values().map(|s| s.def.clone()).collect();
+        all
+    }
+
+    /// The schema (other than `public`) named `name`.
+    pub fn schema(&self, name: &str) -> Option<Arc<SchemaDef>> {
+        let st = self.state.read();
+        let found = st
+            .schemas
+            .values()
+            .find(|s| s.def.name == name)
+            .map(|s| s.def.clone());
         found
+    }
+
+    /// The name of the schema with this OID (`public` included).
+    pub fn schema_name(&self, oid: u32) -> Option<String> {
+        if oid == PUBLIC_NAMESPACE_OID {
+            return Some("public".into());
+        }
+        let st = self.state.read();
+        let found = st.schemas.get(&oid).map(|s| s.def.name.clone());
+        found
+    }
+
+    /// The name the catalog knows an object of schema `namespace` by:
+    /// `schema.name` outside `public`, `name` in it.
+    pub fn qualify(&self, namespace: u32, name: &str) -> String {
+        match self.schema_name(namespace) {
+            Some(s) if namespace != PUBLIC_NAMESPACE_OID => format!("{s}.{name}"),
+            _ => name.to_string(),
+        }
+    }
+
+    /// `name` without the schema qualifier a lookup would take off it.
+    pub fn unqualified<'a>(&self, name: &'a str) -> &'a str {
+        let st = self.state.read();
+        match name.split_once('.') {
+            Some((schema, bare)) if st.schema_ns(self.session, schema).is_some() => bare,
+            _ => name,
+        }
+    }
+
+    /// The schema a relation written with the qualifier `schema` (empty:
+    /// none) is created in: its OID; 3F000 if there is no such schema.
+    pub fn creation_namespace(&self, schema: &str) -> Result<u32, DbError> {
+        match schema {
+            "" | "public" | "pg_temp" => Ok(PUBLIC_NAMESPACE_OID),
+            s => self.schema(s).map(|d| d.oid.0).ok_or_else(|| {
+                DbError::new(
+                    SqlState::InvalidSchemaName,
+                    format!("schema \"{s}\" does not exist"),
+                )
+            }),
+        }
     }
 
     /// The functions and procedures named `name` (every overload).
@@ -563,11 +743,16 @@ impl Catalog {
     /// TEMP namespace for a TEMP object, in `public` otherwise (a TEMP
     /// table may shadow a permanent one of the same name).
     pub fn name_taken_in(&self, name: &str, temporary: bool) -> bool {
+        let st = self.state.read();
+        if let Some((schema, bare)) = name.split_once('.') {
+            if let Some(ns) = st.schema_ns(self.session, schema) {
+                return st.ns(ns).is_some_and(|n| n.relation(bare).is_some());
+            }
+        }
         let ns = match (temporary, self.session) {
             (true, Some(s)) => Ns::Temp(s),
             _ => Ns::Public,
         };
-        let st = self.state.read();
         st.ns(ns).is_some_and(|n| n.relation(name).is_some())
     }
 
@@ -578,7 +763,7 @@ impl Catalog {
         // collecting (and reference-counting) all of them first.
         let st = self.state.read();
         let mut out = Vec::new();
-        for (_, n) in st.search(self.session) {
+        for (_, n) in st.all(self.session) {
             for t in n.tables.values() {
                 for fk in &t.foreign_keys {
                     if fk.parent == parent {
@@ -593,7 +778,6 @@ impl Catalog {
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
     pub fn regclass(&self, name: &str) -> Result<u32, DbError> {
         let n = name.trim();
-        let n = n.strip_prefix("public.").unwrap_or(n);
         let n = n.trim_matches('"');
         if let Ok(oid) = n.parse::<u32>() {
             return Ok(oid);
@@ -618,7 +802,7 @@ impl Catalog {
     /// has the name, 42809 if it is not a sequence.
     pub fn sequence_named(&self, name: &str) -> Result<Arc<Sequence>, DbError> {
         let n = name.trim_matches('"');
-        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        let n = n.to_ascii_lowercase();
         match self.relation(&n) {
             Some(Relation::Sequence(s)) => Ok(s),
             Some(_) => Err(DbError::new(
@@ -672,12 +856,25 @@ impl Catalog {
         let token = self.gate.enter();
         if let Change::PutTable { def, .. } = &change {
             def.storage.set_logged(def.is_logged());
+            let schema = self.schema_name(def.namespace).unwrap_or_default();
+            def.storage.set_schema(&schema);
         }
+        let mut change = change;
         let (ns, redo, undo) = {
             let mut st = self.state.write();
-            let ns = self.namespace_of(&st, &change)?;
+            let ns = self.namespace_of(&st, &mut change)?;
             // TEMP objects are never logged.
-            let redo = (ns == Ns::Public).then(|| change.redo().encode());
+            let redo = match ns {
+                Ns::Public => Some(change.redo().encode()),
+                Ns::Schema(namespace) => Some(
+                    CatalogRecord::InSchema {
+                        namespace,
+                        record: Box::new(change.redo()),
+                    }
+                    .encode(),
+                ),
+                Ns::Temp(_) => None,
+            };
             (ns, redo, change.apply(&mut st, ns))
         };
         self.version.fetch_add(1, Ordering::AcqRel);
@@ -699,52 +896,59 @@ impl Catalog {
         Ok(())
     }
 
-    /// The namespace a change applies to: a new TEMP object goes to the
-    /// session's namespace, a drop to wherever the name resolves.
-    fn namespace_of(&self, st: &State, change: &Change) -> Result<Ns, DbError> {
-        let temp = match change {
-            Change::PutTable { def, .. } => def.persistence == Persistence::Temporary,
-            Change::PutSequence(s) => s.temporary,
-            Change::DropTable(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.tables.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+    /// The namespace a change applies to: a new object goes to its
+    /// schema (a TEMP one to the session's namespace), a drop or rename
+    /// to wherever its (maybe qualified) name resolves; the name in the
+    /// change is left without its qualifier.
+    fn namespace_of(&self, st: &State, change: &mut Change) -> Result<Ns, DbError> {
+        let (temp, namespace) = match change {
+            Change::PutTable { def, .. } => {
+                (def.persistence == Persistence::Temporary, def.namespace)
             }
-            Change::PutView(v) => v.temporary,
+            Change::PutSequence(s) => (s.temporary, s.namespace),
+            Change::PutView(v) => (v.temporary, v.namespace),
+            Change::DropTable(name) | Change::RenameTable { from: name, .. } => {
+                return Ok(resolve_name(st, self.session, name, |n, b| {
+                    n.tables.contains_key(b)
+                }));
+            }
             Change::DropView(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.views.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+                return Ok(resolve_name(st, self.session, name, |n, b| {
+                    n.views.contains_key(b)
+                }));
+            }
+            Change::DropSequence(name) => {
+                return Ok(resolve_name(st, self.session, name, |n, b| {
+                    n.sequences.contains_key(b)
+                }));
             }
             // Comments live in public (keyed by OID).
             Change::SetComment { .. } => return Ok(Ns::Public),
-            Change::RenameTable { from, .. } => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.tables.contains_key(from));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
-            }
-            Change::DropSequence(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.sequences.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
-            }
             // Functions live in public (as in PostgreSQL unless pg_temp is
             // named).
             Change::PutFunction(_) | Change::DropFunction(_) => return Ok(Ns::Public),
-            // Roles are server-wide, ACLs keyed by OID: logged like public
-            // objects (a TEMP object's ACL is logged too; harmless).
+            // Roles and schemas are catalog-wide, ACLs keyed by OID: logged
+            // like public objects (a TEMP object's ACL is logged too;
+            // harmless).
             Change::PutRole(_)
             | Change::DropRole(_)
+            | Change::PutSchema(_)
+            | Change::DropSchema(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
             | Change::SetDefaultAcl { .. } => return Ok(Ns::Public),
         };
         if !temp {
-            return Ok(Ns::Public);
+            if namespace == PUBLIC_NAMESPACE_OID {
+                return Ok(Ns::Public);
+            }
+            if !st.schemas.contains_key(&namespace) {
+                return Err(DbError::new(
+                    SqlState::InvalidSchemaName,
+                    format!("schema with OID {namespace} does not exist"),
+                ));
+            }
+            return Ok(Ns::Schema(namespace));
         }
         let session = self.session.ok_or_else(|| {
             DbError::new(
@@ -868,33 +1072,52 @@ impl Catalog {
                 key: *k,
                 acl: Some(v.clone()),
             });
-        roles
+        let schemas = st
+            .schemas
+            .values()
+            .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
+        let mut all: Vec<CatalogRecord> = roles
             .chain(acls)
             .chain(role_settings)
             .chain(default_acls)
+            .chain(schemas)
             .chain(seqs)
             .chain(tables)
             .chain(functions)
             .chain(views)
-            .collect()
+            .collect();
+        for (oid, s) in &st.schemas {
+            all.extend(
+                namespace_image(&s.ns).map(|record| CatalogRecord::InSchema {
+                    namespace: *oid,
+                    record: Box::new(record),
+                }),
+            );
+        }
+        all
     }
 
     /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
     pub fn logged_storage(&self) -> Vec<Arc<Table>> {
-        self.state
-            .read()
+        let st = self.state.read();
+        let schemas = st.schemas.values().flat_map(|s| s.ns.tables.values());
+        let all = st
             .public
             .tables
             .values()
+            .chain(schemas)
             .filter(|t| t.is_logged())
             .map(|t| t.storage.clone())
-            .collect()
+            .collect();
+        all
     }
 
     /// The state of every logged sequence.
     pub fn sequence_states(&self) -> CatalogRecord {
         let st = self.state.read();
-        let seqs = st.public.sequences.values().map(sequence_state).collect();
+        let seqs = logged_sequences(&st)
+            .map(|(q, s)| sequence_state(q, s))
+            .collect();
         CatalogRecord::Sequences(seqs)
     }
 
@@ -904,12 +1127,9 @@ impl Catalog {
         let state = self.state.clone();
         Arc::new(move || {
             let st = state.read();
-            let seqs: Vec<SequenceState> = st
-                .public
-                .sequences
-                .values()
-                .filter(|s| s.dirty.swap(false, Ordering::AcqRel))
-                .map(sequence_state)
+            let seqs: Vec<SequenceState> = logged_sequences(&st)
+                .filter(|(_, s)| s.dirty.swap(false, Ordering::AcqRel))
+                .map(|(q, s)| sequence_state(q, s))
                 .collect();
             (!seqs.is_empty()).then(|| CatalogRecord::Sequences(seqs).encode())
         })
@@ -917,18 +1137,46 @@ impl Catalog {
 
     /// Recovery: install one record. Errors describe corrupt input.
     pub fn replay(&self, rec: CatalogRecord, store: &Store) -> Result<(), String> {
+        self.replay_in(rec, Ns::Public, store)?;
+        self.version.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Install one record in namespace `ns`.
+    fn replay_in(&self, rec: CatalogRecord, ns: Ns, store: &Store) -> Result<(), String> {
         match rec {
-            CatalogRecord::PutTable(t) => self.replay_put_table(t, store)?,
+            CatalogRecord::PutTable(t) => self.replay_put_table(t, ns, store)?,
+            CatalogRecord::PutSchema(d) => {
+                self.ensure_next_oid(d.oid.0 + 1);
+                change::put_schema(&mut self.state.write(), Arc::new(d));
+            }
+            CatalogRecord::DropSchema { oid } => {
+                self.state
+                    .write()
+                    .schemas
+                    .remove(&oid.0)
+                    .ok_or_else(|| format!("DropSchema of unknown schema {oid}"))?;
+            }
+            CatalogRecord::InSchema { namespace, record } => {
+                if ns != Ns::Public || !self.state.read().schemas.contains_key(&namespace) {
+                    return Err(format!("record in unknown schema {namespace}"));
+                }
+                self.replay_in(*record, Ns::Schema(namespace), store)?;
+            }
             CatalogRecord::DropTable { name } => {
-                let prev = self.state.write().public.remove_table(&name);
+                let prev = self.state.write().ns_mut(ns).remove_table(&name);
                 let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
                 store.drop_table(prev.storage.id);
             }
             CatalogRecord::PutView(v) => {
                 self.ensure_next_oid(v.oid.0.max(v.rule_oid.0) + 1);
+                let v = ViewDef {
+                    namespace: ns.oid(),
+                    ..v
+                };
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .views
                     .insert(v.name.clone(), Arc::new(v));
             }
@@ -967,65 +1215,68 @@ impl Catalog {
             CatalogRecord::Comment { key, text } => {
                 let mut st = self.state.write();
                 match text {
-                    Some(t) => st.public.comments.insert(key, t),
-                    None => st.public.comments.remove(&key),
+                    Some(t) => st.ns_mut(ns).comments.insert(key, t),
+                    None => st.ns_mut(ns).comments.remove(&key),
                 };
             }
             CatalogRecord::DropView { name } => {
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .views
                     .remove(&name)
                     .ok_or_else(|| format!("DropView of unknown view {name}"))?;
             }
             CatalogRecord::RenameTable { from, to } => {
                 let mut st = self.state.write();
-                let prev = st
-                    .public
+                let n = st.ns_mut(ns);
+                let prev = n
                     .remove_table(&from)
                     .ok_or_else(|| format!("RenameTable of unknown table {from}"))?;
-                if st.public.tables.contains_key(&to) {
+                if n.tables.contains_key(&to) {
                     return Err(format!("RenameTable onto existing table {to}"));
                 }
                 let mut def = (*prev).clone();
                 def.name = to;
-                st.public.put_table(Arc::new(def));
+                n.put_table(Arc::new(def));
             }
             CatalogRecord::PutSequence(s) => {
                 self.ensure_next_oid(s.oid.0 + 1);
-                let seq = Arc::new(sequence_from(s));
+                let seq = Arc::new(sequence_from(s, ns.oid()));
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .sequences
                     .insert(seq.name.clone(), seq);
             }
             CatalogRecord::DropSequence { name } => {
-                self.state.write().public.sequences.remove(&name);
+                self.state.write().ns_mut(ns).sequences.remove(&name);
             }
             CatalogRecord::Sequences(seqs) => self.restore_sequences(&seqs),
             CatalogRecord::PutFunction(f) => {
                 self.ensure_next_oid(f.oid.0 + 1);
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .put_function(Arc::new(function_from(f)));
             }
             CatalogRecord::DropFunction { name, oid } => {
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .remove_function(&name, oid)
                     .ok_or_else(|| format!("DropFunction of unknown function {name} ({oid})"))?;
             }
         }
-        self.version.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
-    fn replay_put_table(&self, rec: TableRecord, store: &Store) -> Result<(), String> {
-        let prev = self.table(&rec.name);
+    fn replay_put_table(&self, rec: TableRecord, ns: Ns, store: &Store) -> Result<(), String> {
+        let prev = self
+            .state
+            .read()
+            .ns(ns)
+            .and_then(|n| n.tables.get(&rec.name).cloned());
         let storage = match prev.as_ref().filter(|p| p.storage.id == rec.storage) {
             Some(p) => p.storage.clone(),
             None => {
@@ -1048,10 +1299,13 @@ impl Catalog {
             .chain(rec.matview.as_ref().map(|m| m.rule_oid.0))
             .fold(rec.oid.0.max(rec.storage.0), u32::max);
         self.ensure_next_oid(max_oid + 1);
-        let def = table_from(rec, storage, prev.as_deref())?;
+        let mut def = table_from(rec, storage, prev.as_deref())?;
+        def.namespace = ns.oid();
         def.storage.set_logged(def.is_logged());
+        let schema = self.schema_name(def.namespace).unwrap_or_default();
+        def.storage.set_schema(&schema);
         sync_storage_indexes(&def);
-        self.state.write().public.put_table(Arc::new(def));
+        self.state.write().ns_mut(ns).put_table(Arc::new(def));
         Ok(())
     }
 
@@ -1061,7 +1315,12 @@ impl Catalog {
     fn restore_sequences(&self, seqs: &[SequenceState]) {
         let st = self.state.read();
         for (name, last, called) in seqs {
-            if let Some(s) = st.public.sequences.get(name) {
+            let (scope, bare) = st.scope(None, name);
+            let found = scope
+                .into_iter()
+                .flatten()
+                .find_map(|(_, n)| n.sequences.get(bare));
+            if let Some(s) = found {
                 let mut cur = s.state.lock();
                 let ahead = if s.increment >= 0 {
                     *last > cur.0
@@ -1074,6 +1333,39 @@ impl Catalog {
             }
         }
     }
+}
+
+/// The records of one schema's relations: sequences, tables, views.
+fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
+    let seqs = ns
+        .sequences
+        .values()
+        .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
+    let tables = ns
+        .tables
+        .values()
+        .map(|t| CatalogRecord::PutTable(table_record(t)));
+    let views = ns
+        .views
+        .values()
+        .map(|v| CatalogRecord::PutView((**v).clone()));
+    seqs.chain(tables).chain(views)
+}
+
+/// The namespace a drop or rename names (`public` when nothing has the
+/// name: the change then does nothing there), leaving `name` bare.
+fn resolve_name(
+    st: &State,
+    session: Option<SessionId>,
+    name: &mut String,
+    has: impl Fn(&Namespace, &str) -> bool,
+) -> Ns {
+    let Some((ns, bare)) = st.find(session, name, has) else {
+        return Ns::Public;
+    };
+    let skip = name.len() - bare.len();
+    name.drain(..skip);
+    ns
 }
 
 /// The record describing a function.
@@ -1108,9 +1400,25 @@ fn function_from(r: FunctionRecord) -> FunctionDef {
     }
 }
 
-fn sequence_state(s: &Arc<Sequence>) -> SequenceState {
+/// The logged sequences: those in `public`, then those in schemas (with
+/// the schema's name, which qualifies theirs in state records).
+fn logged_sequences(st: &State) -> impl Iterator<Item = (Option<&str>, &Arc<Sequence>)> {
+    let public = st.public.sequences.values().map(|s| (None, s));
+    let schemas = st.schemas.values().flat_map(|x| {
+        let name = x.def.name.as_str();
+        x.ns.sequences.values().map(move |s| (Some(name), s))
+    });
+    public.chain(schemas)
+}
+
+/// A sequence's state record entry: its name, qualified outside `public`.
+fn sequence_state(schema: Option<&str>, s: &Arc<Sequence>) -> SequenceState {
     let (last, called) = *s.state.lock();
-    (s.name.clone(), last, called)
+    let name = match schema {
+        Some(q) => format!("{q}.{}", s.name),
+        None => s.name.clone(),
+    };
+    (name, last, called)
 }
 
 /// The record describing a table definition.
@@ -1176,10 +1484,11 @@ pub(crate) fn sequence_record(s: &Sequence) -> SequenceRecord {
     }
 }
 
-fn sequence_from(s: SequenceRecord) -> Sequence {
+fn sequence_from(s: SequenceRecord, namespace: u32) -> Sequence {
     Sequence {
         oid: s.oid,
         name: s.name,
+        namespace,
         increment: s.increment,
         min: s.min,
         max: s.max,
@@ -1244,6 +1553,7 @@ fn table_from(
     Ok(TableDef {
         oid: rec.oid,
         name: rec.name,
+        namespace: PUBLIC_NAMESPACE_OID,
         columns,
         checks: rec
             .checks

@@ -91,6 +91,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
     ));
     storage.add_index(index.clone()).unwrap();
     TableDef {
+        namespace: nestor_catalog::PUBLIC_NAMESPACE_OID,
         oid,
         name: name.into(),
         columns: vec![
@@ -139,6 +140,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
 
 fn sequence(db: &Db, name: &str, temporary: bool) -> Arc<Sequence> {
     Arc::new(Sequence {
+        namespace: nestor_catalog::PUBLIC_NAMESPACE_OID,
         oid: db.catalog.alloc_oid(),
         name: name.into(),
         increment: 1,

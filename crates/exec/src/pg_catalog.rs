@@ -117,20 +117,25 @@ fn neutral(t: DataType) -> Value {
 
 /// The namespace a table lives in.
 fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
-    temp_or_public(t.persistence == Persistence::Temporary, catalog)
+    temp_or(
+        t.persistence == Persistence::Temporary,
+        t.namespace,
+        catalog,
+    )
 }
 
-/// The name of the schema a table lives in (`public`, or the session's
+/// The name of the schema a table lives in (its schema, or the session's
 /// `pg_temp_N`).
 pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
-    namespace_name(table_namespace(t, catalog))
+    namespace_name(catalog, table_namespace(t, catalog))
 }
 
-/// The session's pg_temp_N for a TEMP object, else public.
-fn temp_or_public(temporary: bool, catalog: &Catalog) -> u32 {
+/// The session's pg_temp_N for a TEMP object, else its schema `ns`.
+fn temp_or(temporary: bool, ns: u32, catalog: &Catalog) -> u32 {
     match (temporary, catalog.plan_scope()) {
         (true, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
-        _ => PUBLIC_NAMESPACE_OID,
+        (true, None) => PUBLIC_NAMESPACE_OID,
+        (false, _) => ns,
     }
 }
 
@@ -219,7 +224,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .filter_map(|t| Some((t, t.matview.as_ref()?)))
             .map(|(t, m)| {
                 RowB::new(Rel::Matviews)
-                    .set("schemaname", text("public"))
+                    .set("schemaname", text(table_schema_name(t, c)))
                     .set("matviewname", text(&t.name))
                     .set(
                         "matviewowner",
@@ -241,7 +246,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 RowB::new(Rel::Views)
                     .set(
                         "schemaname",
-                        text(namespace_name(temp_or_public(v.temporary, c))),
+                        text(namespace_name(c, temp_or(v.temporary, v.namespace, c))),
                     )
                     .set("viewname", text(&v.name))
                     .set(
@@ -321,10 +326,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .flat_map(|t| {
                 t.indexes.iter().map(|i| {
                     RowB::new(Rel::Indexes)
-                        .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                        .set("schemaname", text(table_schema_name(t, c)))
                         .set("tablename", text(&t.name))
                         .set("indexname", text(&i.name))
-                        .set("indexdef", text(index_def(t, i)))
+                        .set("indexdef", text(index_def(c, t, i)))
                         .done()
                 })
             })
@@ -335,7 +340,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .filter(|t| t.matview.is_none())
             .map(|t| {
                 RowB::new(Rel::Tables)
-                    .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                    .set("schemaname", text(table_schema_name(t, c)))
                     .set("tablename", text(&t.name))
                     .set(
                         "tableowner",
@@ -430,14 +435,14 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
     }
 }
 
-fn namespace_name(ns: u32) -> String {
+fn namespace_name(c: &Catalog, ns: u32) -> String {
     match ns {
         PG_CATALOG_NAMESPACE_OID => "pg_catalog".into(),
         PUBLIC_NAMESPACE_OID => "public".into(),
         INFORMATION_SCHEMA_NAMESPACE_OID => "information_schema".into(),
         TOAST_NAMESPACE_OID => "pg_toast".into(),
         n if n >= TEMP_NAMESPACE_OID_BASE => format!("pg_temp_{}", n - TEMP_NAMESPACE_OID_BASE),
-        _ => String::new(),
+        n => c.schema_name(n).unwrap_or_default(),
     }
 }
 
@@ -458,19 +463,21 @@ fn namespace_rows(c: &Catalog) -> Rows {
             spaces.push((TEMP_NAMESPACE_OID_BASE + s.0, SUPERUSER_OID));
         }
     }
+    let created: Vec<u32> = c.schemas().iter().map(|s| s.oid.0).collect();
+    spaces.extend(created.iter().map(|&o| (o, SUPERUSER_OID)));
     spaces
         .into_iter()
         .map(|(o, owner)| {
             // public starts with PostgreSQL 15's initial owner and
             // privileges (pg_dump compares them with what it expects).
-            let (owner, acl) = if o == PUBLIC_NAMESPACE_OID {
+            let (owner, acl) = if o == PUBLIC_NAMESPACE_OID || created.contains(&o) {
                 owner_acl(c, nestor_catalog::acl::ObjKind::Schema, o)
             } else {
                 (owner, Value::Null)
             };
             RowB::new(Rel::Namespace)
                 .set("oid", oid(o))
-                .set("nspname", text(namespace_name(o)))
+                .set("nspname", text(namespace_name(c, o)))
                 .set("nspowner", oid(owner))
                 .set("nspacl", acl)
                 .done()
@@ -660,12 +667,7 @@ fn class_rows(c: &Catalog) -> Rows {
         }
     }
     for s in c.sequences() {
-        let ns = if s.temporary {
-            c.plan_scope()
-                .map_or(PUBLIC_NAMESPACE_OID, |x| TEMP_NAMESPACE_OID_BASE + x.0)
-        } else {
-            PUBLIC_NAMESPACE_OID
-        };
+        let ns = temp_or(s.temporary, s.namespace, c);
         let persistence = if s.temporary { "t" } else { "p" };
         out.push(
             with_owner(
@@ -684,7 +686,7 @@ fn class_rows(c: &Catalog) -> Rows {
                 class_row(
                     v.oid.0,
                     &v.name,
-                    temp_or_public(v.temporary, c),
+                    temp_or(v.temporary, v.namespace, c),
                     "v",
                     if v.temporary { "t" } else { "p" },
                     0,
@@ -778,12 +780,15 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)
         }),
-        2615 => [
-            PUBLIC_NAMESPACE_OID,
-            PG_CATALOG_NAMESPACE_OID,
-            INFORMATION_SCHEMA_NAMESPACE_OID,
-        ]
-        .contains(&o),
+        2615 => {
+            [
+                PUBLIC_NAMESPACE_OID,
+                PG_CATALOG_NAMESPACE_OID,
+                INFORMATION_SCHEMA_NAMESPACE_OID,
+            ]
+            .contains(&o)
+                || c.schema_name(o).is_some()
+        }
         _ => false,
     }
 }
@@ -1622,7 +1627,7 @@ fn sequence_type(c: &Catalog, s: &nestor_catalog::Sequence) -> DataType {
     s.owned_by
         .as_ref()
         .and_then(|(table, column)| {
-            let t = c.table(table)?;
+            let t = c.table(&c.qualify(s.namespace, table))?;
             let ty = t.columns[t.column_index(column)?].ty;
             ty.is_integer().then_some(ty)
         })
@@ -1695,7 +1700,7 @@ fn depend_rows(c: &Catalog) -> Rows {
     }
     for s in c.sequences() {
         if let Some((table, column)) = &s.owned_by {
-            if let Some(t) = c.table(table) {
+            if let Some(t) = c.table(&c.qualify(s.namespace, table)) {
                 let k = t.column_index(column);
                 let attnum = k.map_or(0, |k| k as i32 + 1);
                 // An identity sequence depends internally ('i') on its
@@ -1843,22 +1848,23 @@ pub fn quote_ident(name: &str) -> String {
 fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
     format!(
         "{}.{}",
-        quote_ident(&namespace_name(table_namespace(t, c))),
+        quote_ident(&table_schema_name(t, c)),
         quote_ident(name)
     )
 }
 
 /// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`.
-fn index_def(t: &TableDef, i: &IndexDef) -> String {
+fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
+    let schema = if t.persistence == Persistence::Temporary {
+        "pg_temp".to_string()
+    } else {
+        quote_ident(&table_schema_name(t, c))
+    };
     format!(
         "CREATE {}INDEX {} ON {}.{} USING btree ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
-        if t.persistence == Persistence::Temporary {
-            "pg_temp"
-        } else {
-            "public"
-        },
+        schema,
         quote_ident(&t.name),
         column_list(t, &i.columns)
     )
@@ -2080,7 +2086,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 return Ok(Value::Null);
             };
             match args.get(1).map_or(0, int) {
-                0 => text(index_def(&t, &i)),
+                0 => text(index_def(c, &t, &i)),
                 k => match i.columns.get(k as usize - 1) {
                     Some(&col) if k > 0 => text(quote_ident(&t.columns[col].name)),
                     _ => text(""),
@@ -2214,9 +2220,11 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                     s.owned_by
                         .as_ref()
                         .is_some_and(|(tb, cn)| *tb == t.name && cn == col)
+                        && s.namespace == t.namespace
                 })
                 .map_or(Value::Null, |s| {
-                    text(format!("public.{}", quote_ident(&s.name)))
+                    let schema = namespace_name(c, s.namespace);
+                    text(format!("{}.{}", quote_ident(&schema), quote_ident(&s.name)))
                 })
         }
         CatalogFn::SequenceState(last) => match c.sequence_by_oid(RelId(int(&args[0]) as u32)) {
@@ -2283,7 +2291,8 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             }
             for part in path.split(',') {
                 let name = part.trim().trim_matches('"');
-                let exists = spec::NAMESPACES.iter().any(|(_, n)| *n == name);
+                let exists =
+                    spec::NAMESPACES.iter().any(|(_, n)| *n == name) || c.schema(name).is_some();
                 if exists && !(implicit && name == "pg_catalog") {
                     names.push(text(name));
                 }
@@ -2304,17 +2313,40 @@ fn public_visible(ev: &Ev) -> bool {
         .any(|s| s.trim().trim_matches('"') == "public")
 }
 
+/// A relation's name as regclass prints it: qualified when its schema is
+/// not `public` (the only schema unqualified names resolve in).
+fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
+    match ns {
+        PUBLIC_NAMESPACE_OID => quote_ident(name),
+        _ => format!(
+            "{}.{}",
+            quote_ident(&namespace_name(c, ns)),
+            quote_ident(name)
+        ),
+    }
+}
+
 /// The output function of a reg* type: the name (the number when no
 /// object has the OID, `-` for 0 where PostgreSQL prints that).
 fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
     let found = match kind {
         RegKind::Class => spec::by_oid(o)
             .map(|r| r.name().to_string())
-            .or_else(|| c.table_by_oid(RelId(o)).map(|t| quote_ident(&t.name)))
-            .or_else(|| c.sequence_by_oid(RelId(o)).map(|s| quote_ident(&s.name)))
-            .or_else(|| find_index(c, o).map(|(_, i)| quote_ident(&i.name))),
+            .or_else(|| {
+                c.table_by_oid(RelId(o))
+                    .map(|t| visible_name(c, t.namespace, &t.name))
+            })
+            .or_else(|| {
+                c.sequence_by_oid(RelId(o))
+                    .map(|s| visible_name(c, s.namespace, &s.name))
+            })
+            .or_else(|| {
+                let v = c.views().into_iter().find(|v| v.oid.0 == o)?;
+                Some(visible_name(c, v.namespace, &v.name))
+            })
+            .or_else(|| find_index(c, o).map(|(t, i)| visible_name(c, t.namespace, &i.name))),
         RegKind::Type => format_type(o, None).filter(|_| o != 0),
-        RegKind::Namespace => Some(namespace_name(o)).filter(|n| !n.is_empty()),
+        RegKind::Namespace => Some(namespace_name(c, o)).filter(|n| !n.is_empty()),
         RegKind::Proc => nestor_types::io_functions::by_oid(o)
             .map(|f| f.name.to_string())
             .or_else(|| c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name))),

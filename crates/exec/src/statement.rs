@@ -644,7 +644,7 @@ fn run_ddl(
         NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
-        NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, st),
+        NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, &text, st),
         NodeEnum::RefreshMatViewStmt(st) => crate::ddl::refresh_matview(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,

@@ -255,7 +255,7 @@ fn sequence_rows(catalog: &Catalog) -> Rows {
         .map(|s| {
             let (last, called) = *s.state.lock();
             vec![
-                text("public"),
+                text(catalog.schema_name(s.namespace).unwrap_or_default()),
                 text(&s.name),
                 Value::Int8(s.start),
                 Value::Int8(s.increment),

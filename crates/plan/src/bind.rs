@@ -187,14 +187,13 @@ pub struct Binder<'e> {
     pub perm_as: Option<nestor_common::RelId>,
 }
 
-/// Relation name of a RangeVar (schemas `public` and `pg_catalog` only).
+/// Relation name of a RangeVar as the catalog takes it: `schema.name`
+/// when written with a schema other than `public` and the system ones
+/// (see nestor_catalog's notes on schemas), else the name alone.
 pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
     match rv.schemaname.as_str() {
         "" | "public" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),
-        s => Err(DbError::new(
-            SqlState::InvalidSchemaName,
-            format!("schema \"{s}\" does not exist"),
-        )),
+        s => Ok(format!("{s}.{}", rv.relname)),
     }
 }
 

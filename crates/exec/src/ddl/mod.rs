@@ -82,8 +82,9 @@ fn skip_existing(
     if !ctx.catalog.name_taken_in(name, temporary) {
         return Ok(None);
     }
+    let name = ctx.catalog.unqualified(name).to_string();
     if !if_not_exists {
-        return Err(exists_err(name));
+        return Err(exists_err(&name));
     }
     notice_code(
         ctx,
@@ -166,7 +167,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             NodeEnum::String(s) => vec![s.sval.clone()],
             _ => continue,
         };
-        let Some(name) = parts.last().cloned() else {
+        let Some(name) = qualified_name(ctx, &parts, ds.missing_ok)? else {
             continue;
         };
         let exists = match kind {
@@ -186,6 +187,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             _ => ctx.catalog.sequence(&name).is_some(),
         };
         if !exists {
+            let name = ctx.catalog.unqualified(&name).to_string();
             if ds.missing_ok {
                 notice(ctx, format!("{what} \"{name}\" does not exist, skipping"));
                 continue;
@@ -290,6 +292,33 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
     Ok(CommandTag::Plain(tag))
 }
 
+/// The catalog's name for a relation written as `parts` (`schema.name`
+/// outside `public`); a schema that does not exist is 3F000 (None after
+/// a NOTICE with IF EXISTS), as PostgreSQL's DROP reports it.
+fn qualified_name(
+    ctx: &mut StatementCtx,
+    parts: &[String],
+    missing_ok: bool,
+) -> Result<Option<String>, DbError> {
+    match parts {
+        [] => Ok(None),
+        [.., s, n] if !matches!(s.as_str(), "public" | "pg_catalog" | "pg_temp") => {
+            if ctx.catalog.schema(s).is_some() {
+                return Ok(Some(format!("{s}.{n}")));
+            }
+            if missing_ok {
+                notice(ctx, format!("schema \"{s}\" does not exist, skipping"));
+                return Ok(None);
+            }
+            Err(DbError::new(
+                SqlState::InvalidSchemaName,
+                format!("schema \"{s}\" does not exist"),
+            ))
+        }
+        [.., n] => Ok(Some(n.clone())),
+    }
+}
+
 fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let def = ctx
         .catalog
@@ -298,9 +327,10 @@ fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::DropTable(name.to_string()))?;
     for s in &def.owned_sequences {
-        if ctx.catalog.sequence(s).is_some() {
+        let s = ctx.catalog.qualify(def.namespace, s);
+        if ctx.catalog.sequence(&s).is_some() {
             ctx.catalog
-                .apply(ctx.txn, &ctx.db.store, Change::DropSequence(s.clone()))?;
+                .apply(ctx.txn, &ctx.db.store, Change::DropSequence(s))?;
         }
     }
     Ok(())
@@ -310,6 +340,7 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let Some(nestor_catalog::Relation::Index { table, .. }) = ctx.catalog.relation(name) else {
         return Err(undefined_table(name));
     };
+    let name = ctx.catalog.unqualified(name);
     let idx = table
         .indexes
         .iter()
@@ -371,6 +402,7 @@ pub(crate) fn create_sequence(
         .ok_or_else(|| DbError::internal("CREATE SEQUENCE without name"))?;
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
+    let namespace = table::creation_namespace(ctx, rv, temporary)?;
     if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE", temporary)? {
         return Ok(tag);
     }
@@ -419,7 +451,8 @@ pub(crate) fn create_sequence(
     let start = start.unwrap_or(if inc > 0 { min } else { max });
     let seq = Arc::new(Sequence {
         oid: ctx.catalog.alloc_oid(),
-        name: name.clone(),
+        name: rv.relname.clone(),
+        namespace,
         increment: inc,
         min,
         max,
@@ -566,15 +599,8 @@ pub(crate) fn alter_owner(
                     role,
                 )?;
             }
-            (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) if s.sval == "public" => {
-                grant::change_owner(
-                    ctx,
-                    nestor_catalog::acl::ObjKind::Schema,
-                    nestor_catalog::PUBLIC_NAMESPACE_OID,
-                    "schema",
-                    "public",
-                    role,
-                )?;
+            (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) => {
+                schema::change_schema_owner(ctx, &s.sval, role)?;
             }
             _ => check_new_owner(ctx, role)?,
         }
@@ -657,7 +683,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         let new = fresh_storage(ctx, def)?;
         if ts.restart_seqs {
             for s in &def.owned_sequences {
-                if let Some(seq) = ctx.catalog.sequence(s) {
+                if let Some(seq) = ctx.catalog.sequence(&ctx.catalog.qualify(def.namespace, s)) {
                     *seq.state.lock() = (seq.start, false);
                     seq.dirty.store(true, std::sync::atomic::Ordering::Release);
                 }

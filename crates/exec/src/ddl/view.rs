@@ -103,7 +103,7 @@ pub fn create_view(
         Some(Relation::View(_)) | Some(_) if !vs.replace => {
             return Err(DbError::new(
                 SqlState::DuplicateTable,
-                format!("relation \"{name}\" already exists"),
+                format!("relation \"{}\" already exists", rv.relname),
             ))
         }
         Some(_) => {
@@ -126,10 +126,16 @@ pub fn create_view(
         Some(p) => (p.oid, p.rule_oid),
         None => (ctx.catalog.alloc_oid(), ctx.catalog.alloc_oid()),
     };
+    let namespace = match &prev {
+        Some(p) => p.namespace,
+        None if temporary => nestor_catalog::PUBLIC_NAMESPACE_OID,
+        None => super::table::creation_namespace(ctx, rv, false)?,
+    };
     let def = ViewDef {
         oid,
         rule_oid,
-        name,
+        name: rv.relname.clone(),
+        namespace,
         query: nestor_parser::deparse_query(query)?,
         columns,
         depends_on,
@@ -234,7 +240,11 @@ pub(crate) fn relations_read(
         if schema == "pg_catalog" || schema == "information_schema" {
             continue;
         }
-        let oid = match ctx.catalog.relation(&rel) {
+        let name = match schema.as_str() {
+            "" | "public" => rel,
+            s => format!("{s}.{rel}"),
+        };
+        let oid = match ctx.catalog.relation(&name) {
             Some(Relation::Table(t)) => {
                 temp |= t.persistence == nestor_catalog::Persistence::Temporary;
                 t.oid
@@ -389,9 +399,10 @@ pub(crate) fn drop_dependent_views(
     ctx.notices
         .push(notice.with_severity(nestor_common::error::Severity::Notice));
     for v in deps {
-        if ctx.catalog.view(&v.name).is_some() {
+        let name = ctx.catalog.qualify(v.namespace, &v.name);
+        if ctx.catalog.view(&name).is_some() {
             ctx.catalog
-                .apply(ctx.txn, &ctx.db.store, Change::DropView(v.name.clone()))?;
+                .apply(ctx.txn, &ctx.db.store, Change::DropView(name))?;
         }
     }
     Ok(())

@@ -223,7 +223,7 @@ pub(super) fn plan_range_var(
         .alias
         .as_ref()
         .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| name.clone());
+        .unwrap_or_else(|| rv.relname.clone());
     check_alias(scope, &alias)?;
     let colnames = rv
         .alias
@@ -364,7 +364,7 @@ pub(super) fn plan_range_var(
     let shown = if rv.schemaname.is_empty() {
         name
     } else {
-        format!("{}.{name}", rv.schemaname)
+        format!("{}.{}", rv.schemaname, rv.relname)
     };
     Err(err_at(
         DbError::new(
