@@ -195,8 +195,8 @@ pub struct Identity {
 pub struct TableDef {
     pub oid: RelId,
     pub name: String,
-    /// The OID of its schema (pg_namespace; `public` for TEMP tables,
-    /// which live in their session's namespace).
+    /// The OID of its schema (pg_namespace; [`crate::TEMP_NAMESPACE`] for
+    /// TEMP tables, which live in their session's namespace).
     pub namespace: u32,
     pub columns: Vec<Column>,
     pub checks: Vec<Check>,
@@ -301,7 +301,7 @@ impl TableDef {
 pub struct Sequence {
     pub oid: RelId,
     pub name: String,
-    /// The OID of its schema.
+    /// The OID of its schema ([`crate::TEMP_NAMESPACE`] for TEMP ones).
     pub namespace: u32,
     pub increment: i64,
     pub min: i64,

@@ -74,11 +74,16 @@
 //! [`CatalogRecord::InSchema`]; records outside one apply in `public`
 //! (those of data directories older than schemas included).
 //!
-//! Left out: search_path (unqualified names resolve in the session's TEMP
-//! namespace, then `public`, as with PostgreSQL's default path when no
-//! schema is named after the user), functions in schemas other than
-//! `public`, dependency tracking beyond serial sequences owned by their
-//! column.
+//! Unqualified names follow the session's search_path: a session's handle
+//! keeps the namespaces the setting names that exist ([`Catalog::set_search_path`],
+//! called by the session when the setting, its role or the catalog moved),
+//! searched after its TEMP namespace unless the path lists pg_temp; new
+//! relations go to the first of them. Other handles (recovery, background
+//! work) search `public` only. The path is a short vector read under its
+//! own lock: a lookup still allocates nothing.
+//!
+//! Left out: functions in schemas other than `public`, dependency
+//! tracking beyond serial sequences owned by their column.
 
 #![forbid(unsafe_code)]
 
@@ -118,6 +123,8 @@ pub use role::{Membership, RoleDef, BOOTSTRAP_SUPERUSER_OID};
 pub(crate) const FIRST_USER_OID: u32 = 16384;
 /// OID of the `public` namespace (as in PostgreSQL).
 pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
+/// The `namespace` of TEMP objects: each session's own (pg_temp_N).
+pub const TEMP_NAMESPACE: u32 = 0;
 /// OID of the `pg_catalog` namespace.
 pub const PG_CATALOG_NAMESPACE_OID: u32 = 11;
 
@@ -155,9 +162,13 @@ pub(crate) struct Schema {
     pub ns: Namespace,
 }
 
-/// The namespaces a relation name resolves in (at most two: TEMP then
-/// `public`, or the one its qualifier names), without allocating.
-type Scope<'a> = [Option<(Ns, &'a Namespace)>; 2];
+/// A session's search_path as the namespaces it names that exist, in
+/// order (`pg_temp` where it is listed): what [`Catalog::set_search_path`]
+/// made of the setting.
+type SearchPath = Vec<Ns>;
+
+/// Most entries search_path resolves to (longer settings are cut).
+pub const SEARCH_PATH_ENTRIES_MAX: usize = 64;
 
 /// The name maps of one namespace.
 #[derive(Default)]
@@ -235,18 +246,40 @@ impl State {
         }
     }
 
-    /// Where `name` resolves for `session`, and the name without its
-    /// qualifier: the namespace a `schema.` prefix names, else the
-    /// session's TEMP objects then `public` (pg_temp first, as in
-    /// PostgreSQL).
-    fn scope<'a>(&'a self, session: Option<SessionId>, name: &'a str) -> (Scope<'a>, &'a str) {
-        if let Some((schema, bare)) = name.split_once('.') {
-            if let Some(ns) = self.schema_ns(session, schema) {
-                return ([self.ns(ns).map(|n| (ns, n)), None], bare);
-            }
-        }
-        let temp = session.and_then(|s| self.temp.get(&s).map(|n| (Ns::Temp(s), n)));
-        ([temp, Some((Ns::Public, &self.public))], name)
+    /// Where `name` resolves for `session` searching `path`, and the name
+    /// without its qualifier: the namespace a `schema.` prefix names,
+    /// else the session's TEMP objects (first unless `path` lists
+    /// pg_temp, as in PostgreSQL) and the path's namespaces in order.
+    fn scope<'a>(
+        &'a self,
+        session: Option<SessionId>,
+        path: &'a [Ns],
+        name: &'a str,
+    ) -> (impl Iterator<Item = (Ns, &'a Namespace)> + 'a, &'a str) {
+        let (only, bare) = match name.split_once('.') {
+            Some((schema, bare)) => match self.schema_ns(session, schema) {
+                Some(ns) => (Some(ns), bare),
+                None => (None, name),
+            },
+            None => (None, name),
+        };
+        let searched = if only.is_some() { &path[..0] } else { path };
+        let temp = match (only, session) {
+            (None, Some(s)) if !path.contains(&Ns::Temp(s)) => Some(Ns::Temp(s)),
+            _ => None,
+        };
+        let found = only
+            .into_iter()
+            .chain(temp)
+            .chain(searched.iter().copied())
+            .filter_map(move |ns| self.ns(ns).map(|n| (ns, n)));
+        (found, bare)
+    }
+
+    /// The namespace unqualified names are created in: the first of
+    /// `path` other than pg_temp.
+    fn creation_ns(path: &[Ns]) -> Option<Ns> {
+        path.iter().copied().find(|ns| !matches!(ns, Ns::Temp(_)))
     }
 
     /// Every namespace `session` sees: its TEMP objects, `public`, then
@@ -267,11 +300,12 @@ impl State {
     fn find<'a>(
         &'a self,
         session: Option<SessionId>,
+        path: &'a [Ns],
         name: &'a str,
         has: impl Fn(&Namespace, &str) -> bool,
     ) -> Option<(Ns, &'a str)> {
-        let (scope, bare) = self.scope(session, name);
-        let ns = scope.into_iter().flatten().find(|(_, n)| has(n, bare))?.0;
+        let (mut scope, bare) = self.scope(session, path, name);
+        let ns = scope.find(|(_, n)| has(n, bare))?.0;
         Some((ns, bare))
     }
 }
@@ -360,6 +394,8 @@ pub struct Catalog {
     /// clones of the handle): only then is there work after commits and
     /// at session end.
     made_temp: Arc<AtomicBool>,
+    /// The session's search_path (`public` for other handles).
+    path: Arc<RwLock<SearchPath>>,
 }
 
 impl Default for Catalog {
@@ -378,6 +414,7 @@ impl Catalog {
             gate: Arc::new(DdlGate::default()),
             session: None,
             made_temp: Arc::new(AtomicBool::new(false)),
+            path: Arc::new(RwLock::new(vec![Ns::Public])),
         }
     }
 
@@ -387,6 +424,7 @@ impl Catalog {
         Catalog {
             session: Some(session),
             made_temp: Arc::new(AtomicBool::new(false)),
+            path: Arc::new(RwLock::new(vec![Ns::Public])),
             ..self.clone()
         }
     }
@@ -403,8 +441,57 @@ impl Catalog {
     pub fn plan_scope(&self) -> Option<SessionId> {
         match self.session {
             Some(s) if self.made_temp.load(Ordering::Acquire) => Some(s),
+            Some(s) if *self.path.read() != [Ns::Public] => Some(s),
             _ => None,
         }
+    }
+
+    /// Set the session's search_path from the setting's items (unquoted;
+    /// `$user` stands for `user`): the schemas among them that exist, in
+    /// order. A change bumps [`Catalog::version`] (plans resolved names
+    /// with the old path); the session calls this whenever the setting,
+    /// the role or the catalog may have changed, so a schema created
+    /// later joins the path as in PostgreSQL.
+    pub fn set_search_path<'a>(&self, items: impl Iterator<Item = &'a str>, user: &str) {
+        let path: SearchPath = {
+            let st = self.state.read();
+            let mut path = Vec::new();
+            for item in items.take(SEARCH_PATH_ENTRIES_MAX) {
+                let name = if item == "$user" { user } else { item };
+                let ns = match name {
+                    "pg_temp" => self.session.map(Ns::Temp),
+                    "pg_catalog" | "" => None,
+                    n => st.schema_ns(self.session, n),
+                };
+                if let Some(ns) = ns.filter(|ns| !path.contains(ns)) {
+                    path.push(ns);
+                }
+            }
+            path
+        };
+        if *self.path.read() == path {
+            return;
+        }
+        *self.path.write() = path;
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The schemas of the search path (pg_temp_N excluded), by name:
+    /// current_schemas(false).
+    pub fn search_path_schemas(&self) -> Vec<String> {
+        let path = self.path.read();
+        path.iter()
+            .filter_map(|ns| match ns {
+                Ns::Temp(_) => None,
+                ns => self.schema_name(ns.oid()),
+            })
+            .collect()
+    }
+
+    /// Whether the search path lists pg_temp (then TEMP objects are not
+    /// searched first).
+    pub fn search_path_lists_temp(&self) -> bool {
+        self.path.read().iter().any(|ns| matches!(ns, Ns::Temp(_)))
     }
 
     /// The gate checkpoints take to cut the catalog consistently.
@@ -535,12 +622,9 @@ impl Catalog {
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
         let st = self.state.read();
-        let (scope, bare) = st.scope(self.session, name);
-        let found = scope
-            .into_iter()
-            .flatten()
-            .find_map(|(_, n)| n.tables.get(bare))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.tables.get(bare)).cloned();
         found
     }
 
@@ -575,12 +659,9 @@ impl Catalog {
 
     pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
         let st = self.state.read();
-        let (scope, bare) = st.scope(self.session, name);
-        let found = scope
-            .into_iter()
-            .flatten()
-            .find_map(|(_, n)| n.sequences.get(bare))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.sequences.get(bare)).cloned();
         found
     }
 
@@ -595,12 +676,9 @@ impl Catalog {
 
     pub fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
         let st = self.state.read();
-        let (scope, bare) = st.scope(self.session, name);
-        let found = scope
-            .into_iter()
-            .flatten()
-            .find_map(|(_, n)| n.views.get(bare))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.views.get(bare)).cloned();
         found
     }
 
@@ -639,8 +717,9 @@ impl Catalog {
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
-        let (scope, bare) = st.scope(self.session, name);
-        for (_, n) in scope.into_iter().flatten() {
+        let path = self.path.read();
+        let (scope, bare) = st.scope(self.session, &path, name);
+        for (_, n) in scope {
             if let Some(r) = n.relation(bare) {
                 return Some(r);
             }
@@ -676,12 +755,26 @@ impl Catalog {
         found
     }
 
-    /// The name the catalog knows an object of schema `namespace` by:
-    /// `schema.name` outside `public`, `name` in it.
+    /// The name that finds an object of schema `namespace` whatever the
+    /// search path: `schema.name` (`pg_temp.name` for a TEMP object).
     pub fn qualify(&self, namespace: u32, name: &str) -> String {
-        match self.schema_name(namespace) {
-            Some(s) if namespace != PUBLIC_NAMESPACE_OID => format!("{s}.{name}"),
-            _ => name.to_string(),
+        match namespace {
+            TEMP_NAMESPACE => format!("pg_temp.{name}"),
+            ns => {
+                let schema = self.schema_name(ns).unwrap_or_else(|| "public".into());
+                format!("{schema}.{name}")
+            }
+        }
+    }
+
+    /// How SQL text the catalog keeps (a serial column's nextval default)
+    /// names an object of schema `namespace`: alone in `public` and for
+    /// TEMP objects (as PostgreSQL prints them with the default path),
+    /// `schema.name` elsewhere.
+    pub fn display_name(&self, namespace: u32, name: &str) -> String {
+        match namespace {
+            TEMP_NAMESPACE | PUBLIC_NAMESPACE_OID => name.to_string(),
+            ns => self.qualify(ns, name),
         }
     }
 
@@ -698,7 +791,15 @@ impl Catalog {
     /// none) is created in: its OID; 3F000 if there is no such schema.
     pub fn creation_namespace(&self, schema: &str) -> Result<u32, DbError> {
         match schema {
-            "" | "public" | "pg_temp" => Ok(PUBLIC_NAMESPACE_OID),
+            "" => State::creation_ns(&self.path.read())
+                .map(Ns::oid)
+                .ok_or_else(|| {
+                    DbError::new(
+                        SqlState::InvalidSchemaName,
+                        "no schema has been selected to create in",
+                    )
+                }),
+            "public" | "pg_temp" => Ok(PUBLIC_NAMESPACE_OID),
             s => self.schema(s).map(|d| d.oid.0).ok_or_else(|| {
                 DbError::new(
                     SqlState::InvalidSchemaName,
@@ -750,10 +851,11 @@ impl Catalog {
             }
         }
         let ns = match (temporary, self.session) {
-            (true, Some(s)) => Ns::Temp(s),
-            _ => Ns::Public,
+            (true, Some(s)) => Some(Ns::Temp(s)),
+            _ => State::creation_ns(&self.path.read()),
         };
-        st.ns(ns).is_some_and(|n| n.relation(name).is_some())
+        ns.and_then(|ns| st.ns(ns))
+            .is_some_and(|n| n.relation(name).is_some())
     }
 
     /// The foreign keys that reference table `parent`, with the tables
@@ -856,8 +958,9 @@ impl Catalog {
         let token = self.gate.enter();
         if let Change::PutTable { def, .. } = &change {
             def.storage.set_logged(def.is_logged());
-            let schema = self.schema_name(def.namespace).unwrap_or_default();
-            def.storage.set_schema(&schema);
+            let schema = self.schema_name(def.namespace);
+            def.storage
+                .set_schema(schema.as_deref().unwrap_or("public"));
         }
         let mut change = change;
         let (ns, redo, undo) = {
@@ -901,6 +1004,7 @@ impl Catalog {
     /// to wherever its (maybe qualified) name resolves; the name in the
     /// change is left without its qualifier.
     fn namespace_of(&self, st: &State, change: &mut Change) -> Result<Ns, DbError> {
+        let path = self.path.read();
         let (temp, namespace) = match change {
             Change::PutTable { def, .. } => {
                 (def.persistence == Persistence::Temporary, def.namespace)
@@ -908,17 +1012,17 @@ impl Catalog {
             Change::PutSequence(s) => (s.temporary, s.namespace),
             Change::PutView(v) => (v.temporary, v.namespace),
             Change::DropTable(name) | Change::RenameTable { from: name, .. } => {
-                return Ok(resolve_name(st, self.session, name, |n, b| {
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
                     n.tables.contains_key(b)
                 }));
             }
             Change::DropView(name) => {
-                return Ok(resolve_name(st, self.session, name, |n, b| {
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
                     n.views.contains_key(b)
                 }));
             }
             Change::DropSequence(name) => {
-                return Ok(resolve_name(st, self.session, name, |n, b| {
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
                     n.sequences.contains_key(b)
                 }));
             }
@@ -1315,11 +1419,8 @@ impl Catalog {
     fn restore_sequences(&self, seqs: &[SequenceState]) {
         let st = self.state.read();
         for (name, last, called) in seqs {
-            let (scope, bare) = st.scope(None, name);
-            let found = scope
-                .into_iter()
-                .flatten()
-                .find_map(|(_, n)| n.sequences.get(bare));
+            let (mut scope, bare) = st.scope(None, &[Ns::Public], name);
+            let found = scope.find_map(|(_, n)| n.sequences.get(bare));
             if let Some(s) = found {
                 let mut cur = s.state.lock();
                 let ahead = if s.increment >= 0 {
@@ -1356,11 +1457,11 @@ fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
 /// name: the change then does nothing there), leaving `name` bare.
 fn resolve_name(
     st: &State,
-    session: Option<SessionId>,
+    (session, path): (Option<SessionId>, &[Ns]),
     name: &mut String,
     has: impl Fn(&Namespace, &str) -> bool,
 ) -> Ns {
-    let Some((ns, bare)) = st.find(session, name, has) else {
+    let Some((ns, bare)) = st.find(session, path, name, has) else {
         return Ns::Public;
     };
     let skip = name.len() - bare.len();

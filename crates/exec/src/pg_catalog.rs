@@ -1519,6 +1519,26 @@ fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
     out
 }
 
+/// A serial default `nextval('s.seq'::regclass)` as PostgreSQL prints it
+/// (the regclass constant by its name): `seq` alone when the search path
+/// finds that sequence by it. The catalog keeps the qualified name, which
+/// finds the sequence whatever the path of the session that inserts.
+fn relative_nextval(c: &Catalog, d: String) -> String {
+    let Some(q) = d
+        .strip_prefix("nextval('")
+        .and_then(|r| r.strip_suffix("'::regclass)"))
+    else {
+        return d;
+    };
+    let Some((_, bare)) = q.split_once('.') else {
+        return d;
+    };
+    match (c.sequence(q), c.sequence(bare)) {
+        (Some(a), Some(b)) if a.oid == b.oid => format!("nextval('{bare}'::regclass)"),
+        _ => d,
+    }
+}
+
 /// A column default as PostgreSQL's deparser prints it: a lone string
 /// literal carries its cast (`'x'::text`).
 pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
@@ -1564,7 +1584,10 @@ fn attrdef_rows(c: &Catalog) -> Rows {
                 .set("oid", oid(o))
                 .set("adrelid", oid(t.oid.0))
                 .set("adnum", Value::Int2(k as i16 + 1))
-                .set("adbin", default_text(&t, k).map_or(Value::Null, text))
+                .set(
+                    "adbin",
+                    default_text(&t, k).map_or(Value::Null, |d| text(relative_nextval(c, d))),
+                )
                 .done()
         })
         .collect()
@@ -2280,20 +2303,24 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Value::Int8(i64::from(spec::reg_lookup(c, kind, name)?))
         }
         CatalogFn::CurrentSchemas => {
-            // The schemas of search_path that exist ("$user" names none:
-            // there is no schema per role), pg_catalog first when implicit
-            // ones are asked for, as PostgreSQL.
+            // The schemas of search_path that exist (`$user`: a schema
+            // named after the current role), pg_catalog first when
+            // implicit ones are asked for and the path does not list it,
+            // as PostgreSQL.
             let implicit = matches!(args[0], Value::Bool(true));
-            let path = ev.ctx.settings.get("search_path").unwrap_or("").to_string();
+            let path = ev.ctx.settings.get("search_path").unwrap_or("");
+            let items = nestor_settings::search_path_items(path);
+            let user = crate::privilege::current_role_name(ev.ctx.settings);
             let mut names = Vec::new();
-            if implicit {
+            if implicit && !items.iter().any(|i| i == "pg_catalog") {
                 names.push(text("pg_catalog"));
             }
-            for part in path.split(',') {
-                let name = part.trim().trim_matches('"');
+            for item in &items {
+                let name = if item == "$user" { user } else { item.as_str() };
                 let exists =
                     spec::NAMESPACES.iter().any(|(_, n)| *n == name) || c.schema(name).is_some();
-                if exists && !(implicit && name == "pg_catalog") {
+                let listed = (implicit || name != "pg_catalog") && exists;
+                if listed && !names.contains(&text(name)) {
                     names.push(text(name));
                 }
             }
@@ -2317,7 +2344,7 @@ fn public_visible(ev: &Ev) -> bool {
 /// not `public` (the only schema unqualified names resolve in).
 fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
     match ns {
-        PUBLIC_NAMESPACE_OID => quote_ident(name),
+        PUBLIC_NAMESPACE_OID | nestor_catalog::TEMP_NAMESPACE => quote_ident(name),
         _ => format!(
             "{}.{}",
             quote_ident(&namespace_name(c, ns)),

@@ -179,6 +179,8 @@ macro_rules! regress {
 }
 
 regress!(
+    search_path,
+    schemas_psql,
     txn_blocks,
     aggregate_sums,
     default_privileges,

@@ -619,25 +619,33 @@ pub(crate) fn check_ddl(ctx: &StatementCtx, n: &NodeEnum, text: &str) -> Result<
     let create_in = |rv: Option<&pb::RangeVar>| -> Result<(), DbError> {
         let temp = rv.is_some_and(|r| r.relpersistence == "t");
         let at = rv.map_or(-1, |r| r.location);
-        create_in_public(ctx, temp).map_err(|e| nestor_parser::ast::err_at(e, text, at))
+        let schema = rv.map_or("", |r| r.schemaname.as_str());
+        create_in_schema(ctx, schema, temp).map_err(|e| nestor_parser::ast::err_at(e, text, at))
     };
     check_ddl_in(ctx, n, &create_in)
 }
 
 /// CREATE in `public` (a TEMP object needs nothing here).
 fn create_in_public(ctx: &StatementCtx, temp: bool) -> Result<(), DbError> {
-    let may = privilege::allowed(
-        ctx.catalog,
-        ctx.role.oid,
-        ObjKind::Schema,
-        PUBLIC_NAMESPACE_OID,
-        acl::CREATE,
-    );
-    if temp || may {
-        Ok(())
-    } else {
-        Err(denied(ObjKind::Schema, "public"))
+    create_in_schema(ctx, "public", temp)
+}
+
+/// CREATE in the schema a new relation goes to (`schema` as written;
+/// empty: the search path's first). A schema that does not exist is
+/// left for the statement to report.
+fn create_in_schema(ctx: &StatementCtx, schema: &str, temp: bool) -> Result<(), DbError> {
+    if temp {
+        return Ok(());
     }
+    let Ok(oid) = ctx.catalog.creation_namespace(schema) else {
+        return Ok(());
+    };
+    let may = privilege::allowed(ctx.catalog, ctx.role.oid, ObjKind::Schema, oid, acl::CREATE);
+    if may {
+        return Ok(());
+    }
+    let name = ctx.catalog.schema_name(oid).unwrap_or_default();
+    Err(denied(ObjKind::Schema, &name))
 }
 
 fn check_ddl_in(

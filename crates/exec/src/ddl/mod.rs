@@ -254,7 +254,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                 .collect();
             foreign_key::cascade_notice(ctx, dropped);
             for (child, fk) in deps {
-                let cur = ctx.catalog.table(&child.name).unwrap_or(child);
+                let cur = ctx.catalog.table_by_oid(child.oid).unwrap_or(child);
                 let mut new = (*cur).clone();
                 new.foreign_keys.retain(|f| f.name != fk.name);
                 put_table(ctx, new)?;
@@ -302,7 +302,8 @@ fn qualified_name(
 ) -> Result<Option<String>, DbError> {
     match parts {
         [] => Ok(None),
-        [.., s, n] if !matches!(s.as_str(), "public" | "pg_catalog" | "pg_temp") => {
+        [.., s, n] if matches!(s.as_str(), "public" | "pg_temp") => Ok(Some(format!("{s}.{n}"))),
+        [.., s, n] if s != "pg_catalog" => {
             if ctx.catalog.schema(s).is_some() {
                 return Ok(Some(format!("{s}.{n}")));
             }
@@ -655,7 +656,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                     &child.name,
                 )?;
                 // Its definition as the lock protects it.
-                defs.push(ctx.catalog.table(&child.name).unwrap_or(child));
+                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
                 continue;
             }
             return Err(DbError::new(

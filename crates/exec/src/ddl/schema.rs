@@ -274,17 +274,30 @@ struct Member {
     /// "table", "view", "materialized view" or "sequence".
     word: &'static str,
     name: String,
+    /// Its name alone finds it through the search path.
+    visible: bool,
 }
 
 impl Member {
-    /// `table s.t` (the bare name for `public`, as PostgreSQL prints
-    /// objects its search path sees).
+    /// `table s.t`, or `table t` when the search path finds it by that
+    /// name (as PostgreSQL's getObjectDescription prints it).
     fn describe(&self, schema: &str) -> String {
-        if schema.is_empty() {
+        if schema.is_empty() || self.visible {
             format!("{} {}", self.word, self.name)
         } else {
             format!("{} {schema}.{}", self.word, self.name)
         }
+    }
+}
+
+/// Whether the relation `name` alone finds is the one with OID `oid`.
+fn visible(ctx: &StatementCtx, name: &str, oid: RelId) -> bool {
+    use nestor_catalog::Relation;
+    match ctx.catalog.relation(name) {
+        Some(Relation::Table(t)) => t.oid == oid,
+        Some(Relation::View(v)) => v.oid == oid,
+        Some(Relation::Sequence(s)) => s.oid == oid,
+        _ => false,
     }
 }
 
@@ -310,6 +323,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
                 "table"
             },
             name: t.name.clone(),
+            visible: visible(ctx, &t.name, t.oid),
         })
         .collect();
     out.extend(
@@ -321,6 +335,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
                 oid: v.oid.0,
                 word: "view",
                 name: v.name.clone(),
+                visible: visible(ctx, &v.name, v.oid),
             }),
     );
     out.extend(
@@ -332,6 +347,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
                 oid: s.oid.0,
                 word: "sequence",
                 name: s.name.clone(),
+                visible: visible(ctx, &s.name, s.oid),
             }),
     );
     out.sort_by_key(|m| m.oid);

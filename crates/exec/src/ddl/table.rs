@@ -31,7 +31,6 @@ pub fn create_table(
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
-    let name = relname(rv)?;
     if !cs.inh_relations.is_empty() || cs.partspec.is_some() || cs.partbound.is_some() {
         return Err(DbError::unsupported("table inheritance and partitioning"));
     }
@@ -46,6 +45,8 @@ pub fn create_table(
     let temporary = persistence == Persistence::Temporary;
     let namespace =
         creation_namespace(ctx, rv, temporary).map_err(|e| bind::err_at(e, text, rv.location))?;
+    // From here on the name finds the table's schema whatever the path.
+    let name = ctx.catalog.qualify(namespace, &rv.relname);
     let on_commit = match pb::OnCommitAction::try_from(cs.oncommit) {
         Ok(pb::OnCommitAction::OncommitDeleteRows) => OnCommit::DeleteRows,
         Ok(pb::OnCommitAction::OncommitDrop) => OnCommit::Drop,
@@ -110,6 +111,9 @@ pub(super) fn creation_namespace(
         return Err(DbError::unsupported(
             "creating a relation in pg_temp without TEMP",
         ));
+    }
+    if temporary {
+        return Ok(nestor_catalog::TEMP_NAMESPACE);
     }
     ctx.catalog.creation_namespace(schema)
 }
@@ -285,10 +289,13 @@ fn serial_sequences(
             DataType::Int2 => i16::MAX as i64,
             _ => i32::MAX as i64,
         };
+        let namespace = namespace_of(ctx, table);
+        let bare = ctx.catalog.unqualified(&seq_name).to_string();
+        let shown = ctx.catalog.display_name(namespace, &bare);
         seqs.push(Arc::new(Sequence {
             oid: ctx.catalog.alloc_oid(),
-            name: ctx.catalog.unqualified(&seq_name).to_string(),
-            namespace: namespace_of(ctx, table),
+            name: bare,
+            namespace,
             increment: 1,
             min: 1,
             max,
@@ -299,7 +306,7 @@ fn serial_sequences(
             temporary: persistence == Persistence::Temporary,
             dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         }));
-        col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+        col.default = Some(format!("nextval('{shown}'::regclass)"));
         names.push(seq_name);
     }
     Ok(seqs)
@@ -376,12 +383,17 @@ pub(super) fn identity_sequence(
         Some(n) => n,
         None => fresh_name(ctx, &format!("{table}_{}_seq", col.name), taken, temporary),
     };
+    let namespace = namespace_of(ctx, table);
+    let bare = ctx.catalog.unqualified(&seq_name).to_string();
     col.not_null = true;
-    col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+    col.default = Some(format!(
+        "nextval('{}'::regclass)",
+        ctx.catalog.display_name(namespace, &bare)
+    ));
     Ok(Sequence {
         oid: ctx.catalog.alloc_oid(),
-        name: ctx.catalog.unqualified(&seq_name).to_string(),
-        namespace: namespace_of(ctx, table),
+        name: bare,
+        namespace,
         increment: inc,
         min,
         max,
@@ -398,6 +410,7 @@ pub(super) fn identity_sequence(
 /// `schema.name`).
 fn namespace_of(ctx: &StatementCtx, name: &str) -> u32 {
     match name.split_once('.') {
+        Some(("pg_temp", _)) => nestor_catalog::TEMP_NAMESPACE,
         Some((schema, _)) => ctx
             .catalog
             .schema(schema)

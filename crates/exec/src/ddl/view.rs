@@ -128,7 +128,7 @@ pub fn create_view(
     };
     let namespace = match &prev {
         Some(p) => p.namespace,
-        None if temporary => nestor_catalog::PUBLIC_NAMESPACE_OID,
+        None if temporary => nestor_catalog::TEMP_NAMESPACE,
         None => super::table::creation_namespace(ctx, rv, false)?,
     };
     let def = ViewDef {

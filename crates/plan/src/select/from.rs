@@ -272,12 +272,14 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(t) = b.catalog.table(&name) {
+            b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(v) = b.catalog.view(&name) {
+            b.need_schema(v.namespace, rv.location);
             b.need(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
             check_alias(scope, &alias)?;
@@ -299,6 +301,7 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(seq) = b.catalog.sequence(&name) {
+            b.need_schema(seq.namespace, rv.location);
             b.need(ObjKind::Sequence, seq.oid.0, &seq.name, acl::SELECT);
             // A sequence reads as a one-row relation of its state.
             use crate::functions::{CatalogFn, Func};
