@@ -167,6 +167,9 @@ pub(crate) struct Schema {
 /// made of the setting.
 type SearchPath = Vec<Ns>;
 
+/// A search path saved by [`Catalog::push_search_path`].
+pub struct SavedSearchPath(SearchPath);
+
 /// Most entries search_path resolves to (longer settings are cut).
 pub const SEARCH_PATH_ENTRIES_MAX: usize = 64;
 
@@ -474,6 +477,21 @@ impl Catalog {
         }
         *self.path.write() = path;
         self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Put schema `namespace` in front of the search path (CREATE SCHEMA
+    /// runs its elements so, as PostgreSQL does); returns the path to put
+    /// back with [`Catalog::restore_search_path`].
+    pub fn push_search_path(&self, namespace: u32) -> SavedSearchPath {
+        let mut path = self.path.write();
+        let saved = path.clone();
+        path.insert(0, Ns::Schema(namespace));
+        SavedSearchPath(saved)
+    }
+
+    /// Put back the path [`Catalog::push_search_path`] saved.
+    pub fn restore_search_path(&self, saved: SavedSearchPath) {
+        *self.path.write() = saved.0;
     }
 
     /// The schemas of the search path (pg_temp_N excluded), by name:

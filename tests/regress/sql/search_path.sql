@@ -47,6 +47,11 @@ SELECT n.nspname, c.relname, pg_table_is_visible(c.oid) FROM pg_class c
  JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE n.nspname IN ('public', 's1', 's2') AND c.relkind = 'r' ORDER BY 1, 2;
 SELECT 't'::regclass::oid = 's1.t'::regclass::oid;
+-- A view reads the relations its names found when it was made.
+CREATE VIEW s1.vt AS SELECT v FROM t;
+SET search_path = public;
+SELECT * FROM s1.vt;
+SET search_path = s1, public;
 -- A prepared statement resolved its names when planned; a new path
 -- plans it again.
 PREPARE q AS SELECT v FROM t;

@@ -49,7 +49,7 @@ pub(crate) fn mark(
     }
     let mut new = (*def).clone();
     new.matview = Some(MatView {
-        query: nestor_parser::deparse_query(query)?,
+        query: super::view::stored_query(ctx, query)?,
         populated,
         rule_oid: ctx.catalog.alloc_oid(),
         depends_on,

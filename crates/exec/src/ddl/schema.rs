@@ -82,9 +82,13 @@ pub fn create_schema(
     if owner.oid.0 != nestor_catalog::BOOTSTRAP_SUPERUSER_OID {
         super::grant::set_owner(ctx, ObjKind::Schema, oid, owner.oid)?;
     }
-    for elt in in_creation_order(&st.schema_elts) {
-        run_element(ctx, text, &name, elt)?;
-    }
+    // The elements' unqualified names resolve in the new schema first.
+    let saved = ctx.catalog.push_search_path(oid);
+    let ran = in_creation_order(&st.schema_elts)
+        .into_iter()
+        .try_for_each(|elt| run_element(ctx, text, &name, elt));
+    ctx.catalog.restore_search_path(saved);
+    ran?;
     Ok(CommandTag::Plain("CREATE SCHEMA"))
 }
 

@@ -136,7 +136,7 @@ pub fn create_view(
         rule_oid,
         name: rv.relname.clone(),
         namespace,
-        query: nestor_parser::deparse_query(query)?,
+        query: stored_query(ctx, query)?,
         columns,
         depends_on,
         temporary,
@@ -264,6 +264,91 @@ pub(crate) fn relations_read(
         }
     }
     Ok((out, temp))
+}
+
+/// A view's query as the catalog keeps it: deparsed, each relation it
+/// names without a schema that the search path finds outside `public`
+/// (and not TEMP) qualified by its schema, so the text reads the same
+/// relations whatever the path of the session using the view (PostgreSQL
+/// keeps their OIDs).
+pub(crate) fn stored_query(ctx: &StatementCtx, query: &pb::Node) -> Result<String, DbError> {
+    let sql = nestor_parser::deparse_query(query)?;
+    let stmts = nestor_parser::parse_sql(&sql)?;
+    let json = serde_json::to_value(&stmts)
+        .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+    let (mut vars, mut ctes) = (Vec::new(), Vec::new());
+    collect_unqualified(&json, &mut vars, &mut ctes);
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    for (at, rel) in vars {
+        if ctes.contains(&rel) {
+            continue;
+        }
+        let namespace = match ctx.catalog.relation(&rel) {
+            Some(Relation::Table(t)) if t.persistence != nestor_catalog::Persistence::Temporary => {
+                t.namespace
+            }
+            Some(Relation::View(v)) if !v.temporary => v.namespace,
+            Some(Relation::Sequence(s)) if !s.temporary => s.namespace,
+            _ => continue,
+        };
+        if namespace == nestor_catalog::PUBLIC_NAMESPACE_OID {
+            continue;
+        }
+        if let Some(schema) = ctx.catalog.schema_name(namespace) {
+            inserts.push((at, format!("{}.", crate::pg_catalog::quote_ident(&schema))));
+        }
+    }
+    if inserts.is_empty() {
+        return Ok(sql);
+    }
+    inserts.sort_by_key(|i| std::cmp::Reverse(i.0));
+    let mut pinned = sql;
+    for (at, prefix) in inserts {
+        if pinned.is_char_boundary(at) {
+            pinned.insert_str(at, &prefix);
+        }
+    }
+    let stmt = nestor_parser::parse_sql(&pinned)?
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt)
+        .ok_or_else(|| DbError::internal("view query is empty"))?;
+    nestor_parser::deparse_query(&stmt)
+}
+
+/// The relations a query names without a schema, as (text offset,
+/// name), and the names of its WITH queries.
+fn collect_unqualified(
+    v: &serde_json::Value,
+    out: &mut Vec<(usize, String)>,
+    ctes: &mut Vec<String>,
+) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(name) = map.get("ctename").and_then(|c| c.as_str()) {
+                ctes.push(name.to_string());
+            }
+            for (k, child) in map {
+                if k == "RangeVar" || k == "relation" {
+                    let rel = child.get("relname").and_then(|r| r.as_str());
+                    let schema = child.get("schemaname").and_then(|r| r.as_str());
+                    let at = child.get("location").and_then(|l| l.as_i64());
+                    if let (Some(rel), Some(at)) = (rel.filter(|r| !r.is_empty()), at) {
+                        if schema.unwrap_or("").is_empty() && at >= 0 {
+                            out.push((at as usize, rel.to_string()));
+                        }
+                    }
+                }
+                collect_unqualified(child, out, ctes);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for i in items {
+                collect_unqualified(i, out, ctes);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
