@@ -763,6 +763,24 @@ impl Catalog {
         found
     }
 
+    /// A relation (or index) whose own name is `schema.` and more: a
+    /// schema of that name could not be told from it (see the notes on
+    /// schemas).
+    pub fn dotted_relation(&self, schema: &str) -> Option<String> {
+        let prefix = format!("{schema}.");
+        let st = self.state.read();
+        let found = st.all(self.session).find_map(|(_, n)| {
+            n.tables
+                .keys()
+                .chain(n.views.keys())
+                .chain(n.sequences.keys())
+                .chain(n.index_owner.keys())
+                .find(|k| k.starts_with(&prefix))
+                .cloned()
+        });
+        found
+    }
+
     /// The name of the schema with this OID (`public` included).
     pub fn schema_name(&self, oid: u32) -> Option<String> {
         if oid == PUBLIC_NAMESPACE_OID {
@@ -984,6 +1002,7 @@ impl Catalog {
         let (ns, redo, undo) = {
             let mut st = self.state.write();
             let ns = self.namespace_of(&st, &mut change)?;
+            check_dotted_names(&st, self.session, &change)?;
             // TEMP objects are never logged.
             let redo = match ns {
                 Ns::Public => Some(change.redo().encode()),
@@ -1452,6 +1471,37 @@ impl Catalog {
             }
         }
     }
+}
+
+/// A relation whose own name has a dot after the name of a schema could
+/// not be told from that schema's relation (see the notes on schemas):
+/// 0A000, as for a schema named after the part before the dot of a
+/// relation's name ([`Catalog::dotted_relation`]).
+fn check_dotted_names(
+    st: &State,
+    session: Option<SessionId>,
+    change: &Change,
+) -> Result<(), DbError> {
+    let names: Vec<&str> = match change {
+        Change::PutTable { def, .. } => std::iter::once(def.name.as_str())
+            .chain(def.indexes.iter().map(|i| i.name.as_str()))
+            .collect(),
+        Change::RenameTable { def, .. } => vec![def.name.as_str()],
+        Change::PutView(v) => vec![v.name.as_str()],
+        Change::PutSequence(s) => vec![s.name.as_str()],
+        _ => return Ok(()),
+    };
+    for name in names {
+        let clash = name
+            .split_once('.')
+            .is_some_and(|(schema, _)| st.schema_ns(session, schema).is_some());
+        if clash {
+            return Err(DbError::unsupported(format!(
+                "a relation named with a schema's name and a dot (\"{name}\")"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The records of one schema's relations: sequences, tables, views.

@@ -120,3 +120,12 @@ SELECT nspname, nspacl FROM pg_namespace WHERE nspname = 'granted';
 DROP SCHEMA granted;
 DROP ROLE schema_owner;
 DROP TABLE t;
+-- DROP SCHEMA CASCADE takes foreign keys of other schemas' tables along.
+CREATE SCHEMA s9;
+CREATE TABLE s9.t2 (id int PRIMARY KEY);
+CREATE TABLE t9 (id int REFERENCES s9.t2 (id));
+CREATE TABLE s9.t0 (id int);
+DROP SCHEMA s9;
+DROP SCHEMA s9 CASCADE;
+INSERT INTO t9 VALUES (5);
+DROP TABLE t9;

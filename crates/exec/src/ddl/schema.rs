@@ -61,6 +61,7 @@ pub fn create_schema(
         ));
     }
     check_name(&name)?;
+    check_dotted(ctx, &name)?;
     if exists(ctx, &name) {
         if st.if_not_exists {
             notice_code(
@@ -151,6 +152,17 @@ fn in_creation_order(elts: &[pb::Node]) -> Vec<&pb::Node> {
     out
 }
 
+/// A schema may not be named after the part before a dot of a
+/// relation's own name: `s.t` would then name either (0A000).
+fn check_dotted(ctx: &StatementCtx, name: &str) -> Result<(), DbError> {
+    match ctx.catalog.dotted_relation(name) {
+        Some(rel) => Err(DbError::unsupported(format!(
+            "a schema named like the start of relation \"{rel}\" (\"{name}\")"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// One element of CREATE SCHEMA, run in the new schema: a relation it
 /// names without a schema goes there; naming another is 42P15.
 fn run_element(
@@ -219,10 +231,16 @@ pub fn drop_schema(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandT
         let members = members(ctx, def.oid.0);
         if !members.is_empty() {
             if !cascade {
-                let detail: Vec<String> = members
-                    .iter()
-                    .map(|m| format!("{} depends on schema {name}", m.describe(&name)))
-                    .collect();
+                let mut detail: Vec<String> = Vec::new();
+                for m in &members {
+                    let what = m.describe(&name);
+                    detail.push(format!("{what} depends on schema {name}"));
+                    for (fk, child) in &m.foreign_keys {
+                        detail.push(format!(
+                            "constraint {fk} on table {child} depends on {what}"
+                        ));
+                    }
+                }
                 return Err(DbError::new(
                     SqlState::DependentObjectsStillExist,
                     format!("cannot drop schema {name} because other objects depend on it"),
@@ -280,6 +298,9 @@ struct Member {
     name: String,
     /// Its name alone finds it through the search path.
     visible: bool,
+    /// A table's foreign keys in tables outside the schema, as
+    /// (constraint, table as printed): dropped with it.
+    foreign_keys: Vec<(String, String)>,
 }
 
 impl Member {
@@ -292,6 +313,27 @@ impl Member {
             format!("{} {schema}.{}", self.word, self.name)
         }
     }
+}
+
+/// The foreign keys of tables outside schema `oid` that reference `t`,
+/// as (constraint, referencing table as printed).
+fn outside_foreign_keys(
+    ctx: &StatementCtx,
+    t: &nestor_catalog::TableDef,
+    oid: u32,
+) -> Vec<(String, String)> {
+    super::foreign_key::referenced_by_others(ctx, t)
+        .into_iter()
+        .filter(|(c, _)| c.namespace != oid)
+        .map(|(c, fk)| {
+            let shown = if visible(ctx, &c.name, c.oid) {
+                c.name.clone()
+            } else {
+                ctx.catalog.qualify(c.namespace, &c.name)
+            };
+            (fk.name, shown)
+        })
+        .collect()
 }
 
 /// Whether the relation `name` alone finds is the one with OID `oid`.
@@ -328,6 +370,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
             },
             name: t.name.clone(),
             visible: visible(ctx, &t.name, t.oid),
+            foreign_keys: outside_foreign_keys(ctx, t, oid),
         })
         .collect();
     out.extend(
@@ -340,6 +383,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
                 word: "view",
                 name: v.name.clone(),
                 visible: visible(ctx, &v.name, v.oid),
+                foreign_keys: Vec::new(),
             }),
     );
     out.extend(
@@ -352,6 +396,7 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
                 word: "sequence",
                 name: s.name.clone(),
                 visible: visible(ctx, &s.name, s.oid),
+                foreign_keys: Vec::new(),
             }),
     );
     out.sort_by_key(|m| m.oid);
@@ -360,10 +405,13 @@ fn members(ctx: &StatementCtx, oid: u32) -> Vec<Member> {
 
 /// CASCADE's NOTICE: the one object, or how many and the list.
 fn cascade_notice(ctx: &mut StatementCtx, schema: &str, members: &[Member]) {
-    let lines: Vec<String> = members
-        .iter()
-        .map(|m| format!("drop cascades to {}", m.describe(schema)))
-        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    for m in members {
+        lines.push(format!("drop cascades to {}", m.describe(schema)));
+        for (fk, child) in &m.foreign_keys {
+            lines.push(format!("drop cascades to constraint {fk} on table {child}"));
+        }
+    }
     if let [one] = lines.as_slice() {
         super::notice(ctx, one.clone());
         return;
@@ -400,6 +448,12 @@ fn drop_member(
             .apply(ctx.txn, &ctx.db.store, Change::DropSequence(q)),
         _ => {
             if let Some(t) = ctx.catalog.table(&q) {
+                for (child, fk) in super::foreign_key::referenced_by_others(ctx, &t) {
+                    let cur = ctx.catalog.table_by_oid(child.oid).unwrap_or(child);
+                    let mut new = (*cur).clone();
+                    new.foreign_keys.retain(|f| f.name != fk.name);
+                    super::put_table(ctx, new)?;
+                }
                 let what = m.describe(schema);
                 super::view::drop_dependent_views(ctx, t.oid, &what, dropping, true)?;
                 super::drop_table(ctx, &q)?;
@@ -432,6 +486,7 @@ pub(crate) fn rename_schema(
         return Err(already_exists(&st.newname));
     }
     check_name(&st.newname)?;
+    check_dotted(ctx, &st.newname)?;
     let new = SchemaDef {
         oid: def.oid,
         name: st.newname.clone(),
