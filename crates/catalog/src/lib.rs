@@ -489,6 +489,14 @@ impl Catalog {
         SavedSearchPath(saved)
     }
 
+    /// Search `public` only (a view's query is planned so: the catalog
+    /// keeps the names it read elsewhere qualified); returns the path to
+    /// put back with [`Catalog::restore_search_path`].
+    pub fn enter_view_path(&self) -> SavedSearchPath {
+        let mut path = self.path.write();
+        SavedSearchPath(std::mem::replace(&mut *path, vec![Ns::Public]))
+    }
+
     /// Put back the path [`Catalog::push_search_path`] saved.
     pub fn restore_search_path(&self, saved: SavedSearchPath) {
         *self.path.write() = saved.0;

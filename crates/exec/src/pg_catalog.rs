@@ -235,7 +235,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     )
                     .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
                     .set("ispopulated", Value::Bool(m.populated))
-                    .set("definition", text(format!(" {};", m.query)))
+                    .set("definition", text(format!(" {};", visible_query(c, &m.query))))
                     .done()
             })
             .collect(),
@@ -256,7 +256,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                             c.acl(nestor_catalog::acl::ObjKind::Table, v.oid.0).owner.0,
                         )),
                     )
-                    .set("definition", text(view_def(v)))
+                    .set("definition", text(view_def(c, v)))
                     .done()
             })
             .collect(),
@@ -1531,6 +1531,11 @@ fn relative_nextval(c: &Catalog, d: String) -> String {
         return d;
     };
     let Some((_, bare)) = q.split_once('.') else {
+        // Kept alone: a sequence of public (or a TEMP one), qualified
+        // when the path does not find it by its name.
+        if c.sequence(q).is_none() && c.sequence(&format!("public.{q}")).is_some() {
+            return format!("nextval('public.{q}'::regclass)");
+        }
         return d;
     };
     match (c.sequence(q), c.sequence(bare)) {
@@ -1708,7 +1713,10 @@ fn depend_rows(c: &Catalog) -> Rows {
             continue;
         };
         for s in &sequences {
-            if d.contains(&format!("nextval('{}'::regclass)", s.name)) {
+            let called = |name: &str| d.contains(&format!("nextval('{name}'::regclass)"));
+            let qualified = c.qualify(s.namespace, &s.name);
+            let bare_is_it = s.namespace == PUBLIC_NAMESPACE_OID || s.temporary;
+            if (bare_is_it && called(&s.name)) || called(&qualified) {
                 out.push(vec![
                     oid(Rel::Attrdef.oid()),
                     oid(o),
@@ -1968,8 +1976,84 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
 /// `pg_get_viewdef`: the stored query (PostgreSQL's deparser output, on
 /// one line; PostgreSQL's own is pretty-printed over several), with the
 /// semicolon PostgreSQL ends it with.
-fn view_def(v: &nestor_catalog::ViewDef) -> String {
-    format!(" {};", v.query)
+fn view_def(c: &Catalog, v: &nestor_catalog::ViewDef) -> String {
+    format!(" {};", visible_query(c, &v.query))
+}
+
+/// The relations a query names without a schema, as (text offset,
+/// name), and the names of its WITH queries.
+pub(crate) fn collect_unqualified(
+    v: &serde_json::Value,
+    out: &mut Vec<(usize, String)>,
+    ctes: &mut Vec<String>,
+) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(name) = map.get("ctename").and_then(|c| c.as_str()) {
+                ctes.push(name.to_string());
+            }
+            for (k, child) in map {
+                if k == "RangeVar" || k == "relation" {
+                    let rel = child.get("relname").and_then(|r| r.as_str());
+                    let schema = child.get("schemaname").and_then(|r| r.as_str());
+                    let at = child.get("location").and_then(|l| l.as_i64());
+                    if let (Some(rel), Some(at)) = (rel.filter(|r| !r.is_empty()), at) {
+                        if schema.unwrap_or("").is_empty() && at >= 0 {
+                            out.push((at as usize, rel.to_string()));
+                        }
+                    }
+                }
+                collect_unqualified(child, out, ctes);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for i in items {
+                collect_unqualified(i, out, ctes);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A stored view query as PostgreSQL's deparser prints it under the
+/// current search path: a relation of `public` it names alone (the
+/// catalog keeps other schemas' names qualified) gets `public.` when the
+/// path would not find it by its name alone.
+fn visible_query(c: &Catalog, query: &str) -> String {
+    let Ok(stmts) = nestor_parser::parse_sql(query) else {
+        return query.to_string();
+    };
+    let Ok(json) = serde_json::to_value(&stmts) else {
+        return query.to_string();
+    };
+    let (mut vars, mut ctes) = (Vec::new(), Vec::new());
+    collect_unqualified(&json, &mut vars, &mut ctes);
+    let oid = |r: Option<nestor_catalog::Relation>| match r {
+        Some(nestor_catalog::Relation::Table(t)) => Some(t.oid),
+        Some(nestor_catalog::Relation::View(v)) => Some(v.oid),
+        Some(nestor_catalog::Relation::Sequence(s)) => Some(s.oid),
+        _ => None,
+    };
+    let mut at: Vec<usize> = vars
+        .into_iter()
+        .filter(|(_, rel)| !ctes.contains(rel))
+        .filter(|(_, rel)| {
+            let public = oid(c.relation(&format!("public.{rel}")));
+            public.is_some() && oid(c.relation(rel)) != public
+        })
+        .map(|(at, _)| at)
+        .collect();
+    if at.is_empty() {
+        return query.to_string();
+    }
+    at.sort_by_key(|a| std::cmp::Reverse(*a));
+    let mut shown = query.to_string();
+    for a in at {
+        if shown.is_char_boundary(a) {
+            shown.insert_str(a, "public.");
+        }
+    }
+    shown
 }
 
 /// `pg_get_triggerdef`; `pretty` names the table without its schema (as
@@ -2154,16 +2238,18 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::ViewDef => {
             let o = int(&args[0]) as u32;
-            let matview = c
-                .table_by_oid(RelId(o))
-                .and_then(|t| t.matview.as_ref().map(|m| format!(" {};", m.query)));
+            let matview = c.table_by_oid(RelId(o)).and_then(|t| {
+                t.matview
+                    .as_ref()
+                    .map(|m| format!(" {};", visible_query(c, &m.query)))
+            });
             match matview {
                 Some(q) => text(q),
                 None => c
                     .views()
                     .iter()
                     .find(|v| v.oid.0 == o)
-                    .map_or(Value::Null, |v| text(view_def(v))),
+                    .map_or(Value::Null, |v| text(view_def(c, v))),
             }
         }
         CatalogFn::RuleDef => {
@@ -2343,8 +2429,16 @@ fn public_visible(ev: &Ev) -> bool {
 /// A relation's name as regclass prints it: qualified when its schema is
 /// not `public` (the only schema unqualified names resolve in).
 fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
+    let found = |r: Option<nestor_catalog::Relation>| match r {
+        Some(nestor_catalog::Relation::Table(t)) => t.namespace == ns,
+        Some(nestor_catalog::Relation::View(v)) => v.namespace == ns,
+        Some(nestor_catalog::Relation::Sequence(s)) => s.namespace == ns,
+        Some(nestor_catalog::Relation::Index { table, .. }) => table.namespace == ns,
+        None => false,
+    };
     match ns {
-        PUBLIC_NAMESPACE_OID | nestor_catalog::TEMP_NAMESPACE => quote_ident(name),
+        nestor_catalog::TEMP_NAMESPACE => quote_ident(name),
+        _ if found(c.relation(name)) => quote_ident(name),
         _ => format!(
             "{}.{}",
             quote_ident(&namespace_name(c, ns)),

@@ -2298,7 +2298,7 @@ impl<'e> Binder<'e> {
             return Ok(());
         };
         let n = sv.sval.trim_matches('"');
-        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        let n = n.to_ascii_lowercase();
         if self.catalog.relation(&n).is_none() {
             return Err(err_at(
                 DbError::new(

@@ -100,20 +100,19 @@ fn relation_named(ctx: &StatementCtx, parts: &[String]) -> Result<(String, Relat
         .clone();
     if parts.len() > 1 {
         let schema = &parts[parts.len() - 2];
-        if !matches!(schema.as_str(), "public" | "pg_temp") {
-            if ctx.catalog.schema(schema).is_none() {
-                return Err(DbError::new(
-                    SqlState::InvalidSchemaName,
-                    format!("schema \"{schema}\" does not exist"),
-                ));
-            }
-            let q = format!("{schema}.{name}");
-            let rel = ctx
-                .catalog
-                .relation(&q)
-                .ok_or_else(|| undefined_table(&q))?;
-            return Ok((name, rel));
+        if !matches!(schema.as_str(), "public" | "pg_temp") && ctx.catalog.schema(schema).is_none()
+        {
+            return Err(DbError::new(
+                SqlState::InvalidSchemaName,
+                format!("schema \"{schema}\" does not exist"),
+            ));
         }
+        let q = format!("{schema}.{name}");
+        let rel = ctx
+            .catalog
+            .relation(&q)
+            .ok_or_else(|| undefined_table(&q))?;
+        return Ok((name, rel));
     }
     let rel = ctx
         .catalog

@@ -505,9 +505,13 @@ pub(crate) fn alter_sequence(
         owner = Some(match parts.as_slice() {
             [none] if none.eq_ignore_ascii_case("none") => None,
             [.., table, column] => {
+                let q = match parts.as_slice() {
+                    [.., schema, _, _] => format!("{schema}.{table}"),
+                    _ => table.clone(),
+                };
                 let t = ctx
                     .catalog
-                    .table(table)
+                    .table(&q)
                     .ok_or_else(|| undefined_table(table))?;
                 if t.column_index(column).is_none() {
                     return Err(DbError::new(
@@ -537,16 +541,18 @@ pub(crate) fn alter_sequence(
     // The tables that list it among their owned sequences (dropped with
     // them) follow.
     if let Some((old_table, _)) = &seq.owned_by {
-        if let Some(t) = ctx.catalog.table(old_table) {
+        let q = ctx.catalog.qualify(seq.namespace, old_table);
+        if let Some(t) = ctx.catalog.table(&q) {
             let mut def = (*t).clone();
             def.owned_sequences.retain(|s| *s != name);
             put_table(ctx, def)?;
         }
     }
     if let Some((table, _)) = &owner {
+        let q = ctx.catalog.qualify(seq.namespace, table);
         let t = ctx
             .catalog
-            .table(table)
+            .table(&q)
             .ok_or_else(|| undefined_table(table))?;
         let mut def = (*t).clone();
         def.owned_sequences.push(name.clone());

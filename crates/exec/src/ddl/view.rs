@@ -241,7 +241,7 @@ pub(crate) fn relations_read(
             continue;
         }
         let name = match schema.as_str() {
-            "" | "public" => rel,
+            "" => rel,
             s => format!("{s}.{rel}"),
         };
         let oid = match ctx.catalog.relation(&name) {
@@ -277,7 +277,7 @@ pub(crate) fn stored_query(ctx: &StatementCtx, query: &pb::Node) -> Result<Strin
     let json = serde_json::to_value(&stmts)
         .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
     let (mut vars, mut ctes) = (Vec::new(), Vec::new());
-    collect_unqualified(&json, &mut vars, &mut ctes);
+    crate::pg_catalog::collect_unqualified(&json, &mut vars, &mut ctes);
     let mut inserts: Vec<(usize, String)> = Vec::new();
     for (at, rel) in vars {
         if ctes.contains(&rel) {
@@ -314,41 +314,6 @@ pub(crate) fn stored_query(ctx: &StatementCtx, query: &pb::Node) -> Result<Strin
         .and_then(|s| s.stmt)
         .ok_or_else(|| DbError::internal("view query is empty"))?;
     nestor_parser::deparse_query(&stmt)
-}
-
-/// The relations a query names without a schema, as (text offset,
-/// name), and the names of its WITH queries.
-fn collect_unqualified(
-    v: &serde_json::Value,
-    out: &mut Vec<(usize, String)>,
-    ctes: &mut Vec<String>,
-) {
-    match v {
-        serde_json::Value::Object(map) => {
-            if let Some(name) = map.get("ctename").and_then(|c| c.as_str()) {
-                ctes.push(name.to_string());
-            }
-            for (k, child) in map {
-                if k == "RangeVar" || k == "relation" {
-                    let rel = child.get("relname").and_then(|r| r.as_str());
-                    let schema = child.get("schemaname").and_then(|r| r.as_str());
-                    let at = child.get("location").and_then(|l| l.as_i64());
-                    if let (Some(rel), Some(at)) = (rel.filter(|r| !r.is_empty()), at) {
-                        if schema.unwrap_or("").is_empty() && at >= 0 {
-                            out.push((at as usize, rel.to_string()));
-                        }
-                    }
-                }
-                collect_unqualified(child, out, ctes);
-            }
-        }
-        serde_json::Value::Array(items) => {
-            for i in items {
-                collect_unqualified(i, out, ctes);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
@@ -517,7 +482,15 @@ pub(crate) fn revalidate_views_on(
     what: &str,
 ) -> Result<(), DbError> {
     for (v, _) in views_in_order(ctx, oid, what) {
-        let sql = format!("SELECT * FROM {}", crate::pg_catalog::quote_ident(&v.name));
+        let name = match v.namespace {
+            nestor_catalog::TEMP_NAMESPACE => crate::pg_catalog::quote_ident(&v.name),
+            ns => format!(
+                "{}.{}",
+                crate::pg_catalog::quote_ident(&ctx.catalog.schema_name(ns).unwrap_or_default()),
+                crate::pg_catalog::quote_ident(&v.name)
+            ),
+        };
+        let sql = format!("SELECT * FROM {name}");
         let stmts = nestor_parser::parse_sql(&sql)?;
         let Some(raw) = stmts.first() else { continue };
         if let Err(e) = (crate::ROUTINES.describe)(ctx, &sql, raw) {

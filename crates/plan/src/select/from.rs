@@ -407,7 +407,11 @@ pub fn plan_view(
     // What the view reads is checked as its owner.
     let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let saved_as = b.perm_as.replace(owner);
+    // Its names mean what they meant when it was made: unqualified ones
+    // are public's (or TEMP ones).
+    let saved_path = b.catalog.enter_view_path();
     let planned = plan_query(b, &sel);
+    b.catalog.restore_search_path(saved_path);
     b.perm_as = saved_as;
     b.text = saved_text;
     b.ctes = saved_ctes;
