@@ -14,8 +14,11 @@
 //!
 //! The redo record is computed when the change is applied (it describes the
 //! result, see [`crate::record`]); TEMP objects have none. A change applies to
-//! one namespace (`public`, or a session's TEMP objects), and its undo entry
-//! remembers which.
+//! one namespace (`public`, a schema, or a session's TEMP objects), and its
+//! undo entry remembers which. Creating, renaming and dropping a schema are
+//! changes of their own; DROP SCHEMA drops the schema's objects with changes
+//! before the one that drops it, so undo (in reverse) restores the schema
+//! before the objects go back into it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -69,6 +72,10 @@ pub enum Change {
     /// Create or replace (by OID: ADD VALUE, RENAME) an enum type.
     PutEnum(Arc<EnumDef>),
     DropEnum(String),
+    /// Create, rename or change the owner of (by OID) a schema.
+    PutSchema(Arc<crate::SchemaDef>),
+    /// Drop the schema with this OID (its objects were dropped before).
+    DropSchema(u32),
     /// Set (Some) or reset to the default (None) the owner and ACL of
     /// (class, object).
     SetAcl {
@@ -142,6 +149,11 @@ pub(crate) enum Undo {
         /// The type it replaced, renamed or dropped.
         prev: Option<Arc<EnumDef>>,
     },
+    Schema {
+        oid: u32,
+        /// Its definition before the change (None: it did not exist).
+        prev: Option<Arc<crate::SchemaDef>>,
+    },
     Role {
         /// The name the change put a role under (None for a drop).
         put: Option<String>,
@@ -160,6 +172,7 @@ impl std::fmt::Debug for Undo {
             Undo::Comment { key, .. } => write!(f, "comment {key:?}"),
             Undo::Function { name, .. } => write!(f, "function {name}"),
             Undo::Acl { key, .. } => write!(f, "acl {key:?}"),
+            Undo::Schema { oid, .. } => write!(f, "schema {oid}"),
             Undo::RoleSettings { key, .. } => write!(f, "role settings {key:?}"),
             Undo::DefaultAcl { key, .. } => write!(f, "default acl {key:?}"),
             Undo::Enum { put, prev } => write!(
@@ -204,6 +217,8 @@ impl Change {
             Change::DropRole(name) => CatalogRecord::DropRole { name: name.clone() },
             Change::PutEnum(e) => CatalogRecord::PutEnum((**e).clone()),
             Change::DropEnum(name) => CatalogRecord::DropEnum { name: name.clone() },
+            Change::PutSchema(d) => CatalogRecord::PutSchema((**d).clone()),
+            Change::DropSchema(oid) => CatalogRecord::DropSchema { oid: RelId(*oid) },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
                 key: *key,
                 acl: acl.clone(),
@@ -238,6 +253,15 @@ impl Change {
             Change::DropEnum(name) => {
                 let prev = crate::enum_type::remove(&mut state.enums, &name);
                 return Undo::Enum { put: None, prev };
+            }
+            Change::PutSchema(def) => {
+                let oid = def.oid.0;
+                let prev = put_schema(state, def);
+                return Undo::Schema { oid, prev };
+            }
+            Change::DropSchema(oid) => {
+                let prev = state.schemas.remove(&oid).map(|s| s.def);
+                return Undo::Schema { oid, prev };
             }
             Change::SetAcl { key, acl } => {
                 let prev = match acl {
@@ -340,6 +364,8 @@ impl Change {
             | Change::DropRole(_)
             | Change::PutEnum(_)
             | Change::DropEnum(_)
+            | Change::PutSchema(_)
+            | Change::DropSchema(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
             | Change::SetDefaultAcl { .. } => unreachable!("applied above"),
@@ -420,6 +446,19 @@ impl DdlUndo for CatalogUndo {
                 self.version.fetch_add(1, Ordering::AcqRel);
                 return;
             }
+            if let Undo::Schema { oid, prev } = &self.undo {
+                match prev {
+                    Some(p) => {
+                        put_schema(&mut state, p.clone());
+                    }
+                    None => {
+                        state.schemas.remove(oid);
+                    }
+                }
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
             let st = state.ns_mut(self.ns);
             match &self.undo {
                 Undo::Table {
@@ -466,6 +505,7 @@ impl DdlUndo for CatalogUndo {
                 }
                 Undo::Role { .. }
                 | Undo::Enum { .. }
+                | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }
                 | Undo::DefaultAcl { .. } => unreachable!("undone above"),
@@ -504,6 +544,27 @@ impl DdlUndo for CatalogUndo {
             .is_some_and(|t| Arc::ptr_eq(&t.storage, s));
         if !still_used {
             self.store.drop_table(s.id);
+        }
+    }
+}
+
+/// Install a schema definition (keeping the objects of the schema with
+/// its OID); returns the definition it replaced.
+pub(crate) fn put_schema(
+    state: &mut State,
+    def: Arc<crate::SchemaDef>,
+) -> Option<Arc<crate::SchemaDef>> {
+    match state.schemas.get_mut(&def.oid.0) {
+        Some(s) => {
+            for t in s.ns.tables.values() {
+                t.storage.set_schema(&def.name);
+            }
+            Some(std::mem::replace(&mut s.def, def))
+        }
+        None => {
+            let ns = Namespace::default();
+            state.schemas.insert(def.oid.0, crate::Schema { def, ns });
+            None
         }
     }
 }

@@ -195,6 +195,9 @@ pub struct Identity {
 pub struct TableDef {
     pub oid: RelId,
     pub name: String,
+    /// The OID of its schema (pg_namespace; [`crate::TEMP_NAMESPACE`] for
+    /// TEMP tables, which live in their session's namespace).
+    pub namespace: u32,
     pub columns: Vec<Column>,
     pub checks: Vec<Check>,
     pub indexes: Vec<IndexDef>,
@@ -298,6 +301,8 @@ impl TableDef {
 pub struct Sequence {
     pub oid: RelId,
     pub name: String,
+    /// The OID of its schema ([`crate::TEMP_NAMESPACE`] for TEMP ones).
+    pub namespace: u32,
     pub increment: i64,
     pub min: i64,
     pub max: i64,
@@ -321,6 +326,7 @@ impl Sequence {
         Sequence {
             oid: self.oid,
             name: self.name.clone(),
+            namespace: self.namespace,
             increment: self.increment,
             min: self.min,
             max: self.max,
@@ -404,6 +410,9 @@ pub struct ViewDef {
     /// read view dependencies through it.
     pub rule_oid: RelId,
     pub name: String,
+    /// The OID of its schema (not part of its record: a record in a
+    /// schema other than `public` is wrapped in `InSchema`).
+    pub namespace: u32,
     /// The defining query as SQL text (PostgreSQL's deparser).
     pub query: String,
     /// The view's columns (after its column list) and their types, fixed

@@ -56,9 +56,36 @@
 //! ([`enum_type`]), which are also mirrored into the value layer's
 //! registry (`nestor_types::enums`).
 //!
-//! Left out: schemas other than `public` and the temporary ones (and
-//! qualified names in them), dependency tracking beyond serial
-//! sequences owned by their column.
+//! Schemas other than `public` ([`SchemaDef`], PostgreSQL's pg_namespace
+//! rows) each hold a [`Namespace`] of their own, keyed by OID. Objects in
+//! them are named to the catalog as `schema.name`: every lookup splits a
+//! name at its first dot when the part before it names a schema
+//! (`public`, `pg_temp` or one created), so the unqualified lookup of a
+//! public table costs one scan of its name for a dot and allocates
+//! nothing; a name whose prefix is no schema is looked up whole (a table
+//! may be called `"a.b"`).
+//!
+//! ```text
+//!   State
+//!     public:  "t" -> TableDef { namespace 2200 }
+//!     schemas: 16390 -> Schema { app, "t" -> TableDef { namespace 16390 } }
+//!   "t" resolves in public; "app.t" in app; "nosuch.t" is looked up as "nosuch.t"
+//! ```
+//!
+//! Changes to a schema's objects are logged wrapped in
+//! [`CatalogRecord::InSchema`]; records outside one apply in `public`
+//! (those of data directories older than schemas included).
+//!
+//! Unqualified names follow the session's search_path: a session's handle
+//! keeps the namespaces the setting names that exist ([`Catalog::set_search_path`],
+//! called by the session when the setting, its role or the catalog moved),
+//! searched after its TEMP namespace unless the path lists pg_temp; new
+//! relations go to the first of them. Other handles (recovery, background
+//! work) search `public` only. The path is a short vector read under its
+//! own lock: a lookup still allocates nothing.
+//!
+//! Left out: functions in schemas other than `public`, dependency
+//! tracking beyond serial sequences owned by their column.
 
 #![forbid(unsafe_code)]
 
@@ -100,6 +127,8 @@ pub use role::{Membership, RoleDef, BOOTSTRAP_SUPERUSER_OID};
 pub(crate) const FIRST_USER_OID: u32 = 16384;
 /// OID of the `public` namespace (as in PostgreSQL).
 pub const PUBLIC_NAMESPACE_OID: u32 = 2200;
+/// The `namespace` of TEMP objects: each session's own (pg_temp_N).
+pub const TEMP_NAMESPACE: u32 = 0;
 /// OID of the `pg_catalog` namespace.
 pub const PG_CATALOG_NAMESPACE_OID: u32 = 11;
 
@@ -109,7 +138,44 @@ pub(crate) enum Ns {
     Public,
     /// The TEMP objects of one session.
     Temp(SessionId),
+    /// A schema made by CREATE SCHEMA, by OID.
+    Schema(u32),
 }
+
+impl Ns {
+    /// The pg_namespace OID of a permanent namespace (`public` for TEMP).
+    fn oid(self) -> u32 {
+        match self {
+            Ns::Schema(oid) => oid,
+            Ns::Public | Ns::Temp(_) => PUBLIC_NAMESPACE_OID,
+        }
+    }
+}
+
+/// A schema other than `public` (a pg_namespace row; its owner and ACL
+/// are kept with those of other objects, see [`acl`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaDef {
+    pub oid: RelId,
+    pub name: String,
+}
+
+/// A schema and the objects in it.
+pub(crate) struct Schema {
+    pub def: Arc<SchemaDef>,
+    pub ns: Namespace,
+}
+
+/// A session's search_path as the namespaces it names that exist, in
+/// order (`pg_temp` where it is listed): what [`Catalog::set_search_path`]
+/// made of the setting.
+type SearchPath = Vec<Ns>;
+
+/// A search path saved by [`Catalog::push_search_path`].
+pub struct SavedSearchPath(SearchPath);
+
+/// Most entries search_path resolves to (longer settings are cut).
+pub const SEARCH_PATH_ENTRIES_MAX: usize = 64;
 
 /// The name maps of one namespace.
 #[derive(Default)]
@@ -130,6 +196,8 @@ pub(crate) struct Namespace {
 pub(crate) struct State {
     pub public: Namespace,
     pub temp: HashMap<SessionId, Namespace>,
+    /// Schemas other than `public`, by OID.
+    pub schemas: BTreeMap<u32, Schema>,
     /// Roles by name (server-wide, see [`role`]).
     pub roles: BTreeMap<String, Arc<RoleDef>>,
     /// Owners and ACLs changed from the default, by (class, object) OID
@@ -154,22 +222,100 @@ impl State {
         match ns {
             Ns::Public => Some(&self.public),
             Ns::Temp(s) => self.temp.get(&s),
+            Ns::Schema(oid) => self.schemas.get(&oid).map(|s| &s.ns),
         }
     }
 
+    /// The namespace a change applies to; a schema's must exist (checked
+    /// by [`Catalog::namespace_of`] and by replay).
     pub(crate) fn ns_mut(&mut self, ns: Ns) -> &mut Namespace {
         match ns {
             Ns::Public => &mut self.public,
             Ns::Temp(s) => self.temp.entry(s).or_default(),
+            Ns::Schema(oid) => {
+                &mut self
+                    .schemas
+                    .get_mut(&oid)
+                    .expect("a change applies in an existing schema")
+                    .ns
+            }
         }
     }
 
-    /// The namespaces `session`'s names resolve in, in order: its TEMP
-    /// objects shadow the public ones (pg_temp first, as in PostgreSQL).
-    fn search(&self, session: Option<SessionId>) -> impl Iterator<Item = (Ns, &Namespace)> {
+    /// The namespace a schema name denotes for `session`.
+    fn schema_ns(&self, session: Option<SessionId>, schema: &str) -> Option<Ns> {
+        match schema {
+            "public" => Some(Ns::Public),
+            "pg_temp" => session.map(Ns::Temp),
+            s => self
+                .schemas
+                .values()
+                .find(|x| x.def.name == s)
+                .map(|x| Ns::Schema(x.def.oid.0)),
+        }
+    }
+
+    /// Where `name` resolves for `session` searching `path`, and the name
+    /// without its qualifier: the namespace a `schema.` prefix names,
+    /// else the session's TEMP objects (first unless `path` lists
+    /// pg_temp, as in PostgreSQL) and the path's namespaces in order.
+    fn scope<'a>(
+        &'a self,
+        session: Option<SessionId>,
+        path: &'a [Ns],
+        name: &'a str,
+    ) -> (impl Iterator<Item = (Ns, &'a Namespace)> + 'a, &'a str) {
+        let (only, bare) = match name.split_once('.') {
+            Some((schema, bare)) => match self.schema_ns(session, schema) {
+                Some(ns) => (Some(ns), bare),
+                None => (None, name),
+            },
+            None => (None, name),
+        };
+        let searched = if only.is_some() { &path[..0] } else { path };
+        let temp = match (only, session) {
+            (None, Some(s)) if !path.contains(&Ns::Temp(s)) => Some(Ns::Temp(s)),
+            _ => None,
+        };
+        let found = only
+            .into_iter()
+            .chain(temp)
+            .chain(searched.iter().copied())
+            .filter_map(move |ns| self.ns(ns).map(|n| (ns, n)));
+        (found, bare)
+    }
+
+    /// The namespace unqualified names are created in: the first of
+    /// `path` other than pg_temp.
+    fn creation_ns(path: &[Ns]) -> Option<Ns> {
+        path.iter().copied().find(|ns| !matches!(ns, Ns::Temp(_)))
+    }
+
+    /// Every namespace `session` sees: its TEMP objects, `public`, then
+    /// the schemas.
+    fn all(&self, session: Option<SessionId>) -> impl Iterator<Item = (Ns, &Namespace)> {
         let temp = session.and_then(|s| self.temp.get(&s).map(|n| (Ns::Temp(s), n)));
         temp.into_iter()
             .chain(std::iter::once((Ns::Public, &self.public)))
+            .chain(
+                self.schemas
+                    .iter()
+                    .map(|(oid, s)| (Ns::Schema(*oid), &s.ns)),
+            )
+    }
+
+    /// The namespace holding a relation named (maybe qualified) `name` in
+    /// the map `has` checks, and its bare name.
+    fn find<'a>(
+        &'a self,
+        session: Option<SessionId>,
+        path: &'a [Ns],
+        name: &'a str,
+        has: impl Fn(&Namespace, &str) -> bool,
+    ) -> Option<(Ns, &'a str)> {
+        let (mut scope, bare) = self.scope(session, path, name);
+        let ns = scope.find(|(_, n)| has(n, bare))?.0;
+        Some((ns, bare))
     }
 }
 
@@ -257,6 +403,8 @@ pub struct Catalog {
     /// clones of the handle): only then is there work after commits and
     /// at session end.
     made_temp: Arc<AtomicBool>,
+    /// The session's search_path (`public` for other handles).
+    path: Arc<RwLock<SearchPath>>,
 }
 
 impl Default for Catalog {
@@ -275,6 +423,7 @@ impl Catalog {
             gate: Arc::new(DdlGate::default()),
             session: None,
             made_temp: Arc::new(AtomicBool::new(false)),
+            path: Arc::new(RwLock::new(vec![Ns::Public])),
         }
     }
 
@@ -284,6 +433,7 @@ impl Catalog {
         Catalog {
             session: Some(session),
             made_temp: Arc::new(AtomicBool::new(false)),
+            path: Arc::new(RwLock::new(vec![Ns::Public])),
             ..self.clone()
         }
     }
@@ -300,8 +450,80 @@ impl Catalog {
     pub fn plan_scope(&self) -> Option<SessionId> {
         match self.session {
             Some(s) if self.made_temp.load(Ordering::Acquire) => Some(s),
+            Some(s) if *self.path.read() != [Ns::Public] => Some(s),
             _ => None,
         }
+    }
+
+    /// Set the session's search_path from the setting's items (unquoted;
+    /// `$user` stands for `user`): the schemas among them that exist, in
+    /// order. A change bumps [`Catalog::version`] (plans resolved names
+    /// with the old path); the session calls this whenever the setting,
+    /// the role or the catalog may have changed, so a schema created
+    /// later joins the path as in PostgreSQL.
+    pub fn set_search_path<'a>(&self, items: impl Iterator<Item = &'a str>, user: &str) {
+        let path: SearchPath = {
+            let st = self.state.read();
+            let mut path = Vec::new();
+            for item in items.take(SEARCH_PATH_ENTRIES_MAX) {
+                let name = if item == "$user" { user } else { item };
+                let ns = match name {
+                    "pg_temp" => self.session.map(Ns::Temp),
+                    "pg_catalog" | "" => None,
+                    n => st.schema_ns(self.session, n),
+                };
+                if let Some(ns) = ns.filter(|ns| !path.contains(ns)) {
+                    path.push(ns);
+                }
+            }
+            path
+        };
+        if *self.path.read() == path {
+            return;
+        }
+        *self.path.write() = path;
+        self.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Put schema `namespace` in front of the search path (CREATE SCHEMA
+    /// runs its elements so, as PostgreSQL does); returns the path to put
+    /// back with [`Catalog::restore_search_path`].
+    pub fn push_search_path(&self, namespace: u32) -> SavedSearchPath {
+        let mut path = self.path.write();
+        let saved = path.clone();
+        path.insert(0, Ns::Schema(namespace));
+        SavedSearchPath(saved)
+    }
+
+    /// Search `public` only (a view's query is planned so: the catalog
+    /// keeps the names it read elsewhere qualified); returns the path to
+    /// put back with [`Catalog::restore_search_path`].
+    pub fn enter_view_path(&self) -> SavedSearchPath {
+        let mut path = self.path.write();
+        SavedSearchPath(std::mem::replace(&mut *path, vec![Ns::Public]))
+    }
+
+    /// Put back the path [`Catalog::push_search_path`] saved.
+    pub fn restore_search_path(&self, saved: SavedSearchPath) {
+        *self.path.write() = saved.0;
+    }
+
+    /// The schemas of the search path (pg_temp_N excluded), by name:
+    /// current_schemas(false).
+    pub fn search_path_schemas(&self) -> Vec<String> {
+        let path = self.path.read();
+        path.iter()
+            .filter_map(|ns| match ns {
+                Ns::Temp(_) => None,
+                ns => self.schema_name(ns.oid()),
+            })
+            .collect()
+    }
+
+    /// Whether the search path lists pg_temp (then TEMP objects are not
+    /// searched first).
+    pub fn search_path_lists_temp(&self) -> bool {
+        self.path.read().iter().any(|ns| matches!(ns, Ns::Temp(_)))
     }
 
     /// The gate checkpoints take to cut the catalog consistently.
@@ -442,10 +664,9 @@ impl Catalog {
 
     pub fn table(&self, name: &str) -> Option<Arc<TableDef>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.tables.get(name))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.tables.get(bare)).cloned();
         found
     }
 
@@ -453,7 +674,7 @@ impl Catalog {
     pub fn table_by_oid(&self, oid: RelId) -> Option<Arc<TableDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .find_map(|(_, n)| n.tables.values().find(|t| t.oid == oid))
             .cloned();
         found
@@ -463,7 +684,7 @@ impl Catalog {
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.tables.values().cloned())
             .collect();
         found
@@ -472,7 +693,7 @@ impl Catalog {
     pub fn sequences(&self) -> Vec<Arc<Sequence>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.sequences.values().cloned())
             .collect();
         found
@@ -480,17 +701,16 @@ impl Catalog {
 
     pub fn sequence(&self, name: &str) -> Option<Arc<Sequence>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.sequences.get(name))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.sequences.get(bare)).cloned();
         found
     }
 
     pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .find_map(|(_, n)| n.sequences.values().find(|s| s.oid == oid))
             .cloned();
         found
@@ -498,10 +718,9 @@ impl Catalog {
 
     pub fn view(&self, name: &str) -> Option<Arc<ViewDef>> {
         let st = self.state.read();
-        let found = st
-            .search(self.session)
-            .find_map(|(_, n)| n.views.get(name))
-            .cloned();
+        let path = self.path.read();
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(_, n)| n.views.get(bare)).cloned();
         found
     }
 
@@ -509,7 +728,7 @@ impl Catalog {
     pub fn views(&self) -> Vec<Arc<ViewDef>> {
         let st = self.state.read();
         let found = st
-            .search(self.session)
+            .all(self.session)
             .flat_map(|(_, n)| n.views.values().cloned())
             .collect();
         found
@@ -540,8 +759,114 @@ impl Catalog {
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
-        let found = st.search(self.session).find_map(|(_, n)| n.relation(name));
+        let path = self.path.read();
+        let (scope, bare) = st.scope(self.session, &path, name);
+        for (_, n) in scope {
+            if let Some(r) = n.relation(bare) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Every schema other than `public`, by OID.
+    pub fn schemas(&self) -> Vec<Arc<SchemaDef>> {
+        let st = self.state.read();
+        let all = st.schemas.values().map(|s| s.def.clone()).collect();
+        all
+    }
+
+    /// The schema (other than `public`) named `name`.
+    pub fn schema(&self, name: &str) -> Option<Arc<SchemaDef>> {
+        let st = self.state.read();
+        let found = st
+            .schemas
+            .values()
+            .find(|s| s.def.name == name)
+            .map(|s| s.def.clone());
         found
+    }
+
+    /// A relation (or index) whose own name is `schema.` and more: a
+    /// schema of that name could not be told from it (see the notes on
+    /// schemas).
+    pub fn dotted_relation(&self, schema: &str) -> Option<String> {
+        let prefix = format!("{schema}.");
+        let st = self.state.read();
+        let found = st.all(self.session).find_map(|(_, n)| {
+            n.tables
+                .keys()
+                .chain(n.views.keys())
+                .chain(n.sequences.keys())
+                .chain(n.index_owner.keys())
+                .find(|k| k.starts_with(&prefix))
+                .cloned()
+        });
+        found
+    }
+
+    /// The name of the schema with this OID (`public` included).
+    pub fn schema_name(&self, oid: u32) -> Option<String> {
+        if oid == PUBLIC_NAMESPACE_OID {
+            return Some("public".into());
+        }
+        let st = self.state.read();
+        let found = st.schemas.get(&oid).map(|s| s.def.name.clone());
+        found
+    }
+
+    /// The name that finds an object of schema `namespace` whatever the
+    /// search path: `schema.name` (`pg_temp.name` for a TEMP object).
+    pub fn qualify(&self, namespace: u32, name: &str) -> String {
+        match namespace {
+            TEMP_NAMESPACE => format!("pg_temp.{name}"),
+            ns => {
+                let schema = self.schema_name(ns).unwrap_or_else(|| "public".into());
+                format!("{schema}.{name}")
+            }
+        }
+    }
+
+    /// How SQL text the catalog keeps (a serial column's nextval default)
+    /// names an object of schema `namespace`: alone in `public` and for
+    /// TEMP objects (as PostgreSQL prints them with the default path),
+    /// `schema.name` elsewhere.
+    pub fn display_name(&self, namespace: u32, name: &str) -> String {
+        match namespace {
+            TEMP_NAMESPACE | PUBLIC_NAMESPACE_OID => name.to_string(),
+            ns => self.qualify(ns, name),
+        }
+    }
+
+    /// `name` without the schema qualifier a lookup would take off it.
+    pub fn unqualified<'a>(&self, name: &'a str) -> &'a str {
+        let st = self.state.read();
+        match name.split_once('.') {
+            Some((schema, bare)) if st.schema_ns(self.session, schema).is_some() => bare,
+            _ => name,
+        }
+    }
+
+    /// The schema a relation written with the qualifier `schema` (empty:
+    /// none) is created in: its OID; 3F000 if there is no such schema.
+    pub fn creation_namespace(&self, schema: &str) -> Result<u32, DbError> {
+        match schema {
+            "" => State::creation_ns(&self.path.read())
+                .map(Ns::oid)
+                .ok_or_else(|| {
+                    DbError::new(
+                        SqlState::InvalidSchemaName,
+                        "no schema has been selected to create in",
+                    )
+                }),
+            "public" | "pg_temp" => Ok(PUBLIC_NAMESPACE_OID),
+            s => self.schema(s).map(|d| d.oid.0).ok_or_else(|| {
+                DbError::new(
+                    SqlState::InvalidSchemaName,
+                    format!("schema \"{s}\" does not exist"),
+                )
+            }),
+        }
     }
 
     /// The functions and procedures named `name` (every overload).
@@ -579,12 +904,18 @@ impl Catalog {
     /// TEMP namespace for a TEMP object, in `public` otherwise (a TEMP
     /// table may shadow a permanent one of the same name).
     pub fn name_taken_in(&self, name: &str, temporary: bool) -> bool {
-        let ns = match (temporary, self.session) {
-            (true, Some(s)) => Ns::Temp(s),
-            _ => Ns::Public,
-        };
         let st = self.state.read();
-        st.ns(ns).is_some_and(|n| n.relation(name).is_some())
+        if let Some((schema, bare)) = name.split_once('.') {
+            if let Some(ns) = st.schema_ns(self.session, schema) {
+                return st.ns(ns).is_some_and(|n| n.relation(bare).is_some());
+            }
+        }
+        let ns = match (temporary, self.session) {
+            (true, Some(s)) => Some(Ns::Temp(s)),
+            _ => State::creation_ns(&self.path.read()),
+        };
+        ns.and_then(|ns| st.ns(ns))
+            .is_some_and(|n| n.relation(name).is_some())
     }
 
     /// The foreign keys that reference table `parent`, with the tables
@@ -594,7 +925,7 @@ impl Catalog {
         // collecting (and reference-counting) all of them first.
         let st = self.state.read();
         let mut out = Vec::new();
-        for (_, n) in st.search(self.session) {
+        for (_, n) in st.all(self.session) {
             for t in n.tables.values() {
                 for fk in &t.foreign_keys {
                     if fk.parent == parent {
@@ -609,7 +940,6 @@ impl Catalog {
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
     pub fn regclass(&self, name: &str) -> Result<u32, DbError> {
         let n = name.trim();
-        let n = n.strip_prefix("public.").unwrap_or(n);
         let n = n.trim_matches('"');
         if let Ok(oid) = n.parse::<u32>() {
             return Ok(oid);
@@ -634,7 +964,7 @@ impl Catalog {
     /// has the name, 42809 if it is not a sequence.
     pub fn sequence_named(&self, name: &str) -> Result<Arc<Sequence>, DbError> {
         let n = name.trim_matches('"');
-        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        let n = n.to_ascii_lowercase();
         match self.relation(&n) {
             Some(Relation::Sequence(s)) => Ok(s),
             Some(_) => Err(DbError::new(
@@ -688,12 +1018,27 @@ impl Catalog {
         let token = self.gate.enter();
         if let Change::PutTable { def, .. } = &change {
             def.storage.set_logged(def.is_logged());
+            let schema = self.schema_name(def.namespace);
+            def.storage
+                .set_schema(schema.as_deref().unwrap_or("public"));
         }
+        let mut change = change;
         let (ns, redo, undo) = {
             let mut st = self.state.write();
-            let ns = self.namespace_of(&st, &change)?;
+            let ns = self.namespace_of(&st, &mut change)?;
+            check_dotted_names(&st, self.session, &change)?;
             // TEMP objects are never logged.
-            let redo = (ns == Ns::Public).then(|| change.redo().encode());
+            let redo = match ns {
+                Ns::Public => Some(change.redo().encode()),
+                Ns::Schema(namespace) => Some(
+                    CatalogRecord::InSchema {
+                        namespace,
+                        record: Box::new(change.redo()),
+                    }
+                    .encode(),
+                ),
+                Ns::Temp(_) => None,
+            };
             (ns, redo, change.apply(&mut st, ns))
         };
         self.version.fetch_add(1, Ordering::AcqRel);
@@ -715,54 +1060,62 @@ impl Catalog {
         Ok(())
     }
 
-    /// The namespace a change applies to: a new TEMP object goes to the
-    /// session's namespace, a drop to wherever the name resolves.
-    fn namespace_of(&self, st: &State, change: &Change) -> Result<Ns, DbError> {
-        let temp = match change {
-            Change::PutTable { def, .. } => def.persistence == Persistence::Temporary,
-            Change::PutSequence(s) => s.temporary,
-            Change::DropTable(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.tables.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+    /// The namespace a change applies to: a new object goes to its
+    /// schema (a TEMP one to the session's namespace), a drop or rename
+    /// to wherever its (maybe qualified) name resolves; the name in the
+    /// change is left without its qualifier.
+    fn namespace_of(&self, st: &State, change: &mut Change) -> Result<Ns, DbError> {
+        let path = self.path.read();
+        let (temp, namespace) = match change {
+            Change::PutTable { def, .. } => {
+                (def.persistence == Persistence::Temporary, def.namespace)
             }
-            Change::PutView(v) => v.temporary,
+            Change::PutSequence(s) => (s.temporary, s.namespace),
+            Change::PutView(v) => (v.temporary, v.namespace),
+            Change::DropTable(name) | Change::RenameTable { from: name, .. } => {
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
+                    n.tables.contains_key(b)
+                }));
+            }
             Change::DropView(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.views.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
+                    n.views.contains_key(b)
+                }));
+            }
+            Change::DropSequence(name) => {
+                return Ok(resolve_name(st, (self.session, &path), name, |n, b| {
+                    n.sequences.contains_key(b)
+                }));
             }
             // Comments live in public (keyed by OID).
             Change::SetComment { .. } => return Ok(Ns::Public),
-            Change::RenameTable { from, .. } => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.tables.contains_key(from));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
-            }
-            Change::DropSequence(name) => {
-                let found = st
-                    .search(self.session)
-                    .find(|(_, n)| n.sequences.contains_key(name));
-                return Ok(found.map_or(Ns::Public, |(ns, _)| ns));
-            }
             // Functions live in public (as in PostgreSQL unless pg_temp is
             // named).
             Change::PutFunction(_) | Change::DropFunction(_) => return Ok(Ns::Public),
-            // Roles are server-wide, ACLs keyed by OID: logged like public
-            // objects (a TEMP object's ACL is logged too; harmless).
+            // Roles and schemas are catalog-wide, ACLs keyed by OID: logged
+            // like public objects (a TEMP object's ACL is logged too;
+            // harmless).
             Change::PutRole(_)
             | Change::DropRole(_)
             | Change::PutEnum(_)
             | Change::DropEnum(_)
+            | Change::PutSchema(_)
+            | Change::DropSchema(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
             | Change::SetDefaultAcl { .. } => return Ok(Ns::Public),
         };
         if !temp {
-            return Ok(Ns::Public);
+            if namespace == PUBLIC_NAMESPACE_OID {
+                return Ok(Ns::Public);
+            }
+            if !st.schemas.contains_key(&namespace) {
+                return Err(DbError::new(
+                    SqlState::InvalidSchemaName,
+                    format!("schema with OID {namespace} does not exist"),
+                ));
+            }
+            return Ok(Ns::Schema(namespace));
         }
         let session = self.session.ok_or_else(|| {
             DbError::new(
@@ -886,38 +1239,59 @@ impl Catalog {
                 key: *k,
                 acl: Some(v.clone()),
             });
+        // Enum types before any table (their columns' types decode by
+        // them), schemas before what is in them.
         let enums = st
             .enums
             .values()
             .map(|e| CatalogRecord::PutEnum((**e).clone()));
-        roles
+        let schemas = st
+            .schemas
+            .values()
+            .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
+        let mut all: Vec<CatalogRecord> = roles
             .chain(enums)
             .chain(acls)
             .chain(role_settings)
             .chain(default_acls)
+            .chain(schemas)
             .chain(seqs)
             .chain(tables)
             .chain(functions)
             .chain(views)
-            .collect()
+            .collect();
+        for (oid, s) in &st.schemas {
+            all.extend(
+                namespace_image(&s.ns).map(|record| CatalogRecord::InSchema {
+                    namespace: *oid,
+                    record: Box::new(record),
+                }),
+            );
+        }
+        all
     }
 
     /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
     pub fn logged_storage(&self) -> Vec<Arc<Table>> {
-        self.state
-            .read()
+        let st = self.state.read();
+        let schemas = st.schemas.values().flat_map(|s| s.ns.tables.values());
+        let all = st
             .public
             .tables
             .values()
+            .chain(schemas)
             .filter(|t| t.is_logged())
             .map(|t| t.storage.clone())
-            .collect()
+            .collect();
+        all
     }
 
     /// The state of every logged sequence.
     pub fn sequence_states(&self) -> CatalogRecord {
         let st = self.state.read();
-        let seqs = st.public.sequences.values().map(sequence_state).collect();
+        let seqs = logged_sequences(&st)
+            .map(|(q, s)| sequence_state(q, s))
+            .collect();
         CatalogRecord::Sequences(seqs)
     }
 
@@ -927,12 +1301,9 @@ impl Catalog {
         let state = self.state.clone();
         Arc::new(move || {
             let st = state.read();
-            let seqs: Vec<SequenceState> = st
-                .public
-                .sequences
-                .values()
-                .filter(|s| s.dirty.swap(false, Ordering::AcqRel))
-                .map(sequence_state)
+            let seqs: Vec<SequenceState> = logged_sequences(&st)
+                .filter(|(_, s)| s.dirty.swap(false, Ordering::AcqRel))
+                .map(|(q, s)| sequence_state(q, s))
                 .collect();
             (!seqs.is_empty()).then(|| CatalogRecord::Sequences(seqs).encode())
         })
@@ -940,18 +1311,46 @@ impl Catalog {
 
     /// Recovery: install one record. Errors describe corrupt input.
     pub fn replay(&self, rec: CatalogRecord, store: &Store) -> Result<(), String> {
+        self.replay_in(rec, Ns::Public, store)?;
+        self.version.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Install one record in namespace `ns`.
+    fn replay_in(&self, rec: CatalogRecord, ns: Ns, store: &Store) -> Result<(), String> {
         match rec {
-            CatalogRecord::PutTable(t) => self.replay_put_table(t, store)?,
+            CatalogRecord::PutTable(t) => self.replay_put_table(t, ns, store)?,
+            CatalogRecord::PutSchema(d) => {
+                self.ensure_next_oid(d.oid.0 + 1);
+                change::put_schema(&mut self.state.write(), Arc::new(d));
+            }
+            CatalogRecord::DropSchema { oid } => {
+                self.state
+                    .write()
+                    .schemas
+                    .remove(&oid.0)
+                    .ok_or_else(|| format!("DropSchema of unknown schema {oid}"))?;
+            }
+            CatalogRecord::InSchema { namespace, record } => {
+                if ns != Ns::Public || !self.state.read().schemas.contains_key(&namespace) {
+                    return Err(format!("record in unknown schema {namespace}"));
+                }
+                self.replay_in(*record, Ns::Schema(namespace), store)?;
+            }
             CatalogRecord::DropTable { name } => {
-                let prev = self.state.write().public.remove_table(&name);
+                let prev = self.state.write().ns_mut(ns).remove_table(&name);
                 let prev = prev.ok_or_else(|| format!("DropTable of unknown table {name}"))?;
                 store.drop_table(prev.storage.id);
             }
             CatalogRecord::PutView(v) => {
                 self.ensure_next_oid(v.oid.0.max(v.rule_oid.0) + 1);
+                let v = ViewDef {
+                    namespace: ns.oid(),
+                    ..v
+                };
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .views
                     .insert(v.name.clone(), Arc::new(v));
             }
@@ -1003,65 +1402,68 @@ impl Catalog {
             CatalogRecord::Comment { key, text } => {
                 let mut st = self.state.write();
                 match text {
-                    Some(t) => st.public.comments.insert(key, t),
-                    None => st.public.comments.remove(&key),
+                    Some(t) => st.ns_mut(ns).comments.insert(key, t),
+                    None => st.ns_mut(ns).comments.remove(&key),
                 };
             }
             CatalogRecord::DropView { name } => {
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .views
                     .remove(&name)
                     .ok_or_else(|| format!("DropView of unknown view {name}"))?;
             }
             CatalogRecord::RenameTable { from, to } => {
                 let mut st = self.state.write();
-                let prev = st
-                    .public
+                let n = st.ns_mut(ns);
+                let prev = n
                     .remove_table(&from)
                     .ok_or_else(|| format!("RenameTable of unknown table {from}"))?;
-                if st.public.tables.contains_key(&to) {
+                if n.tables.contains_key(&to) {
                     return Err(format!("RenameTable onto existing table {to}"));
                 }
                 let mut def = (*prev).clone();
                 def.name = to;
-                st.public.put_table(Arc::new(def));
+                n.put_table(Arc::new(def));
             }
             CatalogRecord::PutSequence(s) => {
                 self.ensure_next_oid(s.oid.0 + 1);
-                let seq = Arc::new(sequence_from(s));
+                let seq = Arc::new(sequence_from(s, ns.oid()));
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .sequences
                     .insert(seq.name.clone(), seq);
             }
             CatalogRecord::DropSequence { name } => {
-                self.state.write().public.sequences.remove(&name);
+                self.state.write().ns_mut(ns).sequences.remove(&name);
             }
             CatalogRecord::Sequences(seqs) => self.restore_sequences(&seqs),
             CatalogRecord::PutFunction(f) => {
                 self.ensure_next_oid(f.oid.0 + 1);
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .put_function(Arc::new(function_from(f)));
             }
             CatalogRecord::DropFunction { name, oid } => {
                 self.state
                     .write()
-                    .public
+                    .ns_mut(ns)
                     .remove_function(&name, oid)
                     .ok_or_else(|| format!("DropFunction of unknown function {name} ({oid})"))?;
             }
         }
-        self.version.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
-    fn replay_put_table(&self, rec: TableRecord, store: &Store) -> Result<(), String> {
-        let prev = self.table(&rec.name);
+    fn replay_put_table(&self, rec: TableRecord, ns: Ns, store: &Store) -> Result<(), String> {
+        let prev = self
+            .state
+            .read()
+            .ns(ns)
+            .and_then(|n| n.tables.get(&rec.name).cloned());
         let storage = match prev.as_ref().filter(|p| p.storage.id == rec.storage) {
             Some(p) => p.storage.clone(),
             None => {
@@ -1084,10 +1486,13 @@ impl Catalog {
             .chain(rec.matview.as_ref().map(|m| m.rule_oid.0))
             .fold(rec.oid.0.max(rec.storage.0), u32::max);
         self.ensure_next_oid(max_oid + 1);
-        let def = table_from(rec, storage, prev.as_deref())?;
+        let mut def = table_from(rec, storage, prev.as_deref())?;
+        def.namespace = ns.oid();
         def.storage.set_logged(def.is_logged());
+        let schema = self.schema_name(def.namespace).unwrap_or_default();
+        def.storage.set_schema(&schema);
         sync_storage_indexes(&def);
-        self.state.write().public.put_table(Arc::new(def));
+        self.state.write().ns_mut(ns).put_table(Arc::new(def));
         Ok(())
     }
 
@@ -1097,7 +1502,9 @@ impl Catalog {
     fn restore_sequences(&self, seqs: &[SequenceState]) {
         let st = self.state.read();
         for (name, last, called) in seqs {
-            if let Some(s) = st.public.sequences.get(name) {
+            let (mut scope, bare) = st.scope(None, &[Ns::Public], name);
+            let found = scope.find_map(|(_, n)| n.sequences.get(bare));
+            if let Some(s) = found {
                 let mut cur = s.state.lock();
                 let ahead = if s.increment >= 0 {
                     *last > cur.0
@@ -1110,6 +1517,70 @@ impl Catalog {
             }
         }
     }
+}
+
+/// A relation whose own name has a dot after the name of a schema could
+/// not be told from that schema's relation (see the notes on schemas):
+/// 0A000, as for a schema named after the part before the dot of a
+/// relation's name ([`Catalog::dotted_relation`]).
+fn check_dotted_names(
+    st: &State,
+    session: Option<SessionId>,
+    change: &Change,
+) -> Result<(), DbError> {
+    let names: Vec<&str> = match change {
+        Change::PutTable { def, .. } => std::iter::once(def.name.as_str())
+            .chain(def.indexes.iter().map(|i| i.name.as_str()))
+            .collect(),
+        Change::RenameTable { def, .. } => vec![def.name.as_str()],
+        Change::PutView(v) => vec![v.name.as_str()],
+        Change::PutSequence(s) => vec![s.name.as_str()],
+        _ => return Ok(()),
+    };
+    for name in names {
+        let clash = name
+            .split_once('.')
+            .is_some_and(|(schema, _)| st.schema_ns(session, schema).is_some());
+        if clash {
+            return Err(DbError::unsupported(format!(
+                "a relation named with a schema's name and a dot (\"{name}\")"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The records of one schema's relations: sequences, tables, views.
+fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
+    let seqs = ns
+        .sequences
+        .values()
+        .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
+    let tables = ns
+        .tables
+        .values()
+        .map(|t| CatalogRecord::PutTable(table_record(t)));
+    let views = ns
+        .views
+        .values()
+        .map(|v| CatalogRecord::PutView((**v).clone()));
+    seqs.chain(tables).chain(views)
+}
+
+/// The namespace a drop or rename names (`public` when nothing has the
+/// name: the change then does nothing there), leaving `name` bare.
+fn resolve_name(
+    st: &State,
+    (session, path): (Option<SessionId>, &[Ns]),
+    name: &mut String,
+    has: impl Fn(&Namespace, &str) -> bool,
+) -> Ns {
+    let Some((ns, bare)) = st.find(session, path, name, has) else {
+        return Ns::Public;
+    };
+    let skip = name.len() - bare.len();
+    name.drain(..skip);
+    ns
 }
 
 /// The record describing a function.
@@ -1144,9 +1615,25 @@ fn function_from(r: FunctionRecord) -> FunctionDef {
     }
 }
 
-fn sequence_state(s: &Arc<Sequence>) -> SequenceState {
+/// The logged sequences: those in `public`, then those in schemas (with
+/// the schema's name, which qualifies theirs in state records).
+fn logged_sequences(st: &State) -> impl Iterator<Item = (Option<&str>, &Arc<Sequence>)> {
+    let public = st.public.sequences.values().map(|s| (None, s));
+    let schemas = st.schemas.values().flat_map(|x| {
+        let name = x.def.name.as_str();
+        x.ns.sequences.values().map(move |s| (Some(name), s))
+    });
+    public.chain(schemas)
+}
+
+/// A sequence's state record entry: its name, qualified outside `public`.
+fn sequence_state(schema: Option<&str>, s: &Arc<Sequence>) -> SequenceState {
     let (last, called) = *s.state.lock();
-    (s.name.clone(), last, called)
+    let name = match schema {
+        Some(q) => format!("{q}.{}", s.name),
+        None => s.name.clone(),
+    };
+    (name, last, called)
 }
 
 /// The record describing a table definition.
@@ -1212,10 +1699,11 @@ pub(crate) fn sequence_record(s: &Sequence) -> SequenceRecord {
     }
 }
 
-fn sequence_from(s: SequenceRecord) -> Sequence {
+fn sequence_from(s: SequenceRecord, namespace: u32) -> Sequence {
     Sequence {
         oid: s.oid,
         name: s.name,
+        namespace,
         increment: s.increment,
         min: s.min,
         max: s.max,
@@ -1280,6 +1768,7 @@ fn table_from(
     Ok(TableDef {
         oid: rec.oid,
         name: rec.name,
+        namespace: PUBLIC_NAMESPACE_OID,
         columns,
         checks: rec
             .checks

@@ -39,6 +39,11 @@
 //!            | 0x19 PutEnum      oid:u32 array_oid:u32 name owner:u32 nlabels:u32
 //!                                (oid:u32 sortorder:f32 rank:(len:u32 bytes) name)*
 //!            | 0x1A DropEnum     name
+//!            | 0x1C PutSchema    oid:u32 name   (its owner and ACL: SetAcl)
+//!            | 0x1D DropSchema   oid:u32
+//!            | 0x1E InSchema     namespace:u32 record
+//!                                (the enclosed record applies in that schema;
+//!                                a record outside one applies in `public`)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -93,6 +98,9 @@ const TAG_SET_ROLE_SETTINGS: u8 = 0x17;
 const TAG_SET_DEFAULT_ACL: u8 = 0x18;
 const TAG_PUT_ENUM: u8 = 0x19;
 const TAG_DROP_ENUM: u8 = 0x1A;
+const TAG_PUT_SCHEMA: u8 = 0x1C;
+const TAG_DROP_SCHEMA: u8 = 0x1D;
+const TAG_IN_SCHEMA: u8 = 0x1E;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -162,6 +170,17 @@ pub enum CatalogRecord {
     DropFunction {
         name: String,
         oid: RelId,
+    },
+    /// Install (create, rename, change owner: by OID) a schema.
+    PutSchema(crate::SchemaDef),
+    /// Drop the (empty) schema with this OID.
+    DropSchema {
+        oid: RelId,
+    },
+    /// `record` applies in the schema with OID `namespace` (never nested).
+    InSchema {
+        namespace: u32,
+        record: Box<CatalogRecord>,
     },
 }
 
@@ -398,6 +417,24 @@ impl CatalogRecord {
                 put_str(&mut out, name);
                 out.extend_from_slice(&oid.0.to_le_bytes());
             }
+            CatalogRecord::PutSchema(d) => {
+                out.push(TAG_PUT_SCHEMA);
+                out.extend_from_slice(&d.oid.0.to_le_bytes());
+                put_str(&mut out, &d.name);
+            }
+            CatalogRecord::DropSchema { oid } => {
+                out.push(TAG_DROP_SCHEMA);
+                out.extend_from_slice(&oid.0.to_le_bytes());
+            }
+            CatalogRecord::InSchema { namespace, record } => {
+                assert!(
+                    !matches!(**record, CatalogRecord::InSchema { .. }),
+                    "nested InSchema record"
+                );
+                out.push(TAG_IN_SCHEMA);
+                out.extend_from_slice(&namespace.to_le_bytes());
+                out.extend_from_slice(&record.encode());
+            }
         }
         out
     }
@@ -448,6 +485,7 @@ impl CatalogRecord {
                     }
                 };
                 CatalogRecord::PutView(ViewDef {
+                    namespace: crate::PUBLIC_NAMESPACE_OID,
                     oid,
                     rule_oid,
                     name,
@@ -542,6 +580,25 @@ impl CatalogRecord {
                 name: get_str(&mut r)?,
                 oid: RelId(r.u32()?),
             },
+            TAG_PUT_SCHEMA => CatalogRecord::PutSchema(crate::SchemaDef {
+                oid: RelId(r.u32()?),
+                name: get_str(&mut r)?,
+            }),
+            TAG_DROP_SCHEMA => CatalogRecord::DropSchema {
+                oid: RelId(r.u32()?),
+            },
+            TAG_IN_SCHEMA => {
+                let namespace = r.u32()?;
+                let rest = r.bytes(buf.len() - 5)?;
+                let record = CatalogRecord::decode(rest)?;
+                if matches!(record, CatalogRecord::InSchema { .. }) {
+                    return Err("nested InSchema record".into());
+                }
+                CatalogRecord::InSchema {
+                    namespace,
+                    record: Box::new(record),
+                }
+            }
             TAG_LEGACY_STATEMENT => {
                 return Err(
                     "a schema change logged as SQL text by an older Nestor version \
@@ -1213,6 +1270,7 @@ mod tests {
                 to: "u".into(),
             },
             CatalogRecord::PutView(ViewDef {
+                namespace: crate::PUBLIC_NAMESPACE_OID,
                 oid: RelId(40),
                 rule_oid: RelId(41),
                 name: "v".into(),
@@ -1350,10 +1408,30 @@ mod tests {
                 name: "f".into(),
                 oid: RelId(16390),
             },
+            CatalogRecord::PutSchema(crate::SchemaDef {
+                oid: RelId(16391),
+                name: "app".into(),
+            }),
+            CatalogRecord::DropSchema { oid: RelId(16391) },
+            CatalogRecord::InSchema {
+                namespace: 16391,
+                record: Box::new(CatalogRecord::DropTable { name: "t".into() }),
+            },
         ];
         for rec in records {
             assert_eq!(CatalogRecord::decode(&rec.encode()).unwrap(), rec);
         }
+    }
+
+    #[test]
+    fn nested_in_schema_records_are_errors() {
+        let inner = CatalogRecord::InSchema {
+            namespace: 1,
+            record: Box::new(CatalogRecord::DropSchema { oid: RelId(1) }),
+        };
+        let mut bytes = vec![TAG_IN_SCHEMA, 2, 0, 0, 0];
+        bytes.extend_from_slice(&inner.encode());
+        assert!(CatalogRecord::decode(&bytes).is_err());
     }
 
     #[test]

@@ -91,6 +91,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
     ));
     storage.add_index(index.clone()).unwrap();
     TableDef {
+        namespace: nestor_catalog::PUBLIC_NAMESPACE_OID,
         oid,
         name: name.into(),
         columns: vec![
@@ -139,6 +140,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
 
 fn sequence(db: &Db, name: &str, temporary: bool) -> Arc<Sequence> {
     Arc::new(Sequence {
+        namespace: nestor_catalog::PUBLIC_NAMESPACE_OID,
         oid: db.catalog.alloc_oid(),
         name: name.into(),
         increment: 1,
@@ -366,4 +368,72 @@ fn temp_tables_belong_to_their_session() {
         db.catalog.table("t").unwrap().persistence,
         Persistence::Permanent
     );
+}
+
+#[test]
+fn schemas_hold_their_own_names_and_replay() {
+    let db = Db::new();
+    let mut txn = db.begin();
+    let app = nestor_catalog::SchemaDef {
+        oid: db.catalog.alloc_oid(),
+        name: "app".into(),
+    };
+    let app_oid = app.oid.0;
+    db.apply(&mut txn, Change::PutSchema(Arc::new(app)));
+    let public_t = table(&db, "t", Persistence::Permanent);
+    let mut app_t = table(&db, "t", Persistence::Permanent);
+    app_t.namespace = app_oid;
+    let (public_oid, app_t_oid) = (public_t.oid, app_t.oid);
+    for def in [public_t, app_t] {
+        let change = Change::PutTable {
+            def: Arc::new(def),
+            old_storage: None,
+        };
+        db.apply(&mut txn, change);
+    }
+    // A relation whose own name starts with a schema's and a dot could
+    // not be told from that schema's: refused.
+    let dotted = table(&db, "app.x", Persistence::Permanent);
+    let change = Change::PutTable {
+        def: Arc::new(dotted),
+        old_storage: None,
+    };
+    let e = db.catalog.apply(&mut txn, &db.store, change).unwrap_err();
+    assert_eq!(e.code.code(), "0A000", "{e:?}");
+    txn.commit();
+
+    let c = &db.catalog;
+    assert_eq!(c.table("t").unwrap().oid, public_oid);
+    assert_eq!(c.table("app.t").unwrap().oid, app_t_oid);
+    assert_eq!(c.table("public.t").unwrap().oid, public_oid);
+    assert!(c.table("nosuch.t").is_none());
+    c.set_search_path(["app", "public"].into_iter(), "alice");
+    assert_eq!(c.table("t").unwrap().oid, app_t_oid, "the path's first");
+    assert!(c.plan_scope().is_some(), "plans follow this session's path");
+    assert_eq!(c.creation_namespace("").unwrap(), app_oid);
+    c.set_search_path(["$user"].into_iter(), "nobody");
+    assert!(c.table("t").is_none(), "no schema on the path");
+    assert!(c.creation_namespace("").is_err());
+
+    // The logged records rebuild both tables in their schemas.
+    let fresh = Db::new();
+    for rec in db.logged_records() {
+        fresh.catalog.replay(rec, &fresh.store).unwrap();
+    }
+    assert_eq!(fresh.catalog.table("app.t").unwrap().oid, app_t_oid);
+    assert_eq!(fresh.catalog.table("t").unwrap().oid, public_oid);
+    assert_eq!(fresh.catalog.table("app.t").unwrap().namespace, app_oid);
+
+    // Dropping the schema (after its table) and rolling back restores
+    // both; the image of the catalog carries the schema.
+    let mut txn = db.begin();
+    db.apply(&mut txn, Change::DropTable("app.t".into()));
+    db.apply(&mut txn, Change::DropSchema(app_oid));
+    assert!(db.catalog.schema("app").is_none());
+    txn.rollback();
+    assert_eq!(db.catalog.table("app.t").unwrap().oid, app_t_oid);
+    let image = db.catalog.image();
+    assert!(image
+        .iter()
+        .any(|r| matches!(r, CatalogRecord::PutSchema(s) if s.name == "app")));
 }

@@ -103,6 +103,7 @@ pub enum SqlState {
     GroupingError,
     WindowingError,
     InvalidTableDefinition,
+    InvalidSchemaDefinition,
     IndeterminateDatatype,
     InvalidForeignKey,
     InvalidName,
@@ -238,6 +239,7 @@ impl SqlState {
             GroupingError => "42803",
             WindowingError => "42P20",
             InvalidTableDefinition => "42P16",
+            InvalidSchemaDefinition => "42P15",
             IndeterminateDatatype => "42P18",
             InvalidForeignKey => "42830",
             InvalidName => "42602",
@@ -432,6 +434,13 @@ impl DbError {
         self
     }
 
+    /// The schema of the table the error is about (after `with_table`).
+    pub fn with_schema(mut self, schema: impl Into<String>) -> DbError {
+        let o = self.object.get_or_insert_with(Default::default);
+        o.schema = Some(schema.into());
+        self
+    }
+
     pub fn with_column(mut self, column: impl Into<String>) -> DbError {
         self.object.get_or_insert_with(Default::default).column = Some(column.into());
         self
@@ -620,6 +629,7 @@ mod tests {
         GroupingError => "ERRCODE_GROUPING_ERROR",
         WindowingError => "ERRCODE_WINDOWING_ERROR",
         InvalidTableDefinition => "ERRCODE_INVALID_TABLE_DEFINITION",
+        InvalidSchemaDefinition => "ERRCODE_INVALID_SCHEMA_DEFINITION",
         IndeterminateDatatype => "ERRCODE_INDETERMINATE_DATATYPE",
         InvalidForeignKey => "ERRCODE_INVALID_FOREIGN_KEY",
         InvalidName => "ERRCODE_INVALID_NAME",

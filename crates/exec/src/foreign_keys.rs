@@ -143,6 +143,7 @@ fn check_child_locking(
                 parent.name
             ))
             .with_table(&t.name)
+            .with_schema(t.storage.schema())
             .with_constraint(&fk.name));
         }
     }
@@ -554,6 +555,7 @@ fn still_referenced(
         child.name
     ))
     .with_table(&child.name)
+    .with_schema(child.storage.schema())
     .with_constraint(&fk.name)
 }
 

@@ -296,7 +296,11 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             name => text_val(name),
         },
         Func::SessionUser => text_val(setting(ev, "session_authorization", "postgres")),
-        Func::CurrentSchema => text_val("public"),
+        Func::CurrentSchema => match ev.ctx.catalog.search_path_schemas().first() {
+            Some(s) => text_val(s.as_str()),
+            None => Value::Null,
+        },
+        Func::TableIsVisible => Value::Bool(is_visible(ev.ctx.catalog, int_arg(&args[0]) as u32)),
         Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
         Func::CurrentWalLsn => {
             if ev.ctx.db.replication.in_recovery() {
@@ -417,11 +421,50 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     })
 }
 
+/// pg_table_is_visible (and the other *_is_visible): a relation is
+/// visible when its name alone finds it through the search path; other
+/// objects (types, functions: in pg_catalog or public) always are.
+fn is_visible(c: &nestor_catalog::Catalog, oid: u32) -> bool {
+    use nestor_catalog::Relation;
+    let rid = nestor_common::RelId(oid);
+    let named = c
+        .table_by_oid(rid)
+        .map(|t| t.name.clone())
+        .or_else(|| c.sequence_by_oid(rid).map(|s| s.name.clone()))
+        .or_else(|| {
+            c.views()
+                .iter()
+                .find(|v| v.oid == rid)
+                .map(|v| v.name.clone())
+        })
+        .or_else(|| {
+            c.tables().iter().find_map(|t| {
+                t.indexes
+                    .iter()
+                    .find(|i| i.oid == rid)
+                    .map(|i| i.name.clone())
+            })
+        });
+    let Some(name) = named else {
+        return true;
+    };
+    let found = match c.relation(&name) {
+        Some(Relation::Table(t)) => t.oid,
+        Some(Relation::Sequence(s)) => s.oid,
+        Some(Relation::View(v)) => v.oid,
+        Some(Relation::Index { table, index }) => table
+            .indexes
+            .iter()
+            .find(|i| i.name == index)
+            .map_or(nestor_common::RelId(0), |i| i.oid),
+        None => nestor_common::RelId(0),
+    };
+    found == rid
+}
+
 /// Catalog helpers tools call, and the binder's internal conversions.
 fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Value, DbError> {
     Ok(match f {
-        // One schema, one (super)user: every object is visible and allowed.
-        Func::TableIsVisible => Value::Bool(true),
         Func::PgEncodingToChar => text_val(match int_arg(&args[0]) {
             0 => "SQL_ASCII",
             6 => "UTF8",

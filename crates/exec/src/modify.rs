@@ -92,6 +92,7 @@ pub fn check_row(
             )
             .with_detail(failing_row(row, table, &ev.ctx.eval))
             .with_table(table.name.as_str())
+            .with_schema(table.storage.schema())
             .with_column(c.name.as_str()));
         }
     }
@@ -111,6 +112,7 @@ pub fn check_row(
             )
             .with_detail(failing_row(row, table, &ev.ctx.eval))
             .with_table(table.name.as_str())
+            .with_schema(table.storage.schema())
             .with_constraint(ch.name.as_str()));
         }
     }

@@ -117,20 +117,25 @@ fn neutral(t: DataType) -> Value {
 
 /// The namespace a table lives in.
 fn table_namespace(t: &TableDef, catalog: &Catalog) -> u32 {
-    temp_or_public(t.persistence == Persistence::Temporary, catalog)
+    temp_or(
+        t.persistence == Persistence::Temporary,
+        t.namespace,
+        catalog,
+    )
 }
 
-/// The name of the schema a table lives in (`public`, or the session's
+/// The name of the schema a table lives in (its schema, or the session's
 /// `pg_temp_N`).
 pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
-    namespace_name(table_namespace(t, catalog))
+    namespace_name(catalog, table_namespace(t, catalog))
 }
 
-/// The session's pg_temp_N for a TEMP object, else public.
-fn temp_or_public(temporary: bool, catalog: &Catalog) -> u32 {
+/// The session's pg_temp_N for a TEMP object, else its schema `ns`.
+fn temp_or(temporary: bool, ns: u32, catalog: &Catalog) -> u32 {
     match (temporary, catalog.plan_scope()) {
         (true, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
-        _ => PUBLIC_NAMESPACE_OID,
+        (true, None) => PUBLIC_NAMESPACE_OID,
+        (false, _) => ns,
     }
 }
 
@@ -224,7 +229,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .filter_map(|t| Some((t, t.matview.as_ref()?)))
             .map(|(t, m)| {
                 RowB::new(Rel::Matviews)
-                    .set("schemaname", text("public"))
+                    .set("schemaname", text(table_schema_name(t, c)))
                     .set("matviewname", text(&t.name))
                     .set(
                         "matviewowner",
@@ -235,7 +240,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     )
                     .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
                     .set("ispopulated", Value::Bool(m.populated))
-                    .set("definition", text(format!(" {};", m.query)))
+                    .set("definition", text(format!(" {};", visible_query(c, &m.query))))
                     .done()
             })
             .collect(),
@@ -246,7 +251,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 RowB::new(Rel::Views)
                     .set(
                         "schemaname",
-                        text(namespace_name(temp_or_public(v.temporary, c))),
+                        text(namespace_name(c, temp_or(v.temporary, v.namespace, c))),
                     )
                     .set("viewname", text(&v.name))
                     .set(
@@ -256,7 +261,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                             c.acl(nestor_catalog::acl::ObjKind::Table, v.oid.0).owner.0,
                         )),
                     )
-                    .set("definition", text(view_def(v)))
+                    .set("definition", text(view_def(c, v)))
                     .done()
             })
             .collect(),
@@ -326,10 +331,10 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .flat_map(|t| {
                 t.indexes.iter().map(|i| {
                     RowB::new(Rel::Indexes)
-                        .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                        .set("schemaname", text(table_schema_name(t, c)))
                         .set("tablename", text(&t.name))
                         .set("indexname", text(&i.name))
-                        .set("indexdef", text(index_def(t, i)))
+                        .set("indexdef", text(index_def(c, t, i)))
                         .done()
                 })
             })
@@ -340,7 +345,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .filter(|t| t.matview.is_none())
             .map(|t| {
                 RowB::new(Rel::Tables)
-                    .set("schemaname", text(namespace_name(table_namespace(t, c))))
+                    .set("schemaname", text(table_schema_name(t, c)))
                     .set("tablename", text(&t.name))
                     .set(
                         "tableowner",
@@ -434,14 +439,14 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
     }
 }
 
-fn namespace_name(ns: u32) -> String {
+fn namespace_name(c: &Catalog, ns: u32) -> String {
     match ns {
         PG_CATALOG_NAMESPACE_OID => "pg_catalog".into(),
         PUBLIC_NAMESPACE_OID => "public".into(),
         INFORMATION_SCHEMA_NAMESPACE_OID => "information_schema".into(),
         TOAST_NAMESPACE_OID => "pg_toast".into(),
         n if n >= TEMP_NAMESPACE_OID_BASE => format!("pg_temp_{}", n - TEMP_NAMESPACE_OID_BASE),
-        _ => String::new(),
+        n => c.schema_name(n).unwrap_or_default(),
     }
 }
 
@@ -462,19 +467,21 @@ fn namespace_rows(c: &Catalog) -> Rows {
             spaces.push((TEMP_NAMESPACE_OID_BASE + s.0, SUPERUSER_OID));
         }
     }
+    let created: Vec<u32> = c.schemas().iter().map(|s| s.oid.0).collect();
+    spaces.extend(created.iter().map(|&o| (o, SUPERUSER_OID)));
     spaces
         .into_iter()
         .map(|(o, owner)| {
             // public starts with PostgreSQL 15's initial owner and
             // privileges (pg_dump compares them with what it expects).
-            let (owner, acl) = if o == PUBLIC_NAMESPACE_OID {
+            let (owner, acl) = if o == PUBLIC_NAMESPACE_OID || created.contains(&o) {
                 owner_acl(c, nestor_catalog::acl::ObjKind::Schema, o)
             } else {
                 (owner, Value::Null)
             };
             RowB::new(Rel::Namespace)
                 .set("oid", oid(o))
-                .set("nspname", text(namespace_name(o)))
+                .set("nspname", text(namespace_name(c, o)))
                 .set("nspowner", oid(owner))
                 .set("nspacl", acl)
                 .done()
@@ -664,12 +671,7 @@ fn class_rows(c: &Catalog) -> Rows {
         }
     }
     for s in c.sequences() {
-        let ns = if s.temporary {
-            c.plan_scope()
-                .map_or(PUBLIC_NAMESPACE_OID, |x| TEMP_NAMESPACE_OID_BASE + x.0)
-        } else {
-            PUBLIC_NAMESPACE_OID
-        };
+        let ns = temp_or(s.temporary, s.namespace, c);
         let persistence = if s.temporary { "t" } else { "p" };
         out.push(
             with_owner(
@@ -688,7 +690,7 @@ fn class_rows(c: &Catalog) -> Rows {
                 class_row(
                     v.oid.0,
                     &v.name,
-                    temp_or_public(v.temporary, c),
+                    temp_or(v.temporary, v.namespace, c),
                     "v",
                     if v.temporary { "t" } else { "p" },
                     0,
@@ -782,12 +784,15 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)
         }),
-        2615 => [
-            PUBLIC_NAMESPACE_OID,
-            PG_CATALOG_NAMESPACE_OID,
-            INFORMATION_SCHEMA_NAMESPACE_OID,
-        ]
-        .contains(&o),
+        2615 => {
+            [
+                PUBLIC_NAMESPACE_OID,
+                PG_CATALOG_NAMESPACE_OID,
+                INFORMATION_SCHEMA_NAMESPACE_OID,
+            ]
+            .contains(&o)
+                || c.schema_name(o).is_some()
+        }
         _ => false,
     }
 }
@@ -1582,6 +1587,31 @@ fn defaults(c: &Catalog) -> Vec<(u32, Arc<TableDef>, usize)> {
     out
 }
 
+/// A serial default `nextval('s.seq'::regclass)` as PostgreSQL prints it
+/// (the regclass constant by its name): `seq` alone when the search path
+/// finds that sequence by it. The catalog keeps the qualified name, which
+/// finds the sequence whatever the path of the session that inserts.
+fn relative_nextval(c: &Catalog, d: String) -> String {
+    let Some(q) = d
+        .strip_prefix("nextval('")
+        .and_then(|r| r.strip_suffix("'::regclass)"))
+    else {
+        return d;
+    };
+    let Some((_, bare)) = q.split_once('.') else {
+        // Kept alone: a sequence of public (or a TEMP one), qualified
+        // when the path does not find it by its name.
+        if c.sequence(q).is_none() && c.sequence(&format!("public.{q}")).is_some() {
+            return format!("nextval('public.{q}'::regclass)");
+        }
+        return d;
+    };
+    match (c.sequence(q), c.sequence(bare)) {
+        (Some(a), Some(b)) if a.oid == b.oid => format!("nextval('{bare}'::regclass)"),
+        _ => d,
+    }
+}
+
 /// A column default as PostgreSQL's deparser prints it: a lone string
 /// literal carries its cast (`'x'::text`).
 pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
@@ -1627,7 +1657,10 @@ fn attrdef_rows(c: &Catalog) -> Rows {
                 .set("oid", oid(o))
                 .set("adrelid", oid(t.oid.0))
                 .set("adnum", Value::Int2(k as i16 + 1))
-                .set("adbin", default_text(&t, k).map_or(Value::Null, text))
+                .set(
+                    "adbin",
+                    default_text(&t, k).map_or(Value::Null, |d| text(relative_nextval(c, d))),
+                )
                 .done()
         })
         .collect()
@@ -1690,7 +1723,7 @@ fn sequence_type(c: &Catalog, s: &nestor_catalog::Sequence) -> DataType {
     s.owned_by
         .as_ref()
         .and_then(|(table, column)| {
-            let t = c.table(table)?;
+            let t = c.table(&c.qualify(s.namespace, table))?;
             let ty = t.columns[t.column_index(column)?].ty;
             ty.is_integer().then_some(ty)
         })
@@ -1748,7 +1781,10 @@ fn depend_rows(c: &Catalog) -> Rows {
             continue;
         };
         for s in &sequences {
-            if d.contains(&format!("nextval('{}'::regclass)", s.name)) {
+            let called = |name: &str| d.contains(&format!("nextval('{name}'::regclass)"));
+            let qualified = c.qualify(s.namespace, &s.name);
+            let bare_is_it = s.namespace == PUBLIC_NAMESPACE_OID || s.temporary;
+            if (bare_is_it && called(&s.name)) || called(&qualified) {
                 out.push(vec![
                     oid(Rel::Attrdef.oid()),
                     oid(o),
@@ -1763,7 +1799,7 @@ fn depend_rows(c: &Catalog) -> Rows {
     }
     for s in c.sequences() {
         if let Some((table, column)) = &s.owned_by {
-            if let Some(t) = c.table(table) {
+            if let Some(t) = c.table(&c.qualify(s.namespace, table)) {
                 let k = t.column_index(column);
                 let attnum = k.map_or(0, |k| k as i32 + 1);
                 // An identity sequence depends internally ('i') on its
@@ -1911,22 +1947,23 @@ pub fn quote_ident(name: &str) -> String {
 fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
     format!(
         "{}.{}",
-        quote_ident(&namespace_name(table_namespace(t, c))),
+        quote_ident(&table_schema_name(t, c)),
         quote_ident(name)
     )
 }
 
 /// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`.
-fn index_def(t: &TableDef, i: &IndexDef) -> String {
+fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
+    let schema = if t.persistence == Persistence::Temporary {
+        "pg_temp".to_string()
+    } else {
+        quote_ident(&table_schema_name(t, c))
+    };
     format!(
         "CREATE {}INDEX {} ON {}.{} USING btree ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
-        if t.persistence == Persistence::Temporary {
-            "pg_temp"
-        } else {
-            "public"
-        },
+        schema,
         quote_ident(&t.name),
         column_list(t, &i.columns)
     )
@@ -2007,8 +2044,84 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
 /// `pg_get_viewdef`: the stored query (PostgreSQL's deparser output, on
 /// one line; PostgreSQL's own is pretty-printed over several), with the
 /// semicolon PostgreSQL ends it with.
-fn view_def(v: &nestor_catalog::ViewDef) -> String {
-    format!(" {};", v.query)
+fn view_def(c: &Catalog, v: &nestor_catalog::ViewDef) -> String {
+    format!(" {};", visible_query(c, &v.query))
+}
+
+/// The relations a query names without a schema, as (text offset,
+/// name), and the names of its WITH queries.
+pub(crate) fn collect_unqualified(
+    v: &serde_json::Value,
+    out: &mut Vec<(usize, String)>,
+    ctes: &mut Vec<String>,
+) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(name) = map.get("ctename").and_then(|c| c.as_str()) {
+                ctes.push(name.to_string());
+            }
+            for (k, child) in map {
+                if k == "RangeVar" || k == "relation" {
+                    let rel = child.get("relname").and_then(|r| r.as_str());
+                    let schema = child.get("schemaname").and_then(|r| r.as_str());
+                    let at = child.get("location").and_then(|l| l.as_i64());
+                    if let (Some(rel), Some(at)) = (rel.filter(|r| !r.is_empty()), at) {
+                        if schema.unwrap_or("").is_empty() && at >= 0 {
+                            out.push((at as usize, rel.to_string()));
+                        }
+                    }
+                }
+                collect_unqualified(child, out, ctes);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for i in items {
+                collect_unqualified(i, out, ctes);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A stored view query as PostgreSQL's deparser prints it under the
+/// current search path: a relation of `public` it names alone (the
+/// catalog keeps other schemas' names qualified) gets `public.` when the
+/// path would not find it by its name alone.
+fn visible_query(c: &Catalog, query: &str) -> String {
+    let Ok(stmts) = nestor_parser::parse_sql(query) else {
+        return query.to_string();
+    };
+    let Ok(json) = serde_json::to_value(&stmts) else {
+        return query.to_string();
+    };
+    let (mut vars, mut ctes) = (Vec::new(), Vec::new());
+    collect_unqualified(&json, &mut vars, &mut ctes);
+    let oid = |r: Option<nestor_catalog::Relation>| match r {
+        Some(nestor_catalog::Relation::Table(t)) => Some(t.oid),
+        Some(nestor_catalog::Relation::View(v)) => Some(v.oid),
+        Some(nestor_catalog::Relation::Sequence(s)) => Some(s.oid),
+        _ => None,
+    };
+    let mut at: Vec<usize> = vars
+        .into_iter()
+        .filter(|(_, rel)| !ctes.contains(rel))
+        .filter(|(_, rel)| {
+            let public = oid(c.relation(&format!("public.{rel}")));
+            public.is_some() && oid(c.relation(rel)) != public
+        })
+        .map(|(at, _)| at)
+        .collect();
+    if at.is_empty() {
+        return query.to_string();
+    }
+    at.sort_by_key(|a| std::cmp::Reverse(*a));
+    let mut shown = query.to_string();
+    for a in at {
+        if shown.is_char_boundary(a) {
+            shown.insert_str(a, "public.");
+        }
+    }
+    shown
 }
 
 /// `pg_get_triggerdef`; `pretty` names the table without its schema (as
@@ -2148,7 +2261,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 return Ok(Value::Null);
             };
             match args.get(1).map_or(0, int) {
-                0 => text(index_def(&t, &i)),
+                0 => text(index_def(c, &t, &i)),
                 k => match i.columns.get(k as usize - 1) {
                     Some(&col) if k > 0 => text(quote_ident(&t.columns[col].name)),
                     _ => text(""),
@@ -2193,16 +2306,18 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::ViewDef => {
             let o = int(&args[0]) as u32;
-            let matview = c
-                .table_by_oid(RelId(o))
-                .and_then(|t| t.matview.as_ref().map(|m| format!(" {};", m.query)));
+            let matview = c.table_by_oid(RelId(o)).and_then(|t| {
+                t.matview
+                    .as_ref()
+                    .map(|m| format!(" {};", visible_query(c, &m.query)))
+            });
             match matview {
                 Some(q) => text(q),
                 None => c
                     .views()
                     .iter()
                     .find(|v| v.oid.0 == o)
-                    .map_or(Value::Null, |v| text(view_def(v))),
+                    .map_or(Value::Null, |v| text(view_def(c, v))),
             }
         }
         CatalogFn::RuleDef => {
@@ -2282,9 +2397,11 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                     s.owned_by
                         .as_ref()
                         .is_some_and(|(tb, cn)| *tb == t.name && cn == col)
+                        && s.namespace == t.namespace
                 })
                 .map_or(Value::Null, |s| {
-                    text(format!("public.{}", quote_ident(&s.name)))
+                    let schema = namespace_name(c, s.namespace);
+                    text(format!("{}.{}", quote_ident(&schema), quote_ident(&s.name)))
                 })
         }
         CatalogFn::SequenceState(last) => match c.sequence_by_oid(RelId(int(&args[0]) as u32)) {
@@ -2340,19 +2457,24 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Value::Int8(i64::from(spec::reg_lookup(c, kind, name)?))
         }
         CatalogFn::CurrentSchemas => {
-            // The schemas of search_path that exist ("$user" names none:
-            // there is no schema per role), pg_catalog first when implicit
-            // ones are asked for, as PostgreSQL.
+            // The schemas of search_path that exist (`$user`: a schema
+            // named after the current role), pg_catalog first when
+            // implicit ones are asked for and the path does not list it,
+            // as PostgreSQL.
             let implicit = matches!(args[0], Value::Bool(true));
-            let path = ev.ctx.settings.get("search_path").unwrap_or("").to_string();
+            let path = ev.ctx.settings.get("search_path").unwrap_or("");
+            let items = nestor_settings::search_path_items(path);
+            let user = crate::privilege::current_role_name(ev.ctx.settings);
             let mut names = Vec::new();
-            if implicit {
+            if implicit && !items.iter().any(|i| i == "pg_catalog") {
                 names.push(text("pg_catalog"));
             }
-            for part in path.split(',') {
-                let name = part.trim().trim_matches('"');
-                let exists = spec::NAMESPACES.iter().any(|(_, n)| *n == name);
-                if exists && !(implicit && name == "pg_catalog") {
+            for item in &items {
+                let name = if item == "$user" { user } else { item.as_str() };
+                let exists =
+                    spec::NAMESPACES.iter().any(|(_, n)| *n == name) || c.schema(name).is_some();
+                let listed = (implicit || name != "pg_catalog") && exists;
+                if listed && !names.contains(&text(name)) {
                     names.push(text(name));
                 }
             }
@@ -2372,17 +2494,48 @@ fn public_visible(ev: &Ev) -> bool {
         .any(|s| s.trim().trim_matches('"') == "public")
 }
 
+/// A relation's name as regclass prints it: qualified when its schema is
+/// not `public` (the only schema unqualified names resolve in).
+fn visible_name(c: &Catalog, ns: u32, name: &str) -> String {
+    let found = |r: Option<nestor_catalog::Relation>| match r {
+        Some(nestor_catalog::Relation::Table(t)) => t.namespace == ns,
+        Some(nestor_catalog::Relation::View(v)) => v.namespace == ns,
+        Some(nestor_catalog::Relation::Sequence(s)) => s.namespace == ns,
+        Some(nestor_catalog::Relation::Index { table, .. }) => table.namespace == ns,
+        None => false,
+    };
+    match ns {
+        nestor_catalog::TEMP_NAMESPACE => quote_ident(name),
+        _ if found(c.relation(name)) => quote_ident(name),
+        _ => format!(
+            "{}.{}",
+            quote_ident(&namespace_name(c, ns)),
+            quote_ident(name)
+        ),
+    }
+}
+
 /// The output function of a reg* type: the name (the number when no
 /// object has the OID, `-` for 0 where PostgreSQL prints that).
 fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
     let found = match kind {
         RegKind::Class => spec::by_oid(o)
             .map(|r| r.name().to_string())
-            .or_else(|| c.table_by_oid(RelId(o)).map(|t| quote_ident(&t.name)))
-            .or_else(|| c.sequence_by_oid(RelId(o)).map(|s| quote_ident(&s.name)))
-            .or_else(|| find_index(c, o).map(|(_, i)| quote_ident(&i.name))),
+            .or_else(|| {
+                c.table_by_oid(RelId(o))
+                    .map(|t| visible_name(c, t.namespace, &t.name))
+            })
+            .or_else(|| {
+                c.sequence_by_oid(RelId(o))
+                    .map(|s| visible_name(c, s.namespace, &s.name))
+            })
+            .or_else(|| {
+                let v = c.views().into_iter().find(|v| v.oid.0 == o)?;
+                Some(visible_name(c, v.namespace, &v.name))
+            })
+            .or_else(|| find_index(c, o).map(|(t, i)| visible_name(c, t.namespace, &i.name))),
         RegKind::Type => format_type(o, None).filter(|_| o != 0),
-        RegKind::Namespace => Some(namespace_name(o)).filter(|n| !n.is_empty()),
+        RegKind::Namespace => Some(namespace_name(c, o)).filter(|n| !n.is_empty()),
         RegKind::Proc => nestor_types::io_functions::by_oid(o)
             .map(|f| f.name.to_string())
             .or_else(|| c.function_by_oid(RelId(o)).map(|f| quote_ident(&f.name))),

@@ -71,7 +71,7 @@ pub fn allowed_any(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, any:
 }
 
 /// Check a plan's needs for `ctx.role` (called only for non-superusers).
-pub fn check_all(ctx: &StatementCtx, perms: &[Perm]) -> Result<(), DbError> {
+pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), DbError> {
     for p in perms {
         let role = p.check_as.unwrap_or(ctx.role.oid);
         if !allowed(ctx.catalog, role, p.kind, p.oid, p.privs) {
@@ -83,7 +83,11 @@ pub fn check_all(ctx: &StatementCtx, perms: &[Perm]) -> Result<(), DbError> {
                     format!("permission denied for view {}", p.name),
                 ));
             }
-            return Err(denied(p.kind, &p.name));
+            return Err(nestor_parser::ast::err_at(
+                denied(p.kind, &p.name),
+                text,
+                p.location,
+            ));
         }
     }
     Ok(())

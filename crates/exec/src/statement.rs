@@ -295,7 +295,7 @@ pub fn execute(
     if !ctx.role.superuser && !perms.is_empty() {
         let key = (ctx.catalog.version(), ctx.role.oid.0);
         if *prepared.perms_passed.lock() != key {
-            crate::privilege::check_all(ctx, &perms)?;
+            crate::privilege::check_all(ctx, &perms, &prepared.text)?;
             *prepared.perms_passed.lock() = key;
         }
     }
@@ -361,12 +361,25 @@ fn current_plan(
     let columns = planned.columns.as_deref().map(describe);
     let plan = Arc::new(planned.stmt);
     let perms: Arc<[Perm]> = planned.perms.into();
-    if columns != p.columns {
+    if !same_result(columns.as_deref(), p.columns.as_deref()) {
         sink.columns_changed(columns.as_deref().unwrap_or_default())?;
     } else {
         *p.current.write() = (version, plan.clone(), perms.clone());
     }
     Ok((plan, perms, version))
+}
+
+/// Whether a plan made again returns what the statement was described
+/// with: the same column names and types (the table a column comes from
+/// may differ, as when search_path now finds another table of the same
+/// shape; PostgreSQL compares the tuple descriptors the same way).
+fn same_result(a: Option<&[ColumnDesc]>, b: Option<&[ColumnDesc]>) -> bool {
+    let shape = |c: &ColumnDesc| (c.name.clone(), c.type_oid, c.type_size, c.type_modifier);
+    match (a, b) {
+        (Some(a), Some(b)) => a.len() == b.len() && a.iter().map(shape).eq(b.iter().map(shape)),
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 fn read_only_check(ev: &Ev, what: &str) -> Result<(), DbError> {
@@ -646,7 +659,7 @@ fn run_ddl(
         NodeEnum::DropRoleStmt(st) => crate::ddl::drop_role(ctx, st),
         NodeEnum::GrantRoleStmt(st) => crate::ddl::grant_role(ctx, st),
         NodeEnum::GrantStmt(st) => crate::ddl::grant(ctx, st),
-        NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, st),
+        NodeEnum::CreateSchemaStmt(st) => crate::ddl::create_schema(ctx, &text, st),
         NodeEnum::RefreshMatViewStmt(st) => crate::ddl::refresh_matview(ctx, st),
         NodeEnum::CreateEnumStmt(st) => crate::ddl::create_enum(ctx, st),
         NodeEnum::AlterEnumStmt(st) => crate::ddl::alter_enum(ctx, st),

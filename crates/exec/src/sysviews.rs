@@ -255,7 +255,11 @@ fn sequence_rows(catalog: &Catalog) -> Rows {
         .map(|s| {
             let (last, called) = *s.state.lock();
             vec![
-                text("public"),
+                text(
+                    catalog
+                        .schema_name(s.namespace)
+                        .unwrap_or_else(|| "public".into()),
+                ),
                 text(&s.name),
                 Value::Int8(s.start),
                 Value::Int8(s.increment),

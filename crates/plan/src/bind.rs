@@ -187,14 +187,14 @@ pub struct Binder<'e> {
     pub perm_as: Option<nestor_common::RelId>,
 }
 
-/// Relation name of a RangeVar (schemas `public` and `pg_catalog` only).
+/// Relation name of a RangeVar as the catalog takes it: `schema.name`
+/// when written with a schema (see nestor_catalog's notes on schemas),
+/// else the name alone, which resolves through search_path. The system
+/// schemas' relations are looked up by name alone.
 pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
     match rv.schemaname.as_str() {
-        "" | "public" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),
-        s => Err(DbError::new(
-            SqlState::InvalidSchemaName,
-            format!("schema \"{s}\" does not exist"),
-        )),
+        "" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),
+        s => Ok(format!("{s}.{}", rv.relname)),
     }
 }
 
@@ -356,6 +356,28 @@ impl<'e> Binder<'e> {
     }
 
     /// Record that the statement needs `privs` on an object.
+    /// USAGE on the schema of a relation the statement names (checked
+    /// for schemas other than `public`, as PostgreSQL checks it at lookup).
+    pub fn need_schema(&mut self, namespace: u32, location: i32) {
+        use nestor_catalog::{PUBLIC_NAMESPACE_OID, TEMP_NAMESPACE};
+        if namespace == PUBLIC_NAMESPACE_OID || namespace == TEMP_NAMESPACE {
+            return;
+        }
+        if let Some(name) = self.catalog.schema_name(namespace) {
+            crate::perm::need(
+                &mut self.perms,
+                crate::perm::Perm {
+                    kind: nestor_catalog::acl::ObjKind::Schema,
+                    oid: namespace,
+                    name,
+                    privs: nestor_catalog::acl::USAGE,
+                    check_as: self.perm_as,
+                    location,
+                },
+            );
+        }
+    }
+
     pub fn need(&mut self, kind: nestor_catalog::acl::ObjKind, oid: u32, name: &str, privs: u16) {
         crate::perm::need(
             &mut self.perms,
@@ -365,6 +387,7 @@ impl<'e> Binder<'e> {
                 name: name.to_string(),
                 privs,
                 check_as: self.perm_as,
+                location: -1,
             },
         );
     }
@@ -2285,7 +2308,7 @@ impl<'e> Binder<'e> {
             return Ok(());
         };
         let n = sv.sval.trim_matches('"');
-        let n = n.strip_prefix("public.").unwrap_or(n).to_ascii_lowercase();
+        let n = n.to_ascii_lowercase();
         if self.catalog.relation(&n).is_none() {
             return Err(err_at(
                 DbError::new(

@@ -77,9 +77,10 @@ enum WriteTarget {
     View(Arc<nestor_catalog::ViewDef>),
 }
 
-fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
+fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
     let name = relname(rv)?;
     if let Some(t) = b.catalog.table(&name) {
+        b.need_schema(t.namespace, rv.location);
         if t.matview.is_some() {
             return Err(DbError::new(
                 SqlState::WrongObjectType,
@@ -89,6 +90,7 @@ fn table_for_write(b: &Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError
         return Ok(WriteTarget::Table(t));
     }
     if let Some(v) = b.catalog.view(&name) {
+        b.need_schema(v.namespace, rv.location);
         return Ok(WriteTarget::View(v));
     }
     Err(bind::err_at(

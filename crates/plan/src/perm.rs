@@ -25,6 +25,9 @@ pub struct Perm {
     /// Checked as this role rather than the current one: relations a view
     /// reads are checked as the view's owner.
     pub check_as: Option<RelId>,
+    /// Where in the statement's text the object is named, for an error
+    /// PostgreSQL raises while it parses (USAGE on a schema); -1: none.
+    pub location: i32,
 }
 
 /// Add a need to `perms`, merged with one for the same object and role.

@@ -459,6 +459,7 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
                 .iter()
                 .find(|(_, s)| *s == bare)
                 .map(|(o, _)| *o)
+                .or_else(|| catalog.schema(bare).map(|s| s.oid.0))
                 .ok_or_else(|| {
                     DbError::new(
                         SqlState::InvalidSchemaName,

@@ -269,7 +269,7 @@ fn resolve_depth(
         .alias
         .as_ref()
         .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| name.clone());
+        .unwrap_or_else(|| rv.relname.clone());
     let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let saved_as = b.perm_as.replace(owner);
     let r = (|| {

@@ -486,3 +486,85 @@ fn enum_types_survive_crashes() {
         "di|{fine,sad}"
     );
 }
+
+/// What must hold after each restart once schemas were made, renamed and
+/// dropped (their objects logged in `InSchema` records).
+fn check_schemas(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select n.nspname, c.relname, c.relkind from pg_class c \
+             join pg_namespace n on n.oid = c.relnamespace \
+             where n.nspname in ('shop', 'public') order by 1, 2"
+        ),
+        "public|t|r\npublic|t_pkey|i\nshop|s|S\nshop|t|r\nshop|t_id_seq|S\n\
+         shop|t_pkey|i\nshop|t_v_idx|i\nshop|v|v"
+    );
+    assert_eq!(
+        ok(server, "select id, v from shop.v order by id"),
+        "1|a\n2|b"
+    );
+    assert_eq!(ok(server, "select a from public.t"), "7");
+    assert_eq!(
+        ok(
+            server,
+            "select nspname from pg_namespace where nspname in ('tmp', 'gone', 'dropped', 'store')"
+        ),
+        ""
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select pg_get_userbyid(nspowner) from pg_namespace where nspname = 'shop'"
+        ),
+        "shopkeeper"
+    );
+    let e = err(server, "insert into shop.t (v) values ('a')");
+    assert!(e.contains("t_v_idx"), "{e}");
+}
+
+#[test]
+fn schemas_survive_crashes_from_wal_and_from_checkpoint() {
+    let mut server = Server::start();
+    for sql in [
+        "create role shopkeeper",
+        "create schema store authorization shopkeeper",
+        "create table store.t (id serial primary key, v text)",
+        "create unique index t_v_idx on store.t (v)",
+        "insert into store.t (v) values ('a'), ('b')",
+        "create view store.v as select id, v from store.t",
+        "create sequence store.s start 10",
+        "select nextval('store.s'), nextval('store.s')",
+        "alter schema store rename to shop",
+        "create table t (a int primary key)",
+        "insert into t values (7)",
+        "create schema dropped",
+        "create table dropped.t (a int)",
+        "create view dropped.v as select a from dropped.t",
+        "drop schema dropped cascade",
+        "begin; create schema gone; create table gone.t (a int); rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_schemas(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // 1. From the WAL alone.
+    let mut again = Server::start_on(&dir);
+    check_schemas(&again);
+    assert_eq!(ok(&again, "select nextval('shop.s')"), "12");
+    assert_eq!(
+        ok(&again, "insert into shop.t (v) values ('c') returning id"),
+        "4",
+        "serial continues after the value the failed insert took"
+    );
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // 2. From the checkpoint image.
+    let third = Server::start_on(&dir);
+    ok(&third, "delete from shop.t where v = 'c'");
+    check_schemas(&third);
+    assert_eq!(ok(&third, "select nextval('shop.s')"), "13");
+}

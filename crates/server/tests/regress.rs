@@ -179,6 +179,8 @@ macro_rules! regress {
 }
 
 regress!(
+    search_path,
+    schemas_psql,
     txn_blocks,
     enum_types,
     enum_owner,

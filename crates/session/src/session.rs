@@ -120,6 +120,9 @@ pub struct Session {
     /// current_user as the executor checks it, and the (catalog version,
     /// settings generation) it was read at.
     role_cache: std::cell::Cell<((u64, u64), nestor_exec::privilege::RoleCtx)>,
+    /// The (catalog version, settings generation) the catalog handle's
+    /// search path was last set at.
+    path_synced: std::cell::Cell<(u64, u64)>,
 }
 
 /// Memory of a session besides its prepared statements, portals and
@@ -247,6 +250,7 @@ impl Session {
                 (0, u64::MAX),
                 nestor_exec::privilege::RoleCtx::of(&role),
             )),
+            path_synced: std::cell::Cell::new((0, u64::MAX)),
         };
         s.block.mirror(&mut s.settings);
         s.count_memory();
@@ -294,6 +298,25 @@ impl Session {
         };
         self.role_cache.set((key, ctx));
         ctx
+    }
+
+    /// Give the catalog handle search_path's schemas when the setting, the
+    /// role (`$user`) or the catalog (a schema made or dropped) may have
+    /// changed since the last statement: two integer compares otherwise.
+    /// Every statement plans and runs with an evaluation context, which
+    /// calls this first.
+    fn sync_search_path(&self) {
+        let key = (self.catalog.version(), self.settings.generation());
+        if self.path_synced.get() == key {
+            return;
+        }
+        let setting = self.settings.view().get("search_path").unwrap_or("public");
+        let items = nestor_settings::search_path_items(setting);
+        self.catalog
+            .set_search_path(items.iter().map(String::as_str), self.current_role_name());
+        // The version moves when the path changed.
+        self.path_synced
+            .set((self.catalog.version(), self.settings.generation()));
     }
 
     /// current_user: the SET ROLE role, else the session user.
@@ -865,6 +888,7 @@ impl Session {
     /// What value semantics depend on: the session's TimeZone and the
     /// transaction timestamp (now when there is no transaction).
     pub(crate) fn eval_ctx(&self) -> nestor_types::EvalCtx {
+        self.sync_search_path();
         let now = if self.block.txn().is_some() {
             self.block.start_us
         } else {

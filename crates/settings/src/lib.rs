@@ -873,6 +873,38 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
     }
 }
 
+/// The schema names of a search_path value, in order: items split at
+/// commas outside double quotes, a quoted item taken as written (`""` a
+/// quote), an unquoted one trimmed and in lower case (PostgreSQL's
+/// SplitIdentifierString); `"$user"` stays `$user`.
+pub fn search_path_items(value: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                chars.next();
+                cur.push('"');
+            }
+            '"' => {
+                quoted = !quoted;
+                cur.push('\0');
+            }
+            ',' if !quoted => items.push(std::mem::take(&mut cur)),
+            c if quoted => cur.push(c),
+            c => cur.extend(c.to_lowercase()),
+        }
+    }
+    items.push(cur);
+    items
+        .into_iter()
+        .map(|i| i.trim().replace('\0', ""))
+        .filter(|i| !i.is_empty())
+        .collect()
+}
+
 fn parse_bool(value: &str) -> Option<bool> {
     match value.trim().to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" | "t" | "y" => Some(true),
@@ -1629,6 +1661,11 @@ mod tests {
             canonicalize("DateStyle", "Klingon").unwrap_err().code,
             SqlState::InvalidParameterValue
         );
+        assert_eq!(
+            search_path_items(r#""$user", Public,"My ""S""" , x"#),
+            vec!["$user", "public", "My \"S\"", "x"]
+        );
+        assert!(search_path_items("").is_empty());
         assert_eq!(
             parse_options("-c search_path=x --statement-timeout=5s"),
             vec![

@@ -10,6 +10,7 @@ pub enum StorageError {
     Txn(TxnError),
     /// A committed (or own) live row already has this key.
     UniqueViolation {
+        schema: String,
         table: String,
         constraint: String,
         columns: Vec<String>,
@@ -30,6 +31,7 @@ impl StorageError {
         match self {
             StorageError::Txn(e) => e.into(),
             StorageError::UniqueViolation {
+                schema,
                 table,
                 constraint,
                 columns,
@@ -46,6 +48,7 @@ impl StorageError {
                     values.join(", ")
                 ))
                 .with_table(table)
+                .with_schema(schema)
                 .with_constraint(constraint)
             }
         }

@@ -309,6 +309,8 @@ pub struct Table {
     /// they come back empty after a restart (as in PostgreSQL).
     logged: std::sync::atomic::AtomicBool,
     name: RwLock<String>,
+    /// The schema its definition is in (for errors' SCHEMA NAME field).
+    schema: RwLock<String>,
     rows: RwLock<Rows>,
     indexes: RwLock<Vec<Arc<Index>>>,
     mgr: Arc<TxnManager>,
@@ -342,6 +344,7 @@ impl Table {
             id,
             logged: std::sync::atomic::AtomicBool::new(true),
             name: RwLock::new(name.to_string()),
+            schema: RwLock::new("public".to_string()),
             rows: RwLock::new(Rows::default()),
             indexes: RwLock::new(Vec::new()),
             mgr,
@@ -404,6 +407,18 @@ impl Table {
 
     pub fn rename(&self, name: &str) {
         *self.name.write() = name.to_string();
+    }
+
+    pub fn schema(&self) -> String {
+        self.schema.read().clone()
+    }
+
+    /// Set the schema errors name (the catalog does, when it installs
+    /// a definition).
+    pub fn set_schema(&self, schema: &str) {
+        if *self.schema.read() != schema {
+            *self.schema.write() = schema.to_string();
+        }
     }
 
     pub fn indexes(&self) -> Vec<Arc<Index>> {
@@ -1083,6 +1098,7 @@ impl Table {
                             )?;
                         }
                         return Err(StorageError::UniqueViolation {
+                            schema: self.schema(),
                             table: self.name(),
                             constraint: idx.name.clone(),
                             columns: idx.column_names.clone(),
@@ -1596,6 +1612,7 @@ impl Table {
                 .collect();
             if let Some((key, row)) = first_duplicate(&split) {
                 return Err(StorageError::UniqueViolation {
+                    schema: self.schema(),
                     table: self.name(),
                     constraint: index.name.clone(),
                     columns: index.column_names.clone(),

@@ -225,7 +225,7 @@ fn drop_constraint(
                     new.foreign_keys.retain(|f| f.name != fk.name);
                     continue;
                 }
-                let cur = ctx.catalog.table(&child.name).unwrap_or(child);
+                let cur = ctx.catalog.table_by_oid(child.oid).unwrap_or(child);
                 let mut c = (*cur).clone();
                 c.foreign_keys.retain(|f| f.name != fk.name);
                 super::put_table(ctx, c)?;
@@ -453,7 +453,10 @@ fn add_constraint(
     // others): the rows there are now are not checked, new ones are.
     let not_valid = c.skip_validation;
     for p in fks {
-        let cur = ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
+        let cur = ctx
+            .catalog
+            .table_by_oid(def.oid)
+            .unwrap_or_else(|| def.clone());
         let fk = super::foreign_key::resolve(ctx, &cur, &p, &[])?;
         if cur.foreign_keys.iter().any(|f| f.name == fk.name)
             || cur.checks.iter().any(|c| c.name == fk.name)
@@ -477,7 +480,11 @@ fn add_constraint(
         new.foreign_keys.push(fk);
         super::put_table(ctx, new)?;
     }
-    let current = |ctx: &StatementCtx| ctx.catalog.table(&def.name).unwrap_or_else(|| def.clone());
+    let current = |ctx: &StatementCtx| {
+        ctx.catalog
+            .table_by_oid(def.oid)
+            .unwrap_or_else(|| def.clone())
+    };
     for pi in idx {
         add_index(ctx, &current(ctx), pi)?;
     }

@@ -285,6 +285,7 @@ pub(super) fn alter_column_type(
                     ),
                 )
                 .with_table(new.name.as_str())
+                .with_schema(new.storage.schema())
                 .with_column(c.name.as_str()));
             }
         }
@@ -298,6 +299,7 @@ pub(super) fn alter_column_type(
                     ),
                 )
                 .with_table(new.name.as_str())
+                .with_schema(new.storage.schema())
                 .with_constraint(ch.name.as_str()));
             }
         }
@@ -335,6 +337,7 @@ fn unique_failure(e: nestor_storage::StorageError, ev: &Ev) -> DbError {
     let render = |v: &Value| nestor_plan::valops::render(v, &ev.ctx.eval);
     match e {
         nestor_storage::StorageError::UniqueViolation {
+            schema,
             table,
             constraint,
             columns,
@@ -349,6 +352,7 @@ fn unique_failure(e: nestor_storage::StorageError, ev: &Ev) -> DbError {
             key.iter().map(render).collect::<Vec<_>>().join(", ")
         ))
         .with_table(table)
+        .with_schema(schema)
         .with_constraint(constraint),
         e => e.into_db(&render),
     }

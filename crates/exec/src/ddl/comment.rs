@@ -51,7 +51,7 @@ pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTa
         }
         ObjectType::ObjectTrigger => trigger_key(ctx, object)?,
         ObjectType::ObjectTabconstraint => constraint_key(ctx, object)?,
-        ObjectType::ObjectSchema => schema_key(object)?,
+        ObjectType::ObjectSchema => schema_key(ctx, object)?,
         other => {
             return Err(DbError::unsupported(format!(
                 "COMMENT ON {}",
@@ -100,12 +100,19 @@ fn relation_named(ctx: &StatementCtx, parts: &[String]) -> Result<(String, Relat
         .clone();
     if parts.len() > 1 {
         let schema = &parts[parts.len() - 2];
-        if !matches!(schema.as_str(), "public" | "pg_temp") {
+        if !matches!(schema.as_str(), "public" | "pg_temp") && ctx.catalog.schema(schema).is_none()
+        {
             return Err(DbError::new(
                 SqlState::InvalidSchemaName,
                 format!("schema \"{schema}\" does not exist"),
             ));
         }
+        let q = format!("{schema}.{name}");
+        let rel = ctx
+            .catalog
+            .relation(&q)
+            .ok_or_else(|| undefined_table(&q))?;
+        return Ok((name, rel));
     }
     let rel = ctx
         .catalog
@@ -298,12 +305,15 @@ fn constraint_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i3
     Ok((PG_CONSTRAINT, oid, 0))
 }
 
-fn schema_key(object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
+fn schema_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
     let parts = names(object)?;
     let oid = match parts.last().map(String::as_str) {
         Some("public") => 2200,
         Some("pg_catalog") => 11,
         Some("information_schema") => 13_000,
+        Some(other) if ctx.catalog.schema(other).is_some() => {
+            ctx.catalog.schema(other).map_or(0, |s| s.oid.0)
+        }
         Some(other) => {
             return Err(DbError::new(
                 SqlState::InvalidSchemaName,

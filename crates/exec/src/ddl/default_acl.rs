@@ -111,7 +111,7 @@ pub fn alter_default_privileges(
                 ("roles", NodeEnum::RoleSpec(rs)) => {
                     roles.push(super::role::resolve(ctx, rs)?.oid.0)
                 }
-                ("schemas", NodeEnum::String(s)) => schemas.push(schema_oid(&s.sval)?),
+                ("schemas", NodeEnum::String(s)) => schemas.push(schema_oid(ctx, &s.sval)?),
                 _ => {
                     return Err(DbError::internal(
                         "unexpected ALTER DEFAULT PRIVILEGES option",

@@ -59,14 +59,16 @@ fn undefined_relation(name: &str) -> DbError {
     )
 }
 
-pub(super) fn schema_oid(name: &str) -> Result<u32, DbError> {
+pub(super) fn schema_oid(ctx: &StatementCtx, name: &str) -> Result<u32, DbError> {
     if name == "public" {
-        Ok(PUBLIC_NAMESPACE_OID)
-    } else {
-        Err(DbError::new(
+        return Ok(PUBLIC_NAMESPACE_OID);
+    }
+    match ctx.catalog.schema(name) {
+        Some(s) => Ok(s.oid.0),
+        None => Err(DbError::new(
             SqlState::InvalidSchemaName,
             format!("schema \"{name}\" does not exist"),
-        ))
+        )),
     }
 }
 
@@ -79,22 +81,28 @@ fn targets(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<Target>, DbErro
         return Err(DbError::unsupported("ALTER DEFAULT PRIVILEGES"));
     }
     if targtype == pb::GrantTargetType::AclTargetAllInSchema {
+        let mut schemas = Vec::new();
         for s in &st.objects {
-            schema_oid(bind::str_val(s).unwrap_or_default())?;
+            schemas.push(schema_oid(ctx, bind::str_val(s).unwrap_or_default())?);
         }
         match objtype {
             ObjectType::ObjectTable => {
                 for t in ctx.catalog.tables() {
-                    if t.persistence != nestor_catalog::Persistence::Temporary {
+                    if t.persistence != nestor_catalog::Persistence::Temporary
+                        && schemas.contains(&t.namespace)
+                    {
                         out.push(table_target(t.oid.0, &t.name));
                     }
                 }
                 for v in ctx.catalog.views() {
-                    out.push(table_target(v.oid.0, &v.name));
+                    if !v.temporary && schemas.contains(&v.namespace) {
+                        out.push(table_target(v.oid.0, &v.name));
+                    }
                 }
             }
             ObjectType::ObjectSequence => {
-                for s in ctx.catalog.sequences() {
+                let seqs = ctx.catalog.sequences();
+                for s in seqs.iter().filter(|s| schemas.contains(&s.namespace)) {
                     out.push(Target {
                         kind: ObjKind::Sequence,
                         oid: s.oid.0,
@@ -106,7 +114,9 @@ fn targets(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<Target>, DbErro
             ObjectType::ObjectFunction
             | ObjectType::ObjectProcedure
             | ObjectType::ObjectRoutine => {
-                for f in ctx.catalog.all_functions() {
+                // Functions live in public only.
+                let public = schemas.contains(&PUBLIC_NAMESPACE_OID);
+                for f in ctx.catalog.all_functions().into_iter().filter(|_| public) {
                     let wanted = match objtype {
                         ObjectType::ObjectFunction => !f.procedure,
                         ObjectType::ObjectProcedure => f.procedure,
@@ -160,7 +170,7 @@ fn targets(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<Target>, DbErro
                 let name = bind::str_val(o).unwrap_or_default().to_string();
                 out.push(Target {
                     kind: ObjKind::Schema,
-                    oid: schema_oid(&name)?,
+                    oid: schema_oid(ctx, &name)?,
                     name,
                     seq_as_table: false,
                 });
@@ -523,7 +533,7 @@ pub(crate) fn created_objects(ctx: &StatementCtx, n: &NodeEnum) -> Vec<(ObjKind,
         Some(Relation::Table(t)) => {
             let mut out = vec![(ObjKind::Table, t.oid.0)];
             for s in &t.owned_sequences {
-                if let Some(seq) = ctx.catalog.sequence(s) {
+                if let Some(seq) = ctx.catalog.sequence(&ctx.catalog.qualify(t.namespace, s)) {
                     out.push((ObjKind::Sequence, seq.oid.0));
                 }
             }
@@ -568,7 +578,7 @@ pub(crate) fn change_relation_owner(
             change_owner(ctx, ObjKind::Table, t.oid.0, "table", name, spec)?;
             let owner = ctx.catalog.acl(ObjKind::Table, t.oid.0).owner;
             for s in &t.owned_sequences {
-                if let Some(seq) = ctx.catalog.sequence(s) {
+                if let Some(seq) = ctx.catalog.sequence(&ctx.catalog.qualify(t.namespace, s)) {
                     set_owner(ctx, ObjKind::Sequence, seq.oid.0, owner)?;
                 }
             }
@@ -609,25 +619,33 @@ pub(crate) fn check_ddl(ctx: &StatementCtx, n: &NodeEnum, text: &str) -> Result<
     let create_in = |rv: Option<&pb::RangeVar>| -> Result<(), DbError> {
         let temp = rv.is_some_and(|r| r.relpersistence == "t");
         let at = rv.map_or(-1, |r| r.location);
-        create_in_public(ctx, temp).map_err(|e| nestor_parser::ast::err_at(e, text, at))
+        let schema = rv.map_or("", |r| r.schemaname.as_str());
+        create_in_schema(ctx, schema, temp).map_err(|e| nestor_parser::ast::err_at(e, text, at))
     };
     check_ddl_in(ctx, n, &create_in)
 }
 
 /// CREATE in `public` (a TEMP object needs nothing here).
 fn create_in_public(ctx: &StatementCtx, temp: bool) -> Result<(), DbError> {
-    let may = privilege::allowed(
-        ctx.catalog,
-        ctx.role.oid,
-        ObjKind::Schema,
-        PUBLIC_NAMESPACE_OID,
-        acl::CREATE,
-    );
-    if temp || may {
-        Ok(())
-    } else {
-        Err(denied(ObjKind::Schema, "public"))
+    create_in_schema(ctx, "public", temp)
+}
+
+/// CREATE in the schema a new relation goes to (`schema` as written;
+/// empty: the search path's first). A schema that does not exist is
+/// left for the statement to report.
+fn create_in_schema(ctx: &StatementCtx, schema: &str, temp: bool) -> Result<(), DbError> {
+    if temp {
+        return Ok(());
     }
+    let Ok(oid) = ctx.catalog.creation_namespace(schema) else {
+        return Ok(());
+    };
+    let may = privilege::allowed(ctx.catalog, ctx.role.oid, ObjKind::Schema, oid, acl::CREATE);
+    if may {
+        return Ok(());
+    }
+    let name = ctx.catalog.schema_name(oid).unwrap_or_default();
+    Err(denied(ObjKind::Schema, &name))
 }
 
 fn check_ddl_in(
@@ -716,9 +734,12 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
                     NodeEnum::List(l) => bind::names(&l.items),
                     _ => continue,
                 };
-                if let Some(name) = parts.last() {
-                    require_relation_owner(ctx, name)?;
-                }
+                let name = match parts.as_slice() {
+                    [.., s, n] if s != "public" && s != "pg_catalog" => format!("{s}.{n}"),
+                    [.., n] => n.clone(),
+                    [] => continue,
+                };
+                require_relation_owner(ctx, &name)?;
             }
             ObjectType::ObjectFunction
             | ObjectType::ObjectProcedure

@@ -49,7 +49,7 @@ pub(crate) fn mark(
     }
     let mut new = (*def).clone();
     new.matview = Some(MatView {
-        query: nestor_parser::deparse_query(query)?,
+        query: super::view::stored_query(ctx, query)?,
         populated,
         rule_oid: ctx.catalog.alloc_oid(),
         depends_on,
@@ -113,7 +113,11 @@ pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<Co
         },
     )?;
     if !st.skip_data {
-        let rows = (crate::ROUTINES.query_rows)(ctx, &mv.query)?;
+        // Its unqualified names are public's, as for a view's query.
+        let saved = ctx.catalog.enter_view_path();
+        let rows = (crate::ROUTINES.query_rows)(ctx, &mv.query);
+        ctx.catalog.restore_search_path(saved);
+        let rows = rows?;
         let target = nestor_plan::modify::copy_target(ctx.catalog, ctx.eval, &name, &[])?;
         let mut done = 0;
         crate::modify::copy_insert(ctx, &target, rows, &mut done)?;

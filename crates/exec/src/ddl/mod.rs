@@ -84,8 +84,9 @@ fn skip_existing(
     if !ctx.catalog.name_taken_in(name, temporary) {
         return Ok(None);
     }
+    let name = ctx.catalog.unqualified(name).to_string();
     if !if_not_exists {
-        return Err(exists_err(name));
+        return Err(exists_err(&name));
     }
     notice_code(
         ctx,
@@ -169,7 +170,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             NodeEnum::String(s) => vec![s.sval.clone()],
             _ => continue,
         };
-        let Some(name) = parts.last().cloned() else {
+        let Some(name) = qualified_name(ctx, &parts, ds.missing_ok)? else {
             continue;
         };
         let exists = match kind {
@@ -189,6 +190,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             _ => ctx.catalog.sequence(&name).is_some(),
         };
         if !exists {
+            let name = ctx.catalog.unqualified(&name).to_string();
             if ds.missing_ok {
                 notice(ctx, format!("{what} \"{name}\" does not exist, skipping"));
                 continue;
@@ -255,7 +257,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                 .collect();
             foreign_key::cascade_notice(ctx, dropped);
             for (child, fk) in deps {
-                let cur = ctx.catalog.table(&child.name).unwrap_or(child);
+                let cur = ctx.catalog.table_by_oid(child.oid).unwrap_or(child);
                 let mut new = (*cur).clone();
                 new.foreign_keys.retain(|f| f.name != fk.name);
                 put_table(ctx, new)?;
@@ -293,6 +295,34 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
     Ok(CommandTag::Plain(tag))
 }
 
+/// The catalog's name for a relation written as `parts` (`schema.name`
+/// outside `public`); a schema that does not exist is 3F000 (None after
+/// a NOTICE with IF EXISTS), as PostgreSQL's DROP reports it.
+fn qualified_name(
+    ctx: &mut StatementCtx,
+    parts: &[String],
+    missing_ok: bool,
+) -> Result<Option<String>, DbError> {
+    match parts {
+        [] => Ok(None),
+        [.., s, n] if matches!(s.as_str(), "public" | "pg_temp") => Ok(Some(format!("{s}.{n}"))),
+        [.., s, n] if s != "pg_catalog" => {
+            if ctx.catalog.schema(s).is_some() {
+                return Ok(Some(format!("{s}.{n}")));
+            }
+            if missing_ok {
+                notice(ctx, format!("schema \"{s}\" does not exist, skipping"));
+                return Ok(None);
+            }
+            Err(DbError::new(
+                SqlState::InvalidSchemaName,
+                format!("schema \"{s}\" does not exist"),
+            ))
+        }
+        [.., n] => Ok(Some(n.clone())),
+    }
+}
+
 fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let def = ctx
         .catalog
@@ -301,9 +331,10 @@ fn drop_table(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::DropTable(name.to_string()))?;
     for s in &def.owned_sequences {
-        if ctx.catalog.sequence(s).is_some() {
+        let s = ctx.catalog.qualify(def.namespace, s);
+        if ctx.catalog.sequence(&s).is_some() {
             ctx.catalog
-                .apply(ctx.txn, &ctx.db.store, Change::DropSequence(s.clone()))?;
+                .apply(ctx.txn, &ctx.db.store, Change::DropSequence(s))?;
         }
     }
     Ok(())
@@ -313,6 +344,7 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
     let Some(nestor_catalog::Relation::Index { table, .. }) = ctx.catalog.relation(name) else {
         return Err(undefined_table(name));
     };
+    let name = ctx.catalog.unqualified(name);
     let idx = table
         .indexes
         .iter()
@@ -374,6 +406,7 @@ pub(crate) fn create_sequence(
         .ok_or_else(|| DbError::internal("CREATE SEQUENCE without name"))?;
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
+    let namespace = table::creation_namespace(ctx, rv, temporary)?;
     if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE", temporary)? {
         return Ok(tag);
     }
@@ -422,7 +455,8 @@ pub(crate) fn create_sequence(
     let start = start.unwrap_or(if inc > 0 { min } else { max });
     let seq = Arc::new(Sequence {
         oid: ctx.catalog.alloc_oid(),
-        name: name.clone(),
+        name: rv.relname.clone(),
+        namespace,
         increment: inc,
         min,
         max,
@@ -474,9 +508,13 @@ pub(crate) fn alter_sequence(
         owner = Some(match parts.as_slice() {
             [none] if none.eq_ignore_ascii_case("none") => None,
             [.., table, column] => {
+                let q = match parts.as_slice() {
+                    [.., schema, _, _] => format!("{schema}.{table}"),
+                    _ => table.clone(),
+                };
                 let t = ctx
                     .catalog
-                    .table(table)
+                    .table(&q)
                     .ok_or_else(|| undefined_table(table))?;
                 if t.column_index(column).is_none() {
                     return Err(DbError::new(
@@ -506,16 +544,18 @@ pub(crate) fn alter_sequence(
     // The tables that list it among their owned sequences (dropped with
     // them) follow.
     if let Some((old_table, _)) = &seq.owned_by {
-        if let Some(t) = ctx.catalog.table(old_table) {
+        let q = ctx.catalog.qualify(seq.namespace, old_table);
+        if let Some(t) = ctx.catalog.table(&q) {
             let mut def = (*t).clone();
             def.owned_sequences.retain(|s| *s != name);
             put_table(ctx, def)?;
         }
     }
     if let Some((table, _)) = &owner {
+        let q = ctx.catalog.qualify(seq.namespace, table);
         let t = ctx
             .catalog
-            .table(table)
+            .table(&q)
             .ok_or_else(|| undefined_table(table))?;
         let mut def = (*t).clone();
         def.owned_sequences.push(name.clone());
@@ -572,15 +612,8 @@ pub(crate) fn alter_owner(
             (pb::ObjectType::ObjectType, Some(NodeEnum::List(l))) => {
                 enum_type::alter_enum_owner(ctx, &l.items, role)?;
             }
-            (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) if s.sval == "public" => {
-                grant::change_owner(
-                    ctx,
-                    nestor_catalog::acl::ObjKind::Schema,
-                    nestor_catalog::PUBLIC_NAMESPACE_OID,
-                    "schema",
-                    "public",
-                    role,
-                )?;
+            (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) => {
+                schema::change_schema_owner(ctx, &s.sval, role)?;
             }
             _ => check_new_owner(ctx, role)?,
         }
@@ -636,7 +669,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                     &child.name,
                 )?;
                 // Its definition as the lock protects it.
-                defs.push(ctx.catalog.table(&child.name).unwrap_or(child));
+                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
                 continue;
             }
             return Err(DbError::new(
@@ -664,7 +697,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         let new = fresh_storage(ctx, def)?;
         if ts.restart_seqs {
             for s in &def.owned_sequences {
-                if let Some(seq) = ctx.catalog.sequence(s) {
+                if let Some(seq) = ctx.catalog.sequence(&ctx.catalog.qualify(def.namespace, s)) {
                     *seq.state.lock() = (seq.start, false);
                     seq.dirty.store(true, std::sync::atomic::Ordering::Release);
                 }

@@ -53,6 +53,9 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             return Ok(CommandTag::Plain("ALTER TYPE"));
         }
     }
+    if kind == ObjectType::ObjectSchema {
+        return super::schema::rename_schema(ctx, rs);
+    }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
         Some(NodeEnum::ObjectWithArgs(owa)),
@@ -177,7 +180,7 @@ fn relation_exists(name: &str) -> DbError {
 /// OWNED BY (table, column), put back.
 fn update_owned_sequences(
     ctx: &mut StatementCtx,
-    table: &str,
+    (namespace, table): (u32, &str),
     f: impl Fn(&mut (String, String)),
 ) -> Result<(), DbError> {
     let owned: Vec<Arc<Sequence>> = ctx
@@ -185,6 +188,7 @@ fn update_owned_sequences(
         .sequences()
         .into_iter()
         .filter(|s| s.owned_by.as_ref().is_some_and(|(t, _)| t == table))
+        .filter(|s| s.namespace == namespace)
         .collect();
     for seq in owned {
         let mut owner = seq.owned_by.clone();
@@ -202,7 +206,10 @@ fn update_owned_sequences(
 
 fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result<(), DbError> {
     let temporary = def.persistence == nestor_catalog::Persistence::Temporary;
-    if ctx.catalog.name_taken_in(to, temporary) {
+    if ctx
+        .catalog
+        .name_taken_in(&ctx.catalog.qualify(def.namespace, to), temporary)
+    {
         return Err(relation_exists(to));
     }
     let from = def.name.clone();
@@ -212,11 +219,11 @@ fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result
         ctx.txn,
         &ctx.db.store,
         Change::RenameTable {
-            from: from.clone(),
+            from: ctx.catalog.qualify(def.namespace, &from),
             def: Arc::new(new),
         },
     )?;
-    update_owned_sequences(ctx, &from, |o| o.0 = to.to_string())?;
+    update_owned_sequences(ctx, (def.namespace, &from), |o| o.0 = to.to_string())?;
     super::view::rename_in_views(ctx, def.oid, &from, to)?;
     super::view::revalidate_views_on(ctx, def.oid, &format!("table {from}"))
 }
@@ -225,14 +232,15 @@ fn rename_table(ctx: &mut StatementCtx, def: &Arc<TableDef>, to: &str) -> Result
 /// (`nextval('s'::regclass)`), so the defaults that call this one, and
 /// the owning table's list of its sequences, follow.
 fn rename_sequence(ctx: &mut StatementCtx, seq: &Arc<Sequence>, to: &str) -> Result<(), DbError> {
-    if ctx.catalog.name_taken_in(to, seq.temporary) {
+    let q = |n: &str| ctx.catalog.qualify(seq.namespace, n);
+    if ctx.catalog.name_taken_in(&q(to), seq.temporary) {
         return Err(relation_exists(to));
     }
     let from = seq.name.clone();
     let mut new = seq.with_owner(seq.owned_by.clone());
     new.name = to.to_string();
     ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::DropSequence(from.clone()))?;
+        .apply(ctx.txn, &ctx.db.store, Change::DropSequence(q(&from)))?;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(new)))?;
     let old_call = format!("nextval('{from}'::regclass)");
@@ -263,14 +271,20 @@ fn rename_sequence(ctx: &mut StatementCtx, seq: &Arc<Sequence>, to: &str) -> Res
 /// ALTER VIEW ... RENAME TO: the views that read it have its name in
 /// their text, which follows.
 fn rename_view(ctx: &mut StatementCtx, v: &Arc<ViewDef>, to: &str) -> Result<(), DbError> {
-    if ctx.catalog.name_taken_in(to, false) {
+    if ctx
+        .catalog
+        .name_taken_in(&ctx.catalog.qualify(v.namespace, to), false)
+    {
         return Err(relation_exists(to));
     }
     let from = v.name.clone();
     let mut new = (**v).clone();
     new.name = to.to_string();
-    ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::DropView(from.clone()))?;
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        Change::DropView(ctx.catalog.qualify(v.namespace, &from)),
+    )?;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(new)))?;
     super::view::rename_in_views(ctx, v.oid, &from, to)?;
@@ -369,7 +383,7 @@ fn rename_column(
         }
     }
     super::put_table(ctx, new)?;
-    update_owned_sequences(ctx, &def.name, |o| {
+    update_owned_sequences(ctx, (def.namespace, &def.name), |o| {
         if o.1 == from {
             o.1 = to.to_string();
         }

@@ -31,7 +31,6 @@ pub fn create_table(
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
-    let name = relname(rv)?;
     if !cs.inh_relations.is_empty() || cs.partspec.is_some() || cs.partbound.is_some() {
         return Err(DbError::unsupported("table inheritance and partitioning"));
     }
@@ -44,6 +43,10 @@ pub fn create_table(
         _ => Persistence::Permanent,
     };
     let temporary = persistence == Persistence::Temporary;
+    let namespace =
+        creation_namespace(ctx, rv, temporary).map_err(|e| bind::err_at(e, text, rv.location))?;
+    // From here on the name finds the table's schema whatever the path.
+    let name = ctx.catalog.qualify(namespace, &rv.relname);
     let on_commit = match pb::OnCommitAction::try_from(cs.oncommit) {
         Ok(pb::OnCommitAction::OncommitDeleteRows) => OnCommit::DeleteRows,
         Ok(pb::OnCommitAction::OncommitDrop) => OnCommit::Drop,
@@ -66,7 +69,8 @@ pub fn create_table(
     let mut elements = table_elements(ctx, text, cs)?;
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
     let fks = std::mem::take(&mut elements.fks);
-    let mut def = build_table(ctx, text, name, persistence, elements, &seqs)?;
+    let bare = rv.relname.clone();
+    let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
     def.on_commit = on_commit;
     let mut taken = Vec::new();
     for p in &fks {
@@ -87,6 +91,31 @@ pub fn create_table(
     }
     super::put_table(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TABLE"))
+}
+
+/// The schema a new relation named by `rv` goes to (3F000 if there is no
+/// such schema; a TEMP one only in the session's, as in PostgreSQL).
+pub(super) fn creation_namespace(
+    ctx: &StatementCtx,
+    rv: &pb::RangeVar,
+    temporary: bool,
+) -> Result<u32, DbError> {
+    let schema = rv.schemaname.as_str();
+    if temporary && !matches!(schema, "" | "pg_temp") {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            "cannot create temporary relation in non-temporary schema",
+        ));
+    }
+    if !temporary && schema == "pg_temp" {
+        return Err(DbError::unsupported(
+            "creating a relation in pg_temp without TEMP",
+        ));
+    }
+    if temporary {
+        return Ok(nestor_catalog::TEMP_NAMESPACE);
+    }
+    ctx.catalog.creation_namespace(schema)
 }
 
 /// The columns and constraints of a CREATE TABLE.
@@ -260,20 +289,24 @@ fn serial_sequences(
             DataType::Int2 => i16::MAX as i64,
             _ => i32::MAX as i64,
         };
+        let namespace = namespace_of(ctx, table);
+        let bare = ctx.catalog.unqualified(&seq_name).to_string();
+        let shown = ctx.catalog.display_name(namespace, &bare);
         seqs.push(Arc::new(Sequence {
             oid: ctx.catalog.alloc_oid(),
-            name: seq_name.clone(),
+            name: bare,
+            namespace,
             increment: 1,
             min: 1,
             max,
             start: 1,
             cycle: false,
             state: Arc::new(Mutex::new((1, false))),
-            owned_by: Some((table.to_string(), col.name.clone())),
+            owned_by: Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
             temporary: persistence == Persistence::Temporary,
             dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         }));
-        col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+        col.default = Some(format!("nextval('{shown}'::regclass)"));
         names.push(seq_name);
     }
     Ok(seqs)
@@ -350,21 +383,40 @@ pub(super) fn identity_sequence(
         Some(n) => n,
         None => fresh_name(ctx, &format!("{table}_{}_seq", col.name), taken, temporary),
     };
+    let namespace = namespace_of(ctx, table);
+    let bare = ctx.catalog.unqualified(&seq_name).to_string();
     col.not_null = true;
-    col.default = Some(format!("nextval('{seq_name}'::regclass)"));
+    col.default = Some(format!(
+        "nextval('{}'::regclass)",
+        ctx.catalog.display_name(namespace, &bare)
+    ));
     Ok(Sequence {
         oid: ctx.catalog.alloc_oid(),
-        name: seq_name,
+        name: bare,
+        namespace,
         increment: inc,
         min,
         max,
         start,
         cycle,
         state: Arc::new(Mutex::new((start, false))),
-        owned_by: Some((table.to_string(), col.name.clone())),
+        owned_by: Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
         temporary,
         dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
     })
+}
+
+/// The schema OID of the relation the catalog knows as `name` (maybe
+/// `schema.name`).
+fn namespace_of(ctx: &StatementCtx, name: &str) -> u32 {
+    match name.split_once('.') {
+        Some(("pg_temp", _)) => nestor_catalog::TEMP_NAMESPACE,
+        Some((schema, _)) => ctx
+            .catalog
+            .schema(schema)
+            .map_or(nestor_catalog::PUBLIC_NAMESPACE_OID, |s| s.oid.0),
+        None => nestor_catalog::PUBLIC_NAMESPACE_OID,
+    }
 }
 
 /// The table definition with its storage, CHECKs and indexes built (the
@@ -372,7 +424,7 @@ pub(super) fn identity_sequence(
 fn build_table(
     ctx: &StatementCtx,
     text: &str,
-    name: String,
+    (namespace, name): (u32, String),
     persistence: Persistence,
     el: Elements,
     seqs: &[Arc<Sequence>],
@@ -382,6 +434,7 @@ fn build_table(
     let mut def = TableDef {
         oid,
         name,
+        namespace,
         base_width: el.columns.len(),
         columns: el.columns,
         checks: Vec::new(),
@@ -687,17 +740,19 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         })?;
         cols.push(pos);
     }
-    let taken: Vec<String> = def.indexes.iter().map(|i| i.name.clone()).collect();
-    // A TEMP table's indexes live in the session's TEMP namespace.
+    // An index lives in its table's schema (a TEMP table's in the
+    // session's TEMP namespace).
+    let q = |n: &str| ctx.catalog.qualify(def.namespace, n);
+    let taken: Vec<String> = def.indexes.iter().map(|i| q(&i.name)).collect();
     let temporary = def.persistence == Persistence::Temporary;
     let name = match &pi.name {
         Some(n) => {
-            if ctx.catalog.name_taken_in(n, temporary) || taken.contains(n) {
+            if ctx.catalog.name_taken_in(&q(n), temporary) || taken.contains(&q(n)) {
                 return Err(exists_err(n));
             }
-            n.clone()
+            q(n)
         }
-        None if pi.primary => fresh_name(ctx, &format!("{}_pkey", def.name), &taken, temporary),
+        None if pi.primary => fresh_name(ctx, &q(&format!("{}_pkey", def.name)), &taken, temporary),
         None => {
             // A UNIQUE constraint names its index `_key`; CREATE UNIQUE INDEX
             // without a name gets `_idx`, as in PostgreSQL.
@@ -708,12 +763,13 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
             };
             fresh_name(
                 ctx,
-                &format!("{}_{}_{}", def.name, pi.cols.join("_"), suffix),
+                &q(&format!("{}_{}_{}", def.name, pi.cols.join("_"), suffix)),
                 &taken,
                 temporary,
             )
         }
     };
+    let name = ctx.catalog.unqualified(&name).to_string();
     if pi.primary && def.indexes.iter().any(|i| i.primary) {
         return Err(DbError::new(
             SqlState::InvalidTableDefinition,
@@ -845,7 +901,8 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
     if !is.idxname.is_empty() {
         let temporary = def.persistence == Persistence::Temporary;
         let tag = "CREATE INDEX";
-        if let Some(tag) = skip_existing(ctx, &is.idxname, is.if_not_exists, tag, temporary)? {
+        let qualified = ctx.catalog.qualify(def.namespace, &is.idxname);
+        if let Some(tag) = skip_existing(ctx, &qualified, is.if_not_exists, tag, temporary)? {
             return Ok(tag);
         }
     }

@@ -103,7 +103,7 @@ pub fn create_view(
         Some(Relation::View(_)) | Some(_) if !vs.replace => {
             return Err(DbError::new(
                 SqlState::DuplicateTable,
-                format!("relation \"{name}\" already exists"),
+                format!("relation \"{}\" already exists", rv.relname),
             ))
         }
         Some(_) => {
@@ -126,11 +126,17 @@ pub fn create_view(
         Some(p) => (p.oid, p.rule_oid),
         None => (ctx.catalog.alloc_oid(), ctx.catalog.alloc_oid()),
     };
+    let namespace = match &prev {
+        Some(p) => p.namespace,
+        None if temporary => nestor_catalog::TEMP_NAMESPACE,
+        None => super::table::creation_namespace(ctx, rv, false)?,
+    };
     let def = ViewDef {
         oid,
         rule_oid,
-        name,
-        query: nestor_parser::deparse_query(query)?,
+        name: rv.relname.clone(),
+        namespace,
+        query: stored_query(ctx, query)?,
         columns,
         depends_on,
         temporary,
@@ -234,7 +240,11 @@ pub(crate) fn relations_read(
         if schema == "pg_catalog" || schema == "information_schema" {
             continue;
         }
-        let oid = match ctx.catalog.relation(&rel) {
+        let name = match schema.as_str() {
+            "" => rel,
+            s => format!("{s}.{rel}"),
+        };
+        let oid = match ctx.catalog.relation(&name) {
             Some(Relation::Table(t)) => {
                 temp |= t.persistence == nestor_catalog::Persistence::Temporary;
                 t.oid
@@ -254,6 +264,56 @@ pub(crate) fn relations_read(
         }
     }
     Ok((out, temp))
+}
+
+/// A view's query as the catalog keeps it: deparsed, each relation it
+/// names without a schema that the search path finds outside `public`
+/// (and not TEMP) qualified by its schema, so the text reads the same
+/// relations whatever the path of the session using the view (PostgreSQL
+/// keeps their OIDs).
+pub(crate) fn stored_query(ctx: &StatementCtx, query: &pb::Node) -> Result<String, DbError> {
+    let sql = nestor_parser::deparse_query(query)?;
+    let stmts = nestor_parser::parse_sql(&sql)?;
+    let json = serde_json::to_value(&stmts)
+        .map_err(|e| DbError::internal(format!("view query as JSON: {e}")))?;
+    let (mut vars, mut ctes) = (Vec::new(), Vec::new());
+    crate::pg_catalog::collect_unqualified(&json, &mut vars, &mut ctes);
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    for (at, rel) in vars {
+        if ctes.contains(&rel) {
+            continue;
+        }
+        let namespace = match ctx.catalog.relation(&rel) {
+            Some(Relation::Table(t)) if t.persistence != nestor_catalog::Persistence::Temporary => {
+                t.namespace
+            }
+            Some(Relation::View(v)) if !v.temporary => v.namespace,
+            Some(Relation::Sequence(s)) if !s.temporary => s.namespace,
+            _ => continue,
+        };
+        if namespace == nestor_catalog::PUBLIC_NAMESPACE_OID {
+            continue;
+        }
+        if let Some(schema) = ctx.catalog.schema_name(namespace) {
+            inserts.push((at, format!("{}.", crate::pg_catalog::quote_ident(&schema))));
+        }
+    }
+    if inserts.is_empty() {
+        return Ok(sql);
+    }
+    inserts.sort_by_key(|i| std::cmp::Reverse(i.0));
+    let mut pinned = sql;
+    for (at, prefix) in inserts {
+        if pinned.is_char_boundary(at) {
+            pinned.insert_str(at, &prefix);
+        }
+    }
+    let stmt = nestor_parser::parse_sql(&pinned)?
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt)
+        .ok_or_else(|| DbError::internal("view query is empty"))?;
+    nestor_parser::deparse_query(&stmt)
 }
 
 fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
@@ -389,9 +449,10 @@ pub(crate) fn drop_dependent_views(
     ctx.notices
         .push(notice.with_severity(nestor_common::error::Severity::Notice));
     for v in deps {
-        if ctx.catalog.view(&v.name).is_some() {
+        let name = ctx.catalog.qualify(v.namespace, &v.name);
+        if ctx.catalog.view(&name).is_some() {
             ctx.catalog
-                .apply(ctx.txn, &ctx.db.store, Change::DropView(v.name.clone()))?;
+                .apply(ctx.txn, &ctx.db.store, Change::DropView(name))?;
         }
     }
     Ok(())
@@ -421,7 +482,15 @@ pub(crate) fn revalidate_views_on(
     what: &str,
 ) -> Result<(), DbError> {
     for (v, _) in views_in_order(ctx, oid, what) {
-        let sql = format!("SELECT * FROM {}", crate::pg_catalog::quote_ident(&v.name));
+        let name = match v.namespace {
+            nestor_catalog::TEMP_NAMESPACE => crate::pg_catalog::quote_ident(&v.name),
+            ns => format!(
+                "{}.{}",
+                crate::pg_catalog::quote_ident(&ctx.catalog.schema_name(ns).unwrap_or_default()),
+                crate::pg_catalog::quote_ident(&v.name)
+            ),
+        };
+        let sql = format!("SELECT * FROM {name}");
         let stmts = nestor_parser::parse_sql(&sql)?;
         let Some(raw) = stmts.first() else { continue };
         if let Err(e) = (crate::ROUTINES.describe)(ctx, &sql, raw) {

@@ -77,6 +77,11 @@ pub fn create_function(
     let name = match parts.as_slice() {
         [n] => n.clone(),
         [s, n] if s == "public" => n.clone(),
+        [s, _] if ctx.catalog.schema(s).is_some() => {
+            return Err(DbError::unsupported(format!(
+                "functions in schemas other than public (\"{s}\")"
+            )))
+        }
         [s, _] => {
             return Err(DbError::new(
                 SqlState::InvalidSchemaName,

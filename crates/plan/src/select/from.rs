@@ -223,7 +223,7 @@ pub(super) fn plan_range_var(
         .alias
         .as_ref()
         .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| name.clone());
+        .unwrap_or_else(|| rv.relname.clone());
     check_alias(scope, &alias)?;
     let colnames = rv
         .alias
@@ -272,12 +272,14 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(t) = b.catalog.table(&name) {
+            b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(v) = b.catalog.view(&name) {
+            b.need_schema(v.namespace, rv.location);
             b.need(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
             check_alias(scope, &alias)?;
@@ -299,6 +301,7 @@ pub(super) fn plan_range_var(
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(seq) = b.catalog.sequence(&name) {
+            b.need_schema(seq.namespace, rv.location);
             b.need(ObjKind::Sequence, seq.oid.0, &seq.name, acl::SELECT);
             // A sequence reads as a one-row relation of its state.
             use crate::functions::{CatalogFn, Func};
@@ -364,7 +367,7 @@ pub(super) fn plan_range_var(
     let shown = if rv.schemaname.is_empty() {
         name
     } else {
-        format!("{}.{name}", rv.schemaname)
+        format!("{}.{}", rv.schemaname, rv.relname)
     };
     Err(err_at(
         DbError::new(
@@ -404,7 +407,11 @@ pub fn plan_view(
     // What the view reads is checked as its owner.
     let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let saved_as = b.perm_as.replace(owner);
+    // Its names mean what they meant when it was made: unqualified ones
+    // are public's (or TEMP ones).
+    let saved_path = b.catalog.enter_view_path();
     let planned = plan_query(b, &sel);
+    b.catalog.restore_search_path(saved_path);
     b.perm_as = saved_as;
     b.text = saved_text;
     b.ctes = saved_ctes;

@@ -215,7 +215,12 @@ fn set_constraints(
     let mut names = Vec::new();
     for n in &c.constraints {
         if let Some(NodeEnum::RangeVar(rv)) = n.node.as_ref() {
-            names.push(nestor_plan::bind::relname(rv)?);
+            // Constraints of tables in public are found by name alone.
+            if rv.schemaname == "public" {
+                names.push(rv.relname.clone());
+            } else {
+                names.push(nestor_plan::bind::relname(rv)?);
+            }
         }
     }
     let in_block = s.block.in_explicit_block();
