@@ -4,7 +4,7 @@
 //! The catalog's `State::enums` maps names to [`EnumDef`]s and is changed
 //! like every other definition (a `Change::PutEnum`/`DropEnum` applied,
 //! undone on ROLLBACK, logged at commit as a `PutEnum`/`DropEnum` record;
-//! see [`crate::change`] and [`crate::record`]). Values of an enum type
+//! see the `change` and `record` modules). Values of an enum type
 //! print, parse and sort through [`nestor_types::enums`], which has no
 //! catalog at hand, so every put and remove here also updates that
 //! registry: the two always hold the same definitions.
