@@ -115,6 +115,49 @@ fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
     })
 }
 
+/// INSERT's explicit target columns: their positions in the relation
+/// named `relation` (found by `lookup`) and their locations in the text
+/// (for "more target columns than expressions"); both empty for the
+/// implicit list. Unknown and repeated columns are PostgreSQL's errors.
+fn insert_target_list(
+    b: &Binder,
+    ins: &pb::InsertStmt,
+    relation: &str,
+    lookup: impl Fn(&str) -> Option<usize>,
+) -> Result<(Vec<usize>, Vec<i32>), DbError> {
+    let mut targets = Vec::new();
+    let mut locs = Vec::new();
+    for c in &ins.cols {
+        let NodeEnum::ResTarget(rt) = node(c)? else {
+            continue;
+        };
+        if !rt.indirection.is_empty() {
+            return Err(DbError::unsupported(
+                "INSERT into subfields or array elements",
+            ));
+        }
+        let at = |e| bind::err_at(e, b.text, rt.location);
+        let pos = lookup(&rt.name).ok_or_else(|| {
+            at(DbError::new(
+                SqlState::UndefinedColumn,
+                format!(
+                    "column \"{}\" of relation \"{relation}\" does not exist",
+                    rt.name
+                ),
+            ))
+        })?;
+        if targets.contains(&pos) {
+            return Err(at(DbError::new(
+                SqlState::DuplicateColumn,
+                format!("column \"{}\" specified more than once", rt.name),
+            )));
+        }
+        targets.push(pos);
+        locs.push(rt.location);
+    }
+    Ok((targets, locs))
+}
+
 fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, DbError> {
     if list.is_empty() {
         return Ok(None);
@@ -163,33 +206,8 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         privs |= acl::UPDATE | acl::SELECT;
     }
     b.need(ObjKind::Table, table.oid.0, &table.name, privs);
-    let mut targets = Vec::new();
-    // Locations of the explicit target columns (empty when implicit), for
-    // "more target columns than expressions".
-    let mut col_locs = Vec::new();
-    for c in &ins.cols {
-        let NodeEnum::ResTarget(rt) = node(c)? else {
-            continue;
-        };
-        if !rt.indirection.is_empty() {
-            return Err(DbError::unsupported(
-                "INSERT into subfields or array elements",
-            ));
-        }
-        let pos = column_of(&table, &rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
-        if targets.contains(&pos) {
-            return Err(bind::err_at(
-                DbError::new(
-                    SqlState::DuplicateColumn,
-                    format!("column \"{}\" specified more than once", rt.name),
-                ),
-                b.text,
-                rt.location,
-            ));
-        }
-        targets.push(pos);
-        col_locs.push(rt.location);
-    }
+    let (mut targets, col_locs) =
+        insert_target_list(b, ins, &table.name, |n| table.column_index(n))?;
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
@@ -248,43 +266,7 @@ fn plan_insert_view(
     b.need(ObjKind::Table, v.oid.0, &v.name, privs);
     let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
     let table = vt.table.clone();
-    let mut view_cols = Vec::new();
-    let mut col_locs = Vec::new();
-    for c in &ins.cols {
-        let NodeEnum::ResTarget(rt) = node(c)? else {
-            continue;
-        };
-        if !rt.indirection.is_empty() {
-            return Err(DbError::unsupported(
-                "INSERT into subfields or array elements",
-            ));
-        }
-        let i = vt.column(&rt.name).ok_or_else(|| {
-            bind::err_at(
-                DbError::new(
-                    SqlState::UndefinedColumn,
-                    format!(
-                        "column \"{}\" of relation \"{}\" does not exist",
-                        rt.name, v.name
-                    ),
-                ),
-                b.text,
-                rt.location,
-            )
-        })?;
-        if view_cols.contains(&i) {
-            return Err(bind::err_at(
-                DbError::new(
-                    SqlState::DuplicateColumn,
-                    format!("column \"{}\" specified more than once", rt.name),
-                ),
-                b.text,
-                rt.location,
-            ));
-        }
-        view_cols.push(i);
-        col_locs.push(rt.location);
-    }
+    let (mut view_cols, col_locs) = insert_target_list(b, ins, &v.name, |n| vt.column(n))?;
     if ins.cols.is_empty() {
         // The implicit list: as many view columns as the source gives.
         let n = insert_source_width(ins).unwrap_or(vt.cols.len());
