@@ -220,6 +220,7 @@ regress!(
     create_as,
     views,
     updatable_views,
+    insert_target_list,
     jsonb_ops,
     window,
     interval_ops,
