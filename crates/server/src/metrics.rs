@@ -303,22 +303,22 @@ pub fn render(engine: &Engine) -> String {
         out.sample("nestor_connections", &[("state", state)], n);
     }
     let now = nestor_types::context::system_now();
-    let oldest = activity
-        .iter()
-        .filter_map(|a| a.xact_start_us)
-        .min()
-        .map_or(0.0, |start| (now - start).max(0) as f64 / 1e6);
+    // Seconds since the earliest start among the sessions (0 with none).
+    let oldest_age = |start: fn(&_) -> Option<i64>| {
+        activity
+            .iter()
+            .filter_map(start)
+            .min()
+            .map_or(0.0, |start| (now - start).max(0) as f64 / 1e6)
+    };
+    let oldest = oldest_age(|a| a.xact_start_us);
     out.single(
         "nestor_oldest_transaction_age_seconds",
         "gauge",
         "Age of the oldest open transaction of a client session (0 when none is open); it holds back pruning.",
         format_float(oldest),
     );
-    let oldest_snapshot = activity
-        .iter()
-        .filter_map(|a| a.snapshot_start_us)
-        .min()
-        .map_or(0.0, |start| (now - start).max(0) as f64 / 1e6);
+    let oldest_snapshot = oldest_age(|a| a.snapshot_start_us);
     out.single(
         "nestor_oldest_snapshot_age_seconds",
         "gauge",

@@ -1056,7 +1056,7 @@ fn parse_clock(c: &mut Cursor) -> Result<i64, ParseErr> {
 }
 
 /// Fractional-second digits to microseconds, rounding at the 7th digit.
-fn parse_fraction(d: &[u8]) -> i64 {
+pub(crate) fn parse_fraction(d: &[u8]) -> i64 {
     let mut micros = 0i64;
     for i in 0..6 {
         micros = micros * 10 + d.get(i).map_or(0, |&c| (c - b'0') as i64);

@@ -86,7 +86,7 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
             while j < b.len() && b[j].is_ascii_digit() {
                 j += 1;
             }
-            frac = fraction(&b[start..j]);
+            frac = datetime::parse_fraction(&b[start..j]);
         }
         check_zone(lower[j..].trim(), input.trim()[j..].trim(), has_date)
             .ok_or_else(|| syntax(input))?;
@@ -119,7 +119,7 @@ pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
-            frac = fraction(&b[start..i]);
+            frac = datetime::parse_fraction(&b[start..i]);
         }
     }
     while i < b.len() && b[i] == b' ' {
@@ -175,18 +175,6 @@ fn date_prefix_end(s: &str) -> Option<usize> {
     datetime::parse_date(d, TimeZone::UTC, 0, Default::default())
         .ok()
         .map(|_| end)
-}
-
-/// The fraction's digits in microseconds, rounding at the 7th digit.
-fn fraction(d: &[u8]) -> i64 {
-    let mut micros = 0i64;
-    for i in 0..6 {
-        micros = micros * 10 + d.get(i).map_or(0, |&c| (c - b'0') as i64);
-    }
-    if d.get(6).is_some_and(|&c| c >= b'5') {
-        micros += 1;
-    }
-    micros
 }
 
 /// A zone after the time: empty, a numeric offset, a known abbreviation,
