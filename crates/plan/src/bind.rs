@@ -867,15 +867,8 @@ impl<'e> Binder<'e> {
         rhs: &Node,
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
-        let cmp = match op {
-            "=" => Cmp::Eq,
-            "<>" | "!=" => Cmp::Ne,
-            "<" => Cmp::Lt,
-            "<=" => Cmp::Le,
-            ">" => Cmp::Gt,
-            ">=" => Cmp::Ge,
-            _ => return Err(DbError::unsupported(format!("operator {op} with ANY/ALL"))),
-        };
+        let cmp = cmp_of(op)
+            .ok_or_else(|| DbError::unsupported(format!("operator {op} with ANY/ALL")))?;
         let (le, lt) = self.bind(lhs)?;
         let (re, rt) = self.bind(rhs)?;
         let rt = match rt {
@@ -3345,17 +3338,30 @@ fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
     })
 }
 
-/// The comparison a row operator names (PostgreSQL: 42883 for others).
-fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
-    Ok(match op {
+/// The name a relation in FROM or a modified relation goes by: its alias,
+/// else `name`.
+pub(crate) fn alias_or(rv: &pb::RangeVar, name: &str) -> String {
+    rv.alias
+        .as_ref()
+        .map_or_else(|| name.to_string(), |a| a.aliasname.clone())
+}
+
+/// The comparison an operator name stands for, if it is one of the six.
+fn cmp_of(op: &str) -> Option<Cmp> {
+    Some(match op {
         "=" => Cmp::Eq,
         "<>" | "!=" => Cmp::Ne,
         "<" => Cmp::Lt,
         "<=" => Cmp::Le,
         ">" => Cmp::Gt,
         ">=" => Cmp::Ge,
-        _ => return Err(DbError::unsupported(format!("operator {op} between rows"))),
+        _ => return None,
     })
+}
+
+/// The comparison a row operator names (PostgreSQL: 42883 for others).
+fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
+    cmp_of(op).ok_or_else(|| DbError::unsupported(format!("operator {op} between rows")))
 }
 
 /// `count()`: PostgreSQL's 42809 (only count(*) takes no argument).

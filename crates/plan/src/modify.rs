@@ -212,11 +212,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
     let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| table.name.clone());
+    let alias = bind::alias_or(rv, &table.name);
     let conflict = match ins.on_conflict_clause.as_deref() {
         None => None,
         Some(oc) => Some(plan_conflict(b, &table, &alias, oc)?),
@@ -277,11 +273,7 @@ fn plan_insert_view(
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
     let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| v.name.clone());
+    let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
     let mut defaults = Vec::new();
     for (i, _) in table.live_columns() {
@@ -752,11 +744,7 @@ fn plan_modify(
             )
         }
     };
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| table.name.clone());
+    let alias = bind::alias_or(rv, &table.name);
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let r = (|| -> Result<ModifyPlan, DbError> {
@@ -882,11 +870,7 @@ fn plan_modify_view(
             }
         }
     }
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| v.name.clone());
+    let alias = bind::alias_or(rv, &v.name);
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let r = (|| -> Result<ModifyPlan, DbError> {

@@ -265,11 +265,7 @@ fn resolve_depth(
         return Err(not_updatable(&v.name, kind, NOT_SINGLE));
     };
     let name = relname(rv)?;
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| rv.relname.clone());
+    let alias = crate::bind::alias_or(rv, &rv.relname);
     let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let saved_as = b.perm_as.replace(owner);
     let r = (|| {

@@ -219,11 +219,7 @@ pub(super) fn plan_range_var(
     scope: &mut Scope,
 ) -> Result<From, DbError> {
     let name = relname(rv)?;
-    let alias = rv
-        .alias
-        .as_ref()
-        .map(|a| a.aliasname.clone())
-        .unwrap_or_else(|| rv.relname.clone());
+    let alias = bind::alias_or(rv, &rv.relname);
     check_alias(scope, &alias)?;
     let colnames = rv
         .alias
