@@ -115,6 +115,23 @@ fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
     })
 }
 
+/// The defaults of the live columns an INSERT does not name.
+fn insert_defaults(
+    b: &Binder,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<Vec<(usize, Expr)>, DbError> {
+    let mut defaults = Vec::new();
+    for (i, _) in table.live_columns() {
+        if !targets.contains(&i) {
+            if let Some(e) = bind_default(b.catalog, b.eval, table, i)? {
+                defaults.push((i, e));
+            }
+        }
+    }
+    Ok(defaults)
+}
+
 /// INSERT's explicit target columns: their positions in the relation
 /// named `relation` (found by `lookup`) and their locations in the text
 /// (for "more target columns than expressions"); both empty for the
@@ -223,14 +240,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     let returning = bind_returning(b, &ins.returning_list);
     b.scopes.pop();
     b.outer_refs.pop();
-    let mut defaults = Vec::new();
-    for (i, _) in table.live_columns() {
-        if !targets.contains(&i) {
-            if let Some(e) = bind_default(b.catalog, b.eval, &table, i)? {
-                defaults.push((i, e));
-            }
-        }
-    }
+    let defaults = insert_defaults(b, &table, &targets)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -275,14 +285,7 @@ fn plan_insert_view(
     let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
-    let mut defaults = Vec::new();
-    for (i, _) in table.live_columns() {
-        if !targets.contains(&i) {
-            if let Some(e) = bind_default(b.catalog, b.eval, &table, i)? {
-                defaults.push((i, e));
-            }
-        }
-    }
+    let defaults = insert_defaults(b, &table, &targets)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
