@@ -31,7 +31,6 @@
 //! the latest when its linger ends; an idle connection waits on the
 //! session's terminate signal, so it costs no wake-ups at all.
 
-use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,13 +40,13 @@ use nestor_common::error::Severity;
 use nestor_common::{DbError, SqlState};
 use nestor_session::protocol::FrontendMsg;
 use nestor_session::session::Session;
-use tokio::net::TcpStream;
 use tokio::sync::watch;
 
 use crate::codec::{self, Frontend};
 use crate::io::{BlockingIo, Failure, Io};
 use crate::shared::Shared;
 use crate::startup;
+use crate::stream::{Peer, Stream};
 
 /// PostgreSQL's default `authentication_timeout`: the whole startup phase
 /// must finish within it.
@@ -73,12 +72,12 @@ pub fn admin_shutdown() -> DbError {
 
 /// Serve one accepted connection to the end.
 pub async fn serve(
-    stream: TcpStream,
-    peer: SocketAddr,
+    stream: Stream,
+    peer: Peer,
     shared: Arc<Shared>,
     mut shutdown: watch::Receiver<bool>,
 ) {
-    let _ = stream.set_nodelay(true);
+    stream.set_nodelay();
     let mut io = Io::new(stream);
     let started = tokio::select! {
         r = tokio::time::timeout(STARTUP_TIMEOUT, startup::startup(&mut io, &shared, peer)) => r,

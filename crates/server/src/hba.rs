@@ -1,11 +1,12 @@
-//! Client authentication rules: PostgreSQL's pg_hba.conf, for TCP
-//! connections (`--hba-file FILE`).
+//! Client authentication rules: PostgreSQL's pg_hba.conf (`--hba-file
+//! FILE`).
 //!
 //! Each line is `TYPE DATABASE USER ADDRESS METHOD`; the first line whose
 //! type, database, user and address match a connection decides its
 //! method; no matching line refuses it (FATAL 28000 "no pg_hba.conf entry
-//! for host ..."). Without a file the rules are one line, `host all all
-//! all trust`, or `... scram-sha-256` when the server has a `--password`.
+//! for host ..."). Without a file the rules are two lines, `local all all
+//! trust` and `host all all all trust`, or `... scram-sha-256` when the
+//! server has a `--password`.
 //!
 //! ```text
 //!   # TYPE     DATABASE     USER      ADDRESS          METHOD
@@ -15,8 +16,8 @@
 //!   host       all          all       all              reject
 //! ```
 //!
-//! TYPE: `host` (TLS or not), `hostssl`, `hostnossl` (`local` lines are
-//! accepted and never match: there is no Unix socket). DATABASE: `all`,
+//! TYPE: `local` (the Unix-domain socket: stream.rs), `host` (TCP, TLS or
+//! not), `hostssl`, `hostnossl`. DATABASE: `all`,
 //! `replication` (replication connections only; `all` does not match
 //! them, as in PostgreSQL), `sameuser`, or names, comma-separated. USER:
 //! `all`, names, `+role` (members of role). ADDRESS: `all`, `samehost`
@@ -72,7 +73,8 @@ pub struct Hba {
 
 /// One connection, as the rules see it.
 pub struct Conn<'a> {
-    pub peer: IpAddr,
+    /// None: over the Unix-domain socket.
+    pub peer: Option<IpAddr>,
     pub tls: bool,
     pub database: &'a str,
     pub replication: bool,
@@ -82,19 +84,21 @@ pub struct Conn<'a> {
 impl Hba {
     /// What applies without a file: trust, or SCRAM with a server password.
     pub fn default_rules(password: bool) -> Hba {
+        let method = if password {
+            Method::Scram
+        } else {
+            Method::Trust
+        };
+        let rule = |conn| Rule {
+            line: 0,
+            conn,
+            databases: vec!["all".into(), "replication".into()],
+            users: Vec::new(),
+            addr: Addr::All,
+            method,
+        };
         Hba {
-            rules: vec![Rule {
-                line: 0,
-                conn: ConnType::Host,
-                databases: vec!["all".into(), "replication".into()],
-                users: Vec::new(),
-                addr: Addr::All,
-                method: if password {
-                    Method::Scram
-                } else {
-                    Method::Trust
-                },
-            }],
+            rules: vec![rule(ConnType::Local), rule(ConnType::Host)],
         }
     }
 
@@ -270,11 +274,12 @@ fn in_net(peer: IpAddr, net: IpAddr, bits: u8) -> bool {
 
 impl Rule {
     fn matches(&self, c: &Conn<'_>, member: &dyn Fn(&str, &str) -> bool) -> bool {
-        let conn_ok = match self.conn {
-            ConnType::Host => true,
-            ConnType::HostSsl => c.tls,
-            ConnType::HostNoSsl => !c.tls,
-            ConnType::Local => false,
+        let conn_ok = match (self.conn, c.peer) {
+            (ConnType::Local, None) => true,
+            (ConnType::Local, Some(_)) | (_, None) => false,
+            (ConnType::Host, Some(_)) => true,
+            (ConnType::HostSsl, Some(_)) => c.tls,
+            (ConnType::HostNoSsl, Some(_)) => !c.tls,
         };
         let db_ok = self.databases.iter().any(|d| match d.as_str() {
             "replication" => c.replication,
@@ -288,9 +293,10 @@ impl Rule {
                 Some(role) => member(c.user, role),
                 None => u == c.user,
             });
-        let addr_ok = match self.addr {
-            Addr::All => true,
-            Addr::Net(net, bits) => in_net(c.peer, net, bits),
+        let addr_ok = match (&self.addr, c.peer) {
+            (Addr::All, _) => true,
+            (Addr::Net(net, bits), Some(peer)) => in_net(peer, *net, *bits),
+            (Addr::Net(..), None) => false,
         };
         conn_ok && db_ok && user_ok && addr_ok
     }
@@ -302,7 +308,7 @@ mod tests {
 
     fn conn<'a>(peer: &str, tls: bool, db: &'a str, user: &'a str) -> Conn<'a> {
         Conn {
-            peer: peer.parse().unwrap(),
+            peer: Some(peer.parse().unwrap()),
             tls,
             database: db,
             replication: false,
@@ -361,6 +367,24 @@ host       all          all       all              reject
             only_remote_reject.decide(&conn("127.0.0.1", false, "d", "u"), &member),
             None
         );
+    }
+
+    #[test]
+    fn local_lines_match_the_unix_socket_only() {
+        let hba = Hba::parse("local all all reject\nhost all all all trust\nlocal all all trust\n")
+            .unwrap();
+        let none = |_: &str, _: &str| false;
+        let mut unix = conn("127.0.0.1", false, "db", "u");
+        unix.peer = None;
+        assert_eq!(hba.decide(&unix, &none), Some((Method::Reject, 1)));
+        assert_eq!(
+            hba.decide(&conn("127.0.0.1", false, "db", "u"), &none),
+            Some((Method::Trust, 2))
+        );
+        let only_host = Hba::parse("host all all all trust\n").unwrap();
+        assert_eq!(only_host.decide(&unix, &none), None);
+        let default = Hba::default_rules(true);
+        assert_eq!(default.decide(&unix, &none), Some((Method::Scram, 0)));
     }
 
     #[test]

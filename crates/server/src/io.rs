@@ -19,13 +19,12 @@ use std::time::Duration;
 use bytes::BytesMut;
 use nestor_common::DbError;
 use nestor_session::protocol::BackendMsg;
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
 
 use nestor_common::limits::{CLOSE_DRAIN_BYTES_MAX, READ_RESERVE_BYTES_MAX};
 
 use crate::codec;
 use crate::sock::Sock;
+use crate::stream::{StdStream, Stream};
 use crate::tls::TlsConn;
 
 /// Smallest read; grows toward the size of a pending large message.
@@ -70,7 +69,7 @@ pub enum Failure {
 
 /// Socket plus buffers.
 pub struct Io {
-    pub stream: TcpStream,
+    pub stream: Stream,
     pub rbuf: BytesMut,
     pub wbuf: BytesMut,
     /// The buffers' capacity as counted in the memory budget.
@@ -105,7 +104,7 @@ impl Drop for Counted {
 }
 
 impl Io {
-    pub fn new(stream: TcpStream) -> Io {
+    pub fn new(stream: Stream) -> Io {
         Io {
             stream,
             rbuf: BytesMut::new(),
@@ -128,7 +127,7 @@ impl Io {
     /// Run the TLS handshake (after the 'S' answer to an SSLRequest); from
     /// then on the buffers hold plaintext.
     pub(crate) async fn start_tls(&mut self, config: Arc<rustls::ServerConfig>) -> io::Result<()> {
-        let tls = TlsConn::accept(&self.stream, config).await?;
+        let tls = TlsConn::accept(self.stream.tcp(), config).await?;
         tracing::debug!("TLS established: {}", tls.describe());
         self.tls = Some(Box::new(tls));
         Ok(())
@@ -138,7 +137,7 @@ impl Io {
     /// read are in `rbuf` before any await can be abandoned.
     pub async fn fill(&mut self) -> io::Result<usize> {
         if let Some(tls) = &mut self.tls {
-            return tls.fill(&self.stream, &mut self.rbuf).await;
+            return tls.fill(self.stream.tcp(), &mut self.rbuf).await;
         }
         loop {
             self.stream.readable().await?;
@@ -156,7 +155,7 @@ impl Io {
         if !self.wbuf.is_empty() {
             match &mut self.tls {
                 None => self.stream.write_all(&self.wbuf).await?,
-                Some(tls) => tls.write_all(&self.stream, &self.wbuf).await?,
+                Some(tls) => tls.write_all(self.stream.tcp(), &self.wbuf).await?,
             }
         }
         written(&mut self.wbuf);
@@ -190,7 +189,7 @@ impl Io {
             return;
         }
         if let Some(tls) = &mut self.tls {
-            if tls.close_notify(&self.stream).await.is_err() {
+            if tls.close_notify(self.stream.tcp()).await.is_err() {
                 return;
             }
         }
@@ -199,7 +198,7 @@ impl Io {
         let mut left = CLOSE_DRAIN_BYTES_MAX;
         let _ = tokio::time::timeout(CLOSE_DRAIN, async {
             while left > 0 {
-                match tokio::io::AsyncReadExt::read(&mut self.stream, &mut sink).await {
+                match self.stream.read(&mut sink).await {
                     Ok(0) | Err(_) => break,
                     Ok(n) => left = left.saturating_sub(n),
                 }
@@ -224,7 +223,7 @@ impl Io {
     /// Hand the socket to a thread of its own for good (a walsender):
     /// blocking mode, and the bytes already read. Not over TLS (startup.rs
     /// refuses such a replication connection first).
-    pub(crate) fn into_std(mut self) -> io::Result<(std::net::TcpStream, Vec<u8>)> {
+    pub(crate) fn into_std(mut self) -> io::Result<(StdStream, Vec<u8>)> {
         if self.tls.is_some() {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -241,7 +240,7 @@ impl Io {
     pub(crate) fn from_blocking(mut b: BlockingIo) -> io::Result<Io> {
         b.accounted.update(&b.rbuf, &b.wbuf);
         Ok(Io {
-            stream: TcpStream::from_std(b.stream)?,
+            stream: Stream::from_std(b.stream)?,
             rbuf: b.rbuf,
             wbuf: b.wbuf,
             accounted: b.accounted,
@@ -263,7 +262,7 @@ impl Io {
 /// The same connection while a session thread owns it: blocking reads and
 /// writes (sock.rs), the socket off the reactor.
 pub(crate) struct BlockingIo {
-    stream: std::net::TcpStream,
+    stream: StdStream,
     pub rbuf: BytesMut,
     wbuf: BytesMut,
     accounted: Counted,
@@ -279,7 +278,7 @@ impl BlockingIo {
     /// end of file.
     pub(crate) fn fill_within(&mut self, timeout: Duration) -> io::Result<Option<usize>> {
         if let Some(tls) = &mut self.tls {
-            return tls.fill_within(&self.stream, &mut self.rbuf, timeout);
+            return tls.fill_within(self.stream.tcp(), &mut self.rbuf, timeout);
         }
         let want = read_want(&self.rbuf);
         self.sock().read_within(&mut self.rbuf, want, timeout)
@@ -291,7 +290,7 @@ impl BlockingIo {
         if !self.wbuf.is_empty() {
             match &mut self.tls {
                 None => self.sock().write_all(&self.wbuf, give_up)?,
-                Some(tls) => tls.write_all_blocking(&self.stream, &self.wbuf, give_up)?,
+                Some(tls) => tls.write_all_blocking(self.stream.tcp(), &self.wbuf, give_up)?,
             }
         }
         written(&mut self.wbuf);

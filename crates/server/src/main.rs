@@ -18,7 +18,9 @@ mod server;
 mod shared;
 mod sock;
 mod startup;
+mod stream;
 mod tls;
+mod unix_socket;
 mod walreceiver;
 mod walsender;
 
@@ -47,6 +49,11 @@ struct Cli {
     /// TCP port (0: pick a free one; the log line tells which).
     #[arg(long, default_value_t = 5433)]
     port: u16,
+    /// Directories for the Unix-domain socket `.s.PGSQL.<port>`,
+    /// comma-separated; empty for none (PostgreSQL's
+    /// unix_socket_directories). One that cannot be used is a warning.
+    #[arg(long, default_value = "/var/run/postgresql")]
+    unix_socket_directories: String,
     /// Maximum number of client sessions.
     #[arg(long, default_value_t = CONNECTIONS_MAX_DEFAULT)]
     max_connections: usize,
@@ -406,8 +413,15 @@ fn serve(cli: Cli) -> Result<(), String> {
                 }
             );
         }
+        // The sockets before the "listening on" line: whoever waits for it
+        // can connect either way.
+        let (unix, socket_files): (Vec<_>, Vec<_>) =
+            unix_socket::bind_all(&cli.unix_socket_directories, addr.port(), &cli.data_dir)
+                .into_iter()
+                .unzip();
         tracing::info!("listening on {addr}");
-        server::run(listener, shared, signals).await;
+        server::run(listener, unix, shared, signals).await;
+        drop(socket_files);
         Ok(())
     });
     // Sessions stuck in a blocking call must not keep the process alive.

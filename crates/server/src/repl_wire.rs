@@ -15,17 +15,19 @@
 //! the redo file of a `TxnFile` record is sent in pieces before it.
 
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 
 use nestor_common::limits::REPLICATION_MESSAGE_BYTES_MAX;
+
+use crate::stream::StdStream;
 
 /// Who is connected over a replication connection (pg_stat_replication).
 pub struct Peer {
     pub pid: nestor_common::SessionId,
     pub user: String,
     pub application_name: String,
-    pub client_addr: String,
+    /// None over the Unix-domain socket.
+    pub client_addr: Option<String>,
 }
 
 /// PostgreSQL's timestamps: microseconds since 2000-01-01 UTC.
@@ -37,14 +39,14 @@ pub fn now_us() -> i64 {
 /// `next` return None now and then (so the caller can look at its flags);
 /// a partial message stays buffered.
 pub struct MsgReader {
-    pub stream: TcpStream,
+    pub stream: StdStream,
     buf: Vec<u8>,
     /// REPLICATION_MESSAGE_BYTES_MAX: a longer message breaks the stream.
     max: usize,
 }
 
 impl MsgReader {
-    pub fn new(stream: TcpStream, leftover: Vec<u8>, poll: Duration) -> io::Result<MsgReader> {
+    pub fn new(stream: StdStream, leftover: Vec<u8>, poll: Duration) -> io::Result<MsgReader> {
         stream.set_read_timeout(Some(poll))?;
         Ok(MsgReader {
             stream,
@@ -202,7 +204,7 @@ pub fn error_fields(body: &[u8]) -> (String, String, String) {
 }
 
 /// Write all of `out` (blocking) and clear it.
-pub fn send(stream: &mut TcpStream, out: &mut Vec<u8>) -> io::Result<()> {
+pub fn send(stream: &mut impl Write, out: &mut Vec<u8>) -> io::Result<()> {
     if !out.is_empty() {
         stream.write_all(out)?;
         out.clear();

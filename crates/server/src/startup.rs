@@ -22,7 +22,6 @@
 //! A client that hangs up during authentication (psql does, to prompt for a
 //! password) is closed quietly.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -40,6 +39,7 @@ use crate::codec::{self, Cursor, Frontend, StartupPacket};
 use crate::io::Io;
 use crate::scram;
 use crate::shared::Shared;
+use crate::stream::Peer;
 
 fn fatal(code: SqlState, message: impl Into<String>) -> DbError {
     DbError::new(code, message).with_severity(Severity::Fatal)
@@ -68,7 +68,7 @@ pub enum Started {
 
 /// Run the startup phase. `None`: the connection is finished (an error was
 /// already sent if there was one to send).
-pub async fn startup(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Option<Started> {
+pub async fn startup(io: &mut Io, shared: &Arc<Shared>, peer: Peer) -> Option<Started> {
     match run(io, shared, peer).await {
         Ok(s) => Some(s),
         Err(Some(e)) => {
@@ -93,7 +93,7 @@ async fn read_startup_packet(io: &mut Io) -> Step<StartupPacket> {
     }
 }
 
-async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Started> {
+async fn run(io: &mut Io, shared: &Arc<Shared>, peer: Peer) -> Step<Started> {
     let (major, minor, params) = negotiate(io, shared).await?;
     if major != 3 {
         return Err(Some(fatal(
@@ -102,7 +102,9 @@ async fn run(io: &mut Io, shared: &Arc<Shared>, peer: SocketAddr) -> Step<Starte
         )));
     }
     let (ident, unrecognized) = identify(params)?;
-    if shared.tls_required && !io.is_tls() {
+    // --tls-required is about the network: a Unix-domain socket cannot
+    // carry TLS (PostgreSQL's `hostssl` lines likewise never match it).
+    if shared.tls_required && !io.is_tls() && peer != Peer::Unix {
         return Err(Some(no_encryption(&ident, peer)));
     }
     if minor > 0 || !unrecognized.is_empty() {
@@ -148,7 +150,7 @@ async fn start_walsender(
     shared: &Arc<Shared>,
     ident: Identity,
     role: &RoleDef,
-    peer: SocketAddr,
+    peer: Peer,
 ) -> Step<Started> {
     if io.is_tls() {
         return Err(Some(fatal(
@@ -189,15 +191,15 @@ async fn start_walsender(
         pid,
         user: ident.user,
         application_name: ident.application_name,
-        client_addr: peer.ip().to_string(),
+        client_addr: peer.ip().map(|ip| ip.to_string()),
     }))
 }
 
 /// FATAL 28000 for a connection the rules refuse: `what` is "no
 /// pg_hba.conf entry for" or "pg_hba.conf rejects", as PostgreSQL words
 /// them.
-fn hba_refusal(ident: &Identity, peer: SocketAddr, tls: bool, what: &str) -> DbError {
-    let host = peer.ip();
+fn hba_refusal(ident: &Identity, peer: Peer, tls: bool, what: &str) -> DbError {
+    let host = peer.host();
     let enc = if tls {
         "SSL encryption"
     } else {
@@ -222,8 +224,8 @@ fn hba_refusal(ident: &Identity, peer: SocketAddr, tls: bool, what: &str) -> DbE
 }
 
 /// PostgreSQL's refusal when only `hostssl` lines would match (pg_hba).
-fn no_encryption(ident: &Identity, peer: SocketAddr) -> DbError {
-    let host = peer.ip();
+fn no_encryption(ident: &Identity, peer: Peer) -> DbError {
+    let host = peer.host();
     let message = if ident.replication {
         format!(
             "no pg_hba.conf entry for replication connection from host \"{host}\", user \"{}\", no encryption",
@@ -249,7 +251,9 @@ async fn negotiate(io: &mut Io, shared: &Arc<Shared>) -> Step<(u16, u16, Vec<(St
         match read_startup_packet(io).await? {
             StartupPacket::SslRequest if !ssl_done => {
                 ssl_done = true;
-                if let Some(config) = &shared.tls {
+                // Over a Unix-domain socket TLS is refused ('N'), as
+                // PostgreSQL does.
+                if let Some(config) = shared.tls.as_ref().filter(|_| !io.stream.is_unix()) {
                     // Bytes after the SSLRequest would be plaintext the
                     // client did not mean to be read as such (PostgreSQL's
                     // CVE-2021-23214 check).
@@ -365,7 +369,7 @@ fn identify(params: Vec<(String, String)>) -> Step<(Identity, Vec<String>)> {
 async fn open_session(
     shared: &Arc<Shared>,
     ident: Identity,
-    peer: SocketAddr,
+    peer: Peer,
     ssl: Option<nestor_exec::registry::SslInfo>,
 ) -> Step<Session> {
     let info = SessionInfo {
@@ -375,8 +379,8 @@ async fn open_session(
         user: ident.user,
         database: ident.database,
         application_name: ident.application_name,
-        client_addr: Some(peer.ip().to_string()),
-        client_port: Some(peer.port()),
+        client_addr: peer.ip().map(|ip| ip.to_string()),
+        client_port: u16::try_from(peer.port()).ok(),
         startup_params: ident.params,
     };
     let engine = shared.engine.clone();
@@ -428,7 +432,7 @@ async fn authenticate(
     io: &mut Io,
     shared: &Shared,
     ident: &Identity,
-    peer: SocketAddr,
+    peer: Peer,
 ) -> Step<Arc<RoleDef>> {
     let catalog = &shared.engine.catalog;
     let role = catalog.role(&ident.user);
@@ -810,8 +814,8 @@ mod fuzz {
                 let (stream, peer) = listener.accept().await.expect("accept");
                 let sh = shared.clone();
                 let server = tokio::spawn(async move {
-                    let mut io = Io::new(stream);
-                    startup(&mut io, &sh, peer).await.map(drop).is_some()
+                    let mut io = Io::new(crate::stream::Stream::Tcp(stream));
+                    startup(&mut io, &sh, Peer::Tcp(peer)).await.map(drop).is_some()
                 });
                 let client = tokio::spawn(async move { client(conn, &mut crng, damage).await });
                 let bounded = Duration::from_secs(20);

@@ -41,6 +41,7 @@ use nestor_durable::{Engine, Identity, STANDBY_SIGNAL};
 
 use crate::repl_wire::{self, error_fields, now_us, put_cstr, put_msg, Cursor, MsgReader};
 use crate::scram;
+use crate::stream::StdStream;
 
 /// The file `nestor --promote` leaves for a running replica.
 pub const PROMOTE_SIGNAL: &str = "promote.signal";
@@ -139,7 +140,8 @@ impl Client {
             .set_write_timeout(Some(Duration::from_millis(REPLICATION_TIMEOUT_MS)))
             .map_err(Failure::io)?;
         let mut c = Client {
-            reader: MsgReader::new(stream, Vec::new(), POLL).map_err(Failure::io)?,
+            reader: MsgReader::new(StdStream::Tcp(stream), Vec::new(), POLL)
+                .map_err(Failure::io)?,
             out: Vec::new(),
             stop,
         };

@@ -27,7 +27,6 @@
 //! durable has been sent.
 
 use std::io;
-use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,6 +44,7 @@ use nestor_session::protocol::{BackendMsg, FieldDesc, TxnStatus};
 
 use crate::codec;
 use crate::repl_wire::{self, now_us, put_msg, Cursor, MsgReader, Peer};
+use crate::stream::StdStream;
 
 /// How often the sending loop looks at its flags while there is nothing
 /// to send.
@@ -59,7 +59,7 @@ const COPY_PIECE_BYTES: usize = 256 * 1024;
 /// Serve a replication connection whose startup (authentication,
 /// ReadyForQuery) is done. Returns when the connection ends.
 pub fn run(
-    stream: TcpStream,
+    stream: StdStream,
     leftover: Vec<u8>,
     engine: Arc<Engine>,
     peer: Peer,
@@ -70,7 +70,7 @@ pub fn run(
         pid: peer.pid.0,
         usename: peer.user.clone(),
         application_name: peer.application_name.clone(),
-        client_addr: Some(peer.client_addr.clone()),
+        client_addr: peer.client_addr.clone(),
         backend_start_us: now_us(),
         state: "startup",
         sync_state: "async",
@@ -239,7 +239,7 @@ fn parse(text: &str) -> Result<Command, DbError> {
 
 /// An io::Write that frames what it is given as CopyData messages.
 struct CopyOut<'a> {
-    stream: &'a mut TcpStream,
+    stream: &'a mut StdStream,
     buf: Vec<u8>,
 }
 
@@ -271,7 +271,7 @@ trait WriteAll {
     fn write_all_retry(&mut self, b: &[u8]) -> io::Result<()>;
 }
 
-impl WriteAll for TcpStream {
+impl WriteAll for StdStream {
     fn write_all_retry(&mut self, b: &[u8]) -> io::Result<()> {
         io::Write::write_all(self, b)
     }
@@ -282,7 +282,7 @@ impl WalSender {
         *self.shutdown.borrow()
     }
 
-    fn serve(&mut self, mut stream: TcpStream, leftover: Vec<u8>) -> io::Result<()> {
+    fn serve(&mut self, mut stream: StdStream, leftover: Vec<u8>) -> io::Result<()> {
         stream.set_write_timeout(Some(Duration::from_millis(REPLICATION_TIMEOUT_MS)))?;
         let mut reader = MsgReader::new(stream.try_clone()?, leftover, POLL)?;
         let mut heard = Instant::now();
@@ -417,7 +417,7 @@ impl WalSender {
         put_ready(&mut self.out);
     }
 
-    fn base_backup(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+    fn base_backup(&mut self, stream: &mut StdStream) -> io::Result<()> {
         self.engine
             .replication
             .update_sender(self.peer.pid, |s| s.state = "backup");
@@ -516,7 +516,7 @@ impl WalSender {
     /// a reader needs is gone.
     fn stream_wal(
         &mut self,
-        mut stream: TcpStream,
+        mut stream: StdStream,
         reader: MsgReader,
         start: Lsn,
     ) -> io::Result<()> {
@@ -591,7 +591,7 @@ impl WalSender {
 
     fn send_loop(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut StdStream,
         wal: &nestor_wal::Wal,
         log: &mut LogReader,
         done: &AtomicBool,
@@ -671,7 +671,7 @@ impl WalSender {
     /// length and checksum as it goes.
     fn send_redo_file(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut StdStream,
         log: &LogReader,
         rec: &nestor_wal::Record,
     ) -> io::Result<()> {

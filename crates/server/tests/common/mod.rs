@@ -73,6 +73,8 @@ impl Server {
         cmd.arg("--data-dir")
             .arg(&data_dir)
             .args(["--listen", "127.0.0.1", "--port", "0"])
+            // No Unix socket unless a test asks for one (a later flag wins).
+            .args(["--unix-socket-directories", ""])
             .args(args)
             .env_remove("NESTOR_PASSWORD")
             .env_remove("NESTOR_LOG")
