@@ -1791,6 +1791,9 @@ fn writes(p: &Prepared) -> Option<&'static str> {
         PlannedStmt::Insert(_) => Some("INSERT"),
         PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
         PlannedStmt::Modify(_) => Some("UPDATE"),
+        // PostgreSQL names the main statement ("SELECT is not allowed in
+        // a non-volatile function").
+        w @ PlannedStmt::With { .. } => w.command(),
         _ => None,
     }
 }
