@@ -84,7 +84,7 @@ pub struct Cte {
     /// planned: references to it are counted in `Binder::recursive_refs`.
     pub working: bool,
     /// A data-modifying statement without RETURNING: it runs, but a
-    /// reference to it is 0A000 (crate::with_modify).
+    /// reference to it is 0A000 (see with_modify.rs).
     pub no_returning: bool,
 }
 

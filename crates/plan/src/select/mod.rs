@@ -116,7 +116,7 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
 
 /// Plan one SELECT item of a WITH clause and put it in scope. A
 /// data-modifying item reaching it is not at the top level (those are
-/// planned by crate::with_modify before the statement): PostgreSQL's
+/// planned by with_modify.rs before the statement): PostgreSQL's
 /// 0A000, at the item's name.
 pub(crate) fn plan_cte(
     b: &mut Binder,
