@@ -59,6 +59,9 @@ WITH src AS (SELECT a FROM t WHERE a >= 20),
      ins AS (INSERT INTO archive SELECT a, b FROM d RETURNING *)
 SELECT * FROM ins ORDER BY a;
 WITH d(k, v) AS (DELETE FROM t WHERE a = 11 RETURNING a, b) SELECT k, v FROM d;
+-- a WITH item does not hide the table an INSERT/UPDATE/DELETE writes
+WITH archive AS (SELECT 42 AS a, 'cte' AS b) INSERT INTO archive SELECT * FROM archive RETURNING *;
+WITH archive AS (SELECT 42 AS k) DELETE FROM archive USING archive AS c WHERE archive.a = c.k RETURNING archive.*;
 WITH i AS (INSERT INTO t VALUES (7, 'seven') RETURNING a) SELECT * FROM i, i AS j;
 WITH d AS (DELETE FROM archive WHERE a = 99 RETURNING *) SELECT * FROM d UNION ALL SELECT 0, 'zero' ORDER BY 1;
 
@@ -210,6 +213,8 @@ EXCEPTION WHEN division_by_zero THEN
   RETURN 'kept';
 END $$;
 SELECT safe_move(2);
+DO $$ BEGIN WITH d AS (DELETE FROM t WHERE a = 1000 RETURNING *) SELECT * FROM d; END $$;
+DO $$ BEGIN WITH d AS (DELETE FROM t WHERE a = 1000 RETURNING *) INSERT INTO archive SELECT * FROM d; END $$;
 SELECT * FROM t WHERE a = 2;
 
 -- CREATE TABLE AS, EXPLAIN
