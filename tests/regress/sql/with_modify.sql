@@ -225,6 +225,15 @@ EXPLAIN (COSTS OFF) WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d;
 EXPLAIN (COSTS OFF) WITH d AS (DELETE FROM archive RETURNING *), i AS (UPDATE taken SET b = upper(b)) INSERT INTO t SELECT * FROM d;
 SELECT count(*) FROM t;
 
+-- WITH RECURSIVE: an item may name one written after it (which runs first)
+WITH RECURSIVE t1 AS (INSERT INTO archive SELECT * FROM t2 RETURNING *),
+     t2 AS (DELETE FROM t WHERE a = 1 RETURNING *)
+SELECT (SELECT count(*) FROM t1) AS t1, (SELECT count(*) FROM t2) AS t2;
+SELECT * FROM archive WHERE a = 1;
+WITH RECURSIVE i AS (INSERT INTO archive SELECT n, 'r' || n FROM r RETURNING a),
+     r(n) AS (SELECT 100 UNION ALL SELECT n + 1 FROM r WHERE n < 102)
+SELECT * FROM i ORDER BY a;
+
 DROP FUNCTION move_all();
 DROP FUNCTION stable_delete();
 DROP FUNCTION safe_move(int);
