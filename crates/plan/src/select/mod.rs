@@ -123,18 +123,16 @@ pub(crate) fn plan_cte(
     recursive: bool,
     cte: &pb::CommonTableExpr,
 ) -> Result<(), DbError> {
-    let sel =
-        match node(req(&cte.ctequery)?)? {
-            NodeEnum::SelectStmt(s) => s,
-            _ => return Err(err_at(
-                DbError::new(
-                    SqlState::FeatureNotSupported,
-                    "WITH clause containing a data-modifying statement must be at the top level",
-                ),
-                b.text,
-                cte.location,
-            )),
-        };
+    let NodeEnum::SelectStmt(sel) = node(req(&cte.ctequery)?)? else {
+        return Err(err_at(
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "WITH clause containing a data-modifying statement must be at the top level",
+            ),
+            b.text,
+            cte.location,
+        ));
+    };
     if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
         return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
     }
