@@ -50,6 +50,7 @@ pub mod tag;
 mod tests;
 mod triggers;
 pub mod wait_sampling;
+mod with_modify;
 pub mod workmem;
 
 pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};

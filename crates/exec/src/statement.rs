@@ -465,6 +465,14 @@ fn execute_planned(
             }
             Ok(CommandTag::Plain("CALL"))
         }
+        PlannedStmt::With { writes, main } => {
+            // PostgreSQL names the main statement: "cannot execute SELECT
+            // in a read-only transaction".
+            let what = main.command().unwrap_or("SELECT");
+            read_only_check(ev, what)?;
+            crate::with_modify::run_writes(writes, ev)?;
+            execute_planned(main, ev, sink)
+        }
         PlannedStmt::Ddl => Err(DbError::internal("DDL reached execute_planned")),
     }
 }

@@ -83,6 +83,9 @@ pub struct Cte {
     /// The working table of a recursive CTE while its recursive term is
     /// planned: references to it are counted in `Binder::recursive_refs`.
     pub working: bool,
+    /// A data-modifying statement without RETURNING: it runs, but a
+    /// reference to it is 0A000 (see with_modify.rs).
+    pub no_returning: bool,
 }
 
 /// Where window functions may appear: a SELECT's list and ORDER BY; else

@@ -37,6 +37,7 @@ pub mod statement;
 pub mod sysviews;
 pub mod valops;
 pub mod view_write;
+pub mod with_modify;
 
 pub use ir::{Expr, OutCol, Plan};
 pub use statement::{explain, handles, plan_statement, Planned, PlannedStmt};

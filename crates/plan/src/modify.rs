@@ -198,9 +198,6 @@ fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, Db
 
 /// Plan INSERT.
 pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<InsertPlan, DbError> {
-    if ins.with_clause.is_some() {
-        return Err(DbError::unsupported("WITH in INSERT"));
-    }
     let rv = ins
         .relation
         .as_ref()
@@ -1023,9 +1020,6 @@ fn plan_modify_view(
 }
 
 pub(crate) fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPlan, DbError> {
-    if u.with_clause.is_some() {
-        return Err(DbError::unsupported("WITH in UPDATE"));
-    }
     let rv = u
         .relation
         .as_ref()
@@ -1042,9 +1036,6 @@ pub(crate) fn plan_update(b: &mut Binder, u: &pb::UpdateStmt) -> Result<ModifyPl
 }
 
 pub(crate) fn plan_delete(b: &mut Binder, d: &pb::DeleteStmt) -> Result<ModifyPlan, DbError> {
-    if d.with_clause.is_some() {
-        return Err(DbError::unsupported("WITH in DELETE"));
-    }
     let rv = d
         .relation
         .as_ref()

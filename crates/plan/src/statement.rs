@@ -18,6 +18,7 @@ use nestor_types::EvalCtx;
 use crate::bind::Binder;
 use crate::ir::{OutCol, Plan};
 use crate::modify::{self, InsertPlan, ModifyPlan};
+use crate::with_modify::{self, WriteCte, WriteStmt};
 
 /// Whether the query engine handles this statement (the session handles
 /// the rest: transaction control, SET/SHOW, PREPARE, COPY ...).
@@ -83,6 +84,29 @@ pub enum PlannedStmt {
     },
     /// DDL: executed from the parse tree.
     Ddl,
+    /// A statement with data-modifying WITH items: they run first, in
+    /// order, to completion (crate::with_modify), then `main`.
+    With {
+        writes: Vec<WriteCte>,
+        main: Box<PlannedStmt>,
+    },
+}
+
+impl PlannedStmt {
+    /// The command name PostgreSQL's messages give a SELECT, INSERT,
+    /// UPDATE or DELETE ("cannot execute SELECT in a read-only
+    /// transaction"); a statement with data-modifying WITH items is named
+    /// by its main statement. None for the others.
+    pub fn command(&self) -> Option<&'static str> {
+        match self {
+            PlannedStmt::Query(_) => Some("SELECT"),
+            PlannedStmt::Insert(_) => Some("INSERT"),
+            PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
+            PlannedStmt::Modify(_) => Some("UPDATE"),
+            PlannedStmt::With { main, .. } => main.command(),
+            _ => None,
+        }
+    }
 }
 
 /// A planned statement with what a client is told about it.
@@ -179,6 +203,9 @@ fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
 }
 
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
+    if let Some(w) = with_modify::top_with(n) {
+        return plan_with_statement(b, n, w);
+    }
     match n {
         NodeEnum::SelectStmt(sel) => {
             let (plan, cols) = crate::select::plan_query(b, sel)?;
@@ -234,6 +261,27 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             other,
         ))),
     }
+}
+
+/// A statement whose WITH clause crate::with_modify plans: its items put
+/// in scope, then the statement without the clause.
+fn plan_with_statement(
+    b: &mut Binder,
+    n: &NodeEnum,
+    w: &pb::WithClause,
+) -> Result<NodePlan, DbError> {
+    let ctes_len = b.ctes.len();
+    let r = (|| {
+        let writes = with_modify::plan_with_clause(b, w)?;
+        let (main, cols) = plan_node(b, &with_modify::without_with(n))?;
+        if writes.is_empty() {
+            return Ok((main, cols));
+        }
+        let main = Box::new(main);
+        Ok((PlannedStmt::With { writes, main }, cols))
+    })();
+    b.ctes.truncate(ctes_len);
+    r
 }
 
 fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError> {
@@ -298,23 +346,48 @@ pub fn locks_rows(p: &Plan) -> Option<nestor_txn::LockMode> {
 pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
     match stmt {
         PlannedStmt::Query(plan) => plan.explain(out),
-        PlannedStmt::Insert(p) => {
-            out.push(format!("Insert on {}", p.table.name));
-            let mut sub = Vec::new();
-            p.source.explain(&mut sub);
-            out.extend(sub.into_iter().map(|l| format!("  ->  {}", l.trim_start())));
-        }
-        PlannedStmt::Modify(p) => {
-            let what = if p.delete { "Delete" } else { "Update" };
-            out.push(format!("{what} on {}", p.table.name));
-            let mut sub = Vec::new();
-            p.input.explain(&mut sub);
-            for (i, l) in sub.into_iter().enumerate() {
-                let pad = if i == 0 { "  ->  " } else { "      " };
-                out.push(format!("{pad}{l}"));
-            }
-        }
+        PlannedStmt::Insert(p) => explain_insert(p, out),
+        PlannedStmt::Modify(p) => explain_modify(p, out),
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
+        PlannedStmt::With { writes, main } => {
+            // As PostgreSQL: the main plan's top line, then each item
+            // ("CTE name" and its statement), then the rest.
+            let mut lines = Vec::new();
+            explain(main, &mut lines);
+            let mut rest = lines.into_iter();
+            out.extend(rest.next());
+            for w in writes {
+                out.push(format!("  CTE {}", w.name));
+                let mut sub = Vec::new();
+                match &w.stmt {
+                    WriteStmt::Insert(p) => explain_insert(p, &mut sub),
+                    WriteStmt::Modify(p) => explain_modify(p, &mut sub),
+                }
+                for (i, l) in sub.into_iter().enumerate() {
+                    let pad = if i == 0 { "    ->  " } else { "        " };
+                    out.push(format!("{pad}{l}"));
+                }
+            }
+            out.extend(rest);
+        }
         PlannedStmt::Call { .. } | PlannedStmt::Ddl => {}
+    }
+}
+
+fn explain_insert(p: &InsertPlan, out: &mut Vec<String>) {
+    out.push(format!("Insert on {}", p.table.name));
+    let mut sub = Vec::new();
+    p.source.explain(&mut sub);
+    out.extend(sub.into_iter().map(|l| format!("  ->  {}", l.trim_start())));
+}
+
+fn explain_modify(p: &ModifyPlan, out: &mut Vec<String>) {
+    let what = if p.delete { "Delete" } else { "Update" };
+    out.push(format!("{what} on {}", p.table.name));
+    let mut sub = Vec::new();
+    p.input.explain(&mut sub);
+    for (i, l) in sub.into_iter().enumerate() {
+        let pad = if i == 0 { "  ->  " } else { "      " };
+        out.push(format!("{pad}{l}"));
     }
 }

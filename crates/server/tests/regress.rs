@@ -248,4 +248,5 @@ regress!(
     order_using,
     datestyle,
     datetime_precision,
+    with_modify,
 );

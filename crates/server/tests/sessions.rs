@@ -2464,3 +2464,74 @@ async fn serializable_fekete_read_only_anomaly() {
     );
     t1.run("ROLLBACK").await;
 }
+
+/// Data-modifying WITH items through the extended protocol: parameters
+/// (types inferred from the items' tables) inside the items and the main
+/// statement, the statement prepared once and executed several times,
+/// each item running to completion whatever the main query reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extended_protocol_data_modifying_with() {
+    let tg = Target::new("with_modify").await;
+    let (c, _conn) = tg.client().await;
+    t(c.batch_execute(
+        "CREATE TABLE src (id int PRIMARY KEY, v text);
+         CREATE TABLE dst (id int, v text);
+         INSERT INTO src SELECT g, 'v' || g FROM generate_series(1, 10) g;",
+    ))
+    .await
+    .unwrap();
+    let mv = t(c.prepare(
+        "WITH moved AS (DELETE FROM src WHERE id <= $1 RETURNING id, v) \
+         INSERT INTO dst SELECT id, v || $2 FROM moved RETURNING id",
+    ))
+    .await
+    .unwrap();
+    assert_eq!(mv.params(), &[Type::INT4, Type::TEXT]);
+    let rows = t(c.query(&mv, &[&3i32, &"!"])).await.unwrap();
+    let mut ids: Vec<i32> = rows.iter().map(|r| r.get(0)).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3]);
+    // Again: rows 1..3 are gone, 4..5 move.
+    let rows = t(c.query(&mv, &[&5i32, &"?"])).await.unwrap();
+    assert_eq!(rows.len(), 2);
+    let moved = t(c.query_one(
+        "SELECT count(*), string_agg(v, ',' ORDER BY id) FROM dst",
+        &[],
+    ))
+    .await
+    .unwrap();
+    assert_eq!(moved.get::<_, i64>(0), 5);
+    assert_eq!(moved.get::<_, String>(1), "v1!,v2!,v3!,v4?,v5?");
+
+    // The main query reads one row, the item still updates all it matches;
+    // the main query's own read of the table sees the rows as they were.
+    let bump = t(c.prepare(
+        "WITH u AS (UPDATE src SET v = v || $1 WHERE id > $2 RETURNING id) \
+         SELECT (SELECT count(*) FROM u), (SELECT max(v) FROM src), id FROM u ORDER BY id LIMIT 1",
+    ))
+    .await
+    .unwrap();
+    let row = t(c.query_one(&bump, &[&"+", &5i32])).await.unwrap();
+    assert_eq!(row.get::<_, i64>(0), 5);
+    assert_eq!(row.get::<_, String>(1), "v9");
+    assert_eq!(row.get::<_, i32>(2), 6);
+    let plus = t(c.query_one("SELECT count(*) FROM src WHERE v LIKE '%+'", &[]))
+        .await
+        .unwrap();
+    assert_eq!(plus.get::<_, i64>(0), 5);
+
+    // An error in an item undoes the statement's writes.
+    let rows = t(c.query(&mv, &[&100i32, &"x"])).await.unwrap();
+    assert_eq!(rows.len(), 5);
+    let fail = t(c.prepare(
+        "WITH d AS (DELETE FROM dst RETURNING id) INSERT INTO src SELECT id / $1, 'z' FROM d",
+    ))
+    .await
+    .unwrap();
+    let e = t(c.execute(&fail, &[&0i32])).await.unwrap_err();
+    assert_eq!(e.code(), Some(&SqlState::DIVISION_BY_ZERO));
+    let left = t(c.query_one("SELECT count(*) FROM dst", &[]))
+        .await
+        .unwrap();
+    assert_eq!(left.get::<_, i64>(0), 10);
+}

@@ -959,6 +959,25 @@ pub fn create_table_as(
         stmt_len: 0,
     };
     let columns = (crate::ROUTINES.describe)(ctx, text, &select)?;
+    // A data-modifying WITH on the query becomes the INSERT's below (the
+    // same items in scope, and at its top level).
+    let mut query = query;
+    let mut with_clause = None;
+    if let Some(NodeEnum::SelectStmt(sel)) = query.node.as_mut() {
+        if sel
+            .with_clause
+            .as_ref()
+            .is_some_and(nestor_plan::with_modify::has_writes)
+        {
+            if matview {
+                return Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "materialized views must not use data-modifying statements in WITH",
+                ));
+            }
+            with_clause = sel.with_clause.take();
+        }
+    }
     let names = bind::names(&into.col_names);
     if names.len() > columns.len() {
         return Err(DbError::new(
@@ -1000,6 +1019,7 @@ pub fn create_table_as(
     let insert = pb::InsertStmt {
         relation: Some(rv.clone()),
         select_stmt: Some(query),
+        with_clause,
         r#override: pb::OverridingKind::OverridingNotSet as i32,
         ..Default::default()
     };

@@ -63,6 +63,18 @@ pub fn create_view(
         stmt_len: 0,
     };
     let out = (crate::ROUTINES.describe)(ctx, text, &raw)?;
+    if let Some(pb::node::Node::SelectStmt(sel)) = query.node.as_ref() {
+        if sel
+            .with_clause
+            .as_ref()
+            .is_some_and(nestor_plan::with_modify::has_writes)
+        {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "views must not contain data-modifying statements in WITH",
+            ));
+        }
+    }
     let aliases = bind::names(&vs.aliases);
     if aliases.len() > out.len() {
         return Err(DbError::new(

@@ -1353,7 +1353,7 @@ impl<'f> Run<'f> {
             .map_err(|e| spi_error(e, sql))?;
         let cols = Arc::new(columns_of(&plan.prepared));
         let n = tag_rows(tag, rows.len());
-        if into.is_none() && plan.prepared.columns.is_some() && writes(&plan.prepared).is_none() {
+        if into.is_none() && plan.prepared.columns.is_some() && !modifies(&plan.prepared) {
             return Err(DbError::new(
                 SqlState::SyntaxError,
                 "query has no destination for result data",
@@ -1791,7 +1791,25 @@ fn writes(p: &Prepared) -> Option<&'static str> {
         PlannedStmt::Insert(_) => Some("INSERT"),
         PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
         PlannedStmt::Modify(_) => Some("UPDATE"),
+        // PostgreSQL names the main statement ("SELECT is not allowed in
+        // a non-volatile function").
+        w @ PlannedStmt::With { .. } => w.command(),
         _ => None,
+    }
+}
+
+/// Whether the statement is an INSERT, UPDATE or DELETE (with RETURNING,
+/// its rows may go nowhere); a SELECT over data-modifying WITH items is a
+/// SELECT, whose rows need a destination.
+fn modifies(p: &Prepared) -> bool {
+    match p.plan_snapshot().as_ref() {
+        PlannedStmt::With { main, .. } => {
+            matches!(
+                main.as_ref(),
+                PlannedStmt::Insert(_) | PlannedStmt::Modify(_)
+            )
+        }
+        other => matches!(other, PlannedStmt::Insert(_) | PlannedStmt::Modify(_)),
     }
 }
 

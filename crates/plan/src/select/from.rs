@@ -228,6 +228,16 @@ pub(super) fn plan_range_var(
         .unwrap_or_default();
     if rv.schemaname.is_empty() || rv.schemaname == "public" {
         if let Some(cte) = b.ctes.iter().rev().find(|c| c.name == name).cloned() {
+            if cte.no_returning {
+                return Err(err_at(
+                    DbError::new(
+                        SqlState::FeatureNotSupported,
+                        format!("WITH query \"{name}\" does not have a RETURNING clause"),
+                    ),
+                    b.text,
+                    rv.location,
+                ));
+            }
             if cte.working {
                 let count = b
                     .recursive_refs

@@ -109,36 +109,56 @@ fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
         let NodeEnum::CommonTableExpr(cte) = node(c)? else {
             return Err(DbError::internal("WITH item is not a CTE"));
         };
-        let sel = match node(req(&cte.ctequery)?)? {
-            NodeEnum::SelectStmt(s) => s,
-            _ => return Err(DbError::unsupported("data-modifying statements in WITH")),
-        };
-        if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
-            return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
-        }
-        // A CTE is planned as a sibling query: its own level.
-        let recursive = if w.recursive {
-            plan_recursive(b, &cte.ctename, &bind::names(&cte.aliascolnames), sel)?
-        } else {
-            None
-        };
-        let (plan, mut cols) = match recursive {
-            Some(p) => p,
-            None => plan_query(b, sel)?,
-        };
-        let alias = bind::names(&cte.aliascolnames);
-        for (c, a) in cols.iter_mut().zip(alias) {
-            c.name = a;
-        }
-        let id = b.fresh_id();
-        b.ctes.push(Cte {
-            name: cte.ctename.clone(),
-            id,
-            plan: Arc::new(plan),
-            cols,
-            working: false,
-        });
+        plan_cte(b, w.recursive, cte)?;
     }
+    Ok(())
+}
+
+/// Plan one SELECT item of a WITH clause and put it in scope. A
+/// data-modifying item reaching it is not at the top level (those are
+/// planned by with_modify.rs before the statement): PostgreSQL's
+/// 0A000, at the item's name.
+pub(crate) fn plan_cte(
+    b: &mut Binder,
+    recursive: bool,
+    cte: &pb::CommonTableExpr,
+) -> Result<(), DbError> {
+    let NodeEnum::SelectStmt(sel) = node(req(&cte.ctequery)?)? else {
+        return Err(err_at(
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "WITH clause containing a data-modifying statement must be at the top level",
+            ),
+            b.text,
+            cte.location,
+        ));
+    };
+    if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
+        return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
+    }
+    // A CTE is planned as a sibling query: its own level.
+    let recursive = if recursive {
+        plan_recursive(b, &cte.ctename, &bind::names(&cte.aliascolnames), sel)?
+    } else {
+        None
+    };
+    let (plan, mut cols) = match recursive {
+        Some(p) => p,
+        None => plan_query(b, sel)?,
+    };
+    let alias = bind::names(&cte.aliascolnames);
+    for (c, a) in cols.iter_mut().zip(alias) {
+        c.name = a;
+    }
+    let id = b.fresh_id();
+    b.ctes.push(Cte {
+        name: cte.ctename.clone(),
+        id,
+        plan: Arc::new(plan),
+        cols,
+        working: false,
+        no_returning: false,
+    });
     Ok(())
 }
 
@@ -198,6 +218,7 @@ fn plan_recursive(
         plan: Arc::new(Plan::Values { rows: Vec::new() }),
         cols: cols.clone(),
         working: true,
+        no_returning: false,
     });
     b.recursive_refs.push((work_id, 0));
     let step = plan_query(b, r);

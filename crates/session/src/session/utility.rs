@@ -287,6 +287,18 @@ pub(crate) fn cursor_query(d: &nestor_parser::pb::DeclareCursorStmt) -> Result<R
         .query
         .clone()
         .ok_or_else(|| DbError::internal("DECLARE without a query"))?;
+    if let Some(NodeEnum::SelectStmt(sel)) = query.node.as_ref() {
+        if sel
+            .with_clause
+            .as_ref()
+            .is_some_and(nestor_plan::with_modify::has_writes)
+        {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "DECLARE CURSOR must not contain data-modifying statements in WITH",
+            ));
+        }
+    }
     Ok(RawStmt {
         stmt: Some(query),
         stmt_location: 0,
