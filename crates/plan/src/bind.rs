@@ -2431,10 +2431,12 @@ impl<'e> Binder<'e> {
         f: &pb::FuncCall,
     ) -> Result<(Expr, DataType), DbError> {
         if let AggCtx::NotAllowed(clause) = self.agg {
-            return Err(DbError::new(
-                SqlState::GroupingError,
-                format!("aggregate functions are not allowed in {clause}"),
-            ));
+            let message = if clause == AGG_ARGS {
+                "aggregate function calls cannot be nested".to_string()
+            } else {
+                format!("aggregate functions are not allowed in {clause}")
+            };
+            return Err(DbError::new(SqlState::GroupingError, message));
         }
         let want = match func {
             AggFunc::CountStar => 0,
@@ -2452,10 +2454,7 @@ impl<'e> Binder<'e> {
             ));
         }
         // Arguments may not contain aggregates themselves.
-        let saved = std::mem::replace(
-            &mut self.agg,
-            AggCtx::NotAllowed("aggregate function calls"),
-        );
+        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
         let saved_window = std::mem::replace(
             &mut self.window,
             WinCtx::NotAllowed(
@@ -2474,6 +2473,8 @@ impl<'e> Binder<'e> {
         self.agg = saved;
         self.window = saved_window;
         let ((arg, at, delimiter), order, filter) = bound?;
+        outer_level_check(arg.as_ref(), &order, filter.as_ref())
+            .map_err(|e| err_at(e, self.text, f.location))?;
         let func = refine_agg(func, at);
         let ty = agg_type(func, at, name)?;
         let arg = self.coerce_agg_arg(func, arg, at, ty)?;
@@ -3368,6 +3369,43 @@ fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
 }
 
 /// `count()`: PostgreSQL's 42809 (only count(*) takes no argument).
+/// The clause name an aggregate's own arguments are bound under: another
+/// aggregate there is PostgreSQL's "cannot be nested".
+const AGG_ARGS: &str = "aggregate function calls";
+
+/// An aggregate whose arguments read only columns of enclosing queries
+/// belongs, in PostgreSQL, to the outermost query it reads (`SELECT
+/// (SELECT max(t0.a) FROM t t1) FROM t t0` aggregates t0's rows once).
+/// That is not built: refused with 0A000 rather than aggregated over the
+/// subquery's rows, which would be a wrong answer. An aggregate reading no
+/// column at all (`count(*)`, `max(1)`) belongs to its own query, as in
+/// PostgreSQL.
+fn outer_level_check(
+    arg: Option<&Expr>,
+    order: &[AggOrder],
+    filter: Option<&Expr>,
+) -> Result<(), DbError> {
+    let (mut local, mut outer) = (false, false);
+    let mut look = |e: &Expr| match e {
+        Expr::Col(_) => local = true,
+        Expr::Outer { .. } => outer = true,
+        _ => {}
+    };
+    let exprs = arg
+        .into_iter()
+        .chain(order.iter().map(|o| &o.key))
+        .chain(filter);
+    for e in exprs {
+        e.walk(&mut look);
+    }
+    if outer && !local {
+        return Err(DbError::unsupported(
+            "aggregate functions whose arguments refer only to columns of outer queries",
+        ));
+    }
+    Ok(())
+}
+
 fn parameterless(func: AggFunc, f: &pb::FuncCall, text: &str) -> Result<(), DbError> {
     if func == AggFunc::Count && f.args.is_empty() && !f.agg_star {
         return Err(err_at(

@@ -824,3 +824,37 @@ fn views_refuse_changes_that_would_break_them() {
     let out = run(&mut s, "SELECT title FROM vt2 WHERE id = 2");
     assert!(out.contains(&"D:b".to_string()), "{out:?}");
 }
+
+/// An aggregate over only an outer query's columns belongs to that query
+/// in PostgreSQL; Nestor refuses it (0A000) instead of aggregating the
+/// subquery's rows, which would be a wrong answer. Aggregates reading
+/// their own query's columns, or none, run as before.
+#[test]
+fn outer_level_aggregates_are_refused_not_misread() {
+    let e = engine(10);
+    let mut s = session(&e, 1);
+    run(&mut s, "CREATE TABLE oa (a int)");
+    run(&mut s, "INSERT INTO oa VALUES (1), (2), (3)");
+    for sql in [
+        "SELECT (SELECT max(t0.a) FROM oa t1) FROM oa t0",
+        "SELECT (SELECT count(*) FILTER (WHERE t0.a > 1) FROM oa t1) FROM oa t0",
+        "SELECT avg((SELECT avg(a1.a ORDER BY (SELECT avg(a2.a) FROM oa a3)) FROM oa a1)) \
+         FROM oa a2",
+    ] {
+        let out = q(&mut s, sql);
+        assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported, "{sql}");
+    }
+    let out = q(&mut s, "SELECT max(min(a)) FROM oa");
+    assert_eq!(
+        error_of(&out).message,
+        "aggregate function calls cannot be nested"
+    );
+    assert_eq!(
+        run(
+            &mut s,
+            "SELECT (SELECT max(t0.a + t1.a) FROM oa t1), \
+             (SELECT count(*) FROM oa t1 WHERE t1.a < t0.a) FROM oa t0 ORDER BY 1"
+        ),
+        run(&mut s, "VALUES (4, 0), (5, 1), (6, 2)")
+    );
+}
