@@ -34,6 +34,7 @@ use crate::ir::{
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
+pub mod domain;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -1244,6 +1245,19 @@ impl<'e> Binder<'e> {
                 return Ok((self.coerce(e, from, to)?, to));
             }
         }
+        if let Some(def) = domain::domain_from_name(tn) {
+            let (e, _) = self.bind_cast_to(tc, tn)?;
+            return Ok((self.coerce_to_domain(e, &def)?, def.base));
+        }
+        self.bind_cast_to(tc, tn)
+    }
+
+    /// `arg::tn` for a type name that is not a domain's.
+    fn bind_cast_to(
+        &mut self,
+        tc: &pb::TypeCast,
+        tn: &pb::TypeName,
+    ) -> Result<(Expr, DataType), DbError> {
         let (e, from) = self.bind(req(&tc.arg)?)?;
         if let Ok(DataType::Reg(kind)) = type_from_name(tn) {
             // A name that does not resolve is reported at the name, as

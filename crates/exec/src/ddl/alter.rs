@@ -415,10 +415,22 @@ fn drop_column(
         }
         Err(e) => return Err(e),
     };
+    drop_column_at(ctx, def, pos)
+}
+
+/// Drop column `pos` of `def` (ALTER TABLE ... DROP COLUMN, DROP DOMAIN
+/// ... CASCADE): its indexes and the CHECKs that read it go with it.
+pub(super) fn drop_column_at(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    pos: usize,
+) -> Result<(), DbError> {
     let mut new = (**def).clone();
     new.columns[pos].dropped = true;
     new.columns[pos].not_null = false;
     new.columns[pos].default = None;
+    // The slot keeps its base type only: the domain may be dropped.
+    new.columns[pos].domain = None;
     let (gone, keep): (Vec<IndexDef>, Vec<IndexDef>) = new
         .indexes
         .drain(..)
@@ -429,7 +441,7 @@ fn drop_column(
     new.checks.retain(|c| {
         !bound
             .iter()
-            .any(|b| b.name == c.name && b.expr.columns().contains(&pos))
+            .any(|b| b.domain.is_none() && b.name == c.name && b.expr.columns().contains(&pos))
     });
     for g in gone {
         def.storage.drop_index(g.oid);
@@ -555,7 +567,7 @@ fn validate_constraint(
 fn verify_checks(ctx: &mut StatementCtx, def: &TableDef, names: &[String]) -> Result<(), DbError> {
     let mut checks =
         nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &Arc::new(def.clone()))?;
-    checks.retain(|c| names.contains(&c.name));
+    checks.retain(|c| c.domain.is_none() && names.contains(&c.name));
     let snap = ctx.snapshot;
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
     let mut ev = Ev::new(ctx, &[]);

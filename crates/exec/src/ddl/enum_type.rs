@@ -42,7 +42,7 @@ use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 /// The type name of a `type_name` list (`public.` allowed).
-fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
+pub(super) fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
     let names = bind::names(parts);
     match names.as_slice() {
         [n] => Ok(n.clone()),
@@ -58,14 +58,14 @@ fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
     }
 }
 
-fn undefined_type(name: &str) -> DbError {
+pub(super) fn undefined_type(name: &str) -> DbError {
     DbError::new(
         SqlState::UndefinedObject,
         format!("type \"{name}\" does not exist"),
     )
 }
 
-fn type_exists(name: &str) -> DbError {
+pub(super) fn type_exists(name: &str) -> DbError {
     DbError::new(
         SqlState::DuplicateObject,
         format!("type \"{name}\" already exists"),
@@ -74,7 +74,7 @@ fn type_exists(name: &str) -> DbError {
 
 /// Whether `name` names a type already: an enum, a built-in type, or a
 /// table/view (whose row type PostgreSQL creates under the same name).
-fn name_is_type(ctx: &StatementCtx, name: &str) -> bool {
+pub(super) fn name_is_type(ctx: &StatementCtx, name: &str) -> bool {
     ctx.catalog.enum_type(name).is_some()
         || DataType::from_sql_name(name, &[]).is_ok()
         || ctx.catalog.table(name).is_some()

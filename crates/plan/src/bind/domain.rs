@@ -1,0 +1,118 @@
+//! Domains in the binder: a type name that names a domain, and the
+//! domain's constraints bound over one value.
+//!
+//! A domain is its base type everywhere in the plan (see
+//! `nestor_types::domains`); its constraints are checked where a value
+//! becomes one: a cast (`'5'::posint`, `CAST(x AS posint)`) binds to an
+//! [`Expr::Domain`] over the base-type cast, and a write of a column
+//! declared with a domain gets the domain's constraints among the table's
+//! checks (`modify::bind_checks`), so the table path without domain
+//! columns is unchanged. The CHECK expressions are kept as SQL text over
+//! `VALUE` (a column reference to the parser) and bound here with `value`
+//! as the only visible column of the row, at the position the caller
+//! names:
+//!
+//! ```text
+//!   CREATE DOMAIN posint AS int CHECK (VALUE > 0)
+//!   SELECT '5'::posint   Domain { arg: Const 5, checks: [posint_check: Col 0 > 0] }
+//!   t(a int, n posint)   INSERT: check "posint_check" over the row: Col 1 > 0
+//! ```
+//!
+//! Left out: the constraints of a domain used as a function's argument or
+//! result type are not checked (the base type is used).
+
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_types::domains::DomainDef;
+use nestor_types::DataType;
+
+use super::{names, AggCtx, Binder, QueryPlanner, Scope, ScopeCol};
+use crate::ir::{DomainChecks, DomainCoerce, Expr};
+
+/// The domain a type name names (not an array of it), if any.
+pub fn domain_from_name(tn: &pb::TypeName) -> Option<std::sync::Arc<DomainDef>> {
+    if !tn.array_bounds.is_empty() {
+        return None;
+    }
+    let parts = names(&tn.names);
+    let name = match parts.as_slice() {
+        [n] => n,
+        [s, n] if s == "public" => n,
+        _ => return None,
+    };
+    nestor_types::domains::by_name(name)
+}
+
+/// Bind `def`'s constraints over a row of `width` columns whose column
+/// `col` is the value (`VALUE`).
+pub fn bind_domain_checks(
+    catalog: &nestor_catalog::Catalog,
+    eval: nestor_types::EvalCtx,
+    plan_query: QueryPlanner,
+    def: &DomainDef,
+    width: usize,
+    col: usize,
+) -> Result<DomainChecks, DbError> {
+    let mut checks = Vec::with_capacity(def.checks.len());
+    // PostgreSQL checks a domain's constraints in name order (typcache.c).
+    let mut sorted: Vec<&nestor_types::domains::DomainCheck> = def.checks.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    for c in sorted {
+        let node = nestor_parser::parse_expr(&c.expr)?;
+        let mut b = Binder::new(catalog, eval, &c.expr, &[], plan_query);
+        b.scopes.push(value_scope(def.base, width, col));
+        b.outer_refs.push(None);
+        b.agg = AggCtx::NotAllowed("check constraints");
+        checks.push((c.name.clone(), b.bind_bool(&node, "CHECK")?));
+    }
+    Ok(DomainChecks {
+        domain: def.name.clone(),
+        not_null: def.not_null,
+        checks,
+    })
+}
+
+/// A row of `width` columns where only `col`, named `value`, is visible.
+pub fn value_scope(base: DataType, width: usize, col: usize) -> Scope {
+    let mut scope = Scope::default();
+    for i in 0..width {
+        scope.cols.push(ScopeCol {
+            rel: String::new(),
+            name: if i == col {
+                "value".into()
+            } else {
+                String::new()
+            },
+            ty: if i == col { base } else { DataType::Unknown },
+            hidden: i != col,
+            table_oid: 0,
+            attnum: 0,
+            merged: false,
+        });
+    }
+    scope
+}
+
+impl Binder<'_> {
+    /// `e` (already of the domain's base type) coerced to the domain.
+    pub(crate) fn coerce_to_domain(&mut self, e: Expr, def: &DomainDef) -> Result<Expr, DbError> {
+        let checks = bind_domain_checks(self.catalog, self.eval, self.plan_query, def, 1, 0)?;
+        Ok(Expr::Domain(Box::new(DomainCoerce { arg: e, checks })))
+    }
+}
+
+/// The error of a value failing a domain's NOT NULL (`check` None) or
+/// CHECK constraint, as PostgreSQL's domain_check_input reports it.
+pub fn domain_violation(domain: &str, check: Option<&str>) -> DbError {
+    match check {
+        None => DbError::new(
+            SqlState::NotNullViolation,
+            format!("domain {domain} does not allow null values"),
+        ),
+        Some(c) => DbError::new(
+            SqlState::CheckViolation,
+            format!("value for domain {domain} violates check constraint \"{c}\""),
+        )
+        .with_constraint(c),
+    }
+}

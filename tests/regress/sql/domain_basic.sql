@@ -1,0 +1,88 @@
+-- Domains: CREATE / ALTER / DROP DOMAIN, columns, casts, defaults.
+CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE DOMAIN nn_text text NOT NULL DEFAULT 'none';
+CREATE DOMAIN code AS varchar(5) CONSTRAINT code_upper CHECK (VALUE = upper(VALUE)) CONSTRAINT code_len CHECK (length(VALUE) >= 2);
+CREATE DOMAIN posint AS integer;
+CREATE DOMAIN bad AS nosuchtype;
+SELECT 5::posint, '7'::posint, CAST(3 AS posint);
+SELECT 0::posint;
+SELECT CAST(-1 AS posint);
+SELECT NULL::posint IS NULL AS ok;
+SELECT NULL::nn_text;
+SELECT 'ab'::code, 'AB'::code;
+SELECT 'A'::code;
+SELECT 'abcdefg'::code;
+CREATE TABLE dt (id int, p posint, t nn_text, c code);
+INSERT INTO dt VALUES (1, 1, 'x', 'AA');
+INSERT INTO dt (id, p, c) VALUES (2, 2, 'BB');
+INSERT INTO dt VALUES (3, 0, 'x', 'CC');
+INSERT INTO dt VALUES (4, 4, NULL, 'DD');
+INSERT INTO dt VALUES (5, 5, 'x', 'e');
+INSERT INTO dt VALUES (6, NULL, 'y', NULL);
+SELECT * FROM dt ORDER BY id;
+UPDATE dt SET p = -5 WHERE id = 1;
+UPDATE dt SET p = p + 10 WHERE id = 1;
+UPDATE dt SET t = NULL WHERE id = 2;
+SELECT * FROM dt ORDER BY id;
+COPY dt FROM STDIN;
+7	7	z	ZZ
+\.
+COPY dt FROM STDIN;
+8	-8	z	ZZ
+\.
+SELECT count(*) FROM dt;
+SELECT p + 1 AS plus, pg_typeof(p + 1) FROM dt WHERE id = 1;
+-- catalog
+SELECT typname, typtype, typbasetype::regtype, typnotnull, typtypmod, typdefault FROM pg_type WHERE typname IN ('posint', 'nn_text', 'code') ORDER BY typname;
+SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = 'posint'::regtype ORDER BY conname;
+SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dt'::regclass AND attnum > 0 ORDER BY attnum;
+-- ALTER DOMAIN
+ALTER DOMAIN posint ADD CONSTRAINT posint_small CHECK (VALUE < 100);
+INSERT INTO dt VALUES (9, 100, 'x', 'XX');
+ALTER DOMAIN posint ADD CONSTRAINT posint_tiny CHECK (VALUE < 5);
+ALTER DOMAIN posint ADD CONSTRAINT posint_tiny CHECK (VALUE < 5) NOT VALID;
+INSERT INTO dt VALUES (10, 6, 'x', 'XX');
+ALTER DOMAIN posint VALIDATE CONSTRAINT posint_tiny;
+ALTER DOMAIN posint DROP CONSTRAINT posint_tiny;
+ALTER DOMAIN posint DROP CONSTRAINT posint_tiny;
+ALTER DOMAIN posint DROP CONSTRAINT IF EXISTS posint_tiny;
+ALTER DOMAIN posint RENAME CONSTRAINT posint_small TO posint_lt100;
+SELECT conname, convalidated FROM pg_constraint WHERE contypid = 'posint'::regtype ORDER BY conname;
+ALTER DOMAIN nn_text DROP NOT NULL;
+INSERT INTO dt VALUES (11, 1, NULL, 'XX');
+ALTER DOMAIN nn_text SET NOT NULL;
+DELETE FROM dt WHERE id = 11;
+ALTER DOMAIN nn_text SET NOT NULL;
+ALTER DOMAIN nn_text SET DEFAULT 'other';
+INSERT INTO dt (id, p, c) VALUES (12, 1, 'XX');
+ALTER DOMAIN nn_text DROP DEFAULT;
+INSERT INTO dt (id, p, c) VALUES (13, 1, 'XX');
+SELECT id, t FROM dt WHERE id >= 12 ORDER BY id;
+ALTER DOMAIN code RENAME TO code2;
+SELECT 'QQ'::code2;
+SELECT 'QQ'::code;
+ALTER DOMAIN code2 RENAME TO code;
+CREATE ROLE dom_owner;
+ALTER DOMAIN code OWNER TO dom_owner;
+SELECT typname, typowner::regrole FROM pg_type WHERE typname = 'code';
+-- transactions
+BEGIN;
+CREATE DOMAIN tmpdom AS int CHECK (VALUE <> 13);
+SELECT 13::tmpdom;
+ROLLBACK;
+SELECT 1::tmpdom;
+BEGIN;
+ALTER DOMAIN posint ADD CONSTRAINT posint_odd CHECK (VALUE % 2 = 1);
+ROLLBACK;
+SELECT 2::posint;
+-- DROP DOMAIN
+DROP DOMAIN posint;
+DROP DOMAIN IF EXISTS nosuch;
+DROP DOMAIN nosuch;
+CREATE DOMAIN unused AS int;
+DROP DOMAIN unused;
+DROP DOMAIN posint CASCADE;
+SELECT * FROM dt ORDER BY id;
+DROP TABLE dt;
+DROP DOMAIN nn_text, code;
+DROP ROLE dom_owner;
