@@ -874,17 +874,16 @@ impl ColumnRecord {
         let (oid, typmod) = (r.u32()?, r.u32()? as i32);
         // A domain's record comes before the tables using it (checkpoint
         // order; in the log, its creation precedes them).
-        let domain = nestor_types::domains::lookup(oid);
-        let ty = match &domain {
-            Some(d) => d.base,
-            None => DataType::from_oid_typmod(oid, typmod)
-                .ok_or_else(|| format!("column {name}: unknown type oid {oid}"))?,
-        };
+        let domain = nestor_types::domains::lookup(oid)
+            .or_else(|| nestor_types::domains::lookup_array(oid))
+            .map(|_| oid);
+        let ty = DataType::from_oid_typmod(oid, typmod)
+            .ok_or_else(|| format!("column {name}: unknown type oid {oid}"))?;
         let flags = r.u8()?;
         Ok(ColumnRecord {
             name,
             ty,
-            domain: domain.map(|d| d.oid),
+            domain,
             not_null: flags & 1 != 0,
             dropped: flags & 2 != 0,
             default: get_opt_str(r)?,
@@ -941,7 +940,13 @@ impl FunctionRecord {
         put_u32(out, self.args.len());
         for a in &self.args {
             put_str(out, &a.name);
-            put_type(out, a.ty);
+            match a.domain {
+                Some(d) => {
+                    out.extend_from_slice(&d.to_le_bytes());
+                    out.extend_from_slice(&(-1i32).to_le_bytes());
+                }
+                None => put_type(out, a.ty),
+            }
             out.push(a.mode.code());
             put_opt_str(out, a.default.as_deref());
         }
@@ -981,11 +986,18 @@ impl FunctionRecord {
         let procedure = get_bool(r)?;
         let args = get_list(r, |r| {
             let name = get_str(r)?;
-            let ty = get_type(r, "function argument")?;
+            let (oid, typmod) = (r.u32()?, r.u32()? as i32);
+            let domain = nestor_types::domains::lookup(oid);
+            let ty = match &domain {
+                Some(d) => d.base,
+                None => DataType::from_oid_typmod(oid, typmod)
+                    .ok_or_else(|| format!("function argument: unknown type oid {oid}"))?,
+            };
             let mode = ArgMode::from_code(r.u8()?).ok_or("bad argument mode")?;
             Ok(FuncArg {
                 name,
                 ty,
+                domain: domain.map(|d| d.oid),
                 mode,
                 default: get_opt_str(r)?,
             })
@@ -1495,12 +1507,14 @@ mod tests {
                     FuncArg {
                         name: "x".into(),
                         ty: DataType::Int4,
+                        domain: None,
                         mode: ArgMode::In,
                         default: Some("1".into()),
                     },
                     FuncArg {
                         name: String::new(),
                         ty: DataType::Text,
+                        domain: None,
                         mode: ArgMode::Out,
                         default: None,
                     },

@@ -2688,6 +2688,9 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
     if let Some(d) = nestor_types::domains::lookup(type_oid) {
         return Some(quote_ident(&d.name));
     }
+    if let Some(d) = nestor_types::domains::lookup_array(type_oid) {
+        return Some(format!("{}[]", quote_ident(&d.name)));
+    }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());
     }

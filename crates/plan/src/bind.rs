@@ -1238,6 +1238,22 @@ impl<'e> Binder<'e> {
             .type_name
             .as_ref()
             .ok_or_else(|| DbError::internal("cast without type"))?;
+        if let Some((def, array)) = domain::domain_or_array(tn) {
+            let (e, t) = self.bind_cast_base(tc, tn)?;
+            if array {
+                return Ok((self.coerce_to_domain_array(e, &def)?, t));
+            }
+            return Ok((self.coerce_to_domain(e, &def)?, def.base));
+        }
+        self.bind_cast_base(tc, tn)
+    }
+
+    /// `arg::tn`, a domain taken as its base type.
+    fn bind_cast_base(
+        &mut self,
+        tc: &pb::TypeCast,
+        tn: &pb::TypeName,
+    ) -> Result<(Expr, DataType), DbError> {
         if let NodeEnum::AArrayExpr(a) = node(req(&tc.arg)?)? {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
             if let Some(elem) = to.element() {
@@ -1245,19 +1261,6 @@ impl<'e> Binder<'e> {
                 return Ok((self.coerce(e, from, to)?, to));
             }
         }
-        if let Some(def) = domain::domain_from_name(tn) {
-            let (e, _) = self.bind_cast_to(tc, tn)?;
-            return Ok((self.coerce_to_domain(e, &def)?, def.base));
-        }
-        self.bind_cast_to(tc, tn)
-    }
-
-    /// `arg::tn` for a type name that is not a domain's.
-    fn bind_cast_to(
-        &mut self,
-        tc: &pb::TypeCast,
-        tn: &pb::TypeName,
-    ) -> Result<(Expr, DataType), DbError> {
         let (e, from) = self.bind(req(&tc.arg)?)?;
         if let Ok(DataType::Reg(kind)) = type_from_name(tn) {
             // A name that does not resolve is reported at the name, as

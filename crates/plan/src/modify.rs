@@ -1161,7 +1161,21 @@ pub fn bind_checks(
 ) -> Result<Vec<BoundCheck>, DbError> {
     let mut out = Vec::with_capacity(table.checks.len());
     for (i, c) in table.live_columns() {
-        let Some(def) = c.domain.and_then(nestor_types::domains::lookup) else {
+        let Some(oid) = c.domain else {
+            continue;
+        };
+        if let Some(def) = nestor_types::domains::lookup_array(oid) {
+            // An array of the domain: the Domain node raises the error.
+            let checks =
+                bind::domain::bind_domain_checks(catalog, eval, select::plan_query, &def, 1, 0)?;
+            out.push(BoundCheck {
+                name: String::new(),
+                expr: bind::domain::domain_array_check(Expr::Col(i), checks),
+                domain: Some(def.name.clone()),
+            });
+            continue;
+        }
+        let Some(def) = nestor_types::domains::lookup(oid) else {
             continue;
         };
         let d = bind::domain::bind_domain_checks(

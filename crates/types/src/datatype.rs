@@ -340,6 +340,7 @@ impl DataType {
                     .map(|e| Array(&e.0))
                     .or_else(|| crate::enums::type_for_oid(oid))
                     .or_else(|| crate::domains::lookup(oid).map(|d| d.base))
+                    .or_else(|| crate::domains::lookup_array(oid).and_then(|d| d.base.array_of()))
             }
         })
     }

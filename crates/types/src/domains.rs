@@ -25,8 +25,10 @@
 //!                                          violates check constraint "posint_check"
 //! ```
 //!
-//! Left out: domains over domains and over arrays (0A000 at CREATE
-//! DOMAIN), collations other than the base type's, and domain-typed
+//! An array of a domain (`posint[]`) is an array of the base type whose
+//! elements are checked; a column of one keeps the array type's OID.
+//!
+//! Left out: domains over domains (0A000 at CREATE DOMAIN), collations other than the base type's, and domain-typed
 //! function arguments and results, which behave as the base type (their
 //! constraints are not checked).
 
@@ -113,4 +115,10 @@ pub fn by_name(name: &str) -> Option<Arc<DomainDef>> {
 pub fn lookup(oid: u32) -> Option<Arc<DomainDef>> {
     let r = registry().read().unwrap_or_else(|e| e.into_inner());
     r.by_oid.get(&oid).cloned()
+}
+
+/// The domain whose array type has pg_type OID `oid`.
+pub fn lookup_array(oid: u32) -> Option<Arc<DomainDef>> {
+    let r = registry().read().unwrap_or_else(|e| e.into_inner());
+    r.by_oid.values().find(|d| d.array_oid == oid).cloned()
 }

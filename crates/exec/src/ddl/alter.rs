@@ -386,6 +386,9 @@ fn add_column(
         let v = d.eval(&[], &mut ev)?;
         missing = nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)?;
     }
+    if let Some(d) = col.domain.and_then(nestor_types::domains::lookup) {
+        missing = domain_column_fill(ctx, def, &d, bound_default.is_none(), missing)?;
+    }
     if col.not_null && missing.is_null() && def.storage.scan(&ctx.snapshot).next().is_some() {
         return Err(DbError::new(
             SqlState::NotNullViolation,
@@ -400,6 +403,44 @@ fn add_column(
     new.columns.push(col);
     new.checks = bind_checks(ctx, text, &new, checks)?;
     super::put_table(ctx, new)
+}
+
+/// ADD COLUMN of a domain: the value the existing rows get (the domain's
+/// DEFAULT when the column has none of its own) must pass the domain's
+/// constraints when there are rows, as PostgreSQL's rewrite checks it.
+fn domain_column_fill(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    d: &nestor_types::domains::DomainDef,
+    use_domain_default: bool,
+    mut missing: Value,
+) -> Result<Value, DbError> {
+    if use_domain_default {
+        if let Some(text) = &d.default {
+            let node = nestor_parser::parse_expr(text)?;
+            let mut b = binder(ctx, text);
+            let (e, t) = b.bind(&node)?;
+            let e = b.coerce_assign(e, t, d.base)?;
+            let mut ev = Ev::new(ctx, &[]);
+            missing = e.eval(&[], &mut ev)?;
+        }
+    }
+    if def.storage.scan(&ctx.snapshot).next().is_none() {
+        return Ok(missing);
+    }
+    let checks = nestor_plan::bind::domain::bind_domain_checks(
+        ctx.catalog,
+        ctx.eval,
+        nestor_plan::select::plan_query,
+        d,
+        1,
+        0,
+    )?;
+    let v = [missing];
+    let mut ev = Ev::new(ctx, &[]);
+    crate::executor::eval::check_domain(&checks, &v, &mut ev)?;
+    let [v] = v;
+    Ok(v)
 }
 
 fn drop_column(

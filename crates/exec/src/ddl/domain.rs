@@ -341,12 +341,17 @@ fn not_possible(what: &str) -> DbError {
     )
 }
 
-/// The live columns declared with domain `oid`: (table, column position).
-fn columns_of(ctx: &StatementCtx, oid: u32) -> Vec<(Arc<nestor_catalog::TableDef>, usize)> {
+/// The live columns declared with the domain of pg_type OID `oid` (or
+/// with its array type, `array_oid`, unless 0): (table, column position).
+fn columns_of(
+    ctx: &StatementCtx,
+    oid: u32,
+    array_oid: u32,
+) -> Vec<(Arc<nestor_catalog::TableDef>, usize)> {
     let mut out = Vec::new();
     for t in ctx.catalog.tables() {
         for (i, c) in t.live_columns() {
-            if c.domain == Some(oid) {
+            if c.domain == Some(oid) || (array_oid != 0 && c.domain == Some(array_oid)) {
                 out.push((t.clone(), i));
             }
         }
@@ -362,8 +367,19 @@ fn verify_columns(
     not_null: bool,
     checks: &[&str],
 ) -> Result<(), DbError> {
+    // PostgreSQL cannot check the elements of stored arrays of a domain.
+    if let Some((t, col)) = columns_of(ctx, def.array_oid, 0).first() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
+                def.name, t.name, t.columns[*col].name
+            ),
+        ));
+    }
     let snap = ctx.snapshot;
-    for (t, col) in columns_of(ctx, def.oid) {
+    // As PostgreSQL: columns of the domain itself, not of arrays of it.
+    for (t, col) in columns_of(ctx, def.oid, 0) {
         let mut only = def.clone();
         only.checks.retain(|c| checks.contains(&c.name.as_str()));
         let bound = bdomain::bind_domain_checks(
@@ -582,13 +598,56 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
     let mut dependents = Vec::new();
     for def in &drops {
         require_owner(ctx, def)?;
-        for (t, col) in columns_of(ctx, def.oid) {
-            dependents.push((
-                def.name.clone(),
-                t.name.clone(),
-                t.columns[col].name.clone(),
+        for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
+            let ty = if t.columns[col].domain == Some(def.array_oid) {
+                format!("{}[]", def.name)
+            } else {
+                def.name.clone()
+            };
+            dependents.push((ty, t.name.clone(), t.columns[col].name.clone()));
+        }
+    }
+    let mut functions = Vec::new();
+    for def in &drops {
+        for f in ctx.catalog.all_functions() {
+            if f.args.iter().any(|a| a.domain == Some(def.oid)) {
+                let args: Vec<String> = f
+                    .args
+                    .iter()
+                    .map(|a| match a.domain.and_then(nestor_types::domains::lookup) {
+                        Some(d) => d.name.clone(),
+                        None => a.ty.to_string(),
+                    })
+                    .collect();
+                functions.push(format!(
+                    "function {}({}) depends on type {}",
+                    f.name,
+                    args.join(", "),
+                    def.name
+                ));
+            }
+        }
+    }
+    if !functions.is_empty() {
+        if cascade {
+            return Err(DbError::unsupported(
+                "DROP DOMAIN ... CASCADE of a domain functions use",
             ));
         }
+        let mut detail: Vec<String> = dependents
+            .iter()
+            .map(|(d, t, c)| format!("column {c} of table {t} depends on type {d}"))
+            .collect();
+        detail.extend(functions);
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!(
+                "cannot drop type {} because other objects depend on it",
+                drops[0].name
+            ),
+        )
+        .with_detail(detail.join("\n"))
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
     }
     if !dependents.is_empty() {
         let what = |(_, t, c): &(String, String, String)| format!("column {c} of table {t}");

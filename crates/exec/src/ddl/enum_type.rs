@@ -234,6 +234,15 @@ pub fn alter_enum_owner(
 
 /// DROP TYPE [IF EXISTS] names [CASCADE | RESTRICT].
 pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
+    // DROP TYPE of domains is DROP DOMAIN (PostgreSQL drops either kind).
+    let domain = |o: &pb::Node| match node(o) {
+        Ok(NodeEnum::TypeName(tn)) => nestor_plan::bind::domain::domain_from_name(tn).is_some(),
+        _ => false,
+    };
+    if !ds.objects.is_empty() && ds.objects.iter().all(domain) {
+        super::domain::drop_domains(ctx, ds)?;
+        return Ok(CommandTag::Plain("DROP TYPE"));
+    }
     let mut drops = Vec::new();
     for o in &ds.objects {
         let parts = match node(o)? {

@@ -511,9 +511,9 @@ pub(super) fn column_def(
     };
     let domain = serial
         .is_none()
-        .then(|| bind::domain::domain_from_name(tn))
+        .then(|| bind::domain::domain_or_array(tn))
         .flatten()
-        .map(|d| d.oid);
+        .map(|(d, array)| if array { d.array_oid } else { d.oid });
     let mut col = Column {
         name: cd.colname.clone(),
         ty,

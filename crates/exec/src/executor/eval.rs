@@ -61,7 +61,7 @@ impl Eval for Expr {
 /// constraints (a CHECK that is NULL passes, as in a table).
 pub(crate) fn check_domain(
     d: &nestor_plan::ir::DomainChecks,
-    v: &[Value; 1],
+    v: &[Value],
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     use nestor_plan::bind::domain::domain_violation;
@@ -103,7 +103,16 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
         Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
         Expr::Domain(d) => {
-            let v = [d.arg.eval(row, ev)?];
+            let v = d.arg.eval(row, ev)?;
+            if d.checks.elements {
+                if let Value::Array(a) = &v {
+                    for item in &a.items {
+                        check_domain(&d.checks, std::slice::from_ref(item), ev)?;
+                    }
+                }
+                return Ok(v);
+            }
+            let v = [v];
             check_domain(&d.checks, &v, ev)?;
             let [v] = v;
             Ok(v)

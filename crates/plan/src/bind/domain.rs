@@ -34,6 +34,16 @@ pub fn domain_from_name(tn: &pb::TypeName) -> Option<std::sync::Arc<DomainDef>> 
     if !tn.array_bounds.is_empty() {
         return None;
     }
+    domain_element_of(tn)
+}
+
+/// The domain of a type name, or of its elements when it is an array
+/// (`posint[]`), with whether it is the array.
+pub fn domain_or_array(tn: &pb::TypeName) -> Option<(std::sync::Arc<DomainDef>, bool)> {
+    domain_element_of(tn).map(|d| (d, !tn.array_bounds.is_empty()))
+}
+
+fn domain_element_of(tn: &pb::TypeName) -> Option<std::sync::Arc<DomainDef>> {
     let parts = names(&tn.names);
     let name = match parts.as_slice() {
         [n] => n,
@@ -67,6 +77,7 @@ pub fn bind_domain_checks(
     }
     Ok(DomainChecks {
         domain: def.name.clone(),
+        elements: false,
         not_null: def.not_null,
         checks,
     })
@@ -99,6 +110,26 @@ impl Binder<'_> {
         let checks = bind_domain_checks(self.catalog, self.eval, self.plan_query, def, 1, 0)?;
         Ok(Expr::Domain(Box::new(DomainCoerce { arg: e, checks })))
     }
+
+    /// `e` (an array of the domain's base type) coerced to an array of
+    /// the domain: each element checked.
+    pub(crate) fn coerce_to_domain_array(
+        &mut self,
+        e: Expr,
+        def: &DomainDef,
+    ) -> Result<Expr, DbError> {
+        Ok(domain_array_check(
+            e,
+            bind_domain_checks(self.catalog, self.eval, self.plan_query, def, 1, 0)?,
+        ))
+    }
+}
+
+/// `e`, an array of the domain's base type, with each element checked
+/// against `checks` (bound over a one-column row).
+pub fn domain_array_check(e: Expr, mut checks: DomainChecks) -> Expr {
+    checks.elements = true;
+    Expr::Domain(Box::new(DomainCoerce { arg: e, checks }))
 }
 
 /// The error of a value failing a domain's NOT NULL (`check` None) or

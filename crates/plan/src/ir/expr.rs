@@ -305,6 +305,8 @@ pub struct DomainCoerce {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DomainChecks {
     pub domain: String,
+    /// The value is an array of the domain: each element is checked.
+    pub elements: bool,
     pub not_null: bool,
     /// (constraint name, boolean expression); `VALUE` is `Col(0)` of a
     /// one-column row.
