@@ -45,7 +45,8 @@
 //!                                (the enclosed record applies in that schema;
 //!                                a record outside one applies in `public`)
 //!            | 0x1F PutDomain    oid:u32 array_oid:u32 name owner:u32
-//!                                basetype:u32 basetypmod:i32 notnull:u8 default?
+//!                                basetype:u32 basetypmod:i32 parent:u32 (0: none)
+//!                                notnull:u8 default?
 //!                                nchecks:u32 (oid:u32 name expr validated:u8)*
 //!            | 0x20 DropDomain   name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
@@ -1191,6 +1192,7 @@ fn put_domain(out: &mut Vec<u8>, d: &DomainDef) {
     put_str(out, &d.name);
     out.extend_from_slice(&d.owner.to_le_bytes());
     put_type(out, d.base);
+    out.extend_from_slice(&d.parent.unwrap_or(0).to_le_bytes());
     out.push(u8::from(d.not_null));
     put_opt_str(out, d.default.as_deref());
     put_u32(out, d.checks.len());
@@ -1208,6 +1210,7 @@ fn get_domain(r: &mut Reader<'_>) -> Result<DomainDef, String> {
     let name = get_str(r)?;
     let owner = r.u32()?;
     let base = get_type(r, &name)?;
+    let parent = Some(r.u32()?).filter(|&p| p != 0);
     let not_null = get_bool(r)?;
     let default = get_opt_str(r)?;
     let checks = get_list(r, |r| {
@@ -1224,6 +1227,7 @@ fn get_domain(r: &mut Reader<'_>) -> Result<DomainDef, String> {
         name,
         owner,
         base,
+        parent,
         default,
         not_null,
         checks,
@@ -1473,6 +1477,7 @@ mod tests {
                 name: "posint".into(),
                 owner: 10,
                 base: DataType::Numeric(None),
+                parent: Some(16500),
                 default: Some("1".into()),
                 not_null: true,
                 checks: vec![DomainCheck {

@@ -1111,8 +1111,15 @@ fn domain_type_rows(c: &Catalog) -> Rows {
             .set("typalign", text(align))
             .set("typstorage", text(storage))
             .set("typnotnull", Value::Bool(d.not_null))
-            .set("typbasetype", oid(d.base.oid()))
-            .set("typtypmod", Value::Int4(d.base.typmod()))
+            .set("typbasetype", oid(d.parent.unwrap_or(d.base.oid())))
+            .set(
+                "typtypmod",
+                Value::Int4(if d.parent.is_some() {
+                    -1
+                } else {
+                    d.base.typmod()
+                }),
+            )
             .set("typndims", Value::Int4(0))
             .set(
                 "typcollation",

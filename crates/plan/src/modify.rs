@@ -1138,7 +1138,8 @@ pub(crate) fn bind_default(
     let c = &table.columns[col];
     // A column without a DEFAULT of its own takes its domain's.
     let domain_default = match (&c.default, c.domain) {
-        (None, Some(d)) => nestor_types::domains::lookup(d).and_then(|d| d.default.clone()),
+        (None, Some(d)) => nestor_types::domains::lookup(d)
+            .and_then(|d| nestor_types::domains::effective_default(&d)),
         _ => None,
     };
     let Some(sql) = c.default.as_deref().or(domain_default.as_deref()) else {

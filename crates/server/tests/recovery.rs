@@ -495,7 +495,7 @@ fn check_domains(server: &Server) {
             "select typname, typbasetype::regtype, typnotnull, typtypmod, typdefault \
              from pg_type where typtype = 'd' order by typname"
         ),
-        "code|character varying|t|9|'AA'::character varying\nposint|integer|f|-1|"
+        "code|character varying|t|9|'AA'::character varying\nposint|integer|f|-1|\nsmall|posint|f|-1|"
     );
     assert_eq!(
         ok(
@@ -528,6 +528,16 @@ fn check_domains(server: &Server) {
         ),
         "integer\nposint\ncode"
     );
+    let e = err(server, "select 70::small");
+    assert!(
+        e.contains("domain small violates check constraint \"small_check\""),
+        "{e}"
+    );
+    let e = err(server, "select 0::small");
+    assert!(
+        e.contains("domain small violates check constraint \"posint_check\""),
+        "{e}"
+    );
     assert!(err(server, "select 1::gone_dom").contains("type \"gone_dom\" does not exist"));
     assert!(err(server, "select 1::rolled_back_dom").contains("does not exist"));
     assert!(err(server, "select 'x'::ccode").contains("type \"ccode\" does not exist"));
@@ -545,6 +555,7 @@ fn domains_survive_crashes() {
         "insert into dt values (1, 5, 'AB')",
         "insert into dt (id, p) values (2, 500)",
         "alter domain posint add constraint posint_small check (value < 100) not valid",
+        "create domain small as posint check (value < 50)",
         "create domain gone_dom as int",
         "create table gone_t (a int, g gone_dom)",
         "drop domain gone_dom cascade",

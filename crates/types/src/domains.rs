@@ -28,9 +28,14 @@
 //! An array of a domain (`posint[]`) is an array of the base type whose
 //! elements are checked; a column of one keeps the array type's OID.
 //!
-//! Left out: domains over domains (0A000 at CREATE DOMAIN), collations other than the base type's, and domain-typed
-//! function arguments and results, which behave as the base type (their
-//! constraints are not checked).
+//! A domain over another domain (`CREATE DOMAIN d2 AS posint`) names it as
+//! its parent and has the same base type; a value of it must pass the
+//! constraints of every level, the parent's first ([`lineage`]), and takes
+//! the nearest DEFAULT.
+//!
+//! Left out: collations other than the base type's, and domain-typed
+//! function results, which behave as the base type (their constraints are
+//! not checked).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -57,8 +62,11 @@ pub struct DomainDef {
     pub name: String,
     /// The owning role's OID (pg_type.typowner).
     pub owner: u32,
-    /// The base type with its typmod (pg_type.typbasetype, typtypmod).
+    /// The base type with its typmod (the root's for a domain over a
+    /// domain).
     pub base: DataType,
+    /// The domain this one is over (pg_type.typbasetype then), if any.
+    pub parent: Option<u32>,
     /// The DEFAULT expression as SQL text (pg_type.typdefault).
     pub default: Option<String>,
     /// NOT NULL (pg_type.typnotnull).
@@ -115,6 +123,27 @@ pub fn by_name(name: &str) -> Option<Arc<DomainDef>> {
 pub fn lookup(oid: u32) -> Option<Arc<DomainDef>> {
     let r = registry().read().unwrap_or_else(|e| e.into_inner());
     r.by_oid.get(&oid).cloned()
+}
+
+/// `def` and the domains it is over, the outermost (root) first.
+pub fn lineage(def: &Arc<DomainDef>) -> Vec<Arc<DomainDef>> {
+    let mut out = vec![def.clone()];
+    while let Some(p) = out.last().and_then(|d| d.parent).and_then(lookup) {
+        if out.iter().any(|d| d.oid == p.oid) || out.len() > 64 {
+            break;
+        }
+        out.push(p);
+    }
+    out.reverse();
+    out
+}
+
+/// The DEFAULT a value of `def` gets: its own, else its parent's.
+pub fn effective_default(def: &Arc<DomainDef>) -> Option<String> {
+    lineage(def)
+        .into_iter()
+        .rev()
+        .find_map(|d| d.default.clone())
 }
 
 /// The domain whose array type has pg_type OID `oid`.

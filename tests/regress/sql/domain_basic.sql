@@ -86,6 +86,17 @@ SELECT id, q, r FROM dt ORDER BY id;
 ALTER TABLE dt ALTER COLUMN q TYPE int;
 UPDATE dt SET q = -1 WHERE id = 1;
 SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dt'::regclass AND attname = 'q';
+-- a domain over a domain
+CREATE DOMAIN smallpos AS posint CHECK (VALUE < 10) DEFAULT 3;
+SELECT 5::smallpos;
+SELECT 0::smallpos;
+SELECT 50::smallpos;
+SELECT typname, typbasetype::regtype, typtypmod FROM pg_type WHERE typname = 'smallpos';
+CREATE TABLE ds (id int, s smallpos);
+INSERT INTO ds (id) VALUES (1);
+INSERT INTO ds VALUES (2, 12);
+SELECT * FROM ds;
+DROP DOMAIN posint;
 -- transactions
 BEGIN;
 CREATE DOMAIN tmpdom AS int CHECK (VALUE <> 13);
@@ -103,7 +114,7 @@ DROP DOMAIN nosuch;
 CREATE DOMAIN unused AS int;
 DROP DOMAIN unused;
 DROP DOMAIN posint CASCADE;
-DROP TABLE da;
+DROP TABLE da, ds;
 SELECT * FROM dt ORDER BY id;
 DROP TABLE dt;
 DROP TYPE nn_text, code;

@@ -411,12 +411,12 @@ fn add_column(
 fn domain_column_fill(
     ctx: &mut StatementCtx,
     def: &TableDef,
-    d: &nestor_types::domains::DomainDef,
+    d: &Arc<nestor_types::domains::DomainDef>,
     use_domain_default: bool,
     mut missing: Value,
 ) -> Result<Value, DbError> {
     if use_domain_default {
-        if let Some(text) = &d.default {
+        if let Some(text) = &nestor_types::domains::effective_default(d) {
             let node = nestor_parser::parse_expr(text)?;
             let mut b = binder(ctx, text);
             let (e, t) = b.bind(&node)?;

@@ -27,8 +27,8 @@
 //! rows are checked (ADD CONSTRAINT, VALIDATE CONSTRAINT, SET NOT NULL)
 //! in the statement's snapshot.
 //!
-//! Left out: domains over other domains (0A000), COLLATE other than the
-//! base type's default (accepted, not kept), ALTER DOMAIN ... SET SCHEMA,
+//! Left out: COLLATE other than the base type's default (accepted, not
+//! kept), DROP ... CASCADE of a domain a function uses (0A000), ALTER DOMAIN ... SET SCHEMA,
 //! and the tables' locks while their rows are checked (PostgreSQL takes
 //! SHARE locks on them).
 
@@ -43,7 +43,7 @@ use nestor_plan::ir::Expr;
 use nestor_types::domains::{DomainCheck, DomainDef};
 
 use super::enum_type::{name_is_type, type_exists, type_name, undefined_type};
-use super::{notice, notice_code};
+use super::notice;
 use crate::context::{Ev, StatementCtx};
 use crate::executor::eval::{truthy, Eval};
 use crate::tag::CommandTag;
@@ -252,9 +252,8 @@ pub fn create_domain(
         .type_name
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE DOMAIN without type"))?;
-    if bdomain::domain_from_name(tn).is_some() {
-        return Err(DbError::unsupported("a domain over another domain"));
-    }
+    // Over another domain: its base type, its constraints kept by it.
+    let parent = bdomain::domain_from_name(tn).map(|p| p.oid);
     let base = bind::type_from_name(tn)?;
     if matches!(
         base,
@@ -274,6 +273,7 @@ pub fn create_domain(
         name: name.clone(),
         owner: ctx.role.oid.0,
         base,
+        parent,
         default: None,
         not_null: false,
         checks: Vec::new(),
@@ -378,9 +378,28 @@ fn verify_columns(
         ));
     }
     let snap = ctx.snapshot;
-    // As PostgreSQL: columns of the domain itself, not of arrays of it.
-    for (t, col) in columns_of(ctx, def.oid, 0) {
+    // As PostgreSQL: columns of the domain and of domains over it, not of
+    // arrays of it.
+    let family: Vec<u32> = ctx
+        .catalog
+        .domains()
+        .iter()
+        .filter(|d| {
+            nestor_types::domains::lineage(d)
+                .iter()
+                .any(|l| l.oid == def.oid)
+        })
+        .map(|d| d.oid)
+        .chain(std::iter::once(def.oid))
+        .collect();
+    let columns = family
+        .iter()
+        .flat_map(|&o| columns_of(ctx, o, 0))
+        .collect::<Vec<_>>();
+    for (t, col) in columns {
         let mut only = def.clone();
+        only.parent = None;
+        only.not_null = false;
         only.checks.retain(|c| checks.contains(&c.name.as_str()));
         let bound = bdomain::bind_domain_checks(
             ctx.catalog,
@@ -575,10 +594,70 @@ pub fn alter_domain_owner(
     put(ctx, def)
 }
 
-/// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column
-/// uses is 2BP01 unless CASCADE, which drops those columns first.
+/// What depends on a dropped domain (PostgreSQL's pg_depend entries).
+enum Dependent {
+    /// (table, column): a column of the domain or of its array.
+    Column(String, String),
+    /// A domain over it.
+    Domain(String),
+    /// A function with an argument of it (its signature).
+    Function(String),
+}
+
+impl Dependent {
+    fn describe(&self) -> String {
+        match self {
+            Dependent::Column(t, c) => format!("column {c} of table {t}"),
+            Dependent::Domain(d) => format!("type {d}"),
+            Dependent::Function(f) => format!("function {f}"),
+        }
+    }
+}
+
+/// The objects depending on `def` directly: (the object, the type name it
+/// depends on).
+fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)> {
+    let mut out = Vec::new();
+    for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
+        let ty = if t.columns[col].domain == Some(def.array_oid) {
+            format!("{}[]", def.name)
+        } else {
+            def.name.clone()
+        };
+        out.push((
+            Dependent::Column(t.name.clone(), t.columns[col].name.clone()),
+            ty,
+        ));
+    }
+    for d in ctx.catalog.domains() {
+        if d.parent == Some(def.oid) {
+            out.push((Dependent::Domain(d.name.clone()), def.name.clone()));
+        }
+    }
+    for f in ctx.catalog.all_functions() {
+        if f.args.iter().any(|a| a.domain == Some(def.oid)) {
+            let args: Vec<String> = f
+                .args
+                .iter()
+                .map(|a| match a.domain.and_then(nestor_types::domains::lookup) {
+                    Some(d) => d.name.clone(),
+                    None => a.ty.to_string(),
+                })
+                .collect();
+            out.push((
+                Dependent::Function(format!("{}({})", f.name, args.join(", "))),
+                def.name.clone(),
+            ));
+        }
+    }
+    out
+}
+
+/// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
+/// another domain or a function uses is 2BP01 unless CASCADE, which drops
+/// those columns and domains first (functions: 0A000).
 pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
-    let mut drops = Vec::new();
+    let mut drops: Vec<Arc<DomainDef>> = Vec::new();
     for o in &ds.objects {
         let parts = match node(o)? {
             NodeEnum::TypeName(tn) => tn.names.clone(),
@@ -594,51 +673,28 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             Err(e) => return Err(e),
         }
     }
-    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
-    let mut dependents = Vec::new();
     for def in &drops {
         require_owner(ctx, def)?;
-        for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
-            let ty = if t.columns[col].domain == Some(def.array_oid) {
-                format!("{}[]", def.name)
-            } else {
-                def.name.clone()
-            };
-            dependents.push((ty, t.name.clone(), t.columns[col].name.clone()));
-        }
     }
-    let mut functions = Vec::new();
-    for def in &drops {
-        for f in ctx.catalog.all_functions() {
-            if f.args.iter().any(|a| a.domain == Some(def.oid)) {
-                let args: Vec<String> = f
-                    .args
-                    .iter()
-                    .map(|a| match a.domain.and_then(nestor_types::domains::lookup) {
-                        Some(d) => d.name.clone(),
-                        None => a.ty.to_string(),
-                    })
-                    .collect();
-                functions.push(format!(
-                    "function {}({}) depends on type {}",
-                    f.name,
-                    args.join(", "),
-                    def.name
-                ));
+    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    // The named domains' dependents, and (CASCADE) theirs in turn.
+    let mut deps: Vec<(Dependent, String)> = Vec::new();
+    let mut k = 0;
+    while k < drops.len() {
+        for (d, on) in dependents_of(ctx, &drops[k]) {
+            if let Dependent::Domain(name) = &d {
+                if drops.iter().any(|x| &x.name == name) {
+                    continue;
+                }
+                if let Some(child) = ctx.catalog.domain(name) {
+                    drops.push(child);
+                }
             }
+            deps.push((d, on));
         }
+        k += 1;
     }
-    if !functions.is_empty() {
-        if cascade {
-            return Err(DbError::unsupported(
-                "DROP DOMAIN ... CASCADE of a domain functions use",
-            ));
-        }
-        let mut detail: Vec<String> = dependents
-            .iter()
-            .map(|(d, t, c)| format!("column {c} of table {t} depends on type {d}"))
-            .collect();
-        detail.extend(functions);
+    if !cascade && !deps.is_empty() {
         return Err(DbError::new(
             SqlState::DependentObjectsStillExist,
             format!(
@@ -646,48 +702,43 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
                 drops[0].name
             ),
         )
-        .with_detail(detail.join("\n"))
+        .with_detail(
+            deps.iter()
+                .map(|(d, on)| format!("{} depends on type {on}", d.describe()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
         .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
     }
-    if !dependents.is_empty() {
-        let what = |(_, t, c): &(String, String, String)| format!("column {c} of table {t}");
-        if !cascade {
-            let first = &drops[0].name;
-            return Err(DbError::new(
-                SqlState::DependentObjectsStillExist,
-                format!("cannot drop type {first} because other objects depend on it"),
-            )
-            .with_detail(
-                dependents
-                    .iter()
-                    .map(|d| format!("{} depends on type {}", what(d), d.0))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            )
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
-        }
-        if dependents.len() == 1 {
-            notice_code(
-                ctx,
-                SqlState::SuccessfulCompletion,
-                format!("drop cascades to {}", what(&dependents[0])),
-            );
-        } else {
-            let detail = dependents
+    if deps
+        .iter()
+        .any(|(d, _)| matches!(d, Dependent::Function(_)))
+    {
+        return Err(DbError::unsupported(
+            "DROP DOMAIN ... CASCADE of a domain functions use",
+        ));
+    }
+    match deps.as_slice() {
+        [] => {}
+        [(d, _)] => notice(ctx, format!("drop cascades to {}", d.describe())),
+        _ => {
+            let detail = deps
                 .iter()
-                .map(|d| format!("drop cascades to {}", what(d)))
+                .map(|(d, _)| format!("drop cascades to {}", d.describe()))
                 .collect::<Vec<_>>()
                 .join("\n");
             ctx.notices.push(
                 DbError::new(
                     SqlState::SuccessfulCompletion,
-                    format!("drop cascades to {} other objects", dependents.len()),
+                    format!("drop cascades to {} other objects", deps.len()),
                 )
                 .with_detail(detail)
                 .with_severity(nestor_common::error::Severity::Notice),
             );
         }
-        for (_, table, column) in &dependents {
+    }
+    for (d, _) in &deps {
+        if let Dependent::Column(table, column) = d {
             let def = ctx
                 .catalog
                 .table(table)
@@ -696,7 +747,8 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             super::alter::drop_column_at(ctx, &def, pos)?;
         }
     }
-    for def in drops {
+    // Domains over others first.
+    for def in drops.iter().rev() {
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::DropDomain(def.name.clone()))?;
     }

@@ -64,21 +64,34 @@ pub fn bind_domain_checks(
     col: usize,
 ) -> Result<DomainChecks, DbError> {
     let mut checks = Vec::with_capacity(def.checks.len());
-    // PostgreSQL checks a domain's constraints in name order (typcache.c).
-    let mut sorted: Vec<&nestor_types::domains::DomainCheck> = def.checks.iter().collect();
-    sorted.sort_by(|a, b| a.name.cmp(&b.name));
-    for c in sorted {
-        let node = nestor_parser::parse_expr(&c.expr)?;
-        let mut b = Binder::new(catalog, eval, &c.expr, &[], plan_query);
-        b.scopes.push(value_scope(def.base, width, col));
-        b.outer_refs.push(None);
-        b.agg = AggCtx::NotAllowed("check constraints");
-        checks.push((c.name.clone(), b.bind_bool(&node, "CHECK")?));
+    let mut not_null = def.not_null;
+    // The levels it is over, from the registry; `def` itself as given (a
+    // definition being altered is not installed yet).
+    let levels = def
+        .parent
+        .and_then(nestor_types::domains::lookup)
+        .map(|p| nestor_types::domains::lineage(&p))
+        .unwrap_or_default();
+    let own = std::iter::once(def);
+    for level in levels.iter().map(|d| &**d).chain(own) {
+        not_null |= level.not_null;
+        // PostgreSQL checks a domain's constraints in name order
+        // (typcache.c), a parent's before its child's.
+        let mut sorted: Vec<&nestor_types::domains::DomainCheck> = level.checks.iter().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        for c in sorted {
+            let node = nestor_parser::parse_expr(&c.expr)?;
+            let mut b = Binder::new(catalog, eval, &c.expr, &[], plan_query);
+            b.scopes.push(value_scope(def.base, width, col));
+            b.outer_refs.push(None);
+            b.agg = AggCtx::NotAllowed("check constraints");
+            checks.push((c.name.clone(), b.bind_bool(&node, "CHECK")?));
+        }
     }
     Ok(DomainChecks {
         domain: def.name.clone(),
         elements: false,
-        not_null: def.not_null,
+        not_null,
         checks,
     })
 }
