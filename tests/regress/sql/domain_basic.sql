@@ -36,6 +36,9 @@ SELECT p + 1 AS plus, pg_typeof(p + 1) FROM dt WHERE id = 1;
 SELECT typname, typtype, typbasetype::regtype, typnotnull, typtypmod, typdefault FROM pg_type WHERE typname IN ('posint', 'nn_text', 'code') ORDER BY typname;
 SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = 'posint'::regtype ORDER BY conname;
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'dt'::regclass AND attnum > 0 ORDER BY attnum;
+\dD posint
+\dD nn_text
+\d dt
 -- ALTER DOMAIN
 ALTER DOMAIN posint ADD CONSTRAINT posint_small CHECK (VALUE < 100);
 INSERT INTO dt VALUES (9, 100, 'x', 'XX');
