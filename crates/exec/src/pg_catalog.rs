@@ -785,6 +785,7 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             .tables()
             .iter()
             .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
+        1247 => nestor_types::domains::lookup(o).is_some(),
         2606 => c.tables().iter().any(|t| {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)

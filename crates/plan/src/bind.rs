@@ -618,7 +618,9 @@ impl<'e> Binder<'e> {
                 };
                 Ok((Expr::BoolTest(Box::new(e), test), DataType::Bool))
             }
-            NodeEnum::FuncCall(f) => self.bind_func(f),
+            NodeEnum::FuncCall(f) => self
+                .bind_func(f)
+                .map(|(e, t)| (domain::typeof_domain(e), t)),
             NodeEnum::SqlvalueFunction(f) => self.bind_sqlvalue(f),
             NodeEnum::CaseExpr(c) => self.bind_case(c),
             NodeEnum::GroupingFunc(g) => self.bind_grouping(g),

@@ -32,6 +32,7 @@ COPY dt FROM STDIN;
 \.
 SELECT count(*) FROM dt;
 SELECT p + 1 AS plus, pg_typeof(p + 1) FROM dt WHERE id = 1;
+SELECT pg_typeof(1::posint), pg_typeof(ARRAY[1]::posint[]), pg_typeof(1::posint + 1);
 -- catalog
 SELECT typname, typtype, typbasetype::regtype, typnotnull, typtypmod, typdefault FROM pg_type WHERE typname IN ('posint', 'nn_text', 'code') ORDER BY typname;
 SELECT conname, contype, pg_get_constraintdef(oid) FROM pg_constraint WHERE contypid = 'posint'::regtype ORDER BY conname;
@@ -122,3 +123,17 @@ SELECT * FROM dt ORDER BY id;
 DROP TABLE dt;
 DROP TYPE nn_text, code;
 DROP ROLE dom_owner;
+-- a domain over an enum keeps the enum
+CREATE TYPE dmood AS ENUM ('sad', 'happy');
+CREATE DOMAIN happy_only AS dmood CHECK (VALUE = 'happy');
+SELECT 'happy'::happy_only;
+SELECT 'sad'::happy_only;
+DROP TYPE dmood;
+DROP DOMAIN happy_only;
+DROP TYPE dmood;
+-- COMMENT ON DOMAIN
+CREATE DOMAIN commented AS int;
+COMMENT ON DOMAIN commented IS 'a domain';
+SELECT obj_description('commented'::regtype, 'pg_type');
+COMMENT ON DOMAIN nosuch IS 'x';
+DROP DOMAIN commented;

@@ -296,6 +296,11 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
             out.push(format!("column {} of table {}{suffix}", c.name, t.name));
         }
     }
+    for d in ctx.catalog.domains() {
+        if uses(d.base) {
+            out.push(format!("type {}", d.name));
+        }
+    }
     for v in ctx.catalog.views() {
         if v.columns.iter().any(|(_, t)| uses(*t)) {
             out.push(format!("view {}", v.name));

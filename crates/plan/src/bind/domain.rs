@@ -138,6 +138,27 @@ impl Binder<'_> {
     }
 }
 
+/// `pg_typeof(x::d)` is the domain `d` (PostgreSQL knows an expression's
+/// domain; Nestor knows it of a cast to one, not of a column).
+pub(crate) fn typeof_domain(e: Expr) -> Expr {
+    use crate::functions::{CatalogFn, Func};
+    let Expr::Func(Func::Catalog(CatalogFn::TypeOf(_)), args) = &e else {
+        return e;
+    };
+    let Some(Expr::Domain(d)) = args.first() else {
+        return e;
+    };
+    let Some(def) = nestor_types::domains::by_name(&d.checks.domain) else {
+        return e;
+    };
+    let oid = if d.checks.elements {
+        def.array_oid
+    } else {
+        def.oid
+    };
+    Expr::Func(Func::Catalog(CatalogFn::TypeOf(oid)), args.clone())
+}
+
 /// `e`, an array of the domain's base type, with each element checked
 /// against `checks` (bound over a one-column row).
 pub fn domain_array_check(e: Expr, mut checks: DomainChecks) -> Expr {
