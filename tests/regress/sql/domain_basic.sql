@@ -137,3 +137,8 @@ COMMENT ON DOMAIN commented IS 'a domain';
 SELECT obj_description('commented'::regtype, 'pg_type');
 COMMENT ON DOMAIN nosuch IS 'x';
 DROP DOMAIN commented;
+-- ALTER TYPE renames a domain too
+CREATE DOMAIN renamed1 AS int;
+ALTER TYPE renamed1 RENAME TO renamed2;
+SELECT 1::renamed2;
+DROP DOMAIN renamed2;
