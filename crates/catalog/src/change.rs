@@ -34,6 +34,7 @@ use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
 use crate::role::RoleDef;
 use crate::{Namespace, Ns, State};
+use nestor_types::domains::DomainDef;
 use nestor_types::enums::EnumDef;
 
 /// A schema change, applied under the catalog's write lock.
@@ -72,6 +73,9 @@ pub enum Change {
     /// Create or replace (by OID: ADD VALUE, RENAME) an enum type.
     PutEnum(Arc<EnumDef>),
     DropEnum(String),
+    /// Create, alter or rename (by OID) a domain.
+    PutDomain(Arc<DomainDef>),
+    DropDomain(String),
     /// Create, rename or change the owner of (by OID) a schema.
     PutSchema(Arc<crate::SchemaDef>),
     /// Drop the schema with this OID (its objects were dropped before).
@@ -149,6 +153,12 @@ pub(crate) enum Undo {
         /// The type it replaced, renamed or dropped.
         prev: Option<Arc<EnumDef>>,
     },
+    Domain {
+        /// The name the change put a domain under (None for a drop).
+        put: Option<String>,
+        /// The domain it replaced, renamed or dropped.
+        prev: Option<Arc<DomainDef>>,
+    },
     Schema {
         oid: u32,
         /// Its definition before the change (None: it did not exist).
@@ -178,6 +188,11 @@ impl std::fmt::Debug for Undo {
             Undo::Enum { put, prev } => write!(
                 f,
                 "enum {:?}",
+                put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
+            ),
+            Undo::Domain { put, prev } => write!(
+                f,
+                "domain {:?}",
                 put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
             ),
             Undo::Role { put, prev } => write!(
@@ -217,6 +232,8 @@ impl Change {
             Change::DropRole(name) => CatalogRecord::DropRole { name: name.clone() },
             Change::PutEnum(e) => CatalogRecord::PutEnum((**e).clone()),
             Change::DropEnum(name) => CatalogRecord::DropEnum { name: name.clone() },
+            Change::PutDomain(d) => CatalogRecord::PutDomain((**d).clone()),
+            Change::DropDomain(name) => CatalogRecord::DropDomain { name: name.clone() },
             Change::PutSchema(d) => CatalogRecord::PutSchema((**d).clone()),
             Change::DropSchema(oid) => CatalogRecord::DropSchema { oid: RelId(*oid) },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
@@ -253,6 +270,15 @@ impl Change {
             Change::DropEnum(name) => {
                 let prev = crate::enum_type::remove(&mut state.enums, &name);
                 return Undo::Enum { put: None, prev };
+            }
+            Change::PutDomain(def) => {
+                let put = Some(def.name.clone());
+                let prev = crate::domain::put(&mut state.domains, def);
+                return Undo::Domain { put, prev };
+            }
+            Change::DropDomain(name) => {
+                let prev = crate::domain::remove(&mut state.domains, &name);
+                return Undo::Domain { put: None, prev };
             }
             Change::PutSchema(def) => {
                 let oid = def.oid.0;
@@ -364,6 +390,8 @@ impl Change {
             | Change::DropRole(_)
             | Change::PutEnum(_)
             | Change::DropEnum(_)
+            | Change::PutDomain(_)
+            | Change::DropDomain(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -430,6 +458,17 @@ impl DdlUndo for CatalogUndo {
                 }
                 if let Some(p) = prev {
                     crate::enum_type::put(&mut state.enums, p.clone());
+                }
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::Domain { put, prev } = &self.undo {
+                if let Some(name) = put {
+                    crate::domain::remove(&mut state.domains, name);
+                }
+                if let Some(p) = prev {
+                    crate::domain::put(&mut state.domains, p.clone());
                 }
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -505,6 +544,7 @@ impl DdlUndo for CatalogUndo {
                 }
                 Undo::Role { .. }
                 | Undo::Enum { .. }
+                | Undo::Domain { .. }
                 | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }

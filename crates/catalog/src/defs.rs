@@ -17,6 +17,10 @@ use parking_lot::Mutex;
 pub struct Column {
     pub name: String,
     pub ty: DataType,
+    /// The domain (pg_type OID, `nestor_types::domains`) the column was
+    /// declared with; `ty` is its base type. Writes of the column check
+    /// the domain's constraints.
+    pub domain: Option<u32>,
     pub not_null: bool,
     /// The DEFAULT expression as SQL text (PostgreSQL's deparsed form). The
     /// catalog stores it; the planner binds it when a statement needs it.

@@ -67,6 +67,9 @@ pub struct FuncArg {
     /// Empty when the argument has no name (`$n` only).
     pub name: String,
     pub ty: DataType,
+    /// The domain (pg_type OID) the argument was declared with; `ty` is its
+    /// base type. A call checks the domain's constraints.
+    pub domain: Option<u32>,
     pub mode: ArgMode,
     /// The DEFAULT expression as SQL text.
     pub default: Option<String>,

@@ -92,6 +92,7 @@
 pub mod acl;
 pub mod change;
 pub mod defs;
+pub mod domain;
 pub mod enum_type;
 pub mod function;
 pub mod gate;
@@ -106,6 +107,7 @@ use std::sync::Arc;
 use nestor_common::{DbError, RelId, SessionId, SqlState};
 use nestor_storage::{Index, Store, Table};
 use nestor_txn::{DataUndo, Transaction};
+use nestor_types::domains::DomainDef;
 use nestor_types::enums::EnumDef;
 use parking_lot::{Mutex, RwLock};
 
@@ -211,6 +213,8 @@ pub(crate) struct State {
     pub default_acls: BTreeMap<(u32, u32, u8), Vec<acl::AclItem>>,
     /// Enum types by name (in `public`; see [`enum_type`]).
     pub enums: BTreeMap<String, Arc<EnumDef>>,
+    /// Domains by name (in `public`; see [`domain`]).
+    pub domains: BTreeMap<String, Arc<DomainDef>>,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -552,6 +556,16 @@ impl Catalog {
     /// Every enum type, by name.
     pub fn enum_types(&self) -> Vec<Arc<EnumDef>> {
         self.state.read().enums.values().cloned().collect()
+    }
+
+    /// The domain `name`.
+    pub fn domain(&self, name: &str) -> Option<Arc<DomainDef>> {
+        self.state.read().domains.get(name).cloned()
+    }
+
+    /// Every domain, by name.
+    pub fn domains(&self) -> Vec<Arc<DomainDef>> {
+        self.state.read().domains.values().cloned().collect()
     }
 
     /// The role named `name`.
@@ -1099,6 +1113,8 @@ impl Catalog {
             | Change::DropRole(_)
             | Change::PutEnum(_)
             | Change::DropEnum(_)
+            | Change::PutDomain(_)
+            | Change::DropDomain(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -1245,12 +1261,18 @@ impl Catalog {
             .enums
             .values()
             .map(|e| CatalogRecord::PutEnum((**e).clone()));
+        // Domains after the enums they may be over, before the tables.
+        let domains = st
+            .domains
+            .values()
+            .map(|d| CatalogRecord::PutDomain((**d).clone()));
         let schemas = st
             .schemas
             .values()
             .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
         let mut all: Vec<CatalogRecord> = roles
             .chain(enums)
+            .chain(domains)
             .chain(acls)
             .chain(role_settings)
             .chain(default_acls)
@@ -1366,6 +1388,19 @@ impl Catalog {
             CatalogRecord::DropEnum { name } => {
                 enum_type::remove(&mut self.state.write().enums, &name)
                     .ok_or_else(|| format!("DropEnum of unknown type {name}"))?;
+            }
+            CatalogRecord::PutDomain(d) => {
+                let max = d
+                    .checks
+                    .iter()
+                    .map(|c| c.oid)
+                    .fold(d.oid.max(d.array_oid), u32::max);
+                self.ensure_next_oid(max + 1);
+                domain::put(&mut self.state.write().domains, Arc::new(d));
+            }
+            CatalogRecord::DropDomain { name } => {
+                domain::remove(&mut self.state.write().domains, &name)
+                    .ok_or_else(|| format!("DropDomain of unknown domain {name}"))?;
             }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);
@@ -1650,6 +1685,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
             .map(|c| ColumnRecord {
                 name: c.name.clone(),
                 ty: c.ty,
+                domain: c.domain,
                 not_null: c.not_null,
                 dropped: c.dropped,
                 default: c.default.clone(),
@@ -1729,6 +1765,7 @@ fn table_from(
         .map(|c| Column {
             name: c.name,
             ty: c.ty,
+            domain: c.domain,
             not_null: c.not_null,
             default: c.default,
             missing: c.missing,

@@ -44,6 +44,11 @@
 //!            | 0x1E InSchema     namespace:u32 record
 //!                                (the enclosed record applies in that schema;
 //!                                a record outside one applies in `public`)
+//!            | 0x1F PutDomain    oid:u32 array_oid:u32 name owner:u32
+//!                                basetype:u32 basetypmod:i32 parent:u32 (0: none)
+//!                                notnull:u8 default?
+//!                                nchecks:u32 (oid:u32 name expr validated:u8)*
+//!            | 0x20 DropDomain   name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -52,6 +57,7 @@
 //!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
 //!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
+//!              (a column of a domain: the domain's OID and typmod -1)
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
@@ -69,6 +75,7 @@
 use nestor_common::RelId;
 use nestor_storage::redo::{encode_value, Reader};
 use nestor_types::datatype::DataType;
+use nestor_types::domains::{DomainCheck, DomainDef};
 use nestor_types::enums::{EnumDef, EnumLabel};
 use nestor_types::Value;
 
@@ -101,6 +108,8 @@ const TAG_DROP_ENUM: u8 = 0x1A;
 const TAG_PUT_SCHEMA: u8 = 0x1C;
 const TAG_DROP_SCHEMA: u8 = 0x1D;
 const TAG_IN_SCHEMA: u8 = 0x1E;
+const TAG_PUT_DOMAIN: u8 = 0x1F;
+const TAG_DROP_DOMAIN: u8 = 0x20;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -133,6 +142,11 @@ pub enum CatalogRecord {
     /// Install (create, replace or rename: by OID) an enum type.
     PutEnum(EnumDef),
     DropEnum {
+        name: String,
+    },
+    /// Install (create, alter or rename: by OID) a domain.
+    PutDomain(DomainDef),
+    DropDomain {
         name: String,
     },
     /// Owner and ACL of (class, object); None: back to the default.
@@ -225,6 +239,9 @@ pub struct TableRecord {
 pub struct ColumnRecord {
     pub name: String,
     pub ty: DataType,
+    /// The domain (pg_type OID) the column was declared with; `ty` is its
+    /// base type.
+    pub domain: Option<u32>,
     pub not_null: bool,
     pub dropped: bool,
     pub default: Option<String>,
@@ -346,6 +363,14 @@ impl CatalogRecord {
             }
             CatalogRecord::DropEnum { name } => {
                 out.push(TAG_DROP_ENUM);
+                put_str(&mut out, name);
+            }
+            CatalogRecord::PutDomain(d) => {
+                out.push(TAG_PUT_DOMAIN);
+                put_domain(&mut out, d);
+            }
+            CatalogRecord::DropDomain { name } => {
+                out.push(TAG_DROP_DOMAIN);
                 put_str(&mut out, name);
             }
             CatalogRecord::SetRoleSettings { key, config } => {
@@ -532,6 +557,10 @@ impl CatalogRecord {
             },
             TAG_PUT_ENUM => CatalogRecord::PutEnum(get_enum(&mut r)?),
             TAG_DROP_ENUM => CatalogRecord::DropEnum {
+                name: get_str(&mut r)?,
+            },
+            TAG_PUT_DOMAIN => CatalogRecord::PutDomain(get_domain(&mut r)?),
+            TAG_DROP_DOMAIN => CatalogRecord::DropDomain {
                 name: get_str(&mut r)?,
             },
             TAG_SET_ROLE_SETTINGS => {
@@ -826,8 +855,16 @@ impl TableRecord {
 impl ColumnRecord {
     fn encode(&self, out: &mut Vec<u8>) {
         put_str(out, &self.name);
-        out.extend_from_slice(&self.ty.oid().to_le_bytes());
-        out.extend_from_slice(&self.ty.typmod().to_le_bytes());
+        match self.domain {
+            Some(d) => {
+                out.extend_from_slice(&d.to_le_bytes());
+                out.extend_from_slice(&(-1i32).to_le_bytes());
+            }
+            None => {
+                out.extend_from_slice(&self.ty.oid().to_le_bytes());
+                out.extend_from_slice(&self.ty.typmod().to_le_bytes());
+            }
+        }
         out.push(self.not_null as u8 | (self.dropped as u8) << 1);
         put_opt_str(out, self.default.as_deref());
         encode_value(&self.missing, out);
@@ -836,12 +873,18 @@ impl ColumnRecord {
     fn decode(r: &mut Reader<'_>) -> Result<ColumnRecord, String> {
         let name = get_str(r)?;
         let (oid, typmod) = (r.u32()?, r.u32()? as i32);
+        // A domain's record comes before the tables using it (checkpoint
+        // order; in the log, its creation precedes them).
+        let domain = nestor_types::domains::lookup(oid)
+            .or_else(|| nestor_types::domains::lookup_array(oid))
+            .map(|_| oid);
         let ty = DataType::from_oid_typmod(oid, typmod)
             .ok_or_else(|| format!("column {name}: unknown type oid {oid}"))?;
         let flags = r.u8()?;
         Ok(ColumnRecord {
             name,
             ty,
+            domain,
             not_null: flags & 1 != 0,
             dropped: flags & 2 != 0,
             default: get_opt_str(r)?,
@@ -898,7 +941,13 @@ impl FunctionRecord {
         put_u32(out, self.args.len());
         for a in &self.args {
             put_str(out, &a.name);
-            put_type(out, a.ty);
+            match a.domain {
+                Some(d) => {
+                    out.extend_from_slice(&d.to_le_bytes());
+                    out.extend_from_slice(&(-1i32).to_le_bytes());
+                }
+                None => put_type(out, a.ty),
+            }
             out.push(a.mode.code());
             put_opt_str(out, a.default.as_deref());
         }
@@ -938,11 +987,18 @@ impl FunctionRecord {
         let procedure = get_bool(r)?;
         let args = get_list(r, |r| {
             let name = get_str(r)?;
-            let ty = get_type(r, "function argument")?;
+            let (oid, typmod) = (r.u32()?, r.u32()? as i32);
+            let domain = nestor_types::domains::lookup(oid);
+            let ty = match &domain {
+                Some(d) => d.base,
+                None => DataType::from_oid_typmod(oid, typmod)
+                    .ok_or_else(|| format!("function argument: unknown type oid {oid}"))?,
+            };
             let mode = ArgMode::from_code(r.u8()?).ok_or("bad argument mode")?;
             Ok(FuncArg {
                 name,
                 ty,
+                domain: domain.map(|d| d.oid),
                 mode,
                 default: get_opt_str(r)?,
             })
@@ -1130,6 +1186,54 @@ fn get_enum(r: &mut Reader<'_>) -> Result<EnumDef, String> {
     })
 }
 
+fn put_domain(out: &mut Vec<u8>, d: &DomainDef) {
+    out.extend_from_slice(&d.oid.to_le_bytes());
+    out.extend_from_slice(&d.array_oid.to_le_bytes());
+    put_str(out, &d.name);
+    out.extend_from_slice(&d.owner.to_le_bytes());
+    put_type(out, d.base);
+    out.extend_from_slice(&d.parent.unwrap_or(0).to_le_bytes());
+    out.push(u8::from(d.not_null));
+    put_opt_str(out, d.default.as_deref());
+    put_u32(out, d.checks.len());
+    for c in &d.checks {
+        out.extend_from_slice(&c.oid.to_le_bytes());
+        put_str(out, &c.name);
+        put_str(out, &c.expr);
+        out.push(u8::from(c.validated));
+    }
+}
+
+fn get_domain(r: &mut Reader<'_>) -> Result<DomainDef, String> {
+    let oid = r.u32()?;
+    let array_oid = r.u32()?;
+    let name = get_str(r)?;
+    let owner = r.u32()?;
+    let base = get_type(r, &name)?;
+    let parent = Some(r.u32()?).filter(|&p| p != 0);
+    let not_null = get_bool(r)?;
+    let default = get_opt_str(r)?;
+    let checks = get_list(r, |r| {
+        Ok(DomainCheck {
+            oid: r.u32()?,
+            name: get_str(r)?,
+            expr: get_str(r)?,
+            validated: get_bool(r)?,
+        })
+    })?;
+    Ok(DomainDef {
+        oid,
+        array_oid,
+        name,
+        owner,
+        base,
+        parent,
+        default,
+        not_null,
+        checks,
+    })
+}
+
 fn put_u32(out: &mut Vec<u8>, n: usize) {
     let n = u32::try_from(n).expect("catalog lists are far below 2^32 entries");
     out.extend_from_slice(&n.to_le_bytes());
@@ -1200,6 +1304,7 @@ mod tests {
                 ColumnRecord {
                     name: "id".into(),
                     ty: DataType::Int4,
+                    domain: None,
                     not_null: true,
                     dropped: false,
                     default: Some("nextval('t_id_seq'::regclass)".into()),
@@ -1208,6 +1313,7 @@ mod tests {
                 ColumnRecord {
                     name: "v".into(),
                     ty: DataType::Varchar(Some(10)),
+                    domain: None,
                     not_null: false,
                     dropped: true,
                     default: None,
@@ -1365,6 +1471,25 @@ mod tests {
             CatalogRecord::DropEnum {
                 name: "mood".into(),
             },
+            CatalogRecord::PutDomain(DomainDef {
+                oid: 16600,
+                array_oid: 16599,
+                name: "posint".into(),
+                owner: 10,
+                base: DataType::Numeric(None),
+                parent: Some(16500),
+                default: Some("1".into()),
+                not_null: true,
+                checks: vec![DomainCheck {
+                    oid: 16601,
+                    name: "posint_check".into(),
+                    expr: "VALUE > 0".into(),
+                    validated: false,
+                }],
+            }),
+            CatalogRecord::DropDomain {
+                name: "posint".into(),
+            },
             CatalogRecord::PutSequence(SequenceRecord {
                 oid: RelId(16387),
                 name: "s".into(),
@@ -1387,12 +1512,14 @@ mod tests {
                     FuncArg {
                         name: "x".into(),
                         ty: DataType::Int4,
+                        domain: None,
                         mode: ArgMode::In,
                         default: Some("1".into()),
                     },
                     FuncArg {
                         name: String::new(),
                         ty: DataType::Text,
+                        domain: None,
                         mode: ArgMode::Out,
                         default: None,
                     },

@@ -98,6 +98,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
             Column {
                 name: "id".into(),
                 ty: DataType::Int4,
+                domain: None,
                 not_null: true,
                 default: Some(format!("nextval('{name}_id_seq'::regclass)")),
                 missing: Value::Null,
@@ -106,6 +107,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
             Column {
                 name: "v".into(),
                 ty: DataType::Text,
+                domain: None,
                 not_null: false,
                 default: None,
                 missing: Value::Null,

@@ -154,12 +154,17 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::Type => {
             let mut rows = type_rows();
             rows.extend(enum_type_rows(c));
+            rows.extend(domain_type_rows(c));
             rows
         }
         Rel::Enum => enum_rows(c),
         Rel::Namespace => namespace_rows(c),
         Rel::Index => index_rows(c),
-        Rel::Constraint => constraint_rows(c),
+        Rel::Constraint => {
+            let mut rows = constraint_rows(c);
+            rows.extend(domain_constraint_rows(c));
+            rows
+        }
         Rel::Attrdef => attrdef_rows(c),
         Rel::Am => [(HEAP_AM_OID, "heap", "t"), (BTREE_AM_OID, "btree", "i")]
             .into_iter()
@@ -780,6 +785,7 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             .tables()
             .iter()
             .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
+        1247 => nestor_types::domains::lookup(o).is_some(),
         2606 => c.tables().iter().any(|t| {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)
@@ -1081,6 +1087,128 @@ fn enum_type_rows(c: &Catalog) -> Rows {
     out
 }
 
+/// The pg_type rows of the domains (typtype 'd') and their array types.
+fn domain_type_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for d in c.domains() {
+        let (len, byval, align, storage, category) = type_facts(d.base);
+        let base_name = typname(d.base);
+        let mut r = RowB::new(Rel::Type);
+        set_io_functions(&mut r, &base_name);
+        r.set("oid", oid(d.oid))
+            .set("typname", text(&d.name))
+            .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+            .set("typowner", oid(d.owner))
+            .set("typlen", Value::Int2(len))
+            .set("typbyval", Value::Bool(byval))
+            .set("typtype", text("d"))
+            .set("typcategory", text(category))
+            .set("typispreferred", Value::Bool(false))
+            .set("typisdefined", Value::Bool(true))
+            .set("typdelim", text(","))
+            .set("typrelid", oid(0))
+            .set("typelem", oid(0))
+            .set("typarray", oid(d.array_oid))
+            .set("typalign", text(align))
+            .set("typstorage", text(storage))
+            .set("typnotnull", Value::Bool(d.not_null))
+            .set("typbasetype", oid(d.parent.unwrap_or(d.base.oid())))
+            .set(
+                "typtypmod",
+                Value::Int4(if d.parent.is_some() {
+                    -1
+                } else {
+                    d.base.typmod()
+                }),
+            )
+            .set("typndims", Value::Int4(0))
+            .set(
+                "typcollation",
+                oid(if d.base.is_string() {
+                    DEFAULT_COLLATION_OID
+                } else {
+                    0
+                }),
+            );
+        if let Some(def) = &d.default {
+            r.set("typdefault", text(default_shown(d.base, def)));
+        }
+        out.push(r.done());
+        let mut a = RowB::new(Rel::Type);
+        set_io_functions(&mut a, "_int4");
+        a.set("oid", oid(d.array_oid))
+            .set("typname", text(format!("_{}", d.name)))
+            .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+            .set("typowner", oid(d.owner))
+            .set("typlen", Value::Int2(-1))
+            .set("typbyval", Value::Bool(false))
+            .set("typtype", text("b"))
+            .set("typcategory", text("A"))
+            .set("typispreferred", Value::Bool(false))
+            .set("typisdefined", Value::Bool(true))
+            .set("typdelim", text(","))
+            .set("typrelid", oid(0))
+            .set("typelem", oid(d.oid))
+            .set("typarray", oid(0))
+            .set("typalign", text(align))
+            .set("typstorage", text("x"))
+            .set("typnotnull", Value::Bool(false))
+            .set("typbasetype", oid(0))
+            .set("typtypmod", Value::Int4(-1))
+            .set("typndims", Value::Int4(0));
+        out.push(a.done());
+    }
+    out
+}
+
+/// The pg_constraint rows of the domains' CHECK constraints (contypid).
+fn domain_constraint_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for d in c.domains() {
+        for k in &d.checks {
+            out.push(
+                RowB::new(Rel::Constraint)
+                    .set("oid", oid(k.oid))
+                    .set("conname", text(&k.name))
+                    .set("connamespace", oid(PUBLIC_NAMESPACE_OID))
+                    .set("contype", text("c"))
+                    .set("condeferrable", Value::Bool(false))
+                    .set("condeferred", Value::Bool(false))
+                    .set("convalidated", Value::Bool(k.validated))
+                    .set("conrelid", oid(0))
+                    .set("contypid", oid(d.oid))
+                    .set("conindid", oid(0))
+                    .set("confrelid", oid(0))
+                    .set("confupdtype", text(" "))
+                    .set("confdeltype", text(" "))
+                    .set("confmatchtype", text(" "))
+                    .set("conislocal", Value::Bool(true))
+                    .set("coninhcount", Value::Int4(0))
+                    .set("connoinherit", Value::Bool(false))
+                    .set("conbin", text(&k.expr))
+                    .done(),
+            );
+        }
+    }
+    out
+}
+
+/// pg_get_constraintdef of a domain's CHECK constraint.
+fn domain_constraint_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
+    c.domains().iter().find_map(|d| {
+        let k = d.checks.iter().find(|k| k.oid == o)?;
+        let mut s = if pretty {
+            format!("CHECK ({})", k.expr)
+        } else {
+            format!("CHECK (({}))", k.expr)
+        };
+        if !k.validated {
+            s.push_str(" NOT VALID");
+        }
+        Some(s)
+    })
+}
+
 /// pg_enum: every label of every enum type.
 fn enum_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
@@ -1193,7 +1321,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
                     .set("attisdropped", Value::Bool(true));
                 r
             } else {
-                attribute_row(t.oid.0, num, &col.name, col.ty)
+                let mut r = attribute_row(t.oid.0, num, &col.name, col.ty);
+                if let Some(d) = col.domain {
+                    r.set("atttypid", oid(d)).set("atttypmod", Value::Int4(-1));
+                }
+                r
             };
             let identity = t.identity(i);
             r.set("attnotnull", Value::Bool(col.not_null))
@@ -1616,13 +1748,18 @@ fn relative_nextval(c: &Catalog, d: String) -> String {
 /// literal carries its cast (`'x'::text`).
 pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
     let col = &t.columns[k];
-    let d = col.default.as_deref()?;
+    Some(default_shown(col.ty, col.default.as_deref()?))
+}
+
+/// A DEFAULT of type `ty` as PostgreSQL's deparser prints it (see
+/// [`default_text`]).
+fn default_shown(ty: DataType, d: &str) -> String {
     let lone_literal = d.len() >= 2
         && d.starts_with('\'')
         && d.ends_with('\'')
         && !d[1..d.len() - 1].replace("''", "").contains('\'');
-    if lone_literal && col.ty.is_string() {
-        return Some(format!("{d}::{}", col.ty.base()));
+    if lone_literal && ty.is_string() {
+        return format!("{d}::{}", ty.base());
     }
     if lone_literal {
         // PostgreSQL stores the literal converted to the column's type and
@@ -1630,7 +1767,7 @@ pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
         // numerics bare, everything else quoted with its type.
         let raw = d[1..d.len() - 1].replace("''", "'");
         let ev = nestor_types::EvalCtx::new(Default::default(), 0);
-        if let Ok(v) = nestor_types::text::parse_text(col.ty.base(), &raw, &ev) {
+        if let Ok(v) = nestor_types::text::parse_text(ty.base(), &raw, &ev) {
             let shown = match &v {
                 Value::Bool(b) => Some(b.to_string()),
                 Value::Int2(_) | Value::Int4(_) | Value::Int8(_) | Value::Numeric(_)
@@ -1641,12 +1778,12 @@ pub(crate) fn default_text(t: &TableDef, k: usize) -> Option<String> {
                 _ => None,
             };
             if let Some(s) = shown {
-                return Some(s);
+                return s;
             }
         }
-        return Some(format!("{d}::{}", col.ty.base()));
+        return format!("{d}::{}", ty.base());
     }
-    Some(d.to_string())
+    d.to_string()
 }
 
 fn attrdef_rows(c: &Catalog) -> Rows {
@@ -2270,6 +2407,11 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::ConstraintDef => {
             let o = int(&args[0]) as u32;
+            if let Some(s) =
+                domain_constraint_def(c, o, matches!(args.get(1), Some(Value::Bool(true))))
+            {
+                return Ok(text(s));
+            }
             constraints(c).into_iter().find(|(x, _, _)| *x == o).map_or(
                 Value::Null,
                 |(_, t, slot)| {
@@ -2551,6 +2693,12 @@ fn reg_name(c: &Catalog, kind: RegKind, o: u32) -> String {
 
 /// `format_type(type, typmod)`: NULL typmod means none.
 pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
+    if let Some(d) = nestor_types::domains::lookup(type_oid) {
+        return Some(quote_ident(&d.name));
+    }
+    if let Some(d) = nestor_types::domains::lookup_array(type_oid) {
+        return Some(format!("{}[]", quote_ident(&d.name)));
+    }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());
     }

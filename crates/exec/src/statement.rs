@@ -612,6 +612,8 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::RefreshMatViewStmt(_) => "REFRESH MATERIALIZED VIEW",
             NodeEnum::CreateEnumStmt(_) => "CREATE TYPE",
             NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
+            NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
+            NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -671,6 +673,8 @@ fn run_ddl(
         NodeEnum::RefreshMatViewStmt(st) => crate::ddl::refresh_matview(ctx, st),
         NodeEnum::CreateEnumStmt(st) => crate::ddl::create_enum(ctx, st),
         NodeEnum::AlterEnumStmt(st) => crate::ddl::alter_enum(ctx, st),
+        NodeEnum::CreateDomainStmt(st) => crate::ddl::create_domain(ctx, st),
+        NodeEnum::AlterDomainStmt(st) => crate::ddl::alter_domain(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

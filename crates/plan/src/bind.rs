@@ -34,6 +34,7 @@ use crate::ir::{
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
+pub mod domain;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -620,7 +621,9 @@ impl<'e> Binder<'e> {
                 };
                 Ok((Expr::BoolTest(Box::new(e), test), DataType::Bool))
             }
-            NodeEnum::FuncCall(f) => self.bind_func(f),
+            NodeEnum::FuncCall(f) => self
+                .bind_func(f)
+                .map(|(e, t)| (domain::typeof_domain(e), t)),
             NodeEnum::SqlvalueFunction(f) => self.bind_sqlvalue(f),
             NodeEnum::CaseExpr(c) => self.bind_case(c),
             NodeEnum::GroupingFunc(g) => self.bind_grouping(g),
@@ -1240,6 +1243,22 @@ impl<'e> Binder<'e> {
             .type_name
             .as_ref()
             .ok_or_else(|| DbError::internal("cast without type"))?;
+        if let Some((def, array)) = domain::domain_or_array(tn) {
+            let (e, t) = self.bind_cast_base(tc, tn)?;
+            if array {
+                return Ok((self.coerce_to_domain_array(e, &def)?, t));
+            }
+            return Ok((self.coerce_to_domain(e, &def)?, def.base));
+        }
+        self.bind_cast_base(tc, tn)
+    }
+
+    /// `arg::tn`, a domain taken as its base type.
+    fn bind_cast_base(
+        &mut self,
+        tc: &pb::TypeCast,
+        tn: &pb::TypeName,
+    ) -> Result<(Expr, DataType), DbError> {
         if let NodeEnum::AArrayExpr(a) = node(req(&tc.arg)?)? {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
             if let Some(elem) = to.element() {

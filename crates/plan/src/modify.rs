@@ -1113,6 +1113,9 @@ pub fn copy_target(
 pub struct BoundCheck {
     pub name: String,
     pub expr: Expr,
+    /// For the constraint of a column's domain: the domain's name (`name`
+    /// is empty for its NOT NULL). These come first in a table's list.
+    pub domain: Option<String>,
 }
 
 /// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
@@ -1124,7 +1127,13 @@ pub(crate) fn bind_default(
     col: usize,
 ) -> Result<Option<Expr>, DbError> {
     let c = &table.columns[col];
-    let Some(sql) = c.default.as_deref() else {
+    // A column without a DEFAULT of its own takes its domain's.
+    let domain_default = match (&c.default, c.domain) {
+        (None, Some(d)) => nestor_types::domains::lookup(d)
+            .and_then(|d| nestor_types::domains::effective_default(&d)),
+        _ => None,
+    };
+    let Some(sql) = c.default.as_deref().or(domain_default.as_deref()) else {
         return Ok(None);
     };
     let node = nestor_parser::parse_expr(sql)?;
@@ -1143,6 +1152,47 @@ pub fn bind_checks(
     table: &Arc<TableDef>,
 ) -> Result<Vec<BoundCheck>, DbError> {
     let mut out = Vec::with_capacity(table.checks.len());
+    for (i, c) in table.live_columns() {
+        let Some(oid) = c.domain else {
+            continue;
+        };
+        if let Some(def) = nestor_types::domains::lookup_array(oid) {
+            // An array of the domain: the Domain node raises the error.
+            let checks =
+                bind::domain::bind_domain_checks(catalog, eval, select::plan_query, &def, 1, 0)?;
+            out.push(BoundCheck {
+                name: String::new(),
+                expr: bind::domain::domain_array_check(Expr::Col(i), checks),
+                domain: Some(def.name.clone()),
+            });
+            continue;
+        }
+        let Some(def) = nestor_types::domains::lookup(oid) else {
+            continue;
+        };
+        let d = bind::domain::bind_domain_checks(
+            catalog,
+            eval,
+            select::plan_query,
+            &def,
+            table.columns.len(),
+            i,
+        )?;
+        if d.not_null {
+            out.push(BoundCheck {
+                name: String::new(),
+                expr: Expr::IsNull(Box::new(Expr::Col(i)), true),
+                domain: Some(d.domain.clone()),
+            });
+        }
+        for (name, expr) in d.checks {
+            out.push(BoundCheck {
+                name,
+                expr,
+                domain: Some(d.domain.clone()),
+            });
+        }
+    }
     for ch in &table.checks {
         let node = nestor_parser::parse_expr(&ch.expr)?;
         let mut b = Binder::new(catalog, eval, &ch.expr, &[], select::plan_query);
@@ -1153,6 +1203,7 @@ pub fn bind_checks(
         out.push(BoundCheck {
             name: ch.name.clone(),
             expr,
+            domain: None,
         });
     }
     Ok(out)

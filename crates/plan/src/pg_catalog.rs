@@ -472,6 +472,24 @@ pub fn reg_lookup(catalog: &Catalog, kind: RegKind, name: &str) -> Result<u32, D
             if let Some((o, _)) = PSEUDO_TYPES.iter().find(|(_, p)| *p == bare) {
                 return Ok(*o);
             }
+            let unquoted = |s: &str| {
+                s.strip_prefix("public.")
+                    .unwrap_or(s)
+                    .trim_matches('"')
+                    .to_string()
+            };
+            match bare.strip_suffix("[]") {
+                Some(elem) => {
+                    if let Some(d) = nestor_types::domains::by_name(&unquoted(elem)) {
+                        return Ok(d.array_oid);
+                    }
+                }
+                None => {
+                    if let Some(d) = nestor_types::domains::by_name(&unquoted(bare)) {
+                        return Ok(d.oid);
+                    }
+                }
+            }
             let t = match bare.strip_suffix("[]") {
                 Some(elem) => DataType::from_sql_name(elem, &[])?
                     .array_of()

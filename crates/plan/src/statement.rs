@@ -60,6 +60,8 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::RefreshMatViewStmt(_)
             | NodeEnum::CreateEnumStmt(_)
             | NodeEnum::AlterEnumStmt(_)
+            | NodeEnum::CreateDomainStmt(_)
+            | NodeEnum::AlterDomainStmt(_)
     )
 }
 

@@ -487,6 +487,113 @@ fn enum_types_survive_crashes() {
     );
 }
 
+/// What must hold after each restart of `domains_survive_crashes`.
+fn check_domains(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select typname, typbasetype::regtype, typnotnull, typtypmod, typdefault \
+             from pg_type where typtype = 'd' order by typname"
+        ),
+        "code|character varying|t|9|'AA'::character varying\nposint|integer|f|-1|\nsmall|posint|f|-1|"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select conname, convalidated, pg_get_constraintdef(oid) from pg_constraint \
+             where contypid = 'posint'::regtype order by conname"
+        ),
+        "posint_check|t|CHECK ((VALUE > 0))\nposint_small|f|CHECK ((VALUE < 100)) NOT VALID"
+    );
+    assert_eq!(
+        ok(server, "select id, p, c from dt order by id"),
+        "1|5|AB\n2|500|AA"
+    );
+    let e = err(server, "insert into dt values (3, 0, 'XY')");
+    assert!(
+        e.contains("value for domain posint violates check constraint \"posint_check\""),
+        "{e}"
+    );
+    let e = err(server, "insert into dt values (3, 100, 'XY')");
+    assert!(e.contains("\"posint_small\""), "{e}");
+    let e = err(server, "insert into dt values (3, 1, null)");
+    assert!(e.contains("domain code does not allow null values"), "{e}");
+    let e = err(server, "select 'ab'::code");
+    assert!(e.contains("\"code_upper\""), "{e}");
+    assert_eq!(
+        ok(
+            server,
+            "select format_type(atttypid, atttypmod) from pg_attribute \
+             where attrelid = 'dt'::regclass and attnum > 0 and not attisdropped order by attnum"
+        ),
+        "integer\nposint\ncode"
+    );
+    let e = err(server, "select 70::small");
+    assert!(
+        e.contains("domain small violates check constraint \"small_check\""),
+        "{e}"
+    );
+    let e = err(server, "select 0::small");
+    assert!(
+        e.contains("domain small violates check constraint \"posint_check\""),
+        "{e}"
+    );
+    assert!(err(server, "select 1::gone_dom").contains("type \"gone_dom\" does not exist"));
+    assert!(err(server, "select 1::rolled_back_dom").contains("does not exist"));
+    assert!(err(server, "select 'x'::ccode").contains("type \"ccode\" does not exist"));
+}
+
+#[test]
+fn domains_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create domain posint as int check (value > 0)",
+        "create domain ccode as varchar(5) not null default 'AA' \
+         constraint code_upper check (value = upper(value))",
+        "alter domain ccode rename to code",
+        "create table dt (id int primary key, p posint, c code)",
+        "insert into dt values (1, 5, 'AB')",
+        "insert into dt (id, p) values (2, 500)",
+        "alter domain posint add constraint posint_small check (value < 100) not valid",
+        "create domain small as posint check (value < 50)",
+        "create domain gone_dom as int",
+        "create table gone_t (a int, g gone_dom)",
+        "drop domain gone_dom cascade",
+        "begin; create domain rolled_back_dom as int; rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_domains(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_domains(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let mut third = Server::start_on(&dir);
+    check_domains(&third);
+    // New OIDs do not collide with the replayed ones.
+    ok(
+        &third,
+        "alter domain posint add constraint posint_even check (value % 2 = 0) not valid",
+    );
+    ok(&third, "create domain later as text");
+    assert!(third.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let fourth = Server::start_on(&dir);
+    assert_eq!(
+        ok(
+            &fourth,
+            "select count(distinct oid) from pg_constraint where contypid = 'posint'::regtype"
+        ),
+        "3"
+    );
+    let e = err(&fourth, "insert into dt values (3, 3, 'XY')");
+    assert!(e.contains("\"posint_even\""), "{e}");
+    assert_eq!(ok(&fourth, "select count(*) from gone_t"), "0");
+}
+
 /// What must hold after each restart once schemas were made, renamed and
 /// dropped (their objects logged in `InSchema` records).
 fn check_schemas(server: &Server) {

@@ -184,6 +184,7 @@ regress!(
     txn_blocks,
     enum_types,
     enum_owner,
+    domain_basic,
     aggregate_sums,
     default_privileges,
     not_valid,

@@ -339,6 +339,8 @@ impl DataType {
                     .find(|e| e.1 == oid)
                     .map(|e| Array(&e.0))
                     .or_else(|| crate::enums::type_for_oid(oid))
+                    .or_else(|| crate::domains::lookup(oid).map(|d| d.base))
+                    .or_else(|| crate::domains::lookup_array(oid).and_then(|d| d.base.array_of()))
             }
         })
     }
@@ -545,6 +547,11 @@ impl DataType {
             "json" => no_mods(Json),
             _ if crate::enums::by_name(name.trim()).is_some() => {
                 no_mods(Enum(crate::enums::by_name(name.trim()).expect("checked")))
+            }
+            // A domain is its base type to everything but the places that
+            // check its constraints (crate::domains).
+            _ if crate::domains::by_name(name.trim()).is_some() => {
+                no_mods(crate::domains::by_name(name.trim()).expect("checked").base)
             }
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,

@@ -67,6 +67,7 @@ pub mod datatype;
 pub mod datestyle;
 pub mod datetime;
 pub mod datetime_fns;
+pub mod domains;
 pub mod enums;
 pub(crate) mod float;
 pub mod formatting;

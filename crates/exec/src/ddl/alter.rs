@@ -386,6 +386,9 @@ fn add_column(
         let v = d.eval(&[], &mut ev)?;
         missing = nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)?;
     }
+    if let Some(d) = col.domain.and_then(nestor_types::domains::lookup) {
+        missing = domain_column_fill(ctx, def, &d, bound_default.is_none(), missing)?;
+    }
     if col.not_null && missing.is_null() && def.storage.scan(&ctx.snapshot).next().is_some() {
         return Err(DbError::new(
             SqlState::NotNullViolation,
@@ -402,6 +405,44 @@ fn add_column(
     super::put_table(ctx, new)
 }
 
+/// ADD COLUMN of a domain: the value the existing rows get (the domain's
+/// DEFAULT when the column has none of its own) must pass the domain's
+/// constraints when there are rows, as PostgreSQL's rewrite checks it.
+fn domain_column_fill(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    d: &Arc<nestor_types::domains::DomainDef>,
+    use_domain_default: bool,
+    mut missing: Value,
+) -> Result<Value, DbError> {
+    if use_domain_default {
+        if let Some(text) = &nestor_types::domains::effective_default(d) {
+            let node = nestor_parser::parse_expr(text)?;
+            let mut b = binder(ctx, text);
+            let (e, t) = b.bind(&node)?;
+            let e = b.coerce_assign(e, t, d.base)?;
+            let mut ev = Ev::new(ctx, &[]);
+            missing = e.eval(&[], &mut ev)?;
+        }
+    }
+    if def.storage.scan(&ctx.snapshot).next().is_none() {
+        return Ok(missing);
+    }
+    let checks = nestor_plan::bind::domain::bind_domain_checks(
+        ctx.catalog,
+        ctx.eval,
+        nestor_plan::select::plan_query,
+        d,
+        1,
+        0,
+    )?;
+    let v = [missing];
+    let mut ev = Ev::new(ctx, &[]);
+    crate::executor::eval::check_domain(&checks, &v, &mut ev)?;
+    let [v] = v;
+    Ok(v)
+}
+
 fn drop_column(
     ctx: &mut StatementCtx,
     def: &Arc<TableDef>,
@@ -415,10 +456,22 @@ fn drop_column(
         }
         Err(e) => return Err(e),
     };
+    drop_column_at(ctx, def, pos)
+}
+
+/// Drop column `pos` of `def` (ALTER TABLE ... DROP COLUMN, DROP DOMAIN
+/// ... CASCADE): its indexes and the CHECKs that read it go with it.
+pub(super) fn drop_column_at(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    pos: usize,
+) -> Result<(), DbError> {
     let mut new = (**def).clone();
     new.columns[pos].dropped = true;
     new.columns[pos].not_null = false;
     new.columns[pos].default = None;
+    // The slot keeps its base type only: the domain may be dropped.
+    new.columns[pos].domain = None;
     let (gone, keep): (Vec<IndexDef>, Vec<IndexDef>) = new
         .indexes
         .drain(..)
@@ -429,7 +482,7 @@ fn drop_column(
     new.checks.retain(|c| {
         !bound
             .iter()
-            .any(|b| b.name == c.name && b.expr.columns().contains(&pos))
+            .any(|b| b.domain.is_none() && b.name == c.name && b.expr.columns().contains(&pos))
     });
     for g in gone {
         def.storage.drop_index(g.oid);
@@ -555,7 +608,7 @@ fn validate_constraint(
 fn verify_checks(ctx: &mut StatementCtx, def: &TableDef, names: &[String]) -> Result<(), DbError> {
     let mut checks =
         nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &Arc::new(def.clone()))?;
-    checks.retain(|c| names.contains(&c.name));
+    checks.retain(|c| c.domain.is_none() && names.contains(&c.name));
     let snap = ctx.snapshot;
     let rows: Vec<nestor_storage::Tuple> = def.storage.scan(&snap).collect();
     let mut ev = Ev::new(ctx, &[]);

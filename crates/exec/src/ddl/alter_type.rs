@@ -69,11 +69,20 @@ pub(super) fn alter_column_type(
         .type_name
         .as_ref()
         .ok_or_else(|| DbError::internal("ALTER COLUMN TYPE without a type"))?;
+    if nestor_plan::bind::domain::domain_from_name(tn).is_some() {
+        return Err(DbError::unsupported("ALTER COLUMN TYPE to a domain"));
+    }
     let new_ty = nestor_plan::bind::type_from_name(tn)?;
     let col = &def.columns[pos];
     let old_ty = col.ty;
     let using = cd.raw_default.as_deref();
     if using.is_none() && new_ty == old_ty {
+        if col.domain.is_some() {
+            // From a domain to its base type: the values stay.
+            let mut new = (**def).clone();
+            new.columns[pos].domain = None;
+            return super::put_table(ctx, new);
+        }
         return Ok(());
     }
     if def.identity(pos).is_some()
@@ -228,6 +237,7 @@ pub(super) fn alter_column_type(
         super::fresh_storage(ctx, def)?
     };
     new.columns[pos].ty = new_ty;
+    new.columns[pos].domain = None;
     new.columns[pos].default = default;
     let new = Arc::new(new);
     // CHECK constraints must bind over the new row type.

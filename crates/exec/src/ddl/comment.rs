@@ -13,9 +13,9 @@
 //! comment needs no cleanup when it is dropped: the readers show the
 //! comments whose object exists. Objects that can carry one: tables,
 //! views, sequences, indexes, columns, functions and procedures, triggers,
-//! PRIMARY KEY / UNIQUE / FOREIGN KEY constraints, and the schemas; others
-//! (CHECK constraints, whose OIDs Nestor derives, databases, roles, types)
-//! are 0A000.
+//! PRIMARY KEY / UNIQUE / FOREIGN KEY constraints, the schemas and the
+//! domains; others (CHECK constraints, whose OIDs Nestor derives,
+//! databases, roles, other types) are 0A000.
 
 use nestor_catalog::{Change, Relation};
 use nestor_common::{DbError, SqlState};
@@ -32,6 +32,7 @@ const PG_PROC: u32 = 1255;
 const PG_TRIGGER: u32 = 2620;
 const PG_CONSTRAINT: u32 = 2606;
 const PG_NAMESPACE: u32 = 2615;
+const PG_TYPE: u32 = 1247;
 
 /// COMMENT ON object IS 'text' | NULL.
 pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTag, DbError> {
@@ -52,6 +53,7 @@ pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTa
         ObjectType::ObjectTrigger => trigger_key(ctx, object)?,
         ObjectType::ObjectTabconstraint => constraint_key(ctx, object)?,
         ObjectType::ObjectSchema => schema_key(ctx, object)?,
+        ObjectType::ObjectDomain => domain_key(ctx, object)?,
         other => {
             return Err(DbError::unsupported(format!(
                 "COMMENT ON {}",
@@ -303,6 +305,26 @@ fn constraint_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i3
             )
         })?;
     Ok((PG_CONSTRAINT, oid, 0))
+}
+
+/// COMMENT ON DOMAIN d: keyed by the domain's pg_type OID.
+fn domain_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
+    let parts = match node(object)? {
+        NodeEnum::TypeName(tn) => bind::names(&tn.names),
+        _ => names(object)?,
+    };
+    let name = match parts.as_slice() {
+        [n] => n.clone(),
+        [s, n] if s == "public" => n.clone(),
+        _ => parts.join("."),
+    };
+    let d = ctx.catalog.domain(&name).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!("type \"{name}\" does not exist"),
+        )
+    })?;
+    Ok((PG_TYPE, d.oid, 0))
 }
 
 fn schema_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {

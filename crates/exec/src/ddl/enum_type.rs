@@ -42,7 +42,7 @@ use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 /// The type name of a `type_name` list (`public.` allowed).
-fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
+pub(super) fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
     let names = bind::names(parts);
     match names.as_slice() {
         [n] => Ok(n.clone()),
@@ -58,14 +58,14 @@ fn type_name(parts: &[pb::Node]) -> Result<String, DbError> {
     }
 }
 
-fn undefined_type(name: &str) -> DbError {
+pub(super) fn undefined_type(name: &str) -> DbError {
     DbError::new(
         SqlState::UndefinedObject,
         format!("type \"{name}\" does not exist"),
     )
 }
 
-fn type_exists(name: &str) -> DbError {
+pub(super) fn type_exists(name: &str) -> DbError {
     DbError::new(
         SqlState::DuplicateObject,
         format!("type \"{name}\" already exists"),
@@ -74,7 +74,7 @@ fn type_exists(name: &str) -> DbError {
 
 /// Whether `name` names a type already: an enum, a built-in type, or a
 /// table/view (whose row type PostgreSQL creates under the same name).
-fn name_is_type(ctx: &StatementCtx, name: &str) -> bool {
+pub(super) fn name_is_type(ctx: &StatementCtx, name: &str) -> bool {
     ctx.catalog.enum_type(name).is_some()
         || DataType::from_sql_name(name, &[]).is_ok()
         || ctx.catalog.table(name).is_some()
@@ -234,6 +234,15 @@ pub fn alter_enum_owner(
 
 /// DROP TYPE [IF EXISTS] names [CASCADE | RESTRICT].
 pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
+    // DROP TYPE of domains is DROP DOMAIN (PostgreSQL drops either kind).
+    let domain = |o: &pb::Node| match node(o) {
+        Ok(NodeEnum::TypeName(tn)) => nestor_plan::bind::domain::domain_from_name(tn).is_some(),
+        _ => false,
+    };
+    if !ds.objects.is_empty() && ds.objects.iter().all(domain) {
+        super::domain::drop_domains(ctx, ds)?;
+        return Ok(CommandTag::Plain("DROP TYPE"));
+    }
     let mut drops = Vec::new();
     for o in &ds.objects {
         let parts = match node(o)? {
@@ -285,6 +294,11 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
             // it), which depends on the enum.
             let suffix = if c.ty.is_array() { "[]" } else { "" };
             out.push(format!("column {} of table {}{suffix}", c.name, t.name));
+        }
+    }
+    for d in ctx.catalog.domains() {
+        if uses(d.base) {
+            out.push(format!("type {}", d.name));
         }
     }
     for v in ctx.catalog.views() {

@@ -12,6 +12,7 @@ mod alter;
 mod alter_type;
 mod comment;
 mod default_acl;
+mod domain;
 mod enum_type;
 mod foreign_key;
 mod function;
@@ -29,6 +30,7 @@ pub use alter::alter_table;
 pub use comment::comment;
 pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
+pub use domain::{alter_domain, create_domain};
 pub use enum_type::{alter_enum, create_enum};
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
@@ -160,6 +162,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
+        pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
@@ -612,6 +615,9 @@ pub(crate) fn alter_owner(
             (pb::ObjectType::ObjectType, Some(NodeEnum::List(l))) => {
                 enum_type::alter_enum_owner(ctx, &l.items, role)?;
             }
+            (pb::ObjectType::ObjectDomain, Some(NodeEnum::List(l))) => {
+                domain::alter_domain_owner(ctx, &l.items, role)?;
+            }
             (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) => {
                 schema::change_schema_owner(ctx, &s.sval, role)?;
             }
@@ -626,6 +632,7 @@ pub(crate) fn alter_owner(
         pb::ObjectType::ObjectDatabase => "ALTER DATABASE",
         pb::ObjectType::ObjectLanguage => "ALTER LANGUAGE",
         pb::ObjectType::ObjectType => "ALTER TYPE",
+        pb::ObjectType::ObjectDomain => "ALTER DOMAIN",
         _ => return Err(DbError::unsupported("ALTER OWNER of this object type")),
     };
     Ok(CommandTag::Plain(tag))

@@ -49,12 +49,34 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     }
     if kind == ObjectType::ObjectType {
         if let Some(NodeEnum::List(l)) = rs.object.as_deref().map(node).transpose()? {
+            // ALTER TYPE also renames a domain, as in PostgreSQL.
+            let names = nestor_plan::bind::names(&l.items);
+            if names
+                .last()
+                .is_some_and(|n| ctx.catalog.domain(n).is_some())
+            {
+                super::domain::rename_domain(ctx, &l.items, &rs.newname)?;
+                return Ok(CommandTag::Plain("ALTER TYPE"));
+            }
             super::enum_type::rename_enum(ctx, &l.items, &rs.newname)?;
             return Ok(CommandTag::Plain("ALTER TYPE"));
         }
     }
     if kind == ObjectType::ObjectSchema {
         return super::schema::rename_schema(ctx, rs);
+    }
+    if matches!(
+        kind,
+        ObjectType::ObjectDomain | ObjectType::ObjectDomconstraint
+    ) {
+        if let Some(NodeEnum::List(l)) = rs.object.as_deref().map(node).transpose()? {
+            if kind == ObjectType::ObjectDomain {
+                super::domain::rename_domain(ctx, &l.items, &rs.newname)?;
+            } else {
+                super::domain::rename_domain_constraint(ctx, &l.items, &rs.subname, &rs.newname)?;
+            }
+            return Ok(CommandTag::Plain("ALTER DOMAIN"));
+        }
     }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,

@@ -229,6 +229,7 @@ fn like_clause(
         el.columns.push(Column {
             name: c.name.clone(),
             ty: c.ty,
+            domain: c.domain,
             not_null: c.not_null,
             default: (like.options & LIKE_DEFAULTS != 0)
                 .then(|| c.default.clone())
@@ -508,9 +509,15 @@ pub(super) fn column_def(
         Some(t) => t,
         None => bind::type_from_name(tn).map_err(|e| bind::err_at(e, b.text, tn.location))?,
     };
+    let domain = serial
+        .is_none()
+        .then(|| bind::domain::domain_or_array(tn))
+        .flatten()
+        .map(|(d, array)| if array { d.array_oid } else { d.oid });
     let mut col = Column {
         name: cd.colname.clone(),
         ty,
+        domain,
         not_null: serial.is_some() || cd.is_not_null,
         default: None,
         missing: Value::Null,

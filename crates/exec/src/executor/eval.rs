@@ -57,6 +57,25 @@ impl Eval for Expr {
     }
 }
 
+/// A value (`v[0]`) coerced to a domain must pass its NOT NULL and CHECK
+/// constraints (a CHECK that is NULL passes, as in a table).
+pub(crate) fn check_domain(
+    d: &nestor_plan::ir::DomainChecks,
+    v: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    use nestor_plan::bind::domain::domain_violation;
+    if d.not_null && v[0].is_null() {
+        return Err(domain_violation(&d.domain, None));
+    }
+    for (name, c) in &d.checks {
+        if truthy(&c.eval(v, ev)?) == Some(false) {
+            return Err(domain_violation(&d.domain, Some(name)));
+        }
+    }
+    Ok(())
+}
+
 /// Eval of the nodes with children (checked for stack depth first).
 fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     match e {
@@ -83,6 +102,21 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         })),
         Expr::BoolTest(a, t) => Ok(Value::Bool(bool_test(*t, truthy(&a.eval(row, ev)?)))),
         Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
+        Expr::Domain(d) => {
+            let v = d.arg.eval(row, ev)?;
+            if d.checks.elements {
+                if let Value::Array(a) = &v {
+                    for item in &a.items {
+                        check_domain(&d.checks, std::slice::from_ref(item), ev)?;
+                    }
+                }
+                return Ok(v);
+            }
+            let v = [v];
+            check_domain(&d.checks, &v, ev)?;
+            let [v] = v;
+            Ok(v)
+        }
         Expr::Case {
             operand,
             whens,

@@ -157,9 +157,11 @@ pub fn create_function(
                 fp.name
             )));
         }
+        let domain = nestor_plan::bind::domain::domain_from_name(tn).map(|d| d.oid);
         args.push(FuncArg {
             name: fp.name.clone(),
             ty,
+            domain,
             mode,
             default,
         });

@@ -254,7 +254,12 @@ fn choose(
             }
             None => bind_default(b, inputs[i].default.as_deref().expect("fit checked"))?,
         };
-        args.push(b.coerce(e, t, want)?);
+        let e = b.coerce(e, t, want)?;
+        let e = match inputs[i].domain.and_then(nestor_types::domains::lookup) {
+            Some(d) => b.coerce_to_domain(e, &d)?,
+            None => e,
+        };
+        args.push(e);
     }
     Ok(Some((def, args)))
 }

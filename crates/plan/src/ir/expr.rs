@@ -288,6 +288,29 @@ pub enum Expr {
     Sub(Arc<SubQuery>),
     Agg(Box<AggCall>),
     Window(Box<WinCall>),
+    /// A value coerced to a domain (`'5'::posint`): the argument, already
+    /// of the domain's base type, then the domain's constraints checked.
+    Domain(Box<DomainCoerce>),
+}
+
+/// A cast to a domain: the value and the domain's constraints, bound.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomainCoerce {
+    pub arg: Expr,
+    pub checks: DomainChecks,
+}
+
+/// A domain's constraints bound over one value (23502 and 23514 when it
+/// fails them, as PostgreSQL's CoerceToDomain).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomainChecks {
+    pub domain: String,
+    /// The value is an array of the domain: each element is checked.
+    pub elements: bool,
+    pub not_null: bool,
+    /// (constraint name, boolean expression); `VALUE` is `Col(0)` of a
+    /// one-column row.
+    pub checks: Vec<(String, Expr)>,
 }
 
 impl Expr {
@@ -310,6 +333,8 @@ impl Expr {
             | Expr::IsNull(a, _)
             | Expr::BoolTest(a, _)
             | Expr::Cast(a, _) => a.walk(f),
+            // The checks are over the value, not this level's row.
+            Expr::Domain(d) => d.arg.walk(f),
             Expr::And(v)
             | Expr::Or(v)
             | Expr::Coalesce(v)
@@ -414,6 +439,13 @@ impl Expr {
             Expr::IsNull(a, n) => Expr::IsNull(r(a, f)?, n),
             Expr::BoolTest(a, t) => Expr::BoolTest(r(a, f)?, t),
             Expr::Cast(a, t) => Expr::Cast(r(a, f)?, t),
+            Expr::Domain(d) => {
+                let d = *d;
+                Expr::Domain(Box::new(DomainCoerce {
+                    arg: d.arg.rewrite(f)?,
+                    checks: d.checks,
+                }))
+            }
             Expr::And(v) => Expr::And(rv(v, f)?),
             Expr::Or(v) => Expr::Or(rv(v, f)?),
             Expr::Coalesce(v) => Expr::Coalesce(rv(v, f)?),

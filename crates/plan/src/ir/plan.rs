@@ -545,6 +545,7 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
         Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),
         Expr::IsNull(a, true) => format!("({} IS NOT NULL)", r(a)),
         Expr::Cast(a, t) => format!("({})::{}", r(a), t),
+        Expr::Domain(d) => format!("({})::{}", r(&d.arg), d.checks.domain),
         Expr::InList { lhs, list, negated } => format!(
             "({} {}IN ({}))",
             r(lhs),

@@ -777,7 +777,7 @@ fn unsupported_statements_are_named_by_their_command() {
     let mut s = session(&e, 1);
     for (sql, name) in [
         ("CREATE DATABASE d", "CREATE DATABASE"),
-        ("CREATE DOMAIN posint AS int", "CREATE DOMAIN"),
+        ("CREATE POLICY p ON t USING (true)", "CREATE POLICY"),
         ("CREATE TYPE pair AS (a int, b int)", "CREATE TYPE"),
     ] {
         let out = q(&mut s, sql);

@@ -1394,6 +1394,17 @@ impl Session {
                 let line = lines.get(done as usize).copied().unwrap_or(0);
                 Err(e.with_context(c.parser.context(line)))
             }
+            // A value failing its column's domain (exec's copy_insert
+            // names the column and value).
+            Err(mut e)
+                if e.context
+                    .as_deref()
+                    .is_some_and(|x| x.starts_with("column ")) =>
+            {
+                let line = lines.get(done as usize).copied().unwrap_or(0);
+                let field = e.context.take().unwrap_or_default();
+                Err(e.with_context(format!("{}, {field}", c.parser.context(line))))
+            }
             Err(e) => Err(e),
         };
         self.copy_in = Some(c);

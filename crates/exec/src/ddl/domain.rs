@@ -1,0 +1,771 @@
+//! CREATE DOMAIN, ALTER DOMAIN and DROP DOMAIN.
+//!
+//! A domain is a base type with a default and constraints (NOT NULL,
+//! CHECKs over `VALUE`). Each statement builds the domain's new
+//! [`DomainDef`] and applies it as a `Change::PutDomain` (a drop as
+//! `Change::DropDomain`), so it is undone by ROLLBACK and logged at COMMIT
+//! like any schema change; the catalog keeps the type-name registry in
+//! step (`nestor_catalog::domain`). Where the constraints are enforced is
+//! the binder's business (`nestor_plan::bind::domain`): casts to the
+//! domain and writes of columns declared with it. Checks and messages
+//! follow PostgreSQL's typecmds.c:
+//!
+//! ```text
+//!   CREATE DOMAIN posint AS int CHECK (VALUE > 0)   array 16390, type 16391,
+//!                                                   check posint_check 16392
+//!   CREATE TABLE t (p posint); INSERT INTO t VALUES (5);
+//!   ALTER DOMAIN posint ADD CHECK (VALUE < 5)
+//!     23514 column "p" of table "t" contains values that violate the new constraint
+//!   ALTER DOMAIN posint ADD CHECK (VALUE < 5) NOT VALID    (stored, not checked)
+//!   DROP DOMAIN posint    2BP01 column p of table t depends on type posint
+//!   DROP DOMAIN posint CASCADE    NOTICE drop cascades to column p of table t
+//! ```
+//!
+//! The stored CHECK text is PostgreSQL's deparse of the expression as
+//! written with `VALUE` spelled in capitals (PostgreSQL deparses its
+//! analyzed tree, so implicit casts it adds are not shown here). Existing
+//! rows are checked (ADD CONSTRAINT, VALIDATE CONSTRAINT, SET NOT NULL)
+//! in the statement's snapshot.
+//!
+//! Left out: COLLATE other than the base type's default (accepted, not
+//! kept), DROP ... CASCADE of a domain a function uses (0A000), ALTER DOMAIN ... SET SCHEMA,
+//! and the tables' locks while their rows are checked (PostgreSQL takes
+//! SHARE locks on them).
+
+use std::sync::Arc;
+
+use nestor_catalog::Change;
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::{self, Node};
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, domain as bdomain, node, AggCtx, Binder};
+use nestor_plan::ir::Expr;
+use nestor_types::domains::{DomainCheck, DomainDef};
+
+use super::enum_type::{name_is_type, type_exists, type_name, undefined_type};
+use super::notice;
+use crate::context::{Ev, StatementCtx};
+use crate::executor::eval::{truthy, Eval};
+use crate::tag::CommandTag;
+
+/// The domain `name` (42704 if none; 42809 for another kind of type).
+fn existing(ctx: &StatementCtx, name: &str) -> Result<Arc<DomainDef>, DbError> {
+    if let Some(d) = ctx.catalog.domain(name) {
+        return Ok(d);
+    }
+    if name_is_type(ctx, name) {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("\"{name}\" is not a domain"),
+        ));
+    }
+    Err(undefined_type(name))
+}
+
+/// 42501 unless the current role owns the domain (or is a member of its
+/// owner, or a superuser).
+fn require_owner(ctx: &StatementCtx, def: &DomainDef) -> Result<(), DbError> {
+    if ctx.role.superuser
+        || ctx
+            .catalog
+            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(def.owner))
+    {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("must be owner of type {}", def.name),
+    ))
+}
+
+/// The domain `name` for a change by its owner.
+fn owned(ctx: &StatementCtx, parts: &[pb::Node]) -> Result<DomainDef, DbError> {
+    let def = existing(ctx, &type_name(parts)?)?;
+    require_owner(ctx, &def)?;
+    Ok((*def).clone())
+}
+
+fn put(ctx: &mut StatementCtx, def: DomainDef) -> Result<(), DbError> {
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(def)))
+}
+
+fn binder<'a>(ctx: &'a StatementCtx, text: &'a str) -> Binder<'a> {
+    Binder::new(
+        ctx.catalog,
+        ctx.eval,
+        text,
+        &[],
+        nestor_plan::select::plan_query,
+    )
+}
+
+fn contains_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
+    found
+}
+
+/// The SQL text of a CHECK over `VALUE`, checked to bind to a boolean
+/// over a value of the base type.
+fn check_text(
+    ctx: &StatementCtx,
+    base: nestor_types::DataType,
+    expr: &Node,
+) -> Result<String, DbError> {
+    let text = value_upper(&nestor_parser::deparse_expr(expr)?);
+    let mut b = binder(ctx, &text);
+    b.scopes.push(bdomain::value_scope(base, 1, 0));
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("check constraints");
+    let e = b.bind_bool(expr, "CHECK")?;
+    if contains_subquery(&e) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in check constraint",
+        ));
+    }
+    Ok(text)
+}
+
+/// `value` spelled `VALUE` outside string literals and quoted names, as
+/// PostgreSQL prints a domain's CHECK.
+fn value_upper(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\'' || c == b'"' {
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                i += 1;
+            }
+            i = (i + 1).min(b.len());
+            out.push_str(&s[start..i]);
+            continue;
+        }
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        if ident(c) {
+            let start = i;
+            while i < b.len() && ident(b[i]) {
+                i += 1;
+            }
+            let w = &s[start..i];
+            out.push_str(if w == "value" { "VALUE" } else { w });
+            continue;
+        }
+        out.push(c as char);
+        i += 1;
+    }
+    out
+}
+
+/// The DEFAULT's SQL text, checked to bind and convert to the base type.
+fn default_text(
+    ctx: &StatementCtx,
+    base: nestor_types::DataType,
+    expr: &Node,
+) -> Result<String, DbError> {
+    let text = nestor_parser::deparse_expr(expr)?;
+    let mut b = binder(ctx, &text);
+    b.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = b.bind(expr).map_err(|e| {
+        if e.code == SqlState::UndefinedColumn {
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot use column reference in DEFAULT expression",
+            )
+        } else {
+            e
+        }
+    })?;
+    if contains_subquery(&e) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in DEFAULT expression",
+        ));
+    }
+    b.coerce_assign(e, t, base)?;
+    Ok(text)
+}
+
+/// A name for a new CHECK of `def`: `<domain>_check`, then `_check1`, ...
+/// (PostgreSQL's ChooseConstraintName).
+fn check_name(def: &DomainDef) -> String {
+    let base = format!("{}_check", def.name);
+    if def.check(&base).is_none() {
+        return base;
+    }
+    (1..)
+        .map(|i| format!("{base}{i}"))
+        .find(|n| def.check(n).is_none())
+        .expect("a free name")
+}
+
+fn constraint_exists(name: &str, domain: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateObject,
+        format!("constraint \"{name}\" for domain \"{domain}\" already exists"),
+    )
+}
+
+/// Add the CHECK `con` to `def` (its OID allocated), returning its name.
+fn add_check(
+    ctx: &mut StatementCtx,
+    def: &mut DomainDef,
+    con: &pb::Constraint,
+) -> Result<String, DbError> {
+    let expr = con
+        .raw_expr
+        .as_deref()
+        .ok_or_else(|| DbError::internal("CHECK without expression"))?;
+    let text = check_text(ctx, def.base, expr)?;
+    let name = if con.conname.is_empty() {
+        check_name(def)
+    } else {
+        if def.check(&con.conname).is_some() {
+            return Err(constraint_exists(&con.conname, &def.name));
+        }
+        con.conname.clone()
+    };
+    def.checks.push(DomainCheck {
+        oid: ctx.catalog.alloc_oid().0,
+        name: name.clone(),
+        expr: text,
+        validated: !con.skip_validation,
+    });
+    Ok(name)
+}
+
+/// CREATE DOMAIN name [AS] type [COLLATE c] [DEFAULT e] [constraints].
+pub fn create_domain(
+    ctx: &mut StatementCtx,
+    st: &pb::CreateDomainStmt,
+) -> Result<CommandTag, DbError> {
+    let name = type_name(&st.domainname)?;
+    if name_is_type(ctx, &name) {
+        return Err(type_exists(&name));
+    }
+    let tn = st
+        .type_name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE DOMAIN without type"))?;
+    // Over another domain: its base type, its constraints kept by it.
+    let parent = bdomain::domain_from_name(tn).map(|p| p.oid);
+    let base = bind::type_from_name(tn)?;
+    if matches!(
+        base,
+        nestor_types::DataType::Unknown | nestor_types::DataType::Void
+    ) {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!("\"{}\" is not a valid base type for a domain", base.name()),
+        ));
+    }
+    // PostgreSQL: the array type's OID first, then the domain's.
+    let array_oid = ctx.catalog.alloc_oid().0;
+    let oid = ctx.catalog.alloc_oid().0;
+    let mut def = DomainDef {
+        oid,
+        array_oid,
+        name: name.clone(),
+        owner: ctx.role.oid.0,
+        base,
+        parent,
+        default: None,
+        not_null: false,
+        checks: Vec::new(),
+    };
+    let (mut saw_null, mut saw_not_null) = (false, false);
+    for c in &st.constraints {
+        let NodeEnum::Constraint(con) = node(c)? else {
+            continue;
+        };
+        match pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined) {
+            pb::ConstrType::ConstrNotnull | pb::ConstrType::ConstrNull => {
+                let not_null = con.contype == pb::ConstrType::ConstrNotnull as i32;
+                if (not_null && saw_null) || (!not_null && saw_not_null) {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "conflicting NULL/NOT NULL constraints",
+                    ));
+                }
+                saw_null |= !not_null;
+                saw_not_null |= not_null;
+                def.not_null = not_null;
+            }
+            pb::ConstrType::ConstrDefault => {
+                if def.default.is_some() {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "multiple default expressions",
+                    ));
+                }
+                let expr = con
+                    .raw_expr
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("DEFAULT without expression"))?;
+                def.default = Some(default_text(ctx, base, expr)?);
+            }
+            pb::ConstrType::ConstrCheck => {
+                if con.skip_validation {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "check constraints for domains cannot be marked NOT VALID",
+                    ));
+                }
+                add_check(ctx, &mut def, con)?;
+            }
+            pb::ConstrType::ConstrUnique => return Err(not_possible("unique constraints")),
+            pb::ConstrType::ConstrPrimary => return Err(not_possible("primary key constraints")),
+            pb::ConstrType::ConstrExclusion => return Err(not_possible("exclusion constraints")),
+            pb::ConstrType::ConstrForeign => return Err(not_possible("foreign key constraints")),
+            _ => {
+                return Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "specifying constraint deferrability not supported for domains",
+                ))
+            }
+        }
+    }
+    put(ctx, def)?;
+    Ok(CommandTag::Plain("CREATE DOMAIN"))
+}
+
+fn not_possible(what: &str) -> DbError {
+    DbError::new(
+        SqlState::SyntaxError,
+        format!("{what} not possible for domains"),
+    )
+}
+
+/// The live columns declared with the domain of pg_type OID `oid` (or
+/// with its array type, `array_oid`, unless 0): (table, column position).
+fn columns_of(
+    ctx: &StatementCtx,
+    oid: u32,
+    array_oid: u32,
+) -> Vec<(Arc<nestor_catalog::TableDef>, usize)> {
+    let mut out = Vec::new();
+    for t in ctx.catalog.tables() {
+        for (i, c) in t.live_columns() {
+            if c.domain == Some(oid) || (array_oid != 0 && c.domain == Some(array_oid)) {
+                out.push((t.clone(), i));
+            }
+        }
+    }
+    out
+}
+
+/// Every stored value of the domain's columns must pass `def`'s NOT NULL
+/// (when `not_null`) and the CHECKs named `checks`.
+fn verify_columns(
+    ctx: &mut StatementCtx,
+    def: &DomainDef,
+    not_null: bool,
+    checks: &[&str],
+) -> Result<(), DbError> {
+    // PostgreSQL cannot check the elements of stored arrays of a domain.
+    if let Some((t, col)) = columns_of(ctx, def.array_oid, 0).first() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
+                def.name, t.name, t.columns[*col].name
+            ),
+        ));
+    }
+    let snap = ctx.snapshot;
+    // As PostgreSQL: columns of the domain and of domains over it, not of
+    // arrays of it.
+    let family: Vec<u32> = ctx
+        .catalog
+        .domains()
+        .iter()
+        .filter(|d| {
+            nestor_types::domains::lineage(d)
+                .iter()
+                .any(|l| l.oid == def.oid)
+        })
+        .map(|d| d.oid)
+        .chain(std::iter::once(def.oid))
+        .collect();
+    let columns = family
+        .iter()
+        .flat_map(|&o| columns_of(ctx, o, 0))
+        .collect::<Vec<_>>();
+    for (t, col) in columns {
+        let mut only = def.clone();
+        only.parent = None;
+        only.not_null = false;
+        only.checks.retain(|c| checks.contains(&c.name.as_str()));
+        let bound = bdomain::bind_domain_checks(
+            ctx.catalog,
+            ctx.eval,
+            nestor_plan::select::plan_query,
+            &only,
+            t.columns.len(),
+            col,
+        )?;
+        let rows: Vec<nestor_storage::Tuple> = t.storage.scan(&snap).collect();
+        let mut ev = Ev::new(ctx, &[]);
+        let cname = &t.columns[col].name;
+        for tup in rows {
+            let row = crate::executor::scan_row(tup, &t);
+            if not_null && row[col].is_null() {
+                return Err(DbError::new(
+                    SqlState::NotNullViolation,
+                    format!(
+                        "column \"{cname}\" of table \"{}\" contains null values",
+                        t.name
+                    ),
+                ));
+            }
+            for (_, c) in &bound.checks {
+                if truthy(&c.eval(&row, &mut ev)?) == Some(false) {
+                    return Err(DbError::new(
+                        SqlState::CheckViolation,
+                        format!(
+                            "column \"{cname}\" of table \"{}\" contains values that violate the new constraint",
+                            t.name
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// ALTER DOMAIN name { SET DEFAULT e | DROP DEFAULT | SET NOT NULL | DROP
+/// NOT NULL | ADD constraint [NOT VALID] | DROP CONSTRAINT [IF EXISTS] c
+/// [RESTRICT | CASCADE] | VALIDATE CONSTRAINT c }.
+pub fn alter_domain(
+    ctx: &mut StatementCtx,
+    st: &pb::AlterDomainStmt,
+) -> Result<CommandTag, DbError> {
+    let mut def = owned(ctx, &st.type_name)?;
+    match st.subtype.as_str() {
+        // SET DEFAULT (def: the expression) / DROP DEFAULT (none).
+        "T" => {
+            def.default = match st.def.as_deref() {
+                Some(e) => Some(default_text(ctx, def.base, e)?),
+                None => None,
+            };
+        }
+        "N" => def.not_null = false,
+        "O" => {
+            if !def.not_null {
+                verify_columns(ctx, &def, true, &[])?;
+                def.not_null = true;
+            }
+        }
+        "C" => {
+            let Some(NodeEnum::Constraint(con)) = st.def.as_deref().map(node).transpose()? else {
+                return Err(DbError::internal("ADD CONSTRAINT without constraint"));
+            };
+            match pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined) {
+                pb::ConstrType::ConstrCheck => {}
+                pb::ConstrType::ConstrNotnull => {
+                    if !def.not_null {
+                        verify_columns(ctx, &def, true, &[])?;
+                        def.not_null = true;
+                    }
+                    put(ctx, def)?;
+                    return Ok(CommandTag::Plain("ALTER DOMAIN"));
+                }
+                pb::ConstrType::ConstrUnique => return Err(not_possible("unique constraints")),
+                pb::ConstrType::ConstrPrimary => {
+                    return Err(not_possible("primary key constraints"))
+                }
+                pb::ConstrType::ConstrExclusion => {
+                    return Err(not_possible("exclusion constraints"))
+                }
+                pb::ConstrType::ConstrForeign => {
+                    return Err(not_possible("foreign key constraints"))
+                }
+                _ => {
+                    return Err(DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "specifying constraint deferrability not supported for domains",
+                    ))
+                }
+            }
+            let name = add_check(ctx, &mut def, con)?;
+            if !con.skip_validation {
+                verify_columns(ctx, &def, false, &[name.as_str()])?;
+            }
+        }
+        "X" => {
+            let Some(k) = def.checks.iter().position(|c| c.name == st.name) else {
+                let msg = format!(
+                    "constraint \"{}\" of domain \"{}\" does not exist",
+                    st.name, def.name
+                );
+                if st.missing_ok {
+                    notice(ctx, format!("{msg}, skipping"));
+                    return Ok(CommandTag::Plain("ALTER DOMAIN"));
+                }
+                return Err(DbError::new(SqlState::UndefinedObject, msg));
+            };
+            def.checks.remove(k);
+        }
+        "V" => {
+            let Some(k) = def.checks.iter().position(|c| c.name == st.name) else {
+                return Err(DbError::new(
+                    SqlState::UndefinedObject,
+                    format!(
+                        "constraint \"{}\" of domain \"{}\" does not exist",
+                        st.name, def.name
+                    ),
+                ));
+            };
+            if def.checks[k].validated {
+                return Ok(CommandTag::Plain("ALTER DOMAIN"));
+            }
+            let name = st.name.clone();
+            verify_columns(ctx, &def, false, &[name.as_str()])?;
+            def.checks[k].validated = true;
+        }
+        other => {
+            return Err(DbError::unsupported(format!(
+                "ALTER DOMAIN subcommand {other:?}"
+            )))
+        }
+    }
+    put(ctx, def)?;
+    Ok(CommandTag::Plain("ALTER DOMAIN"))
+}
+
+/// ALTER DOMAIN name RENAME TO new.
+pub fn rename_domain(ctx: &mut StatementCtx, parts: &[pb::Node], to: &str) -> Result<(), DbError> {
+    let mut def = owned(ctx, parts)?;
+    if name_is_type(ctx, to) {
+        return Err(type_exists(to));
+    }
+    def.name = to.to_string();
+    put(ctx, def)
+}
+
+/// ALTER DOMAIN name RENAME CONSTRAINT a TO b.
+pub fn rename_domain_constraint(
+    ctx: &mut StatementCtx,
+    parts: &[pb::Node],
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    let mut def = owned(ctx, parts)?;
+    if def.check(to).is_some() {
+        return Err(constraint_exists(to, &def.name));
+    }
+    let domain = def.name.clone();
+    let c = def
+        .checks
+        .iter_mut()
+        .find(|c| c.name == from)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::UndefinedObject,
+                format!("constraint \"{from}\" for domain \"{domain}\" does not exist"),
+            )
+        })?;
+    c.name = to.to_string();
+    put(ctx, def)
+}
+
+/// ALTER DOMAIN name OWNER TO role (the new owner must exist; a
+/// non-superuser must own the domain and be a member of the new owner).
+pub fn alter_domain_owner(
+    ctx: &mut StatementCtx,
+    parts: &[pb::Node],
+    spec: &pb::RoleSpec,
+) -> Result<(), DbError> {
+    let mut def = owned(ctx, parts)?;
+    let new = super::role::resolve(ctx, spec)?;
+    if !ctx.role.superuser && !ctx.catalog.is_member_of(ctx.role.oid, new.oid) {
+        return Err(DbError::new(
+            SqlState::InsufficientPrivilege,
+            format!("must be member of role \"{}\"", new.name),
+        ));
+    }
+    def.owner = new.oid.0;
+    put(ctx, def)
+}
+
+/// What depends on a dropped domain (PostgreSQL's pg_depend entries).
+enum Dependent {
+    /// (table, column): a column of the domain or of its array.
+    Column(String, String),
+    /// A domain over it.
+    Domain(String),
+    /// A function with an argument of it (its signature).
+    Function(String),
+}
+
+impl Dependent {
+    fn describe(&self) -> String {
+        match self {
+            Dependent::Column(t, c) => format!("column {c} of table {t}"),
+            Dependent::Domain(d) => format!("type {d}"),
+            Dependent::Function(f) => format!("function {f}"),
+        }
+    }
+}
+
+/// The objects depending on `def` directly: (the object, the type name it
+/// depends on).
+fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)> {
+    let mut out = Vec::new();
+    for (t, col) in columns_of(ctx, def.oid, def.array_oid) {
+        let ty = if t.columns[col].domain == Some(def.array_oid) {
+            format!("{}[]", def.name)
+        } else {
+            def.name.clone()
+        };
+        out.push((
+            Dependent::Column(t.name.clone(), t.columns[col].name.clone()),
+            ty,
+        ));
+    }
+    for d in ctx.catalog.domains() {
+        if d.parent == Some(def.oid) {
+            out.push((Dependent::Domain(d.name.clone()), def.name.clone()));
+        }
+    }
+    for f in ctx.catalog.all_functions() {
+        if f.args.iter().any(|a| a.domain == Some(def.oid)) {
+            let args: Vec<String> = f
+                .args
+                .iter()
+                .map(|a| match a.domain.and_then(nestor_types::domains::lookup) {
+                    Some(d) => d.name.clone(),
+                    None => a.ty.to_string(),
+                })
+                .collect();
+            out.push((
+                Dependent::Function(format!("{}({})", f.name, args.join(", "))),
+                def.name.clone(),
+            ));
+        }
+    }
+    out
+}
+
+/// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
+/// another domain or a function uses is 2BP01 unless CASCADE, which drops
+/// those columns and domains first (functions: 0A000).
+pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
+    let mut drops: Vec<Arc<DomainDef>> = Vec::new();
+    for o in &ds.objects {
+        let parts = match node(o)? {
+            NodeEnum::TypeName(tn) => tn.names.clone(),
+            NodeEnum::List(l) => l.items.clone(),
+            _ => continue,
+        };
+        let name = type_name(&parts)?;
+        match existing(ctx, &name) {
+            Ok(def) => drops.push(def),
+            Err(e) if e.code == SqlState::UndefinedObject && ds.missing_ok => {
+                notice(ctx, format!("type \"{name}\" does not exist, skipping"));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    for def in &drops {
+        require_owner(ctx, def)?;
+    }
+    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    // The named domains' dependents, and (CASCADE) theirs in turn.
+    let mut deps: Vec<(Dependent, String)> = Vec::new();
+    let mut k = 0;
+    while k < drops.len() {
+        for (d, on) in dependents_of(ctx, &drops[k]) {
+            if let Dependent::Domain(name) = &d {
+                if drops.iter().any(|x| &x.name == name) {
+                    continue;
+                }
+                if let Some(child) = ctx.catalog.domain(name) {
+                    drops.push(child);
+                }
+            }
+            deps.push((d, on));
+        }
+        k += 1;
+    }
+    if !cascade && !deps.is_empty() {
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!(
+                "cannot drop type {} because other objects depend on it",
+                drops[0].name
+            ),
+        )
+        .with_detail(
+            deps.iter()
+                .map(|(d, on)| format!("{} depends on type {on}", d.describe()))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    if deps
+        .iter()
+        .any(|(d, _)| matches!(d, Dependent::Function(_)))
+    {
+        return Err(DbError::unsupported(
+            "DROP DOMAIN ... CASCADE of a domain functions use",
+        ));
+    }
+    match deps.as_slice() {
+        [] => {}
+        [(d, _)] => notice(ctx, format!("drop cascades to {}", d.describe())),
+        _ => {
+            let detail = deps
+                .iter()
+                .map(|(d, _)| format!("drop cascades to {}", d.describe()))
+                .collect::<Vec<_>>()
+                .join("\n");
+            ctx.notices.push(
+                DbError::new(
+                    SqlState::SuccessfulCompletion,
+                    format!("drop cascades to {} other objects", deps.len()),
+                )
+                .with_detail(detail)
+                .with_severity(nestor_common::error::Severity::Notice),
+            );
+        }
+    }
+    for (d, _) in &deps {
+        if let Dependent::Column(table, column) = d {
+            let def = ctx
+                .catalog
+                .table(table)
+                .ok_or_else(|| super::undefined_table(table))?;
+            let pos = super::alter::existing_column(&def, column)?;
+            super::alter::drop_column_at(ctx, &def, pos)?;
+        }
+    }
+    // Domains over others first.
+    for def in drops.iter().rev() {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::DropDomain(def.name.clone()))?;
+    }
+    Ok(CommandTag::Plain("DROP DOMAIN"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::value_upper;
+
+    #[test]
+    fn value_is_capitalised_outside_quotes() {
+        assert_eq!(value_upper("value > 0"), "VALUE > 0");
+        assert_eq!(
+            value_upper("value <> 'value' AND \"value\" > values"),
+            "VALUE <> 'value' AND \"value\" > values"
+        );
+        assert_eq!(value_upper("length(value) >= 2"), "length(VALUE) >= 2");
+    }
+}
