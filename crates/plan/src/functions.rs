@@ -729,7 +729,6 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
     "unnest",
-    "jsonb_set",
     "jsonb_pretty",
     "regexp_matches",
     "regexp_split_to_table",

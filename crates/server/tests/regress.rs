@@ -250,4 +250,5 @@ regress!(
     datestyle,
     datetime_precision,
     with_modify,
+    jsonb_set_like_escape,
 );

@@ -23,6 +23,7 @@ const MAX_DEPTH: usize = 1000;
 /// frames stay small (1000 levels fit a 2 MiB thread stack in debug builds).
 type Nested<T> = Result<T, Box<DbError>>;
 
+#[derive(Clone)]
 pub(crate) enum Json {
     Null,
     Bool(bool),
@@ -323,7 +324,7 @@ impl<'a> Parser<'a> {
 }
 
 /// jsonb key order: shorter keys first, then bytewise; last duplicate wins.
-fn normalize_object(fields: Vec<(String, Json)>) -> Vec<(String, Json)> {
+pub(crate) fn normalize_object(fields: Vec<(String, Json)>) -> Vec<(String, Json)> {
     let mut indexed: Vec<(usize, (String, Json))> = fields.into_iter().enumerate().collect();
     indexed.sort_by(|(ia, (a, _)), (ib, (b, _))| {
         (a.len(), a.as_bytes(), std::cmp::Reverse(*ia)).cmp(&(

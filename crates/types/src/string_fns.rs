@@ -1,6 +1,7 @@
 //! String functions beyond the core set of [`crate::functions`]:
 //! `format`, `initcap`, `translate`, `starts_with`, `ascii`, `chr`,
-//! `to_hex`, `overlay` and `quote_literal`-style quoting for `format`.
+//! `to_hex`, `overlay`, `like_escape` (what `LIKE p ESCAPE e` calls) and
+//! `quote_literal`-style quoting for `format`.
 //!
 //! `format(fmt, args...)` follows PostgreSQL's `text_format`: conversions
 //! `%s` (the argument's text output, NULL as the empty string), `%I`
@@ -35,6 +36,7 @@ pub(crate) const NAMES: &[&str] = &[
     "chr",
     "to_hex",
     "overlay",
+    "like_escape",
 ];
 
 fn is_text(t: DataType) -> bool {
@@ -111,6 +113,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 false,
             )
         }
+        ("like_escape", [p, e]) if is_text(*p) && is_text(*e) => {
+            (like_escape, vec![text, text], text, false)
+        }
         _ => return Some(Err(no_function(name, args))),
     };
     Some(Ok(Resolved::listed(
@@ -158,6 +163,47 @@ fn translate(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             None => Some(c),
         })
         .collect();
+    Ok(text(out))
+}
+
+/// like_escape(pattern, escape): the pattern rewritten to use backslash
+/// as its escape character, which is what LIKE reads (PostgreSQL's
+/// like_escape). An empty escape makes every backslash literal.
+fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let (Some(p), Some(e)) = (a[0].as_str(), a[1].as_str()) else {
+        return Ok(Value::Null);
+    };
+    let mut esc = e.chars();
+    let out = match (esc.next(), esc.next()) {
+        (None, _) => p.replace('\\', "\\\\"),
+        (Some('\\'), None) => p.to_string(),
+        (Some(e), None) => {
+            let mut out = String::with_capacity(p.len() + 4);
+            let mut after_escape = false;
+            for c in p.chars() {
+                if c == e && !after_escape {
+                    out.push('\\');
+                    after_escape = true;
+                } else if c == '\\' {
+                    out.push('\\');
+                    if !after_escape {
+                        out.push('\\');
+                    }
+                    after_escape = false;
+                } else {
+                    out.push(c);
+                    after_escape = false;
+                }
+            }
+            out
+        }
+        (Some(_), Some(_)) => {
+            return Err(
+                DbError::new(SqlState::InvalidEscapeSequence, "invalid escape string")
+                    .with_hint("Escape string must be empty or one character."),
+            )
+        }
+    };
     Ok(text(out))
 }
 
