@@ -1144,6 +1144,21 @@ pub(crate) fn srf_values(
         )
     };
     Ok(match kind {
+        SrfKind::Set(f) => {
+            let rows = f.rows(args)?;
+            if rows.len() > SRF_VALUES_MAX {
+                return Err(too_many());
+            }
+            rows.into_iter()
+                .map(|mut row| {
+                    if row.len() == 1 {
+                        row.pop().expect("one column")
+                    } else {
+                        Value::Record(std::sync::Arc::from(row))
+                    }
+                })
+                .collect()
+        }
         SrfKind::ExpandArray => match &args[0] {
             // PostgreSQL's SQL definition: `$1[s]` for s over the first
             // dimension's subscripts (NULL for an array of more

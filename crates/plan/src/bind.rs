@@ -55,6 +55,11 @@ pub struct ScopeCol {
     /// The right-hand copy of a JOIN USING column: reachable only by its
     /// qualified name (the unqualified name means the merged column).
     pub merged: bool,
+    /// The one column of a FROM function returning a scalar (`value` of
+    /// jsonb_array_elements): the item's name used as a value is this
+    /// column, not a record (PostgreSQL's whole-row Var of such a
+    /// function).
+    pub scalar_fn: bool,
 }
 
 /// The columns of one query level's input row, in row order.
@@ -1215,6 +1220,18 @@ impl<'e> Binder<'e> {
             .collect();
         if cols.is_empty() {
             return None;
+        }
+        if let [(i, c)] = cols.as_slice() {
+            if c.scalar_fn {
+                let (i, ty) = (*i, c.ty);
+                if lvl == cur {
+                    return Some((Expr::Col(i), ty));
+                }
+                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
+                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
+                }
+                return Some((Expr::Outer { level: lvl, col: i }, ty));
+            }
         }
         let ty = DataType::Record(nestor_types::datatype::record_type(
             cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
@@ -2913,7 +2930,9 @@ impl<'e> Binder<'e> {
             "generate_subscripts" => functions::SrfKind::GenerateSubscripts,
             "generate_series" => functions::SrfKind::GenerateSeries,
             "information_schema._pg_expandarray" => functions::SrfKind::ExpandArray,
-            _ => return None,
+            name => {
+                return nestor_types::set_fns::SetFn::by_name(name).map(functions::SrfKind::Set)
+            }
         })
     }
 
@@ -2949,6 +2968,22 @@ impl<'e> Binder<'e> {
             err_at(e, text, f.location)
         };
         let ty = match kind {
+            functions::SrfKind::Set(set_fn) => {
+                let (params, out) = set_fn
+                    .bind(&types)
+                    .map_err(|e| err_at(e, self.text, f.location))?;
+                let mut coerced = Vec::with_capacity(args.len());
+                for ((e, from), want) in args.into_iter().zip(&types).zip(params) {
+                    coerced.push(self.coerce(e, *from, want)?);
+                }
+                args = coerced;
+                match out.as_slice() {
+                    [(_, ty)] => *ty,
+                    _ => DataType::Record(nestor_types::datatype::record_type(
+                        out.iter().map(|(n, t)| (n.to_string(), *t)).collect(),
+                    )),
+                }
+            }
             // information_schema._pg_expandarray(anyarray): each element
             // with its 1-based position, as a record (x, n).
             functions::SrfKind::ExpandArray => match types.as_slice() {

@@ -190,6 +190,9 @@ pub enum SrfKind {
     GenerateSubscripts,
     /// generate_series(start, stop [, step]) over integers.
     GenerateSeries,
+    /// regexp_matches, jsonb_each and the other built-in set-returning
+    /// functions over values: their one column, or a record of them.
+    Set(nestor_types::set_fns::SetFn),
     /// information_schema._pg_expandarray(array): a record (x, n) per
     /// element, x the element and n its 1-based position (PostgreSQL
     /// defines it in SQL over generate_series; pgjdbc's metadata queries
@@ -730,8 +733,6 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 const NOT_YET: &[&str] = &[
     "unnest",
     "jsonb_pretty",
-    "regexp_matches",
-    "regexp_split_to_table",
     "encode",
     "decode",
     "sha224",

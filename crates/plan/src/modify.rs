@@ -927,6 +927,7 @@ fn plan_modify_view(
                 table_oid: vt.view.oid.0,
                 attnum: 0,
                 merged: false,
+                scalar_fn: false,
             });
         }
         let top = b.level();

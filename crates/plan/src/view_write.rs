@@ -95,6 +95,7 @@ impl ViewTarget {
                 table_oid: self.view.oid.0,
                 attnum: 0,
                 merged: false,
+                scalar_fn: false,
             });
         }
         scope

@@ -251,4 +251,5 @@ regress!(
     datetime_precision,
     with_modify,
     jsonb_set_like_escape,
+    set_fns,
 );

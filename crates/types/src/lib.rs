@@ -80,6 +80,7 @@ pub mod md5;
 pub mod numeric;
 pub mod ops;
 pub mod regex;
+pub mod set_fns;
 pub mod string_fns;
 pub mod text;
 pub mod time;

@@ -301,11 +301,43 @@ fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     Ok(Array::from_items(DataType::Text, items).value())
 }
 
+/// regexp_matches(s, pattern [, flags]): each match's captures as a
+/// text[] (the whole match when the pattern has no groups); every match
+/// with `g`, else the first.
+pub fn regexp_matches(s: &str, pattern: &str, f: Option<&str>) -> Result<Vec<Value>, DbError> {
+    let (global, ci) = flags(f, true, "regexp_matches")?;
+    let re = compiled(pattern, ci)?;
+    let mut out = Vec::new();
+    for caps in re.captures_iter(s) {
+        let items: Vec<Value> = if caps.len() == 1 {
+            vec![Value::text(caps.get(0).map_or("", |m| m.as_str()))]
+        } else {
+            caps.iter()
+                .skip(1)
+                .map(|m| m.map_or(Value::Null, |m| Value::text(m.as_str())))
+                .collect()
+        };
+        out.push(Array::from_items(DataType::Text, items).value());
+        if !global {
+            break;
+        }
+    }
+    Ok(out)
+}
+
 fn regexp_split_to_array(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(s) = strs(a) else {
         return Ok(Value::Null);
     };
-    let (_, ci) = flags(s.get(2).copied(), false, "regexp_split_to_array")?;
+    let items = split(s[0], s[1], s.get(2).copied(), "regexp_split_to_array")?;
+    Ok(Array::from_items(DataType::Text, items).value())
+}
+
+/// The pieces of `s` between matches of `pattern` (regexp_split_to_array
+/// and regexp_split_to_table).
+pub fn split(s: &str, pattern: &str, f: Option<&str>, func: &str) -> Result<Vec<Value>, DbError> {
+    let s = [s, pattern];
+    let (_, ci) = flags(f, false, func)?;
     let re = compiled(s[1], ci)?;
     // PostgreSQL ignores empty matches at the start and end and zero-length
     // matches adjacent to a previous match.
@@ -325,7 +357,7 @@ fn regexp_split_to_array(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         start = m.end();
     }
     items.push(Value::text(&s[0][start..]));
-    Ok(Array::from_items(DataType::Text, items).value())
+    Ok(items)
 }
 
 #[cfg(test)]

@@ -334,6 +334,20 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
+        TableFunc::Set(f) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(param, ev)?);
+            }
+            let mut n = 0;
+            for row in f.rows(&vals)? {
+                poll(ev, &mut n)?;
+                if !emit(ev, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         TableFunc::OptionsToTable => {
             let Value::Array(a) = args[0].eval(param, ev)? else {
                 return Ok(true);

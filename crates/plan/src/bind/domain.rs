@@ -112,6 +112,7 @@ pub fn value_scope(base: DataType, width: usize, col: usize) -> Scope {
             table_oid: 0,
             attnum: 0,
             merged: false,
+            scalar_fn: false,
         });
     }
     scope

@@ -87,6 +87,9 @@ pub enum TableFunc {
     PartitionAncestors,
     /// pg_options_to_table(text[]): each `name=value` as two columns.
     OptionsToTable,
+    /// regexp_matches, jsonb_each and the other built-in set-returning
+    /// functions over values.
+    Set(nestor_types::set_fns::SetFn),
     /// A user-defined set-returning (or row-returning) function; its
     /// result columns are the plan's.
     User(super::UserFn),

@@ -198,6 +198,7 @@ pub(super) fn add_leaf(
             table_oid: c.table_oid,
             attnum: c.column_id,
             merged: false,
+            scalar_fn: false,
         });
     }
     let f = From::Other {
@@ -359,6 +360,7 @@ pub(super) fn plan_range_var(
                 table_oid: 0,
                 attnum: 0,
                 merged: false,
+                scalar_fn: false,
             });
         }
         let f = From::SysView {
@@ -498,6 +500,7 @@ pub(crate) fn add_table(
             table_oid: t.oid.0,
             attnum: i as i16 + 1,
             merged: false,
+            scalar_fn: false,
         });
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
@@ -513,6 +516,7 @@ pub(crate) fn add_table(
             table_oid: t.oid.0,
             attnum,
             merged: false,
+            scalar_fn: false,
         });
     }
     let f = From::Table {
@@ -861,6 +865,69 @@ pub(super) fn plan_range_function(
             })
             .collect();
         return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+    }
+    if let Some(set_fn) = nestor_types::set_fns::SetFn::by_name(&fname) {
+        // regexp_matches, jsonb_each and the other built-in set-returning
+        // functions over values (nestor_types::set_fns).
+        let mut args = Vec::with_capacity(fc.args.len());
+        let mut types = Vec::with_capacity(fc.args.len());
+        for a in &fc.args {
+            let (e, t) = b.bind(a)?;
+            args.push(e);
+            types.push(t);
+        }
+        let (params, out) = set_fn.bind(&types)?;
+        let mut coerced = Vec::with_capacity(args.len());
+        for ((e, from), want) in args.into_iter().zip(&types).zip(params) {
+            coerced.push(b.coerce(e, *from, want)?);
+        }
+        let single = out.len() == 1;
+        let mut cols: Vec<OutCol> = out
+            .into_iter()
+            .enumerate()
+            .map(|(i, (n, ty))| OutCol {
+                // A one-column function without an output parameter name
+                // (its column is named after it) takes the alias, as in
+                // PostgreSQL; `value`, `key` stay.
+                name: colnames.get(i).cloned().unwrap_or_else(|| {
+                    if single && n == fname {
+                        alias.clone()
+                    } else {
+                        n.to_string()
+                    }
+                }),
+                ty,
+                table_oid: 0,
+                column_id: 0,
+            })
+            .collect();
+        if rf.ordinality {
+            cols.push(OutCol {
+                name: colnames
+                    .get(cols.len())
+                    .cloned()
+                    .unwrap_or_else(|| "ordinality".into()),
+                ty: DataType::Int8,
+                table_oid: 0,
+                column_id: 0,
+            });
+        }
+        let plan = Plan::FunctionScan {
+            func: TableFunc::Set(set_fn),
+            args: coerced,
+            name: fname.clone(),
+            ordinality: rf.ordinality,
+        };
+        let scalar = cols.len() == 1;
+        let leaf = function_leaf(plan, &alias, cols, offset, scope);
+        if scalar {
+            scope
+                .cols
+                .last_mut()
+                .expect("the function's column")
+                .scalar_fn = true;
+        }
+        return Ok(leaf);
     }
     if !builtin {
         if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {

@@ -436,6 +436,7 @@ fn finish_simple_output(
                 table_oid: 0,
                 attnum: 0,
                 merged: false,
+                scalar_fn: false,
             })
             .collect(),
     };

@@ -1,0 +1,270 @@
+//! Built-in set-returning functions over values: `regexp_matches`,
+//! `regexp_split_to_table`, `jsonb_array_elements[_text]`,
+//! `jsonb_each[_text]` and `jsonb_object_keys` (and their `json_` twins,
+//! which read the same text).
+//!
+//! Each is a [`SetFn`]: the binder asks it for its parameter types and
+//! result columns ([`SetFn::bind`]), the executor for its rows
+//! ([`SetFn::rows`]), in a select list (one column, or a record of them, as
+//! PostgreSQL's `SELECT jsonb_each(j)` gives `(k,v)`) and in FROM (the
+//! columns as the relation's):
+//!
+//! ```text
+//!   SELECT * FROM jsonb_each('{"a":1,"b":[2]}')      key | value
+//!                                                   -----+-------
+//!                                                    a   | 1
+//!                                                    b   | [2]
+//!   SELECT regexp_matches('a1b22', '\d+', 'g')       {1}, {22}
+//! ```
+//!
+//! Rows are computed whole, at most SET_ROWS_MAX per call (54000 past
+//! it), as the inputs are single values already in memory. Left out:
+//! `json_each` keeping json's duplicate keys and key order (the `json_`
+//! forms answer as the jsonb ones do), `jsonb_to_record[set]`,
+//! `jsonb_populate_record[set]`.
+
+use std::sync::Arc;
+
+use nestor_common::{DbError, SqlState};
+
+use crate::datatype::DataType;
+use crate::json::{parse, write_json, Json};
+use crate::value::Value;
+
+/// A function's result columns: names and types.
+pub type Columns = Vec<(&'static str, DataType)>;
+
+/// The most rows one call may return.
+pub const SET_ROWS_MAX: usize = 10_000_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetFn {
+    RegexpMatches,
+    RegexpSplitToTable,
+    ArrayElements { text: bool, json: bool },
+    Each { text: bool, json: bool },
+    ObjectKeys { json: bool },
+}
+
+impl SetFn {
+    pub fn by_name(name: &str) -> Option<SetFn> {
+        Some(match name {
+            "regexp_matches" => SetFn::RegexpMatches,
+            "regexp_split_to_table" => SetFn::RegexpSplitToTable,
+            "jsonb_array_elements" => SetFn::ArrayElements {
+                text: false,
+                json: false,
+            },
+            "jsonb_array_elements_text" => SetFn::ArrayElements {
+                text: true,
+                json: false,
+            },
+            "json_array_elements" => SetFn::ArrayElements {
+                text: false,
+                json: true,
+            },
+            "json_array_elements_text" => SetFn::ArrayElements {
+                text: true,
+                json: true,
+            },
+            "jsonb_each" => SetFn::Each {
+                text: false,
+                json: false,
+            },
+            "jsonb_each_text" => SetFn::Each {
+                text: true,
+                json: false,
+            },
+            "json_each" => SetFn::Each {
+                text: false,
+                json: true,
+            },
+            "json_each_text" => SetFn::Each {
+                text: true,
+                json: true,
+            },
+            "jsonb_object_keys" => SetFn::ObjectKeys { json: false },
+            "json_object_keys" => SetFn::ObjectKeys { json: true },
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SetFn::RegexpMatches => "regexp_matches",
+            SetFn::RegexpSplitToTable => "regexp_split_to_table",
+            SetFn::ArrayElements {
+                text: false,
+                json: false,
+            } => "jsonb_array_elements",
+            SetFn::ArrayElements {
+                text: true,
+                json: false,
+            } => "jsonb_array_elements_text",
+            SetFn::ArrayElements {
+                text: false,
+                json: true,
+            } => "json_array_elements",
+            SetFn::ArrayElements {
+                text: true,
+                json: true,
+            } => "json_array_elements_text",
+            SetFn::Each {
+                text: false,
+                json: false,
+            } => "jsonb_each",
+            SetFn::Each {
+                text: true,
+                json: false,
+            } => "jsonb_each_text",
+            SetFn::Each {
+                text: false,
+                json: true,
+            } => "json_each",
+            SetFn::Each {
+                text: true,
+                json: true,
+            } => "json_each_text",
+            SetFn::ObjectKeys { json: false } => "jsonb_object_keys",
+            SetFn::ObjectKeys { json: true } => "json_object_keys",
+        }
+    }
+
+    /// The JSON type of a json_/jsonb_ function's input and values.
+    fn doc_type(json: bool) -> DataType {
+        if json {
+            DataType::Json
+        } else {
+            DataType::Jsonb
+        }
+    }
+
+    /// For these argument types: the types the arguments are coerced to
+    /// and the result columns; 42883 if no such function.
+    pub fn bind(
+        self,
+        args: &[DataType],
+    ) -> Result<(Vec<DataType>, Columns), DbError> {
+        let text = DataType::Text;
+        let textish = |t: &DataType| t.is_string() || *t == DataType::Unknown;
+        let ok = match self {
+            SetFn::RegexpMatches | SetFn::RegexpSplitToTable => {
+                (2..=3).contains(&args.len()) && args.iter().all(textish)
+            }
+            SetFn::ArrayElements { json, .. }
+            | SetFn::Each { json, .. }
+            | SetFn::ObjectKeys { json } => {
+                args.len() == 1 && (args[0] == DataType::Unknown || args[0] == Self::doc_type(json))
+            }
+        };
+        if !ok {
+            return Err(crate::functions::no_function(self.name(), args));
+        }
+        Ok(match self {
+            SetFn::RegexpMatches => (
+                vec![text; args.len()],
+                vec![("regexp_matches", DataType::Text.array_of().expect("text[]"))],
+            ),
+            SetFn::RegexpSplitToTable => (
+                vec![text; args.len()],
+                vec![("regexp_split_to_table", text)],
+            ),
+            SetFn::ArrayElements {
+                text: as_text,
+                json,
+            } => (
+                vec![Self::doc_type(json)],
+                vec![("value", if as_text { text } else { Self::doc_type(json) })],
+            ),
+            SetFn::Each {
+                text: as_text,
+                json,
+            } => (
+                vec![Self::doc_type(json)],
+                vec![
+                    ("key", text),
+                    ("value", if as_text { text } else { Self::doc_type(json) }),
+                ],
+            ),
+            SetFn::ObjectKeys { json } => (vec![Self::doc_type(json)], vec![(self.name(), text)]),
+        })
+    }
+
+    /// The rows for these (coerced) arguments. NULL input: no rows, as
+    /// PostgreSQL's strict set-returning functions.
+    pub fn rows(self, args: &[Value]) -> Result<Vec<Vec<Value>>, DbError> {
+        if args.iter().any(Value::is_null) {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<Vec<Value>> = match self {
+            SetFn::RegexpMatches => {
+                let s: Vec<&str> = args.iter().filter_map(Value::as_str).collect();
+                crate::regex::regexp_matches(s[0], s[1], s.get(2).copied())?
+                    .into_iter()
+                    .map(|v| vec![v])
+                    .collect()
+            }
+            SetFn::RegexpSplitToTable => {
+                let s: Vec<&str> = args.iter().filter_map(Value::as_str).collect();
+                crate::regex::split(s[0], s[1], s.get(2).copied(), "regexp_split_to_table")?
+                    .into_iter()
+                    .map(|v| vec![v])
+                    .collect()
+            }
+            SetFn::ArrayElements { text, json } => match doc(&args[0])? {
+                Json::Arr(items) => items.iter().map(|v| vec![out(v, text, json)]).collect(),
+                Json::Obj(_) => return Err(not_an("extract elements from an object")),
+                _ => return Err(not_an("extract elements from a scalar")),
+            },
+            SetFn::Each { text, json } => match doc(&args[0])? {
+                Json::Obj(fields) => fields
+                    .iter()
+                    .map(|(k, v)| vec![Value::text(k), out(v, text, json)])
+                    .collect(),
+                _ => return Err(not_an(&format!("call {} on a non-object", self.name()))),
+            },
+            SetFn::ObjectKeys { .. } => match doc(&args[0])? {
+                Json::Obj(fields) => fields.iter().map(|(k, _)| vec![Value::text(k)]).collect(),
+                Json::Arr(_) => return Err(not_an(&format!("call {} on an array", self.name()))),
+                _ => return Err(not_an(&format!("call {} on a scalar", self.name()))),
+            },
+        };
+        if rows.len() > SET_ROWS_MAX {
+            return Err(DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!("{} returns at most {SET_ROWS_MAX} rows", self.name()),
+            ));
+        }
+        Ok(rows)
+    }
+}
+
+fn not_an(what: &str) -> DbError {
+    DbError::new(SqlState::InvalidParameterValue, format!("cannot {what}"))
+}
+
+fn doc(v: &Value) -> Result<Json, DbError> {
+    match v {
+        Value::Jsonb(s) | Value::Text(s) => parse(s),
+        other => Err(DbError::internal(format!("JSON operand {other:?}"))),
+    }
+}
+
+/// A value as the function returns it: text (a string unquoted, null as
+/// SQL NULL) or json/jsonb.
+fn out(v: &Json, text: bool, json: bool) -> Value {
+    match (v, text) {
+        (Json::Null, true) => Value::Null,
+        (Json::Str(s), true) => Value::text(s),
+        _ => {
+            let mut s = String::new();
+            write_json(&mut s, v);
+            // A json value is held as text, like the json type's others.
+            if text || json {
+                Value::Text(Arc::from(s))
+            } else {
+                Value::Jsonb(Arc::from(s))
+            }
+        }
+    }
+}
