@@ -141,10 +141,7 @@ impl SetFn {
 
     /// For these argument types: the types the arguments are coerced to
     /// and the result columns; 42883 if no such function.
-    pub fn bind(
-        self,
-        args: &[DataType],
-    ) -> Result<(Vec<DataType>, Columns), DbError> {
+    pub fn bind(self, args: &[DataType]) -> Result<(Vec<DataType>, Columns), DbError> {
         let text = DataType::Text;
         let textish = |t: &DataType| t.is_string() || *t == DataType::Unknown;
         let ok = match self {

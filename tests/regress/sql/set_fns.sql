@@ -31,3 +31,9 @@ CREATE TEMP TABLE docs (id int, d jsonb);
 INSERT INTO docs VALUES (1, '{"tags": ["x", "y"]}'), (2, '{"tags": ["z"]}'), (3, '{"tags": []}');
 SELECT id, t FROM docs, jsonb_array_elements_text(d->'tags') AS t ORDER BY id, t;
 SELECT id, jsonb_array_elements_text(d->'tags') FROM docs ORDER BY 1, 2;
+-- functions on the right of a JOIN see its left side
+SELECT id, e FROM docs CROSS JOIN LATERAL jsonb_array_elements_text(d->'tags') AS e ORDER BY 1, 2;
+SELECT id, count(*) FROM docs CROSS JOIN jsonb_array_elements(d->'tags') GROUP BY id ORDER BY id;
+SELECT d.id, g FROM docs d JOIN LATERAL generate_series(1, d.id) AS g ON true ORDER BY 1, 2;
+SELECT x.id, u FROM docs x CROSS JOIN unnest(ARRAY[x.id, x.id * 10]) WITH ORDINALITY AS u(v, n) ORDER BY 1, 2;
+SELECT * FROM docs a JOIN generate_series(1, 2) g ON g = a.id ORDER BY 1;

@@ -539,8 +539,11 @@ fn join_kind(j: &pb::JoinExpr) -> Result<JoinKind, DbError> {
     }
 }
 
+/// A join's right side that may refer to its left side: a LATERAL
+/// subquery, or a function (functions in FROM are LATERAL implicitly).
 fn is_lateral_subselect(n: &Node) -> bool {
     matches!(&n.node, Some(NodeEnum::RangeSubselect(rs)) if rs.lateral)
+        || matches!(&n.node, Some(NodeEnum::RangeFunction(_)))
 }
 
 /// Plan a join's right side: a LATERAL subquery there sees the left side
@@ -599,6 +602,44 @@ pub(super) fn plan_join(
     let left = left?;
     let lscope_end = scope.cols.len();
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope)?;
+    if let From::LateralFn {
+        func,
+        args,
+        ordinality,
+        width,
+        ..
+    } = right
+    {
+        // `a CROSS JOIN LATERAL f(a.x)`, `a JOIN f(a.x) ON true`: the
+        // function runs per row of the left side, as in a comma list.
+        let trivially_true = match &j.quals {
+            None => true,
+            Some(q) => matches!(
+                &q.node,
+                Some(NodeEnum::AConst(c)) if matches!(&c.val, Some(pb::a_const::Val::Boolval(v)) if v.boolval)
+            ),
+        };
+        if kind != JoinKind::Inner || !trivially_true || j.is_natural || !j.using_clause.is_empty()
+        {
+            return Err(DbError::unsupported(
+                "a function in FROM referring to the left side of a JOIN other than CROSS JOIN or JOIN ... ON true",
+            ));
+        }
+        if let Some(a) = &j.alias {
+            for c in &mut scope.cols[start..] {
+                c.rel = a.aliasname.clone();
+            }
+        }
+        let (lo, lhi) = left.range();
+        return Ok(From::Lateral {
+            left: Box::new(left),
+            func,
+            args,
+            ordinality,
+            offset: lo,
+            width: lhi - lo + width,
+        });
+    }
     let mut on = Vec::new();
     // Bind ON against the columns of this join only (plus outer levels).
     let on_scope = Scope {
