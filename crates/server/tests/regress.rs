@@ -252,4 +252,5 @@ regress!(
     with_modify,
     jsonb_set_like_escape,
     set_fns,
+    user_srf,
 );

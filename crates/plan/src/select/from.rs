@@ -972,12 +972,7 @@ pub(super) fn plan_range_function(
     }
     if !builtin {
         if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {
-            if rf.ordinality {
-                return Err(DbError::unsupported(
-                    "WITH ORDINALITY on a user-defined function",
-                ));
-            }
-            let cols: Vec<OutCol> = out
+            let mut cols: Vec<OutCol> = out
                 .into_iter()
                 .enumerate()
                 .map(|(i, (n, ty))| OutCol {
@@ -995,13 +990,24 @@ pub(super) fn plan_range_function(
                     column_id: 0,
                 })
                 .collect();
+            if rf.ordinality {
+                cols.push(OutCol {
+                    name: colnames
+                        .get(cols.len())
+                        .cloned()
+                        .unwrap_or_else(|| "ordinality".into()),
+                    ty: DataType::Int8,
+                    table_oid: 0,
+                    column_id: 0,
+                });
+            }
             let plan = Plan::FunctionScan {
                 func: TableFunc::User(crate::ir::UserFn(def)),
                 args,
                 name: fname.clone(),
-                ordinality: false,
+                ordinality: rf.ordinality,
             };
-            return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
+            return Ok(function_leaf(plan, &alias, cols, offset, scope));
         }
     }
     let (plan, ty) = match fname.as_str() {
