@@ -35,6 +35,14 @@
 //! Varints are LEB128 (7 bits a byte, low first); zigzag maps 0, -1, 1, -2
 //! to 0, 1, 2, 3 so small negative numbers stay short.
 //!
+//! Readers decode a row three ways: whole (`decode_row`), into a new
+//! `Vec` with only the columns a query reads (`decode_row_only`), or in
+//! place into a scan's reused row buffer (`decode_in_place`: only the read
+//! columns' slots are written, the others keep what the scan set once).
+//! Columns not read are stepped over by their length without building a
+//! value; integers and one-byte varints are read without the checked
+//! framing that bytes from outside go through (`check_row`).
+//!
 //! # Index keys
 //!
 //! A key is the key columns' values in a *sortable* form, then the row id:
@@ -510,7 +518,7 @@ pub(crate) fn decode_row(buf: &[u8]) -> Row {
 pub(crate) fn decode_row_spare(buf: &[u8], spare: usize) -> Vec<Value> {
     // A value takes at least one byte: the buffer's length bounds the count.
     let mut out = Vec::with_capacity(buf.len().min(64) + spare);
-    out.extend(fields(buf).map(Field::value));
+    decode_into(buf, None, &mut out);
     out
 }
 
@@ -520,20 +528,147 @@ pub(crate) fn decode_row_spare(buf: &[u8], spare: usize) -> Vec<Value> {
 /// columns were added, and reads none of those). Skipping a field is
 /// reading its length.
 pub(crate) fn decode_row_only(buf: &[u8], spare: usize, cols: &[bool]) -> Vec<Value> {
-    // A stored row never has more columns than its table (the mask's
-    // length), so nothing past the last marked column is read.
-    let upto = cols.iter().rposition(|&c| c).map_or(0, |last| last + 1);
     // Room for the whole table row (the mask's length) and the spare
     // values: the reader pads the row to that without reallocating.
     let mut out = Vec::with_capacity(cols.len() + spare);
-    out.extend(fields(buf).take(upto).enumerate().map(|(i, f)| {
-        if cols.get(i).copied().unwrap_or(true) {
-            f.value()
+    decode_into(buf, Some(cols), &mut out);
+    out
+}
+
+/// Decode a row into `out` (cleared first, its capacity kept): a scan
+/// decodes every row into one buffer instead of allocating one per row.
+/// `cols` as in [`decode_row_only`] (None: every column): a stored row
+/// never has more columns than its table (the mask's length), so nothing
+/// past the last marked column is read.
+pub(crate) fn decode_into(buf: &[u8], cols: Option<&[bool]>, out: &mut Vec<Value>) {
+    out.clear();
+    let upto = match cols {
+        None => usize::MAX,
+        Some(cols) => cols.iter().rposition(|&c| c).map_or(0, |last| last + 1),
+    };
+    let mut pos = 0;
+    let mut i = 0;
+    while pos < buf.len() && i < upto {
+        let wanted = cols.is_none_or(|c| c.get(i).copied().unwrap_or(true));
+        out.push(if wanted {
+            value_at(buf, &mut pos)
         } else {
+            skip_at(buf, &mut pos);
+            Value::Null
+        });
+        i += 1;
+    }
+}
+
+/// Decode the columns `cols` marks (None: all) into the slots of `out`
+/// that hold them, in place: the other slots are not touched, so a scan
+/// that keeps one row buffer sets up the unread columns once and rewrites
+/// only what the query reads. Stops at the last marked column or at the
+/// end of the stored row. Returns where the stored row ended before the
+/// last marked column (positions from there on were written before their
+/// columns were added: the caller fills in their `missing` values), else
+/// `out.len()`.
+/// `upto` is [`mask_end`] of `cols` (computed once per scan; None: any).
+pub(crate) fn decode_in_place(
+    buf: &[u8],
+    cols: Option<&[bool]>,
+    upto: usize,
+    out: &mut [Value],
+) -> usize {
+    let upto = upto.min(out.len());
+    let mut pos = 0;
+    let mut i = 0;
+    while pos < buf.len() && i < upto {
+        if cols.is_none_or(|c| c[i]) {
+            out[i] = value_at(buf, &mut pos);
+        } else {
+            skip_at(buf, &mut pos);
+        }
+        i += 1;
+    }
+    assert!(
+        cols.is_some() || pos >= buf.len(),
+        "a stored row has more values than its table's {} columns",
+        out.len()
+    );
+    // Every marked column was there: none is missing.
+    if i == upto {
+        out.len()
+    } else {
+        i
+    }
+}
+
+/// One past the last column `cols` marks (0: none).
+pub(crate) fn mask_end(cols: &[bool]) -> usize {
+    cols.iter().rposition(|&c| c).map_or(0, |last| last + 1)
+}
+
+/// The varint at `buf[*pos..]` of a row this process encoded (framed:
+/// damage is a broken invariant), advancing `pos`.
+#[inline]
+fn framed_varint(buf: &[u8], pos: &mut usize) -> u64 {
+    let b = buf[*pos];
+    if b < 0x80 {
+        *pos += 1;
+        return b as u64;
+    }
+    get_varint(buf, pos).expect("stored row: a framed varint")
+}
+
+/// The value at `buf[*pos..]`, advancing `pos`: integers and the
+/// payload-free tags read in place, the rest through [`field_at`].
+fn value_at(buf: &[u8], pos: &mut usize) -> Value {
+    let tag = buf[*pos];
+    let int = |pos: &mut usize| {
+        *pos += 1;
+        unzigzag(framed_varint(buf, pos))
+    };
+    match tag {
+        T_NULL => {
+            *pos += 1;
             Value::Null
         }
-    }));
-    out
+        T_FALSE | T_TRUE => {
+            *pos += 1;
+            Value::Bool(tag == T_TRUE)
+        }
+        T_INT2 => Value::Int2(int(pos) as i16),
+        T_INT4 => Value::Int4(int(pos) as i32),
+        T_INT8 => Value::Int8(int(pos)),
+        _ => field_at(buf, pos).unwrap_or_else(|e| panic!("{e}")).value(),
+    }
+}
+
+/// Step over the value at `buf[*pos..]`: by its varint, fixed size or
+/// length prefix, the rest through [`field_at`].
+fn skip_at(buf: &[u8], pos: &mut usize) {
+    let tag = buf[*pos];
+    // Step over `n` payload bytes from `pos`.
+    let take = |pos: &mut usize, n: usize| {
+        *pos = pos
+            .checked_add(n)
+            .filter(|&end| end <= buf.len())
+            .expect("stored row: truncated value");
+    };
+    match tag {
+        T_NULL | T_FALSE | T_TRUE => *pos += 1,
+        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM => {
+            *pos += 1;
+            framed_varint(buf, pos);
+        }
+        T_FLOAT4 => take(pos, 5),
+        T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 9),
+        T_TEXT | T_BYTEA | T_NUMERIC | T_JSONB => {
+            *pos += 1;
+            let len = framed_varint(buf, pos) as usize;
+            take(pos, len);
+        }
+        // In-memory rows were encoded here: damage is a broken invariant.
+        _ => {
+            field_at(buf, pos).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
 }
 
 // ----- keys ---------------------------------------------------------------

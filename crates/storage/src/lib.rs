@@ -47,7 +47,7 @@ mod table;
 pub use error::StorageError;
 pub use index::Index;
 pub use table::{
-    LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, WriteResult,
+    LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, TupleHead, WriteResult,
     TUPLE_SPARE_VALUES,
 };
 

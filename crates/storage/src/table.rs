@@ -1712,10 +1712,44 @@ impl TableScan<'_> {
     }
 }
 
-impl Iterator for TableScan<'_> {
-    type Item = Tuple;
+/// Where a visible row came from, for a reader that decoded its values
+/// into a buffer of its own ([`TableScan::next_into`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TupleHead {
+    pub row: RowId,
+    /// Creator of this version.
+    pub xmin: Xid,
+    /// Deleter/updater of this version (in progress or not visible), or NONE.
+    pub xmax: Xid,
+}
 
-    fn next(&mut self) -> Option<Tuple> {
+impl TableScan<'_> {
+    /// The next visible row, the columns [`TableScan::only`] marks decoded
+    /// into their slots of `out` in place (the other slots untouched; see
+    /// `codec::decode_in_place`), with where the stored row ended before
+    /// the last marked column (`out.len()` if it did not): marked slots
+    /// from there on belong to columns added after the row was written. Nothing is allocated per row but the values themselves
+    /// (strings), and invisible versions are skipped before any decoding.
+    pub fn next_in_place(&mut self, out: &mut [Value]) -> Option<(TupleHead, usize)> {
+        // Moved out for the call (no reference count touched per row).
+        let cols = self.cols.take();
+        let upto = cols.as_deref().map_or(usize::MAX, codec::mask_end);
+        let next = self.next_visible(|row, v| {
+            let read = codec::decode_in_place(&v.data, cols.as_deref(), upto, out);
+            let head = TupleHead {
+                row,
+                xmin: v.xmin,
+                xmax: v.xmax,
+            };
+            (head, read)
+        });
+        self.cols = cols;
+        next
+    }
+
+    /// Find the next visible version and hand it to `read` under its
+    /// row's latch.
+    fn next_visible<R>(&mut self, read: impl FnOnce(RowId, &Version) -> R) -> Option<R> {
         loop {
             let row = RowId(self.next);
             if !matches!(&self.chunk, Some((_, end)) if row.0 < *end) {
@@ -1735,9 +1769,20 @@ impl Iterator for TableScan<'_> {
                 self.table.ssi_read_row(&versions, &self.snap, row, false);
             }
             if let Some(v) = self.table.visible(&versions, &self.snap) {
-                return Some(Table::tuple_of(row, v, self.cols.as_deref()));
+                return Some(read(row, v));
             }
         }
+    }
+}
+
+impl Iterator for TableScan<'_> {
+    type Item = Tuple;
+
+    fn next(&mut self) -> Option<Tuple> {
+        let cols = self.cols.take();
+        let t = self.next_visible(|row, v| Table::tuple_of(row, v, cols.as_deref()));
+        self.cols = cols;
+        t
     }
 }
 

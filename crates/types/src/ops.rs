@@ -628,16 +628,95 @@ pub fn like(
     escape: Option<char>,
     case_insensitive: bool,
 ) -> Result<bool, DbError> {
-    let (s, p): (Vec<char>, Vec<char>) = if case_insensitive {
-        (
-            s.to_lowercase().chars().collect(),
-            pattern.to_lowercase().chars().collect(),
-        )
-    } else {
-        (s.chars().collect(), pattern.chars().collect())
-    };
+    if !case_insensitive {
+        // The pattern's one error first, whatever the subject (as when the
+        // pattern is tokenized before matching).
+        like_tokens_at(pattern, escape, 0)?;
+        return Ok(like_match_str(s, pattern, escape));
+    }
+    let (s, p): (Vec<char>, Vec<char>) = (
+        s.to_lowercase().chars().collect(),
+        pattern.to_lowercase().chars().collect(),
+    );
     let toks = like_tokens(&p, escape)?;
     Ok(like_match(&s, &toks))
+}
+
+/// Check the pattern from byte `from` on: an escape character must be
+/// followed by the character it escapes.
+fn like_tokens_at(p: &str, escape: Option<char>, from: usize) -> Result<(), DbError> {
+    let mut pi = from;
+    while let Some((_, next)) = like_tok(p, escape, pi) {
+        pi = next;
+    }
+    if pi < p.len() {
+        return Err(DbError::new(
+            SqlState::InvalidEscapeSequence,
+            "LIKE pattern must not end with escape character",
+        ));
+    }
+    Ok(())
+}
+
+/// The pattern's token at byte `pi` and the byte after it; None at the
+/// end (or at an escape character that ends the pattern).
+fn like_tok(p: &str, escape: Option<char>, pi: usize) -> Option<(Tok, usize)> {
+    let mut it = p[pi..].chars();
+    let c = it.next()?;
+    let at = pi + c.len_utf8();
+    if Some(c) == escape {
+        let n = it.next()?;
+        return Some((Tok::Lit(n), at + n.len_utf8()));
+    }
+    Some((
+        match c {
+            '%' => Tok::Any,
+            '_' => Tok::One,
+            c => Tok::Lit(c),
+        },
+        at,
+    ))
+}
+
+/// [`like_match`] reading the subject and the pattern in place, by byte
+/// offsets (no `Vec<char>` of either, no token list): the same steps, so
+/// the same answers. The pattern was checked by [`like_tokens_at`].
+fn like_match_str(s: &str, p: &str, escape: Option<char>) -> bool {
+    let char_len = |si: usize| s[si..].chars().next().map_or(1, char::len_utf8);
+    let (mut si, mut pi) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        let sc = s[si..].chars().next().expect("si is inside s");
+        match like_tok(p, escape, pi) {
+            Some((Tok::Any, next)) => {
+                star = Some((pi, si));
+                pi = next;
+            }
+            Some((Tok::One, next)) => {
+                si += sc.len_utf8();
+                pi = next;
+            }
+            Some((Tok::Lit(c), next)) if c == sc => {
+                si += sc.len_utf8();
+                pi = next;
+            }
+            _ => match star {
+                Some((sp, ss)) => {
+                    pi = like_tok(p, escape, sp).map_or(p.len(), |(_, next)| next);
+                    si = ss + char_len(ss);
+                    star = Some((sp, si));
+                }
+                None => return false,
+            },
+        }
+    }
+    while let Some((t, next)) = like_tok(p, escape, pi) {
+        if t != Tok::Any {
+            return false;
+        }
+        pi = next;
+    }
+    true
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -858,9 +937,39 @@ mod tests {
         assert_eq!(t(op(BinaryOp::Ne, Value::Int2(1), Value::Int8(2))), "t");
     }
 
+    /// The in-place matcher against the token matcher it replaced on the
+    /// case-sensitive path, over random subjects and patterns (multi-byte
+    /// characters, escapes, wildcards).
+    #[test]
+    fn like_in_place_agrees_with_tokens() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let alphabet = ['a', 'b', 'é', '€', '%', '_', '\\', '#'];
+        let word = |rng: &mut rand::rngs::StdRng, n: usize| -> String {
+            (0..rng.gen_range(0..=n))
+                .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+                .collect()
+        };
+        for _ in 0..20_000 {
+            let s = word(&mut rng, 8);
+            let p = word(&mut rng, 6);
+            for esc in [Some('\\'), Some('#'), None] {
+                let pc: Vec<char> = p.chars().collect();
+                let sc: Vec<char> = s.chars().collect();
+                let old = like_tokens(&pc, esc).map(|t| like_match(&sc, &t));
+                let new = like(&s, &p, esc, false);
+                assert_eq!(old.ok(), new.ok(), "{s:?} LIKE {p:?} ESCAPE {esc:?}");
+            }
+        }
+    }
+
     #[test]
     fn like_and_concat() {
         assert!(like("abc", "a_c", Some('\\'), false).unwrap());
+        assert!(like("ab\\", "ab\\", None, false).unwrap());
+        assert!(like("xé€y", "x__y", Some('\\'), false).unwrap());
+        assert!(like("a", "a\\", Some('\\'), false).is_err());
+        assert!(like("zzz", "a\\", Some('\\'), false).is_err());
         assert!(like("ABC", "a%", Some('\\'), true).unwrap());
         assert!(like("abc", "%", Some('\\'), false).unwrap());
         assert!(like("", "%", Some('\\'), false).unwrap());

@@ -1,6 +1,12 @@
 //! Aggregation: GROUP BY with the aggregate functions, one hash group per
 //! distinct key (groups come out in first-seen order).
 //!
+//! The input rows are borrowed (`run_ref`: a sequential scan lends its one
+//! buffer). Without GROUP BY no key is built per row. count and the
+//! integer totals of sum/avg take a column or constant argument where it
+//! is (`add_in_place`, no clone of the value); the other aggregates, and
+//! any with DISTINCT or ORDER BY, get the value itself.
+//!
 //! GROUPING SETS read their input once into memory and aggregate it once
 //! per set; each group's row is widened to all the group columns (NULL
 //! where the set lacks one) followed by the set's mask. For `GROUP BY
@@ -21,7 +27,7 @@ use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
-use super::{distinct_key, emit_all, run, Emit, Row};
+use super::{distinct_key, run_ref, Emit, EmitRef, Row};
 use crate::context::Ev;
 use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
 
@@ -163,6 +169,28 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         }
     }
     Ok(())
+}
+
+/// Feed a borrowed value to the accumulators that need no copy of it:
+/// count (its value's nullness) and the integer totals of sum/avg
+/// ([`int_add`]). False when `acc` needs the value itself ([`acc_add`]).
+/// The caller has ruled out DISTINCT and ORDER BY.
+fn add_in_place(acc: &mut Acc, v: &Value) -> Result<bool, DbError> {
+    match acc {
+        Acc::Count(n) => {
+            if !v.is_null() {
+                *n += 1;
+            }
+            Ok(true)
+        }
+        Acc::Sum(..) | Acc::Avg(..) | Acc::IntSum(_) | Acc::WideSum(..) => {
+            if v.is_null() {
+                return Ok(true);
+            }
+            Ok(int_add(acc, v)?.is_some())
+        }
+        _ => Ok(false),
+    }
 }
 
 /// The integer fast path of sum() and avg(): Some(()) when `v` went into
@@ -404,12 +432,18 @@ pub(super) fn run_aggregate(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    aggregate(&mut |ev, f| run(input, ev, param, f), group, aggs, ev, emit)
+    aggregate(
+        &mut |ev, f| run_ref(input, ev, param, f),
+        group,
+        aggs,
+        ev,
+        emit,
+    )
 }
 
 /// Where aggregation reads its rows: a function pushing them into a
-/// callback, as `run` does.
-type Source<'s> = dyn FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> + 's;
+/// callback by reference, as `run_ref` does (aggregation only reads them).
+type Source<'s> = dyn FnMut(&mut Ev, &mut EmitRef) -> Result<bool, DbError> + 's;
 
 /// `Plan::GroupingSets` (see the module header).
 pub(super) fn run_grouping_sets(
@@ -447,7 +481,16 @@ fn aggregate_set(
     let mask = (0..group.len())
         .filter(|i| !set.contains(i))
         .fold(0i64, |m, i| m | (1 << i));
-    let mut source = |ev: &mut Ev, f: &mut Emit| emit_all(rows.iter().cloned(), ev, f);
+    let mut source = |ev: &mut Ev, f: &mut EmitRef| {
+        let mut n = 0;
+        for r in rows {
+            super::poll(ev, &mut n)?;
+            if !f(ev, r)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    };
     aggregate(&mut source, &keys, aggs, ev, &mut |ev, row| {
         let mut out = vec![Value::Null; group.len()];
         let mut values = row.into_iter();
@@ -482,14 +525,15 @@ fn aggregate(
     let group_bytes = ENTRY_OVERHEAD_BYTES + aggs.len() * std::mem::size_of::<Acc>();
     let mut held = 0;
     let r = source(ev, &mut |ev, row| {
-        let mut key = Vec::with_capacity(group.len());
-        for g in group {
-            key.push(g.eval(&row, ev)?);
-        }
-        // Without GROUP BY every row is in the one group: no key to hash.
+        // Without GROUP BY every row is in the one group: no key to build
+        // or hash.
         let gi = if group.is_empty() && !order.is_empty() {
             0
         } else {
+            let mut key = Vec::with_capacity(group.len());
+            for g in group {
+                key.push(g.eval(row, ev)?);
+            }
             let nk = distinct_key(&key);
             match groups.get(&nk) {
                 Some(&i) => i,
@@ -506,18 +550,32 @@ fn aggregate(
         let g = &mut order[gi].1;
         for (i, a) in aggs.iter().enumerate() {
             if let Some(f) = &a.call.filter {
-                if !f.test(&row, ev)? {
+                if !f.test(row, ev)? {
+                    continue;
+                }
+            }
+            let plain = g.seen[i].is_none() && a.call.order.is_empty();
+            if plain {
+                // count, and sum/avg of integers, read a column or
+                // constant argument where it is (no clone per row).
+                let handled = match &a.call.arg {
+                    None => add_in_place(&mut g.accs[i], &Value::Bool(true))?,
+                    Some(Expr::Col(c)) => add_in_place(&mut g.accs[i], &row[*c])?,
+                    Some(Expr::Const(v)) => add_in_place(&mut g.accs[i], v)?,
+                    Some(_) => false,
+                };
+                if handled {
                     continue;
                 }
             }
             let v = match &a.call.arg {
                 None => Value::Bool(true),
-                Some(e) => e.eval(&row, ev)?,
+                Some(e) => e.eval(row, ev)?,
             };
             if !a.call.order.is_empty() {
                 let mut keys = Vec::with_capacity(a.call.order.len());
                 for o in &a.call.order {
-                    keys.push(o.key.eval(&row, ev)?);
+                    keys.push(o.key.eval(row, ev)?);
                 }
                 let bytes = entry_bytes(&keys) + v.size_bytes();
                 ev.mem.charge(bytes, "aggregate ORDER BY")?;

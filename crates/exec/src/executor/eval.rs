@@ -11,7 +11,14 @@
 //!     Cmp  -> compare(5, 1) = Greater -> true
 //!     IsNull(NULL)                    -> true      => true
 //! ```
+//!
+//! Comparisons, IS DISTINCT FROM, IN lists and LIKE read a column or
+//! constant operand where it is (`operand`: no clone of a string's `Arc`
+//! per row); a comparison of two leaves needs no stack-depth check, and
+//! two integers (any widths) compare by value directly, as
+//! `valops::compare` would.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use nestor_common::{DbError, SqlState};
@@ -49,6 +56,8 @@ impl Eval for Expr {
             Expr::Const(v) => Ok(v.clone()),
             Expr::Param(i) => param(*i, ev),
             Expr::Col(i) => Ok(row[*i].clone()),
+            // `col op constant` does not recurse: no stack check.
+            Expr::Cmp(op, a, b) if leaf(a) && leaf(b) => compare(*op, a, b, row, ev),
             _ => {
                 nestor_common::stack::check()?;
                 eval_node(self, row, ev)
@@ -74,6 +83,22 @@ pub(crate) fn check_domain(
         }
     }
     Ok(())
+}
+
+/// A column or a constant: evaluated without evaluating anything else.
+fn leaf(e: &Expr) -> bool {
+    matches!(e, Expr::Col(_) | Expr::Const(_))
+}
+
+/// An integer of any width, as [`valops::compare`] compares them: by
+/// value.
+fn int_of(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int2(x) => Some(i64::from(*x)),
+        Value::Int4(x) => Some(i64::from(*x)),
+        Value::Int8(x) => Some(*x),
+        _ => None,
+    }
 }
 
 /// Eval of the nodes with children (checked for stack depth first).
@@ -176,14 +201,28 @@ fn param(i: usize, ev: &Ev) -> Result<Value, DbError> {
     })
 }
 
+/// An operand's value, borrowed when it is a column of the row or a
+/// constant (the common `col op constant`: no clone of a string's `Arc`,
+/// no copy per row), else evaluated.
+fn operand<'a>(e: &'a Expr, row: &'a [Value], ev: &mut Ev) -> Result<Cow<'a, Value>, DbError> {
+    match e {
+        Expr::Col(i) => Ok(Cow::Borrowed(&row[*i])),
+        Expr::Const(v) => Ok(Cow::Borrowed(v)),
+        _ => e.eval(row, ev).map(Cow::Owned),
+    }
+}
+
 fn compare(op: Cmp, a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
-    let x = a.eval(row, ev)?;
+    let x = operand(a, row, ev)?;
     if x.is_null() {
         return Ok(Value::Null);
     }
-    let y = b.eval(row, ev)?;
+    let y = operand(b, row, ev)?;
     if y.is_null() {
         return Ok(Value::Null);
+    }
+    if let (Some(i), Some(j)) = (int_of(&x), int_of(&y)) {
+        return Ok(Value::Bool(op.holds(i.cmp(&j))));
     }
     Ok(Value::Bool(op.holds(valops::compare(&x, &y, &ev.ctx.eval))))
 }
@@ -196,8 +235,8 @@ fn distinct(
     row: &[Value],
     ev: &mut Ev,
 ) -> Result<Value, DbError> {
-    let x = a.eval(row, ev)?;
-    let y = b.eval(row, ev)?;
+    let x = operand(a, row, ev)?;
+    let y = operand(b, row, ev)?;
     let same = match (x.is_null(), y.is_null()) {
         (true, true) => true,
         (false, false) => valops::compare(&x, &y, &ev.ctx.eval).is_eq(),
@@ -334,13 +373,13 @@ fn in_list(
     row: &[Value],
     ev: &mut Ev,
 ) -> Result<Value, DbError> {
-    let x = lhs.eval(row, ev)?;
+    let x = operand(lhs, row, ev)?;
     if x.is_null() {
         return Ok(Value::Null);
     }
     let mut unknown = false;
     for e in list {
-        let y = e.eval(row, ev)?;
+        let y = operand(e, row, ev)?;
         if y.is_null() {
             unknown = true;
         } else if valops::compare(&x, &y, &ev.ctx.eval).is_eq() {
@@ -362,9 +401,9 @@ fn like(
     row: &[Value],
     ev: &mut Ev,
 ) -> Result<Value, DbError> {
-    let x = lhs.eval(row, ev)?;
-    let p = pattern.eval(row, ev)?;
-    match (&x, &p) {
+    let x = operand(lhs, row, ev)?;
+    let p = operand(pattern, row, ev)?;
+    match (&*x, &*p) {
         (Value::Text(s), Value::Text(p)) => Ok(Value::Bool(valops::like(s, p, ci) != negated)),
         _ => Ok(Value::Null),
     }

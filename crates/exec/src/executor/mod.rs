@@ -7,6 +7,19 @@
 //! `param` is the current outer row of a nested loop; parameterized index
 //! scans compute their keys from it.
 //!
+//! A consumer that only reads its input rows (a projection, an aggregate)
+//! runs its input with [`run_ref`] instead: a sequential scan under it
+//! decodes every row into one buffer, in place, and lends it out, so a
+//! scan allocates nothing per row (`scan.rs`). Other inputs hand over
+//! owned rows as usual and the consumer borrows them.
+//!
+//! ```text
+//!   SELECT count(*) FROM t WHERE a = 0
+//!   Aggregate count(*)          run_ref: reads &[Value]
+//!     SeqScan t (a = 0)         one buffer [a, (b), (c), rowid, xmin, xmax]:
+//!                               a decoded in place, b and c stay NULL
+//! ```
+//!
 //! Row locking (`LockRows`) follows PostgreSQL's EvalPlanQual under READ
 //! COMMITTED: when a row was changed by a transaction that committed after
 //! the statement's snapshot, the newest version replaces the row's columns
@@ -41,6 +54,9 @@ use eval::Eval;
 
 pub type Row = Vec<Value>;
 pub type Emit<'f> = dyn FnMut(&mut Ev, Row) -> Result<bool, DbError> + 'f;
+/// A consumer that only reads each row ([`run_ref`]): the producer may
+/// hand it the same buffer again for the next row.
+pub type EmitRef<'f> = dyn FnMut(&mut Ev, &[Value]) -> Result<bool, DbError> + 'f;
 
 /// Check for cancel / statement_timeout every this many rows.
 const INTERRUPT_EVERY: u32 = 1024;
@@ -60,17 +76,34 @@ pub(crate) fn poll(ev: &Ev, counter: &mut u32) -> Result<(), DbError> {
 
 /// A scan row: the table's columns, then row id, xmin, xmax.
 pub(crate) fn scan_row(t: Tuple, table: &nestor_catalog::TableDef) -> Row {
+    const _: () = assert!(SYS_COLS == nestor_storage::TUPLE_SPARE_VALUES);
+    let mut r = t.data;
+    let head = nestor_storage::TupleHead {
+        row: t.row,
+        xmin: t.xmin,
+        xmax: t.xmax,
+    };
+    complete_row(&mut r, head, table);
+    r
+}
+
+/// Make a stored row's decoded values a scan row: the columns added after
+/// it was written (their `missing` value: NULL or the ADD COLUMN's
+/// default), then row id, xmin, xmax.
+pub(crate) fn complete_row(
+    r: &mut Row,
+    t: nestor_storage::TupleHead,
+    table: &nestor_catalog::TableDef,
+) {
     let n = table.columns.len();
     // Stored versions have the width of the definition they were written
     // under; columns only get added (dropped ones keep their slot).
     assert!(
-        t.data.len() <= n,
+        r.len() <= n,
         "a stored row of {} has {} values, wider than its {n} columns",
         table.name,
-        t.data.len()
+        r.len()
     );
-    const _: () = assert!(SYS_COLS == nestor_storage::TUPLE_SPARE_VALUES);
-    let mut r = t.data;
     r.reserve(n - r.len() + SYS_COLS);
     for c in &table.columns[r.len()..] {
         r.push(c.missing.clone());
@@ -79,7 +112,61 @@ pub(crate) fn scan_row(t: Tuple, table: &nestor_catalog::TableDef) -> Row {
     r.push(Value::Int8(t.xmin.0 as i64));
     r.push(Value::Int8(t.xmax.0 as i64));
     debug_assert_eq!(r.len(), n + SYS_COLS);
-    r
+}
+
+/// [`complete_row`] for a row decoded in place into a scan's buffer
+/// (`TableScan::next_in_place`): of the columns `cols` marks (None: all),
+/// those from `stored` on (where the version's values ended) get their `missing`
+/// value; the system columns are overwritten.
+pub(crate) fn finish_row(
+    r: &mut [Value],
+    t: nestor_storage::TupleHead,
+    stored: usize,
+    table: &nestor_catalog::TableDef,
+    cols: Option<&[bool]>,
+) {
+    let n = table.columns.len();
+    if stored < n {
+        for (i, c) in table.columns.iter().enumerate().skip(stored) {
+            if cols.is_none_or(|m| m.get(i).copied().unwrap_or(true)) {
+                r[i] = c.missing.clone();
+            }
+        }
+    }
+    let sys = [t.row.0, t.xmin.0, t.xmax.0];
+    for (slot, x) in r[n..n + SYS_COLS].iter_mut().zip(sys) {
+        // Overwritten in place when the slot already holds an int8 (from
+        // the previous row): nothing to drop.
+        match slot {
+            Value::Int8(v) => *v = x as i64,
+            _ => *slot = Value::Int8(x as i64),
+        }
+    }
+}
+
+/// Run `plan`, handing each row to `emit` by reference. A sequential scan
+/// then decodes every row into one buffer and allocates nothing per row
+/// (`scan::seq_scan_ref`); any other plan runs as [`run`] does. For
+/// consumers that only read their input rows: projections and
+/// aggregates.
+pub(crate) fn run_ref(
+    plan: &Plan,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut EmitRef,
+) -> Result<bool, DbError> {
+    match plan {
+        Plan::SeqScan {
+            table,
+            filter,
+            cols,
+            ..
+        } => {
+            nestor_common::stack::check()?;
+            scan::seq_scan_ref(table, filter.as_ref(), cols.as_ref(), ev, emit)
+        }
+        _ => run(plan, ev, param, &mut |ev, row| emit(ev, &row)),
+    }
 }
 
 /// Run `plan`, calling `emit` for each row. Returns false if `emit` asked
@@ -291,10 +378,10 @@ fn run_project(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    run(input, ev, param, &mut |ev, row| {
+    run_ref(input, ev, param, &mut |ev, row| {
         let mut out = Vec::with_capacity(exprs.len());
         for e in exprs {
-            out.push(e.eval(&row, ev)?);
+            out.push(e.eval(row, ev)?);
         }
         emit(ev, out)
     })

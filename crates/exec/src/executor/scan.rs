@@ -1,5 +1,16 @@
 //! Leaves of the plan: table scans (sequential and by index), set-returning
 //! functions in FROM, and system views.
+//!
+//! A sequential scan keeps one row buffer of the table's width plus the
+//! system columns. Each visible version decodes the columns the plan reads
+//! into their slots in place (`TableScan::next_in_place`; unread columns
+//! stay NULL, columns added after the version was written get their
+//! `missing` value), the system columns are overwritten, and the filter
+//! runs on the buffer. A passing row is lent to a consumer that only reads
+//! it (`seq_scan_ref`, under [`super::run_ref`]) or moved out to one that
+//! keeps it (`seq_scan`, which starts a fresh buffer then); rows the
+//! filter drops never leave the buffer. Invisible versions are skipped
+//! before anything is decoded.
 
 use std::ops::Bound;
 
@@ -12,8 +23,10 @@ use nestor_storage::Tuple;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
+use nestor_plan::ir::SYS_COLS;
+
 use super::eval::Eval;
-use super::{poll, scan_row, Emit};
+use super::{finish_row, poll, scan_row, Emit, EmitRef, Row};
 use crate::context::Ev;
 
 /// Emit `row` if it passes `filter`; false when the consumer wants no
@@ -40,6 +53,36 @@ pub(super) fn seq_scan(
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let width = table.columns.len() + SYS_COLS;
+    scan_rows(table, filter, cols, ev, |ev, row| {
+        // The passing row leaves; the next one is decoded into a new
+        // buffer (rows the filter drops reuse theirs).
+        emit(ev, std::mem::replace(row, vec![Value::Null; width]))
+    })
+}
+
+/// [`seq_scan`] for a consumer that only reads the rows: one buffer for
+/// the whole scan.
+pub(super) fn seq_scan_ref(
+    table: &TableDef,
+    filter: Option<&Expr>,
+    cols: Option<&std::sync::Arc<[bool]>>,
+    ev: &mut Ev,
+    emit: &mut EmitRef,
+) -> Result<bool, DbError> {
+    scan_rows(table, filter, cols, ev, |ev, row| emit(ev, row))
+}
+
+/// The loop of both scans: each visible row decoded into `row` (only the
+/// columns `cols` marks), completed to a scan row, tested against
+/// `filter` and, if it passes, handed to `each`.
+fn scan_rows(
+    table: &TableDef,
+    filter: Option<&Expr>,
+    cols: Option<&std::sync::Arc<[bool]>>,
+    ev: &mut Ev,
+    mut each: impl FnMut(&mut Ev, &mut Row) -> Result<bool, DbError>,
+) -> Result<bool, DbError> {
     populated(table)?;
     let snap = ev.ctx.snapshot;
     let storage = table.storage.clone();
@@ -47,11 +90,21 @@ pub(super) fn seq_scan(
     ssi_check(ev)?;
     let mut read = 0;
     let mut more = true;
-    for t in storage.scan(&snap).only(cols.cloned()) {
+    let mut scan = storage.scan(&snap).only(cols.cloned());
+    let mask = cols.map(|c| &c[..]);
+    let width = table.columns.len();
+    // Unread columns stay NULL in it from row to row.
+    let mut row = vec![Value::Null; width + SYS_COLS];
+    while let Some((head, stored)) = scan.next_in_place(&mut row[..width]) {
         read += 1;
         poll(ev, &mut n)?;
-        let row = scan_row(t, table);
-        if !emit_if(filter, row, ev, emit)? {
+        finish_row(&mut row, head, stored, table, mask);
+        if let Some(f) = filter {
+            if !f.test(&row, ev)? {
+                continue;
+            }
+        }
+        if !each(ev, &mut row)? {
             more = false;
             break;
         }

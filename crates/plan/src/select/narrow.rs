@@ -18,6 +18,11 @@
 //!   => cols = [true, false]
 //! ```
 //!
+//! Those same two consumers only read their input rows, so the executor
+//! runs a sequential scan under them with one reused row buffer
+//! (`exec/src/executor/scan.rs`): the mask also says which slots of that
+//! buffer are rewritten per row.
+//!
 //! The rule is deliberately narrow, so that what reads a row is always
 //! known: only a Project or Aggregate directly over a SeqScan/IndexScan,
 //! in a query (not UPDATE/DELETE, which write whole rows back), and never
