@@ -1444,7 +1444,7 @@ impl<'e> Binder<'e> {
             pb::AExprKind::AexprLike | pb::AExprKind::AexprIlike => {
                 let (l, lt) = self.bind(req(&a.lexpr)?)?;
                 let (p, pt) = self.bind(req(&a.rexpr)?)?;
-                let l = self.coerce(l, lt, DataType::Text)?;
+                let l = self.pattern_subject(l, lt)?;
                 let p = self.coerce(p, pt, DataType::Text)?;
                 Ok((
                     Expr::Like {
@@ -1463,6 +1463,17 @@ impl<'e> Binder<'e> {
             pb::AExprKind::AexprSimilar => Err(DbError::unsupported("SIMILAR TO")),
             _ => Err(DbError::unsupported("this operator kind")),
         }
+    }
+
+    /// The left operand of LIKE or a regular-expression match, as text. A
+    /// `character(n)` value keeps its padding: PostgreSQL's bpcharlike
+    /// and bpcharregexeq read the padded value (`'a'::char(3) LIKE 'a  '`
+    /// is true), where a cast to text would drop it.
+    fn pattern_subject(&mut self, e: Expr, t: DataType) -> Result<Expr, DbError> {
+        if matches!(t, DataType::Char(_)) {
+            return Ok(e);
+        }
+        self.coerce(e, t, DataType::Text)
     }
 
     fn bind_between(
@@ -1942,7 +1953,7 @@ impl<'e> Binder<'e> {
                 if !(lt.is_string() && rt.is_string()) {
                     return Err(no_operator(op, lt, rt));
                 }
-                let le = self.coerce(le, lt, DataType::Text)?;
+                let le = self.pattern_subject(le, lt)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
                 let f = functions::library_call(name, &[DataType::Text, DataType::Text])?;
                 Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
@@ -1951,7 +1962,7 @@ impl<'e> Binder<'e> {
                 if !(lt.is_string() && rt.is_string()) {
                     return Err(no_operator(op, lt, rt));
                 }
-                let le = self.coerce(le, lt, DataType::Text)?;
+                let le = self.pattern_subject(le, lt)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
                 Ok((
                     Expr::Like {

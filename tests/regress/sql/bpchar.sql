@@ -49,3 +49,9 @@ SELECT count(DISTINCT x), count(*) FROM (VALUES ('a'::char(2)), ('a'::char(3))) 
 SELECT x = 'a', count(*) FROM (SELECT a FROM bc1 UNION ALL SELECT a FROM bc2) s(x) GROUP BY x ORDER BY 1, 2;
 SELECT bc2.a = bc2.t, bc2.t = bc2.a::text FROM bc2 ORDER BY t;
 DROP TABLE bc1, bc2;
+-- LIKE and regular expressions read character(n) with its padding
+SELECT 'a'::char(3) LIKE 'a  ', 'a'::char(3) LIKE 'a', 'a'::char(3) ~ 'a  $', 'ab'::char(4) ILIKE 'AB%', 'a'::char(3) NOT LIKE 'a_';
+CREATE TEMP TABLE padded (c char(5));
+INSERT INTO padded VALUES ('x'), ('xy'), (NULL);
+SELECT c, c LIKE '%  %' AS two_blanks, c ~ ' $' AS ends_blank, c::text LIKE '%  %' AS as_text FROM padded ORDER BY c;
+SELECT count(*) FROM padded WHERE c LIKE 'x%  ';
