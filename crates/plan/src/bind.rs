@@ -1460,7 +1460,24 @@ impl<'e> Binder<'e> {
             | pb::AExprKind::AexprNotBetween
             | pb::AExprKind::AexprBetweenSym
             | pb::AExprKind::AexprNotBetweenSym => self.bind_between(kind, a),
-            pb::AExprKind::AexprSimilar => Err(DbError::unsupported("SIMILAR TO")),
+            // `a SIMILAR TO b [ESCAPE e]` arrives as `a ~ similar_to_escape(b
+            // [, e])` (`!~` for NOT), PostgreSQL's own rewrite.
+            pb::AExprKind::AexprSimilar => {
+                let (l, lt) = self.bind(req(&a.lexpr)?)?;
+                let (p, pt) = self.bind(req(&a.rexpr)?)?;
+                if !(lt.is_string() || lt == DataType::Unknown) {
+                    return Err(no_operator(&op, lt, pt));
+                }
+                let l = self.pattern_subject(l, lt)?;
+                let p = self.coerce(p, pt, DataType::Text)?;
+                let name = if op.starts_with('!') {
+                    "textregexne"
+                } else {
+                    "textregexeq"
+                };
+                let f = functions::library_call(name, &[DataType::Text, DataType::Text])?;
+                Ok((Expr::Func(f, vec![l, p]), DataType::Bool))
+            }
             _ => Err(DbError::unsupported("this operator kind")),
         }
     }

@@ -345,6 +345,11 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
 /// not exist` if there is no such function for these argument types.
 pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     let lower = name.to_ascii_lowercase();
+    if lower == "substring" {
+        if let Some(r) = crate::regex::substring(args) {
+            return Ok(r);
+        }
+    }
     if let Some(r) = crate::array_fns::resolve(&lower, args) {
         return r;
     }

@@ -192,6 +192,55 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
     )))
 }
 
+/// `substring(s FROM pattern)` (a POSIX regular expression) and
+/// `substring(s SIMILAR pattern ESCAPE e)` (text arguments only: the
+/// integer forms are the core's): the part of `s` the first
+/// parenthesised group matched, else the whole match; NULL without one.
+pub(crate) fn substring(args: &[DataType]) -> Option<Resolved> {
+    let stringish = |t: &DataType| t.is_string() || *t == DataType::Unknown;
+    let imp: Imp = match args {
+        [s, p] if stringish(s) && stringish(p) => regex_substring,
+        [s, p, e] if stringish(s) && stringish(p) && stringish(e) => similar_substring,
+        _ => return None,
+    };
+    Some(Resolved::listed(
+        &["substring"],
+        "substring",
+        imp,
+        vec![DataType::Text; args.len()],
+        DataType::Text,
+        false,
+    ))
+}
+
+fn regex_substring(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(s) = strs(a) else {
+        return Ok(Value::Null);
+    };
+    substring_of(s[0], s[1])
+}
+
+fn similar_substring(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    let pattern = crate::string_fns::similar_to_escape(&a[1..], ctx)?;
+    match (a[0].as_str(), pattern.as_str()) {
+        (Some(s), Some(p)) => substring_of(s, p),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn substring_of(s: &str, pattern: &str) -> Result<Value, DbError> {
+    let re = compiled(pattern, false)?;
+    let Some(caps) = re.captures(s) else {
+        return Ok(Value::Null);
+    };
+    let m = if caps.len() > 1 {
+        caps.get(1)
+    } else {
+        caps.get(0)
+    };
+    Ok(m.map_or(Value::Null, |m| Value::text(m.as_str())))
+}
+
 fn text_array() -> DataType {
     DataType::Text.array_of().expect("text[]")
 }

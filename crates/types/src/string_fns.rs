@@ -37,6 +37,7 @@ pub(crate) const NAMES: &[&str] = &[
     "to_hex",
     "overlay",
     "like_escape",
+    "similar_to_escape",
 ];
 
 fn is_text(t: DataType) -> bool {
@@ -115,6 +116,11 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         }
         ("like_escape", [p, e]) if is_text(*p) && is_text(*e) => {
             (like_escape, vec![text, text], text, false)
+        }
+        ("similar_to_escape", [_, rest @ ..])
+            if rest.len() <= 1 && args.iter().all(|t| is_text(*t)) =>
+        {
+            (similar_to_escape, vec![text; args.len()], text, false)
         }
         _ => return Some(Err(no_function(name, args))),
     };
@@ -204,6 +210,89 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             )
         }
     };
+    Ok(text(out))
+}
+
+/// similar_to_escape(pattern [, escape]): SIMILAR TO's pattern as the
+/// regular expression `~` matches (PostgreSQL's similar_escape_internal):
+/// anchored `^(?: ... )$`, `%` and `_` as `.*` and `.`, groups made
+/// non-capturing, `.`, `^`, `$` and backslashes literal, and the escape
+/// character (backslash unless given; none when empty) escaping the next
+/// one, `escape"` marking the part `substring` returns.
+pub(crate) fn similar_to_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(p) = a[0].as_str() else {
+        return Ok(Value::Null);
+    };
+    let escape = match a.get(1) {
+        None => Some('\\'),
+        Some(v) => {
+            let Some(e) = v.as_str() else {
+                return Ok(Value::Null);
+            };
+            let mut chars = e.chars();
+            match (chars.next(), chars.next()) {
+                (None, _) => None,
+                (Some(c), None) => Some(c),
+                _ => {
+                    return Err(DbError::new(
+                        SqlState::InvalidEscapeSequence,
+                        "invalid escape string",
+                    )
+                    .with_hint("Escape string must be empty or one character."))
+                }
+            }
+        }
+    };
+    let mut out = String::with_capacity(p.len() + 8);
+    out.push_str("^(?:");
+    let (mut after_escape, mut in_class, mut quotes) = (false, false, 0);
+    for c in p.chars() {
+        if after_escape {
+            if c == '"' && !in_class {
+                match quotes {
+                    0 => out.push_str("){1,1}?("),
+                    1 => out.push_str("){1,1}(?:"),
+                    _ => {
+                        return Err(DbError::new(
+                            SqlState::InvalidUseOfEscapeCharacter,
+                            "SQL regular expression may not contain more than two escape-double-quote separators",
+                        ))
+                    }
+                }
+                quotes += 1;
+            } else {
+                out.push('\\');
+                out.push(c);
+            }
+            after_escape = false;
+        } else if Some(c) == escape {
+            after_escape = true;
+        } else if in_class {
+            if c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+            if c == ']' {
+                in_class = false;
+            }
+        } else {
+            match c {
+                '[' => {
+                    out.push(c);
+                    in_class = true;
+                }
+                '%' => out.push_str(".*"),
+                '_' => out.push('.'),
+                '(' => out.push_str("(?:"),
+                '\\' | '.' | '^' | '$' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c => out.push(c),
+            }
+        }
+    }
+    out.push_str(")$");
     Ok(text(out))
 }
 

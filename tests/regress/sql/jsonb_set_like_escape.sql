@@ -38,3 +38,13 @@ SELECT 'a\c' LIKE 'a\c' ESCAPE '', 'a%' LIKE 'a!%' ESCAPE '!', 'a!b' LIKE 'a!!b'
 SELECT 'AB' ILIKE 'a!B' ESCAPE '!', 'ab' NOT LIKE 'a!b' ESCAPE '!', 'a\b' LIKE 'a\b' ESCAPE '#';
 SELECT like_escape('a#%b\c', '#'), like_escape('a\b', '');
 SELECT 'x' LIKE 'x' ESCAPE 'ab';
+-- SIMILAR TO (a regular expression made by similar_to_escape)
+SELECT 'abc' SIMILAR TO 'abc', 'abc' SIMILAR TO 'a', 'abc' SIMILAR TO '%(b|d)%', 'abc' SIMILAR TO '(b|c)%';
+SELECT 'abc' NOT SIMILAR TO 'a_c', 'a.c' SIMILAR TO 'a.c', 'abc' SIMILAR TO 'a.c', 'a%c' SIMILAR TO 'a#%c' ESCAPE '#';
+SELECT 'aaa' SIMILAR TO 'a{2,3}', 'ab' SIMILAR TO '[a-b]+', 'a\b' SIMILAR TO 'a\\b', 'xy' SIMILAR TO 'x*y+' ESCAPE '';
+SELECT similar_to_escape('ab%c_'), similar_to_escape('a#"b#"c', '#'), similar_to_escape('x', ''), similar_to_escape('a', NULL);
+SELECT 'x' SIMILAR TO 'x' ESCAPE 'ab';
+SELECT similar_to_escape('a#"b#"c#"d#"', '#');
+SELECT substring('foobar' similar '%#"o_b#"%' escape '#');
+SELECT substring('foobar' FROM 'o.b'), substring('foobar' FROM 'o(.)b'), substring('foobar' FROM 'x'), substring('foobar' FROM '(x)?b');
+SELECT substring('Thomas' SIMILAR '%#"o_a#"_' ESCAPE '#'), substring('Thomas' SIMILAR 'T#"%#"s' ESCAPE '#'), substring('hello', 2, 3), substring('hello' FROM 2);
