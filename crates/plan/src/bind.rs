@@ -1786,6 +1786,25 @@ impl<'e> Binder<'e> {
                 let e = self.coerce(e, t, ty)?;
                 Ok((Expr::Func(Func::Bitwise(b'~', ty), vec![e]), ty))
             }
+            // Square and cube root: float8 operators only.
+            "|/" | "||/" if t.is_numeric() || t == DataType::Unknown => {
+                let e = self.coerce(e, t, DataType::Float8)?;
+                let name = if op == "|/" { "sqrt" } else { "cbrt" };
+                let f = functions::library_call(name, &[DataType::Float8])?;
+                Ok((Expr::Func(f, vec![e]), DataType::Float8))
+            }
+            // Absolute value, in the operand's own numeric type.
+            "@" if t.is_numeric() => {
+                let f = functions::library_call("abs", &[t])?;
+                Ok((Expr::Func(f, vec![e]), t.base()))
+            }
+            "|/" | "||/" | "@" => Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("operator does not exist: {op} {}", t.name()),
+            )
+            .with_hint(
+                "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+            )),
             _ => Err(DbError::unsupported(format!("prefix operator {op}"))),
         }
     }
@@ -1933,14 +1952,26 @@ impl<'e> Binder<'e> {
             {
                 self.bind_jsonb_op(op, le, lt, re, rt)
             }
-            "^" if [lt, rt].iter().all(|t| {
-                *t == DataType::Unknown || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
-            }) =>
+            // numeric ^ numeric when a side is numeric and neither is a
+            // float (integers and unknowns cast to numeric), else float8 ^
+            // float8: PostgreSQL's two operators.
+            "^" if [lt, rt]
+                .iter()
+                .all(|t| *t == DataType::Unknown || t.is_numeric()) =>
             {
-                let le = self.coerce(le, lt, DataType::Float8)?;
-                let re = self.coerce(re, rt, DataType::Float8)?;
-                let pow = functions::library_call("power", &[DataType::Float8, DataType::Float8])?;
-                Ok((Expr::Func(pow, vec![le, re]), DataType::Float8))
+                let numeric = [lt, rt].iter().any(|t| matches!(t, DataType::Numeric(_)))
+                    && ![lt, rt]
+                        .iter()
+                        .any(|t| matches!(t, DataType::Float4 | DataType::Float8));
+                let ty = if numeric {
+                    DataType::NUMERIC
+                } else {
+                    DataType::Float8
+                };
+                let le = self.coerce(le, lt, ty)?;
+                let re = self.coerce(re, rt, ty)?;
+                let pow = functions::library_call("power", &[ty, ty])?;
+                Ok((Expr::Func(pow, vec![le, re]), ty))
             }
             _ => Err(no_operator(op, lt, rt)),
         }

@@ -249,4 +249,5 @@ regress!(
     datestyle,
     datetime_precision,
     with_modify,
+    numeric_math,
 );
