@@ -1952,6 +1952,9 @@ impl<'e> Binder<'e> {
             {
                 self.bind_jsonb_op(op, le, lt, re, rt)
             }
+            "->" | "->>" | "#>" | "#>>" if lt == DataType::Json => {
+                self.bind_json_op(op, le, lt, re, rt)
+            }
             // numeric ^ numeric when a side is numeric and neither is a
             // float (integers and unknowns cast to numeric), else float8 ^
             // float8: PostgreSQL's two operators.
@@ -2006,6 +2009,46 @@ impl<'e> Binder<'e> {
         let re = self
             .coerce(re, rt, r.arg_types[1])
             .map_err(|_| no_operator(op, lt, rt))?;
+        Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+    }
+
+    /// A json operator (`->`, `->>`, `#>`, `#>>`): the json_* function
+    /// PostgreSQL implements it with, the right operand coerced as for
+    /// jsonb (an unknown literal is a key or a path `'{a,1}'`).
+    fn bind_json_op(
+        &mut self,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let name = nestor_types::json_ops::operator_function(op, rt.is_integer())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let unknown = rt == DataType::Unknown;
+        let fits = match op {
+            "->" | "->>" => unknown || rt.is_string() || rt.is_integer(),
+            _ => unknown || rt.element().is_some_and(|e| e.is_string()),
+        };
+        if !fits {
+            return Err(no_operator(op, lt, rt));
+        }
+        let path = DataType::Text.array_of().expect("text[]");
+        let arg = match op {
+            "#>" | "#>>" => path,
+            _ if rt.is_integer() => rt,
+            _ => DataType::Text,
+        };
+        let r = nestor_types::functions::resolve(name, &[DataType::Json, arg])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        // A literal that is not a path is its own error (22P02 malformed
+        // array literal), as in PostgreSQL.
+        let re = if unknown {
+            self.coerce(re, rt, r.arg_types[1])?
+        } else {
+            self.coerce(re, rt, r.arg_types[1])
+                .map_err(|_| no_operator(op, lt, rt))?
+        };
         Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
     }
 

@@ -250,4 +250,5 @@ regress!(
     datetime_precision,
     with_modify,
     numeric_math,
+    json_path_ops,
 );
