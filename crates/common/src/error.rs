@@ -40,7 +40,7 @@ pub enum SqlState {
     InvalidPrecedingOrFollowingSize,
     InvalidRegularExpression,
     /// 2201E: ln/log of zero or of a negative number.
-    InvalidArgumentForLog,
+    InvalidArgumentForLogarithm,
     /// 2201F: power's undefined and complex cases, sqrt of a negative.
     InvalidArgumentForPowerFunction,
     ArraySubscriptError,
@@ -181,7 +181,7 @@ impl SqlState {
             InvalidArgumentForNthValueFunction => "22016",
             InvalidPrecedingOrFollowingSize => "22013",
             InvalidRegularExpression => "2201B",
-            InvalidArgumentForLog => "2201E",
+            InvalidArgumentForLogarithm => "2201E",
             InvalidArgumentForPowerFunction => "2201F",
             ArraySubscriptError => "2202E",
             NotNullViolation => "23502",
@@ -573,7 +573,7 @@ mod tests {
         InvalidArgumentForNthValueFunction => "ERRCODE_INVALID_ARGUMENT_FOR_NTH_VALUE",
         InvalidPrecedingOrFollowingSize => "ERRCODE_INVALID_PRECEDING_OR_FOLLOWING_SIZE",
         InvalidRegularExpression => "ERRCODE_INVALID_REGULAR_EXPRESSION",
-        InvalidArgumentForLog => "ERRCODE_INVALID_ARGUMENT_FOR_LOG",
+        InvalidArgumentForLogarithm => "ERRCODE_INVALID_ARGUMENT_FOR_LOG",
         InvalidArgumentForPowerFunction => "ERRCODE_INVALID_ARGUMENT_FOR_POWER_FUNCTION",
         ArraySubscriptError => "ERRCODE_ARRAY_SUBSCRIPT_ERROR",
         NotNullViolation => "ERRCODE_NOT_NULL_VIOLATION",

@@ -642,12 +642,12 @@ fn float_math(name: &str, f: f64) -> Result<f64, DbError> {
     let log_arg = |f: f64| {
         if f == 0.0 {
             Err(DbError::new(
-                SqlState::InvalidArgumentForLog,
+                SqlState::InvalidArgumentForLogarithm,
                 "cannot take logarithm of zero",
             ))
         } else if f < 0.0 {
             Err(DbError::new(
-                SqlState::InvalidArgumentForLog,
+                SqlState::InvalidArgumentForLogarithm,
                 "cannot take logarithm of a negative number",
             ))
         } else {

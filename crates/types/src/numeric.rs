@@ -1101,7 +1101,7 @@ const EXP_ARG_MAX: f64 = 6000.0;
 
 fn log_error(sign: i32) -> DbError {
     DbError::new(
-        SqlState::InvalidArgumentForLog,
+        SqlState::InvalidArgumentForLogarithm,
         if sign == 0 {
             "cannot take logarithm of zero"
         } else {
@@ -1449,7 +1449,7 @@ mod tests {
         assert_eq!(ln("9.99999999999999999999e300"), "693.07811299120775");
         assert_eq!(
             n("0").ln().unwrap_err().code,
-            SqlState::InvalidArgumentForLog
+            SqlState::InvalidArgumentForLogarithm
         );
         let log = |b: &str, x: &str| Numeric::log(&n(b), &n(x)).unwrap().to_string();
         assert_eq!(log("10", "100"), "2.0000000000000000");
