@@ -696,6 +696,13 @@ impl Numeric {
             return Err(power_error("zero raised to a negative power is undefined"));
         }
         let (Some(b), Some(e)) = (self.dec(), exp.dec()) else {
+            // -Infinity ^ a finite non-integer is complex, as any negative
+            // base's is.
+            if self.signum() < 0 && exp.dec().is_some_and(|e| !e.is_integer()) {
+                return Err(power_error(
+                    "a negative number raised to a non-integer power yields a complex result",
+                ));
+            }
             let r = self.to_f64().powf(exp.to_f64());
             return Ok(Numeric::from_f64(r, 17));
         };
@@ -1475,6 +1482,10 @@ mod tests {
         assert_eq!(pow("2", "100.5"), "1792728671193156477399422023278.7");
         assert_eq!(pow("-1", "30000000000"), "1.0000000000000000");
         assert_eq!(pow("1.000001", "1000000"), "2.7182804693193769");
+        assert_eq!(pow("-Infinity", "3"), "-Infinity");
+        assert_eq!(pow("-Infinity", "-3"), "0");
+        assert_eq!(pow("-2", "-Infinity"), "0");
+        assert!(n("-Infinity").power(&n("4.5")).is_err());
     }
 
     #[test]

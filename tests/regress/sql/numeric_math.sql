@@ -33,6 +33,7 @@ SELECT power(10::numeric, 17.5), power(100::numeric, 1.5), power(2::numeric, 100
 SELECT 0::numeric ^ 0, 0::numeric ^ 0.5, 0.0 ^ 3, (-1)::numeric ^ 30000000000;
 SELECT 'NaN'::numeric ^ 0, 1 ^ 'NaN'::numeric, 'Infinity'::numeric ^ 2,
        2 ^ 'Infinity'::numeric, 0.5 ^ 'Infinity'::numeric, 'NaN'::numeric ^ 2;
+SELECT '-Infinity'::numeric ^ 3, '-Infinity'::numeric ^ -3, '-Infinity'::numeric ^ 2, (-2)::numeric ^ '-Infinity'::numeric;
 SELECT power(NULL::numeric, 2), 2 ^ NULL::numeric, NULL::float8 ^ 2;
 SELECT power('-2'::numeric, '3'), power('-2'::numeric, '-1'), power(2, '0.5'::text::numeric), pow('2', 2.5::numeric);
 
@@ -82,6 +83,7 @@ SELECT sqrt(-1::numeric);
 SELECT sqrt(-1::float8);
 SELECT 10::numeric ^ 200000;
 SELECT power(10::numeric, 7000.5);
+SELECT power('-Infinity'::numeric, 4.5);
 SELECT 'a'::text ^ 2;
 SELECT |/ -1;
 SELECT |/ 'a'::text;
