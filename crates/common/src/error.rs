@@ -40,6 +40,10 @@ pub enum SqlState {
     InvalidArgumentForNthValueFunction,
     InvalidPrecedingOrFollowingSize,
     InvalidRegularExpression,
+    /// 2201E: ln/log of zero or of a negative number.
+    InvalidArgumentForLogarithm,
+    /// 2201F: power's undefined and complex cases, sqrt of a negative.
+    InvalidArgumentForPowerFunction,
     ArraySubscriptError,
     // 0Z, 20, 2D, 2F
     StackedDiagnosticsAccessedWithoutActiveHandler,
@@ -179,6 +183,8 @@ impl SqlState {
             InvalidArgumentForNthValueFunction => "22016",
             InvalidPrecedingOrFollowingSize => "22013",
             InvalidRegularExpression => "2201B",
+            InvalidArgumentForLogarithm => "2201E",
+            InvalidArgumentForPowerFunction => "2201F",
             ArraySubscriptError => "2202E",
             NotNullViolation => "23502",
             ForeignKeyViolation => "23503",
@@ -570,6 +576,8 @@ mod tests {
         InvalidArgumentForNthValueFunction => "ERRCODE_INVALID_ARGUMENT_FOR_NTH_VALUE",
         InvalidPrecedingOrFollowingSize => "ERRCODE_INVALID_PRECEDING_OR_FOLLOWING_SIZE",
         InvalidRegularExpression => "ERRCODE_INVALID_REGULAR_EXPRESSION",
+        InvalidArgumentForLogarithm => "ERRCODE_INVALID_ARGUMENT_FOR_LOG",
+        InvalidArgumentForPowerFunction => "ERRCODE_INVALID_ARGUMENT_FOR_POWER_FUNCTION",
         ArraySubscriptError => "ERRCODE_ARRAY_SUBSCRIPT_ERROR",
         NotNullViolation => "ERRCODE_NOT_NULL_VIOLATION",
         ForeignKeyViolation => "ERRCODE_FOREIGN_KEY_VIOLATION",

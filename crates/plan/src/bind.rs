@@ -1850,6 +1850,25 @@ impl<'e> Binder<'e> {
                 let e = self.coerce(e, t, ty)?;
                 Ok((Expr::Func(Func::Bitwise(b'~', ty), vec![e]), ty))
             }
+            // Square and cube root: float8 operators only.
+            "|/" | "||/" if t.is_numeric() || t == DataType::Unknown => {
+                let e = self.coerce(e, t, DataType::Float8)?;
+                let name = if op == "|/" { "sqrt" } else { "cbrt" };
+                let f = functions::library_call(name, &[DataType::Float8])?;
+                Ok((Expr::Func(f, vec![e]), DataType::Float8))
+            }
+            // Absolute value, in the operand's own numeric type.
+            "@" if t.is_numeric() => {
+                let f = functions::library_call("abs", &[t])?;
+                Ok((Expr::Func(f, vec![e]), t.base()))
+            }
+            "|/" | "||/" | "@" => Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("operator does not exist: {op} {}", t.name()),
+            )
+            .with_hint(
+                "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+            )),
             _ => Err(DbError::unsupported(format!("prefix operator {op}"))),
         }
     }
@@ -1997,14 +2016,29 @@ impl<'e> Binder<'e> {
             {
                 self.bind_jsonb_op(op, le, lt, re, rt)
             }
-            "^" if [lt, rt].iter().all(|t| {
-                *t == DataType::Unknown || (t.is_numeric() && !matches!(t, DataType::Numeric(_)))
-            }) =>
+            "->" | "->>" | "#>" | "#>>" if lt == DataType::Json => {
+                self.bind_json_op(op, le, lt, re, rt)
+            }
+            // numeric ^ numeric when a side is numeric and neither is a
+            // float (integers and unknowns cast to numeric), else float8 ^
+            // float8: PostgreSQL's two operators.
+            "^" if [lt, rt]
+                .iter()
+                .all(|t| *t == DataType::Unknown || t.is_numeric()) =>
             {
-                let le = self.coerce(le, lt, DataType::Float8)?;
-                let re = self.coerce(re, rt, DataType::Float8)?;
-                let pow = functions::library_call("power", &[DataType::Float8, DataType::Float8])?;
-                Ok((Expr::Func(pow, vec![le, re]), DataType::Float8))
+                let numeric = [lt, rt].iter().any(|t| matches!(t, DataType::Numeric(_)))
+                    && ![lt, rt]
+                        .iter()
+                        .any(|t| matches!(t, DataType::Float4 | DataType::Float8));
+                let ty = if numeric {
+                    DataType::NUMERIC
+                } else {
+                    DataType::Float8
+                };
+                let le = self.coerce(le, lt, ty)?;
+                let re = self.coerce(re, rt, ty)?;
+                let pow = functions::library_call("power", &[ty, ty])?;
+                Ok((Expr::Func(pow, vec![le, re]), ty))
             }
             _ => Err(no_operator(op, lt, rt)),
         }
@@ -2039,6 +2073,46 @@ impl<'e> Binder<'e> {
         let re = self
             .coerce(re, rt, r.arg_types[1])
             .map_err(|_| no_operator(op, lt, rt))?;
+        Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+    }
+
+    /// A json operator (`->`, `->>`, `#>`, `#>>`): the json_* function
+    /// PostgreSQL implements it with, the right operand coerced as for
+    /// jsonb (an unknown literal is a key or a path `'{a,1}'`).
+    fn bind_json_op(
+        &mut self,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        let name = nestor_types::json_ops::operator_function(op, rt.is_integer())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let unknown = rt == DataType::Unknown;
+        let fits = match op {
+            "->" | "->>" => unknown || rt.is_string() || rt.is_integer(),
+            _ => unknown || rt.element().is_some_and(|e| e.is_string()),
+        };
+        if !fits {
+            return Err(no_operator(op, lt, rt));
+        }
+        let path = DataType::Text.array_of().expect("text[]");
+        let arg = match op {
+            "#>" | "#>>" => path,
+            _ if rt.is_integer() => rt,
+            _ => DataType::Text,
+        };
+        let r = nestor_types::functions::resolve(name, &[DataType::Json, arg])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        // A literal that is not a path is its own error (22P02 malformed
+        // array literal), as in PostgreSQL.
+        let re = if unknown {
+            self.coerce(re, rt, r.arg_types[1])?
+        } else {
+            self.coerce(re, rt, r.arg_types[1])
+                .map_err(|_| no_operator(op, lt, rt))?
+        };
         Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
     }
 

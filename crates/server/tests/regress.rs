@@ -253,4 +253,6 @@ regress!(
     jsonb_set_like_escape,
     set_fns,
     user_srf,
+    numeric_math,
+    json_path_ops,
 );

@@ -22,7 +22,7 @@
 //!
 //! Families of functions live in their own modules, each with a `NAMES`
 //! list and a `resolve` consulted first: [`crate::array_fns`],
-//! [`crate::regex`], [`crate::jsonb_ops`], [`crate::datetime_fns`]
+//! [`crate::regex`], [`crate::jsonb_ops`], [`crate::json_ops`], [`crate::datetime_fns`]
 //! (date_trunc, extract, age, make_*, justify_*), [`crate::formatting`]
 //! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
 //! initcap, translate, chr, overlay...).
@@ -65,6 +65,11 @@ pub(crate) const NAMES: &[&str] = &[
     "power",
     "pow",
     "sqrt",
+    "cbrt",
+    "ln",
+    "log",
+    "log10",
+    "exp",
     "sign",
     "length",
     "char_length",
@@ -107,6 +112,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::array_fns::NAMES.contains(&lower.as_str())
         || crate::regex::NAMES.contains(&lower.as_str())
         || crate::jsonb_ops::NAMES.contains(&lower.as_str())
+        || crate::json_ops::NAMES.contains(&lower.as_str())
         || crate::datetime_fns::NAMES.contains(&lower.as_str())
         || crate::formatting::NAMES.contains(&lower.as_str())
         || crate::string_fns::NAMES.contains(&lower.as_str())
@@ -155,9 +161,16 @@ fn numeric_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType
     Some(match (lower, args) {
         ("abs", [t]) if t.is_numeric() => Ok(t.base()),
         ("abs", [T::Unknown]) => Ok(T::Float8),
-        ("round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", [t]) => {
-            num_or_float(*t)
-        }
+        (
+            "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign" | "ln" | "log"
+            | "log10" | "exp",
+            [t],
+        ) => num_or_float(*t),
+        // cbrt is float8 only (numeric casts to it implicitly).
+        ("cbrt", [t]) if t.is_numeric() || *t == T::Unknown => Ok(T::Float8),
+        // log(b, x) is numeric only: a float argument has no implicit
+        // cast to numeric.
+        ("log", [a, b]) if is_num_like(*a) && is_num_like(*b) => Ok(T::NUMERIC),
         ("round" | "trunc", [a, b])
             if (a.is_integer() || matches!(a, T::Numeric(_) | T::Unknown)) && is_int_like(*b) =>
         {
@@ -332,7 +345,12 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
         ("coalesce" | "greatest" | "least" | "nullif", ..) => DataType::Unknown,
         ("round" | "trunc", 2, 0) | ("mod" | "div", _, _) => DataType::NUMERIC,
         ("round" | "trunc", 2, 1) => DataType::Int4,
-        ("abs" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign", ..)
+        ("log", 2, _) => DataType::NUMERIC,
+        (
+            "abs" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign" | "cbrt"
+            | "ln" | "log" | "log10" | "exp",
+            ..,
+        )
         | ("power" | "pow", ..) => DataType::Float8,
         ("substr" | "substring", _, 1 | 2)
         | ("left" | "right" | "repeat" | "lpad" | "rpad", _, 1)
@@ -359,6 +377,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     if let Some(r) = crate::jsonb_ops::resolve(&lower, args) {
         return r;
     }
+    if let Some(r) = crate::json_ops::resolve(&lower, args) {
+        return r;
+    }
     if let Some(r) = crate::datetime_fns::resolve(&lower, args) {
         return r;
     }
@@ -368,10 +389,18 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     if let Some(r) = crate::string_fns::resolve(&lower, args) {
         return r;
     }
+    // power(numeric, unknown) is power(numeric, numeric), as PostgreSQL
+    // resolves it (an unknown beside a float or an integer is float8).
+    let numeric_power = matches!(lower.as_str(), "power" | "pow")
+        && args.iter().any(|t| matches!(t, DataType::Numeric(_)))
+        && !args
+            .iter()
+            .any(|t| matches!(t, DataType::Float4 | DataType::Float8));
     let arg_types: Vec<DataType> = args
         .iter()
         .enumerate()
         .map(|(i, t)| match t {
+            DataType::Unknown if numeric_power => DataType::NUMERIC,
             DataType::Unknown => unknown_arg_type(&lower, args.len(), i),
             // character(n) is read as text (padding dropped), as the text
             // functions PostgreSQL resolves to see it; octet_length counts
@@ -455,6 +484,15 @@ fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
         ("ceil" | "ceiling", 1) => strict!("ceil", |a| math1("ceil", &a[0])),
         ("sqrt", 1) => strict!("sqrt", |a| math1("sqrt", &a[0])),
         ("sign", 1) => strict!("sign", |a| math1("sign", &a[0])),
+        ("cbrt", 1) => strict!("cbrt", |a| math1("cbrt", &a[0])),
+        ("ln", 1) => strict!("ln", |a| math1("ln", &a[0])),
+        ("log", 1) => strict!("log", |a| log10("log", &a[0])),
+        ("log10", 1) => strict!("log10", |a| log10("log10", &a[0])),
+        ("exp", 1) => strict!("exp", |a| math1("exp", &a[0])),
+        ("log", 2) => strict!("log", |a| {
+            let (b, x) = (as_numeric("log", a, 0)?, as_numeric("log", a, 1)?);
+            Numeric::log(&b, &x).map(Value::Numeric)
+        }),
         ("round", 2) => strict!("round", |a| round_scale("round", a)),
         ("trunc", 2) => strict!("trunc", |a| round_scale("trunc", a)),
         ("power" | "pow", 2) => strict!("power", |a| power(a)),
@@ -572,6 +610,10 @@ fn math1(name: &str, v: &Value) -> Result<Value, DbError> {
             "floor" => n.floor()?,
             "ceil" | "ceiling" => n.ceil()?,
             "sign" => Numeric::from_i64(n.signum() as i64),
+            "ln" => n.ln()?,
+            "log10" => Numeric::log(&Numeric::from_i64(10), n)?,
+            "exp" => n.exp()?,
+            "cbrt" => return float_math("cbrt", n.to_f64()).map(Value::Float8),
             _ => n.sqrt()?,
         }));
     }
@@ -582,7 +624,42 @@ fn math1(name: &str, v: &Value) -> Result<Value, DbError> {
             .as_i64()
             .ok_or_else(|| arg_error(name, std::slice::from_ref(v)))? as f64,
     };
-    Ok(Value::Float8(match name {
+    float_math(name, f).map(Value::Float8)
+}
+
+/// log(x) and log10(x): for numeric PostgreSQL's SQL functions
+/// `log(10, x)`, whose errors carry that function's CONTEXT line.
+fn log10(name: &str, v: &Value) -> Result<Value, DbError> {
+    let r = math1("log10", v);
+    match v {
+        Value::Numeric(_) => {
+            r.map_err(|e| e.with_context(format!("SQL function \"{name}\" statement 1")))
+        }
+        _ => r,
+    }
+}
+
+/// The float8 forms (dround, dsqrt, dcbrt, dlog1, dlog10, dexp ...), with
+/// PostgreSQL's errors: 2201E for the logarithm of zero or of a negative
+/// number, 2201F for the square root of a negative number, 22003 when a
+/// finite argument gives an infinite or vanishing result.
+fn float_math(name: &str, f: f64) -> Result<f64, DbError> {
+    let log_arg = |f: f64| {
+        if f == 0.0 {
+            Err(DbError::new(
+                SqlState::InvalidArgumentForLogarithm,
+                "cannot take logarithm of zero",
+            ))
+        } else if f < 0.0 {
+            Err(DbError::new(
+                SqlState::InvalidArgumentForLogarithm,
+                "cannot take logarithm of a negative number",
+            ))
+        } else {
+            Ok(f)
+        }
+    };
+    let r = match name {
         "round" => f.round_ties_even(),
         "trunc" => f.trunc(),
         "floor" => f.floor(),
@@ -597,14 +674,73 @@ fn math1(name: &str, v: &Value) -> Result<Value, DbError> {
                 0.0
             }
         }
+        "cbrt" => glibc_cbrt(f),
+        "ln" => log_arg(f)?.ln(),
+        "log10" => log_arg(f)?.log10(),
+        "exp" if f.is_nan() => f,
+        "exp" if f.is_infinite() => f.max(0.0),
+        "exp" => {
+            let r = f.exp();
+            if r.is_infinite() {
+                return Err(ops::float_overflow());
+            }
+            if r == 0.0 {
+                return Err(ops::float_underflow());
+            }
+            r
+        }
         _ if f < 0.0 => {
             return Err(DbError::new(
-                SqlState::DataException,
+                SqlState::InvalidArgumentForPowerFunction,
                 "cannot take square root of a negative number",
             ))
         }
         _ => f.sqrt(),
-    }))
+    };
+    if matches!(name, "ln" | "log10") && r == 0.0 && f != 1.0 {
+        return Err(ops::float_underflow());
+    }
+    Ok(r)
+}
+
+/// cbrt as the C library PostgreSQL 15 is built with computes it (glibc's
+/// dbl-64 s_cbrt.c: a polynomial first guess refined by one Halley step,
+/// scaled by 2^(e/3)), so the last digit is PostgreSQL's: cbrt(27) is
+/// 3.0000000000000004 there, where a correctly rounded cbrt gives 3.
+fn glibc_cbrt(x: f64) -> f64 {
+    const CBRT2: f64 = 1.259_921_049_894_873_2;
+    const SQR_CBRT2: f64 = 1.587_401_051_968_199_6;
+    const FACTOR: [f64; 5] = [1.0 / SQR_CBRT2, 1.0 / CBRT2, 1.0, CBRT2, SQR_CBRT2];
+    if !x.is_finite() || x == 0.0 {
+        return x + x;
+    }
+    // frexp: |x| = xm * 2^xe with 0.5 <= xm < 1.
+    let (xm, xe) = {
+        let (a, shift) = if x.abs() < f64::MIN_POSITIVE {
+            (x.abs() * 2f64.powi(54), 54)
+        } else {
+            (x.abs(), 0)
+        };
+        let bits = a.to_bits();
+        let e = ((bits >> 52) & 0x7ff) as i32;
+        (
+            f64::from_bits((bits & !(0x7ff_u64 << 52)) | (1022_u64 << 52)),
+            e - 1022 - shift,
+        )
+    };
+    let u = 0.354_895_765_043_919_84
+        + ((1.508_191_937_815_849
+            + ((-2.114_994_941_673_713
+                + ((2.446_931_225_635_344_4
+                    + ((-1.834_692_774_836_130_8
+                        + (0.784_932_344_976_639_2 - 0.145_263_899_385_486_37 * xm) * xm)
+                        * xm))
+                    * xm))
+                * xm))
+            * xm);
+    let t2 = u * u * u;
+    let ym = u * (t2 + 2.0 * xm) / (2.0 * t2 + xm) * FACTOR[(2 + xe % 3) as usize];
+    ym * 2f64.powi(xe / 3) * if x < 0.0 { -1.0 } else { 1.0 }
 }
 
 fn as_numeric(name: &str, args: &[Value], i: usize) -> Result<Numeric, DbError> {
@@ -912,6 +1048,18 @@ mod tests {
         assert_eq!(call("mod", &[n("-7.5"), i(2)]), "-1.5");
         assert_eq!(call("power", &[i(2), i(3)]), "8");
         assert_eq!(call("sqrt", &[i(2)]), "1.4142135623730951");
+        assert_eq!(call("cbrt", &[i(27)]), "3.0000000000000004");
+        assert_eq!(call("cbrt", &[Value::Float8(-8.0)]), "-2");
+        assert_eq!(call("cbrt", &[Value::Float8(2.5)]), "1.3572088082974532");
+        assert_eq!(
+            call("cbrt", &[Value::Float8(5e-324)]),
+            "1.7031839360032601e-108"
+        );
+        assert_eq!(call("ln", &[i(2)]), "0.6931471805599453");
+        assert_eq!(
+            err("ln", &[Value::Float8(0.0)]).1,
+            "cannot take logarithm of zero"
+        );
         assert_eq!(call("sqrt", &[Value::Float8(4.0)]), "2");
         assert_eq!(call("ceil", &[Value::Float8(-1.5)]), "-1");
         assert_eq!(call("floor", &[n("-0.5")]), "-1");

@@ -75,6 +75,7 @@ pub mod functions;
 pub mod interval_typmod;
 pub mod io_functions;
 pub mod json;
+pub mod json_ops;
 pub mod jsonb_ops;
 pub mod md5;
 pub mod numeric;

@@ -9,9 +9,14 @@
 //! We use our own type rather than `rust_decimal` (28 digits only) or
 //! `bigdecimal` (different rounding and scale rules, extra dependency tree)
 //! because PostgreSQL's observable behaviour is mostly about scales: the
-//! result scale of `/` (`select_div_scale`), of `sqrt` and `power`, of
-//! typmod coercion, and half-away-from-zero rounding. Those rules are
-//! implemented here one-to-one from `numeric.c`. Limits are PostgreSQL's:
+//! result scale of `/` (`select_div_scale`), of `sqrt`, `power`, `ln`,
+//! `log` and `exp`, of typmod coercion, and half-away-from-zero rounding.
+//! Those rules are implemented here one-to-one from `numeric.c`. The
+//! transcendental functions are computed in decimal, never through f64
+//! (whose 17 digits would show): ln by square roots down to near 1 and
+//! the atanh series, exp by halving and the Taylor series, each with
+//! guard digits beyond the result scale; f64 only estimates a result's
+//! weight to choose that scale, as numeric.c does. Limits are PostgreSQL's:
 //! at most 131072 digits before the point and 16383 after; results beyond
 //! that fail with `value overflows numeric format` (22003).
 //!
@@ -651,10 +656,7 @@ impl Numeric {
     /// sqrt with PostgreSQL's result scale; negative input is 2201F.
     pub fn sqrt(&self) -> Result<Numeric, DbError> {
         if self.signum() < 0 {
-            return Err(DbError::new(
-                SqlState::DataException,
-                "cannot take square root of a negative number",
-            ));
+            return Err(power_error("cannot take square root of a negative number"));
         }
         let Some(d) = self.dec() else {
             return Ok(self.clone());
@@ -675,9 +677,10 @@ impl Numeric {
         Numeric::finite(Dec::new(false, root, rscale + 1).round_to(rscale as i64, false))
     }
 
-    /// power(x, y). Integer exponents are computed in exact decimal
-    /// arithmetic with PostgreSQL's result scale; other exponents go through
-    /// f64 (about 15 correct significant digits, documented limitation).
+    /// power(x, y) as numeric_power / power_var: integer exponents in
+    /// exact decimal arithmetic (power_var_int's scale), others as
+    /// exp(y * ln(x)) computed in decimal with guard digits, the result
+    /// scale chosen from a low-precision estimate of the result's weight.
     pub fn power(&self, exp: &Numeric) -> Result<Numeric, DbError> {
         if self.is_nan() || exp.is_nan() {
             let one = self
@@ -689,16 +692,20 @@ impl Numeric {
                 Numeric::nan()
             });
         }
+        if self.is_zero() && exp.signum() < 0 {
+            return Err(power_error("zero raised to a negative power is undefined"));
+        }
         let (Some(b), Some(e)) = (self.dec(), exp.dec()) else {
+            // -Infinity ^ a finite non-integer is complex, as any negative
+            // base's is.
+            if self.signum() < 0 && exp.dec().is_some_and(|e| !e.is_integer()) {
+                return Err(power_error(
+                    "a negative number raised to a non-integer power yields a complex result",
+                ));
+            }
             let r = self.to_f64().powf(exp.to_f64());
             return Ok(Numeric::from_f64(r, 17));
         };
-        if b.is_zero() && e.neg {
-            return Err(DbError::new(
-                SqlState::DataException,
-                "zero raised to a negative power is undefined",
-            ));
-        }
         if e.is_integer() {
             if let Some(n) = Numeric::from_dec(e.clone()).to_i64_rounded() {
                 if let Ok(n) = i32::try_from(n) {
@@ -706,37 +713,121 @@ impl Numeric {
                 }
             }
         }
-        if b.neg {
-            return Err(DbError::new(
-                SqlState::DataException,
-                "a negative number raised to a non-integer power yields a complex result",
-            ));
-        }
         if b.is_zero() {
             return Numeric::finite(Dec::zero(MIN_SIG_DIGITS as u32));
         }
-        let val = e.to_f64() * b.log10_approx();
-        // exp_var's limit: |ln(result)| >= 3 * NUMERIC_MAX_RESULT_SCALE.
-        let ln_val = val * std::f64::consts::LN_10;
-        if ln_val >= 6000.0 || ln_val.is_nan() {
-            return Err(overflow());
+        if b.neg && !e.is_integer() {
+            return Err(power_error(
+                "a negative number raised to a non-integer power yields a complex result",
+            ));
         }
-        let rscale = MIN_SIG_DIGITS
-            .saturating_sub(val as i64)
+        // An integer exponent too large for int: the sign is its parity.
+        let odd = b.neg && {
+            let (q, _) = big::divmod_pow10(&e.mag, e.scale);
+            q.first().is_some_and(|d| d & 1 == 1)
+        };
+        let base = Dec::new(false, b.mag.clone(), b.scale);
+        let ln_dweight = estimate_ln_dweight(&base);
+        // ln(base) to about 8 significant digits gives the result's weight.
+        let local = (8 - ln_dweight).max(0) as u32;
+        let val = ln_at(&base, local)
+            .mul(e)
+            .round_to(local as i64, false)
+            .to_f64();
+        // exp_var's bound with power_var's fuzz factor (6000 * 1.0033).
+        if val.abs() > 6020.0 {
+            if val > 0.0 {
+                return Err(overflow());
+            }
+            return Numeric::finite(Dec::zero(MAX_DISPLAY_SCALE as u32));
+        }
+        let val = val * LOG10_E;
+        let rscale = (MIN_SIG_DIGITS - val as i64)
             .max(b.scale as i64)
             .max(e.scale as i64)
             .clamp(0, MAX_DISPLAY_SCALE);
-        if val < -(rscale as f64) - 2.0 || ln_val <= -6000.0 {
-            return Numeric::finite(Dec::zero(rscale as u32));
-        }
-        // Absolute precision needed on e*ln(b) is the relative precision
-        // of the result: rscale + val significant digits, plus guard digits.
-        let sig = (rscale + val.ceil() as i64).max(0);
-        let ln_scale = (sig + e.log10_approx().max(0.0).ceil() as i64 + 8) as u32;
-        let y = ln_at(b, ln_scale).mul(e).round_to(ln_scale as i64, false);
-        Numeric::finite(exp_at(&y, sig.max(0) as u32 + 8).round_to(rscale, false))
+        let sig = (rscale + val as i64).max(0);
+        let local = (sig - ln_dweight + 8).max(0) as u32;
+        let ln_num = ln_at(&base, local).mul(e).round_to(local as i64, false);
+        let r = exp_var(&ln_num, rscale)?;
+        Numeric::finite(if odd { r.neg() } else { r })
     }
 
+    /// ln(x) (numeric_ln): the result scale gives at least 16 significant
+    /// digits and is not below the argument's; 2201E for zero and negative
+    /// arguments (-Infinity too), ln(Infinity) is Infinity.
+    pub fn ln(&self) -> Result<Numeric, DbError> {
+        match &*self.0 {
+            Repr::NaN | Repr::PosInf => Ok(self.clone()),
+            Repr::NegInf => Err(log_error(-1)),
+            Repr::Finite(d) => {
+                check_log_arg(d)?;
+                let rscale = (MIN_SIG_DIGITS - estimate_ln_dweight(d))
+                    .max(d.scale as i64)
+                    .clamp(0, MAX_DISPLAY_SCALE);
+                Numeric::finite(ln_rounded(d, rscale))
+            }
+        }
+    }
+
+    /// log(base, x) (numeric_log): ln(x) / ln(base), each computed with
+    /// more significant digits than the quotient keeps; log(x) and
+    /// log10(x) are log(10, x), as in PostgreSQL. Base 1 divides by zero.
+    pub fn log(base: &Numeric, x: &Numeric) -> Result<Numeric, DbError> {
+        let (Some(b), Some(n)) = (base.dec(), x.dec()) else {
+            if base.is_nan() || x.is_nan() {
+                return Ok(Numeric::nan());
+            }
+            let (sb, sx) = (base.signum(), x.signum());
+            if sb < 0 || sx < 0 {
+                return Err(log_error(-1));
+            }
+            if sb == 0 || sx == 0 {
+                return Err(log_error(0));
+            }
+            return Ok(match (base.is_finite(), x.is_finite()) {
+                (false, false) => Numeric::nan(),
+                (false, true) => Numeric::zero(),
+                _ => Numeric::infinity(false),
+            });
+        };
+        check_log_arg(b)?;
+        check_log_arg(n)?;
+        let ln_base_dweight = estimate_ln_dweight(b);
+        let ln_num_dweight = estimate_ln_dweight(n);
+        let result_dweight = ln_num_dweight - ln_base_dweight;
+        let rscale = (MIN_SIG_DIGITS - result_dweight)
+            .max(b.scale as i64)
+            .max(n.scale as i64)
+            .clamp(0, MAX_DISPLAY_SCALE);
+        let ln_base_rscale = (rscale + result_dweight - ln_base_dweight + 8).max(0);
+        let ln_num_rscale = (rscale + result_dweight - ln_num_dweight + 8).max(0);
+        let ln_base = ln_rounded(b, ln_base_rscale);
+        let ln_num = ln_rounded(n, ln_num_rscale);
+        if ln_base.is_zero() {
+            return Err(div_zero());
+        }
+        Numeric::finite(ln_num.div(&ln_base, rscale as u32, false))
+    }
+
+    /// exp(x) (numeric_exp): the result scale gives at least 16
+    /// significant digits; x >= 6000 overflows, x <= -6000 is zero.
+    pub fn exp(&self) -> Result<Numeric, DbError> {
+        let Some(d) = self.dec() else {
+            return Ok(match &*self.0 {
+                Repr::NegInf => Numeric::zero(),
+                _ => self.clone(),
+            });
+        };
+        let val = (d.to_f64() * LOG10_E).clamp(
+            -2.0 * MAX_DISPLAY_SCALE as f64,
+            2.0 * MAX_DISPLAY_SCALE as f64,
+        );
+        let rscale = (MIN_SIG_DIGITS - val as i64)
+            .max(d.scale as i64)
+            .clamp(0, MAX_DISPLAY_SCALE);
+        Numeric::finite(exp_var(d, rscale)?)
+    }
     /// Coerces to numeric(precision, scale) as a column typmod does.
     pub fn apply_typmod(&self, precision: u32, scale: i32) -> Result<Numeric, DbError> {
         let field_overflow = |detail: String| {
@@ -1006,6 +1097,86 @@ fn power_int(base: &Dec, n: i32) -> Result<Numeric, DbError> {
     Numeric::finite(r)
 }
 
+/// log10(e) and ln(10) with numeric.c's digits (not the closest f64): the
+/// scale estimates truncate with `as i64`, so they must round as its do.
+#[allow(clippy::approx_constant)]
+const LOG10_E: f64 = 0.434294481903252;
+#[allow(clippy::approx_constant)]
+const LN_10: f64 = 2.302585092994046;
+/// exp_var's bound on |x| (3 * NUMERIC_MAX_RESULT_SCALE).
+const EXP_ARG_MAX: f64 = 6000.0;
+
+fn log_error(sign: i32) -> DbError {
+    DbError::new(
+        SqlState::InvalidArgumentForLogarithm,
+        if sign == 0 {
+            "cannot take logarithm of zero"
+        } else {
+            "cannot take logarithm of a negative number"
+        },
+    )
+}
+
+fn power_error(message: &str) -> DbError {
+    DbError::new(SqlState::InvalidArgumentForPowerFunction, message)
+}
+
+/// ln_var's argument check: zero and negative numbers are 2201E.
+fn check_log_arg(d: &Dec) -> Result<(), DbError> {
+    if d.is_zero() {
+        return Err(log_error(0));
+    }
+    if d.neg {
+        return Err(log_error(-1));
+    }
+    Ok(())
+}
+
+/// numeric.c's estimate_ln_dweight: the decimal weight of ln(x), from
+/// ln(1 + y) ~ y near 1 and from the leading base-10000 digits elsewhere.
+fn estimate_ln_dweight(d: &Dec) -> i64 {
+    if d.neg || d.is_zero() {
+        return 0;
+    }
+    let (lo, hi) = (Dec::new(false, vec![9], 1), Dec::new(false, vec![11], 1));
+    if d.cmp_value(&lo) != Ordering::Less && d.cmp_value(&hi) != Ordering::Greater {
+        let y = d.add(&one().neg());
+        if y.is_zero() {
+            return 0;
+        }
+        return big::decimal_len(&y.mag) as i64 - 1 - y.scale as i64;
+    }
+    let (weight, groups) = nbase_digits(d);
+    let mut digits = groups[0] as f64;
+    let mut dweight = weight * 4;
+    if let Some(&next) = groups.get(1) {
+        digits = digits * 10000.0 + next as f64;
+        dweight -= 4;
+    }
+    let ln = digits.ln() + dweight as f64 * LN_10;
+    ln.abs().log10() as i64
+}
+
+/// ln(x) rounded to `rscale` digits (x > 0), with guard digits.
+fn ln_rounded(x: &Dec, rscale: i64) -> Dec {
+    ln_at(x, rscale as u32 + 8).round_to(rscale, false)
+}
+
+/// exp_var: e^x rounded to `rscale` digits; 22003 for x >= 6000, zero
+/// for x <= -6000.
+fn exp_var(x: &Dec, rscale: i64) -> Result<Dec, DbError> {
+    let val = x.to_f64();
+    if val.abs() >= EXP_ARG_MAX {
+        if val > 0.0 {
+            return Err(overflow());
+        }
+        return Ok(Dec::zero(rscale as u32));
+    }
+    let dweight = (val * LOG10_E) as i64;
+    let sig = (1 + dweight + rscale).max(0) as u32 + 8;
+    Ok(exp_at(x, sig).round_to(rscale, false))
+}
+
 fn one() -> Dec {
     Dec::new(false, vec![1], 0)
 }
@@ -1267,6 +1438,54 @@ mod tests {
             n("10").power(&n("1000000")).unwrap_err().message,
             "value overflows numeric format"
         );
+    }
+
+    #[test]
+    fn ln_log_exp_like_postgres() {
+        let ln = |a: &str| n(a).ln().unwrap().to_string();
+        assert_eq!(ln("10"), "2.3025850929940457");
+        assert_eq!(ln("1.0"), "0.0000000000000000");
+        assert_eq!(ln("1.05"), "0.048790164169432003");
+        assert_eq!(ln("1e-10"), "-23.025850929940457");
+        assert_eq!(ln("1.0000000001"), "0.00000000009999999999500000");
+        assert_eq!(ln("0.9"), "-0.10536051565782630");
+        assert_eq!(
+            ln("2.000000000000000000000000000000"),
+            "0.693147180559945309417232121458"
+        );
+        assert_eq!(ln("9.99999999999999999999e300"), "693.07811299120775");
+        assert_eq!(
+            n("0").ln().unwrap_err().code,
+            SqlState::InvalidArgumentForLogarithm
+        );
+        let log = |b: &str, x: &str| Numeric::log(&n(b), &n(x)).unwrap().to_string();
+        assert_eq!(log("10", "100"), "2.0000000000000000");
+        assert_eq!(log("1.1", "2"), "7.272540897341719");
+        assert_eq!(log("2", "1.0000000001"), "0.00000000014426950408168287");
+        assert_eq!(
+            Numeric::log(&n("1"), &n("10")).unwrap_err().code,
+            SqlState::DivisionByZero
+        );
+        let exp = |a: &str| n(a).exp().unwrap().to_string();
+        assert_eq!(exp("1.0"), "2.7182818284590452");
+        assert_eq!(exp("10.5"), "36315.502674246638");
+        assert_eq!(exp("100"), "26881171418161354484126255515800135873611119");
+        assert_eq!(
+            exp("-100"),
+            "0.00000000000000000000000000000000000000000003720075976020836"
+        );
+        assert_eq!(exp("1e-20"), "1.00000000000000000001");
+        assert!(n("6000").exp().is_err());
+        let pow = |a: &str, b: &str| n(a).power(&n(b)).unwrap().to_string();
+        assert_eq!(pow("2", "0.5"), "1.4142135623730950");
+        assert_eq!(pow("100", "1.5"), "1000.0000000000000");
+        assert_eq!(pow("2", "100.5"), "1792728671193156477399422023278.7");
+        assert_eq!(pow("-1", "30000000000"), "1.0000000000000000");
+        assert_eq!(pow("1.000001", "1000000"), "2.7182804693193769");
+        assert_eq!(pow("-Infinity", "3"), "-Infinity");
+        assert_eq!(pow("-Infinity", "-3"), "0");
+        assert_eq!(pow("-2", "-Infinity"), "0");
+        assert!(n("-Infinity").power(&n("4.5")).is_err());
     }
 
     #[test]

@@ -104,14 +104,14 @@ fn div_zero() -> DbError {
     DbError::new(SqlState::DivisionByZero, "division by zero")
 }
 
-fn float_overflow() -> DbError {
+pub(crate) fn float_overflow() -> DbError {
     DbError::new(
         SqlState::NumericValueOutOfRange,
         "value out of range: overflow",
     )
 }
 
-fn float_underflow() -> DbError {
+pub(crate) fn float_underflow() -> DbError {
     DbError::new(
         SqlState::NumericValueOutOfRange,
         "value out of range: underflow",
@@ -404,13 +404,13 @@ pub(crate) fn float_arith(op: BinaryOp, x: f64, y: f64) -> Result<f64, DbError> 
 fn float_pow(x: f64, y: f64) -> Result<f64, DbError> {
     if x == 0.0 && y < 0.0 {
         return Err(DbError::new(
-            SqlState::DataException,
+            SqlState::InvalidArgumentForPowerFunction,
             "zero raised to a negative power is undefined",
         ));
     }
     if x < 0.0 && y.fract() != 0.0 && y.is_finite() {
         return Err(DbError::new(
-            SqlState::DataException,
+            SqlState::InvalidArgumentForPowerFunction,
             "a negative number raised to a non-integer power yields a complex result",
         ));
     }
