@@ -75,6 +75,7 @@ pub mod interval_typmod;
 pub mod io_functions;
 pub mod json;
 pub mod jsonb_ops;
+pub mod jsonpath;
 pub mod md5;
 pub mod numeric;
 pub mod ops;
