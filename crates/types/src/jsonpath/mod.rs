@@ -87,6 +87,15 @@ pub(crate) const NAMES: &[&str] = &[
     "jsonb_path_match_opr",
 ];
 
+/// The functions whose arguments the binder reads itself (named notation,
+/// defaults): [`NAMES`] but the operators' functions.
+pub const NAMED_FUNCTIONS: &[&str] = &[
+    "jsonb_path_exists",
+    "jsonb_path_match",
+    "jsonb_path_query_array",
+    "jsonb_path_query_first",
+];
+
 /// The parameter names of the jsonb_path_* functions, for named notation
 /// (`silent => true`).
 pub const PARAM_NAMES: [&str; 4] = ["target", "path", "vars", "silent"];
