@@ -198,12 +198,11 @@ impl<'a> Cx<'a> {
                     Primary::Literal(j) => items.push(Cow::Owned(j.clone())),
                     Primary::Paren(inner) => self.eval(inner, sc, &mut items)?,
                 }
-                let saved = self.ignore.get();
-                let r = self.steps(steps, &mut items, sc);
-                self.ignore.set(saved);
-                r?;
+                // The items found before an error are kept (silent mode
+                // returns them, as PostgreSQL does).
+                let r = self.steps(steps, &mut items, sc, false);
                 out.extend(items);
-                Ok(())
+                r
             }
             Expr::Binary(op, l, r) if op.is_arith() => {
                 let lv = self.singleton_num(l, sc, *op, "left")?;
@@ -254,22 +253,35 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Applies an accessor chain to `items`, step by step.
+    /// Applies an accessor chain to `items` depth first, as PostgreSQL
+    /// does (each item runs through the whole chain before the next
+    /// one, so results and errors come in its order), with an explicit
+    /// stack; with `first_only` it stops at the first result.
     fn steps<'s>(
         &self,
         steps: &[Step],
         items: &mut Vec<Item<'a>>,
         sc: Scope<'s, 'a>,
+        first_only: bool,
     ) -> Result<(), DbError> {
-        for st in steps {
+        let mut stack: Vec<(usize, Item<'a>)> = items.drain(..).rev().map(|it| (0, it)).collect();
+        let any_at = steps.iter().position(|st| matches!(st, Step::Any { .. }));
+        let saved = self.ignore.get();
+        while let Some((k, it)) = stack.pop() {
+            if k == steps.len() {
+                items.push(it);
+                if first_only {
+                    break;
+                }
+                continue;
+            }
+            // After a `.**`, structural errors are skipped.
+            self.ignore.set(saved || any_at.is_some_and(|a| a < k));
             let mut next = Vec::new();
-            for it in items.iter() {
-                self.step(st, it, true, sc, &mut next)?;
-            }
-            *items = next;
-            if matches!(st, Step::Any { .. }) {
-                self.ignore.set(true);
-            }
+            let r = self.step(&steps[k], &it, true, sc, &mut next);
+            self.ignore.set(saved);
+            r?;
+            stack.extend(next.into_iter().rev().map(|n| (k + 1, n)));
         }
         Ok(())
     }
@@ -425,12 +437,20 @@ impl<'a> Cx<'a> {
             }
             Step::Any { first, last } => {
                 // Pre-order walk with an explicit stack: (item, level).
+                // `{last}` alone asks for the leaves (executeAnyItem).
+                let leaves = *first == u32::MAX && *last == u32::MAX;
                 let mut stack: Vec<(Item<'a>, u32)> = vec![(it.clone(), 0)];
                 while let Some((v, level)) = stack.pop() {
-                    if level >= *first && level <= *last {
+                    let container = matches!(*v, Json::Arr(_) | Json::Obj(_));
+                    let wanted = if level == 0 {
+                        *first == 0
+                    } else {
+                        level >= *first || (leaves && !container)
+                    };
+                    if wanted {
                         out.push(v.clone());
                     }
-                    if level < *last {
+                    if level < *last && container {
                         let kids = children(&v);
                         for k in kids.into_iter().rev() {
                             stack.push((k, level + 1));
@@ -641,24 +661,34 @@ impl<'a> Cx<'a> {
             },
             Expr::IsUnknown(a) => (self.pred(a, sc)? == Tri::Unknown).into(),
             Expr::Exists(a) => {
-                let mut vals = Vec::new();
-                match self.eval(a, sc, &mut vals) {
-                    Ok(()) => (!vals.is_empty()).into(),
+                let r = if self.lax {
+                    self.probe(a, sc)
+                } else {
+                    let mut vals = Vec::new();
+                    self.eval(a, sc, &mut vals).map(|()| !vals.is_empty())
+                };
+                match r {
+                    Ok(found) => found.into(),
+                    Err(e) if is_hard(&e) => return Err(e),
                     Err(_) => Tri::Unknown,
                 }
             }
             Expr::Binary(op, l, r) => {
                 let (mut lv, mut rv) = (Vec::new(), Vec::new());
-                if self.eval_unwrapped(l, sc, &mut lv).is_err() {
-                    return Ok(Tri::Unknown);
+                match self.eval_unwrapped(l, sc, &mut lv) {
+                    Err(e) if is_hard(&e) => return Err(e),
+                    Err(_) => return Ok(Tri::Unknown),
+                    Ok(()) => {}
                 }
                 let right = if *op == BinOp::StartsWith {
                     self.eval(r, sc, &mut rv)
                 } else {
                     self.eval_unwrapped(r, sc, &mut rv)
                 };
-                if right.is_err() {
-                    return Ok(Tri::Unknown);
+                match right {
+                    Err(e) if is_hard(&e) => return Err(e),
+                    Err(_) => return Ok(Tri::Unknown),
+                    Ok(()) => {}
                 }
                 self.any_pair(&lv, &rv, |a, b| {
                     Ok(if *op == BinOp::StartsWith {
@@ -677,8 +707,10 @@ impl<'a> Cx<'a> {
                 flags,
             } => {
                 let mut lv = Vec::new();
-                if self.eval_unwrapped(expr, sc, &mut lv).is_err() {
-                    return Ok(Tri::Unknown);
+                match self.eval_unwrapped(expr, sc, &mut lv) {
+                    Err(e) if is_hard(&e) => return Err(e),
+                    Err(_) => return Ok(Tri::Unknown),
+                    Ok(()) => {}
                 }
                 let one = [Cow::Owned(Json::Null)];
                 self.any_pair(&lv, &one, |a, _| {
@@ -696,6 +728,31 @@ impl<'a> Cx<'a> {
                 return Err(DbError::internal("jsonpath expression used as a predicate"))
             }
         })
+    }
+
+    /// Does `e` yield anything? PostgreSQL's evaluation without a result
+    /// list (lax `exists`, `@?`, jsonb_path_exists): a path stops at its
+    /// first item, and a unary minus or plus skips non-numeric items
+    /// instead of failing on them.
+    fn probe<'s>(&self, e: &Expr, sc: Scope<'s, 'a>) -> Result<bool, DbError> {
+        match e {
+            Expr::Path(p, steps) if !steps.is_empty() => {
+                let mut items = Vec::new();
+                self.eval(&Expr::Path(p.clone(), Vec::new()), sc, &mut items)?;
+                self.steps(steps, &mut items, sc, true)?;
+                Ok(!items.is_empty())
+            }
+            Expr::Unary(_, a) => {
+                let mut vals = Vec::new();
+                self.eval_unwrapped(a, sc, &mut vals)?;
+                Ok(vals.iter().any(|v| matches!(**v, Json::Num(_))))
+            }
+            e => {
+                let mut vals = Vec::new();
+                self.eval(e, sc, &mut vals)?;
+                Ok(!vals.is_empty())
+            }
+        }
     }
 
     /// PostgreSQL's executePredicate: true if some pair is true (lax: the
@@ -757,6 +814,40 @@ fn compare(op: BinOp, a: &Json, b: &Json) -> Tri {
         _ => ord != Ordering::Less,
     }
     .into()
+}
+
+/// Errors PostgreSQL raises directly (not through its suppressible
+/// error path): a missing variable, an unsupported feature, the depth
+/// limits. Neither a predicate nor `silent` hides them.
+pub(crate) fn is_hard(e: &DbError) -> bool {
+    matches!(
+        e.code,
+        SqlState::UndefinedObject | SqlState::FeatureNotSupported | SqlState::StatementTooComplex
+    )
+}
+
+/// jsonb_path_exists / `@?`: does `path` yield an item? In lax mode it
+/// stops at the first one (an error after it is never reached, as in
+/// PostgreSQL); in strict mode the whole path is evaluated, so any error
+/// counts.
+pub(crate) fn exists(path: &JsonPath, doc: &Json, vars: Option<&Json>) -> Result<bool, DbError> {
+    let cx = Cx {
+        root: doc,
+        vars,
+        lax: !path.strict,
+        ignore: Cell::new(false),
+    };
+    let sc = Scope {
+        current: None,
+        last: None,
+    };
+    if cx.lax {
+        cx.probe(&path.expr, sc)
+    } else {
+        let mut out = Vec::new();
+        cx.eval(&path.expr, sc, &mut out)?;
+        Ok(!out.is_empty())
+    }
 }
 
 /// Runs `path` over `doc`: the items found, and the error that stopped it

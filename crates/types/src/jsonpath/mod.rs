@@ -208,8 +208,7 @@ fn call_args(a: &[Value], silent_default: bool) -> Result<Option<Call>, DbError>
 fn run(c: &Call) -> Result<(Vec<Json>, bool), DbError> {
     let (items, e) = eval::execute(&c.path, &c.doc, c.vars.as_ref());
     match e {
-        // A `.datetime()` stays unsupported even when silent.
-        Some(e) if !c.silent || e.code == SqlState::FeatureNotSupported => Err(e),
+        Some(e) if !c.silent || eval::is_hard(&e) => Err(e),
         Some(_) => Ok((items, true)),
         None => Ok((items, false)),
     }
@@ -225,14 +224,11 @@ fn exists_with(a: &[Value], silent: bool) -> Result<Value, DbError> {
     let Some(c) = call_args(a, silent)? else {
         return Ok(Value::Null);
     };
-    let (items, failed) = run(&c)?;
-    Ok(if !items.is_empty() {
-        Value::Bool(true)
-    } else if failed {
-        Value::Null
-    } else {
-        Value::Bool(false)
-    })
+    match eval::exists(&c.path, &c.doc, c.vars.as_ref()) {
+        Ok(found) => Ok(Value::Bool(found)),
+        Err(e) if c.silent && !eval::is_hard(&e) => Ok(Value::Null),
+        Err(e) => Err(e),
+    }
 }
 
 fn match_with(a: &[Value], silent: bool) -> Result<Value, DbError> {

@@ -252,12 +252,6 @@ impl<'a> Lexer<'a> {
         self.i += r.len() - t.len();
     }
 
-    fn word_len(r: &str) -> usize {
-        r.char_indices()
-            .find(|&(_, c)| is_special(c))
-            .map_or(r.len(), |(k, _)| k)
-    }
-
     /// The next token and its text (for error messages).
     fn next(&mut self) -> Result<(Tok, String), DbError> {
         self.skip_ws();
@@ -274,12 +268,12 @@ impl<'a> Lexer<'a> {
                     let name = self.string()?;
                     Tok::Var(name)
                 } else {
-                    let n = Self::word_len(after);
-                    self.i += 1 + n;
-                    if n == 0 {
+                    self.i += 1;
+                    let name = self.word()?;
+                    if name.is_empty() {
                         Tok::Root
                     } else {
-                        Tok::Var(after[..n].to_string())
+                        Tok::Var(name)
                     }
                 }
             }
@@ -298,13 +292,11 @@ impl<'a> Lexer<'a> {
                 if let Some(op) = OPS.iter().find(|op| r.starts_with(**op)) {
                     self.i += op.len();
                     Tok::P(op)
-                } else if is_special(c) {
+                } else if is_special(c) && c != '\\' {
                     self.i += c.len_utf8();
                     return Err(syntax_error(Some(&c.to_string())));
                 } else {
-                    let n = Self::word_len(r);
-                    self.i += n;
-                    Tok::Word(r[..n].to_string())
+                    Tok::Word(self.word()?)
                 }
             }
         };
@@ -313,122 +305,180 @@ impl<'a> Lexer<'a> {
 
     /// A double-quoted string at the cursor, unescaped.
     fn string(&mut self) -> Result<String, DbError> {
-        let start = self.i;
+        self.i += 1;
+        self.text(true)
+    }
+
+    /// An unquoted word at the cursor (escapes allowed), unescaped.
+    fn word(&mut self) -> Result<String, DbError> {
+        self.text(false)
+    }
+
+    /// Text up to the closing quote (consumed) or, unquoted, up to a
+    /// special character; with JSON's escapes plus `\xHH`, `\u{H...}` and
+    /// `\v`, as PostgreSQL's scanner reads them.
+    fn text(&mut self, quoted: bool) -> Result<String, DbError> {
+        let s = self.s;
         let mut out = String::new();
-        let mut chars = self.s[self.i + 1..].char_indices();
-        let bad_escape = |what: &str| {
+        let mut i = self.i;
+        let near = |what: &str, from: usize, to: usize| {
             DbError::new(
                 SqlState::SyntaxError,
-                format!("invalid Unicode escape sequence at or near \"{what}\" of jsonpath input"),
+                format!(
+                    "{what} at or near \"{}\" of jsonpath input",
+                    &s[from..to.min(s.len())]
+                ),
             )
         };
-        while let Some((k, c)) = chars.next() {
-            match c {
-                '"' => {
-                    self.i += 1 + k + 1;
-                    return Ok(out);
+        let hex_run = |from: usize, max: usize| {
+            let n = s[from..]
+                .bytes()
+                .take(max)
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            (n, u32::from_str_radix(&s[from..from + n], 16).unwrap_or(0))
+        };
+        loop {
+            let Some(c) = s[i..].chars().next() else {
+                if quoted {
+                    self.i = s.len();
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        "unterminated quoted string at end of jsonpath input",
+                    ));
                 }
-                '\\' => {
-                    let Some((_, e)) = chars.next() else { break };
-                    match e {
-                        'n' => out.push('\n'),
-                        't' => out.push('\t'),
-                        'b' => out.push('\u{8}'),
-                        'f' => out.push('\u{c}'),
-                        'r' => out.push('\r'),
-                        'v' => out.push('\u{b}'),
-                        'u' => {
-                            let hex: String = chars.clone().take(4).map(|(_, c)| c).collect();
-                            let Ok(mut cp) = u32::from_str_radix(&hex, 16) else {
-                                return Err(bad_escape(&format!("\\u{hex}")));
-                            };
-                            if hex.len() != 4 {
-                                return Err(bad_escape(&format!("\\u{hex}")));
-                            }
-                            for _ in 0..4 {
-                                chars.next();
-                            }
-                            if (0xd800..0xdc00).contains(&cp) {
-                                let lo: String = chars.clone().take(6).map(|(_, c)| c).collect();
-                                let low = lo
-                                    .strip_prefix("\\u")
-                                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                                    .filter(|l| (0xdc00..0xe000).contains(l));
-                                let Some(low) = low else {
-                                    return Err(DbError::new(
-                                        SqlState::SyntaxError,
-                                        "invalid Unicode surrogate pair of jsonpath input",
-                                    ));
-                                };
-                                for _ in 0..6 {
-                                    chars.next();
-                                }
-                                cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-                            }
-                            match char::from_u32(cp) {
-                                Some('\0') => {
-                                    return Err(DbError::new(
-                                        SqlState::UntranslatableCharacter,
-                                        "unsupported Unicode escape sequence",
-                                    )
-                                    .with_detail("\\u0000 cannot be converted to text."))
-                                }
-                                Some(ch) => out.push(ch),
-                                None => return Err(bad_escape(&format!("\\u{hex}"))),
-                            }
-                        }
-                        other => out.push(other),
+                break;
+            };
+            if quoted && c == '"' {
+                i += 1;
+                break;
+            }
+            if !quoted && c != '\\' && is_special(c) {
+                break;
+            }
+            if c != '\\' {
+                out.push(c);
+                i += c.len_utf8();
+                continue;
+            }
+            let Some(e) = s[i + 1..].chars().next() else {
+                return Err(syntax_error(None));
+            };
+            let esc = i;
+            i += 1 + e.len_utf8();
+            let cp = match e {
+                'n' => '\n' as u32,
+                't' => '\t' as u32,
+                'b' => 8,
+                'f' => 12,
+                'r' => '\r' as u32,
+                'v' => 11,
+                'x' => {
+                    let (n, v) = hex_run(i, 2);
+                    if n != 2 {
+                        return Err(near("invalid hex character sequence", esc, i + n + 1));
                     }
+                    i += 2;
+                    v
                 }
-                c => out.push(c),
+                'u' if s[i..].starts_with('{') => {
+                    let (n, v) = hex_run(i + 1, 6);
+                    if n == 0 || !s[i + 1 + n..].starts_with('}') {
+                        return Err(near("invalid Unicode escape sequence", esc, i + 1 + n + 1));
+                    }
+                    i += n + 2;
+                    v
+                }
+                'u' => {
+                    let (n, mut v) = hex_run(i, 4);
+                    if n != 4 {
+                        return Err(near("invalid Unicode escape sequence", esc, i + n));
+                    }
+                    i += 4;
+                    if (0xd800..0xdc00).contains(&v) {
+                        let low = s[i..]
+                            .strip_prefix("\\u")
+                            .map(|_| hex_run(i + 2, 4))
+                            .filter(|(n, l)| *n == 4 && (0xdc00..0xe000).contains(l));
+                        let Some((_, low)) = low else {
+                            return Err(DbError::new(
+                                SqlState::SyntaxError,
+                                "invalid Unicode surrogate pair of jsonpath input",
+                            ));
+                        };
+                        i += 6;
+                        v = 0x10000 + ((v - 0xd800) << 10) + (low - 0xdc00);
+                    }
+                    v
+                }
+                other => other as u32,
+            };
+            match char::from_u32(cp) {
+                Some('\0') => {
+                    return Err(DbError::new(
+                        SqlState::UntranslatableCharacter,
+                        "unsupported Unicode escape sequence",
+                    )
+                    .with_detail("\\u0000 cannot be converted to text."))
+                }
+                Some(ch) => out.push(ch),
+                None => return Err(near("invalid Unicode escape sequence", esc, i)),
             }
         }
-        self.i = self.s.len();
-        let _ = start;
-        Err(DbError::new(
-            SqlState::SyntaxError,
-            "unterminated quoted string at end of jsonpath input",
-        ))
+        self.i = i;
+        Ok(out)
     }
 
     /// A numeric literal: digits, an optional fraction, an optional
     /// exponent; a letter right after it is PostgreSQL's trailing junk.
     fn number(&mut self) -> Result<Tok, DbError> {
+        // PostgreSQL 15's scanner: an integer (`0` or no leading zero),
+        // an optional `.digits*` (or `.digits+` alone), an optional
+        // exponent; one more non-special character is trailing junk.
         let b = self.s.as_bytes();
         let start = self.i;
         let mut i = self.i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i < b.len() && b[i] == b'.' {
-            i += 1;
+        let digits = |mut i: usize| {
             while i < b.len() && b[i].is_ascii_digit() {
                 i += 1;
             }
+            i
+        };
+        if b[i] == b'0' {
+            i += 1;
+        } else if b[i] != b'.' {
+            i = digits(i);
+        }
+        if i < b.len()
+            && b[i] == b'.'
+            && (i > start || b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            i = digits(i + 1);
         }
         if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
             let mut j = i + 1;
             if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
                 j += 1;
-            }
-            if j < b.len() && b[j].is_ascii_digit() {
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
+                if !b.get(j).is_some_and(u8::is_ascii_digit) {
+                    return Err(DbError::new(
+                        SqlState::SyntaxError,
+                        format!(
+                            "invalid numeric literal at or near \"{}\" of jsonpath input",
+                            &self.s[start..j]
+                        ),
+                    ));
                 }
-                i = j;
+            }
+            if b.get(j).is_some_and(u8::is_ascii_digit) {
+                i = digits(j);
             }
         }
-        let junk_end = i + Self::word_len(&self.s[i..]);
-        if junk_end > i || (i < b.len() && b[i] == b'.') {
-            let end = junk_end.max(i + 1).min(self.s.len());
-            let end = (end..=self.s.len())
-                .find(|&e| self.s.is_char_boundary(e))
-                .unwrap_or(self.s.len());
+        if let Some(c) = self.s[i..].chars().next().filter(|c| !is_special(*c)) {
             return Err(DbError::new(
                 SqlState::SyntaxError,
                 format!(
                     "trailing junk after numeric literal at or near \"{}\" of jsonpath input",
-                    &self.s[start..end]
+                    &self.s[start..i + c.len_utf8()]
                 ),
             ));
         }
@@ -741,7 +791,15 @@ impl<'a> Parser<'a> {
                 if !(self.is(".") || self.is("[") || self.is("?")) {
                     return Ok(inner);
                 }
-                Primary::Paren(Box::new(inner))
+                match inner {
+                    // `($.a).b` is `$.a.b`: the accessors continue the path.
+                    Expr::Path(p, steps) => {
+                        let mut steps = steps;
+                        self.accessors(&mut steps)?;
+                        return Ok(Expr::Path(p, steps));
+                    }
+                    inner => Primary::Paren(Box::new(inner)),
+                }
             }
             _ => return Err(self.error()),
         };
@@ -749,6 +807,12 @@ impl<'a> Parser<'a> {
             self.advance()?;
         }
         let mut steps = Vec::new();
+        self.accessors(&mut steps)?;
+        Ok(Expr::Path(primary, steps))
+    }
+
+    /// Accessors after a primary, appended to `steps`.
+    fn accessors(&mut self, steps: &mut Vec<Step>) -> PResult<()> {
         loop {
             match self.tok {
                 Tok::P(".") => {
@@ -769,10 +833,9 @@ impl<'a> Parser<'a> {
                     self.expect(")")?;
                     steps.push(Step::Filter(Box::new(e)));
                 }
-                _ => break,
+                _ => return Ok(()),
             }
         }
-        Ok(Expr::Path(primary, steps))
     }
 
     /// After a `.`: a key, `*`, `**{...}` or a method.
@@ -901,6 +964,12 @@ fn regex_flags(f: &str) -> Result<String, DbError> {
             )));
         }
     }
+    if f.contains('x') && !f.contains('q') {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "XQuery \"x\" flag (expanded regular expressions) is not implemented",
+        ));
+    }
     for c in "ismxq".chars() {
         if f.contains(c) {
             out.push(c);
@@ -1021,6 +1090,10 @@ fn print(out: &mut String, e: &Expr, brackets: bool) {
                     write_json_string(out, v);
                 }
                 Primary::Literal(Json::Str(s)) => write_json_string(out, s),
+                // A number followed by accessors is parenthesised.
+                Primary::Literal(Json::Num(n)) if !steps.is_empty() => {
+                    let _ = write!(out, "({n})");
+                }
                 Primary::Literal(Json::Num(n)) => {
                     let _ = write!(out, "{n}");
                 }
