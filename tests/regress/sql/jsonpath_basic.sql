@@ -14,6 +14,10 @@ select '-1'::jsonpath, '- -1'::jsonpath, '-(1 + 2)'::jsonpath, '0.0010e+2'::json
 select '$.**'::jsonpath, '$.**{1}'::jsonpath, '$.**{last}'::jsonpath, '$.**{1 to 3}'::jsonpath;
 select '($.a + 1).type()'::jsonpath, '$ ? (@ > 1).a'::jsonpath, 'Strict $'::jsonpath, 'lax $'::jsonpath;
 select '$.a[last - 1, 0 to 2]'::jsonpath, '$.true'::jsonpath, '"x\n\"y"'::jsonpath;
+select '1.2.e'::jsonpath, '1..e'::jsonpath, '(1).type()'::jsonpath, '1?(2 > 3)'::jsonpath;
+select '(($ + 1)).a + ((2)).b'::jsonpath, '($.a).b'::jsonpath;
+select '"\x50\u0067\u{53}"'::jsonpath, '$.foo\x41\tbar'::jsonpath, '$"v\u00e9"'::jsonpath;
+select '$ ? (@ like_regex "a" flag "smiq")'::jsonpath;
 select pg_typeof('$'::jsonpath);
 select null::jsonpath;
 
@@ -26,6 +30,12 @@ select '$.a.b()'::jsonpath;
 select '$.a $.b'::jsonpath;
 select '1.a'::jsonpath;
 select ''::jsonpath;
+select '1.type()'::jsonpath;
+select '00'::jsonpath;
+select '1e+'::jsonpath;
+select '"\x4g"'::jsonpath;
+select '$ ? (@ like_regex "(a")'::jsonpath;
+select '$ ? (@ like_regex "a" flag "x")'::jsonpath;
 select '$ ? (@ like_regex "a" flag "z")'::jsonpath;
 select '$ ? (@.a)'::jsonpath;
 \set VERBOSITY verbose
@@ -52,6 +62,9 @@ select jsonb_path_query('{"a": {"b": [1, {"c": 2}]}}', '$.**');
 select jsonb_path_query('{"a": {"b": [1, {"c": 2}]}}', '$.**{2 to last}');
 select jsonb_path_query('{"a": {"b": [1, {"c": 2}]}}', 'strict $.**.c');
 select jsonb_path_query('{"a b": 1}', '$."a b"');
+select jsonb_path_query('{"a": {"b": 1}, "c": [2, [3]]}', '$.**{last}');
+select jsonb_path_query_first('[{"a": 1}, {"a": 2}, {}]', 'strict $[*].a', silent => true);
+select jsonb_path_query_array('[{"a": 1}, {"a": 2}, {}]', 'strict $[*].a', silent => true);
 
 -- filters: comparisons, three-valued logic, exists, like_regex, starts with
 select jsonb_path_query('[1, "a", null, true, {}, []]', '$[*] ? (@ == null)');
@@ -103,6 +116,8 @@ select jsonb_path_query('[1, 5, 9]', '$[*] ? (@ > $min && @ < $max)', '{"min": 2
 select jsonb_path_query('{"a": 1}', '$x', '{"x": [1, 2]}');
 select jsonb_path_query('{"a": 1}', '$x');
 select jsonb_path_query('{"a": 1}', '$x', '[1]');
+select jsonb_path_query('{"a": 10}', '$ ? (@.a < $value)');
+select jsonb_path_query('{"a": 10}', '$ ? (@.a < $value)', silent => true);
 select jsonb_path_query('{"a": 1}', '$.keyvalue()', vars => '{}');
 
 -- silent
@@ -143,6 +158,11 @@ select '{"a": 1}'::jsonb @@ '$.a == 1';
 select '{"a": 1}'::jsonb @@ '$.a';
 select '{"a": 1}'::jsonb @@ '$.a / 0 == 1';
 select null::jsonb @? '$';
+select jsonb '["1", 2, 0, 3]' @? '-$[*]';
+select jsonb '[1, "2", 0, 3]' @? 'strict -$[*]';
+select jsonb '[1, {}]' @? '$[*] ? (@ > 0)';
+select jsonb_path_exists('[1, "a"]', '$[*] ? (@ + 1 > 1)');
+select jsonb_path_query('["a\b", "ab"]', '$[*] ? (@ like_regex "a\\b")');
 
 -- in FROM, over a table, and in a WHERE clause
 create table docs (id int, doc jsonb);

@@ -376,7 +376,7 @@ impl<'a> Lexer<'a> {
                 'x' => {
                     let (n, v) = hex_run(i, 2);
                     if n != 2 {
-                        return Err(near("invalid hex character sequence", esc, i + n + 1));
+                        return Err(near("invalid hex character sequence", esc, i + n));
                     }
                     i += 2;
                     v
