@@ -315,13 +315,10 @@ impl<'a> Cx<'a> {
     ) -> Result<Numeric, DbError> {
         let mut vals = Vec::new();
         self.eval_unwrapped(e, sc, &mut vals)?;
-        match vals.as_slice() {
-            [v] => {
-                if let Json::Num(n) = &**v {
-                    return Ok(n.clone());
-                }
+        if let [v] = vals.as_slice() {
+            if let Json::Num(n) = &**v {
+                return Ok(n.clone());
             }
-            _ => {}
         }
         Err(err(
             SqlState::SingletonSqlJsonItemRequired,
