@@ -105,7 +105,8 @@ pub(crate) fn check_regex(pattern: &str, flags: &str) -> Result<(), DbError> {
 
 /// `s like_regex pattern flag flags`, with XQuery's defaults as PostgreSQL
 /// maps them: `.` does not match a newline unless `s`, `^`/`$` match at
-/// newlines with `m`, `x` ignores white space, `q` quotes the pattern.
+/// newlines with `m`, `i` ignores case, `q` quotes the pattern (`x` is
+/// refused when the path is parsed, and ignored with `q`, as there).
 fn regex_match(s: &str, pattern: &str, flags: &str) -> Result<bool, DbError> {
     let mut p = String::new();
     // XQuery's defaults as PostgreSQL maps them: `.` stops at newlines
@@ -116,9 +117,6 @@ fn regex_match(s: &str, pattern: &str, flags: &str) -> Result<bool, DbError> {
     }
     if flags.contains('m') {
         opts.push('m');
-    }
-    if flags.contains('x') && !flags.contains('q') {
-        opts.push('x');
     }
     if !opts.is_empty() {
         p.push_str("(?");
