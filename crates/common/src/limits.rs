@@ -123,6 +123,12 @@ pub const PARAMS_MAX: usize = 65_535;
 /// here.
 pub const JSONPATH_DEPTH_MAX: usize = 128;
 
+/// Items one jsonpath evaluation may visit (accessor results and `.**`
+/// descendants, counted together): `$.**.**.**...` grows with a power of
+/// the document's size, and a function call cannot be cancelled midway, so
+/// past this it fails with 54000 instead of running on.
+pub const JSONPATH_ITEMS_MAX: u64 = 10_000_000;
+
 // ----- stack depth -------------------------------------------------------------
 
 /// Stack of the threads that run sessions' statements (address space,

@@ -19,6 +19,7 @@
 use std::borrow::Cow;
 use std::cell::Cell;
 
+use nestor_common::limits::JSONPATH_ITEMS_MAX;
 use nestor_common::{DbError, SqlState};
 
 use super::parse::{BinOp, Expr, JsonPath, Method, Primary, Step};
@@ -53,6 +54,9 @@ struct Cx<'a> {
     /// Set for the steps after a `.**`, where PostgreSQL ignores
     /// structural errors even in strict mode.
     ignore: Cell<bool>,
+    /// Items visited so far, and how many may be (`JSONPATH_ITEMS_MAX`).
+    work: Cell<u64>,
+    work_max: u64,
 }
 
 /// The innermost `@` and array size for `last`.
@@ -137,6 +141,22 @@ fn regex_match(s: &str, pattern: &str, flags: &str) -> Result<bool, DbError> {
 }
 
 impl<'a> Cx<'a> {
+    /// Counts `n` visited items against `JSONPATH_ITEMS_MAX`.
+    fn charge(&self, n: usize) -> Result<(), DbError> {
+        let w = self.work.get() + n as u64;
+        self.work.set(w);
+        if w > self.work_max {
+            return Err(err(
+                SqlState::ProgramLimitExceeded,
+                format!(
+                    "jsonpath evaluation visits more than {} items (JSONPATH_ITEMS_MAX)",
+                    self.work_max
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Are structural errors skipped here (lax mode, or after `.**`)?
     fn skip_structural(&self) -> bool {
         self.lax || self.ignore.get()
@@ -279,6 +299,7 @@ impl<'a> Cx<'a> {
             let r = self.step(&steps[k], &it, true, sc, &mut next);
             self.ignore.set(saved);
             r?;
+            self.charge(next.len())?;
             stack.extend(next.into_iter().rev().map(|n| (k + 1, n)));
         }
         Ok(())
@@ -436,6 +457,7 @@ impl<'a> Cx<'a> {
                 let leaves = *first == u32::MAX && *last == u32::MAX;
                 let mut stack: Vec<(Item<'a>, u32)> = vec![(it.clone(), 0)];
                 while let Some((v, level)) = stack.pop() {
+                    self.charge(1)?;
                     let container = matches!(*v, Json::Arr(_) | Json::Obj(_));
                     let wanted = if level == 0 {
                         *first == 0
@@ -817,7 +839,10 @@ fn compare(op: BinOp, a: &Json, b: &Json) -> Tri {
 pub(crate) fn is_hard(e: &DbError) -> bool {
     matches!(
         e.code,
-        SqlState::UndefinedObject | SqlState::FeatureNotSupported | SqlState::StatementTooComplex
+        SqlState::UndefinedObject
+            | SqlState::FeatureNotSupported
+            | SqlState::StatementTooComplex
+            | SqlState::ProgramLimitExceeded
     )
 }
 
@@ -831,6 +856,8 @@ pub(crate) fn exists(path: &JsonPath, doc: &Json, vars: Option<&Json>) -> Result
         vars,
         lax: !path.strict,
         ignore: Cell::new(false),
+        work: Cell::new(0),
+        work_max: JSONPATH_ITEMS_MAX,
     };
     let sc = Scope {
         current: None,
@@ -852,11 +879,23 @@ pub(crate) fn execute(
     doc: &Json,
     vars: Option<&Json>,
 ) -> (Vec<Json>, Option<DbError>) {
+    execute_limited(path, doc, vars, JSONPATH_ITEMS_MAX)
+}
+
+/// [`execute`] visiting at most `work_max` items.
+pub(crate) fn execute_limited(
+    path: &JsonPath,
+    doc: &Json,
+    vars: Option<&Json>,
+    work_max: u64,
+) -> (Vec<Json>, Option<DbError>) {
     let cx = Cx {
         root: doc,
         vars,
         lax: !path.strict,
         ignore: Cell::new(false),
+        work: Cell::new(0),
+        work_max,
     };
     let mut out = Vec::new();
     let sc = Scope {

@@ -428,6 +428,11 @@ mod tests {
         assert_eq!(q(&doc, "$.**{899}"), "[]");
         let path = "$".to_string() + &"[*]".repeat(10_000);
         assert_eq!(q("[[1]]", &path), "1");
+        // A path whose work grows with a power of the document is cut off.
+        let doc = crate::json::parse(&format!("{}1{}", "[".repeat(60), "]".repeat(60))).unwrap();
+        let path = parse::parse(&("$".to_string() + &".**".repeat(8))).unwrap();
+        let (_, e) = eval::execute_limited(&path, &doc, None, 100_000);
+        assert!(e.unwrap().message.contains("JSONPATH_ITEMS_MAX"));
         let path = "$".to_string() + &" ? (@ == @)".repeat(200);
         assert_eq!(q("1", &path), "1");
         // As deep as the parser allows, evaluated on a test thread's stack.

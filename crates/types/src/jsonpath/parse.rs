@@ -322,12 +322,12 @@ impl<'a> Lexer<'a> {
         let mut out = String::new();
         let mut i = self.i;
         let near = |what: &str, from: usize, to: usize| {
+            let to = (to.min(s.len())..=s.len())
+                .find(|&e| s.is_char_boundary(e))
+                .unwrap_or(s.len());
             DbError::new(
                 SqlState::SyntaxError,
-                format!(
-                    "{what} at or near \"{}\" of jsonpath input",
-                    &s[from..to.min(s.len())]
-                ),
+                format!("{what} at or near \"{}\" of jsonpath input", &s[from..to]),
             )
         };
         let hex_run = |from: usize, max: usize| {
@@ -1291,5 +1291,115 @@ mod tests {
         assert!(n(&deep).contains("JSONPATH_DEPTH_MAX"));
         let long = "$".to_string() + &".a".repeat(100_000);
         assert!(parse(&long).is_ok());
+    }
+
+    /// Arbitrary input never panics: every prefix and suffix of a mix of
+    /// the language's pieces, escapes and multi-byte characters.
+    #[test]
+    fn arbitrary_input_does_not_panic() {
+        let pieces = [
+            "$",
+            "@",
+            ".",
+            "a",
+            "é",
+            "\\",
+            "\\u{",
+            "\\x4",
+            "\\ud83d",
+            "\"",
+            "1",
+            "0",
+            ".5",
+            "e",
+            "+",
+            "-",
+            "(",
+            ")",
+            "[",
+            "]",
+            "?",
+            "*",
+            "**",
+            "{",
+            "}",
+            "last",
+            "to",
+            ",",
+            "==",
+            "!",
+            "&&",
+            "like_regex",
+            "flag",
+            "exists",
+            "is unknown",
+            "starts with",
+            " ",
+            "😀",
+        ];
+        let doc =
+            crate::json::parse(r#"{"a": [1, "x", {"a": null}], "é": {"b": [[2.5]]}}"#).unwrap();
+        let mut seed = 12345u64;
+        let mut parsed = 0;
+        for _ in 0..3000 {
+            let mut s = String::new();
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            for _ in 0..((seed >> 40) % 12) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            for (k, _) in s.char_indices() {
+                let _ = parse(&s[k..]);
+                let _ = parse(&s[..k]);
+            }
+            if let Ok(p) = parse(&s) {
+                // It runs without panicking ...
+                parsed += 1;
+                let _ = super::super::eval::execute(&p, &doc, Some(&doc));
+                // ... and its text reads back to the same text.
+                let text = p.to_text();
+                assert_eq!(
+                    parse(&text).map(|q| q.to_text()).ok(),
+                    Some(text.clone()),
+                    "{s}"
+                );
+            }
+        }
+        assert!(parsed > 20, "only {parsed} inputs parsed");
+        // Valid paths from accessor pieces, run in both modes.
+        let steps = [
+            ".a",
+            "[*]",
+            "[0 to last]",
+            ".**",
+            "?(@ > 1)",
+            ".size()",
+            ".type()",
+            ".keyvalue()",
+            ".double()",
+            "[last]",
+            ".*",
+            "?(exists(@.a))",
+            ".\"é\"",
+            ".**{1 to 2}",
+            ".abs()",
+            "?(@ starts with \"x\" || @ like_regex \"^[0-9]\")",
+            "[$.a.size() - 1]",
+        ];
+        for _ in 0..3000 {
+            let mut s = String::from(if seed % 2 == 0 { "$" } else { "strict $" });
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            for _ in 0..((seed >> 40) % 6) {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push_str(steps[(seed >> 33) as usize % steps.len()]);
+            }
+            let p = parse(&s).unwrap_or_else(|e| panic!("{s}: {}", e.message));
+            let _ = super::super::eval::execute(&p, &doc, Some(&doc));
+            assert_eq!(parse(&p.to_text()).unwrap().to_text(), p.to_text(), "{s}");
+        }
     }
 }
