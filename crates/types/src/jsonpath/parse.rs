@@ -1389,7 +1389,11 @@ mod tests {
             "[$.a.size() - 1]",
         ];
         for _ in 0..3000 {
-            let mut s = String::from(if seed % 2 == 0 { "$" } else { "strict $" });
+            let mut s = String::from(if seed.is_multiple_of(2) {
+                "$"
+            } else {
+                "strict $"
+            });
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
             for _ in 0..((seed >> 40) % 6) {
                 seed = seed
