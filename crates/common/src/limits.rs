@@ -115,6 +115,20 @@ pub const VALUE_BYTES_MAX: usize = (1 << 30) - 1;
 /// maximum, since Bind carries a 16-bit count.
 pub const PARAMS_MAX: usize = 65_535;
 
+/// Nesting a jsonpath expression may have (parentheses, filters inside
+/// filters, operators, subscripts): deeper input is refused with 54001 when
+/// it is parsed, so neither the recursive-descent parser nor the
+/// evaluator (whose recursion follows the tree) can exhaust the stack. An
+/// accessor chain (`$.a.b.c...`) is a list, not nesting, and costs nothing
+/// here.
+pub const JSONPATH_DEPTH_MAX: usize = 128;
+
+/// Items one jsonpath evaluation may visit (accessor results and `.**`
+/// descendants, counted together): `$.**.**.**...` grows with a power of
+/// the document's size, and a function call cannot be cancelled midway, so
+/// past this it fails with 54000 instead of running on.
+pub const JSONPATH_ITEMS_MAX: u64 = 10_000_000;
+
 // ----- stack depth -------------------------------------------------------------
 
 /// Stack of the threads that run sessions' statements (address space,

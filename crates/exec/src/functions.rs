@@ -1159,6 +1159,11 @@ pub(crate) fn srf_values(
                 })
                 .collect()
         }
+        SrfKind::JsonbPathQuery => {
+            return Err(DbError::internal(
+                "jsonb_path_query is bound as unnest of its items",
+            ))
+        }
         SrfKind::ExpandArray => match &args[0] {
             // PostgreSQL's SQL definition: `$1[s]` for s over the first
             // dimension's subscripts (NULL for an array of more

@@ -2019,6 +2019,20 @@ impl<'e> Binder<'e> {
             "->" | "->>" | "#>" | "#>>" if lt == DataType::Json => {
                 self.bind_json_op(op, le, lt, re, rt)
             }
+            "@?" | "@@"
+                if matches!(lt, DataType::Jsonb | DataType::Unknown)
+                    && matches!(rt, DataType::JsonPath | DataType::Unknown)
+                    && (lt, rt) != (DataType::Unknown, DataType::Unknown) =>
+            {
+                // jsonb_path_exists_opr / jsonb_path_match_opr: silent.
+                let name = nestor_types::jsonpath::operator_function(op)
+                    .ok_or_else(|| no_operator(op, lt, rt))?;
+                let r =
+                    nestor_types::functions::resolve(name, &[DataType::Jsonb, DataType::JsonPath])?;
+                let le = self.coerce(le, lt, DataType::Jsonb)?;
+                let re = self.coerce(re, rt, DataType::JsonPath)?;
+                Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+            }
             // numeric ^ numeric when a side is numeric and neither is a
             // float (integers and unknowns cast to numeric), else float8 ^
             // float8: PostgreSQL's two operators.
@@ -2369,12 +2383,25 @@ impl<'e> Binder<'e> {
         }
         if matches!(
             name.as_str(),
-            "generate_series" | "unnest" | "pg_partition_ancestors"
+            "generate_series" | "unnest" | "pg_partition_ancestors" | "jsonb_path_query"
         ) || self.srf_kind(f) == Some(functions::SrfKind::ExpandArray)
         {
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
             )));
+        }
+        if nestor_types::jsonpath::NAMED_FUNCTIONS.contains(&name.as_str()) {
+            let args = self.bind_jsonpath_args(&name, f)?;
+            let types: Vec<DataType> = args.iter().map(|_| DataType::Unknown).collect();
+            let mut want = vec![
+                DataType::Jsonb,
+                DataType::JsonPath,
+                DataType::Jsonb,
+                DataType::Bool,
+            ];
+            want.truncate(types.len());
+            let r = nestor_types::functions::resolve(&name, &want)?;
+            return Ok((Expr::Func(Func::Library(r.func), args), r.ret));
         }
         if name == "pg_sleep_for" {
             let arg = f
@@ -2454,6 +2481,85 @@ impl<'e> Binder<'e> {
             ));
         }
         Ok(())
+    }
+
+    /// The arguments of a jsonb_path_* function: (target, path [, vars,
+    /// silent]), positional or named (`silent => true`), coerced to jsonb,
+    /// jsonpath, jsonb and boolean; a missing `vars` before a given
+    /// `silent` is PostgreSQL's default `'{}'`.
+    pub(crate) fn bind_jsonpath_args(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<Vec<Expr>, DbError> {
+        use nestor_types::jsonpath::PARAM_NAMES;
+        const WANT: [DataType; 4] = [
+            DataType::Jsonb,
+            DataType::JsonPath,
+            DataType::Jsonb,
+            DataType::Bool,
+        ];
+        let mut slots: Vec<Option<(Expr, DataType)>> = vec![None; PARAM_NAMES.len()];
+        let mut types = Vec::with_capacity(f.args.len());
+        let mut named = false;
+        let undefined = |types: &[DataType], named: bool| {
+            let list: Vec<&str> = types.iter().map(|t| t.resolve_unknown().name()).collect();
+            let msg = if named {
+                format!("function {name} with these named arguments does not exist")
+            } else {
+                format!("function {name}({}) does not exist", list.join(", "))
+            };
+            DbError::new(SqlState::UndefinedFunction, msg)
+                .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        };
+        let mut bound = Vec::with_capacity(f.args.len());
+        for (i, a) in f.args.iter().enumerate() {
+            let (slot, arg) = match node(a)? {
+                NodeEnum::NamedArgExpr(na) => {
+                    named = true;
+                    let slot = PARAM_NAMES.iter().position(|p| *p == na.name);
+                    let arg = na
+                        .arg
+                        .as_deref()
+                        .ok_or_else(|| DbError::internal("named argument without a value"))?;
+                    (slot, arg)
+                }
+                _ => (Some(i), a),
+            };
+            let (e, t) = self.bind(arg)?;
+            types.push(t);
+            bound.push((slot, e, t));
+        }
+        for (slot, e, t) in bound {
+            let Some(slot) = slot.filter(|s| *s < PARAM_NAMES.len() && slots[*s].is_none()) else {
+                return Err(undefined(&types, named));
+            };
+            slots[slot] = Some((e, t));
+        }
+        if slots[0].is_none() || slots[1].is_none() {
+            return Err(undefined(&types, named));
+        }
+        let n = if slots[3].is_some() {
+            4
+        } else if slots[2].is_some() {
+            3
+        } else {
+            2
+        };
+        let mut out = Vec::with_capacity(n);
+        for (i, s) in slots.into_iter().take(n).enumerate() {
+            out.push(match s {
+                Some((e, t)) => {
+                    let fits = t == DataType::Unknown || t == WANT[i];
+                    if !fits {
+                        return Err(undefined(&types, named));
+                    }
+                    self.coerce(e, t, WANT[i])?
+                }
+                None => Expr::Const(Value::Jsonb("{}".into())),
+            });
+        }
+        Ok(out)
     }
 
     /// make_interval(years => .., months, weeks, days, hours, mins, secs
@@ -3032,6 +3138,7 @@ impl<'e> Binder<'e> {
             "generate_subscripts" => functions::SrfKind::GenerateSubscripts,
             "generate_series" => functions::SrfKind::GenerateSeries,
             "information_schema._pg_expandarray" => functions::SrfKind::ExpandArray,
+            "jsonb_path_query" => functions::SrfKind::JsonbPathQuery,
             name => {
                 return nestor_types::set_fns::SetFn::by_name(name).map(functions::SrfKind::Set)
             }
@@ -3041,6 +3148,17 @@ impl<'e> Binder<'e> {
     /// A set-returning function as a whole select-list item.
     pub(crate) fn bind_srf(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
         let kind = self.srf_kind(f).expect("checked by the caller");
+        if kind == functions::SrfKind::JsonbPathQuery {
+            // Its items as a jsonb[], unnested.
+            let allowed = std::mem::replace(&mut self.srf_allowed, false);
+            let args = self.bind_jsonpath_args("jsonb_path_query", f);
+            self.srf_allowed = allowed;
+            let items = Expr::Func(Func::Library(nestor_types::jsonpath::query_set_fn()), args?);
+            return Ok((
+                Expr::Func(Func::Srf(functions::SrfKind::Unnest), vec![items]),
+                DataType::Jsonb,
+            ));
+        }
         let mut args = Vec::with_capacity(f.args.len());
         let mut types = Vec::with_capacity(f.args.len());
         // No set-returning function inside another's arguments.
@@ -3085,6 +3203,9 @@ impl<'e> Binder<'e> {
                         out.iter().map(|(n, t)| (n.to_string(), *t)).collect(),
                     )),
                 }
+            }
+            functions::SrfKind::JsonbPathQuery => {
+                return Err(DbError::internal("jsonb_path_query is bound above"))
             }
             // information_schema._pg_expandarray(anyarray): each element
             // with its 1-based position, as a record (x, n).

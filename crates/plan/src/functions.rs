@@ -198,6 +198,10 @@ pub enum SrfKind {
     /// defines it in SQL over generate_series; pgjdbc's metadata queries
     /// call it).
     ExpandArray,
+    /// jsonb_path_query(target, path [, vars, silent]): bound as `unnest`
+    /// of its items (`nestor_types::jsonpath::query_set_fn`), so it never
+    /// reaches the executor under this name.
+    JsonbPathQuery,
 }
 
 /// The catalog functions tools call (PostgreSQL's ruleutils and friends).

@@ -179,6 +179,7 @@ macro_rules! regress {
 }
 
 regress!(
+    jsonpath_basic,
     search_path,
     schemas_psql,
     txn_blocks,

@@ -70,6 +70,13 @@ impl Value {
             (Value::Int8(v), DataType::Oid | DataType::Reg(_)) => {
                 (*v as u32).to_be_bytes().to_vec()
             }
+            // jsonpath_send: a version byte (1), then the text.
+            (Value::Text(s), DataType::JsonPath) => {
+                let mut out = Vec::with_capacity(s.len() + 1);
+                out.push(1);
+                out.extend_from_slice(s.as_bytes());
+                out
+            }
             (Value::Record(fields), DataType::Record(r)) if r.fields.len() == fields.len() => {
                 let types: Vec<DataType> = r.fields.iter().map(|f| f.1).collect();
                 record_send(fields, &types)
@@ -227,6 +234,18 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
                 return Err(DbError::new(
                     SqlState::InvalidBinaryRepresentation,
                     format!("unsupported jsonb version number {v}"),
+                ))
+            }
+            None => return Err(bad_format()),
+        },
+        DataType::JsonPath => match buf.split_first() {
+            Some((1, rest)) => {
+                Value::Text(Arc::from(crate::jsonpath::normalize(utf8_text(rest)?)?))
+            }
+            Some((v, _)) => {
+                return Err(DbError::new(
+                    SqlState::InvalidBinaryRepresentation,
+                    format!("unsupported jsonpath version number: {v}"),
                 ))
             }
             None => return Err(bad_format()),

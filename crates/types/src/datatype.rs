@@ -69,6 +69,9 @@ pub enum DataType {
     /// `json`: the input text kept as it was written (values are
     /// `Value::Text`, checked to be JSON).
     Json,
+    /// `jsonpath`: values are `Value::Text` holding the path's normalised
+    /// text ([`crate::jsonpath`]).
+    JsonPath,
     /// Catalog object identifier (values are `Value::Int8`).
     Oid,
     /// Catalog name, 63 bytes max (values are `Value::Text`).
@@ -177,7 +180,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 24] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 25] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -206,6 +209,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 24] = [
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
+    (DataType::JsonPath, 4073, "jsonpath[]"),
     (DataType::Reg(RegKind::Proc), 1008, "regproc[]"),
     (DataType::Reg(RegKind::Class), 2210, "regclass[]"),
     (DataType::Reg(RegKind::Type), 2211, "regtype[]"),
@@ -291,6 +295,7 @@ impl DataType {
             Uuid => 2950,
             Jsonb => 3802,
             Json => 114,
+            JsonPath => 4072,
             Void => 2278,
         }
     }
@@ -333,6 +338,7 @@ impl DataType {
             2950 => Uuid,
             3802 => Jsonb,
             114 => Json,
+            4072 => JsonPath,
             _ => {
                 return ARRAY_ELEMENTS
                     .iter()
@@ -357,8 +363,8 @@ impl DataType {
             Name => 64,
             Unknown => -2,
             Void => 4,
-            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | Array(_)
-            | Int2Vector | OidVector | Record(_) => -1,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath
+            | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
     }
 
@@ -462,6 +468,7 @@ impl DataType {
             Uuid => "uuid",
             Jsonb => "jsonb",
             Json => "json",
+            JsonPath => "jsonpath",
             Oid => "oid",
             Name => "name",
             Unknown => "unknown",
@@ -545,6 +552,7 @@ impl DataType {
                 })?)
             }
             "json" => no_mods(Json),
+            "jsonpath" => no_mods(JsonPath),
             _ if crate::enums::by_name(name.trim()).is_some() => {
                 no_mods(Enum(crate::enums::by_name(name.trim()).expect("checked")))
             }
@@ -699,6 +707,7 @@ mod tests {
             DataType::Time(Some(2)),
             DataType::Uuid,
             DataType::Jsonb,
+            DataType::JsonPath,
             DataType::Oid,
             DataType::Name,
             DataType::Unknown,

@@ -23,7 +23,7 @@ const MAX_DEPTH: usize = 1000;
 /// frames stay small (1000 levels fit a 2 MiB thread stack in debug builds).
 type Nested<T> = Result<T, Box<DbError>>;
 
-#[derive(Clone)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Json {
     Null,
     Bool(bool),

@@ -77,6 +77,7 @@ pub mod io_functions;
 pub mod json;
 pub mod json_ops;
 pub mod jsonb_ops;
+pub mod jsonpath;
 pub mod md5;
 pub mod numeric;
 pub mod ops;

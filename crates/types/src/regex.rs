@@ -60,6 +60,8 @@ fn translate(pattern: &str) -> Result<String, DbError> {
                 };
                 match n {
                     'm' | 'M' | 'y' if !in_bracket => out.push_str("\\b"),
+                    // ARE's \b is a backspace, not a word boundary.
+                    'b' => out.push_str("\\x08"),
                     'Y' if !in_bracket => out.push_str("\\B"),
                     '1'..='9' if !in_bracket => {
                         return Err(DbError::unsupported(
@@ -141,13 +143,20 @@ fn compiled(pattern: &str, ci: bool) -> Result<Regex, DbError> {
         .build()
         .map_err(|e| match e {
             regex::Error::CompiledTooBig(_) => invalid("regular expression is too complex"),
-            e => invalid(
-                &e.to_string()
+            e => {
+                let why = e
+                    .to_string()
                     .lines()
                     .last()
                     .unwrap_or("syntax error")
-                    .replace("error: ", ""),
-            ),
+                    .replace("error: ", "");
+                // PostgreSQL's words for an unbalanced group.
+                if why.contains("unclosed group") || why.contains("unopened group") {
+                    invalid("parentheses () not balanced")
+                } else {
+                    invalid(&why)
+                }
+            }
         })?;
     CACHE.with(|c| {
         let mut c = c.borrow_mut();

@@ -175,6 +175,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             json::normalize_jsonb(input)?;
             Value::Text(Arc::from(input))
         }
+        DataType::JsonPath => Value::Text(Arc::from(crate::jsonpath::normalize(input)?)),
         DataType::Array(e) => crate::array::parse_array(*e, input, ctx)?.value(),
         DataType::Int2Vector => crate::array::parse_vector(DataType::Int2, input, ctx)?.value(),
         DataType::OidVector => crate::array::parse_vector(DataType::Oid, input, ctx)?.value(),

@@ -835,7 +835,11 @@ pub(super) fn plan_range_function(
     let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
     let builtin = matches!(
         fname.as_str(),
-        "generate_series" | "unnest" | "pg_partition_ancestors" | "pg_options_to_table"
+        "generate_series"
+            | "unnest"
+            | "pg_partition_ancestors"
+            | "pg_options_to_table"
+            | "jsonb_path_query"
     );
     if fname == "unnest" && fc.args.len() > 1 {
         // unnest(a, b, ...): one column per array, side by side, the
@@ -1013,6 +1017,22 @@ pub(super) fn plan_range_function(
     let (plan, ty) = match fname.as_str() {
         "generate_series" => generate_series(b, fc)?,
         "unnest" => unnest(b, fc)?,
+        // Its items as a jsonb[] (nestor_types::jsonpath::query_set_fn),
+        // unnested.
+        "jsonb_path_query" => {
+            let args = b.bind_jsonpath_args("jsonb_path_query", fc)?;
+            let items = Expr::Func(
+                crate::functions::Func::Library(nestor_types::jsonpath::query_set_fn()),
+                args,
+            );
+            let plan = Plan::FunctionScan {
+                func: TableFunc::Unnest,
+                args: vec![items],
+                name: fname.clone(),
+                ordinality: false,
+            };
+            (plan, DataType::Jsonb)
+        }
         "pg_partition_ancestors" => {
             let [arg] = fc.args.as_slice() else {
                 return Err(DbError::unsupported(

@@ -1077,7 +1077,12 @@ fn srf_target_as_from(sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
                 let name = bind::names(&f.funcname);
                 matches!(
                     name.last().map(String::as_str),
-                    Some("generate_series" | "unnest" | "pg_partition_ancestors")
+                    Some(
+                        "generate_series"
+                            | "unnest"
+                            | "pg_partition_ancestors"
+                            | "jsonb_path_query"
+                    )
                 ) && f.over.is_none()
             }
             _ => false,
