@@ -872,15 +872,7 @@ pub(super) fn plan_range_function(
             ordinality: rf.ordinality,
         };
         if rf.ordinality {
-            cols.push(OutCol {
-                name: colnames
-                    .get(cols.len())
-                    .cloned()
-                    .unwrap_or_else(|| "ordinality".into()),
-                ty: DataType::Int8,
-                table_oid: 0,
-                column_id: 0,
-            });
+            cols.push(ordinality_col(&colnames, cols.len()));
         }
         return Ok(function_leaf(plan, &alias, cols, offset, scope));
     }
@@ -947,15 +939,7 @@ pub(super) fn plan_range_function(
             })
             .collect();
         if rf.ordinality {
-            cols.push(OutCol {
-                name: colnames
-                    .get(cols.len())
-                    .cloned()
-                    .unwrap_or_else(|| "ordinality".into()),
-                ty: DataType::Int8,
-                table_oid: 0,
-                column_id: 0,
-            });
+            cols.push(ordinality_col(&colnames, cols.len()));
         }
         let plan = Plan::FunctionScan {
             func: TableFunc::Set(set_fn),
@@ -995,15 +979,7 @@ pub(super) fn plan_range_function(
                 })
                 .collect();
             if rf.ordinality {
-                cols.push(OutCol {
-                    name: colnames
-                        .get(cols.len())
-                        .cloned()
-                        .unwrap_or_else(|| "ordinality".into()),
-                    ty: DataType::Int8,
-                    table_oid: 0,
-                    column_id: 0,
-                });
+                cols.push(ordinality_col(&colnames, cols.len()));
             }
             let plan = Plan::FunctionScan {
                 func: TableFunc::User(crate::ir::UserFn(def)),
@@ -1082,15 +1058,7 @@ pub(super) fn plan_range_function(
         Plan::FunctionScan {
             func, args, name, ..
         } if rf.ordinality => {
-            cols.push(OutCol {
-                name: colnames
-                    .get(1)
-                    .cloned()
-                    .unwrap_or_else(|| "ordinality".into()),
-                ty: DataType::Int8,
-                table_oid: 0,
-                column_id: 0,
-            });
+            cols.push(ordinality_col(&colnames, 1));
             Plan::FunctionScan {
                 func,
                 args,
@@ -1101,6 +1069,20 @@ pub(super) fn plan_range_function(
         plan => plan,
     };
     Ok(function_leaf(plan, &alias, cols, offset, scope))
+}
+
+/// WITH ORDINALITY's column: named by the alias list at `at`, else
+/// `ordinality`.
+fn ordinality_col(colnames: &[String], at: usize) -> OutCol {
+    OutCol {
+        name: colnames
+            .get(at)
+            .cloned()
+            .unwrap_or_else(|| "ordinality".into()),
+        ty: DataType::Int8,
+        table_oid: 0,
+        column_id: 0,
+    }
 }
 
 /// A function's FROM node: a leaf, or — when its arguments refer to
