@@ -348,6 +348,13 @@ fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(caps) = re.captures(s[0]) else {
         return Ok(Value::Null);
     };
+    Ok(captures_array(&caps))
+}
+
+/// One match as regexp_match(es) return it: the groups' texts as a
+/// text[] (NULL for a group that took no part), or the whole match when
+/// the pattern has no groups.
+fn captures_array(caps: &regex::Captures) -> Value {
     let items: Vec<Value> = if caps.len() == 1 {
         vec![Value::text(caps.get(0).map_or("", |m| m.as_str()))]
     } else {
@@ -356,7 +363,7 @@ fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             .map(|m| m.map_or(Value::Null, |m| Value::text(m.as_str())))
             .collect()
     };
-    Ok(Array::from_items(DataType::Text, items).value())
+    Array::from_items(DataType::Text, items).value()
 }
 
 /// regexp_matches(s, pattern [, flags]): each match's captures as a
@@ -367,15 +374,7 @@ pub fn regexp_matches(s: &str, pattern: &str, f: Option<&str>) -> Result<Vec<Val
     let re = compiled(pattern, ci)?;
     let mut out = Vec::new();
     for caps in re.captures_iter(s) {
-        let items: Vec<Value> = if caps.len() == 1 {
-            vec![Value::text(caps.get(0).map_or("", |m| m.as_str()))]
-        } else {
-            caps.iter()
-                .skip(1)
-                .map(|m| m.map_or(Value::Null, |m| Value::text(m.as_str())))
-                .collect()
-        };
-        out.push(Array::from_items(DataType::Text, items).value());
+        out.push(captures_array(&caps));
         if !global {
             break;
         }

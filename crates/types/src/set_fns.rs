@@ -46,88 +46,84 @@ pub enum SetFn {
     ObjectKeys { json: bool },
 }
 
+/// Every function of this module, by its SQL name.
+const NAMES: &[(&str, SetFn)] = {
+    use SetFn::*;
+    &[
+        ("regexp_matches", RegexpMatches),
+        ("regexp_split_to_table", RegexpSplitToTable),
+        (
+            "jsonb_array_elements",
+            ArrayElements {
+                text: false,
+                json: false,
+            },
+        ),
+        (
+            "jsonb_array_elements_text",
+            ArrayElements {
+                text: true,
+                json: false,
+            },
+        ),
+        (
+            "json_array_elements",
+            ArrayElements {
+                text: false,
+                json: true,
+            },
+        ),
+        (
+            "json_array_elements_text",
+            ArrayElements {
+                text: true,
+                json: true,
+            },
+        ),
+        (
+            "jsonb_each",
+            Each {
+                text: false,
+                json: false,
+            },
+        ),
+        (
+            "jsonb_each_text",
+            Each {
+                text: true,
+                json: false,
+            },
+        ),
+        (
+            "json_each",
+            Each {
+                text: false,
+                json: true,
+            },
+        ),
+        (
+            "json_each_text",
+            Each {
+                text: true,
+                json: true,
+            },
+        ),
+        ("jsonb_object_keys", ObjectKeys { json: false }),
+        ("json_object_keys", ObjectKeys { json: true }),
+    ]
+};
+
 impl SetFn {
     pub fn by_name(name: &str) -> Option<SetFn> {
-        Some(match name {
-            "regexp_matches" => SetFn::RegexpMatches,
-            "regexp_split_to_table" => SetFn::RegexpSplitToTable,
-            "jsonb_array_elements" => SetFn::ArrayElements {
-                text: false,
-                json: false,
-            },
-            "jsonb_array_elements_text" => SetFn::ArrayElements {
-                text: true,
-                json: false,
-            },
-            "json_array_elements" => SetFn::ArrayElements {
-                text: false,
-                json: true,
-            },
-            "json_array_elements_text" => SetFn::ArrayElements {
-                text: true,
-                json: true,
-            },
-            "jsonb_each" => SetFn::Each {
-                text: false,
-                json: false,
-            },
-            "jsonb_each_text" => SetFn::Each {
-                text: true,
-                json: false,
-            },
-            "json_each" => SetFn::Each {
-                text: false,
-                json: true,
-            },
-            "json_each_text" => SetFn::Each {
-                text: true,
-                json: true,
-            },
-            "jsonb_object_keys" => SetFn::ObjectKeys { json: false },
-            "json_object_keys" => SetFn::ObjectKeys { json: true },
-            _ => return None,
-        })
+        NAMES.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            SetFn::RegexpMatches => "regexp_matches",
-            SetFn::RegexpSplitToTable => "regexp_split_to_table",
-            SetFn::ArrayElements {
-                text: false,
-                json: false,
-            } => "jsonb_array_elements",
-            SetFn::ArrayElements {
-                text: true,
-                json: false,
-            } => "jsonb_array_elements_text",
-            SetFn::ArrayElements {
-                text: false,
-                json: true,
-            } => "json_array_elements",
-            SetFn::ArrayElements {
-                text: true,
-                json: true,
-            } => "json_array_elements_text",
-            SetFn::Each {
-                text: false,
-                json: false,
-            } => "jsonb_each",
-            SetFn::Each {
-                text: true,
-                json: false,
-            } => "jsonb_each_text",
-            SetFn::Each {
-                text: false,
-                json: true,
-            } => "json_each",
-            SetFn::Each {
-                text: true,
-                json: true,
-            } => "json_each_text",
-            SetFn::ObjectKeys { json: false } => "jsonb_object_keys",
-            SetFn::ObjectKeys { json: true } => "json_object_keys",
-        }
+        NAMES
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map(|(n, _)| *n)
+            .expect("every SetFn is named")
     }
 
     /// The JSON type of a json_/jsonb_ function's input and values.

@@ -179,11 +179,10 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let (Some(p), Some(e)) = (a[0].as_str(), a[1].as_str()) else {
         return Ok(Value::Null);
     };
-    let mut esc = e.chars();
-    let out = match (esc.next(), esc.next()) {
-        (None, _) => p.replace('\\', "\\\\"),
-        (Some('\\'), None) => p.to_string(),
-        (Some(e), None) => {
+    let out = match escape_char(e)? {
+        None => p.replace('\\', "\\\\"),
+        Some('\\') => p.to_string(),
+        Some(e) => {
             let mut out = String::with_capacity(p.len() + 4);
             let mut after_escape = false;
             for c in p.chars() {
@@ -203,14 +202,21 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             }
             out
         }
-        (Some(_), Some(_)) => {
-            return Err(
-                DbError::new(SqlState::InvalidEscapeSequence, "invalid escape string")
-                    .with_hint("Escape string must be empty or one character."),
-            )
-        }
     };
     Ok(text(out))
+}
+
+/// The escape character of LIKE ... ESCAPE and SIMILAR TO ... ESCAPE:
+/// none for an empty string, 22025 for more than one character.
+fn escape_char(e: &str) -> Result<Option<char>, DbError> {
+    let mut chars = e.chars();
+    match (chars.next(), chars.next()) {
+        (c, None) => Ok(c),
+        _ => Err(
+            DbError::new(SqlState::InvalidEscapeSequence, "invalid escape string")
+                .with_hint("Escape string must be empty or one character."),
+        ),
+    }
 }
 
 /// similar_to_escape(pattern [, escape]): SIMILAR TO's pattern as the
@@ -229,18 +235,7 @@ pub(crate) fn similar_to_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbErr
             let Some(e) = v.as_str() else {
                 return Ok(Value::Null);
             };
-            let mut chars = e.chars();
-            match (chars.next(), chars.next()) {
-                (None, _) => None,
-                (Some(c), None) => Some(c),
-                _ => {
-                    return Err(DbError::new(
-                        SqlState::InvalidEscapeSequence,
-                        "invalid escape string",
-                    )
-                    .with_hint("Escape string must be empty or one character."))
-                }
-            }
+            escape_char(e)?
         }
     };
     let mut out = String::with_capacity(p.len() + 8);

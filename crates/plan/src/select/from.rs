@@ -865,15 +865,14 @@ pub(super) fn plan_range_function(
                 column_id: 0,
             });
         }
-        let plan = Plan::FunctionScan {
-            func: TableFunc::Unnest,
+        let plan = function_scan(
+            TableFunc::Unnest,
             args,
-            name: fname.clone(),
-            ordinality: rf.ordinality,
-        };
-        if rf.ordinality {
-            cols.push(ordinality_col(&colnames, cols.len()));
-        }
+            &fname,
+            &mut cols,
+            rf.ordinality,
+            &colnames,
+        );
         return Ok(function_leaf(plan, &alias, cols, offset, scope));
     }
     if fname == "pg_options_to_table" {
@@ -938,15 +937,15 @@ pub(super) fn plan_range_function(
                 column_id: 0,
             })
             .collect();
-        if rf.ordinality {
-            cols.push(ordinality_col(&colnames, cols.len()));
-        }
-        let plan = Plan::FunctionScan {
-            func: TableFunc::Set(set_fn),
-            args: coerced,
-            name: fname.clone(),
-            ordinality: rf.ordinality,
-        };
+        let plan = function_scan(
+            TableFunc::Set(set_fn),
+            coerced,
+            &fname,
+            &mut cols,
+            rf.ordinality,
+            &colnames,
+        );
+        // One column, and no ordinality column after it.
         let scalar = cols.len() == 1;
         let leaf = function_leaf(plan, &alias, cols, offset, scope);
         if scalar {
@@ -978,15 +977,8 @@ pub(super) fn plan_range_function(
                     column_id: 0,
                 })
                 .collect();
-            if rf.ordinality {
-                cols.push(ordinality_col(&colnames, cols.len()));
-            }
-            let plan = Plan::FunctionScan {
-                func: TableFunc::User(crate::ir::UserFn(def)),
-                args,
-                name: fname.clone(),
-                ordinality: rf.ordinality,
-            };
+            let func = TableFunc::User(crate::ir::UserFn(def));
+            let plan = function_scan(func, args, &fname, &mut cols, rf.ordinality, &colnames);
             return Ok(function_leaf(plan, &alias, cols, offset, scope));
         }
     }
@@ -1069,6 +1061,27 @@ pub(super) fn plan_range_function(
         plan => plan,
     };
     Ok(function_leaf(plan, &alias, cols, offset, scope))
+}
+
+/// A function's scan, with WITH ORDINALITY's column added after its
+/// `cols` when asked for.
+fn function_scan(
+    func: TableFunc,
+    args: Vec<Expr>,
+    fname: &str,
+    cols: &mut Vec<OutCol>,
+    ordinality: bool,
+    colnames: &[String],
+) -> Plan {
+    if ordinality {
+        cols.push(ordinality_col(colnames, cols.len()));
+    }
+    Plan::FunctionScan {
+        func,
+        args,
+        name: fname.to_string(),
+        ordinality,
+    }
 }
 
 /// WITH ORDINALITY's column: named by the alias list at `at`, else
