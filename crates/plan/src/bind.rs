@@ -1206,6 +1206,35 @@ impl<'e> Binder<'e> {
         ))
     }
 
+    /// Run `f` with a recursive CTE's working table `name` in scope (an
+    /// empty placeholder, `id`'s rows at run time); also how many times
+    /// `f`'s statement referred to it.
+    pub(crate) fn with_working_table<T>(
+        &mut self,
+        name: String,
+        id: usize,
+        cols: Vec<OutCol>,
+        f: impl FnOnce(&mut Self) -> T,
+    ) -> (T, usize) {
+        self.ctes.push(Cte {
+            name,
+            id,
+            plan: Arc::new(Plan::Values { rows: Vec::new() }),
+            cols,
+            working: true,
+            no_returning: false,
+        });
+        self.recursive_refs.push((id, 0));
+        let out = f(self);
+        self.ctes.pop();
+        let refs = self
+            .recursive_refs
+            .iter()
+            .position(|(i, _)| *i == id)
+            .map_or(0, |i| self.recursive_refs.remove(i).1);
+        (out, refs)
+    }
+
     /// A FROM item's name used as a value (`SELECT t FROM t`,
     /// `row_to_json(ss)`): a record of its visible columns, named as they
     /// are (PostgreSQL's whole-row Var, as an anonymous record).

@@ -229,22 +229,9 @@ fn plan_recursive_write(
     q: &NodeEnum,
 ) -> Result<(WriteStmt, Option<Vec<OutCol>>), DbError> {
     let work_id = b.fresh_id();
-    b.ctes.push(Cte {
-        name: cte.ctename.clone(),
-        id: work_id,
-        plan: Arc::new(Plan::Values { rows: Vec::new() }),
-        cols: Vec::new(),
-        working: true,
-        no_returning: false,
+    let (r, refs) = b.with_working_table(cte.ctename.clone(), work_id, Vec::new(), |b| {
+        plan_write(b, q)
     });
-    b.recursive_refs.push((work_id, 0));
-    let r = plan_write(b, q);
-    b.ctes.pop();
-    let refs = b
-        .recursive_refs
-        .iter()
-        .position(|(id, _)| *id == work_id)
-        .map_or(0, |i| b.recursive_refs.remove(i).1);
     if refs > 0 {
         return Err(err_at(
             DbError::new(

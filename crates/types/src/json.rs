@@ -33,6 +33,20 @@ pub(crate) enum Json {
     Obj(Vec<(String, Json)>),
 }
 
+impl Json {
+    /// Its kind as jsonb_typeof and jsonpath's `.type()` name it.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "boolean",
+            Json::Num(_) => "number",
+            Json::Str(_) => "string",
+            Json::Arr(_) => "array",
+            Json::Obj(_) => "object",
+        }
+    }
+}
+
 struct Parser<'a> {
     s: &'a str,
     b: &'a [u8],

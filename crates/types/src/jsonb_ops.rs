@@ -325,15 +325,7 @@ fn type_of(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
     let Some(d) = doc(&a[0])? else {
         return Ok(Value::Null);
     };
-    let t = match d {
-        Json::Null => "null",
-        Json::Bool(_) => "boolean",
-        Json::Num(_) => "number",
-        Json::Str(_) => "string",
-        Json::Arr(_) => "array",
-        Json::Obj(_) => "object",
-    };
-    Ok(Value::Text(Arc::from(t)))
+    Ok(Value::Text(Arc::from(d.type_name())))
 }
 
 // ----- jsonb_set, jsonb_insert ---------------------------------------------------

@@ -212,22 +212,9 @@ fn plan_recursive(
         c.name = a.clone();
     }
     let work_id = b.fresh_id();
-    b.ctes.push(Cte {
-        name: name.to_string(),
-        id: work_id,
-        plan: Arc::new(Plan::Values { rows: Vec::new() }),
-        cols: cols.clone(),
-        working: true,
-        no_returning: false,
+    let (step, refs) = b.with_working_table(name.to_string(), work_id, cols.clone(), |b| {
+        plan_query(b, r)
     });
-    b.recursive_refs.push((work_id, 0));
-    let step = plan_query(b, r);
-    b.ctes.pop();
-    let refs = b
-        .recursive_refs
-        .iter()
-        .position(|(id, _)| *id == work_id)
-        .map_or(0, |i| b.recursive_refs.remove(i).1);
     let (step, step_cols) = step?;
     if refs == 0 {
         return Ok(None);

@@ -70,17 +70,6 @@ fn err(code: SqlState, msg: impl Into<String>) -> DbError {
     DbError::new(code, msg)
 }
 
-fn kind(v: &Json) -> &'static str {
-    match v {
-        Json::Null => "null",
-        Json::Bool(_) => "boolean",
-        Json::Num(_) => "number",
-        Json::Str(_) => "string",
-        Json::Arr(_) => "array",
-        Json::Obj(_) => "object",
-    }
-}
-
 /// Borrows a child of an item: from the document when the item is
 /// borrowed, cloned when the item itself was computed.
 fn child<'a>(parent: &Item<'a>, pick: impl Fn(&Json) -> Option<&Json>) -> Option<Item<'a>> {
@@ -508,7 +497,7 @@ impl<'a> Cx<'a> {
             return unwrap_array(out);
         }
         match m {
-            Method::Type => out.push(Cow::Owned(Json::Str(kind(it).into()))),
+            Method::Type => out.push(Cow::Owned(Json::Str(it.type_name().into()))),
             Method::Size => match &**it {
                 Json::Arr(a) => out.push(num(Numeric::from_i64(a.len() as i64))),
                 _ if self.lax => out.push(num(Numeric::from_i64(1))),
