@@ -654,8 +654,12 @@ fn skip_at(buf: &[u8], pos: &mut usize) {
     match tag {
         T_NULL | T_FALSE | T_TRUE => *pos += 1,
         T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM => {
-            *pos += 1;
-            framed_varint(buf, pos);
+            // Past the varint's last byte (high bit clear), unread.
+            let end = buf[*pos + 1..]
+                .iter()
+                .position(|&b| b < 0x80)
+                .expect("stored row: a framed varint");
+            *pos += end + 2;
         }
         T_FLOAT4 => take(pos, 5),
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 9),

@@ -1747,6 +1747,29 @@ impl TableScan<'_> {
         next
     }
 
+    /// Decode, for the row [`TableScan::next_in_place`] just returned,
+    /// the columns `cols` marks into their slots of `out`, as that call
+    /// did for its own columns (same return value). For a reader that
+    /// tests some columns before it wants the others: the row's latch is
+    /// taken again and the visible version found again, which is the same
+    /// one (one snapshot sees one version of a row; pruning keeps what a
+    /// live snapshot sees).
+    pub fn decode_more(&self, head: TupleHead, cols: &[bool], out: &mut [Value]) -> usize {
+        assert_eq!(
+            head.row.0 + 1,
+            self.next,
+            "decode_more follows next_in_place"
+        );
+        let (chunk, _) = self.chunk.as_ref().expect("next_in_place set the chunk");
+        let versions = chunk[chunk_pos(head.row.0).1].versions.lock();
+        let v = self
+            .table
+            .visible(&versions, &self.snap)
+            .expect("the version next_in_place returned is still visible");
+        assert_eq!(v.xmin, head.xmin, "one snapshot sees one version of a row");
+        codec::decode_in_place(&v.data, Some(cols), codec::mask_end(cols), out)
+    }
+
     /// Find the next visible version and hand it to `read` under its
     /// row's latch.
     fn next_visible<R>(&mut self, read: impl FnOnce(RowId, &Version) -> R) -> Option<R> {

@@ -51,6 +51,15 @@ pub(crate) trait Eval {
 }
 
 impl Eval for Expr {
+    fn test(&self, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+        if let Expr::Cmp(op, a, b) = self {
+            if let Some(holds) = int_test(*op, a, b, row, ev)? {
+                return Ok(holds);
+            }
+        }
+        Ok(truthy(&self.eval(row, ev)?) == Some(true))
+    }
+
     fn eval(&self, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         match self {
             Expr::Const(v) => Ok(v.clone()),
@@ -99,6 +108,65 @@ fn int_of(v: &Value) -> Option<i64> {
         Value::Int8(x) => Some(*x),
         _ => None,
     }
+}
+
+/// A WHERE clause's `a op b` over integers at hand (`aid = 5`,
+/// `aid % 7 = 0`: columns, constants, and arithmetic over two of those),
+/// decided without building values; NULL is not true. None: not such a
+/// comparison, evaluate it in general. Operands are evaluated in the
+/// general path's order, and the arithmetic is the general path's
+/// (`valops::arith`: same results, same errors).
+fn int_test(op: Cmp, a: &Expr, b: &Expr, row: &[Value], ev: &Ev) -> Result<Option<bool>, DbError> {
+    let x = match int_operand(a, row, ev)? {
+        IntOperand::Int(x) => x,
+        IntOperand::Null => return Ok(Some(false)),
+        IntOperand::Other => return Ok(None),
+    };
+    Ok(match int_operand(b, row, ev)? {
+        IntOperand::Int(y) => Some(op.holds(x.cmp(&y))),
+        IntOperand::Null => Some(false),
+        IntOperand::Other => None,
+    })
+}
+
+/// What [`int_test`] makes of an operand.
+enum IntOperand {
+    Int(i64),
+    Null,
+    /// Not an integer leaf, or not integer arithmetic over two.
+    Other,
+}
+
+/// A column's or a constant's value, borrowed.
+fn leaf_ref<'a>(e: &'a Expr, row: &'a [Value]) -> Option<&'a Value> {
+    match e {
+        Expr::Col(i) => Some(&row[*i]),
+        Expr::Const(v) => Some(v),
+        _ => None,
+    }
+}
+
+fn int_value(v: &Value) -> IntOperand {
+    match v {
+        Value::Null => IntOperand::Null,
+        v => int_of(v).map_or(IntOperand::Other, IntOperand::Int),
+    }
+}
+
+fn int_operand(e: &Expr, row: &[Value], ev: &Ev) -> Result<IntOperand, DbError> {
+    if let Some(v) = leaf_ref(e, row) {
+        return Ok(int_value(v));
+    }
+    let Expr::Arith(op, x, y, _) = e else {
+        return Ok(IntOperand::Other);
+    };
+    let (Some(x), Some(y)) = (leaf_ref(x, row), leaf_ref(y, row)) else {
+        return Ok(IntOperand::Other);
+    };
+    if matches!(int_value(x), IntOperand::Other) || matches!(int_value(y), IntOperand::Other) {
+        return Ok(IntOperand::Other);
+    }
+    Ok(int_value(&valops::arith(*op, x, y, &ev.ctx.eval)?))
 }
 
 /// Eval of the nodes with children (checked for stack depth first).

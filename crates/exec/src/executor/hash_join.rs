@@ -213,7 +213,7 @@ pub(super) fn hashed_scan(
             // The first run scans as the plain plan would: a subquery run
             // for one outer row costs no copy of the table.
             ev.cache.insert(id, Arc::new(Vec::new()));
-            return scan::seq_scan(table, build_filter, None, ev, &mut |ev, row| {
+            return scan::seq_scan(table, build_filter, (None, None), ev, &mut |ev, row| {
                 if row[col] != k {
                     return Ok(true);
                 }
@@ -227,7 +227,7 @@ pub(super) fn hashed_scan(
         }
         None => {
             let mut rows: Vec<Row> = Vec::new();
-            scan::seq_scan(table, build_filter, None, ev, &mut |ev, row| {
+            scan::seq_scan(table, build_filter, (None, None), ev, &mut |ev, row| {
                 if row[col].is_null() {
                     return Ok(true);
                 }

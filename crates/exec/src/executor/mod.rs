@@ -160,10 +160,12 @@ pub(crate) fn run_ref(
             table,
             filter,
             cols,
+            late,
             ..
         } => {
             nestor_common::stack::check()?;
-            scan::seq_scan_ref(table, filter.as_ref(), cols.as_ref(), ev, emit)
+            let cols = (cols.as_ref(), late.as_deref());
+            scan::seq_scan_ref(table, filter.as_ref(), cols, ev, emit)
         }
         _ => run(plan, ev, param, &mut |ev, row| emit(ev, &row)),
     }
@@ -180,8 +182,12 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             table,
             filter,
             cols,
+            late,
             ..
-        } => scan::seq_scan(table, filter.as_ref(), cols.as_ref(), ev, emit),
+        } => {
+            let cols = (cols.as_ref(), late.as_deref());
+            scan::seq_scan(table, filter.as_ref(), cols, ev, emit)
+        }
         Plan::HashedScan {
             table,
             id,

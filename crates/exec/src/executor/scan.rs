@@ -10,13 +10,16 @@
 //! it (`seq_scan_ref`, under [`super::run_ref`]) or moved out to one that
 //! keeps it (`seq_scan`, which starts a fresh buffer then); rows the
 //! filter drops never leave the buffer. Invisible versions are skipped
-//! before anything is decoded.
+//! before anything is decoded. When the plan says so (`LateCols`), the
+//! filter's columns are decoded first and the rest only for the rows that
+//! pass ([`scan_rows`]).
 
 use std::ops::Bound;
+use std::sync::Arc;
 
 use nestor_catalog::{IndexDef, TableDef};
 use nestor_common::{DbError, SqlState};
-use nestor_plan::ir::{Expr, IndexKeys, TableFunc};
+use nestor_plan::ir::{Expr, IndexKeys, LateCols, TableFunc};
 use nestor_plan::sysviews::View;
 use nestor_plan::valops;
 use nestor_storage::Tuple;
@@ -49,7 +52,7 @@ fn emit_if(
 pub(super) fn seq_scan(
     table: &TableDef,
     filter: Option<&Expr>,
-    cols: Option<&std::sync::Arc<[bool]>>,
+    cols: (Option<&Arc<[bool]>>, Option<&LateCols>),
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
@@ -66,7 +69,7 @@ pub(super) fn seq_scan(
 pub(super) fn seq_scan_ref(
     table: &TableDef,
     filter: Option<&Expr>,
-    cols: Option<&std::sync::Arc<[bool]>>,
+    cols: (Option<&Arc<[bool]>>, Option<&LateCols>),
     ev: &mut Ev,
     emit: &mut EmitRef,
 ) -> Result<bool, DbError> {
@@ -76,10 +79,18 @@ pub(super) fn seq_scan_ref(
 /// The loop of both scans: each visible row decoded into `row` (only the
 /// columns `cols` marks), completed to a scan row, tested against
 /// `filter` and, if it passes, handed to `each`.
+///
+/// With `late` (`plan/src/select/narrow.rs`) a row is decoded in two
+/// steps: the filter's columns, then, if it passes, the rest. That saves
+/// the rest's decoding (a string allocation per text column) for every row
+/// the filter drops, and costs a second visit of the row (its latch and
+/// visibility check) for every row it keeps; so a scan whose filter keeps
+/// more than half of its first `LATE_SAMPLE_ROWS` rows goes back to one
+/// step for the remaining ones.
 fn scan_rows(
     table: &TableDef,
     filter: Option<&Expr>,
-    cols: Option<&std::sync::Arc<[bool]>>,
+    (cols, late): (Option<&Arc<[bool]>>, Option<&LateCols>),
     ev: &mut Ev,
     mut each: impl FnMut(&mut Ev, &mut Row) -> Result<bool, DbError>,
 ) -> Result<bool, DbError> {
@@ -90,8 +101,12 @@ fn scan_rows(
     ssi_check(ev)?;
     let mut read = 0;
     let mut more = true;
-    let mut scan = storage.scan(&snap).only(cols.cloned());
-    let mask = cols.map(|c| &c[..]);
+    let mut late = late.filter(|_| filter.is_some());
+    let mut scan = storage
+        .scan(&snap)
+        .only(late.map_or_else(|| cols.cloned(), |l| Some(l.filter.clone())));
+    let mut mask = late.map_or_else(|| cols.map(|c| &c[..]), |l| Some(&l.filter[..]));
+    let (mut tested, mut kept) = (0u32, 0u32);
     let width = table.columns.len();
     // Unread columns stay NULL in it from row to row.
     let mut row = vec![Value::Null; width + SYS_COLS];
@@ -100,7 +115,21 @@ fn scan_rows(
         poll(ev, &mut n)?;
         finish_row(&mut row, head, stored, table, mask);
         if let Some(f) = filter {
-            if !f.test(&row, ev)? {
+            let pass = f.test(&row, ev)?;
+            if let Some(l) = late {
+                tested += 1;
+                kept += pass as u32;
+                if pass {
+                    let stored = scan.decode_more(head, &l.rest, &mut row[..width]);
+                    finish_row(&mut row, head, stored, table, Some(&l.rest[..]));
+                }
+                if tested == LATE_SAMPLE_ROWS && kept > tested / 2 {
+                    late = None;
+                    scan = scan.only(cols.cloned());
+                    mask = cols.map(|c| &c[..]);
+                }
+            }
+            if !pass {
                 continue;
             }
         }
@@ -116,6 +145,10 @@ fn scan_rows(
     ssi_check(ev)?;
     Ok(true)
 }
+
+/// The rows a two-step scan tests before it decides whether two steps pay
+/// ([`scan_rows`]).
+const LATE_SAMPLE_ROWS: u32 = 1024;
 
 /// A materialized view made WITH NO DATA cannot be read until REFRESHed
 /// (55000, when the query runs, as PostgreSQL's executor reports it).

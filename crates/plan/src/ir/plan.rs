@@ -95,6 +95,15 @@ pub enum TableFunc {
     User(super::UserFn),
 }
 
+/// A sequential scan's two decoding steps (`select::narrow`): the columns
+/// its filter reads, decoded for every visible row, and the rest of the
+/// columns it decodes, only for the rows that pass.
+#[derive(Debug)]
+pub struct LateCols {
+    pub filter: Arc<[bool]>,
+    pub rest: Arc<[bool]>,
+}
+
 #[derive(Debug)]
 #[allow(clippy::large_enum_variant)]
 pub enum Plan {
@@ -110,6 +119,9 @@ pub enum Plan {
         /// The columns the query reads (`select::narrow`); the others are
         /// not decoded and read as NULL. None: all of them.
         cols: Option<Arc<[bool]>>,
+        /// Filter first, then decode the rest (`select::narrow`): set when
+        /// the filter reads fewer of the columns than the scan decodes.
+        late: Option<Arc<LateCols>>,
     },
     IndexScan {
         table: Arc<TableDef>,

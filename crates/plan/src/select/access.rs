@@ -341,6 +341,7 @@ pub(super) fn table_scan(
         alias,
         filter: and_all(local),
         cols: None,
+        late: None,
     }
 }
 

@@ -30,13 +30,30 @@
 //! correlated one reads the row by position from inside its own plan,
 //! where this walk does not look). The system columns after the table's
 //! are always there. Anything else keeps every column.
+//!
+//! Second, wherever a sequential scan sits, if its filter reads fewer
+//! columns than the scan decodes, it decodes in two steps (`LateCols`):
+//! the filter's columns for every visible row, the rest only for the rows
+//! that pass, as PostgreSQL's qual sees a tuple deformed up to the last
+//! attribute the qual needs:
+//!
+//! ```text
+//!   SELECT * FROM pgbench_accounts WHERE aid % 100000 = 0
+//!   SeqScan, cols: all  =>  late: filter [aid], rest [bid, abalance, filler]
+//! ```
 
 use std::sync::Arc;
 
-use crate::ir::{Expr, Plan};
+use crate::ir::{Expr, LateCols, Plan};
 
-/// Narrow every scan of `plan` that the rule above allows.
+/// Narrow every scan of `plan` that the rule above allows, and let
+/// sequential scans decode their filter's columns first.
 pub(crate) fn narrow_scans(plan: &mut Plan) {
+    if let Plan::SeqScan { .. } = plan {
+        // Its consumer (this walk's previous step) has narrowed it.
+        filter_first(plan);
+        return;
+    }
     let used = match &*plan {
         Plan::Project { exprs, .. } => read_columns(exprs.iter()),
         Plan::Aggregate { group, aggs, .. } => {
@@ -113,6 +130,45 @@ fn narrow(scan: &mut Plan, used: Vec<usize>) {
         return;
     }
     *cols = Some(Arc::from(mask));
+}
+
+/// Give a sequential scan with a filter its two decoding steps (see the
+/// module header) when the filter reads fewer columns than the scan
+/// decodes: a row the filter drops then costs only its filter's columns
+/// (`exec/src/executor/scan.rs`). As for narrowing, a filter holding a
+/// subquery keeps the plain scan.
+fn filter_first(scan: &mut Plan) {
+    let Plan::SeqScan {
+        table,
+        filter: Some(filter),
+        cols,
+        late,
+        ..
+    } = scan
+    else {
+        return;
+    };
+    let Some(read) = read_columns(std::iter::once(&*filter)) else {
+        return;
+    };
+    let n = table.columns.len();
+    let mut first = vec![false; n];
+    // Past the table's columns: the system columns, always there.
+    for c in read.into_iter().filter(|&c| c < n) {
+        first[c] = true;
+    }
+    let decoded = |c: usize| cols.as_ref().is_none_or(|m| m[c]);
+    assert!(
+        (0..n).all(|c| !first[c] || decoded(c)),
+        "a narrowed scan decodes its filter's columns"
+    );
+    let rest: Vec<bool> = (0..n).map(|c| decoded(c) && !first[c]).collect();
+    if rest.contains(&true) {
+        *late = Some(Arc::new(LateCols {
+            filter: Arc::from(first),
+            rest: Arc::from(rest),
+        }));
+    }
 }
 
 #[cfg(test)]
