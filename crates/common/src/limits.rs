@@ -149,6 +149,14 @@ pub const STACK_DEPTH_BYTES_MAX: usize = if cfg!(debug_assertions) {
     128 << 20
 };
 
+/// Nesting of arrays and objects a json/jsonb input may have (54001 past
+/// it, as past the stack check that each level also makes): PostgreSQL's
+/// default 2 MB stack parses 10,000 levels (its regression tests do), and
+/// a session's stack holds this many of our parser's frames many times
+/// over. The parser recurses, so a thread that parses JSON without a
+/// session's stack base must have the stack for this many levels.
+pub const JSON_NESTING_MAX: usize = 100_000;
+
 /// Nesting a statement may have: a statement whose lexical nesting bound
 /// (nestor_parser::depth) passes it is refused before it is parsed.
 /// PostgreSQL's default 2 MB stack allows about 4,500 levels of `1+1+...`.

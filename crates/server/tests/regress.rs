@@ -179,6 +179,7 @@ macro_rules! regress {
 }
 
 regress!(
+    json_errors,
     jsonpath_basic,
     search_path,
     schemas_psql,

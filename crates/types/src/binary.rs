@@ -225,7 +225,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::Json => {
             let s = utf8_text(buf)?;
-            json::normalize_jsonb(s)?;
+            json::validate_json(s)?;
             Value::Text(Arc::from(s))
         }
         DataType::Jsonb => match buf.split_first() {

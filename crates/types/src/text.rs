@@ -172,7 +172,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Enum(oid) => crate::enums::parse(oid, input)?,
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Json => {
-            json::normalize_jsonb(input)?;
+            json::validate_json(input)?;
             Value::Text(Arc::from(input))
         }
         DataType::JsonPath => Value::Text(Arc::from(crate::jsonpath::normalize(input)?)),
