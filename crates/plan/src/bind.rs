@@ -3280,18 +3280,7 @@ impl<'e> Binder<'e> {
                         t,
                     ));
                 }
-                let t = self.common_type(&types, "generate_series")?;
-                if !t.is_integer() {
-                    return Err(DbError::unsupported(format!(
-                        "generate_series({})",
-                        t.name()
-                    )));
-                }
-                let t = if t == DataType::Int2 {
-                    DataType::Int4
-                } else {
-                    t
-                };
+                let t = functions::series_type(self.common_type(&types, "generate_series")?)?;
                 let mut coerced = Vec::with_capacity(args.len());
                 for (e, from) in args.into_iter().zip(types.iter()) {
                     coerced.push(self.coerce(e, *from, t)?);

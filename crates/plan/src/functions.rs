@@ -767,6 +767,21 @@ fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     })
 }
 
+/// The element type of generate_series(start, stop [, step]) over the
+/// arguments' common type `ty`: int4 (for int2 too), int8 or numeric;
+/// 0A000 for the others.
+pub fn series_type(ty: DataType) -> Result<DataType, DbError> {
+    match ty {
+        DataType::Int2 | DataType::Int4 => Ok(DataType::Int4),
+        DataType::Int8 => Ok(DataType::Int8),
+        DataType::Numeric(_) => Ok(DataType::NUMERIC),
+        t => Err(DbError::unsupported(format!(
+            "generate_series({})",
+            t.name()
+        ))),
+    }
+}
+
 /// The element type of generate_series(start, stop, step) over
 /// timestamps: `timestamp` when both bounds are, else `timestamptz` (a
 /// date reads as one, as PostgreSQL's implicit casts pick); None if the
