@@ -216,6 +216,12 @@ pub(super) fn lock_targets(
             "FOR UPDATE is not allowed with GROUP BY clause",
         ));
     }
+    if sel.having_clause.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE is not allowed with HAVING clause",
+        ));
+    }
     let mut named: Vec<String> = Vec::new();
     let mut strength = "FOR UPDATE";
     for l in &sel.locking_clause {
