@@ -756,8 +756,10 @@ fn assign_value(
 
 /// The source of `SET (a, b, ...) = source`: one value per column (None
 /// for DEFAULT), with its type and location. A row constructor gives its
-/// fields, a sub-SELECT its single row's columns; anything else is
-/// PostgreSQL's 42601, as is a count that does not match the columns.
+/// fields, a sub-SELECT its single row's columns (each column reads the
+/// subquery's record, so a subquery is run once per column); anything
+/// else is PostgreSQL's 0A000, a count that does not match the columns
+/// its 42601.
 fn bind_multi_source(
     b: &mut Binder,
     m: &pb::MultiAssignRef,
