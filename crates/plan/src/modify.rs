@@ -683,7 +683,7 @@ fn bind_sets(
     let mut sets: Vec<(usize, Expr)> = Vec::new();
     // The values of the multiple-column item being read (`SET (a, b) =
     // ...` is one target per column, each naming the shared source).
-    let mut multi: Vec<Option<(Expr, DataType, i32)>> = Vec::new();
+    let mut multi: Vec<SetValue> = Vec::new();
     for t in list {
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
@@ -730,6 +730,10 @@ fn bind_sets(
     Ok(sets)
 }
 
+/// One column's value in an UPDATE's SET: None for DEFAULT, else the
+/// bound expression, its type and its location in the statement.
+type SetValue = Option<(Expr, DataType, i32)>;
+
 /// A bound value for column `col` of an UPDATE's SET, coerced to the
 /// column's type (an identity column GENERATED ALWAYS takes DEFAULT only).
 fn assign_value(
@@ -760,10 +764,7 @@ fn assign_value(
 /// subquery's record, so a subquery is run once per column); anything
 /// else is PostgreSQL's 0A000, a count that does not match the columns
 /// its 42601.
-fn bind_multi_source(
-    b: &mut Binder,
-    m: &pb::MultiAssignRef,
-) -> Result<Vec<Option<(Expr, DataType, i32)>>, DbError> {
+fn bind_multi_source(b: &mut Binder, m: &pb::MultiAssignRef) -> Result<Vec<SetValue>, DbError> {
     let src = req(&m.source)?;
     let loc = match node(src)? {
         NodeEnum::RowExpr(r) => r.location,
