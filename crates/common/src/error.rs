@@ -44,6 +44,12 @@ pub enum SqlState {
     InvalidArgumentForLogarithm,
     /// 2201F: power's undefined and complex cases, sqrt of a negative.
     InvalidArgumentForPowerFunction,
+    /// 2201G: width_bucket's count and bounds.
+    InvalidArgumentForWidthBucketFunction,
+    /// 2201W: a negative LIMIT, a NULL row count of FETCH FIRST ... WITH TIES.
+    InvalidRowCountInLimitClause,
+    /// 2201X: a negative OFFSET.
+    InvalidRowCountInResultOffsetClause,
     ArraySubscriptError,
     // 2203x: SQL/JSON path evaluation (jsonpath)
     InvalidSqlJsonSubscript,
@@ -200,6 +206,9 @@ impl SqlState {
             InvalidRegularExpression => "2201B",
             InvalidArgumentForLogarithm => "2201E",
             InvalidArgumentForPowerFunction => "2201F",
+            InvalidArgumentForWidthBucketFunction => "2201G",
+            InvalidRowCountInLimitClause => "2201W",
+            InvalidRowCountInResultOffsetClause => "2201X",
             ArraySubscriptError => "2202E",
             NotNullViolation => "23502",
             ForeignKeyViolation => "23503",
@@ -600,6 +609,9 @@ mod tests {
         InvalidRegularExpression => "ERRCODE_INVALID_REGULAR_EXPRESSION",
         InvalidArgumentForLogarithm => "ERRCODE_INVALID_ARGUMENT_FOR_LOG",
         InvalidArgumentForPowerFunction => "ERRCODE_INVALID_ARGUMENT_FOR_POWER_FUNCTION",
+        InvalidArgumentForWidthBucketFunction => "ERRCODE_INVALID_ARGUMENT_FOR_WIDTH_BUCKET_FUNCTION",
+        InvalidRowCountInLimitClause => "ERRCODE_INVALID_ROW_COUNT_IN_LIMIT_CLAUSE",
+        InvalidRowCountInResultOffsetClause => "ERRCODE_INVALID_ROW_COUNT_IN_RESULT_OFFSET_CLAUSE",
         ArraySubscriptError => "ERRCODE_ARRAY_SUBSCRIPT_ERROR",
         NotNullViolation => "ERRCODE_NOT_NULL_VIOLATION",
         ForeignKeyViolation => "ERRCODE_FOREIGN_KEY_VIOLATION",

@@ -1204,6 +1204,20 @@ pub(crate) fn srf_values(
             if args.iter().any(Value::is_null) {
                 return Ok(Vec::new());
             }
+            if let [Value::Numeric(start), Value::Numeric(stop), step @ ..] = args {
+                let step = match step {
+                    [Value::Numeric(s)] => Some(s),
+                    _ => None,
+                };
+                let mut v = Vec::new();
+                for x in nestor_types::Numeric::series(start, stop, step)? {
+                    if v.len() >= SRF_VALUES_MAX {
+                        return Err(too_many());
+                    }
+                    v.push(Value::Numeric(x));
+                }
+                return Ok(v);
+            }
             let int = |v: &Value| as_i64(v).unwrap_or(0);
             let (start, stop) = (int(&args[0]), int(&args[1]));
             let step = args.get(2).map_or(1, int);

@@ -3280,18 +3280,7 @@ impl<'e> Binder<'e> {
                         t,
                     ));
                 }
-                let t = self.common_type(&types, "generate_series")?;
-                if !t.is_integer() {
-                    return Err(DbError::unsupported(format!(
-                        "generate_series({})",
-                        t.name()
-                    )));
-                }
-                let t = if t == DataType::Int2 {
-                    DataType::Int4
-                } else {
-                    t
-                };
+                let t = functions::series_type(self.common_type(&types, "generate_series")?)?;
                 let mut coerced = Vec::with_capacity(args.len());
                 for (e, from) in args.into_iter().zip(types.iter()) {
                     coerced.push(self.coerce(e, *from, t)?);
@@ -3398,20 +3387,8 @@ impl<'e> Binder<'e> {
             }
             _ => None,
         };
-        let sel = match node(req(&s.subselect)?)? {
-            NodeEnum::SelectStmt(sel) => sel,
-            other => return Err(unsupported_node(other)),
-        };
+        let (mut plan, cols, correlated) = self.plan_sublink_query(s)?;
         let cur = self.level();
-        let saved_agg = self.agg;
-        let saved_window = self.window;
-        let saved_windows = std::mem::take(&mut self.windows);
-        let planned = (self.plan_query)(self, sel);
-        self.agg = saved_agg;
-        self.window = saved_window;
-        self.windows = saved_windows;
-        let correlated = self.last_correlated;
-        let (mut plan, cols) = planned?;
         let id = self.fresh_id();
         let (kind, ty) = match kind {
             pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
@@ -3490,6 +3467,60 @@ impl<'e> Binder<'e> {
             })),
             ty,
         ))
+    }
+
+    /// The query of a sublink, planned one level down: its plan, output
+    /// columns and whether it reads the enclosing query's columns.
+    fn plan_sublink_query(
+        &mut self,
+        s: &pb::SubLink,
+    ) -> Result<(Plan, Vec<OutCol>, bool), DbError> {
+        let sel = match node(req(&s.subselect)?)? {
+            NodeEnum::SelectStmt(sel) => sel,
+            other => return Err(unsupported_node(other)),
+        };
+        let saved_agg = self.agg;
+        let saved_window = self.window;
+        let saved_windows = std::mem::take(&mut self.windows);
+        let planned = (self.plan_query)(self, sel);
+        self.agg = saved_agg;
+        self.window = saved_window;
+        self.windows = saved_windows;
+        let correlated = self.last_correlated;
+        let (plan, cols) = planned?;
+        Ok((plan, cols, correlated))
+    }
+
+    /// `UPDATE ... SET (a, b, ...) = (SELECT x, y, ...)`: the subquery's
+    /// single row as a record (NULL without a row; 21000 for more than
+    /// one) and its columns' types; 42601 unless it has `n` columns.
+    pub(crate) fn bind_multiassign_sublink(
+        &mut self,
+        s: &pb::SubLink,
+        n: usize,
+    ) -> Result<(Expr, Vec<DataType>), DbError> {
+        let (plan, cols, correlated) = self.plan_sublink_query(s)?;
+        if cols.len() != n {
+            let e = DbError::new(
+                SqlState::SyntaxError,
+                "number of columns does not match number of values",
+            );
+            return Err(err_at(e, self.text, s.location));
+        }
+        let level = self.level();
+        let id = self.fresh_id();
+        let row = Expr::Func(Func::RowCtor, (0..n).map(Expr::Col).collect());
+        let sub = Expr::Sub(Arc::new(SubQuery {
+            kind: SubKind::Scalar,
+            plan: Arc::new(Plan::Project {
+                input: Box::new(plan),
+                exprs: vec![row],
+            }),
+            level,
+            correlated,
+            id,
+        }));
+        Ok((sub, cols.iter().map(|c| c.ty).collect()))
     }
 
     /// A row constructor's fields against a subquery's columns: the row

@@ -747,21 +747,6 @@ const NOT_YET: &[&str] = &[
     "pg_visible_in_snapshot",
     "txid_visible_in_snapshot",
     "setseed",
-    "width_bucket",
-    "pi",
-    "degrees",
-    "radians",
-    "sin",
-    "cos",
-    "tan",
-    "asin",
-    "acos",
-    "atan",
-    "atan2",
-    "gcd",
-    "lcm",
-    "factorial",
-    "scale",
     "bit_length",
     "generate_subscripts",
 ];
@@ -780,6 +765,21 @@ fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         arg_types: r.arg_types.into_iter().map(Some).collect(),
         ret: r.ret,
     })
+}
+
+/// The element type of generate_series(start, stop [, step]) over the
+/// arguments' common type `ty`: int4 (for int2 too), int8 or numeric;
+/// 0A000 for the others.
+pub fn series_type(ty: DataType) -> Result<DataType, DbError> {
+    match ty {
+        DataType::Int2 | DataType::Int4 => Ok(DataType::Int4),
+        DataType::Int8 => Ok(DataType::Int8),
+        DataType::Numeric(_) => Ok(DataType::NUMERIC),
+        t => Err(DbError::unsupported(format!(
+            "generate_series({})",
+            t.name()
+        ))),
+    }
 }
 
 /// The element type of generate_series(start, stop, step) over

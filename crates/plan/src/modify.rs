@@ -680,7 +680,10 @@ fn bind_sets(
     col_of: &dyn Fn(&str) -> Result<usize, DbError>,
 ) -> Result<Vec<(usize, Expr)>, DbError> {
     b.agg = AggCtx::NotAllowed("UPDATE");
-    let mut sets = Vec::new();
+    let mut sets: Vec<(usize, Expr)> = Vec::new();
+    // The values of the multiple-column item being read (`SET (a, b) =
+    // ...` is one target per column, each naming the shared source).
+    let mut multi: Vec<SetValue> = Vec::new();
     for t in list {
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
@@ -691,32 +694,154 @@ fn bind_sets(
             ));
         }
         let val = req(&rt.val)?;
-        if matches!(node(val)?, NodeEnum::MultiAssignRef(_)) {
-            return Err(DbError::unsupported("UPDATE SET (a, b) = ..."));
-        }
         let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
-        let ty = table.columns[col].ty;
-        let e = if matches!(node(val)?, NodeEnum::SetToDefault(_)) {
-            bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
-        } else if table.identity(col).is_some_and(|i| i.always) {
+        if sets.iter().any(|(c, _)| *c == col) {
             return Err(DbError::new(
-                SqlState::GeneratedAlways,
-                format!("column \"{}\" can only be updated to DEFAULT", rt.name),
-            )
-            .with_detail(format!(
-                "Column \"{}\" is an identity column defined as GENERATED ALWAYS.",
-                rt.name
-            )));
-        } else {
-            let val_loc = bind::expr_location(node(val)?);
-            let (e, t) = b.bind(val)?;
-            b.coerce_assign(e, t, ty)
-                .map_err(|e| assign_err(e, table, col))
-                .map_err(|e| bind::err_at(e, b.text, val_loc))?
+                SqlState::SyntaxError,
+                format!("multiple assignments to same column \"{}\"", rt.name),
+            ));
+        }
+        let value = match node(val)? {
+            NodeEnum::SetToDefault(_) => None,
+            NodeEnum::MultiAssignRef(m) => {
+                if m.colno == 1 {
+                    multi = bind_multi_source(b, m)?;
+                }
+                usize::try_from(m.colno - 1)
+                    .ok()
+                    .and_then(|i| multi.get(i))
+                    .cloned()
+                    .ok_or_else(|| DbError::internal("multiple-column UPDATE item out of order"))?
+            }
+            other => {
+                let loc = bind::expr_location(other);
+                let (e, t) = b.bind(val)?;
+                Some((e, t, loc))
+            }
+        };
+        let e = match value {
+            None => {
+                bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
+            }
+            Some((e, t, loc)) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
         };
         sets.push((col, e));
     }
     Ok(sets)
+}
+
+/// One column's value in an UPDATE's SET: None for DEFAULT, else the
+/// bound expression, its type and its location in the statement.
+type SetValue = Option<(Expr, DataType, i32)>;
+
+/// A bound value for column `col` of an UPDATE's SET, coerced to the
+/// column's type (an identity column GENERATED ALWAYS takes DEFAULT only).
+fn assign_value(
+    b: &mut Binder,
+    table: &TableDef,
+    col: usize,
+    name: &str,
+    (e, t): (Expr, DataType),
+    loc: i32,
+) -> Result<Expr, DbError> {
+    if table.identity(col).is_some_and(|i| i.always) {
+        return Err(DbError::new(
+            SqlState::GeneratedAlways,
+            format!("column \"{name}\" can only be updated to DEFAULT"),
+        )
+        .with_detail(format!(
+            "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
+        )));
+    }
+    b.coerce_assign(e, t, table.columns[col].ty)
+        .map_err(|e| assign_err(e, table, col))
+        .map_err(|e| bind::err_at(e, b.text, loc))
+}
+
+/// The source of `SET (a, b, ...) = source`: one value per column (None
+/// for DEFAULT), with its type and location. A row constructor gives its
+/// fields, a sub-SELECT its single row's columns (each column reads the
+/// subquery's record, so a subquery is run once per column); anything
+/// else is PostgreSQL's 0A000, a count that does not match the columns
+/// its 42601.
+fn bind_multi_source(b: &mut Binder, m: &pb::MultiAssignRef) -> Result<Vec<SetValue>, DbError> {
+    let src = req(&m.source)?;
+    let loc = match node(src)? {
+        NodeEnum::RowExpr(r) => r.location,
+        other => bind::expr_location(other),
+    };
+    let n = usize::try_from(m.ncolumns).unwrap_or(0);
+    let mismatch = |b: &Binder| {
+        let e = DbError::new(
+            SqlState::SyntaxError,
+            "number of columns does not match number of values",
+        );
+        bind::err_at(e, b.text, loc)
+    };
+    match node(src)? {
+        // Element by element, so a quoted literal takes its column's type
+        // (and DEFAULT is allowed), unless a `v.*` must expand.
+        NodeEnum::RowExpr(r) if !r.args.iter().any(is_star) => {
+            let mut out = Vec::with_capacity(r.args.len());
+            for a in &r.args {
+                out.push(if is_default(a) {
+                    None
+                } else {
+                    let (e, t) = b.bind(a)?;
+                    Some((e, t, bind::expr_location(node(a)?)))
+                });
+            }
+            if out.len() != n {
+                return Err(mismatch(b));
+            }
+            Ok(out)
+        }
+        NodeEnum::RowExpr(_) => {
+            // Bound whole: `ROW(v.*)` expands.
+            let (e, t) = b.bind(src)?;
+            let (Expr::Func(crate::functions::Func::RowCtor, fields), DataType::Record(r)) = (e, t)
+            else {
+                return Err(DbError::internal("row constructor without a record type"));
+            };
+            if fields.len() != n {
+                return Err(mismatch(b));
+            }
+            Ok(fields
+                .into_iter()
+                .zip(&r.fields)
+                .map(|(e, (_, t))| Some((e, *t, loc)))
+                .collect())
+        }
+        NodeEnum::SubLink(s) if s.sub_link_type == pb::SubLinkType::ExprSublink as i32 => {
+            let (row, types) = b.bind_multiassign_sublink(s, n)?;
+            Ok(types
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    let field =
+                        Expr::Func(crate::functions::Func::FieldSelect(i), vec![row.clone()]);
+                    Some((field, t, loc))
+                })
+                .collect())
+        }
+        _ => {
+            let e = DbError::new(
+                SqlState::FeatureNotSupported,
+                "source for a multiple-column UPDATE item must be a sub-SELECT or ROW() expression",
+            );
+            Err(bind::err_at(e, b.text, loc))
+        }
+    }
+}
+
+fn is_default(n: &Node) -> bool {
+    matches!(n.node, Some(NodeEnum::SetToDefault(_)))
+}
+
+/// `v.*` or `*`.
+fn is_star(n: &Node) -> bool {
+    matches!(&n.node, Some(NodeEnum::ColumnRef(c))
+        if c.fields.iter().any(|f| matches!(f.node, Some(NodeEnum::AStar(_)))))
 }
 
 /// Plan UPDATE (`sets` non-empty) or DELETE.

@@ -257,4 +257,5 @@ regress!(
     user_srf,
     numeric_math,
     json_path_ops,
+    sql_fns_batch,
 );

@@ -25,7 +25,8 @@
 //! [`crate::regex`], [`crate::jsonb_ops`], [`crate::json_ops`], [`crate::jsonpath`], [`crate::datetime_fns`]
 //! (date_trunc, extract, age, make_*, justify_*), [`crate::formatting`]
 //! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
-//! initcap, translate, chr, overlay...).
+//! initcap, translate, chr, overlay...) and [`crate::math_fns`] (trigonometry,
+//! hyperbolic functions, gcd, lcm, factorial, scales, width_bucket).
 //!
 //! String functions count characters, not bytes. A `char(n)` argument
 //! should be cast to text first ([`crate::cast::cast_from`] drops its
@@ -117,6 +118,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::datetime_fns::NAMES.contains(&lower.as_str())
         || crate::formatting::NAMES.contains(&lower.as_str())
         || crate::string_fns::NAMES.contains(&lower.as_str())
+        || crate::math_fns::NAMES.contains(&lower.as_str())
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -391,6 +393,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::string_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::math_fns::resolve(&lower, args) {
         return r;
     }
     // power(numeric, unknown) is power(numeric, numeric), as PostgreSQL

@@ -78,6 +78,7 @@ pub mod json;
 pub mod json_ops;
 pub mod jsonb_ops;
 pub mod jsonpath;
+pub(crate) mod math_fns;
 pub mod md5;
 pub mod numeric;
 pub mod ops;

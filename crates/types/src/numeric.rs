@@ -32,6 +32,9 @@ use nestor_common::{DbError, SqlState};
 
 use crate::bigint::{self as big, Mag};
 
+mod discrete;
+pub use discrete::NumericSeries;
+
 /// Most digits before the decimal point (PostgreSQL: weight limit).
 pub(crate) const MAX_INT_DIGITS: u32 = 131072;
 /// Most digits after the decimal point (NUMERIC_DSCALE_MAX).

@@ -1,6 +1,9 @@
 //! POSIX regular expressions: the `~ ~* !~ !~*` operators (PostgreSQL's
 //! textregexeq and friends), `regexp_replace`, `regexp_match` and
-//! `regexp_split_to_array`.
+//! `regexp_split_to_array`; PostgreSQL 15's `regexp_count`,
+//! `regexp_instr`, `regexp_like`, `regexp_substr` and regexp_replace's
+//! start/n form are in [`positional`], which also walks the matches of
+//! every regexp_replace.
 //!
 //! Patterns are PostgreSQL's Advanced Regular Expressions, run by the
 //! `regex` crate after a small translation: ARE's word-boundary escapes
@@ -16,7 +19,6 @@
 //! pattern compiles it once.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use nestor_common::{DbError, SqlState};
 use regex::{Regex, RegexBuilder};
@@ -26,6 +28,8 @@ use crate::context::EvalCtx;
 use crate::datatype::DataType;
 use crate::functions::{Imp, Resolved};
 use crate::value::Value;
+
+mod positional;
 
 /// Compiled patterns cached per thread.
 pub const REGEX_CACHE_ENTRIES_MAX: usize = 64;
@@ -41,6 +45,10 @@ pub(crate) const NAMES: &[&str] = &[
     "regexp_replace",
     "regexp_match",
     "regexp_split_to_array",
+    "regexp_count",
+    "regexp_instr",
+    "regexp_like",
+    "regexp_substr",
 ];
 
 thread_local! {
@@ -137,8 +145,11 @@ fn compiled(pattern: &str, ci: bool) -> Result<Regex, DbError> {
     }) {
         return Ok(r);
     }
+    // An ARE's `.` matches a newline too (PostgreSQL's default, not
+    // newline-sensitive, mode).
     let re = RegexBuilder::new(&translate(pattern)?)
         .case_insensitive(ci)
+        .dot_matches_new_line(true)
         .size_limit(REGEX_COMPILED_BYTES_MAX)
         .build()
         .map_err(|e| match e {
@@ -177,6 +188,12 @@ pub fn matches(s: &str, pattern: &str, ci: bool) -> Result<bool, DbError> {
 pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
     if !NAMES.contains(&name) {
         return None;
+    }
+    if positional::NAMES.contains(&name)
+        || (name == "regexp_replace"
+            && (args.len() > 4 || args.get(3).is_some_and(|t| t.is_integer())))
+    {
+        return positional::resolve(name, args);
     }
     let n = args.len();
     let texts = args.iter().all(|t| t.is_string());
@@ -273,11 +290,15 @@ fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, bool), DbE
         match c {
             'g' if allow_g => global = true,
             'g' => {
-                return Err(DbError::new(
+                let e = DbError::new(
                     SqlState::InvalidParameterValue,
                     format!("{func}() does not support the \"global\" option"),
-                )
-                .with_hint(format!("Use the regexp_{}s function instead.", &func[7..])))
+                );
+                return Err(if func == "regexp_match" {
+                    e.with_hint("Use the regexp_matches function instead.")
+                } else {
+                    e
+                });
             }
             'i' => ci = true,
             'c' => ci = false,
@@ -296,47 +317,48 @@ fn regexp_replace(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(s) = strs(a) else {
         return Ok(Value::Null);
     };
+    // A fourth argument written as a number meant the start/n form.
+    if let Some(d) = s
+        .get(3)
+        .and_then(|f| f.chars().next())
+        .filter(char::is_ascii_digit)
+    {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid regular expression option: \"{d}\""),
+        )
+        .with_hint("If you meant to use regexp_replace() with a start parameter, cast the fourth argument to integer explicitly."));
+    }
     let (global, ci) = flags(s.get(3).copied(), true, "regexp_replace")?;
     let re = compiled(s[1], ci)?;
-    // PostgreSQL's replacement: \1..\9 a group, \& the match, \\ a
-    // backslash; the crate's `$` syntax must not apply.
-    let expand = |caps: &regex::Captures, out: &mut String| {
-        let mut chars = s[2].chars();
-        while let Some(c) = chars.next() {
-            if c != '\\' {
-                out.push(c);
-                continue;
-            }
-            match chars.next() {
-                Some(d @ '1'..='9') => {
-                    let g = d as usize - '0' as usize;
-                    out.push_str(caps.get(g).map_or("", |m| m.as_str()));
-                }
-                Some('&') => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
-                Some(other) => {
-                    if other != '\\' {
-                        out.push('\\');
-                    }
-                    out.push(other);
-                }
-                None => out.push('\\'),
-            }
+    positional::replace(s[0], &re, s[2], Some(0), if global { 0 } else { 1 })
+}
+
+/// Append PostgreSQL's expansion of a regexp_replace replacement for one
+/// match: \1..\9 a group, \& the match, \\ a backslash (the crate's `$`
+/// syntax must not apply).
+fn expand_replacement(replacement: &str, caps: &regex::Captures, out: &mut String) {
+    let mut chars = replacement.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
         }
-    };
-    let mut out = String::with_capacity(s[0].len());
-    let mut last = 0;
-    for caps in re.captures_iter(s[0]) {
-        let m = caps.get(0).expect("group 0");
-        out.push_str(&s[0][last..m.start()]);
-        expand(&caps, &mut out);
-        crate::functions::check_result_len(out.len())?;
-        last = m.end();
-        if !global {
-            break;
+        match chars.next() {
+            Some(d @ '1'..='9') => {
+                let g = d as usize - '0' as usize;
+                out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+            }
+            Some('&') => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
+            Some(other) => {
+                if other != '\\' {
+                    out.push('\\');
+                }
+                out.push(other);
+            }
+            None => out.push('\\'),
         }
     }
-    out.push_str(&s[0][last..]);
-    Ok(Value::Text(Arc::from(out)))
 }
 
 fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {

@@ -341,7 +341,15 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             input,
             limit,
             offset,
-        } => run_limit(input, limit.as_ref(), offset.as_ref(), ev, param, emit),
+            ties,
+        } => run_limit(
+            input,
+            (limit.as_ref(), offset.as_ref()),
+            ties,
+            ev,
+            param,
+            emit,
+        ),
         Plan::Distinct { input } => run_distinct(input, ev, param, emit),
         Plan::Append { inputs } => {
             for i in inputs {
@@ -557,10 +565,13 @@ fn run_sort(
     r
 }
 
+/// LIMIT / OFFSET; with `ties` (FETCH FIRST ... WITH TIES, over sorted
+/// rows) the rows after the limit whose sort keys equal the last one's
+/// come too.
 fn run_limit(
     input: &Plan,
-    limit: Option<&Expr>,
-    offset: Option<&Expr>,
+    (limit, offset): (Option<&Expr>, Option<&Expr>),
+    ties: &[SortKey],
     ev: &mut Ev,
     param: &[Value],
     emit: &mut Emit,
@@ -572,15 +583,34 @@ fn run_limit(
     }
     let mut left = lim;
     let mut stopped_by_limit = false;
+    // The last row's sort keys once the limit is reached WITH TIES.
+    let mut last: Option<Vec<Value>> = None;
+    let ec = ev.ctx.eval;
     let r = run(input, ev, param, &mut |ev, row| {
         if skip > 0 {
             skip -= 1;
             return Ok(true);
         }
+        if let Some(last) = &last {
+            if compare_keys(&sort_values(ties, &row, ev)?, last, ties, &ec).is_eq() {
+                return emit(ev, row);
+            }
+            stopped_by_limit = true;
+            return Ok(false);
+        }
+        let keys = if left == Some(1) && !ties.is_empty() {
+            Some(sort_values(ties, &row, ev)?)
+        } else {
+            None
+        };
         let cont = emit(ev, row)?;
         if let Some(l) = left.as_mut() {
             *l -= 1;
             if *l == 0 {
+                if keys.is_some() {
+                    last = keys;
+                    return Ok(cont);
+                }
                 stopped_by_limit = true;
                 return Ok(false);
             }
@@ -588,6 +618,11 @@ fn run_limit(
         Ok(cont)
     })?;
     Ok(r || stopped_by_limit)
+}
+
+/// The values of sort keys for one row.
+fn sort_values(keys: &[SortKey], row: &[Value], ev: &mut Ev) -> Result<Vec<Value>, DbError> {
+    keys.iter().map(|k| k.expr.eval(row, ev)).collect()
 }
 
 /// Values compare by SQL semantics for DISTINCT/GROUP BY: normalize
@@ -645,10 +680,12 @@ fn eval_count(e: Option<&Expr>, ev: &mut Ev, what: &str) -> Result<Option<i64>, 
         v => {
             let n = valops::as_i64(&v).unwrap_or(0);
             if n < 0 {
-                return Err(DbError::new(
-                    SqlState::InvalidParameterValue,
-                    format!("{what} must not be negative"),
-                ));
+                let code = if what == "OFFSET" {
+                    SqlState::InvalidRowCountInResultOffsetClause
+                } else {
+                    SqlState::InvalidRowCountInLimitClause
+                };
+                return Err(DbError::new(code, format!("{what} must not be negative")));
             }
             Ok(Some(n))
         }

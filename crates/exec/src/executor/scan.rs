@@ -391,6 +391,20 @@ pub(super) fn run_function(
                 }
                 return Ok(true);
             }
+            if let [Value::Numeric(start), Value::Numeric(stop), step @ ..] = &vals[..] {
+                let step = match step {
+                    [Value::Numeric(s)] => Some(s),
+                    _ => None,
+                };
+                let mut n = 0;
+                for v in nestor_types::Numeric::series(start, stop, step)? {
+                    poll(ev, &mut n)?;
+                    if !emit(ev, vec![Value::Numeric(v)])? {
+                        return Ok(false);
+                    }
+                }
+                return Ok(true);
+            }
             let int = |v: &Value| valops::as_i64(v).unwrap_or(0);
             let (start, stop) = (int(&vals[0]), int(&vals[1]));
             let step = vals.get(2).map(int).unwrap_or(1);

@@ -275,6 +275,9 @@ pub enum Plan {
         input: Box<Plan>,
         limit: Option<Expr>,
         offset: Option<Expr>,
+        /// FETCH FIRST ... WITH TIES: the input's sort keys; past the
+        /// limit, rows whose keys equal the last row's still come.
+        ties: Vec<SortKey>,
     },
     Distinct {
         input: Box<Plan>,

@@ -101,8 +101,16 @@ pub(super) fn plan_limit(
     if sel.limit_count.is_none() && sel.limit_offset.is_none() {
         return Ok(plan);
     }
-    if sel.limit_option == pb::LimitOption::WithTies as i32 {
-        return Err(DbError::unsupported("FETCH ... WITH TIES"));
+    let with_ties = sel.limit_option == pb::LimitOption::WithTies as i32;
+    if with_ties {
+        if let Some(n) = sel.limit_count.as_deref() {
+            if matches!(&n.node, Some(NodeEnum::AConst(c)) if c.isnull) {
+                return Err(DbError::new(
+                    SqlState::InvalidRowCountInLimitClause,
+                    "row count cannot be null in FETCH FIRST ... WITH TIES clause",
+                ));
+            }
+        }
     }
     let saved = b.agg;
     b.agg = AggCtx::NotAllowed("LIMIT");
@@ -111,7 +119,7 @@ pub(super) fn plan_limit(
             None => Ok(None),
             Some(n) => {
                 let (e, t) = b.bind(n)?;
-                if matches!(e, Expr::Const(Value::Null)) {
+                if matches!(e, Expr::Const(Value::Null)) && !with_ties {
                     return Ok(None);
                 }
                 Ok(Some(b.coerce(e, t, DataType::Int8)?))
@@ -121,10 +129,46 @@ pub(super) fn plan_limit(
     let limit = bind_int(&sel.limit_count)?;
     let offset = bind_int(&sel.limit_offset)?;
     b.agg = saved;
+    if with_ties {
+        return limit_with_ties(plan, limit, offset);
+    }
     Ok(Plan::Limit {
         input: Box::new(plan),
         limit,
         offset,
+        ties: Vec::new(),
+    })
+}
+
+/// FETCH FIRST ... WITH TIES: the limit goes right above the ORDER BY's
+/// sort (below the projection and row locking), where the sort keys can
+/// be evaluated to find the ties.
+fn limit_with_ties(plan: Plan, limit: Option<Expr>, offset: Option<Expr>) -> Result<Plan, DbError> {
+    Ok(match plan {
+        Plan::Sort { input, keys } => Plan::Limit {
+            ties: keys.clone(),
+            input: Box::new(Plan::Sort { input, keys }),
+            limit,
+            offset,
+        },
+        Plan::Project { input, exprs } => Plan::Project {
+            input: Box::new(limit_with_ties(*input, limit, offset)?),
+            exprs,
+        },
+        Plan::LockRows {
+            input,
+            targets,
+            mode,
+            policy,
+            recheck,
+        } => Plan::LockRows {
+            input: Box::new(limit_with_ties(*input, limit, offset)?),
+            targets,
+            mode,
+            policy,
+            recheck,
+        },
+        _ => return Err(DbError::unsupported("FETCH ... WITH TIES of this query")),
     })
 }
 
@@ -170,6 +214,12 @@ pub(super) fn lock_targets(
         return Err(DbError::new(
             SqlState::FeatureNotSupported,
             "FOR UPDATE is not allowed with GROUP BY clause",
+        ));
+    }
+    if sel.having_clause.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "FOR UPDATE is not allowed with HAVING clause",
         ));
     }
     let mut named: Vec<String> = Vec::new();

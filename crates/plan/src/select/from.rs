@@ -1163,7 +1163,8 @@ fn unnest(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError
     Ok((plan, elem))
 }
 
-/// generate_series(start, stop [, step]) over integers.
+/// generate_series(start, stop [, step]) over integers, numeric and
+/// timestamps.
 fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType), DbError> {
     if !(2..=3).contains(&fc.args.len()) {
         return Err(DbError::unsupported("generate_series with these arguments"));
@@ -1192,18 +1193,7 @@ fn generate_series(b: &mut Binder, fc: &pb::FuncCall) -> Result<(Plan, DataType)
         };
         return Ok((plan, t));
     }
-    let ty = b.common_type(&types, "generate_series")?;
-    if !ty.is_integer() {
-        return Err(DbError::unsupported(format!(
-            "generate_series({})",
-            ty.name()
-        )));
-    }
-    let ty = if ty == DataType::Int2 {
-        DataType::Int4
-    } else {
-        ty
-    };
+    let ty = crate::functions::series_type(b.common_type(&types, "generate_series")?)?;
     let args = args
         .into_iter()
         .zip(types)

@@ -550,7 +550,9 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         || q.having.as_ref().is_some_and(contains_agg)
         || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)))
         || q.distinct_on.iter().any(contains_agg);
-    if has_agg || !q.group.is_empty() || q.sets.is_some() {
+    // HAVING without GROUP BY makes the whole input one group, as an
+    // aggregate does.
+    if has_agg || !q.group.is_empty() || q.sets.is_some() || q.having.is_some() {
         if !lock_tables.is_empty() {
             return Err(DbError::new(
                 SqlState::FeatureNotSupported,
@@ -562,10 +564,6 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         if has_window(&q) {
             plan = plan_window(&mut q, plan, width)?;
         }
-    } else if q.having.is_some() {
-        return Err(DbError::unsupported(
-            "HAVING without GROUP BY or aggregates",
-        ));
     } else if has_window(&q) {
         if !lock_tables.is_empty() {
             return Err(DbError::new(
