@@ -3843,7 +3843,7 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "json_object_agg" | "jsonb_object_agg" => AggFunc::JsonObjectAgg {
             binary: name == "jsonb_object_agg",
         },
-        _ => return None,
+        _ => AggFunc::Moment(nestor_types::moments::MomentAgg::by_name(name)?),
     })
 }
 
@@ -3881,6 +3881,11 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::ArrayAgg => arg.resolve_unknown().array_of().ok_or_else(bad)?,
         AggFunc::JsonAgg { binary: true, .. } | AggFunc::JsonObjectAgg { binary: true } => T::Jsonb,
         AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. } => T::Json,
+        AggFunc::Moment(_) => match arg.base() {
+            T::Int2 | T::Int4 | T::Int8 | T::Numeric(_) => T::NUMERIC,
+            T::Float4 | T::Float8 | T::Unknown => T::Float8,
+            _ => return Err(bad()),
+        },
     })
 }
 

@@ -179,6 +179,7 @@ macro_rules! regress {
 }
 
 regress!(
+    moments,
     json_errors,
     jsonpath_basic,
     search_path,

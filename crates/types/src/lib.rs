@@ -80,6 +80,7 @@ pub mod jsonb_ops;
 pub mod jsonpath;
 pub(crate) mod math_fns;
 pub mod md5;
+pub mod moments;
 pub mod numeric;
 pub mod ops;
 pub mod regex;

@@ -669,6 +669,14 @@ impl Numeric {
         let rscale = (MIN_SIG_DIGITS - sweight)
             .max(d.scale as i64)
             .clamp(0, MAX_DISPLAY_SCALE) as u32;
+        self.sqrt_at(rscale)
+    }
+
+    /// sqrt of a finite, non-negative value rounded to `rscale` digits
+    /// (PostgreSQL's sqrt_var).
+    pub(crate) fn sqrt_at(&self, rscale: u32) -> Result<Numeric, DbError> {
+        let d = self.dec().expect("sqrt_at of a finite value");
+        assert!(!d.neg || self.is_zero(), "sqrt_at of a negative value");
         // floor(sqrt(x) * 10^(rscale+1)), then round on the extra digit.
         let want = 2 * (rscale + 1);
         let m = if want >= d.scale {

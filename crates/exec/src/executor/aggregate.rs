@@ -24,6 +24,7 @@ use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan};
 use nestor_plan::valops;
 use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
+use nestor_types::moments::{FloatMoments, MomentAgg, NumericMoments};
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
@@ -53,6 +54,10 @@ pub(super) enum Acc {
     /// json_agg / jsonb_agg / json(b)_object_agg: the json(b) values (or
     /// `[key, value]` pairs) so far, NULLs included.
     Json(Vec<Value>, AggFunc),
+    /// var_pop and the others over integers and numeric.
+    NumericMoments(NumericMoments, MomentAgg),
+    /// var_pop and the others over float4 and float8.
+    FloatMoments(FloatMoments, MomentAgg),
 }
 
 pub(super) fn acc_new(c: &AggCall) -> Acc {
@@ -70,6 +75,10 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
         }
         AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type")),
         f @ (AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. }) => Acc::Json(Vec::new(), f),
+        AggFunc::Moment(m) if c.ty == DataType::Float8 => {
+            Acc::FloatMoments(FloatMoments::default(), m)
+        }
+        AggFunc::Moment(m) => Acc::NumericMoments(NumericMoments::default(), m),
     }
 }
 
@@ -157,6 +166,14 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
             });
         }
         Acc::Array(..) | Acc::Json(..) => unreachable!("handled above"),
+        Acc::NumericMoments(m, _) => match valops::cast(v, DataType::NUMERIC, true, ec)? {
+            Value::Numeric(x) => m.add(&x)?,
+            other => unreachable!("a cast to numeric gave {other:?}"),
+        },
+        Acc::FloatMoments(m, _) => match valops::cast(v, DataType::Float8, true, ec)? {
+            Value::Float8(x) => m.add(x)?,
+            other => unreachable!("a cast to float8 gave {other:?}"),
+        },
         Acc::Str(s, delimiter) => {
             let t = valops::to_text(&v, ec).unwrap_or_default();
             match s {
@@ -277,6 +294,8 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Array(items, elem) => Array::from_items(elem, items).value(),
         Acc::Json(items, _) if items.is_empty() => Value::Null,
         Acc::Json(items, f) => json_finish(&items, f, ec)?,
+        Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),
+        Acc::FloatMoments(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
     })
 }
 

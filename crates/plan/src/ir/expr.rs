@@ -213,6 +213,8 @@ pub enum AggFunc {
     JsonObjectAgg {
         binary: bool,
     },
+    /// var_pop, var_samp, stddev_pop, stddev_samp (`types/src/moments.rs`).
+    Moment(nestor_types::moments::MomentAgg),
 }
 
 /// A user-defined function (CREATE FUNCTION), compared by identity.
