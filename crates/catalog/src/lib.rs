@@ -84,6 +84,10 @@
 //! work) search `public` only. The path is a short vector read under its
 //! own lock: a lookup still allocates nothing.
 //!
+//! Databases ([`database`]) are the level above: each has a [`State`] of
+//! its own (everything above is per database), a handle is for one
+//! database, and roles live in the cluster's shared state.
+//!
 //! Left out: functions in schemas other than `public`, dependency
 //! tracking beyond serial sequences owned by their column.
 
