@@ -1373,10 +1373,16 @@ impl Catalog {
                 all.push(CatalogRecord::DropDatabase { oid: d.oid });
             }
         }
+        let builtin = DatabaseDef::builtin();
         for e in dbs {
             let records = state_image(&e.state.read());
-            if e.def.oid.0 == POSTGRES_DATABASE_OID && *e.def == DatabaseDef::builtin()[2] {
+            let unchanged = builtin.iter().any(|b| *b == *e.def);
+            if unchanged && e.def.oid.0 == POSTGRES_DATABASE_OID {
                 all.extend(records);
+                continue;
+            }
+            // A fresh cluster has template1 and template0 as they are.
+            if unchanged && records.is_empty() {
                 continue;
             }
             all.push(CatalogRecord::PutDatabase((*e.def).clone()));

@@ -22,7 +22,7 @@
 
 use std::time::{Duration, Instant};
 
-use nestor_catalog::DatabaseDef;
+use nestor_catalog::{Change, DatabaseDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::pb::node::Node as NodeEnum;
@@ -186,6 +186,19 @@ pub fn drop_database(ctx: &mut StatementCtx, st: &pb::DropdbStmt) -> Result<Comm
     ctx.catalog
         .drop_database(ctx.txn, &ctx.db.store, db.oid.0)?;
     check_unused(ctx, &db.name)?;
+    // Its ALTER DATABASE / ROLE ... IN DATABASE settings go with it.
+    for ((database, role), _) in ctx.catalog.role_settings() {
+        if database == db.oid.0 {
+            ctx.catalog.apply(
+                ctx.txn,
+                &ctx.db.store,
+                Change::SetRoleSettings {
+                    key: (database, role),
+                    config: None,
+                },
+            )?;
+        }
+    }
     Ok(TAG)
 }
 
