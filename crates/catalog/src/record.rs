@@ -1645,6 +1645,29 @@ mod tests {
                 namespace: 16391,
                 record: Box::new(CatalogRecord::DropTable { name: "t".into() }),
             },
+            CatalogRecord::PutDatabase(crate::DatabaseDef {
+                oid: RelId(16392),
+                name: "app".into(),
+                owner: RelId(10),
+                is_template: false,
+                allow_conn: true,
+                conn_limit: -1,
+            }),
+            CatalogRecord::DropDatabase { oid: RelId(16392) },
+            CatalogRecord::InDatabase {
+                database: 16392,
+                record: Box::new(CatalogRecord::InSchema {
+                    namespace: 16391,
+                    record: Box::new(CatalogRecord::DropTable { name: "t".into() }),
+                }),
+            },
+            CatalogRecord::Batch(vec![
+                CatalogRecord::Sequences(vec![("s".into(), 3, true)]),
+                CatalogRecord::InDatabase {
+                    database: 16392,
+                    record: Box::new(CatalogRecord::Sequences(vec![("s".into(), 9, false)])),
+                },
+            ]),
         ];
         for rec in records {
             assert_eq!(CatalogRecord::decode(&rec.encode()).unwrap(), rec);
@@ -1659,6 +1682,23 @@ mod tests {
         };
         let mut bytes = vec![TAG_IN_SCHEMA, 2, 0, 0, 0];
         bytes.extend_from_slice(&inner.encode());
+        assert!(CatalogRecord::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn nested_in_database_records_are_errors() {
+        let inner = CatalogRecord::InDatabase {
+            database: 1,
+            record: Box::new(CatalogRecord::DropSchema { oid: RelId(1) }),
+        };
+        let mut bytes = vec![TAG_IN_DATABASE, 2, 0, 0, 0];
+        bytes.extend_from_slice(&inner.encode());
+        assert!(CatalogRecord::decode(&bytes).is_err());
+        let batch = CatalogRecord::Batch(vec![CatalogRecord::DropSchema { oid: RelId(1) }]);
+        let mut bytes = vec![TAG_BATCH, 1, 0, 0, 0];
+        let inner = batch.encode();
+        bytes.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&inner);
         assert!(CatalogRecord::decode(&bytes).is_err());
     }
 
