@@ -100,6 +100,17 @@ pub enum Change {
     },
 }
 
+impl Change {
+    /// Whether the change is to the cluster's shared state (roles and
+    /// their settings) rather than to one database's.
+    pub(crate) fn is_shared(&self) -> bool {
+        matches!(
+            self,
+            Change::PutRole(_) | Change::DropRole(_) | Change::SetRoleSettings { .. }
+        )
+    }
+}
+
 /// What undoing one change restores.
 pub(crate) enum Undo {
     Table {
@@ -264,7 +275,7 @@ impl Change {
             }
             Change::PutEnum(def) => {
                 let put = Some(def.name.clone());
-                let prev = crate::enum_type::put(&mut state.enums, def);
+                let prev = crate::enum_type::put(state.db, &mut state.enums, def);
                 return Undo::Enum { put, prev };
             }
             Change::DropEnum(name) => {
@@ -273,7 +284,7 @@ impl Change {
             }
             Change::PutDomain(def) => {
                 let put = Some(def.name.clone());
-                let prev = crate::domain::put(&mut state.domains, def);
+                let prev = crate::domain::put(state.db, &mut state.domains, def);
                 return Undo::Domain { put, prev };
             }
             Change::DropDomain(name) => {
@@ -457,7 +468,7 @@ impl DdlUndo for CatalogUndo {
                     crate::enum_type::remove(&mut state.enums, name);
                 }
                 if let Some(p) = prev {
-                    crate::enum_type::put(&mut state.enums, p.clone());
+                    crate::enum_type::put(state.db, &mut state.enums, p.clone());
                 }
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -468,7 +479,7 @@ impl DdlUndo for CatalogUndo {
                     crate::domain::remove(&mut state.domains, name);
                 }
                 if let Some(p) = prev {
-                    crate::domain::put(&mut state.domains, p.clone());
+                    crate::domain::put(state.db, &mut state.domains, p.clone());
                 }
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);

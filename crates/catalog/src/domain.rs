@@ -24,6 +24,7 @@ use nestor_types::domains::{self, DomainDef};
 /// Install `def`, replacing the domain of the same OID (whatever its
 /// name: a rename) and returning it.
 pub(crate) fn put(
+    database: u32,
     map: &mut BTreeMap<String, Arc<DomainDef>>,
     def: Arc<DomainDef>,
 ) -> Option<Arc<DomainDef>> {
@@ -32,7 +33,7 @@ pub(crate) fn put(
         .find(|(_, d)| d.oid == def.oid)
         .map(|(n, _)| n.clone());
     let prev = old_name.and_then(|n| map.remove(&n));
-    domains::install(def.clone());
+    domains::install_in(database, def.clone());
     let replaced = map.insert(def.name.clone(), def);
     prev.or(replaced)
 }

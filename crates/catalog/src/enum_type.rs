@@ -23,6 +23,7 @@ use nestor_types::enums::{self, EnumDef};
 /// Install `def`, replacing the type of the same OID (whatever its name:
 /// a rename) and returning it.
 pub(crate) fn put(
+    database: u32,
     map: &mut BTreeMap<String, Arc<EnumDef>>,
     def: Arc<EnumDef>,
 ) -> Option<Arc<EnumDef>> {
@@ -31,7 +32,7 @@ pub(crate) fn put(
         .find(|(_, e)| e.oid == def.oid)
         .map(|(n, _)| n.clone());
     let prev = old_name.and_then(|n| map.remove(&n));
-    enums::install(def.clone());
+    enums::install_in(database, def.clone());
     let replaced = map.insert(def.name.clone(), def);
     assert!(
         replaced.is_none() || prev.is_none(),

@@ -84,6 +84,10 @@
 //! work) search `public` only. The path is a short vector read under its
 //! own lock: a lookup still allocates nothing.
 //!
+//! Databases ([`database`]) are the level above: each has a [`State`] of
+//! its own (everything above is per database), a handle is for one
+//! database, and roles live in the cluster's shared state.
+//!
 //! Left out: functions in schemas other than `public`, dependency
 //! tracking beyond serial sequences owned by their column.
 
@@ -91,6 +95,7 @@
 
 pub mod acl;
 pub mod change;
+pub mod database;
 pub mod defs;
 pub mod domain;
 pub mod enum_type;
@@ -112,6 +117,9 @@ use nestor_types::enums::EnumDef;
 use parking_lot::{Mutex, RwLock};
 
 pub use change::{sync_storage_indexes, Change};
+pub use database::{
+    DatabaseDef, POSTGRES_DATABASE_OID, TEMPLATE0_DATABASE_OID, TEMPLATE1_DATABASE_OID,
+};
 pub use defs::{
     Check, Column, FkAction, ForeignKey, Identity, IndexDef, MatView, OnCommit, Persistence,
     Relation, Sequence, TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
@@ -193,9 +201,12 @@ pub(crate) struct Namespace {
     pub functions: BTreeMap<String, Vec<Arc<FunctionDef>>>,
 }
 
-/// Every namespace, under one lock.
+/// Every namespace of one database, under one lock (roles: of the
+/// cluster's shared state, see [`database`]).
 #[derive(Default)]
 pub(crate) struct State {
+    /// The database's OID (0: the cluster's shared state).
+    pub db: u32,
     pub public: Namespace,
     pub temp: HashMap<SessionId, Namespace>,
     /// Schemas other than `public`, by OID.
@@ -395,7 +406,12 @@ impl Namespace {
 /// [`Catalog::for_session`] also sees that session's TEMP objects.
 #[derive(Clone)]
 pub struct Catalog {
+    /// This handle's database's objects.
     state: Arc<RwLock<State>>,
+    /// The roles and the databases (see [`database`]).
+    cluster: Arc<database::Cluster>,
+    /// This handle's database's OID.
+    db: u32,
     next_oid: Arc<AtomicU32>,
     version: Arc<AtomicU64>,
     /// currval() per (session, sequence oid).
@@ -418,9 +434,18 @@ impl Default for Catalog {
 }
 
 impl Catalog {
+    /// The catalog of a new cluster (template1, template0, postgres), and
+    /// a handle on its `postgres` database.
     pub fn new() -> Catalog {
+        let cluster = Arc::new(database::Cluster::new());
+        let home = cluster
+            .entry(POSTGRES_DATABASE_OID)
+            .map(|e| e.state)
+            .unwrap_or_default();
         Catalog {
-            state: Arc::new(RwLock::new(State::default())),
+            state: home,
+            cluster,
+            db: POSTGRES_DATABASE_OID,
             next_oid: Arc::new(AtomicU32::new(FIRST_USER_OID)),
             version: Arc::new(AtomicU64::new(1)),
             currvals: Arc::new(Mutex::new(HashMap::new())),
@@ -440,6 +465,115 @@ impl Catalog {
             path: Arc::new(RwLock::new(vec![Ns::Public])),
             ..self.clone()
         }
+    }
+
+    /// A handle on the database named `name` (no session's), or None when
+    /// there is none.
+    pub fn for_database(&self, name: &str) -> Option<Catalog> {
+        let e = self.cluster.entry_named(name)?;
+        Some(self.on_entry(e))
+    }
+
+    /// A handle on the database with this OID (no session's).
+    fn on_database(&self, oid: u32) -> Option<Catalog> {
+        let e = self.cluster.entry(oid)?;
+        Some(self.on_entry(e))
+    }
+
+    fn on_entry(&self, e: database::DbEntry) -> Catalog {
+        Catalog {
+            state: e.state,
+            db: e.def.oid.0,
+            session: None,
+            made_temp: Arc::new(AtomicBool::new(false)),
+            path: Arc::new(RwLock::new(vec![Ns::Public])),
+            ..self.clone()
+        }
+    }
+
+    /// The OID of this handle's database.
+    pub fn database_oid(&self) -> u32 {
+        self.db
+    }
+
+    /// Every database, by OID.
+    pub fn databases(&self) -> Vec<Arc<DatabaseDef>> {
+        let dbs = self.cluster.databases.read();
+        let all = dbs.values().map(|e| e.def.clone()).collect();
+        all
+    }
+
+    /// The database named `name`.
+    pub fn database(&self, name: &str) -> Option<Arc<DatabaseDef>> {
+        self.cluster.entry_named(name).map(|e| e.def)
+    }
+
+    /// The database with this OID.
+    pub fn database_by_oid(&self, oid: u32) -> Option<Arc<DatabaseDef>> {
+        self.cluster.entry(oid).map(|e| e.def)
+    }
+
+    /// CREATE DATABASE (a new OID in `def`) and ALTER DATABASE (RENAME,
+    /// OWNER: the OID of an existing one): install `def` now, with its
+    /// undo in `txn`. A new database is empty.
+    pub fn put_database(
+        &self,
+        txn: &mut Transaction,
+        store: &Arc<Store>,
+        def: DatabaseDef,
+    ) -> Result<(), DbError> {
+        let token = self.gate.enter();
+        let oid = def.oid.0;
+        let redo = CatalogRecord::PutDatabase(def.clone()).encode();
+        let prev = self.cluster.put(def);
+        self.database_undo(txn, store, oid, prev, false, redo, token)
+    }
+
+    /// DROP DATABASE: take the database with this OID out now; its
+    /// storage is freed at commit.
+    pub fn drop_database(
+        &self,
+        txn: &mut Transaction,
+        store: &Arc<Store>,
+        oid: u32,
+    ) -> Result<(), DbError> {
+        let token = self.gate.enter();
+        let prev = self.cluster.databases.write().remove(&oid);
+        if prev.is_none() {
+            return Err(database::vanished());
+        }
+        let redo = CatalogRecord::DropDatabase { oid: RelId(oid) }.encode();
+        self.database_undo(txn, store, oid, prev, true, redo, token)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn database_undo(
+        &self,
+        txn: &mut Transaction,
+        store: &Arc<Store>,
+        oid: u32,
+        prev: Option<database::DbEntry>,
+        dropped: bool,
+        redo: Vec<u8>,
+        token: DdlGateGuard,
+    ) -> Result<(), DbError> {
+        self.version.fetch_add(1, Ordering::AcqRel);
+        txn.assign_xid();
+        let entry = Arc::new(database::DatabaseUndo {
+            cluster: self.cluster.clone(),
+            version: self.version.clone(),
+            store: store.clone(),
+            oid,
+            prev,
+            dropped,
+            redo,
+            _gate: token,
+        });
+        if let Err(e) = txn.push_undo(DataUndo::Ddl(entry.clone())) {
+            nestor_txn::DdlUndo::undo(entry.as_ref());
+            return Err(DbError::from(e));
+        }
+        Ok(())
     }
 
     /// Bumped by every schema change; plans made at an older version are
@@ -570,19 +704,19 @@ impl Catalog {
 
     /// The role named `name`.
     pub fn role(&self, name: &str) -> Option<Arc<RoleDef>> {
-        self.state.read().roles.get(name).cloned()
+        self.cluster.shared.read().roles.get(name).cloned()
     }
 
     /// The role with this OID.
     pub fn role_by_oid(&self, oid: RelId) -> Option<Arc<RoleDef>> {
-        let st = self.state.read();
+        let st = self.cluster.shared.read();
         let found = st.roles.values().find(|r| r.oid == oid).cloned();
         found
     }
 
     /// Every role, by name.
     pub fn roles(&self) -> Vec<Arc<RoleDef>> {
-        self.state.read().roles.values().cloned().collect()
+        self.cluster.shared.read().roles.values().cloned().collect()
     }
 
     /// The owner and ACL of an object (the default when never changed).
@@ -597,7 +731,7 @@ impl Catalog {
     /// Every pg_db_role_setting entry: (database OID, role OID; 0 for
     /// all) and its `name=value` settings in the order they were first set.
     pub fn role_settings(&self) -> Vec<((u32, u32), RoleSettings)> {
-        let st = self.state.read();
+        let st = self.cluster.shared.read();
         let all = st
             .role_settings
             .iter()
@@ -608,7 +742,8 @@ impl Catalog {
 
     /// The settings one (database, role) entry holds (empty: none).
     pub fn role_setting(&self, key: (u32, u32)) -> RoleSettings {
-        self.state
+        self.cluster
+            .shared
             .read()
             .role_settings
             .get(&key)
@@ -646,7 +781,7 @@ impl Catalog {
         if member == role {
             return true;
         }
-        let st = self.state.read();
+        let st = self.cluster.shared.read();
         let by_oid = |oid: RelId| st.roles.values().find(|r| r.oid == oid);
         let mut seen = vec![member];
         let mut todo = vec![member];
@@ -671,7 +806,7 @@ impl Catalog {
     /// Whether role `member` is `role` or a member of it, directly or
     /// through other roles.
     pub fn is_member_of(&self, member: RelId, role: RelId) -> bool {
-        let st = self.state.read();
+        let st = self.cluster.shared.read();
         let by_oid = |oid: RelId| st.roles.values().find(|r| r.oid == oid).map(|r| &**r);
         by_oid(member).is_some_and(|m| role::is_member_of(m, role, &by_oid))
     }
@@ -1037,28 +1172,45 @@ impl Catalog {
                 .set_schema(schema.as_deref().unwrap_or("public"));
         }
         let mut change = change;
+        // Roles are the cluster's; everything else is this database's,
+        // which must still be there (a session cannot outlive a DROP
+        // DATABASE by much: the drop fails while it is connected).
+        let shared = change.is_shared();
+        let target = if shared {
+            &self.cluster.shared
+        } else {
+            if self.cluster.entry(self.db).is_none() {
+                return Err(database::vanished());
+            }
+            &self.state
+        };
         let (ns, redo, undo) = {
-            let mut st = self.state.write();
+            let mut st = target.write();
             let ns = self.namespace_of(&st, &mut change)?;
             check_dotted_names(&st, self.session, &change)?;
             // TEMP objects are never logged.
-            let redo = match ns {
-                Ns::Public => Some(change.redo().encode()),
-                Ns::Schema(namespace) => Some(
-                    CatalogRecord::InSchema {
-                        namespace,
-                        record: Box::new(change.redo()),
-                    }
-                    .encode(),
-                ),
+            let record = match ns {
+                Ns::Public => Some(change.redo()),
+                Ns::Schema(namespace) => Some(CatalogRecord::InSchema {
+                    namespace,
+                    record: Box::new(change.redo()),
+                }),
                 Ns::Temp(_) => None,
             };
+            let redo = record.map(|r| match shared || self.db == POSTGRES_DATABASE_OID {
+                true => r.encode(),
+                false => CatalogRecord::InDatabase {
+                    database: self.db,
+                    record: Box::new(r),
+                }
+                .encode(),
+            });
             (ns, redo, change.apply(&mut st, ns))
         };
         self.version.fetch_add(1, Ordering::AcqRel);
         txn.assign_xid();
         let entry = Arc::new(change::CatalogUndo {
-            state: self.state.clone(),
+            state: target.clone(),
             version: self.version.clone(),
             store: store.clone(),
             ns,
@@ -1207,134 +1359,116 @@ impl Catalog {
 
     // ----- durability -------------------------------------------------------
 
-    /// The catalog as records: every sequence, then every table (TEMP
-    /// objects excluded). Taken under the DDL gate, it is the committed
-    /// schema: the catalog part of a checkpoint.
+    /// The catalog as records: the roles, then each database's objects
+    /// (every sequence, then every table, ...; TEMP objects excluded),
+    /// those of databases other than `postgres` after their
+    /// `PutDatabase` and wrapped in `InDatabase`. Taken under the DDL
+    /// gate, it is the committed schema: the catalog part of a checkpoint.
     pub fn image(&self) -> Vec<CatalogRecord> {
-        let st = self.state.read();
-        let seqs = st
-            .public
-            .sequences
-            .values()
-            .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
-        let tables = st
-            .public
-            .tables
-            .values()
-            .map(|t| CatalogRecord::PutTable(table_record(t)));
-        let functions = st
-            .public
-            .functions
-            .values()
-            .flatten()
-            .map(|f| CatalogRecord::PutFunction(function_record(f)));
-        let views = st
-            .public
-            .views
-            .values()
-            .map(|v| CatalogRecord::PutView((**v).clone()));
-        let roles = st
-            .roles
-            .values()
-            .map(|r| CatalogRecord::PutRole((**r).clone()));
-        let acls = st.acls.iter().map(|(k, a)| CatalogRecord::SetAcl {
-            key: *k,
-            acl: Some(a.clone()),
-        });
-        let role_settings = st
-            .role_settings
-            .iter()
-            .map(|(k, v)| CatalogRecord::SetRoleSettings {
-                key: *k,
-                config: Some(v.clone()),
-            });
-        let default_acls = st
-            .default_acls
-            .iter()
-            .map(|(k, v)| CatalogRecord::SetDefaultAcl {
-                key: *k,
-                acl: Some(v.clone()),
-            });
-        // Enum types before any table (their columns' types decode by
-        // them), schemas before what is in them.
-        let enums = st
-            .enums
-            .values()
-            .map(|e| CatalogRecord::PutEnum((**e).clone()));
-        // Domains after the enums they may be over, before the tables.
-        let domains = st
-            .domains
-            .values()
-            .map(|d| CatalogRecord::PutDomain((**d).clone()));
-        let schemas = st
-            .schemas
-            .values()
-            .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
-        let mut all: Vec<CatalogRecord> = roles
-            .chain(enums)
-            .chain(domains)
-            .chain(acls)
-            .chain(role_settings)
-            .chain(default_acls)
-            .chain(schemas)
-            .chain(seqs)
-            .chain(tables)
-            .chain(functions)
-            .chain(views)
-            .collect();
-        for (oid, s) in &st.schemas {
+        let mut all = state_image(&self.cluster.shared.read());
+        let dbs: Vec<database::DbEntry> = self.cluster.databases.read().values().cloned().collect();
+        // A built-in database dropped stays dropped.
+        for d in DatabaseDef::builtin() {
+            if !dbs.iter().any(|e| e.def.oid == d.oid) {
+                all.push(CatalogRecord::DropDatabase { oid: d.oid });
+            }
+        }
+        let builtin = DatabaseDef::builtin();
+        for e in dbs {
+            let records = state_image(&e.state.read());
+            let unchanged = builtin.iter().any(|b| *b == *e.def);
+            if unchanged && e.def.oid.0 == POSTGRES_DATABASE_OID {
+                all.extend(records);
+                continue;
+            }
+            // A fresh cluster has template1 and template0 as they are.
+            if unchanged && records.is_empty() {
+                continue;
+            }
+            all.push(CatalogRecord::PutDatabase((*e.def).clone()));
+            all.extend(records.into_iter().map(|r| CatalogRecord::InDatabase {
+                database: e.def.oid.0,
+                record: Box::new(r),
+            }));
+        }
+        all
+    }
+
+    /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP), in
+    /// every database.
+    pub fn logged_storage(&self) -> Vec<Arc<Table>> {
+        let dbs = self.cluster.databases.read();
+        let mut all = Vec::new();
+        for e in dbs.values() {
+            let st = e.state.read();
+            let schemas = st.schemas.values().flat_map(|s| s.ns.tables.values());
             all.extend(
-                namespace_image(&s.ns).map(|record| CatalogRecord::InSchema {
-                    namespace: *oid,
-                    record: Box::new(record),
-                }),
+                st.public
+                    .tables
+                    .values()
+                    .chain(schemas)
+                    .filter(|t| t.is_logged())
+                    .map(|t| t.storage.clone()),
             );
         }
         all
     }
 
-    /// Storage of the tables whose rows are logged (not UNLOGGED/TEMP).
-    pub fn logged_storage(&self) -> Vec<Arc<Table>> {
-        let st = self.state.read();
-        let schemas = st.schemas.values().flat_map(|s| s.ns.tables.values());
-        let all = st
-            .public
-            .tables
-            .values()
-            .chain(schemas)
-            .filter(|t| t.is_logged())
-            .map(|t| t.storage.clone())
-            .collect();
-        all
-    }
-
-    /// The state of every logged sequence.
+    /// The state of every logged sequence (of every database).
     pub fn sequence_states(&self) -> CatalogRecord {
-        let st = self.state.read();
-        let seqs = logged_sequences(&st)
-            .map(|(q, s)| sequence_state(q, s))
-            .collect();
-        CatalogRecord::Sequences(seqs)
+        database_sequences(&self.cluster, false)
+            .unwrap_or_else(|| CatalogRecord::Sequences(Vec::new()))
     }
 
     /// The commit hook: the states of sequences changed since the last
     /// commit that logged them, appended to each commit's redo.
     pub fn sequence_hook(&self) -> nestor_storage::CommitHook {
-        let state = self.state.clone();
-        Arc::new(move || {
-            let st = state.read();
-            let seqs: Vec<SequenceState> = logged_sequences(&st)
-                .filter(|(_, s)| s.dirty.swap(false, Ordering::AcqRel))
-                .map(|(q, s)| sequence_state(q, s))
-                .collect();
-            (!seqs.is_empty()).then(|| CatalogRecord::Sequences(seqs).encode())
-        })
+        let cluster = self.cluster.clone();
+        Arc::new(move || database_sequences(&cluster, true).map(|r| r.encode()))
     }
 
     /// Recovery: install one record. Errors describe corrupt input.
     pub fn replay(&self, rec: CatalogRecord, store: &Store) -> Result<(), String> {
-        self.replay_in(rec, Ns::Public, store)?;
+        self.replay_top(rec, store)?;
         self.version.fetch_add(1, Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Install a record outside any database: a database's creation or
+    /// drop, a record of one database (`postgres` when not wrapped), a
+    /// batch of them.
+    fn replay_top(&self, rec: CatalogRecord, store: &Store) -> Result<(), String> {
+        match rec {
+            CatalogRecord::PutDatabase(d) => {
+                self.ensure_next_oid(d.oid.0 + 1);
+                self.cluster.put(d);
+            }
+            CatalogRecord::DropDatabase { oid } => {
+                // Idempotent: a checkpoint image lists the built-in
+                // databases that were dropped.
+                let gone = self.cluster.databases.write().remove(&oid.0);
+                if let Some(gone) = gone {
+                    database::free_dropped(&gone, store);
+                }
+            }
+            CatalogRecord::Batch(records) => {
+                for r in records {
+                    self.replay_top(r, store)?;
+                }
+            }
+            CatalogRecord::InDatabase { database, record } => {
+                let h = self
+                    .on_database(database)
+                    .ok_or_else(|| format!("record in unknown database {database}"))?;
+                h.replay_in(*record, Ns::Public, store)?;
+            }
+            rec => {
+                let h = self
+                    .on_database(POSTGRES_DATABASE_OID)
+                    .ok_or_else(|| "record in dropped database postgres".to_string())?;
+                h.replay_in(rec, Ns::Public, store)?;
+            }
+        }
         Ok(())
     }
 
@@ -1352,6 +1486,12 @@ impl Catalog {
                     .schemas
                     .remove(&oid.0)
                     .ok_or_else(|| format!("DropSchema of unknown schema {oid}"))?;
+            }
+            CatalogRecord::PutDatabase(_)
+            | CatalogRecord::DropDatabase { .. }
+            | CatalogRecord::InDatabase { .. }
+            | CatalogRecord::Batch(_) => {
+                return Err("a database record inside a database".into());
             }
             CatalogRecord::InSchema { namespace, record } => {
                 if ns != Ns::Public || !self.state.read().schemas.contains_key(&namespace) {
@@ -1383,7 +1523,9 @@ impl Catalog {
                     .map(|l| l.oid)
                     .fold(e.oid.max(e.array_oid), u32::max);
                 self.ensure_next_oid(max + 1);
-                enum_type::put(&mut self.state.write().enums, Arc::new(e));
+                let mut st = self.state.write();
+                let db = st.db;
+                enum_type::put(db, &mut st.enums, Arc::new(e));
             }
             CatalogRecord::DropEnum { name } => {
                 enum_type::remove(&mut self.state.write().enums, &name)
@@ -1396,7 +1538,9 @@ impl Catalog {
                     .map(|c| c.oid)
                     .fold(d.oid.max(d.array_oid), u32::max);
                 self.ensure_next_oid(max + 1);
-                domain::put(&mut self.state.write().domains, Arc::new(d));
+                let mut st = self.state.write();
+                let db = st.db;
+                domain::put(db, &mut st.domains, Arc::new(d));
             }
             CatalogRecord::DropDomain { name } => {
                 domain::remove(&mut self.state.write().domains, &name)
@@ -1404,7 +1548,7 @@ impl Catalog {
             }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);
-                role::put(&mut self.state.write().roles, Arc::new(r));
+                role::put(&mut self.cluster.shared.write().roles, Arc::new(r));
             }
             CatalogRecord::SetAcl { key, acl } => {
                 let mut st = self.state.write();
@@ -1421,14 +1565,15 @@ impl Catalog {
                 };
             }
             CatalogRecord::SetRoleSettings { key, config } => {
-                let mut st = self.state.write();
+                let mut st = self.cluster.shared.write();
                 match config {
                     Some(c) => st.role_settings.insert(key, c),
                     None => st.role_settings.remove(&key),
                 };
             }
             CatalogRecord::DropRole { name } => {
-                self.state
+                self.cluster
+                    .shared
                     .write()
                     .roles
                     .remove(&name)
@@ -1552,6 +1697,121 @@ impl Catalog {
             }
         }
     }
+}
+
+/// The states of the logged sequences of every database (only those
+/// advanced since last logged when `dirty_only`): a `Sequences` record,
+/// those of databases other than `postgres` wrapped in `InDatabase`, and
+/// several in a `Batch`; None when there are none.
+fn database_sequences(cluster: &database::Cluster, dirty_only: bool) -> Option<CatalogRecord> {
+    let mut records = Vec::new();
+    for (oid, e) in cluster.databases.read().iter() {
+        let st = e.state.read();
+        let seqs: Vec<SequenceState> = logged_sequences(&st)
+            .filter(|(_, s)| !dirty_only || s.dirty.swap(false, Ordering::AcqRel))
+            .map(|(q, s)| sequence_state(q, s))
+            .collect();
+        if seqs.is_empty() && (dirty_only || *oid != POSTGRES_DATABASE_OID) {
+            continue;
+        }
+        let record = CatalogRecord::Sequences(seqs);
+        records.push(match *oid {
+            POSTGRES_DATABASE_OID => record,
+            database => CatalogRecord::InDatabase {
+                database,
+                record: Box::new(record),
+            },
+        });
+    }
+    match records.len() {
+        0 => None,
+        1 => records.pop(),
+        _ => Some(CatalogRecord::Batch(records)),
+    }
+}
+
+/// The records of one state: its roles (the shared state's), types,
+/// ACLs, schemas, relations and functions.
+fn state_image(st: &State) -> Vec<CatalogRecord> {
+    let seqs = st
+        .public
+        .sequences
+        .values()
+        .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
+    let tables = st
+        .public
+        .tables
+        .values()
+        .map(|t| CatalogRecord::PutTable(table_record(t)));
+    let functions = st
+        .public
+        .functions
+        .values()
+        .flatten()
+        .map(|f| CatalogRecord::PutFunction(function_record(f)));
+    let views = st
+        .public
+        .views
+        .values()
+        .map(|v| CatalogRecord::PutView((**v).clone()));
+    let roles = st
+        .roles
+        .values()
+        .map(|r| CatalogRecord::PutRole((**r).clone()));
+    let acls = st.acls.iter().map(|(k, a)| CatalogRecord::SetAcl {
+        key: *k,
+        acl: Some(a.clone()),
+    });
+    let role_settings = st
+        .role_settings
+        .iter()
+        .map(|(k, v)| CatalogRecord::SetRoleSettings {
+            key: *k,
+            config: Some(v.clone()),
+        });
+    let default_acls = st
+        .default_acls
+        .iter()
+        .map(|(k, v)| CatalogRecord::SetDefaultAcl {
+            key: *k,
+            acl: Some(v.clone()),
+        });
+    // Enum types before any table (their columns' types decode by
+    // them), schemas before what is in them.
+    let enums = st
+        .enums
+        .values()
+        .map(|e| CatalogRecord::PutEnum((**e).clone()));
+    // Domains after the enums they may be over, before the tables.
+    let domains = st
+        .domains
+        .values()
+        .map(|d| CatalogRecord::PutDomain((**d).clone()));
+    let schemas = st
+        .schemas
+        .values()
+        .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
+    let mut all: Vec<CatalogRecord> = roles
+        .chain(enums)
+        .chain(domains)
+        .chain(acls)
+        .chain(role_settings)
+        .chain(default_acls)
+        .chain(schemas)
+        .chain(seqs)
+        .chain(tables)
+        .chain(functions)
+        .chain(views)
+        .collect();
+    for (oid, s) in &st.schemas {
+        all.extend(
+            namespace_image(&s.ns).map(|record| CatalogRecord::InSchema {
+                namespace: *oid,
+                record: Box::new(record),
+            }),
+        );
+    }
+    all
 }
 
 /// A relation whose own name has a dot after the name of a schema could

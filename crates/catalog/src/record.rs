@@ -49,6 +49,17 @@
 //!                                notnull:u8 default?
 //!                                nchecks:u32 (oid:u32 name expr validated:u8)*
 //!            | 0x20 DropDomain   name
+//!            | 0x1B PutDatabase  oid:u32 name owner:u32 flags:u8 connlimit:i32
+//!                                flags: bit 0 is_template, 1 allow_conn
+//!            | 0x21 DropDatabase oid:u32
+//!            | 0x22 InDatabase   database:u32 record
+//!                                (the enclosed record, maybe an InSchema one,
+//!                                applies in that database; a record outside
+//!                                one applies in `postgres`, a role's in the
+//!                                cluster)
+//!            | 0x23 Batch        n:u32 (len:u32 record)*   (several records,
+//!                                none a Batch: a commit's sequence states in
+//!                                several databases)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -110,6 +121,10 @@ const TAG_DROP_SCHEMA: u8 = 0x1D;
 const TAG_IN_SCHEMA: u8 = 0x1E;
 const TAG_PUT_DOMAIN: u8 = 0x1F;
 const TAG_DROP_DOMAIN: u8 = 0x20;
+const TAG_PUT_DATABASE: u8 = 0x1B;
+const TAG_DROP_DATABASE: u8 = 0x21;
+const TAG_IN_DATABASE: u8 = 0x22;
+const TAG_BATCH: u8 = 0x23;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -196,6 +211,20 @@ pub enum CatalogRecord {
         namespace: u32,
         record: Box<CatalogRecord>,
     },
+    /// Install (create, rename, change owner: by OID) a database.
+    PutDatabase(crate::DatabaseDef),
+    /// Drop the database with this OID and everything in it.
+    DropDatabase {
+        oid: RelId,
+    },
+    /// `record` applies in the database with OID `database` (never
+    /// nested).
+    InDatabase {
+        database: u32,
+        record: Box<CatalogRecord>,
+    },
+    /// Several records (none a batch), applied in order.
+    Batch(Vec<CatalogRecord>),
 }
 
 /// A function definition without its compiled form.
@@ -460,6 +489,32 @@ impl CatalogRecord {
                 out.extend_from_slice(&namespace.to_le_bytes());
                 out.extend_from_slice(&record.encode());
             }
+            CatalogRecord::PutDatabase(d) => {
+                out.push(TAG_PUT_DATABASE);
+                out.extend_from_slice(&d.oid.0.to_le_bytes());
+                put_str(&mut out, &d.name);
+                out.extend_from_slice(&d.owner.0.to_le_bytes());
+                out.push(u8::from(d.is_template) | u8::from(d.allow_conn) << 1);
+                out.extend_from_slice(&d.conn_limit.to_le_bytes());
+            }
+            CatalogRecord::DropDatabase { oid } => {
+                out.push(TAG_DROP_DATABASE);
+                out.extend_from_slice(&oid.0.to_le_bytes());
+            }
+            CatalogRecord::InDatabase { database, record } => {
+                out.push(TAG_IN_DATABASE);
+                out.extend_from_slice(&database.to_le_bytes());
+                out.extend_from_slice(&record.encode());
+            }
+            CatalogRecord::Batch(records) => {
+                out.push(TAG_BATCH);
+                out.extend_from_slice(&(records.len() as u32).to_le_bytes());
+                for r in records {
+                    let bytes = r.encode();
+                    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                    out.extend_from_slice(&bytes);
+                }
+            }
         }
         out
     }
@@ -627,6 +682,52 @@ impl CatalogRecord {
                     namespace,
                     record: Box::new(record),
                 }
+            }
+            TAG_PUT_DATABASE => {
+                let oid = RelId(r.u32()?);
+                let name = get_str(&mut r)?;
+                let owner = RelId(r.u32()?);
+                let flags = r.u8()?;
+                let conn_limit = r.u32()? as i32;
+                CatalogRecord::PutDatabase(crate::DatabaseDef {
+                    oid,
+                    name,
+                    owner,
+                    is_template: flags & 1 != 0,
+                    allow_conn: flags & 2 != 0,
+                    conn_limit,
+                })
+            }
+            TAG_DROP_DATABASE => CatalogRecord::DropDatabase {
+                oid: RelId(r.u32()?),
+            },
+            TAG_IN_DATABASE => {
+                let database = r.u32()?;
+                let rest = r.bytes(buf.len() - 5)?;
+                let record = CatalogRecord::decode(rest)?;
+                if matches!(
+                    record,
+                    CatalogRecord::InDatabase { .. } | CatalogRecord::Batch(_)
+                ) {
+                    return Err("nested InDatabase record".into());
+                }
+                CatalogRecord::InDatabase {
+                    database,
+                    record: Box::new(record),
+                }
+            }
+            TAG_BATCH => {
+                let n = r.u32()?;
+                let mut records = Vec::new();
+                for _ in 0..n {
+                    let len = r.u32()? as usize;
+                    let record = CatalogRecord::decode(r.bytes(len)?)?;
+                    if matches!(record, CatalogRecord::Batch(_)) {
+                        return Err("nested Batch record".into());
+                    }
+                    records.push(record);
+                }
+                CatalogRecord::Batch(records)
             }
             TAG_LEGACY_STATEMENT => {
                 return Err(
@@ -1544,6 +1645,29 @@ mod tests {
                 namespace: 16391,
                 record: Box::new(CatalogRecord::DropTable { name: "t".into() }),
             },
+            CatalogRecord::PutDatabase(crate::DatabaseDef {
+                oid: RelId(16392),
+                name: "app".into(),
+                owner: RelId(10),
+                is_template: false,
+                allow_conn: true,
+                conn_limit: -1,
+            }),
+            CatalogRecord::DropDatabase { oid: RelId(16392) },
+            CatalogRecord::InDatabase {
+                database: 16392,
+                record: Box::new(CatalogRecord::InSchema {
+                    namespace: 16391,
+                    record: Box::new(CatalogRecord::DropTable { name: "t".into() }),
+                }),
+            },
+            CatalogRecord::Batch(vec![
+                CatalogRecord::Sequences(vec![("s".into(), 3, true)]),
+                CatalogRecord::InDatabase {
+                    database: 16392,
+                    record: Box::new(CatalogRecord::Sequences(vec![("s".into(), 9, false)])),
+                },
+            ]),
         ];
         for rec in records {
             assert_eq!(CatalogRecord::decode(&rec.encode()).unwrap(), rec);
@@ -1558,6 +1682,23 @@ mod tests {
         };
         let mut bytes = vec![TAG_IN_SCHEMA, 2, 0, 0, 0];
         bytes.extend_from_slice(&inner.encode());
+        assert!(CatalogRecord::decode(&bytes).is_err());
+    }
+
+    #[test]
+    fn nested_in_database_records_are_errors() {
+        let inner = CatalogRecord::InDatabase {
+            database: 1,
+            record: Box::new(CatalogRecord::DropSchema { oid: RelId(1) }),
+        };
+        let mut bytes = vec![TAG_IN_DATABASE, 2, 0, 0, 0];
+        bytes.extend_from_slice(&inner.encode());
+        assert!(CatalogRecord::decode(&bytes).is_err());
+        let batch = CatalogRecord::Batch(vec![CatalogRecord::DropSchema { oid: RelId(1) }]);
+        let mut bytes = vec![TAG_BATCH, 1, 0, 0, 0];
+        let inner = batch.encode();
+        bytes.extend_from_slice(&(inner.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&inner);
         assert!(CatalogRecord::decode(&bytes).is_err());
     }
 

@@ -103,6 +103,8 @@ pub enum SqlState {
     DuplicateTable,
     /// 42P06.
     DuplicateSchema,
+    /// 42P04.
+    DuplicateDatabase,
     DuplicateObject,
     /// 42939: a name reserved for the system (role names starting with pg_).
     ReservedName,
@@ -240,6 +242,7 @@ impl SqlState {
             DuplicateColumn => "42701",
             DuplicateTable => "42P07",
             DuplicateSchema => "42P06",
+            DuplicateDatabase => "42P04",
             DuplicateObject => "42710",
             ReservedName => "42939",
             InvalidGrantOperation => "0LP01",
@@ -643,6 +646,7 @@ mod tests {
         DuplicateColumn => "ERRCODE_DUPLICATE_COLUMN",
         DuplicateTable => "ERRCODE_DUPLICATE_TABLE",
         DuplicateSchema => "ERRCODE_DUPLICATE_SCHEMA",
+        DuplicateDatabase => "ERRCODE_DUPLICATE_DATABASE",
         DuplicateObject => "ERRCODE_DUPLICATE_OBJECT",
         ReservedName => "ERRCODE_RESERVED_NAME",
         InvalidGrantOperation => "ERRCODE_INVALID_GRANT_OPERATION",

@@ -512,33 +512,60 @@ pub fn resync(engine: &Engine, image: &std::path::Path) -> Result<Lsn, DbError> 
     engine.db.log.set_apply_only(Arc::new(wal));
     // 3. The state, as one local transaction.
     let mut applied = engine.applied.lock();
+    // What the new image holds, by (database, name or OID); the local
+    // objects it does not hold are dropped first (whole databases last).
+    use nestor_catalog::CatalogRecord as R;
     let mut keep_tables = std::collections::HashSet::new();
     let mut keep_sequences = std::collections::HashSet::new();
     let mut keep_functions = std::collections::HashSet::new();
+    let mut keep_databases = std::collections::HashSet::new();
     for bytes in &ck.ddl {
-        match nestor_catalog::CatalogRecord::decode(bytes).map_err(corrupt)? {
-            nestor_catalog::CatalogRecord::PutTable(t) => keep_tables.insert(t.name),
-            nestor_catalog::CatalogRecord::PutSequence(q) => keep_sequences.insert(q.name),
-            nestor_catalog::CatalogRecord::PutFunction(f) => keep_functions.insert(f.oid),
+        let rec = R::decode(bytes).map_err(corrupt)?;
+        if let R::PutDatabase(d) = &rec {
+            keep_databases.insert(d.oid.0);
+        }
+        match in_database(rec) {
+            (db, R::PutTable(t)) => keep_tables.insert((db, t.name)),
+            (db, R::PutSequence(q)) => keep_sequences.insert((db, q.name)),
+            (db, R::PutFunction(f)) => keep_functions.insert((db, f.oid)),
             _ => false,
         };
     }
-    use nestor_catalog::CatalogRecord as R;
+    let mut drop_databases = Vec::new();
     for rec in engine.catalog.image() {
+        if let R::PutDatabase(d) = &rec {
+            if !keep_databases.contains(&d.oid.0) {
+                drop_databases.push(R::DropDatabase { oid: d.oid });
+            }
+            continue;
+        }
+        let (db, rec) = in_database(rec);
         let drop = match rec {
-            R::PutTable(t) if !keep_tables.contains(&t.name) => Some(R::DropTable { name: t.name }),
-            R::PutSequence(q) if !keep_sequences.contains(&q.name) => {
+            R::PutTable(t) if !keep_tables.contains(&(db, t.name.clone())) => {
+                Some(R::DropTable { name: t.name })
+            }
+            R::PutSequence(q) if !keep_sequences.contains(&(db, q.name.clone())) => {
                 Some(R::DropSequence { name: q.name })
             }
-            R::PutFunction(f) if !keep_functions.contains(&f.oid) => Some(R::DropFunction {
+            R::PutFunction(f) if !keep_functions.contains(&(db, f.oid)) => Some(R::DropFunction {
                 name: f.name,
                 oid: f.oid,
             }),
             _ => None,
         };
         if let Some(d) = drop {
+            let d = match db {
+                nestor_catalog::POSTGRES_DATABASE_OID => d,
+                database => R::InDatabase {
+                    database,
+                    record: Box::new(d),
+                },
+            };
             apply_catalog(engine, &d.encode())?;
         }
+    }
+    for d in drop_databases {
+        apply_catalog(engine, &d.encode())?;
     }
     for bytes in &ck.ddl {
         apply_catalog(engine, bytes)?;
@@ -604,4 +631,13 @@ fn apply_failed(xid: u64, rel: u32, row: RowId, e: nestor_storage::StorageError)
 
 fn stream_error(message: String) -> DbError {
     DbError::new(SqlState::ProtocolViolation, message)
+}
+
+/// A catalog record and the database it applies in (`postgres` unless
+/// wrapped in `InDatabase`).
+fn in_database(rec: nestor_catalog::CatalogRecord) -> (u32, nestor_catalog::CatalogRecord) {
+    match rec {
+        nestor_catalog::CatalogRecord::InDatabase { database, record } => (database, *record),
+        rec => (nestor_catalog::POSTGRES_DATABASE_OID, rec),
+    }
 }

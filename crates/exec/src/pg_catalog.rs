@@ -61,7 +61,8 @@ pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
 const DEFAULT_COLLATION_OID: u32 = 100;
-/// The database's OID (there is one database; PostgreSQL's `postgres`).
+/// The OID of the `postgres` database (each session's own:
+/// `Catalog::database_oid`).
 pub const DATABASE_OID: u32 = 5;
 const PLPGSQL_LANGUAGE_OID: u32 = 13010;
 const INTERNAL_LANGUAGE_OID: u32 = 12;
@@ -142,12 +143,6 @@ fn temp_or(temporary: bool, ns: u32, catalog: &Catalog) -> u32 {
 /// The rows of `rel` now.
 pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
     let c = ev.ctx.catalog;
-    let database = ev
-        .ctx
-        .settings
-        .get("nestor.database")
-        .unwrap_or("postgres")
-        .to_string();
     match rel {
         Rel::Class => class_rows(c),
         Rel::Attribute => attribute_rows(c),
@@ -178,18 +173,25 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .collect(),
         Rel::Roles | Rel::Authid | Rel::User => role_rows(c, rel),
         Rel::AuthMembers => auth_member_rows(c),
-        Rel::Database => vec![RowB::new(Rel::Database)
-            .set("oid", oid(DATABASE_OID))
-            .set("datname", text(&database))
-            .set("datdba", oid(SUPERUSER_OID))
-            .set("encoding", Value::Int4(6))
-            .set("datlocprovider", text("c"))
-            .set("datallowconn", Value::Bool(true))
-            .set("datconnlimit", Value::Int4(-1))
-            .set("dattablespace", oid(1663))
-            .set("datcollate", text("C"))
-            .set("datctype", text("C"))
-            .done()],
+        Rel::Database => c
+            .databases()
+            .iter()
+            .map(|d| {
+                RowB::new(Rel::Database)
+                    .set("oid", oid(d.oid.0))
+                    .set("datname", text(&d.name))
+                    .set("datdba", oid(d.owner.0))
+                    .set("encoding", Value::Int4(6))
+                    .set("datlocprovider", text("c"))
+                    .set("datistemplate", Value::Bool(d.is_template))
+                    .set("datallowconn", Value::Bool(d.allow_conn))
+                    .set("datconnlimit", Value::Int4(d.conn_limit))
+                    .set("dattablespace", oid(1663))
+                    .set("datcollate", text("C"))
+                    .set("datctype", text("C"))
+                    .done()
+            })
+            .collect(),
         Rel::Trigger => trigger_rows(c),
         Rel::Collation => [
             (DEFAULT_COLLATION_OID, "default", "d", None),

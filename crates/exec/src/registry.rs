@@ -436,9 +436,14 @@ impl Registry {
         }
         let channels = self.channels.lock().clone();
         let sessions = self.sessions.lock();
+        // Channels are per database, as in PostgreSQL.
+        let database = sessions.get(&sender).map(|s| s.database.clone());
         for (ch, payload) in notes {
             for pid in channels.get(ch).into_iter().flatten() {
                 let Some(s) = sessions.get(pid) else { continue };
+                if database.as_ref().is_some_and(|d| *d != s.database) {
+                    continue;
+                }
                 s.notifications.lock().push_back(Notification {
                     sender,
                     channel: ch.clone(),

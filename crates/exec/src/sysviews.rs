@@ -36,7 +36,15 @@ fn opt_xid(x: Option<u64>) -> Value {
 pub fn rows(view: View, ev: &mut Ev) -> Rows {
     let db = ev.ctx.db;
     match view {
-        View::StatActivity => db.sessions.activity().iter().map(activity_row).collect(),
+        View::StatActivity => db
+            .sessions
+            .activity()
+            .iter()
+            .map(|a| {
+                let datid = ev.ctx.catalog.database(&a.datname).map_or(0, |d| d.oid.0);
+                activity_row(a, datid)
+            })
+            .collect(),
         View::StatSavepoints => db.sessions.activity().iter().map(savepoint_row).collect(),
         View::StatWal => vec![wal_row(db)],
         View::StatReplication => db.replication.senders().iter().map(sender_row).collect(),
@@ -111,9 +119,9 @@ fn prepared_row(p: &crate::registry::PreparedInfo) -> Vec<Value> {
     ]
 }
 
-fn activity_row(a: &ActivityRow) -> Vec<Value> {
+fn activity_row(a: &ActivityRow, datid: u32) -> Vec<Value> {
     vec![
-        Value::Int8(5),
+        Value::Int8(i64::from(datid)),
         text(&a.datname),
         Value::Int4(a.pid.0 as i32),
         text(&a.usename),
@@ -522,7 +530,7 @@ fn database_rows(ev: &Ev) -> Rows {
     let (commits, rollbacks) = s.xacts();
     vec![
         row(
-            crate::pg_catalog::DATABASE_OID,
+            ev.ctx.catalog.database_oid(),
             text(name),
             backends,
             [

@@ -264,7 +264,13 @@ async fn active(
         // session until it hands the connection back.
         let log = session.log_session().clone();
         let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            nestor_common::log::scoped(&log, || active_loop(&mut bio, &mut session, &stop))
+            // Type names resolve among the session's database's types.
+            let db = session.database_oid();
+            nestor_common::log::scoped(&log, || {
+                nestor_types::database_scope::with_database(db, || {
+                    active_loop(&mut bio, &mut session, &stop)
+                })
+            })
         }));
         match ran {
             Ok(outcome) => (bio, Some(session), outcome),

@@ -157,10 +157,29 @@ impl Session {
             )
             .with_severity(nestor_common::error::Severity::Fatal)
         })?;
+        // The database (after authentication, as in PostgreSQL): the
+        // session's catalog handle sees its objects only.
+        let database = engine.catalog.database(&info.database).ok_or_else(|| {
+            DbError::new(
+                SqlState::InvalidCatalogName,
+                format!("database \"{}\" does not exist", info.database),
+            )
+            .with_severity(nestor_common::error::Severity::Fatal)
+        })?;
+        if !database.allow_conn {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                format!(
+                    "database \"{}\" is not currently accepting connections",
+                    info.database
+                ),
+            )
+            .with_severity(nestor_common::error::Severity::Fatal));
+        }
         let mut settings = SessionSettings::new(&info.user);
         // ALTER ROLE / DATABASE ... SET defaults (exec ddl::role_settings),
         // least specific first, then the startup packet's over them all.
-        let db = nestor_exec::pg_catalog::DATABASE_OID;
+        let db = database.oid.0;
         for key in [(0, 0), (db, 0), (0, role.oid.0), (db, role.oid.0)] {
             for (k, v) in engine.catalog.role_setting(key) {
                 if let Err(e) = settings.apply_startup(&k, &v) {
@@ -223,7 +242,20 @@ impl Session {
             Some(shared.clone()),
         ));
         let _ = shared.log.set(Arc::downgrade(&log));
-        let catalog = engine.catalog.for_session(info.pid);
+        // Registered first, then the database looked up again: a DROP
+        // DATABASE either sees this session (and fails with 55006) or has
+        // taken the database out before (and this session gets 3D000).
+        let catalog = match engine.catalog.for_database(&info.database) {
+            Some(c) if c.database_oid() == db => c.for_session(info.pid),
+            _ => {
+                engine.sessions.unregister(info.pid);
+                return Err(DbError::new(
+                    SqlState::InvalidCatalogName,
+                    format!("database \"{}\" does not exist", info.database),
+                )
+                .with_severity(nestor_common::error::Severity::Fatal));
+            }
+        };
         let block = TxnBlock::new(
             slot,
             info.pid,
@@ -256,6 +288,7 @@ impl Session {
         s.count_memory();
         s.settings
             .set_virtual("is_superuser", if role.superuser { "on" } else { "off" });
+        s.settings.set_virtual("nestor.database", &s.info.database);
         if nestor_common::log::format() == nestor_common::log::Format::Json {
             s.settings.set_virtual("log_destination", "jsonlog");
         }
@@ -376,6 +409,11 @@ impl Session {
             BlockState::InBlock => TxnStatus::InBlock,
             BlockState::Failed => TxnStatus::Failed,
         }
+    }
+
+    /// The OID of the database the session is connected to.
+    pub fn database_oid(&self) -> u32 {
+        self.catalog.database_oid()
     }
 
     pub fn cancel_token(&self) -> CancelToken {
@@ -747,7 +785,7 @@ impl Session {
             &store.identify_utility(stmt),
             nestor_exec::stat_statements::Call {
                 userid: self.role_ctx().oid.0,
-                dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                dbid: self.catalog.database_oid(),
                 toplevel: true,
                 elapsed_ms,
                 rows,
@@ -854,7 +892,7 @@ impl Session {
                 id,
                 nestor_exec::stat_statements::Call {
                     userid: self.role_ctx().oid.0,
-                    dbid: nestor_exec::pg_catalog::DATABASE_OID,
+                    dbid: self.catalog.database_oid(),
                     toplevel: true,
                     elapsed_ms,
                     rows: tag.rows(),

@@ -84,7 +84,11 @@ impl DomainDef {
 #[derive(Default)]
 struct Registry {
     by_oid: HashMap<u32, Arc<DomainDef>>,
-    by_name: HashMap<String, u32>,
+    /// (database, name) -> OID: a name resolves in its database only
+    /// (see [`crate::database_scope`]).
+    by_name: HashMap<(u32, String), u32>,
+    /// The database of each domain, by OID.
+    database: HashMap<u32, u32>,
 }
 
 fn registry() -> &'static RwLock<Registry> {
@@ -92,13 +96,22 @@ fn registry() -> &'static RwLock<Registry> {
     R.get_or_init(Default::default)
 }
 
-/// Install (create or replace, a rename included) a definition.
+/// Install (create or replace, a rename included) a definition in the
+/// current thread's database.
 pub fn install(def: Arc<DomainDef>) {
+    install_in(crate::database_scope::current(), def)
+}
+
+/// Install (create or replace, a rename included) a definition of
+/// database `database`.
+pub fn install_in(database: u32, def: Arc<DomainDef>) {
     let mut r = registry().write().unwrap_or_else(|e| e.into_inner());
     if let Some(prev) = r.by_oid.get(&def.oid).map(|p| p.name.clone()) {
-        r.by_name.remove(&prev);
+        let db = r.database.get(&def.oid).copied().unwrap_or(database);
+        r.by_name.remove(&(db, prev));
     }
-    r.by_name.insert(def.name.clone(), def.oid);
+    r.by_name.insert((database, def.name.clone()), def.oid);
+    r.database.insert(def.oid, database);
     r.by_oid.insert(def.oid, def);
 }
 
@@ -106,15 +119,16 @@ pub fn install(def: Arc<DomainDef>) {
 pub fn remove(oid: u32) {
     let mut r = registry().write().unwrap_or_else(|e| e.into_inner());
     if let Some(prev) = r.by_oid.remove(&oid) {
-        r.by_name.remove(&prev.name);
+        let db = r.database.remove(&oid).unwrap_or_default();
+        r.by_name.remove(&(db, prev.name.clone()));
     }
 }
 
-/// The domain named `name`.
+/// The domain named `name` in the current thread's database.
 pub fn by_name(name: &str) -> Option<Arc<DomainDef>> {
     let r = registry().read().unwrap_or_else(|e| e.into_inner());
     r.by_name
-        .get(name)
+        .get(&(crate::database_scope::current(), name.to_string()))
         .and_then(|oid| r.by_oid.get(oid))
         .cloned()
 }

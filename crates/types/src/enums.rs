@@ -268,6 +268,8 @@ pub fn rank_between(lo: &[u8], hi: Option<&[u8]>) -> Vec<u8> {
 /// What the value layer knows of one enum type.
 struct Entry {
     def: Arc<EnumDef>,
+    /// The database the type belongs to (its name resolves there only).
+    database: u32,
     /// The type's name, leaked once per distinct name (DataType::name is
     /// `&'static str`; types are few).
     name: &'static str,
@@ -312,8 +314,14 @@ impl Registry {
     }
 }
 
-/// Install (create or replace) a definition.
+/// Install (create or replace) a definition in the current thread's
+/// database (see [`crate::database_scope`]).
 pub fn install(def: Arc<EnumDef>) {
+    install_in(crate::database_scope::current(), def)
+}
+
+/// Install (create or replace) a definition of database `database`.
+pub fn install_in(database: u32, def: Arc<EnumDef>) {
     let mut r = write();
     let name = r.leak_name(&def.name);
     let array_name = r.leak_name(&format!("{}[]", def.name));
@@ -334,6 +342,7 @@ pub fn install(def: Arc<EnumDef>) {
         def.oid,
         Entry {
             def,
+            database,
             name,
             array_name,
         },
@@ -345,13 +354,15 @@ pub fn remove(oid: u32) {
     write().types.remove(&oid);
 }
 
-/// The OID of the enum type `name` (`public.` allowed).
+/// The OID of the enum type `name` (`public.` allowed) of the current
+/// thread's database.
 pub fn by_name(name: &str) -> Option<u32> {
     let bare = name.strip_prefix("public.").unwrap_or(name);
+    let db = crate::database_scope::current();
     read()
         .types
         .values()
-        .find(|e| e.def.name == bare)
+        .find(|e| e.database == db && e.def.name == bare)
         .map(|e| e.def.oid)
 }
 

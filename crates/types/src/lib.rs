@@ -63,6 +63,7 @@ pub(crate) mod bigint;
 pub mod binary;
 pub mod cast;
 pub mod context;
+pub mod database_scope;
 pub mod datatype;
 pub mod datestyle;
 pub mod datetime;

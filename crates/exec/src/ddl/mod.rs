@@ -11,6 +11,7 @@
 mod alter;
 mod alter_type;
 mod comment;
+mod database;
 mod default_acl;
 mod domain;
 mod enum_type;
@@ -28,6 +29,7 @@ mod view;
 
 pub use alter::alter_table;
 pub use comment::comment;
+pub use database::{alter_database, create_database, drop_database};
 pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
 pub use domain::{alter_domain, create_domain};
@@ -620,6 +622,9 @@ pub(crate) fn alter_owner(
             }
             (pb::ObjectType::ObjectSchema, Some(NodeEnum::String(s))) => {
                 schema::change_schema_owner(ctx, &s.sval, role)?;
+            }
+            (pb::ObjectType::ObjectDatabase, Some(NodeEnum::String(s))) => {
+                database::change_database_owner(ctx, &s.sval, role)?;
             }
             _ => check_new_owner(ctx, role)?,
         }

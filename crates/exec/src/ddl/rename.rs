@@ -65,6 +65,9 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     if kind == ObjectType::ObjectSchema {
         return super::schema::rename_schema(ctx, rs);
     }
+    if kind == ObjectType::ObjectDatabase {
+        return super::database::rename_database(ctx, &rs.subname, &rs.newname);
+    }
     if matches!(
         kind,
         ObjectType::ObjectDomain | ObjectType::ObjectDomconstraint

@@ -38,7 +38,6 @@ use nestor_parser::NodeEnum;
 
 use super::role::{current_role, resolve};
 use crate::context::StatementCtx;
-use crate::pg_catalog::DATABASE_OID;
 use crate::tag::CommandTag;
 
 /// ALTER ROLE { name | ALL } [ IN DATABASE d ] SET / RESET ...
@@ -139,16 +138,15 @@ fn canonical_name(name: &str) -> Result<&'static str, DbError> {
     nestor_settings::canonical_name(name)
 }
 
-/// The OID of the database named `name` (Nestor serves one).
+/// The OID of the database named `name`.
 fn database_oid(ctx: &StatementCtx, name: &str) -> Result<u32, DbError> {
-    let ours = ctx.settings.get("nestor.database").unwrap_or("postgres");
-    if name == ours {
-        return Ok(DATABASE_OID);
+    match ctx.catalog.database(name) {
+        Some(d) => Ok(d.oid.0),
+        None => Err(DbError::new(
+            SqlState::InvalidCatalogName,
+            format!("database \"{name}\" does not exist"),
+        )),
     }
-    Err(DbError::new(
-        SqlState::InvalidCatalogName,
-        format!("database \"{name}\" does not exist"),
-    ))
 }
 
 /// PostgreSQL's rule for changing another role's settings.
