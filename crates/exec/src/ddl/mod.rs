@@ -17,6 +17,7 @@ mod enum_type;
 mod foreign_key;
 mod function;
 mod grant;
+mod inherit;
 mod matview;
 mod rename;
 mod role;
@@ -232,6 +233,9 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         names.push(name);
     }
     let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    if kind == pb::ObjectType::ObjectTable {
+        inherit::drop_children(ctx, &mut names, cascade)?;
+    }
     if kind == pb::ObjectType::ObjectTable {
         // Foreign keys of tables not dropped with them that reference them:
         // 2BP01, or with CASCADE the constraints go.

@@ -281,6 +281,15 @@ pub(super) fn plan_range_var(
         if let Some(t) = b.catalog.table(&name) {
             b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
+            if let Some(members) = super::inherit::family(b, &t, rv.inh) {
+                // The needs lock the descendants too.
+                for m in &members[1..] {
+                    b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                }
+                return Ok(super::inherit::add_family(
+                    &t, &members, &alias, &colnames, offset, scope,
+                ));
+            }
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
