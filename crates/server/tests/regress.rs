@@ -179,6 +179,7 @@ macro_rules! regress {
 }
 
 regress!(
+    inherit_basic,
     jsonpath_basic,
     search_path,
     schemas_psql,

@@ -125,6 +125,23 @@ ALTER TABLE k1 NO INHERIT p1;
 SELECT * FROM p1 ORDER BY a;
 ALTER TABLE k1 NO INHERIT p1;
 
+-- TRUNCATE goes down the tree unless ONLY
+INSERT INTO k1 VALUES (4, 'k', 5);
+SELECT count(*) FROM p1;
+TRUNCATE ONLY p1;
+SELECT count(*) FROM p1;
+TRUNCATE p1;
+SELECT count(*) FROM k1;
+
+-- SELECT ... FOR UPDATE, views and subqueries over a parent
+INSERT INTO b VALUES ('fu1', 'x');
+INSERT INTO a VALUES ('fu0');
+SELECT aa FROM ONLY a WHERE aa LIKE 'fu%' ORDER BY 1 FOR UPDATE;
+CREATE VIEW av AS SELECT aa, tableoid::regclass AS rel FROM a;
+SELECT * FROM av WHERE aa LIKE 'fu%' ORDER BY 1;
+SELECT aa FROM a WHERE aa IN (SELECT aa FROM b) ORDER BY 1;
+DROP VIEW av;
+
 -- DROP of a parent
 DROP TABLE a;
 DROP TABLE c;

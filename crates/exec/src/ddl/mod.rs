@@ -650,11 +650,24 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
             continue;
         };
         let name = relname(rv)?;
-        defs.push(
-            ctx.catalog
-                .table(&name)
-                .ok_or_else(|| undefined_table(&name))?,
-        );
+        let t = ctx
+            .catalog
+            .table(&name)
+            .ok_or_else(|| undefined_table(&name))?;
+        defs.push(t.clone());
+        // Without ONLY the table's descendants are truncated too.
+        if rv.inh {
+            for (child, _) in inherit::descendants_of(ctx, &t) {
+                crate::relation_lock::lock(
+                    ctx,
+                    child.oid.0,
+                    TableLockMode::AccessExclusive,
+                    WaitPolicy::Block,
+                    &child.name,
+                )?;
+                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
+            }
+        }
     }
     // A table referenced by a foreign key is truncated only together with
     // the referencing tables (TRUNCATE ... CASCADE adds them), as in

@@ -444,7 +444,10 @@ pub fn plan_view(
     let width = cols.len();
     cols.truncate(v.columns.len());
     for (c, (name, ty)) in cols.iter_mut().zip(&v.columns) {
-        let same = c.ty == *ty || (c.ty == DataType::Unknown && *ty == DataType::Text);
+        // A reg* column was recorded as the text it leaves as (its OID
+        // stays one inside the query).
+        let reg = *ty == DataType::Text && crate::bind::reg_name_fn(c.ty).is_some();
+        let same = c.ty == *ty || (c.ty == DataType::Unknown && *ty == DataType::Text) || reg;
         if !same {
             return Err(broken_view(
                 v,
@@ -452,7 +455,9 @@ pub fn plan_view(
             ));
         }
         c.name = name.clone();
-        c.ty = *ty;
+        if !reg {
+            c.ty = *ty;
+        }
     }
     let plan = if width > cols.len() {
         Plan::Project {

@@ -19,8 +19,8 @@
 //! ```
 //!
 //! The leaf is a fixed plan (`From::Other`): conditions on it filter the
-//! Append's rows rather than choosing an index per member, and it cannot
-//! be locked FOR UPDATE. A plain table's `tableoid` is a constant the
+//! Append's rows rather than choosing an index per member, and SELECT
+//! ... FOR UPDATE of it is 0A000 (`family_at` finds it). A plain table's `tableoid` is a constant the
 //! binder supplies (`Binder::resolve`), so its layout has no such column.
 
 use super::*;
@@ -99,4 +99,17 @@ fn member_scan(parent: &TableDef, m: &Arc<TableDef>, alias: &str) -> Plan {
         }),
         exprs,
     }
+}
+
+/// The alias of the inheritance tree whose leaf spans row positions
+/// `offset..offset + width` of the current level, if that leaf is one
+/// (its `tableoid` column is what marks it).
+pub(crate) fn family_at(b: &Binder, offset: usize, width: usize) -> Option<String> {
+    let scope = b.scopes.last()?;
+    scope
+        .cols
+        .get(offset..offset + width)?
+        .iter()
+        .find(|c| c.hidden && c.attnum == TABLEOID_ATTNUM)
+        .map(|c| c.rel.clone())
 }
