@@ -416,6 +416,24 @@ fn explain_modify(p: &ModifyPlan, out: &mut Vec<String>) {
     out.push(format!("{what} on {}", p.table.name));
     let mut sub = Vec::new();
     p.input.explain(&mut sub);
+    if !p.children.is_empty() {
+        // An inheritance tree: one line per table written, then the
+        // scans of each, as PostgreSQL's Append under the ModifyTable.
+        out.push(format!("  {what} on {}", p.table.name));
+        for c in &p.children {
+            out.push(format!("  {what} on {}", c.table.name));
+        }
+        let mut inputs = vec!["Append".to_string()];
+        for c in std::iter::once(p).chain(&p.children) {
+            let mut lines = Vec::new();
+            c.input.explain(&mut lines);
+            for (i, l) in lines.into_iter().enumerate() {
+                let pad = if i == 0 { "  ->  " } else { "      " };
+                inputs.push(format!("{pad}{l}"));
+            }
+        }
+        sub = inputs;
+    }
     for (i, l) in sub.into_iter().enumerate() {
         let pad = if i == 0 { "  ->  " } else { "      " };
         out.push(format!("{pad}{l}"));
