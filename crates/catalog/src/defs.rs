@@ -225,6 +225,10 @@ pub struct TableDef {
     /// since (by name): the rows that existed then were not checked, later
     /// ones are (pg_constraint.convalidated false).
     pub not_valid: Vec<String>,
+    /// The tables it inherits from (CREATE TABLE ... INHERITS, ALTER
+    /// TABLE ... INHERIT), by OID in declaration order: PostgreSQL's
+    /// pg_inherits rows with this table as inhrelid.
+    pub inherits: Vec<RelId>,
     pub storage: Arc<Table>,
 }
 

@@ -226,6 +226,9 @@ pub(crate) struct State {
     pub enums: BTreeMap<String, Arc<EnumDef>>,
     /// Domains by name (in `public`; see [`domain`]).
     pub domains: BTreeMap<String, Arc<DomainDef>>,
+    /// Some table has (or had) parents: until then no scan looks for
+    /// children (sticky, so it never has to be recomputed on undo).
+    pub inheritance: bool,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -1086,6 +1089,40 @@ impl Catalog {
         out
     }
 
+    /// The tables that inherit directly from table `parent`, in OID order
+    /// (PostgreSQL's find_inheritance_children). Walks the tables in
+    /// place, and not at all while no table ever had a parent.
+    pub fn children(&self, parent: RelId) -> Vec<Arc<TableDef>> {
+        let st = self.state.read();
+        if !st.inheritance {
+            return Vec::new();
+        }
+        let mut out: Vec<Arc<TableDef>> = st
+            .all(self.session)
+            .flat_map(|(_, n)| n.tables.values())
+            .filter(|t| t.inherits.contains(&parent))
+            .cloned()
+            .collect();
+        out.sort_by_key(|t| t.oid.0);
+        out
+    }
+
+    /// Table `root` and all its descendants, each once, parents before
+    /// their children (PostgreSQL's find_all_inheritors).
+    pub fn descendants(&self, root: &Arc<TableDef>) -> Vec<Arc<TableDef>> {
+        let mut out = vec![root.clone()];
+        let mut i = 0;
+        while i < out.len() {
+            for c in self.children(out[i].oid) {
+                if !out.iter().any(|t| t.oid == c.oid) {
+                    out.push(c);
+                }
+            }
+            i += 1;
+        }
+        out
+    }
+
     /// `'name'::regclass`: the OID of a relation (a number is taken as is).
     pub fn regclass(&self, name: &str) -> Result<u32, DbError> {
         let n = name.trim();
@@ -1186,6 +1223,9 @@ impl Catalog {
         };
         let (ns, redo, undo) = {
             let mut st = target.write();
+            if let Change::PutTable { def, .. } = &change {
+                st.inheritance |= !def.inherits.is_empty();
+            }
             let ns = self.namespace_of(&st, &mut change)?;
             check_dotted_names(&st, self.session, &change)?;
             // TEMP objects are never logged.
@@ -1672,7 +1712,9 @@ impl Catalog {
         let schema = self.schema_name(def.namespace).unwrap_or_default();
         def.storage.set_schema(&schema);
         sync_storage_indexes(&def);
-        self.state.write().ns_mut(ns).put_table(Arc::new(def));
+        let mut st = self.state.write();
+        st.inheritance |= !def.inherits.is_empty();
+        st.ns_mut(ns).put_table(Arc::new(def));
         Ok(())
     }
 
@@ -1975,6 +2017,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         identities: def.identities.clone(),
         matview: def.matview.clone(),
         not_valid: def.not_valid.clone(),
+        inherits: def.inherits.clone(),
     }
 }
 
@@ -2081,6 +2124,7 @@ fn table_from(
         identities: rec.identities,
         matview: rec.matview,
         not_valid: rec.not_valid,
+        inherits: rec.inherits,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

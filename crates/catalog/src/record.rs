@@ -64,6 +64,7 @@
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
 //!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
+//!              [ninherits:u32 oid:u32*]
 //!  matview  := query populated:u8 rule:u32 ndeps:u32 oid:u32*
 //!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
 //!              when? function:u32 nargs:u32 name*
@@ -262,6 +263,8 @@ pub struct TableRecord {
     pub matview: Option<MatView>,
     /// Constraints added NOT VALID and not validated since.
     pub not_valid: Vec<String>,
+    /// The parents it inherits from, by OID, in order.
+    pub inherits: Vec<RelId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -829,6 +832,10 @@ impl TableRecord {
         for n in &self.not_valid {
             put_str(out, n);
         }
+        put_u32(out, self.inherits.len());
+        for p in &self.inherits {
+            out.extend_from_slice(&p.0.to_le_bytes());
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -922,6 +929,12 @@ impl TableRecord {
         } else {
             get_list(r, get_str)?
         };
+        // Records written before table inheritance existed end here.
+        let inherits = if r.at_end() {
+            Vec::new()
+        } else {
+            get_list(r, |r| Ok(RelId(r.u32()?)))?
+        };
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
         }
@@ -949,6 +962,7 @@ impl TableRecord {
             identities,
             matview,
             not_valid,
+            inherits,
         })
     }
 }
@@ -1464,6 +1478,7 @@ mod tests {
                 depends_on: vec![RelId(16384)],
             }),
             not_valid: vec!["t_id_check".into()],
+            inherits: vec![RelId(16390)],
         }
     }
 
@@ -1713,42 +1728,55 @@ mod tests {
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
+            inherits: Vec::new(),
             ..table()
         });
-        let boundary = old.encode().len() - 17;
+        let boundary = old.encode().len() - 21;
         // And one written before foreign keys: it ends after the triggers.
         let no_fks = CatalogRecord::PutTable(TableRecord {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
+            inherits: Vec::new(),
             ..table()
         });
-        let fk_boundary = no_fks.encode().len() - 13;
+        let fk_boundary = no_fks.encode().len() - 17;
         // And one written before identity columns.
         let no_ids = CatalogRecord::PutTable(TableRecord {
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
+            inherits: Vec::new(),
             ..table()
         });
-        let id_boundary = no_ids.encode().len() - 9;
+        let id_boundary = no_ids.encode().len() - 13;
         // And one written before materialized views.
         let no_mv = CatalogRecord::PutTable(TableRecord {
             matview: None,
             not_valid: Vec::new(),
+            inherits: Vec::new(),
             ..table()
         });
-        let mv_boundary = no_mv.encode().len() - 5;
+        let mv_boundary = no_mv.encode().len() - 9;
         // And one written before NOT VALID constraints.
         let no_nv = CatalogRecord::PutTable(TableRecord {
             not_valid: Vec::new(),
+            inherits: Vec::new(),
             ..table()
         });
-        let nv_boundary = no_nv.encode().len() - 4;
+        let nv_boundary = no_nv.encode().len() - 8;
+        // And one written before table inheritance.
+        let no_inh = CatalogRecord::PutTable(TableRecord {
+            inherits: Vec::new(),
+            ..table()
+        });
+        let inh_boundary = no_inh.encode().len() - 4;
         for cut in 0..bytes.len() {
             let r = CatalogRecord::decode(&bytes[..cut]);
-            if cut == nv_boundary {
+            if cut == inh_boundary {
+                assert_eq!(r.unwrap(), no_inh, "the format before inheritance");
+            } else if cut == nv_boundary {
                 assert_eq!(r.unwrap(), no_nv, "the format before NOT VALID");
             } else if cut == mv_boundary {
                 assert_eq!(r.unwrap(), no_mv, "the format before materialized views");

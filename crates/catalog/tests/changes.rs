@@ -136,6 +136,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         identities: Vec::new(),
         matview: None,
         not_valid: Vec::new(),
+        inherits: Vec::new(),
         storage,
     }
 }

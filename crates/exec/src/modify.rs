@@ -626,6 +626,30 @@ pub(crate) fn exec_modify(
     if let Some(t) = &trig {
         t.before_statement(ev)?;
     }
+    let mut count = modify_rows(p, ev, sink, trig.as_mut())?;
+    // The descendants of an inheritance parent: their rows too, firing
+    // their row triggers; statement triggers are the named table's only.
+    for c in &p.children {
+        let set_columns: Vec<usize> = c.sets.iter().map(|(c, _)| *c).collect();
+        let mut child_trig = Firing::new(&c.table, event, &set_columns, ev)?;
+        count += modify_rows(c, ev, sink, child_trig.as_mut())?;
+        if let Some(t) = &mut child_trig {
+            t.after_rows(ev)?;
+        }
+    }
+    if let Some(t) = &mut trig {
+        t.after_statement(ev)?;
+    }
+    Ok(count)
+}
+
+/// The rows of one table an UPDATE or DELETE changes.
+fn modify_rows(
+    p: &ModifyPlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+    mut trig: Option<&mut Firing>,
+) -> Result<u64, DbError> {
     let rows = collect(&p.input, ev)?;
     let mut count = 0;
     let mut fk = FkWork {
@@ -635,16 +659,13 @@ pub(crate) fn exec_modify(
         no_action: Vec::new(),
     };
     for row in rows {
-        if modify_one(p, row, ev, sink, trig.as_mut(), &mut fk)? {
+        if modify_one(p, row, ev, sink, trig.as_deref_mut(), &mut fk)? {
             count += 1;
         }
     }
     crate::foreign_keys::check_no_action(&p.table, std::mem::take(&mut fk.no_action), ev)?;
     for (rid, new, old) in std::mem::take(&mut fk.child_rows) {
         crate::foreign_keys::check_child(&p.table, &new, Some(&old), Some(rid), ev)?;
-    }
-    if let Some(t) = &mut trig {
-        t.after_statement(ev)?;
     }
     Ok(count)
 }

@@ -395,8 +395,21 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             })
             .collect(),
         // Features Nestor does not have: the relations exist, empty.
+        Rel::Inherits => c
+            .tables()
+            .iter()
+            .flat_map(|t| {
+                t.inherits.iter().enumerate().map(|(i, p)| {
+                    RowB::new(Rel::Inherits)
+                        .set("inhrelid", oid(t.oid.0))
+                        .set("inhparent", oid(p.0))
+                        .set("inhseqno", Value::Int4(i as i32 + 1))
+                        .set("inhdetachpending", Value::Bool(false))
+                        .done()
+                })
+            })
+            .collect(),
         Rel::Shdescription
-        | Rel::Inherits
         | Rel::Policy
         | Rel::StatisticExt
         | Rel::Publication
@@ -621,7 +634,12 @@ fn auth_member_rows(c: &Catalog) -> Rows {
 /// relations.
 fn class_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
-    for t in c.tables() {
+    let tables = c.tables();
+    let parents: std::collections::HashSet<u32> = tables
+        .iter()
+        .flat_map(|t| t.inherits.iter().map(|p| p.0))
+        .collect();
+    for t in tables {
         let ns = table_namespace(&t, c);
         let checks = t.checks.len() as i16;
         out.push(
@@ -641,6 +659,7 @@ fn class_rows(c: &Catalog) -> Rows {
             .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
             .set("relnatts", Value::Int2(t.columns.len() as i16))
             .set("relchecks", Value::Int2(checks))
+            .set("relhassubclass", Value::Bool(parents.contains(&t.oid.0)))
             .set(
                 "relhastriggers",
                 // Foreign keys are triggers in PostgreSQL (psql looks

@@ -195,13 +195,20 @@ impl<'t> Firing<'t> {
 
     /// Queued AFTER ROW triggers, then AFTER STATEMENT triggers.
     pub(crate) fn after_statement(&mut self, ev: &mut Ev) -> Result<(), DbError> {
+        self.after_rows(ev)?;
+        self.fire_statement(TriggerTiming::After, ev)
+    }
+
+    /// Queued AFTER ROW triggers only (a descendant's rows in a statement
+    /// on its inheritance parent, whose statement triggers do not fire).
+    pub(crate) fn after_rows(&mut self, ev: &mut Ev) -> Result<(), DbError> {
         let queued = std::mem::take(&mut self.queued);
         for (which, old, new) in queued {
             for i in which {
                 self.fire(&self.triggers[i], "ROW", old.clone(), new.clone(), ev)?;
             }
         }
-        self.fire_statement(TriggerTiming::After, ev)
+        Ok(())
     }
 
     fn fire_statement(&self, timing: TriggerTiming, ev: &mut Ev) -> Result<(), DbError> {

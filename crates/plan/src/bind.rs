@@ -1111,6 +1111,11 @@ impl<'e> Binder<'e> {
                 }
             }
             let Some((i, col)) = hits.next() else {
+                if name == "tableoid" {
+                    if let Some(oid) = plain_tableoid(scope, rel) {
+                        return Ok((Expr::Const(Value::Int8(i64::from(oid))), DataType::Oid));
+                    }
+                }
                 if rel.is_some() && rel_known {
                     return Err(DbError::new(
                         SqlState::UndefinedColumn,
@@ -3921,4 +3926,15 @@ fn unreachable_entry(rel: Option<&str>, name: &str, table: &str) -> DbError {
             "There is a column named \"{name}\" in table \"{table}\", but it cannot be referenced from this part of the query."
         )),
     }
+}
+
+/// `tableoid` of a plain table in `scope` (named `rel`, or the only one):
+/// its OID, a constant, so table rows carry no such column (an
+/// inheritance tree's scan has a real one, `select::inherit`).
+fn plain_tableoid(scope: &Scope, rel: Option<&str>) -> Option<u32> {
+    let mut tables = scope.cols[scope.floor..].iter().filter(|c| {
+        c.hidden && c.attnum == -1 && c.table_oid != 0 && rel.is_none_or(|r| c.rel == r)
+    });
+    let first = tables.next()?;
+    tables.next().is_none().then_some(first.table_oid)
 }

@@ -69,6 +69,9 @@ pub struct ModifyPlan {
     pub delete: bool,
     /// Check options of the views written through (empty for a table).
     pub view_checks: Vec<ViewCheck>,
+    /// The same statement on each descendant of the table (an UPDATE or
+    /// DELETE of an inheritance parent without ONLY), run after it.
+    pub children: Vec<ModifyPlan>,
 }
 
 /// What a DML statement names: a table, or a view it writes through.
@@ -870,12 +873,65 @@ fn plan_modify(
         }
     };
     let alias = bind::alias_or(rv, &table.name);
+    let stmt = ModifyStmt {
+        extra_from,
+        where_clause,
+        set_list,
+        returning,
+        delete,
+    };
+    let mut plan = plan_modify_table(b, &table, None, &alias, &stmt)?;
+    if let Some(members) = select::inherit::family(b, &table, rv.inh) {
+        for m in &members[1..] {
+            let child = plan_modify_table(b, m, Some(&table), &alias, &stmt)?;
+            plan.children.push(child);
+        }
+    }
+    Ok(plan)
+}
+
+/// The clauses of an UPDATE or DELETE, planned once per table of an
+/// inheritance tree.
+struct ModifyStmt<'a> {
+    extra_from: &'a [Node],
+    where_clause: Option<&'a Node>,
+    set_list: &'a [Node],
+    returning: &'a [Node],
+    delete: bool,
+}
+
+/// UPDATE or DELETE of one table. For a descendant of the table the
+/// statement names (`parent`), the same clauses are bound against the
+/// descendant's own row, so names find its columns wherever they are;
+/// its columns the parent lacks are kept out of `*`. Its privileges are
+/// checked as the parent's are (PostgreSQL checks the parent's alone):
+/// the need is what locks it.
+fn plan_modify_table(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    parent: Option<&Arc<TableDef>>,
+    alias: &str,
+    stmt: &ModifyStmt<'_>,
+) -> Result<ModifyPlan, DbError> {
+    let ModifyStmt {
+        extra_from,
+        where_clause,
+        set_list,
+        returning,
+        delete,
+    } = *stmt;
+    let alias = alias.to_string();
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let r = (|| -> Result<ModifyPlan, DbError> {
         let mut scope = Scope::default();
         let mut off = 0;
         let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut scope);
+        if let Some(p) = parent {
+            for c in &mut scope.cols[..table.columns.len()] {
+                c.hidden |= p.column_index(&c.name).is_none();
+            }
+        }
         for f in extra_from {
             let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
             let (lo, _) = tree.range();
@@ -909,7 +965,7 @@ fn plan_modify(
         let sets = if delete {
             Vec::new()
         } else {
-            bind_sets(b, &table, set_list, &|n| column_of(&table, n))?
+            bind_sets(b, table, set_list, &|n| column_of(table, n))?
         };
         // UPDATE / DELETE; SELECT too when the statement reads the row's
         // values (WHERE, RETURNING, SET expressions over its columns), as
@@ -924,6 +980,7 @@ fn plan_modify(
             (true, r) => acl::DELETE | if r { acl::SELECT } else { 0 },
             (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },
         };
+        // A descendant is checked too: its need is what locks it.
         b.need(ObjKind::Table, table.oid.0, &table.name, privs);
         let returning = bind_returning(b, returning)?;
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
@@ -932,7 +989,7 @@ fn plan_modify(
         let checks = if delete {
             Vec::new()
         } else {
-            bind_checks(b.catalog, b.eval, &table)?
+            bind_checks(b.catalog, b.eval, table)?
         };
         Ok(ModifyPlan {
             table: table.clone(),
@@ -944,6 +1001,7 @@ fn plan_modify(
             returning,
             delete,
             view_checks: Vec::new(),
+            children: Vec::new(),
         })
     })();
     b.scopes.pop();
@@ -1132,6 +1190,7 @@ fn plan_modify_view(
             returning: None,
             delete,
             view_checks: Vec::new(),
+            children: Vec::new(),
         })
     })();
     b.scopes.pop();

@@ -173,6 +173,31 @@ type NodePlan = (PlannedStmt, Option<Vec<OutCol>>);
 /// A query's result columns of a reg* type (`c.oid::regclass`) leave as
 /// the object's name, as PostgreSQL's output function prints them; inside
 /// the query (joins, ORDER BY, comparisons) they stay OIDs.
+/// RETURNING's reg* columns leave as names too (as `reg_names_out`).
+fn reg_names_returning(r: &mut Option<modify::Returning>) {
+    let Some(r) = r else {
+        return;
+    };
+    for (e, c) in r.exprs.iter_mut().zip(r.cols.iter_mut()) {
+        if let Some(f) = crate::bind::reg_name_fn(c.ty) {
+            *e = Expr::Func(
+                f,
+                vec![std::mem::replace(e, Expr::Const(nestor_types::Value::Null))],
+            );
+            c.ty = DataType::Text;
+        }
+    }
+}
+
+/// The same for an UPDATE or DELETE and the plans of its table's
+/// descendants.
+fn reg_names_modify(p: &mut ModifyPlan) {
+    reg_names_returning(&mut p.returning);
+    for c in &mut p.children {
+        reg_names_modify(c);
+    }
+}
+
 fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
     if !cols
         .iter()
@@ -219,17 +244,20 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }
         NodeEnum::InsertStmt(ins) => {
-            let p = modify::plan_insert(b, ins)?;
+            let mut p = modify::plan_insert(b, ins)?;
+            reg_names_returning(&mut p.returning);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Insert(p), cols))
         }
         NodeEnum::UpdateStmt(u) => {
-            let p = modify::plan_update(b, u)?;
+            let mut p = modify::plan_update(b, u)?;
+            reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Modify(p), cols))
         }
         NodeEnum::DeleteStmt(d) => {
-            let p = modify::plan_delete(b, d)?;
+            let mut p = modify::plan_delete(b, d)?;
+            reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Modify(p), cols))
         }
@@ -391,6 +419,24 @@ fn explain_modify(p: &ModifyPlan, out: &mut Vec<String>) {
     out.push(format!("{what} on {}", p.table.name));
     let mut sub = Vec::new();
     p.input.explain(&mut sub);
+    if !p.children.is_empty() {
+        // An inheritance tree: one line per table written, then the
+        // scans of each, as PostgreSQL's Append under the ModifyTable.
+        out.push(format!("  {what} on {}", p.table.name));
+        for c in &p.children {
+            out.push(format!("  {what} on {}", c.table.name));
+        }
+        let mut inputs = vec!["Append".to_string()];
+        for c in std::iter::once(p).chain(&p.children) {
+            let mut lines = Vec::new();
+            c.input.explain(&mut lines);
+            for (i, l) in lines.into_iter().enumerate() {
+                let pad = if i == 0 { "  ->  " } else { "      " };
+                inputs.push(format!("{pad}{l}"));
+            }
+        }
+        sub = inputs;
+    }
     for (i, l) in sub.into_iter().enumerate() {
         let pad = if i == 0 { "  ->  " } else { "      " };
         out.push(format!("{pad}{l}"));

@@ -181,6 +181,7 @@ macro_rules! regress {
 regress!(
     moments,
     json_errors,
+    inherit_basic,
     jsonpath_basic,
     search_path,
     schemas_psql,

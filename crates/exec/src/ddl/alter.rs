@@ -61,7 +61,16 @@ pub fn alter_table(
             .catalog
             .table(&name)
             .ok_or_else(|| undefined_table(&name))?;
+        super::inherit::refuse_on_inherited(ctx, &def, cmd)?;
+        let children = super::inherit::recursing_children(ctx, &def, cmd, rv.inh)?;
         alter_cmd(ctx, text, &def, cmd)?;
+        for child in children {
+            if let Some(cur) = ctx.catalog.table_by_oid(child.oid) {
+                if super::inherit::child_cmd_applies(ctx, &cur, cmd)? {
+                    alter_cmd(ctx, text, &cur, cmd)?;
+                }
+            }
+        }
     }
     if let Some(t) = ctx.catalog.table(&name) {
         super::view::revalidate_views_on(ctx, t.oid, &format!("table {name}"))?;
@@ -137,6 +146,18 @@ fn alter_cmd(
         // Storage parameters (fillfactor, ...) have nothing to tune in
         // memory; accepted as PostgreSQL accepts them.
         A::AtSetRelOptions | A::AtResetRelOptions => Ok(()),
+        A::AtAddInherit | A::AtDropInherit => {
+            let Some(NodeEnum::RangeVar(parent)) = cmd.def.as_deref().and_then(|n| n.node.as_ref())
+            else {
+                return Err(DbError::internal("INHERIT without a parent"));
+            };
+            let new = if sub == A::AtAddInherit {
+                super::inherit::add_parent(ctx, def, parent)?
+            } else {
+                super::inherit::remove_parent(ctx, def, parent)?
+            };
+            super::put_table(ctx, new)
+        }
         A::AtSetLogged | A::AtSetUnLogged => Err(DbError::unsupported(
             "ALTER TABLE SET LOGGED / SET UNLOGGED",
         )),

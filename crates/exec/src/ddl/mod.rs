@@ -18,6 +18,7 @@ mod enum_type;
 mod foreign_key;
 mod function;
 mod grant;
+mod inherit;
 mod matview;
 mod rename;
 mod role;
@@ -234,6 +235,9 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         names.push(name);
     }
     let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    if kind == pb::ObjectType::ObjectTable {
+        inherit::drop_children(ctx, &mut names, cascade)?;
+    }
     if kind == pb::ObjectType::ObjectTable {
         // Foreign keys of tables not dropped with them that reference them:
         // 2BP01, or with CASCADE the constraints go.
@@ -651,11 +655,24 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
             continue;
         };
         let name = relname(rv)?;
-        defs.push(
-            ctx.catalog
-                .table(&name)
-                .ok_or_else(|| undefined_table(&name))?,
-        );
+        let t = ctx
+            .catalog
+            .table(&name)
+            .ok_or_else(|| undefined_table(&name))?;
+        defs.push(t.clone());
+        // Without ONLY the table's descendants are truncated too.
+        if rv.inh {
+            for (child, _) in inherit::descendants_of(ctx, &t) {
+                crate::relation_lock::lock(
+                    ctx,
+                    child.oid.0,
+                    TableLockMode::AccessExclusive,
+                    WaitPolicy::Block,
+                    &child.name,
+                )?;
+                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
+            }
+        }
     }
     // A table referenced by a foreign key is truncated only together with
     // the referencing tables (TRUNCATE ... CASCADE adds them), as in

@@ -31,8 +31,11 @@ pub fn create_table(
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
-    if !cs.inh_relations.is_empty() || cs.partspec.is_some() || cs.partbound.is_some() {
-        return Err(DbError::unsupported("table inheritance and partitioning"));
+    if cs.partspec.is_some() {
+        return Err(DbError::unsupported("partitioned tables (PARTITION BY)"));
+    }
+    if cs.partbound.is_some() {
+        return Err(DbError::unsupported("CREATE TABLE ... PARTITION OF"));
     }
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
@@ -67,11 +70,16 @@ pub fn create_table(
         return Ok(tag);
     }
     let mut elements = table_elements(ctx, text, cs)?;
+    let parents = super::inherit::parents(ctx, cs, temporary)?;
+    if !parents.is_empty() {
+        inherit_elements(ctx, &parents, &rv.relname, &mut elements)?;
+    }
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
     let fks = std::mem::take(&mut elements.fks);
     let bare = rv.relname.clone();
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
     def.on_commit = on_commit;
+    def.inherits = parents.iter().map(|p| p.oid).collect();
     let mut taken = Vec::new();
     for p in &fks {
         let fk = super::foreign_key::resolve(ctx, &def, p, &taken);
@@ -91,6 +99,29 @@ pub fn create_table(
     }
     super::put_table(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TABLE"))
+}
+
+/// The parents' columns and CHECK constraints merged into a new table's
+/// own (`inherit::merge_columns`), its serial and identity positions
+/// moved with its columns.
+fn inherit_elements(
+    ctx: &mut StatementCtx,
+    parents: &[Arc<TableDef>],
+    table: &str,
+    el: &mut Elements,
+) -> Result<(), DbError> {
+    let own = std::mem::take(&mut el.columns);
+    let (columns, moved) = super::inherit::merge_columns(ctx, parents, own)?;
+    el.columns = columns;
+    for (pos, _) in &mut el.serials {
+        *pos = moved[*pos];
+    }
+    for (pos, _) in &mut el.identities {
+        *pos = moved[*pos];
+    }
+    let own = std::mem::take(&mut el.checks);
+    el.checks = super::inherit::merge_checks(ctx, parents, table, own)?;
+    Ok(())
 }
 
 /// The schema a new relation named by `rv` goes to (3F000 if there is no
@@ -455,6 +486,7 @@ fn build_table(
             .collect(),
         matview: None,
         not_valid: Vec::new(),
+        inherits: Vec::new(),
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -552,7 +584,10 @@ pub(super) fn column_def(
                 })
             }
             pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
-                name: (!con.conname.is_empty()).then(|| con.conname.clone()),
+                name: {
+                    super::inherit::refuse_no_inherit(con)?;
+                    (!con.conname.is_empty()).then(|| con.conname.clone())
+                },
                 expr: con
                     .raw_expr
                     .as_deref()
@@ -667,6 +702,7 @@ pub(super) fn table_constraint(
             Ok(())
         }
         pb::ConstrType::ConstrCheck => {
+            super::inherit::refuse_no_inherit(c)?;
             checks.push(PendingCheck {
                 name: (!c.conname.is_empty()).then(|| c.conname.clone()),
                 expr: c

@@ -269,10 +269,18 @@ pub(super) fn lock_targets(
                 stack.push((left, nullable || full || *kind == JoinKind::Right));
                 stack.push((right, nullable || full || *kind == JoinKind::Left));
             }
+            From::Other { offset, width, .. } => {
+                if let Some(parent) = super::inherit::family_at(b, *offset, *width) {
+                    if named.is_empty() || named.contains(&parent) {
+                        return Err(DbError::unsupported(format!(
+                            "{strength} of a table with inheritance children (\"{parent}\"; use ONLY)"
+                        )));
+                    }
+                }
+            }
             _ => {}
         }
     }
-    let _ = b;
     if out.is_empty() && !named.is_empty() {
         return Err(DbError::new(
             SqlState::UndefinedTable,

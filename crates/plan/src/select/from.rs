@@ -281,6 +281,15 @@ pub(super) fn plan_range_var(
         if let Some(t) = b.catalog.table(&name) {
             b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
+            if let Some(members) = super::inherit::family(b, &t, rv.inh) {
+                // The needs lock the descendants too.
+                for m in &members[1..] {
+                    b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                }
+                return Ok(super::inherit::add_family(
+                    &t, &members, &alias, &colnames, offset, scope,
+                ));
+            }
             return Ok(add_table(t, &alias, &colnames, offset, scope));
         }
     }
@@ -435,7 +444,10 @@ pub fn plan_view(
     let width = cols.len();
     cols.truncate(v.columns.len());
     for (c, (name, ty)) in cols.iter_mut().zip(&v.columns) {
-        let same = c.ty == *ty || (c.ty == DataType::Unknown && *ty == DataType::Text);
+        // A reg* column was recorded as the text it leaves as (its OID
+        // stays one inside the query).
+        let reg = *ty == DataType::Text && crate::bind::reg_name_fn(c.ty).is_some();
+        let same = c.ty == *ty || (c.ty == DataType::Unknown && *ty == DataType::Text) || reg;
         if !same {
             return Err(broken_view(
                 v,
@@ -443,7 +455,9 @@ pub fn plan_view(
             ));
         }
         c.name = name.clone();
-        c.ty = *ty;
+        if !reg {
+            c.ty = *ty;
+        }
     }
     let plan = if width > cols.len() {
         Plan::Project {

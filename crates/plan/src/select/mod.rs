@@ -34,6 +34,7 @@ mod distinct_on;
 mod from;
 mod grouping;
 mod hash_join;
+pub(crate) mod inherit;
 pub(crate) mod narrow;
 
 use std::sync::Arc;
