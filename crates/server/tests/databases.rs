@@ -10,7 +10,7 @@ mod common;
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
-use common::{ok, startup_packet, RawConn, Server};
+use common::{ok, psql_conninfo, startup_packet, RawConn, Server};
 
 /// Run SQL through psql connected to database `db`: Ok(stdout) or
 /// Err(stderr).
@@ -20,17 +20,11 @@ fn psql_db(server: &Server, db: &str, sql: &str) -> Result<String, String> {
 
 /// Run SQL through psql as `user` connected to database `db`.
 fn psql_as(server: &Server, user: &str, db: &str, sql: &str) -> Result<String, String> {
-    let out = Command::new("psql")
-        .args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", "127.0.0.1", "-p", &server.port.to_string()])
-        .args(["-U", user, "-d", db, "-c", sql])
-        .output()
-        .expect("run psql");
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
+    let port = server.port;
+    psql_conninfo(
+        &format!("host=127.0.0.1 port={port} user={user} dbname={db}"),
+        sql,
+    )
 }
 
 fn ok_db(server: &Server, db: &str, sql: &str) -> String {

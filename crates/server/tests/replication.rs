@@ -23,7 +23,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::{err, ok, psql, psql_port, Server};
+use common::{err, ok, psql, psql_conninfo, psql_port, Server};
 
 fn replica_of(primary: &Server, extra: &[&str]) -> Server {
     let addr = primary.addr();
@@ -535,18 +535,6 @@ fn what_a_replica_refuses() {
 
 fn ok_pw(server: &Server, sql: &str) -> String {
     psql_port(server.port, sql, &[("PGPASSWORD", "pw")]).unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
-
-fn psql_conninfo(conninfo: &str, sql: &str) -> Result<String, String> {
-    let out = Command::new("psql")
-        .args(["-X", "-A", "-t", "-q", "-d", conninfo, "-c", sql])
-        .output()
-        .expect("run psql");
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
 }
 
 /// Stop a server cleanly and keep its directory.

@@ -20,17 +20,11 @@ fn socket_dir(name: &str) -> PathBuf {
 
 /// psql over the socket in `dir`: Ok(stdout) or Err(stderr).
 fn psql_unix(dir: &Path, port: u16, sql: &str) -> Result<String, String> {
-    let out = Command::new("psql")
-        .args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", dir.to_str().unwrap(), "-p", &port.to_string()])
-        .args(["-U", "postgres", "-d", "postgres", "-c", sql])
-        .output()
-        .expect("run psql");
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
-    }
+    let host = dir.to_str().unwrap();
+    psql_conninfo(
+        &format!("host={host} port={port} user=postgres dbname=postgres"),
+        sql,
+    )
 }
 
 #[test]

@@ -647,6 +647,25 @@ pub(crate) fn alter_owner(
     Ok(CommandTag::Plain(tag))
 }
 
+/// Lock a table TRUNCATE reaches through another (a descendant, or a
+/// referencing table under CASCADE) and add its definition as the lock
+/// protects it.
+fn lock_for_truncate(
+    ctx: &mut StatementCtx,
+    t: Arc<nestor_catalog::TableDef>,
+    defs: &mut Vec<Arc<nestor_catalog::TableDef>>,
+) -> Result<(), DbError> {
+    crate::relation_lock::lock(
+        ctx,
+        t.oid.0,
+        TableLockMode::AccessExclusive,
+        WaitPolicy::Block,
+        &t.name,
+    )?;
+    defs.push(ctx.catalog.table_by_oid(t.oid).unwrap_or(t));
+    Ok(())
+}
+
 /// TRUNCATE: swap in fresh storage (freed old storage at commit).
 pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<CommandTag, DbError> {
     let mut defs = Vec::new();
@@ -663,14 +682,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
         // Without ONLY the table's descendants are truncated too.
         if rv.inh {
             for (child, _) in inherit::descendants_of(ctx, &t) {
-                crate::relation_lock::lock(
-                    ctx,
-                    child.oid.0,
-                    TableLockMode::AccessExclusive,
-                    WaitPolicy::Block,
-                    &child.name,
-                )?;
-                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
+                lock_for_truncate(ctx, child, &mut defs)?;
             }
         }
     }
@@ -690,15 +702,7 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
                     ctx,
                     format!("truncate cascades to table \"{}\"", child.name),
                 );
-                crate::relation_lock::lock(
-                    ctx,
-                    child.oid.0,
-                    TableLockMode::AccessExclusive,
-                    WaitPolicy::Block,
-                    &child.name,
-                )?;
-                // Its definition as the lock protects it.
-                defs.push(ctx.catalog.table_by_oid(child.oid).unwrap_or(child));
+                lock_for_truncate(ctx, child, &mut defs)?;
                 continue;
             }
             return Err(DbError::new(

@@ -422,10 +422,20 @@ impl RawConn {
 /// Run SQL through psql on `port` (`-X -A -t -q`, ON_ERROR_STOP, as
 /// postgres): Ok(stdout) or Err(stderr).
 pub fn psql_port(port: u16, sql: &str, env: &[(&str, &str)]) -> Result<String, String> {
+    let conninfo = format!("host=127.0.0.1 port={port} user=postgres dbname=postgres");
+    psql_conninfo_env(&conninfo, sql, env)
+}
+
+/// [`psql_port`] with a connection string of its own (another host or
+/// socket directory, user, database).
+pub fn psql_conninfo(conninfo: &str, sql: &str) -> Result<String, String> {
+    psql_conninfo_env(conninfo, sql, &[])
+}
+
+fn psql_conninfo_env(conninfo: &str, sql: &str, env: &[(&str, &str)]) -> Result<String, String> {
     let mut cmd = Command::new("psql");
     cmd.args(["-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1"])
-        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
-        .args(["-U", "postgres", "-d", "postgres", "-c", sql]);
+        .args(["-d", conninfo, "-c", sql]);
     for (k, v) in env {
         cmd.env(k, v);
     }
