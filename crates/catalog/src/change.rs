@@ -422,6 +422,9 @@ pub(crate) struct CatalogUndo {
     pub undo: Undo,
     /// Encoded redo record (None for TEMP objects).
     pub redo: Option<Vec<u8>>,
+    /// The relation names this change claimed in `ns` (see
+    /// [`crate::claims`]): released when it commits or is undone.
+    pub claimed: Vec<String>,
     /// Keeps checkpoints out until the transaction ends.
     pub _gate: DdlGateGuard,
 }
@@ -509,6 +512,7 @@ impl DdlUndo for CatalogUndo {
                 self.version.fetch_add(1, Ordering::AcqRel);
                 return;
             }
+            state.release(self.ns, &self.claimed);
             let st = state.ns_mut(self.ns);
             match &self.undo {
                 Undo::Table {
@@ -570,6 +574,11 @@ impl DdlUndo for CatalogUndo {
     }
 
     fn commit(&self) {
+        if !self.claimed.is_empty() {
+            // Other sessions see the change from now on.
+            self.state.write().release(self.ns, &self.claimed);
+            self.version.fetch_add(1, Ordering::AcqRel);
+        }
         if let Undo::Enum {
             put: Some(name), ..
         } = &self.undo

@@ -20,8 +20,9 @@
 //! The catalog itself is not versioned by snapshot: a change is in place as
 //! soon as it is made. Other sessions do not use it before it commits
 //! because the statement that made it holds the relation's lock (taken by
-//! the executor, `exec/src/relation_lock.rs`); only the catalog views show
-//! it early.
+//! the executor, `exec/src/relation_lock.rs`), and because the names it
+//! changed are claimed ([`claims`]): other sessions resolve and list them
+//! as committed.
 //!
 //! Durability: each change's redo is a typed [`record::CatalogRecord`]
 //! describing its result; recovery installs records with [`Catalog::replay`]
@@ -95,6 +96,7 @@
 
 pub mod acl;
 pub mod change;
+mod claims;
 pub mod database;
 pub mod defs;
 pub mod domain;
@@ -229,6 +231,9 @@ pub(crate) struct State {
     /// Some table has (or had) parents: until then no scan looks for
     /// children (sticky, so it never has to be recomputed on undo).
     pub inheritance: bool,
+    /// Relation names in-progress transactions have changed (see
+    /// [`claims`]).
+    pub claims: claims::Claims,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -592,6 +597,9 @@ impl Catalog {
         match self.session {
             Some(s) if self.made_temp.load(Ordering::Acquire) => Some(s),
             Some(s) if *self.path.read() != [Ns::Public] => Some(s),
+            // What this session resolves differs from what others do while
+            // some transaction's DDL is in progress (see [`claims`]).
+            Some(s) if !self.state.read().claims.is_empty() => Some(s),
             _ => None,
         }
     }
@@ -818,13 +826,31 @@ impl Catalog {
         let st = self.state.read();
         let path = self.path.read();
         let (mut scope, bare) = st.scope(self.session, &path, name);
-        let found = scope.find_map(|(_, n)| n.tables.get(bare)).cloned();
+        if st.claims.is_empty() {
+            return scope.find_map(|(_, n)| n.tables.get(bare)).cloned();
+        }
+        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+            Some(Relation::Table(t)) => Some(t),
+            _ => None,
+        });
         found
     }
 
     /// The table with this OID, if this handle sees it.
     pub fn table_by_oid(&self, oid: RelId) -> Option<Arc<TableDef>> {
         let st = self.state.read();
+        if !st.claims.is_empty() {
+            return self.claimed_by_oid(
+                &st,
+                oid,
+                |n| &n.tables,
+                |r| match r {
+                    Relation::Table(t) => Some(t),
+                    _ => None,
+                },
+                |t| t.oid,
+            );
+        }
         let found = st
             .all(self.session)
             .find_map(|(_, n)| n.tables.values().find(|t| t.oid == oid))
@@ -835,19 +861,79 @@ impl Catalog {
     /// The tables this handle sees (its session's TEMP ones first).
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
         let st = self.state.read();
-        let found = st
-            .all(self.session)
-            .flat_map(|(_, n)| n.tables.values().cloned())
-            .collect();
+        let found = self.visible_all(
+            &st,
+            |n| &n.tables,
+            |r| match r {
+                Relation::Table(t) => Some(t),
+                _ => None,
+            },
+        );
         found
     }
 
     pub fn sequences(&self) -> Vec<Arc<Sequence>> {
         let st = self.state.read();
-        let found = st
-            .all(self.session)
-            .flat_map(|(_, n)| n.sequences.values().cloned())
-            .collect();
+        let found = self.visible_all(
+            &st,
+            |n| &n.sequences,
+            |r| match r {
+                Relation::Sequence(s) => Some(s),
+                _ => None,
+            },
+        );
+        found
+    }
+
+    /// The entries of one kind (the map `map` picks, the relations `kind`
+    /// accepts) this handle sees in every namespace: the current ones
+    /// other transactions have not claimed, and what their claims keep.
+    fn visible_all<T: Clone>(
+        &self,
+        st: &State,
+        map: impl Fn(&Namespace) -> &BTreeMap<String, T>,
+        kind: impl Fn(&Relation) -> Option<&T>,
+    ) -> Vec<T> {
+        let session = self.session;
+        let mut out = Vec::new();
+        for (ns, n) in st.all(session) {
+            let current = map(n).iter();
+            out.extend(
+                current
+                    .filter(|(name, _)| st.sees_current(session, ns, name))
+                    .map(|(_, v)| v.clone()),
+            );
+            out.extend(st.foreign_befores(session, ns).filter_map(&kind).cloned());
+        }
+        out
+    }
+
+    /// A relation by OID while some transaction's DDL is in progress:
+    /// the current one unless it is another transaction's new relation,
+    /// else what another transaction's claim keeps (see [`claims`]).
+    fn claimed_by_oid<T: Clone>(
+        &self,
+        st: &State,
+        oid: RelId,
+        map: impl Fn(&Namespace) -> &BTreeMap<String, T>,
+        kind: impl Fn(&Relation) -> Option<&T>,
+        id: impl Fn(&T) -> RelId,
+    ) -> Option<T> {
+        let session = self.session;
+        for (ns, n) in st.all(session) {
+            let now = map(n).iter().find(|(_, v)| id(v) == oid);
+            if let Some((name, v)) = now {
+                if st.resolves_current(session, ns, name, oid) {
+                    return Some(v.clone());
+                }
+            }
+        }
+        let found = st.all(session).find_map(|(ns, _)| {
+            st.foreign_befores(session, ns)
+                .filter_map(&kind)
+                .find(|v| id(v) == oid)
+                .cloned()
+        });
         found
     }
 
@@ -855,12 +941,30 @@ impl Catalog {
         let st = self.state.read();
         let path = self.path.read();
         let (mut scope, bare) = st.scope(self.session, &path, name);
-        let found = scope.find_map(|(_, n)| n.sequences.get(bare)).cloned();
+        if st.claims.is_empty() {
+            return scope.find_map(|(_, n)| n.sequences.get(bare)).cloned();
+        }
+        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+            Some(Relation::Sequence(s)) => Some(s),
+            _ => None,
+        });
         found
     }
 
     pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
         let st = self.state.read();
+        if !st.claims.is_empty() {
+            return self.claimed_by_oid(
+                &st,
+                oid,
+                |n| &n.sequences,
+                |r| match r {
+                    Relation::Sequence(s) => Some(s),
+                    _ => None,
+                },
+                |s| s.oid,
+            );
+        }
         let found = st
             .all(self.session)
             .find_map(|(_, n)| n.sequences.values().find(|s| s.oid == oid))
@@ -872,17 +976,27 @@ impl Catalog {
         let st = self.state.read();
         let path = self.path.read();
         let (mut scope, bare) = st.scope(self.session, &path, name);
-        let found = scope.find_map(|(_, n)| n.views.get(bare)).cloned();
+        if st.claims.is_empty() {
+            return scope.find_map(|(_, n)| n.views.get(bare)).cloned();
+        }
+        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+            Some(Relation::View(v)) => Some(v),
+            _ => None,
+        });
         found
     }
 
     /// Every view this handle sees (its session's TEMP views first).
     pub fn views(&self) -> Vec<Arc<ViewDef>> {
         let st = self.state.read();
-        let found = st
-            .all(self.session)
-            .flat_map(|(_, n)| n.views.values().cloned())
-            .collect();
+        let found = self.visible_all(
+            &st,
+            |n| &n.views,
+            |r| match r {
+                Relation::View(v) => Some(v),
+                _ => None,
+            },
+        );
         found
     }
 
@@ -902,23 +1016,43 @@ impl Catalog {
 
     /// The views whose queries read relation `oid` directly.
     pub fn views_on(&self, oid: RelId) -> Vec<Arc<ViewDef>> {
-        self.views()
-            .into_iter()
+        let st = self.state.read();
+        let mut out: Vec<Arc<ViewDef>> = st
+            .all(self.session)
+            .flat_map(|(_, n)| n.views.values())
             .filter(|v| v.depends_on.contains(&oid))
-            .collect()
+            .cloned()
+            .collect();
+        // Views another transaction dropped and may still keep (see
+        // [`Catalog::claimed_away`]).
+        let present = |o: RelId| {
+            st.all(self.session)
+                .any(|(_, n)| n.views.values().any(|v| v.oid == o))
+        };
+        let away: Vec<Arc<ViewDef>> = st
+            .all(self.session)
+            .flat_map(|(ns, _)| st.foreign_befores(self.session, ns))
+            .filter_map(|r| match r {
+                Relation::View(v) if v.depends_on.contains(&oid) && !present(v.oid) => {
+                    Some(v.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        out.extend(away);
+        out
     }
 
     /// Resolve a relation name of any kind.
     pub fn relation(&self, name: &str) -> Option<Relation> {
         let st = self.state.read();
         let path = self.path.read();
-        let (scope, bare) = st.scope(self.session, &path, name);
-        for (_, n) in scope {
-            if let Some(r) = n.relation(bare) {
-                return Some(r);
-            }
-        }
-        None
+        let (mut scope, bare) = st.scope(self.session, &path, name);
+        let found = scope.find_map(|(ns, n)| match st.claims.is_empty() {
+            true => n.relation(bare),
+            false => st.visible(self.session, ns, n, bare),
+        });
+        found
     }
 
     /// Every schema other than `public`, by OID.
@@ -1057,17 +1191,45 @@ impl Catalog {
     /// table may shadow a permanent one of the same name).
     pub fn name_taken_in(&self, name: &str, temporary: bool) -> bool {
         let st = self.state.read();
+        let taken = |ns: Ns, bare: &str| {
+            st.ns(ns)
+                .is_some_and(|n| st.visible(self.session, ns, n, bare).is_some())
+        };
         if let Some((schema, bare)) = name.split_once('.') {
             if let Some(ns) = st.schema_ns(self.session, schema) {
-                return st.ns(ns).is_some_and(|n| n.relation(bare).is_some());
+                return taken(ns, bare);
             }
         }
         let ns = match (temporary, self.session) {
             (true, Some(s)) => Some(Ns::Temp(s)),
             _ => State::creation_ns(&self.path.read()),
         };
-        ns.and_then(|ns| st.ns(ns))
-            .is_some_and(|n| n.relation(name).is_some())
+        ns.is_some_and(|ns| taken(ns, name))
+    }
+
+    /// The transaction of another session that has claimed the relation
+    /// name a statement is about to create (in the namespace it would be
+    /// created in) and made it denote something this session does not
+    /// see yet: the statement waits for it first, as PostgreSQL's waits on
+    /// its catalog's unique index (see [`claims`]). A name this session
+    /// still sees (another transaction dropped it) is simply taken.
+    pub fn claim_holder(&self, name: &str) -> Option<nestor_common::Xid> {
+        let st = self.state.read();
+        if st.claims.is_empty() {
+            return None;
+        }
+        let (ns, bare) = match name.split_once('.') {
+            Some((schema, bare)) => match st.schema_ns(self.session, schema) {
+                Some(ns) => (ns, bare),
+                None => (State::creation_ns(&self.path.read())?, name),
+            },
+            None => (State::creation_ns(&self.path.read())?, name),
+        };
+        let xid = st
+            .foreign_claim(self.session, ns, bare)
+            .filter(|c| c.before.is_none())
+            .map(|c| c.xid);
+        xid
     }
 
     /// The foreign keys that reference table `parent`, with the tables
@@ -1077,8 +1239,15 @@ impl Catalog {
         // collecting (and reference-counting) all of them first.
         let st = self.state.read();
         let mut out = Vec::new();
-        for (_, n) in st.all(self.session) {
-            for t in n.tables.values() {
+        for t in st.all(self.session).flat_map(|(_, n)| n.tables.values()) {
+            for fk in &t.foreign_keys {
+                if fk.parent == parent {
+                    out.push((t.clone(), fk.clone()));
+                }
+            }
+        }
+        if !st.claims.is_empty() {
+            for t in self.claimed_away(&st) {
                 for fk in &t.foreign_keys {
                     if fk.parent == parent {
                         out.push((t.clone(), fk.clone()));
@@ -1087,6 +1256,30 @@ impl Catalog {
             }
         }
         out
+    }
+
+    /// The tables other transactions' claims keep that are no longer in
+    /// the catalog (dropped, not committed yet). Dependency walks
+    /// (referencing foreign keys, inheritance children, views on a table)
+    /// take these *and* the uncommitted current ones: a drop waits for,
+    /// or refuses, what another transaction may still commit or keep, and
+    /// a read of a parent goes through the lock of every child that may
+    /// be there (see [`claims`]).
+    fn claimed_away(&self, st: &State) -> Vec<Arc<TableDef>> {
+        let session = self.session;
+        let present = |oid: RelId| {
+            st.all(session)
+                .any(|(_, n)| n.tables.values().any(|t| t.oid == oid))
+        };
+        let found = st
+            .all(session)
+            .flat_map(|(ns, _)| st.foreign_befores(session, ns))
+            .filter_map(|r| match r {
+                Relation::Table(t) if !present(t.oid) => Some(t.clone()),
+                _ => None,
+            })
+            .collect();
+        found
     }
 
     /// The tables that inherit directly from table `parent`, in OID order
@@ -1103,6 +1296,10 @@ impl Catalog {
             .filter(|t| t.inherits.contains(&parent))
             .cloned()
             .collect();
+        if !st.claims.is_empty() {
+            let away = self.claimed_away(&st);
+            out.extend(away.into_iter().filter(|t| t.inherits.contains(&parent)));
+        }
         out.sort_by_key(|t| t.oid.0);
         out
     }
@@ -1221,13 +1418,20 @@ impl Catalog {
             }
             &self.state
         };
-        let (ns, redo, undo) = {
+        let xid = txn.assign_xid();
+        let (ns, redo, undo, claimed) = {
             let mut st = target.write();
+            let ns = self.namespace_of(&st, &mut change)?;
+            check_dotted_names(&st, self.session, &change)?;
+            let claimed = match (self.session, ns) {
+                (Some(owner), Ns::Public | Ns::Schema(_)) if !shared => {
+                    st.claim(owner, xid, ns, &change)?
+                }
+                _ => Vec::new(),
+            };
             if let Change::PutTable { def, .. } = &change {
                 st.inheritance |= !def.inherits.is_empty();
             }
-            let ns = self.namespace_of(&st, &mut change)?;
-            check_dotted_names(&st, self.session, &change)?;
             // TEMP objects are never logged.
             let record = match ns {
                 Ns::Public => Some(change.redo()),
@@ -1245,10 +1449,9 @@ impl Catalog {
                 }
                 .encode(),
             });
-            (ns, redo, change.apply(&mut st, ns))
+            (ns, redo, change.apply(&mut st, ns), claimed)
         };
         self.version.fetch_add(1, Ordering::AcqRel);
-        txn.assign_xid();
         let entry = Arc::new(change::CatalogUndo {
             state: target.clone(),
             version: self.version.clone(),
@@ -1256,6 +1459,7 @@ impl Catalog {
             ns,
             undo,
             redo,
+            claimed,
             _gate: token,
         });
         if let Err(e) = txn.push_undo(DataUndo::Ddl(entry.clone())) {

@@ -440,3 +440,92 @@ fn schemas_hold_their_own_names_and_replay() {
         .iter()
         .any(|r| matches!(r, CatalogRecord::PutSchema(s) if s.name == "app")));
 }
+
+/// A transaction's uncommitted relation DDL is invisible to other
+/// sessions (catalog claims): a dropped or renamed-away name still
+/// resolves for them, a created one does not, listings show the committed
+/// catalog; another transaction's change to a claimed name is refused;
+/// commit and rollback release the claims and bump the version.
+#[test]
+fn claims_hide_uncommitted_relation_changes_from_other_sessions() {
+    let db = Db::new();
+    let other = db.catalog.for_session(SessionId(2));
+    let begin_other = || {
+        Transaction::begin(
+            db.mgr.clone(),
+            db.store.clone(),
+            db.mgr.register_slot(),
+            SessionId(2),
+            Isolation::ReadCommitted,
+        )
+    };
+    let put = |def: TableDef| Change::PutTable {
+        def: Arc::new(def),
+        old_storage: None,
+    };
+    let names = |c: &Catalog| {
+        let mut v: Vec<String> = c.tables().iter().map(|t| t.name.clone()).collect();
+        v.sort();
+        v.join(",")
+    };
+    let mut txn = db.begin();
+    db.apply(&mut txn, put(table(&db, "t", Persistence::Permanent)));
+    txn.commit();
+    let t_oid = db.catalog.table("t").unwrap().oid;
+
+    // A drops t and creates n.
+    let mut a = db.begin();
+    db.apply(&mut a, Change::DropTable("t".into()));
+    db.apply(&mut a, put(table(&db, "n", Persistence::Permanent)));
+    assert!(db.catalog.table("t").is_none(), "the dropper's own view");
+    assert_eq!(names(&db.catalog), "n");
+    assert_eq!(other.table("t").map(|t| t.oid), Some(t_oid));
+    assert!(other.relation("t_pkey").is_some(), "its index too");
+    assert_eq!(other.table_by_oid(t_oid).map(|t| t.oid), Some(t_oid));
+    assert!(other.table("n").is_none());
+    assert!(!other.name_taken_in("n", false));
+    assert!(other.name_taken_in("t", false));
+    assert_eq!(names(&other), "t");
+    assert_eq!(other.claim_holder("n"), Some(a.xid()), "n: wait for A");
+    assert_eq!(other.claim_holder("t"), None, "t: simply taken");
+    // Another transaction may not change a claimed name.
+    let mut b = begin_other();
+    let err = other
+        .apply(
+            &mut b,
+            &db.store,
+            put(table(&db, "n", Persistence::Permanent)),
+        )
+        .unwrap_err();
+    assert_eq!(err.sqlstate(), "40001", "{err:?}");
+    b.rollback();
+
+    let before = db.catalog.version();
+    a.rollback();
+    assert!(db.catalog.version() > before);
+    assert_eq!(names(&db.catalog), "t");
+    assert_eq!(names(&other), "t");
+    assert_eq!(other.claim_holder("n"), None);
+
+    // A renames t to u and commits.
+    let mut a = db.begin();
+    let u = TableDef {
+        name: "u".into(),
+        ..(*db.catalog.table("t").unwrap()).clone()
+    };
+    db.apply(
+        &mut a,
+        Change::RenameTable {
+            from: "t".into(),
+            def: Arc::new(u),
+        },
+    );
+    assert!(other.table("t").is_some() && other.table("u").is_none());
+    assert_eq!(names(&other), "t");
+    let before = db.catalog.version();
+    a.commit();
+    assert!(db.catalog.version() > before, "others re-plan");
+    assert!(other.table("t").is_none());
+    assert_eq!(other.table("u").map(|t| t.oid), Some(t_oid));
+    assert_eq!(names(&other), "u");
+}

@@ -270,7 +270,58 @@ pub(crate) fn lock_ddl_targets(ctx: &mut StatementCtx, n: &NodeEnum) -> Result<b
             waited |= lock(ctx, oid, mode, WaitPolicy::Block, &name)?;
         }
     }
+    for name in created_names(n) {
+        waited |= wait_for_claim(ctx, &name)?;
+    }
     Ok(waited)
+}
+
+/// Wait until no other transaction holds a claim on relation name `name`
+/// (it created, renamed or dropped a relation of that name and has not
+/// ended: `nestor_catalog`'s claims), as PostgreSQL waits on its catalog's
+/// unique index. Returns whether it waited.
+fn wait_for_claim(ctx: &mut StatementCtx, name: &str) -> Result<bool, DbError> {
+    let mut waited = false;
+    loop {
+        let seen_undos = ctx.txn.manager().locks.undos();
+        let Some(holder) = ctx.catalog.claim_holder(name) else {
+            return Ok(waited);
+        };
+        ctx.txn.wait_for(holder, seen_undos, &ctx.wait)?;
+        waited = true;
+    }
+}
+
+/// The relation names a DDL statement creates (or renames onto) in a
+/// permanent namespace: the new relation's own name, not the ones derived
+/// from it (a serial column's sequence, a constraint's index).
+fn created_names(n: &NodeEnum) -> Vec<String> {
+    let permanent = |r: &pb::RangeVar| r.relpersistence != "t";
+    let rv = |r: &Option<pb::RangeVar>| {
+        r.as_ref()
+            .filter(|r| permanent(r))
+            .and_then(|r| nestor_plan::bind::relname(r).ok())
+    };
+    // A name created beside relation `r` (in its schema).
+    let beside = |r: &Option<pb::RangeVar>, name: &str| {
+        r.as_ref()
+            .filter(|r| permanent(r) && !name.is_empty())
+            .map(|r| {
+                let mut named = r.clone();
+                named.relname = name.to_string();
+                nestor_plan::bind::relname(&named).unwrap_or_else(|_| name.to_string())
+            })
+    };
+    let name = match n {
+        NodeEnum::CreateStmt(cs) => rv(&cs.relation),
+        NodeEnum::CreateTableAsStmt(st) => st.into.as_ref().and_then(|i| rv(&i.rel)),
+        NodeEnum::ViewStmt(vs) => rv(&vs.view),
+        NodeEnum::CreateSeqStmt(cs) => rv(&cs.sequence),
+        NodeEnum::IndexStmt(is) => beside(&is.relation, &is.idxname),
+        NodeEnum::RenameStmt(rs) if rs.subname.is_empty() => beside(&rs.relation, &rs.newname),
+        _ => None,
+    };
+    name.into_iter().collect()
 }
 
 /// Lock the relations a DDL statement created (no other session can have

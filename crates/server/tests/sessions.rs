@@ -1001,6 +1001,170 @@ async fn lock_upgrade_deadlock_fails_the_upgrader_and_releases_its_locks() {
 }
 
 // ---------------------------------------------------------------------------
+// Uncommitted DDL: what other sessions see (catalog claims)
+
+/// A DROP TABLE that has not committed hides nothing: another session's
+/// query resolves the table, waits for the dropper's lock, and runs once
+/// the drop rolls back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_drop_is_not_seen_and_its_rollback_lets_readers_run() {
+    let tg = Target::new("ddl_drop_rollback").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 3).await;
+    a.run("BEGIN; DROP TABLE t").await;
+    assert_eq!(
+        obs.int("SELECT count(*) FROM pg_class WHERE relname = 't'")
+            .await,
+        1,
+        "pg_class shows the committed table"
+    );
+    let hb = b.spawn("SELECT count(*) FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK").await;
+    assert_eq!(col0(&join(hb).await.unwrap()), vec![Some("3".to_string())]);
+}
+
+/// ... and once the drop commits, the waiting query fails as in
+/// PostgreSQL: the relation does not exist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn committed_drop_fails_the_waiting_reader() {
+    let tg = Target::new("ddl_drop_commit").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("BEGIN; DROP TABLE t").await;
+    let hb = b.spawn("SELECT count(*) FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    assert_error(&join(hb).await, "42P01", "relation \"t\" does not exist");
+}
+
+/// Creating a table over a name another transaction dropped but has not
+/// committed fails (the name is still taken), and the dropper's rollback
+/// then restores its own table: nothing the other session did is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_over_an_uncommitted_drop_is_refused_and_rollback_keeps_the_table() {
+    let tg = Target::new("ddl_create_over_drop").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    table_t(&a, 2).await;
+    a.run("BEGIN; DROP TABLE t").await;
+    assert_error(
+        &b.try_run("CREATE TABLE t (b text)").await,
+        "42P07",
+        "relation \"t\" already exists",
+    );
+    a.run("ROLLBACK").await;
+    assert_eq!(rows_of_t(&b).await, "1:0,2:0");
+    // Once the drop commits, the name is free.
+    a.run("BEGIN; DROP TABLE t; COMMIT").await;
+    b.run("CREATE TABLE t (b text); INSERT INTO t VALUES ('mine')")
+        .await;
+    assert_eq!(a.one("SELECT b FROM t").await.as_deref(), Some("mine"));
+}
+
+/// A table created by a transaction that has not committed does not
+/// exist for anyone else: not to queries, not in pg_class or
+/// information_schema; a CREATE of the same name waits for the creator
+/// and fails if it commits, succeeds if it rolls back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_create_is_invisible_and_a_second_create_waits() {
+    let tg = Target::new("ddl_create_invisible").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    a.run("BEGIN; CREATE TABLE n (x int); INSERT INTO n VALUES (1)")
+        .await;
+    assert_error(
+        &b.try_run("SELECT * FROM n").await,
+        "42P01",
+        "relation \"n\" does not exist",
+    );
+    assert_eq!(
+        obs.int(
+            "SELECT (SELECT count(*) FROM pg_class WHERE relname = 'n') \
+             + (SELECT count(*) FROM information_schema.tables WHERE table_name = 'n')"
+        )
+        .await,
+        0
+    );
+    // The creator rolls back: the second CREATE goes ahead.
+    let hb = b.spawn("CREATE TABLE n (y text)");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK").await;
+    join(hb).await.unwrap();
+    assert_eq!(
+        obs.one("SELECT string_agg(attname, ',') FROM pg_attribute WHERE attrelid = 'n'::regclass AND attnum > 0")
+            .await
+            .as_deref(),
+        Some("y")
+    );
+    // The creator commits: the second CREATE fails once it has waited
+    // (PostgreSQL reports its catalog's unique index, 23505; Nestor 42P07).
+    a.run("BEGIN; CREATE TABLE m (x int)").await;
+    let hb = b.spawn("CREATE TABLE m (y text)");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    let r = join(hb).await;
+    match tg.is_pg {
+        true => assert_eq!(sqlstate(r.as_ref().unwrap_err()), "23505"),
+        false => assert_error(&r, "42P07", "relation \"m\" already exists"),
+    }
+}
+
+/// A RENAME that has not committed: the old name still resolves (and
+/// waits for the renamer), the new one does not exist yet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_rename_keeps_the_old_name_for_others() {
+    let tg = Target::new("ddl_rename").await;
+    let (a, b, obs) = (tg.session().await, tg.session().await, tg.session().await);
+    table_t(&a, 1).await;
+    a.run("BEGIN; ALTER TABLE t RENAME TO u").await;
+    assert_eq!(a.int("SELECT count(*) FROM u").await, 1);
+    assert_error(
+        &b.try_run("SELECT * FROM u").await,
+        "42P01",
+        "relation \"u\" does not exist",
+    );
+    assert_eq!(
+        obs.one("SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relname IN ('t', 'u', 't_pkey')")
+            .await
+            .as_deref(),
+        Some("t,t_pkey")
+    );
+    let hb = b.spawn("SELECT count(*) FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("ROLLBACK").await;
+    assert_eq!(col0(&join(hb).await.unwrap()), vec![Some("1".to_string())]);
+    // Committed, the waiting reader of the old name fails.
+    a.run("BEGIN; ALTER TABLE t RENAME TO u").await;
+    let hb = b.spawn("SELECT count(*) FROM t");
+    wait_until_blocked(&obs, b.pid, &hb).await;
+    a.run("COMMIT").await;
+    assert_error(&join(hb).await, "42P01", "relation \"t\" does not exist");
+    assert_eq!(b.int("SELECT count(*) FROM u").await, 1);
+}
+
+/// An index being created is not used by, or listed for, other sessions
+/// until it commits; their queries do not wait (CREATE INDEX takes SHARE).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_index_is_not_seen_by_others() {
+    let tg = Target::new("ddl_index").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    table_t(&a, 3).await;
+    a.run("BEGIN; CREATE INDEX t_v ON t (v)").await;
+    assert_eq!(
+        b.int("SELECT count(*) FROM pg_indexes WHERE tablename = 't'")
+            .await,
+        1,
+        "only t_pkey"
+    );
+    assert_eq!(b.int("SELECT count(*) FROM t WHERE v = 0").await, 3);
+    a.run("COMMIT").await;
+    assert_eq!(
+        b.int("SELECT count(*) FROM pg_indexes WHERE tablename = 't'")
+            .await,
+        2
+    );
+}
+
+// ---------------------------------------------------------------------------
 // Advisory locks
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
