@@ -293,8 +293,10 @@ pub struct Registry {
 #[derive(Clone, Copy, Debug)]
 pub struct RoleLimits {
     pub superuser: bool,
-    /// CONNECTION LIMIT (-1: none).
+    /// The role's CONNECTION LIMIT (-1: none).
     pub conn_limit: i32,
+    /// The database's CONNECTION LIMIT (-1: none).
+    pub db_conn_limit: i32,
 }
 
 impl Registry {
@@ -313,8 +315,9 @@ impl Registry {
             .store(reserved, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Add a session; 53300 past max_connections or into the superusers'
-    /// reserve, 08P01 for a reused pid.
+    /// Add a session; 53300 past max_connections, into the superusers'
+    /// reserve or past its role's or database's CONNECTION LIMIT (not for
+    /// superusers, as in PostgreSQL), 08P01 for a reused pid.
     pub fn register(&self, shared: Arc<SessionShared>, role: RoleLimits) -> Result<(), DbError> {
         let superuser = role.superuser;
         let reserved = self.reserved.load(std::sync::atomic::Ordering::Relaxed);
@@ -337,6 +340,15 @@ impl Registry {
                 return refuse(&format!(
                     "too many connections for role \"{}\"",
                     shared.user
+                ));
+            }
+        }
+        if !superuser && role.db_conn_limit >= 0 {
+            let n = g.values().filter(|s| s.database == shared.database).count();
+            if n >= role.db_conn_limit as usize {
+                return refuse(&format!(
+                    "too many connections for database \"{}\"",
+                    shared.database
                 ));
             }
         }

@@ -182,6 +182,46 @@ fn connecting_to_a_missing_database_is_fatal_3d000() {
     assert!(rows.iter().any(|m| m.tag == b'D'));
 }
 
+/// CONNECTION LIMIT of a database: a non-superuser past it gets FATAL
+/// 53300 "too many connections for database"; superusers are not counted
+/// against it, and -1 lifts it (as in PostgreSQL).
+#[test]
+fn database_connection_limit_is_enforced() {
+    let server = Server::start();
+    ok(&server, "CREATE ROLE app LOGIN");
+    ok(&server, "CREATE DATABASE lim CONNECTION LIMIT 1");
+    let login = |c: &mut RawConn| {
+        c.send(&startup_packet(
+            3,
+            0,
+            &[("user", "app"), ("database", "lim")],
+        ))
+    };
+    let mut first = server.raw();
+    login(&mut first);
+    first.expect_started();
+    let mut second = server.raw();
+    login(&mut second);
+    let refused = loop {
+        let m = second.read();
+        if m.tag == b'E' {
+            break m;
+        }
+    };
+    assert_eq!(refused.severity(), "FATAL");
+    assert_eq!(refused.sqlstate(), "53300");
+    assert_eq!(
+        refused.message(),
+        "too many connections for database \"lim\""
+    );
+    // A superuser still gets in.
+    let _su = connect(&server, "lim");
+    ok(&server, "ALTER DATABASE lim CONNECTION LIMIT -1");
+    let mut third = server.raw();
+    login(&mut third);
+    third.expect_started();
+}
+
 #[test]
 fn drop_database_checks() {
     let server = Server::start();
@@ -215,6 +255,17 @@ fn drop_database_checks() {
     let e = err_db(&server, "postgres", "begin; create database x; commit;");
     assert!(
         e.contains("CREATE DATABASE cannot run inside a transaction block"),
+        "{e}"
+    );
+    // A query string of several statements is one implicit block.
+    let e = err_db(&server, "postgres", "select 1; create database x");
+    assert!(
+        e.contains("CREATE DATABASE cannot run inside a transaction block"),
+        "{e}"
+    );
+    let e = err_db(&server, "postgres", "drop database app; select 1");
+    assert!(
+        e.contains("DROP DATABASE cannot run inside a transaction block"),
         "{e}"
     );
     let e = err_db(&server, "postgres", "drop database template1");

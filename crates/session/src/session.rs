@@ -225,6 +225,7 @@ impl Session {
             nestor_exec::registry::RoleLimits {
                 superuser: role.superuser,
                 conn_limit: role.conn_limit,
+                db_conn_limit: database.conn_limit,
             },
         )?;
         engine

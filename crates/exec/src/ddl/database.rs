@@ -319,8 +319,11 @@ pub fn change_database_owner(
     ctx.catalog.put_database(ctx.txn, &ctx.db.store, def)
 }
 
+/// PostgreSQL's PreventInTransactionBlock: refused in a BEGIN block, in a
+/// query string of several statements (one implicit block) and in a
+/// function.
 fn not_in_block(ctx: &StatementCtx, what: &str) -> Result<(), DbError> {
-    if ctx.in_block {
+    if ctx.in_block || !ctx.may_end_txn {
         return Err(DbError::new(
             SqlState::ActiveSqlTransaction,
             format!("{what} cannot run inside a transaction block"),
