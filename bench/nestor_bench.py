@@ -2599,6 +2599,21 @@ EXPERIMENTS: dict[str, Callable[[Ctx], Section]] = {
 
 # ----------------------------------------------------------------------------- report
 
+# A server log kept with a report is cut to its last MiB (PostgreSQL logs every serialization failure).
+SERVER_LOG_KEPT_BYTES_MAX = 1 << 20
+
+
+def copy_tail(src: Path, dst: Path, max_bytes: int) -> None:
+    """Copy the last `max_bytes` of `src` (from a line start) to `dst`."""
+    with open(src, "rb") as f:
+        f.seek(0, os.SEEK_END)
+        size = f.tell()
+        f.seek(max(0, size - max_bytes))
+        data = f.read()
+    if size > max_bytes:
+        data = b"[... %d earlier bytes cut ...]\n" % (size - len(data)) + data[data.find(b"\n") + 1:]
+    dst.write_bytes(data)
+
 def machine_info() -> list[tuple[str, str]]:
     cpu = next((ln.split(":", 1)[1].strip() for ln in sh(["lscpu"]).splitlines()
                 if ln.startswith("Model name")), platform.processor())
@@ -2613,14 +2628,18 @@ def machine_info() -> list[tuple[str, str]]:
 
 
 def write_report(ctx: Ctx, sections: list[Section], started: dt.datetime, build_msg: str,
-                 wall: float) -> Path:
+                 wall: float, machine: list[tuple[str, str]]) -> Path:
     cfg, plan = ctx.cfg, ctx.cfg.plan
     out: list[str] = [f"# Nestor benchmark report — {started:%Y-%m-%d %H:%M} on {socket.gethostname()}", ""]
     out.append(f"Mode: **{'quick' if plan.quick else 'full'}**; experiments: {', '.join(cfg.experiments)}; "
                f"servers: {', '.join(ctx.names)}; wall time {wall / 60:.1f} min. Ratios are "
                f"**{ctx.subject}/other**: above 1× means {ctx.subject} is faster (for tps) or uses more "
                "(for memory). This machine has few cores shared with other work: compare ratios, not absolutes.")
-    out += ["", "## Machine", "", md_table(["", ""], machine_info())]
+    machine = machine + [("load average at end", Path("/proc/loadavg").read_text().strip())]
+    head = sh(["git", "-C", str(REPO_DIR), "rev-parse", "--short", "HEAD"])
+    if head != dict(machine)["nestor commit"]:
+        machine.append(("nestor commit at end", f"{head} (the tree moved during the run; the binary is the start's)"))
+    out += ["", "## Machine", "", md_table(["", ""], machine)]
     out += ["", "## Servers", ""]
     srows = []
     for s in ctx.servers:
@@ -2698,6 +2717,7 @@ def start_servers(cfg: Config, base: Path, build_msg: str) -> tuple[list[Server]
 def run_all(cfg: Config) -> int:
     started = dt.datetime.now()
     t0 = time.monotonic()
+    machine = machine_info()   # at the start: the commit measured, the load before the run
     build_msg = "not built (--no-build)" if not cfg.build else "not requested"
     if cfg.build and "nestor" in cfg.servers:
         binary, build_msg = build_nestor()
@@ -2757,10 +2777,10 @@ def run_all(cfg: Config) -> int:
                     s.stop()
                     ctx.down[s.name] = why
             ctx.servers = [s for s in ctx.servers if s.name not in ctx.down]
-        for s in servers:   # keep server logs next to the raw output
+        for s in servers:   # keep server logs (their last MiB) next to the raw output
             if s.logfile.exists():
-                shutil.copy(s.logfile, cfg.out / "raw" / f"{s.name}-server.log")
-        path = write_report(ctx, sections, started, build_msg, time.monotonic() - t0)
+                copy_tail(s.logfile, cfg.out / "raw" / f"{s.name}-server.log", SERVER_LOG_KEPT_BYTES_MAX)
+        path = write_report(ctx, sections, started, build_msg, time.monotonic() - t0, machine)
     finally:
         for s in servers:
             try:

@@ -1,0 +1,1 @@
+SELECT blocks(10, :client_id);

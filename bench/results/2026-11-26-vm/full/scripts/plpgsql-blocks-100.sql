@@ -1,0 +1,1 @@
+SELECT blocks(100, :client_id);

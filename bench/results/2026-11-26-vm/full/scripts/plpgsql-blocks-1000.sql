@@ -1,0 +1,1 @@
+SELECT blocks(1000, :client_id);

@@ -1,0 +1,1 @@
+SELECT blocks(64, :client_id);

@@ -1,0 +1,1 @@
+SELECT blocks(65, :client_id);

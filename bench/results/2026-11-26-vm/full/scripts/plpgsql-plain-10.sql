@@ -1,0 +1,1 @@
+SELECT plain(10, :client_id);

@@ -1,0 +1,1 @@
+SELECT plain(100, :client_id);

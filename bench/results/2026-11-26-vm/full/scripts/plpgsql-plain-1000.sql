@@ -1,0 +1,1 @@
+SELECT plain(1000, :client_id);

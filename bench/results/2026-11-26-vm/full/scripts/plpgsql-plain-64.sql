@@ -1,0 +1,1 @@
+SELECT plain(64, :client_id);

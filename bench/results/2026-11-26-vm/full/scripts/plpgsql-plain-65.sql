@@ -1,0 +1,1 @@
+SELECT plain(65, :client_id);
