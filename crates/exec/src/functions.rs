@@ -850,14 +850,17 @@ fn advisory(a: AdvisoryFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError
         locks.unlock_session_all(session);
         return Ok(void());
     }
+    let db = ev.ctx.catalog.database_oid();
     let key = match args {
         [k] => LockKey::Advisory {
             key: as_i64(k).unwrap_or(0),
             pair: false,
+            db,
         },
         [k1, k2] => LockKey::Advisory {
             key: (as_i64(k1).unwrap_or(0) << 32) | (as_i64(k2).unwrap_or(0) as u32 as i64),
             pair: true,
+            db,
         },
         _ => return Err(DbError::internal("advisory lock arguments")),
     };

@@ -372,7 +372,8 @@ fn lock_rows(ev: &mut Ev) -> Rows {
                 row[TRANSACTIONID] = Value::Int8(x.0 as i64);
                 "transactionid"
             }
-            LockKey::Advisory { key, pair } => {
+            LockKey::Advisory { key, pair, db } => {
+                row[DATABASE] = oid(db);
                 row[CLASSID] = oid((key as u64 >> 32) as u32);
                 row[OBJID] = oid(key as u32);
                 row[OBJSUBID] = Value::Int2(if pair { 2 } else { 1 });

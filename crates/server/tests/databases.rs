@@ -222,6 +222,43 @@ fn database_connection_limit_is_enforced() {
     third.expect_started();
 }
 
+/// The first column of the first DataRow of `msgs`, as text.
+fn first_value(msgs: &[common::Msg]) -> String {
+    let row = msgs.iter().find(|m| m.tag == b'D').expect("a row");
+    let len = i32::from_be_bytes(row.body[2..6].try_into().unwrap()) as usize;
+    String::from_utf8_lossy(&row.body[6..6 + len]).into_owned()
+}
+
+/// Advisory locks are per database, as in PostgreSQL: the same key taken
+/// in two databases does not conflict, and pg_locks shows each database.
+#[test]
+fn advisory_locks_are_per_database() {
+    let server = Server::start();
+    ok(&server, "create database other");
+    let mut a = connect(&server, "postgres");
+    let mut b = connect(&server, "other");
+    let mut c = connect(&server, "postgres");
+    assert_eq!(
+        first_value(&a.query("select pg_try_advisory_lock(42)")),
+        "t"
+    );
+    assert_eq!(
+        first_value(&b.query("select pg_try_advisory_lock(42)")),
+        "t"
+    );
+    assert_eq!(
+        first_value(&c.query("select pg_try_advisory_lock(42)")),
+        "f"
+    );
+    assert_eq!(
+        first_value(&c.query(
+            "select string_agg(d.datname, ',' order by d.datname) from pg_locks l \
+             join pg_database d on d.oid = l.database where l.locktype = 'advisory'"
+        )),
+        "other,postgres"
+    );
+}
+
 #[test]
 fn drop_database_checks() {
     let server = Server::start();

@@ -135,11 +135,13 @@ pub enum LockKey {
     /// Held exclusively by the transaction itself while it runs.
     Txn(Xid),
     /// pg_advisory_lock(key) (`pair` false) or pg_advisory_lock(k1, k2)
-    /// (`pair` true, key = k1 << 32 | k2 as u32): PostgreSQL keeps the two
-    /// forms apart. Share = the _shared functions, Update = exclusive.
+    /// (`pair` true, key = k1 << 32 | k2 as u32) in database `db` (its
+    /// OID): PostgreSQL keeps the two forms, and each database's keys,
+    /// apart. Share = the _shared functions, Update = exclusive.
     Advisory {
         key: i64,
         pair: bool,
+        db: u32,
     },
     /// A relation (by OID), locked in PostgreSQL's table-lock modes by
     /// statements and DDL; owned per session (see [`crate::relation_locks`]).
@@ -164,12 +166,12 @@ impl std::hash::Hash for LockKey {
                 state.write_u8(1);
                 state.write_u64(xid.0);
             }
-            LockKey::Advisory { key, pair } => {
+            LockKey::Advisory { key, pair, db } => {
                 use std::hash::BuildHasher;
                 static MIX: std::sync::OnceLock<std::collections::hash_map::RandomState> =
                     std::sync::OnceLock::new();
                 state.write_u8(2);
-                state.write_u64(MIX.get_or_init(Default::default).hash_one((key, pair)));
+                state.write_u64(MIX.get_or_init(Default::default).hash_one((key, pair, db)));
             }
             LockKey::Relation(oid) => {
                 state.write_u8(3);
@@ -758,7 +760,7 @@ impl LockTable {
             LockKey::Row(rel, row) => {
                 format!("ExclusiveLock on tuple ({row},1) of relation {rel} of database 5")
             }
-            LockKey::Advisory { key, pair } => {
+            LockKey::Advisory { key, pair, db } => {
                 let mode = if mode == LockMode::Update {
                     "ExclusiveLock"
                 } else {
@@ -766,7 +768,7 @@ impl LockTable {
                 };
                 let (hi, lo) = ((key as u64 >> 32) as u32, key as u32);
                 let field4 = if pair { 2 } else { 1 };
-                format!("{mode} on advisory lock [5,{hi},{lo},{field4}]")
+                format!("{mode} on advisory lock [{db},{hi},{lo},{field4}]")
             }
             LockKey::Relation(oid) => {
                 let mode = match mode {
