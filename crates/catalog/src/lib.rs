@@ -829,11 +829,10 @@ impl Catalog {
         if st.claims.is_empty() {
             return scope.find_map(|(_, n)| n.tables.get(bare)).cloned();
         }
-        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+        scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
             Some(Relation::Table(t)) => Some(t),
             _ => None,
-        });
-        found
+        })
     }
 
     /// The table with this OID, if this handle sees it.
@@ -861,28 +860,26 @@ impl Catalog {
     /// The tables this handle sees (its session's TEMP ones first).
     pub fn tables(&self) -> Vec<Arc<TableDef>> {
         let st = self.state.read();
-        let found = self.visible_all(
+        self.visible_all(
             &st,
             |n| &n.tables,
             |r| match r {
                 Relation::Table(t) => Some(t),
                 _ => None,
             },
-        );
-        found
+        )
     }
 
     pub fn sequences(&self) -> Vec<Arc<Sequence>> {
         let st = self.state.read();
-        let found = self.visible_all(
+        self.visible_all(
             &st,
             |n| &n.sequences,
             |r| match r {
                 Relation::Sequence(s) => Some(s),
                 _ => None,
             },
-        );
-        found
+        )
     }
 
     /// The entries of one kind (the map `map` picks, the relations `kind`
@@ -944,11 +941,10 @@ impl Catalog {
         if st.claims.is_empty() {
             return scope.find_map(|(_, n)| n.sequences.get(bare)).cloned();
         }
-        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+        scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
             Some(Relation::Sequence(s)) => Some(s),
             _ => None,
-        });
-        found
+        })
     }
 
     pub fn sequence_by_oid(&self, oid: RelId) -> Option<Arc<Sequence>> {
@@ -979,25 +975,23 @@ impl Catalog {
         if st.claims.is_empty() {
             return scope.find_map(|(_, n)| n.views.get(bare)).cloned();
         }
-        let found = scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
+        scope.find_map(|(ns, n)| match st.visible(self.session, ns, n, bare) {
             Some(Relation::View(v)) => Some(v),
             _ => None,
-        });
-        found
+        })
     }
 
     /// Every view this handle sees (its session's TEMP views first).
     pub fn views(&self) -> Vec<Arc<ViewDef>> {
         let st = self.state.read();
-        let found = self.visible_all(
+        self.visible_all(
             &st,
             |n| &n.views,
             |r| match r {
                 Relation::View(v) => Some(v),
                 _ => None,
             },
-        );
-        found
+        )
     }
 
     /// Every COMMENT ON text, by (classoid, objoid, objsubid). A comment
@@ -1048,11 +1042,10 @@ impl Catalog {
         let st = self.state.read();
         let path = self.path.read();
         let (mut scope, bare) = st.scope(self.session, &path, name);
-        let found = scope.find_map(|(ns, n)| match st.claims.is_empty() {
+        scope.find_map(|(ns, n)| match st.claims.is_empty() {
             true => n.relation(bare),
             false => st.visible(self.session, ns, n, bare),
-        });
-        found
+        })
     }
 
     /// Every schema other than `public`, by OID.

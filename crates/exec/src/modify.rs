@@ -855,8 +855,11 @@ pub fn copy_insert(
         &t.name,
     )?;
     let mut ev = Ev::new(ctx, &[]);
-    if !t.triggers.is_empty() {
-        return Err(DbError::unsupported("COPY FROM into a table with triggers"));
+    // INSERT triggers fire as for INSERT (the session hands over the whole
+    // COPY in one batch then, so statement triggers fire once).
+    let mut trig = Firing::new(t, Event::Insert, &[], &mut ev)?;
+    if let Some(f) = &trig {
+        f.before_statement(&mut ev)?;
     }
     let mut n = 0;
     *done = 0;
@@ -866,18 +869,35 @@ pub fn copy_insert(
     let whole = target.defaults.is_empty()
         && target.columns.len() == t.columns.len()
         && target.columns.iter().enumerate().all(|(i, &c)| i == c);
-    for mut vals in rows {
+    let total = rows.len() as u64;
+    for (i, mut vals) in rows.into_iter().enumerate() {
+        // On an error, the index of the row that failed (its input line).
+        *done = i as u64;
         assert_eq!(vals.len(), target.types.len(), "COPY row width");
         for (v, ty) in vals.iter_mut().zip(&target.types) {
             *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
         }
-        let row = if whole {
+        let mut row = if whole {
             vals
         } else {
             build_row(t, &target.columns, &target.defaults, vals, &mut ev)?
         };
+        if let Some(f) = &target.filter {
+            let mut padded = row.clone();
+            padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+            if !f.test(&padded, &mut ev)? {
+                continue;
+            }
+        }
+        if let Some(f) = trig.as_ref().filter(|f| f.has_before_row()) {
+            match f.before_row(None, Some(f.live(&row)), &mut ev)? {
+                Some(r) => row = f.full(r),
+                None => continue,
+            }
+        }
         check_row(t, &target.checks, &row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
+        let written = trig.as_ref().map(|f| f.live(&row));
         let rid = t
             .storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)
@@ -885,15 +905,21 @@ pub fn copy_insert(
         if !t.foreign_keys.is_empty() {
             fk_rows.push((rid, row));
         }
+        if let Some(f) = &mut trig {
+            f.after_row(None, written, &mut ev)?;
+        }
         n += 1;
-        *done = n;
     }
     ev.ctx
         .db
         .stats
         .count(t.oid.0, crate::stats::Counter::Inserted, n);
+    *done = total;
     for (rid, row) in fk_rows {
         crate::foreign_keys::check_child(t, &row, None, Some(rid), &mut ev)?;
+    }
+    if let Some(f) = &mut trig {
+        f.after_statement(&mut ev)?;
     }
     Ok(n)
 }

@@ -26,7 +26,8 @@
 //!
 //! Left out: INSTEAD OF (there are no views), transition tables
 //! (REFERENCING), constraint triggers, TG_ARGV (arrays), INSERT ... ON
-//! CONFLICT and COPY FROM on a table with row triggers (0A000). The AFTER
+//! CONFLICT on a table with row triggers (0A000). COPY FROM fires INSERT
+//! triggers as INSERT does (`modify::copy_insert`). The AFTER
 //! ROW queue holds the statement's changed rows in memory, as PostgreSQL's
 //! does.
 

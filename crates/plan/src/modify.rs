@@ -1251,6 +1251,9 @@ pub struct CopyTarget {
     /// DEFAULT expressions of the other columns.
     pub defaults: Vec<(usize, Expr)>,
     pub checks: Vec<BoundCheck>,
+    /// COPY FROM ... WHERE: bound over the table row (then the system
+    /// columns); a row it is not true for is skipped.
+    pub filter: Option<Expr>,
 }
 
 pub fn copy_target(
@@ -1282,6 +1285,7 @@ pub fn copy_target(
         }
     }
     Ok(CopyTarget {
+        filter: None,
         checks: bind_checks(catalog, eval, &t)?,
         defaults,
         types: cols.iter().map(|&c| t.columns[c].ty).collect(),
@@ -1289,6 +1293,44 @@ pub fn copy_target(
         columns: cols,
         table: t,
     })
+}
+
+/// COPY FROM's WHERE condition (`node`, in statement `text`) bound over
+/// the table's row, with PostgreSQL's refusals: subqueries (0A000),
+/// aggregates, set-returning and window functions.
+pub fn bind_copy_where(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    text: &str,
+    table: &Arc<TableDef>,
+    node: &Node,
+) -> Result<Expr, DbError> {
+    let no_subquery = |n: &Node| {
+        let at = bind::node(n).map_or(-1, nestor_parser::ast::expr_location);
+        let e = DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in COPY FROM WHERE condition",
+        );
+        nestor_parser::ast::err_at(e, text, at)
+    };
+    if matches!(bind::node(node), Ok(NodeEnum::SubLink(_))) {
+        return Err(no_subquery(node));
+    }
+    let mut b = Binder::new(catalog, eval, text, &[], select::plan_query);
+    b.scopes.push(select::table_scope(table, &table.name));
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("COPY FROM WHERE conditions");
+    b.window = WinCtx::NotAllowed(
+        "window functions are not allowed in COPY FROM WHERE conditions",
+        SqlState::WindowingError,
+    );
+    let expr = b.bind_bool(node, "WHERE")?;
+    let mut sub = false;
+    expr.walk(&mut |x| sub |= matches!(x, Expr::Sub(_)));
+    if sub {
+        return Err(no_subquery(node));
+    }
+    Ok(expr)
 }
 
 // ----- stored expressions of the target table -------------------------------

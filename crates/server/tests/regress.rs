@@ -207,6 +207,7 @@ regress!(
     prepare,
     copy,
     copy_binary,
+    copy_where_triggers,
     roles,
     privileges,
     schemas,

@@ -8,7 +8,11 @@
 //! format, an unquoted empty field in CSV), unescapes, and converts each
 //! field with the column type's text input. The session drains parsed rows
 //! in batches into the query engine's `copy_insert`, so memory stays bounded
-//! by one batch whatever the size of the load.
+//! by one batch whatever the size of the load — except into a table with
+//! triggers, which takes the whole COPY in one batch so that its statement
+//! triggers fire once (PostgreSQL queues the AFTER ROW events in memory
+//! too). `WHERE` is bound over the table row and skips the rows it is not
+//! true for, before BEFORE ROW triggers and constraints, as in PostgreSQL.
 //!
 //! Binary format (`FORMAT binary`, old `WITH BINARY`) is PostgreSQL's
 //! `PGCOPY` file layout, read and written by `copy/binary.rs`. The same
@@ -19,7 +23,7 @@
 //! names its column in the error context, as in PostgreSQL.
 //!
 //! Not supported (0A000): HEADER MATCH, FORCE_QUOTE / FORCE_NOT_NULL /
-//! FORCE_NULL, WHERE, files and programs.
+//! FORCE_NULL, files and programs.
 
 use std::borrow::Cow;
 
@@ -110,19 +114,21 @@ pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError
         freeze: false,
     };
     let (mut delim, mut null, mut quote, mut escape) = (None, None, None, None);
-    let mut format_seen = false;
+    let mut seen: Vec<&str> = Vec::new();
     for n in &stmt.options {
         let Some(NodeEnum::DefElem(d)) = n.node.as_ref() else {
             continue;
         };
+        // Each option at most once (PostgreSQL's ProcessCopyOptions), found
+        // before COPY FROM enters copy mode: the client's data would
+        // otherwise be read as the copy's.
+        if seen.contains(&d.defname.as_str()) {
+            let e = bad_option("conflicting or redundant options");
+            return Err(nestor_parser::ast::err_at(e, text, d.location));
+        }
+        seen.push(d.defname.as_str());
         match d.defname.as_str() {
-            "format" => {
-                if std::mem::replace(&mut format_seen, true) {
-                    let e = bad_option("conflicting or redundant options");
-                    return Err(nestor_parser::ast::err_at(e, text, d.location));
-                }
-                o.format = parse_format(d)?;
-            }
+            "format" => o.format = parse_format(d)?,
             "delimiter" => delim = Some(single_byte(d, "delimiter")?),
             "null" => null = Some(def_arg(d).unwrap_or_default()),
             "header" => o.header = def_bool(d)?,

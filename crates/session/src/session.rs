@@ -89,6 +89,9 @@ pub(crate) struct CopyInState {
     /// When the COPY statement began and its text, for pg_stat_statements
     /// (track_utility), which counts it when it ends.
     pub tracked: Option<(Instant, Box<str>)>,
+    /// Notices the batches raised (triggers' RAISE NOTICE), sent when the
+    /// COPY ends.
+    pub notices: Vec<DbError>,
 }
 
 /// One client session.

@@ -1151,15 +1151,13 @@ fn copy_stmt(
             "COPY to or from a file or program (use STDIN/STDOUT)",
         ));
     }
-    if c.where_clause.is_some() {
-        return Err(DbError::unsupported("COPY FROM ... WHERE"));
-    }
+    // (COPY TO ... WHERE is refused by the grammar, as in PostgreSQL.)
     if !rows.describe {
         return Err(DbError::unsupported("COPY in the extended query protocol"));
     }
     let opts = copy::parse_options(c, text)?;
     if c.is_from {
-        copy_from(s, c, opts, rows)
+        copy_from(s, text, c, opts, rows)
     } else {
         copy_to(s, text, c, opts, rows)
     }
@@ -1167,6 +1165,7 @@ fn copy_stmt(
 
 fn copy_from(
     s: &mut Session,
+    text: &str,
     c: &CopyStmt,
     opts: copy::CopyOptions,
     rows: &mut RowOut<'_>,
@@ -1185,7 +1184,12 @@ fn copy_from(
         .as_ref()
         .ok_or_else(|| DbError::internal("COPY without a relation"))?;
     let name = nestor_plan::bind::relname(rel)?;
-    let target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
+    let mut target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
+    if let Some(w) = &c.where_clause {
+        let f =
+            nestor_plan::modify::bind_copy_where(&s.catalog, s.eval_ctx(), text, &target.table, w)?;
+        target.filter = Some(f);
+    }
     if target.table.matview.is_some() {
         return Err(DbError::new(
             SqlState::WrongObjectType,
@@ -1229,6 +1233,7 @@ fn copy_from(
         rest: Vec::new(),
         text: Arc::from(""),
         tracked: None,
+        notices: Vec::new(),
     });
     rows.out.push(BackendMsg::CopyInResponse {
         format: format as i8,
@@ -1366,7 +1371,10 @@ impl Session {
             c.failed = Some(e);
             return;
         }
-        if c.parser.rows.len() >= COPY_BATCH_ROWS {
+        // A table with triggers takes the COPY in one batch, so that its
+        // statement triggers fire once (its AFTER ROW events are queued in
+        // memory as PostgreSQL's are).
+        if c.parser.rows.len() >= COPY_BATCH_ROWS && c.target.table.triggers.is_empty() {
             if let Err(e) = self.copy_flush() {
                 if let Some(c) = self.copy_in.as_mut() {
                     c.failed = Some(e);
@@ -1383,8 +1391,9 @@ impl Session {
         let batch = std::mem::take(&mut c.parser.rows);
         let lines = std::mem::take(&mut c.parser.lines);
         let mut done = 0u64;
-        let (r, _) =
+        let (r, notices) =
             self.with_statement(|ctx| nestor_exec::copy_insert(ctx, &c.target, batch, &mut done));
+        c.notices.extend(notices);
         let r = match r {
             Ok(n) => {
                 c.count += n;
@@ -1423,7 +1432,10 @@ impl Session {
         if result.is_ok() {
             result = self.copy_flush();
         }
-        let Some(c) = self.copy_in.take() else { return };
+        let Some(mut c) = self.copy_in.take() else {
+            return;
+        };
+        out.extend(c.notices.drain(..).map(BackendMsg::Notice));
         match result {
             Ok(()) => {
                 if let Some((start, stmt)) = &c.tracked {
