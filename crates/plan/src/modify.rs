@@ -1276,6 +1276,16 @@ pub fn copy_target(
             .map(|c| column_of(&t, c))
             .collect::<Result<_, _>>()?
     };
+    if let Some((i, _)) = cols
+        .iter()
+        .enumerate()
+        .find(|(i, c)| cols[..*i].contains(c))
+    {
+        return Err(DbError::new(
+            SqlState::DuplicateColumn,
+            format!("column \"{}\" specified more than once", columns[i]),
+        ));
+    }
     let mut defaults = Vec::new();
     for (i, _) in t.live_columns() {
         if !cols.contains(&i) {

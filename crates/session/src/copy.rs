@@ -114,19 +114,24 @@ pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError
         freeze: false,
     };
     let (mut delim, mut null, mut quote, mut escape) = (None, None, None, None);
-    let mut seen: Vec<&str> = Vec::new();
-    for n in &stmt.options {
-        let Some(NodeEnum::DefElem(d)) = n.node.as_ref() else {
-            continue;
-        };
-        // Each option at most once (PostgreSQL's ProcessCopyOptions), found
-        // before COPY FROM enters copy mode: the client's data would
-        // otherwise be read as the copy's.
-        if seen.contains(&d.defname.as_str()) {
+    let options: Vec<&DefElem> = stmt
+        .options
+        .iter()
+        .filter_map(|n| match n.node.as_ref() {
+            Some(NodeEnum::DefElem(d)) => Some(&**d),
+            _ => None,
+        })
+        .collect();
+    // Each option at most once (PostgreSQL's ProcessCopyOptions), checked
+    // first and before COPY FROM enters copy mode: the client's data would
+    // otherwise be read as the copy's.
+    for (i, d) in options.iter().enumerate() {
+        if options[..i].iter().any(|p| p.defname == d.defname) {
             let e = bad_option("conflicting or redundant options");
             return Err(nestor_parser::ast::err_at(e, text, d.location));
         }
-        seen.push(d.defname.as_str());
+    }
+    for d in options {
         match d.defname.as_str() {
             "format" => o.format = parse_format(d)?,
             "delimiter" => delim = Some(single_byte(d, "delimiter")?),
@@ -374,12 +379,28 @@ impl CopyParser {
         // As in PostgreSQL: extra data is an error before any field is
         // parsed, missing data only after the fields that are there.
         let delimiter = self.opts.delimiter;
+        if text.contains('\\') {
+            let raw = escaped_fields(text, delimiter);
+            return self.convert_raw(codec, text, raw.len(), raw.into_iter());
+        }
         let fields = 1 + text.bytes().filter(|&b| b == delimiter).count();
+        self.convert_raw(codec, text, fields, text.split(delimiter as char))
+    }
+
+    /// [`Self::convert_text`] over the record's raw fields (`fields` of
+    /// them).
+    fn convert_raw<'a>(
+        &self,
+        codec: &EvalCtx,
+        text: &str,
+        fields: usize,
+        raw_fields: impl Iterator<Item = &'a str>,
+    ) -> Result<Vec<Value>, DbError> {
         if fields > self.types.len() {
             return Err(self.extra_data(text));
         }
         let mut row = Vec::with_capacity(self.types.len());
-        for (raw, &ty) in text.split(delimiter as char).zip(&self.types) {
+        for (raw, &ty) in raw_fields.zip(&self.types) {
             if raw == self.opts.null {
                 row.push(Value::Null);
                 continue;
@@ -467,6 +488,29 @@ fn printout(s: &str) -> String {
 
 fn quote_open(rec: &[u8], o: &CopyOptions) -> bool {
     rec.iter().filter(|c| **c == o.quote).count() % 2 == 1
+}
+
+/// A text-format record's raw fields, cut at each delimiter no backslash
+/// escapes (PostgreSQL's CopyReadAttributesText: `\,` is a comma in a
+/// field when the delimiter is a comma). The delimiter is ASCII, so the
+/// cuts fall on character boundaries.
+fn escaped_fields(text: &str, delimiter: u8) -> Vec<&str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let (mut start, mut i) = (0, 0);
+    while i < b.len() {
+        if b[i] == b'\\' {
+            i += 2;
+            continue;
+        }
+        if b[i] == delimiter {
+            out.push(&text[start..i]);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    out.push(&text[start..]);
+    out
 }
 
 fn unescape_text(raw: &str) -> Result<Cow<'_, str>, DbError> {

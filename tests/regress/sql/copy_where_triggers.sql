@@ -61,3 +61,12 @@ COPY ct FROM stdin (FORMAT csv);
 11,skip
 \.
 SELECT * FROM ct ORDER BY id;
+-- a column named twice
+COPY cw (a, b, a) FROM stdin;
+-- a backslash escapes the delimiter in text format
+CREATE TABLE cd (b text, c text, d text);
+COPY cd FROM stdin delimiter ',' null 'x';
+x,\,,\\\,
+a\,b,x,\x41
+\.
+SELECT * FROM cd;
