@@ -22,8 +22,10 @@
 //! the column's typmod as the field is read, so a too-long `varchar(n)`
 //! names its column in the error context, as in PostgreSQL.
 //!
-//! Not supported (0A000): HEADER MATCH, FORCE_QUOTE / FORCE_NOT_NULL /
-//! FORCE_NULL, files and programs.
+//! CSV's FORCE_QUOTE (COPY TO), FORCE_NOT_NULL and FORCE_NULL (COPY FROM)
+//! are resolved against the COPY's columns once they are known
+//! ([`CopyOptions::resolve_force`]). Not supported (0A000): HEADER MATCH,
+//! files and programs.
 
 use std::borrow::Cow;
 
@@ -59,6 +61,132 @@ pub struct CopyOptions {
     pub quote: u8,
     pub escape: u8,
     pub freeze: bool,
+    /// FORCE_QUOTE / FORCE_NOT_NULL / FORCE_NULL as written (CSV only);
+    /// [`CopyOptions::resolve_force`] turns them into the flags below.
+    pub force: Vec<Force>,
+    /// Per data column: always quote (COPY TO), never NULL, NULL even
+    /// when quoted (COPY FROM). Empty: no column has the flag.
+    pub force_quote: Vec<bool>,
+    pub force_not_null: Vec<bool>,
+    pub force_null: Vec<bool>,
+}
+
+/// One FORCE_* option: which one, and its columns (None: `*`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Force {
+    pub kind: ForceKind,
+    pub columns: Option<Vec<String>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForceKind {
+    Quote,
+    NotNull,
+    Null,
+}
+
+impl ForceKind {
+    /// The option's name in PostgreSQL's messages.
+    fn name(self) -> &'static str {
+        match self {
+            ForceKind::Quote => "FORCE_QUOTE",
+            ForceKind::NotNull => "FORCE_NOT_NULL",
+            ForceKind::Null => "FORCE_NULL",
+        }
+    }
+
+    /// Its words in "COPY force ... available only in CSV mode".
+    fn words(self) -> &'static str {
+        match self {
+            ForceKind::Quote => "force quote",
+            ForceKind::NotNull => "force not null",
+            ForceKind::Null => "force null",
+        }
+    }
+}
+
+impl CopyOptions {
+    /// Resolve the FORCE_* columns against the COPY's data columns
+    /// (`data`, in data order) and the relation's (`all`; 42703 for a name
+    /// that is not one, 42P10 for one the COPY does not list).
+    pub fn resolve_force(
+        &mut self,
+        data: &[String],
+        all: &[String],
+        rel: &str,
+    ) -> Result<(), DbError> {
+        for f in std::mem::take(&mut self.force) {
+            let mut flags = vec![false; data.len()];
+            match &f.columns {
+                None => flags.iter_mut().for_each(|x| *x = true),
+                Some(cols) => {
+                    for c in cols {
+                        if !all.contains(c) && !data.contains(c) {
+                            return Err(DbError::new(
+                                SqlState::UndefinedColumn,
+                                format!("column \"{c}\" of relation \"{rel}\" does not exist"),
+                            ));
+                        }
+                        let Some(i) = data.iter().position(|d| d == c) else {
+                            return Err(DbError::new(
+                                SqlState::InvalidColumnReference,
+                                format!("{} column \"{c}\" not referenced by COPY", f.kind.name()),
+                            ));
+                        };
+                        flags[i] = true;
+                    }
+                }
+            }
+            match f.kind {
+                ForceKind::Quote => self.force_quote = flags,
+                ForceKind::NotNull => self.force_not_null = flags,
+                ForceKind::Null => self.force_null = flags,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A FORCE_* option's argument: a list of column names, or `*` for
+/// FORCE_QUOTE.
+fn force_option(d: &DefElem, kind: ForceKind, text: &str) -> Result<Force, DbError> {
+    let columns = match d.arg.as_ref().and_then(|a| a.node.as_ref()) {
+        Some(NodeEnum::AStar(_)) if kind == ForceKind::Quote => None,
+        Some(NodeEnum::List(l)) => Some(nestor_parser::ast::names(&l.items)),
+        _ => {
+            let e = bad_option(format!(
+                "argument to option \"{}\" must be a list of column names",
+                d.defname
+            ));
+            return Err(nestor_parser::ast::err_at(e, text, d.location));
+        }
+    };
+    Ok(Force { kind, columns })
+}
+
+/// PostgreSQL's checks of the FORCE_* options: CSV only, and each in its
+/// direction (0A000).
+fn check_force(o: &CopyOptions, is_from: bool) -> Result<(), DbError> {
+    for f in &o.force {
+        let what = f.kind.words();
+        if o.format != CopyFormat::Csv {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("COPY {what} available only in CSV mode"),
+            ));
+        }
+        let wrong_way = match f.kind {
+            ForceKind::Quote => is_from.then_some("COPY TO"),
+            ForceKind::NotNull | ForceKind::Null => (!is_from).then_some("COPY FROM"),
+        };
+        if let Some(way) = wrong_way {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("COPY {what} only available using {way}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn bad_option(msg: impl Into<String>) -> DbError {
@@ -112,6 +240,10 @@ pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError
         quote: b'"',
         escape: b'"',
         freeze: false,
+        force: Vec::new(),
+        force_quote: Vec::new(),
+        force_not_null: Vec::new(),
+        force_null: Vec::new(),
     };
     let (mut delim, mut null, mut quote, mut escape) = (None, None, None, None);
     let options: Vec<&DefElem> = stmt
@@ -140,6 +272,9 @@ pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError
             "quote" => quote = Some(single_byte(d, "quote")?),
             "escape" => escape = Some(single_byte(d, "escape")?),
             "freeze" => o.freeze = def_bool(d)?,
+            "force_quote" => o.force.push(force_option(d, ForceKind::Quote, text)?),
+            "force_not_null" => o.force.push(force_option(d, ForceKind::NotNull, text)?),
+            "force_null" => o.force.push(force_option(d, ForceKind::Null, text)?),
             "encoding" => {}
             other => return Err(DbError::unsupported(format!("COPY option \"{other}\""))),
         }
@@ -156,6 +291,7 @@ pub fn parse_options(stmt: &CopyStmt, text: &str) -> Result<CopyOptions, DbError
     if o.format != CopyFormat::Csv {
         check_csv_only(quote.is_some(), escape.is_some())?;
     }
+    check_force(&o, stmt.is_from)?;
     o.quote = quote.unwrap_or(o.quote);
     o.delimiter = delim.unwrap_or(o.delimiter);
     o.null = null.unwrap_or(o.null);
@@ -586,18 +722,25 @@ fn split_csv(line: &str, o: &CopyOptions) -> Vec<Option<Cow<'static, str>>> {
             in_quote = true;
             quoted = true;
         } else if c == d {
-            fields.push(csv_field(std::mem::take(&mut cur), quoted, o));
+            let i = fields.len();
+            fields.push(csv_field(std::mem::take(&mut cur), quoted, o, i));
             quoted = false;
         } else {
             cur.push(c);
         }
     }
-    fields.push(csv_field(cur, quoted, o));
+    let i = fields.len();
+    fields.push(csv_field(cur, quoted, o, i));
     fields
 }
 
-fn csv_field(s: String, quoted: bool, o: &CopyOptions) -> Option<Cow<'static, str>> {
-    (quoted || s != o.null).then_some(Cow::Owned(s))
+/// Field `i` of a CSV record: NULL when it is the null string unquoted
+/// (never under FORCE_NOT_NULL; quoted too under FORCE_NULL).
+fn csv_field(s: String, quoted: bool, o: &CopyOptions, i: usize) -> Option<Cow<'static, str>> {
+    let flag = |v: &[bool]| v.get(i).copied().unwrap_or(false);
+    let null =
+        s == o.null && (!quoted || flag(&o.force_null)) && !(flag(&o.force_not_null) && !quoted);
+    (!null).then_some(Cow::Owned(s))
 }
 
 /// One COPY TO output line (with its newline) in text or CSV format
@@ -613,7 +756,10 @@ pub(crate) fn format_row(codec: &EvalCtx, row: &[Value], o: &CopyOptions) -> Vec
             (Some(s), CopyFormat::Text | CopyFormat::Binary) => {
                 escape_text(&mut line, &s, o.delimiter as char)
             }
-            (Some(s), CopyFormat::Csv) => quote_csv(&mut line, &s, o),
+            (Some(s), CopyFormat::Csv) => {
+                let force = o.force_quote.get(i).copied().unwrap_or(false);
+                quote_csv(&mut line, &s, o, force)
+            }
         }
     }
     line.push('\n');
@@ -627,7 +773,7 @@ pub(crate) fn format_header(names: &[String], o: &CopyOptions) -> Vec<u8> {
         if i > 0 {
             line.push(o.delimiter as char);
         }
-        quote_csv(&mut line, n, o);
+        quote_csv(&mut line, n, o, false);
     }
     line.push('\n');
     line.into_bytes()
@@ -652,9 +798,9 @@ fn escape_text(out: &mut String, s: &str, delim: char) {
     }
 }
 
-fn quote_csv(out: &mut String, s: &str, o: &CopyOptions) {
+fn quote_csv(out: &mut String, s: &str, o: &CopyOptions, force: bool) {
     let (q, e, d) = (o.quote as char, o.escape as char, o.delimiter as char);
-    let needs = s == o.null || s.contains([q, d, '\n', '\r']) || s == "\\.";
+    let needs = force || s == o.null || s.contains([q, d, '\n', '\r']) || s == "\\.";
     if !needs {
         out.push_str(s);
         return;
@@ -690,6 +836,10 @@ mod tests {
             quote: b'"',
             escape: b'"',
             freeze: false,
+            force: Vec::new(),
+            force_quote: Vec::new(),
+            force_not_null: Vec::new(),
+            force_null: Vec::new(),
         }
     }
 

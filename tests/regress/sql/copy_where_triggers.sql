@@ -70,3 +70,19 @@ x,\,,\\\,
 a\,b,x,\x41
 \.
 SELECT * FROM cd;
+-- FORCE_QUOTE, FORCE_NOT_NULL, FORCE_NULL (CSV)
+CREATE TABLE cf (a int, b text, c text);
+COPY cf FROM stdin (FORMAT csv, FORCE_NOT_NULL (b), FORCE_NULL (c));
+1,,""
+2,"",x
+\.
+SELECT a, b IS NULL AS b_null, c IS NULL AS c_null, c FROM cf ORDER BY a;
+COPY cf TO stdout (FORMAT csv, FORCE_QUOTE (b, c));
+COPY cf TO stdout (FORMAT csv, FORCE_QUOTE *);
+COPY cf (a, b) TO stdout (FORMAT csv, FORCE_QUOTE (c));
+COPY cf TO stdout (FORMAT csv, FORCE_QUOTE (nosuch));
+COPY cf FROM stdin (FORMAT csv, FORCE_QUOTE (b));
+COPY cf TO stdout (FORMAT csv, FORCE_NULL (b));
+COPY cf FROM stdin (FORCE_NOT_NULL (b));
+COPY cf FROM stdin (FORMAT csv, FORCE_NOT_NULL *);
+COPY cf FROM stdin (force_quote (a), force_quote *);

@@ -1220,7 +1220,14 @@ fn copy_from(
         .unwrap_or_default();
     let oids = desc.iter().map(|d| d.type_oid).collect();
     let typmods: Vec<i32> = desc.iter().map(|d| d.type_modifier).collect();
-    let names = desc.iter().map(|d| d.name.clone()).collect();
+    let names: Vec<String> = desc.iter().map(|d| d.name.clone()).collect();
+    let all: Vec<String> = target
+        .table
+        .live_columns()
+        .map(|(_, c)| c.name.clone())
+        .collect();
+    let mut opts = opts;
+    opts.resolve_force(&names, &all, &target.table.name)?;
     let ncols = desc.len();
     let format = copy_format_code(&opts);
     s.copy_in = Some(CopyInState {
@@ -1268,6 +1275,16 @@ fn copy_to(
     rows.out.extend(notices.into_iter().map(BackendMsg::Notice));
     r?;
     let cols = plan.columns.unwrap_or_default();
+    let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+    let all: Vec<String> = match c.relation.as_ref().map(nestor_plan::bind::relname) {
+        Some(Ok(rel)) => s.catalog.table(&rel).map_or_else(Vec::new, |t| {
+            t.live_columns().map(|(_, c)| c.name.clone()).collect()
+        }),
+        _ => Vec::new(),
+    };
+    let rel = c.relation.as_ref().map_or("", |r| r.relname.as_str());
+    let mut opts = opts;
+    opts.resolve_force(&names, &all, rel)?;
     let format = copy_format_code(&opts);
     rows.out.push(BackendMsg::CopyOutResponse {
         format: format as i8,
