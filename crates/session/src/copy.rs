@@ -738,8 +738,11 @@ fn split_csv(line: &str, o: &CopyOptions) -> Vec<Option<Cow<'static, str>>> {
 /// (never under FORCE_NOT_NULL; quoted too under FORCE_NULL).
 fn csv_field(s: String, quoted: bool, o: &CopyOptions, i: usize) -> Option<Cow<'static, str>> {
     let flag = |v: &[bool]| v.get(i).copied().unwrap_or(false);
-    let null =
-        s == o.null && (!quoted || flag(&o.force_null)) && !(flag(&o.force_not_null) && !quoted);
+    let null = s == o.null
+        && match quoted {
+            false => !flag(&o.force_not_null),
+            true => flag(&o.force_null),
+        };
     (!null).then_some(Cow::Owned(s))
 }
 
