@@ -101,6 +101,7 @@ pub mod domain;
 pub mod enum_type;
 pub mod function;
 pub mod gate;
+pub mod partition;
 pub mod record;
 pub mod role;
 pub mod verifier;
@@ -1104,6 +1105,14 @@ impl Catalog {
             .cloned()
             .collect();
         out.sort_by_key(|t| t.oid.0);
+        // A partitioned table's partitions in bound order (a partition
+        // has its parent alone, so all siblings have bounds).
+        if out.iter().all(|t| t.partition_bound.is_some()) {
+            out.sort_by(|a, b| match (&a.partition_bound, &b.partition_bound) {
+                (Some(x), Some(y)) => partition::bound_order(x, y),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
         out
     }
 
@@ -2018,6 +2027,8 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         matview: def.matview.clone(),
         not_valid: def.not_valid.clone(),
         inherits: def.inherits.clone(),
+        partition_key: def.partition_key.clone(),
+        partition_bound: def.partition_bound.clone(),
     }
 }
 
@@ -2125,6 +2136,8 @@ fn table_from(
         matview: rec.matview,
         not_valid: rec.not_valid,
         inherits: rec.inherits,
+        partition_key: rec.partition_key,
+        partition_bound: rec.partition_bound,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

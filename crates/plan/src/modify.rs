@@ -22,6 +22,7 @@ use nestor_types::{EvalCtx, Value};
 use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
+use crate::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
@@ -53,6 +54,10 @@ pub struct InsertPlan {
     pub returning: Option<Returning>,
     /// Check options of the views written through (empty for a table).
     pub view_checks: Vec<ViewCheck>,
+    /// A partitioned table: how rows reach its leaves.
+    pub route: Option<Arc<Routing>>,
+    /// A partition: the constraint its rows must meet.
+    pub part_check: Option<PartCheck>,
 }
 
 pub struct ModifyPlan {
@@ -72,6 +77,12 @@ pub struct ModifyPlan {
     /// The same statement on each descendant of the table (an UPDATE or
     /// DELETE of an inheritance parent without ONLY), run after it.
     pub children: Vec<ModifyPlan>,
+    /// UPDATE of a partition: the constraint new rows must meet (below
+    /// the named table when `reroute` is set).
+    pub part_check: Option<PartCheck>,
+    /// UPDATE through a partitioned table: a new row outside its leaf's
+    /// constraint moves, routed from the named table.
+    pub reroute: Option<Arc<Routing>>,
 }
 
 /// What a DML statement names: a table, or a view it writes through.
@@ -241,6 +252,12 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.scopes.pop();
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
+    let (route, part_check) = crate::partition::for_write(b, &table, acl::INSERT)?;
+    if route.is_some() && conflict.is_some() {
+        return Err(DbError::unsupported(
+            "INSERT ... ON CONFLICT on a partitioned table",
+        ));
+    }
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -250,6 +267,8 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         conflict,
         returning: returning?,
         view_checks: Vec::new(),
+        route,
+        part_check,
     })
 }
 
@@ -286,6 +305,7 @@ fn plan_insert_view(
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
     let defaults = insert_defaults(b, &table, &targets)?;
+    let (route, part_check) = crate::partition::for_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -295,6 +315,8 @@ fn plan_insert_view(
         conflict: None,
         returning,
         view_checks: vt.checks,
+        route,
+        part_check,
     })
 }
 
@@ -887,7 +909,31 @@ fn plan_modify(
             plan.children.push(child);
         }
     }
+    if !delete {
+        partition_update(b, &table, &mut plan)?;
+    }
+    crate::partition::prune_modify(b.catalog, &mut plan);
     Ok(plan)
+}
+
+/// UPDATE of a partitioned table or a partition: the constraint each
+/// table's new rows must meet, and through a partitioned table the
+/// routing of rows that leave their partition.
+fn partition_update(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    plan: &mut ModifyPlan,
+) -> Result<(), DbError> {
+    if table.partition_key.is_none() {
+        plan.part_check = PartCheck::of(b.catalog, table, None);
+        return Ok(());
+    }
+    let (route, _) = crate::partition::for_write(b, table, acl::INSERT)?;
+    for c in &mut plan.children {
+        c.part_check = PartCheck::of(b.catalog, &c.table, Some(table.oid));
+        c.reroute = route.clone();
+    }
+    Ok(())
 }
 
 /// The clauses of an UPDATE or DELETE, planned once per table of an
@@ -1002,6 +1048,8 @@ fn plan_modify_table(
             delete,
             view_checks: Vec::new(),
             children: Vec::new(),
+            part_check: None,
+            reroute: None,
         })
     })();
     b.scopes.pop();
@@ -1045,6 +1093,11 @@ fn plan_modify_view(
     }
     let vt = view_write::resolve(b, v, kind, privs)?;
     let table = vt.table.clone();
+    if table.partition_key.is_some() {
+        return Err(DbError::unsupported(
+            "UPDATE or DELETE through a view of a partitioned table",
+        ));
+    }
     // A read-only column assigned: PostgreSQL's rewriter error (no cursor).
     for t in set_list {
         if let NodeEnum::ResTarget(rt) = node(t)? {
@@ -1191,6 +1244,8 @@ fn plan_modify_view(
             delete,
             view_checks: Vec::new(),
             children: Vec::new(),
+            part_check: None,
+            reroute: None,
         })
     })();
     b.scopes.pop();
@@ -1251,6 +1306,10 @@ pub struct CopyTarget {
     /// DEFAULT expressions of the other columns.
     pub defaults: Vec<(usize, Expr)>,
     pub checks: Vec<BoundCheck>,
+    /// A partitioned table: how rows reach its leaves.
+    pub route: Option<Arc<Routing>>,
+    /// A partition: the constraint its rows must meet.
+    pub part_check: Option<PartCheck>,
 }
 
 pub fn copy_target(
@@ -1281,8 +1340,15 @@ pub fn copy_target(
             }
         }
     }
+    let route = Routing::build(catalog, eval, &t)?.map(Arc::new);
+    let part_check = match route {
+        Some(_) => None,
+        None => PartCheck::of(catalog, &t, None),
+    };
     Ok(CopyTarget {
         checks: bind_checks(catalog, eval, &t)?,
+        route,
+        part_check,
         defaults,
         types: cols.iter().map(|&c| t.columns[c].ty).collect(),
         names: cols.iter().map(|&c| t.columns[c].name.clone()).collect(),

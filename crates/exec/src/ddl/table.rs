@@ -31,12 +31,6 @@ pub fn create_table(
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
-    if cs.partspec.is_some() {
-        return Err(DbError::unsupported("partitioned tables (PARTITION BY)"));
-    }
-    if cs.partbound.is_some() {
-        return Err(DbError::unsupported("CREATE TABLE ... PARTITION OF"));
-    }
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
@@ -69,10 +63,42 @@ pub fn create_table(
     if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE TABLE", temporary)? {
         return Ok(tag);
     }
+    super::partition::check_spec(cs)?;
+    if cs.partbound.is_some() {
+        super::partition::refuse_column_options(cs)?;
+    }
     let mut elements = table_elements(ctx, text, cs)?;
     let parents = super::inherit::parents(ctx, cs, temporary)?;
+    let part_parent = match cs.partbound {
+        Some(_) => Some(super::partition::parent_of(&parents)?),
+        None => {
+            super::partition::refuse_partitioned_parents(&parents)?;
+            None
+        }
+    };
     if !parents.is_empty() {
         inherit_elements(ctx, &parents, &rv.relname, &mut elements)?;
+    }
+    let bound = match (&part_parent, &cs.partbound) {
+        (Some(p), Some(spec)) => {
+            let b = super::partition::transform_bound(ctx, text, p, spec)?;
+            super::partition::check_new_bound(ctx, text, &rv.relname, p, &b, spec)?;
+            super::partition::check_default_rows(ctx, p, &b)?;
+            elements
+                .indexes
+                .extend(super::partition::inherited_indexes(p));
+            Some(b)
+        }
+        _ => None,
+    };
+    let key = super::partition::key_of(text, cs, &elements.columns)?;
+    if let Some(k) = &key {
+        for pi in &elements.indexes {
+            super::partition::check_unique(&rv.relname, k, &elements.columns, pi)?;
+        }
+        if !elements.fks.is_empty() {
+            return Err(DbError::unsupported("foreign keys on partitioned tables"));
+        }
     }
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
     let fks = std::mem::take(&mut elements.fks);
@@ -80,6 +106,8 @@ pub fn create_table(
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
     def.on_commit = on_commit;
     def.inherits = parents.iter().map(|p| p.oid).collect();
+    def.partition_key = key;
+    def.partition_bound = bound;
     let mut taken = Vec::new();
     for p in &fks {
         let fk = super::foreign_key::resolve(ctx, &def, p, &taken);
@@ -487,6 +515,8 @@ fn build_table(
         matview: None,
         not_valid: Vec::new(),
         inherits: Vec::new(),
+        partition_key: None,
+        partition_bound: None,
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -956,8 +986,39 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         primary: is.primary,
         constraint: None,
     };
+    if let Some(k) = &def.partition_key {
+        super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
+    }
+    let (cols, unique) = (pi.cols.clone(), pi.unique);
     add_index(ctx, &def, pi)?;
+    if def.partition_key.is_some() {
+        index_partitions(ctx, &def, &cols, unique)?;
+    }
     Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// CREATE INDEX on a partitioned table: the same index on each of its
+/// partitions, named by the partition (and down a partitioned one).
+fn index_partitions(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    cols: &[String],
+    unique: bool,
+) -> Result<(), DbError> {
+    for child in ctx.catalog.children(def.oid) {
+        let pi = PendingIndex {
+            name: None,
+            cols: cols.to_vec(),
+            unique,
+            primary: false,
+            constraint: None,
+        };
+        add_index(ctx, &child, pi)?;
+        if child.partition_key.is_some() {
+            index_partitions(ctx, &child, cols, unique)?;
+        }
+    }
+    Ok(())
 }
 
 /// CREATE TABLE ... AS query and SELECT ... INTO: a table with the query's

@@ -846,7 +846,14 @@ pub(super) fn plan_range_function(
         .as_ref()
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
-    let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    let name = colnames.first().cloned().unwrap_or_else(|| {
+        // Its OUT parameter names the column unless an alias was given.
+        if fname == "pg_partition_ancestors" && rf.alias.is_none() {
+            "relid".to_string()
+        } else {
+            alias.clone()
+        }
+    });
     let builtin = matches!(
         fname.as_str(),
         "generate_series"
@@ -1039,7 +1046,7 @@ pub(super) fn plan_range_function(
                 name: fname.clone(),
                 ordinality: false,
             };
-            (plan, DataType::Oid)
+            (plan, DataType::Reg(nestor_types::datatype::RegKind::Class))
         }
         _ if rf.ordinality => {
             return Err(DbError::unsupported("WITH ORDINALITY on this function"));
