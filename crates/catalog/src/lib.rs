@@ -1524,7 +1524,7 @@ impl Catalog {
     /// Install one record in namespace `ns`.
     fn replay_in(&self, rec: CatalogRecord, ns: Ns, store: &Store) -> Result<(), String> {
         match rec {
-            CatalogRecord::PutTable(t) => self.replay_put_table(t, ns, store)?,
+            CatalogRecord::PutTable(t) => self.replay_put_table(*t, ns, store)?,
             CatalogRecord::PutSchema(d) => {
                 self.ensure_next_oid(d.oid.0 + 1);
                 change::put_schema(&mut self.state.write(), Arc::new(d));
@@ -1793,7 +1793,7 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .public
         .tables
         .values()
-        .map(|t| CatalogRecord::PutTable(table_record(t)));
+        .map(|t| CatalogRecord::put_table(table_record(t)));
     let functions = st
         .public
         .functions
@@ -1905,7 +1905,7 @@ fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
     let tables = ns
         .tables
         .values()
-        .map(|t| CatalogRecord::PutTable(table_record(t)));
+        .map(|t| CatalogRecord::put_table(table_record(t)));
     let views = ns
         .views
         .values()

@@ -142,7 +142,8 @@ pub type SequenceState = (String, i64, bool);
 #[derive(Clone, Debug, PartialEq)]
 pub enum CatalogRecord {
     /// Install (create or replace) a table definition.
-    PutTable(TableRecord),
+    /// (Boxed: a table record is far larger than the others.)
+    PutTable(Box<TableRecord>),
     DropTable {
         name: String,
     },
@@ -315,6 +316,11 @@ pub struct SequenceRecord {
 }
 
 impl CatalogRecord {
+    /// A PutTable record of `t`.
+    pub fn put_table(t: TableRecord) -> CatalogRecord {
+        CatalogRecord::PutTable(Box::new(t))
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
@@ -547,7 +553,7 @@ impl CatalogRecord {
                 }
                 CatalogRecord::Sequences(seqs)
             }
-            TAG_PUT_TABLE => CatalogRecord::PutTable(TableRecord::decode(&mut r)?),
+            TAG_PUT_TABLE => CatalogRecord::PutTable(Box::new(TableRecord::decode(&mut r)?)),
             TAG_DROP_TABLE => CatalogRecord::DropTable {
                 name: get_str(&mut r)?,
             },
@@ -1612,7 +1618,7 @@ mod tests {
     #[test]
     fn every_record_round_trips() {
         let records = [
-            CatalogRecord::PutTable(table()),
+            CatalogRecord::put_table(table()),
             CatalogRecord::DropTable { name: "t".into() },
             CatalogRecord::RenameTable {
                 from: "t".into(),
@@ -1848,21 +1854,21 @@ mod tests {
     fn truncated_and_legacy_records_are_errors() {
         // A partition's record ends with its bound; cut just before it,
         // it reads as the same table without one.
-        let part = CatalogRecord::PutTable(table()).encode();
+        let part = CatalogRecord::put_table(table()).encode();
         let base = TableRecord {
             partition_key: None,
             partition_bound: None,
             ..table()
         };
-        let unbound = CatalogRecord::PutTable(base.clone()).encode();
+        let unbound = CatalogRecord::put_table(base.clone()).encode();
         assert_eq!(
             CatalogRecord::decode(&part[..unbound.len()]).unwrap(),
-            CatalogRecord::PutTable(base.clone()),
+            CatalogRecord::put_table(base.clone()),
         );
         let bytes = unbound;
         // A table record written before triggers existed ends where the
         // trigger list begins: that one cut is the older format.
-        let old = CatalogRecord::PutTable(TableRecord {
+        let old = CatalogRecord::put_table(TableRecord {
             triggers: Vec::new(),
             foreign_keys: Vec::new(),
             identities: Vec::new(),
@@ -1873,7 +1879,7 @@ mod tests {
         });
         let boundary = old.encode().len() - 21;
         // And one written before foreign keys: it ends after the triggers.
-        let no_fks = CatalogRecord::PutTable(TableRecord {
+        let no_fks = CatalogRecord::put_table(TableRecord {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
@@ -1883,7 +1889,7 @@ mod tests {
         });
         let fk_boundary = no_fks.encode().len() - 17;
         // And one written before identity columns.
-        let no_ids = CatalogRecord::PutTable(TableRecord {
+        let no_ids = CatalogRecord::put_table(TableRecord {
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
@@ -1892,7 +1898,7 @@ mod tests {
         });
         let id_boundary = no_ids.encode().len() - 13;
         // And one written before materialized views.
-        let no_mv = CatalogRecord::PutTable(TableRecord {
+        let no_mv = CatalogRecord::put_table(TableRecord {
             matview: None,
             not_valid: Vec::new(),
             inherits: Vec::new(),
@@ -1900,14 +1906,14 @@ mod tests {
         });
         let mv_boundary = no_mv.encode().len() - 9;
         // And one written before NOT VALID constraints.
-        let no_nv = CatalogRecord::PutTable(TableRecord {
+        let no_nv = CatalogRecord::put_table(TableRecord {
             not_valid: Vec::new(),
             inherits: Vec::new(),
             ..base.clone()
         });
         let nv_boundary = no_nv.encode().len() - 8;
         // And one written before table inheritance.
-        let no_inh = CatalogRecord::PutTable(TableRecord {
+        let no_inh = CatalogRecord::put_table(TableRecord {
             inherits: Vec::new(),
             ..base.clone()
         });

@@ -709,7 +709,7 @@ fn partitioned_rows(c: &Catalog) -> Rows {
             Some(
                 RowB::new(Rel::PartitionedTable)
                     .set("partrelid", oid(t.oid.0))
-                    .set("partstrat", text(&k.strategy.letter().to_string()))
+                    .set("partstrat", text(k.strategy.letter().to_string()))
                     .set("partnatts", Value::Int2(k.columns.len() as i16))
                     .set("partdefid", oid(default))
                     .set(
@@ -796,7 +796,7 @@ fn class_rows(c: &Catalog) -> Rows {
                 "relpartbound",
                 t.partition_bound
                     .as_ref()
-                    .map_or(Value::Null, |b| text(&b.to_sql(&bound_ctx()))),
+                    .map_or(Value::Null, |b| text(b.to_sql(&bound_ctx()))),
             )
             .set(
                 "relispopulated",

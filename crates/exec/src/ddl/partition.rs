@@ -627,14 +627,14 @@ fn check_moduli<'a>(
         .with_detail(detail)
     };
     if let Some((m, s)) = smaller {
-        if modulus % m != 0 {
+        if !modulus.is_multiple_of(m) {
             return Err(err(format!(
                 "The new modulus {modulus} is not divisible by {m}, the modulus of existing partition \"{s}\"."
             )));
         }
     }
     if let Some((m, s)) = larger {
-        if m % modulus != 0 {
+        if !m.is_multiple_of(modulus) {
             return Err(err(format!(
                 "The new modulus {modulus} is not a factor of {m}, the modulus of existing partition \"{s}\"."
             )));
