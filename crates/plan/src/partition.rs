@@ -486,9 +486,20 @@ pub fn for_write(
         return Ok((None, PartCheck::of(b.catalog, table, None)));
     };
     for t in route.tables() {
-        b.need(nestor_catalog::acl::ObjKind::Table, t.oid.0, &t.name, privs);
+        need_as_owner(b, &t, privs);
     }
     Ok((Some(Arc::new(route)), None))
+}
+
+/// The need of partition `t` a statement on its partitioned table
+/// reaches: checked as the partition's owner (PostgreSQL checks the
+/// named table's privileges only), so what it does is lock `t`.
+pub fn need_as_owner(b: &mut crate::bind::Binder, t: &TableDef, privs: u16) {
+    let kind = nestor_catalog::acl::ObjKind::Table;
+    let owner = b.catalog.acl(kind, t.oid.0).owner;
+    let saved = b.perm_as.replace(owner);
+    b.need(kind, t.oid.0, &t.name, privs);
+    b.perm_as = saved;
 }
 
 /// An identifier as quote_identifier prints it.

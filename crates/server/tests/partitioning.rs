@@ -341,3 +341,28 @@ fn partitions_survive_restart_and_crash() {
         "FOR VALUES FROM (MINVALUE) TO (100)"
     );
 }
+
+#[test]
+fn privileges_are_the_partitioned_tables() {
+    let srv = Server::start();
+    ok(&srv, "create table g (a int) partition by list (a)");
+    ok(&srv, "create table g1 partition of g for values in (1)");
+    ok(&srv, "create role clerk login");
+    ok(&srv, "grant select, insert on g to clerk");
+    let clerk = |sql: &str| {
+        psql_conninfo(
+            &format!(
+                "host=127.0.0.1 port={} user=clerk dbname=postgres",
+                srv.port
+            ),
+            sql,
+        )
+    };
+    // Through the partitioned table: its privileges alone, as in
+    // PostgreSQL.
+    clerk("insert into g values (1)").unwrap();
+    assert_eq!(clerk("select count(*) from g").unwrap(), "1");
+    // The partition itself: its own.
+    let e = clerk("select count(*) from g1").unwrap_err();
+    assert!(e.contains("permission denied for table g1"), "{e}");
+}

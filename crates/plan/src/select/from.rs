@@ -282,9 +282,14 @@ pub(super) fn plan_range_var(
             b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
             if let Some(members) = super::inherit::family(b, &t, rv.inh) {
-                // The needs lock the descendants too.
+                // The needs lock the descendants too (a partitioned
+                // table's partitions: checked as their owners').
                 for m in &members[1..] {
-                    b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                    if t.partition_key.is_some() {
+                        crate::partition::need_as_owner(b, m, acl::SELECT);
+                    } else {
+                        b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                    }
                 }
                 return Ok(super::inherit::add_family(
                     &t, &members, &alias, &colnames, offset, scope,
