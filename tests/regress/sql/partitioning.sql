@@ -40,6 +40,17 @@ CREATE TABLE bad (a int, b int, UNIQUE (a)) PARTITION BY LIST (b);
 CREATE TABLE bad (a int) INHERITS (measure);
 TRUNCATE ONLY measure;
 
+-- Column options of PARTITION OF.
+CREATE TABLE measure_opts PARTITION OF measure (peak DEFAULT 7,
+  city WITH OPTIONS CHECK (city > 0), PRIMARY KEY (city, logdate))
+  FOR VALUES FROM ('2022-01-01') TO ('2023-01-01');
+INSERT INTO measure (city, logdate) VALUES (8, '2022-03-03');
+INSERT INTO measure (city, logdate) VALUES (-8, '2022-03-03');
+INSERT INTO measure (city, logdate) VALUES (8, '2022-03-03');
+SELECT tableoid::regclass, * FROM measure WHERE city = 8;
+CREATE TABLE measure_bad PARTITION OF measure (nosuch NOT NULL)
+  FOR VALUES FROM ('2023-01-01') TO ('2024-01-01');
+
 -- Multi-column range bounds.
 CREATE TABLE mc (a int, b int) PARTITION BY RANGE (a, b);
 CREATE TABLE mc1 PARTITION OF mc FOR VALUES FROM (1, 1) TO (1, 10);

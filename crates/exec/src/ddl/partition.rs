@@ -22,7 +22,7 @@
 //! INDEX on a partitioned table goes down to its partitions); a unique
 //! index or PRIMARY KEY must cover the partition key, so uniqueness in
 //! each partition is uniqueness in the table. Left out (0A000): key
-//! expressions, column options in PARTITION OF, DETACH CONCURRENTLY /
+//! expressions, DETACH CONCURRENTLY /
 //! FINALIZE, ATTACH of a table whose columns differ from its parent's.
 
 use std::sync::Arc;
@@ -206,18 +206,6 @@ pub(super) fn refuse_partitioned_parents(parents: &[Arc<TableDef>]) -> Result<()
             SqlState::WrongObjectType,
             format!("cannot inherit from {what} \"{}\"", p.name),
         ));
-    }
-    Ok(())
-}
-
-/// Column options in PARTITION OF (`c WITH OPTIONS NOT NULL`): refused.
-pub(super) fn refuse_column_options(cs: &pb::CreateStmt) -> Result<(), DbError> {
-    for e in &cs.table_elts {
-        if let Ok(NodeEnum::ColumnDef(_)) = node(e) {
-            return Err(DbError::unsupported(
-                "column options in CREATE TABLE ... PARTITION OF",
-            ));
-        }
     }
     Ok(())
 }

@@ -64,9 +64,16 @@ pub fn create_table(
         return Ok(tag);
     }
     super::partition::check_spec(cs)?;
-    if cs.partbound.is_some() {
-        super::partition::refuse_column_options(cs)?;
-    }
+    // PARTITION OF's column options apply to the inherited columns, once
+    // they are merged in.
+    let (options, own);
+    let cs = if cs.partbound.is_some() {
+        (options, own) = split_column_options(cs)?;
+        &own
+    } else {
+        options = Vec::new();
+        cs
+    };
     let mut elements = table_elements(ctx, text, cs)?;
     let parents = super::inherit::parents(ctx, cs, temporary)?;
     let part_parent = match cs.partbound {
@@ -79,6 +86,7 @@ pub fn create_table(
     if !parents.is_empty() {
         inherit_elements(ctx, &parents, &rv.relname, &mut elements)?;
     }
+    column_options(ctx, text, &options, &mut elements)?;
     let bound = match (&part_parent, &cs.partbound) {
         (Some(p), Some(spec)) => {
             let b = super::partition::transform_bound(ctx, text, p, spec)?;
@@ -127,6 +135,93 @@ pub fn create_table(
     }
     super::put_table(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TABLE"))
+}
+
+/// PARTITION OF's column options (`a WITH OPTIONS NOT NULL`) apart from
+/// the statement's other elements.
+fn split_column_options(
+    cs: &pb::CreateStmt,
+) -> Result<(Vec<pb::ColumnDef>, pb::CreateStmt), DbError> {
+    let mut own = cs.clone();
+    let mut options = Vec::new();
+    own.table_elts.clear();
+    for e in &cs.table_elts {
+        match node(e)? {
+            NodeEnum::ColumnDef(cd) => options.push((**cd).clone()),
+            _ => own.table_elts.push(e.clone()),
+        }
+    }
+    Ok((options, own))
+}
+
+/// Column options of PARTITION OF applied to the inherited columns: NOT
+/// NULL, DEFAULT, CHECK, PRIMARY KEY and UNIQUE (others 0A000).
+fn column_options(
+    ctx: &StatementCtx,
+    text: &str,
+    options: &[pb::ColumnDef],
+    el: &mut Elements,
+) -> Result<(), DbError> {
+    let mut b = binder(ctx, text);
+    for cd in options {
+        let i = el
+            .columns
+            .iter()
+            .position(|c| !c.dropped && c.name == cd.colname)
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("column \"{}\" does not exist", cd.colname),
+                )
+            })?;
+        el.columns[i].not_null |= cd.is_not_null;
+        if let Some(d) = &cd.raw_default {
+            set_default(&mut b, &mut el.columns[i], d)?;
+        }
+        for c in &cd.constraints {
+            let NodeEnum::Constraint(con) = node(c)? else {
+                continue;
+            };
+            let name = (!con.conname.is_empty()).then(|| con.conname.clone());
+            match pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined) {
+                pb::ConstrType::ConstrNotnull => el.columns[i].not_null = true,
+                pb::ConstrType::ConstrDefault => {
+                    let d = con
+                        .raw_expr
+                        .as_deref()
+                        .ok_or_else(|| DbError::internal("DEFAULT without expression"))?;
+                    set_default(&mut b, &mut el.columns[i], d)?;
+                }
+                pb::ConstrType::ConstrCheck => {
+                    super::inherit::refuse_no_inherit(con)?;
+                    el.checks.push(PendingCheck {
+                        name,
+                        expr: con
+                            .raw_expr
+                            .as_deref()
+                            .cloned()
+                            .ok_or_else(|| DbError::internal("CHECK without expression"))?,
+                        column: Some(cd.colname.clone()),
+                    });
+                }
+                pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
+                    el.indexes.push(PendingIndex {
+                        name,
+                        cols: vec![cd.colname.clone()],
+                        unique: true,
+                        primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
+                        constraint: Some(con.location),
+                    })
+                }
+                _ => {
+                    return Err(DbError::unsupported(
+                        "this column option in CREATE TABLE ... PARTITION OF",
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The parents' columns and CHECK constraints merged into a new table's
