@@ -352,8 +352,25 @@ fn exec_insert_routed(
     let sources = collect(&p.source, ev)?;
     let mut count = 0;
     let mut fk_rows: Vec<(usize, RowId, Row)> = Vec::new();
+    // ON CONFLICT: the statement as it applies to each leaf, made when a
+    // row first reaches it.
+    let mut leaf_plans: Vec<Option<InsertPlan>> = r.leaves.iter().map(|_| None).collect();
     for vals in sources {
         let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        if let Some(conflict) = &p.conflict {
+            let i = route_row(r, &row, ev)?;
+            if leaf_plans[i].is_none() {
+                leaf_plans[i] = Some(leaf_plan(p, r, i, conflict, ev)?);
+            }
+            let Some(lp) = &leaf_plans[i] else {
+                continue;
+            };
+            check_row(&lp.table, &lp.checks, &row, ev)?;
+            if insert_one(lp, row, ev, sink, &mut None)? {
+                count += 1;
+            }
+            continue;
+        }
         let (leaf, rid, written) = insert_routed(r, row.clone(), ev)?;
         if !r.leaves[leaf].table.foreign_keys.is_empty() {
             fk_rows.push((leaf, rid, written));
@@ -370,6 +387,83 @@ fn exec_insert_routed(
     Ok(count)
 }
 
+/// INSERT ... ON CONFLICT into a partitioned table as it applies to leaf
+/// `i`: the arbiter indexes are the leaf's own with the same columns
+/// (uniqueness per partition is uniqueness in the table, the key being
+/// in every unique index), and a row DO UPDATE changes must stay in the
+/// leaf. Only for leaves with the table's column layout.
+fn leaf_plan(
+    p: &InsertPlan,
+    r: &Routing,
+    i: usize,
+    conflict: &Conflict,
+    ev: &Ev,
+) -> Result<InsertPlan, DbError> {
+    let leaf = &r.leaves[i];
+    if leaf.map.is_some() {
+        return Err(DbError::unsupported(
+            "INSERT ... ON CONFLICT into a partition whose columns differ from its table's",
+        ));
+    }
+    let arbiter = |a: usize| -> Result<usize, DbError> {
+        let cols = &p.table.indexes[a].columns;
+        leaf.table
+            .indexes
+            .iter()
+            .position(|x| x.unique && x.columns == *cols)
+            .ok_or_else(|| {
+                DbError::internal(format!(
+                    "partition \"{}\" lacks the arbiter index of ON CONFLICT",
+                    leaf.table.name
+                ))
+            })
+    };
+    let conflict = match conflict {
+        Conflict::Nothing { arbiters } => Conflict::Nothing {
+            arbiters: arbiters
+                .iter()
+                .map(|&a| arbiter(a))
+                .collect::<Result<_, _>>()?,
+        },
+        Conflict::Update {
+            arbiter: a,
+            sets,
+            filter,
+        } => Conflict::Update {
+            arbiter: arbiter(*a)?,
+            sets: sets.clone(),
+            filter: filter.clone(),
+        },
+    };
+    Ok(InsertPlan {
+        table: leaf.table.clone(),
+        source: nestor_plan::ir::Plan::Single,
+        targets: Vec::new(),
+        defaults: Vec::new(),
+        checks: leaf.checks.clone(),
+        conflict: Some(conflict),
+        returning: p.returning.clone(),
+        view_checks: Vec::new(),
+        route: None,
+        part_check: PartCheck::of(ev.ctx.catalog, &leaf.table, None),
+    })
+}
+
+/// The leaf a row (in the routed table's layout) goes to, after the
+/// routed table's own partition constraint.
+fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
+    if let Some(c) = &r.root_check {
+        if !c.holds(row) {
+            return Err(nestor_plan::partition::violation(
+                &r.root,
+                row,
+                &ev.ctx.eval,
+            ));
+        }
+    }
+    r.route(row, &ev.ctx.eval)
+}
+
 /// Route one row (in the routed table's layout) to its leaf and insert
 /// it there: the leaf, the row's id and the row as the leaf stores it.
 pub(crate) fn insert_routed(
@@ -377,16 +471,7 @@ pub(crate) fn insert_routed(
     row: Row,
     ev: &mut Ev,
 ) -> Result<(usize, RowId, Row), DbError> {
-    if let Some(c) = &r.root_check {
-        if !c.holds(&row) {
-            return Err(nestor_plan::partition::violation(
-                &r.root,
-                &row,
-                &ev.ctx.eval,
-            ));
-        }
-    }
-    let i = r.route(&row, &ev.ctx.eval)?;
+    let i = route_row(r, &row, ev)?;
     let leaf = &r.leaves[i];
     let row = leaf.row(row);
     check_row(&leaf.table, &leaf.checks, &row, ev)?;
@@ -615,6 +700,7 @@ fn conflict_update(
             new[*c] = e.eval(&input, ev)?;
         }
         check_row(t, &p.checks, &new, ev)?;
+        check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t
             .storage

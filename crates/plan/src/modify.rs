@@ -26,11 +26,13 @@ use crate::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
+#[derive(Clone)]
 pub struct Returning {
     pub exprs: Vec<Expr>,
     pub cols: Vec<OutCol>,
 }
 
+#[derive(Clone)]
 pub enum Conflict {
     Nothing {
         arbiters: Vec<usize>,
@@ -253,11 +255,6 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
     let (route, part_check) = crate::partition::for_write(b, &table, acl::INSERT)?;
-    if route.is_some() && conflict.is_some() {
-        return Err(DbError::unsupported(
-            "INSERT ... ON CONFLICT on a partitioned table",
-        ));
-    }
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,

@@ -123,6 +123,19 @@ INSERT INTO u VALUES (1, 1);
 SELECT c.relname, i.relname AS index FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid
   JOIN pg_class i ON i.oid = x.indexrelid WHERE c.relname LIKE 'u%' ORDER BY 1, 2;
 
+-- INSERT ... ON CONFLICT routes to the leaf and uses its unique index.
+CREATE TABLE up (k int PRIMARY KEY, v text) PARTITION BY RANGE (k);
+CREATE TABLE up1 PARTITION OF up FOR VALUES FROM (0) TO (10);
+CREATE TABLE up2 PARTITION OF up FOR VALUES FROM (10) TO (20);
+INSERT INTO up VALUES (1, 'a'), (11, 'b');
+INSERT INTO up VALUES (1, 'x'), (12, 'y') ON CONFLICT (k) DO UPDATE SET v = up.v || excluded.v
+  RETURNING *;
+INSERT INTO up VALUES (11, 'z') ON CONFLICT DO NOTHING;
+INSERT INTO up VALUES (11, 'z'), (13, 'w') ON CONFLICT (k) DO NOTHING RETURNING k;
+SELECT tableoid::regclass, * FROM up ORDER BY k;
+INSERT INTO up VALUES (25, 'z') ON CONFLICT (k) DO NOTHING;
+DROP TABLE up;
+
 -- ATTACH and DETACH.
 CREATE TABLE u3 (id int NOT NULL, k int NOT NULL);
 INSERT INTO u3 VALUES (5, 25), (6, 35);
