@@ -254,7 +254,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.scopes.pop();
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
-    let (route, part_check) = crate::partition::for_write(b, &table, acl::INSERT)?;
+    let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -302,7 +302,7 @@ fn plan_insert_view(
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
     let defaults = insert_defaults(b, &table, &targets)?;
-    let (route, part_check) = crate::partition::for_write(b, &table, acl::INSERT)?;
+    let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -909,7 +909,7 @@ fn plan_modify(
     if !delete {
         partition_update(b, &table, &mut plan)?;
     }
-    crate::partition::prune_modify(b.catalog, &mut plan);
+    prune_modify(b.catalog, &mut plan);
     Ok(plan)
 }
 
@@ -925,7 +925,7 @@ fn partition_update(
         plan.part_check = PartCheck::of(b.catalog, table, None);
         return Ok(());
     }
-    let (route, _) = crate::partition::for_write(b, table, acl::INSERT)?;
+    let (route, _) = partition_write(b, table, acl::INSERT)?;
     for c in &mut plan.children {
         c.part_check = PartCheck::of(b.catalog, &c.table, Some(table.oid));
         c.reroute = route.clone();
@@ -1337,7 +1337,7 @@ pub fn copy_target(
             }
         }
     }
-    let route = Routing::build(catalog, eval, &t)?.map(Arc::new);
+    let route = Routing::build(catalog, &t, &|l| bind_checks(catalog, eval, l))?.map(Arc::new);
     let part_check = match route {
         Some(_) => None,
         None => PartCheck::of(catalog, &t, None),
@@ -1354,17 +1354,47 @@ pub fn copy_target(
     })
 }
 
-// ----- stored expressions of the target table -------------------------------
-/// A CHECK constraint bound over its table's row (data columns, then the
-/// hidden system columns).
-#[derive(Clone, Debug)]
-pub struct BoundCheck {
-    pub name: String,
-    pub expr: Expr,
-    /// For the constraint of a column's domain: the domain's name (`name`
-    /// is empty for its NOT NULL). These come first in a table's list.
-    pub domain: Option<String>,
+/// What a write into `table` needs of partitioning: the routing of a
+/// partitioned table (its tree locked through needs of `privs`), or the
+/// partition constraint of a partition. Nothing, at no cost, for any
+/// other table.
+pub(crate) fn partition_write(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    privs: u16,
+) -> Result<(Option<Arc<Routing>>, Option<PartCheck>), DbError> {
+    if table.partition_key.is_none() && table.partition_bound.is_none() {
+        return Ok((None, None));
+    }
+    let Some(route) = Routing::build(b.catalog, table, &|t| bind_checks(b.catalog, b.eval, t))?
+    else {
+        return Ok((None, PartCheck::of(b.catalog, table, None)));
+    };
+    for t in route.tables() {
+        b.need_as_owner(&t, privs);
+    }
+    Ok((Some(Arc::new(route)), None))
 }
+
+/// UPDATE or DELETE through a partitioned table: only the leaves its
+/// WHERE clause's `key = constant` conditions leave (PostgreSQL prunes
+/// the result relations alike); the partitioned members hold no rows.
+fn prune_modify(catalog: &Catalog, plan: &mut ModifyPlan) {
+    let table = plan.table.clone();
+    if table.partition_key.is_none() {
+        return;
+    }
+    let conj = plan.recheck.clone().map(conjuncts).unwrap_or_default();
+    let eq = crate::partition::eq_consts(&conj, plan.offset, table.columns.len());
+    let keep = crate::partition::surviving(catalog, &table, &eq);
+    plan.children.retain(|c| keep.contains(&c.table.oid));
+    // In PostgreSQL's order: a partitioned partition's leaves in its place.
+    plan.children
+        .sort_by_key(|c| keep.iter().position(|&o| o == c.table.oid));
+}
+
+// ----- stored expressions of the target table -------------------------------
+pub use crate::ir::BoundCheck;
 
 /// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
 /// the column's type; None when it has none.

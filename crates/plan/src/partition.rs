@@ -29,7 +29,7 @@
 //!
 //! Pruning: a scan of a partitioned table whose WHERE clause has
 //! `key = constant` conjuncts for the whole key of a level keeps only the
-//! partitions whose bound may hold that key (`prune`); everything else
+//! partitions whose bound may hold that key (`surviving`); everything else
 //! reads every partition, the filter deciding. Left out: pruning on ranges
 //! and at run time (parameters), partition-wise joins and aggregates.
 
@@ -40,7 +40,7 @@ use nestor_catalog::{Catalog, TableDef};
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_types::{EvalCtx, Value};
 
-use crate::modify::BoundCheck;
+use crate::ir::BoundCheck;
 use crate::valops;
 
 /// One level of a partition constraint: the parent's key columns (as
@@ -186,6 +186,9 @@ struct Node {
     default: Option<Target>,
 }
 
+/// Binds a leaf's CHECK constraints (`modify::bind_checks`).
+pub type CheckBinder<'a> = dyn Fn(&Arc<TableDef>) -> Result<Vec<BoundCheck>, DbError> + 'a;
+
 /// How rows written into a partitioned table reach their leaves.
 pub struct Routing {
     pub root: Arc<TableDef>,
@@ -210,14 +213,14 @@ impl Routing {
     /// The routing of partitioned table `root` (None for any other).
     pub fn build(
         catalog: &Catalog,
-        eval: EvalCtx,
         root: &Arc<TableDef>,
+        checks: &CheckBinder<'_>,
     ) -> Result<Option<Routing>, DbError> {
         if root.partition_key.is_none() {
             return Ok(None);
         }
         let mut leaves = Vec::new();
-        let node = build_node(catalog, eval, root, root, &mut leaves)?;
+        let node = build_node(catalog, checks, root, root, &mut leaves)?;
         Ok(Some(Routing {
             root: root.clone(),
             node,
@@ -295,7 +298,7 @@ fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx) -> DbError {
 
 fn build_node(
     catalog: &Catalog,
-    eval: EvalCtx,
+    checks: &CheckBinder<'_>,
     root: &Arc<TableDef>,
     t: &Arc<TableDef>,
     leaves: &mut Vec<Leaf>,
@@ -321,9 +324,9 @@ fn build_node(
             continue;
         };
         let target = if c.partition_key.is_some() {
-            Target::Node(Box::new(build_node(catalog, eval, root, &c, leaves)?))
+            Target::Node(Box::new(build_node(catalog, checks, root, &c, leaves)?))
         } else {
-            leaves.push(leaf(catalog, eval, root, &c)?);
+            leaves.push(leaf(checks, root, &c)?);
             Target::Leaf(leaves.len() - 1)
         };
         if bound == PartitionBound::Default {
@@ -335,12 +338,7 @@ fn build_node(
     Ok(node)
 }
 
-fn leaf(
-    catalog: &Catalog,
-    eval: EvalCtx,
-    root: &TableDef,
-    t: &Arc<TableDef>,
-) -> Result<Leaf, DbError> {
+fn leaf(checks: &CheckBinder<'_>, root: &TableDef, t: &Arc<TableDef>) -> Result<Leaf, DbError> {
     let same = t.columns.len() == root.columns.len()
         && t.columns
             .iter()
@@ -361,7 +359,7 @@ fn leaf(
     Ok(Leaf {
         table: t.clone(),
         map,
-        checks: crate::modify::bind_checks(catalog, eval, t)?,
+        checks: checks(t)?,
     })
 }
 
@@ -447,59 +445,6 @@ pub fn eq_consts(conj: &[crate::ir::Expr], lo: usize, n: usize) -> Vec<(usize, V
             }
         })
         .collect()
-}
-
-/// UPDATE or DELETE through a partitioned table: only the leaves its
-/// WHERE clause's `key = constant` conditions leave (PostgreSQL prunes
-/// the result relations alike); the partitioned members hold no rows.
-pub fn prune_modify(catalog: &Catalog, plan: &mut crate::modify::ModifyPlan) {
-    let table = plan.table.clone();
-    if table.partition_key.is_none() {
-        return;
-    }
-    let conj = plan
-        .recheck
-        .clone()
-        .map(crate::select::conjuncts)
-        .unwrap_or_default();
-    let eq = eq_consts(&conj, plan.offset, table.columns.len());
-    let keep = surviving(catalog, &table, &eq);
-    plan.children.retain(|c| keep.contains(&c.table.oid));
-    // In PostgreSQL's order: a partitioned partition's leaves in its place.
-    plan.children
-        .sort_by_key(|c| keep.iter().position(|&o| o == c.table.oid));
-}
-
-/// What a write into `table` needs of partitioning: the routing of a
-/// partitioned table (its tree locked through needs of `privs`), or the
-/// partition constraint of a partition. Nothing, at no cost, for any
-/// other table.
-pub fn for_write(
-    b: &mut crate::bind::Binder,
-    table: &Arc<TableDef>,
-    privs: u16,
-) -> Result<(Option<Arc<Routing>>, Option<PartCheck>), DbError> {
-    if table.partition_key.is_none() && table.partition_bound.is_none() {
-        return Ok((None, None));
-    }
-    let Some(route) = Routing::build(b.catalog, b.eval, table)? else {
-        return Ok((None, PartCheck::of(b.catalog, table, None)));
-    };
-    for t in route.tables() {
-        need_as_owner(b, &t, privs);
-    }
-    Ok((Some(Arc::new(route)), None))
-}
-
-/// The need of partition `t` a statement on its partitioned table
-/// reaches: checked as the partition's owner (PostgreSQL checks the
-/// named table's privileges only), so what it does is lock `t`.
-pub fn need_as_owner(b: &mut crate::bind::Binder, t: &TableDef, privs: u16) {
-    let kind = nestor_catalog::acl::ObjKind::Table;
-    let owner = b.catalog.acl(kind, t.oid.0).owner;
-    let saved = b.perm_as.replace(owner);
-    b.need(kind, t.oid.0, &t.name, privs);
-    b.perm_as = saved;
 }
 
 /// An identifier as quote_identifier prints it.

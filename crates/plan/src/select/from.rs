@@ -286,7 +286,7 @@ pub(super) fn plan_range_var(
                 // table's partitions: checked as their owners').
                 for m in &members[1..] {
                     if t.partition_key.is_some() {
-                        crate::partition::need_as_owner(b, m, acl::SELECT);
+                        b.need_as_owner(m, acl::SELECT);
                     } else {
                         b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
                     }
