@@ -220,7 +220,7 @@ impl Change {
     /// objects do not survive a restart and are never logged).
     pub(crate) fn redo(&self) -> CatalogRecord {
         match self {
-            Change::PutTable { def, .. } => CatalogRecord::PutTable(crate::table_record(def)),
+            Change::PutTable { def, .. } => CatalogRecord::put_table(crate::table_record(def)),
             Change::DropTable(name) => CatalogRecord::DropTable { name: name.clone() },
             Change::RenameTable { from, def } => CatalogRecord::RenameTable {
                 from: from.clone(),

@@ -229,6 +229,12 @@ pub struct TableDef {
     /// TABLE ... INHERIT), by OID in declaration order: PostgreSQL's
     /// pg_inherits rows with this table as inhrelid.
     pub inherits: Vec<RelId>,
+    /// A partitioned table's key (PARTITION BY): its rows live in its
+    /// partitions (`crate::partition`).
+    pub partition_key: Option<crate::partition::PartitionKey>,
+    /// A partition's bound (PARTITION OF ... FOR VALUES): its one parent
+    /// is `inherits[0]`.
+    pub partition_bound: Option<crate::partition::PartitionBound>,
     pub storage: Arc<Table>,
 }
 

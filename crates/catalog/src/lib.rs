@@ -103,6 +103,7 @@ pub mod domain;
 pub mod enum_type;
 pub mod function;
 pub mod gate;
+pub mod partition;
 pub mod record;
 pub mod role;
 pub mod verifier;
@@ -1294,6 +1295,14 @@ impl Catalog {
             out.extend(away.into_iter().filter(|t| t.inherits.contains(&parent)));
         }
         out.sort_by_key(|t| t.oid.0);
+        // A partitioned table's partitions in bound order (a partition
+        // has its parent alone, so all siblings have bounds).
+        if out.iter().all(|t| t.partition_bound.is_some()) {
+            out.sort_by(|a, b| match (&a.partition_bound, &b.partition_bound) {
+                (Some(x), Some(y)) => partition::bound_order(x, y),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
         out
     }
 
@@ -1712,7 +1721,7 @@ impl Catalog {
     /// Install one record in namespace `ns`.
     fn replay_in(&self, rec: CatalogRecord, ns: Ns, store: &Store) -> Result<(), String> {
         match rec {
-            CatalogRecord::PutTable(t) => self.replay_put_table(t, ns, store)?,
+            CatalogRecord::PutTable(t) => self.replay_put_table(*t, ns, store)?,
             CatalogRecord::PutSchema(d) => {
                 self.ensure_next_oid(d.oid.0 + 1);
                 change::put_schema(&mut self.state.write(), Arc::new(d));
@@ -1981,7 +1990,7 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .public
         .tables
         .values()
-        .map(|t| CatalogRecord::PutTable(table_record(t)));
+        .map(|t| CatalogRecord::put_table(table_record(t)));
     let functions = st
         .public
         .functions
@@ -2093,7 +2102,7 @@ fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
     let tables = ns
         .tables
         .values()
-        .map(|t| CatalogRecord::PutTable(table_record(t)));
+        .map(|t| CatalogRecord::put_table(table_record(t)));
     let views = ns
         .views
         .values()
@@ -2215,6 +2224,8 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         matview: def.matview.clone(),
         not_valid: def.not_valid.clone(),
         inherits: def.inherits.clone(),
+        partition_key: def.partition_key.clone(),
+        partition_bound: def.partition_bound.clone(),
     }
 }
 
@@ -2322,6 +2333,8 @@ fn table_from(
         matview: rec.matview,
         not_valid: rec.not_valid,
         inherits: rec.inherits,
+        partition_key: rec.partition_key,
+        partition_bound: rec.partition_bound,
         on_commit: OnCommit::PreserveRows,
         storage,
     })

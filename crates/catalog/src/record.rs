@@ -64,7 +64,12 @@
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
 //!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
-//!              [ninherits:u32 oid:u32*]
+//!              [ninherits:u32 oid:u32*] [partkey? partbound?]
+//!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*
+//!  partbound:= 0x00 (DEFAULT) | 0x01 nvals:u32 value* (IN)
+//!            | 0x02 n:u32 rdatum* n:u32 rdatum* (FROM .. TO)
+//!            | 0x03 modulus:u32 remainder:u32 (WITH)
+//!  rdatum   := 0x00 (MINVALUE) | 0x01 value | 0x02 (MAXVALUE)
 //!  matview  := query populated:u8 rule:u32 ndeps:u32 oid:u32*
 //!  trigger  := oid:u32 name timing:u8 events:u8 ncols:u32 name* row:u8
 //!              when? function:u32 nargs:u32 name*
@@ -97,6 +102,7 @@ use crate::defs::{
     ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
+use crate::partition::{PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -136,7 +142,8 @@ pub type SequenceState = (String, i64, bool);
 #[derive(Clone, Debug, PartialEq)]
 pub enum CatalogRecord {
     /// Install (create or replace) a table definition.
-    PutTable(TableRecord),
+    /// (Boxed: a table record is far larger than the others.)
+    PutTable(Box<TableRecord>),
     DropTable {
         name: String,
     },
@@ -265,6 +272,10 @@ pub struct TableRecord {
     pub not_valid: Vec<String>,
     /// The parents it inherits from, by OID, in order.
     pub inherits: Vec<RelId>,
+    /// PARTITION BY of a partitioned table.
+    pub partition_key: Option<PartitionKey>,
+    /// FOR VALUES of a partition.
+    pub partition_bound: Option<PartitionBound>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -305,6 +316,11 @@ pub struct SequenceRecord {
 }
 
 impl CatalogRecord {
+    /// A PutTable record of `t`.
+    pub fn put_table(t: TableRecord) -> CatalogRecord {
+        CatalogRecord::PutTable(Box::new(t))
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
@@ -537,7 +553,7 @@ impl CatalogRecord {
                 }
                 CatalogRecord::Sequences(seqs)
             }
-            TAG_PUT_TABLE => CatalogRecord::PutTable(TableRecord::decode(&mut r)?),
+            TAG_PUT_TABLE => CatalogRecord::PutTable(Box::new(TableRecord::decode(&mut r)?)),
             TAG_DROP_TABLE => CatalogRecord::DropTable {
                 name: get_str(&mut r)?,
             },
@@ -836,6 +852,10 @@ impl TableRecord {
         for p in &self.inherits {
             out.extend_from_slice(&p.0.to_le_bytes());
         }
+        if self.partition_key.is_some() || self.partition_bound.is_some() {
+            put_partition_key(out, self.partition_key.as_ref());
+            put_partition_bound(out, self.partition_bound.as_ref());
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<TableRecord, String> {
@@ -935,6 +955,18 @@ impl TableRecord {
         } else {
             get_list(r, |r| Ok(RelId(r.u32()?)))?
         };
+        // Records written before declarative partitioning end here.
+        let (partition_key, partition_bound) = if r.at_end() {
+            (None, None)
+        } else {
+            (get_partition_key(r)?, get_partition_bound(r)?)
+        };
+        if partition_key
+            .as_ref()
+            .is_some_and(|k| k.columns.iter().any(|&c| c >= columns.len()))
+        {
+            return Err(format!("table {name}: partition key beyond its columns"));
+        }
         if base_width > columns.len() {
             return Err(format!("table {name}: base width beyond its columns"));
         }
@@ -963,8 +995,104 @@ impl TableRecord {
             matview,
             not_valid,
             inherits,
+            partition_key,
+            partition_bound,
         })
     }
+}
+
+fn put_partition_key(out: &mut Vec<u8>, k: Option<&PartitionKey>) {
+    let Some(k) = k else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    out.push(k.strategy.letter() as u8);
+    put_u32(out, k.columns.len());
+    for &c in &k.columns {
+        put_u32(out, c);
+    }
+}
+
+fn get_partition_key(r: &mut Reader<'_>) -> Result<Option<PartitionKey>, String> {
+    if !get_bool(r)? {
+        return Ok(None);
+    }
+    let s = r.u8()?;
+    let strategy =
+        PartStrategy::from_letter(s).ok_or_else(|| format!("bad partition strategy {s}"))?;
+    let columns = get_list(r, |r| Ok(r.u32()? as usize))?;
+    Ok(Some(PartitionKey { strategy, columns }))
+}
+
+fn put_range(out: &mut Vec<u8>, b: &[RangeDatum]) {
+    put_u32(out, b.len());
+    for d in b {
+        match d {
+            RangeDatum::MinValue => out.push(0),
+            RangeDatum::Value(v) => {
+                out.push(1);
+                encode_value(v, out);
+            }
+            RangeDatum::MaxValue => out.push(2),
+        }
+    }
+}
+
+fn get_range(r: &mut Reader<'_>) -> Result<Vec<RangeDatum>, String> {
+    get_list(r, |r| match r.u8()? {
+        0 => Ok(RangeDatum::MinValue),
+        1 => Ok(RangeDatum::Value(r.value()?)),
+        2 => Ok(RangeDatum::MaxValue),
+        t => Err(format!("bad range datum {t}")),
+    })
+}
+
+fn put_partition_bound(out: &mut Vec<u8>, b: Option<&PartitionBound>) {
+    let Some(b) = b else {
+        out.push(0);
+        return;
+    };
+    out.push(1);
+    match b {
+        PartitionBound::Default => out.push(0),
+        PartitionBound::List(vals) => {
+            out.push(1);
+            put_u32(out, vals.len());
+            for v in vals {
+                encode_value(v, out);
+            }
+        }
+        PartitionBound::Range { from, to } => {
+            out.push(2);
+            put_range(out, from);
+            put_range(out, to);
+        }
+        PartitionBound::Hash { modulus, remainder } => {
+            out.push(3);
+            out.extend_from_slice(&modulus.to_le_bytes());
+            out.extend_from_slice(&remainder.to_le_bytes());
+        }
+    }
+}
+
+fn get_partition_bound(r: &mut Reader<'_>) -> Result<Option<PartitionBound>, String> {
+    if !get_bool(r)? {
+        return Ok(None);
+    }
+    Ok(Some(match r.u8()? {
+        0 => PartitionBound::Default,
+        1 => PartitionBound::List(get_list(r, |r| r.value())?),
+        2 => PartitionBound::Range {
+            from: get_range(r)?,
+            to: get_range(r)?,
+        },
+        3 => PartitionBound::Hash {
+            modulus: r.u32()?,
+            remainder: r.u32()?,
+        },
+        t => return Err(format!("bad partition bound {t}")),
+    }))
 }
 
 impl ColumnRecord {
@@ -1479,13 +1607,18 @@ mod tests {
             }),
             not_valid: vec!["t_id_check".into()],
             inherits: vec![RelId(16390)],
+            partition_key: None,
+            partition_bound: Some(PartitionBound::Range {
+                from: vec![RangeDatum::MinValue],
+                to: vec![RangeDatum::Value(Value::Int4(10))],
+            }),
         }
     }
 
     #[test]
     fn every_record_round_trips() {
         let records = [
-            CatalogRecord::PutTable(table()),
+            CatalogRecord::put_table(table()),
             CatalogRecord::DropTable { name: "t".into() },
             CatalogRecord::RenameTable {
                 from: "t".into(),
@@ -1719,57 +1852,70 @@ mod tests {
 
     #[test]
     fn truncated_and_legacy_records_are_errors() {
-        let bytes = CatalogRecord::PutTable(table()).encode();
+        // A partition's record ends with its bound; cut just before it,
+        // it reads as the same table without one.
+        let part = CatalogRecord::put_table(table()).encode();
+        let base = TableRecord {
+            partition_key: None,
+            partition_bound: None,
+            ..table()
+        };
+        let unbound = CatalogRecord::put_table(base.clone()).encode();
+        assert_eq!(
+            CatalogRecord::decode(&part[..unbound.len()]).unwrap(),
+            CatalogRecord::put_table(base.clone()),
+        );
+        let bytes = unbound;
         // A table record written before triggers existed ends where the
         // trigger list begins: that one cut is the older format.
-        let old = CatalogRecord::PutTable(TableRecord {
+        let old = CatalogRecord::put_table(TableRecord {
             triggers: Vec::new(),
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let boundary = old.encode().len() - 21;
         // And one written before foreign keys: it ends after the triggers.
-        let no_fks = CatalogRecord::PutTable(TableRecord {
+        let no_fks = CatalogRecord::put_table(TableRecord {
             foreign_keys: Vec::new(),
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let fk_boundary = no_fks.encode().len() - 17;
         // And one written before identity columns.
-        let no_ids = CatalogRecord::PutTable(TableRecord {
+        let no_ids = CatalogRecord::put_table(TableRecord {
             identities: Vec::new(),
             matview: None,
             not_valid: Vec::new(),
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let id_boundary = no_ids.encode().len() - 13;
         // And one written before materialized views.
-        let no_mv = CatalogRecord::PutTable(TableRecord {
+        let no_mv = CatalogRecord::put_table(TableRecord {
             matview: None,
             not_valid: Vec::new(),
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let mv_boundary = no_mv.encode().len() - 9;
         // And one written before NOT VALID constraints.
-        let no_nv = CatalogRecord::PutTable(TableRecord {
+        let no_nv = CatalogRecord::put_table(TableRecord {
             not_valid: Vec::new(),
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let nv_boundary = no_nv.encode().len() - 8;
         // And one written before table inheritance.
-        let no_inh = CatalogRecord::PutTable(TableRecord {
+        let no_inh = CatalogRecord::put_table(TableRecord {
             inherits: Vec::new(),
-            ..table()
+            ..base.clone()
         });
         let inh_boundary = no_inh.encode().len() - 4;
         for cut in 0..bytes.len() {

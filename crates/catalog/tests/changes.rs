@@ -137,6 +137,8 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         matview: None,
         not_valid: Vec::new(),
         inherits: Vec::new(),
+        partition_key: None,
+        partition_bound: None,
         storage,
     }
 }

@@ -30,6 +30,7 @@ use nestor_plan::ir::Expr;
 use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
 use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
+use nestor_plan::partition::{PartCheck, Routing};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
 use nestor_types::Value;
@@ -263,6 +264,9 @@ pub(crate) fn exec_insert(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
+    if let Some(r) = &p.route {
+        return exec_insert_routed(p, r, ev, sink);
+    }
     let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
     if let Some(t) = &trig {
         if t.has_row() && p.conflict.is_some() {
@@ -281,6 +285,7 @@ pub(crate) fn exec_insert(
         let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
             check_row(&p.table, &p.checks, &row, ev)?;
+            check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
             if insert_one(p, row, ev, sink, &mut fk_rows)? {
                 count += 1;
             }
@@ -293,6 +298,7 @@ pub(crate) fn exec_insert(
             }
         }
         check_row(&p.table, &p.checks, &row, ev)?;
+        check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
         let written = t.live(&row);
         if insert_one(p, row, ev, sink, &mut fk_rows)? {
             count += 1;
@@ -306,6 +312,179 @@ pub(crate) fn exec_insert(
         t.after_statement(ev)?;
     }
     Ok(count)
+}
+
+/// A row written into a partition must meet its partition constraint
+/// (23514).
+fn check_partition(
+    table: &TableDef,
+    check: Option<&PartCheck>,
+    row: &[Value],
+    ev: &Ev,
+) -> Result<(), DbError> {
+    match check {
+        Some(c) if !c.holds(row) => {
+            Err(nestor_plan::partition::violation(table, row, &ev.ctx.eval))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// INSERT into a partitioned table: each row routed to its leaf and
+/// written there (the leaf's constraints and foreign keys apply);
+/// statement triggers are the named table's, row triggers 0A000.
+fn exec_insert_routed(
+    p: &InsertPlan,
+    r: &Routing,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
+    let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
+    let leaf_triggers = r.leaves.iter().any(|l| !l.table.triggers.is_empty());
+    if trig.as_ref().is_some_and(|t| t.has_row()) || leaf_triggers {
+        return Err(DbError::unsupported(
+            "INSERT into a partitioned table with row-level triggers",
+        ));
+    }
+    if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
+    let sources = collect(&p.source, ev)?;
+    let mut count = 0;
+    let mut fk_rows: Vec<(usize, RowId, Row)> = Vec::new();
+    // ON CONFLICT: the statement as it applies to each leaf, made when a
+    // row first reaches it.
+    let mut leaf_plans: Vec<Option<InsertPlan>> = r.leaves.iter().map(|_| None).collect();
+    for vals in sources {
+        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        if let Some(conflict) = &p.conflict {
+            let i = route_row(r, &row, ev)?;
+            if leaf_plans[i].is_none() {
+                leaf_plans[i] = Some(leaf_plan(p, r, i, conflict, ev)?);
+            }
+            let Some(lp) = &leaf_plans[i] else {
+                continue;
+            };
+            check_row(&lp.table, &lp.checks, &row, ev)?;
+            if insert_one(lp, row, ev, sink, &mut None)? {
+                count += 1;
+            }
+            continue;
+        }
+        let (leaf, rid, written) = insert_routed(r, row.clone(), ev)?;
+        if !r.leaves[leaf].table.foreign_keys.is_empty() {
+            fk_rows.push((leaf, rid, written));
+        }
+        emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+        count += 1;
+    }
+    for (leaf, rid, row) in fk_rows {
+        crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), ev)?;
+    }
+    if let Some(t) = &mut trig {
+        t.after_statement(ev)?;
+    }
+    Ok(count)
+}
+
+/// INSERT ... ON CONFLICT into a partitioned table as it applies to leaf
+/// `i`: the arbiter indexes are the leaf's own with the same columns
+/// (uniqueness per partition is uniqueness in the table, the key being
+/// in every unique index), and a row DO UPDATE changes must stay in the
+/// leaf. Only for leaves with the table's column layout.
+fn leaf_plan(
+    p: &InsertPlan,
+    r: &Routing,
+    i: usize,
+    conflict: &Conflict,
+    ev: &Ev,
+) -> Result<InsertPlan, DbError> {
+    let leaf = &r.leaves[i];
+    if leaf.map.is_some() {
+        return Err(DbError::unsupported(
+            "INSERT ... ON CONFLICT into a partition whose columns differ from its table's",
+        ));
+    }
+    let arbiter = |a: usize| -> Result<usize, DbError> {
+        let cols = &p.table.indexes[a].columns;
+        leaf.table
+            .indexes
+            .iter()
+            .position(|x| x.unique && x.columns == *cols)
+            .ok_or_else(|| {
+                DbError::internal(format!(
+                    "partition \"{}\" lacks the arbiter index of ON CONFLICT",
+                    leaf.table.name
+                ))
+            })
+    };
+    let conflict = match conflict {
+        Conflict::Nothing { arbiters } => Conflict::Nothing {
+            arbiters: arbiters
+                .iter()
+                .map(|&a| arbiter(a))
+                .collect::<Result<_, _>>()?,
+        },
+        Conflict::Update {
+            arbiter: a,
+            sets,
+            filter,
+        } => Conflict::Update {
+            arbiter: arbiter(*a)?,
+            sets: sets.clone(),
+            filter: filter.clone(),
+        },
+    };
+    Ok(InsertPlan {
+        table: leaf.table.clone(),
+        source: nestor_plan::ir::Plan::Single,
+        targets: Vec::new(),
+        defaults: Vec::new(),
+        checks: leaf.checks.clone(),
+        conflict: Some(conflict),
+        returning: p.returning.clone(),
+        view_checks: Vec::new(),
+        route: None,
+        part_check: PartCheck::of(ev.ctx.catalog, &leaf.table, None),
+    })
+}
+
+/// The leaf a row (in the routed table's layout) goes to, after the
+/// routed table's own partition constraint.
+fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
+    if let Some(c) = &r.root_check {
+        if !c.holds(row) {
+            return Err(nestor_plan::partition::violation(
+                &r.root,
+                row,
+                &ev.ctx.eval,
+            ));
+        }
+    }
+    r.route(row, &ev.ctx.eval)
+}
+
+/// Route one row (in the routed table's layout) to its leaf and insert
+/// it there: the leaf, the row's id and the row as the leaf stores it.
+pub(crate) fn insert_routed(
+    r: &Routing,
+    row: Row,
+    ev: &mut Ev,
+) -> Result<(usize, RowId, Row), DbError> {
+    let i = route_row(r, &row, ev)?;
+    let leaf = &r.leaves[i];
+    let row = leaf.row(row);
+    check_row(&leaf.table, &leaf.checks, &row, ev)?;
+    let rid = leaf
+        .table
+        .storage
+        .insert(ev.ctx.txn, &row, &ev.ctx.wait)
+        .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+    ev.ctx
+        .db
+        .stats
+        .count(leaf.table.oid.0, crate::stats::Counter::Inserted, 1);
+    Ok((i, rid, row))
 }
 
 /// Insert one row with ON CONFLICT handling; returns whether a row was
@@ -521,6 +700,7 @@ fn conflict_update(
             new[*c] = e.eval(&input, ev)?;
         }
         check_row(t, &p.checks, &new, ev)?;
+        check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t
             .storage
@@ -775,10 +955,20 @@ fn modify_one(
             if let Some(f) = trig.as_deref() {
                 new_live = Some(f.live(&new));
             }
-            let r = t
-                .storage
-                .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
-                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+            let moves = match &p.part_check {
+                Some(c) if !c.holds(&new) => match &p.reroute {
+                    Some(r) => Some(r),
+                    None => return Err(nestor_plan::partition::violation(t, &new, &ev.ctx.eval)),
+                },
+                _ => None,
+            };
+            let r = match moves {
+                Some(route) => move_row(t, route, rid, &new, snap, recheck, ev)?,
+                None => t
+                    .storage
+                    .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
+                    .map_err(|e| storage_err(e, &ev.ctx.eval))?,
+            };
             if r == WriteResult::Done {
                 for (i, v) in new.into_iter().enumerate() {
                     row[p.offset + i] = v;
@@ -840,6 +1030,38 @@ fn modify_one(
     }
 }
 
+/// UPDATE of a row out of its partition (PostgreSQL's cross-partition
+/// update): the old version is deleted and the new one routed from the
+/// table the statement named, in the same transaction.
+fn move_row(
+    t: &TableDef,
+    route: &Routing,
+    rid: RowId,
+    new: &[Value],
+    snap: nestor_txn::Snapshot,
+    recheck: Recheck,
+    ev: &mut Ev,
+) -> Result<WriteResult, DbError> {
+    note_redo(ev, None)?;
+    let r = t
+        .storage
+        .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
+        .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+    if r == WriteResult::Done {
+        let root = &route.root;
+        let row: Row = root
+            .columns
+            .iter()
+            .map(|c| match t.column_index(&c.name) {
+                Some(i) if !c.dropped => new[i].clone(),
+                _ => Value::Null,
+            })
+            .collect();
+        insert_routed(route, row, ev)?;
+    }
+    Ok(r)
+}
+
 pub fn copy_insert(
     ctx: &mut StatementCtx<'_>,
     target: &CopyTarget,
@@ -854,6 +1076,9 @@ pub fn copy_insert(
         nestor_txn::WaitPolicy::Block,
         &t.name,
     )?;
+    if let Some(r) = &target.route {
+        return copy_routed(ctx, target, r, rows, done);
+    }
     let mut ev = Ev::new(ctx, &[]);
     // INSERT triggers fire as for INSERT (the session hands over the whole
     // COPY in one batch then, so statement triggers fire once).
@@ -897,6 +1122,7 @@ pub fn copy_insert(
         }
         check_row(t, &target.checks, &row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
+        check_partition(t, target.part_check.as_ref(), &row, &ev)?;
         let written = trig.as_ref().map(|f| f.live(&row));
         let rid = t
             .storage
@@ -920,6 +1146,62 @@ pub fn copy_insert(
     }
     if let Some(f) = &mut trig {
         f.after_statement(&mut ev)?;
+    }
+    Ok(n)
+}
+
+/// COPY FROM into a partitioned table: each row routed to its leaf (the
+/// leaves locked as the table is).
+fn copy_routed(
+    ctx: &mut StatementCtx<'_>,
+    target: &CopyTarget,
+    r: &Routing,
+    rows: Vec<Vec<Value>>,
+    done: &mut u64,
+) -> Result<u64, DbError> {
+    for t in r.tables() {
+        crate::relation_lock::lock(
+            ctx,
+            t.oid.0,
+            nestor_txn::TableLockMode::RowExclusive,
+            nestor_txn::WaitPolicy::Block,
+            &t.name,
+        )?;
+        if !t.triggers.is_empty() {
+            return Err(DbError::unsupported(
+                "COPY FROM into a partitioned table whose partitions have triggers",
+            ));
+        }
+    }
+    let t = &target.table;
+    let mut ev = Ev::new(ctx, &[]);
+    let mut n = 0;
+    let total = rows.len() as u64;
+    let mut fk_rows = Vec::new();
+    for (i, mut vals) in rows.into_iter().enumerate() {
+        // On an error, the index of the row that failed (its input line).
+        *done = i as u64;
+        assert_eq!(vals.len(), target.types.len(), "COPY row width");
+        for (v, ty) in vals.iter_mut().zip(&target.types) {
+            *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
+        }
+        let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
+        if let Some(f) = &target.filter {
+            let mut padded = row.clone();
+            padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+            if !f.test(&padded, &mut ev)? {
+                continue;
+            }
+        }
+        let (leaf, rid, row) = insert_routed(r, row, &mut ev)?;
+        if !r.leaves[leaf].table.foreign_keys.is_empty() {
+            fk_rows.push((leaf, rid, row));
+        }
+        n += 1;
+    }
+    *done = total;
+    for (leaf, rid, row) in fk_rows {
+        crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), &mut ev)?;
     }
     Ok(n)
 }

@@ -409,6 +409,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 })
             })
             .collect(),
+        Rel::PartitionedTable => partitioned_rows(c),
         Rel::Shdescription
         | Rel::Policy
         | Rel::StatisticExt
@@ -416,7 +417,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::PublicationRel
         | Rel::PublicationNamespace
         | Rel::ForeignTable
-        | Rel::PartitionedTable
         | Rel::EventTrigger
         | Rel::Range
         | Rel::Operator
@@ -632,6 +632,116 @@ fn auth_member_rows(c: &Catalog) -> Rows {
 
 /// pg_class rows: tables, their indexes, sequences, and the catalog's own
 /// relations.
+/// The session-independent context partition bounds print in (their
+/// values are constants of the key's type; timestamptz prints in UTC).
+fn bound_ctx() -> nestor_types::EvalCtx {
+    nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0)
+}
+
+/// pg_get_partkeydef: `RANGE (a, b)`.
+fn partkey_def(c: &Catalog, table: u32) -> Option<String> {
+    let t = c.table_by_oid(nestor_common::RelId(table))?;
+    let k = t.partition_key.as_ref()?;
+    let cols: Vec<String> = k
+        .columns
+        .iter()
+        .map(|&i| quote_ident(&t.columns[i].name))
+        .collect();
+    Some(format!("{} ({})", k.strategy.keyword(), cols.join(", ")))
+}
+
+/// pg_get_partition_constraintdef for a partition of one level with a
+/// single key column and a range or list bound of plain values (NULL for
+/// the others: psql then shows "No partition constraint").
+fn partition_constraint_def(c: &Catalog, table: u32) -> Option<String> {
+    use nestor_catalog::partition::{literal, PartitionBound, RangeDatum};
+    let t = c.table_by_oid(nestor_common::RelId(table))?;
+    let parent = c.table_by_oid(*t.inherits.first()?)?;
+    if parent.partition_bound.is_some() {
+        return None;
+    }
+    let k = parent.partition_key.as_ref()?;
+    let [col] = k.columns.as_slice() else {
+        return None;
+    };
+    let col = &parent.columns[*col];
+    if col.ty != DataType::Int4 {
+        return None;
+    }
+    let name = quote_ident(&col.name);
+    let ec = bound_ctx();
+    let mut parts = vec![format!("({name} IS NOT NULL)")];
+    match t.partition_bound.as_ref()? {
+        PartitionBound::Range { from, to } => {
+            if let [RangeDatum::Value(v)] = from.as_slice() {
+                parts.push(format!("({name} >= {})", literal(v, &ec)));
+            }
+            if let [RangeDatum::Value(v)] = to.as_slice() {
+                parts.push(format!("({name} < {})", literal(v, &ec)));
+            }
+        }
+        PartitionBound::List(vals) if vals.len() == 1 && !vals[0].is_null() => {
+            parts.push(format!("({name} = {})", literal(&vals[0], &ec)));
+        }
+        PartitionBound::List(vals) if !vals.iter().any(Value::is_null) => {
+            let v: Vec<String> = vals.iter().map(|v| literal(v, &ec)).collect();
+            parts.push(format!("({name} = ANY (ARRAY[{}]))", v.join(", ")));
+        }
+        _ => return None,
+    }
+    Some(format!("({})", parts.join(" AND ")))
+}
+
+/// pg_partitioned_table: one row per partitioned table.
+fn partitioned_rows(c: &Catalog) -> Rows {
+    c.tables()
+        .iter()
+        .filter_map(|t| {
+            let k = t.partition_key.as_ref()?;
+            let types: Vec<DataType> = k.columns.iter().map(|&i| t.columns[i].ty).collect();
+            let default = c
+                .children(t.oid)
+                .iter()
+                .find(|p| {
+                    p.partition_bound == Some(nestor_catalog::partition::PartitionBound::Default)
+                })
+                .map_or(0, |p| p.oid.0);
+            Some(
+                RowB::new(Rel::PartitionedTable)
+                    .set("partrelid", oid(t.oid.0))
+                    .set("partstrat", text(k.strategy.letter().to_string()))
+                    .set("partnatts", Value::Int2(k.columns.len() as i16))
+                    .set("partdefid", oid(default))
+                    .set(
+                        "partattrs",
+                        vector(DataType::Int2, k.columns.iter().map(|&i| i as i64 + 1)),
+                    )
+                    .set(
+                        "partclass",
+                        vector(
+                            DataType::Oid,
+                            types.iter().map(|t| i64::from(opclass_of(*t))),
+                        ),
+                    )
+                    .set(
+                        "partcollation",
+                        vector(
+                            DataType::Oid,
+                            types.iter().map(|t| {
+                                if t.is_string() {
+                                    i64::from(DEFAULT_COLLATION_OID)
+                                } else {
+                                    0
+                                }
+                            }),
+                        ),
+                    )
+                    .done(),
+            )
+        })
+        .collect()
+}
+
 fn class_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     let tables = c.tables();
@@ -648,9 +758,19 @@ fn class_rows(c: &Catalog) -> Rows {
                     t.oid.0,
                     &t.name,
                     ns,
-                    if t.matview.is_some() { "m" } else { "r" },
+                    if t.matview.is_some() {
+                        "m"
+                    } else if t.partition_key.is_some() {
+                        "p"
+                    } else {
+                        "r"
+                    },
                     t.persistence.code(),
-                    HEAP_AM_OID,
+                    if t.partition_key.is_some() {
+                        0
+                    } else {
+                        HEAP_AM_OID
+                    },
                 ),
                 c,
                 nestor_catalog::acl::ObjKind::Table,
@@ -671,6 +791,13 @@ fn class_rows(c: &Catalog) -> Rows {
                 ),
             )
             .set("relreplident", text("d"))
+            .set("relispartition", Value::Bool(t.partition_bound.is_some()))
+            .set(
+                "relpartbound",
+                t.partition_bound
+                    .as_ref()
+                    .map_or(Value::Null, |b| text(b.to_sql(&bound_ctx()))),
+            )
             .set(
                 "relispopulated",
                 Value::Bool(t.matview.as_ref().is_none_or(|m| m.populated)),
@@ -2449,6 +2576,10 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             )
         }
         CatalogFn::Expr => args[0].clone(),
+        CatalogFn::PartKeyDef => partkey_def(c, int(&args[0]) as u32).map_or(Value::Null, text),
+        CatalogFn::PartitionConstraintDef => {
+            partition_constraint_def(c, int(&args[0]) as u32).map_or(Value::Null, text)
+        }
         CatalogFn::TriggerDef => {
             let pretty = matches!(args.get(1), Some(Value::Bool(true)));
             trigger_def(c, int(&args[0]) as u32, pretty).map_or(Value::Null, text)

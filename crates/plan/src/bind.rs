@@ -401,6 +401,17 @@ impl<'e> Binder<'e> {
         );
     }
 
+    /// The need of partition `t` a statement on its partitioned table
+    /// reaches: checked as the partition's owner (PostgreSQL checks the
+    /// named table's privileges only), so what it does is lock `t`.
+    pub fn need_as_owner(&mut self, t: &nestor_catalog::TableDef, privs: u16) {
+        let kind = nestor_catalog::acl::ObjKind::Table;
+        let owner = self.catalog.acl(kind, t.oid.0).owner;
+        let saved = self.perm_as.replace(owner);
+        self.need(kind, t.oid.0, &t.name, privs);
+        self.perm_as = saved;
+    }
+
     pub(crate) fn fresh_id(&mut self) -> usize {
         self.next_id += 1;
         self.next_id

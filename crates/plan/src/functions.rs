@@ -213,6 +213,10 @@ pub enum CatalogFn {
     ConstraintDef,
     /// pg_get_expr(pg_node_tree, relation [, pretty]): the stored SQL text.
     Expr,
+    /// pg_get_partkeydef(table): `RANGE (a, b)`.
+    PartKeyDef,
+    /// pg_get_partition_constraintdef(table): a partition's constraint.
+    PartitionConstraintDef,
     /// pg_get_triggerdef(trigger [, pretty]).
     TriggerDef,
     /// pg_get_viewdef(view [, pretty]): there are no views, NULL.
@@ -581,6 +585,16 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("pg_get_expr", 2 | 3) => r(
             Func::Catalog(CatalogFn::Expr),
             vec![text, Some(T::Oid), Some(T::Bool)][..n].to_vec(),
+            T::Text,
+        ),
+        ("pg_get_partkeydef", 1) => r(
+            Func::Catalog(CatalogFn::PartKeyDef),
+            vec![Some(T::Oid)],
+            T::Text,
+        ),
+        ("pg_get_partition_constraintdef", 1) => r(
+            Func::Catalog(CatalogFn::PartitionConstraintDef),
+            vec![Some(T::Oid)],
             T::Text,
         ),
         ("pg_relation_is_updatable", 2) => r(

@@ -37,17 +37,17 @@ SELECT current_database()::name AS catalog_name, n.nspname AS schema_name,
 const TABLES: &str = "
 SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
        (CASE WHEN n.nspname LIKE 'pg\\_temp\\_%' THEN 'LOCAL TEMPORARY'
-             WHEN c.relkind = 'r' THEN 'BASE TABLE'
+             WHEN c.relkind IN ('r', 'p') THEN 'BASE TABLE'
              WHEN c.relkind = 'v' THEN 'VIEW' END)::varchar AS table_type,
        NULL::name AS self_referencing_column_name, NULL::varchar AS reference_generation,
        NULL::name AS user_defined_type_catalog, NULL::name AS user_defined_type_schema,
        NULL::name AS user_defined_type_name,
-       (CASE WHEN c.relkind = 'r' OR (c.relkind = 'v' AND (pg_relation_is_updatable(c.oid, false) & 8) = 8)
+       (CASE WHEN c.relkind IN ('r', 'p') OR (c.relkind = 'v' AND (pg_relation_is_updatable(c.oid, false) & 8) = 8)
              THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_insertable_into,
        'NO'::varchar(3) AS is_typed,
        (CASE WHEN n.nspname LIKE 'pg\\_temp\\_%' THEN 'PRESERVE' END)::varchar AS commit_action
   FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON n.oid = c.relnamespace
- WHERE c.relkind IN ('r', 'v')";
+ WHERE c.relkind IN ('r', 'p', 'v')";
 
 const COLUMNS: &str = "
 SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
@@ -83,14 +83,14 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        NULL::varchar AS identity_maximum, NULL::varchar AS identity_minimum,
        'NO'::varchar(3) AS identity_cycle, 'NEVER'::varchar AS is_generated,
        NULL::varchar AS generation_expression,
-       (CASE WHEN c.relkind = 'r' OR (c.relkind = 'v' AND pg_column_is_updatable(c.oid, a.attnum, false))
+       (CASE WHEN c.relkind IN ('r', 'p') OR (c.relkind = 'v' AND pg_column_is_updatable(c.oid, a.attnum, false))
              THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable
   FROM pg_catalog.pg_attribute a
        LEFT JOIN pg_catalog.pg_attrdef ad ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
        JOIN pg_catalog.pg_class c ON a.attrelid = c.oid
        JOIN pg_catalog.pg_namespace n ON c.relnamespace = n.oid
        JOIN pg_catalog.pg_type t ON a.atttypid = t.oid
- WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'v')";
+ WHERE a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p', 'v')";
 
 const TABLE_CONSTRAINTS: &str = "
 SELECT current_database()::name AS constraint_catalog, nc.nspname AS constraint_schema,
@@ -114,7 +114,7 @@ SELECT current_database()::name, nr.nspname,
   FROM pg_catalog.pg_attribute a
        JOIN pg_catalog.pg_class r ON a.attrelid = r.oid
        JOIN pg_catalog.pg_namespace nr ON r.relnamespace = nr.oid
- WHERE a.attnotnull AND a.attnum > 0 AND NOT a.attisdropped AND r.relkind = 'r'";
+ WHERE a.attnotnull AND a.attnum > 0 AND NOT a.attisdropped AND r.relkind IN ('r', 'p')";
 
 const KEY_COLUMN_USAGE: &str = "
 SELECT current_database()::name AS constraint_catalog, nc.nspname AS constraint_schema,
@@ -199,7 +199,7 @@ SELECT current_database()::name, n.nspname,
   FROM pg_catalog.pg_attribute a
        JOIN pg_catalog.pg_class r ON a.attrelid = r.oid
        JOIN pg_catalog.pg_namespace n ON r.relnamespace = n.oid
- WHERE a.attnotnull AND a.attnum > 0 AND NOT a.attisdropped AND r.relkind = 'r'";
+ WHERE a.attnotnull AND a.attnum > 0 AND NOT a.attisdropped AND r.relkind IN ('r', 'p')";
 
 /// The SQL defining view `name`, if it is one of [`NAMES`].
 pub fn view_sql(name: &str) -> Option<&'static str> {

@@ -30,6 +30,7 @@ pub mod functions;
 pub mod information_schema;
 pub mod ir;
 pub mod modify;
+pub mod partition;
 pub mod perm;
 pub mod pg_catalog;
 pub mod select;

@@ -22,14 +22,17 @@ use nestor_types::{EvalCtx, Value};
 use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
+use crate::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
+#[derive(Clone)]
 pub struct Returning {
     pub exprs: Vec<Expr>,
     pub cols: Vec<OutCol>,
 }
 
+#[derive(Clone)]
 pub enum Conflict {
     Nothing {
         arbiters: Vec<usize>,
@@ -53,6 +56,10 @@ pub struct InsertPlan {
     pub returning: Option<Returning>,
     /// Check options of the views written through (empty for a table).
     pub view_checks: Vec<ViewCheck>,
+    /// A partitioned table: how rows reach its leaves.
+    pub route: Option<Arc<Routing>>,
+    /// A partition: the constraint its rows must meet.
+    pub part_check: Option<PartCheck>,
 }
 
 pub struct ModifyPlan {
@@ -72,6 +79,12 @@ pub struct ModifyPlan {
     /// The same statement on each descendant of the table (an UPDATE or
     /// DELETE of an inheritance parent without ONLY), run after it.
     pub children: Vec<ModifyPlan>,
+    /// UPDATE of a partition: the constraint new rows must meet (below
+    /// the named table when `reroute` is set).
+    pub part_check: Option<PartCheck>,
+    /// UPDATE through a partitioned table: a new row outside its leaf's
+    /// constraint moves, routed from the named table.
+    pub reroute: Option<Arc<Routing>>,
 }
 
 /// What a DML statement names: a table, or a view it writes through.
@@ -241,6 +254,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.scopes.pop();
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
+    let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -250,6 +264,8 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         conflict,
         returning: returning?,
         view_checks: Vec::new(),
+        route,
+        part_check,
     })
 }
 
@@ -286,6 +302,7 @@ fn plan_insert_view(
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
     let defaults = insert_defaults(b, &table, &targets)?;
+    let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
         table,
@@ -295,6 +312,8 @@ fn plan_insert_view(
         conflict: None,
         returning,
         view_checks: vt.checks,
+        route,
+        part_check,
     })
 }
 
@@ -887,7 +906,31 @@ fn plan_modify(
             plan.children.push(child);
         }
     }
+    if !delete {
+        partition_update(b, &table, &mut plan)?;
+    }
+    prune_modify(b.catalog, &mut plan);
     Ok(plan)
+}
+
+/// UPDATE of a partitioned table or a partition: the constraint each
+/// table's new rows must meet, and through a partitioned table the
+/// routing of rows that leave their partition.
+fn partition_update(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    plan: &mut ModifyPlan,
+) -> Result<(), DbError> {
+    if table.partition_key.is_none() {
+        plan.part_check = PartCheck::of(b.catalog, table, None);
+        return Ok(());
+    }
+    let (route, _) = partition_write(b, table, acl::INSERT)?;
+    for c in &mut plan.children {
+        c.part_check = PartCheck::of(b.catalog, &c.table, Some(table.oid));
+        c.reroute = route.clone();
+    }
+    Ok(())
 }
 
 /// The clauses of an UPDATE or DELETE, planned once per table of an
@@ -1002,6 +1045,8 @@ fn plan_modify_table(
             delete,
             view_checks: Vec::new(),
             children: Vec::new(),
+            part_check: None,
+            reroute: None,
         })
     })();
     b.scopes.pop();
@@ -1045,6 +1090,11 @@ fn plan_modify_view(
     }
     let vt = view_write::resolve(b, v, kind, privs)?;
     let table = vt.table.clone();
+    if table.partition_key.is_some() {
+        return Err(DbError::unsupported(
+            "UPDATE or DELETE through a view of a partitioned table",
+        ));
+    }
     // A read-only column assigned: PostgreSQL's rewriter error (no cursor).
     for t in set_list {
         if let NodeEnum::ResTarget(rt) = node(t)? {
@@ -1191,6 +1241,8 @@ fn plan_modify_view(
             delete,
             view_checks: Vec::new(),
             children: Vec::new(),
+            part_check: None,
+            reroute: None,
         })
     })();
     b.scopes.pop();
@@ -1254,6 +1306,10 @@ pub struct CopyTarget {
     /// COPY FROM ... WHERE: bound over the table row (then the system
     /// columns); a row it is not true for is skipped.
     pub filter: Option<Expr>,
+    /// A partitioned table: how rows reach its leaves.
+    pub route: Option<Arc<Routing>>,
+    /// A partition: the constraint its rows must meet.
+    pub part_check: Option<PartCheck>,
 }
 
 pub fn copy_target(
@@ -1294,9 +1350,16 @@ pub fn copy_target(
             }
         }
     }
+    let route = Routing::build(catalog, &t, &|l| bind_checks(catalog, eval, l))?.map(Arc::new);
+    let part_check = match route {
+        Some(_) => None,
+        None => PartCheck::of(catalog, &t, None),
+    };
     Ok(CopyTarget {
         filter: None,
         checks: bind_checks(catalog, eval, &t)?,
+        route,
+        part_check,
         defaults,
         types: cols.iter().map(|&c| t.columns[c].ty).collect(),
         names: cols.iter().map(|&c| t.columns[c].name.clone()).collect(),
@@ -1343,17 +1406,47 @@ pub fn bind_copy_where(
     Ok(expr)
 }
 
-// ----- stored expressions of the target table -------------------------------
-/// A CHECK constraint bound over its table's row (data columns, then the
-/// hidden system columns).
-#[derive(Clone, Debug)]
-pub struct BoundCheck {
-    pub name: String,
-    pub expr: Expr,
-    /// For the constraint of a column's domain: the domain's name (`name`
-    /// is empty for its NOT NULL). These come first in a table's list.
-    pub domain: Option<String>,
+/// What a write into `table` needs of partitioning: the routing of a
+/// partitioned table (its tree locked through needs of `privs`), or the
+/// partition constraint of a partition. Nothing, at no cost, for any
+/// other table.
+pub(crate) fn partition_write(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    privs: u16,
+) -> Result<(Option<Arc<Routing>>, Option<PartCheck>), DbError> {
+    if table.partition_key.is_none() && table.partition_bound.is_none() {
+        return Ok((None, None));
+    }
+    let Some(route) = Routing::build(b.catalog, table, &|t| bind_checks(b.catalog, b.eval, t))?
+    else {
+        return Ok((None, PartCheck::of(b.catalog, table, None)));
+    };
+    for t in route.tables() {
+        b.need_as_owner(&t, privs);
+    }
+    Ok((Some(Arc::new(route)), None))
 }
+
+/// UPDATE or DELETE through a partitioned table: only the leaves its
+/// WHERE clause's `key = constant` conditions leave (PostgreSQL prunes
+/// the result relations alike); the partitioned members hold no rows.
+fn prune_modify(catalog: &Catalog, plan: &mut ModifyPlan) {
+    let table = plan.table.clone();
+    if table.partition_key.is_none() {
+        return;
+    }
+    let conj = plan.recheck.clone().map(conjuncts).unwrap_or_default();
+    let eq = crate::partition::eq_consts(&conj, plan.offset, table.columns.len());
+    let keep = crate::partition::surviving(catalog, &table, &eq);
+    plan.children.retain(|c| keep.contains(&c.table.oid));
+    // In PostgreSQL's order: a partitioned partition's leaves in its place.
+    plan.children
+        .sort_by_key(|c| keep.iter().position(|&o| o == c.table.oid));
+}
+
+// ----- stored expressions of the target table -------------------------------
+pub use crate::ir::BoundCheck;
 
 /// Bind column `col`'s DEFAULT expression (stored as SQL text), coerced to
 /// the column's type; None when it has none.

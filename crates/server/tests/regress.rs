@@ -182,6 +182,7 @@ regress!(
     moments,
     json_errors,
     inherit_basic,
+    partitioning,
     jsonpath_basic,
     search_path,
     schemas_psql,

@@ -62,6 +62,7 @@ pub fn alter_table(
             .table(&name)
             .ok_or_else(|| undefined_table(&name))?;
         super::inherit::refuse_on_inherited(ctx, &def, cmd)?;
+        super::partition::refuse_alter(&def, cmd)?;
         let children = super::inherit::recursing_children(ctx, &def, cmd, rv.inh)?;
         alter_cmd(ctx, text, &def, cmd)?;
         for child in children {
@@ -146,6 +147,9 @@ fn alter_cmd(
         // Storage parameters (fillfactor, ...) have nothing to tune in
         // memory; accepted as PostgreSQL accepts them.
         A::AtSetRelOptions | A::AtResetRelOptions => Ok(()),
+        A::AtAttachPartition | A::AtDetachPartition => {
+            super::partition::attach_or_detach(ctx, text, def, cmd)
+        }
         A::AtAddInherit | A::AtDropInherit => {
             let Some(NodeEnum::RangeVar(parent)) = cmd.def.as_deref().and_then(|n| n.node.as_ref())
             else {

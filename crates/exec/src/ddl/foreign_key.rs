@@ -119,6 +119,9 @@ pub(crate) fn resolve(
             .table(&p.parent)
             .ok_or_else(|| undefined_table(&p.parent))?
     };
+    if parent.partition_key.is_some() || child.partition_key.is_some() {
+        return Err(DbError::unsupported("foreign keys on partitioned tables"));
+    }
     match (child.persistence, parent.persistence) {
         (Persistence::Permanent, Persistence::Permanent)
         | (Persistence::Unlogged, Persistence::Permanent | Persistence::Unlogged)

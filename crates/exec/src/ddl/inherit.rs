@@ -259,14 +259,19 @@ pub(super) fn drop_children(
     cascade: bool,
 ) -> Result<(), DbError> {
     let mut extra: Vec<(String, String)> = Vec::new();
+    // Partitions go with their partitioned table, without CASCADE.
+    let mut partitions: Vec<String> = Vec::new();
     for name in names.iter() {
         let Some(t) = ctx.catalog.table(name) else {
             continue;
         };
         for (child, via) in descendants_of(ctx, &t) {
-            let dropped_anyway =
-                names.contains(&child.name) || extra.iter().any(|(n, _)| *n == child.name);
-            if !dropped_anyway {
+            let dropped_anyway = names.contains(&child.name)
+                || extra.iter().any(|(n, _)| *n == child.name)
+                || partitions.contains(&child.name);
+            if !dropped_anyway && child.partition_bound.is_some() {
+                partitions.push(child.name.clone());
+            } else if !dropped_anyway {
                 extra.push((child.name.clone(), via.name.clone()));
             }
         }
@@ -286,6 +291,7 @@ pub(super) fn drop_children(
             .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
         }
     }
+    names.extend(partitions);
     if extra.is_empty() {
         return Ok(());
     }

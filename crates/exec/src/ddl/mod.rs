@@ -20,6 +20,7 @@ mod function;
 mod grant;
 mod inherit;
 mod matview;
+mod partition;
 mod rename;
 mod role;
 mod role_settings;
@@ -678,6 +679,15 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
             .catalog
             .table(&name)
             .ok_or_else(|| undefined_table(&name))?;
+        if !rv.inh && t.partition_key.is_some() {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "cannot truncate only a partitioned table",
+            )
+            .with_hint(
+                "Do not specify the ONLY keyword, or use TRUNCATE ONLY on the partitions directly.",
+            ));
+        }
         defs.push(t.clone());
         // Without ONLY the table's descendants are truncated too.
         if rv.inh {

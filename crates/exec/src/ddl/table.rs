@@ -31,12 +31,6 @@ pub fn create_table(
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TABLE without name"))?;
-    if cs.partspec.is_some() {
-        return Err(DbError::unsupported("partitioned tables (PARTITION BY)"));
-    }
-    if cs.partbound.is_some() {
-        return Err(DbError::unsupported("CREATE TABLE ... PARTITION OF"));
-    }
     if cs.of_typename.is_some() {
         return Err(DbError::unsupported("CREATE TABLE OF type"));
     }
@@ -69,10 +63,50 @@ pub fn create_table(
     if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE TABLE", temporary)? {
         return Ok(tag);
     }
+    super::partition::check_spec(cs)?;
+    // PARTITION OF's column options apply to the inherited columns, once
+    // they are merged in.
+    let (options, own);
+    let cs = if cs.partbound.is_some() {
+        (options, own) = split_column_options(cs)?;
+        &own
+    } else {
+        options = Vec::new();
+        cs
+    };
     let mut elements = table_elements(ctx, text, cs)?;
     let parents = super::inherit::parents(ctx, cs, temporary)?;
+    let part_parent = match cs.partbound {
+        Some(_) => Some(super::partition::parent_of(&parents)?),
+        None => {
+            super::partition::refuse_partitioned_parents(&parents)?;
+            None
+        }
+    };
     if !parents.is_empty() {
         inherit_elements(ctx, &parents, &rv.relname, &mut elements)?;
+    }
+    column_options(ctx, text, &options, &mut elements)?;
+    let bound = match (&part_parent, &cs.partbound) {
+        (Some(p), Some(spec)) => {
+            let b = super::partition::transform_bound(ctx, text, p, spec)?;
+            super::partition::check_new_bound(ctx, text, &rv.relname, p, &b, spec)?;
+            super::partition::check_default_rows(ctx, p, &b)?;
+            elements
+                .indexes
+                .extend(super::partition::inherited_indexes(p));
+            Some(b)
+        }
+        _ => None,
+    };
+    let key = super::partition::key_of(text, cs, &elements.columns)?;
+    if let Some(k) = &key {
+        for pi in &elements.indexes {
+            super::partition::check_unique(&rv.relname, k, &elements.columns, pi)?;
+        }
+        if !elements.fks.is_empty() {
+            return Err(DbError::unsupported("foreign keys on partitioned tables"));
+        }
     }
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
     let fks = std::mem::take(&mut elements.fks);
@@ -80,6 +114,8 @@ pub fn create_table(
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
     def.on_commit = on_commit;
     def.inherits = parents.iter().map(|p| p.oid).collect();
+    def.partition_key = key;
+    def.partition_bound = bound;
     let mut taken = Vec::new();
     for p in &fks {
         let fk = super::foreign_key::resolve(ctx, &def, p, &taken);
@@ -99,6 +135,93 @@ pub fn create_table(
     }
     super::put_table(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TABLE"))
+}
+
+/// PARTITION OF's column options (`a WITH OPTIONS NOT NULL`) apart from
+/// the statement's other elements.
+fn split_column_options(
+    cs: &pb::CreateStmt,
+) -> Result<(Vec<pb::ColumnDef>, pb::CreateStmt), DbError> {
+    let mut own = cs.clone();
+    let mut options = Vec::new();
+    own.table_elts.clear();
+    for e in &cs.table_elts {
+        match node(e)? {
+            NodeEnum::ColumnDef(cd) => options.push((**cd).clone()),
+            _ => own.table_elts.push(e.clone()),
+        }
+    }
+    Ok((options, own))
+}
+
+/// Column options of PARTITION OF applied to the inherited columns: NOT
+/// NULL, DEFAULT, CHECK, PRIMARY KEY and UNIQUE (others 0A000).
+fn column_options(
+    ctx: &StatementCtx,
+    text: &str,
+    options: &[pb::ColumnDef],
+    el: &mut Elements,
+) -> Result<(), DbError> {
+    let mut b = binder(ctx, text);
+    for cd in options {
+        let i = el
+            .columns
+            .iter()
+            .position(|c| !c.dropped && c.name == cd.colname)
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("column \"{}\" does not exist", cd.colname),
+                )
+            })?;
+        el.columns[i].not_null |= cd.is_not_null;
+        if let Some(d) = &cd.raw_default {
+            set_default(&mut b, &mut el.columns[i], d)?;
+        }
+        for c in &cd.constraints {
+            let NodeEnum::Constraint(con) = node(c)? else {
+                continue;
+            };
+            let name = (!con.conname.is_empty()).then(|| con.conname.clone());
+            match pb::ConstrType::try_from(con.contype).unwrap_or(pb::ConstrType::Undefined) {
+                pb::ConstrType::ConstrNotnull => el.columns[i].not_null = true,
+                pb::ConstrType::ConstrDefault => {
+                    let d = con
+                        .raw_expr
+                        .as_deref()
+                        .ok_or_else(|| DbError::internal("DEFAULT without expression"))?;
+                    set_default(&mut b, &mut el.columns[i], d)?;
+                }
+                pb::ConstrType::ConstrCheck => {
+                    super::inherit::refuse_no_inherit(con)?;
+                    el.checks.push(PendingCheck {
+                        name,
+                        expr: con
+                            .raw_expr
+                            .as_deref()
+                            .cloned()
+                            .ok_or_else(|| DbError::internal("CHECK without expression"))?,
+                        column: Some(cd.colname.clone()),
+                    });
+                }
+                pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
+                    el.indexes.push(PendingIndex {
+                        name,
+                        cols: vec![cd.colname.clone()],
+                        unique: true,
+                        primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
+                        constraint: Some(con.location),
+                    })
+                }
+                _ => {
+                    return Err(DbError::unsupported(
+                        "this column option in CREATE TABLE ... PARTITION OF",
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The parents' columns and CHECK constraints merged into a new table's
@@ -487,6 +610,8 @@ fn build_table(
         matview: None,
         not_valid: Vec::new(),
         inherits: Vec::new(),
+        partition_key: None,
+        partition_bound: None,
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
@@ -956,8 +1081,39 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         primary: is.primary,
         constraint: None,
     };
+    if let Some(k) = &def.partition_key {
+        super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
+    }
+    let (cols, unique) = (pi.cols.clone(), pi.unique);
     add_index(ctx, &def, pi)?;
+    if def.partition_key.is_some() {
+        index_partitions(ctx, &def, &cols, unique)?;
+    }
     Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// CREATE INDEX on a partitioned table: the same index on each of its
+/// partitions, named by the partition (and down a partitioned one).
+fn index_partitions(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    cols: &[String],
+    unique: bool,
+) -> Result<(), DbError> {
+    for child in ctx.catalog.children(def.oid) {
+        let pi = PendingIndex {
+            name: None,
+            cols: cols.to_vec(),
+            unique,
+            primary: false,
+            constraint: None,
+        };
+        add_index(ctx, &child, pi)?;
+        if child.partition_key.is_some() {
+            index_partitions(ctx, &child, cols, unique)?;
+        }
+    }
+    Ok(())
 }
 
 /// CREATE TABLE ... AS query and SELECT ... INTO: a table with the query's

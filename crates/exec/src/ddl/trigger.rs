@@ -60,6 +60,11 @@ pub fn create_trigger(
         )
         .with_detail("Tables cannot have INSTEAD OF triggers."));
     }
+    if ct.row && table.partition_key.is_some() {
+        return Err(DbError::unsupported(
+            "row-level triggers on partitioned tables",
+        ));
+    }
     if ct.row && ct.events & TYPE_TRUNCATE != 0 {
         return Err(DbError::new(
             SqlState::FeatureNotSupported,

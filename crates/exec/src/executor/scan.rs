@@ -465,19 +465,22 @@ pub(super) fn run_function(
             Ok(true)
         }
         TableFunc::PartitionAncestors => {
+            // The relation, then the partitioned tables above it.
             let rel = args[0].eval(param, ev)?;
-            match rel.as_i64() {
-                Some(o)
-                    if ev
-                        .ctx
-                        .catalog
-                        .table_by_oid(nestor_common::RelId(o as u32))
-                        .is_some() =>
-                {
-                    emit(ev, vec![Value::Int8(o)])
+            let Some(o) = rel.as_i64() else {
+                return Ok(true);
+            };
+            let mut cur = ev.ctx.catalog.table_by_oid(nestor_common::RelId(o as u32));
+            while let Some(t) = cur {
+                if !emit(ev, vec![Value::Int8(i64::from(t.oid.0))])? {
+                    return Ok(false);
                 }
-                _ => Ok(true),
+                cur = match (&t.partition_bound, t.inherits.first()) {
+                    (Some(_), Some(&p)) => ev.ctx.catalog.table_by_oid(p),
+                    _ => None,
+                };
             }
+            Ok(true)
         }
         TableFunc::Unnest if args.len() > 1 => {
             let mut arrays = Vec::with_capacity(args.len());

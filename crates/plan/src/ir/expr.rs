@@ -589,3 +589,14 @@ impl Expr {
         .expect("shift never fails")
     }
 }
+
+/// A CHECK constraint bound over its table's row (data columns, then the
+/// hidden system columns).
+#[derive(Clone, Debug)]
+pub struct BoundCheck {
+    pub name: String,
+    pub expr: Expr,
+    /// For the constraint of a column's domain: the domain's name (`name`
+    /// is empty for its NOT NULL). These come first in a table's list.
+    pub domain: Option<String>,
+}

@@ -73,7 +73,10 @@ pub(crate) fn build(
             table_scan(b, table, alias, local(offset, mine), offset, param),
             rest,
         )),
-        From::Other { plan, offset, .. } => Ok((with_filter(plan, local(offset, mine)), rest)),
+        From::Other { plan, offset, .. } => {
+            let (plan, mine) = super::inherit::narrow_family(b, plan, local(offset, mine));
+            Ok((with_filter(plan, mine), rest))
+        }
         From::SysView { view, offset, .. } => {
             let filter = and_all(local(offset, mine));
             Ok((Plan::SysView { view, filter }, rest))

@@ -270,11 +270,19 @@ pub(super) fn lock_targets(
                 stack.push((right, nullable || full || *kind == JoinKind::Left));
             }
             From::Other { offset, width, .. } => {
-                if let Some(parent) = super::inherit::family_at(b, *offset, *width) {
+                if let Some((parent, oid)) = super::inherit::family_at(b, *offset, *width) {
                     if named.is_empty() || named.contains(&parent) {
-                        return Err(DbError::unsupported(format!(
-                            "{strength} of a table with inheritance children (\"{parent}\"; use ONLY)"
-                        )));
+                        let partitioned = b
+                            .catalog
+                            .table_by_oid(nestor_common::RelId(oid))
+                            .is_some_and(|t| t.partition_key.is_some());
+                        return Err(DbError::unsupported(if partitioned {
+                            format!("{strength} of a partitioned table (\"{parent}\")")
+                        } else {
+                            format!(
+                                "{strength} of a table with inheritance children (\"{parent}\"; use ONLY)"
+                            )
+                        }));
                     }
                 }
             }

@@ -282,9 +282,14 @@ pub(super) fn plan_range_var(
             b.need_schema(t.namespace, rv.location);
             b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
             if let Some(members) = super::inherit::family(b, &t, rv.inh) {
-                // The needs lock the descendants too.
+                // The needs lock the descendants too (a partitioned
+                // table's partitions: checked as their owners').
                 for m in &members[1..] {
-                    b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                    if t.partition_key.is_some() {
+                        b.need_as_owner(m, acl::SELECT);
+                    } else {
+                        b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
+                    }
                 }
                 return Ok(super::inherit::add_family(
                     &t, &members, &alias, &colnames, offset, scope,
@@ -846,7 +851,14 @@ pub(super) fn plan_range_function(
         .as_ref()
         .map(|a| bind::names(&a.colnames))
         .unwrap_or_default();
-    let name = colnames.first().cloned().unwrap_or_else(|| alias.clone());
+    let name = colnames.first().cloned().unwrap_or_else(|| {
+        // Its OUT parameter names the column unless an alias was given.
+        if fname == "pg_partition_ancestors" && rf.alias.is_none() {
+            "relid".to_string()
+        } else {
+            alias.clone()
+        }
+    });
     let builtin = matches!(
         fname.as_str(),
         "generate_series"
@@ -1039,7 +1051,7 @@ pub(super) fn plan_range_function(
                 name: fname.clone(),
                 ordinality: false,
             };
-            (plan, DataType::Oid)
+            (plan, DataType::Reg(nestor_types::datatype::RegKind::Class))
         }
         _ if rf.ordinality => {
             return Err(DbError::unsupported("WITH ORDINALITY on this function"));

@@ -19,7 +19,11 @@
 //! ```
 //!
 //! The leaf is a fixed plan (`From::Other`): conditions on it filter the
-//! Append's rows rather than choosing an index per member, and SELECT
+//! Append's rows rather than choosing an index per member — except for a
+//! partitioned table (`narrow_family`): its partitioned members hold no
+//! rows and are left out, partitions whose bounds cannot hold `key =
+//! constant` are pruned, and the conditions go into each remaining
+//! partition's scan, where an index may serve them. SELECT
 //! ... FOR UPDATE of it is 0A000 (`family_at` finds it). A plain table's `tableoid` is a constant the
 //! binder supplies (`Binder::resolve`), so its layout has no such column.
 
@@ -102,15 +106,126 @@ fn member_scan(parent: &TableDef, m: &Arc<TableDef>, alias: &str) -> Plan {
     }
 }
 
-/// The alias of the inheritance tree whose leaf spans row positions
+/// The alias and root OID of the inheritance tree whose leaf spans row positions
 /// `offset..offset + width` of the current level, if that leaf is one
 /// (its `tableoid` column is what marks it).
-pub(crate) fn family_at(b: &Binder, offset: usize, width: usize) -> Option<String> {
+pub(crate) fn family_at(b: &Binder, offset: usize, width: usize) -> Option<(String, u32)> {
     let scope = b.scopes.last()?;
     scope
         .cols
         .get(offset..offset + width)?
         .iter()
         .find(|c| c.hidden && c.attnum == TABLEOID_ATTNUM)
-        .map(|c| c.rel.clone())
+        .map(|c| (c.rel.clone(), c.table_oid))
+}
+
+/// The table a member's scan reads (`member_scan`'s shape).
+fn member_table(p: &Plan) -> Option<&Arc<TableDef>> {
+    match p {
+        Plan::Project { input, .. } => match input.as_ref() {
+            Plan::SeqScan { table, .. } => Some(table),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether member `m` has `root`'s row layout (so conditions over the
+/// root's data columns read the same columns of `m`).
+fn same_layout(root: &TableDef, m: &TableDef) -> bool {
+    m.columns.len() == root.columns.len()
+        && m.columns
+            .iter()
+            .zip(&root.columns)
+            .all(|(a, b)| a.name == b.name && a.dropped == b.dropped && a.ty == b.ty)
+}
+
+/// A partitioned table's Append narrowed by the conditions on it (`conj`,
+/// over its row): pruned to the leaves that may hold rows matching
+/// `key = constant` (`partition::surviving`), and with the conditions
+/// pushed into each leaf's scan when they read data columns only and the
+/// leaves share the table's layout. Any other plan is left as it is.
+/// Returns the plan and the conditions still to apply above it.
+pub(crate) fn narrow_family(b: &mut Binder, plan: Plan, conj: Vec<Expr>) -> (Plan, Vec<Expr>) {
+    let Plan::Append { inputs } = plan else {
+        return (plan, conj);
+    };
+    let root = match inputs.first().and_then(member_table) {
+        Some(t) if t.partition_key.is_some() => t.clone(),
+        _ => return (Plan::Append { inputs }, conj),
+    };
+    let eq: Vec<(usize, Value)> = conj
+        .iter()
+        .filter_map(|e| match super::access::col_cmp(e) {
+            Some((c, crate::valops::Cmp::Eq, Expr::Const(v))) if !v.is_null() => {
+                Some((c, v.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    // The leaves in PostgreSQL's order: bound order, a partitioned
+    // partition's leaves in its place.
+    let keep = crate::partition::surviving(b.catalog, &root, &eq);
+    let mut slots: Vec<Option<Plan>> = inputs.into_iter().map(Some).collect();
+    let mut kept: Vec<Plan> = Vec::with_capacity(keep.len());
+    for oid in &keep {
+        let at = slots.iter().position(|p| {
+            p.as_ref()
+                .and_then(member_table)
+                .is_some_and(|t| t.oid == *oid)
+        });
+        if let Some(p) = at.and_then(|i| slots[i].take()) {
+            kept.push(p);
+        }
+    }
+    if kept.is_empty() {
+        // Nothing can match: the root's own (empty) scan stands for it.
+        kept.push(member_scan(&root, &root, &root.name));
+    }
+    let n = root.columns.len();
+    let pushable = !conj.is_empty()
+        && conj
+            .iter()
+            .all(|e| e.columns().iter().all(|&c| c < n) && !e.has_correlated_subquery())
+        && kept
+            .iter()
+            .all(|p| member_table(p).is_some_and(|t| same_layout(&root, t)));
+    if !pushable {
+        return (append_of(kept), conj);
+    }
+    let inputs = kept
+        .into_iter()
+        .map(|p| match p {
+            Plan::Project { input, exprs } => match *input {
+                Plan::SeqScan { table, alias, .. } => Plan::Project {
+                    input: Box::new(super::access::table_scan(
+                        b,
+                        table,
+                        alias,
+                        conj.clone(),
+                        0,
+                        None,
+                    )),
+                    exprs,
+                },
+                other => Plan::Project {
+                    input: Box::new(other),
+                    exprs,
+                },
+            },
+            other => other,
+        })
+        .collect();
+    (append_of(inputs), Vec::new())
+}
+
+/// An Append of `inputs`, or the one input alone (as PostgreSQL drops a
+/// single-child Append).
+fn append_of(mut inputs: Vec<Plan>) -> Plan {
+    if inputs.len() == 1 {
+        if let Some(p) = inputs.pop() {
+            return p;
+        }
+    }
+    Plan::Append { inputs }
 }

@@ -1,0 +1,525 @@
+//! Declarative partitioning: a partitioned table's key and a partition's
+//! bound, as the catalog keeps them, and the few pure questions asked of
+//! them (does a key fall inside a bound, do two bounds overlap, how does
+//! PostgreSQL print them).
+//!
+//! A partitioned table (`CREATE TABLE p (...) PARTITION BY RANGE (a)`) is
+//! an ordinary [`crate::TableDef`] with a [`PartitionKey`]: its storage
+//! stays empty, rows live in its partitions. A partition is a table whose
+//! `inherits` is its one parent and which has a [`PartitionBound`], so
+//! everything table inheritance does (the parent reads as an Append of its
+//! members, UPDATE/DELETE/TRUNCATE go down the tree, pg_inherits) applies
+//! unchanged; what partitioning adds is routing (INSERT and COPY into the
+//! parent put each row into the one leaf whose bound holds its key) and
+//! the partition constraint (a row written into a partition must be
+//! inside its bound). Routing and pruning are planned in
+//! `nestor_plan::partition`; the DDL is `nestor_exec::ddl::partition`.
+//!
+//! ```text
+//!   p  PARTITION BY RANGE (a)      key: Range, columns [0]
+//!   p1 FOR VALUES FROM (1) TO (10)    Range { from: [V(1)], to: [V(10)] }
+//!   p2 FOR VALUES FROM (10) TO (MAXVALUE)
+//!   key (5)  -> p1      key (10) -> p2      key (NULL) -> none (default)
+//! ```
+//!
+//! Range keys compare as PostgreSQL's partition_rbound_datum_cmp: column
+//! by column, MINVALUE below and MAXVALUE above every value; the lower
+//! bound is inclusive, the upper exclusive. Hash partitions use
+//! PostgreSQL's own hash functions (`hash_bytes_extended`, lookup3) with
+//! its partition seed, so a row lands in the same partition as on
+//! PostgreSQL; only integer, text-like and boolean keys can be hashed.
+//! Left out: key expressions (only columns), operator classes and
+//! collations other than the default.
+
+use std::cmp::Ordering;
+
+use nestor_types::{EvalCtx, Value};
+
+/// PARTITION BY's strategy (pg_partitioned_table.partstrat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartStrategy {
+    Range,
+    List,
+    Hash,
+}
+
+impl PartStrategy {
+    /// The pg_partitioned_table.partstrat letter.
+    pub fn letter(self) -> char {
+        match self {
+            PartStrategy::Range => 'r',
+            PartStrategy::List => 'l',
+            PartStrategy::Hash => 'h',
+        }
+    }
+
+    pub fn from_letter(c: u8) -> Option<PartStrategy> {
+        match c {
+            b'r' => Some(PartStrategy::Range),
+            b'l' => Some(PartStrategy::List),
+            b'h' => Some(PartStrategy::Hash),
+            _ => None,
+        }
+    }
+
+    pub fn keyword(self) -> &'static str {
+        match self {
+            PartStrategy::Range => "RANGE",
+            PartStrategy::List => "LIST",
+            PartStrategy::Hash => "HASH",
+        }
+    }
+}
+
+/// A partitioned table's key: its strategy and key columns (positions in
+/// the table's columns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartitionKey {
+    pub strategy: PartStrategy,
+    pub columns: Vec<usize>,
+}
+
+/// One value of a range bound.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeDatum {
+    MinValue,
+    Value(Value),
+    MaxValue,
+}
+
+/// A partition's bound (pg_class.relpartbound).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartitionBound {
+    Default,
+    /// The values (NULL for a partition that takes NULL keys).
+    List(Vec<Value>),
+    Range {
+        from: Vec<RangeDatum>,
+        to: Vec<RangeDatum>,
+    },
+    Hash {
+        modulus: u32,
+        remainder: u32,
+    },
+}
+
+fn cmp_value(a: &Value, b: &Value) -> Ordering {
+    match nestor_types::ops::compare(a, b) {
+        Ok(Some(o)) => o,
+        _ => a.cmp(b),
+    }
+}
+
+/// A key against a range bound (PostgreSQL's partition_rbound_datum_cmp):
+/// Less when the key sorts before the bound.
+pub fn cmp_key_bound(key: &[Value], bound: &[RangeDatum]) -> Ordering {
+    for (k, b) in key.iter().zip(bound) {
+        match b {
+            RangeDatum::MinValue => return Ordering::Greater,
+            RangeDatum::MaxValue => return Ordering::Less,
+            RangeDatum::Value(v) => match cmp_value(k, v) {
+                Ordering::Equal => {}
+                o => return o,
+            },
+        }
+    }
+    Ordering::Equal
+}
+
+/// Two range bounds (`a` lower or upper, `b` likewise) as PostgreSQL's
+/// partition_rbound_cmp orders them: by datums, MINVALUE/MAXVALUE ending
+/// the comparison; equal datums put an upper bound before a lower one.
+/// Also returns the 1-based column where they first differed.
+pub fn cmp_bounds(
+    a: &[RangeDatum],
+    a_lower: bool,
+    b: &[RangeDatum],
+    b_lower: bool,
+) -> (Ordering, usize) {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = match (x, y) {
+            (RangeDatum::MinValue, RangeDatum::MinValue)
+            | (RangeDatum::MaxValue, RangeDatum::MaxValue) => {
+                // Both infinite the same way: the rest does not matter.
+                return (lower_order(a_lower, b_lower), i + 1);
+            }
+            (RangeDatum::MinValue, _) | (_, RangeDatum::MaxValue) => Ordering::Less,
+            (RangeDatum::MaxValue, _) | (_, RangeDatum::MinValue) => Ordering::Greater,
+            (RangeDatum::Value(v), RangeDatum::Value(w)) => cmp_value(v, w),
+        };
+        if o != Ordering::Equal {
+            return (o, i + 1);
+        }
+    }
+    (lower_order(a_lower, b_lower), a.len())
+}
+
+fn lower_order(a_lower: bool, b_lower: bool) -> Ordering {
+    match (a_lower, b_lower) {
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ => Ordering::Equal,
+    }
+}
+
+/// PostgreSQL's HASH_PARTITION_SEED.
+const HASH_PARTITION_SEED: u64 = 0x7A5B_2236_7996_DCFD;
+
+fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+    *a = a.wrapping_sub(*c);
+    *a ^= c.rotate_left(4);
+    *c = c.wrapping_add(*b);
+    *b = b.wrapping_sub(*a);
+    *b ^= a.rotate_left(6);
+    *a = a.wrapping_add(*c);
+    *c = c.wrapping_sub(*b);
+    *c ^= b.rotate_left(8);
+    *b = b.wrapping_add(*a);
+    *a = a.wrapping_sub(*c);
+    *a ^= c.rotate_left(16);
+    *c = c.wrapping_add(*b);
+    *b = b.wrapping_sub(*a);
+    *b ^= a.rotate_left(19);
+    *a = a.wrapping_add(*c);
+    *c = c.wrapping_sub(*b);
+    *c ^= b.rotate_left(4);
+    *b = b.wrapping_add(*a);
+}
+
+fn final_mix(a: &mut u32, b: &mut u32, c: &mut u32) {
+    *c ^= *b;
+    *c = c.wrapping_sub(b.rotate_left(14));
+    *a ^= *c;
+    *a = a.wrapping_sub(c.rotate_left(11));
+    *b ^= *a;
+    *b = b.wrapping_sub(a.rotate_left(25));
+    *c ^= *b;
+    *c = c.wrapping_sub(b.rotate_left(16));
+    *a ^= *c;
+    *a = a.wrapping_sub(c.rotate_left(4));
+    *b ^= *a;
+    *b = b.wrapping_sub(a.rotate_left(14));
+    *c ^= *b;
+    *c = c.wrapping_sub(b.rotate_left(24));
+}
+
+fn seeded(len: u32, seed: u64) -> (u32, u32, u32) {
+    let init = 0x9e37_79b9u32.wrapping_add(len).wrapping_add(3_923_095);
+    let (mut a, mut b, mut c) = (init, init, init);
+    if seed != 0 {
+        a = a.wrapping_add((seed >> 32) as u32);
+        b = b.wrapping_add(seed as u32);
+        mix(&mut a, &mut b, &mut c);
+    }
+    (a, b, c)
+}
+
+/// PostgreSQL's hash_bytes_uint32_extended.
+fn hash_u32_extended(k: u32, seed: u64) -> u64 {
+    let (mut a, mut b, mut c) = seeded(4, seed);
+    a = a.wrapping_add(k);
+    final_mix(&mut a, &mut b, &mut c);
+    (u64::from(b) << 32) | u64::from(c)
+}
+
+fn le_word(k: &[u8]) -> u32 {
+    k.iter()
+        .enumerate()
+        .fold(0u32, |w, (i, &x)| w.wrapping_add(u32::from(x) << (8 * i)))
+}
+
+/// PostgreSQL's hash_bytes_extended (lookup3, little-endian).
+fn hash_bytes_extended(k: &[u8], seed: u64) -> u64 {
+    let (mut a, mut b, mut c) = seeded(k.len() as u32, seed);
+    let mut rest = k;
+    while rest.len() >= 12 {
+        a = a.wrapping_add(le_word(&rest[0..4]));
+        b = b.wrapping_add(le_word(&rest[4..8]));
+        c = c.wrapping_add(le_word(&rest[8..12]));
+        mix(&mut a, &mut b, &mut c);
+        rest = &rest[12..];
+    }
+    let n = rest.len();
+    a = a.wrapping_add(le_word(&rest[..n.min(4)]));
+    if n > 4 {
+        b = b.wrapping_add(le_word(&rest[4..n.min(8)]));
+    }
+    if n > 8 {
+        // The last word's bytes go in from the second byte up (the
+        // length took the low byte of c).
+        c = c.wrapping_add(le_word(&rest[8..n]) << 8);
+    }
+    final_mix(&mut a, &mut b, &mut c);
+    (u64::from(b) << 32) | u64::from(c)
+}
+
+/// The extended hash of one key value as PostgreSQL's default hash
+/// operator class computes it; None for a type Nestor cannot hash alike.
+fn hash_value(v: &Value) -> Option<u64> {
+    let seed = HASH_PARTITION_SEED;
+    Some(match v {
+        Value::Int2(i) => hash_u32_extended(i32::from(*i) as u32, seed),
+        Value::Int4(i) => hash_u32_extended(*i as u32, seed),
+        Value::Int8(i) | Value::Timestamp(i) | Value::TimestampTz(i) | Value::Time(i) => {
+            let val = *i;
+            let lo = val as u32;
+            let hi = (val >> 32) as u32;
+            hash_u32_extended(lo ^ if val >= 0 { hi } else { !hi }, seed)
+        }
+        Value::Date(d) => hash_u32_extended(*d as u32, seed),
+        Value::Bool(b) => hash_u32_extended(u32::from(*b), seed),
+        Value::Text(s) => hash_bytes_extended(s.as_bytes(), seed),
+        Value::Bytea(s) => hash_bytes_extended(s, seed),
+        Value::Uuid(u) => hash_bytes_extended(u, seed),
+        _ => return None,
+    })
+}
+
+/// PostgreSQL's hash_combine64.
+fn hash_combine64(a: u64, b: u64) -> u64 {
+    a ^ b
+        .wrapping_add(0x49a0_f4dd_15e5_a8e3)
+        .wrapping_add(a << 54)
+        .wrapping_add(a >> 7)
+}
+
+/// The row hash of a key (compute_partition_hash_value; NULLs are
+/// skipped); None if some value's type cannot be hashed.
+pub fn row_hash(key: &[Value]) -> Option<u64> {
+    let mut h = 0u64;
+    for v in key {
+        if !v.is_null() {
+            h = hash_combine64(h, hash_value(v)?);
+        }
+    }
+    Some(h)
+}
+
+/// Whether a key type can be hashed as PostgreSQL does.
+pub fn hashable(ty: nestor_types::datatype::DataType) -> bool {
+    use nestor_types::datatype::DataType as T;
+    matches!(
+        ty,
+        T::Int2
+            | T::Int4
+            | T::Int8
+            | T::Text
+            | T::Varchar(_)
+            | T::Name
+            | T::Bool
+            | T::Date
+            | T::Bytea
+            | T::Uuid
+            | T::Timestamp(_)
+            | T::TimestampTz(_)
+            | T::Time(_)
+    )
+}
+
+impl PartitionBound {
+    /// Whether a (non-default) bound holds `key` under strategy `s`.
+    /// A default bound holds nothing by itself (routing falls back to it).
+    pub fn contains(&self, key: &[Value]) -> bool {
+        match self {
+            PartitionBound::Default => false,
+            PartitionBound::List(vals) => {
+                let k = &key[0];
+                vals.iter().any(|v| {
+                    if k.is_null() {
+                        v.is_null()
+                    } else {
+                        !v.is_null() && cmp_value(k, v) == Ordering::Equal
+                    }
+                })
+            }
+            PartitionBound::Range { from, to } => {
+                if key.iter().any(|v| v.is_null()) {
+                    return false;
+                }
+                cmp_key_bound(key, from) != Ordering::Less
+                    && cmp_key_bound(key, to) == Ordering::Less
+            }
+            PartitionBound::Hash { modulus, remainder } => {
+                row_hash(key).is_some_and(|h| h % u64::from(*modulus) == u64::from(*remainder))
+            }
+        }
+    }
+
+    /// Whether two bounds of the same table overlap (neither a default).
+    pub fn overlaps(&self, other: &PartitionBound) -> bool {
+        match (self, other) {
+            (PartitionBound::List(a), PartitionBound::List(b)) => a.iter().any(|x| {
+                b.iter().any(|y| {
+                    (x.is_null() && y.is_null())
+                        || (!x.is_null() && !y.is_null() && cmp_value(x, y) == Ordering::Equal)
+                })
+            }),
+            (
+                PartitionBound::Range { from: f1, to: t1 },
+                PartitionBound::Range { from: f2, to: t2 },
+            ) => {
+                cmp_bounds(f1, true, t2, false).0 == Ordering::Less
+                    && cmp_bounds(f2, true, t1, false).0 == Ordering::Less
+            }
+            (
+                PartitionBound::Hash {
+                    modulus: m1,
+                    remainder: r1,
+                },
+                PartitionBound::Hash {
+                    modulus: m2,
+                    remainder: r2,
+                },
+            ) => {
+                let (small, big) = if m1 <= m2 {
+                    ((m1, r1), (m2, r2))
+                } else {
+                    ((m2, r2), (m1, r1))
+                };
+                big.1 % small.0 == *small.1
+            }
+            _ => false,
+        }
+    }
+
+    /// PostgreSQL's text (`pg_get_expr(relpartbound, oid)`).
+    pub fn to_sql(&self, ec: &EvalCtx) -> String {
+        match self {
+            PartitionBound::Default => "DEFAULT".into(),
+            PartitionBound::List(vals) => {
+                let v: Vec<String> = vals.iter().map(|v| literal(v, ec)).collect();
+                format!("FOR VALUES IN ({})", v.join(", "))
+            }
+            PartitionBound::Range { from, to } => format!(
+                "FOR VALUES FROM {} TO {}",
+                range_text(from, ec),
+                range_text(to, ec)
+            ),
+            PartitionBound::Hash { modulus, remainder } => {
+                format!("FOR VALUES WITH (modulus {modulus}, remainder {remainder})")
+            }
+        }
+    }
+}
+
+/// The order PostgreSQL keeps a table's partitions in (its
+/// PartitionBoundInfo order: scans and `\d+` follow it): range partitions
+/// by lower bound, list partitions by their least value (one holding only
+/// NULL after them), hash partitions by modulus and remainder, the
+/// default last.
+pub fn bound_order(a: &PartitionBound, b: &PartitionBound) -> Ordering {
+    use PartitionBound as B;
+    match (a, b) {
+        (B::Default, B::Default) => Ordering::Equal,
+        (B::Default, _) => Ordering::Greater,
+        (_, B::Default) => Ordering::Less,
+        (B::Range { from: x, .. }, B::Range { from: y, .. }) => cmp_bounds(x, true, y, true).0,
+        (B::List(x), B::List(y)) => {
+            let least = |l: &[Value]| -> Option<Value> {
+                l.iter()
+                    .filter(|v| !v.is_null())
+                    .min_by(|p, q| cmp_value(p, q))
+                    .cloned()
+            };
+            match (least(x), least(y)) {
+                (Some(p), Some(q)) => cmp_value(&p, &q),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            }
+        }
+        (
+            B::Hash {
+                modulus: m1,
+                remainder: r1,
+            },
+            B::Hash {
+                modulus: m2,
+                remainder: r2,
+            },
+        ) => (m1, r1).cmp(&(m2, r2)),
+        _ => Ordering::Equal,
+    }
+}
+
+/// A range bound's datums as PostgreSQL prints them: `(1, MAXVALUE)`.
+pub fn range_text(b: &[RangeDatum], ec: &EvalCtx) -> String {
+    let v: Vec<String> = b
+        .iter()
+        .map(|d| match d {
+            RangeDatum::MinValue => "MINVALUE".into(),
+            RangeDatum::MaxValue => "MAXVALUE".into(),
+            RangeDatum::Value(v) => literal(v, ec),
+        })
+        .collect();
+    format!("({})", v.join(", "))
+}
+
+/// A constant as ruleutils' get_const_expr prints it without its type:
+/// non-negative int4 and numeric with a point bare, booleans as words,
+/// everything else quoted.
+pub fn literal(v: &Value, ec: &EvalCtx) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Bool(b) => (if *b { "true" } else { "false" }).to_string(),
+        Value::Int4(i) if *i >= 0 => i.to_string(),
+        Value::Numeric(_) => {
+            let s = v.to_text(ec);
+            if s.starts_with(|c: char| c.is_ascii_digit()) && s.contains(['e', 'E', '.']) {
+                s
+            } else {
+                quote(&s)
+            }
+        }
+        _ => quote(&v.to_text(ec)),
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_match_postgresql() {
+        // Where PostgreSQL 15 puts these keys among 4 (int) and 3 (text)
+        // hash partitions (satisfies_hash_partition agrees).
+        let rem = |v: Value, m: u64| row_hash(&[v]).unwrap() % m;
+        let ints: Vec<u64> = (1..=12).map(|i| rem(Value::Int4(i), 4)).collect();
+        assert_eq!(ints, [0, 2, 1, 3, 1, 3, 3, 1, 1, 3, 1, 0]);
+        let text = |s: &str| rem(Value::Text(s.into()), 3);
+        assert_eq!(text("apple"), 2);
+        assert_eq!(text("banana"), 0);
+        assert_eq!(text("a much longer text value here"), 0);
+        assert_eq!(text("abcdefghijkl"), 1);
+        assert_eq!(text("abcdefghijklm"), 1);
+        assert_eq!(text(""), 2);
+        // NULL keys hash to 0.
+        assert_eq!(row_hash(&[Value::Null]), Some(0));
+    }
+
+    #[test]
+    fn range_bounds() {
+        let b = PartitionBound::Range {
+            from: vec![RangeDatum::Value(Value::Int4(1))],
+            to: vec![RangeDatum::Value(Value::Int4(10))],
+        };
+        assert!(b.contains(&[Value::Int4(1)]));
+        assert!(b.contains(&[Value::Int4(9)]));
+        assert!(!b.contains(&[Value::Int4(10)]));
+        assert!(!b.contains(&[Value::Null]));
+        let c = PartitionBound::Range {
+            from: vec![RangeDatum::Value(Value::Int4(10))],
+            to: vec![RangeDatum::MaxValue],
+        };
+        assert!(!b.overlaps(&c));
+        let d = PartitionBound::Range {
+            from: vec![RangeDatum::Value(Value::Int4(5))],
+            to: vec![RangeDatum::Value(Value::Int4(15))],
+        };
+        assert!(b.overlaps(&d) && c.overlaps(&d));
+    }
+}

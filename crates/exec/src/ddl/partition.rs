@@ -1,0 +1,1011 @@
+//! Declarative partitioning DDL: `CREATE TABLE ... PARTITION BY`,
+//! `CREATE TABLE ... PARTITION OF ... FOR VALUES`, `ALTER TABLE ... ATTACH
+//! / DETACH PARTITION`, and the rules a partitioned table's unique indexes
+//! follow.
+//!
+//! A partition is built on table inheritance (`inherit.rs`): its one
+//! parent is in `TableDef::inherits` and it has the parent's columns,
+//! NOT NULL markings and CHECK constraints; what it adds is its bound
+//! (`TableDef::partition_bound`), checked here against its siblings as
+//! PostgreSQL's transformPartitionBound and check_new_partition_bound do,
+//! with their messages and cursors:
+//!
+//! ```text
+//!   CREATE TABLE p (a int) PARTITION BY RANGE (a);
+//!   CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (1) TO (10);
+//!   CREATE TABLE p2 PARTITION OF p FOR VALUES FROM (5) TO (20);
+//!   ERROR:  partition "p2" would overlap partition "p1"    (42P17,
+//!           cursor at the 5)
+//! ```
+//!
+//! The parent's indexes are created on each new partition (and CREATE
+//! INDEX on a partitioned table goes down to its partitions); a unique
+//! index or PRIMARY KEY must cover the partition key, so uniqueness in
+//! each partition is uniqueness in the table. Left out (0A000): key
+//! expressions, DETACH CONCURRENTLY /
+//! FINALIZE, ATTACH of a table whose columns differ from its parent's.
+
+use std::sync::Arc;
+
+use nestor_catalog::partition::{
+    cmp_bounds, range_text, PartStrategy, PartitionBound, PartitionKey, RangeDatum,
+};
+use nestor_catalog::TableDef;
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, expr_location, node};
+use nestor_plan::partition::PartCheck;
+use nestor_types::Value;
+
+use crate::context::{Ev, StatementCtx};
+use crate::executor::eval::Eval;
+
+use super::{binder, PendingIndex};
+
+/// PARTITION BY with INHERITS (42P17, before anything else is looked at).
+pub(super) fn check_spec(cs: &pb::CreateStmt) -> Result<(), DbError> {
+    if cs.partspec.is_some() && !cs.inh_relations.is_empty() && cs.partbound.is_none() {
+        return Err(DbError::new(
+            SqlState::InvalidObjectDefinition,
+            "cannot create partitioned table as inheritance child",
+        ));
+    }
+    Ok(())
+}
+
+/// The key of `PARTITION BY` over the new table's columns (None without
+/// one).
+pub(super) fn key_of(
+    text: &str,
+    cs: &pb::CreateStmt,
+    columns: &[nestor_catalog::Column],
+) -> Result<Option<PartitionKey>, DbError> {
+    let Some(spec) = &cs.partspec else {
+        return Ok(None);
+    };
+    let strategy = match pb::PartitionStrategy::try_from(spec.strategy) {
+        Ok(pb::PartitionStrategy::Range) => PartStrategy::Range,
+        Ok(pb::PartitionStrategy::List) => PartStrategy::List,
+        Ok(pb::PartitionStrategy::Hash) => PartStrategy::Hash,
+        _ => return Err(DbError::internal("partition strategy")),
+    };
+    if strategy == PartStrategy::List && spec.part_params.len() > 1 {
+        return Err(DbError::new(
+            SqlState::InvalidObjectDefinition,
+            "cannot use \"list\" partition strategy with more than one column",
+        ));
+    }
+    let mut cols = Vec::new();
+    for p in &spec.part_params {
+        let NodeEnum::PartitionElem(pe) = node(p)? else {
+            return Err(DbError::internal("partition key element"));
+        };
+        // `((a))` is the column `a`, as PostgreSQL takes a plain Var.
+        let name = if pe.name.is_empty() {
+            pe.expr
+                .as_deref()
+                .and_then(plain_column)
+                .ok_or_else(|| DbError::unsupported("partition key expressions"))?
+        } else {
+            pe.name.clone()
+        };
+        if matches!(
+            name.as_str(),
+            "ctid" | "xmin" | "xmax" | "cmin" | "cmax" | "tableoid"
+        ) {
+            return Err(bind::err_at(
+                DbError::new(
+                    SqlState::InvalidObjectDefinition,
+                    format!("cannot use system column \"{name}\" in partition key"),
+                ),
+                text,
+                pe.location,
+            ));
+        }
+        let i = columns
+            .iter()
+            .position(|c| !c.dropped && c.name == name)
+            .ok_or_else(|| {
+                bind::err_at(
+                    DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column \"{name}\" named in partition key does not exist"),
+                    ),
+                    text,
+                    pe.location,
+                )
+            })?;
+        if !pe.opclass.is_empty() || !pe.collation.is_empty() {
+            return Err(DbError::unsupported(
+                "operator classes and collations in a partition key",
+            ));
+        }
+        if strategy == PartStrategy::Hash && !nestor_catalog::partition::hashable(columns[i].ty) {
+            return Err(DbError::unsupported(format!(
+                "hash partitioning on type {}",
+                columns[i].ty
+            )));
+        }
+        cols.push(i);
+    }
+    Ok(Some(PartitionKey {
+        strategy,
+        columns: cols,
+    }))
+}
+
+/// A one-name column reference.
+fn plain_column(n: &pb::Node) -> Option<String> {
+    let NodeEnum::ColumnRef(cr) = n.node.as_ref()? else {
+        return None;
+    };
+    let [f] = cr.fields.as_slice() else {
+        return None;
+    };
+    match f.node.as_ref()? {
+        NodeEnum::String(s) => Some(s.sval.clone()),
+        _ => None,
+    }
+}
+
+/// PostgreSQL's rule for unique indexes of a partitioned table: each
+/// must include every key column (0A000 naming the first it lacks).
+pub(super) fn check_unique(
+    table: &str,
+    key: &PartitionKey,
+    columns: &[nestor_catalog::Column],
+    pi: &PendingIndex,
+) -> Result<(), DbError> {
+    if !pi.unique {
+        return Ok(());
+    }
+    for &k in &key.columns {
+        let name = &columns[k].name;
+        if !pi.cols.contains(name) {
+            let what = if pi.primary { "PRIMARY KEY" } else { "UNIQUE" };
+            let detail = format!(
+                "{what} constraint on table \"{table}\" lacks column \"{name}\" which is part of the partition key."
+            );
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "unique constraint on partitioned table must include all partitioning columns",
+            )
+            .with_detail(detail));
+        }
+    }
+    Ok(())
+}
+
+/// The partitioned table a PARTITION OF names (42P17 when it is not
+/// partitioned).
+pub(super) fn parent_of(parents: &[Arc<TableDef>]) -> Result<Arc<TableDef>, DbError> {
+    let p = parents
+        .first()
+        .ok_or_else(|| DbError::internal("PARTITION OF without a parent"))?;
+    if p.partition_key.is_none() {
+        return Err(DbError::new(
+            SqlState::InvalidObjectDefinition,
+            format!("\"{}\" is not partitioned", p.name),
+        ));
+    }
+    Ok(p.clone())
+}
+
+/// INHERITS of a partitioned table or a partition (42809).
+pub(super) fn refuse_partitioned_parents(parents: &[Arc<TableDef>]) -> Result<(), DbError> {
+    for p in parents {
+        let what = if p.partition_key.is_some() {
+            "partitioned table"
+        } else if p.partition_bound.is_some() {
+            "partition"
+        } else {
+            continue;
+        };
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("cannot inherit from {what} \"{}\"", p.name),
+        ));
+    }
+    Ok(())
+}
+
+/// The parent's indexes to create on a new partition (named by the
+/// partition, as PostgreSQL names them).
+pub(super) fn inherited_indexes(parent: &TableDef) -> Vec<PendingIndex> {
+    parent
+        .indexes
+        .iter()
+        .map(|i| PendingIndex {
+            name: None,
+            cols: i
+                .columns
+                .iter()
+                .map(|&c| parent.columns[c].name.clone())
+                .collect(),
+            unique: i.unique,
+            primary: i.primary,
+            constraint: i.constraint.then_some(-1),
+        })
+        .collect()
+}
+
+fn bound_strategy_err(text: &str, spec: &pb::PartitionBoundSpec, what: &str) -> DbError {
+    bind::err_at(
+        DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("invalid bound specification for a {what} partition"),
+        ),
+        text,
+        spec.location,
+    )
+}
+
+/// A bound value: the expression evaluated and cast to the key column's
+/// type (transformPartitionBoundValue).
+fn bound_value(
+    ctx: &mut StatementCtx,
+    text: &str,
+    n: &pb::Node,
+    col: &nestor_catalog::Column,
+) -> Result<Value, DbError> {
+    let mut b = binder(ctx, text);
+    let (e, t) = b.bind(n)?;
+    let loc = node(n).map(expr_location).unwrap_or(-1);
+    let e = b.coerce_assign(e, t, col.ty).map_err(|e| {
+        if e.code != SqlState::DatatypeMismatch {
+            return bind::err_at(e, text, loc);
+        }
+        bind::err_at(
+            DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "specified value cannot be cast to type {} for column \"{}\"",
+                    col.ty, col.name
+                ),
+            ),
+            text,
+            loc,
+        )
+    })?;
+    let mut ev = Ev::new(ctx, &[]);
+    let v = e.eval(&[], &mut ev)?;
+    nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)
+}
+
+/// MINVALUE / MAXVALUE in a range bound (column references by those
+/// names, as the grammar leaves them).
+fn infinite(n: &pb::Node) -> Option<RangeDatum> {
+    let NodeEnum::ColumnRef(cr) = n.node.as_ref()? else {
+        return None;
+    };
+    let [f] = cr.fields.as_slice() else {
+        return None;
+    };
+    match f.node.as_ref()? {
+        NodeEnum::String(s) if s.sval == "minvalue" => Some(RangeDatum::MinValue),
+        NodeEnum::String(s) if s.sval == "maxvalue" => Some(RangeDatum::MaxValue),
+        _ => None,
+    }
+}
+
+fn range_datums(
+    ctx: &mut StatementCtx,
+    text: &str,
+    parent: &TableDef,
+    key: &PartitionKey,
+    list: &[pb::Node],
+) -> Result<Vec<RangeDatum>, DbError> {
+    let mut out = Vec::new();
+    for (n, &k) in list.iter().zip(&key.columns) {
+        let d = match infinite(n) {
+            Some(d) => d,
+            None => {
+                let v = bound_value(ctx, text, n, &parent.columns[k])?;
+                if v.is_null() {
+                    return Err(DbError::new(
+                        SqlState::InvalidObjectDefinition,
+                        "cannot specify NULL in range bound",
+                    ));
+                }
+                RangeDatum::Value(v)
+            }
+        };
+        out.push(d);
+    }
+    // After MINVALUE or MAXVALUE only more of the same.
+    let mut seen: Option<&RangeDatum> = None;
+    for (d, n) in out.iter().zip(list) {
+        match (seen, d) {
+            (Some(s), d) if s != d => {
+                let word = if *s == RangeDatum::MaxValue {
+                    "MAXVALUE"
+                } else {
+                    "MINVALUE"
+                };
+                return Err(bind::err_at(
+                    DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!("every bound following {word} must also be {word}"),
+                    ),
+                    text,
+                    node(n).map(expr_location).unwrap_or(-1),
+                ));
+            }
+            (None, RangeDatum::MinValue | RangeDatum::MaxValue) => seen = Some(d),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// FOR VALUES ... of a new partition of `parent`, as the catalog keeps
+/// it (transformPartitionBound).
+pub(super) fn transform_bound(
+    ctx: &mut StatementCtx,
+    text: &str,
+    parent: &TableDef,
+    spec: &pb::PartitionBoundSpec,
+) -> Result<PartitionBound, DbError> {
+    let key = parent
+        .partition_key
+        .as_ref()
+        .ok_or_else(|| DbError::internal("bound of a table that is not partitioned"))?;
+    if spec.is_default {
+        if key.strategy == PartStrategy::Hash {
+            return Err(DbError::new(
+                SqlState::InvalidTableDefinition,
+                "a hash-partitioned table may not have a default partition",
+            ));
+        }
+        return Ok(PartitionBound::Default);
+    }
+    match key.strategy {
+        PartStrategy::Hash => {
+            if spec.strategy != "h" {
+                return Err(bound_strategy_err(text, spec, "hash"));
+            }
+            if spec.modulus <= 0 {
+                return Err(DbError::new(
+                    SqlState::InvalidTableDefinition,
+                    "modulus for hash partition must be an integer value greater than zero",
+                ));
+            }
+            if spec.remainder >= spec.modulus {
+                return Err(DbError::new(
+                    SqlState::InvalidTableDefinition,
+                    "remainder for hash partition must be less than modulus",
+                ));
+            }
+            Ok(PartitionBound::Hash {
+                modulus: spec.modulus as u32,
+                remainder: spec.remainder.max(0) as u32,
+            })
+        }
+        PartStrategy::List => {
+            if spec.strategy != "l" {
+                return Err(bound_strategy_err(text, spec, "list"));
+            }
+            let col = &parent.columns[key.columns[0]];
+            let mut vals: Vec<Value> = Vec::new();
+            for n in &spec.listdatums {
+                let v = bound_value(ctx, text, n, col)?;
+                if !vals.contains(&v) {
+                    vals.push(v);
+                }
+            }
+            Ok(PartitionBound::List(vals))
+        }
+        PartStrategy::Range => {
+            if spec.strategy != "r" {
+                return Err(bound_strategy_err(text, spec, "range"));
+            }
+            let n = key.columns.len();
+            if spec.lowerdatums.len() != n {
+                return Err(DbError::new(
+                    SqlState::InvalidTableDefinition,
+                    "FROM must specify exactly one value per partitioning column",
+                ));
+            }
+            if spec.upperdatums.len() != n {
+                return Err(DbError::new(
+                    SqlState::InvalidTableDefinition,
+                    "TO must specify exactly one value per partitioning column",
+                ));
+            }
+            Ok(PartitionBound::Range {
+                from: range_datums(ctx, text, parent, key, &spec.lowerdatums)?,
+                to: range_datums(ctx, text, parent, key, &spec.upperdatums)?,
+            })
+        }
+    }
+}
+
+fn datum_location(list: &[pb::Node], i: usize) -> i32 {
+    list.get(i)
+        .and_then(|n| node(n).ok())
+        .map_or(-1, expr_location)
+}
+
+fn invalid_def(msg: String, text: &str, location: i32) -> DbError {
+    bind::err_at(
+        DbError::new(SqlState::InvalidObjectDefinition, msg),
+        text,
+        location,
+    )
+}
+
+/// check_new_partition_bound: a second default, an empty range, a hash
+/// modulus that does not divide or is not divided by its neighbours', and
+/// overlap with an existing partition (`skip`: the table being attached
+/// is not its own sibling).
+pub(super) fn check_new_bound(
+    ctx: &StatementCtx,
+    text: &str,
+    name: &str,
+    parent: &TableDef,
+    bound: &PartitionBound,
+    spec: &pb::PartitionBoundSpec,
+) -> Result<(), DbError> {
+    let siblings = ctx.catalog.children(parent.oid);
+    let with_bounds = siblings
+        .iter()
+        .filter_map(|s| s.partition_bound.as_ref().map(|b| (s, b)));
+    if *bound == PartitionBound::Default {
+        if let Some((d, _)) = with_bounds
+            .clone()
+            .find(|(_, b)| **b == PartitionBound::Default)
+        {
+            return Err(invalid_def(
+                format!(
+                    "partition \"{name}\" conflicts with existing default partition \"{}\"",
+                    d.name
+                ),
+                text,
+                spec.location,
+            ));
+        }
+        return Ok(());
+    }
+    if let PartitionBound::Range { from, to } = bound {
+        let (o, col) = cmp_bounds(from, true, to, false);
+        if o != std::cmp::Ordering::Less {
+            let ec = &ctx.eval;
+            return Err(invalid_def(
+                format!("empty range bound specified for partition \"{name}\""),
+                text,
+                datum_location(&spec.lowerdatums, col.saturating_sub(1)),
+            )
+            .with_detail(format!(
+                "Specified lower bound {} is greater than or equal to upper bound {}.",
+                range_text(from, ec),
+                range_text(to, ec)
+            )));
+        }
+    }
+    if let PartitionBound::Hash { modulus, .. } = bound {
+        check_moduli(name, *modulus, with_bounds.clone())?;
+    }
+    let others: Vec<(&Arc<TableDef>, &PartitionBound)> = with_bounds
+        .filter(|(_, b)| **b != PartitionBound::Default)
+        .collect();
+    if let Some((s, loc)) = overlapping(bound, &others, spec) {
+        return Err(invalid_def(
+            format!(
+                "partition \"{name}\" would overlap partition \"{}\"",
+                s.name
+            ),
+            text,
+            loc,
+        ));
+    }
+    Ok(())
+}
+
+/// The existing partition a new bound overlaps, found the way PostgreSQL
+/// finds it (its first list value held by another partition; the first
+/// range in bound order; the owner of the first hash slot taken), and
+/// where the error points.
+fn overlapping<'a>(
+    bound: &PartitionBound,
+    others: &[(&'a Arc<TableDef>, &PartitionBound)],
+    spec: &pb::PartitionBoundSpec,
+) -> Option<(&'a Arc<TableDef>, i32)> {
+    match bound {
+        PartitionBound::List(vals) => vals.iter().enumerate().find_map(|(i, v)| {
+            let one = PartitionBound::List(vec![v.clone()]);
+            others
+                .iter()
+                .find(|(_, b)| one.overlaps(b))
+                .map(|(s, _)| (*s, datum_location(&spec.listdatums, i)))
+        }),
+        PartitionBound::Hash { modulus, remainder } => {
+            let greatest = others
+                .iter()
+                .filter_map(|(_, b)| match b {
+                    PartitionBound::Hash { modulus, .. } => Some(*modulus),
+                    _ => None,
+                })
+                .max()?;
+            let mut slot = if *remainder >= greatest {
+                remainder % greatest
+            } else {
+                *remainder
+            };
+            while slot < greatest {
+                let owner = others.iter().find(|(_, b)| {
+                    matches!(b, PartitionBound::Hash { modulus: m, remainder: r } if slot % m == *r)
+                });
+                if let Some((s, _)) = owner {
+                    return Some((*s, spec.location));
+                }
+                slot += modulus;
+            }
+            None
+        }
+        _ => others
+            .iter()
+            .find(|(_, b)| bound.overlaps(b))
+            .map(|(s, b)| (*s, overlap_location(bound, b, spec))),
+    }
+}
+
+/// Where PostgreSQL points at a range overlap: the lower bound when it
+/// falls inside the other range (its first datum when equal), else the
+/// upper bound's datum that reaches into it.
+fn overlap_location(
+    new: &PartitionBound,
+    old: &PartitionBound,
+    spec: &pb::PartitionBoundSpec,
+) -> i32 {
+    let (PartitionBound::Range { from, .. }, PartitionBound::Range { from: of, to: ot }) =
+        (new, old)
+    else {
+        return spec.location;
+    };
+    let inside = cmp_bounds(from, true, of, true).0 != std::cmp::Ordering::Less
+        && cmp_bounds(from, true, ot, false).0 == std::cmp::Ordering::Less;
+    if inside {
+        // partition_range_bsearch's cmpval against the bound found: the
+        // other range's lower bound.
+        let (o, col) = cmp_bounds(of, true, from, true);
+        let i = if o == std::cmp::Ordering::Equal {
+            0
+        } else {
+            col.saturating_sub(1)
+        };
+        datum_location(&spec.lowerdatums, i)
+    } else {
+        let (_, col) = cmp_bounds(of, true, &range_upper(new), false);
+        datum_location(&spec.upperdatums, col.saturating_sub(1))
+    }
+}
+
+fn range_upper(b: &PartitionBound) -> Vec<RangeDatum> {
+    match b {
+        PartitionBound::Range { to, .. } => to.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Every hash modulus must divide the next larger one.
+fn check_moduli<'a>(
+    name: &str,
+    modulus: u32,
+    siblings: impl Iterator<Item = (&'a Arc<TableDef>, &'a PartitionBound)>,
+) -> Result<(), DbError> {
+    let mut smaller: Option<(u32, &str)> = None;
+    let mut larger: Option<(u32, &str)> = None;
+    for (s, b) in siblings {
+        let PartitionBound::Hash { modulus: m, .. } = b else {
+            continue;
+        };
+        if *m <= modulus && smaller.is_none_or(|(x, _)| *m > x) {
+            smaller = Some((*m, &s.name));
+        }
+        if *m > modulus && larger.is_none_or(|(x, _)| *m < x) {
+            larger = Some((*m, &s.name));
+        }
+    }
+    let err = |detail: String| {
+        DbError::new(
+            SqlState::InvalidObjectDefinition,
+            "every hash partition modulus must be a factor of the next larger modulus",
+        )
+        .with_detail(detail)
+    };
+    if let Some((m, s)) = smaller {
+        if !modulus.is_multiple_of(m) {
+            return Err(err(format!(
+                "The new modulus {modulus} is not divisible by {m}, the modulus of existing partition \"{s}\"."
+            )));
+        }
+    }
+    if let Some((m, s)) = larger {
+        if !m.is_multiple_of(modulus) {
+            return Err(err(format!(
+                "The new modulus {modulus} is not a factor of {m}, the modulus of existing partition \"{s}\"."
+            )));
+        }
+    }
+    let _ = name;
+    Ok(())
+}
+
+/// A new partition must not take rows the parent's default partition
+/// already holds (23514).
+pub(super) fn check_default_rows(
+    ctx: &StatementCtx,
+    parent: &TableDef,
+    bound: &PartitionBound,
+) -> Result<(), DbError> {
+    if *bound == PartitionBound::Default {
+        return Ok(());
+    }
+    let Some(key) = &parent.partition_key else {
+        return Ok(());
+    };
+    let Some(default) = ctx
+        .catalog
+        .children(parent.oid)
+        .into_iter()
+        .find(|c| c.partition_bound == Some(PartitionBound::Default))
+    else {
+        return Ok(());
+    };
+    for leaf in ctx.catalog.descendants(&default) {
+        let cols: Option<Vec<usize>> = key
+            .columns
+            .iter()
+            .map(|&k| leaf.column_index(&parent.columns[k].name))
+            .collect();
+        let Some(cols) = cols else { continue };
+        let taken = leaf.storage.scan(&ctx.snapshot).any(|t| {
+            let k: Vec<Value> = cols
+                .iter()
+                .map(|&c| t.data.get(c).cloned().unwrap_or(Value::Null))
+                .collect();
+            bound.contains(&k)
+        });
+        if taken {
+            return Err(DbError::new(
+                SqlState::CheckViolation,
+                format!(
+                    "updated partition constraint for default partition \"{}\" would be violated by some row",
+                    default.name
+                ),
+            )
+            .with_table(default.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
+/// ALTER TABLE parent ATTACH PARTITION t FOR VALUES ...: the table's new
+/// definition (its rows checked against the bound).
+pub(super) fn attach(
+    ctx: &mut StatementCtx,
+    text: &str,
+    parent: &Arc<TableDef>,
+    cmd: &pb::PartitionCmd,
+) -> Result<TableDef, DbError> {
+    let rv = cmd
+        .name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ATTACH PARTITION without a table"))?;
+    if parent.partition_key.is_none() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("table \"{}\" is not partitioned", parent.name),
+        ));
+    }
+    let name = nestor_plan::bind::relname(rv)?;
+    let t = ctx
+        .catalog
+        .table(&name)
+        .ok_or_else(|| super::undefined_table(&name))?;
+    crate::relation_lock::lock(
+        ctx,
+        t.oid.0,
+        nestor_txn::TableLockMode::AccessExclusive,
+        nestor_txn::WaitPolicy::Block,
+        &t.name,
+    )?;
+    if t.partition_bound.is_some() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("\"{}\" is already a partition", t.name),
+        ));
+    }
+    if !t.inherits.is_empty() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            "cannot attach inheritance child as partition",
+        ));
+    }
+    if t.partition_key.is_none() && !ctx.catalog.children(t.oid).is_empty() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            "cannot attach inheritance parent as partition",
+        ));
+    }
+    if t.oid == parent.oid
+        || ctx
+            .catalog
+            .descendants(&t)
+            .iter()
+            .any(|d| d.oid == parent.oid)
+    {
+        return Err(
+            DbError::new(SqlState::DuplicateTable, "circular inheritance not allowed").with_detail(
+                format!("\"{}\" is already a child of \"{}\".", parent.name, t.name),
+            ),
+        );
+    }
+    same_columns(&t, parent)?;
+    let spec = cmd
+        .bound
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ATTACH PARTITION without a bound"))?;
+    let bound = transform_bound(ctx, text, parent, spec)?;
+    check_new_bound(ctx, text, &t.name, parent, &bound, spec)?;
+    check_default_rows(ctx, parent, &bound)?;
+    let mut new = (*t).clone();
+    new.inherits = vec![parent.oid];
+    new.partition_bound = Some(bound);
+    validate_rows(ctx, &new)?;
+    Ok(new)
+}
+
+/// The columns of a table being attached: the parent's, by name and
+/// type, and no others.
+fn same_columns(t: &TableDef, parent: &TableDef) -> Result<(), DbError> {
+    for (_, c) in t.live_columns() {
+        if parent.column_index(&c.name).is_none() {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "table \"{}\" contains column \"{}\" not found in parent \"{}\"",
+                    t.name, c.name, parent.name
+                ),
+            )
+            .with_detail("The new partition may contain only the columns present in parent."));
+        }
+    }
+    for (_, pc) in parent.live_columns() {
+        let Some(i) = t.column_index(&pc.name) else {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!("child table is missing column \"{}\"", pc.name),
+            ));
+        };
+        if t.columns[i].ty != pc.ty || t.columns[i].domain != pc.domain {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "child table \"{}\" has different type for column \"{}\"",
+                    t.name, pc.name
+                ),
+            ));
+        }
+        if pc.not_null && !t.columns[i].not_null {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "column \"{}\" in child table must be marked NOT NULL",
+                    pc.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The rows of a table becoming a partition (and of its partitions) must
+/// satisfy its partition constraint (23514 otherwise).
+fn validate_rows(ctx: &StatementCtx, new: &TableDef) -> Result<(), DbError> {
+    let tree = if new.partition_key.is_some() {
+        ctx.catalog.descendants(&Arc::new(new.clone()))
+    } else {
+        vec![Arc::new(new.clone())]
+    };
+    for m in tree {
+        // The member's rows against the new table's constraint, its key
+        // columns found by name in the member.
+        let Some(check) = check_of_new(ctx, new, &m) else {
+            continue;
+        };
+        if m.storage.scan(&ctx.snapshot).any(|t| {
+            let row: Vec<Value> = t.data.to_vec();
+            !check.holds(&pad(row, m.columns.len()))
+        }) {
+            return Err(DbError::new(
+                SqlState::CheckViolation,
+                format!(
+                    "partition constraint of relation \"{}\" is violated by some row",
+                    m.name
+                ),
+            )
+            .with_table(m.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
+fn pad(mut row: Vec<Value>, n: usize) -> Vec<Value> {
+    row.resize(n, Value::Null);
+    row
+}
+
+/// The partition constraint `new` will have, over member `m`'s columns.
+fn check_of_new(ctx: &StatementCtx, new: &TableDef, m: &TableDef) -> Option<PartCheck> {
+    let mut probe = m.clone();
+    probe.inherits = new.inherits.clone();
+    probe.partition_bound = new.partition_bound.clone();
+    probe.oid = new.oid;
+    PartCheck::of(ctx.catalog, &probe, None)
+}
+
+/// ALTER TABLE parent DETACH PARTITION t: the table's new definition (a
+/// table of its own).
+pub(super) fn detach(
+    ctx: &mut StatementCtx,
+    parent: &Arc<TableDef>,
+    cmd: &pb::PartitionCmd,
+) -> Result<TableDef, DbError> {
+    let rv = cmd
+        .name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("DETACH PARTITION without a table"))?;
+    let name = nestor_plan::bind::relname(rv)?;
+    let t = ctx
+        .catalog
+        .table(&name)
+        .ok_or_else(|| super::undefined_table(&name))?;
+    if parent.partition_key.is_none() {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("table \"{}\" is not partitioned", parent.name),
+        ));
+    }
+    if t.partition_bound.is_none() || t.inherits.first() != Some(&parent.oid) {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!(
+                "relation \"{}\" is not a partition of relation \"{}\"",
+                t.name, parent.name
+            ),
+        ));
+    }
+    if cmd.concurrent {
+        return Err(DbError::unsupported("DETACH PARTITION ... CONCURRENTLY"));
+    }
+    crate::relation_lock::lock(
+        ctx,
+        t.oid.0,
+        nestor_txn::TableLockMode::AccessExclusive,
+        nestor_txn::WaitPolicy::Block,
+        &t.name,
+    )?;
+    let mut new = (*t).clone();
+    new.inherits.clear();
+    new.partition_bound = None;
+    Ok(new)
+}
+
+/// What ALTER TABLE may not do to a partitioned table or a partition:
+/// drop or retype a key column, change a partition's (or a partitioned
+/// table's) inheritance, add a column to a partition alone.
+pub(super) fn refuse_alter(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbError> {
+    use pb::AlterTableType as A;
+    let sub = A::try_from(cmd.subtype).unwrap_or(A::Undefined);
+    let key_col = def
+        .partition_key
+        .as_ref()
+        .is_some_and(|k| k.columns.iter().any(|&c| def.columns[c].name == cmd.name));
+    let msg = match sub {
+        A::AtDropColumn if key_col => format!(
+            "cannot drop column \"{}\" because it is part of the partition key of relation \"{}\"",
+            cmd.name, def.name
+        ),
+        A::AtAlterColumnType if key_col => format!(
+            "cannot alter column \"{}\" because it is part of the partition key of relation \"{}\"",
+            cmd.name, def.name
+        ),
+        A::AtAddInherit | A::AtDropInherit if def.partition_bound.is_some() => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "cannot change inheritance of a partition",
+            ))
+        }
+        A::AtAddInherit | A::AtDropInherit if def.partition_key.is_some() => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "cannot change inheritance of partitioned table",
+            ))
+        }
+        A::AtAddColumn if def.partition_bound.is_some() => {
+            return Err(DbError::new(
+                SqlState::WrongObjectType,
+                "cannot add column to a partition",
+            ))
+        }
+        A::AtDetachPartitionFinalize => {
+            return Err(DbError::unsupported("DETACH PARTITION ... FINALIZE"))
+        }
+        A::AtAddConstraint => return check_added_unique(def, cmd),
+        _ => return Ok(()),
+    };
+    Err(DbError::new(SqlState::InvalidTableDefinition, msg))
+}
+
+/// The parent's indexes a newly attached partition lacks (same columns
+/// and uniqueness), to create on it.
+pub(super) fn missing_indexes(parent: &TableDef, t: &TableDef) -> Vec<PendingIndex> {
+    inherited_indexes(parent)
+        .into_iter()
+        .filter(|pi| {
+            !t.indexes.iter().any(|i| {
+                i.unique == pi.unique
+                    && i.columns.len() == pi.cols.len()
+                    && i.columns
+                        .iter()
+                        .zip(&pi.cols)
+                        .all(|(&c, n)| t.columns[c].name == *n)
+            })
+        })
+        .collect()
+}
+
+/// ATTACH / DETACH PARTITION (ALTER TABLE subcommands).
+pub(super) fn attach_or_detach(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    cmd: &pb::AlterTableCmd,
+) -> Result<(), DbError> {
+    let Some(NodeEnum::PartitionCmd(pc)) = cmd.def.as_deref().and_then(|n| n.node.as_ref()) else {
+        return Err(DbError::internal("partition command without its clause"));
+    };
+    if cmd.subtype != pb::AlterTableType::AtAttachPartition as i32 {
+        let new = detach(ctx, def, pc)?;
+        return super::put_table(ctx, new);
+    }
+    let new = attach(ctx, text, def, pc)?;
+    let oid = new.oid;
+    super::put_table(ctx, new)?;
+    let Some(t) = ctx.catalog.table_by_oid(oid) else {
+        return Ok(());
+    };
+    for pi in missing_indexes(def, &t) {
+        let cur = ctx
+            .catalog
+            .table_by_oid(oid)
+            .ok_or_else(|| DbError::internal("attached table vanished"))?;
+        super::table::add_index(ctx, &cur, pi)?;
+    }
+    Ok(())
+}
+
+/// ALTER TABLE ... ADD PRIMARY KEY / UNIQUE on a partitioned table: the
+/// key columns must be in it (`check_unique`).
+fn check_added_unique(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbError> {
+    let Some(key) = &def.partition_key else {
+        return Ok(());
+    };
+    let Some(NodeEnum::Constraint(c)) = cmd.def.as_deref().and_then(|n| n.node.as_ref()) else {
+        return Ok(());
+    };
+    let primary = c.contype == pb::ConstrType::ConstrPrimary as i32;
+    if !primary && c.contype != pb::ConstrType::ConstrUnique as i32 {
+        return Ok(());
+    }
+    let pi = PendingIndex {
+        name: None,
+        cols: bind::names(&c.keys),
+        unique: true,
+        primary,
+        constraint: Some(c.location),
+    };
+    check_unique(&def.name, key, &def.columns, &pi)
+}
