@@ -166,7 +166,13 @@ unsafe fn decode_result(result: &PgQueryProtobufParseResult) -> Result<Vec<RawSt
         } else {
             CStr::from_ptr(err.message).to_string_lossy().into_owned()
         };
+        // The scanner's hint, which libpg_query does not pass on.
+        let hint = (message == "invalid Unicode escape")
+            .then_some("Unicode escapes must be \\XXXX or \\+XXXXXX.");
         let mut e = DbError::new(SqlState::SyntaxError, message);
+        if let Some(h) = hint {
+            e = e.with_hint(h);
+        }
         // PostgreSQL's cursor position is already in characters.
         if err.cursorpos > 0 {
             e = e.with_position(err.cursorpos as u32);

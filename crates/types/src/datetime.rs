@@ -744,7 +744,7 @@ struct Parsed {
     special: Option<Special>,
     date: Option<(i64, u32, u32)>,
     time: Option<i64>,
-    tz: Option<i32>,
+    tz: Option<Zone>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -849,6 +849,42 @@ fn num(d: &[u8]) -> Result<i64, ParseErr> {
         return Err(ParseErr::Range);
     }
     Ok(d.iter().fold(0i64, |a, &c| a * 10 + (c - b'0') as i64))
+}
+
+/// The offset of a local time written with `zone` (else in the session's
+/// zone `tz`).
+fn zone_offset(zone: Option<Zone>, local: i64, tz: &TimeZone) -> i32 {
+    match zone {
+        Some(Zone::Offset(o)) => o,
+        Some(Zone::Abbrev(name, kind)) => crate::tz_abbrevs::offset_for_local(name, kind, local),
+        None => tz.offset_for_local(local),
+    }
+}
+
+/// `today EST`, `tomorrow zulu`: a day word followed by a zone.
+fn special_with_zone(s: &str) -> Result<Option<Parsed>, ParseErr> {
+    let Some((word, rest)) = s.split_once(' ') else {
+        return Ok(None);
+    };
+    let special = match special_word(word) {
+        Some(sp @ (Special::Today | Special::Tomorrow | Special::Yesterday)) => sp,
+        _ => return Ok(None),
+    };
+    let mut c = Cursor {
+        s: rest.trim_start().as_bytes(),
+        i: 0,
+        year2: false,
+    };
+    let tz = parse_zone(&mut c)?;
+    c.skip_spaces();
+    if tz.is_none() || !c.at_end() {
+        return Ok(None);
+    }
+    Ok(Some(Parsed {
+        special: Some(special),
+        tz,
+        ..Parsed::default()
+    }))
 }
 
 fn special_word(s: &str) -> Option<Special> {
@@ -1076,38 +1112,16 @@ fn parse_fraction_rint(d: &[u8]) -> i64 {
     (frac * 1e6).round_ties_even() as i64
 }
 
-/// The offset (seconds east) of a zone abbreviation in PostgreSQL's
-/// `Default` abbreviation set (the common ones).
-fn zone_abbrev_offset(word: &str) -> Option<i32> {
-    const H: i32 = 3600;
-    Some(match word {
-        "z" | "utc" | "gmt" | "zulu" | "ut" | "wet" => 0,
-        "pst" | "akdt" => -8 * H,
-        "pdt" | "mst" => -7 * H,
-        "mdt" | "cst" => -6 * H,
-        "cdt" | "est" => -5 * H,
-        "edt" | "ast" => -4 * H,
-        "adt" => -3 * H,
-        "nst" => -(3 * H + 1800),
-        "ndt" => -(2 * H + 1800),
-        "akst" => -9 * H,
-        "hst" => -10 * H,
-        "west" | "cet" | "met" | "bst" => H,
-        "cest" | "mest" | "eet" | "ist" => 2 * H,
-        "eest" | "msk" => 3 * H,
-        "awst" => 8 * H,
-        "jst" | "kst" => 9 * H,
-        "acst" => 9 * H + 1800,
-        "aest" => 10 * H,
-        "acdt" => 10 * H + 1800,
-        "aedt" => 11 * H,
-        "nzst" => 12 * H,
-        "nzdt" => 13 * H,
-        _ => return None,
-    })
+/// A zone written in a timestamp: an offset (seconds east), or an
+/// abbreviation of the `Default` set (`crate::tz_abbrevs`), resolved once
+/// the local time is known.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Zone {
+    Offset(i32),
+    Abbrev(&'static str, crate::tz_abbrevs::Kind),
 }
 
-fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
+fn parse_zone(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
     match c.peek() {
         Some(b'+' | b'-') => {
             let start = c.i;
@@ -1116,17 +1130,20 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
                 c.i += 1;
             }
             let text = std::str::from_utf8(&c.s[start..c.i]).map_err(|_| ParseErr::Syntax)?;
-            parse_hms_offset(text).map(Some).ok_or(ParseErr::Range)
+            parse_hms_offset(text)
+                .map(|o| Some(Zone::Offset(o)))
+                .ok_or(ParseErr::Range)
         }
         Some(b'a'..=b'z') => {
             let save = c.i;
-            match zone_abbrev_offset(c.word()) {
+            match crate::tz_abbrevs::lookup(c.word()) {
                 // `GMT+8`, `PST+8`, `MST+7:00`: a POSIX offset (west
                 // positive), the abbreviation only decoration.
-                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => {
-                    Ok(parse_zone(c)?.map(|west| -west))
-                }
-                Some(off) => Ok(Some(off)),
+                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => Ok(match parse_zone(c)? {
+                    Some(Zone::Offset(west)) => Some(Zone::Offset(-west)),
+                    z => z,
+                }),
+                Some((name, kind)) => Ok(Some(Zone::Abbrev(name, kind))),
                 None => {
                     c.i = save;
                     Ok(None)
@@ -1170,7 +1187,7 @@ fn skip_weekday(c: &mut Cursor) {
 }
 
 /// (year, month, day), time of day, zone offset.
-type PgForm = ((i64, u32, u32), i64, Option<i32>);
+type PgForm = ((i64, u32, u32), i64, Option<Zone>);
 
 /// The Postgres output style's own form, `Mon DD HH:MM[:SS[.f]]
 /// YYYY [zone]` (after [`skip_weekday`]), as date, time, zone; None (and
@@ -1205,6 +1222,9 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
             special: Some(sp),
             ..Parsed::default()
         });
+    }
+    if let Some(p) = special_with_zone(&lower)? {
+        return Ok(p);
     }
     let mut c = Cursor {
         s: lower.as_bytes(),
@@ -1372,7 +1392,7 @@ fn parse_ts(
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
-                zone_shift(local, tz.offset_for_local(local))
+                zone_shift(local, zone_offset(p.tz, local, &tz))
             } else {
                 local
             });
@@ -1391,7 +1411,7 @@ fn parse_ts(
         .and_then(|us| us.checked_add(p.time.unwrap_or(0)))
         .ok_or_else(|| out_of_range("timestamp", input))?;
     let ts = if with_tz {
-        zone_shift(local, p.tz.unwrap_or_else(|| tz.offset_for_local(local)))
+        zone_shift(local, zone_offset(p.tz, local, &tz))
     } else {
         local
     };

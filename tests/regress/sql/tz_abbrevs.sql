@@ -1,0 +1,44 @@
+-- Time zone abbreviations of the Default set: timestamp input, AT TIME
+-- ZONE, date_trunc and make_timestamptz zones, SET TIME ZONE and the
+-- pg_timezone_abbrevs view.
+\set VERBOSITY verbose
+SET TimeZone = 'UTC';
+SELECT '2024-01-15 12:00 PST'::timestamptz AS pst, '2024-07-15 12:00 PDT'::timestamptz AS pdt, '2024-01-15 12:00 est'::timestamptz AS est;
+SELECT '2024-01-15 12:00 CET'::timestamptz AS cet, '2024-07-15 12:00 CEST'::timestamptz AS cest, '2024-01-15 12:00 AEST'::timestamptz AS aest, '2024-01-15 12:00 NZDT'::timestamptz AS nzdt;
+SELECT '2024-01-15 12:00 Z'::timestamptz AS z, '2024-01-15 12:00 zulu'::timestamptz AS zulu, '2024-01-15 12:00 UT'::timestamptz AS ut, '2024-01-15 12:00 GMT'::timestamptz AS gmt;
+SELECT '2024-01-15 12:00 IST'::timestamptz AS ist, '2024-01-15 12:00 NST'::timestamptz AS nst, '2024-01-15 12:00 ACST'::timestamptz AS acst, '2024-01-15 12:00 CHADT'::timestamptz AS chadt, '2024-01-15 12:00 MEZ'::timestamptz AS mez;
+SELECT 'Jan 15 12:00:00 2024 JST'::timestamptz AS jst, '2024-01-15T12:00:00 HST'::timestamptz AS hst, '20240115 120000 EET'::timestamptz AS eet;
+-- dynamic abbreviations take the zone's meaning at that time
+SELECT '2024-01-15 12:00 MSK'::timestamptz AS msk_now, '2012-01-15 12:00 MSK'::timestamptz AS msk_2012, '2005-01-15 12:00 MSK'::timestamptz AS msk_2005;
+SELECT '2024-01-15 12:00 ART'::timestamptz AS art, '2024-01-15 12:00 VET'::timestamptz AS vet, '2014-01-15 12:00 VET'::timestamptz AS vet_2014, '2024-01-15 12:00 SGT'::timestamptz AS sgt;
+-- POSIX-style offsets after an abbreviation
+SELECT '2024-01-15 12:00 UTC+3'::timestamptz AS utc_plus3, '2024-01-15 12:00 GMT-2'::timestamptz AS gmt_minus2, '2024-01-15 12:00 PST+1'::timestamptz AS pst_plus1;
+SELECT '2024-01-15 12:00 XYZ'::timestamptz;
+SELECT '2024-01-15 12:00 PST'::timestamp AS ts_ignores_zone;
+-- AT TIME ZONE
+SELECT '2024-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'PST' AS pst, '2024-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'cest' AS cest, '2024-07-15 12:00 UTC'::timestamptz AT TIME ZONE 'AEST' AS aest;
+SELECT '2024-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'MSK' AS msk, '2012-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'MSK' AS msk_2012;
+SELECT '2024-01-15 12:00'::timestamp AT TIME ZONE 'CET' AS cet, '2012-07-15 12:00'::timestamp AT TIME ZONE 'MSK' AS msk_2012, '2024-01-15 12:00'::timestamp AT TIME ZONE 'Z' AS z;
+SELECT '2024-07-15 12:00 UTC'::timestamptz AT TIME ZONE 'EST' AS est, '2024-07-15 12:00 UTC'::timestamptz AT TIME ZONE 'EST5EDT' AS est5edt, '2024-07-15 12:00 UTC'::timestamptz AT TIME ZONE 'America/New_York' AS new_york;
+SELECT timezone('HST', '2024-01-15 12:00 UTC'::timestamptz), timezone('jst', '2024-01-15 12:00'::timestamp);
+SELECT '2024-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'XYZ';
+SELECT date_trunc('day', '2024-01-15 03:00 UTC'::timestamptz, 'AEST') AS aest_day, date_trunc('day', '2024-01-15 03:00 UTC'::timestamptz, 'PST') AS pst_day, date_trunc('hour', '2012-01-15 03:30 UTC'::timestamptz, 'MSK') AS msk_hour;
+SELECT make_timestamptz(2024, 1, 15, 12, 0, 0, 'CET') AS cet, make_timestamptz(2012, 1, 15, 12, 0, 0, 'MSK') AS msk_2012, make_timestamptz(2024, 1, 15, 12, 0, 0, 'msk') AS msk;
+-- SET TIME ZONE: zone names, POSIX forms, and abbreviations as it takes them
+SET TIME ZONE 'EST5EDT';
+SELECT '2024-01-15 12:00 PST'::timestamptz, '2024-07-15 12:00 PST'::timestamptz;
+SET TIME ZONE 'EST';
+SHOW TimeZone;
+SELECT '2024-07-15 12:00 UTC'::timestamptz;
+SET TIME ZONE 'PST';
+SHOW TimeZone;
+SET TIME ZONE 'MSK';
+SET TIME ZONE 'UTC+5';
+SELECT '2024-07-15 12:00 UTC'::timestamptz;
+SET TIME ZONE 'Europe/Moscow';
+SELECT '2024-07-15 12:00 UTC'::timestamptz, '2024-07-15 12:00 CEST'::timestamptz;
+SET TimeZone = 'UTC';
+-- the view
+SELECT * FROM pg_timezone_abbrevs WHERE abbrev IN ('PST', 'PDT', 'CET', 'MSK', 'AEST', 'NZDT', 'Z', 'ZULU', 'NST', 'CHADT', 'SGT', 'VET') ORDER BY abbrev;
+SELECT count(*), count(*) FILTER (WHERE is_dst), min(utc_offset), max(utc_offset) FROM pg_timezone_abbrevs;
+SELECT abbrev FROM pg_timezone_abbrevs LIMIT 5;
