@@ -40,7 +40,7 @@ fn update_and_insert_through_subscripts() {
     );
     ok(&srv, "INSERT INTO t (id, a[1], a[3]) VALUES (3, 10, 30)");
     assert_eq!(ok(&srv, "SELECT a FROM t WHERE id = 3"), "{10,NULL,30}");
-    ok(&srv, "INSERT INTO t (id, a[2:3]) SELECT 4, '{4,5}'");
+    ok(&srv, "INSERT INTO t (id, a[2:3]) SELECT 4, ARRAY[4, 5]");
     assert_eq!(ok(&srv, "SELECT a FROM t WHERE id = 4"), "[2:3]={4,5}");
     assert_eq!(
         ok(

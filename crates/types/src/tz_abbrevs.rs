@@ -1132,15 +1132,17 @@ pub fn meaning_at_utc(abbrev: &str, kind: Kind, utc: i64) -> (i32, bool) {
 }
 
 /// The offset (seconds east) of abbreviation `abbrev` for a local time
-/// (microseconds since 2000-01-01) written with it: PostgreSQL probes
-/// the zone's history at the local time read as UTC.
+/// (microseconds since 2000-01-01) written with it.
 pub fn offset_for_local(abbrev: &str, kind: Kind, local: i64) -> i32 {
     match kind {
         Kind::Fixed { offset, .. } => offset,
-        Kind::Dynamic(zone) => match dynamic_meaning(zone, abbrev, local) {
-            Some((off, _)) => off,
-            None => history(zone).map_or(0, |h| h.offset_for_local(unix_secs(local))),
-        },
+        Kind::Dynamic(zone) => {
+            // Probed at the instant the zone's own rules give the local
+            // time (PostgreSQL's DetermineTimeZoneAbbrevOffset).
+            let zone_off = history(zone).map_or(0, |h| h.offset_for_local(unix_secs(local)));
+            let at = local.saturating_sub(i64::from(zone_off) * 1_000_000);
+            dynamic_meaning(zone, abbrev, at).map_or(zone_off, |m| m.0)
+        }
     }
 }
 
@@ -1182,22 +1184,39 @@ impl History {
         Some((ty.0, ty.1))
     }
 
-    /// The offset for a local time (Unix seconds read as local): the
-    /// offset that maps it back to itself, the earlier period's first.
+    /// The offset for a local time (Unix seconds read as local), as
+    /// PostgreSQL's DetermineTimeZoneOffset finds it: from the period a
+    /// day before and the next transition; a time in a gap takes the
+    /// earlier offset, one in an overlap the later.
     fn offset_for_local(&self, local: i64) -> i32 {
-        let guess = self.meaning_at(local).map_or(0, |m| m.0);
-        let before = self
-            .meaning_at(local - i64::from(guess) - 86_400)
-            .map_or(guess, |m| m.0);
-        for off in [before, guess] {
-            if self
-                .meaning_at(local - i64::from(off))
-                .is_some_and(|m| m.0 == off)
-            {
-                return off;
-            }
+        let prev = local - 86_400;
+        let before = self.meaning_at(prev).map_or(0, |m| m.0);
+        let next = self.at.partition_point(|&a| a <= prev);
+        let Some(&boundary) = self.at.get(next) else {
+            return match self.footer {
+                Some(f) => f.offset_for_local(
+                    local
+                        .saturating_mul(1_000_000)
+                        .saturating_add(UNIX_EPOCH_USECS),
+                ),
+                None => before,
+            };
+        };
+        let after = self
+            .kinds
+            .get(next)
+            .and_then(|&k| self.types.get(k as usize))
+            .map_or(before, |t| t.0);
+        let (bt, at) = (local - i64::from(before), local - i64::from(after));
+        if bt < boundary && at < boundary {
+            before
+        } else if bt > boundary && at >= boundary {
+            after
+        } else if bt > at {
+            before
+        } else {
+            after
         }
-        guess
     }
 }
 
