@@ -2732,6 +2732,24 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
         .or_else(|| (type_oid == 0).then(|| "-".to_string()))
 }
 
+/// pg_timezone_abbrevs: each abbreviation of the `Default` set with its
+/// meaning at the transaction's start (a dynamic one's meaning then).
+fn timezone_abbrev_rows(now: i64) -> Vec<Vec<Value>> {
+    use nestor_types::tz_abbrevs::{meaning_at_utc, ABBREVS};
+    ABBREVS
+        .iter()
+        .map(|&(name, kind)| {
+            let (offset, dst) = meaning_at_utc(name, kind, now);
+            let iv = nestor_types::datetime::Interval::new(0, 0, i64::from(offset) * 1_000_000);
+            RowB::new(Rel::TimezoneAbbrevs)
+                .set("abbrev", text(name))
+                .set("utc_offset", Value::Interval(iv))
+                .set("is_dst", Value::Bool(dst))
+                .done()
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2753,22 +2771,4 @@ mod tests {
         assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
         assert_eq!(quote_ident("1a"), "\"1a\"");
     }
-}
-
-/// pg_timezone_abbrevs: each abbreviation of the `Default` set with its
-/// meaning at the transaction's start (a dynamic one's meaning then).
-fn timezone_abbrev_rows(now: i64) -> Vec<Vec<Value>> {
-    use nestor_types::tz_abbrevs::{meaning_at_utc, ABBREVS};
-    ABBREVS
-        .iter()
-        .map(|&(name, kind)| {
-            let (offset, dst) = meaning_at_utc(name, kind, now);
-            let iv = nestor_types::datetime::Interval::new(0, 0, i64::from(offset) * 1_000_000);
-            RowB::new(Rel::TimezoneAbbrevs)
-                .set("abbrev", text(name))
-                .set("utc_offset", Value::Interval(iv))
-                .set("is_dst", Value::Bool(dst))
-                .done()
-        })
-        .collect()
 }

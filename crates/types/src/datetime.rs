@@ -1209,9 +1209,19 @@ fn parse_postgres_form(c: &mut Cursor) -> Result<Option<PgForm>, ParseErr> {
     if !c.skip_spaces() {
         return Err(ParseErr::Syntax);
     }
+    // The zone may come before the year (`10:51:14 GMT-4 2001`).
+    let mut tz = None;
+    if !matches!(c.peek(), Some(b'0'..=b'9')) {
+        tz = parse_zone(c)?;
+        if tz.is_none() || !c.skip_spaces() {
+            return Err(ParseErr::Syntax);
+        }
+    }
     let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
     c.skip_spaces();
-    let tz = parse_zone(c)?;
+    if tz.is_none() {
+        tz = parse_zone(c)?;
+    }
     Ok(Some(((y, m, small(num(d)?)?), time, tz)))
 }
 

@@ -13,6 +13,9 @@ SELECT '2024-01-15 12:00 MSK'::timestamptz AS msk_now, '2012-01-15 12:00 MSK'::t
 SELECT '2024-01-15 12:00 ART'::timestamptz AS art, '2024-01-15 12:00 VET'::timestamptz AS vet, '2014-01-15 12:00 VET'::timestamptz AS vet_2014, '2024-01-15 12:00 SGT'::timestamptz AS sgt;
 -- POSIX-style offsets after an abbreviation
 SELECT '2024-01-15 12:00 UTC+3'::timestamptz AS utc_plus3, '2024-01-15 12:00 GMT-2'::timestamptz AS gmt_minus2, '2024-01-15 12:00 PST+1'::timestamptz AS pst_plus1;
+SELECT 'Wed Jul 11 10:51:14 GMT-4 2001'::timestamptz AS gmt_minus4, 'Wed Jul 11 10:51:14 PST+03:00 2001'::timestamptz AS pst_plus3, 'Wed Jul 11 10:51:14 EST 2001'::timestamptz AS est_before_year, 'Wed Jul 11 10:51:14 2001 CEST'::timestamptz AS cest;
+SELECT 'tomorrow EST'::timestamptz - 'tomorrow'::timestamptz AS tomorrow_est, 'today zulu'::timestamptz = 'today'::timestamptz AS today_zulu, 'yesterday MSK'::timestamptz - 'yesterday'::timestamptz AS yesterday_msk;
+SELECT 'tomorrow XYZ'::timestamptz;
 SELECT '2024-01-15 12:00 XYZ'::timestamptz;
 SELECT '2024-01-15 12:00 PST'::timestamp AS ts_ignores_zone;
 -- AT TIME ZONE

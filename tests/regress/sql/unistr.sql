@@ -19,6 +19,10 @@ SELECT U&'wrong: \061';
 SELECT U&'wrong: \+0061';
 SELECT U&'wrong: +0061' UESCAPE +;
 SELECT U&"d\0061t\+000061" FROM (SELECT 1 AS data) s;
+-- the same escapes in E'...' strings
+SELECT E'd\u0061t\U00000061' AS "data";
+SELECT E'wrong: \u061';
+SELECT E'wrong: \U0061';
 -- string_to_table
 SELECT string_to_table('1|2|3', '|');
 SELECT * FROM string_to_table('1|2|3|', '|');

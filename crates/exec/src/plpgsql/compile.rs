@@ -245,8 +245,11 @@ pub(crate) struct TargetSubscripts {
     /// (lower, upper) per dimension: an element has upper bounds only; a
     /// slice's bound is None where omitted (`[:hi]`), and a plain `[i]`
     /// in a slice is `[1:i]`.
-    pub bounds: Vec<(Option<Arc<PlExpr>>, Option<Arc<PlExpr>>)>,
+    pub bounds: Vec<(Bound, Bound)>,
 }
+
+/// One bound of a target's subscript, None where omitted.
+pub(crate) type Bound = Option<Arc<PlExpr>>;
 
 pub(crate) enum Stmt {
     Block(Block),
