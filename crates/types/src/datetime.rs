@@ -760,6 +760,9 @@ enum Special {
 
 enum ParseErr {
     Syntax,
+    /// A zone name the tz database does not have (lower-cased, as
+    /// PostgreSQL reports it).
+    UnknownZone(String),
     Range,
     /// A month or day outside any calendar (PostgreSQL's
     /// DTERR_MD_FIELD_OVERFLOW, reported with a DateStyle hint).
@@ -796,6 +799,8 @@ fn month_from_name(word: &str) -> Option<u32> {
 /// A tiny cursor over the lower-cased input.
 struct Cursor<'a> {
     s: &'a [u8],
+    /// The input as written (`s` is it lower-cased, byte for byte).
+    orig: &'a [u8],
     i: usize,
     /// The date's year was written with one or two digits.
     year2: bool,
@@ -853,16 +858,17 @@ fn num(d: &[u8]) -> Result<i64, ParseErr> {
 
 /// The offset of a local time written with `zone` (else in the session's
 /// zone `tz`).
-fn zone_offset(zone: Option<Zone>, local: i64, tz: &TimeZone) -> i32 {
+fn zone_offset(zone: &Option<Zone>, local: i64, tz: &TimeZone) -> i32 {
     match zone {
-        Some(Zone::Offset(o)) => o,
-        Some(Zone::Abbrev(name, kind)) => crate::tz_abbrevs::offset_for_local(name, kind, local),
+        Some(Zone::Offset(o)) => *o,
+        Some(Zone::Abbrev(name, kind)) => crate::tz_abbrevs::offset_for_local(name, *kind, local),
+        Some(Zone::Named(name)) => crate::tz_abbrevs::zone_offset_for_local(name, local),
         None => tz.offset_for_local(local),
     }
 }
 
 /// `today EST`, `tomorrow zulu`: a day word followed by a zone.
-fn special_with_zone(s: &str) -> Result<Option<Parsed>, ParseErr> {
+fn special_with_zone(s: &str, orig: &[u8]) -> Result<Option<Parsed>, ParseErr> {
     let Some((word, rest)) = s.split_once(' ') else {
         return Ok(None);
     };
@@ -870,8 +876,11 @@ fn special_with_zone(s: &str) -> Result<Option<Parsed>, ParseErr> {
         Some(sp @ (Special::Today | Special::Tomorrow | Special::Yesterday)) => sp,
         _ => return Ok(None),
     };
+    let rest = rest.trim_start();
+    let from = s.len() - rest.len();
     let mut c = Cursor {
-        s: rest.trim_start().as_bytes(),
+        s: rest.as_bytes(),
+        orig: orig.get(from..).unwrap_or_default(),
         i: 0,
         year2: false,
     };
@@ -1115,10 +1124,12 @@ fn parse_fraction_rint(d: &[u8]) -> i64 {
 /// A zone written in a timestamp: an offset (seconds east), or an
 /// abbreviation of the `Default` set (`crate::tz_abbrevs`), resolved once
 /// the local time is known.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 enum Zone {
     Offset(i32),
     Abbrev(&'static str, crate::tz_abbrevs::Kind),
+    /// A tz database zone (`America/New_York`), with its history.
+    Named(String),
 }
 
 fn parse_zone(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
@@ -1146,12 +1157,36 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
                 Some((name, kind)) => Ok(Some(Zone::Abbrev(name, kind))),
                 None => {
                     c.i = save;
-                    Ok(None)
+                    zone_name(c)
                 }
             }
         }
         _ => Ok(None),
     }
+}
+
+/// A tz database zone name (`America/New_York`), read with its case; a
+/// word that is no zone is left unread, unless it has a `/`, which only
+/// a zone name has.
+fn zone_name(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
+    let start = c.i;
+    let mut end = start;
+    while c
+        .orig
+        .get(end)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b"/_+-".contains(b))
+    {
+        end += 1;
+    }
+    let name = std::str::from_utf8(&c.orig[start..end]).map_err(|_| ParseErr::Syntax)?;
+    if crate::tz_abbrevs::zone_exists(name) {
+        c.i = end;
+        return Ok(Some(Zone::Named(name.to_string())));
+    }
+    if name.contains('/') {
+        return Err(ParseErr::UnknownZone(name.to_ascii_lowercase()));
+    }
+    Ok(None)
 }
 
 /// A leading day of the week (`Mon`, `Monday,`), which PostgreSQL reads
@@ -1233,11 +1268,13 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
             ..Parsed::default()
         });
     }
-    if let Some(p) = special_with_zone(&lower)? {
+    let orig = input.trim().as_bytes();
+    if let Some(p) = special_with_zone(&lower, orig)? {
         return Ok(p);
     }
     let mut c = Cursor {
         s: lower.as_bytes(),
+        orig,
         i: 0,
         year2: false,
     };
@@ -1317,6 +1354,10 @@ fn out_of_range(what: &str, input: &str) -> DbError {
 fn parse_checked(type_name: &str, input: &str, order: DateOrder) -> Result<Parsed, DbError> {
     parse_datetime(input, order).map_err(|e| match e {
         ParseErr::Syntax => syntax_err(type_name, input),
+        ParseErr::UnknownZone(name) => DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("time zone \"{name}\" not recognized"),
+        ),
         ParseErr::Range => field_range_err(input),
         ParseErr::MdRange => {
             field_range_err(input).with_hint("Perhaps you need a different \"datestyle\" setting.")
@@ -1402,7 +1443,7 @@ fn parse_ts(
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
-                zone_shift(local, zone_offset(p.tz, local, &tz))
+                zone_shift(local, zone_offset(&p.tz, local, &tz))
             } else {
                 local
             });
@@ -1421,7 +1462,7 @@ fn parse_ts(
         .and_then(|us| us.checked_add(p.time.unwrap_or(0)))
         .ok_or_else(|| out_of_range("timestamp", input))?;
     let ts = if with_tz {
-        zone_shift(local, zone_offset(p.tz, local, &tz))
+        zone_shift(local, zone_offset(&p.tz, local, &tz))
     } else {
         local
     };

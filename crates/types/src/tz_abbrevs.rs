@@ -20,6 +20,9 @@
 //!   '2024-07-01 12:00 CEST'::timestamptz  fixed +02
 //! ```
 //!
+//! The same history answers for a zone named in timestamp input
+//! (`'1997-07-10 17:32 America/New_York'`): [`zone_offset_for_local`].
+//!
 //! Names are matched case-insensitively; the table is sorted by name, which
 //! is also the view's order. Left out: choosing another abbreviation set
 //! (`SET timezone_abbreviations`) and the set files' @INCLUDE/@OVERRIDE.
@@ -1146,6 +1149,20 @@ pub fn offset_for_local(abbrev: &str, kind: Kind, local: i64) -> i32 {
     }
 }
 
+/// Whether the tz database has zone `name` (as `SET TimeZone` takes it).
+pub fn zone_exists(name: &str) -> bool {
+    history(name).is_some() || TimeZone::parse(name).is_some()
+}
+
+/// The offset (seconds east) of a local time (microseconds since
+/// 2000-01-01) in zone `name`, from the zone's history.
+pub fn zone_offset_for_local(name: &str, local: i64) -> i32 {
+    match history(name) {
+        Some(h) => h.offset_for_local(unix_secs(local)),
+        None => TimeZone::parse(name).map_or(0, |t| t.offset_for_local(local)),
+    }
+}
+
 /// A zone's periods from its TZif file: transition instants (Unix
 /// seconds), the period type of each, and the types as (offset, dst,
 /// abbreviation).
@@ -1248,9 +1265,21 @@ fn dynamic_meaning(zone: &str, abbrev: &str, utc: i64) -> Option<(i32, bool)> {
 
 fn history(zone: &str) -> Option<Arc<History>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Option<Arc<History>>>>> = OnceLock::new();
+    // (Values are always Some; the Option keeps the lookup uniform.)
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(hit) = cache.lock().ok()?.get(zone) {
         return hit.clone();
+    }
+    let safe = !zone.is_empty()
+        && !zone.starts_with('/')
+        && !zone
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..")
+        && zone
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/_-+".contains(&b));
+    if !safe {
+        return None;
     }
     let h = ["/usr/share/zoneinfo", "/usr/lib/zoneinfo"]
         .iter()
@@ -1260,7 +1289,11 @@ fn history(zone: &str) -> Option<Arc<History>> {
             h.footer = TimeZone::parse(zone);
             Arc::new(h)
         });
-    cache.lock().ok()?.insert(zone.to_string(), h.clone());
+    // Only zones that exist are kept, so input naming others cannot grow
+    // the cache.
+    if h.is_some() {
+        cache.lock().ok()?.insert(zone.to_string(), h.clone());
+    }
     h
 }
 

@@ -16,6 +16,9 @@ SELECT '2024-01-15 12:00 UTC+3'::timestamptz AS utc_plus3, '2024-01-15 12:00 GMT
 SELECT 'Wed Jul 11 10:51:14 GMT-4 2001'::timestamptz AS gmt_minus4, 'Wed Jul 11 10:51:14 PST+03:00 2001'::timestamptz AS pst_plus3, 'Wed Jul 11 10:51:14 EST 2001'::timestamptz AS est_before_year, 'Wed Jul 11 10:51:14 2001 CEST'::timestamptz AS cest;
 SELECT 'tomorrow EST'::timestamptz - 'tomorrow'::timestamptz AS tomorrow_est, 'today zulu'::timestamptz = 'today'::timestamptz AS today_zulu, 'yesterday MSK'::timestamptz - 'yesterday'::timestamptz AS yesterday_msk;
 SELECT 'tomorrow XYZ'::timestamptz;
+-- zone names in the input, with the zone's history
+SELECT '19970210 173201 America/New_York'::timestamptz AS ny_winter, '19970710 173201 America/New_York'::timestamptz AS ny_summer, '2011-03-27 03:00:00 Europe/Moscow'::timestamptz AS moscow_2011, '20500710 173201 Europe/Helsinki'::timestamptz AS helsinki_2050, 'Wed Jul 11 10:51:14 America/New_York 2001'::timestamptz AS before_year;
+SELECT '19970710 173201 America/Does_not_exist'::timestamptz;
 SELECT '2024-01-15 12:00 XYZ'::timestamptz;
 SELECT '2024-01-15 12:00 PST'::timestamp AS ts_ignores_zone;
 -- AT TIME ZONE
