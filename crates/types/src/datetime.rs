@@ -360,7 +360,9 @@ impl TimeZone {
             return None;
         }
         let offset = parse_hms_offset(&rest[alpha..])?;
-        if alpha == 0 && !rest.starts_with(['+', '-']) {
+        // An unsigned offset is POSIX too when it has minutes ('00:30' is
+        // -00:30); a bare number was read as ISO hours above.
+        if alpha == 0 && !rest.starts_with(['+', '-']) && !rest.contains(':') {
             return None;
         }
         Some(TimeZone::fixed(-offset))
