@@ -144,6 +144,10 @@ pub struct TimeZone {
     /// The zone's abbreviation (of standard time) when it has one (`EST`,
     /// `JST`, `-03`): from the tz database's POSIX rule.
     pub abbrev: Option<Abbrev>,
+    /// A named zone's periods from its TZif file, which decide its offset
+    /// and abbreviation at any instant (the fields above are its current
+    /// rule, which the file's last period continues).
+    pub history: Option<crate::tz_abbrevs::HistoryRef>,
 }
 
 /// A time zone abbreviation, kept inline (POSIX allows 3 to 6 characters
@@ -218,6 +222,7 @@ impl TimeZone {
         offset_secs: 0,
         dst: None,
         abbrev: None,
+        history: None,
     };
 
     pub fn fixed(offset_secs: i32) -> TimeZone {
@@ -225,12 +230,18 @@ impl TimeZone {
             offset_secs,
             dst: None,
             abbrev: None,
+            history: None,
         }
     }
 
     /// The abbreviation of the zone at UTC instant `utc` (`EST` or
     /// `EDT`), if the zone has names.
     pub fn abbrev_at_utc(&self, utc: i64) -> Option<&str> {
+        if let Some(h) = self.history {
+            if let Some(a) = h.abbrev_at_utc(utc) {
+                return Some(a);
+            }
+        }
         match &self.dst {
             Some(d)
                 if self.offset_at_utc(utc) == d.offset_secs
@@ -245,6 +256,11 @@ impl TimeZone {
     /// The offset (seconds east of UTC) in effect at UTC instant `utc`
     /// (microseconds since 2000-01-01).
     pub(crate) fn offset_at_utc(&self, utc: i64) -> i32 {
+        if let Some(h) = self.history {
+            if let Some(off) = h.offset_at_utc(utc) {
+                return off;
+            }
+        }
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -272,6 +288,9 @@ impl TimeZone {
     /// offset in effect just before the transition, as PostgreSQL does:
     /// daylight time in the overlap, standard time in the gap.
     pub(crate) fn offset_for_local(&self, local: i64) -> i32 {
+        if let Some(h) = self.history {
+            return h.offset_for_local(local);
+        }
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -318,7 +337,11 @@ impl TimeZone {
                 let nl = body.iter().rposition(|&b| b == b'\n')?;
                 parse_posix_tz(std::str::from_utf8(&body[nl + 1..]).ok()?)
             });
-        cache.lock().ok()?.insert(name.to_string(), tz);
+        // Only zones that exist are kept, so names from input cannot grow
+        // the cache.
+        if tz.is_some() {
+            cache.lock().ok()?.insert(name.to_string(), tz);
+        }
         tz
     }
 
@@ -328,6 +351,19 @@ impl TimeZone {
     /// POSIX forms (`UTC+5`, `+05:30`, `Etc/GMT+3`: POSIX sign, *west*
     /// positive). None for anything else (named zones are unsupported).
     pub fn parse(name: &str) -> Option<TimeZone> {
+        TimeZone::parse_fixed(name).or_else(|| {
+            let name = name.trim();
+            let tz = TimeZone::named(name)?;
+            Some(TimeZone {
+                history: crate::tz_abbrevs::history_ref(name),
+                ..tz
+            })
+        })
+    }
+
+    /// [`TimeZone::parse`] with a named zone's current rule alone (no
+    /// history): what a TZif file's footer says.
+    pub(crate) fn parse_rule(name: &str) -> Option<TimeZone> {
         TimeZone::parse_fixed(name).or_else(|| TimeZone::named(name.trim()))
     }
 
@@ -688,6 +724,7 @@ fn parse_posix_tz(s: &str) -> Option<TimeZone> {
             abbrev: Abbrev::new(dst_name),
         }),
         abbrev: Abbrev::new(std_name),
+        history: None,
     })
 }
 

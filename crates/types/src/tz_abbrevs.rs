@@ -1149,9 +1149,91 @@ pub fn offset_for_local(abbrev: &str, kind: Kind, local: i64) -> i32 {
     }
 }
 
+/// A zone's history, kept for the life of the process (one per zone file
+/// read), as a [`TimeZone`] holds it: compared and hashed by identity.
+#[derive(Clone, Copy)]
+pub struct HistoryRef(&'static History);
+
+impl PartialEq for HistoryRef {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for HistoryRef {}
+
+impl std::hash::Hash for HistoryRef {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self.0, state)
+    }
+}
+
+impl std::fmt::Debug for HistoryRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "HistoryRef({} transitions)", self.0.at.len())
+    }
+}
+
+impl HistoryRef {
+    pub(crate) fn offset_at_utc(self, utc: i64) -> Option<i32> {
+        self.0.meaning_at(unix_secs(utc)).map(|m| m.0)
+    }
+
+    pub(crate) fn offset_for_local(self, local: i64) -> i32 {
+        self.0.offset_for_local(unix_secs(local))
+    }
+
+    /// The abbreviation in effect at `utc`, from the periods (None past
+    /// the last one, where the current rule says it).
+    pub(crate) fn abbrev_at_utc(self, utc: i64) -> Option<&'static str> {
+        let h: &'static History = self.0;
+        let t = unix_secs(utc);
+        let n = h.at.partition_point(|&a| a <= t);
+        if n == h.at.len() && h.footer.is_some() {
+            return None;
+        }
+        let ty = match n {
+            0 => h.types.first()?,
+            n => h.types.get(*h.kinds.get(n - 1)? as usize)?,
+        };
+        let rest = h.chars.get(ty.2..)?;
+        let end = rest.iter().position(|&c| c == 0)?;
+        std::str::from_utf8(&rest[..end]).ok()
+    }
+}
+
+/// The history of zone `name` for a [`TimeZone`], None when the zone has
+/// no TZif file.
+pub(crate) fn history_ref(name: &str) -> Option<HistoryRef> {
+    use std::sync::RwLock;
+    static KEPT: OnceLock<RwLock<HashMap<String, &'static History>>> = OnceLock::new();
+    let kept = KEPT.get_or_init(|| RwLock::new(HashMap::new()));
+    if let Some(h) = kept.read().ok()?.get(name) {
+        return Some(HistoryRef(h));
+    }
+    let h = history(name)?;
+    let mut map = kept.write().ok()?;
+    let h: &'static History = match map.get(name) {
+        Some(h) => h,
+        None => {
+            // Leaked once per zone file: at most the tz database's size.
+            let leaked: &'static History = Box::leak(Box::new(History {
+                at: h.at.clone(),
+                kinds: h.kinds.clone(),
+                types: h.types.clone(),
+                chars: h.chars.clone(),
+                footer: h.footer,
+            }));
+            map.insert(name.to_string(), leaked);
+            leaked
+        }
+    };
+    Some(HistoryRef(h))
+}
+
 /// Whether the tz database has zone `name` (as `SET TimeZone` takes it).
 pub fn zone_exists(name: &str) -> bool {
-    history(name).is_some() || TimeZone::parse(name).is_some()
+    history(name).is_some() || TimeZone::parse_rule(name).is_some()
 }
 
 /// The offset (seconds east) of a local time (microseconds since
@@ -1159,7 +1241,7 @@ pub fn zone_exists(name: &str) -> bool {
 pub fn zone_offset_for_local(name: &str, local: i64) -> i32 {
     match history(name) {
         Some(h) => h.offset_for_local(unix_secs(local)),
-        None => TimeZone::parse(name).map_or(0, |t| t.offset_for_local(local)),
+        None => TimeZone::parse_rule(name).map_or(0, |t| t.offset_for_local(local)),
     }
 }
 
@@ -1286,7 +1368,7 @@ fn history(zone: &str) -> Option<Arc<History>> {
         .find_map(|dir| std::fs::read(format!("{dir}/{zone}")).ok())
         .and_then(|bytes| parse_tzif(&bytes))
         .map(|mut h| {
-            h.footer = TimeZone::parse(zone);
+            h.footer = TimeZone::parse_rule(zone);
             Arc::new(h)
         });
     // Only zones that exist are kept, so input naming others cannot grow

@@ -46,6 +46,11 @@ SET TIME ZONE 'UTC+5';
 SELECT '2024-07-15 12:00 UTC'::timestamptz;
 SET TIME ZONE 'Europe/Moscow';
 SELECT '2024-07-15 12:00 UTC'::timestamptz, '2024-07-15 12:00 CEST'::timestamptz;
+-- a named session zone follows its history
+SELECT '2012-07-15 12:00 UTC'::timestamptz AS moscow_2012, '2011-03-27 02:30'::timestamptz AS in_gap, '2014-10-26 01:30'::timestamptz AS in_overlap;
+SET TIME ZONE 'America/New_York';
+SELECT '1997-04-06 12:00 UTC'::timestamptz AS dst_1997, '2006-10-29 01:30'::timestamptz AS overlap_2006, '1883-11-18 12:00 UTC'::timestamptz AS lmt;
+SELECT extract(timezone FROM '1997-04-06 12:00 UTC'::timestamptz), to_char('1997-04-06 12:00 UTC'::timestamptz, 'TZ OF');
 SET TimeZone = 'UTC';
 -- the view
 SELECT * FROM pg_timezone_abbrevs WHERE abbrev IN ('PST', 'PDT', 'CET', 'MSK', 'AEST', 'NZDT', 'Z', 'ZULU', 'NST', 'CHADT', 'SGT', 'VET') ORDER BY abbrev;
