@@ -24,6 +24,14 @@ fn timestamptz_input_and_at_time_zone_read_abbreviations() {
         q("SELECT '2024-01-15 12:00 UTC'::timestamptz AT TIME ZONE 'PST', '2012-01-15 12:00'::timestamp AT TIME ZONE 'MSK'"),
         "2024-01-15 04:00:00|2012-01-15 08:00:00+00"
     );
+    // A named zone follows its history: 1997's DST began on April 6.
+    assert_eq!(
+        ok(
+            &srv,
+            "SET TimeZone = 'America/New_York'; SELECT '1997-04-06 12:00 UTC'::timestamptz, '1997-03-20 12:00 UTC'::timestamptz, '1997-07-10 17:32:01 Europe/Moscow'::timestamptz"
+        ),
+        "1997-04-06 08:00:00-04|1997-03-20 07:00:00-05|1997-07-10 09:32:01-04"
+    );
     let e = err(&srv, "SELECT now() AT TIME ZONE 'NOSUCH'");
     assert!(
         e.starts_with("ERROR:  time zone \"NOSUCH\" not recognized"),

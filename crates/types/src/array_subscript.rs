@@ -47,6 +47,27 @@ fn too_large() -> DbError {
     )
 }
 
+/// The most elements an assignment may grow an array to: PostgreSQL's
+/// maximum, or fewer where that many of Nestor's values would pass the
+/// 1 GB a single value may take (PostgreSQL keeps NULLs in a bitmap;
+/// Nestor holds each element as a value), so `a[100000000] := 1` is
+/// refused rather than allocating gigabytes.
+const GROWTH_ITEMS_MAX: usize = {
+    let by_bytes = nestor_common::limits::VALUE_BYTES_MAX / std::mem::size_of::<Value>();
+    if by_bytes < ARRAY_ITEMS_MAX {
+        by_bytes
+    } else {
+        ARRAY_ITEMS_MAX
+    }
+};
+
+fn too_large_to_grow() -> DbError {
+    DbError::new(
+        SqlState::ProgramLimitExceeded,
+        format!("array size exceeds the maximum allowed ({GROWTH_ITEMS_MAX})"),
+    )
+}
+
 /// PostgreSQL's check that no dimension's upper bound overflows.
 fn check_bounds(dims: &[Dim]) -> Result<(), DbError> {
     for d in dims {
@@ -207,6 +228,9 @@ fn extended_1d(a: &Array, lo: i32, hi: i32) -> Result<(Array, usize), DbError> {
     let lower = lower as i32;
     let dims = vec![Dim { len, lower }];
     let n = item_count(&dims)?;
+    if n > GROWTH_ITEMS_MAX.max(a.items.len()) {
+        return Err(too_large_to_grow());
+    }
     check_bounds(&dims)?;
     let before = (d.lower - lower) as usize;
     let mut items = Vec::with_capacity(n);

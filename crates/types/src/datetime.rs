@@ -10,9 +10,10 @@
 //! 1 BC) and its ranges: dates 4714-11-24 BC .. 5874897 AD, timestamps
 //! 4714-11-24 BC .. 294276 AD.
 //!
-//! Time zones: only UTC and fixed offsets ([`TimeZone`]); there is no tz
-//! database, so named zones such as `Europe/Paris` are not accepted by
-//! [`TimeZone::parse`]. Text output here is DateStyle `ISO` and
+//! Time zones ([`TimeZone`]): UTC, fixed offsets, POSIX rules, and named
+//! zones of the system's tz database, which follow their TZif history
+//! (`crate::tz_abbrevs` reads it) and past it their current rule; zone
+//! abbreviations are PostgreSQL's `Default` set (`crate::tz_abbrevs`). Text output here is DateStyle `ISO` and
 //! IntervalStyle `postgres` (the defaults, on every row a driver reads);
 //! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
 //! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
@@ -349,7 +350,7 @@ impl TimeZone {
     /// support: UTC names (`UTC`, `GMT`, `Zulu`, `Etc/UTC`...), a plain
     /// number of hours (`+05`, `-8`, `5.5`: ISO sign, east positive), and
     /// POSIX forms (`UTC+5`, `+05:30`, `Etc/GMT+3`: POSIX sign, *west*
-    /// positive). None for anything else (named zones are unsupported).
+    /// positive), and named zones of the tz database with their history.
     pub fn parse(name: &str) -> Option<TimeZone> {
         TimeZone::parse_fixed(name).or_else(|| {
             let name = name.trim();

@@ -1460,4 +1460,28 @@ mod tests {
         );
         assert_eq!(lookup("xyz"), None);
     }
+
+    /// Microseconds since 2000-01-01 of a UTC date and hour.
+    fn utc(y: i64, m: i64, d: i64, h: i64) -> i64 {
+        ((crate::datetime::date2j(y, m, d) - 2_451_545) * 24 + h) * 3_600_000_000
+    }
+
+    #[test]
+    fn dynamic_abbreviations_and_named_zones_follow_history() {
+        let msk = lookup("MSK").unwrap();
+        assert_eq!(
+            meaning_at_utc(msk.0, msk.1, utc(2012, 7, 1, 0)),
+            (4 * 3600, false)
+        );
+        assert_eq!(
+            meaning_at_utc(msk.0, msk.1, utc(2020, 7, 1, 0)),
+            (3 * 3600, false)
+        );
+        let ny = TimeZone::parse("America/New_York").unwrap();
+        // 1997's DST began on April 6 (the first Sunday), not in March.
+        assert_eq!(ny.offset_at_utc(utc(1997, 3, 20, 12)), -5 * 3600);
+        assert_eq!(ny.offset_at_utc(utc(1997, 4, 6, 12)), -4 * 3600);
+        assert_eq!(ny.abbrev_at_utc(utc(1997, 4, 6, 12)), Some("EDT"));
+        assert!(!zone_exists("Nowhere/Special"));
+    }
 }
