@@ -19,6 +19,7 @@ use nestor_plan::valops::{self, as_f64, as_i64};
 use nestor_settings::SettingChange;
 use nestor_txn::{LockKey, LockMode, TxnError, WaitPolicy, XactStatus};
 use nestor_types::array::{Array, Dim};
+use nestor_types::array_subscript;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -60,7 +61,12 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Library(lib) => return lib.call(&args, &ev.ctx.eval),
         Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
         Func::Subscript => return subscript(args),
-        Func::Slice => return slice(args),
+        Func::Slice { omitted } => return slice(omitted, args),
+        Func::ArrayAssign {
+            elem,
+            slice,
+            omitted,
+        } => return array_assign(elem, slice, omitted, args),
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
         Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => return enum_fn(f, t, &args),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
@@ -540,37 +546,79 @@ fn subscript(args: Vec<Value>) -> Result<Value, DbError> {
     Ok(a.get(&subs).cloned().unwrap_or(Value::Null))
 }
 
-/// `a[lo:hi]` of a one-dimensional array: the elements within both
-/// bounds (an omitted bound is the array's own), as an array from 1;
-/// empty when nothing is inside. NULL for a NULL array or bound.
-fn slice(args: Vec<Value>) -> Result<Value, DbError> {
+/// `a[lo:hi]...` (`nestor_types::array_subscript::get_slice`); NULL for
+/// a NULL array or bound.
+fn slice(omitted: u16, args: Vec<Value>) -> Result<Value, DbError> {
     let Value::Array(a) = &args[0] else {
         return Ok(Value::Null);
     };
-    let Some(d) = a.dims.first() else {
-        return Ok(args[0].clone());
-    };
-    if a.ndims() > 1 {
-        return Err(DbError::unsupported("slices of several dimensions"));
-    }
-    let (lower, upper) = (
-        i64::from(d.lower),
-        i64::from(d.lower) + i64::from(d.len) - 1,
-    );
-    let bound = |v: &Value, own: i64| match v {
-        Value::Null => Some(own),
-        v => v.as_i64(),
-    };
-    let (Some(lo), Some(hi)) = (bound(&args[1], lower), bound(&args[2], upper)) else {
+    let Some((lower, upper)) = slice_bounds(omitted, &args[1..]) else {
         return Ok(Value::Null);
     };
-    let (lo, hi) = (lo.max(lower), hi.min(upper));
-    let items = if lo > hi {
-        Vec::new()
-    } else {
-        a.items[(lo - lower) as usize..=(hi - lower) as usize].to_vec()
+    Ok(array_subscript::get_slice(a, &lower, &upper).value())
+}
+
+/// The (lower, upper) bounds of a slice's argument pairs, None where
+/// omitted; None in all if a given bound is NULL.
+#[allow(clippy::type_complexity)]
+fn slice_bounds(omitted: u16, pairs: &[Value]) -> Option<(Vec<Option<i32>>, Vec<Option<i32>>)> {
+    let mut lower = Vec::with_capacity(pairs.len() / 2);
+    let mut upper = Vec::with_capacity(pairs.len() / 2);
+    for (i, v) in pairs.iter().enumerate() {
+        let b = if omitted & (1 << i) != 0 {
+            None
+        } else {
+            Some(v.as_i64()? as i32)
+        };
+        if i % 2 == 0 {
+            lower.push(b);
+        } else {
+            upper.push(b);
+        }
+    }
+    Some((lower, upper))
+}
+
+/// An array column's value after `a[...] := v` (`Func::ArrayAssign`): a
+/// NULL array is assigned into as an empty one; a NULL subscript is
+/// PostgreSQL's 22004.
+fn array_assign(
+    elem: DataType,
+    slice: bool,
+    omitted: u16,
+    args: Vec<Value>,
+) -> Result<Value, DbError> {
+    let mut args = args.into_iter();
+    let base = args.next().unwrap_or(Value::Null);
+    let value = args.next().unwrap_or(Value::Null);
+    let subs: Vec<Value> = args.collect();
+    let null_sub = || {
+        DbError::new(
+            SqlState::NullValueNotAllowed,
+            "array subscript in assignment must not be null",
+        )
     };
-    Ok(Array::from_items(a.elem, items).value())
+    let empty;
+    let a: &Array = match &base {
+        Value::Array(a) => a,
+        _ => {
+            empty = Array::from_items(elem, Vec::new());
+            &empty
+        }
+    };
+    if !slice {
+        let mut idx = Vec::with_capacity(subs.len());
+        for s in &subs {
+            idx.push(s.as_i64().ok_or_else(null_sub)? as i32);
+        }
+        return Ok(array_subscript::set_element(a, &idx, value)?.value());
+    }
+    let (lower, upper) = slice_bounds(omitted, &subs).ok_or_else(null_sub)?;
+    let src = match &value {
+        Value::Array(s) => Some(s.as_ref()),
+        _ => None,
+    };
+    Ok(array_subscript::set_slice(a, &lower, &upper, src)?.value())
 }
 
 fn setting(ev: &Ev, name: &str, default: &str) -> String {

@@ -445,6 +445,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         // GRANT ... ON PARAMETER is not supported: no parameter has an ACL.
         | Rel::ParameterAcl => Vec::new(),
         Rel::DefaultAcl => default_acl_rows(c),
+        Rel::TimezoneAbbrevs => timezone_abbrev_rows(ev.ctx.txn_start_us),
         Rel::DbRoleSetting => c
             .role_settings()
             .into_iter()
@@ -2860,6 +2861,24 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
         .find(|p| p.0 == type_oid)
         .map(|p| p.1.to_string())
         .or_else(|| (type_oid == 0).then(|| "-".to_string()))
+}
+
+/// pg_timezone_abbrevs: each abbreviation of the `Default` set with its
+/// meaning at the transaction's start (a dynamic one's meaning then).
+fn timezone_abbrev_rows(now: i64) -> Vec<Vec<Value>> {
+    use nestor_types::tz_abbrevs::{meaning_at_utc, ABBREVS};
+    ABBREVS
+        .iter()
+        .map(|&(name, kind)| {
+            let (offset, dst) = meaning_at_utc(name, kind, now);
+            let iv = nestor_types::datetime::Interval::new(0, 0, i64::from(offset) * 1_000_000);
+            RowB::new(Rel::TimezoneAbbrevs)
+                .set("abbrev", text(name))
+                .set("utc_offset", Value::Interval(iv))
+                .set("is_dst", Value::Bool(dst))
+                .done()
+        })
+        .collect()
 }
 
 #[cfg(test)]

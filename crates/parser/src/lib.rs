@@ -149,10 +149,32 @@ pub fn parse_sql(text: &str) -> Result<Vec<RawStmt>, DbError> {
     // SAFETY: `input` is a valid NUL-terminated string; the result is read
     // according to pg_query.h and freed exactly once below.
     let result = unsafe { pg_query_parse_protobuf(input.as_ptr()) };
-    let out = unsafe { decode_result(&result) };
+    let out = unsafe { decode_result(&result) }.map_err(|e| unicode_escape_error(e, text));
     // SAFETY: the result came from pg_query_parse_protobuf.
     unsafe { pg_query_free_protobuf_parse_result(result) };
     out
+}
+
+/// "invalid Unicode escape" with the scanner's SQLSTATE and hint, which
+/// libpg_query does not pass on: an `E'...'` string's (22025) or a
+/// `U&'...'` string's (42601), told apart by the literal the cursor is in.
+fn unicode_escape_error(mut e: DbError, text: &str) -> DbError {
+    if e.message != "invalid Unicode escape" {
+        return e;
+    }
+    let upto: String = match e.position {
+        Some(p) => text.chars().take(p as usize).collect(),
+        None => text.to_string(),
+    };
+    let lower = upto.to_ascii_lowercase();
+    let e_string = lower.rfind("e'");
+    let u_string = lower.rfind("u&'");
+    if e_string > u_string {
+        e.code = SqlState::InvalidEscapeSequence;
+        e.with_hint("Unicode escapes must be \\uXXXX or \\UXXXXXXXX.")
+    } else {
+        e.with_hint("Unicode escapes must be \\XXXX or \\+XXXXXX.")
+    }
 }
 
 /// # Safety

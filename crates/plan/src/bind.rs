@@ -734,7 +734,7 @@ impl<'e> Binder<'e> {
         Ok((Expr::Func(func, items), array_ty))
     }
 
-    /// `expr[i][j]`: element access (slices are not supported).
+    /// `expr[i][j]`, `expr[lo:hi]`: element access and slices.
     fn bind_indirection(&mut self, ind: &pb::AIndirection) -> Result<(Expr, DataType), DbError> {
         let arg = req(&ind.arg)?;
         let loc = expr_location(node(arg)?);
@@ -790,52 +790,14 @@ impl<'e> Binder<'e> {
         arg: &Node,
     ) -> Result<(Expr, DataType), DbError> {
         let (arr, at) = self.bind(arg)?;
-        let mut args = vec![arr];
-        if let [Node {
-            node: Some(NodeEnum::AIndices(ix)),
-        }] = ind.indirection.as_slice()
-        {
-            if ix.is_slice && at.is_array() {
-                for b in [&ix.lidx, &ix.uidx] {
-                    args.push(match b {
-                        None => Expr::Const(Value::Null),
-                        Some(n) => {
-                            let (e, t) = self.bind(n)?;
-                            if !(t.is_integer() || t == DataType::Unknown) {
-                                return Err(DbError::new(
-                                    SqlState::DatatypeMismatch,
-                                    "array subscript must have type integer",
-                                ));
-                            }
-                            self.coerce(e, t, DataType::Int4)?
-                        }
-                    });
-                }
-                return Ok((Expr::Func(Func::Slice, args), at));
-            }
-        }
-        for i in &ind.indirection {
-            match node(i)? {
-                NodeEnum::AIndices(ix) if !ix.is_slice => {
-                    let (e, t) = self.bind(req(&ix.uidx)?)?;
-                    if !(t.is_integer() || t == DataType::Unknown) {
-                        return Err(DbError::new(
-                            SqlState::DatatypeMismatch,
-                            "array subscript must have type integer",
-                        ));
-                    }
-                    args.push(self.coerce(e, t, DataType::Int4)?);
-                }
-                NodeEnum::AIndices(_) => {
-                    return Err(DbError::unsupported("slices of several dimensions"))
-                }
-                other => return Err(unsupported_node(other)),
-            }
-        }
+        let subs = crate::subscripts::bind_list(self, &ind.indirection)?;
+        let mut args = Vec::with_capacity(subs.args.len() + 1);
+        args.push(arr);
+        args.extend(subs.args);
         // A name subscripts as the bytes it is made of (0-based), as
         // PostgreSQL's fixed-length name type does: pg_dump's
         // `typname[0] = '_'`.
-        if at == DataType::Name && args.len() == 2 {
+        if at == DataType::Name && !subs.slice && args.len() == 2 {
             return Ok((Expr::Func(Func::Subscript, args), DataType::Text));
         }
         let elem = at.element().ok_or_else(|| {
@@ -847,6 +809,17 @@ impl<'e> Binder<'e> {
                 ),
             )
         })?;
+        if subs.slice {
+            let f = Func::Slice {
+                omitted: subs.omitted,
+            };
+            // int2vector / oidvector slices are plain arrays.
+            let ty = match at {
+                DataType::Array(_) => at,
+                _ => elem.array_of().unwrap_or(at),
+            };
+            return Ok((Expr::Func(f, args), ty));
+        }
         Ok((Expr::Func(Func::Subscript, args), elem))
     }
 

@@ -147,9 +147,21 @@ pub enum Func {
     /// row_to_json(record): a JSON object of the record's fields, named
     /// as its type says.
     RowToJson(&'static nestor_types::datatype::RecordType),
-    /// `array[lo:hi]` of a one-dimensional array: the array, then the
-    /// bounds (NULL where omitted: `[:hi]`, `[lo:]`).
-    Slice,
+    /// `array[lo:hi]...`: the array, then a (lower, upper) pair per
+    /// dimension; `omitted` marks the bounds left out (`[:hi]`, `[lo:]`;
+    /// bit 2k lower, 2k+1 upper of dimension k), whose argument is a NULL
+    /// placeholder (`crate::subscripts`).
+    Slice {
+        omitted: u16,
+    },
+    /// The new value of an array column assigned through subscripts
+    /// (`SET a[i] = v`, `SET a[lo:hi] = v`): the array (NULL: empty), the
+    /// value, then the subscripts as for `Subscript` or `Slice`.
+    ArrayAssign {
+        elem: DataType,
+        slice: bool,
+        omitted: u16,
+    },
     /// `x op ANY/ALL (array)`: the left operand, then the array.
     AnyArray {
         op: crate::valops::Cmp,
@@ -171,7 +183,8 @@ impl Func {
             | Func::RowCtor
             | Func::RowCompare(_)
             | Func::RowToJson(_)
-            | Func::Slice
+            | Func::Slice { .. }
+            | Func::ArrayAssign { .. }
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
             | Func::Bitwise(..) => false,

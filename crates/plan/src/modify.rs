@@ -24,6 +24,7 @@ use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
 use crate::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
+use crate::subscripts::{self, AssignTarget};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
 #[derive(Clone)]
@@ -160,15 +161,13 @@ fn insert_target_list(
 ) -> Result<(Vec<usize>, Vec<i32>), DbError> {
     let mut targets = Vec::new();
     let mut locs = Vec::new();
+    // Columns named whole, and those named with subscripts (which may
+    // repeat: `(a[1], a[3])`).
+    let mut partial: Vec<bool> = Vec::new();
     for c in &ins.cols {
         let NodeEnum::ResTarget(rt) = node(c)? else {
             continue;
         };
-        if !rt.indirection.is_empty() {
-            return Err(DbError::unsupported(
-                "INSERT into subfields or array elements",
-            ));
-        }
         let at = |e| bind::err_at(e, b.text, rt.location);
         let pos = lookup(&rt.name).ok_or_else(|| {
             at(DbError::new(
@@ -179,16 +178,118 @@ fn insert_target_list(
                 ),
             ))
         })?;
-        if targets.contains(&pos) {
+        let whole = rt.indirection.is_empty();
+        let named_whole = targets.iter().zip(&partial).any(|(&t, &p)| t == pos && !p);
+        if named_whole || (whole && targets.contains(&pos)) {
             return Err(at(DbError::new(
                 SqlState::DuplicateColumn,
                 format!("column \"{}\" specified more than once", rt.name),
             )));
         }
         targets.push(pos);
+        partial.push(!whole);
         locs.push(rt.location);
     }
     Ok((targets, locs))
+}
+
+/// The subscripts of INSERT's target columns (`INSERT INTO t (a[1],
+/// a[3])`), one entry per target; empty when none has any.
+fn insert_subscripts(
+    b: &mut Binder,
+    ins: &pb::InsertStmt,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<Vec<Option<AssignTarget>>, DbError> {
+    if ins.cols.iter().all(|c| match c.node.as_ref() {
+        Some(NodeEnum::ResTarget(rt)) => rt.indirection.is_empty(),
+        _ => true,
+    }) {
+        return Ok(Vec::new());
+    }
+    // Subscripts see no columns (PostgreSQL binds them before the source).
+    b.scopes.push(Scope::default());
+    b.outer_refs.push(None);
+    let r = bind_insert_subscripts(b, ins, table, targets);
+    b.scopes.pop();
+    b.outer_refs.pop();
+    r
+}
+
+fn bind_insert_subscripts(
+    b: &mut Binder,
+    ins: &pb::InsertStmt,
+    table: &TableDef,
+    targets: &[usize],
+) -> Result<Vec<Option<AssignTarget>>, DbError> {
+    let mut out = Vec::new();
+    let cols = ins.cols.iter().filter_map(|c| match c.node.as_ref() {
+        Some(NodeEnum::ResTarget(rt)) => Some(rt),
+        _ => None,
+    });
+    for (rt, &col) in cols.zip(targets) {
+        if rt.indirection.is_empty() {
+            out.push(None);
+            continue;
+        }
+        let ty = table.columns[col].ty;
+        let t = subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection)
+            .map_err(|e| bind::err_at(e, b.text, rt.location))?;
+        out.push(Some(t));
+    }
+    Ok(out)
+}
+
+/// An INSERT source whose values go into subscripted targets, made into
+/// one value per column: the targets of a column fold into nested array
+/// assignments into NULL (PostgreSQL's rewriter does the same), and
+/// `targets` becomes the list of distinct columns.
+fn fold_subscripted(source: Plan, targets: &mut Vec<usize>, subs: &[Option<AssignTarget>]) -> Plan {
+    let mut cols: Vec<usize> = Vec::with_capacity(targets.len());
+    let mut exprs: Vec<Expr> = Vec::with_capacity(targets.len());
+    for (i, &c) in targets.iter().enumerate() {
+        let v = Expr::Col(i);
+        let Some(t) = subs.get(i).and_then(Option::as_ref) else {
+            cols.push(c);
+            exprs.push(v);
+            continue;
+        };
+        match cols.iter().position(|&x| x == c) {
+            Some(p) => {
+                let base = std::mem::replace(&mut exprs[p], Expr::Const(Value::Null));
+                exprs[p] = t.apply(base, v);
+            }
+            None => {
+                cols.push(c);
+                exprs.push(t.apply(Expr::Const(Value::Null), v));
+            }
+        }
+    }
+    *targets = cols;
+    Plan::Project {
+        input: Box::new(source),
+        exprs,
+    }
+}
+
+/// A value of INSERT's source (or of a subscripted SET) coerced to what it
+/// is assigned to: the column's type, or the element or array type of a
+/// subscripted target (with PostgreSQL's message for each).
+fn coerce_insert_value(
+    b: &mut Binder,
+    table: &TableDef,
+    col: usize,
+    sub: Option<&AssignTarget>,
+    (e, t): (Expr, DataType),
+) -> Result<Expr, DbError> {
+    match sub {
+        None => b
+            .coerce_assign(e, t, table.columns[col].ty)
+            .map_err(|e| assign_err(e, table, col)),
+        Some(s) => b
+            .coerce_assign(e, t, s.value_ty)
+            .map_err(|e| subscripts::subscripted_assign_err(e, &table.columns[col].name)),
+    }
 }
 
 fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, DbError> {
@@ -241,7 +342,11 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
-    let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
+    let subs = insert_subscripts(b, ins, &table, &targets)?;
+    let mut source = insert_rows(b, ins, &table, &mut targets, &col_locs, &subs)?;
+    if !subs.is_empty() {
+        source = fold_subscripted(source, &mut targets, &subs);
+    }
     let alias = bind::alias_or(rv, &table.name);
     let conflict = match ins.on_conflict_clause.as_deref() {
         None => None,
@@ -298,7 +403,11 @@ fn plan_insert_view(
         .iter()
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
-    let source = insert_rows(b, ins, &table, &mut targets, &col_locs)?;
+    let subs = insert_subscripts(b, ins, &table, &targets)?;
+    let mut source = insert_rows(b, ins, &table, &mut targets, &col_locs, &subs)?;
+    if !subs.is_empty() {
+        source = fold_subscripted(source, &mut targets, &subs);
+    }
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
     let defaults = insert_defaults(b, &table, &targets)?;
@@ -381,6 +490,7 @@ fn insert_rows(
     table: &TableDef,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
+    subs: &[Option<AssignTarget>],
 ) -> Result<Plan, DbError> {
     let overriding =
         pb::OverridingKind::try_from(ins.r#override).unwrap_or(pb::OverridingKind::Undefined);
@@ -393,7 +503,7 @@ fn insert_rows(
             targets.clear();
             Ok(Plan::Single)
         }
-        Some(s) => plan_insert_source(b, table, targets, col_locs, s),
+        Some(s) => plan_insert_source(b, table, targets, col_locs, subs, s),
     };
     let checked = b.identity_check.take().is_some();
     let source = source?;
@@ -415,6 +525,7 @@ fn plan_insert_source(
     table: &TableDef,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
+    subs: &[Option<AssignTarget>],
     s: &Node,
 ) -> Result<Plan, DbError> {
     let NodeEnum::SelectStmt(sel) = node(s)? else {
@@ -427,7 +538,7 @@ fn plan_insert_source(
     if simple_values {
         b.scopes.push(Scope::default());
         b.outer_refs.push(None);
-        let r = plan_insert_values(b, table, targets, col_locs, &sel.values_lists);
+        let r = plan_insert_values(b, table, targets, col_locs, subs, &sel.values_lists);
         b.scopes.pop();
         b.outer_refs.pop();
         return r;
@@ -450,11 +561,14 @@ fn plan_insert_source(
     check_insert_arity(b, targets, col_locs, cols.len(), target_loc)?;
     let mut exprs = Vec::new();
     for (i, c) in cols.iter().enumerate() {
-        let ty = table.columns[targets[i]].ty;
-        exprs.push(
-            b.coerce_assign(Expr::Col(i), c.ty, ty)
-                .map_err(|e| assign_err(e, table, targets[i]))?,
-        );
+        let sub = subs.get(i).and_then(Option::as_ref);
+        exprs.push(coerce_insert_value(
+            b,
+            table,
+            targets[i],
+            sub,
+            (Expr::Col(i), c.ty),
+        )?);
     }
     Ok(Plan::Project {
         input: Box::new(plan),
@@ -525,6 +639,7 @@ fn plan_insert_values(
     table: &TableDef,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
+    subs: &[Option<AssignTarget>],
     lists: &[Node],
 ) -> Result<Plan, DbError> {
     let mut rows = Vec::new();
@@ -570,8 +685,12 @@ fn plan_insert_values(
         let mut row = Vec::new();
         for (i, item) in items.items.iter().enumerate() {
             let col = targets[i];
-            let ty = table.columns[col].ty;
+            let sub = subs.get(i).and_then(Option::as_ref);
             if matches!(node(item)?, NodeEnum::SetToDefault(_)) {
+                if sub.is_some() {
+                    let loc = col_locs.get(i).copied().unwrap_or(-1);
+                    return Err(bind::err_at(default_into_element(), b.text, loc));
+                }
                 let d = bind_default(b.catalog, b.eval, table, col)?;
                 row.push(d.unwrap_or(Expr::Const(Value::Null)));
                 continue;
@@ -580,11 +699,14 @@ fn plan_insert_values(
                 return Err(generated_always(table, col));
             }
             let item_loc = bind::expr_location(node(item)?);
-            let (e, t) = b.bind(item)?;
+            let bound = b.bind(item)?;
+            let loc = match sub {
+                Some(_) => col_locs.get(i).copied().unwrap_or(-1),
+                None => item_loc,
+            };
             row.push(
-                b.coerce_assign(e, t, ty)
-                    .map_err(|e| assign_err(e, table, col))
-                    .map_err(|e| bind::err_at(e, b.text, item_loc))?,
+                coerce_insert_value(b, table, col, sub, bound)
+                    .map_err(|e| bind::err_at(e, b.text, loc))?,
             );
         }
         rows.push(row);
@@ -703,6 +825,8 @@ fn bind_sets(
 ) -> Result<Vec<(usize, Expr)>, DbError> {
     b.agg = AggCtx::NotAllowed("UPDATE");
     let mut sets: Vec<(usize, Expr)> = Vec::new();
+    // Whether each of `sets` assigns through subscripts.
+    let mut partial: Vec<bool> = Vec::new();
     // The values of the multiple-column item being read (`SET (a, b) =
     // ...` is one target per column, each naming the shared source).
     let mut multi: Vec<SetValue> = Vec::new();
@@ -710,14 +834,21 @@ fn bind_sets(
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
         };
-        if !rt.indirection.is_empty() {
-            return Err(DbError::unsupported(
-                "UPDATE of subfields or array elements",
-            ));
-        }
         let val = req(&rt.val)?;
         let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
-        if sets.iter().any(|(c, _)| *c == col) {
+        let sub = if rt.indirection.is_empty() {
+            None
+        } else {
+            let ty = table.columns[col].ty;
+            Some(
+                subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection)
+                    .map_err(|e| bind::err_at(e, b.text, rt.location))?,
+            )
+        };
+        // Several assignments to one column only through subscripts,
+        // which nest (PostgreSQL's rewriter).
+        let prior = sets.iter().position(|(c, _)| *c == col);
+        if prior.is_some_and(|p| sub.is_none() || !partial[p]) {
             return Err(DbError::new(
                 SqlState::SyntaxError,
                 format!("multiple assignments to same column \"{}\"", rt.name),
@@ -741,15 +872,57 @@ fn bind_sets(
                 Some((e, t, loc))
             }
         };
-        let e = match value {
-            None => {
-                bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
-            }
-            Some((e, t, loc)) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
+        let Some(sub) = sub else {
+            let e = match value {
+                None => {
+                    bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
+                }
+                Some((e, t, loc)) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
+            };
+            sets.push((col, e));
+            partial.push(false);
+            continue;
         };
-        sets.push((col, e));
+        let Some(bound) = value else {
+            return Err(bind::err_at(default_into_element(), b.text, rt.location));
+        };
+        let v = coerce_insert_value(b, table, col, Some(&sub), (bound.0, bound.1))
+            .map_err(|e| bind::err_at(e, b.text, rt.location))?;
+        match prior {
+            Some(p) => {
+                let base = std::mem::replace(&mut sets[p].1, Expr::Const(Value::Null));
+                sets[p].1 = sub.apply(base, v);
+            }
+            None => {
+                sets.push((col, sub.apply(Expr::Col(col), v)));
+                partial.push(true);
+            }
+        }
     }
     Ok(sets)
+}
+
+/// `SET a[1] = DEFAULT`: PostgreSQL's rewriter refuses it.
+fn default_into_element() -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        "cannot set an array element to DEFAULT",
+    )
+}
+
+/// Whether an UPDATE's new value reads the target row's columns (below
+/// `width`); a subscripted assignment's own column is not a read.
+fn reads_row(e: &Expr, width: usize) -> bool {
+    match e {
+        Expr::Func(crate::functions::Func::ArrayAssign { .. }, args) => {
+            let base = match args.first() {
+                Some(Expr::Col(_)) | None => false,
+                Some(base) => reads_row(base, width),
+            };
+            base || args[1..].iter().any(|a| reads_row(a, width))
+        }
+        e => e.columns().iter().any(|&c| c < width),
+    }
 }
 
 /// One column's value in an UPDATE's SET: None for DEFAULT, else the
@@ -1016,9 +1189,7 @@ fn plan_modify_table(
         let width = table.columns.len();
         let reads = where_clause.is_some()
             || !returning.is_empty()
-            || sets
-                .iter()
-                .any(|(_, e)| e.columns().iter().any(|&c| c < width));
+            || sets.iter().any(|(_, e)| reads_row(e, width));
         let privs = match (delete, reads) {
             (true, r) => acl::DELETE | if r { acl::SELECT } else { 0 },
             (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },

@@ -119,10 +119,13 @@ pub enum Rel {
     Seclabels,
     DbRoleSetting,
     ParameterAcl,
+    /// The time zone abbreviations of the `Default` set
+    /// (`nestor_types::tz_abbrevs`).
+    TimezoneAbbrevs,
 }
 
 impl Rel {
-    pub const ALL: [Rel; 67] = [
+    pub const ALL: [Rel; 68] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -190,6 +193,7 @@ impl Rel {
         Rel::Seclabels,
         Rel::DbRoleSetting,
         Rel::ParameterAcl,
+        Rel::TimezoneAbbrevs,
     ];
 
     pub fn name(self) -> &'static str {
@@ -261,6 +265,7 @@ impl Rel {
             Rel::Seclabels => "pg_seclabels",
             Rel::DbRoleSetting => "pg_db_role_setting",
             Rel::ParameterAcl => "pg_parameter_acl",
+            Rel::TimezoneAbbrevs => "pg_timezone_abbrevs",
         }
     }
 
@@ -335,6 +340,7 @@ impl Rel {
             Rel::Seclabels => 12099,
             Rel::DbRoleSetting => 2964,
             Rel::ParameterAcl => 6243,
+            Rel::TimezoneAbbrevs => 12060,
         }
     }
 
@@ -349,6 +355,7 @@ impl Rel {
                 | Rel::Matviews
                 | Rel::Tables
                 | Rel::Settings
+                | Rel::TimezoneAbbrevs
                 | Rel::PreparedXacts
                 | Rel::Seclabels
         )
@@ -424,6 +431,7 @@ impl Rel {
             Rel::Seclabels => "objoid:oid classoid:oid objsubid:integer objtype:text objnamespace:oid objname:text provider:text label:text",
             Rel::DbRoleSetting => "setdatabase:oid setrole:oid setconfig:text[]",
             Rel::ParameterAcl => "oid:oid parname:text paracl:aclitem[]",
+            Rel::TimezoneAbbrevs => "abbrev:text utc_offset:interval is_dst:boolean",
         }
     }
 }

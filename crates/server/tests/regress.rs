@@ -179,6 +179,9 @@ macro_rules! regress {
 }
 
 regress!(
+    array_assign,
+    tz_abbrevs,
+    unistr,
     moments,
     json_errors,
     inherit_basic,

@@ -366,8 +366,14 @@ fn array_cat(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 }
 
 fn string_to_array(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    Ok(split_string(v))
+}
+
+/// string_to_array's array (string_to_table's rows): NULL for a NULL
+/// string.
+pub(crate) fn split_string(v: &[Value]) -> Value {
     let Some(s) = text_arg(&v[0]) else {
-        return Ok(Value::Null);
+        return Value::Null;
     };
     let null_text = v.get(2).and_then(text_arg);
     let elem = |p: &str| -> Value {
@@ -389,7 +395,7 @@ fn string_to_array(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             Some(d) => s.split(d).map(elem).collect(),
         }
     };
-    Ok(Array::from_items(DataType::Text, items).value())
+    Array::from_items(DataType::Text, items).value()
 }
 
 #[cfg(test)]

@@ -10,9 +10,10 @@
 //! 1 BC) and its ranges: dates 4714-11-24 BC .. 5874897 AD, timestamps
 //! 4714-11-24 BC .. 294276 AD.
 //!
-//! Time zones: only UTC and fixed offsets ([`TimeZone`]); there is no tz
-//! database, so named zones such as `Europe/Paris` are not accepted by
-//! [`TimeZone::parse`]. Text output here is DateStyle `ISO` and
+//! Time zones ([`TimeZone`]): UTC, fixed offsets, POSIX rules, and named
+//! zones of the system's tz database, which follow their TZif history
+//! (`crate::tz_abbrevs` reads it) and past it their current rule; zone
+//! abbreviations are PostgreSQL's `Default` set (`crate::tz_abbrevs`). Text output here is DateStyle `ISO` and
 //! IntervalStyle `postgres` (the defaults, on every row a driver reads);
 //! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
 //! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
@@ -144,6 +145,10 @@ pub struct TimeZone {
     /// The zone's abbreviation (of standard time) when it has one (`EST`,
     /// `JST`, `-03`): from the tz database's POSIX rule.
     pub abbrev: Option<Abbrev>,
+    /// A named zone's periods from its TZif file, which decide its offset
+    /// and abbreviation at any instant (the fields above are its current
+    /// rule, which the file's last period continues).
+    pub history: Option<crate::tz_abbrevs::HistoryRef>,
 }
 
 /// A time zone abbreviation, kept inline (POSIX allows 3 to 6 characters
@@ -218,6 +223,7 @@ impl TimeZone {
         offset_secs: 0,
         dst: None,
         abbrev: None,
+        history: None,
     };
 
     pub fn fixed(offset_secs: i32) -> TimeZone {
@@ -225,12 +231,18 @@ impl TimeZone {
             offset_secs,
             dst: None,
             abbrev: None,
+            history: None,
         }
     }
 
     /// The abbreviation of the zone at UTC instant `utc` (`EST` or
     /// `EDT`), if the zone has names.
     pub fn abbrev_at_utc(&self, utc: i64) -> Option<&str> {
+        if let Some(h) = self.history {
+            if let Some(a) = h.abbrev_at_utc(utc) {
+                return Some(a);
+            }
+        }
         match &self.dst {
             Some(d)
                 if self.offset_at_utc(utc) == d.offset_secs
@@ -245,6 +257,11 @@ impl TimeZone {
     /// The offset (seconds east of UTC) in effect at UTC instant `utc`
     /// (microseconds since 2000-01-01).
     pub(crate) fn offset_at_utc(&self, utc: i64) -> i32 {
+        if let Some(h) = self.history {
+            if let Some(off) = h.offset_at_utc(utc) {
+                return off;
+            }
+        }
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -272,6 +289,9 @@ impl TimeZone {
     /// offset in effect just before the transition, as PostgreSQL does:
     /// daylight time in the overlap, standard time in the gap.
     pub(crate) fn offset_for_local(&self, local: i64) -> i32 {
+        if let Some(h) = self.history {
+            return h.offset_for_local(local);
+        }
         let Some(d) = self.dst else {
             return self.offset_secs;
         };
@@ -318,7 +338,11 @@ impl TimeZone {
                 let nl = body.iter().rposition(|&b| b == b'\n')?;
                 parse_posix_tz(std::str::from_utf8(&body[nl + 1..]).ok()?)
             });
-        cache.lock().ok()?.insert(name.to_string(), tz);
+        // Only zones that exist are kept, so names from input cannot grow
+        // the cache.
+        if tz.is_some() {
+            cache.lock().ok()?.insert(name.to_string(), tz);
+        }
         tz
     }
 
@@ -326,8 +350,21 @@ impl TimeZone {
     /// support: UTC names (`UTC`, `GMT`, `Zulu`, `Etc/UTC`...), a plain
     /// number of hours (`+05`, `-8`, `5.5`: ISO sign, east positive), and
     /// POSIX forms (`UTC+5`, `+05:30`, `Etc/GMT+3`: POSIX sign, *west*
-    /// positive). None for anything else (named zones are unsupported).
+    /// positive), and named zones of the tz database with their history.
     pub fn parse(name: &str) -> Option<TimeZone> {
+        TimeZone::parse_fixed(name).or_else(|| {
+            let name = name.trim();
+            let tz = TimeZone::named(name)?;
+            Some(TimeZone {
+                history: crate::tz_abbrevs::history_ref(name),
+                ..tz
+            })
+        })
+    }
+
+    /// [`TimeZone::parse`] with a named zone's current rule alone (no
+    /// history): what a TZif file's footer says.
+    pub(crate) fn parse_rule(name: &str) -> Option<TimeZone> {
         TimeZone::parse_fixed(name).or_else(|| TimeZone::named(name.trim()))
     }
 
@@ -360,7 +397,9 @@ impl TimeZone {
             return None;
         }
         let offset = parse_hms_offset(&rest[alpha..])?;
-        if alpha == 0 && !rest.starts_with(['+', '-']) {
+        // An unsigned offset is POSIX too when it has minutes ('00:30' is
+        // -00:30); a bare number was read as ISO hours above.
+        if alpha == 0 && !rest.starts_with(['+', '-']) && !rest.contains(':') {
             return None;
         }
         Some(TimeZone::fixed(-offset))
@@ -686,6 +725,7 @@ fn parse_posix_tz(s: &str) -> Option<TimeZone> {
             abbrev: Abbrev::new(dst_name),
         }),
         abbrev: Abbrev::new(std_name),
+        history: None,
     })
 }
 
@@ -744,7 +784,7 @@ struct Parsed {
     special: Option<Special>,
     date: Option<(i64, u32, u32)>,
     time: Option<i64>,
-    tz: Option<i32>,
+    tz: Option<Zone>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -760,6 +800,9 @@ enum Special {
 
 enum ParseErr {
     Syntax,
+    /// A zone name the tz database does not have (lower-cased, as
+    /// PostgreSQL reports it).
+    UnknownZone(String),
     Range,
     /// A month or day outside any calendar (PostgreSQL's
     /// DTERR_MD_FIELD_OVERFLOW, reported with a DateStyle hint).
@@ -796,6 +839,8 @@ fn month_from_name(word: &str) -> Option<u32> {
 /// A tiny cursor over the lower-cased input.
 struct Cursor<'a> {
     s: &'a [u8],
+    /// The input as written (`s` is it lower-cased, byte for byte).
+    orig: &'a [u8],
     i: usize,
     /// The date's year was written with one or two digits.
     year2: bool,
@@ -849,6 +894,46 @@ fn num(d: &[u8]) -> Result<i64, ParseErr> {
         return Err(ParseErr::Range);
     }
     Ok(d.iter().fold(0i64, |a, &c| a * 10 + (c - b'0') as i64))
+}
+
+/// The offset of a local time written with `zone` (else in the session's
+/// zone `tz`).
+fn zone_offset(zone: &Option<Zone>, local: i64, tz: &TimeZone) -> i32 {
+    match zone {
+        Some(Zone::Offset(o)) => *o,
+        Some(Zone::Abbrev(name, kind)) => crate::tz_abbrevs::offset_for_local(name, *kind, local),
+        Some(Zone::Named(name)) => crate::tz_abbrevs::zone_offset_for_local(name, local),
+        None => tz.offset_for_local(local),
+    }
+}
+
+/// `today EST`, `tomorrow zulu`: a day word followed by a zone.
+fn special_with_zone(s: &str, orig: &[u8]) -> Result<Option<Parsed>, ParseErr> {
+    let Some((word, rest)) = s.split_once(' ') else {
+        return Ok(None);
+    };
+    let special = match special_word(word) {
+        Some(sp @ (Special::Today | Special::Tomorrow | Special::Yesterday)) => sp,
+        _ => return Ok(None),
+    };
+    let rest = rest.trim_start();
+    let from = s.len() - rest.len();
+    let mut c = Cursor {
+        s: rest.as_bytes(),
+        orig: orig.get(from..).unwrap_or_default(),
+        i: 0,
+        year2: false,
+    };
+    let tz = parse_zone(&mut c)?;
+    c.skip_spaces();
+    if tz.is_none() || !c.at_end() {
+        return Ok(None);
+    }
+    Ok(Some(Parsed {
+        special: Some(special),
+        tz,
+        ..Parsed::default()
+    }))
 }
 
 fn special_word(s: &str) -> Option<Special> {
@@ -1076,38 +1161,18 @@ fn parse_fraction_rint(d: &[u8]) -> i64 {
     (frac * 1e6).round_ties_even() as i64
 }
 
-/// The offset (seconds east) of a zone abbreviation in PostgreSQL's
-/// `Default` abbreviation set (the common ones).
-fn zone_abbrev_offset(word: &str) -> Option<i32> {
-    const H: i32 = 3600;
-    Some(match word {
-        "z" | "utc" | "gmt" | "zulu" | "ut" | "wet" => 0,
-        "pst" | "akdt" => -8 * H,
-        "pdt" | "mst" => -7 * H,
-        "mdt" | "cst" => -6 * H,
-        "cdt" | "est" => -5 * H,
-        "edt" | "ast" => -4 * H,
-        "adt" => -3 * H,
-        "nst" => -(3 * H + 1800),
-        "ndt" => -(2 * H + 1800),
-        "akst" => -9 * H,
-        "hst" => -10 * H,
-        "west" | "cet" | "met" | "bst" => H,
-        "cest" | "mest" | "eet" | "ist" => 2 * H,
-        "eest" | "msk" => 3 * H,
-        "awst" => 8 * H,
-        "jst" | "kst" => 9 * H,
-        "acst" => 9 * H + 1800,
-        "aest" => 10 * H,
-        "acdt" => 10 * H + 1800,
-        "aedt" => 11 * H,
-        "nzst" => 12 * H,
-        "nzdt" => 13 * H,
-        _ => return None,
-    })
+/// A zone written in a timestamp: an offset (seconds east), or an
+/// abbreviation of the `Default` set (`crate::tz_abbrevs`), resolved once
+/// the local time is known.
+#[derive(Clone, Debug, PartialEq)]
+enum Zone {
+    Offset(i32),
+    Abbrev(&'static str, crate::tz_abbrevs::Kind),
+    /// A tz database zone (`America/New_York`), with its history.
+    Named(String),
 }
 
-fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
+fn parse_zone(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
     match c.peek() {
         Some(b'+' | b'-') => {
             let start = c.i;
@@ -1116,25 +1181,52 @@ fn parse_zone(c: &mut Cursor) -> Result<Option<i32>, ParseErr> {
                 c.i += 1;
             }
             let text = std::str::from_utf8(&c.s[start..c.i]).map_err(|_| ParseErr::Syntax)?;
-            parse_hms_offset(text).map(Some).ok_or(ParseErr::Range)
+            parse_hms_offset(text)
+                .map(|o| Some(Zone::Offset(o)))
+                .ok_or(ParseErr::Range)
         }
         Some(b'a'..=b'z') => {
             let save = c.i;
-            match zone_abbrev_offset(c.word()) {
+            match crate::tz_abbrevs::lookup(c.word()) {
                 // `GMT+8`, `PST+8`, `MST+7:00`: a POSIX offset (west
                 // positive), the abbreviation only decoration.
-                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => {
-                    Ok(parse_zone(c)?.map(|west| -west))
-                }
-                Some(off) => Ok(Some(off)),
+                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => Ok(match parse_zone(c)? {
+                    Some(Zone::Offset(west)) => Some(Zone::Offset(-west)),
+                    z => z,
+                }),
+                Some((name, kind)) => Ok(Some(Zone::Abbrev(name, kind))),
                 None => {
                     c.i = save;
-                    Ok(None)
+                    zone_name(c)
                 }
             }
         }
         _ => Ok(None),
     }
+}
+
+/// A tz database zone name (`America/New_York`), read with its case; a
+/// word that is no zone is left unread, unless it has a `/`, which only
+/// a zone name has.
+fn zone_name(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
+    let start = c.i;
+    let mut end = start;
+    while c
+        .orig
+        .get(end)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b"/_+-".contains(b))
+    {
+        end += 1;
+    }
+    let name = std::str::from_utf8(&c.orig[start..end]).map_err(|_| ParseErr::Syntax)?;
+    if crate::tz_abbrevs::zone_exists(name) {
+        c.i = end;
+        return Ok(Some(Zone::Named(name.to_string())));
+    }
+    if name.contains('/') {
+        return Err(ParseErr::UnknownZone(name.to_ascii_lowercase()));
+    }
+    Ok(None)
 }
 
 /// A leading day of the week (`Mon`, `Monday,`), which PostgreSQL reads
@@ -1170,7 +1262,7 @@ fn skip_weekday(c: &mut Cursor) {
 }
 
 /// (year, month, day), time of day, zone offset.
-type PgForm = ((i64, u32, u32), i64, Option<i32>);
+type PgForm = ((i64, u32, u32), i64, Option<Zone>);
 
 /// The Postgres output style's own form, `Mon DD HH:MM[:SS[.f]]
 /// YYYY [zone]` (after [`skip_weekday`]), as date, time, zone; None (and
@@ -1192,9 +1284,19 @@ fn parse_postgres_form(c: &mut Cursor) -> Result<Option<PgForm>, ParseErr> {
     if !c.skip_spaces() {
         return Err(ParseErr::Syntax);
     }
+    // The zone may come before the year (`10:51:14 GMT-4 2001`).
+    let mut tz = None;
+    if !matches!(c.peek(), Some(b'0'..=b'9')) {
+        tz = parse_zone(c)?;
+        if tz.is_none() || !c.skip_spaces() {
+            return Err(ParseErr::Syntax);
+        }
+    }
     let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
     c.skip_spaces();
-    let tz = parse_zone(c)?;
+    if tz.is_none() {
+        tz = parse_zone(c)?;
+    }
     Ok(Some(((y, m, small(num(d)?)?), time, tz)))
 }
 
@@ -1206,8 +1308,13 @@ fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
             ..Parsed::default()
         });
     }
+    let orig = input.trim().as_bytes();
+    if let Some(p) = special_with_zone(&lower, orig)? {
+        return Ok(p);
+    }
     let mut c = Cursor {
         s: lower.as_bytes(),
+        orig,
         i: 0,
         year2: false,
     };
@@ -1287,6 +1394,10 @@ fn out_of_range(what: &str, input: &str) -> DbError {
 fn parse_checked(type_name: &str, input: &str, order: DateOrder) -> Result<Parsed, DbError> {
     parse_datetime(input, order).map_err(|e| match e {
         ParseErr::Syntax => syntax_err(type_name, input),
+        ParseErr::UnknownZone(name) => DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("time zone \"{name}\" not recognized"),
+        ),
         ParseErr::Range => field_range_err(input),
         ParseErr::MdRange => {
             field_range_err(input).with_hint("Perhaps you need a different \"datestyle\" setting.")
@@ -1372,7 +1483,7 @@ fn parse_ts(
         Some(sp) => {
             let local = special_local(sp, now, tz).unwrap_or(0);
             return Ok(if with_tz {
-                zone_shift(local, tz.offset_for_local(local))
+                zone_shift(local, zone_offset(&p.tz, local, &tz))
             } else {
                 local
             });
@@ -1391,7 +1502,7 @@ fn parse_ts(
         .and_then(|us| us.checked_add(p.time.unwrap_or(0)))
         .ok_or_else(|| out_of_range("timestamp", input))?;
     let ts = if with_tz {
-        zone_shift(local, p.tz.unwrap_or_else(|| tz.offset_for_local(local)))
+        zone_shift(local, zone_offset(&p.tz, local, &tz))
     } else {
         local
     };

@@ -649,13 +649,18 @@ fn trunc_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
 /// POSIX sign (west positive) by AT TIME ZONE and date_trunc, with the ISO
 /// sign by make_timestamptz, as PostgreSQL's parsers differ; anything
 /// else is a zone name as SET TimeZone takes it.
-pub(crate) fn zone_arg(name: &str, posix: bool) -> Result<TimeZone, DbError> {
+/// An abbreviation of the `Default` set comes first (`EST` is -05 even
+/// where the tz database has a zone of that name); a dynamic one (`MSK`)
+/// means what it meant at `at`.
+pub(crate) fn zone_arg(name: &str, posix: bool, at: ZoneAt) -> Result<TimeZone, DbError> {
     let t = name.trim();
     let numeric = t.starts_with(['+', '-']) || t.starts_with(|c: char| c.is_ascii_digit());
     let found = match crate::datetime::parse_hms_offset(t) {
         Some(secs) if numeric => Some(TimeZone::fixed(if posix { -secs } else { secs })),
-        _ if t.eq_ignore_ascii_case("z") => Some(TimeZone::UTC),
-        _ => TimeZone::parse(name),
+        _ => match crate::tz_abbrevs::lookup(name) {
+            Some((abbrev, kind)) => Some(abbrev_zone(abbrev, kind, at)),
+            None => TimeZone::parse(name),
+        },
     };
     found.ok_or_else(|| {
         DbError::new(
@@ -665,10 +670,30 @@ pub(crate) fn zone_arg(name: &str, posix: bool) -> Result<TimeZone, DbError> {
     })
 }
 
+/// The instant a zone argument is resolved at, for a dynamic abbreviation:
+/// a UTC instant, a local time, or none (the abbreviation's zone itself,
+/// as date_trunc takes it).
+#[derive(Clone, Copy)]
+pub(crate) enum ZoneAt {
+    Utc(i64),
+    Local(i64),
+    Zone,
+}
+
+fn abbrev_zone(abbrev: &str, kind: crate::tz_abbrevs::Kind, at: ZoneAt) -> TimeZone {
+    use crate::tz_abbrevs::{self as ab, Kind};
+    match (kind, at) {
+        (Kind::Fixed { offset, .. }, _) => TimeZone::fixed(offset),
+        (Kind::Dynamic(zone), ZoneAt::Zone) => TimeZone::parse(zone).unwrap_or(TimeZone::UTC),
+        (_, ZoneAt::Utc(t)) => TimeZone::fixed(ab::meaning_at_utc(abbrev, kind, t).0),
+        (_, ZoneAt::Local(t)) => TimeZone::fixed(ab::offset_for_local(abbrev, kind, t)),
+    }
+}
+
 fn trunc_tstz_in(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     match (a[0].as_str(), &a[1], a[2].as_str()) {
         (Some(u), Value::TimestampTz(ts), Some(z)) => {
-            let tz = zone_arg(z, true)?;
+            let tz = zone_arg(z, true, ZoneAt::Zone)?;
             trunc_tstz_with(u, *ts, &tz)
         }
         _ => Ok(Value::Null),
@@ -1256,7 +1281,7 @@ fn make_timestamptz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
         return Ok(Value::Null);
     };
     let tz = match a.get(6).and_then(Value::as_str) {
-        Some(z) => zone_arg(z, false)?,
+        Some(z) => zone_arg(z, false, ZoneAt::Local(local))?,
         None => ctx.time_zone,
     };
     let utc = from_local(local, &tz);
@@ -1433,7 +1458,14 @@ fn at_zone(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             }
             TimeZone::fixed((iv.micros / USECS_PER_SEC) as i32)
         }
-        v => zone_arg(v.as_str().unwrap_or_default(), true)?,
+        v => {
+            let at = match &a[1] {
+                Value::TimestampTz(t) => ZoneAt::Utc(*t),
+                Value::Timestamp(t) => ZoneAt::Local(*t),
+                _ => ZoneAt::Zone,
+            };
+            zone_arg(v.as_str().unwrap_or_default(), true, at)?
+        }
     };
     Ok(match &a[1] {
         Value::TimestampTz(t) if !is_finite_ts(*t) => Value::Timestamp(*t),

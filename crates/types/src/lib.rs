@@ -59,6 +59,7 @@
 
 pub mod array;
 pub(crate) mod array_fns;
+pub mod array_subscript;
 pub(crate) mod bigint;
 pub mod binary;
 pub mod cast;
@@ -89,6 +90,7 @@ pub mod set_fns;
 pub mod string_fns;
 pub mod text;
 pub mod time;
+pub mod tz_abbrevs;
 pub mod value;
 
 pub use context::EvalCtx;

@@ -41,9 +41,20 @@ pub const SET_ROWS_MAX: usize = 10_000_000;
 pub enum SetFn {
     RegexpMatches,
     RegexpSplitToTable,
-    ArrayElements { text: bool, json: bool },
-    Each { text: bool, json: bool },
-    ObjectKeys { json: bool },
+    ArrayElements {
+        text: bool,
+        json: bool,
+    },
+    Each {
+        text: bool,
+        json: bool,
+    },
+    ObjectKeys {
+        json: bool,
+    },
+    /// string_to_table(string, delimiter [, null_string]): the elements
+    /// string_to_array would make, one per row.
+    StringToTable,
 }
 
 /// Every function of this module, by its SQL name.
@@ -52,6 +63,7 @@ const NAMES: &[(&str, SetFn)] = {
     &[
         ("regexp_matches", RegexpMatches),
         ("regexp_split_to_table", RegexpSplitToTable),
+        ("string_to_table", StringToTable),
         (
             "jsonb_array_elements",
             ArrayElements {
@@ -141,7 +153,7 @@ impl SetFn {
         let text = DataType::Text;
         let textish = |t: &DataType| t.is_string() || *t == DataType::Unknown;
         let ok = match self {
-            SetFn::RegexpMatches | SetFn::RegexpSplitToTable => {
+            SetFn::RegexpMatches | SetFn::RegexpSplitToTable | SetFn::StringToTable => {
                 (2..=3).contains(&args.len()) && args.iter().all(textish)
             }
             SetFn::ArrayElements { json, .. }
@@ -158,10 +170,9 @@ impl SetFn {
                 vec![text; args.len()],
                 vec![("regexp_matches", DataType::Text.array_of().expect("text[]"))],
             ),
-            SetFn::RegexpSplitToTable => (
-                vec![text; args.len()],
-                vec![("regexp_split_to_table", text)],
-            ),
+            SetFn::RegexpSplitToTable | SetFn::StringToTable => {
+                (vec![text; args.len()], vec![(self.name(), text)])
+            }
             SetFn::ArrayElements {
                 text: as_text,
                 json,
@@ -186,7 +197,10 @@ impl SetFn {
     /// The rows for these (coerced) arguments. NULL input: no rows, as
     /// PostgreSQL's strict set-returning functions.
     pub fn rows(self, args: &[Value]) -> Result<Vec<Vec<Value>>, DbError> {
-        if args.iter().any(Value::is_null) {
+        // string_to_table is not strict: a NULL delimiter splits into
+        // characters, a NULL null_string matches nothing.
+        let strict = self != SetFn::StringToTable;
+        if args.first().is_some_and(Value::is_null) || (strict && args.iter().any(Value::is_null)) {
             return Ok(Vec::new());
         }
         let rows: Vec<Vec<Value>> = match self {
@@ -204,6 +218,10 @@ impl SetFn {
                     .map(|v| vec![v])
                     .collect()
             }
+            SetFn::StringToTable => match crate::array_fns::split_string(args) {
+                Value::Array(a) => a.items.iter().map(|v| vec![v.clone()]).collect(),
+                _ => Vec::new(),
+            },
             SetFn::ArrayElements { text, json } => match doc(&args[0])? {
                 Json::Arr(items) => items.iter().map(|v| vec![out(v, text, json)]).collect(),
                 Json::Obj(_) => return Err(not_an("extract elements from an object")),

@@ -38,6 +38,7 @@ pub(crate) const NAMES: &[&str] = &[
     "overlay",
     "like_escape",
     "similar_to_escape",
+    "unistr",
 ];
 
 fn is_text(t: DataType) -> bool {
@@ -95,6 +96,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             false,
         ),
         ("chr", [t]) if is_int(*t) => (chr, vec![T::Int4], text, false),
+        ("unistr", [t]) if is_text(*t) => (|a, _| strict_text(a, unistr), vec![text], text, false),
         ("to_hex", [T::Unknown]) => return Some(Err(crate::datetime_fns::not_unique(name, args))),
         ("to_hex", [t]) if is_int(*t) => {
             let at = if *t == T::Int8 { T::Int8 } else { T::Int4 };
@@ -138,6 +140,96 @@ fn strict_text(a: &[Value], f: fn(&str) -> Result<String, DbError>) -> Result<Va
         Some(s) => f(s).map(text),
         None => Ok(Value::Null),
     }
+}
+
+/// unistr: PostgreSQL's Unicode escapes decoded: `\\` is a backslash,
+/// `\XXXX` and `\uXXXX` (4 hex digits), `\+XXXXXX` (6) and `\UXXXXXXXX`
+/// (8) a code point; UTF-16 surrogate pairs combine.
+pub(crate) fn unistr(s: &str) -> Result<String, DbError> {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut pair_first: Option<u32> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            if pair_first.is_some() {
+                return Err(invalid_pair());
+            }
+            let c = s[i..].chars().next().unwrap_or_default();
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        if b.get(i + 1) == Some(&b'\\') {
+            if pair_first.is_some() {
+                return Err(invalid_pair());
+            }
+            out.push('\\');
+            i += 2;
+            continue;
+        }
+        let (skip, digits) = match b.get(i + 1) {
+            Some(b'u') => (2, 4),
+            Some(b'+') => (2, 6),
+            Some(b'U') => (2, 8),
+            _ => (1, 4),
+        };
+        let hex = b
+            .get(i + skip..i + skip + digits)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+        let Some(hex) = hex else {
+            return Err(
+                DbError::new(SqlState::SyntaxError, "invalid Unicode escape").with_hint(
+                    "Unicode escapes must be \\XXXX, \\+XXXXXX, \\uXXXX, or \\UXXXXXXXX.",
+                ),
+            );
+        };
+        let cp = hex.iter().fold(0u32, |n, &d| {
+            (n << 4) | (d as char).to_digit(16).unwrap_or(0)
+        });
+        push_code_point(&mut out, &mut pair_first, cp, digits)?;
+        i += skip + digits;
+    }
+    if pair_first.is_some() {
+        return Err(invalid_pair());
+    }
+    Ok(out)
+}
+
+fn invalid_pair() -> DbError {
+    DbError::new(SqlState::SyntaxError, "invalid Unicode surrogate pair")
+}
+
+/// One escaped code point of unistr (`digits` as written, for the
+/// error's format), a UTF-16 surrogate waiting in `pair_first` for its
+/// second half.
+fn push_code_point(
+    out: &mut String,
+    pair_first: &mut Option<u32>,
+    cp: u32,
+    digits: usize,
+) -> Result<(), DbError> {
+    if cp == 0 || cp > 0x10FFFF {
+        // PostgreSQL prints 4 digits for \XXXX and \uXXXX, 6 for the others.
+        let width = digits.min(6);
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid Unicode code point: {cp:0width$X}"),
+        ));
+    }
+    let second = (0xDC00..=0xDFFF).contains(&cp);
+    let cp = match pair_first.take() {
+        Some(first) if second => 0x10000 + ((first & 0x3FF) << 10) + (cp & 0x3FF),
+        Some(_) => return Err(invalid_pair()),
+        None if second => return Err(invalid_pair()),
+        None if (0xD800..=0xDBFF).contains(&cp) => {
+            *pair_first = Some(cp);
+            return Ok(());
+        }
+        None => cp,
+    };
+    out.push(char::from_u32(cp).ok_or_else(invalid_pair)?);
+    Ok(())
 }
 
 /// initcap: the first letter of each run of letters and digits upper-case,

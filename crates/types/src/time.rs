@@ -37,15 +37,6 @@ fn range(input: &str) -> DbError {
     )
 }
 
-/// Zone abbreviations accepted (and ignored) after a time: PostgreSQL's
-/// default set's common ones.
-const ABBREVIATIONS: &[&str] = &[
-    "utc", "gmt", "z", "zulu", "ut", "pst", "pdt", "mst", "mdt", "cst", "cdt", "est", "edt", "ast",
-    "adt", "akst", "akdt", "hst", "nst", "ndt", "wet", "west", "cet", "cest", "met", "mest", "eet",
-    "eest", "bst", "ist", "msk", "jst", "kst", "aest", "aedt", "acst", "acdt", "awst", "nzst",
-    "nzdt",
-];
-
 /// `time_in`: the text form to microseconds since midnight (`now` needs
 /// the transaction time `now` in UTC microseconds and the session zone).
 pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
@@ -186,7 +177,7 @@ fn check_zone(z: &str, written: &str, has_date: bool) -> Option<()> {
     if z.starts_with(['+', '-']) {
         return datetime::parse_hms_offset(z).map(|_| ());
     }
-    if ABBREVIATIONS.contains(&z) {
+    if crate::tz_abbrevs::lookup(z).is_some() {
         return Some(());
     }
     (has_date && TimeZone::parse(written).is_some()).then_some(())

@@ -238,12 +238,27 @@ pub(crate) enum Target {
     Field(usize, String),
 }
 
+/// The subscripts of an assignment's target (`arr[i][j] := v`,
+/// `arr[lo:hi] := v`), each an expression of the function.
+pub(crate) struct TargetSubscripts {
+    pub slice: bool,
+    /// (lower, upper) per dimension: an element has upper bounds only; a
+    /// slice's bound is None where omitted (`[:hi]`), and a plain `[i]`
+    /// in a slice is `[1:i]`.
+    pub bounds: Vec<(Bound, Bound)>,
+}
+
+/// One bound of a target's subscript, None where omitted.
+pub(crate) type Bound = Option<Arc<PlExpr>>;
+
 pub(crate) enum Stmt {
     Block(Block),
     Assign {
         lineno: i64,
         target: Target,
         expr: Arc<PlExpr>,
+        /// `arr[i] := v`, `arr[lo:hi] := v`.
+        subscripts: Option<TargetSubscripts>,
     },
     If {
         lineno: i64,
@@ -389,7 +404,16 @@ fn visit_stmts(list: &[Stmt], f: &mut ExprVisitor<'_>) -> Result<(), DbError> {
         let mut e = |x: &Arc<PlExpr>| f(line, x);
         match s {
             Stmt::Block(b) => visit_block(b, f)?,
-            Stmt::Assign { expr, .. } => e(expr)?,
+            Stmt::Assign {
+                expr, subscripts, ..
+            } => {
+                for (l, u) in subscripts.iter().flat_map(|s| &s.bounds) {
+                    for x in [l, u].into_iter().flatten() {
+                        e(x)?;
+                    }
+                }
+                e(expr)?
+            }
             Stmt::If {
                 branches, else_, ..
             } => {
@@ -773,6 +797,27 @@ impl Compiler<'_> {
         Ok(self.pl_expr_of(text, ExprKind::Statement))
     }
 
+    /// The subscripts of an assignment's target text (`arr[i] :=`).
+    fn target_subscripts(&self, lhs: &str) -> Result<Option<TargetSubscripts>, DbError> {
+        let groups = subscript_groups(lhs)?;
+        if groups.is_empty() {
+            return Ok(None);
+        }
+        let slice = groups.iter().any(|g| g.2);
+        let expr = |t: Option<&str>| t.map(|t| self.pl_expr(t.to_string()));
+        let bounds = groups
+            .iter()
+            .map(|(lo, hi, is_slice)| {
+                let lo = match (lo, slice && !is_slice) {
+                    (_, true) => Some("1"),
+                    (lo, false) => lo.as_deref(),
+                };
+                (expr(lo), expr(hi.as_deref()))
+            })
+            .collect();
+        Ok(Some(TargetSubscripts { slice, bounds }))
+    }
+
     fn pl_expr_of(&self, text: String, kind: ExprKind) -> Arc<PlExpr> {
         Arc::new(PlExpr {
             text,
@@ -1081,10 +1126,12 @@ impl Compiler<'_> {
                 let (at, value) = assignment_value(&written);
                 let value = value.to_string();
                 let value_at = written[..at].chars().count() as u32;
+                let subscripts = self.target_subscripts(&written[..at])?;
                 Stmt::Assign {
                     lineno,
                     target,
                     expr: self.pl_expr_of(value, ExprKind::Assign { written, value_at }),
+                    subscripts,
                 }
             }
             "PLpgSQL_stmt_if" => {
@@ -1640,6 +1687,77 @@ fn assignment_value(text: &str) -> (usize, &str) {
     (0, text)
 }
 
+/// One bracket of an assignment target: the text of its lower and upper
+/// bound (None where there is none) and whether it is a slice.
+type Group = (Option<String>, Option<String>, bool);
+
+/// The bracketed groups after the variable in an assignment's target
+/// text (`a[i][j + 1] :=`, `a[1:n] :=`); empty when there is none.
+fn subscript_groups(lhs: &str) -> Result<Vec<Group>, DbError> {
+    let lhs = lhs.trim_end();
+    let lhs = lhs
+        .strip_suffix(":=")
+        .or_else(|| lhs.strip_suffix('='))
+        .unwrap_or(lhs)
+        .trim_end();
+    let b = lhs.as_bytes();
+    let Some(mut i) = lhs.find('[') else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    while i < b.len() {
+        if b[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if b[i] != b'[' {
+            return Err(DbError::unsupported(
+                "assignment to a field of an array element",
+            ));
+        }
+        let (end, colon) = bracket_end(b, i + 1).ok_or_else(|| {
+            DbError::new(SqlState::SyntaxError, "syntax error in assignment target")
+        })?;
+        let part = |from: usize, to: usize| {
+            let t = lhs[from..to].trim();
+            (!t.is_empty()).then(|| t.to_string())
+        };
+        out.push(match colon {
+            Some(c) => (part(i + 1, c), part(c + 1, end), true),
+            None => (None, part(i + 1, end), false),
+        });
+        i = end + 1;
+    }
+    Ok(out)
+}
+
+/// The `]` closing a bracket whose text starts at `from`, and the colon
+/// at its top level, skipping quotes, nested brackets and `::` casts.
+fn bracket_end(b: &[u8], from: usize) -> Option<(usize, Option<usize>)> {
+    let mut depth = 0usize;
+    let mut quote: Option<u8> = None;
+    let mut colon = None;
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b'[' | b'(' => depth += 1,
+                b']' if depth == 0 => return Some((i, colon)),
+                b']' | b')' => depth = depth.saturating_sub(1),
+                b':' if b.get(i + 1) == Some(&b':') => i += 1,
+                b':' if depth == 0 => colon = Some(i),
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A condition name of an exception handler.
 fn condition(name: &str) -> Result<Cond, DbError> {
     let lower = name.to_ascii_lowercase();
@@ -1694,6 +1812,25 @@ mod tests {
             super::wrap_bare_returns("RAISE NOTICE 'RETURN x;'"),
             "RAISE NOTICE 'RETURN x;'"
         );
+    }
+
+    #[test]
+    fn subscript_groups_of_targets() {
+        let g = |t: &str| super::subscript_groups(t).unwrap();
+        assert!(g("x :=").is_empty());
+        assert_eq!(g("a[i] :="), vec![(None, Some("i".into()), false)]);
+        assert_eq!(
+            g("a[1:n][f(x[2])] ="),
+            vec![
+                (Some("1".into()), Some("n".into()), true),
+                (None, Some("f(x[2])".into()), false)
+            ]
+        );
+        assert_eq!(
+            g("a[i::int:] :="),
+            vec![(Some("i::int".into()), None, true)]
+        );
+        assert!(super::subscript_groups("a[1].f :=").is_err());
     }
 
     #[test]

@@ -37,10 +37,12 @@ use nestor_common::error::Severity;
 use nestor_common::{DbError, SqlState};
 use nestor_plan::ir::{Expr, Plan};
 use nestor_plan::PlannedStmt;
+use nestor_types::array::{Array, ARRAY_DIMS_MAX};
+use nestor_types::array_subscript;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use super::compile::{Block, Cond, Datum, ExprKind, Func, PlExpr, Stmt, Target};
+use super::compile::{Block, Cond, Datum, ExprKind, Func, PlExpr, Stmt, Target, TargetSubscripts};
 use crate::context::{Ev, Outcome, StatementCtx, TriggerCall};
 use crate::statement::Prepared;
 
@@ -434,9 +436,20 @@ impl<'f> Run<'f> {
                     f => f,
                 })
             }
-            Stmt::Assign { target, expr, .. } => {
-                let v = self.eval(ctx, expr)?;
-                self.assign(ctx, target, v)?;
+            Stmt::Assign {
+                target,
+                expr,
+                subscripts,
+                ..
+            } => {
+                if let Some(s) = subscripts {
+                    self.check_subscriptable(target, expr)?;
+                    let v = self.eval(ctx, expr)?;
+                    self.assign_subscripted(ctx, target, s, v)?;
+                } else {
+                    let v = self.eval(ctx, expr)?;
+                    self.assign(ctx, target, v)?;
+                }
                 Ok(Flow::Normal)
             }
             Stmt::If {
@@ -1059,6 +1072,123 @@ impl<'f> Run<'f> {
             return Ok(v);
         }
         nestor_plan::valops::cast(v, ty, false, &ctx.eval)
+    }
+
+    /// `arr[i] := v`, `arr[lo:hi] := v`: the variable's new array, made
+    /// as an UPDATE's subscripted SET makes it (a NULL array is assigned
+    /// into as an empty one).
+    fn assign_subscripted(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        target: &Target,
+        s: &TargetSubscripts,
+        v: Value,
+    ) -> Result<(), DbError> {
+        let Target::Var(d) = target else {
+            return Err(DbError::unsupported(
+                "subscripted assignment to a record field",
+            ));
+        };
+        let Datum::Var(var) = &self.func.datums[*d] else {
+            return Err(err_plpgsql("assignment to a non-variable"));
+        };
+        let ty = var.ty;
+        let DataType::Array(elem) = ty else {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "cannot subscript type {} because it does not support subscripting",
+                    ty.name()
+                ),
+            ));
+        };
+        if s.bounds.len() > ARRAY_DIMS_MAX {
+            return Err(DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!(
+                    "number of array dimensions ({}) exceeds the maximum allowed ({ARRAY_DIMS_MAX})",
+                    s.bounds.len()
+                ),
+            ));
+        }
+        let mut lower = Vec::with_capacity(s.bounds.len());
+        let mut upper = Vec::with_capacity(s.bounds.len());
+        for (l, u) in &s.bounds {
+            lower.push(self.subscript(ctx, l.as_ref())?);
+            upper.push(self.subscript(ctx, u.as_ref())?);
+        }
+        let empty;
+        let current = match self.vals[*d].as_ref() {
+            Some(Value::Array(a)) => a.as_ref(),
+            _ => {
+                empty = Array::from_items(*elem, Vec::new());
+                &empty
+            }
+        };
+        let new = if s.slice {
+            let v = self.cast(ctx, v, ty)?;
+            let src = match &v {
+                Value::Array(a) => Some(a.as_ref()),
+                _ => None,
+            };
+            array_subscript::set_slice(current, &lower, &upper, src)?
+        } else {
+            let v = self.cast(ctx, v, *elem)?;
+            let subs: Vec<i32> = upper.iter().map(|u| u.unwrap_or(0)).collect();
+            array_subscript::set_element(current, &subs, v)?
+        };
+        self.assign(ctx, target, new.value())
+    }
+
+    /// `x[1] := v` of a variable that is no array: PostgreSQL's error,
+    /// positioned at the variable in the assignment's text.
+    fn check_subscriptable(&self, target: &Target, expr: &PlExpr) -> Result<(), DbError> {
+        let Target::Var(d) = target else {
+            return Ok(());
+        };
+        let Datum::Var(var) = &self.func.datums[*d] else {
+            return Ok(());
+        };
+        if matches!(var.ty, DataType::Array(_)) {
+            return Ok(());
+        }
+        let mut e = DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "cannot subscript type {} because it does not support subscripting",
+                var.ty.name()
+            ),
+        );
+        if let ExprKind::Assign { written, .. } = &expr.kind {
+            e.internal = Some(Box::new(nestor_common::InternalQuery {
+                position: 1,
+                query: written.clone(),
+            }));
+        }
+        Err(e)
+    }
+
+    /// A subscript of an assignment target, None where omitted.
+    fn subscript(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        e: Option<&Arc<PlExpr>>,
+    ) -> Result<Option<i32>, DbError> {
+        let Some(e) = e else {
+            return Ok(None);
+        };
+        let v = self.eval(ctx, e)?;
+        match self.cast(ctx, v, DataType::Int4)? {
+            Value::Int4(i) => Ok(Some(i)),
+            Value::Null => Err(DbError::new(
+                SqlState::NullValueNotAllowed,
+                "array subscript in assignment must not be null",
+            )),
+            _ => Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                "array subscript must have type integer",
+            )),
+        }
     }
 
     fn assign(

@@ -1,0 +1,195 @@
+//! Array subscripts: in reads (`a[i][j]`, `a[lo:hi]`, `a[1:1][1:2]`) and
+//! in assignment targets (`UPDATE t SET a[2] = 5`, `SET a[1:2] = '{7,8}'`,
+//! `INSERT INTO t (a[1], a[3]) VALUES (...)`).
+//!
+//! A subscript list binds to int4 expressions. When any item is a slice
+//! (`[lo:hi]`, `[:hi]`, `[lo:]`) the whole list is a slice and a plain
+//! item `[i]` means `[1:i]`, as in PostgreSQL; an omitted bound is a
+//! NULL placeholder with its bit set in `omitted` (bit 2k the lower and
+//! 2k+1 the upper bound of dimension k), so it stays distinct from a
+//! bound that evaluates to NULL.
+//!
+//! An assignment is rewritten into the new value of the whole column, as
+//! PostgreSQL's rewriter does: `SET a[2] = 5` sets `a` to
+//! `ArrayAssign(a, 5, 2)`, and several assignments to one column nest
+//! (`SET a[1] = 1, a[3] = 3` is `ArrayAssign(ArrayAssign(a, 1, 1), 3, 3)`).
+//! In INSERT the base is NULL, which the executor treats as the empty
+//! array (`INSERT INTO t (a[2]) VALUES (7)` stores `[2:2]={7}`). The
+//! assigned value is coerced to the element type (an element) or to the
+//! column's array type (a slice). The array work itself is
+//! `nestor_types::array_subscript`'s.
+//!
+//! Left out: assignment to fields of a record (`SET c.f = ...`): Nestor
+//! has no composite column types, so a field name in a target is
+//! PostgreSQL's "not a composite type" error, and subscripts after a
+//! field 0A000.
+
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb::Node;
+use nestor_parser::NodeEnum;
+use nestor_types::array::ARRAY_DIMS_MAX;
+use nestor_types::datatype::DataType;
+use nestor_types::Value;
+
+use crate::bind::{node, unsupported_node, Binder};
+use crate::functions::Func;
+use crate::ir::Expr;
+
+/// A bound subscript list.
+pub(crate) struct Subscripts {
+    pub slice: bool,
+    /// Omitted slice bounds (see the module header).
+    pub omitted: u16,
+    /// One expression per subscript, or a (lower, upper) pair per
+    /// dimension for a slice.
+    pub args: Vec<Expr>,
+}
+
+fn too_many_dims(n: usize) -> DbError {
+    DbError::new(
+        SqlState::ProgramLimitExceeded,
+        format!("number of array dimensions ({n}) exceeds the maximum allowed ({ARRAY_DIMS_MAX})"),
+    )
+    .unpositioned()
+}
+
+/// One subscript expression, coerced to int4.
+fn bind_one(b: &mut Binder, n: &Node) -> Result<Expr, DbError> {
+    let (e, t) = b.bind(n)?;
+    if !(t.is_integer() || t == DataType::Unknown) {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            "array subscript must have type integer",
+        ));
+    }
+    b.coerce(e, t, DataType::Int4)
+}
+
+/// Binds a list of `[...]` items (every one an `A_Indices`).
+pub(crate) fn bind_list(b: &mut Binder, list: &[Node]) -> Result<Subscripts, DbError> {
+    if list.len() > ARRAY_DIMS_MAX {
+        return Err(too_many_dims(list.len()));
+    }
+    let mut items = Vec::with_capacity(list.len());
+    for i in list {
+        match node(i)? {
+            NodeEnum::AIndices(ix) => items.push(ix),
+            other => return Err(unsupported_node(other)),
+        }
+    }
+    let slice = items.iter().any(|ix| ix.is_slice);
+    let mut out = Subscripts {
+        slice,
+        omitted: 0,
+        args: Vec::with_capacity(items.len() * 2),
+    };
+    for (k, ix) in items.into_iter().enumerate() {
+        if !slice {
+            let u = ix
+                .uidx
+                .as_deref()
+                .ok_or_else(|| DbError::internal("subscript without a value"))?;
+            out.args.push(bind_one(b, u)?);
+            continue;
+        }
+        let lower = match (&ix.lidx, ix.is_slice) {
+            (Some(l), _) => Some(bind_one(b, l)?),
+            (None, false) => Some(Expr::Const(Value::Int4(1))),
+            (None, true) => None,
+        };
+        let upper = match &ix.uidx {
+            Some(u) => Some(bind_one(b, u)?),
+            None => None,
+        };
+        for (bit, e) in [(2 * k, lower), (2 * k + 1, upper)] {
+            match e {
+                Some(e) => out.args.push(e),
+                None => {
+                    out.omitted |= 1 << bit;
+                    out.args.push(Expr::Const(Value::Null));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The bound indirection of an assignment target (`a[2]`, `a[1:2]`).
+pub(crate) struct AssignTarget {
+    func: Func,
+    subs: Vec<Expr>,
+    /// The type the assigned value is coerced to.
+    pub value_ty: DataType,
+}
+
+impl AssignTarget {
+    /// The column's new value: `value` assigned into `base`.
+    pub fn apply(&self, base: Expr, value: Expr) -> Expr {
+        let mut args = Vec::with_capacity(self.subs.len() + 2);
+        args.push(base);
+        args.push(value);
+        args.extend(self.subs.iter().cloned());
+        Expr::Func(self.func, args)
+    }
+}
+
+/// Binds the indirection of a SET or INSERT target naming column `col`
+/// of type `ty`.
+pub(crate) fn bind_assign_target(
+    b: &mut Binder,
+    col: &str,
+    ty: DataType,
+    indirection: &[Node],
+) -> Result<AssignTarget, DbError> {
+    if let Some(NodeEnum::String(s)) = indirection.first().and_then(|n| n.node.as_ref()) {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "cannot assign to field \"{}\" of column \"{col}\" because its type {} is not a composite type",
+                s.sval,
+                ty.name()
+            ),
+        ));
+    }
+    if indirection
+        .iter()
+        .any(|n| !matches!(n.node, Some(NodeEnum::AIndices(_))))
+    {
+        return Err(DbError::unsupported(
+            "assignment to a field of an array element",
+        ));
+    }
+    let elem = match ty {
+        DataType::Array(e) => *e,
+        _ => {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "cannot subscript type {} because it does not support subscripting",
+                    ty.name()
+                ),
+            ))
+        }
+    };
+    let s = bind_list(b, indirection)?;
+    Ok(AssignTarget {
+        func: Func::ArrayAssign {
+            elem,
+            slice: s.slice,
+            omitted: s.omitted,
+        },
+        subs: s.args,
+        value_ty: if s.slice { ty } else { elem },
+    })
+}
+
+/// PostgreSQL's message when the value of a subscripted assignment does
+/// not coerce (`e` is the binder's "column is of type ..." error).
+pub(crate) fn subscripted_assign_err(mut e: DbError, col: &str) -> DbError {
+    if e.code == SqlState::DatatypeMismatch {
+        if let Some(rest) = e.message.strip_prefix("column is of type ") {
+            e.message = format!("subscripted assignment to \"{col}\" requires type {rest}");
+        }
+    }
+    e
+}
