@@ -88,15 +88,27 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             );
         }
         Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
-        Func::RowToJson(rt) => {
+        Func::RowToJson(rt, binary) => {
             return Ok(match &args[0] {
                 Value::Record(fields) => {
                     let mut out = String::new();
                     record_json(fields, rt, &ev.ctx.eval, &mut out);
-                    Value::Text(out.into())
+                    if binary {
+                        Value::Jsonb(nestor_types::json::normalize_jsonb(&out)?.into())
+                    } else {
+                        Value::Text(out.into())
+                    }
                 }
                 _ => Value::Null,
             })
+        }
+        Func::PopulateRecord { rt, .. } => {
+            return nestor_types::json_populate::populate_record(
+                rt,
+                &args[0],
+                &args[1],
+                &ev.ctx.eval,
+            )
         }
         Func::RowCompare(op) => {
             return Ok(match (&args[0], &args[1]) {
@@ -986,6 +998,10 @@ fn json_build(
     ec: &nestor_types::EvalCtx,
 ) -> Result<Value, DbError> {
     let mut out = String::new();
+    if single && args[0].is_null() {
+        // to_json / to_jsonb are strict.
+        return Ok(Value::Null);
+    }
     if single {
         json_value(&args[0], ec, &mut out);
     } else if object {
@@ -1068,6 +1084,8 @@ fn record_json(
         out.push(':');
         match (v, ty) {
             (Value::Record(inner), Some(DataType::Record(it))) => record_json(inner, it, ec, out),
+            // A json field is embedded as it is.
+            (Value::Text(s), Some(DataType::Json)) => out.push_str(s),
             (v, _) => json_value(v, ec, out),
         }
     }
@@ -1135,6 +1153,7 @@ fn json_array<'a>(
 pub(crate) fn srf_values(
     kind: nestor_plan::functions::SrfKind,
     args: &[Value],
+    ec: &nestor_types::EvalCtx,
 ) -> Result<Vec<Value>, DbError> {
     use nestor_plan::functions::SrfKind;
     let too_many = || {
@@ -1145,13 +1164,15 @@ pub(crate) fn srf_values(
     };
     Ok(match kind {
         SrfKind::Set(f) => {
-            let rows = f.rows(args)?;
+            let rows = f.rows(args, ec)?;
             if rows.len() > SRF_VALUES_MAX {
                 return Err(too_many());
             }
+            // A populate function's rows are records, whatever their width.
+            let records = matches!(f, nestor_types::set_fns::SetFn::Populate { .. });
             rows.into_iter()
                 .map(|mut row| {
-                    if row.len() == 1 {
+                    if row.len() == 1 && !records {
                         row.pop().expect("one column")
                     } else {
                         Value::Record(std::sync::Arc::from(row))

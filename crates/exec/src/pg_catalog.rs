@@ -150,6 +150,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             let mut rows = type_rows();
             rows.extend(enum_type_rows(c));
             rows.extend(domain_type_rows(c));
+            rows.extend(composite_type_rows(c));
             rows
         }
         Rel::Enum => enum_rows(c),
@@ -696,6 +697,17 @@ fn class_rows(c: &Catalog) -> Rows {
             );
         }
     }
+    for t in c.composites() {
+        out.push(
+            class_row(t.relid, &t.name, PUBLIC_NAMESPACE_OID, "c", "p", 0)
+                .set("reltype", oid(t.oid))
+                .set("relowner", oid(t.owner))
+                .set("relfilenode", oid(0))
+                .set("relnatts", Value::Int2(t.attrs.len() as i16))
+                .set("relreplident", text("n"))
+                .done(),
+        );
+    }
     for s in c.sequences() {
         let ns = temp_or(s.temporary, s.namespace, c);
         let persistence = if s.temporary { "t" } else { "p" };
@@ -806,7 +818,11 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             .tables()
             .iter()
             .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
-        1247 => nestor_types::domains::lookup(o).is_some(),
+        1247 => {
+            nestor_types::domains::lookup(o).is_some()
+                || nestor_types::composites::lookup(o).is_some()
+                || nestor_types::enums::lookup(o).is_some()
+        }
         2606 => c.tables().iter().any(|t| {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)
@@ -1183,6 +1199,51 @@ fn domain_type_rows(c: &Catalog) -> Rows {
     out
 }
 
+/// The pg_type rows of the composite types (typtype 'c', typrelid their
+/// pg_class row) and their array types, as DefineCompositeType makes
+/// them.
+fn composite_type_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in c.composites() {
+        let base = |o: u32, name: &str, io: &str| {
+            let mut r = RowB::new(Rel::Type);
+            set_io_functions(&mut r, io);
+            r.set("oid", oid(o))
+                .set("typname", text(name))
+                .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+                .set("typowner", oid(t.owner))
+                .set("typlen", Value::Int2(-1))
+                .set("typbyval", Value::Bool(false))
+                .set("typispreferred", Value::Bool(false))
+                .set("typisdefined", Value::Bool(true))
+                .set("typdelim", text(","))
+                .set("typalign", text("d"))
+                .set("typstorage", text("x"))
+                .set("typnotnull", Value::Bool(false))
+                .set("typbasetype", oid(0))
+                .set("typtypmod", Value::Int4(-1))
+                .set("typndims", Value::Int4(0))
+                .set("typcollation", oid(0));
+            r
+        };
+        let mut r = base(t.oid, &t.name, "record");
+        r.set("typtype", text("c"))
+            .set("typcategory", text("C"))
+            .set("typrelid", oid(t.relid))
+            .set("typelem", oid(0))
+            .set("typarray", oid(t.array_oid));
+        out.push(r.done());
+        let mut a = base(t.array_oid, &format!("_{}", t.name), "_int4");
+        a.set("typtype", text("b"))
+            .set("typcategory", text("A"))
+            .set("typrelid", oid(0))
+            .set("typelem", oid(t.oid))
+            .set("typarray", oid(0));
+        out.push(a.done());
+    }
+    out
+}
+
 /// The pg_constraint rows of the domains' CHECK constraints (contypid).
 fn domain_constraint_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
@@ -1380,6 +1441,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
     for v in c.views() {
         for (i, (name, ty)) in v.columns.iter().enumerate() {
             out.push(attribute_row(v.oid.0, i as i16 + 1, name, *ty).done());
+        }
+    }
+    for t in c.composites() {
+        for (i, (name, ty)) in t.attrs.iter().enumerate() {
+            out.push(attribute_row(t.relid, i as i16 + 1, name, *ty).done());
         }
     }
     for r in Rel::ALL {

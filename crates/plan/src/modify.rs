@@ -691,11 +691,19 @@ fn bind_sets(
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
         };
-        if !rt.indirection.is_empty() {
-            return Err(DbError::unsupported(
-                "UPDATE of subfields or array elements",
-            ));
-        }
+        // `SET col.field = v`: one field of a composite column.
+        let field = match rt.indirection.as_slice() {
+            [] => None,
+            [n] => match node(n)? {
+                NodeEnum::String(s) => Some(s.sval.clone()),
+                _ => return Err(DbError::unsupported("UPDATE of array elements")),
+            },
+            _ => {
+                return Err(DbError::unsupported(
+                    "UPDATE of nested subfields or array elements",
+                ))
+            }
+        };
         let val = req(&rt.val)?;
         let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
         if sets.iter().any(|(c, _)| *c == col) {
@@ -722,15 +730,71 @@ fn bind_sets(
                 Some((e, t, loc))
             }
         };
-        let e = match value {
-            None => {
+        let e = match (field, value) {
+            (Some(f), Some((e, t, _))) => field_store(b, table, col, &rt.name, &f, (e, t))
+                .map_err(|e| bind::err_at(e, b.text, rt.location))?,
+            (Some(_), None) => return Err(DbError::unsupported("UPDATE of a subfield to DEFAULT")),
+            (None, None) => {
                 bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
             }
-            Some((e, t, loc)) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
+            (None, Some((e, t, loc))) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
         };
         sets.push((col, e));
     }
     Ok(sets)
+}
+
+/// `SET col.field = v` (PostgreSQL's FieldStore): the column's record
+/// with that field replaced, the others as they are (NULL ones if the
+/// column is NULL).
+fn field_store(
+    b: &mut Binder,
+    table: &TableDef,
+    col: usize,
+    name: &str,
+    field: &str,
+    (e, t): (Expr, DataType),
+) -> Result<Expr, DbError> {
+    let ty = table.columns[col].ty;
+    let DataType::Record(r) = ty else {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "cannot assign to field \"{field}\" of column \"{name}\" because its type {} is not a composite type",
+                ty.name()
+            ),
+        ));
+    };
+    let k = r.field(field).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!(
+                "cannot assign to field \"{field}\" of column \"{name}\" because there is no such column in data type {}",
+                ty.name()
+            ),
+        )
+    })?;
+    let column = Node {
+        node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+            fields: vec![Node {
+                node: Some(NodeEnum::String(pb::String { sval: name.into() })),
+            }],
+            location: -1,
+        })),
+    };
+    let (current, _) = b.bind(&column)?;
+    let mut fields = Vec::with_capacity(r.fields.len());
+    for (i, (_, ft)) in r.fields.iter().enumerate() {
+        fields.push(if i == k {
+            b.coerce_assign(e.clone(), t, *ft)?
+        } else {
+            Expr::Func(
+                crate::functions::Func::FieldSelect(i),
+                vec![current.clone()],
+            )
+        });
+    }
+    Ok(Expr::Func(crate::functions::Func::RowCtor, fields))
 }
 
 /// One column's value in an UPDATE's SET: None for DEFAULT, else the

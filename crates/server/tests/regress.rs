@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     moments,
+    composite,
     json_errors,
     inherit_basic,
     jsonpath_basic,
