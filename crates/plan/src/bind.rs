@@ -1739,6 +1739,15 @@ impl<'e> Binder<'e> {
                 return self.bpchar_pair(le, lt, re, rt, equality);
             }
         }
+        // Two records of different types compare as records (record_eq,
+        // record_lt, ...): field by field, of the same types.
+        if let (DataType::Record(a), DataType::Record(b), None) = (lt, rt, unify(lt, rt)) {
+            let types = |r: &nestor_types::datatype::RecordType| -> Vec<DataType> {
+                r.fields.iter().map(|(_, t)| *t).collect()
+            };
+            same_field_types(&types(a), &types(b))?;
+            return Ok((le, re, lt));
+        }
         self.pair(le, lt, re, rt, op)
     }
 
@@ -3897,14 +3906,18 @@ fn check_record_operands(l: &Node, lt: DataType, r: &Node, rt: DataType) -> Resu
             None => t.fields.iter().map(|(_, ft)| *ft).collect(),
         }
     };
-    let (x, y) = (field_types(l, a), field_types(r, b));
+    same_field_types(&field_types(l, a), &field_types(r, b))
+}
+
+/// record_eq's check of two records' fields: as many, of the same types.
+fn same_field_types(x: &[DataType], y: &[DataType]) -> Result<(), DbError> {
     let mismatch = |m: String| DbError::new(SqlState::DatatypeMismatch, m).unpositioned();
     if x.len() != y.len() {
         return Err(mismatch(
             "cannot compare record types with different numbers of columns".into(),
         ));
     }
-    for (i, (p, q)) in x.iter().zip(&y).enumerate() {
+    for (i, (p, q)) in x.iter().zip(y).enumerate() {
         if p.oid() != q.oid() {
             return Err(mismatch(format!(
                 "cannot compare dissimilar column types {} and {} at record column {}",

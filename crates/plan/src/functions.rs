@@ -791,7 +791,8 @@ pub fn populate_base(
             nestor_common::SqlState::FeatureNotSupported,
             format!("could not determine row type for result of {name}"),
         )
-        .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list.")),
+        .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list.")
+        .unpositioned()),
         _ => Err(DbError::new(
             nestor_common::SqlState::InvalidParameterValue,
             format!("first argument of {name} must be a row type"),

@@ -28,6 +28,13 @@ SELECT id FROM t WHERE x = ROW(1::int8, 'a'::text);
 SELECT id, x FROM t ORDER BY x, id;
 SELECT id, x FROM t ORDER BY x DESC NULLS LAST, id;
 SELECT '(1,a)'::pair < '(1,b)'::pair AS lt, '(1,a)'::pair = ROW(1, 'a')::pair AS eq;
+-- composite values of different types compare as records
+CREATE TYPE ipair AS (a int, b int);
+CREATE TYPE ipair2 AS (a int, b int);
+CREATE TYPE ione AS (a int);
+SELECT ROW(1, 2)::ipair < ROW(1, 3)::ipair2 AS lt, ROW(1, 2)::ipair = ROW(1, 2)::ipair2 AS eq;
+SELECT ROW(1, 2)::ipair < ROW(1, 'x')::pair;
+SELECT ROW(1, 2)::ipair = ROW(1)::ione;
 -- record_in: quoting, escapes, white space, NULL fields
 SELECT '(1,"")'::pair, '(1,)'::pair, '( 1 , a )'::pair AS spaces;
 SELECT ('(1,"a""b")'::pair).b, ('(1,a\\b)'::pair).b, ('(1,"x\"y")'::pair).b;

@@ -879,6 +879,7 @@ fn check_row_matches(
             "function return row and query-specified return row do not match",
         )
         .with_detail(detail)
+        .unpositioned()
     };
     if rt.fields.len() != defs.len() {
         let n = rt.fields.len();
