@@ -1413,6 +1413,7 @@ impl Catalog {
         };
         for t in ns.tables.values() {
             store.drop_table(t.storage.id);
+            row_type::forget(t.oid.0);
         }
         self.version.fetch_add(1, Ordering::AcqRel);
     }
