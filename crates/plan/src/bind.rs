@@ -3471,6 +3471,11 @@ impl<'e> Binder<'e> {
         match func {
             // The value as json(b), as to_json / to_jsonb make it.
             AggFunc::JsonAgg { binary, .. } => {
+                // A record is an object of its fields (row_to_json).
+                if let DataType::Record(rt) = t {
+                    let obj = Expr::Func(Func::RowToJson(rt, binary), vec![e]);
+                    return Ok((Some(obj), t, None));
+                }
                 let single = Func::JsonBuild {
                     object: false,
                     binary,
@@ -4067,7 +4072,7 @@ fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
     match f {
         AggFunc::JsonAgg { binary, .. } => AggFunc::JsonAgg {
             binary,
-            structured: arg.is_array(),
+            structured: arg.is_array() || matches!(arg, DataType::Record(_)),
         },
         f => f,
     }

@@ -147,3 +147,8 @@ SELECT * FROM json_populate_record(null::jnest, '{"p":[1]}');
 SELECT row_to_json(ROW(1, 'x')::pair), to_json(ROW(2, 'y')::pair), to_jsonb(ROW(3, NULL)::pair);
 SELECT to_jsonb(q) FROM json_populate_record(null::jnest, '{"p":{"a":5}}') q;
 SELECT to_jsonb(r), to_json(NULL::int) IS NULL AS strict FROM json_populate_record(null::jnest, '{"p":{"a":5}}') r;
+-- json_agg / jsonb_agg of rows
+CREATE TABLE jrows AS SELECT x, 'txt' || x AS y FROM generate_series(1, 3) x;
+SELECT json_agg(q ORDER BY x, y) FROM jrows q;
+SELECT jsonb_agg(q ORDER BY x) FROM jrows q;
+SELECT json_agg(x), json_agg(NULL::int) FROM jrows;
