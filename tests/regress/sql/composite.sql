@@ -152,3 +152,10 @@ CREATE TABLE jrows AS SELECT x, 'txt' || x AS y FROM generate_series(1, 3) x;
 SELECT json_agg(q ORDER BY x, y) FROM jrows q;
 SELECT jsonb_agg(q ORDER BY x) FROM jrows q;
 SELECT json_agg(x), json_agg(NULL::int) FROM jrows;
+-- anonymous records as the base of a populate function
+SELECT json_populate_record(row(1, 2), '{"f1": 0}');
+SELECT * FROM json_populate_record(row(1, 2), '{}');
+SELECT * FROM json_populate_record(null::record, '{"x": 776}') AS (x int, y int);
+SELECT * FROM json_populate_recordset(row(1, 2), '[{"f1": 5}]') AS (f1 int, f2 int);
+SELECT * FROM json_populate_recordset(row(0::int, 0::int), '[{"a": "1"}]') q (a text, b text);
+SELECT json_populate_recordset(null::record, '[]');

@@ -826,6 +826,15 @@ fn populate_fn(
     coldeflist: &[pb::Node],
 ) -> Result<nestor_types::set_fns::SetFn, DbError> {
     let first = types.first().copied().unwrap_or(DataType::Unknown);
+    let anonymous = matches!(first, DataType::Record(r) if r.oid == 0);
+    if base && anonymous && coldeflist.is_empty() {
+        // An anonymous record's row type is not the function's (FROM
+        // needs the column definition list, as for `record`).
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "a column definition list is required for functions returning \"record\"",
+        ));
+    }
     let rt = if base
         && (coldeflist.is_empty() || !matches!(first, DataType::Record(r) if r.fields.is_empty()))
     {
