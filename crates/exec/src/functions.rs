@@ -82,10 +82,12 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         } => return json_build(object, binary, single, &args, &ev.ctx.eval),
         Func::FormatType if !args[0].is_null() => {
             let typmod = args[1].as_i64().map(|m| m as i32);
-            return Ok(
-                crate::pg_catalog::format_type(int_arg(&args[0]) as u32, typmod)
-                    .map_or(Value::Null, |s| Value::Text(s.into())),
-            );
+            return Ok(crate::pg_catalog::format_type_visible(
+                ev,
+                int_arg(&args[0]) as u32,
+                typmod,
+            )
+            .map_or(Value::Null, |s| Value::Text(s.into())));
         }
         Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
         Func::RowToJson(rt, binary) => {

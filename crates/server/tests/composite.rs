@@ -415,3 +415,80 @@ fn composite_types_survive_a_crash_and_a_checkpoint() {
     check(&third, "1|(\"(1,\"\"a b\"\")\",t)\n2|(\"(2,)\",f)");
     assert_eq!(ok(&third, "select '(5)'::later"), "(5)");
 }
+
+#[test]
+fn pg_dump_writes_composite_types_in_dependency_order() {
+    let s = Server::start();
+    // Named so that the type used sorts after the one using it.
+    ok(&s, "create type zpair as (a int, b text)");
+    ok(&s, "create type anest as (p zpair, q int)");
+    ok(&s, "create table bt (x anest, y zpair[])");
+    ok(
+        &s,
+        "insert into bt values ('(\"(1,x y)\",2)', '{\"(3,z)\"}')",
+    );
+    ok(
+        &s,
+        "create function g(i int) returns zpair language sql as 'select row(i, i::text)::zpair'",
+    );
+    let dump = Command::new("pg_dump")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &s.port.to_string(),
+            "-U",
+            "postgres",
+            "postgres",
+        ])
+        .output()
+        .expect("run pg_dump");
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let text = String::from_utf8_lossy(&dump.stdout).to_string();
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle} in {text}"))
+    };
+    assert!(at("CREATE TYPE public.zpair AS") < at("CREATE TYPE public.anest AS"));
+    assert!(
+        text.contains("    x public.anest,\n    y public.zpair[]\n"),
+        "{text}"
+    );
+    assert!(text.contains("RETURNS public.zpair"), "{text}");
+    // Restored into another database, the same rows.
+    ok(&s, "create database restored");
+    let file = std::env::temp_dir().join(format!("nestor-composite-dump-{}.sql", s.port));
+    std::fs::write(&file, &dump.stdout).expect("write the dump");
+    let restore = Command::new("psql")
+        .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1"])
+        .args([
+            "-p",
+            &s.port.to_string(),
+            "-U",
+            "postgres",
+            "-d",
+            "restored",
+        ])
+        .arg("-f")
+        .arg(&file)
+        .output()
+        .expect("run psql");
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        restore.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restore.stderr)
+    );
+    let conninfo = format!(
+        "host=127.0.0.1 port={} user=postgres dbname=restored",
+        s.port
+    );
+    assert_eq!(
+        common::psql_conninfo(&conninfo, "select x, y, g(4) from bt").unwrap(),
+        "(\"(1,\"\"x y\"\")\",2)|{\"(3,z)\"}|(4,4)"
+    );
+}
