@@ -34,6 +34,7 @@ use crate::gate::DdlGateGuard;
 use crate::record::CatalogRecord;
 use crate::role::RoleDef;
 use crate::{Namespace, Ns, State};
+use nestor_types::composites::CompositeDef;
 use nestor_types::domains::DomainDef;
 use nestor_types::enums::EnumDef;
 
@@ -76,6 +77,9 @@ pub enum Change {
     /// Create, alter or rename (by OID) a domain.
     PutDomain(Arc<DomainDef>),
     DropDomain(String),
+    /// Create or rename (by OID) a composite type.
+    PutComposite(Arc<CompositeDef>),
+    DropComposite(String),
     /// Create, rename or change the owner of (by OID) a schema.
     PutSchema(Arc<crate::SchemaDef>),
     /// Drop the schema with this OID (its objects were dropped before).
@@ -170,6 +174,12 @@ pub(crate) enum Undo {
         /// The domain it replaced, renamed or dropped.
         prev: Option<Arc<DomainDef>>,
     },
+    Composite {
+        /// The name the change put a type under (None for a drop).
+        put: Option<String>,
+        /// The type it replaced, renamed or dropped.
+        prev: Option<Arc<CompositeDef>>,
+    },
     Schema {
         oid: u32,
         /// Its definition before the change (None: it did not exist).
@@ -204,6 +214,11 @@ impl std::fmt::Debug for Undo {
             Undo::Domain { put, prev } => write!(
                 f,
                 "domain {:?}",
+                put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
+            ),
+            Undo::Composite { put, prev } => write!(
+                f,
+                "composite {:?}",
                 put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
             ),
             Undo::Role { put, prev } => write!(
@@ -245,6 +260,8 @@ impl Change {
             Change::DropEnum(name) => CatalogRecord::DropEnum { name: name.clone() },
             Change::PutDomain(d) => CatalogRecord::PutDomain((**d).clone()),
             Change::DropDomain(name) => CatalogRecord::DropDomain { name: name.clone() },
+            Change::PutComposite(c) => CatalogRecord::PutComposite((**c).clone()),
+            Change::DropComposite(name) => CatalogRecord::DropComposite { name: name.clone() },
             Change::PutSchema(d) => CatalogRecord::PutSchema((**d).clone()),
             Change::DropSchema(oid) => CatalogRecord::DropSchema { oid: RelId(*oid) },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
@@ -290,6 +307,15 @@ impl Change {
             Change::DropDomain(name) => {
                 let prev = crate::domain::remove(&mut state.domains, &name);
                 return Undo::Domain { put: None, prev };
+            }
+            Change::PutComposite(def) => {
+                let put = Some(def.name.clone());
+                let prev = crate::composite::put(state.db, &mut state.composites, def);
+                return Undo::Composite { put, prev };
+            }
+            Change::DropComposite(name) => {
+                let prev = crate::composite::remove(&mut state.composites, &name);
+                return Undo::Composite { put: None, prev };
             }
             Change::PutSchema(def) => {
                 let oid = def.oid.0;
@@ -403,6 +429,8 @@ impl Change {
             | Change::DropEnum(_)
             | Change::PutDomain(_)
             | Change::DropDomain(_)
+            | Change::PutComposite(_)
+            | Change::DropComposite(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -423,7 +451,7 @@ pub(crate) struct CatalogUndo {
     /// Encoded redo record (None for TEMP objects).
     pub redo: Option<Vec<u8>>,
     /// The relation names this change claimed in `ns` (see
-    /// [`crate::claims`]): released when it commits or is undone.
+    /// `claims.rs`): released when it commits or is undone.
     pub claimed: Vec<String>,
     /// Keeps checkpoints out until the transaction ends.
     pub _gate: DdlGateGuard,
@@ -483,6 +511,17 @@ impl DdlUndo for CatalogUndo {
                 }
                 if let Some(p) = prev {
                     crate::domain::put(state.db, &mut state.domains, p.clone());
+                }
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::Composite { put, prev } = &self.undo {
+                if let Some(name) = put {
+                    crate::composite::remove(&mut state.composites, name);
+                }
+                if let Some(p) = prev {
+                    crate::composite::put(state.db, &mut state.composites, p.clone());
                 }
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -560,6 +599,7 @@ impl DdlUndo for CatalogUndo {
                 Undo::Role { .. }
                 | Undo::Enum { .. }
                 | Undo::Domain { .. }
+                | Undo::Composite { .. }
                 | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }

@@ -179,6 +179,7 @@ pub(crate) fn free_dropped(entry: &DbEntry, store: &Store) {
     for ns in spaces {
         for t in ns.tables.values() {
             store.drop_table(t.storage.id);
+            nestor_types::composites::forget_row_type(t.oid.0);
         }
     }
     for e in st.enums.values() {
@@ -186,6 +187,9 @@ pub(crate) fn free_dropped(entry: &DbEntry, store: &Store) {
     }
     for d in st.domains.values() {
         nestor_types::domains::remove(d.oid);
+    }
+    for c in st.composites.values() {
+        nestor_types::composites::remove(c.oid);
     }
 }
 

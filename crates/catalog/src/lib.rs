@@ -97,6 +97,7 @@
 pub mod acl;
 pub mod change;
 mod claims;
+pub mod composite;
 pub mod database;
 pub mod defs;
 pub mod domain;
@@ -106,6 +107,7 @@ pub mod gate;
 pub mod partition;
 pub mod record;
 pub mod role;
+mod row_type;
 pub mod verifier;
 
 use std::collections::{BTreeMap, HashMap};
@@ -115,6 +117,7 @@ use std::sync::Arc;
 use nestor_common::{DbError, RelId, SessionId, SqlState};
 use nestor_storage::{Index, Store, Table};
 use nestor_txn::{DataUndo, Transaction};
+use nestor_types::composites::CompositeDef;
 use nestor_types::domains::DomainDef;
 use nestor_types::enums::EnumDef;
 use parking_lot::{Mutex, RwLock};
@@ -229,6 +232,8 @@ pub(crate) struct State {
     pub enums: BTreeMap<String, Arc<EnumDef>>,
     /// Domains by name (in `public`; see [`domain`]).
     pub domains: BTreeMap<String, Arc<DomainDef>>,
+    /// Composite types by name (in `public`; see [`composite`]).
+    pub composites: BTreeMap<String, Arc<CompositeDef>>,
     /// Some table has (or had) parents: until then no scan looks for
     /// children (sticky, so it never has to be recomputed on undo).
     pub inheritance: bool,
@@ -350,6 +355,7 @@ impl Namespace {
         for i in &def.indexes {
             self.index_owner.insert(i.name.clone(), def.name.clone());
         }
+        row_type::note(&def);
         self.tables.insert(def.name.clone(), def);
         prev
     }
@@ -359,6 +365,7 @@ impl Namespace {
         for i in &prev.indexes {
             self.index_owner.remove(&i.name);
         }
+        row_type::forget(prev.oid.0);
         Some(prev)
     }
 
@@ -712,6 +719,16 @@ impl Catalog {
     /// Every domain, by name.
     pub fn domains(&self) -> Vec<Arc<DomainDef>> {
         self.state.read().domains.values().cloned().collect()
+    }
+
+    /// The composite type `name`.
+    pub fn composite(&self, name: &str) -> Option<Arc<CompositeDef>> {
+        self.state.read().composites.get(name).cloned()
+    }
+
+    /// Every composite type, by name.
+    pub fn composites(&self) -> Vec<Arc<CompositeDef>> {
+        self.state.read().composites.values().cloned().collect()
     }
 
     /// The role named `name`.
@@ -1425,6 +1442,7 @@ impl Catalog {
             let mut st = target.write();
             let ns = self.namespace_of(&st, &mut change)?;
             check_dotted_names(&st, self.session, &change)?;
+            row_type::check_change(&st, ns, &change)?;
             let claimed = match (self.session, ns) {
                 (Some(owner), Ns::Public | Ns::Schema(_)) if !shared => {
                     st.claim(owner, xid, ns, &change)?
@@ -1513,6 +1531,8 @@ impl Catalog {
             | Change::DropEnum(_)
             | Change::PutDomain(_)
             | Change::DropDomain(_)
+            | Change::PutComposite(_)
+            | Change::DropComposite(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -1599,6 +1619,7 @@ impl Catalog {
         };
         for t in ns.tables.values() {
             store.drop_table(t.storage.id);
+            row_type::forget(t.oid.0);
         }
         self.version.fetch_add(1, Ordering::AcqRel);
     }
@@ -1791,6 +1812,16 @@ impl Catalog {
             CatalogRecord::DropDomain { name } => {
                 domain::remove(&mut self.state.write().domains, &name)
                     .ok_or_else(|| format!("DropDomain of unknown domain {name}"))?;
+            }
+            CatalogRecord::PutComposite(c) => {
+                self.ensure_next_oid(c.oid.max(c.array_oid).max(c.relid) + 1);
+                let mut st = self.state.write();
+                let db = st.db;
+                composite::put(db, &mut st.composites, Arc::new(c));
+            }
+            CatalogRecord::DropComposite { name } => {
+                composite::remove(&mut self.state.write().composites, &name)
+                    .ok_or_else(|| format!("DropComposite of unknown type {name}"))?;
             }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);
@@ -1986,10 +2017,8 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .sequences
         .values()
         .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
-    let tables = st
-        .public
-        .tables
-        .values()
+    let tables = row_type::dependency_order(st.public.tables.values().collect())
+        .into_iter()
         .map(|t| CatalogRecord::put_table(table_record(t)));
     let functions = st
         .public
@@ -2035,6 +2064,13 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .domains
         .values()
         .map(|d| CatalogRecord::PutDomain((**d).clone()));
+    // Composite types after the types of their attributes, in creation
+    // (OID) order, as one may be an attribute of a later one.
+    let mut composites: Vec<_> = st.composites.values().collect();
+    composites.sort_by_key(|c| c.oid);
+    let composites = composites
+        .into_iter()
+        .map(|c| CatalogRecord::PutComposite((**c).clone()));
     let schemas = st
         .schemas
         .values()
@@ -2042,6 +2078,7 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
     let mut all: Vec<CatalogRecord> = roles
         .chain(enums)
         .chain(domains)
+        .chain(composites)
         .chain(acls)
         .chain(role_settings)
         .chain(default_acls)
@@ -2051,6 +2088,16 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .chain(functions)
         .chain(views)
         .collect();
+    // COMMENT ON's (kept in public, keyed by OID).
+    all.extend(
+        st.public
+            .comments
+            .iter()
+            .map(|(k, t)| CatalogRecord::Comment {
+                key: *k,
+                text: Some(t.clone()),
+            }),
+    );
     for (oid, s) in &st.schemas {
         all.extend(
             namespace_image(&s.ns).map(|record| CatalogRecord::InSchema {
@@ -2099,9 +2146,8 @@ fn namespace_image(ns: &Namespace) -> impl Iterator<Item = CatalogRecord> + '_ {
         .sequences
         .values()
         .map(|s| CatalogRecord::PutSequence(sequence_record(s)));
-    let tables = ns
-        .tables
-        .values()
+    let tables = row_type::dependency_order(ns.tables.values().collect())
+        .into_iter()
         .map(|t| CatalogRecord::put_table(table_record(t)));
     let views = ns
         .views

@@ -60,6 +60,9 @@
 //!            | 0x23 Batch        n:u32 (len:u32 record)*   (several records,
 //!                                none a Batch: a commit's sequence states in
 //!                                several databases)
+//!            | 0x28 PutComposite oid:u32 array_oid:u32 relid:u32 name owner:u32
+//!                                nattrs:u32 (name typoid:u32 typmod:i32)*
+//!            | 0x29 DropComposite name
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -91,6 +94,7 @@
 
 use nestor_common::RelId;
 use nestor_storage::redo::{encode_value, Reader};
+use nestor_types::composites::CompositeDef;
 use nestor_types::datatype::DataType;
 use nestor_types::domains::{DomainCheck, DomainDef};
 use nestor_types::enums::{EnumDef, EnumLabel};
@@ -132,6 +136,9 @@ const TAG_PUT_DATABASE: u8 = 0x1B;
 const TAG_DROP_DATABASE: u8 = 0x21;
 const TAG_IN_DATABASE: u8 = 0x22;
 const TAG_BATCH: u8 = 0x23;
+// 0x24..=0x27 are taken by another branch's records.
+const TAG_PUT_COMPOSITE: u8 = 0x28;
+const TAG_DROP_COMPOSITE: u8 = 0x29;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -170,6 +177,11 @@ pub enum CatalogRecord {
     /// Install (create, alter or rename: by OID) a domain.
     PutDomain(DomainDef),
     DropDomain {
+        name: String,
+    },
+    /// Install (create or rename: by OID) a composite type.
+    PutComposite(CompositeDef),
+    DropComposite {
         name: String,
     },
     /// Owner and ACL of (class, object); None: back to the default.
@@ -421,6 +433,14 @@ impl CatalogRecord {
                 out.push(TAG_DROP_DOMAIN);
                 put_str(&mut out, name);
             }
+            CatalogRecord::PutComposite(c) => {
+                out.push(TAG_PUT_COMPOSITE);
+                put_composite(&mut out, c);
+            }
+            CatalogRecord::DropComposite { name } => {
+                out.push(TAG_DROP_COMPOSITE);
+                put_str(&mut out, name);
+            }
             CatalogRecord::SetRoleSettings { key, config } => {
                 out.push(TAG_SET_ROLE_SETTINGS);
                 out.extend_from_slice(&key.0.to_le_bytes());
@@ -635,6 +655,10 @@ impl CatalogRecord {
             },
             TAG_PUT_DOMAIN => CatalogRecord::PutDomain(get_domain(&mut r)?),
             TAG_DROP_DOMAIN => CatalogRecord::DropDomain {
+                name: get_str(&mut r)?,
+            },
+            TAG_PUT_COMPOSITE => CatalogRecord::PutComposite(get_composite(&mut r)?),
+            TAG_DROP_COMPOSITE => CatalogRecord::DropComposite {
                 name: get_str(&mut r)?,
             },
             TAG_SET_ROLE_SETTINGS => {
@@ -1447,6 +1471,40 @@ fn put_domain(out: &mut Vec<u8>, d: &DomainDef) {
     }
 }
 
+fn put_composite(out: &mut Vec<u8>, c: &CompositeDef) {
+    out.extend_from_slice(&c.oid.to_le_bytes());
+    out.extend_from_slice(&c.array_oid.to_le_bytes());
+    out.extend_from_slice(&c.relid.to_le_bytes());
+    put_str(out, &c.name);
+    out.extend_from_slice(&c.owner.to_le_bytes());
+    put_u32(out, c.attrs.len());
+    for (name, ty) in &c.attrs {
+        put_str(out, name);
+        put_type(out, *ty);
+    }
+}
+
+fn get_composite(r: &mut Reader<'_>) -> Result<CompositeDef, String> {
+    let oid = r.u32()?;
+    let array_oid = r.u32()?;
+    let relid = r.u32()?;
+    let name = get_str(r)?;
+    let owner = r.u32()?;
+    let attrs = get_list(r, |r| {
+        let n = get_str(r)?;
+        let ty = get_type(r, &n)?;
+        Ok((n, ty))
+    })?;
+    Ok(CompositeDef {
+        oid,
+        array_oid,
+        relid,
+        name,
+        owner,
+        attrs,
+    })
+}
+
 fn get_domain(r: &mut Reader<'_>) -> Result<DomainDef, String> {
     let oid = r.u32()?;
     let array_oid = r.u32()?;
@@ -1789,6 +1847,20 @@ mod tests {
                 name: "app".into(),
             }),
             CatalogRecord::DropSchema { oid: RelId(16391) },
+            CatalogRecord::PutComposite(CompositeDef {
+                oid: 16602,
+                array_oid: 16601,
+                relid: 16600,
+                name: "pair".into(),
+                owner: 10,
+                attrs: vec![
+                    ("a".into(), DataType::Int4),
+                    ("b".into(), DataType::Varchar(Some(5))),
+                ],
+            }),
+            CatalogRecord::DropComposite {
+                name: "pair".into(),
+            },
             CatalogRecord::InSchema {
                 namespace: 16391,
                 record: Box::new(CatalogRecord::DropTable { name: "t".into() }),

@@ -88,21 +88,35 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         } => return json_build(object, binary, single, &args, &ev.ctx.eval),
         Func::FormatType if !args[0].is_null() => {
             let typmod = args[1].as_i64().map(|m| m as i32);
-            return Ok(
-                crate::pg_catalog::format_type(int_arg(&args[0]) as u32, typmod)
-                    .map_or(Value::Null, |s| Value::Text(s.into())),
-            );
+            return Ok(crate::pg_catalog::format_type_visible(
+                ev,
+                int_arg(&args[0]) as u32,
+                typmod,
+            )
+            .map_or(Value::Null, |s| Value::Text(s.into())));
         }
         Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
-        Func::RowToJson(rt) => {
+        Func::RowToJson(rt, binary) => {
             return Ok(match &args[0] {
                 Value::Record(fields) => {
                     let mut out = String::new();
                     record_json(fields, rt, &ev.ctx.eval, &mut out);
-                    Value::Text(out.into())
+                    if binary {
+                        Value::Jsonb(nestor_types::json::normalize_jsonb(&out)?.into())
+                    } else {
+                        Value::Text(out.into())
+                    }
                 }
                 _ => Value::Null,
             })
+        }
+        Func::PopulateRecord { rt, .. } => {
+            return nestor_types::json_populate::populate_record(
+                rt,
+                &args[0],
+                &args[1],
+                &ev.ctx.eval,
+            )
         }
         Func::RowCompare(op) => {
             return Ok(match (&args[0], &args[1]) {
@@ -1037,6 +1051,10 @@ fn json_build(
     ec: &nestor_types::EvalCtx,
 ) -> Result<Value, DbError> {
     let mut out = String::new();
+    if single && args[0].is_null() {
+        // to_json / to_jsonb are strict.
+        return Ok(Value::Null);
+    }
     if single {
         json_value(&args[0], ec, &mut out);
     } else if object {
@@ -1119,6 +1137,8 @@ fn record_json(
         out.push(':');
         match (v, ty) {
             (Value::Record(inner), Some(DataType::Record(it))) => record_json(inner, it, ec, out),
+            // A json field is embedded as it is.
+            (Value::Text(s), Some(DataType::Json)) => out.push_str(s),
             (v, _) => json_value(v, ec, out),
         }
     }
@@ -1186,6 +1206,7 @@ fn json_array<'a>(
 pub(crate) fn srf_values(
     kind: nestor_plan::functions::SrfKind,
     args: &[Value],
+    ec: &nestor_types::EvalCtx,
 ) -> Result<Vec<Value>, DbError> {
     use nestor_plan::functions::SrfKind;
     let too_many = || {
@@ -1196,13 +1217,15 @@ pub(crate) fn srf_values(
     };
     Ok(match kind {
         SrfKind::Set(f) => {
-            let rows = f.rows(args)?;
+            let rows = f.rows(args, ec)?;
             if rows.len() > SRF_VALUES_MAX {
                 return Err(too_many());
             }
+            // A populate function's rows are records, whatever their width.
+            let records = matches!(f, nestor_types::set_fns::SetFn::Populate { .. });
             rows.into_iter()
                 .map(|mut row| {
-                    if row.len() == 1 {
+                    if row.len() == 1 && !records {
                         row.pop().expect("one column")
                     } else {
                         Value::Record(std::sync::Arc::from(row))

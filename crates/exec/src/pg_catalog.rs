@@ -150,6 +150,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             let mut rows = type_rows();
             rows.extend(enum_type_rows(c));
             rows.extend(domain_type_rows(c));
+            rows.extend(composite_type_rows(c));
             rows
         }
         Rel::Enum => enum_rows(c),
@@ -824,6 +825,17 @@ fn class_rows(c: &Catalog) -> Rows {
             );
         }
     }
+    for t in c.composites() {
+        out.push(
+            class_row(t.relid, &t.name, PUBLIC_NAMESPACE_OID, "c", "p", 0)
+                .set("reltype", oid(t.oid))
+                .set("relowner", oid(t.owner))
+                .set("relfilenode", oid(0))
+                .set("relnatts", Value::Int2(t.attrs.len() as i16))
+                .set("relreplident", text("n"))
+                .done(),
+        );
+    }
     for s in c.sequences() {
         let ns = temp_or(s.temporary, s.namespace, c);
         let persistence = if s.temporary { "t" } else { "p" };
@@ -934,7 +946,11 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
             .tables()
             .iter()
             .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
-        1247 => nestor_types::domains::lookup(o).is_some(),
+        1247 => {
+            nestor_types::domains::lookup(o).is_some()
+                || nestor_types::composites::lookup(o).is_some()
+                || nestor_types::enums::lookup(o).is_some()
+        }
         2606 => c.tables().iter().any(|t| {
             t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
                 || t.foreign_keys.iter().any(|f| f.oid.0 == o)
@@ -1311,6 +1327,100 @@ fn domain_type_rows(c: &Catalog) -> Rows {
     out
 }
 
+/// The pg_type rows of the composite types (typtype 'c', typrelid their
+/// pg_class row) and their array types, as DefineCompositeType makes
+/// them.
+fn composite_type_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in c.composites() {
+        let base = |o: u32, name: &str, io: &str| {
+            let mut r = RowB::new(Rel::Type);
+            set_io_functions(&mut r, io);
+            r.set("oid", oid(o))
+                .set("typname", text(name))
+                .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+                .set("typowner", oid(t.owner))
+                .set("typlen", Value::Int2(-1))
+                .set("typbyval", Value::Bool(false))
+                .set("typispreferred", Value::Bool(false))
+                .set("typisdefined", Value::Bool(true))
+                .set("typdelim", text(","))
+                .set("typalign", text("d"))
+                .set("typstorage", text("x"))
+                .set("typnotnull", Value::Bool(false))
+                .set("typbasetype", oid(0))
+                .set("typtypmod", Value::Int4(-1))
+                .set("typndims", Value::Int4(0))
+                .set("typcollation", oid(0));
+            r
+        };
+        let mut r = base(t.oid, &t.name, "record");
+        r.set("typtype", text("c"))
+            .set("typcategory", text("C"))
+            .set("typrelid", oid(t.relid))
+            .set("typelem", oid(0))
+            .set("typarray", oid(t.array_oid));
+        out.push(r.done());
+        let mut a = base(t.array_oid, &format!("_{}", t.name), "_int4");
+        a.set("typtype", text("b"))
+            .set("typcategory", text("A"))
+            .set("typrelid", oid(0))
+            .set("typelem", oid(t.oid))
+            .set("typarray", oid(0));
+        out.push(a.done());
+    }
+    out
+}
+
+/// pg_depend rows of composite types (pg_dump orders its CREATE TYPEs
+/// and tables by them): a composite type's pg_type row belongs to its
+/// pg_class row ('i'), and each attribute, table column and function
+/// argument of a composite type depends on that type ('n').
+fn composite_depend_rows(c: &Catalog) -> Rows {
+    let (class, typ, proc) = (Rel::Class.oid(), Rel::Type.oid(), Rel::Proc.oid());
+    let row = |classid: u32, objid: u32, sub: i32, refclass: u32, refobj: u32, t: &str| {
+        vec![
+            oid(classid),
+            oid(objid),
+            Value::Int4(sub),
+            oid(refclass),
+            oid(refobj),
+            Value::Int4(0),
+            text(t),
+        ]
+    };
+    // The composite types a type names (itself, or its array's element).
+    let composite = |t: DataType| match t {
+        DataType::Record(r) if r.oid != 0 => Some(r.oid),
+        DataType::Array(DataType::Record(r)) if r.oid != 0 => Some(r.oid),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    for t in c.composites() {
+        out.push(row(typ, t.oid, 0, class, t.relid, "i"));
+        for (k, (_, ty)) in t.attrs.iter().enumerate() {
+            if let Some(o) = composite(*ty) {
+                out.push(row(class, t.relid, k as i32 + 1, typ, o, "n"));
+            }
+        }
+    }
+    for t in c.tables() {
+        for (k, col) in t.columns.iter().enumerate().filter(|(_, c)| !c.dropped) {
+            if let Some(o) = composite(col.ty) {
+                out.push(row(class, t.oid.0, k as i32 + 1, typ, o, "n"));
+            }
+        }
+    }
+    for f in c.all_functions() {
+        for a in &f.args {
+            if let Some(o) = composite(a.ty) {
+                out.push(row(proc, f.oid.0, 0, typ, o, "n"));
+            }
+        }
+    }
+    out
+}
+
 /// The pg_constraint rows of the domains' CHECK constraints (contypid).
 fn domain_constraint_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
@@ -1508,6 +1618,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
     for v in c.views() {
         for (i, (name, ty)) in v.columns.iter().enumerate() {
             out.push(attribute_row(v.oid.0, i as i16 + 1, name, *ty).done());
+        }
+    }
+    for t in c.composites() {
+        for (i, (name, ty)) in t.attrs.iter().enumerate() {
+            out.push(attribute_row(t.relid, i as i16 + 1, name, *ty).done());
         }
     }
     for r in Rel::ALL {
@@ -2108,6 +2223,7 @@ fn depend_rows(c: &Catalog) -> Rows {
             }
         }
     }
+    out.extend(composite_depend_rows(c));
     out
 }
 
@@ -2263,7 +2379,7 @@ fn find_index(c: &Catalog, o: u32) -> Option<(Arc<TableDef>, IndexDef)> {
     })
 }
 
-fn function_result(c: &Catalog, f: &FunctionDef) -> Option<String> {
+fn function_result(c: &Catalog, f: &FunctionDef, public_visible: bool) -> Option<String> {
     if f.procedure {
         return None;
     }
@@ -2290,11 +2406,33 @@ fn function_result(c: &Catalog, f: &FunctionDef) -> Option<String> {
                 .map_or_else(|| "record".to_string(), |t| t.name.clone())
         ),
         Returns::Trigger => "trigger".into(),
-        Returns::Scalar(t) => format!("{setof}{t}"),
+        Returns::Scalar(t) => format!("{setof}{}", signature_type(*t, public_visible)),
     })
 }
 
-fn function_arguments(f: &FunctionDef, identity: bool) -> String {
+/// A type's name in a function's signature: a user-defined composite or
+/// enum type (or an array of one) qualified when `public` is not on
+/// search_path (as format_type_be prints it).
+fn signature_type(t: DataType, public_visible: bool) -> String {
+    let elem = match t {
+        DataType::Array(e) => *e,
+        t => t,
+    };
+    let user = match elem {
+        DataType::Record(r) => {
+            nestor_types::composites::lookup(r.oid).is_some_and(|c| c.relid != c.oid)
+        }
+        DataType::Enum(_) => true,
+        _ => false,
+    };
+    if public_visible || !user {
+        t.to_string()
+    } else {
+        format!("public.{t}")
+    }
+}
+
+fn function_arguments(f: &FunctionDef, identity: bool, public_visible: bool) -> String {
     let table_result = f.retset
         && matches!(f.returns, Returns::Row(_))
         && !f.args.iter().any(|a| a.mode.is_output());
@@ -2322,7 +2460,10 @@ fn function_arguments(f: &FunctionDef, identity: bool) -> String {
                 (Some(d), false) => format!(" DEFAULT {d}"),
                 _ => String::new(),
             };
-            format!("{mode}{name}{}{default}", a.ty)
+            format!(
+                "{mode}{name}{}{default}",
+                signature_type(a.ty, public_visible)
+            )
         })
         .collect();
     parts.join(", ")
@@ -2632,7 +2773,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         CatalogFn::StatisticsColumns | CatalogFn::FunctionSqlBody => Value::Null,
         CatalogFn::FunctionResult => c
             .function_by_oid(RelId(int(&args[0]) as u32))
-            .and_then(|f| function_result(c, &f))
+            .and_then(|f| function_result(c, &f, public_visible(ev)))
             .map_or(Value::Null, text),
         CatalogFn::FunctionArguments | CatalogFn::FunctionIdentityArguments => c
             .function_by_oid(RelId(int(&args[0]) as u32))
@@ -2640,6 +2781,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 text(function_arguments(
                     &def,
                     f == CatalogFn::FunctionIdentityArguments,
+                    public_visible(ev),
                 ))
             }),
         CatalogFn::RelationIsPublishable => {
@@ -2777,6 +2919,28 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             Array::from_items(DataType::Name, names).value()
         }
     })
+}
+
+/// format_type as the session sees it: a user-defined type (composite,
+/// enum, domain, or an array of one: all in `public`) is qualified when
+/// search_path does not name `public` (pg_dump's empty path, so that a
+/// restore finds it).
+pub(crate) fn format_type_visible(ev: &Ev, type_oid: u32, typmod: Option<i32>) -> Option<String> {
+    let s = format_type(type_oid, typmod)?;
+    let user_type = |o: u32| {
+        nestor_types::composites::lookup(o).is_some_and(|c| c.relid != c.oid)
+            || nestor_types::enums::lookup(o).is_some()
+            || nestor_types::domains::lookup(o).is_some()
+    };
+    let elem = match DataType::from_oid(type_oid) {
+        Some(DataType::Array(DataType::Record(r))) => r.oid,
+        Some(DataType::Array(DataType::Enum(e))) => *e,
+        _ => nestor_types::domains::lookup_array(type_oid).map_or(type_oid, |d| d.oid),
+    };
+    if public_visible(ev) || !user_type(elem) {
+        return Some(s);
+    }
+    Some(format!("public.{s}"))
 }
 
 /// Whether search_path names `public` (then objects there print without

@@ -35,6 +35,7 @@ use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
 pub mod domain;
+pub(crate) mod subscripts;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -314,6 +315,10 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (T::Date | T::Timestamp(_), T::TimestampTz(_))
         | (T::TimestampTz(_), T::Date | T::Timestamp(_)) => T::TimestampTz(None),
         (T::Array(a), T::Array(b)) => unify(*a, *b)?.array_of()?,
+        // A record (a row constructor) compares as the composite type of
+        // the other side.
+        (T::Record(a), T::Record(b)) if a.oid != 0 && b.oid == 0 => T::Record(a),
+        (T::Record(a), T::Record(b)) if a.oid == 0 && b.oid != 0 => T::Record(b),
         _ => return None,
     })
 }
@@ -790,7 +795,7 @@ impl<'e> Binder<'e> {
         arg: &Node,
     ) -> Result<(Expr, DataType), DbError> {
         let (arr, at) = self.bind(arg)?;
-        let subs = crate::subscripts::bind_list(self, &ind.indirection)?;
+        let subs = subscripts::bind_list(self, &ind.indirection)?;
         let mut args = Vec::with_capacity(subs.args.len() + 1);
         args.push(arr);
         args.extend(subs.args);
@@ -1317,7 +1322,12 @@ impl<'e> Binder<'e> {
                 return Ok((self.coerce(named, DataType::Text, to)?, to));
             }
         }
-        let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
+        let to = match type_from_name(tn) {
+            Ok(t) => t,
+            Err(e) => self
+                .table_row_type(e, tn)
+                .map_err(|e| err_at(e, self.text, tn.location))?,
+        };
         if let Expr::Param(i) = e {
             if self.params[i] == DataType::Unknown {
                 self.params[i] = to.base();
@@ -1332,10 +1342,57 @@ impl<'e> Binder<'e> {
         if matches!(from, DataType::Char(_)) && to.is_string() && !matches!(to, DataType::Char(_)) {
             return Ok((self.coerce(e, from, to)?, to));
         }
+        if let (DataType::Record(f), DataType::Record(t)) = (from, to) {
+            if f.oid == 0 && t.oid != 0 && f.fields.len() != t.fields.len() {
+                let detail = if f.fields.len() > t.fields.len() {
+                    "Input has too many columns."
+                } else {
+                    "Input has too few columns."
+                };
+                let e = valops::cannot_cast(from, to).with_detail(detail);
+                return Err(err_at(e, self.text, tc.location));
+            }
+        }
         match e {
             Expr::Const(v) => Ok((Expr::Const(self.fold_cast(v, from, to, true)?), to)),
             e => Ok((Expr::Cast(Box::new(e), to), to)),
         }
+    }
+
+    /// A type name that names a table (`'(1,a)'::t`, `ROW(1, 'a')::t`, a
+    /// column of type `t`): the table's row type, of its columns now, its
+    /// OID the table's (`e`, the name's lookup error, otherwise). Arrays
+    /// of it are 0A000.
+    pub fn table_row_type(&self, e: DbError, tn: &pb::TypeName) -> Result<DataType, DbError> {
+        let parts = names(&tn.names);
+        let table = match parts.last() {
+            Some(n) if e.code == SqlState::UndefinedObject => self.catalog.table(n),
+            _ => None,
+        };
+        let Some(t) = table else {
+            return Err(e);
+        };
+        if !tn.array_bounds.is_empty() {
+            return Err(DbError::unsupported(format!(
+                "arrays of the row type of table {}",
+                t.name
+            )));
+        }
+        let attrs = t
+            .columns
+            .iter()
+            .filter(|c| !c.dropped)
+            .map(|c| (c.name.clone(), c.ty))
+            .collect();
+        let def = nestor_types::composites::CompositeDef {
+            oid: t.oid.0,
+            array_oid: 0,
+            relid: t.oid.0,
+            name: t.name.clone(),
+            owner: 0,
+            attrs,
+        };
+        Ok(nestor_types::composites::note_row_type(def).data_type())
     }
 
     /// `x::regclass` (and the other reg* types): a name is looked up (a
@@ -1641,6 +1698,14 @@ impl<'e> Binder<'e> {
     ) -> Result<(Expr, Expr, DataType), DbError> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        // A composite value has only record's operators: a literal
+        // beside it would be an anonymous record (PostgreSQL's error).
+        for (t, other, n) in [(lt, rt, r), (rt, lt, l)] {
+            if matches!(t, DataType::Record(_)) && other == DataType::Unknown {
+                let e = nestor_types::binary::anonymous_record_input();
+                return Err(err_at(e, self.text, expr_location(node(n)?)));
+            }
+        }
         self.cmp_operands(le, lt, re, rt, op, equality)
     }
 
@@ -1658,6 +1723,15 @@ impl<'e> Binder<'e> {
             if matches!(t, DataType::Char(_)) {
                 return self.bpchar_pair(le, lt, re, rt, equality);
             }
+        }
+        // Two records of different types compare as records (record_eq,
+        // record_lt, ...): field by field, of the same types.
+        if let (DataType::Record(a), DataType::Record(b), None) = (lt, rt, unify(lt, rt)) {
+            let types = |r: &nestor_types::datatype::RecordType| -> Vec<DataType> {
+                r.fields.iter().map(|(_, t)| *t).collect()
+            };
+            same_field_types(&types(a), &types(b))?;
+            return Ok((le, re, lt));
         }
         self.pair(le, lt, re, rt, op)
     }
@@ -1908,20 +1982,29 @@ impl<'e> Binder<'e> {
                 }
                 // (a, b) op (SELECT x, y): PostgreSQL's ROWCOMPARE sublink.
                 (Some(_), None) | (None, Some(_)) => {
+                    let written = op;
                     let (row, other, op) = match row_args(l) {
                         Some(_) => (l, r, op.to_string()),
                         None => (r, l, flip_op(op).to_string()),
                     };
-                    let Some(NodeEnum::SubLink(sl)) = other.node.as_ref() else {
-                        return Err(DbError::unsupported(
-                            "comparison of a row constructor with a value that is not one",
-                        ));
+                    let sublink = match other.node.as_ref() {
+                        Some(NodeEnum::SubLink(sl))
+                            if sl.sub_link_type == pb::SubLinkType::ExprSublink as i32 =>
+                        {
+                            Some(sl)
+                        }
+                        _ => None,
                     };
-                    if sl.sub_link_type != pb::SubLinkType::ExprSublink as i32 {
-                        return Err(DbError::unsupported(
-                            "comparison of a row constructor with a value that is not one",
-                        ));
-                    }
+                    let Some(sl) = sublink else {
+                        // A record value (a composite column, `'(1,a)'::c`):
+                        // the row is cast to its type and compared whole.
+                        let equality = matches!(c, Cmp::Eq | Cmp::Ne);
+                        let (le, lt) = self.bind(l)?;
+                        let (re, rt) = self.bind(r)?;
+                        check_record_operands(l, lt, r, rt)?;
+                        let (le, re, _) = self.cmp_operands(le, lt, re, rt, written, equality)?;
+                        return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
+                    };
                     let mut rc = (**sl).clone();
                     rc.sub_link_type = pb::SubLinkType::RowcompareSublink as i32;
                     rc.testexpr = Some(Box::new(row.clone()));
@@ -3158,14 +3241,25 @@ impl<'e> Binder<'e> {
             "information_schema._pg_expandarray" => functions::SrfKind::ExpandArray,
             "jsonb_path_query" => functions::SrfKind::JsonbPathQuery,
             name => {
-                return nestor_types::set_fns::SetFn::by_name(name).map(functions::SrfKind::Set)
+                if let Some((json, base, true)) = nestor_types::set_fns::populate_kind(name) {
+                    // The record type is the base argument's (bind_srf).
+                    return Some(functions::SrfKind::Set(
+                        nestor_types::set_fns::SetFn::Populate {
+                            rt: nestor_types::datatype::record_type(Vec::new()),
+                            json,
+                            base,
+                            set: true,
+                        },
+                    ));
+                }
+                return nestor_types::set_fns::SetFn::by_name(name).map(functions::SrfKind::Set);
             }
         })
     }
 
     /// A set-returning function as a whole select-list item.
     pub(crate) fn bind_srf(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
-        let kind = self.srf_kind(f).expect("checked by the caller");
+        let mut kind = self.srf_kind(f).expect("checked by the caller");
         if kind == functions::SrfKind::JsonbPathQuery {
             // Its items as a jsonb[], unnested.
             let allowed = std::mem::replace(&mut self.srf_allowed, false);
@@ -3206,6 +3300,35 @@ impl<'e> Binder<'e> {
             err_at(e, text, f.location)
         };
         let ty = match kind {
+            functions::SrfKind::Set(nestor_types::set_fns::SetFn::Populate {
+                json,
+                base,
+                set,
+                ..
+            }) => {
+                if !base {
+                    return Err(err_at(functions::record_context(), self.text, f.location));
+                }
+                let first = types.first().copied().unwrap_or(DataType::Unknown);
+                let rt = functions::populate_base(&name, first)
+                    .map_err(|e| err_at(e, self.text, f.location))?;
+                let set_fn = nestor_types::set_fns::SetFn::Populate {
+                    rt,
+                    json,
+                    base,
+                    set,
+                };
+                kind = functions::SrfKind::Set(set_fn);
+                let (params, _) = set_fn
+                    .bind(&types)
+                    .map_err(|e| err_at(e, self.text, f.location))?;
+                let mut coerced = Vec::with_capacity(args.len());
+                for ((e, from), want) in args.into_iter().zip(&types).zip(params) {
+                    coerced.push(self.coerce(e, *from, want)?);
+                }
+                args = coerced;
+                DataType::Record(rt)
+            }
             functions::SrfKind::Set(set_fn) => {
                 let (params, out) = set_fn
                     .bind(&types)
@@ -3333,6 +3456,11 @@ impl<'e> Binder<'e> {
         match func {
             // The value as json(b), as to_json / to_jsonb make it.
             AggFunc::JsonAgg { binary, .. } => {
+                // A record is an object of its fields (row_to_json).
+                if let DataType::Record(rt) = t {
+                    let obj = Expr::Func(Func::RowToJson(rt, binary), vec![e]);
+                    return Ok((Some(obj), t, None));
+                }
                 let single = Func::JsonBuild {
                     object: false,
                     binary,
@@ -3747,6 +3875,51 @@ fn parameterless(func: AggFunc, f: &pb::FuncCall, text: &str) -> Result<(), DbEr
 }
 
 /// The fields of a row constructor (`ROW(a, b)`, `(a, b)`).
+/// A row constructor compared with a composite value (record_eq and
+/// friends): the fields' types must be the same (an unknown literal is
+/// `unknown`, as PostgreSQL leaves it in a ROW()), and so must their
+/// number (42804).
+fn check_record_operands(l: &Node, lt: DataType, r: &Node, rt: DataType) -> Result<(), DbError> {
+    let (DataType::Record(a), DataType::Record(b)) = (lt, rt) else {
+        return Ok(());
+    };
+    let field_types = |n: &Node, t: &nestor_types::datatype::RecordType| -> Vec<DataType> {
+        match row_args(n) {
+            Some(args) => args
+                .iter()
+                .zip(&t.fields)
+                .map(|(a, (_, ft))| match a.node.as_ref() {
+                    Some(NodeEnum::AConst(_)) if *ft == DataType::Text => DataType::Unknown,
+                    _ => *ft,
+                })
+                .collect(),
+            None => t.fields.iter().map(|(_, ft)| *ft).collect(),
+        }
+    };
+    same_field_types(&field_types(l, a), &field_types(r, b))
+}
+
+/// record_eq's check of two records' fields: as many, of the same types.
+fn same_field_types(x: &[DataType], y: &[DataType]) -> Result<(), DbError> {
+    let mismatch = |m: String| DbError::new(SqlState::DatatypeMismatch, m).unpositioned();
+    if x.len() != y.len() {
+        return Err(mismatch(
+            "cannot compare record types with different numbers of columns".into(),
+        ));
+    }
+    for (i, (p, q)) in x.iter().zip(y).enumerate() {
+        if p.oid() != q.oid() {
+            return Err(mismatch(format!(
+                "cannot compare dissimilar column types {} and {} at record column {}",
+                p.name(),
+                q.name(),
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn row_args(n: &Node) -> Option<&[Node]> {
     match n.node.as_ref() {
         Some(NodeEnum::RowExpr(r)) => Some(&r.args),
@@ -3884,7 +4057,7 @@ fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
     match f {
         AggFunc::JsonAgg { binary, .. } => AggFunc::JsonAgg {
             binary,
-            structured: arg.is_array(),
+            structured: arg.is_array() || matches!(arg, DataType::Record(_)),
         },
         f => f,
     }

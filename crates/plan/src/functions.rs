@@ -144,13 +144,20 @@ pub enum Func {
     /// A row comparison: the two arguments are records of the same arity
     /// (see `valops::row_compare`).
     RowCompare(crate::valops::Cmp),
-    /// row_to_json(record): a JSON object of the record's fields, named
-    /// as its type says.
-    RowToJson(&'static nestor_types::datatype::RecordType),
+    /// row_to_json(record), to_json / to_jsonb of a record (`true`:
+    /// jsonb): a JSON object of the record's fields, named as its type
+    /// says.
+    RowToJson(&'static nestor_types::datatype::RecordType, bool),
+    /// json[b]_populate_record(base, doc): a record of type `rt` from a
+    /// JSON object (`nestor_types::json_populate`).
+    PopulateRecord {
+        rt: &'static nestor_types::datatype::RecordType,
+        json: bool,
+    },
     /// `array[lo:hi]...`: the array, then a (lower, upper) pair per
     /// dimension; `omitted` marks the bounds left out (`[:hi]`, `[lo:]`;
     /// bit 2k lower, 2k+1 upper of dimension k), whose argument is a NULL
-    /// placeholder (`crate::subscripts`).
+    /// placeholder (`bind/subscripts.rs`).
     Slice {
         omitted: u16,
     },
@@ -182,7 +189,8 @@ impl Func {
             | Func::FieldSelect(_)
             | Func::RowCtor
             | Func::RowCompare(_)
-            | Func::RowToJson(_)
+            | Func::RowToJson(..)
+            | Func::PopulateRecord { .. }
             | Func::Slice { .. }
             | Func::ArrayAssign { .. }
             | Func::AnyArray { .. }
@@ -677,6 +685,15 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             _,
         )
         | ("to_json" | "to_jsonb", 1) => {
+            if let (true, [T::Record(rt)]) = (name.starts_with("to_"), args) {
+                let rt = *rt;
+                let binary = name == "to_jsonb";
+                return r(
+                    Func::RowToJson(rt, binary),
+                    vec![None],
+                    if binary { T::Jsonb } else { T::Json },
+                );
+            }
             let binary = name.starts_with("jsonb") || name == "to_jsonb";
             // A json argument is embedded as JSON, not quoted as text: it
             // reaches the builder as jsonb.
@@ -699,13 +716,24 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             )
         }
         ("row_to_json", 1) => match args[0] {
-            T::Record(rt) => r(Func::RowToJson(rt), vec![None], T::Json),
+            T::Record(rt) => r(Func::RowToJson(rt, false), vec![None], T::Json),
             _ => Err(DbError::new(
                 nestor_common::SqlState::UndefinedFunction,
                 format!("function row_to_json({}) does not exist", args[0].resolve_unknown().name()),
             )
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")),
         },
+        ("json_populate_record" | "jsonb_populate_record", 2) => {
+            let json = name.starts_with("json_");
+            let doc = if json { T::Json } else { T::Jsonb };
+            let rt = populate_base(name, args[0])?;
+            r(
+                Func::PopulateRecord { rt, json },
+                vec![Some(T::Record(rt)), Some(doc)],
+                T::Record(rt),
+            )
+        }
+        ("json_to_record" | "jsonb_to_record", 1) => Err(record_context()),
         ("pg_typeof", 1) => r(
             Func::Catalog(CatalogFn::TypeOf(args[0].oid())),
             vec![None],
@@ -777,6 +805,36 @@ const NOT_YET: &[&str] = &[
     "bit_length",
     "generate_subscripts",
 ];
+
+/// The record type of a populate function's base argument (0A000 for a
+/// record of unknown fields, 22023 for a value that is not a record).
+pub fn populate_base(
+    name: &str,
+    t: DataType,
+) -> Result<&'static nestor_types::datatype::RecordType, DbError> {
+    match t {
+        DataType::Record(rt) if !rt.fields.is_empty() => Ok(rt),
+        DataType::Record(_) => Err(DbError::new(
+            nestor_common::SqlState::FeatureNotSupported,
+            format!("could not determine row type for result of {name}"),
+        )
+        .with_hint("Provide a non-null record argument, or call the function in the FROM clause using a column definition list.")
+        .unpositioned()),
+        _ => Err(DbError::new(
+            nestor_common::SqlState::InvalidParameterValue,
+            format!("first argument of {name} must be a row type"),
+        )),
+    }
+}
+
+/// A function returning `record` where no column definition list can say
+/// what its fields are.
+pub fn record_context() -> DbError {
+    DbError::new(
+        nestor_common::SqlState::FeatureNotSupported,
+        "function returning record called in context that cannot accept type record",
+    )
+}
 
 /// The types crate's library of pure functions.
 fn library(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {

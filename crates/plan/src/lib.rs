@@ -35,7 +35,6 @@ pub mod perm;
 pub mod pg_catalog;
 pub mod select;
 pub mod statement;
-pub(crate) mod subscripts;
 pub mod sysviews;
 pub mod valops;
 pub mod view_write;

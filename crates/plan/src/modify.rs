@@ -19,12 +19,12 @@ use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
 use nestor_types::{EvalCtx, Value};
 
+use crate::bind::subscripts::{self, AssignTarget};
 use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
 use crate::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
-use crate::subscripts::{self, AssignTarget};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
 #[derive(Clone)]
@@ -834,9 +834,18 @@ fn bind_sets(
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
         };
+        // `SET col.field = v`: one field of a composite column; other
+        // indirection is array subscripts (`bind/subscripts.rs`).
+        let field = match rt.indirection.as_slice() {
+            [n] => match node(n)? {
+                NodeEnum::String(s) => Some(s.sval.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
         let val = req(&rt.val)?;
         let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
-        let sub = if rt.indirection.is_empty() {
+        let sub = if rt.indirection.is_empty() || field.is_some() {
             None
         } else {
             let ty = table.columns[col].ty;
@@ -872,6 +881,16 @@ fn bind_sets(
                 Some((e, t, loc))
             }
         };
+        if let Some(f) = field {
+            let Some((e, t, _)) = value else {
+                return Err(DbError::unsupported("UPDATE of a subfield to DEFAULT"));
+            };
+            let e = field_store(b, table, col, &rt.name, &f, (e, t))
+                .map_err(|e| bind::err_at(e, b.text, rt.location))?;
+            sets.push((col, e));
+            partial.push(false);
+            continue;
+        }
         let Some(sub) = sub else {
             let e = match value {
                 None => {
@@ -923,6 +942,59 @@ fn reads_row(e: &Expr, width: usize) -> bool {
         }
         e => e.columns().iter().any(|&c| c < width),
     }
+}
+
+/// `SET col.field = v` (PostgreSQL's FieldStore): the column's record
+/// with that field replaced, the others as they are (NULL ones if the
+/// column is NULL).
+fn field_store(
+    b: &mut Binder,
+    table: &TableDef,
+    col: usize,
+    name: &str,
+    field: &str,
+    (e, t): (Expr, DataType),
+) -> Result<Expr, DbError> {
+    let ty = table.columns[col].ty;
+    let DataType::Record(r) = ty else {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!(
+                "cannot assign to field \"{field}\" of column \"{name}\" because its type {} is not a composite type",
+                ty.name()
+            ),
+        ));
+    };
+    let k = r.field(field).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!(
+                "cannot assign to field \"{field}\" of column \"{name}\" because there is no such column in data type {}",
+                ty.name()
+            ),
+        )
+    })?;
+    let column = Node {
+        node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+            fields: vec![Node {
+                node: Some(NodeEnum::String(pb::String { sval: name.into() })),
+            }],
+            location: -1,
+        })),
+    };
+    let (current, _) = b.bind(&column)?;
+    let mut fields = Vec::with_capacity(r.fields.len());
+    for (i, (_, ft)) in r.fields.iter().enumerate() {
+        fields.push(if i == k {
+            b.coerce_assign(e.clone(), t, *ft)?
+        } else {
+            Expr::Func(
+                crate::functions::Func::FieldSelect(i),
+                vec![current.clone()],
+            )
+        });
+    }
+    Ok(Expr::Func(crate::functions::Func::RowCtor, fields))
 }
 
 /// One column's value in an UPDATE's SET: None for DEFAULT, else the

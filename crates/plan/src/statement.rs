@@ -62,6 +62,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateSchemaStmt(_)
             | NodeEnum::RefreshMatViewStmt(_)
             | NodeEnum::CreateEnumStmt(_)
+            | NodeEnum::CompositeTypeStmt(_)
             | NodeEnum::AlterEnumStmt(_)
             | NodeEnum::CreateDomainStmt(_)
             | NodeEnum::AlterDomainStmt(_)

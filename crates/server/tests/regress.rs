@@ -183,6 +183,7 @@ regress!(
     tz_abbrevs,
     unistr,
     moments,
+    composite,
     json_errors,
     inherit_basic,
     partitioning,

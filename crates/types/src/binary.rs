@@ -106,8 +106,11 @@ fn record_send(fields: &[Value], types: &[DataType]) -> Vec<u8> {
 
 /// Input of an anonymous record (`record_in`, `record_recv` of type
 /// `record`): PostgreSQL refuses it too.
-pub(crate) fn anonymous_record_input() -> DbError {
-    DbError::unsupported("input of anonymous composite types")
+pub fn anonymous_record_input() -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        "input of anonymous composite types is not implemented",
+    )
 }
 
 fn bad_format() -> DbError {
@@ -188,7 +191,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         | DataType::Unknown => apply_typmod(Value::Text(Arc::from(utf8_text(buf)?)), ty, false)?,
         DataType::Bytea => Value::Bytea(Arc::from(buf)),
         DataType::Enum(oid) => crate::enums::parse(oid, utf8_text(buf)?)?,
-        DataType::Record(_) => return Err(anonymous_record_input()),
+        DataType::Record(rt) => crate::composites::record_recv(rt, buf)?,
         // void_recv ignores its input.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),

@@ -161,6 +161,8 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
+        (Value::Record(_), DataType::Record(rt)) if rt.oid == 0 => Ok(v.clone()),
+        (Value::Record(f), DataType::Record(rt)) => record_to_record(f, from, to, rt, ctx),
         (Value::Array(a), DataType::Array(e)) => {
             let mut items = Vec::with_capacity(a.items.len());
             for item in &a.items {
@@ -170,6 +172,37 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         _ => Err(bad()),
     }
+}
+
+/// A record's fields cast to those of composite type `rt`
+/// (coerce_record_to_complex): the counts must match (42846 with
+/// PostgreSQL's DETAIL otherwise).
+fn record_to_record(
+    fields: &[Value],
+    from: DataType,
+    to: DataType,
+    rt: &crate::datatype::RecordType,
+    ctx: &EvalCtx,
+) -> Result<Value, DbError> {
+    let live = rt.fields.len();
+    if fields.len() != live {
+        let detail = if fields.len() > live {
+            "Input has too many columns."
+        } else {
+            "Input has too few columns."
+        };
+        return Err(cannot_cast(from, to).with_detail(detail));
+    }
+    let src: Option<&crate::datatype::RecordType> = match from {
+        DataType::Record(s) if s.fields.len() == live => Some(s),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(live);
+    for (i, (v, (_, ty))) in fields.iter().zip(&rt.fields).enumerate() {
+        let f = src.map_or_else(|| v.data_type(), |s| s.fields[i].1);
+        out.push(cast_from(v, f, *ty, true, ctx)?);
+    }
+    Ok(Value::Record(Arc::from(out)))
 }
 
 /// Text form of a value for a cast to a string type.
@@ -435,6 +468,16 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
     }
     match (from, to) {
         (DataType::Array(a), DataType::Array(b)) => coercion(*a, *b),
+        // A record becomes a composite type (and back) in any context;
+        // two different composite types have no cast.
+        (DataType::Record(a), DataType::Record(b))
+            if (a.oid == b.oid && a.oid != 0)
+                || (a.oid == 0) != (b.oid == 0)
+                || a.fields.is_empty()
+                || b.fields.is_empty() =>
+        {
+            Some(Implicit)
+        }
         (DataType::Json, DataType::Jsonb) | (DataType::Jsonb, DataType::Json) => Some(Assignment),
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),

@@ -110,6 +110,9 @@ pub enum DataType {
 /// few.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct RecordType {
+    /// The pg_type OID of a named composite type ([`crate::composites`]);
+    /// 0 for an anonymous record.
+    pub oid: u32,
     pub fields: Vec<(String, DataType)>,
 }
 
@@ -122,10 +125,16 @@ impl RecordType {
 
 /// The interned record type of these fields.
 pub fn record_type(fields: Vec<(String, DataType)>) -> &'static RecordType {
+    named_record_type(0, fields)
+}
+
+/// The interned record type of composite type `oid` with these fields
+/// (`oid` 0: anonymous).
+pub fn named_record_type(oid: u32, fields: Vec<(String, DataType)>) -> &'static RecordType {
     use std::collections::HashSet;
     use std::sync::{Mutex, OnceLock};
     static SHAPES: OnceLock<Mutex<HashSet<&'static RecordType>>> = OnceLock::new();
-    let shape = RecordType { fields };
+    let shape = RecordType { oid, fields };
     let mut set = SHAPES
         .get_or_init(Default::default)
         .lock()
@@ -180,7 +189,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 25] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 26] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -209,6 +218,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 25] = [
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
+    (DataType::Json, 199, "json[]"),
     (DataType::JsonPath, 4073, "jsonpath[]"),
     (DataType::Reg(RegKind::Proc), 1008, "regproc[]"),
     (DataType::Reg(RegKind::Class), 2210, "regclass[]"),
@@ -239,6 +249,9 @@ impl DataType {
         if let DataType::Enum(oid) = t {
             return crate::enums::element(oid).map(DataType::Array);
         }
+        if let DataType::Record(rt) = t {
+            return (rt.oid != 0).then(|| DataType::Array(crate::composites::element(rt)));
+        }
         array_entry(t)
             .or_else(|| array_entry(t.base()))
             .map(|e| DataType::Array(&e.0))
@@ -267,11 +280,13 @@ impl DataType {
         use DataType::*;
         match self {
             Array(Enum(oid)) => crate::enums::array_oid(*oid),
+            Array(Record(r)) if r.oid != 0 => crate::composites::array_oid(r.oid),
             Array(e) => array_entry(*e).map_or(0, |e| e.1),
             Enum(oid) => oid,
             Int2Vector => 22,
             OidVector => 30,
             Reg(k) => k.oid(),
+            Record(r) if r.oid != 0 => r.oid,
             Record(_) => 2249,
             Bool => 16,
             Bytea => 17,
@@ -345,6 +360,7 @@ impl DataType {
                     .find(|e| e.1 == oid)
                     .map(|e| Array(&e.0))
                     .or_else(|| crate::enums::type_for_oid(oid))
+                    .or_else(|| crate::composites::type_for_oid(oid))
                     .or_else(|| crate::domains::lookup(oid).map(|d| d.base))
                     .or_else(|| crate::domains::lookup_array(oid).and_then(|d| d.base.array_of()))
             }
@@ -474,9 +490,11 @@ impl DataType {
             Unknown => "unknown",
             Void => "void",
             Array(Enum(oid)) => crate::enums::array_name(*oid),
+            Array(Record(r)) if r.oid != 0 => crate::composites::array_name(r.oid),
             Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
             Enum(oid) => crate::enums::type_name(oid),
             Int2Vector => "int2vector",
+            Record(r) if r.oid != 0 => crate::composites::type_name(r.oid),
             Record(_) => "record",
             OidVector => "oidvector",
             Reg(k) => k.name(),
@@ -553,6 +571,8 @@ impl DataType {
             }
             "json" => no_mods(Json),
             "jsonpath" => no_mods(JsonPath),
+            // The pseudo-type of an anonymous record (`null::record`).
+            "record" => no_mods(Record(record_type(Vec::new()))),
             _ if crate::enums::by_name(name.trim()).is_some() => {
                 no_mods(Enum(crate::enums::by_name(name.trim()).expect("checked")))
             }
@@ -561,6 +581,11 @@ impl DataType {
             _ if crate::domains::by_name(name.trim()).is_some() => {
                 no_mods(crate::domains::by_name(name.trim()).expect("checked").base)
             }
+            _ if crate::composites::by_name(name.trim()).is_some() => no_mods(
+                crate::composites::by_name(name.trim())
+                    .expect("checked")
+                    .data_type(),
+            ),
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,
                 format!("type \"{}\" does not exist", name.trim()),

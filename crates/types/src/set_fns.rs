@@ -18,16 +18,20 @@
 //! ```
 //!
 //! Rows are computed whole, at most SET_ROWS_MAX per call (54000 past
-//! it), as the inputs are single values already in memory. Left out:
-//! `json_each` keeping json's duplicate keys and key order (the `json_`
-//! forms answer as the jsonb ones do), `jsonb_to_record[set]`,
-//! `jsonb_populate_record[set]`.
+//! it), as the inputs are single values already in memory.
+//! `json[b]_populate_record[set]` and `json[b]_to_record[set]` are
+//! [`SetFn::Populate`], made by the binder with the record type it
+//! resolved (the base argument's type or the column definition list; see
+//! [`crate::json_populate`]). Left out: `json_each` keeping json's
+//! duplicate keys and key order (the `json_` forms answer as the jsonb
+//! ones do).
 
 use std::sync::Arc;
 
 use nestor_common::{DbError, SqlState};
 
-use crate::datatype::DataType;
+use crate::context::EvalCtx;
+use crate::datatype::{DataType, RecordType};
 use crate::json::{parse, write_json, Json};
 use crate::value::Value;
 
@@ -55,6 +59,14 @@ pub enum SetFn {
     /// string_to_table(string, delimiter [, null_string]): the elements
     /// string_to_array would make, one per row.
     StringToTable,
+    /// json[b]_populate_record[set] (`base`: a base record comes first)
+    /// and json[b]_to_record[set] of record type `rt`.
+    Populate {
+        rt: &'static RecordType,
+        json: bool,
+        base: bool,
+        set: bool,
+    },
 }
 
 /// Every function of this module, by its SQL name.
@@ -131,6 +143,12 @@ impl SetFn {
     }
 
     pub fn name(self) -> &'static str {
+        if let SetFn::Populate {
+            json, base, set, ..
+        } = self
+        {
+            return populate_name(json, base, set);
+        }
         NAMES
             .iter()
             .find(|(_, f)| *f == self)
@@ -160,6 +178,11 @@ impl SetFn {
             | SetFn::Each { json, .. }
             | SetFn::ObjectKeys { json } => {
                 args.len() == 1 && (args[0] == DataType::Unknown || args[0] == Self::doc_type(json))
+            }
+            SetFn::Populate { json, base, .. } => {
+                let doc = args.last().copied();
+                args.len() == 1 + usize::from(base)
+                    && matches!(doc, Some(t) if t == DataType::Unknown || t == Self::doc_type(json))
             }
         };
         if !ok {
@@ -191,12 +214,30 @@ impl SetFn {
                 ],
             ),
             SetFn::ObjectKeys { json } => (vec![Self::doc_type(json)], vec![(self.name(), text)]),
+            SetFn::Populate { rt, json, base, .. } => {
+                let mut params = Vec::with_capacity(2);
+                if base {
+                    params.push(DataType::Record(rt));
+                }
+                params.push(Self::doc_type(json));
+                let cols = rt.fields.iter().map(|(n, t)| (n.as_str(), *t)).collect();
+                (params, cols)
+            }
         })
     }
 
     /// The rows for these (coerced) arguments. NULL input: no rows, as
     /// PostgreSQL's strict set-returning functions.
-    pub fn rows(self, args: &[Value]) -> Result<Vec<Vec<Value>>, DbError> {
+    pub fn rows(self, args: &[Value], ctx: &EvalCtx) -> Result<Vec<Vec<Value>>, DbError> {
+        if let SetFn::Populate {
+            rt,
+            json,
+            base,
+            set,
+        } = self
+        {
+            return populate_rows(rt, json, base, set, args, ctx);
+        }
         // string_to_table is not strict: a NULL delimiter splits into
         // characters, a NULL null_string matches nothing.
         let strict = self != SetFn::StringToTable;
@@ -239,6 +280,7 @@ impl SetFn {
                 Json::Arr(_) => return Err(not_an(&format!("call {} on an array", self.name()))),
                 _ => return Err(not_an(&format!("call {} on a scalar", self.name()))),
             },
+            SetFn::Populate { .. } => return Err(DbError::internal("populate rows above")),
         };
         if rows.len() > SET_ROWS_MAX {
             return Err(DbError::new(
@@ -248,6 +290,65 @@ impl SetFn {
         }
         Ok(rows)
     }
+}
+
+/// The SQL name of a [`SetFn::Populate`].
+fn populate_name(json: bool, base: bool, set: bool) -> &'static str {
+    match (json, base, set) {
+        (true, true, false) => "json_populate_record",
+        (true, true, true) => "json_populate_recordset",
+        (false, true, false) => "jsonb_populate_record",
+        (false, true, true) => "jsonb_populate_recordset",
+        (true, false, false) => "json_to_record",
+        (true, false, true) => "json_to_recordset",
+        (false, false, false) => "jsonb_to_record",
+        (false, false, true) => "jsonb_to_recordset",
+    }
+}
+
+/// The kind of populate function `name` is: (json, base, set).
+pub fn populate_kind(name: &str) -> Option<(bool, bool, bool)> {
+    [true, false].into_iter().find_map(|json| {
+        [true, false].into_iter().find_map(|base| {
+            [true, false]
+                .into_iter()
+                .find(|set| populate_name(json, base, *set) == name)
+                .map(|set| (json, base, set))
+        })
+    })
+}
+
+/// The rows of a [`SetFn::Populate`]: each record's fields.
+fn populate_rows(
+    rt: &RecordType,
+    json: bool,
+    base: bool,
+    set: bool,
+    args: &[Value],
+    ctx: &EvalCtx,
+) -> Result<Vec<Vec<Value>>, DbError> {
+    let (base_value, doc) = match (base, args) {
+        (true, [b, d]) => (b, d),
+        (false, [d]) => (&Value::Null, d),
+        _ => return Err(DbError::internal("populate function arguments")),
+    };
+    let fields = |v: Value| match v {
+        Value::Record(f) => f.to_vec(),
+        _ => vec![Value::Null; rt.fields.len()],
+    };
+    if !set {
+        let v = crate::json_populate::populate_record(rt, base_value, doc, ctx)?;
+        return Ok(vec![fields(v)]);
+    }
+    let name = populate_name(json, base, set);
+    let recs = crate::json_populate::populate_recordset(rt, base_value, doc, name, json, ctx)?;
+    if recs.len() > SET_ROWS_MAX {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            format!("{name} returns at most {SET_ROWS_MAX} rows"),
+        ));
+    }
+    Ok(recs.into_iter().map(fields).collect())
 }
 
 fn not_an(what: &str) -> DbError {

@@ -143,7 +143,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             apply_typmod(Value::Text(Arc::from(input)), ty, false)?
         }
         DataType::Bytea => Value::Bytea(Arc::from(parse_bytea(input)?)),
-        DataType::Record(_) => return Err(crate::binary::anonymous_record_input()),
+        DataType::Record(rt) => crate::composites::record_in(rt, input, ctx)?,
         // void_in accepts anything.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(datetime::parse_date(

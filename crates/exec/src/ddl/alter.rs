@@ -43,6 +43,12 @@ pub fn alter_table(
     if owner_only {
         return change_owner(ctx, at, &name);
     }
+    if at.objtype == pb::ObjectType::ObjectType as i32 && ctx.catalog.composite(&name).is_some() {
+        return super::composite::alter_composite(ctx, at, &name);
+    }
+    if at.objtype == pb::ObjectType::ObjectType as i32 {
+        return Err(super::enum_type::undefined_type(&name));
+    }
     if at.objtype != pb::ObjectType::ObjectTable as i32 {
         return Err(DbError::unsupported("ALTER of this object type"));
     }

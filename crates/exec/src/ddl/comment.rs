@@ -54,6 +54,7 @@ pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTa
         ObjectType::ObjectTabconstraint => constraint_key(ctx, object)?,
         ObjectType::ObjectSchema => schema_key(ctx, object)?,
         ObjectType::ObjectDomain => domain_key(ctx, object)?,
+        ObjectType::ObjectType => type_key(ctx, object)?,
         other => {
             return Err(DbError::unsupported(format!(
                 "COMMENT ON {}",
@@ -325,6 +326,36 @@ fn domain_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), 
         )
     })?;
     Ok((PG_TYPE, d.oid, 0))
+}
+
+/// COMMENT ON TYPE t: keyed by the type's pg_type OID (a composite, enum
+/// or domain; a built-in type's comment is 0A000).
+fn type_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
+    let parts = match node(object)? {
+        NodeEnum::TypeName(tn) => bind::names(&tn.names),
+        _ => names(object)?,
+    };
+    let name = match parts.as_slice() {
+        [n] => n.clone(),
+        [s, n] if s == "public" => n.clone(),
+        _ => parts.join("."),
+    };
+    if let Some(c) = ctx.catalog.composite(&name) {
+        return Ok((PG_TYPE, c.oid, 0));
+    }
+    if let Some(e) = ctx.catalog.enum_type(&name) {
+        return Ok((PG_TYPE, e.oid, 0));
+    }
+    if ctx.catalog.domain(&name).is_some() {
+        return domain_key(ctx, object);
+    }
+    if nestor_types::DataType::from_sql_name(&name, &[]).is_ok() {
+        return Err(DbError::unsupported("COMMENT ON TYPE of a built-in type"));
+    }
+    Err(DbError::new(
+        SqlState::UndefinedObject,
+        format!("type \"{name}\" does not exist"),
+    ))
 }
 
 fn schema_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {

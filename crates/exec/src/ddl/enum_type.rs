@@ -244,6 +244,7 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
         return Ok(CommandTag::Plain("DROP TYPE"));
     }
     let mut drops = Vec::new();
+    let mut composites = Vec::new();
     for o in &ds.objects {
         let parts = match node(o)? {
             NodeEnum::TypeName(tn) => tn.names.clone(),
@@ -255,6 +256,10 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
             [s, n] if s == "pg_catalog" => n.clone(),
             _ => type_name(&parts)?,
         };
+        if let Some(c) = ctx.catalog.composite(&name) {
+            composites.push(c);
+            continue;
+        }
         match existing(ctx, &name) {
             Ok(def) => drops.push(def),
             Err(e) if e.code == SqlState::WrongObjectType => {
@@ -277,6 +282,8 @@ pub fn drop_types(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTa
         require_owner(ctx, def)?;
         check_unused(ctx, def, ds)?;
     }
+    let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    super::composite::drop_composites(ctx, composites, cascade)?;
     for def in drops {
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::DropEnum(def.name.clone()))?;
@@ -299,6 +306,14 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
     for d in ctx.catalog.domains() {
         if uses(d.base) {
             out.push(format!("type {}", d.name));
+        }
+    }
+    for c in ctx.catalog.composites() {
+        for (a, t) in &c.attrs {
+            if uses(*t) {
+                let suffix = if t.is_array() { "[]" } else { "" };
+                out.push(format!("column {a} of composite type {}{suffix}", c.name));
+            }
         }
     }
     for v in ctx.catalog.views() {

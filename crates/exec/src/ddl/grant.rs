@@ -717,7 +717,9 @@ fn check_ddl_in(
             Ok(())
         }
         NodeEnum::DropStmt(ds) => check_drop(ctx, ds),
-        NodeEnum::CreateEnumStmt(_) | NodeEnum::CreateDomainStmt(_) => create_in_public(ctx, false),
+        NodeEnum::CreateEnumStmt(_)
+        | NodeEnum::CreateDomainStmt(_)
+        | NodeEnum::CompositeTypeStmt(_) => create_in_public(ctx, false),
         _ => Ok(()),
     }
 }

@@ -11,6 +11,7 @@
 mod alter;
 mod alter_type;
 mod comment;
+mod composite;
 mod database;
 mod default_acl;
 mod domain;
@@ -31,6 +32,7 @@ mod view;
 
 pub use alter::alter_table;
 pub use comment::comment;
+pub use composite::create_composite;
 pub use database::{alter_database, create_database, drop_database};
 pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
@@ -87,7 +89,9 @@ fn skip_existing(
     tag: &'static str,
     temporary: bool,
 ) -> Result<Option<CommandTag>, DbError> {
-    if !ctx.catalog.name_taken_in(name, temporary) {
+    // A composite type has a pg_class row of its name too.
+    let composite = !temporary && ctx.catalog.composite(name).is_some();
+    if !ctx.catalog.name_taken_in(name, temporary) && !composite {
         return Ok(None);
     }
     let name = ctx.catalog.unqualified(name).to_string();
@@ -620,7 +624,9 @@ pub(crate) fn alter_owner(
                 )?;
             }
             (pb::ObjectType::ObjectType, Some(NodeEnum::List(l))) => {
-                enum_type::alter_enum_owner(ctx, &l.items, role)?;
+                if !composite::alter_composite_owner(ctx, &l.items, role)? {
+                    enum_type::alter_enum_owner(ctx, &l.items, role)?;
+                }
             }
             (pb::ObjectType::ObjectDomain, Some(NodeEnum::List(l))) => {
                 domain::alter_domain_owner(ctx, &l.items, role)?;

@@ -58,9 +58,15 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
                 super::domain::rename_domain(ctx, &l.items, &rs.newname)?;
                 return Ok(CommandTag::Plain("ALTER TYPE"));
             }
+            if super::composite::rename_composite(ctx, &l.items, &rs.newname)? {
+                return Ok(CommandTag::Plain("ALTER TYPE"));
+            }
             super::enum_type::rename_enum(ctx, &l.items, &rs.newname)?;
             return Ok(CommandTag::Plain("ALTER TYPE"));
         }
+    }
+    if kind == ObjectType::ObjectAttribute {
+        return super::composite::rename_attribute(ctx, rs);
     }
     if kind == ObjectType::ObjectSchema {
         return super::schema::rename_schema(ctx, rs);

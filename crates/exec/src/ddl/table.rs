@@ -664,8 +664,20 @@ pub(super) fn column_def(
     };
     let ty = match serial {
         Some(t) => t,
-        None => bind::type_from_name(tn).map_err(|e| bind::err_at(e, b.text, tn.location))?,
+        // A table's name is its row type (nestor_catalog's row_type).
+        None => match bind::type_from_name(tn) {
+            Ok(t) => t,
+            Err(e) => b
+                .table_row_type(e, tn)
+                .map_err(|e| bind::err_at(e, b.text, tn.location))?,
+        },
     };
+    if matches!(ty, DataType::Record(r) if r.oid == 0) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("column \"{}\" has pseudo-type record", cd.colname),
+        ));
+    }
     let domain = serial
         .is_none()
         .then(|| bind::domain::domain_or_array(tn))

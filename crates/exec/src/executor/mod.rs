@@ -773,7 +773,7 @@ fn run_project_set(
             for a in args {
                 vals.push(a.eval(&row, ev)?);
             }
-            crate::functions::srf_values(kind, &vals)
+            crate::functions::srf_values(kind, &vals, &ev.ctx.eval)
         };
         for e in exprs {
             match e {

@@ -440,7 +440,7 @@ pub(super) fn run_function(
                 vals.push(a.eval(param, ev)?);
             }
             let mut n = 0;
-            for row in f.rows(&vals)? {
+            for row in f.rows(&vals, &ev.ctx.eval)? {
                 poll(ev, &mut n)?;
                 if !emit(ev, row)? {
                     return Ok(false);

@@ -821,6 +821,101 @@ fn merge_using(
     Ok(merged)
 }
 
+/// The [`SetFn::Populate`](nestor_types::set_fns::SetFn) of a populate
+/// function in FROM: its record type is the base argument's, or the
+/// column definition list's (`json_to_record(...) AS x(a int, b text)`).
+fn populate_fn(
+    fname: &str,
+    (json, base, set): (bool, bool, bool),
+    types: &[DataType],
+    coldeflist: &[pb::Node],
+) -> Result<nestor_types::set_fns::SetFn, DbError> {
+    let first = types.first().copied().unwrap_or(DataType::Unknown);
+    let anonymous = matches!(first, DataType::Record(r) if r.oid == 0);
+    if base && anonymous && coldeflist.is_empty() {
+        // An anonymous record's row type is not the function's (FROM
+        // needs the column definition list, as for `record`).
+        return Err(DbError::new(
+            SqlState::SyntaxError,
+            "a column definition list is required for functions returning \"record\"",
+        ));
+    }
+    let rt = if base
+        && (coldeflist.is_empty() || !matches!(first, DataType::Record(r) if r.fields.is_empty()))
+    {
+        let rt = crate::functions::populate_base(fname, first)?;
+        if !coldeflist.is_empty() {
+            check_row_matches(rt, &column_defs(coldeflist)?)?;
+        }
+        rt
+    } else {
+        if coldeflist.is_empty() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "a column definition list is required for functions returning \"record\"",
+            ));
+        }
+        nestor_types::datatype::record_type(column_defs(coldeflist)?)
+    };
+    Ok(nestor_types::set_fns::SetFn::Populate {
+        rt,
+        json,
+        base,
+        set,
+    })
+}
+
+/// The fields of a column definition list (`AS x(a int, b text)`).
+fn column_defs(coldeflist: &[pb::Node]) -> Result<Vec<(String, DataType)>, DbError> {
+    let mut fields = Vec::with_capacity(coldeflist.len());
+    for n in coldeflist {
+        let NodeEnum::ColumnDef(cd) = node(n)? else {
+            return Err(DbError::internal("column definition is not a ColumnDef"));
+        };
+        let tn = cd
+            .type_name
+            .as_ref()
+            .ok_or_else(|| DbError::internal("column definition without a type"))?;
+        fields.push((cd.colname.clone(), bind::type_from_name(tn)?));
+    }
+    Ok(fields)
+}
+
+/// A column definition list given for a function whose row type is known
+/// must describe that row (PostgreSQL's tupledesc_match).
+fn check_row_matches(
+    rt: &nestor_types::datatype::RecordType,
+    defs: &[(String, DataType)],
+) -> Result<(), DbError> {
+    let mismatch = |detail: String| {
+        DbError::new(
+            SqlState::DatatypeMismatch,
+            "function return row and query-specified return row do not match",
+        )
+        .with_detail(detail)
+        .unpositioned()
+    };
+    if rt.fields.len() != defs.len() {
+        let n = rt.fields.len();
+        return Err(mismatch(format!(
+            "Returned row contains {n} attribute{}, but query expects {}.",
+            if n == 1 { "" } else { "s" },
+            defs.len()
+        )));
+    }
+    for (i, ((_, have), (_, want))) in rt.fields.iter().zip(defs).enumerate() {
+        if have.base() != want.base() {
+            return Err(mismatch(format!(
+                "Returned type {} at ordinal position {}, but query expects {}.",
+                have.name(),
+                i + 1,
+                want.name()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub(super) fn plan_range_function(
     b: &mut Binder,
     rf: &pb::RangeFunction,
@@ -928,7 +1023,9 @@ pub(super) fn plan_range_function(
             .collect();
         return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
     }
-    if let Some(set_fn) = nestor_types::set_fns::SetFn::by_name(&fname) {
+    let populate = nestor_types::set_fns::populate_kind(&fname);
+    let named_set_fn = nestor_types::set_fns::SetFn::by_name(&fname);
+    if populate.is_some() || named_set_fn.is_some() {
         // regexp_matches, jsonb_each and the other built-in set-returning
         // functions over values (nestor_types::set_fns).
         let mut args = Vec::with_capacity(fc.args.len());
@@ -938,6 +1035,12 @@ pub(super) fn plan_range_function(
             args.push(e);
             types.push(t);
         }
+        let set_fn = match (populate, named_set_fn) {
+            (Some(kind), _) => populate_fn(&fname, kind, &types, &rf.coldeflist)
+                .map_err(|e| bind::err_at(e, b.text, fc.location))?,
+            (None, Some(f)) => f,
+            (None, None) => return Err(DbError::internal("no set-returning function")),
+        };
         let (params, out) = set_fn.bind(&types)?;
         let mut coerced = Vec::with_capacity(args.len());
         for ((e, from), want) in args.into_iter().zip(&types).zip(params) {

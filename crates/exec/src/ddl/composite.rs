@@ -1,0 +1,437 @@
+//! CREATE TYPE ... AS (attributes), ALTER TYPE (ADD / DROP / RENAME
+//! ATTRIBUTE, RENAME TO, OWNER TO) and DROP TYPE of composite types.
+//!
+//! Each statement builds the type's new [`CompositeDef`] and applies it as
+//! a `Change::PutComposite` (a drop as `Change::DropComposite`), so it is
+//! undone by ROLLBACK and logged at COMMIT like any schema change; the
+//! catalog keeps the value layer's registry in step
+//! (`nestor_catalog::composite`). Checks and messages follow PostgreSQL's
+//! typecmds.c and tablecmds.c:
+//!
+//! ```text
+//!   CREATE TYPE pair AS (a int, b text)   relation 16390, array type 16391,
+//!                                         type 16392 (PostgreSQL's order)
+//!   CREATE TYPE pair AS (a int, a text)   42701 column "a" specified more than once
+//!   DROP TYPE pair     (a column uses it) 2BP01 cannot drop type pair because
+//!                                         other objects depend on it
+//!   ALTER TYPE pair ADD ATTRIBUTE c int   (a column uses it) 0A000 cannot alter
+//!                                         type "pair" because column "t.x" uses it
+//! ```
+//!
+//! A column's type is interned with the attributes it was created with, so
+//! changing the attributes of a type in use is refused (PostgreSQL refuses
+//! it too unless CASCADE, which is 0A000 here), as is DROP ... CASCADE of a
+//! type other objects use.
+
+use std::sync::Arc;
+
+use nestor_catalog::Change;
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, node};
+use nestor_types::composites::CompositeDef;
+use nestor_types::DataType;
+
+use super::enum_type::{name_is_type, type_exists, type_name, undefined_type};
+use super::notice;
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+/// Whether `t` is, or contains (an attribute, an element), composite `oid`.
+fn uses(t: DataType, oid: u32) -> bool {
+    match t {
+        DataType::Record(r) if r.oid == oid => true,
+        DataType::Record(r) => r.fields.iter().any(|(_, f)| uses(*f, oid)),
+        DataType::Array(e) => uses(*e, oid),
+        _ => false,
+    }
+}
+
+/// The objects that use composite `oid`, as PostgreSQL's DETAIL lines
+/// name them.
+fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in ctx.catalog.tables() {
+        for c in t.columns.iter().filter(|c| !c.dropped && uses(c.ty, oid)) {
+            out.push(format!("column {} of table {}", c.name, t.name));
+        }
+    }
+    for c in ctx.catalog.composites() {
+        for (a, _) in c.attrs.iter().filter(|(_, t)| uses(*t, oid)) {
+            out.push(format!("column {a} of composite type {}", c.name));
+        }
+    }
+    for v in ctx.catalog.views() {
+        if v.columns.iter().any(|(_, t)| uses(*t, oid)) {
+            out.push(format!("view {}", v.name));
+        }
+    }
+    let mut functions = ctx.catalog.all_functions();
+    functions.sort_by_key(|f| f.oid);
+    for f in functions {
+        let args = f.args.iter().map(|a| a.ty);
+        let ret = matches!(f.returns, nestor_catalog::function::Returns::Scalar(t) if uses(t, oid));
+        if args.clone().any(|t| uses(t, oid)) || ret {
+            let list: Vec<String> = args.map(|t| t.to_string()).collect();
+            out.push(format!("function {}({})", f.name, list.join(", ")));
+        }
+    }
+    out
+}
+
+/// 42501 unless the current role owns the type.
+fn require_owner(ctx: &StatementCtx, def: &CompositeDef) -> Result<(), DbError> {
+    if ctx.role.superuser
+        || ctx
+            .catalog
+            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(def.owner))
+    {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("must be owner of type {}", def.name),
+    ))
+}
+
+fn put(ctx: &mut StatementCtx, def: CompositeDef) -> Result<(), DbError> {
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutComposite(Arc::new(def)))
+}
+
+/// One attribute of a `(name type, ...)` list.
+fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
+    let NodeEnum::ColumnDef(cd) = node(n)? else {
+        return Err(DbError::internal("composite attribute is not a column"));
+    };
+    let tn = cd
+        .type_name
+        .as_ref()
+        .ok_or_else(|| DbError::internal("attribute without a type"))?;
+    let t = bind::type_from_name(tn)?;
+    if matches!(t, DataType::Record(r) if r.oid == 0) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("column \"{}\" has pseudo-type record", cd.colname),
+        ));
+    }
+    Ok((cd.colname.clone(), t))
+}
+
+/// 42P16 when `t` contains composite type `def` itself.
+fn not_itself(def: &CompositeDef, t: DataType) -> Result<(), DbError> {
+    if uses(t, def.oid) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!(
+                "composite type {} cannot be made a member of itself",
+                def.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn duplicate_column(name: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateColumn,
+        format!("column \"{name}\" specified more than once"),
+    )
+}
+
+/// CREATE TYPE name AS (attributes).
+pub fn create_composite(
+    ctx: &mut StatementCtx,
+    st: &pb::CompositeTypeStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = st
+        .typevar
+        .as_ref()
+        .ok_or_else(|| DbError::internal("CREATE TYPE without a name"))?;
+    let name = match rv.schemaname.as_str() {
+        "" | "public" => rv.relname.clone(),
+        s => {
+            return Err(DbError::unsupported(format!(
+                "composite types in schema {s}"
+            )))
+        }
+    };
+    if name_is_type(ctx, &name) || ctx.catalog.composite(&name).is_some() {
+        return Err(type_exists(&name));
+    }
+    let mut attrs: Vec<(String, DataType)> = Vec::with_capacity(st.coldeflist.len());
+    for n in &st.coldeflist {
+        let (a, t) = attribute(n)?;
+        if attrs.iter().any(|(p, _)| *p == a) {
+            return Err(duplicate_column(&a));
+        }
+        attrs.push((a, t));
+    }
+    // PostgreSQL: the relation's OID, then the array type's, then the
+    // type's.
+    let relid = ctx.catalog.alloc_oid().0;
+    let array_oid = ctx.catalog.alloc_oid().0;
+    let oid = ctx.catalog.alloc_oid().0;
+    let def = CompositeDef {
+        oid,
+        array_oid,
+        relid,
+        name,
+        owner: ctx.role.oid.0,
+        attrs,
+    };
+    put(ctx, def)?;
+    Ok(CommandTag::Plain("CREATE TYPE"))
+}
+
+/// DROP TYPE of these composite types (the caller resolved the names).
+pub(super) fn drop_composites(
+    ctx: &mut StatementCtx,
+    defs: Vec<Arc<CompositeDef>>,
+    cascade: bool,
+) -> Result<(), DbError> {
+    for def in &defs {
+        require_owner(ctx, def)?;
+        let deps: Vec<String> = dependents(ctx, def.oid)
+            .into_iter()
+            .filter(|d| {
+                !defs
+                    .iter()
+                    .any(|o| o.oid != def.oid && d.ends_with(&format!("composite type {}", o.name)))
+            })
+            .collect();
+        if deps.is_empty() {
+            continue;
+        }
+        if cascade {
+            return Err(DbError::unsupported(
+                "DROP TYPE ... CASCADE of a type other objects use",
+            ));
+        }
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!(
+                "cannot drop type {} because other objects depend on it",
+                def.name
+            ),
+        )
+        .with_detail(
+            deps.iter()
+                .map(|d| format!("{d} depends on type {}", def.name))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    for def in defs {
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            Change::DropComposite(def.name.clone()),
+        )?;
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            Change::SetComment {
+                key: (1247, def.oid, 0),
+                text: None,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// The composite type `name` for a change by its owner.
+fn owned(ctx: &StatementCtx, name: &str) -> Result<CompositeDef, DbError> {
+    let def = ctx
+        .catalog
+        .composite(name)
+        .ok_or_else(|| undefined_type(name))?;
+    require_owner(ctx, &def)?;
+    Ok((*def).clone())
+}
+
+/// ALTER TYPE name RENAME TO new (true: `name` is a composite type).
+pub(super) fn rename_composite(
+    ctx: &mut StatementCtx,
+    parts: &[pb::Node],
+    to: &str,
+) -> Result<bool, DbError> {
+    let name = type_name(parts)?;
+    if ctx.catalog.composite(&name).is_none() {
+        return Ok(false);
+    }
+    let mut def = owned(ctx, &name)?;
+    if name_is_type(ctx, to) || ctx.catalog.composite(to).is_some() {
+        return Err(type_exists(to));
+    }
+    def.name = to.to_string();
+    put(ctx, def)?;
+    Ok(true)
+}
+
+/// ALTER TYPE name OWNER TO role (true: `name` is a composite type).
+pub(super) fn alter_composite_owner(
+    ctx: &mut StatementCtx,
+    parts: &[pb::Node],
+    spec: &pb::RoleSpec,
+) -> Result<bool, DbError> {
+    let name = type_name(parts)?;
+    if ctx.catalog.composite(&name).is_none() {
+        return Ok(false);
+    }
+    let mut def = owned(ctx, &name)?;
+    let new = super::role::resolve(ctx, spec)?;
+    if !ctx.role.superuser && !ctx.catalog.is_member_of(ctx.role.oid, new.oid) {
+        return Err(DbError::new(
+            SqlState::InsufficientPrivilege,
+            format!("must be member of role \"{}\"", new.name),
+        ));
+    }
+    def.owner = new.oid.0;
+    put(ctx, def)?;
+    Ok(true)
+}
+
+/// 0A000 when a column, attribute or function uses the type whose
+/// attributes are about to change (PostgreSQL's message for a column; it
+/// would rewrite them under CASCADE).
+fn check_not_in_use(ctx: &StatementCtx, def: &CompositeDef, cascade: bool) -> Result<(), DbError> {
+    for t in ctx.catalog.tables() {
+        if let Some(c) = t.columns.iter().find(|c| !c.dropped && uses(c.ty, def.oid)) {
+            let msg = format!(
+                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
+                def.name, t.name, c.name
+            );
+            return Err(if cascade {
+                DbError::unsupported("ALTER TYPE ... CASCADE of a type a column uses")
+            } else {
+                DbError::new(SqlState::FeatureNotSupported, msg)
+            });
+        }
+    }
+    if let Some(d) = dependents(ctx, def.oid).first() {
+        return Err(DbError::unsupported(format!(
+            "ALTER TYPE {} while {d} uses it",
+            def.name
+        )));
+    }
+    Ok(())
+}
+
+/// ALTER TYPE name ADD ATTRIBUTE / DROP ATTRIBUTE [IF EXISTS] / ALTER
+/// ATTRIBUTE ... TYPE (the AlterTableStmt PostgreSQL parses them into).
+pub(super) fn alter_composite(
+    ctx: &mut StatementCtx,
+    at: &pb::AlterTableStmt,
+    name: &str,
+) -> Result<CommandTag, DbError> {
+    let mut def = owned(ctx, name)?;
+    for c in &at.cmds {
+        let NodeEnum::AlterTableCmd(cmd) = node(c)? else {
+            continue;
+        };
+        let cascade = cmd.behavior == pb::DropBehavior::DropCascade as i32;
+        check_not_in_use(ctx, &def, cascade)?;
+        let kind =
+            pb::AlterTableType::try_from(cmd.subtype).unwrap_or(pb::AlterTableType::Undefined);
+        match kind {
+            pb::AlterTableType::AtAddColumn => {
+                let n = cmd
+                    .def
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("ADD ATTRIBUTE without a definition"))?;
+                let (a, t) = attribute(n)?;
+                not_itself(&def, t)?;
+                if def.attrs.iter().any(|(p, _)| *p == a) {
+                    return Err(DbError::new(
+                        SqlState::DuplicateColumn,
+                        format!("column \"{a}\" of relation \"{}\" already exists", def.name),
+                    ));
+                }
+                def.attrs.push((a, t));
+            }
+            pb::AlterTableType::AtDropColumn => {
+                match def.attrs.iter().position(|(p, _)| *p == cmd.name) {
+                    Some(i) => {
+                        def.attrs.remove(i);
+                    }
+                    None if cmd.missing_ok => notice(
+                        ctx,
+                        format!(
+                            "column \"{}\" of relation \"{}\" does not exist, skipping",
+                            cmd.name, def.name
+                        ),
+                    ),
+                    None => return Err(undefined_attribute(&cmd.name, &def.name)),
+                }
+            }
+            pb::AlterTableType::AtAlterColumnType => {
+                let n = cmd
+                    .def
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?;
+                let NodeEnum::ColumnDef(cd) = node(n)? else {
+                    return Err(DbError::internal("ALTER ATTRIBUTE without a type"));
+                };
+                let t = bind::type_from_name(
+                    cd.type_name
+                        .as_ref()
+                        .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?,
+                )?;
+                not_itself(&def, t)?;
+                let i = def
+                    .attrs
+                    .iter()
+                    .position(|(p, _)| *p == cmd.name)
+                    .ok_or_else(|| undefined_attribute(&cmd.name, &def.name))?;
+                def.attrs[i].1 = t;
+            }
+            _ => return Err(DbError::unsupported("this ALTER TYPE subcommand")),
+        }
+    }
+    put(ctx, def)?;
+    Ok(CommandTag::Plain("ALTER TYPE"))
+}
+
+fn undefined_attribute(attr: &str, ty: &str) -> DbError {
+    DbError::new(
+        SqlState::UndefinedColumn,
+        format!("column \"{attr}\" of relation \"{ty}\" does not exist"),
+    )
+}
+
+/// ALTER TYPE name RENAME ATTRIBUTE a TO b.
+pub(super) fn rename_attribute(
+    ctx: &mut StatementCtx,
+    rs: &pb::RenameStmt,
+) -> Result<CommandTag, DbError> {
+    let rv = rs
+        .relation
+        .as_ref()
+        .ok_or_else(|| DbError::internal("RENAME ATTRIBUTE without a type"))?;
+    let mut def = owned(ctx, &rv.relname)?;
+    check_not_in_use(
+        ctx,
+        &def,
+        rs.behavior == pb::DropBehavior::DropCascade as i32,
+    )?;
+    if def.attrs.iter().any(|(p, _)| *p == rs.newname) {
+        return Err(DbError::new(
+            SqlState::DuplicateColumn,
+            format!(
+                "column \"{}\" of relation \"{}\" already exists",
+                rs.newname, def.name
+            ),
+        ));
+    }
+    let i = def
+        .attrs
+        .iter()
+        .position(|(p, _)| *p == rs.subname)
+        .ok_or_else(|| undefined_attribute(&rs.subname, &def.name))?;
+    def.attrs[i].0 = rs.newname.clone();
+    put(ctx, def)?;
+    Ok(CommandTag::Plain("ALTER TYPE"))
+}
