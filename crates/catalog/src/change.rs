@@ -453,6 +453,8 @@ pub(crate) struct CatalogUndo {
     /// The relation names this change claimed in `ns` (see
     /// `claims.rs`): released when it commits or is undone.
     pub claimed: Vec<String>,
+    /// The function name this change claimed, likewise.
+    pub fn_claimed: Option<String>,
     /// Keeps checkpoints out until the transaction ends.
     pub _gate: DdlGateGuard,
 }
@@ -552,6 +554,9 @@ impl DdlUndo for CatalogUndo {
                 return;
             }
             state.release(self.ns, &self.claimed);
+            if let Some(name) = &self.fn_claimed {
+                state.release_function(name);
+            }
             let st = state.ns_mut(self.ns);
             match &self.undo {
                 Undo::Table {
@@ -614,9 +619,14 @@ impl DdlUndo for CatalogUndo {
     }
 
     fn commit(&self) {
-        if !self.claimed.is_empty() {
+        if !self.claimed.is_empty() || self.fn_claimed.is_some() {
             // Other sessions see the change from now on.
-            self.state.write().release(self.ns, &self.claimed);
+            let mut state = self.state.write();
+            state.release(self.ns, &self.claimed);
+            if let Some(name) = &self.fn_claimed {
+                state.release_function(name);
+            }
+            drop(state);
             self.version.fetch_add(1, Ordering::AcqRel);
         }
         if let Undo::Enum {

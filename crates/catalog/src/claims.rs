@@ -44,18 +44,28 @@
 //! children, views on a table) see both sides: the current relations and
 //! those another transaction dropped (`Catalog::claimed_away`).
 //!
+//! Functions are claimed by name the same way (`FnClaim`): a transaction
+//! that creates, replaces or drops an overload keeps the name's overloads
+//! as they were for everyone else, so a CREATE OR REPLACE FUNCTION that
+//! has not committed changes no other session's calls; another
+//! transaction's change to a claimed function name is 40001 (PostgreSQL
+//! would let two transactions create different overloads at once).
+//!
 //! Handles without a session (recovery, background work) see the state in
-//! place and make no claims. Left out: functions, types, schemas, roles,
-//! comments and ACLs are still changed in place for everyone (their users
-//! take no relation lock to wait on); a table's TEMP objects are private
-//! and never claimed.
+//! place and make no claims. Left out: types, schemas, roles, comments and
+//! ACLs are still changed in place for everyone (type names resolve in the
+//! value layer's registry, `nestor_types::database_scope`); a table's TEMP
+//! objects are private and never claimed.
 
 use std::collections::HashMap;
+
+use std::sync::Arc;
 
 use nestor_common::{DbError, RelId, SessionId, SqlState, Xid};
 
 use crate::change::Change;
 use crate::defs::Relation;
+use crate::function::FunctionDef;
 use crate::{Namespace, Ns, State};
 
 /// A relation name an in-progress transaction has changed.
@@ -72,7 +82,21 @@ pub(crate) struct Claim {
 /// The claims of one database, by namespace and name.
 pub(crate) type Claims = HashMap<Ns, HashMap<String, Claim>>;
 
+/// A function name an in-progress transaction has changed (created,
+/// replaced or dropped an overload of): every overload of the name as it
+/// was is what other sessions see.
+pub(crate) struct FnClaim {
+    pub owner: SessionId,
+    pub before: Vec<Arc<FunctionDef>>,
+}
+
 impl State {
+    /// Whether some transaction's DDL holds a claim (then lookups differ
+    /// between sessions).
+    pub(crate) fn has_claims(&self) -> bool {
+        !self.claims.is_empty() || !self.fn_claims.is_empty()
+    }
+
     /// The claim on `bare` in `ns` held by a session other than `viewer`
     /// (none for a handle without a session).
     pub(crate) fn foreign_claim(
@@ -184,6 +208,69 @@ impl State {
         Ok(claimed)
     }
 
+    /// The claim on function name `name` held by a session other than
+    /// `viewer`.
+    pub(crate) fn foreign_fn_claim(
+        &self,
+        viewer: Option<SessionId>,
+        name: &str,
+    ) -> Option<&FnClaim> {
+        let viewer = viewer?;
+        let claim = self.fn_claims.get(name)?;
+        (claim.owner != viewer).then_some(claim)
+    }
+
+    /// The overloads named `name` that `viewer` sees.
+    pub(crate) fn visible_functions(
+        &self,
+        viewer: Option<SessionId>,
+        name: &str,
+    ) -> Vec<Arc<FunctionDef>> {
+        match self.foreign_fn_claim(viewer, name) {
+            Some(claim) => claim.before.clone(),
+            None => self.public.functions.get(name).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Every function `viewer` sees: the current ones under names no other
+    /// transaction has claimed, and what the others' claims keep.
+    pub(crate) fn visible_all_functions(&self, viewer: Option<SessionId>) -> Vec<Arc<FunctionDef>> {
+        let mut out: Vec<Arc<FunctionDef>> = Vec::new();
+        for (name, list) in &self.public.functions {
+            if self.foreign_fn_claim(viewer, name).is_none() {
+                out.extend(list.iter().cloned());
+            }
+        }
+        for (name, claim) in &self.fn_claims {
+            if self.foreign_fn_claim(viewer, name).is_some() {
+                out.extend(claim.before.iter().cloned());
+            }
+        }
+        out
+    }
+
+    /// Claim function name `name` for `owner`'s transaction before a
+    /// change to one of its overloads; returns whether the claim is new.
+    /// 40001 if another transaction holds it.
+    pub(crate) fn claim_function(&mut self, owner: SessionId, name: &str) -> Result<bool, DbError> {
+        if let Some(claim) = self.fn_claims.get(name) {
+            if claim.owner != owner {
+                return Err(conflict_fn(name));
+            }
+            return Ok(false);
+        }
+        let before = self.public.functions.get(name).cloned().unwrap_or_default();
+        self.fn_claims
+            .insert(name.to_string(), FnClaim { owner, before });
+        Ok(true)
+    }
+
+    /// Release the claim on function name `name`.
+    pub(crate) fn release_function(&mut self, name: &str) {
+        let gone = self.fn_claims.remove(name);
+        assert!(gone.is_some(), "function claim on {name:?} released twice");
+    }
+
     /// Release claims a change made (its transaction ended, or rolled
     /// back to before it).
     pub(crate) fn release(&mut self, ns: Ns, names: &[String]) {
@@ -248,6 +335,14 @@ pub(crate) fn oid_of(r: &Relation) -> RelId {
         Relation::Sequence(s) => s.oid,
         Relation::View(v) => v.oid,
     }
+}
+
+fn conflict_fn(name: &str) -> DbError {
+    DbError::new(
+        SqlState::SerializationFailure,
+        format!("could not serialize access due to concurrent change of function \"{name}\""),
+    )
+    .with_detail("Another transaction has created, replaced or dropped a function of that name and has not ended yet.")
 }
 
 fn conflict(name: &str) -> DbError {

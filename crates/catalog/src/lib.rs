@@ -240,6 +240,8 @@ pub(crate) struct State {
     /// Relation names in-progress transactions have changed (see
     /// [`claims`]).
     pub claims: claims::Claims,
+    /// Function names in-progress transactions have changed.
+    pub fn_claims: HashMap<String, claims::FnClaim>,
 }
 
 /// One pg_db_role_setting entry's `name=value` pairs, in the order they
@@ -607,7 +609,7 @@ impl Catalog {
             Some(s) if *self.path.read() != [Ns::Public] => Some(s),
             // What this session resolves differs from what others do while
             // some transaction's DDL is in progress (see [`claims`]).
-            Some(s) if !self.state.read().claims.is_empty() => Some(s),
+            Some(s) if self.state.read().has_claims() => Some(s),
             _ => None,
         }
     }
@@ -1169,6 +1171,9 @@ impl Catalog {
     /// The functions and procedures named `name` (every overload).
     pub fn functions(&self, name: &str) -> Vec<Arc<FunctionDef>> {
         let st = self.state.read();
+        if !st.fn_claims.is_empty() {
+            return st.visible_functions(self.session, name);
+        }
         let found = st.public.functions.get(name).cloned().unwrap_or_default();
         found
     }
@@ -1176,6 +1181,9 @@ impl Catalog {
     /// Every function and procedure (pg_proc).
     pub fn all_functions(&self) -> Vec<Arc<FunctionDef>> {
         let st = self.state.read();
+        if !st.fn_claims.is_empty() {
+            return st.visible_all_functions(self.session);
+        }
         let found = st.public.functions.values().flatten().cloned().collect();
         found
     }
@@ -1183,6 +1191,10 @@ impl Catalog {
     /// The function with this OID.
     pub fn function_by_oid(&self, oid: RelId) -> Option<Arc<FunctionDef>> {
         let st = self.state.read();
+        if !st.fn_claims.is_empty() {
+            let all = st.visible_all_functions(self.session);
+            return all.into_iter().find(|f| f.oid == oid);
+        }
         let found = st
             .public
             .functions
@@ -1449,6 +1461,12 @@ impl Catalog {
                 }
                 _ => Vec::new(),
             };
+            let fn_claimed = match (self.session, &change) {
+                (Some(owner), Change::PutFunction(f) | Change::DropFunction(f)) => {
+                    st.claim_function(owner, &f.name)?.then(|| f.name.clone())
+                }
+                _ => None,
+            };
             if let Change::PutTable { def, .. } = &change {
                 st.inheritance |= !def.inherits.is_empty();
             }
@@ -1469,8 +1487,9 @@ impl Catalog {
                 }
                 .encode(),
             });
-            (ns, redo, change.apply(&mut st, ns), claimed)
+            (ns, redo, change.apply(&mut st, ns), (claimed, fn_claimed))
         };
+        let (claimed, fn_claimed) = claimed;
         self.version.fetch_add(1, Ordering::AcqRel);
         let entry = Arc::new(change::CatalogUndo {
             state: target.clone(),
@@ -1480,6 +1499,7 @@ impl Catalog {
             undo,
             redo,
             claimed,
+            fn_claimed,
             _gate: token,
         });
         if let Err(e) = txn.push_undo(DataUndo::Ddl(entry.clone())) {

@@ -531,3 +531,67 @@ fn claims_hide_uncommitted_relation_changes_from_other_sessions() {
     assert_eq!(other.table("u").map(|t| t.oid), Some(t_oid));
     assert_eq!(names(&other), "u");
 }
+
+/// A function replaced or created by a transaction that has not committed
+/// is not seen by other sessions; commit and rollback release the name.
+#[test]
+fn claims_hide_uncommitted_function_changes() {
+    use nestor_catalog::{FunctionDef, Language, Returns, Volatility};
+    let db = Db::new();
+    let other = db.catalog.for_session(SessionId(2));
+    let f = |body: &str, oid: u32| {
+        Arc::new(FunctionDef {
+            oid: nestor_common::RelId(oid),
+            name: "f".into(),
+            procedure: false,
+            args: Vec::new(),
+            returns: Returns::Scalar(DataType::Int4),
+            retset: false,
+            language: Language::Sql,
+            body: body.into(),
+            volatility: Volatility::Volatile,
+            strict: false,
+            compiled: std::sync::OnceLock::new(),
+        })
+    };
+    let mut txn = db.begin();
+    db.apply(&mut txn, Change::PutFunction(f("select 1", 90001)));
+    txn.commit();
+    let mut a = db.begin();
+    db.apply(&mut a, Change::PutFunction(f("select 2", 90001)));
+    assert_eq!(db.catalog.functions("f")[0].body, "select 2");
+    assert_eq!(
+        other.functions("f")[0].body,
+        "select 1",
+        "the committed body"
+    );
+    assert_eq!(
+        other
+            .function_by_oid(nestor_common::RelId(90001))
+            .map(|f| f.body.clone()),
+        Some("select 1".to_string())
+    );
+    let mut b = Transaction::begin(
+        db.mgr.clone(),
+        db.store.clone(),
+        db.mgr.register_slot(),
+        SessionId(2),
+        Isolation::ReadCommitted,
+    );
+    let err = other
+        .apply(
+            &mut b,
+            &db.store,
+            Change::DropFunction(f("select 1", 90001)),
+        )
+        .unwrap_err();
+    assert_eq!(err.sqlstate(), "40001");
+    b.rollback();
+    a.rollback();
+    assert_eq!(other.functions("f")[0].body, "select 1");
+    let mut a = db.begin();
+    db.apply(&mut a, Change::DropFunction(f("select 1", 90001)));
+    assert_eq!(other.all_functions().len(), 1, "still there for others");
+    a.commit();
+    assert!(other.functions("f").is_empty());
+}

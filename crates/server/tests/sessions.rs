@@ -1164,6 +1164,35 @@ async fn uncommitted_index_is_not_seen_by_others() {
     );
 }
 
+/// CREATE OR REPLACE FUNCTION that has not committed changes no other
+/// session's calls, and a new function does not exist for them yet.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uncommitted_function_changes_are_not_seen_by_others() {
+    let tg = Target::new("ddl_function").await;
+    let (a, b) = (tg.session().await, tg.session().await);
+    a.run("CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1'")
+        .await;
+    a.run(
+        "BEGIN; CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 2'; \
+         CREATE FUNCTION g() RETURNS int LANGUAGE sql AS 'SELECT 3'",
+    )
+    .await;
+    assert_eq!(a.int("SELECT f() + g()").await, 5);
+    assert_eq!(b.int("SELECT f()").await, 1);
+    assert_error(
+        &b.try_run("SELECT g()").await,
+        "42883",
+        "function g() does not exist",
+    );
+    assert_eq!(
+        b.int("SELECT count(*) FROM pg_proc WHERE proname IN ('f', 'g')")
+            .await,
+        1
+    );
+    a.run("COMMIT").await;
+    assert_eq!(b.int("SELECT f() + g()").await, 5);
+}
+
 // ---------------------------------------------------------------------------
 // Advisory locks
 
