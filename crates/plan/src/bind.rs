@@ -795,6 +795,9 @@ impl<'e> Binder<'e> {
         arg: &Node,
     ) -> Result<(Expr, DataType), DbError> {
         let (arr, at) = self.bind(arg)?;
+        if at == DataType::Jsonb {
+            return self.bind_jsonb_subscripts(arr, &ind.indirection);
+        }
         let subs = subscripts::bind_list(self, &ind.indirection)?;
         let mut args = Vec::with_capacity(subs.args.len() + 1);
         args.push(arr);
@@ -2189,6 +2192,62 @@ impl<'e> Binder<'e> {
             .coerce(re, rt, r.arg_types[1])
             .map_err(|_| no_operator(op, lt, rt))?;
         Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+    }
+
+    /// `jsonb[s1][s2]...` (PostgreSQL 14's jsonb subscripting, read side):
+    /// `jsonb #> ARRAY[s1, s2, ...]`, each subscript an integer (an array
+    /// element; negative counts from the end) or text (an object key),
+    /// NULL for a path that is not there. Slices and subscripts of other
+    /// types are PostgreSQL's 42804 errors, with its cursor.
+    fn bind_jsonb_subscripts(
+        &mut self,
+        j: Expr,
+        list: &[Node],
+    ) -> Result<(Expr, DataType), DbError> {
+        let mut path = Vec::with_capacity(list.len());
+        for n in list {
+            let Some(NodeEnum::AIndices(ix)) = n.node.as_ref() else {
+                return Err(DbError::unsupported("field selection from jsonb"));
+            };
+            if ix.is_slice {
+                let e = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "jsonb subscript does not support slices",
+                );
+                // At the upper bound, else the lower; `[:]` has no cursor.
+                let bound = ix.uidx.as_deref().or(ix.lidx.as_deref());
+                return Err(match bound.and_then(|x| node(x).ok()) {
+                    Some(b) => err_at(e, self.text, expr_location(b)),
+                    None => e.unpositioned(),
+                });
+            }
+            let s = req(&ix.uidx)?;
+            let at = node(s).map_or(-1, expr_location);
+            let (e, t) = self.bind(s)?;
+            let text = match t {
+                DataType::Unknown => self.coerce(e, t, DataType::Text)?,
+                t if t.is_integer() => Expr::Cast(Box::new(e), DataType::Text),
+                t if t.is_string() => self.coerce(e, t, DataType::Text)?,
+                t => {
+                    let e = DbError::new(
+                        SqlState::DatatypeMismatch,
+                        format!("subscript type {} is not supported", t.name()),
+                    )
+                    .with_hint("jsonb subscript must be coercible to either integer or text.");
+                    return Err(err_at(e, self.text, at));
+                }
+            };
+            path.push(text);
+        }
+        let path_ty = DataType::Text.array_of().expect("text[]");
+        let path = Expr::Func(
+            Func::ArrayCtor {
+                elem: DataType::Text,
+                nested: false,
+            },
+            path,
+        );
+        self.bind_jsonb_op("#>", j, DataType::Jsonb, path, path_ty)
     }
 
     /// A json operator (`->`, `->>`, `#>`, `#>>`): the json_* function

@@ -233,6 +233,7 @@ regress!(
     updatable_views,
     insert_target_list,
     jsonb_ops,
+    jsonb_subscript,
     window,
     interval_ops,
     comments,
