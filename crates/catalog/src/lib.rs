@@ -1037,23 +1037,21 @@ impl Catalog {
             .filter(|v| v.depends_on.contains(&oid))
             .cloned()
             .collect();
+        if st.claims.is_empty() {
+            return out;
+        }
         // Views another transaction dropped and may still keep (see
         // [`Catalog::claimed_away`]).
-        let present = |o: RelId| {
-            st.all(self.session)
-                .any(|(_, n)| n.views.values().any(|v| v.oid == o))
-        };
-        let away: Vec<Arc<ViewDef>> = st
-            .all(self.session)
-            .flat_map(|(ns, _)| st.foreign_befores(self.session, ns))
-            .filter_map(|r| match r {
-                Relation::View(v) if v.depends_on.contains(&oid) && !present(v.oid) => {
-                    Some(v.clone())
-                }
+        let away = self.claimed_away_of(
+            &st,
+            |n| &n.views,
+            |r| match r {
+                Relation::View(v) => Some(v),
                 _ => None,
-            })
-            .collect();
-        out.extend(away);
+            },
+            |v| v.oid,
+        );
+        out.extend(away.into_iter().filter(|v| v.depends_on.contains(&oid)));
         out
     }
 
@@ -1289,20 +1287,37 @@ impl Catalog {
     /// a read of a parent goes through the lock of every child that may
     /// be there (see [`claims`]).
     fn claimed_away(&self, st: &State) -> Vec<Arc<TableDef>> {
+        self.claimed_away_of(
+            st,
+            |n| &n.tables,
+            |r| match r {
+                Relation::Table(t) => Some(t),
+                _ => None,
+            },
+            |t| t.oid,
+        )
+    }
+
+    /// [`Catalog::claimed_away`] for the entries of one kind (the map
+    /// `map` picks, the relations `kind` accepts, `id` their OIDs).
+    fn claimed_away_of<T: Clone>(
+        &self,
+        st: &State,
+        map: impl Fn(&Namespace) -> &BTreeMap<String, T>,
+        kind: impl Fn(&Relation) -> Option<&T>,
+        id: impl Fn(&T) -> RelId,
+    ) -> Vec<T> {
         let session = self.session;
         let present = |oid: RelId| {
             st.all(session)
-                .any(|(_, n)| n.tables.values().any(|t| t.oid == oid))
+                .any(|(_, n)| map(n).values().any(|v| id(v) == oid))
         };
-        let found = st
-            .all(session)
+        st.all(session)
             .flat_map(|(ns, _)| st.foreign_befores(session, ns))
-            .filter_map(|r| match r {
-                Relation::Table(t) if !present(t.oid) => Some(t.clone()),
-                _ => None,
-            })
-            .collect();
-        found
+            .filter_map(&kind)
+            .filter(|v| !present(id(v)))
+            .cloned()
+            .collect()
     }
 
     /// The tables that inherit directly from table `parent`, in OID order

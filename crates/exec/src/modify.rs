@@ -282,7 +282,7 @@ pub(crate) fn exec_insert(
     // statement's rows are all written (crate::foreign_keys).
     let mut fk_rows: Option<Vec<(RowId, Row)>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
     for vals in sources {
-        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
             check_row(&p.table, &p.checks, &row, ev)?;
             check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
@@ -291,12 +291,9 @@ pub(crate) fn exec_insert(
             }
             continue;
         };
-        if t.has_before_row() {
-            match t.before_row(None, Some(t.live(&row)), ev)? {
-                Some(r) => row = t.full(r),
-                None => continue,
-            }
-        }
+        let Some(row) = t.before_insert(row, ev)? else {
+            continue;
+        };
         check_row(&p.table, &p.checks, &row, ev)?;
         check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
         let written = t.live(&row);
@@ -475,16 +472,21 @@ pub(crate) fn insert_routed(
     let leaf = &r.leaves[i];
     let row = leaf.row(row);
     check_row(&leaf.table, &leaf.checks, &row, ev)?;
-    let rid = leaf
-        .table
+    let rid = store_row(&leaf.table, &row, ev)?;
+    Ok((i, rid, row))
+}
+
+/// Write a new row into `table`'s storage and count it for pg_stat.
+fn store_row(table: &TableDef, row: &Row, ev: &mut Ev) -> Result<RowId, DbError> {
+    let rid = table
         .storage
-        .insert(ev.ctx.txn, &row, &ev.ctx.wait)
+        .insert(ev.ctx.txn, row, &ev.ctx.wait)
         .map_err(|e| storage_err(e, &ev.ctx.eval))?;
     ev.ctx
         .db
         .stats
-        .count(leaf.table.oid.0, crate::stats::Counter::Inserted, 1);
-    Ok((i, rid, row))
+        .count(table.oid.0, crate::stats::Counter::Inserted, 1);
+    Ok(rid)
 }
 
 /// Insert one row with ON CONFLICT handling; returns whether a row was
@@ -497,15 +499,7 @@ fn insert_one(
     fk_rows: &mut Option<Vec<(RowId, Row)>>,
 ) -> Result<bool, DbError> {
     let Some(conflict) = &p.conflict else {
-        let rid = p
-            .table
-            .storage
-            .insert(ev.ctx.txn, &row, &ev.ctx.wait)
-            .map_err(|e| storage_err(e, &ev.ctx.eval))?;
-        ev.ctx
-            .db
-            .stats
-            .count(p.table.oid.0, crate::stats::Counter::Inserted, 1);
+        let rid = store_row(&p.table, &row, ev)?;
         if let Some(rows) = fk_rows {
             rows.push((rid, row.clone()));
         }
@@ -1098,25 +1092,18 @@ pub fn copy_insert(
     for (i, mut vals) in rows.into_iter().enumerate() {
         // On an error, the index of the row that failed (its input line).
         *done = i as u64;
-        assert_eq!(vals.len(), target.types.len(), "COPY row width");
-        for (v, ty) in vals.iter_mut().zip(&target.types) {
-            *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
-        }
+        cast_copy_row(target, &mut vals, &ev)?;
         let mut row = if whole {
             vals
         } else {
             build_row(t, &target.columns, &target.defaults, vals, &mut ev)?
         };
-        if let Some(f) = &target.filter {
-            let mut padded = row.clone();
-            padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
-            if !f.test(&padded, &mut ev)? {
-                continue;
-            }
+        if !copy_where(target, &row, &mut ev)? {
+            continue;
         }
-        if let Some(f) = trig.as_ref().filter(|f| f.has_before_row()) {
-            match f.before_row(None, Some(f.live(&row)), &mut ev)? {
-                Some(r) => row = f.full(r),
+        if let Some(f) = &trig {
+            match f.before_insert(row, &mut ev)? {
+                Some(r) => row = r,
                 None => continue,
             }
         }
@@ -1150,6 +1137,27 @@ pub fn copy_insert(
     Ok(n)
 }
 
+/// A parsed COPY row's values in place, cast to the data columns' types.
+fn cast_copy_row(target: &CopyTarget, vals: &mut [Value], ev: &Ev) -> Result<(), DbError> {
+    assert_eq!(vals.len(), target.types.len(), "COPY row width");
+    for (v, ty) in vals.iter_mut().zip(&target.types) {
+        *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
+    }
+    Ok(())
+}
+
+/// Whether COPY FROM's WHERE (if any) holds for a table row: it is bound
+/// over the row and then the system columns, which a row not yet written
+/// does not have (NULL).
+fn copy_where(target: &CopyTarget, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+    let Some(f) = &target.filter else {
+        return Ok(true);
+    };
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    f.test(&padded, ev)
+}
+
 /// COPY FROM into a partitioned table: each row routed to its leaf (the
 /// leaves locked as the table is).
 fn copy_routed(
@@ -1181,17 +1189,10 @@ fn copy_routed(
     for (i, mut vals) in rows.into_iter().enumerate() {
         // On an error, the index of the row that failed (its input line).
         *done = i as u64;
-        assert_eq!(vals.len(), target.types.len(), "COPY row width");
-        for (v, ty) in vals.iter_mut().zip(&target.types) {
-            *v = valops::cast(std::mem::replace(v, Value::Null), *ty, false, &ev.ctx.eval)?;
-        }
+        cast_copy_row(target, &mut vals, &ev)?;
         let row = build_row(t, &target.columns, &target.defaults, vals, &mut ev)?;
-        if let Some(f) = &target.filter {
-            let mut padded = row.clone();
-            padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
-            if !f.test(&padded, &mut ev)? {
-                continue;
-            }
+        if !copy_where(target, &row, &mut ev)? {
+            continue;
         }
         let (leaf, rid, row) = insert_routed(r, row, &mut ev)?;
         if !r.leaves[leaf].table.foreign_keys.is_empty() {

@@ -2329,23 +2329,7 @@ pub fn quote_literal(s: &str) -> String {
     }
 }
 
-/// `quote_ident`: double quotes unless the name is a plain lower-case
-/// identifier that is not a keyword.
-pub fn quote_ident(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
-        && !nestor_parser::is_reserved_keyword(name);
-    if plain {
-        return name.to_string();
-    }
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
+pub use nestor_plan::pg_catalog::quote_ident;
 
 fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
     format!(

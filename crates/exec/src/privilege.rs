@@ -119,6 +119,23 @@ pub fn require_owner(
     ))
 }
 
+/// 42501 "must be owner of type t" unless the current role has the
+/// privileges of `owner`, a type's owner as its definition keeps it
+/// (enums, domains, composite types).
+pub fn require_type_owner(ctx: &StatementCtx, owner: u32, name: &str) -> Result<(), DbError> {
+    if ctx.role.superuser
+        || ctx
+            .catalog
+            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(owner))
+    {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::InsufficientPrivilege,
+        format!("must be owner of type {name}"),
+    ))
+}
+
 /// A sequence function's check: nextval needs USAGE or UPDATE, currval
 /// SELECT or USAGE, setval UPDATE (`any` is the set of which one is enough).
 pub fn require_sequence(ctx: &StatementCtx, oid: u32, name: &str, any: u16) -> Result<(), DbError> {

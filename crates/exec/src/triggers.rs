@@ -190,6 +190,22 @@ impl<'t> Firing<'t> {
         row
     }
 
+    /// A table row about to be inserted, through the BEFORE ROW INSERT
+    /// triggers (if any): the row to write, or None when one returned NULL
+    /// (the row is skipped).
+    pub(crate) fn before_insert(
+        &self,
+        row: Vec<Value>,
+        ev: &mut Ev,
+    ) -> Result<Option<Vec<Value>>, DbError> {
+        if !self.has_before_row() {
+            return Ok(Some(row));
+        }
+        Ok(self
+            .before_row(None, Some(self.live(&row)), ev)?
+            .map(|r| self.full(r)))
+    }
+
     pub(crate) fn before_statement(&self, ev: &mut Ev) -> Result<(), DbError> {
         self.fire_statement(TriggerTiming::Before, ev)
     }

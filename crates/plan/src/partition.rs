@@ -41,6 +41,7 @@ use nestor_common::{DbError, RelId, SqlState};
 use nestor_types::{EvalCtx, Value};
 
 use crate::ir::BoundCheck;
+use crate::pg_catalog::quote_ident;
 use crate::valops;
 
 /// One level of a partition constraint: the parent's key columns (as
@@ -445,21 +446,4 @@ pub fn eq_consts(conj: &[crate::ir::Expr], lo: usize, n: usize) -> Vec<(usize, V
             }
         })
         .collect()
-}
-
-/// An identifier as quote_identifier prints it.
-pub fn quote_ident(name: &str) -> String {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
-        && !nestor_parser::is_reserved_keyword(name);
-    if plain {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
 }

@@ -82,17 +82,7 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
 
 /// 42501 unless the current role owns the type.
 fn require_owner(ctx: &StatementCtx, def: &CompositeDef) -> Result<(), DbError> {
-    if ctx.role.superuser
-        || ctx
-            .catalog
-            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(def.owner))
-    {
-        return Ok(());
-    }
-    Err(DbError::new(
-        SqlState::InsufficientPrivilege,
-        format!("must be owner of type {}", def.name),
-    ))
+    crate::privilege::require_type_owner(ctx, def.owner, &def.name)
 }
 
 fn put(ctx: &mut StatementCtx, def: CompositeDef) -> Result<(), DbError> {

@@ -62,20 +62,9 @@ fn existing(ctx: &StatementCtx, name: &str) -> Result<Arc<DomainDef>, DbError> {
     Err(undefined_type(name))
 }
 
-/// 42501 unless the current role owns the domain (or is a member of its
-/// owner, or a superuser).
+/// 42501 unless the current role owns the type.
 fn require_owner(ctx: &StatementCtx, def: &DomainDef) -> Result<(), DbError> {
-    if ctx.role.superuser
-        || ctx
-            .catalog
-            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(def.owner))
-    {
-        return Ok(());
-    }
-    Err(DbError::new(
-        SqlState::InsufficientPrivilege,
-        format!("must be owner of type {}", def.name),
-    ))
+    crate::privilege::require_type_owner(ctx, def.owner, &def.name)
 }
 
 /// The domain `name` for a change by its owner.

@@ -276,15 +276,9 @@ fn bound_value(
 /// MINVALUE / MAXVALUE in a range bound (column references by those
 /// names, as the grammar leaves them).
 fn infinite(n: &pb::Node) -> Option<RangeDatum> {
-    let NodeEnum::ColumnRef(cr) = n.node.as_ref()? else {
-        return None;
-    };
-    let [f] = cr.fields.as_slice() else {
-        return None;
-    };
-    match f.node.as_ref()? {
-        NodeEnum::String(s) if s.sval == "minvalue" => Some(RangeDatum::MinValue),
-        NodeEnum::String(s) if s.sval == "maxvalue" => Some(RangeDatum::MaxValue),
+    match plain_column(n)?.as_str() {
+        "minvalue" => Some(RangeDatum::MinValue),
+        "maxvalue" => Some(RangeDatum::MaxValue),
         _ => None,
     }
 }
