@@ -211,6 +211,8 @@ impl FunctionDef {
                         .collect(),
                 )
             }
+            // A named composite type (CREATE TYPE ... AS): its fields.
+            Returns::Scalar(DataType::Record(rt)) if rt.oid != 0 => Some(rt.fields.clone()),
             _ => None,
         })
     }

@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     array_assign,
+    rows_from,
     tz_abbrevs,
     unistr,
     moments,

@@ -505,10 +505,33 @@ fn nested_loop(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    run(left, ev, param, &mut |ev, lrow| {
+    // A function in FROM runs once however many left rows there are
+    // (PostgreSQL materialises a FunctionScan): a volatile one must not
+    // give each left row different rows. Its arguments do not refer to
+    // the left side (that is a LateralFn).
+    let mut held = 0;
+    let once = match right {
+        Plan::FunctionScan { .. } => {
+            let mut rows = Vec::new();
+            let r = run(right, ev, param, &mut |ev, r| {
+                let bytes = entry_bytes(&r);
+                ev.mem.charge(bytes, "function result")?;
+                held += bytes;
+                rows.push(r);
+                Ok(true)
+            });
+            if let Err(e) = r {
+                ev.mem.release(held);
+                return Err(e);
+            }
+            Some(rows)
+        }
+        _ => None,
+    };
+    let r = run(left, ev, param, &mut |ev, lrow| {
         let mut matched = false;
         let mut go = true;
-        run(right, ev, &lrow, &mut |ev, rrow| {
+        let mut inner = |ev: &mut Ev, rrow: Row| {
             debug_assert_eq!(rrow.len(), right_width, "inner row width");
             let mut row = Vec::with_capacity(lrow.len() + rrow.len());
             row.extend(lrow.iter().cloned());
@@ -521,7 +544,19 @@ fn nested_loop(
             matched = true;
             go = emit(ev, row)?;
             Ok(go)
-        })?;
+        };
+        match &once {
+            Some(rows) => {
+                for r in rows {
+                    if !inner(ev, r.clone())? {
+                        break;
+                    }
+                }
+            }
+            None => {
+                run(right, ev, &lrow, &mut inner)?;
+            }
+        }
         if !go {
             return Ok(false);
         }
@@ -531,7 +566,9 @@ fn nested_loop(
             return emit(ev, row);
         }
         Ok(true)
-    })
+    });
+    ev.mem.release(held);
+    r
 }
 
 fn run_sort(

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use nestor_catalog::{IndexDef, TableDef};
 use nestor_common::{DbError, SqlState};
-use nestor_plan::ir::{Expr, IndexKeys, LateCols, TableFunc};
+use nestor_plan::ir::{Expr, IndexKeys, LateCols, RowsFromItem, TableFunc};
 use nestor_plan::sysviews::View;
 use nestor_plan::valops;
 use nestor_storage::Tuple;
@@ -31,6 +31,7 @@ use nestor_plan::ir::SYS_COLS;
 use super::eval::Eval;
 use super::{finish_row, poll, scan_row, Emit, EmitRef, Row};
 use crate::context::Ev;
+use crate::workmem::entry_bytes;
 
 /// Emit `row` if it passes `filter`; false when the consumer wants no
 /// more rows.
@@ -517,18 +518,41 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
-        TableFunc::User(f) => {
+        TableFunc::RowsFrom(items) => rows_from(items, args, ev, param, emit),
+        TableFunc::User(f, shape) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {
                 vals.push(a.eval(param, ev)?);
             }
-            let width = f.0.result_columns(ev.ctx.catalog)?.map_or(1, |c| c.len());
+            let columns = match shape {
+                Some(types) => Some(types.len()),
+                None => f.0.result_columns(ev.ctx.catalog)?.map(|c| c.len()),
+            };
+            let row_result = columns.is_some();
+            let width = columns.unwrap_or(1);
             let rows = match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
                 crate::context::Outcome::Rows(rows) => rows,
+                // A function returning one record: its fields are the
+                // columns (none, a row of NULLs, as in PostgreSQL).
+                crate::context::Outcome::Value(Value::Record(fields)) if row_result => {
+                    vec![fields.to_vec()]
+                }
+                crate::context::Outcome::Value(Value::Null) if row_result => {
+                    vec![vec![Value::Null; width]]
+                }
                 crate::context::Outcome::Value(v) => vec![vec![v]],
             };
             let mut n = 0;
-            for row in rows {
+            for mut row in rows {
+                // RETURN NEXT of a composite value: its fields are the row.
+                if row_result && width != 1 {
+                    if let [Value::Record(fields)] = row.as_slice() {
+                        row = fields.to_vec();
+                    }
+                }
+                if let Some(types) = shape {
+                    fit_record_row(&f.0, &mut row, types, &ev.ctx.eval)?;
+                }
                 // The function's rows were fitted to its result type; the
                 // plan was made for the same columns (a schema change
                 // re-plans).
@@ -547,4 +571,147 @@ pub(super) fn run_function(
             Ok(true)
         }
     }
+}
+
+/// A row of a function returning record, checked against the column
+/// definition list of its call: as many columns, each of the listed type
+/// or one that widens to it implicitly (int4 into int8, varchar into
+/// text), with the messages PostgreSQL gives for SQL and PL/pgSQL
+/// functions.
+fn fit_record_row(
+    def: &nestor_catalog::FunctionDef,
+    row: &mut [Value],
+    types: &[DataType],
+    ec: &nestor_types::EvalCtx,
+) -> Result<(), DbError> {
+    let sql = matches!(def.language, nestor_catalog::Language::Sql);
+    let mismatch = |detail: String| {
+        let (state, msg) = if sql {
+            (
+                SqlState::InvalidFunctionDefinition,
+                "return type mismatch in function declared to return record",
+            )
+        } else {
+            (
+                SqlState::DatatypeMismatch,
+                "wrong record type supplied in RETURN NEXT",
+            )
+        };
+        let e = DbError::new(state, msg).with_detail(detail);
+        if sql {
+            e.with_context(format!("SQL function \"{}\" during startup", def.name))
+        } else {
+            e
+        }
+    };
+    if row.len() != types.len() {
+        return Err(mismatch(if sql {
+            let n = if row.len() > types.len() {
+                "many"
+            } else {
+                "few"
+            };
+            format!("Final statement returns too {n} columns.")
+        } else {
+            format!(
+                "Number of returned columns ({}) does not match expected column count ({}).",
+                row.len(),
+                types.len()
+            )
+        }));
+    }
+    for (i, (v, &want)) in row.iter_mut().zip(types).enumerate() {
+        let have = v.data_type();
+        if v.is_null() || have.base() == want.base() {
+            continue;
+        }
+        let widens =
+            (have.is_numeric() && want.is_numeric()) || (have.is_string() && want.is_string());
+        if sql && widens {
+            *v = valops::cast(std::mem::replace(v, Value::Null), want, false, ec)?;
+            continue;
+        }
+        return Err(mismatch(if sql {
+            format!(
+                "Final statement returns {} instead of {} at column {}.",
+                have.name(),
+                want.name(),
+                i + 1
+            )
+        } else {
+            format!(
+                "Returned type {} does not match expected type {} in column {}.",
+                have.name(),
+                want.name(),
+                i + 1
+            )
+        }));
+    }
+    Ok(())
+}
+
+/// ROWS FROM: each function's rows in full (PostgreSQL materialises them
+/// too), then row i of every function side by side, NULLs for a function
+/// that has fewer rows.
+fn rows_from(
+    items: &[RowsFromItem],
+    args: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut held = 0;
+    let out = rows_from_held(items, args, ev, param, emit, &mut held);
+    ev.mem.release(held);
+    out
+}
+
+/// [`rows_from`], counting the working memory it charges in `held`.
+fn rows_from_held(
+    items: &[RowsFromItem],
+    args: &[Expr],
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+    held: &mut usize,
+) -> Result<bool, DbError> {
+    let mut results: Vec<Vec<Row>> = Vec::with_capacity(items.len());
+    let mut at = 0;
+    for item in items {
+        let mut rows = Vec::new();
+        run_function(
+            &item.func,
+            &args[at..at + item.nargs],
+            ev,
+            param,
+            &mut |ev, row| {
+                assert_eq!(row.len(), item.width, "a ROWS FROM item's row width");
+                let bytes = entry_bytes(&row);
+                ev.mem.charge(bytes, "ROWS FROM result")?;
+                *held += bytes;
+                rows.push(row);
+                Ok(true)
+            },
+        )?;
+        at += item.nargs;
+        results.push(rows);
+    }
+    assert_eq!(at, args.len(), "ROWS FROM items use every argument");
+    let n = results.iter().map(Vec::len).max().unwrap_or(0);
+    let width = items.iter().map(|i| i.width).sum();
+    let mut polled = 0;
+    for i in 0..n {
+        poll(ev, &mut polled)?;
+        let mut row = Vec::with_capacity(width);
+        for (item, rows) in items.iter().zip(&mut results) {
+            match rows.get_mut(i) {
+                Some(r) => row.append(r),
+                None => row.extend(std::iter::repeat(Value::Null).take(item.width)),
+            }
+        }
+        if !emit(ev, row)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -534,6 +534,19 @@ fn sql_function(
                 last.into_iter().take(1).collect()
             }))
         }
+        // A named composite type: the first row as one value (or the
+        // row's one column when it already is that record).
+        (Returns::Scalar(t @ DataType::Record(rt)), false)
+            if rt.oid != 0 && last.first().is_some_and(|r| r.len() != 1) =>
+        {
+            let row = last.into_iter().next().expect("a first row");
+            Ok(Outcome::Value(nestor_plan::valops::cast(
+                Value::Record(row.into()),
+                *t,
+                false,
+                &ctx.eval,
+            )?))
+        }
         (Returns::Scalar(t), false) => {
             let v = last
                 .into_iter()
@@ -547,6 +560,12 @@ fn sql_function(
                 v, *t, false, &ctx.eval,
             )?))
         }
+        // One anonymous record: the first row, NULL without one.
+        (Returns::Record, false) => Ok(Outcome::Value(
+            last.into_iter()
+                .next()
+                .map_or(Value::Null, |r| Value::Record(r.into())),
+        )),
         _ => Ok(Outcome::Value(Value::Null)),
     }
 }

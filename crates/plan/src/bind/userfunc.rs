@@ -306,7 +306,9 @@ pub(crate) fn bind_call(
 }
 
 /// A user function in FROM: its definition, bound arguments and result
-/// columns (name, type). Ok(None) when no user function has that name.
+/// columns (name, type; none for a function returning record, whose
+/// columns the caller's column definition list gives). Ok(None) when no
+/// user function has that name.
 #[allow(clippy::type_complexity)]
 pub(crate) fn bind_from(
     b: &mut Binder,
@@ -318,6 +320,7 @@ pub(crate) fn bind_from(
         return Ok(None);
     };
     let cols = match &def.returns {
+        Returns::Scalar(DataType::Record(rt)) if rt.oid != 0 => rt.fields.clone(),
         Returns::Scalar(t) => {
             // The column is named after the single output argument, else
             // after the function.
@@ -333,11 +336,8 @@ pub(crate) fn bind_from(
             .result_columns(b.catalog)?
             .expect("a row result has columns"),
         Returns::Trigger => return Err(trigger_called(&def)),
-        Returns::Record => {
-            return Err(DbError::unsupported(
-                "a function returning record without a column definition list",
-            ))
-        }
+        // Its columns come from the call's column definition list.
+        Returns::Record => Vec::new(),
     };
     Ok(Some((def, args, cols)))
 }

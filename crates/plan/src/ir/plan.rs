@@ -91,8 +91,22 @@ pub enum TableFunc {
     /// functions over values.
     Set(nestor_types::set_fns::SetFn),
     /// A user-defined set-returning (or row-returning) function; its
-    /// result columns are the plan's.
-    User(super::UserFn),
+    /// result columns are the plan's. A function returning record has the
+    /// column types its call's column definition list gives.
+    User(super::UserFn, Option<Vec<DataType>>),
+    /// ROWS FROM (f(...), g(...), ...): the functions' rows side by side,
+    /// the shorter results padded with NULLs. The scan's arguments are the
+    /// items' arguments one after another.
+    RowsFrom(Vec<RowsFromItem>),
+}
+
+/// One function of a ROWS FROM: how many of the scan's arguments are its
+/// own, and how many columns its rows have.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowsFromItem {
+    pub func: TableFunc,
+    pub nargs: usize,
+    pub width: usize,
 }
 
 /// A sequential scan's two decoding steps (`select::narrow`): the columns

@@ -103,16 +103,34 @@ pub(crate) fn plan_from_item(
     offset: &mut usize,
     scope: &mut Scope,
 ) -> Result<From, DbError> {
-    match node(n)? {
-        NodeEnum::RangeVar(rv) => plan_range_var(b, rv, offset, scope),
-        NodeEnum::JoinExpr(j) => plan_join(b, j, offset, scope),
-        NodeEnum::RangeSubselect(rs) => plan_subselect(b, rs, offset, scope),
-        NodeEnum::RangeFunction(rf) => plan_range_function(b, rf, offset, scope),
-        other => Err(DbError::unsupported(format!(
-            "FROM item {}",
-            bind::node_kind(other)
-        ))),
+    let before = scope.cols.len();
+    let (item, alias) = match node(n)? {
+        NodeEnum::RangeVar(rv) => (plan_range_var(b, rv, offset, scope)?, &rv.alias),
+        NodeEnum::JoinExpr(j) => return plan_join(b, j, offset, scope),
+        NodeEnum::RangeSubselect(rs) => (plan_subselect(b, rs, offset, scope)?, &rs.alias),
+        NodeEnum::RangeFunction(rf) => (plan_range_function(b, rf, offset, scope)?, &rf.alias),
+        other => {
+            return Err(DbError::unsupported(format!(
+                "FROM item {}",
+                bind::node_kind(other)
+            )))
+        }
+    };
+    if let Some(a) = alias {
+        // More column aliases than columns (PostgreSQL's buildRelationAliases).
+        let available = scope.cols[before..].iter().filter(|c| !c.hidden).count();
+        if a.colnames.len() > available {
+            return Err(DbError::new(
+                SqlState::InvalidColumnReference,
+                format!(
+                    "table \"{}\" has {available} columns available but {} columns specified",
+                    a.aliasname,
+                    a.colnames.len()
+                ),
+            ));
+        }
     }
+    Ok(item)
 }
 
 /// A subquery in FROM. A LATERAL one sees the columns the level's scope
@@ -865,6 +883,19 @@ fn populate_fn(
     })
 }
 
+const NOT_RECORD: &str =
+    "a column definition list is only allowed for functions returning \"record\"";
+
+/// A column definition list where the function's result needs none
+/// (42601, at the list as PostgreSQL points).
+fn coldeflist_error(b: &Binder, rf: &pb::RangeFunction, msg: &str) -> DbError {
+    let at = match rf.coldeflist.first().and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::ColumnDef(d)) => d.location,
+        _ => -1,
+    };
+    bind::err_at(DbError::new(SqlState::SyntaxError, msg), b.text, at)
+}
+
 /// The fields of a column definition list (`AS x(a int, b text)`).
 fn column_defs(coldeflist: &[pb::Node]) -> Result<Vec<(String, DataType)>, DbError> {
     let mut fields = Vec::with_capacity(coldeflist.len());
@@ -916,6 +947,118 @@ fn check_row_matches(
     Ok(())
 }
 
+/// ROWS FROM (f(...) [AS (coldefs)], g(...), ...) [WITH ORDINALITY]: each
+/// function is planned as if it stood alone in FROM (so each takes what a
+/// lone function takes: a column definition list, multi-array unnest),
+/// then one scan runs them all and puts their rows side by side
+/// (`TableFunc::RowsFrom`).
+fn plan_rows_from(
+    b: &mut Binder,
+    rf: &pb::RangeFunction,
+    offset: &mut usize,
+    scope: &mut Scope,
+) -> Result<From, DbError> {
+    if !rf.coldeflist.is_empty() && rf.functions.len() != 1 {
+        // PostgreSQL's transformRangeFunction.
+        let at = match rf.coldeflist[0].node.as_ref() {
+            Some(NodeEnum::ColumnDef(d)) => d.location,
+            _ => -1,
+        };
+        let e = DbError::new(
+            SqlState::SyntaxError,
+            "ROWS FROM() with multiple functions cannot have a column definition list",
+        )
+        .with_hint("Put a separate column definition list for each function inside ROWS FROM().");
+        return Err(bind::err_at(e, b.text, at));
+    }
+    let mut items = Vec::with_capacity(rf.functions.len());
+    let mut args = Vec::new();
+    let mut cols: Vec<OutCol> = Vec::new();
+    let mut first_name = String::new();
+    for f in &rf.functions {
+        let NodeEnum::List(l) = node(f)? else {
+            return Err(DbError::internal("RangeFunction item is not a list"));
+        };
+        // A lone function's list may also follow ROWS FROM (...).
+        let coldeflist = match l.items.get(1).and_then(|n| n.node.as_ref()) {
+            Some(NodeEnum::List(defs)) => defs.items.clone(),
+            _ => rf.coldeflist.clone(),
+        };
+        let lone = pb::RangeFunction {
+            lateral: rf.lateral,
+            ordinality: false,
+            is_rowsfrom: false,
+            functions: vec![pb::Node {
+                node: Some(NodeEnum::List(pb::List {
+                    items: l.items.iter().take(1).cloned().collect(),
+                })),
+            }],
+            alias: None,
+            coldeflist,
+        };
+        // Planned against a copy of the level's scope, so its arguments
+        // see the items before this ROWS FROM and its columns land where
+        // this item's columns start.
+        let mut item_scope = scope.clone();
+        let mut item_offset = *offset;
+        let item = plan_range_function(b, &lone, &mut item_offset, &mut item_scope)?;
+        let (func, item_args) = match item {
+            From::Other {
+                plan: Plan::FunctionScan { func, args, .. },
+                ..
+            }
+            | From::LateralFn { func, args, .. } => (func, args),
+            _ => return Err(DbError::unsupported("this function in ROWS FROM")),
+        };
+        let item_cols: Vec<OutCol> = item_scope.cols[*offset..]
+            .iter()
+            .map(|c| OutCol {
+                name: c.name.clone(),
+                ty: c.ty,
+                table_oid: 0,
+                column_id: 0,
+            })
+            .collect();
+        if first_name.is_empty() {
+            first_name = item_cols
+                .first()
+                .map(|c| c.name.clone())
+                .unwrap_or_default();
+        }
+        items.push(RowsFromItem {
+            func,
+            nargs: item_args.len(),
+            width: item_cols.len(),
+        });
+        args.extend(item_args);
+        cols.extend(item_cols);
+    }
+    let colnames = rf
+        .alias
+        .as_ref()
+        .map(|a| bind::names(&a.colnames))
+        .unwrap_or_default();
+    for (c, n) in cols.iter_mut().zip(&colnames) {
+        c.name = n.clone();
+    }
+    // Without an alias the item is named after its first function, as in
+    // PostgreSQL.
+    let alias = rf
+        .alias
+        .as_ref()
+        .map(|a| a.aliasname.clone())
+        .unwrap_or(first_name);
+    let plan = function_scan(
+        TableFunc::RowsFrom(items),
+        args,
+        &alias,
+        &mut cols,
+        rf.ordinality,
+        &colnames,
+    );
+    Ok(function_leaf(plan, &alias, cols, offset, scope))
+}
+
 pub(super) fn plan_range_function(
     b: &mut Binder,
     rf: &pb::RangeFunction,
@@ -924,7 +1067,7 @@ pub(super) fn plan_range_function(
 ) -> Result<From, DbError> {
     // LATERAL changes nothing: a function may refer to earlier items anyway.
     if rf.is_rowsfrom || rf.functions.len() != 1 {
-        return Err(DbError::unsupported("this form of function in FROM"));
+        return plan_rows_from(b, rf, offset, scope);
     }
     let NodeEnum::List(l) = node(&rf.functions[0])? else {
         return Err(DbError::internal("RangeFunction item is not a list"));
@@ -962,6 +1105,9 @@ pub(super) fn plan_range_function(
             | "pg_options_to_table"
             | "jsonb_path_query"
     );
+    if builtin && !rf.coldeflist.is_empty() {
+        return Err(coldeflist_error(b, rf, NOT_RECORD));
+    }
     if fname == "unnest" && fc.args.len() > 1 {
         // unnest(a, b, ...): one column per array, side by side, the
         // shorter ones padded with NULL (Django's bulk_create sends this).
@@ -1042,6 +1188,14 @@ pub(super) fn plan_range_function(
             (None, None) => return Err(DbError::internal("no set-returning function")),
         };
         let (params, out) = set_fn.bind(&types)?;
+        if populate.is_none() && !rf.coldeflist.is_empty() {
+            let msg = if out.len() > 1 {
+                "a column definition list is redundant for a function with OUT parameters"
+            } else {
+                NOT_RECORD
+            };
+            return Err(coldeflist_error(b, rf, msg));
+        }
         let mut coerced = Vec::with_capacity(args.len());
         for ((e, from), want) in args.into_iter().zip(&types).zip(params) {
             coerced.push(b.coerce(e, *from, want)?);
@@ -1088,6 +1242,34 @@ pub(super) fn plan_range_function(
     }
     if !builtin {
         if let Some((def, args, out)) = crate::bind::userfunc::bind_from(b, &fname, fc)? {
+            let record = matches!(def.returns, nestor_catalog::Returns::Record);
+            let out = match (record, rf.coldeflist.is_empty()) {
+                (true, true) => {
+                    let e = DbError::new(
+                        SqlState::SyntaxError,
+                        "a column definition list is required for functions returning \"record\"",
+                    );
+                    return Err(bind::err_at(e, b.text, fc.location));
+                }
+                (true, false) => column_defs(&rf.coldeflist)?,
+                (false, true) => out,
+                (false, false) => {
+                    let msg = match def.returns {
+                        nestor_catalog::Returns::Row(_) => {
+                            "a column definition list is redundant for a function with OUT parameters"
+                        }
+                        nestor_catalog::Returns::RowType(_) => {
+                            "a column definition list is redundant for a function returning a named composite type"
+                        }
+                        nestor_catalog::Returns::Scalar(DataType::Record(rt)) if rt.oid != 0 => {
+                            "a column definition list is redundant for a function returning a named composite type"
+                        }
+                        _ => NOT_RECORD,
+                    };
+                    return Err(coldeflist_error(b, rf, msg));
+                }
+            };
+            let shape = record.then(|| out.iter().map(|(_, t)| *t).collect());
             let mut cols: Vec<OutCol> = out
                 .into_iter()
                 .enumerate()
@@ -1106,7 +1288,7 @@ pub(super) fn plan_range_function(
                     column_id: 0,
                 })
                 .collect();
-            let func = TableFunc::User(crate::ir::UserFn(def));
+            let func = TableFunc::User(crate::ir::UserFn(def), shape);
             let plan = function_scan(func, args, &fname, &mut cols, rf.ordinality, &colnames);
             return Ok(function_leaf(plan, &alias, cols, offset, scope));
         }

@@ -49,7 +49,8 @@ use nestor_types::Value;
 use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol, WinCtx};
 use crate::ir::{AggCall, Cmp, Expr, WinCall};
 use crate::ir::{
-    AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, SortKey, TableFunc, SYS_COLS,
+    AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, RowsFromItem, SortKey, TableFunc,
+    SYS_COLS,
 };
 use crate::valops;
 use nestor_catalog::TableDef;
