@@ -180,6 +180,7 @@ macro_rules! regress {
 
 regress!(
     array_assign,
+    index_paths,
     tz_abbrevs,
     unistr,
     moments,
