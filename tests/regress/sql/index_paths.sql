@@ -47,6 +47,12 @@ SELECT * FROM ip ORDER BY a LIMIT 3;
 SELECT * FROM ip ORDER BY a NULLS FIRST LIMIT 3;
 SELECT * FROM ip ORDER BY a DESC NULLS LAST LIMIT 3;
 SELECT * FROM ip WHERE a > 9990 ORDER BY a DESC;
+-- a lower bound alone stops before the NULLs (no filter needed)
+EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE a > 9990;
+SELECT count(*) FROM ip WHERE a >= 0;
+SELECT * FROM ip WHERE c = 0 AND a > 9980 ORDER BY a;
+SELECT count(*) FROM ip WHERE c = 0 AND a >= -1;
+SELECT * FROM ip WHERE c = 0 AND a > 9980 ORDER BY a DESC LIMIT 1;
 SELECT a, b FROM ip WHERE b > 'x9995' ORDER BY b LIMIT 3;
 -- a WHERE equality fixes the index's leading column
 EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE c = 3 ORDER BY a LIMIT 3;

@@ -281,15 +281,6 @@ impl KeyRange {
             None => Bound::Included(&self.prefix[..]),
         }
     }
-
-    /// A lower bound and none above, after a prefix: the bounds' prefix
-    /// semantics do not stop at the prefix's end, so rows past it are
-    /// dropped here.
-    fn trim(&self, rows: &mut Vec<Tuple>, index: &IndexDef) {
-        if self.lo.is_some() && self.hi.is_none() && !self.prefix.is_empty() {
-            rows.retain(|t| index.index.key_of(&t.data).starts_with(&self.prefix));
-        }
-    }
 }
 
 /// Evaluate equal keys and the range on the next column; None when a key
@@ -329,9 +320,17 @@ fn key_range(
     let Some(lo) = bound(&keys.lo, ev)? else {
         return Ok(None);
     };
-    let Some(hi) = bound(&keys.hi, ev)? else {
+    let Some(mut hi) = bound(&keys.hi, ev)? else {
         return Ok(None);
     };
+    if lo.is_some() && hi.is_none() {
+        // NULLs sort last: a lower bound alone stops before the NULLs
+        // after the prefix (which it must not return, and past which
+        // other prefixes follow).
+        let mut k = prefix.clone();
+        k.push(Value::Null);
+        hi = Some((k, false));
+    }
     Ok(Some(KeyRange { prefix, lo, hi }))
 }
 
@@ -349,11 +348,9 @@ fn range_lookup(
     };
     let (lo, hi) = range.bounds();
     let snap = ev.ctx.snapshot;
-    let mut rows = table
+    Ok(table
         .storage
-        .index_scan_only(&index.index, lo, hi, &snap, cols);
-    range.trim(&mut rows, index);
-    Ok(rows)
+        .index_scan_only(&index.index, lo, hi, &snap, cols))
 }
 
 /// An index scan that must deliver rows in index order (it replaces an
@@ -377,7 +374,7 @@ fn ordered_index_scan(
     let mut more = true;
     while more {
         ssi_check(ev)?;
-        let (mut rows, next) = table.storage.index_scan_batch(
+        let (rows, next) = table.storage.index_scan_batch(
             &index.index,
             range.bounds(),
             &snap,
@@ -386,7 +383,6 @@ fn ordered_index_scan(
             resume.as_deref(),
             batch,
         );
-        range.trim(&mut rows, index);
         read += rows.len() as u64;
         for t in rows {
             let row = scan_row(t, table);

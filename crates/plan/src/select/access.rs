@@ -650,7 +650,6 @@ fn range_keys(
     used: &mut Vec<usize>,
 ) -> usize {
     let mut score = 0;
-    let mut lo_conj = None;
     for (i, e) in conj.iter().enumerate() {
         let Some((c, op, v)) = col_cmp(e) else {
             continue;
@@ -661,9 +660,6 @@ fn range_keys(
             _ => continue,
         };
         *slot = Some((v.clone(), matches!(op, Cmp::Ge | Cmp::Le)));
-        if matches!(op, Cmp::Gt | Cmp::Ge) {
-            lo_conj = Some(i);
-        }
         keys.display.push(format!(
             "{} {} {}",
             table.columns[col].name,
@@ -674,11 +670,8 @@ fn range_keys(
         score += 3;
     }
     // NULLs sort last in an index: a range with a lower bound and none
-    // above reaches the NULL entries, so its condition stays in the filter
-    // to refuse them (`x >= 1` returned the rows where x is NULL).
-    if let (Some(i), None) = (lo_conj, &keys.hi) {
-        used.retain(|&u| u != i);
-    }
+    // above stops before them (the executor's `key_range`), so the
+    // condition is all in the index (`x >= 1` never returns a NULL x).
     score
 }
 
