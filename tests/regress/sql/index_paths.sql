@@ -20,6 +20,12 @@ PREPARE ip_any(int[]) AS SELECT a, b FROM ip WHERE a = ANY ($1) ORDER BY a;
 EXECUTE ip_any('{5,7,5}');
 EXECUTE ip_any(NULL);
 DEALLOCATE ip_any;
+-- after an equality prefix
+EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE c = 3 AND a = ANY ('{3,13,14}');
+SELECT * FROM ip WHERE c = 3 AND a = ANY ('{3,13,14,NULL}') ORDER BY a;
+EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE c = 4 AND a IN (4, 14, 15);
+SELECT * FROM ip WHERE c = 4 AND a IN (4, 14, 15) ORDER BY a;
+SELECT * FROM ip WHERE c = NULL AND a IN (4, 14, 15);
 -- the deparsed condition of a filter
 EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE c + 0 = ANY ('{1,2}');
 EXPLAIN (COSTS OFF) SELECT * FROM ip WHERE c + 0 <> ALL ('{1,2}');

@@ -243,21 +243,60 @@ fn index_lookup(
     ev: &mut Ev,
     param: &[Value],
 ) -> Result<(Vec<Tuple>, u64), DbError> {
-    if let Some(list) = &keys.in_list {
-        let mut vals = Vec::with_capacity(list.len());
-        for e in list {
-            vals.push(e.eval(param, ev)?);
+    let vals = match (&keys.in_list, &keys.in_array) {
+        (Some(list), _) => {
+            let mut vals = Vec::with_capacity(list.len());
+            for e in list {
+                vals.push(e.eval(param, ev)?);
+            }
+            vals
         }
-        return in_list_lookup(table, index, vals, cols, ev);
-    }
-    if let Some(array) = &keys.in_array {
-        let vals = match array.eval(param, ev)? {
+        (None, Some(array)) => match array.eval(param, ev)? {
             Value::Array(a) => a.items.clone(),
             _ => Vec::new(), // NULL: `x = ANY (NULL)` is never true
-        };
-        return in_list_lookup(table, index, vals, cols, ev);
+        },
+        (None, None) => return Ok((range_lookup(table, index, keys, cols, ev, param)?, 1)),
+    };
+    let Some(range) = key_range(table, index, keys, ev, param)? else {
+        return Ok((Vec::new(), 0));
+    };
+    in_list_lookup(table, index, (range.prefix, vals), cols, ev)
+}
+
+/// The values of an IN list or `= ANY (array)` on the key column after
+/// `prefix`: one lookup per distinct non-NULL value, in key order.
+fn in_list_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    (prefix, list): (Vec<Value>, Vec<Value>),
+    cols: Option<&[bool]>,
+    ev: &mut Ev,
+) -> Result<(Vec<Tuple>, u64), DbError> {
+    let pos = prefix.len();
+    let mut vals = Vec::with_capacity(list.len());
+    for v in list {
+        if !v.is_null() {
+            vals.push(cast_key(&ev.ctx.eval, v, table, index, pos)?);
+        }
     }
-    Ok((range_lookup(table, index, keys, cols, ev, param)?, 1))
+    vals.sort();
+    vals.dedup();
+    let lookups = vals.len() as u64;
+    let snap = ev.ctx.snapshot;
+    let mut out = Vec::new();
+    let mut k = prefix;
+    for v in vals {
+        k.truncate(pos);
+        k.push(v);
+        out.extend(table.storage.index_scan_only(
+            &index.index,
+            Bound::Included(&k[..]),
+            Bound::Included(&k[..]),
+            &snap,
+            cols,
+        ));
+    }
+    Ok((out, lookups))
 }
 
 /// An index range in key values: the equality prefix and the bounds on
@@ -403,39 +442,6 @@ fn ordered_index_scan(
 /// small), and the most in any batch.
 const ORDERED_BATCH_ROWS_FIRST: usize = 16;
 const ORDERED_BATCH_ROWS_MAX: usize = 4096;
-
-/// The values of an IN list or `= ANY (array)` on the first key column:
-/// one lookup per distinct non-NULL value, in key order.
-fn in_list_lookup(
-    table: &TableDef,
-    index: &IndexDef,
-    list: Vec<Value>,
-    cols: Option<&[bool]>,
-    ev: &mut Ev,
-) -> Result<(Vec<Tuple>, u64), DbError> {
-    let mut vals = Vec::with_capacity(list.len());
-    for v in list {
-        if !v.is_null() {
-            vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
-        }
-    }
-    vals.sort();
-    vals.dedup();
-    let lookups = vals.len() as u64;
-    let snap = ev.ctx.snapshot;
-    let mut out = Vec::new();
-    for v in vals {
-        let k = [v];
-        out.extend(table.storage.index_scan_only(
-            &index.index,
-            Bound::Included(&k[..]),
-            Bound::Included(&k[..]),
-            &snap,
-            cols,
-        ));
-    }
-    Ok((out, lookups))
-}
 
 /// Key values must have the column's own type to compare as the index
 /// does (integers of other widths compare by value already).

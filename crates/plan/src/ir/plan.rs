@@ -10,9 +10,8 @@
 //! Access paths: a base table is read by `SeqScan` or, when the WHERE (or a
 //! join's ON) clause fixes a prefix of an index's columns to values known
 //! before the scan (constants, parameters, or the current left row of a
-//! nested loop), by `IndexScan` with equality keys, an IN list or
-//! `= ANY (array)` on the first key column, or a range on the column after
-//! the equality prefix (`LIKE 'prefix%'` and `~ '^prefix'` on a text
+//! nested loop), by `IndexScan` with equality keys, then an IN list,
+//! `= ANY (array)` or a range on the column after the equality prefix (`LIKE 'prefix%'` and `~ '^prefix'` on a text
 //! column become the range [prefix, successor of prefix), the condition
 //! itself staying in the filter).
 //!
@@ -40,9 +39,9 @@ pub(crate) const SYS_XMIN: usize = 1;
 pub struct IndexKeys {
     /// Equality on a prefix of the index columns.
     pub eq: Vec<Expr>,
-    /// IN list on the first index column (eq is then empty).
+    /// IN list on the index column after the equality prefix.
     pub in_list: Option<Vec<Expr>>,
-    /// `col = ANY (array)` on the first index column (eq is then empty):
+    /// `col = ANY (array)` on the index column after the equality prefix:
     /// the array's elements are looked up as an IN list's are.
     pub in_array: Option<Expr>,
     /// Range on the column after the prefix: (bound, inclusive).

@@ -436,7 +436,7 @@ fn index_match(
             score += 10;
             continue;
         }
-        if keys.eq.is_empty() {
+        {
             if let Some((i, list)) = in_list_on(conj, col) {
                 let ty = table.columns[col].ty;
                 keys.display
