@@ -6,6 +6,10 @@
 //! prefix. Several entries may share key values (old and new rows of a
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.
+//!
+//! Scans walk the entries in key order ([`visit_range`]) or, for an
+//! ordered scan read in batches (`Table::index_scan_batch`), either way
+//! from a resume entry ([`visit_range_from`]).
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
