@@ -503,7 +503,7 @@ fn index_plans() {
     assert!(explain(&db, "SELECT * FROM acc WHERE id IN (1, 3)")
         .starts_with("Index Scan using acc_pkey on acc"));
     assert!(explain(&db, "SELECT * FROM acc WHERE id BETWEEN 1 AND 2")
-        .contains("Index Cond: (id >= 1 AND id <= 2)"));
+        .contains("Index Cond: ((id >= 1) AND (id <= 2))"));
     assert!(explain(&db, "SELECT * FROM acc WHERE owner = 'bob'")
         .starts_with("Index Scan using acc_owner_idx on acc"));
     let p = explain(&db, "SELECT * FROM acc WHERE balance > 10");

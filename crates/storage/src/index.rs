@@ -6,6 +6,10 @@
 //! prefix. Several entries may share key values (old and new rows of a
 //! unique key while the old one's deletion is not yet prunable); readers
 //! resolve each entry against the row's visible version.
+//!
+//! Scans walk the entries in key order ([`visit_range`]) or, for an
+//! ordered scan read in batches (`Table::index_scan_batch`), either way
+//! from a resume entry ([`visit_range_from`]).
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -230,5 +234,51 @@ pub(crate) fn visit_range(
         }
         let (values, row) = codec::split_row_id(bytes);
         f(values, row);
+    }
+}
+
+/// Call `f` on each entry within the bounds with the whole entry, its key
+/// values and its row id, in key order or (`backward`) its reverse,
+/// starting at the entry `from` (None: at the first); stops when `f`
+/// returns false.
+pub(crate) fn visit_range_from(
+    entries: &BTreeSet<Key>,
+    b: &ByteBounds,
+    from: Option<&[u8]>,
+    backward: bool,
+    mut f: impl FnMut(&[u8], &[u8], RowId) -> bool,
+) {
+    let (mut lo, mut hi) = (as_slice(&b.lo), as_slice(&b.hi));
+    if let Some(k) = from {
+        if backward {
+            hi = Bound::Included(k);
+        } else {
+            lo = Bound::Included(k);
+        }
+    }
+    if let (Bound::Included(l) | Bound::Excluded(l), Bound::Included(h) | Bound::Excluded(h)) =
+        (lo, hi)
+    {
+        if l > h || (l == h && !matches!((lo, hi), (Bound::Included(_), Bound::Included(_)))) {
+            return; // an empty range (BTreeSet::range would panic)
+        }
+    }
+    let mut each = |key: &Key| {
+        let bytes = key.as_bytes();
+        let (values, row) = codec::split_row_id(bytes);
+        f(bytes, values, row)
+    };
+    if backward {
+        for key in entries.range::<[u8], _>((lo, hi)).rev() {
+            if !each(key) {
+                return;
+            }
+        }
+    } else {
+        for key in entries.range::<[u8], _>((lo, hi)) {
+            if !each(key) {
+                return;
+            }
+        }
     }
 }

@@ -635,6 +635,67 @@ impl Table {
         out
     }
 
+    /// One batch of an ordered index scan: at most `max_rows` visible rows
+    /// within the bounds, in key order (`backward`: descending), starting
+    /// after the entry `resume` (None: at the start). Returns the rows and
+    /// where the next batch resumes (None: the range is exhausted).
+    ///
+    /// Reading in batches lets `ORDER BY col LIMIT n` stop after a few
+    /// entries without holding the index lock while the rows flow up the
+    /// plan. A row visible to the snapshot keeps its visible key's entry
+    /// until no snapshot can see that version, so across batches each
+    /// visible row is still met exactly once.
+    #[allow(clippy::too_many_arguments)]
+    pub fn index_scan_batch(
+        &self,
+        index: &Index,
+        (lo, hi): (Bound<&[Value]>, Bound<&[Value]>),
+        snap: &Snapshot,
+        cols: Option<&[bool]>,
+        backward: bool,
+        resume: Option<&[u8]>,
+        max_rows: usize,
+    ) -> (Vec<Tuple>, Option<Vec<u8>>) {
+        let mut out = Vec::new();
+        let bounds = ByteBounds::new(lo, hi);
+        let mut lock_rows = snap.ssi.is_some();
+        if let Some(id) = snap.ssi {
+            self.mgr.ssi.lock_index(id, index.id, bounds.key_lock());
+        }
+        let entries = index.entries.read();
+        let rows = self.rows.read();
+        let mut scratch = Vec::new();
+        let mut next = None;
+        crate::index::visit_range_from(&entries, &bounds, resume, backward, |entry, key, row| {
+            if out.len() >= max_rows {
+                next = Some(entry.to_vec());
+                return false;
+            }
+            let Some(slot) = rows.get(row) else {
+                return true;
+            };
+            let versions = slot.versions.lock();
+            let mut emitted = false;
+            if let Some(v) = self.visible(&versions, snap) {
+                scratch.clear();
+                codec::put_stored_key(&v.data, &index.columns, &mut scratch);
+                if scratch == key {
+                    out.push(Self::tuple_of(row, v, cols));
+                    emitted = true;
+                }
+            }
+            if snap.ssi.is_some() {
+                let lock = lock_rows && emitted;
+                if !self.ssi_read_row(&versions, snap, row, lock) && lock {
+                    lock_rows = false;
+                }
+            }
+            true
+        });
+        // Resume at the first entry not looked at (it is looked at again).
+        (out, next)
+    }
+
     // ----- writing -------------------------------------------------------
 
     fn check_row(&self, data: &[Value]) {

@@ -829,6 +829,13 @@ pub(super) fn table_constraint(
 ) -> Result<(), DbError> {
     match pb::ConstrType::try_from(c.contype).unwrap_or(pb::ConstrType::Undefined) {
         pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
+            if !c.indexname.is_empty() {
+                // ADD PRIMARY KEY / UNIQUE USING INDEX: no key columns of
+                // its own (an index without columns panicked).
+                return Err(DbError::unsupported(
+                    "ALTER TABLE ... ADD CONSTRAINT ... USING INDEX",
+                ));
+            }
             indexes.push(PendingIndex {
                 name: (!c.conname.is_empty()).then(|| c.conname.clone()),
                 cols: bind::names(&c.keys),

@@ -210,11 +210,12 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             keys,
             filter,
             cols,
+            order,
             ..
         } => scan::index_scan(
             table,
             index,
-            (keys, cols.as_deref()),
+            (keys, cols.as_deref(), *order),
             filter.as_ref(),
             ev,
             param,

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use nestor_catalog::{IndexDef, TableDef};
 use nestor_common::{DbError, SqlState};
-use nestor_plan::ir::{Expr, IndexKeys, LateCols, RowsFromItem, TableFunc};
+use nestor_plan::ir::{Expr, IndexKeys, IndexOrder, LateCols, RowsFromItem, TableFunc};
 use nestor_plan::sysviews::View;
 use nestor_plan::valops;
 use nestor_storage::Tuple;
@@ -181,13 +181,26 @@ fn ssi_check(ev: &Ev) -> Result<(), DbError> {
 pub(super) fn index_scan(
     table: &TableDef,
     index: &IndexDef,
-    (keys, cols): (&IndexKeys, Option<&[bool]>),
+    (keys, cols, order): (&IndexKeys, Option<&[bool]>, IndexOrder),
     filter: Option<&Expr>,
     ev: &mut Ev,
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     populated(table)?;
+    let unlisted = keys.in_list.is_none() && keys.in_array.is_none();
+    if order != IndexOrder::Unordered && unlisted {
+        let backward = order == IndexOrder::Backward;
+        return ordered_index_scan(
+            table,
+            index,
+            (keys, cols, backward),
+            filter,
+            ev,
+            param,
+            emit,
+        );
+    }
     ssi_check(ev)?;
     let (tuples, scans) = index_lookup(table, index, keys, cols, ev, param)?;
     ev.ctx
@@ -231,28 +244,99 @@ fn index_lookup(
     ev: &mut Ev,
     param: &[Value],
 ) -> Result<(Vec<Tuple>, u64), DbError> {
-    if let Some(list) = &keys.in_list {
-        return in_list_lookup(table, index, list, cols, ev, param);
-    }
-    Ok((range_lookup(table, index, keys, cols, ev, param)?, 1))
+    let vals = match (&keys.in_list, &keys.in_array) {
+        (Some(list), _) => {
+            let mut vals = Vec::with_capacity(list.len());
+            for e in list {
+                vals.push(e.eval(param, ev)?);
+            }
+            vals
+        }
+        (None, Some(array)) => match array.eval(param, ev)? {
+            Value::Array(a) => a.items.clone(),
+            _ => Vec::new(), // NULL: `x = ANY (NULL)` is never true
+        },
+        (None, None) => return Ok((range_lookup(table, index, keys, cols, ev, param)?, 1)),
+    };
+    let Some(range) = key_range(table, index, keys, ev, param)? else {
+        return Ok((Vec::new(), 0));
+    };
+    in_list_lookup(table, index, (range.prefix, vals), cols, ev)
 }
 
-/// One lookup by equal keys and a range on the next column.
-fn range_lookup(
+/// The values of an IN list or `= ANY (array)` on the key column after
+/// `prefix`: one lookup per distinct non-NULL value, in key order.
+fn in_list_lookup(
+    table: &TableDef,
+    index: &IndexDef,
+    (prefix, list): (Vec<Value>, Vec<Value>),
+    cols: Option<&[bool]>,
+    ev: &mut Ev,
+) -> Result<(Vec<Tuple>, u64), DbError> {
+    let pos = prefix.len();
+    let mut vals = Vec::with_capacity(list.len());
+    for v in list {
+        if !v.is_null() {
+            vals.push(cast_key(&ev.ctx.eval, v, table, index, pos)?);
+        }
+    }
+    vals.sort();
+    vals.dedup();
+    let lookups = vals.len() as u64;
+    let snap = ev.ctx.snapshot;
+    let mut out = Vec::new();
+    let mut k = prefix;
+    for v in vals {
+        k.truncate(pos);
+        k.push(v);
+        out.extend(table.storage.index_scan_only(
+            &index.index,
+            Bound::Included(&k[..]),
+            Bound::Included(&k[..]),
+            &snap,
+            cols,
+        ));
+    }
+    Ok((out, lookups))
+}
+
+/// An index range in key values: the equality prefix and the bounds on
+/// the next column (each with the prefix before it).
+struct KeyRange {
+    prefix: Vec<Value>,
+    lo: Option<(Vec<Value>, bool)>,
+    hi: Option<(Vec<Value>, bool)>,
+}
+
+impl KeyRange {
+    fn bounds(&self) -> (Bound<&[Value]>, Bound<&[Value]>) {
+        (self.side(&self.lo), self.side(&self.hi))
+    }
+
+    fn side<'a>(&'a self, b: &'a Option<(Vec<Value>, bool)>) -> Bound<&'a [Value]> {
+        match b {
+            Some((k, true)) => Bound::Included(&k[..]),
+            Some((k, false)) => Bound::Excluded(&k[..]),
+            None if self.prefix.is_empty() => Bound::Unbounded,
+            None => Bound::Included(&self.prefix[..]),
+        }
+    }
+}
+
+/// Evaluate equal keys and the range on the next column; None when a key
+/// is NULL (no rows).
+fn key_range(
     table: &TableDef,
     index: &IndexDef,
     keys: &IndexKeys,
-    cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
-) -> Result<Vec<Tuple>, DbError> {
-    let snap = ev.ctx.snapshot;
-    let storage = &table.storage;
+) -> Result<Option<KeyRange>, DbError> {
     let mut prefix = Vec::with_capacity(keys.eq.len() + 1);
     for (i, e) in keys.eq.iter().enumerate() {
         let v = e.eval(param, ev)?;
         if v.is_null() {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         prefix.push(cast_key(&ev.ctx.eval, v, table, index, i)?);
     }
@@ -274,64 +358,91 @@ fn range_lookup(
         }
     };
     let Some(lo) = bound(&keys.lo, ev)? else {
-        return Ok(Vec::new());
+        return Ok(None);
     };
-    let Some(hi) = bound(&keys.hi, ev)? else {
-        return Ok(Vec::new());
+    let Some(mut hi) = bound(&keys.hi, ev)? else {
+        return Ok(None);
     };
-    let lo_b = match &lo {
-        Some((k, true)) => Bound::Included(&k[..]),
-        Some((k, false)) => Bound::Excluded(&k[..]),
-        None if prefix.is_empty() => Bound::Unbounded,
-        None => Bound::Included(&prefix[..]),
-    };
-    let hi_b = match &hi {
-        Some((k, true)) => Bound::Included(&k[..]),
-        Some((k, false)) => Bound::Excluded(&k[..]),
-        None if prefix.is_empty() => Bound::Unbounded,
-        None => Bound::Included(&prefix[..]),
-    };
-    let mut rows = storage.index_scan_only(&index.index, lo_b, hi_b, &snap, cols);
-    if lo.is_some() && hi.is_none() && !prefix.is_empty() {
-        // The lower bound's prefix semantics already stop at the prefix.
-        rows.retain(|t| index.index.key_of(&t.data).starts_with(&prefix));
+    if lo.is_some() && hi.is_none() {
+        // NULLs sort last: a lower bound alone stops before the NULLs
+        // after the prefix (which it must not return, and past which
+        // other prefixes follow).
+        let mut k = prefix.clone();
+        k.push(Value::Null);
+        hi = Some((k, false));
     }
-    Ok(rows)
+    Ok(Some(KeyRange { prefix, lo, hi }))
 }
 
-/// An IN list on the first key column: one lookup per distinct value.
-fn in_list_lookup(
+/// One lookup by equal keys and a range on the next column.
+fn range_lookup(
     table: &TableDef,
     index: &IndexDef,
-    list: &[Expr],
+    keys: &IndexKeys,
     cols: Option<&[bool]>,
     ev: &mut Ev,
     param: &[Value],
-) -> Result<(Vec<Tuple>, u64), DbError> {
-    let mut vals = Vec::with_capacity(list.len());
-    for e in list {
-        let v = e.eval(param, ev)?;
-        if !v.is_null() {
-            vals.push(cast_key(&ev.ctx.eval, v, table, index, 0)?);
-        }
-    }
-    vals.sort();
-    vals.dedup();
-    let lookups = vals.len() as u64;
+) -> Result<Vec<Tuple>, DbError> {
+    let Some(range) = key_range(table, index, keys, ev, param)? else {
+        return Ok(Vec::new());
+    };
+    let (lo, hi) = range.bounds();
     let snap = ev.ctx.snapshot;
-    let mut out = Vec::new();
-    for v in vals {
-        let k = [v];
-        out.extend(table.storage.index_scan_only(
+    Ok(table
+        .storage
+        .index_scan_only(&index.index, lo, hi, &snap, cols))
+}
+
+/// An index scan that must deliver rows in index order (it replaces an
+/// ORDER BY's sort, usually under a LIMIT): the range is read in batches
+/// of growing size, each handed up before the next is read, so a LIMIT
+/// stops the reading early.
+fn ordered_index_scan(
+    table: &TableDef,
+    index: &IndexDef,
+    (keys, cols, backward): (&IndexKeys, Option<&[bool]>, bool),
+    filter: Option<&Expr>,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let Some(range) = key_range(table, index, keys, ev, param)? else {
+        return Ok(true);
+    };
+    let snap = ev.ctx.snapshot;
+    let (mut resume, mut batch, mut read) = (None::<Vec<u8>>, ORDERED_BATCH_ROWS_FIRST, 0u64);
+    let mut more = true;
+    while more {
+        ssi_check(ev)?;
+        let (rows, next) = table.storage.index_scan_batch(
             &index.index,
-            Bound::Included(&k[..]),
-            Bound::Included(&k[..]),
+            range.bounds(),
             &snap,
             cols,
-        ));
+            backward,
+            resume.as_deref(),
+            batch,
+        );
+        read += rows.len() as u64;
+        for t in rows {
+            let row = scan_row(t, table);
+            if !emit_if(filter, row, ev, emit)? {
+                ev.ctx.db.stats.count_scans(index.oid.0, true, 1, read);
+                return Ok(false);
+            }
+        }
+        more = next.is_some();
+        resume = next;
+        batch = (batch * 4).min(ORDERED_BATCH_ROWS_MAX);
     }
-    Ok((out, lookups))
+    ev.ctx.db.stats.count_scans(index.oid.0, true, 1, read);
+    Ok(true)
 }
+
+/// Rows in the first batch of an ordered index scan (a LIMIT is usually
+/// small), and the most in any batch.
+const ORDERED_BATCH_ROWS_FIRST: usize = 16;
+const ORDERED_BATCH_ROWS_MAX: usize = 4096;
 
 /// Key values must have the column's own type to compare as the index
 /// does (integers of other widths compare by value already).

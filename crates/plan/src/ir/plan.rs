@@ -10,8 +10,10 @@
 //! Access paths: a base table is read by `SeqScan` or, when the WHERE (or a
 //! join's ON) clause fixes a prefix of an index's columns to values known
 //! before the scan (constants, parameters, or the current left row of a
-//! nested loop), by `IndexScan` with equality keys, an IN list on the first
-//! key column, or a range on the column after the equality prefix.
+//! nested loop), by `IndexScan` with equality keys, then an IN list,
+//! `= ANY (array)` or a range on the column after the equality prefix (`LIKE 'prefix%'` and `~ '^prefix'` on a text
+//! column become the range [prefix, successor of prefix), the condition
+//! itself staying in the filter).
 //!
 //! Joins: `NestedLoop` (the right side run per left row, given it as its
 //! parameter row) or, for an equality between the sides that no index
@@ -37,13 +39,27 @@ pub(crate) const SYS_XMIN: usize = 1;
 pub struct IndexKeys {
     /// Equality on a prefix of the index columns.
     pub eq: Vec<Expr>,
-    /// IN list on the first index column (eq is then empty).
+    /// IN list on the index column after the equality prefix.
     pub in_list: Option<Vec<Expr>>,
+    /// `col = ANY (array)` on the index column after the equality prefix:
+    /// the array's elements are looked up as an IN list's are.
+    pub in_array: Option<Expr>,
     /// Range on the column after the prefix: (bound, inclusive).
     pub lo: Option<(Expr, bool)>,
     pub hi: Option<(Expr, bool)>,
     /// Conditions as text for EXPLAIN.
     pub display: Vec<String>,
+}
+
+/// The order an index scan delivers its rows in. Every scan reads the
+/// index in key order; `Forward` and `Backward` promise it to the plan
+/// above (an ORDER BY on the key columns) and read in batches so that a
+/// LIMIT ends the reading early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexOrder {
+    Unordered,
+    Forward,
+    Backward,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,6 +161,9 @@ pub enum Plan {
         filter: Option<Expr>,
         /// As SeqScan's (the index's key columns are always among them).
         cols: Option<Arc<[bool]>>,
+        /// Whether the rows must come in index order (an ORDER BY's sort
+        /// was dropped for it), and which way.
+        order: IndexOrder,
     },
     /// A table read, in a correlated subquery (or LATERAL), through a
     /// conjunct `col = key` where `key` reads the enclosing query's row and
@@ -423,6 +442,17 @@ impl Plan {
                 table,
                 alias,
                 index,
+                order: IndexOrder::Backward,
+                ..
+            } => scan(
+                &format!("Index Scan Backward using {}", index.name),
+                table,
+                alias,
+            ),
+            Plan::IndexScan {
+                table,
+                alias,
+                index,
                 ..
             } => scan(&format!("Index Scan using {}", index.name), table, alias),
             Plan::FunctionScan { name, .. } => format!("Function Scan on {name}"),
@@ -503,7 +533,15 @@ impl Plan {
             _ => return out,
         };
         if let Some(k) = keys.filter(|k| !k.display.is_empty()) {
-            out.push(format!("Index Cond: ({})", k.display.join(" AND ")));
+            let conds = match k.display.as_slice() {
+                [one] => one.clone(),
+                many => many
+                    .iter()
+                    .map(|c| format!("({c})"))
+                    .collect::<Vec<_>>()
+                    .join(" AND "),
+            };
+            out.push(format!("Index Cond: ({conds})"));
         }
         if let Some(f) = filter {
             out.push(format!("Filter: {}", show(f, table)));
@@ -545,12 +583,28 @@ pub fn show(e: &Expr, table: &TableDef) -> String {
     render_expr(e, &name)
 }
 
+/// The operator a regular-expression match function implements.
+fn regex_operator(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "textregexeq" => "~",
+        "textregexne" => "!~",
+        "texticregexeq" => "~*",
+        "texticregexne" => "!~*",
+        _ => return None,
+    })
+}
+
 /// Render an expression with `colname` naming input columns.
 pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String {
     let r = |x: &Expr| render_expr(x, colname);
     match e {
         Expr::Const(v) => match v {
-            nestor_types::Value::Text(s) => format!("'{s}'::text"),
+            nestor_types::Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
+            nestor_types::Value::Array(a) => {
+                let ctx = nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
+                let text = a.to_text(&ctx).replace('\'', "''");
+                format!("'{text}'::{}", a.data_type())
+            }
             v => crate::valops::to_text(
                 v,
                 &nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0),
@@ -601,6 +655,21 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             f.0.name,
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
+        Expr::Func(crate::functions::Func::AnyArray { op, all }, args) if args.len() == 2 => {
+            format!(
+                "({} {} {} ({}))",
+                r(&args[0]),
+                op.symbol(),
+                if *all { "ALL" } else { "ANY" },
+                r(&args[1])
+            )
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if args.len() == 2 && regex_operator(f.name).is_some() =>
+        {
+            let op = regex_operator(f.name).unwrap_or("~");
+            format!("({} {op} {})", r(&args[0]), r(&args[1]))
+        }
         Expr::Func(f, args) => format!(
             "{}({})",
             f.explain_name(),

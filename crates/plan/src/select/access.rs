@@ -1,9 +1,15 @@
 //! Access-path choice: the logical FROM tree with its WHERE/ON conjuncts
 //! becomes the physical plan. Conjuncts are pushed down as far as they can
 //! go; at a table leaf they choose between a sequential scan, an index scan
-//! (equality prefix, IN list or range) and, inside a nested loop, an index
-//! lookup keyed by the outer row. The choice is rule-based: most equality
-//! columns, then ranges (there is no cost model).
+//! (equality prefix, IN list or `= ANY (array)`, range, or the range a
+//! `LIKE 'prefix%'` / `~ '^prefix'` implies) and, inside a nested loop, an
+//! index lookup keyed by the outer row. The choice is rule-based: most
+//! equality columns, then ranges (there is no cost model).
+//!
+//! An ORDER BY on a single table's scan asks [`index_ordered`] whether an
+//! index delivers the order (forward or backward, the WHERE's equality
+//! prefix skipped); then the sort is dropped and the index scan reads in
+//! batches, so `ORDER BY col LIMIT n` reads about n entries.
 
 use super::*;
 
@@ -321,6 +327,7 @@ pub(super) fn table_scan(
             keys,
             filter: and_all(filter),
             cols: None,
+            order: IndexOrder::Unordered,
         };
     }
     if let Some(p) = param {
@@ -332,6 +339,7 @@ pub(super) fn table_scan(
                 keys,
                 filter: and_all(local),
                 cols: None,
+                order: IndexOrder::Unordered,
             };
         }
     }
@@ -404,6 +412,7 @@ fn index_match(
     let mut keys = IndexKeys {
         eq: Vec::new(),
         in_list: None,
+        in_array: None,
         lo: None,
         hi: None,
         display: Vec::new(),
@@ -427,16 +436,29 @@ fn index_match(
             score += 10;
             continue;
         }
-        if keys.eq.is_empty() {
+        {
             if let Some((i, list)) = in_list_on(conj, col) {
-                keys.display.push(format!("{name} = ANY (...)"));
+                let ty = table.columns[col].ty;
+                keys.display
+                    .push(format!("{name} = ANY ({})", show_list(&list, ty, table)));
                 keys.in_list = Some(list);
+                used.push(i);
+                score += 8;
+                break;
+            }
+            if let Some((i, array)) = any_array_on(conj, col) {
+                keys.display
+                    .push(format!("{name} = ANY ({})", crate::ir::show(&array, table)));
+                keys.in_array = Some(array);
                 used.push(i);
                 score += 8;
                 break;
             }
         }
         score += range_keys(table, col, conj, &mut keys, &mut used);
+        if keys.lo.is_none() && keys.hi.is_none() {
+            score += prefix_keys(table, col, conj, &mut keys);
+        }
         break;
     }
     if score == 0 {
@@ -464,6 +486,161 @@ fn in_list_on(conj: &[Expr], col: usize) -> Option<(usize, Vec<Expr>)> {
     })
 }
 
+/// An IN list as EXPLAIN shows the array PostgreSQL makes of it:
+/// `'{1,2}'::integer[]` for constants, `ARRAY[$1, $2]` otherwise.
+fn show_list(list: &[Expr], ty: DataType, table: &TableDef) -> String {
+    let consts: Option<Vec<Value>> = list
+        .iter()
+        .map(|e| match e {
+            Expr::Const(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    if let Some(items) = consts {
+        let array = nestor_types::array::Array::from_items(ty, items).value();
+        return crate::ir::show(&Expr::Const(array), table);
+    }
+    let items: Vec<String> = list.iter().map(|e| crate::ir::show(e, table)).collect();
+    format!("ARRAY[{}]", items.join(", "))
+}
+
+/// `col = ANY (array)` with the array known before the scan (a constant,
+/// a parameter) among the conjuncts: PostgreSQL's ScalarArrayOpExpr index
+/// qualification.
+fn any_array_on(conj: &[Expr], col: usize) -> Option<(usize, Expr)> {
+    conj.iter().enumerate().find_map(|(i, e)| match e {
+        Expr::Func(
+            crate::functions::Func::AnyArray {
+                op: Cmp::Eq,
+                all: false,
+            },
+            args,
+        ) if matches!(args.as_slice(), [Expr::Col(c), a] if *c == col && a.is_scan_constant()) => {
+            Some((i, args[1].clone()))
+        }
+        _ => None,
+    })
+}
+
+/// `col LIKE 'prefix...'` or `col ~ '^prefix...'` on a text column, with a
+/// constant pattern, among the conjuncts: the rows lie in [prefix,
+/// successor of prefix), a range of the index because text keys sort in
+/// byte order (Nestor's only collation, PostgreSQL's "C"); a pattern
+/// without wildcards is an equality. The condition itself stays in the
+/// filter (PostgreSQL's prefix index qualification). Returns the score.
+fn prefix_keys(table: &TableDef, col: usize, conj: &[Expr], keys: &mut IndexKeys) -> usize {
+    if !matches!(table.columns[col].ty, DataType::Text | DataType::Varchar(_)) {
+        return 0;
+    }
+    let Some((prefix, exact)) = conj.iter().find_map(|e| pattern_prefix(e, col)) else {
+        return 0;
+    };
+    let name = &table.columns[col].name;
+    let show = |s: &str| crate::ir::show(&Expr::Const(Value::Text(s.into())), table);
+    if exact {
+        keys.display.push(format!("{name} = {}", show(&prefix)));
+        keys.eq.push(Expr::Const(Value::Text(prefix.into())));
+        return 10;
+    }
+    keys.display.push(format!("{name} >= {}", show(&prefix)));
+    let succ = text_successor(&prefix);
+    if let Some(succ) = &succ {
+        keys.display.push(format!("{name} < {}", show(succ)));
+    }
+    keys.lo = Some((Expr::Const(Value::Text(prefix.into())), true));
+    keys.hi = succ.map(|s| (Expr::Const(Value::Text(s.into())), false));
+    6
+}
+
+/// The fixed prefix of a LIKE or regular-expression condition on `col`
+/// (non-empty) and whether the pattern is exactly it.
+fn pattern_prefix(e: &Expr, col: usize) -> Option<(String, bool)> {
+    let is_col = |x: &Expr| match x {
+        Expr::Col(c) => *c == col,
+        Expr::Cast(inner, DataType::Text) => matches!(inner.as_ref(), Expr::Col(c) if *c == col),
+        _ => false,
+    };
+    let (prefix, exact) = match e {
+        Expr::Like {
+            lhs,
+            pattern,
+            ci: false,
+            negated: false,
+        } if is_col(lhs) => match pattern.as_ref() {
+            Expr::Const(Value::Text(p)) => like_prefix(p),
+            _ => return None,
+        },
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if f.name == "textregexeq" && args.len() == 2 && is_col(&args[0]) =>
+        {
+            match &args[1] {
+                Expr::Const(Value::Text(p)) => (regex_prefix(p)?, false),
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    (!prefix.is_empty()).then_some((prefix, exact))
+}
+
+/// The characters of a LIKE pattern before its first wildcard (`\`
+/// escapes the next character) and whether there is no wildcard at all.
+fn like_prefix(p: &str) -> (String, bool) {
+    let mut out = String::new();
+    let mut chars = p.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' | '_' => return (out, false),
+            '\\' => match chars.next() {
+                Some(n) => out.push(n),
+                // A trailing escape is an error when the pattern is used.
+                None => return (String::new(), false),
+            },
+            c => out.push(c),
+        }
+    }
+    (out, true)
+}
+
+/// The literal characters after a leading `^` of a regular expression, up
+/// to its first metacharacter; a quantifier after the last one makes that
+/// one optional, so it is dropped. None for a pattern with an alternation
+/// anywhere (`^ab|cd` matches rows not starting with `ab`).
+fn regex_prefix(p: &str) -> Option<String> {
+    let rest = p.strip_prefix('^')?;
+    if p.contains('|') {
+        return None;
+    }
+    let mut out = String::new();
+    for c in rest.chars() {
+        match c {
+            '*' | '+' | '?' | '{' => {
+                out.pop();
+                break;
+            }
+            '.' | '[' | ']' | '(' | ')' | '}' | '^' | '$' | '\\' => break,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// The least string greater than every string starting with `s` (in byte
+/// order, which for UTF-8 is code point order): `s` with its last
+/// character incremented, after dropping trailing characters that have no
+/// successor. None when there is none.
+pub(crate) fn text_successor(s: &str) -> Option<String> {
+    let mut chars: Vec<char> = s.chars().collect();
+    while let Some(last) = chars.pop() {
+        let next = (last as u32 + 1..=char::MAX as u32).find_map(char::from_u32);
+        if let Some(n) = next {
+            chars.push(n);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
 /// Lower and upper bounds on `col` among the conjuncts; returns the score.
 fn range_keys(
     table: &TableDef,
@@ -473,7 +650,6 @@ fn range_keys(
     used: &mut Vec<usize>,
 ) -> usize {
     let mut score = 0;
-    let mut lo_conj = None;
     for (i, e) in conj.iter().enumerate() {
         let Some((c, op, v)) = col_cmp(e) else {
             continue;
@@ -484,9 +660,6 @@ fn range_keys(
             _ => continue,
         };
         *slot = Some((v.clone(), matches!(op, Cmp::Ge | Cmp::Le)));
-        if matches!(op, Cmp::Gt | Cmp::Ge) {
-            lo_conj = Some(i);
-        }
         keys.display.push(format!(
             "{} {} {}",
             table.columns[col].name,
@@ -497,11 +670,8 @@ fn range_keys(
         score += 3;
     }
     // NULLs sort last in an index: a range with a lower bound and none
-    // above reaches the NULL entries, so its condition stays in the filter
-    // to refuse them (`x >= 1` returned the rows where x is NULL).
-    if let (Some(i), None) = (lo_conj, &keys.hi) {
-        used.retain(|&u| u != i);
-    }
+    // above stops before them (the executor's `key_range`), so the
+    // condition is all in the index (`x >= 1` never returns a NULL x).
     score
 }
 
@@ -539,6 +709,7 @@ pub(super) fn join_index(
             let keys = IndexKeys {
                 eq: vec![key],
                 in_list: None,
+                in_array: None,
                 lo: None,
                 hi: None,
                 display: vec![format!("{} = (outer)", table.columns[first].name)],
@@ -547,4 +718,148 @@ pub(super) fn join_index(
         }
     }
     None
+}
+
+/// ORDER BY served by an index instead of a sort: the scan under the sort
+/// (`plan`, a table scan perhaps under a filter) becomes an index scan
+/// delivering rows in the sort keys' order, forward or backward. An index
+/// scan already chosen for the WHERE keeps its keys when the sort keys
+/// follow its equality prefix (columns the prefix fixes may appear among
+/// them anywhere); a sequential scan becomes a full index scan only under
+/// a LIMIT (`limited`; without one reading everything in index order costs
+/// more than a sort, as PostgreSQL's cost model also finds). Index order
+/// is ascending with NULLs last, so a key must be `ASC NULLS LAST` or
+/// `DESC NULLS FIRST` (the defaults), all keys the same way. Returns the
+/// plan unchanged (`Err`) when no index serves.
+pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Result<Plan, Plan> {
+    match plan {
+        Plan::Filter { input, pred } => match index_ordered(*input, sort, limited) {
+            Ok(p) => Ok(Plan::Filter {
+                input: Box::new(p),
+                pred,
+            }),
+            Err(p) => Err(Plan::Filter {
+                input: Box::new(p),
+                pred,
+            }),
+        },
+        Plan::IndexScan {
+            table,
+            alias,
+            index,
+            keys,
+            filter,
+            cols,
+            order: IndexOrder::Unordered,
+        } if keys.in_list.is_none() && keys.in_array.is_none() => {
+            let order = order_of(&table, &index, keys.eq.len(), sort);
+            let p = Plan::IndexScan {
+                order: order.unwrap_or(IndexOrder::Unordered),
+                table,
+                alias,
+                index,
+                keys,
+                filter,
+                cols,
+            };
+            if order.is_some() {
+                Ok(p)
+            } else {
+                Err(p)
+            }
+        }
+        Plan::SeqScan {
+            table,
+            alias,
+            filter,
+            cols: None,
+            late: None,
+        } if limited => {
+            let found = table
+                .indexes
+                .iter()
+                .find_map(|idx| order_of(&table, idx, 0, sort).map(|o| (idx.clone(), o)));
+            let Some((index, order)) = found else {
+                return Err(Plan::SeqScan {
+                    table,
+                    alias,
+                    filter,
+                    cols: None,
+                    late: None,
+                });
+            };
+            Ok(Plan::IndexScan {
+                table,
+                alias,
+                index,
+                keys: IndexKeys {
+                    eq: Vec::new(),
+                    in_list: None,
+                    in_array: None,
+                    lo: None,
+                    hi: None,
+                    display: Vec::new(),
+                },
+                filter,
+                cols: None,
+                order,
+            })
+        }
+        p => Err(p),
+    }
+}
+
+/// The direction in which `idx` delivers rows in `sort`'s order, given
+/// that its first `fixed` columns are fixed by equalities; None if it
+/// does not.
+fn order_of(
+    table: &TableDef,
+    idx: &nestor_catalog::IndexDef,
+    fixed: usize,
+    sort: &[SortKey],
+) -> Option<IndexOrder> {
+    let mut pos = fixed;
+    let mut dir = None;
+    for k in sort {
+        let Expr::Col(c) = k.expr else {
+            return None;
+        };
+        if idx.columns[..fixed].contains(&c) {
+            continue;
+        }
+        if idx.columns.get(pos) != Some(&c) || !sorts_as_keys(table.columns.get(c)?.ty) {
+            return None;
+        }
+        let d = match (k.desc, k.nulls_first) {
+            (false, false) => IndexOrder::Forward,
+            (true, true) => IndexOrder::Backward,
+            _ => return None,
+        };
+        if dir.is_some_and(|x| x != d) {
+            return None;
+        }
+        dir = Some(d);
+        pos += 1;
+    }
+    Some(dir.unwrap_or(IndexOrder::Forward))
+}
+
+/// Types whose index key order (byte order of the sortable encoding) is
+/// their ORDER BY order. Not jsonb (keys order its text), intervals
+/// (ORDER BY compares spans), character(n) (trailing blanks), floats and
+/// numerics (not indexable here).
+fn sorts_as_keys(t: DataType) -> bool {
+    t.is_integer()
+        || matches!(
+            t,
+            DataType::Bool
+                | DataType::Text
+                | DataType::Varchar(_)
+                | DataType::Date
+                | DataType::Timestamp(_)
+                | DataType::TimestampTz(_)
+                | DataType::Time(_)
+                | DataType::Uuid
+                | DataType::Oid
+        )
 }

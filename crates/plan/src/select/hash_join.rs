@@ -191,6 +191,7 @@ fn reads_param(p: &Plan) -> bool {
         Plan::IndexScan { keys, .. } => {
             keys.eq.iter().any(cols)
                 || keys.in_list.iter().flatten().any(cols)
+                || keys.in_array.iter().any(cols)
                 || keys.lo.iter().chain(keys.hi.iter()).any(|(e, _)| cols(e))
         }
         Plan::LateralSubquery { .. } => true,

@@ -49,8 +49,8 @@ use nestor_types::Value;
 use crate::bind::{self, err_at, node, relname, req, AggCtx, Binder, Cte, Scope, ScopeCol, WinCtx};
 use crate::ir::{AggCall, Cmp, Expr, WinCall};
 use crate::ir::{
-    AggSpec, IndexKeys, JoinKind, LockTarget, OutCol, Plan, RowsFromItem, SortKey, TableFunc,
-    SYS_COLS,
+    AggSpec, IndexKeys, IndexOrder, JoinKind, LockTarget, OutCol, Plan, RowsFromItem, SortKey,
+    TableFunc, SYS_COLS,
 };
 use crate::valops;
 use nestor_catalog::TableDef;
@@ -579,9 +579,15 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     // are the ProjectSet's (project_output).
     let sets = q.targets.iter().any(|t| t.expr.contains_srf());
     if !q.distinct && !q.sort.is_empty() && !sets {
-        plan = Plan::Sort {
-            input: Box::new(plan),
-            keys: q.sort.clone(),
+        // FETCH ... WITH TIES finds its ties through the sort node.
+        let ties = sel.limit_option == pb::LimitOption::WithTies as i32;
+        let limited = sel.limit_count.is_some() && !ties;
+        plan = match access::index_ordered(plan, &q.sort, limited) {
+            Ok(p) if !ties => p,
+            Ok(p) | Err(p) => Plan::Sort {
+                input: Box::new(p),
+                keys: q.sort.clone(),
+            },
         };
     }
     if !lock_tables.is_empty() {
