@@ -178,6 +178,28 @@ pub fn is_reserved_keyword(word: &str) -> bool {
     QUOTED_KEYWORDS.binary_search(&word).is_ok()
 }
 
+/// An identifier as PostgreSQL's quote_identifier writes it: bare when it
+/// is lower-case letters, digits and underscores not starting with a
+/// digit and not a keyword that needs quoting; else in double quotes,
+/// inner ones doubled (`a$b`, `Abc`, `select` and `1a` are quoted). The
+/// one rule for the SQL function quote_ident, pg_get_indexdef and every
+/// other deparse.
+pub fn quote_identifier(name: &str) -> String {
+    let plain = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !is_reserved_keyword(name);
+    if plain {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -186,6 +208,11 @@ mod tests {
         for w in ["select", "table", "user", "order", "between", "int"] {
             assert!(super::is_reserved_keyword(w), "{w}");
         }
+        assert_eq!(super::quote_identifier("abc"), "abc");
+        assert_eq!(super::quote_identifier("a$b"), "\"a$b\"");
+        assert_eq!(super::quote_identifier("Abc"), "\"Abc\"");
+        assert_eq!(super::quote_identifier("a\"b"), "\"a\"\"b\"");
+        assert_eq!(super::quote_identifier(""), "\"\"");
         for w in ["name", "value", "id", "text", "data"] {
             assert!(!super::is_reserved_keyword(w), "{w}");
         }

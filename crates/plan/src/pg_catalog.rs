@@ -588,23 +588,7 @@ pub fn columns(rel: Rel) -> Vec<(&'static str, DataType)> {
         .collect()
 }
 
-/// `quote_ident`: double quotes unless the name is a plain lower-case
-/// identifier that is not a keyword.
-pub fn quote_ident(name: &str) -> String {
-    let plain = !name.is_empty()
-        && name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '$')
-        && !nestor_parser::is_reserved_keyword(name);
-    if plain {
-        return name.to_string();
-    }
-    format!("\"{}\"", name.replace('"', "\"\""))
-}
+pub use nestor_common::keywords::quote_identifier as quote_ident;
 
 #[cfg(test)]
 mod tests {

@@ -18,7 +18,6 @@
 
 use std::sync::Arc;
 
-use nestor_common::keywords::is_reserved_keyword;
 use nestor_common::{DbError, SqlState};
 
 use crate::context::EvalCtx;
@@ -460,23 +459,7 @@ fn overlay(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     Ok(text(out))
 }
 
-/// quote_ident: double quotes unless a plain lower-case identifier that is
-/// not a keyword.
-pub(crate) fn quote_ident(name: &str) -> String {
-    let plain = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        && !is_reserved_keyword(name);
-    if plain {
-        name.to_string()
-    } else {
-        format!("\"{}\"", name.replace('"', "\"\""))
-    }
-}
+pub(crate) use nestor_common::keywords::quote_identifier as quote_ident;
 
 /// quote_literal: single quotes, doubled inside; a backslash makes it the
 /// E'' form with backslashes doubled.
