@@ -267,4 +267,5 @@ regress!(
     numeric_math,
     json_path_ops,
     sql_fns_batch,
+    work_mem_spill,
 );

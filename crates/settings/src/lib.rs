@@ -208,13 +208,18 @@ impl Settings {
             .expect("canonical memory size")
             .and_then(|kb| u64::try_from(kb).ok())
             .map(|kb| kb.saturating_mul(1024)),
-            max_stack_depth_bytes: parse_kilobytes("max_stack_depth", text("max_stack_depth"), 100, 100)
-                .expect("canonical memory size")
-                .map_or(nestor_common::limits::STACK_DEPTH_BYTES_MAX, |kb| {
-                    usize::try_from(kb)
-                        .unwrap_or(usize::MAX)
-                        .saturating_mul(1024)
-                }),
+            max_stack_depth_bytes: parse_kilobytes(
+                "max_stack_depth",
+                text("max_stack_depth"),
+                100,
+                100,
+            )
+            .expect("canonical memory size")
+            .map_or(nestor_common::limits::STACK_DEPTH_BYTES_MAX, |kb| {
+                usize::try_from(kb)
+                    .unwrap_or(usize::MAX)
+                    .saturating_mul(1024)
+            }),
             values,
         }
     }
@@ -1107,12 +1112,7 @@ fn parse_millis(name: &str, value: &str, min: i64) -> Result<i64, DbError> {
 /// -1 (None) where `min` allows it. Returns kB.
 /// A memory size in kB: -1 (None) where `min` allows it, else at least
 /// `least` (the range the error names runs from `min`).
-fn parse_kilobytes(
-    name: &str,
-    value: &str,
-    min: i64,
-    least: i64,
-) -> Result<Option<i64>, DbError> {
+fn parse_kilobytes(name: &str, value: &str, min: i64, least: i64) -> Result<Option<i64>, DbError> {
     let v = value.trim();
     if v == "-1" && min < 0 {
         return Ok(None);
@@ -1645,7 +1645,11 @@ mod tests {
         );
         let mut s = SessionSettings::new("u");
         s.set("work_mem", canonicalize("work_mem", "64kB").unwrap(), false);
-        s.set("temp_file_limit", canonicalize("temp_file_limit", "1MB").unwrap(), false);
+        s.set(
+            "temp_file_limit",
+            canonicalize("temp_file_limit", "1MB").unwrap(),
+            false,
+        );
         assert_eq!(s.view().work_mem_bytes, 64 << 10);
         assert_eq!(s.view().temp_file_limit_bytes, Some(1 << 20));
     }

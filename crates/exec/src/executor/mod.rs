@@ -541,8 +541,14 @@ fn run_sort(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let work_mem = ev.ctx.settings.work_mem_bytes;
+    let ec = ev.ctx.eval;
+    let cmp = |a: &[Value], b: &[Value]| compare_keys(a, b, keys, &ec);
     let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
     let mut held = 0;
+    // Sorted runs written to temporary files once `held` passes work_mem
+    // (crate::spill::sort).
+    let mut runs = crate::spill::sort::Runs::new(keys.len(), &ev.temp);
     let r = run(input, ev, param, &mut |ev, row| {
         let mut k = Vec::with_capacity(keys.len());
         for key in keys {
@@ -552,17 +558,40 @@ fn run_sort(
         ev.mem.charge(bytes, "sort")?;
         held += bytes;
         rows.push((k, row));
+        if held > work_mem {
+            runs.add(&mut rows, &cmp)?;
+            ev.mem.release(held);
+            held = 0;
+        }
         Ok(true)
     });
     if let Err(e) = r {
         ev.mem.release(held);
+        drop(runs);
+        count_temp_files(ev);
         return Err(e);
     }
-    let ec = ev.ctx.eval;
-    rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys, &ec));
-    let r = emit_all(rows.into_iter().map(|(_, r)| r), ev, emit);
+    let r = if runs.is_empty() {
+        rows.sort_by(|a, b| cmp(&a.0, &b.0));
+        emit_all(rows.into_iter().map(|(_, r)| r), ev, emit)
+    } else {
+        runs.finish(rows, &cmp, work_mem, ev, emit)
+    };
     ev.mem.release(held);
+    count_temp_files(ev);
     r
+}
+
+/// Add the statement's removed temporary files to pg_stat_database.
+fn count_temp_files(ev: &mut Ev) {
+    let (files, bytes) = ev.temp.take_counts();
+    if files > 0 {
+        let s = &ev.ctx.db.stats;
+        s.temp_files
+            .fetch_add(files, std::sync::atomic::Ordering::Relaxed);
+        s.temp_bytes
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// LIMIT / OFFSET; with `ties` (FETCH FIRST ... WITH TIES, over sorted
