@@ -69,6 +69,42 @@ fn sorts_past_work_mem_spill_and_return_what_they_return_in_memory() {
 }
 
 #[test]
+fn hash_aggregates_past_work_mem_spill_to_batches_and_return_the_same_groups() {
+    let srv = Server::start();
+    ok(&srv, SETUP);
+    let queries = [
+        "SELECT id % 7919 AS k, count(*), sum(i), min(s), max(n), avg(f) FROM t GROUP BY 1 ORDER BY 1",
+        "SELECT s, count(*) FROM t GROUP BY s ORDER BY s NULLS FIRST",
+        // 1.0 and 1.00 are one group whichever batch they land in.
+        "SELECT n, count(*) FROM (SELECT CASE WHEN id % 2 = 0 THEN (id % 5000)::numeric \
+           ELSE round((id % 5000)::numeric, 2) END AS n FROM t) x GROUP BY n ORDER BY n",
+        "SELECT i, string_agg(id::text, ',' ORDER BY id), count(DISTINCT id % 3) FROM t GROUP BY i ORDER BY i",
+        "SELECT id % 5000, a, count(*) FROM t GROUP BY 1, 2 ORDER BY 1, 2",
+        "SELECT k, count(*) FROM (SELECT id % 9000 AS k FROM t) x GROUP BY k HAVING count(*) > 3 ORDER BY k",
+        "SELECT id % 4000 AS k, i % 2 AS j, count(*) FROM t GROUP BY ROLLUP (1, 2) ORDER BY 1, 2",
+        "SELECT DISTINCT id % 9000 AS k FROM t ORDER BY k",
+        "SELECT DISTINCT s, i FROM t ORDER BY s, i",
+        "SELECT count(*) FROM (SELECT DISTINCT id % 12345, s FROM t) x",
+        "SELECT id % 6000 FROM t UNION SELECT id % 7000 FROM t ORDER BY 1",
+    ];
+    for q in queries {
+        let in_memory = ok(&srv, &format!("SET work_mem = '1GB'; {q}"));
+        let before = temp_files(&srv);
+        let spilled = ok(&srv, &format!("SET work_mem = '64kB'; {q}"));
+        assert!(temp_files(&srv) > before, "{q} did not spill");
+        assert!(in_memory == spilled, "{q}: spilled rows differ");
+        assert!(temp_dir_entries(&srv).is_empty(), "{q} left files");
+    }
+    // Groups beyond the table fail mid-batch: no files stay.
+    let e = err(
+        &srv,
+        "SET work_mem = '64kB'; SELECT id % 9000, sum(1 / (id - 29999)) FROM t GROUP BY 1",
+    );
+    assert!(e.contains("division by zero"), "{e}");
+    assert!(temp_dir_entries(&srv).is_empty());
+}
+
+#[test]
 fn temporary_files_go_when_a_statement_fails_or_is_cancelled() {
     let srv = Server::start();
     ok(&srv, SETUP);

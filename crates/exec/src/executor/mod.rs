@@ -407,13 +407,75 @@ fn run_distinct(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    first_per_key(input, ev, param, emit, "DISTINCT", &mut |row, _| {
-        Ok(distinct_key(row))
-    })
+    let mut source = |ev: &mut Ev, f: &mut Emit| run(input, ev, param, f);
+    let r = distinct_rows(&mut source, ev, emit, 0);
+    count_temp_files(ev);
+    r
+}
+
+/// Where DISTINCT reads its rows: a function pushing them into a callback.
+type RowSource<'s> = dyn FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> + 's;
+
+/// DISTINCT: the first row of each value, in input order until the keys
+/// seen pass work_mem; then the rows of values not seen go to hash batches
+/// (crate::spill::hash), each deduplicated on its own afterwards, at
+/// `depth` + 1.
+fn distinct_rows(
+    source: &mut RowSource,
+    ev: &mut Ev,
+    emit: &mut Emit,
+    depth: u32,
+) -> Result<bool, DbError> {
+    use crate::spill::hash::{Batches, DEPTH_MAX};
+    let work_mem = ev.ctx.settings.work_mem_bytes;
+    let mut seen: HashSet<Row> = HashSet::new();
+    let mut batches: Option<Batches> = None;
+    let mut held = 0;
+    let r = source(ev, &mut |ev, row| {
+        let key = distinct_key(&row);
+        if seen.contains(&key) {
+            return Ok(true);
+        }
+        if batches.is_some() || (held > work_mem && depth < DEPTH_MAX) {
+            let b = batches.get_or_insert_with(|| Batches::new(depth, &ev.temp));
+            b.add(&key, &row)?;
+            return Ok(true);
+        }
+        let bytes = entry_bytes(&key);
+        ev.mem.charge(bytes, "DISTINCT")?;
+        held += bytes;
+        seen.insert(key);
+        emit(ev, row)
+    });
+    ev.mem.release(held);
+    drop(seen);
+    if !r? {
+        return Ok(false);
+    }
+    let Some(batches) = batches else {
+        return Ok(true);
+    };
+    for mut f in batches.into_files()? {
+        let mut source = |ev: &mut Ev, out: &mut Emit| {
+            let mut n = 0;
+            while let Some(row) = f.next()? {
+                poll(ev, &mut n)?;
+                if !out(ev, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        if !distinct_rows(&mut source, ev, emit, depth + 1)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The rows of `input` whose `key` was not seen before, in input order
-/// (DISTINCT, DISTINCT ON); the keys seen are charged as `what`.
+/// (DISTINCT ON, over sorted input: no spilling, which would change the
+/// order); the keys seen are charged as `what`.
 pub(super) fn first_per_key(
     input: &Plan,
     ev: &mut Ev,
@@ -583,7 +645,7 @@ fn run_sort(
 }
 
 /// Add the statement's removed temporary files to pg_stat_database.
-fn count_temp_files(ev: &mut Ev) {
+pub(super) fn count_temp_files(ev: &mut Ev) {
     let (files, bytes) = ev.temp.take_counts();
     if files > 0 {
         let s = &ev.ctx.db.stats;

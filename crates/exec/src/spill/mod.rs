@@ -28,6 +28,7 @@
 //! ```
 
 pub(crate) mod codec;
+pub(crate) mod hash;
 pub(crate) mod sort;
 
 use std::fs::File;
