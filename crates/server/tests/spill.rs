@@ -81,7 +81,7 @@ fn hash_aggregates_past_work_mem_spill_to_batches_and_return_the_same_groups() {
         "SELECT i, string_agg(id::text, ',' ORDER BY id), count(DISTINCT id % 3) FROM t GROUP BY i ORDER BY i",
         "SELECT id % 5000, a, count(*) FROM t GROUP BY 1, 2 ORDER BY 1, 2",
         "SELECT k, count(*) FROM (SELECT id % 9000 AS k FROM t) x GROUP BY k HAVING count(*) > 3 ORDER BY k",
-        "SELECT id % 4000 AS k, i % 2 AS j, count(*) FROM t GROUP BY ROLLUP (1, 2) ORDER BY 1, 2",
+        "SELECT id % 4000 AS k, i % 2 AS j, count(*) FROM t GROUP BY ROLLUP (1, 2) ORDER BY 1, 2, 3",
         "SELECT DISTINCT id % 9000 AS k FROM t ORDER BY k",
         "SELECT DISTINCT s, i FROM t ORDER BY s, i",
         "SELECT count(*) FROM (SELECT DISTINCT id % 12345, s FROM t) x",
@@ -101,6 +101,48 @@ fn hash_aggregates_past_work_mem_spill_to_batches_and_return_the_same_groups() {
         "SET work_mem = '64kB'; SELECT id % 9000, sum(1 / (id - 29999)) FROM t GROUP BY 1",
     );
     assert!(e.contains("division by zero"), "{e}");
+    assert!(temp_dir_entries(&srv).is_empty());
+}
+
+#[test]
+fn hash_joins_past_work_mem_join_in_batches_with_every_join_kind() {
+    let srv = Server::start();
+    ok(&srv, SETUP);
+    ok(
+        &srv,
+        "CREATE TABLE u (k bigint, v text); \
+         INSERT INTO u SELECT CASE WHEN g % 19 = 0 THEN NULL ELSE g % 12000 END, 'v' || g \
+         FROM generate_series(1, 20000) g",
+    );
+    let queries = [
+        "SELECT t.id, u.v FROM t JOIN u ON t.i = u.k ORDER BY 1, 2",
+        "SELECT t.id, u.v FROM t LEFT JOIN u ON t.id = u.k ORDER BY 1, 2",
+        "SELECT t.id, u.v FROM t RIGHT JOIN u ON t.id = u.k ORDER BY 1, 2",
+        "SELECT t.id, u.v FROM t FULL JOIN u ON t.id = u.k ORDER BY 1, 2",
+        // A filter besides the key: a failing filter NULL-extends.
+        "SELECT t.id, u.v FROM t FULL JOIN u ON t.id = u.k AND u.v > 'v5' ORDER BY 1, 2",
+        "SELECT count(*), count(t.id), count(u.k) FROM t FULL JOIN u ON t.id % 5000 = u.k",
+        "SELECT t.id, u.v FROM u LEFT JOIN t ON t.id = u.k WHERE t.s IS NULL ORDER BY 1, 2",
+    ];
+    for q in queries {
+        let in_memory = ok(&srv, &format!("SET work_mem = '1GB'; {q}"));
+        let before = temp_files(&srv);
+        let spilled = ok(&srv, &format!("SET work_mem = '64kB'; {q}"));
+        assert!(temp_files(&srv) > before, "{q} did not spill");
+        assert!(in_memory == spilled, "{q}: spilled rows differ");
+        assert!(temp_dir_entries(&srv).is_empty(), "{q} left files");
+    }
+    // Every row with one key: the batches cannot split it, so past
+    // DEPTH_MAX levels the table just grows.
+    assert_eq!(
+        ok(
+            &srv,
+            "SET work_mem = '64kB'; \
+             SELECT count(*) FROM (SELECT 1 AS k FROM generate_series(1, 600)) a \
+             JOIN (SELECT 1 AS k FROM generate_series(1, 600)) b ON a.k = b.k"
+        ),
+        "360000"
+    );
     assert!(temp_dir_entries(&srv).is_empty());
 }
 

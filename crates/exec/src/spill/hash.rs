@@ -55,7 +55,7 @@ impl Batches {
 
     /// Write `row` to the batch of `key`.
     pub(crate) fn add(&mut self, key: &[Value], row: &[Value]) -> Result<(), DbError> {
-        let i = batch_of(key, self.depth, self.files.len());
+        let i = batch_of(key, self.depth);
         let f = match &mut self.files[i] {
             Some(f) => f,
             slot => slot.insert(TempFile::create(&self.space)?),
@@ -65,20 +65,28 @@ impl Batches {
 
     /// The batches written, each ready to read.
     pub(crate) fn into_files(self) -> Result<Vec<TempFile>, DbError> {
-        let mut out = Vec::new();
-        for mut f in self.files.into_iter().flatten() {
-            f.read()?;
+        Ok(self.into_slots()?.into_iter().flatten().collect())
+    }
+
+    /// Every batch by its number (None: nothing written to it), each
+    /// ready to read.
+    pub(crate) fn into_slots(self) -> Result<Vec<Option<TempFile>>, DbError> {
+        let mut out = Vec::with_capacity(self.files.len());
+        for mut f in self.files {
+            if let Some(f) = &mut f {
+                f.read()?;
+            }
             out.push(f);
         }
         Ok(out)
     }
 }
 
-/// The batch (of `n`) a key belongs to at `depth`: equal keys (as
-/// `Value`'s `Eq` has it, e.g. 1.0 = 1.00) always get the same one.
-pub(crate) fn batch_of(key: &[Value], depth: u32, n: usize) -> usize {
+/// The batch a key belongs to at `depth`: equal keys (as `Value`'s `Eq`
+/// has it, e.g. 1.0 = 1.00, int4 1 = int8 1) always get the same one.
+pub(crate) fn batch_of(key: &[Value], depth: u32) -> usize {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     depth.hash(&mut h);
     key.hash(&mut h);
-    (h.finish() % n as u64) as usize
+    (h.finish() % BATCH_COUNT as u64) as usize
 }
