@@ -410,11 +410,12 @@ fn a_message_past_its_size_limit_is_fatal_08p01() {
 }
 
 /// `nestor.query_memory_max`: what one statement's sorts, hash tables and
-/// materialised results may hold. PostgreSQL 15 bounds these by work_mem
-/// and spills to disk past it (where temp_file_limit may stop it with
-/// 53400); Nestor fails the statement with 53200 "out of memory", the
-/// DETAIL naming the operation. The default (a quarter of --memory-limit)
-/// runs what a small limit refuses.
+/// materialised results may hold. Sorts, hash aggregates and hash joins
+/// spill past work_mem (tests/spill.rs); below work_mem (here 1MB against
+/// work_mem's 4MB), and for what has no spill path, Nestor fails the
+/// statement with 53200 "out of memory", the DETAIL naming the operation.
+/// The default (a quarter of --memory-limit) runs what a small limit
+/// refuses.
 #[test]
 fn statements_past_their_working_memory_limit_get_53200_naming_the_operation() {
     let srv = Server::start();
