@@ -1,10 +1,11 @@
-//! Temporary files: where a sort that outgrows work_mem puts its runs.
+//! Temporary files: where sorts, hash aggregates and hash joins that
+//! outgrow work_mem put their rows.
 //!
-//! PostgreSQL bounds each sort by work_mem and writes what does not fit to
-//! temporary files under `<data>/base/pgsql_tmp`; Nestor does the same
-//! under `<data>/pgsql_tmp` ([`init`], called once the data directory is
-//! locked, empties it: files left by a process that died are removed at
-//! start). Engines without a data directory (tests) use a directory of
+//! PostgreSQL bounds each sort and hash table by work_mem and writes what
+//! does not fit to temporary files under `<data>/base/pgsql_tmp`; Nestor
+//! does the same under `<data>/pgsql_tmp` ([`init`], called once the data
+//! directory is locked, empties it: files left by a process that died are
+//! removed at start). Engines without a data directory (tests) use a directory of
 //! their own under the system's temporary directory.
 //!
 //! A [`TempFile`] is one file, `pgsql_tmp<pid>.<n>`, written sequentially
@@ -17,10 +18,14 @@
 //! [`TempSpace`]; past `temp_file_limit` a write fails with PostgreSQL's
 //! 53400 `temporary file size exceeds temp_file_limit (NkB)`. Each file
 //! is counted in pg_stat_database's temp_files / temp_bytes when it is
-//! removed, as PostgreSQL counts it.
+//! removed, as PostgreSQL counts it. The limit holds per statement (each
+//! executor state, `Ev`, has its own [`TempSpace`]), where PostgreSQL's
+//! holds per backend.
 //!
 //! ```text
-//!   run_sort ── past work_mem ──▶ spill::sort::Spill  (runs, k-way merge)
+//!   run_sort ───────────── past work_mem ──▶ sort::Runs (sorted runs, k-way merge)
+//!   GROUP BY, DISTINCT,
+//!   hash join ──────────── past work_mem ──▶ hash::Batches (16 files by key hash)
 //!                                   │
 //!                                   ▼
 //!                 TempFile ──▶ <data>/pgsql_tmp/pgsql_tmp<pid>.<n>
