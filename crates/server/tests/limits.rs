@@ -513,6 +513,8 @@ fn reads_that_would_pass_the_memory_limit_get_53200() {
     let mut c = srv.raw();
     c.startup("postgres");
     ok(&mut c, "SET nestor.query_memory_max = '4GB'");
+    // In memory: past work_mem the sort would spill to temporary files.
+    ok(&mut c, "SET work_mem = '1GB'");
     let (message, detail, _) = fails(
         &mut c,
         "SELECT count(*) FROM (SELECT g, repeat('x', 100) FROM generate_series(1, 3000000) g \
@@ -596,7 +598,9 @@ fn nestor_memory_shows_usage_by_category() {
     assert!(open[2] >= 5000 * 16, "{open:?}");
     ok(&mut c, "ROLLBACK");
     assert_eq!(read(&mut c)[2], before[2], "the undo log is gone");
-    // A statement's sort counts while it holds its rows.
+    // A statement's sort counts while it holds its rows (all of them:
+    // below work_mem).
+    ok(&mut c, "SET work_mem = '1GB'");
     let held: i64 = value(
         &mut c,
         "SELECT (SELECT query_working_memory_bytes FROM nestor_memory) \
