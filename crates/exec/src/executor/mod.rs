@@ -61,6 +61,12 @@ pub type EmitRef<'f> = dyn FnMut(&mut Ev, &[Value]) -> Result<bool, DbError> + '
 /// Check for cancel / statement_timeout every this many rows.
 const INTERRUPT_EVERY: u32 = 1024;
 
+impl crate::spill::sort::Cx for Ev<'_, '_> {
+    fn poll(&mut self, counter: &mut u32) -> Result<(), DbError> {
+        poll(self, counter)
+    }
+}
+
 /// Count a row read; every INTERRUPT_EVERY rows of the statement (not of
 /// one scan: a correlated subquery runs many scans of a few rows each)
 /// look at cancel and statement_timeout.

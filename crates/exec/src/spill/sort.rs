@@ -31,8 +31,15 @@ use nestor_common::DbError;
 use nestor_types::Value;
 
 use super::{TempFile, TempSpace, READ_BUFFER_BYTES};
-use crate::context::Ev;
-use crate::executor::{poll, Row};
+
+type Row = Vec<Value>;
+
+/// What a merge runs in: the executor's state, which it hands to the
+/// consumer and asks every row whether the statement was cancelled.
+pub(crate) trait Cx {
+    /// Count a row; fail if the statement was cancelled or timed out.
+    fn poll(&mut self, counter: &mut u32) -> Result<(), DbError>;
+}
 
 /// Fewest and most runs one merge pass reads (PostgreSQL's MINORDER and
 /// MAXORDER).
@@ -84,13 +91,13 @@ impl Runs {
 
     /// Sort `last` in memory and merge it with the runs, handing every
     /// row to `emit` in order (false from `emit` stops).
-    pub(crate) fn finish(
+    pub(crate) fn finish<C: Cx>(
         mut self,
         mut last: Vec<Entry>,
         cmp: &KeyCmp,
         work_mem: usize,
-        ev: &mut Ev,
-        emit: &mut dyn FnMut(&mut Ev, Row) -> Result<bool, DbError>,
+        ev: &mut C,
+        emit: &mut dyn FnMut(&mut C, Row) -> Result<bool, DbError>,
     ) -> Result<bool, DbError> {
         let order = (work_mem / READ_BUFFER_BYTES).clamp(MERGE_ORDER_MIN, MERGE_ORDER_MAX);
         while self.files.len() > order {
@@ -109,7 +116,7 @@ impl Runs {
     }
 
     /// One merge pass: each group of `order` consecutive runs becomes one.
-    fn pass(&mut self, order: usize, cmp: &KeyCmp, ev: &mut Ev) -> Result<(), DbError> {
+    fn pass<C: Cx>(&mut self, order: usize, cmp: &KeyCmp, ev: &mut C) -> Result<(), DbError> {
         let mut merged = Vec::with_capacity(self.files.len().div_ceil(order));
         let mut files = std::mem::take(&mut self.files).into_iter().peekable();
         while files.peek().is_some() {
@@ -154,12 +161,12 @@ impl Source {
 
 /// Merge sorted `sources` into `out` in key order, ties by source
 /// position; a run's file is removed as soon as it is read to its end.
-fn merge(
+fn merge<C: Cx>(
     mut sources: Vec<Source>,
     width: usize,
     cmp: &KeyCmp,
-    ev: &mut Ev,
-    out: &mut dyn FnMut(&mut Ev, Entry) -> Result<bool, DbError>,
+    ev: &mut C,
+    out: &mut dyn FnMut(&mut C, Entry) -> Result<bool, DbError>,
 ) -> Result<bool, DbError> {
     let mut heads: Vec<Option<Entry>> = Vec::with_capacity(sources.len());
     for s in &mut sources {
@@ -177,7 +184,7 @@ fn merge(
     }
     let mut n = 0;
     while let Some(&top) = heap.first() {
-        poll(ev, &mut n)?;
+        ev.poll(&mut n)?;
         let next = sources[top].next(width)?;
         let entry = std::mem::replace(&mut heads[top], next)
             .ok_or_else(|| DbError::internal("merge: empty run head"))?;
