@@ -303,9 +303,10 @@ pub const SSI_SUMMARIZED_XIDS_MAX: usize = 1_000_000;
 /// Default of the `nestor.query_memory_max` setting (-1): this share of
 /// `--memory-limit` may be held by one statement's sorts, hash tables
 /// (GROUP BY, DISTINCT, INTERSECT/EXCEPT) and materialised CTEs and
-/// subqueries. Not PostgreSQL's 4 MB work_mem: PostgreSQL spills to disk
-/// past work_mem, Nestor fails the statement with 53200, so the default
-/// must let every query that works there work here.
+/// subqueries. Not work_mem, which sorts, hash aggregates and hash joins
+/// spill past (exec's spill module): this bounds the whole statement,
+/// including what has no spill path (53200 past it), so the default must
+/// let every query that works on PostgreSQL work here.
 pub const QUERY_MEMORY_PERCENT_DEFAULT: u64 = 25;
 
 /// A statement's working memory is checked against the server's

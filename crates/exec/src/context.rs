@@ -205,6 +205,8 @@ pub struct Ev<'c, 'a> {
     /// What the statement's sorts, hash tables and materialised results
     /// hold (`nestor.query_memory_max`).
     pub mem: QueryMemory,
+    /// What the statement's temporary files hold (temp_file_limit).
+    pub temp: Arc<crate::spill::TempSpace>,
     /// Rows read so far (cancel and statement_timeout are checked every
     /// so many: executor::poll).
     pub ticks: std::cell::Cell<u32>,
@@ -213,12 +215,14 @@ pub struct Ev<'c, 'a> {
 impl<'c, 'a> Ev<'c, 'a> {
     pub fn new(ctx: &'c mut StatementCtx<'a>, params: &'c [Value]) -> Ev<'c, 'a> {
         let max = crate::workmem::limit_bytes(ctx.settings.query_memory_max_bytes);
+        let temp = crate::spill::TempSpace::new(ctx.settings.temp_file_limit_bytes);
         Ev {
             ctx,
             params,
             outer: Vec::new(),
             cache: HashMap::new(),
             mem: QueryMemory::new(max),
+            temp,
             ticks: std::cell::Cell::new(0),
         }
     }

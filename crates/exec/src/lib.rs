@@ -41,6 +41,7 @@ pub mod privilege;
 pub mod registry;
 mod relation_lock;
 pub mod replication;
+pub mod spill;
 pub mod stat_statements;
 pub mod statement;
 pub mod stats;

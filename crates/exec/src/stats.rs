@@ -185,6 +185,9 @@ pub struct DbStats {
     /// clients (not in pg_stat_database; the metrics endpoint's).
     pub serialization_failures: AtomicU64,
     pub sessions: AtomicU64,
+    /// Temporary files removed and the bytes they held (crate::spill).
+    pub temp_files: AtomicU64,
+    pub temp_bytes: AtomicU64,
     /// When the counters were last reset (or made): microseconds since
     /// 2000-01-01.
     stats_reset_us: AtomicI64,
@@ -199,6 +202,8 @@ impl Default for DbStats {
             deadlocks: AtomicU64::new(0),
             serialization_failures: AtomicU64::new(0),
             sessions: AtomicU64::new(0),
+            temp_files: AtomicU64::new(0),
+            temp_bytes: AtomicU64::new(0),
             stats_reset_us: AtomicI64::new(nestor_types::context::system_now()),
         }
     }
@@ -367,6 +372,8 @@ impl DbStats {
         self.deadlocks.store(0, Ordering::Relaxed);
         self.serialization_failures.store(0, Ordering::Relaxed);
         self.sessions.store(0, Ordering::Relaxed);
+        self.temp_files.store(0, Ordering::Relaxed);
+        self.temp_bytes.store(0, Ordering::Relaxed);
         self.stats_reset_us
             .store(nestor_types::context::system_now(), Ordering::Relaxed);
     }

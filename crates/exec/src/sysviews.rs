@@ -494,8 +494,9 @@ fn database_rows(ev: &Ev) -> Rows {
     let backends = db.sessions.activity().len();
     let zero = Value::Int8(0);
     let zero_f = Value::Float8(0.0);
-    let row = |datid: u32, name: Value, backends: usize, counts: [u64; 10], reset: Value| {
-        let [commit, rollback, returned, fetched, ins, upd, del, deadlocks, sessions, _] = counts;
+    let row = |datid: u32, name: Value, backends: usize, counts: [u64; 12], reset: Value| {
+        let [commit, rollback, returned, fetched, ins, upd, del, deadlocks, sessions, temp_files, temp_bytes, _] =
+            counts;
         vec![
             Value::Int8(i64::from(datid)),
             name,
@@ -510,8 +511,8 @@ fn database_rows(ev: &Ev) -> Rows {
             count(upd),
             count(del),
             zero.clone(),
-            zero.clone(),
-            zero.clone(),
+            count(temp_files),
+            count(temp_bytes),
             count(deadlocks),
             Value::Null,
             Value::Null,
@@ -544,11 +545,13 @@ fn database_rows(ev: &Ev) -> Rows {
                 sums[C::Deleted as usize],
                 s.deadlocks.load(Relaxed),
                 s.sessions.load(Relaxed),
+                s.temp_files.load(Relaxed),
+                s.temp_bytes.load(Relaxed),
                 0,
             ],
             Value::TimestampTz(s.stats_reset_us()),
         ),
-        row(0, Value::Null, 0, [0; 10], Value::Null),
+        row(0, Value::Null, 0, [0; 12], Value::Null),
     ]
 }
 

@@ -2,11 +2,15 @@
 //! DISTINCT, INTERSECT/EXCEPT, DISTINCT aggregates, hash joins), string_agg results
 //! and materialised CTEs and subqueries hold.
 //!
-//! PostgreSQL bounds these by work_mem and spills to disk past it; Nestor
-//! keeps them in memory, so one statement could otherwise take the whole
-//! process down. Each operator charges what it buffers ([`QueryMemory::
+//! Sorts, hash aggregates and hash joins spill to temporary files once
+//! they hold more than work_mem, as PostgreSQL's do (crate::spill); the
+//! rest (window functions, DISTINCT ON, INTERSECT/EXCEPT, aggregates'
+//! DISTINCT and ORDER BY, string_agg, materialised results) stays in
+//! memory, so one statement could otherwise take the whole process down.
+//! Each operator charges what it buffers ([`QueryMemory::
 //! charge`]: the values' sizes, `Value::size_bytes`, plus a fixed cost per
-//! entry) and releases it when done. Past `nestor.query_memory_max` (by
+//! entry) and releases it when done (a spilling operator when it writes its
+//! buffer out). Past `nestor.query_memory_max` (by
 //! default a quarter of `--memory-limit`, far above work_mem: a query that
 //! works on PostgreSQL must keep working here) or while the process is at
 //! its memory limit (checked every QUERY_MEMORY_GLOBAL_CHECK_BYTES of

@@ -332,6 +332,13 @@ fn serve(cli: Cli) -> Result<(), String> {
         }
         m
     })?;
+    // The data directory is ours now: empty its temporary files' directory.
+    nestor_exec::spill::init(&cli.data_dir).map_err(|e| {
+        format!(
+            "cannot start: could not empty \"{}\": {e}",
+            cli.data_dir.join("pgsql_tmp").display()
+        )
+    })?;
     let engine_for_shutdown = engine.clone();
     let sync = nestor_exec::replication::SyncStandbys::parse(&cli.synchronous_standby_names)
         .map_err(|e| format!("invalid --synchronous-standby-names: {e}"))?;

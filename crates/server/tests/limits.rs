@@ -410,11 +410,12 @@ fn a_message_past_its_size_limit_is_fatal_08p01() {
 }
 
 /// `nestor.query_memory_max`: what one statement's sorts, hash tables and
-/// materialised results may hold. PostgreSQL 15 bounds these by work_mem
-/// and spills to disk past it (where temp_file_limit may stop it with
-/// 53400); Nestor fails the statement with 53200 "out of memory", the
-/// DETAIL naming the operation. The default (a quarter of --memory-limit)
-/// runs what a small limit refuses.
+/// materialised results may hold. Sorts, hash aggregates and hash joins
+/// spill past work_mem (tests/spill.rs); below work_mem (here 1MB against
+/// work_mem's 4MB), and for what has no spill path, Nestor fails the
+/// statement with 53200 "out of memory", the DETAIL naming the operation.
+/// The default (a quarter of --memory-limit) runs what a small limit
+/// refuses.
 #[test]
 fn statements_past_their_working_memory_limit_get_53200_naming_the_operation() {
     let srv = Server::start();
@@ -512,6 +513,8 @@ fn reads_that_would_pass_the_memory_limit_get_53200() {
     let mut c = srv.raw();
     c.startup("postgres");
     ok(&mut c, "SET nestor.query_memory_max = '4GB'");
+    // In memory: past work_mem the sort would spill to temporary files.
+    ok(&mut c, "SET work_mem = '1GB'");
     let (message, detail, _) = fails(
         &mut c,
         "SELECT count(*) FROM (SELECT g, repeat('x', 100) FROM generate_series(1, 3000000) g \
@@ -595,7 +598,9 @@ fn nestor_memory_shows_usage_by_category() {
     assert!(open[2] >= 5000 * 16, "{open:?}");
     ok(&mut c, "ROLLBACK");
     assert_eq!(read(&mut c)[2], before[2], "the undo log is gone");
-    // A statement's sort counts while it holds its rows.
+    // A statement's sort counts while it holds its rows (all of them:
+    // below work_mem).
+    ok(&mut c, "SET work_mem = '1GB'");
     let held: i64 = value(
         &mut c,
         "SELECT (SELECT query_working_memory_bytes FROM nestor_memory) \

@@ -269,4 +269,5 @@ regress!(
     numeric_math,
     json_path_ops,
     sql_fns_batch,
+    work_mem_spill,
 );

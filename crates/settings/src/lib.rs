@@ -67,6 +67,12 @@ pub struct Settings {
     /// nestor.query_memory_max in bytes; None (-1): the server's default,
     /// a share of its memory limit.
     pub query_memory_max_bytes: Option<u64>,
+    /// work_mem in bytes: what one sort or hash table may hold before it
+    /// spills to temporary files.
+    pub work_mem_bytes: usize,
+    /// temp_file_limit in bytes (None: -1, unlimited): what one
+    /// statement's temporary files may hold at once.
+    pub temp_file_limit_bytes: Option<u64>,
     /// max_stack_depth in bytes.
     pub max_stack_depth_bytes: usize,
     /// pg_stat_statements.track is not `none`.
@@ -181,17 +187,39 @@ impl Settings {
                 "nestor.query_memory_max",
                 text("nestor.query_memory_max"),
                 -1,
+                64,
             )
             .expect("canonical memory size")
             .and_then(|kb| u64::try_from(kb).ok())
             .map(|kb| kb.saturating_mul(1024)),
-            max_stack_depth_bytes: parse_kilobytes("max_stack_depth", text("max_stack_depth"), 100)
+            work_mem_bytes: parse_kilobytes("work_mem", text("work_mem"), 64, 64)
                 .expect("canonical memory size")
-                .map_or(nestor_common::limits::STACK_DEPTH_BYTES_MAX, |kb| {
+                .map_or(usize::MAX, |kb| {
                     usize::try_from(kb)
                         .unwrap_or(usize::MAX)
                         .saturating_mul(1024)
                 }),
+            temp_file_limit_bytes: parse_kilobytes(
+                "temp_file_limit",
+                text("temp_file_limit"),
+                -1,
+                0,
+            )
+            .expect("canonical memory size")
+            .and_then(|kb| u64::try_from(kb).ok())
+            .map(|kb| kb.saturating_mul(1024)),
+            max_stack_depth_bytes: parse_kilobytes(
+                "max_stack_depth",
+                text("max_stack_depth"),
+                100,
+                100,
+            )
+            .expect("canonical memory size")
+            .map_or(nestor_common::limits::STACK_DEPTH_BYTES_MAX, |kb| {
+                usize::try_from(kb)
+                    .unwrap_or(usize::MAX)
+                    .saturating_mul(1024)
+            }),
             values,
         }
     }
@@ -268,9 +296,11 @@ enum Kind {
     Millis {
         min: i64,
     },
-    /// A memory size in kB (units B, kB, MB, GB, TB accepted), or -1.
+    /// A memory size in kB (units B, kB, MB, GB, TB accepted): at least
+    /// `least`, or -1 where `min` is -1.
     Kilobytes {
         min: i64,
+        least: i64,
     },
     /// max_stack_depth: kB, at most the stack sessions run on allows.
     StackDepth,
@@ -479,8 +509,20 @@ static DEFS: &[Def] = &[
     def(
         "nestor.query_memory_max",
         "-1",
-        Kind::Kilobytes { min: -1 },
+        Kind::Kilobytes { min: -1, least: 64 },
         "Sets the maximum memory one statement's sorts, hash tables and materialized results may hold (-1: a quarter of the server's memory limit).",
+    ),
+    def(
+        "temp_file_limit",
+        "-1",
+        Kind::Kilobytes { min: -1, least: 0 },
+        "Limits the total size of all temporary files used by each process.",
+    ),
+    def(
+        "work_mem",
+        "4MB",
+        Kind::Kilobytes { min: 64, least: 64 },
+        "Sets the maximum memory to be used for query workspaces.",
     ),
     fixed(def(
         "pg_stat_statements.max",
@@ -848,11 +890,10 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         Kind::Int { min, max } => parse_int(d.name, value, min, max).map(|v| v.to_string()),
         Kind::Real { min, max } => parse_real(d.name, value, min, max).map(format_g),
         Kind::Millis { min } => parse_millis(d.name, value, min).map(format_millis),
-        Kind::Kilobytes { min } => {
-            parse_kilobytes(d.name, value, min).map(|kb| kb.map_or("-1".into(), format_kilobytes))
-        }
+        Kind::Kilobytes { min, least } => parse_kilobytes(d.name, value, min, least)
+            .map(|kb| kb.map_or("-1".into(), format_kilobytes)),
         Kind::StackDepth => {
-            let kb = parse_kilobytes(d.name, value, 100)?.unwrap_or(0);
+            let kb = parse_kilobytes(d.name, value, 100, 100)?.unwrap_or(0);
             let max = (nestor_common::limits::STACK_DEPTH_BYTES_MAX / 1024) as i64;
             if kb > max {
                 return Err(invalid(d.name, value)
@@ -1069,7 +1110,9 @@ fn parse_millis(name: &str, value: &str, min: i64) -> Result<i64, DbError> {
 /// Parse a memory size as PostgreSQL's memory parameters take it: a number
 /// of kB, or a number with a unit (B, kB, MB, GB, TB; case-sensitive).
 /// -1 (None) where `min` allows it. Returns kB.
-fn parse_kilobytes(name: &str, value: &str, min: i64) -> Result<Option<i64>, DbError> {
+/// A memory size in kB: -1 (None) where `min` allows it, else at least
+/// `least` (the range the error names runs from `min`).
+fn parse_kilobytes(name: &str, value: &str, min: i64, least: i64) -> Result<Option<i64>, DbError> {
     let v = value.trim();
     if v == "-1" && min < 0 {
         return Ok(None);
@@ -1087,8 +1130,7 @@ fn parse_kilobytes(name: &str, value: &str, min: i64) -> Result<Option<i64>, DbE
         i64::try_from(bytes.div_ceil(1024)).map_err(|_| invalid(name, value))?
     };
     let max = i32::MAX as i64;
-    let floor = min.max(64);
-    if !(floor..=max).contains(&kb) {
+    if !(least..=max).contains(&kb) {
         return Err(DbError::new(
             SqlState::InvalidParameterValue,
             format!("{kb} kB is outside the valid range for parameter \"{name}\" ({min} .. {max})"),
@@ -1099,6 +1141,9 @@ fn parse_kilobytes(name: &str, value: &str, min: i64) -> Result<Option<i64>, DbE
 
 /// PostgreSQL's spelling of a memory size: the largest unit that divides it.
 fn format_kilobytes(kb: i64) -> String {
+    if kb == 0 {
+        return "0".into();
+    }
     for (unit, size) in [("TB", 1i64 << 30), ("GB", 1 << 20), ("MB", 1 << 10)] {
         if kb.rem_euclid(size) == 0 {
             return format!("{}{unit}", kb / size);
@@ -1575,6 +1620,38 @@ mod tests {
             TimeZone::UTC,
             "SET LOCAL ends with the transaction"
         );
+    }
+
+    #[test]
+    fn work_mem_and_temp_file_limit_take_postgres_sizes_and_ranges() {
+        assert_eq!(Settings::defaults().work_mem_bytes, 4 << 20);
+        assert_eq!(Settings::defaults().temp_file_limit_bytes, None);
+        assert_eq!(canonicalize("work_mem", "64kB").unwrap(), "64kB");
+        assert_eq!(canonicalize("work_mem", "100000").unwrap(), "100000kB");
+        assert_eq!(
+            canonicalize("work_mem", "63").unwrap_err().message,
+            "63 kB is outside the valid range for parameter \"work_mem\" (64 .. 2147483647)"
+        );
+        assert_eq!(canonicalize("temp_file_limit", "0").unwrap(), "0");
+        assert_eq!(canonicalize("temp_file_limit", "10").unwrap(), "10kB");
+        assert_eq!(canonicalize("temp_file_limit", "-1").unwrap(), "-1");
+        assert_eq!(
+            canonicalize("temp_file_limit", "-2").unwrap_err().message,
+            "-2 kB is outside the valid range for parameter \"temp_file_limit\" (-1 .. 2147483647)"
+        );
+        assert_eq!(
+            canonicalize("nestor.query_memory_max", "10").unwrap_err().message,
+            "10 kB is outside the valid range for parameter \"nestor.query_memory_max\" (-1 .. 2147483647)"
+        );
+        let mut s = SessionSettings::new("u");
+        s.set("work_mem", canonicalize("work_mem", "64kB").unwrap(), false);
+        s.set(
+            "temp_file_limit",
+            canonicalize("temp_file_limit", "1MB").unwrap(),
+            false,
+        );
+        assert_eq!(s.view().work_mem_bytes, 64 << 10);
+        assert_eq!(s.view().temp_file_limit_bytes, Some(1 << 20));
     }
 
     #[test]

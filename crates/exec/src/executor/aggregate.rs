@@ -1,5 +1,7 @@
 //! Aggregation: GROUP BY with the aggregate functions, one hash group per
-//! distinct key (groups come out in first-seen order).
+//! distinct key (groups come out in first-seen order while the table fits
+//! in work_mem; past it, rows of new groups go to hash batches aggregated
+//! afterwards, crate::spill::hash).
 //!
 //! The input rows are borrowed (`run_ref`: a sequential scan lends its one
 //! buffer). Without GROUP BY no key is built per row. count and the
@@ -30,6 +32,7 @@ use nestor_types::Value;
 use super::eval::{truthy, Eval};
 use super::{distinct_key, run_ref, Emit, EmitRef, Row};
 use crate::context::Ev;
+use crate::spill::hash::{Batches, DEPTH_MAX};
 use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
 
 /// Running state of one aggregate in one group.
@@ -451,13 +454,15 @@ pub(super) fn run_aggregate(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    aggregate(
+    let r = aggregate(
         &mut |ev, f| run_ref(input, ev, param, f),
-        group,
+        (group, 0),
         aggs,
         ev,
         emit,
-    )
+    );
+    super::count_temp_files(ev);
+    r
 }
 
 /// Where aggregation reads its rows: a function pushing them into a
@@ -510,7 +515,7 @@ fn aggregate_set(
         }
         Ok(true)
     };
-    aggregate(&mut source, &keys, aggs, ev, &mut |ev, row| {
+    aggregate(&mut source, (&keys, 0), aggs, ev, &mut |ev, row| {
         let mut out = vec![Value::Null; group.len()];
         let mut values = row.into_iter();
         for (&i, v) in set.iter().zip(values.by_ref()) {
@@ -522,13 +527,18 @@ fn aggregate_set(
     })
 }
 
+/// Aggregate `source`'s rows by `group`; `depth` is the level of hash
+/// batches they come from (crate::spill::hash: past work_mem, rows of new
+/// groups go to batches aggregated afterwards at `depth` + 1).
 fn aggregate(
     source: &mut Source,
-    group: &[Expr],
+    (group, depth): (&[Expr], u32),
     aggs: &[AggSpec],
     ev: &mut Ev,
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let work_mem = ev.ctx.settings.work_mem_bytes;
+    let mut batches: Option<Batches> = None;
     let mut groups: HashMap<Row, usize> = HashMap::new();
     let mut order: Vec<(Row, Group)> = Vec::new();
     let new_group = || Group {
@@ -556,6 +566,11 @@ fn aggregate(
             let nk = distinct_key(&key);
             match groups.get(&nk) {
                 Some(&i) => i,
+                None if batches.is_some() || (held > work_mem && depth < DEPTH_MAX) => {
+                    let b = batches.get_or_insert_with(|| Batches::new(depth, &ev.temp));
+                    b.add(&nk, row)?;
+                    return Ok(true);
+                }
                 None => {
                     let bytes = 2 * entry_bytes(&key) + group_bytes;
                     ev.mem.charge(bytes, "hash aggregate (GROUP BY)")?;
@@ -628,9 +643,31 @@ fn aggregate(
             }
         }
     }
+    drop(groups);
     let r = emit_groups(order, ev, emit);
     ev.mem.release(held);
-    r
+    if !r? {
+        return Ok(false);
+    }
+    let Some(batches) = batches else {
+        return Ok(true);
+    };
+    for mut f in batches.into_files()? {
+        let mut source = |ev: &mut Ev, out: &mut EmitRef| {
+            let mut n = 0;
+            while let Some(row) = f.next()? {
+                super::poll(ev, &mut n)?;
+                if !out(ev, &row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        if !aggregate(&mut source, (group, depth + 1), aggs, ev, emit)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {

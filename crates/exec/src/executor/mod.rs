@@ -61,6 +61,12 @@ pub type EmitRef<'f> = dyn FnMut(&mut Ev, &[Value]) -> Result<bool, DbError> + '
 /// Check for cancel / statement_timeout every this many rows.
 const INTERRUPT_EVERY: u32 = 1024;
 
+impl crate::spill::sort::Cx for Ev<'_, '_> {
+    fn poll(&mut self, counter: &mut u32) -> Result<(), DbError> {
+        poll(self, counter)
+    }
+}
+
 /// Count a row read; every INTERRUPT_EVERY rows of the statement (not of
 /// one scan: a correlated subquery runs many scans of a few rows each)
 /// look at cancel and statement_timeout.
@@ -408,13 +414,75 @@ fn run_distinct(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
-    first_per_key(input, ev, param, emit, "DISTINCT", &mut |row, _| {
-        Ok(distinct_key(row))
-    })
+    let mut source = |ev: &mut Ev, f: &mut Emit| run(input, ev, param, f);
+    let r = distinct_rows(&mut source, ev, emit, 0);
+    count_temp_files(ev);
+    r
+}
+
+/// Where DISTINCT reads its rows: a function pushing them into a callback.
+type RowSource<'s> = dyn FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> + 's;
+
+/// DISTINCT: the first row of each value, in input order until the keys
+/// seen pass work_mem; then the rows of values not seen go to hash batches
+/// (crate::spill::hash), each deduplicated on its own afterwards, at
+/// `depth` + 1.
+fn distinct_rows(
+    source: &mut RowSource,
+    ev: &mut Ev,
+    emit: &mut Emit,
+    depth: u32,
+) -> Result<bool, DbError> {
+    use crate::spill::hash::{Batches, DEPTH_MAX};
+    let work_mem = ev.ctx.settings.work_mem_bytes;
+    let mut seen: HashSet<Row> = HashSet::new();
+    let mut batches: Option<Batches> = None;
+    let mut held = 0;
+    let r = source(ev, &mut |ev, row| {
+        let key = distinct_key(&row);
+        if seen.contains(&key) {
+            return Ok(true);
+        }
+        if batches.is_some() || (held > work_mem && depth < DEPTH_MAX) {
+            let b = batches.get_or_insert_with(|| Batches::new(depth, &ev.temp));
+            b.add(&key, &row)?;
+            return Ok(true);
+        }
+        let bytes = entry_bytes(&key);
+        ev.mem.charge(bytes, "DISTINCT")?;
+        held += bytes;
+        seen.insert(key);
+        emit(ev, row)
+    });
+    ev.mem.release(held);
+    drop(seen);
+    if !r? {
+        return Ok(false);
+    }
+    let Some(batches) = batches else {
+        return Ok(true);
+    };
+    for mut f in batches.into_files()? {
+        let mut source = |ev: &mut Ev, out: &mut Emit| {
+            let mut n = 0;
+            while let Some(row) = f.next()? {
+                poll(ev, &mut n)?;
+                if !out(ev, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        if !distinct_rows(&mut source, ev, emit, depth + 1)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The rows of `input` whose `key` was not seen before, in input order
-/// (DISTINCT, DISTINCT ON); the keys seen are charged as `what`.
+/// (DISTINCT ON, over sorted input: no spilling, which would change the
+/// order); the keys seen are charged as `what`.
 pub(super) fn first_per_key(
     input: &Plan,
     ev: &mut Ev,
@@ -579,8 +647,14 @@ fn run_sort(
     param: &[Value],
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
+    let work_mem = ev.ctx.settings.work_mem_bytes;
+    let ec = ev.ctx.eval;
+    let cmp = |a: &[Value], b: &[Value]| compare_keys(a, b, keys, &ec);
     let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
     let mut held = 0;
+    // Sorted runs written to temporary files once `held` passes work_mem
+    // (crate::spill::sort).
+    let mut runs = crate::spill::sort::Runs::new(keys.len(), &ev.temp);
     let r = run(input, ev, param, &mut |ev, row| {
         let mut k = Vec::with_capacity(keys.len());
         for key in keys {
@@ -590,17 +664,40 @@ fn run_sort(
         ev.mem.charge(bytes, "sort")?;
         held += bytes;
         rows.push((k, row));
+        if held > work_mem {
+            runs.add(&mut rows, &cmp)?;
+            ev.mem.release(held);
+            held = 0;
+        }
         Ok(true)
     });
     if let Err(e) = r {
         ev.mem.release(held);
+        drop(runs);
+        count_temp_files(ev);
         return Err(e);
     }
-    let ec = ev.ctx.eval;
-    rows.sort_by(|a, b| compare_keys(&a.0, &b.0, keys, &ec));
-    let r = emit_all(rows.into_iter().map(|(_, r)| r), ev, emit);
+    let r = if runs.is_empty() {
+        rows.sort_by(|a, b| cmp(&a.0, &b.0));
+        emit_all(rows.into_iter().map(|(_, r)| r), ev, emit)
+    } else {
+        runs.finish(rows, &cmp, work_mem, ev, emit)
+    };
     ev.mem.release(held);
+    count_temp_files(ev);
     r
+}
+
+/// Add the statement's removed temporary files to pg_stat_database.
+pub(super) fn count_temp_files(ev: &mut Ev) {
+    let (files, bytes) = ev.temp.take_counts();
+    if files > 0 {
+        let s = &ev.ctx.db.stats;
+        s.temp_files
+            .fetch_add(files, std::sync::atomic::Ordering::Relaxed);
+        s.temp_bytes
+            .fetch_add(bytes, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// LIMIT / OFFSET; with `ties` (FETCH FIRST ... WITH TIES, over sorted

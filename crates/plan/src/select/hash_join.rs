@@ -40,9 +40,9 @@
 //! filter that fails still NULL-extends the preserved row, as in the nested
 //! loop. Left out: semi- and anti-joins (EXISTS / IN are subquery
 //! expressions, not joins, in this planner), hashing IS NOT DISTINCT FROM,
-//! choosing the smaller side to build, and spilling: the hash table is
-//! held in memory and charged to the statement's working memory (53200
-//! past `nestor.query_memory_max`).
+//! and choosing the smaller side to build. A hash table past work_mem
+//! spills: the executor turns the join into a grace hash join in batches
+//! (exec/src/executor/hash_join.rs).
 //!
 //! What stands in for semi- and anti-joins: a correlated subquery (EXISTS,
 //! NOT EXISTS, IN, scalar, LATERAL) that reads a table through
