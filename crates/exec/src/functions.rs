@@ -67,6 +67,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             slice,
             omitted,
         } => return array_assign(elem, slice, omitted, args),
+        Func::JsonbAssign { expect_array } => {
+            let (base, rest) = args
+                .split_first()
+                .ok_or_else(|| no_args("jsonb assignment"))?;
+            let (value, subs) = rest
+                .split_first()
+                .ok_or_else(|| no_args("jsonb assignment"))?;
+            return nestor_types::jsonb_edit::subscript_assign(base, value, subs, expect_array);
+        }
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
         Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => return enum_fn(f, t, &args),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
@@ -633,6 +642,10 @@ fn array_assign(
         _ => None,
     };
     Ok(array_subscript::set_slice(a, &lower, &upper, src)?.value())
+}
+
+fn no_args(what: &str) -> DbError {
+    DbError::internal(format!("{what} without its arguments"))
 }
 
 fn setting(ev: &Ev, name: &str, default: &str) -> String {

@@ -169,6 +169,13 @@ pub enum Func {
         slice: bool,
         omitted: u16,
     },
+    /// The new value of a jsonb column assigned through subscripts (`SET
+    /// j['a'][0] = v`): the column (NULL: `[]` if `expect_array`, the
+    /// first subscript being an integer, else `{}`), the jsonb value,
+    /// then the subscripts as text (`nestor_types::jsonb_edit`).
+    JsonbAssign {
+        expect_array: bool,
+    },
     /// `x op ANY/ALL (array)`: the left operand, then the array.
     AnyArray {
         op: crate::valops::Cmp,
@@ -193,6 +200,7 @@ impl Func {
             | Func::PopulateRecord { .. }
             | Func::Slice { .. }
             | Func::ArrayAssign { .. }
+            | Func::JsonbAssign { .. }
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
             | Func::Bitwise(..) => false,
@@ -791,7 +799,6 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
     "unnest",
-    "jsonb_pretty",
     "encode",
     "decode",
     "sha224",

@@ -234,6 +234,8 @@ regress!(
     insert_target_list,
     jsonb_ops,
     jsonb_subscript,
+    jsonb_subscript_assign,
+    jsonb_edit,
     window,
     interval_ops,
     comments,
