@@ -2200,7 +2200,13 @@ impl<'e> Binder<'e> {
         if !fits || (lt != DataType::Jsonb && lt != DataType::Unknown) {
             return Err(no_operator(op, lt, rt));
         }
-        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, rt])
+        // An unknown path or key list is a text[] (not the function's
+        // variadic steps).
+        let want = match op {
+            "#>" | "#>>" | "?|" | "?&" if unknown => DataType::Text.array_of().expect("text[]"),
+            _ => rt,
+        };
+        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, want])
             .map_err(|_| no_operator(op, lt, rt))?;
         let le = self.coerce(le, lt, r.arg_types[0])?;
         let re = self
@@ -2537,6 +2543,11 @@ impl<'e> Binder<'e> {
                 format!("{name} is not an aggregate function"),
             ));
         }
+        if f.func_variadic {
+            if let Some(bound) = self.bind_variadic_json_build(&name, f)? {
+                return Ok(bound);
+            }
+        }
         if self.srf_kind(f).is_some() {
             if self.srf_allowed {
                 return self.bind_srf(f);
@@ -2642,6 +2653,47 @@ impl<'e> Binder<'e> {
         }
         let ret = res.ret.resolve_unknown();
         Ok((Expr::Func(res.func, out), ret))
+    }
+
+    /// `json[b]_build_object(VARIADIC arr)` / `json[b]_build_array(VARIADIC
+    /// arr)`: the array's elements as the arguments; None for other
+    /// functions (VARIADIC is otherwise read as the array argument it is).
+    fn bind_variadic_json_build(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let (object, binary) = match name {
+            "json_build_object" => (true, false),
+            "jsonb_build_object" => (true, true),
+            "json_build_array" => (false, false),
+            "jsonb_build_array" => (false, true),
+            _ => return Ok(None),
+        };
+        let [arg] = f.args.as_slice() else {
+            return Ok(None);
+        };
+        let (e, t) = self.bind(arg)?;
+        let e = match t {
+            DataType::Unknown => self.coerce(e, t, DataType::Text.array_of().expect("text[]"))?,
+            t if t.is_array() => e,
+            _ => {
+                let err = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "VARIADIC argument must be an array",
+                );
+                return Err(err_at(err, self.text, node(arg).map_or(-1, expr_location)));
+            }
+        };
+        let ret = if binary {
+            DataType::Jsonb
+        } else {
+            DataType::Json
+        };
+        Ok(Some((
+            Expr::Func(Func::JsonBuildVariadic { object, binary }, vec![e]),
+            ret,
+        )))
     }
 
     /// The arguments of a built-in called with named ones (`jsonb_set_lax(t,
@@ -3612,6 +3664,7 @@ impl<'e> Binder<'e> {
                     object: false,
                     binary,
                     single: true,
+                    json_args: 0,
                 };
                 return Ok((Some(Expr::Func(single, vec![e])), t, None));
             }
@@ -3628,6 +3681,7 @@ impl<'e> Binder<'e> {
                     object: false,
                     binary: true,
                     single: false,
+                    json_args: 0,
                 };
                 return Ok((Some(Expr::Func(pair, vec![e, v])), t, None));
             }

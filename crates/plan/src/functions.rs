@@ -112,6 +112,14 @@ pub enum Func {
         object: bool,
         binary: bool,
         single: bool,
+        /// Bit i: argument i is json (its text embedded as written).
+        json_args: u128,
+    },
+    /// json[b]_build_object / json[b]_build_array(VARIADIC array): the
+    /// array's elements are the arguments (a NULL array: NULL).
+    JsonBuildVariadic {
+        object: bool,
+        binary: bool,
     },
     /// Integer bit operators: `&`, `|`, `#` (xor), `<<`, `>>`, and prefix
     /// `~` (one argument), in the result's integer type.
@@ -203,6 +211,7 @@ impl Func {
             | Func::JsonbAssign { .. }
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
+            | Func::JsonBuildVariadic { .. }
             | Func::Bitwise(..) => false,
             Func::Srf(_) => true,
             _ => true,
@@ -703,12 +712,16 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 );
             }
             let binary = name.starts_with("jsonb") || name == "to_jsonb";
-            // A json argument is embedded as JSON, not quoted as text: it
-            // reaches the builder as jsonb.
+            // A json argument is embedded as JSON, not quoted as text: the
+            // builder knows it by its bit.
+            let json_args = args
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| **t == T::Json && *i < 128)
+                .fold(0u128, |m, (i, _)| m | 1 << i);
             let arg_types = args
                 .iter()
                 .map(|t| match t {
-                    T::Json => Some(T::Jsonb),
                     T::Unknown => Some(T::Text),
                     _ => None,
                 })
@@ -718,6 +731,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                     object: name.ends_with("object"),
                     binary,
                     single: name.starts_with("to_"),
+                    json_args,
                 },
                 arg_types,
                 if binary { T::Jsonb } else { T::Json },

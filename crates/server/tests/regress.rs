@@ -236,6 +236,7 @@ regress!(
     jsonb_subscript,
     jsonb_subscript_assign,
     jsonb_edit,
+    json_build_args,
     window,
     interval_ops,
     comments,

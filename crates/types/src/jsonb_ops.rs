@@ -89,6 +89,21 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("jsonb_array_element_text", 2) => {
             (array_element_text, vec![j, DataType::Int4], DataType::Text)
         }
+        // The VARIADIC text[] path spelled out: one text argument a step.
+        ("jsonb_extract_path" | "jsonb_extract_path_text", n)
+            if n >= 2
+                && args[1..]
+                    .iter()
+                    .all(|t| t.is_string() || *t == DataType::Unknown) =>
+        {
+            let mut params = vec![DataType::Text; n];
+            params[0] = j;
+            if name == "jsonb_extract_path" {
+                (extract_path, params, j)
+            } else {
+                (extract_path_text, params, DataType::Text)
+            }
+        }
         ("jsonb_extract_path", 2) => (extract_path, vec![j, text_array()], j),
         ("jsonb_extract_path_text", 2) => {
             (extract_path_text, vec![j, text_array()], DataType::Text)
@@ -132,6 +147,15 @@ fn text_items(v: &Value) -> Option<Vec<Option<&str>>> {
     match v {
         Value::Array(a) => Some(a.items.iter().map(text_arg).collect()),
         _ => None,
+    }
+}
+
+/// A path: one text[] argument, or the text arguments themselves.
+fn path_args(rest: &[Value]) -> Option<Vec<Option<&str>>> {
+    match rest {
+        [one @ Value::Array(_)] => text_items(one),
+        [Value::Null] => None,
+        many => Some(many.iter().map(text_arg).collect()),
     }
 }
 
@@ -221,14 +245,14 @@ fn array_element_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError>
 }
 
 fn extract_path(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    let (Some(d), Some(keys)) = (doc(&a[0])?, text_items(&a[1])) else {
+    let (Some(d), Some(keys)) = (doc(&a[0])?, path_args(&a[1..])) else {
         return Ok(Value::Null);
     };
     Ok(path(&d, &keys).map_or(Value::Null, jsonb))
 }
 
 fn extract_path_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    let (Some(d), Some(keys)) = (doc(&a[0])?, text_items(&a[1])) else {
+    let (Some(d), Some(keys)) = (doc(&a[0])?, path_args(&a[1..])) else {
         return Ok(Value::Null);
     };
     Ok(path(&d, &keys).map_or(Value::Null, as_text))
