@@ -344,6 +344,51 @@ fn extract_path_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> 
     Ok(as_text(get_path(a)))
 }
 
+// ----- json_array_elements, json_each over the text --------------------------------------
+
+/// The elements of a json array as written (None if the document is not
+/// an array).
+pub(crate) fn raw_elements(d: &str) -> Option<Vec<&str>> {
+    let mut sc = Scan::new(d);
+    if !sc.eat(b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    while sc.peek().is_some() && !sc.eat(b']') {
+        out.push(sc.value().trim_end());
+        sc.eat(b',');
+    }
+    Some(out)
+}
+
+/// The fields of a json object in their written order, duplicates kept:
+/// the key unescaped and the value as written (None if the document is
+/// not an object).
+pub(crate) fn raw_fields(d: &str) -> Option<Vec<(String, &str)>> {
+    let mut sc = Scan::new(d);
+    if !sc.eat(b'{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    while sc.peek().is_some() && !sc.eat(b'}') {
+        let key = unescape(sc.string()).unwrap_or_default();
+        sc.ws();
+        sc.eat(b':');
+        out.push((key, sc.value().trim_end()));
+        sc.eat(b',');
+    }
+    Some(out)
+}
+
+/// A json value as written, as json or (`text`) as `->>` gives it.
+pub(crate) fn raw_value(v: &str, text: bool) -> Value {
+    if text {
+        as_text(Some(v))
+    } else {
+        json(Some(v))
+    }
+}
+
 // ----- json_typeof, json_array_length, json_strip_nulls -------------------------------
 
 fn type_of(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {

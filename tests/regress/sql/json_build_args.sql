@@ -43,3 +43,14 @@ select json_array_length('{}');
 select json_array_length('"x"');
 select json_strip_nulls('{ "a" : null , "b":[ null, {"c":null} ], "x\\y" : 1.0e2 , "d": "a \" null"}');
 select json_strip_nulls('  null  '), json_strip_nulls(' [ ] '), json_strip_nulls('{"a":{"b":null,"c":null},"d":{} }');
+
+-- json_each / json_array_elements keep json's text
+select * from json_each('{"f1":[1,2,3],"f2":{"f3":1},"f4":null,"f5":99,"f6":"stringy", "f1" : "dup"}') q;
+select json_each_text('{"f1":[1,2,3],"f2":{"f3":1},"f4":null,"f5":"null", "k\"q": "a\nb"}');
+select * from json_array_elements(' [1,true,[1,[2,3]],null,{"f1":1,"f2":[7,8,9]},false,"stringy", 1.0e1 ] ') q;
+select * from json_array_elements_text('[1,true,[1,[2,3]],null,{"f1":1,"f2":[7,8,9]},false,"stringy", "a\"b"]') q;
+select * from json_array_elements('{}');
+select * from json_array_elements('1');
+select * from json_each('[]');
+select * from json_each(' 3 ');
+select * from json_array_elements_text('{}');
