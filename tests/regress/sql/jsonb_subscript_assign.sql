@@ -178,3 +178,15 @@ delete from test_jsonb_subscript;
 insert into test_jsonb_subscript values (1, '{"n": 1}'), (2, NULL);
 update test_jsonb_subscript set test_json['m'] = to_jsonb(coalesce((test_json['n'])::text, '0') || '!');
 select * from test_jsonb_subscript order by id;
+
+-- ON CONFLICT DO UPDATE, RETURNING, parameters as subscripts
+create temp table u (id int primary key, j jsonb);
+insert into u values (1, '{"n": 1}');
+insert into u values (1, NULL) on conflict (id) do update set j['n'] = '2', j['m'] = excluded.j returning *;
+insert into u values (2, NULL) on conflict (id) do update set j['n'] = '2' returning *;
+insert into u (id, j[0], j[1]) values (3, '"a"', '"b"') returning *;
+prepare p(jsonb, text) as update u set j[$2] = $1 where id = 2 returning j;
+execute p('[1]', 'k');
+execute p(NULL, NULL);
+update u set j = j - 'n', j['z'] = '0' where id = 1 returning *;
+deallocate p;
