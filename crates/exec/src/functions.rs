@@ -104,6 +104,21 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             };
             return json_build(how, &args, &ev.ctx.eval);
         }
+        Func::ArrayToJson => {
+            let pretty = match args.get(1) {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Ok(Value::Null),
+            };
+            return Ok(match args.first() {
+                Some(Value::Array(a)) => {
+                    let mut out = String::new();
+                    json_array(a, 0, pretty, &mut a.items.iter(), &ev.ctx.eval, &mut out);
+                    Value::Text(Arc::from(out))
+                }
+                _ => Value::Null,
+            });
+        }
         Func::JsonBuildVariadic { object, binary } => {
             let how = JsonBuild {
                 object,
@@ -1251,7 +1266,7 @@ fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
             }
         }
         Value::Jsonb(s) => out.push_str(s),
-        Value::Array(a) => json_array(a, 0, &mut a.items.iter(), ec, out),
+        Value::Array(a) => json_array(a, 0, false, &mut a.items.iter(), ec, out),
         Value::Date(_) => {
             nestor_types::json::write_json_string(out, &v.to_text(&iso(ec)));
         }
@@ -1271,9 +1286,13 @@ fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
     }
 }
 
+/// An array (from dimension `level` down) as JSON arrays; `pretty` (at
+/// the top level only) puts a line feed after each comma, as
+/// array_to_json(a, true).
 fn json_array<'a>(
     a: &nestor_types::array::Array,
     level: usize,
+    pretty: bool,
     items: &mut impl Iterator<Item = &'a Value>,
     ec: &nestor_types::EvalCtx,
     out: &mut String,
@@ -1282,10 +1301,10 @@ fn json_array<'a>(
     let len = a.dims.get(level).map_or(0, |d| d.len);
     for i in 0..len {
         if i > 0 {
-            out.push(',');
+            out.push_str(if pretty && level == 0 { ",\n " } else { "," });
         }
         if level + 1 < a.dims.len() {
-            json_array(a, level + 1, items, ec, out);
+            json_array(a, level + 1, false, items, ec, out);
         } else if let Some(v) = items.next() {
             json_value(v, ec, out);
         }

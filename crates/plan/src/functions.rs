@@ -115,6 +115,10 @@ pub enum Func {
         /// Bit i: argument i is json (its text embedded as written).
         json_args: u128,
     },
+    /// array_to_json(array [, pretty]): the array as JSON, `pretty`
+    /// putting each top-level element after the first on a line of its
+    /// own.
+    ArrayToJson,
     /// json[b]_build_object / json[b]_build_array(VARIADIC array): the
     /// array's elements are the arguments (a NULL array: NULL).
     JsonBuildVariadic {
@@ -212,6 +216,7 @@ impl Func {
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
             | Func::JsonBuildVariadic { .. }
+            | Func::ArrayToJson
             | Func::Bitwise(..) => false,
             Func::Srf(_) => true,
             _ => true,
@@ -737,6 +742,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 if binary { T::Jsonb } else { T::Json },
             )
         }
+        ("array_to_json", 1 | 2) if args[0].is_array() => r(
+            Func::ArrayToJson,
+            vec![None, Some(T::Bool)][..n].to_vec(),
+            T::Json,
+        ),
         ("row_to_json", 1) => match args[0] {
             T::Record(rt) => r(Func::RowToJson(rt, false), vec![None], T::Json),
             _ => Err(DbError::new(

@@ -54,3 +54,9 @@ select * from json_array_elements('1');
 select * from json_each('[]');
 select * from json_each(' 3 ');
 select * from json_array_elements_text('{}');
+
+-- array_to_json
+select array_to_json('{{1,5},{99,100}}'::int[]), array_to_json(ARRAY[1,2], true), array_to_json(ARRAY[[1,2],[3,4]], true), array_to_json(ARRAY[jsonb '{"a":1}']);
+select array_to_json(ARRAY['a', NULL], false), array_to_json(NULL::int[]), array_to_json(ARRAY[1], NULL), array_to_json('{}'::text[], true);
+SELECT array_to_json(array_agg(x),false) from generate_series(5,10) x;
+select array_to_json(1);
