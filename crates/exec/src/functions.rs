@@ -67,6 +67,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             slice,
             omitted,
         } => return array_assign(elem, slice, omitted, args),
+        Func::JsonbAssign { expect_array } => {
+            let (base, rest) = args
+                .split_first()
+                .ok_or_else(|| no_args("jsonb assignment"))?;
+            let (value, subs) = rest
+                .split_first()
+                .ok_or_else(|| no_args("jsonb assignment"))?;
+            return nestor_types::jsonb_edit::subscript_assign(base, value, subs, expect_array);
+        }
         Func::Catalog(c) => return crate::pg_catalog::call(c, &args, ev),
         Func::EnumFirst(t) | Func::EnumLast(t) | Func::EnumRange(t) => return enum_fn(f, t, &args),
         Func::Bitwise(op, ty) => return bitwise(op, ty, &args),
@@ -85,7 +94,43 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
             object,
             binary,
             single,
-        } => return json_build(object, binary, single, &args, &ev.ctx.eval),
+            json_args,
+        } => {
+            let how = JsonBuild {
+                object,
+                binary,
+                single,
+                json_args,
+            };
+            return json_build(how, &args, &ev.ctx.eval);
+        }
+        Func::ArrayToJson => {
+            let pretty = match args.get(1) {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Ok(Value::Null),
+            };
+            return Ok(match args.first() {
+                Some(Value::Array(a)) => {
+                    let mut out = String::new();
+                    json_array(a, 0, pretty, &mut a.items.iter(), &ev.ctx.eval, &mut out);
+                    Value::Text(Arc::from(out))
+                }
+                _ => Value::Null,
+            });
+        }
+        Func::JsonBuildVariadic { object, binary } => {
+            let how = JsonBuild {
+                object,
+                binary,
+                single: false,
+                json_args: 0,
+            };
+            return match args.first() {
+                Some(Value::Array(a)) => json_build(how, &a.items, &ev.ctx.eval),
+                _ => Ok(Value::Null),
+            };
+        }
         Func::FormatType if !args[0].is_null() => {
             let typmod = args[1].as_i64().map(|m| m as i32);
             return Ok(crate::pg_catalog::format_type_visible(
@@ -635,6 +680,10 @@ fn array_assign(
     Ok(array_subscript::set_slice(a, &lower, &upper, src)?.value())
 }
 
+fn no_args(what: &str) -> DbError {
+    DbError::internal(format!("{what} without its arguments"))
+}
+
 fn setting(ev: &Ev, name: &str, default: &str) -> String {
     ev.ctx
         .settings
@@ -1043,20 +1092,73 @@ fn quantified_rows<'v>(
 
 /// json_build_object/array, to_json and their jsonb forms. json keeps
 /// PostgreSQL's spacing (`{"a" : 1, "b" : [1, 2]}`); jsonb is normalized.
-fn json_build(
+/// What `json_build` builds (`Func::JsonBuild`'s fields).
+#[derive(Clone, Copy)]
+struct JsonBuild {
     object: bool,
     binary: bool,
     single: bool,
+    json_args: u128,
+}
+
+impl JsonBuild {
+    fn is_json(self, i: usize) -> bool {
+        i < 128 && self.json_args & (1 << i) != 0
+    }
+}
+
+/// The value of argument `i` as JSON: a json argument's text as written.
+fn json_arg(how: JsonBuild, i: usize, v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
+    match v {
+        Value::Text(s) if how.is_json(i) => out.push_str(s.trim()),
+        v => json_value(v, ec, out),
+    }
+}
+
+/// json[b]_build_object's checks of the key at argument `i`: not NULL,
+/// and a scalar (not an array, a record or JSON).
+fn json_key_check(how: JsonBuild, i: usize, key: &Value) -> Result<(), DbError> {
+    if key.is_null() {
+        return Err(if how.binary {
+            DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("argument {}: key must not be null", i + 1),
+            )
+        } else {
+            DbError::new(
+                SqlState::NullValueNotAllowed,
+                format!("argument {} cannot be null", i + 1),
+            )
+            .with_hint("Object keys should be text.")
+        });
+    }
+    if how.is_json(i) || matches!(key, Value::Array(_) | Value::Record(_) | Value::Jsonb(_)) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "key value must be scalar, not array, composite, or json",
+        ));
+    }
+    Ok(())
+}
+
+fn json_build(
+    how: JsonBuild,
     args: &[Value],
     ec: &nestor_types::EvalCtx,
 ) -> Result<Value, DbError> {
+    let JsonBuild {
+        object,
+        binary,
+        single,
+        ..
+    } = how;
     let mut out = String::new();
     if single && args[0].is_null() {
         // to_json / to_jsonb are strict.
         return Ok(Value::Null);
     }
     if single {
-        json_value(&args[0], ec, &mut out);
+        json_arg(how, 0, &args[0], ec, &mut out);
     } else if object {
         if !args.len().is_multiple_of(2) {
             return Err(DbError::new(
@@ -1074,20 +1176,14 @@ fn json_build(
         }
         out.push('{');
         for (i, pair) in args.chunks(2).enumerate() {
-            if pair[0].is_null() {
-                return Err(DbError::new(
-                    SqlState::NullValueNotAllowed,
-                    format!("argument {} cannot be null", 2 * i + 1),
-                )
-                .with_hint("Object keys should be text."));
-            }
+            json_key_check(how, 2 * i, &pair[0])?;
             if i > 0 {
                 out.push_str(", ");
             }
             let key = text(&pair[0], ec).unwrap_or_default();
             nestor_types::json::write_json_string(&mut out, &key);
             out.push_str(" : ");
-            json_value(&pair[1], ec, &mut out);
+            json_arg(how, 2 * i + 1, &pair[1], ec, &mut out);
         }
         out.push('}');
     } else {
@@ -1096,7 +1192,7 @@ fn json_build(
             if i > 0 {
                 out.push_str(", ");
             }
-            json_value(v, ec, &mut out);
+            json_arg(how, i, v, ec, &mut out);
         }
         out.push(']');
     }
@@ -1145,6 +1241,14 @@ fn record_json(
     out.push('}');
 }
 
+/// The context with DateStyle ISO: JSON's dates and times are ISO 8601.
+fn iso(ec: &nestor_types::EvalCtx) -> nestor_types::EvalCtx {
+    nestor_types::EvalCtx {
+        date_style: nestor_types::datestyle::DateStyle::ISO_MDY,
+        ..*ec
+    }
+}
+
 fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
     use std::fmt::Write;
     match v {
@@ -1162,11 +1266,14 @@ fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
             }
         }
         Value::Jsonb(s) => out.push_str(s),
-        Value::Array(a) => json_array(a, 0, &mut a.items.iter(), ec, out),
+        Value::Array(a) => json_array(a, 0, false, &mut a.items.iter(), ec, out),
+        Value::Date(_) => {
+            nestor_types::json::write_json_string(out, &v.to_text(&iso(ec)));
+        }
         Value::Timestamp(_) | Value::TimestampTz(_) => {
             // ISO 8601 with a T and a zone of hours and minutes, as
-            // PostgreSQL's JSON output.
-            let mut t = v.to_text(ec).replacen(' ', "T", 1);
+            // PostgreSQL's JSON output, whatever the DateStyle.
+            let mut t = v.to_text(&iso(ec)).replacen(' ', "T", 1);
             let b = t.as_bytes();
             let hours_only_zone =
                 b.len() > 3 && matches!(b[b.len() - 3], b'+' | b'-') && b[b.len() - 4] != b'-';
@@ -1179,9 +1286,13 @@ fn json_value(v: &Value, ec: &nestor_types::EvalCtx, out: &mut String) {
     }
 }
 
+/// An array (from dimension `level` down) as JSON arrays; `pretty` (at
+/// the top level only) puts a line feed after each comma, as
+/// array_to_json(a, true).
 fn json_array<'a>(
     a: &nestor_types::array::Array,
     level: usize,
+    pretty: bool,
     items: &mut impl Iterator<Item = &'a Value>,
     ec: &nestor_types::EvalCtx,
     out: &mut String,
@@ -1190,10 +1301,10 @@ fn json_array<'a>(
     let len = a.dims.get(level).map_or(0, |d| d.len);
     for i in 0..len {
         if i > 0 {
-            out.push(',');
+            out.push_str(if pretty && level == 0 { ",\n " } else { "," });
         }
         if level + 1 < a.dims.len() {
-            json_array(a, level + 1, items, ec, out);
+            json_array(a, level + 1, false, items, ec, out);
         } else if let Some(v) = items.next() {
             json_value(v, ec, out);
         }

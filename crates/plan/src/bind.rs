@@ -2056,11 +2056,26 @@ impl<'e> Binder<'e> {
         };
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        if (op == "-" && lt == DataType::Jsonb) || op == "#-" {
+            return self.bind_jsonb_delete(op, le, lt, re, rt);
+        }
         if let Some(a) = arith {
             return self.bind_arith(a, op, le, lt, re, rt);
         }
         match op {
             "||" if lt.is_array() || rt.is_array() => self.bind_array_concat(le, lt, re, rt),
+            "||" if matches!(
+                (lt, rt),
+                (DataType::Jsonb, DataType::Jsonb | DataType::Unknown)
+                    | (DataType::Unknown, DataType::Jsonb)
+            ) =>
+            {
+                let f =
+                    functions::library_call("jsonb_concat", &[DataType::Jsonb, DataType::Jsonb])?;
+                let le = self.coerce(le, lt, DataType::Jsonb)?;
+                let re = self.coerce(re, rt, DataType::Jsonb)?;
+                Ok((Expr::Func(f, vec![le, re]), DataType::Jsonb))
+            }
             "||" => {
                 let le = self.coerce(le, lt, DataType::Text)?;
                 let re = self.coerce(re, rt, DataType::Text)?;
@@ -2185,7 +2200,43 @@ impl<'e> Binder<'e> {
         if !fits || (lt != DataType::Jsonb && lt != DataType::Unknown) {
             return Err(no_operator(op, lt, rt));
         }
-        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, rt])
+        // An unknown path or key list is a text[] (not the function's
+        // variadic steps).
+        let want = match op {
+            "#>" | "#>>" | "?|" | "?&" if unknown => DataType::Text.array_of().expect("text[]"),
+            _ => rt,
+        };
+        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, want])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        let le = self.coerce(le, lt, r.arg_types[0])?;
+        let re = self
+            .coerce(re, rt, r.arg_types[1])
+            .map_err(|_| no_operator(op, lt, rt))?;
+        Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+    }
+
+    /// `jsonb - key`, `jsonb - keys`, `jsonb - index`, `jsonb #- path`:
+    /// jsonb_delete or jsonb_delete_path (an unknown right operand is a
+    /// key for `-`, a path for `#-`).
+    fn bind_jsonb_delete(
+        &mut self,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        if !matches!(lt, DataType::Jsonb | DataType::Unknown) {
+            return Err(no_operator(op, lt, rt));
+        }
+        let name = nestor_types::jsonb_edit::operator_function(op, rt)
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let want = match rt {
+            DataType::Unknown if op == "-" => DataType::Text,
+            DataType::Unknown => DataType::Text.array_of().expect("text[]"),
+            t => t,
+        };
+        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, want])
             .map_err(|_| no_operator(op, lt, rt))?;
         let le = self.coerce(le, lt, r.arg_types[0])?;
         let re = self
@@ -2204,41 +2255,7 @@ impl<'e> Binder<'e> {
         j: Expr,
         list: &[Node],
     ) -> Result<(Expr, DataType), DbError> {
-        let mut path = Vec::with_capacity(list.len());
-        for n in list {
-            let Some(NodeEnum::AIndices(ix)) = n.node.as_ref() else {
-                return Err(DbError::unsupported("field selection from jsonb"));
-            };
-            if ix.is_slice {
-                let e = DbError::new(
-                    SqlState::DatatypeMismatch,
-                    "jsonb subscript does not support slices",
-                );
-                // At the upper bound, else the lower; `[:]` has no cursor.
-                let bound = ix.uidx.as_deref().or(ix.lidx.as_deref());
-                return Err(match bound.and_then(|x| node(x).ok()) {
-                    Some(b) => err_at(e, self.text, expr_location(b)),
-                    None => e.unpositioned(),
-                });
-            }
-            let s = req(&ix.uidx)?;
-            let at = node(s).map_or(-1, expr_location);
-            let (e, t) = self.bind(s)?;
-            let text = match t {
-                DataType::Unknown => self.coerce(e, t, DataType::Text)?,
-                t if t.is_integer() => Expr::Cast(Box::new(e), DataType::Text),
-                t if t.is_string() => self.coerce(e, t, DataType::Text)?,
-                t => {
-                    let e = DbError::new(
-                        SqlState::DatatypeMismatch,
-                        format!("subscript type {} is not supported", t.name()),
-                    )
-                    .with_hint("jsonb subscript must be coercible to either integer or text.");
-                    return Err(err_at(e, self.text, at));
-                }
-            };
-            path.push(text);
-        }
+        let (path, _) = subscripts::bind_jsonb_list(self, list)?;
         let path_ty = DataType::Text.array_of().expect("text[]");
         let path = Expr::Func(
             Func::ArrayCtor {
@@ -2526,6 +2543,11 @@ impl<'e> Binder<'e> {
                 format!("{name} is not an aggregate function"),
             ));
         }
+        if f.func_variadic {
+            if let Some(bound) = self.bind_variadic_json_build(&name, f)? {
+                return Ok(bound);
+            }
+        }
         if self.srf_kind(f).is_some() {
             if self.srf_allowed {
                 return self.bind_srf(f);
@@ -2579,6 +2601,10 @@ impl<'e> Binder<'e> {
             if name == "make_interval" {
                 return self.bind_make_interval_named(f);
             }
+            if let Some(params) = library_param_names(&name) {
+                let args = self.bind_named_library_args(&name, params, f)?;
+                return self.bind_library_call(&name, f, args);
+            }
             // Named notation: only user functions take it here.
             return crate::bind::userfunc::bind_call(self, &name, f)?.ok_or_else(|| {
                 DbError::new(
@@ -2591,6 +2617,18 @@ impl<'e> Binder<'e> {
         for a in &f.args {
             args.push(self.bind(a)?);
         }
+        self.bind_library_call(&name, f, args)
+    }
+
+    /// A call of a built-in (else a user function) with its arguments
+    /// bound, in order.
+    fn bind_library_call(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+        args: Vec<(Expr, DataType)>,
+    ) -> Result<(Expr, DataType), DbError> {
+        let name = name.to_string();
         let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
         let res = match functions::lookup(&name, &types) {
             Ok(r) => r,
@@ -2615,6 +2653,108 @@ impl<'e> Binder<'e> {
         }
         let ret = res.ret.resolve_unknown();
         Ok((Expr::Func(res.func, out), ret))
+    }
+
+    /// `json[b]_build_object(VARIADIC arr)` / `json[b]_build_array(VARIADIC
+    /// arr)`: the array's elements as the arguments; None for other
+    /// functions (VARIADIC is otherwise read as the array argument it is).
+    fn bind_variadic_json_build(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let (object, binary) = match name {
+            "json_build_object" => (true, false),
+            "jsonb_build_object" => (true, true),
+            "json_build_array" => (false, false),
+            "jsonb_build_array" => (false, true),
+            _ => return Ok(None),
+        };
+        let [arg] = f.args.as_slice() else {
+            return Ok(None);
+        };
+        let (e, t) = self.bind(arg)?;
+        let e = match t {
+            DataType::Unknown => self.coerce(e, t, DataType::Text.array_of().expect("text[]"))?,
+            t if t.is_array() => e,
+            _ => {
+                let err = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "VARIADIC argument must be an array",
+                );
+                return Err(err_at(err, self.text, node(arg).map_or(-1, expr_location)));
+            }
+        };
+        let ret = if binary {
+            DataType::Jsonb
+        } else {
+            DataType::Json
+        };
+        Ok(Some((
+            Expr::Func(Func::JsonBuildVariadic { object, binary }, vec![e]),
+            ret,
+        )))
+    }
+
+    /// The arguments of a built-in called with named ones (`jsonb_set_lax(t,
+    /// p, v, null_value_treatment => 'delete_key')`), in parameter order:
+    /// a parameter left out before one given takes its default; trailing
+    /// ones are left to the function's own defaults.
+    fn bind_named_library_args(
+        &mut self,
+        name: &str,
+        params: &[(&str, Option<Value>)],
+        f: &pb::FuncCall,
+    ) -> Result<Vec<(Expr, DataType)>, DbError> {
+        let mut bound = Vec::with_capacity(f.args.len());
+        for (i, a) in f.args.iter().enumerate() {
+            match node(a)? {
+                NodeEnum::NamedArgExpr(na) => {
+                    let arg = na
+                        .arg
+                        .as_deref()
+                        .ok_or_else(|| DbError::internal("named argument without a value"))?;
+                    let slot = params.iter().position(|p| p.0 == na.name);
+                    bound.push((slot, Some(na.name.clone()), self.bind(arg)?));
+                }
+                _ => bound.push((Some(i), None, self.bind(a)?)),
+            }
+        }
+        // PostgreSQL's 42883 names each argument's type (and name).
+        let list: Vec<String> = bound
+            .iter()
+            .map(|(_, n, (_, t))| match n {
+                Some(n) => format!("{n} => {}", t.name()),
+                None => t.name().to_string(),
+            })
+            .collect();
+        let undefined = || {
+            DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function {name}({}) does not exist", list.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")
+        };
+        let mut slots: Vec<Option<(Expr, DataType)>> = vec![None; params.len()];
+        for (slot, _, arg) in bound {
+            match slot {
+                Some(s) if s < params.len() && slots[s].is_none() => slots[s] = Some(arg),
+                _ => return Err(undefined()),
+            }
+        }
+        let given = slots.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
+        let mut out = Vec::with_capacity(given);
+        for (s, (_, default)) in slots.into_iter().zip(params).take(given) {
+            out.push(match (s, default) {
+                (Some(s), _) => s,
+                (None, Some(d)) => {
+                    let ty = d.data_type();
+                    (Expr::Const(d.clone()), ty)
+                }
+                (None, None) => return Err(undefined()),
+            });
+        }
+        Ok(out)
     }
 
     /// A sequence function's literal argument names a relation: PostgreSQL
@@ -3524,6 +3664,7 @@ impl<'e> Binder<'e> {
                     object: false,
                     binary,
                     single: true,
+                    json_args: 0,
                 };
                 return Ok((Some(Expr::Func(single, vec![e])), t, None));
             }
@@ -3540,6 +3681,7 @@ impl<'e> Binder<'e> {
                     object: false,
                     binary: true,
                     single: false,
+                    json_args: 0,
                 };
                 return Ok((Some(Expr::Func(pair, vec![e, v])), t, None));
             }
@@ -4153,4 +4295,36 @@ fn plain_tableoid(scope: &Scope, rel: Option<&str>) -> Option<u32> {
     });
     let first = tables.next()?;
     tables.next().is_none().then_some(first.table_oid)
+}
+
+/// PostgreSQL's parameter names (and defaults) of the built-ins that take
+/// named arguments through `Binder::bind_named_library_args`.
+fn library_param_names(name: &str) -> Option<&'static [(&'static str, Option<Value>)]> {
+    use std::sync::LazyLock;
+    static SET: LazyLock<Vec<(&str, Option<Value>)>> = LazyLock::new(|| {
+        vec![
+            ("jsonb_in", None),
+            ("path", None),
+            ("replacement", None),
+            ("create_if_missing", Some(Value::Bool(true))),
+            (
+                "null_value_treatment",
+                Some(Value::Text(Arc::from("use_json_null"))),
+            ),
+        ]
+    });
+    static INSERT: LazyLock<Vec<(&str, Option<Value>)>> = LazyLock::new(|| {
+        vec![
+            ("jsonb_in", None),
+            ("path", None),
+            ("replacement", None),
+            ("insert_after", Some(Value::Bool(false))),
+        ]
+    });
+    match name {
+        "jsonb_set" => Some(&SET[..4]),
+        "jsonb_set_lax" => Some(&SET[..]),
+        "jsonb_insert" => Some(&INSERT[..]),
+        _ => None,
+    }
 }

@@ -112,6 +112,18 @@ pub enum Func {
         object: bool,
         binary: bool,
         single: bool,
+        /// Bit i: argument i is json (its text embedded as written).
+        json_args: u128,
+    },
+    /// array_to_json(array [, pretty]): the array as JSON, `pretty`
+    /// putting each top-level element after the first on a line of its
+    /// own.
+    ArrayToJson,
+    /// json[b]_build_object / json[b]_build_array(VARIADIC array): the
+    /// array's elements are the arguments (a NULL array: NULL).
+    JsonBuildVariadic {
+        object: bool,
+        binary: bool,
     },
     /// Integer bit operators: `&`, `|`, `#` (xor), `<<`, `>>`, and prefix
     /// `~` (one argument), in the result's integer type.
@@ -169,6 +181,13 @@ pub enum Func {
         slice: bool,
         omitted: u16,
     },
+    /// The new value of a jsonb column assigned through subscripts (`SET
+    /// j['a'][0] = v`): the column (NULL: `[]` if `expect_array`, the
+    /// first subscript being an integer, else `{}`), the jsonb value,
+    /// then the subscripts as text (`nestor_types::jsonb_edit`).
+    JsonbAssign {
+        expect_array: bool,
+    },
     /// `x op ANY/ALL (array)`: the left operand, then the array.
     AnyArray {
         op: crate::valops::Cmp,
@@ -193,8 +212,11 @@ impl Func {
             | Func::PopulateRecord { .. }
             | Func::Slice { .. }
             | Func::ArrayAssign { .. }
+            | Func::JsonbAssign { .. }
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
+            | Func::JsonBuildVariadic { .. }
+            | Func::ArrayToJson
             | Func::Bitwise(..) => false,
             Func::Srf(_) => true,
             _ => true,
@@ -695,12 +717,16 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 );
             }
             let binary = name.starts_with("jsonb") || name == "to_jsonb";
-            // A json argument is embedded as JSON, not quoted as text: it
-            // reaches the builder as jsonb.
+            // A json argument is embedded as JSON, not quoted as text: the
+            // builder knows it by its bit.
+            let json_args = args
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| **t == T::Json && *i < 128)
+                .fold(0u128, |m, (i, _)| m | 1 << i);
             let arg_types = args
                 .iter()
                 .map(|t| match t {
-                    T::Json => Some(T::Jsonb),
                     T::Unknown => Some(T::Text),
                     _ => None,
                 })
@@ -710,11 +736,17 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                     object: name.ends_with("object"),
                     binary,
                     single: name.starts_with("to_"),
+                    json_args,
                 },
                 arg_types,
                 if binary { T::Jsonb } else { T::Json },
             )
         }
+        ("array_to_json", 1 | 2) if args[0].is_array() => r(
+            Func::ArrayToJson,
+            vec![None, Some(T::Bool)][..n].to_vec(),
+            T::Json,
+        ),
         ("row_to_json", 1) => match args[0] {
             T::Record(rt) => r(Func::RowToJson(rt, false), vec![None], T::Json),
             _ => Err(DbError::new(
@@ -791,7 +823,6 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
     "unnest",
-    "jsonb_pretty",
     "encode",
     "decode",
     "sha224",

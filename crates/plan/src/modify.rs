@@ -933,7 +933,10 @@ fn default_into_element() -> DbError {
 /// `width`); a subscripted assignment's own column is not a read.
 fn reads_row(e: &Expr, width: usize) -> bool {
     match e {
-        Expr::Func(crate::functions::Func::ArrayAssign { .. }, args) => {
+        Expr::Func(
+            crate::functions::Func::ArrayAssign { .. } | crate::functions::Func::JsonbAssign { .. },
+            args,
+        ) => {
             let base = match args.first() {
                 Some(Expr::Col(_)) | None => false,
                 Some(base) => reads_row(base, width),

@@ -161,6 +161,7 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
+        (Value::Jsonb(s), _) if jsonb_scalar_target(to) => jsonb_scalar(s, to),
         (Value::Record(_), DataType::Record(rt)) if rt.oid == 0 => Ok(v.clone()),
         (Value::Record(f), DataType::Record(rt)) => record_to_record(f, from, to, rt, ctx),
         (Value::Array(a), DataType::Array(e)) => {
@@ -172,6 +173,49 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         _ => Err(bad()),
     }
+}
+
+/// The types a jsonb scalar casts to (PostgreSQL 11's jsonb_bool,
+/// jsonb_numeric, jsonb_int2/4/8, jsonb_float4/8).
+fn jsonb_scalar_target(to: DataType) -> bool {
+    matches!(
+        to,
+        DataType::Bool
+            | DataType::Numeric(_)
+            | DataType::Int2
+            | DataType::Int4
+            | DataType::Int8
+            | DataType::Float4
+            | DataType::Float8
+    )
+}
+
+/// A jsonb boolean or number as `to` (a number through numeric, as
+/// PostgreSQL does); another kind of value is 22023 naming it.
+fn jsonb_scalar(doc: &str, to: DataType) -> Result<Value, DbError> {
+    use crate::json::Json;
+    let v = crate::json::parse(doc)?;
+    match (&v, to) {
+        (Json::Bool(b), DataType::Bool) => return Ok(Value::Bool(*b)),
+        (Json::Num(n), t) if t != DataType::Bool => {
+            if let Some(r) = from_numeric(n, to) {
+                return r;
+            }
+        }
+        _ => {}
+    }
+    let kind = match v {
+        Json::Null => "null",
+        Json::Str(_) => "string",
+        Json::Num(_) => "numeric",
+        Json::Bool(_) => "boolean",
+        Json::Arr(_) => "array",
+        Json::Obj(_) => "object",
+    };
+    Err(DbError::new(
+        SqlState::InvalidParameterValue,
+        format!("cannot cast jsonb {kind} to type {}", to.name()),
+    ))
 }
 
 /// A record's fields cast to those of composite type `rt`
@@ -479,6 +523,7 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
             Some(Implicit)
         }
         (DataType::Json, DataType::Jsonb) | (DataType::Jsonb, DataType::Json) => Some(Assignment),
+        (DataType::Jsonb, t) if jsonb_scalar_target(t) => Some(Explicit),
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),

@@ -22,7 +22,7 @@
 //!
 //! Families of functions live in their own modules, each with a `NAMES`
 //! list and a `resolve` consulted first: [`crate::array_fns`],
-//! [`crate::regex`], [`crate::jsonb_ops`], [`crate::json_ops`], [`crate::jsonpath`], [`crate::datetime_fns`]
+//! [`crate::regex`], [`crate::jsonb_ops`], [`crate::jsonb_edit`], [`crate::json_object`], [`crate::json_ops`], [`crate::jsonpath`], [`crate::datetime_fns`]
 //! (date_trunc, extract, age, make_*, justify_*), [`crate::formatting`]
 //! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
 //! initcap, translate, chr, overlay...) and [`crate::math_fns`] (trigonometry,
@@ -113,6 +113,8 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::array_fns::NAMES.contains(&lower.as_str())
         || crate::regex::NAMES.contains(&lower.as_str())
         || crate::jsonb_ops::NAMES.contains(&lower.as_str())
+        || crate::jsonb_edit::NAMES.contains(&lower.as_str())
+        || crate::json_object::NAMES.contains(&lower.as_str())
         || crate::json_ops::NAMES.contains(&lower.as_str())
         || crate::jsonpath::NAMES.contains(&lower.as_str())
         || crate::datetime_fns::NAMES.contains(&lower.as_str())
@@ -378,6 +380,12 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::jsonb_ops::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::jsonb_edit::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::json_object::resolve(&lower, args) {
         return r;
     }
     if let Some(r) = crate::json_ops::resolve(&lower, args) {

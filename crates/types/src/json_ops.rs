@@ -1,6 +1,9 @@
 //! json (not jsonb) operators and the functions behind them, under
 //! PostgreSQL's names: `->` (json_object_field, json_array_element),
-//! `->>` (their `_text` forms), `#>` / `#>>` (json_extract_path[_text]).
+//! `->>` (their `_text` forms), `#>` / `#>>` (json_extract_path[_text]);
+//! also json_typeof, json_array_length and json_strip_nulls (which, as
+//! PostgreSQL's, re-emits the tokens it keeps without the white space
+//! between them: `{"a":1,"c":[2,null]}`).
 //!
 //! A json value is the text it was written as (validated on input, never
 //! normalized), and what these return is a piece of that text, as
@@ -36,6 +39,9 @@ pub(crate) const NAMES: &[&str] = &[
     "json_array_element_text",
     "json_extract_path",
     "json_extract_path_text",
+    "json_strip_nulls",
+    "json_array_length",
+    "json_typeof",
 ];
 
 /// The function an operator on json stands for, given the right operand's
@@ -86,6 +92,9 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 (extract_path_text, vec![j, path], t)
             }
         }
+        ("json_strip_nulls", [_]) => (strip_nulls, vec![j], j),
+        ("json_array_length", [_]) => (array_length, vec![j], DataType::Int4),
+        ("json_typeof", [_]) => (type_of, vec![j], t),
         _ => return Some(Err(crate::functions::no_function(name, args))),
     };
     Some(Ok(Resolved::listed(NAMES, name, imp, params, ret, false)))
@@ -333,6 +342,153 @@ fn extract_path(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
 
 fn extract_path_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
     Ok(as_text(get_path(a)))
+}
+
+// ----- json_array_elements, json_each over the text --------------------------------------
+
+/// The elements of a json array as written (None if the document is not
+/// an array).
+pub(crate) fn raw_elements(d: &str) -> Option<Vec<&str>> {
+    let mut sc = Scan::new(d);
+    if !sc.eat(b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    while sc.peek().is_some() && !sc.eat(b']') {
+        out.push(sc.value().trim_end());
+        sc.eat(b',');
+    }
+    Some(out)
+}
+
+/// The fields of a json object in their written order, duplicates kept:
+/// the key unescaped and the value as written (None if the document is
+/// not an object).
+pub(crate) fn raw_fields(d: &str) -> Option<Vec<(String, &str)>> {
+    let mut sc = Scan::new(d);
+    if !sc.eat(b'{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    while sc.peek().is_some() && !sc.eat(b'}') {
+        let key = unescape(sc.string()).unwrap_or_default();
+        sc.ws();
+        sc.eat(b':');
+        out.push((key, sc.value().trim_end()));
+        sc.eat(b',');
+    }
+    Some(out)
+}
+
+/// A json value as written, as json or (`text`) as `->>` gives it.
+pub(crate) fn raw_value(v: &str, text: bool) -> Value {
+    if text {
+        as_text(Some(v))
+    } else {
+        json(Some(v))
+    }
+}
+
+// ----- json_typeof, json_array_length, json_strip_nulls -------------------------------
+
+fn type_of(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
+    let Some(d) = doc(&a[0]) else {
+        return Ok(Value::Null);
+    };
+    let kind = match d.trim_start().as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    };
+    Ok(Value::Text(Arc::from(kind)))
+}
+
+fn array_length(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
+    let Some(d) = doc(&a[0]) else {
+        return Ok(Value::Null);
+    };
+    let mut sc = Scan::new(d);
+    let not_array = |what: &str| {
+        DbError::new(
+            nestor_common::SqlState::InvalidParameterValue,
+            format!("cannot get array length of a {what}"),
+        )
+    };
+    match sc.peek() {
+        Some(b'[') => {}
+        Some(b'{') => return Err(not_array("non-array")),
+        _ => return Err(not_array("scalar")),
+    }
+    sc.eat(b'[');
+    let mut n: i32 = 0;
+    while sc.peek().is_some() && !sc.eat(b']') {
+        sc.value();
+        n += 1;
+        sc.eat(b',');
+    }
+    Ok(Value::Int4(n))
+}
+
+/// Writes the value at the cursor without its null fields; true if it
+/// is the scalar `null`.
+fn strip_value(sc: &mut Scan, out: &mut String) -> bool {
+    match sc.peek() {
+        Some(b'{') => {
+            sc.eat(b'{');
+            out.push('{');
+            let mut first = true;
+            while sc.peek().is_some() && !sc.eat(b'}') {
+                let key = sc.string();
+                sc.ws();
+                sc.eat(b':');
+                let mut v = String::new();
+                if !strip_value(sc, &mut v) {
+                    if !first {
+                        out.push(',');
+                    }
+                    first = false;
+                    out.push_str(key);
+                    out.push(':');
+                    out.push_str(&v);
+                }
+                sc.eat(b',');
+            }
+            out.push('}');
+            false
+        }
+        Some(b'[') => {
+            sc.eat(b'[');
+            out.push('[');
+            let mut first = true;
+            while sc.peek().is_some() && !sc.eat(b']') {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                strip_value(sc, out);
+                sc.eat(b',');
+            }
+            out.push(']');
+            false
+        }
+        _ => {
+            let v = sc.value();
+            out.push_str(v);
+            v == "null"
+        }
+    }
+}
+
+fn strip_nulls(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
+    let Some(d) = doc(&a[0]) else {
+        return Ok(Value::Null);
+    };
+    let mut out = String::with_capacity(d.len());
+    strip_value(&mut Scan::new(d), &mut out);
+    Ok(Value::Text(Arc::from(out)))
 }
 
 #[cfg(test)]

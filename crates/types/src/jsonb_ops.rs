@@ -3,8 +3,8 @@
 //! `_text` forms), `#>` / `#>>` (jsonb_extract_path[_text]), `@>` / `<@`
 //! (jsonb_contains, jsonb_contained), `?` / `?|` / `?&` (jsonb_exists,
 //! jsonb_exists_any, jsonb_exists_all), plus jsonb_typeof,
-//! jsonb_array_length, and jsonb_set / jsonb_insert (a path's value
-//! replaced or a value inserted: `set_path`).
+//! jsonb_array_length, jsonb_pretty (the functions that change a value are
+//! [`crate::jsonb_edit`]'s).
 //!
 //! A jsonb value is kept as its canonical text ([`crate::json`]); each
 //! operator parses it into the tree, walks it, and prints what it returns
@@ -47,8 +47,7 @@ pub(crate) const NAMES: &[&str] = &[
     "jsonb_exists_all",
     "jsonb_typeof",
     "jsonb_array_length",
-    "jsonb_set",
-    "jsonb_insert",
+    "jsonb_pretty",
 ];
 
 /// The function an operator on jsonb stands for, given the right operand's
@@ -90,6 +89,21 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("jsonb_array_element_text", 2) => {
             (array_element_text, vec![j, DataType::Int4], DataType::Text)
         }
+        // The VARIADIC text[] path spelled out: one text argument a step.
+        ("jsonb_extract_path" | "jsonb_extract_path_text", n)
+            if n >= 2
+                && args[1..]
+                    .iter()
+                    .all(|t| t.is_string() || *t == DataType::Unknown) =>
+        {
+            let mut params = vec![DataType::Text; n];
+            params[0] = j;
+            if name == "jsonb_extract_path" {
+                (extract_path, params, j)
+            } else {
+                (extract_path_text, params, DataType::Text)
+            }
+        }
         ("jsonb_extract_path", 2) => (extract_path, vec![j, text_array()], j),
         ("jsonb_extract_path_text", 2) => {
             (extract_path_text, vec![j, text_array()], DataType::Text)
@@ -101,16 +115,7 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
         ("jsonb_exists_all", 2) => (exists_all, vec![j, text_array()], DataType::Bool),
         ("jsonb_typeof", 1) => (type_of, vec![j], DataType::Text),
         ("jsonb_array_length", 1) => (array_length, vec![j], DataType::Int4),
-        ("jsonb_set", 3 | 4) => (
-            jsonb_set,
-            vec![j, text_array(), j, DataType::Bool][..args.len()].to_vec(),
-            j,
-        ),
-        ("jsonb_insert", 3 | 4) => (
-            jsonb_insert,
-            vec![j, text_array(), j, DataType::Bool][..args.len()].to_vec(),
-            j,
-        ),
+        ("jsonb_pretty", 1) => (pretty, vec![j], DataType::Text),
         _ => return Some(Err(crate::functions::no_function(name, args))),
     };
     Some(Ok(Resolved::listed(NAMES, name, imp, params, ret, false)))
@@ -142,6 +147,15 @@ fn text_items(v: &Value) -> Option<Vec<Option<&str>>> {
     match v {
         Value::Array(a) => Some(a.items.iter().map(text_arg).collect()),
         _ => None,
+    }
+}
+
+/// A path: one text[] argument, or the text arguments themselves.
+fn path_args(rest: &[Value]) -> Option<Vec<Option<&str>>> {
+    match rest {
+        [one @ Value::Array(_)] => text_items(one),
+        [Value::Null] => None,
+        many => Some(many.iter().map(text_arg).collect()),
     }
 }
 
@@ -231,14 +245,14 @@ fn array_element_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError>
 }
 
 fn extract_path(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    let (Some(d), Some(keys)) = (doc(&a[0])?, text_items(&a[1])) else {
+    let (Some(d), Some(keys)) = (doc(&a[0])?, path_args(&a[1..])) else {
         return Ok(Value::Null);
     };
     Ok(path(&d, &keys).map_or(Value::Null, jsonb))
 }
 
 fn extract_path_text(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    let (Some(d), Some(keys)) = (doc(&a[0])?, text_items(&a[1])) else {
+    let (Some(d), Some(keys)) = (doc(&a[0])?, path_args(&a[1..])) else {
         return Ok(Value::Null);
     };
     Ok(path(&d, &keys).map_or(Value::Null, as_text))
@@ -328,131 +342,50 @@ fn type_of(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
     Ok(Value::Text(Arc::from(d.type_name())))
 }
 
-// ----- jsonb_set, jsonb_insert ---------------------------------------------------
-
-/// What `set_path` does at the path's end (PostgreSQL's JB_PATH_* modes).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SetMode {
-    /// jsonb_set: replace; add a missing key or element when `create`.
-    Set { create: bool },
-    /// jsonb_insert: insert before (or after) the element; a new key only.
-    Insert { after: bool },
-}
-
-fn bad_param(msg: &str) -> DbError {
-    DbError::new(nestor_common::SqlState::InvalidParameterValue, msg)
-}
-
-/// PostgreSQL's setPath over the tree: objects by key, arrays by integer
-/// index (negative from the end; past either end adds there when
-/// creating or inserting); a scalar met before the path ends is left as
-/// it is.
-fn set_path(
-    v: &mut Json,
-    path: &[Option<&str>],
-    level: usize,
-    new: &Json,
-    mode: SetMode,
-) -> Result<(), DbError> {
-    let last = level + 1 == path.len();
-    let adds = !matches!(mode, SetMode::Set { create: false });
-    let key = match v {
-        Json::Obj(_) | Json::Arr(_) => path[level].ok_or_else(|| {
-            DbError::new(
-                nestor_common::SqlState::NullValueNotAllowed,
-                format!("path element at position {} is null", level + 1),
-            )
-        })?,
-        _ => return Ok(()),
-    };
+/// jsonb_pretty's text of `v` at nesting `level`: each member on a line
+/// of its own, indented four spaces a level, an empty container's
+/// closing bracket on the next line (PostgreSQL's JsonbToCStringIndent).
+fn write_pretty(out: &mut String, v: &Json, level: usize) {
+    let members =
+        |out: &mut String, n: usize, close: char, each: &mut dyn FnMut(&mut String, usize)| {
+            for i in 0..n {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push('\n');
+                out.push_str(&"    ".repeat(level + 1));
+                each(out, i);
+            }
+            out.push('\n');
+            out.push_str(&"    ".repeat(level));
+            out.push(close);
+        };
     match v {
-        Json::Obj(fields) => match fields.iter().position(|(k, _)| k == key) {
-            Some(i) if last => {
-                if matches!(mode, SetMode::Insert { .. }) {
-                    return Err(bad_param("cannot replace existing key")
-                        .with_hint("Try using the function jsonb_set to replace key value."));
-                }
-                fields[i].1 = new.clone();
-            }
-            Some(i) => set_path(&mut fields[i].1, path, level + 1, new, mode)?,
-            None if last && adds => {
-                fields.push((key.to_string(), new.clone()));
-                let all = std::mem::take(fields);
-                *fields = crate::json::normalize_object(all);
-            }
-            None => {}
-        },
-        Json::Arr(items) => {
-            let n = items.len() as i64;
-            let idx: i64 = key.parse::<i32>().map(i64::from).map_err(|_| {
-                DbError::new(
-                    nestor_common::SqlState::InvalidTextRepresentation,
-                    format!(
-                        "path element at position {} is not an integer: \"{key}\"",
-                        level + 1
-                    ),
-                )
-            })?;
-            // Before the first element (and also for an empty array).
-            let before_all = idx < 0 && -idx > n;
-            let idx = if idx < 0 && !before_all { n + idx } else { idx };
-            if last && adds && (before_all || n == 0) {
-                items.insert(0, new.clone());
-            } else if (0..n).contains(&idx) {
-                let i = idx as usize;
-                match (last, mode) {
-                    (false, _) => set_path(&mut items[i], path, level + 1, new, mode)?,
-                    (true, SetMode::Set { .. }) => items[i] = new.clone(),
-                    (true, SetMode::Insert { after }) => {
-                        items.insert(i + usize::from(after), new.clone())
-                    }
-                }
-            } else if last && adds && !before_all {
-                items.push(new.clone());
-            }
+        Json::Obj(fields) => {
+            out.push('{');
+            members(out, fields.len(), '}', &mut |out, i| {
+                crate::json::write_json_string(out, &fields[i].0);
+                out.push_str(": ");
+                write_pretty(out, &fields[i].1, level + 1);
+            });
         }
-        _ => unreachable!("scalars returned above"),
+        Json::Arr(items) => {
+            out.push('[');
+            members(out, items.len(), ']', &mut |out, i| {
+                write_pretty(out, &items[i], level + 1)
+            });
+        }
+        scalar => write_json(out, scalar),
     }
-    Ok(())
 }
 
-/// jsonb_set(target, path, new_value [, create_if_missing]) and
-/// jsonb_insert(target, path, new_value [, insert_after]): strict.
-fn set_or_insert(a: &[Value], insert: bool) -> Result<Value, DbError> {
-    if a.iter().any(|v| matches!(v, Value::Null)) {
-        return Ok(Value::Null);
-    }
-    let flag = a.get(3).map_or(!insert, |v| matches!(v, Value::Bool(true)));
-    let (Some(mut target), Some(path), Some(new)) = (doc(&a[0])?, text_items(&a[1]), doc(&a[2])?)
-    else {
+fn pretty(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
+    let Some(d) = doc(&a[0])? else {
         return Ok(Value::Null);
     };
-    if !matches!(target, Json::Obj(_) | Json::Arr(_)) {
-        return Err(bad_param("cannot set path in scalar"));
-    }
-    let empty = match &target {
-        Json::Obj(f) => f.is_empty(),
-        Json::Arr(i) => i.is_empty(),
-        _ => false,
-    };
-    if path.is_empty() || (!insert && !flag && empty) {
-        return Ok(a[0].clone());
-    }
-    let mode = if insert {
-        SetMode::Insert { after: flag }
-    } else {
-        SetMode::Set { create: flag }
-    };
-    set_path(&mut target, &path, 0, &new, mode)?;
-    Ok(jsonb(&target))
-}
-
-fn jsonb_set(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    set_or_insert(a, false)
-}
-
-fn jsonb_insert(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {
-    set_or_insert(a, true)
+    let mut out = String::new();
+    write_pretty(&mut out, &d, 0);
+    Ok(Value::Text(Arc::from(out)))
 }
 
 fn array_length(a: &[Value], _: &crate::EvalCtx) -> Result<Value, DbError> {

@@ -263,6 +263,33 @@ impl SetFn {
                 Value::Array(a) => a.items.iter().map(|v| vec![v.clone()]).collect(),
                 _ => Vec::new(),
             },
+            // json's own text: elements and fields as written, in order.
+            SetFn::ArrayElements { text, json: true } => {
+                let d = args[0].as_str().unwrap_or_default();
+                match crate::json_ops::raw_elements(d) {
+                    Some(items) => items
+                        .into_iter()
+                        .map(|v| vec![crate::json_ops::raw_value(v, text)])
+                        .collect(),
+                    None if d.trim_start().starts_with('{') => {
+                        return Err(not_an(&format!("call {} on a non-array", self.name())))
+                    }
+                    None => return Err(not_an(&format!("call {} on a scalar", self.name()))),
+                }
+            }
+            SetFn::Each { text, json: true } => {
+                let d = args[0].as_str().unwrap_or_default();
+                match crate::json_ops::raw_fields(d) {
+                    Some(fields) => fields
+                        .into_iter()
+                        .map(|(k, v)| vec![Value::text(&k), crate::json_ops::raw_value(v, text)])
+                        .collect(),
+                    None if d.trim_start().starts_with('[') => {
+                        return Err(not_an("deconstruct an array as an object"))
+                    }
+                    None => return Err(not_an("deconstruct a scalar")),
+                }
+            }
             SetFn::ArrayElements { text, json } => match doc(&args[0])? {
                 Json::Arr(items) => items.iter().map(|v| vec![out(v, text, json)]).collect(),
                 Json::Obj(_) => return Err(not_an("extract elements from an object")),

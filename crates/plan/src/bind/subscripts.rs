@@ -19,6 +19,13 @@
 //! column's array type (a slice). The array work itself is
 //! `nestor_types::array_subscript`'s.
 //!
+//! A jsonb column takes subscripts too (PostgreSQL 14's jsonb
+//! subscripting): each one binds to text (an integer is cast, a string
+//! is a key; other types and slices are 42804, at PostgreSQL's cursor),
+//! a read is `j #> ARRAY[...]` and an assignment `Func::JsonbAssign`,
+//! whose work is `nestor_types::jsonb_edit::subscript_assign`'s; the
+//! value is coerced to jsonb.
+//!
 //! Left out: assignment to fields of a record (`SET c.f = ...`): Nestor
 //! has no composite column types, so a field name in a target is
 //! PostgreSQL's "not a composite type" error, and subscripts after a
@@ -31,7 +38,7 @@ use nestor_types::array::ARRAY_DIMS_MAX;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::bind::{node, unsupported_node, Binder};
+use crate::bind::{err_at, expr_location, node, req, unsupported_node, Binder};
 use crate::functions::Func;
 use crate::ir::Expr;
 
@@ -114,6 +121,59 @@ pub(crate) fn bind_list(b: &mut Binder, list: &[Node]) -> Result<Subscripts, DbE
     Ok(out)
 }
 
+/// Binds the subscripts of a jsonb value (`j['a'][0]`), every one an
+/// `A_Indices`: each as text, and whether the first is an integer (an
+/// assignment into NULL then starts from `[]`). A slice anywhere is
+/// PostgreSQL's error at the first item's bound.
+pub(crate) fn bind_jsonb_list(b: &mut Binder, list: &[Node]) -> Result<(Vec<Expr>, bool), DbError> {
+    let mut items = Vec::with_capacity(list.len());
+    for n in list {
+        match n.node.as_ref() {
+            Some(NodeEnum::AIndices(ix)) => items.push(ix),
+            _ => return Err(DbError::unsupported("field selection from jsonb")),
+        }
+    }
+    if items.iter().any(|ix| ix.is_slice) {
+        let e = DbError::new(
+            SqlState::DatatypeMismatch,
+            "jsonb subscript does not support slices",
+        );
+        let first = items[0];
+        let bound = first.uidx.as_deref().or(first.lidx.as_deref());
+        return Err(match bound.and_then(|x| node(x).ok()) {
+            Some(at) => err_at(e, b.text, expr_location(at)),
+            None => e.unpositioned(),
+        });
+    }
+    let mut path = Vec::with_capacity(items.len());
+    let mut first_int = false;
+    for (k, ix) in items.into_iter().enumerate() {
+        let s = req(&ix.uidx)?;
+        let at = node(s).map_or(-1, expr_location);
+        let (e, t) = b.bind(s)?;
+        // int2 and int4 are integers (int8 does not coerce to int4
+        // implicitly: PostgreSQL refuses it like any other type).
+        let int = matches!(t, DataType::Int2 | DataType::Int4);
+        if k == 0 {
+            first_int = int;
+        }
+        path.push(match t {
+            DataType::Unknown => b.coerce(e, t, DataType::Text)?,
+            _ if int => Expr::Cast(Box::new(e), DataType::Text),
+            t if t.is_string() => b.coerce(e, t, DataType::Text)?,
+            t => {
+                let e = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!("subscript type {} is not supported", t.name()),
+                )
+                .with_hint("jsonb subscript must be coercible to either integer or text.");
+                return Err(err_at(e, b.text, at));
+            }
+        });
+    }
+    Ok((path, first_int))
+}
+
 /// The bound indirection of an assignment target (`a[2]`, `a[1:2]`).
 pub(crate) struct AssignTarget {
     func: Func,
@@ -160,6 +220,14 @@ pub(crate) fn bind_assign_target(
         ));
     }
     let elem = match ty {
+        DataType::Jsonb => {
+            let (subs, expect_array) = bind_jsonb_list(b, indirection)?;
+            return Ok(AssignTarget {
+                func: Func::JsonbAssign { expect_array },
+                subs,
+                value_ty: DataType::Jsonb,
+            });
+        }
         DataType::Array(e) => *e,
         _ => {
             return Err(DbError::new(
