@@ -168,6 +168,8 @@ pub(crate) fn plan_with_clause(
             cols,
             working: false,
             no_returning: !returning,
+            level: b.level(),
+            star_hidden: 0,
         });
         writes.push(WriteCte {
             name: cte.ctename.clone(),
@@ -229,7 +231,7 @@ fn plan_recursive_write(
     q: &NodeEnum,
 ) -> Result<(WriteStmt, Option<Vec<OutCol>>), DbError> {
     let work_id = b.fresh_id();
-    let (r, refs) = b.with_working_table(cte.ctename.clone(), work_id, Vec::new(), |b| {
+    let (r, refs) = b.with_working_table(cte.ctename.clone(), work_id, (Vec::new(), 0), |b| {
         plan_write(b, q)
     });
     if refs > 0 {

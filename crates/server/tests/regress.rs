@@ -267,4 +267,5 @@ regress!(
     numeric_math,
     json_path_ops,
     sql_fns_batch,
+    with_search_cycle,
 );

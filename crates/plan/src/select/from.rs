@@ -267,14 +267,14 @@ pub(super) fn plan_range_var(
                 name: name.clone(),
                 plan: cte.plan.clone(),
             };
-            return Ok(add_leaf(
-                plan,
-                &alias,
-                cte.cols.clone(),
-                &colnames,
-                offset,
-                scope,
-            ));
+            let leaf = add_leaf(plan, &alias, cte.cols.clone(), &colnames, offset, scope);
+            if b.level() > cte.level {
+                let n = scope.cols.len();
+                for c in &mut scope.cols[n - cte.star_hidden.min(n)..] {
+                    c.hidden = true;
+                }
+            }
+            return Ok(leaf);
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {

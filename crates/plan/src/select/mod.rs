@@ -36,6 +36,7 @@ mod grouping;
 mod hash_join;
 pub(crate) mod inherit;
 pub(crate) mod narrow;
+mod search_cycle;
 
 use std::sync::Arc;
 
@@ -134,18 +135,26 @@ pub(crate) fn plan_cte(
             cte.location,
         ));
     };
-    if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
-        return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
-    }
+    let sc = search_cycle::SearchCycle::of(b, cte)?;
     // A CTE is planned as a sibling query: its own level.
     let recursive = if recursive {
-        plan_recursive(b, &cte.ctename, &bind::names(&cte.aliascolnames), sel)?
+        plan_recursive(
+            b,
+            &cte.ctename,
+            &bind::names(&cte.aliascolnames),
+            sel,
+            sc.as_ref(),
+        )?
     } else {
         None
     };
-    let (plan, mut cols) = match recursive {
-        Some(p) => p,
-        None => plan_query(b, sel)?,
+    let (plan, mut cols) = match (recursive, &sc) {
+        (Some(p), _) => p,
+        (None, None) => plan_query(b, sel)?,
+        (None, Some(sc)) => {
+            plan_query(b, sel)?;
+            return Err(sc.not_recursive(b));
+        }
     };
     let alias = bind::names(&cte.aliascolnames);
     for (c, a) in cols.iter_mut().zip(alias) {
@@ -159,6 +168,8 @@ pub(crate) fn plan_cte(
         cols,
         working: false,
         no_returning: false,
+        level: b.level(),
+        star_hidden: sc.as_ref().map_or(0, |sc| sc.added()),
     });
     Ok(())
 }
@@ -166,11 +177,14 @@ pub(crate) fn plan_cte(
 /// A CTE of WITH RECURSIVE that refers to itself: `init UNION [ALL]
 /// step`, where `step` reads the working table under the CTE's name.
 /// None when the query does not refer to itself (planned as usual).
+/// With SEARCH or CYCLE clauses (`sc`) both sides get the columns they
+/// add (search_cycle.rs).
 fn plan_recursive(
     b: &mut Binder,
     name: &str,
     alias: &[String],
     sel: &pb::SelectStmt,
+    sc: Option<&search_cycle::SearchCycle>,
 ) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
     let op = set_op(sel);
     if op != pb::SetOperation::SetopUnion {
@@ -212,15 +226,34 @@ fn plan_recursive(
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a.clone();
     }
+    // SEARCH/CYCLE: the non-recursive term with the added columns, which
+    // the working table has too (an error in the clauses waits for the
+    // checks PostgreSQL makes first).
+    let (mut extended, mut clause_err) = (None, None);
+    match sc.map(|sc| sc.init_columns(b, &cols)) {
+        Some(Ok(x)) => extended = Some(x),
+        Some(Err(e)) => clause_err = Some(e),
+        None => {}
+    }
+    let added = extended.as_ref().map_or(&[][..], |(_, a)| &a[..]);
+    let step_query = sc.map(|sc| sc.step_query(r, extended.is_some()));
+    let mut work_cols = cols.clone();
+    work_cols.extend_from_slice(added);
     let work_id = b.fresh_id();
-    let (step, refs) = b.with_working_table(name.to_string(), work_id, cols.clone(), |b| {
-        plan_query(b, r)
-    });
+    let rq = step_query.as_ref().map_or(r, |s| &s.query);
+    let (step, refs) =
+        b.with_working_table(name.to_string(), work_id, (work_cols, added.len()), |b| {
+            plan_query(b, rq)
+        });
     let (step, step_cols) = step?;
     if refs == 0 {
         return Ok(None);
     }
-    if step_cols.len() != cols.len() {
+    let appended = match &step_query {
+        Some(s) if s.extended => added.len(),
+        _ => 0,
+    };
+    if step_cols.len() - appended != cols.len() {
         return Err(DbError::new(
             SqlState::SyntaxError,
             "each UNION query must have the same number of columns",
@@ -245,6 +278,24 @@ fn plan_recursive(
             ));
         }
     }
+    let (init, step) = match (sc, step_query, extended) {
+        (Some(sc), Some(step_query), Some((exprs, added))) => {
+            sc.check(sel, &step_query, clause_err)?;
+            let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+            let step = sc.extend_step(b, step, &step_cols, &names)?;
+            cols.extend(added);
+            let init = Plan::Project {
+                input: Box::new(init),
+                exprs,
+            };
+            (init, step)
+        }
+        (Some(sc), Some(step_query), None) => {
+            sc.check(sel, &step_query, clause_err)?;
+            return Err(DbError::internal("SEARCH/CYCLE columns not planned"));
+        }
+        _ => (init, step),
+    };
     let plan = Plan::RecursiveUnion {
         init: Box::new(init),
         step: Box::new(step),
