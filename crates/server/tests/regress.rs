@@ -268,4 +268,5 @@ regress!(
     json_path_ops,
     sql_fns_batch,
     with_search_cycle,
+    with_recursive_checks,
 );

@@ -429,7 +429,9 @@ pub(super) fn expand_star(
     }
     let mut any = false;
     for (i, c) in scope.cols.iter().enumerate() {
-        if c.hidden || rel.is_some_and(|r| r != c.rel) {
+        // `r.*` has r's copy of a JOIN USING column (hidden from `*`).
+        let using_copy = c.merged && rel == Some(c.rel.as_str());
+        if (c.hidden && !using_copy) || rel.is_some_and(|r| r != c.rel) {
             continue;
         }
         any = true;

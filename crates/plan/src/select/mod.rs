@@ -36,6 +36,7 @@ mod grouping;
 mod hash_join;
 pub(crate) mod inherit;
 pub(crate) mod narrow;
+pub(crate) mod recursion;
 mod search_cycle;
 
 use std::sync::Arc;
@@ -106,9 +107,16 @@ fn plan_select(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     plan_simple(b, sel)
 }
 
+/// Plan a WITH clause's items, in order (WITH RECURSIVE: in the order
+/// recursion.rs finds, each after the items it names).
 fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
-    for c in &w.ctes {
-        let NodeEnum::CommonTableExpr(cte) = node(c)? else {
+    let order = if w.recursive {
+        recursion::order(b.text, w)?
+    } else {
+        (0..w.ctes.len()).collect()
+    };
+    for i in order {
+        let NodeEnum::CommonTableExpr(cte) = node(&w.ctes[i])? else {
             return Err(DbError::internal("WITH item is not a CTE"));
         };
         plan_cte(b, w.recursive, cte)?;
@@ -157,6 +165,21 @@ pub(crate) fn plan_cte(
         }
     };
     let alias = bind::names(&cte.aliascolnames);
+    let own = cols.len() - sc.as_ref().map_or(0, |sc| sc.added());
+    if alias.len() > own {
+        return Err(err_at(
+            DbError::new(
+                SqlState::InvalidColumnReference,
+                format!(
+                    "WITH query \"{}\" has {own} columns available but {} columns specified",
+                    cte.ctename,
+                    alias.len()
+                ),
+            ),
+            b.text,
+            cte.location,
+        ));
+    }
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a;
     }
@@ -222,6 +245,26 @@ fn plan_recursive(
             format!("{strength} is not allowed with UNION/INTERSECT/EXCEPT"),
         ));
     }
+    // A WITH clause atop the UNION (PostgreSQL accepts it; recursion.rs
+    // has checked it does not name the query): in scope for both terms.
+    let ctes_len = b.ctes.len();
+    if let Some(w) = &sel.with_clause {
+        plan_with(b, w)?;
+    }
+    let r = plan_recursive_terms(b, name, alias, sel, sc, (l, r));
+    b.ctes.truncate(ctes_len);
+    r
+}
+
+/// [`plan_recursive`] once its WITH clause is in scope.
+fn plan_recursive_terms(
+    b: &mut Binder,
+    name: &str,
+    alias: &[String],
+    sel: &pb::SelectStmt,
+    sc: Option<&search_cycle::SearchCycle>,
+    (l, r): (&pb::SelectStmt, &pb::SelectStmt),
+) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
     let (init, mut cols) = plan_query(b, l)?;
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a.clone();
@@ -249,6 +292,7 @@ fn plan_recursive(
     if refs == 0 {
         return Ok(None);
     }
+    recursion::aggregate_in_recursive_term(b.text, r, name)?;
     let appended = match &step_query {
         Some(s) if s.extended => added.len(),
         _ => 0,
@@ -260,7 +304,18 @@ fn plan_recursive(
         ));
     }
     for (i, (c, s)) in cols.iter().zip(&step_cols).enumerate() {
-        if c.ty.base() != s.ty.base() && !(c.ty.is_string() && s.ty.is_string()) {
+        // The UNION's column is of the two terms' common type, with their
+        // modifier when they agree (numeric(3,0) and numeric(10,0) give
+        // numeric): it must be the non-recursive term's.
+        let strings = c.ty.is_string() && s.ty.is_string();
+        let typmods_differ = c.ty.typmod() != s.ty.typmod();
+        if !strings && (c.ty.base() != s.ty.base() || typmods_differ) {
+            let overall = bind::unify(c.ty, s.ty).unwrap_or(s.ty);
+            let overall = if typmods_differ {
+                overall.base()
+            } else {
+                overall
+            };
             let loc = leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n));
             return Err(err_at(
                 DbError::new(
@@ -269,7 +324,7 @@ fn plan_recursive(
                         "recursive query \"{name}\" column {} has type {} in non-recursive term but type {} overall",
                         i + 1,
                         c.ty,
-                        s.ty
+                        overall
                     ),
                 )
                 .with_hint("Cast the output of the non-recursive term to the correct type."),
