@@ -95,6 +95,9 @@ pub struct Cte {
     pub no_returning: bool,
     /// The query level the WITH clause belongs to.
     pub level: usize,
+    /// The outermost enclosing query level whose row its query reads (see
+    /// `Plan::CteScan`): a query reading the CTE is correlated to it too.
+    pub outer_level: Option<usize>,
     /// How many trailing columns (those a SEARCH or CYCLE clause adds) `*`
     /// leaves out in references from a deeper level than `level`: inside
     /// the recursive term, as PostgreSQL's p_dontexpand (select/
@@ -1230,6 +1233,7 @@ impl<'e> Binder<'e> {
             no_returning: false,
             level: self.level(),
             star_hidden,
+            outer_level: None,
         });
         self.recursive_refs.push((id, 0));
         let out = f(self);

@@ -171,6 +171,7 @@ pub(crate) fn plan_with_clause(
             no_returning: !returning,
             level: b.level(),
             star_hidden: 0,
+            outer_level: None,
         });
         writes.push(WriteCte {
             name: cte.ctename.clone(),

@@ -157,3 +157,14 @@ with recursive
   x(id) as (values (1) union all select id + 1 from x where id < 3),
   z(id) as (values (1) union all select id + 1 from z where id < 5)
 select z.*, x.* from z left join x using (id) order by 1;
+
+-- a CTE reading an enclosing query's row is computed for each row, and a
+-- subquery reading it is correlated too
+create table int4_tbl (f1 int);
+insert into int4_tbl values (0), (123456), (-123456), (2147483647), (-2147483647);
+select (with cte(foo) as (values (f1)) select (select foo from cte)) from int4_tbl;
+select (with cte(foo) as (values (f1)) values ((select foo from cte))) from int4_tbl;
+select f1, (with recursive r(n) as (select f1 % 3 union all select n + 1 from r where n < 2)
+            select count(*) from r)
+from int4_tbl order by 1;
+select (select 1 as a union select 2 limit 1), (values (1)), (select x from (values (1)) v(x));

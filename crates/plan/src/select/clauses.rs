@@ -579,6 +579,15 @@ fn simple_name(n: &Node) -> String {
             if let Some(NodeEnum::SelectStmt(sel)) =
                 s.subselect.as_deref().and_then(|n| n.node.as_ref())
             {
+                // The subquery's first output column: a set operation's is
+                // its leftmost SELECT's, a VALUES list's `column1`.
+                let mut sel = sel.as_ref();
+                while let Some(l) = sel.larg.as_deref() {
+                    sel = l;
+                }
+                if sel.target_list.is_empty() && !sel.values_lists.is_empty() {
+                    return "column1".into();
+                }
                 if let Some(Some(NodeEnum::ResTarget(rt))) =
                     sel.target_list.first().map(|t| t.node.as_ref())
                 {

@@ -164,6 +164,7 @@ pub(crate) fn plan_cte(
             return Err(sc.not_recursive(b));
         }
     };
+    let outer_level = b.last_outer_level;
     let alias = bind::names(&cte.aliascolnames);
     let own = cols.len() - sc.as_ref().map_or(0, |sc| sc.added());
     if alias.len() > own {
@@ -193,6 +194,7 @@ pub(crate) fn plan_cte(
         no_returning: false,
         level: b.level(),
         star_hidden: sc.as_ref().map_or(0, |sc| sc.added()),
+        outer_level,
     });
     Ok(())
 }
@@ -266,6 +268,7 @@ fn plan_recursive_terms(
     (l, r): (&pb::SelectStmt, &pb::SelectStmt),
 ) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
     let (init, mut cols) = plan_query(b, l)?;
+    let init_outer = b.last_outer_level;
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a.clone();
     }
@@ -289,6 +292,10 @@ fn plan_recursive_terms(
             plan_query(b, rq)
         });
     let (step, step_cols) = step?;
+    b.last_outer_level = match (init_outer, b.last_outer_level) {
+        (Some(a), Some(s)) => Some(a.min(s)),
+        (a, s) => a.or(s),
+    };
     if refs == 0 {
         return Ok(None);
     }
