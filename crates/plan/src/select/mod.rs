@@ -3,7 +3,11 @@
 //! One pass per query level:
 //!
 //! ```text
-//!   WITH ctes            -> CteScan leaves (materialized once per execution)
+//!   WITH ctes            -> CteScan leaves (materialized once per execution;
+//!                           one reading an enclosing query's row, at each
+//!                           scan); WITH RECURSIVE items in dependency order
+//!                           and checked first (recursion.rs), SEARCH and
+//!                           CYCLE as added columns (search_cycle.rs)
 //!   FROM items           -> a join tree of leaves (tables, subqueries, VALUES,
 //!                           functions, system views); the level's Scope is the
 //!                           concatenation of their columns
