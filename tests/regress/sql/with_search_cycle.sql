@@ -276,3 +276,20 @@ with recursive x as (
   select a + 1, b from x where a < 2
 ) search breadth first by b, a set s
 select * from x order by s;
+
+-- a view cannot have the added columns
+create view v_bad as
+with recursive s(f, t) as (
+  select f, t from graph
+  union all
+  select g.f, g.t from graph g, s where g.f = s.t
+) search breadth first by f set q
+select * from s;
+
+create view v_bad as
+with recursive s(f, t) as (
+  select f, t from graph
+  union all
+  select g.f, g.t from graph g, s where g.f = s.t
+) cycle f, t set c to 'Y' default 'N' using p
+select * from s;

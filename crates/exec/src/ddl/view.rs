@@ -91,6 +91,19 @@ pub fn create_view(
                 format!("column \"{name}\" specified more than once"),
             ));
         }
+        // An anonymous record (a SEARCH BREADTH FIRST column) or an array
+        // of them (a CYCLE path): PostgreSQL's 42P16.
+        if let 2249 | 2287 = c.type_oid {
+            let what = if c.type_oid == 2249 {
+                "record"
+            } else {
+                "record[]"
+            };
+            return Err(DbError::new(
+                SqlState::InvalidTableDefinition,
+                format!("column \"{name}\" has pseudo-type {what}"),
+            ));
+        }
         let ty = match DataType::from_oid_typmod(c.type_oid, c.type_modifier) {
             Some(DataType::Unknown) => DataType::Text,
             Some(t) => t,
