@@ -168,3 +168,17 @@ select f1, (with recursive r(n) as (select f1 % 3 union all select n + 1 from r 
             select count(*) from r)
 from int4_tbl order by 1;
 select (select 1 as a union select 2 limit 1), (values (1)), (select x from (values (1)) v(x));
+
+-- recursive views, and a view's dependencies leave WITH names out where
+-- they are in scope
+CREATE RECURSIVE VIEW nums (n) AS VALUES (1) UNION ALL SELECT n+1 FROM nums WHERE n < 5;
+SELECT * FROM nums;
+CREATE OR REPLACE RECURSIVE VIEW nums (n) AS VALUES (1) UNION ALL SELECT n+1 FROM nums WHERE n < 6;
+SELECT * FROM nums;
+create table t (a int);
+create view vt as with t as (select * from t) select * from t;
+drop table t;
+create view vv as select 1 as a;
+create view vw as with recursive x as (select * from vv union all select a + 1 from x where a < 3) select * from x;
+drop view vv;
+select * from vw;
