@@ -1191,7 +1191,7 @@ fn type_rows() -> Rows {
             .set(
                 "typlen",
                 Value::Int2(match o {
-                    2249 => -1,
+                    2249 | 2287 => -1,
                     2275 => -2,
                     2281 => 8,
                     _ => 4,
@@ -1202,6 +1202,11 @@ fn type_rows() -> Rows {
             .set("typisdefined", Value::Bool(true))
             .set("typdelim", text(","))
             .set("typtypmod", Value::Int4(-1));
+        match o {
+            2249 => r.set("typarray", oid(2287)),
+            2287 => r.set("typelem", oid(2249)),
+            _ => &mut r,
+        };
         set_io_functions(&mut r, name);
         out.push(r.done());
     }
@@ -3003,6 +3008,9 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
     }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());
+    }
+    if type_oid == 2287 {
+        return Some("record[]".to_string());
     }
     PSEUDO_TYPES
         .iter()

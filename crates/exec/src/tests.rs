@@ -190,7 +190,7 @@ fn errors_have_sqlstates() {
     );
     assert_eq!(db.err("SELECT 1/0").code, SqlState::DivisionByZero);
     assert_eq!(
-        db.err("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n FROM r) SEARCH DEPTH FIRST BY n SET o SELECT * FROM r")
+        db.err("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT n FROM r) SEARCH DEPTH FIRST BY n SET o SELECT * FROM r")
             .code,
         SqlState::FeatureNotSupported
     );

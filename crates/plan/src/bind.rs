@@ -93,6 +93,16 @@ pub struct Cte {
     /// A data-modifying statement without RETURNING: it runs, but a
     /// reference to it is 0A000 (see with_modify.rs).
     pub no_returning: bool,
+    /// The query level the WITH clause belongs to.
+    pub level: usize,
+    /// The outermost enclosing query level whose row its query reads (see
+    /// `Plan::CteScan`): a query reading the CTE is correlated to it too.
+    pub outer_level: Option<usize>,
+    /// How many trailing columns (those a SEARCH or CYCLE clause adds) `*`
+    /// leaves out in references from a deeper level than `level`: inside
+    /// the recursive term, as PostgreSQL's p_dontexpand (select/
+    /// search_cycle.rs).
+    pub star_hidden: usize,
 }
 
 /// Where window functions may appear: a SELECT's list and ORDER BY; else
@@ -1206,11 +1216,12 @@ impl<'e> Binder<'e> {
     /// Run `f` with a recursive CTE's working table `name` in scope (an
     /// empty placeholder, `id`'s rows at run time); also how many times
     /// `f`'s statement referred to it.
+    /// `star_hidden`: see [`Cte::star_hidden`].
     pub(crate) fn with_working_table<T>(
         &mut self,
         name: String,
         id: usize,
-        cols: Vec<OutCol>,
+        (cols, star_hidden): (Vec<OutCol>, usize),
         f: impl FnOnce(&mut Self) -> T,
     ) -> (T, usize) {
         self.ctes.push(Cte {
@@ -1220,6 +1231,9 @@ impl<'e> Binder<'e> {
             cols,
             working: true,
             no_returning: false,
+            level: self.level(),
+            star_hidden,
+            outer_level: None,
         });
         self.recursive_refs.push((id, 0));
         let out = f(self);

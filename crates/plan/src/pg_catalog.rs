@@ -40,8 +40,12 @@ pub const NAMESPACES: [(u32, &str); 4] = [
 ];
 
 /// The pseudo types with pg_type rows but no DataType: (oid, name).
-pub const PSEUDO_TYPES: [(u32, &str); 6] = [
+/// `_record` is `record[]`, the type of a SEARCH DEPTH FIRST or CYCLE
+/// path (an array of anonymous records; typed values of it are
+/// `DataType::Array(Record)`).
+pub const PSEUDO_TYPES: [(u32, &str); 7] = [
     (2249, "record"),
+    (2287, "_record"),
     (2279, "trigger"),
     (2276, "any"),
     (2277, "anyarray"),

@@ -48,7 +48,7 @@
 //!
 //! Under WITH RECURSIVE an item may name one written after it, as in
 //! PostgreSQL: the items are planned, and run, each after the ones it
-//! names (`referenced_first`).
+//! names (`select::recursion::order`).
 //!
 //! Left out (differences from PostgreSQL): AFTER triggers and NO ACTION
 //! foreign-key checks of an item run when that item is done, not at the
@@ -139,7 +139,8 @@ pub(crate) fn plan_with_clause(
         items.push(cte.as_ref());
     }
     if w.recursive {
-        items = referenced_first(items);
+        let order = select::recursion::order(b.text, w)?;
+        items = order.into_iter().map(|i| items[i]).collect();
     }
     let mut writes = Vec::new();
     for cte in items {
@@ -168,6 +169,9 @@ pub(crate) fn plan_with_clause(
             cols,
             working: false,
             no_returning: !returning,
+            level: b.level(),
+            star_hidden: 0,
+            outer_level: None,
         });
         writes.push(WriteCte {
             name: cte.ctename.clone(),
@@ -179,47 +183,6 @@ pub(crate) fn plan_with_clause(
     Ok(writes)
 }
 
-/// WITH RECURSIVE lets an item name one written after it (PostgreSQL
-/// orders them by their references): the items in an order where each
-/// comes after the others it names, found by the relation names in its
-/// parse tree (a table of the same name the item writes counts too, which
-/// only moves it). Items naming each other keep their written order (the
-/// later reference then fails as in a plain WITH).
-fn referenced_first(items: Vec<&pb::CommonTableExpr>) -> Vec<&pb::CommonTableExpr> {
-    let names: Vec<&str> = items.iter().map(|c| c.ctename.as_str()).collect();
-    let refs: Vec<Vec<usize>> = items
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let Some(q) = c.ctequery.as_deref().and_then(|q| q.node.as_ref()) else {
-                return Vec::new();
-            };
-            let mut out = Vec::new();
-            for (r, ..) in q.nodes() {
-                if let nestor_parser::NodeRef::RangeVar(rv) = r {
-                    if rv.schemaname.is_empty() {
-                        if let Some(j) = names.iter().position(|n| *n == rv.relname) {
-                            if j != i && !out.contains(&j) {
-                                out.push(j);
-                            }
-                        }
-                    }
-                }
-            }
-            out
-        })
-        .collect();
-    let mut done = vec![false; items.len()];
-    let mut order = Vec::with_capacity(items.len());
-    while order.len() < items.len() {
-        let ready = (0..items.len()).find(|&i| !done[i] && refs[i].iter().all(|&j| done[j]));
-        let next = ready.unwrap_or_else(|| (0..items.len()).find(|&i| !done[i]).unwrap_or(0));
-        done[next] = true;
-        order.push(items[next]);
-    }
-    order
-}
-
 /// A data-modifying item of WITH RECURSIVE: planned as usual, but one that
 /// names itself is PostgreSQL's 42P19 (its name is in scope as a working
 /// table only to count the references).
@@ -229,7 +192,7 @@ fn plan_recursive_write(
     q: &NodeEnum,
 ) -> Result<(WriteStmt, Option<Vec<OutCol>>), DbError> {
     let work_id = b.fresh_id();
-    let (r, refs) = b.with_working_table(cte.ctename.clone(), work_id, Vec::new(), |b| {
+    let (r, refs) = b.with_working_table(cte.ctename.clone(), work_id, (Vec::new(), 0), |b| {
         plan_write(b, q)
     });
     if refs > 0 {

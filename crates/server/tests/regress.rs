@@ -273,4 +273,6 @@ regress!(
     json_path_ops,
     sql_fns_batch,
     work_mem_spill,
+    with_search_cycle,
+    with_recursive_checks,
 );

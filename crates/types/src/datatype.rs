@@ -249,8 +249,11 @@ impl DataType {
         if let DataType::Enum(oid) = t {
             return crate::enums::element(oid).map(DataType::Array);
         }
+        // A named composite's array is its pg_type.typarray; an anonymous
+        // record's is `record[]` (2287), its elements keeping their fields
+        // (a SEARCH/CYCLE path: `ARRAY[ROW(f, t)]`).
         if let DataType::Record(rt) = t {
-            return (rt.oid != 0).then(|| DataType::Array(crate::composites::element(rt)));
+            return Some(DataType::Array(crate::composites::element(rt)));
         }
         array_entry(t)
             .or_else(|| array_entry(t.base()))
@@ -281,6 +284,7 @@ impl DataType {
         match self {
             Array(Enum(oid)) => crate::enums::array_oid(*oid),
             Array(Record(r)) if r.oid != 0 => crate::composites::array_oid(r.oid),
+            Array(Record(_)) => 2287,
             Array(e) => array_entry(*e).map_or(0, |e| e.1),
             Enum(oid) => oid,
             Int2Vector => 22,
@@ -491,6 +495,7 @@ impl DataType {
             Void => "void",
             Array(Enum(oid)) => crate::enums::array_name(*oid),
             Array(Record(r)) if r.oid != 0 => crate::composites::array_name(r.oid),
+            Array(Record(_)) => "record[]",
             Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
             Enum(oid) => crate::enums::type_name(oid),
             Int2Vector => "int2vector",

@@ -91,6 +91,19 @@ pub fn create_view(
                 format!("column \"{name}\" specified more than once"),
             ));
         }
+        // An anonymous record (a SEARCH BREADTH FIRST column) or an array
+        // of them (a CYCLE path): PostgreSQL's 42P16.
+        if let 2249 | 2287 = c.type_oid {
+            let what = if c.type_oid == 2249 {
+                "record"
+            } else {
+                "record[]"
+            };
+            return Err(DbError::new(
+                SqlState::InvalidTableDefinition,
+                format!("column \"{name}\" has pseudo-type {what}"),
+            ));
+        }
         let ty = match DataType::from_oid_typmod(c.type_oid, c.type_modifier) {
             Some(DataType::Unknown) => DataType::Text,
             Some(t) => t,
@@ -328,23 +341,73 @@ pub(crate) fn stored_query(ctx: &StatementCtx, query: &pb::Node) -> Result<Strin
     nestor_parser::deparse_query(&stmt)
 }
 
+/// The relations a query names (schema, name), leaving out the names of
+/// WITH queries where they are in scope (a WITH RECURSIVE item sees all
+/// its clause's names, a plain one those before it; the statement's body
+/// all of them), so `CREATE RECURSIVE VIEW v` does not read `v`.
 fn collect_range_vars(v: &serde_json::Value, out: &mut Vec<(String, String)>) {
+    collect_range_vars_in(v, &mut Vec::new(), out);
+}
+
+fn collect_range_vars_in(
+    v: &serde_json::Value,
+    ctes: &mut Vec<String>,
+    out: &mut Vec<(String, String)>,
+) {
+    use serde_json::Value as J;
     match v {
-        serde_json::Value::Object(map) => {
-            for (k, child) in map {
-                if k == "RangeVar" || k == "relation" {
-                    let rel = child.get("relname").and_then(|r| r.as_str());
-                    let schema = child.get("schemaname").and_then(|r| r.as_str());
-                    if let Some(rel) = rel.filter(|r| !r.is_empty()) {
-                        out.push((schema.unwrap_or("").to_string(), rel.to_string()));
+        J::Object(map) => {
+            let with = map.get("with_clause").filter(|w| !w.is_null());
+            let depth = ctes.len();
+            if let Some(w) = with {
+                let recursive = w.get("recursive").and_then(J::as_bool).unwrap_or(false);
+                let items: Vec<(String, &J)> = w
+                    .get("ctes")
+                    .and_then(J::as_array)
+                    .map(|v| v.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|c| {
+                        let cte = c.get("node")?.get("CommonTableExpr")?;
+                        Some((
+                            cte.get("ctename")?.as_str()?.to_string(),
+                            cte.get("ctequery")?,
+                        ))
+                    })
+                    .collect();
+                if recursive {
+                    ctes.extend(items.iter().map(|i| i.0.clone()));
+                }
+                for (name, query) in &items {
+                    collect_range_vars_in(query, ctes, out);
+                    if !recursive {
+                        ctes.push(name.clone());
                     }
                 }
-                collect_range_vars(child, out);
             }
+            for (k, child) in map {
+                if k == "with_clause" {
+                    continue;
+                }
+                if k == "RangeVar" || k == "relation" {
+                    let rel = child.get("relname").and_then(|r| r.as_str());
+                    let schema = child
+                        .get("schemaname")
+                        .and_then(|r| r.as_str())
+                        .unwrap_or("");
+                    if let Some(rel) = rel.filter(|r| !r.is_empty()) {
+                        if !(schema.is_empty() && ctes.iter().any(|c| c == rel)) {
+                            out.push((schema.to_string(), rel.to_string()));
+                        }
+                    }
+                }
+                collect_range_vars_in(child, ctes, out);
+            }
+            ctes.truncate(depth);
         }
-        serde_json::Value::Array(items) => {
+        J::Array(items) => {
             for i in items {
-                collect_range_vars(i, out);
+                collect_range_vars_in(i, ctes, out);
             }
         }
         _ => {}

@@ -248,6 +248,11 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             work_id,
             all,
         } => recursive_union(init, step, *work_id, *all, ev, param, emit),
+        Plan::CteScan {
+            plan,
+            correlated: true,
+            ..
+        } => run(plan, ev, &[], emit),
         Plan::CteScan { id, plan, .. } => cte_scan(*id, plan, ev, emit),
         Plan::Filter { input, pred } => run_filter(input, pred, ev, param, emit),
         Plan::Project { input, exprs } => run_project(input, exprs, ev, param, emit),

@@ -214,11 +214,14 @@ pub enum Plan {
         work_id: usize,
         all: bool,
     },
-    /// Materialized CTE (computed once per execution, cached under `id`).
+    /// Materialized CTE (computed once per execution, cached under `id`;
+    /// `correlated`: it reads an enclosing query's row, so it is computed
+    /// at each scan, as PostgreSQL re-runs a CTE whose parameters change).
     CteScan {
         id: usize,
         name: String,
         plan: Arc<Plan>,
+        correlated: bool,
     },
     Filter {
         input: Box<Plan>,

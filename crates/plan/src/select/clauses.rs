@@ -429,7 +429,9 @@ pub(super) fn expand_star(
     }
     let mut any = false;
     for (i, c) in scope.cols.iter().enumerate() {
-        if c.hidden || rel.is_some_and(|r| r != c.rel) {
+        // `r.*` has r's copy of a JOIN USING column (hidden from `*`).
+        let using_copy = c.merged && rel == Some(c.rel.as_str());
+        if (c.hidden && !using_copy) || rel.is_some_and(|r| r != c.rel) {
             continue;
         }
         any = true;
@@ -577,6 +579,15 @@ fn simple_name(n: &Node) -> String {
             if let Some(NodeEnum::SelectStmt(sel)) =
                 s.subselect.as_deref().and_then(|n| n.node.as_ref())
             {
+                // The subquery's first output column: a set operation's is
+                // its leftmost SELECT's, a VALUES list's `column1`.
+                let mut sel = sel.as_ref();
+                while let Some(l) = sel.larg.as_deref() {
+                    sel = l;
+                }
+                if sel.target_list.is_empty() && !sel.values_lists.is_empty() {
+                    return "column1".into();
+                }
                 if let Some(Some(NodeEnum::ResTarget(rt))) =
                     sel.target_list.first().map(|t| t.node.as_ref())
                 {

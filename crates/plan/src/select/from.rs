@@ -284,15 +284,21 @@ pub(super) fn plan_range_var(
                 id: cte.id,
                 name: name.clone(),
                 plan: cte.plan.clone(),
+                correlated: cte.outer_level.is_some(),
             };
-            return Ok(add_leaf(
-                plan,
-                &alias,
-                cte.cols.clone(),
-                &colnames,
-                offset,
-                scope,
-            ));
+            if let Some(m) = cte.outer_level {
+                for r in b.outer_refs.iter_mut().skip(m + 1) {
+                    *r = Some(r.map_or(m, |x| x.min(m)));
+                }
+            }
+            let leaf = add_leaf(plan, &alias, cte.cols.clone(), &colnames, offset, scope);
+            if b.level() > cte.level {
+                let n = scope.cols.len();
+                for c in &mut scope.cols[n - cte.star_hidden.min(n)..] {
+                    c.hidden = true;
+                }
+            }
+            return Ok(leaf);
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {

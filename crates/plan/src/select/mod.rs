@@ -3,7 +3,11 @@
 //! One pass per query level:
 //!
 //! ```text
-//!   WITH ctes            -> CteScan leaves (materialized once per execution)
+//!   WITH ctes            -> CteScan leaves (materialized once per execution;
+//!                           one reading an enclosing query's row, at each
+//!                           scan); WITH RECURSIVE items in dependency order
+//!                           and checked first (recursion.rs), SEARCH and
+//!                           CYCLE as added columns (search_cycle.rs)
 //!   FROM items           -> a join tree of leaves (tables, subqueries, VALUES,
 //!                           functions, system views); the level's Scope is the
 //!                           concatenation of their columns
@@ -36,6 +40,8 @@ mod grouping;
 mod hash_join;
 pub(crate) mod inherit;
 pub(crate) mod narrow;
+pub(crate) mod recursion;
+mod search_cycle;
 
 use std::sync::Arc;
 
@@ -106,9 +112,16 @@ fn plan_select(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     plan_simple(b, sel)
 }
 
+/// Plan a WITH clause's items, in order (WITH RECURSIVE: in the order
+/// recursion.rs finds, each after the items it names).
 fn plan_with(b: &mut Binder, w: &pb::WithClause) -> Result<(), DbError> {
-    for c in &w.ctes {
-        let NodeEnum::CommonTableExpr(cte) = node(c)? else {
+    let order = if w.recursive {
+        recursion::order(b.text, w)?
+    } else {
+        (0..w.ctes.len()).collect()
+    };
+    for i in order {
+        let NodeEnum::CommonTableExpr(cte) = node(&w.ctes[i])? else {
             return Err(DbError::internal("WITH item is not a CTE"));
         };
         plan_cte(b, w.recursive, cte)?;
@@ -135,20 +148,44 @@ pub(crate) fn plan_cte(
             cte.location,
         ));
     };
-    if cte.search_clause.is_some() || cte.cycle_clause.is_some() {
-        return Err(DbError::unsupported("SEARCH and CYCLE clauses"));
-    }
+    let sc = search_cycle::SearchCycle::of(b, cte)?;
     // A CTE is planned as a sibling query: its own level.
     let recursive = if recursive {
-        plan_recursive(b, &cte.ctename, &bind::names(&cte.aliascolnames), sel)?
+        plan_recursive(
+            b,
+            &cte.ctename,
+            &bind::names(&cte.aliascolnames),
+            sel,
+            sc.as_ref(),
+        )?
     } else {
         None
     };
-    let (plan, mut cols) = match recursive {
-        Some(p) => p,
-        None => plan_query(b, sel)?,
+    let (plan, mut cols) = match (recursive, &sc) {
+        (Some(p), _) => p,
+        (None, None) => plan_query(b, sel)?,
+        (None, Some(sc)) => {
+            plan_query(b, sel)?;
+            return Err(sc.not_recursive(b));
+        }
     };
+    let outer_level = b.last_outer_level;
     let alias = bind::names(&cte.aliascolnames);
+    let own = cols.len() - sc.as_ref().map_or(0, |sc| sc.added());
+    if alias.len() > own {
+        return Err(err_at(
+            DbError::new(
+                SqlState::InvalidColumnReference,
+                format!(
+                    "WITH query \"{}\" has {own} columns available but {} columns specified",
+                    cte.ctename,
+                    alias.len()
+                ),
+            ),
+            b.text,
+            cte.location,
+        ));
+    }
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a;
     }
@@ -160,6 +197,9 @@ pub(crate) fn plan_cte(
         cols,
         working: false,
         no_returning: false,
+        level: b.level(),
+        star_hidden: sc.as_ref().map_or(0, |sc| sc.added()),
+        outer_level,
     });
     Ok(())
 }
@@ -167,11 +207,14 @@ pub(crate) fn plan_cte(
 /// A CTE of WITH RECURSIVE that refers to itself: `init UNION [ALL]
 /// step`, where `step` reads the working table under the CTE's name.
 /// None when the query does not refer to itself (planned as usual).
+/// With SEARCH or CYCLE clauses (`sc`) both sides get the columns they
+/// add (search_cycle.rs).
 fn plan_recursive(
     b: &mut Binder,
     name: &str,
     alias: &[String],
     sel: &pb::SelectStmt,
+    sc: Option<&search_cycle::SearchCycle>,
 ) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
     let op = set_op(sel);
     if op != pb::SetOperation::SetopUnion {
@@ -209,26 +252,82 @@ fn plan_recursive(
             format!("{strength} is not allowed with UNION/INTERSECT/EXCEPT"),
         ));
     }
+    // A WITH clause atop the UNION (PostgreSQL accepts it; recursion.rs
+    // has checked it does not name the query): in scope for both terms.
+    let ctes_len = b.ctes.len();
+    if let Some(w) = &sel.with_clause {
+        plan_with(b, w)?;
+    }
+    let r = plan_recursive_terms(b, name, alias, sel, sc, (l, r));
+    b.ctes.truncate(ctes_len);
+    r
+}
+
+/// [`plan_recursive`] once its WITH clause is in scope.
+fn plan_recursive_terms(
+    b: &mut Binder,
+    name: &str,
+    alias: &[String],
+    sel: &pb::SelectStmt,
+    sc: Option<&search_cycle::SearchCycle>,
+    (l, r): (&pb::SelectStmt, &pb::SelectStmt),
+) -> Result<Option<(Plan, Vec<OutCol>)>, DbError> {
     let (init, mut cols) = plan_query(b, l)?;
+    let init_outer = b.last_outer_level;
     for (c, a) in cols.iter_mut().zip(alias) {
         c.name = a.clone();
     }
+    // SEARCH/CYCLE: the non-recursive term with the added columns, which
+    // the working table has too (an error in the clauses waits for the
+    // checks PostgreSQL makes first).
+    let (mut extended, mut clause_err) = (None, None);
+    match sc.map(|sc| sc.init_columns(b, &cols)) {
+        Some(Ok(x)) => extended = Some(x),
+        Some(Err(e)) => clause_err = Some(e),
+        None => {}
+    }
+    let added = extended.as_ref().map_or(&[][..], |(_, a)| &a[..]);
+    let step_query = sc.map(|sc| sc.step_query(r, extended.is_some()));
+    let mut work_cols = cols.clone();
+    work_cols.extend_from_slice(added);
     let work_id = b.fresh_id();
-    let (step, refs) = b.with_working_table(name.to_string(), work_id, cols.clone(), |b| {
-        plan_query(b, r)
-    });
+    let rq = step_query.as_ref().map_or(r, |s| &s.query);
+    let (step, refs) =
+        b.with_working_table(name.to_string(), work_id, (work_cols, added.len()), |b| {
+            plan_query(b, rq)
+        });
     let (step, step_cols) = step?;
+    b.last_outer_level = match (init_outer, b.last_outer_level) {
+        (Some(a), Some(s)) => Some(a.min(s)),
+        (a, s) => a.or(s),
+    };
     if refs == 0 {
         return Ok(None);
     }
-    if step_cols.len() != cols.len() {
+    recursion::aggregate_in_recursive_term(b.text, r, name)?;
+    let appended = match &step_query {
+        Some(s) if s.extended => added.len(),
+        _ => 0,
+    };
+    if step_cols.len() - appended != cols.len() {
         return Err(DbError::new(
             SqlState::SyntaxError,
             "each UNION query must have the same number of columns",
         ));
     }
     for (i, (c, s)) in cols.iter().zip(&step_cols).enumerate() {
-        if c.ty.base() != s.ty.base() && !(c.ty.is_string() && s.ty.is_string()) {
+        // The UNION's column is of the two terms' common type, with their
+        // modifier when they agree (numeric(3,0) and numeric(10,0) give
+        // numeric): it must be the non-recursive term's.
+        let strings = c.ty.is_string() && s.ty.is_string();
+        let typmods_differ = c.ty.typmod() != s.ty.typmod();
+        if !strings && (c.ty.base() != s.ty.base() || typmods_differ) {
+            let overall = bind::unify(c.ty, s.ty).unwrap_or(s.ty);
+            let overall = if typmods_differ {
+                overall.base()
+            } else {
+                overall
+            };
             let loc = leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n));
             return Err(err_at(
                 DbError::new(
@@ -237,7 +336,7 @@ fn plan_recursive(
                         "recursive query \"{name}\" column {} has type {} in non-recursive term but type {} overall",
                         i + 1,
                         c.ty,
-                        s.ty
+                        overall
                     ),
                 )
                 .with_hint("Cast the output of the non-recursive term to the correct type."),
@@ -246,6 +345,24 @@ fn plan_recursive(
             ));
         }
     }
+    let (init, step) = match (sc, step_query, extended) {
+        (Some(sc), Some(step_query), Some((exprs, added))) => {
+            sc.check(sel, &step_query, clause_err)?;
+            let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+            let step = sc.extend_step(b, step, &step_cols, &names)?;
+            cols.extend(added);
+            let init = Plan::Project {
+                input: Box::new(init),
+                exprs,
+            };
+            (init, step)
+        }
+        (Some(sc), Some(step_query), None) => {
+            sc.check(sel, &step_query, clause_err)?;
+            return Err(DbError::internal("SEARCH/CYCLE columns not planned"));
+        }
+        _ => (init, step),
+    };
     let plan = Plan::RecursiveUnion {
         init: Box::new(init),
         step: Box::new(step),
