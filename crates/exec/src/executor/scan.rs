@@ -817,7 +817,7 @@ fn rows_from_held(
         for (item, rows) in items.iter().zip(&mut results) {
             match rows.get_mut(i) {
                 Some(r) => row.append(r),
-                None => row.extend(std::iter::repeat(Value::Null).take(item.width)),
+                None => row.extend(std::iter::repeat_n(Value::Null, item.width)),
             }
         }
         if !emit(ev, row)? {
