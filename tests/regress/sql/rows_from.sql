@@ -57,3 +57,9 @@ select * from (values (1), (2), (3)) v(r) left join pair_sql(11, 12) with ordina
 create function one_pair(int) returns pair language plpgsql as 'declare r pair; begin r := row($1, 6); return r; end';
 select * from one_pair(2);
 select (one_pair(3)).s;
+-- an alias names the item, not the composite's columns
+select f.i, f.s > 0 as positive from pair_sql(1, 2) f;
+-- no left row: the function does not run
+select nextval('pair_seq');
+select * from (select 1 where false) v(r) left join pair_sql(11, 12) f on true;
+select nextval('pair_seq');

@@ -580,28 +580,13 @@ fn nested_loop(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     // A function in FROM runs once however many left rows there are
-    // (PostgreSQL materialises a FunctionScan): a volatile one must not
-    // give each left row different rows. Its arguments do not refer to
-    // the left side (that is a LateralFn).
+    // (PostgreSQL materialises a FunctionScan), at the first left row:
+    // a volatile one must not give each left row different rows, nor run
+    // when there is no left row. Its arguments do not refer to the left
+    // side (that is a LateralFn).
+    let materialise = matches!(right, Plan::FunctionScan { .. });
+    let mut once: Option<Vec<Row>> = None;
     let mut held = 0;
-    let once = match right {
-        Plan::FunctionScan { .. } => {
-            let mut rows = Vec::new();
-            let r = run(right, ev, param, &mut |ev, r| {
-                let bytes = entry_bytes(&r);
-                ev.mem.charge(bytes, "function result")?;
-                held += bytes;
-                rows.push(r);
-                Ok(true)
-            });
-            if let Err(e) = r {
-                ev.mem.release(held);
-                return Err(e);
-            }
-            Some(rows)
-        }
-        _ => None,
-    };
     let r = run(left, ev, param, &mut |ev, lrow| {
         let mut matched = false;
         let mut go = true;
@@ -619,6 +604,17 @@ fn nested_loop(
             go = emit(ev, row)?;
             Ok(go)
         };
+        if materialise && once.is_none() {
+            let mut rows = Vec::new();
+            run(right, ev, param, &mut |ev, r| {
+                let bytes = entry_bytes(&r);
+                ev.mem.charge(bytes, "function result")?;
+                held += bytes;
+                rows.push(r);
+                Ok(true)
+            })?;
+            once = Some(rows);
+        }
         match &once {
             Some(rows) => {
                 for r in rows {

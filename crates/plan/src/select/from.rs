@@ -1281,7 +1281,8 @@ pub(super) fn plan_range_function(
                 .enumerate()
                 .map(|(i, (n, ty))| OutCol {
                     name: colnames.get(i).cloned().unwrap_or(
-                        if matches!(def.returns, nestor_catalog::Returns::Scalar(_))
+                        if matches!(def.returns, nestor_catalog::Returns::Scalar(t)
+                                if !matches!(t, DataType::Record(rt) if rt.oid != 0))
                             && rf.alias.is_some()
                         {
                             alias.clone()
