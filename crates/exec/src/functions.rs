@@ -119,6 +119,18 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 _ => Value::Null,
             });
         }
+        Func::FormatVariadic => {
+            if args[0].is_null() {
+                return Ok(Value::Null);
+            }
+            let mut vals = vec![args[0].clone()];
+            if let Some(Value::Array(a)) = args.get(1) {
+                vals.extend(a.items.iter().cloned());
+            }
+            let types: Vec<DataType> = vals.iter().map(Value::data_type).collect();
+            let r = nestor_types::functions::resolve("format", &types)?;
+            return r.func.call(&vals, &ev.ctx.eval);
+        }
         Func::JsonBuildVariadic { object, binary } => {
             let how = JsonBuild {
                 object,

@@ -2561,6 +2561,9 @@ impl<'e> Binder<'e> {
             if let Some(bound) = self.bind_variadic_json_build(&name, f)? {
                 return Ok(bound);
             }
+            if name == "format" {
+                return self.bind_format_variadic(f);
+            }
         }
         if self.srf_kind(f).is_some() {
             if self.srf_allowed {
@@ -2708,6 +2711,41 @@ impl<'e> Binder<'e> {
             Expr::Func(Func::JsonBuildVariadic { object, binary }, vec![e]),
             ret,
         )))
+    }
+
+    /// format(fmt, VARIADIC array): PostgreSQL's format(text, VARIADIC
+    /// "any") given the array itself, its elements formatted as the
+    /// arguments after `fmt` (an untyped literal is not an array here, as
+    /// for "any").
+    fn bind_format_variadic(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
+        let [fmt, arr] = f.args.as_slice() else {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    "function format with a VARIADIC argument does not exist",
+                )
+                .with_hint("format takes the format, then one VARIADIC array."),
+                self.text,
+                f.location,
+            ));
+        };
+        let (fe, ft) = self.bind(fmt)?;
+        let fe = self.coerce(fe, ft, DataType::Text)?;
+        let (e, t) = self.bind(arr)?;
+        let e = match t {
+            t if t.is_array() => e,
+            _ => {
+                let err = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "VARIADIC argument must be an array",
+                );
+                return Err(err_at(err, self.text, node(arr).map_or(-1, expr_location)));
+            }
+        };
+        Ok((
+            Expr::Func(Func::FormatVariadic, vec![fe, e]),
+            DataType::Text,
+        ))
     }
 
     /// The arguments of a built-in called with named ones (`jsonb_set_lax(t,

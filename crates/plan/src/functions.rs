@@ -125,6 +125,9 @@ pub enum Func {
         object: bool,
         binary: bool,
     },
+    /// format(fmt, VARIADIC array): the array's elements are the
+    /// arguments after the format (a NULL array: none).
+    FormatVariadic,
     /// Integer bit operators: `&`, `|`, `#` (xor), `<<`, `>>`, and prefix
     /// `~` (one argument), in the result's integer type.
     Bitwise(u8, DataType),
@@ -216,6 +219,7 @@ impl Func {
             | Func::AnyArray { .. }
             | Func::JsonBuild { .. }
             | Func::JsonBuildVariadic { .. }
+            | Func::FormatVariadic
             | Func::ArrayToJson
             | Func::Bitwise(..) => false,
             Func::Srf(_) => true,

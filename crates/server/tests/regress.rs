@@ -181,6 +181,7 @@ macro_rules! regress {
 regress!(
     array_assign,
     rows_from,
+    format_variadic,
     index_paths,
     tz_abbrevs,
     unistr,
