@@ -182,6 +182,7 @@ regress!(
     array_assign,
     rows_from,
     format_variadic,
+    regex_flags,
     index_paths,
     tz_abbrevs,
     unistr,

@@ -52,7 +52,7 @@ pub(crate) const NAMES: &[&str] = &[
 ];
 
 thread_local! {
-    static CACHE: RefCell<Vec<(String, bool, Regex)>> = const { RefCell::new(Vec::new()) };
+    static CACHE: RefCell<Vec<(String, ReOpts, Regex)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Translate an ARE to the regex crate's syntax, refusing what it lacks.
@@ -135,21 +135,106 @@ fn invalid(why: &str) -> DbError {
     )
 }
 
-/// The compiled form of `pattern` (case-insensitive when `ci`).
-fn compiled(pattern: &str, ci: bool) -> Result<Regex, DbError> {
+/// How a pattern is read: the flags of the regexp_* functions other than
+/// `g` (PostgreSQL's parse_re_flags).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ReOpts {
+    /// `i` (and `c` back off).
+    ci: bool,
+    /// `.` and negated brackets do not match a newline (`n`, `m`, `p`).
+    dot_stops_at_newline: bool,
+    /// `^` and `$` match at line boundaries too (`n`, `m`, `w`).
+    line_anchors: bool,
+    /// `x`: whitespace and `#` comments outside brackets are ignored.
+    expanded: bool,
+    /// `q`: the pattern is a literal string.
+    quoted: bool,
+}
+
+impl From<bool> for ReOpts {
+    fn from(ci: bool) -> ReOpts {
+        ReOpts {
+            ci,
+            ..ReOpts::default()
+        }
+    }
+}
+
+/// An expanded-syntax (`x`) pattern without its whitespace and `#`
+/// comments; inside brackets and after a backslash they stay.
+fn strip_expanded(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    let mut in_bracket = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '[' if !in_bracket => {
+                in_bracket = true;
+                out.push(c);
+                // A `]` first in the bracket is literal.
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                    if n == '^' {
+                        if let Some(m) = chars.next() {
+                            out.push(m);
+                        }
+                    }
+                }
+            }
+            ']' if in_bracket => {
+                in_bracket = false;
+                out.push(c);
+            }
+            c if !in_bracket && c.is_whitespace() => {}
+            '#' if !in_bracket => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        break;
+                    }
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The compiled form of `pattern` read as `opts` says (a bool: only
+/// case-insensitivity).
+fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Regex, DbError> {
+    let opts = opts.into();
     if let Some(r) = CACHE.with(|c| {
         c.borrow()
             .iter()
-            .find(|(p, i, _)| *i == ci && p == pattern)
+            .find(|(p, o, _)| *o == opts && p == pattern)
             .map(|e| e.2.clone())
     }) {
         return Ok(r);
     }
-    // An ARE's `.` matches a newline too (PostgreSQL's default, not
-    // newline-sensitive, mode).
-    let re = RegexBuilder::new(&translate(pattern)?)
-        .case_insensitive(ci)
-        .dot_matches_new_line(true)
+    let source = if opts.quoted {
+        regex::escape(pattern)
+    } else if opts.expanded {
+        translate(&strip_expanded(pattern))?
+    } else {
+        translate(pattern)?
+    };
+    if opts.dot_stops_at_newline && !opts.quoted && source.contains("[^") {
+        // PostgreSQL's negated brackets do not match a newline in this
+        // mode; the regex crate's do.
+        return Err(DbError::unsupported(
+            "negated bracket expressions in newline-sensitive regular expressions",
+        ));
+    }
+    let re = RegexBuilder::new(&source)
+        .case_insensitive(opts.ci)
+        .dot_matches_new_line(!opts.dot_stops_at_newline)
+        .multi_line(opts.line_anchors)
         .size_limit(REGEX_COMPILED_BYTES_MAX)
         .build()
         .map_err(|e| match e {
@@ -174,7 +259,7 @@ fn compiled(pattern: &str, ci: bool) -> Result<Regex, DbError> {
         if c.len() >= REGEX_CACHE_ENTRIES_MAX {
             c.remove(0);
         }
-        c.push((pattern.to_string(), ci, re.clone()));
+        c.push((pattern.to_string(), opts, re.clone()));
     });
     Ok(re)
 }
@@ -282,10 +367,13 @@ fn op(a: &[Value], ci: bool, negated: bool) -> Result<Value, DbError> {
     Ok(Value::Bool(matches(s[0], s[1], ci)? != negated))
 }
 
-/// Flags of the regexp_* functions: `g` (every match), `i`/`c` (case),
-/// others 22023 as in PostgreSQL.
-fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, bool), DbError> {
-    let (mut global, mut ci) = (false, false);
+/// Flags of the regexp_* functions (PostgreSQL's parse_re_flags): `g`
+/// (every match, where allowed), `i`/`c` (case), `n`/`m`, `p`, `w`, `s`
+/// (newline sensitivity), `x` (expanded), `q` (literal), `t`/`e` (the
+/// defaults); `b` (basic syntax) is 0A000, others 22023.
+fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, ReOpts), DbError> {
+    let mut global = false;
+    let mut o = ReOpts::default();
     for c in f.unwrap_or("").chars() {
         match c {
             'g' if allow_g => global = true,
@@ -300,8 +388,21 @@ fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, bool), DbE
                     e
                 });
             }
-            'i' => ci = true,
-            'c' => ci = false,
+            'i' => o.ci = true,
+            'c' => o.ci = false,
+            'n' | 'm' => (o.dot_stops_at_newline, o.line_anchors) = (true, true),
+            'p' => (o.dot_stops_at_newline, o.line_anchors) = (true, false),
+            'w' => (o.dot_stops_at_newline, o.line_anchors) = (false, true),
+            's' => (o.dot_stops_at_newline, o.line_anchors) = (false, false),
+            'x' => o.expanded = true,
+            't' => o.expanded = false,
+            'q' => o.quoted = true,
+            'e' => {}
+            'b' => {
+                return Err(DbError::unsupported(
+                    "basic regular expressions (flag \"b\")",
+                ))
+            }
             c => {
                 return Err(DbError::new(
                     SqlState::InvalidParameterValue,
@@ -310,7 +411,7 @@ fn flags(f: Option<&str>, allow_g: bool, func: &str) -> Result<(bool, bool), DbE
             }
         }
     }
-    Ok((global, ci))
+    Ok((global, o))
 }
 
 fn regexp_replace(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
