@@ -2220,6 +2220,20 @@ impl<'e> Binder<'e> {
             "#>" | "#>>" | "?|" | "?&" if unknown => DataType::Text.array_of().expect("text[]"),
             _ => rt,
         };
+        self.jsonb_library_op(name, op, (le, lt), (re, rt), want)
+    }
+
+    /// A jsonb operator as the library function `name` over (jsonb,
+    /// `want`), its operands coerced; 42883 naming the operator when
+    /// there is none.
+    fn jsonb_library_op(
+        &mut self,
+        name: &str,
+        op: &str,
+        (le, lt): (Expr, DataType),
+        (re, rt): (Expr, DataType),
+        want: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
         let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, want])
             .map_err(|_| no_operator(op, lt, rt))?;
         let le = self.coerce(le, lt, r.arg_types[0])?;
@@ -2250,13 +2264,7 @@ impl<'e> Binder<'e> {
             DataType::Unknown => DataType::Text.array_of().expect("text[]"),
             t => t,
         };
-        let r = nestor_types::functions::resolve(name, &[DataType::Jsonb, want])
-            .map_err(|_| no_operator(op, lt, rt))?;
-        let le = self.coerce(le, lt, r.arg_types[0])?;
-        let re = self
-            .coerce(re, rt, r.arg_types[1])
-            .map_err(|_| no_operator(op, lt, rt))?;
-        Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+        self.jsonb_library_op(name, op, (le, lt), (re, rt), want)
     }
 
     /// `jsonb[s1][s2]...` (PostgreSQL 14's jsonb subscripting, read side):

@@ -367,7 +367,9 @@ fn join_batches(
 }
 
 /// A batch file as a row source (None: no rows).
-fn file_rows(mut f: Option<TempFile>) -> impl FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> {
+pub(super) fn file_rows(
+    mut f: Option<TempFile>,
+) -> impl FnMut(&mut Ev, &mut Emit) -> Result<bool, DbError> {
     move |ev, out| {
         let Some(f) = f.as_mut() else {
             return Ok(true);

@@ -467,17 +467,8 @@ fn distinct_rows(
     let Some(batches) = batches else {
         return Ok(true);
     };
-    for mut f in batches.into_files()? {
-        let mut source = |ev: &mut Ev, out: &mut Emit| {
-            let mut n = 0;
-            while let Some(row) = f.next()? {
-                poll(ev, &mut n)?;
-                if !out(ev, row)? {
-                    return Ok(false);
-                }
-            }
-            Ok(true)
-        };
+    for f in batches.into_files()? {
+        let mut source = hash_join::file_rows(Some(f));
         if !distinct_rows(&mut source, ev, emit, depth + 1)? {
             return Ok(false);
         }
