@@ -122,10 +122,13 @@ impl CopyOptions {
                 Some(cols) => {
                     for c in cols {
                         if !all.contains(c) && !data.contains(c) {
-                            return Err(DbError::new(
-                                SqlState::UndefinedColumn,
-                                format!("column \"{c}\" of relation \"{rel}\" does not exist"),
-                            ));
+                            // COPY (query) has no relation to name.
+                            let msg = if rel.is_empty() {
+                                format!("column \"{c}\" does not exist")
+                            } else {
+                                format!("column \"{c}\" of relation \"{rel}\" does not exist")
+                            };
+                            return Err(DbError::new(SqlState::UndefinedColumn, msg));
                         }
                         let Some(i) = data.iter().position(|d| d == c) else {
                             return Err(DbError::new(

@@ -81,6 +81,8 @@ COPY cf TO stdout (FORMAT csv, FORCE_QUOTE (b, c));
 COPY cf TO stdout (FORMAT csv, FORCE_QUOTE *);
 COPY cf (a, b) TO stdout (FORMAT csv, FORCE_QUOTE (c));
 COPY cf TO stdout (FORMAT csv, FORCE_QUOTE (nosuch));
+COPY (SELECT 1 AS a) TO stdout (FORMAT csv, FORCE_QUOTE (nosuch));
+COPY (SELECT 1 AS a, 2 AS b) TO stdout (FORMAT csv, FORCE_QUOTE (b));
 COPY cf FROM stdin (FORMAT csv, FORCE_QUOTE (b));
 COPY cf TO stdout (FORMAT csv, FORCE_NULL (b));
 COPY cf FROM stdin (FORCE_NOT_NULL (b));
