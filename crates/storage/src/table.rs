@@ -303,6 +303,13 @@ enum Target {
     Outcome(WriteResult),
 }
 
+/// What an index scan reads each entry's row with ([`Table::entry_row`]).
+struct EntryRead<'a> {
+    index: &'a Index,
+    snap: &'a Snapshot,
+    cols: Option<&'a [bool]>,
+}
+
 pub struct Table {
     pub id: RelId,
     /// False for UNLOGGED and TEMP tables: no redo, not in checkpoints, so
@@ -609,30 +616,43 @@ impl Table {
         let entries = index.entries.read();
         let rows = self.rows.read();
         let mut scratch = Vec::new();
+        let read = EntryRead { index, snap, cols };
         visit_range(&entries, &bounds, |key, row| {
-            let Some(slot) = rows.get(row) else {
-                return;
-            };
-            let versions = slot.versions.lock();
-            // Emit each row once: at the entry matching its visible key
-            // (that entry lies within the bounds, as `key` does).
-            let mut emitted = false;
-            if let Some(v) = self.visible(&versions, snap) {
-                scratch.clear();
-                codec::put_stored_key(&v.data, &index.columns, &mut scratch);
-                if scratch == key {
-                    out.push(Self::tuple_of(row, v, cols));
-                    emitted = true;
-                }
-            }
-            if snap.ssi.is_some() {
-                let lock = lock_rows && emitted;
-                if !self.ssi_read_row(&versions, snap, row, lock) && lock {
-                    lock_rows = false;
-                }
-            }
+            out.extend(self.entry_row(&rows, &read, (key, row), &mut scratch, &mut lock_rows));
         });
         out
+    }
+
+    /// The row an index entry points at, when the entry is its visible
+    /// version's key: each visible row is met once, at the entry of its
+    /// visible key (which lies within the scan's bounds, as `key` does).
+    /// Notes the read for SERIALIZABLE; `lock_rows` turns off once the
+    /// SSI manager stops taking row locks.
+    fn entry_row(
+        &self,
+        rows: &Rows,
+        read: &EntryRead<'_>,
+        (key, row): (&[u8], RowId),
+        scratch: &mut Vec<u8>,
+        lock_rows: &mut bool,
+    ) -> Option<Tuple> {
+        let slot = rows.get(row)?;
+        let versions = slot.versions.lock();
+        let mut found = None;
+        if let Some(v) = self.visible(&versions, read.snap) {
+            scratch.clear();
+            codec::put_stored_key(&v.data, &read.index.columns, scratch);
+            if scratch.as_slice() == key {
+                found = Some(Self::tuple_of(row, v, read.cols));
+            }
+        }
+        if read.snap.ssi.is_some() {
+            let lock = *lock_rows && found.is_some();
+            if !self.ssi_read_row(&versions, read.snap, row, lock) && lock {
+                *lock_rows = false;
+            }
+        }
+        found
     }
 
     /// One batch of an ordered index scan: at most `max_rows` visible rows
@@ -665,31 +685,14 @@ impl Table {
         let entries = index.entries.read();
         let rows = self.rows.read();
         let mut scratch = Vec::new();
+        let read = EntryRead { index, snap, cols };
         let mut next = None;
         crate::index::visit_range_from(&entries, &bounds, resume, backward, |entry, key, row| {
             if out.len() >= max_rows {
                 next = Some(entry.to_vec());
                 return false;
             }
-            let Some(slot) = rows.get(row) else {
-                return true;
-            };
-            let versions = slot.versions.lock();
-            let mut emitted = false;
-            if let Some(v) = self.visible(&versions, snap) {
-                scratch.clear();
-                codec::put_stored_key(&v.data, &index.columns, &mut scratch);
-                if scratch == key {
-                    out.push(Self::tuple_of(row, v, cols));
-                    emitted = true;
-                }
-            }
-            if snap.ssi.is_some() {
-                let lock = lock_rows && emitted;
-                if !self.ssi_read_row(&versions, snap, row, lock) && lock {
-                    lock_rows = false;
-                }
-            }
+            out.extend(self.entry_row(&rows, &read, (key, row), &mut scratch, &mut lock_rows));
             true
         });
         // Resume at the first entry not looked at (it is looked at again).
