@@ -1213,27 +1213,35 @@ fn type_rows() -> Rows {
     out
 }
 
+/// What every pg_type row of a user-defined type in public (an enum, a
+/// composite, their array types) has in common: its names, owner and I/O
+/// functions, not a domain, no typmod, no collation.
+fn user_type_row(o: u32, name: &str, io: &str, owner: u32) -> RowB {
+    let mut r = RowB::new(Rel::Type);
+    set_io_functions(&mut r, io);
+    r.set("oid", oid(o))
+        .set("typname", text(name))
+        .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
+        .set("typowner", oid(owner))
+        .set("typispreferred", Value::Bool(false))
+        .set("typisdefined", Value::Bool(true))
+        .set("typdelim", text(","))
+        .set("typnotnull", Value::Bool(false))
+        .set("typbasetype", oid(0))
+        .set("typtypmod", Value::Int4(-1))
+        .set("typndims", Value::Int4(0))
+        .set("typcollation", oid(0));
+    r
+}
+
 /// The pg_type rows of the enum types and their array types.
 fn enum_type_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     for e in c.enum_types() {
         let base = |o: u32, name: &str, io: &str| {
-            let mut r = RowB::new(Rel::Type);
-            set_io_functions(&mut r, io);
-            r.set("oid", oid(o))
-                .set("typname", text(name))
-                .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
-                .set("typowner", oid(e.owner))
-                .set("typbyval", Value::Bool(io == "enum"))
-                .set("typispreferred", Value::Bool(false))
-                .set("typisdefined", Value::Bool(true))
-                .set("typdelim", text(","))
-                .set("typrelid", oid(0))
-                .set("typnotnull", Value::Bool(false))
-                .set("typbasetype", oid(0))
-                .set("typtypmod", Value::Int4(-1))
-                .set("typndims", Value::Int4(0))
-                .set("typcollation", oid(0));
+            let mut r = user_type_row(o, name, io, e.owner);
+            r.set("typbyval", Value::Bool(io == "enum"))
+                .set("typrelid", oid(0));
             r
         };
         let mut r = base(e.oid, &e.name, "enum");
@@ -1339,24 +1347,11 @@ fn composite_type_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     for t in c.composites() {
         let base = |o: u32, name: &str, io: &str| {
-            let mut r = RowB::new(Rel::Type);
-            set_io_functions(&mut r, io);
-            r.set("oid", oid(o))
-                .set("typname", text(name))
-                .set("typnamespace", oid(PUBLIC_NAMESPACE_OID))
-                .set("typowner", oid(t.owner))
-                .set("typlen", Value::Int2(-1))
+            let mut r = user_type_row(o, name, io, t.owner);
+            r.set("typlen", Value::Int2(-1))
                 .set("typbyval", Value::Bool(false))
-                .set("typispreferred", Value::Bool(false))
-                .set("typisdefined", Value::Bool(true))
-                .set("typdelim", text(","))
                 .set("typalign", text("d"))
-                .set("typstorage", text("x"))
-                .set("typnotnull", Value::Bool(false))
-                .set("typbasetype", oid(0))
-                .set("typtypmod", Value::Int4(-1))
-                .set("typndims", Value::Int4(0))
-                .set("typcollation", oid(0));
+                .set("typstorage", text("x"));
             r
         };
         let mut r = base(t.oid, &t.name, "record");
