@@ -596,15 +596,13 @@ fn nested_loop(
             Ok(go)
         };
         if materialise && once.is_none() {
-            let mut rows = Vec::new();
-            run(right, ev, param, &mut |ev, r| {
-                let bytes = entry_bytes(&r);
-                ev.mem.charge(bytes, "function result")?;
-                held += bytes;
-                rows.push(r);
-                Ok(true)
-            })?;
-            once = Some(rows);
+            once = Some(outer::collect_charged(
+                right,
+                ev,
+                param,
+                "function result",
+                &mut held,
+            )?);
         }
         match &once {
             Some(rows) => {

@@ -29,7 +29,7 @@ use crate::context::Ev;
 use crate::workmem::entry_bytes;
 
 /// Run `plan` to completion with `param`, charging its rows to `what`.
-fn collect_charged(
+pub(super) fn collect_charged(
     plan: &Plan,
     ev: &mut Ev,
     param: &[Value],
