@@ -2698,18 +2698,7 @@ impl<'e> Binder<'e> {
         let [arg] = f.args.as_slice() else {
             return Ok(None);
         };
-        let (e, t) = self.bind(arg)?;
-        let e = match t {
-            DataType::Unknown => self.coerce(e, t, DataType::Text.array_of().expect("text[]"))?,
-            t if t.is_array() => e,
-            _ => {
-                let err = DbError::new(
-                    SqlState::DatatypeMismatch,
-                    "VARIADIC argument must be an array",
-                );
-                return Err(err_at(err, self.text, node(arg).map_or(-1, expr_location)));
-            }
-        };
+        let e = self.bind_variadic_array(arg, true)?;
         let ret = if binary {
             DataType::Jsonb
         } else {
@@ -2719,6 +2708,30 @@ impl<'e> Binder<'e> {
             Expr::Func(Func::JsonBuildVariadic { object, binary }, vec![e]),
             ret,
         )))
+    }
+
+    /// The array given to a VARIADIC parameter: 42804 "VARIADIC argument
+    /// must be an array" for anything else; an untyped literal is a
+    /// text[] when `unknown_is_text_array` (else it is not an array).
+    fn bind_variadic_array(
+        &mut self,
+        arg: &Node,
+        unknown_is_text_array: bool,
+    ) -> Result<Expr, DbError> {
+        let (e, t) = self.bind(arg)?;
+        match t {
+            DataType::Unknown if unknown_is_text_array => {
+                self.coerce(e, t, DataType::Text.array_of().expect("text[]"))
+            }
+            t if t.is_array() => Ok(e),
+            _ => {
+                let err = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "VARIADIC argument must be an array",
+                );
+                Err(err_at(err, self.text, node(arg).map_or(-1, expr_location)))
+            }
+        }
     }
 
     /// format(fmt, VARIADIC array): PostgreSQL's format(text, VARIADIC
@@ -2739,17 +2752,7 @@ impl<'e> Binder<'e> {
         };
         let (fe, ft) = self.bind(fmt)?;
         let fe = self.coerce(fe, ft, DataType::Text)?;
-        let (e, t) = self.bind(arr)?;
-        let e = match t {
-            t if t.is_array() => e,
-            _ => {
-                let err = DbError::new(
-                    SqlState::DatatypeMismatch,
-                    "VARIADIC argument must be an array",
-                );
-                return Err(err_at(err, self.text, node(arr).map_or(-1, expr_location)));
-            }
-        };
+        let e = self.bind_variadic_array(arr, false)?;
         Ok((
             Expr::Func(Func::FormatVariadic, vec![fe, e]),
             DataType::Text,
