@@ -148,6 +148,9 @@ pub enum SqlState {
     // 58
     IoError,
     UndefinedFile,
+    DuplicateFile,
+    // 38: a COPY program that failed
+    ExternalRoutineException,
     // 27
     TriggeredDataChangeViolation,
     // 42P17
@@ -293,6 +296,8 @@ impl SqlState {
             AdminShutdown => "57P01",
             IoError => "58030",
             UndefinedFile => "58P01",
+            DuplicateFile => "58P02",
+            ExternalRoutineException => "38000",
             InternalError => "XX000",
             DataCorrupted => "XX001",
         }
@@ -697,6 +702,8 @@ mod tests {
         AdminShutdown => "ERRCODE_ADMIN_SHUTDOWN",
         IoError => "ERRCODE_IO_ERROR",
         UndefinedFile => "ERRCODE_UNDEFINED_FILE",
+        DuplicateFile => "ERRCODE_DUPLICATE_FILE",
+        ExternalRoutineException => "ERRCODE_EXTERNAL_ROUTINE_EXCEPTION",
         InternalError => "ERRCODE_INTERNAL_ERROR",
         DataCorrupted => "ERRCODE_DATA_CORRUPTED",
     }

@@ -216,6 +216,7 @@ regress!(
     prepare,
     copy,
     copy_binary,
+    copy_targets,
     copy_where_triggers,
     roles,
     privileges,

@@ -24,8 +24,9 @@
 //!
 //! CSV's FORCE_QUOTE (COPY TO), FORCE_NOT_NULL and FORCE_NULL (COPY FROM)
 //! are resolved against the COPY's columns once they are known
-//! ([`CopyOptions::resolve_force`]). Not supported (0A000): HEADER MATCH,
-//! files and programs.
+//! ([`CopyOptions::resolve_force`]). Server-side files and programs feed
+//! the same parser (`session/copy_server.rs`). Not supported (0A000):
+//! HEADER MATCH.
 
 use std::borrow::Cow;
 

@@ -47,6 +47,7 @@ use crate::encode;
 use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
+mod copy_server;
 mod utility;
 use nestor_exec::registry::{Activity, CancelToken, SessionShared, TerminateSignal};
 use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
@@ -80,7 +81,9 @@ pub fn now_us() -> i64 {
 /// A COPY FROM STDIN in progress.
 pub(crate) struct CopyInState {
     pub parser: crate::copy::CopyParser,
-    pub target: nestor_plan::modify::CopyTarget,
+    /// None: a COPY refused once begun (`utility::refuse_copy_data`),
+    /// which only reads its data to the end.
+    pub target: Option<nestor_plan::modify::CopyTarget>,
     pub count: u64,
     pub failed: Option<DbError>,
     /// Statements of the query string still to run after the COPY.

@@ -16,6 +16,7 @@ use nestor_parser::pb::{
 };
 use nestor_types::Value;
 
+use super::copy_server::{self, ServerEnd, Source};
 use super::{duplicate_statement, CopyInState, RowOut, Session};
 use crate::copy::{self, CopyParser, COPY_BATCH_ROWS};
 use crate::cursor;
@@ -1146,20 +1147,18 @@ fn copy_stmt(
     c: &CopyStmt,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
-    if !c.filename.is_empty() || c.is_program {
-        return Err(DbError::unsupported(
-            "COPY to or from a file or program (use STDIN/STDOUT)",
-        ));
-    }
-    // (COPY TO ... WHERE is refused by the grammar, as in PostgreSQL.)
-    if !rows.describe {
+    let server = ServerEnd::of(c);
+    if let Some(end) = &server {
+        copy_server::check_privilege(s, end, c.is_from)?;
+    } else if !rows.describe {
         return Err(DbError::unsupported("COPY in the extended query protocol"));
     }
+    // (COPY TO ... WHERE is refused by the grammar, as in PostgreSQL.)
     let opts = copy::parse_options(c, text)?;
     if c.is_from {
-        copy_from(s, text, c, opts, rows)
+        copy_from(s, text, c, opts, server, rows)
     } else {
-        copy_to(s, text, c, opts, rows)
+        copy_to(s, text, c, opts, server, rows)
     }
 }
 
@@ -1168,6 +1167,7 @@ fn copy_from(
     text: &str,
     c: &CopyStmt,
     opts: copy::CopyOptions,
+    server: Option<ServerEnd>,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
     if s.block.read_only() {
@@ -1184,17 +1184,14 @@ fn copy_from(
         .as_ref()
         .ok_or_else(|| DbError::internal("COPY without a relation"))?;
     let name = nestor_plan::bind::relname(rel)?;
+    if let Some(e) = copy_into_non_table(s, &name, &rel.relname) {
+        return refuse_copy_data(s, e, opts, server, rows);
+    }
     let mut target = nestor_plan::modify::copy_target(&s.catalog, s.eval_ctx(), &name, &cols)?;
     if let Some(w) = &c.where_clause {
         let f =
             nestor_plan::modify::bind_copy_where(&s.catalog, s.eval_ctx(), text, &target.table, w)?;
         target.filter = Some(f);
-    }
-    if target.table.matview.is_some() {
-        return Err(DbError::new(
-            SqlState::WrongObjectType,
-            format!("cannot change materialized view \"{name}\""),
-        ));
     }
     let role = s.role_ctx();
     let may_insert = role.superuser
@@ -1230,11 +1227,15 @@ fn copy_from(
     opts.resolve_force(&names, &all, &target.table.name)?;
     let ncols = desc.len();
     let format = copy_format_code(&opts);
+    let source = match &server {
+        Some(end) => Some(Source::open(s, end)?),
+        None => None,
+    };
     s.copy_in = Some(CopyInState {
         parser: CopyParser::new(opts, oids, names)
             .with_typmods(&typmods)
             .with_relation(rel),
-        target,
+        target: Some(target),
         count: 0,
         failed: None,
         rest: Vec::new(),
@@ -1242,9 +1243,88 @@ fn copy_from(
         tracked: None,
         notices: Vec::new(),
     });
+    if let Some(source) = source {
+        return s.copy_from_source(source, rows);
+    }
     rows.out.push(BackendMsg::CopyInResponse {
         format: format as i8,
         column_formats: vec![format; ncols],
+    });
+    Ok(())
+}
+
+/// COPY FROM into a view, materialized view or sequence: PostgreSQL's
+/// error (CopyFrom's relkind check). Views take COPY only through an
+/// INSTEAD OF INSERT trigger, which Nestor does not have.
+fn copy_into_non_table(s: &Session, name: &str, bare: &str) -> Option<DbError> {
+    let (what, hint) = match s.catalog.table(name) {
+        Some(t) if t.matview.is_some() => ("materialized view", None),
+        Some(_) => return None,
+        None if s.catalog.view(name).is_some() => (
+            "view",
+            Some("To enable copying to a view, provide an INSTEAD OF INSERT trigger."),
+        ),
+        None if s.catalog.sequence(name).is_some() => ("sequence", None),
+        None => return None,
+    };
+    let e = DbError::new(
+        SqlState::WrongObjectType,
+        format!("cannot copy to {what} \"{bare}\""),
+    );
+    Some(match hint {
+        Some(h) => e.with_hint(h),
+        None => e,
+    })
+}
+
+/// COPY TO from a view, materialized view, sequence or partitioned
+/// table: PostgreSQL's error (DoCopyTo's relkind check).
+fn copy_from_non_table(s: &Session, name: &str, bare: &str) -> Option<DbError> {
+    const HINT: &str = "Try the COPY (SELECT ...) TO variant.";
+    let (what, hint) = match s.catalog.table(name) {
+        Some(t) if t.matview.is_some() => ("materialized view", true),
+        Some(t) if t.partition_key.is_some() => ("partitioned table", true),
+        Some(_) => return None,
+        None if s.catalog.view(name).is_some() => ("view", true),
+        None if s.catalog.sequence(name).is_some() => ("sequence", false),
+        None => return None,
+    };
+    let e = DbError::new(
+        SqlState::WrongObjectType,
+        format!("cannot copy from {what} \"{bare}\""),
+    );
+    Some(if hint { e.with_hint(HINT) } else { e })
+}
+
+/// Fail a COPY FROM whose target PostgreSQL refuses only once the copy
+/// has begun: from STDIN, the client has been told to send its data
+/// (CopyInResponse) and the data is read and dropped, the error coming
+/// at its end, so a script's data lines are never taken for statements.
+fn refuse_copy_data(
+    s: &mut Session,
+    e: DbError,
+    opts: copy::CopyOptions,
+    server: Option<ServerEnd>,
+    rows: &mut RowOut<'_>,
+) -> Result<(), DbError> {
+    if server.is_some() {
+        return Err(e);
+    }
+    let format = copy_format_code(&opts);
+    let parser = CopyParser::new(opts, Vec::new(), Vec::new());
+    s.copy_in = Some(CopyInState {
+        parser,
+        target: None,
+        count: 0,
+        failed: Some(e),
+        rest: Vec::new(),
+        text: Arc::from(""),
+        tracked: None,
+        notices: Vec::new(),
+    });
+    rows.out.push(BackendMsg::CopyInResponse {
+        format: format as i8,
+        column_formats: Vec::new(),
     });
     Ok(())
 }
@@ -1254,6 +1334,7 @@ fn copy_to(
     text: &Arc<str>,
     c: &CopyStmt,
     opts: copy::CopyOptions,
+    server: Option<ServerEnd>,
     rows: &mut RowOut<'_>,
 ) -> Result<(), DbError> {
     let plan = match &c.query {
@@ -1267,7 +1348,14 @@ fn copy_to(
         }
         None => {
             let (table, cols) = copy_columns(s, c)?;
-            plan_text(s, &select_text(&table, &cols))?
+            if let Some(rel) = c.relation.as_ref() {
+                let name = nestor_plan::bind::relname(rel)?;
+                if let Some(e) = copy_from_non_table(s, &name, &rel.relname) {
+                    return Err(e);
+                }
+            }
+            // A table's own rows, not its inheritance children's.
+            plan_text(s, &select_text(&format!("ONLY {table}"), &cols))?
         }
     };
     let mut buf: Vec<Vec<Value>> = Vec::new();
@@ -1286,17 +1374,23 @@ fn copy_to(
     let mut opts = opts;
     opts.resolve_force(&names, &all, rel)?;
     let format = copy_format_code(&opts);
-    rows.out.push(BackendMsg::CopyOutResponse {
-        format: format as i8,
-        column_formats: vec![format; cols.len()],
-    });
     let n = buf.len();
-    if opts.format == copy::CopyFormat::Binary {
-        copy_out_binary(&cols, buf, rows);
+    let data = if opts.format == copy::CopyFormat::Binary {
+        copy_out_binary(&cols, buf)
     } else {
-        copy_out_text(s, &cols, buf, &opts, rows);
+        copy_out_text(s, &cols, buf, &opts)
+    };
+    match &server {
+        Some(end) => copy_server::write_all(end, &data)?,
+        None => {
+            rows.out.push(BackendMsg::CopyOutResponse {
+                format: format as i8,
+                column_formats: vec![format; cols.len()],
+            });
+            rows.out.extend(data.into_iter().map(BackendMsg::CopyData));
+            rows.out.push(BackendMsg::CopyDone);
+        }
     }
-    rows.out.push(BackendMsg::CopyDone);
     rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
         RowsCommand::Copy,
         n as u64,
@@ -1312,39 +1406,39 @@ fn copy_format_code(opts: &copy::CopyOptions) -> FormatCode {
     }
 }
 
-/// COPY TO rows in text or CSV format, one CopyData per line.
+/// COPY TO rows in text or CSV format, one CopyData payload per line.
 fn copy_out_text(
     s: &Session,
     cols: &[ColumnDesc],
     buf: Vec<Vec<Value>>,
     opts: &copy::CopyOptions,
-    rows: &mut RowOut<'_>,
-) {
+) -> Vec<Vec<u8>> {
     let codec = s.eval_ctx();
+    let mut out = Vec::with_capacity(buf.len() + 1);
     if opts.header {
         let names: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
-        rows.out
-            .push(BackendMsg::CopyData(copy::format_header(&names, opts)));
+        out.push(copy::format_header(&names, opts));
     }
     for row in buf {
-        rows.out
-            .push(BackendMsg::CopyData(copy::format_row(&codec, &row, opts)));
+        out.push(copy::format_row(&codec, &row, opts));
     }
+    out
 }
 
-/// COPY TO rows in binary format, in PostgreSQL's messages: the header
-/// goes with the first tuple, one CopyData per tuple, the trailer alone
-/// (or with the header when there are no rows).
-fn copy_out_binary(cols: &[ColumnDesc], buf: Vec<Vec<Value>>, rows: &mut RowOut<'_>) {
+/// COPY TO rows in binary format, as PostgreSQL's CopyData payloads: the
+/// header goes with the first tuple, one payload per tuple, the trailer
+/// alone (or with the header when there are no rows).
+fn copy_out_binary(cols: &[ColumnDesc], buf: Vec<Vec<Value>>) -> Vec<Vec<u8>> {
     let types: Vec<_> = cols.iter().map(|c| encode::wire_type(c.type_oid)).collect();
+    let mut out = Vec::with_capacity(buf.len() + 1);
     let mut pending = copy::binary_header();
     for row in buf {
         pending.extend_from_slice(&copy::binary_row(&row, &types));
-        rows.out
-            .push(BackendMsg::CopyData(std::mem::take(&mut pending)));
+        out.push(std::mem::take(&mut pending));
     }
     pending.extend_from_slice(&copy::BINARY_TRAILER);
-    rows.out.push(BackendMsg::CopyData(pending));
+    out.push(pending);
+    out
 }
 
 impl Session {
@@ -1391,7 +1485,8 @@ impl Session {
         // A table with triggers takes the COPY in one batch, so that its
         // statement triggers fire once (its AFTER ROW events are queued in
         // memory as PostgreSQL's are).
-        if c.parser.rows.len() >= COPY_BATCH_ROWS && c.target.table.triggers.is_empty() {
+        let batched = c.target.as_ref().is_some_and(|t| t.table.triggers.is_empty());
+        if c.parser.rows.len() >= COPY_BATCH_ROWS && batched {
             if let Err(e) = self.copy_flush() {
                 if let Some(c) = self.copy_in.as_mut() {
                     c.failed = Some(e);
@@ -1405,11 +1500,15 @@ impl Session {
         let Some(mut c) = self.copy_in.take() else {
             return Ok(());
         };
+        let Some(target) = c.target.take() else {
+            self.copy_in = Some(c);
+            return Ok(());
+        };
         let batch = std::mem::take(&mut c.parser.rows);
         let lines = std::mem::take(&mut c.parser.lines);
         let mut done = 0u64;
         let (r, notices) =
-            self.with_statement(|ctx| nestor_exec::copy_insert(ctx, &c.target, batch, &mut done));
+            self.with_statement(|ctx| nestor_exec::copy_insert(ctx, &target, batch, &mut done));
         c.notices.extend(notices);
         let r = match r {
             Ok(n) => {
@@ -1433,11 +1532,14 @@ impl Session {
             }
             Err(e) => Err(e),
         };
+        c.target = Some(target);
         self.copy_in = Some(c);
         r
     }
 
-    fn copy_done(&mut self, out: &mut Vec<BackendMsg>) {
+    /// End the COPY FROM in progress: the parser's last row, the last
+    /// batch. Returns its state (rows counted, notices) and the result.
+    fn copy_finish(&mut self) -> Option<(CopyInState, Result<(), DbError>)> {
         let codec = self.eval_ctx();
         let mut result = match self.copy_in.as_mut() {
             Some(c) => match c.failed.take() {
@@ -1449,7 +1551,47 @@ impl Session {
         if result.is_ok() {
             result = self.copy_flush();
         }
-        let Some(mut c) = self.copy_in.take() else {
+        let c = self.copy_in.take()?;
+        Some((c, result))
+    }
+
+    /// COPY FROM a server-side file or program: its data goes through
+    /// the same parser and batches as CopyData messages, synchronously.
+    fn copy_from_source(&mut self, mut source: Source, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+        let read = loop {
+            let chunk = match source.read_chunk() {
+                Ok(chunk) => chunk,
+                Err(e) => break Err(e),
+            };
+            if chunk.is_empty() {
+                break Ok(());
+            }
+            self.copy_data(&chunk);
+            if self.copy_in.as_ref().is_some_and(|c| c.failed.is_some()) {
+                break Ok(());
+            }
+        };
+        let failed = read.is_err() || self.copy_in.as_ref().is_some_and(|c| c.failed.is_some());
+        let closed = source.close(failed);
+        if let Err(e) = read {
+            self.copy_in = None;
+            return Err(e);
+        }
+        let Some((mut c, result)) = self.copy_finish() else {
+            return Err(DbError::internal("COPY FROM lost its state"));
+        };
+        rows.out.extend(c.notices.drain(..).map(BackendMsg::Notice));
+        result?;
+        closed?;
+        rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
+            RowsCommand::Copy,
+            c.count,
+        )));
+        Ok(())
+    }
+
+    fn copy_done(&mut self, out: &mut Vec<BackendMsg>) {
+        let Some((mut c, result)) = self.copy_finish() else {
             return;
         };
         out.extend(c.notices.drain(..).map(BackendMsg::Notice));
