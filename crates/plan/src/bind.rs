@@ -2149,6 +2149,18 @@ impl<'e> Binder<'e> {
             {
                 self.bind_jsonb_op(op, le, lt, re, rt)
             }
+            "@>" | "<@" | "&&" if lt.is_array() || rt.is_array() => {
+                let name = match op {
+                    "@>" => "arraycontains",
+                    "<@" => "arraycontained",
+                    _ => "arrayoverlap",
+                };
+                let r = nestor_types::functions::resolve(name, &[lt, rt])
+                    .map_err(|_| no_operator(op, lt, rt))?;
+                let le = self.coerce(le, lt, r.arg_types[0])?;
+                let re = self.coerce(re, rt, r.arg_types[1])?;
+                Ok((Expr::Func(Func::Library(r.func), vec![le, re]), r.ret))
+            }
             "->" | "->>" | "#>" | "#>>" if lt == DataType::Json => {
                 self.bind_json_op(op, le, lt, re, rt)
             }

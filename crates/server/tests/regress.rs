@@ -230,6 +230,7 @@ regress!(
     triggers,
     sqlsmith_found,
     arrays,
+    array_containment,
     psql_describe,
     cursors,
     renames,

@@ -35,6 +35,9 @@ pub(crate) const NAMES: &[&str] = &[
     "array_cat",
     "array_remove",
     "string_to_array",
+    "arraycontains",
+    "arraycontained",
+    "arrayoverlap",
 ];
 
 fn polymorphic_unknown() -> DbError {
@@ -154,6 +157,23 @@ fn resolve_known(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             };
             done(array_cat, vec![t, t], t)
         }
+        // The functions of `@>`, `<@` and `&&` (anyarray, anyarray): one
+        // array type, an unknown side taking the other's.
+        ("arraycontains" | "arraycontained" | "arrayoverlap", [a, b]) => {
+            let t = match (a, b) {
+                (T::Unknown, T::Unknown) => return Err(polymorphic_unknown()),
+                (T::Array(_), T::Unknown) => *a,
+                (T::Unknown, T::Array(_)) => *b,
+                (T::Array(_), T::Array(_)) if a == b => *a,
+                _ => return Err(nf()),
+            };
+            let imp: Imp = match name {
+                "arraycontains" => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(b, a, true, ctx)),
+                "arraycontained" => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(a, b, true, ctx)),
+                _ => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(a, b, false, ctx)),
+            };
+            done(imp, vec![t, t], T::Bool)
+        }
         ("string_to_array", [_, _, rest @ ..])
             if rest.len() <= 1 && args.iter().all(|t| text_like(*t)) =>
         {
@@ -244,6 +264,47 @@ fn array_position(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         .skip(start)
         .find(|(_, x)| **x == v[1] && x.is_null() == v[1].is_null());
     Ok(found.map_or(Value::Null, |(i, _)| Value::Int4(lower + i as i32)))
+}
+
+/// Strict: NULL when either array is.
+fn containment(
+    v: &[Value],
+    ctx: &EvalCtx,
+    f: fn(&Array, &Array, &EvalCtx) -> Result<bool, DbError>,
+) -> Result<Value, DbError> {
+    match (the_array(&v[0]), the_array(&v[1])) {
+        (Some(a), Some(b)) => Ok(Value::Bool(f(a, b, ctx)?)),
+        _ => Ok(Value::Null),
+    }
+}
+
+/// PostgreSQL's array_contain_compare: with `all`, whether every element
+/// of `a` equals some element of `b` (a NULL element of `a` never does);
+/// without, whether any does. NULL elements of `b` match nothing. The
+/// arrays' shapes do not matter: elements compare as flat lists.
+fn contain_compare(a: &Array, b: &Array, all: bool, ctx: &EvalCtx) -> Result<bool, DbError> {
+    for x in &a.items {
+        if x.is_null() {
+            if all {
+                return Ok(false);
+            }
+            continue;
+        }
+        let mut found = false;
+        for y in &b.items {
+            if crate::ops::compare_in(x, y, ctx, "=")? == Some(std::cmp::Ordering::Equal) {
+                found = true;
+                break;
+            }
+        }
+        if found && !all {
+            return Ok(true);
+        }
+        if !found && all {
+            return Ok(false);
+        }
+    }
+    Ok(all)
 }
 
 /// A one-dimensional array of `items` keeping `lower` (1 if empty).
