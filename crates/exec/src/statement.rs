@@ -616,6 +616,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
             NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
             NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
+            NodeEnum::ReindexStmt(_) => "REINDEX",
             _ => "TRUNCATE TABLE",
         };
         return Err(read_only_error(what));
@@ -653,6 +654,7 @@ fn run_ddl(
         NodeEnum::CreateSeqStmt(cs) => crate::ddl::create_sequence(ctx, cs),
         NodeEnum::TruncateStmt(ts) => crate::ddl::truncate(ctx, ts),
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),
+        NodeEnum::ReindexStmt(st) => crate::ddl::reindex(ctx, st),
         NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
         NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
         NodeEnum::CreateTrigStmt(ct) => crate::ddl::create_trigger(ctx, &text, ct),

@@ -37,6 +37,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateSeqStmt(_)
             | NodeEnum::TruncateStmt(_)
             | NodeEnum::VacuumStmt(_)
+            | NodeEnum::ReindexStmt(_)
             | NodeEnum::CreateFunctionStmt(_)
             | NodeEnum::DoStmt(_)
             | NodeEnum::CallStmt(_)

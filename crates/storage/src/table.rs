@@ -1614,6 +1614,19 @@ impl Table {
         }
     }
 
+    /// REINDEX: build index `id` again from the versions as they are
+    /// (dropping the entries of versions pruned since). The caller holds
+    /// the table in a mode that keeps writers out (SHARE), so no entry is
+    /// added while the new set is built. False if no such index.
+    pub fn rebuild_index(&self, id: RelId) -> bool {
+        let Some(idx) = self.indexes().into_iter().find(|i| i.id == id) else {
+            return false;
+        };
+        let found = self.index_entries(&idx);
+        *idx.entries.write() = found.into_iter().map(|(k, _)| k).collect();
+        true
+    }
+
     /// Every entry `index` needs for the rows as they are, in key order, one
     /// per (key, row), with whether a live version holds it (for a unique
     /// index's build-time check; always false for other indexes).

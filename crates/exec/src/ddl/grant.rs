@@ -664,6 +664,10 @@ fn check_ddl_in(
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
         },
+        NodeEnum::ReindexStmt(st) => match rel(st.relation.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
         NodeEnum::AlterTableStmt(at) => match rel(at.relation.as_ref()) {
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
