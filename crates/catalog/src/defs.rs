@@ -322,6 +322,12 @@ pub struct Sequence {
     pub max: i64,
     pub start: i64,
     pub cycle: bool,
+    /// AS smallint/integer/bigint: the type's OID (21, 23, 20); 0 in
+    /// sequences logged before it was kept (pg_sequence then shows the
+    /// owning column's type, else bigint).
+    pub type_oid: u32,
+    /// CACHE (kept for pg_sequence; every nextval is one step here).
+    pub cache: i64,
     /// (last value, is_called). Shared by the definitions that replace
     /// one another (ALTER SEQUENCE ... OWNED BY): a nextval() through an
     /// older one still advances the one sequence.
@@ -346,6 +352,8 @@ impl Sequence {
             max: self.max,
             start: self.start,
             cycle: self.cycle,
+            type_oid: self.type_oid,
+            cache: self.cache,
             state: self.state.clone(),
             owned_by,
             temporary: self.temporary,

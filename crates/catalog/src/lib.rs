@@ -2324,6 +2324,8 @@ pub(crate) fn sequence_record(s: &Sequence) -> SequenceRecord {
         owned_by: s.owned_by.clone(),
         last,
         called,
+        type_oid: s.type_oid,
+        cache: s.cache,
     }
 }
 
@@ -2337,6 +2339,8 @@ fn sequence_from(s: SequenceRecord, namespace: u32) -> Sequence {
         max: s.max,
         start: s.start,
         cycle: s.cycle,
+        type_oid: s.type_oid,
+        cache: s.cache,
         state: Arc::new(Mutex::new((s.last, s.called))),
         owned_by: s.owned_by,
         temporary: false,

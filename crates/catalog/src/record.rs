@@ -81,6 +81,7 @@
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
+//!              [typoid:u32 cache:i64]  (AS type 21/23/20, 0: not kept)
 //!  function := oid:u32 name kind:u8 nargs:u32 arg* returns retset:u8
 //!              lang:u8 volatility:u8 strict:u8 body
 //!  arg      := name typoid:u32 typmod:i32 mode:u8 default?
@@ -325,6 +326,9 @@ pub struct SequenceRecord {
     pub owned_by: Option<(String, String)>,
     pub last: i64,
     pub called: bool,
+    /// Trailer (absent in older records: 0 and 1).
+    pub type_oid: u32,
+    pub cache: i64,
 }
 
 impl CatalogRecord {
@@ -1327,6 +1331,8 @@ impl SequenceRecord {
         }
         out.extend_from_slice(&self.last.to_le_bytes());
         out.push(self.called as u8);
+        out.extend_from_slice(&self.type_oid.to_le_bytes());
+        out.extend_from_slice(&self.cache.to_le_bytes());
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<SequenceRecord, String> {
@@ -1344,6 +1350,12 @@ impl SequenceRecord {
         };
         let last = r.u64()? as i64;
         let called = get_bool(r)?;
+        // Records written before AS and CACHE were kept end here.
+        let (type_oid, cache) = if r.at_end() {
+            (0, 1)
+        } else {
+            (r.u32()?, r.u64()? as i64)
+        };
         let [increment, min, max, start] = vals;
         Ok(SequenceRecord {
             oid,
@@ -1356,6 +1368,8 @@ impl SequenceRecord {
             owned_by,
             last,
             called,
+            type_oid,
+            cache,
         })
     }
 }
@@ -1808,6 +1822,8 @@ mod tests {
                 owned_by: Some(("t".into(), "id".into())),
                 last: -5,
                 called: true,
+                type_oid: 21,
+                cache: 20,
             }),
             CatalogRecord::DropSequence { name: "s".into() },
             CatalogRecord::Sequences(vec![("s".into(), 7, false)]),

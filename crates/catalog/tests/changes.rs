@@ -153,6 +153,8 @@ fn sequence(db: &Db, name: &str, temporary: bool) -> Arc<Sequence> {
         max: i64::MAX,
         start: 1,
         cycle: false,
+        type_oid: 20,
+        cache: 1,
         state: Arc::new(Mutex::new((1, false))),
         owned_by: None,
         temporary,

@@ -225,7 +225,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .set("seqincrement", Value::Int8(s.increment))
                     .set("seqmax", Value::Int8(s.max))
                     .set("seqmin", Value::Int8(s.min))
-                    .set("seqcache", Value::Int8(1))
+                    .set("seqcache", Value::Int8(s.cache))
                     .set("seqcycle", Value::Bool(s.cycle))
                     .done()
             })
@@ -2119,9 +2119,16 @@ fn trigger_rows(c: &Catalog) -> Rows {
     out
 }
 
-/// A sequence's data type: its owning column's for serial columns
-/// (smallserial, serial, bigserial), bigint otherwise.
-fn sequence_type(c: &Catalog, s: &nestor_catalog::Sequence) -> DataType {
+/// A sequence's data type: its AS type; for sequences logged before that
+/// was kept, its owning column's for serial columns (smallserial, serial,
+/// bigserial), bigint otherwise.
+pub(crate) fn sequence_type(c: &Catalog, s: &nestor_catalog::Sequence) -> DataType {
+    match s.type_oid {
+        21 => return DataType::Int2,
+        23 => return DataType::Int4,
+        20 => return DataType::Int8,
+        _ => {}
+    }
     s.owned_by
         .as_ref()
         .and_then(|(table, column)| {

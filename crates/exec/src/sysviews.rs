@@ -269,8 +269,22 @@ fn sequence_rows(catalog: &Catalog) -> Rows {
                         .unwrap_or_else(|| "public".into()),
                 ),
                 text(&s.name),
+                text(crate::pg_catalog::role_name(
+                    catalog,
+                    catalog
+                        .acl(nestor_catalog::acl::ObjKind::Sequence, s.oid.0)
+                        .owner
+                        .0,
+                )),
+                Value::Int8(i64::from(
+                    crate::pg_catalog::sequence_type(catalog, s).oid(),
+                )),
                 Value::Int8(s.start),
+                Value::Int8(s.min),
+                Value::Int8(s.max),
                 Value::Int8(s.increment),
+                Value::Bool(s.cycle),
+                Value::Int8(s.cache),
                 if called {
                     Value::Int8(last)
                 } else {

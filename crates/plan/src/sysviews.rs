@@ -228,8 +228,14 @@ impl View {
             View::Sequences => vec![
                 ("schemaname", T::Name),
                 ("sequencename", T::Name),
+                ("sequenceowner", T::Name),
+                ("data_type", T::Reg(nestor_types::datatype::RegKind::Type)),
                 ("start_value", T::Int8),
+                ("min_value", T::Int8),
+                ("max_value", T::Int8),
                 ("increment_by", T::Int8),
+                ("cycle", T::Bool),
+                ("cache_size", T::Int8),
                 ("last_value", T::Int8),
             ],
             View::StatSsl => vec![

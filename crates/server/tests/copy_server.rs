@@ -15,23 +15,27 @@ fn copy_reads_and_writes_server_files_in_every_format() {
     std::fs::write(dir.join("in.txt"), "1\tone\n2\t\\N\n").unwrap();
     ok(&srv, "CREATE TABLE t (a int, b text)");
     let abs_in = dir.join("in.txt");
-    assert_eq!(
-        ok(&srv, &format!("COPY t FROM '{}'", abs_in.display())),
-        ""
-    );
+    assert_eq!(ok(&srv, &format!("COPY t FROM '{}'", abs_in.display())), "");
     // A relative name is the data directory's.
     ok(&srv, "COPY t FROM 'in.txt' WHERE a = 2");
     assert_eq!(
         ok(&srv, "SELECT a, coalesce(b, 'null') FROM t ORDER BY a"),
         "1|one\n2|null\n2|null"
     );
-    for (opts, name) in [("CSV HEADER", "out.csv"), ("(FORMAT binary)", "out.bin"), ("", "out.txt")] {
+    for (opts, name) in [
+        ("CSV HEADER", "out.csv"),
+        ("(FORMAT binary)", "out.bin"),
+        ("", "out.txt"),
+    ] {
         let path = dir.join(name);
         ok(&srv, &format!("COPY t TO '{}' {opts}", path.display()));
         ok(&srv, "CREATE TABLE back (a int, b text)");
         ok(&srv, &format!("COPY back FROM '{}' {opts}", path.display()));
         assert_eq!(
-            ok(&srv, "SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM back) d"),
+            ok(
+                &srv,
+                "SELECT count(*) FROM (SELECT * FROM t EXCEPT ALL SELECT * FROM back) d"
+            ),
             "0",
             "{opts}"
         );
@@ -42,7 +46,13 @@ fn copy_reads_and_writes_server_files_in_every_format() {
         "a,b\n1,one\n2,\n2,\n"
     );
     let q = dir.join("q.txt");
-    ok(&srv, &format!("COPY (SELECT a * 10 FROM t WHERE b IS NULL) TO '{}'", q.display()));
+    ok(
+        &srv,
+        &format!(
+            "COPY (SELECT a * 10 FROM t WHERE b IS NULL) TO '{}'",
+            q.display()
+        ),
+    );
     assert_eq!(std::fs::read_to_string(&q).unwrap(), "20\n20\n");
 }
 
@@ -53,14 +63,20 @@ fn copy_runs_programs_and_reports_their_failure() {
     ok(&srv, "COPY t FROM PROGRAM 'seq 1 5'");
     assert_eq!(ok(&srv, "SELECT sum(a) FROM t"), "15");
     let out = srv.data_dir.join("prog.txt");
-    ok(&srv, &format!("COPY t TO PROGRAM 'sort -rn > {}'", out.display()));
+    ok(
+        &srv,
+        &format!("COPY t TO PROGRAM 'sort -rn > {}'", out.display()),
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "5\n4\n3\n2\n1\n");
     let e = err(&srv, "COPY t FROM PROGRAM 'exit 3'");
     assert!(e.contains("program \"exit 3\" failed"), "{e}");
     assert!(e.contains("child process exited with exit code 3"), "{e}");
     // A bad row stops the COPY; the program still writing is not waited for.
     let e = err(&srv, "COPY t FROM PROGRAM 'yes x'");
-    assert!(e.contains("invalid input syntax for type integer: \"x\""), "{e}");
+    assert!(
+        e.contains("invalid input syntax for type integer: \"x\""),
+        "{e}"
+    );
     assert_eq!(ok(&srv, "SELECT count(*) FROM t"), "5");
 }
 
@@ -69,7 +85,10 @@ fn server_side_copy_errors_are_postgresqls() {
     let srv = Server::start();
     ok(&srv, "CREATE TABLE t (a int)");
     let e = err(&srv, "COPY t TO 'relative.txt'");
-    assert!(e.contains("relative path not allowed for COPY to file"), "{e}");
+    assert!(
+        e.contains("relative path not allowed for COPY to file"),
+        "{e}"
+    );
     let missing = srv.data_dir.join("missing.txt");
     let e = err(&srv, &format!("COPY t FROM '{}'", missing.display()));
     assert!(
@@ -79,7 +98,10 @@ fn server_side_copy_errors_are_postgresqls() {
         )),
         "{e}"
     );
-    assert!(e.contains("HINT:  COPY FROM instructs the PostgreSQL server process"), "{e}");
+    assert!(
+        e.contains("HINT:  COPY FROM instructs the PostgreSQL server process"),
+        "{e}"
+    );
     let e = err(&srv, &format!("COPY t FROM '{}'", srv.data_dir.display()));
     assert!(e.contains("is a directory"), "{e}");
 
@@ -96,6 +118,9 @@ fn server_side_copy_errors_are_postgresqls() {
     assert!(e.contains("pg_execute_server_program"), "{e}");
     // (The predefined roles themselves do not exist yet: catalog/src/role.rs.)
     let e = as_plain(&format!("COPY t FROM '{}'", file.display())).unwrap_err();
-    assert!(e.contains("pg_read_server_files role to COPY from a file"), "{e}");
+    assert!(
+        e.contains("pg_read_server_files role to COPY from a file"),
+        "{e}"
+    );
     as_plain("COPY t TO STDOUT").expect("anyone may COPY to stdout");
 }

@@ -225,6 +225,7 @@ regress!(
     temp_views,
     matviews,
     sequences,
+    sequence_options,
     sysfuncs,
     parse_cache,
     plpgsql,

@@ -168,8 +168,12 @@ fn resolve_known(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 _ => return Err(nf()),
             };
             let imp: Imp = match name {
-                "arraycontains" => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(b, a, true, ctx)),
-                "arraycontained" => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(a, b, true, ctx)),
+                "arraycontains" => {
+                    |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(b, a, true, ctx))
+                }
+                "arraycontained" => {
+                    |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(a, b, true, ctx))
+                }
                 _ => |v, ctx| containment(v, ctx, |a, b, ctx| contain_compare(a, b, false, ctx)),
             };
             done(imp, vec![t, t], T::Bool)

@@ -27,6 +27,7 @@ mod rename;
 mod role;
 mod role_settings;
 mod schema;
+mod seq_params;
 mod table;
 mod trigger;
 mod view;
@@ -42,8 +43,8 @@ pub use enum_type::{alter_enum, create_enum};
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
-pub use rename::rename;
 pub(crate) use reindex::reindex;
+pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use role_settings::{alter_database_set, alter_role_set, const_text, set_stmt_value};
 pub use schema::create_schema;
@@ -426,70 +427,81 @@ pub(crate) fn create_sequence(
     if let Some(tag) = skip_existing(ctx, &name, cs.if_not_exists, "CREATE SEQUENCE", temporary)? {
         return Ok(tag);
     }
-    let (mut inc, mut min, mut max, mut start, mut cycle) = (1i64, None, None, None, false);
-    // AS smallint/integer/bigint: the bounds of the type (the type itself
-    // is not kept; pg_sequence shows the owning column's, else bigint).
-    let (mut type_min, mut type_max) = (i64::MIN, i64::MAX);
-    for o in &cs.options {
-        let NodeEnum::DefElem(d) = node(o)? else {
-            continue;
-        };
-        match d.defname.as_str() {
-            "increment" => inc = def_int(d)?.unwrap_or(1),
-            "minvalue" => min = def_int(d)?,
-            "maxvalue" => max = def_int(d)?,
-            "start" => start = def_int(d)?,
-            "cycle" => cycle = def_int(d)?.unwrap_or(1) != 0,
-            "as" => {
-                let Some(NodeEnum::TypeName(tn)) = d.arg.as_deref().map(node).transpose()? else {
-                    return Err(DbError::internal("AS without a type"));
-                };
-                (type_min, type_max) = match bind::type_from_name(tn)? {
-                    nestor_types::DataType::Int2 => (i64::from(i16::MIN), i64::from(i16::MAX)),
-                    nestor_types::DataType::Int4 => (i64::from(i32::MIN), i64::from(i32::MAX)),
-                    nestor_types::DataType::Int8 => (i64::MIN, i64::MAX),
-                    _ => {
-                        return Err(DbError::new(
-                            SqlState::InvalidParameterValue,
-                            "sequence type must be smallint, integer, or bigint",
-                        ))
-                    }
-                };
-            }
-            "cache" | "owned_by" => {}
-            other => return Err(DbError::unsupported(format!("sequence option {other}"))),
-        }
-    }
-    if inc == 0 {
-        return Err(DbError::new(
-            SqlState::InvalidParameterValue,
-            "INCREMENT must not be zero",
-        ));
-    }
-    let min = min.unwrap_or(if inc > 0 { 1 } else { type_min });
-    let max = max.unwrap_or(if inc > 0 { type_max } else { -1 });
-    let start = start.unwrap_or(if inc > 0 { min } else { max });
+    let f = seq_params::init_params(&cs.options, None, seq_params::INT8_OID, false)?;
     let seq = Arc::new(Sequence {
         oid: ctx.catalog.alloc_oid(),
         name: rv.relname.clone(),
         namespace,
-        increment: inc,
-        min,
-        max,
-        start,
-        cycle,
-        state: Arc::new(Mutex::new((start, false))),
+        increment: f.increment,
+        min: f.min,
+        max: f.max,
+        start: f.start,
+        cycle: f.cycle,
+        type_oid: f.type_oid,
+        cache: f.cache,
+        state: Arc::new(Mutex::new((f.last, f.called))),
         owned_by: None,
         temporary,
         dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
     });
     ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(seq))?;
+        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(seq.clone()))?;
+    set_owned_by(ctx, &seq, &name, &cs.options)?;
     Ok(CommandTag::Plain("CREATE SEQUENCE"))
 }
 
-/// ALTER SEQUENCE name OWNED BY table.column | NONE (the form pg_dump
-/// writes for serial columns); other options are 0A000.
+/// ALTER SEQUENCE's parameter options (all but OWNED BY): the sequence
+/// with its new parameters, installed when any was given. RESTART gives
+/// it a state of its own, so that a rollback brings back the old one with
+/// the old definition; otherwise the state is shared.
+fn alter_sequence_params(
+    ctx: &mut StatementCtx,
+    seq: &Arc<Sequence>,
+    options: &[Node],
+) -> Result<Arc<Sequence>, DbError> {
+    let changes = options
+        .iter()
+        .any(|o| matches!(node(o), Ok(NodeEnum::DefElem(d)) if d.defname != "owned_by"));
+    if !changes {
+        return Ok(seq.clone());
+    }
+    let (last, called) = *seq.state.lock();
+    let type_oid = match seq.type_oid {
+        0 => crate::pg_catalog::sequence_type(ctx.catalog, seq).oid(),
+        t => t,
+    };
+    let current = seq_params::SeqForm {
+        type_oid,
+        increment: seq.increment,
+        min: seq.min,
+        max: seq.max,
+        start: seq.start,
+        cache: seq.cache,
+        cycle: seq.cycle,
+        last,
+        called,
+    };
+    let f = seq_params::init_params(options, Some(current), current.type_oid, false)?;
+    let restarted = (f.last, f.called) != (last, called);
+    let mut new = seq.with_owner(seq.owned_by.clone());
+    new.increment = f.increment;
+    new.min = f.min;
+    new.max = f.max;
+    new.start = f.start;
+    new.cycle = f.cycle;
+    new.type_oid = f.type_oid;
+    new.cache = f.cache;
+    if restarted {
+        new.state = Arc::new(Mutex::new((f.last, f.called)));
+        new.dirty = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    }
+    let new = Arc::new(new);
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutSequence(new.clone()))?;
+    Ok(new)
+}
+
+/// ALTER SEQUENCE name [ parameters ] [ OWNED BY table.column | NONE ].
 pub(crate) fn alter_sequence(
     ctx: &mut StatementCtx,
     st: &pb::AlterSeqStmt,
@@ -506,16 +518,27 @@ pub(crate) fn alter_sequence(
         }
         return Err(undefined_table(&name));
     };
+    let seq = alter_sequence_params(ctx, &seq, &st.options)?;
+    set_owned_by(ctx, &seq, &name, &st.options)?;
+    Ok(CommandTag::Plain("ALTER SEQUENCE"))
+}
+
+/// The OWNED BY option of CREATE or ALTER SEQUENCE, if given: the
+/// sequence `seq` (known as `name`) becomes owned by the column (dropped
+/// with it) or by nothing.
+fn set_owned_by(
+    ctx: &mut StatementCtx,
+    seq: &Arc<Sequence>,
+    name: &str,
+    options: &[Node],
+) -> Result<(), DbError> {
     let mut owner: Option<Option<(String, String)>> = None;
-    for o in &st.options {
+    for o in options {
         let NodeEnum::DefElem(d) = node(o)? else {
             continue;
         };
         if d.defname != "owned_by" {
-            return Err(DbError::unsupported(format!(
-                "ALTER SEQUENCE option {}",
-                d.defname
-            )));
+            continue;
         }
         let parts = match d.arg.as_deref().map(node).transpose()? {
             Some(NodeEnum::List(l)) => bind::names(&l.items),
@@ -555,7 +578,7 @@ pub(crate) fn alter_sequence(
         });
     }
     let Some(owner) = owner else {
-        return Ok(CommandTag::Plain("ALTER SEQUENCE"));
+        return Ok(());
     };
     // The tables that list it among their owned sequences (dropped with
     // them) follow.
@@ -574,15 +597,14 @@ pub(crate) fn alter_sequence(
             .table(&q)
             .ok_or_else(|| undefined_table(table))?;
         let mut def = (*t).clone();
-        def.owned_sequences.push(name.clone());
+        def.owned_sequences.push(name.to_string());
         put_table(ctx, def)?;
     }
     ctx.catalog.apply(
         ctx.txn,
         &ctx.db.store,
         Change::PutSequence(Arc::new(seq.with_owner(owner))),
-    )?;
-    Ok(CommandTag::Plain("ALTER SEQUENCE"))
+    )
 }
 
 /// OWNER TO of an object without an owner of its own (databases,

@@ -160,7 +160,11 @@ fn system_relation(opts: &Options) -> Result<CommandTag, DbError> {
     Ok(CommandTag::Plain("REINDEX"))
 }
 
-fn reindex_index(ctx: &mut StatementCtx, name: &str, opts: &Options) -> Result<CommandTag, DbError> {
+fn reindex_index(
+    ctx: &mut StatementCtx,
+    name: &str,
+    opts: &Options,
+) -> Result<CommandTag, DbError> {
     let (table, index) = match ctx.catalog.relation(name) {
         Some(Relation::Index { table, index }) => (table, index),
         Some(_) => {
@@ -195,7 +199,11 @@ fn reindex_index(ctx: &mut StatementCtx, name: &str, opts: &Options) -> Result<C
             .collect();
         for part in leaves(ctx, &table) {
             lock_share(ctx, &part)?;
-            for idx in part.indexes.iter().filter(|i| same_columns(&part, i, &cols)) {
+            for idx in part
+                .indexes
+                .iter()
+                .filter(|i| same_columns(&part, i, &cols))
+            {
                 rebuild(ctx, &part, &idx.name, opts);
             }
         }
@@ -206,7 +214,11 @@ fn reindex_index(ctx: &mut StatementCtx, name: &str, opts: &Options) -> Result<C
     Ok(CommandTag::Plain("REINDEX"))
 }
 
-fn reindex_table(ctx: &mut StatementCtx, name: &str, opts: &Options) -> Result<CommandTag, DbError> {
+fn reindex_table(
+    ctx: &mut StatementCtx,
+    name: &str,
+    opts: &Options,
+) -> Result<CommandTag, DbError> {
     let table = match ctx.catalog.relation(name) {
         Some(Relation::Table(t)) => t,
         Some(_) => {
@@ -253,8 +265,9 @@ fn reindex_table(ctx: &mut StatementCtx, name: &str, opts: &Options) -> Result<C
         } else {
             format!("table \"{}\" has no indexes to reindex", table.name)
         };
-        ctx.notices
-            .push(DbError::new(SqlState::SuccessfulCompletion, msg).with_severity(Severity::Notice));
+        ctx.notices.push(
+            DbError::new(SqlState::SuccessfulCompletion, msg).with_severity(Severity::Notice),
+        );
     }
     Ok(CommandTag::Plain("REINDEX"))
 }
@@ -330,8 +343,7 @@ fn reindex_many(
 
 /// A role reindexes, in a schema or database, the tables it owns.
 fn may_reindex(ctx: &StatementCtx, t: &TableDef) -> bool {
-    ctx.role.superuser
-        || crate::privilege::owns(ctx, nestor_catalog::acl::ObjKind::Table, t.oid.0)
+    ctx.role.superuser || crate::privilege::owns(ctx, nestor_catalog::acl::ObjKind::Table, t.oid.0)
 }
 
 /// Build index `index` of `table` again; VERBOSE reports it.
@@ -340,7 +352,11 @@ fn rebuild(ctx: &mut StatementCtx, table: &TableDef, index: &str, opts: &Options
         return;
     };
     let rebuilt = table.storage.rebuild_index(def.oid);
-    assert!(rebuilt, "index {index} of {} is attached to its storage", table.name);
+    assert!(
+        rebuilt,
+        "index {index} of {} is attached to its storage",
+        table.name
+    );
     if opts.verbose {
         ctx.notices.push(
             DbError::new(

@@ -456,6 +456,8 @@ fn serial_sequences(
             max,
             start: 1,
             cycle: false,
+            type_oid: super::seq_params::oid_of(ty).unwrap_or(super::seq_params::INT8_OID),
+            cache: 1,
             state: Arc::new(Mutex::new((1, false))),
             owned_by: Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
             temporary: persistence == Persistence::Temporary,
@@ -487,52 +489,25 @@ pub(super) fn identity_sequence(
     persistence: Persistence,
     taken: &[String],
 ) -> Result<Sequence, DbError> {
-    let (type_min, type_max) = match col.ty {
-        DataType::Int2 => (i64::from(i16::MIN), i64::from(i16::MAX)),
-        DataType::Int4 => (i64::from(i32::MIN), i64::from(i32::MAX)),
-        DataType::Int8 => (i64::MIN, i64::MAX),
-        _ => {
-            return Err(DbError::new(
-                SqlState::InvalidParameterValue,
-                "identity column type must be smallint, integer, or bigint",
-            ))
-        }
+    let Some(type_oid) = super::seq_params::oid_of(col.ty) else {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            "identity column type must be smallint, integer, or bigint",
+        ));
     };
     let temporary = persistence == Persistence::Temporary;
-    let (mut inc, mut min, mut max, mut start, mut cycle, mut name) =
-        (1i64, None, None, None, false, None);
+    let f = super::seq_params::init_params(&spec.options, None, type_oid, true)?;
+    let mut name = None;
     for o in &spec.options {
         let NodeEnum::DefElem(d) = node(o)? else {
             continue;
         };
-        match d.defname.as_str() {
-            "increment" => inc = super::def_int(d)?.unwrap_or(1),
-            "minvalue" => min = super::def_int(d)?,
-            "maxvalue" => max = super::def_int(d)?,
-            "start" => start = super::def_int(d)?,
-            "cycle" => cycle = super::def_int(d)?.unwrap_or(1) != 0,
-            "sequence_name" => {
-                if let Some(NodeEnum::List(l)) = d.arg.as_deref().map(node).transpose()? {
-                    name = bind::names(&l.items).last().cloned();
-                }
-            }
-            "cache" | "as" => {}
-            other => {
-                return Err(DbError::unsupported(format!(
-                    "identity sequence option {other}"
-                )))
+        if d.defname == "sequence_name" {
+            if let Some(NodeEnum::List(l)) = d.arg.as_deref().map(node).transpose()? {
+                name = bind::names(&l.items).last().cloned();
             }
         }
     }
-    if inc == 0 {
-        return Err(DbError::new(
-            SqlState::InvalidParameterValue,
-            "INCREMENT must not be zero",
-        ));
-    }
-    let min = min.unwrap_or(if inc > 0 { 1 } else { type_min });
-    let max = max.unwrap_or(if inc > 0 { type_max } else { -1 });
-    let start = start.unwrap_or(if inc > 0 { min } else { max });
     let seq_name = match name {
         Some(n) if ctx.catalog.name_taken_in(&n, temporary) => return Err(super::exists_err(&n)),
         Some(n) => n,
@@ -549,12 +524,14 @@ pub(super) fn identity_sequence(
         oid: ctx.catalog.alloc_oid(),
         name: bare,
         namespace,
-        increment: inc,
-        min,
-        max,
-        start,
-        cycle,
-        state: Arc::new(Mutex::new((start, false))),
+        increment: f.increment,
+        min: f.min,
+        max: f.max,
+        start: f.start,
+        cycle: f.cycle,
+        type_oid: f.type_oid,
+        cache: f.cache,
+        state: Arc::new(Mutex::new((f.last, f.called))),
         owned_by: Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
         temporary,
         dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),

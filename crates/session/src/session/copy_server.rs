@@ -119,9 +119,9 @@ impl Source {
                         err
                     }
                 })?;
-                let meta = file.metadata().map_err(|e| {
-                    file_error(&e, format!("could not stat file \"{name}\""))
-                })?;
+                let meta = file
+                    .metadata()
+                    .map_err(|e| file_error(&e, format!("could not stat file \"{name}\"")))?;
                 if meta.is_dir() {
                     return Err(is_directory(name));
                 }
@@ -217,7 +217,10 @@ pub(crate) fn write_all(end: &ServerEnd, chunks: &[Vec<u8>]) -> Result<(), DbErr
                         // reports the write failure.
                         let _ = child.kill();
                         let _ = child.wait();
-                        return Err(file_error(&e, "could not write to COPY program".to_string()));
+                        return Err(file_error(
+                            &e,
+                            "could not write to COPY program".to_string(),
+                        ));
                     }
                 }
             }
@@ -245,9 +248,12 @@ fn shell(cmd: &str) -> Command {
 /// Wait for a COPY program; a failure is PostgreSQL's `program "…"
 /// failed` with wait_result_to_str's DETAIL.
 fn wait_program(mut child: Child, cmd: &str) -> Result<(), DbError> {
-    let status = child
-        .wait()
-        .map_err(|e| file_error(&e, format!("could not close pipe to external command \"{cmd}\"")))?;
+    let status = child.wait().map_err(|e| {
+        file_error(
+            &e,
+            format!("could not close pipe to external command \"{cmd}\""),
+        )
+    })?;
     if status.success() {
         return Ok(());
     }
@@ -271,7 +277,10 @@ fn wait_program(mut child: Child, cmd: &str) -> Result<(), DbError> {
 }
 
 fn is_directory(name: &str) -> DbError {
-    DbError::new(SqlState::WrongObjectType, format!("\"{name}\" is a directory"))
+    DbError::new(
+        SqlState::WrongObjectType,
+        format!("\"{name}\" is a directory"),
+    )
 }
 
 /// PostgreSQL's errcode_for_file_access and `%m`.

@@ -1485,7 +1485,10 @@ impl Session {
         // A table with triggers takes the COPY in one batch, so that its
         // statement triggers fire once (its AFTER ROW events are queued in
         // memory as PostgreSQL's are).
-        let batched = c.target.as_ref().is_some_and(|t| t.table.triggers.is_empty());
+        let batched = c
+            .target
+            .as_ref()
+            .is_some_and(|t| t.table.triggers.is_empty());
         if c.parser.rows.len() >= COPY_BATCH_ROWS && batched {
             if let Err(e) = self.copy_flush() {
                 if let Some(c) = self.copy_in.as_mut() {
@@ -1557,7 +1560,11 @@ impl Session {
 
     /// COPY FROM a server-side file or program: its data goes through
     /// the same parser and batches as CopyData messages, synchronously.
-    fn copy_from_source(&mut self, mut source: Source, rows: &mut RowOut<'_>) -> Result<(), DbError> {
+    fn copy_from_source(
+        &mut self,
+        mut source: Source,
+        rows: &mut RowOut<'_>,
+    ) -> Result<(), DbError> {
         let read = loop {
             let chunk = match source.read_chunk() {
                 Ok(chunk) => chunk,
