@@ -2671,10 +2671,13 @@ impl<'e> Binder<'e> {
             Ok(r) => r,
             Err(e) if e.code == SqlState::UndefinedFunction => {
                 // Not a built-in: a function created with CREATE FUNCTION.
-                match crate::bind::userfunc::bind_call(self, &name, f)? {
-                    Some(bound) => return Ok(bound),
-                    None => return Err(e),
+                if let Some(bound) = crate::bind::userfunc::bind_call(self, &name, f)? {
+                    return Ok(bound);
                 }
+                return match self.function_style_cast(f, &types)? {
+                    Some(bound) => Ok(bound),
+                    None => Err(e),
+                };
             }
             Err(e) => return Err(e),
         };
@@ -2690,6 +2693,43 @@ impl<'e> Binder<'e> {
         }
         let ret = res.ret.resolve_unknown();
         Ok((Expr::Func(res.func, out), ret))
+    }
+
+    /// `typename(x)` with no function of that name: the cast `x::typename`,
+    /// as PostgreSQL's func_get_detail reads a one-argument call named
+    /// after a type (FUNCDETAIL_COERCION: `float8(i)`, `text(5)`,
+    /// `date(ts)`, `mood('happy')`). None when the name is not a type.
+    fn function_style_cast(
+        &mut self,
+        f: &pb::FuncCall,
+        types: &[DataType],
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let ([arg], [from]) = (f.args.as_slice(), types) else {
+            return Ok(None);
+        };
+        if f.agg_star || f.func_variadic || matches!(arg.node, Some(NodeEnum::NamedArgExpr(_))) {
+            return Ok(None);
+        }
+        let tn = pb::TypeName {
+            names: f.funcname.clone(),
+            typemod: -1,
+            location: f.location,
+            ..Default::default()
+        };
+        let Ok(to) = type_from_name(&tn) else {
+            return Ok(None);
+        };
+        // Not a row to a string through its output (PostgreSQL excludes
+        // that coercion path from the function form).
+        if matches!(from, DataType::Record(_)) && to.is_string() {
+            return Ok(None);
+        }
+        let tc = pb::TypeCast {
+            arg: Some(Box::new(arg.clone())),
+            type_name: Some(tn),
+            location: f.location,
+        };
+        self.bind_cast(&tc).map(Some)
     }
 
     /// `json[b]_build_object(VARIADIC arr)` / `json[b]_build_array(VARIADIC

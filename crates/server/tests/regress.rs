@@ -212,6 +212,7 @@ regress!(
     dml,
     select,
     types,
+    function_style_casts,
     errors,
     settings,
     prepare,

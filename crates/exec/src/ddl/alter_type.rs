@@ -406,12 +406,14 @@ fn retype_identity_sequence(
     if min == old_min || min < new_min {
         min = new_min;
     }
-    if max == seq.max && min == seq.min {
+    let type_oid = super::seq_params::oid_of(new_ty).unwrap_or(seq.type_oid);
+    if max == seq.max && min == seq.min && type_oid == seq.type_oid {
         return Ok(());
     }
     let mut next: Sequence = seq.with_owner(seq.owned_by.clone());
     next.max = max;
     next.min = min;
+    next.type_oid = type_oid;
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(Arc::new(next)))
 }
