@@ -241,6 +241,15 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             }
             match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
                 crate::context::Outcome::Value(v) => Ok(v),
+                // OUT arguments: the row as a record.
+                crate::context::Outcome::Rows(rows)
+                    if matches!(f.0.returns, nestor_catalog::Returns::Row(_)) =>
+                {
+                    Ok(rows
+                        .into_iter()
+                        .next()
+                        .map_or(Value::Null, |r| Value::Record(r.into())))
+                }
                 crate::context::Outcome::Rows(rows) => Ok(rows
                     .into_iter()
                     .next()
