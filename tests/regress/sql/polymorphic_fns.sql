@@ -84,6 +84,19 @@ CREATE FUNCTION array_to_set(anyarray) RETURNS SETOF record AS $$
 $$ LANGUAGE sql STRICT IMMUTABLE;
 SELECT * FROM array_to_set(ARRAY['one', 'two']) AS t(f1 int, f2 text);
 SELECT * FROM array_to_set(ARRAY[10, 20, 30]) AS t(i int, v int) WHERE v > 15;
+-- In a select list.
+SELECT twice(5);
+SELECT array_to_set(ARRAY['one', 'two']);
+SELECT array_to_set(ARRAY[7]), 'x' AS tag;
+CREATE TYPE pair_t AS (a int, b numeric(5,1));
+CREATE FUNCTION pairs(anyelement) RETURNS SETOF pair_t LANGUAGE sql
+  AS 'SELECT 1, 2.25 UNION ALL SELECT 2, 3.75';
+SELECT pairs(0);
+CREATE FUNCTION rec(anyelement) RETURNS record LANGUAGE sql AS 'SELECT $1, 2';
+SELECT rec(1), rec('z'::text);
+-- CREATE OR REPLACE keeps the input parameters' names.
+CREATE OR REPLACE FUNCTION dup(INOUT f2 anyelement, OUT f3 anyarray)
+  AS 'SELECT $1, ARRAY[$1, $1]' LANGUAGE sql;
 -- PL/pgSQL: the body is compiled for each resolved signature.
 CREATE FUNCTION plus_one(anyelement) RETURNS anyelement LANGUAGE plpgsql
   AS $$ BEGIN RETURN $1 + 1; END $$;

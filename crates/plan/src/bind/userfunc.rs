@@ -16,7 +16,10 @@
 //! as in PostgreSQL.
 //!
 //! In an expression, a function with several OUT arguments returns its
-//! row as an anonymous record of them (`SELECT dup(22)`, `(dup(22)).f3`).
+//! row as an anonymous record of them (`SELECT dup(22)`, `(dup(22)).f3`),
+//! and one returning `record` a record without field names. A
+//! set-returning one in a select list is `unnest` of the array its call
+//! collects its rows into (`SELECT array_to_set(ARRAY['a'])`).
 //!
 //! A polymorphic argument (`anyelement`, ...) takes any type consistent
 //! with the call's other polymorphic arguments and never counts as an
@@ -400,18 +403,36 @@ pub(crate) fn bind_call(
         return Ok(None);
     };
     let ty = match (&def.returns, def.retset) {
+        // In a select list: its rows (collected into an array by the
+        // call) unnested, as the built-in set-returning functions are.
+        (Returns::Trigger, _) => return Err(trigger_called(&def)),
+        (returns, true) if b.srf_allowed => {
+            let elem = match returns {
+                Returns::Scalar(t) => *t,
+                Returns::Row(cols) => {
+                    DataType::Record(nestor_types::datatype::record_type(cols.clone()))
+                }
+                _ => DataType::Record(nestor_types::datatype::record_type(Vec::new())),
+            };
+            let call = Expr::UserFunc(UserFn(def), args);
+            let unnest = Func::Srf(crate::functions::SrfKind::Unnest);
+            return Ok(Some((Expr::Func(unnest, vec![call]), elem)));
+        }
         (_, true) => {
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
             )))
         }
         (Returns::Scalar(t), false) => *t,
-        (Returns::Trigger, _) => return Err(trigger_called(&def)),
         // OUT arguments: one row, as an anonymous record of them.
         (Returns::Row(cols), false) => {
             DataType::Record(nestor_types::datatype::record_type(cols.clone()))
         }
-        (Returns::RowType(_) | Returns::Record, false) => {
+        // `RETURNS record`: a record whose fields the caller cannot name.
+        (Returns::Record, false) => {
+            DataType::Record(nestor_types::datatype::record_type(Vec::new()))
+        }
+        (Returns::RowType(_), false) => {
             return Err(DbError::unsupported(format!(
                 "function {name}() returning a row in an expression (call it in FROM)"
             )))
@@ -431,7 +452,14 @@ pub(crate) fn bind_from(
     f: &pb::FuncCall,
 ) -> Result<Option<(Arc<FunctionDef>, Vec<Expr>, Vec<(String, DataType)>)>, DbError> {
     let given = bind_args(b, &f.args)?;
-    let Some((def, args)) = choose(b, name, &given, f.func_variadic, false)? else {
+    // No candidate: at the call, as PostgreSQL places it.
+    let at = |e: DbError| match e.code {
+        SqlState::UndefinedFunction | SqlState::AmbiguousFunction => {
+            nestor_parser::ast::err_at(e, b.text, f.location)
+        }
+        _ => e,
+    };
+    let Some((def, args)) = choose(b, name, &given, f.func_variadic, false).map_err(at)? else {
         return Ok(None);
     };
     let cols = match &def.returns {
