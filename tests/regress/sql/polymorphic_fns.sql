@@ -194,3 +194,10 @@ SELECT proname, prorettype::regtype, proargtypes::regtype[]
   FROM pg_proc WHERE proname IN ('ident', 'append', 'pair', 'dup') ORDER BY 1;
 DROP FUNCTION ident(anyelement);
 SELECT ident(1);
+-- Overloads: an unknown literal prefers the candidate taking a string.
+CREATE FUNCTION pref(a int DEFAULT 1) RETURNS text LANGUAGE sql AS $$ SELECT 'int' $$;
+CREATE FUNCTION pref(a text DEFAULT 'x') RETURNS text LANGUAGE sql AS $$ SELECT 'text' $$;
+SELECT pref('Hi'), pref(1);
+SELECT pref();
+-- CREATE OR REPLACE cannot drop a parameter default.
+CREATE OR REPLACE FUNCTION pref(a int) RETURNS text LANGUAGE sql AS $$ SELECT 'int' $$;

@@ -439,6 +439,13 @@ pub fn create_function(
                         .with_hint(hint),
                 );
             }
+            let defaults = |a: &[FuncArg]| a.iter().filter(|a| a.default.is_some()).count();
+            if defaults(&args) < defaults(&prev.args) {
+                return Err(
+                    invalid("cannot remove parameter defaults from existing function")
+                        .with_hint(hint),
+                );
+            }
             prev.oid
         }
         None => ctx.catalog.alloc_oid(),

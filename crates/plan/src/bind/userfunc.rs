@@ -7,8 +7,10 @@
 //! the declared type implicitly (an unknown literal converts to anything,
 //! numbers only widen: int2 < int4 < int8 < numeric < real < double, the
 //! string types convert among themselves). Of the candidates left, the one
-//! with the most exact type matches wins; a tie is 42725 "function ... is
-//! not unique", none is 42883 "function ... does not exist".
+//! with the most exact type matches wins; among tied ones, where an
+//! unknown literal is given, those taking a string there are preferred
+//! (PostgreSQL's string-category rule); a tie left is 42725 "function ...
+//! is not unique", none is 42883 "function ... does not exist".
 //!
 //! A VARIADIC argument takes the call's remaining arguments one by one,
 //! packed into an array of its element type (`f(1, 2, 3)`), or the array
@@ -222,6 +224,36 @@ fn trigger_called(def: &FunctionDef) -> DbError {
     }
 }
 
+/// Among tied candidates, where an unknown literal is given, keep those
+/// taking a string there if any does (PostgreSQL's func_select_candidate
+/// prefers the string category for unknowns: `f('x')` picks `f(text)`
+/// over `f(int)`).
+fn prefer_strings_for_unknowns(best: &mut Vec<(Arc<FunctionDef>, Fit)>, given: &Given) {
+    let declared = |def: &FunctionDef, fit: &Fit, gi: usize| -> Option<DataType> {
+        let slot = fit.slots.iter().position(|s| *s == Some(gi)).or_else(|| {
+            // A spread VARIADIC's later elements.
+            (fit.spread && fit.slots.last().copied().flatten() <= Some(gi))
+                .then(|| fit.slots.len() - 1)
+        })?;
+        let t = called_args(def).nth(slot)?.ty;
+        match fit.spread && slot + 1 == fit.slots.len() {
+            true => variadic_element(t),
+            false => Some(t),
+        }
+    };
+    for (gi, g) in given.iter().enumerate() {
+        if g.2 != DataType::Unknown {
+            continue;
+        }
+        let string = |d: &(Arc<FunctionDef>, Fit)| {
+            declared(&d.0, &d.1, gi).is_some_and(|t| t.is_string() && t != DataType::Unknown)
+        };
+        if best.iter().any(string) {
+            best.retain(string);
+        }
+    }
+}
+
 /// A chosen function and its input arguments (defaults filled in, in
 /// declaration order).
 pub type Chosen = (Arc<FunctionDef>, Vec<Expr>);
@@ -249,6 +281,9 @@ fn choose(
                 _ => best = vec![(def.clone(), f)],
             }
         }
+    }
+    if best.len() > 1 {
+        prefer_strings_for_unknowns(&mut best, given);
     }
     let (def, fit) = match best.len() {
         1 => best.pop().expect("one"),
