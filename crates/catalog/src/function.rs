@@ -142,8 +142,13 @@ pub struct FunctionDef {
     pub volatility: Volatility,
     /// STRICT / RETURNS NULL ON NULL INPUT.
     pub strict: bool,
-    /// The query engine's compiled form, made on first use.
+    /// The query engine's compiled form, made on first use (for a
+    /// polymorphic function: its instances, one per resolved signature).
     pub compiled: OnceLock<Arc<dyn Any + Send + Sync>>,
+    /// Set on an *instance* of a polymorphic function (a copy with its
+    /// `anyelement`... types resolved for the calls of one signature):
+    /// the definition as declared, whose signature messages name.
+    pub declared: Option<Arc<FunctionDef>>,
 }
 
 impl Clone for FunctionDef {
@@ -160,6 +165,7 @@ impl Clone for FunctionDef {
             volatility: self.volatility,
             strict: self.strict,
             compiled: OnceLock::new(),
+            declared: self.declared.clone(),
         }
     }
 }
@@ -181,8 +187,12 @@ impl FunctionDef {
     }
 
     /// `name(type, type)` as PostgreSQL prints a function in messages
-    /// (input arguments only).
+    /// (input arguments only; an instance of a polymorphic function prints
+    /// the declared signature, `f(anyelement)`).
     pub fn signature(&self) -> String {
+        if let Some(d) = &self.declared {
+            return d.signature();
+        }
         let types: Vec<String> = self.input_types().iter().map(|t| t.to_string()).collect();
         format!("{}({})", self.name, types.join(","))
     }
@@ -215,6 +225,18 @@ impl FunctionDef {
             Returns::Scalar(DataType::Record(rt)) if rt.oid != 0 => Some(rt.fields.clone()),
             _ => None,
         })
+    }
+
+    /// Whether an argument or the result is of a polymorphic type (each
+    /// call resolves them: plan's `bind/polymorphic.rs`).
+    pub fn is_polymorphic(&self) -> bool {
+        let poly = |t: &DataType| matches!(t, DataType::Poly(_));
+        self.args.iter().any(|a| poly(&a.ty))
+            || match &self.returns {
+                Returns::Scalar(t) => poly(t),
+                Returns::Row(cols) => cols.iter().any(|(_, t)| poly(t)),
+                _ => false,
+            }
     }
 
     /// Whether `self` and `other` have the same name and input types (one

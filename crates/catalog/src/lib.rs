@@ -2236,6 +2236,7 @@ fn function_from(r: FunctionRecord) -> FunctionDef {
         volatility: r.volatility,
         strict: r.strict,
         compiled: std::sync::OnceLock::new(),
+        declared: None,
     }
 }
 

@@ -1201,7 +1201,14 @@ fn put_type(out: &mut Vec<u8>, ty: DataType) {
 
 fn get_type(r: &mut Reader<'_>, what: &str) -> Result<DataType, String> {
     let (oid, typmod) = (r.u32()?, r.u32()? as i32);
-    DataType::from_oid_typmod(oid, typmod).ok_or_else(|| format!("{what}: unknown type oid {oid}"))
+    type_of(oid, typmod).ok_or_else(|| format!("{what}: unknown type oid {oid}"))
+}
+
+/// A stored type: a value type, or a polymorphic pseudo-type (only a
+/// function's signature holds one).
+fn type_of(oid: u32, typmod: i32) -> Option<DataType> {
+    DataType::from_oid_typmod(oid, typmod)
+        .or_else(|| nestor_types::datatype::Poly::from_oid(oid).map(DataType::Poly))
 }
 
 impl FunctionRecord {
@@ -1262,7 +1269,7 @@ impl FunctionRecord {
             let domain = nestor_types::domains::lookup(oid);
             let ty = match &domain {
                 Some(d) => d.base,
-                None => DataType::from_oid_typmod(oid, typmod)
+                None => type_of(oid, typmod)
                     .ok_or_else(|| format!("function argument: unknown type oid {oid}"))?,
             };
             let mode = ArgMode::from_code(r.u8()?).ok_or("bad argument mode")?;

@@ -554,6 +554,7 @@ fn claims_hide_uncommitted_function_changes() {
             volatility: Volatility::Volatile,
             strict: false,
             compiled: std::sync::OnceLock::new(),
+            declared: None,
         })
     };
     let mut txn = db.begin();

@@ -178,6 +178,11 @@ pub const PARSE_CACHE_TEXT_BYTES_MAX: usize = 256;
 /// Parse trees the cache keeps (shared by all sessions); emptied when full.
 pub const PARSE_CACHE_ENTRIES_MAX: usize = 1024;
 
+/// Resolved signatures of one polymorphic function kept with their
+/// compiled bodies (plan's bind/polymorphic.rs); a call of a further one
+/// gets an instance of its own, compiled for its statement.
+pub const POLYMORPHIC_INSTANCES_MAX: usize = 64;
+
 /// Statements pg_stat_statements keeps statistics for (PostgreSQL's
 /// `pg_stat_statements.max`, whose default this is; shown by SHOW, fixed at
 /// start). Past it the twentieth of the entries with the fewest calls is

@@ -1066,6 +1066,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Array(_) | T::Int2Vector | T::OidVector => (-1, false, "i", "x", "A"),
         T::Record(_) => (-1, false, "d", "x", "P"),
         T::Enum(_) => (4, true, "i", "p", "E"),
+        T::Poly(p) if p.is_array() => (-1, false, "d", "x", "P"),
+        T::Poly(_) => (4, true, "i", "p", "P"),
     }
 }
 
@@ -1191,7 +1193,7 @@ fn type_rows() -> Rows {
             .set(
                 "typlen",
                 Value::Int2(match o {
-                    2249 | 2287 => -1,
+                    2249 | 2287 | 2277 | 5078 => -1,
                     2275 => -2,
                     2281 => 8,
                     _ => 4,
@@ -2234,6 +2236,24 @@ fn depend_rows(c: &Catalog) -> Rows {
     out
 }
 
+/// pg_proc.provariadic: the element type of a VARIADIC argument (0 for
+/// none; `anyelement` for `VARIADIC anyarray`).
+fn variadic_element(f: &FunctionDef) -> u32 {
+    use nestor_types::datatype::Poly;
+    let Some(a) = f
+        .args
+        .iter()
+        .find(|a| a.mode == nestor_catalog::ArgMode::Variadic)
+    else {
+        return 0;
+    };
+    match a.ty {
+        DataType::Poly(Poly::AnyArray) => Poly::AnyElement.oid(),
+        DataType::Poly(Poly::AnyCompatibleArray) => Poly::AnyCompatible.oid(),
+        t => t.element().map_or(0, DataType::oid),
+    }
+}
+
 fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
     let proc_owner = owner_acl(c, nestor_catalog::acl::ObjKind::Function, f.oid.0);
     let inputs: Vec<_> = f.args.iter().filter(|a| a.mode.is_input()).collect();
@@ -2277,6 +2297,7 @@ fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
             Value::Float4(if f.retset { 1000.0 } else { 0.0 }),
         )
         .set("prokind", text(if f.procedure { "p" } else { "f" }))
+        .set("provariadic", oid(variadic_element(f)))
         .set("proisstrict", Value::Bool(f.strict))
         .set("proretset", Value::Bool(f.retset))
         .set("provolatile", text(f.volatility.code().to_string()))

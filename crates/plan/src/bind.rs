@@ -35,6 +35,7 @@ use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
 pub mod domain;
+pub mod polymorphic;
 pub(crate) mod subscripts;
 pub mod userfunc;
 
@@ -215,6 +216,25 @@ pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
     match rv.schemaname.as_str() {
         "" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),
         s => Ok(format!("{s}.{}", rv.relname)),
+    }
+}
+
+/// A type in a function's signature (CREATE FUNCTION, DROP FUNCTION
+/// f(anyelement), COMMENT ON FUNCTION ...): also a polymorphic
+/// pseudo-type, which names no column's or value's type.
+pub fn signature_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
+    let parts = names(&tn.names);
+    let builtin = parts.len() == 1 || parts.first().is_some_and(|s| s == "pg_catalog");
+    match parts
+        .last()
+        .and_then(|n| nestor_types::datatype::Poly::from_name(n))
+    {
+        Some(p) if builtin && tn.array_bounds.is_empty() => Ok(DataType::Poly(p)),
+        Some(p) if builtin => Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!("type {}[] does not exist", p.name()),
+        )),
+        _ => type_from_name(tn),
     }
 }
 

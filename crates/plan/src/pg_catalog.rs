@@ -43,7 +43,8 @@ pub const NAMESPACES: [(u32, &str); 4] = [
 /// `_record` is `record[]`, the type of a SEARCH DEPTH FIRST or CYCLE
 /// path (an array of anonymous records; typed values of it are
 /// `DataType::Array(Record)`).
-pub const PSEUDO_TYPES: [(u32, &str); 7] = [
+/// The polymorphic ones are `DataType::Poly` in a function's signature.
+pub const PSEUDO_TYPES: [(u32, &str); 13] = [
     (2249, "record"),
     (2287, "_record"),
     (2279, "trigger"),
@@ -51,6 +52,12 @@ pub const PSEUDO_TYPES: [(u32, &str); 7] = [
     (2277, "anyarray"),
     (2275, "cstring"),
     (2281, "internal"),
+    (2283, "anyelement"),
+    (2776, "anynonarray"),
+    (3500, "anyenum"),
+    (5077, "anycompatible"),
+    (5078, "anycompatiblearray"),
+    (5079, "anycompatiblenonarray"),
 ];
 
 /// The pg_catalog relations, with PostgreSQL 15's columns in order.

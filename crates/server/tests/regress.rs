@@ -276,6 +276,7 @@ regress!(
     jsonb_set_like_escape,
     set_fns,
     user_srf,
+    polymorphic_fns,
     numeric_math,
     json_path_ops,
     sql_fns_batch,

@@ -192,6 +192,13 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Bytea => Value::Bytea(Arc::from(buf)),
         DataType::Enum(oid) => crate::enums::parse(oid, utf8_text(buf)?)?,
         DataType::Record(rt) => crate::composites::record_recv(rt, buf)?,
+        // anyelement_in and friends.
+        DataType::Poly(p) => {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("cannot accept a value of type {}", p.name()),
+            ))
+        }
         // void_recv ignores its input.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(check_date(i32::from_be_bytes(fixed(buf)?))?),

@@ -102,6 +102,86 @@ pub enum DataType {
     /// A user-defined enum type, by its pg_type OID (values are
     /// `Value::Enum`; labels and names live in [`crate::enums`]).
     Enum(u32),
+    /// A polymorphic pseudo-type (`anyelement`, `anyarray`, ...): only a
+    /// user function's declared argument or result type. No value has it:
+    /// each call resolves it to a concrete type (plan's
+    /// `bind/polymorphic.rs`), and SQL names it only in CREATE FUNCTION
+    /// ([`Poly::from_name`]), never as a column's or a cast's type.
+    Poly(Poly),
+}
+
+/// The polymorphic pseudo-types (PostgreSQL's "Polymorphic Types"):
+/// the `any*` family resolves to one element type shared by all its
+/// arguments, the `anycompatible*` family to the common type of its
+/// arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Poly {
+    AnyElement,
+    AnyArray,
+    AnyNonArray,
+    AnyEnum,
+    AnyCompatible,
+    AnyCompatibleArray,
+    AnyCompatibleNonArray,
+}
+
+impl Poly {
+    const ALL: [Poly; 7] = [
+        Poly::AnyElement,
+        Poly::AnyArray,
+        Poly::AnyNonArray,
+        Poly::AnyEnum,
+        Poly::AnyCompatible,
+        Poly::AnyCompatibleArray,
+        Poly::AnyCompatibleNonArray,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Poly::AnyElement => "anyelement",
+            Poly::AnyArray => "anyarray",
+            Poly::AnyNonArray => "anynonarray",
+            Poly::AnyEnum => "anyenum",
+            Poly::AnyCompatible => "anycompatible",
+            Poly::AnyCompatibleArray => "anycompatiblearray",
+            Poly::AnyCompatibleNonArray => "anycompatiblenonarray",
+        }
+    }
+
+    /// pg_type's OID.
+    pub fn oid(self) -> u32 {
+        match self {
+            Poly::AnyElement => 2283,
+            Poly::AnyArray => 2277,
+            Poly::AnyNonArray => 2776,
+            Poly::AnyEnum => 3500,
+            Poly::AnyCompatible => 5077,
+            Poly::AnyCompatibleArray => 5078,
+            Poly::AnyCompatibleNonArray => 5079,
+        }
+    }
+
+    pub fn from_oid(oid: u32) -> Option<Poly> {
+        Poly::ALL.into_iter().find(|p| p.oid() == oid)
+    }
+
+    /// The pseudo-type a (lower-case, unqualified) type name names.
+    pub fn from_name(name: &str) -> Option<Poly> {
+        Poly::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Whether it belongs to the `anycompatible` family.
+    pub fn is_compatible(self) -> bool {
+        matches!(
+            self,
+            Poly::AnyCompatible | Poly::AnyCompatibleArray | Poly::AnyCompatibleNonArray
+        )
+    }
+
+    /// Whether it stands for an array (`anyarray`, `anycompatiblearray`).
+    pub fn is_array(self) -> bool {
+        matches!(self, Poly::AnyArray | Poly::AnyCompatibleArray)
+    }
 }
 
 /// The fields of a record type, by name and type. Interned
@@ -316,6 +396,7 @@ impl DataType {
             Json => 114,
             JsonPath => 4072,
             Void => 2278,
+            Poly(p) => p.oid(),
         }
     }
 
@@ -383,6 +464,8 @@ impl DataType {
             Name => 64,
             Unknown => -2,
             Void => 4,
+            Poly(p) if p.is_array() => -1,
+            Poly(_) => 4,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath
             | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
@@ -503,6 +586,7 @@ impl DataType {
             Record(_) => "record",
             OidVector => "oidvector",
             Reg(k) => k.name(),
+            Poly(p) => p.name(),
         }
     }
 

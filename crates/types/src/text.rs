@@ -144,6 +144,13 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         }
         DataType::Bytea => Value::Bytea(Arc::from(parse_bytea(input)?)),
         DataType::Record(rt) => crate::composites::record_in(rt, input, ctx)?,
+        // anyelement_in and friends.
+        DataType::Poly(p) => {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("cannot accept a value of type {}", p.name()),
+            ))
+        }
         // void_in accepts anything.
         DataType::Void => Value::Text(Arc::from("")),
         DataType::Date => Value::Date(datetime::parse_date(

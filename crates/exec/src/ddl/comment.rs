@@ -235,7 +235,7 @@ pub(crate) fn function_with_args(
         let mut types = Vec::new();
         for a in &owa.objargs {
             if let NodeEnum::TypeName(tn) = node(a)? {
-                types.push(bind::type_from_name(tn)?);
+                types.push(bind::signature_type_from_name(tn)?);
             }
         }
         found

@@ -79,14 +79,14 @@ pub fn drop_functions(
                     continue;
                 }
                 if let Some(tn) = &fp.arg_type {
-                    types.push(bind::type_from_name(tn)?);
+                    types.push(bind::signature_type_from_name(tn)?);
                     written.push(type_name_as_written(tn));
                 }
             }
             if owa.objfuncargs.is_empty() {
                 for a in &owa.objargs {
                     if let NodeEnum::TypeName(tn) = node(a)? {
-                        types.push(bind::type_from_name(tn)?);
+                        types.push(bind::signature_type_from_name(tn)?);
                         written.push(type_name_as_written(tn));
                     }
                 }
@@ -320,13 +320,13 @@ fn lookup(
             Ok(pb::FunctionParameterMode::FuncParamOut | pb::FunctionParameterMode::FuncParamTable)
         );
         if let (false, Some(tn)) = (out, &fp.arg_type) {
-            types.push(bind::type_from_name(tn)?);
+            types.push(bind::signature_type_from_name(tn)?);
         }
     }
     if owa.objfuncargs.is_empty() {
         for a in &owa.objargs {
             if let NodeEnum::TypeName(tn) = node(a)? {
-                types.push(bind::type_from_name(tn)?);
+                types.push(bind::signature_type_from_name(tn)?);
             }
         }
     }

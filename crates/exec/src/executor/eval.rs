@@ -241,6 +241,20 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             }
             match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
                 crate::context::Outcome::Value(v) => Ok(v),
+                // A set-returning function (only under a select list's
+                // unnest): its rows as an array.
+                crate::context::Outcome::Rows(rows) if f.0.retset => {
+                    rows_array(&f.0, rows, &ev.ctx.eval)
+                }
+                // OUT arguments: the row as a record.
+                crate::context::Outcome::Rows(rows)
+                    if matches!(f.0.returns, nestor_catalog::Returns::Row(_)) =>
+                {
+                    Ok(rows
+                        .into_iter()
+                        .next()
+                        .map_or(Value::Null, |r| Value::Record(r.into())))
+                }
                 crate::context::Outcome::Rows(rows) => Ok(rows
                     .into_iter()
                     .next()
@@ -258,6 +272,41 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             "window functions are not allowed here",
         )),
     }
+}
+
+/// A set-returning user function's rows as one array: its values, or
+/// records of its columns (of its composite type, when it names one).
+fn rows_array(
+    def: &nestor_catalog::FunctionDef,
+    rows: Vec<Vec<Value>>,
+    ec: &nestor_types::EvalCtx,
+) -> Result<Value, DbError> {
+    use nestor_types::datatype::{record_type, DataType};
+    let (scalar, composite) = match def.returns {
+        nestor_catalog::Returns::Scalar(t @ DataType::Record(rt)) if rt.oid != 0 => (None, Some(t)),
+        nestor_catalog::Returns::Scalar(DataType::Record(_)) => (None, None),
+        nestor_catalog::Returns::Scalar(t) => (Some(t), None),
+        _ => (None, None),
+    };
+    let mut items = Vec::with_capacity(rows.len());
+    for r in rows {
+        items.push(match (scalar, composite) {
+            (Some(_), _) => r.into_iter().next().unwrap_or(Value::Null),
+            // A row of the fields, or the one record itself.
+            (None, Some(t)) => {
+                let v = match r.as_slice() {
+                    [Value::Record(_)] => r.into_iter().next().expect("one value"),
+                    _ => Value::Record(r.into()),
+                };
+                valops::cast(v, t, false, ec)?
+            }
+            (None, None) => Value::Record(r.into()),
+        });
+    }
+    let elem = scalar
+        .or(composite)
+        .unwrap_or(DataType::Record(record_type(Vec::new())));
+    Ok(nestor_types::array::Array::from_items(elem.base(), items).value())
 }
 
 fn param(i: usize, ev: &Ev) -> Result<Value, DbError> {

@@ -560,6 +560,20 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
+        TableFunc::Srf(kind) => {
+            let mut vals = Vec::with_capacity(args.len());
+            for a in args {
+                vals.push(a.eval(param, ev)?);
+            }
+            let mut n = 0;
+            for v in crate::functions::srf_values(*kind, &vals, &ev.ctx.eval)? {
+                poll(ev, &mut n)?;
+                if !emit(ev, vec![v])? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
         TableFunc::OptionsToTable => {
             let Value::Array(a) = args[0].eval(param, ev)? else {
                 return Ok(true);

@@ -14,7 +14,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node};
-use nestor_types::datatype::DataType;
+use nestor_types::datatype::{DataType, Poly};
 
 use crate::context::StatementCtx;
 use crate::tag::CommandTag;
@@ -48,15 +48,29 @@ enum Declared {
     Record,
     /// A table's row type.
     Row(nestor_common::RelId),
+    /// `"any"`: what C functions take; a SQL or PL/pgSQL function cannot.
+    Any,
 }
 
 fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> {
     let names = bind::names(&tn.names);
     let last = names.last().map(String::as_str).unwrap_or("");
+    let builtin = names.len() == 1 || names.first().is_some_and(|s| s == "pg_catalog");
+    if builtin && Poly::from_name(last).is_some() {
+        return bind::signature_type_from_name(tn).map(Declared::Type);
+    }
     Ok(match last {
         "void" => Declared::Void,
         "trigger" => Declared::Trigger,
         "record" => Declared::Record,
+        "any" if builtin => Declared::Any,
+        "anyrange" | "anymultirange" | "anycompatiblerange" | "anycompatiblemultirange"
+            if builtin =>
+        {
+            return Err(DbError::unsupported(format!(
+                "polymorphic type {last} (range types)"
+            )))
+        }
         _ => match bind::type_from_name(tn) {
             Ok(t) => Declared::Type(t),
             Err(e) => match ctx.catalog.table(last) {
@@ -65,6 +79,47 @@ fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> 
             },
         },
     })
+}
+
+/// An array type, or one of the polymorphic array pseudo-types.
+fn is_array_type(t: DataType) -> bool {
+    t.is_array() || matches!(t, DataType::Poly(p) if p.is_array())
+}
+
+/// A polymorphic result (or OUT argument) needs an input of its family to
+/// be resolved from (PostgreSQL's ProcedureCreate check).
+fn check_polymorphic_result(args: &[FuncArg], returns: &Returns) -> Result<(), DbError> {
+    let has_input = |compatible: bool| {
+        args.iter().any(|a| {
+            a.mode.is_input()
+                && matches!(a.ty, DataType::Poly(p) if p.is_compatible() == compatible)
+        })
+    };
+    let result = match returns {
+        Returns::Scalar(t) => Some(*t),
+        _ => None,
+    };
+    let outs = args.iter().filter(|a| a.mode == ArgMode::Out).map(|a| a.ty);
+    for t in result.into_iter().chain(outs) {
+        let DataType::Poly(p) = t else {
+            continue;
+        };
+        if has_input(p.is_compatible()) {
+            continue;
+        }
+        let family = if p.is_compatible() {
+            "anycompatible, anycompatiblearray, anycompatiblenonarray, anycompatiblerange, or anycompatiblemultirange"
+        } else {
+            "anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange"
+        };
+        return Err(
+            invalid("cannot determine result data type").with_detail(format!(
+                "A result of type {} requires at least one input of type {family}.",
+                p.name()
+            )),
+        );
+    }
+    Ok(())
 }
 
 /// CREATE [OR REPLACE] FUNCTION / PROCEDURE.
@@ -98,6 +153,7 @@ pub fn create_function(
     // Arguments.
     let mut args = Vec::new();
     let mut table_cols = false;
+    let mut any_arg = false;
     for p in &cf.parameters {
         let NodeEnum::FunctionParameter(fp) = node(p)? else {
             continue;
@@ -107,9 +163,7 @@ pub fn create_function(
         {
             pb::FunctionParameterMode::FuncParamOut => ArgMode::Out,
             pb::FunctionParameterMode::FuncParamInout => ArgMode::InOut,
-            pb::FunctionParameterMode::FuncParamVariadic => {
-                return Err(DbError::unsupported("VARIADIC arguments"))
-            }
+            pb::FunctionParameterMode::FuncParamVariadic => ArgMode::Variadic,
             pb::FunctionParameterMode::FuncParamTable => {
                 table_cols = true;
                 ArgMode::Out
@@ -124,6 +178,10 @@ pub fn create_function(
             Declared::Type(t) => t,
             Declared::Void => {
                 return Err(invalid(format!("{kind}s cannot accept type void")));
+            }
+            Declared::Any => {
+                any_arg = true;
+                DataType::Unknown
             }
             _ => {
                 return Err(DbError::unsupported(format!(
@@ -156,6 +214,14 @@ pub fn create_function(
                 "parameter name \"{}\" used more than once",
                 fp.name
             )));
+        }
+        if mode == ArgMode::Variadic && ty != DataType::Unknown && !is_array_type(ty) {
+            return Err(invalid("VARIADIC parameter must be an array"));
+        }
+        if mode.is_input() && args.iter().any(|a: &FuncArg| a.mode == ArgMode::Variadic) {
+            return Err(invalid(
+                "VARIADIC parameter must be the last input parameter",
+            ));
         }
         let domain = nestor_plan::bind::domain::domain_from_name(tn).map(|d| d.oid);
         args.push(FuncArg {
@@ -233,6 +299,15 @@ pub fn create_function(
         }
     };
     let body = body.ok_or_else(|| invalid("no function body specified"))?;
+    if any_arg {
+        return Err(match language {
+            Language::Sql => invalid("SQL functions cannot have arguments of type \"any\""),
+            Language::PlPgSql => DbError::new(
+                SqlState::FeatureNotSupported,
+                "PL/pgSQL functions cannot accept type \"any\"",
+            ),
+        });
+    }
     // The result.
     let outs: Vec<(String, DataType)> = args
         .iter()
@@ -271,6 +346,15 @@ pub fn create_function(
             }
             (0, Some(Declared::Record)) => Returns::Record,
             (0, Some(Declared::Row(rel))) => Returns::RowType(rel),
+            (0, Some(Declared::Any)) => {
+                return Err(match language {
+                    Language::Sql => invalid("SQL functions cannot return type \"any\""),
+                    Language::PlPgSql => DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "PL/pgSQL functions cannot return type \"any\"",
+                    ),
+                })
+            }
             (1, r) => {
                 let t = outs[0].1;
                 match r {
@@ -294,6 +378,7 @@ pub fn create_function(
             }
         }
     };
+    check_polymorphic_result(&args, &returns)?;
     let inputs: Vec<DataType> = args
         .iter()
         .filter(|a| a.mode.is_input())
@@ -325,9 +410,41 @@ pub fn create_function(
                         )),
                 );
             }
+            let hint = format!("Use DROP FUNCTION {} first.", prev.signature());
             if prev.returns != returns || prev.retset != setof {
-                return Err(invalid("cannot change return type of existing function")
-                    .with_hint(format!("Use DROP FUNCTION {} first.", prev.signature())));
+                let e = invalid("cannot change return type of existing function");
+                let rows = matches!(
+                    (&prev.returns, &returns),
+                    (Returns::Row(_), Returns::Row(_))
+                );
+                return Err(match rows && prev.retset == setof {
+                    true => e.with_detail("Row type defined by OUT parameters is different."),
+                    false => e,
+                }
+                .with_hint(hint));
+            }
+            let names = |a: &[FuncArg]| -> Vec<String> {
+                a.iter()
+                    .filter(|a| a.mode.is_input())
+                    .map(|a| a.name.clone())
+                    .collect()
+            };
+            let renamed = names(&prev.args)
+                .into_iter()
+                .zip(names(&args))
+                .find(|(old, new)| !old.is_empty() && old != new);
+            if let Some((old, _)) = renamed {
+                return Err(
+                    invalid(format!("cannot change name of input parameter \"{old}\""))
+                        .with_hint(hint),
+                );
+            }
+            let defaults = |a: &[FuncArg]| a.iter().filter(|a| a.default.is_some()).count();
+            if defaults(&args) < defaults(&prev.args) {
+                return Err(
+                    invalid("cannot remove parameter defaults from existing function")
+                        .with_hint(hint),
+                );
             }
             prev.oid
         }
@@ -345,6 +462,7 @@ pub fn create_function(
         volatility,
         strict,
         compiled: std::sync::OnceLock::new(),
+        declared: None,
     };
     // check_function_bodies = off (what pg_dump's output sets): the body is
     // checked when the function is first called.

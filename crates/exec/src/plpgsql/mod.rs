@@ -9,6 +9,12 @@
 //! A SQL function (LANGUAGE sql) runs its statements in order; the last
 //! one's result is the function's. Its arguments are reachable by name and
 //! as `$n`; a column of the same name wins, as in PostgreSQL.
+//!
+//! A polymorphic function (`anyelement`, ...) is called through an
+//! instance with its types resolved (plan's `bind/polymorphic.rs`), so
+//! what runs here never sees a polymorphic type; CREATE FUNCTION checks a
+//! PL/pgSQL body with integer for the element types and leaves a SQL
+//! body's planning to the calls, as PostgreSQL's validators do.
 
 pub(crate) mod commands;
 mod compile;
@@ -255,6 +261,16 @@ pub(crate) fn validate(
     def: &FunctionDef,
     catalog: &nestor_catalog::Catalog,
 ) -> Result<(), DbError> {
+    // A polymorphic function is checked as PostgreSQL's validator does:
+    // with integer for its element types.
+    let instance;
+    let def = if def.is_polymorphic() {
+        let r = nestor_plan::bind::polymorphic::Resolution::for_validation();
+        instance = nestor_plan::bind::polymorphic::instantiate(&Arc::new(def.clone()), &r)?;
+        &instance
+    } else {
+        def
+    };
     let json = parse_one(&create_text(def), &def.name, &def.body)?;
     let func = compile::compile(
         &json,
@@ -435,6 +451,11 @@ pub(crate) fn validate_sql(def: &FunctionDef, ctx: &StatementCtx<'_>) -> Result<
         .with_detail(
             "Function's final statement must be SELECT or INSERT/UPDATE/DELETE RETURNING.",
         ));
+    }
+    if def.is_polymorphic() {
+        // As PostgreSQL: the statements are planned when a call has
+        // resolved the argument types.
+        return Ok(());
     }
     let hints: Vec<u32> = def
         .args

@@ -7,21 +7,41 @@
 //! the declared type implicitly (an unknown literal converts to anything,
 //! numbers only widen: int2 < int4 < int8 < numeric < real < double, the
 //! string types convert among themselves). Of the candidates left, the one
-//! with the most exact type matches wins; a tie is 42725 "function ... is
-//! not unique", none is 42883 "function ... does not exist".
+//! with the most exact type matches wins; among tied ones, where an
+//! unknown literal is given, those taking a string there are preferred
+//! (PostgreSQL's string-category rule); a tie left is 42725 "function ...
+//! is not unique", none is 42883 "function ... does not exist".
+//!
+//! A VARIADIC argument takes the call's remaining arguments one by one,
+//! packed into an array of its element type (`f(1, 2, 3)`), or the array
+//! itself when the call says so (`f(VARIADIC ARRAY[1, 2])`); only then,
+//! as in PostgreSQL.
+//!
+//! In an expression, a function with several OUT arguments returns its
+//! row as an anonymous record of them (`SELECT dup(22)`, `(dup(22)).f3`),
+//! and one returning `record` a record without field names. A
+//! set-returning one in a select list is `unnest` of the array its call
+//! collects its rows into (`SELECT array_to_set(ARRAY['a'])`).
+//!
+//! A polymorphic argument (`anyelement`, ...) takes any type consistent
+//! with the call's other polymorphic arguments and never counts as an
+//! exact match; the chosen function is then replaced by its instance for
+//! the resolved types (`polymorphic.rs`), which the rest of the binder
+//! and the executor see.
 //!
 //! Built-in functions are found first (pg_catalog precedes public on
 //! PostgreSQL's search path), so a user function never shadows one.
 
 use std::sync::Arc;
 
-use nestor_catalog::{FuncArg, FunctionDef, Returns};
+use nestor_catalog::{ArgMode, FuncArg, FunctionDef, Returns};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
-use nestor_types::datatype::DataType;
+use nestor_types::datatype::{DataType, Poly};
 
-use super::{node, AggCtx, Binder, Scope};
+use super::{node, polymorphic, AggCtx, Binder, Scope};
+use crate::functions::Func;
 use crate::ir::{Expr, UserFn};
 
 /// A call's arguments as written: (name for named notation, bound
@@ -88,12 +108,40 @@ fn called_args(def: &FunctionDef) -> impl Iterator<Item = &FuncArg> {
         .filter(move |a| def.procedure || a.mode.is_input())
 }
 
-/// For one candidate: which given argument feeds each called argument
-/// (None: its DEFAULT), and how many types match exactly.
-fn fit(def: &FunctionDef, given: &Given) -> Option<(Vec<Option<usize>>, usize)> {
+/// How a candidate takes a call's arguments.
+struct Fit {
+    /// Per called argument: the given argument feeding it (None: its
+    /// DEFAULT).
+    slots: Vec<Option<usize>>,
+    /// Whether the last slot is a VARIADIC argument given element by
+    /// element (`f(1, 2, 3)`): the given arguments from its index on.
+    spread: bool,
+    /// How many types match exactly.
+    exact: usize,
+}
+
+/// The type each element of a VARIADIC argument of type `t` passes as.
+fn variadic_element(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Poly(Poly::AnyArray) => Some(DataType::Poly(Poly::AnyElement)),
+        DataType::Poly(Poly::AnyCompatibleArray) => Some(DataType::Poly(Poly::AnyCompatible)),
+        t => t.element(),
+    }
+}
+
+/// Whether a candidate takes the call's arguments, and how. A VARIADIC
+/// argument takes its elements one by one, or (`VARIADIC arr` in the
+/// call, `variadic`) the array itself, as PostgreSQL's candidates do.
+fn fit(def: &FunctionDef, given: &Given, variadic: bool) -> Option<Fit> {
     let inputs: Vec<&FuncArg> = called_args(def).collect();
     let positional = given.iter().take_while(|g| g.0.is_none()).count();
-    if positional > inputs.len() {
+    let variadic_last = inputs.last().is_some_and(|a| a.mode == ArgMode::Variadic);
+    if variadic && !variadic_last {
+        return None;
+    }
+    let spread =
+        variadic_last && !variadic && positional == given.len() && given.len() >= inputs.len();
+    if positional > inputs.len() && !spread {
         return None;
     }
     let mut slots: Vec<Option<usize>> = vec![None; inputs.len()];
@@ -108,19 +156,42 @@ fn fit(def: &FunctionDef, given: &Given) -> Option<(Vec<Option<usize>>, usize)> 
         }
         slots[i] = Some(gi);
     }
+    // A VARIADIC argument takes an array only when the call says VARIADIC.
+    if variadic_last && !variadic && !spread && slots.last().is_some_and(Option::is_some) {
+        return None;
+    }
     let mut exact = 0;
+    let mut poly = Vec::new();
+    let mut check = |declared: DataType, actual: DataType| -> Option<()> {
+        match declared {
+            // A polymorphic argument takes any type, consistently with
+            // the others (checked below); it is never an exact match.
+            DataType::Poly(_) => poly.push((declared, actual)),
+            _ => exact += usize::from(implicit(actual, declared)?),
+        }
+        Some(())
+    };
     for (i, slot) in slots.iter().enumerate() {
         match slot {
-            Some(gi) => {
-                if implicit(given[*gi].2, inputs[i].ty)? {
-                    exact += 1;
+            Some(gi) if spread && i + 1 == inputs.len() => {
+                let elem = variadic_element(inputs[i].ty)?;
+                for g in &given[*gi..] {
+                    check(elem, g.2)?;
                 }
             }
+            Some(gi) => check(inputs[i].ty, given[*gi].2)?,
             None if inputs[i].default.is_some() => {}
             None => return None,
         }
     }
-    Some((slots, exact))
+    if !poly.is_empty() && !polymorphic::consistent(&poly) {
+        return None;
+    }
+    Some(Fit {
+        slots,
+        spread,
+        exact,
+    })
 }
 
 fn type_list(given: &Given) -> String {
@@ -153,6 +224,36 @@ fn trigger_called(def: &FunctionDef) -> DbError {
     }
 }
 
+/// Among tied candidates, where an unknown literal is given, keep those
+/// taking a string there if any does (PostgreSQL's func_select_candidate
+/// prefers the string category for unknowns: `f('x')` picks `f(text)`
+/// over `f(int)`).
+fn prefer_strings_for_unknowns(best: &mut Vec<(Arc<FunctionDef>, Fit)>, given: &Given) {
+    let declared = |def: &FunctionDef, fit: &Fit, gi: usize| -> Option<DataType> {
+        let slot = fit.slots.iter().position(|s| *s == Some(gi)).or_else(|| {
+            // A spread VARIADIC's later elements.
+            (fit.spread && fit.slots.last().copied().flatten() <= Some(gi))
+                .then(|| fit.slots.len() - 1)
+        })?;
+        let t = called_args(def).nth(slot)?.ty;
+        match fit.spread && slot + 1 == fit.slots.len() {
+            true => variadic_element(t),
+            false => Some(t),
+        }
+    };
+    for (gi, g) in given.iter().enumerate() {
+        if g.2 != DataType::Unknown {
+            continue;
+        }
+        let string = |d: &(Arc<FunctionDef>, Fit)| {
+            declared(&d.0, &d.1, gi).is_some_and(|t| t.is_string() && t != DataType::Unknown)
+        };
+        if best.iter().any(string) {
+            best.retain(string);
+        }
+    }
+}
+
 /// A chosen function and its input arguments (defaults filled in, in
 /// declaration order).
 pub type Chosen = (Arc<FunctionDef>, Vec<Expr>);
@@ -163,6 +264,7 @@ fn choose(
     b: &mut Binder,
     name: &str,
     given: &Given,
+    variadic: bool,
     procedure: bool,
 ) -> Result<Option<Chosen>, DbError> {
     let all = b.catalog.functions(name);
@@ -170,21 +272,21 @@ fn choose(
         return Ok(None);
     }
     let kind = if procedure { "procedure" } else { "function" };
-    let mut best: Vec<(Arc<FunctionDef>, Vec<Option<usize>>, usize)> = Vec::new();
+    let mut best: Vec<(Arc<FunctionDef>, Fit)> = Vec::new();
     for def in all.iter().filter(|d| d.procedure == procedure) {
-        if let Some((slots, exact)) = fit(def, given) {
-            match best.first().map(|x| x.2) {
-                Some(e) if exact < e => {}
-                Some(e) if exact == e => best.push((def.clone(), slots, exact)),
-                _ => best = vec![(def.clone(), slots, exact)],
+        if let Some(f) = fit(def, given, variadic) {
+            match best.first().map(|x| x.1.exact) {
+                Some(e) if f.exact < e => {}
+                Some(e) if f.exact == e => best.push((def.clone(), f)),
+                _ => best = vec![(def.clone(), f)],
             }
         }
     }
-    let (def, slots) = match best.len() {
-        1 => {
-            let (d, s, _) = best.pop().expect("one");
-            (d, s)
-        }
+    if best.len() > 1 {
+        prefer_strings_for_unknowns(&mut best, given);
+    }
+    let (def, fit) = match best.len() {
+        1 => best.pop().expect("one"),
         0 => {
             let (code, hint) = if procedure && all.iter().any(|d| !d.procedure) {
                 (
@@ -235,26 +337,73 @@ fn choose(
         &def.name,
         nestor_catalog::acl::EXECUTE,
     );
-    let inputs: Vec<FuncArg> = called_args(&def).cloned().collect();
-    let mut args = Vec::with_capacity(inputs.len());
+    let mut inputs: Vec<FuncArg> = called_args(&def).cloned().collect();
     let mut given = given.clone();
-    for (i, slot) in slots.iter().enumerate() {
-        let want = inputs[i].ty;
-        let (e, t) = match slot {
-            Some(gi) => {
-                let g = std::mem::replace(
-                    &mut given[*gi],
-                    (
-                        None,
-                        Expr::Const(nestor_types::Value::Null),
-                        DataType::Unknown,
-                    ),
-                );
-                (g.1, g.2)
+    let given_len = given.len();
+    let mut take = |gi: usize| {
+        let g = std::mem::replace(
+            &mut given[gi],
+            (
+                None,
+                Expr::Const(nestor_types::Value::Null),
+                DataType::Unknown,
+            ),
+        );
+        (g.1, g.2)
+    };
+    // Each slot's bound arguments: one, or a spread VARIADIC's elements.
+    let mut bound: Vec<Vec<(Expr, DataType)>> = Vec::with_capacity(inputs.len());
+    for (i, slot) in fit.slots.iter().enumerate() {
+        bound.push(match slot {
+            Some(gi) if fit.spread && i + 1 == inputs.len() => {
+                (*gi..given_len).map(&mut take).collect()
             }
-            None => bind_default(b, inputs[i].default.as_deref().expect("fit checked"))?,
+            Some(gi) => vec![take(*gi)],
+            None => vec![bind_default(
+                b,
+                inputs[i].default.as_deref().expect("fit checked"),
+            )?],
+        });
+    }
+    let spread_at = fit.spread.then(|| inputs.len() - 1);
+    // A polymorphic function: the instance of the types this call
+    // resolves to.
+    let def = if def.is_polymorphic() {
+        let mut pairs: Vec<(DataType, DataType)> = Vec::new();
+        for (i, (a, g)) in inputs.iter().zip(&bound).enumerate() {
+            let declared = match spread_at {
+                Some(s) if s == i => variadic_element(a.ty).expect("fit checked"),
+                _ => a.ty,
+            };
+            pairs.extend(g.iter().map(|(_, t)| (declared, *t)));
+        }
+        let inst = polymorphic::instance(&def, &polymorphic::Resolution::of(&pairs)?)?;
+        inputs = called_args(&inst).cloned().collect();
+        inst
+    } else {
+        def
+    };
+    let mut args = Vec::with_capacity(inputs.len());
+    for (i, mut g) in bound.into_iter().enumerate() {
+        let want = inputs[i].ty;
+        let e = match spread_at {
+            Some(s) if s == i => {
+                let elem = want.element().expect("a VARIADIC argument is an array");
+                let mut items = Vec::with_capacity(g.len());
+                for (e, t) in g {
+                    items.push(b.coerce(e, t, elem)?);
+                }
+                let ctor = Func::ArrayCtor {
+                    elem: elem.base(),
+                    nested: false,
+                };
+                Expr::Func(ctor, items)
+            }
+            _ => {
+                let (e, t) = g.pop().expect("one argument");
+                b.coerce(e, t, want)?
+            }
         };
-        let e = b.coerce(e, t, want)?;
         let e = match inputs[i].domain.and_then(nestor_types::domains::lookup) {
             Some(d) => b.coerce_to_domain(e, &d)?,
             None => e,
@@ -285,18 +434,40 @@ pub(crate) fn bind_call(
     f: &pb::FuncCall,
 ) -> Result<Option<(Expr, DataType)>, DbError> {
     let given = bind_args(b, &f.args)?;
-    let Some((def, args)) = choose(b, name, &given, false)? else {
+    let Some((def, args)) = choose(b, name, &given, f.func_variadic, false)? else {
         return Ok(None);
     };
     let ty = match (&def.returns, def.retset) {
+        // In a select list: its rows (collected into an array by the
+        // call) unnested, as the built-in set-returning functions are.
+        (Returns::Trigger, _) => return Err(trigger_called(&def)),
+        (returns, true) if b.srf_allowed => {
+            let elem = match returns {
+                Returns::Scalar(t) => *t,
+                Returns::Row(cols) => {
+                    DataType::Record(nestor_types::datatype::record_type(cols.clone()))
+                }
+                _ => DataType::Record(nestor_types::datatype::record_type(Vec::new())),
+            };
+            let call = Expr::UserFunc(UserFn(def), args);
+            let unnest = Func::Srf(crate::functions::SrfKind::Unnest);
+            return Ok(Some((Expr::Func(unnest, vec![call]), elem)));
+        }
         (_, true) => {
             return Err(DbError::unsupported(format!(
                 "set-returning function {name}() in this position"
             )))
         }
         (Returns::Scalar(t), false) => *t,
-        (Returns::Trigger, _) => return Err(trigger_called(&def)),
-        (Returns::Row(_) | Returns::RowType(_) | Returns::Record, false) => {
+        // OUT arguments: one row, as an anonymous record of them.
+        (Returns::Row(cols), false) => {
+            DataType::Record(nestor_types::datatype::record_type(cols.clone()))
+        }
+        // `RETURNS record`: a record whose fields the caller cannot name.
+        (Returns::Record, false) => {
+            DataType::Record(nestor_types::datatype::record_type(Vec::new()))
+        }
+        (Returns::RowType(_), false) => {
             return Err(DbError::unsupported(format!(
                 "function {name}() returning a row in an expression (call it in FROM)"
             )))
@@ -316,7 +487,14 @@ pub(crate) fn bind_from(
     f: &pb::FuncCall,
 ) -> Result<Option<(Arc<FunctionDef>, Vec<Expr>, Vec<(String, DataType)>)>, DbError> {
     let given = bind_args(b, &f.args)?;
-    let Some((def, args)) = choose(b, name, &given, false)? else {
+    // No candidate: at the call, as PostgreSQL places it.
+    let at = |e: DbError| match e.code {
+        SqlState::UndefinedFunction | SqlState::AmbiguousFunction => {
+            nestor_parser::ast::err_at(e, b.text, f.location)
+        }
+        _ => e,
+    };
+    let Some((def, args)) = choose(b, name, &given, f.func_variadic, false).map_err(at)? else {
         return Ok(None);
     };
     let cols = match &def.returns {
@@ -352,7 +530,7 @@ pub fn bind_procedure_call(
 ) -> Result<Chosen, DbError> {
     let given = bind_args(b, &f.args)?;
     let at = |e: DbError| nestor_parser::ast::err_at(e, b.text, f.location);
-    match choose(b, name, &given, true).map_err(at)? {
+    match choose(b, name, &given, f.func_variadic, true).map_err(at)? {
         Some(found) => Ok(found),
         None => Err(at(DbError::new(
             SqlState::UndefinedFunction,

@@ -103,6 +103,9 @@ pub enum TableFunc {
     PartitionAncestors,
     /// pg_options_to_table(text[]): each `name=value` as two columns.
     OptionsToTable,
+    /// A function the select list runs as a set-returning one
+    /// (`generate_subscripts`): its values, one per row.
+    Srf(crate::functions::SrfKind),
     /// regexp_matches, jsonb_each and the other built-in set-returning
     /// functions over values.
     Set(nestor_types::set_fns::SetFn),

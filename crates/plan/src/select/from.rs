@@ -1303,6 +1303,24 @@ pub(super) fn plan_range_function(
     let (plan, ty) = match fname.as_str() {
         "generate_series" => generate_series(b, fc)?,
         "unnest" => unnest(b, fc)?,
+        "generate_subscripts" => {
+            let allowed = std::mem::replace(&mut b.srf_allowed, true);
+            let bound = b.bind_srf(fc);
+            b.srf_allowed = allowed;
+            let (e, ty) = bound?;
+            let Expr::Func(crate::functions::Func::Srf(kind), args) = e else {
+                return Err(DbError::internal(
+                    "generate_subscripts bound as a set function",
+                ));
+            };
+            let plan = Plan::FunctionScan {
+                func: TableFunc::Srf(kind),
+                args,
+                name: fname.clone(),
+                ordinality: false,
+            };
+            (plan, ty)
+        }
         // Its items as a jsonb[] (nestor_types::jsonpath::query_set_fn),
         // unnested.
         "jsonb_path_query" => {
