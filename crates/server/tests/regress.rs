@@ -184,6 +184,7 @@ regress!(
     format_variadic,
     regex_flags,
     index_paths,
+    expr_partial_index,
     tz_abbrevs,
     unistr,
     moments,

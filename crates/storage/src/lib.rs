@@ -45,7 +45,7 @@ pub mod redo;
 mod table;
 
 pub use error::StorageError;
-pub use index::Index;
+pub use index::{Index, IndexKeys};
 pub use table::{
     LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, TupleHead, WriteResult,
     TUPLE_SPARE_VALUES,
