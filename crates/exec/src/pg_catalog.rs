@@ -1762,7 +1762,7 @@ fn index_rows(c: &Catalog) -> Rows {
                     .set("indisvalid", Value::Bool(true))
                     .set("indisready", Value::Bool(true))
                     .set("indislive", Value::Bool(true))
-                    .set("indkey", vector(DataType::Int2, indkey.into_iter()))
+                    .set("indkey", vector(DataType::Int2, indkey))
                     .set("indexprs", indexprs)
                     .set("indpred", indpred)
                     .set(

@@ -690,10 +690,7 @@ fn check_computed_indexes(server: &Server) {
          CREATE UNIQUE INDEX ci_lower_idx ON public.ci USING btree (lower(b))"
     );
     let e = err(server, "insert into ci values (1000, 'NAME5')");
-    assert!(
-        e.contains("Key (lower(b))=(name5) already exists"),
-        "{e}"
-    );
+    assert!(e.contains("Key (lower(b))=(name5) already exists"), "{e}");
     assert_eq!(
         ok(
             server,

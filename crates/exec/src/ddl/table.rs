@@ -403,6 +403,11 @@ fn like_clause(
     }
     if like.options & LIKE_INDEXES != 0 {
         for i in &src.indexes {
+            if i.exprs.is_some() {
+                return Err(DbError::unsupported(
+                    "LIKE ... INCLUDING INDEXES of a table with expression or partial indexes",
+                ));
+            }
             el.indexes.push(PendingIndex {
                 name: None,
                 cols: i

@@ -571,9 +571,10 @@ fn key_cmp<'e>(e: &'e Expr, key: &Expr) -> Option<(Cmp, &'e Expr)> {
 }
 
 /// A value compared with a computed index's key, cast to the key's type
-/// (a plain index's are cast by the executor, `cast_key`).
+/// (a plain index's are cast by the executor, `cast_key`; integers of any
+/// width compare by value in the index already).
 fn key_value(v: Expr, cand: &Candidate<'_>, ty: DataType) -> Expr {
-    if cand.def.exprs.is_none() {
+    if cand.def.exprs.is_none() || ty.is_integer() {
         v
     } else {
         Expr::Cast(Box::new(v), ty)
