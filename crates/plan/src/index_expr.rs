@@ -721,15 +721,26 @@ pub fn implies(c: &Expr, p: &Expr) -> bool {
 /// Whether `c` true means `x` is not NULL: a comparison (every comparison
 /// operator is strict) or LIKE with `x` as an operand.
 fn strict_on(c: &Expr, x: &Expr) -> bool {
+    // A cast of `x` is NULL only when `x` is.
+    let is_x = |e: &Expr| {
+        let mut e = e;
+        while let Expr::Cast(inner, _) = e {
+            if inner.as_ref() == x {
+                return true;
+            }
+            e = inner;
+        }
+        e == x
+    };
     match c {
-        Expr::Cmp(_, a, b) => a.as_ref() == x || b.as_ref() == x,
-        Expr::Like { lhs, .. } => lhs.as_ref() == x,
+        Expr::Cmp(_, a, b) => is_x(a) || is_x(b),
+        Expr::Like { lhs, .. } => is_x(lhs),
         Expr::InList {
             lhs,
             negated: false,
             ..
-        } => lhs.as_ref() == x,
-        Expr::IsNull(a, true) => a.as_ref() == x,
+        } => is_x(lhs),
+        Expr::IsNull(a, true) => is_x(a),
         _ => false,
     }
 }

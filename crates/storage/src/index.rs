@@ -117,16 +117,16 @@ impl Index {
     /// A new, empty index object like this one (TRUNCATE's fresh storage),
     /// sharing its key function.
     pub fn fresh_copy(&self) -> Index {
-        let mut copy = Index::new(
-            self.id,
-            &self.name,
-            self.columns.clone(),
-            self.column_names.clone(),
-            self.unique,
-            self.primary,
-        );
-        copy.computed = self.computed.clone();
-        copy
+        Index {
+            id: self.id,
+            name: self.name.clone(),
+            columns: self.columns.clone(),
+            column_names: self.column_names.clone(),
+            unique: self.unique,
+            primary: self.primary,
+            entries: RwLock::new(BTreeSet::new()),
+            computed: self.computed.clone(),
+        }
     }
 
     /// Whether keys are computed (an expression or partial index).
