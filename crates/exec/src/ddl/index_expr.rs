@@ -62,6 +62,13 @@ pub(super) fn make(
             ));
         };
         let (bound, _) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
+        if let nestor_plan::ir::Expr::Col(c) = bound {
+            // `((a))` is the column, as in PostgreSQL.
+            keys.push(IndexKey::Column(c));
+            name_parts.push(def.columns[c].name.clone());
+            used_cols.push(c);
+            continue;
+        }
         used_cols.extend(bound.columns());
         keys.push(IndexKey::Expr(index_expr::render(
             ctx.catalog,
@@ -98,6 +105,27 @@ pub(super) fn make(
     let exprs = IndexExprs { keys, predicate };
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
+    if exprs.predicate.is_none() {
+        // Columns only after all (`((a))`): a plain index.
+        let columns: Vec<usize> = exprs.key_columns().collect();
+        if columns.len() == exprs.keys.len() {
+            let names = columns
+                .iter()
+                .map(|&c| def.columns[c].name.clone())
+                .collect();
+            let index = Index::new(oid, &name, columns.clone(), names, is.unique, false);
+            return Ok(IndexDef {
+                oid,
+                name,
+                columns,
+                unique: is.unique,
+                primary: false,
+                constraint: false,
+                exprs: None,
+                index: Arc::new(index),
+            });
+        }
+    }
     let key_names = index_expr::key_names(&exprs, def);
     let index = Arc::new(Index::computed(oid, &name, key_names, is.unique));
     Ok(IndexDef {
