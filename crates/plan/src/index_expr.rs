@@ -237,36 +237,28 @@ fn render_node(e: &Expr, name: &dyn Fn(usize) -> String) -> String {
         },
         Expr::Func(Func::Library(f), args) => format!("{}({})", f.name, list(args, ", ")),
         Expr::Cmp(op, a, b) => format!("({} {} {})", r(a), op.symbol(), r(b)),
-        Expr::Arith(..)
-        | Expr::IsNull(..)
-        | Expr::InList { .. }
-        | Expr::Like { .. }
-        | Expr::Col(_)
-        | Expr::Const(_) => match e {
-            Expr::Arith(op, a, b, _) => {
-                let s = match op {
-                    valops::Arith::Add => "+",
-                    valops::Arith::Sub => "-",
-                    valops::Arith::Mul => "*",
-                    valops::Arith::Div => "/",
-                    valops::Arith::Mod => "%",
-                };
-                format!("({} {s} {})", r(a), r(b))
-            }
-            Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),
-            Expr::IsNull(a, true) => format!("({} IS NOT NULL)", r(a)),
-            Expr::InList {
-                lhs,
-                list: l,
-                negated,
-            } => format!(
-                "({} {}IN ({}))",
-                r(lhs),
-                if *negated { "NOT " } else { "" },
-                list(l, ", ")
-            ),
-            _ => crate::ir::render_expr(e, name),
-        },
+        Expr::Arith(op, a, b, _) => {
+            let s = match op {
+                valops::Arith::Add => "+",
+                valops::Arith::Sub => "-",
+                valops::Arith::Mul => "*",
+                valops::Arith::Div => "/",
+                valops::Arith::Mod => "%",
+            };
+            format!("({} {s} {})", r(a), r(b))
+        }
+        Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),
+        Expr::IsNull(a, true) => format!("({} IS NOT NULL)", r(a)),
+        Expr::InList {
+            lhs,
+            list: l,
+            negated,
+        } => format!(
+            "({} {}IN ({}))",
+            r(lhs),
+            if *negated { "NOT " } else { "" },
+            list(l, ", ")
+        ),
         // Anything else: whatever EXPLAIN shows, checked by re-binding.
         e => crate::ir::render_expr(e, name),
     }
