@@ -10,6 +10,12 @@
 //! index delivers the order (forward or backward, the WHERE's equality
 //! prefix skipped); then the sort is dropped and the index scan reads in
 //! batches, so `ORDER BY col LIMIT n` reads about n entries.
+//!
+//! Expression and partial indexes take part as `Candidate`s: each key
+//! an expression over the table's row (a column is `Expr::Col`), matched
+//! against the conjuncts and sort keys by equality; a partial index only
+//! when the conjuncts imply its predicate (`crate::index_expr::implied`),
+//! the conjuncts it implies being neither index conditions nor filters.
 
 use super::*;
 
@@ -853,9 +859,14 @@ pub(super) fn join_index(
 /// is ascending with NULLs last, so a key must be `ASC NULLS LAST` or
 /// `DESC NULLS FIRST` (the defaults), all keys the same way. Returns the
 /// plan unchanged (`Err`) when no index serves.
-pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Result<Plan, Plan> {
+pub(crate) fn index_ordered(
+    catalog: &nestor_catalog::Catalog,
+    plan: Plan,
+    sort: &[SortKey],
+    limited: bool,
+) -> Result<Plan, Plan> {
     match plan {
-        Plan::Filter { input, pred } => match index_ordered(*input, sort, limited) {
+        Plan::Filter { input, pred } => match index_ordered(catalog, *input, sort, limited) {
             Ok(p) => Ok(Plan::Filter {
                 input: Box::new(p),
                 pred,
@@ -874,7 +885,10 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
             cols,
             order: IndexOrder::Unordered,
         } if keys.in_list.is_none() && keys.in_array.is_none() => {
-            let order = order_of(&table, &index, keys.eq.len(), sort);
+            let order = candidates(catalog, &table)
+                .iter()
+                .find(|c| c.def.oid == index.oid)
+                .and_then(|c| order_of(c, keys.eq.len(), sort));
             let p = Plan::IndexScan {
                 order: order.unwrap_or(IndexOrder::Unordered),
                 table,
@@ -897,10 +911,15 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
             cols: None,
             late: None,
         } if limited => {
-            let found = table
-                .indexes
-                .iter()
-                .find_map(|idx| order_of(&table, idx, 0, sort).map(|o| (idx.clone(), o)));
+            // A partial index only when the filter implies its predicate
+            // (the rows outside it are not in the index).
+            let conj = filter.clone().map(conjuncts).unwrap_or_default();
+            let found = candidates(catalog, &table).iter().find_map(|c| {
+                if !crate::index_expr::implied(&c.predicate, &conj) {
+                    return None;
+                }
+                order_of(c, 0, sort).map(|o| (c.def.clone(), o))
+            });
             let Some((index, order)) = found else {
                 return Err(Plan::SeqScan {
                     table,
@@ -931,29 +950,21 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
     }
 }
 
-/// The direction in which `idx` delivers rows in `sort`'s order, given
-/// that its first `fixed` columns are fixed by equalities; None if it
-/// does not.
-fn order_of(
-    table: &TableDef,
-    idx: &nestor_catalog::IndexDef,
-    fixed: usize,
-    sort: &[SortKey],
-) -> Option<IndexOrder> {
-    if idx.exprs.is_some() {
-        return None;
-    }
+/// The direction in which index `cand` delivers rows in `sort`'s order
+/// (sort keys equal to its key columns or expressions, `ORDER BY
+/// lower(b)`), given that its first `fixed` keys are fixed by equalities;
+/// None if it does not.
+fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<IndexOrder> {
+    let keys = &cand.keys;
     let mut pos = fixed;
     let mut dir = None;
     for k in sort {
-        let Expr::Col(c) = k.expr else {
-            return None;
-        };
-        if idx.columns[..fixed].contains(&c) {
+        if keys.iter().take(fixed).any(|(e, ..)| *e == k.expr) {
             continue;
         }
-        if idx.columns.get(pos) != Some(&c) || !sorts_as_keys(table.columns.get(c)?.ty) {
-            return None;
+        match keys.get(pos) {
+            Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) => {}
+            _ => return None,
         }
         let d = match (k.desc, k.nulls_first) {
             (false, false) => IndexOrder::Forward,
