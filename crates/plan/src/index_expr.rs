@@ -411,6 +411,10 @@ fn not_evaluable(e: &Expr) -> Option<String> {
             | Expr::Concat(..)
             | Expr::Func(Func::Library(_), _) => None,
             Expr::UserFunc(..) => Some("user-defined functions".into()),
+            Expr::Func(Func::RowCtor, _) => Some("ROW constructors".into()),
+            Expr::Func(Func::ArrayCtor { .. }, _) => Some("ARRAY constructors".into()),
+            Expr::Func(Func::Subscript | Func::Slice { .. }, _) => Some("array subscripts".into()),
+            Expr::Func(Func::AnyArray { .. }, _) => Some("ANY/ALL (array) comparisons".into()),
             Expr::Func(f, _) => Some(format!("function {}", f.explain_name())),
             Expr::Domain(_) => Some("domain coercions".into()),
             _ => Some("this kind of expression".into()),
