@@ -130,6 +130,7 @@ impl Index {
     }
 
     /// Whether keys are computed (an expression or partial index).
+    #[inline]
     pub fn is_computed(&self) -> bool {
         self.computed.is_some()
     }
@@ -186,7 +187,15 @@ impl Index {
     /// The sortable form of a row's key values (no row id); empty when a
     /// partial index does not cover the row (or, for undo and pruning, when
     /// the key expression fails: such a row never got an entry).
+    #[inline]
     pub(crate) fn key_bytes(&self, row: &[Value]) -> Vec<u8> {
+        if self.computed.is_none() {
+            let mut out = Vec::with_capacity(16);
+            for &c in &self.columns {
+                codec::put_key_value(&row[c], &mut out);
+            }
+            return out;
+        }
         self.try_key_bytes(row).unwrap_or_default()
     }
 
@@ -210,6 +219,7 @@ impl Index {
     }
 
     /// Whether a row's key has a NULL (a unique index does not check it).
+    #[inline]
     pub(crate) fn key_has_null(&self, row: &[Value]) -> bool {
         match &self.computed {
             None => self.columns.iter().any(|&c| row[c].is_null()),
@@ -238,6 +248,7 @@ impl Index {
 
     /// The sortable form of a stored row's key values (no row id; empty
     /// when not covered).
+    #[inline]
     pub(crate) fn stored_key_bytes(&self, stored: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
         self.put_stored_key(stored, &mut out);
@@ -247,10 +258,23 @@ impl Index {
     /// Append a stored row's key values to `out`: Some(whether one is
     /// NULL), or None (nothing appended) when a partial index does not
     /// cover the row.
+    #[inline]
     pub(crate) fn put_stored_key(&self, stored: &[u8], out: &mut Vec<u8>) -> Option<bool> {
-        let Some(slot) = &self.computed else {
-            return Some(codec::put_stored_key(stored, &self.columns, out));
-        };
+        match &self.computed {
+            None => Some(codec::put_stored_key(stored, &self.columns, out)),
+            Some(slot) => self.put_computed_key(slot, stored, out),
+        }
+    }
+
+    /// [`Index::put_stored_key`] of a computed index (kept out of line: the
+    /// plain path inlines to the codec call).
+    #[inline(never)]
+    fn put_computed_key(
+        &self,
+        slot: &OnceLock<Arc<dyn IndexKeys>>,
+        stored: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<bool> {
         let row = codec::decode_row(stored);
         let keys = self.computed_keys(slot, &row).ok().flatten()?;
         for v in &keys {
