@@ -46,12 +46,78 @@ pub struct Check {
 pub struct IndexDef {
     pub oid: RelId,
     pub name: String,
+    /// The key columns of a plain index; empty for a computed one (its
+    /// keys are `exprs`), so code that knows only plain indexes passes
+    /// computed ones by.
     pub columns: Vec<usize>,
     pub unique: bool,
     pub primary: bool,
     /// Created by a constraint (PRIMARY KEY, UNIQUE) rather than CREATE INDEX.
     pub constraint: bool,
+    /// An expression or partial index's keys and predicate (None: plain).
+    pub exprs: Option<Arc<IndexExprs>>,
     pub index: Arc<Index>,
+}
+
+/// One key column of a computed index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexKey {
+    /// A table column, by position.
+    Column(usize),
+    /// An expression over the table's columns, as SQL text (PostgreSQL's
+    /// pg_get_indexdef form, e.g. `lower(b)`, `(a + b)`).
+    Expr(String),
+}
+
+/// The definition of an expression or partial index, as SQL text (bound
+/// by the SQL layer, as CHECK constraints are).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexExprs {
+    pub keys: Vec<IndexKey>,
+    /// A partial index's WHERE condition.
+    pub predicate: Option<String>,
+}
+
+impl IndexExprs {
+    /// The plain key columns (the columns the expressions and the
+    /// predicate read are found by the SQL layer when it binds them).
+    pub fn key_columns(&self) -> impl Iterator<Item = usize> + '_ {
+        self.keys.iter().filter_map(|k| match k {
+            IndexKey::Column(c) => Some(*c),
+            IndexKey::Expr(_) => None,
+        })
+    }
+}
+
+/// Binds a computed index's keys when the catalog installs a table from a
+/// record (recovery, replicas): set by the SQL layer at start
+/// ([`set_index_binder`]), which parses and binds the text and installs
+/// the key function with `Index::set_keys`. The catalog cannot do it
+/// itself: it knows no SQL.
+pub type IndexBinder = fn(&crate::Catalog, &Arc<TableDef>, &IndexDef) -> Result<(), String>;
+
+static INDEX_BINDER: std::sync::OnceLock<IndexBinder> = std::sync::OnceLock::new();
+
+/// Install the binder of computed indexes (once per process).
+pub fn set_index_binder(f: IndexBinder) {
+    let _ = INDEX_BINDER.set(f);
+}
+
+/// Bind every computed index of `def` that has no key function yet.
+pub(crate) fn bind_computed_indexes(
+    catalog: &crate::Catalog,
+    def: &Arc<TableDef>,
+) -> Result<(), String> {
+    for i in def.indexes.iter().filter(|i| !i.index.has_keys()) {
+        let Some(bind) = INDEX_BINDER.get() else {
+            return Err(format!(
+                "index \"{}\" has key expressions, and no binder is installed",
+                i.name
+            ));
+        };
+        bind(catalog, def, i)?;
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for IndexDef {
@@ -284,15 +350,7 @@ impl TableDef {
         let mut new = self.clone();
         new.storage = storage.clone();
         for idx in &mut new.indexes {
-            let i = &idx.index;
-            idx.index = Arc::new(Index::new(
-                i.id,
-                &i.name,
-                i.columns.clone(),
-                i.column_names.clone(),
-                i.unique,
-                i.primary,
-            ));
+            idx.index = Arc::new(idx.index.fresh_copy());
             storage
                 .add_index(idx.index.clone())
                 .expect("an empty table violates no unique index");

@@ -115,6 +115,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use nestor_common::{DbError, RelId, SessionId, SqlState};
+pub use nestor_storage::IndexKeys;
 use nestor_storage::{Index, Store, Table};
 use nestor_txn::{DataUndo, Transaction};
 use nestor_types::composites::CompositeDef;
@@ -127,9 +128,10 @@ pub use database::{
     DatabaseDef, POSTGRES_DATABASE_OID, TEMPLATE0_DATABASE_OID, TEMPLATE1_DATABASE_OID,
 };
 pub use defs::{
-    Check, Column, FkAction, ForeignKey, Identity, IndexDef, MatView, OnCommit, Persistence,
-    Relation, Sequence, TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
-    TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder, IndexDef,
+    IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, Sequence, TableDef, TriggerDef,
+    TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE,
+    TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
@@ -1983,10 +1985,13 @@ impl Catalog {
         def.storage.set_logged(def.is_logged());
         let schema = self.schema_name(def.namespace).unwrap_or_default();
         def.storage.set_schema(&schema);
+        let def = Arc::new(def);
+        // Computed indexes get their key functions before they are filled.
+        defs::bind_computed_indexes(self, &def)?;
         sync_storage_indexes(&def);
         let mut st = self.state.write();
         st.inheritance |= !def.inherits.is_empty();
-        st.ns_mut(ns).put_table(Arc::new(def));
+        st.ns_mut(ns).put_table(def);
         Ok(())
     }
 
@@ -2297,6 +2302,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 unique: i.unique,
                 primary: i.primary,
                 constraint: i.constraint,
+                exprs: i.exprs.as_deref().cloned(),
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
@@ -2349,6 +2355,19 @@ fn sequence_from(s: SequenceRecord, namespace: u32) -> Sequence {
     }
 }
 
+/// How a computed index's keys are named in a 23505 DETAIL: a column by
+/// its (quoted if need be) name, an expression as written
+/// (`Key (a, lower(b))=(1, abc)`).
+pub fn index_key_names(x: &IndexExprs, columns: &[Column]) -> Vec<String> {
+    x.keys
+        .iter()
+        .map(|k| match k {
+            IndexKey::Column(c) => nestor_common::keywords::quote_identifier(&columns[*c].name),
+            IndexKey::Expr(e) => e.clone(),
+        })
+        .collect()
+}
+
 /// A table definition from its record, reusing the index objects of the
 /// previous definition on the same storage.
 fn table_from(
@@ -2378,16 +2397,26 @@ fn table_from(
             .filter(|p| Arc::ptr_eq(&p.storage, &storage))
             .and_then(|p| p.indexes.iter().find(|x| x.oid == i.oid))
             .map(|x| x.index.clone());
+        if let Some(x) = &i.exprs {
+            if let Some(bad) = x.key_columns().find(|&c| c >= columns.len()) {
+                return Err(format!("index {}: column {bad} out of range", i.name));
+            }
+        }
         let index = reuse.unwrap_or_else(|| {
-            let names = i.columns.iter().map(|&c| columns[c].name.clone()).collect();
-            Arc::new(Index::new(
-                i.oid,
-                &i.name,
-                i.columns.clone(),
-                names,
-                i.unique,
-                i.primary,
-            ))
+            Arc::new(match &i.exprs {
+                None => {
+                    let names = i.columns.iter().map(|&c| columns[c].name.clone()).collect();
+                    Index::new(
+                        i.oid,
+                        &i.name,
+                        i.columns.clone(),
+                        names,
+                        i.unique,
+                        i.primary,
+                    )
+                }
+                Some(x) => Index::computed(i.oid, &i.name, index_key_names(x, &columns), i.unique),
+            })
         });
         indexes.push(IndexDef {
             oid: i.oid,
@@ -2396,6 +2425,7 @@ fn table_from(
             unique: i.unique,
             primary: i.primary,
             constraint: i.constraint,
+            exprs: i.exprs.map(Arc::new),
             index,
         });
     }

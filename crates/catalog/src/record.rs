@@ -78,7 +78,11 @@
 //!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
 //!              (a column of a domain: the domain's OID and typmod -1)
-//!  index    := oid:u32 name ncols:u32 col:u32* flags:u8
+//!  index    := oid:u32 name ncols:u32 col:u32* flags:u8 [computed]
+//!              flags: bit 0 unique, 1 primary, 2 constraint, 3 computed
+//!              (an expression or partial index: ncols is 0 and
+//!              `computed` follows; records before these had no bit 3)
+//!  computed := nkeys:u32 (0x00 col:u32 | 0x01 expr)* predicate?
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
 //!              [typoid:u32 cache:i64]  (AS type 21/23/20, 0: not kept)
@@ -103,8 +107,8 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, MatView, Persistence, TriggerDef, TriggerTiming,
-    ViewCheckOption, ViewDef,
+    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, TriggerDef,
+    TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{PartStrategy, PartitionBound, PartitionKey, RangeDatum};
@@ -312,6 +316,8 @@ pub struct IndexRecord {
     pub unique: bool,
     pub primary: bool,
     pub constraint: bool,
+    /// An expression or partial index's keys and predicate.
+    pub exprs: Option<IndexExprs>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1172,7 +1178,29 @@ impl IndexRecord {
         for c in &self.columns {
             put_u32(out, *c);
         }
-        out.push(self.unique as u8 | (self.primary as u8) << 1 | (self.constraint as u8) << 2);
+        let computed = self.exprs.is_some();
+        out.push(
+            self.unique as u8
+                | (self.primary as u8) << 1
+                | (self.constraint as u8) << 2
+                | (computed as u8) << 3,
+        );
+        if let Some(x) = &self.exprs {
+            put_u32(out, x.keys.len());
+            for k in &x.keys {
+                match k {
+                    IndexKey::Column(c) => {
+                        out.push(0);
+                        put_u32(out, *c);
+                    }
+                    IndexKey::Expr(e) => {
+                        out.push(1);
+                        put_str(out, e);
+                    }
+                }
+            }
+            put_opt_str(out, x.predicate.as_deref());
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<IndexRecord, String> {
@@ -1180,7 +1208,23 @@ impl IndexRecord {
         let name = get_str(r)?;
         let columns = get_list(r, |r| Ok(r.u32()? as usize))?;
         let flags = r.u8()?;
-        if columns.is_empty() {
+        let exprs = if flags & 8 != 0 {
+            let keys = get_list(r, |r| match r.u8()? {
+                0 => Ok(IndexKey::Column(r.u32()? as usize)),
+                1 => Ok(IndexKey::Expr(get_str(r)?)),
+                t => Err(format!("index {name}: bad key kind {t}")),
+            })?;
+            if keys.is_empty() || !columns.is_empty() {
+                return Err(format!("index {name}: bad computed keys"));
+            }
+            Some(IndexExprs {
+                keys,
+                predicate: get_opt_str(r)?,
+            })
+        } else {
+            None
+        };
+        if columns.is_empty() && exprs.is_none() {
             return Err(format!("index {name} without key columns"));
         }
         Ok(IndexRecord {
@@ -1190,6 +1234,7 @@ impl IndexRecord {
             unique: flags & 1 != 0,
             primary: flags & 2 != 0,
             constraint: flags & 4 != 0,
+            exprs,
         })
     }
 }
@@ -1643,14 +1688,29 @@ mod tests {
                 },
             ],
             checks: vec![("t_id_check".into(), "id > 0".into())],
-            indexes: vec![IndexRecord {
-                oid: RelId(16386),
-                name: "t_pkey".into(),
-                columns: vec![0],
-                unique: true,
-                primary: true,
-                constraint: true,
-            }],
+            indexes: vec![
+                IndexRecord {
+                    oid: RelId(16386),
+                    name: "t_pkey".into(),
+                    columns: vec![0],
+                    unique: true,
+                    primary: true,
+                    constraint: true,
+                    exprs: None,
+                },
+                IndexRecord {
+                    oid: RelId(16387),
+                    name: "t_lower_idx".into(),
+                    columns: vec![],
+                    unique: true,
+                    primary: false,
+                    constraint: false,
+                    exprs: Some(IndexExprs {
+                        keys: vec![IndexKey::Column(0), IndexKey::Expr("lower(v)".into())],
+                        predicate: Some("(id > 10)".into()),
+                    }),
+                },
+            ],
             owned_sequences: vec!["t_id_seq".into()],
             triggers: vec![TriggerDef {
                 oid: RelId(16500),

@@ -125,6 +125,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
             unique: true,
             primary: true,
             constraint: true,
+            exprs: None,
             index,
         }],
         persistence,

@@ -39,6 +39,10 @@ impl Database {
         let store = Store::new(txn.clone());
         let catalog = Catalog::new();
         store.set_commit_hook(catalog.sequence_hook());
+        // Recovery and replicas bind computed indexes through this.
+        nestor_catalog::set_index_binder(|c, t, i| {
+            nestor_plan::index_expr::install_keys(c, t, i).map_err(|e| e.message)
+        });
         Database {
             txn,
             store,

@@ -403,11 +403,11 @@ fn leaf_plan(
         ));
     }
     let arbiter = |a: usize| -> Result<usize, DbError> {
-        let cols = &p.table.indexes[a].columns;
+        let (cols, exprs) = (&p.table.indexes[a].columns, &p.table.indexes[a].exprs);
         leaf.table
             .indexes
             .iter()
-            .position(|x| x.unique && x.columns == *cols)
+            .position(|x| x.unique && x.columns == *cols && x.exprs == *exprs)
             .ok_or_else(|| {
                 DbError::internal(format!(
                     "partition \"{}\" lacks the arbiter index of ON CONFLICT",
@@ -595,7 +595,8 @@ fn find_conflict(
     for &a in arbiters {
         let idx = &table.indexes[a];
         let key = idx.index.key_of(row);
-        if key.iter().any(Value::is_null) {
+        // (An empty key: a partial index that does not cover the row.)
+        if key.is_empty() || key.iter().any(Value::is_null) {
             continue;
         }
         let hits = table.storage.index_scan(

@@ -33,7 +33,7 @@
 use std::sync::Arc;
 
 use nestor_catalog::{
-    Catalog, FunctionDef, IndexDef, Persistence, Returns, TableDef, TriggerTiming,
+    Catalog, FunctionDef, IndexDef, IndexKey, Persistence, Returns, TableDef, TriggerTiming,
     PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
 };
 use nestor_common::{DbError, RelId, SqlState};
@@ -816,7 +816,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     t.persistence.code(),
                     BTREE_AM_OID,
                 )
-                .set("relnatts", Value::Int2(i.columns.len() as i16))
+                .set("relnatts", Value::Int2(index_width(i) as i16))
                 .set(
                     "relowner",
                     oid(c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0),
@@ -1607,10 +1607,9 @@ fn attribute_rows(c: &Catalog) -> Rows {
             out.push(r.done());
         }
         for idx in &t.indexes {
-            for (k, &col) in idx.columns.iter().enumerate() {
-                let column = &t.columns[col];
+            for (k, (name, ty)) in index_attributes(c, &t, idx).into_iter().enumerate() {
                 out.push(
-                    attribute_row(idx.oid.0, k as i16 + 1, &column.name, column.ty)
+                    attribute_row(idx.oid.0, k as i16 + 1, &name, ty)
                         .set("attnotnull", Value::Bool(false))
                         .done(),
                 );
@@ -1719,8 +1718,40 @@ fn index_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     for t in c.tables() {
         for i in &t.indexes {
-            let n = i.columns.len() as i16;
-            let types: Vec<DataType> = i.columns.iter().map(|&k| t.columns[k].ty).collect();
+            let n = index_width(i) as i16;
+            let attrs = index_attributes(c, &t, i);
+            let types: Vec<DataType> = attrs.iter().map(|(_, ty)| *ty).collect();
+            let (indkey, indexprs, indpred) = match &i.exprs {
+                None => (
+                    i.columns.iter().map(|&k| k as i64 + 1).collect::<Vec<_>>(),
+                    Value::Null,
+                    Value::Null,
+                ),
+                Some(x) => {
+                    let key = x
+                        .keys
+                        .iter()
+                        .map(|k| match k {
+                            IndexKey::Column(c) => *c as i64 + 1,
+                            IndexKey::Expr(_) => 0,
+                        })
+                        .collect();
+                    let exprs: Vec<&str> = x
+                        .keys
+                        .iter()
+                        .filter_map(|k| match k {
+                            IndexKey::Expr(e) => Some(e.as_str()),
+                            IndexKey::Column(_) => None,
+                        })
+                        .collect();
+                    let exprs = if exprs.is_empty() {
+                        Value::Null
+                    } else {
+                        text(exprs.join(", "))
+                    };
+                    (key, exprs, x.predicate.as_deref().map_or(Value::Null, text))
+                }
+            };
             out.push(
                 RowB::new(Rel::Index)
                     .set("indexrelid", oid(i.oid.0))
@@ -1733,10 +1764,9 @@ fn index_rows(c: &Catalog) -> Rows {
                     .set("indisvalid", Value::Bool(true))
                     .set("indisready", Value::Bool(true))
                     .set("indislive", Value::Bool(true))
-                    .set(
-                        "indkey",
-                        vector(DataType::Int2, i.columns.iter().map(|&k| k as i64 + 1)),
-                    )
+                    .set("indkey", vector(DataType::Int2, indkey))
+                    .set("indexprs", indexprs)
+                    .set("indpred", indpred)
                     .set(
                         "indcollation",
                         vector(
@@ -2367,8 +2397,71 @@ fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
     )
 }
 
-/// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`.
+/// Key columns of an index (plain or computed).
+fn index_width(i: &IndexDef) -> usize {
+    i.exprs.as_ref().map_or(i.columns.len(), |x| x.keys.len())
+}
+
+/// The attributes of an index relation: (name, type) per key column, an
+/// expression's named as PostgreSQL names it (`lower`, `expr`) and typed
+/// by binding it.
+fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String, DataType)> {
+    use nestor_plan::index_expr;
+    let Some(x) = &i.exprs else {
+        return i
+            .columns
+            .iter()
+            .map(|&k| (t.columns[k].name.clone(), t.columns[k].ty))
+            .collect();
+    };
+    let bound = index_expr::bind_stored(c, t, x).ok();
+    x.keys
+        .iter()
+        .enumerate()
+        .map(|(k, key)| {
+            let ty = bound
+                .as_ref()
+                .and_then(|b| b.keys.get(k))
+                .map_or(DataType::Text, |(_, ty)| *ty);
+            let name = match key {
+                IndexKey::Column(col) => t.columns[*col].name.clone(),
+                IndexKey::Expr(e) => nestor_parser::parse_expr(e)
+                    .map_or_else(|_| "expr".into(), |n| index_expr::default_name_part(&n)),
+            };
+            (name, ty)
+        })
+        .collect()
+}
+
+/// The key columns as `pg_get_indexdef` prints them (`a`, `lower(b)`,
+/// `((a + 1))`; `pretty`: `(a + 1)`).
+fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
+    use nestor_plan::index_expr;
+    let Some(x) = &i.exprs else {
+        return i
+            .columns
+            .iter()
+            .map(|&k| quote_ident(&t.columns[k].name))
+            .collect();
+    };
+    x.keys
+        .iter()
+        .map(|k| match k {
+            IndexKey::Column(c) => quote_ident(&t.columns[*c].name),
+            IndexKey::Expr(e) if pretty => index_expr::key_column_text(&index_expr::pretty(e)),
+            IndexKey::Expr(e) => index_expr::key_column_text(e),
+        })
+        .collect()
+}
+
+/// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`, with
+/// ` WHERE (pred)` for a partial index (`pretty`: as psql's `\d` shows
+/// it, minimal parentheses).
 fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
+    index_def_as(c, t, i, false)
+}
+
+fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String {
     let schema = if t.persistence == Persistence::Temporary {
         "pg_temp".to_string()
     } else {
@@ -2380,8 +2473,12 @@ fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
         quote_ident(&i.name),
         schema,
         quote_ident(&t.name),
-        column_list(t, &i.columns)
-    )
+        index_columns(t, i, pretty).join(", ")
+    ) + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
+        None => String::new(),
+        Some(p) if pretty => format!(" WHERE {}", nestor_plan::index_expr::pretty(p)),
+        Some(p) => format!(" WHERE {p}"),
+    }
 }
 
 fn find_index(c: &Catalog, o: u32) -> Option<(Arc<TableDef>, IndexDef)> {
@@ -2700,10 +2797,11 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let Some((t, i)) = find_index(c, int(&args[0]) as u32) else {
                 return Ok(Value::Null);
             };
+            let pretty = matches!(args.get(2), Some(Value::Bool(true)));
             match args.get(1).map_or(0, int) {
-                0 => text(index_def(c, &t, &i)),
-                k => match i.columns.get(k as usize - 1) {
-                    Some(&col) if k > 0 => text(quote_ident(&t.columns[col].name)),
+                0 => text(index_def_as(c, &t, &i, pretty)),
+                k => match index_columns(&t, &i, pretty).get((k as usize).wrapping_sub(1)) {
+                    Some(col) if k > 0 => text(col.clone()),
                     _ => text(""),
                 },
             }

@@ -650,7 +650,7 @@ fn run_ddl(
         NodeEnum::CreateStmt(cs) => crate::ddl::create_table(ctx, &text, cs),
         NodeEnum::DropStmt(ds) => crate::ddl::drop(ctx, ds),
         NodeEnum::AlterTableStmt(at) => crate::ddl::alter_table(ctx, &text, at),
-        NodeEnum::IndexStmt(is) => crate::ddl::create_index(ctx, is),
+        NodeEnum::IndexStmt(is) => crate::ddl::create_index(ctx, &text, is),
         NodeEnum::CreateSeqStmt(cs) => crate::ddl::create_sequence(ctx, cs),
         NodeEnum::TruncateStmt(ts) => crate::ddl::truncate(ctx, ts),
         NodeEnum::VacuumStmt(vs) => crate::ddl::vacuum(ctx, vs),

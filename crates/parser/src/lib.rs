@@ -253,7 +253,10 @@ pub fn rename_identifier_in_query(sql: &str, old: &str, new: &str) -> Result<Str
     deparse_query(&stmt)
 }
 
-fn replace_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
+/// `sql` with each identifier token `old` replaced by `new` (quoted if
+/// need be), the rest of the text as it was (an index's stored
+/// expressions keep their form).
+pub fn replace_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbError> {
     use pg_query::protobuf::{KeywordKind, Token};
     let scan = pg_query::scan(sql)
         .map_err(|e| DbError::internal(format!("could not scan a stored expression: {e}")))?;

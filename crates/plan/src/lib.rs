@@ -27,6 +27,7 @@
 
 pub mod bind;
 pub mod functions;
+pub mod index_expr;
 pub mod information_schema;
 pub mod ir;
 pub mod modify;

@@ -722,7 +722,7 @@ fn plan_conflict(
 ) -> Result<Conflict, DbError> {
     let action = pb::OnConflictAction::try_from(oc.action)
         .unwrap_or(pb::OnConflictAction::OnconflictNothing);
-    let arbiters = conflict_arbiters(table, oc)?;
+    let arbiters = conflict_arbiters(b, table, oc)?;
     if action != pb::OnConflictAction::OnconflictUpdate {
         return Ok(Conflict::Nothing { arbiters });
     }
@@ -758,9 +758,14 @@ fn plan_conflict(
 }
 
 /// The unique indexes an ON CONFLICT clause arbitrates on: the named
-/// constraint, the unique indexes on exactly the inferred columns, or every
-/// unique index.
-fn conflict_arbiters(table: &TableDef, oc: &pb::OnConflictClause) -> Result<Vec<usize>, DbError> {
+/// constraint, the unique indexes on exactly the inferred columns and
+/// expressions (a partial one only when the clause's WHERE implies its
+/// predicate), or every unique index.
+fn conflict_arbiters(
+    b: &Binder,
+    table: &Arc<TableDef>,
+    oc: &pb::OnConflictClause,
+) -> Result<Vec<usize>, DbError> {
     let mut arbiters: Vec<usize> = Vec::new();
     if let Some(inf) = oc.infer.as_deref() {
         if !inf.conname.is_empty() {
@@ -779,22 +784,45 @@ fn conflict_arbiters(table: &TableDef, oc: &pb::OnConflictClause) -> Result<Vec<
                 })?;
             arbiters.push(i);
         } else {
-            let mut cols = Vec::new();
+            use crate::index_expr::{self, Part};
+            let mut keys = Vec::new();
             for e in &inf.index_elems {
                 let NodeEnum::IndexElem(ie) = node(e)? else {
                     continue;
                 };
-                if ie.name.is_empty() {
-                    return Err(DbError::unsupported("ON CONFLICT with an expression"));
-                }
-                cols.push(column_of(table, &ie.name)?);
+                keys.push(match ie.expr.as_deref() {
+                    Some(x) if ie.name.is_empty() => {
+                        index_expr::bind_part(b.catalog, b.eval, b.text, table, x, Part::Key)?.0
+                    }
+                    _ => Expr::Col(column_of(table, &ie.name)?),
+                });
             }
-            let mut sorted = cols.clone();
-            sorted.sort_unstable();
-            for (i, idx) in table.indexes.iter().enumerate() {
-                let mut ic = idx.columns.clone();
-                ic.sort_unstable();
-                if idx.unique && ic == sorted {
+            let given = match inf.where_clause.as_deref() {
+                Some(w) => select::conjuncts(
+                    index_expr::bind_part(b.catalog, b.eval, b.text, table, w, Part::Predicate)?.0,
+                ),
+                None => Vec::new(),
+            };
+            let same_set = |have: &[Expr]| {
+                have.len() == keys.len()
+                    && have.iter().all(|k| keys.contains(k))
+                    && keys.iter().all(|k| have.contains(k))
+            };
+            for (i, idx) in table.indexes.iter().enumerate().filter(|(_, x)| x.unique) {
+                let found = match &idx.exprs {
+                    None => same_set(
+                        &idx.columns
+                            .iter()
+                            .map(|&c| Expr::Col(c))
+                            .collect::<Vec<_>>(),
+                    ),
+                    Some(x) => {
+                        let bound = index_expr::bind_stored(b.catalog, table, x)?;
+                        let have: Vec<Expr> = bound.keys.into_iter().map(|(k, _)| k).collect();
+                        same_set(&have) && index_expr::implied(&bound.predicate, &given)
+                    }
+                };
+                if found {
                     arbiters.push(i);
                 }
             }

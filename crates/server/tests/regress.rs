@@ -185,6 +185,7 @@ regress!(
     regex_flags,
     index_paths,
     reindex,
+    expr_partial_index,
     tz_abbrevs,
     unistr,
     moments,

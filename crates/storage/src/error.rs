@@ -16,6 +16,8 @@ pub enum StorageError {
         columns: Vec<String>,
         key: Vec<Value>,
     },
+    /// A computed index's key expression failed on the row (its error).
+    Eval(DbError),
 }
 
 impl From<TxnError> for StorageError {
@@ -30,6 +32,7 @@ impl StorageError {
     pub fn into_db(self, render: &dyn Fn(&Value) -> String) -> DbError {
         match self {
             StorageError::Txn(e) => e.into(),
+            StorageError::Eval(e) => e,
             StorageError::UniqueViolation {
                 schema,
                 table,

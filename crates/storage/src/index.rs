@@ -10,26 +10,68 @@
 //! Scans walk the entries in key order ([`visit_range`]) or, for an
 //! ordered scan read in batches (`Table::index_scan_batch`), either way
 //! from a resume entry ([`visit_range_from`]).
+//!
+//! Plain indexes key on table columns (`columns`) and read them straight
+//! from a version's stored bytes. Expression and partial indexes
+//! (`CREATE INDEX ON t (lower(b)) WHERE a > 10`) are *computed*: their keys
+//! come from an [`IndexKeys`] the SQL layer binds (storage evaluates no
+//! SQL), which maps a table row to its key values, or to None when a
+//! partial index's predicate does not hold for the row. Every path that
+//! needs a key asks the [`Index`] for it, and a row outside the predicate
+//! has the empty key: no entry is ever made for it, and comparing keys of
+//! two versions (did an UPDATE change the key?) works unchanged. The plain
+//! path stays as it was: one branch on `computed`, no allocation or
+//! dynamic call added.
+//!
+//! ```text
+//!   t_lower_idx (computed: lower(b) WHERE a > 10)
+//!   row (11,'ABC') -> keys ['abc']  -> entry key('abc')+row
+//!   row (5,'XYZ')  -> None          -> empty key: no entry
+//! ```
+//!
+//! The binding is installed after the index object is made
+//! ([`Index::set_keys`]): at CREATE INDEX, and when the catalog installs
+//! a table from a record (recovery, replicas), through the catalog's
+//! binding hook. A computed index used before that has no keys (inserts
+//! fail with XX000 rather than index a row wrongly).
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
+use std::sync::{Arc, OnceLock};
 
-use nestor_common::{RelId, RowId};
+use nestor_common::{DbError, RelId, RowId};
 use nestor_types::Value;
 use parking_lot::RwLock;
 
 use crate::codec::{self, Key};
 
+/// How a computed (expression or partial) index gets a row's key.
+pub trait IndexKeys: Send + Sync {
+    /// The key values of `row` (a table row as written; a stored row may
+    /// be shorter, missing only columns added after the index), or None
+    /// when a partial index's predicate is not true for it. Errors are
+    /// the expression's (a division by zero in the key fails the write).
+    fn keys(&self, row: &[Value]) -> Result<Option<Vec<Value>>, DbError>;
+
+    /// The keys as the 23505 DETAIL names them (`lower(b)`, `((a + 1))`).
+    fn names(&self) -> &[String];
+}
+
 pub struct Index {
     pub id: RelId,
     pub name: String,
-    /// Positions of the key columns in the table's rows.
+    /// Positions of the key columns in the table's rows (empty for a
+    /// computed index).
     pub columns: Vec<usize>,
-    /// Names of the key columns (for the 23505 DETAIL).
+    /// Names of the key columns, or the key expressions' text (for the
+    /// 23505 DETAIL).
     pub column_names: Vec<String>,
     pub unique: bool,
     pub primary: bool,
     pub(crate) entries: RwLock<BTreeSet<Key>>,
+    /// Expression and partial indexes: the bound key function (set once,
+    /// see the module header); None for a plain index.
+    computed: Option<OnceLock<Arc<dyn IndexKeys>>>,
 }
 
 impl Index {
@@ -51,21 +93,138 @@ impl Index {
             unique,
             primary,
             entries: RwLock::new(BTreeSet::new()),
+            computed: None,
         }
     }
 
-    /// The key of a row for this index.
+    /// A computed (expression or partial) index; `key_names` are its keys
+    /// as the 23505 DETAIL names them (`lower(b)`). Its key function is
+    /// installed with [`Index::set_keys`].
+    pub fn computed(id: RelId, name: &str, key_names: Vec<String>, unique: bool) -> Index {
+        assert!(!key_names.is_empty(), "an index needs a key column");
+        Index {
+            id,
+            name: name.to_string(),
+            columns: Vec::new(),
+            column_names: key_names,
+            unique,
+            primary: false,
+            entries: RwLock::new(BTreeSet::new()),
+            computed: Some(OnceLock::new()),
+        }
+    }
+
+    /// A new, empty index object like this one (TRUNCATE's fresh storage),
+    /// sharing its key function.
+    pub fn fresh_copy(&self) -> Index {
+        Index {
+            id: self.id,
+            name: self.name.clone(),
+            columns: self.columns.clone(),
+            column_names: self.column_names.clone(),
+            unique: self.unique,
+            primary: self.primary,
+            entries: RwLock::new(BTreeSet::new()),
+            computed: self.computed.clone(),
+        }
+    }
+
+    /// Whether keys are computed (an expression or partial index).
+    #[inline]
+    pub fn is_computed(&self) -> bool {
+        self.computed.is_some()
+    }
+
+    /// Install a computed index's key function (the first one wins: a
+    /// binding is a pure function of the index's definition).
+    pub fn set_keys(&self, keys: Arc<dyn IndexKeys>) {
+        if let Some(slot) = &self.computed {
+            let _ = slot.set(keys);
+        }
+    }
+
+    /// The key columns as a 23505 DETAIL names them.
+    pub fn key_names(&self) -> Vec<String> {
+        match self.computed.as_ref().and_then(|s| s.get()) {
+            Some(k) => k.names().to_vec(),
+            None => self.column_names.clone(),
+        }
+    }
+
+    /// Whether a computed index has its key function (plain: true).
+    pub fn has_keys(&self) -> bool {
+        self.computed.as_ref().is_none_or(|s| s.get().is_some())
+    }
+
+    /// A computed index's key values for `row` (None: not covered).
+    fn computed_keys(
+        &self,
+        slot: &OnceLock<Arc<dyn IndexKeys>>,
+        row: &[Value],
+    ) -> Result<Option<Vec<Value>>, DbError> {
+        match slot.get() {
+            Some(k) => k.keys(row),
+            None => Err(DbError::internal(format!(
+                "index \"{}\" has no bound key expressions",
+                self.name
+            ))),
+        }
+    }
+
+    /// The key of a row for this index (empty when a partial index does
+    /// not cover the row).
     pub fn key_of(&self, row: &[Value]) -> Vec<Value> {
-        self.columns.iter().map(|&c| row[c].clone()).collect()
+        match &self.computed {
+            None => self.columns.iter().map(|&c| row[c].clone()).collect(),
+            Some(slot) => self
+                .computed_keys(slot, row)
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
+        }
     }
 
-    /// The sortable form of a row's key values (no row id).
+    /// The sortable form of a row's key values (no row id); empty when a
+    /// partial index does not cover the row (or, for undo and pruning, when
+    /// the key expression fails: such a row never got an entry).
+    #[inline]
     pub(crate) fn key_bytes(&self, row: &[Value]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(16);
-        for &c in &self.columns {
-            codec::put_key_value(&row[c], &mut out);
+        if self.computed.is_none() {
+            let mut out = Vec::with_capacity(16);
+            for &c in &self.columns {
+                codec::put_key_value(&row[c], &mut out);
+            }
+            return out;
         }
-        out
+        self.try_key_bytes(row).unwrap_or_default()
+    }
+
+    /// [`Index::key_bytes`] for a write: the key expression's error is the
+    /// write's.
+    pub(crate) fn try_key_bytes(&self, row: &[Value]) -> Result<Vec<u8>, DbError> {
+        let mut out = Vec::with_capacity(16);
+        match &self.computed {
+            None => {
+                for &c in &self.columns {
+                    codec::put_key_value(&row[c], &mut out);
+                }
+            }
+            Some(slot) => {
+                for v in self.computed_keys(slot, row)?.unwrap_or_default() {
+                    codec::put_key_value(&v, &mut out);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether a row's key has a NULL (a unique index does not check it).
+    #[inline]
+    pub(crate) fn key_has_null(&self, row: &[Value]) -> bool {
+        match &self.computed {
+            None => self.columns.iter().any(|&c| row[c].is_null()),
+            Some(_) => self.key_of(row).iter().any(Value::is_null),
+        }
     }
 
     /// Byte lengths of the first 1, 2, ... key values of `key_bytes(row)`:
@@ -73,6 +232,13 @@ impl Index {
     pub(crate) fn key_prefix_ends(&self, row: &[Value]) -> Vec<usize> {
         let mut out = Vec::with_capacity(16);
         let mut ends = Vec::with_capacity(self.columns.len());
+        if self.computed.is_some() {
+            for v in self.key_of(row) {
+                codec::put_key_value(&v, &mut out);
+                ends.push(out.len());
+            }
+            return ends;
+        }
         for &c in &self.columns {
             codec::put_key_value(&row[c], &mut out);
             ends.push(out.len());
@@ -80,11 +246,41 @@ impl Index {
         ends
     }
 
-    /// The sortable form of a stored row's key values (no row id).
+    /// The sortable form of a stored row's key values (no row id; empty
+    /// when not covered).
+    #[inline]
     pub(crate) fn stored_key_bytes(&self, stored: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
-        codec::put_stored_key(stored, &self.columns, &mut out);
+        self.put_stored_key(stored, &mut out);
         out
+    }
+
+    /// Append a stored row's key values to `out`: Some(whether one is
+    /// NULL), or None (nothing appended) when a partial index does not
+    /// cover the row.
+    #[inline]
+    pub(crate) fn put_stored_key(&self, stored: &[u8], out: &mut Vec<u8>) -> Option<bool> {
+        match &self.computed {
+            None => Some(codec::put_stored_key(stored, &self.columns, out)),
+            Some(slot) => self.put_computed_key(slot, stored, out),
+        }
+    }
+
+    /// [`Index::put_stored_key`] of a computed index (kept out of line: the
+    /// plain path inlines to the codec call).
+    #[inline(never)]
+    fn put_computed_key(
+        &self,
+        slot: &OnceLock<Arc<dyn IndexKeys>>,
+        stored: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<bool> {
+        let row = codec::decode_row(stored);
+        let keys = self.computed_keys(slot, &row).ok().flatten()?;
+        for v in &keys {
+            codec::put_key_value(v, out);
+        }
+        Some(keys.iter().any(Value::is_null))
     }
 
     /// Number of entries (including not yet pruned ones).

@@ -29,6 +29,10 @@
 //! entries; entries are removed when no version of the row has that key any
 //! more (undo, pruning). Scans re-check each entry against the visible
 //! version, so stale entries are harmless.
+//! Expression and partial indexes compute their keys through a key
+//! function the SQL layer binds ([`IndexKeys`]); a row outside a partial
+//! index's predicate has the empty key and no entry (see `index.rs`'s
+//! header), so these rules hold for them unchanged.
 //!
 //! Latch order: an index's entry lock before a row slot's latch; the lock
 //! table never while holding a row latch (waits happen with no latch held).
@@ -45,7 +49,7 @@ pub mod redo;
 mod table;
 
 pub use error::StorageError;
-pub use index::Index;
+pub use index::{Index, IndexKeys};
 pub use table::{
     LockResult, PruneBy, PruneStats, Recheck, Table, TableScan, Tuple, TupleHead, WriteResult,
     TUPLE_SPARE_VALUES,

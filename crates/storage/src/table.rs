@@ -641,8 +641,7 @@ impl Table {
         let mut found = None;
         if let Some(v) = self.visible(&versions, read.snap) {
             scratch.clear();
-            codec::put_stored_key(&v.data, &read.index.columns, scratch);
-            if scratch.as_slice() == key {
+            if read.index.put_stored_key(&v.data, scratch).is_some() && scratch.as_slice() == key {
                 found = Some(Self::tuple_of(row, v, read.cols));
             }
         }
@@ -742,8 +741,14 @@ impl Table {
         txn.push_undo(DataUndo::Insert { rel: self.id, row })?;
         txn.ssi_write_heap(self.id, None)?;
         for idx in self.indexes() {
-            let key = idx.key_bytes(data);
-            self.add_index_entry(txn, &idx, data, key, row, ctl)?;
+            let key = if idx.is_computed() {
+                idx.try_key_bytes(data).map_err(StorageError::Eval)?
+            } else {
+                idx.key_bytes(data)
+            };
+            if !key.is_empty() {
+                self.add_index_entry(txn, &idx, data, key, row, ctl)?;
+            }
         }
         Ok(row)
     }
@@ -772,15 +777,13 @@ impl Table {
             };
             // Each index's key of the new version, and whether the update
             // changes it.
-            let keys: Vec<NewKey> = self
-                .indexes()
-                .into_iter()
-                .map(|idx| {
-                    let key = idx.key_bytes(data);
-                    let changed = key != idx.key_bytes(&old);
-                    (idx, key, changed)
-                })
-                .collect();
+            let keys: Vec<NewKey> = match self.new_keys(data, &old) {
+                Ok(keys) => keys,
+                Err(e) => {
+                    self.unlock_if_new(txn, row, newly);
+                    return Err(StorageError::Eval(e));
+                }
+            };
             if mode == LockMode::NoKeyUpdate && keys.iter().any(|(idx, _, c)| *c && idx.unique) {
                 mode = LockMode::Update;
                 continue;
@@ -807,11 +810,33 @@ impl Table {
             self.note_superseded();
             txn.push_undo(DataUndo::Update { rel: self.id, row })?;
             txn.ssi_write_heap(self.id, Some((row, replaced)))?;
-            for (idx, key, _) in keys.into_iter().filter(|k| k.2) {
+            for (idx, key, _) in keys.into_iter().filter(|k| k.2 && !k.1.is_empty()) {
                 self.add_index_entry(txn, &idx, data, key, row, ctl)?;
             }
             return Ok(WriteResult::Done);
         }
+    }
+
+    /// Each index's key of an UPDATE's new version `data`, and whether
+    /// it differs from the old version's. A computed index's expression
+    /// error is the update's.
+    fn new_keys(
+        &self,
+        data: &[Value],
+        old: &[Value],
+    ) -> Result<Vec<NewKey>, nestor_common::DbError> {
+        self.indexes()
+            .into_iter()
+            .map(|idx| {
+                let key = if idx.is_computed() {
+                    idx.try_key_bytes(data)?
+                } else {
+                    idx.key_bytes(data)
+                };
+                let changed = key != idx.key_bytes(old);
+                Ok((idx, key, changed))
+            })
+            .collect()
     }
 
     /// Delete `row`.
@@ -1141,7 +1166,7 @@ impl Table {
         row: RowId,
         ctl: &WaitCtl<'_>,
     ) -> Result<(), StorageError> {
-        let checked = idx.unique && !idx.columns.iter().any(|&c| data[c].is_null());
+        let checked = idx.unique && !idx.key_has_null(data);
         loop {
             let seen_undos = self.mgr.locks.undos();
             let mut entries = idx.entries.write();
@@ -1165,7 +1190,7 @@ impl Table {
                             schema: self.schema(),
                             table: self.name(),
                             constraint: idx.name.clone(),
-                            columns: idx.column_names.clone(),
+                            columns: idx.key_names(),
                             key: idx.key_of(data),
                         });
                     }
@@ -1211,8 +1236,7 @@ impl Table {
             let versions = slot.versions.lock();
             for v in versions.iter() {
                 scratch.clear();
-                codec::put_stored_key(&v.data, &idx.columns, &mut scratch);
-                if scratch == key {
+                if idx.put_stored_key(&v.data, &mut scratch).is_some() && scratch == key {
                     match self.liveness(txn.xid(), v) {
                         Conflict::None => {}
                         c => return c,
@@ -1298,7 +1322,10 @@ impl Table {
         };
         if let Some(v) = removed {
             for idx in self.indexes() {
-                self.remove_entry_if_unused(&idx, &idx.stored_key_bytes(&v.data), row);
+                let key = idx.stored_key_bytes(&v.data);
+                if !key.is_empty() {
+                    self.remove_entry_if_unused(&idx, &key, row);
+                }
             }
         }
     }
@@ -1414,7 +1441,7 @@ impl Table {
                     .collect();
                 keys.sort();
                 keys.dedup();
-                for key in keys {
+                for key in keys.into_iter().filter(|k| !k.is_empty()) {
                     if self.remove_entry_if_unused(idx, &key, row) {
                         stats.index_entries_removed += 1;
                     }
@@ -1535,11 +1562,11 @@ impl Table {
         let keys: Vec<(Arc<Index>, codec::Key)> = self
             .indexes()
             .into_iter()
-            .map(|idx| {
+            .filter_map(|idx| {
                 let mut key = Vec::new();
-                codec::put_stored_key(&stored, &idx.columns, &mut key);
+                idx.put_stored_key(&stored, &mut key)?;
                 codec::put_row_id(row, &mut key);
-                (idx, codec::Key::new(&key))
+                Some((idx, codec::Key::new(&key)))
             })
             .collect();
         let slot = self.slot_for_recovery(row);
@@ -1609,7 +1636,7 @@ impl Table {
     /// Recovery: rebuild every index from the rows.
     pub fn rebuild_indexes(&self) {
         for idx in self.indexes() {
-            let found = self.index_entries(&idx);
+            let found = self.index_entries(&idx, false).unwrap_or_default();
             *idx.entries.write() = found.into_iter().map(|(k, _)| k).collect();
         }
     }
@@ -1630,7 +1657,15 @@ impl Table {
     /// Every entry `index` needs for the rows as they are, in key order, one
     /// per (key, row), with whether a live version holds it (for a unique
     /// index's build-time check; always false for other indexes).
-    fn index_entries(&self, index: &Index) -> Vec<(codec::Key, bool)> {
+    ///
+    /// A computed index's key expression may fail on a row: for a live
+    /// version that is the error (CREATE INDEX fails, `strict`); a dead
+    /// one, or any when not `strict` (recovery), gets no entry.
+    fn index_entries(
+        &self,
+        index: &Index,
+        strict: bool,
+    ) -> Result<Vec<(codec::Key, bool)>, nestor_common::DbError> {
         let mut found: Vec<(codec::Key, bool)> = Vec::new();
         {
             let rows = self.rows.read();
@@ -1640,7 +1675,16 @@ impl Table {
                 let slot = rows.get(row).expect("row below len");
                 for v in slot.versions.lock().iter() {
                     key.clear();
-                    let null = codec::put_stored_key(&v.data, &index.columns, &mut key);
+                    if strict && index.is_computed() {
+                        if let Err(e) = index.try_key_bytes(&codec::decode_row(&v.data)) {
+                            if !matches!(self.liveness(Xid::NONE, v), Conflict::None) {
+                                return Err(e);
+                            }
+                        }
+                    }
+                    let Some(null) = index.put_stored_key(&v.data, &mut key) else {
+                        continue; // outside a partial index's predicate
+                    };
                     let live = index.unique
                         && !null
                         && matches!(
@@ -1662,7 +1706,7 @@ impl Table {
             }
             same
         });
-        found
+        Ok(found)
     }
 
     /// Number of versions of one row (tests and monitoring).
@@ -1678,7 +1722,9 @@ impl Table {
     /// the B-tree from sorted input (no per-entry tree descent, no hashing
     /// of keys).
     pub fn add_index(&self, index: Arc<Index>) -> Result<(), StorageError> {
-        let found = self.index_entries(&index);
+        let found = self
+            .index_entries(&index, true)
+            .map_err(StorageError::Eval)?;
         if index.unique {
             let split: Vec<(&[u8], RowId, bool)> = found
                 .iter()
@@ -1692,7 +1738,7 @@ impl Table {
                     schema: self.schema(),
                     table: self.name(),
                     constraint: index.name.clone(),
-                    columns: index.column_names.clone(),
+                    columns: index.key_names(),
                     key: self.key_values(&index, row, key),
                 });
             }

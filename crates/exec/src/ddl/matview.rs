@@ -89,7 +89,7 @@ pub fn refresh(ctx: &mut StatementCtx, st: &pb::RefreshMatViewStmt) -> Result<Co
                 "CONCURRENTLY cannot be used when the materialized view is not populated",
             ));
         }
-        if !def.indexes.iter().any(|i| i.unique) {
+        if !def.indexes.iter().any(|i| i.unique && i.exprs.is_none()) {
             return Err(DbError::new(
                 SqlState::ObjectNotInPrerequisiteState,
                 format!("cannot refresh materialized view \"public.{name}\" concurrently"),

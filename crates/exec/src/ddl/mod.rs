@@ -19,6 +19,7 @@ mod enum_type;
 mod foreign_key;
 mod function;
 mod grant;
+mod index_expr;
 mod inherit;
 mod matview;
 mod partition;

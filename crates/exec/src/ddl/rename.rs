@@ -405,6 +405,22 @@ fn rename_column(
     for c in &mut new.checks {
         c.expr = nestor_parser::rename_identifier(&c.expr, from, to)?;
     }
+    // Computed indexes name columns in their stored text (their bound
+    // keys are by position and stay as they are).
+    for i in &mut new.indexes {
+        if let Some(x) = &i.exprs {
+            let mut x = (**x).clone();
+            for k in &mut x.keys {
+                if let nestor_catalog::IndexKey::Expr(e) = k {
+                    *e = nestor_parser::replace_identifier(e, from, to)?;
+                }
+            }
+            if let Some(p) = &x.predicate {
+                x.predicate = Some(nestor_parser::replace_identifier(p, from, to)?);
+            }
+            i.exprs = Some(Arc::new(x));
+        }
+    }
     for t in &mut new.triggers {
         for c in t.columns.iter_mut().filter(|c| *c == from) {
             *c = to.to_string();

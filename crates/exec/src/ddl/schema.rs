@@ -204,7 +204,7 @@ fn run_element(
         NodeEnum::CreateStmt(cs) => super::create_table(ctx, text, cs)?,
         NodeEnum::ViewStmt(vs) => super::create_view(ctx, text, vs)?,
         NodeEnum::CreateSeqStmt(cs) => super::create_sequence(ctx, cs)?,
-        NodeEnum::IndexStmt(is) => super::create_index(ctx, is)?,
+        NodeEnum::IndexStmt(is) => super::create_index(ctx, text, is)?,
         _ => return Err(DbError::internal("schema element")),
     };
     super::grant::record_owner(ctx, &n, &[])

@@ -403,6 +403,11 @@ fn like_clause(
     }
     if like.options & LIKE_INDEXES != 0 {
         for i in &src.indexes {
+            if i.exprs.is_some() {
+                return Err(DbError::unsupported(
+                    "LIKE ... INCLUDING INDEXES of a table with expression or partial indexes",
+                ));
+            }
             el.indexes.push(PendingIndex {
                 name: None,
                 cols: i
@@ -960,6 +965,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         unique: pi.unique,
         primary: pi.primary,
         constraint: pi.constraint.is_some(),
+        exprs: None,
         index,
     })
 }
@@ -971,8 +977,20 @@ pub(super) fn add_index(
     pi: PendingIndex,
 ) -> Result<(), DbError> {
     let idx = make_index(ctx, def, &pi)?;
+    attach_index(ctx, def, idx, pi.primary)
+}
+
+/// Attach a new index (made by [`make_index`] or a computed one) to its
+/// table, filling it from the rows (23505 for a unique index the rows
+/// violate).
+fn attach_index(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    idx: IndexDef,
+    primary: bool,
+) -> Result<(), DbError> {
     let mut new = (**def).clone();
-    if pi.primary {
+    if primary {
         for &c in &idx.columns {
             if !new.columns[c].not_null {
                 let snap = ctx.snapshot;
@@ -1024,7 +1042,7 @@ pub(super) fn add_index(
 }
 
 /// Columns every stored row has (columns added later are padded on read).
-fn min_stored_width(def: &TableDef) -> usize {
+pub(super) fn min_stored_width(def: &TableDef) -> usize {
     def.columns
         .iter()
         .position(|c| c.missing != Value::Null)
@@ -1033,7 +1051,11 @@ fn min_stored_width(def: &TableDef) -> usize {
 }
 
 /// CREATE [UNIQUE] INDEX.
-pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<CommandTag, DbError> {
+pub fn create_index(
+    ctx: &mut StatementCtx,
+    text: &str,
+    is: &pb::IndexStmt,
+) -> Result<CommandTag, DbError> {
     let rv = is
         .relation
         .as_ref()
@@ -1043,9 +1065,6 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         .catalog
         .table(&tname)
         .ok_or_else(|| undefined_table(&tname))?;
-    if is.where_clause.is_some() {
-        return Err(DbError::unsupported("partial indexes"));
-    }
     if !is.access_method.is_empty() && is.access_method != "btree" {
         return Err(DbError::unsupported(format!(
             "access method \"{}\"",
@@ -1057,9 +1076,6 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         let NodeEnum::IndexElem(ie) = node(p)? else {
             continue;
         };
-        if ie.name.is_empty() {
-            return Err(DbError::unsupported("indexes on expressions"));
-        }
         cols.push(ie.name.clone());
     }
     if !is.idxname.is_empty() {
@@ -1069,6 +1085,17 @@ pub fn create_index(ctx: &mut StatementCtx, is: &pb::IndexStmt) -> Result<Comman
         if let Some(tag) = skip_existing(ctx, &qualified, is.if_not_exists, tag, temporary)? {
             return Ok(tag);
         }
+    }
+    if super::index_expr::is_computed(is) {
+        if def.partition_key.is_some() {
+            return Err(DbError::unsupported(
+                "expression and partial indexes on partitioned tables",
+            ));
+        }
+        let idx = super::index_expr::make(ctx, text, &def, is)?;
+        nestor_plan::index_expr::install_keys(ctx.catalog, &def, &idx)?;
+        attach_index(ctx, &def, idx, false)?;
+        return Ok(CommandTag::Plain("CREATE INDEX"));
     }
     let pi = PendingIndex {
         name: (!is.idxname.is_empty()).then(|| is.idxname.clone()),

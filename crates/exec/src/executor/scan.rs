@@ -453,7 +453,12 @@ fn cast_key(
     index: &IndexDef,
     i: usize,
 ) -> Result<Value, DbError> {
-    let ty = table.columns[index.columns[i]].ty;
+    // A computed index's key values already have the key's type (the
+    // planner casts them).
+    let Some(&col) = index.columns.get(i) else {
+        return Ok(v);
+    };
+    let ty = table.columns[col].ty;
     if ty.is_integer() && valops::as_i64(&v).is_some() {
         return Ok(v);
     }

@@ -10,6 +10,12 @@
 //! index delivers the order (forward or backward, the WHERE's equality
 //! prefix skipped); then the sort is dropped and the index scan reads in
 //! batches, so `ORDER BY col LIMIT n` reads about n entries.
+//!
+//! Expression and partial indexes take part as `Candidate`s: each key
+//! an expression over the table's row (a column is `Expr::Col`), matched
+//! against the conjuncts and sort keys by equality; a partial index only
+//! when the conjuncts imply its predicate (`crate::index_expr::implied`),
+//! the conjuncts it implies being neither index conditions nor filters.
 
 use super::*;
 
@@ -313,7 +319,7 @@ pub(super) fn table_scan(
     offset: usize,
     param: Option<JoinParam>,
 ) -> Plan {
-    if let Some((index, keys, used)) = choose_index(&table, &local) {
+    if let Some((index, keys, used)) = choose_index(b.catalog, &table, &local) {
         let filter: Vec<Expr> = local
             .into_iter()
             .enumerate()
@@ -383,19 +389,81 @@ pub(super) fn indexable_type(t: DataType) -> bool {
     )
 }
 
+/// An index as the planner matches it: each key as an expression over
+/// the table's row (a column key is `Expr::Col`) with its type and EXPLAIN
+/// name, and a partial index's predicate (its conjuncts).
+struct Candidate<'t> {
+    table: &'t TableDef,
+    def: &'t nestor_catalog::IndexDef,
+    keys: Vec<(Expr, DataType, String)>,
+    predicate: Vec<Expr>,
+}
+
+/// The table's indexes as [`Candidate`]s; a computed index is bound from
+/// its stored text (one that fails to bind is left out).
+fn candidates<'t>(
+    catalog: &nestor_catalog::Catalog,
+    table: &'t Arc<TableDef>,
+) -> Vec<Candidate<'t>> {
+    let mut out = Vec::with_capacity(table.indexes.len());
+    for idx in &table.indexes {
+        let Some(x) = &idx.exprs else {
+            let keys = idx
+                .columns
+                .iter()
+                .map(|&c| {
+                    let col = &table.columns[c];
+                    (Expr::Col(c), col.ty, col.name.clone())
+                })
+                .collect();
+            out.push(Candidate {
+                table,
+                def: idx,
+                keys,
+                predicate: Vec::new(),
+            });
+            continue;
+        };
+        let Ok(bound) = crate::index_expr::bind_stored(catalog, table, x) else {
+            continue;
+        };
+        let keys = bound
+            .keys
+            .into_iter()
+            .map(|(e, ty)| {
+                let name = crate::index_expr::show_key(&e, table);
+                (e, ty, name)
+            })
+            .collect();
+        out.push(Candidate {
+            table,
+            def: idx,
+            keys,
+            predicate: bound.predicate,
+        });
+    }
+    out
+}
+
 /// The best index for the conjuncts: most equality columns, then a range
-/// or IN list. Returns the index, keys, and the conjuncts it covers.
+/// or IN list; a partial index only when the conjuncts imply its
+/// predicate. Returns the index, keys, and the conjuncts it covers (or
+/// that its predicate implies: they need no filter).
 pub(super) fn choose_index(
-    table: &TableDef,
+    catalog: &nestor_catalog::Catalog,
+    table: &Arc<TableDef>,
     conj: &[Expr],
 ) -> Option<(nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> {
     let mut best: Option<(usize, nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> = None;
-    for idx in &table.indexes {
-        let Some((score, keys, used)) = index_match(table, idx, conj) else {
+    for cand in candidates(catalog, table) {
+        if !crate::index_expr::implied(&cand.predicate, conj) {
+            continue;
+        }
+        let Some((score, keys, used)) = index_match(&cand, conj) else {
             continue;
         };
         if best.as_ref().is_none_or(|(s, ..)| score > *s) {
-            best = Some((score, idx.clone(), keys, used));
+            best = Some((score, cand.def.clone(), keys, used));
         }
     }
     best.map(|(_, i, k, u)| (i, k, u))
@@ -403,12 +471,23 @@ pub(super) fn choose_index(
 
 /// How well one index serves the conjuncts: (score, keys, conjuncts used);
 /// None if it serves none. Equality on a key column scores 10, an IN list on
-/// the first 8, a bound of a range 3, a fully matched unique index 5 more.
-fn index_match(
-    table: &TableDef,
-    idx: &nestor_catalog::IndexDef,
-    conj: &[Expr],
-) -> Option<(usize, IndexKeys, Vec<usize>)> {
+/// the first 8, a bound of a range 3, a fully matched unique index 5 more;
+/// a partial index (whose predicate the conjuncts imply) 2 more, and is
+/// used even with no key condition.
+fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, Vec<usize>)> {
+    // The conjuncts a partial index's predicate implies are neither index
+    // conditions nor filters (PostgreSQL's indrestrictinfo): the others are
+    // matched, by their positions in `all`.
+    let implied: Vec<usize> = (0..all.len())
+        .filter(|&i| {
+            cand.predicate
+                .iter()
+                .any(|p| crate::index_expr::implies(p, &all[i]))
+        })
+        .collect();
+    let place: Vec<usize> = (0..all.len()).filter(|i| !implied.contains(i)).collect();
+    let conj: Vec<Expr> = place.iter().map(|&i| all[i].clone()).collect();
+    let conj = &conj[..];
     let mut keys = IndexKeys {
         eq: Vec::new(),
         in_list: None,
@@ -419,67 +498,107 @@ fn index_match(
     };
     let mut used = Vec::new();
     let mut score = 0;
-    for &col in &idx.columns {
-        if !indexable_type(table.columns[col].ty) {
+    for (key, ty, name) in &cand.keys {
+        let ty = *ty;
+        if !indexable_type(ty) {
             break;
         }
-        let name = &table.columns[col].name;
-        let eq = conj.iter().enumerate().find_map(|(i, e)| match col_cmp(e) {
-            Some((c, Cmp::Eq, v)) if c == col => Some((i, v.clone())),
-            _ => None,
-        });
+        let eq = conj
+            .iter()
+            .enumerate()
+            .find_map(|(i, e)| match key_cmp(e, key) {
+                Some((Cmp::Eq, v)) => Some((i, v.clone())),
+                _ => None,
+            });
         if let Some((i, v)) = eq {
             keys.display
-                .push(format!("{name} = {}", crate::ir::show(&v, table)));
-            keys.eq.push(v);
+                .push(format!("{name} = {}", show_value(&v, cand)));
+            keys.eq.push(key_value(v, cand, ty));
             used.push(i);
             score += 10;
             continue;
         }
         {
-            if let Some((i, list)) = in_list_on(conj, col) {
-                let ty = table.columns[col].ty;
+            if let Some((i, list)) = in_list_on(conj, key) {
                 keys.display
-                    .push(format!("{name} = ANY ({})", show_list(&list, ty, table)));
-                keys.in_list = Some(list);
+                    .push(format!("{name} = ANY ({})", show_list(&list, ty, cand)));
+                keys.in_list = Some(list.into_iter().map(|v| key_value(v, cand, ty)).collect());
                 used.push(i);
                 score += 8;
                 break;
             }
-            if let Some((i, array)) = any_array_on(conj, col) {
+            if let Some((i, array)) = any_array_on(conj, key) {
+                if cand.def.exprs.is_some() {
+                    break; // the elements would need a cast to the key's type
+                }
                 keys.display
-                    .push(format!("{name} = ANY ({})", crate::ir::show(&array, table)));
+                    .push(format!("{name} = ANY ({})", show_value(&array, cand)));
                 keys.in_array = Some(array);
                 used.push(i);
                 score += 8;
                 break;
             }
         }
-        score += range_keys(table, col, conj, &mut keys, &mut used);
+        score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
         if keys.lo.is_none() && keys.hi.is_none() {
-            score += prefix_keys(table, col, conj, &mut keys);
+            score += prefix_keys(cand, (key, ty, name), conj, &mut keys);
         }
         break;
+    }
+    let mut used: Vec<usize> = used.into_iter().map(|i| place[i]).collect();
+    used.extend(implied);
+    if !cand.predicate.is_empty() {
+        score += 2;
     }
     if score == 0 {
         return None;
     }
-    if idx.unique && keys.eq.len() == idx.columns.len() {
+    if cand.def.unique && keys.eq.len() == cand.keys.len() {
         score += 5;
     }
     Some((score, keys, used))
 }
 
+/// `key op e` or `e op key` with `e` computable before the scan, `key`
+/// on the left.
+fn key_cmp<'e>(e: &'e Expr, key: &Expr) -> Option<(Cmp, &'e Expr)> {
+    if let Expr::Col(c) = key {
+        return col_cmp(e).and_then(|(x, op, v)| (x == *c).then_some((op, v)));
+    }
+    if let Expr::Cmp(op, a, b) = e {
+        if a.as_ref() == key && b.is_scan_constant() {
+            return Some((*op, b));
+        }
+        if b.as_ref() == key && a.is_scan_constant() {
+            return Some((op.flip(), a));
+        }
+    }
+    None
+}
+
+/// A value compared with a computed index's key, cast to the key's type
+/// (a plain index's are cast by the executor, `cast_key`; integers of any
+/// width compare by value in the index already).
+fn key_value(v: Expr, cand: &Candidate<'_>, ty: DataType) -> Expr {
+    if cand.def.exprs.is_none() || ty.is_integer() {
+        v
+    } else {
+        Expr::Cast(Box::new(v), ty)
+    }
+}
+
+fn show_value(v: &Expr, cand: &Candidate<'_>) -> String {
+    crate::ir::show(v, cand.table)
+}
+
 /// `col IN (row-independent list)` among the conjuncts.
-fn in_list_on(conj: &[Expr], col: usize) -> Option<(usize, Vec<Expr>)> {
+fn in_list_on(conj: &[Expr], key: &Expr) -> Option<(usize, Vec<Expr>)> {
     conj.iter().enumerate().find_map(|(i, e)| match e {
         Expr::InList {
             lhs,
             list,
             negated: false,
-        } if matches!(lhs.as_ref(), Expr::Col(c) if *c == col)
-            && list.iter().all(Expr::is_row_independent) =>
-        {
+        } if lhs.as_ref() == key && list.iter().all(Expr::is_row_independent) => {
             Some((i, list.clone()))
         }
         _ => None,
@@ -488,7 +607,8 @@ fn in_list_on(conj: &[Expr], col: usize) -> Option<(usize, Vec<Expr>)> {
 
 /// An IN list as EXPLAIN shows the array PostgreSQL makes of it:
 /// `'{1,2}'::integer[]` for constants, `ARRAY[$1, $2]` otherwise.
-fn show_list(list: &[Expr], ty: DataType, table: &TableDef) -> String {
+fn show_list(list: &[Expr], ty: DataType, cand: &Candidate<'_>) -> String {
+    let table = cand.table;
     let consts: Option<Vec<Value>> = list
         .iter()
         .map(|e| match e {
@@ -507,7 +627,7 @@ fn show_list(list: &[Expr], ty: DataType, table: &TableDef) -> String {
 /// `col = ANY (array)` with the array known before the scan (a constant,
 /// a parameter) among the conjuncts: PostgreSQL's ScalarArrayOpExpr index
 /// qualification.
-fn any_array_on(conj: &[Expr], col: usize) -> Option<(usize, Expr)> {
+fn any_array_on(conj: &[Expr], key: &Expr) -> Option<(usize, Expr)> {
     conj.iter().enumerate().find_map(|(i, e)| match e {
         Expr::Func(
             crate::functions::Func::AnyArray {
@@ -515,7 +635,7 @@ fn any_array_on(conj: &[Expr], col: usize) -> Option<(usize, Expr)> {
                 all: false,
             },
             args,
-        ) if matches!(args.as_slice(), [Expr::Col(c), a] if *c == col && a.is_scan_constant()) => {
+        ) if matches!(args.as_slice(), [k, a] if k == key && a.is_scan_constant()) => {
             Some((i, args[1].clone()))
         }
         _ => None,
@@ -528,15 +648,19 @@ fn any_array_on(conj: &[Expr], col: usize) -> Option<(usize, Expr)> {
 /// byte order (Nestor's only collation, PostgreSQL's "C"); a pattern
 /// without wildcards is an equality. The condition itself stays in the
 /// filter (PostgreSQL's prefix index qualification). Returns the score.
-fn prefix_keys(table: &TableDef, col: usize, conj: &[Expr], keys: &mut IndexKeys) -> usize {
-    if !matches!(table.columns[col].ty, DataType::Text | DataType::Varchar(_)) {
+fn prefix_keys(
+    cand: &Candidate<'_>,
+    (key, ty, name): (&Expr, DataType, &str),
+    conj: &[Expr],
+    keys: &mut IndexKeys,
+) -> usize {
+    if !matches!(ty, DataType::Text | DataType::Varchar(_)) {
         return 0;
     }
-    let Some((prefix, exact)) = conj.iter().find_map(|e| pattern_prefix(e, col)) else {
+    let Some((prefix, exact)) = conj.iter().find_map(|e| pattern_prefix(e, key)) else {
         return 0;
     };
-    let name = &table.columns[col].name;
-    let show = |s: &str| crate::ir::show(&Expr::Const(Value::Text(s.into())), table);
+    let show = |s: &str| crate::ir::show(&Expr::Const(Value::Text(s.into())), cand.table);
     if exact {
         keys.display.push(format!("{name} = {}", show(&prefix)));
         keys.eq.push(Expr::Const(Value::Text(prefix.into())));
@@ -554,11 +678,10 @@ fn prefix_keys(table: &TableDef, col: usize, conj: &[Expr], keys: &mut IndexKeys
 
 /// The fixed prefix of a LIKE or regular-expression condition on `col`
 /// (non-empty) and whether the pattern is exactly it.
-fn pattern_prefix(e: &Expr, col: usize) -> Option<(String, bool)> {
+fn pattern_prefix(e: &Expr, key: &Expr) -> Option<(String, bool)> {
     let is_col = |x: &Expr| match x {
-        Expr::Col(c) => *c == col,
-        Expr::Cast(inner, DataType::Text) => matches!(inner.as_ref(), Expr::Col(c) if *c == col),
-        _ => false,
+        Expr::Cast(inner, DataType::Text) => inner.as_ref() == key,
+        x => x == key,
     };
     let (prefix, exact) = match e {
         Expr::Like {
@@ -643,28 +766,30 @@ pub(crate) fn text_successor(s: &str) -> Option<String> {
 
 /// Lower and upper bounds on `col` among the conjuncts; returns the score.
 fn range_keys(
-    table: &TableDef,
-    col: usize,
+    cand: &Candidate<'_>,
+    (key, ty, name): (&Expr, DataType, &str),
     conj: &[Expr],
     keys: &mut IndexKeys,
     used: &mut Vec<usize>,
 ) -> usize {
     let mut score = 0;
     for (i, e) in conj.iter().enumerate() {
-        let Some((c, op, v)) = col_cmp(e) else {
+        let Some((op, v)) = key_cmp(e, key) else {
             continue;
         };
         let slot = match op {
-            Cmp::Gt | Cmp::Ge if c == col && keys.lo.is_none() => &mut keys.lo,
-            Cmp::Lt | Cmp::Le if c == col && keys.hi.is_none() => &mut keys.hi,
+            Cmp::Gt | Cmp::Ge if keys.lo.is_none() => &mut keys.lo,
+            Cmp::Lt | Cmp::Le if keys.hi.is_none() => &mut keys.hi,
             _ => continue,
         };
-        *slot = Some((v.clone(), matches!(op, Cmp::Ge | Cmp::Le)));
+        *slot = Some((
+            key_value(v.clone(), cand, ty),
+            matches!(op, Cmp::Ge | Cmp::Le),
+        ));
         keys.display.push(format!(
-            "{} {} {}",
-            table.columns[col].name,
+            "{name} {} {}",
             op.symbol(),
-            crate::ir::show(v, table)
+            crate::ir::show(v, cand.table)
         ));
         used.push(i);
         score += 3;
@@ -685,7 +810,10 @@ pub(super) fn join_index(
 ) -> Option<(nestor_catalog::IndexDef, IndexKeys)> {
     let width = table.columns.len() + SYS_COLS;
     for idx in &table.indexes {
-        let first = idx.columns[0];
+        // Computed indexes have no plain first column.
+        let Some(&first) = idx.columns.first() else {
+            continue;
+        };
         if !indexable_type(table.columns[first].ty) {
             continue;
         }
@@ -731,9 +859,14 @@ pub(super) fn join_index(
 /// is ascending with NULLs last, so a key must be `ASC NULLS LAST` or
 /// `DESC NULLS FIRST` (the defaults), all keys the same way. Returns the
 /// plan unchanged (`Err`) when no index serves.
-pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Result<Plan, Plan> {
+pub(crate) fn index_ordered(
+    catalog: &nestor_catalog::Catalog,
+    plan: Plan,
+    sort: &[SortKey],
+    limited: bool,
+) -> Result<Plan, Plan> {
     match plan {
-        Plan::Filter { input, pred } => match index_ordered(*input, sort, limited) {
+        Plan::Filter { input, pred } => match index_ordered(catalog, *input, sort, limited) {
             Ok(p) => Ok(Plan::Filter {
                 input: Box::new(p),
                 pred,
@@ -752,7 +885,10 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
             cols,
             order: IndexOrder::Unordered,
         } if keys.in_list.is_none() && keys.in_array.is_none() => {
-            let order = order_of(&table, &index, keys.eq.len(), sort);
+            let order = candidates(catalog, &table)
+                .iter()
+                .find(|c| c.def.oid == index.oid)
+                .and_then(|c| order_of(c, keys.eq.len(), sort));
             let p = Plan::IndexScan {
                 order: order.unwrap_or(IndexOrder::Unordered),
                 table,
@@ -775,10 +911,15 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
             cols: None,
             late: None,
         } if limited => {
-            let found = table
-                .indexes
-                .iter()
-                .find_map(|idx| order_of(&table, idx, 0, sort).map(|o| (idx.clone(), o)));
+            // A partial index only when the filter implies its predicate
+            // (the rows outside it are not in the index).
+            let conj = filter.clone().map(conjuncts).unwrap_or_default();
+            let found = candidates(catalog, &table).iter().find_map(|c| {
+                if !crate::index_expr::implied(&c.predicate, &conj) {
+                    return None;
+                }
+                order_of(c, 0, sort).map(|o| (c.def.clone(), o))
+            });
             let Some((index, order)) = found else {
                 return Err(Plan::SeqScan {
                     table,
@@ -809,26 +950,21 @@ pub(crate) fn index_ordered(plan: Plan, sort: &[SortKey], limited: bool) -> Resu
     }
 }
 
-/// The direction in which `idx` delivers rows in `sort`'s order, given
-/// that its first `fixed` columns are fixed by equalities; None if it
-/// does not.
-fn order_of(
-    table: &TableDef,
-    idx: &nestor_catalog::IndexDef,
-    fixed: usize,
-    sort: &[SortKey],
-) -> Option<IndexOrder> {
+/// The direction in which index `cand` delivers rows in `sort`'s order
+/// (sort keys equal to its key columns or expressions, `ORDER BY
+/// lower(b)`), given that its first `fixed` keys are fixed by equalities;
+/// None if it does not.
+fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<IndexOrder> {
+    let keys = &cand.keys;
     let mut pos = fixed;
     let mut dir = None;
     for k in sort {
-        let Expr::Col(c) = k.expr else {
-            return None;
-        };
-        if idx.columns[..fixed].contains(&c) {
+        if keys.iter().take(fixed).any(|(e, ..)| *e == k.expr) {
             continue;
         }
-        if idx.columns.get(pos) != Some(&c) || !sorts_as_keys(table.columns.get(c)?.ty) {
-            return None;
+        match keys.get(pos) {
+            Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) => {}
+            _ => return None,
         }
         let d = match (k.desc, k.nulls_first) {
             (false, false) => IndexOrder::Forward,

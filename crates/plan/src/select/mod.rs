@@ -64,6 +64,7 @@ use nestor_catalog::TableDef;
 pub use access::conjuncts;
 pub(crate) use access::{build, with_filter};
 pub(crate) use clauses::bind_targets;
+pub(crate) use clauses::derive_name;
 pub use from::table_scope;
 pub(crate) use from::{add_table, plan_from_item, From};
 
@@ -699,7 +700,7 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         // FETCH ... WITH TIES finds its ties through the sort node.
         let ties = sel.limit_option == pb::LimitOption::WithTies as i32;
         let limited = sel.limit_count.is_some() && !ties;
-        plan = match access::index_ordered(plan, &q.sort, limited) {
+        plan = match access::index_ordered(b.catalog, plan, &q.sort, limited) {
             Ok(p) if !ties => p,
             Ok(p) | Err(p) => Plan::Sort {
                 input: Box::new(p),

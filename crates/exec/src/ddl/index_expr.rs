@@ -1,0 +1,165 @@
+//! CREATE [UNIQUE] INDEX with key expressions or a WHERE predicate (an
+//! expression or partial index): the keys and the predicate are bound
+//! over the table's row with PostgreSQL's checks
+//! (`nestor_plan::index_expr::bind_part`), kept in the catalog as SQL text
+//! (`IndexExprs`), and the storage index gets their key function before it
+//! is filled from the existing rows. Names follow PostgreSQL's
+//! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`.
+
+use std::sync::Arc;
+
+use nestor_catalog::{IndexDef, IndexExprs, IndexKey, Persistence, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::node;
+use nestor_plan::index_expr::{self, Part};
+use nestor_storage::Index;
+use nestor_types::Value;
+
+use crate::context::StatementCtx;
+
+use super::{exists_err, fresh_name};
+
+/// Whether CREATE INDEX makes a computed index.
+pub(super) fn is_computed(is: &pb::IndexStmt) -> bool {
+    is.where_clause.is_some()
+        || is
+            .index_params
+            .iter()
+            .any(|p| matches!(node(p), Ok(NodeEnum::IndexElem(ie)) if ie.name.is_empty()))
+}
+
+/// The definition of a computed index on `def` (not yet attached).
+pub(super) fn make(
+    ctx: &StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    is: &pb::IndexStmt,
+) -> Result<IndexDef, DbError> {
+    let mut keys = Vec::new();
+    let mut name_parts = Vec::new();
+    let mut used_cols = Vec::new();
+    for p in &is.index_params {
+        let NodeEnum::IndexElem(ie) = node(p)? else {
+            continue;
+        };
+        if !ie.name.is_empty() {
+            let pos = def.column_index(&ie.name).ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("column \"{}\" does not exist", ie.name),
+                )
+            })?;
+            keys.push(IndexKey::Column(pos));
+            name_parts.push(ie.name.clone());
+            used_cols.push(pos);
+            continue;
+        }
+        let Some(expr) = ie.expr.as_deref() else {
+            return Err(DbError::internal(
+                "index element without column or expression",
+            ));
+        };
+        let (bound, _) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
+        if let nestor_plan::ir::Expr::Col(c) = bound {
+            // `((a))` is the column, as in PostgreSQL.
+            keys.push(IndexKey::Column(c));
+            name_parts.push(def.columns[c].name.clone());
+            used_cols.push(c);
+            continue;
+        }
+        used_cols.extend(bound.columns());
+        keys.push(IndexKey::Expr(index_expr::render(
+            ctx.catalog,
+            def,
+            &bound,
+            Part::Key,
+            expr,
+        )?));
+        name_parts.push(index_expr::default_name_part(expr));
+    }
+    let predicate = match is.where_clause.as_deref() {
+        None => None,
+        Some(w) => {
+            let (bound, _) =
+                index_expr::bind_part(ctx.catalog, ctx.eval, text, def, w, Part::Predicate)?;
+            used_cols.extend(bound.columns());
+            Some(index_expr::render(
+                ctx.catalog,
+                def,
+                &bound,
+                Part::Predicate,
+                w,
+            )?)
+        }
+    };
+    if used_cols
+        .iter()
+        .any(|&c| def.columns[c].missing != Value::Null || c >= super::table::min_stored_width(def))
+    {
+        return Err(DbError::unsupported(
+            "an index on a column added by ALTER TABLE ADD COLUMN",
+        ));
+    }
+    let exprs = IndexExprs { keys, predicate };
+    let name = index_name(ctx, def, is, &name_parts)?;
+    let oid = ctx.catalog.alloc_oid();
+    if exprs.predicate.is_none() {
+        // Columns only after all (`((a))`): a plain index.
+        let columns: Vec<usize> = exprs.key_columns().collect();
+        if columns.len() == exprs.keys.len() {
+            let names = columns
+                .iter()
+                .map(|&c| def.columns[c].name.clone())
+                .collect();
+            let index = Index::new(oid, &name, columns.clone(), names, is.unique, false);
+            return Ok(IndexDef {
+                oid,
+                name,
+                columns,
+                unique: is.unique,
+                primary: false,
+                constraint: false,
+                exprs: None,
+                index: Arc::new(index),
+            });
+        }
+    }
+    let key_names = index_expr::key_names(&exprs, def);
+    let index = Arc::new(Index::computed(oid, &name, key_names, is.unique));
+    Ok(IndexDef {
+        oid,
+        name,
+        columns: Vec::new(),
+        unique: is.unique,
+        primary: false,
+        constraint: false,
+        exprs: Some(Arc::new(exprs)),
+        index,
+    })
+}
+
+/// The index's name: as given (42P07 if taken), else PostgreSQL's
+/// `table_part_part_idx`, numbered past names in use.
+fn index_name(
+    ctx: &StatementCtx,
+    def: &TableDef,
+    is: &pb::IndexStmt,
+    parts: &[String],
+) -> Result<String, DbError> {
+    let q = |n: &str| ctx.catalog.qualify(def.namespace, n);
+    let taken: Vec<String> = def.indexes.iter().map(|i| q(&i.name)).collect();
+    let temporary = def.persistence == Persistence::Temporary;
+    let name = if is.idxname.is_empty() {
+        let base = format!("{}_{}_idx", def.name, parts.join("_"));
+        fresh_name(ctx, &q(&base), &taken, temporary)
+    } else {
+        let n = q(&is.idxname);
+        if ctx.catalog.name_taken_in(&n, temporary) || taken.contains(&n) {
+            return Err(exists_err(&is.idxname));
+        }
+        n
+    };
+    Ok(ctx.catalog.unqualified(&name).to_string())
+}
