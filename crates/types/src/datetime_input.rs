@@ -648,8 +648,12 @@ pub(crate) struct Tm {
 
 impl Tm {
     /// Microseconds since midnight (tm2time).
+    /// (Wrapping: a labelled field such as `h2147483647` is not range
+    /// checked before this, as in PostgreSQL.)
     pub(crate) fn time_of_day(&self) -> i64 {
-        ((self.hour * 60 + self.min) * 60 + self.sec) * USECS_PER_SEC + self.fsec
+        let minutes = self.hour.wrapping_mul(60).wrapping_add(self.min);
+        let secs = minutes.wrapping_mul(60).wrapping_add(self.sec);
+        secs.wrapping_mul(USECS_PER_SEC).wrapping_add(self.fsec)
     }
 }
 
@@ -2078,6 +2082,101 @@ mod tests {
         format_date, format_interval, format_timestamp, format_timestamptz, parse_date,
         parse_interval, parse_timestamp, parse_timestamptz,
     };
+
+    /// A small xorshift generator: the fuzz test is deterministic.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Every input function on every input: garbage, keyword soup, huge
+    /// numbers and long strings must give a value or an error, never a
+    /// panic (debug builds also trap arithmetic overflow).
+    #[test]
+    fn no_input_panics() {
+        const PIECES: &[&str] = &[
+            "1", "12", "1999", "99999999999", "2147483648", "-", "+", ".", ":", "/", " ", "t",
+            "T", "j", "J", "y", "m", "d", "h", "mm", "s", "jan", "bc", "ad", "am", "pm", "pst",
+            "dst", "msk", "z", "now", "today", "epoch", "infinity", "-infinity", "allballs",
+            "ago", "@", "P", "W", "D", "H", "M", "S", "Y", "day", "hours", "years", "weeks",
+            "America/New_York", "Foo/Bar", "gmt+8", "e", "1e308", "0.5", ".999999999", "24",
+            "60", "366", "-00:00:01", "+15:59:59", "_", ",", "é", "\u{0}",
+        ];
+        let order = [DateOrder::Mdy, DateOrder::Dmy, DateOrder::Ymd];
+        let ctx = |i: usize| Ctx {
+            order: order[i % 3],
+            tz: TimeZone::UTC,
+            now: 0,
+        };
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut inputs: Vec<String> = vec![
+            "9".repeat(1000),
+            "1 day ".repeat(300),
+            "jan ".repeat(100),
+            "-".repeat(500),
+            "P".to_string() + &"1Y".repeat(200),
+            "1999-01-08 ".to_string() + &"0".repeat(400),
+        ];
+        for _ in 0..6_000 {
+            let mut s = String::new();
+            for _ in 0..rng.below(8) + 1 {
+                s.push_str(PIECES[rng.below(PIECES.len())]);
+                if rng.below(3) == 0 {
+                    s.push(' ');
+                }
+            }
+            inputs.push(s);
+        }
+        for (i, s) in inputs.iter().enumerate() {
+            let c = ctx(i);
+            let _ = decode_datetime_text(s, &c, TIMESTAMP_BUF_LEN);
+            let _ = decode_time_text(s, &c);
+            let _ = parse_date(s, c.tz, c.now, c.order);
+            let _ = parse_timestamp(s, c.tz, c.now, c.order);
+            let _ = parse_timestamptz(s, c.tz, c.now, c.order);
+            let _ = crate::time::parse_time(s, c.tz, c.now, c.order);
+            for r in [range::FULL, range::MINUTE | range::SECOND, range::DAY | range::HOUR] {
+                let _ = decode_interval_text(s, r, i % 2 == 0);
+            }
+            let _ = parse_interval(s);
+        }
+    }
+
+    /// The plain ISO form through the input function (fast path) and
+    /// through the general decoder: ns per call. Run by hand with
+    /// `--ignored --nocapture` in a release build; no assertion on time.
+    #[test]
+    #[ignore]
+    fn iso_input_speed() {
+        let n = 1_000_000;
+        let ctx = Ctx {
+            order: DateOrder::Mdy,
+            tz: TimeZone::UTC,
+            now: 0,
+        };
+        let input = std::hint::black_box("2024-01-02 03:04:05");
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(parse_timestamp(input, ctx.tz, 0, ctx.order).ok());
+        }
+        let fast = t.elapsed().as_nanos() / n;
+        let t = std::time::Instant::now();
+        for _ in 0..n {
+            std::hint::black_box(decode_datetime_text(input, &ctx, TIMESTAMP_BUF_LEN).ok());
+        }
+        let general = t.elapsed().as_nanos() / n;
+        println!("timestamp input: fast path {fast} ns, general decoder {general} ns");
+    }
 
     /// Prints `type|order|input|result` for each line `type|order|input`
     /// of the file `DT_INPUTS` (zone PST8PDT): compared by hand with the
