@@ -29,9 +29,49 @@ pub(crate) fn format_time(t: i64) -> String {
 /// the transaction time in UTC microseconds, `tz` the session zone and
 /// `order` DateStyle's field order (for a date before the time).
 pub fn parse_time(input: &str, tz: TimeZone, now: i64, order: DateOrder) -> Result<i64, DbError> {
+    if let Some(t) = parse_clock_fast(input) {
+        return Ok(t);
+    }
     let ctx = crate::datetime_input::Ctx { order, tz, now };
     crate::datetime_input::decode_time_text(input, &ctx)
         .map_err(|e| datetime::decode_error(e, "time", input))
+}
+
+/// The plain form `HH:MM[:SS[.ffffff]]` (hour below 24, second below 60),
+/// read without the general decoder; None for anything else, which the
+/// decoder reads to the same value.
+fn parse_clock_fast(input: &str) -> Option<i64> {
+    let b = input.as_bytes();
+    let d2 = |i: usize| -> Option<i64> {
+        let (x, y) = (*b.get(i)?, *b.get(i + 1)?);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| ((x - b'0') * 10 + (y - b'0')) as i64)
+    };
+    if b.get(2) != Some(&b':') {
+        return None;
+    }
+    let (h, m) = (d2(0)?, d2(3)?);
+    let mut s = 0;
+    let mut frac = 0;
+    let mut i = 5;
+    if b.get(i) == Some(&b':') {
+        s = d2(i + 1)?;
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            let digits = &b[i + 1..];
+            if digits.is_empty() || digits.len() > 6 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            for &c in digits {
+                frac = frac * 10 + (c - b'0') as i64;
+            }
+            frac *= 10i64.pow(6 - digits.len() as u32);
+            i = b.len();
+        }
+    }
+    if i != b.len() || h > 23 || m > 59 || s > 59 {
+        return None;
+    }
+    Some(((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac)
 }
 
 /// `time(p)`: round to `p` fractional digits (AdjustTimeForTypmod).
