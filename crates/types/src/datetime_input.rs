@@ -1273,9 +1273,10 @@ fn decode_date_time(fields: &[Field], ctx: &Ctx) -> Res<Decoded> {
                     let dot = s.iter().position(|&c| c == b'.');
                     if dot.is_some() && fmask & m::DATE == 0 {
                         decode_date(&mut st, &f.text, fmask)?
-                    } else if dot.is_some_and(|d| d > 2) {
-                        decode_number_field(&mut st, s, fmask)?.0
-                    } else if flen >= 6 && (fmask & m::DATE == 0 || fmask & m::TIME == 0) {
+                    } else if dot.is_some_and(|d| d > 2)
+                        || (flen >= 6 && (fmask & m::DATE == 0 || fmask & m::TIME == 0))
+                    {
+                        // A concatenated date or time (20011223, 040506.789).
                         decode_number_field(&mut st, s, fmask)?.0
                     } else {
                         decode_number(&mut st, s, have_text_month, fmask)?
@@ -1569,10 +1570,8 @@ fn decode_time_only(fields: &[Field], ctx: &Ctx) -> Res<Tm> {
     let has_date = fmask & m::DATE == m::DATE;
     let partial_date = fmask & m::DATE != 0 && !has_date;
     match &zone {
-        Some(Zone::Named(tz)) => {
-            if fmask & m::DTZMOD != 0 || (!tz.is_fixed() && !has_date) {
-                return Err(DtErr::BadFormat);
-            }
+        Some(Zone::Named(tz)) if fmask & m::DTZMOD != 0 || (!tz.is_fixed() && !has_date) => {
+            return Err(DtErr::BadFormat);
         }
         Some(Zone::Abbrev(..)) if fmask & m::DTZMOD != 0 || partial_date => {
             return Err(DtErr::BadFormat);
