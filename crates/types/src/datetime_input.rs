@@ -208,7 +208,7 @@ fn parse_fields(input: &str, buf_len: usize) -> Res<Vec<Field<'_>>> {
         // Each character needs a free byte after it in the work buffer,
         // and each field a terminator.
         used += text.len() + 1;
-        if used > buf_len - 1 {
+        if used > buf_len {
             return Err(DtErr::BadFormat);
         }
         fields.push(Field {
