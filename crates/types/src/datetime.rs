@@ -86,25 +86,47 @@ impl Interval {
         ))
     }
 
-    /// interval * float, cascading fractions down as PostgreSQL does.
+    /// interval * float (interval_mul).
     pub(crate) fn mul_f64(&self, f: f64) -> Option<Interval> {
-        if f.is_nan() {
+        self.scale(f, |x, f| x * f)
+    }
+
+    /// interval / float (interval_div; the caller rejects zero).
+    pub(crate) fn div_f64(&self, f: f64) -> Option<Interval> {
+        self.scale(f, |x, f| x / f)
+    }
+
+    /// interval_mul / interval_div: each part scaled by `op`, the whole
+    /// months and days kept, their fractions cascaded down as 30-day
+    /// months and 24-hour days (rounded to microseconds, TSROUND) into
+    /// days and time; None when a part leaves its range.
+    fn scale(&self, f: f64, op: impl Fn(f64, f64) -> f64) -> Option<Interval> {
+        let fits_i32 = |x: f64| !x.is_nan() && x >= i32::MIN as f64 && x < -(i32::MIN as f64);
+        let tsround = |x: f64| (x * 1e6).round_ties_even() / 1e6;
+        let months = op(self.months as f64, f);
+        let days = op(self.days as f64, f);
+        if !fits_i32(months) || !fits_i32(days) {
             return None;
         }
-        let months = self.months as f64 * f;
-        let days = self.days as f64 * f;
-        let m = months.trunc();
-        let day_total = days + (months - m) * 30.0;
-        let d = day_total.trunc();
-        let micros = self.micros as f64 * f + (day_total - d) * USECS_PER_DAY as f64;
-        let fits = |x: f64, lo: f64, hi: f64| x >= lo && x <= hi;
-        if !fits(m, i32::MIN as f64, i32::MAX as f64)
-            || !fits(d, i32::MIN as f64, i32::MAX as f64)
-            || !fits(micros.round(), -9.2e18, 9.2e18)
+        let (m, mut d) = (months as i32, days as i32);
+        let month_rest_days = tsround((months - m as f64) * 30.0);
+        let mut sec_rest = tsround(
+            (days - d as f64 + month_rest_days - (month_rest_days as i32) as f64) * 86_400.0,
+        );
+        if sec_rest.abs() >= 86_400.0 {
+            let whole = (sec_rest / 86_400.0) as i32;
+            d = d.checked_add(whole)?;
+            sec_rest -= whole as f64 * 86_400.0;
+        }
+        d = d.checked_add(month_rest_days as i32)?;
+        let time = (op(self.micros as f64, f) + sec_rest * USECS_PER_SEC as f64).round_ties_even();
+        if time.is_nan()
+            || time < -9_223_372_036_854_775_808.0
+            || time >= 9_223_372_036_854_775_808.0
         {
             return None;
         }
-        Some(Interval::new(m as i32, d as i32, micros.round() as i64))
+        Some(Interval::new(m, d, time as i64))
     }
 }
 

@@ -1123,7 +1123,7 @@ fn time_overflows(tm: &Tm) -> bool {
 }
 
 /// DecodeTimezone: `+hh[:mm[:ss]]` or `+hhmm`, seconds east.
-fn decode_timezone(s: &[u8]) -> Res<i32> {
+pub(crate) fn decode_timezone(s: &[u8]) -> Res<i32> {
     let neg = match s.first() {
         Some(b'-') => true,
         Some(b'+') => false,
