@@ -2226,18 +2226,38 @@ mod tests {
             tz: TimeZone::UTC,
             now: 0,
         };
-        let input = std::hint::black_box("2024-01-02 03:04:05");
-        let t = std::time::Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(parse_timestamp(input, ctx.tz, 0, ctx.order).ok());
-        }
-        let fast = t.elapsed().as_nanos() / n;
-        let t = std::time::Instant::now();
-        for _ in 0..n {
-            std::hint::black_box(decode_datetime_text(input, &ctx, TIMESTAMP_BUF_LEN).ok());
-        }
-        let general = t.elapsed().as_nanos() / n;
-        println!("timestamp input: fast path {fast} ns, general decoder {general} ns");
+        let time = |f: &dyn Fn()| {
+            let t = std::time::Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            t.elapsed().as_nanos() / n
+        };
+        let ts = std::hint::black_box("2024-01-02 03:04:05");
+        let tstz = std::hint::black_box("2024-01-02 03:04:05.123456+02");
+        let tod = std::hint::black_box("04:05:06");
+        let (z, o) = (ctx.tz, ctx.order);
+        let fast = time(&|| {
+            std::hint::black_box(parse_timestamp(ts, z, 0, o).ok());
+        });
+        let general = time(&|| {
+            std::hint::black_box(decode_datetime_text(ts, &ctx, TIMESTAMP_BUF_LEN).ok());
+        });
+        println!("timestamp: fast path {fast} ns, general decoder {general} ns");
+        let fast = time(&|| {
+            std::hint::black_box(parse_timestamptz(tstz, z, 0, o).ok());
+        });
+        let general = time(&|| {
+            std::hint::black_box(decode_datetime_text(tstz, &ctx, TIMESTAMP_BUF_LEN).ok());
+        });
+        println!("timestamptz with zone: fast path {fast} ns, general decoder {general} ns");
+        let fast = time(&|| {
+            std::hint::black_box(crate::time::parse_time(tod, z, 0, o).ok());
+        });
+        let general = time(&|| {
+            std::hint::black_box(decode_time_text(tod, &ctx).ok());
+        });
+        println!("time: fast path {fast} ns, general decoder {general} ns");
     }
 
     /// Prints `type|order|input|result` for each line `type|order|input`
