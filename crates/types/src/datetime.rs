@@ -15,12 +15,11 @@
 //! (`crate::tz_abbrevs` reads it) and past it their current rule; zone
 //! abbreviations are PostgreSQL's `Default` set (`crate::tz_abbrevs`). Text output here is DateStyle `ISO` and
 //! IntervalStyle `postgres` (the defaults, on every row a driver reads);
-//! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
-//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
-//! DD/MM, YY/MM/DD as DateStyle's field order says),
-//! `YYYYMMDD`, month names (`Jan 5 2024`, `5 January 2024`), `BC`, and the
-//! special words `epoch`, `infinity`, `-infinity`, `now`, `today`,
-//! `tomorrow`, `yesterday`.
+//! the other styles are [`crate::datestyle`]'s. Input is PostgreSQL's
+//! decoder (`crate::datetime_input`, every form datetime.c reads), turned
+//! into values here with date_in's / timestamp_in's / interval_in's range
+//! checks; the plain ISO form (`2024-01-02 03:04:05.678+02`) takes a fast
+//! path that gives the same value.
 
 use std::cmp::Ordering;
 use std::fmt::Write;
