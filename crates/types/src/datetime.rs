@@ -275,6 +275,12 @@ impl TimeZone {
         }
     }
 
+    /// The local time of UTC instant `utc` (both microseconds since
+    /// 2000-01-01) in this zone.
+    pub fn local_of_utc(&self, utc: i64) -> i64 {
+        utc.saturating_add(self.offset_at_utc(utc) as i64 * USECS_PER_SEC)
+    }
+
     /// The offset (seconds east of UTC) in effect at UTC instant `utc`
     /// (microseconds since 2000-01-01).
     pub(crate) fn offset_at_utc(&self, utc: i64) -> i32 {
