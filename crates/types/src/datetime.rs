@@ -685,7 +685,7 @@ pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone, style: DateStyle) -> Str
 /// A POSIX TZ string: `STDoffset[DST[offset][,rule,rule]]`, names plain
 /// or in angle brackets, offsets west-positive `[+-]h[:mm[:ss]]`, rules in
 /// the `Mm.w.d[/time]` form only.
-fn parse_posix_tz(s: &str) -> Option<TimeZone> {
+pub(crate) fn parse_posix_tz(s: &str) -> Option<TimeZone> {
     /// The zone name and what follows it.
     fn name(s: &str) -> Option<(&str, &str)> {
         if let Some(rest) = s.strip_prefix('<') {

@@ -51,12 +51,11 @@
 //! Checked against PostgreSQL 15 on every date/time/interval literal of
 //! its regression tests under each DateStyle order, a few hundred edge
 //! cases, and a few thousand random keyword soups: identical values and
-//! errors, but for the zone names below.
+//! errors.
 //!
-//! Left out: `timezone_abbreviations` other than `Default`; a zone name
-//! that is no tz database file is read by `TimeZone::parse`, whose POSIX
-//! rule grammar is not pg_tzset's (PostgreSQL also takes one-letter or odd
-//! names such as `p24` or `bc/08`, and refuses `weeks+0530`); the `hhmmss-zz` run-together time with a zone for
+//! Left out: `timezone_abbreviations` other than `Default`; POSIX zone
+//! rules by day of year (`XXX3YYY,J60,J300`, refused as not recognized);
+//! the `hhmmss-zz` run-together time with a zone for
 //! `time with time zone` (a type Nestor does not have); strtod's hex and
 //! `inf`/`nan` forms in ISO 8601 interval numbers (a syntax error here).
 
@@ -476,18 +475,154 @@ impl Zone {
     }
 }
 
-/// A tz database zone for a field: as written, else in any case (as
-/// pg_tzset finds it), else a POSIX zone rule (`gmt+8`).
+/// pg_tzset for a field: a tz database file as written, else in any case,
+/// else a POSIX rule in PostgreSQL's grammar ([`posix_zone`]).
 fn named_zone(f: &Field) -> Option<TimeZone> {
-    if crate::tz_abbrevs::zone_exists(f.orig) {
-        return TimeZone::parse(f.orig);
+    let file = |n: &str| crate::tz_abbrevs::history_ref(n).and_then(|_| TimeZone::parse(n));
+    file(f.orig)
+        .or_else(|| crate::tz_abbrevs::zone_name_any_case(f.orig).and_then(|n| file(&n)))
+        .or_else(|| posix_zone(&f.orig.to_ascii_uppercase()))
+}
+
+/// tzparse's reading of a POSIX zone rule (`EST5EDT`, `GMT+8`,
+/// `<+0530>-5:30`, `CET-1CEST,M3.5.0,M10.5.0/3`): any name (even empty
+/// or one letter, up to a digit, `,`, `+` or `-`), a mandatory offset
+/// (hours up to 167, west positive), an optional daylight name, offset and
+/// rules (the US rules by default). Rules by day of year (`J60`, `59`)
+/// are valid there but have no [`TimeZone`] form: None, as for anything
+/// else tzparse refuses.
+fn posix_zone(s: &str) -> Option<TimeZone> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let std_name = posix_name(b, &mut i)?;
+    if i >= b.len() {
+        return None;
     }
-    if let Some(name) = crate::tz_abbrevs::zone_name_any_case(f.orig) {
-        return TimeZone::parse(&name);
+    let std_west = posix_offset(b, &mut i)?;
+    let canon_std = format!("<{std_name}>{}", hms_text(std_west));
+    if i == b.len() {
+        return crate::datetime::parse_posix_tz(&canon_std);
     }
-    crate::tz_abbrevs::zone_exists(&f.text)
-        .then(|| TimeZone::parse(&f.text))
-        .flatten()
+    let dst_name = posix_name(b, &mut i)?;
+    if dst_name.is_empty() {
+        return None;
+    }
+    let dst_west = if i < b.len() && b[i] != b',' && b[i] != b';' {
+        posix_offset(b, &mut i)?
+    } else {
+        std_west - 3600
+    };
+    let rules = if i == b.len() {
+        ",M3.2.0,M11.1.0".to_string()
+    } else {
+        let start = i + 1;
+        i += 1;
+        posix_rule(b, &mut i)?;
+        if b.get(i) != Some(&b',') {
+            return None;
+        }
+        i += 1;
+        posix_rule(b, &mut i)?;
+        if i != b.len() {
+            return None;
+        }
+        format!(",{}", &s[start..])
+    };
+    let canon_dst = format!("<{dst_name}>{}", hms_text(dst_west));
+    crate::datetime::parse_posix_tz(&format!("{canon_std}{canon_dst}{rules}"))
+}
+
+/// getzname / getqzname: a name up to a digit, `,`, `+`, `-` (or quoted
+/// in `<>`).
+fn posix_name<'a>(b: &'a [u8], i: &mut usize) -> Option<&'a str> {
+    if b.get(*i) == Some(&b'<') {
+        let start = *i + 1;
+        let len = b[start..].iter().position(|&c| c == b'>')?;
+        *i = start + len + 1;
+        return std::str::from_utf8(&b[start..start + len]).ok();
+    }
+    let start = *i;
+    while *i < b.len() && !b[*i].is_ascii_digit() && !b",-+".contains(&b[*i]) {
+        *i += 1;
+    }
+    let name = std::str::from_utf8(&b[start..*i]).ok()?;
+    // Kept quoted in the canonical rule: no `>` inside.
+    (!name.contains('>')).then_some(name)
+}
+
+/// getnum: digits, at most `max`.
+fn posix_num(b: &[u8], i: &mut usize, max: i64) -> Option<i64> {
+    if !b.get(*i).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut n = 0;
+    while let Some(c) = b.get(*i).filter(|c| c.is_ascii_digit()) {
+        n = n * 10 + (c - b'0') as i64;
+        if n > max {
+            return None;
+        }
+        *i += 1;
+    }
+    Some(n)
+}
+
+/// Seconds as `[-]h:mm:ss`.
+fn hms_text(secs: i64) -> String {
+    let sign = if secs < 0 { "-" } else { "" };
+    let a = secs.abs();
+    format!("{sign}{}:{:02}:{:02}", a / 3600, a / 60 % 60, a % 60)
+}
+
+/// getoffset: `[+-]hh[:mm[:ss]]` in seconds (west positive).
+fn posix_offset(b: &[u8], i: &mut usize) -> Option<i64> {
+    let neg = match b.get(*i) {
+        Some(b'-') => {
+            *i += 1;
+            true
+        }
+        Some(b'+') => {
+            *i += 1;
+            false
+        }
+        _ => false,
+    };
+    let h = posix_num(b, i, 24 * 7 - 1)?;
+    let (mut m, mut sec) = (0, 0);
+    if b.get(*i) == Some(&b':') {
+        *i += 1;
+        m = posix_num(b, i, 59)?;
+        if b.get(*i) == Some(&b':') {
+            *i += 1;
+            sec = posix_num(b, i, 60)?;
+        }
+    }
+    let secs = (h * 60 + m) * 60 + sec;
+    Some(if neg { -secs } else { secs })
+}
+
+/// getrule: `Mm.w.d[/time]` (the only kind a [`TimeZone`] keeps; `Jn`
+/// and `n` are None).
+fn posix_rule(b: &[u8], i: &mut usize) -> Option<()> {
+    if b.get(*i) != Some(&b'M') {
+        return None;
+    }
+    *i += 1;
+    posix_num(b, i, 12).filter(|&m| m >= 1)?;
+    for max in [5, 6] {
+        if b.get(*i) != Some(&b'.') {
+            return None;
+        }
+        *i += 1;
+        let n = posix_num(b, i, max)?;
+        if max == 5 && n < 1 {
+            return None;
+        }
+    }
+    if b.get(*i) == Some(&b'/') {
+        *i += 1;
+        posix_offset(b, i)?;
+    }
+    Some(())
 }
 
 // ---------------------------------------------------------------------
