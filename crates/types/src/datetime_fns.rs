@@ -653,9 +653,10 @@ fn trunc_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
 /// where the tz database has a zone of that name); a dynamic one (`MSK`)
 /// means what it meant at `at`.
 ///
-/// make_timestamptz's numeric zone (`posix` false) is PostgreSQL's
-/// parse_sane_timezone: DecodeTimezone's forms, a leading digit refused,
-/// an offset past 15:59:59 "out of range".
+/// make_timestamptz's zone (`posix` false) is PostgreSQL's
+/// parse_sane_timezone: DecodeTimezone's numeric forms, a leading digit
+/// refused, an offset past 15:59:59 "out of range", and a name as pg_tzset
+/// reads it (`FOO8BAR`, `PST8PDT,M3.2.0,M11.1.0`).
 pub(crate) fn zone_arg(name: &str, posix: bool, at: ZoneAt) -> Result<TimeZone, DbError> {
     let t = name.trim();
     if !posix {
@@ -668,7 +669,8 @@ pub(crate) fn zone_arg(name: &str, posix: bool, at: ZoneAt) -> Result<TimeZone, 
         Some(secs) if numeric => Some(TimeZone::fixed(if posix { -secs } else { secs })),
         _ => match crate::tz_abbrevs::lookup(name) {
             Some((abbrev, kind)) => Some(abbrev_zone(abbrev, kind, at)),
-            None => TimeZone::parse(name),
+            None if posix => TimeZone::parse(name),
+            None => crate::datetime_input::pg_tzset(t),
         },
     };
     found.ok_or_else(|| {

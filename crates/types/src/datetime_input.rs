@@ -475,13 +475,18 @@ impl Zone {
     }
 }
 
-/// pg_tzset for a field: a tz database file as written, else in any case,
-/// else a POSIX rule in PostgreSQL's grammar ([`posix_zone`]).
+/// The zone a field names (pg_tzset).
 fn named_zone(f: &Field) -> Option<TimeZone> {
+    pg_tzset(f.orig)
+}
+
+/// pg_tzset: a tz database file as written, else in any case, else a
+/// POSIX rule in PostgreSQL's grammar ([`posix_zone`]).
+pub(crate) fn pg_tzset(name: &str) -> Option<TimeZone> {
     let file = |n: &str| crate::tz_abbrevs::history_ref(n).and_then(|_| TimeZone::parse(n));
-    file(f.orig)
-        .or_else(|| crate::tz_abbrevs::zone_name_any_case(f.orig).and_then(|n| file(&n)))
-        .or_else(|| posix_zone(&f.orig.to_ascii_uppercase()))
+    file(name)
+        .or_else(|| crate::tz_abbrevs::zone_name_any_case(name).and_then(|n| file(&n)))
+        .or_else(|| posix_zone(&name.to_ascii_uppercase()))
 }
 
 /// tzparse's reading of a POSIX zone rule (`EST5EDT`, `GMT+8`,
