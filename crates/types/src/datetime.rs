@@ -119,10 +119,8 @@ impl Interval {
         }
         d = d.checked_add(month_rest_days as i32)?;
         let time = (op(self.micros as f64, f) + sec_rest * USECS_PER_SEC as f64).round_ties_even();
-        if time.is_nan()
-            || time < -9_223_372_036_854_775_808.0
-            || time >= 9_223_372_036_854_775_808.0
-        {
+        // FLOAT8_FITS_IN_INT64 (NaN fails it too).
+        if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&time) {
             return None;
         }
         Some(Interval::new(m, d, time as i64))
