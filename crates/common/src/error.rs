@@ -27,6 +27,10 @@ pub enum SqlState {
     InvalidTextRepresentation,
     InvalidDatetimeFormat,
     DatetimeFieldOverflow,
+    /// 22015: an interval field too large for its part.
+    IntervalFieldOverflow,
+    /// 22009: a numeric time zone beyond +-15:59:59.
+    InvalidTimeZoneDisplacementValue,
     DivisionByZero,
     InvalidParameterValue,
     InvalidBinaryRepresentation,
@@ -189,6 +193,8 @@ impl SqlState {
             InvalidTextRepresentation => "22P02",
             InvalidDatetimeFormat => "22007",
             DatetimeFieldOverflow => "22008",
+            IntervalFieldOverflow => "22015",
+            InvalidTimeZoneDisplacementValue => "22009",
             DivisionByZero => "22012",
             InvalidParameterValue => "22023",
             InvalidBinaryRepresentation => "22P03",
@@ -595,6 +601,8 @@ mod tests {
         InvalidTextRepresentation => "ERRCODE_INVALID_TEXT_REPRESENTATION",
         InvalidDatetimeFormat => "ERRCODE_INVALID_DATETIME_FORMAT",
         DatetimeFieldOverflow => "ERRCODE_DATETIME_FIELD_OVERFLOW",
+        IntervalFieldOverflow => "ERRCODE_INTERVAL_FIELD_OVERFLOW",
+        InvalidTimeZoneDisplacementValue => "ERRCODE_INVALID_TIME_ZONE_DISPLACEMENT_VALUE",
         DivisionByZero => "ERRCODE_DIVISION_BY_ZERO",
         InvalidParameterValue => "ERRCODE_INVALID_PARAMETER_VALUE",
         InvalidBinaryRepresentation => "ERRCODE_INVALID_BINARY_REPRESENTATION",

@@ -206,8 +206,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::Now => Ok(Value::TimestampTz(ev.ctx.txn_start_us)),
         Func::StatementTimestamp => Ok(Value::TimestampTz(ev.ctx.stmt_start_us)),
         Func::ClockTimestamp => Ok(Value::TimestampTz(now_us())),
-        Func::CurrentDate => Ok(Value::Date((ev.ctx.txn_start_us / 86_400_000_000) as i32)),
-        Func::LocalTimestamp => Ok(Value::Timestamp(ev.ctx.txn_start_us)),
+        // In the session's time zone, as PostgreSQL's current_date and
+        // localtimestamp.
+        Func::CurrentDate => {
+            let local = ev.ctx.eval.time_zone.local_of_utc(ev.ctx.txn_start_us);
+            Ok(Value::Date(local.div_euclid(86_400_000_000) as i32))
+        }
+        Func::LocalTimestamp => Ok(Value::Timestamp(
+            ev.ctx.eval.time_zone.local_of_utc(ev.ctx.txn_start_us),
+        )),
         Func::PgNotify => {
             let channel = text(&args[0], &ev.ctx.eval).unwrap_or_default();
             let payload = text(&args[1], &ev.ctx.eval).unwrap_or_default();

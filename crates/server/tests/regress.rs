@@ -272,6 +272,7 @@ regress!(
     window_frames,
     order_using,
     datestyle,
+    datetime_input,
     datetime_precision,
     with_modify,
     jsonb_set_like_escape,

@@ -15,12 +15,11 @@
 //! (`crate::tz_abbrevs` reads it) and past it their current rule; zone
 //! abbreviations are PostgreSQL's `Default` set (`crate::tz_abbrevs`). Text output here is DateStyle `ISO` and
 //! IntervalStyle `postgres` (the defaults, on every row a driver reads);
-//! the other styles are [`crate::datestyle`]'s. Input accepts the common forms: ISO 8601
-//! (`2024-01-02 03:04:05.678+02`, `T` separator, `Z`), `MM/DD/YYYY` (or
-//! DD/MM, YY/MM/DD as DateStyle's field order says),
-//! `YYYYMMDD`, month names (`Jan 5 2024`, `5 January 2024`), `BC`, and the
-//! special words `epoch`, `infinity`, `-infinity`, `now`, `today`,
-//! `tomorrow`, `yesterday`.
+//! the other styles are [`crate::datestyle`]'s. Input is PostgreSQL's
+//! decoder (`crate::datetime_input`, every form datetime.c reads), turned
+//! into values here with date_in's / timestamp_in's / interval_in's range
+//! checks; the plain ISO form (`2024-01-02 03:04:05.678+02`) takes a fast
+//! path that gives the same value.
 
 use std::cmp::Ordering;
 use std::fmt::Write;
@@ -86,25 +85,45 @@ impl Interval {
         ))
     }
 
-    /// interval * float, cascading fractions down as PostgreSQL does.
+    /// interval * float (interval_mul).
     pub(crate) fn mul_f64(&self, f: f64) -> Option<Interval> {
-        if f.is_nan() {
+        self.scale(f, |x, f| x * f)
+    }
+
+    /// interval / float (interval_div; the caller rejects zero).
+    pub(crate) fn div_f64(&self, f: f64) -> Option<Interval> {
+        self.scale(f, |x, f| x / f)
+    }
+
+    /// interval_mul / interval_div: each part scaled by `op`, the whole
+    /// months and days kept, their fractions cascaded down as 30-day
+    /// months and 24-hour days (rounded to microseconds, TSROUND) into
+    /// days and time; None when a part leaves its range.
+    fn scale(&self, f: f64, op: impl Fn(f64, f64) -> f64) -> Option<Interval> {
+        let fits_i32 = |x: f64| !x.is_nan() && x >= i32::MIN as f64 && x < -(i32::MIN as f64);
+        let tsround = |x: f64| (x * 1e6).round_ties_even() / 1e6;
+        let months = op(self.months as f64, f);
+        let days = op(self.days as f64, f);
+        if !fits_i32(months) || !fits_i32(days) {
             return None;
         }
-        let months = self.months as f64 * f;
-        let days = self.days as f64 * f;
-        let m = months.trunc();
-        let day_total = days + (months - m) * 30.0;
-        let d = day_total.trunc();
-        let micros = self.micros as f64 * f + (day_total - d) * USECS_PER_DAY as f64;
-        let fits = |x: f64, lo: f64, hi: f64| x >= lo && x <= hi;
-        if !fits(m, i32::MIN as f64, i32::MAX as f64)
-            || !fits(d, i32::MIN as f64, i32::MAX as f64)
-            || !fits(micros.round(), -9.2e18, 9.2e18)
-        {
+        let (m, mut d) = (months as i32, days as i32);
+        let month_rest_days = tsround((months - m as f64) * 30.0);
+        let mut sec_rest = tsround(
+            (days - d as f64 + month_rest_days - (month_rest_days as i32) as f64) * 86_400.0,
+        );
+        if sec_rest.abs() >= 86_400.0 {
+            let whole = (sec_rest / 86_400.0) as i32;
+            d = d.checked_add(whole)?;
+            sec_rest -= whole as f64 * 86_400.0;
+        }
+        d = d.checked_add(month_rest_days as i32)?;
+        let time = (op(self.micros as f64, f) + sec_rest * USECS_PER_SEC as f64).round_ties_even();
+        // FLOAT8_FITS_IN_INT64 (NaN fails it too).
+        if !(-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&time) {
             return None;
         }
-        Some(Interval::new(m as i32, d as i32, micros.round() as i64))
+        Some(Interval::new(m, d, time as i64))
     }
 }
 
@@ -254,6 +273,12 @@ impl TimeZone {
         }
     }
 
+    /// The local time of UTC instant `utc` (both microseconds since
+    /// 2000-01-01) in this zone.
+    pub fn local_of_utc(&self, utc: i64) -> i64 {
+        utc.saturating_add(self.offset_at_utc(utc) as i64 * USECS_PER_SEC)
+    }
+
     /// The offset (seconds east of UTC) in effect at UTC instant `utc`
     /// (microseconds since 2000-01-01).
     pub(crate) fn offset_at_utc(&self, utc: i64) -> i32 {
@@ -304,6 +329,12 @@ impl TimeZone {
             }
         }
         self.offset_secs
+    }
+
+    /// Whether the zone has one offset at all times (a time of day in it
+    /// needs no date to know its offset).
+    pub(crate) fn is_fixed(&self) -> bool {
+        self.dst.is_none() && self.history.is_none_or(|h| h.is_fixed())
     }
 
     /// A named zone from the system's tz database (`America/New_York`):
@@ -652,7 +683,7 @@ pub(crate) fn format_timestamptz(ts: i64, tz: TimeZone, style: DateStyle) -> Str
 /// A POSIX TZ string: `STDoffset[DST[offset][,rule,rule]]`, names plain
 /// or in angle brackets, offsets west-positive `[+-]h[:mm[:ss]]`, rules in
 /// the `Mm.w.d[/time]` form only.
-fn parse_posix_tz(s: &str) -> Option<TimeZone> {
+pub(crate) fn parse_posix_tz(s: &str) -> Option<TimeZone> {
     /// The zone name and what follows it.
     fn name(s: &str) -> Option<(&str, &str)> {
         if let Some(rest) = s.strip_prefix('<') {
@@ -777,598 +808,16 @@ pub(crate) fn format_interval(iv: &Interval) -> String {
 
 // ---------------------------------------------------------------------
 // Input
+//
+// The input functions decode with `crate::datetime_input` (PostgreSQL's
+// ParseDateTime / DecodeDateTime / DecodeTimeOnly / DecodeInterval) and
+// turn its result into a value here, with PostgreSQL's range checks and
+// messages. The ISO form `YYYY-MM-DD[ HH:MM[:SS[.ffffff]]][+HH[:MM]]` that
+// COPY and literals mostly carry is read by [`parse_iso_fast`] first, which
+// gives the same value as the decoder for every input it accepts and
+// leaves everything else (and anything unusual in it) to the decoder.
 
-/// What a date/time string says, before range checks.
-#[derive(Debug, Default)]
-struct Parsed {
-    special: Option<Special>,
-    date: Option<(i64, u32, u32)>,
-    time: Option<i64>,
-    tz: Option<Zone>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Special {
-    Epoch,
-    Infinity,
-    NegInfinity,
-    Now,
-    Today,
-    Tomorrow,
-    Yesterday,
-}
-
-enum ParseErr {
-    Syntax,
-    /// A zone name the tz database does not have (lower-cased, as
-    /// PostgreSQL reports it).
-    UnknownZone(String),
-    Range,
-    /// A month or day outside any calendar (PostgreSQL's
-    /// DTERR_MD_FIELD_OVERFLOW, reported with a DateStyle hint).
-    MdRange,
-}
-
-const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
-
-fn month_from_name(word: &str) -> Option<u32> {
-    if word.len() < 3 {
-        return None;
-    }
-    const FULL: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    (0..12)
-        .find(|&i| word == MONTHS[i] || word == FULL[i] || (i == 8 && word == "sept"))
-        .map(|i| i as u32 + 1)
-}
-
-/// A tiny cursor over the lower-cased input.
-struct Cursor<'a> {
-    s: &'a [u8],
-    /// The input as written (`s` is it lower-cased, byte for byte).
-    orig: &'a [u8],
-    i: usize,
-    /// The date's year was written with one or two digits.
-    year2: bool,
-}
-
-impl<'a> Cursor<'a> {
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
-    }
-
-    fn eat(&mut self, c: u8) -> bool {
-        if self.peek() == Some(c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn skip_spaces(&mut self) -> bool {
-        let start = self.i;
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
-        self.i > start
-    }
-
-    fn digits(&mut self) -> Option<&'a [u8]> {
-        let start = self.i;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.i += 1;
-        }
-        (self.i > start).then(|| &self.s[start..self.i])
-    }
-
-    fn word(&mut self) -> &'a str {
-        let start = self.i;
-        while matches!(self.peek(), Some(b'a'..=b'z')) {
-            self.i += 1;
-        }
-        std::str::from_utf8(&self.s[start..self.i]).unwrap_or("")
-    }
-
-    fn at_end(&self) -> bool {
-        self.i >= self.s.len()
-    }
-}
-
-fn num(d: &[u8]) -> Result<i64, ParseErr> {
-    if d.len() > 10 {
-        return Err(ParseErr::Range);
-    }
-    Ok(d.iter().fold(0i64, |a, &c| a * 10 + (c - b'0') as i64))
-}
-
-/// The offset of a local time written with `zone` (else in the session's
-/// zone `tz`).
-fn zone_offset(zone: &Option<Zone>, local: i64, tz: &TimeZone) -> i32 {
-    match zone {
-        Some(Zone::Offset(o)) => *o,
-        Some(Zone::Abbrev(name, kind)) => crate::tz_abbrevs::offset_for_local(name, *kind, local),
-        Some(Zone::Named(name)) => crate::tz_abbrevs::zone_offset_for_local(name, local),
-        None => tz.offset_for_local(local),
-    }
-}
-
-/// `today EST`, `tomorrow zulu`: a day word followed by a zone.
-fn special_with_zone(s: &str, orig: &[u8]) -> Result<Option<Parsed>, ParseErr> {
-    let Some((word, rest)) = s.split_once(' ') else {
-        return Ok(None);
-    };
-    let special = match special_word(word) {
-        Some(sp @ (Special::Today | Special::Tomorrow | Special::Yesterday)) => sp,
-        _ => return Ok(None),
-    };
-    let rest = rest.trim_start();
-    let from = s.len() - rest.len();
-    let mut c = Cursor {
-        s: rest.as_bytes(),
-        orig: orig.get(from..).unwrap_or_default(),
-        i: 0,
-        year2: false,
-    };
-    let tz = parse_zone(&mut c)?;
-    c.skip_spaces();
-    if tz.is_none() || !c.at_end() {
-        return Ok(None);
-    }
-    Ok(Some(Parsed {
-        special: Some(special),
-        tz,
-        ..Parsed::default()
-    }))
-}
-
-fn special_word(s: &str) -> Option<Special> {
-    Some(match s {
-        "epoch" => Special::Epoch,
-        "infinity" | "+infinity" => Special::Infinity,
-        "-infinity" => Special::NegInfinity,
-        "now" => Special::Now,
-        "today" => Special::Today,
-        "tomorrow" => Special::Tomorrow,
-        "yesterday" => Special::Yesterday,
-        _ => return None,
-    })
-}
-
-/// A month or day field as u32 (anything large is out of range anyway).
-fn small(v: i64) -> Result<u32, ParseErr> {
-    u32::try_from(v)
-        .ok()
-        .filter(|&x| x < 100_000)
-        .ok_or(ParseErr::Range)
-}
-
-/// A year field's value as written; `year2` notes a year of one or two
-/// digits, which [`parse_datetime`] reads as 1970..2069 unless it is BC,
-/// as PostgreSQL does.
-fn year_field(d: &[u8], year2: &mut bool) -> Result<i64, ParseErr> {
-    *year2 = d.len() <= 2;
-    num(d)
-}
-
-/// `a/b/c` with a first field of one or two digits, read in the
-/// DateStyle field order (`mid` is already a month when it was a name).
-fn ordered_date(
-    order: DateOrder,
-    first: &[u8],
-    mid: i64,
-    mid_is_month: bool,
-    third: &[u8],
-    year2: &mut bool,
-) -> Result<(i64, u32, u32), ParseErr> {
-    if mid_is_month {
-        return text_month_date(order, small(mid)?, first, third, year2);
-    }
-    let (a, c) = (num(first)?, num(third)?);
-    Ok(match order {
-        DateOrder::Ymd => (year_field(first, year2)?, small(mid)?, small(c)?),
-        DateOrder::Dmy => (year_field(third, year2)?, small(mid)?, small(a)?),
-        DateOrder::Mdy => (year_field(third, year2)?, small(a)?, small(mid)?),
-    })
-}
-
-/// Does a month name follow the spaces at the cursor?
-fn month_follows(c: &Cursor) -> bool {
-    let rest = &c.s[c.i..];
-    let start = rest.iter().take_while(|b| **b == b' ').count();
-    let word = rest[start..]
-        .iter()
-        .take_while(|b| b.is_ascii_lowercase())
-        .count();
-    std::str::from_utf8(&rest[start..start + word])
-        .ok()
-        .and_then(month_from_name)
-        .is_some()
-}
-
-/// A date with a month name and two numbers `a`, `b` (in the order
-/// written), as DecodeNumber reads them: a number of three digits or more
-/// is the year; otherwise the first is the year when DateStyle is YMD,
-/// else the day.
-fn text_month_date(
-    order: DateOrder,
-    month: u32,
-    a: &[u8],
-    b: &[u8],
-    year2: &mut bool,
-) -> Result<(i64, u32, u32), ParseErr> {
-    if b.len() < 3 && (a.len() >= 3 || order == DateOrder::Ymd) {
-        Ok((year_field(a, year2)?, month, small(num(b)?)?))
-    } else {
-        Ok((year_field(b, year2)?, month, small(num(a)?)?))
-    }
-}
-
-fn parse_date_part(c: &mut Cursor, order: DateOrder) -> Result<(i64, u32, u32), ParseErr> {
-    if matches!(c.peek(), Some(b'a'..=b'z')) {
-        // Mon D[,] Y, or Mon-D-Y / Mon/D/Y
-        let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
-        let (a, b) = if let Some(sep @ (b'-' | b'/')) = c.peek() {
-            c.i += 1;
-            let a = c.digits().ok_or(ParseErr::Syntax)?;
-            if !c.eat(sep) {
-                return Err(ParseErr::Syntax);
-            }
-            (a, c.digits().ok_or(ParseErr::Syntax)?)
-        } else {
-            c.skip_spaces();
-            let a = c.digits().ok_or(ParseErr::Syntax)?;
-            c.eat(b',');
-            c.skip_spaces();
-            (a, c.digits().ok_or(ParseErr::Syntax)?)
-        };
-        return text_month_date(order, m, a, b, &mut c.year2);
-    }
-    let first = c.digits().ok_or(ParseErr::Syntax)?;
-    match c.peek() {
-        Some(sep @ (b'-' | b'/' | b'.')) => {
-            c.i += 1;
-            let second = c.digits();
-            let month_word = if second.is_none() {
-                Some(c.word())
-            } else {
-                None
-            };
-            if !c.eat(sep) {
-                return Err(ParseErr::Syntax);
-            }
-            let third = c.digits().ok_or(ParseErr::Syntax)?;
-            let mid = match (second, month_word) {
-                (Some(d), _) => num(d)?,
-                (None, Some(w)) => month_from_name(w).ok_or(ParseErr::Syntax)? as i64,
-                _ => return Err(ParseErr::Syntax),
-            };
-            if first.len() < 3 {
-                Ok(ordered_date(
-                    order,
-                    first,
-                    mid,
-                    month_word.is_some(),
-                    third,
-                    &mut c.year2,
-                )?)
-            } else {
-                Ok((num(first)?, small(mid)?, small(num(third)?)?))
-            }
-        }
-        Some(b' ') if month_follows(c) => {
-            // D Mon Y, Y Mon D
-            c.skip_spaces();
-            let m = month_from_name(c.word()).ok_or(ParseErr::Syntax)?;
-            c.skip_spaces();
-            let b = c.digits().ok_or(ParseErr::Syntax)?;
-            text_month_date(order, m, first, b, &mut c.year2)
-        }
-        _ if first.len() == 8 => Ok((
-            num(&first[..4])?,
-            small(num(&first[4..6])?)?,
-            small(num(&first[6..])?)?,
-        )),
-        _ => Err(ParseErr::Syntax),
-    }
-}
-
-/// A time of day: [`parse_clock`]'s forms or `HHMM[SS]` run together,
-/// then an optional `AM`/`PM` (attached or after a space).
-fn parse_time_part(c: &mut Cursor) -> Result<i64, ParseErr> {
-    let rest = &c.s[c.i..];
-    let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let mut t = if (run == 4 || run == 6) && rest.get(run) != Some(&b':') {
-        let two = |k: usize| ((rest[k] - b'0') * 10 + (rest[k + 1] - b'0')) as i64;
-        let (h, m, sec) = (two(0), two(2), if run == 6 { two(4) } else { 0 });
-        c.i += run;
-        if h > 24 || m > 59 || sec > 60 || (h == 24 && (m > 0 || sec > 0)) {
-            return Err(ParseErr::Range);
-        }
-        ((h * 60 + m) * 60 + sec) * USECS_PER_SEC
-    } else {
-        parse_clock(c)?
-    };
-    let save = c.i;
-    c.skip_spaces();
-    // DecodeDateTime: an hour above 12 is out of range with AM/PM; 12 AM
-    // is midnight, 12 PM noon.
-    let half = USECS_PER_DAY / 2;
-    let hour_is_12 = (half..half + USECS_PER_HOUR).contains(&t);
-    match c.word() {
-        "am" | "pm" if t >= half + USECS_PER_HOUR => return Err(ParseErr::Range),
-        "am" if hour_is_12 => t -= half,
-        "pm" if !hour_is_12 => t += half,
-        "am" | "pm" => {}
-        _ => c.i = save,
-    }
-    Ok(t)
-}
-
-/// HH:MM[:SS[.ffffff]] in microseconds.
-fn parse_clock(c: &mut Cursor) -> Result<i64, ParseErr> {
-    let h = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-    if !c.eat(b':') {
-        return Err(ParseErr::Syntax);
-    }
-    let m = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-    let mut s = 0;
-    let mut frac = 0;
-    if c.eat(b':') {
-        s = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-        if c.eat(b'.') {
-            frac = parse_fraction_rint(c.digits().unwrap_or(b""));
-        }
-    }
-    if h > 24 || m > 59 || s > 60 || (h == 24 && (m > 0 || s > 0 || frac > 0)) {
-        return Err(ParseErr::Range);
-    }
-    Ok(((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac)
-}
-
-/// Fractional-second digits to microseconds, rounding at the 7th digit.
-pub(crate) fn parse_fraction(d: &[u8]) -> i64 {
-    let mut micros = 0i64;
-    for i in 0..6 {
-        micros = micros * 10 + d.get(i).map_or(0, |&c| (c - b'0') as i64);
-    }
-    if d.get(6).is_some_and(|&c| c >= b'5') {
-        micros += 1;
-    }
-    micros
-}
-
-/// Fractional-second digits of a time of day to microseconds as
-/// ParseFractionalSecond does: `rint(strtod("0.ddd") * 1e6)`, so
-/// `.1234565` (a double just below the half) is 123456.
-fn parse_fraction_rint(d: &[u8]) -> i64 {
-    let digits = std::str::from_utf8(d).unwrap_or("");
-    let frac: f64 = format!("0.{digits}0").parse().unwrap_or(0.0);
-    (frac * 1e6).round_ties_even() as i64
-}
-
-/// A zone written in a timestamp: an offset (seconds east), or an
-/// abbreviation of the `Default` set (`crate::tz_abbrevs`), resolved once
-/// the local time is known.
-#[derive(Clone, Debug, PartialEq)]
-enum Zone {
-    Offset(i32),
-    Abbrev(&'static str, crate::tz_abbrevs::Kind),
-    /// A tz database zone (`America/New_York`), with its history.
-    Named(String),
-}
-
-fn parse_zone(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
-    match c.peek() {
-        Some(b'+' | b'-') => {
-            let start = c.i;
-            c.i += 1;
-            while matches!(c.peek(), Some(b'0'..=b'9' | b':')) {
-                c.i += 1;
-            }
-            let text = std::str::from_utf8(&c.s[start..c.i]).map_err(|_| ParseErr::Syntax)?;
-            parse_hms_offset(text)
-                .map(|o| Some(Zone::Offset(o)))
-                .ok_or(ParseErr::Range)
-        }
-        Some(b'a'..=b'z') => {
-            let save = c.i;
-            match crate::tz_abbrevs::lookup(c.word()) {
-                // `GMT+8`, `PST+8`, `MST+7:00`: a POSIX offset (west
-                // positive), the abbreviation only decoration.
-                Some(_) if matches!(c.peek(), Some(b'+' | b'-')) => Ok(match parse_zone(c)? {
-                    Some(Zone::Offset(west)) => Some(Zone::Offset(-west)),
-                    z => z,
-                }),
-                Some((name, kind)) => Ok(Some(Zone::Abbrev(name, kind))),
-                None => {
-                    c.i = save;
-                    zone_name(c)
-                }
-            }
-        }
-        _ => Ok(None),
-    }
-}
-
-/// A tz database zone name (`America/New_York`), read with its case; a
-/// word that is no zone is left unread, unless it has a `/`, which only
-/// a zone name has.
-fn zone_name(c: &mut Cursor) -> Result<Option<Zone>, ParseErr> {
-    let start = c.i;
-    let mut end = start;
-    while c
-        .orig
-        .get(end)
-        .is_some_and(|b| b.is_ascii_alphanumeric() || b"/_+-".contains(b))
-    {
-        end += 1;
-    }
-    let name = std::str::from_utf8(&c.orig[start..end]).map_err(|_| ParseErr::Syntax)?;
-    if crate::tz_abbrevs::zone_exists(name) {
-        c.i = end;
-        return Ok(Some(Zone::Named(name.to_string())));
-    }
-    if name.contains('/') {
-        return Err(ParseErr::UnknownZone(name.to_ascii_lowercase()));
-    }
-    Ok(None)
-}
-
-/// A leading day of the week (`Mon`, `Monday,`), which PostgreSQL reads
-/// and ignores.
-fn skip_weekday(c: &mut Cursor) {
-    const DAYS: [&str; 17] = [
-        "sun",
-        "sunday",
-        "mon",
-        "monday",
-        "tue",
-        "tues",
-        "tuesday",
-        "wed",
-        "wednesday",
-        "thu",
-        "thur",
-        "thurs",
-        "thursday",
-        "fri",
-        "friday",
-        "sat",
-        "saturday",
-    ];
-    let save = c.i;
-    if DAYS.contains(&c.word()) {
-        c.eat(b',');
-        if c.skip_spaces() {
-            return;
-        }
-    }
-    c.i = save;
-}
-
-/// (year, month, day), time of day, zone offset.
-type PgForm = ((i64, u32, u32), i64, Option<Zone>);
-
-/// The Postgres output style's own form, `Mon DD HH:MM[:SS[.f]]
-/// YYYY [zone]` (after [`skip_weekday`]), as date, time, zone; None (and
-/// the cursor unmoved) for anything else.
-fn parse_postgres_form(c: &mut Cursor) -> Result<Option<PgForm>, ParseErr> {
-    let save = c.i;
-    let month = month_from_name(c.word());
-    let day = month.and_then(|_| c.skip_spaces().then(|| c.digits()).flatten());
-    let time_follows = c.skip_spaces() && {
-        let rest = &c.s[c.i..];
-        let run = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        (1..=2).contains(&run) && rest.get(run) == Some(&b':')
-    };
-    let (Some(m), Some(d), true) = (month, day, time_follows) else {
-        c.i = save;
-        return Ok(None);
-    };
-    let time = parse_time_part(c)?;
-    if !c.skip_spaces() {
-        return Err(ParseErr::Syntax);
-    }
-    // The zone may come before the year (`10:51:14 GMT-4 2001`).
-    let mut tz = None;
-    if !matches!(c.peek(), Some(b'0'..=b'9')) {
-        tz = parse_zone(c)?;
-        if tz.is_none() || !c.skip_spaces() {
-            return Err(ParseErr::Syntax);
-        }
-    }
-    let y = num(c.digits().ok_or(ParseErr::Syntax)?)?;
-    c.skip_spaces();
-    if tz.is_none() {
-        tz = parse_zone(c)?;
-    }
-    Ok(Some(((y, m, small(num(d)?)?), time, tz)))
-}
-
-fn parse_datetime(input: &str, order: DateOrder) -> Result<Parsed, ParseErr> {
-    let lower = input.trim().to_ascii_lowercase();
-    if let Some(sp) = special_word(&lower) {
-        return Ok(Parsed {
-            special: Some(sp),
-            ..Parsed::default()
-        });
-    }
-    let orig = input.trim().as_bytes();
-    if let Some(p) = special_with_zone(&lower, orig)? {
-        return Ok(p);
-    }
-    let mut c = Cursor {
-        s: lower.as_bytes(),
-        orig,
-        i: 0,
-        year2: false,
-    };
-    let mut p = Parsed::default();
-    skip_weekday(&mut c);
-    let (mut y, m, d) = if let Some(pg) = parse_postgres_form(&mut c)? {
-        p.time = Some(pg.1);
-        p.tz = pg.2;
-        pg.0
-    } else {
-        let (y, m, d) = parse_date_part(&mut c, order)?;
-        // "2001-01-01-01" is no date (PostgreSQL reads the dashes as one
-        // date field); a zone right after a date is "+01", or "-01" after
-        // a space.
-        if c.peek() == Some(b'-') {
-            return Err(ParseErr::Syntax);
-        }
-        let had_sep = c.eat(b't') | c.skip_spaces();
-        if had_sep && matches!(c.peek(), Some(b'0'..=b'9')) {
-            p.time = Some(parse_time_part(&mut c)?);
-            c.skip_spaces();
-        }
-        p.tz = parse_zone(&mut c)?;
-        (y, m, d)
-    };
-    c.skip_spaces();
-    let bc = match c.word() {
-        "bc" => true,
-        "ad" | "" => false,
-        _ => return Err(ParseErr::Syntax),
-    };
-    if c.year2 && !bc {
-        y += if y < 70 { 2000 } else { 1900 };
-    }
-    // Year 0 does not exist; 1 BC is year 0 inside.
-    if y == 0 {
-        return Err(ParseErr::Range);
-    }
-    if bc {
-        y = 1 - y;
-    }
-    c.skip_spaces();
-    if !c.at_end() {
-        return Err(ParseErr::Syntax);
-    }
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return Err(ParseErr::MdRange);
-    }
-    if d > days_in_month(y, m) {
-        return Err(ParseErr::Range);
-    }
-    p.date = Some((y, m, d));
-    Ok(p)
-}
+use crate::datetime_input::{self as dtin, DType, DtErr, Zone};
 
 fn syntax_err(type_name: &str, input: &str) -> DbError {
     DbError::new(
@@ -1391,34 +840,106 @@ fn out_of_range(what: &str, input: &str) -> DbError {
     )
 }
 
-fn parse_checked(type_name: &str, input: &str, order: DateOrder) -> Result<Parsed, DbError> {
-    parse_datetime(input, order).map_err(|e| match e {
-        ParseErr::Syntax => syntax_err(type_name, input),
-        ParseErr::UnknownZone(name) => DbError::new(
+/// DateTimeParseError: a decoder failure as PostgreSQL reports it.
+pub(crate) fn decode_error(e: DtErr, type_name: &str, input: &str) -> DbError {
+    match e {
+        DtErr::BadFormat => syntax_err(type_name, input),
+        DtErr::FieldOverflow => field_range_err(input),
+        DtErr::MdFieldOverflow => {
+            field_range_err(input).with_hint("Perhaps you need a different \"datestyle\" setting.")
+        }
+        DtErr::TzDispOverflow => DbError::new(
+            SqlState::InvalidTimeZoneDisplacementValue,
+            format!("time zone displacement out of range: \"{input}\""),
+        ),
+        DtErr::UnknownZone(name) => DbError::new(
             SqlState::InvalidParameterValue,
             format!("time zone \"{name}\" not recognized"),
         ),
-        ParseErr::Range => field_range_err(input),
-        ParseErr::MdRange => {
-            field_range_err(input).with_hint("Perhaps you need a different \"datestyle\" setting.")
-        }
-    })
+    }
 }
 
-/// Local (session zone) timestamp of a special word, given `now` (UTC).
-fn special_local(sp: Special, now: i64, tz: TimeZone) -> Option<i64> {
-    let local_now = now + tz.offset_at_utc(now) as i64 * USECS_PER_SEC;
-    let midnight = local_now.div_euclid(USECS_PER_DAY) * USECS_PER_DAY;
-    Some(match sp {
-        Special::Epoch => {
-            UNIX_EPOCH_USECS + tz.offset_at_utc(UNIX_EPOCH_USECS) as i64 * USECS_PER_SEC
+/// IS_VALID_JULIAN: from 4714-11-01 BC up to (not including) 5874898-06-01.
+fn valid_julian(y: i64, m: i64) -> bool {
+    (y > -4713 || (y == -4713 && m >= 11)) && (y < 5_874_898 || (y == 5_874_898 && m < 6))
+}
+
+/// The fast path's reading of `input`: (year, month, day, microseconds of
+/// the day, zone offset east), None when the input is not exactly the
+/// plain ISO form (or has a value the decoder must judge: year 0, hour
+/// 24, second 60, more than six fraction digits, an invalid day).
+fn parse_iso_fast(input: &str) -> Option<(i64, i64, i64, i64, Option<i32>)> {
+    let b = input.as_bytes();
+    let d2 = |i: usize| -> Option<i64> {
+        let (x, y) = (*b.get(i)?, *b.get(i + 1)?);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| ((x - b'0') * 10 + (y - b'0')) as i64)
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = d2(0)? * 100 + d2(2)?;
+    let (mon, day) = (d2(5)?, d2(8)?);
+    if year == 0
+        || !(1..=12).contains(&mon)
+        || day < 1
+        || day > days_in_month(year, mon as u32) as i64
+    {
+        return None;
+    }
+    let mut i = 10;
+    let mut time = 0;
+    if i < b.len() && (b[i] == b' ' || b[i] == b'T') {
+        let (h, mi) = (d2(i + 1)?, d2(i + 4)?);
+        if b.get(i + 3) != Some(&b':') || h > 23 || mi > 59 {
+            return None;
         }
-        Special::Now => local_now,
-        Special::Today => midnight,
-        Special::Tomorrow => midnight + USECS_PER_DAY,
-        Special::Yesterday => midnight - USECS_PER_DAY,
-        Special::Infinity | Special::NegInfinity => return None,
-    })
+        i += 6;
+        let mut sec = 0;
+        let mut frac = 0;
+        if b.get(i) == Some(&b':') {
+            sec = d2(i + 1)?;
+            if sec > 59 {
+                return None;
+            }
+            i += 3;
+            if b.get(i) == Some(&b'.') {
+                i += 1;
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    frac = frac * 10 + (b[i] - b'0') as i64;
+                    i += 1;
+                }
+                let n = i - start;
+                if n == 0 || n > 6 {
+                    return None;
+                }
+                frac *= 10i64.pow(6 - n as u32);
+            }
+        }
+        time = ((h * 60 + mi) * 60 + sec) * USECS_PER_SEC + frac;
+    }
+    let mut zone = None;
+    // A zone only after a time: `-01` right after a date is part of the
+    // date field for PostgreSQL (and an error).
+    if i > 10 && matches!(b.get(i), Some(b'+' | b'-')) {
+        let neg = b[i] == b'-';
+        let h = d2(i + 1)?;
+        i += 3;
+        let mut mi = 0;
+        if b.get(i) == Some(&b':') {
+            mi = d2(i + 1)?;
+            i += 3;
+        }
+        if h > 15 || mi > 59 {
+            return None;
+        }
+        let east = ((h * 60 + mi) * 60) as i32;
+        zone = Some(if neg { -east } else { east });
+    }
+    if i != b.len() {
+        return None;
+    }
+    Some((year, mon, day, time, zone))
 }
 
 /// Date input. `now` is the transaction timestamp (UTC micros).
@@ -1428,19 +949,23 @@ pub(crate) fn parse_date(
     now: i64,
     order: DateOrder,
 ) -> Result<i32, DbError> {
-    let p = parse_checked("date", input, order)?;
-    match p.special {
-        Some(Special::Infinity) => return Ok(DATE_NOEND),
-        Some(Special::NegInfinity) => return Ok(DATE_NOBEGIN),
-        Some(Special::Epoch) => return Ok(-10957),
-        Some(sp) => {
-            let local = special_local(sp, now, tz).unwrap_or(0);
-            return Ok(local.div_euclid(USECS_PER_DAY) as i32);
-        }
-        None => {}
+    if let Some((y, m, d, _, _)) = parse_iso_fast(input) {
+        return date_from_ymd(y, m as u32, d as u32).ok_or_else(|| out_of_range("date", input));
     }
-    let (y, m, d) = p.date.ok_or_else(|| syntax_err("date", input))?;
-    date_from_ymd(y, m, d).ok_or_else(|| out_of_range("date", input))
+    let ctx = dtin::Ctx { order, tz, now };
+    let p = dtin::decode_datetime_text(input, &ctx, dtin::DATE_BUF_LEN)
+        .map_err(|e| decode_error(e, "date", input))?;
+    match p.dtype {
+        DType::Late => return Ok(DATE_NOEND),
+        DType::Early => return Ok(DATE_NOBEGIN),
+        DType::Epoch => return Ok(-10957),
+        DType::Date => {}
+    }
+    let tm = p.tm;
+    if !valid_julian(tm.year, tm.mon) {
+        return Err(out_of_range("date", input));
+    }
+    date_from_ymd(tm.year, tm.mon as u32, tm.mday as u32).ok_or_else(|| out_of_range("date", input))
 }
 
 /// Timestamp (without time zone) input; a zone in the text is ignored.
@@ -1463,51 +988,63 @@ pub(crate) fn parse_timestamptz(
     parse_ts(input, "timestamp with time zone", (tz, now, order), true)
 }
 
+/// tm2timestamp: a local timestamp from its fields, None when out of range.
+fn local_timestamp(y: i64, m: i64, d: i64, time: i64) -> Option<i64> {
+    if !valid_julian(y, m) {
+        return None;
+    }
+    let date = date2j(y, m, d) - POSTGRES_EPOCH_JDATE;
+    let ts = date.checked_mul(USECS_PER_DAY)?.checked_add(time)?;
+    // Allow 1999-12-31 24:00:00 but not a wrapped time of day.
+    if (ts < 0 && date > 0) || (ts > 0 && date < -1) {
+        return None;
+    }
+    Some(ts)
+}
+
 fn parse_ts(
     input: &str,
     name: &str,
     (tz, now, order): (TimeZone, i64, DateOrder),
     with_tz: bool,
 ) -> Result<i64, DbError> {
-    let p = parse_checked(name, input, order)?;
-    // Saturating: a local time at the edge of the range must fail the
-    // range check below, not overflow.
-    let zone_shift = |local: i64, off: i32| local.saturating_sub(off as i64 * USECS_PER_SEC);
-    match p.special {
-        Some(Special::Infinity) => return Ok(TS_NOEND),
-        Some(Special::NegInfinity) => return Ok(TS_NOBEGIN),
-        Some(Special::Now) if with_tz => return Ok(now),
-        // 1970-01-01 00:00:00 UTC for timestamptz, that local time for
-        // timestamp: the same number either way.
-        Some(Special::Epoch) => return Ok(UNIX_EPOCH_USECS),
-        Some(sp) => {
-            let local = special_local(sp, now, tz).unwrap_or(0);
-            return Ok(if with_tz {
-                zone_shift(local, zone_offset(&p.tz, local, &tz))
-            } else {
-                local
-            });
+    let range = || out_of_range("timestamp", input);
+    let (local, zone) = match parse_iso_fast(input) {
+        Some((y, m, d, time, off)) => (
+            local_timestamp(y, m, d, time).ok_or_else(range)?,
+            off.map(Zone::Offset),
+        ),
+        None => {
+            let ctx = dtin::Ctx { order, tz, now };
+            let p = dtin::decode_datetime_text(input, &ctx, dtin::TIMESTAMP_BUF_LEN)
+                .map_err(|e| decode_error(e, name, input))?;
+            match p.dtype {
+                DType::Late => return Ok(TS_NOEND),
+                DType::Early => return Ok(TS_NOBEGIN),
+                // 1970-01-01 00:00:00 UTC for timestamptz, that local time
+                // for timestamp: the same number either way.
+                DType::Epoch => return Ok(UNIX_EPOCH_USECS),
+                DType::Date => {}
+            }
+            let t = p.tm;
+            let local =
+                local_timestamp(t.year, t.mon, t.mday, t.time_of_day()).ok_or_else(range)?;
+            (local, p.zone)
         }
-        None => {}
-    }
-    let (y, m, d) = p.date.ok_or_else(|| syntax_err(name, input))?;
-    if !(-4713..=294277).contains(&y) {
-        return Err(out_of_range("timestamp", input));
-    }
-    let days = date2j(y, m as i64, d as i64) - POSTGRES_EPOCH_JDATE;
-    // Years up to 294277 pass the check above, but past 294247 the
-    // microseconds do not fit an i64 (PostgreSQL: "timestamp out of range").
-    let local = days
-        .checked_mul(USECS_PER_DAY)
-        .and_then(|us| us.checked_add(p.time.unwrap_or(0)))
-        .ok_or_else(|| out_of_range("timestamp", input))?;
+    };
     let ts = if with_tz {
-        zone_shift(local, zone_offset(&p.tz, local, &tz))
+        let off = match &zone {
+            Some(z) => z.offset_for_local(local),
+            None => tz.offset_for_local(local),
+        };
+        local
+            .checked_sub(off as i64 * USECS_PER_SEC)
+            .ok_or_else(range)?
     } else {
         local
     };
     if !timestamp_in_range(ts) {
-        return Err(out_of_range("timestamp", input));
+        return Err(range());
     }
     Ok(ts)
 }
@@ -1515,160 +1052,11 @@ fn parse_ts(
 // ---------------------------------------------------------------------
 // Interval input
 
-fn interval_syntax(input: &str) -> DbError {
-    syntax_err("interval", input)
-}
-
-fn interval_range(input: &str) -> DbError {
-    DbError::new(
-        SqlState::DatetimeFieldOverflow,
-        format!("interval field value out of range: \"{input}\""),
-    )
-}
-
-/// Accumulates fields exactly, carrying each field's fraction down at once
-/// as PostgreSQL's DecodeInterval does: fractional years/decades/...
-/// become whole months (rounded), fractional months 30-day days, fractional
-/// weeks and days become days plus microseconds. `mask` rejects a unit
-/// given twice (`1 day 2 days` is a syntax error in PostgreSQL too).
-#[derive(Default)]
-struct IvAcc {
-    months: i128,
-    days: i128,
-    micros: i128,
-    mask: u32,
-}
-
-/// A parsed number: exact integer part and fraction, both with its sign.
-struct Num {
-    int: i128,
-    frac: f64,
-}
-
-fn parse_num(text: &str) -> Option<Num> {
-    let (neg, body) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
-    let digits_ok = |d: &str| d.bytes().all(|c| c.is_ascii_digit());
-    if (int.is_empty() && frac.is_empty()) || !digits_ok(int) || !digits_ok(frac) || int.len() > 30
-    {
-        return None;
-    }
-    let i: i128 = if int.is_empty() { 0 } else { int.parse().ok()? };
-    let f: f64 = if frac.is_empty() {
-        0.0
-    } else {
-        format!("0.{frac}").parse().ok()?
-    };
-    Some(if neg {
-        Num { int: -i, frac: -f }
-    } else {
-        Num { int: i, frac: f }
-    })
-}
-
-const M_YEAR: u32 = 1;
-const M_MONTH: u32 = 2;
-const M_DAY: u32 = 4;
-const M_WEEK: u32 = 8;
-const M_HOUR: u32 = 16;
-const M_MINUTE: u32 = 32;
-const M_SECOND: u32 = 64;
-const M_MILLI: u32 = 128;
-const M_MICRO: u32 = 256;
-const M_DECADE: u32 = 512;
-const M_CENTURY: u32 = 1024;
-const M_MILLENNIUM: u32 = 2048;
-const M_ALL_SECS: u32 = M_SECOND | M_MILLI | M_MICRO;
-
-impl IvAcc {
-    fn claim(&mut self, bits: u32) -> bool {
-        if self.mask & bits != 0 {
-            return false;
-        }
-        self.mask |= bits;
-        true
-    }
-
-    fn add_micros(&mut self, n: &Num, factor: i128) {
-        self.micros += n.int * factor + (n.frac * factor as f64).round_ties_even() as i128;
-    }
-
-    /// Adds `frac` days (already scaled): whole days, the rest as time.
-    fn add_frac_days(&mut self, frac: f64) {
-        let whole = frac.trunc();
-        self.days += whole as i128;
-        self.micros += ((frac - whole) * USECS_PER_DAY as f64).round_ties_even() as i128;
-    }
-
-    fn add_unit(&mut self, n: &Num, unit: &str) -> bool {
-        let sec = USECS_PER_SEC as i128;
-        let years = |acc: &mut IvAcc, bit: u32, scale: i128| {
-            acc.months +=
-                n.int * scale * 12 + (n.frac * (scale * 12) as f64).round_ties_even() as i128;
-            acc.claim(bit)
-        };
-        match unit {
-            "microsecond" | "microseconds" | "us" | "usec" | "usecs" | "useconds" => {
-                self.add_micros(n, 1);
-                self.claim(M_MICRO)
-            }
-            "millisecond" | "milliseconds" | "ms" | "msec" | "msecs" | "mseconds" => {
-                self.add_micros(n, 1000);
-                self.claim(M_MILLI)
-            }
-            "second" | "seconds" | "s" | "sec" | "secs" => {
-                self.add_micros(n, sec);
-                self.claim(if n.frac == 0.0 { M_SECOND } else { M_ALL_SECS })
-            }
-            "minute" | "minutes" | "m" | "min" | "mins" => {
-                self.add_micros(n, 60 * sec);
-                self.claim(M_MINUTE)
-            }
-            "hour" | "hours" | "h" | "hr" | "hrs" => {
-                self.add_micros(n, 3600 * sec);
-                self.claim(M_HOUR)
-            }
-            "day" | "days" | "d" => {
-                self.days += n.int;
-                self.add_frac_days(n.frac);
-                self.claim(M_DAY)
-            }
-            "week" | "weeks" | "w" => {
-                self.days += n.int * 7;
-                self.add_frac_days(n.frac * 7.0);
-                self.claim(M_WEEK)
-            }
-            "month" | "months" | "mon" | "mons" => {
-                self.months += n.int;
-                self.add_frac_days(n.frac * 30.0);
-                self.claim(M_MONTH)
-            }
-            "year" | "years" | "y" | "yr" | "yrs" => years(self, M_YEAR, 1),
-            "decade" | "decades" => years(self, M_DECADE, 10),
-            "century" | "centuries" | "c" => years(self, M_CENTURY, 100),
-            "millennium" | "millennia" | "millenniums" => years(self, M_MILLENNIUM, 1000),
-            _ => false,
-        }
-    }
-
-    fn finish(self, negate: bool) -> Option<Interval> {
-        let sign = if negate { -1 } else { 1 };
-        Some(Interval::new(
-            i32::try_from(self.months * sign).ok()?,
-            i32::try_from(self.days * sign).ok()?,
-            i64::try_from(self.micros * sign).ok()?,
-        ))
-    }
-}
-
 /// Interval input: `1 year 2 mons`, `3 days 04:05:06`, `-1:30`, `10`
-/// (seconds), `@ 1 day ago`, `1.5 days`, and ISO 8601 `P1Y2M3DT4H5M6S`.
+/// (seconds), `@ 1 day ago`, `1.5 days`, `1-2` (SQL year-month), and
+/// ISO 8601 `P1Y2M3DT4H5M6S` / `P0001-02-03T04:05:06`.
 pub fn parse_interval(input: &str) -> Result<Interval, DbError> {
-    parse_interval_in(input, None)
+    parse_interval_typmod(input, None, false)
 }
 
 /// interval_in for `interval(p)` / `interval <fields>`: a bare number is
@@ -1683,180 +1071,18 @@ pub fn parse_interval_typmod(
     m: Option<IntervalMod>,
     sql_standard: bool,
 ) -> Result<Interval, DbError> {
-    let mut iv = parse_interval_in(input, m)?;
-    if sql_standard && force_negative(input) {
-        iv = Interval::new(-iv.months.abs(), -iv.days.abs(), -iv.micros.abs());
-    }
+    let range = m.map_or(dtin::range::FULL, IntervalMod::field_mask);
+    let itm = dtin::decode_interval_text(input, range, sql_standard).map_err(|e| match e {
+        DtErr::FieldOverflow => DbError::new(
+            SqlState::IntervalFieldOverflow,
+            format!("interval field value out of range: \"{input}\""),
+        ),
+        e => decode_error(e, "interval", input),
+    })?;
+    let iv = itm
+        .to_interval()
+        .ok_or_else(|| DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range"))?;
     Ok(m.map_or(iv, |m| m.adjust(iv)))
-}
-
-/// A leading `-` and no other field with an explicit sign.
-fn force_negative(input: &str) -> bool {
-    let mut fields = input.split_whitespace();
-    fields.next().is_some_and(|f| f.starts_with('-')) && !fields.any(|f| f.starts_with(['+', '-']))
-}
-
-fn parse_interval_in(input: &str, m: Option<IntervalMod>) -> Result<Interval, DbError> {
-    let bare_unit = IntervalMod::bare_unit(m);
-    let lower = input.trim().to_ascii_lowercase();
-    if let Some(iso) = lower.strip_prefix('p') {
-        return parse_iso_interval(iso)
-            .ok_or_else(|| interval_syntax(input))?
-            .finish(false)
-            .ok_or_else(|| interval_range(input));
-    }
-    let mut acc = IvAcc::default();
-    let mut negate = false;
-    let mut any = false;
-    let mut bare = 0;
-    let tokens: Vec<&str> = lower.split_whitespace().collect();
-    let mut i = 0;
-    while i < tokens.len() {
-        let t = tokens[i].trim_start_matches('@');
-        i += 1;
-        if t.is_empty() {
-            continue;
-        }
-        if t == "ago" {
-            negate = true;
-            continue;
-        }
-        if t.contains(':') {
-            let us = if IntervalMod::minutes_first(m) && t.matches(':').count() == 1 {
-                let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
-                parse_interval_time(&format!("{sign}0:{body}"))
-            } else {
-                parse_interval_time(t)
-            };
-            let us = us.ok_or_else(|| interval_syntax(input))?;
-            if !acc.claim(M_HOUR | M_MINUTE | M_ALL_SECS) {
-                return Err(interval_syntax(input));
-            }
-            acc.micros += us;
-            any = true;
-            continue;
-        }
-        // SQL's year-month literal: `1-2` is 1 year 2 months.
-        if let Some(ym) = year_month(t) {
-            let (years, months) = ym.ok_or_else(|| interval_range(input))?;
-            let ok = acc.add_unit(&years, "year") && acc.add_unit(&months, "month");
-            if !ok {
-                return Err(interval_syntax(input));
-            }
-            any = true;
-            continue;
-        }
-        // number, with the unit attached or in the next token
-        let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
-        let (n, attached) = t.split_at(split);
-        let num = parse_num(n).ok_or_else(|| interval_syntax(input))?;
-        let unit = if !attached.is_empty() {
-            attached
-        } else if i < tokens.len()
-            && tokens[i].starts_with(|c: char| c.is_ascii_alphabetic())
-            && tokens[i] != "ago"
-        {
-            i += 1;
-            tokens[i - 1]
-        } else if i < tokens.len() && tokens[i].contains(':') {
-            // A number just before a time of day is days ('1 2:03').
-            "day"
-        } else {
-            bare += 1;
-            if bare > 1 && bare_unit != "second" {
-                return Err(DbError::unsupported(format!(
-                    "interval input \"{input}\" with several fields without units under a field restriction"
-                )));
-            }
-            bare_unit
-        };
-        if !acc.add_unit(&num, unit) {
-            return Err(interval_syntax(input));
-        }
-        any = true;
-    }
-    if !any {
-        return Err(interval_syntax(input));
-    }
-    acc.finish(negate).ok_or_else(|| interval_range(input))
-}
-
-/// `[-+]Y-M`: the years and months, both with the sign; Some(None) when
-/// M is 12 or more (out of range).
-fn year_month(t: &str) -> Option<Option<(Num, Num)>> {
-    let (sign, body) = t.split_at(usize::from(t.starts_with(['+', '-'])));
-    let (y, m) = body.split_once('-')?;
-    let digits = |s: &str| !s.is_empty() && s.len() <= 9 && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(y) || !digits(m) {
-        return None;
-    }
-    if m.parse::<u32>().ok()? >= 12 {
-        return Some(None);
-    }
-    let num = |v: &str| parse_num(&format!("{sign}{v}"));
-    Some(num(y).zip(num(m)))
-}
-
-/// `[-+]h:mm[:ss[.f]]` in microseconds, exactly.
-fn parse_interval_time(t: &str) -> Option<i128> {
-    let (neg, body) = match t.as_bytes().first()? {
-        b'-' => (true, &t[1..]),
-        b'+' => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let parts: Vec<&str> = body.split(':').collect();
-    let int = |p: &str| -> Option<i128> {
-        if p.is_empty() || p.len() > 20 || !p.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        p.parse().ok()
-    };
-    let sec = |p: &str| -> Option<i128> {
-        let (whole, frac) = p.split_once('.').unwrap_or((p, ""));
-        if !frac.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        Some(int(whole)? * USECS_PER_SEC as i128 + parse_fraction(frac.as_bytes()) as i128)
-    };
-    let (h, m, s) = match parts.as_slice() {
-        [h, m] => (int(h)?, 0, sec(m)? * 60),
-        [h, m, s] => (int(h)?, int(m)?, sec(s)?),
-        _ => return None,
-    };
-    let v = h * USECS_PER_HOUR as i128 + m * 60 * USECS_PER_SEC as i128 + s;
-    Some(if neg { -v } else { v })
-}
-
-fn parse_iso_interval(s: &str) -> Option<IvAcc> {
-    let mut acc = IvAcc::default();
-    let mut in_time = false;
-    let mut num = String::new();
-    let mut any = false;
-    for ch in s.chars() {
-        match ch {
-            't' if !in_time && num.is_empty() => in_time = true,
-            '0'..='9' | '.' | '-' | '+' => num.push(ch),
-            _ => {
-                let v = parse_num(&num)?;
-                num.clear();
-                let unit = match (ch, in_time) {
-                    ('y', false) => "year",
-                    ('m', false) => "month",
-                    ('w', false) => "week",
-                    ('d', false) => "day",
-                    ('h', true) => "hour",
-                    ('m', true) => "minute",
-                    ('s', true) => "second",
-                    _ => return None,
-                };
-                if !acc.add_unit(&v, unit) {
-                    return None;
-                }
-                any = true;
-            }
-        }
-    }
-    (num.is_empty() && any).then_some(acc)
 }
 
 // ---------------------------------------------------------------------

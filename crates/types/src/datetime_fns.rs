@@ -652,14 +652,25 @@ fn trunc_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
 /// An abbreviation of the `Default` set comes first (`EST` is -05 even
 /// where the tz database has a zone of that name); a dynamic one (`MSK`)
 /// means what it meant at `at`.
+///
+/// make_timestamptz's zone (`posix` false) is PostgreSQL's
+/// parse_sane_timezone: DecodeTimezone's numeric forms, a leading digit
+/// refused, an offset past 15:59:59 "out of range", and a name as pg_tzset
+/// reads it (`FOO8BAR`, `PST8PDT,M3.2.0,M11.1.0`).
 pub(crate) fn zone_arg(name: &str, posix: bool, at: ZoneAt) -> Result<TimeZone, DbError> {
     let t = name.trim();
+    if !posix {
+        if let Some(tz) = sane_numeric_zone(t)? {
+            return Ok(tz);
+        }
+    }
     let numeric = t.starts_with(['+', '-']) || t.starts_with(|c: char| c.is_ascii_digit());
     let found = match crate::datetime::parse_hms_offset(t) {
         Some(secs) if numeric => Some(TimeZone::fixed(if posix { -secs } else { secs })),
         _ => match crate::tz_abbrevs::lookup(name) {
             Some((abbrev, kind)) => Some(abbrev_zone(abbrev, kind, at)),
-            None => TimeZone::parse(name),
+            None if posix => TimeZone::parse(name),
+            None => crate::datetime_input::pg_tzset(t),
         },
     };
     found.ok_or_else(|| {
@@ -668,6 +679,27 @@ pub(crate) fn zone_arg(name: &str, posix: bool, at: ZoneAt) -> Result<TimeZone, 
             format!("time zone \"{name}\" not recognized"),
         )
     })
+}
+
+/// parse_sane_timezone's numeric part: Some(offset) for `+hh[:mm[:ss]]`
+/// and `+hhmm`, None for text that is not numeric.
+fn sane_numeric_zone(t: &str) -> Result<Option<TimeZone>, DbError> {
+    use crate::datetime_input::{decode_timezone, DtErr};
+    let invalid = |msg: String| DbError::new(SqlState::InvalidParameterValue, msg);
+    if t.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(invalid(format!(
+            "invalid input syntax for type numeric time zone: \"{t}\""
+        ))
+        .with_hint("Numeric time zones must have \"-\" or \"+\" as first character."));
+    }
+    match decode_timezone(t.as_bytes()) {
+        Ok(east) => Ok(Some(TimeZone::fixed(east))),
+        Err(DtErr::TzDispOverflow) => {
+            Err(invalid(format!("numeric time zone \"{t}\" out of range")))
+        }
+        Err(DtErr::BadFormat) => Ok(None),
+        Err(_) => Err(invalid(format!("time zone \"{t}\" not recognized"))),
+    }
 }
 
 /// The instant a zone argument is resolved at, for a dynamic abbreviation:

@@ -12,12 +12,11 @@
 //! seconds rounded to the precision.
 //!
 //! On input a restriction also names the unit of a bare number:
-//! `interval '2' hour` is two hours ([`IntervalMod::bare_unit`]), and
-//! under MINUTE TO SECOND `'12:34.5'` is minutes and seconds.
+//! `interval '2' hour` is two hours, `interval '1 2' day to hour` one day
+//! two hours, and under MINUTE TO SECOND `'12:34'` is minutes and seconds
+//! ([`IntervalMod::field_mask`], read by `crate::datetime_input`).
 //!
-//! Left out: PostgreSQL's reading of several unit-less fields by the
-//! restriction (`interval '1 2' day to hour`), refused with 0A000 by the
-//! interval parser, and the WARNING for a precision above 6 (6 is used).
+//! Left out: the WARNING for a precision above 6 (6 is used).
 
 use std::fmt;
 
@@ -110,24 +109,10 @@ impl IntervalMod {
         Some(self.0 & 0xFFFF).filter(|&p| p != FULL_PRECISION)
     }
 
-    /// The unit of a bare number in input under this restriction (the
-    /// restriction's last field; seconds when there is none).
-    pub fn bare_unit(m: Option<IntervalMod>) -> &'static str {
-        let r = m.map_or(FULL_RANGE, IntervalMod::range);
-        match r {
-            YEAR => "year",
-            MONTH | 0x6 => "month",
-            DAY => "day",
-            HOUR | 0x408 => "hour",
-            MINUTE | 0xC00 | 0xC08 => "minute",
-            _ => "second",
-        }
-    }
-
-    /// Does a time `a:b` read as minutes and seconds (MINUTE TO SECOND),
-    /// as DecodeTimeForInterval reads it?
-    pub fn minutes_first(m: Option<IntervalMod>) -> bool {
-        m.is_some_and(|m| m.range() == MINUTE | SECOND)
+    /// The restriction's field mask (PostgreSQL's INTERVAL_MASK bits),
+    /// which interval input reads a bare number and `a:b` by.
+    pub(crate) fn field_mask(self) -> u32 {
+        self.range()
     }
 
     /// AdjustIntervalForTypmod.
@@ -224,11 +209,6 @@ mod tests {
         assert_eq!(a(&[0x7FFF, 2]).micros % USECS_PER_SEC, 790_000);
         let neg = Interval::new(0, 0, -1_500_000);
         assert_eq!(m(&[0x7FFF, 0]).adjust(neg).micros, -2_000_000);
-        assert_eq!(
-            IntervalMod::bare_unit(Some(m(&[(DAY | HOUR) as i64]))),
-            "hour"
-        );
-        assert_eq!(IntervalMod::bare_unit(None), "second");
     }
 
     #[test]
@@ -243,8 +223,10 @@ mod tests {
             p("1 2:03", day_hour).unwrap(),
             Interval::new(0, 1, 2 * USECS_PER_HOUR)
         );
-        let e = p("1 2", day_hour).unwrap_err();
-        assert_eq!(e.code, SqlState::FeatureNotSupported);
+        assert_eq!(
+            p("1 2", day_hour).unwrap(),
+            Interval::new(0, 1, 2 * USECS_PER_HOUR)
+        );
         let min_sec = Some(m(&[(MINUTE | SECOND) as i64, 2]));
         assert_eq!(p("-1:30.555", min_sec).unwrap().micros, -90_560_000);
         assert_eq!(p("2", None).unwrap().micros, 2 * USECS_PER_SEC);

@@ -70,6 +70,7 @@ pub mod datatype;
 pub mod datestyle;
 pub mod datetime;
 pub mod datetime_fns;
+pub(crate) mod datetime_input;
 pub mod domains;
 pub mod enums;
 pub(crate) mod float;

@@ -503,7 +503,7 @@ fn datetime_arith(
             if f == 0.0 {
                 return Err(div_zero());
             }
-            V::Interval(i.mul_f64(1.0 / f).ok_or_else(interval_err)?)
+            V::Interval(i.div_f64(f).ok_or_else(interval_err)?)
         }
         _ => return Ok(None),
     }))

@@ -172,7 +172,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             Value::Interval(datetime::parse_interval_typmod(input, m, sql_standard)?)
         }
         DataType::Time(p) => {
-            let t = crate::time::parse_time(input, tz, ctx.now)?;
+            let t = crate::time::parse_time(input, tz, ctx.now, ctx.date_style.order)?;
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),

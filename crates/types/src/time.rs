@@ -2,17 +2,18 @@
 //!
 //! A value is microseconds since midnight, 0 ..= 24:00:00 (PostgreSQL
 //! accepts `24:00:00` as the end of a day), as PostgreSQL's `TimeADT`, so
-//! binary I/O is the integer. Input is PostgreSQL's `time_in` for the
-//! forms queries use: `HH:MM[:SS[.frac]]` with an optional `AM`/`PM`, an
-//! optional date before it (ignored), an optional zone after it (a numeric
-//! offset or a zone abbreviation is accepted and ignored; a full zone name
-//! only with a date, as PostgreSQL needs the date to know the offset), and
-//! `now` / `allballs`. Fractions round at the 7th digit, so
+//! binary I/O is the integer. Input is PostgreSQL's `time_in` (decoded by
+//! `crate::datetime_input` as DecodeTimeOnly): `HH:MM[:SS[.frac]]`,
+//! `HHMMSS`, `T040506`, with an optional `AM`/`PM`, an optional date
+//! before it (ignored), an optional zone after it (checked and ignored; a
+//! zone name with daylight-saving time only with a date, as PostgreSQL
+//! needs the date to know the offset), and `now` / `allballs`. Fractions round at the 7th digit, so
 //! `23:59:59.9999999` is `24:00:00`. Arithmetic wraps around midnight
 //! (`time + interval` uses the interval's time part only), as date.c does.
 
 use nestor_common::{DbError, SqlState};
 
+use crate::datestyle::DateOrder;
 use crate::datetime::{self, Interval, TimeZone, USECS_PER_DAY, USECS_PER_SEC};
 use crate::value::Value;
 
@@ -23,164 +24,54 @@ pub(crate) fn format_time(t: i64) -> String {
     s
 }
 
-fn syntax(input: &str) -> DbError {
-    DbError::new(
-        SqlState::InvalidDatetimeFormat,
-        format!("invalid input syntax for type time: \"{input}\""),
-    )
+/// `time_in`: the text form to microseconds since midnight, decoded as
+/// PostgreSQL's DecodeTimeOnly does (`crate::datetime_input`); `now` is
+/// the transaction time in UTC microseconds, `tz` the session zone and
+/// `order` DateStyle's field order (for a date before the time).
+pub fn parse_time(input: &str, tz: TimeZone, now: i64, order: DateOrder) -> Result<i64, DbError> {
+    if let Some(t) = parse_clock_fast(input) {
+        return Ok(t);
+    }
+    let ctx = crate::datetime_input::Ctx { order, tz, now };
+    crate::datetime_input::decode_time_text(input, &ctx)
+        .map_err(|e| datetime::decode_error(e, "time", input))
 }
 
-fn range(input: &str) -> DbError {
-    DbError::new(
-        SqlState::DatetimeFieldOverflow,
-        format!("date/time field value out of range: \"{input}\""),
-    )
-}
-
-/// `time_in`: the text form to microseconds since midnight (`now` needs
-/// the transaction time `now` in UTC microseconds and the session zone).
-pub fn parse_time(input: &str, tz: TimeZone, now: i64) -> Result<i64, DbError> {
-    let lower = input.trim().to_ascii_lowercase();
-    match lower.as_str() {
-        "now" => {
-            let local = now + tz.offset_at_utc(now) as i64 * USECS_PER_SEC;
-            return Ok(local.rem_euclid(USECS_PER_DAY));
-        }
-        "allballs" => return Ok(0),
-        _ => {}
-    }
-    let b = lower.as_bytes();
-    let mut i = 0;
-    // An optional date first: it decides nothing but a zone's offset.
-    let mut has_date = false;
-    if let Some(end) = date_prefix_end(&lower) {
-        has_date = true;
-        i = end;
-        while i < b.len() && b[i] == b' ' {
-            i += 1;
-        }
-    } else if b.first() == Some(&b't') && b.get(1).is_some_and(u8::is_ascii_digit) {
-        // ISO 8601's time designator.
-        i = 1;
-    }
-    // HHMM[SS[.frac]]: the concatenated form.
-    let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if (run == 4 || run == 6) && b.get(i + run) != Some(&b':') {
-        let num = |k: usize| (b[i + k] - b'0') as i64 * 10 + (b[i + k + 1] - b'0') as i64;
-        let (h, m) = (num(0), num(2));
-        let s = if run == 6 { num(4) } else { 0 };
-        let mut j = i + run;
-        let mut frac = 0;
-        if run == 6 && b.get(j) == Some(&b'.') {
-            let start = j + 1;
-            j = start;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            frac = datetime::parse_fraction(&b[start..j]);
-        }
-        check_zone(lower[j..].trim(), input.trim()[j..].trim(), has_date)
-            .ok_or_else(|| syntax(input))?;
-        return of_fields(h, m, s, frac).ok_or_else(|| range(input));
-    }
-    let digits = |i: &mut usize| -> Option<i64> {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        let d = &lower[start..*i];
-        if d.is_empty() || d.len() > 9 {
-            return None;
-        }
-        d.parse().ok()
+/// The plain form `HH:MM[:SS[.ffffff]]` (hour below 24, second below 60),
+/// read without the general decoder; None for anything else, which the
+/// decoder reads to the same value.
+fn parse_clock_fast(input: &str) -> Option<i64> {
+    let b = input.as_bytes();
+    let d2 = |i: usize| -> Option<i64> {
+        let (x, y) = (*b.get(i)?, *b.get(i + 1)?);
+        (x.is_ascii_digit() && y.is_ascii_digit()).then(|| ((x - b'0') * 10 + (y - b'0')) as i64)
     };
-    let h = digits(&mut i).ok_or_else(|| syntax(input))?;
-    if b.get(i) != Some(&b':') {
-        return Err(syntax(input));
+    if b.get(2) != Some(&b':') {
+        return None;
     }
-    i += 1;
-    let m = digits(&mut i).ok_or_else(|| syntax(input))?;
-    let (mut s, mut frac) = (0, 0);
+    let (h, m) = (d2(0)?, d2(3)?);
+    let mut s = 0;
+    let mut frac = 0;
+    let mut i = 5;
     if b.get(i) == Some(&b':') {
-        i += 1;
-        s = digits(&mut i).ok_or_else(|| syntax(input))?;
+        s = d2(i + 1)?;
+        i += 3;
         if b.get(i) == Some(&b'.') {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
+            let digits = &b[i + 1..];
+            if digits.is_empty() || digits.len() > 6 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
             }
-            frac = datetime::parse_fraction(&b[start..i]);
+            for &c in digits {
+                frac = frac * 10 + (c - b'0') as i64;
+            }
+            frac *= 10i64.pow(6 - digits.len() as u32);
+            i = b.len();
         }
     }
-    while i < b.len() && b[i] == b' ' {
-        i += 1;
-    }
-    let mut h = h;
-    let rest = &lower[i..];
-    let word_end = rest.find(' ').unwrap_or(rest.len());
-    let (ampm, rest) = match &rest[..word_end] {
-        "am" => (Some(false), &rest[word_end..]),
-        "pm" => (Some(true), &rest[word_end..]),
-        _ => (None, rest),
-    };
-    if let Some(pm) = ampm {
-        if h > 12 {
-            return Err(range(input));
-        }
-        if pm && h < 12 {
-            h += 12;
-        } else if !pm && h == 12 {
-            h = 0;
-        }
-    }
-    // The zone as written (names are case-sensitive file names);
-    // to_ascii_lowercase kept every byte offset.
-    let written = &input.trim()[lower.len() - rest.len()..];
-    check_zone(rest.trim(), written.trim(), has_date).ok_or_else(|| syntax(input))?;
-    of_fields(h, m, s, frac).ok_or_else(|| range(input))
-}
-
-/// The time of these fields, if it is one (up to 24:00:00; a leap second
-/// 60 rounds into the next minute).
-fn of_fields(h: i64, m: i64, s: i64, frac: i64) -> Option<i64> {
-    if h > 24 || m > 59 || s > 60 {
+    if i != b.len() || h > 23 || m > 59 || s > 59 {
         return None;
     }
-    let t = ((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac;
-    (t <= USECS_PER_DAY).then_some(t)
-}
-
-/// Where a leading date (`2003-03-07`, `03/07/2003`) ends, if the text
-/// starts with one and a space (PostgreSQL's time_in takes no other date
-/// forms there).
-fn date_prefix_end(s: &str) -> Option<usize> {
-    let b = s.as_bytes();
-    let first_digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
-    if first_digits == 0 || !matches!(b.get(first_digits), Some(b'-' | b'/' | b'.')) {
-        return None;
-    }
-    let end = b.iter().position(|&c| c == b' ')?;
-    let d = &s[..end];
-    // Only a well-formed date counts.
-    datetime::parse_date(d, TimeZone::UTC, 0, Default::default())
-        .ok()
-        .map(|_| end)
-}
-
-/// A zone after the time: empty, a numeric offset, a known abbreviation,
-/// or (after a date only) a zone name.
-fn check_zone(z: &str, written: &str, has_date: bool) -> Option<()> {
-    if z.is_empty() {
-        return Some(());
-    }
-    if z.starts_with(['+', '-']) {
-        return datetime::parse_hms_offset(z).map(|_| ());
-    }
-    if crate::tz_abbrevs::lookup(z).is_some() {
-        return Some(());
-    }
-    (has_date && TimeZone::parse(written).is_some()).then_some(())
+    Some(((h * 60 + m) * 60 + s) * USECS_PER_SEC + frac)
 }
 
 /// `time(p)`: round to `p` fractional digits (AdjustTimeForTypmod).
@@ -277,7 +168,7 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Result<i64, DbError> {
-        parse_time(s, TimeZone::UTC, 0)
+        parse_time(s, TimeZone::UTC, 0, DateOrder::Mdy)
     }
 
     #[test]

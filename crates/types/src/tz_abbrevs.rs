@@ -1183,6 +1183,16 @@ impl HistoryRef {
         self.0.offset_for_local(unix_secs(local))
     }
 
+    /// Whether every period has one offset (pg_get_timezone_offset): a
+    /// time in the zone needs no date.
+    pub(crate) fn is_fixed(self) -> bool {
+        let h = self.0;
+        h.types.windows(2).all(|w| w[0].0 == w[1].0)
+            && h.footer.is_none_or(|f| {
+                f.dst.is_none() && h.types.first().is_none_or(|t| t.0 == f.offset_secs)
+            })
+    }
+
     /// The abbreviation in effect at `utc`, from the periods (None past
     /// the last one, where the current rule says it).
     pub(crate) fn abbrev_at_utc(self, utc: i64) -> Option<&'static str> {
@@ -1234,6 +1244,39 @@ pub(crate) fn history_ref(name: &str) -> Option<HistoryRef> {
 /// Whether the tz database has zone `name` (as `SET TimeZone` takes it).
 pub fn zone_exists(name: &str) -> bool {
     history(name).is_some() || TimeZone::parse_rule(name).is_some()
+}
+
+/// The tz database's spelling of zone `name` written in any case
+/// (`america/new_york` is `America/New_York`), as pg_tzset finds it: each
+/// path component matched case-insensitively against the directory.
+pub(crate) fn zone_name_any_case(name: &str) -> Option<String> {
+    let safe = !name.is_empty()
+        && name.len() <= 255
+        && !name.starts_with('/')
+        && !name
+            .split('/')
+            .any(|p| p.is_empty() || p == "." || p == "..")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/_-+".contains(&b));
+    if !safe {
+        return None;
+    }
+    ["/usr/share/zoneinfo", "/usr/lib/zoneinfo"]
+        .iter()
+        .find_map(|dir| {
+            let mut path = std::path::PathBuf::from(dir);
+            let mut found = Vec::new();
+            for part in name.split('/') {
+                let entry = std::fs::read_dir(&path).ok()?.flatten().find_map(|e| {
+                    let n = e.file_name().into_string().ok()?;
+                    n.eq_ignore_ascii_case(part).then_some(n)
+                })?;
+                path.push(&entry);
+                found.push(entry);
+            }
+            path.is_file().then(|| found.join("/"))
+        })
 }
 
 /// The offset (seconds east) of a local time (microseconds since
