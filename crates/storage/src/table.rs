@@ -1649,7 +1649,9 @@ impl Table {
         let Some(idx) = self.indexes().into_iter().find(|i| i.id == id) else {
             return false;
         };
-        let found = self.index_entries(&idx);
+        // Not strict: every stored version had its key computed when it
+        // was written (as at recovery's rebuild).
+        let found = self.index_entries(&idx, false).unwrap_or_default();
         *idx.entries.write() = found.into_iter().map(|(k, _)| k).collect();
         true
     }
