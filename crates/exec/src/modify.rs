@@ -312,19 +312,25 @@ pub(crate) fn exec_insert(
 }
 
 /// A row written into a partition must meet its partition constraint
-/// (23514).
+/// (23514). Nothing to do (no check) for any other table.
 fn check_partition(
     table: &TableDef,
     check: Option<&PartCheck>,
     row: &[Value],
-    ev: &Ev,
+    ev: &mut Ev,
 ) -> Result<(), DbError> {
     match check {
-        Some(c) if !c.holds(row) => {
+        Some(c) if !part_holds(c, row, ev)? => {
             Err(nestor_plan::partition::violation(table, row, &ev.ctx.eval))
         }
         _ => Ok(()),
     }
+}
+
+/// Whether `row` meets partition constraint `c` (key expressions
+/// evaluated over the row).
+fn part_holds(c: &PartCheck, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+    c.holds(row, &mut |e, r| e.eval(r, ev))
 }
 
 /// INSERT into a partitioned table: each row routed to its leaf and
@@ -442,15 +448,15 @@ fn leaf_plan(
         returning: p.returning.clone(),
         view_checks: Vec::new(),
         route: None,
-        part_check: PartCheck::of(ev.ctx.catalog, &leaf.table, None),
+        part_check: PartCheck::of(ev.ctx.catalog, ev.ctx.eval, &leaf.table, None)?,
     })
 }
 
 /// The leaf a row (in the routed table's layout) goes to, after the
 /// routed table's own partition constraint.
-fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
+fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> {
     if let Some(c) = &r.root_check {
-        if !c.holds(row) {
+        if !part_holds(c, row, ev)? {
             return Err(nestor_plan::partition::violation(
                 &r.root,
                 row,
@@ -458,7 +464,8 @@ fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
             ));
         }
     }
-    r.route(row, &ev.ctx.eval)
+    let ec = ev.ctx.eval;
+    r.route(row, &ec, &mut |e, row| e.eval(row, ev))
 }
 
 /// Route one row (in the routed table's layout) to its leaf and insert
@@ -949,8 +956,12 @@ fn modify_one(
             if let Some(f) = trig.as_deref() {
                 new_live = Some(f.live(&new));
             }
+            let stays = match &p.part_check {
+                Some(c) => part_holds(c, &new, ev)?,
+                None => true,
+            };
             let moves = match &p.part_check {
-                Some(c) if !c.holds(&new) => match &p.reroute {
+                Some(_) if !stays => match &p.reroute {
                     Some(r) => Some(r),
                     None => return Err(nestor_plan::partition::violation(t, &new, &ev.ctx.eval)),
                 },
@@ -1109,7 +1120,7 @@ pub fn copy_insert(
         }
         check_row(t, &target.checks, &row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
-        check_partition(t, target.part_check.as_ref(), &row, &ev)?;
+        check_partition(t, target.part_check.as_ref(), &row, &mut ev)?;
         let written = trig.as_ref().map(|f| f.live(&row));
         let rid = t
             .storage
