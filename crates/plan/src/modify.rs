@@ -80,8 +80,8 @@ pub struct ModifyPlan {
     /// The same statement on each descendant of the table (an UPDATE or
     /// DELETE of an inheritance parent without ONLY), run after it.
     pub children: Vec<ModifyPlan>,
-    /// UPDATE of a partition: the constraint new rows must meet (below
-    /// the named table when `reroute` is set).
+    /// UPDATE of a partition: the constraint new rows must meet (its
+    /// bound and its ancestors').
     pub part_check: Option<PartCheck>,
     /// UPDATE through a partitioned table: a new row outside its leaf's
     /// constraint moves, routed from the named table.
@@ -1175,7 +1175,11 @@ fn partition_update(
     }
     let (route, _) = partition_write(b, table, acl::INSERT)?;
     for c in &mut plan.children {
-        c.part_check = PartCheck::of(b.catalog, b.eval, &c.table, Some(table.oid))?;
+        // The leaf's whole constraint, as PostgreSQL's ExecPartitionCheck:
+        // a row that fails it is routed again from the named table, whose
+        // own constraint (when it is a partition too) then rejects a row
+        // that would leave its subtree.
+        c.part_check = PartCheck::of(b.catalog, b.eval, &c.table, None)?;
         c.reroute = route.clone();
     }
     Ok(())

@@ -24,8 +24,9 @@
 //! bound within its parent, then its parent's within the grandparent, up
 //! to the tree's root (a DEFAULT bound: no sibling's bound holds the key).
 //! An UPDATE through a partitioned table checks the new row against the
-//! leaf's constraint below the named table; a row that fails it moves (the
-//! executor deletes it and routes the new version from the named table).
+//! leaf's whole constraint; a row that fails it moves (the executor
+//! deletes it and routes the new version from the named table, whose own
+//! constraint, when it is a partition too, keeps the row in its subtree).
 //!
 //! Key expressions (`PARTITION BY RANGE ((a + 1), lower(b))`): a level's
 //! key is a list of [`KeyCol`]s, each a column read straight from the row

@@ -139,6 +139,10 @@ SELECT tableoid::regclass, * FROM mlexp ORDER BY a;
 UPDATE mlexp SET a = -a * 10 WHERE a = -5;
 SELECT tableoid::regclass, * FROM mlexp ORDER BY a;
 SELECT pg_get_partition_constraintdef('mlexp_x2'::regclass);
+-- Through the middle table a row moves only within its subtree.
+UPDATE mlexp_x SET a = 5 WHERE a = -50;
+UPDATE mlexp_x SET b = 'y' WHERE a = 50;
+SELECT tableoid::regclass, * FROM mlexp ORDER BY a;
 
 -- HASH on an expression.
 CREATE TABLE hexp (a int, b text) PARTITION BY HASH ((a * 2));
