@@ -843,10 +843,12 @@ fn range_qual(
     let (mut lower_arms, mut upper_arms) = (Vec::new(), Vec::new());
     let (mut need_lower, mut need_upper) = (true, true);
     let mut arm = 0;
-    while i < n {
+    // One arm per column from the first unequal one; the loop ends when
+    // neither bound has a finite datum left to add.
+    while i + arm < n {
         let (mut l_args, mut u_args) = (Vec::new(), Vec::new());
         let (mut next_lower, mut next_upper) = (false, false);
-        for j in i..n {
+        for (j, key) in keys.iter().enumerate().skip(i) {
             let (ld_next, ud_next) = (from.get(j + 1), to.get(j + 1));
             if let (true, Some(l)) = (need_lower, value(from.get(j))) {
                 let op = if j - i < arm {
@@ -856,7 +858,7 @@ fn range_qual(
                 } else {
                     ">"
                 };
-                l_args.push(keys[j].op(op, &l));
+                l_args.push(key.op(op, &l));
             }
             if let (true, Some(u)) = (need_upper, value(to.get(j))) {
                 let op = if j - i < arm {
@@ -866,7 +868,7 @@ fn range_qual(
                 } else {
                     "<"
                 };
-                u_args.push(keys[j].op(op, &u));
+                u_args.push(key.op(op, &u));
             }
             if j - i == arm {
                 next_lower = need_lower && matches!(ld_next, Some(D::Value(_)));
