@@ -477,10 +477,30 @@ pub(crate) fn insert_routed(
 ) -> Result<(usize, RowId, Row), DbError> {
     let i = route_row(r, &row, ev)?;
     let leaf = &r.leaves[i];
+    if leaf.map.is_none() {
+        check_row(&leaf.table, &leaf.checks, &row, ev)?;
+        let rid = store_row(&leaf.table, &row, ev)?;
+        return Ok((i, rid, row));
+    }
+    let routed = row.clone();
     let row = leaf.row(row);
-    check_row(&leaf.table, &leaf.checks, &row, ev)?;
+    check_row(&leaf.table, &leaf.checks, &row, ev)
+        .map_err(|e| failing_row_as_routed(e, &r.root, &routed, ev))?;
     let rid = store_row(&leaf.table, &row, ev)?;
     Ok((i, rid, row))
+}
+
+/// A constraint error of a leaf whose columns are ordered differently
+/// shows the failing row as the routed table lays it out, as
+/// PostgreSQL's ExecConstraints maps it back to the root's tuple.
+fn failing_row_as_routed(mut e: DbError, root: &TableDef, row: &[Value], ev: &Ev) -> DbError {
+    if e.detail
+        .as_deref()
+        .is_some_and(|d| d.starts_with("Failing row contains"))
+    {
+        e.detail = Some(failing_row(row, root, &ev.ctx.eval));
+    }
+    e
 }
 
 /// Write a new row into `table`'s storage and count it for pg_stat.

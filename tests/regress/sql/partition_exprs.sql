@@ -162,7 +162,16 @@ SELECT tableoid::regclass, * FROM rexp WHERE aa > 40 ORDER BY aa;
 INSERT INTO rexp VALUES (55, 'fifty-five');
 CREATE TABLE rexp_5 PARTITION OF rexp FOR VALUES FROM (50) TO (60);
 
-DROP TABLE rexp, lexp, mexp, fexp, cexp, mlexp, hexp;
+-- A leaf whose columns are ordered differently reports the failing row
+-- as the routed table lays it out.
+CREATE TABLE oexp (a int, b int, c text) PARTITION BY RANGE ((b * 2));
+CREATE TABLE oexp_1 (c text, a int, b int CONSTRAINT check_b CHECK (b < 45));
+ALTER TABLE oexp ATTACH PARTITION oexp_1 FOR VALUES FROM (80) TO (100);
+INSERT INTO oexp VALUES (1, 45, 'a');
+INSERT INTO oexp VALUES (1, 44, 'a');
+SELECT tableoid::regclass, * FROM oexp;
+
+DROP TABLE rexp, lexp, mexp, fexp, cexp, mlexp, hexp, oexp;
 DROP FUNCTION vol_plus(int);
 DROP FUNCTION imm_plus(int);
 DROP FUNCTION imm_const();
