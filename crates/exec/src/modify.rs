@@ -20,6 +20,14 @@
 //! concurrent inserter that commits) is caught by inserting inside an
 //! internal savepoint, rolled back on the 23505, after which the probe
 //! runs again and finds the committed row.
+//!
+//! Partitioning: a row written into a partitioned table is routed to its
+//! leaf by the plan's `Routing`, a row written into a partition is checked
+//! against its `PartCheck`; key expressions among them are evaluated here
+//! (the `KeyEval` passed in is this evaluator). A table that is neither
+//! gets no routing and no check, so plain INSERTs do no extra work. A
+//! constraint error in a leaf laid out differently shows the row in the
+//! routed table's layout, as PostgreSQL does.
 
 use std::ops::Bound;
 use std::sync::Arc;
