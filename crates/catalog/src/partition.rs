@@ -33,6 +33,7 @@
 
 use std::cmp::Ordering;
 
+use nestor_types::datatype::DataType;
 use nestor_types::{EvalCtx, Value};
 
 /// PARTITION BY's strategy (pg_partitioned_table.partstrat).
@@ -71,12 +72,70 @@ impl PartStrategy {
     }
 }
 
-/// A partitioned table's key: its strategy and key columns (positions in
-/// the table's columns).
+/// One element of a partition key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyPart {
+    /// A column (its position in the table's columns).
+    Column(usize),
+    /// An expression over the table's row (`(a + 1)`, `lower(b)`).
+    Expr(KeyExpr),
+}
+
+/// A key expression as the catalog keeps it: SQL text in the deparser's
+/// form (bound against the row of whichever table of the tree is being
+/// routed or checked: partitions have their parent's column names), its
+/// type, and the columns it reads (a column a key reads may not be
+/// dropped or retyped).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyExpr {
+    pub sql: String,
+    pub ty: DataType,
+    pub columns: Vec<usize>,
+}
+
+/// A partitioned table's key: its strategy, its elements and, per
+/// element, the collation named by an explicit COLLATE (None: the type's
+/// own; Nestor compares strings bytewise, so only "C"-like collations
+/// are accepted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartitionKey {
     pub strategy: PartStrategy,
-    pub columns: Vec<usize>,
+    pub parts: Vec<KeyPart>,
+    pub collations: Vec<Option<String>>,
+}
+
+impl PartitionKey {
+    /// A key of plain columns with their default collations.
+    pub fn of_columns(strategy: PartStrategy, columns: Vec<usize>) -> PartitionKey {
+        let collations = vec![None; columns.len()];
+        PartitionKey {
+            strategy,
+            parts: columns.into_iter().map(KeyPart::Column).collect(),
+            collations,
+        }
+    }
+
+    /// Whether every element is a plain column (the common case: keys
+    /// are then read straight from the row).
+    pub fn is_plain(&self) -> bool {
+        self.parts.iter().all(|p| matches!(p, KeyPart::Column(_)))
+    }
+
+    /// Whether column `c` is a key column or read by a key expression.
+    pub fn uses_column(&self, c: usize) -> bool {
+        self.parts.iter().any(|p| match p {
+            KeyPart::Column(k) => *k == c,
+            KeyPart::Expr(e) => e.columns.contains(&c),
+        })
+    }
+
+    /// The type of element `i` over `columns`.
+    pub fn part_type(&self, i: usize, columns: &[crate::Column]) -> DataType {
+        match &self.parts[i] {
+            KeyPart::Column(c) => columns[*c].ty,
+            KeyPart::Expr(e) => e.ty,
+        }
+    }
 }
 
 /// One value of a range bound.

@@ -68,7 +68,10 @@
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
 //!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
 //!              [ninherits:u32 oid:u32*] [partkey? partbound?]
-//!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*
+//!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*   (columns only)
+//!            | strategy:u8 ('R' 'L' 'H') n:u32 (keypart collation:name?)*
+//!  keypart  := 0x00 col:u32 | 0x01 expr:name typoid:u32 typmod:i32 ncols:u32 col:u32*
+//!              (a key expression: SQL text, its type, the columns it reads)
 //!  partbound:= 0x00 (DEFAULT) | 0x01 nvals:u32 value* (IN)
 //!            | 0x02 n:u32 rdatum* n:u32 rdatum* (FROM .. TO)
 //!            | 0x03 modulus:u32 remainder:u32 (WITH)
@@ -111,7 +114,7 @@ use crate::defs::{
     TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
-use crate::partition::{PartStrategy, PartitionBound, PartitionKey, RangeDatum};
+use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
 
 const TAG_SEQUENCES: u8 = 0x02;
@@ -995,10 +998,12 @@ impl TableRecord {
         } else {
             (get_partition_key(r)?, get_partition_bound(r)?)
         };
-        if partition_key
-            .as_ref()
-            .is_some_and(|k| k.columns.iter().any(|&c| c >= columns.len()))
-        {
+        if partition_key.as_ref().is_some_and(|k| {
+            k.parts.iter().any(|p| match p {
+                KeyPart::Column(c) => *c >= columns.len(),
+                KeyPart::Expr(e) => e.columns.iter().any(|&c| c >= columns.len()),
+            })
+        }) {
             return Err(format!("table {name}: partition key beyond its columns"));
         }
         if base_width > columns.len() {
@@ -1041,10 +1046,37 @@ fn put_partition_key(out: &mut Vec<u8>, k: Option<&PartitionKey>) {
         return;
     };
     out.push(1);
-    out.push(k.strategy.letter() as u8);
-    put_u32(out, k.columns.len());
-    for &c in &k.columns {
-        put_u32(out, c);
+    let plain = k.is_plain() && k.collations.iter().all(Option::is_none);
+    if plain {
+        // The first form: columns only.
+        out.push(k.strategy.letter() as u8);
+        put_u32(out, k.parts.len());
+        for p in &k.parts {
+            if let KeyPart::Column(c) = p {
+                put_u32(out, *c);
+            }
+        }
+        return;
+    }
+    out.push(k.strategy.letter().to_ascii_uppercase() as u8);
+    put_u32(out, k.parts.len());
+    for (p, coll) in k.parts.iter().zip(&k.collations) {
+        match p {
+            KeyPart::Column(c) => {
+                out.push(0);
+                put_u32(out, *c);
+            }
+            KeyPart::Expr(e) => {
+                out.push(1);
+                put_str(out, &e.sql);
+                put_type(out, e.ty);
+                put_u32(out, e.columns.len());
+                for &c in &e.columns {
+                    put_u32(out, c);
+                }
+            }
+        }
+        put_opt_str(out, coll.as_deref());
     }
 }
 
@@ -1053,10 +1085,30 @@ fn get_partition_key(r: &mut Reader<'_>) -> Result<Option<PartitionKey>, String>
         return Ok(None);
     }
     let s = r.u8()?;
-    let strategy =
-        PartStrategy::from_letter(s).ok_or_else(|| format!("bad partition strategy {s}"))?;
-    let columns = get_list(r, |r| Ok(r.u32()? as usize))?;
-    Ok(Some(PartitionKey { strategy, columns }))
+    let bad = || format!("bad partition strategy {s}");
+    if let Some(strategy) = PartStrategy::from_letter(s) {
+        let columns = get_list(r, |r| Ok(r.u32()? as usize))?;
+        return Ok(Some(PartitionKey::of_columns(strategy, columns)));
+    }
+    let strategy = PartStrategy::from_letter(s.to_ascii_lowercase()).ok_or_else(bad)?;
+    let elems = get_list(r, |r| {
+        let part = match r.u8()? {
+            0 => KeyPart::Column(r.u32()? as usize),
+            1 => KeyPart::Expr(KeyExpr {
+                sql: get_str(r)?,
+                ty: get_type(r, "partition key expression")?,
+                columns: get_list(r, |r| Ok(r.u32()? as usize))?,
+            }),
+            t => return Err(format!("bad partition key element {t}")),
+        };
+        Ok((part, get_opt_str(r)?))
+    })?;
+    let (parts, collations) = elems.into_iter().unzip();
+    Ok(Some(PartitionKey {
+        strategy,
+        parts,
+        collations,
+    }))
 }
 
 fn put_range(out: &mut Vec<u8>, b: &[RangeDatum]) {
@@ -1754,10 +1806,31 @@ mod tests {
         }
     }
 
+    /// `table()` partitioned by `key`.
+    fn keyed(key: PartitionKey) -> CatalogRecord {
+        let mut t = table();
+        t.partition_key = Some(key);
+        t.partition_bound = None;
+        CatalogRecord::put_table(t)
+    }
+
     #[test]
     fn every_record_round_trips() {
         let records = [
             CatalogRecord::put_table(table()),
+            keyed(PartitionKey::of_columns(PartStrategy::Range, vec![0, 1])),
+            keyed(PartitionKey {
+                strategy: PartStrategy::List,
+                parts: vec![
+                    KeyPart::Column(1),
+                    KeyPart::Expr(KeyExpr {
+                        sql: "lower(name)".into(),
+                        ty: DataType::Text,
+                        columns: vec![1],
+                    }),
+                ],
+                collations: vec![Some("C".into()), None],
+            }),
             CatalogRecord::DropTable { name: "t".into() },
             CatalogRecord::RenameTable {
                 from: "t".into(),

@@ -20,6 +20,14 @@
 //! concurrent inserter that commits) is caught by inserting inside an
 //! internal savepoint, rolled back on the 23505, after which the probe
 //! runs again and finds the committed row.
+//!
+//! Partitioning: a row written into a partitioned table is routed to its
+//! leaf by the plan's `Routing`, a row written into a partition is checked
+//! against its `PartCheck`; key expressions among them are evaluated here
+//! (the `KeyEval` passed in is this evaluator). A table that is neither
+//! gets no routing and no check, so plain INSERTs do no extra work. A
+//! constraint error in a leaf laid out differently shows the row in the
+//! routed table's layout, as PostgreSQL does.
 
 use std::ops::Bound;
 use std::sync::Arc;
@@ -312,19 +320,25 @@ pub(crate) fn exec_insert(
 }
 
 /// A row written into a partition must meet its partition constraint
-/// (23514).
+/// (23514). Nothing to do (no check) for any other table.
 fn check_partition(
     table: &TableDef,
     check: Option<&PartCheck>,
     row: &[Value],
-    ev: &Ev,
+    ev: &mut Ev,
 ) -> Result<(), DbError> {
     match check {
-        Some(c) if !c.holds(row) => {
+        Some(c) if !part_holds(c, row, ev)? => {
             Err(nestor_plan::partition::violation(table, row, &ev.ctx.eval))
         }
         _ => Ok(()),
     }
+}
+
+/// Whether `row` meets partition constraint `c` (key expressions
+/// evaluated over the row).
+fn part_holds(c: &PartCheck, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+    c.holds(row, &mut |e, r| e.eval(r, ev))
 }
 
 /// INSERT into a partitioned table: each row routed to its leaf and
@@ -442,15 +456,15 @@ fn leaf_plan(
         returning: p.returning.clone(),
         view_checks: Vec::new(),
         route: None,
-        part_check: PartCheck::of(ev.ctx.catalog, &leaf.table, None),
+        part_check: PartCheck::of(ev.ctx.catalog, ev.ctx.eval, &leaf.table, None)?,
     })
 }
 
 /// The leaf a row (in the routed table's layout) goes to, after the
 /// routed table's own partition constraint.
-fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
+fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> {
     if let Some(c) = &r.root_check {
-        if !c.holds(row) {
+        if !part_holds(c, row, ev)? {
             return Err(nestor_plan::partition::violation(
                 &r.root,
                 row,
@@ -458,7 +472,8 @@ fn route_row(r: &Routing, row: &[Value], ev: &Ev) -> Result<usize, DbError> {
             ));
         }
     }
-    r.route(row, &ev.ctx.eval)
+    let ec = ev.ctx.eval;
+    r.route(row, &ec, &mut |e, row| e.eval(row, ev))
 }
 
 /// Route one row (in the routed table's layout) to its leaf and insert
@@ -470,10 +485,30 @@ pub(crate) fn insert_routed(
 ) -> Result<(usize, RowId, Row), DbError> {
     let i = route_row(r, &row, ev)?;
     let leaf = &r.leaves[i];
+    if leaf.map.is_none() {
+        check_row(&leaf.table, &leaf.checks, &row, ev)?;
+        let rid = store_row(&leaf.table, &row, ev)?;
+        return Ok((i, rid, row));
+    }
+    let routed = row.clone();
     let row = leaf.row(row);
-    check_row(&leaf.table, &leaf.checks, &row, ev)?;
+    check_row(&leaf.table, &leaf.checks, &row, ev)
+        .map_err(|e| failing_row_as_routed(e, &r.root, &routed, ev))?;
     let rid = store_row(&leaf.table, &row, ev)?;
     Ok((i, rid, row))
+}
+
+/// A constraint error of a leaf whose columns are ordered differently
+/// shows the failing row as the routed table lays it out, as
+/// PostgreSQL's ExecConstraints maps it back to the root's tuple.
+fn failing_row_as_routed(mut e: DbError, root: &TableDef, row: &[Value], ev: &Ev) -> DbError {
+    if e.detail
+        .as_deref()
+        .is_some_and(|d| d.starts_with("Failing row contains"))
+    {
+        e.detail = Some(failing_row(row, root, &ev.ctx.eval));
+    }
+    e
 }
 
 /// Write a new row into `table`'s storage and count it for pg_stat.
@@ -950,8 +985,12 @@ fn modify_one(
             if let Some(f) = trig.as_deref() {
                 new_live = Some(f.live(&new));
             }
+            let stays = match &p.part_check {
+                Some(c) => part_holds(c, &new, ev)?,
+                None => true,
+            };
             let moves = match &p.part_check {
-                Some(c) if !c.holds(&new) => match &p.reroute {
+                Some(_) if !stays => match &p.reroute {
                     Some(r) => Some(r),
                     None => return Err(nestor_plan::partition::violation(t, &new, &ev.ctx.eval)),
                 },
@@ -1110,7 +1149,7 @@ pub fn copy_insert(
         }
         check_row(t, &target.checks, &row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
-        check_partition(t, target.part_check.as_ref(), &row, &ev)?;
+        check_partition(t, target.part_check.as_ref(), &row, &mut ev)?;
         let written = trig.as_ref().map(|f| f.live(&row));
         let rid = t
             .storage

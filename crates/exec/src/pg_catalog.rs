@@ -640,58 +640,261 @@ fn bound_ctx() -> nestor_types::EvalCtx {
     nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0)
 }
 
-/// pg_get_partkeydef: `RANGE (a, b)`.
+/// pg_get_partkeydef: `RANGE (a, ((b + 1)), c COLLATE "C")`.
 fn partkey_def(c: &Catalog, table: u32) -> Option<String> {
+    use nestor_catalog::partition::KeyPart;
     let t = c.table_by_oid(nestor_common::RelId(table))?;
     let k = t.partition_key.as_ref()?;
-    let cols: Vec<String> = k
-        .columns
+    let parts: Vec<String> = k
+        .parts
         .iter()
-        .map(|&i| quote_ident(&t.columns[i].name))
+        .zip(&k.collations)
+        .map(|(p, coll)| {
+            let mut s = match p {
+                KeyPart::Column(i) => quote_ident(&t.columns[*i].name),
+                KeyPart::Expr(e) => nestor_plan::partition::keydef_expr_text(&e.sql),
+            };
+            if let Some(coll) = coll {
+                s.push_str(&format!(" COLLATE {}", quote_ident(coll)));
+            }
+            s
+        })
         .collect();
-    Some(format!("{} ({})", k.strategy.keyword(), cols.join(", ")))
+    Some(format!("{} ({})", k.strategy.keyword(), parts.join(", ")))
 }
 
-/// pg_get_partition_constraintdef for a partition of one level with a
-/// single key column and a range or list bound of plain values (NULL for
-/// the others: psql then shows "No partition constraint").
+/// pg_get_partition_constraintdef: a partition's constraint after its
+/// ancestors' (PostgreSQL's generate_partition_qual), as ruleutils
+/// prints it; NULL for a table that is no partition and for a default
+/// partition (not built yet: psql then shows no constraint).
 fn partition_constraint_def(c: &Catalog, table: u32) -> Option<String> {
-    use nestor_catalog::partition::{literal, PartitionBound, RangeDatum};
     let t = c.table_by_oid(nestor_common::RelId(table))?;
-    let parent = c.table_by_oid(*t.inherits.first()?)?;
-    if parent.partition_bound.is_some() {
-        return None;
+    let mut chain = Vec::new();
+    let mut cur = t;
+    while let (Some(b), Some(&p)) = (cur.partition_bound.clone(), cur.inherits.first()) {
+        let parent = c.table_by_oid(p)?;
+        chain.push((b, parent.clone()));
+        cur = parent;
     }
+    let mut items = Vec::new();
+    for (b, parent) in chain.iter().rev() {
+        items.extend(bound_qual(parent, b)?);
+    }
+    match items.len() {
+        0 => None,
+        1 => items.pop(),
+        _ => Some(format!("({})", items.join(" AND "))),
+    }
+}
+
+/// A key element as a partition constraint reads it, and its type.
+struct QualKey {
+    text: String,
+    ty: DataType,
+    collation: Option<String>,
+}
+
+impl QualKey {
+    /// `key op constant` as ruleutils prints the operator clause.
+    fn op(&self, op: &str, v: &Value) -> String {
+        let mut lit = typed_literal(v, self.ty);
+        if let Some(coll) = &self.collation {
+            lit.push_str(&format!(" COLLATE {}", quote_ident(coll)));
+        }
+        format!("({} {op} {lit})", self.op_side())
+    }
+
+    /// The key as an operand: relabelled to text when the operator class
+    /// is text's (varchar) or a collation is named.
+    fn op_side(&self) -> String {
+        if matches!(self.ty, DataType::Varchar(_)) || self.collation.is_some() {
+            format!("({})::text", self.text)
+        } else {
+            self.text.clone()
+        }
+    }
+}
+
+fn qual_keys(parent: &TableDef) -> Option<Vec<QualKey>> {
+    use nestor_catalog::partition::KeyPart;
     let k = parent.partition_key.as_ref()?;
-    let [col] = k.columns.as_slice() else {
-        return None;
-    };
-    let col = &parent.columns[*col];
-    if col.ty != DataType::Int4 {
-        return None;
-    }
-    let name = quote_ident(&col.name);
+    Some(
+        k.parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| QualKey {
+                text: match p {
+                    KeyPart::Column(c) => quote_ident(&parent.columns[*c].name),
+                    KeyPart::Expr(e) => nestor_plan::partition::expr_text(&e.sql),
+                },
+                ty: k.part_type(i, &parent.columns),
+                collation: k.collations[i].clone(),
+            })
+            .collect(),
+    )
+}
+
+/// A constant as ruleutils' get_const_expr prints it: int4 and numeric
+/// with a point bare when not negative, booleans as words, everything
+/// else quoted with its type.
+fn typed_literal(v: &Value, ty: DataType) -> String {
+    use nestor_catalog::partition::literal;
     let ec = bound_ctx();
-    let mut parts = vec![format!("({name} IS NOT NULL)")];
-    match t.partition_bound.as_ref()? {
-        PartitionBound::Range { from, to } => {
-            if let [RangeDatum::Value(v)] = from.as_slice() {
-                parts.push(format!("({name} >= {})", literal(v, &ec)));
-            }
-            if let [RangeDatum::Value(v)] = to.as_slice() {
-                parts.push(format!("({name} < {})", literal(v, &ec)));
-            }
+    match v {
+        Value::Null | Value::Bool(_) => literal(v, &ec),
+        Value::Int4(i) if *i >= 0 => literal(v, &ec),
+        Value::Numeric(_) if !literal(v, &ec).starts_with('\'') => literal(v, &ec),
+        _ => {
+            let shown = if matches!(ty, DataType::Varchar(_)) {
+                DataType::Varchar(None)
+            } else {
+                ty
+            };
+            let ty_name = format_type(shown.oid(), None).unwrap_or_else(|| shown.to_string());
+            format!("'{}'::{ty_name}", v.to_text(&ec).replace('\'', "''"))
         }
-        PartitionBound::List(vals) if vals.len() == 1 && !vals[0].is_null() => {
-            parts.push(format!("({name} = {})", literal(&vals[0], &ec)));
-        }
-        PartitionBound::List(vals) if !vals.iter().any(Value::is_null) => {
-            let v: Vec<String> = vals.iter().map(|v| literal(v, &ec)).collect();
-            parts.push(format!("({name} = ANY (ARRAY[{}]))", v.join(", ")));
-        }
-        _ => return None,
     }
-    Some(format!("({})", parts.join(" AND ")))
+}
+
+fn and_of(mut args: Vec<String>) -> String {
+    if args.len() == 1 {
+        return args.pop().unwrap_or_default();
+    }
+    format!("({})", args.join(" AND "))
+}
+
+fn or_of(mut args: Vec<String>) -> String {
+    if args.len() == 1 {
+        return args.pop().unwrap_or_default();
+    }
+    format!("({})", args.join(" OR "))
+}
+
+/// One level's constraint items (get_qual_for_list / _range / _hash).
+fn bound_qual(
+    parent: &TableDef,
+    bound: &nestor_catalog::partition::PartitionBound,
+) -> Option<Vec<String>> {
+    use nestor_catalog::partition::PartitionBound as B;
+    let keys = qual_keys(parent)?;
+    match bound {
+        B::Default => None,
+        B::Hash { modulus, remainder } => {
+            let k: Vec<String> = keys.iter().map(|k| k.text.clone()).collect();
+            Some(vec![format!(
+                "satisfies_hash_partition('{}'::oid, {modulus}, {remainder}, {})",
+                parent.oid.0,
+                k.join(", ")
+            )])
+        }
+        B::List(vals) => {
+            let k = keys.first()?;
+            let non_null: Vec<&Value> = vals.iter().filter(|v| !v.is_null()).collect();
+            let has_null = non_null.len() < vals.len();
+            if non_null.is_empty() {
+                return Some(vec![format!("({} IS NULL)", k.text)]);
+            }
+            let eq = match non_null.as_slice() {
+                [v] => k.op("=", v),
+                _ => {
+                    let lits: Vec<String> =
+                        non_null.iter().map(|v| typed_literal(v, k.ty)).collect();
+                    format!("({} = ANY (ARRAY[{}]))", k.op_side(), lits.join(", "))
+                }
+            };
+            if has_null {
+                Some(vec![format!("(({} IS NULL) OR {eq})", k.text)])
+            } else {
+                Some(vec![format!("({} IS NOT NULL)", k.text), eq])
+            }
+        }
+        B::Range { from, to } => Some(range_qual(&keys, from, to)),
+    }
+}
+
+/// get_qual_for_range: every key NOT NULL, equal leading datums as
+/// equalities, then an OR of arms for the lower bound and one for the
+/// upper.
+fn range_qual(
+    keys: &[QualKey],
+    from: &[nestor_catalog::partition::RangeDatum],
+    to: &[nestor_catalog::partition::RangeDatum],
+) -> Vec<String> {
+    use nestor_catalog::partition::RangeDatum as D;
+    let n = keys.len();
+    let mut items: Vec<String> = keys
+        .iter()
+        .map(|k| format!("({} IS NOT NULL)", k.text))
+        .collect();
+    let value = |d: Option<&D>| match d {
+        Some(D::Value(v)) => Some(v.clone()),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < n {
+        match (value(from.get(i)), value(to.get(i))) {
+            (Some(l), Some(u)) if l == u => {
+                items.push(keys[i].op("=", &l));
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    let (mut lower_arms, mut upper_arms) = (Vec::new(), Vec::new());
+    let (mut need_lower, mut need_upper) = (true, true);
+    let mut arm = 0;
+    // One arm per column from the first unequal one; the loop ends when
+    // neither bound has a finite datum left to add.
+    while i + arm < n {
+        let (mut l_args, mut u_args) = (Vec::new(), Vec::new());
+        let (mut next_lower, mut next_upper) = (false, false);
+        for (j, key) in keys.iter().enumerate().skip(i) {
+            let (ld_next, ud_next) = (from.get(j + 1), to.get(j + 1));
+            if let (true, Some(l)) = (need_lower, value(from.get(j))) {
+                let op = if j - i < arm {
+                    "="
+                } else if j == n - 1 || matches!(ld_next, Some(D::MinValue)) {
+                    ">="
+                } else {
+                    ">"
+                };
+                l_args.push(key.op(op, &l));
+            }
+            if let (true, Some(u)) = (need_upper, value(to.get(j))) {
+                let op = if j - i < arm {
+                    "="
+                } else if matches!(ud_next, Some(D::MaxValue)) {
+                    "<="
+                } else {
+                    "<"
+                };
+                u_args.push(key.op(op, &u));
+            }
+            if j - i == arm {
+                next_lower = need_lower && matches!(ld_next, Some(D::Value(_)));
+                next_upper = need_upper && matches!(ud_next, Some(D::Value(_)));
+                break;
+            }
+        }
+        if !l_args.is_empty() {
+            lower_arms.push(and_of(l_args));
+        }
+        if !u_args.is_empty() {
+            upper_arms.push(and_of(u_args));
+        }
+        (need_lower, need_upper) = (next_lower, next_upper);
+        if !need_lower && !need_upper {
+            break;
+        }
+        arm += 1;
+    }
+    if !lower_arms.is_empty() {
+        items.push(or_of(lower_arms));
+    }
+    if !upper_arms.is_empty() {
+        items.push(or_of(upper_arms));
+    }
+    items
 }
 
 /// pg_partitioned_table: one row per partitioned table.
@@ -700,7 +903,22 @@ fn partitioned_rows(c: &Catalog) -> Rows {
         .iter()
         .filter_map(|t| {
             let k = t.partition_key.as_ref()?;
-            let types: Vec<DataType> = k.columns.iter().map(|&i| t.columns[i].ty).collect();
+            let types: Vec<DataType> = (0..k.parts.len())
+                .map(|i| k.part_type(i, &t.columns))
+                .collect();
+            let attrs = k.parts.iter().map(|p| match p {
+                nestor_catalog::partition::KeyPart::Column(i) => *i as i64 + 1,
+                nestor_catalog::partition::KeyPart::Expr(_) => 0,
+            });
+            let exprs: Vec<String> = k
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    nestor_catalog::partition::KeyPart::Expr(e) => Some(e.sql.clone()),
+                    _ => None,
+                })
+                .collect();
+            let collations = k.collations.clone();
             let default = c
                 .children(t.oid)
                 .iter()
@@ -712,11 +930,16 @@ fn partitioned_rows(c: &Catalog) -> Rows {
                 RowB::new(Rel::PartitionedTable)
                     .set("partrelid", oid(t.oid.0))
                     .set("partstrat", text(k.strategy.letter().to_string()))
-                    .set("partnatts", Value::Int2(k.columns.len() as i16))
+                    .set("partnatts", Value::Int2(k.parts.len() as i16))
                     .set("partdefid", oid(default))
+                    .set("partattrs", vector(DataType::Int2, attrs))
                     .set(
-                        "partattrs",
-                        vector(DataType::Int2, k.columns.iter().map(|&i| i as i64 + 1)),
+                        "partexprs",
+                        if exprs.is_empty() {
+                            Value::Null
+                        } else {
+                            text(format!("({})", exprs.join(" ")))
+                        },
                     )
                     .set(
                         "partclass",
@@ -729,13 +952,16 @@ fn partitioned_rows(c: &Catalog) -> Rows {
                         "partcollation",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| {
-                                if t.is_string() {
-                                    i64::from(DEFAULT_COLLATION_OID)
-                                } else {
-                                    0
-                                }
-                            }),
+                            types
+                                .iter()
+                                .zip(&collations)
+                                .map(|(t, coll)| match coll.as_deref() {
+                                    Some("C") => 950,
+                                    Some("POSIX") => 951,
+                                    Some("ucs_basic") => 12546,
+                                    _ if t.is_string() => i64::from(DEFAULT_COLLATION_OID),
+                                    _ => 0,
+                                }),
                         ),
                     )
                     .done(),

@@ -341,6 +341,7 @@ impl Func {
     pub fn explain_name(&self) -> String {
         match self {
             Func::Advisory(a) => a.name(),
+            Func::Library(f) => f.name.to_string(),
             f => format!("{f:?}").to_lowercase(),
         }
     }

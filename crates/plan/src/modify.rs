@@ -80,8 +80,8 @@ pub struct ModifyPlan {
     /// The same statement on each descendant of the table (an UPDATE or
     /// DELETE of an inheritance parent without ONLY), run after it.
     pub children: Vec<ModifyPlan>,
-    /// UPDATE of a partition: the constraint new rows must meet (below
-    /// the named table when `reroute` is set).
+    /// UPDATE of a partition: the constraint new rows must meet (its
+    /// bound and its ancestors').
     pub part_check: Option<PartCheck>,
     /// UPDATE through a partitioned table: a new row outside its leaf's
     /// constraint moves, routed from the named table.
@@ -1185,7 +1185,7 @@ fn plan_modify(
     if !delete {
         partition_update(b, &table, &mut plan)?;
     }
-    prune_modify(b.catalog, &mut plan);
+    prune_modify(b.catalog, b.eval, &mut plan);
     Ok(plan)
 }
 
@@ -1198,12 +1198,16 @@ fn partition_update(
     plan: &mut ModifyPlan,
 ) -> Result<(), DbError> {
     if table.partition_key.is_none() {
-        plan.part_check = PartCheck::of(b.catalog, table, None);
+        plan.part_check = PartCheck::of(b.catalog, b.eval, table, None)?;
         return Ok(());
     }
     let (route, _) = partition_write(b, table, acl::INSERT)?;
     for c in &mut plan.children {
-        c.part_check = PartCheck::of(b.catalog, &c.table, Some(table.oid));
+        // The leaf's whole constraint, as PostgreSQL's ExecPartitionCheck:
+        // a row that fails it is routed again from the named table, whose
+        // own constraint (when it is a partition too) then rejects a row
+        // that would leave its subtree.
+        c.part_check = PartCheck::of(b.catalog, b.eval, &c.table, None)?;
         c.reroute = route.clone();
     }
     Ok(())
@@ -1624,10 +1628,11 @@ pub fn copy_target(
             }
         }
     }
-    let route = Routing::build(catalog, &t, &|l| bind_checks(catalog, eval, l))?.map(Arc::new);
+    let route =
+        Routing::build(catalog, eval, &t, &|l| bind_checks(catalog, eval, l))?.map(Arc::new);
     let part_check = match route {
         Some(_) => None,
-        None => PartCheck::of(catalog, &t, None),
+        None => PartCheck::of(catalog, eval, &t, None)?,
     };
     Ok(CopyTarget {
         filter: None,
@@ -1692,9 +1697,11 @@ pub(crate) fn partition_write(
     if table.partition_key.is_none() && table.partition_bound.is_none() {
         return Ok((None, None));
     }
-    let Some(route) = Routing::build(b.catalog, table, &|t| bind_checks(b.catalog, b.eval, t))?
+    let Some(route) = Routing::build(b.catalog, b.eval, table, &|t| {
+        bind_checks(b.catalog, b.eval, t)
+    })?
     else {
-        return Ok((None, PartCheck::of(b.catalog, table, None)));
+        return Ok((None, PartCheck::of(b.catalog, b.eval, table, None)?));
     };
     for t in route.tables() {
         b.need_as_owner(&t, privs);
@@ -1705,14 +1712,14 @@ pub(crate) fn partition_write(
 /// UPDATE or DELETE through a partitioned table: only the leaves its
 /// WHERE clause's `key = constant` conditions leave (PostgreSQL prunes
 /// the result relations alike); the partitioned members hold no rows.
-fn prune_modify(catalog: &Catalog, plan: &mut ModifyPlan) {
+fn prune_modify(catalog: &Catalog, eval: EvalCtx, plan: &mut ModifyPlan) {
     let table = plan.table.clone();
     if table.partition_key.is_none() {
         return;
     }
     let conj = plan.recheck.clone().map(conjuncts).unwrap_or_default();
     let eq = crate::partition::eq_consts(&conj, plan.offset, table.columns.len());
-    let keep = crate::partition::surviving(catalog, &table, &eq);
+    let keep = crate::partition::surviving(catalog, eval, &table, &eq);
     plan.children.retain(|c| keep.contains(&c.table.oid));
     // In PostgreSQL's order: a partitioned partition's leaves in its place.
     plan.children

@@ -24,43 +24,143 @@
 //! bound within its parent, then its parent's within the grandparent, up
 //! to the tree's root (a DEFAULT bound: no sibling's bound holds the key).
 //! An UPDATE through a partitioned table checks the new row against the
-//! leaf's constraint below the named table; a row that fails it moves (the
-//! executor deletes it and routes the new version from the named table).
+//! leaf's whole constraint; a row that fails it moves (the executor
+//! deletes it and routes the new version from the named table, whose own
+//! constraint, when it is a partition too, keeps the row in its subtree).
+//!
+//! Key expressions (`PARTITION BY RANGE ((a + 1), lower(b))`): a level's
+//! key is a list of [`KeyCol`]s, each a column read straight from the row
+//! or an expression bound here over the row of the table being routed or
+//! checked (partitions share their parent's column names, so the stored
+//! SQL binds against any table of the tree) and evaluated by the
+//! executor through the [`KeyEval`] it passes in. A key of plain columns
+//! evaluates nothing; a table that is neither partitioned nor a partition
+//! gets no routing and no check at all (`modify::partition_write`).
 //!
 //! Pruning: a scan of a partitioned table whose WHERE clause has
-//! `key = constant` conjuncts for the whole key of a level keeps only the
+//! `key = constant` conjuncts for the whole key of a level (a key
+//! expression matching the conjunct's left side as bound) keeps only the
 //! partitions whose bound may hold that key (`surviving`); everything else
 //! reads every partition, the filter deciding. Left out: pruning on ranges
 //! and at run time (parameters), partition-wise joins and aggregates.
 
 use std::sync::Arc;
 
-use nestor_catalog::partition::PartitionBound;
+use nestor_catalog::partition::{KeyPart, PartitionBound};
 use nestor_catalog::{Catalog, TableDef};
 use nestor_common::{DbError, RelId, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
 use nestor_types::{EvalCtx, Value};
 
-use crate::ir::BoundCheck;
+use crate::bind::{AggCtx, Binder};
+use crate::ir::{BoundCheck, Expr};
 use crate::pg_catalog::quote_ident;
 use crate::valops;
 
-/// One level of a partition constraint: the parent's key columns (as
-/// positions in the checked row), the partition's bound and, for a
-/// DEFAULT partition, its siblings' bounds.
+/// One element of a level's key as the executor reads it from a row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyCol {
+    /// A column's position in the row.
+    Col(usize),
+    /// A key expression bound over the row.
+    Expr(Expr),
+}
+
+/// The executor's evaluation of a bound key expression over a row.
+pub type KeyEval<'a> = dyn FnMut(&Expr, &[Value]) -> Result<Value, DbError> + 'a;
+
+/// The key of `row` under `key`.
+fn key_values(key: &[KeyCol], row: &[Value], eval: &mut KeyEval) -> Result<Vec<Value>, DbError> {
+    key.iter()
+        .map(|k| match k {
+            KeyCol::Col(c) => Ok(row.get(*c).cloned().unwrap_or(Value::Null)),
+            KeyCol::Expr(e) => eval(e, row),
+        })
+        .collect()
+}
+
+/// The key of partitioned table `owner` over the row of table `t` (the
+/// same table or one of its partitions, columns found by name); None
+/// when `t` lacks a key column.
+pub fn bind_key(
+    catalog: &Catalog,
+    ec: EvalCtx,
+    owner: &TableDef,
+    t: &TableDef,
+) -> Result<Option<Vec<KeyCol>>, DbError> {
+    let Some(pk) = &owner.partition_key else {
+        return Ok(None);
+    };
+    let mut scope_table: Option<Arc<TableDef>> = None;
+    let mut out = Vec::with_capacity(pk.parts.len());
+    for p in &pk.parts {
+        match p {
+            KeyPart::Column(k) => match t.column_index(&owner.columns[*k].name) {
+                Some(i) => out.push(KeyCol::Col(i)),
+                None => return Ok(None),
+            },
+            KeyPart::Expr(x) => {
+                let table = scope_table.get_or_insert_with(|| Arc::new(t.clone()));
+                out.push(KeyCol::Expr(bind_key_expr(catalog, ec, table, &x.sql)?));
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A stored key expression bound over `t`'s row.
+pub fn bind_key_expr(
+    catalog: &Catalog,
+    ec: EvalCtx,
+    t: &Arc<TableDef>,
+    sql: &str,
+) -> Result<Expr, DbError> {
+    let node = nestor_parser::parse_expr(sql)?;
+    let mut b = Binder::new(catalog, ec, sql, &[], crate::select::plan_query);
+    b.scopes.push(crate::select::table_scope(t, &t.name));
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("partition key expressions");
+    Ok(b.bind(&node)?.0)
+}
+
+/// Whether a bound expression calls only immutable functions (what
+/// PostgreSQL's contain_mutable_functions asks of a key expression, over
+/// what Nestor knows of each call). A user-defined function counts as
+/// declared (PostgreSQL would first inline a simple SQL function).
+pub fn is_immutable(e: &Expr) -> bool {
+    use crate::functions::Func;
+    use nestor_types::functions::Volatility;
+    let mut ok = true;
+    e.walk(&mut |x| match x {
+        Expr::Func(Func::Library(f), _) => ok &= f.volatility == Volatility::Immutable,
+        Expr::Func(f, _) => ok &= !f.is_volatile(),
+        Expr::UserFunc(f, _) => {
+            ok &= f.0.volatility == nestor_catalog::Volatility::Immutable;
+        }
+        Expr::Param(_) | Expr::Outer { .. } => ok = false,
+        _ => {}
+    });
+    ok
+}
+
+/// One level of a partition constraint: the parent's key (over the
+/// checked row), the partition's bound and, for a DEFAULT partition, its
+/// siblings' bounds.
 #[derive(Clone, Debug)]
 struct Level {
-    key: Vec<usize>,
+    key: Vec<KeyCol>,
     bound: PartitionBound,
     siblings: Vec<PartitionBound>,
 }
 
 impl Level {
-    fn holds(&self, row: &[Value]) -> bool {
-        let key: Vec<Value> = self.key.iter().map(|&k| row[k].clone()).collect();
-        match &self.bound {
+    fn holds(&self, row: &[Value], eval: &mut KeyEval) -> Result<bool, DbError> {
+        let key = key_values(&self.key, row, eval)?;
+        Ok(match &self.bound {
             PartitionBound::Default => !self.siblings.iter().any(|s| s.contains(&key)),
             b => b.contains(&key),
-        }
+        })
     }
 }
 
@@ -74,7 +174,12 @@ impl PartCheck {
     /// The constraint of `t` over its own row layout, from its bound up to
     /// (not including) the bound of ancestor `stop` (the whole chain when
     /// None). None when `t` is no partition, or `t` is `stop`.
-    pub fn of(catalog: &Catalog, t: &TableDef, stop: Option<RelId>) -> Option<PartCheck> {
+    pub fn of(
+        catalog: &Catalog,
+        ec: EvalCtx,
+        t: &TableDef,
+        stop: Option<RelId>,
+    ) -> Result<Option<PartCheck>, DbError> {
         let mut levels = Vec::new();
         let mut cur: Option<Arc<TableDef>> = None;
         loop {
@@ -88,34 +193,39 @@ impl PartCheck {
             let Some(parent) = catalog.table_by_oid(parent) else {
                 break;
             };
-            let level = level_of(catalog, t, c.oid, bound, &parent)?;
+            let Some(level) = level_of(catalog, ec, t, c.oid, bound, &parent)? else {
+                return Ok(None);
+            };
             levels.push(level);
             cur = Some(parent);
         }
-        (!levels.is_empty()).then_some(PartCheck { levels })
+        Ok((!levels.is_empty()).then_some(PartCheck { levels }))
     }
 
     /// Whether `row` (in the checked table's layout) satisfies it.
-    pub fn holds(&self, row: &[Value]) -> bool {
-        self.levels.iter().all(|l| l.holds(row))
+    pub fn holds(&self, row: &[Value], eval: &mut KeyEval) -> Result<bool, DbError> {
+        for l in &self.levels {
+            if !l.holds(row, eval)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
 /// The level of partition `member` (bound `bound`) in `parent`, its key
-/// columns found by name in table `t`.
+/// bound over table `t`'s row.
 fn level_of(
     catalog: &Catalog,
+    ec: EvalCtx,
     t: &TableDef,
     member: RelId,
     bound: &PartitionBound,
     parent: &TableDef,
-) -> Option<Level> {
-    let pk = parent.partition_key.as_ref()?;
-    let key = pk
-        .columns
-        .iter()
-        .map(|&k| t.column_index(&parent.columns[k].name))
-        .collect::<Option<Vec<usize>>>()?;
+) -> Result<Option<Level>, DbError> {
+    let Some(key) = bind_key(catalog, ec, parent, t)? else {
+        return Ok(None);
+    };
     let siblings = if *bound == PartitionBound::Default {
         catalog
             .children(parent.oid)
@@ -126,11 +236,11 @@ fn level_of(
     } else {
         Vec::new()
     };
-    Some(Level {
+    Ok(Some(Level {
         key,
         bound: bound.clone(),
         siblings,
-    })
+    }))
 }
 
 /// The 23514 of a row outside a partition's constraint.
@@ -178,11 +288,11 @@ enum Target {
     Node(Box<Node>),
 }
 
-/// A partitioned table in the routing tree: its key (positions in the
-/// routed row), its partitions in bound order and its default.
+/// A partitioned table in the routing tree: its key (over the routed
+/// row), its partitions in bound order and its default.
 struct Node {
     table: Arc<TableDef>,
-    key: Vec<usize>,
+    key: Vec<KeyCol>,
     parts: Vec<(PartitionBound, Target)>,
     default: Option<Target>,
 }
@@ -214,6 +324,7 @@ impl Routing {
     /// The routing of partitioned table `root` (None for any other).
     pub fn build(
         catalog: &Catalog,
+        ec: EvalCtx,
         root: &Arc<TableDef>,
         checks: &CheckBinder<'_>,
     ) -> Result<Option<Routing>, DbError> {
@@ -221,20 +332,20 @@ impl Routing {
             return Ok(None);
         }
         let mut leaves = Vec::new();
-        let node = build_node(catalog, checks, root, root, &mut leaves)?;
+        let node = build_node(catalog, ec, checks, root, root, &mut leaves)?;
         Ok(Some(Routing {
             root: root.clone(),
             node,
             leaves,
-            root_check: PartCheck::of(catalog, root, None),
+            root_check: PartCheck::of(catalog, ec, root, None)?,
         }))
     }
 
     /// The leaf of `row` (in the root's layout): 23514 when none holds it.
-    pub fn route(&self, row: &[Value], ec: &EvalCtx) -> Result<usize, DbError> {
+    pub fn route(&self, row: &[Value], ec: &EvalCtx, eval: &mut KeyEval) -> Result<usize, DbError> {
         let mut node = &self.node;
         loop {
-            let key: Vec<Value> = node.key.iter().map(|&k| row[k].clone()).collect();
+            let key = key_values(&node.key, row, eval)?;
             let hit = node
                 .parts
                 .iter()
@@ -270,16 +381,24 @@ fn collect_tables(n: &Node, leaves: &[Leaf], out: &mut Vec<Arc<TableDef>>) {
     }
 }
 
-fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx) -> DbError {
-    let pk = node.table.partition_key.as_ref();
-    let names: Vec<String> = pk
-        .map(|k| {
-            k.columns
-                .iter()
-                .map(|&c| quote_ident(&node.table.columns[c].name))
-                .collect()
+/// A key's elements as PostgreSQL names them in messages: a column by
+/// its name, an expression as ruleutils prints it (`(a + 1)`,
+/// `lower(b)`).
+pub fn key_names(t: &TableDef) -> Vec<String> {
+    let Some(pk) = &t.partition_key else {
+        return Vec::new();
+    };
+    pk.parts
+        .iter()
+        .map(|p| match p {
+            KeyPart::Column(c) => quote_ident(&t.columns[*c].name),
+            KeyPart::Expr(e) => expr_text(&e.sql),
         })
-        .unwrap_or_default();
+        .collect()
+}
+
+fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx) -> DbError {
+    let names = key_names(&node.table);
     let vals: Vec<String> = key.iter().map(|v| valops::render(v, ec)).collect();
     DbError::new(
         SqlState::CheckViolation,
@@ -299,20 +418,13 @@ fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx) -> DbError {
 
 fn build_node(
     catalog: &Catalog,
+    ec: EvalCtx,
     checks: &CheckBinder<'_>,
     root: &Arc<TableDef>,
     t: &Arc<TableDef>,
     leaves: &mut Vec<Leaf>,
 ) -> Result<Node, DbError> {
-    let pk = t
-        .partition_key
-        .as_ref()
-        .ok_or_else(|| DbError::internal("routing through a table that is not partitioned"))?;
-    let key = pk
-        .columns
-        .iter()
-        .map(|&k| root.column_index(&t.columns[k].name))
-        .collect::<Option<Vec<usize>>>()
+    let key = bind_key(catalog, ec, t, root)?
         .ok_or_else(|| DbError::internal("partition key column missing in the routed table"))?;
     let mut node = Node {
         table: t.clone(),
@@ -325,7 +437,7 @@ fn build_node(
             continue;
         };
         let target = if c.partition_key.is_some() {
-            Target::Node(Box::new(build_node(catalog, checks, root, &c, leaves)?))
+            Target::Node(Box::new(build_node(catalog, ec, checks, root, &c, leaves)?))
         } else {
             leaves.push(leaf(checks, root, &c)?);
             Target::Leaf(leaves.len() - 1)
@@ -365,36 +477,55 @@ fn leaf(checks: &CheckBinder<'_>, root: &TableDef, t: &Arc<TableDef>) -> Result<
 }
 
 /// The leaves of partitioned table `root` a read with the equalities
-/// `eq` (column position in `root`'s row = non-NULL constant) must scan:
-/// at each level whose whole key they give, only the partition whose
-/// bound holds that key (or the default); elsewhere every partition.
-pub fn surviving(catalog: &Catalog, root: &TableDef, eq: &[(usize, Value)]) -> Vec<RelId> {
+/// `eq` (an expression over `root`'s row = non-NULL constant; a column
+/// is `Expr::Col`) must scan: at each level whose whole key they give,
+/// only the partition whose bound holds that key (or the default);
+/// elsewhere every partition.
+pub fn surviving(
+    catalog: &Catalog,
+    ec: EvalCtx,
+    root: &Arc<TableDef>,
+    eq: &[(Expr, Value)],
+) -> Vec<RelId> {
     let mut out = Vec::new();
-    walk(catalog, root, root, eq, &mut out);
+    walk(catalog, ec, root, root, eq, &mut out);
     out
 }
 
 fn walk(
     catalog: &Catalog,
-    root: &TableDef,
+    ec: EvalCtx,
+    root: &Arc<TableDef>,
     t: &TableDef,
-    eq: &[(usize, Value)],
+    eq: &[(Expr, Value)],
     out: &mut Vec<RelId>,
 ) {
     let Some(pk) = &t.partition_key else {
         return;
     };
-    let key: Option<Vec<Value>> = pk
-        .columns
-        .iter()
-        .map(|&k| {
-            let c = &t.columns[k];
-            let pos = root.column_index(&c.name)?;
-            eq.iter()
-                .find(|(p, v)| *p == pos && same_kind(v, c.ty))
-                .map(|(_, v)| v.clone())
+    let key: Option<Vec<Value>> = if eq.is_empty() {
+        None
+    } else {
+        // A key that does not bind over the root (it cannot happen to a
+        // partition's own key) prunes nothing.
+        let bound = bind_key(catalog, ec, t, root).ok().flatten();
+        bound.and_then(|bound| {
+            bound
+                .iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    let want = match k {
+                        KeyCol::Col(c) => Expr::Col(*c),
+                        KeyCol::Expr(e) => e.clone(),
+                    };
+                    let ty = pk.part_type(i, &t.columns);
+                    eq.iter()
+                        .find(|(e, v)| *e == want && same_kind(v, ty))
+                        .map(|(_, v)| v.clone())
+                })
+                .collect()
         })
-        .collect();
+    };
     let children = catalog.children(t.oid);
     let chosen: Vec<&Arc<TableDef>> = match &key {
         None => children.iter().collect(),
@@ -411,15 +542,15 @@ fn walk(
     };
     for c in chosen {
         if c.partition_key.is_some() {
-            walk(catalog, root, c, eq, out);
+            walk(catalog, ec, root, c, eq, out);
         } else {
             out.push(c.oid);
         }
     }
 }
 
-/// Whether a constant compares with a key column of type `ty` as the
-/// bounds do (same type, or both integers).
+/// Whether a constant compares with a key of type `ty` as the bounds do
+/// (same type, or both integers).
 fn same_kind(v: &Value, ty: nestor_types::datatype::DataType) -> bool {
     let vt = v.data_type();
     vt == ty.base()
@@ -427,23 +558,132 @@ fn same_kind(v: &Value, ty: nestor_types::datatype::DataType) -> bool {
         || (vt == nestor_types::datatype::DataType::Text && ty.is_string())
 }
 
-/// The `column = constant` conjuncts of `conj` on columns `lo..lo + n`
-/// (as positions from `lo`), NULL constants left out.
-pub fn eq_consts(conj: &[crate::ir::Expr], lo: usize, n: usize) -> Vec<(usize, Value)> {
-    use crate::ir::Expr;
+/// The `expression = constant` conjuncts of `conj` whose expression reads
+/// only columns `lo..lo + n` (shifted to positions from `lo`), NULL
+/// constants and expressions with subqueries left out.
+pub fn eq_consts(conj: &[Expr], lo: usize, n: usize) -> Vec<(Expr, Value)> {
     conj.iter()
         .filter_map(|e| {
             let Expr::Cmp(crate::valops::Cmp::Eq, a, b) = e else {
                 return None;
             };
-            match (a.as_ref(), b.as_ref()) {
-                (Expr::Col(c), Expr::Const(v)) | (Expr::Const(v), Expr::Col(c))
-                    if *c >= lo && *c < lo + n && !v.is_null() =>
-                {
-                    Some((c - lo, v.clone()))
-                }
-                _ => None,
+            let (x, v) = match (a.as_ref(), b.as_ref()) {
+                (x, Expr::Const(v)) | (Expr::Const(v), x) if !v.is_null() => (x, v),
+                _ => return None,
+            };
+            let cols = x.columns();
+            let mut sub = false;
+            x.walk(&mut |y| sub |= matches!(y, Expr::Sub(_) | Expr::Outer { .. }));
+            if cols.is_empty() || sub || cols.iter().any(|&c| c < lo || c >= lo + n) {
+                return None;
             }
+            let shifted = x
+                .clone()
+                .rewrite(&mut |y| {
+                    Ok(match y {
+                        Expr::Col(c) => Some(Expr::Col(c - lo)),
+                        _ => None,
+                    })
+                })
+                .ok()?;
+            Some((shifted, v.clone()))
         })
         .collect()
+}
+
+/// A stored key expression as PostgreSQL's ruleutils prints it
+/// (non-pretty): operators parenthesised (`(a + 1)`), calls bare
+/// (`substr(b, 1, 5)`), string constants with their type (`'x'::text`).
+/// Anything beyond those forms prints as the deparser wrote it.
+pub fn expr_text(sql: &str) -> String {
+    match nestor_parser::parse_expr(sql) {
+        Ok(n) => node_text(&n).unwrap_or_else(|| sql.to_string()),
+        Err(_) => sql.to_string(),
+    }
+}
+
+/// pg_get_partkeydef's form of a key expression: as [`expr_text`], in
+/// parentheses unless it looks like a function call.
+pub fn keydef_expr_text(sql: &str) -> String {
+    let t = expr_text(sql);
+    let call = nestor_parser::parse_expr(sql)
+        .ok()
+        .is_some_and(|n| matches!(n.node, Some(NodeEnum::FuncCall(_))));
+    if call {
+        t
+    } else {
+        format!("({t})")
+    }
+}
+
+fn names_of(list: &[pb::Node]) -> Option<Vec<String>> {
+    list.iter()
+        .map(|n| match n.node.as_ref()? {
+            NodeEnum::String(s) => Some(s.sval.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn node_text(n: &pb::Node) -> Option<String> {
+    use pb::a_const::Val;
+    Some(match n.node.as_ref()? {
+        NodeEnum::ColumnRef(c) => {
+            let parts = names_of(&c.fields)?;
+            parts
+                .iter()
+                .map(|p| quote_ident(p))
+                .collect::<Vec<_>>()
+                .join(".")
+        }
+        NodeEnum::AConst(c) => match &c.val {
+            None => "NULL".into(),
+            Some(Val::Ival(i)) if i.ival >= 0 => i.ival.to_string(),
+            Some(Val::Ival(i)) => format!("'{}'::integer", i.ival),
+            Some(Val::Fval(f)) if !f.fval.starts_with('-') => f.fval.clone(),
+            Some(Val::Fval(f)) => format!("'{}'::numeric", f.fval),
+            Some(Val::Boolval(b)) => b.boolval.to_string(),
+            Some(Val::Sval(s)) => format!("'{}'::text", s.sval.replace('\'', "''")),
+            Some(Val::Bsval(_)) => return None,
+        },
+        NodeEnum::AExpr(a) if a.kind == pb::AExprKind::AexprOp as i32 => {
+            let op = names_of(&a.name)?.pop()?;
+            let r = node_text(a.rexpr.as_deref()?)?;
+            match a.lexpr.as_deref() {
+                Some(l) => format!("({} {op} {r})", node_text(l)?),
+                None => format!("({op} {r})"),
+            }
+        }
+        NodeEnum::FuncCall(f) => {
+            if f.over.is_some() || f.agg_star || f.agg_distinct || f.func_variadic {
+                return None;
+            }
+            let name = names_of(&f.funcname)?
+                .iter()
+                .filter(|p| *p != "pg_catalog")
+                .map(|p| quote_ident(p))
+                .collect::<Vec<_>>()
+                .join(".");
+            let args = f.args.iter().map(node_text).collect::<Option<Vec<_>>>()?;
+            format!("{name}({})", args.join(", "))
+        }
+        NodeEnum::BoolExpr(b) => {
+            let args = b.args.iter().map(node_text).collect::<Option<Vec<_>>>()?;
+            match pb::BoolExprType::try_from(b.boolop).ok()? {
+                pb::BoolExprType::AndExpr => format!("({})", args.join(" AND ")),
+                pb::BoolExprType::OrExpr => format!("({})", args.join(" OR ")),
+                pb::BoolExprType::NotExpr => format!("(NOT {})", args.first()?),
+                _ => return None,
+            }
+        }
+        NodeEnum::NullTest(t) => {
+            let arg = node_text(t.arg.as_deref()?)?;
+            if t.nulltesttype == pb::NullTestType::IsNotNull as i32 {
+                format!("({arg} IS NOT NULL)")
+            } else {
+                format!("({arg} IS NULL)")
+            }
+        }
+        _ => return None,
+    })
 }

@@ -366,3 +366,35 @@ fn privileges_are_the_partitioned_tables() {
     let e = clerk("select count(*) from g1").unwrap_err();
     assert!(e.contains("permission denied for table g1"), "{e}");
 }
+
+#[test]
+fn key_expressions_survive_restart_and_crash() {
+    let mut srv = Server::start();
+    for sql in [
+        "create table k (a int, b text) partition by range ((a + 1), lower(b) collate \"C\")",
+        "create table k1 partition of k for values from (0, 'a') to (10, 'm')",
+        "create table kd partition of k default",
+        "insert into k values (3, 'B'), (20, 'x')",
+    ] {
+        ok(&srv, sql);
+    }
+    let dir = srv.data_dir.clone();
+    assert!(srv.signal_and_wait(libc::SIGKILL).signal().is_some());
+    // From the WAL.
+    let mut again = Server::start_on(&dir);
+    let key = "select pg_get_partkeydef('k'::regclass)";
+    assert_eq!(ok(&again, key), "RANGE (((a + 1)), lower(b) COLLATE \"C\")");
+    ok(&again, "insert into k values (5, 'C')");
+    let mut c = session(&again);
+    let (code, _, _) = fails(&mut c, "insert into k1 values (10, 'c')");
+    assert_eq!(code, "23514", "the key expression came back");
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    // From the checkpoint image.
+    let third = Server::start_on(&dir);
+    assert_eq!(
+        ok(&third, "select tableoid::regclass, a from k order by a"),
+        "k1|3\nk1|5\nkd|20"
+    );
+    assert_eq!(ok(&third, key), "RANGE (((a + 1)), lower(b) COLLATE \"C\")");
+}

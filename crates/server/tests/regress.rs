@@ -193,6 +193,7 @@ regress!(
     json_errors,
     inherit_basic,
     partitioning,
+    partition_exprs,
     jsonpath_basic,
     search_path,
     schemas_psql,

@@ -143,6 +143,7 @@ fn binder<'e>(ctx: &'e StatementCtx, text: &'e str) -> Binder<'e> {
     b
 }
 
+#[derive(Clone)]
 struct PendingIndex {
     name: Option<String>,
     cols: Vec<String>,

@@ -21,21 +21,34 @@
 //! The parent's indexes are created on each new partition (and CREATE
 //! INDEX on a partitioned table goes down to its partitions); a unique
 //! index or PRIMARY KEY must cover the partition key, so uniqueness in
-//! each partition is uniqueness in the table. Left out (0A000): key
-//! expressions, DETACH CONCURRENTLY /
-//! FINALIZE, ATTACH of a table whose columns differ from its parent's.
+//! each partition is uniqueness in the table (and none is allowed when
+//! the key has expressions, as in PostgreSQL).
+//!
+//! A key element may be an expression (`PARTITION BY RANGE ((a + 1))`):
+//! it is bound over the new table's row to check it as PostgreSQL's
+//! ComputePartitionAttrs does (no aggregates, window functions,
+//! subqueries, system columns, mutable functions or constants) and kept
+//! as SQL text with its type and the columns it reads; those columns may
+//! then not be dropped or retyped. A bound value is cast to the
+//! element's type. Left out (0A000): operator classes other than the
+//! type's default, collations other than the bytewise ones, DETACH
+//! CONCURRENTLY / FINALIZE, ATTACH of a table whose columns differ from
+//! its parent's.
 
 use std::sync::Arc;
 
 use nestor_catalog::partition::{
-    cmp_bounds, range_text, PartStrategy, PartitionBound, PartitionKey, RangeDatum,
+    cmp_bounds, range_text, KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey,
+    RangeDatum,
 };
 use nestor_catalog::TableDef;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
-use nestor_plan::bind::{self, expr_location, node};
-use nestor_plan::partition::PartCheck;
+use nestor_plan::bind::{self, expr_location, node, AggCtx, WinCtx};
+use nestor_plan::ir::Expr;
+use nestor_plan::partition::{bind_key, KeyCol, PartCheck};
+use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
 use crate::context::{Ev, StatementCtx};
@@ -54,12 +67,13 @@ pub(super) fn check_spec(cs: &pb::CreateStmt) -> Result<(), DbError> {
     Ok(())
 }
 
-/// The key of `PARTITION BY` over the new table's columns (None without
-/// one).
+/// The key of `PARTITION BY` over the new table `def` (None without
+/// one), checked as PostgreSQL's ComputePartitionAttrs checks it.
 pub(super) fn key_of(
+    ctx: &StatementCtx,
     text: &str,
     cs: &pb::CreateStmt,
-    columns: &[nestor_catalog::Column],
+    def: &TableDef,
 ) -> Result<Option<PartitionKey>, DbError> {
     let Some(spec) = &cs.partspec else {
         return Ok(None);
@@ -76,63 +90,272 @@ pub(super) fn key_of(
             "cannot use \"list\" partition strategy with more than one column",
         ));
     }
-    let mut cols = Vec::new();
-    for p in &spec.part_params {
+    let mut parts = Vec::new();
+    let mut collations = Vec::new();
+    for (n, p) in spec.part_params.iter().enumerate() {
         let NodeEnum::PartitionElem(pe) = node(p)? else {
             return Err(DbError::internal("partition key element"));
         };
         // `((a))` is the column `a`, as PostgreSQL takes a plain Var.
         let name = if pe.name.is_empty() {
-            pe.expr
-                .as_deref()
-                .and_then(plain_column)
-                .ok_or_else(|| DbError::unsupported("partition key expressions"))?
+            pe.expr.as_deref().and_then(plain_column)
         } else {
-            pe.name.clone()
+            Some(pe.name.clone())
         };
-        if matches!(
-            name.as_str(),
-            "ctid" | "xmin" | "xmax" | "cmin" | "cmax" | "tableoid"
-        ) {
-            return Err(bind::err_at(
-                DbError::new(
-                    SqlState::InvalidObjectDefinition,
-                    format!("cannot use system column \"{name}\" in partition key"),
-                ),
-                text,
-                pe.location,
-            ));
-        }
-        let i = columns
-            .iter()
-            .position(|c| !c.dropped && c.name == name)
-            .ok_or_else(|| {
-                bind::err_at(
-                    DbError::new(
-                        SqlState::UndefinedColumn,
-                        format!("column \"{name}\" named in partition key does not exist"),
-                    ),
-                    text,
-                    pe.location,
-                )
-            })?;
-        if !pe.opclass.is_empty() || !pe.collation.is_empty() {
-            return Err(DbError::unsupported(
-                "operator classes and collations in a partition key",
-            ));
-        }
-        if strategy == PartStrategy::Hash && !nestor_catalog::partition::hashable(columns[i].ty) {
+        let part = match name {
+            Some(name) => KeyPart::Column(key_column(text, def, &name, pe.location)?),
+            None => {
+                let expr = pe
+                    .expr
+                    .as_deref()
+                    .ok_or_else(|| DbError::internal("partition key element without a key"))?;
+                KeyPart::Expr(key_expr(ctx, text, def, expr, n + 1)?)
+            }
+        };
+        let ty = match &part {
+            KeyPart::Column(c) => def.columns[*c].ty,
+            KeyPart::Expr(e) => e.ty,
+        };
+        collations.push(key_collation(&pe.collation, ty)?);
+        key_opclass(&pe.opclass, ty, strategy)?;
+        if strategy == PartStrategy::Hash && !nestor_catalog::partition::hashable(ty) {
             return Err(DbError::unsupported(format!(
-                "hash partitioning on type {}",
-                columns[i].ty
+                "hash partitioning on type {ty}"
             )));
         }
-        cols.push(i);
+        parts.push(part);
     }
     Ok(Some(PartitionKey {
         strategy,
-        columns: cols,
+        parts,
+        collations,
     }))
+}
+
+/// A key element naming a column: its position.
+fn key_column(text: &str, def: &TableDef, name: &str, location: i32) -> Result<usize, DbError> {
+    if matches!(
+        name,
+        "ctid" | "xmin" | "xmax" | "cmin" | "cmax" | "tableoid"
+    ) {
+        return Err(bind::err_at(
+            DbError::new(
+                SqlState::InvalidObjectDefinition,
+                format!("cannot use system column \"{name}\" in partition key"),
+            ),
+            text,
+            location,
+        ));
+    }
+    def.columns
+        .iter()
+        .position(|c| !c.dropped && c.name == name)
+        .ok_or_else(|| {
+            bind::err_at(
+                DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!("column \"{name}\" named in partition key does not exist"),
+                ),
+                text,
+                location,
+            )
+        })
+}
+
+/// A key expression (element `n`, 1-based): bound over the new table's
+/// row to check it (no aggregates, window functions, subqueries, system
+/// columns or mutable functions; not a constant; not of a pseudo-type)
+/// and kept as the deparser's text.
+fn key_expr(
+    ctx: &StatementCtx,
+    text: &str,
+    def: &TableDef,
+    expr: &pb::Node,
+    n: usize,
+) -> Result<KeyExpr, DbError> {
+    let table = Arc::new(def.clone());
+    let mut b = nestor_plan::bind::Binder::new(
+        ctx.catalog,
+        ctx.eval,
+        text,
+        &[],
+        nestor_plan::select::plan_query,
+    );
+    b.scopes
+        .push(nestor_plan::select::table_scope(&table, &def.name));
+    b.outer_refs.push(None);
+    b.agg = AggCtx::NotAllowed("partition key expressions");
+    b.window = WinCtx::NotAllowed(
+        "window functions are not allowed in partition key expressions",
+        SqlState::WindowingError,
+    );
+    // PostgreSQL reports a key expression's errors without a cursor.
+    let (e, ty) = b.bind(expr).map_err(|mut e| {
+        e.position = None;
+        e.unpositioned = true;
+        e
+    })?;
+    let bad = |msg: &str| DbError::new(SqlState::InvalidObjectDefinition, msg.to_string());
+    let mut sub = false;
+    e.walk(&mut |x| sub |= matches!(x, Expr::Sub(_)));
+    if sub {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "cannot use subquery in partition key expression",
+        ));
+    }
+    if matches!(ty, DataType::Unknown | DataType::Record(_) | DataType::Void) {
+        let name = if matches!(ty, DataType::Record(_)) {
+            "record".to_string()
+        } else {
+            ty.to_string()
+        };
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("partition key column {n} has pseudo-type {name}"),
+        ));
+    }
+    let mut columns = e.columns();
+    if columns.iter().any(|&c| c >= def.columns.len()) {
+        return Err(bad(
+            "partition key expressions cannot contain system column references",
+        ));
+    }
+    if !nestor_plan::partition::is_immutable(&e) {
+        return Err(bad(
+            "functions in partition key expression must be marked IMMUTABLE",
+        ));
+    }
+    if columns.is_empty() {
+        return Err(bad("cannot use constant expression as partition key"));
+    }
+    columns.sort_unstable();
+    columns.dedup();
+    Ok(KeyExpr {
+        sql: nestor_parser::deparse_expr(expr)?,
+        ty,
+        columns,
+    })
+}
+
+/// A key element's COLLATE (None: the type's own). Nestor compares
+/// strings bytewise, so only the collations that mean that are taken.
+fn key_collation(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbError> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let parts = bind::names(names);
+    let name = parts.last().cloned().unwrap_or_default();
+    match name.as_str() {
+        "default" | "C" | "POSIX" | "ucs_basic" => {}
+        "en_US" | "en_US.utf8" | "und-x-icu" | "C.utf8" => {
+            return Err(DbError::unsupported(format!("collation \"{name}\"")))
+        }
+        _ => {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!(
+                    "collation \"{}\" for encoding \"UTF8\" does not exist",
+                    parts.join(".")
+                ),
+            ))
+        }
+    }
+    if !ty.is_string() {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!("collations are not supported by type {ty}"),
+        ));
+    }
+    Ok((name != "default").then_some(name))
+}
+
+/// The default operator class of a key type (what a key element may
+/// name: Nestor compares and hashes each type one way).
+fn default_opclass(ty: DataType) -> Option<&'static str> {
+    use DataType as T;
+    Some(match ty.base() {
+        T::Bool => "bool_ops",
+        T::Bytea => "bytea_ops",
+        T::Name => "name_ops",
+        T::Int2 => "int2_ops",
+        T::Int4 => "int4_ops",
+        T::Int8 => "int8_ops",
+        T::Oid => "oid_ops",
+        T::Float4 => "float4_ops",
+        T::Float8 => "float8_ops",
+        T::Char(_) => "bpchar_ops",
+        T::Date => "date_ops",
+        T::Timestamp(_) => "timestamp_ops",
+        T::TimestampTz(_) => "timestamptz_ops",
+        T::Interval(_) => "interval_ops",
+        T::Time(_) => "time_ops",
+        T::Numeric(_) => "numeric_ops",
+        T::Uuid => "uuid_ops",
+        T::Jsonb => "jsonb_ops",
+        T::Text | T::Varchar(_) => "text_ops",
+        _ => return None,
+    })
+}
+
+/// A key element's operator class: the type's default one only (a
+/// built-in other one is 0A000, an unknown name 42704 as in PostgreSQL).
+fn key_opclass(names: &[pb::Node], ty: DataType, strategy: PartStrategy) -> Result<(), DbError> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let parts = bind::names(names);
+    let name = parts.last().cloned().unwrap_or_default();
+    if default_opclass(ty) == Some(name.as_str())
+        || (name == "varchar_ops" && matches!(ty.base(), DataType::Varchar(_)))
+    {
+        return Ok(());
+    }
+    const BUILTIN: &[&str] = &[
+        "bool_ops",
+        "bytea_ops",
+        "name_ops",
+        "int2_ops",
+        "int4_ops",
+        "int8_ops",
+        "oid_ops",
+        "float4_ops",
+        "float8_ops",
+        "bpchar_ops",
+        "date_ops",
+        "timestamp_ops",
+        "timestamptz_ops",
+        "interval_ops",
+        "time_ops",
+        "numeric_ops",
+        "uuid_ops",
+        "jsonb_ops",
+        "text_ops",
+        "varchar_ops",
+        "text_pattern_ops",
+        "varchar_pattern_ops",
+        "bpchar_pattern_ops",
+        "array_ops",
+        "record_ops",
+        "enum_ops",
+    ];
+    if BUILTIN.contains(&name.as_str()) {
+        return Err(DbError::unsupported(format!(
+            "operator class \"{name}\" in a partition key"
+        )));
+    }
+    let am = if strategy == PartStrategy::Hash {
+        "hash"
+    } else {
+        "btree"
+    };
+    Err(DbError::new(
+        SqlState::UndefinedObject,
+        format!(
+            "operator class \"{}\" does not exist for access method \"{am}\"",
+            parts.join(".")
+        ),
+    ))
 }
 
 /// A one-name column reference.
@@ -160,10 +383,20 @@ pub(super) fn check_unique(
     if !pi.unique {
         return Ok(());
     }
-    for &k in &key.columns {
-        let name = &columns[k].name;
+    let what = if pi.primary { "PRIMARY KEY" } else { "UNIQUE" };
+    if !key.is_plain() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("unsupported {what} constraint with partition key definition"),
+        )
+        .with_detail(format!(
+            "{what} constraints cannot be used when partition keys include expressions."
+        )));
+    }
+    for k in &key.parts {
+        let KeyPart::Column(k) = k else { continue };
+        let name = &columns[*k].name;
         if !pi.cols.contains(name) {
-            let what = if pi.primary { "PRIMARY KEY" } else { "UNIQUE" };
             let detail = format!(
                 "{what} constraint on table \"{table}\" lacks column \"{name}\" which is part of the partition key."
             );
@@ -247,7 +480,7 @@ fn bound_value(
     ctx: &mut StatementCtx,
     text: &str,
     n: &pb::Node,
-    col: &nestor_catalog::Column,
+    col: &KeyType,
 ) -> Result<Value, DbError> {
     let mut b = binder(ctx, text);
     let (e, t) = b.bind(n)?;
@@ -273,6 +506,28 @@ fn bound_value(
     nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)
 }
 
+/// What a bound value is cast to: the key element's type, and the name
+/// errors give it (a column's name, an expression's text).
+struct KeyType {
+    ty: DataType,
+    name: String,
+}
+
+/// The types of `parent`'s key elements.
+fn key_types(parent: &TableDef, key: &PartitionKey) -> Vec<KeyType> {
+    key.parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| KeyType {
+            ty: key.part_type(i, &parent.columns),
+            name: match p {
+                KeyPart::Column(c) => parent.columns[*c].name.clone(),
+                KeyPart::Expr(e) => nestor_plan::partition::expr_text(&e.sql),
+            },
+        })
+        .collect()
+}
+
 /// MINVALUE / MAXVALUE in a range bound (column references by those
 /// names, as the grammar leaves them).
 fn infinite(n: &pb::Node) -> Option<RangeDatum> {
@@ -286,16 +541,15 @@ fn infinite(n: &pb::Node) -> Option<RangeDatum> {
 fn range_datums(
     ctx: &mut StatementCtx,
     text: &str,
-    parent: &TableDef,
-    key: &PartitionKey,
+    types: &[KeyType],
     list: &[pb::Node],
 ) -> Result<Vec<RangeDatum>, DbError> {
     let mut out = Vec::new();
-    for (n, &k) in list.iter().zip(&key.columns) {
+    for (n, k) in list.iter().zip(types) {
         let d = match infinite(n) {
             Some(d) => d,
             None => {
-                let v = bound_value(ctx, text, n, &parent.columns[k])?;
+                let v = bound_value(ctx, text, n, k)?;
                 if v.is_null() {
                     return Err(DbError::new(
                         SqlState::InvalidObjectDefinition,
@@ -380,7 +634,10 @@ pub(super) fn transform_bound(
             if spec.strategy != "l" {
                 return Err(bound_strategy_err(text, spec, "list"));
             }
-            let col = &parent.columns[key.columns[0]];
+            let types = key_types(parent, key);
+            let col = types
+                .first()
+                .ok_or_else(|| DbError::internal("a list key without an element"))?;
             let mut vals: Vec<Value> = Vec::new();
             for n in &spec.listdatums {
                 let v = bound_value(ctx, text, n, col)?;
@@ -394,7 +651,7 @@ pub(super) fn transform_bound(
             if spec.strategy != "r" {
                 return Err(bound_strategy_err(text, spec, "range"));
             }
-            let n = key.columns.len();
+            let n = key.parts.len();
             if spec.lowerdatums.len() != n {
                 return Err(DbError::new(
                     SqlState::InvalidTableDefinition,
@@ -407,9 +664,10 @@ pub(super) fn transform_bound(
                     "TO must specify exactly one value per partitioning column",
                 ));
             }
+            let types = key_types(parent, key);
             Ok(PartitionBound::Range {
-                from: range_datums(ctx, text, parent, key, &spec.lowerdatums)?,
-                to: range_datums(ctx, text, parent, key, &spec.upperdatums)?,
+                from: range_datums(ctx, text, &types, &spec.lowerdatums)?,
+                to: range_datums(ctx, text, &types, &spec.upperdatums)?,
             })
         }
     }
@@ -629,16 +887,13 @@ fn check_moduli<'a>(
 /// A new partition must not take rows the parent's default partition
 /// already holds (23514).
 pub(super) fn check_default_rows(
-    ctx: &StatementCtx,
+    ctx: &mut StatementCtx,
     parent: &TableDef,
     bound: &PartitionBound,
 ) -> Result<(), DbError> {
-    if *bound == PartitionBound::Default {
+    if *bound == PartitionBound::Default || parent.partition_key.is_none() {
         return Ok(());
     }
-    let Some(key) = &parent.partition_key else {
-        return Ok(());
-    };
     let Some(default) = ctx
         .catalog
         .children(parent.oid)
@@ -648,19 +903,29 @@ pub(super) fn check_default_rows(
         return Ok(());
     };
     for leaf in ctx.catalog.descendants(&default) {
-        let cols: Option<Vec<usize>> = key
-            .columns
-            .iter()
-            .map(|&k| leaf.column_index(&parent.columns[k].name))
+        let Some(key) = bind_key(ctx.catalog, ctx.eval, parent, &leaf)? else {
+            continue;
+        };
+        let rows: Vec<Vec<Value>> = leaf
+            .storage
+            .scan(&ctx.snapshot)
+            .map(|t| pad(t.data.to_vec(), leaf.columns.len()))
             .collect();
-        let Some(cols) = cols else { continue };
-        let taken = leaf.storage.scan(&ctx.snapshot).any(|t| {
-            let k: Vec<Value> = cols
+        let mut ev = Ev::new(ctx, &[]);
+        let mut taken = false;
+        for row in &rows {
+            let k = key
                 .iter()
-                .map(|&c| t.data.get(c).cloned().unwrap_or(Value::Null))
-                .collect();
-            bound.contains(&k)
-        });
+                .map(|k| match k {
+                    KeyCol::Col(c) => Ok(row[*c].clone()),
+                    KeyCol::Expr(e) => e.eval(row, &mut ev),
+                })
+                .collect::<Result<Vec<Value>, DbError>>()?;
+            if bound.contains(&k) {
+                taken = true;
+                break;
+            }
+        }
         if taken {
             return Err(DbError::new(
                 SqlState::CheckViolation,
@@ -797,7 +1062,7 @@ fn same_columns(t: &TableDef, parent: &TableDef) -> Result<(), DbError> {
 
 /// The rows of a table becoming a partition (and of its partitions) must
 /// satisfy its partition constraint (23514 otherwise).
-fn validate_rows(ctx: &StatementCtx, new: &TableDef) -> Result<(), DbError> {
+fn validate_rows(ctx: &mut StatementCtx, new: &TableDef) -> Result<(), DbError> {
     let tree = if new.partition_key.is_some() {
         ctx.catalog.descendants(&Arc::new(new.clone()))
     } else {
@@ -806,13 +1071,23 @@ fn validate_rows(ctx: &StatementCtx, new: &TableDef) -> Result<(), DbError> {
     for m in tree {
         // The member's rows against the new table's constraint, its key
         // columns found by name in the member.
-        let Some(check) = check_of_new(ctx, new, &m) else {
+        let Some(check) = check_of_new(ctx, new, &m)? else {
             continue;
         };
-        if m.storage.scan(&ctx.snapshot).any(|t| {
-            let row: Vec<Value> = t.data.to_vec();
-            !check.holds(&pad(row, m.columns.len()))
-        }) {
+        let rows: Vec<Vec<Value>> = m
+            .storage
+            .scan(&ctx.snapshot)
+            .map(|t| pad(t.data.to_vec(), m.columns.len()))
+            .collect();
+        let mut ev = Ev::new(ctx, &[]);
+        let mut violated = false;
+        for row in &rows {
+            if !check.holds(row, &mut |e, r| e.eval(r, &mut ev))? {
+                violated = true;
+                break;
+            }
+        }
+        if violated {
             return Err(DbError::new(
                 SqlState::CheckViolation,
                 format!(
@@ -832,12 +1107,16 @@ fn pad(mut row: Vec<Value>, n: usize) -> Vec<Value> {
 }
 
 /// The partition constraint `new` will have, over member `m`'s columns.
-fn check_of_new(ctx: &StatementCtx, new: &TableDef, m: &TableDef) -> Option<PartCheck> {
+fn check_of_new(
+    ctx: &StatementCtx,
+    new: &TableDef,
+    m: &TableDef,
+) -> Result<Option<PartCheck>, DbError> {
     let mut probe = m.clone();
     probe.inherits = new.inherits.clone();
     probe.partition_bound = new.partition_bound.clone();
     probe.oid = new.oid;
-    PartCheck::of(ctx.catalog, &probe, None)
+    PartCheck::of(ctx.catalog, ctx.eval, &probe, None)
 }
 
 /// ALTER TABLE parent DETACH PARTITION t: the table's new definition (a
@@ -893,10 +1172,10 @@ pub(super) fn detach(
 pub(super) fn refuse_alter(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbError> {
     use pb::AlterTableType as A;
     let sub = A::try_from(cmd.subtype).unwrap_or(A::Undefined);
-    let key_col = def
-        .partition_key
-        .as_ref()
-        .is_some_and(|k| k.columns.iter().any(|&c| def.columns[c].name == cmd.name));
+    let key_col = match (&def.partition_key, def.column_index(&cmd.name)) {
+        (Some(k), Some(c)) => k.uses_column(c),
+        _ => false,
+    };
     let msg = match sub {
         A::AtDropColumn if key_col => format!(
             "cannot drop column \"{}\" because it is part of the partition key of relation \"{}\"",

@@ -17,6 +17,8 @@
 //!   UPDATE OF qty                     WHEN (new.amount > 5), UPDATE OF amount
 //! ```
 //!
+//! Partition key expressions are kept the same way and rewritten alike.
+//!
 //! Views store their query as text too: a renamed table or column is
 //! renamed in the views that read it, which are then re-planned
 //! (`super::view`).
@@ -146,7 +148,7 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             rename_index(ctx, &table, &index, &rs.newname)?
         }
         (ObjectType::ObjectColumn, Relation::Table(def)) => {
-            rename_column(ctx, &def, &rs.subname, &rs.newname)?
+            rename_column_tree(ctx, &def, rv.inh, &rs.subname, &rs.newname)?
         }
         (ObjectType::ObjectTabconstraint, Relation::Table(def)) => {
             rename_constraint(ctx, &def, &rs.subname, &rs.newname)?
@@ -373,6 +375,46 @@ fn rename_index(
 /// Names PostgreSQL reserves for system columns.
 const SYSTEM_COLUMNS: [&str; 6] = ["tableoid", "cmax", "xmax", "cmin", "xmin", "ctid"];
 
+/// RENAME COLUMN of a table and, as PostgreSQL's renameatt recurses,
+/// of its inheritance children and partitions (an inherited column is
+/// renamed only from the top; ONLY on a table with children is 42P16).
+fn rename_column_tree(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    recurse: bool,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    let inherited = def.inherits.iter().any(|p| {
+        ctx.catalog
+            .table_by_oid(*p)
+            .is_some_and(|p| p.column_index(from).is_some())
+    });
+    if inherited {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("cannot rename inherited column \"{from}\""),
+        ));
+    }
+    let members = ctx.catalog.descendants(def);
+    if !recurse && members.len() > 1 && def.column_index(from).is_some() {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("inherited column \"{from}\" must be renamed in child tables too"),
+        ));
+    }
+    rename_column(ctx, def, from, to)?;
+    for m in members.iter().skip(1) {
+        let Some(cur) = ctx.catalog.table_by_oid(m.oid) else {
+            continue;
+        };
+        if cur.column_index(from).is_some() {
+            rename_column(ctx, &cur, from, to)?;
+        }
+    }
+    Ok(())
+}
+
 fn rename_column(
     ctx: &mut StatementCtx,
     def: &Arc<TableDef>,
@@ -419,6 +461,15 @@ fn rename_column(
                 x.predicate = Some(nestor_parser::replace_identifier(p, from, to)?);
             }
             i.exprs = Some(Arc::new(x));
+        }
+    }
+    if let Some(k) = &mut new.partition_key {
+        for p in &mut k.parts {
+            if let nestor_catalog::partition::KeyPart::Expr(e) = p {
+                if e.columns.contains(&pos) {
+                    e.sql = nestor_parser::rename_identifier(&e.sql, from, to)?;
+                }
+            }
         }
     }
     for t in &mut new.triggers {

@@ -99,22 +99,35 @@ pub fn create_table(
         }
         _ => None,
     };
-    let key = super::partition::key_of(text, cs, &elements.columns)?;
-    if let Some(k) = &key {
-        for pi in &elements.indexes {
-            super::partition::check_unique(&rv.relname, k, &elements.columns, pi)?;
-        }
-        if !elements.fks.is_empty() {
-            return Err(DbError::unsupported("foreign keys on partitioned tables"));
-        }
+    if cs.partspec.is_some() && !elements.fks.is_empty() {
+        return Err(DbError::unsupported("foreign keys on partitioned tables"));
     }
+    let pending_indexes = match &cs.partspec {
+        Some(_) => elements.indexes.clone(),
+        None => Vec::new(),
+    };
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
     let fks = std::mem::take(&mut elements.fks);
     let bare = rv.relname.clone();
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
     def.on_commit = on_commit;
     def.inherits = parents.iter().map(|p| p.oid).collect();
-    def.partition_key = key;
+    // The key's expressions bind over the new table's row.
+    let key = super::partition::key_of(ctx, text, cs, &def).and_then(|key| {
+        if let Some(k) = &key {
+            for pi in &pending_indexes {
+                super::partition::check_unique(&rv.relname, k, &def.columns, pi)?;
+            }
+        }
+        Ok(key)
+    });
+    def.partition_key = match key {
+        Ok(k) => k,
+        Err(e) => {
+            ctx.db.store.drop_table(def.storage.id);
+            return Err(e);
+        }
+    };
     def.partition_bound = bound;
     let mut taken = Vec::new();
     for p in &fks {

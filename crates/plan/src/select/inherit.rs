@@ -154,18 +154,10 @@ pub(crate) fn narrow_family(b: &mut Binder, plan: Plan, conj: Vec<Expr>) -> (Pla
         Some(t) if t.partition_key.is_some() => t.clone(),
         _ => return (Plan::Append { inputs }, conj),
     };
-    let eq: Vec<(usize, Value)> = conj
-        .iter()
-        .filter_map(|e| match super::access::col_cmp(e) {
-            Some((c, crate::valops::Cmp::Eq, Expr::Const(v))) if !v.is_null() => {
-                Some((c, v.clone()))
-            }
-            _ => None,
-        })
-        .collect();
+    let eq = crate::partition::eq_consts(&conj, 0, root.columns.len());
     // The leaves in PostgreSQL's order: bound order, a partitioned
     // partition's leaves in its place.
-    let keep = crate::partition::surviving(b.catalog, &root, &eq);
+    let keep = crate::partition::surviving(b.catalog, b.eval, &root, &eq);
     let mut slots: Vec<Option<Plan>> = inputs.into_iter().map(Some).collect();
     let mut kept: Vec<Plan> = Vec::with_capacity(keep.len());
     for oid in &keep {
