@@ -430,22 +430,13 @@ pub(crate) fn create_sequence(
         return Ok(tag);
     }
     let f = seq_params::init_params(&cs.options, None, seq_params::INT8_OID, false)?;
-    let seq = Arc::new(Sequence {
-        oid: ctx.catalog.alloc_oid(),
-        name: rv.relname.clone(),
+    let seq = Arc::new(f.sequence(
+        ctx.catalog.alloc_oid(),
+        rv.relname.clone(),
         namespace,
-        increment: f.increment,
-        min: f.min,
-        max: f.max,
-        start: f.start,
-        cycle: f.cycle,
-        type_oid: f.type_oid,
-        cache: f.cache,
-        state: Arc::new(Mutex::new((f.last, f.called))),
-        owned_by: None,
+        None,
         temporary,
-        dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
-    });
+    ));
     ctx.catalog
         .apply(ctx.txn, &ctx.db.store, Change::PutSequence(seq.clone()))?;
     set_owned_by(ctx, &seq, &name, &cs.options)?;

@@ -39,6 +39,35 @@ pub(crate) struct SeqForm {
     pub called: bool,
 }
 
+impl SeqForm {
+    /// A new sequence of this form (its state: `last`, `called`).
+    pub(crate) fn sequence(
+        self,
+        oid: nestor_common::RelId,
+        name: String,
+        namespace: u32,
+        owned_by: Option<(String, String)>,
+        temporary: bool,
+    ) -> nestor_catalog::Sequence {
+        nestor_catalog::Sequence {
+            oid,
+            name,
+            namespace,
+            increment: self.increment,
+            min: self.min,
+            max: self.max,
+            start: self.start,
+            cycle: self.cycle,
+            type_oid: self.type_oid,
+            cache: self.cache,
+            state: std::sync::Arc::new(parking_lot::Mutex::new((self.last, self.called))),
+            owned_by,
+            temporary,
+            dirty: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
+        }
+    }
+}
+
 /// The options PostgreSQL's init_params reads, each at most once.
 #[derive(Default)]
 struct Given<'a> {

@@ -538,22 +538,13 @@ pub(super) fn identity_sequence(
         "nextval('{}'::regclass)",
         ctx.catalog.display_name(namespace, &bare)
     ));
-    Ok(Sequence {
-        oid: ctx.catalog.alloc_oid(),
-        name: bare,
+    Ok(f.sequence(
+        ctx.catalog.alloc_oid(),
+        bare,
         namespace,
-        increment: f.increment,
-        min: f.min,
-        max: f.max,
-        start: f.start,
-        cycle: f.cycle,
-        type_oid: f.type_oid,
-        cache: f.cache,
-        state: Arc::new(Mutex::new((f.last, f.called))),
-        owned_by: Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
+        Some((ctx.catalog.unqualified(table).to_string(), col.name.clone())),
         temporary,
-        dirty: Arc::new(std::sync::atomic::AtomicBool::new(true)),
-    })
+    ))
 }
 
 /// The schema OID of the relation the catalog knows as `name` (maybe

@@ -107,18 +107,7 @@ impl Source {
         match end {
             ServerEnd::File(name) => {
                 let path = resolve(s, name);
-                let file = std::fs::File::open(&path).map_err(|e| {
-                    let hint = matches!(
-                        e.kind(),
-                        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
-                    );
-                    let err = file_error(&e, format!("could not open file \"{name}\" for reading"));
-                    if hint {
-                        err.with_hint("COPY FROM instructs the PostgreSQL server process to read a file. You may want a client-side facility such as psql's \\copy.")
-                    } else {
-                        err
-                    }
-                })?;
+                let file = std::fs::File::open(&path).map_err(|e| open_error(&e, name, true))?;
                 let meta = file
                     .metadata()
                     .map_err(|e| file_error(&e, format!("could not stat file \"{name}\"")))?;
@@ -185,18 +174,7 @@ pub(crate) fn write_all(end: &ServerEnd, chunks: &[Vec<u8>]) -> Result<(), DbErr
             if Path::new(name).is_dir() {
                 return Err(is_directory(name));
             }
-            let mut file = std::fs::File::create(name).map_err(|e| {
-                let hint = matches!(
-                    e.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
-                );
-                let err = file_error(&e, format!("could not open file \"{name}\" for writing"));
-                if hint {
-                    err.with_hint("COPY TO instructs the PostgreSQL server process to write a file. You may want a client-side facility such as psql's \\copy.")
-                } else {
-                    err
-                }
-            })?;
+            let mut file = std::fs::File::create(name).map_err(|e| open_error(&e, name, false))?;
             for c in chunks {
                 file.write_all(c)
                     .map_err(|e| file_error(&e, "could not write to COPY file".to_string()))?;
@@ -274,6 +252,23 @@ fn wait_program(mut child: Child, cmd: &str) -> Result<(), DbError> {
         format!("program \"{cmd}\" failed"),
     )
     .with_detail(detail))
+}
+
+/// A file COPY could not open; a missing file or a refused one gets
+/// PostgreSQL's hint about psql's \copy.
+fn open_error(e: &std::io::Error, name: &str, reading: bool) -> DbError {
+    let (how, verb, what) = if reading {
+        ("reading", "read", "COPY FROM")
+    } else {
+        ("writing", "write", "COPY TO")
+    };
+    let err = file_error(e, format!("could not open file \"{name}\" for {how}"));
+    match e.kind() {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => err.with_hint(format!(
+            "{what} instructs the PostgreSQL server process to {verb} a file. You may want a client-side facility such as psql's \\copy."
+        )),
+        _ => err,
+    }
 }
 
 fn is_directory(name: &str) -> DbError {
