@@ -13,7 +13,7 @@
 //! parent put each row into the one leaf whose bound holds its key) and
 //! the partition constraint (a row written into a partition must be
 //! inside its bound). Routing and pruning are planned in
-//! `nestor_plan::partition`; the DDL is `nestor_exec::ddl::partition`.
+//! `nestor_plan::select::partition`; the DDL is `nestor_exec::ddl::partition`.
 //!
 //! ```text
 //!   p  PARTITION BY RANGE (a)      key: Range, columns [0]

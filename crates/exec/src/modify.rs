@@ -38,7 +38,7 @@ use nestor_plan::ir::Expr;
 use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
 use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
-use nestor_plan::partition::{PartCheck, Routing};
+use nestor_plan::select::partition::{PartCheck, Routing};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
 use nestor_types::Value;
@@ -328,9 +328,11 @@ fn check_partition(
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     match check {
-        Some(c) if !part_holds(c, row, ev)? => {
-            Err(nestor_plan::partition::violation(table, row, &ev.ctx.eval))
-        }
+        Some(c) if !part_holds(c, row, ev)? => Err(nestor_plan::select::partition::violation(
+            table,
+            row,
+            &ev.ctx.eval,
+        )),
         _ => Ok(()),
     }
 }
@@ -465,7 +467,7 @@ fn leaf_plan(
 fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> {
     if let Some(c) = &r.root_check {
         if !part_holds(c, row, ev)? {
-            return Err(nestor_plan::partition::violation(
+            return Err(nestor_plan::select::partition::violation(
                 &r.root,
                 row,
                 &ev.ctx.eval,
@@ -992,7 +994,13 @@ fn modify_one(
             let moves = match &p.part_check {
                 Some(_) if !stays => match &p.reroute {
                     Some(r) => Some(r),
-                    None => return Err(nestor_plan::partition::violation(t, &new, &ev.ctx.eval)),
+                    None => {
+                        return Err(nestor_plan::select::partition::violation(
+                            t,
+                            &new,
+                            &ev.ctx.eval,
+                        ))
+                    }
                 },
                 _ => None,
             };

@@ -652,7 +652,7 @@ fn partkey_def(c: &Catalog, table: u32) -> Option<String> {
         .map(|(p, coll)| {
             let mut s = match p {
                 KeyPart::Column(i) => quote_ident(&t.columns[*i].name),
-                KeyPart::Expr(e) => nestor_plan::partition::keydef_expr_text(&e.sql),
+                KeyPart::Expr(e) => nestor_plan::select::partition::keydef_expr_text(&e.sql),
             };
             if let Some(coll) = coll {
                 s.push_str(&format!(" COLLATE {}", quote_ident(coll)));
@@ -725,7 +725,7 @@ fn qual_keys(parent: &TableDef) -> Option<Vec<QualKey>> {
             .map(|(i, p)| QualKey {
                 text: match p {
                     KeyPart::Column(c) => quote_ident(&parent.columns[*c].name),
-                    KeyPart::Expr(e) => nestor_plan::partition::expr_text(&e.sql),
+                    KeyPart::Expr(e) => nestor_plan::select::partition::expr_text(&e.sql),
                 },
                 ty: k.part_type(i, &parent.columns),
                 collation: k.collations[i].clone(),
@@ -2632,7 +2632,7 @@ fn index_width(i: &IndexDef) -> usize {
 /// expression's named as PostgreSQL names it (`lower`, `expr`) and typed
 /// by binding it.
 fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String, DataType)> {
-    use nestor_plan::index_expr;
+    use nestor_plan::select::index_expr;
     let Some(x) = &i.exprs else {
         return i
             .columns
@@ -2662,7 +2662,7 @@ fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String
 /// The key columns as `pg_get_indexdef` prints them (`a`, `lower(b)`,
 /// `((a + 1))`; `pretty`: `(a + 1)`).
 fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
-    use nestor_plan::index_expr;
+    use nestor_plan::select::index_expr;
     let Some(x) = &i.exprs else {
         return i
             .columns
@@ -2702,7 +2702,7 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         index_columns(t, i, pretty).join(", ")
     ) + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
         None => String::new(),
-        Some(p) if pretty => format!(" WHERE {}", nestor_plan::index_expr::pretty(p)),
+        Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
         Some(p) => format!(" WHERE {p}"),
     }
 }

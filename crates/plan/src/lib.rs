@@ -27,11 +27,9 @@
 
 pub mod bind;
 pub mod functions;
-pub mod index_expr;
 pub mod information_schema;
 pub mod ir;
 pub mod modify;
-pub mod partition;
 pub mod perm;
 pub mod pg_catalog;
 pub mod select;

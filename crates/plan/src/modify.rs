@@ -23,7 +23,7 @@ use crate::bind::subscripts::{self, AssignTarget};
 use crate::bind::{self, node, relname, req, AggCtx, Binder, Scope, WinCtx};
 use crate::ir::Expr;
 use crate::ir::{OutCol, Plan};
-use crate::partition::{PartCheck, Routing};
+use crate::select::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
 
@@ -784,7 +784,7 @@ fn conflict_arbiters(
                 })?;
             arbiters.push(i);
         } else {
-            use crate::index_expr::{self, Part};
+            use crate::select::index_expr::{self, Part};
             let mut keys = Vec::new();
             for e in &inf.index_elems {
                 let NodeEnum::IndexElem(ie) = node(e)? else {
@@ -1718,8 +1718,8 @@ fn prune_modify(catalog: &Catalog, eval: EvalCtx, plan: &mut ModifyPlan) {
         return;
     }
     let conj = plan.recheck.clone().map(conjuncts).unwrap_or_default();
-    let eq = crate::partition::eq_consts(&conj, plan.offset, table.columns.len());
-    let keep = crate::partition::surviving(catalog, eval, &table, &eq);
+    let eq = crate::select::partition::eq_consts(&conj, plan.offset, table.columns.len());
+    let keep = crate::select::partition::surviving(catalog, eval, &table, &eq);
     plan.children.retain(|c| keep.contains(&c.table.oid));
     // In PostgreSQL's order: a partitioned partition's leaves in its place.
     plan.children

@@ -505,10 +505,9 @@ pub(super) fn drop_column_at(
     new.columns[pos].domain = None;
     // Indexes that read the column go with it (a computed one when its
     // expressions or predicate do, as in PostgreSQL).
-    let (gone, keep): (Vec<IndexDef>, Vec<IndexDef>) = new
-        .indexes
-        .drain(..)
-        .partition(|i| nestor_plan::index_expr::columns_read(ctx.catalog, def, i).contains(&pos));
+    let (gone, keep): (Vec<IndexDef>, Vec<IndexDef>) = new.indexes.drain(..).partition(|i| {
+        nestor_plan::select::index_expr::columns_read(ctx.catalog, def, i).contains(&pos)
+    });
     new.indexes = keep;
     // CHECK constraints that read the column go with it.
     let bound = nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, def)?;

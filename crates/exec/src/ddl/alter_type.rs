@@ -56,7 +56,7 @@ pub(super) fn alter_column_type(
     let pos = existing_column(def, &cmd.name)?;
     if let Some(i) = def.indexes.iter().find(|i| {
         i.exprs.is_some()
-            && nestor_plan::index_expr::columns_read(ctx.catalog, def, i).contains(&pos)
+            && nestor_plan::select::index_expr::columns_read(ctx.catalog, def, i).contains(&pos)
     }) {
         return Err(DbError::unsupported(format!(
             "ALTER COLUMN TYPE of a column that expression or partial index \"{}\" uses",

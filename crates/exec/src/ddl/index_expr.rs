@@ -1,7 +1,7 @@
 //! CREATE [UNIQUE] INDEX with key expressions or a WHERE predicate (an
 //! expression or partial index): the keys and the predicate are bound
 //! over the table's row with PostgreSQL's checks
-//! (`nestor_plan::index_expr::bind_part`), kept in the catalog as SQL text
+//! (`nestor_plan::select::index_expr::bind_part`), kept in the catalog as SQL text
 //! (`IndexExprs`), and the storage index gets their key function before it
 //! is filled from the existing rows. Names follow PostgreSQL's
 //! ChooseIndexName: `t_lower_idx`, `t_expr_idx`, `t_a_expr_idx`.
@@ -13,7 +13,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::node;
-use nestor_plan::index_expr::{self, Part};
+use nestor_plan::select::index_expr::{self, Part};
 use nestor_storage::Index;
 use nestor_types::Value;
 

@@ -47,7 +47,7 @@ use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, expr_location, node, AggCtx, WinCtx};
 use nestor_plan::ir::Expr;
-use nestor_plan::partition::{bind_key, KeyCol, PartCheck};
+use nestor_plan::select::partition::{bind_key, KeyCol, PartCheck};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -221,7 +221,7 @@ fn key_expr(
             "partition key expressions cannot contain system column references",
         ));
     }
-    if !nestor_plan::partition::is_immutable(&e) {
+    if !nestor_plan::select::partition::is_immutable(&e) {
         return Err(bad(
             "functions in partition key expression must be marked IMMUTABLE",
         ));
@@ -522,7 +522,7 @@ fn key_types(parent: &TableDef, key: &PartitionKey) -> Vec<KeyType> {
             ty: key.part_type(i, &parent.columns),
             name: match p {
                 KeyPart::Column(c) => parent.columns[*c].name.clone(),
-                KeyPart::Expr(e) => nestor_plan::partition::expr_text(&e.sql),
+                KeyPart::Expr(e) => nestor_plan::select::partition::expr_text(&e.sql),
             },
         })
         .collect()

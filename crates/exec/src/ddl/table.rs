@@ -1097,7 +1097,7 @@ pub fn create_index(
             ));
         }
         let idx = super::index_expr::make(ctx, text, &def, is)?;
-        nestor_plan::index_expr::install_keys(ctx.catalog, &def, &idx)?;
+        nestor_plan::select::index_expr::install_keys(ctx.catalog, &def, &idx)?;
         attach_index(ctx, &def, idx, false)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
     }

@@ -14,7 +14,7 @@
 //! Expression and partial indexes take part as `Candidate`s: each key
 //! an expression over the table's row (a column is `Expr::Col`), matched
 //! against the conjuncts and sort keys by equality; a partial index only
-//! when the conjuncts imply its predicate (`crate::index_expr::implied`),
+//! when the conjuncts imply its predicate (`crate::select::index_expr::implied`),
 //! the conjuncts it implies being neither index conditions nor filters.
 
 use super::*;
@@ -424,14 +424,14 @@ fn candidates<'t>(
             });
             continue;
         };
-        let Ok(bound) = crate::index_expr::bind_stored(catalog, table, x) else {
+        let Ok(bound) = crate::select::index_expr::bind_stored(catalog, table, x) else {
             continue;
         };
         let keys = bound
             .keys
             .into_iter()
             .map(|(e, ty)| {
-                let name = crate::index_expr::show_key(&e, table);
+                let name = crate::select::index_expr::show_key(&e, table);
                 (e, ty, name)
             })
             .collect();
@@ -456,7 +456,7 @@ pub(super) fn choose_index(
 ) -> Option<(nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> {
     let mut best: Option<(usize, nestor_catalog::IndexDef, IndexKeys, Vec<usize>)> = None;
     for cand in candidates(catalog, table) {
-        if !crate::index_expr::implied(&cand.predicate, conj) {
+        if !crate::select::index_expr::implied(&cand.predicate, conj) {
             continue;
         }
         let Some((score, keys, used)) = index_match(&cand, conj) else {
@@ -482,7 +482,7 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         .filter(|&i| {
             cand.predicate
                 .iter()
-                .any(|p| crate::index_expr::implies(p, &all[i]))
+                .any(|p| crate::select::index_expr::implies(p, &all[i]))
         })
         .collect();
     let place: Vec<usize> = (0..all.len()).filter(|i| !implied.contains(i)).collect();
@@ -915,7 +915,7 @@ pub(crate) fn index_ordered(
             // (the rows outside it are not in the index).
             let conj = filter.clone().map(conjuncts).unwrap_or_default();
             let found = candidates(catalog, &table).iter().find_map(|c| {
-                if !crate::index_expr::implied(&c.predicate, &conj) {
+                if !crate::select::index_expr::implied(&c.predicate, &conj) {
                     return None;
                 }
                 order_of(c, 0, sort).map(|o| (c.def.clone(), o))

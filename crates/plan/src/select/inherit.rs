@@ -154,10 +154,10 @@ pub(crate) fn narrow_family(b: &mut Binder, plan: Plan, conj: Vec<Expr>) -> (Pla
         Some(t) if t.partition_key.is_some() => t.clone(),
         _ => return (Plan::Append { inputs }, conj),
     };
-    let eq = crate::partition::eq_consts(&conj, 0, root.columns.len());
+    let eq = crate::select::partition::eq_consts(&conj, 0, root.columns.len());
     // The leaves in PostgreSQL's order: bound order, a partitioned
     // partition's leaves in its place.
-    let keep = crate::partition::surviving(b.catalog, b.eval, &root, &eq);
+    let keep = crate::select::partition::surviving(b.catalog, b.eval, &root, &eq);
     let mut slots: Vec<Option<Plan>> = inputs.into_iter().map(Some).collect();
     let mut kept: Vec<Plan> = Vec::with_capacity(keep.len());
     for oid in &keep {

@@ -38,8 +38,10 @@ mod distinct_on;
 mod from;
 mod grouping;
 mod hash_join;
+pub mod index_expr;
 pub(crate) mod inherit;
 pub(crate) mod narrow;
+pub mod partition;
 pub(crate) mod recursion;
 mod search_cycle;
 

@@ -43,7 +43,8 @@ use nestor_types::{EvalCtx, Value};
 use crate::bind::{self, AggCtx, Binder, WinCtx};
 use crate::functions::Func;
 use crate::ir::{BoolTest, Cmp, Expr};
-use crate::{select, valops};
+use crate::select;
+use crate::valops;
 
 /// Which part of an index an expression is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
