@@ -239,6 +239,36 @@ pub fn signature_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> 
 }
 
 /// Type from a TypeName node.
+/// A COLLATE clause naming `parts` on a value of type `ty`: Nestor
+/// compares strings by their bytes (the "C" collation); the collations
+/// that mean exactly that are accepted, others are 0A000, an unknown name
+/// 42704, a non-string type 42804, as in PostgreSQL.
+pub fn check_collation(parts: &[String], ty: DataType) -> Result<(), DbError> {
+    let name = parts.last().map(String::as_str).unwrap_or("");
+    match name {
+        "default" | "C" | "POSIX" | "ucs_basic" => {}
+        "en_US" | "en_US.utf8" | "und-x-icu" | "C.utf8" => {
+            return Err(DbError::unsupported(format!("collation \"{name}\"")))
+        }
+        _ => {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!(
+                    "collation \"{}\" for encoding \"UTF8\" does not exist",
+                    parts.join(".")
+                ),
+            ))
+        }
+    }
+    if !ty.is_string() {
+        return Err(DbError::new(
+            SqlState::DatatypeMismatch,
+            format!("collations are not supported by type {}", ty.name()),
+        ));
+    }
+    Ok(())
+}
+
 pub fn type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
     let base = base_type_from_name(tn)?;
     if tn.array_bounds.is_empty() {
@@ -866,29 +896,7 @@ impl<'e> Binder<'e> {
     /// others are 0A000, an unknown name 42704 as in PostgreSQL.
     fn bind_collate(&mut self, c: &pb::CollateClause) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(req(&c.arg)?)?;
-        let parts = names(&c.collname);
-        let name = parts.last().map(String::as_str).unwrap_or("");
-        match name {
-            "default" | "C" | "POSIX" | "ucs_basic" => {}
-            "en_US" | "en_US.utf8" | "und-x-icu" | "C.utf8" => {
-                return Err(DbError::unsupported(format!("collation \"{name}\"")))
-            }
-            _ => {
-                return Err(DbError::new(
-                    SqlState::UndefinedObject,
-                    format!(
-                        "collation \"{}\" for encoding \"UTF8\" does not exist",
-                        parts.join(".")
-                    ),
-                ))
-            }
-        }
-        if !t.is_string() {
-            return Err(DbError::new(
-                SqlState::DatatypeMismatch,
-                format!("collations are not supported by type {}", t.name()),
-            ));
-        }
+        check_collation(&names(&c.collname), t)?;
         Ok((e, t))
     }
 

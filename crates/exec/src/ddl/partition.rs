@@ -245,28 +245,8 @@ fn key_collation(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbE
         return Ok(None);
     }
     let parts = bind::names(names);
+    bind::check_collation(&parts, ty)?;
     let name = parts.last().cloned().unwrap_or_default();
-    match name.as_str() {
-        "default" | "C" | "POSIX" | "ucs_basic" => {}
-        "en_US" | "en_US.utf8" | "und-x-icu" | "C.utf8" => {
-            return Err(DbError::unsupported(format!("collation \"{name}\"")))
-        }
-        _ => {
-            return Err(DbError::new(
-                SqlState::UndefinedObject,
-                format!(
-                    "collation \"{}\" for encoding \"UTF8\" does not exist",
-                    parts.join(".")
-                ),
-            ))
-        }
-    }
-    if !ty.is_string() {
-        return Err(DbError::new(
-            SqlState::DatatypeMismatch,
-            format!("collations are not supported by type {ty}"),
-        ));
-    }
     Ok((name != "default").then_some(name))
 }
 
