@@ -1668,9 +1668,7 @@ pub fn bind_copy_where(
     if matches!(bind::node(node), Ok(NodeEnum::SubLink(_))) {
         return Err(no_subquery(node));
     }
-    let mut b = Binder::new(catalog, eval, text, &[], select::plan_query);
-    b.scopes.push(select::table_scope(table, &table.name));
-    b.outer_refs.push(None);
+    let mut b = select::row_binder(catalog, eval, text, table);
     b.agg = AggCtx::NotAllowed("COPY FROM WHERE conditions");
     b.window = WinCtx::NotAllowed(
         "window functions are not allowed in COPY FROM WHERE conditions",
@@ -1806,9 +1804,7 @@ pub fn bind_checks(
     }
     for ch in &table.checks {
         let node = nestor_parser::parse_expr(&ch.expr)?;
-        let mut b = Binder::new(catalog, eval, &ch.expr, &[], select::plan_query);
-        b.scopes.push(select::table_scope(table, &table.name));
-        b.outer_refs.push(None);
+        let mut b = select::row_binder(catalog, eval, &ch.expr, table);
         b.agg = AggCtx::NotAllowed("check constraints");
         let expr = b.bind_bool(&node, "CHECK")?;
         out.push(BoundCheck {

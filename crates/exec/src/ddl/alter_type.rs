@@ -105,16 +105,7 @@ pub(super) fn alter_column_type(
 
     // The transform: USING over the old row, or the column itself.
     let transform = {
-        let mut b = Binder::new(
-            ctx.catalog,
-            ctx.eval,
-            text,
-            &[],
-            nestor_plan::select::plan_query,
-        );
-        b.scopes
-            .push(nestor_plan::select::table_scope(def, &def.name));
-        b.outer_refs.push(None);
+        let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, text, def);
         b.agg = AggCtx::NotAllowed("transform expressions");
         let (e, from) = match using {
             Some(u) => {

@@ -174,16 +174,7 @@ fn key_expr(
     n: usize,
 ) -> Result<KeyExpr, DbError> {
     let table = Arc::new(def.clone());
-    let mut b = nestor_plan::bind::Binder::new(
-        ctx.catalog,
-        ctx.eval,
-        text,
-        &[],
-        nestor_plan::select::plan_query,
-    );
-    b.scopes
-        .push(nestor_plan::select::table_scope(&table, &def.name));
-    b.outer_refs.push(None);
+    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, text, &table);
     b.agg = AggCtx::NotAllowed("partition key expressions");
     b.window = WinCtx::NotAllowed(
         "window functions are not allowed in partition key expressions",

@@ -861,16 +861,8 @@ pub(super) fn bind_checks(
 ) -> Result<Vec<Check>, DbError> {
     let mut out = def.checks.clone();
     for pc in pending {
-        let mut b = Binder::new(
-            ctx.catalog,
-            ctx.eval,
-            text,
-            &[],
-            nestor_plan::select::plan_query,
-        );
-        let scope = nestor_plan::select::table_scope(&Arc::new(def.clone()), &def.name);
-        b.scopes.push(scope);
-        b.outer_refs.push(None);
+        let table = Arc::new(def.clone());
+        let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, text, &table);
         b.agg = AggCtx::NotAllowed("check constraints");
         let expr = b.bind_bool(&pc.expr, "CHECK")?;
         if contains_subquery(&expr) {

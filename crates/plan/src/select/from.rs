@@ -515,6 +515,21 @@ pub fn table_scope(t: &Arc<TableDef>, alias: &str) -> Scope {
     scope
 }
 
+/// A binder over one table's row, named as the table: how SQL stored
+/// against a row binds (CHECK constraints, partition key and index
+/// expressions, COPY FROM WHERE, ALTER COLUMN TYPE ... USING).
+pub fn row_binder<'e>(
+    catalog: &'e nestor_catalog::Catalog,
+    eval: nestor_types::EvalCtx,
+    text: &'e str,
+    t: &Arc<TableDef>,
+) -> Binder<'e> {
+    let mut b = Binder::new(catalog, eval, text, &[], super::plan_query);
+    b.scopes.push(table_scope(t, &t.name));
+    b.outer_refs.push(None);
+    b
+}
+
 /// Add a table's columns (and hidden system columns) to the scope.
 pub(crate) fn add_table(
     t: Arc<TableDef>,

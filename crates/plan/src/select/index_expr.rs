@@ -40,7 +40,7 @@ use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
 use nestor_types::{EvalCtx, Value};
 
-use crate::bind::{self, AggCtx, Binder, WinCtx};
+use crate::bind::{self, AggCtx, WinCtx};
 use crate::functions::Func;
 use crate::ir::{BoolTest, Cmp, Expr};
 use crate::select;
@@ -89,9 +89,7 @@ pub fn bind_part(
         );
         return Err(nestor_parser::ast::err_at(e, text, at));
     }
-    let mut b = Binder::new(catalog, eval, text, &[], select::plan_query);
-    b.scopes.push(select::table_scope(table, &table.name));
-    b.outer_refs.push(None);
+    let mut b = select::row_binder(catalog, eval, text, table);
     let (agg, win) = match part {
         Part::Key => (
             "index expressions",

@@ -67,8 +67,8 @@ pub use access::conjuncts;
 pub(crate) use access::{build, with_filter};
 pub(crate) use clauses::bind_targets;
 pub(crate) use clauses::derive_name;
-pub use from::table_scope;
 pub(crate) use from::{add_table, plan_from_item, From};
+pub use from::{row_binder, table_scope};
 
 use clauses::*;
 

@@ -53,7 +53,7 @@ use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_types::{EvalCtx, Value};
 
-use crate::bind::{AggCtx, Binder};
+use crate::bind::AggCtx;
 use crate::ir::{BoundCheck, Expr};
 use crate::pg_catalog::quote_ident;
 use crate::valops;
@@ -117,9 +117,7 @@ pub fn bind_key_expr(
     sql: &str,
 ) -> Result<Expr, DbError> {
     let node = nestor_parser::parse_expr(sql)?;
-    let mut b = Binder::new(catalog, ec, sql, &[], crate::select::plan_query);
-    b.scopes.push(crate::select::table_scope(t, &t.name));
-    b.outer_refs.push(None);
+    let mut b = crate::select::row_binder(catalog, ec, sql, t);
     b.agg = AggCtx::NotAllowed("partition key expressions");
     Ok(b.bind(&node)?.0)
 }
