@@ -25,7 +25,7 @@
 //! Range keys compare as PostgreSQL's partition_rbound_datum_cmp: column
 //! by column, MINVALUE below and MAXVALUE above every value; the lower
 //! bound is inclusive, the upper exclusive. Hash partitions use
-//! PostgreSQL's own hash functions (`hash_bytes_extended`, lookup3) with
+//! PostgreSQL's own hash functions ([`nestor_types::hash_fns`], lookup3) with
 //! its partition seed, so a row lands in the same partition as on
 //! PostgreSQL; only integer, text-like and boolean keys can be hashed.
 //! Left out: key expressions (only columns), operator classes and
@@ -224,114 +224,11 @@ fn lower_order(a_lower: bool, b_lower: bool) -> Ordering {
 /// PostgreSQL's HASH_PARTITION_SEED.
 const HASH_PARTITION_SEED: u64 = 0x7A5B_2236_7996_DCFD;
 
-fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
-    *a = a.wrapping_sub(*c);
-    *a ^= c.rotate_left(4);
-    *c = c.wrapping_add(*b);
-    *b = b.wrapping_sub(*a);
-    *b ^= a.rotate_left(6);
-    *a = a.wrapping_add(*c);
-    *c = c.wrapping_sub(*b);
-    *c ^= b.rotate_left(8);
-    *b = b.wrapping_add(*a);
-    *a = a.wrapping_sub(*c);
-    *a ^= c.rotate_left(16);
-    *c = c.wrapping_add(*b);
-    *b = b.wrapping_sub(*a);
-    *b ^= a.rotate_left(19);
-    *a = a.wrapping_add(*c);
-    *c = c.wrapping_sub(*b);
-    *c ^= b.rotate_left(4);
-    *b = b.wrapping_add(*a);
-}
-
-fn final_mix(a: &mut u32, b: &mut u32, c: &mut u32) {
-    *c ^= *b;
-    *c = c.wrapping_sub(b.rotate_left(14));
-    *a ^= *c;
-    *a = a.wrapping_sub(c.rotate_left(11));
-    *b ^= *a;
-    *b = b.wrapping_sub(a.rotate_left(25));
-    *c ^= *b;
-    *c = c.wrapping_sub(b.rotate_left(16));
-    *a ^= *c;
-    *a = a.wrapping_sub(c.rotate_left(4));
-    *b ^= *a;
-    *b = b.wrapping_sub(a.rotate_left(14));
-    *c ^= *b;
-    *c = c.wrapping_sub(b.rotate_left(24));
-}
-
-fn seeded(len: u32, seed: u64) -> (u32, u32, u32) {
-    let init = 0x9e37_79b9u32.wrapping_add(len).wrapping_add(3_923_095);
-    let (mut a, mut b, mut c) = (init, init, init);
-    if seed != 0 {
-        a = a.wrapping_add((seed >> 32) as u32);
-        b = b.wrapping_add(seed as u32);
-        mix(&mut a, &mut b, &mut c);
-    }
-    (a, b, c)
-}
-
-/// PostgreSQL's hash_bytes_uint32_extended.
-fn hash_u32_extended(k: u32, seed: u64) -> u64 {
-    let (mut a, mut b, mut c) = seeded(4, seed);
-    a = a.wrapping_add(k);
-    final_mix(&mut a, &mut b, &mut c);
-    (u64::from(b) << 32) | u64::from(c)
-}
-
-fn le_word(k: &[u8]) -> u32 {
-    k.iter()
-        .enumerate()
-        .fold(0u32, |w, (i, &x)| w.wrapping_add(u32::from(x) << (8 * i)))
-}
-
-/// PostgreSQL's hash_bytes_extended (lookup3, little-endian).
-fn hash_bytes_extended(k: &[u8], seed: u64) -> u64 {
-    let (mut a, mut b, mut c) = seeded(k.len() as u32, seed);
-    let mut rest = k;
-    while rest.len() >= 12 {
-        a = a.wrapping_add(le_word(&rest[0..4]));
-        b = b.wrapping_add(le_word(&rest[4..8]));
-        c = c.wrapping_add(le_word(&rest[8..12]));
-        mix(&mut a, &mut b, &mut c);
-        rest = &rest[12..];
-    }
-    let n = rest.len();
-    a = a.wrapping_add(le_word(&rest[..n.min(4)]));
-    if n > 4 {
-        b = b.wrapping_add(le_word(&rest[4..n.min(8)]));
-    }
-    if n > 8 {
-        // The last word's bytes go in from the second byte up (the
-        // length took the low byte of c).
-        c = c.wrapping_add(le_word(&rest[8..n]) << 8);
-    }
-    final_mix(&mut a, &mut b, &mut c);
-    (u64::from(b) << 32) | u64::from(c)
-}
-
 /// The extended hash of one key value as PostgreSQL's default hash
-/// operator class computes it; None for a type Nestor cannot hash alike.
+/// operator class computes it ([`nestor_types::hash_fns`]); None for a
+/// type Nestor cannot hash alike.
 fn hash_value(v: &Value) -> Option<u64> {
-    let seed = HASH_PARTITION_SEED;
-    Some(match v {
-        Value::Int2(i) => hash_u32_extended(i32::from(*i) as u32, seed),
-        Value::Int4(i) => hash_u32_extended(*i as u32, seed),
-        Value::Int8(i) | Value::Timestamp(i) | Value::TimestampTz(i) | Value::Time(i) => {
-            let val = *i;
-            let lo = val as u32;
-            let hi = (val >> 32) as u32;
-            hash_u32_extended(lo ^ if val >= 0 { hi } else { !hi }, seed)
-        }
-        Value::Date(d) => hash_u32_extended(*d as u32, seed),
-        Value::Bool(b) => hash_u32_extended(u32::from(*b), seed),
-        Value::Text(s) => hash_bytes_extended(s.as_bytes(), seed),
-        Value::Bytea(s) => hash_bytes_extended(s, seed),
-        Value::Uuid(u) => hash_bytes_extended(u, seed),
-        _ => return None,
-    })
+    nestor_types::hash_fns::hash_value_extended(v, v.data_type(), HASH_PARTITION_SEED)
 }
 
 /// PostgreSQL's hash_combine64.

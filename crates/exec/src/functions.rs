@@ -60,6 +60,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
     match f {
         Func::Library(lib) => return lib.call(&args, &ev.ctx.eval),
         Func::ArrayCtor { elem, nested } => return array_ctor(elem, nested, args),
+        Func::ArrayFill { elem } => return array_fill(elem, &args),
         Func::Subscript => return subscript(args),
         Func::Slice { omitted } => return slice(omitted, args),
         Func::ArrayAssign {
@@ -186,6 +187,14 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::AnyArray { op, all } => {
             return Ok(match &args[1] {
                 Value::Array(a) => quantified(&args[0], op, all, a.items.iter(), &ev.ctx.eval),
+                _ => Value::Null,
+            })
+        }
+        Func::LikeAny { ci, negated, all } => {
+            return Ok(match (&args[0], &args[1]) {
+                (Value::Text(s), Value::Array(a)) => {
+                    like_quantified(s, ci, negated, all, a.items.iter())
+                }
                 _ => Value::Null,
             })
         }
@@ -599,6 +608,103 @@ fn array_ctor(elem: DataType, nested: bool, args: Vec<Value>) -> Result<Value, D
     }];
     dims.extend(inner);
     Ok(Array::new(elem, dims, items)?.value())
+}
+
+/// array_fill: `args[0]` in every position of an array of the given
+/// dimensions and lower bounds (default 1), with PostgreSQL's errors.
+fn array_fill(elem: DataType, args: &[Value]) -> Result<Value, DbError> {
+    let null = || {
+        DbError::new(
+            SqlState::NullValueNotAllowed,
+            "dimension array or low bound array cannot be null",
+        )
+    };
+    let subscripts = |detail: &str| {
+        DbError::new(
+            SqlState::ArraySubscriptError,
+            "wrong number of array subscripts",
+        )
+        .with_detail(detail)
+    };
+    let ints = |v: &Value| -> Result<Vec<i32>, DbError> {
+        let Value::Array(a) = v else {
+            return Err(null());
+        };
+        if a.ndims() > 1 {
+            return Err(subscripts("Dimension array must be one dimensional."));
+        }
+        a.items
+            .iter()
+            .map(|x| match x {
+                Value::Int4(i) => Ok(*i),
+                _ => Err(DbError::new(
+                    SqlState::NullValueNotAllowed,
+                    "dimension values cannot be null",
+                )),
+            })
+            .collect()
+    };
+    let lens = ints(&args[1])?;
+    let lowers = match args.get(2) {
+        Some(v) => {
+            let l = ints(v)?;
+            if l.len() != lens.len() {
+                return Err(subscripts(
+                    "Low bound array has different size than dimensions array.",
+                ));
+            }
+            l
+        }
+        None => vec![1; lens.len()],
+    };
+    if lens.len() > nestor_types::array::ARRAY_DIMS_MAX {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            format!(
+                "number of array dimensions ({}) exceeds the maximum allowed ({})",
+                lens.len(),
+                nestor_types::array::ARRAY_DIMS_MAX
+            ),
+        ));
+    }
+    if lens.iter().any(|&l| l < 0) {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            format!(
+                "array size exceeds the maximum allowed ({})",
+                nestor_types::array::ARRAY_ITEMS_MAX
+            ),
+        ));
+    }
+    if lens.is_empty() || lens.contains(&0) {
+        return Ok(Array::from_items(elem, Vec::new()).value());
+    }
+    let count = lens
+        .iter()
+        .try_fold(1usize, |n, &l| n.checked_mul(l as usize))
+        .filter(|&n| n <= nestor_types::array::ARRAY_ITEMS_MAX)
+        .ok_or_else(|| {
+            DbError::new(
+                SqlState::ProgramLimitExceeded,
+                format!(
+                    "array size exceeds the maximum allowed ({})",
+                    nestor_types::array::ARRAY_ITEMS_MAX
+                ),
+            )
+        })?;
+    // The value is a copy per position: bounded like any built value.
+    if count.saturating_mul(args[0].size_bytes()) > nestor_common::limits::VALUE_BYTES_MAX {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            "requested length too large",
+        ));
+    }
+    let dims = lens
+        .iter()
+        .zip(&lowers)
+        .map(|(&len, &lower)| Dim { len, lower })
+        .collect();
+    Ok(Array::new(elem, dims, vec![args[0].clone(); count])?.value())
 }
 
 /// `a[i][j]`: NULL outside the array, for a NULL subscript, or with a
@@ -1070,6 +1176,33 @@ pub(crate) fn quantified<'v>(
             continue;
         }
         let holds = op.holds(valops::compare(x, y, ec));
+        if holds != all {
+            return Value::Bool(holds);
+        }
+    }
+    if unknown {
+        Value::Null
+    } else {
+        Value::Bool(all)
+    }
+}
+
+/// `s LIKE ANY/ALL (patterns)`: as [`quantified`], a NULL pattern makes
+/// an otherwise undecided result NULL.
+fn like_quantified<'v>(
+    s: &str,
+    ci: bool,
+    negated: bool,
+    all: bool,
+    patterns: impl Iterator<Item = &'v Value>,
+) -> Value {
+    let mut unknown = false;
+    for p in patterns {
+        let Value::Text(p) = p else {
+            unknown = true;
+            continue;
+        };
+        let holds = valops::like(s, p, ci) != negated;
         if holds != all {
             return Value::Bool(holds);
         }

@@ -908,6 +908,9 @@ impl<'e> Binder<'e> {
         rhs: &Node,
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
+        if let Some((ci, negated)) = like_operator(op) {
+            return self.bind_like_any(ci, negated, lhs, rhs, all);
+        }
         let cmp = cmp_of(op)
             .ok_or_else(|| DbError::unsupported(format!("operator {op} with ANY/ALL")))?;
         let (le, lt) = self.bind(lhs)?;
@@ -924,6 +927,45 @@ impl<'e> Binder<'e> {
             t => t,
         };
         self.any_array(cmp, all, le, lt, re, rt)
+    }
+
+    /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`: text against text[].
+    fn bind_like_any(
+        &mut self,
+        ci: bool,
+        negated: bool,
+        lhs: &Node,
+        rhs: &Node,
+        all: bool,
+    ) -> Result<(Expr, DataType), DbError> {
+        let op = match (negated, ci) {
+            (false, false) => "~~",
+            (false, true) => "~~*",
+            (true, false) => "!~~",
+            (true, true) => "!~~*",
+        };
+        let (le, lt) = self.bind(lhs)?;
+        let (re, rt) = self.bind(rhs)?;
+        let text_array = DataType::Text.array_of().expect("text[]");
+        let et = match rt {
+            DataType::Unknown => DataType::Text,
+            t => t.element().ok_or_else(|| {
+                DbError::new(
+                    SqlState::WrongObjectType,
+                    "op ANY/ALL (array) requires array on right side",
+                )
+            })?,
+        };
+        let texty = |t: DataType| t.is_string() || t == DataType::Unknown;
+        if !texty(lt) || !texty(et) {
+            return Err(no_operator(op, lt, et));
+        }
+        let le = self.coerce(le, lt, DataType::Text)?;
+        let re = self.coerce(re, rt, text_array)?;
+        Ok((
+            Expr::Func(Func::LikeAny { ci, negated, all }, vec![le, re]),
+            DataType::Bool,
+        ))
     }
 
     fn any_array(
@@ -1489,6 +1531,7 @@ impl<'e> Binder<'e> {
             (AggFunc::ArrayAgg, Some(e)) => {
                 Some(self.coerce(e, at, ty.element().expect("an array"))?)
             }
+            (AggFunc::ArrayAggArrays, Some(e)) => Some(self.coerce(e, at, ty)?),
             (_, a) => a,
         })
     }
@@ -2117,6 +2160,24 @@ impl<'e> Binder<'e> {
                 let le = self.coerce(le, lt, DataType::Jsonb)?;
                 let re = self.coerce(re, rt, DataType::Jsonb)?;
                 Ok((Expr::Func(f, vec![le, re]), DataType::Jsonb))
+            }
+            "||" if matches!(
+                (lt, rt),
+                (DataType::Bytea, DataType::Bytea | DataType::Unknown)
+                    | (DataType::Unknown, DataType::Bytea)
+            ) =>
+            {
+                // byteacat: an unknown literal takes the other side's type.
+                let le = self.coerce(le, lt, DataType::Bytea)?;
+                let re = self.coerce(re, rt, DataType::Bytea)?;
+                Ok((Expr::Concat(Box::new(le), Box::new(re)), DataType::Bytea))
+            }
+            "||" if ![lt, rt]
+                .iter()
+                .any(|t| t.is_string() || *t == DataType::Unknown) =>
+            {
+                // textcat, textanycat and anytextcat all need a string side.
+                Err(no_operator(op, lt, rt))
             }
             "||" => {
                 let le = self.coerce(le, lt, DataType::Text)?;
@@ -3870,14 +3931,25 @@ impl<'e> Binder<'e> {
             }
             pb::SubLinkType::ArraySublink if cols.len() == 1 => {
                 let t = cols[0].ty.resolve_unknown();
-                let at = t.array_of().ok_or_else(|| {
-                    if t.is_array() {
-                        DbError::unsupported("ARRAY() of a subquery returning arrays")
-                    } else {
-                        no_array_type(t)
-                    }
-                })?;
-                (SubKind::Array { elem: t.base() }, at)
+                if let Some(elem) = t.element().filter(|_| t.is_array()) {
+                    // Arrays stack into one of a dimension more.
+                    (
+                        SubKind::Array {
+                            elem,
+                            of_arrays: true,
+                        },
+                        t,
+                    )
+                } else {
+                    let at = t.array_of().ok_or_else(|| no_array_type(t))?;
+                    (
+                        SubKind::Array {
+                            elem: t.base(),
+                            of_arrays: false,
+                        },
+                        at,
+                    )
+                }
             }
             pb::SubLinkType::ArraySublink => {
                 return Err(DbError::new(
@@ -4148,6 +4220,17 @@ pub(crate) fn alias_or(rv: &pb::RangeVar, name: &str) -> String {
         .map_or_else(|| name.to_string(), |a| a.aliasname.clone())
 }
 
+/// `(case-insensitive, negated)` of a LIKE operator's name.
+fn like_operator(op: &str) -> Option<(bool, bool)> {
+    Some(match op {
+        "~~" => (false, false),
+        "~~*" => (true, false),
+        "!~~" => (false, true),
+        "!~~*" => (true, true),
+        _ => return None,
+    })
+}
+
 /// The comparison an operator name stands for, if it is one of the six.
 fn cmp_of(op: &str) -> Option<Cmp> {
     Some(match op {
@@ -4381,10 +4464,10 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg => T::Text,
-        AggFunc::ArrayAgg if arg.is_array() => {
-            return Err(DbError::unsupported("array_agg of arrays"))
+        AggFunc::ArrayAgg | AggFunc::ArrayAggArrays if arg.is_array() => arg,
+        AggFunc::ArrayAgg | AggFunc::ArrayAggArrays => {
+            arg.resolve_unknown().array_of().ok_or_else(bad)?
         }
-        AggFunc::ArrayAgg => arg.resolve_unknown().array_of().ok_or_else(bad)?,
         AggFunc::JsonAgg { binary: true, .. } | AggFunc::JsonObjectAgg { binary: true } => T::Jsonb,
         AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. } => T::Json,
         AggFunc::Moment(_) => match arg.base() {
@@ -4403,6 +4486,7 @@ fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
             binary,
             structured: arg.is_array() || matches!(arg, DataType::Record(_)),
         },
+        AggFunc::ArrayAgg if arg.is_array() => AggFunc::ArrayAggArrays,
         f => f,
     }
 }

@@ -149,6 +149,11 @@ pub enum Func {
         elem: DataType,
         nested: bool,
     },
+    /// `array_fill(value, dims [, lower bounds])`: an array of `elem`
+    /// (not strict: the value may be NULL).
+    ArrayFill {
+        elem: DataType,
+    },
     /// `array[i][j]...`: the array, then one int4 subscript per dimension.
     Subscript,
     /// `(record).field`: the field at this position of a record.
@@ -196,6 +201,13 @@ pub enum Func {
         op: crate::valops::Cmp,
         all: bool,
     },
+    /// `x [NOT] [I]LIKE ANY/ALL (array)` (`~~`, `~~*`, `!~~`, `!~~*`): the
+    /// text operand, then the text[] of patterns.
+    LikeAny {
+        ci: bool,
+        negated: bool,
+        all: bool,
+    },
 }
 
 impl Func {
@@ -207,6 +219,7 @@ impl Func {
             | Func::CtidText
             | Func::BpcharToText
             | Func::ArrayCtor { .. }
+            | Func::ArrayFill { .. }
             | Func::Subscript
             | Func::FieldSelect(_)
             | Func::RowCtor
@@ -217,6 +230,7 @@ impl Func {
             | Func::ArrayAssign { .. }
             | Func::JsonbAssign { .. }
             | Func::AnyArray { .. }
+            | Func::LikeAny { .. }
             | Func::JsonBuild { .. }
             | Func::JsonBuildVariadic { .. }
             | Func::FormatVariadic
@@ -798,6 +812,30 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![text, text],
             T::Text,
         ),
+        ("array_fill", 2 | 3) => {
+            let elem = match args[0] {
+                T::Unknown => {
+                    return Err(DbError::new(
+                        nestor_common::SqlState::DatatypeMismatch,
+                        "could not determine polymorphic type because input has type unknown",
+                    )
+                    .unpositioned())
+                }
+                t => t,
+            };
+            let at = elem.array_of().ok_or_else(|| {
+                DbError::new(
+                    nestor_common::SqlState::UndefinedObject,
+                    format!("could not find array type for data type {}", elem.name()),
+                )
+            })?;
+            let ints = Some(T::Int4.array_of().expect("int4[]"));
+            r(
+                Func::ArrayFill { elem },
+                vec![Some(elem), ints, ints][..n].to_vec(),
+                at,
+            )
+        }
         ("current_schemas", 1) => r(
             Func::Catalog(CatalogFn::CurrentSchemas),
             vec![Some(T::Bool)],
@@ -828,17 +866,10 @@ fn regclass(args: &[DataType]) -> Option<DataType> {
 /// naming it, not 42883 "does not exist" (it does, in PostgreSQL).
 const NOT_YET: &[&str] = &[
     "unnest",
-    "encode",
-    "decode",
-    "sha224",
-    "sha256",
-    "sha384",
-    "sha512",
     "pg_database_size",
     "pg_visible_in_snapshot",
     "txid_visible_in_snapshot",
     "setseed",
-    "bit_length",
     "generate_subscripts",
 ];
 

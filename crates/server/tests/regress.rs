@@ -286,4 +286,6 @@ regress!(
     work_mem_spill,
     with_search_cycle,
     with_recursive_checks,
+    bytea_hash_fns,
+    array_fns_more,
 );

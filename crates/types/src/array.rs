@@ -155,6 +155,58 @@ impl Array {
         Value::Array(Arc::new(self))
     }
 
+    /// The arrays `items` stacked into one of a dimension more, as
+    /// PostgreSQL's accumArrayResultArr does for `array_agg(anyarray)` and
+    /// `ARRAY(subquery)` over arrays: every input non-NULL and non-empty,
+    /// all of the same dimensions and lower bounds. No inputs: `{}`.
+    pub fn stack(elem: DataType, inputs: Vec<Value>) -> Result<Array, DbError> {
+        let subscript_error = |m: &str| DbError::new(SqlState::ArraySubscriptError, m);
+        let n = inputs.len();
+        let mut inner: Option<Vec<Dim>> = None;
+        let mut items = Vec::new();
+        for v in inputs {
+            let a = match v {
+                Value::Array(a) => a,
+                _ => {
+                    return Err(DbError::new(
+                        SqlState::NullValueNotAllowed,
+                        "cannot accumulate null arrays",
+                    ))
+                }
+            };
+            if a.dims.is_empty() {
+                return Err(subscript_error("cannot accumulate empty arrays"));
+            }
+            match &inner {
+                None => {
+                    if a.dims.len() + 1 > ARRAY_DIMS_MAX {
+                        return Err(limit_error(format!(
+                            "number of array dimensions ({}) exceeds the maximum allowed ({ARRAY_DIMS_MAX})",
+                            a.dims.len() + 1
+                        )));
+                    }
+                    inner = Some(a.dims.clone());
+                }
+                Some(d) if *d == a.dims => {}
+                Some(_) => {
+                    return Err(subscript_error(
+                        "cannot accumulate arrays of different dimensionality",
+                    ))
+                }
+            }
+            items.extend(a.items.iter().cloned());
+        }
+        let Some(inner) = inner else {
+            return Ok(Array::from_items(elem, Vec::new()));
+        };
+        let mut dims = vec![Dim {
+            len: n as i32,
+            lower: 1,
+        }];
+        dims.extend(inner);
+        Array::new(elem, dims, items)
+    }
+
     pub fn ndims(&self) -> usize {
         self.dims.len()
     }

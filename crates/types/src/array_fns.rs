@@ -38,6 +38,8 @@ pub(crate) const NAMES: &[&str] = &[
     "arraycontains",
     "arraycontained",
     "arrayoverlap",
+    "array_positions",
+    "trim_array",
 ];
 
 fn polymorphic_unknown() -> DbError {
@@ -131,6 +133,19 @@ fn resolve_known(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             let mut types = vec![a, a.element().expect("an array")];
             types.extend(rest.iter().map(|_| T::Int4));
             done(array_position, types, T::Int4)
+        }
+        ("array_positions", [a, e]) => {
+            let a = array_from(*a, Some(*e))?;
+            let ints = T::Int4.array_of().expect("int4[]");
+            done(
+                array_positions,
+                vec![a, a.element().expect("an array")],
+                ints,
+            )
+        }
+        ("trim_array", [a, n]) if int_like(*n) => {
+            let a = array_from(*a, None)?;
+            done(trim_array, vec![a, T::Int4], a)
         }
         ("array_append" | "array_remove", [a, e]) => {
             let a = array_from(*a, Some(*e))?;
@@ -268,6 +283,55 @@ fn array_position(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         .skip(start)
         .find(|(_, x)| **x == v[1] && x.is_null() == v[1].is_null());
     Ok(found.map_or(Value::Null, |(i, _)| Value::Int4(lower + i as i32)))
+}
+
+/// array_positions: every subscript holding the value (IS NOT DISTINCT
+/// FROM), `{}` if none; NULL for a NULL array.
+fn array_positions(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(a) = the_array(&v[0]) else {
+        return Ok(Value::Null);
+    };
+    one_dimensional(a, "searching for elements")?;
+    let lower = a.dims.first().map_or(1, |d| d.lower);
+    let found = a
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| **x == v[1] && x.is_null() == v[1].is_null())
+        .map(|(i, _)| Value::Int4(lower + i as i32))
+        .collect();
+    Ok(Array::from_items(DataType::Int4, found).value())
+}
+
+/// trim_array(a, n): without the last `n` elements of the first
+/// dimension; the result's lower bounds are 1, as a slice's.
+fn trim_array(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let (Some(a), Some(n)) = (the_array(&v[0]), v[1].as_i64()) else {
+        return Ok(Value::Null);
+    };
+    let len = a.dims.first().map_or(0, |d| i64::from(d.len));
+    if n < 0 || n > len {
+        return Err(DbError::new(
+            SqlState::ArraySubscriptError,
+            format!("number of elements to trim must be between 0 and {len}"),
+        ));
+    }
+    if n == len {
+        return Ok(Array::from_items(a.elem, Vec::new()).value());
+    }
+    let per_row: usize = a.dims[1..].iter().map(|d| d.len as usize).product();
+    let keep = (len - n) as usize;
+    let mut dims: Vec<Dim> = a
+        .dims
+        .iter()
+        .map(|d| Dim {
+            len: d.len,
+            lower: 1,
+        })
+        .collect();
+    dims[0].len = keep as i32;
+    let items = a.items[..keep * per_row].to_vec();
+    Ok(Array::new(a.elem, dims, items)?.value())
 }
 
 /// Strict: NULL when either array is.

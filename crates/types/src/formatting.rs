@@ -1019,6 +1019,10 @@ enum NumTok {
     Rn(bool),
     /// Scientific notation.
     Eeee,
+    /// Ordinal suffix of the integer (`th`: lower case).
+    Th(bool),
+    /// The locale's currency symbol (the C locale's, a space).
+    L,
     Lit(char),
 }
 
@@ -1053,7 +1057,8 @@ fn parse_num_format(fmt: &str) -> Result<(Vec<NumTok>, bool), DbError> {
                 i += 4;
                 continue;
             }
-            "TH" | "EE" => return Err(unsupported_pattern(&two)),
+            "TH" => Some(NumTok::Th(b[i] == 't')),
+            "EE" => return Err(unsupported_pattern(&two)),
             _ => None,
         };
         if let Some(t) = tok {
@@ -1079,9 +1084,8 @@ fn parse_num_format(fmt: &str) -> Result<(Vec<NumTok>, bool), DbError> {
             '.' | 'D' | 'd' => NumTok::Point,
             ',' | 'G' | 'g' => NumTok::Comma,
             'S' | 's' => NumTok::S,
-            'V' | 'v' | 'L' | 'l' | 'B' | 'b' => {
-                return Err(unsupported_pattern(&b[i].to_string()))
-            }
+            'L' | 'l' => NumTok::L,
+            'V' | 'v' | 'B' | 'b' => return Err(unsupported_pattern(&b[i].to_string())),
             c => NumTok::Lit(c),
         });
         i += 1;
@@ -1397,12 +1401,41 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
                 }
             }
             NumTok::Lit(c) => out.push(*c),
+            // Not after a decimal point, an overflow or a negative value.
+            NumTok::Th(lower) => {
+                if !(neg || overflow || point.is_some()) {
+                    let suffix = ordinal_suffix(&int);
+                    out.push_str(&if *lower {
+                        suffix.to_lowercase()
+                    } else {
+                        suffix.into()
+                    });
+                }
+            }
+            NumTok::L => out.push_str(CURRENCY_SYMBOL),
             NumTok::Rn(_) | NumTok::Eeee => {}
         }
     }
     // A format without digit positions still shows the sign.
     write_sign(&mut out, &mut sign_done);
     Ok(out)
+}
+
+/// What `L` prints: lc_monetary is C, whose currency symbol is empty, for
+/// which PostgreSQL prints a space.
+const CURRENCY_SYMBOL: &str = " ";
+
+/// get_th: `ST`, `ND`, `RD` or `TH` for the integer digits (11–13: `TH`).
+fn ordinal_suffix(digits: &str) -> &'static str {
+    let d = digits.as_bytes();
+    let last = d.last().copied().unwrap_or(b'0');
+    let teen = d.len() >= 2 && d[d.len() - 2] == b'1';
+    match last {
+        b'1' if !teen => "ST",
+        b'2' if !teen => "ND",
+        b'3' if !teen => "RD",
+        _ => "TH",
+    }
 }
 
 /// to_number(text, format): the digits the format's positions read, the
@@ -1487,9 +1520,15 @@ fn to_number(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
                     i += 1;
                 }
             }
-            NumTok::Lit(_) => {
+            NumTok::Lit(_) | NumTok::L => {
                 if i < s.len() {
                     i += 1;
+                }
+            }
+            // A suffix occupies two characters.
+            NumTok::Th(_) => {
+                if !toks.contains(&NumTok::Point) {
+                    i = (i + 2).min(s.len());
                 }
             }
             NumTok::Rn(_) | NumTok::Eeee => {}

@@ -9,8 +9,17 @@
 //! PostgreSQL 15 name, OID and signature for the types Nestor has (the
 //! pseudo types `cstring` and `internal` in the signatures included),
 //! keyed by pg_type's name (`array` for every array type, which all share
-//! `array_in` and friends). They are not callable from SQL: they take
-//! `cstring` and `internal`, which no SQL value has.
+//! `array_in` and friends). Input, output and receive functions are not
+//! callable from SQL: they take or return `cstring` and `internal`, which
+//! no SQL value has. The send functions of concrete types are, as in
+//! PostgreSQL (`float4send(1.5)` is the value's binary form as bytea):
+//! [`resolve_send`].
+
+use nestor_common::DbError;
+
+use crate::datatype::DataType;
+use crate::functions::{no_function, Imp, Resolved};
+use crate::value::Value;
 
 /// Which of a type's I/O functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,6 +211,51 @@ pub fn by_oid(oid: u32) -> Option<&'static IoFn> {
 /// The I/O function with this name (names are unique among them).
 pub fn by_name(name: &str) -> Option<&'static IoFn> {
     IO_FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+/// The send function `name` of a concrete type (its argument type), if
+/// it is one SQL can call.
+fn send_target(name: &str) -> Option<DataType> {
+    let f = by_name(name).filter(|f| f.kind == IoKind::Send)?;
+    match f.typ {
+        "anyarray" | "array" | "enum" | "cstring" | "record" | "unknown" | "void"
+        | "int2vector" | "oidvector" => None,
+        _ => DataType::from_oid(*f.args.first()?),
+    }
+}
+
+/// Whether `name` is a send function SQL can call.
+pub(crate) fn is_send(name: &str) -> bool {
+    send_target(name).is_some()
+}
+
+/// `float4send(real)` and the other send functions of concrete types:
+/// the argument's binary form (what a binary-format result column holds).
+pub(crate) fn resolve_send(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
+    let ty = send_target(name)?;
+    if !matches!(args, [a] if crate::hash_fns::passes_as(*a, ty)) {
+        return Some(Err(no_function(name, args)));
+    }
+    let imp: Imp = match ty {
+        DataType::Oid | DataType::Reg(_) => |a, _| send(a, DataType::Oid),
+        _ => |a, _| send(a, DataType::Text),
+    };
+    let name = by_name(name).expect("send_target found it").name;
+    Some(Ok(Resolved::listed(
+        &[name],
+        name,
+        imp,
+        vec![ty],
+        DataType::Bytea,
+        false,
+    )))
+}
+
+fn send(a: &[Value], as_type: DataType) -> Result<Value, DbError> {
+    Ok(match &a[0] {
+        Value::Null => Value::Null,
+        v => Value::Bytea(v.to_binary_as(as_type).into()),
+    })
 }
 
 #[cfg(test)]

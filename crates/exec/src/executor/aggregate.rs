@@ -52,8 +52,9 @@ pub(super) enum Acc {
     Bool(Option<bool>, bool),
     /// string_agg: the text so far and the delimiter.
     Str(Option<String>, String),
-    /// array_agg: the values so far (NULLs included) and their type.
-    Array(Vec<Value>, DataType),
+    /// array_agg: the values so far (NULLs included), their type, and
+    /// whether they are arrays to stack (array_agg of arrays).
+    Array(Vec<Value>, DataType, bool),
     /// json_agg / jsonb_agg / json(b)_object_agg: the json(b) values (or
     /// `[key, value]` pairs) so far, NULLs included.
     Json(Vec<Value>, AggFunc),
@@ -76,7 +77,10 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
             let d = c.delimiter.as_ref().and_then(|d| d.as_str()).unwrap_or("");
             Acc::Str(None, d.to_string())
         }
-        AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type")),
+        AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type"), false),
+        AggFunc::ArrayAggArrays => {
+            Acc::Array(Vec::new(), c.ty.element().expect("an array type"), true)
+        }
         f @ (AggFunc::JsonAgg { .. } | AggFunc::JsonObjectAgg { .. }) => Acc::Json(Vec::new(), f),
         AggFunc::Moment(m) if c.ty == DataType::Float8 => {
             Acc::FloatMoments(FloatMoments::default(), m)
@@ -94,7 +98,7 @@ fn sum_type(v: &Value, result: DataType) -> DataType {
 }
 
 pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Result<(), DbError> {
-    if let Acc::Array(items, _) = acc {
+    if let Acc::Array(items, _, _) = acc {
         items.push(v);
         return Ok(());
     }
@@ -293,8 +297,9 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
         Acc::Str(s, _) => s.map_or(Value::Null, |x| Value::Text(x.into())),
         // No input rows: NULL, as PostgreSQL's array_agg.
-        Acc::Array(items, _) if items.is_empty() => Value::Null,
-        Acc::Array(items, elem) => Array::from_items(elem, items).value(),
+        Acc::Array(items, _, _) if items.is_empty() => Value::Null,
+        Acc::Array(items, elem, true) => Array::stack(elem, items)?.value(),
+        Acc::Array(items, elem, false) => Array::from_items(elem, items).value(),
         Acc::Json(items, _) if items.is_empty() => Value::Null,
         Acc::Json(items, f) => json_finish(&items, f, ec)?,
         Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),

@@ -529,6 +529,9 @@ fn like(
 fn concat(a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
     let x = a.eval(row, ev)?;
     let y = b.eval(row, ev)?;
+    if let (Value::Bytea(l), Value::Bytea(r)) = (&x, &y) {
+        return Ok(Value::Bytea(Arc::from([&l[..], &r[..]].concat())));
+    }
     match (
         valops::to_text(&x, &ev.ctx.eval),
         valops::to_text(&y, &ev.ctx.eval),

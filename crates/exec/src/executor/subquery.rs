@@ -77,8 +77,11 @@ fn sub_result<'r>(
             rows.map(|r| &r[0]),
             ec,
         )),
-        SubKind::Array { elem } => {
+        SubKind::Array { elem, of_arrays } => {
             let items = rows.map(|r| r[0].clone()).collect();
+            if *of_arrays {
+                return Ok(Array::stack(*elem, items)?.value());
+            }
             Ok(Array::from_items(*elem, items).value())
         }
     }

@@ -44,9 +44,11 @@ pub enum SubKind {
         op: Cmp,
         all: bool,
     },
-    /// `ARRAY(subquery)`: the column's values as an array of `elem`.
+    /// `ARRAY(subquery)`: the column's values as an array of `elem`; of
+    /// arrays (of `elem`), stacked into one of a dimension more.
     Array {
         elem: DataType,
+        of_arrays: bool,
     },
 }
 
@@ -201,6 +203,9 @@ pub enum AggFunc {
     BoolOr,
     StringAgg,
     ArrayAgg,
+    /// array_agg of arrays: the inputs stacked into one array of a
+    /// dimension more (`nestor_types::array::Array::stack`).
+    ArrayAggArrays,
     /// json_agg / jsonb_agg: the argument arrives as json (to_json /
     /// to_jsonb of it); `structured`: it is an array, which json_agg
     /// puts on a line of its own.

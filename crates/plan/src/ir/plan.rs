@@ -661,6 +661,18 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             f.0.name,
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
+        Expr::Func(crate::functions::Func::LikeAny { ci, negated, all }, args)
+            if args.len() == 2 =>
+        {
+            format!(
+                "({} {}{} {} ({}))",
+                r(&args[0]),
+                if *negated { "!" } else { "" },
+                if *ci { "~~*" } else { "~~" },
+                if *all { "ALL" } else { "ANY" },
+                r(&args[1])
+            )
+        }
         Expr::Func(crate::functions::Func::AnyArray { op, all }, args) if args.len() == 2 => {
             format!(
                 "({} {} {} ({}))",

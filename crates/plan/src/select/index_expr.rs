@@ -413,7 +413,9 @@ fn not_evaluable(e: &Expr) -> Option<String> {
             Expr::Func(Func::RowCtor, _) => Some("ROW constructors".into()),
             Expr::Func(Func::ArrayCtor { .. }, _) => Some("ARRAY constructors".into()),
             Expr::Func(Func::Subscript | Func::Slice { .. }, _) => Some("array subscripts".into()),
-            Expr::Func(Func::AnyArray { .. }, _) => Some("ANY/ALL (array) comparisons".into()),
+            Expr::Func(Func::AnyArray { .. } | Func::LikeAny { .. }, _) => {
+                Some("ANY/ALL (array) comparisons".into())
+            }
             Expr::Func(f, _) => Some(format!("function {}", f.explain_name())),
             Expr::Domain(_) => Some("domain coercions".into()),
             _ => Some("this kind of expression".into()),
@@ -550,9 +552,14 @@ pub fn eval(e: &Expr, row: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
             (Value::Text(s), Value::Text(p)) => Value::Bool(valops::like(&s, &p, *ci) != *negated),
             _ => Value::Null,
         },
-        Expr::Concat(a, b) => match (valops::to_text(&ev(a)?, c), valops::to_text(&ev(b)?, c)) {
-            (Some(s), Some(t)) => Value::Text(Arc::from(s + &t)),
-            _ => Value::Null,
+        Expr::Concat(a, b) => match (ev(a)?, ev(b)?) {
+            (Value::Bytea(l), Value::Bytea(r)) => {
+                Value::Bytea(Arc::from([&l[..], &r[..]].concat()))
+            }
+            (x, y) => match (valops::to_text(&x, c), valops::to_text(&y, c)) {
+                (Some(s), Some(t)) => Value::Text(Arc::from(s + &t)),
+                _ => Value::Null,
+            },
         },
         Expr::Func(Func::Library(f), args) => {
             let vals = args.iter().map(ev).collect::<Result<Vec<_>, _>>()?;
