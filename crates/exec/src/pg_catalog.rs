@@ -1294,6 +1294,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Enum(_) => (4, true, "i", "p", "E"),
         T::Poly(p) if p.is_array() => (-1, false, "d", "x", "P"),
         T::Poly(_) => (4, true, "i", "p", "P"),
+        T::Geo(k) if k.typlen() < 0 => (-1, false, "d", "x", "G"),
+        T::Geo(k) => (k.typlen(), false, "d", "p", "G"),
     }
 }
 
@@ -1354,6 +1356,7 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Type),
         T::Reg(RegKind::Namespace),
     ];
+    v.extend(nestor_types::geometry::GeoKind::ALL.map(T::Geo));
     v.extend(
         ARRAY_ELEMENTS
             .iter()
@@ -1393,7 +1396,14 @@ fn type_rows() -> Rows {
                     )),
                 )
                 .set("typisdefined", Value::Bool(true))
-                .set("typdelim", text(","))
+                .set(
+                    "typdelim",
+                    text(if t == DataType::Geo(nestor_types::geometry::GeoKind::Box) {
+                        ";"
+                    } else {
+                        ","
+                    }),
+                )
                 .set("typelem", oid(elem))
                 .set("typarray", oid(array))
                 .set("typalign", text(align))

@@ -76,6 +76,7 @@ pub mod enums;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
+pub mod geometry;
 pub mod interval_typmod;
 pub mod io_functions;
 pub mod json;
