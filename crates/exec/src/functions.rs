@@ -611,6 +611,9 @@ fn subscript(args: Vec<Value>) -> Result<Value, DbError> {
             byte.map_or(String::new(), |b| char::from(*b).to_string()),
         )));
     }
+    if let (Value::Geo(_), [Some(i)]) = (&args[0], [args[1].as_i64()]) {
+        return Ok(nestor_types::geometry::catalog::subscript(&args[0], i));
+    }
     let Value::Array(a) = &args[0] else {
         return Ok(Value::Null);
     };

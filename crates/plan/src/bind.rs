@@ -868,6 +868,14 @@ impl<'e> Binder<'e> {
         if at == DataType::Name && !subs.slice && args.len() == 2 {
             return Ok((Expr::Func(Func::Subscript, args), DataType::Text));
         }
+        // point, lseg, box and line subscript as the fixed-length arrays
+        // PostgreSQL stores them as (0-based, no slices).
+        if let Some(elem) = geo_element(at) {
+            if subs.slice {
+                return Err(DbError::unsupported("slices of fixed-length arrays"));
+            }
+            return Ok((Expr::Func(Func::Subscript, args), elem));
+        }
         let elem = at.element().ok_or_else(|| {
             DbError::new(
                 SqlState::DatatypeMismatch,
@@ -4539,4 +4547,12 @@ fn geometric_operands(op: &str, l: DataType, r: DataType) -> bool {
     matches!(l, DataType::Geo(_))
         || matches!(r, DataType::Geo(_))
         || (l == DataType::Unknown && r == DataType::Unknown && is_geometric_operator(op))
+}
+
+/// The element type of a geometric type's raw subscripting, if it has one.
+fn geo_element(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Geo(k) => nestor_types::geometry::catalog::subscript_element(k),
+        _ => None,
+    }
 }

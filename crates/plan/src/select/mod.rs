@@ -899,7 +899,19 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
         let NodeEnum::SortBy(sb) = node(s)? else {
             return Err(DbError::internal("ORDER BY item is not SortBy"));
         };
-        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb)?);
+        let (e, ty) = order_by_expr(b, sb, &targets, distinct)?;
+        if let (DataType::Geo(_), None) = (ty, sb.use_op.first()) {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!("could not identify an ordering operator for type {}", ty.name()),
+                )
+                .with_hint("Use an explicit ordering operator or modify the query."),
+                b.text,
+                bind::expr_location(node(req(&sb.node)?)?),
+            ));
+        }
+        sort.push(sort_key(e, sb)?);
     }
     let distinct_on = if on {
         distinct_on::bind_distinct_on(b, sel, &targets, &mut sort)?
@@ -925,15 +937,15 @@ fn order_by_expr(
     sb: &pb::SortBy,
     targets: &[Target],
     distinct: bool,
-) -> Result<Expr, DbError> {
+) -> Result<(Expr, DataType), DbError> {
     let out_cols: Vec<OutCol> = targets.iter().map(|t| t.col.clone()).collect();
     Ok(match output_ref(b, req(&sb.node)?, &out_cols)? {
-        Some(i) if distinct => Expr::Col(i),
-        Some(i) => targets[i].expr.clone(),
+        Some(i) if distinct => (Expr::Col(i), out_cols[i].ty),
+        Some(i) => (targets[i].expr.clone(), out_cols[i].ty),
         None if distinct => {
-            let (e, _) = b.bind(req(&sb.node)?)?;
+            let (e, t) = b.bind(req(&sb.node)?)?;
             match targets.iter().position(|t| t.expr == e) {
-                Some(i) => Expr::Col(i),
+                Some(i) => (Expr::Col(i), t),
                 None => {
                     return Err(DbError::new(
                         SqlState::InvalidColumnReference,
@@ -942,7 +954,7 @@ fn order_by_expr(
                 }
             }
         }
-        None => b.bind(req(&sb.node)?)?.0,
+        None => b.bind(req(&sb.node)?)?,
     })
 }
 
