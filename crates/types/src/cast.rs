@@ -163,7 +163,11 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Jsonb(s), _) if jsonb_scalar_target(to) => jsonb_scalar(s, to),
         (Value::Geo(g), DataType::Geo(k)) if g.kind() == k => Ok(v.clone()),
-        (Value::Geo(g), DataType::Geo(k)) => crate::geometry::catalog::cast(v, g.kind(), k),
+        (Value::Geo(g), DataType::Geo(k))
+            if crate::geometry::catalog::cast_function(g.kind(), k).is_some() =>
+        {
+            crate::geometry::catalog::cast(v, g.kind(), k)
+        }
         (Value::Record(_), DataType::Record(rt)) if rt.oid == 0 => Ok(v.clone()),
         (Value::Record(f), DataType::Record(rt)) => record_to_record(f, from, to, rt, ctx),
         (Value::Array(a), DataType::Array(e)) => {
