@@ -1398,11 +1398,13 @@ fn type_rows() -> Rows {
                 .set("typisdefined", Value::Bool(true))
                 .set(
                     "typdelim",
-                    text(if t == DataType::Geo(nestor_types::geometry::GeoKind::Box) {
-                        ";"
-                    } else {
-                        ","
-                    }),
+                    text(
+                        if t == DataType::Geo(nestor_types::geometry::GeoKind::Box) {
+                            ";"
+                        } else {
+                            ","
+                        },
+                    ),
                 )
                 .set("typelem", oid(elem))
                 .set("typarray", oid(array))

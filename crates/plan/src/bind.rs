@@ -2276,7 +2276,8 @@ impl<'e> Binder<'e> {
     ) -> Result<(Expr, DataType), DbError> {
         use nestor_types::geometry::catalog;
         let lt = left.as_ref().map(|l| l.1);
-        let missing = || match lt {
+        let missing = || {
+            match lt {
             Some(lt) => no_operator(op, lt, rt),
             None => DbError::new(
                 SqlState::UndefinedFunction,
@@ -2285,6 +2286,7 @@ impl<'e> Binder<'e> {
             .with_hint(
                 "No operator matches the given name and argument type. You might need to add an explicit type cast.",
             ),
+        }
         };
         let r = catalog::resolve_operator(op, lt, rt).ok_or_else(missing)??;
         let mut args = Vec::with_capacity(2);

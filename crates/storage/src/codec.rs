@@ -1113,7 +1113,17 @@ mod tests {
             arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 1)]),
             arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 0)]),
             arr(&[Value::Int4(1), Value::Int4(2)], &[(1, 1), (2, 1)]),
+            geo(GeoKind::Point, "(1,2)"),
+            geo(GeoKind::Point, "(1,3)"),
+            geo(GeoKind::Point, "(2,-1)"),
+            geo(GeoKind::Path, "[(0,0),(1,1)]"),
+            geo(GeoKind::Path, "[(0,0),(1,1),(2,2)]"),
+            geo(GeoKind::Path, "((0,0),(1,1))"),
         ]
+    }
+
+    fn geo(kind: GeoKind, text: &str) -> Value {
+        nestor_types::geometry::parse(kind, text).unwrap().value()
     }
 
     /// An int4 array of `items` with `dims` (length, lower), or one

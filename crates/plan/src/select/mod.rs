@@ -904,7 +904,10 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
             return Err(err_at(
                 DbError::new(
                     SqlState::UndefinedFunction,
-                    format!("could not identify an ordering operator for type {}", ty.name()),
+                    format!(
+                        "could not identify an ordering operator for type {}",
+                        ty.name()
+                    ),
                 )
                 .with_hint("Use an explicit ordering operator or modify the query."),
                 b.text,

@@ -162,7 +162,10 @@ pub fn line_interpt_line(mut r: Option<&mut Point>, l1: &Line, l2: &Line) -> B {
 }
 
 pub fn line_eq(l1: &Line, l2: &Line) -> B {
-    if [l1.a, l1.b, l1.c, l2.a, l2.b, l2.c].iter().any(|v| v.is_nan()) {
+    if [l1.a, l1.b, l1.c, l2.a, l2.b, l2.c]
+        .iter()
+        .any(|v| v.is_nan())
+    {
         return Ok(f8_eq(l1.a, l2.a) && f8_eq(l1.b, l2.b) && f8_eq(l1.c, l2.c));
     }
     let ratio = if !fp_zero(l2.a) {
@@ -335,8 +338,16 @@ pub fn lseg_length(s: &Lseg) -> F {
 // ----- boxes
 
 pub fn box_construct(a: &Point, b: &Point) -> GeoBox {
-    let (hx, lx) = if f8_gt(a.x, b.x) { (a.x, b.x) } else { (b.x, a.x) };
-    let (hy, ly) = if f8_gt(a.y, b.y) { (a.y, b.y) } else { (b.y, a.y) };
+    let (hx, lx) = if f8_gt(a.x, b.x) {
+        (a.x, b.x)
+    } else {
+        (b.x, a.x)
+    };
+    let (hy, ly) = if f8_gt(a.y, b.y) {
+        (a.y, b.y)
+    } else {
+        (b.y, a.y)
+    };
     GeoBox {
         high: pt(hx, hy),
         low: pt(lx, ly),
@@ -411,7 +422,12 @@ pub fn boxes_bound_box(a: &GeoBox, b: &GeoBox) -> GeoBox {
 fn box_sides(b: &GeoBox) -> [Lseg; 4] {
     let ul = pt(b.low.x, b.high.y);
     let lr = pt(b.high.x, b.low.y);
-    [seg(b.low, ul), seg(b.high, ul), seg(b.low, lr), seg(b.high, lr)]
+    [
+        seg(b.low, ul),
+        seg(b.high, ul),
+        seg(b.low, lr),
+        seg(b.high, lr),
+    ]
 }
 
 pub fn box_closept_point(mut r: Option<&mut Point>, b: &GeoBox, p: &Point) -> F {
@@ -432,7 +448,7 @@ pub fn box_closept_point(mut r: Option<&mut Point>, b: &GeoBox, p: &Point) -> F 
     Ok(dist)
 }
 
-pub fn box_interpt_lseg(mut r: Option<&mut Point>, b: &GeoBox, s: &Lseg) -> B {
+pub fn box_interpt_lseg(r: Option<&mut Point>, b: &GeoBox, s: &Lseg) -> B {
     let lbox = GeoBox {
         low: pt(f8_min(s.p[0].x, s.p[1].x), f8_min(s.p[0].y, s.p[1].y)),
         high: pt(f8_max(s.p[0].x, s.p[1].x), f8_max(s.p[0].y, s.p[1].y)),
@@ -440,9 +456,9 @@ pub fn box_interpt_lseg(mut r: Option<&mut Point>, b: &GeoBox, s: &Lseg) -> B {
     if !box_ov(&lbox, b) {
         return Ok(false);
     }
-    if r.is_some() {
+    if let Some(r) = r {
         let c = box_cn(b)?;
-        lseg_closept_point(r.as_deref_mut(), s, &c)?;
+        lseg_closept_point(Some(r), s, &c)?;
     }
     if box_contain_point(b, &s.p[0]) || box_contain_point(b, &s.p[1]) {
         return Ok(true);
@@ -492,12 +508,7 @@ pub fn inter_lb(l: &Line, b: &GeoBox) -> B {
 
 pub fn box_poly(b: &GeoBox) -> Polygon {
     Polygon {
-        p: vec![
-            b.low,
-            pt(b.low.x, b.high.y),
-            b.high,
-            pt(b.high.x, b.low.y),
-        ],
+        p: vec![b.low, pt(b.low.x, b.high.y), b.high, pt(b.high.x, b.low.y)],
         bbox: box_construct(&b.high, &b.low),
     }
 }
@@ -700,12 +711,20 @@ fn lseg_crossing(x: f64, y: f64, prev_x: f64, prev_y: f64) -> Result<i32, DbErro
             return Ok(POINT_ON_POLYGON);
         } else if fp_gt(x, 0.0) {
             if fp_zero(prev_y) {
-                return Ok(if fp_gt(prev_x, 0.0) { 0 } else { POINT_ON_POLYGON });
+                return Ok(if fp_gt(prev_x, 0.0) {
+                    0
+                } else {
+                    POINT_ON_POLYGON
+                });
             }
             return Ok(if fp_lt(prev_y, 0.0) { 1 } else { -1 });
         } else {
             if fp_zero(prev_y) {
-                return Ok(if fp_lt(prev_x, 0.0) { 0 } else { POINT_ON_POLYGON });
+                return Ok(if fp_lt(prev_x, 0.0) {
+                    0
+                } else {
+                    POINT_ON_POLYGON
+                });
             }
             return Ok(0);
         }
@@ -835,7 +854,10 @@ fn lseg_inside_poly(a: &Point, b: &Point, poly: &Polygon, start: usize, depth: u
     }
     let t = seg(*a, *b);
     let n = poly.p.len();
-    let mut s = seg(poly.p[if start == 0 { n - 1 } else { start - 1 }], pt(0.0, 0.0));
+    let mut s = seg(
+        poly.p[if start == 0 { n - 1 } else { start - 1 }],
+        pt(0.0, 0.0),
+    );
     let mut res = true;
     let mut intersection = false;
     let mut i = start;

@@ -205,8 +205,15 @@ fn box_map(
         GeoBox { high: h, low: l }
     })
 }
-fn path_map(v: &[Value], f: fn(&Point, &Point) -> Result<Point, DbError>) -> Result<Value, DbError> {
-    g(Geometry::Path(algo::path_map(a_pa(&v[0])?, &a_pt(&v[1])?, f)?))
+fn path_map(
+    v: &[Value],
+    f: fn(&Point, &Point) -> Result<Point, DbError>,
+) -> Result<Value, DbError> {
+    g(Geometry::Path(algo::path_map(
+        a_pa(&v[0])?,
+        &a_pt(&v[1])?,
+        f,
+    )?))
 }
 fn circle_map(
     v: &[Value],
@@ -229,25 +236,82 @@ fn circle_polygon(n: i32, c: &Circle) -> Result<Value, DbError> {
 /// Every function, by SQL name (pg_proc's rows for these types).
 pub static DEFS: &[Def] = &[
     // ----- point
-    def!("point", [F8, F8], PT, |v| gp(pt(a_f8(&v[0])?, a_f8(&v[1])?))),
-    def!("point_above", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_gt(p.y, q.y)) }),
-    def!("point_below", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_lt(p.y, q.y)) }),
-    def!("point_left", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_lt(p.x, q.x)) }),
-    def!("point_right", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_gt(p.x, q.x)) }),
-    def!("point_vert", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_eq(p.x, q.x)) }),
-    def!("isvertical", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_eq(p.x, q.x)) }),
-    def!("point_horiz", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_eq(p.y, q.y)) }),
-    def!("ishorizontal", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(fp_eq(p.y, q.y)) }),
-    def!("point_eq", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(algo::point_eq_point(&p, &q)) }),
-    def!("point_ne", [PT, PT], BO, |v| { let (p, q) = pt2(v)?; b(!algo::point_eq_point(&p, &q)) }),
-    def!("point_distance", [PT, PT], F8, |v| { let (p, q) = pt2(v)?; f(algo::point_dt(&p, &q)?) }),
-    def!("slope", [PT, PT], F8, |v| { let (p, q) = pt2(v)?; f(algo::point_sl(&p, &q)?) }),
-    def!("point_add", [PT, PT], PT, |v| { let (p, q) = pt2(v)?; gp(algo::point_add(&p, &q)?) }),
-    def!("point_sub", [PT, PT], PT, |v| { let (p, q) = pt2(v)?; gp(algo::point_sub(&p, &q)?) }),
-    def!("point_mul", [PT, PT], PT, |v| { let (p, q) = pt2(v)?; gp(algo::point_mul(&p, &q)?) }),
-    def!("point_div", [PT, PT], PT, |v| { let (p, q) = pt2(v)?; gp(algo::point_div(&p, &q)?) }),
-    def!("lseg", [PT, PT], LS, |v| { let (p, q) = pt2(v)?; g(Geometry::Lseg(seg(p, q))) }),
-    def!("box", [PT, PT], BX, |v| { let (p, q) = pt2(v)?; gb(algo::box_construct(&p, &q)) }),
+    def!("point", [F8, F8], PT, |v| gp(pt(
+        a_f8(&v[0])?,
+        a_f8(&v[1])?
+    ))),
+    def!("point_above", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_gt(p.y, q.y))
+    }),
+    def!("point_below", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_lt(p.y, q.y))
+    }),
+    def!("point_left", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_lt(p.x, q.x))
+    }),
+    def!("point_right", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_gt(p.x, q.x))
+    }),
+    def!("point_vert", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_eq(p.x, q.x))
+    }),
+    def!("isvertical", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_eq(p.x, q.x))
+    }),
+    def!("point_horiz", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_eq(p.y, q.y))
+    }),
+    def!("ishorizontal", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(fp_eq(p.y, q.y))
+    }),
+    def!("point_eq", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(algo::point_eq_point(&p, &q))
+    }),
+    def!("point_ne", [PT, PT], BO, |v| {
+        let (p, q) = pt2(v)?;
+        b(!algo::point_eq_point(&p, &q))
+    }),
+    def!("point_distance", [PT, PT], F8, |v| {
+        let (p, q) = pt2(v)?;
+        f(algo::point_dt(&p, &q)?)
+    }),
+    def!("slope", [PT, PT], F8, |v| {
+        let (p, q) = pt2(v)?;
+        f(algo::point_sl(&p, &q)?)
+    }),
+    def!("point_add", [PT, PT], PT, |v| {
+        let (p, q) = pt2(v)?;
+        gp(algo::point_add(&p, &q)?)
+    }),
+    def!("point_sub", [PT, PT], PT, |v| {
+        let (p, q) = pt2(v)?;
+        gp(algo::point_sub(&p, &q)?)
+    }),
+    def!("point_mul", [PT, PT], PT, |v| {
+        let (p, q) = pt2(v)?;
+        gp(algo::point_mul(&p, &q)?)
+    }),
+    def!("point_div", [PT, PT], PT, |v| {
+        let (p, q) = pt2(v)?;
+        gp(algo::point_div(&p, &q)?)
+    }),
+    def!("lseg", [PT, PT], LS, |v| {
+        let (p, q) = pt2(v)?;
+        g(Geometry::Lseg(seg(p, q)))
+    }),
+    def!("box", [PT, PT], BX, |v| {
+        let (p, q) = pt2(v)?;
+        gb(algo::box_construct(&p, &q))
+    }),
     def!("line", [PT, PT], LN, |v| {
         let (p, q) = pt2(v)?;
         if algo::point_eq_point(&p, &q) {
@@ -256,28 +320,96 @@ pub static DEFS: &[Def] = &[
                 "invalid line specification: must be two distinct points",
             ));
         }
-        g(Geometry::Line(algo::line_construct(&p, algo::point_sl(&p, &q)?)?))
+        g(Geometry::Line(algo::line_construct(
+            &p,
+            algo::point_sl(&p, &q)?,
+        )?))
     }),
-    def!("box", [PT], BX, |v| { let p = a_pt(&v[0])?; gb(GeoBox { high: p, low: p }) }),
-    def!("circle", [PT, F8], CI, |v| gc(Circle { center: a_pt(&v[0])?, radius: a_f8(&v[1])? })),
-    def!("on_pl", [PT, LN], BO, |v| b(algo::line_contain_point(&a_ln(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("on_ps", [PT, LS], BO, |v| b(algo::lseg_contain_point(&a_ls(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("on_pb", [PT, BX], BO, |v| b(algo::box_contain_point(&a_bx(&v[1])?, &a_pt(&v[0])?))),
-    def!("box_contain_pt", [BX, PT], BO, |v| b(algo::box_contain_point(&a_bx(&v[0])?, &a_pt(&v[1])?))),
-    def!("on_ppath", [PT, PA], BO, |v| b(algo::on_ppath(&a_pt(&v[0])?, a_pa(&v[1])?)?)),
-    def!("path_contain_pt", [PA, PT], BO, |v| b(algo::on_ppath(&a_pt(&v[1])?, a_pa(&v[0])?)?)),
-    def!("dist_pl", [PT, LN], F8, |v| f(algo::line_closept_point(None, &a_ln(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("dist_lp", [LN, PT], F8, |v| f(algo::line_closept_point(None, &a_ln(&v[0])?, &a_pt(&v[1])?)?)),
-    def!("dist_ps", [PT, LS], F8, |v| f(algo::lseg_closept_point(None, &a_ls(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("dist_sp", [LS, PT], F8, |v| f(algo::lseg_closept_point(None, &a_ls(&v[0])?, &a_pt(&v[1])?)?)),
-    def!("dist_pb", [PT, BX], F8, |v| f(algo::box_closept_point(None, &a_bx(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("dist_bp", [BX, PT], F8, |v| f(algo::box_closept_point(None, &a_bx(&v[0])?, &a_pt(&v[1])?)?)),
-    def!("dist_ppath", [PT, PA], F8, |v| f(algo::dist_ppath(&a_pt(&v[0])?, a_pa(&v[1])?)?)),
-    def!("dist_pathp", [PA, PT], F8, |v| f(algo::dist_ppath(&a_pt(&v[1])?, a_pa(&v[0])?)?)),
-    def!("dist_ppoly", [PT, PG], F8, |v| f(algo::dist_ppoly(&a_pt(&v[0])?, a_pg(&v[1])?)?)),
-    def!("dist_polyp", [PG, PT], F8, |v| f(algo::dist_ppoly(&a_pt(&v[1])?, a_pg(&v[0])?)?)),
-    def!("dist_pc", [PT, CI], F8, |v| f(algo::dist_pc(&a_pt(&v[0])?, &a_ci(&v[1])?)?)),
-    def!("dist_cpoint", [CI, PT], F8, |v| f(algo::dist_pc(&a_pt(&v[1])?, &a_ci(&v[0])?)?)),
+    def!("box", [PT], BX, |v| {
+        let p = a_pt(&v[0])?;
+        gb(GeoBox { high: p, low: p })
+    }),
+    def!("circle", [PT, F8], CI, |v| gc(Circle {
+        center: a_pt(&v[0])?,
+        radius: a_f8(&v[1])?
+    })),
+    def!("on_pl", [PT, LN], BO, |v| b(algo::line_contain_point(
+        &a_ln(&v[1])?,
+        &a_pt(&v[0])?
+    )?)),
+    def!("on_ps", [PT, LS], BO, |v| b(algo::lseg_contain_point(
+        &a_ls(&v[1])?,
+        &a_pt(&v[0])?
+    )?)),
+    def!("on_pb", [PT, BX], BO, |v| b(algo::box_contain_point(
+        &a_bx(&v[1])?,
+        &a_pt(&v[0])?
+    ))),
+    def!("box_contain_pt", [BX, PT], BO, |v| b(
+        algo::box_contain_point(&a_bx(&v[0])?, &a_pt(&v[1])?)
+    )),
+    def!("on_ppath", [PT, PA], BO, |v| b(algo::on_ppath(
+        &a_pt(&v[0])?,
+        a_pa(&v[1])?
+    )?)),
+    def!("path_contain_pt", [PA, PT], BO, |v| b(algo::on_ppath(
+        &a_pt(&v[1])?,
+        a_pa(&v[0])?
+    )?)),
+    def!("dist_pl", [PT, LN], F8, |v| f(algo::line_closept_point(
+        None,
+        &a_ln(&v[1])?,
+        &a_pt(&v[0])?
+    )?)),
+    def!("dist_lp", [LN, PT], F8, |v| f(algo::line_closept_point(
+        None,
+        &a_ln(&v[0])?,
+        &a_pt(&v[1])?
+    )?)),
+    def!("dist_ps", [PT, LS], F8, |v| f(algo::lseg_closept_point(
+        None,
+        &a_ls(&v[1])?,
+        &a_pt(&v[0])?
+    )?)),
+    def!("dist_sp", [LS, PT], F8, |v| f(algo::lseg_closept_point(
+        None,
+        &a_ls(&v[0])?,
+        &a_pt(&v[1])?
+    )?)),
+    def!("dist_pb", [PT, BX], F8, |v| f(algo::box_closept_point(
+        None,
+        &a_bx(&v[1])?,
+        &a_pt(&v[0])?
+    )?)),
+    def!("dist_bp", [BX, PT], F8, |v| f(algo::box_closept_point(
+        None,
+        &a_bx(&v[0])?,
+        &a_pt(&v[1])?
+    )?)),
+    def!("dist_ppath", [PT, PA], F8, |v| f(algo::dist_ppath(
+        &a_pt(&v[0])?,
+        a_pa(&v[1])?
+    )?)),
+    def!("dist_pathp", [PA, PT], F8, |v| f(algo::dist_ppath(
+        &a_pt(&v[1])?,
+        a_pa(&v[0])?
+    )?)),
+    def!("dist_ppoly", [PT, PG], F8, |v| f(algo::dist_ppoly(
+        &a_pt(&v[0])?,
+        a_pg(&v[1])?
+    )?)),
+    def!("dist_polyp", [PG, PT], F8, |v| f(algo::dist_ppoly(
+        &a_pt(&v[1])?,
+        a_pg(&v[0])?
+    )?)),
+    def!("dist_pc", [PT, CI], F8, |v| f(algo::dist_pc(
+        &a_pt(&v[0])?,
+        &a_ci(&v[1])?
+    )?)),
+    def!("dist_cpoint", [CI, PT], F8, |v| f(algo::dist_pc(
+        &a_pt(&v[1])?,
+        &a_ci(&v[0])?
+    )?)),
     def!("close_pl", [PT, LN], PT, |v| {
         let mut r = pt(0.0, 0.0);
         let d = algo::line_closept_point(Some(&mut r), &a_ln(&v[1])?, &a_pt(&v[0])?)?;
@@ -293,20 +425,56 @@ pub static DEFS: &[Def] = &[
         let d = algo::box_closept_point(Some(&mut r), &a_bx(&v[1])?, &a_pt(&v[0])?)?;
         closept(d, r)
     }),
-    def!("pt_contained_poly", [PT, PG], BO, |v| b(algo::point_inside(&a_pt(&v[0])?, &a_pg(&v[1])?.p)? != 0)),
-    def!("poly_contain_pt", [PG, PT], BO, |v| b(algo::point_inside(&a_pt(&v[1])?, &a_pg(&v[0])?.p)? != 0)),
-    def!("pt_contained_circle", [PT, CI], BO, |v| b(algo::circle_contain_pt(&a_ci(&v[1])?, &a_pt(&v[0])?)?)),
-    def!("circle_contain_pt", [CI, PT], BO, |v| b(algo::circle_contain_pt(&a_ci(&v[0])?, &a_pt(&v[1])?)?)),
+    def!("pt_contained_poly", [PT, PG], BO, |v| b(
+        algo::point_inside(&a_pt(&v[0])?, &a_pg(&v[1])?.p)? != 0
+    )),
+    def!("poly_contain_pt", [PG, PT], BO, |v| b(algo::point_inside(
+        &a_pt(&v[1])?,
+        &a_pg(&v[0])?.p
+    )? != 0)),
+    def!("pt_contained_circle", [PT, CI], BO, |v| b(
+        algo::circle_contain_pt(&a_ci(&v[1])?, &a_pt(&v[0])?)?
+    )),
+    def!("circle_contain_pt", [CI, PT], BO, |v| b(
+        algo::circle_contain_pt(&a_ci(&v[0])?, &a_pt(&v[1])?)?
+    )),
     // ----- lseg
-    def!("lseg_intersect", [LS, LS], BO, |v| { let (p, q) = ls2(v)?; b(algo::lseg_interpt_lseg(None, &p, &q)?) }),
-    def!("lseg_parallel", [LS, LS], BO, |v| { let (p, q) = ls2(v)?; b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?)) }),
-    def!("isparallel", [LS, LS], BO, |v| { let (p, q) = ls2(v)?; b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?)) }),
-    def!("lseg_perp", [LS, LS], BO, |v| { let (p, q) = ls2(v)?; b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?)) }),
-    def!("isperp", [LS, LS], BO, |v| { let (p, q) = ls2(v)?; b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?)) }),
-    def!("lseg_vertical", [LS], BO, |v| { let s = a_ls(&v[0])?; b(fp_eq(s.p[0].x, s.p[1].x)) }),
-    def!("isvertical", [LS], BO, |v| { let s = a_ls(&v[0])?; b(fp_eq(s.p[0].x, s.p[1].x)) }),
-    def!("lseg_horizontal", [LS], BO, |v| { let s = a_ls(&v[0])?; b(fp_eq(s.p[0].y, s.p[1].y)) }),
-    def!("ishorizontal", [LS], BO, |v| { let s = a_ls(&v[0])?; b(fp_eq(s.p[0].y, s.p[1].y)) }),
+    def!("lseg_intersect", [LS, LS], BO, |v| {
+        let (p, q) = ls2(v)?;
+        b(algo::lseg_interpt_lseg(None, &p, &q)?)
+    }),
+    def!("lseg_parallel", [LS, LS], BO, |v| {
+        let (p, q) = ls2(v)?;
+        b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?))
+    }),
+    def!("isparallel", [LS, LS], BO, |v| {
+        let (p, q) = ls2(v)?;
+        b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?))
+    }),
+    def!("lseg_perp", [LS, LS], BO, |v| {
+        let (p, q) = ls2(v)?;
+        b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?))
+    }),
+    def!("isperp", [LS, LS], BO, |v| {
+        let (p, q) = ls2(v)?;
+        b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?))
+    }),
+    def!("lseg_vertical", [LS], BO, |v| {
+        let s = a_ls(&v[0])?;
+        b(fp_eq(s.p[0].x, s.p[1].x))
+    }),
+    def!("isvertical", [LS], BO, |v| {
+        let s = a_ls(&v[0])?;
+        b(fp_eq(s.p[0].x, s.p[1].x))
+    }),
+    def!("lseg_horizontal", [LS], BO, |v| {
+        let s = a_ls(&v[0])?;
+        b(fp_eq(s.p[0].y, s.p[1].y))
+    }),
+    def!("ishorizontal", [LS], BO, |v| {
+        let s = a_ls(&v[0])?;
+        b(fp_eq(s.p[0].y, s.p[1].y))
+    }),
     def!("lseg_eq", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(algo::point_eq_point(&p.p[0], &q.p[0]) && algo::point_eq_point(&p.p[1], &q.p[1]))
@@ -319,15 +487,26 @@ pub static DEFS: &[Def] = &[
     def!("lseg_le", [LS, LS], BO, |v| lseg_len_cmp(v, fp_le)),
     def!("lseg_gt", [LS, LS], BO, |v| lseg_len_cmp(v, fp_gt)),
     def!("lseg_ge", [LS, LS], BO, |v| lseg_len_cmp(v, fp_ge)),
-    def!("lseg_distance", [LS, LS], F8, |v| { let (p, q) = ls2(v)?; f(algo::lseg_closept_lseg(None, &p, &q)?) }),
-    def!("lseg_center", [LS], PT, |v| gp(algo::lseg_center(&a_ls(&v[0])?)?)),
+    def!("lseg_distance", [LS, LS], F8, |v| {
+        let (p, q) = ls2(v)?;
+        f(algo::lseg_closept_lseg(None, &p, &q)?)
+    }),
+    def!("lseg_center", [LS], PT, |v| gp(algo::lseg_center(&a_ls(
+        &v[0]
+    )?)?)),
     def!("point", [LS], PT, |v| gp(algo::lseg_center(&a_ls(&v[0])?)?)),
-    def!("lseg_length", [LS], F8, |v| f(algo::lseg_length(&a_ls(&v[0])?)?)),
+    def!("lseg_length", [LS], F8, |v| f(algo::lseg_length(&a_ls(
+        &v[0]
+    )?)?)),
     def!("length", [LS], F8, |v| f(algo::lseg_length(&a_ls(&v[0])?)?)),
     def!("lseg_interpt", [LS, LS], PT, |v| {
         let (p, q) = ls2(v)?;
         let mut r = pt(0.0, 0.0);
-        if algo::lseg_interpt_lseg(Some(&mut r), &p, &q)? { gp(r) } else { Ok(Value::Null) }
+        if algo::lseg_interpt_lseg(Some(&mut r), &p, &q)? {
+            gp(r)
+        } else {
+            Ok(Value::Null)
+        }
     }),
     def!("close_lseg", [LS, LS], PT, |v| {
         let (l1, l2) = ls2(v)?;
@@ -356,46 +535,143 @@ pub static DEFS: &[Def] = &[
         let (s, l) = (a_ls(&v[0])?, a_ln(&v[1])?);
         b(algo::line_contain_point(&l, &s.p[0])? && algo::line_contain_point(&l, &s.p[1])?)
     }),
-    def!("on_sb", [LS, BX], BO, |v| b(algo::box_contain_lseg(&a_bx(&v[1])?, &a_ls(&v[0])?))),
-    def!("inter_sl", [LS, LN], BO, |v| b(algo::lseg_interpt_line(None, &a_ls(&v[0])?, &a_ln(&v[1])?)?)),
-    def!("inter_sb", [LS, BX], BO, |v| b(algo::box_interpt_lseg(None, &a_bx(&v[1])?, &a_ls(&v[0])?)?)),
-    def!("dist_sl", [LS, LN], F8, |v| f(algo::lseg_closept_line(None, &a_ls(&v[0])?, &a_ln(&v[1])?)?)),
-    def!("dist_ls", [LN, LS], F8, |v| f(algo::lseg_closept_line(None, &a_ls(&v[1])?, &a_ln(&v[0])?)?)),
-    def!("dist_sb", [LS, BX], F8, |v| f(algo::box_closept_lseg(None, &a_bx(&v[1])?, &a_ls(&v[0])?)?)),
-    def!("dist_bs", [BX, LS], F8, |v| f(algo::box_closept_lseg(None, &a_bx(&v[0])?, &a_ls(&v[1])?)?)),
+    def!("on_sb", [LS, BX], BO, |v| b(algo::box_contain_lseg(
+        &a_bx(&v[1])?,
+        &a_ls(&v[0])?
+    ))),
+    def!("inter_sl", [LS, LN], BO, |v| b(algo::lseg_interpt_line(
+        None,
+        &a_ls(&v[0])?,
+        &a_ln(&v[1])?
+    )?)),
+    def!("inter_sb", [LS, BX], BO, |v| b(algo::box_interpt_lseg(
+        None,
+        &a_bx(&v[1])?,
+        &a_ls(&v[0])?
+    )?)),
+    def!("dist_sl", [LS, LN], F8, |v| f(algo::lseg_closept_line(
+        None,
+        &a_ls(&v[0])?,
+        &a_ln(&v[1])?
+    )?)),
+    def!("dist_ls", [LN, LS], F8, |v| f(algo::lseg_closept_line(
+        None,
+        &a_ls(&v[1])?,
+        &a_ln(&v[0])?
+    )?)),
+    def!("dist_sb", [LS, BX], F8, |v| f(algo::box_closept_lseg(
+        None,
+        &a_bx(&v[1])?,
+        &a_ls(&v[0])?
+    )?)),
+    def!("dist_bs", [BX, LS], F8, |v| f(algo::box_closept_lseg(
+        None,
+        &a_bx(&v[0])?,
+        &a_ls(&v[1])?
+    )?)),
     // ----- line
-    def!("line_intersect", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(algo::line_interpt_line(None, &p, &q)?) }),
-    def!("line_parallel", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(!algo::line_interpt_line(None, &p, &q)?) }),
-    def!("isparallel", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(!algo::line_interpt_line(None, &p, &q)?) }),
-    def!("line_perp", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(algo::line_perp(&p, &q)?) }),
-    def!("isperp", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(algo::line_perp(&p, &q)?) }),
+    def!("line_intersect", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(algo::line_interpt_line(None, &p, &q)?)
+    }),
+    def!("line_parallel", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(!algo::line_interpt_line(None, &p, &q)?)
+    }),
+    def!("isparallel", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(!algo::line_interpt_line(None, &p, &q)?)
+    }),
+    def!("line_perp", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(algo::line_perp(&p, &q)?)
+    }),
+    def!("isperp", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(algo::line_perp(&p, &q)?)
+    }),
     def!("line_vertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
     def!("isvertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
     def!("line_horizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
     def!("ishorizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
-    def!("line_eq", [LN, LN], BO, |v| { let (p, q) = ln2(v)?; b(algo::line_eq(&p, &q)?) }),
-    def!("line_distance", [LN, LN], F8, |v| { let (p, q) = ln2(v)?; f(algo::line_distance(&p, &q)?) }),
+    def!("line_eq", [LN, LN], BO, |v| {
+        let (p, q) = ln2(v)?;
+        b(algo::line_eq(&p, &q)?)
+    }),
+    def!("line_distance", [LN, LN], F8, |v| {
+        let (p, q) = ln2(v)?;
+        f(algo::line_distance(&p, &q)?)
+    }),
     def!("line_interpt", [LN, LN], PT, |v| {
         let (p, q) = ln2(v)?;
         let mut r = pt(0.0, 0.0);
-        if algo::line_interpt_line(Some(&mut r), &p, &q)? { gp(r) } else { Ok(Value::Null) }
+        if algo::line_interpt_line(Some(&mut r), &p, &q)? {
+            gp(r)
+        } else {
+            Ok(Value::Null)
+        }
     }),
-    def!("inter_lb", [LN, BX], BO, |v| b(algo::inter_lb(&a_ln(&v[0])?, &a_bx(&v[1])?)?)),
+    def!("inter_lb", [LN, BX], BO, |v| b(algo::inter_lb(
+        &a_ln(&v[0])?,
+        &a_bx(&v[1])?
+    )?)),
     // ----- box
-    def!("box_same", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(algo::box_same(&p, &q)) }),
-    def!("box_overlap", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(algo::box_ov(&p, &q)) }),
-    def!("box_left", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_lt(p.high.x, q.low.x)) }),
-    def!("box_overleft", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_le(p.high.x, q.high.x)) }),
-    def!("box_right", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_gt(p.low.x, q.high.x)) }),
-    def!("box_overright", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_ge(p.low.x, q.low.x)) }),
-    def!("box_below", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_lt(p.high.y, q.low.y)) }),
-    def!("box_overbelow", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_le(p.high.y, q.high.y)) }),
-    def!("box_above", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_gt(p.low.y, q.high.y)) }),
-    def!("box_overabove", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_ge(p.low.y, q.low.y)) }),
-    def!("box_contained", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(algo::box_contain_box(&q, &p)) }),
-    def!("box_contain", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(algo::box_contain_box(&p, &q)) }),
-    def!("box_below_eq", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_le(p.high.y, q.low.y)) }),
-    def!("box_above_eq", [BX, BX], BO, |v| { let (p, q) = bx2(v)?; b(fp_ge(p.low.y, q.high.y)) }),
+    def!("box_same", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(algo::box_same(&p, &q))
+    }),
+    def!("box_overlap", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(algo::box_ov(&p, &q))
+    }),
+    def!("box_left", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_lt(p.high.x, q.low.x))
+    }),
+    def!("box_overleft", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_le(p.high.x, q.high.x))
+    }),
+    def!("box_right", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_gt(p.low.x, q.high.x))
+    }),
+    def!("box_overright", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_ge(p.low.x, q.low.x))
+    }),
+    def!("box_below", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_lt(p.high.y, q.low.y))
+    }),
+    def!("box_overbelow", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_le(p.high.y, q.high.y))
+    }),
+    def!("box_above", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_gt(p.low.y, q.high.y))
+    }),
+    def!("box_overabove", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_ge(p.low.y, q.low.y))
+    }),
+    def!("box_contained", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(algo::box_contain_box(&q, &p))
+    }),
+    def!("box_contain", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(algo::box_contain_box(&p, &q))
+    }),
+    def!("box_below_eq", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_le(p.high.y, q.low.y))
+    }),
+    def!("box_above_eq", [BX, BX], BO, |v| {
+        let (p, q) = bx2(v)?;
+        b(fp_ge(p.low.y, q.high.y))
+    }),
     def!("box_lt", [BX, BX], BO, |v| box_area_cmp(v, fp_lt)),
     def!("box_le", [BX, BX], BO, |v| box_area_cmp(v, fp_le)),
     def!("box_eq", [BX, BX], BO, |v| box_area_cmp(v, fp_eq)),
@@ -415,30 +691,90 @@ pub static DEFS: &[Def] = &[
         let (p, q) = bx2(v)?;
         algo::box_intersect(&p, &q).map_or(Ok(Value::Null), gb)
     }),
-    def!("bound_box", [BX, BX], BX, |v| { let (p, q) = bx2(v)?; gb(algo::boxes_bound_box(&p, &q)) }),
-    def!("diagonal", [BX], LS, |v| { let x = a_bx(&v[0])?; g(Geometry::Lseg(seg(x.high, x.low))) }),
-    def!("lseg", [BX], LS, |v| { let x = a_bx(&v[0])?; g(Geometry::Lseg(seg(x.high, x.low))) }),
-    def!("box_add", [BX, PT], BX, |v| box_map(v, algo::point_add, false)),
-    def!("box_sub", [BX, PT], BX, |v| box_map(v, algo::point_sub, false)),
-    def!("box_mul", [BX, PT], BX, |v| box_map(v, algo::point_mul, true)),
-    def!("box_div", [BX, PT], BX, |v| box_map(v, algo::point_div, true)),
-    def!("polygon", [BX], PG, |v| g(Geometry::Polygon(algo::box_poly(&a_bx(&v[0])?)))),
+    def!("bound_box", [BX, BX], BX, |v| {
+        let (p, q) = bx2(v)?;
+        gb(algo::boxes_bound_box(&p, &q))
+    }),
+    def!("diagonal", [BX], LS, |v| {
+        let x = a_bx(&v[0])?;
+        g(Geometry::Lseg(seg(x.high, x.low)))
+    }),
+    def!("lseg", [BX], LS, |v| {
+        let x = a_bx(&v[0])?;
+        g(Geometry::Lseg(seg(x.high, x.low)))
+    }),
+    def!("box_add", [BX, PT], BX, |v| box_map(
+        v,
+        algo::point_add,
+        false
+    )),
+    def!("box_sub", [BX, PT], BX, |v| box_map(
+        v,
+        algo::point_sub,
+        false
+    )),
+    def!("box_mul", [BX, PT], BX, |v| box_map(
+        v,
+        algo::point_mul,
+        true
+    )),
+    def!("box_div", [BX, PT], BX, |v| box_map(
+        v,
+        algo::point_div,
+        true
+    )),
+    def!("polygon", [BX], PG, |v| g(Geometry::Polygon(
+        algo::box_poly(&a_bx(&v[0])?)
+    ))),
     def!("circle", [BX], CI, |v| gc(algo::box_circle(&a_bx(&v[0])?)?)),
     // ----- path
-    def!("path_n_lt", [PA, PA], BO, |v| b(npts(&v[0])? < npts(&v[1])?)),
-    def!("path_n_le", [PA, PA], BO, |v| b(npts(&v[0])? <= npts(&v[1])?)),
-    def!("path_n_eq", [PA, PA], BO, |v| b(npts(&v[0])? == npts(&v[1])?)),
-    def!("path_n_gt", [PA, PA], BO, |v| b(npts(&v[0])? > npts(&v[1])?)),
-    def!("path_n_ge", [PA, PA], BO, |v| b(npts(&v[0])? >= npts(&v[1])?)),
+    def!(
+        "path_n_lt",
+        [PA, PA],
+        BO,
+        |v| b(npts(&v[0])? < npts(&v[1])?)
+    ),
+    def!("path_n_le", [PA, PA], BO, |v| b(
+        npts(&v[0])? <= npts(&v[1])?
+    )),
+    def!("path_n_eq", [PA, PA], BO, |v| b(
+        npts(&v[0])? == npts(&v[1])?
+    )),
+    def!(
+        "path_n_gt",
+        [PA, PA],
+        BO,
+        |v| b(npts(&v[0])? > npts(&v[1])?)
+    ),
+    def!("path_n_ge", [PA, PA], BO, |v| b(
+        npts(&v[0])? >= npts(&v[1])?
+    )),
     def!("isclosed", [PA], BO, |v| b(a_pa(&v[0])?.closed)),
     def!("isopen", [PA], BO, |v| b(!a_pa(&v[0])?.closed)),
-    def!("path_npoints", [PA], I4, |v| Ok(Value::Int4(npts(&v[0])? as i32))),
-    def!("npoints", [PA], I4, |v| Ok(Value::Int4(npts(&v[0])? as i32))),
-    def!("pclose", [PA], PA, |v| g(Geometry::Path(Path { closed: true, ..a_pa(&v[0])?.clone() }))),
-    def!("popen", [PA], PA, |v| g(Geometry::Path(Path { closed: false, ..a_pa(&v[0])?.clone() }))),
-    def!("path_inter", [PA, PA], BO, |v| b(algo::path_inter(a_pa(&v[0])?, a_pa(&v[1])?)?)),
-    def!("path_distance", [PA, PA], F8, |v| opt_f(algo::path_distance(a_pa(&v[0])?, a_pa(&v[1])?)?)),
-    def!("path_length", [PA], F8, |v| f(algo::path_length(a_pa(&v[0])?)?)),
+    def!("path_npoints", [PA], I4, |v| Ok(Value::Int4(
+        npts(&v[0])? as i32
+    ))),
+    def!("npoints", [PA], I4, |v| Ok(
+        Value::Int4(npts(&v[0])? as i32)
+    )),
+    def!("pclose", [PA], PA, |v| g(Geometry::Path(Path {
+        closed: true,
+        ..a_pa(&v[0])?.clone()
+    }))),
+    def!("popen", [PA], PA, |v| g(Geometry::Path(Path {
+        closed: false,
+        ..a_pa(&v[0])?.clone()
+    }))),
+    def!("path_inter", [PA, PA], BO, |v| b(algo::path_inter(
+        a_pa(&v[0])?,
+        a_pa(&v[1])?
+    )?)),
+    def!("path_distance", [PA, PA], F8, |v| opt_f(
+        algo::path_distance(a_pa(&v[0])?, a_pa(&v[1])?)?
+    )),
+    def!("path_length", [PA], F8, |v| f(algo::path_length(a_pa(
+        &v[0]
+    )?)?)),
     def!("length", [PA], F8, |v| f(algo::path_length(a_pa(&v[0])?)?)),
     def!("area", [PA], F8, |v| opt_f(algo::path_area(a_pa(&v[0])?)?)),
     def!("path_add", [PA, PA], PA, |v| {
@@ -446,12 +782,27 @@ pub static DEFS: &[Def] = &[
         if p.closed || q.closed {
             return Ok(Value::Null);
         }
-        g(Geometry::Path(Path { closed: false, p: p.p.iter().chain(&q.p).copied().collect() }))
+        g(Geometry::Path(Path {
+            closed: false,
+            p: p.p.iter().chain(&q.p).copied().collect(),
+        }))
     }),
-    def!("path_add_pt", [PA, PT], PA, |v| path_map(v, algo::point_add)),
-    def!("path_sub_pt", [PA, PT], PA, |v| path_map(v, algo::point_sub)),
-    def!("path_mul_pt", [PA, PT], PA, |v| path_map(v, algo::point_mul)),
-    def!("path_div_pt", [PA, PT], PA, |v| path_map(v, algo::point_div)),
+    def!("path_add_pt", [PA, PT], PA, |v| path_map(
+        v,
+        algo::point_add
+    )),
+    def!("path_sub_pt", [PA, PT], PA, |v| path_map(
+        v,
+        algo::point_sub
+    )),
+    def!("path_mul_pt", [PA, PT], PA, |v| path_map(
+        v,
+        algo::point_mul
+    )),
+    def!("path_div_pt", [PA, PT], PA, |v| path_map(
+        v,
+        algo::point_div
+    )),
     def!("polygon", [PA], PG, |v| {
         let p = a_pa(&v[0])?;
         if !p.closed {
@@ -463,33 +814,99 @@ pub static DEFS: &[Def] = &[
         g(Geometry::Polygon(Polygon::new(p.p.clone())))
     }),
     // ----- polygon
-    def!("poly_left", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.high.x < q.bbox.low.x) }),
-    def!("poly_overleft", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.high.x <= q.bbox.high.x) }),
-    def!("poly_right", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.low.x > q.bbox.high.x) }),
-    def!("poly_overright", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.low.x >= q.bbox.low.x) }),
-    def!("poly_below", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.high.y < q.bbox.low.y) }),
-    def!("poly_overbelow", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.high.y <= q.bbox.high.y) }),
-    def!("poly_above", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.low.y > q.bbox.high.y) }),
-    def!("poly_overabove", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(p.bbox.low.y >= q.bbox.low.y) }),
-    def!("poly_same", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(algo::poly_same(p, q)) }),
-    def!("poly_overlap", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(algo::poly_overlap(p, q)?) }),
-    def!("poly_contain", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(algo::poly_contain_poly(p, q)?) }),
-    def!("poly_contained", [PG, PG], BO, |v| { let (p, q) = pg2(v)?; b(algo::poly_contain_poly(q, p)?) }),
-    def!("poly_distance", [PG, PG], F8, |v| { let (p, q) = pg2(v)?; opt_f(algo::poly_distance(p, q)?) }),
-    def!("poly_npoints", [PG], I4, |v| Ok(Value::Int4(npts(&v[0])? as i32))),
-    def!("npoints", [PG], I4, |v| Ok(Value::Int4(npts(&v[0])? as i32))),
-    def!("poly_center", [PG], PT, |v| gp(algo::poly_to_circle(a_pg(&v[0])?)?.center)),
-    def!("point", [PG], PT, |v| gp(algo::poly_to_circle(a_pg(&v[0])?)?.center)),
+    def!("poly_left", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.high.x < q.bbox.low.x)
+    }),
+    def!("poly_overleft", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.high.x <= q.bbox.high.x)
+    }),
+    def!("poly_right", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.low.x > q.bbox.high.x)
+    }),
+    def!("poly_overright", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.low.x >= q.bbox.low.x)
+    }),
+    def!("poly_below", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.high.y < q.bbox.low.y)
+    }),
+    def!("poly_overbelow", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.high.y <= q.bbox.high.y)
+    }),
+    def!("poly_above", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.low.y > q.bbox.high.y)
+    }),
+    def!("poly_overabove", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(p.bbox.low.y >= q.bbox.low.y)
+    }),
+    def!("poly_same", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(algo::poly_same(p, q))
+    }),
+    def!("poly_overlap", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(algo::poly_overlap(p, q)?)
+    }),
+    def!("poly_contain", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(algo::poly_contain_poly(p, q)?)
+    }),
+    def!("poly_contained", [PG, PG], BO, |v| {
+        let (p, q) = pg2(v)?;
+        b(algo::poly_contain_poly(q, p)?)
+    }),
+    def!("poly_distance", [PG, PG], F8, |v| {
+        let (p, q) = pg2(v)?;
+        opt_f(algo::poly_distance(p, q)?)
+    }),
+    def!("poly_npoints", [PG], I4, |v| Ok(Value::Int4(
+        npts(&v[0])? as i32
+    ))),
+    def!("npoints", [PG], I4, |v| Ok(
+        Value::Int4(npts(&v[0])? as i32)
+    )),
+    def!("poly_center", [PG], PT, |v| gp(algo::poly_to_circle(
+        a_pg(&v[0])?
+    )?
+    .center)),
+    def!("point", [PG], PT, |v| gp(algo::poly_to_circle(a_pg(
+        &v[0]
+    )?)?
+    .center)),
     def!("box", [PG], BX, |v| gb(a_pg(&v[0])?.bbox)),
-    def!("path", [PG], PA, |v| g(Geometry::Path(Path { closed: true, p: a_pg(&v[0])?.p.clone() }))),
-    def!("circle", [PG], CI, |v| gc(algo::poly_to_circle(a_pg(&v[0])?)?)),
-    def!("dist_cpoly", [CI, PG], F8, |v| f(algo::dist_cpoly(&a_ci(&v[0])?, a_pg(&v[1])?)?)),
-    def!("dist_polyc", [PG, CI], F8, |v| f(algo::dist_cpoly(&a_ci(&v[1])?, a_pg(&v[0])?)?)),
+    def!("path", [PG], PA, |v| g(Geometry::Path(Path {
+        closed: true,
+        p: a_pg(&v[0])?.p.clone()
+    }))),
+    def!("circle", [PG], CI, |v| gc(algo::poly_to_circle(a_pg(
+        &v[0]
+    )?)?)),
+    def!("dist_cpoly", [CI, PG], F8, |v| f(algo::dist_cpoly(
+        &a_ci(&v[0])?,
+        a_pg(&v[1])?
+    )?)),
+    def!("dist_polyc", [PG, CI], F8, |v| f(algo::dist_cpoly(
+        &a_ci(&v[1])?,
+        a_pg(&v[0])?
+    )?)),
     // ----- circle
-    def!("circle_same", [CI, CI], BO, |v| { let (p, q) = ci2(v)?; b(algo::circle_same(&p, &q)) }),
+    def!("circle_same", [CI, CI], BO, |v| {
+        let (p, q) = ci2(v)?;
+        b(algo::circle_same(&p, &q))
+    }),
     def!("circle_overlap", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
-        b(fp_le(algo::point_dt(&p.center, &q.center)?, pl(p.radius, q.radius)?))
+        b(fp_le(
+            algo::point_dt(&p.center, &q.center)?,
+            pl(p.radius, q.radius)?,
+        ))
     }),
     def!("circle_overleft", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
@@ -509,11 +926,17 @@ pub static DEFS: &[Def] = &[
     }),
     def!("circle_contained", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
-        b(fp_le(algo::point_dt(&p.center, &q.center)?, mi(q.radius, p.radius)?))
+        b(fp_le(
+            algo::point_dt(&p.center, &q.center)?,
+            mi(q.radius, p.radius)?,
+        ))
     }),
     def!("circle_contain", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
-        b(fp_le(algo::point_dt(&p.center, &q.center)?, mi(p.radius, q.radius)?))
+        b(fp_le(
+            algo::point_dt(&p.center, &q.center)?,
+            mi(p.radius, q.radius)?,
+        ))
     }),
     def!("circle_below", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
@@ -537,14 +960,33 @@ pub static DEFS: &[Def] = &[
     def!("circle_le", [CI, CI], BO, |v| circle_area_cmp(v, fp_le)),
     def!("circle_gt", [CI, CI], BO, |v| circle_area_cmp(v, fp_gt)),
     def!("circle_ge", [CI, CI], BO, |v| circle_area_cmp(v, fp_ge)),
-    def!("circle_add_pt", [CI, PT], CI, |v| circle_map(v, algo::point_add, keep_radius)),
-    def!("circle_sub_pt", [CI, PT], CI, |v| circle_map(v, algo::point_sub, keep_radius)),
-    def!("circle_mul_pt", [CI, PT], CI, |v| circle_map(v, algo::point_mul, mul)),
-    def!("circle_div_pt", [CI, PT], CI, |v| circle_map(v, algo::point_div, super::div)),
+    def!("circle_add_pt", [CI, PT], CI, |v| circle_map(
+        v,
+        algo::point_add,
+        keep_radius
+    )),
+    def!("circle_sub_pt", [CI, PT], CI, |v| circle_map(
+        v,
+        algo::point_sub,
+        keep_radius
+    )),
+    def!("circle_mul_pt", [CI, PT], CI, |v| circle_map(
+        v,
+        algo::point_mul,
+        mul
+    )),
+    def!("circle_div_pt", [CI, PT], CI, |v| circle_map(
+        v,
+        algo::point_div,
+        super::div
+    )),
     def!("area", [CI], F8, |v| f(algo::circle_ar(&a_ci(&v[0])?)?)),
     def!("diameter", [CI], F8, |v| f(mul(a_ci(&v[0])?.radius, 2.0)?)),
     def!("radius", [CI], F8, |v| f(a_ci(&v[0])?.radius)),
-    def!("circle_distance", [CI, CI], F8, |v| { let (p, q) = ci2(v)?; f(algo::circle_distance(&p, &q)?) }),
+    def!("circle_distance", [CI, CI], F8, |v| {
+        let (p, q) = ci2(v)?;
+        f(algo::circle_distance(&p, &q)?)
+    }),
     def!("circle_center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
     def!("center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
     def!("point", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
@@ -718,6 +1160,15 @@ pub static OPERATORS: &[(&str, Option<DataType>, DataType, &str)] = &[
     ("#", Some(LN), LN, "line_interpt"),
 ];
 
+/// The operator function `fname` implements with `nargs` operands (the
+/// first one pg_operator lists), for EXPLAIN.
+pub fn operator_of(fname: &str, nargs: usize) -> Option<&'static str> {
+    OPERATORS
+        .iter()
+        .find(|o| o.3 == fname && o.1.is_some() == (nargs == 2))
+        .map(|o| o.0)
+}
+
 fn is_geo(t: DataType) -> bool {
     matches!(t, DataType::Geo(_))
 }
@@ -726,7 +1177,10 @@ fn is_geo(t: DataType) -> bool {
 /// with unknown operands only, `'(1,2)' <-> '(3,4)'`, is resolved here).
 pub fn is_geometric_operator(op: &str) -> bool {
     OPERATORS.iter().any(|o| o.0 == op)
-        && !matches!(op, "+" | "-" | "*" | "/" | "=" | "<>" | "<" | "<=" | ">" | ">=" | "#")
+        && !matches!(
+            op,
+            "+" | "-" | "*" | "/" | "=" | "<>" | "<" | "<=" | ">" | ">=" | "#"
+        )
 }
 
 /// How well `arg` fits parameter `param`: 2 exact, 1 through an unknown
@@ -783,7 +1237,10 @@ pub fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError
         return None;
     }
     let mut best: Vec<(&'static Def, u32)> = Vec::new();
-    for d in DEFS.iter().filter(|d| d.name == name && d.args.len() == args.len()) {
+    for d in DEFS
+        .iter()
+        .filter(|d| d.name == name && d.args.len() == args.len())
+    {
         let mut score = 0u32;
         let mut ok = true;
         for (a, p) in args.iter().zip(d.args) {
@@ -846,7 +1303,8 @@ pub fn resolve_operator(
     let fits: Vec<_> = cands
         .iter()
         .filter(|o| {
-            left.is_none_or(|l| o.1.is_some_and(|ol| fit(l, ol).is_some())) && fit(right, o.2).is_some()
+            left.is_none_or(|l| o.1.is_some_and(|ol| fit(l, ol).is_some()))
+                && fit(right, o.2).is_some()
         })
         .collect();
     match fits.as_slice() {
@@ -951,7 +1409,10 @@ mod tests {
         let t = |v: Value| v.to_text(&EvalCtx::default());
         assert_eq!(t(call("area", &[(GeoKind::Box, "(2,2),(0,0)")])), "4");
         assert_eq!(
-            t(call("point_distance", &[(GeoKind::Point, "0,0"), (GeoKind::Point, "3,4")])),
+            t(call(
+                "point_distance",
+                &[(GeoKind::Point, "0,0"), (GeoKind::Point, "3,4")]
+            )),
             "5"
         );
         assert_eq!(
@@ -961,7 +1422,10 @@ mod tests {
         assert_eq!(
             t(call(
                 "pt_contained_poly",
-                &[(GeoKind::Point, "1,1"), (GeoKind::Polygon, "(0,0),(0,2),(2,2),(2,0)")]
+                &[
+                    (GeoKind::Point, "1,1"),
+                    (GeoKind::Polygon, "(0,0),(0,2),(2,2),(2,0)")
+                ]
             )),
             "t"
         );
@@ -969,7 +1433,9 @@ mod tests {
 
     #[test]
     fn operators_resolve_with_unknown_operands() {
-        let r = resolve_operator("<->", Some(PT), DataType::Unknown).unwrap().unwrap();
+        let r = resolve_operator("<->", Some(PT), DataType::Unknown)
+            .unwrap()
+            .unwrap();
         assert_eq!(r.func.name, "point_distance");
         let r = resolve_operator("<@", Some(PT), BX).unwrap().unwrap();
         assert_eq!(r.func.name, "on_pb");

@@ -221,10 +221,9 @@ impl Geometry {
                     low: p[1],
                 })
             }
-            (GeoKind::Path, n) if n >= 2 && n % 2 == 0 => Geometry::Path(Path {
-                closed,
-                p: pts(f),
-            }),
+            (GeoKind::Path, n) if n >= 2 && n % 2 == 0 => {
+                Geometry::Path(Path { closed, p: pts(f) })
+            }
             (GeoKind::Polygon, n) if n >= 2 && n % 2 == 0 => {
                 Geometry::Polygon(Polygon::new(pts(f)))
             }
@@ -824,7 +823,11 @@ pub fn parse_binary(kind: GeoKind, buf: &[u8]) -> Result<Geometry, DbError> {
     let mut rest = buf;
     let mut closed = false;
     let count = |rest: &mut &[u8], what: &str| -> Result<usize, DbError> {
-        let b: [u8; 4] = rest.get(..4).ok_or_else(short)?.try_into().map_err(|_| short())?;
+        let b: [u8; 4] = rest
+            .get(..4)
+            .ok_or_else(short)?
+            .try_into()
+            .map_err(|_| short())?;
         *rest = &rest[4..];
         let n = i32::from_be_bytes(b);
         let max = (i32::MAX as usize - 24) / 16;
