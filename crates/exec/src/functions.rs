@@ -679,6 +679,11 @@ fn array_assign(
             "array subscript in assignment must not be null",
         )
     };
+    // A geometric column assigned through its raw subscripts.
+    if let DataType::Geo(_) = elem {
+        let i = subs.first().and_then(Value::as_i64).ok_or_else(null_sub)?;
+        return nestor_types::geometry::catalog::subscript_assign(&base, i, &value);
+    }
     let empty;
     let a: &Array = match &base {
         Value::Array(a) => a,

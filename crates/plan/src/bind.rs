@@ -872,7 +872,7 @@ impl<'e> Binder<'e> {
         // PostgreSQL stores them as (0-based, no slices).
         if let Some(elem) = geo_element(at) {
             if subs.slice {
-                return Err(DbError::unsupported("slices of fixed-length arrays"));
+                return Err(subscripts::fixed_length_slices());
             }
             return Ok((Expr::Func(Func::Subscript, args), elem));
         }

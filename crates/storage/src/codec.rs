@@ -291,7 +291,7 @@ fn geo_of(p: &[u8]) -> Result<Value, String> {
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .ok_or("stored row: truncated geometric value")?;
     let kind = GeoKind::from_oid(u32::from(oid)).ok_or("stored row: unknown geometric type")?;
-    nestor_types::geometry::parse_binary(kind, &p[2..])
+    nestor_types::geometry::decode_stored(kind, &p[2..])
         .map(Geometry::value)
         .map_err(|e| format!("stored row: {}", e.message))
 }

@@ -216,6 +216,14 @@ UPDATE geo_t SET p = p + point '(1,1)', c = circle(p, 3) WHERE id = 1;
 SELECT id, p, c FROM geo_t WHERE id = 1;
 SELECT count(*), count(p) FROM geo_t;
 
+-- Raw subscripts: assignment keeps NULLs and does not re-normalise.
+UPDATE geo_t SET p[0] = -1, b[1] = '(7,8)' WHERE id = 1 RETURNING id, p, b;
+UPDATE geo_t SET p[1] = NULL WHERE id = 1 RETURNING id, p;
+UPDATE geo_t SET p[0] = 5 WHERE id = 3 RETURNING id, p;
+SELECT id, b FROM geo_t WHERE id = 1;
+UPDATE geo_t SET p[2] = 1 WHERE id = 1;
+SELECT p[0:1] FROM geo_t;
+
 -- No B-tree ordering for the geometric types.
 CREATE INDEX geo_t_p ON geo_t (p);
 CREATE INDEX geo_t_b ON geo_t (b);

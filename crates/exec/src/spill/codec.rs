@@ -287,7 +287,7 @@ impl RowCodec {
                 let oid = u32::from(u16::from_le_bytes([b[0], b[1]]));
                 let kind = nestor_types::geometry::GeoKind::from_oid(oid)
                     .ok_or_else(|| damaged("geometric type"))?;
-                nestor_types::geometry::parse_binary(kind, input.bytes()?)?.value()
+                nestor_types::geometry::decode_stored(kind, input.bytes()?)?.value()
             }
             T_INTERVAL => {
                 let months = narrow(input.int()?)?;

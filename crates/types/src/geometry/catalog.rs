@@ -1390,6 +1390,42 @@ pub fn subscript(v: &Value, i: i64) -> Value {
     }
 }
 
+/// `point[i] := v` and friends (PostgreSQL's raw fixed-length array
+/// assignment): a NULL value leaves the value as it was, the subscript
+/// must be within the type's elements (2202E otherwise), nothing is
+/// re-normalised (a box keeps its corners where they were put).
+pub fn subscript_assign(v: &Value, i: i64, item: &Value) -> Result<Value, DbError> {
+    let Some(g) = geo(v) else {
+        return Ok(Value::Null);
+    };
+    if item.is_null() {
+        return Ok(v.clone());
+    }
+    let n = match g {
+        Geometry::Point(_) | Geometry::Lseg(_) | Geometry::Box(_) => 2,
+        Geometry::Line(_) => 3,
+        _ => 0,
+    };
+    let i = usize::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
+        DbError::new(
+            SqlState::ArraySubscriptError,
+            "array subscript out of range",
+        )
+    })?;
+    let mut f = g.floats();
+    match g {
+        Geometry::Point(_) | Geometry::Line(_) => f[i] = a_f8(item)?,
+        _ => {
+            let p = a_pt(item)?;
+            f[2 * i] = p.x;
+            f[2 * i + 1] = p.y;
+        }
+    }
+    Geometry::from_floats(g.kind(), false, &f)
+        .map(Geometry::value)
+        .ok_or_else(|| internal(g.kind().name()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -813,12 +813,36 @@ impl Geometry {
     }
 }
 
+/// A value from the binary form as stored (rows, spill files): like
+/// [`parse_binary`] but without its normalisation and checks, so a value
+/// comes back exactly as it was written (a box assigned corner by corner
+/// keeps its corners in place, as PostgreSQL stores it).
+pub fn decode_stored(kind: GeoKind, buf: &[u8]) -> Result<Geometry, DbError> {
+    parse_binary_raw(kind, buf)
+}
+
 fn binary_err(msg: &str) -> DbError {
     DbError::new(SqlState::InvalidBinaryRepresentation, msg)
 }
 
 /// The type's receive function.
 pub fn parse_binary(kind: GeoKind, buf: &[u8]) -> Result<Geometry, DbError> {
+    Ok(match parse_binary_raw(kind, buf)? {
+        Geometry::Box(b) => Geometry::Box(normalize_box(b.high, b.low)),
+        Geometry::Line(l) if fp_zero(l.a) && fp_zero(l.b) => {
+            return Err(binary_err(
+                "invalid line specification: A and B cannot both be zero",
+            ))
+        }
+        Geometry::Circle(c) if c.radius < 0.0 => {
+            return Err(binary_err("invalid radius in external \"circle\" value"))
+        }
+        g => g,
+    })
+}
+
+/// The binary layout read as it is.
+fn parse_binary_raw(kind: GeoKind, buf: &[u8]) -> Result<Geometry, DbError> {
     let short = || binary_err("insufficient data left in message");
     let mut rest = buf;
     let mut closed = false;
@@ -859,19 +883,7 @@ pub fn parse_binary(kind: GeoKind, buf: &[u8]) -> Result<Geometry, DbError> {
         .chunks_exact(8)
         .map(|c| f64::from_be_bytes(c.try_into().unwrap_or([0; 8])))
         .collect();
-    let g = Geometry::from_floats(kind, closed, &f).ok_or_else(short)?;
-    Ok(match g {
-        Geometry::Box(b) => Geometry::Box(normalize_box(b.high, b.low)),
-        Geometry::Line(l) if fp_zero(l.a) && fp_zero(l.b) => {
-            return Err(binary_err(
-                "invalid line specification: A and B cannot both be zero",
-            ))
-        }
-        Geometry::Circle(c) if c.radius < 0.0 => {
-            return Err(binary_err("invalid radius in external \"circle\" value"))
-        }
-        g => g,
-    })
+    Geometry::from_floats(kind, closed, &f).ok_or_else(short)
 }
 
 #[cfg(test)]
