@@ -230,6 +230,7 @@ CREATE INDEX geo_t_b ON geo_t (b);
 SELECT p FROM geo_t ORDER BY p;
 SELECT b FROM geo_t ORDER BY b;
 SELECT point '(1,2)' = point '(1,2)';
+SELECT DISTINCT id, b FROM geo_t;
 
 -- Ambiguous and missing operators and functions.
 SELECT point '(1,1)' <@ '(0,0),(2,2)';

@@ -894,6 +894,9 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
     b.window = WinCtx::Allowed;
     let on = sel.distinct_clause.iter().any(|n| n.node.is_some());
     let distinct = !sel.distinct_clause.is_empty() && !on;
+    if distinct {
+        check_distinct_types(b, sel, &targets)?;
+    }
     let mut sort = Vec::new();
     for s in &sel.sort_clause {
         let NodeEnum::SortBy(sb) = node(s)? else {
@@ -930,6 +933,43 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
         distinct_on,
         sets,
     })
+}
+
+/// SELECT DISTINCT needs `=` on every output column: the geometric types
+/// have no default one (PostgreSQL's 42883, at the column's expression).
+fn check_distinct_types(
+    b: &Binder,
+    sel: &pb::SelectStmt,
+    targets: &[Target],
+) -> Result<(), DbError> {
+    let Some(i) = targets
+        .iter()
+        .position(|t| matches!(t.col.ty, DataType::Geo(_)))
+    else {
+        return Ok(());
+    };
+    let at = sel
+        .target_list
+        .get(i)
+        .filter(|_| targets.len() == sel.target_list.len())
+        .and_then(|n| match n.node.as_ref() {
+            Some(NodeEnum::ResTarget(rt)) => {
+                rt.val.as_deref()?.node.as_ref().map(bind::expr_location)
+            }
+            _ => None,
+        })
+        .unwrap_or(-1);
+    Err(err_at(
+        DbError::new(
+            SqlState::UndefinedFunction,
+            format!(
+                "could not identify an equality operator for type {}",
+                targets[i].col.ty.name()
+            ),
+        ),
+        b.text,
+        at,
+    ))
 }
 
 /// An ORDER BY item: an output column (by position or name), else an
