@@ -1785,6 +1785,20 @@ impl<'e> Binder<'e> {
         op: &str,
         equality: bool,
     ) -> Result<(Expr, Expr, DataType), DbError> {
+        // Records compare field by field with each field type's B-tree
+        // operators: a geometric field has none (record_eq / record_cmp).
+        if let Some(g) = [lt, rt].into_iter().find_map(geo_field) {
+            let what = if equality {
+                "an equality operator"
+            } else {
+                "a comparison function"
+            };
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("could not identify {what} for type {}", g.name()),
+            )
+            .unpositioned());
+        }
         if let Some(t) = unify(lt, rt) {
             if matches!(t, DataType::Char(_)) {
                 return self.bpchar_pair(le, lt, re, rt, equality);
@@ -4555,6 +4569,18 @@ fn geometric_operands(op: &str, l: DataType, r: DataType) -> bool {
 fn geo_element(t: DataType) -> Option<DataType> {
     match t {
         DataType::Geo(k) => nestor_types::geometry::catalog::subscript_element(k),
+        _ => None,
+    }
+}
+
+/// The first geometric field type of a record type (nested records
+/// included), if any.
+pub(crate) fn geo_field(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Record(r) => r.fields.iter().find_map(|(_, f)| match f {
+            DataType::Geo(_) => Some(*f),
+            f => geo_field(*f),
+        }),
         _ => None,
     }
 }

@@ -231,6 +231,12 @@ SELECT p FROM geo_t ORDER BY p;
 SELECT b FROM geo_t ORDER BY b;
 SELECT point '(1,2)' = point '(1,2)';
 SELECT DISTINCT id, b FROM geo_t;
+CREATE TYPE geo_pair AS (a int, p point);
+SELECT ROW(1, '(1,2)')::geo_pair < ROW(1, '(1,3)')::geo_pair;
+SELECT ROW(1, '(1,2)')::geo_pair = ROW(1, '(1,3)')::geo_pair;
+SELECT v FROM (VALUES (ROW(1, '(1,2)')::geo_pair)) t(v) ORDER BY v;
+SELECT (v).p FROM (VALUES (ROW(1, '(1,2)')::geo_pair)) t(v);
+DROP TYPE geo_pair;
 
 -- Ambiguous and missing operators and functions.
 SELECT point '(1,1)' <@ '(0,0),(2,2)';

@@ -903,7 +903,8 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
             return Err(DbError::internal("ORDER BY item is not SortBy"));
         };
         let (e, ty) = order_by_expr(b, sb, &targets, distinct)?;
-        if let (DataType::Geo(_), None) = (ty, sb.use_op.first()) {
+        let unordered = matches!(ty, DataType::Geo(_)) || bind::geo_field(ty).is_some();
+        if unordered && sb.use_op.is_empty() {
             return Err(err_at(
                 DbError::new(
                     SqlState::UndefinedFunction,
