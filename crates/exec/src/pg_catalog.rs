@@ -1369,7 +1369,12 @@ fn type_rows() -> Rows {
     let mut out = Vec::new();
     for t in all_types() {
         let (len, byval, align, storage, category) = type_facts(t);
-        let elem = t.element().map_or(0, DataType::oid);
+        // point and line subscript to float8, lseg and box to point.
+        let elem = match t {
+            DataType::Geo(k) => nestor_types::geometry::catalog::subscript_element(k),
+            t => t.element(),
+        }
+        .map_or(0, DataType::oid);
         let array = t.array_of().map_or(0, DataType::oid);
         let name = typname(t);
         let mut r = RowB::new(Rel::Type);
