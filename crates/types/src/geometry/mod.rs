@@ -7,8 +7,10 @@
 //! send/receive layouts, and the same *fuzzy* comparisons: two
 //! coordinates within `EPSILON` (1e-6) of each other are equal to the
 //! operators (`FPeq`, `FPlt`, ...), which is not transitive, so these
-//! types have no B-tree ordering — only `box`, `circle`, `lseg` and `path`
-//! have `=`/`<`/... operators, comparing areas, lengths or point counts.
+//! types have no B-tree ordering: no index, ORDER BY, DISTINCT or GROUP BY
+//! on them (PostgreSQL's errors), and only `box`, `circle`, `lseg` and
+//! `path` have `<`/`<=`/... operators, comparing areas, lengths or point
+//! counts (`line` has `=` alone, `point` only `~=`).
 //!
 //! Arithmetic goes through the checked float helpers of PostgreSQL's
 //! `float.h` ([`pl`], [`mi`], [`mul`], [`div`]): an overflow or underflow
