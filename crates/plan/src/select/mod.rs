@@ -409,6 +409,24 @@ fn plan_setop(
         ));
     }
     let (cols, lcast, rcast) = setop_columns(b, (l, &lc), (r, &rc), name)?;
+    // All but UNION ALL compare rows: a geometric column has no `=`.
+    let dedups = !(op == pb::SetOperation::SetopUnion && sel.all);
+    if let Some(i) = cols.iter().position(|c| matches!(c.ty, DataType::Geo(_))) {
+        if dedups {
+            let loc = leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n));
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "could not identify an equality operator for type {}",
+                        cols[i].ty.name()
+                    ),
+                ),
+                b.text,
+                loc,
+            ));
+        }
+    }
     let lp = Plan::Project {
         input: Box::new(lp),
         exprs: lcast,

@@ -7,8 +7,8 @@
 //! send/receive layouts, and the same *fuzzy* comparisons: two
 //! coordinates within `EPSILON` (1e-6) of each other are equal to the
 //! operators (`FPeq`, `FPlt`, ...), which is not transitive, so these
-//! types have no B-tree ordering: no index, ORDER BY, DISTINCT or GROUP BY
-//! on them (PostgreSQL's errors), and only `box`, `circle`, `lseg` and
+//! types have no B-tree ordering: no index, ORDER BY, DISTINCT, GROUP BY
+//! or UNION on them (PostgreSQL's errors), and only `box`, `circle`, `lseg` and
 //! `path` have `<`/`<=`/... operators, comparing areas, lengths or point
 //! counts (`line` has `=` alone, `point` only `~=`).
 //!
