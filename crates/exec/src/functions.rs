@@ -717,6 +717,9 @@ fn subscript(args: Vec<Value>) -> Result<Value, DbError> {
             byte.map_or(String::new(), |b| char::from(*b).to_string()),
         )));
     }
+    if let (Value::Geo(_), [Some(i)]) = (&args[0], [args[1].as_i64()]) {
+        return Ok(nestor_types::geometry::catalog::subscript(&args[0], i));
+    }
     let Value::Array(a) = &args[0] else {
         return Ok(Value::Null);
     };
@@ -782,6 +785,11 @@ fn array_assign(
             "array subscript in assignment must not be null",
         )
     };
+    // A geometric column assigned through its raw subscripts.
+    if let DataType::Geo(_) = elem {
+        let i = subs.first().and_then(Value::as_i64).ok_or_else(null_sub)?;
+        return nestor_types::geometry::catalog::subscript_assign(&base, i, &value);
+    }
     let empty;
     let a: &Array = match &base {
         Value::Array(a) => a,

@@ -1294,6 +1294,8 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Enum(_) => (4, true, "i", "p", "E"),
         T::Poly(p) if p.is_array() => (-1, false, "d", "x", "P"),
         T::Poly(_) => (4, true, "i", "p", "P"),
+        T::Geo(k) if k.typlen() < 0 => (-1, false, "d", "x", "G"),
+        T::Geo(k) => (k.typlen(), false, "d", "p", "G"),
     }
 }
 
@@ -1354,6 +1356,7 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Type),
         T::Reg(RegKind::Namespace),
     ];
+    v.extend(nestor_types::geometry::GeoKind::ALL.map(T::Geo));
     v.extend(
         ARRAY_ELEMENTS
             .iter()
@@ -1366,7 +1369,12 @@ fn type_rows() -> Rows {
     let mut out = Vec::new();
     for t in all_types() {
         let (len, byval, align, storage, category) = type_facts(t);
-        let elem = t.element().map_or(0, DataType::oid);
+        // point and line subscript to float8, lseg and box to point.
+        let elem = match t {
+            DataType::Geo(k) => nestor_types::geometry::catalog::subscript_element(k),
+            t => t.element(),
+        }
+        .map_or(0, DataType::oid);
         let array = t.array_of().map_or(0, DataType::oid);
         let name = typname(t);
         let mut r = RowB::new(Rel::Type);
@@ -1393,7 +1401,16 @@ fn type_rows() -> Rows {
                     )),
                 )
                 .set("typisdefined", Value::Bool(true))
-                .set("typdelim", text(","))
+                .set(
+                    "typdelim",
+                    text(
+                        if t == DataType::Geo(nestor_types::geometry::GeoKind::Box) {
+                            ";"
+                        } else {
+                            ","
+                        },
+                    ),
+                )
                 .set("typelem", oid(elem))
                 .set("typarray", oid(array))
                 .set("typalign", text(align))

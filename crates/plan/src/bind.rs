@@ -868,6 +868,14 @@ impl<'e> Binder<'e> {
         if at == DataType::Name && !subs.slice && args.len() == 2 {
             return Ok((Expr::Func(Func::Subscript, args), DataType::Text));
         }
+        // point, lseg, box and line subscript as the fixed-length arrays
+        // PostgreSQL stores them as (0-based, no slices).
+        if let Some(elem) = geo_element(at) {
+            if subs.slice {
+                return Err(subscripts::fixed_length_slices());
+            }
+            return Ok((Expr::Func(Func::Subscript, args), elem));
+        }
         let elem = at.element().ok_or_else(|| {
             DbError::new(
                 SqlState::DatatypeMismatch,
@@ -1786,6 +1794,19 @@ impl<'e> Binder<'e> {
     ) -> Result<(Expr, Expr, DataType), DbError> {
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        self.cmp_pair_bound(l, (le, lt), r, (re, rt), op, equality)
+    }
+
+    /// [`Binder::bind_cmp_pair`] of operands already bound.
+    fn cmp_pair_bound(
+        &mut self,
+        l: &Node,
+        (le, lt): (Expr, DataType),
+        r: &Node,
+        (re, rt): (Expr, DataType),
+        op: &str,
+        equality: bool,
+    ) -> Result<(Expr, Expr, DataType), DbError> {
         // A composite value has only record's operators: a literal
         // beside it would be an anonymous record (PostgreSQL's error).
         for (t, other, n) in [(lt, rt, r), (rt, lt, l)] {
@@ -1807,6 +1828,20 @@ impl<'e> Binder<'e> {
         op: &str,
         equality: bool,
     ) -> Result<(Expr, Expr, DataType), DbError> {
+        // Records compare field by field with each field type's B-tree
+        // operators: a geometric field has none (record_eq / record_cmp).
+        if let Some(g) = [lt, rt].into_iter().find_map(geo_field) {
+            let what = if equality {
+                "an equality operator"
+            } else {
+                "a comparison function"
+            };
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("could not identify {what} for type {}", g.name()),
+            )
+            .unpositioned());
+        }
         if let Some(t) = unify(lt, rt) {
             if matches!(t, DataType::Char(_)) {
                 return self.bpchar_pair(le, lt, re, rt, equality);
@@ -1994,6 +2029,11 @@ impl<'e> Binder<'e> {
 
     fn bind_unary(&mut self, op: &str, r: &Node) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(r)?;
+        if matches!(t, DataType::Geo(_))
+            || (t == DataType::Unknown && matches!(op, "@@" | "@-@" | "?-" | "?|"))
+        {
+            return self.bind_geo_op(op, None, (e, t));
+        }
         match op {
             "-" => {
                 if !t.is_numeric() && t != DataType::Unknown && !matches!(t, DataType::Interval(_))
@@ -2104,7 +2144,12 @@ impl<'e> Binder<'e> {
                 (None, None) => {}
             }
             let equality = matches!(c, Cmp::Eq | Cmp::Ne);
-            let (le, re, _) = self.bind_cmp_pair(l, r, op, equality)?;
+            let (le, lt) = self.bind(l)?;
+            let (re, rt) = self.bind(r)?;
+            if geometric_operands(op, lt, rt) {
+                return self.bind_geo_op(op, Some((le, lt)), (re, rt));
+            }
+            let (le, re, _) = self.cmp_pair_bound(l, (le, lt), r, (re, rt), op, equality)?;
             return Ok((Expr::Cmp(c, Box::new(le), Box::new(re)), DataType::Bool));
         }
         if let (Some(ls), Some(rs)) = (row_args(l), row_args(r)) {
@@ -2141,6 +2186,9 @@ impl<'e> Binder<'e> {
         };
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        if geometric_operands(op, lt, rt) {
+            return self.bind_geo_op(op, Some((le, lt)), (re, rt));
+        }
         if (op == "-" && lt == DataType::Jsonb) || op == "#-" {
             return self.bind_jsonb_delete(op, le, lt, re, rt);
         }
@@ -2290,6 +2338,41 @@ impl<'e> Binder<'e> {
             }
             _ => Err(no_operator(op, lt, rt)),
         }
+    }
+
+    /// A geometric operator (`left` None: prefix): pg_operator's function
+    /// for the operand types ([`nestor_types::geometry::catalog`]), the
+    /// operands coerced to its argument types; 42883 when there is none.
+    fn bind_geo_op(
+        &mut self,
+        op: &str,
+        left: Option<(Expr, DataType)>,
+        (re, rt): (Expr, DataType),
+    ) -> Result<(Expr, DataType), DbError> {
+        use nestor_types::geometry::catalog;
+        let lt = left.as_ref().map(|l| l.1);
+        let missing = || {
+            match lt {
+            Some(lt) => no_operator(op, lt, rt),
+            None => DbError::new(
+                SqlState::UndefinedFunction,
+                format!("operator does not exist: {op} {}", rt.name()),
+            )
+            .with_hint(
+                "No operator matches the given name and argument type. You might need to add an explicit type cast.",
+            ),
+        }
+        };
+        let r = catalog::resolve_operator(op, lt, rt).ok_or_else(missing)??;
+        let mut args = Vec::with_capacity(2);
+        let mut want = r.arg_types.iter();
+        if let Some((le, lt)) = left {
+            let t = *want.next().ok_or_else(missing)?;
+            args.push(self.coerce(le, lt, t)?);
+        }
+        let t = *want.next().ok_or_else(missing)?;
+        args.push(self.coerce(re, rt, t)?);
+        Ok((Expr::Func(Func::Library(r.func), args), r.ret))
     }
 
     /// A jsonb operator: the function PostgreSQL implements it with, the
@@ -4552,6 +4635,36 @@ fn library_param_names(name: &str) -> Option<&'static [(&'static str, Option<Val
         "jsonb_set" => Some(&SET[..4]),
         "jsonb_set_lax" => Some(&SET[..]),
         "jsonb_insert" => Some(&INSERT[..]),
+        _ => None,
+    }
+}
+
+/// Whether `l op r` is a geometric operator's business: an operand is
+/// geometric, or both are untyped literals around an operator only the
+/// geometric types have (`'(0,0)' <-> '(1,1)'`).
+fn geometric_operands(op: &str, l: DataType, r: DataType) -> bool {
+    use nestor_types::geometry::catalog::is_geometric_operator;
+    matches!(l, DataType::Geo(_))
+        || matches!(r, DataType::Geo(_))
+        || (l == DataType::Unknown && r == DataType::Unknown && is_geometric_operator(op))
+}
+
+/// The element type of a geometric type's raw subscripting, if it has one.
+fn geo_element(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Geo(k) => nestor_types::geometry::catalog::subscript_element(k),
+        _ => None,
+    }
+}
+
+/// The first geometric field type of a record type (nested records
+/// included), if any.
+pub(crate) fn geo_field(t: DataType) -> Option<DataType> {
+    match t {
+        DataType::Record(r) => r.fields.iter().find_map(|(_, f)| match f {
+            DataType::Geo(_) => Some(*f),
+            f => geo_field(*f),
+        }),
         _ => None,
     }
 }

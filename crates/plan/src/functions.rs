@@ -183,7 +183,9 @@ pub enum Func {
     },
     /// The new value of an array column assigned through subscripts
     /// (`SET a[i] = v`, `SET a[lo:hi] = v`): the array (NULL: empty), the
-    /// value, then the subscripts as for `Subscript` or `Slice`.
+    /// value, then the subscripts as for `Subscript` or `Slice`. A
+    /// geometric column's raw subscripts (`SET p[0] = v`) have the column's
+    /// own geometric type as `elem`.
     ArrayAssign {
         elem: DataType,
         slice: bool,

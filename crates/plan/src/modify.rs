@@ -562,18 +562,45 @@ fn plan_insert_source(
     let mut exprs = Vec::new();
     for (i, c) in cols.iter().enumerate() {
         let sub = subs.get(i).and_then(Option::as_ref);
+        // A quoted literal of a plain SELECT stays of unknown type for the
+        // column to decide (PostgreSQL's transformInsertStmt), so
+        // `INSERT INTO t (p) SELECT '(0,0)'` reads it as the column's type.
+        let ty = if c.ty == DataType::Text
+            && sel.target_list.len() == cols.len()
+            && untyped_literal_target(sel, i)
+        {
+            DataType::Unknown
+        } else {
+            c.ty
+        };
         exprs.push(coerce_insert_value(
             b,
             table,
             targets[i],
             sub,
-            (Expr::Col(i), c.ty),
+            (Expr::Col(i), ty),
         )?);
     }
     Ok(Plan::Project {
         input: Box::new(plan),
         exprs,
     })
+}
+
+/// Whether output `i` of a plain SELECT (no set operation, no DISTINCT)
+/// is a bare string literal.
+fn untyped_literal_target(sel: &pb::SelectStmt, i: usize) -> bool {
+    let plain = matches!(
+        pb::SetOperation::try_from(sel.op),
+        Ok(pb::SetOperation::SetopNone) | Ok(pb::SetOperation::Undefined)
+    ) && sel.distinct_clause.is_empty();
+    let target = sel.target_list.get(i).and_then(|n| match n.node.as_ref() {
+        Some(NodeEnum::ResTarget(rt)) => rt.val.as_deref().and_then(|v| v.node.as_ref()),
+        _ => None,
+    });
+    plain
+        && matches!(target, Some(NodeEnum::AConst(c))
+            if matches!(c.val, Some(pb::a_const::Val::Sval(_))))
 }
 
 /// PostgreSQL's transformInsertRow checks: more expressions than target

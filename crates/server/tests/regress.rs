@@ -268,6 +268,7 @@ regress!(
     table_locks,
     stat_indexes,
     bpchar,
+    geometric_types,
     time_type,
     row_constructors,
     window_frames,

@@ -28,6 +28,8 @@
 //!  21  enum array: len:varint, then the enum type's OID (u32 LE) and the
 //!      binary form of the same array with each label as its OID (int8):
 //!      labels can be renamed, their OIDs stay
+//!  22  geometric: len:varint, then the type's OID (u16 LE) and its
+//!      binary (send) form
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -68,6 +70,8 @@
 //!  interval 0C         span in µs (i128), sign flipped, big-endian
 //!  time    0F          ordered varint
 //!  enum    10          the label's rank (nestor_types::enums), as text
+//!  geometric 11       type OID (u16 BE), a path's closed flag, then per
+//!                      coordinate 01 + its float key, then 00
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -89,6 +93,7 @@ use nestor_common::memory::{self, Category};
 use nestor_common::RowId;
 use nestor_types::array::Array;
 use nestor_types::datetime::Interval;
+use nestor_types::geometry::{GeoKind, Geometry};
 use nestor_types::{DataType, Numeric, Row, Value};
 
 // ----- rows -------------------------------------------------------------
@@ -116,6 +121,7 @@ const T_RECORD: u8 = 18;
 const T_TIME: u8 = 19;
 const T_ENUM: u8 = 20;
 const T_ENUM_ARRAY: u8 = 21;
+const T_GEO: u8 = 22;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -186,6 +192,7 @@ fn stored_len(v: &Value) -> usize {
         }
         Value::Array(a) => bytes(array_form(a).len()),
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
+        Value::Geo(g) => bytes(geo_form(g).len()),
     }
 }
 
@@ -265,7 +272,28 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             with_len(tag, &array_form(a), out)
         }
         Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
+        Value::Geo(g) => with_len(T_GEO, &geo_form(g), out),
     }
+}
+
+/// A geometric value's stored payload: its type's OID, then its binary
+/// form.
+fn geo_form(g: &Geometry) -> Vec<u8> {
+    let mut out = (g.kind().oid() as u16).to_le_bytes().to_vec();
+    out.extend(g.to_binary());
+    out
+}
+
+/// A geometric value from its stored form ([`geo_form`]).
+fn geo_of(p: &[u8]) -> Result<Value, String> {
+    let oid = p
+        .get(..2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .ok_or("stored row: truncated geometric value")?;
+    let kind = GeoKind::from_oid(u32::from(oid)).ok_or("stored row: unknown geometric type")?;
+    nestor_types::geometry::decode_stored(kind, &p[2..])
+        .map(Geometry::value)
+        .map_err(|e| format!("stored row: {}", e.message))
 }
 
 /// An array's stored payload: its binary form, or for an enum array the
@@ -369,7 +397,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -438,6 +466,7 @@ impl Field<'_> {
             T_ARRAY => array_of(p).expect("stored row: array payload"),
             T_ENUM_ARRAY => enum_array_of(p).expect("stored row: enum array payload"),
             T_RECORD => Value::Record(decode_row(p)),
+            T_GEO => geo_of(p).expect("stored row: geometric payload"),
             t => panic!("stored row: unknown tag {t}"),
         }
     }
@@ -484,6 +513,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_ARRAY => array_of(p).is_ok(),
             T_ENUM_ARRAY => enum_array_of(p).is_ok(),
             T_RECORD => check_row(p).is_ok(),
+            T_GEO => geo_of(p).is_ok(),
             _ => true,
         };
         if !ok {
@@ -693,6 +723,7 @@ const K_ARRAY: u8 = 13;
 const K_RECORD: u8 = 14;
 const K_TIME: u8 = 15;
 const K_ENUM: u8 = 16;
+const K_GEO: u8 = 17;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -802,6 +833,16 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
             for item in f.iter() {
                 out.push(1);
                 put_key_value(item, out);
+            }
+            out.push(0);
+        }
+        Value::Geo(g) => {
+            out.push(K_GEO);
+            out.extend_from_slice(&(g.kind().oid() as u16).to_be_bytes());
+            out.push(g.closed() as u8);
+            for f in g.floats() {
+                out.push(1);
+                put_key_f64(f, out);
             }
             out.push(0);
         }
@@ -1072,7 +1113,17 @@ mod tests {
             arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 1)]),
             arr(&[Value::Int4(1), Value::Int4(2)], &[(2, 0)]),
             arr(&[Value::Int4(1), Value::Int4(2)], &[(1, 1), (2, 1)]),
+            geo(GeoKind::Point, "(1,2)"),
+            geo(GeoKind::Point, "(1,3)"),
+            geo(GeoKind::Point, "(2,-1)"),
+            geo(GeoKind::Path, "[(0,0),(1,1)]"),
+            geo(GeoKind::Path, "[(0,0),(1,1),(2,2)]"),
+            geo(GeoKind::Path, "((0,0),(1,1))"),
         ]
+    }
+
+    fn geo(kind: GeoKind, text: &str) -> Value {
+        nestor_types::geometry::parse(kind, text).unwrap().value()
     }
 
     /// An int4 array of `items` with `dims` (length, lower), or one

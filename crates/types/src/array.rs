@@ -280,9 +280,10 @@ impl Array {
         ctx: &EvalCtx,
     ) {
         out.push('{');
+        let delim = delimiter(self.elem);
         for i in 0..self.dims[level].len {
             if i > 0 {
-                out.push(',');
+                out.push(char::from(delim));
             }
             if level + 1 < self.dims.len() {
                 self.write_dim(level + 1, items, out, ctx);
@@ -290,7 +291,7 @@ impl Array {
             }
             match items.next() {
                 Some(Value::Null) | None => out.push_str("NULL"),
-                Some(v) => push_element(&v.to_text(ctx), out),
+                Some(v) => push_element(&v.to_text(ctx), delim, out),
             }
         }
         out.push('}');
@@ -413,15 +414,25 @@ impl Array {
     }
 }
 
+/// pg_type.typdelim: `;` for box (whose text holds commas), `,` else.
+pub fn delimiter(elem: DataType) -> u8 {
+    if elem == DataType::Geo(crate::geometry::GeoKind::Box) {
+        b';'
+    } else {
+        b','
+    }
+}
+
 /// One element of `array_out`, quoted when it needs to be.
-fn push_element(s: &str, out: &mut String) {
+fn push_element(s: &str, delim: u8, out: &mut String) {
     let quote = s.is_empty()
         || s.eq_ignore_ascii_case("NULL")
         || s.bytes().any(|b| {
-            matches!(
-                b,
-                b'{' | b'}' | b',' | b'"' | b'\\' | b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C
-            )
+            b == delim
+                || matches!(
+                    b,
+                    b'{' | b'}' | b'"' | b'\\' | b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C
+                )
         });
     if !quote {
         out.push_str(s);
@@ -531,6 +542,7 @@ pub fn parse_array(elem: DataType, input: &str, ctx: &EvalCtx) -> Result<Array, 
     let mut p = Parser {
         input,
         b,
+        delim: delimiter(elem),
         pos,
         lens: [None; ARRAY_DIMS_MAX],
         ndim: None,
@@ -583,6 +595,8 @@ pub fn parse_array(elem: DataType, input: &str, ctx: &EvalCtx) -> Result<Array, 
 struct Parser<'a> {
     input: &'a str,
     b: &'a [u8],
+    /// pg_type.typdelim of the element type.
+    delim: u8,
     pos: usize,
     /// The length of each level, fixed by the first sub-array met.
     lens: [Option<i32>; ARRAY_DIMS_MAX],
@@ -648,7 +662,7 @@ impl Parser<'_> {
             count += 1;
             self.skip_space();
             match self.b.get(self.pos) {
-                Some(b',') => self.pos += 1,
+                Some(&c) if c == self.delim => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
                     break;
@@ -712,7 +726,7 @@ impl Parser<'_> {
                     self.push_char(&mut s)?;
                     trailing_space = 0;
                 }
-                b',' | b'}' => break,
+                c if c == self.delim || c == b'}' => break,
                 b'{' => return Err(self.err("Unexpected \"{\" character.")),
                 c if is_space(c) => {
                     s.push(c as char);

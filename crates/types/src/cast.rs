@@ -162,6 +162,12 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Jsonb(s), _) if jsonb_scalar_target(to) => jsonb_scalar(s, to),
+        (Value::Geo(g), DataType::Geo(k)) if g.kind() == k => Ok(v.clone()),
+        (Value::Geo(g), DataType::Geo(k))
+            if crate::geometry::catalog::cast_function(g.kind(), k).is_some() =>
+        {
+            crate::geometry::catalog::cast(v, g.kind(), k)
+        }
         (Value::Record(_), DataType::Record(rt)) if rt.oid == 0 => Ok(v.clone()),
         (Value::Record(f), DataType::Record(rt)) => record_to_record(f, from, to, rt, ctx),
         (Value::Array(a), DataType::Array(e)) => {
@@ -533,6 +539,8 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
             DataType::Time(_),
         ) => Some(Assignment),
         (DataType::Oid, DataType::Int4 | DataType::Int2) => Some(Assignment),
+        (DataType::Geo(a), DataType::Geo(b)) => crate::geometry::catalog::cast_function(a, b)
+            .map(|(_, assignment)| if assignment { Assignment } else { Explicit }),
         _ => None,
     }
 }

@@ -24,6 +24,7 @@
 
 use std::fmt;
 
+use crate::geometry::GeoKind;
 use crate::interval_typmod::IntervalMod;
 
 use nestor_common::{DbError, SqlState};
@@ -108,6 +109,10 @@ pub enum DataType {
     /// `bind/polymorphic.rs`), and SQL names it only in CREATE FUNCTION
     /// ([`Poly::from_name`]), never as a column's or a cast's type.
     Poly(Poly),
+    /// A geometric type (`point`, `lseg`, `line`, `box`, `path`,
+    /// `polygon`, `circle`; values are `Value::Geo`, see
+    /// [`crate::geometry`]).
+    Geo(GeoKind),
 }
 
 /// The polymorphic pseudo-types (PostgreSQL's "Polymorphic Types"):
@@ -269,7 +274,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 26] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 33] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -304,6 +309,13 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 26] = [
     (DataType::Reg(RegKind::Class), 2210, "regclass[]"),
     (DataType::Reg(RegKind::Type), 2211, "regtype[]"),
     (DataType::Reg(RegKind::Namespace), 4090, "regnamespace[]"),
+    (DataType::Geo(GeoKind::Point), 1017, "point[]"),
+    (DataType::Geo(GeoKind::Lseg), 1018, "lseg[]"),
+    (DataType::Geo(GeoKind::Path), 1019, "path[]"),
+    (DataType::Geo(GeoKind::Box), 1020, "box[]"),
+    (DataType::Geo(GeoKind::Polygon), 1027, "polygon[]"),
+    (DataType::Geo(GeoKind::Line), 629, "line[]"),
+    (DataType::Geo(GeoKind::Circle), 719, "circle[]"),
 ];
 
 fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
@@ -397,6 +409,7 @@ impl DataType {
             JsonPath => 4072,
             Void => 2278,
             Poly(p) => p.oid(),
+            Geo(k) => k.oid(),
         }
     }
 
@@ -439,6 +452,7 @@ impl DataType {
             3802 => Jsonb,
             114 => Json,
             4072 => JsonPath,
+            _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
             _ => {
                 return ARRAY_ELEMENTS
                     .iter()
@@ -466,6 +480,7 @@ impl DataType {
             Void => 4,
             Poly(p) if p.is_array() => -1,
             Poly(_) => 4,
+            Geo(k) => k.typlen(),
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath
             | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
@@ -587,6 +602,7 @@ impl DataType {
             OidVector => "oidvector",
             Reg(k) => k.name(),
             Poly(p) => p.name(),
+            Geo(k) => k.name(),
         }
     }
 
@@ -660,6 +676,9 @@ impl DataType {
             }
             "json" => no_mods(Json),
             "jsonpath" => no_mods(JsonPath),
+            _ if GeoKind::from_name(key).is_some() => {
+                no_mods(Geo(GeoKind::from_name(key).expect("checked")))
+            }
             // The pseudo-type of an anonymous record (`null::record`).
             "record" => no_mods(Record(record_type(Vec::new()))),
             _ if crate::enums::by_name(name.trim()).is_some() => {

@@ -127,6 +127,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::bytea_fns::NAMES.contains(&lower.as_str())
         || crate::hash_fns::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
+        || crate::geometry::catalog::is_function(&lower)
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -421,6 +422,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::math_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::geometry::catalog::resolve(&lower, args) {
         return r;
     }
     // power(numeric, unknown) is power(numeric, numeric), as PostgreSQL

@@ -15,7 +15,8 @@
 //! * [`Value`] — one datum (`Null`, `Bool`, `Int2/4/8`, `Float4/8`,
 //!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
 //!   `TimestampTz`, `Time` ([`time`]: microseconds since midnight), `Uuid`,
-//!   `Jsonb`, `Interval(Interval)`); `Ord`/`Eq`/
+//!   `Jsonb`, `Interval(Interval)`, `Geo` — the geometric types of
+//!   [`geometry`]); `Ord`/`Eq`/
 //!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
 //!   `Arc<[Value]>`. text/varchar/char/name share `Text` (char values are
 //!   stored blank-padded); oid is `Int8`.
@@ -77,6 +78,7 @@ pub mod enums;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;
+pub mod geometry;
 pub mod hash_fns;
 pub mod interval_typmod;
 pub mod io_functions;

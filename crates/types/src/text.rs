@@ -54,6 +54,7 @@ impl Value {
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
             Value::Enum(l) => crate::enums::label_text(*l).to_string(),
+            Value::Geo(g) => g.to_text(ctx.extra_float_digits as i32),
         }
     }
 }
@@ -176,6 +177,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
+        DataType::Geo(k) => crate::geometry::parse(k, input)?.value(),
         DataType::Enum(oid) => crate::enums::parse(oid, input)?,
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Json => {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use crate::array::Array;
 use crate::datatype::DataType;
 use crate::datetime::Interval;
+use crate::geometry::Geometry;
 use crate::numeric::Numeric;
 
 /// One datum. Variants map 1:1 to PostgreSQL types.
@@ -55,6 +56,8 @@ pub enum Value {
     /// A label of an enum type, by its pg_enum OID (ordered by the
     /// label's sort order, see [`crate::enums`]).
     Enum(u32),
+    /// A geometric value (see [`crate::geometry`]).
+    Geo(Arc<Geometry>),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -83,6 +86,7 @@ impl Value {
                 Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
                 Value::Bytea(b) => ARC + b.len(),
                 Value::Numeric(n) => n.heap_bytes(),
+                Value::Geo(g) => ARC + std::mem::size_of::<Geometry>() + 8 * g.floats().len(),
                 Value::Record(f) => ARC + f.iter().map(Value::size_bytes).sum::<usize>(),
                 Value::Array(a) => {
                     ARC + std::mem::size_of::<Array>()
@@ -122,6 +126,7 @@ impl Value {
             Value::Enum(l) => {
                 crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum)
             }
+            Value::Geo(g) => DataType::Geo(g.kind()),
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
                     .enumerate()
@@ -149,6 +154,7 @@ impl Value {
             Value::Record(_) => 13,
             Value::Time(_) => 14,
             Value::Enum(_) => 15,
+            Value::Geo(_) => 16,
             Value::Null => 255,
         }
     }
@@ -216,6 +222,7 @@ impl Ord for Value {
             (Time(a), Time(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
+            (Geo(a), Geo(b)) => cmp_geo(a, b),
             (Enum(a), Enum(b)) if a == b => Ordering::Equal,
             (Enum(a), Enum(b)) => crate::enums::rank(*a)
                 .cmp(&crate::enums::rank(*b))
@@ -261,9 +268,34 @@ impl Hash for Value {
             Value::Array(a) => a.hash(state),
             Value::Record(f) => f.hash(state),
             Value::Enum(l) => l.hash(state),
+            Value::Geo(g) => {
+                g.kind().hash(state);
+                g.closed().hash(state);
+                for f in g.floats() {
+                    hash_float(f, state);
+                }
+            }
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
     }
+}
+
+/// The storage order of geometric values (no SQL meaning: these types
+/// have no B-tree ordering): by type, then coordinate by coordinate.
+fn cmp_geo(a: &Geometry, b: &Geometry) -> Ordering {
+    a.kind()
+        .cmp(&b.kind())
+        .then(a.closed().cmp(&b.closed()))
+        .then_with(|| {
+            let (fa, fb) = (a.floats(), b.floats());
+            for (x, y) in fa.iter().zip(&fb) {
+                match cmp_f64(*x, *y) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            fa.len().cmp(&fb.len())
+        })
 }
 
 /// Hash consistent with `cmp_f64`: all NaNs alike, -0 like +0.

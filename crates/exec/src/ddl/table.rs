@@ -1072,6 +1072,7 @@ pub fn create_index(
         let NodeEnum::IndexElem(ie) = node(p)? else {
             continue;
         };
+        check_btree_type(&def, &ie.name)?;
         cols.push(ie.name.clone());
     }
     if !is.idxname.is_empty() {
@@ -1109,6 +1110,24 @@ pub fn create_index(
         index_partitions(ctx, &def, &cols, unique)?;
     }
     Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// A B-tree needs an ordering: the geometric types have none (their
+/// comparisons are fuzzy), so an index on such a column is PostgreSQL's
+/// 42704.
+fn check_btree_type(def: &TableDef, col: &str) -> Result<(), DbError> {
+    let ty = def.columns.iter().find(|c| c.name == col).map(|c| c.ty);
+    if let Some(t @ nestor_types::DataType::Geo(_)) = ty {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "data type {} has no default operator class for access method \"btree\"",
+                t.name()
+            ),
+        )
+        .with_hint("You must specify an operator class for the index or define a default operator class for the data type."));
+    }
+    Ok(())
 }
 
 /// CREATE INDEX on a partitioned table: the same index on each of its

@@ -56,6 +56,7 @@ const T_TIME: u8 = 17;
 const T_ARRAY: u8 = 18;
 const T_RECORD: u8 = 19;
 const T_ENUM: u8 = 20;
+const T_GEO: u8 = 21;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -233,6 +234,12 @@ impl RowCodec {
                 out.push(T_RECORD);
                 self.put_row(f, out);
             }
+            Value::Geo(g) => {
+                out.push(T_GEO);
+                out.extend_from_slice(&(g.kind().oid() as u16).to_le_bytes());
+                put_varint(g.to_binary().len() as u64, out);
+                out.extend_from_slice(&g.to_binary());
+            }
         }
     }
 
@@ -275,6 +282,13 @@ impl RowCodec {
             T_TIMESTAMP => Value::Timestamp(input.int()?),
             T_TIMESTAMPTZ => Value::TimestampTz(input.int()?),
             T_UUID => Value::Uuid(input.take(16)?.try_into().map_err(|_| damaged("uuid"))?),
+            T_GEO => {
+                let b = input.take(2)?;
+                let oid = u32::from(u16::from_le_bytes([b[0], b[1]]));
+                let kind = nestor_types::geometry::GeoKind::from_oid(oid)
+                    .ok_or_else(|| damaged("geometric type"))?;
+                nestor_types::geometry::decode_stored(kind, input.bytes()?)?.value()
+            }
             T_INTERVAL => {
                 let months = narrow(input.int()?)?;
                 let days = narrow(input.int()?)?;

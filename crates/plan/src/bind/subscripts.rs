@@ -229,6 +229,21 @@ pub(crate) fn bind_assign_target(
             });
         }
         DataType::Array(e) => *e,
+        DataType::Geo(k) if nestor_types::geometry::catalog::subscript_element(k).is_some() => {
+            let s = bind_list(b, indirection)?;
+            if s.slice {
+                return Err(fixed_length_slices());
+            }
+            return Ok(AssignTarget {
+                func: Func::ArrayAssign {
+                    elem: ty,
+                    slice: false,
+                    omitted: 0,
+                },
+                subs: s.args,
+                value_ty: nestor_types::geometry::catalog::subscript_element(k).unwrap_or(ty),
+            });
+        }
         _ => {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
@@ -260,4 +275,14 @@ pub(crate) fn subscripted_assign_err(mut e: DbError, col: &str) -> DbError {
         }
     }
     e
+}
+
+/// PostgreSQL's error for a slice of a fixed-length "array" (a point's,
+/// a box's coordinates).
+pub(crate) fn fixed_length_slices() -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        "slices of fixed-length arrays not implemented",
+    )
+    .unpositioned()
 }

@@ -606,6 +606,10 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
     match e {
         Expr::Const(v) => match v {
             nestor_types::Value::Text(s) => format!("'{}'::text", s.replace('\'', "''")),
+            nestor_types::Value::Geo(g) => {
+                let text = g.to_text(1);
+                format!("'{text}'::{}", g.kind().name())
+            }
             nestor_types::Value::Array(a) => {
                 let ctx = nestor_types::EvalCtx::new(nestor_types::datetime::TimeZone::UTC, 0);
                 let text = a.to_text(&ctx).replace('\'', "''");
@@ -687,6 +691,16 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
         {
             let op = regex_operator(f.name).unwrap_or("~");
             format!("({} {op} {})", r(&args[0]), r(&args[1]))
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
+            if nestor_types::geometry::catalog::operator_of(f.name, args.len()).is_some() =>
+        {
+            let op = nestor_types::geometry::catalog::operator_of(f.name, args.len()).unwrap_or("");
+            match args.as_slice() {
+                [a] => format!("({op} {})", r(a)),
+                [a, b] => format!("({} {op} {})", r(a), r(b)),
+                _ => "(...)".into(),
+            }
         }
         Expr::Func(f, args) => format!(
             "{}({})",

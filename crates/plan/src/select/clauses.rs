@@ -14,17 +14,43 @@ pub(super) fn bind_group_item(
     // GROUP BY), then to an output alias; a number is a target position.
     if let NodeEnum::AConst(_) = node(g)? {
         if let Some(i) = output_ref(b, g, &cols)? {
+            check_groupable(b, g, cols[i].ty)?;
             return Ok(targets[i].expr.clone());
         }
     }
     match b.bind(g) {
-        Ok((e, _)) => Ok(e),
+        Ok((e, t)) => {
+            check_groupable(b, g, t)?;
+            Ok(e)
+        }
         Err(e) if e.code == SqlState::UndefinedColumn => match output_ref(b, g, &cols)? {
-            Some(i) => Ok(targets[i].expr.clone()),
+            Some(i) => {
+                check_groupable(b, g, cols[i].ty)?;
+                Ok(targets[i].expr.clone())
+            }
             None => Err(e),
         },
         Err(e) => Err(e),
     }
+}
+
+/// Grouping needs `=`: the geometric types have no default one
+/// (PostgreSQL's 42883 at the GROUP BY item).
+fn check_groupable(b: &Binder, g: &Node, t: DataType) -> Result<(), DbError> {
+    if !matches!(t, DataType::Geo(_)) {
+        return Ok(());
+    }
+    Err(err_at(
+        DbError::new(
+            SqlState::UndefinedFunction,
+            format!(
+                "could not identify an equality operator for type {}",
+                t.name()
+            ),
+        ),
+        b.text,
+        bind::expr_location(node(g)?),
+    ))
 }
 
 /// An ORDER BY / GROUP BY item that names an output column: a position

@@ -409,6 +409,24 @@ fn plan_setop(
         ));
     }
     let (cols, lcast, rcast) = setop_columns(b, (l, &lc), (r, &rc), name)?;
+    // All but UNION ALL compare rows: a geometric column has no `=`.
+    let dedups = !(op == pb::SetOperation::SetopUnion && sel.all);
+    if let Some(i) = cols.iter().position(|c| matches!(c.ty, DataType::Geo(_))) {
+        if dedups {
+            let loc = leaf_target(l, i).map_or(-1, |(n, _)| bind::expr_location(n));
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "could not identify an equality operator for type {}",
+                        cols[i].ty.name()
+                    ),
+                ),
+                b.text,
+                loc,
+            ));
+        }
+    }
     let lp = Plan::Project {
         input: Box::new(lp),
         exprs: lcast,
@@ -894,12 +912,31 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
     b.window = WinCtx::Allowed;
     let on = sel.distinct_clause.iter().any(|n| n.node.is_some());
     let distinct = !sel.distinct_clause.is_empty() && !on;
+    if distinct {
+        check_distinct_types(b, sel, &targets)?;
+    }
     let mut sort = Vec::new();
     for s in &sel.sort_clause {
         let NodeEnum::SortBy(sb) = node(s)? else {
             return Err(DbError::internal("ORDER BY item is not SortBy"));
         };
-        sort.push(sort_key(order_by_expr(b, sb, &targets, distinct)?, sb)?);
+        let (e, ty) = order_by_expr(b, sb, &targets, distinct)?;
+        let unordered = matches!(ty, DataType::Geo(_)) || bind::geo_field(ty).is_some();
+        if unordered && sb.use_op.is_empty() {
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "could not identify an ordering operator for type {}",
+                        ty.name()
+                    ),
+                )
+                .with_hint("Use an explicit ordering operator or modify the query."),
+                b.text,
+                bind::expr_location(node(req(&sb.node)?)?),
+            ));
+        }
+        sort.push(sort_key(e, sb)?);
     }
     let distinct_on = if on {
         distinct_on::bind_distinct_on(b, sel, &targets, &mut sort)?
@@ -917,6 +954,43 @@ fn bind_query_clauses_inner(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Quer
     })
 }
 
+/// SELECT DISTINCT needs `=` on every output column: the geometric types
+/// have no default one (PostgreSQL's 42883, at the column's expression).
+fn check_distinct_types(
+    b: &Binder,
+    sel: &pb::SelectStmt,
+    targets: &[Target],
+) -> Result<(), DbError> {
+    let Some(i) = targets
+        .iter()
+        .position(|t| matches!(t.col.ty, DataType::Geo(_)))
+    else {
+        return Ok(());
+    };
+    let at = sel
+        .target_list
+        .get(i)
+        .filter(|_| targets.len() == sel.target_list.len())
+        .and_then(|n| match n.node.as_ref() {
+            Some(NodeEnum::ResTarget(rt)) => {
+                rt.val.as_deref()?.node.as_ref().map(bind::expr_location)
+            }
+            _ => None,
+        })
+        .unwrap_or(-1);
+    Err(err_at(
+        DbError::new(
+            SqlState::UndefinedFunction,
+            format!(
+                "could not identify an equality operator for type {}",
+                targets[i].col.ty.name()
+            ),
+        ),
+        b.text,
+        at,
+    ))
+}
+
 /// An ORDER BY item: an output column (by position or name), else an
 /// expression over the input row; with DISTINCT it must be in the select
 /// list.
@@ -925,15 +999,15 @@ fn order_by_expr(
     sb: &pb::SortBy,
     targets: &[Target],
     distinct: bool,
-) -> Result<Expr, DbError> {
+) -> Result<(Expr, DataType), DbError> {
     let out_cols: Vec<OutCol> = targets.iter().map(|t| t.col.clone()).collect();
     Ok(match output_ref(b, req(&sb.node)?, &out_cols)? {
-        Some(i) if distinct => Expr::Col(i),
-        Some(i) => targets[i].expr.clone(),
+        Some(i) if distinct => (Expr::Col(i), out_cols[i].ty),
+        Some(i) => (targets[i].expr.clone(), out_cols[i].ty),
         None if distinct => {
-            let (e, _) = b.bind(req(&sb.node)?)?;
+            let (e, t) = b.bind(req(&sb.node)?)?;
             match targets.iter().position(|t| t.expr == e) {
-                Some(i) => Expr::Col(i),
+                Some(i) => (Expr::Col(i), t),
                 None => {
                     return Err(DbError::new(
                         SqlState::InvalidColumnReference,
@@ -942,7 +1016,7 @@ fn order_by_expr(
                 }
             }
         }
-        None => b.bind(req(&sb.node)?)?.0,
+        None => b.bind(req(&sb.node)?)?,
     })
 }
 
