@@ -31,6 +31,7 @@ pub mod information_schema;
 pub mod ir;
 pub mod modify;
 pub mod perm;
+pub mod rewrite;
 pub mod pg_catalog;
 pub mod select;
 pub mod statement;
