@@ -79,6 +79,12 @@ fn locate(mut e: DbError, text: &str, rs: &pb::RuleStmt) -> DbError {
                 (name == wanted).then_some(c.location)
             }
             _ => None,
+        })
+        // (nor a VALUES list): the reference as written.
+        .or_else(|| {
+            text.to_lowercase()
+                .find(&wanted)
+                .and_then(|b| i32::try_from(b).ok())
         });
     match loc {
         Some(l) => nestor_parser::ast::err_at(e, text, l),
