@@ -1218,9 +1218,15 @@ fn attach(stmt: NodeEnum, items: Vec<pb::Node>, conds: Vec<String>) -> Result<No
                 }
                 Some(NodeEnum::SelectStmt(s)) => attach_select(s, &items, &add_where)?,
                 _ => {
-                    return Err(DbError::unsupported(
-                        "INSERT ... DEFAULT VALUES as a rule action referring to NEW or OLD",
-                    ))
+                    // DEFAULT VALUES once per row of the sources: a
+                    // SELECT of no columns (every column its default).
+                    let mut sel = Box::new(pb::SelectStmt {
+                        limit_option: pb::LimitOption::Default as i32,
+                        op: pb::SetOperation::SetopNone as i32,
+                        ..Default::default()
+                    });
+                    attach_select(&mut sel, &items, &add_where)?;
+                    i.select_stmt = Some(Box::new(node(NodeEnum::SelectStmt(sel))));
                 }
             }
             NodeEnum::InsertStmt(i)
@@ -1397,14 +1403,28 @@ pub fn check_statement(
     qual: Option<&str>,
     action: &str,
 ) -> Result<NodeEnum, DbError> {
-    let swap = |sql: &str| {
+    let mut uses = false;
+    let mut swap = |sql: &str| {
         map_column_refs(sql, &mut |r| match r.rel {
-            Some("new") => Some(format!("{}.{}", quote(NEW_REL), star_or(r.col))),
-            Some("old") => Some(format!("{}.{}", quote(OLD_REL), star_or(r.col))),
+            Some("new") => {
+                uses = true;
+                Some(format!("{}.{}", quote(NEW_REL), star_or(r.col)))
+            }
+            Some("old") => {
+                uses = true;
+                Some(format!("{}.{}", quote(OLD_REL), star_or(r.col)))
+            }
             _ => None,
         })
     };
     let stmt = parse_one(&swap(action)?)?;
+    let conds = match qual {
+        Some(q) => vec![format!("({})", swap(q)?)],
+        None => Vec::new(),
+    };
+    if !uses {
+        return attach(stmt, Vec::new(), conds);
+    }
     let name = qualified_name(&rel.qualified);
     let mut items = Vec::new();
     if event != RuleEvent::Delete {
@@ -1413,10 +1433,6 @@ pub fn check_statement(
     if event != RuleEvent::Insert {
         items.extend(from_items(&format!("{name} AS {}", quote(OLD_REL)))?);
     }
-    let conds = match qual {
-        Some(q) => vec![format!("({})", swap(q)?)],
-        None => Vec::new(),
-    };
     attach(stmt, items, conds)
 }
 

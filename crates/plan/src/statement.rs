@@ -474,7 +474,15 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
             }
         }
     }
-    let (inner, _) = plan_node(b, node(req(&e.query)?)?)?;
+    let query = node(req(&e.query)?)?;
+    let inner = match crate::rewrite::rewrite(b.catalog, b.eval, query)? {
+        Some(rw) => {
+            let p = plan_rewritten(b.catalog, b.eval, query, rw, &[], b.vars)?;
+            b.perms.extend(p.perms);
+            p.stmt
+        }
+        None => plan_node(b, query)?.0,
+    };
     if matches!(inner, PlannedStmt::Ddl | PlannedStmt::Call { .. }) {
         return Err(DbError::unsupported("EXPLAIN of utility statements"));
     }
