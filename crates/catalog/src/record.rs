@@ -113,8 +113,8 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, TriggerDef,
-    RuleDef, RuleEvent, TriggerTiming, ViewCheckOption, ViewDef,
+    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
+    TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
@@ -2169,13 +2169,25 @@ mod tests {
 
     #[test]
     fn truncated_and_legacy_records_are_errors() {
+        // A table's record ends with its rules; cut just before them, it
+        // reads as the same table without rules.
+        let ruled = CatalogRecord::put_table(table()).encode();
+        let no_rules = TableRecord {
+            rules: Vec::new(),
+            ..table()
+        };
+        let unruled = CatalogRecord::put_table(no_rules.clone()).encode();
+        assert_eq!(
+            CatalogRecord::decode(&ruled[..unruled.len()]).unwrap(),
+            CatalogRecord::put_table(no_rules.clone()),
+        );
         // A partition's record ends with its bound; cut just before it,
         // it reads as the same table without one.
-        let part = CatalogRecord::put_table(table()).encode();
+        let part = unruled;
         let base = TableRecord {
             partition_key: None,
             partition_bound: None,
-            ..table()
+            ..no_rules
         };
         let unbound = CatalogRecord::put_table(base.clone()).encode();
         assert_eq!(

@@ -472,10 +472,12 @@ pub fn map_column_refs(
             return None;
         }
         let w = sql.get(t.start as usize..t.end as usize)?;
-        Some(match w.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
-            Some(q) => q.replace("\"\"", "\""),
-            None => w.to_lowercase(),
-        })
+        Some(
+            match w.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+                Some(q) => q.replace("\"\"", "\""),
+                None => w.to_lowercase(),
+            },
+        )
     };
     let is = |i: usize, tok: Token| tokens.get(i).is_some_and(|t| t.token == tok as i32);
     let mut out = String::with_capacity(sql.len());

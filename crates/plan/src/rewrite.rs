@@ -345,7 +345,11 @@ fn cte_rule_error(rel: &RuleRel, event: RuleEvent) -> Option<DbError> {
 }
 
 /// Put the statement's WITH clause on a product.
-fn attach_with(stmt: &mut NodeEnum, w: &pb::WithClause, insert_select: bool) -> Result<(), DbError> {
+fn attach_with(
+    stmt: &mut NodeEnum,
+    w: &pb::WithClause,
+    insert_select: bool,
+) -> Result<(), DbError> {
     let modifying = w.ctes.iter().any(|c| match c.node.as_ref() {
         Some(NodeEnum::CommonTableExpr(c)) => c
             .ctequery
@@ -395,10 +399,9 @@ fn attach_with(stmt: &mut NodeEnum, w: &pb::WithClause, insert_select: bool) -> 
 /// rule's action (its INSERT ... VALUES became INSERT ... SELECT).
 fn is_new_source(n: &pb::Node) -> bool {
     match n.node.as_ref() {
-        Some(NodeEnum::RangeSubselect(rs)) => rs
-            .alias
-            .as_ref()
-            .is_some_and(|a| a.aliasname == NEW_REL),
+        Some(NodeEnum::RangeSubselect(rs)) => {
+            rs.alias.as_ref().is_some_and(|a| a.aliasname == NEW_REL)
+        }
         _ => false,
     }
 }
@@ -498,7 +501,10 @@ fn rewrite_stmt(
         };
         return Err(DbError::new(
             SqlState::FeatureNotSupported,
-            format!("cannot perform {verb} RETURNING on relation \"{}\"", rel.name),
+            format!(
+                "cannot perform {verb} RETURNING on relation \"{}\"",
+                rel.name
+            ),
         )
         .with_hint(format!(
             "You need an unconditional ON {on} DO INSTEAD rule with a RETURNING clause."
@@ -722,7 +728,9 @@ impl<'a> Event<'a> {
     }
 
     fn default_of(&self, name: &str) -> Result<String, DbError> {
-        let c = self.col(name).ok_or_else(|| no_column(name, &self.rel.name))?;
+        let c = self
+            .col(name)
+            .ok_or_else(|| no_column(name, &self.rel.name))?;
         Ok(match &c.default {
             Some(d) => format!("CAST(({d}) AS {})", c.ty),
             None => format!("CAST(NULL AS {})", c.ty),
@@ -733,7 +741,9 @@ impl<'a> Event<'a> {
     /// to its target put on "*OLD*".
     fn over_old(&self, sql: &str) -> Result<String, DbError> {
         map_column_refs(sql, &mut |r| match r.rel {
-            Some(rel) if rel == self.refname => Some(format!("{}.{}", quote(OLD_REL), star_or(r.col))),
+            Some(rel) if rel == self.refname => {
+                Some(format!("{}.{}", quote(OLD_REL), star_or(r.col)))
+            }
             None if self.col(r.col).is_some() => {
                 Some(format!("{}.{}", quote(OLD_REL), quote(r.col)))
             }
@@ -762,7 +772,10 @@ impl<'a> Event<'a> {
                     "INSERT has more expressions than target columns",
                 ));
             }
-            self.rel.columns[..width].iter().map(|c| c.name.clone()).collect()
+            self.rel.columns[..width]
+                .iter()
+                .map(|c| c.name.clone())
+                .collect()
         } else {
             let mut v = Vec::new();
             for c in &i.cols {
@@ -794,7 +807,11 @@ impl<'a> Event<'a> {
         match (select, single_values) {
             (None, _) => {
                 for c in &self.rel.columns {
-                    items.push(format!("{} AS {}", self.default_of(&c.name)?, quote(&c.name)));
+                    items.push(format!(
+                        "{} AS {}",
+                        self.default_of(&c.name)?,
+                        quote(&c.name)
+                    ));
                 }
             }
             (Some(_), Some(values)) => {
@@ -1019,7 +1036,10 @@ impl<'a> Event<'a> {
         map_column_refs(qual, &mut |r| match r.rel {
             Some("old") => Some(format!("{target}.{}", star_or(r.col))),
             Some("new") => Some(
-                match (self.set.iter().rev().find(|s| s.0 == r.col), self.col(r.col)) {
+                match (
+                    self.set.iter().rev().find(|s| s.0 == r.col),
+                    self.col(r.col),
+                ) {
                     (Some((_, _, e)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
                     _ => format!("{target}.{}", star_or(r.col)),
                 },
@@ -1030,11 +1050,7 @@ impl<'a> Event<'a> {
 
     /// The statement's RETURNING list in terms of a rule's RETURNING
     /// entries (one per column of the relation, in order).
-    fn returning(
-        &self,
-        orig: &[pb::Node],
-        rule: &[pb::Node],
-    ) -> Result<Vec<pb::Node>, DbError> {
+    fn returning(&self, orig: &[pb::Node], rule: &[pb::Node]) -> Result<Vec<pb::Node>, DbError> {
         let mut entries = Vec::with_capacity(rule.len());
         for r in rule {
             let Some(NodeEnum::ResTarget(rt)) = r.node.as_ref() else {
@@ -1059,16 +1075,18 @@ impl<'a> Event<'a> {
                 continue;
             };
             if let Some(NodeEnum::ColumnRef(c)) = val.node.as_ref() {
-                let star = matches!(c.fields.last().and_then(|f| f.node.as_ref()), Some(NodeEnum::AStar(_)));
+                let star = matches!(
+                    c.fields.last().and_then(|f| f.node.as_ref()),
+                    Some(NodeEnum::AStar(_))
+                );
                 let rel = match c.fields.len() {
                     2 => nestor_parser::ast::str_val(&c.fields[0]),
                     _ => None,
                 };
                 if star && (c.fields.len() == 1 || rel == Some(self.refname.as_str())) {
                     for col in &self.rel.columns {
-                        let e = entry(&col.name).ok_or_else(|| {
-                            invalid("RETURNING list has too few entries")
-                        })?;
+                        let e = entry(&col.name)
+                            .ok_or_else(|| invalid("RETURNING list has too few entries"))?;
                         out.push(target_node(parse_expr(&e)?, &col.name));
                     }
                     continue;
@@ -1249,10 +1267,13 @@ fn attach(stmt: NodeEnum, items: Vec<pb::Node>, conds: Vec<String>) -> Result<No
     })
 }
 
+/// Adds the statement's conditions to a WHERE clause.
+type AddWhere<'a> = dyn Fn(&mut Option<Box<pb::Node>>) -> Result<(), DbError> + 'a;
+
 fn attach_select(
     s: &mut pb::SelectStmt,
     items: &[pb::Node],
-    add_where: &dyn Fn(&mut Option<Box<pb::Node>>) -> Result<(), DbError>,
+    add_where: &AddWhere<'_>,
 ) -> Result<(), DbError> {
     if s.op != pb::SetOperation::SetopNone as i32 {
         return Err(DbError::new(
@@ -1301,24 +1322,27 @@ pub fn expand_returning_stars(catalog: &Catalog, action: &str) -> Result<String,
     let mut changed = false;
     for t in list.drain(..) {
         let star_of = match t.node.as_ref() {
-            Some(NodeEnum::ResTarget(rt)) => match rt.val.as_deref().and_then(|v| v.node.as_ref()) {
-                Some(NodeEnum::ColumnRef(c))
-                    if matches!(
-                        c.fields.last().and_then(|f| f.node.as_ref()),
-                        Some(NodeEnum::AStar(_))
-                    ) =>
-                {
-                    match c.fields.len() {
-                        1 if from.is_empty() => Some(target.clone()),
-                        2 => {
-                            let q = nestor_parser::ast::str_val(&c.fields[0]).unwrap_or_default();
-                            rels.iter().find(|r| refname(r) == q).cloned()
+            Some(NodeEnum::ResTarget(rt)) => {
+                match rt.val.as_deref().and_then(|v| v.node.as_ref()) {
+                    Some(NodeEnum::ColumnRef(c))
+                        if matches!(
+                            c.fields.last().and_then(|f| f.node.as_ref()),
+                            Some(NodeEnum::AStar(_))
+                        ) =>
+                    {
+                        match c.fields.len() {
+                            1 if from.is_empty() => Some(target.clone()),
+                            2 => {
+                                let q =
+                                    nestor_parser::ast::str_val(&c.fields[0]).unwrap_or_default();
+                                rels.iter().find(|r| refname(r) == q).cloned()
+                            }
+                            _ => None,
                         }
-                        _ => None,
                     }
+                    _ => None,
                 }
-                _ => None,
-            },
+            }
             _ => None,
         };
         let Some(rv) = star_of else {

@@ -792,7 +792,10 @@ fn rules_survive_crashes() {
     assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
     let third = Server::start_on(&dir);
     assert_eq!(
-        ok(&third, "select count(*) from pg_rules where schemaname = 'public'"),
+        ok(
+            &third,
+            "select count(*) from pg_rules where schemaname = 'public'"
+        ),
         "4"
     );
     ok(&third, "delete from base where a = 10");

@@ -140,7 +140,9 @@ fn define_rule(ctx: &mut StatementCtx, rs: &pb::RuleStmt) -> Result<CommandTag, 
         let has_returning = check_action(ctx, &rel, event, qual.as_deref(), &text)?;
         if has_returning {
             if returning {
-                return Err(unsupported("cannot have multiple RETURNING lists in a rule"));
+                return Err(unsupported(
+                    "cannot have multiple RETURNING lists in a rule",
+                ));
             }
             returning = true;
             if qual.is_some() {
@@ -208,18 +210,12 @@ fn check_action(
         .into_iter()
         .next()
         .ok_or_else(|| DbError::internal("rule action is empty"))?;
-    let planned = nestor_plan::statement::plan_unrewritten(
-        ctx.catalog,
-        ctx.eval,
-        &sql,
-        &raw,
-        &[],
-        None,
-    )
-    .map_err(|mut e| {
-        e.position = None;
-        e
-    });
+    let planned =
+        nestor_plan::statement::plan_unrewritten(ctx.catalog, ctx.eval, &sql, &raw, &[], None)
+            .map_err(|mut e| {
+                e.position = None;
+                e
+            });
     let has_returning = match nestor_plan::statement::statement_node(&raw)? {
         NodeEnum::InsertStmt(i) => !i.returning_list.is_empty(),
         NodeEnum::UpdateStmt(u) => !u.returning_list.is_empty(),
