@@ -40,8 +40,14 @@
 //! previous one's changes (a new command id), as PostgreSQL's portal runs
 //! the rewritten queries.
 //!
-//! Left out: rules' actions are checked with the privileges of the user
-//! running the statement (PostgreSQL checks them as the rule owner's).
+//! Left out (0A000 unless said): rules' actions are checked with the
+//! privileges of the user running the statement (PostgreSQL checks them
+//! as the rule owner's); NOTIFY actions when they fire; a write through
+//! an automatically updatable view into a relation with rules for the
+//! event (the view is expanded in planning, after this step:
+//! `view_write::refuse_rules`); UPDATE ... SET (a, b) = ... and writes
+//! to subscripts or fields of a relation with rules; DEFAULT in a
+//! multi-row VALUES list inserting into one.
 
 use nestor_catalog::{Catalog, Relation, RuleDef, RuleEvent};
 use nestor_common::{DbError, RelId, SqlState};
