@@ -132,6 +132,35 @@ pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
 }
 
 /// The session's pg_temp_N for a TEMP object, else its schema `ns`.
+/// pg_get_ruledef's text of a rule on relation `rel` (its name as the
+/// output should show it), in PostgreSQL's layout.
+fn rule_definition(rel: &str, r: &nestor_catalog::RuleDef) -> String {
+    let mut out = format!(
+        "CREATE RULE {} AS\n    ON {} TO {rel}",
+        quote_ident(&r.name),
+        r.event.name()
+    );
+    if let Some(q) = &r.qual {
+        out.push_str(&format!("\n  WHERE {q}"));
+    }
+    out.push_str(" DO ");
+    if r.instead {
+        out.push_str("INSTEAD ");
+    }
+    match r.actions.as_slice() {
+        [] => out.push_str("NOTHING;"),
+        [one] => out.push_str(&format!(" {one};")),
+        many => {
+            out.push('(');
+            for a in many {
+                out.push_str(&format!(" {a};\n"));
+            }
+            out.push_str(");");
+        }
+    }
+    out
+}
+
 /// The relation a rule is on.
 struct RuleOwner {
     oid: RelId,
@@ -350,7 +379,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .set("rulename", text(&r.name))
                     .set(
                         "definition",
-                        text(crate::ddl::rule_definition(&qualified, &r)),
+                        text(rule_definition(&qualified, &r)),
                     )
                     .done()
             })
@@ -3166,7 +3195,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
                 } else {
                     format!("{}.{}", quote_ident(&schema), quote_ident(&rel.name))
                 };
-                return Ok(text(crate::ddl::rule_definition(&name, &r)));
+                return Ok(text(rule_definition(&name, &r)));
             }
             c.views()
                 .iter()

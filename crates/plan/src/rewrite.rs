@@ -55,19 +55,11 @@ use nestor_parser::{deparse_expr, map_column_refs, parse_expr, parse_sql, pb, No
 use nestor_types::datatype::DataType;
 use nestor_types::EvalCtx;
 
-/// The FROM item name of a rule action's NEW row.
-pub const NEW_REL: &str = "*NEW*";
-/// The FROM item name of a rule action's OLD row.
-pub const OLD_REL: &str = "*OLD*";
+pub use crate::bind::{is_pseudo_rel, NEW_REL, OLD_REL};
 
 /// Rules nest at most this deep (a chain of relations whose rules write
 /// to one another, each a different relation and event).
 const RULE_DEPTH_MAX: usize = 64;
-
-/// Whether a FROM item name is a rule action's NEW or OLD.
-pub fn is_pseudo_rel(name: &str) -> bool {
-    name == NEW_REL || name == OLD_REL
-}
 
 /// One column of a relation with rules.
 #[derive(Clone, Debug)]
@@ -433,13 +425,29 @@ impl Cx<'_> {
             }
         }
         let sql = nestor_parser::deparse_query(&node(q))?;
-        let raw = parse_sql(&sql)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| DbError::internal("INSERT source is empty"))?;
-        let planned =
-            crate::statement::plan_unrewritten(self.catalog, self.eval, &sql, &raw, &[], None)?;
-        Ok(planned.columns.map_or(0, |c| c.len()))
+        let NodeEnum::SelectStmt(sel) = parse_one(&sql)? else {
+            return Err(DbError::internal("INSERT source is not a query"));
+        };
+        let mut b = crate::bind::Binder::new(
+            self.catalog,
+            self.eval,
+            &sql,
+            &[],
+            crate::select::plan_query,
+        );
+        // Data-modifying WITH items planned as the statement's own are.
+        let sel = match crate::with_modify::top_with(&NodeEnum::SelectStmt(sel.clone())) {
+            Some(w) => {
+                crate::with_modify::plan_with_clause(&mut b, w)?;
+                match crate::with_modify::without_with(&NodeEnum::SelectStmt(sel)) {
+                    NodeEnum::SelectStmt(s) => s,
+                    _ => return Err(DbError::internal("INSERT source is not a query")),
+                }
+            }
+            None => sel,
+        };
+        let (_, cols) = crate::select::plan_query(&mut b, &sel)?;
+        Ok(cols.len())
     }
 }
 

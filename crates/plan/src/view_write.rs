@@ -30,7 +30,7 @@
 //! ON CONFLICT through a view, RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
 //! INSERT/RETURNING, and writes through a view into a relation with
-//! rules for the event (rules apply before planning: `crate::rewrite`);
+//! rules for the event (rules apply before planning, in the rewriter);
 //! INSTEAD OF triggers do not exist.
 
 use std::sync::Arc;

@@ -49,7 +49,7 @@ pub(crate) use reindex::reindex;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use role_settings::{alter_database_set, alter_role_set, const_text, set_stmt_value};
-pub use rule::{create_rule, rule_definition};
+pub use rule::create_rule;
 pub use schema::create_schema;
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;

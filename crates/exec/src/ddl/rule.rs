@@ -370,32 +370,3 @@ pub fn rename_rule(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<Comman
     })?;
     Ok(CommandTag::Plain("ALTER RULE"))
 }
-
-/// pg_get_ruledef's text of a rule on relation `rel` (its name as the
-/// output should show it), in PostgreSQL's layout.
-pub fn rule_definition(rel: &str, r: &RuleDef) -> String {
-    let mut out = format!(
-        "CREATE RULE {} AS\n    ON {} TO {rel}",
-        crate::pg_catalog::quote_ident(&r.name),
-        r.event.name()
-    );
-    if let Some(q) = &r.qual {
-        out.push_str(&format!("\n  WHERE {q}"));
-    }
-    out.push_str(" DO ");
-    if r.instead {
-        out.push_str("INSTEAD ");
-    }
-    match r.actions.as_slice() {
-        [] => out.push_str("NOTHING;"),
-        [one] => out.push_str(&format!(" {one};")),
-        many => {
-            out.push('(');
-            for a in many {
-                out.push_str(&format!(" {a};\n"));
-            }
-            out.push_str(");");
-        }
-    }
-    out
-}

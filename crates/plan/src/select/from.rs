@@ -117,7 +117,7 @@ pub(crate) fn plan_from_item(
         }
     };
     if let Some(a) = alias {
-        if crate::rewrite::is_pseudo_rel(&a.aliasname) {
+        if bind::is_pseudo_rel(&a.aliasname) {
             // A rule action's NEW or OLD: reachable by qualified name
             // only, and not in `*` (PostgreSQL's p_cols_visible false).
             for c in &mut scope.cols[before..] {
