@@ -181,6 +181,63 @@ pub struct TriggerDef {
     pub args: Vec<String>,
 }
 
+/// The event a rule fires on (pg_rewrite.ev_type: '2' UPDATE, '3'
+/// INSERT, '4' DELETE; a view's own ON SELECT rule is its `rule_oid`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleEvent {
+    Update,
+    Insert,
+    Delete,
+}
+
+impl RuleEvent {
+    /// pg_rewrite.ev_type.
+    pub fn code(self) -> u8 {
+        match self {
+            RuleEvent::Update => b'2',
+            RuleEvent::Insert => b'3',
+            RuleEvent::Delete => b'4',
+        }
+    }
+
+    /// The event of a pg_rewrite.ev_type code.
+    pub fn of_code(c: u8) -> Option<RuleEvent> {
+        match c {
+            b'2' => Some(RuleEvent::Update),
+            b'3' => Some(RuleEvent::Insert),
+            b'4' => Some(RuleEvent::Delete),
+            _ => None,
+        }
+    }
+
+    /// The command's name (ON INSERT ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleEvent::Update => "UPDATE",
+            RuleEvent::Insert => "INSERT",
+            RuleEvent::Delete => "DELETE",
+        }
+    }
+}
+
+/// A rewrite rule (CREATE RULE ... ON INSERT|UPDATE|DELETE, PostgreSQL's
+/// pg_rewrite row): kept with its table or view, so it goes where the
+/// relation goes. The condition and actions are SQL text (the deparser's
+/// form) over the relation's NEW and OLD; the planner's rewrite step
+/// (`nestor_plan::rewrite`) turns a statement into its actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleDef {
+    pub oid: RelId,
+    pub name: String,
+    pub event: RuleEvent,
+    /// DO INSTEAD (else DO ALSO).
+    pub instead: bool,
+    /// WHERE condition.
+    pub qual: Option<String>,
+    /// The actions, in order (none: DO NOTHING).
+    pub actions: Vec<String>,
+}
+
 pub const TRIGGER_INSERT: u8 = 1;
 pub const TRIGGER_DELETE: u8 = 2;
 pub const TRIGGER_UPDATE: u8 = 4;
@@ -281,6 +338,8 @@ pub struct TableDef {
     pub on_commit: OnCommit,
     /// Triggers, in name order (the order PostgreSQL fires them in).
     pub triggers: Vec<TriggerDef>,
+    /// Rewrite rules, in name order (the order PostgreSQL applies them in).
+    pub rules: Vec<RuleDef>,
     /// FOREIGN KEY constraints of this (referencing) table.
     pub foreign_keys: Vec<ForeignKey>,
     /// Identity columns.
@@ -506,6 +565,8 @@ pub struct ViewDef {
     /// WITH [LOCAL | CASCADED] CHECK OPTION: rows written through the
     /// view must satisfy its condition.
     pub check_option: ViewCheckOption,
+    /// Rewrite rules other than its `_RETURN`, in name order.
+    pub rules: Vec<RuleDef>,
 }
 
 /// A view's check option (PostgreSQL's `check_option` reloption).

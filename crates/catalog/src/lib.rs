@@ -129,9 +129,9 @@ pub use database::{
 };
 pub use defs::{
     set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder, IndexDef,
-    IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, Sequence, TableDef, TriggerDef,
-    TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE,
-    TRIGGER_UPDATE,
+    IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, RuleDef, RuleEvent, Sequence,
+    TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT,
+    TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
 pub use gate::{DdlGate, DdlGateGuard};
@@ -2307,6 +2307,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
         triggers: def.triggers.clone(),
+        rules: def.rules.clone(),
         foreign_keys: def.foreign_keys.clone(),
         identities: def.identities.clone(),
         matview: def.matview.clone(),
@@ -2444,6 +2445,7 @@ fn table_from(
         base_width: rec.base_width,
         owned_sequences: rec.owned_sequences,
         triggers: rec.triggers,
+        rules: rec.rules,
         foreign_keys: rec.foreign_keys,
         identities: rec.identities,
         matview: rec.matview,

@@ -20,6 +20,7 @@
 //!            | 0x10 RenameTable  from:name to:name
 //!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
+//!                                [check:u8 [nrules:u32 rule*]]
 //!            | 0x12 DropView     name
 //!            | 0x13 Comment      class:u32 obj:u32 sub:i32 text?   (none: removed)
 //!            | 0x14 PutRole      oid:u32 name flags:u8 connlimit:i32 password?
@@ -67,7 +68,9 @@
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
 //!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
-//!              [ninherits:u32 oid:u32*] [partkey? partbound?]
+//!              [ninherits:u32 oid:u32*] [partkey? partbound?] [nrules:u32 rule*]
+//!  rule     := oid:u32 name event:u8 (pg_rewrite.ev_type) instead:u8 qual?
+//!              nactions:u32 name*   (condition and actions: SQL text)
 //!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*   (columns only)
 //!            | strategy:u8 ('R' 'L' 'H') n:u32 (keypart collation:name?)*
 //!  keypart  := 0x00 col:u32 | 0x01 expr:name typoid:u32 typmod:i32 ncols:u32 col:u32*
@@ -110,8 +113,8 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, TriggerDef,
-    TriggerTiming, ViewCheckOption, ViewDef,
+    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
+    TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
@@ -285,6 +288,7 @@ pub struct TableRecord {
     pub indexes: Vec<IndexRecord>,
     pub owned_sequences: Vec<String>,
     pub triggers: Vec<TriggerDef>,
+    pub rules: Vec<RuleDef>,
     pub foreign_keys: Vec<ForeignKey>,
     pub identities: Vec<Identity>,
     pub matview: Option<MatView>,
@@ -383,9 +387,13 @@ impl CatalogRecord {
                 }
                 // Trailing and optional (records before it end here).
                 match v.check_option {
-                    ViewCheckOption::None => {}
+                    ViewCheckOption::None if v.rules.is_empty() => {}
+                    ViewCheckOption::None => out.push(0),
                     ViewCheckOption::Local => out.push(1),
                     ViewCheckOption::Cascaded => out.push(2),
+                }
+                if !v.rules.is_empty() {
+                    put_rules(&mut out, &v.rules);
                 }
             }
             CatalogRecord::DropView { name } => {
@@ -611,10 +619,16 @@ impl CatalogRecord {
                     ViewCheckOption::None
                 } else {
                     match r.u8()? {
+                        0 => ViewCheckOption::None,
                         1 => ViewCheckOption::Local,
                         2 => ViewCheckOption::Cascaded,
                         x => return Err(format!("view check option {x}")),
                     }
+                };
+                let rules = if r.at_end() {
+                    Vec::new()
+                } else {
+                    get_rules(&mut r)?
                 };
                 CatalogRecord::PutView(ViewDef {
                     namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -626,6 +640,7 @@ impl CatalogRecord {
                     depends_on,
                     temporary: false,
                     check_option,
+                    rules,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -801,6 +816,41 @@ impl CatalogRecord {
     }
 }
 
+fn put_rules(out: &mut Vec<u8>, rules: &[RuleDef]) {
+    put_u32(out, rules.len());
+    for rule in rules {
+        out.extend_from_slice(&rule.oid.0.to_le_bytes());
+        put_str(out, &rule.name);
+        out.push(rule.event.code());
+        out.push(u8::from(rule.instead));
+        put_opt_str(out, rule.qual.as_deref());
+        put_u32(out, rule.actions.len());
+        for a in &rule.actions {
+            put_str(out, a);
+        }
+    }
+}
+
+fn get_rules(r: &mut Reader<'_>) -> Result<Vec<RuleDef>, String> {
+    get_list(r, |r| {
+        let oid = RelId(r.u32()?);
+        let name = get_str(r)?;
+        let code = r.u8()?;
+        let event = RuleEvent::of_code(code).ok_or_else(|| format!("rule event {code}"))?;
+        let instead = get_bool(r)?;
+        let qual = get_opt_str(r)?;
+        let actions = get_list(r, get_str)?;
+        Ok(RuleDef {
+            oid,
+            name,
+            event,
+            instead,
+            qual,
+            actions,
+        })
+    })
+}
+
 impl TableRecord {
     fn encode(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.oid.0.to_le_bytes());
@@ -889,9 +939,13 @@ impl TableRecord {
         for p in &self.inherits {
             out.extend_from_slice(&p.0.to_le_bytes());
         }
-        if self.partition_key.is_some() || self.partition_bound.is_some() {
+        let partitioned = self.partition_key.is_some() || self.partition_bound.is_some();
+        if partitioned || !self.rules.is_empty() {
             put_partition_key(out, self.partition_key.as_ref());
             put_partition_bound(out, self.partition_bound.as_ref());
+        }
+        if !self.rules.is_empty() {
+            put_rules(out, &self.rules);
         }
     }
 
@@ -998,6 +1052,12 @@ impl TableRecord {
         } else {
             (get_partition_key(r)?, get_partition_bound(r)?)
         };
+        // And those written before rules here.
+        let rules = if r.at_end() {
+            Vec::new()
+        } else {
+            get_rules(r)?
+        };
         if partition_key.as_ref().is_some_and(|k| {
             k.parts.iter().any(|p| match p {
                 KeyPart::Column(c) => *c >= columns.len(),
@@ -1029,6 +1089,7 @@ impl TableRecord {
             indexes,
             owned_sequences,
             triggers,
+            rules,
             foreign_keys,
             identities,
             matview,
@@ -1775,6 +1836,14 @@ mod tests {
                 function: RelId(16501),
                 args: vec!["a".into(), "b c".into()],
             }],
+            rules: vec![RuleDef {
+                oid: RelId(16390),
+                name: "r".into(),
+                event: RuleEvent::Update,
+                instead: true,
+                qual: Some("(new.id > 0)".into()),
+                actions: vec!["INSERT INTO log VALUES (old.id)".into()],
+            }],
             foreign_keys: vec![ForeignKey {
                 oid: RelId(16502),
                 name: "t_id_fkey".into(),
@@ -1846,6 +1915,26 @@ mod tests {
                 depends_on: vec![RelId(7)],
                 temporary: false,
                 check_option: ViewCheckOption::Cascaded,
+                rules: Vec::new(),
+            }),
+            CatalogRecord::PutView(ViewDef {
+                namespace: crate::PUBLIC_NAMESPACE_OID,
+                oid: RelId(42),
+                rule_oid: RelId(43),
+                name: "w".into(),
+                query: "SELECT a FROM t".into(),
+                columns: vec![("a".into(), DataType::Int4)],
+                depends_on: vec![RelId(7)],
+                temporary: false,
+                check_option: ViewCheckOption::None,
+                rules: vec![RuleDef {
+                    oid: RelId(44),
+                    name: "w_ins".into(),
+                    event: RuleEvent::Insert,
+                    instead: true,
+                    qual: None,
+                    actions: Vec::new(),
+                }],
             }),
             CatalogRecord::DropView { name: "v".into() },
             CatalogRecord::Comment {
@@ -2080,13 +2169,25 @@ mod tests {
 
     #[test]
     fn truncated_and_legacy_records_are_errors() {
+        // A table's record ends with its rules; cut just before them, it
+        // reads as the same table without rules.
+        let ruled = CatalogRecord::put_table(table()).encode();
+        let no_rules = TableRecord {
+            rules: Vec::new(),
+            ..table()
+        };
+        let unruled = CatalogRecord::put_table(no_rules.clone()).encode();
+        assert_eq!(
+            CatalogRecord::decode(&ruled[..unruled.len()]).unwrap(),
+            CatalogRecord::put_table(no_rules.clone()),
+        );
         // A partition's record ends with its bound; cut just before it,
         // it reads as the same table without one.
-        let part = CatalogRecord::put_table(table()).encode();
+        let part = unruled;
         let base = TableRecord {
             partition_key: None,
             partition_bound: None,
-            ..table()
+            ..no_rules
         };
         let unbound = CatalogRecord::put_table(base.clone()).encode();
         assert_eq!(

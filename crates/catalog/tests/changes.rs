@@ -133,6 +133,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         owned_sequences: vec![format!("{name}_id_seq")],
         on_commit: nestor_catalog::OnCommit::PreserveRows,
         triggers: Vec::new(),
+        rules: Vec::new(),
         foreign_keys: Vec::new(),
         identities: Vec::new(),
         matview: None,

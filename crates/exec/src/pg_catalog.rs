@@ -132,6 +132,71 @@ pub(crate) fn table_schema_name(t: &TableDef, catalog: &Catalog) -> String {
 }
 
 /// The session's pg_temp_N for a TEMP object, else its schema `ns`.
+/// pg_get_ruledef's text of a rule on relation `rel` (its name as the
+/// output should show it), in PostgreSQL's layout.
+fn rule_definition(rel: &str, r: &nestor_catalog::RuleDef) -> String {
+    let mut out = format!(
+        "CREATE RULE {} AS\n    ON {} TO {rel}",
+        quote_ident(&r.name),
+        r.event.name()
+    );
+    if let Some(q) = &r.qual {
+        out.push_str(&format!("\n  WHERE {q}"));
+    }
+    out.push_str(" DO ");
+    if r.instead {
+        out.push_str("INSTEAD ");
+    }
+    match r.actions.as_slice() {
+        [] => out.push_str("NOTHING;"),
+        [one] => out.push_str(&format!(" {one};")),
+        many => {
+            out.push('(');
+            for a in many {
+                out.push_str(&format!(" {a};\n"));
+            }
+            out.push_str(");");
+        }
+    }
+    out
+}
+
+/// The relation a rule is on.
+struct RuleOwner {
+    oid: RelId,
+    name: String,
+    namespace: u32,
+    temporary: bool,
+}
+
+/// Every rule (other than the `_RETURN` rules of views), with its relation.
+fn all_rules(c: &Catalog) -> Vec<(RuleOwner, nestor_catalog::RuleDef)> {
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for r in &t.rules {
+            let owner = RuleOwner {
+                oid: t.oid,
+                name: t.name.clone(),
+                namespace: t.namespace,
+                temporary: t.persistence == Persistence::Temporary,
+            };
+            out.push((owner, r.clone()));
+        }
+    }
+    for v in c.views() {
+        for r in &v.rules {
+            let owner = RuleOwner {
+                oid: v.oid,
+                name: v.name.clone(),
+                namespace: v.namespace,
+                temporary: v.temporary,
+            };
+            out.push((owner, r.clone()));
+        }
+    }
+    out
+}
+
 fn temp_or(temporary: bool, ns: u32, catalog: &Catalog) -> u32 {
     match (temporary, catalog.plan_scope()) {
         (true, Some(s)) => TEMP_NAMESPACE_OID_BASE + s.0,
@@ -290,6 +355,32 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .set("ev_type", text("1"))
                     .set("ev_enabled", text("O"))
                     .set("is_instead", Value::Bool(true))
+                    .done()
+            })
+            .chain(all_rules(c).into_iter().map(|(rel, r)| {
+                RowB::new(Rel::Rewrite)
+                    .set("oid", oid(r.oid.0))
+                    .set("rulename", text(&r.name))
+                    .set("ev_class", oid(rel.oid.0))
+                    .set("ev_type", text((r.event.code() as char).to_string()))
+                    .set("ev_enabled", text("O"))
+                    .set("is_instead", Value::Bool(r.instead))
+                    .done()
+            }))
+            .collect(),
+        Rel::Rules => all_rules(c)
+            .into_iter()
+            .map(|(rel, r)| {
+                let schema = namespace_name(c, temp_or(rel.temporary, rel.namespace, c));
+                let qualified = format!("{}.{}", quote_ident(&schema), quote_ident(&rel.name));
+                RowB::new(Rel::Rules)
+                    .set("schemaname", text(&schema))
+                    .set("tablename", text(&rel.name))
+                    .set("rulename", text(&r.name))
+                    .set(
+                        "definition",
+                        text(rule_definition(&qualified, &r)),
+                    )
                     .done()
             })
             .collect(),
@@ -1005,6 +1096,7 @@ fn class_rows(c: &Catalog) -> Rows {
                 t.oid.0,
             )
             .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
+            .set("relhasrules", Value::Bool(!t.rules.is_empty()))
             .set("relnatts", Value::Int2(t.columns.len() as i16))
             .set("relchecks", Value::Int2(checks))
             .set("relhassubclass", Value::Bool(parents.contains(&t.oid.0)))
@@ -3112,6 +3204,16 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::RuleDef => {
             let o = int(&args[0]) as u32;
+            let pretty = args.get(1).is_some_and(|v| matches!(v, Value::Bool(true)));
+            if let Some((rel, r)) = all_rules(c).into_iter().find(|(_, r)| r.oid.0 == o) {
+                let schema = namespace_name(c, temp_or(rel.temporary, rel.namespace, c));
+                let name = if pretty && public_visible(ev) && schema == "public" {
+                    quote_ident(&rel.name)
+                } else {
+                    format!("{}.{}", quote_ident(&schema), quote_ident(&rel.name))
+                };
+                return Ok(text(rule_definition(&name, &r)));
+            }
             c.views()
                 .iter()
                 .find(|v| v.rule_oid.0 == o)

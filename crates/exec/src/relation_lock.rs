@@ -193,6 +193,7 @@ fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
             }
         }
         NodeEnum::CreateTrigStmt(ct) => push(rv(&ct.relation), ShareRowExclusive),
+        NodeEnum::RuleStmt(r) => push(rv(&r.relation), AccessExclusive),
         NodeEnum::RenameStmt(rs) => push(rv(&rs.relation), AccessExclusive),
         NodeEnum::ViewStmt(vs) if vs.replace => push(rv(&vs.view), AccessExclusive),
         NodeEnum::RefreshMatViewStmt(r) => push(

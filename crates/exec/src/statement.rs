@@ -473,8 +473,48 @@ fn execute_planned(
             crate::with_modify::run_writes(writes, ev)?;
             execute_planned(main, ev, sink)
         }
+        PlannedStmt::Rewritten { command, products } => {
+            read_only_check(ev, command)?;
+            run_rewritten(command, products, ev, sink)
+        }
         PlannedStmt::Ddl => Err(DbError::internal("DDL reached execute_planned")),
     }
+}
+
+/// The statements rules rewrote a statement into, in order: each after
+/// the changes of those before it (a new command id and snapshot, as
+/// PostgreSQL's CommandCounterIncrement between a portal's queries),
+/// with its own evaluation state. The tag is the original command's,
+/// with the row count of the product that sets it (0 if none does).
+fn run_rewritten(
+    command: &str,
+    products: &[nestor_plan::statement::RewrittenStmt],
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<CommandTag, DbError> {
+    let mut rows = 0;
+    for (i, p) in products.iter().enumerate() {
+        if i > 0 {
+            ev.ctx.snapshot = ev.ctx.txn.start_statement_with(&ev.ctx.wait)?;
+        }
+        let mut discard: Vec<Vec<Value>> = Vec::new();
+        let out: &mut dyn RowSink = if p.returns_rows {
+            &mut *sink
+        } else {
+            &mut discard
+        };
+        let params = ev.params;
+        let tag = execute_planned(&p.stmt, &mut Ev::new(ev.ctx, params), out)?;
+        if p.sets_tag {
+            rows = tag.rows();
+        }
+    }
+    let cmd = match command {
+        "INSERT" => RowsCommand::Insert,
+        "UPDATE" => RowsCommand::Update,
+        _ => RowsCommand::Delete,
+    };
+    Ok(CommandTag::Rows(cmd, rows))
 }
 
 fn explain_statement(
@@ -594,6 +634,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::IndexStmt(_) => "CREATE INDEX",
             NodeEnum::CreateSeqStmt(_) => "CREATE SEQUENCE",
             NodeEnum::CreateTrigStmt(_) => "CREATE TRIGGER",
+            NodeEnum::RuleStmt(_) => "CREATE RULE",
             NodeEnum::AlterSeqStmt(_) => "ALTER SEQUENCE",
             NodeEnum::AlterOwnerStmt(_) => "ALTER OWNER",
             NodeEnum::RenameStmt(_) => "ALTER TABLE",
@@ -658,6 +699,7 @@ fn run_ddl(
         NodeEnum::CreateFunctionStmt(cf) => (crate::ROUTINES.create_function)(ctx, &text, cf),
         NodeEnum::DoStmt(ds) => (crate::ROUTINES.run_do)(ctx, &text, ds),
         NodeEnum::CreateTrigStmt(ct) => crate::ddl::create_trigger(ctx, &text, ct),
+        NodeEnum::RuleStmt(rs) => crate::ddl::create_rule(ctx, &text, rs),
         NodeEnum::LockStmt(ls) => crate::ddl::lock_table(ctx, ls),
         NodeEnum::AlterSeqStmt(st) => crate::ddl::alter_sequence(ctx, st),
         NodeEnum::AlterOwnerStmt(st) => crate::ddl::alter_owner(ctx, st),

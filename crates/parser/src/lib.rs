@@ -440,3 +440,95 @@ mod tests {
         }
     }
 }
+
+/// A column reference found in SQL text by [`map_column_refs`]: `rel.col`
+/// (`col` "*" for `rel.*`) or a bare `col`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ColumnRefText<'a> {
+    pub rel: Option<&'a str>,
+    pub col: &'a str,
+}
+
+/// `sql` with column references replaced where `f` gives a replacement
+/// (the rest of the text as it was). A reference is an identifier not
+/// preceded by `.`, `AS` or `::` and not followed by `(` (a function
+/// name), optionally followed by `.name` or `.*`. Identifiers are
+/// case-folded as PostgreSQL folds them. How a rule's NEW and OLD are
+/// put in terms of the statement it rewrites (`nestor_plan::rewrite`).
+pub fn map_column_refs(
+    sql: &str,
+    f: &mut dyn FnMut(ColumnRefText<'_>) -> Option<String>,
+) -> Result<String, DbError> {
+    use pg_query::protobuf::{KeywordKind, Token};
+    let scan = pg_query::scan(sql)
+        .map_err(|e| DbError::internal(format!("could not scan a rule's SQL: {e}")))?;
+    let tokens = &scan.tokens;
+    let word = |i: usize| -> Option<String> {
+        let t = tokens.get(i)?;
+        let ident = t.token == Token::Ident as i32
+            || (t.keyword_kind != KeywordKind::NoKeyword as i32
+                && t.keyword_kind != KeywordKind::ReservedKeyword as i32);
+        if !ident {
+            return None;
+        }
+        let w = sql.get(t.start as usize..t.end as usize)?;
+        Some(
+            match w.strip_prefix('"').and_then(|w| w.strip_suffix('"')) {
+                Some(q) => q.replace("\"\"", "\""),
+                None => w.to_lowercase(),
+            },
+        )
+    };
+    let is = |i: usize, tok: Token| tokens.get(i).is_some_and(|t| t.token == tok as i32);
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0usize;
+    let mut i = 0usize;
+    while i < tokens.len() {
+        let Some(first) = word(i) else {
+            i += 1;
+            continue;
+        };
+        let after_dot = i > 0 && is(i - 1, Token::Ascii46);
+        let after_as = i > 0 && (is(i - 1, Token::As) || is(i - 1, Token::Typecast));
+        if after_dot || after_as || is(i + 1, Token::Ascii40) {
+            i += 1;
+            continue;
+        }
+        let (second, last) = if is(i + 1, Token::Ascii46) {
+            if is(i + 2, Token::Ascii42) {
+                (Some("*".to_string()), i + 2)
+            } else if let Some(w) = word(i + 2) {
+                if is(i + 3, Token::Ascii46) || is(i + 3, Token::Ascii40) {
+                    // schema.table.col or schema.function(): not ours.
+                    i += 3;
+                    continue;
+                }
+                (Some(w), i + 2)
+            } else {
+                i += 1;
+                continue;
+            }
+        } else {
+            (None, i)
+        };
+        let r = match &second {
+            Some(c) => ColumnRefText {
+                rel: Some(&first),
+                col: c,
+            },
+            None => ColumnRefText {
+                rel: None,
+                col: &first,
+            },
+        };
+        if let Some(rep) = f(r) {
+            let start = tokens[i].start as usize;
+            out.push_str(&sql[copied..start]);
+            out.push_str(&rep);
+            copied = tokens[last].end as usize;
+        }
+        i = last + 1;
+    }
+    out.push_str(&sql[copied..]);
+    Ok(out)
+}

@@ -212,6 +212,17 @@ pub struct Binder<'e> {
 /// when written with a schema (see nestor_catalog's notes on schemas),
 /// else the name alone, which resolves through search_path. The system
 /// schemas' relations are looked up by name alone.
+/// The FROM item name of a rule action's NEW row (the rewriter's).
+pub const NEW_REL: &str = "*NEW*";
+/// The FROM item name of a rule action's OLD row.
+pub const OLD_REL: &str = "*OLD*";
+
+/// Whether a FROM item name is a rule action's NEW or OLD: its columns
+/// are reachable by qualified name only (`select::from`).
+pub fn is_pseudo_rel(name: &str) -> bool {
+    name == NEW_REL || name == OLD_REL
+}
+
 pub fn relname(rv: &pb::RangeVar) -> Result<String, DbError> {
     match rv.schemaname.as_str() {
         "" | "pg_catalog" | "information_schema" => Ok(rv.relname.clone()),

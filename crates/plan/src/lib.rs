@@ -32,6 +32,7 @@ pub mod ir;
 pub mod modify;
 pub mod perm;
 pub mod pg_catalog;
+pub mod rewrite;
 pub mod select;
 pub mod statement;
 pub mod sysviews;

@@ -95,6 +95,7 @@ pub enum Rel {
     Rewrite,
     Opclass,
     Views,
+    Rules,
     Indexes,
     Matviews,
     Tables,
@@ -136,7 +137,7 @@ pub enum Rel {
 }
 
 impl Rel {
-    pub const ALL: [Rel; 68] = [
+    pub const ALL: [Rel; 69] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -169,6 +170,7 @@ impl Rel {
         Rel::Rewrite,
         Rel::Opclass,
         Rel::Views,
+        Rel::Rules,
         Rel::Indexes,
         Rel::Matviews,
         Rel::Tables,
@@ -241,6 +243,7 @@ impl Rel {
             Rel::Rewrite => "pg_rewrite",
             Rel::Opclass => "pg_opclass",
             Rel::Views => "pg_views",
+            Rel::Rules => "pg_rules",
             Rel::Indexes => "pg_indexes",
             Rel::Matviews => "pg_matviews",
             Rel::Tables => "pg_tables",
@@ -316,6 +319,7 @@ impl Rel {
             Rel::Rewrite => 2618,
             Rel::Opclass => 2616,
             Rel::Views => 12010,
+            Rel::Rules => 12023,
             Rel::Indexes => 12020,
             Rel::Matviews => 12015,
             Rel::Tables => 12012,
@@ -362,6 +366,7 @@ impl Rel {
             Rel::Roles
                 | Rel::User
                 | Rel::Views
+                | Rel::Rules
                 | Rel::Indexes
                 | Rel::Matviews
                 | Rel::Tables
@@ -407,6 +412,7 @@ impl Rel {
             Rel::Rewrite => "oid:oid rulename:name ev_class:oid ev_type:\"char\" ev_enabled:\"char\" is_instead:boolean ev_qual:pg_node_tree ev_action:pg_node_tree",
             Rel::Opclass => "oid:oid opcmethod:oid opcname:name opcnamespace:oid opcowner:oid opcfamily:oid opcintype:oid opcdefault:boolean opckeytype:oid",
             Rel::Views => "schemaname:name viewname:name viewowner:name definition:text",
+            Rel::Rules => "schemaname:name tablename:name rulename:name definition:text",
             Rel::Indexes => "schemaname:name tablename:name indexname:name tablespace:name indexdef:text",
             Rel::Matviews => "schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:boolean ispopulated:boolean definition:text",
             Rel::Tables => "schemaname:name tablename:name tableowner:name tablespace:name hasindexes:boolean hasrules:boolean hastriggers:boolean rowsecurity:boolean",

@@ -42,6 +42,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::DoStmt(_)
             | NodeEnum::CallStmt(_)
             | NodeEnum::CreateTrigStmt(_)
+            | NodeEnum::RuleStmt(_)
             | NodeEnum::LockStmt(_)
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)
@@ -97,6 +98,22 @@ pub enum PlannedStmt {
         writes: Vec<WriteCte>,
         main: Box<PlannedStmt>,
     },
+    /// A statement rules rewrote (crate::rewrite): its products run in
+    /// order, each as its own command.
+    Rewritten {
+        /// INSERT, UPDATE or DELETE: the original statement's command.
+        command: &'static str,
+        products: Vec<RewrittenStmt>,
+    },
+}
+
+/// One statement of a [`PlannedStmt::Rewritten`].
+pub struct RewrittenStmt {
+    pub stmt: PlannedStmt,
+    /// Its row count is the command tag's.
+    pub sets_tag: bool,
+    /// Its rows are the statement's result rows (else discarded).
+    pub returns_rows: bool,
 }
 
 impl PlannedStmt {
@@ -111,6 +128,7 @@ impl PlannedStmt {
             PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
             PlannedStmt::Modify(_) => Some("UPDATE"),
             PlannedStmt::With { main, .. } => main.command(),
+            PlannedStmt::Rewritten { command, .. } => Some(command),
             _ => None,
         }
     }
@@ -158,6 +176,23 @@ pub fn plan_statement_with(
     vars: Option<&dyn crate::bind::VarResolver>,
 ) -> Result<Planned, DbError> {
     let n = statement_node(stmt)?;
+    if let Some(rw) = crate::rewrite::rewrite(catalog, eval, n)? {
+        return plan_rewritten(catalog, eval, n, rw, hints, vars);
+    }
+    plan_unrewritten(catalog, eval, text, stmt, hints, vars)
+}
+
+/// [`plan_statement_with`] without the rule rewrite step: the statement
+/// as it is (CREATE RULE plans each action so).
+pub fn plan_unrewritten(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    text: &str,
+    stmt: &RawStmt,
+    hints: &[u32],
+    vars: Option<&dyn crate::bind::VarResolver>,
+) -> Result<Planned, DbError> {
+    let n = statement_node(stmt)?;
     let mut b = Binder::new(catalog, eval, text, hints, crate::select::plan_query);
     b.vars = vars;
     let (stmt, columns) = plan_node(&mut b, n)?;
@@ -171,6 +206,96 @@ pub fn plan_statement_with(
 }
 
 type NodePlan = (PlannedStmt, Option<Vec<OutCol>>);
+
+/// Plan the statements rules rewrote a statement into: each from its own
+/// SQL text (the deparser's), as a client's statement would be. Their
+/// errors carry no position (it would point into that text, which the
+/// client never saw).
+fn plan_rewritten(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    original: &NodeEnum,
+    rw: crate::rewrite::Rewritten,
+    hints: &[u32],
+    vars: Option<&dyn crate::bind::VarResolver>,
+) -> Result<Planned, DbError> {
+    let command = match original {
+        NodeEnum::InsertStmt(_) => "INSERT",
+        NodeEnum::UpdateStmt(_) => "UPDATE",
+        NodeEnum::DeleteStmt(_) => "DELETE",
+        _ => "SELECT",
+    };
+    let mut products: Vec<RewrittenStmt> = Vec::with_capacity(rw.products.len());
+    let mut columns = None;
+    let mut params: Vec<DataType> = Vec::new();
+    let mut perms = Vec::new();
+    for p in rw.products {
+        if !handles(&p.stmt)
+            || !matches!(
+                p.stmt,
+                NodeEnum::SelectStmt(_)
+                    | NodeEnum::InsertStmt(_)
+                    | NodeEnum::UpdateStmt(_)
+                    | NodeEnum::DeleteStmt(_)
+            )
+        {
+            return Err(DbError::unsupported(format!(
+                "{} as a rule action",
+                nestor_parser::ast::command_name(&p.stmt)
+            )));
+        }
+        let sql = nestor_parser::deparse_query(&pb::Node { node: Some(p.stmt) })?;
+        let raw = nestor_parser::parse_sql(&sql)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| DbError::internal("rewritten statement is empty"))?;
+        let n = statement_node(&raw)?;
+        let mut b = Binder::new(catalog, eval, &sql, hints, crate::select::plan_query);
+        b.vars = vars;
+        let (stmt, cols) = plan_node(&mut b, n).map_err(|mut e| {
+            e.position = None;
+            e
+        })?;
+        if p.returns_rows && columns.is_none() {
+            columns = cols;
+        }
+        for (i, t) in b.params.iter().enumerate() {
+            let t = t.resolve_unknown();
+            match params.get_mut(i) {
+                Some(have) if *have == DataType::Unknown || *have == DataType::Text => *have = t,
+                Some(_) => {}
+                None => params.push(t),
+            }
+        }
+        perms.extend(b.perms);
+        products.push(RewrittenStmt {
+            stmt,
+            sets_tag: p.sets_tag,
+            returns_rows: p.returns_rows,
+        });
+    }
+    // One statement of the original's command that sets the tag (a WITH
+    // item rewritten, an INSTEAD rule's single action): it is the plan.
+    if let [only] = products.as_slice() {
+        if only.sets_tag && only.stmt.command() == Some(command) {
+            let stmt = products.pop().map(|p| p.stmt);
+            if let Some(stmt) = stmt {
+                return Ok(Planned {
+                    stmt,
+                    columns,
+                    params,
+                    perms,
+                });
+            }
+        }
+    }
+    Ok(Planned {
+        stmt: PlannedStmt::Rewritten { command, products },
+        columns,
+        params,
+        perms,
+    })
+}
 
 /// A query's result columns of a reg* type (`c.oid::regclass`) leave as
 /// the object's name, as PostgreSQL's output function prints them; inside
@@ -347,7 +472,15 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
             }
         }
     }
-    let (inner, _) = plan_node(b, node(req(&e.query)?)?)?;
+    let query = node(req(&e.query)?)?;
+    let inner = match crate::rewrite::rewrite(b.catalog, b.eval, query)? {
+        Some(rw) => {
+            let p = plan_rewritten(b.catalog, b.eval, query, rw, &[], b.vars)?;
+            b.perms.extend(p.perms);
+            p.stmt
+        }
+        None => plan_node(b, query)?.0,
+    };
     if matches!(inner, PlannedStmt::Ddl | PlannedStmt::Call { .. }) {
         return Err(DbError::unsupported("EXPLAIN of utility statements"));
     }
@@ -404,6 +537,12 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
                 }
             }
             out.extend(rest);
+        }
+        PlannedStmt::Rewritten { products, .. } => {
+            // As PostgreSQL: each query's plan in turn.
+            for p in products {
+                explain(&p.stmt, out);
+            }
         }
         PlannedStmt::Call { .. } | PlannedStmt::Ddl => {}
     }

@@ -29,7 +29,9 @@
 //! Left out (0A000): view column defaults (ALTER VIEW ... SET DEFAULT),
 //! ON CONFLICT through a view, RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
-//! INSERT/RETURNING; INSTEAD OF triggers and rules do not exist.
+//! INSERT/RETURNING, and writes through a view into a relation with
+//! rules for the event (rules apply before planning, in the rewriter);
+//! INSTEAD OF triggers do not exist.
 
 use std::sync::Arc;
 
@@ -275,10 +277,12 @@ fn resolve_depth(
             if t.matview.is_some() {
                 return Err(not_updatable(&v.name, kind, NOT_SINGLE));
             }
+            refuse_rules(&v.name, &t.name, &t.rules, kind)?;
             b.need(ObjKind::Table, t.oid.0, &t.name, privs);
             let scope = select::table_scope(&t, &alias);
             (t, None, scope)
         } else if let Some(inner) = b.catalog.view(&name) {
+            refuse_rules(&v.name, &inner.name, &inner.rules, kind)?;
             b.need(ObjKind::Table, inner.oid.0, &inner.name, privs);
             let lower = resolve_depth(b, &inner, kind, privs, depth + 1)?;
             let scope = lower.scope(&alias);
@@ -290,6 +294,30 @@ fn resolve_depth(
     })();
     b.perm_as = saved_as;
     r
+}
+
+/// A write through a view reaches the relation below it without that
+/// relation's rules (they rewrite statements before planning, and this
+/// expansion happens in planning): 0A000 rather than skip them.
+fn refuse_rules(
+    view: &str,
+    below: &str,
+    rules: &[nestor_catalog::RuleDef],
+    kind: WriteKind,
+) -> Result<(), DbError> {
+    let event = match kind {
+        WriteKind::Insert => nestor_catalog::RuleEvent::Insert,
+        WriteKind::Update => nestor_catalog::RuleEvent::Update,
+        WriteKind::Delete => nestor_catalog::RuleEvent::Delete,
+    };
+    if rules.iter().any(|r| r.event == event) {
+        return Err(DbError::unsupported(format!(
+            "{} through view \"{view}\" into \"{below}\", which has ON {} rules",
+            event.name(),
+            event.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Bind one view's select list and WHERE in the scope of the level below

@@ -1,7 +1,7 @@
 //! Schema changes survive a crash: recovery installs the typed catalog
 //! records the WAL and the checkpoint carry (no SQL is re-executed), so
 //! tables, defaults, CHECK constraints, indexes, sequences, functions,
-//! procedures, triggers, views, dropped, renamed (functions too) and truncated objects come back exactly
+//! procedures, triggers, views, rules, dropped, renamed (functions too) and truncated objects come back exactly
 //! as committed — first from the WAL alone, then from a checkpoint image.
 //! Transactions whose redo went to a redo file come back the same way,
 //! and leave no file behind when they roll back or once a checkpoint holds
@@ -732,4 +732,72 @@ fn expression_and_partial_indexes_survive_crashes() {
     assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
     let third = Server::start_on(&dir);
     check_computed_indexes(&third);
+}
+
+/// What must hold after each restart of `rules_survive_crashes`.
+fn check_rules(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select c.relname, r.rulename, r.ev_type, r.is_instead from pg_rewrite r \
+             join pg_class c on c.oid = r.ev_class where r.rulename <> '_RETURN' \
+             and c.relnamespace = 'public'::regnamespace order by 1, 2"
+        ),
+        "base|base_log|3|f\nbase|base_skip|4|t\nbv|bv_ins|3|t\nbv|bv_upd_renamed|2|t"
+    );
+    // The rules still rewrite: a view written through its INSTEAD rules,
+    // a table's ALSO and conditional INSTEAD rules.
+    assert_eq!(
+        ok(server, "insert into bv values (10, 'ten') returning a, b"),
+        "10|ten"
+    );
+    ok(server, "update bv set b = b || '!' where a = 10");
+    ok(server, "delete from base where a = 10");
+    assert_eq!(
+        ok(server, "select a, b from base order by a"),
+        "1|one\n10|ten!"
+    );
+    let n = ok(server, "select count(*) from blog where a = 10");
+    assert_eq!(n, "1");
+}
+
+#[test]
+fn rules_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table base (a int primary key, b text)",
+        "create table blog (a int, b text)",
+        "create view bv as select a, b from base",
+        "create rule bv_ins as on insert to bv do instead \
+         insert into base values (new.a, new.b) returning a, b",
+        "create rule bv_upd as on update to bv do instead \
+         update base set b = new.b where a = old.a",
+        "alter rule bv_upd on bv rename to bv_upd_renamed",
+        "create rule base_log as on insert to base do also insert into blog values (new.a, new.b)",
+        "create rule base_skip as on delete to base where old.a >= 10 do instead nothing",
+        "create rule gone as on delete to bv do instead nothing",
+        "drop rule gone on bv",
+        "begin; create rule rolled_back as on update to base do instead nothing; rollback",
+        "insert into base values (1, 'one')",
+    ] {
+        ok(&server, sql);
+    }
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_rules(&again);
+    ok(&again, "delete from base where a = 10");
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    assert_eq!(
+        ok(
+            &third,
+            "select count(*) from pg_rules where schemaname = 'public'"
+        ),
+        "4"
+    );
+    ok(&third, "delete from base where a = 10");
+    assert_eq!(ok(&third, "select count(*) from base"), "2");
 }

@@ -277,6 +277,7 @@ regress!(
     datetime_input,
     datetime_precision,
     with_modify,
+    create_rules,
     jsonb_set_like_escape,
     set_fns,
     user_srf,

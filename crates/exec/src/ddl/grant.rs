@@ -689,6 +689,10 @@ fn check_ddl_in(
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
         },
+        NodeEnum::RuleStmt(r) => match rel(r.relation.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
         NodeEnum::RenameStmt(rs) => match rel(rs.relation.as_ref()) {
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
@@ -746,6 +750,16 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
                     [] => continue,
                 };
                 require_relation_owner(ctx, &name)?;
+            }
+            ObjectType::ObjectRule => {
+                if let NodeEnum::List(l) = node(o)? {
+                    let parts = bind::names(&l.items);
+                    if let [.., rel, _] = parts.as_slice() {
+                        if ctx.catalog.relation(rel).is_some() {
+                            require_relation_owner(ctx, rel)?;
+                        }
+                    }
+                }
             }
             ObjectType::ObjectFunction
             | ObjectType::ObjectProcedure

@@ -27,6 +27,7 @@ mod reindex;
 mod rename;
 mod role;
 mod role_settings;
+mod rule;
 mod schema;
 mod seq_params;
 mod table;
@@ -48,6 +49,7 @@ pub(crate) use reindex::reindex;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
 pub use role_settings::{alter_database_set, alter_role_set, const_text, set_stmt_value};
+pub use rule::create_rule;
 pub use schema::create_schema;
 pub use table::{create_index, create_table, create_table_as};
 pub use trigger::create_trigger;
@@ -173,6 +175,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectProcedure
         | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
+        pb::ObjectType::ObjectRule => return rule::drop_rule(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),

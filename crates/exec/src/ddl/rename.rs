@@ -89,6 +89,9 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             return Ok(CommandTag::Plain("ALTER DOMAIN"));
         }
     }
+    if kind == ObjectType::ObjectRule {
+        return super::rule::rename_rule(ctx, rs);
+    }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
         Some(NodeEnum::ObjectWithArgs(owa)),

@@ -584,6 +584,7 @@ fn build_table(
         owned_sequences: seqs.iter().map(|s| s.name.clone()).collect(),
         on_commit: OnCommit::PreserveRows,
         triggers: Vec::new(),
+        rules: Vec::new(),
         foreign_keys: Vec::new(),
         identities: el
             .identities

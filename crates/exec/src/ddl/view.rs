@@ -166,6 +166,7 @@ pub fn create_view(
         depends_on,
         temporary,
         check_option,
+        rules: prev.as_ref().map(|p| p.rules.clone()).unwrap_or_default(),
     };
     let def = Arc::new(def);
     if check_option != ViewCheckOption::None {

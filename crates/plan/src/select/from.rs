@@ -117,6 +117,16 @@ pub(crate) fn plan_from_item(
         }
     };
     if let Some(a) = alias {
+        if bind::is_pseudo_rel(&a.aliasname) {
+            // A rule action's NEW or OLD: reachable by qualified name
+            // only, and not in `*` (PostgreSQL's p_cols_visible false).
+            for c in &mut scope.cols[before..] {
+                if !c.hidden {
+                    c.hidden = true;
+                    c.merged = true;
+                }
+            }
+        }
         // More column aliases than columns (PostgreSQL's buildRelationAliases).
         let available = scope.cols[before..].iter().filter(|c| !c.hidden).count();
         if a.colnames.len() > available {

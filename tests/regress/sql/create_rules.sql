@@ -1,0 +1,164 @@
+--
+-- Rewrite rules (CREATE RULE ... ON INSERT | UPDATE | DELETE): DO ALSO
+-- and DO INSTEAD actions with NEW and OLD, conditional rules, DO
+-- NOTHING, RETURNING through an INSTEAD rule, rules on tables and views,
+-- rules in data-modifying WITH items, DROP RULE and ALTER RULE, and
+-- PostgreSQL's errors for what rules may not do.
+--
+\set QUIET off
+\set VERBOSITY verbose
+
+-- a writable view through INSTEAD rules, with RETURNING
+CREATE TABLE foo (f1 int, f2 text, f3 int DEFAULT 42, f4 int8 DEFAULT 99);
+INSERT INTO foo VALUES (2, 'more');
+CREATE VIEW voo AS SELECT f1, f2 FROM foo;
+CREATE RULE voo_i AS ON INSERT TO voo DO INSTEAD
+  INSERT INTO foo VALUES (new.*, 57);
+INSERT INTO voo VALUES (11, 'zit');
+INSERT INTO voo VALUES (12, 'zoo') RETURNING *, f1 * 2;
+CREATE OR REPLACE RULE voo_i AS ON INSERT TO voo DO INSTEAD
+  INSERT INTO foo VALUES (new.*, 57) RETURNING *;
+CREATE OR REPLACE RULE voo_i AS ON INSERT TO voo DO INSTEAD
+  INSERT INTO foo VALUES (new.*, 57) RETURNING f2, f1;
+CREATE OR REPLACE RULE voo_i AS ON INSERT TO voo DO INSTEAD
+  INSERT INTO foo VALUES (new.*, 57) RETURNING f1;
+CREATE OR REPLACE RULE voo_i AS ON INSERT TO voo DO INSTEAD
+  INSERT INTO foo VALUES (new.*, 57) RETURNING f1, f2;
+INSERT INTO voo VALUES (13, 'zit2');
+INSERT INTO voo VALUES (14, 'zoo2') RETURNING *;
+INSERT INTO voo (f2, f1) VALUES ('a', 20), ('b', 21) RETURNING f2, f1 + 1 AS next;
+INSERT INTO voo SELECT f1 + 100, f2 FROM foo WHERE f1 < 12;
+SELECT * FROM foo ORDER BY f1;
+CREATE RULE voo_u AS ON UPDATE TO voo DO INSTEAD
+  UPDATE foo SET f1 = new.f1, f2 = new.f2 WHERE f1 = old.f1
+  RETURNING f1, f2;
+UPDATE voo SET f1 = f1 + 1 WHERE f2 = 'zoo2';
+UPDATE voo SET f1 = f1 + 1 WHERE f2 = 'zoo2' RETURNING *, f1 * 2;
+UPDATE voo v SET f2 = v.f2 || '!' WHERE v.f1 > 100;
+SELECT * FROM voo ORDER BY f1;
+CREATE RULE voo_d AS ON DELETE TO voo DO INSTEAD
+  DELETE FROM foo WHERE f1 = old.f1 RETURNING f1, f2;
+DELETE FROM voo WHERE f1 = 13;
+DELETE FROM voo WHERE f2 = 'zit' RETURNING *;
+DELETE FROM voo WHERE f1 > 100 RETURNING f1;
+SELECT * FROM foo ORDER BY f1;
+SELECT c.relname, r.rulename, r.ev_type, r.is_instead
+  FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
+  WHERE r.rulename <> '_RETURN' AND c.relnamespace = 'public'::regnamespace
+  ORDER BY 1, 2;
+SELECT schemaname, tablename, rulename FROM pg_rules WHERE schemaname = 'public'
+  ORDER BY rulename;
+
+-- DO ALSO rules on a table: an audit log
+CREATE TABLE t (a int PRIMARY KEY, b text);
+CREATE TABLE log (op text, a int, b text);
+CREATE RULE t_ins AS ON INSERT TO t DO ALSO
+  INSERT INTO log VALUES ('ins', new.a, new.b);
+CREATE RULE t_upd AS ON UPDATE TO t WHERE old.b IS DISTINCT FROM new.b DO ALSO
+  INSERT INTO log VALUES ('upd', old.a, old.b || ' -> ' || new.b);
+CREATE RULE t_del AS ON DELETE TO t DO ALSO
+  INSERT INTO log VALUES ('del', old.a, old.b);
+INSERT INTO t VALUES (1, 'one'), (2, 'two');
+INSERT INTO t VALUES (3, 'three') RETURNING *;
+UPDATE t SET b = 'uno' WHERE a = 1;
+UPDATE t SET a = a + 100 WHERE a = 2;
+DELETE FROM t WHERE a > 100;
+SELECT * FROM t ORDER BY a;
+SELECT * FROM log;
+
+-- a conditional INSTEAD rule keeps the statement for the other rows
+CREATE TABLE t2 (a int, b text);
+CREATE RULE t2_neg AS ON INSERT TO t2 WHERE new.a < 0 DO INSTEAD
+  INSERT INTO log VALUES ('neg', new.a, new.b);
+INSERT INTO t2 VALUES (-1, 'x'), (1, 'y'), (-2, 'z');
+INSERT INTO t2 VALUES (5);
+SELECT * FROM t2 ORDER BY a;
+SELECT * FROM log WHERE op = 'neg' ORDER BY a;
+CREATE RULE t2_upd AS ON UPDATE TO t2 WHERE old.a > 1 DO INSTEAD NOTHING;
+UPDATE t2 SET b = 'upd';
+SELECT * FROM t2 ORDER BY a;
+INSERT INTO t2 VALUES (-9, 'w') RETURNING *;
+-- DO INSTEAD NOTHING, rules with several actions
+CREATE RULE t2_del AS ON DELETE TO t2 DO INSTEAD NOTHING;
+DELETE FROM t2;
+SELECT count(*) FROM t2;
+CREATE OR REPLACE RULE t2_del AS ON DELETE TO t2 DO INSTEAD (
+  INSERT INTO log VALUES ('del1', old.a, old.b);
+  INSERT INTO log VALUES ('del2', old.a, old.b);
+  DELETE FROM t2 WHERE a = old.a
+);
+DELETE FROM t2 WHERE a = 1;
+SELECT * FROM t2 ORDER BY a;
+SELECT * FROM log WHERE op LIKE 'del_' ORDER BY op;
+-- ALTER RULE ... RENAME, DROP RULE
+ALTER RULE t2_del ON t2 RENAME TO t2_delete;
+ALTER RULE t2_del ON t2 RENAME TO t2_x;
+ALTER RULE t2_delete ON t2 RENAME TO t2_neg;
+SELECT rulename FROM pg_rules WHERE tablename = 't2' ORDER BY 1;
+DROP RULE t2_delete ON t2;
+DROP RULE t2_delete ON t2;
+DROP RULE IF EXISTS t2_delete ON t2;
+DROP RULE IF EXISTS r ON no_such_table;
+CREATE RULE t2_neg AS ON INSERT TO t2 DO INSTEAD NOTHING;
+-- rules go with their table
+DROP TABLE t2;
+SELECT count(*) FROM pg_rules WHERE tablename = 't2';
+-- rules in a transaction roll back with it
+BEGIN;
+CREATE RULE t_nothing AS ON INSERT TO t DO INSTEAD NOTHING;
+INSERT INTO t VALUES (7, 'seven');
+ROLLBACK;
+INSERT INTO t VALUES (7, 'seven');
+SELECT * FROM t WHERE a = 7;
+
+-- what rules may not do
+CREATE TABLE w (a int, b text);
+CREATE RULE bad AS ON INSERT TO w DO INSTEAD INSERT INTO log VALUES ('x', old.a);
+CREATE RULE bad AS ON DELETE TO w DO INSTEAD INSERT INTO log VALUES ('x', new.a);
+CREATE RULE bad AS ON UPDATE TO w WHERE a > 0 DO INSTEAD NOTHING;
+CREATE RULE bad AS ON INSERT TO w WHERE new.a > 0 DO INSTEAD
+  INSERT INTO w VALUES (new.a) RETURNING *;
+CREATE RULE bad AS ON INSERT TO w DO ALSO
+  INSERT INTO log VALUES ('x', new.a) RETURNING a, b;
+CREATE RULE bad AS ON INSERT TO w DO INSTEAD
+  INSERT INTO log VALUES ('x', new.a) RETURNING op, b;
+CREATE RULE bad AS ON INSERT TO w DO INSTEAD
+  INSERT INTO log VALUES ('x', new.nope);
+CREATE RULE bad AS ON INSERT TO no_such_table DO INSTEAD NOTHING;
+CREATE RULE w_r AS ON INSERT TO w DO INSTEAD NOTHING;
+CREATE RULE w_r AS ON INSERT TO w DO INSTEAD NOTHING;
+INSERT INTO w VALUES (1) RETURNING *;
+UPDATE w SET a = 1 RETURNING *;
+CREATE RULE w_loop AS ON UPDATE TO w DO INSTEAD UPDATE w SET b = new.b;
+UPDATE w SET b = 'x';
+DROP RULE w_loop ON w;
+CREATE RULE w_u AS ON UPDATE TO w DO INSTEAD NOTHING;
+INSERT INTO w VALUES (1) ON CONFLICT DO NOTHING;
+
+-- rules and data-modifying WITH items
+CREATE TABLE y (a int);
+INSERT INTO y VALUES (1), (2), (3);
+CREATE RULE y_rule AS ON DELETE TO y DO INSTEAD
+  INSERT INTO y VALUES (42) RETURNING *;
+WITH d AS (DELETE FROM y RETURNING *) SELECT * FROM d;
+SELECT * FROM y ORDER BY a;
+DROP RULE y_rule ON y;
+CREATE TABLE y2 (a int);
+CREATE RULE y_ins AS ON INSERT TO y DO INSTEAD INSERT INTO y2 VALUES (new.a);
+WITH d AS (DELETE FROM y RETURNING *) INSERT INTO y SELECT * FROM d;
+SELECT * FROM y ORDER BY a;
+SELECT * FROM y2 ORDER BY a;
+CREATE OR REPLACE RULE y_ins AS ON INSERT TO y DO INSTEAD INSERT INTO y2 SELECT new.a;
+WITH d AS (DELETE FROM y RETURNING *) INSERT INTO y SELECT * FROM d;
+CREATE OR REPLACE RULE y_ins AS ON INSERT TO y WHERE new.a = 0 DO INSTEAD DELETE FROM y;
+WITH t AS (INSERT INTO y VALUES (0)) VALUES (false);
+CREATE OR REPLACE RULE y_ins AS ON INSERT TO y DO INSTEAD NOTHING;
+WITH t AS (INSERT INTO y VALUES (0)) VALUES (false);
+CREATE OR REPLACE RULE y_ins AS ON INSERT TO y DO ALSO INSERT INTO y2 VALUES (new.a);
+WITH t AS (INSERT INTO y VALUES (0)) VALUES (false);
+CREATE OR REPLACE RULE y_ins AS ON INSERT TO y DO INSTEAD (
+  INSERT INTO y2 VALUES (new.a); INSERT INTO y2 VALUES (new.a));
+WITH t AS (INSERT INTO y VALUES (0)) VALUES (false);
+CREATE RULE y_with AS ON UPDATE TO y DO INSTEAD
+  WITH t AS (SELECT old.*) UPDATE y2 SET a = t.a FROM t;
+DROP RULE y_ins ON y;
