@@ -347,7 +347,12 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
             }
         }
     }
-    let (inner, _) = plan_node(b, node(req(&e.query)?)?)?;
+    let mut query = node(req(&e.query)?)?;
+    // EXPLAIN DECLARE c CURSOR FOR q explains q.
+    if let NodeEnum::DeclareCursorStmt(d) = query {
+        query = node(req(&d.query)?)?;
+    }
+    let (inner, _) = plan_node(b, query)?;
     if matches!(inner, PlannedStmt::Ddl | PlannedStmt::Call { .. }) {
         return Err(DbError::unsupported("EXPLAIN of utility statements"));
     }

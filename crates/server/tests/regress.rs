@@ -270,6 +270,7 @@ regress!(
     bpchar,
     time_type,
     row_constructors,
+    cursors_sql,
     window_frames,
     order_using,
     datestyle,
