@@ -88,7 +88,7 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
         View::Cursors => db
             .sessions
             .get(ev.ctx.session)
-            .map(|s| s.cursors.lock().iter().map(|c| cursor_row(c)).collect())
+            .map(|s| s.cursors.lock().iter().map(cursor_row).collect())
             .unwrap_or_default(),
         View::PreparedStatements => db
             .sessions

@@ -177,7 +177,7 @@ pub(crate) struct Tracked {
 /// module header): with FOR UPDATE/SHARE the locked ones (`true`), else
 /// the one table of a simply updatable scan (`false`).
 pub(crate) fn trackable(catalog: &Catalog, sel: &pb::SelectStmt) -> (bool, Vec<Tracked>) {
-    let plain = pb::SetOperation::try_from(sel.op).map_or(false, |op| {
+    let plain = pb::SetOperation::try_from(sel.op).is_ok_and(|op| {
         matches!(
             op,
             pb::SetOperation::SetopNone | pb::SetOperation::Undefined

@@ -832,7 +832,7 @@ impl Session {
                 creation_time_us: c.created_us,
             })
             .collect();
-        list.sort_by(|a, b| a.creation_time_us.cmp(&b.creation_time_us));
+        list.sort_by_key(|a| a.creation_time_us);
         *self.shared.cursors.lock() = list;
     }
 

@@ -218,6 +218,18 @@ UPDATE ONLY cs_parent SET v = 'only' WHERE CURRENT OF i;
 UPDATE cs_child SET v = 'child' WHERE CURRENT OF i;
 SELECT tableoid::regclass, * FROM cs_parent ORDER BY id;
 ROLLBACK;
+-- FOR UPDATE of an inheritance tree locks each row in its own table
+BEGIN;
+DECLARE i CURSOR FOR SELECT * FROM cs_parent WHERE id > 1 FOR UPDATE;
+FETCH 1 FROM i;
+UPDATE cs_parent SET v = v || '+' WHERE CURRENT OF i;
+FETCH 2 FROM i;
+UPDATE cs_parent SET v = v || '+' WHERE CURRENT OF i;
+DELETE FROM cs_child WHERE CURRENT OF i;
+SELECT * FROM cs_parent ORDER BY id;
+SELECT id FROM cs_parent ORDER BY id DESC FOR SHARE;
+SELECT p.id, o.id FROM cs_parent p JOIN cs_other o ON o.id = p.id FOR UPDATE OF p;
+ROLLBACK;
 BEGIN;
 DECLARE i CURSOR FOR SELECT * FROM ONLY cs_parent;
 FETCH i;
