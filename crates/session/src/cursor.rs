@@ -45,9 +45,14 @@
 //! previous transaction.
 //!
 //! Left out: a cursor's volatile functions run at DECLARE (PostgreSQL runs
-//! them as rows are fetched, so they can see later commands' changes);
-//! PostgreSQL calls a scan sorted by a Sort node not simply updatable, Nestor
-//! accepts it.
+//! them as rows are fetched, so they can see later commands' changes), and
+//! a FOR UPDATE cursor locks its rows at DECLARE (PostgreSQL locks each as
+//! it is fetched, skipping rows the transaction changed in between);
+//! PostgreSQL calls a scan sorted by a Sort node, or under a window
+//! function or a set-returning function in the select list, not simply
+//! updatable, Nestor accepts it; DECLARE in a SQL function's body is 0A000
+//! (the function runs in the executor, the cursors live in the session);
+//! PL/pgSQL has no cursors yet.
 
 use std::sync::Arc;
 
