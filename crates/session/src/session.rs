@@ -885,6 +885,44 @@ impl Session {
         let Some(node) = raw.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
             return Ok(None);
         };
+        let node = match node {
+            // EXPLAIN of one: with ANALYZE it runs, so it needs the row.
+            NodeEnum::ExplainStmt(e) => {
+                let Some(inner) = e.query.as_ref().and_then(|q| q.node.as_ref()) else {
+                    return Ok(None);
+                };
+                let runs = e.options.iter().any(|o| match o.node.as_ref() {
+                    Some(NodeEnum::DefElem(d)) if d.defname == "analyze" => !matches!(
+                        d.arg.as_deref().and_then(|a| a.node.as_ref()),
+                        Some(NodeEnum::String(v)) if matches!(v.sval.as_str(), "false" | "off")
+                    ),
+                    _ => false,
+                });
+                let Some(inner) = self.current_of_node(inner, placeholder || !runs)? else {
+                    return Ok(None);
+                };
+                let mut e = e.clone();
+                e.query = Some(Box::new(nestor_parser::pb::Node { node: Some(inner) }));
+                NodeEnum::ExplainStmt(e)
+            }
+            node => match self.current_of_node(node, placeholder)? {
+                Some(n) => n,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(RawStmt {
+            stmt: Some(Box::new(nestor_parser::pb::Node { node: Some(node) })),
+            stmt_location: raw.stmt_location,
+            stmt_len: raw.stmt_len,
+        }))
+    }
+
+    /// [`Self::rewrite_current_of`] of the UPDATE or DELETE itself.
+    fn current_of_node(
+        &mut self,
+        node: &NodeEnum,
+        placeholder: bool,
+    ) -> Result<Option<NodeEnum>, DbError> {
         let (relation, where_clause) = match node {
             NodeEnum::UpdateStmt(u) => (&u.relation, &u.where_clause),
             NodeEnum::DeleteStmt(d) => (&d.relation, &d.where_clause),
@@ -913,11 +951,7 @@ impl Session {
             NodeEnum::DeleteStmt(d) => d.where_clause = Some(Box::new(cond)),
             _ => {}
         }
-        Ok(Some(RawStmt {
-            stmt: Some(Box::new(nestor_parser::pb::Node { node: Some(node) })),
-            stmt_location: raw.stmt_location,
-            stmt_len: raw.stmt_len,
-        }))
+        Ok(Some(node))
     }
 
     /// The current row of cursor `name` in the table `rv` names.
