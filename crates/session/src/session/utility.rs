@@ -343,47 +343,13 @@ fn declare_cursor(
     };
     check_read_only(d.options, sel)?;
     let hints: Vec<u32> = params.iter().map(|_| 0).collect();
-    // The query with its tracked tables' origins appended; as written when
-    // it has none, or when they do not fit it (an aggregate, say).
-    let (marks, tracked) = cursor::trackable(&s.catalog, sel);
-    let mut with_origins = None;
-    if !tracked.is_empty() {
-        let node = NodeEnum::SelectStmt(Box::new(cursor::with_origins(sel, &tracked)));
-        let aug = RawStmt {
-            stmt: Some(Box::new(Node { node: Some(node) })),
-            stmt_location: 0,
-            stmt_len: 0,
-        };
-        if let Ok(p) = s.prepare_query(text, &aug, &hints) {
-            with_origins = Some(p);
-        }
-    }
-    let tracked_n = if with_origins.is_some() {
-        tracked.len()
-    } else {
-        0
-    };
-    let prepared = match with_origins {
-        Some(p) => p,
-        None => s.prepare_query(text, &raw, &hints)?,
-    };
+    let (prepared, updatable, tracked) = prepare_cursor(s, text, &raw, sel, &hints)?;
     let mut columns = prepared
         .columns
         .clone()
         .ok_or_else(|| DbError::internal("cursor query returns no rows"))?;
-    columns.truncate(columns.len().saturating_sub(2 * tracked_n));
-    let scrollable = if d.options & cursor::CURSOR_OPT_SCROLL != 0 {
-        true
-    } else if d.options & cursor::CURSOR_OPT_NO_SCROLL != 0 {
-        false
-    } else {
-        // A SELECT without FROM is a Result node in PostgreSQL (a
-        // ProjectSet over one with a set-returning function), which cannot
-        // run backward, whatever Nestor's plan for it (a function scan).
-        let from_less =
-            sel.from_clause.is_empty() && sel.values_lists.is_empty() && sel.sort_clause.is_empty();
-        sel.locking_clause.is_empty() && !from_less && prepared.supports_backward_scan()
-    };
+    columns.truncate(columns.len().saturating_sub(2 * tracked));
+    let scrollable = scrollable(d.options, sel, &prepared);
     let params = coerce_params(s, params, &prepared.param_types)?;
     let mut sink = cursor::CursorSink::new();
     let (r, notices) =
@@ -393,25 +359,12 @@ fn declare_cursor(
     }
     r?;
     let mut found = sink.rows;
-    let origins = if tracked_n == 0 {
-        Vec::new()
-    } else {
-        found
+    let origins = match tracked {
+        0 => Vec::new(),
+        n => found
             .iter_mut()
-            .map(|row| cursor::take_origins(row, tracked_n))
-            .collect()
-    };
-    let updatable = match (tracked_n, marks) {
-        (0, false) => cursor::Updatable::No,
-        (_, false) => cursor::Updatable::Scan(tracked[0].members.clone()),
-        // A locked table whose origins could not be kept is still a
-        // FOR UPDATE reference (the errors count them).
-        (_, true) => cursor::Updatable::Marks(tracked.into_iter().map(|t| t.members).collect()),
-    };
-    let origins = if tracked_n == 0 && marks {
-        found.iter().map(|_| Vec::new()).collect()
-    } else {
-        origins
+            .map(|row| cursor::take_origins(row, n))
+            .collect(),
     };
     s.cursors.insert(
         d.portalname.clone(),
@@ -434,6 +387,68 @@ fn declare_cursor(
     s.publish_cursors();
     tag(rows, "DECLARE CURSOR");
     Ok(())
+}
+
+/// Plan DECLARE's query, with the origins of the tables WHERE CURRENT OF
+/// can reach appended (crate::cursor) when there are such tables and the
+/// query takes them (an aggregate does not: then it is planned as
+/// written). Returns the plan, what WHERE CURRENT OF can use, and how many
+/// tables' origins each row ends with.
+fn prepare_cursor(
+    s: &mut Session,
+    text: &Arc<str>,
+    raw: &RawStmt,
+    sel: &nestor_parser::pb::SelectStmt,
+    hints: &[u32],
+) -> Result<(nestor_exec::Prepared, cursor::Updatable, usize), DbError> {
+    let (marks, tracked) = cursor::trackable(&s.catalog, sel);
+    let with_origins = if tracked.is_empty() {
+        None
+    } else {
+        let node = NodeEnum::SelectStmt(Box::new(cursor::with_origins(sel, &tracked)));
+        let aug = RawStmt {
+            stmt: Some(Box::new(Node { node: Some(node) })),
+            stmt_location: 0,
+            stmt_len: 0,
+        };
+        s.prepare_query(text, &aug, hints).ok()
+    };
+    let n = tracked.len();
+    let members = tracked.into_iter().map(|t| t.members);
+    Ok(match with_origins {
+        Some(p) if marks => (p, cursor::Updatable::Marks(members.collect()), n),
+        Some(p) => (p, cursor::Updatable::Scan(members.flatten().collect()), n),
+        // A locked table whose origins could not be kept is still a FOR
+        // UPDATE reference (the errors count them); its rows have none.
+        None if marks => (
+            s.prepare_query(text, raw, hints)?,
+            cursor::Updatable::Marks(members.collect()),
+            0,
+        ),
+        None => (s.prepare_query(text, raw, hints)?, cursor::Updatable::No, 0),
+    })
+}
+
+/// Whether a cursor allows backward moves (crate::cursor): SCROLL does,
+/// NO SCROLL does not, else PostgreSQL's rule — a plan that can run
+/// backward and locks no rows.
+fn scrollable(
+    options: i32,
+    sel: &nestor_parser::pb::SelectStmt,
+    prepared: &nestor_exec::Prepared,
+) -> bool {
+    if options & cursor::CURSOR_OPT_SCROLL != 0 {
+        return true;
+    }
+    if options & cursor::CURSOR_OPT_NO_SCROLL != 0 {
+        return false;
+    }
+    // A SELECT without FROM is a Result node in PostgreSQL (a ProjectSet
+    // over one with a set-returning function), which cannot run backward,
+    // whatever Nestor's plan for it (a function scan).
+    let from_less =
+        sel.from_clause.is_empty() && sel.values_lists.is_empty() && sel.sort_clause.is_empty();
+    sel.locking_clause.is_empty() && !from_less && prepared.supports_backward_scan()
 }
 
 /// PostgreSQL's refusals of a cursor that locks rows: it may not be
