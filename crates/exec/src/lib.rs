@@ -72,6 +72,6 @@ pub use ddl::{const_text, set_stmt_value};
 pub use foreign_keys::{check_deferred, named_constraints, ConstraintModes, DeferredCheck};
 pub use modify::copy_insert;
 pub use notify::{ListenOp, Notification, PendingNotify};
-pub use registry::{ActivityRow, CancelToken, PreparedInfo, Registry};
+pub use registry::{ActivityRow, CancelToken, CursorInfo, PreparedInfo, Registry};
 pub use statement::{execute, prepare, Prepared};
 pub use tag::{CommandTag, RowsCommand};

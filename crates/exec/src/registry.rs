@@ -175,11 +175,28 @@ pub struct SessionShared {
     /// Its named prepared statements (SQL PREPARE and protocol-level
     /// Parse), as pg_prepared_statements shows them to the session itself.
     pub prepared: Mutex<Vec<Arc<PreparedInfo>>>,
+    /// Its open cursors (SQL DECLARE), as pg_cursors shows them to the
+    /// session itself.
+    pub cursors: Mutex<Vec<CursorInfo>>,
     /// The connection's TLS (set at start, never changed).
     pub ssl: Option<SslInfo>,
     /// The session's identity in the server log, for lines other threads
     /// write about it (weak: the log identity reads this entry).
     pub log: std::sync::OnceLock<std::sync::Weak<nestor_common::log::SessionLog>>,
+}
+
+/// An open cursor as pg_cursors shows it.
+#[derive(Clone, Debug)]
+pub struct CursorInfo {
+    pub name: String,
+    /// The query string the DECLARE came in (PostgreSQL keeps the whole
+    /// string, as for PREPARE).
+    pub statement: Arc<str>,
+    pub holdable: bool,
+    pub binary: bool,
+    pub scrollable: bool,
+    /// Microseconds since 2000-01-01 UTC.
+    pub creation_time_us: i64,
 }
 
 /// A named prepared statement as pg_prepared_statements shows it.

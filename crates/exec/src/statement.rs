@@ -44,6 +44,17 @@ pub struct Prepared {
     stat_id: std::sync::OnceLock<Arc<crate::stat_statements::QueryId>>,
 }
 
+impl Prepared {
+    /// Whether a query could run backward as PostgreSQL would plan it
+    /// (`Plan::supports_backward_scan`; false for anything but a query).
+    pub fn supports_backward_scan(&self) -> bool {
+        match &*self.current.read().1 {
+            PlannedStmt::Query(plan) => plan.supports_backward_scan(),
+            _ => false,
+        }
+    }
+}
+
 #[cfg(test)]
 impl Prepared {
     /// The plan made at prepare time.

@@ -85,6 +85,11 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
             Value::Int8(db.stat_statements.dealloc()),
             Value::TimestampTz(db.stat_statements.stats_reset_us()),
         ]],
+        View::Cursors => db
+            .sessions
+            .get(ev.ctx.session)
+            .map(|s| s.cursors.lock().iter().map(cursor_row).collect())
+            .unwrap_or_default(),
         View::PreparedStatements => db
             .sessions
             .get(ev.ctx.session)
@@ -99,6 +104,17 @@ pub fn rows(view: View, ev: &mut Ev) -> Rows {
             rows
         }
     }
+}
+
+fn cursor_row(c: &crate::registry::CursorInfo) -> Vec<Value> {
+    vec![
+        text(&c.name),
+        text(&c.statement),
+        Value::Bool(c.holdable),
+        Value::Bool(c.binary),
+        Value::Bool(c.scrollable),
+        Value::TimestampTz(c.creation_time_us),
+    ]
 }
 
 fn prepared_row(p: &crate::registry::PreparedInfo) -> Vec<Value> {

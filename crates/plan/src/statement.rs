@@ -472,7 +472,11 @@ fn plan_explain(b: &mut Binder, e: &pb::ExplainStmt) -> Result<NodePlan, DbError
             }
         }
     }
-    let query = node(req(&e.query)?)?;
+    let mut query = node(req(&e.query)?)?;
+    // EXPLAIN DECLARE c CURSOR FOR q explains q.
+    if let NodeEnum::DeclareCursorStmt(d) = query {
+        query = node(req(&d.query)?)?;
+    }
     let inner = match crate::rewrite::rewrite(b.catalog, b.eval, query)? {
         Some(rw) => {
             let p = plan_rewritten(b.catalog, b.eval, query, rw, &[], b.vars)?;

@@ -2,8 +2,9 @@
 //! scanned): pg_stat_activity (from the session
 //! registry), nestor_stat_savepoints (savepoint counters per session),
 //! pg_stat_wal (the WAL's counters), nestor_memory (the memory budget),
-//! pg_sequences, pg_prepared_statements (the session's own named prepared
-//! statements, which it publishes in the registry), pg_stat_statements and
+//! pg_sequences, pg_prepared_statements and pg_cursors (the session's own
+//! named prepared statements and open cursors, which it publishes in the
+//! registry), pg_stat_statements and
 //! pg_stat_statements_info (`nestor_exec::stat_statements`), pg_stat_database
 //! and pg_stat_all_tables / pg_stat_user_tables, pg_stat_all_indexes /
 //! pg_stat_user_indexes and pg_statio_all_tables / pg_statio_user_tables
@@ -22,6 +23,7 @@ pub enum View {
     Memory,
     Sequences,
     PreparedStatements,
+    Cursors,
     StatSsl,
     Locks,
     WaitSamplingProfile,
@@ -57,6 +59,7 @@ impl View {
             "nestor_memory" => View::Memory,
             "pg_sequences" => View::Sequences,
             "pg_prepared_statements" => View::PreparedStatements,
+            "pg_cursors" => View::Cursors,
             "pg_stat_ssl" => View::StatSsl,
             "pg_locks" => View::Locks,
             "nestor_wait_sampling_profile" => View::WaitSamplingProfile,
@@ -84,6 +87,7 @@ impl View {
             View::Memory => "nestor_memory",
             View::Sequences => "pg_sequences",
             View::PreparedStatements => "pg_prepared_statements",
+            View::Cursors => "pg_cursors",
             View::StatSsl => "pg_stat_ssl",
             View::Locks => "pg_locks",
             View::WaitSamplingProfile => "nestor_wait_sampling_profile",
@@ -247,6 +251,14 @@ impl View {
                 ("client_dn", T::Text),
                 ("client_serial", T::Numeric(None)),
                 ("issuer_dn", T::Text),
+            ],
+            View::Cursors => vec![
+                ("name", T::Text),
+                ("statement", T::Text),
+                ("is_holdable", T::Bool),
+                ("is_binary", T::Bool),
+                ("is_scrollable", T::Bool),
+                ("creation_time", T::TimestampTz(None)),
             ],
             View::PreparedStatements => vec![
                 ("name", T::Text),

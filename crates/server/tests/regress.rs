@@ -271,6 +271,7 @@ regress!(
     geometric_types,
     time_type,
     row_constructors,
+    cursors_sql,
     window_frames,
     order_using,
     datestyle,

@@ -224,6 +224,7 @@ impl Session {
             notify_wake: Default::default(),
             listening: parking_lot::Mutex::new(Vec::new()),
             prepared: parking_lot::Mutex::new(Vec::new()),
+            cursors: parking_lot::Mutex::new(Vec::new()),
             log: Default::default(),
         });
         engine.sessions.register(
@@ -720,7 +721,8 @@ impl Session {
             return Err(aborted_error());
         }
         if nestor_plan::handles(node) {
-            let prepared = self.prepare_query(text, raw, &[])?;
+            let current_of = self.rewrite_current_of(raw, false)?;
+            let prepared = self.prepare_query(text, current_of.as_ref().unwrap_or(raw), &[])?;
             let mut described = None;
             if rows.describe {
                 if let Some(cols) = &prepared.columns {
@@ -808,8 +810,177 @@ impl Session {
             return;
         }
         let current = self.block.txn().is_some().then_some(self.block.start_us);
+        let before = self.cursors.len();
         self.cursors
             .retain(|_, c| c.hold || Some(c.txn_start_us) == current);
+        if self.cursors.len() != before {
+            self.publish_cursors();
+        }
+    }
+
+    /// Publish the open cursors for pg_cursors.
+    pub(crate) fn publish_cursors(&self) {
+        let mut list: Vec<nestor_exec::CursorInfo> = self
+            .cursors
+            .iter()
+            .map(|(name, c)| nestor_exec::CursorInfo {
+                name: name.clone(),
+                statement: c.statement.clone(),
+                holdable: c.hold,
+                binary: c.binary,
+                scrollable: c.scrollable,
+                creation_time_us: c.created_us,
+            })
+            .collect();
+        list.sort_by_key(|a| a.creation_time_us);
+        *self.shared.cursors.lock() = list;
+    }
+
+    /// What a transaction statement does to the cursors: a rollback drops
+    /// those its transaction declared, WITH HOLD ones too (`tag` "ROLLBACK",
+    /// or the statement failed and ended the transaction); ROLLBACK TO
+    /// drops those declared inside the savepoint; RELEASE hands them to
+    /// the enclosing level.
+    pub(crate) fn cursors_after_txn_stmt(
+        &mut self,
+        kind: nestor_parser::pb::TransactionStmtKind,
+        tag: Option<&'static str>,
+        txn_start: Option<i64>,
+    ) {
+        use nestor_parser::pb::TransactionStmtKind as K;
+        if self.cursors.is_empty() {
+            return;
+        }
+        let level = self.block.level() as usize;
+        match kind {
+            K::TransStmtRollbackTo if tag.is_some() => {
+                self.cursors.retain(|_, c| c.savepoint_depth < level);
+            }
+            K::TransStmtRelease if tag.is_some() => {
+                for c in self.cursors.values_mut() {
+                    c.savepoint_depth = c.savepoint_depth.min(level);
+                }
+            }
+            K::TransStmtCommit | K::TransStmtRollback if tag != Some("COMMIT") => {
+                if let Some(start) = txn_start {
+                    self.cursors.retain(|_, c| c.txn_start_us != start);
+                }
+            }
+            _ => {}
+        }
+        self.drop_stale_cursors();
+        self.publish_cursors();
+    }
+
+    /// `UPDATE/DELETE ... WHERE CURRENT OF c` with the condition the
+    /// cursor's current row stands for (crate::cursor); None for any other
+    /// statement. `placeholder`: a condition that matches nothing instead,
+    /// for planning the statement at Parse (it is planned again, with the
+    /// cursor's row, at each Execute).
+    pub(crate) fn rewrite_current_of(
+        &mut self,
+        raw: &RawStmt,
+        placeholder: bool,
+    ) -> Result<Option<RawStmt>, DbError> {
+        let Some(node) = raw.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
+            return Ok(None);
+        };
+        let node = match node {
+            // EXPLAIN of one: with ANALYZE it runs, so it needs the row.
+            NodeEnum::ExplainStmt(e) => {
+                let Some(inner) = e.query.as_ref().and_then(|q| q.node.as_ref()) else {
+                    return Ok(None);
+                };
+                let runs = e.options.iter().any(|o| match o.node.as_ref() {
+                    Some(NodeEnum::DefElem(d)) if d.defname == "analyze" => !matches!(
+                        d.arg.as_deref().and_then(|a| a.node.as_ref()),
+                        Some(NodeEnum::String(v)) if matches!(v.sval.as_str(), "false" | "off")
+                    ),
+                    _ => false,
+                });
+                let Some(inner) = self.current_of_node(inner, placeholder || !runs)? else {
+                    return Ok(None);
+                };
+                let mut e = e.clone();
+                e.query = Some(Box::new(nestor_parser::pb::Node { node: Some(inner) }));
+                NodeEnum::ExplainStmt(e)
+            }
+            node => match self.current_of_node(node, placeholder)? {
+                Some(n) => n,
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(RawStmt {
+            stmt: Some(Box::new(nestor_parser::pb::Node { node: Some(node) })),
+            stmt_location: raw.stmt_location,
+            stmt_len: raw.stmt_len,
+        }))
+    }
+
+    /// [`Self::rewrite_current_of`] of the UPDATE or DELETE itself.
+    fn current_of_node(
+        &mut self,
+        node: &NodeEnum,
+        placeholder: bool,
+    ) -> Result<Option<NodeEnum>, DbError> {
+        let (relation, where_clause) = match node {
+            NodeEnum::UpdateStmt(u) => (&u.relation, &u.where_clause),
+            NodeEnum::DeleteStmt(d) => (&d.relation, &d.where_clause),
+            _ => return Ok(None),
+        };
+        let Some(NodeEnum::CurrentOfExpr(co)) = where_clause.as_ref().and_then(|w| w.node.as_ref())
+        else {
+            return Ok(None);
+        };
+        let rv = relation
+            .as_ref()
+            .ok_or_else(|| DbError::internal("UPDATE without a relation"))?;
+        let refname = rv
+            .alias
+            .as_ref()
+            .map_or_else(|| rv.relname.clone(), |a| a.aliasname.clone());
+        let origin = if placeholder {
+            None
+        } else {
+            self.current_of_origin(rv, &co.cursor_name)?
+        };
+        let cond = crate::cursor::origin_condition(&refname, origin.as_ref());
+        let mut node = node.clone();
+        match &mut node {
+            NodeEnum::UpdateStmt(u) => u.where_clause = Some(Box::new(cond)),
+            NodeEnum::DeleteStmt(d) => d.where_clause = Some(Box::new(cond)),
+            _ => {}
+        }
+        Ok(Some(node))
+    }
+
+    /// The current row of cursor `name` in the table `rv` names.
+    fn current_of_origin(
+        &mut self,
+        rv: &nestor_parser::pb::RangeVar,
+        name: &str,
+    ) -> Result<Option<crate::cursor::RowOrigin>, DbError> {
+        let rel = nestor_plan::bind::relname(rv)?;
+        let table = match self.catalog.relation(&rel) {
+            Some(nestor_catalog::Relation::Table(t)) => t,
+            Some(nestor_catalog::Relation::View(_)) => {
+                return Err(DbError::new(
+                    SqlState::FeatureNotSupported,
+                    "WHERE CURRENT OF on a view is not implemented",
+                ))
+            }
+            // The statement's planning reports the missing relation.
+            _ => return Ok(None),
+        };
+        let current = self.block.txn().is_some().then_some(self.block.start_us);
+        let c = self.cursor(name)?;
+        if Some(c.txn_start_us) != current {
+            return Err(DbError::new(
+                SqlState::InvalidCursorState,
+                format!("cursor \"{name}\" is held from a previous transaction"),
+            ));
+        }
+        c.current_of(name, table.oid.0, &rv.relname)
     }
 
     /// The open cursor called `name` (34000 if there is none).
@@ -1151,7 +1322,8 @@ impl Session {
             return Err(aborted_error());
         }
         if nestor_plan::handles(node) {
-            let prepared = self.prepare_query(&text, &raw, hints)?;
+            let current_of = self.rewrite_current_of(&raw, true)?;
+            let prepared = self.prepare_query(&text, current_of.as_ref().unwrap_or(&raw), hints)?;
             return Ok(PreparedStmt {
                 param_types: prepared.param_types.clone(),
                 columns: prepared.columns.clone(),
@@ -1338,6 +1510,19 @@ impl Session {
         r
     }
 
+    /// A WHERE CURRENT OF statement planned again with its cursor's
+    /// current row (at Parse it was planned with a placeholder).
+    fn current_of_plan(&mut self, stmt: &PreparedStmt) -> Result<Option<Prepared>, DbError> {
+        match self.rewrite_current_of(&stmt.raw, false)? {
+            Some(raw) => Ok(Some(self.prepare_query(
+                &stmt.text,
+                &raw,
+                &stmt.param_types,
+            )?)),
+            None => Ok(None),
+        }
+    }
+
     fn execute_portal(
         &mut self,
         portal: &mut Portal,
@@ -1386,6 +1571,8 @@ impl Session {
                 Ok(())
             }
             StmtBody::Query(prepared) if max_rows == 0 => {
+                let fresh = self.current_of_plan(&stmt)?;
+                let prepared = fresh.as_ref().unwrap_or(prepared);
                 let mut rows = RowOut {
                     out,
                     describe: false,
@@ -1397,6 +1584,8 @@ impl Session {
                 Ok(())
             }
             StmtBody::Query(prepared) => {
+                let fresh = self.current_of_plan(&stmt)?;
+                let prepared = fresh.as_ref().unwrap_or(prepared);
                 let mut buf: Vec<Vec<Value>> = Vec::new();
                 let start = self.observed().then(Instant::now);
                 let (r, notices) = self.with_statement(|ctx| {

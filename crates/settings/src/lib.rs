@@ -662,6 +662,13 @@ static DEFS: &[Def] = &[
         Kind::Enum(&["heap"]),
         "Sets the default table access method for new tables.",
     ),
+    // Accepted for pg_dump and scripts; Nestor does not compress values.
+    def(
+        "default_toast_compression",
+        "pglz",
+        Kind::Enum(&["pglz", "lz4"]),
+        "Sets the default compression method for compressible values.",
+    ),
     def(
         "bytea_output",
         "hex",

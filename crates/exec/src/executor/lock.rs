@@ -2,7 +2,7 @@
 //! with PostgreSQL's EvalPlanQual under READ COMMITTED.
 
 use nestor_common::DbError;
-use nestor_plan::ir::{Expr, LockTarget, Plan};
+use nestor_plan::ir::{Expr, LockTarget, Plan, SYS_COLS};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck};
 use nestor_types::Value;
@@ -62,11 +62,23 @@ fn lock_row(
             Value::Int8(r) => nestor_common::RowId(*r as u64),
             _ => continue, // NULL-extended side of an outer join
         };
+        // An inheritance tree's row: the member it came from.
+        let (table, map) = if t.members.is_empty() {
+            (&t.table, None)
+        } else {
+            let oid = match &row[t.offset + ncols + SYS_COLS] {
+                Value::Int8(o) => *o as u32,
+                _ => continue,
+            };
+            match t.members.iter().find(|(m, _)| m.oid.0 == oid) {
+                Some((m, map)) => (m, Some(map)),
+                None => return Err(DbError::internal("locked row of an unknown member")),
+            }
+        };
         let mut recheck_mode = Recheck::Snapshot;
         loop {
             let snap = ev.ctx.snapshot;
-            let res = t
-                .table
+            let res = table
                 .storage
                 .lock_row(
                     ev.ctx.txn,
@@ -82,8 +94,20 @@ fn lock_row(
                 LockResult::Locked => break,
                 LockResult::Skipped | LockResult::Gone => return Ok(None),
                 LockResult::Changed(newest) => {
-                    for (i, v) in newest.iter().enumerate() {
-                        row[t.offset + i] = v.clone();
+                    match map {
+                        None => {
+                            for (i, v) in newest.iter().enumerate() {
+                                row[t.offset + i] = v.clone();
+                            }
+                        }
+                        // A member's row, onto the tree's columns.
+                        Some(map) => {
+                            for (i, at) in map.iter().enumerate() {
+                                row[t.offset + i] = at
+                                    .and_then(|j| newest.get(j).cloned())
+                                    .unwrap_or(Value::Null);
+                            }
+                        }
                     }
                     if let Some(r) = recheck {
                         if !r.test(&row, ev)? {

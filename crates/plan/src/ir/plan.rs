@@ -86,6 +86,11 @@ pub struct LockTarget {
     pub table: Arc<TableDef>,
     /// Offset of the table's columns in the row.
     pub offset: usize,
+    /// Read with inheritance (`select::inherit`): the tree's members, each
+    /// with the position in it of each of `table`'s columns. The row's
+    /// `tableoid` (after the system columns) says which member a row is
+    /// of, and the lock is taken there. Empty for a plain table.
+    pub members: Vec<(Arc<TableDef>, Vec<Option<usize>>)>,
 }
 
 #[derive(Clone, Debug)]
@@ -386,6 +391,45 @@ macro_rules! inputs {
 }
 
 impl Plan {
+    /// Whether PostgreSQL's plan for the same query could run backward
+    /// (its ExecSupportsBackwardScan, for a cursor declared without SCROLL
+    /// or NO SCROLL): scans, VALUES, functions in FROM, CTE scans, sorts
+    /// and appends can, and the nodes that pass their input's rows on
+    /// (projections, filters, limits, row locks) can when their input can;
+    /// a SELECT without FROM, joins, aggregation, DISTINCT, window
+    /// functions, set operations and set-returning functions in the select
+    /// list cannot.
+    pub fn supports_backward_scan(&self) -> bool {
+        match self {
+            Plan::Values { .. }
+            | Plan::SeqScan { .. }
+            | Plan::IndexScan { .. }
+            | Plan::HashedScan { .. }
+            | Plan::FunctionScan { .. }
+            | Plan::SysView { .. }
+            | Plan::CteScan { .. }
+            | Plan::Sort { .. } => true,
+            Plan::Filter { input, .. }
+            | Plan::Project { input, .. }
+            | Plan::Limit { input, .. }
+            | Plan::LockRows { input, .. } => input.supports_backward_scan(),
+            Plan::Append { inputs } => inputs.iter().all(Plan::supports_backward_scan),
+            Plan::Single
+            | Plan::LateralFunction { .. }
+            | Plan::RecursiveUnion { .. }
+            | Plan::ProjectSet { .. }
+            | Plan::NestedLoop { .. }
+            | Plan::HashJoin { .. }
+            | Plan::LateralSubquery { .. }
+            | Plan::Aggregate { .. }
+            | Plan::GroupingSets { .. }
+            | Plan::Window { .. }
+            | Plan::Distinct { .. }
+            | Plan::DistinctOn { .. }
+            | Plan::SetOp { .. } => false,
+        }
+    }
+
     /// EXPLAIN text, one line per entry.
     pub fn explain(&self, out: &mut Vec<String>) {
         self.explain_at(0, out);

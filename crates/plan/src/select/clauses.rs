@@ -286,6 +286,7 @@ pub(super) fn lock_targets(
                 out.push(LockTarget {
                     table: table.clone(),
                     offset: *offset,
+                    members: Vec::new(),
                 });
             }
             From::Join {
@@ -298,17 +299,28 @@ pub(super) fn lock_targets(
             From::Other { offset, width, .. } => {
                 if let Some((parent, oid)) = super::inherit::family_at(b, *offset, *width) {
                     if named.is_empty() || named.contains(&parent) {
-                        let partitioned = b
-                            .catalog
-                            .table_by_oid(nestor_common::RelId(oid))
-                            .is_some_and(|t| t.partition_key.is_some());
-                        return Err(DbError::unsupported(if partitioned {
-                            format!("{strength} of a partitioned table (\"{parent}\")")
-                        } else {
-                            format!(
-                                "{strength} of a table with inheritance children (\"{parent}\"; use ONLY)"
-                            )
-                        }));
+                        let Some(root) = b.catalog.table_by_oid(nestor_common::RelId(oid)) else {
+                            continue;
+                        };
+                        if root.partition_key.is_some() {
+                            return Err(DbError::unsupported(format!(
+                                "{strength} of a partitioned table (\"{parent}\")"
+                            )));
+                        }
+                        if nullable {
+                            return Err(DbError::new(
+                                SqlState::FeatureNotSupported,
+                                format!(
+                                    "{strength} cannot be applied to the nullable side of an outer join"
+                                ),
+                            ));
+                        }
+                        let members = super::inherit::lock_members(b, &root);
+                        out.push(LockTarget {
+                            table: root,
+                            offset: *offset,
+                            members,
+                        });
                     }
                 }
             }

@@ -23,8 +23,11 @@
 //! partitioned table (`narrow_family`): its partitioned members hold no
 //! rows and are left out, partitions whose bounds cannot hold `key =
 //! constant` are pruned, and the conditions go into each remaining
-//! partition's scan, where an index may serve them. SELECT
-//! ... FOR UPDATE of it is 0A000 (`family_at` finds it). A plain table's `tableoid` is a constant the
+//! partition's scan, where an index may serve them. SELECT ... FOR
+//! UPDATE/SHARE of an inheritance tree locks each row in the member it
+//! comes from (`lock_members`: the row's `tableoid` names it); of a
+//! partitioned table it is 0A000 (`family_at` finds the tree). A plain
+//! table's `tableoid` is a constant the
 //! binder supplies (`Binder::resolve`), so its layout has no such column.
 
 use super::*;
@@ -117,6 +120,26 @@ pub(crate) fn family_at(b: &Binder, offset: usize, width: usize) -> Option<(Stri
         .iter()
         .find(|c| c.hidden && c.attnum == TABLEOID_ATTNUM)
         .map(|c| (c.rel.clone(), c.table_oid))
+}
+
+/// The members of `root`'s tree with the position of each of `root`'s
+/// columns in them, for locking a row of the tree (`LockTarget`).
+pub(crate) fn lock_members(
+    b: &Binder,
+    root: &Arc<TableDef>,
+) -> Vec<(Arc<TableDef>, Vec<Option<usize>>)> {
+    b.catalog
+        .descendants(root)
+        .into_iter()
+        .map(|m| {
+            let map = root
+                .columns
+                .iter()
+                .map(|c| (!c.dropped).then(|| m.column_index(&c.name)).flatten())
+                .collect();
+            (m, map)
+        })
+        .collect()
 }
 
 /// The table a member's scan reads (`member_scan`'s shape).

@@ -107,6 +107,7 @@ pub(crate) fn execute(
                 s.cursor(&c.portalname)?;
                 s.cursors.remove(&c.portalname);
             }
+            s.publish_cursors();
             tag(rows, "CLOSE CURSOR");
             Ok(())
         }
@@ -337,12 +338,18 @@ fn declare_cursor(
         ));
     }
     let raw = cursor_query(d)?;
+    let Some(NodeEnum::SelectStmt(sel)) = raw.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
+        return Err(DbError::internal("DECLARE of something other than SELECT"));
+    };
+    check_read_only(d.options, sel)?;
     let hints: Vec<u32> = params.iter().map(|_| 0).collect();
-    let prepared = s.prepare_query(text, &raw, &hints)?;
-    let columns = prepared
+    let (prepared, updatable, tracked) = prepare_cursor(s, text, &raw, sel, &hints)?;
+    let mut columns = prepared
         .columns
         .clone()
         .ok_or_else(|| DbError::internal("cursor query returns no rows"))?;
+    columns.truncate(columns.len().saturating_sub(2 * tracked));
+    let scrollable = scrollable(d.options, sel, &prepared);
     let params = coerce_params(s, params, &prepared.param_types)?;
     let mut sink = cursor::CursorSink::new();
     let (r, notices) =
@@ -351,19 +358,145 @@ fn declare_cursor(
         notice(rows, n);
     }
     r?;
+    let mut found = sink.rows;
+    let origins = match tracked {
+        0 => Vec::new(),
+        n => found
+            .iter_mut()
+            .map(|row| cursor::take_origins(row, n))
+            .collect(),
+    };
     s.cursors.insert(
         d.portalname.clone(),
         cursor::Cursor {
             columns,
-            rows: sink.rows,
+            rows: found,
             pos: 0,
-            no_scroll: d.options & cursor::CURSOR_OPT_NO_SCROLL != 0,
+            scrollable,
             hold,
+            binary: d.options & cursor::CURSOR_OPT_BINARY != 0,
+            statement: text.clone(),
+            created_us: crate::session::now_us(),
             txn_start_us: s.block.start_us,
+            savepoint_depth: s.block.level() as usize,
+            updatable,
+            origins,
             _growth: Some(sink.growth),
         },
     );
+    s.publish_cursors();
     tag(rows, "DECLARE CURSOR");
+    Ok(())
+}
+
+/// Plan DECLARE's query, with the origins of the tables WHERE CURRENT OF
+/// can reach appended (crate::cursor) when there are such tables and the
+/// query takes them (an aggregate does not: then it is planned as
+/// written). Returns the plan, what WHERE CURRENT OF can use, and how many
+/// tables' origins each row ends with.
+fn prepare_cursor(
+    s: &mut Session,
+    text: &Arc<str>,
+    raw: &RawStmt,
+    sel: &nestor_parser::pb::SelectStmt,
+    hints: &[u32],
+) -> Result<(nestor_exec::Prepared, cursor::Updatable, usize), DbError> {
+    let (marks, tracked) = cursor::trackable(&s.catalog, sel);
+    let with_origins = if tracked.is_empty() {
+        None
+    } else {
+        let node = NodeEnum::SelectStmt(Box::new(cursor::with_origins(sel, &tracked)));
+        let aug = RawStmt {
+            stmt: Some(Box::new(Node { node: Some(node) })),
+            stmt_location: 0,
+            stmt_len: 0,
+        };
+        s.prepare_query(text, &aug, hints).ok()
+    };
+    let n = tracked.len();
+    let members = tracked.into_iter().map(|t| t.members);
+    Ok(match with_origins {
+        Some(p) if marks => (p, cursor::Updatable::Marks(members.collect()), n),
+        Some(p) => (p, cursor::Updatable::Scan(members.flatten().collect()), n),
+        // A locked table whose origins could not be kept is still a FOR
+        // UPDATE reference (the errors count them); its rows have none.
+        None if marks => (
+            s.prepare_query(text, raw, hints)?,
+            cursor::Updatable::Marks(members.collect()),
+            0,
+        ),
+        None => (s.prepare_query(text, raw, hints)?, cursor::Updatable::No, 0),
+    })
+}
+
+/// Whether a cursor allows backward moves (crate::cursor): SCROLL does,
+/// NO SCROLL does not, else PostgreSQL's rule — a plan that can run
+/// backward and locks no rows.
+fn scrollable(
+    options: i32,
+    sel: &nestor_parser::pb::SelectStmt,
+    prepared: &nestor_exec::Prepared,
+) -> bool {
+    if options & cursor::CURSOR_OPT_SCROLL != 0 {
+        return true;
+    }
+    if options & cursor::CURSOR_OPT_NO_SCROLL != 0 {
+        return false;
+    }
+    // A SELECT without FROM is a Result node in PostgreSQL (a ProjectSet
+    // over one with a set-returning function), which cannot run backward,
+    // whatever Nestor's plan for it (a function scan).
+    let from_less =
+        sel.from_clause.is_empty() && sel.values_lists.is_empty() && sel.sort_clause.is_empty();
+    sel.locking_clause.is_empty() && !from_less && prepared.supports_backward_scan()
+}
+
+/// PostgreSQL's refusals of a cursor that locks rows: it may not be
+/// WITH HOLD, SCROLL or INSENSITIVE (in that order).
+fn check_read_only(options: i32, sel: &nestor_parser::pb::SelectStmt) -> Result<(), DbError> {
+    use nestor_parser::pb::LockClauseStrength as S;
+    let Some(NodeEnum::LockingClause(lc)) =
+        sel.locking_clause.first().and_then(|l| l.node.as_ref())
+    else {
+        return Ok(());
+    };
+    let strength = match S::try_from(lc.strength) {
+        Ok(S::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
+        Ok(S::LcsForshare) => "FOR SHARE",
+        Ok(S::LcsForkeyshare) => "FOR KEY SHARE",
+        _ => "FOR UPDATE",
+    };
+    let unsupported = SqlState::FeatureNotSupported;
+    for (bit, what, kind, code, verdict) in [
+        (
+            cursor::CURSOR_OPT_HOLD,
+            "DECLARE CURSOR WITH HOLD",
+            "Holdable",
+            unsupported,
+            "supported",
+        ),
+        (
+            cursor::CURSOR_OPT_SCROLL,
+            "DECLARE SCROLL CURSOR",
+            "Scrollable",
+            unsupported,
+            "supported",
+        ),
+        (
+            cursor::CURSOR_OPT_INSENSITIVE,
+            "DECLARE INSENSITIVE CURSOR",
+            "Insensitive",
+            SqlState::InvalidCursorDefinition,
+            "valid",
+        ),
+    ] {
+        if options & bit != 0 {
+            return Err(
+                DbError::new(code, format!("{what} ... {strength} is not {verdict}"))
+                    .with_detail(format!("{kind} cursors must be READ ONLY.")),
+            );
+        }
+    }
     Ok(())
 }
 
@@ -395,7 +528,7 @@ fn fetch(
     let codec = s.eval_ctx();
     let cursor = s.cursor_mut(&f.portalname)?;
     let dir = cursor::direction(f.direction, f.how_many);
-    let found = cursor.fetch(dir)?;
+    let found = cursor.fetch(dir, f.ismove)?;
     let n = found.len() as u64;
     if f.ismove {
         rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
@@ -404,11 +537,18 @@ fn fetch(
         )));
         return Ok(());
     }
+    // A BINARY cursor's rows go in binary over the simple protocol (the
+    // extended protocol's Bind chose the formats).
+    let formats = if rows.describe && cursor.binary {
+        vec![1]
+    } else {
+        rows.formats.clone()
+    };
     if rows.describe {
         rows.out
             .push(BackendMsg::RowDescription(encode::field_descs(
                 &cursor.columns,
-                &[],
+                &formats,
             )));
     }
     let types: Vec<_> = cursor
@@ -418,10 +558,7 @@ fn fetch(
         .collect();
     for row in found {
         rows.out.push(BackendMsg::DataRow(encode::encode_row(
-            &codec,
-            &row,
-            &types,
-            &rows.formats,
+            &codec, &row, &types, &formats,
         )));
     }
     rows.out.push(BackendMsg::CommandComplete(CommandTag::Rows(
@@ -510,7 +647,25 @@ fn notice(rows: &mut RowOut<'_>, e: DbError) {
 fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> Result<(), DbError> {
     let kind = K::try_from(t.kind).unwrap_or(K::Undefined);
     let name = &t.savepoint_name;
-    let r = match kind {
+    let txn_start = s.block.txn().is_some().then_some(s.block.start_us);
+    let r = transaction_kind(s, t, kind, name, rows);
+    if r.is_ok() || s.block.txn().is_none() {
+        s.cursors_after_txn_stmt(kind, r.as_ref().ok().copied(), txn_start);
+    }
+    let r = r?;
+    s.publish_txn();
+    tag(rows, r);
+    Ok(())
+}
+
+fn transaction_kind(
+    s: &mut Session,
+    t: &TransactionStmt,
+    kind: K,
+    name: &str,
+    rows: &mut RowOut<'_>,
+) -> Result<&'static str, DbError> {
+    Ok(match kind {
         K::TransStmtBegin | K::TransStmtStart => {
             let opts = txn_options(&t.options)?;
             let engine = s.engine.clone();
@@ -566,10 +721,7 @@ fn transaction(s: &mut Session, t: &TransactionStmt, rows: &mut RowOut<'_>) -> R
             "RELEASE"
         }
         _ => return Err(DbError::unsupported("two-phase commit")),
-    };
-    s.publish_txn();
-    tag(rows, r);
-    Ok(())
+    })
 }
 
 fn txn_options(opts: &[Node]) -> Result<TxnOptions, DbError> {
@@ -1072,6 +1224,7 @@ fn discard(
         s.drop_statements(true);
         s.portals.clear();
         s.cursors.clear();
+        s.publish_cursors();
         s.settings.reset_all();
         s.engine.txn.locks.unlock_session_all(s.info.pid);
     }

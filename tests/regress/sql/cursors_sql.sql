@@ -1,0 +1,240 @@
+-- SQL cursors beyond FETCH/MOVE (cursors.sql): pg_cursors, scrollability,
+-- WITH HOLD and rollbacks, BINARY, WHERE CURRENT OF.
+\set VERBOSITY verbose
+CREATE TABLE cs_t (id int PRIMARY KEY, name text);
+INSERT INTO cs_t SELECT g, 'n' || g FROM generate_series(1, 6) g;
+
+-- pg_cursors lists the session's cursors, with the DECLARE's text
+SELECT name, statement, is_holdable, is_binary, is_scrollable FROM pg_cursors;
+BEGIN;
+DECLARE a CURSOR FOR SELECT * FROM cs_t;
+DECLARE b NO SCROLL CURSOR FOR SELECT * FROM cs_t ORDER BY id;
+DECLARE c SCROLL CURSOR WITH HOLD FOR SELECT count(*) FROM cs_t;
+DECLARE d BINARY CURSOR FOR SELECT name FROM cs_t ORDER BY id;
+SELECT name, statement, is_holdable, is_binary, is_scrollable FROM pg_cursors ORDER BY 1;
+SELECT count(*) FROM pg_cursors WHERE creation_time <= now() + interval '1 minute';
+-- a BINARY cursor's text column reads the same either way
+FETCH 2 FROM d;
+CLOSE a;
+SELECT name FROM pg_cursors ORDER BY 1;
+COMMIT;
+-- only the WITH HOLD cursor survives the commit
+SELECT name, is_holdable FROM pg_cursors ORDER BY 1;
+FETCH ALL FROM c;
+CLOSE ALL;
+SELECT name FROM pg_cursors ORDER BY 1;
+
+-- the default: backward moves when the plan allows them
+BEGIN;
+DECLARE s1 CURSOR FOR SELECT * FROM cs_t;
+DECLARE s2 CURSOR FOR SELECT * FROM cs_t ORDER BY name;
+DECLARE s3 CURSOR FOR SELECT 1;
+DECLARE s4 CURSOR FOR SELECT count(*) FROM cs_t;
+DECLARE s5 CURSOR FOR SELECT * FROM cs_t a JOIN cs_t b USING (id);
+DECLARE s6 CURSOR FOR SELECT generate_series(1, 3);
+DECLARE s7 CURSOR FOR VALUES (1), (2);
+DECLARE s8 CURSOR FOR SELECT * FROM generate_series(1, 3);
+DECLARE s9 CURSOR FOR SELECT * FROM cs_t FOR UPDATE;
+DECLARE s10 CURSOR FOR SELECT DISTINCT name FROM cs_t;
+DECLARE s11 CURSOR FOR SELECT * FROM cs_t ORDER BY id LIMIT 3;
+SELECT name, is_scrollable FROM pg_cursors ORDER BY 1;
+FETCH 2 FROM s7;
+FETCH BACKWARD 1 FROM s7;
+FETCH 1 FROM s4;
+FETCH BACKWARD 1 FROM s4;
+ROLLBACK;
+
+-- NO SCROLL: only forward, as PostgreSQL positions it
+BEGIN;
+DECLARE ns NO SCROLL CURSOR FOR SELECT id FROM cs_t ORDER BY id;
+FETCH 2 FROM ns;
+FETCH ABSOLUTE 3 FROM ns;
+MOVE RELATIVE 0 IN ns;
+FETCH RELATIVE 2 FROM ns;
+FETCH ABSOLUTE 5 FROM ns;
+ROLLBACK;
+BEGIN;
+DECLARE ns NO SCROLL CURSOR FOR SELECT id FROM cs_t ORDER BY id;
+MOVE ABSOLUTE 0 IN ns;
+FETCH RELATIVE 0 FROM ns;
+FETCH 1 FROM ns;
+FETCH RELATIVE 0 FROM ns;
+ROLLBACK;
+BEGIN;
+DECLARE ns NO SCROLL CURSOR FOR SELECT id FROM cs_t ORDER BY id;
+FETCH ABSOLUTE -1 FROM ns;
+ROLLBACK;
+BEGIN;
+DECLARE ns NO SCROLL CURSOR FOR SELECT id FROM cs_t ORDER BY id;
+FETCH 1 FROM ns;
+MOVE ABSOLUTE 0 IN ns;
+ROLLBACK;
+
+-- MOVE's counts and positions
+BEGIN;
+DECLARE m SCROLL CURSOR FOR SELECT id FROM cs_t ORDER BY id;
+MOVE FORWARD 2 IN m;
+MOVE FORWARD ALL IN m;
+MOVE BACKWARD 2 IN m;
+FETCH PRIOR FROM m;
+MOVE ABSOLUTE 10 IN m;
+FETCH PRIOR FROM m;
+MOVE RELATIVE -2 IN m;
+FETCH NEXT FROM m;
+MOVE BACKWARD ALL IN m;
+FETCH FIRST FROM m;
+FETCH LAST FROM m;
+MOVE 0 IN m;
+FETCH FORWARD -2 FROM m;
+FETCH BACKWARD -1 FROM m;
+ROLLBACK;
+
+-- cursors that lock rows are READ ONLY in the other senses
+BEGIN;
+DECLARE x SCROLL CURSOR FOR SELECT * FROM cs_t FOR UPDATE;
+ROLLBACK;
+BEGIN;
+DECLARE x CURSOR WITH HOLD FOR SELECT * FROM cs_t FOR SHARE;
+ROLLBACK;
+BEGIN;
+DECLARE x INSENSITIVE CURSOR FOR SELECT * FROM cs_t FOR NO KEY UPDATE;
+ROLLBACK;
+
+-- ROLLBACK drops the transaction's cursors, WITH HOLD ones too
+BEGIN;
+DECLARE h CURSOR WITH HOLD FOR SELECT id FROM cs_t ORDER BY id;
+ROLLBACK;
+FETCH h;
+-- ROLLBACK TO drops those declared inside the savepoint
+BEGIN;
+DECLARE outer_c CURSOR FOR SELECT 1;
+SAVEPOINT sp;
+DECLARE inner_c CURSOR FOR SELECT 2;
+SAVEPOINT sp2;
+DECLARE inner2_c CURSOR FOR SELECT 3;
+RELEASE sp2;
+SELECT name FROM pg_cursors ORDER BY 1;
+ROLLBACK TO sp;
+SELECT name FROM pg_cursors ORDER BY 1;
+FETCH inner_c;
+ROLLBACK TO sp;
+FETCH outer_c;
+COMMIT;
+
+-- WHERE CURRENT OF: a plain scan
+BEGIN;
+DECLARE u CURSOR FOR SELECT * FROM cs_t WHERE id > 2;
+FETCH 2 FROM u;
+UPDATE cs_t SET name = 'four' WHERE CURRENT OF u RETURNING *;
+UPDATE cs_t SET name = name || '!' WHERE CURRENT OF u;
+-- the cursor keeps the rows of DECLARE's snapshot
+FETCH RELATIVE 0 FROM u;
+DELETE FROM cs_t WHERE CURRENT OF u RETURNING id;
+DELETE FROM cs_t WHERE CURRENT OF u;
+UPDATE cs_t SET name = 'gone' WHERE CURRENT OF u;
+SELECT * FROM cs_t ORDER BY id;
+FETCH ALL FROM u;
+DELETE FROM cs_t WHERE CURRENT OF u;
+ROLLBACK;
+-- with FOR UPDATE, and an alias
+BEGIN;
+DECLARE u CURSOR FOR SELECT id, upper(name) FROM cs_t t WHERE id < 4 FOR UPDATE;
+FETCH 2 FROM u;
+UPDATE cs_t AS x SET name = 'two' WHERE CURRENT OF u;
+FETCH u;
+DELETE FROM cs_t WHERE CURRENT OF u;
+SELECT * FROM cs_t ORDER BY id;
+FETCH BACKWARD 1 FROM u;
+ROLLBACK;
+-- a join, with FOR SHARE OF one side
+BEGIN;
+DECLARE u CURSOR FOR SELECT a.id, b.name FROM cs_t a JOIN cs_t b ON b.id = a.id + 1 FOR SHARE OF b;
+FETCH 1 FROM u;
+UPDATE cs_t SET name = 'joined' WHERE CURRENT OF u;
+SELECT * FROM cs_t ORDER BY id;
+ROLLBACK;
+-- errors
+CREATE TABLE cs_other (id int);
+INSERT INTO cs_other VALUES (1);
+DELETE FROM cs_t WHERE CURRENT OF nosuch;
+DECLARE held CURSOR WITH HOLD FOR SELECT * FROM cs_t;
+FETCH held;
+DELETE FROM cs_t WHERE CURRENT OF held;
+CLOSE held;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_t;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_other;
+FETCH e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_other FOR UPDATE;
+FETCH e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_t a, cs_t b FOR UPDATE;
+FETCH e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_t a, cs_other b;
+FETCH e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT name, count(*) FROM cs_t GROUP BY name ORDER BY name;
+FETCH e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_t;
+FETCH ALL FROM e;
+DELETE FROM cs_t WHERE CURRENT OF e;
+ROLLBACK;
+CREATE VIEW cs_v AS SELECT * FROM cs_t;
+BEGIN;
+DECLARE e CURSOR FOR SELECT * FROM cs_v;
+FETCH e;
+DELETE FROM cs_v WHERE CURRENT OF e;
+ROLLBACK;
+
+-- inheritance: the row's own table is changed
+CREATE TABLE cs_parent (id int, v text);
+CREATE TABLE cs_child (extra int) INHERITS (cs_parent);
+INSERT INTO cs_parent VALUES (1, 'p1'), (2, 'p2');
+INSERT INTO cs_child VALUES (3, 'c3', 30), (4, 'c4', 40);
+BEGIN;
+DECLARE i SCROLL CURSOR FOR SELECT * FROM cs_parent;
+FETCH ABSOLUTE 3 FROM i;
+UPDATE cs_parent SET v = v || '*' WHERE CURRENT OF i;
+FETCH ABSOLUTE 1 FROM i;
+DELETE FROM cs_parent WHERE CURRENT OF i;
+FETCH ABSOLUTE 4 FROM i;
+UPDATE ONLY cs_parent SET v = 'only' WHERE CURRENT OF i;
+UPDATE cs_child SET v = 'child' WHERE CURRENT OF i;
+SELECT tableoid::regclass, * FROM cs_parent ORDER BY id;
+ROLLBACK;
+-- FOR UPDATE of an inheritance tree locks each row in its own table
+BEGIN;
+DECLARE i CURSOR FOR SELECT * FROM cs_parent WHERE id > 1 FOR UPDATE;
+FETCH 1 FROM i;
+UPDATE cs_parent SET v = v || '+' WHERE CURRENT OF i;
+FETCH 2 FROM i;
+UPDATE cs_parent SET v = v || '+' WHERE CURRENT OF i;
+DELETE FROM cs_child WHERE CURRENT OF i;
+SELECT * FROM cs_parent ORDER BY id;
+SELECT id FROM cs_parent ORDER BY id DESC FOR SHARE;
+SELECT p.id, o.id FROM cs_parent p JOIN cs_other o ON o.id = p.id FOR UPDATE OF p;
+ROLLBACK;
+BEGIN;
+DECLARE i CURSOR FOR SELECT * FROM ONLY cs_parent;
+FETCH i;
+UPDATE cs_child SET v = 'child' WHERE CURRENT OF i;
+ROLLBACK;
+
+DROP VIEW cs_v;
+DROP TABLE cs_child, cs_parent, cs_other, cs_t;
