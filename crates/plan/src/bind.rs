@@ -35,6 +35,7 @@ use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
 pub mod domain;
+pub(crate) mod ordered_set;
 pub mod polymorphic;
 pub(crate) mod subscripts;
 pub mod userfunc;
@@ -2593,6 +2594,14 @@ impl<'e> Binder<'e> {
 
     fn bind_func(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
         let name = function_name(f);
+        // rank() and the other hypothetical-set aggregates are window
+        // functions unless called with WITHIN GROUP.
+        match ordered_set::by_name(&name) {
+            Some(AggFunc::Hypothetical(_)) if !f.agg_within_group => {}
+            Some(func) => return self.bind_ordered_set(func, &name, f),
+            None if f.agg_within_group => return Err(self.within_group_misuse(&name, f)),
+            None => {}
+        }
         if let Some(over) = &f.over {
             return self.bind_window(&name, f, over);
         }
@@ -3173,6 +3182,7 @@ impl<'e> Binder<'e> {
             ty,
             order,
             filter,
+            direct: Vec::new(),
         };
         Ok((Expr::Agg(Box::new(call)), ty))
     }
@@ -4327,7 +4337,7 @@ pub(crate) fn reg_name_fn(t: DataType) -> Option<Func> {
 }
 
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    agg_func(name, false).is_some()
+    agg_func(name, false).is_some() || ordered_set::by_name(name).is_some()
 }
 
 fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
@@ -4392,6 +4402,11 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
             _ => return Err(bad()),
         },
+        // Bound by bind::ordered_set, never through here.
+        AggFunc::PercentileCont { .. }
+        | AggFunc::PercentileDisc { .. }
+        | AggFunc::Mode
+        | AggFunc::Hypothetical(_) => return Err(bad()),
     })
 }
 

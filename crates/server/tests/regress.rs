@@ -259,6 +259,7 @@ regress!(
     distinct_on,
     joins_outer,
     grouping_sets,
+    ordered_set_aggs,
     datetime_fns,
     string_fns,
     records,

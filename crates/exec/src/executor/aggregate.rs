@@ -30,7 +30,7 @@ use nestor_types::moments::{FloatMoments, MomentAgg, NumericMoments};
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
-use super::{distinct_key, run_ref, Emit, EmitRef, Row};
+use super::{distinct_key, ordered_set, run_ref, Emit, EmitRef, Row};
 use crate::context::Ev;
 use crate::spill::hash::{Batches, DEPTH_MAX};
 use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
@@ -61,6 +61,10 @@ pub(super) enum Acc {
     NumericMoments(NumericMoments, MomentAgg),
     /// var_pop and the others over float4 and float8.
     FloatMoments(FloatMoments, MomentAgg),
+    /// An ordered-set aggregate (super::ordered_set): its direct
+    /// arguments once the group's first row gave them, then its result
+    /// (its keys wait in the group's ORDER BY buffer).
+    OrderedSet(Option<Vec<Value>>, Value),
 }
 
 pub(super) fn acc_new(c: &AggCall) -> Acc {
@@ -82,6 +86,10 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
             Acc::FloatMoments(FloatMoments::default(), m)
         }
         AggFunc::Moment(m) => Acc::NumericMoments(NumericMoments::default(), m),
+        AggFunc::PercentileCont { .. }
+        | AggFunc::PercentileDisc { .. }
+        | AggFunc::Mode
+        | AggFunc::Hypothetical(_) => Acc::OrderedSet(None, Value::Null),
     }
 }
 
@@ -105,7 +113,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         items.push(v);
         return Ok(());
     }
-    if v.is_null() {
+    if v.is_null() || matches!(acc, Acc::OrderedSet(..)) {
         return Ok(());
     }
     if let Some(done) = int_add(acc, &v)? {
@@ -168,7 +176,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
                 }
             });
         }
-        Acc::Array(..) | Acc::Json(..) => unreachable!("handled above"),
+        Acc::Array(..) | Acc::Json(..) | Acc::OrderedSet(..) => unreachable!("handled above"),
         Acc::NumericMoments(m, _) => match valops::cast(v, DataType::NUMERIC, true, ec)? {
             Value::Numeric(x) => m.add(&x)?,
             other => unreachable!("a cast to numeric gave {other:?}"),
@@ -299,6 +307,7 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Json(items, f) => json_finish(&items, f, ec)?,
         Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),
         Acc::FloatMoments(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
+        Acc::OrderedSet(_, result) => result,
     })
 }
 
@@ -426,24 +435,84 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
 
 /// Sort an aggregate's buffered rows by its ORDER BY keys.
 fn sort_ordered(rows: &mut [(Vec<Value>, Value)], order: &[AggOrder], ec: &nestor_types::EvalCtx) {
-    rows.sort_by(|a, b| {
-        for (k, o) in order.iter().enumerate() {
-            let (x, y) = (&a.0[k], &b.0[k]);
-            let c = match (x.is_null(), y.is_null()) {
-                (true, true) => std::cmp::Ordering::Equal,
-                (true, false) if o.nulls_first => std::cmp::Ordering::Less,
-                (true, false) => std::cmp::Ordering::Greater,
-                (false, true) if o.nulls_first => std::cmp::Ordering::Greater,
-                (false, true) => std::cmp::Ordering::Less,
-                (false, false) if o.desc => valops::compare(y, x, ec),
-                (false, false) => valops::compare(x, y, ec),
-            };
-            if c != std::cmp::Ordering::Equal {
-                return c;
-            }
+    rows.sort_by(|a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
+}
+
+/// One input row for ordered-set aggregate `i` of a group: its direct
+/// arguments from the group's first row, then (FILTER passing) its keys
+/// into the ORDER BY buffer, NULL values left out where the aggregate
+/// ignores them.
+fn ordered_set_row(
+    g: &mut Group,
+    (i, call): (usize, &AggCall),
+    row: &[Value],
+    ev: &mut Ev,
+    held: &mut usize,
+) -> Result<(), DbError> {
+    if let Acc::OrderedSet(direct @ None, _) = &mut g.accs[i] {
+        let mut values = Vec::with_capacity(call.direct.len());
+        for d in &call.direct {
+            values.push(d.eval(row, ev)?);
         }
-        std::cmp::Ordering::Equal
-    });
+        *direct = Some(values);
+    }
+    if let Some(f) = &call.filter {
+        if !f.test(row, ev)? {
+            return Ok(());
+        }
+    }
+    let mut keys = Vec::with_capacity(call.order.len());
+    for o in &call.order {
+        keys.push(o.key.eval(row, ev)?);
+    }
+    if ordered_set::skips_nulls(call.func) && keys[0].is_null() {
+        return Ok(());
+    }
+    let bytes = entry_bytes(&keys);
+    ev.mem.charge(bytes, "ordered-set aggregate")?;
+    *held += bytes;
+    g.ordered[i].push((keys, Value::Null));
+    Ok(())
+}
+
+/// Sort ordered-set aggregate `i`'s buffered keys and compute its result.
+/// A group without rows (no GROUP BY over no rows, or the empty grouping
+/// set) evaluates the direct arguments over a row of NULLs: they read
+/// grouped columns only.
+fn ordered_set_finish(
+    g: &mut Group,
+    (i, call): (usize, &AggCall),
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    let mut rows = std::mem::take(&mut g.ordered[i]);
+    sort_ordered(&mut rows, &call.order, &ev.ctx.eval);
+    let direct = match &mut g.accs[i] {
+        Acc::OrderedSet(direct, _) => direct.take(),
+        _ => return Err(DbError::internal("ordered-set aggregate without its state")),
+    };
+    let direct = match direct {
+        Some(d) => d,
+        None => {
+            let mut width = 0;
+            for d in &call.direct {
+                d.walk(&mut |x| {
+                    if let Expr::Col(c) = x {
+                        width = width.max(c + 1);
+                    }
+                });
+            }
+            let nulls = vec![Value::Null; width];
+            let mut values = Vec::with_capacity(call.direct.len());
+            for d in &call.direct {
+                values.push(d.eval(&nulls, ev)?);
+            }
+            values
+        }
+    };
+    let keys: Vec<Vec<Value>> = rows.into_iter().map(|(k, _)| k).collect();
+    let result = ordered_set::finish(call, &direct, &keys, &ev.ctx.eval)?;
+    g.accs[i] = Acc::OrderedSet(None, result);
+    Ok(())
 }
 
 pub(super) fn run_aggregate(
@@ -583,6 +652,10 @@ fn aggregate(
         };
         let g = &mut order[gi].1;
         for (i, a) in aggs.iter().enumerate() {
+            if a.call.func.is_ordered_set() {
+                ordered_set_row(g, (i, &a.call), row, ev, &mut held)?;
+                continue;
+            }
             if let Some(f) = &a.call.filter {
                 if !f.test(row, ev)? {
                     continue;
@@ -631,6 +704,13 @@ fn aggregate(
     for (_, g) in &mut order {
         for (i, a) in aggs.iter().enumerate() {
             if a.call.order.is_empty() {
+                continue;
+            }
+            if a.call.func.is_ordered_set() {
+                if let Err(e) = ordered_set_finish(g, (i, &a.call), ev) {
+                    ev.mem.release(held);
+                    return Err(e);
+                }
                 continue;
             }
             let mut rows = std::mem::take(&mut g.ordered[i]);

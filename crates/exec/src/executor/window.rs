@@ -293,6 +293,7 @@ fn partition_values<'a>(
                 ty: call.ty,
                 order: Vec::new(),
                 filter: None,
+                direct: Vec::new(),
             };
             let ec = ev.ctx.eval;
             // FILTER: the rows it keeps out of every frame.

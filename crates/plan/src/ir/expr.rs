@@ -87,6 +87,11 @@ pub struct AggCall {
     pub order: Vec<AggOrder>,
     /// `FILTER (WHERE cond)`: only rows where it is true are aggregated.
     pub filter: Option<Expr>,
+    /// An ordered-set aggregate's direct arguments (`percentile_cont(0.5)
+    /// WITHIN GROUP (ORDER BY x)`: the 0.5), over the input row but
+    /// reading only grouped columns, so any row of the group gives their
+    /// value; the aggregated values are the `order` keys.
+    pub direct: Vec<Expr>,
 }
 
 /// A window function call (before the planner replaces it by a column of
@@ -215,6 +220,45 @@ pub enum AggFunc {
     },
     /// var_pop, var_samp, stddev_pop, stddev_samp (`types/src/moments.rs`).
     Moment(nestor_types::moments::MomentAgg),
+    /// `percentile_cont(fraction) WITHIN GROUP (ORDER BY x)` over float8
+    /// or interval; `array`: the direct argument is a float8[] of
+    /// fractions and the result an array of the same shape.
+    PercentileCont {
+        array: bool,
+    },
+    /// `percentile_disc(fraction) WITHIN GROUP (ORDER BY x)`, any
+    /// sortable type.
+    PercentileDisc {
+        array: bool,
+    },
+    /// `mode() WITHIN GROUP (ORDER BY x)`: the most frequent value.
+    Mode,
+    /// `rank(args) WITHIN GROUP (ORDER BY keys)` and the other
+    /// hypothetical-set aggregates: where the row of the direct arguments
+    /// would fall among the group's rows.
+    Hypothetical(HypotheticalRank),
+}
+
+impl AggFunc {
+    /// Whether it is an ordered-set aggregate (called with WITHIN GROUP).
+    pub fn is_ordered_set(self) -> bool {
+        matches!(
+            self,
+            AggFunc::PercentileCont { .. }
+                | AggFunc::PercentileDisc { .. }
+                | AggFunc::Mode
+                | AggFunc::Hypothetical(_)
+        )
+    }
+}
+
+/// The hypothetical-set aggregates (orderedsetaggs.c).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HypotheticalRank {
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
 }
 
 /// A user-defined function (CREATE FUNCTION), compared by identity.
@@ -377,6 +421,7 @@ impl Expr {
                 if let Some(x) = &a.arg {
                     x.walk(f);
                 }
+                each(&a.direct, f);
                 for o in &a.order {
                     o.key.walk(f);
                 }
