@@ -88,6 +88,8 @@ impl Binder<'_> {
             return Err(at(DbError::new(SqlState::GroupingError, message), self));
         }
         let parts = self.bind_ordered_set_parts(f)?;
+        let keys: Vec<AggOrder> = parts.order.iter().map(|o| o.0.clone()).collect();
+        super::outer_level_check(None, &keys, parts.filter.as_ref()).map_err(|e| at(e, self))?;
         let types: Vec<DataType> = parts
             .direct
             .iter()
