@@ -2552,7 +2552,14 @@ fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
             "prorows",
             Value::Float4(if f.retset { 1000.0 } else { 0.0 }),
         )
-        .set("prokind", text(if f.procedure { "p" } else { "f" }))
+        .set(
+            "prokind",
+            text(match (f.procedure, &f.aggregate) {
+                (true, _) => "p",
+                (false, Some(_)) => "a",
+                (false, None) => "f",
+            }),
+        )
         .set("provariadic", oid(variadic_element(f)))
         .set("proisstrict", Value::Bool(f.strict))
         .set("proretset", Value::Bool(f.retset))

@@ -67,6 +67,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterEnumStmt(_)
             | NodeEnum::CreateDomainStmt(_)
             | NodeEnum::AlterDomainStmt(_)
+            | NodeEnum::DefineStmt(_)
     )
 }
 

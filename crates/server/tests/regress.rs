@@ -260,6 +260,7 @@ regress!(
     joins_outer,
     grouping_sets,
     ordered_set_aggs,
+    user_aggregates,
     datetime_fns,
     string_fns,
     records,

@@ -723,7 +723,8 @@ fn check_ddl_in(
         NodeEnum::DropStmt(ds) => check_drop(ctx, ds),
         NodeEnum::CreateEnumStmt(_)
         | NodeEnum::CreateDomainStmt(_)
-        | NodeEnum::CompositeTypeStmt(_) => create_in_public(ctx, false),
+        | NodeEnum::CompositeTypeStmt(_)
+        | NodeEnum::DefineStmt(_) => create_in_public(ctx, false),
         _ => Ok(()),
     }
 }

@@ -22,7 +22,9 @@
 use std::collections::{HashMap, HashSet};
 
 use nestor_common::DbError;
-use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan};
+use std::sync::Arc;
+
+use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan, UserAgg};
 use nestor_plan::valops;
 use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
@@ -65,6 +67,19 @@ pub(super) enum Acc {
     /// arguments once the group's first row gave them, then its result
     /// (its keys wait in the group's ORDER BY buffer).
     OrderedSet(Option<Vec<Value>>, Value),
+    /// A CREATE AGGREGATE aggregate: its state, run by its own steps
+    /// ([`acc_step`], [`acc_done`]).
+    User(Box<UserState>),
+}
+
+/// The running state of a user aggregate: `empty` until a strict
+/// transition function without INITCOND has taken the first non-NULL
+/// input as the state (PostgreSQL's noTransValue).
+#[derive(Clone)]
+pub(super) struct UserState {
+    agg: Option<Arc<UserAgg>>,
+    state: Value,
+    empty: bool,
 }
 
 pub(super) fn acc_new(c: &AggCall) -> Acc {
@@ -90,6 +105,17 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
         | AggFunc::PercentileDisc { .. }
         | AggFunc::Mode
         | AggFunc::Hypothetical(_) => Acc::OrderedSet(None, Value::Null),
+        AggFunc::User => {
+            let init = c
+                .user
+                .as_ref()
+                .map_or(Value::Null, |u| u.steps.init.clone());
+            Acc::User(Box::new(UserState {
+                agg: c.user.clone(),
+                empty: init.is_null(),
+                state: init,
+            }))
+        }
     }
 }
 
@@ -113,7 +139,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         items.push(v);
         return Ok(());
     }
-    if v.is_null() || matches!(acc, Acc::OrderedSet(..)) {
+    if v.is_null() || matches!(acc, Acc::OrderedSet(..) | Acc::User(_)) {
         return Ok(());
     }
     if let Some(done) = int_add(acc, &v)? {
@@ -176,7 +202,9 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
                 }
             });
         }
-        Acc::Array(..) | Acc::Json(..) | Acc::OrderedSet(..) => unreachable!("handled above"),
+        Acc::Array(..) | Acc::Json(..) | Acc::OrderedSet(..) | Acc::User(_) => {
+            unreachable!("handled above")
+        }
         Acc::NumericMoments(m, _) => match valops::cast(v, DataType::NUMERIC, true, ec)? {
             Value::Numeric(x) => m.add(&x)?,
             other => unreachable!("a cast to numeric gave {other:?}"),
@@ -308,7 +336,56 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),
         Acc::FloatMoments(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
         Acc::OrderedSet(_, result) => result,
+        Acc::User(u) => u.state,
     })
+}
+
+/// Feed a value to an accumulator: [`acc_add`], or a user aggregate's
+/// transition function (which may run SQL, so it needs the executor).
+pub(super) fn acc_step(acc: &mut Acc, v: Value, ev: &mut Ev) -> Result<(), DbError> {
+    let Acc::User(u) = acc else {
+        return acc_add(acc, v, &ev.ctx.eval);
+    };
+    let Some(agg) = u.agg.clone() else {
+        return Err(DbError::internal("user aggregate without its steps"));
+    };
+    let steps = &agg.steps;
+    if steps.sfunc_strict {
+        // PostgreSQL's strict transition: NULL inputs are skipped, the
+        // first non-NULL one becomes a missing initial state, and a state
+        // the function made NULL stays NULL.
+        if v.is_null() {
+            return Ok(());
+        }
+        if u.empty {
+            u.state = v;
+            u.empty = false;
+            return Ok(());
+        }
+        if u.state.is_null() {
+            return Ok(());
+        }
+    }
+    let state = std::mem::replace(&mut u.state, Value::Null);
+    u.state = steps.sfunc.eval(&[state, v], ev)?;
+    u.empty = false;
+    Ok(())
+}
+
+/// An accumulator's result: [`acc_finish`], or a user aggregate's final
+/// function over its state (NULL for a strict one over a NULL state).
+pub(super) fn acc_done(acc: Acc, ev: &mut Ev) -> Result<Value, DbError> {
+    let Acc::User(u) = acc else {
+        return acc_finish(acc, &ev.ctx.eval);
+    };
+    let Some(agg) = u.agg else {
+        return Err(DbError::internal("user aggregate without its steps"));
+    };
+    match &agg.steps.finalfunc {
+        None => Ok(u.state),
+        Some(_) if agg.steps.final_strict && u.state.is_null() => Ok(Value::Null),
+        Some(f) => f.eval(&[u.state, Value::Null], ev),
+    }
 }
 
 /// The key (as text) and value (as jsonb text) of an object aggregate's
@@ -430,7 +507,7 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
         }
         _ => {}
     }
-    acc_add(&mut g.accs[i], v, &ev.ctx.eval)
+    acc_step(&mut g.accs[i], v, ev)
 }
 
 /// Sort an aggregate's buffered rows by its ORDER BY keys.
@@ -754,7 +831,7 @@ fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result
     for (key, g) in order {
         let mut row = key;
         for acc in g.accs {
-            row.push(acc_finish(acc, &ev.ctx.eval)?);
+            row.push(acc_done(acc, ev)?);
         }
         if !emit(ev, row)? {
             return Ok(false);

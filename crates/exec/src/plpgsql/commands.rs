@@ -463,6 +463,7 @@ pub fn create_function(
         strict,
         compiled: std::sync::OnceLock::new(),
         declared: None,
+        aggregate: None,
     };
     // check_function_bodies = off (what pg_dump's output sets): the body is
     // checked when the function is first called.

@@ -213,6 +213,7 @@ impl Binder<'_> {
             order: order.into_iter().map(|(o, ..)| o).collect(),
             filter,
             direct: direct_out,
+            user: None,
         };
         Ok((Expr::Agg(Box::new(call)), ty))
     }

@@ -92,6 +92,30 @@ pub struct AggCall {
     /// reading only grouped columns, so any row of the group gives their
     /// value; the aggregated values are the `order` keys.
     pub direct: Vec<Expr>,
+    /// For [`AggFunc::User`]: the CREATE AGGREGATE aggregate's steps.
+    pub user: Option<Arc<UserAgg>>,
+}
+
+/// A CREATE AGGREGATE aggregate bound for one call: its transition and
+/// final functions as calls over a row of their own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserAgg {
+    pub def: UserFn,
+    pub steps: UserAggSteps,
+}
+
+/// The bound steps of a user aggregate: `sfunc` over the row `[state,
+/// value]`, `finalfunc` over `[state, NULL...]` (the NULLs for
+/// FINALFUNC_EXTRA), the initial state (NULL without INITCOND).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserAggSteps {
+    pub sfunc: Expr,
+    pub sfunc_strict: bool,
+    pub finalfunc: Option<Expr>,
+    pub final_strict: bool,
+    pub init: Value,
+    /// The aggregate's result type.
+    pub result: DataType,
 }
 
 /// A window function call (before the planner replaces it by a column of
@@ -108,6 +132,8 @@ pub struct WinCall {
     /// `agg(x) FILTER (WHERE cond) OVER (...)`: only the frame's rows
     /// where it is true are aggregated.
     pub filter: Option<Expr>,
+    /// For `WinFunc::Agg(AggFunc::User)`: the user aggregate's steps.
+    pub user: Option<Arc<UserAgg>>,
 }
 
 /// The window functions.
@@ -237,6 +263,8 @@ pub enum AggFunc {
     /// hypothetical-set aggregates: where the row of the direct arguments
     /// would fall among the group's rows.
     Hypothetical(HypotheticalRank),
+    /// An aggregate made by CREATE AGGREGATE (the call's `user`).
+    User,
 }
 
 impl AggFunc {
