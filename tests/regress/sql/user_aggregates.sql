@@ -49,6 +49,11 @@ SELECT g, sumsq_text(n) OVER (PARTITION BY g) FROM ua ORDER BY g, n;
 SELECT proname, prokind, pg_get_function_result(oid) FROM pg_proc
 WHERE proname IN ('my_sum', 'sumsq_text', 'add_sq') ORDER BY proname;
 
+SELECT aggfnoid::regproc, aggkind, aggnumdirectargs, aggtransfn::regproc, aggfinalfn::regproc,
+       aggfinalextra, aggtranstype::regtype, agginitval
+FROM pg_aggregate WHERE aggfnoid::regproc::text IN ('sumsq', 'sumsq_text')
+ORDER BY 1::text;
+
 -- replacing and dropping
 CREATE AGGREGATE my_sum(int) (SFUNC = int4pl, STYPE = int);
 CREATE OR REPLACE AGGREGATE my_sum(int) (SFUNC = int4pl, STYPE = int, INITCOND = '1000');
