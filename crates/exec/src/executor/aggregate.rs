@@ -9,6 +9,10 @@
 //! is (`add_in_place`, no clone of the value); the other aggregates, and
 //! any with DISTINCT or ORDER BY, get the value itself.
 //!
+//! With an aggregate that has DISTINCT or ORDER BY (ordered-set ones
+//! included), which PostgreSQL cannot hash, the groups come out in key
+//! order, as PostgreSQL's sorted aggregation gives them.
+//!
 //! GROUPING SETS read their input once into memory and aggregate it once
 //! per set; each group's row is widened to all the group columns (NULL
 //! where the set lacks one) followed by the set's mask. For `GROUP BY
@@ -801,6 +805,9 @@ fn aggregate(
         }
     }
     drop(groups);
+    if sorts_groups(aggs) {
+        sort_groups(&mut order, &ev.ctx.eval);
+    }
     let r = emit_groups(order, ev, emit);
     ev.mem.release(held);
     if !r? {
@@ -825,6 +832,33 @@ fn aggregate(
         }
     }
     Ok(true)
+}
+
+/// Whether PostgreSQL would aggregate by sorted groups: it cannot hash
+/// aggregates with DISTINCT or ORDER BY (ordered-set ones included), so
+/// its groups then come out in group-key order, which queries without
+/// ORDER BY see.
+fn sorts_groups(aggs: &[AggSpec]) -> bool {
+    aggs.iter()
+        .any(|a| a.call.distinct || !a.call.order.is_empty())
+}
+
+/// Groups in ascending key order, NULLs last (a sort's default).
+fn sort_groups(order: &mut [(Row, Group)], ec: &nestor_types::EvalCtx) {
+    order.sort_by(|(a, _), (b, _)| {
+        for (x, y) in a.iter().zip(b) {
+            let c = match (x.is_null(), y.is_null()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                (false, false) => valops::compare(x, y, ec),
+            };
+            if c.is_ne() {
+                return c;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
 }
 
 fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {
