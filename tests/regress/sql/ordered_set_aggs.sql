@@ -44,6 +44,9 @@ SELECT percentile_cont(array[0.5]) WITHIN GROUP (ORDER BY x) FROM osa WHERE fals
 SELECT g, mode() WITHIN GROUP (ORDER BY t), mode() WITHIN GROUP (ORDER BY x DESC)
 FROM osa GROUP BY g ORDER BY g;
 SELECT mode() WITHIN GROUP (ORDER BY v) FROM (VALUES (1),(2),(2),(1),(NULL),(NULL),(NULL)) s(v);
+-- groups of aggregates PostgreSQL cannot hash come out in key order
+SELECT x, mode() WITHIN GROUP (ORDER BY t) FROM osa GROUP BY x;
+SELECT x, array_agg(t ORDER BY t), count(DISTINCT g) FROM osa GROUP BY x;
 
 -- hypothetical-set aggregates
 SELECT rank(3) WITHIN GROUP (ORDER BY v),
@@ -105,6 +108,9 @@ SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY sum(x)) FROM osa;
 SELECT x FROM osa WHERE percentile_cont(0.5) WITHIN GROUP (ORDER BY x) > 1;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), x FROM osa;
 SELECT percentile_cont(0.5 ORDER BY x) WITHIN GROUP (ORDER BY x) FROM osa;
+SELECT array(SELECT percentile_disc(a) WITHIN GROUP (ORDER BY v)
+             FROM (VALUES (0.3), (0.7)) s(a) GROUP BY a)
+FROM generate_series(1, 5) g(v);
 
 -- in a view
 CREATE VIEW osa_v AS

@@ -89,6 +89,7 @@ impl Binder<'_> {
         }
         let parts = self.bind_ordered_set_parts(f)?;
         let keys: Vec<AggOrder> = parts.order.iter().map(|o| o.0.clone()).collect();
+        lower_level_direct_check(&parts, &keys).map_err(|(e, loc)| err_at(e, self.text, loc))?;
         super::outer_level_check(None, &keys, parts.filter.as_ref()).map_err(|e| at(e, self))?;
         let types: Vec<DataType> = parts
             .direct
@@ -262,6 +263,36 @@ impl Binder<'_> {
         self.window = saved_window;
         bound
     }
+}
+
+/// Keys reading only outer queries' columns make the aggregate one of an
+/// outer query, whose direct arguments then may not read this query's
+/// columns (PostgreSQL's 42803; Nestor refuses such aggregates anyway, see
+/// bind::outer_level_check, but names this case as PostgreSQL does).
+fn lower_level_direct_check(parts: &Parts, keys: &[AggOrder]) -> Result<(), (DbError, i32)> {
+    let (mut local, mut outer) = (false, false);
+    for e in keys.iter().map(|o| &o.key).chain(parts.filter.as_ref()) {
+        e.walk(&mut |x| match x {
+            Expr::Col(_) => local = true,
+            Expr::Outer { .. } => outer = true,
+            _ => {}
+        });
+    }
+    if local || !outer {
+        return Ok(());
+    }
+    for (d, _, loc) in &parts.direct {
+        let mut reads_local = false;
+        d.walk(&mut |x| reads_local |= matches!(x, Expr::Col(_)));
+        if reads_local {
+            let e = DbError::new(
+                SqlState::GroupingError,
+                "outer-level aggregate cannot contain a lower-level variable in its direct arguments",
+            );
+            return Err((e, *loc));
+        }
+    }
+    Ok(())
 }
 
 impl Binder<'_> {
