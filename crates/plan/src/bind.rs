@@ -162,8 +162,7 @@ impl VarConflict {
 /// list, ...). The binder does not plan queries: `select::plan_query` does,
 /// and every binder is made with it, so binding depends on no planner
 /// module while query planning depends on binding.
-pub(crate) type QueryPlanner =
-    fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
+pub type QueryPlanner = fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
 
 pub struct Binder<'e> {
     plan_query: QueryPlanner,

@@ -92,15 +92,15 @@ pub fn create_aggregate(
         return Err(invalid("aggregate input type must be specified"));
     };
     spec.stype = stype;
-    let steps = nestor_plan::bind::user_agg::steps(ctx.catalog, ctx.eval, &spec, arg).map_err(
-        |mut e| {
+    let planner = nestor_plan::select::plan_query;
+    let steps = nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), &spec, arg)
+        .map_err(|mut e| {
             // PostgreSQL's lookup of the steps names the call only.
             if e.code == SqlState::UndefinedFunction {
                 e.hint = None;
             }
             e
-        },
-    )?;
+        })?;
     let existing = ctx
         .catalog
         .functions(&name)

@@ -25,7 +25,7 @@ use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_types::{DataType, EvalCtx, Value};
 
-use super::{Binder, Scope, ScopeCol};
+use super::{Binder, QueryPlanner, Scope, ScopeCol};
 use crate::ir::{Expr, UserAgg, UserAggSteps, UserFn};
 use crate::valops;
 
@@ -40,14 +40,14 @@ pub fn aggregates(catalog: &Catalog, name: &str) -> Vec<Arc<FunctionDef>> {
 
 /// The aggregate's steps for an argument of type `arg` (see the module
 /// header): 42883 when a function is missing, 42804 when the transition
-/// function does not return the state type.
+/// function does not return the state type. `plan_query` plans the
+/// subqueries a step's SQL may hold (`select::plan_query`).
 pub fn steps(
-    catalog: &Catalog,
-    eval: EvalCtx,
+    (catalog, eval, plan_query): (&Catalog, EvalCtx, QueryPlanner),
     spec: &AggregateSpec,
     arg: DataType,
 ) -> Result<UserAggSteps, DbError> {
-    let mut b = Binder::new(catalog, eval, "", &[], crate::select::plan_query);
+    let mut b = Binder::new(catalog, eval, "", &[], plan_query);
     let mut scope = Scope::default();
     for (name, ty) in [("state", spec.stype), ("value", arg)] {
         scope.cols.push(ScopeCol {
@@ -243,7 +243,7 @@ impl Binder<'_> {
         };
         let want = def.input_types()[0];
         let spec = def.aggregate.as_ref().expect("an aggregate");
-        let steps = steps(self.catalog, self.eval, spec, want)?;
+        let steps = steps((self.catalog, self.eval, self.plan_query), spec, want)?;
         Ok(Some((
             Arc::new(UserAgg {
                 def: UserFn(def.clone()),
