@@ -65,6 +65,22 @@ DROP AGGREGATE my_sum(int);
 SELECT my_sum(x) FROM ua;
 DROP AGGREGATE sumsq(numeric), sumsq_strict(numeric);
 
+-- made by another role: it owns the aggregate
+CREATE ROLE ua_owner;
+GRANT CREATE ON SCHEMA public TO ua_owner;
+SET ROLE ua_owner;
+CREATE AGGREGATE owned_sum(int) (SFUNC = int4pl, STYPE = int);
+RESET ROLE;
+SELECT proname, pg_get_userbyid(proowner) FROM pg_proc WHERE proname = 'owned_sum';
+CREATE ROLE ua_other;
+SET ROLE ua_other;
+DROP AGGREGATE owned_sum(int);
+RESET ROLE;
+DROP ROLE ua_other;
+DROP AGGREGATE owned_sum(int);
+REVOKE CREATE ON SCHEMA public FROM ua_owner;
+DROP ROLE ua_owner;
+
 -- errors
 CREATE AGGREGATE bad(int) (SFUNC = no_such_function, STYPE = int);
 CREATE AGGREGATE bad(int) (STYPE = int);
