@@ -2,8 +2,7 @@
 //!
 //! An aggregate is a function definition with an `AggregateSpec` (the
 //! state type, the transition and final functions by name, INITCOND), so
-//! it is logged, recovered, owned, commented on and dropped as a function
-//! is, and pg_proc shows it with prokind 'a'. CREATE resolves the steps
+//! it is logged, recovered, owned and dropped as a function is, and pg_proc shows it with prokind 'a'. CREATE resolves the steps
 //! for the declared argument type once (plan::bind::user_agg), which
 //! checks that the functions exist and gives the result type; each call
 //! resolves them again.
@@ -11,11 +10,11 @@
 //! Supported: one argument, in the new `name(type) (...)` and the old
 //! `name (BASETYPE = type, ...)` syntax; SFUNC, STYPE, FINALFUNC,
 //! FINALFUNC_EXTRA, INITCOND, COMBINEFUNC (kept, not used: there is no
-//! parallel aggregation). Options that would change results when ignored
-//! (moving-aggregate MSFUNC..., SORTOP, ordered-set and hypothetical
-//! forms, SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY) and aggregates of
-//! several, zero or polymorphic arguments are 0A000 naming them; PARALLEL
-//! and SSPACE, which only guide the planner, are accepted.
+//! parallel aggregation). Options that could change results when ignored
+//! (moving-aggregate MSFUNC..., ordered-set and hypothetical forms,
+//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY) and aggregates of several,
+//! zero or polymorphic arguments are 0A000 naming them; PARALLEL, SSPACE
+//! and SORTOP, which only guide the planner, are accepted.
 
 use std::sync::Arc;
 
@@ -73,7 +72,7 @@ pub fn create_aggregate(
             "combinefunc" => spec.combinefunc = Some(text(value)?),
             "finalfunc_extra" => spec.finalfunc_extra = flag(value),
             "basetype" if ds.oldstyle => arg = Some(type_of(value)?),
-            "parallel" | "sspace" => {}
+            "parallel" | "sspace" | "sortop" => {}
             other => {
                 return Err(DbError::unsupported(format!(
                     "CREATE AGGREGATE option {}",
@@ -165,7 +164,7 @@ fn new_style_argument(ds: &pb::DefineStmt) -> Result<DataType, DbError> {
             ))
         }
     };
-    if let Some(NodeEnum::Integer(i)) = &count_node(direct) {
+    if let Some(NodeEnum::Integer(i)) = &direct.node {
         if i.ival >= 0 {
             return Err(DbError::unsupported(
                 "ordered-set aggregates in CREATE AGGREGATE",
@@ -195,10 +194,6 @@ fn new_style_argument(ds: &pb::DefineStmt) -> Result<DataType, DbError> {
         .as_ref()
         .ok_or_else(|| DbError::internal("aggregate argument without a type"))?;
     type_name(tn)
-}
-
-fn count_node(n: &pb::Node) -> Option<NodeEnum> {
-    n.node.clone()
 }
 
 /// A type named in the definition (0A000 for the polymorphic ones).
