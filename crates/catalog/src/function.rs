@@ -127,6 +127,26 @@ impl Volatility {
     }
 }
 
+/// What CREATE AGGREGATE adds to a function (PostgreSQL's pg_aggregate
+/// row): the state type and the transition and final functions, kept by
+/// name and resolved against the argument types at each call, as a call
+/// of a function is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregateSpec {
+    pub sfunc: String,
+    pub stype: DataType,
+    pub finalfunc: Option<String>,
+    /// The initial state as text (NULL: the first non-NULL input, for a
+    /// strict transition function).
+    pub initcond: Option<String>,
+    /// COMBINEFUNC: kept for pg_aggregate; there is no parallel
+    /// aggregation to use it.
+    pub combinefunc: Option<String>,
+    /// FINALFUNC_EXTRA: the final function takes NULLs of the argument
+    /// types after the state.
+    pub finalfunc_extra: bool,
+}
+
 /// A function or procedure.
 pub struct FunctionDef {
     pub oid: RelId,
@@ -149,6 +169,9 @@ pub struct FunctionDef {
     /// `anyelement`... types resolved for the calls of one signature):
     /// the definition as declared, whose signature messages name.
     pub declared: Option<Arc<FunctionDef>>,
+    /// Set for an aggregate made by CREATE AGGREGATE (pg_proc.prokind
+    /// 'a'): its arguments are the aggregated values.
+    pub aggregate: Option<Arc<AggregateSpec>>,
 }
 
 impl Clone for FunctionDef {
@@ -166,6 +189,7 @@ impl Clone for FunctionDef {
             strict: self.strict,
             compiled: OnceLock::new(),
             declared: self.declared.clone(),
+            aggregate: self.aggregate.clone(),
         }
     }
 }

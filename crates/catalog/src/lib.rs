@@ -133,7 +133,9 @@ pub use defs::{
     TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT,
     TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
-pub use function::{ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility};
+pub use function::{
+    AggregateSpec, ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility,
+};
 pub use gate::{DdlGate, DdlGateGuard};
 pub use record::{
     CatalogRecord, ColumnRecord, FunctionRecord, IndexRecord, SequenceRecord, SequenceState,
@@ -2225,6 +2227,7 @@ pub(crate) fn function_record(f: &FunctionDef) -> FunctionRecord {
         body: f.body.clone(),
         volatility: f.volatility,
         strict: f.strict,
+        aggregate: f.aggregate.as_deref().cloned(),
     }
 }
 
@@ -2242,6 +2245,7 @@ fn function_from(r: FunctionRecord) -> FunctionDef {
         strict: r.strict,
         compiled: std::sync::OnceLock::new(),
         declared: None,
+        aggregate: r.aggregate.map(Arc::new),
     }
 }
 

@@ -64,6 +64,10 @@
 //!            | 0x28 PutComposite oid:u32 array_oid:u32 relid:u32 name owner:u32
 //!                                nattrs:u32 (name typoid:u32 typmod:i32)*
 //!            | 0x29 DropComposite name
+//!            | 0x40 PutAggregate function sfunc stype:(oid:u32 typmod:i32)
+//!                                finalfunc? initcond? combinefunc? extra:u8
+//!                                (a function made by CREATE AGGREGATE; its
+//!                                removal is a DropFunction)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -116,7 +120,7 @@ use crate::defs::{
     FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
     TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
 };
-use crate::function::{ArgMode, FuncArg, Language, Returns, Volatility};
+use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
 
@@ -150,6 +154,7 @@ const TAG_BATCH: u8 = 0x23;
 // 0x24..=0x27 are taken by another branch's records.
 const TAG_PUT_COMPOSITE: u8 = 0x28;
 const TAG_DROP_COMPOSITE: u8 = 0x29;
+const TAG_PUT_AGGREGATE: u8 = 0x40;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -271,6 +276,8 @@ pub struct FunctionRecord {
     pub body: String,
     pub volatility: Volatility,
     pub strict: bool,
+    /// CREATE AGGREGATE's part (logged as a PutAggregate record).
+    pub aggregate: Option<AggregateSpec>,
 }
 
 /// A table definition without its runtime handles.
@@ -523,8 +530,14 @@ impl CatalogRecord {
                 put_str(&mut out, name);
             }
             CatalogRecord::PutFunction(f) => {
-                out.push(TAG_PUT_FUNCTION);
+                out.push(match f.aggregate {
+                    Some(_) => TAG_PUT_AGGREGATE,
+                    None => TAG_PUT_FUNCTION,
+                });
                 f.encode(&mut out);
+                if let Some(a) = &f.aggregate {
+                    encode_aggregate(a, &mut out);
+                }
             }
             CatalogRecord::DropFunction { name, oid } => {
                 out.push(TAG_DROP_FUNCTION);
@@ -731,6 +744,11 @@ impl CatalogRecord {
                 name: get_str(&mut r)?,
             },
             TAG_PUT_FUNCTION => CatalogRecord::PutFunction(FunctionRecord::decode(&mut r)?),
+            TAG_PUT_AGGREGATE => {
+                let mut f = FunctionRecord::decode(&mut r)?;
+                f.aggregate = Some(decode_aggregate(&mut r)?);
+                CatalogRecord::PutFunction(f)
+            }
             TAG_DROP_FUNCTION => CatalogRecord::DropFunction {
                 name: get_str(&mut r)?,
                 oid: RelId(r.u32()?),
@@ -1474,8 +1492,29 @@ impl FunctionRecord {
             body,
             volatility,
             strict,
+            aggregate: None,
         })
     }
+}
+
+fn encode_aggregate(a: &AggregateSpec, out: &mut Vec<u8>) {
+    put_str(out, &a.sfunc);
+    put_type(out, a.stype);
+    put_opt_str(out, a.finalfunc.as_deref());
+    put_opt_str(out, a.initcond.as_deref());
+    put_opt_str(out, a.combinefunc.as_deref());
+    out.push(a.finalfunc_extra as u8);
+}
+
+fn decode_aggregate(r: &mut Reader<'_>) -> Result<AggregateSpec, String> {
+    Ok(AggregateSpec {
+        sfunc: get_str(r)?,
+        stype: get_type(r, "aggregate state")?,
+        finalfunc: get_opt_str(r)?,
+        initcond: get_opt_str(r)?,
+        combinefunc: get_opt_str(r)?,
+        finalfunc_extra: get_bool(r)?,
+    })
 }
 
 impl SequenceRecord {
@@ -2082,6 +2121,33 @@ mod tests {
                 body: "BEGIN RETURN; END".into(),
                 volatility: Volatility::Stable,
                 strict: true,
+                aggregate: None,
+            }),
+            CatalogRecord::PutFunction(FunctionRecord {
+                oid: RelId(16391),
+                name: "my_sum".into(),
+                procedure: false,
+                args: vec![FuncArg {
+                    name: String::new(),
+                    ty: DataType::Int4,
+                    domain: None,
+                    mode: ArgMode::In,
+                    default: None,
+                }],
+                returns: Returns::Scalar(DataType::Int8),
+                retset: false,
+                language: Language::Sql,
+                body: String::new(),
+                volatility: Volatility::Immutable,
+                strict: false,
+                aggregate: Some(AggregateSpec {
+                    sfunc: "int8pl".into(),
+                    stype: DataType::Int8,
+                    finalfunc: Some("abs".into()),
+                    initcond: Some("0".into()),
+                    combinefunc: None,
+                    finalfunc_extra: true,
+                }),
             }),
             CatalogRecord::DropFunction {
                 name: "f".into(),

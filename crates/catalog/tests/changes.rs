@@ -557,6 +557,7 @@ fn claims_hide_uncommitted_function_changes() {
             strict: false,
             compiled: std::sync::OnceLock::new(),
             declared: None,
+            aggregate: None,
         })
     };
     let mut txn = db.begin();

@@ -76,6 +76,56 @@ fn oid(o: u32) -> Value {
     Value::Int8(i64::from(o))
 }
 
+/// pg_aggregate: the CREATE AGGREGATE aggregates (the built-in ones have
+/// no pg_proc rows). A step that is a user function shows its OID; a
+/// built-in one, which has no pg_proc row, shows 0 ('-').
+fn aggregate_rows(c: &Catalog) -> Rows {
+    let fn_oid = |name: Option<&str>, nargs: usize| -> u32 {
+        let Some(name) = name else { return 0 };
+        c.functions(name)
+            .iter()
+            .find(|f| f.input_types().len() == nargs)
+            .map_or(0, |f| f.oid.0)
+    };
+    c.all_functions()
+        .iter()
+        .filter_map(|f| Some((f, f.aggregate.as_ref()?)))
+        .map(|(f, a)| {
+            let nargs = f.input_types().len();
+            let final_args = if a.finalfunc_extra { 1 + nargs } else { 1 };
+            RowB::new(Rel::Aggregate)
+                .set("aggfnoid", oid(f.oid.0))
+                .set("aggkind", text("n"))
+                .set("aggnumdirectargs", Value::Int2(0))
+                .set("aggtransfn", oid(fn_oid(Some(&a.sfunc), 1 + nargs)))
+                .set(
+                    "aggfinalfn",
+                    oid(fn_oid(a.finalfunc.as_deref(), final_args)),
+                )
+                .set("aggcombinefn", oid(fn_oid(a.combinefunc.as_deref(), 2)))
+                .set("aggserialfn", oid(0))
+                .set("aggdeserialfn", oid(0))
+                .set("aggmtransfn", oid(0))
+                .set("aggminvtransfn", oid(0))
+                .set("aggmfinalfn", oid(0))
+                .set("aggfinalextra", Value::Bool(a.finalfunc_extra))
+                .set("aggmfinalextra", Value::Bool(false))
+                .set("aggfinalmodify", text("r"))
+                .set("aggmfinalmodify", text("r"))
+                .set("aggsortop", oid(0))
+                .set("aggtranstype", oid(a.stype.oid()))
+                .set("aggtransspace", Value::Int4(0))
+                .set("aggmtranstype", oid(0))
+                .set("aggmtransspace", Value::Int4(0))
+                .set(
+                    "agginitval",
+                    a.initcond.as_deref().map_or(Value::Null, text),
+                )
+                .done()
+        })
+        .collect()
+}
+
 /// One row of a catalog relation, filled by column name.
 struct RowB {
     cols: Vec<(&'static str, DataType)>,
@@ -502,6 +552,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             })
             .collect(),
         Rel::PartitionedTable => partitioned_rows(c),
+        Rel::Aggregate => aggregate_rows(c),
         Rel::Shdescription
         | Rel::Policy
         | Rel::StatisticExt
@@ -515,7 +566,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Cast
         | Rel::InitPrivs
         | Rel::Transform
-        | Rel::Aggregate
         | Rel::Conversion
         | Rel::TsParser
         | Rel::TsTemplate
@@ -2661,7 +2711,14 @@ fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
             "prorows",
             Value::Float4(if f.retset { 1000.0 } else { 0.0 }),
         )
-        .set("prokind", text(if f.procedure { "p" } else { "f" }))
+        .set(
+            "prokind",
+            text(match (f.procedure, &f.aggregate) {
+                (true, _) => "p",
+                (false, Some(_)) => "a",
+                (false, None) => "f",
+            }),
+        )
         .set("provariadic", oid(variadic_element(f)))
         .set("proisstrict", Value::Bool(f.strict))
         .set("proretset", Value::Bool(f.retset))

@@ -667,6 +667,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateEnumStmt(_) | NodeEnum::CompositeTypeStmt(_) => "CREATE TYPE",
             NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
             NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
+            NodeEnum::DefineStmt(_) => "CREATE AGGREGATE",
             NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
             NodeEnum::ReindexStmt(_) => "REINDEX",
             _ => "TRUNCATE TABLE",
@@ -735,6 +736,11 @@ fn run_ddl(
         NodeEnum::CompositeTypeStmt(st) => crate::ddl::create_composite(ctx, st),
         NodeEnum::AlterEnumStmt(st) => crate::ddl::alter_enum(ctx, st),
         NodeEnum::CreateDomainStmt(st) => crate::ddl::create_domain(ctx, st),
+        NodeEnum::DefineStmt(st)
+            if st.kind == nestor_parser::pb::ObjectType::ObjectAggregate as i32 =>
+        {
+            crate::ddl::create_aggregate(ctx, st)
+        }
         NodeEnum::AlterDomainStmt(st) => crate::ddl::alter_domain(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,

@@ -35,8 +35,10 @@ use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
 pub mod domain;
+pub(crate) mod ordered_set;
 pub mod polymorphic;
 pub(crate) mod subscripts;
+pub mod user_agg;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -160,8 +162,7 @@ impl VarConflict {
 /// list, ...). The binder does not plan queries: `select::plan_query` does,
 /// and every binder is made with it, so binding depends on no planner
 /// module while query planning depends on binding.
-pub(crate) type QueryPlanner =
-    fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
+pub type QueryPlanner = fn(&mut Binder, &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError>;
 
 pub struct Binder<'e> {
     plan_query: QueryPlanner,
@@ -2748,11 +2749,24 @@ impl<'e> Binder<'e> {
 
     fn bind_func(&mut self, f: &pb::FuncCall) -> Result<(Expr, DataType), DbError> {
         let name = function_name(f);
+        // rank() and the other hypothetical-set aggregates are window
+        // functions unless called with WITHIN GROUP.
+        match ordered_set::by_name(&name) {
+            Some(AggFunc::Hypothetical(_)) if !f.agg_within_group => {}
+            Some(func) => return self.bind_ordered_set(func, &name, f),
+            None if f.agg_within_group => return Err(self.within_group_misuse(&name, f)),
+            None => {}
+        }
         if let Some(over) = &f.over {
             return self.bind_window(&name, f, over);
         }
         if let Some(agg) = agg_func(&name, f.agg_star) {
             return self.bind_agg(agg, &name, f);
+        }
+        if !user_agg::aggregates(self.catalog, &name).is_empty() {
+            if let Some(bound) = self.bind_user_agg(&name, f)? {
+                return Ok(bound);
+            }
         }
         if f.agg_star || f.agg_distinct || !f.agg_order.is_empty() || f.agg_filter.is_some() {
             return Err(DbError::new(
@@ -3328,8 +3342,72 @@ impl<'e> Binder<'e> {
             ty,
             order,
             filter,
+            direct: Vec::new(),
+            user: None,
         };
         Ok((Expr::Agg(Box::new(call)), ty))
+    }
+
+    /// A call of a CREATE AGGREGATE aggregate of one argument; None when
+    /// none of that name takes the argument.
+    fn bind_user_agg(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        if f.args.len() != 1 || f.agg_star {
+            return Ok(None);
+        }
+        if let AggCtx::NotAllowed(clause) = self.agg {
+            let message = if clause == AGG_ARGS {
+                "aggregate function calls cannot be nested".to_string()
+            } else {
+                format!("aggregate functions are not allowed in {clause}")
+            };
+            return Err(err_at(
+                DbError::new(SqlState::GroupingError, message),
+                self.text,
+                f.location,
+            ));
+        }
+        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
+        let saved_window = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "aggregate function calls cannot contain window function calls",
+                SqlState::GroupingError,
+            ),
+        );
+        let bound = self.bind(&f.args[0]).and_then(|b| {
+            let order = self.bind_agg_order(&f.agg_order)?;
+            let filter = match &f.agg_filter {
+                Some(n) => Some(self.bind_bool(n, "FILTER")?),
+                None => None,
+            };
+            Ok((b, order, filter))
+        });
+        self.agg = saved;
+        self.window = saved_window;
+        let ((arg, at), order, filter) = bound?;
+        let Some((user, want)) = self.user_aggregate(name, at)? else {
+            return Ok(None);
+        };
+        let arg = self.coerce(arg, at, want)?;
+        outer_level_check(Some(&arg), &order, filter.as_ref())
+            .map_err(|e| err_at(e, self.text, f.location))?;
+        let ty = user.steps.result;
+        let call = AggCall {
+            func: AggFunc::User,
+            arg: Some(arg),
+            delimiter: None,
+            distinct: f.agg_distinct,
+            ty,
+            order,
+            filter,
+            direct: Vec::new(),
+            user: Some(user),
+        };
+        Ok(Some((Expr::Agg(Box::new(call)), ty)))
     }
 
     /// `f(args) OVER window`: a window function, or an aggregate over the
@@ -3451,6 +3529,7 @@ impl<'e> Binder<'e> {
                 ))
             }
         };
+        let mut user = None;
         let (func, args, ty) = match name {
             "row_number" | "rank" | "dense_rank" | "percent_rank" | "cume_dist" => {
                 arity(nargs == 0)?;
@@ -3499,6 +3578,26 @@ impl<'e> Binder<'e> {
                     _ => WinFunc::NthValue,
                 };
                 (func, args, vt)
+            }
+            _ if agg_func(name, f.agg_star).is_none()
+                && nargs == 1
+                && !user_agg::aggregates(self.catalog, name).is_empty() =>
+            {
+                let (e, t) = self.bind(&f.args[0])?;
+                let Some((u, want)) = self.user_aggregate(name, t)? else {
+                    return Err(err_at(
+                        DbError::new(
+                            SqlState::UndefinedFunction,
+                            format!("function {name}({}) does not exist", t.name()),
+                        ),
+                        self.text,
+                        f.location,
+                    ));
+                };
+                let e = self.coerce(e, t, want)?;
+                let ty = u.steps.result;
+                user = Some(u);
+                (WinFunc::Agg(AggFunc::User), vec![e], ty)
             }
             _ => {
                 if let Some(agg) = agg_func(name, f.agg_star) {
@@ -3558,6 +3657,7 @@ impl<'e> Binder<'e> {
                 order,
                 frame,
                 ty,
+                user,
             })),
             ty,
         ))
@@ -4504,7 +4604,7 @@ pub(crate) fn reg_name_fn(t: DataType) -> Option<Func> {
 }
 
 pub(crate) fn is_aggregate(name: &str) -> bool {
-    agg_func(name, false).is_some()
+    agg_func(name, false).is_some() || ordered_set::by_name(name).is_some()
 }
 
 fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
@@ -4569,6 +4669,12 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
             _ => return Err(bad()),
         },
+        // Bound by bind::ordered_set, never through here.
+        AggFunc::PercentileCont { .. }
+        | AggFunc::PercentileDisc { .. }
+        | AggFunc::Mode
+        | AggFunc::Hypothetical(_)
+        | AggFunc::User => return Err(bad()),
     })
 }
 

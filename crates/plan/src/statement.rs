@@ -68,6 +68,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterEnumStmt(_)
             | NodeEnum::CreateDomainStmt(_)
             | NodeEnum::AlterDomainStmt(_)
+            | NodeEnum::DefineStmt(_)
     )
 }
 

@@ -801,3 +801,65 @@ fn rules_survive_crashes() {
     ok(&third, "delete from base where a = 10");
     assert_eq!(ok(&third, "select count(*) from base"), "2");
 }
+
+/// What must hold after each restart of `aggregates_survive_crashes`.
+fn check_aggregates(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select my_sum(x), sumsq_text(x), old_max(x) from agg_in"
+        ),
+        "1006|total: 14|3"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select x, my_sum(x) over (order by x) from agg_in order by x"
+        ),
+        "1|1001\n2|1003\n3|1006"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select proname, prokind from pg_proc \
+             where proname in ('my_sum', 'sumsq_text', 'old_max', 'add_sq') order by proname"
+        ),
+        "add_sq|f\nmy_sum|a\nold_max|a\nsumsq_text|a"
+    );
+    assert!(err(server, "select gone_agg(x) from agg_in").contains("does not exist"));
+    assert!(err(server, "select rolled_back_agg(x) from agg_in").contains("does not exist"));
+}
+
+#[test]
+fn aggregates_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table agg_in (x int)",
+        "insert into agg_in values (1), (2), (3)",
+        "create aggregate my_sum(int) (sfunc = int4pl, stype = int, initcond = '0')",
+        "create or replace aggregate my_sum(int) (sfunc = int4pl, stype = int, initcond = '1000')",
+        "create function add_sq(s numeric, v numeric) returns numeric language sql \
+         as 'select s + v * v'",
+        "create function show_total(s numeric) returns text language plpgsql \
+         as $$ begin return 'total: ' || s; end $$",
+        "create aggregate sumsq_text(numeric) (sfunc = add_sq, stype = numeric, \
+         finalfunc = show_total, initcond = 0)",
+        "create aggregate old_max (basetype = int, sfunc = int4larger, stype = int)",
+        "create aggregate gone_agg(int) (sfunc = int4pl, stype = int)",
+        "drop aggregate gone_agg(int)",
+        "begin; create aggregate rolled_back_agg(int) (sfunc = int4pl, stype = int); rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_aggregates(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_aggregates(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_aggregates(&third);
+}

@@ -259,6 +259,8 @@ regress!(
     distinct_on,
     joins_outer,
     grouping_sets,
+    ordered_set_aggs,
+    user_aggregates,
     datetime_fns,
     string_fns,
     records,

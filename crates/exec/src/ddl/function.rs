@@ -26,6 +26,7 @@ pub fn drop_functions(
     let (what, tag) = match kind {
         pb::ObjectType::ObjectProcedure => ("procedure", "DROP PROCEDURE"),
         pb::ObjectType::ObjectRoutine => ("routine", "DROP ROUTINE"),
+        pb::ObjectType::ObjectAggregate => ("aggregate", "DROP AGGREGATE"),
         _ => ("function", "DROP FUNCTION"),
     };
     let mut victims: Vec<Arc<FunctionDef>> = Vec::new();
@@ -44,6 +45,7 @@ pub fn drop_functions(
             .filter(|f| match kind {
                 pb::ObjectType::ObjectProcedure => f.procedure,
                 pb::ObjectType::ObjectRoutine => true,
+                pb::ObjectType::ObjectAggregate => f.aggregate.is_some(),
                 _ => !f.procedure,
             })
             .collect();
@@ -119,6 +121,13 @@ pub fn drop_functions(
                 )?
         };
         match found {
+            Some(f) if f.aggregate.is_some() && kind == pb::ObjectType::ObjectFunction => {
+                return Err(DbError::new(
+                    SqlState::WrongObjectType,
+                    format!("\"{}\" is an aggregate function", f.name),
+                )
+                .with_hint("Use DROP AGGREGATE to drop aggregate functions."));
+            }
             Some(f) => victims.push(f),
             None if owa.args_unspecified => {
                 if ds.missing_ok {

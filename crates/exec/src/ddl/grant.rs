@@ -517,8 +517,13 @@ pub(crate) fn created_objects(ctx: &StatementCtx, n: &NodeEnum) -> Vec<(ObjKind,
         NodeEnum::CreateTableAsStmt(cs) => cs.into.as_ref().and_then(|i| rel(i.rel.as_ref())),
         NodeEnum::ViewStmt(vs) => rel(vs.view.as_ref()),
         NodeEnum::CreateSeqStmt(cs) => rel(cs.sequence.as_ref()),
-        NodeEnum::CreateFunctionStmt(cf) => {
-            let name = bind::names(&cf.funcname).pop().unwrap_or_default();
+        NodeEnum::CreateFunctionStmt(_) | NodeEnum::DefineStmt(_) => {
+            let names = match n {
+                NodeEnum::CreateFunctionStmt(cf) => &cf.funcname,
+                NodeEnum::DefineStmt(ds) => &ds.defnames,
+                _ => return Vec::new(),
+            };
+            let name = bind::names(names).pop().unwrap_or_default();
             return ctx
                 .catalog
                 .functions(&name)
@@ -727,7 +732,8 @@ fn check_ddl_in(
         NodeEnum::DropStmt(ds) => check_drop(ctx, ds),
         NodeEnum::CreateEnumStmt(_)
         | NodeEnum::CreateDomainStmt(_)
-        | NodeEnum::CompositeTypeStmt(_) => create_in_public(ctx, false),
+        | NodeEnum::CompositeTypeStmt(_)
+        | NodeEnum::DefineStmt(_) => create_in_public(ctx, false),
         _ => Ok(()),
     }
 }
@@ -763,10 +769,15 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
             }
             ObjectType::ObjectFunction
             | ObjectType::ObjectProcedure
-            | ObjectType::ObjectRoutine => {
+            | ObjectType::ObjectRoutine
+            | ObjectType::ObjectAggregate => {
                 if let NodeEnum::ObjectWithArgs(owa) = node(o)? {
                     if let Ok(f) = super::comment::function_with_args(ctx, owa) {
-                        let word = if f.procedure { "procedure" } else { "function" };
+                        let word = match (f.procedure, &f.aggregate) {
+                            (true, _) => "procedure",
+                            (false, Some(_)) => "aggregate",
+                            (false, None) => "function",
+                        };
                         privilege::require_owner(ctx, ObjKind::Function, f.oid.0, word, &f.name)?;
                     }
                 }

@@ -8,6 +8,7 @@
 //! data changes. Generated names follow PostgreSQL (`t_pkey`, `t_a_key`,
 //! `t_a_idx`, `t_a_check`, `t_id_seq`).
 
+mod aggregate;
 mod alter;
 mod alter_type;
 mod comment;
@@ -34,6 +35,7 @@ mod table;
 mod trigger;
 mod view;
 
+pub use aggregate::create_aggregate;
 pub use alter::alter_table;
 pub use comment::comment;
 pub use composite::create_composite;
@@ -173,7 +175,8 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectMatview => ("DROP MATERIALIZED VIEW", "materialized view"),
         pb::ObjectType::ObjectFunction
         | pb::ObjectType::ObjectProcedure
-        | pb::ObjectType::ObjectRoutine => return function::drop_functions(ctx, ds, kind),
+        | pb::ObjectType::ObjectRoutine
+        | pb::ObjectType::ObjectAggregate => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectRule => return rule::drop_rule(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),

@@ -9,6 +9,10 @@
 //! is (`add_in_place`, no clone of the value); the other aggregates, and
 //! any with DISTINCT or ORDER BY, get the value itself.
 //!
+//! With an aggregate that has DISTINCT or ORDER BY (ordered-set ones
+//! included), which PostgreSQL cannot hash, the groups come out in key
+//! order, as PostgreSQL's sorted aggregation gives them.
+//!
 //! GROUPING SETS read their input once into memory and aggregate it once
 //! per set; each group's row is widened to all the group columns (NULL
 //! where the set lacks one) followed by the set's mask. For `GROUP BY
@@ -22,7 +26,9 @@
 use std::collections::{HashMap, HashSet};
 
 use nestor_common::DbError;
-use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan};
+use std::sync::Arc;
+
+use nestor_plan::ir::{AggCall, AggFunc, AggOrder, AggSpec, Expr, Plan, UserAgg};
 use nestor_plan::valops;
 use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
@@ -30,7 +36,7 @@ use nestor_types::moments::{FloatMoments, MomentAgg, NumericMoments};
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
-use super::{distinct_key, run_ref, Emit, EmitRef, Row};
+use super::{distinct_key, ordered_set, run_ref, Emit, EmitRef, Row};
 use crate::context::Ev;
 use crate::spill::hash::{Batches, DEPTH_MAX};
 use crate::workmem::{entry_bytes, ENTRY_OVERHEAD_BYTES};
@@ -62,6 +68,23 @@ pub(super) enum Acc {
     NumericMoments(NumericMoments, MomentAgg),
     /// var_pop and the others over float4 and float8.
     FloatMoments(FloatMoments, MomentAgg),
+    /// An ordered-set aggregate (super::ordered_set): its direct
+    /// arguments once the group's first row gave them, then its result
+    /// (its keys wait in the group's ORDER BY buffer).
+    OrderedSet(Option<Vec<Value>>, Value),
+    /// A CREATE AGGREGATE aggregate: its state, run by its own steps
+    /// ([`acc_step`], [`acc_done`]).
+    User(Box<UserState>),
+}
+
+/// The running state of a user aggregate: `empty` until a strict
+/// transition function without INITCOND has taken the first non-NULL
+/// input as the state (PostgreSQL's noTransValue).
+#[derive(Clone)]
+pub(super) struct UserState {
+    agg: Option<Arc<UserAgg>>,
+    state: Value,
+    empty: bool,
 }
 
 pub(super) fn acc_new(c: &AggCall) -> Acc {
@@ -86,6 +109,21 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
             Acc::FloatMoments(FloatMoments::default(), m)
         }
         AggFunc::Moment(m) => Acc::NumericMoments(NumericMoments::default(), m),
+        AggFunc::PercentileCont { .. }
+        | AggFunc::PercentileDisc { .. }
+        | AggFunc::Mode
+        | AggFunc::Hypothetical(_) => Acc::OrderedSet(None, Value::Null),
+        AggFunc::User => {
+            let init = c
+                .user
+                .as_ref()
+                .map_or(Value::Null, |u| u.steps.init.clone());
+            Acc::User(Box::new(UserState {
+                agg: c.user.clone(),
+                empty: init.is_null(),
+                state: init,
+            }))
+        }
     }
 }
 
@@ -109,7 +147,7 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         items.push(v);
         return Ok(());
     }
-    if v.is_null() {
+    if v.is_null() || matches!(acc, Acc::OrderedSet(..) | Acc::User(_)) {
         return Ok(());
     }
     if let Some(done) = int_add(acc, &v)? {
@@ -172,7 +210,9 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
                 }
             });
         }
-        Acc::Array(..) | Acc::Json(..) => unreachable!("handled above"),
+        Acc::Array(..) | Acc::Json(..) | Acc::OrderedSet(..) | Acc::User(_) => {
+            unreachable!("handled above")
+        }
         Acc::NumericMoments(m, _) => match valops::cast(v, DataType::NUMERIC, true, ec)? {
             Value::Numeric(x) => m.add(&x)?,
             other => unreachable!("a cast to numeric gave {other:?}"),
@@ -304,7 +344,57 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Json(items, f) => json_finish(&items, f, ec)?,
         Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),
         Acc::FloatMoments(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
+        Acc::OrderedSet(_, result) => result,
+        Acc::User(u) => u.state,
     })
+}
+
+/// Feed a value to an accumulator: [`acc_add`], or a user aggregate's
+/// transition function (which may run SQL, so it needs the executor).
+pub(super) fn acc_step(acc: &mut Acc, v: Value, ev: &mut Ev) -> Result<(), DbError> {
+    let Acc::User(u) = acc else {
+        return acc_add(acc, v, &ev.ctx.eval);
+    };
+    let Some(agg) = u.agg.clone() else {
+        return Err(DbError::internal("user aggregate without its steps"));
+    };
+    let steps = &agg.steps;
+    if steps.sfunc_strict {
+        // PostgreSQL's strict transition: NULL inputs are skipped, the
+        // first non-NULL one becomes a missing initial state, and a state
+        // the function made NULL stays NULL.
+        if v.is_null() {
+            return Ok(());
+        }
+        if u.empty {
+            u.state = v;
+            u.empty = false;
+            return Ok(());
+        }
+        if u.state.is_null() {
+            return Ok(());
+        }
+    }
+    let state = std::mem::replace(&mut u.state, Value::Null);
+    u.state = steps.sfunc.eval(&[state, v], ev)?;
+    u.empty = false;
+    Ok(())
+}
+
+/// An accumulator's result: [`acc_finish`], or a user aggregate's final
+/// function over its state (NULL for a strict one over a NULL state).
+pub(super) fn acc_done(acc: Acc, ev: &mut Ev) -> Result<Value, DbError> {
+    let Acc::User(u) = acc else {
+        return acc_finish(acc, &ev.ctx.eval);
+    };
+    let Some(agg) = u.agg else {
+        return Err(DbError::internal("user aggregate without its steps"));
+    };
+    match &agg.steps.finalfunc {
+        None => Ok(u.state),
+        Some(_) if agg.steps.final_strict && u.state.is_null() => Ok(Value::Null),
+        Some(f) => f.eval(&[u.state, Value::Null], ev),
+    }
 }
 
 /// The key (as text) and value (as jsonb text) of an object aggregate's
@@ -426,29 +516,89 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
         }
         _ => {}
     }
-    acc_add(&mut g.accs[i], v, &ev.ctx.eval)
+    acc_step(&mut g.accs[i], v, ev)
 }
 
 /// Sort an aggregate's buffered rows by its ORDER BY keys.
 fn sort_ordered(rows: &mut [(Vec<Value>, Value)], order: &[AggOrder], ec: &nestor_types::EvalCtx) {
-    rows.sort_by(|a, b| {
-        for (k, o) in order.iter().enumerate() {
-            let (x, y) = (&a.0[k], &b.0[k]);
-            let c = match (x.is_null(), y.is_null()) {
-                (true, true) => std::cmp::Ordering::Equal,
-                (true, false) if o.nulls_first => std::cmp::Ordering::Less,
-                (true, false) => std::cmp::Ordering::Greater,
-                (false, true) if o.nulls_first => std::cmp::Ordering::Greater,
-                (false, true) => std::cmp::Ordering::Less,
-                (false, false) if o.desc => valops::compare(y, x, ec),
-                (false, false) => valops::compare(x, y, ec),
-            };
-            if c != std::cmp::Ordering::Equal {
-                return c;
-            }
+    rows.sort_by(|a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
+}
+
+/// One input row for ordered-set aggregate `i` of a group: its direct
+/// arguments from the group's first row, then (FILTER passing) its keys
+/// into the ORDER BY buffer, NULL values left out where the aggregate
+/// ignores them.
+fn ordered_set_row(
+    g: &mut Group,
+    (i, call): (usize, &AggCall),
+    row: &[Value],
+    ev: &mut Ev,
+    held: &mut usize,
+) -> Result<(), DbError> {
+    if let Acc::OrderedSet(direct @ None, _) = &mut g.accs[i] {
+        let mut values = Vec::with_capacity(call.direct.len());
+        for d in &call.direct {
+            values.push(d.eval(row, ev)?);
         }
-        std::cmp::Ordering::Equal
-    });
+        *direct = Some(values);
+    }
+    if let Some(f) = &call.filter {
+        if !f.test(row, ev)? {
+            return Ok(());
+        }
+    }
+    let mut keys = Vec::with_capacity(call.order.len());
+    for o in &call.order {
+        keys.push(o.key.eval(row, ev)?);
+    }
+    if ordered_set::skips_nulls(call.func) && keys[0].is_null() {
+        return Ok(());
+    }
+    let bytes = entry_bytes(&keys);
+    ev.mem.charge(bytes, "ordered-set aggregate")?;
+    *held += bytes;
+    g.ordered[i].push((keys, Value::Null));
+    Ok(())
+}
+
+/// Sort ordered-set aggregate `i`'s buffered keys and compute its result.
+/// A group without rows (no GROUP BY over no rows, or the empty grouping
+/// set) evaluates the direct arguments over a row of NULLs: they read
+/// grouped columns only.
+fn ordered_set_finish(
+    g: &mut Group,
+    (i, call): (usize, &AggCall),
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    let mut rows = std::mem::take(&mut g.ordered[i]);
+    sort_ordered(&mut rows, &call.order, &ev.ctx.eval);
+    let direct = match &mut g.accs[i] {
+        Acc::OrderedSet(direct, _) => direct.take(),
+        _ => return Err(DbError::internal("ordered-set aggregate without its state")),
+    };
+    let direct = match direct {
+        Some(d) => d,
+        None => {
+            let mut width = 0;
+            for d in &call.direct {
+                d.walk(&mut |x| {
+                    if let Expr::Col(c) = x {
+                        width = width.max(c + 1);
+                    }
+                });
+            }
+            let nulls = vec![Value::Null; width];
+            let mut values = Vec::with_capacity(call.direct.len());
+            for d in &call.direct {
+                values.push(d.eval(&nulls, ev)?);
+            }
+            values
+        }
+    };
+    let keys: Vec<Vec<Value>> = rows.into_iter().map(|(k, _)| k).collect();
+    let result = ordered_set::finish(call, &direct, &keys, &ev.ctx.eval)?;
+    g.accs[i] = Acc::OrderedSet(None, result);
+    Ok(())
 }
 
 pub(super) fn run_aggregate(
@@ -588,6 +738,10 @@ fn aggregate(
         };
         let g = &mut order[gi].1;
         for (i, a) in aggs.iter().enumerate() {
+            if a.call.func.is_ordered_set() {
+                ordered_set_row(g, (i, &a.call), row, ev, &mut held)?;
+                continue;
+            }
             if let Some(f) = &a.call.filter {
                 if !f.test(row, ev)? {
                     continue;
@@ -638,6 +792,13 @@ fn aggregate(
             if a.call.order.is_empty() {
                 continue;
             }
+            if a.call.func.is_ordered_set() {
+                if let Err(e) = ordered_set_finish(g, (i, &a.call), ev) {
+                    ev.mem.release(held);
+                    return Err(e);
+                }
+                continue;
+            }
             let mut rows = std::mem::take(&mut g.ordered[i]);
             sort_ordered(&mut rows, &a.call.order, &ev.ctx.eval);
             for (_, v) in rows {
@@ -649,6 +810,9 @@ fn aggregate(
         }
     }
     drop(groups);
+    if sorts_groups(aggs) {
+        sort_groups(&mut order, &ev.ctx.eval);
+    }
     let r = emit_groups(order, ev, emit);
     ev.mem.release(held);
     if !r? {
@@ -675,11 +839,38 @@ fn aggregate(
     Ok(true)
 }
 
+/// Whether PostgreSQL would aggregate by sorted groups: it cannot hash
+/// aggregates with DISTINCT or ORDER BY (ordered-set ones included), so
+/// its groups then come out in group-key order, which queries without
+/// ORDER BY see.
+fn sorts_groups(aggs: &[AggSpec]) -> bool {
+    aggs.iter()
+        .any(|a| a.call.distinct || !a.call.order.is_empty())
+}
+
+/// Groups in ascending key order, NULLs last (a sort's default).
+fn sort_groups(order: &mut [(Row, Group)], ec: &nestor_types::EvalCtx) {
+    order.sort_by(|(a, _), (b, _)| {
+        for (x, y) in a.iter().zip(b) {
+            let c = match (x.is_null(), y.is_null()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                (false, false) => valops::compare(x, y, ec),
+            };
+            if c.is_ne() {
+                return c;
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+}
+
 fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {
     for (key, g) in order {
         let mut row = key;
         for acc in g.accs {
-            row.push(acc_finish(acc, &ev.ctx.eval)?);
+            row.push(acc_done(acc, ev)?);
         }
         if !emit(ev, row)? {
             return Ok(false);

@@ -42,6 +42,7 @@ mod aggregate;
 pub mod eval;
 mod hash_join;
 mod lock;
+mod ordered_set;
 mod outer;
 mod scan;
 mod setop;

@@ -35,7 +35,7 @@ use nestor_plan::ir::{
 use nestor_plan::valops;
 use nestor_types::Value;
 
-use super::aggregate::{acc_add, acc_finish, acc_new};
+use super::aggregate::{acc_done, acc_new, acc_step};
 use super::eval::Eval;
 use super::{emit_all, Emit, Row};
 use crate::context::Ev;
@@ -293,8 +293,9 @@ fn partition_values<'a>(
                 ty: call.ty,
                 order: Vec::new(),
                 filter: None,
+                direct: Vec::new(),
+                user: call.user.clone(),
             };
-            let ec = ev.ctx.eval;
             // FILTER: the rows it keeps out of every frame.
             let mut filtered_out = vec![false; if call.filter.is_some() { n } else { 0 }];
             if let Some(cond) = &call.filter {
@@ -323,21 +324,21 @@ fn partition_values<'a>(
                 for fr in &frames {
                     while fed < fr.hi {
                         if let Some(v) = input(fed, ev)? {
-                            acc_add(&mut acc, v, &ec)?;
+                            acc_step(&mut acc, v, ev)?;
                         }
                         fed += 1;
                     }
-                    out.push(acc_finish(acc.clone(), &ec)?);
+                    out.push(acc_done(acc.clone(), ev)?);
                 }
             } else {
                 for fr in &frames {
                     let mut acc = acc_new(&agg);
                     for f in fr.positions() {
                         if let Some(v) = input(f, ev)? {
-                            acc_add(&mut acc, v, &ec)?;
+                            acc_step(&mut acc, v, ev)?;
                         }
                     }
-                    out.push(acc_finish(acc, &ec)?);
+                    out.push(acc_done(acc, ev)?);
                 }
             }
         }

@@ -397,6 +397,12 @@ pub fn create_function(
             ))
         }
         Some(prev) => {
+            if prev.aggregate.is_some() {
+                return Err(
+                    DbError::new(SqlState::WrongObjectType, "cannot change routine kind")
+                        .with_detail(format!("\"{name}\" is an aggregate function.")),
+                );
+            }
             if prev.procedure != cf.is_procedure {
                 return Err(
                     DbError::new(SqlState::WrongObjectType, "cannot change routine kind")
@@ -463,6 +469,7 @@ pub fn create_function(
         strict,
         compiled: std::sync::OnceLock::new(),
         declared: None,
+        aggregate: None,
     };
     // check_function_bodies = off (what pg_dump's output sets): the body is
     // checked when the function is first called.

@@ -273,7 +273,11 @@ fn choose(
     }
     let kind = if procedure { "procedure" } else { "function" };
     let mut best: Vec<(Arc<FunctionDef>, Fit)> = Vec::new();
-    for def in all.iter().filter(|d| d.procedure == procedure) {
+    // Aggregates are bound as aggregates (bind::user_agg), never called.
+    for def in all
+        .iter()
+        .filter(|d| d.procedure == procedure && d.aggregate.is_none())
+    {
         if let Some(f) = fit(def, given, variadic) {
             match best.first().map(|x| x.1.exact) {
                 Some(e) if f.exact < e => {}

@@ -89,6 +89,35 @@ pub struct AggCall {
     pub order: Vec<AggOrder>,
     /// `FILTER (WHERE cond)`: only rows where it is true are aggregated.
     pub filter: Option<Expr>,
+    /// An ordered-set aggregate's direct arguments (`percentile_cont(0.5)
+    /// WITHIN GROUP (ORDER BY x)`: the 0.5), over the input row but
+    /// reading only grouped columns, so any row of the group gives their
+    /// value; the aggregated values are the `order` keys.
+    pub direct: Vec<Expr>,
+    /// For [`AggFunc::User`]: the CREATE AGGREGATE aggregate's steps.
+    pub user: Option<Arc<UserAgg>>,
+}
+
+/// A CREATE AGGREGATE aggregate bound for one call: its transition and
+/// final functions as calls over a row of their own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserAgg {
+    pub def: UserFn,
+    pub steps: UserAggSteps,
+}
+
+/// The bound steps of a user aggregate: `sfunc` over the row `[state,
+/// value]`, `finalfunc` over `[state, NULL...]` (the NULLs for
+/// FINALFUNC_EXTRA), the initial state (NULL without INITCOND).
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserAggSteps {
+    pub sfunc: Expr,
+    pub sfunc_strict: bool,
+    pub finalfunc: Option<Expr>,
+    pub final_strict: bool,
+    pub init: Value,
+    /// The aggregate's result type.
+    pub result: DataType,
 }
 
 /// A window function call (before the planner replaces it by a column of
@@ -105,6 +134,8 @@ pub struct WinCall {
     /// `agg(x) FILTER (WHERE cond) OVER (...)`: only the frame's rows
     /// where it is true are aggregated.
     pub filter: Option<Expr>,
+    /// For `WinFunc::Agg(AggFunc::User)`: the user aggregate's steps.
+    pub user: Option<Arc<UserAgg>>,
 }
 
 /// The window functions.
@@ -220,6 +251,47 @@ pub enum AggFunc {
     },
     /// var_pop, var_samp, stddev_pop, stddev_samp (`types/src/moments.rs`).
     Moment(nestor_types::moments::MomentAgg),
+    /// `percentile_cont(fraction) WITHIN GROUP (ORDER BY x)` over float8
+    /// or interval; `array`: the direct argument is a float8[] of
+    /// fractions and the result an array of the same shape.
+    PercentileCont {
+        array: bool,
+    },
+    /// `percentile_disc(fraction) WITHIN GROUP (ORDER BY x)`, any
+    /// sortable type.
+    PercentileDisc {
+        array: bool,
+    },
+    /// `mode() WITHIN GROUP (ORDER BY x)`: the most frequent value.
+    Mode,
+    /// `rank(args) WITHIN GROUP (ORDER BY keys)` and the other
+    /// hypothetical-set aggregates: where the row of the direct arguments
+    /// would fall among the group's rows.
+    Hypothetical(HypotheticalRank),
+    /// An aggregate made by CREATE AGGREGATE (the call's `user`).
+    User,
+}
+
+impl AggFunc {
+    /// Whether it is an ordered-set aggregate (called with WITHIN GROUP).
+    pub fn is_ordered_set(self) -> bool {
+        matches!(
+            self,
+            AggFunc::PercentileCont { .. }
+                | AggFunc::PercentileDisc { .. }
+                | AggFunc::Mode
+                | AggFunc::Hypothetical(_)
+        )
+    }
+}
+
+/// The hypothetical-set aggregates (orderedsetaggs.c).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HypotheticalRank {
+    Rank,
+    DenseRank,
+    PercentRank,
+    CumeDist,
 }
 
 /// A user-defined function (CREATE FUNCTION), compared by identity.
@@ -382,6 +454,7 @@ impl Expr {
                 if let Some(x) = &a.arg {
                     x.walk(f);
                 }
+                each(&a.direct, f);
                 for o in &a.order {
                     o.key.walk(f);
                 }

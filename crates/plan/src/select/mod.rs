@@ -1361,6 +1361,9 @@ fn agg_rewrite(
         match x {
             Expr::Grouping(args) => grouping::rewrite_grouping(args, group, mask, src).map(Some),
             Expr::Agg(a) => {
+                for d in &a.direct {
+                    check_direct_arg(d, (group, mask), scope, src)?;
+                }
                 let i = match aggs.iter().position(|y| y == a.as_ref()) {
                     Some(i) => i,
                     None => {
@@ -1387,6 +1390,73 @@ fn agg_rewrite(
             _ => Ok(None),
         }
     })
+}
+
+/// An ordered-set aggregate's direct argument may read grouped columns
+/// only (PostgreSQL checks it as though it were outside the aggregate).
+fn check_direct_arg(
+    d: &Expr,
+    (group, mask): (&[Expr], Option<usize>),
+    scope: &Scope,
+    src: (&str, &[Node]),
+) -> Result<(), DbError> {
+    let r = agg_rewrite(
+        d.clone(),
+        (group, mask),
+        &mut Vec::new(),
+        scope,
+        (src.0, &[]),
+    );
+    match r {
+        Err(e) if e.code == SqlState::GroupingError && e.position.is_none() => {
+            let mut name = None;
+            d.walk(&mut |x| {
+                if let (None, Expr::Col(c)) = (&name, x) {
+                    if group.iter().all(|g| g != x) {
+                        name = Some(scope.cols[*c].name.clone());
+                    }
+                }
+            });
+            let loc = name.map_or(-1, |n| direct_arg_ref_location(src.1, &n));
+            Err(err_at(
+                e.with_detail(
+                    "Direct arguments of an ordered-set aggregate must use only grouped columns.",
+                ),
+                src.0,
+                loc,
+            ))
+        }
+        r => r.map(|_| ()),
+    }
+}
+
+/// The location of the first reference to column `name` among the direct
+/// arguments of ordered-set aggregate calls in `nodes`.
+fn direct_arg_ref_location(nodes: &[Node], name: &str) -> i32 {
+    let mut refs = Vec::new();
+    for n in nodes.iter().filter_map(|n| n.node.as_ref()) {
+        for (r, ..) in n.nodes() {
+            let nestor_parser::NodeRef::FuncCall(f) = r else {
+                continue;
+            };
+            if !f.agg_within_group {
+                continue;
+            }
+            for a in f.args.iter().filter_map(|a| a.node.as_ref()) {
+                for (inner, ..) in a.nodes() {
+                    match inner {
+                        nestor_parser::NodeRef::ColumnRef(c)
+                            if c.fields.last().and_then(bind::str_val) == Some(name) =>
+                        {
+                            refs.push(c.location)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    refs.into_iter().filter(|l| *l >= 0).min().unwrap_or(-1)
 }
 
 /// The location of the first reference to column `name` in `nodes` (for

@@ -1,0 +1,249 @@
+//! CREATE [OR REPLACE] AGGREGATE (DROP AGGREGATE is function.rs's).
+//!
+//! An aggregate is a function definition with an `AggregateSpec` (the
+//! state type, the transition and final functions by name, INITCOND), so
+//! it is logged, recovered, owned and dropped as a function is, and pg_proc shows it with prokind 'a'. CREATE resolves the steps
+//! for the declared argument type once (plan::bind::user_agg), which
+//! checks that the functions exist and gives the result type; each call
+//! resolves them again.
+//!
+//! Supported: one argument, in the new `name(type) (...)` and the old
+//! `name (BASETYPE = type, ...)` syntax; SFUNC, STYPE, FINALFUNC,
+//! FINALFUNC_EXTRA, INITCOND, COMBINEFUNC (kept, not used: there is no
+//! parallel aggregation). Options that could change results when ignored
+//! (moving-aggregate MSFUNC..., ordered-set and hypothetical forms,
+//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY) and aggregates of several,
+//! zero or polymorphic arguments are 0A000 naming them; PARALLEL, SSPACE
+//! and SORTOP, which only guide the planner, are accepted.
+
+use std::sync::Arc;
+
+use nestor_catalog::{
+    AggregateSpec, ArgMode, Change, FuncArg, FunctionDef, Language, Returns, Volatility,
+};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::{self, node};
+use nestor_types::DataType;
+
+use crate::context::StatementCtx;
+use crate::tag::CommandTag;
+
+/// CREATE [OR REPLACE] AGGREGATE.
+pub fn create_aggregate(
+    ctx: &mut StatementCtx,
+    ds: &pb::DefineStmt,
+) -> Result<CommandTag, DbError> {
+    let parts = bind::names(&ds.defnames);
+    let name = match parts.as_slice() {
+        [n] => n.clone(),
+        [s, n] if s == "public" => n.clone(),
+        _ => {
+            return Err(DbError::unsupported(
+                "aggregates in schemas other than public",
+            ))
+        }
+    };
+    let mut arg = if ds.oldstyle {
+        None
+    } else {
+        Some(new_style_argument(ds)?)
+    };
+    let mut spec = AggregateSpec {
+        sfunc: String::new(),
+        stype: DataType::Unknown,
+        finalfunc: None,
+        initcond: None,
+        combinefunc: None,
+        finalfunc_extra: false,
+    };
+    let mut stype = None;
+    for d in &ds.definition {
+        let NodeEnum::DefElem(e) = node(d)? else {
+            continue;
+        };
+        let value = e.arg.as_deref().and_then(|n| n.node.as_ref());
+        match e.defname.as_str() {
+            "sfunc" | "sfunc1" => spec.sfunc = text(value)?,
+            "stype" | "stype1" => stype = Some(type_of(value)?),
+            "finalfunc" | "finalfunc1" => spec.finalfunc = Some(text(value)?),
+            "initcond" | "initcond1" => spec.initcond = Some(text(value)?),
+            "combinefunc" => spec.combinefunc = Some(text(value)?),
+            "finalfunc_extra" => spec.finalfunc_extra = flag(value),
+            "basetype" if ds.oldstyle => arg = Some(type_of(value)?),
+            "parallel" | "sspace" | "sortop" => {}
+            other => {
+                return Err(DbError::unsupported(format!(
+                    "CREATE AGGREGATE option {}",
+                    other.to_uppercase()
+                )))
+            }
+        }
+    }
+    if spec.sfunc.is_empty() {
+        return Err(invalid("aggregate sfunc must be specified"));
+    }
+    let Some(stype) = stype else {
+        return Err(invalid("aggregate stype must be specified"));
+    };
+    let Some(arg) = arg else {
+        return Err(invalid("aggregate input type must be specified"));
+    };
+    spec.stype = stype;
+    let planner = nestor_plan::select::plan_query;
+    let steps = nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), &spec, arg)
+        .map_err(|mut e| {
+            // PostgreSQL's lookup of the steps names the call only.
+            if e.code == SqlState::UndefinedFunction {
+                e.hint = None;
+            }
+            e
+        })?;
+    let existing = ctx
+        .catalog
+        .functions(&name)
+        .into_iter()
+        .find(|f| f.same_signature(&name, &[arg]));
+    let oid = match &existing {
+        Some(_) if !ds.replace => {
+            return Err(DbError::new(
+                SqlState::DuplicateFunction,
+                format!("function \"{name}\" already exists with same argument types"),
+            ))
+        }
+        Some(prev) if prev.aggregate.is_none() => {
+            return Err(
+                DbError::new(SqlState::WrongObjectType, "cannot change routine kind")
+                    .with_detail(format!("\"{name}\" is a function.")),
+            )
+        }
+        Some(prev) if prev.returns != Returns::Scalar(steps.result) => {
+            return Err(DbError::new(
+                SqlState::InvalidFunctionDefinition,
+                "cannot change return type of existing function",
+            )
+            .with_hint(format!("Use DROP AGGREGATE {} first.", prev.signature())))
+        }
+        Some(prev) => prev.oid,
+        None => ctx.catalog.alloc_oid(),
+    };
+    let def = FunctionDef {
+        oid,
+        name,
+        procedure: false,
+        args: vec![FuncArg {
+            name: String::new(),
+            ty: arg,
+            domain: None,
+            mode: ArgMode::In,
+            default: None,
+        }],
+        returns: Returns::Scalar(steps.result),
+        retset: false,
+        language: Language::Sql,
+        body: String::new(),
+        volatility: Volatility::Immutable,
+        strict: false,
+        compiled: std::sync::OnceLock::new(),
+        declared: None,
+        aggregate: Some(Arc::new(spec)),
+    };
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutFunction(Arc::new(def)))?;
+    Ok(CommandTag::Plain("CREATE AGGREGATE"))
+}
+
+/// The one argument of `name(type)`; 0A000 for other argument lists.
+fn new_style_argument(ds: &pb::DefineStmt) -> Result<DataType, DbError> {
+    let (params, direct) = match ds.args.as_slice() {
+        [list, count] => (list, count),
+        _ => {
+            return Err(DbError::unsupported(
+                "CREATE AGGREGATE without an argument list",
+            ))
+        }
+    };
+    if let Some(NodeEnum::Integer(i)) = &direct.node {
+        if i.ival >= 0 {
+            return Err(DbError::unsupported(
+                "ordered-set aggregates in CREATE AGGREGATE",
+            ));
+        }
+    }
+    let items = match node(params)? {
+        NodeEnum::List(l) => l.items.clone(),
+        _ => Vec::new(),
+    };
+    let [p] = items.as_slice() else {
+        return Err(DbError::unsupported(format!(
+            "aggregates of {} arguments",
+            items.len()
+        )));
+    };
+    let NodeEnum::FunctionParameter(fp) = node(p)? else {
+        return Err(DbError::internal("aggregate argument is not a parameter"));
+    };
+    if pb::FunctionParameterMode::try_from(fp.mode)
+        == Ok(pb::FunctionParameterMode::FuncParamVariadic)
+    {
+        return Err(DbError::unsupported("VARIADIC aggregates"));
+    }
+    let tn = fp
+        .arg_type
+        .as_ref()
+        .ok_or_else(|| DbError::internal("aggregate argument without a type"))?;
+    type_name(tn)
+}
+
+/// A type named in the definition (0A000 for the polymorphic ones).
+fn type_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
+    let names = bind::names(&tn.names);
+    let last = names.last().map(String::as_str).unwrap_or("");
+    if last.starts_with("any") || last == "\"any\"" {
+        return Err(DbError::unsupported(format!(
+            "aggregates over the polymorphic type {last}"
+        )));
+    }
+    bind::type_from_name(tn)
+}
+
+fn type_of(value: Option<&NodeEnum>) -> Result<DataType, DbError> {
+    match value {
+        Some(NodeEnum::TypeName(tn)) => type_name(tn),
+        Some(NodeEnum::String(s)) => type_name(&pb::TypeName {
+            names: vec![pb::Node {
+                node: Some(NodeEnum::String(s.clone())),
+            }],
+            typemod: -1,
+            ..Default::default()
+        }),
+        _ => Err(invalid("aggregate type must be a type name")),
+    }
+}
+
+/// A function name, a string or a number given to an option.
+fn text(value: Option<&NodeEnum>) -> Result<String, DbError> {
+    Ok(match value {
+        Some(NodeEnum::TypeName(tn)) => bind::names(&tn.names).join("."),
+        Some(NodeEnum::String(s)) => s.sval.clone(),
+        Some(NodeEnum::Integer(i)) => i.ival.to_string(),
+        Some(NodeEnum::Float(f)) => f.fval.clone(),
+        Some(NodeEnum::List(l)) => bind::names(&l.items).join("."),
+        _ => return Err(invalid("aggregate option requires a value")),
+    })
+}
+
+fn flag(value: Option<&NodeEnum>) -> bool {
+    match value {
+        None => true,
+        Some(NodeEnum::Boolean(b)) => b.boolval,
+        Some(NodeEnum::Integer(i)) => i.ival != 0,
+        Some(NodeEnum::String(s)) => matches!(s.sval.as_str(), "true" | "on" | "1"),
+        _ => false,
+    }
+}
+
+fn invalid(m: &str) -> DbError {
+    DbError::new(SqlState::InvalidFunctionDefinition, m.to_string())
+}
