@@ -3309,26 +3309,15 @@ impl<'e> Binder<'e> {
                 ),
             ));
         }
-        // Arguments may not contain aggregates themselves.
-        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
-        let saved_window = std::mem::replace(
-            &mut self.window,
-            WinCtx::NotAllowed(
-                "aggregate function calls cannot contain window function calls",
-                SqlState::GroupingError,
-            ),
-        );
-        let bound = self.bind_agg_args(func, &f.args).and_then(|b| {
-            let order = self.bind_agg_order(&f.agg_order)?;
+        let ((arg, at, delimiter), order, filter) = self.in_agg_args(|b| {
+            let args = b.bind_agg_args(func, &f.args)?;
+            let order = b.bind_agg_order(&f.agg_order)?;
             let filter = match &f.agg_filter {
-                Some(n) => Some(self.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_bool(n, "FILTER")?),
                 None => None,
             };
-            Ok((b, order, filter))
-        });
-        self.agg = saved;
-        self.window = saved_window;
-        let ((arg, at, delimiter), order, filter) = bound?;
+            Ok((args, order, filter))
+        })?;
         outer_level_check(arg.as_ref(), &order, filter.as_ref())
             .map_err(|e| err_at(e, self.text, f.location))?;
         let func = refine_agg(func, at);
@@ -3370,25 +3359,15 @@ impl<'e> Binder<'e> {
                 f.location,
             ));
         }
-        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
-        let saved_window = std::mem::replace(
-            &mut self.window,
-            WinCtx::NotAllowed(
-                "aggregate function calls cannot contain window function calls",
-                SqlState::GroupingError,
-            ),
-        );
-        let bound = self.bind(&f.args[0]).and_then(|b| {
-            let order = self.bind_agg_order(&f.agg_order)?;
+        let ((arg, at), order, filter) = self.in_agg_args(|b| {
+            let arg = b.bind(&f.args[0])?;
+            let order = b.bind_agg_order(&f.agg_order)?;
             let filter = match &f.agg_filter {
-                Some(n) => Some(self.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_bool(n, "FILTER")?),
                 None => None,
             };
-            Ok((b, order, filter))
-        });
-        self.agg = saved;
-        self.window = saved_window;
-        let ((arg, at), order, filter) = bound?;
+            Ok((arg, order, filter))
+        })?;
         let Some((user, want)) = self.user_aggregate(name, at)? else {
             return Ok(None);
         };
@@ -3999,6 +3978,26 @@ impl<'e> Binder<'e> {
             }
         };
         Ok((Expr::Func(Func::Srf(kind), args), ty))
+    }
+
+    /// Run `f` where an aggregate's arguments are bound: aggregates and
+    /// window functions may not appear there (42803).
+    pub(crate) fn in_agg_args<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
+        let saved_window = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(
+                "aggregate function calls cannot contain window function calls",
+                SqlState::GroupingError,
+            ),
+        );
+        let bound = f(self);
+        self.agg = saved;
+        self.window = saved_window;
+        bound
     }
 
     /// `ORDER BY` inside an aggregate call.

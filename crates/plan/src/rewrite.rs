@@ -171,6 +171,45 @@ fn with_clause_mut(n: &mut NodeEnum) -> Option<&mut Option<pb::WithClause>> {
     }
 }
 
+/// Whether a rule may apply to `n`: its target has rules, or it has a
+/// data-modifying WITH item (which [`rewrite`] looks at in full). The
+/// common statement (no rules anywhere near it) is answered here without
+/// copying its tree.
+fn may_rewrite(catalog: &Catalog, n: &NodeEnum) -> bool {
+    let with = match n {
+        NodeEnum::InsertStmt(i) => i.with_clause.as_ref(),
+        NodeEnum::UpdateStmt(u) => u.with_clause.as_ref(),
+        NodeEnum::DeleteStmt(d) => d.with_clause.as_ref(),
+        NodeEnum::SelectStmt(s) => s.with_clause.as_ref(),
+        _ => None,
+    };
+    let dml_item = with.is_some_and(|w| {
+        w.ctes.iter().any(|c| match c.node.as_ref() {
+            Some(NodeEnum::CommonTableExpr(c)) => c
+                .ctequery
+                .as_ref()
+                .and_then(|q| q.node.as_ref())
+                .is_some_and(is_dml),
+            _ => false,
+        })
+    });
+    if dml_item {
+        return true;
+    }
+    let Some((_, rv)) = target_of(n) else {
+        return false;
+    };
+    let Ok(qualified) = crate::bind::relname(rv) else {
+        // The full path reports it.
+        return true;
+    };
+    match catalog.relation(&qualified) {
+        Some(Relation::Table(t)) => !t.rules.is_empty(),
+        Some(Relation::View(v)) => !v.rules.is_empty(),
+        _ => false,
+    }
+}
+
 fn is_dml(n: &NodeEnum) -> bool {
     matches!(
         n,
@@ -213,6 +252,9 @@ pub fn rewrite(
     eval: EvalCtx,
     n: &NodeEnum,
 ) -> Result<Option<Rewritten>, DbError> {
+    if !may_rewrite(catalog, n) {
+        return Ok(None);
+    }
     let mut stmt = n.clone();
     let mut changed = false;
     // Data-modifying WITH items: exactly one statement each.

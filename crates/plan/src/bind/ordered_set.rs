@@ -23,7 +23,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_types::DataType;
 
-use super::{err_at, expr_location, node, AggCtx, Binder, WinCtx, AGG_ARGS};
+use super::{err_at, expr_location, node, AggCtx, Binder, AGG_ARGS};
 use crate::ir::{AggCall, AggFunc, AggOrder, Expr, HypotheticalRank};
 
 /// The ordered-set aggregate a function name names: the kind, with
@@ -222,22 +222,14 @@ impl Binder<'_> {
     /// The direct arguments, WITHIN GROUP keys and FILTER, bound where
     /// aggregates and window functions may not be.
     fn bind_ordered_set_parts(&mut self, f: &pb::FuncCall) -> Result<Parts, DbError> {
-        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed(AGG_ARGS));
-        let saved_window = std::mem::replace(
-            &mut self.window,
-            WinCtx::NotAllowed(
-                "aggregate function calls cannot contain window function calls",
-                SqlState::GroupingError,
-            ),
-        );
-        let bound = (|| {
+        self.in_agg_args(|this| {
             let mut direct = Vec::with_capacity(f.args.len());
             for a in &f.args {
                 let loc = expr_location(node(a)?);
-                let (e, t) = self.bind(a)?;
+                let (e, t) = this.bind(a)?;
                 direct.push((e, t, loc));
             }
-            let typed = self.bind_order_typed(&f.agg_order)?;
+            let typed = this.bind_order_typed(&f.agg_order)?;
             let mut order = Vec::with_capacity(typed.len());
             for ((o, t), k) in typed.into_iter().zip(&f.agg_order) {
                 let loc = match node(k)? {
@@ -250,7 +242,7 @@ impl Binder<'_> {
                 order.push((o, t, loc));
             }
             let filter = match &f.agg_filter {
-                Some(n) => Some(self.bind_bool(n, "FILTER")?),
+                Some(n) => Some(this.bind_bool(n, "FILTER")?),
                 None => None,
             };
             Ok(Parts {
@@ -258,10 +250,7 @@ impl Binder<'_> {
                 order,
                 filter,
             })
-        })();
-        self.agg = saved;
-        self.window = saved_window;
-        bound
+        })
     }
 }
 
