@@ -1543,7 +1543,8 @@ impl<'e> Binder<'e> {
             (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
-            (AggFunc::StringAgg, Some(e)) => Some(self.coerce(e, at, DataType::Text)?),
+            // Coerced with its delimiter by bind_agg_args.
+            (AggFunc::StringAgg, Some(e)) => Some(e),
             // sum/avg of time: of the time cast to interval.
             (AggFunc::Sum | AggFunc::Avg, Some(e)) if matches!(at, DataType::Time(_)) => {
                 Some(self.coerce(e, at, DataType::Interval(None))?)
@@ -3323,6 +3324,7 @@ impl<'e> Binder<'e> {
         let func = refine_agg(func, at);
         let ty = agg_type(func, at, name)?;
         let arg = self.coerce_agg_arg(func, arg, at, ty)?;
+        let order = distinct_order(func, f.agg_distinct, arg.as_ref(), order);
         let call = AggCall {
             func,
             arg,
@@ -4085,13 +4087,36 @@ impl<'e> Binder<'e> {
             AggFunc::StringAgg => {}
             _ => return Ok((Some(e), t, None)),
         }
+        // string_agg(text, text) or string_agg(bytea, bytea).
         let (d, dt) = self.bind(&args[1])?;
-        let Expr::Const(v) = self.coerce(d, dt, DataType::Text)? else {
-            return Err(DbError::unsupported(
-                "string_agg with a non-constant delimiter",
-            ));
+        let st = match (t, dt) {
+            (DataType::Bytea, DataType::Bytea | DataType::Unknown)
+            | (DataType::Unknown, DataType::Bytea) => DataType::Bytea,
+            (a, b)
+                if [a, b]
+                    .iter()
+                    .all(|x| x.is_string() || *x == DataType::Unknown) =>
+            {
+                DataType::Text
+            }
+            _ => {
+                return Err(DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "function string_agg({}, {}) does not exist",
+                        t.name(),
+                        dt.name()
+                    ),
+                )
+                .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."))
+            }
         };
-        Ok((Some(e), t, Some(v)))
+        let e = self.coerce(e, t, st)?;
+        match self.coerce(d, dt, st)? {
+            Expr::Const(v) => Ok((Some(e), st, Some(v))),
+            // Each row's own delimiter: the pair (value, delimiter).
+            d => Ok((Some(Expr::Func(Func::RowCtor, vec![e, d])), st, None)),
+        }
     }
 
     fn bind_sublink(&mut self, s: &pb::SubLink) -> Result<(Expr, DataType), DbError> {
@@ -4656,6 +4681,7 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         },
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
+        AggFunc::StringAgg if arg == T::Bytea => T::Bytea,
         AggFunc::StringAgg => T::Text,
         AggFunc::ArrayAgg | AggFunc::ArrayAggArrays if arg.is_array() => arg,
         AggFunc::ArrayAgg | AggFunc::ArrayAggArrays => {
@@ -4679,6 +4705,36 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
 
 /// What the argument's type tells an aggregate: json_agg lays out arrays
 /// differently.
+/// A DISTINCT aggregate without ORDER BY reads its input sorted, as
+/// PostgreSQL's does (it sorts to find the duplicates): `array_agg(DISTINCT
+/// x)` is `{a,b}` whatever order the rows come in, and a float sum adds in
+/// that order. Aggregates whose result does not depend on the order keep
+/// their hashed, unsorted path.
+fn distinct_order(
+    func: AggFunc,
+    distinct: bool,
+    arg: Option<&Expr>,
+    order: Vec<AggOrder>,
+) -> Vec<AggOrder> {
+    let sensitive = matches!(
+        func,
+        AggFunc::StringAgg
+            | AggFunc::ArrayAgg
+            | AggFunc::ArrayAggArrays
+            | AggFunc::Sum
+            | AggFunc::Avg
+            | AggFunc::Moment(_)
+    );
+    match arg {
+        Some(key) if distinct && sensitive && order.is_empty() => vec![AggOrder {
+            key: key.clone(),
+            desc: false,
+            nulls_first: false,
+        }],
+        _ => order,
+    }
+}
+
 fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
     match f {
         AggFunc::JsonAgg { binary, .. } => AggFunc::JsonAgg {

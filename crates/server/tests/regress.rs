@@ -293,4 +293,5 @@ regress!(
     with_recursive_checks,
     bytea_hash_fns,
     array_fns_more,
+    string_agg_forms,
 );

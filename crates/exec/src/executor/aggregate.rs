@@ -56,8 +56,10 @@ pub(super) enum Acc {
     WideSum(i128, i64, AggFunc),
     MinMax(Option<Value>, bool),
     Bool(Option<bool>, bool),
-    /// string_agg: the text so far and the delimiter.
-    Str(Option<String>, String),
+    /// string_agg: the bytes so far, the constant delimiter (None: each
+    /// row brings its own, the argument being the record `(value,
+    /// delimiter)`), and whether the result is bytea (else text).
+    Str(Option<Vec<u8>>, Option<Vec<u8>>, bool),
     /// array_agg: the values so far (NULLs included), their type, and
     /// whether they are arrays to stack (array_agg of arrays).
     Array(Vec<Value>, DataType, bool),
@@ -97,8 +99,11 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
         AggFunc::BoolAnd => Acc::Bool(None, true),
         AggFunc::BoolOr => Acc::Bool(None, false),
         AggFunc::StringAgg => {
-            let d = c.delimiter.as_ref().and_then(|d| d.as_str()).unwrap_or("");
-            Acc::Str(None, d.to_string())
+            let d = c.delimiter.as_ref().map(|d| match d {
+                Value::Bytea(b) => b.to_vec(),
+                d => d.as_str().unwrap_or("").as_bytes().to_vec(),
+            });
+            Acc::Str(None, d, c.ty == DataType::Bytea)
         }
         AggFunc::ArrayAgg => Acc::Array(Vec::new(), c.ty.element().expect("an array type"), false),
         AggFunc::ArrayAggArrays => {
@@ -221,13 +226,33 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
             Value::Float8(x) => m.add(x)?,
             other => unreachable!("a cast to float8 gave {other:?}"),
         },
-        Acc::Str(s, delimiter) => {
-            let t = valops::to_text(&v, ec).unwrap_or_default();
+        Acc::Str(s, delimiter, _) => {
+            // string_agg_transfn: a NULL value adds nothing; the first
+            // value's delimiter is dropped; a NULL delimiter is empty.
+            let (value, row_delimiter) = match (&v, &delimiter) {
+                (Value::Record(pair), None) => (&pair[0], pair.get(1)),
+                _ => (&v, None),
+            };
+            let bytes = |x: &Value| -> Vec<u8> {
+                match x {
+                    Value::Bytea(b) => b.to_vec(),
+                    Value::Null => Vec::new(),
+                    x => valops::to_text(x, ec).unwrap_or_default().into_bytes(),
+                }
+            };
+            if value.is_null() {
+                return Ok(());
+            }
+            let t = bytes(value);
             match s {
                 None => *s = Some(t),
                 Some(cur) => {
-                    cur.push_str(delimiter);
-                    cur.push_str(&t);
+                    match (delimiter, row_delimiter) {
+                        (Some(d), _) => cur.extend_from_slice(d),
+                        (None, Some(d)) => cur.extend_from_slice(&bytes(d)),
+                        (None, None) => {}
+                    }
+                    cur.extend_from_slice(&t);
                 }
             }
         }
@@ -335,7 +360,13 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         }
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
-        Acc::Str(s, _) => s.map_or(Value::Null, |x| Value::Text(x.into())),
+        Acc::Str(None, ..) => Value::Null,
+        Acc::Str(Some(b), _, true) => Value::Bytea(b.into()),
+        Acc::Str(Some(b), _, false) => Value::Text(
+            String::from_utf8(b)
+                .expect("text values and delimiters are UTF-8")
+                .into(),
+        ),
         // No input rows: NULL, as PostgreSQL's array_agg.
         Acc::Array(items, _, _) if items.is_empty() => Value::Null,
         Acc::Array(items, elem, true) => Array::stack(elem, items)?.value(),
@@ -490,7 +521,10 @@ struct Group {
 /// Feed one value to aggregate `i` of a group (DISTINCT applied).
 fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Result<(), DbError> {
     if let Some(seen) = &mut g.seen[i] {
-        if v.is_null() || seen.contains(&v) {
+        // array_agg and json_agg keep one NULL (DISTINCT treats NULLs as
+        // equal); the other aggregates skip NULLs anyway.
+        let keeps_null = matches!(g.accs[i], Acc::Array(..) | Acc::Json(..));
+        if (v.is_null() && !keeps_null) || seen.contains(&v) {
             return Ok(());
         }
         let bytes = ENTRY_OVERHEAD_BYTES + v.size_bytes();
@@ -499,8 +533,8 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
         seen.insert(v.clone());
     }
     match (&g.accs[i], v.is_null()) {
-        (Acc::Str(_, delimiter), false) => {
-            let bytes = delimiter.len() + v.size_bytes();
+        (Acc::Str(_, delimiter, _), false) => {
+            let bytes = delimiter.as_ref().map_or(0, Vec::len) + v.size_bytes();
             ev.mem.charge(bytes, "string_agg")?;
             *held += bytes;
         }
