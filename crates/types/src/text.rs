@@ -248,19 +248,24 @@ pub fn parse_int(input: &str, ty: DataType) -> Result<i64, DbError> {
     Ok(v as i64)
 }
 
+fn out_of_oid_range(input: &str) -> DbError {
+    DbError::new(
+        SqlState::NumericValueOutOfRange,
+        format!("value \"{input}\" is out of range for type oid"),
+    )
+}
+
 fn parse_oid(input: &str) -> Result<i64, DbError> {
     let v = parse_int(input, DataType::Int8).map_err(|e| {
         if e.code == SqlState::InvalidTextRepresentation {
             syntax("oid", input)
         } else {
-            e
+            // Past int8's range is past oid's too.
+            out_of_oid_range(input)
         }
     })?;
     if v < i32::MIN as i64 || v > u32::MAX as i64 {
-        return Err(DbError::new(
-            SqlState::NumericValueOutOfRange,
-            format!("value \"{input}\" is out of range for type oid"),
-        ));
+        return Err(out_of_oid_range(input));
     }
     Ok(if v < 0 { v + (1i64 << 32) } else { v })
 }
@@ -515,6 +520,13 @@ mod tests {
             (
                 invalid,
                 "invalid input syntax for type oid: \"12-34\"".into()
+            )
+        );
+        assert_eq!(
+            err(DataType::Oid, "32958209582039852935"),
+            (
+                NumericValueOutOfRange,
+                "value \"32958209582039852935\" is out of range for type oid".into()
             )
         );
         assert_eq!(
