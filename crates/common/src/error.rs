@@ -445,6 +445,31 @@ impl DbError {
         )
     }
 
+    /// 22021 for text that is not UTF-8 from `bad` on: the bytes of the
+    /// bad character as its lead byte announces it (PostgreSQL's
+    /// report_invalid_encoding with pg_utf_mblen). `bad` is not empty.
+    pub fn invalid_utf8(bad: &[u8]) -> DbError {
+        let mblen = match bad[0] {
+            0x00..=0x7f => 1,
+            b if b & 0xe0 == 0xc0 => 2,
+            b if b & 0xf0 == 0xe0 => 3,
+            b if b & 0xf8 == 0xf0 => 4,
+            _ => 1,
+        };
+        let shown: Vec<String> = bad
+            .iter()
+            .take(mblen)
+            .map(|x| format!("0x{x:02x}"))
+            .collect();
+        DbError::new(
+            SqlState::CharacterNotInRepertoire,
+            format!(
+                "invalid byte sequence for encoding \"UTF8\": {}",
+                shown.join(" ")
+            ),
+        )
+    }
+
     pub fn internal(message: impl Into<String>) -> DbError {
         DbError::new(SqlState::InternalError, message)
     }

@@ -1,5 +1,7 @@
-//! Helpers over the parse tree: node access, names, locations, and error
-//! cursors (PostgreSQL's `parser_errposition`).
+//! Helpers over the parse tree: node access, names, locations, error
+//! cursors (PostgreSQL's `parser_errposition`), and the constructors of
+//! the few nodes that query rewriting builds ([`wrap`], [`string`],
+//! [`column_ref`]).
 
 use nestor_common::DbError;
 
@@ -184,4 +186,24 @@ pub fn expr_location(n: &NodeEnum) -> i32 {
 pub fn req(n: &Option<Box<Node>>) -> Result<&Node, DbError> {
     n.as_deref()
         .ok_or_else(|| DbError::internal("missing operand in parse tree"))
+}
+
+/// A node holding `n`.
+pub fn wrap(n: NodeEnum) -> Node {
+    Node { node: Some(n) }
+}
+
+/// A `String` node (a name part, an operator name).
+pub fn string(s: &str) -> Node {
+    wrap(NodeEnum::String(crate::pb::String {
+        sval: s.to_string(),
+    }))
+}
+
+/// A column reference `a.b...` with no location.
+pub fn column_ref(fields: &[&str]) -> Node {
+    wrap(NodeEnum::ColumnRef(crate::pb::ColumnRef {
+        fields: fields.iter().map(|f| string(f)).collect(),
+        location: -1,
+    }))
 }

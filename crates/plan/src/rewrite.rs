@@ -51,6 +51,7 @@
 
 use nestor_catalog::{Catalog, Relation, RuleDef, RuleEvent};
 use nestor_common::{DbError, RelId, SqlState};
+use nestor_parser::ast::wrap;
 use nestor_parser::{deparse_expr, map_column_refs, parse_expr, parse_sql, pb, NodeEnum};
 use nestor_types::datatype::DataType;
 use nestor_types::EvalCtx;
@@ -141,10 +142,6 @@ pub struct Rewritten {
 
 fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
-}
-
-fn node(n: NodeEnum) -> pb::Node {
-    pb::Node { node: Some(n) }
 }
 
 fn invalid(msg: impl Into<String>) -> DbError {
@@ -466,7 +463,7 @@ impl Cx<'_> {
                 *slot = Some(w.clone());
             }
         }
-        let sql = nestor_parser::deparse_query(&node(q))?;
+        let sql = nestor_parser::deparse_query(&wrap(q))?;
         let NodeEnum::SelectStmt(sel) = parse_one(&sql)? else {
             return Err(DbError::internal("INSERT source is not a query"));
         };
@@ -906,7 +903,7 @@ impl<'a> Event<'a> {
                         ));
                     }
                 }
-                let query = nestor_parser::deparse_query(&node(q.clone()))?;
+                let query = nestor_parser::deparse_query(&wrap(q.clone()))?;
                 let aliases: Vec<String> = (0..cols.len()).map(|k| format!("c{}", k + 1)).collect();
                 for c in &self.rel.columns {
                     let expr = match cols.iter().position(|n| *n == c.name) {
@@ -1063,27 +1060,34 @@ impl<'a> Event<'a> {
                         .join(", "),
                     quote(NEW_REL)
                 );
-                i.select_stmt = Some(Box::new(node(parse_one(&select)?)));
+                i.select_stmt = Some(Box::new(wrap(parse_one(&select)?)));
                 Ok(NodeEnum::InsertStmt(i))
             }
             NodeEnum::UpdateStmt(mut u) => {
-                let q = self.in_statement(qual)?;
-                u.where_clause = Some(Box::new(and(
-                    u.where_clause.take().map(|b| *b),
-                    &format!("({q}) IS NOT TRUE"),
-                )?));
+                self.and_not_true(&mut u.where_clause, qual)?;
                 Ok(NodeEnum::UpdateStmt(u))
             }
             NodeEnum::DeleteStmt(mut d) => {
-                let q = self.in_statement(qual)?;
-                d.where_clause = Some(Box::new(and(
-                    d.where_clause.take().map(|b| *b),
-                    &format!("({q}) IS NOT TRUE"),
-                )?));
+                self.and_not_true(&mut d.where_clause, qual)?;
                 Ok(NodeEnum::DeleteStmt(d))
             }
             other => Ok(other),
         }
+    }
+
+    /// `WHERE ... AND (cond) IS NOT TRUE`, the rule condition in the
+    /// terms of the UPDATE or DELETE itself.
+    fn and_not_true(
+        &self,
+        where_clause: &mut Option<Box<pb::Node>>,
+        qual: &str,
+    ) -> Result<(), DbError> {
+        let q = self.in_statement(qual)?;
+        *where_clause = Some(Box::new(and(
+            where_clause.take().map(|b| *b),
+            &format!("({q}) IS NOT TRUE"),
+        )?));
+        Ok(())
     }
 
     /// A rule condition in the terms of the UPDATE or DELETE itself.
@@ -1187,7 +1191,7 @@ fn no_column(col: &str, rel: &str) -> DbError {
 }
 
 fn target_node(val: pb::Node, name: &str) -> pb::Node {
-    node(NodeEnum::ResTarget(Box::new(pb::ResTarget {
+    wrap(NodeEnum::ResTarget(Box::new(pb::ResTarget {
         name: name.to_string(),
         indirection: Vec::new(),
         val: Some(Box::new(val)),
@@ -1259,7 +1263,7 @@ fn attach(stmt: NodeEnum, items: Vec<pb::Node>, conds: Vec<String>) -> Result<No
                                     "DEFAULT in the VALUES of a rule action",
                                 ));
                             }
-                            targets.push(node(NodeEnum::ResTarget(Box::new(pb::ResTarget {
+                            targets.push(wrap(NodeEnum::ResTarget(Box::new(pb::ResTarget {
                                 val: Some(Box::new(v)),
                                 location: -1,
                                 ..Default::default()
@@ -1300,7 +1304,7 @@ fn attach(stmt: NodeEnum, items: Vec<pb::Node>, conds: Vec<String>) -> Result<No
                         ..Default::default()
                     });
                     attach_select(&mut sel, &items, &add_where)?;
-                    i.select_stmt = Some(Box::new(node(NodeEnum::SelectStmt(sel))));
+                    i.select_stmt = Some(Box::new(wrap(NodeEnum::SelectStmt(sel))));
                 }
             }
             NodeEnum::InsertStmt(i)
@@ -1420,7 +1424,7 @@ pub fn expand_returning_stars(catalog: &Catalog, action: &str) -> Result<String,
     if !changed {
         return Ok(action.to_string());
     }
-    nestor_parser::deparse_query(&node(stmt))
+    nestor_parser::deparse_query(&wrap(stmt))
 }
 
 /// CREATE RULE's check that an action's WITH items do not name NEW or

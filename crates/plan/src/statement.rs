@@ -245,7 +245,7 @@ fn plan_rewritten(
                 nestor_parser::ast::command_name(&p.stmt)
             )));
         }
-        let sql = nestor_parser::deparse_query(&pb::Node { node: Some(p.stmt) })?;
+        let sql = nestor_parser::deparse_query(&nestor_parser::ast::wrap(p.stmt))?;
         let raw = nestor_parser::parse_sql(&sql)?
             .into_iter()
             .next()

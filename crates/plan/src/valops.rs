@@ -18,6 +18,38 @@ pub(crate) fn numeric_value(n: Numeric) -> Value {
     Value::Numeric(n)
 }
 
+/// A boolean value's truth (None for NULL and non-booleans).
+pub fn truthy(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+/// AND (`decisive` false) or OR (`decisive` true) of `items`, each
+/// evaluated by `eval` in turn: the decisive value ends the evaluation;
+/// otherwise any NULL makes the result NULL. The executor and the pure
+/// evaluator of index expressions share it.
+pub fn and_or<T>(
+    items: &[T],
+    decisive: bool,
+    mut eval: impl FnMut(&T) -> Result<Value, DbError>,
+) -> Result<Value, DbError> {
+    let mut unknown = false;
+    for e in items {
+        match truthy(&eval(e)?) {
+            Some(b) if b == decisive => return Ok(Value::Bool(decisive)),
+            None => unknown = true,
+            Some(_) => {}
+        }
+    }
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Bool(!decisive)
+    })
+}
+
 /// PostgreSQL's text output of a value (None for NULL).
 pub fn to_text(v: &Value, c: &EvalCtx) -> Option<String> {
     if v.is_null() {

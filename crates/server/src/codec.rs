@@ -407,30 +407,7 @@ impl<'a> Cursor<'a> {
 pub fn utf8(b: &[u8]) -> Result<String, DbError> {
     match std::str::from_utf8(b) {
         Ok(s) => Ok(s.to_owned()),
-        Err(e) => {
-            // The bytes of the bad character as its lead byte announces it
-            // (PostgreSQL's report_invalid_encoding with pg_utf_mblen).
-            let bad = &b[e.valid_up_to()..];
-            let mblen = match bad[0] {
-                0x00..=0x7f => 1,
-                b if b & 0xe0 == 0xc0 => 2,
-                b if b & 0xf0 == 0xe0 => 3,
-                b if b & 0xf8 == 0xf0 => 4,
-                _ => 1,
-            };
-            let shown: Vec<String> = bad
-                .iter()
-                .take(mblen)
-                .map(|x| format!("0x{x:02x}"))
-                .collect();
-            Err(DbError::new(
-                SqlState::CharacterNotInRepertoire,
-                format!(
-                    "invalid byte sequence for encoding \"UTF8\": {}",
-                    shown.join(" ")
-                ),
-            ))
-        }
+        Err(e) => Err(DbError::invalid_utf8(&b[e.valid_up_to()..])),
     }
 }
 

@@ -60,6 +60,7 @@ use nestor_catalog::{Catalog, Relation};
 use nestor_common::memory::Growth;
 use nestor_common::{DbError, SqlState};
 use nestor_exec::{ColumnDesc, RowSink};
+use nestor_parser::ast::{column_ref, string, wrap};
 use nestor_parser::pb::{self, node::Node as NodeEnum, Node};
 use nestor_types::Value;
 
@@ -252,23 +253,6 @@ fn collect_tables(catalog: &Catalog, item: &Node, out: &mut Vec<Tracked>) {
         }
         _ => {}
     }
-}
-
-fn wrap(n: NodeEnum) -> Node {
-    Node { node: Some(n) }
-}
-
-fn string(s: &str) -> Node {
-    wrap(NodeEnum::String(pb::String {
-        sval: s.to_string(),
-    }))
-}
-
-fn column_ref(fields: &[&str]) -> Node {
-    wrap(NodeEnum::ColumnRef(pb::ColumnRef {
-        fields: fields.iter().map(|f| string(f)).collect(),
-        location: -1,
-    }))
 }
 
 /// DECLARE's query with each tracked table's `tableoid` and `ctid`

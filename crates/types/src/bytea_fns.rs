@@ -32,7 +32,9 @@ use sha2::Digest;
 
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
-use crate::functions::{check_result_len, no_function, Imp, Resolved};
+use crate::functions::{
+    check_result_len, is_int_like as is_int, is_text_arg as is_text, no_function, Imp, Resolved,
+};
 use crate::value::Value;
 
 /// Every function of this module (some shared with the text library).
@@ -70,14 +72,6 @@ const SHARED: &[&str] = &[
 
 fn is_bytea(t: DataType) -> bool {
     matches!(t, DataType::Bytea | DataType::Unknown)
-}
-
-fn is_text(t: DataType) -> bool {
-    t.is_string() || t == DataType::Unknown
-}
-
-fn is_int(t: DataType) -> bool {
-    t.is_integer() || t == DataType::Unknown
 }
 
 pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
@@ -677,35 +671,10 @@ fn read_in(data: &[u8], enc: Encoding) -> Result<String, DbError> {
                 },
                 Err(e) => e.valid_up_to(),
             };
-            Err(invalid_sequence(&data[bad..], enc))
+            // SQL_ASCII text is read as the server encoding.
+            Err(DbError::invalid_utf8(&data[bad..]))
         }
     }
-}
-
-fn invalid_sequence(rest: &[u8], enc: Encoding) -> DbError {
-    let want = match rest[0] {
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf7 => 4,
-        _ => 1,
-    };
-    let shown: Vec<String> = rest[..want.min(rest.len())]
-        .iter()
-        .map(|b| format!("0x{b:02x}"))
-        .collect();
-    // SQL_ASCII text is read as the server encoding.
-    let name = if enc == Encoding::Latin1 {
-        "LATIN1"
-    } else {
-        "UTF8"
-    };
-    DbError::new(
-        SqlState::CharacterNotInRepertoire,
-        format!(
-            "invalid byte sequence for encoding \"{name}\": {}",
-            shown.join(" ")
-        ),
-    )
 }
 
 /// The bytes of `s` in `enc`.

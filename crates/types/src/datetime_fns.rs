@@ -39,7 +39,9 @@ use crate::datetime::{
     DATE_NOBEGIN, DATE_NOEND, POSTGRES_EPOCH_JDATE, TS_NOBEGIN, TS_NOEND, UNIX_EPOCH_USECS,
     USECS_PER_DAY, USECS_PER_HOUR, USECS_PER_SEC,
 };
-use crate::functions::{no_function, Imp, Resolved, ScalarFn, Volatility};
+use crate::functions::{
+    is_int_like as is_int, is_text_arg as is_text, no_function, Imp, Resolved, ScalarFn, Volatility,
+};
 use crate::numeric::Numeric;
 use crate::value::Value;
 
@@ -79,14 +81,6 @@ pub(crate) fn not_unique(name: &str, args: &[DataType]) -> DbError {
     .with_hint(
         "Could not choose a best candidate function. You might need to add explicit type casts.",
     )
-}
-
-fn is_text(t: DataType) -> bool {
-    t.is_string() || t == DataType::Unknown
-}
-
-fn is_int(t: DataType) -> bool {
-    t.is_integer() || t == DataType::Unknown
 }
 
 fn is_num(t: DataType) -> bool {

@@ -143,8 +143,33 @@ fn is_num_like(t: DataType) -> bool {
     t.is_integer() || matches!(t, DataType::Numeric(_) | DataType::Unknown)
 }
 
-fn is_int_like(t: DataType) -> bool {
+/// An argument that passes as an integer: one, or an untyped literal.
+pub(crate) fn is_int_like(t: DataType) -> bool {
     t.is_integer() || t == DataType::Unknown
+}
+
+/// Whether an argument of type `from` passes as `to` (same type, unknown,
+/// or an implicit widening in the numeric category).
+pub(crate) fn passes_as(from: DataType, to: DataType) -> bool {
+    let rank = |t: DataType| match t {
+        DataType::Int2 => Some(1),
+        DataType::Int4 => Some(2),
+        DataType::Int8 => Some(3),
+        DataType::Numeric(_) => Some(4),
+        DataType::Float4 => Some(5),
+        DataType::Float8 => Some(6),
+        _ => None,
+    };
+    from.base() == to.base()
+        || from == DataType::Unknown
+        || (from.is_string() && to.is_string())
+        || matches!((rank(from.base()), rank(to)), (Some(a), Some(b)) if a < b)
+        || (from.is_integer() && to == DataType::Oid)
+}
+
+/// An argument that passes as text: a string type, or an untyped literal.
+pub(crate) fn is_text_arg(t: DataType) -> bool {
+    t.is_string() || t == DataType::Unknown
 }
 
 fn is_text_like(t: DataType) -> bool {

@@ -33,7 +33,7 @@ use nestor_common::DbError;
 
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
-use crate::functions::{no_function, Imp, Resolved};
+use crate::functions::{no_function, passes_as, Imp, Resolved};
 use crate::value::Value;
 
 fn mix(a: &mut u32, b: &mut u32, c: &mut u32) {
@@ -216,25 +216,6 @@ pub(crate) const NAMES: &[&str] = &[
     "time_hash_extended",
     "uuid_hash_extended",
 ];
-
-/// Whether an argument of type `from` passes as `to` (same type, unknown,
-/// or an implicit widening in the numeric category).
-pub(crate) fn passes_as(from: DataType, to: DataType) -> bool {
-    let rank = |t: DataType| match t {
-        DataType::Int2 => Some(1),
-        DataType::Int4 => Some(2),
-        DataType::Int8 => Some(3),
-        DataType::Numeric(_) => Some(4),
-        DataType::Float4 => Some(5),
-        DataType::Float8 => Some(6),
-        _ => None,
-    };
-    from.base() == to.base()
-        || from == DataType::Unknown
-        || (from.is_string() && to.is_string())
-        || matches!((rank(from.base()), rank(to)), (Some(a), Some(b)) if a < b)
-        || (from.is_integer() && to == DataType::Oid)
-}
 
 pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
     if !NAMES.contains(&name) {

@@ -261,7 +261,7 @@ pub(crate) fn is_send(name: &str) -> bool {
 /// the argument's binary form (what a binary-format result column holds).
 pub(crate) fn resolve_send(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
     let ty = send_target(name)?;
-    if !matches!(args, [a] if crate::hash_fns::passes_as(*a, ty)) {
+    if !matches!(args, [a] if crate::functions::passes_as(*a, ty)) {
         return Some(Err(no_function(name, args)));
     }
     let imp: Imp = match ty {

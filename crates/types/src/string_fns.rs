@@ -22,7 +22,9 @@ use nestor_common::{DbError, SqlState};
 
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
-use crate::functions::{check_result_len, no_function, Imp, Resolved};
+use crate::functions::{
+    check_result_len, is_int_like as is_int, is_text_arg as is_text, no_function, Imp, Resolved,
+};
 use crate::value::Value;
 
 /// Every function of this module.
@@ -39,14 +41,6 @@ pub(crate) const NAMES: &[&str] = &[
     "similar_to_escape",
     "unistr",
 ];
-
-fn is_text(t: DataType) -> bool {
-    t.is_string() || t == DataType::Unknown
-}
-
-fn is_int(t: DataType) -> bool {
-    t.is_integer() || t == DataType::Unknown
-}
 
 pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
     if !NAMES.contains(&name) {

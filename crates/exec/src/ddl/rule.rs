@@ -205,7 +205,7 @@ fn check_action(
         // NOTIFY: nothing to plan.
         return Ok(false);
     }
-    let sql = nestor_parser::deparse_query(&pb::Node { node: Some(stmt) })?;
+    let sql = nestor_parser::deparse_query(&nestor_parser::ast::wrap(stmt))?;
     let raw = nestor_parser::parse_sql(&sql)?
         .into_iter()
         .next()

@@ -28,13 +28,7 @@ use nestor_types::Value;
 
 use crate::context::Ev;
 
-/// A boolean value's truth (None for NULL and non-booleans).
-pub(crate) fn truthy(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        _ => None,
-    }
-}
+pub(crate) use nestor_plan::valops::truthy;
 
 fn bool_val(b: Option<bool>) -> Value {
     b.map_or(Value::Null, Value::Bool)
@@ -185,8 +179,8 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Expr::Cmp(op, a, b) => compare(*op, a, b, row, ev),
         Expr::Distinct(a, b, negated) => distinct(a, b, *negated, row, ev),
         Expr::Not(a) => Ok(bool_val(truthy(&a.eval(row, ev)?).map(|b| !b))),
-        Expr::And(v) => and_or(v, false, row, ev),
-        Expr::Or(v) => and_or(v, true, row, ev),
+        Expr::And(v) => valops::and_or(v, false, |e| e.eval(row, ev)),
+        Expr::Or(v) => valops::and_or(v, true, |e| e.eval(row, ev)),
         Expr::IsNull(a, negated) => Ok(Value::Bool(match a.eval(row, ev)? {
             // A row is NULL when all its fields are, NOT NULL when none is.
             Value::Record(f) if *negated => f.iter().all(|v| !v.is_null()),
@@ -360,24 +354,6 @@ fn distinct(
         _ => false,
     };
     Ok(Value::Bool(same == negated))
-}
-
-/// AND (`decisive` false) or OR (`decisive` true): the decisive value ends
-/// the evaluation; otherwise any NULL makes the result NULL.
-fn and_or(v: &[Expr], decisive: bool, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
-    let mut unknown = false;
-    for e in v {
-        match truthy(&e.eval(row, ev)?) {
-            Some(b) if b == decisive => return Ok(Value::Bool(decisive)),
-            None => unknown = true,
-            Some(_) => {}
-        }
-    }
-    Ok(if unknown {
-        Value::Null
-    } else {
-        Value::Bool(!decisive)
-    })
 }
 
 fn bool_test(t: BoolTest, b: Option<bool>) -> bool {

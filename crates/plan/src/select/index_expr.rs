@@ -45,6 +45,7 @@ use crate::functions::Func;
 use crate::ir::{BoolTest, Cmp, Expr};
 use crate::select;
 use crate::valops;
+use crate::valops::truthy;
 
 /// Which part of an index an expression is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -452,8 +453,8 @@ pub fn eval(e: &Expr, row: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
             Value::Bool(same == *negated)
         }
         Expr::Not(a) => truth(truthy(&ev(a)?).map(|b| !b)),
-        Expr::And(v) => and_or(v, false, row, c)?,
-        Expr::Or(v) => and_or(v, true, row, c)?,
+        Expr::And(v) => valops::and_or(v, false, |e| eval(e, row, c))?,
+        Expr::Or(v) => valops::and_or(v, true, |e| eval(e, row, c))?,
         Expr::IsNull(a, negated) => Value::Bool(match ev(a)? {
             Value::Record(f) if *negated => f.iter().all(|v| !v.is_null()),
             Value::Record(f) => f.iter().all(Value::is_null),
@@ -573,31 +574,8 @@ pub fn eval(e: &Expr, row: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
     })
 }
 
-fn truthy(v: &Value) -> Option<bool> {
-    match v {
-        Value::Bool(b) => Some(*b),
-        _ => None,
-    }
-}
-
 fn truth(b: Option<bool>) -> Value {
     b.map_or(Value::Null, Value::Bool)
-}
-
-fn and_or(v: &[Expr], decisive: bool, row: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
-    let mut unknown = false;
-    for e in v {
-        match truthy(&eval(e, row, c)?) {
-            Some(b) if b == decisive => return Ok(Value::Bool(decisive)),
-            None => unknown = true,
-            Some(_) => {}
-        }
-    }
-    Ok(if unknown {
-        Value::Null
-    } else {
-        Value::Bool(!decisive)
-    })
 }
 
 /// The keys as a 23505 DETAIL names them (`Key (a, lower(b))=`,

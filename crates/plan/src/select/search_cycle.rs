@@ -37,6 +37,7 @@
 //! far as the planning order allows.
 
 use nestor_common::{DbError, SqlState};
+use nestor_parser::ast::{column_ref, string, wrap};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_types::datatype::DataType;
@@ -509,23 +510,6 @@ fn next(it: &mut impl Iterator<Item = (Expr, DataType)>) -> Result<(Expr, DataTy
 
 fn col_name(i: usize) -> String {
     format!("*{i}*")
-}
-
-fn wrap(n: NodeEnum) -> Node {
-    Node { node: Some(n) }
-}
-
-fn string(s: &str) -> Node {
-    wrap(NodeEnum::String(pb::String {
-        sval: s.to_string(),
-    }))
-}
-
-fn column_ref(fields: &[&str]) -> Node {
-    wrap(NodeEnum::ColumnRef(pb::ColumnRef {
-        fields: fields.iter().map(|f| string(f)).collect(),
-        location: -1,
-    }))
 }
 
 /// Column `i` of the row [`bind_over`] binds over.
