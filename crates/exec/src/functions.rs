@@ -86,6 +86,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 _ => Value::Null,
             })
         }
+        Func::FieldStore { field, fields } => return field_store(field, fields, args),
         Func::Srf(_) => {
             return Err(DbError::unsupported(
                 "set-returning functions in this position",
@@ -764,6 +765,23 @@ fn slice_bounds(omitted: u16, pairs: &[Value]) -> Option<(Vec<Option<i32>>, Vec<
         }
     }
     Some((lower, upper))
+}
+
+/// A record after `r.f := v` (`Func::FieldStore`): a NULL record is
+/// assigned into as one of NULL fields.
+fn field_store(field: usize, fields: usize, args: Vec<Value>) -> Result<Value, DbError> {
+    let mut args = args.into_iter();
+    let base = args.next().unwrap_or(Value::Null);
+    let value = args.next().unwrap_or(Value::Null);
+    let mut out: Vec<Value> = match base {
+        Value::Record(r) => r.to_vec(),
+        _ => vec![Value::Null; fields],
+    };
+    let slot = out
+        .get_mut(field)
+        .ok_or_else(|| DbError::internal("field assignment past the record's fields"))?;
+    *slot = value;
+    Ok(Value::Record(Arc::from(out)))
 }
 
 /// An array column's value after `a[...] := v` (`Func::ArrayAssign`): a

@@ -811,34 +811,44 @@ impl<'e> Binder<'e> {
         Ok((Expr::Func(func, items), array_ty))
     }
 
-    /// `expr[i][j]`, `expr[lo:hi]`: element access and slices.
+    /// `expr[i][j]`, `expr[lo:hi]`, `(expr).f`, `(expr).f[1].g`: element
+    /// access, slices and fields, each run of subscripts or fields applied
+    /// to what the previous one gives.
     fn bind_indirection(&mut self, ind: &pb::AIndirection) -> Result<(Expr, DataType), DbError> {
         let arg = req(&ind.arg)?;
         let loc = expr_location(node(arg)?);
-        if matches!(
-            ind.indirection.first().and_then(|n| n.node.as_ref()),
-            Some(NodeEnum::String(_) | NodeEnum::AStar(_))
-        ) {
-            return self
-                .bind_fields(ind, arg)
-                .map_err(|e| err_at(e, self.text, loc));
+        let mut cur = self.bind(arg)?;
+        let mut rest = ind.indirection.as_slice();
+        while !rest.is_empty() {
+            let subscript = |n: &Node| matches!(n.node, Some(NodeEnum::AIndices(_)));
+            let fields = !subscript(&rest[0]);
+            let n = rest
+                .iter()
+                .position(|n| subscript(n) == fields)
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(n);
+            cur = if fields {
+                self.bind_fields(cur, run)
+            } else {
+                self.bind_subscripts(cur, run)
+            }
+            .map_err(|e| err_at(e, self.text, loc))?;
+            rest = tail;
         }
-        self.bind_subscripts(ind, arg)
-            .map_err(|e| err_at(e, self.text, loc))
+        Ok(cur)
     }
 
     /// `(expr).field[.field...]`: fields of a record.
     fn bind_fields(
         &mut self,
-        ind: &pb::AIndirection,
-        arg: &Node,
+        (mut e, mut t): (Expr, DataType),
+        list: &[Node],
     ) -> Result<(Expr, DataType), DbError> {
-        let (mut e, mut t) = self.bind(arg)?;
-        for i in &ind.indirection {
+        for i in list {
             let name = match node(i)? {
                 NodeEnum::String(s) => s.sval.as_str(),
                 NodeEnum::AStar(_) => return Err(DbError::unsupported("(expression).*")),
-                _ => return Err(DbError::unsupported("a subscript after a field selection")),
+                other => return Err(unsupported_node(other)),
             };
             let DataType::Record(r) = t else {
                 return Err(DbError::new(
@@ -863,14 +873,13 @@ impl<'e> Binder<'e> {
 
     fn bind_subscripts(
         &mut self,
-        ind: &pb::AIndirection,
-        arg: &Node,
+        (arr, at): (Expr, DataType),
+        list: &[Node],
     ) -> Result<(Expr, DataType), DbError> {
-        let (arr, at) = self.bind(arg)?;
         if at == DataType::Jsonb {
-            return self.bind_jsonb_subscripts(arr, &ind.indirection);
+            return self.bind_jsonb_subscripts(arr, list);
         }
-        let subs = subscripts::bind_list(self, &ind.indirection)?;
+        let subs = subscripts::bind_list(self, list)?;
         let mut args = Vec::with_capacity(subs.args.len() + 1);
         args.push(arr);
         args.extend(subs.args);

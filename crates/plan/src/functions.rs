@@ -158,6 +158,13 @@ pub enum Func {
     Subscript,
     /// `(record).field`: the field at this position of a record.
     FieldSelect(usize),
+    /// The new value of a record assigned through a field (`SET c.f = v`,
+    /// PostgreSQL's FieldStore): the record (NULL: a record of `fields`
+    /// NULLs), then the value for the field at position `field`.
+    FieldStore {
+        field: usize,
+        fields: usize,
+    },
     /// `ROW(a, b, ...)` / `(a, b, ...)`: a record of the arguments (NULLs
     /// included).
     RowCtor,
@@ -224,6 +231,7 @@ impl Func {
             | Func::ArrayFill { .. }
             | Func::Subscript
             | Func::FieldSelect(_)
+            | Func::FieldStore { .. }
             | Func::RowCtor
             | Func::RowCompare(_)
             | Func::RowToJson(..)

@@ -233,7 +233,7 @@ fn bind_insert_subscripts(
             continue;
         }
         let ty = table.columns[col].ty;
-        let t = subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection)
+        let t = subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection, false)
             .map_err(|e| bind::err_at(e, b.text, rt.location))?;
         out.push(Some(t));
     }
@@ -288,7 +288,7 @@ fn coerce_insert_value(
             .map_err(|e| assign_err(e, table, col)),
         Some(s) => b
             .coerce_assign(e, t, s.value_ty)
-            .map_err(|e| subscripts::subscripted_assign_err(e, &table.columns[col].name)),
+            .map_err(|e| subscripts::subscripted_assign_err(e, &table.columns[col].name, s)),
     }
 }
 
@@ -714,9 +714,9 @@ fn plan_insert_values(
             let col = targets[i];
             let sub = subs.get(i).and_then(Option::as_ref);
             if matches!(node(item)?, NodeEnum::SetToDefault(_)) {
-                if sub.is_some() {
+                if let Some(sub) = sub {
                     let loc = col_locs.get(i).copied().unwrap_or(-1);
-                    return Err(bind::err_at(default_into_element(), b.text, loc));
+                    return Err(bind::err_at(default_into_part(sub), b.text, loc));
                 }
                 let d = bind_default(b.catalog, b.eval, table, col)?;
                 row.push(d.unwrap_or(Expr::Const(Value::Null)));
@@ -889,23 +889,16 @@ fn bind_sets(
         let NodeEnum::ResTarget(rt) = node(t)? else {
             continue;
         };
-        // `SET col.field = v`: one field of a composite column; other
-        // indirection is array subscripts (`bind/subscripts.rs`).
-        let field = match rt.indirection.as_slice() {
-            [n] => match node(n)? {
-                NodeEnum::String(s) => Some(s.sval.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
+        // `SET a[1] = v`, `SET c.f = v`, `SET c.f[2] = v`: assignment
+        // through subscripts and fields (`bind/subscripts.rs`).
         let val = req(&rt.val)?;
         let col = col_of(&rt.name).map_err(|e| bind::err_at(e, b.text, rt.location))?;
-        let sub = if rt.indirection.is_empty() || field.is_some() {
+        let sub = if rt.indirection.is_empty() {
             None
         } else {
             let ty = table.columns[col].ty;
             Some(
-                subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection)
+                subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection, true)
                     .map_err(|e| bind::err_at(e, b.text, rt.location))?,
             )
         };
@@ -936,16 +929,6 @@ fn bind_sets(
                 Some((e, t, loc))
             }
         };
-        if let Some(f) = field {
-            let Some((e, t, _)) = value else {
-                return Err(DbError::unsupported("UPDATE of a subfield to DEFAULT"));
-            };
-            let e = field_store(b, table, col, &rt.name, &f, (e, t))
-                .map_err(|e| bind::err_at(e, b.text, rt.location))?;
-            sets.push((col, e));
-            partial.push(false);
-            continue;
-        }
         let Some(sub) = sub else {
             let e = match value {
                 None => {
@@ -958,7 +941,7 @@ fn bind_sets(
             continue;
         };
         let Some(bound) = value else {
-            return Err(bind::err_at(default_into_element(), b.text, rt.location));
+            return Err(bind::err_at(default_into_part(&sub), b.text, rt.location));
         };
         let v = coerce_insert_value(b, table, col, Some(&sub), (bound.0, bound.1))
             .map_err(|e| bind::err_at(e, b.text, rt.location))?;
@@ -976,12 +959,15 @@ fn bind_sets(
     Ok(sets)
 }
 
-/// `SET a[1] = DEFAULT`: PostgreSQL's rewriter refuses it.
-fn default_into_element() -> DbError {
-    DbError::new(
-        SqlState::FeatureNotSupported,
-        "cannot set an array element to DEFAULT",
-    )
+/// `SET a[1] = DEFAULT`, `SET c.f = DEFAULT`: PostgreSQL refuses both,
+/// naming the target's first step.
+fn default_into_part(target: &AssignTarget) -> DbError {
+    let msg = if target.starts_with_field() {
+        "cannot set a subfield to DEFAULT"
+    } else {
+        "cannot set an array element to DEFAULT"
+    };
+    DbError::new(SqlState::FeatureNotSupported, msg)
 }
 
 /// Whether an UPDATE's new value reads the target row's columns (below
@@ -989,7 +975,9 @@ fn default_into_element() -> DbError {
 fn reads_row(e: &Expr, width: usize) -> bool {
     match e {
         Expr::Func(
-            crate::functions::Func::ArrayAssign { .. } | crate::functions::Func::JsonbAssign { .. },
+            crate::functions::Func::ArrayAssign { .. }
+            | crate::functions::Func::JsonbAssign { .. }
+            | crate::functions::Func::FieldStore { .. },
             args,
         ) => {
             let base = match args.first() {
@@ -1000,59 +988,6 @@ fn reads_row(e: &Expr, width: usize) -> bool {
         }
         e => e.columns().iter().any(|&c| c < width),
     }
-}
-
-/// `SET col.field = v` (PostgreSQL's FieldStore): the column's record
-/// with that field replaced, the others as they are (NULL ones if the
-/// column is NULL).
-fn field_store(
-    b: &mut Binder,
-    table: &TableDef,
-    col: usize,
-    name: &str,
-    field: &str,
-    (e, t): (Expr, DataType),
-) -> Result<Expr, DbError> {
-    let ty = table.columns[col].ty;
-    let DataType::Record(r) = ty else {
-        return Err(DbError::new(
-            SqlState::DatatypeMismatch,
-            format!(
-                "cannot assign to field \"{field}\" of column \"{name}\" because its type {} is not a composite type",
-                ty.name()
-            ),
-        ));
-    };
-    let k = r.field(field).ok_or_else(|| {
-        DbError::new(
-            SqlState::UndefinedColumn,
-            format!(
-                "cannot assign to field \"{field}\" of column \"{name}\" because there is no such column in data type {}",
-                ty.name()
-            ),
-        )
-    })?;
-    let column = Node {
-        node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
-            fields: vec![Node {
-                node: Some(NodeEnum::String(pb::String { sval: name.into() })),
-            }],
-            location: -1,
-        })),
-    };
-    let (current, _) = b.bind(&column)?;
-    let mut fields = Vec::with_capacity(r.fields.len());
-    for (i, (_, ft)) in r.fields.iter().enumerate() {
-        fields.push(if i == k {
-            b.coerce_assign(e.clone(), t, *ft)?
-        } else {
-            Expr::Func(
-                crate::functions::Func::FieldSelect(i),
-                vec![current.clone()],
-            )
-        });
-    }
-    Ok(Expr::Func(crate::functions::Func::RowCtor, fields))
 }
 
 /// One column's value in an UPDATE's SET: None for DEFAULT, else the

@@ -294,4 +294,5 @@ regress!(
     bytea_hash_fns,
     array_fns_more,
     string_agg_forms,
+    composite_assign,
 );

@@ -30,6 +30,13 @@
 //!      labels can be renamed, their OIDs stay
 //!  22  geometric: len:varint, then the type's OID (u16 LE) and its
 //!      binary (send) form
+//!  23  record array: len:varint, then the element type's OID (u32 LE, 0
+//!      for an anonymous record), the number of dimensions and each
+//!      (length, lower bound) as zigzag varints, then the elements as a
+//!      row: a record's binary form names its fields' types by OID, which
+//!      a reader may not know yet (a checkpoint's rows are checked before
+//!      its composite types are installed), so its stored form keeps each
+//!      field's own tag instead
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -122,6 +129,7 @@ const T_TIME: u8 = 19;
 const T_ENUM: u8 = 20;
 const T_ENUM_ARRAY: u8 = 21;
 const T_GEO: u8 = 22;
+const T_RECORD_ARRAY: u8 = 23;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -190,7 +198,7 @@ fn stored_len(v: &Value) -> usize {
                 + varint_len(zigzag(i.days as i64))
                 + varint_len(zigzag(i.micros))
         }
-        Value::Array(a) => bytes(array_form(a).len()),
+        Value::Array(a) => bytes(array_form(a).1.len()),
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
         Value::Geo(g) => bytes(geo_form(g).len()),
     }
@@ -265,11 +273,8 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
             put_varint(zigzag(i.micros), out);
         }
         Value::Array(a) => {
-            let tag = match a.elem {
-                DataType::Enum(_) => T_ENUM_ARRAY,
-                _ => T_ARRAY,
-            };
-            with_len(tag, &array_form(a), out)
+            let (tag, form) = array_form(a);
+            with_len(tag, &form, out)
         }
         Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
         Value::Geo(g) => with_len(T_GEO, &geo_form(g), out),
@@ -296,11 +301,14 @@ fn geo_of(p: &[u8]) -> Result<Value, String> {
         .map_err(|e| format!("stored row: {}", e.message))
 }
 
-/// An array's stored payload: its binary form, or for an enum array the
-/// type's OID and the array of its label OIDs (see the module header).
-fn array_form(a: &Array) -> Vec<u8> {
-    let DataType::Enum(ty) = a.elem else {
-        return a.to_binary();
+/// An array's tag and stored payload: its binary form, for an enum array
+/// the type's OID and the array of its label OIDs, for a record array its
+/// shape and elements (see the module header).
+fn array_form(a: &Array) -> (u8, Vec<u8>) {
+    let ty = match a.elem {
+        DataType::Enum(ty) => ty,
+        DataType::Record(rt) => return (T_RECORD_ARRAY, record_array_form(a, rt.oid)),
+        _ => return (T_ARRAY, a.to_binary()),
     };
     let items = a
         .items
@@ -318,7 +326,59 @@ fn array_form(a: &Array) -> Vec<u8> {
     };
     let mut out = ty.to_le_bytes().to_vec();
     out.extend(oids.to_binary());
+    (T_ENUM_ARRAY, out)
+}
+
+/// A record array's stored payload (see the module header).
+fn record_array_form(a: &Array, oid: u32) -> Vec<u8> {
+    let mut out = oid.to_le_bytes().to_vec();
+    put_varint(a.dims.len() as u64, &mut out);
+    for d in &a.dims {
+        put_varint(zigzag(i64::from(d.len)), &mut out);
+        put_varint(zigzag(i64::from(d.lower)), &mut out);
+    }
+    out.extend_from_slice(&encode_row(&a.items));
     out
+}
+
+/// A record array from its stored form ([`record_array_form`]), checked
+/// as bytes from outside are. Its element type is the composite type of
+/// that OID when it is known, else an anonymous record (the values are
+/// the same; only the type's name differs).
+fn record_array_of(p: &[u8]) -> Result<Value, String> {
+    let oid = p
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .ok_or("record array: truncated header")?;
+    let mut pos = 4;
+    let ndim = get_varint(p, &mut pos)?;
+    if ndim > nestor_types::array::ARRAY_DIMS_MAX as u64 {
+        return Err(malformed(pos, "record array: too many dimensions"));
+    }
+    let mut dims = Vec::with_capacity(ndim as usize);
+    for _ in 0..ndim {
+        let len = i32::try_from(unzigzag(get_varint(p, &mut pos)?));
+        let lower = i32::try_from(unzigzag(get_varint(p, &mut pos)?));
+        let (Ok(len), Ok(lower)) = (len, lower) else {
+            return Err(malformed(pos, "record array: dimension out of range"));
+        };
+        dims.push(nestor_types::array::Dim { len, lower });
+    }
+    let items = &p[pos..];
+    let count = check_row(items)?;
+    let expected = dims.iter().try_fold(usize::from(!dims.is_empty()), |n, d| {
+        n.checked_mul(usize::try_from(d.len).ok()?)
+    });
+    if expected != Some(count) {
+        return Err(malformed(pos, "record array: shape and elements disagree"));
+    }
+    let elem = match nestor_types::composites::lookup(oid) {
+        Some(c) if oid != 0 => c.data_type(),
+        _ => DataType::Record(nestor_types::datatype::record_type(Vec::new())),
+    };
+    Array::new(elem, dims, decode_row(items).to_vec())
+        .map(Array::value)
+        .map_err(|e| format!("record array: {}", e.message))
 }
 
 /// An enum array from its stored form ([`array_form`]).
@@ -397,7 +457,8 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT4 => take(pos, 4)?,
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
-        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO => {
+        T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO
+        | T_RECORD_ARRAY => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -465,6 +526,7 @@ impl Field<'_> {
             }
             T_ARRAY => array_of(p).expect("stored row: array payload"),
             T_ENUM_ARRAY => enum_array_of(p).expect("stored row: enum array payload"),
+            T_RECORD_ARRAY => record_array_of(p).expect("stored row: record array payload"),
             T_RECORD => Value::Record(decode_row(p)),
             T_GEO => geo_of(p).expect("stored row: geometric payload"),
             t => panic!("stored row: unknown tag {t}"),
@@ -512,6 +574,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_TEXT | T_JSONB => std::str::from_utf8(p).is_ok(),
             T_ARRAY => array_of(p).is_ok(),
             T_ENUM_ARRAY => enum_array_of(p).is_ok(),
+            T_RECORD_ARRAY => record_array_of(p).is_ok(),
             T_RECORD => check_row(p).is_ok(),
             T_GEO => geo_of(p).is_ok(),
             _ => true,
@@ -1221,6 +1284,47 @@ mod tests {
         // Keys sort by the labels' order, not their OIDs or text.
         assert!(key(&sad) < key(&ok) && key(&ok) < key(&happy));
         assert!(sad < ok && ok < happy);
+    }
+
+    #[test]
+    fn record_arrays_read_back_without_their_type_installed() {
+        // A checkpoint's rows are checked before its composite types are
+        // installed: nothing about the type may be needed to read them.
+        let rt = nestor_types::datatype::named_record_type(
+            900_100,
+            vec![
+                ("a".into(), DataType::Int4),
+                ("b".into(), DataType::Text.array_of().unwrap()),
+            ],
+        );
+        let rec = Value::Record(Arc::from(vec![
+            Value::Int4(1),
+            Array::from_items(DataType::Text, vec![Value::text("x")]).value(),
+        ]));
+        let dims = vec![
+            nestor_types::array::Dim { len: 2, lower: 0 },
+            nestor_types::array::Dim { len: 1, lower: 2 },
+        ];
+        let a = Array::new(DataType::Record(rt), dims, vec![rec, Value::Null]).unwrap();
+        let row = [a.value()];
+        let stored = encode_row(&row);
+        assert_eq!(stored[0], T_RECORD_ARRAY);
+        assert_eq!(check_row(&stored), Ok(1));
+        let back = decode_row(&stored);
+        let Value::Array(b) = &back[0] else {
+            panic!("not an array: {:?}", back[0]);
+        };
+        assert_eq!(format!("{:?}", (&b.dims, &b.items)), {
+            let Value::Array(a) = &row[0] else {
+                unreachable!()
+            };
+            format!("{:?}", (&a.dims, &a.items))
+        });
+        // A shape that disagrees with the elements is refused, not a panic.
+        let mut bad = stored.to_vec();
+        let dims_at = 1 + varint_len(stored.len() as u64 - 2) + 4 + 1;
+        bad[dims_at] = 6; // first dimension's length 2 -> 3 (zigzag)
+        assert!(check_row(&bad).is_err());
     }
 
     #[test]

@@ -26,10 +26,22 @@
 //! whose work is `nestor_types::jsonb_edit::subscript_assign`'s; the
 //! value is coerced to jsonb.
 //!
-//! Left out: assignment to fields of a record (`SET c.f = ...`): Nestor
-//! has no composite column types, so a field name in a target is
-//! PostgreSQL's "not a composite type" error, and subscripts after a
-//! field 0A000.
+//! A target may also name fields of a composite column and mix them with
+//! subscripts (`SET c.f = v`, `INSERT INTO t (c.f[1], a[2].g)`), as
+//! PostgreSQL's transformAssignmentIndirection allows: the target is a
+//! chain of steps, and each step assigns into the part the previous one
+//! reads, a field through `Func::FieldStore` (a NULL record is one of
+//! NULL fields):
+//!
+//! ```text
+//!   SET c.f[2] = 'x'     c := FieldStore_f(c, ArrayAssign((c).f, 'x', 2))
+//!   SET a[1].g = 7       a := ArrayAssign(a, FieldStore_g(a[1], 7), 1)
+//! ```
+//!
+//! Several targets in one column nest as subscripts do. Only an array
+//! element can be assigned into further; after a slice, a jsonb or a
+//! geometric value's coordinate, a field is the "not a composite type"
+//! error.
 
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::Node;
@@ -174,104 +186,209 @@ pub(crate) fn bind_jsonb_list(b: &mut Binder, list: &[Node]) -> Result<(Vec<Expr
     Ok((path, first_int))
 }
 
-/// The bound indirection of an assignment target (`a[2]`, `a[1:2]`).
+/// One step of an assignment target's indirection.
+enum Step {
+    /// `[...]` (consecutive subscripts are one step): `func` assigns into
+    /// the array, jsonb or geometric value with these subscripts.
+    Subscript { func: Func, subs: Vec<Expr> },
+    /// `.name`: the field at position `field` of a record of `fields`.
+    Field { field: usize, fields: usize },
+}
+
+/// The bound indirection of an assignment target (`a[2]`, `a[1:2]`,
+/// `c.f`, `c.f[1]`, `a[1].f`): a chain of steps from the column to the
+/// place the value goes.
 pub(crate) struct AssignTarget {
-    func: Func,
-    subs: Vec<Expr>,
+    steps: Vec<Step>,
     /// The type the assigned value is coerced to.
     pub value_ty: DataType,
+    /// The last step's field name when it is a field (for PostgreSQL's
+    /// "subfield ... is of type" message).
+    last_field: Option<String>,
 }
 
 impl AssignTarget {
     /// The column's new value: `value` assigned into `base`.
     pub fn apply(&self, base: Expr, value: Expr) -> Expr {
-        let mut args = Vec::with_capacity(self.subs.len() + 2);
-        args.push(base);
-        args.push(value);
-        args.extend(self.subs.iter().cloned());
-        Expr::Func(self.func, args)
+        apply_steps(&self.steps, base, value)
+    }
+
+    /// Whether the target begins with a field (`c.f...`, not `a[1]...`).
+    pub fn starts_with_field(&self) -> bool {
+        matches!(self.steps.first(), Some(Step::Field { .. }))
+    }
+}
+
+/// `value` assigned through `steps` into `base`: each step reads the
+/// part of `base` the next one assigns into (PostgreSQL's
+/// transformAssignmentIndirection), so `c.f[2] := v` is
+/// `FieldStore(c, ArrayAssign(c.f, v, 2))`.
+fn apply_steps(steps: &[Step], base: Expr, value: Expr) -> Expr {
+    let Some((step, rest)) = steps.split_first() else {
+        return value;
+    };
+    match step {
+        Step::Field { field, fields } => {
+            let inner = if rest.is_empty() {
+                value
+            } else {
+                let part = Expr::Func(Func::FieldSelect(*field), vec![base.clone()]);
+                apply_steps(rest, part, value)
+            };
+            let f = Func::FieldStore {
+                field: *field,
+                fields: *fields,
+            };
+            Expr::Func(f, vec![base, inner])
+        }
+        Step::Subscript { func, subs } => {
+            let inner = if rest.is_empty() {
+                value
+            } else {
+                // Only an array element can be assigned into further
+                // (`bind_assign_target` refuses the rest).
+                debug_assert!(matches!(func, Func::ArrayAssign { slice: false, .. }));
+                let mut args = Vec::with_capacity(subs.len() + 1);
+                args.push(base.clone());
+                args.extend(subs.iter().cloned());
+                apply_steps(rest, Expr::Func(Func::Subscript, args), value)
+            };
+            let mut args = Vec::with_capacity(subs.len() + 2);
+            args.push(base);
+            args.push(inner);
+            args.extend(subs.iter().cloned());
+            Expr::Func(*func, args)
+        }
     }
 }
 
 /// Binds the indirection of a SET or INSERT target naming column `col`
-/// of type `ty`.
+/// of type `ty`: fields and runs of subscripts, each applied to the type
+/// the previous step leads to. A type that takes no subscripts is an
+/// error at the base's position, which PostgreSQL knows only for an
+/// UPDATE's column (`column_positioned`), not for INSERT's NULL base or
+/// a field read from it.
 pub(crate) fn bind_assign_target(
     b: &mut Binder,
     col: &str,
     ty: DataType,
     indirection: &[Node],
+    column_positioned: bool,
 ) -> Result<AssignTarget, DbError> {
-    if let Some(NodeEnum::String(s)) = indirection.first().and_then(|n| n.node.as_ref()) {
+    let mut steps = Vec::new();
+    let mut ty = ty;
+    let mut last_field = None;
+    let mut rest = indirection;
+    while let Some(first) = rest.first() {
+        if let Some(NodeEnum::String(s)) = first.node.as_ref() {
+            let (field, fields, fty) = field_step(col, ty, &s.sval)?;
+            steps.push(Step::Field { field, fields });
+            ty = fty;
+            last_field = Some(s.sval.clone());
+            rest = &rest[1..];
+            continue;
+        }
+        let n = rest
+            .iter()
+            .position(|n| !matches!(n.node, Some(NodeEnum::AIndices(_))))
+            .unwrap_or(rest.len());
+        if n == 0 {
+            return Err(unsupported_node(node(first)?));
+        }
+        let positioned = column_positioned && steps.is_empty();
+        let (func, subs, next) = subscript_step(b, ty, &rest[..n], positioned)?;
+        steps.push(Step::Subscript { func, subs });
+        ty = next;
+        last_field = None;
+        rest = &rest[n..];
+    }
+    Ok(AssignTarget {
+        steps,
+        value_ty: ty,
+        last_field,
+    })
+}
+
+/// `.name` on a value of type `ty`: the field's position, the record's
+/// width and the field's type.
+fn field_step(col: &str, ty: DataType, name: &str) -> Result<(usize, usize, DataType), DbError> {
+    let DataType::Record(r) = ty else {
         return Err(DbError::new(
             SqlState::DatatypeMismatch,
             format!(
-                "cannot assign to field \"{}\" of column \"{col}\" because its type {} is not a composite type",
-                s.sval,
+                "cannot assign to field \"{name}\" of column \"{col}\" because its type {} is not a composite type",
                 ty.name()
             ),
         ));
-    }
-    if indirection
-        .iter()
-        .any(|n| !matches!(n.node, Some(NodeEnum::AIndices(_))))
-    {
-        return Err(DbError::unsupported(
-            "assignment to a field of an array element",
-        ));
-    }
+    };
+    let k = r.field(name).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedColumn,
+            format!(
+                "cannot assign to field \"{name}\" of column \"{col}\" because there is no such column in data type {}",
+                ty.name()
+            ),
+        )
+    })?;
+    Ok((k, r.fields.len(), r.fields[k].1))
+}
+
+/// A run of subscripts on a value of type `ty`: the function assigning
+/// through them, the bound subscripts and the type they lead to.
+fn subscript_step(
+    b: &mut Binder,
+    ty: DataType,
+    list: &[Node],
+    positioned: bool,
+) -> Result<(Func, Vec<Expr>, DataType), DbError> {
     let elem = match ty {
         DataType::Jsonb => {
-            let (subs, expect_array) = bind_jsonb_list(b, indirection)?;
-            return Ok(AssignTarget {
-                func: Func::JsonbAssign { expect_array },
-                subs,
-                value_ty: DataType::Jsonb,
-            });
+            let (subs, expect_array) = bind_jsonb_list(b, list)?;
+            return Ok((Func::JsonbAssign { expect_array }, subs, DataType::Jsonb));
         }
         DataType::Array(e) => *e,
         DataType::Geo(k) if nestor_types::geometry::catalog::subscript_element(k).is_some() => {
-            let s = bind_list(b, indirection)?;
+            let s = bind_list(b, list)?;
             if s.slice {
                 return Err(fixed_length_slices());
             }
-            return Ok(AssignTarget {
-                func: Func::ArrayAssign {
-                    elem: ty,
-                    slice: false,
-                    omitted: 0,
-                },
-                subs: s.args,
-                value_ty: nestor_types::geometry::catalog::subscript_element(k).unwrap_or(ty),
-            });
+            let func = Func::ArrayAssign {
+                elem: ty,
+                slice: false,
+                omitted: 0,
+            };
+            let next = nestor_types::geometry::catalog::subscript_element(k).unwrap_or(ty);
+            return Ok((func, s.args, next));
         }
         _ => {
-            return Err(DbError::new(
+            let e = DbError::new(
                 SqlState::DatatypeMismatch,
                 format!(
                     "cannot subscript type {} because it does not support subscripting",
                     ty.name()
                 ),
-            ))
+            );
+            return Err(if positioned { e } else { e.unpositioned() });
         }
     };
-    let s = bind_list(b, indirection)?;
-    Ok(AssignTarget {
-        func: Func::ArrayAssign {
-            elem,
-            slice: s.slice,
-            omitted: s.omitted,
-        },
-        subs: s.args,
-        value_ty: if s.slice { ty } else { elem },
-    })
+    let s = bind_list(b, list)?;
+    let func = Func::ArrayAssign {
+        elem,
+        slice: s.slice,
+        omitted: s.omitted,
+    };
+    Ok((func, s.args, if s.slice { ty } else { elem }))
 }
 
-/// PostgreSQL's message when the value of a subscripted assignment does
+/// PostgreSQL's message when the value assigned through `target` does
 /// not coerce (`e` is the binder's "column is of type ..." error).
-pub(crate) fn subscripted_assign_err(mut e: DbError, col: &str) -> DbError {
+pub(crate) fn subscripted_assign_err(mut e: DbError, col: &str, target: &AssignTarget) -> DbError {
     if e.code == SqlState::DatatypeMismatch {
         if let Some(rest) = e.message.strip_prefix("column is of type ") {
-            e.message = format!("subscripted assignment to \"{col}\" requires type {rest}");
+            e.message = match &target.last_field {
+                Some(f) => format!("subfield \"{f}\" is of type {rest}"),
+                None => format!("subscripted assignment to \"{col}\" requires type {rest}"),
+            };
         }
     }
     e
