@@ -475,7 +475,18 @@ fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> 
         }
     }
     let ec = ev.ctx.eval;
-    r.route(row, &ec, &mut |e, row| e.eval(row, ev))
+    let (catalog, role) = (ev.ctx.catalog, ev.ctx.role);
+    let shows_key = |t: &TableDef| {
+        role.superuser
+            || crate::privilege::allowed(
+                catalog,
+                role.oid,
+                nestor_catalog::acl::ObjKind::Table,
+                t.oid.0,
+                nestor_catalog::acl::SELECT,
+            )
+    };
+    r.route(row, &ec, &mut |e, row| e.eval(row, ev), &shows_key)
 }
 
 /// Route one row (in the routed table's layout) to its leaf and insert

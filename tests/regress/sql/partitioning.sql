@@ -179,3 +179,22 @@ DROP TABLE sales_eu;
 DROP TABLE sales;
 SELECT count(*) FROM pg_class WHERE relname LIKE 'sales%';
 DROP TABLE measure, mc, h, ht, u, u2, u3, u4, notpart;
+
+-- The key is shown in "no partition" errors only to a role that may read
+-- the table.
+CREATE TABLE kd (a int, b int) PARTITION BY LIST ((a + 0));
+CREATE TABLE kd_1 PARTITION OF kd FOR VALUES IN (1) PARTITION BY LIST (b);
+CREATE ROLE regress_kd_user;
+GRANT INSERT ON kd TO regress_kd_user;
+INSERT INTO kd VALUES (1, 1);
+INSERT INTO kd VALUES (2, 1);
+SET ROLE regress_kd_user;
+INSERT INTO kd VALUES (1, 1);
+INSERT INTO kd VALUES (2, 1);
+RESET ROLE;
+GRANT SELECT ON kd_1 TO regress_kd_user;
+SET ROLE regress_kd_user;
+INSERT INTO kd VALUES (1, 1);
+RESET ROLE;
+DROP TABLE kd;
+DROP ROLE regress_kd_user;

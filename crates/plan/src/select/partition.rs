@@ -339,8 +339,17 @@ impl Routing {
         }))
     }
 
-    /// The leaf of `row` (in the root's layout): 23514 when none holds it.
-    pub fn route(&self, row: &[Value], ec: &EvalCtx, eval: &mut KeyEval) -> Result<usize, DbError> {
+    /// The leaf of `row` (in the root's layout): 23514 when none holds it,
+    /// whose DETAIL shows the key only when `shows_key` says the caller
+    /// may read the table (PostgreSQL's ExecBuildSlotPartitionKeyDescription
+    /// wants SELECT on it).
+    pub fn route(
+        &self,
+        row: &[Value],
+        ec: &EvalCtx,
+        eval: &mut KeyEval,
+        shows_key: &dyn Fn(&TableDef) -> bool,
+    ) -> Result<usize, DbError> {
         let mut node = &self.node;
         loop {
             let key = key_values(&node.key, row, eval)?;
@@ -353,7 +362,7 @@ impl Routing {
             match hit {
                 Some(Target::Leaf(i)) => return Ok(*i),
                 Some(Target::Node(n)) => node = n,
-                None => return Err(no_partition(node, &key, ec)),
+                None => return Err(no_partition(node, &key, ec, shows_key(&node.table))),
             }
         }
     }
@@ -395,23 +404,26 @@ pub fn key_names(t: &TableDef) -> Vec<String> {
         .collect()
 }
 
-fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx) -> DbError {
-    let names = key_names(&node.table);
-    let vals: Vec<String> = key.iter().map(|v| valops::render(v, ec)).collect();
-    DbError::new(
+fn no_partition(node: &Node, key: &[Value], ec: &EvalCtx, show_key: bool) -> DbError {
+    let e = DbError::new(
         SqlState::CheckViolation,
         format!(
             "no partition of relation \"{}\" found for row",
             node.table.name
         ),
     )
-    .with_detail(format!(
+    .with_table(node.table.name.as_str())
+    .with_schema(node.table.storage.schema());
+    if !show_key {
+        return e;
+    }
+    let names = key_names(&node.table);
+    let vals: Vec<String> = key.iter().map(|v| valops::render(v, ec)).collect();
+    e.with_detail(format!(
         "Partition key of the failing row contains ({}) = ({}).",
         names.join(", "),
         vals.join(", ")
     ))
-    .with_table(node.table.name.as_str())
-    .with_schema(node.table.storage.schema())
 }
 
 fn build_node(
