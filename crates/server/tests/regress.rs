@@ -295,4 +295,5 @@ regress!(
     array_fns_more,
     string_agg_forms,
     composite_assign,
+    plpgsql_record_values,
 );

@@ -55,6 +55,37 @@ use crate::tag::CommandTag;
 pub(crate) struct Rec {
     pub cols: Columns,
     pub vals: Vec<Value>,
+    /// A NULL of the record's type (a statement-level trigger's NEW and
+    /// OLD, an INSERT's OLD): its fields read as NULL, and assigning one
+    /// makes it a row, as in PostgreSQL.
+    pub null: bool,
+}
+
+impl Rec {
+    fn row(cols: Columns, vals: Vec<Value>) -> Rec {
+        Rec {
+            cols,
+            vals,
+            null: false,
+        }
+    }
+
+    fn null_of(cols: Columns) -> Rec {
+        let vals = vec![Value::Null; cols.len()];
+        Rec {
+            cols,
+            vals,
+            null: true,
+        }
+    }
+
+    /// The record as one value (`raise notice '%', new`, `to_jsonb(new)`).
+    fn value(&self) -> Value {
+        if self.null {
+            return Value::Null;
+        }
+        Value::Record(Arc::from(self.vals.as_slice()))
+    }
 }
 
 /// Where a query parameter's value comes from.
@@ -62,6 +93,8 @@ pub(crate) struct Rec {
 enum Slot {
     Datum(usize),
     Field(usize, String),
+    /// A record variable as a whole.
+    Rec(usize),
 }
 
 /// Plans an expression keeps at once: one for the sessions without TEMP
@@ -231,25 +264,15 @@ impl<'f> Run<'f> {
         for (&d, v) in t.tg.iter().zip(values) {
             self.vals[d] = Some(v);
         }
+        // NEW and OLD are NULLs of the table's row type where the event
+        // has no such row.
         let (new, old) = (t.new, t.old);
-        if let Some(vals) = call.new {
-            self.recs.insert(
-                new,
-                Rec {
-                    cols: call.cols.clone(),
-                    vals,
-                },
-            );
-        }
-        if let Some(vals) = call.old {
-            self.recs.insert(
-                old,
-                Rec {
-                    cols: call.cols.clone(),
-                    vals,
-                },
-            );
-        }
+        let rec = |vals: Option<Vec<Value>>| match vals {
+            Some(vals) => Rec::row(call.cols.clone(), vals),
+            None => Rec::null_of(call.cols.clone()),
+        };
+        self.recs.insert(new, rec(call.new));
+        self.recs.insert(old, rec(call.old));
         self.vals[self.func.found] = Some(Value::Bool(false));
         let flow = self.block(ctx, &self.func.body)?;
         if !matches!(flow, Flow::Return) {
@@ -597,9 +620,10 @@ impl<'f> Run<'f> {
                     if self.def.is_some_and(|d| d.returns == Returns::Trigger) {
                         // NEW, OLD, another record, or NULL (skip the row).
                         self.ret_row = match self.rec_of(e) {
-                            Some(d) => self.recs.get(&d).map(|r| r.vals.clone()),
+                            Some(d) => self.recs.get(&d).filter(|r| !r.null).map(|r| r.vals.clone()),
                             None => match self.eval(ctx, e)? {
                                 Value::Null => None,
+                                Value::Record(fields) => Some(fields.to_vec()),
                                 _ => {
                                     return Err(DbError::new(
                                         SqlState::DatatypeMismatch,
@@ -869,6 +893,7 @@ impl<'f> Run<'f> {
                         _ => None,
                     },
                     Some(Slot::Field(rec, f)) => Some(Target::Field(*rec, f.clone())),
+                    Some(Slot::Rec(d)) => Some(Target::Rec(*d)),
                     None => None,
                 },
                 _ => None,
@@ -1237,7 +1262,9 @@ impl<'f> Run<'f> {
                 } else {
                     nestor_plan::valops::cast(v, ty, false, &ctx.eval)?
                 };
-                self.recs.get_mut(rec).expect("checked").vals[i] = v;
+                let r = self.recs.get_mut(rec).expect("checked");
+                r.vals[i] = v;
+                r.null = false;
                 Ok(())
             }
             Target::Rec(_) | Target::Row(_) => {
@@ -1259,13 +1286,7 @@ impl<'f> Run<'f> {
             Target::Rec(d) => {
                 row.truncate(cols.len());
                 row.resize(cols.len(), Value::Null);
-                self.recs.insert(
-                    *d,
-                    Rec {
-                        cols: cols.clone(),
-                        vals: row,
-                    },
-                );
+                self.recs.insert(*d, Rec::row(cols.clone(), row));
                 Ok(())
             }
             Target::Row(fields)
@@ -1504,6 +1525,7 @@ impl<'f> Run<'f> {
                     let name = match s {
                         Slot::Datum(d) => self.func.datums[*d].name().to_string(),
                         Slot::Field(rec, f) => format!("{}.{f}", self.func.datums[*rec].name()),
+                        Slot::Rec(d) => self.func.datums[*d].name().to_string(),
                     };
                     (name, v.clone())
                 })
@@ -1752,6 +1774,7 @@ impl<'f> Run<'f> {
                         .ok_or_else(|| no_field(self.func, *rec, f))?;
                     Ok(r.vals[i].clone())
                 }
+                Slot::Rec(d) => Ok(self.recs.get(d).map_or(Value::Null, Rec::value)),
             })
             .collect()
     }
@@ -2076,9 +2099,20 @@ impl Resolver<'_, '_> {
                 Ok(Some(self.slot(Slot::Datum(d), ty)))
             }
             Datum::Var(v) => Ok(Some(self.slot(Slot::Datum(d), v.ty))),
-            Datum::Rec { name } => Err(DbError::unsupported(format!(
-                "record variable \"{name}\" used as a value"
-            ))),
+            Datum::Rec { .. } => {
+                // A parameter of an anonymous record type of the record's
+                // current shape (the plan is kept for that shape); a
+                // record not assigned yet is a NULL of no known shape.
+                let cols = match self.run.recs.get(&d) {
+                    Some(r) => {
+                        self.note_shape(d, &r.cols);
+                        r.cols.to_vec()
+                    }
+                    None => Vec::new(),
+                };
+                let rt = nestor_types::datatype::record_type(cols);
+                Ok(Some(self.slot(Slot::Rec(d), DataType::Record(rt))))
+            }
             _ => Ok(None),
         }
     }
@@ -2094,12 +2128,16 @@ impl Resolver<'_, '_> {
             .iter()
             .find(|(n, _)| n == field)
             .ok_or_else(|| no_field(self.run.func, rec, field))?;
+        self.note_shape(rec, &r.cols);
+        Ok(Some(self.slot(Slot::Field(rec, field.to_string()), *ty)))
+    }
+
+    /// The plan depends on record `rec` having columns `cols`.
+    fn note_shape(&self, rec: usize, cols: &Columns) {
         let mut shapes = self.shapes.borrow_mut();
         if !shapes.iter().any(|(d, _)| *d == rec) {
-            shapes.push((rec, r.cols.clone()));
+            shapes.push((rec, cols.clone()));
         }
-        drop(shapes);
-        Ok(Some(self.slot(Slot::Field(rec, field.to_string()), *ty)))
     }
 }
 
