@@ -18,6 +18,7 @@ use nestor_types::EvalCtx;
 use crate::bind::Binder;
 use crate::ir::{OutCol, Plan};
 use crate::modify::{self, InsertPlan, ModifyPlan};
+use crate::view_write::WriteKind;
 use crate::with_modify::{self, WriteCte, WriteStmt};
 
 /// Whether the query engine handles this statement (the session handles
@@ -78,6 +79,8 @@ pub enum PlannedStmt {
     Insert(InsertPlan),
     /// UPDATE or DELETE.
     Modify(ModifyPlan),
+    /// INSERT, UPDATE or DELETE on a view its INSTEAD OF triggers do.
+    Instead(crate::instead::InsteadPlan),
     Explain {
         inner: Box<PlannedStmt>,
         analyze: bool,
@@ -128,6 +131,7 @@ impl PlannedStmt {
             PlannedStmt::Insert(_) => Some("INSERT"),
             PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
             PlannedStmt::Modify(_) => Some("UPDATE"),
+            PlannedStmt::Instead(p) => Some(p.kind.command()),
             PlannedStmt::With { main, .. } => main.command(),
             PlannedStmt::Rewritten { command, .. } => Some(command),
             _ => None,
@@ -360,6 +364,21 @@ fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
     )
 }
 
+/// The view a write names, when its INSTEAD OF triggers take the write.
+fn instead_target(
+    b: &Binder,
+    rv: Option<&pb::RangeVar>,
+    kind: WriteKind,
+) -> Option<std::sync::Arc<nestor_catalog::ViewDef>> {
+    crate::instead::target(b, rv?, kind)
+}
+
+fn plan_instead(mut p: crate::instead::InsteadPlan) -> Result<NodePlan, DbError> {
+    reg_names_returning(&mut p.returning);
+    let cols = p.returning.as_ref().map(|r| r.cols.clone());
+    Ok((PlannedStmt::Instead(p), cols))
+}
+
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
     if let Some(w) = with_modify::top_with(n) {
         return plan_with_statement(b, n, w);
@@ -372,18 +391,49 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }
         NodeEnum::InsertStmt(ins) => {
+            if let Some(v) = instead_target(b, ins.relation.as_ref(), WriteKind::Insert) {
+                return plan_instead(crate::instead::plan_insert(b, ins, v)?);
+            }
             let mut p = modify::plan_insert(b, ins)?;
             reg_names_returning(&mut p.returning);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Insert(p), cols))
         }
         NodeEnum::UpdateStmt(u) => {
+            if let Some(v) = instead_target(b, u.relation.as_ref(), WriteKind::Update) {
+                let st = crate::instead::ModifyStmt {
+                    rv: u
+                        .relation
+                        .as_ref()
+                        .ok_or_else(|| DbError::internal("UPDATE"))?,
+                    extra_from: &u.from_clause,
+                    where_clause: u.where_clause.as_deref(),
+                    set_list: &u.target_list,
+                    returning: &u.returning_list,
+                    delete: false,
+                };
+                return plan_instead(crate::instead::plan_modify(b, &st, v)?);
+            }
             let mut p = modify::plan_update(b, u)?;
             reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Modify(p), cols))
         }
         NodeEnum::DeleteStmt(d) => {
+            if let Some(v) = instead_target(b, d.relation.as_ref(), WriteKind::Delete) {
+                let st = crate::instead::ModifyStmt {
+                    rv: d
+                        .relation
+                        .as_ref()
+                        .ok_or_else(|| DbError::internal("DELETE"))?,
+                    extra_from: &d.using_clause,
+                    where_clause: d.where_clause.as_deref(),
+                    set_list: &[],
+                    returning: &d.returning_list,
+                    delete: true,
+                };
+                return plan_instead(crate::instead::plan_modify(b, &st, v)?);
+            }
             let mut p = modify::plan_delete(b, d)?;
             reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
@@ -521,6 +571,20 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
         PlannedStmt::Query(plan) => plan.explain(out),
         PlannedStmt::Insert(p) => explain_insert(p, out),
         PlannedStmt::Modify(p) => explain_modify(p, out),
+        PlannedStmt::Instead(p) => {
+            let what = match p.kind {
+                WriteKind::Insert => "Insert",
+                WriteKind::Update => "Update",
+                WriteKind::Delete => "Delete",
+            };
+            out.push(format!("{what} on {}", p.view.name));
+            let mut sub = Vec::new();
+            p.source.explain(&mut sub);
+            for (i, l) in sub.into_iter().enumerate() {
+                let pad = if i == 0 { "  ->  " } else { "      " };
+                out.push(format!("{pad}{l}"));
+            }
+        }
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
         PlannedStmt::With { writes, main } => {
             // As PostgreSQL: the main plan's top line, then each item

@@ -55,6 +55,17 @@ pub enum WriteKind {
     Delete,
 }
 
+impl WriteKind {
+    /// INSERT, UPDATE or DELETE.
+    pub fn command(self) -> &'static str {
+        match self {
+            WriteKind::Insert => "INSERT",
+            WriteKind::Update => "UPDATE",
+            WriteKind::Delete => "DELETE",
+        }
+    }
+}
+
 /// One column of a view written through.
 #[derive(Clone, Debug)]
 pub struct ViewCol {
@@ -283,6 +294,15 @@ fn resolve_depth(
             (t, None, scope)
         } else if let Some(inner) = b.catalog.view(&name) {
             refuse_rules(&v.name, &inner.name, &inner.rules, kind)?;
+            if crate::instead::has_instead_trigger(&inner, kind) {
+                return Err(DbError::unsupported(format!(
+                    "{} through view \"{}\" into view \"{}\", which has INSTEAD OF {} triggers",
+                    kind.command(),
+                    v.name,
+                    inner.name,
+                    kind.command()
+                )));
+            }
             b.need(ObjKind::Table, inner.oid.0, &inner.name, privs);
             let lower = resolve_depth(b, &inner, kind, privs, depth + 1)?;
             let scope = lower.scope(&alias);
