@@ -74,8 +74,60 @@ pub fn has_instead_trigger(v: &ViewDef, kind: WriteKind) -> bool {
         .any(|t| t.timing == TriggerTiming::Instead && t.events & event_bit(kind) != 0)
 }
 
+/// An INSERT, UPDATE or DELETE whose target view has an INSTEAD OF
+/// trigger for it, planned; None for any other statement.
+pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<InsteadPlan>, DbError> {
+    match q {
+        NodeEnum::InsertStmt(ins) => {
+            let Some(v) = ins
+                .relation
+                .as_ref()
+                .and_then(|rv| target(b, rv, WriteKind::Insert))
+            else {
+                return Ok(None);
+            };
+            plan_insert(b, ins, v).map(Some)
+        }
+        NodeEnum::UpdateStmt(u) => {
+            let Some(rv) = u.relation.as_ref() else {
+                return Ok(None);
+            };
+            let Some(v) = target(b, rv, WriteKind::Update) else {
+                return Ok(None);
+            };
+            let st = ModifyStmt {
+                rv,
+                extra_from: &u.from_clause,
+                where_clause: u.where_clause.as_deref(),
+                set_list: &u.target_list,
+                returning: &u.returning_list,
+                delete: false,
+            };
+            plan_modify(b, &st, v).map(Some)
+        }
+        NodeEnum::DeleteStmt(d) => {
+            let Some(rv) = d.relation.as_ref() else {
+                return Ok(None);
+            };
+            let Some(v) = target(b, rv, WriteKind::Delete) else {
+                return Ok(None);
+            };
+            let st = ModifyStmt {
+                rv,
+                extra_from: &d.using_clause,
+                where_clause: d.where_clause.as_deref(),
+                set_list: &[],
+                returning: &d.returning_list,
+                delete: true,
+            };
+            plan_modify(b, &st, v).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 /// The view `rv` names, when it has an INSTEAD OF trigger for `kind`.
-pub(crate) fn target(b: &Binder, rv: &pb::RangeVar, kind: WriteKind) -> Option<Arc<ViewDef>> {
+fn target(b: &Binder, rv: &pb::RangeVar, kind: WriteKind) -> Option<Arc<ViewDef>> {
     let name = bind::relname(rv).ok()?;
     if b.catalog.table(&name).is_some() {
         return None;
@@ -122,7 +174,7 @@ fn view_column(v: &ViewDef, name: &str) -> Option<usize> {
 }
 
 /// INSERT INTO a view with an INSTEAD OF INSERT trigger.
-pub(crate) fn plan_insert(
+fn plan_insert(
     b: &mut Binder,
     ins: &pb::InsertStmt,
     v: Arc<ViewDef>,
@@ -191,17 +243,17 @@ pub(crate) fn plan_insert(
 }
 
 /// What an UPDATE or DELETE on a view with INSTEAD OF triggers says.
-pub(crate) struct ModifyStmt<'a> {
-    pub rv: &'a pb::RangeVar,
-    pub extra_from: &'a [Node],
-    pub where_clause: Option<&'a Node>,
-    pub set_list: &'a [Node],
-    pub returning: &'a [Node],
-    pub delete: bool,
+struct ModifyStmt<'a> {
+    rv: &'a pb::RangeVar,
+    extra_from: &'a [Node],
+    where_clause: Option<&'a Node>,
+    set_list: &'a [Node],
+    returning: &'a [Node],
+    delete: bool,
 }
 
 /// UPDATE or DELETE of a view with an INSTEAD OF trigger for it.
-pub(crate) fn plan_modify(
+fn plan_modify(
     b: &mut Binder,
     st: &ModifyStmt<'_>,
     v: Arc<ViewDef>,

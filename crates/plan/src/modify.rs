@@ -429,7 +429,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
 fn refuse_instead(v: &nestor_catalog::ViewDef, kind: WriteKind) -> Result<(), DbError> {
     if crate::instead::has_instead_trigger(v, kind) {
         return Err(DbError::unsupported(format!(
-            "{} on view \"{}\" with INSTEAD OF triggers in a WITH query",
+            "{} on view \"{}\", which has INSTEAD OF triggers, here",
             kind.command(),
             v.name
         )));

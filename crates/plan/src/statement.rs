@@ -364,24 +364,14 @@ fn reg_names_out(plan: Plan, cols: Vec<OutCol>) -> (Plan, Vec<OutCol>) {
     )
 }
 
-/// The view a write names, when its INSTEAD OF triggers take the write.
-fn instead_target(
-    b: &Binder,
-    rv: Option<&pb::RangeVar>,
-    kind: WriteKind,
-) -> Option<std::sync::Arc<nestor_catalog::ViewDef>> {
-    crate::instead::target(b, rv?, kind)
-}
-
-fn plan_instead(mut p: crate::instead::InsteadPlan) -> Result<NodePlan, DbError> {
-    reg_names_returning(&mut p.returning);
-    let cols = p.returning.as_ref().map(|r| r.cols.clone());
-    Ok((PlannedStmt::Instead(p), cols))
-}
-
 fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
     if let Some(w) = with_modify::top_with(n) {
         return plan_with_statement(b, n, w);
+    }
+    if let Some(mut p) = crate::instead::plan_statement(b, n)? {
+        reg_names_returning(&mut p.returning);
+        let cols = p.returning.as_ref().map(|r| r.cols.clone());
+        return Ok((PlannedStmt::Instead(p), cols));
     }
     match n {
         NodeEnum::SelectStmt(sel) => {
@@ -391,49 +381,18 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             Ok((PlannedStmt::Query(plan), Some(cols)))
         }
         NodeEnum::InsertStmt(ins) => {
-            if let Some(v) = instead_target(b, ins.relation.as_ref(), WriteKind::Insert) {
-                return plan_instead(crate::instead::plan_insert(b, ins, v)?);
-            }
             let mut p = modify::plan_insert(b, ins)?;
             reg_names_returning(&mut p.returning);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Insert(p), cols))
         }
         NodeEnum::UpdateStmt(u) => {
-            if let Some(v) = instead_target(b, u.relation.as_ref(), WriteKind::Update) {
-                let st = crate::instead::ModifyStmt {
-                    rv: u
-                        .relation
-                        .as_ref()
-                        .ok_or_else(|| DbError::internal("UPDATE"))?,
-                    extra_from: &u.from_clause,
-                    where_clause: u.where_clause.as_deref(),
-                    set_list: &u.target_list,
-                    returning: &u.returning_list,
-                    delete: false,
-                };
-                return plan_instead(crate::instead::plan_modify(b, &st, v)?);
-            }
             let mut p = modify::plan_update(b, u)?;
             reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Modify(p), cols))
         }
         NodeEnum::DeleteStmt(d) => {
-            if let Some(v) = instead_target(b, d.relation.as_ref(), WriteKind::Delete) {
-                let st = crate::instead::ModifyStmt {
-                    rv: d
-                        .relation
-                        .as_ref()
-                        .ok_or_else(|| DbError::internal("DELETE"))?,
-                    extra_from: &d.using_clause,
-                    where_clause: d.where_clause.as_deref(),
-                    set_list: &[],
-                    returning: &d.returning_list,
-                    delete: true,
-                };
-                return plan_instead(crate::instead::plan_modify(b, &st, v)?);
-            }
             let mut p = modify::plan_delete(b, d)?;
             reg_names_modify(&mut p);
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
@@ -571,20 +530,7 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
         PlannedStmt::Query(plan) => plan.explain(out),
         PlannedStmt::Insert(p) => explain_insert(p, out),
         PlannedStmt::Modify(p) => explain_modify(p, out),
-        PlannedStmt::Instead(p) => {
-            let what = match p.kind {
-                WriteKind::Insert => "Insert",
-                WriteKind::Update => "Update",
-                WriteKind::Delete => "Delete",
-            };
-            out.push(format!("{what} on {}", p.view.name));
-            let mut sub = Vec::new();
-            p.source.explain(&mut sub);
-            for (i, l) in sub.into_iter().enumerate() {
-                let pad = if i == 0 { "  ->  " } else { "      " };
-                out.push(format!("{pad}{l}"));
-            }
-        }
+        PlannedStmt::Instead(p) => explain_instead(p, out),
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
         PlannedStmt::With { writes, main } => {
             // As PostgreSQL: the main plan's top line, then each item
@@ -599,6 +545,7 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
                 match &w.stmt {
                     WriteStmt::Insert(p) => explain_insert(p, &mut sub),
                     WriteStmt::Modify(p) => explain_modify(p, &mut sub),
+                    WriteStmt::Instead(p) => explain_instead(p, &mut sub),
                 }
                 for (i, l) in sub.into_iter().enumerate() {
                     let pad = if i == 0 { "    ->  " } else { "        " };
@@ -614,6 +561,21 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
             }
         }
         PlannedStmt::Call { .. } | PlannedStmt::Ddl => {}
+    }
+}
+
+fn explain_instead(p: &crate::instead::InsteadPlan, out: &mut Vec<String>) {
+    let what = match p.kind {
+        WriteKind::Insert => "Insert",
+        WriteKind::Update => "Update",
+        WriteKind::Delete => "Delete",
+    };
+    out.push(format!("{what} on {}", p.view.name));
+    let mut sub = Vec::new();
+    p.source.explain(&mut sub);
+    for (i, l) in sub.into_iter().enumerate() {
+        let pad = if i == 0 { "  ->  " } else { "      " };
+        out.push(format!("{pad}{l}"));
     }
 }
 
