@@ -1285,19 +1285,28 @@ pub(crate) fn exec_instead(
     let n = p.view.columns.len();
     let mut count = 0;
     for mut row in rows {
+        // The scanned row's columns after the view's (FROM/USING items).
+        let mut rest = Vec::new();
         let (old, new) = match p.kind {
             WriteKind::Insert => (None, Some(row)),
             WriteKind::Update => {
-                let new = row.split_off(n);
+                let new = row.split_off(p.width);
+                rest = row.split_off(n);
                 (Some(row), Some(new))
             }
-            WriteKind::Delete => (Some(row), None),
+            WriteKind::Delete => {
+                rest = row.split_off(n);
+                (Some(row), None)
+            }
         };
-        let Some(done) = trig.instead_row(old.as_deref(), new, ev)? else {
+        let Some(mut done) = trig.instead_row(old.as_deref(), new, ev)? else {
             continue;
         };
         count += 1;
-        emit_returning(&p.returning, &done, ev, sink)?;
+        if p.returning.is_some() {
+            done.extend(rest);
+            emit_returning(&p.returning, &done, ev, sink)?;
+        }
     }
     trig.after_statement(ev)?;
     Ok(count)

@@ -17,16 +17,16 @@
 //!   DELETE FROM v WHERE      scan of v (joined with USING items): OLD
 //! ```
 //!
-//! RETURNING is bound over the view's columns and evaluated on the row
-//! the trigger returned (for DELETE on OLD), as PostgreSQL does; a row
+//! RETURNING is bound over the view's columns (and FROM/USING items) and
+//! evaluated on the row the trigger returned (for DELETE on OLD, the
+//! other items' columns as scanned), as PostgreSQL does; a row
 //! the trigger returned NULL for is not counted and returns nothing.
 //! ON CONFLICT: DO NOTHING without a target is accepted (nothing can
 //! conflict); a conflict target is PostgreSQL's 42P10 (a view has no
 //! unique index). The view's own CHECK OPTION is not enforced on these
 //! rows (PostgreSQL's neither: the trigger decides what is written).
 //!
-//! Left out (0A000): INSERT into subscripted or field targets, RETURNING
-//! together with UPDATE ... FROM / DELETE ... USING; reading the view for
+//! Left out (0A000): INSERT into subscripted or field targets; reading the view for
 //! UPDATE and DELETE needs SELECT on it (PostgreSQL: only when the
 //! statement reads its columns).
 
@@ -48,13 +48,17 @@ use crate::view_write::WriteKind;
 pub struct InsteadPlan {
     pub view: Arc<ViewDef>,
     pub kind: WriteKind,
-    /// One row per trigger call: INSERT the new row; UPDATE the old row's
-    /// columns then the new row's; DELETE the old row.
+    /// One row per trigger call: INSERT the new row; UPDATE and DELETE
+    /// the scanned row (the old row's columns first, then those of the
+    /// FROM/USING items: `width` in all), then for UPDATE the new row.
     pub source: Plan,
+    /// UPDATE and DELETE: the width of the scanned row.
+    pub width: usize,
     /// UPDATE: the view columns SET names (for UPDATE OF statement
     /// triggers).
     pub set_columns: Vec<usize>,
-    /// Over the row the trigger returned (DELETE: the old row).
+    /// Over the row the trigger returned (DELETE: the old row), followed
+    /// for UPDATE and DELETE by the scanned row's other columns.
     pub returning: Option<Returning>,
 }
 
@@ -238,6 +242,7 @@ fn plan_insert(
             exprs,
         },
         set_columns: Vec::new(),
+        width: n,
         returning,
     })
 }
@@ -259,13 +264,6 @@ fn plan_modify(
     v: Arc<ViewDef>,
 ) -> Result<InsteadPlan, DbError> {
     b.need_schema(v.namespace, st.rv.location);
-    if !st.extra_from.is_empty() && !st.returning.is_empty() {
-        return Err(DbError::unsupported(if st.delete {
-            "DELETE ... USING ... RETURNING on a view with INSTEAD OF triggers"
-        } else {
-            "UPDATE ... FROM ... RETURNING on a view with INSTEAD OF triggers"
-        }));
-    }
     let (kind, mut privs) = if st.delete {
         (WriteKind::Delete, acl::DELETE)
     } else {
@@ -275,29 +273,27 @@ fn plan_modify(
         privs |= acl::SELECT;
     }
     b.need(ObjKind::Table, v.oid.0, &v.name, privs);
-    let alias = bind::alias_or(st.rv, &v.name);
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let r = scan(b, st, &v);
     b.scopes.pop();
     b.outer_refs.pop();
-    let (source, set_columns) = r?;
-    let returning = bind_returning(b, &v, &alias, st.returning)?;
+    let (source, width, set_columns, returning) = r?;
     Ok(InsteadPlan {
         view: v,
         kind,
         source,
         set_columns,
+        width,
         returning,
     })
 }
 
-/// The scan of the view (and FROM items) giving OLD, and for UPDATE NEW.
-fn scan(
-    b: &mut Binder,
-    st: &ModifyStmt<'_>,
-    v: &Arc<ViewDef>,
-) -> Result<(Plan, Vec<usize>), DbError> {
+type Scanned = (Plan, usize, Vec<usize>, Option<Returning>);
+
+/// The scan of the view (and FROM items) giving OLD, and for UPDATE NEW;
+/// RETURNING binds over the scanned row (its first columns the view's).
+fn scan(b: &mut Binder, st: &ModifyStmt<'_>, v: &Arc<ViewDef>) -> Result<Scanned, DbError> {
     let mut scope = Scope::default();
     let mut off = 0;
     let target = Node {
@@ -347,11 +343,13 @@ fn scan(
         };
         modify::bind_sets(b, &ViewCols(&v.columns), st.set_list, &col_of)?
     };
+    let returning = modify::bind_returning(b, st.returning)?;
     let conj = filter.map(conjuncts).unwrap_or_default();
     let (plan, rest) = select::build(b, tree, conj, None)?;
     let input = select::with_filter(plan, rest);
     let n = v.columns.len();
-    let mut exprs: Vec<Expr> = (0..n).map(Expr::Col).collect();
+    let width = off;
+    let mut exprs: Vec<Expr> = (0..width).map(Expr::Col).collect();
     if !st.delete {
         for i in 0..n {
             exprs.push(
@@ -368,6 +366,8 @@ fn scan(
             input: Box::new(input),
             exprs,
         },
+        width,
         set_columns,
+        returning,
     ))
 }

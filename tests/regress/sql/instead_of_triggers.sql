@@ -150,6 +150,14 @@ INSERT INTO bv VALUES (80, 'rolled back');
 ROLLBACK;
 SELECT count(*) FROM base WHERE a = 80;
 
+-- UPDATE ... FROM and DELETE ... USING: RETURNING reads the other items
+CREATE TABLE names (a int, label text);
+INSERT INTO names VALUES (10, 'ten'), (40, 'forty');
+UPDATE bv SET b = n.label FROM names n WHERE bv.a = n.a AND n.a = 10
+  RETURNING bv.a, bv.b, n.label;
+DELETE FROM bv USING names n WHERE bv.a = n.a AND n.label = 'forty' RETURNING *;
+SELECT * FROM base WHERE a IN (10, 40) ORDER BY a;
+
 -- DROP TRIGGER, DROP VIEW
 DROP TRIGGER nosuch ON bv;
 DROP TRIGGER IF EXISTS nosuch ON bv;
