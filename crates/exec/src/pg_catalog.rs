@@ -3292,7 +3292,10 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::RelationIsUpdatable => {
             let o = RelId(int(&args[0]) as u32);
-            let mask = nestor_plan::view_write::relation_updatable(c, ev.ctx.eval, o);
+            let mut mask = nestor_plan::view_write::relation_updatable(c, ev.ctx.eval, o);
+            if matches!(args.get(1), Some(Value::Bool(true))) {
+                mask |= nestor_plan::view_write::trigger_updatable(c, o);
+            }
             Value::Int4(mask)
         }
         CatalogFn::ColumnIsUpdatable => {

@@ -517,6 +517,22 @@ fn cascaded_checks(
     Ok(l.checks)
 }
 
+/// The events a view's INSTEAD OF triggers take, in
+/// pg_relation_is_updatable's bits (4 UPDATE, 8 INSERT, 16 DELETE).
+pub fn trigger_updatable(catalog: &Catalog, oid: RelId) -> i32 {
+    let Some(v) = catalog.views().into_iter().find(|v| v.oid == oid) else {
+        return 0;
+    };
+    [
+        (WriteKind::Update, 4),
+        (WriteKind::Insert, 8),
+        (WriteKind::Delete, 16),
+    ]
+    .into_iter()
+    .filter(|&(k, _)| crate::instead::has_instead_trigger(&v, k))
+    .fold(0, |m, (_, bit)| m | bit)
+}
+
 /// The events relation `oid` takes (PostgreSQL's
 /// pg_relation_is_updatable without triggers: 4 UPDATE, 8 INSERT,
 /// 16 DELETE): all for a table, what resolving finds for a view, none for

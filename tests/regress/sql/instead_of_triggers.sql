@@ -108,6 +108,11 @@ SELECT tgname, tgtype, tgenabled FROM pg_trigger
 SELECT pg_get_triggerdef(oid) FROM pg_trigger
   WHERE tgrelid = 'bv'::regclass ORDER BY tgname;
 SELECT relhastriggers FROM pg_class WHERE relname IN ('bv', 'agg') ORDER BY relname;
+SELECT table_name, is_updatable, is_insertable_into, is_trigger_updatable,
+       is_trigger_deletable, is_trigger_insertable_into
+  FROM information_schema.views WHERE table_name IN ('bv', 'agg') ORDER BY 1;
+SELECT pg_relation_is_updatable('agg'::regclass, false) AS without_triggers,
+       pg_relation_is_updatable('agg'::regclass, true) AS with_triggers;
 \d bv
 
 -- an INSTEAD rule wins over the trigger; a conditional one leaves the
