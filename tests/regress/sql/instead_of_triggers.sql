@@ -163,6 +163,26 @@ UPDATE bv SET b = n.label FROM names n WHERE bv.a = n.a AND n.a = 10
 DELETE FROM bv USING names n WHERE bv.a = n.a AND n.label = 'forty' RETURNING *;
 SELECT * FROM base WHERE a IN (10, 40) ORDER BY a;
 
+-- a function that a view's trigger runs
+DROP FUNCTION agg_write();
+
+-- CREATE TRIGGER rolls back; a prepared statement sees a trigger created
+-- after it was prepared
+BEGIN;
+CREATE TRIGGER bv_tmp INSTEAD OF DELETE ON bv2 FOR EACH ROW EXECUTE FUNCTION note();
+ROLLBACK;
+SELECT count(*) FROM pg_trigger WHERE tgname = 'bv_tmp';
+CREATE VIEW pv AS SELECT a, b FROM base WHERE a = 500;
+PREPARE pv_ins(int) AS INSERT INTO pv VALUES ($1, 'prepared');
+EXECUTE pv_ins(500);
+CREATE TRIGGER pv_ins INSTEAD OF INSERT ON pv FOR EACH ROW EXECUTE FUNCTION note();
+EXECUTE pv_ins(501);
+SELECT * FROM base WHERE a >= 500 ORDER BY a;
+DROP FUNCTION note();
+DROP FUNCTION note() CASCADE;
+EXECUTE pv_ins(502);
+SELECT * FROM base WHERE a >= 500 ORDER BY a;
+
 -- DROP TRIGGER, DROP VIEW
 DROP TRIGGER nosuch ON bv;
 DROP TRIGGER IF EXISTS nosuch ON bv;
