@@ -1302,6 +1302,19 @@ pub(crate) fn exec_instead(
         let Some(mut done) = trig.instead_row(old.as_deref(), new, ev)? else {
             continue;
         };
+        if let Some((view, cond)) = &p.check {
+            if crate::executor::eval::truthy(&cond.eval(&done, ev)?) != Some(true) {
+                let vals: Vec<String> = done
+                    .iter()
+                    .map(|v| valops::to_text(v, &ev.ctx.eval).unwrap_or_else(|| "null".into()))
+                    .collect();
+                return Err(DbError::new(
+                    SqlState::WithCheckOptionViolation,
+                    format!("new row violates check option for view \"{view}\""),
+                )
+                .with_detail(format!("Failing row contains ({}).", vals.join(", "))));
+            }
+        }
         count += 1;
         if p.returning.is_some() {
             done.extend(rest);

@@ -26,7 +26,12 @@
 //! unique index). The view's own CHECK OPTION is not enforced on these
 //! rows (PostgreSQL's neither: the trigger decides what is written).
 //!
-//! Left out (0A000): INSERT into subscripted or field targets; reading the view for
+//! A write through an automatically updatable view over such a view (one
+//! level, plain columns in order: [`Through`]) is planned on the view
+//! below with the upper view's columns as names and its WHERE added.
+//!
+//! Left out (0A000): INSERT into subscripted or field targets, deeper or
+//! reordering chains of views over the trigger's view; reading the view for
 //! UPDATE and DELETE needs SELECT on it (PostgreSQL: only when the
 //! statement reads its columns).
 
@@ -60,6 +65,43 @@ pub struct InsteadPlan {
     /// Over the row the trigger returned (DELETE: the old row), followed
     /// for UPDATE and DELETE by the scanned row's other columns.
     pub returning: Option<Returning>,
+    /// Written through a view WITH CHECK OPTION over `view`: its name and
+    /// condition over the row the trigger returned (44000 when not true).
+    pub check: Option<(String, Expr)>,
+}
+
+/// A statement on an automatically updatable view over the view with the
+/// INSTEAD OF trigger (one level, its columns plain columns of the view
+/// below in their order): PostgreSQL rewrites it into a statement on the
+/// view below, whose trigger then fires; the upper view's CHECK OPTION is
+/// checked on the row the trigger returned (it does not cascade below).
+struct Through {
+    outer: Arc<ViewDef>,
+    /// The column below each column of `outer` is (all plain columns).
+    map: Vec<usize>,
+    /// `outer`'s WHERE over the row below.
+    cond: Option<Expr>,
+}
+
+impl Through {
+    /// The expression over the row below an expression over `outer`'s
+    /// columns is.
+    fn substitute(&self, e: Expr) -> Result<Expr, DbError> {
+        e.rewrite(&mut |x| {
+            Ok(match x {
+                Expr::Col(i) => Some(Expr::Col(self.map[*i])),
+                _ => None,
+            })
+        })
+    }
+
+    fn check(&self) -> Option<(String, Expr)> {
+        if self.outer.check_option == nestor_catalog::ViewCheckOption::None {
+            return None;
+        }
+        let cond = self.cond.clone()?;
+        Some((self.outer.name.clone(), cond))
+    }
 }
 
 /// The trigger event bit of a write.
@@ -83,20 +125,20 @@ pub fn has_instead_trigger(v: &ViewDef, kind: WriteKind) -> bool {
 pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<InsteadPlan>, DbError> {
     match q {
         NodeEnum::InsertStmt(ins) => {
-            let Some(v) = ins
+            let Some((v, through)) = ins
                 .relation
                 .as_ref()
                 .and_then(|rv| target(b, rv, WriteKind::Insert))
             else {
                 return Ok(None);
             };
-            plan_insert(b, ins, v).map(Some)
+            plan_insert(b, ins, v, through).map(Some)
         }
         NodeEnum::UpdateStmt(u) => {
             let Some(rv) = u.relation.as_ref() else {
                 return Ok(None);
             };
-            let Some(v) = target(b, rv, WriteKind::Update) else {
+            let Some((v, through)) = target(b, rv, WriteKind::Update) else {
                 return Ok(None);
             };
             let st = ModifyStmt {
@@ -107,13 +149,13 @@ pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<Inst
                 returning: &u.returning_list,
                 delete: false,
             };
-            plan_modify(b, &st, v).map(Some)
+            plan_modify(b, &st, v, through).map(Some)
         }
         NodeEnum::DeleteStmt(d) => {
             let Some(rv) = d.relation.as_ref() else {
                 return Ok(None);
             };
-            let Some(v) = target(b, rv, WriteKind::Delete) else {
+            let Some((v, through)) = target(b, rv, WriteKind::Delete) else {
                 return Ok(None);
             };
             let st = ModifyStmt {
@@ -124,21 +166,80 @@ pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<Inst
                 returning: &d.returning_list,
                 delete: true,
             };
-            plan_modify(b, &st, v).map(Some)
+            plan_modify(b, &st, v, through).map(Some)
         }
         _ => Ok(None),
     }
 }
 
-/// The view `rv` names, when it has an INSTEAD OF trigger for `kind`.
-fn target(b: &Binder, rv: &pb::RangeVar, kind: WriteKind) -> Option<Arc<ViewDef>> {
+/// The view `rv` names, when it has an INSTEAD OF trigger for `kind`; or
+/// the view below it when `rv` is an automatically updatable view of
+/// plain columns over a view with such a trigger.
+fn target(
+    b: &mut Binder,
+    rv: &pb::RangeVar,
+    kind: WriteKind,
+) -> Option<(Arc<ViewDef>, Option<Through>)> {
     let name = bind::relname(rv).ok()?;
     if b.catalog.table(&name).is_some() {
         return None;
     }
-    b.catalog
-        .view(&name)
-        .filter(|v| has_instead_trigger(v, kind))
+    let v = b.catalog.view(&name)?;
+    if has_instead_trigger(&v, kind) {
+        return Some((v, None));
+    }
+    let sel = crate::view_write::view_select(&v).ok()?;
+    if crate::view_write::shape_detail(&sel).is_some() {
+        return None;
+    }
+    let below = crate::view_write::single_from(&sel)?;
+    let below_name = bind::relname(below).ok()?;
+    if b.catalog.table(&below_name).is_some() {
+        return None;
+    }
+    let inner = b
+        .catalog
+        .view(&below_name)
+        .filter(|w| has_instead_trigger(w, kind))?;
+    let alias = bind::alias_or(below, &below.relname);
+    b.scopes.push(view_scope(&inner, &alias));
+    b.outer_refs.push(None);
+    let saved = b.agg;
+    b.agg = AggCtx::NotAllowed("a view written through");
+    let bound = (|| -> Result<(Vec<Expr>, Option<Expr>), DbError> {
+        let targets = select::bind_targets(b, &sel.target_list)?;
+        let cond = match sel.where_clause.as_deref() {
+            Some(w) => Some(b.bind_bool(w, "WHERE")?),
+            None => None,
+        };
+        Ok((targets.into_iter().map(|t| t.expr).collect(), cond))
+    })();
+    b.agg = saved;
+    b.scopes.pop();
+    b.outer_refs.pop();
+    let (exprs, cond) = bound.ok()?;
+    if exprs.len() != v.columns.len() {
+        return None;
+    }
+    let map = exprs
+        .iter()
+        .map(|e| match e {
+            Expr::Col(j) if *j < inner.columns.len() => Some(*j),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    // In the order of the columns below (RETURNING * reads them there).
+    if map.windows(2).any(|w| w[0] >= w[1]) {
+        return None;
+    }
+    Some((
+        inner,
+        Some(Through {
+            outer: v,
+            map,
+            cond,
+        }),
+    ))
 }
 
 /// The scope RETURNING binds in: the view's columns under `alias`.
@@ -177,17 +278,21 @@ fn view_column(v: &ViewDef, name: &str) -> Option<usize> {
     v.columns.iter().position(|(n, _)| n == name)
 }
 
-/// INSERT INTO a view with an INSTEAD OF INSERT trigger.
+/// INSERT INTO a view with an INSTEAD OF INSERT trigger (or through a
+/// view over it).
 fn plan_insert(
     b: &mut Binder,
     ins: &pb::InsertStmt,
     v: Arc<ViewDef>,
+    through: Option<Through>,
 ) -> Result<InsteadPlan, DbError> {
     let rv = ins
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("INSERT without table"))?;
-    b.need_schema(v.namespace, rv.location);
+    // The view the statement names.
+    let named = through.as_ref().map_or(&v, |t| &t.outer).clone();
+    b.need_schema(named.namespace, rv.location);
     if let Some(oc) = ins.on_conflict_clause.as_deref() {
         if oc.infer.is_some() {
             return Err(DbError::new(
@@ -207,7 +312,7 @@ fn plan_insert(
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
     }
-    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+    b.need(ObjKind::Table, named.oid.0, &named.name, privs);
     let subscripted = ins.cols.iter().any(|c| match c.node.as_ref() {
         Some(NodeEnum::ResTarget(rt)) => !rt.indirection.is_empty(),
         _ => false,
@@ -218,23 +323,37 @@ fn plan_insert(
         ));
     }
     let (mut targets, col_locs) =
-        modify::insert_target_list(b, ins, &v.name, |n| view_column(&v, n))?;
-    let n = v.columns.len();
+        modify::insert_target_list(b, ins, &named.name, |n| view_column(&named, n))?;
+    let n = named.columns.len();
     if ins.cols.is_empty() {
         targets = (0..n).collect();
     }
-    let cols = ViewCols(&v.columns);
+    let cols = ViewCols(&named.columns);
     let source = modify::insert_rows(b, ins, &cols, &mut targets, &col_locs, &[])?;
-    // One value per view column, NULL for those the statement leaves out.
-    let exprs = (0..n)
-        .map(|i| match targets.iter().position(|&t| t == i) {
-            Some(p) => Expr::Col(p),
-            None => Expr::Const(nestor_types::Value::Null),
-        })
+    // One value per column of the trigger's view, NULL for those the
+    // statement leaves out.
+    let below = |j: usize| match &through {
+        None => Some(j),
+        Some(t) => t.map.iter().position(|&m| m == j),
+    };
+    let exprs = (0..v.columns.len())
+        .map(
+            |j| match below(j).and_then(|i| targets.iter().position(|&t| t == i)) {
+                Some(p) => Expr::Col(p),
+                None => Expr::Const(nestor_types::Value::Null),
+            },
+        )
         .collect();
-    let alias = bind::alias_or(rv, &v.name);
-    let returning = bind_returning(b, &v, &alias, &ins.returning_list)?;
+    let alias = bind::alias_or(rv, &named.name);
+    let mut returning = bind_returning(b, &named, &alias, &ins.returning_list)?;
+    if let (Some(t), Some(r)) = (&through, returning.as_mut()) {
+        r.exprs = std::mem::take(&mut r.exprs)
+            .into_iter()
+            .map(|e| t.substitute(e))
+            .collect::<Result<_, _>>()?;
+    }
     Ok(InsteadPlan {
+        check: through.as_ref().and_then(Through::check),
         view: v,
         kind: WriteKind::Insert,
         source: Plan::Project {
@@ -262,8 +381,10 @@ fn plan_modify(
     b: &mut Binder,
     st: &ModifyStmt<'_>,
     v: Arc<ViewDef>,
+    through: Option<Through>,
 ) -> Result<InsteadPlan, DbError> {
-    b.need_schema(v.namespace, st.rv.location);
+    let named = through.as_ref().map_or(&v, |t| &t.outer).clone();
+    b.need_schema(named.namespace, st.rv.location);
     let (kind, mut privs) = if st.delete {
         (WriteKind::Delete, acl::DELETE)
     } else {
@@ -272,14 +393,15 @@ fn plan_modify(
     if st.where_clause.is_some() || !st.returning.is_empty() {
         privs |= acl::SELECT;
     }
-    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+    b.need(ObjKind::Table, named.oid.0, &named.name, privs);
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
-    let r = scan(b, st, &v);
+    let r = scan(b, st, &v, through.as_ref());
     b.scopes.pop();
     b.outer_refs.pop();
     let (source, width, set_columns, returning) = r?;
     Ok(InsteadPlan {
+        check: through.as_ref().and_then(Through::check),
         view: v,
         kind,
         source,
@@ -293,13 +415,38 @@ type Scanned = (Plan, usize, Vec<usize>, Option<Returning>);
 
 /// The scan of the view (and FROM items) giving OLD, and for UPDATE NEW;
 /// RETURNING binds over the scanned row (its first columns the view's).
-fn scan(b: &mut Binder, st: &ModifyStmt<'_>, v: &Arc<ViewDef>) -> Result<Scanned, DbError> {
+fn scan(
+    b: &mut Binder,
+    st: &ModifyStmt<'_>,
+    v: &Arc<ViewDef>,
+    through: Option<&Through>,
+) -> Result<Scanned, DbError> {
     let mut scope = Scope::default();
     let mut off = 0;
+    // Through a view: the view below under the statement's name for its
+    // target, its columns named as the view above names them.
+    let mut rv = st.rv.clone();
+    if let Some(t) = through {
+        let alias = bind::alias_or(st.rv, &t.outer.name);
+        rv.relname = v.name.clone();
+        rv.schemaname = String::new();
+        rv.alias = Some(pb::Alias {
+            aliasname: alias,
+            colnames: Vec::new(),
+        });
+    }
     let target = Node {
-        node: Some(NodeEnum::RangeVar(st.rv.clone())),
+        node: Some(NodeEnum::RangeVar(rv)),
     };
     let mut tree = select::plan_from_item(b, &target, &mut off, &mut scope)?;
+    if let Some(t) = through {
+        for (j, c) in scope.cols.iter_mut().enumerate().take(v.columns.len()) {
+            match t.map.iter().position(|&m| m == j) {
+                Some(i) => c.name = t.outer.columns[i].0.clone(),
+                None => c.hidden = true,
+            }
+        }
+    }
     for f in st.extra_from {
         let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
         let (lo, _) = tree.range();
@@ -333,18 +480,26 @@ fn scan(b: &mut Binder, st: &ModifyStmt<'_>, v: &Arc<ViewDef>) -> Result<Scanned
     let sets = if st.delete {
         Vec::new()
     } else {
+        let named = through.map_or(v, |t| &t.outer);
         let col_of = |n: &str| -> Result<usize, DbError> {
-            view_column(v, n).ok_or_else(|| {
+            let i = view_column(named, n).ok_or_else(|| {
                 DbError::new(
                     SqlState::UndefinedColumn,
-                    format!("column \"{n}\" of relation \"{}\" does not exist", v.name),
+                    format!(
+                        "column \"{n}\" of relation \"{}\" does not exist",
+                        named.name
+                    ),
                 )
-            })
+            })?;
+            Ok(through.map_or(i, |t| t.map[i]))
         };
         modify::bind_sets(b, &ViewCols(&v.columns), st.set_list, &col_of)?
     };
     let returning = modify::bind_returning(b, st.returning)?;
-    let conj = filter.map(conjuncts).unwrap_or_default();
+    let mut conj = filter.map(conjuncts).unwrap_or_default();
+    if let Some(c) = through.and_then(|t| t.cond.clone()) {
+        conj.extend(conjuncts(c));
+    }
     let (plan, rest) = select::build(b, tree, conj, None)?;
     let input = select::with_filter(plan, rest);
     let n = v.columns.len();

@@ -184,7 +184,7 @@ fn not_updatable(view: &str, kind: WriteKind, detail: &str) -> DbError {
 }
 
 /// The view's query, parsed.
-fn view_select(v: &ViewDef) -> Result<Box<pb::SelectStmt>, DbError> {
+pub(crate) fn view_select(v: &ViewDef) -> Result<Box<pb::SelectStmt>, DbError> {
     let stmts = nestor_parser::parse_sql(&v.query)?;
     match stmts
         .into_iter()
@@ -230,7 +230,7 @@ pub fn shape_detail(sel: &pb::SelectStmt) -> Option<&'static str> {
     None
 }
 
-fn single_from(sel: &pb::SelectStmt) -> Option<&pb::RangeVar> {
+pub(crate) fn single_from(sel: &pb::SelectStmt) -> Option<&pb::RangeVar> {
     if sel.from_clause.len() != 1 {
         return None;
     }
@@ -586,6 +586,21 @@ pub fn check_option_allowed(
     eval: EvalCtx,
     v: &Arc<ViewDef>,
 ) -> Result<(), DbError> {
+    // Over a view with INSTEAD OF triggers the check applies to the rows
+    // they return (`crate::instead`), however the view below is written.
+    let sel = view_select(v)?;
+    if shape_detail(&sel).is_none() {
+        let below = single_from(&sel).map(relname).transpose()?;
+        if let Some(inner) = below.and_then(|n| catalog.view(&n)) {
+            if inner
+                .triggers
+                .iter()
+                .any(|t| t.timing == nestor_catalog::TriggerTiming::Instead)
+            {
+                return Ok(());
+            }
+        }
+    }
     let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
     match resolve(&mut b, v, WriteKind::Update, 0) {
         Err(e) if e.code == SqlState::ObjectNotInPrerequisiteState => {

@@ -140,6 +140,34 @@ DELETE FROM bv2;
 UPDATE bv2 SET b = b || '+';
 SELECT * FROM bv2 ORDER BY a;
 
+-- a view over a view with INSTEAD OF triggers writes through them; its
+-- CHECK OPTION applies to the rows they return
+CREATE TABLE nb (a int, b int);
+CREATE VIEW nv1 AS SELECT a FROM nb WHERE a < b;
+CREATE FUNCTION nv1_fn() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF tg_op = 'INSERT' THEN
+    INSERT INTO nb VALUES (new.a, 10);
+    RETURN new;
+  ELSIF tg_op = 'UPDATE' THEN
+    UPDATE nb SET a = new.a WHERE a = old.a;
+    RETURN new;
+  ELSE
+    DELETE FROM nb WHERE a = old.a;
+    RETURN old;
+  END IF;
+END $$;
+CREATE TRIGGER nv1_trig INSTEAD OF INSERT OR UPDATE OR DELETE ON nv1
+  FOR EACH ROW EXECUTE FUNCTION nv1_fn();
+CREATE VIEW nv2 AS SELECT * FROM nv1 WHERE a > 0 WITH LOCAL CHECK OPTION;
+INSERT INTO nv2 VALUES (-5);
+INSERT INTO nv2 VALUES (5) RETURNING *;
+INSERT INTO nv2 VALUES (50);
+UPDATE nv2 SET a = a - 10;
+UPDATE nv2 SET a = a + 1 WHERE a = 5 RETURNING a;
+DELETE FROM nv2 WHERE a = 6;
+SELECT * FROM nb ORDER BY a;
+
 -- ON CONFLICT and CHECK OPTION
 INSERT INTO bv VALUES (1, 'c') ON CONFLICT (a) DO UPDATE SET b = 'q';
 INSERT INTO bv VALUES (1, 'c') ON CONFLICT (a) DO NOTHING;
