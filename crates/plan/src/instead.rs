@@ -30,10 +30,12 @@
 //! level, plain columns in order: [`Through`]) is planned on the view
 //! below with the upper view's columns as names and its WHERE added.
 //!
+//! Privileges are PostgreSQL's: the statement's on the view it names,
+//! SELECT too only when it reads the view's columns (WHERE, RETURNING, SET
+//! expressions), though the view is scanned to find the rows.
+//!
 //! Left out (0A000): INSERT into subscripted or field targets, deeper or
-//! reordering chains of views over the trigger's view; reading the view for
-//! UPDATE and DELETE needs SELECT on it (PostgreSQL: only when the
-//! statement reads its columns).
+//! reordering chains of views over the trigger's view.
 
 use std::sync::Arc;
 
@@ -148,6 +150,7 @@ pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<Inst
                 set_list: &u.target_list,
                 returning: &u.returning_list,
                 delete: false,
+                privs: 0,
             };
             plan_modify(b, &st, v, through).map(Some)
         }
@@ -165,6 +168,7 @@ pub(crate) fn plan_statement(b: &mut Binder, q: &NodeEnum) -> Result<Option<Inst
                 set_list: &[],
                 returning: &d.returning_list,
                 delete: true,
+                privs: 0,
             };
             plan_modify(b, &st, v, through).map(Some)
         }
@@ -240,6 +244,26 @@ fn target(
             cond,
         }),
     ))
+}
+
+/// The privileges the statement needs so far on view `v` (as the current
+/// user).
+fn view_privs(b: &Binder, v: &ViewDef) -> u16 {
+    b.perms
+        .iter()
+        .find(|p| p.kind == ObjKind::Table && p.oid == v.oid.0 && p.check_as == b.perm_as)
+        .map_or(0, |p| p.privs)
+}
+
+fn set_view_privs(b: &mut Binder, v: &ViewDef, privs: u16) {
+    let perm_as = b.perm_as;
+    if let Some(p) = b
+        .perms
+        .iter_mut()
+        .find(|p| p.kind == ObjKind::Table && p.oid == v.oid.0 && p.check_as == perm_as)
+    {
+        p.privs = privs;
+    }
 }
 
 /// The scope RETURNING binds in: the view's columns under `alias`.
@@ -374,6 +398,9 @@ struct ModifyStmt<'a> {
     set_list: &'a [Node],
     returning: &'a [Node],
     delete: bool,
+    /// What the statement needs on the view it names (set by
+    /// `plan_modify`).
+    privs: u16,
 }
 
 /// UPDATE or DELETE of a view with an INSTEAD OF trigger for it.
@@ -396,7 +423,8 @@ fn plan_modify(
     b.need(ObjKind::Table, named.oid.0, &named.name, privs);
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
-    let r = scan(b, st, &v, through.as_ref());
+    let st = ModifyStmt { privs, ..*st };
+    let r = scan(b, &st, &v, through.as_ref());
     b.scopes.pop();
     b.outer_refs.pop();
     let (source, width, set_columns, returning) = r?;
@@ -438,7 +466,12 @@ fn scan(
     let target = Node {
         node: Some(NodeEnum::RangeVar(rv)),
     };
+    // Reading the target as a FROM item needs SELECT on it; the statement
+    // needs that only when it reads the view's columns (below).
+    let named = through.map_or(v, |t| &t.outer);
+    let before = view_privs(b, named);
     let mut tree = select::plan_from_item(b, &target, &mut off, &mut scope)?;
+    set_view_privs(b, named, before | st.privs);
     if let Some(t) = through {
         for (j, c) in scope.cols.iter_mut().enumerate().take(v.columns.len()) {
             match t.map.iter().position(|&m| m == j) {
@@ -480,7 +513,6 @@ fn scan(
     let sets = if st.delete {
         Vec::new()
     } else {
-        let named = through.map_or(v, |t| &t.outer);
         let col_of = |n: &str| -> Result<usize, DbError> {
             let i = view_column(named, n).ok_or_else(|| {
                 DbError::new(
@@ -496,13 +528,18 @@ fn scan(
         modify::bind_sets(b, &ViewCols(&v.columns), st.set_list, &col_of)?
     };
     let returning = modify::bind_returning(b, st.returning)?;
+    let n = v.columns.len();
+    if sets.iter().any(|(_, e)| e.columns().iter().any(|&c| c < n)) {
+        // SET expressions read the view's row.
+        let privs = view_privs(b, named) | acl::SELECT;
+        set_view_privs(b, named, privs);
+    }
     let mut conj = filter.map(conjuncts).unwrap_or_default();
     if let Some(c) = through.and_then(|t| t.cond.clone()) {
         conj.extend(conjuncts(c));
     }
     let (plan, rest) = select::build(b, tree, conj, None)?;
     let input = select::with_filter(plan, rest);
-    let n = v.columns.len();
     let width = off;
     let mut exprs: Vec<Expr> = (0..width).map(Expr::Col).collect();
     if !st.delete {

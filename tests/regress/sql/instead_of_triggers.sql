@@ -211,6 +211,25 @@ DROP FUNCTION note() CASCADE;
 EXECUTE pv_ins(502);
 SELECT * FROM base WHERE a >= 500 ORDER BY a;
 
+-- privileges: the statement's on the view; SELECT only when it reads it
+CREATE TABLE pt (a int, b text);
+INSERT INTO pt VALUES (1, 'x');
+CREATE VIEW pv AS SELECT a, b FROM pt;
+CREATE FUNCTION pf() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF tg_op = 'DELETE' THEN RETURN old; END IF; RETURN new; END $$;
+CREATE TRIGGER pvt INSTEAD OF INSERT OR UPDATE OR DELETE ON pv FOR EACH ROW EXECUTE FUNCTION pf();
+CREATE ROLE io_user;
+GRANT UPDATE, DELETE, INSERT ON pv TO io_user;
+SET ROLE io_user;
+UPDATE pv SET b = 'y';
+UPDATE pv SET b = b || 'y';
+UPDATE pv SET b = 'y' WHERE a = 1;
+DELETE FROM pv;
+INSERT INTO pv VALUES (2, 'z');
+INSERT INTO pv VALUES (2, 'z') RETURNING *;
+RESET ROLE;
+DROP VIEW pv; DROP TABLE pt; DROP FUNCTION pf(); DROP ROLE io_user;
+
 -- DROP TRIGGER, DROP VIEW
 DROP TRIGGER nosuch ON bv;
 DROP TRIGGER IF EXISTS nosuch ON bv;
