@@ -158,9 +158,6 @@ pub fn create_trigger(
     if ct.isconstraint {
         return Err(DbError::unsupported("CREATE CONSTRAINT TRIGGER"));
     }
-    if !ct.transition_rels.is_empty() {
-        return Err(DbError::unsupported("transition tables (REFERENCING)"));
-    }
     let rv = ct
         .relation
         .as_ref()
@@ -168,6 +165,15 @@ pub fn create_trigger(
     let table_name = bind::relname(rv)?;
     let rel = TrigRel::of(ctx, &table_name).ok_or_else(|| super::undefined_table(&table_name))?;
     check_kind(&rel, &table_name, ct)?;
+    if !ct.transition_rels.is_empty() {
+        if let TrigRel::View(_) = rel {
+            return Err(wrong_type(
+                format!("\"{table_name}\" is a view"),
+                "Triggers on views cannot have transition tables.",
+            ));
+        }
+        return Err(DbError::unsupported("transition tables (REFERENCING)"));
+    }
     let cols = rel.columns();
     // The function: by name, no arguments, returning trigger.
     let fname = bind::names(&ct.funcname)
