@@ -158,10 +158,12 @@ pub enum OnCommit {
 pub enum TriggerTiming {
     Before,
     After,
+    /// INSTEAD OF: a view's row trigger that does the write itself.
+    Instead,
 }
 
-/// A trigger (PostgreSQL's pg_trigger row): kept with its table, so it
-/// goes where the table goes (DROP TABLE drops it).
+/// A trigger (PostgreSQL's pg_trigger row): kept with its table or view,
+/// so it goes where the relation goes (DROP TABLE/VIEW drops it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TriggerDef {
     pub oid: RelId,
@@ -567,6 +569,9 @@ pub struct ViewDef {
     pub check_option: ViewCheckOption,
     /// Rewrite rules other than its `_RETURN`, in name order.
     pub rules: Vec<RuleDef>,
+    /// Its triggers (INSTEAD OF row triggers, BEFORE/AFTER statement
+    /// triggers), in name order; they go when the view goes.
+    pub triggers: Vec<TriggerDef>,
 }
 
 /// A view's check option (PostgreSQL's `check_option` reloption).

@@ -392,15 +392,20 @@ impl CatalogRecord {
                 for d in &v.depends_on {
                     out.extend_from_slice(&d.0.to_le_bytes());
                 }
-                // Trailing and optional (records before it end here).
+                // Trailing and optional (records before each end before
+                // it): check option, rules, triggers.
+                let more = !v.rules.is_empty() || !v.triggers.is_empty();
                 match v.check_option {
-                    ViewCheckOption::None if v.rules.is_empty() => {}
+                    ViewCheckOption::None if !more => {}
                     ViewCheckOption::None => out.push(0),
                     ViewCheckOption::Local => out.push(1),
                     ViewCheckOption::Cascaded => out.push(2),
                 }
-                if !v.rules.is_empty() {
+                if more {
                     put_rules(&mut out, &v.rules);
+                }
+                if !v.triggers.is_empty() {
+                    put_triggers(&mut out, &v.triggers);
                 }
             }
             CatalogRecord::DropView { name } => {
@@ -643,6 +648,11 @@ impl CatalogRecord {
                 } else {
                     get_rules(&mut r)?
                 };
+                let triggers = if r.at_end() {
+                    Vec::new()
+                } else {
+                    get_triggers(&mut r)?
+                };
                 CatalogRecord::PutView(ViewDef {
                     namespace: crate::PUBLIC_NAMESPACE_OID,
                     oid,
@@ -654,6 +664,7 @@ impl CatalogRecord {
                     temporary: false,
                     check_option,
                     rules,
+                    triggers,
                 })
             }
             TAG_DROP_VIEW => CatalogRecord::DropView {
@@ -834,6 +845,52 @@ impl CatalogRecord {
     }
 }
 
+fn put_triggers(out: &mut Vec<u8>, triggers: &[TriggerDef]) {
+    put_u32(out, triggers.len());
+    for t in triggers {
+        out.extend_from_slice(&t.oid.0.to_le_bytes());
+        put_str(out, &t.name);
+        out.push(match t.timing {
+            TriggerTiming::Before => 0,
+            TriggerTiming::After => 1,
+            TriggerTiming::Instead => 2,
+        });
+        out.push(t.events);
+        put_u32(out, t.columns.len());
+        for c in &t.columns {
+            put_str(out, c);
+        }
+        out.push(t.row as u8);
+        put_opt_str(out, t.when.as_deref());
+        out.extend_from_slice(&t.function.0.to_le_bytes());
+        put_u32(out, t.args.len());
+        for a in &t.args {
+            put_str(out, a);
+        }
+    }
+}
+
+fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
+    get_list(r, |r| {
+        Ok(TriggerDef {
+            oid: RelId(r.u32()?),
+            name: get_str(r)?,
+            timing: match r.u8()? {
+                0 => TriggerTiming::Before,
+                1 => TriggerTiming::After,
+                2 => TriggerTiming::Instead,
+                t => return Err(format!("bad trigger timing {t}")),
+            },
+            events: r.u8()?,
+            columns: get_list(r, get_str)?,
+            row: get_bool(r)?,
+            when: get_opt_str(r)?,
+            function: RelId(r.u32()?),
+            args: get_list(r, get_str)?,
+        })
+    })
+}
+
 fn put_rules(out: &mut Vec<u8>, rules: &[RuleDef]) {
     put_u32(out, rules.len());
     for rule in rules {
@@ -893,27 +950,7 @@ impl TableRecord {
         for s in &self.owned_sequences {
             put_str(out, s);
         }
-        put_u32(out, self.triggers.len());
-        for t in &self.triggers {
-            out.extend_from_slice(&t.oid.0.to_le_bytes());
-            put_str(out, &t.name);
-            out.push(match t.timing {
-                TriggerTiming::Before => 0,
-                TriggerTiming::After => 1,
-            });
-            out.push(t.events);
-            put_u32(out, t.columns.len());
-            for c in &t.columns {
-                put_str(out, c);
-            }
-            out.push(t.row as u8);
-            put_opt_str(out, t.when.as_deref());
-            out.extend_from_slice(&t.function.0.to_le_bytes());
-            put_u32(out, t.args.len());
-            for a in &t.args {
-                put_str(out, a);
-            }
-        }
+        put_triggers(out, &self.triggers);
         put_u32(out, self.foreign_keys.len());
         for fk in &self.foreign_keys {
             out.extend_from_slice(&fk.oid.0.to_le_bytes());
@@ -981,23 +1018,7 @@ impl TableRecord {
         let triggers = if r.at_end() {
             Vec::new()
         } else {
-            get_list(r, |r| {
-                Ok(TriggerDef {
-                    oid: RelId(r.u32()?),
-                    name: get_str(r)?,
-                    timing: match r.u8()? {
-                        0 => TriggerTiming::Before,
-                        1 => TriggerTiming::After,
-                        t => return Err(format!("bad trigger timing {t}")),
-                    },
-                    events: r.u8()?,
-                    columns: get_list(r, get_str)?,
-                    row: get_bool(r)?,
-                    when: get_opt_str(r)?,
-                    function: RelId(r.u32()?),
-                    args: get_list(r, get_str)?,
-                })
-            })?
+            get_triggers(r)?
         };
         // Records written before foreign keys existed end here.
         let foreign_keys = if r.at_end() {
@@ -1955,6 +1976,7 @@ mod tests {
                 temporary: false,
                 check_option: ViewCheckOption::Cascaded,
                 rules: Vec::new(),
+                triggers: Vec::new(),
             }),
             CatalogRecord::PutView(ViewDef {
                 namespace: crate::PUBLIC_NAMESPACE_OID,
@@ -1973,6 +1995,40 @@ mod tests {
                     instead: true,
                     qual: None,
                     actions: Vec::new(),
+                }],
+                triggers: vec![TriggerDef {
+                    oid: RelId(45),
+                    name: "w_io".into(),
+                    timing: TriggerTiming::Instead,
+                    events: crate::TRIGGER_INSERT | crate::TRIGGER_DELETE,
+                    columns: Vec::new(),
+                    row: true,
+                    when: None,
+                    function: RelId(46),
+                    args: vec!["x".into()],
+                }],
+            }),
+            CatalogRecord::PutView(ViewDef {
+                namespace: crate::PUBLIC_NAMESPACE_OID,
+                oid: RelId(47),
+                rule_oid: RelId(48),
+                name: "x".into(),
+                query: "SELECT 1".into(),
+                columns: vec![("?column?".into(), DataType::Int4)],
+                depends_on: Vec::new(),
+                temporary: false,
+                check_option: ViewCheckOption::None,
+                rules: Vec::new(),
+                triggers: vec![TriggerDef {
+                    oid: RelId(49),
+                    name: "x_st".into(),
+                    timing: TriggerTiming::Before,
+                    events: crate::TRIGGER_UPDATE,
+                    columns: Vec::new(),
+                    row: false,
+                    when: None,
+                    function: RelId(46),
+                    args: Vec::new(),
                 }],
             }),
             CatalogRecord::DropView { name: "v".into() },

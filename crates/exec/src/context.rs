@@ -85,13 +85,15 @@ pub(crate) enum Outcome {
 /// columns, in order).
 pub(crate) struct TriggerCall<'a> {
     pub name: &'a str,
-    /// "BEFORE" / "AFTER".
+    /// "BEFORE" / "AFTER" / "INSTEAD OF".
     pub when: &'static str,
     /// "ROW" / "STATEMENT".
     pub level: &'static str,
     /// "INSERT" / "UPDATE" / "DELETE" / "TRUNCATE".
     pub op: &'static str,
-    pub table: &'a nestor_catalog::TableDef,
+    /// The table or view fired on.
+    pub rel_oid: nestor_common::RelId,
+    pub rel_name: &'a str,
     pub schema: &'static str,
     pub args: &'a [String],
     pub cols: Arc<Vec<(String, nestor_types::datatype::DataType)>>,

@@ -1265,3 +1265,73 @@ fn copy_routed(
     }
     Ok(n)
 }
+
+/// INSERT, UPDATE or DELETE on a view its INSTEAD OF triggers do
+/// (`nestor_plan::instead`): the view's BEFORE STATEMENT triggers, the
+/// INSTEAD OF triggers once per source row (read before the first call,
+/// so the triggers' writes do not feed the scan), then its AFTER
+/// STATEMENT triggers. A row the triggers return NULL for is skipped; the
+/// others count and give their RETURNING row from the row returned
+/// (DELETE: the old row).
+pub(crate) fn exec_instead(
+    p: &nestor_plan::instead::InsteadPlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
+    use nestor_plan::view_write::WriteKind;
+    let event = match p.kind {
+        WriteKind::Insert => Event::Insert,
+        WriteKind::Update => Event::Update,
+        WriteKind::Delete => Event::Delete,
+    };
+    let Some(mut trig) = Firing::for_view(&p.view, event, &p.set_columns, ev)? else {
+        return Err(DbError::internal(format!(
+            "view \"{}\" has no INSTEAD OF {} trigger",
+            p.view.name,
+            p.kind.command()
+        )));
+    };
+    trig.before_statement(ev)?;
+    let rows = collect(&p.source, ev)?;
+    let n = p.view.columns.len();
+    let mut count = 0;
+    for mut row in rows {
+        // The scanned row's columns after the view's (FROM/USING items).
+        let mut rest = Vec::new();
+        let (old, new) = match p.kind {
+            WriteKind::Insert => (None, Some(row)),
+            WriteKind::Update => {
+                let new = row.split_off(p.width);
+                rest = row.split_off(n);
+                (Some(row), Some(new))
+            }
+            WriteKind::Delete => {
+                rest = row.split_off(n);
+                (Some(row), None)
+            }
+        };
+        let Some(mut done) = trig.instead_row(old.as_deref(), new, ev)? else {
+            continue;
+        };
+        if let Some((view, cond)) = &p.check {
+            if crate::executor::eval::truthy(&cond.eval(&done, ev)?) != Some(true) {
+                let vals: Vec<String> = done
+                    .iter()
+                    .map(|v| valops::to_text(v, &ev.ctx.eval).unwrap_or_else(|| "null".into()))
+                    .collect();
+                return Err(DbError::new(
+                    SqlState::WithCheckOptionViolation,
+                    format!("new row violates check option for view \"{view}\""),
+                )
+                .with_detail(format!("Failing row contains ({}).", vals.join(", "))));
+            }
+        }
+        count += 1;
+        if p.returning.is_some() {
+            done.extend(rest);
+            emit_returning(&p.returning, &done, ev, sink)?;
+        }
+    }
+    trig.after_statement(ev)?;
+    Ok(count)
+}

@@ -1235,6 +1235,7 @@ fn class_rows(c: &Catalog) -> Rows {
             )
             .set("relnatts", Value::Int2(v.columns.len() as i16))
             .set("relhasrules", Value::Bool(true))
+            .set("relhastriggers", Value::Bool(!v.triggers.is_empty()))
             .set("reloptions", view_reloptions(v.check_option))
             .done(),
         );
@@ -1310,8 +1311,7 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
         1255 => {
             c.function_by_oid(RelId(o)).is_some() || nestor_types::io_functions::by_oid(o).is_some()
         }
-        2620 => c
-            .tables()
+        2620 => trigger_owners(c)
             .iter()
             .any(|t| t.triggers.iter().any(|g| g.oid.0 == o)),
         1247 => {
@@ -2485,28 +2485,90 @@ fn attrdef_rows(c: &Catalog) -> Rows {
         .collect()
 }
 
-fn trigger_rows(c: &Catalog) -> Rows {
-    use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
+/// A relation with triggers, as pg_trigger and pg_get_triggerdef see it.
+struct TriggerOwner {
+    oid: u32,
+    name: String,
+    /// Schema-qualified, quoted.
+    qualified: String,
+    /// attnum - 1 of a column by name.
+    attnums: Vec<(String, usize)>,
+    triggers: Vec<nestor_catalog::TriggerDef>,
+}
+
+/// The tables and views with triggers.
+fn trigger_owners(c: &Catalog) -> Vec<TriggerOwner> {
     let mut out = Vec::new();
     for t in c.tables() {
+        if t.triggers.is_empty() {
+            continue;
+        }
+        out.push(TriggerOwner {
+            oid: t.oid.0,
+            name: t.name.clone(),
+            qualified: qualified(c, &t, &t.name),
+            attnums: t
+                .live_columns()
+                .map(|(k, col)| (col.name.clone(), k))
+                .collect(),
+            triggers: t.triggers.clone(),
+        });
+    }
+    for v in c.views() {
+        if v.triggers.is_empty() {
+            continue;
+        }
+        let ns = temp_or(v.temporary, v.namespace, c);
+        out.push(TriggerOwner {
+            oid: v.oid.0,
+            name: v.name.clone(),
+            qualified: format!(
+                "{}.{}",
+                quote_ident(&namespace_name(c, ns)),
+                quote_ident(&v.name)
+            ),
+            attnums: v
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(k, (n, _))| (n.clone(), k))
+                .collect(),
+            triggers: v.triggers.clone(),
+        });
+    }
+    out
+}
+
+/// pg_trigger.tgtype: ROW 1, BEFORE 2, INSERT 4, DELETE 8, UPDATE 16,
+/// TRUNCATE 32, INSTEAD 64.
+fn trigger_type(tg: &nestor_catalog::TriggerDef) -> i16 {
+    use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
+    let mut ty = 0i16;
+    if tg.row {
+        ty |= 1;
+    }
+    match tg.timing {
+        TriggerTiming::Before => ty |= 2,
+        TriggerTiming::Instead => ty |= 64,
+        TriggerTiming::After => {}
+    }
+    for (bit, pg) in [
+        (TRIGGER_INSERT, 4),
+        (TRIGGER_DELETE, 8),
+        (TRIGGER_UPDATE, 16),
+        (TRIGGER_TRUNCATE, 32),
+    ] {
+        if tg.events & bit != 0 {
+            ty |= pg;
+        }
+    }
+    ty
+}
+
+fn trigger_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for t in trigger_owners(c) {
         for tg in &t.triggers {
-            let mut ty = 0i16;
-            if tg.row {
-                ty |= 1;
-            }
-            if tg.timing == TriggerTiming::Before {
-                ty |= 2;
-            }
-            for (bit, pg) in [
-                (TRIGGER_INSERT, 4),
-                (TRIGGER_DELETE, 8),
-                (TRIGGER_UPDATE, 16),
-                (TRIGGER_TRUNCATE, 32),
-            ] {
-                if tg.events & bit != 0 {
-                    ty |= pg;
-                }
-            }
             let mut args = Vec::new();
             for a in &tg.args {
                 args.extend_from_slice(a.as_bytes());
@@ -2515,15 +2577,15 @@ fn trigger_rows(c: &Catalog) -> Rows {
             let attrs = tg
                 .columns
                 .iter()
-                .filter_map(|n| t.column_index(n))
-                .map(|k| k as i64 + 1);
+                .filter_map(|n| t.attnums.iter().find(|(c, _)| c == n))
+                .map(|&(_, k)| k as i64 + 1);
             out.push(
                 RowB::new(Rel::Trigger)
                     .set("oid", oid(tg.oid.0))
-                    .set("tgrelid", oid(t.oid.0))
+                    .set("tgrelid", oid(t.oid))
                     .set("tgname", text(&tg.name))
                     .set("tgfoid", oid(tg.function.0))
-                    .set("tgtype", Value::Int2(ty))
+                    .set("tgtype", Value::Int2(trigger_type(tg)))
                     .set("tgenabled", text("O"))
                     .set("tgnargs", Value::Int2(tg.args.len() as i16))
                     .set("tgattr", vector(DataType::Int2, attrs))
@@ -3058,7 +3120,7 @@ fn visible_query(c: &Catalog, query: &str) -> String {
 /// outer parentheses of WHEN.
 fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
     use nestor_catalog::{TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE};
-    let (t, tg) = c.tables().into_iter().find_map(|t| {
+    let (t, tg) = trigger_owners(c).into_iter().find_map(|t| {
         let tg = t.triggers.iter().find(|g| g.oid.0 == o)?.clone();
         Some((t, tg))
     })?;
@@ -3095,16 +3157,16 @@ fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
     Some(format!(
         "CREATE TRIGGER {} {} {} ON {} FOR EACH {}{} EXECUTE FUNCTION {}({})",
         quote_ident(&tg.name),
-        if tg.timing == TriggerTiming::Before {
-            "BEFORE"
-        } else {
-            "AFTER"
+        match tg.timing {
+            TriggerTiming::Before => "BEFORE",
+            TriggerTiming::After => "AFTER",
+            TriggerTiming::Instead => "INSTEAD OF",
         },
         events.join(" OR "),
         if pretty {
             quote_ident(&t.name)
         } else {
-            qualified(c, &t, &t.name)
+            t.qualified.clone()
         },
         if tg.row { "ROW" } else { "STATEMENT" },
         match &tg.when {
@@ -3230,7 +3292,10 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::RelationIsUpdatable => {
             let o = RelId(int(&args[0]) as u32);
-            let mask = nestor_plan::view_write::relation_updatable(c, ev.ctx.eval, o);
+            let mut mask = nestor_plan::view_write::relation_updatable(c, ev.ctx.eval, o);
+            if matches!(args.get(1), Some(Value::Bool(true))) {
+                mask |= nestor_plan::view_write::trigger_updatable(c, o);
+            }
             Value::Int4(mask)
         }
         CatalogFn::ColumnIsUpdatable => {

@@ -448,6 +448,16 @@ fn execute_planned(
             let n = crate::modify::exec_modify(p, ev, sink)?;
             Ok(CommandTag::Rows(cmd, n))
         }
+        PlannedStmt::Instead(p) => {
+            let cmd = match p.kind {
+                nestor_plan::view_write::WriteKind::Insert => RowsCommand::Insert,
+                nestor_plan::view_write::WriteKind::Update => RowsCommand::Update,
+                nestor_plan::view_write::WriteKind::Delete => RowsCommand::Delete,
+            };
+            read_only_check(ev, p.kind.command())?;
+            let n = crate::modify::exec_instead(p, ev, sink)?;
+            Ok(CommandTag::Rows(cmd, n))
+        }
         PlannedStmt::Explain {
             inner,
             analyze,

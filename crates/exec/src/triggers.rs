@@ -24,7 +24,15 @@
 //! fires after the row is locked, on its newest version, so it fires once
 //! per row even when a concurrent writer made the statement re-check it.
 //!
-//! Left out: INSTEAD OF (there are no views), transition tables
+//! A view's INSTEAD OF row triggers run in the same frame
+//! (`crate::modify::exec_instead`): BEFORE STATEMENT triggers of the view,
+//! then per row the INSTEAD OF triggers in name order (each gets the row
+//! its predecessor returned; NULL skips the row: not counted, no
+//! RETURNING row), then AFTER STATEMENT triggers. A view's statement
+//! triggers fire only then, as in PostgreSQL (a write through an
+//! automatically updatable view fires its base table's).
+//!
+//! Left out: transition tables
 //! (REFERENCING), constraint triggers, TG_ARGV (arrays), INSERT ... ON
 //! CONFLICT on a table with row triggers (0A000). COPY FROM fires INSERT
 //! triggers as INSERT does (`modify::copy_insert`). The AFTER
@@ -33,8 +41,8 @@
 
 use std::sync::Arc;
 
-use nestor_catalog::{FunctionDef, Returns, TableDef, TriggerDef, TriggerTiming};
-use nestor_common::{DbError, SqlState};
+use nestor_catalog::{FunctionDef, Returns, TableDef, TriggerDef, TriggerTiming, ViewDef};
+use nestor_common::{DbError, RelId, SqlState};
 use nestor_plan::ir::{Expr, Plan};
 use nestor_plan::PlannedStmt;
 use nestor_types::datatype::DataType;
@@ -83,7 +91,11 @@ type Queued = (Vec<usize>, Option<Vec<Value>>, Option<Vec<Value>>);
 
 /// The triggers one statement fires.
 pub(crate) struct Firing<'t> {
-    table: &'t TableDef,
+    /// The table or view fired on (TG_RELID, TG_TABLE_NAME).
+    rel_oid: RelId,
+    rel_name: &'t str,
+    /// Columns of its rows (a table's with dropped ones).
+    width: usize,
     event: Event,
     cols: Arc<Vec<(String, DataType)>>,
     /// Positions of the live columns in a table row.
@@ -121,46 +133,71 @@ impl<'t> Firing<'t> {
             return Ok(None);
         }
         let live: Vec<usize> = table.live_columns().map(|(i, _)| i).collect();
-        let cols: Arc<Vec<(String, DataType)>> = Arc::new(
-            table
-                .live_columns()
-                .map(|(_, c)| (c.name.clone(), c.ty))
-                .collect(),
-        );
-        let mut triggers = Vec::with_capacity(chosen.len());
-        for def in chosen {
-            let function = ev
-                .ctx
-                .catalog
-                .function_by_oid(def.function)
-                .filter(|f| f.returns == Returns::Trigger)
-                .ok_or_else(|| {
-                    DbError::new(
-                        SqlState::UndefinedFunction,
-                        format!(
-                            "function with OID {} of trigger \"{}\" does not exist",
-                            def.function.0, def.name
-                        ),
-                    )
-                })?;
-            let when = match &def.when {
-                Some(text) => Some(plan_when(text, &cols, ev)?),
-                None => None,
-            };
-            triggers.push(Armed {
-                def,
-                function,
-                when,
-            });
-        }
+        let cols: Vec<(String, DataType)> = table
+            .live_columns()
+            .map(|(_, c)| (c.name.clone(), c.ty))
+            .collect();
+        let triggers = arm(&chosen, &cols, ev)?;
         Ok(Some(Firing {
-            table,
+            rel_oid: table.oid,
+            rel_name: &table.name,
+            width: table.columns.len(),
             event,
-            cols,
+            cols: Arc::new(cols),
             live,
             triggers,
             queued: Vec::new(),
         }))
+    }
+
+    /// The triggers of view `view` for `event` (its INSTEAD OF row
+    /// triggers and statement triggers); None when there are none.
+    /// `set_columns`: the view columns an UPDATE's SET names.
+    pub(crate) fn for_view(
+        view: &'t ViewDef,
+        event: Event,
+        set_columns: &[usize],
+        ev: &mut Ev,
+    ) -> Result<Option<Firing<'t>>, DbError> {
+        let applies = |t: &TriggerDef| {
+            t.events & event.bit() != 0
+                && (event != Event::Update
+                    || t.columns.is_empty()
+                    || t.columns.iter().any(|c| {
+                        view.columns
+                            .iter()
+                            .position(|(n, _)| n == c)
+                            .is_some_and(|i| set_columns.contains(&i))
+                    }))
+        };
+        let chosen: Vec<&TriggerDef> = view.triggers.iter().filter(|t| applies(t)).collect();
+        if chosen.is_empty() {
+            return Ok(None);
+        }
+        let cols = view.columns.clone();
+        let triggers = arm(&chosen, &cols, ev)?;
+        Ok(Some(Firing {
+            rel_oid: view.oid,
+            rel_name: &view.name,
+            width: cols.len(),
+            event,
+            live: (0..cols.len()).collect(),
+            cols: Arc::new(cols),
+            triggers,
+            queued: Vec::new(),
+        }))
+    }
+
+    /// The INSTEAD OF row triggers on one row of a view: the row they
+    /// returned (DELETE: `old`), or None when one returned NULL (the row
+    /// is skipped).
+    pub(crate) fn instead_row(
+        &self,
+        old: Option<&[Value]>,
+        new: Option<Vec<Value>>,
+        ev: &mut Ev,
+    ) -> Result<Option<Vec<Value>>, DbError> {
+        self.row_triggers(TriggerTiming::Instead, old, new, ev)
     }
 
     /// Whether BEFORE ROW triggers fire (UPDATE and DELETE then lock the
@@ -183,7 +220,7 @@ impl<'t> Firing<'t> {
 
     /// Live columns back into a table row (dropped columns NULL).
     pub(crate) fn full(&self, live: Vec<Value>) -> Vec<Value> {
-        let mut row = vec![Value::Null; self.table.columns.len()];
+        let mut row = vec![Value::Null; self.width];
         for (&i, v) in self.live.iter().zip(live) {
             row[i] = v;
         }
@@ -247,9 +284,20 @@ impl<'t> Firing<'t> {
         new: Option<Vec<Value>>,
         ev: &mut Ev,
     ) -> Result<Option<Vec<Value>>, DbError> {
+        self.row_triggers(TriggerTiming::Before, old, new, ev)
+    }
+
+    /// The BEFORE or INSTEAD OF row triggers, in name order.
+    fn row_triggers(
+        &self,
+        timing: TriggerTiming,
+        old: Option<&[Value]>,
+        new: Option<Vec<Value>>,
+        ev: &mut Ev,
+    ) -> Result<Option<Vec<Value>>, DbError> {
         let mut cur = new;
         for t in &self.triggers {
-            if !(t.def.row && t.def.timing == TriggerTiming::Before) {
+            if !(t.def.row && t.def.timing == timing) {
                 continue;
             }
             if !self.when_holds(t, old, cur.as_deref(), ev)? {
@@ -326,10 +374,12 @@ impl<'t> Firing<'t> {
             when: match t.def.timing {
                 TriggerTiming::Before => "BEFORE",
                 TriggerTiming::After => "AFTER",
+                TriggerTiming::Instead => "INSTEAD OF",
             },
             level,
             op: self.event.op(),
-            table: self.table,
+            rel_oid: self.rel_oid,
+            rel_name: self.rel_name,
             schema: "public",
             args: &t.def.args,
             cols: self.cols.clone(),
@@ -338,6 +388,41 @@ impl<'t> Firing<'t> {
         };
         (crate::ROUTINES.trigger)(&t.function, call, ev.ctx)
     }
+}
+
+/// The chosen triggers with their functions and planned WHEN conditions.
+fn arm<'t>(
+    chosen: &[&'t TriggerDef],
+    cols: &[(String, DataType)],
+    ev: &mut Ev,
+) -> Result<Vec<Armed<'t>>, DbError> {
+    let mut triggers = Vec::with_capacity(chosen.len());
+    for &def in chosen {
+        let function = ev
+            .ctx
+            .catalog
+            .function_by_oid(def.function)
+            .filter(|f| f.returns == Returns::Trigger)
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!(
+                        "function with OID {} of trigger \"{}\" does not exist",
+                        def.function.0, def.name
+                    ),
+                )
+            })?;
+        let when = match &def.when {
+            Some(text) => Some(plan_when(text, cols, ev)?),
+            None => None,
+        };
+        triggers.push(Armed {
+            def,
+            function,
+            when,
+        });
+    }
+    Ok(triggers)
 }
 
 /// Fire the statement-level triggers of TRUNCATE.
@@ -351,7 +436,7 @@ pub(crate) fn truncate(
     };
     match timing {
         TriggerTiming::Before => f.before_statement(ev),
-        TriggerTiming::After => f.fire_statement(TriggerTiming::After, ev),
+        TriggerTiming::After | TriggerTiming::Instead => f.fire_statement(TriggerTiming::After, ev),
     }
 }
 

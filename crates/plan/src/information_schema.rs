@@ -169,8 +169,12 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
              ELSE 'NONE' END)::varchar AS check_option,
        (CASE WHEN (pg_relation_is_updatable(c.oid, false) & 20) = 20 THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable,
        (CASE WHEN (pg_relation_is_updatable(c.oid, false) & 8) = 8 THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_insertable_into,
-       'NO'::varchar(3) AS is_trigger_updatable, 'NO'::varchar(3) AS is_trigger_deletable,
-       'NO'::varchar(3) AS is_trigger_insertable_into
+       (CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = c.oid AND tgtype & 81 = 81)
+             THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_trigger_updatable,
+       (CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = c.oid AND tgtype & 73 = 73)
+             THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_trigger_deletable,
+       (CASE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid = c.oid AND tgtype & 69 = 69)
+             THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_trigger_insertable_into
   FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_class c ON n.oid = c.relnamespace
  WHERE c.relkind = 'v' AND n.nspname NOT IN ('pg_catalog', 'information_schema')";
 

@@ -28,6 +28,7 @@
 pub mod bind;
 pub mod functions;
 pub mod information_schema;
+pub mod instead;
 pub mod ir;
 pub mod modify;
 pub mod perm;

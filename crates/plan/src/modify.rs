@@ -120,6 +120,55 @@ fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbE
     ))
 }
 
+/// The columns a statement writes, as INSERT's source and UPDATE's SET
+/// bind against them: a table's, or the columns of a view whose INSTEAD OF
+/// trigger takes the rows (no defaults, no identities).
+pub(crate) trait WriteCols {
+    fn col_name(&self, col: usize) -> &str;
+    fn col_ty(&self, col: usize) -> DataType;
+    fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError>;
+    fn always_identity(&self, col: usize) -> bool;
+}
+
+impl WriteCols for TableDef {
+    fn col_name(&self, col: usize) -> &str {
+        &self.columns[col].name
+    }
+
+    fn col_ty(&self, col: usize) -> DataType {
+        self.columns[col].ty
+    }
+
+    fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
+        bind_default(b.catalog, b.eval, self, col)
+    }
+
+    fn always_identity(&self, col: usize) -> bool {
+        self.identity(col).is_some_and(|i| i.always)
+    }
+}
+
+/// A view's columns (name, type).
+pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)]);
+
+impl WriteCols for ViewCols<'_> {
+    fn col_name(&self, col: usize) -> &str {
+        &self.0[col].0
+    }
+
+    fn col_ty(&self, col: usize) -> DataType {
+        self.0[col].1
+    }
+
+    fn col_default(&self, _: &Binder, _: usize) -> Result<Option<Expr>, DbError> {
+        Ok(None)
+    }
+
+    fn always_identity(&self, _: usize) -> bool {
+        false
+    }
+}
+
 fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
     t.column_index(name).ok_or_else(|| {
         DbError::new(
@@ -153,7 +202,7 @@ fn insert_defaults(
 /// named `relation` (found by `lookup`) and their locations in the text
 /// (for "more target columns than expressions"); both empty for the
 /// implicit list. Unknown and repeated columns are PostgreSQL's errors.
-fn insert_target_list(
+pub(crate) fn insert_target_list(
     b: &Binder,
     ins: &pb::InsertStmt,
     relation: &str,
@@ -198,7 +247,7 @@ fn insert_target_list(
 fn insert_subscripts(
     b: &mut Binder,
     ins: &pb::InsertStmt,
-    table: &TableDef,
+    table: &dyn WriteCols,
     targets: &[usize],
 ) -> Result<Vec<Option<AssignTarget>>, DbError> {
     if ins.cols.iter().all(|c| match c.node.as_ref() {
@@ -219,7 +268,7 @@ fn insert_subscripts(
 fn bind_insert_subscripts(
     b: &mut Binder,
     ins: &pb::InsertStmt,
-    table: &TableDef,
+    table: &dyn WriteCols,
     targets: &[usize],
 ) -> Result<Vec<Option<AssignTarget>>, DbError> {
     let mut out = Vec::new();
@@ -232,7 +281,7 @@ fn bind_insert_subscripts(
             out.push(None);
             continue;
         }
-        let ty = table.columns[col].ty;
+        let ty = table.col_ty(col);
         let t = subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection, false)
             .map_err(|e| bind::err_at(e, b.text, rt.location))?;
         out.push(Some(t));
@@ -277,22 +326,22 @@ fn fold_subscripted(source: Plan, targets: &mut Vec<usize>, subs: &[Option<Assig
 /// subscripted target (with PostgreSQL's message for each).
 fn coerce_insert_value(
     b: &mut Binder,
-    table: &TableDef,
+    table: &dyn WriteCols,
     col: usize,
     sub: Option<&AssignTarget>,
     (e, t): (Expr, DataType),
 ) -> Result<Expr, DbError> {
     match sub {
         None => b
-            .coerce_assign(e, t, table.columns[col].ty)
+            .coerce_assign(e, t, table.col_ty(col))
             .map_err(|e| assign_err(e, table, col)),
         Some(s) => b
             .coerce_assign(e, t, s.value_ty)
-            .map_err(|e| subscripts::subscripted_assign_err(e, &table.columns[col].name, s)),
+            .map_err(|e| subscripts::subscripted_assign_err(e, table.col_name(col), s)),
     }
 }
 
-fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, DbError> {
+pub(crate) fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Returning>, DbError> {
     if list.is_empty() {
         return Ok(None);
     }
@@ -342,8 +391,8 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     if ins.cols.is_empty() {
         targets = table.live_columns().map(|(i, _)| i).collect();
     }
-    let subs = insert_subscripts(b, ins, &table, &targets)?;
-    let mut source = insert_rows(b, ins, &table, &mut targets, &col_locs, &subs)?;
+    let subs = insert_subscripts(b, ins, &*table, &targets)?;
+    let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
@@ -374,6 +423,20 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     })
 }
 
+/// A view with INSTEAD OF triggers is planned by `crate::instead` from
+/// the statement's top (`statement::plan_node`); reached another way (a
+/// data-modifying WITH item), its triggers would be skipped.
+fn refuse_instead(v: &nestor_catalog::ViewDef, kind: WriteKind) -> Result<(), DbError> {
+    if crate::instead::has_instead_trigger(v, kind) {
+        return Err(DbError::unsupported(format!(
+            "{} on view \"{}\", which has INSTEAD OF triggers, here",
+            kind.command(),
+            v.name
+        )));
+    }
+    Ok(())
+}
+
 /// INSERT through an automatically updatable view (`view_write`): the
 /// view's columns map to the base table's, the others get their defaults,
 /// RETURNING is over the view's columns.
@@ -386,6 +449,7 @@ fn plan_insert_view(
     if ins.on_conflict_clause.is_some() {
         return Err(DbError::unsupported("INSERT ... ON CONFLICT on a view"));
     }
+    refuse_instead(v, WriteKind::Insert)?;
     let mut privs = acl::INSERT;
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
@@ -403,8 +467,8 @@ fn plan_insert_view(
         .iter()
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
-    let subs = insert_subscripts(b, ins, &table, &targets)?;
-    let mut source = insert_rows(b, ins, &table, &mut targets, &col_locs, &subs)?;
+    let subs = insert_subscripts(b, ins, &*table, &targets)?;
+    let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
@@ -484,10 +548,10 @@ fn bind_view_returning(
 /// The rows an INSERT inserts (VALUES, a query, or DEFAULT VALUES, which
 /// empties `targets`), after OVERRIDING and GENERATED ALWAYS identity
 /// columns are checked.
-fn insert_rows(
+pub(crate) fn insert_rows(
     b: &mut Binder,
     ins: &pb::InsertStmt,
-    table: &TableDef,
+    table: &dyn WriteCols,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
     subs: &[Option<AssignTarget>],
@@ -510,10 +574,7 @@ fn insert_rows(
     // INSERT ... SELECT (VALUES rows are checked item by item, DEFAULT
     // passing) into a GENERATED ALWAYS identity column.
     if checked && !matches!(source, Plan::Values { .. }) {
-        if let Some(&c) = targets
-            .iter()
-            .find(|&&c| table.identity(c).is_some_and(|i| i.always))
-        {
+        if let Some(&c) = targets.iter().find(|&&c| table.always_identity(c)) {
             return Err(generated_always(table, c));
         }
     }
@@ -522,7 +583,7 @@ fn insert_rows(
 
 fn plan_insert_source(
     b: &mut Binder,
-    table: &TableDef,
+    table: &dyn WriteCols,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
     subs: &[Option<AssignTarget>],
@@ -638,8 +699,8 @@ fn check_insert_arity(
 }
 
 /// 428C9: an explicit value for a GENERATED ALWAYS identity column.
-fn generated_always(table: &TableDef, col: usize) -> DbError {
-    let name = &table.columns[col].name;
+fn generated_always(table: &dyn WriteCols, col: usize) -> DbError {
+    let name = table.col_name(col);
     DbError::new(
         SqlState::GeneratedAlways,
         format!("cannot insert a non-DEFAULT value into column \"{name}\""),
@@ -650,11 +711,11 @@ fn generated_always(table: &TableDef, col: usize) -> DbError {
     .with_hint("Use OVERRIDING SYSTEM VALUE to override.")
 }
 
-fn assign_err(mut e: DbError, table: &TableDef, col: usize) -> DbError {
+fn assign_err(mut e: DbError, table: &dyn WriteCols, col: usize) -> DbError {
     if e.code == SqlState::DatatypeMismatch && e.message.starts_with("column is of type") {
         e.message = format!(
             "column \"{}\" {}",
-            table.columns[col].name,
+            table.col_name(col),
             &e.message["column ".len()..]
         );
     }
@@ -663,7 +724,7 @@ fn assign_err(mut e: DbError, table: &TableDef, col: usize) -> DbError {
 
 fn plan_insert_values(
     b: &mut Binder,
-    table: &TableDef,
+    table: &dyn WriteCols,
     targets: &mut Vec<usize>,
     col_locs: &[i32],
     subs: &[Option<AssignTarget>],
@@ -718,11 +779,11 @@ fn plan_insert_values(
                     let loc = col_locs.get(i).copied().unwrap_or(-1);
                     return Err(bind::err_at(default_into_part(sub), b.text, loc));
                 }
-                let d = bind_default(b.catalog, b.eval, table, col)?;
+                let d = table.col_default(b, col)?;
                 row.push(d.unwrap_or(Expr::Const(Value::Null)));
                 continue;
             }
-            if b.identity_check.is_some() && table.identity(col).is_some_and(|i| i.always) {
+            if b.identity_check.is_some() && table.always_identity(col) {
                 return Err(generated_always(table, col));
             }
             let item_loc = bind::expr_location(node(item)?);
@@ -767,7 +828,7 @@ fn plan_conflict(
     select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
     b.scopes.push(scope);
     b.outer_refs.push(None);
-    let r = bind_sets(b, table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
+    let r = bind_sets(b, &**table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
         let filter = match &oc.where_clause {
             Some(w) => Some(b.bind_bool(w, "WHERE")?),
             None => None,
@@ -872,9 +933,9 @@ fn conflict_arbiters(
     Ok(arbiters)
 }
 
-fn bind_sets(
+pub(crate) fn bind_sets(
     b: &mut Binder,
-    table: &TableDef,
+    table: &dyn WriteCols,
     list: &[Node],
     col_of: &dyn Fn(&str) -> Result<usize, DbError>,
 ) -> Result<Vec<(usize, Expr)>, DbError> {
@@ -896,7 +957,7 @@ fn bind_sets(
         let sub = if rt.indirection.is_empty() {
             None
         } else {
-            let ty = table.columns[col].ty;
+            let ty = table.col_ty(col);
             Some(
                 subscripts::bind_assign_target(b, &rt.name, ty, &rt.indirection, true)
                     .map_err(|e| bind::err_at(e, b.text, rt.location))?,
@@ -931,9 +992,9 @@ fn bind_sets(
         };
         let Some(sub) = sub else {
             let e = match value {
-                None => {
-                    bind_default(b.catalog, b.eval, table, col)?.unwrap_or(Expr::Const(Value::Null))
-                }
+                None => table
+                    .col_default(b, col)?
+                    .unwrap_or(Expr::Const(Value::Null)),
                 Some((e, t, loc)) => assign_value(b, table, col, &rt.name, (e, t), loc)?,
             };
             sets.push((col, e));
@@ -998,13 +1059,13 @@ type SetValue = Option<(Expr, DataType, i32)>;
 /// column's type (an identity column GENERATED ALWAYS takes DEFAULT only).
 fn assign_value(
     b: &mut Binder,
-    table: &TableDef,
+    table: &dyn WriteCols,
     col: usize,
     name: &str,
     (e, t): (Expr, DataType),
     loc: i32,
 ) -> Result<Expr, DbError> {
-    if table.identity(col).is_some_and(|i| i.always) {
+    if table.always_identity(col) {
         return Err(DbError::new(
             SqlState::GeneratedAlways,
             format!("column \"{name}\" can only be updated to DEFAULT"),
@@ -1013,7 +1074,7 @@ fn assign_value(
             "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
         )));
     }
-    b.coerce_assign(e, t, table.columns[col].ty)
+    b.coerce_assign(e, t, table.col_ty(col))
         .map_err(|e| assign_err(e, table, col))
         .map_err(|e| bind::err_at(e, b.text, loc))
 }
@@ -1250,7 +1311,7 @@ fn plan_modify_table(
         let sets = if delete {
             Vec::new()
         } else {
-            bind_sets(b, table, set_list, &|n| column_of(table, n))?
+            bind_sets(b, &**table, set_list, &|n| column_of(table, n))?
         };
         // UPDATE / DELETE; SELECT too when the statement reads the row's
         // values (WHERE, RETURNING, SET expressions over its columns), as
@@ -1324,6 +1385,7 @@ fn plan_modify_view(
     } else {
         (WriteKind::Update, acl::UPDATE)
     };
+    refuse_instead(v, kind)?;
     let mut privs = write;
     if where_clause.is_some() || !returning.is_empty() {
         privs |= acl::SELECT;
@@ -1422,7 +1484,7 @@ fn plan_modify_view(
                 })?;
                 vt.writable(i, kind)
             };
-            bind_sets(b, &table, set_list, &col_of)?
+            bind_sets(b, &*table, set_list, &col_of)?
         };
         // Virtual positions become their expressions over the base row. A
         // correlated subquery reads the row by position, so it cannot see

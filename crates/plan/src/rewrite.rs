@@ -81,6 +81,8 @@ pub struct RuleRel {
     pub view: bool,
     pub columns: Vec<RelCol>,
     pub rules: Vec<RuleDef>,
+    /// A view's INSTEAD OF trigger events (TRIGGER_INSERT | ...).
+    pub instead_triggers: u8,
 }
 
 /// The relation `rv` names, if it is a table or view.
@@ -101,6 +103,7 @@ pub fn rule_rel(catalog: &Catalog, rv: &pb::RangeVar) -> Result<Option<RuleRel>,
                 })
                 .collect(),
             rules: t.rules.clone(),
+            instead_triggers: 0,
         }),
         Some(Relation::View(v)) => Some(RuleRel {
             oid: v.oid,
@@ -117,6 +120,11 @@ pub fn rule_rel(catalog: &Catalog, rv: &pb::RangeVar) -> Result<Option<RuleRel>,
                 })
                 .collect(),
             rules: v.rules.clone(),
+            instead_triggers: v
+                .triggers
+                .iter()
+                .filter(|t| t.timing == nestor_catalog::TriggerTiming::Instead)
+                .fold(0, |acc, t| acc | t.events),
         }),
         _ => None,
     })
@@ -571,7 +579,14 @@ fn rewrite_stmt(
             ));
         }
     }
-    if !instead && rel.view && qual_product.is_some() {
+    // A conditional INSTEAD rule keeps the statement for the rows it does
+    // not take: a view's INSTEAD OF trigger can do those.
+    let trigger_bit = match event {
+        RuleEvent::Insert => nestor_catalog::TRIGGER_INSERT,
+        RuleEvent::Update => nestor_catalog::TRIGGER_UPDATE,
+        RuleEvent::Delete => nestor_catalog::TRIGGER_DELETE,
+    };
+    if !instead && rel.view && qual_product.is_some() && rel.instead_triggers & trigger_bit == 0 {
         return Err(view_conditional_error(&rel.name, event));
     }
     stack.push((rel.oid, event));

@@ -18,6 +18,7 @@ use nestor_types::EvalCtx;
 use crate::bind::Binder;
 use crate::ir::{OutCol, Plan};
 use crate::modify::{self, InsertPlan, ModifyPlan};
+use crate::view_write::WriteKind;
 use crate::with_modify::{self, WriteCte, WriteStmt};
 
 /// Whether the query engine handles this statement (the session handles
@@ -78,6 +79,8 @@ pub enum PlannedStmt {
     Insert(InsertPlan),
     /// UPDATE or DELETE.
     Modify(ModifyPlan),
+    /// INSERT, UPDATE or DELETE on a view its INSTEAD OF triggers do.
+    Instead(crate::instead::InsteadPlan),
     Explain {
         inner: Box<PlannedStmt>,
         analyze: bool,
@@ -128,6 +131,7 @@ impl PlannedStmt {
             PlannedStmt::Insert(_) => Some("INSERT"),
             PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
             PlannedStmt::Modify(_) => Some("UPDATE"),
+            PlannedStmt::Instead(p) => Some(p.kind.command()),
             PlannedStmt::With { main, .. } => main.command(),
             PlannedStmt::Rewritten { command, .. } => Some(command),
             _ => None,
@@ -364,6 +368,11 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
     if let Some(w) = with_modify::top_with(n) {
         return plan_with_statement(b, n, w);
     }
+    if let Some(mut p) = crate::instead::plan_statement(b, n)? {
+        reg_names_returning(&mut p.returning);
+        let cols = p.returning.as_ref().map(|r| r.cols.clone());
+        return Ok((PlannedStmt::Instead(p), cols));
+    }
     match n {
         NodeEnum::SelectStmt(sel) => {
             let (plan, cols) = crate::select::plan_query(b, sel)?;
@@ -521,6 +530,7 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
         PlannedStmt::Query(plan) => plan.explain(out),
         PlannedStmt::Insert(p) => explain_insert(p, out),
         PlannedStmt::Modify(p) => explain_modify(p, out),
+        PlannedStmt::Instead(p) => explain_instead(p, out),
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
         PlannedStmt::With { writes, main } => {
             // As PostgreSQL: the main plan's top line, then each item
@@ -535,6 +545,7 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
                 match &w.stmt {
                     WriteStmt::Insert(p) => explain_insert(p, &mut sub),
                     WriteStmt::Modify(p) => explain_modify(p, &mut sub),
+                    WriteStmt::Instead(p) => explain_instead(p, &mut sub),
                 }
                 for (i, l) in sub.into_iter().enumerate() {
                     let pad = if i == 0 { "    ->  " } else { "        " };
@@ -550,6 +561,21 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
             }
         }
         PlannedStmt::Call { .. } | PlannedStmt::Ddl => {}
+    }
+}
+
+fn explain_instead(p: &crate::instead::InsteadPlan, out: &mut Vec<String>) {
+    let what = match p.kind {
+        WriteKind::Insert => "Insert",
+        WriteKind::Update => "Update",
+        WriteKind::Delete => "Delete",
+    };
+    out.push(format!("{what} on {}", p.view.name));
+    let mut sub = Vec::new();
+    p.source.explain(&mut sub);
+    for (i, l) in sub.into_iter().enumerate() {
+        let pad = if i == 0 { "  ->  " } else { "      " };
+        out.push(format!("{pad}{l}"));
     }
 }
 

@@ -55,6 +55,17 @@ pub enum WriteKind {
     Delete,
 }
 
+impl WriteKind {
+    /// INSERT, UPDATE or DELETE.
+    pub fn command(self) -> &'static str {
+        match self {
+            WriteKind::Insert => "INSERT",
+            WriteKind::Update => "UPDATE",
+            WriteKind::Delete => "DELETE",
+        }
+    }
+}
+
 /// One column of a view written through.
 #[derive(Clone, Debug)]
 pub struct ViewCol {
@@ -173,7 +184,7 @@ fn not_updatable(view: &str, kind: WriteKind, detail: &str) -> DbError {
 }
 
 /// The view's query, parsed.
-fn view_select(v: &ViewDef) -> Result<Box<pb::SelectStmt>, DbError> {
+pub(crate) fn view_select(v: &ViewDef) -> Result<Box<pb::SelectStmt>, DbError> {
     let stmts = nestor_parser::parse_sql(&v.query)?;
     match stmts
         .into_iter()
@@ -219,7 +230,7 @@ pub fn shape_detail(sel: &pb::SelectStmt) -> Option<&'static str> {
     None
 }
 
-fn single_from(sel: &pb::SelectStmt) -> Option<&pb::RangeVar> {
+pub(crate) fn single_from(sel: &pb::SelectStmt) -> Option<&pb::RangeVar> {
     if sel.from_clause.len() != 1 {
         return None;
     }
@@ -283,6 +294,15 @@ fn resolve_depth(
             (t, None, scope)
         } else if let Some(inner) = b.catalog.view(&name) {
             refuse_rules(&v.name, &inner.name, &inner.rules, kind)?;
+            if crate::instead::has_instead_trigger(&inner, kind) {
+                return Err(DbError::unsupported(format!(
+                    "{} through view \"{}\" into view \"{}\", which has INSTEAD OF {} triggers",
+                    kind.command(),
+                    v.name,
+                    inner.name,
+                    kind.command()
+                )));
+            }
             b.need(ObjKind::Table, inner.oid.0, &inner.name, privs);
             let lower = resolve_depth(b, &inner, kind, privs, depth + 1)?;
             let scope = lower.scope(&alias);
@@ -497,6 +517,22 @@ fn cascaded_checks(
     Ok(l.checks)
 }
 
+/// The events a view's INSTEAD OF triggers take, in
+/// pg_relation_is_updatable's bits (4 UPDATE, 8 INSERT, 16 DELETE).
+pub fn trigger_updatable(catalog: &Catalog, oid: RelId) -> i32 {
+    let Some(v) = catalog.views().into_iter().find(|v| v.oid == oid) else {
+        return 0;
+    };
+    [
+        (WriteKind::Update, 4),
+        (WriteKind::Insert, 8),
+        (WriteKind::Delete, 16),
+    ]
+    .into_iter()
+    .filter(|&(k, _)| crate::instead::has_instead_trigger(&v, k))
+    .fold(0, |m, (_, bit)| m | bit)
+}
+
 /// The events relation `oid` takes (PostgreSQL's
 /// pg_relation_is_updatable without triggers: 4 UPDATE, 8 INSERT,
 /// 16 DELETE): all for a table, what resolving finds for a view, none for
@@ -550,6 +586,21 @@ pub fn check_option_allowed(
     eval: EvalCtx,
     v: &Arc<ViewDef>,
 ) -> Result<(), DbError> {
+    // Over a view with INSTEAD OF triggers the check applies to the rows
+    // they return (`crate::instead`), however the view below is written.
+    let sel = view_select(v)?;
+    if shape_detail(&sel).is_none() {
+        let below = single_from(&sel).map(relname).transpose()?;
+        if let Some(inner) = below.and_then(|n| catalog.view(&n)) {
+            if inner
+                .triggers
+                .iter()
+                .any(|t| t.timing == nestor_catalog::TriggerTiming::Instead)
+            {
+                return Ok(());
+            }
+        }
+    }
     let mut b = Binder::new(catalog, eval, "", &[], select::plan_query);
     match resolve(&mut b, v, WriteKind::Update, 0) {
         Err(e) if e.code == SqlState::ObjectNotInPrerequisiteState => {

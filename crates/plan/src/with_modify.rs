@@ -73,6 +73,8 @@ pub enum WriteStmt {
     Insert(InsertPlan),
     /// UPDATE or DELETE.
     Modify(ModifyPlan),
+    /// A write on a view its INSTEAD OF triggers do.
+    Instead(crate::instead::InsteadPlan),
 }
 
 /// A data-modifying WITH item, run before the main query.
@@ -229,6 +231,10 @@ fn plan_write(b: &mut Binder, q: &NodeEnum) -> Result<(WriteStmt, Option<Vec<Out
             }
             stripped = without_with(q);
             q = &stripped;
+        }
+        if let Some(p) = crate::instead::plan_statement(b, q)? {
+            let cols = p.returning.as_ref().map(|r| r.cols.clone());
+            return Ok((WriteStmt::Instead(p), cols));
         }
         Ok(match q {
             NodeEnum::InsertStmt(ins) => {

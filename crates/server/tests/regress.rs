@@ -291,6 +291,7 @@ regress!(
     work_mem_spill,
     with_search_cycle,
     with_recursive_checks,
+    instead_of_triggers,
     bytea_hash_fns,
     array_fns_more,
     string_agg_forms,

@@ -259,11 +259,12 @@ fn trigger_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32),
         .split_last()
         .ok_or_else(|| DbError::internal("COMMENT ON TRIGGER without a name"))?;
     let (name, rel) = relation_named(ctx, rel_parts)?;
-    let Relation::Table(t) = rel else {
-        return Err(undefined_table(&name));
+    let triggers = match &rel {
+        Relation::Table(t) => &t.triggers,
+        Relation::View(v) => &v.triggers,
+        _ => return Err(undefined_table(&name)),
     };
-    let tg = t
-        .triggers
+    let tg = triggers
         .iter()
         .find(|g| g.name == *trigger)
         .ok_or_else(|| {

@@ -173,10 +173,21 @@ fn drop_dependent_triggers(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let views: Vec<_> = ctx
+        .catalog
+        .views()
+        .into_iter()
+        .filter(|v| v.triggers.iter().any(|g| g.function == f.oid))
+        .collect();
     let mut lines = Vec::new();
     for t in &users {
         for g in t.triggers.iter().filter(|g| g.function == f.oid) {
             lines.push(format!("trigger {} on table {}", g.name, t.name));
+        }
+    }
+    for v in &views {
+        for g in v.triggers.iter().filter(|g| g.function == f.oid) {
+            lines.push(format!("trigger {} on view {}", g.name, v.name));
         }
     }
     if lines.is_empty() {
@@ -200,6 +211,15 @@ fn drop_dependent_triggers(
         let mut def = (*t).clone();
         def.triggers.retain(|g| g.function != f.oid);
         super::put_table(ctx, def)?;
+    }
+    for v in views {
+        let mut def = (*v).clone();
+        def.triggers.retain(|g| g.function != f.oid);
+        ctx.catalog.apply(
+            ctx.txn,
+            &ctx.db.store,
+            nestor_catalog::change::Change::PutView(std::sync::Arc::new(def)),
+        )?;
     }
     Ok(())
 }

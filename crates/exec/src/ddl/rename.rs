@@ -157,7 +157,20 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             rename_constraint(ctx, &def, &rs.subname, &rs.newname)?
         }
         (ObjectType::ObjectTrigger, Relation::Table(def)) => {
-            rename_trigger(ctx, &def, &rs.subname, &rs.newname)?
+            let renamed = renamed_triggers(&def.name, &def.triggers, &rs.subname, &rs.newname)?;
+            let mut new = (*def).clone();
+            new.triggers = renamed;
+            super::put_table(ctx, new)?
+        }
+        (ObjectType::ObjectTrigger, Relation::View(v)) => {
+            let renamed = renamed_triggers(&v.name, &v.triggers, &rs.subname, &rs.newname)?;
+            let mut new = (*v).clone();
+            new.triggers = renamed;
+            ctx.catalog.apply(
+                ctx.txn,
+                &ctx.db.store,
+                nestor_catalog::change::Change::PutView(Arc::new(new)),
+            )?
         }
         (ObjectType::ObjectTable | ObjectType::ObjectSequence, Relation::Sequence(seq)) => {
             rename_sequence(ctx, &seq, &rs.newname)?
@@ -549,33 +562,30 @@ fn rename_constraint(
     super::put_table(ctx, new)
 }
 
-fn rename_trigger(
-    ctx: &mut StatementCtx,
-    def: &Arc<TableDef>,
+/// The triggers of relation `rel` with `from` renamed `to` (name order
+/// kept, the order they fire in).
+fn renamed_triggers(
+    rel: &str,
+    triggers: &[nestor_catalog::TriggerDef],
     from: &str,
     to: &str,
-) -> Result<(), DbError> {
-    if !def.triggers.iter().any(|t| t.name == from) {
+) -> Result<Vec<nestor_catalog::TriggerDef>, DbError> {
+    if !triggers.iter().any(|t| t.name == from) {
         return Err(DbError::new(
             SqlState::UndefinedObject,
-            format!(
-                "trigger \"{from}\" for table \"{}\" does not exist",
-                def.name
-            ),
+            format!("trigger \"{from}\" for table \"{rel}\" does not exist"),
         ));
     }
-    if def.triggers.iter().any(|t| t.name == to) {
+    if triggers.iter().any(|t| t.name == to) {
         return Err(DbError::new(
             SqlState::DuplicateObject,
-            format!(
-                "trigger \"{to}\" for relation \"{}\" already exists",
-                def.name
-            ),
+            format!("trigger \"{to}\" for relation \"{rel}\" already exists"),
         ));
     }
-    let mut new = (**def).clone();
-    for t in new.triggers.iter_mut().filter(|t| t.name == from) {
+    let mut new = triggers.to_vec();
+    for t in new.iter_mut().filter(|t| t.name == from) {
         t.name = to.to_string();
     }
-    super::put_table(ctx, new)
+    new.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(new)
 }

@@ -1,16 +1,20 @@
 //! CREATE [OR REPLACE] TRIGGER and DROP TRIGGER.
 //!
-//! A trigger is stored in its table's definition (TableDef::triggers, kept
-//! in name order, the order they fire in), so creating one is a PutTable
-//! change logged like any other; it goes when its table goes. The checks
-//! are PostgreSQL's: the function returns trigger, TRUNCATE triggers are
-//! statement-level, a WHEN condition references NEW and OLD only where the
-//! event has them, and it must plan (it is planned again at each statement
-//! that fires it, crate::triggers).
+//! A trigger is stored in its relation's definition (TableDef::triggers
+//! or ViewDef::triggers, kept in name order, the order they fire in), so
+//! creating one is a PutTable or PutView change logged like any other; it
+//! goes when its relation goes. The checks are PostgreSQL's: the function
+//! returns trigger, TRUNCATE triggers are statement-level, a WHEN
+//! condition references NEW and OLD only where the event has them, and it
+//! must plan (it is planned again at each statement that fires it,
+//! crate::triggers). A view takes INSTEAD OF triggers (row-level, no WHEN,
+//! no column list) and statement-level BEFORE/AFTER ones; a table takes no
+//! INSTEAD OF triggers.
 
 use std::cell::Cell;
+use std::sync::Arc;
 
-use nestor_catalog::{Returns, TriggerDef, TriggerTiming};
+use nestor_catalog::{Relation, Returns, TableDef, TriggerDef, TriggerTiming, ViewDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
@@ -32,6 +36,119 @@ fn invalid(msg: impl Into<String>) -> DbError {
     DbError::new(SqlState::InvalidObjectDefinition, msg)
 }
 
+/// The relation a trigger is on.
+enum TrigRel {
+    Table(Arc<TableDef>),
+    View(Arc<ViewDef>),
+}
+
+impl TrigRel {
+    fn of(ctx: &StatementCtx, name: &str) -> Option<TrigRel> {
+        match ctx.catalog.relation(name)? {
+            Relation::Table(t) => Some(TrigRel::Table(t)),
+            Relation::View(v) => Some(TrigRel::View(v)),
+            _ => None,
+        }
+    }
+
+    fn triggers(&self) -> &[TriggerDef] {
+        match self {
+            TrigRel::Table(t) => &t.triggers,
+            TrigRel::View(v) => &v.triggers,
+        }
+    }
+
+    /// Its columns (a table's live ones) with their types.
+    fn columns(&self) -> Vec<(String, DataType)> {
+        match self {
+            TrigRel::Table(t) => t
+                .live_columns()
+                .map(|(_, c)| (c.name.clone(), c.ty))
+                .collect(),
+            TrigRel::View(v) => v.columns.clone(),
+        }
+    }
+
+    /// Store it with its triggers changed by `f`.
+    fn put(
+        &self,
+        ctx: &mut StatementCtx,
+        f: impl FnOnce(&mut Vec<TriggerDef>),
+    ) -> Result<(), DbError> {
+        match self {
+            TrigRel::Table(t) => {
+                let mut new = (**t).clone();
+                f(&mut new.triggers);
+                super::put_table(ctx, new)
+            }
+            TrigRel::View(v) => {
+                let mut new = (**v).clone();
+                f(&mut new.triggers);
+                ctx.catalog.apply(
+                    ctx.txn,
+                    &ctx.db.store,
+                    nestor_catalog::change::Change::PutView(Arc::new(new)),
+                )?;
+                Ok(())
+            }
+        }
+    }
+}
+
+fn wrong_type(msg: String, detail: &str) -> DbError {
+    DbError::new(SqlState::WrongObjectType, msg).with_detail(detail.to_string())
+}
+
+/// PostgreSQL's refusals by relation kind and trigger type, in its order.
+fn check_kind(rel: &TrigRel, name: &str, ct: &pb::CreateTrigStmt) -> Result<(), DbError> {
+    let instead = ct.timing & TYPE_INSTEAD != 0;
+    match rel {
+        TrigRel::Table(_) if instead => {
+            return Err(wrong_type(
+                format!("\"{name}\" is a table"),
+                "Tables cannot have INSTEAD OF triggers.",
+            ))
+        }
+        TrigRel::Table(t) if ct.row && t.partition_key.is_some() => {
+            return Err(DbError::unsupported(
+                "row-level triggers on partitioned tables",
+            ))
+        }
+        TrigRel::View(_) if !instead && ct.row => {
+            return Err(wrong_type(
+                format!("\"{name}\" is a view"),
+                "Views cannot have row-level BEFORE or AFTER triggers.",
+            ))
+        }
+        TrigRel::View(_) if ct.events & TYPE_TRUNCATE != 0 => {
+            return Err(wrong_type(
+                format!("\"{name}\" is a view"),
+                "Views cannot have TRUNCATE triggers.",
+            ))
+        }
+        _ => {}
+    }
+    if ct.row && ct.events & TYPE_TRUNCATE != 0 {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "TRUNCATE FOR EACH ROW triggers are not supported",
+        ));
+    }
+    if instead {
+        let refuse = |msg: &str| Err(DbError::new(SqlState::FeatureNotSupported, msg));
+        if !ct.row {
+            return refuse("INSTEAD OF triggers must be FOR EACH ROW");
+        }
+        if ct.when_clause.is_some() {
+            return refuse("INSTEAD OF triggers cannot have WHEN conditions");
+        }
+        if !ct.columns.is_empty() {
+            return refuse("INSTEAD OF triggers cannot have column lists");
+        }
+    }
+    Ok(())
+}
+
 /// CREATE [OR REPLACE] TRIGGER.
 pub fn create_trigger(
     ctx: &mut StatementCtx,
@@ -41,36 +158,23 @@ pub fn create_trigger(
     if ct.isconstraint {
         return Err(DbError::unsupported("CREATE CONSTRAINT TRIGGER"));
     }
-    if !ct.transition_rels.is_empty() {
-        return Err(DbError::unsupported("transition tables (REFERENCING)"));
-    }
     let rv = ct
         .relation
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE TRIGGER without a table"))?;
     let table_name = bind::relname(rv)?;
-    let table = ctx
-        .catalog
-        .table(&table_name)
-        .ok_or_else(|| super::undefined_table(&table_name))?;
-    if ct.timing & TYPE_INSTEAD != 0 {
-        return Err(DbError::new(
-            SqlState::WrongObjectType,
-            format!("\"{table_name}\" is a table"),
-        )
-        .with_detail("Tables cannot have INSTEAD OF triggers."));
+    let rel = TrigRel::of(ctx, &table_name).ok_or_else(|| super::undefined_table(&table_name))?;
+    check_kind(&rel, &table_name, ct)?;
+    if !ct.transition_rels.is_empty() {
+        if let TrigRel::View(_) = rel {
+            return Err(wrong_type(
+                format!("\"{table_name}\" is a view"),
+                "Triggers on views cannot have transition tables.",
+            ));
+        }
+        return Err(DbError::unsupported("transition tables (REFERENCING)"));
     }
-    if ct.row && table.partition_key.is_some() {
-        return Err(DbError::unsupported(
-            "row-level triggers on partitioned tables",
-        ));
-    }
-    if ct.row && ct.events & TYPE_TRUNCATE != 0 {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "TRUNCATE FOR EACH ROW triggers are not supported",
-        ));
-    }
+    let cols = rel.columns();
     // The function: by name, no arguments, returning trigger.
     let fname = bind::names(&ct.funcname)
         .last()
@@ -108,7 +212,7 @@ pub fn create_trigger(
         let NodeEnum::String(s) = node(c)? else {
             continue;
         };
-        if table.column_index(&s.sval).is_none() {
+        if !cols.iter().any(|(n, _)| *n == s.sval) {
             return Err(DbError::new(
                 SqlState::UndefinedColumn,
                 format!(
@@ -122,7 +226,7 @@ pub fn create_trigger(
     let when = match &ct.when_clause {
         Some(w) => {
             let text = nestor_parser::deparse_expr(w)?;
-            check_when(ctx, &table, &text, ct.row, events).map_err(|e| {
+            check_when(ctx, &cols, &text, ct.row, events).map_err(|e| {
                 // Positioned at the reference, as PostgreSQL does.
                 let rec = if e.message.contains("OLD") {
                     "old"
@@ -153,7 +257,7 @@ pub fn create_trigger(
             }
         }
     }
-    let existing = table.triggers.iter().find(|t| t.name == ct.trigname);
+    let existing = rel.triggers().iter().find(|t| t.name == ct.trigname);
     if existing.is_some() && !ct.replace {
         return Err(DbError::new(
             SqlState::DuplicateObject,
@@ -166,7 +270,9 @@ pub fn create_trigger(
     let trigger = TriggerDef {
         oid: existing.map_or_else(|| ctx.catalog.alloc_oid(), |t| t.oid),
         name: ct.trigname.clone(),
-        timing: if ct.timing & TYPE_BEFORE != 0 {
+        timing: if ct.timing & TYPE_INSTEAD != 0 {
+            TriggerTiming::Instead
+        } else if ct.timing & TYPE_BEFORE != 0 {
             TriggerTiming::Before
         } else {
             TriggerTiming::After
@@ -178,11 +284,11 @@ pub fn create_trigger(
         function: function.oid,
         args,
     };
-    let mut new = (*table).clone();
-    new.triggers.retain(|t| t.name != trigger.name);
-    new.triggers.push(trigger);
-    new.triggers.sort_by(|a, b| a.name.cmp(&b.name));
-    super::put_table(ctx, new)?;
+    rel.put(ctx, |triggers| {
+        triggers.retain(|t| t.name != trigger.name);
+        triggers.push(trigger);
+        triggers.sort_by(|a, b| a.name.cmp(&b.name));
+    })?;
     Ok(CommandTag::Plain("CREATE TRIGGER"))
 }
 
@@ -226,17 +332,13 @@ impl bind::VarResolver for Uses<'_> {
 /// trigger's events have.
 fn check_when(
     ctx: &StatementCtx,
-    table: &nestor_catalog::TableDef,
+    cols: &[(String, DataType)],
     text: &str,
     row: bool,
     events: u8,
 ) -> Result<(), DbError> {
-    let cols: Vec<(String, DataType)> = table
-        .live_columns()
-        .map(|(_, c)| (c.name.clone(), c.ty))
-        .collect();
     let uses = Uses {
-        vars: crate::triggers::WhenVars { cols: &cols },
+        vars: crate::triggers::WhenVars { cols },
         new: Cell::new(false),
         old: Cell::new(false),
     };
@@ -245,7 +347,7 @@ fn check_when(
     let [stmt] = stmts.as_slice() else {
         return Err(DbError::internal("trigger WHEN condition"));
     };
-    let hints: Vec<u32> = cols.iter().chain(&cols).map(|(_, t)| t.oid()).collect();
+    let hints: Vec<u32> = cols.iter().chain(cols).map(|(_, t)| t.oid()).collect();
     nestor_plan::statement::plan_statement_with(
         ctx.catalog,
         ctx.eval,
@@ -283,7 +385,7 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
         let [.., table_name, name] = parts.as_slice() else {
             continue;
         };
-        let Some(table) = ctx.catalog.table(table_name) else {
+        let Some(rel) = TrigRel::of(ctx, table_name) else {
             if ds.missing_ok {
                 super::notice(
                     ctx,
@@ -293,7 +395,7 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             }
             return Err(super::undefined_table(table_name));
         };
-        if !table.triggers.iter().any(|t| &t.name == name) {
+        if !rel.triggers().iter().any(|t| &t.name == name) {
             if ds.missing_ok {
                 super::notice(
                     ctx,
@@ -308,9 +410,7 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
                 format!("trigger \"{name}\" for table \"{table_name}\" does not exist"),
             ));
         }
-        let mut new = (*table).clone();
-        new.triggers.retain(|t| &t.name != name);
-        super::put_table(ctx, new)?;
+        rel.put(ctx, |triggers| triggers.retain(|t| &t.name != name))?;
     }
     Ok(CommandTag::Plain("DROP TRIGGER"))
 }

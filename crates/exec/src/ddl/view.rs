@@ -167,6 +167,10 @@ pub fn create_view(
         temporary,
         check_option,
         rules: prev.as_ref().map(|p| p.rules.clone()).unwrap_or_default(),
+        triggers: prev
+            .as_ref()
+            .map(|p| p.triggers.clone())
+            .unwrap_or_default(),
     };
     let def = Arc::new(def);
     if check_option != ViewCheckOption::None {

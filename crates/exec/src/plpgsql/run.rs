@@ -255,9 +255,9 @@ impl<'f> Run<'f> {
             Value::Text(Arc::from(call.when)),
             Value::Text(Arc::from(call.level)),
             Value::Text(Arc::from(call.op)),
-            Value::Int8(i64::from(call.table.oid.0)),
-            Value::Text(Arc::from(call.table.name.as_str())),
-            Value::Text(Arc::from(call.table.name.as_str())),
+            Value::Int8(i64::from(call.rel_oid.0)),
+            Value::Text(Arc::from(call.rel_name)),
+            Value::Text(Arc::from(call.rel_name)),
             Value::Text(Arc::from(call.schema)),
             Value::Int4(call.args.len() as i32),
         ];
@@ -1944,6 +1944,7 @@ fn writes(p: &Prepared) -> Option<&'static str> {
         PlannedStmt::Insert(_) => Some("INSERT"),
         PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
         PlannedStmt::Modify(_) => Some("UPDATE"),
+        PlannedStmt::Instead(p) => Some(p.kind.command()),
         // PostgreSQL names the main statement ("SELECT is not allowed in
         // a non-volatile function").
         w @ PlannedStmt::With { .. } => w.command(),
@@ -1959,10 +1960,13 @@ fn modifies(p: &Prepared) -> bool {
         PlannedStmt::With { main, .. } => {
             matches!(
                 main.as_ref(),
-                PlannedStmt::Insert(_) | PlannedStmt::Modify(_)
+                PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Instead(_)
             )
         }
-        other => matches!(other, PlannedStmt::Insert(_) | PlannedStmt::Modify(_)),
+        other => matches!(
+            other,
+            PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Instead(_)
+        ),
     }
 }
 
