@@ -25,7 +25,7 @@
 //! per row even when a concurrent writer made the statement re-check it.
 //!
 //! A view's INSTEAD OF row triggers run in the same frame
-//! (`crate::modify::exec_instead`): BEFORE STATEMENT triggers of the view,
+//! (`exec_instead` in modify.rs): BEFORE STATEMENT triggers of the view,
 //! then per row the INSTEAD OF triggers in name order (each gets the row
 //! its predecessor returned; NULL skips the row: not counted, no
 //! RETURNING row), then AFTER STATEMENT triggers. A view's statement

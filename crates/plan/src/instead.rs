@@ -40,7 +40,7 @@
 use std::sync::Arc;
 
 use nestor_catalog::acl::{self, ObjKind};
-use nestor_catalog::{TriggerTiming, ViewDef};
+use nestor_catalog::ViewDef;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
@@ -49,7 +49,7 @@ use crate::bind::{self, AggCtx, Binder, Scope, ScopeCol, WinCtx};
 use crate::ir::{Expr, Plan};
 use crate::modify::{self, Returning, ViewCols};
 use crate::select::{self, conjuncts};
-use crate::view_write::WriteKind;
+use crate::view_write::{has_instead_trigger, WriteKind};
 
 /// A write on a view its INSTEAD OF triggers do.
 pub struct InsteadPlan {
@@ -104,22 +104,6 @@ impl Through {
         let cond = self.cond.clone()?;
         Some((self.outer.name.clone(), cond))
     }
-}
-
-/// The trigger event bit of a write.
-fn event_bit(kind: WriteKind) -> u8 {
-    match kind {
-        WriteKind::Insert => nestor_catalog::TRIGGER_INSERT,
-        WriteKind::Update => nestor_catalog::TRIGGER_UPDATE,
-        WriteKind::Delete => nestor_catalog::TRIGGER_DELETE,
-    }
-}
-
-/// Whether view `v` has an INSTEAD OF trigger for `kind`.
-pub fn has_instead_trigger(v: &ViewDef, kind: WriteKind) -> bool {
-    v.triggers
-        .iter()
-        .any(|t| t.timing == TriggerTiming::Instead && t.events & event_bit(kind) != 0)
 }
 
 /// An INSERT, UPDATE or DELETE whose target view has an INSTEAD OF

@@ -423,11 +423,11 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     })
 }
 
-/// A view with INSTEAD OF triggers is planned by `crate::instead` from
+/// A view with INSTEAD OF triggers is planned by `instead.rs` from
 /// the statement's top (`statement::plan_node`); reached another way (a
 /// data-modifying WITH item), its triggers would be skipped.
 fn refuse_instead(v: &nestor_catalog::ViewDef, kind: WriteKind) -> Result<(), DbError> {
-    if crate::instead::has_instead_trigger(v, kind) {
+    if crate::view_write::has_instead_trigger(v, kind) {
         return Err(DbError::unsupported(format!(
             "{} on view \"{}\", which has INSTEAD OF triggers, here",
             kind.command(),

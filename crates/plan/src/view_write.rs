@@ -294,7 +294,7 @@ fn resolve_depth(
             (t, None, scope)
         } else if let Some(inner) = b.catalog.view(&name) {
             refuse_rules(&v.name, &inner.name, &inner.rules, kind)?;
-            if crate::instead::has_instead_trigger(&inner, kind) {
+            if has_instead_trigger(&inner, kind) {
                 return Err(DbError::unsupported(format!(
                     "{} through view \"{}\" into view \"{}\", which has INSTEAD OF {} triggers",
                     kind.command(),
@@ -529,7 +529,7 @@ pub fn trigger_updatable(catalog: &Catalog, oid: RelId) -> i32 {
         (WriteKind::Delete, 16),
     ]
     .into_iter()
-    .filter(|&(k, _)| crate::instead::has_instead_trigger(&v, k))
+    .filter(|&(k, _)| has_instead_trigger(&v, k))
     .fold(0, |m, (_, bit)| m | bit)
 }
 
@@ -587,7 +587,7 @@ pub fn check_option_allowed(
     v: &Arc<ViewDef>,
 ) -> Result<(), DbError> {
     // Over a view with INSTEAD OF triggers the check applies to the rows
-    // they return (`crate::instead`), however the view below is written.
+    // they return (`instead.rs`), however the view below is written.
     let sel = view_select(v)?;
     if shape_detail(&sel).is_none() {
         let below = single_from(&sel).map(relname).transpose()?;
@@ -616,4 +616,20 @@ pub fn check_option_allowed(
         Err(e) => Err(e),
         Ok(_) => Ok(()),
     }
+}
+
+/// The trigger event bit of a write.
+fn event_bit(kind: WriteKind) -> u8 {
+    match kind {
+        WriteKind::Insert => nestor_catalog::TRIGGER_INSERT,
+        WriteKind::Update => nestor_catalog::TRIGGER_UPDATE,
+        WriteKind::Delete => nestor_catalog::TRIGGER_DELETE,
+    }
+}
+
+/// Whether view `v` has an INSTEAD OF trigger for `kind`.
+pub fn has_instead_trigger(v: &ViewDef, kind: WriteKind) -> bool {
+    v.triggers.iter().any(|t| {
+        t.timing == nestor_catalog::TriggerTiming::Instead && t.events & event_bit(kind) != 0
+    })
 }
