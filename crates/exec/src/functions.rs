@@ -564,6 +564,10 @@ fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Val
             _ => "",
         }),
         Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
+        Func::BinaryCoerce { from, to } if !args[0].is_null() => {
+            nestor_types::binary::parse_binary(to, &args[0].to_binary_as(from))?
+        }
+        Func::BinaryCoerce { .. } => Value::Null,
         Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
         Func::BpcharToText => {
             text_val(text(&args[0], ec).unwrap_or_default().trim_end_matches(' '))

@@ -20,6 +20,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, a_const, Node};
 use nestor_parser::NodeEnum;
 use nestor_types::array::Array;
+use nestor_types::cast::Coercion;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -39,6 +40,7 @@ pub(crate) mod ordered_set;
 pub mod polymorphic;
 pub(crate) mod subscripts;
 pub mod user_agg;
+mod user_cast;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -565,6 +567,9 @@ impl<'e> Binder<'e> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
         }
+        if let Some(c) = self.user_cast(from, to) {
+            return self.apply_user_cast(e, from, to, &c, false);
+        }
         if let (Some(f), true) = (reg_name_fn(from), to.is_string()) {
             let named = Expr::Func(f, vec![e]);
             return self.coerce(named, DataType::Text, to);
@@ -619,12 +624,19 @@ impl<'e> Binder<'e> {
         from: DataType,
         to: DataType,
     ) -> Result<Expr, DbError> {
-        let compatible = from == DataType::Unknown
-            || from.base() == to.base()
-            || (from.is_numeric() && to.is_numeric())
-            || (from.is_string() && to.is_string())
-            || unify(from, to).is_some()
-            || to.is_string();
+        // A user cast comes first (as a pg_cast row before PostgreSQL's
+        // I/O conversion), applied if its context allows.
+        let user = self.user_cast(from, to);
+        if let Some(c) = user.as_ref().filter(|c| c.context <= Coercion::Assignment) {
+            return self.apply_user_cast(e, from, to, c, false);
+        }
+        let compatible = user.is_none()
+            && (from == DataType::Unknown
+                || from.base() == to.base()
+                || (from.is_numeric() && to.is_numeric())
+                || (from.is_string() && to.is_string())
+                || unify(from, to).is_some()
+                || to.is_string());
         if !compatible {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
@@ -1440,6 +1452,9 @@ impl<'e> Binder<'e> {
                 self.params[i] = to.base();
                 return Ok((Expr::Param(i), to));
             }
+        }
+        if let Some(c) = self.user_cast(from, to) {
+            return Ok((self.apply_user_cast(e, from, to, &c, true)?, to));
         }
         if from == DataType::Bool && to.is_numeric() && to != DataType::Int4
             || (from.is_datetime() && to.is_numeric())

@@ -139,6 +139,12 @@ pub enum Func {
     Catalog(CatalogFn),
     /// Assignment cast to a column type (length checks raise 22001).
     AssignCast(DataType),
+    /// A user cast WITHOUT FUNCTION: the value's binary form read as the
+    /// target type's.
+    BinaryCoerce {
+        from: DataType,
+        to: DataType,
+    },
     /// `ctid` text `(row,1)` from the hidden row-id column.
     CtidText,
     /// character(n) to text: trailing spaces are not significant.
@@ -218,6 +224,7 @@ impl Func {
         match self {
             Func::Library(f) => f.volatility == Volatility::Volatile,
             Func::AssignCast(_)
+            | Func::BinaryCoerce { .. }
             | Func::CtidText
             | Func::BpcharToText
             | Func::ArrayCtor { .. }

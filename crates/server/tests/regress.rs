@@ -293,5 +293,6 @@ regress!(
     with_recursive_checks,
     bytea_hash_fns,
     array_fns_more,
+    create_cast,
     string_agg_forms,
 );

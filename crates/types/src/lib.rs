@@ -65,6 +65,7 @@ pub(crate) mod bigint;
 pub mod binary;
 pub mod bytea_fns;
 pub mod cast;
+pub mod cast_catalog;
 pub mod composites;
 pub mod context;
 pub mod database_scope;
