@@ -403,7 +403,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
                 )
                 .with_hint("WAL control functions cannot be executed during recovery."));
             }
-            text_val(ev.ctx.db.wal_lsn().pg_text())
+            Value::PgLsn(ev.ctx.db.wal_lsn().0)
         }
         Func::IsInRecovery => Value::Bool(ev.ctx.db.replication.in_recovery()),
         Func::LastWalReceiveLsn => ev
@@ -411,13 +411,13 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             .db
             .replication
             .receive_lsn()
-            .map_or(Value::Null, |l| text_val(l.pg_text())),
+            .map_or(Value::Null, |l| Value::PgLsn(l.0)),
         Func::LastWalReplayLsn => ev
             .ctx
             .db
             .replication
             .replay_lsn()
-            .map_or(Value::Null, |l| text_val(l.pg_text())),
+            .map_or(Value::Null, |l| Value::PgLsn(l.0)),
         Func::LastXactReplayTimestamp => ev
             .ctx
             .db

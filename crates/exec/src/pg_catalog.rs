@@ -1426,6 +1426,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) => (8, true, "d", "p", "D"),
         T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
+        T::PgLsn => (8, true, "d", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
         T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
@@ -1489,6 +1490,7 @@ fn all_types() -> Vec<DataType> {
         T::Interval(None),
         T::NUMERIC,
         T::Uuid,
+        T::PgLsn,
         T::Jsonb,
         T::Json,
         T::JsonPath,
@@ -2088,6 +2090,7 @@ fn opclass_of(t: DataType) -> u32 {
         T::Time(_) => 10038,
         T::Numeric(_) => 3125,
         T::Uuid => 2968,
+        T::PgLsn => 3253,
         T::Jsonb => 4033,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar

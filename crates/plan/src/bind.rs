@@ -2586,6 +2586,9 @@ impl<'e> Binder<'e> {
         if temporal(lt) || temporal(rt) {
             return self.bind_datetime_arith(a, op, le, lt, re, rt);
         }
+        if lt == T::PgLsn || rt == T::PgLsn {
+            return self.bind_lsn_arith(a, op, le, lt, re, rt);
+        }
         let (le, re, ty) = self.pair(le, lt, re, rt, op)?;
         let ty = if ty == T::Text && lt == T::Unknown && rt == T::Unknown {
             T::NUMERIC
@@ -2596,6 +2599,39 @@ impl<'e> Binder<'e> {
             return Err(no_operator(op, lt, rt));
         }
         let ty = ty.base();
+        Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
+    }
+
+    /// pg_lsn arithmetic: `pg_lsn - pg_lsn` (numeric bytes), `pg_lsn ±
+    /// numeric`, `numeric + pg_lsn`. An unknown literal is a pg_lsn where
+    /// `pg_lsn - pg_lsn` takes it, else a numeric; integers convert to
+    /// numeric (PostgreSQL's implicit cast).
+    fn bind_lsn_arith(
+        &mut self,
+        a: Arith,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        use DataType as T;
+        let operand = |t: DataType, other: DataType, left: bool| match t {
+            T::Unknown if a == Arith::Sub && other == T::PgLsn && !left => T::PgLsn,
+            T::Unknown => T::NUMERIC,
+            t if t.is_integer() => T::NUMERIC,
+            t => t,
+        };
+        let (lt2, rt2) = (operand(lt, rt, true), operand(rt, lt, false));
+        let bop = match a {
+            Arith::Add => nestor_types::ops::BinaryOp::Add,
+            Arith::Sub => nestor_types::ops::BinaryOp::Sub,
+            _ => return Err(no_operator(op, lt, rt)),
+        };
+        let ty = nestor_types::ops::arith_type(bop, lt2.base(), rt2.base())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let le = self.coerce(le, lt, lt2)?;
+        let re = self.coerce(re, rt, rt2)?;
         Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
     }
 

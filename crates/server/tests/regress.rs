@@ -294,5 +294,6 @@ regress!(
     bytea_hash_fns,
     array_fns_more,
     create_cast,
+    pg_lsn_type,
     string_agg_forms,
 );
