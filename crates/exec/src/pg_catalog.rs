@@ -1867,8 +1867,8 @@ fn cast_rows(c: &Catalog) -> Rows {
             .set("castsource", oid(source))
             .set("casttarget", oid(target))
             .set("castfunc", oid(func))
-            .set("castcontext", text(&context.to_string()))
-            .set("castmethod", text(&method.to_string()))
+            .set("castcontext", text(context.to_string()))
+            .set("castmethod", text(method.to_string()))
             .done()
     };
     let mut out: Rows = nestor_types::cast_catalog::visible()
