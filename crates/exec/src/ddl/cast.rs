@@ -21,8 +21,10 @@
 //! in PostgreSQL. A cast from or to a domain is kept with PostgreSQL's
 //! WARNING and never applied (the binder sees base types). The function of
 //! WITH FUNCTION is a user function (built-in functions have no pg_proc
-//! rows to name: 0A000). Dropping the function or an enum type a cast
-//! uses is refused, or with CASCADE (the function) drops the cast too.
+//! rows to name: 0A000). Dropping the function or a type (enum, composite,
+//! domain) a cast uses is 2BP01; CASCADE of the function or the domain
+//! drops the cast too (of an enum or composite type: 0A000, as for their
+//! other dependents).
 
 use std::sync::Arc;
 
