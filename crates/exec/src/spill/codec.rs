@@ -380,7 +380,8 @@ mod tests {
             14 => Value::Jsonb(Arc::from(format!("{{\"a\": {}}}", int(r)))),
             15 => Value::Interval(Interval::new(int(r) as i32, int(r) as i32, int(r))),
             16 => Value::Time(r.below(86_400_000_001) as i64),
-            17 => Value::Enum(r.next() as u32),
+            17 if r.below(2) == 0 => Value::Enum(r.next() as u32),
+            17 => Value::PgLsn(r.next()),
             18 => {
                 let n = r.below(4) as i32;
                 let elem = [
