@@ -95,3 +95,9 @@ DROP TYPE pair;
 DROP CAST (mood AS int4);
 SELECT 'ok'::mood::int4;
 SELECT count(*) FROM pg_cast WHERE oid >= 16384;
+-- only an owner of one of the types (or a superuser) creates a cast
+CREATE ROLE cast_tester;
+SET ROLE cast_tester;
+CREATE CAST (int8 AS bool) WITH INOUT;
+RESET ROLE;
+DROP ROLE cast_tester;
