@@ -2923,6 +2923,9 @@ impl<'e> Binder<'e> {
                 if let Some(bound) = crate::bind::userfunc::bind_call(self, &name, f)? {
                     return Ok(bound);
                 }
+                if let Some(bound) = self.library_call_through_user_casts(&name, &args)? {
+                    return Ok(bound);
+                }
                 return match self.function_style_cast(f, &types)? {
                     Some(bound) => Ok(bound),
                     None => Err(e),

@@ -53,6 +53,11 @@ SELECT digit_name(2);
 CREATE CAST (int4 AS digit) WITH INOUT AS IMPLICIT;
 SELECT 3::digit, digit_name(2), digit_name(1 + 1);
 SELECT 7::digit;
+-- built-in functions take an implicit cast's target too
+SELECT length('3'::digit);
+CREATE CAST (digit AS text) WITH INOUT AS IMPLICIT;
+SELECT length('3'::digit), repeat('2'::digit, 3);
+DROP CAST (digit AS text);
 -- WITHOUT FUNCTION between types of one physical form
 CREATE CAST (date AS int4) WITHOUT FUNCTION;
 CREATE CAST (int4 AS date) WITHOUT FUNCTION;

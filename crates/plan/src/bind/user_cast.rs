@@ -11,6 +11,12 @@
 //!   SELECT f_of_int('ok'::mood)   no: the cast is not implicit
 //! ```
 //!
+//! A built-in function no built-in takes as called is tried again with
+//! arguments converted by implicit user casts (one argument at a time,
+//! then all; an argument whose type has several implicit casts is not
+//! converted): a simplified form of PostgreSQL's candidate selection.
+//! Operators do not consider user casts.
+//!
 //! WITH FUNCTION calls the user function (with the target's typmod and
 //! whether the cast is explicit when it takes them); WITH INOUT prints
 //! the value and reads the text as the target type; WITHOUT FUNCTION
@@ -42,6 +48,74 @@ impl Binder<'_> {
     pub(crate) fn user_cast_allows(&self, from: DataType, to: DataType, context: Coercion) -> bool {
         self.user_cast(from, to)
             .is_some_and(|c| c.context <= context)
+    }
+
+    /// The one type an implicit user cast takes `from` to (None: none, or
+    /// several, which PostgreSQL would have to choose among).
+    fn implicit_target(&self, from: DataType) -> Option<(DataType, Arc<CastDef>)> {
+        if from == DataType::Unknown {
+            return None;
+        }
+        let mut found = self
+            .catalog
+            .casts()
+            .into_iter()
+            .filter(|c| c.source == from.oid() && c.context == Coercion::Implicit);
+        let c = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        Some((DataType::from_oid(c.target)?, c))
+    }
+
+    /// A built-in function call no built-in takes as written, bound with
+    /// implicit user casts of its arguments (`length(x)` for `x` of a
+    /// type with an implicit cast to text). None when that finds none.
+    pub(crate) fn library_call_through_user_casts(
+        &mut self,
+        name: &str,
+        args: &[(Expr, DataType)],
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let targets: Vec<Option<(DataType, Arc<CastDef>)>> =
+            args.iter().map(|(_, t)| self.implicit_target(*t)).collect();
+        // One argument converted (each in turn), then all of them.
+        let castable: Vec<usize> = (0..args.len()).filter(|&i| targets[i].is_some()).collect();
+        let mut choices: Vec<Vec<usize>> = castable.iter().map(|&i| vec![i]).collect();
+        if castable.len() > 1 {
+            choices.push(castable.clone());
+        }
+        let found = choices.into_iter().find_map(|chosen| {
+            let types: Vec<DataType> = args
+                .iter()
+                .enumerate()
+                .map(|(i, (_, t))| match &targets[i] {
+                    Some((to, _)) if chosen.contains(&i) => *to,
+                    _ => *t,
+                })
+                .collect();
+            let res = crate::functions::lookup(name, &types).ok()?;
+            Some((chosen, types, res))
+        });
+        let Some((chosen, types, res)) = found else {
+            return Ok(None);
+        };
+        let casts: Vec<Option<(DataType, Arc<CastDef>)>> = targets
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| c.filter(|_| chosen.contains(&i)))
+            .collect();
+        let mut out = Vec::with_capacity(args.len());
+        for (((e, t), c), want) in args.iter().zip(&casts).zip(res.arg_types.iter()) {
+            let (e, t) = match c {
+                Some((to, cast)) => (self.apply_user_cast(e.clone(), *t, *to, cast, false)?, *to),
+                None => (e.clone(), *t),
+            };
+            out.push(match want {
+                Some(w) => self.coerce_arg(e, t, *w, name, &types)?,
+                None => e,
+            });
+        }
+        Ok(Some((Expr::Func(res.func, out), res.ret.resolve_unknown())))
     }
 
     /// `e` (of type `from`) converted to `to` by the user cast `cast`.
