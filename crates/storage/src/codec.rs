@@ -30,7 +30,7 @@
 //!      labels can be renamed, their OIDs stay
 //!  22  geometric: len:varint, then the type's OID (u16 LE) and its
 //!      binary (send) form
-//!  23  pg_lsn: 8 bytes LE
+//!  24  pg_lsn: 8 bytes LE
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -124,7 +124,8 @@ const T_TIME: u8 = 19;
 const T_ENUM: u8 = 20;
 const T_ENUM_ARRAY: u8 = 21;
 const T_GEO: u8 = 22;
-const T_PG_LSN: u8 = 23;
+// 23 is another branch's (arrays of records).
+const T_PG_LSN: u8 = 24;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
