@@ -80,6 +80,10 @@ pub enum Change {
     /// Create or rename (by OID) a composite type.
     PutComposite(Arc<CompositeDef>),
     DropComposite(String),
+    /// Create a cast (CREATE CAST).
+    PutCast(Arc<crate::cast::CastDef>),
+    /// Drop the cast of (source, target) type OIDs.
+    DropCast((u32, u32)),
     /// Create, rename or change the owner of (by OID) a schema.
     PutSchema(Arc<crate::SchemaDef>),
     /// Drop the schema with this OID (its objects were dropped before).
@@ -180,6 +184,11 @@ pub(crate) enum Undo {
         /// The type it replaced, renamed or dropped.
         prev: Option<Arc<CompositeDef>>,
     },
+    Cast {
+        key: (u32, u32),
+        /// The cast of that key before the change (None: there was none).
+        prev: Option<Arc<crate::cast::CastDef>>,
+    },
     Schema {
         oid: u32,
         /// Its definition before the change (None: it did not exist).
@@ -221,6 +230,7 @@ impl std::fmt::Debug for Undo {
                 "composite {:?}",
                 put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
             ),
+            Undo::Cast { key, .. } => write!(f, "cast {key:?}"),
             Undo::Role { put, prev } => write!(
                 f,
                 "role {:?}",
@@ -262,6 +272,11 @@ impl Change {
             Change::DropDomain(name) => CatalogRecord::DropDomain { name: name.clone() },
             Change::PutComposite(c) => CatalogRecord::PutComposite((**c).clone()),
             Change::DropComposite(name) => CatalogRecord::DropComposite { name: name.clone() },
+            Change::PutCast(c) => CatalogRecord::PutCast((**c).clone()),
+            Change::DropCast((source, target)) => CatalogRecord::DropCast {
+                source: *source,
+                target: *target,
+            },
             Change::PutSchema(d) => CatalogRecord::PutSchema((**d).clone()),
             Change::DropSchema(oid) => CatalogRecord::DropSchema { oid: RelId(*oid) },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
@@ -316,6 +331,15 @@ impl Change {
             Change::DropComposite(name) => {
                 let prev = crate::composite::remove(&mut state.composites, &name);
                 return Undo::Composite { put: None, prev };
+            }
+            Change::PutCast(def) => {
+                let key = (def.source, def.target);
+                let prev = state.casts.insert(key, def);
+                return Undo::Cast { key, prev };
+            }
+            Change::DropCast(key) => {
+                let prev = state.casts.remove(&key);
+                return Undo::Cast { key, prev };
             }
             Change::PutSchema(def) => {
                 let oid = def.oid.0;
@@ -431,6 +455,8 @@ impl Change {
             | Change::DropDomain(_)
             | Change::PutComposite(_)
             | Change::DropComposite(_)
+            | Change::PutCast(_)
+            | Change::DropCast(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -529,6 +555,15 @@ impl DdlUndo for CatalogUndo {
                 self.version.fetch_add(1, Ordering::AcqRel);
                 return;
             }
+            if let Undo::Cast { key, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.casts.insert(*key, p.clone()),
+                    None => state.casts.remove(key),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
             if let Undo::Role { put, prev } = &self.undo {
                 if let Some(name) = put {
                     state.roles.remove(name);
@@ -605,6 +640,7 @@ impl DdlUndo for CatalogUndo {
                 | Undo::Enum { .. }
                 | Undo::Domain { .. }
                 | Undo::Composite { .. }
+                | Undo::Cast { .. }
                 | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }

@@ -95,6 +95,7 @@
 #![forbid(unsafe_code)]
 
 pub mod acl;
+pub mod cast;
 pub mod change;
 mod claims;
 pub mod composite;
@@ -238,6 +239,8 @@ pub(crate) struct State {
     pub domains: BTreeMap<String, Arc<DomainDef>>,
     /// Composite types by name (in `public`; see [`composite`]).
     pub composites: BTreeMap<String, Arc<CompositeDef>>,
+    /// User casts by (source, target) type OID (see [`cast`]).
+    pub casts: BTreeMap<(u32, u32), Arc<cast::CastDef>>,
     /// Some table has (or had) parents: until then no scan looks for
     /// children (sticky, so it never has to be recomputed on undo).
     pub inheritance: bool,
@@ -735,6 +738,20 @@ impl Catalog {
     /// Every composite type, by name.
     pub fn composites(&self) -> Vec<Arc<CompositeDef>> {
         self.state.read().composites.values().cloned().collect()
+    }
+
+    /// The user cast from type OID `source` to `target`.
+    pub fn cast(&self, source: u32, target: u32) -> Option<Arc<cast::CastDef>> {
+        let st = self.state.read();
+        if st.casts.is_empty() {
+            return None;
+        }
+        st.casts.get(&(source, target)).cloned()
+    }
+
+    /// Every user cast, by (source, target).
+    pub fn casts(&self) -> Vec<Arc<cast::CastDef>> {
+        self.state.read().casts.values().cloned().collect()
     }
 
     /// The role named `name`.
@@ -1572,6 +1589,8 @@ impl Catalog {
             | Change::DropDomain(_)
             | Change::PutComposite(_)
             | Change::DropComposite(_)
+            | Change::PutCast(_)
+            | Change::DropCast(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -1862,6 +1881,18 @@ impl Catalog {
                 composite::remove(&mut self.state.write().composites, &name)
                     .ok_or_else(|| format!("DropComposite of unknown type {name}"))?;
             }
+            CatalogRecord::PutCast(c) => {
+                self.ensure_next_oid(c.oid + 1);
+                let key = (c.source, c.target);
+                self.state.write().casts.insert(key, Arc::new(c));
+            }
+            CatalogRecord::DropCast { source, target } => {
+                self.state
+                    .write()
+                    .casts
+                    .remove(&(source, target))
+                    .ok_or_else(|| format!("DropCast of unknown cast {source} -> {target}"))?;
+            }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);
                 role::put(&mut self.cluster.shared.write().roles, Arc::new(r));
@@ -2117,6 +2148,11 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .schemas
         .values()
         .map(|s| CatalogRecord::PutSchema((*s.def).clone()));
+    // Casts after the types and functions they name.
+    let casts = st
+        .casts
+        .values()
+        .map(|c| CatalogRecord::PutCast((**c).clone()));
     let mut all: Vec<CatalogRecord> = roles
         .chain(enums)
         .chain(domains)
@@ -2129,6 +2165,7 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .chain(tables)
         .chain(functions)
         .chain(views)
+        .chain(casts)
         .collect();
     // COMMENT ON's (kept in public, keyed by OID).
     all.extend(

@@ -68,6 +68,11 @@
 //!                                finalfunc? initcond? combinefunc? extra:u8
 //!                                (a function made by CREATE AGGREGATE; its
 //!                                removal is a DropFunction)
+//!            | 0x44 PutCast      oid:u32 source:u32 target:u32 context:u8
+//!                                method:u8 [func:u32 name]
+//!                                (context 'i' 'a' 'e', method 'f' 'i' 'b'
+//!                                as in pg_cast; func and name for 'f')
+//!            | 0x45 DropCast     source:u32 target:u32
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -116,6 +121,7 @@ use nestor_types::enums::{EnumDef, EnumLabel};
 use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
+use crate::cast::{CastDef, CastMethod};
 use crate::defs::{
     FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
     TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
@@ -123,6 +129,7 @@ use crate::defs::{
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
+use nestor_types::cast::Coercion;
 
 const TAG_SEQUENCES: u8 = 0x02;
 const TAG_PUT_TABLE: u8 = 0x0A;
@@ -155,6 +162,9 @@ const TAG_BATCH: u8 = 0x23;
 const TAG_PUT_COMPOSITE: u8 = 0x28;
 const TAG_DROP_COMPOSITE: u8 = 0x29;
 const TAG_PUT_AGGREGATE: u8 = 0x40;
+// 0x41..=0x43 left to other branches' records.
+const TAG_PUT_CAST: u8 = 0x44;
+const TAG_DROP_CAST: u8 = 0x45;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -199,6 +209,13 @@ pub enum CatalogRecord {
     PutComposite(CompositeDef),
     DropComposite {
         name: String,
+    },
+    /// Install a user cast (CREATE CAST).
+    PutCast(CastDef),
+    /// Remove the cast of (source, target) type OIDs.
+    DropCast {
+        source: u32,
+        target: u32,
     },
     /// Owner and ACL of (class, object); None: back to the default.
     SetAcl {
@@ -470,6 +487,15 @@ impl CatalogRecord {
                 out.push(TAG_PUT_COMPOSITE);
                 put_composite(&mut out, c);
             }
+            CatalogRecord::PutCast(c) => {
+                out.push(TAG_PUT_CAST);
+                put_cast(&mut out, c);
+            }
+            CatalogRecord::DropCast { source, target } => {
+                out.push(TAG_DROP_CAST);
+                out.extend_from_slice(&source.to_le_bytes());
+                out.extend_from_slice(&target.to_le_bytes());
+            }
             CatalogRecord::DropComposite { name } => {
                 out.push(TAG_DROP_COMPOSITE);
                 put_str(&mut out, name);
@@ -712,6 +738,11 @@ impl CatalogRecord {
             TAG_PUT_COMPOSITE => CatalogRecord::PutComposite(get_composite(&mut r)?),
             TAG_DROP_COMPOSITE => CatalogRecord::DropComposite {
                 name: get_str(&mut r)?,
+            },
+            TAG_PUT_CAST => CatalogRecord::PutCast(get_cast(&mut r)?),
+            TAG_DROP_CAST => CatalogRecord::DropCast {
+                source: r.u32()?,
+                target: r.u32()?,
             },
             TAG_SET_ROLE_SETTINGS => {
                 let key = (r.u32()?, r.u32()?);
@@ -1723,6 +1754,46 @@ fn put_composite(out: &mut Vec<u8>, c: &CompositeDef) {
     }
 }
 
+fn put_cast(out: &mut Vec<u8>, c: &CastDef) {
+    out.extend_from_slice(&c.oid.to_le_bytes());
+    out.extend_from_slice(&c.source.to_le_bytes());
+    out.extend_from_slice(&c.target.to_le_bytes());
+    out.push(crate::cast::context_letter(c.context) as u8);
+    out.push(c.method.letter() as u8);
+    if let CastMethod::Function { oid, name } = &c.method {
+        out.extend_from_slice(&oid.to_le_bytes());
+        put_str(out, name);
+    }
+}
+
+fn get_cast(r: &mut Reader<'_>) -> Result<CastDef, String> {
+    let oid = r.u32()?;
+    let source = r.u32()?;
+    let target = r.u32()?;
+    let context = match r.u8()? {
+        b'i' => Coercion::Implicit,
+        b'a' => Coercion::Assignment,
+        b'e' => Coercion::Explicit,
+        other => return Err(format!("bad cast context {other}")),
+    };
+    let method = match r.u8()? {
+        b'f' => CastMethod::Function {
+            oid: r.u32()?,
+            name: get_str(r)?,
+        },
+        b'i' => CastMethod::InOut,
+        b'b' => CastMethod::Binary,
+        other => return Err(format!("bad cast method {other}")),
+    };
+    Ok(CastDef {
+        oid,
+        source,
+        target,
+        method,
+        context,
+    })
+}
+
 fn get_composite(r: &mut Reader<'_>) -> Result<CompositeDef, String> {
     let oid = r.u32()?;
     let array_oid = r.u32()?;
@@ -2227,6 +2298,34 @@ mod tests {
             }),
             CatalogRecord::DropComposite {
                 name: "pair".into(),
+            },
+            CatalogRecord::PutCast(CastDef {
+                oid: 16400,
+                source: 16390,
+                target: 23,
+                method: CastMethod::Function {
+                    oid: 16399,
+                    name: "rank_of".into(),
+                },
+                context: Coercion::Assignment,
+            }),
+            CatalogRecord::PutCast(CastDef {
+                oid: 16401,
+                source: 25,
+                target: 16390,
+                method: CastMethod::InOut,
+                context: Coercion::Implicit,
+            }),
+            CatalogRecord::PutCast(CastDef {
+                oid: 16402,
+                source: 23,
+                target: 700,
+                method: CastMethod::Binary,
+                context: Coercion::Explicit,
+            }),
+            CatalogRecord::DropCast {
+                source: 23,
+                target: 700,
             },
             CatalogRecord::InSchema {
                 namespace: 16391,

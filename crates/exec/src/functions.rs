@@ -404,7 +404,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
                 )
                 .with_hint("WAL control functions cannot be executed during recovery."));
             }
-            text_val(ev.ctx.db.wal_lsn().pg_text())
+            Value::PgLsn(ev.ctx.db.wal_lsn().0)
         }
         Func::IsInRecovery => Value::Bool(ev.ctx.db.replication.in_recovery()),
         Func::LastWalReceiveLsn => ev
@@ -412,13 +412,13 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             .db
             .replication
             .receive_lsn()
-            .map_or(Value::Null, |l| text_val(l.pg_text())),
+            .map_or(Value::Null, |l| Value::PgLsn(l.0)),
         Func::LastWalReplayLsn => ev
             .ctx
             .db
             .replication
             .replay_lsn()
-            .map_or(Value::Null, |l| text_val(l.pg_text())),
+            .map_or(Value::Null, |l| Value::PgLsn(l.0)),
         Func::LastXactReplayTimestamp => ev
             .ctx
             .db
@@ -565,6 +565,10 @@ fn catalog_fn(f: Func, args: &[Value], ec: &nestor_types::EvalCtx) -> Result<Val
             _ => "",
         }),
         Func::AssignCast(t) => valops::cast(args[0].clone(), t, false, ec)?,
+        Func::BinaryCoerce { from, to } if !args[0].is_null() => {
+            nestor_types::binary::parse_binary(to, &args[0].to_binary_as(from))?
+        }
+        Func::BinaryCoerce { .. } => Value::Null,
         Func::CtidText => text_val(format!("({},1)", int_arg(&args[0]))),
         Func::BpcharToText => {
             text_val(text(&args[0], ec).unwrap_or_default().trim_end_matches(' '))

@@ -269,6 +269,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             rows
         }
         Rel::Enum => enum_rows(c),
+        Rel::Cast => cast_rows(c),
         Rel::Namespace => namespace_rows(c),
         Rel::Index => index_rows(c),
         Rel::Constraint => {
@@ -563,7 +564,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::EventTrigger
         | Rel::Range
         | Rel::Operator
-        | Rel::Cast
         | Rel::InitPrivs
         | Rel::Transform
         | Rel::Conversion
@@ -1426,6 +1426,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) => (8, true, "d", "p", "D"),
         T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
+        T::PgLsn => (8, true, "d", "p", "U"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
         T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
@@ -1489,6 +1490,7 @@ fn all_types() -> Vec<DataType> {
         T::Interval(None),
         T::NUMERIC,
         T::Uuid,
+        T::PgLsn,
         T::Jsonb,
         T::Json,
         T::JsonPath,
@@ -1856,6 +1858,40 @@ fn domain_constraint_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
     })
 }
 
+/// pg_cast: PostgreSQL's built-in casts between types Nestor has, then
+/// the user's (CREATE CAST).
+fn cast_rows(c: &Catalog) -> Rows {
+    let row = |o: u32, source: u32, target: u32, func: u32, context: char, method: char| {
+        RowB::new(Rel::Cast)
+            .set("oid", oid(o))
+            .set("castsource", oid(source))
+            .set("casttarget", oid(target))
+            .set("castfunc", oid(func))
+            .set("castcontext", text(context.to_string()))
+            .set("castmethod", text(method.to_string()))
+            .done()
+    };
+    let mut out: Rows = nestor_types::cast_catalog::visible()
+        .map(|r| row(r.0, r.1, r.2, r.3, char::from(r.4), char::from(r.5)))
+        .collect();
+    for k in c.casts() {
+        let func = match &k.method {
+            nestor_catalog::cast::CastMethod::Function { oid, .. } => *oid,
+            _ => 0,
+        };
+        let context = nestor_catalog::cast::context_letter(k.context);
+        out.push(row(
+            k.oid,
+            k.source,
+            k.target,
+            func,
+            context,
+            k.method.letter(),
+        ));
+    }
+    out
+}
+
 /// pg_enum: every label of every enum type.
 fn enum_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
@@ -2054,6 +2090,7 @@ fn opclass_of(t: DataType) -> u32 {
         T::Time(_) => 10038,
         T::Numeric(_) => 3125,
         T::Uuid => 2968,
+        T::PgLsn => 3253,
         T::Jsonb => 4033,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar

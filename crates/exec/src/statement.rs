@@ -678,6 +678,7 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
             NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
             NodeEnum::DefineStmt(_) => "CREATE AGGREGATE",
+            NodeEnum::CreateCastStmt(_) => "CREATE CAST",
             NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
             NodeEnum::ReindexStmt(_) => "REINDEX",
             _ => "TRUNCATE TABLE",
@@ -752,6 +753,7 @@ fn run_ddl(
             crate::ddl::create_aggregate(ctx, st)
         }
         NodeEnum::AlterDomainStmt(st) => crate::ddl::alter_domain(ctx, st),
+        NodeEnum::CreateCastStmt(st) => crate::ddl::create_cast(ctx, st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

@@ -183,8 +183,8 @@ fn wal_row(db: &crate::Database) -> Vec<Value> {
     ]
 }
 
-fn lsn_text(l: nestor_common::Lsn) -> Value {
-    text(l.pg_text())
+fn lsn_value(l: nestor_common::Lsn) -> Value {
+    Value::PgLsn(l.0)
 }
 
 fn lag(us: Option<i64>) -> Value {
@@ -206,10 +206,10 @@ fn sender_row(s: &crate::replication::SenderStatus) -> Vec<Value> {
         Value::TimestampTz(s.backend_start_us),
         Value::Null,
         text(s.state),
-        lsn_text(s.sent_lsn),
-        lsn_text(s.write_lsn),
-        lsn_text(s.flush_lsn),
-        lsn_text(s.replay_lsn),
+        lsn_value(s.sent_lsn),
+        lsn_value(s.write_lsn),
+        lsn_value(s.flush_lsn),
+        lsn_value(s.replay_lsn),
         lag(s.write_lag_us),
         lag(s.flush_lag_us),
         lag(s.replay_lag_us),
@@ -224,14 +224,14 @@ fn receiver_row(r: &crate::replication::ReceiverStatus) -> Vec<Value> {
     vec![
         Value::Int4(r.pid as i32),
         text(r.status),
-        lsn_text(r.receive_start_lsn),
+        lsn_value(r.receive_start_lsn),
         Value::Int4(r.received_tli),
-        lsn_text(r.written_lsn),
-        lsn_text(r.flushed_lsn),
+        lsn_value(r.written_lsn),
+        lsn_value(r.flushed_lsn),
         Value::Int4(r.received_tli),
         opt_ts(r.last_msg_send_time_us),
         opt_ts(r.last_msg_receipt_time_us),
-        lsn_text(r.latest_end_lsn),
+        lsn_value(r.latest_end_lsn),
         opt_ts(r.latest_end_time_us),
         opt_text(&r.slot_name),
         text(&r.sender_host),

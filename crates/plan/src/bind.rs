@@ -20,6 +20,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, a_const, Node};
 use nestor_parser::NodeEnum;
 use nestor_types::array::Array;
+use nestor_types::cast::Coercion;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
@@ -39,6 +40,7 @@ pub(crate) mod ordered_set;
 pub mod polymorphic;
 pub(crate) mod subscripts;
 pub mod user_agg;
+mod user_cast;
 pub mod userfunc;
 
 pub use nestor_parser::ast::{
@@ -565,6 +567,9 @@ impl<'e> Binder<'e> {
         if to == DataType::Unknown || from == to {
             return Ok(e);
         }
+        if let Some(c) = self.user_cast(from, to) {
+            return self.apply_user_cast(e, from, to, &c, false);
+        }
         if let (Some(f), true) = (reg_name_fn(from), to.is_string()) {
             let named = Expr::Func(f, vec![e]);
             return self.coerce(named, DataType::Text, to);
@@ -619,12 +624,19 @@ impl<'e> Binder<'e> {
         from: DataType,
         to: DataType,
     ) -> Result<Expr, DbError> {
-        let compatible = from == DataType::Unknown
-            || from.base() == to.base()
-            || (from.is_numeric() && to.is_numeric())
-            || (from.is_string() && to.is_string())
-            || unify(from, to).is_some()
-            || to.is_string();
+        // A user cast comes first (as a pg_cast row before PostgreSQL's
+        // I/O conversion), applied if its context allows.
+        let user = self.user_cast(from, to);
+        if let Some(c) = user.as_ref().filter(|c| c.context <= Coercion::Assignment) {
+            return self.apply_user_cast(e, from, to, c, false);
+        }
+        let compatible = user.is_none()
+            && (from == DataType::Unknown
+                || from.base() == to.base()
+                || (from.is_numeric() && to.is_numeric())
+                || (from.is_string() && to.is_string())
+                || unify(from, to).is_some()
+                || to.is_string());
         if !compatible {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
@@ -1449,6 +1461,9 @@ impl<'e> Binder<'e> {
                 self.params[i] = to.base();
                 return Ok((Expr::Param(i), to));
             }
+        }
+        if let Some(c) = self.user_cast(from, to) {
+            return Ok((self.apply_user_cast(e, from, to, &c, true)?, to));
         }
         if from == DataType::Bool && to.is_numeric() && to != DataType::Int4
             || (from.is_datetime() && to.is_numeric())
@@ -2580,6 +2595,9 @@ impl<'e> Binder<'e> {
         if temporal(lt) || temporal(rt) {
             return self.bind_datetime_arith(a, op, le, lt, re, rt);
         }
+        if lt == T::PgLsn || rt == T::PgLsn {
+            return self.bind_lsn_arith(a, op, le, lt, re, rt);
+        }
         let (le, re, ty) = self.pair(le, lt, re, rt, op)?;
         let ty = if ty == T::Text && lt == T::Unknown && rt == T::Unknown {
             T::NUMERIC
@@ -2590,6 +2608,39 @@ impl<'e> Binder<'e> {
             return Err(no_operator(op, lt, rt));
         }
         let ty = ty.base();
+        Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
+    }
+
+    /// pg_lsn arithmetic: `pg_lsn - pg_lsn` (numeric bytes), `pg_lsn ±
+    /// numeric`, `numeric + pg_lsn`. An unknown literal is a pg_lsn where
+    /// `pg_lsn - pg_lsn` takes it, else a numeric; integers convert to
+    /// numeric (PostgreSQL's implicit cast).
+    fn bind_lsn_arith(
+        &mut self,
+        a: Arith,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        use DataType as T;
+        let operand = |t: DataType, other: DataType, left: bool| match t {
+            T::Unknown if a == Arith::Sub && other == T::PgLsn && !left => T::PgLsn,
+            T::Unknown => T::NUMERIC,
+            t if t.is_integer() => T::NUMERIC,
+            t => t,
+        };
+        let (lt2, rt2) = (operand(lt, rt, true), operand(rt, lt, false));
+        let bop = match a {
+            Arith::Add => nestor_types::ops::BinaryOp::Add,
+            Arith::Sub => nestor_types::ops::BinaryOp::Sub,
+            _ => return Err(no_operator(op, lt, rt)),
+        };
+        let ty = nestor_types::ops::arith_type(bop, lt2.base(), rt2.base())
+            .ok_or_else(|| no_operator(op, lt, rt))?;
+        let le = self.coerce(le, lt, lt2)?;
+        let re = self.coerce(re, rt, rt2)?;
         Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
     }
 
@@ -2879,6 +2930,9 @@ impl<'e> Binder<'e> {
             Err(e) if e.code == SqlState::UndefinedFunction => {
                 // Not a built-in: a function created with CREATE FUNCTION.
                 if let Some(bound) = crate::bind::userfunc::bind_call(self, &name, f)? {
+                    return Ok(bound);
+                }
+                if let Some(bound) = self.library_call_through_user_casts(&name, &args)? {
                     return Ok(bound);
                 }
                 return match self.function_style_cast(f, &types)? {

@@ -30,12 +30,12 @@ pub enum Func {
     /// A pure built-in of the types crate's library (abs, lower, substr,
     /// lpad, md5, ...), resolved to its implementation.
     Library(ScalarFn),
-    /// pg_current_wal_lsn(): the WAL's next LSN, as text 'X/Y'.
+    /// pg_current_wal_lsn(): the WAL's next LSN.
     CurrentWalLsn,
     /// pg_is_in_recovery(): true on a replica until it is promoted.
     IsInRecovery,
     /// pg_last_wal_receive_lsn() / pg_last_wal_replay_lsn(): a replica's
-    /// positions, as text 'X/Y' (NULL on a primary).
+    /// positions (NULL on a primary).
     LastWalReceiveLsn,
     LastWalReplayLsn,
     /// pg_last_xact_replay_timestamp().
@@ -139,6 +139,12 @@ pub enum Func {
     Catalog(CatalogFn),
     /// Assignment cast to a column type (length checks raise 22001).
     AssignCast(DataType),
+    /// A user cast WITHOUT FUNCTION: the value's binary form read as the
+    /// target type's.
+    BinaryCoerce {
+        from: DataType,
+        to: DataType,
+    },
     /// `ctid` text `(row,1)` from the hidden row-id column.
     CtidText,
     /// character(n) to text: trailing spaces are not significant.
@@ -225,6 +231,7 @@ impl Func {
         match self {
             Func::Library(f) => f.volatility == Volatility::Volatile,
             Func::AssignCast(_)
+            | Func::BinaryCoerce { .. }
             | Func::CtidText
             | Func::BpcharToText
             | Func::ArrayCtor { .. }
@@ -513,11 +520,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("current_schema", 0) => r(Func::CurrentSchema, none(), T::Name),
         ("pg_backend_pid", 0) => r(Func::BackendPid, none(), T::Int4),
         ("pg_current_wal_lsn" | "pg_current_wal_insert_lsn", 0) => {
-            r(Func::CurrentWalLsn, none(), T::Text)
+            r(Func::CurrentWalLsn, none(), T::PgLsn)
         }
         ("pg_is_in_recovery", 0) => r(Func::IsInRecovery, none(), T::Bool),
-        ("pg_last_wal_receive_lsn", 0) => r(Func::LastWalReceiveLsn, none(), T::Text),
-        ("pg_last_wal_replay_lsn", 0) => r(Func::LastWalReplayLsn, none(), T::Text),
+        ("pg_last_wal_receive_lsn", 0) => r(Func::LastWalReceiveLsn, none(), T::PgLsn),
+        ("pg_last_wal_replay_lsn", 0) => r(Func::LastWalReplayLsn, none(), T::PgLsn),
         ("pg_last_xact_replay_timestamp", 0) => {
             r(Func::LastXactReplayTimestamp, none(), T::TimestampTz(None))
         }

@@ -583,13 +583,14 @@ pub fn column_type(pg: &str) -> DataType {
         "bytea" => T::Bytea,
         "timestamptz" => T::TimestampTz(None),
         "regproc" => T::Reg(RegKind::Proc),
+        "pg_lsn" => T::PgLsn,
         "int2vector" => T::Int2Vector,
         "oidvector" => T::OidVector,
         "oid[]" => array(T::Oid),
         "smallint[]" => array(T::Int2),
         "text[]" | "aclitem[]" | "\"char\"[]" => array(T::Text),
         // "char", text, pg_node_tree (SQL text), anyarray
-        // (attmissingval, shown as text), pg_lsn (text 'X/Y').
+        // (attmissingval, shown as text).
         _ => T::Text,
     }
 }

@@ -70,6 +70,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CreateDomainStmt(_)
             | NodeEnum::AlterDomainStmt(_)
             | NodeEnum::DefineStmt(_)
+            | NodeEnum::CreateCastStmt(_)
     )
 }
 

@@ -897,3 +897,59 @@ fn composite_arrays_survive_crashes() {
     let third = Server::start_on(&dir);
     check_composites(&third);
 }
+
+fn check_casts(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select 'ok'::mood::int4, '2000-01-11'::date::int4, digit_name(2)"
+        ),
+        "2|10|digit 2"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select castsource::regtype, casttarget::regtype, castcontext, castmethod \
+             from pg_cast where oid >= 16384 order by castsource::regtype::text"
+        ),
+        "date|integer|e|b\ninteger|digit|i|i\nmood|integer|a|f"
+    );
+    assert!(err(server, "select 'ok'::mood::text::int4").contains("invalid input syntax"));
+    assert!(err(server, "select 'ok'::mood::bool").contains("cannot cast"));
+}
+
+#[test]
+fn casts_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create type mood as enum ('sad', 'ok', 'happy')",
+        "create function mood_rank(mood) returns int4 language sql immutable \
+         as $$ select case $1 when 'sad' then 1 when 'ok' then 2 else 3 end $$",
+        "create cast (mood as int4) with function mood_rank(mood) as assignment",
+        "create type digit as enum ('1', '2', '3')",
+        "create function digit_name(digit) returns text language sql \
+         as $$ select 'digit ' || $1::text $$",
+        "create cast (int4 as digit) with inout as implicit",
+        "create cast (date as int4) without function",
+        "create function text_len(text) returns int4 language sql as $$ select length($1) $$",
+        "create cast (text as int4) with function text_len(text)",
+        "drop cast (text as int4)",
+        "create function is_happy(mood) returns bool language sql as $$ select $1 = 'happy' $$",
+        "create cast (mood as bool) with function is_happy(mood)",
+        "drop function is_happy(mood) cascade",
+        "begin; create cast (mood as text) with inout; rollback",
+    ] {
+        ok(&server, sql);
+    }
+    check_casts(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_casts(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_casts(&third);
+}

@@ -294,6 +294,8 @@ regress!(
     instead_of_triggers,
     bytea_hash_fns,
     array_fns_more,
+    create_cast,
+    pg_lsn_type,
     string_agg_forms,
     composite_assign,
     plpgsql_record_values,

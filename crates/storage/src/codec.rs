@@ -37,6 +37,7 @@
 //!      a reader may not know yet (a checkpoint's rows are checked before
 //!      its composite types are installed), so its stored form keeps each
 //!      field's own tag instead
+//!  24  pg_lsn: 8 bytes LE
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -79,6 +80,7 @@
 //!  enum    10          the label's rank (nestor_types::enums), as text
 //!  geometric 11       type OID (u16 BE), a path's closed flag, then per
 //!                      coordinate 01 + its float key, then 00
+//!  pg_lsn  12          8 bytes big-endian
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -130,6 +132,7 @@ const T_ENUM: u8 = 20;
 const T_ENUM_ARRAY: u8 = 21;
 const T_GEO: u8 = 22;
 const T_RECORD_ARRAY: u8 = 23;
+const T_PG_LSN: u8 = 24;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -193,6 +196,7 @@ fn stored_len(v: &Value) -> usize {
         Value::Time(t) => varint_len(zigzag(*t)),
         Value::Enum(l) => varint_len(u64::from(*l)),
         Value::Uuid(_) => 16,
+        Value::PgLsn(_) => 8,
         Value::Interval(i) => {
             varint_len(zigzag(i.months as i64))
                 + varint_len(zigzag(i.days as i64))
@@ -264,6 +268,10 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         Value::Uuid(u) => {
             out.push(T_UUID);
             out.extend_from_slice(u);
+        }
+        Value::PgLsn(l) => {
+            out.push(T_PG_LSN);
+            out.extend_from_slice(&l.to_le_bytes());
         }
         Value::Jsonb(s) => with_len(T_JSONB, s.as_bytes(), out),
         Value::Interval(i) => {
@@ -455,7 +463,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
             &buf[start..*pos]
         }
         T_FLOAT4 => take(pos, 4)?,
-        T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ => take(pos, 8)?,
+        T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ | T_PG_LSN => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
         T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO
         | T_RECORD_ARRAY => {
@@ -516,6 +524,7 @@ impl Field<'_> {
             T_TIMESTAMP => Value::Timestamp(i64::from_le_bytes(fixed(p))),
             T_TIMESTAMPTZ => Value::TimestampTz(i64::from_le_bytes(fixed(p))),
             T_UUID => Value::Uuid(fixed(p)),
+            T_PG_LSN => Value::PgLsn(u64::from_le_bytes(fixed(p))),
             T_JSONB => Value::Jsonb(Arc::from(text_of(p))),
             T_INTERVAL => {
                 let mut pos = 0;
@@ -787,6 +796,7 @@ const K_RECORD: u8 = 14;
 const K_TIME: u8 = 15;
 const K_ENUM: u8 = 16;
 const K_GEO: u8 = 17;
+const K_PG_LSN: u8 = 18;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -872,6 +882,10 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
         Value::Uuid(u) => {
             out.push(K_UUID);
             out.extend_from_slice(u);
+        }
+        Value::PgLsn(l) => {
+            out.push(K_PG_LSN);
+            out.extend_from_slice(&l.to_be_bytes());
         }
         Value::Interval(i) => {
             out.push(K_INTERVAL);
@@ -1162,6 +1176,9 @@ mod tests {
             Value::Timestamp(1 << 50),
             Value::TimestampTz(0),
             Value::Uuid([7; 16]),
+            Value::PgLsn(1),
+            Value::PgLsn(u64::MAX),
+            Value::PgLsn(1 << 63),
             Value::Jsonb(Arc::from("{\"a\": 1}")),
             Value::Interval(Interval::new(1, 0, 0)),
             Value::Interval(Interval::new(0, 30, 0)),

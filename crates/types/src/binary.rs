@@ -40,6 +40,7 @@ impl Value {
                 t.to_be_bytes().to_vec()
             }
             Value::Uuid(u) => u.to_vec(),
+            Value::PgLsn(l) => l.to_be_bytes().to_vec(),
             Value::Geo(g) => g.to_binary(),
             Value::Jsonb(s) => {
                 let mut out = Vec::with_capacity(s.len() + 1);
@@ -234,6 +235,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             Value::Interval(m.map_or(iv, |m| m.adjust(iv)))
         }
         DataType::Uuid => Value::Uuid(fixed(buf)?),
+        DataType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(buf)?)),
         DataType::Geo(k) => crate::geometry::parse_binary(k, buf)?.value(),
         DataType::Json => {
             let s = utf8_text(buf)?;

@@ -153,6 +153,7 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         (Value::Bytea(_), DataType::Bytea)
         | (Value::Uuid(_), DataType::Uuid)
+        | (Value::PgLsn(_), DataType::PgLsn)
         | (Value::Jsonb(_), DataType::Jsonb)
         | (Value::Interval(_), DataType::Interval(_))
         | (Value::Time(_), DataType::Time(_)) => Ok(v.clone()),

@@ -66,6 +66,8 @@ pub enum DataType {
     /// second(2)`) when restricted.
     Interval(Option<IntervalMod>),
     Uuid,
+    /// `pg_lsn`: a WAL position (values are `Value::PgLsn`).
+    PgLsn,
     Jsonb,
     /// `json`: the input text kept as it was written (values are
     /// `Value::Text`, checked to be JSON).
@@ -274,7 +276,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 33] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 34] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -302,6 +304,7 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 33] = [
     (DataType::Time(None), 1183, "time without time zone[]"),
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
+    (DataType::PgLsn, 3221, "pg_lsn[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
     (DataType::Json, 199, "json[]"),
     (DataType::JsonPath, 4073, "jsonpath[]"),
@@ -404,6 +407,7 @@ impl DataType {
             Interval(_) => 1186,
             Numeric(_) => 1700,
             Uuid => 2950,
+            PgLsn => 3220,
             Jsonb => 3802,
             Json => 114,
             JsonPath => 4072,
@@ -449,6 +453,7 @@ impl DataType {
                 scale: (((t & 0x7ff) ^ 1024) as i32) - 1024,
             })),
             2950 => Uuid,
+            3220 => PgLsn,
             3802 => Jsonb,
             114 => Json,
             4072 => JsonPath,
@@ -473,7 +478,7 @@ impl DataType {
             Bool => 1,
             Int2 => 2,
             Int4 | Float4 | Date | Oid | Reg(_) | Enum(_) => 4,
-            Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) => 8,
+            Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) | PgLsn => 8,
             Interval(_) | Uuid => 16,
             Name => 64,
             Unknown => -2,
@@ -584,6 +589,7 @@ impl DataType {
             Time(_) => "time without time zone",
             Interval(_) => "interval",
             Uuid => "uuid",
+            PgLsn => "pg_lsn",
             Jsonb => "jsonb",
             Json => "json",
             JsonPath => "jsonpath",
@@ -653,6 +659,7 @@ impl DataType {
                 Err(DbError::unsupported("type time with time zone"))
             }
             "uuid" => no_mods(Uuid),
+            "pg_lsn" => no_mods(PgLsn),
             "jsonb" => no_mods(Jsonb),
             "oid" => no_mods(Oid),
             "name" => no_mods(Name),
@@ -839,6 +846,7 @@ mod tests {
             DataType::Time(None),
             DataType::Time(Some(2)),
             DataType::Uuid,
+            DataType::PgLsn,
             DataType::Jsonb,
             DataType::JsonPath,
             DataType::Oid,

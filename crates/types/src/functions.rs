@@ -280,6 +280,9 @@ fn other_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType, 
             Ok(T::Text)
         }
         ("gen_random_uuid", []) => Ok(T::Uuid),
+        ("pg_lsn", [t]) if t.is_integer() || matches!(t, T::Numeric(_) | T::Unknown) => {
+            Ok(T::PgLsn)
+        }
         ("coalesce" | "greatest" | "least", [_, ..]) => {
             common_supertype_all(args).ok_or_else(|| {
                 let list: Vec<&str> = args.iter().map(|t| t.name()).collect();
@@ -538,9 +541,20 @@ fn implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
     })
 }
 
+/// pg_lsn(numeric).
+fn pg_lsn_of(v: &Value) -> Result<Value, DbError> {
+    let n = match v {
+        Value::Numeric(n) => n.clone(),
+        Value::Text(s) => crate::Numeric::parse(s)?,
+        other => crate::Numeric::from_i64(other.as_i64().unwrap_or(0)),
+    };
+    Ok(Value::PgLsn(crate::pg_lsn::from_numeric(&n)?))
+}
+
 fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
     Some(match (name, n) {
         ("abs", 1) => strict!("abs", |a| ops::abs(&a[0])),
+        ("pg_lsn", 1) => strict!("pg_lsn", |a| pg_lsn_of(&a[0])),
         ("round", 1) => strict!("round", |a| math1("round", &a[0])),
         ("trunc", 1) => strict!("trunc", |a| math1("trunc", &a[0])),
         ("floor", 1) => strict!("floor", |a| math1("floor", &a[0])),

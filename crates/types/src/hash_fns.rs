@@ -168,6 +168,8 @@ pub fn hash_value_extended(v: &Value, ty: DataType, seed: u64) -> Option<u64> {
         Value::Text(s) => hash_bytes_extended(s.as_bytes(), seed),
         Value::Bytea(s) => hash_bytes_extended(s, seed),
         Value::Uuid(u) => hash_bytes_extended(u, seed),
+        // pg_lsn_hash is hashint8's.
+        Value::PgLsn(l) => hash_u32_extended(fold_i64(*l as i64), seed),
         _ => return None,
     })
 }

@@ -15,6 +15,7 @@
 //! * [`Value`] — one datum (`Null`, `Bool`, `Int2/4/8`, `Float4/8`,
 //!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
 //!   `TimestampTz`, `Time` ([`time`]: microseconds since midnight), `Uuid`,
+//!   `PgLsn` ([`pg_lsn`]),
 //!   `Jsonb`, `Interval(Interval)`, `Geo` — the geometric types of
 //!   [`geometry`]); `Ord`/`Eq`/
 //!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
@@ -65,6 +66,7 @@ pub(crate) mod bigint;
 pub mod binary;
 pub mod bytea_fns;
 pub mod cast;
+pub mod cast_catalog;
 pub mod composites;
 pub mod context;
 pub mod database_scope;
@@ -94,6 +96,7 @@ pub mod md5;
 pub mod moments;
 pub mod numeric;
 pub mod ops;
+pub mod pg_lsn;
 pub mod regex;
 pub mod set_fns;
 pub mod string_fns;

@@ -248,8 +248,35 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
             Some(T::Interval(None))
         }
         (Div, T::Interval(_), t) if t.is_numeric() => Some(T::Interval(None)),
+        // pg_lsn: the distance between two in bytes; a position moved by
+        // a number of bytes (integers convert to numeric implicitly).
+        (Sub, T::PgLsn, T::PgLsn) => Some(T::NUMERIC),
+        (Add | Sub, T::PgLsn, t) | (Add, t, T::PgLsn) if lsn_bytes_type(t) => Some(T::PgLsn),
         _ => None,
     }
+}
+
+/// Whether `t` is a byte count pg_lsn's `+` and `-` take (numeric).
+fn lsn_bytes_type(t: DataType) -> bool {
+    t.is_integer() || matches!(t, DataType::Numeric(_))
+}
+
+/// pg_lsn arithmetic (None: not a pg_lsn operation).
+fn lsn_arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Option<Value>, DbError> {
+    use crate::pg_lsn;
+    let bytes = |v: &Value| lsn_bytes_type(v.data_type()).then(|| to_numeric(v));
+    Ok(Some(match (op, a, b) {
+        (BinaryOp::Sub, Value::PgLsn(x), Value::PgLsn(y)) => Value::Numeric(pg_lsn::minus(*x, *y)),
+        (BinaryOp::Add | BinaryOp::Sub, Value::PgLsn(l), n) => match bytes(n) {
+            Some(n) => Value::PgLsn(pg_lsn::add(*l, &n, op == BinaryOp::Sub)?),
+            None => return Ok(None),
+        },
+        (BinaryOp::Add, n, Value::PgLsn(l)) => match bytes(n) {
+            Some(n) => Value::PgLsn(pg_lsn::add(*l, &n, false)?),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    }))
 }
 
 fn comparable(a: DataType, b: DataType) -> bool {
@@ -335,6 +362,9 @@ fn arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Value, DbE
             }
             _ => float_arith(op, to_f64(a), to_f64(b)).map(Value::Float8),
         };
+    }
+    if let Some(v) = lsn_arith(op, a, b)? {
+        return Ok(v);
     }
     datetime_arith(op, a, b, ctx)?.ok_or_else(|| no_operator(op.symbol(), ta, tb))
 }

@@ -46,6 +46,7 @@ impl Value {
                 datetime::format_timestamptz(*t, ctx.time_zone, ctx.date_style)
             }
             Value::Uuid(u) => format_uuid(u),
+            Value::PgLsn(l) => crate::pg_lsn::format(*l),
             Value::Interval(i) => match ctx.interval_style {
                 IntervalStyle::Postgres => datetime::format_interval(i),
                 style => crate::datestyle::format_interval_styled(i, style),
@@ -177,6 +178,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
+        DataType::PgLsn => Value::PgLsn(crate::pg_lsn::parse(input)?),
         DataType::Geo(k) => crate::geometry::parse(k, input)?.value(),
         DataType::Enum(oid) => crate::enums::parse(oid, input)?,
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),

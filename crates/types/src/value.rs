@@ -41,6 +41,9 @@ pub enum Value {
     /// Microseconds since 2000-01-01 00:00:00 UTC.
     TimestampTz(i64),
     Uuid([u8; 16]),
+    /// pg_lsn: a WAL position, printed `X/Y` (high and low 32 bits in
+    /// hex); see [`crate::pg_lsn`].
+    PgLsn(u64),
     /// jsonb, kept as normalized text (see [`crate::json`]).
     Jsonb(Arc<str>),
     /// interval: months, days, microseconds.
@@ -119,6 +122,7 @@ impl Value {
             Value::Timestamp(_) => DataType::Timestamp(None),
             Value::TimestampTz(_) => DataType::TimestampTz(None),
             Value::Uuid(_) => DataType::Uuid,
+            Value::PgLsn(_) => DataType::PgLsn,
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval(None),
             Value::Time(_) => DataType::Time(None),
@@ -154,6 +158,7 @@ impl Value {
             Value::Record(_) => 13,
             Value::Time(_) => 14,
             Value::Enum(_) => 15,
+            Value::PgLsn(_) => 17,
             Value::Geo(_) => 16,
             Value::Null => 255,
         }
@@ -217,6 +222,7 @@ impl Ord for Value {
             (Timestamp(a), Timestamp(b)) => a.cmp(b),
             (TimestampTz(a), TimestampTz(b)) => a.cmp(b),
             (Uuid(a), Uuid(b)) => a.cmp(b),
+            (PgLsn(a), PgLsn(b)) => a.cmp(b),
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
@@ -264,6 +270,7 @@ impl Hash for Value {
             Value::Date(d) => d.hash(state),
             Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => t.hash(state),
             Value::Uuid(u) => u.hash(state),
+            Value::PgLsn(l) => l.hash(state),
             Value::Interval(i) => i.hash(state),
             Value::Array(a) => a.hash(state),
             Value::Record(f) => f.hash(state),

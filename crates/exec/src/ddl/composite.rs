@@ -77,6 +77,11 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
             out.push(format!("function {}({})", f.name, list.join(", ")));
         }
     }
+    out.extend(
+        super::cast::of_type(ctx, oid)
+            .iter()
+            .map(|c| super::cast::describe(c)),
+    );
     out
 }
 

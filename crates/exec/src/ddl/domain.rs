@@ -591,6 +591,8 @@ enum Dependent {
     Domain(String),
     /// A function with an argument of it (its signature).
     Function(String),
+    /// A cast from or to it (CREATE CAST; never used, but kept).
+    Cast(Arc<nestor_catalog::cast::CastDef>),
 }
 
 impl Dependent {
@@ -599,6 +601,7 @@ impl Dependent {
             Dependent::Column(t, c) => format!("column {c} of table {t}"),
             Dependent::Domain(d) => format!("type {d}"),
             Dependent::Function(f) => format!("function {f}"),
+            Dependent::Cast(c) => super::cast::describe(c),
         }
     }
 }
@@ -638,6 +641,9 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
                 def.name.clone(),
             ));
         }
+    }
+    for c in super::cast::of_type(ctx, def.oid) {
+        out.push((Dependent::Cast(c), def.name.clone()));
     }
     out
 }
@@ -727,6 +733,9 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
         }
     }
     for (d, _) in &deps {
+        if let Dependent::Cast(c) = d {
+            super::cast::drop_all(ctx, vec![c.clone()])?;
+        }
         if let Dependent::Column(table, column) = d {
             let def = ctx
                 .catalog

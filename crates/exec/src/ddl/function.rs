@@ -151,8 +151,8 @@ pub fn drop_functions(
     Ok(CommandTag::Plain(tag))
 }
 
-/// A function that triggers execute cannot be dropped (2BP01) unless
-/// CASCADE drops the triggers too (with PostgreSQL's notice).
+/// A function that triggers execute or casts call cannot be dropped
+/// (2BP01) unless CASCADE drops them too (with PostgreSQL's notice).
 fn drop_dependent_triggers(
     ctx: &mut StatementCtx,
     f: &nestor_catalog::FunctionDef,
@@ -190,6 +190,8 @@ fn drop_dependent_triggers(
             lines.push(format!("trigger {} on view {}", g.name, v.name));
         }
     }
+    let casts = super::cast::of_function(ctx, f.oid.0);
+    lines.extend(casts.iter().map(|c| super::cast::describe(c)));
     if lines.is_empty() {
         return Ok(());
     }
@@ -207,6 +209,7 @@ fn drop_dependent_triggers(
         .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
     }
     super::foreign_key::cascade_notice(ctx, lines.into_iter().map(|l| (0, l)).collect());
+    super::cast::drop_all(ctx, casts)?;
     for t in users {
         let mut def = (*t).clone();
         def.triggers.retain(|g| g.function != f.oid);

@@ -11,6 +11,7 @@
 mod aggregate;
 mod alter;
 mod alter_type;
+mod cast;
 mod comment;
 mod composite;
 mod database;
@@ -37,6 +38,7 @@ mod view;
 
 pub use aggregate::create_aggregate;
 pub use alter::alter_table;
+pub use cast::create_cast;
 pub use comment::comment;
 pub use composite::create_composite;
 pub use database::{alter_database, create_database, drop_database};
@@ -182,6 +184,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),
+        pb::ObjectType::ObjectCast => return cast::drop_cast(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).

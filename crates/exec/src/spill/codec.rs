@@ -57,6 +57,7 @@ const T_ARRAY: u8 = 18;
 const T_RECORD: u8 = 19;
 const T_ENUM: u8 = 20;
 const T_GEO: u8 = 21;
+const T_PG_LSN: u8 = 22;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -213,6 +214,10 @@ impl RowCodec {
                 out.push(T_UUID);
                 out.extend_from_slice(u);
             }
+            Value::PgLsn(l) => {
+                out.push(T_PG_LSN);
+                out.extend_from_slice(&l.to_le_bytes());
+            }
             Value::Interval(i) => {
                 int(T_INTERVAL, i64::from(i.months), out);
                 put_varint(zigzag(i64::from(i.days)), out);
@@ -282,6 +287,9 @@ impl RowCodec {
             T_TIMESTAMP => Value::Timestamp(input.int()?),
             T_TIMESTAMPTZ => Value::TimestampTz(input.int()?),
             T_UUID => Value::Uuid(input.take(16)?.try_into().map_err(|_| damaged("uuid"))?),
+            T_PG_LSN => Value::PgLsn(u64::from_le_bytes(
+                input.take(8)?.try_into().map_err(|_| damaged("pg_lsn"))?,
+            )),
             T_GEO => {
                 let b = input.take(2)?;
                 let oid = u32::from(u16::from_le_bytes([b[0], b[1]]));
@@ -372,7 +380,8 @@ mod tests {
             14 => Value::Jsonb(Arc::from(format!("{{\"a\": {}}}", int(r)))),
             15 => Value::Interval(Interval::new(int(r) as i32, int(r) as i32, int(r))),
             16 => Value::Time(r.below(86_400_000_001) as i64),
-            17 => Value::Enum(r.next() as u32),
+            17 if r.below(2) == 0 => Value::Enum(r.next() as u32),
+            17 => Value::PgLsn(r.next()),
             18 => {
                 let n = r.below(4) as i32;
                 let elem = [

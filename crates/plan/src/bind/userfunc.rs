@@ -38,6 +38,7 @@ use nestor_catalog::{ArgMode, FuncArg, FunctionDef, Returns};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
+use nestor_types::cast::Coercion;
 use nestor_types::datatype::{DataType, Poly};
 
 use super::{node, polymorphic, AggCtx, Binder, Scope};
@@ -132,7 +133,7 @@ fn variadic_element(t: DataType) -> Option<DataType> {
 /// Whether a candidate takes the call's arguments, and how. A VARIADIC
 /// argument takes its elements one by one, or (`VARIADIC arr` in the
 /// call, `variadic`) the array itself, as PostgreSQL's candidates do.
-fn fit(def: &FunctionDef, given: &Given, variadic: bool) -> Option<Fit> {
+fn fit(b: &Binder, def: &FunctionDef, given: &Given, variadic: bool) -> Option<Fit> {
     let inputs: Vec<&FuncArg> = called_args(def).collect();
     let positional = given.iter().take_while(|g| g.0.is_none()).count();
     let variadic_last = inputs.last().is_some_and(|a| a.mode == ArgMode::Variadic);
@@ -167,7 +168,13 @@ fn fit(def: &FunctionDef, given: &Given, variadic: bool) -> Option<Fit> {
             // A polymorphic argument takes any type, consistently with
             // the others (checked below); it is never an exact match.
             DataType::Poly(_) => poly.push((declared, actual)),
-            _ => exact += usize::from(implicit(actual, declared)?),
+            _ => {
+                let user = || {
+                    b.user_cast_allows(actual, declared, Coercion::Implicit)
+                        .then_some(false)
+                };
+                exact += usize::from(implicit(actual, declared).or_else(user)?)
+            }
         }
         Some(())
     };
@@ -278,7 +285,7 @@ fn choose(
         .iter()
         .filter(|d| d.procedure == procedure && d.aggregate.is_none())
     {
-        if let Some(f) = fit(def, given, variadic) {
+        if let Some(f) = fit(b, def, given, variadic) {
             match best.first().map(|x| x.1.exact) {
                 Some(e) if f.exact < e => {}
                 Some(e) if f.exact == e => best.push((def.clone(), f)),

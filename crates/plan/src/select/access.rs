@@ -996,6 +996,7 @@ fn sorts_as_keys(t: DataType) -> bool {
                 | DataType::TimestampTz(_)
                 | DataType::Time(_)
                 | DataType::Uuid
+                | DataType::PgLsn
                 | DataType::Oid
         )
 }

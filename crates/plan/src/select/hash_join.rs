@@ -81,6 +81,7 @@ enum HashClass {
     Interval,
     Time,
     Uuid,
+    PgLsn,
 }
 
 fn hash_class(t: DataType) -> Option<HashClass> {
@@ -102,6 +103,7 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::Interval(_) => HashClass::Interval,
         DataType::Time(_) => HashClass::Time,
         DataType::Uuid => HashClass::Uuid,
+        DataType::PgLsn => HashClass::PgLsn,
         _ => return None,
     })
 }
