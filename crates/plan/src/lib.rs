@@ -29,6 +29,7 @@ pub mod bind;
 pub mod functions;
 pub mod information_schema;
 pub mod ir;
+pub mod merge;
 pub mod modify;
 pub mod perm;
 pub mod pg_catalog;

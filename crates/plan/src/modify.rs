@@ -89,12 +89,12 @@ pub struct ModifyPlan {
 }
 
 /// What a DML statement names: a table, or a view it writes through.
-enum WriteTarget {
+pub(crate) enum WriteTarget {
     Table(Arc<TableDef>),
     View(Arc<nestor_catalog::ViewDef>),
 }
 
-fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
+pub(crate) fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
     let name = relname(rv)?;
     if let Some(t) = b.catalog.table(&name) {
         b.need_schema(t.namespace, rv.location);
@@ -120,7 +120,7 @@ fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbE
     ))
 }
 
-fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
+pub(crate) fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
     t.column_index(name).ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedColumn,
@@ -133,7 +133,7 @@ fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
 }
 
 /// The defaults of the live columns an INSERT does not name.
-fn insert_defaults(
+pub(crate) fn insert_defaults(
     b: &Binder,
     table: &TableDef,
     targets: &[usize],
@@ -153,7 +153,7 @@ fn insert_defaults(
 /// named `relation` (found by `lookup`) and their locations in the text
 /// (for "more target columns than expressions"); both empty for the
 /// implicit list. Unknown and repeated columns are PostgreSQL's errors.
-fn insert_target_list(
+pub(crate) fn insert_target_list(
     b: &Binder,
     ins: &pb::InsertStmt,
     relation: &str,
@@ -195,7 +195,7 @@ fn insert_target_list(
 
 /// The subscripts of INSERT's target columns (`INSERT INTO t (a[1],
 /// a[3])`), one entry per target; empty when none has any.
-fn insert_subscripts(
+pub(crate) fn insert_subscripts(
     b: &mut Binder,
     ins: &pb::InsertStmt,
     table: &TableDef,
@@ -661,7 +661,7 @@ fn assign_err(mut e: DbError, table: &TableDef, col: usize) -> DbError {
     e
 }
 
-fn plan_insert_values(
+pub(crate) fn plan_insert_values(
     b: &mut Binder,
     table: &TableDef,
     targets: &mut Vec<usize>,
@@ -872,7 +872,7 @@ fn conflict_arbiters(
     Ok(arbiters)
 }
 
-fn bind_sets(
+pub(crate) fn bind_sets(
     b: &mut Binder,
     table: &TableDef,
     list: &[Node],
@@ -986,7 +986,7 @@ fn default_into_element() -> DbError {
 
 /// Whether an UPDATE's new value reads the target row's columns (below
 /// `width`); a subscripted assignment's own column is not a read.
-fn reads_row(e: &Expr, width: usize) -> bool {
+pub(crate) fn reads_row(e: &Expr, width: usize) -> bool {
     match e {
         Expr::Func(
             crate::functions::Func::ArrayAssign { .. } | crate::functions::Func::JsonbAssign { .. },

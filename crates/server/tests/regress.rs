@@ -292,6 +292,7 @@ regress!(
     with_search_cycle,
     with_recursive_checks,
     bytea_hash_fns,
+    merge_stmt,
     array_fns_more,
     string_agg_forms,
 );

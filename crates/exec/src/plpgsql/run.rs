@@ -1921,6 +1921,7 @@ fn writes(p: &Prepared) -> Option<&'static str> {
         PlannedStmt::Insert(_) => Some("INSERT"),
         PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
         PlannedStmt::Modify(_) => Some("UPDATE"),
+        PlannedStmt::Merge(_) => Some("MERGE"),
         // PostgreSQL names the main statement ("SELECT is not allowed in
         // a non-volatile function").
         w @ PlannedStmt::With { .. } => w.command(),
@@ -1936,10 +1937,13 @@ fn modifies(p: &Prepared) -> bool {
         PlannedStmt::With { main, .. } => {
             matches!(
                 main.as_ref(),
-                PlannedStmt::Insert(_) | PlannedStmt::Modify(_)
+                PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Merge(_)
             )
         }
-        other => matches!(other, PlannedStmt::Insert(_) | PlannedStmt::Modify(_)),
+        other => matches!(
+            other,
+            PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Merge(_)
+        ),
     }
 }
 
