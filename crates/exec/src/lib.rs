@@ -33,6 +33,7 @@ mod ddl;
 pub mod executor;
 mod foreign_keys;
 pub mod functions;
+mod merge;
 mod modify;
 pub mod notify;
 pub mod pg_catalog;

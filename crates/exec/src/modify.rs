@@ -224,7 +224,7 @@ fn emit_returning(
 }
 
 /// Build a full table row from source values, filling defaults.
-fn build_row(
+pub(crate) fn build_row(
     table: &TableDef,
     targets: &[usize],
     defaults: &[(usize, Expr)],
@@ -256,7 +256,7 @@ fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
 /// never sees its own changes, e.g. INSERT INTO t SELECT FROM t).
 /// PostgreSQL streams them, so they are not bounded by
 /// nestor.query_memory_max, only checked against the memory budget.
-fn collect(plan: &nestor_plan::ir::Plan, ev: &mut Ev) -> Result<Vec<Row>, DbError> {
+pub(crate) fn collect(plan: &nestor_plan::ir::Plan, ev: &mut Ev) -> Result<Vec<Row>, DbError> {
     let mut rows = Vec::new();
     let mut growth = nestor_common::memory::Growth::new("buffer of rows to write");
     crate::executor::run(plan, ev, &[], &mut |_, r| {
@@ -321,7 +321,7 @@ pub(crate) fn exec_insert(
 
 /// A row written into a partition must meet its partition constraint
 /// (23514). Nothing to do (no check) for any other table.
-fn check_partition(
+pub(crate) fn check_partition(
     table: &TableDef,
     check: Option<&PartCheck>,
     row: &[Value],
@@ -339,7 +339,7 @@ fn check_partition(
 
 /// Whether `row` meets partition constraint `c` (key expressions
 /// evaluated over the row).
-fn part_holds(c: &PartCheck, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
+pub(crate) fn part_holds(c: &PartCheck, row: &[Value], ev: &mut Ev) -> Result<bool, DbError> {
     c.holds(row, &mut |e, r| e.eval(r, ev))
 }
 
@@ -525,7 +525,7 @@ fn failing_row_as_routed(mut e: DbError, root: &TableDef, row: &[Value], ev: &Ev
 }
 
 /// Write a new row into `table`'s storage and count it for pg_stat.
-fn store_row(table: &TableDef, row: &Row, ev: &mut Ev) -> Result<RowId, DbError> {
+pub(crate) fn store_row(table: &TableDef, row: &Row, ev: &mut Ev) -> Result<RowId, DbError> {
     let rid = table
         .storage
         .insert(ev.ctx.txn, row, &ev.ctx.wait)
@@ -875,32 +875,46 @@ fn modify_rows(
 ) -> Result<u64, DbError> {
     let rows = collect(&p.input, ev)?;
     let mut count = 0;
-    let mut fk = FkWork {
-        refs: ev.ctx.catalog.referencing(p.table.oid),
-        child_rows: Vec::new(),
-        child: !p.delete && !p.table.foreign_keys.is_empty(),
-        no_action: Vec::new(),
-    };
+    let mut fk = FkWork::new(&p.table, !p.delete, ev);
     for row in rows {
         if modify_one(p, row, ev, sink, trig.as_deref_mut(), &mut fk)? {
             count += 1;
         }
     }
-    crate::foreign_keys::check_no_action(&p.table, std::mem::take(&mut fk.no_action), ev)?;
-    for (rid, new, old) in std::mem::take(&mut fk.child_rows) {
-        crate::foreign_keys::check_child(&p.table, &new, Some(&old), Some(rid), ev)?;
-    }
+    fk.finish(&p.table, ev)?;
     Ok(count)
 }
 
 /// The foreign-key work of an UPDATE or DELETE: the constraints that
 /// reference the table (applied per row), and the updated rows of a
 /// referencing table (new, old), checked when all are written.
-struct FkWork {
+pub(crate) struct FkWork {
     refs: Vec<(Arc<TableDef>, nestor_catalog::ForeignKey)>,
     child_rows: Vec<(RowId, Row, Row)>,
     child: bool,
     no_action: Vec<crate::foreign_keys::NoActionCheck>,
+}
+
+impl FkWork {
+    /// The work of a statement on `table` that updates rows (`update`)
+    /// or only deletes them.
+    pub(crate) fn new(table: &TableDef, update: bool, ev: &Ev) -> FkWork {
+        FkWork {
+            refs: ev.ctx.catalog.referencing(table.oid),
+            child_rows: Vec::new(),
+            child: update && !table.foreign_keys.is_empty(),
+            no_action: Vec::new(),
+        }
+    }
+
+    /// The checks left once the statement's rows are all written.
+    pub(crate) fn finish(&mut self, table: &TableDef, ev: &mut Ev) -> Result<(), DbError> {
+        crate::foreign_keys::check_no_action(table, std::mem::take(&mut self.no_action), ev)?;
+        for (rid, new, old) in std::mem::take(&mut self.child_rows) {
+            crate::foreign_keys::check_child(table, &new, Some(&old), Some(rid), ev)?;
+        }
+        Ok(())
+    }
 }
 
 fn new_values(p: &ModifyPlan, row: &[Value], ev: &mut Ev) -> Result<Row, DbError> {
@@ -917,16 +931,69 @@ fn modify_one(
     mut row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
-    mut trig: Option<&mut Firing>,
+    trig: Option<&mut Firing>,
     fk: &mut FkWork,
 ) -> Result<bool, DbError> {
+    let r = write_row(
+        p,
+        &mut row,
+        ev,
+        sink,
+        trig,
+        fk,
+        Recheck::Snapshot,
+        Epq::Where,
+    )?;
+    Ok(r == Written::Yes)
+}
+
+/// What a row's concurrent change makes [`write_row`] do.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Epq {
+    /// UPDATE and DELETE: re-check the WHERE clause on the newest version
+    /// and write it if it still holds; skip a row gone or already changed
+    /// by this command.
+    Where,
+    /// MERGE: return each of those cases (`Written::Changed` with the
+    /// newest version in the row), the caller deciding again.
+    Return,
+}
+
+/// What [`write_row`] did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Written {
+    Yes,
+    /// Not written: the WHERE clause's re-check, a BEFORE trigger, a lock
+    /// skipped.
+    Skipped,
+    /// `Epq::Return`: the row changed (its newest version is in the row).
+    Changed,
+    /// `Epq::Return`: the row is gone.
+    Gone,
+    /// `Epq::Return`: this command already changed the row.
+    SelfModified,
+}
+
+/// UPDATE or DELETE one row of `p.table` (its columns at `p.offset` in
+/// `row`), firing its row triggers and doing its foreign-key work.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_row(
+    p: &ModifyPlan,
+    row: &mut Row,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+    mut trig: Option<&mut Firing>,
+    fk: &mut FkWork,
+    mut recheck: Recheck,
+    epq: Epq,
+) -> Result<Written, DbError> {
     let t = &p.table;
     let n = t.columns.len();
     let rid = match &row[p.offset + n + SYS_ROWID] {
         Value::Int8(r) => RowId(*r as u64),
-        _ => return Ok(false),
+        _ => return Ok(Written::Skipped),
     };
-    let mut recheck = Recheck::Snapshot;
+    let ret = epq == Epq::Return;
     loop {
         let snap = ev.ctx.snapshot;
         // BEFORE ROW triggers fire on the row's newest version, locked
@@ -952,14 +1019,18 @@ fn modify_one(
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?;
             match locked {
                 LockResult::Locked => {}
-                LockResult::Gone | LockResult::Skipped => return Ok(false),
+                LockResult::Gone if ret => return Ok(Written::Gone),
+                LockResult::Gone | LockResult::Skipped => return Ok(Written::Skipped),
                 LockResult::Changed(newest) => {
                     for (i, v) in newest.iter().take(n).enumerate() {
                         row[p.offset + i] = v.clone();
                     }
+                    if ret {
+                        return Ok(Written::Changed);
+                    }
                     if let Some(w) = &p.recheck {
-                        if !w.test(&row, ev)? {
-                            return Ok(false);
+                        if !w.test(row, ev)? {
+                            return Ok(Written::Skipped);
                         }
                     }
                     recheck = Recheck::Latest;
@@ -970,10 +1041,10 @@ fn modify_one(
             let proposed = if p.delete {
                 None
             } else {
-                Some(f.live(&new_values(p, &row, ev)?))
+                Some(f.live(&new_values(p, row, ev)?))
             };
             match f.before_row(Some(&old), proposed, ev)? {
-                None => return Ok(false),
+                None => return Ok(Written::Skipped),
                 Some(r) if !p.delete => triggered = Some(f.full(r)),
                 Some(_) => {}
             }
@@ -992,7 +1063,7 @@ fn modify_one(
         } else {
             let new = match triggered.take() {
                 Some(r) => r,
-                None => new_values(p, &row, ev)?,
+                None => new_values(p, row, ev)?,
             };
             check_row(t, &p.checks, &new, ev)?;
             if let Some(f) = trig.as_deref() {
@@ -1057,24 +1128,29 @@ fn modify_one(
                 if !p.view_checks.is_empty() {
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
-                emit_returning(&p.returning, &row, ev, sink)?;
+                emit_returning(&p.returning, row, ev, sink)?;
                 if let Some(f) = trig.as_deref_mut() {
                     f.after_row(old_live, new_live, ev)?;
                 }
-                return Ok(true);
+                return Ok(Written::Yes);
             }
             // A trigger or function the statement ran changed the row.
             WriteResult::ModifiedLater => {
                 return Err(modified_later(if p.delete { "deleted" } else { "updated" }))
             }
-            WriteResult::Gone | WriteResult::SelfModified => return Ok(false),
+            WriteResult::Gone if ret => return Ok(Written::Gone),
+            WriteResult::SelfModified if ret => return Ok(Written::SelfModified),
+            WriteResult::Gone | WriteResult::SelfModified => return Ok(Written::Skipped),
             WriteResult::Changed(newest) => {
                 for (i, v) in newest.iter().take(n).enumerate() {
                     row[p.offset + i] = v.clone();
                 }
+                if ret {
+                    return Ok(Written::Changed);
+                }
                 if let Some(w) = &p.recheck {
-                    if !w.test(&row, ev)? {
-                        return Ok(false);
+                    if !w.test(row, ev)? {
+                        return Ok(Written::Skipped);
                     }
                 }
                 recheck = Recheck::Latest;

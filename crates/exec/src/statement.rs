@@ -458,6 +458,11 @@ fn execute_planned(
             let n = crate::modify::exec_instead(p, ev, sink)?;
             Ok(CommandTag::Rows(cmd, n))
         }
+        PlannedStmt::Merge(p) => {
+            read_only_check(ev, "MERGE")?;
+            let n = crate::merge::exec_merge(p, ev, sink)?;
+            Ok(CommandTag::Rows(RowsCommand::Merge, n))
+        }
         PlannedStmt::Explain {
             inner,
             analyze,

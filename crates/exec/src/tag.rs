@@ -10,6 +10,7 @@ pub enum RowsCommand {
     Insert,
     Update,
     Delete,
+    Merge,
     Copy,
     /// FETCH and MOVE on a cursor.
     Fetch,
@@ -52,6 +53,7 @@ impl RowsCommand {
             RowsCommand::Insert => "INSERT 0 ",
             RowsCommand::Update => "UPDATE ",
             RowsCommand::Delete => "DELETE ",
+            RowsCommand::Merge => "MERGE ",
             RowsCommand::Copy => "COPY ",
             RowsCommand::Fetch => "FETCH ",
             RowsCommand::Move => "MOVE ",

@@ -87,7 +87,9 @@ struct Armed<'t> {
     when: Option<Expr>,
 }
 
-type Queued = (Vec<usize>, Option<Vec<Value>>, Option<Vec<Value>>);
+/// An AFTER ROW event: the triggers (indexes into `triggers`) and (OLD,
+/// NEW).
+pub(crate) type Queued = (Vec<usize>, Option<Vec<Value>>, Option<Vec<Value>>);
 
 /// The triggers one statement fires.
 pub(crate) struct Firing<'t> {
@@ -261,6 +263,25 @@ impl<'t> Firing<'t> {
             for i in which {
                 self.fire(&self.triggers[i], "ROW", old.clone(), new.clone(), ev)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The AFTER ROW events queued so far, taken out: a MERGE keeps its
+    /// events of all kinds in one queue, in row order, as PostgreSQL's
+    /// after-trigger queue does.
+    pub(crate) fn take_queued(&mut self) -> Vec<Queued> {
+        std::mem::take(&mut self.queued)
+    }
+
+    /// Fire one AFTER ROW event taken out with [`Firing::take_queued`].
+    pub(crate) fn fire_queued(
+        &self,
+        (which, old, new): Queued,
+        ev: &mut Ev,
+    ) -> Result<(), DbError> {
+        for i in which {
+            self.fire(&self.triggers[i], "ROW", old.clone(), new.clone(), ev)?;
         }
         Ok(())
     }

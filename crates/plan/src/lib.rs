@@ -30,6 +30,7 @@ pub mod functions;
 pub mod information_schema;
 pub mod instead;
 pub mod ir;
+pub mod merge;
 pub mod modify;
 pub mod perm;
 pub mod pg_catalog;

@@ -89,12 +89,12 @@ pub struct ModifyPlan {
 }
 
 /// What a DML statement names: a table, or a view it writes through.
-enum WriteTarget {
+pub(crate) enum WriteTarget {
     Table(Arc<TableDef>),
     View(Arc<nestor_catalog::ViewDef>),
 }
 
-fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
+pub(crate) fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
     let name = relname(rv)?;
     if let Some(t) = b.catalog.table(&name) {
         b.need_schema(t.namespace, rv.location);
@@ -169,7 +169,7 @@ impl WriteCols for ViewCols<'_> {
     }
 }
 
-fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
+pub(crate) fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
     t.column_index(name).ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedColumn,
@@ -182,7 +182,7 @@ fn column_of(t: &TableDef, name: &str) -> Result<usize, DbError> {
 }
 
 /// The defaults of the live columns an INSERT does not name.
-fn insert_defaults(
+pub(crate) fn insert_defaults(
     b: &Binder,
     table: &TableDef,
     targets: &[usize],
@@ -244,7 +244,7 @@ pub(crate) fn insert_target_list(
 
 /// The subscripts of INSERT's target columns (`INSERT INTO t (a[1],
 /// a[3])`), one entry per target; empty when none has any.
-fn insert_subscripts(
+pub(crate) fn insert_subscripts(
     b: &mut Binder,
     ins: &pb::InsertStmt,
     table: &dyn WriteCols,
@@ -722,7 +722,7 @@ fn assign_err(mut e: DbError, table: &dyn WriteCols, col: usize) -> DbError {
     e
 }
 
-fn plan_insert_values(
+pub(crate) fn plan_insert_values(
     b: &mut Binder,
     table: &dyn WriteCols,
     targets: &mut Vec<usize>,
@@ -1033,7 +1033,7 @@ fn default_into_part(target: &AssignTarget) -> DbError {
 
 /// Whether an UPDATE's new value reads the target row's columns (below
 /// `width`); a subscripted assignment's own column is not a read.
-fn reads_row(e: &Expr, width: usize) -> bool {
+pub(crate) fn reads_row(e: &Expr, width: usize) -> bool {
     match e {
         Expr::Func(
             crate::functions::Func::ArrayAssign { .. }

@@ -30,6 +30,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::InsertStmt(_)
             | NodeEnum::UpdateStmt(_)
             | NodeEnum::DeleteStmt(_)
+            | NodeEnum::MergeStmt(_)
             | NodeEnum::ExplainStmt(_)
             | NodeEnum::CreateStmt(_)
             | NodeEnum::DropStmt(_)
@@ -82,6 +83,7 @@ pub enum PlannedStmt {
     Modify(ModifyPlan),
     /// INSERT, UPDATE or DELETE on a view its INSTEAD OF triggers do.
     Instead(crate::instead::InsteadPlan),
+    Merge(crate::merge::MergePlan),
     Explain {
         inner: Box<PlannedStmt>,
         analyze: bool,
@@ -133,6 +135,7 @@ impl PlannedStmt {
             PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
             PlannedStmt::Modify(_) => Some("UPDATE"),
             PlannedStmt::Instead(p) => Some(p.kind.command()),
+            PlannedStmt::Merge(_) => Some("MERGE"),
             PlannedStmt::With { main, .. } => main.command(),
             PlannedStmt::Rewritten { command, .. } => Some(command),
             _ => None,
@@ -399,6 +402,7 @@ fn plan_node(b: &mut Binder, n: &NodeEnum) -> Result<NodePlan, DbError> {
             let cols = p.returning.as_ref().map(|r| r.cols.clone());
             Ok((PlannedStmt::Modify(p), cols))
         }
+        NodeEnum::MergeStmt(m) => Ok((PlannedStmt::Merge(crate::merge::plan_merge(b, m)?), None)),
         NodeEnum::ExplainStmt(e) => plan_explain(b, e),
         NodeEnum::CallStmt(cs) => {
             // A procedure with OUT arguments returns a row.
@@ -532,6 +536,15 @@ pub fn explain(stmt: &PlannedStmt, out: &mut Vec<String>) {
         PlannedStmt::Insert(p) => explain_insert(p, out),
         PlannedStmt::Modify(p) => explain_modify(p, out),
         PlannedStmt::Instead(p) => explain_instead(p, out),
+        PlannedStmt::Merge(p) => {
+            out.push(format!("Merge on {}", p.table.name));
+            let mut sub = Vec::new();
+            p.input.explain(&mut sub);
+            for (i, l) in sub.into_iter().enumerate() {
+                let pad = if i == 0 { "  ->  " } else { "      " };
+                out.push(format!("{pad}{l}"));
+            }
+        }
         PlannedStmt::Explain { inner, .. } => explain(inner, out),
         PlannedStmt::With { writes, main } => {
             // As PostgreSQL: the main plan's top line, then each item

@@ -107,6 +107,7 @@ pub(crate) fn top_with(n: &NodeEnum) -> Option<&pb::WithClause> {
         NodeEnum::InsertStmt(s) => s.with_clause.as_ref(),
         NodeEnum::UpdateStmt(s) => s.with_clause.as_ref(),
         NodeEnum::DeleteStmt(s) => s.with_clause.as_ref(),
+        NodeEnum::MergeStmt(s) => s.with_clause.as_ref(),
         _ => None,
     }
 }
@@ -120,6 +121,7 @@ pub(crate) fn without_with(n: &NodeEnum) -> NodeEnum {
         NodeEnum::InsertStmt(s) => s.with_clause = None,
         NodeEnum::UpdateStmt(s) => s.with_clause = None,
         NodeEnum::DeleteStmt(s) => s.with_clause = None,
+        NodeEnum::MergeStmt(s) => s.with_clause = None,
         _ => {}
     }
     n
@@ -138,6 +140,7 @@ pub(crate) fn plan_with_clause(
         let NodeEnum::CommonTableExpr(cte) = node(c)? else {
             return Err(DbError::internal("WITH item is not a CTE"));
         };
+        select::reject_merge_cte(b, cte)?;
         items.push(cte.as_ref());
     }
     if w.recursive {

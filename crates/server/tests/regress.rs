@@ -293,6 +293,7 @@ regress!(
     with_recursive_checks,
     instead_of_triggers,
     bytea_hash_fns,
+    merge_stmt,
     array_fns_more,
     create_cast,
     pg_lsn_type,

@@ -1945,6 +1945,7 @@ fn writes(p: &Prepared) -> Option<&'static str> {
         PlannedStmt::Modify(m) if m.delete => Some("DELETE"),
         PlannedStmt::Modify(_) => Some("UPDATE"),
         PlannedStmt::Instead(p) => Some(p.kind.command()),
+        PlannedStmt::Merge(_) => Some("MERGE"),
         // PostgreSQL names the main statement ("SELECT is not allowed in
         // a non-volatile function").
         w @ PlannedStmt::With { .. } => w.command(),
@@ -1960,12 +1961,18 @@ fn modifies(p: &Prepared) -> bool {
         PlannedStmt::With { main, .. } => {
             matches!(
                 main.as_ref(),
-                PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Instead(_)
+                PlannedStmt::Insert(_)
+                    | PlannedStmt::Modify(_)
+                    | PlannedStmt::Instead(_)
+                    | PlannedStmt::Merge(_)
             )
         }
         other => matches!(
             other,
-            PlannedStmt::Insert(_) | PlannedStmt::Modify(_) | PlannedStmt::Instead(_)
+            PlannedStmt::Insert(_)
+                | PlannedStmt::Modify(_)
+                | PlannedStmt::Instead(_)
+                | PlannedStmt::Merge(_)
         ),
     }
 }

@@ -141,6 +141,7 @@ pub(crate) fn plan_cte(
     recursive: bool,
     cte: &pb::CommonTableExpr,
 ) -> Result<(), DbError> {
+    reject_merge_cte(b, cte)?;
     let NodeEnum::SelectStmt(sel) = node(req(&cte.ctequery)?)? else {
         return Err(err_at(
             DbError::new(
@@ -1492,4 +1493,19 @@ fn column_ref_location(nodes: &[Node], name: &str) -> i32 {
         .filter(|l| !in_aggs.contains(l))
         .min()
         .unwrap_or(-1)
+}
+
+/// A WITH item may not be a MERGE (PostgreSQL 15's 0A000, at the item).
+pub(crate) fn reject_merge_cte(b: &Binder, cte: &pb::CommonTableExpr) -> Result<(), DbError> {
+    if let Some(NodeEnum::MergeStmt(_)) = cte.ctequery.as_deref().and_then(|q| q.node.as_ref()) {
+        return Err(err_at(
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "MERGE not supported in WITH query",
+            ),
+            b.text,
+            cte.location,
+        ));
+    }
+    Ok(())
 }

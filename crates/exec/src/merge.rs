@@ -1,0 +1,329 @@
+//! Execution of MERGE (planned by `nestor_plan::merge`).
+//!
+//! The join of target and source is read whole first (as UPDATE reads its
+//! rows), then each of its rows is driven through the WHEN clauses: a row
+//! with a target row id takes the first WHEN MATCHED clause whose
+//! condition holds, one without takes the first WHEN NOT MATCHED clause's.
+//! The writes are UPDATE's, DELETE's and INSERT's own
+//! (`crate::modify::write_row`, `store_row`): the same row locks, checks,
+//! foreign-key work, statistics and row triggers, so a MERGE write is an
+//! ordinary write (and ordinary WAL). Statement triggers fire for each
+//! kind of action the statement has, BEFORE as INSERT, UPDATE, DELETE and
+//! AFTER as DELETE, UPDATE, INSERT (PostgreSQL's order); AFTER ROW events
+//! of all three kinds fire in row order.
+//!
+//! A target row this command already updated or deleted (matched by a
+//! second source row) is PostgreSQL's 21000. Under READ COMMITTED a target
+//! row a concurrent transaction changed comes back with its newest
+//! version (`Written::Changed`): as PostgreSQL 15's EvalPlanQual for MERGE,
+//! the ON condition is evaluated again on it (with the source row as it
+//! was read) and, if it still holds, the WHEN MATCHED clauses are tried
+//! again from the first; a row that no longer matches, or was deleted
+//! meanwhile, goes to the WHEN NOT MATCHED clauses. What differs from
+//! PostgreSQL: its EvalPlanQual re-runs the source side too (re-fetching
+//! rows of source tables under row locks), where the source row here
+//! keeps the values read at the statement's snapshot, as Nestor's
+//! UPDATE ... FROM does. REPEATABLE READ gets 40001 from storage.
+
+use nestor_common::{DbError, RowId, SqlState};
+use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
+use nestor_plan::merge::{MergeAction, MergeKind, MergePlan};
+use nestor_plan::modify::{InsertPlan, ModifyPlan};
+use nestor_storage::Recheck;
+use nestor_types::Value;
+
+use crate::context::{Ev, RowSink};
+use crate::executor::eval::Eval;
+use crate::executor::Row;
+use crate::modify::{self, Epq, FkWork, Written};
+use crate::triggers::{Event, Firing, Queued};
+
+/// PostgreSQL's error for a target row two source rows match.
+fn affect_row_twice() -> DbError {
+    DbError::new(
+        SqlState::CardinalityViolation,
+        "MERGE command cannot affect row a second time",
+    )
+    .with_hint("Ensure that not more than one source row matches any one target row.")
+}
+
+/// Each action as the statement it runs: UPDATE and DELETE as a
+/// `ModifyPlan` over the join's row, INSERT as an `InsertPlan`.
+enum Prepared {
+    Modify(Box<ModifyPlan>),
+    Insert(Box<InsertPlan>),
+    Nothing,
+}
+
+fn prepare(p: &MergePlan, a: &MergeAction) -> Prepared {
+    let modify = |sets: Vec<_>, delete: bool| {
+        Prepared::Modify(Box::new(ModifyPlan {
+            table: p.table.clone(),
+            offset: 0,
+            input: nestor_plan::ir::Plan::Single,
+            recheck: None,
+            sets,
+            checks: if delete { Vec::new() } else { p.checks.clone() },
+            returning: None,
+            delete,
+            view_checks: Vec::new(),
+            children: Vec::new(),
+            part_check: p.part_check.clone(),
+            reroute: None,
+        }))
+    };
+    match &a.kind {
+        MergeKind::Update(sets) => modify(sets.clone(), false),
+        MergeKind::Delete => modify(Vec::new(), true),
+        MergeKind::Insert {
+            targets, defaults, ..
+        } => Prepared::Insert(Box::new(InsertPlan {
+            table: p.table.clone(),
+            source: nestor_plan::ir::Plan::Single,
+            targets: targets.clone(),
+            defaults: defaults.clone(),
+            checks: p.checks.clone(),
+            conflict: None,
+            returning: None,
+            view_checks: Vec::new(),
+            route: None,
+            part_check: p.part_check.clone(),
+        })),
+        MergeKind::Nothing => Prepared::Nothing,
+    }
+}
+
+/// The triggers of the statement, one firing per kind of action it has.
+struct Triggers<'t> {
+    insert: Option<Firing<'t>>,
+    update: Option<Firing<'t>>,
+    delete: Option<Firing<'t>>,
+    /// AFTER ROW events in row order: (0 insert, 1 update, 2 delete).
+    queued: Vec<(u8, Queued)>,
+}
+
+impl<'t> Triggers<'t> {
+    fn firing(&mut self, which: u8) -> Option<&mut Firing<'t>> {
+        match which {
+            0 => self.insert.as_mut(),
+            1 => self.update.as_mut(),
+            _ => self.delete.as_mut(),
+        }
+    }
+
+    /// Move the events the last row queued to the statement's queue.
+    fn collect(&mut self, which: u8) {
+        if let Some(f) = self.firing(which) {
+            let q = f.take_queued();
+            self.queued.extend(q.into_iter().map(|e| (which, e)));
+        }
+    }
+}
+
+pub(crate) fn exec_merge(
+    p: &MergePlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
+    let t = &p.table;
+    let has_insert = p.has(|k| matches!(k, MergeKind::Insert { .. }));
+    let has_update = p.has(|k| matches!(k, MergeKind::Update(_)));
+    let has_delete = p.has(|k| matches!(k, MergeKind::Delete));
+    let trig = Triggers {
+        insert: if has_insert {
+            Firing::new(t, Event::Insert, &[], ev)?
+        } else {
+            None
+        },
+        update: if has_update {
+            Firing::new(t, Event::Update, &p.set_columns(), ev)?
+        } else {
+            None
+        },
+        delete: if has_delete {
+            Firing::new(t, Event::Delete, &[], ev)?
+        } else {
+            None
+        },
+        queued: Vec::new(),
+    };
+    for f in [&trig.insert, &trig.update, &trig.delete]
+        .into_iter()
+        .flatten()
+    {
+        f.before_statement(ev)?;
+    }
+    let matched: Vec<Prepared> = p.matched.iter().map(|a| prepare(p, a)).collect();
+    let not_matched: Vec<Prepared> = p.not_matched.iter().map(|a| prepare(p, a)).collect();
+    let rows = modify::collect(&p.input, ev)?;
+    let mut run = Run {
+        p,
+        matched,
+        not_matched,
+        fk: FkWork::new(t, has_update, ev),
+        fk_inserted: Vec::new(),
+        trig,
+    };
+    let mut count = 0;
+    for row in rows {
+        if run.merge_row(row, ev, sink)? {
+            count += 1;
+        }
+    }
+    let Run {
+        mut fk,
+        fk_inserted,
+        mut trig,
+        ..
+    } = run;
+    fk.finish(t, ev)?;
+    for (rid, row) in fk_inserted {
+        crate::foreign_keys::check_child(t, &row, None, Some(rid), ev)?;
+    }
+    for (which, e) in std::mem::take(&mut trig.queued) {
+        if let Some(f) = trig.firing(which) {
+            f.fire_queued(e, ev)?;
+        }
+    }
+    for f in [&mut trig.delete, &mut trig.update, &mut trig.insert]
+        .into_iter()
+        .flatten()
+    {
+        f.after_statement(ev)?;
+    }
+    Ok(count)
+}
+
+/// One execution's state.
+struct Run<'p> {
+    p: &'p MergePlan,
+    matched: Vec<Prepared>,
+    not_matched: Vec<Prepared>,
+    fk: FkWork,
+    /// Rows inserted into a table with foreign keys, checked at the end.
+    fk_inserted: Vec<(RowId, Row)>,
+    trig: Triggers<'p>,
+}
+
+impl Run<'_> {
+    /// Drive one row of the join through the WHEN clauses; whether it
+    /// wrote a row.
+    fn merge_row(
+        &mut self,
+        mut row: Row,
+        ev: &mut Ev,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool, DbError> {
+        let n = self.p.table.columns.len();
+        if !row[n + SYS_ROWID].is_null() {
+            if let Some(done) = self.matched_row(&mut row, ev, sink)? {
+                return Ok(done);
+            }
+            // No longer matched: the target's side is NULL.
+            for v in &mut row[..n + SYS_COLS] {
+                *v = Value::Null;
+            }
+        }
+        self.not_matched_row(&row, ev)
+    }
+
+    /// The WHEN MATCHED clauses on a matched row: Some(whether it wrote),
+    /// or None when the row turned out not to match any more.
+    fn matched_row(
+        &mut self,
+        row: &mut Row,
+        ev: &mut Ev,
+        sink: &mut dyn RowSink,
+    ) -> Result<Option<bool>, DbError> {
+        let mut recheck = Recheck::Snapshot;
+        loop {
+            let Some(i) = first_holding(&self.p.matched, row, ev)? else {
+                return Ok(Some(false));
+            };
+            let Prepared::Modify(mp) = &self.matched[i] else {
+                return Ok(Some(false));
+            };
+            let which = if mp.delete { 2 } else { 1 };
+            let firing = match which {
+                1 => self.trig.update.as_mut(),
+                _ => self.trig.delete.as_mut(),
+            };
+            let r = modify::write_row(
+                mp,
+                row,
+                ev,
+                sink,
+                firing,
+                &mut self.fk,
+                recheck,
+                Epq::Return,
+            )?;
+            self.trig.collect(which);
+            match r {
+                Written::Yes => return Ok(Some(true)),
+                Written::Skipped => return Ok(Some(false)),
+                Written::SelfModified => return Err(affect_row_twice()),
+                Written::Gone => return Ok(None),
+                Written::Changed => {
+                    if !self.p.recheck.test(row, ev)? {
+                        return Ok(None);
+                    }
+                    recheck = Recheck::Latest;
+                }
+            }
+        }
+    }
+
+    /// The WHEN NOT MATCHED clauses on a source row no target row
+    /// matches: whether it inserted a row.
+    fn not_matched_row(&mut self, row: &Row, ev: &mut Ev) -> Result<bool, DbError> {
+        let Some(i) = first_holding(&self.p.not_matched, row, ev)? else {
+            return Ok(false);
+        };
+        let (Prepared::Insert(ip), MergeKind::Insert { values, .. }) =
+            (&self.not_matched[i], &self.p.not_matched[i].kind)
+        else {
+            return Ok(false);
+        };
+        let mut vals = Vec::with_capacity(values.len());
+        for e in values {
+            vals.push(e.eval(row, ev)?);
+        }
+        let t = &ip.table;
+        let new = modify::build_row(t, &ip.targets, &ip.defaults, vals, ev)?;
+        let new = match self.trig.insert.as_ref() {
+            Some(f) => match f.before_insert(new, ev)? {
+                Some(r) => r,
+                None => return Ok(false),
+            },
+            None => new,
+        };
+        modify::check_row(t, &ip.checks, &new, ev)?;
+        modify::check_partition(t, ip.part_check.as_ref(), &new, ev)?;
+        let rid = modify::store_row(t, &new, ev)?;
+        if !t.foreign_keys.is_empty() {
+            self.fk_inserted.push((rid, new.clone()));
+        }
+        if let Some(f) = self.trig.insert.as_mut() {
+            let live = f.live(&new);
+            f.after_row(None, Some(live), ev)?;
+            self.trig.collect(0);
+        }
+        Ok(true)
+    }
+}
+
+/// The first clause whose condition holds on `row`.
+fn first_holding(
+    actions: &[MergeAction],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<Option<usize>, DbError> {
+    for (i, a) in actions.iter().enumerate() {
+        match &a.cond {
+            Some(c) if !c.test(row, ev)? => {}
+            _ => return Ok(Some(i)),
+        }
+    }
+    Ok(None)
+}
