@@ -464,20 +464,7 @@ fn scan(
             }
         }
     }
-    for f in st.extra_from {
-        let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
-        let (lo, _) = tree.range();
-        let (_, hi) = item.range();
-        tree = select::From::Join {
-            kind: crate::ir::JoinKind::Inner,
-            left: Box::new(tree),
-            right: Box::new(item),
-            on: Vec::new(),
-            merged: Vec::new(),
-            offset: lo,
-            width: hi - lo,
-        };
-    }
+    tree = modify::join_extra_from(b, tree, st.extra_from, &mut off, &mut scope)?;
     let top = b.level();
     b.scopes[top] = scope;
     b.agg = AggCtx::NotAllowed("WHERE");

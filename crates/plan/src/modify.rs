@@ -1051,6 +1051,32 @@ pub(crate) fn reads_row(e: &Expr, width: usize) -> bool {
     }
 }
 
+/// `tree` cross-joined with an UPDATE's FROM or a DELETE's USING items
+/// (the WHERE clause relates them), their columns added to `scope`.
+pub(crate) fn join_extra_from(
+    b: &mut Binder,
+    mut tree: select::From,
+    items: &[Node],
+    off: &mut usize,
+    scope: &mut Scope,
+) -> Result<select::From, DbError> {
+    for f in items {
+        let item = select::plan_from_item(b, f, off, scope)?;
+        let (lo, _) = tree.range();
+        let (_, hi) = item.range();
+        tree = select::From::Join {
+            kind: crate::ir::JoinKind::Inner,
+            left: Box::new(tree),
+            right: Box::new(item),
+            on: Vec::new(),
+            merged: Vec::new(),
+            offset: lo,
+            width: hi - lo,
+        };
+    }
+    Ok(tree)
+}
+
 /// One column's value in an UPDATE's SET: None for DEFAULT, else the
 /// bound expression, its type and its location in the statement.
 type SetValue = Option<(Expr, DataType, i32)>;
@@ -1278,20 +1304,7 @@ fn plan_modify_table(
                 c.hidden |= p.column_index(&c.name).is_none();
             }
         }
-        for f in extra_from {
-            let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
-            let (lo, _) = tree.range();
-            let (_, hi) = item.range();
-            tree = select::From::Join {
-                kind: crate::ir::JoinKind::Inner,
-                left: Box::new(tree),
-                right: Box::new(item),
-                on: Vec::new(),
-                merged: Vec::new(),
-                offset: lo,
-                width: hi - lo,
-            };
-        }
+        tree = join_extra_from(b, tree, extra_from, &mut off, &mut scope)?;
         let top = b.level();
         b.scopes[top] = scope;
         b.agg = AggCtx::NotAllowed("WHERE");
@@ -1437,20 +1450,7 @@ fn plan_modify_view(
             }
             scope.cols.push(sc);
         }
-        for f in extra_from {
-            let item = select::plan_from_item(b, f, &mut off, &mut scope)?;
-            let (lo, _) = tree.range();
-            let (_, hi) = item.range();
-            tree = select::From::Join {
-                kind: crate::ir::JoinKind::Inner,
-                left: Box::new(tree),
-                right: Box::new(item),
-                on: Vec::new(),
-                merged: Vec::new(),
-                offset: lo,
-                width: hi - lo,
-            };
-        }
+        tree = join_extra_from(b, tree, extra_from, &mut off, &mut scope)?;
         let virtual_start = scope.width();
         for &i in &virtual_cols {
             let c = &vt.cols[i];
