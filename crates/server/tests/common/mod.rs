@@ -129,6 +129,23 @@ impl Server {
         self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The log once `done` holds for it: the server writes a line after
+    /// the statement's reply and a thread reads it from the pipe, so a
+    /// test that reads right away can miss it on a loaded machine. Gives
+    /// up (returning the log as it is) after `LOG_WAIT_MS_MAX`.
+    pub fn log_lines_when(&self, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+        const LOG_WAIT_MS_MAX: u64 = 10_000;
+        let step = std::time::Duration::from_millis(20);
+        for _ in 0..LOG_WAIT_MS_MAX / 20 {
+            let lines = self.log_lines();
+            if done(&lines) {
+                return lines;
+            }
+            std::thread::sleep(step);
+        }
+        self.log_lines()
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
