@@ -46,3 +46,13 @@ drop table rv, rv_audit;
 drop function rv_stmt();
 drop function rv_aud();
 drop function rv_before();
+-- the same expression before and after the record is assigned
+do $$
+declare r record;
+begin
+  for i in 1..2 loop
+    raise notice '% %', r, to_jsonb(r);
+    select i as x, 'b' as y into r;
+  end loop;
+  raise notice '% %', r, to_jsonb(r);
+end $$;

@@ -1803,10 +1803,10 @@ impl<'f> Run<'f> {
             p.version == version
                 && p.scope == scope
                 && p.conflict == conflict
-                && p.shapes.iter().all(|(d, cols)| {
-                    self.recs
-                        .get(d)
-                        .is_some_and(|r| Arc::ptr_eq(&r.cols, cols) || r.cols == *cols)
+                && p.shapes.iter().all(|(d, cols)| match self.recs.get(d) {
+                    Some(r) => Arc::ptr_eq(&r.cols, cols) || r.cols == *cols,
+                    // Planned while the record was not assigned yet.
+                    None => cols.is_empty(),
                 })
         };
         if let Some(p) = e.cache.lock().iter().find(|p| valid(p)) {
@@ -2115,12 +2115,11 @@ impl Resolver<'_, '_> {
                 // current shape (the plan is kept for that shape); a
                 // record not assigned yet is a NULL of no known shape.
                 let cols = match self.run.recs.get(&d) {
-                    Some(r) => {
-                        self.note_shape(d, &r.cols);
-                        r.cols.to_vec()
-                    }
-                    None => Vec::new(),
+                    Some(r) => r.cols.clone(),
+                    None => Arc::new(Vec::new()),
                 };
+                self.note_shape(d, &cols);
+                let cols = cols.to_vec();
                 let rt = nestor_types::datatype::record_type(cols);
                 Ok(Some(self.slot(Slot::Rec(d), DataType::Record(rt))))
             }
