@@ -45,7 +45,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 
-use crate::bind::{self, AggCtx, Binder, Scope, ScopeCol, WinCtx};
+use crate::bind::{self, AggCtx, Binder, Scope, ScopeCol};
 use crate::ir::{Expr, Plan};
 use crate::modify::{self, Returning, ViewCols};
 use crate::select::{self, conjuncts};
@@ -467,20 +467,7 @@ fn scan(
     tree = modify::join_extra_from(b, tree, st.extra_from, &mut off, &mut scope)?;
     let top = b.level();
     b.scopes[top] = scope;
-    b.agg = AggCtx::NotAllowed("WHERE");
-    let saved = std::mem::replace(
-        &mut b.window,
-        WinCtx::NotAllowed(
-            "window functions are not allowed in WHERE",
-            SqlState::WindowingError,
-        ),
-    );
-    let filter = match st.where_clause {
-        Some(w) => b.bind_bool(w, "WHERE").map(Some),
-        None => Ok(None),
-    };
-    b.window = saved;
-    let filter = filter?;
+    let filter = select::bind_where(b, st.where_clause)?;
     let sets = if st.delete {
         Vec::new()
     } else {

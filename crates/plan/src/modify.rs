@@ -1307,20 +1307,7 @@ fn plan_modify_table(
         tree = join_extra_from(b, tree, extra_from, &mut off, &mut scope)?;
         let top = b.level();
         b.scopes[top] = scope;
-        b.agg = AggCtx::NotAllowed("WHERE");
-        let saved = std::mem::replace(
-            &mut b.window,
-            WinCtx::NotAllowed(
-                "window functions are not allowed in WHERE",
-                SqlState::WindowingError,
-            ),
-        );
-        let recheck = match where_clause {
-            Some(w) => b.bind_bool(w, "WHERE").map(Some),
-            None => Ok(None),
-        };
-        b.window = saved;
-        let recheck = recheck?;
+        let recheck = select::bind_where(b, where_clause)?;
         let sets = if delete {
             Vec::new()
         } else {

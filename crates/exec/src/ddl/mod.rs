@@ -794,6 +794,20 @@ pub fn truncate(ctx: &mut StatementCtx, ts: &pb::TruncateStmt) -> Result<Command
     Ok(CommandTag::Plain("TRUNCATE TABLE"))
 }
 
+/// Put a changed definition of a view in place (its rules, triggers,
+/// names).
+pub(crate) fn put_view(
+    ctx: &mut StatementCtx,
+    def: nestor_catalog::ViewDef,
+) -> Result<(), DbError> {
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        nestor_catalog::change::Change::PutView(std::sync::Arc::new(def)),
+    )?;
+    Ok(())
+}
+
 /// Put a changed definition of a table in place (same storage).
 pub(crate) fn put_table(
     ctx: &mut StatementCtx,

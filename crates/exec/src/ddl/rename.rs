@@ -166,11 +166,7 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             let renamed = renamed_triggers(&v.name, &v.triggers, &rs.subname, &rs.newname)?;
             let mut new = (*v).clone();
             new.triggers = renamed;
-            ctx.catalog.apply(
-                ctx.txn,
-                &ctx.db.store,
-                nestor_catalog::change::Change::PutView(Arc::new(new)),
-            )?
+            super::put_view(ctx, new)?
         }
         (ObjectType::ObjectTable | ObjectType::ObjectSequence, Relation::Sequence(seq)) => {
             rename_sequence(ctx, &seq, &rs.newname)?
@@ -334,8 +330,7 @@ fn rename_view(ctx: &mut StatementCtx, v: &Arc<ViewDef>, to: &str) -> Result<(),
         &ctx.db.store,
         Change::DropView(ctx.catalog.qualify(v.namespace, &from)),
     )?;
-    ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(new)))?;
+    super::put_view(ctx, new)?;
     super::view::rename_in_views(ctx, v.oid, &from, to)?;
     super::view::revalidate_views_on(ctx, v.oid, &format!("view {from}"))
 }
@@ -366,8 +361,7 @@ fn rename_view_column(
     }
     let mut new = (**v).clone();
     new.columns[pos].0 = to.to_string();
-    ctx.catalog
-        .apply(ctx.txn, &ctx.db.store, Change::PutView(Arc::new(new)))?;
+    super::put_view(ctx, new)?;
     super::view::rename_in_views(ctx, v.oid, from, to)?;
     super::view::revalidate_views_on(ctx, v.oid, &format!("view {}", v.name))
 }

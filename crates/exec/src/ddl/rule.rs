@@ -15,8 +15,6 @@
 //! misspelt column fails CREATE RULE as in PostgreSQL. ON SELECT rules
 //! (other than a view's own `_RETURN`) are 0A000.
 
-use std::sync::Arc;
-
 use nestor_catalog::{Relation, RuleDef, RuleEvent};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
@@ -275,12 +273,7 @@ fn put_rules(
         Some(Relation::View(v)) => {
             let mut new = (*v).clone();
             f(&mut new.rules);
-            ctx.catalog.apply(
-                ctx.txn,
-                &ctx.db.store,
-                nestor_catalog::change::Change::PutView(Arc::new(new)),
-            )?;
-            Ok(())
+            super::put_view(ctx, new)
         }
         _ => Err(super::undefined_table(name)),
     }

@@ -84,12 +84,7 @@ impl TrigRel {
             TrigRel::View(v) => {
                 let mut new = (**v).clone();
                 f(&mut new.triggers);
-                ctx.catalog.apply(
-                    ctx.txn,
-                    &ctx.db.store,
-                    nestor_catalog::change::Change::PutView(Arc::new(new)),
-                )?;
-                Ok(())
+                super::put_view(ctx, new)
             }
         }
     }

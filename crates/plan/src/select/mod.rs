@@ -652,24 +652,32 @@ pub(crate) struct Target {
     pub col: OutCol,
 }
 
-fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
-    if let Some(rewritten) = srf_target_as_from(sel) {
-        return plan_simple(b, &rewritten);
-    }
-    let tree = plan_from_clause(b, sel)?;
+/// A WHERE clause bound as a boolean, where aggregates and window
+/// functions are PostgreSQL's errors (SELECT, UPDATE, DELETE and the
+/// writes INSTEAD OF triggers do).
+pub(crate) fn bind_where(b: &mut Binder, w: Option<&Node>) -> Result<Option<Expr>, DbError> {
     b.agg = AggCtx::NotAllowed("WHERE");
-    let saved_window = std::mem::replace(
+    let saved = std::mem::replace(
         &mut b.window,
         WinCtx::NotAllowed(
             "window functions are not allowed in WHERE",
             SqlState::WindowingError,
         ),
     );
-    let where_expr = match &sel.where_clause {
-        Some(w) => Some(b.bind_bool(w, "WHERE")?),
-        None => None,
+    let bound = match w {
+        Some(w) => b.bind_bool(w, "WHERE").map(Some),
+        None => Ok(None),
     };
-    b.window = saved_window;
+    b.window = saved;
+    bound
+}
+
+fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
+    if let Some(rewritten) = srf_target_as_from(sel) {
+        return plan_simple(b, &rewritten);
+    }
+    let tree = plan_from_clause(b, sel)?;
+    let where_expr = bind_where(b, sel.where_clause.as_deref())?;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
     // Locking rows needs UPDATE as well as SELECT (PostgreSQL: "for at
     // least one column"; here on the table).
