@@ -181,6 +181,50 @@ pub struct TriggerDef {
     pub function: RelId,
     /// Arguments given in EXECUTE FUNCTION f('a', 'b'), as text.
     pub args: Vec<String>,
+    /// The trigger of the partitioned parent this one is a clone of
+    /// (pg_trigger.tgparentid): a row trigger created on a partitioned
+    /// table is cloned into each of its partitions, goes with the
+    /// original (DROP, RENAME) and cannot be dropped or renamed alone.
+    pub parent: Option<RelId>,
+    /// ALTER TABLE ... ENABLE / DISABLE TRIGGER (pg_trigger.tgenabled).
+    pub enabled: TriggerEnabled,
+}
+
+/// When a trigger fires, by session_replication_role (pg_trigger.tgenabled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TriggerEnabled {
+    /// 'O': in the origin and local roles (the default).
+    #[default]
+    Origin,
+    /// 'D': never.
+    Disabled,
+    /// 'R': in the replica role only.
+    Replica,
+    /// 'A': always.
+    Always,
+}
+
+impl TriggerEnabled {
+    /// pg_trigger.tgenabled.
+    pub fn code(self) -> char {
+        match self {
+            TriggerEnabled::Origin => 'O',
+            TriggerEnabled::Disabled => 'D',
+            TriggerEnabled::Replica => 'R',
+            TriggerEnabled::Always => 'A',
+        }
+    }
+
+    /// Whether it fires in a session whose session_replication_role is
+    /// replica (`replica`) or origin/local.
+    pub fn fires(self, replica: bool) -> bool {
+        match self {
+            TriggerEnabled::Origin => !replica,
+            TriggerEnabled::Disabled => false,
+            TriggerEnabled::Replica => replica,
+            TriggerEnabled::Always => true,
+        }
+    }
 }
 
 /// The event a rule fires on (pg_rewrite.ev_type: '2' UPDATE, '3'

@@ -131,8 +131,8 @@ pub use database::{
 pub use defs::{
     set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder, IndexDef,
     IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, RuleDef, RuleEvent, Sequence,
-    TableDef, TriggerDef, TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE, TRIGGER_INSERT,
-    TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE,
+    TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{
     AggregateSpec, ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility,

@@ -124,7 +124,7 @@ use crate::acl::{AclItem, ObjAcl};
 use crate::cast::{CastDef, CastMethod};
 use crate::defs::{
     FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
-    TriggerDef, TriggerTiming, ViewCheckOption, ViewDef,
+    TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
@@ -881,11 +881,27 @@ fn put_triggers(out: &mut Vec<u8>, triggers: &[TriggerDef]) {
     for t in triggers {
         out.extend_from_slice(&t.oid.0.to_le_bytes());
         put_str(out, &t.name);
-        out.push(match t.timing {
+        let timing = match t.timing {
             TriggerTiming::Before => 0,
             TriggerTiming::After => 1,
             TriggerTiming::Instead => 2,
-        });
+        };
+        // The timing byte carries the enabled state in ENABLED_MASK (0:
+        // origin, as in records written before it was kept) and a clone's
+        // CLONE_FLAG, its parent's OID following.
+        let enabled = match t.enabled {
+            TriggerEnabled::Origin => 0,
+            TriggerEnabled::Disabled => 1,
+            TriggerEnabled::Replica => 2,
+            TriggerEnabled::Always => 3,
+        } << ENABLED_SHIFT;
+        match t.parent {
+            None => out.push(timing | enabled),
+            Some(p) => {
+                out.push(timing | enabled | CLONE_FLAG);
+                out.extend_from_slice(&p.0.to_le_bytes());
+            }
+        }
         out.push(t.events);
         put_u32(out, t.columns.len());
         for c in &t.columns {
@@ -901,17 +917,41 @@ fn put_triggers(out: &mut Vec<u8>, triggers: &[TriggerDef]) {
     }
 }
 
+/// Set in a trigger's timing byte when it is a clone (its parent's OID
+/// follows).
+const CLONE_FLAG: u8 = 0x80;
+/// The enabled state's two bits in a trigger's timing byte.
+const ENABLED_SHIFT: u8 = 4;
+const ENABLED_MASK: u8 = 0x30;
+
 fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
     get_list(r, |r| {
+        let oid = RelId(r.u32()?);
+        let name = get_str(r)?;
+        let byte = r.u8()?;
+        let enabled = match (byte & ENABLED_MASK) >> ENABLED_SHIFT {
+            0 => TriggerEnabled::Origin,
+            1 => TriggerEnabled::Disabled,
+            2 => TriggerEnabled::Replica,
+            _ => TriggerEnabled::Always,
+        };
+        let timing = match byte & !(CLONE_FLAG | ENABLED_MASK) {
+            0 => TriggerTiming::Before,
+            1 => TriggerTiming::After,
+            2 => TriggerTiming::Instead,
+            t => return Err(format!("bad trigger timing {t}")),
+        };
+        let parent = if byte & CLONE_FLAG != 0 {
+            Some(RelId(r.u32()?))
+        } else {
+            None
+        };
         Ok(TriggerDef {
-            oid: RelId(r.u32()?),
-            name: get_str(r)?,
-            timing: match r.u8()? {
-                0 => TriggerTiming::Before,
-                1 => TriggerTiming::After,
-                2 => TriggerTiming::Instead,
-                t => return Err(format!("bad trigger timing {t}")),
-            },
+            oid,
+            name,
+            timing,
+            parent,
+            enabled,
             events: r.u8()?,
             columns: get_list(r, get_str)?,
             row: get_bool(r)?,
@@ -1966,6 +2006,8 @@ mod tests {
                 when: Some("new.id > 0".into()),
                 function: RelId(16501),
                 args: vec!["a".into(), "b c".into()],
+                parent: Some(RelId(16499)),
+                enabled: TriggerEnabled::Replica,
             }],
             rules: vec![RuleDef {
                 oid: RelId(16390),
@@ -2077,6 +2119,8 @@ mod tests {
                     when: None,
                     function: RelId(46),
                     args: vec!["x".into()],
+                    parent: None,
+                    enabled: TriggerEnabled::Origin,
                 }],
             }),
             CatalogRecord::PutView(ViewDef {
@@ -2100,6 +2144,8 @@ mod tests {
                     when: None,
                     function: RelId(46),
                     args: Vec::new(),
+                    parent: None,
+                    enabled: TriggerEnabled::Origin,
                 }],
             }),
             CatalogRecord::DropView { name: "v".into() },

@@ -257,6 +257,7 @@ impl Run<'_> {
                 &mut self.fk,
                 recheck,
                 Epq::Return,
+                None,
             )?;
             self.trig.collect(which);
             match r {
@@ -292,7 +293,7 @@ impl Run<'_> {
         let t = &ip.table;
         let new = modify::build_row(t, &ip.targets, &ip.defaults, vals, ev)?;
         let new = match self.trig.insert.as_ref() {
-            Some(f) => match f.before_insert(new, ev)? {
+            Some(f) => match f.before_insert(new, ip.part_check.as_ref(), ev)? {
                 Some(r) => r,
                 None => return Ok(false),
             },

@@ -47,7 +47,7 @@ use crate::context::Ev;
 use crate::context::{RowSink, StatementCtx};
 use crate::executor::eval::Eval;
 use crate::executor::Row;
-use crate::triggers::{Event, Firing};
+use crate::triggers::{Event, Firing, LeafTriggers};
 
 /// Name of the internal savepoint around ON CONFLICT inserts (a name no
 /// SQL identifier can have).
@@ -299,7 +299,7 @@ pub(crate) fn exec_insert(
             }
             continue;
         };
-        let Some(row) = t.before_insert(row, ev)? else {
+        let Some(row) = t.before_insert(row, p.part_check.as_ref(), ev)? else {
             continue;
         };
         check_row(&p.table, &p.checks, &row, ev)?;
@@ -344,8 +344,8 @@ pub(crate) fn part_holds(c: &PartCheck, row: &[Value], ev: &mut Ev) -> Result<bo
 }
 
 /// INSERT into a partitioned table: each row routed to its leaf and
-/// written there (the leaf's constraints and foreign keys apply);
-/// statement triggers are the named table's, row triggers 0A000.
+/// written there (the leaf's constraints, foreign keys and row triggers
+/// apply, `LeafTriggers`); statement triggers are the named table's.
 fn exec_insert_routed(
     p: &InsertPlan,
     r: &Routing,
@@ -353,10 +353,10 @@ fn exec_insert_routed(
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
     let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
-    let leaf_triggers = r.leaves.iter().any(|l| !l.table.triggers.is_empty());
-    if trig.as_ref().is_some_and(|t| t.has_row()) || leaf_triggers {
+    let mut leaf_trig = LeafTriggers::new(r);
+    if leaf_trig.is_some() && p.conflict.is_some() {
         return Err(DbError::unsupported(
-            "INSERT into a partitioned table with row-level triggers",
+            "INSERT ... ON CONFLICT on a table with row-level triggers",
         ));
     }
     if let Some(t) = &trig {
@@ -368,6 +368,7 @@ fn exec_insert_routed(
     // ON CONFLICT: the statement as it applies to each leaf, made when a
     // row first reaches it.
     let mut leaf_plans: Vec<Option<InsertPlan>> = r.leaves.iter().map(|_| None).collect();
+    let width = p.table.columns.len();
     for vals in sources {
         let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         if let Some(conflict) = &p.conflict {
@@ -384,15 +385,23 @@ fn exec_insert_routed(
             }
             continue;
         }
-        let (leaf, rid, written) = insert_routed(r, row.clone(), ev)?;
+        let Some((leaf, rid, written)) = insert_routed(r, row, leaf_trig.as_mut(), ev)? else {
+            continue;
+        };
         if !r.leaves[leaf].table.foreign_keys.is_empty() {
-            fk_rows.push((leaf, rid, written));
+            fk_rows.push((leaf, rid, written.clone()));
         }
-        emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+        if p.returning.is_some() {
+            let row = r.leaves[leaf].back(written, width);
+            emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+        }
         count += 1;
     }
     for (leaf, rid, row) in fk_rows {
         crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), ev)?;
+    }
+    if let Some(t) = &mut leaf_trig {
+        t.fire_after(ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
@@ -490,25 +499,37 @@ fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> 
 }
 
 /// Route one row (in the routed table's layout) to its leaf and insert
-/// it there: the leaf, the row's id and the row as the leaf stores it.
+/// it there, through the leaf's row triggers (`trig`, when any leaf has
+/// some): the leaf, the row's id and the row as the leaf stores it; None
+/// when a BEFORE ROW trigger returned NULL.
 pub(crate) fn insert_routed(
     r: &Routing,
     row: Row,
+    trig: Option<&mut LeafTriggers>,
     ev: &mut Ev,
-) -> Result<(usize, RowId, Row), DbError> {
+) -> Result<Option<(usize, RowId, Row)>, DbError> {
     let i = route_row(r, &row, ev)?;
     let leaf = &r.leaves[i];
-    if leaf.map.is_none() {
-        check_row(&leaf.table, &leaf.checks, &row, ev)?;
-        let rid = store_row(&leaf.table, &row, ev)?;
-        return Ok((i, rid, row));
+    let mut row = leaf.row(row);
+    let mut trig = trig;
+    if let Some(t) = trig.as_deref_mut() {
+        match t.before(i, row, ev)? {
+            Some(x) => row = x,
+            None => return Ok(None),
+        }
     }
-    let routed = row.clone();
-    let row = leaf.row(row);
-    check_row(&leaf.table, &leaf.checks, &row, ev)
-        .map_err(|e| failing_row_as_routed(e, &r.root, &routed, ev))?;
+    check_row(&leaf.table, &leaf.checks, &row, ev).map_err(|e| match &leaf.map {
+        None => e,
+        Some(_) => {
+            let routed = leaf.back(row.clone(), r.root.columns.len());
+            failing_row_as_routed(e, &r.root, &routed, ev)
+        }
+    })?;
     let rid = store_row(&leaf.table, &row, ev)?;
-    Ok((i, rid, row))
+    if let Some(t) = trig {
+        t.after(i, &row, ev)?;
+    }
+    Ok(Some((i, rid, row)))
 }
 
 /// A constraint error of a leaf whose columns are ordered differently
@@ -849,21 +870,51 @@ pub(crate) fn exec_modify(
     if let Some(t) = &trig {
         t.before_statement(ev)?;
     }
-    let mut count = modify_rows(p, ev, sink, trig.as_mut())?;
-    // The descendants of an inheritance parent: their rows too, firing
-    // their row triggers; statement triggers are the named table's only.
+    let mut moving = move_triggers(p, ev)?;
+    let mut count = modify_rows(p, ev, sink, trig.as_mut(), moving.as_mut())?;
+    // The descendants of an inheritance parent (the partitions of a
+    // partitioned table): their rows too, firing their row triggers;
+    // statement triggers are the named table's only. AFTER ROW triggers
+    // fire once all the statement's rows are written, in the order they
+    // were queued (rows moved between partitions queue DELETE and INSERT
+    // events, `MoveTriggers`).
+    let mut fired = Vec::new();
+    let mut inserts = Vec::new();
+    if let Some(m) = moving {
+        fired.extend(m.delete);
+        inserts.extend(m.insert);
+    }
     for c in &p.children {
         let set_columns: Vec<usize> = c.sets.iter().map(|(c, _)| *c).collect();
         let mut child_trig = Firing::new(&c.table, event, &set_columns, ev)?;
-        count += modify_rows(c, ev, sink, child_trig.as_mut())?;
-        if let Some(t) = &mut child_trig {
-            t.after_rows(ev)?;
+        let mut moving = move_triggers(c, ev)?;
+        count += modify_rows(c, ev, sink, child_trig.as_mut(), moving.as_mut())?;
+        fired.extend(child_trig);
+        if let Some(m) = moving {
+            fired.extend(m.delete);
+            inserts.extend(m.insert);
         }
     }
+    let mut all: Vec<&mut Firing> = trig.iter_mut().chain(fired.iter_mut()).collect();
+    crate::triggers::fire_in_order(&mut all, &mut inserts, ev)?;
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
     }
     Ok(count)
+}
+
+/// The triggers rows an UPDATE moves out of `p.table` (a partition) fire;
+/// None when it moves none or nothing fires.
+fn move_triggers<'p>(p: &'p ModifyPlan, ev: &mut Ev) -> Result<Option<MoveTriggers<'p>>, DbError> {
+    let Some(route) = p.reroute.as_ref().filter(|_| !p.delete) else {
+        return Ok(None);
+    };
+    let delete = Firing::new(&p.table, Event::Delete, &[], ev)?;
+    let insert = LeafTriggers::new(route);
+    if delete.is_none() && insert.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(MoveTriggers { delete, insert }))
 }
 
 /// The rows of one table an UPDATE or DELETE changes.
@@ -872,12 +923,14 @@ fn modify_rows(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
     mut trig: Option<&mut Firing>,
+    mut moving: Option<&mut MoveTriggers>,
 ) -> Result<u64, DbError> {
     let rows = collect(&p.input, ev)?;
     let mut count = 0;
     let mut fk = FkWork::new(&p.table, !p.delete, ev);
     for row in rows {
-        if modify_one(p, row, ev, sink, trig.as_deref_mut(), &mut fk)? {
+        let trigs = (trig.as_deref_mut(), moving.as_deref_mut());
+        if modify_one(p, row, ev, sink, trigs, &mut fk)? {
             count += 1;
         }
     }
@@ -931,7 +984,7 @@ fn modify_one(
     mut row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
-    trig: Option<&mut Firing>,
+    (trig, moving): (Option<&mut Firing>, Option<&mut MoveTriggers>),
     fk: &mut FkWork,
 ) -> Result<bool, DbError> {
     let r = write_row(
@@ -943,6 +996,7 @@ fn modify_one(
         fk,
         Recheck::Snapshot,
         Epq::Where,
+        moving,
     )?;
     Ok(r == Written::Yes)
 }
@@ -986,6 +1040,7 @@ pub(crate) fn write_row(
     fk: &mut FkWork,
     mut recheck: Recheck,
     epq: Epq,
+    mut moving: Option<&mut MoveTriggers>,
 ) -> Result<Written, DbError> {
     let t = &p.table;
     let n = t.columns.len();
@@ -1055,6 +1110,9 @@ pub(crate) fn write_row(
         let old_row: Option<Row> =
             (fk.child || !fk.refs.is_empty()).then(|| row[p.offset..p.offset + n].to_vec());
         let mut new_live = None;
+        let mut moved = false;
+        // A moved row as its new partition's triggers left it.
+        let mut landed: Option<Row> = None;
         let result = if p.delete {
             note_redo(ev, None)?;
             t.storage
@@ -1087,14 +1145,34 @@ pub(crate) fn write_row(
                 _ => None,
             };
             let r = match moves {
-                Some(route) => move_row(t, route, rid, &new, snap, recheck, ev)?,
+                Some(route) => {
+                    let mv = moving.as_deref_mut();
+                    let old = mv
+                        .as_ref()
+                        .and_then(|m| m.delete.as_ref())
+                        .map(|f| f.live(&row[p.offset..p.offset + n]));
+                    // The source partition's BEFORE ROW DELETE triggers;
+                    // NULL keeps the row where it is, unchanged.
+                    if let (Some(f), Some(old)) =
+                        (mv.as_ref().and_then(|m| m.delete.as_ref()), &old)
+                    {
+                        if f.has_before_row() && f.before_row(Some(old), None, ev)?.is_none() {
+                            return Ok(Written::Skipped);
+                        }
+                    }
+                    moved = true;
+                    let (r, inserted) =
+                        move_row(t, route, rid, &new, (snap, recheck), ev, mv, old)?;
+                    landed = inserted;
+                    r
+                }
                 None => t
                     .storage
                     .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
                     .map_err(|e| storage_err(e, &ev.ctx.eval))?,
             };
             if r == WriteResult::Done {
-                for (i, v) in new.into_iter().enumerate() {
+                for (i, v) in landed.take().unwrap_or(new).into_iter().enumerate() {
                     row[p.offset + i] = v;
                 }
                 row[p.offset + n + 1] = Value::Int8(ev.ctx.txn.xid().0 as i64);
@@ -1129,7 +1207,7 @@ pub(crate) fn write_row(
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
                 emit_returning(&p.returning, row, ev, sink)?;
-                if let Some(f) = trig.as_deref_mut() {
+                if let Some(f) = trig.as_deref_mut().filter(|_| !moved) {
                     f.after_row(old_live, new_live, ev)?;
                 }
                 return Ok(Written::Yes);
@@ -1159,36 +1237,67 @@ pub(crate) fn write_row(
     }
 }
 
+/// The row triggers a row moved out of its partition by an UPDATE fires
+/// (PostgreSQL's cross-partition update): after the source partition's
+/// BEFORE ROW UPDATE triggers, its DELETE triggers, then the INSERT
+/// triggers of the partition the row goes to; the UPDATE's AFTER ROW
+/// triggers do not fire for it.
+pub(crate) struct MoveTriggers<'r> {
+    pub(crate) delete: Option<Firing<'r>>,
+    pub(crate) insert: Option<LeafTriggers<'r>>,
+}
+
 /// UPDATE of a row out of its partition (PostgreSQL's cross-partition
 /// update): the old version is deleted and the new one routed from the
-/// table the statement named, in the same transaction.
+/// table the statement named, in the same transaction. `old`: the old
+/// row's live columns, for the AFTER ROW DELETE event (queued before the
+/// insert's).
+#[allow(clippy::too_many_arguments)]
 fn move_row(
     t: &TableDef,
     route: &Routing,
     rid: RowId,
     new: &[Value],
-    snap: nestor_txn::Snapshot,
-    recheck: Recheck,
+    (snap, recheck): (nestor_txn::Snapshot, Recheck),
     ev: &mut Ev,
-) -> Result<WriteResult, DbError> {
+    mv: Option<&mut MoveTriggers>,
+    old: Option<Vec<Value>>,
+) -> Result<(WriteResult, Option<Row>), DbError> {
     note_redo(ev, None)?;
     let r = t
         .storage
         .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
         .map_err(|e| storage_err(e, &ev.ctx.eval))?;
     if r == WriteResult::Done {
+        let mut insert = None;
+        if let Some(m) = mv {
+            if let Some(f) = &mut m.delete {
+                f.after_row(old, None, ev)?;
+            }
+            insert = m.insert.as_mut();
+        }
         let root = &route.root;
-        let row: Row = root
-            .columns
-            .iter()
-            .map(|c| match t.column_index(&c.name) {
-                Some(i) if !c.dropped => new[i].clone(),
-                _ => Value::Null,
-            })
-            .collect();
-        insert_routed(route, row, ev)?;
+        let row = in_layout(root, t, new);
+        // The row as the destination's triggers left it, back in `t`'s
+        // layout (for RETURNING).
+        if let Some((leaf, _, stored)) = insert_routed(route, row, insert, ev)? {
+            let routed = route.leaves[leaf].back(stored, root.columns.len());
+            return Ok((r, Some(in_layout(t, root, &routed))));
+        }
     }
-    Ok(r)
+    Ok((r, None))
+}
+
+/// A row of `from` in the layout of `to` (columns matched by name; those
+/// `from` lacks NULL).
+fn in_layout(to: &TableDef, from: &TableDef, row: &[Value]) -> Row {
+    to.columns
+        .iter()
+        .map(|c| match from.column_index(&c.name) {
+            Some(i) if !c.dropped => row[i].clone(),
+            _ => Value::Null,
+        })
+        .collect()
 }
 
 pub fn copy_insert(
@@ -1237,7 +1346,7 @@ pub fn copy_insert(
             continue;
         }
         if let Some(f) = &trig {
-            match f.before_insert(row, &mut ev)? {
+            match f.before_insert(row, target.part_check.as_ref(), &mut ev)? {
                 Some(r) => row = r,
                 None => continue,
             }
@@ -1310,14 +1419,14 @@ fn copy_routed(
             nestor_txn::WaitPolicy::Block,
             &t.name,
         )?;
-        if !t.triggers.is_empty() {
-            return Err(DbError::unsupported(
-                "COPY FROM into a partitioned table whose partitions have triggers",
-            ));
-        }
     }
     let t = &target.table;
     let mut ev = Ev::new(ctx, &[]);
+    let mut trig = Firing::new(t, Event::Insert, &[], &mut ev)?;
+    if let Some(f) = &trig {
+        f.before_statement(&mut ev)?;
+    }
+    let mut leaf_trig = LeafTriggers::new(r);
     let mut n = 0;
     let total = rows.len() as u64;
     let mut fk_rows = Vec::new();
@@ -1329,7 +1438,9 @@ fn copy_routed(
         if !copy_where(target, &row, &mut ev)? {
             continue;
         }
-        let (leaf, rid, row) = insert_routed(r, row, &mut ev)?;
+        let Some((leaf, rid, row)) = insert_routed(r, row, leaf_trig.as_mut(), &mut ev)? else {
+            continue;
+        };
         if !r.leaves[leaf].table.foreign_keys.is_empty() {
             fk_rows.push((leaf, rid, row));
         }
@@ -1338,6 +1449,12 @@ fn copy_routed(
     *done = total;
     for (leaf, rid, row) in fk_rows {
         crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), &mut ev)?;
+    }
+    if let Some(t) = &mut leaf_trig {
+        t.fire_after(&mut ev)?;
+    }
+    if let Some(f) = &mut trig {
+        f.after_statement(&mut ev)?;
     }
     Ok(n)
 }

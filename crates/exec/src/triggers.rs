@@ -32,8 +32,17 @@
 //! triggers fire only then, as in PostgreSQL (a write through an
 //! automatically updatable view fires its base table's).
 //!
+//! A partitioned table's row triggers fire as their clones in the
+//! partitions (`ddl/trigger.rs`): a routed INSERT or COPY fires the
+//! leaf's (`LeafTriggers`), a row an UPDATE moves between partitions
+//! fires the source's DELETE and the destination's INSERT triggers
+//! (`modify::MoveTriggers`), and the AFTER ROW events of all of them are
+//! fired at the statement's end in the order they were queued
+//! ([`fire_in_order`]). A trigger fires only as its enabled state
+//! (ENABLE / DISABLE TRIGGER) and session_replication_role allow.
+//!
 //! Left out: transition tables
-//! (REFERENCING), constraint triggers, TG_ARGV (arrays), INSERT ... ON
+//! (REFERENCING), constraint triggers, INSERT ... ON
 //! CONFLICT on a table with row triggers (0A000). COPY FROM fires INSERT
 //! triggers as INSERT does (`modify::copy_insert`). The AFTER
 //! ROW queue holds the statement's changed rows in memory, as PostgreSQL's
@@ -44,6 +53,7 @@ use std::sync::Arc;
 use nestor_catalog::{FunctionDef, Returns, TableDef, TriggerDef, TriggerTiming, ViewDef};
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_plan::ir::{Expr, Plan};
+use nestor_plan::select::partition::{PartCheck, Routing};
 use nestor_plan::PlannedStmt;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
@@ -89,7 +99,19 @@ struct Armed<'t> {
 
 /// An AFTER ROW event: the triggers (indexes into `triggers`) and (OLD,
 /// NEW).
-pub(crate) type Queued = (Vec<usize>, Option<Vec<Value>>, Option<Vec<Value>>);
+pub(crate) struct Queued {
+    /// Its place among all events queued (`NEXT_EVENT`): a statement
+    /// that fires several Firings (partitions, rows moved between them)
+    /// fires their events merged in this order, as PostgreSQL's one
+    /// after-trigger queue does.
+    seq: u64,
+    which: Vec<usize>,
+    old: Option<Vec<Value>>,
+    new: Option<Vec<Value>>,
+}
+
+/// The next AFTER ROW event's sequence number.
+static NEXT_EVENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The triggers one statement fires.
 pub(crate) struct Firing<'t> {
@@ -120,8 +142,14 @@ impl<'t> Firing<'t> {
         if table.triggers.is_empty() {
             return Ok(None);
         }
+        // A partitioned table's row triggers fire as their clones in the
+        // partitions a row is written to.
+        let partitioned = table.partition_key.is_some();
+        let replica = replica_role(ev);
         let applies = |t: &TriggerDef| {
-            t.events & event.bit() != 0
+            !(partitioned && t.row)
+                && t.enabled.fires(replica)
+                && t.events & event.bit() != 0
                 && (event != Event::Update
                     || t.columns.is_empty()
                     || t.columns.iter().any(|c| {
@@ -161,8 +189,10 @@ impl<'t> Firing<'t> {
         set_columns: &[usize],
         ev: &mut Ev,
     ) -> Result<Option<Firing<'t>>, DbError> {
+        let replica = replica_role(ev);
         let applies = |t: &TriggerDef| {
-            t.events & event.bit() != 0
+            t.enabled.fires(replica)
+                && t.events & event.bit() != 0
                 && (event != Event::Update
                     || t.columns.is_empty()
                     || t.columns.iter().any(|c| {
@@ -232,17 +262,57 @@ impl<'t> Firing<'t> {
     /// A table row about to be inserted, through the BEFORE ROW INSERT
     /// triggers (if any): the row to write, or None when one returned NULL
     /// (the row is skipped).
+    ///
+    /// `part`: the partition constraint when the table is a partition. A
+    /// trigger cloned from the partitioned parent may not change the row
+    /// so that it leaves the partition (0A000, PostgreSQL's
+    /// ExecBRInsertTriggers); for the table's own triggers the write's
+    /// partition check applies.
     pub(crate) fn before_insert(
         &self,
         row: Vec<Value>,
+        part: Option<&PartCheck>,
         ev: &mut Ev,
     ) -> Result<Option<Vec<Value>>, DbError> {
         if !self.has_before_row() {
             return Ok(Some(row));
         }
-        Ok(self
-            .before_row(None, Some(self.live(&row)), ev)?
-            .map(|r| self.full(r)))
+        let mut cur = self.live(&row);
+        for t in &self.triggers {
+            if !(t.def.row && t.def.timing == TriggerTiming::Before) {
+                continue;
+            }
+            if !self.when_holds(t, None, Some(&cur), ev)? {
+                continue;
+            }
+            let Some(r) = self.fire(t, "ROW", None, Some(cur.clone()), ev)? else {
+                return Ok(None);
+            };
+            if let (Some(c), Some(_)) = (part, t.def.parent) {
+                if r != cur && !crate::modify::part_holds(c, &self.full(r.clone()), ev)? {
+                    return Err(self.moved_out(&t.def.name, ev));
+                }
+            }
+            cur = r;
+        }
+        Ok(Some(self.full(cur)))
+    }
+
+    fn moved_out(&self, trigger: &str, ev: &Ev) -> DbError {
+        let schema = ev
+            .ctx
+            .catalog
+            .table_by_oid(self.rel_oid)
+            .and_then(|t| ev.ctx.catalog.schema_name(t.namespace))
+            .unwrap_or_else(|| "public".into());
+        DbError::new(
+            SqlState::FeatureNotSupported,
+            "moving row to another partition during a BEFORE FOR EACH ROW trigger is not supported",
+        )
+        .with_detail(format!(
+            "Before executing trigger \"{trigger}\", the row was to be in partition \"{schema}.{}\".",
+            self.rel_name
+        ))
     }
 
     pub(crate) fn before_statement(&self, ev: &mut Ev) -> Result<(), DbError> {
@@ -258,11 +328,8 @@ impl<'t> Firing<'t> {
     /// Queued AFTER ROW triggers only (a descendant's rows in a statement
     /// on its inheritance parent, whose statement triggers do not fire).
     pub(crate) fn after_rows(&mut self, ev: &mut Ev) -> Result<(), DbError> {
-        let queued = std::mem::take(&mut self.queued);
-        for (which, old, new) in queued {
-            for i in which {
-                self.fire(&self.triggers[i], "ROW", old.clone(), new.clone(), ev)?;
-            }
+        for q in std::mem::take(&mut self.queued) {
+            self.fire_queued(q, ev)?;
         }
         Ok(())
     }
@@ -277,7 +344,9 @@ impl<'t> Firing<'t> {
     /// Fire one AFTER ROW event taken out with [`Firing::take_queued`].
     pub(crate) fn fire_queued(
         &self,
-        (which, old, new): Queued,
+        Queued {
+            which, old, new, ..
+        }: Queued,
         ev: &mut Ev,
     ) -> Result<(), DbError> {
         for i in which {
@@ -358,7 +427,13 @@ impl<'t> Firing<'t> {
             }
         }
         if !which.is_empty() {
-            self.queued.push((which, old, new));
+            let seq = NEXT_EVENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.queued.push(Queued {
+                seq,
+                which,
+                old,
+                new,
+            });
         }
         Ok(())
     }
@@ -409,6 +484,12 @@ impl<'t> Firing<'t> {
         };
         (crate::ROUTINES.trigger)(&t.function, call, ev.ctx)
     }
+}
+
+/// Whether the session's session_replication_role is replica (which
+/// fires the triggers enabled REPLICA and ALWAYS, not the others).
+fn replica_role(ev: &Ev) -> bool {
+    ev.ctx.settings.get("session_replication_role") == Some("replica")
 }
 
 /// The chosen triggers with their functions and planned WHEN conditions.
@@ -513,4 +594,113 @@ fn plan_when(text: &str, cols: &[(String, DataType)], ev: &mut Ev) -> Result<Exp
             "a trigger WHEN condition with a subquery is not supported",
         )),
     }
+}
+
+/// A leaf's INSERT triggers and partition constraint (None: it has no
+/// INSERT triggers).
+type LeafFiring<'r> = Option<(Firing<'r>, Option<PartCheck>)>;
+
+/// The row triggers of the partitions a partitioned-table INSERT (or
+/// COPY) routes rows to: each leaf's armed when a row first reaches it;
+/// its BEFORE ROW triggers fire on the row in the leaf's layout (and may
+/// not move it out, `Firing::before_insert`); the AFTER ROW events of all
+/// leaves wait in one queue in row order, fired when the statement's rows
+/// are all written, as PostgreSQL's after-trigger queue does.
+pub(crate) struct LeafTriggers<'r> {
+    routing: &'r Routing,
+    /// Per leaf: not yet armed, or its Firing (None: no INSERT triggers)
+    /// and partition constraint.
+    armed: Vec<Option<LeafFiring<'r>>>,
+    queue: Vec<(usize, Queued)>,
+}
+
+impl<'r> LeafTriggers<'r> {
+    /// None when no leaf has a trigger (the routed write then pays
+    /// nothing).
+    pub(crate) fn new(routing: &'r Routing) -> Option<LeafTriggers<'r>> {
+        if routing.leaves.iter().all(|l| l.table.triggers.is_empty()) {
+            return None;
+        }
+        Some(LeafTriggers {
+            routing,
+            armed: routing.leaves.iter().map(|_| None).collect(),
+            queue: Vec::new(),
+        })
+    }
+
+    fn arm(&mut self, leaf: usize, ev: &mut Ev) -> Result<(), DbError> {
+        if self.armed[leaf].is_none() {
+            let table = &self.routing.leaves[leaf].table;
+            let armed = match Firing::new(table, Event::Insert, &[], ev)? {
+                Some(f) => {
+                    let check = PartCheck::of(ev.ctx.catalog, ev.ctx.eval, table, None)?;
+                    Some((f, check))
+                }
+                None => None,
+            };
+            self.armed[leaf] = Some(armed);
+        }
+        Ok(())
+    }
+
+    /// A row routed to `leaf` (in its layout) through the leaf's BEFORE
+    /// ROW INSERT triggers: the row to write, or None when one returned
+    /// NULL.
+    pub(crate) fn before(
+        &mut self,
+        leaf: usize,
+        row: Vec<Value>,
+        ev: &mut Ev,
+    ) -> Result<Option<Vec<Value>>, DbError> {
+        self.arm(leaf, ev)?;
+        match &self.armed[leaf] {
+            Some(Some((f, check))) => f.before_insert(row, check.as_ref(), ev),
+            _ => Ok(Some(row)),
+        }
+    }
+
+    /// Queue the AFTER ROW INSERT event of a row written to `leaf` (in its
+    /// layout).
+    pub(crate) fn after(&mut self, leaf: usize, row: &[Value], ev: &mut Ev) -> Result<(), DbError> {
+        self.arm(leaf, ev)?;
+        if let Some(Some((f, _))) = &mut self.armed[leaf] {
+            let live = f.live(row);
+            f.after_row(None, Some(live), ev)?;
+            self.queue
+                .extend(f.take_queued().into_iter().map(|q| (leaf, q)));
+        }
+        Ok(())
+    }
+
+    /// The queued AFTER ROW events, in row order.
+    pub(crate) fn fire_after(&mut self, ev: &mut Ev) -> Result<(), DbError> {
+        fire_in_order(&mut [], std::slice::from_mut(self), ev)
+    }
+}
+
+/// The AFTER ROW events queued in `firings` and `leaves`, merged in the
+/// order they were queued.
+pub(crate) fn fire_in_order(
+    firings: &mut [&mut Firing],
+    leaves: &mut [LeafTriggers],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    let mut all: Vec<(&Firing, Queued)> = Vec::new();
+    for f in firings.iter_mut() {
+        let q = f.take_queued();
+        all.extend(q.into_iter().map(|q| (&**f, q)));
+    }
+    for l in leaves.iter_mut() {
+        let queue = std::mem::take(&mut l.queue);
+        for (leaf, q) in queue {
+            if let Some(Some((f, _))) = &l.armed[leaf] {
+                all.push((f, q));
+            }
+        }
+    }
+    all.sort_by_key(|(_, q)| q.seq);
+    for (f, q) in all {
+        f.fire_queued(q, ev)?;
+    }
+    Ok(())
 }

@@ -1101,6 +1101,18 @@ impl<'e> Binder<'e> {
             DataType::Char(Some(n)) => Some(m.max(n)),
             _ => None,
         });
+        // All of one reg* type (unknowns aside): that type, as
+        // PostgreSQL's first rule of select_common_type (unify compares
+        // them as oids).
+        let mut known = types
+            .iter()
+            .map(|t| t.0)
+            .filter(|&t| t != DataType::Unknown);
+        if let Some(first @ DataType::Reg(_)) = known.next() {
+            if known.all(|t| t == first) {
+                return Ok(first);
+            }
+        }
         Ok(match longest {
             Some(n) if n > 0 => DataType::Char(Some(n)),
             _ if ty == DataType::Unknown => DataType::Text,

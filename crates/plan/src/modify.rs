@@ -1191,6 +1191,66 @@ fn is_star(n: &Node) -> bool {
         if c.fields.iter().any(|f| matches!(f.node, Some(NodeEnum::AStar(_)))))
 }
 
+/// Whether a descendant's live columns are its ancestor's, in the same
+/// order.
+fn same_layout(parent: &TableDef, child: &TableDef) -> bool {
+    let names =
+        |t: &TableDef| -> Vec<String> { t.live_columns().map(|(_, c)| c.name.clone()).collect() };
+    names(parent) == names(child)
+}
+
+/// RETURNING of a descendant laid out differently from the table the
+/// statement names: its `*` (unqualified when there is no FROM list, or
+/// qualified by the target's name) spelled out in the named table's
+/// column order, which is the order PostgreSQL returns them in.
+fn star_in_order(list: &[Node], alias: &str, parent: &TableDef, alone: bool) -> Vec<Node> {
+    let str_node = |s: &str| Node {
+        node: Some(NodeEnum::String(pb::String {
+            sval: s.to_string(),
+        })),
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for n in list {
+        let star = match &n.node {
+            Some(NodeEnum::ResTarget(rt)) if rt.name.is_empty() => match rt.val.as_deref() {
+                Some(Node {
+                    node: Some(NodeEnum::ColumnRef(c)),
+                }) => match c.fields.as_slice() {
+                    [f] => alone && matches!(f.node, Some(NodeEnum::AStar(_))),
+                    [q, f] => {
+                        matches!(&q.node, Some(NodeEnum::String(s)) if s.sval == alias)
+                            && matches!(f.node, Some(NodeEnum::AStar(_)))
+                    }
+                    _ => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        };
+        if !star {
+            out.push(n.clone());
+            continue;
+        }
+        for (_, c) in parent.live_columns() {
+            let col = pb::ColumnRef {
+                fields: vec![str_node(alias), str_node(&c.name)],
+                location: -1,
+            };
+            out.push(Node {
+                node: Some(NodeEnum::ResTarget(Box::new(pb::ResTarget {
+                    name: String::new(),
+                    indirection: Vec::new(),
+                    val: Some(Box::new(Node {
+                        node: Some(NodeEnum::ColumnRef(col)),
+                    })),
+                    location: -1,
+                }))),
+            });
+        }
+    }
+    out
+}
+
 /// Plan UPDATE (`sets` non-empty) or DELETE.
 fn plan_modify(
     b: &mut Binder,
@@ -1326,7 +1386,13 @@ fn plan_modify_table(
         };
         // A descendant is checked too: its need is what locks it.
         b.need(ObjKind::Table, table.oid.0, &table.name, privs);
-        let returning = bind_returning(b, returning)?;
+        let returning = match parent {
+            Some(p) if !same_layout(p, table) => {
+                let list = star_in_order(returning, &alias, p, extra_from.is_empty());
+                bind_returning(b, &list)?
+            }
+            _ => bind_returning(b, returning)?,
+        };
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
         let (plan, rest) = select::build(b, tree, conj, None)?;
         let input = select::with_filter(plan, rest);

@@ -953,3 +953,55 @@ fn casts_survive_crashes() {
     let third = Server::start_on(&dir);
     check_casts(&third);
 }
+
+/// pg_trigger of a partition tree: clones with their parents and enabled
+/// states, and what a routed insert fires.
+fn check_partition_triggers(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select tgrelid::regclass, tgname, tgparentid <> 0, tgenabled from pg_trigger \
+             order by tgrelid::regclass::text, tgname"
+        ),
+        "pt|ta|f|O\npt|tb|f|D\npt1|ta|t|O\npt1|tb|t|D\npt2|ta|t|O\npt2|tb|t|D\n\
+         pt21|ta|t|O\npt21|tb|t|D\npt21|tz|f|R"
+    );
+    ok(server, "truncate audit");
+    ok(server, "insert into pt values (1), (12)");
+    assert_eq!(ok(server, "select tg from audit order by n"), "pt1\npt21");
+    assert!(err(server, "drop trigger ta on pt21").contains("because trigger ta on table pt2"));
+}
+
+#[test]
+fn partition_triggers_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table audit (n serial, tg text)",
+        "create function log_row() returns trigger language plpgsql as \
+         $$ begin insert into audit (tg) values (tg_table_name); return new; end $$",
+        "create table pt (a int) partition by range (a)",
+        "create table pt1 partition of pt for values from (0) to (10)",
+        "create table pt2 partition of pt for values from (10) to (20) partition by range (a)",
+        "create trigger ta after insert on pt for each row execute function log_row()",
+        "create trigger tb before insert on pt for each row execute function log_row()",
+        "create table pt21 partition of pt2 for values from (10) to (15)",
+        "create trigger tz after insert on pt21 for each row execute function log_row()",
+        "alter table pt disable trigger tb",
+        "alter table pt21 enable replica trigger tz",
+        "create table pt3 partition of pt for values from (20) to (30)",
+        "alter table pt detach partition pt3",
+    ] {
+        ok(&server, sql);
+    }
+    check_partition_triggers(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_partition_triggers(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_partition_triggers(&third);
+}

@@ -300,4 +300,5 @@ regress!(
     string_agg_forms,
     composite_assign,
     plpgsql_record_values,
+    partition_triggers,
 );

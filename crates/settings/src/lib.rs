@@ -675,6 +675,15 @@ static DEFS: &[Def] = &[
         Kind::Enum(&["hex"]),
         "Sets the output format for bytea.",
     ),
+    // Which triggers fire (pg_trigger.tgenabled): origin and local fire
+    // those enabled (O) and ALWAYS, replica those enabled REPLICA and
+    // ALWAYS. Nestor has no rewrite rules it would affect.
+    def(
+        "session_replication_role",
+        "origin",
+        Kind::Enum(&["origin", "replica", "local"]),
+        "Sets the session's behavior for triggers and rewrite rules.",
+    ),
     def(
         "escape_string_warning",
         "on",

@@ -67,6 +67,10 @@ pub fn alter_table(
             .catalog
             .table(&name)
             .ok_or_else(|| undefined_table(&name))?;
+        if let Some(what) = super::trigger::enable_command(cmd) {
+            super::trigger::enable(ctx, &def, what, rv.inh)?;
+            continue;
+        }
         super::inherit::refuse_on_inherited(ctx, &def, cmd)?;
         super::partition::refuse_alter(&def, cmd)?;
         let children = super::inherit::recursing_children(ctx, &def, cmd, rv.inh)?;

@@ -1213,11 +1213,14 @@ pub(super) fn attach_or_detach(
     };
     if cmd.subtype != pb::AlterTableType::AtAttachPartition as i32 {
         let new = detach(ctx, def, pc)?;
-        return super::put_table(ctx, new);
+        let oid = new.oid;
+        super::put_table(ctx, new)?;
+        return super::trigger::disown(ctx, oid);
     }
     let new = attach(ctx, text, def, pc)?;
     let oid = new.oid;
     super::put_table(ctx, new)?;
+    super::trigger::adopt(ctx, def, oid)?;
     let Some(t) = ctx.catalog.table_by_oid(oid) else {
         return Ok(());
     };

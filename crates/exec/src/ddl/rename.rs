@@ -157,10 +157,7 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
             rename_constraint(ctx, &def, &rs.subname, &rs.newname)?
         }
         (ObjectType::ObjectTrigger, Relation::Table(def)) => {
-            let renamed = renamed_triggers(&def.name, &def.triggers, &rs.subname, &rs.newname)?;
-            let mut new = (*def).clone();
-            new.triggers = renamed;
-            super::put_table(ctx, new)?
+            super::trigger::rename_on_table(ctx, &def, &rs.subname, &rs.newname)?
         }
         (ObjectType::ObjectTrigger, Relation::View(v)) => {
             let renamed = renamed_triggers(&v.name, &v.triggers, &rs.subname, &rs.newname)?;

@@ -146,7 +146,11 @@ pub fn create_table(
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
     }
+    let oid = def.oid;
     super::put_table(ctx, def)?;
+    if let Some(p) = &part_parent {
+        super::trigger::adopt(ctx, p, oid)?;
+    }
     Ok(CommandTag::Plain("CREATE TABLE"))
 }
 

@@ -10,11 +10,31 @@
 //! crate::triggers). A view takes INSTEAD OF triggers (row-level, no WHEN,
 //! no column list) and statement-level BEFORE/AFTER ones; a table takes no
 //! INSTEAD OF triggers.
+//!
+//! A row trigger on a partitioned table is PostgreSQL's: the table keeps
+//! it (it never fires there, having no rows) and each partition gets a
+//! clone (`TriggerDef::parent`, pg_trigger.tgparentid), recursively, so a
+//! row fires the triggers of the leaf it is written to:
+//!
+//! ```text
+//!   CREATE TRIGGER tb BEFORE INSERT ON pt FOR EACH ROW ...
+//!     pt    tb              (the original)
+//!     pt1   tb  parent pt.tb
+//!     pt2   tb  parent pt.tb        (pt2 partitioned)
+//!     pt21  tb  parent pt2.tb
+//! ```
+//!
+//! A partition created or attached later takes clones of its parent's row
+//! triggers ([`adopt`]); one detached loses them ([`disown`]). DROP and
+//! ALTER TRIGGER ... RENAME on the original go down to its clones; on a
+//! clone they are refused (2BP01, XX000 as in PostgreSQL).
 
 use std::cell::Cell;
 use std::sync::Arc;
 
-use nestor_catalog::{Relation, Returns, TableDef, TriggerDef, TriggerTiming, ViewDef};
+use nestor_catalog::{
+    Relation, Returns, TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewDef,
+};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
@@ -102,11 +122,6 @@ fn check_kind(rel: &TrigRel, name: &str, ct: &pb::CreateTrigStmt) -> Result<(), 
             return Err(wrong_type(
                 format!("\"{name}\" is a table"),
                 "Tables cannot have INSTEAD OF triggers.",
-            ))
-        }
-        TrigRel::Table(t) if ct.row && t.partition_key.is_some() => {
-            return Err(DbError::unsupported(
-                "row-level triggers on partitioned tables",
             ))
         }
         TrigRel::View(_) if !instead && ct.row => {
@@ -254,10 +269,13 @@ pub fn create_trigger(
     }
     let existing = rel.triggers().iter().find(|t| t.name == ct.trigname);
     if existing.is_some() && !ct.replace {
+        return Err(duplicate(&ct.trigname, &table_name));
+    }
+    if existing.is_some_and(|t| t.parent.is_some()) {
         return Err(DbError::new(
             SqlState::DuplicateObject,
             format!(
-                "trigger \"{}\" for relation \"{table_name}\" already exists",
+                "trigger \"{}\" for relation \"{table_name}\" is an internal or a child trigger",
                 ct.trigname
             ),
         ));
@@ -278,13 +296,223 @@ pub fn create_trigger(
         when,
         function: function.oid,
         args,
+        parent: None,
+        enabled: TriggerEnabled::Origin,
     };
-    rel.put(ctx, |triggers| {
-        triggers.retain(|t| t.name != trigger.name);
-        triggers.push(trigger);
-        triggers.sort_by(|a, b| a.name.cmp(&b.name));
-    })?;
+    let down = match &rel {
+        TrigRel::Table(t) if t.partition_key.is_some() && trigger.row => Some(t.oid),
+        _ => None,
+    };
+    rel.put(ctx, |triggers| put_sorted(triggers, trigger.clone()))?;
+    if let Some(oid) = down {
+        clone_down(ctx, oid, &trigger, ct.replace)?;
+    }
     Ok(CommandTag::Plain("CREATE TRIGGER"))
+}
+
+fn duplicate(trigger: &str, table: &str) -> DbError {
+    DbError::new(
+        SqlState::DuplicateObject,
+        format!("trigger \"{trigger}\" for relation \"{table}\" already exists"),
+    )
+}
+
+/// `t` into a relation's triggers (replacing one by its name), kept in
+/// name order.
+fn put_sorted(triggers: &mut Vec<TriggerDef>, t: TriggerDef) {
+    triggers.retain(|x| x.name != t.name);
+    triggers.push(t);
+    triggers.sort_by(|a, b| a.name.cmp(&b.name));
+}
+
+/// Clones of row trigger `trigger` of partitioned table `parent` into its
+/// partitions, and theirs into their partitions. `replace` (OR REPLACE):
+/// a partition's trigger by the same name is replaced, else 42710.
+fn clone_down(
+    ctx: &mut StatementCtx,
+    parent: nestor_common::RelId,
+    trigger: &TriggerDef,
+    replace: bool,
+) -> Result<(), DbError> {
+    for child in ctx.catalog.children(parent) {
+        let existing = child.triggers.iter().find(|t| t.name == trigger.name);
+        if existing.is_some() && !replace {
+            return Err(duplicate(&trigger.name, &child.name));
+        }
+        let clone = TriggerDef {
+            oid: existing.map_or_else(|| ctx.catalog.alloc_oid(), |t| t.oid),
+            parent: Some(trigger.oid),
+            ..trigger.clone()
+        };
+        let mut new = (*child).clone();
+        put_sorted(&mut new.triggers, clone.clone());
+        super::put_table(ctx, new)?;
+        if child.partition_key.is_some() {
+            clone_down(ctx, child.oid, &clone, replace)?;
+        }
+    }
+    Ok(())
+}
+
+/// A table that has just become a partition of `parent` (CREATE TABLE
+/// ... PARTITION OF, ATTACH PARTITION) takes clones of the parent's row
+/// triggers, down to its own partitions (42710 when it has a trigger by
+/// the same name, as in PostgreSQL).
+pub(super) fn adopt(
+    ctx: &mut StatementCtx,
+    parent: &TableDef,
+    table: nestor_common::RelId,
+) -> Result<(), DbError> {
+    let Some(t) = ctx.catalog.table_by_oid(table) else {
+        return Err(DbError::internal("new partition vanished"));
+    };
+    let row_triggers: Vec<&TriggerDef> = parent.triggers.iter().filter(|t| t.row).collect();
+    if row_triggers.is_empty() {
+        return Ok(());
+    }
+    let mut new = (*t).clone();
+    let mut clones = Vec::new();
+    for tr in row_triggers {
+        if new.triggers.iter().any(|x| x.name == tr.name) {
+            return Err(duplicate(&tr.name, &t.name));
+        }
+        let clone = TriggerDef {
+            oid: ctx.catalog.alloc_oid(),
+            parent: Some(tr.oid),
+            ..tr.clone()
+        };
+        put_sorted(&mut new.triggers, clone.clone());
+        clones.push(clone);
+    }
+    super::put_table(ctx, new)?;
+    if t.partition_key.is_some() {
+        for c in &clones {
+            clone_down(ctx, t.oid, c, false)?;
+        }
+    }
+    Ok(())
+}
+
+/// A table that has just stopped being a partition (DETACH PARTITION)
+/// loses its cloned triggers, and its partitions the clones of those.
+pub(super) fn disown(ctx: &mut StatementCtx, table: nestor_common::RelId) -> Result<(), DbError> {
+    let Some(t) = ctx.catalog.table_by_oid(table) else {
+        return Err(DbError::internal("detached partition vanished"));
+    };
+    let gone: Vec<nestor_common::RelId> = t
+        .triggers
+        .iter()
+        .filter(|x| x.parent.is_some())
+        .map(|x| x.oid)
+        .collect();
+    if gone.is_empty() {
+        return Ok(());
+    }
+    let mut new = (*t).clone();
+    new.triggers.retain(|x| x.parent.is_none());
+    super::put_table(ctx, new)?;
+    drop_clones(ctx, t.oid, &gone)
+}
+
+/// Drop the clones of triggers `gone` from the partitions of `parent`,
+/// and theirs from their partitions.
+fn drop_clones(
+    ctx: &mut StatementCtx,
+    parent: nestor_common::RelId,
+    gone: &[nestor_common::RelId],
+) -> Result<(), DbError> {
+    for child in ctx.catalog.children(parent) {
+        let mine: Vec<nestor_common::RelId> = child
+            .triggers
+            .iter()
+            .filter(|x| x.parent.is_some_and(|p| gone.contains(&p)))
+            .map(|x| x.oid)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut new = (*child).clone();
+        new.triggers.retain(|x| !mine.contains(&x.oid));
+        super::put_table(ctx, new)?;
+        drop_clones(ctx, child.oid, &mine)?;
+    }
+    Ok(())
+}
+
+/// The table and trigger a clone was made from.
+fn original_of(ctx: &StatementCtx, clone: &TriggerDef) -> Option<(String, String)> {
+    let parent = clone.parent?;
+    ctx.catalog.tables().iter().find_map(|t| {
+        t.triggers
+            .iter()
+            .find(|x| x.oid == parent)
+            .map(|x| (t.name.clone(), x.name.clone()))
+    })
+}
+
+/// ALTER TRIGGER name ON table RENAME TO new on a table: renamed there
+/// and in its partitions' clones (a clone itself is refused).
+pub(super) fn rename_on_table(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    from: &str,
+    to: &str,
+) -> Result<(), DbError> {
+    if def.triggers.iter().any(|t| t.name == to) {
+        return Err(duplicate(to, &def.name));
+    }
+    let Some(t) = def.triggers.iter().find(|t| t.name == from) else {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "trigger \"{from}\" for table \"{}\" does not exist",
+                def.name
+            ),
+        ));
+    };
+    if t.parent.is_some() {
+        let parent = original_of(ctx, t)
+            .map(|(table, _)| table)
+            .unwrap_or_default();
+        return Err(DbError::new(
+            SqlState::InternalError,
+            format!("cannot rename trigger \"{from}\" on table \"{}\"", def.name),
+        )
+        .with_hint(format!(
+            "Rename the trigger on the partitioned table \"{parent}\" instead."
+        )));
+    }
+    rename_down(ctx, def, t.oid, to)
+}
+
+fn rename_down(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    oid: nestor_common::RelId,
+    to: &str,
+) -> Result<(), DbError> {
+    if def.triggers.iter().any(|t| t.name == to) {
+        return Err(duplicate(to, &def.name));
+    }
+    let mut new = def.clone();
+    for t in &mut new.triggers {
+        if t.oid == oid {
+            t.name = to.to_string();
+        }
+    }
+    new.triggers.sort_by(|a, b| a.name.cmp(&b.name));
+    super::put_table(ctx, new)?;
+    for child in ctx.catalog.children(def.oid) {
+        let clone = child
+            .triggers
+            .iter()
+            .find(|t| t.parent == Some(oid))
+            .map(|t| t.oid);
+        if let Some(c) = clone {
+            rename_down(ctx, &child, c, to)?;
+        }
+    }
+    Ok(())
 }
 
 /// Where a condition first names `rec` (NEW or OLD).
@@ -390,7 +618,7 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             }
             return Err(super::undefined_table(table_name));
         };
-        if !rel.triggers().iter().any(|t| &t.name == name) {
+        let Some(found) = rel.triggers().iter().find(|t| &t.name == name) else {
             if ds.missing_ok {
                 super::notice(
                     ctx,
@@ -404,8 +632,95 @@ pub fn drop_trigger(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
                 SqlState::UndefinedObject,
                 format!("trigger \"{name}\" for table \"{table_name}\" does not exist"),
             ));
+        };
+        if let Some((table, original)) = original_of(ctx, found) {
+            return Err(DbError::new(
+                SqlState::DependentObjectsStillExist,
+                format!(
+                    "cannot drop trigger {name} on table {table_name} because trigger {original} on table {table} requires it"
+                ),
+            )
+            .with_hint(format!(
+                "You can drop trigger {original} on table {table} instead."
+            )));
         }
+        let oid = found.oid;
         rel.put(ctx, |triggers| triggers.retain(|t| &t.name != name))?;
+        if let TrigRel::Table(t) = &rel {
+            drop_clones(ctx, t.oid, &[oid])?;
+        }
     }
     Ok(CommandTag::Plain("DROP TRIGGER"))
+}
+
+/// The trigger state an ALTER TABLE subcommand sets, and the triggers it
+/// names (None: all, or all user triggers); None for other subcommands.
+pub(super) fn enable_command(cmd: &pb::AlterTableCmd) -> Option<(TriggerEnabled, Option<&str>)> {
+    use pb::AlterTableType as A;
+    let name = Some(cmd.name.as_str());
+    Some(match A::try_from(cmd.subtype).ok()? {
+        A::AtEnableTrig => (TriggerEnabled::Origin, name),
+        A::AtEnableAlwaysTrig => (TriggerEnabled::Always, name),
+        A::AtEnableReplicaTrig => (TriggerEnabled::Replica, name),
+        A::AtDisableTrig => (TriggerEnabled::Disabled, name),
+        A::AtEnableTrigAll | A::AtEnableTrigUser => (TriggerEnabled::Origin, None),
+        A::AtDisableTrigAll | A::AtDisableTrigUser => (TriggerEnabled::Disabled, None),
+        _ => return None,
+    })
+}
+
+/// ALTER TABLE [ONLY] t ENABLE [REPLICA | ALWAYS] / DISABLE TRIGGER
+/// { name | ALL | USER }: the triggers' pg_trigger.tgenabled, and unless
+/// ONLY (`recurse` false) their clones' in the table's partitions, as
+/// PostgreSQL 15. ALL is USER: Nestor's foreign keys are no triggers.
+pub(super) fn enable(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    (state, name): (TriggerEnabled, Option<&str>),
+    recurse: bool,
+) -> Result<(), DbError> {
+    if let Some(n) = name {
+        if !def.triggers.iter().any(|t| t.name == n) {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                format!("trigger \"{n}\" for table \"{}\" does not exist", def.name),
+            ));
+        }
+    }
+    let oids: Vec<nestor_common::RelId> = def
+        .triggers
+        .iter()
+        .filter(|t| name.is_none_or(|n| t.name == n))
+        .map(|t| t.oid)
+        .collect();
+    set_enabled(ctx, def, &oids, state, recurse)
+}
+
+fn set_enabled(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    oids: &[nestor_common::RelId],
+    state: TriggerEnabled,
+    recurse: bool,
+) -> Result<(), DbError> {
+    let mut new = def.clone();
+    for t in new.triggers.iter_mut().filter(|t| oids.contains(&t.oid)) {
+        t.enabled = state;
+    }
+    super::put_table(ctx, new)?;
+    if !recurse || def.partition_key.is_none() {
+        return Ok(());
+    }
+    for child in ctx.catalog.children(def.oid) {
+        let clones: Vec<nestor_common::RelId> = child
+            .triggers
+            .iter()
+            .filter(|t| t.parent.is_some_and(|p| oids.contains(&p)))
+            .map(|t| t.oid)
+            .collect();
+        if !clones.is_empty() {
+            set_enabled(ctx, &child, &clones, state, recurse)?;
+        }
+    }
+    Ok(())
 }

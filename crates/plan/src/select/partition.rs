@@ -279,6 +279,21 @@ impl Leaf {
                 .collect(),
         }
     }
+
+    /// A row in the leaf's layout back in the routed table's (`width`
+    /// columns; those the leaf lacks NULL).
+    pub fn back(&self, row: Vec<Value>, width: usize) -> Vec<Value> {
+        let Some(m) = &self.map else {
+            return row;
+        };
+        let mut out = vec![Value::Null; width];
+        for (v, c) in row.into_iter().zip(m) {
+            if let Some(c) = c {
+                out[*c] = v;
+            }
+        }
+        out
+    }
 }
 
 enum Target {
