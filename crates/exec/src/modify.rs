@@ -276,12 +276,20 @@ pub(crate) fn exec_insert(
         return exec_insert_routed(p, r, ev, sink);
     }
     let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
-    if let Some(t) = &trig {
-        if t.has_row() && p.conflict.is_some() {
-            return Err(DbError::unsupported(
-                "INSERT ... ON CONFLICT on a table with row-level triggers",
-            ));
+    // ON CONFLICT DO UPDATE fires UPDATE triggers too: the statement's
+    // (BEFORE after INSERT's, AFTER before INSERT's, as PostgreSQL) and
+    // the row triggers of each row it updates.
+    let mut upd = match &p.conflict {
+        Some(Conflict::Update { sets, .. }) => {
+            let cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+            Firing::new(&p.table, Event::Update, &cols, ev)?
         }
+        _ => None,
+    };
+    if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
+    if let Some(t) = &upd {
         t.before_statement(ev)?;
     }
     let sources = collect(&p.source, ev)?;
@@ -294,7 +302,7 @@ pub(crate) fn exec_insert(
         let Some(t) = &mut trig else {
             check_row(&p.table, &p.checks, &row, ev)?;
             check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
-            if insert_one(p, row, ev, sink, &mut fk_rows)? {
+            if insert_one(p, row, ev, sink, &mut fk_rows, upd.as_mut())? != Outcome::Skipped {
                 count += 1;
             }
             continue;
@@ -305,13 +313,22 @@ pub(crate) fn exec_insert(
         check_row(&p.table, &p.checks, &row, ev)?;
         check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
         let written = t.live(&row);
-        if insert_one(p, row, ev, sink, &mut fk_rows)? {
-            count += 1;
-            t.after_row(None, Some(written), ev)?;
+        match insert_one(p, row, ev, sink, &mut fk_rows, upd.as_mut())? {
+            Outcome::Inserted => {
+                count += 1;
+                t.after_row(None, Some(written), ev)?;
+            }
+            Outcome::Updated => count += 1,
+            Outcome::Skipped => {}
         }
     }
     for (rid, row) in fk_rows.into_iter().flatten() {
         crate::foreign_keys::check_child(&p.table, &row, None, Some(rid), ev)?;
+    }
+    let mut fired: Vec<&mut Firing> = trig.iter_mut().chain(upd.iter_mut()).collect();
+    crate::triggers::fire_in_order(&mut fired, &mut [], ev)?;
+    if let Some(t) = &mut upd {
+        t.after_statement(ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
@@ -356,7 +373,7 @@ fn exec_insert_routed(
     let mut leaf_trig = LeafTriggers::new(r);
     if leaf_trig.is_some() && p.conflict.is_some() {
         return Err(DbError::unsupported(
-            "INSERT ... ON CONFLICT on a table with row-level triggers",
+            "INSERT ... ON CONFLICT into a partitioned table whose partitions have row-level triggers",
         ));
     }
     if let Some(t) = &trig {
@@ -380,7 +397,7 @@ fn exec_insert_routed(
                 continue;
             };
             check_row(&lp.table, &lp.checks, &row, ev)?;
-            if insert_one(lp, row, ev, sink, &mut None)? {
+            if insert_one(lp, row, ev, sink, &mut None, None)? != Outcome::Skipped {
                 count += 1;
             }
             continue;
@@ -558,15 +575,27 @@ pub(crate) fn store_row(table: &TableDef, row: &Row, ev: &mut Ev) -> Result<RowI
     Ok(rid)
 }
 
-/// Insert one row with ON CONFLICT handling; returns whether a row was
-/// inserted or updated.
+/// What [`insert_one`] did with a row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Outcome {
+    Inserted,
+    /// ON CONFLICT DO UPDATE updated the conflicting row.
+    Updated,
+    /// DO NOTHING, or DO UPDATE's WHERE or a BEFORE UPDATE trigger
+    /// declined.
+    Skipped,
+}
+
+/// Insert one row with ON CONFLICT handling (`upd`: the UPDATE triggers
+/// a DO UPDATE fires).
 fn insert_one(
     p: &InsertPlan,
     row: Row,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
     fk_rows: &mut Option<Vec<(RowId, Row)>>,
-) -> Result<bool, DbError> {
+    mut upd: Option<&mut Firing>,
+) -> Result<Outcome, DbError> {
     let Some(conflict) = &p.conflict else {
         let rid = store_row(&p.table, &row, ev)?;
         if let Some(rows) = fk_rows {
@@ -577,7 +606,7 @@ fn insert_one(
             check_view_options(&p.table, &p.view_checks, &row, ev)?;
         }
         emit_returning(&p.returning, &row, ev, sink)?;
-        return Ok(true);
+        return Ok(Outcome::Inserted);
     };
     let arbiters: Vec<usize> = match conflict {
         Conflict::Nothing { arbiters } => arbiters.clone(),
@@ -588,11 +617,13 @@ fn insert_one(
             match conflict {
                 Conflict::Nothing { .. } => {
                     check_conflict_visible(&p.table, &existing, ev)?;
-                    return Ok(false);
+                    return Ok(Outcome::Skipped);
                 }
                 Conflict::Update { sets, filter, .. } => {
-                    match conflict_update(p, existing, &row, sets, filter.as_ref(), ev, sink)? {
-                        Some(done) => return Ok(done),
+                    let update = (sets.as_slice(), filter.as_ref(), upd.as_deref_mut());
+                    match conflict_update(p, existing, &row, update, ev, sink)? {
+                        Some(true) => return Ok(Outcome::Updated),
+                        Some(false) => return Ok(Outcome::Skipped),
                         None => continue,
                     }
                 }
@@ -617,7 +648,7 @@ fn insert_one(
                     rows.push((rid, row.clone()));
                 }
                 emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
-                return Ok(true);
+                return Ok(Outcome::Inserted);
             }
             Err(StorageError::UniqueViolation { constraint, .. })
                 if arbiters
@@ -711,8 +742,7 @@ fn conflict_update(
     p: &InsertPlan,
     existing: nestor_storage::Tuple,
     proposed: &[Value],
-    sets: &[(usize, Expr)],
-    filter: Option<&Expr>,
+    (sets, filter, mut upd): (&[(usize, Expr)], Option<&Expr>, Option<&mut Firing>),
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<Option<bool>, DbError> {
@@ -763,6 +793,37 @@ fn conflict_update(
         for (c, e) in sets {
             new[*c] = e.eval(&input, ev)?;
         }
+        // BEFORE ROW UPDATE triggers, on the row locked first (as
+        // PostgreSQL's ExecOnConflictUpdate locks it before updating).
+        let old_live = upd.as_deref().map(|f| f.live(&input[..t.columns.len()]));
+        if let (Some(f), Some(old)) = (upd.as_deref().filter(|f| f.has_before_row()), &old_live) {
+            let r = t
+                .storage
+                .lock_row(
+                    ev.ctx.txn,
+                    rid,
+                    nestor_txn::LockMode::Update,
+                    nestor_txn::WaitPolicy::Block,
+                    &snap,
+                    &ev.ctx.wait,
+                    recheck,
+                )
+                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+            match r {
+                nestor_storage::LockResult::Locked => {}
+                nestor_storage::LockResult::Changed(newest) => {
+                    replace_prefix(&mut input, &newest);
+                    recheck = Recheck::Latest;
+                    continue;
+                }
+                nestor_storage::LockResult::Gone => return Ok(None),
+                nestor_storage::LockResult::Skipped => return Ok(Some(false)),
+            }
+            match f.before_row(Some(old), Some(f.live(&new)), ev)? {
+                Some(r) => new = f.full(r),
+                None => return Ok(Some(false)),
+            }
+        }
         check_row(t, &p.checks, &new, ev)?;
         check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
@@ -792,6 +853,10 @@ fn conflict_update(
                         ev,
                     )?;
                     crate::foreign_keys::check_no_action(t, deferred, ev)?;
+                }
+                if let (Some(f), Some(old)) = (upd.as_deref_mut(), old_live) {
+                    let live = f.live(&new);
+                    f.after_row(Some(old), Some(live), ev)?;
                 }
                 emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
                 return Ok(Some(true));

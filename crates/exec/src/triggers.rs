@@ -42,8 +42,13 @@
 //! (ENABLE / DISABLE TRIGGER) and session_replication_role allow.
 //!
 //! Left out: transition tables
-//! (REFERENCING), constraint triggers, INSERT ... ON
-//! CONFLICT on a table with row triggers (0A000). COPY FROM fires INSERT
+//! (REFERENCING), constraint triggers, INSERT ... ON CONFLICT into a
+//! partitioned table whose partitions have triggers (0A000). INSERT ...
+//! ON CONFLICT DO UPDATE fires INSERT and UPDATE triggers as PostgreSQL:
+//! BEFORE INSERT statement then BEFORE UPDATE statement; per row BEFORE
+//! INSERT, then on a conflict BEFORE UPDATE on the locked existing row;
+//! AFTER ROW events in row order; AFTER UPDATE statement, then AFTER
+//! INSERT statement. COPY FROM fires INSERT
 //! triggers as INSERT does (`modify::copy_insert`). The AFTER
 //! ROW queue holds the statement's changed rows in memory, as PostgreSQL's
 //! does.
@@ -238,11 +243,6 @@ impl<'t> Firing<'t> {
         self.triggers
             .iter()
             .any(|t| t.def.row && t.def.timing == TriggerTiming::Before)
-    }
-
-    /// Whether any ROW trigger fires.
-    pub(crate) fn has_row(&self) -> bool {
-        self.triggers.iter().any(|t| t.def.row)
     }
 
     /// A table row's live columns.

@@ -301,4 +301,5 @@ regress!(
     composite_assign,
     plpgsql_record_values,
     partition_triggers,
+    on_conflict_triggers,
 );

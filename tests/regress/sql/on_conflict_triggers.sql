@@ -1,0 +1,25 @@
+\set VERBOSITY verbose
+create table up (id int primary key, v text, updated int default 0);
+create function touch() returns trigger language plpgsql as $$ begin raise notice '% % % old=% new=%', tg_name, tg_when, tg_op, case when tg_op <> 'INSERT' then old end, new; if tg_op = 'UPDATE' then new.updated := old.updated + 1; end if; return new; end $$;
+create function stmt() returns trigger language plpgsql as $$ begin raise notice '% % % %', tg_name, tg_when, tg_op, tg_level; return null; end $$;
+create trigger b_ins before insert on up for each row execute function touch();
+create trigger b_upd before update on up for each row execute function touch();
+create trigger a_ins after insert on up for each row execute function touch();
+create trigger a_upd after update on up for each row execute function touch();
+create trigger s_ins before insert on up for each statement execute function stmt();
+create trigger s_upd before update on up for each statement execute function stmt();
+create trigger z_ins after insert on up for each statement execute function stmt();
+create trigger z_upd after update on up for each statement execute function stmt();
+insert into up values (1, 'a'), (2, 'b');
+insert into up values (1, 'a2'), (3, 'c') on conflict (id) do update set v = excluded.v returning *;
+insert into up values (2, 'b2') on conflict (id) do nothing;
+insert into up values (2, 'b3') on conflict (id) do update set v = excluded.v where up.v = 'zz';
+create function skip_upd() returns trigger language plpgsql as $$ begin return null; end $$;
+create trigger c_skip before update on up for each row when (new.v = 'skip') execute function skip_upd();
+insert into up values (3, 'skip'), (4, 'd') on conflict (id) do update set v = excluded.v returning *;
+select * from up order by id;
+create table up2 (id int primary key, v text);
+create function note() returns trigger language plpgsql as $$ begin raise notice '% % % old=% new=%', tg_name, tg_when, tg_op, old, new; return new; end $$;
+create trigger only_upd before update on up2 for each row execute function note();
+insert into up2 values (1, 'x');
+insert into up2 values (1, 'y') on conflict (id) do update set v = excluded.v;
