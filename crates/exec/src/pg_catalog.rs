@@ -3321,6 +3321,25 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::PartKeyDef => partkey_def(c, int(&args[0]) as u32).map_or(Value::Null, text),
+        CatalogFn::PartitionRoot => {
+            // NULL for a table neither partitioned nor a partition.
+            let mut cur = c.table_by_oid(RelId(int(&args[0]) as u32));
+            if cur
+                .as_ref()
+                .is_none_or(|t| t.partition_key.is_none() && t.partition_bound.is_none())
+            {
+                return Ok(Value::Null);
+            }
+            let mut root = Value::Null;
+            while let Some(t) = cur {
+                root = Value::Int8(i64::from(t.oid.0));
+                cur = match (&t.partition_bound, t.inherits.first()) {
+                    (Some(_), Some(&p)) => c.table_by_oid(p),
+                    _ => None,
+                };
+            }
+            root
+        }
         CatalogFn::PartitionConstraintDef => {
             partition_constraint_def(c, int(&args[0]) as u32).map_or(Value::Null, text)
         }

@@ -295,6 +295,8 @@ pub enum CatalogFn {
     PartKeyDef,
     /// pg_get_partition_constraintdef(table): a partition's constraint.
     PartitionConstraintDef,
+    /// pg_partition_root(rel): the top of its partition tree.
+    PartitionRoot,
     /// pg_get_triggerdef(trigger [, pretty]).
     TriggerDef,
     /// pg_get_viewdef(view [, pretty]): there are no views, NULL.
@@ -670,6 +672,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             Func::Catalog(CatalogFn::PartKeyDef),
             vec![Some(T::Oid)],
             T::Text,
+        ),
+        ("pg_partition_root", 1) => r(
+            Func::Catalog(CatalogFn::PartitionRoot),
+            vec![Some(T::Reg(nestor_types::datatype::RegKind::Class))],
+            T::Reg(nestor_types::datatype::RegKind::Class),
         ),
         ("pg_get_partition_constraintdef", 1) => r(
             Func::Catalog(CatalogFn::PartitionConstraintDef),

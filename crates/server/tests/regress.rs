@@ -302,4 +302,5 @@ regress!(
     plpgsql_record_values,
     partition_triggers,
     on_conflict_triggers,
+    partition_tree,
 );

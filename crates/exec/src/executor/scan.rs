@@ -613,6 +613,45 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
+        TableFunc::PartitionTree => {
+            // Nothing for a table neither partitioned nor a partition.
+            let rel = args[0].eval(param, ev)?;
+            let Some(o) = rel.as_i64() else {
+                return Ok(true);
+            };
+            let catalog = ev.ctx.catalog;
+            let Some(top) = catalog.table_by_oid(nestor_common::RelId(o as u32)) else {
+                return Ok(true);
+            };
+            if top.partition_key.is_none() && top.partition_bound.is_none() {
+                return Ok(true);
+            }
+            let oid = |o: nestor_common::RelId| Value::Int8(i64::from(o.0));
+            let mut level = vec![top];
+            let mut depth = 0;
+            while !level.is_empty() {
+                let mut next = Vec::new();
+                for t in level {
+                    let parent = match (&t.partition_bound, t.inherits.first()) {
+                        (Some(_), Some(&p)) => oid(p),
+                        _ => Value::Null,
+                    };
+                    let leaf = t.partition_key.is_none();
+                    let row = vec![oid(t.oid), parent, Value::Bool(leaf), Value::Int4(depth)];
+                    if !emit(ev, row)? {
+                        return Ok(false);
+                    }
+                    if !leaf {
+                        let mut children = catalog.children(t.oid);
+                        children.sort_by_key(|c| c.oid.0);
+                        next.extend(children);
+                    }
+                }
+                level = next;
+                depth += 1;
+            }
+            Ok(true)
+        }
         TableFunc::Unnest if args.len() > 1 => {
             let mut arrays = Vec::with_capacity(args.len());
             for a in args {

@@ -103,9 +103,12 @@ pub struct AggSpec {
 pub enum TableFunc {
     GenerateSeries,
     Unnest,
-    /// pg_partition_ancestors(rel): the relation itself (nothing is
-    /// partitioned).
+    /// pg_partition_ancestors(rel): the relation, then the partitioned
+    /// tables above it.
     PartitionAncestors,
+    /// pg_partition_tree(rel): (relid, parentrelid, isleaf, level) of the
+    /// relation and its partitions, level by level.
+    PartitionTree,
     /// pg_options_to_table(text[]): each `name=value` as two columns.
     OptionsToTable,
     /// A function the select list runs as a set-returning one

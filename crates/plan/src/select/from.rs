@@ -1133,6 +1133,7 @@ pub(super) fn plan_range_function(
         "generate_series"
             | "unnest"
             | "pg_partition_ancestors"
+            | "pg_partition_tree"
             | "pg_options_to_table"
             | "jsonb_path_query"
     );
@@ -1172,6 +1173,38 @@ pub(super) fn plan_range_function(
             &colnames,
         );
         return Ok(function_leaf(plan, &alias, cols, offset, scope));
+    }
+    if fname == "pg_partition_tree" {
+        let [arg] = fc.args.as_slice() else {
+            return Err(DbError::unsupported(
+                "pg_partition_tree with these arguments",
+            ));
+        };
+        let (e, t) = b.bind(arg)?;
+        let regclass = DataType::Reg(nestor_types::datatype::RegKind::Class);
+        let e = b.coerce(e, t, regclass)?;
+        let plan = Plan::FunctionScan {
+            func: TableFunc::PartitionTree,
+            args: vec![e],
+            name: fname.clone(),
+            ordinality: false,
+        };
+        let cols = [
+            ("relid", regclass),
+            ("parentrelid", regclass),
+            ("isleaf", DataType::Bool),
+            ("level", DataType::Int4),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, (n, ty))| OutCol {
+            name: colnames.get(i).cloned().unwrap_or_else(|| n.to_string()),
+            ty: *ty,
+            table_oid: 0,
+            column_id: 0,
+        })
+        .collect();
+        return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
     }
     if fname == "pg_options_to_table" {
         let [arg] = fc.args.as_slice() else {

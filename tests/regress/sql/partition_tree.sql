@@ -1,0 +1,15 @@
+create table qq (a int);
+create table pt (a int) partition by range (a);
+create table pt1 partition of pt for values from (0) to (10);
+create table pt2 partition of pt for values from (10) to (20) partition by range (a);
+create table pt21 partition of pt2 for values from (10) to (15);
+create table pt22 partition of pt2 for values from (15) to (20);
+select * from pg_partition_tree('qq');
+select * from pg_partition_tree('pt');
+select * from pg_partition_tree('pt2');
+select * from pg_partition_tree('pt21');
+select relid, level from pg_partition_tree('pt'::regclass) as t(relid) where isleaf;
+select pg_partition_root('pt21'), pg_partition_root('qq'), pg_partition_root('pt');
+select * from pg_partition_tree(null);
+select * from pg_partition_tree(0);
+select pg_partition_root(0::regclass) is null;
