@@ -385,7 +385,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     {
         privs |= acl::UPDATE | acl::SELECT;
     }
-    b.need(ObjKind::Table, table.oid.0, &table.name, privs);
+    let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
     let (mut targets, col_locs) =
         insert_target_list(b, ins, &table.name, |n| table.column_index(n))?;
     if ins.cols.is_empty() {
@@ -393,15 +393,17 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     }
     let subs = insert_subscripts(b, ins, &*table, &targets)?;
     let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    b.mark_written(perm, &attnums(&targets), true);
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
     let alias = bind::alias_or(rv, &table.name);
     let conflict = match ins.on_conflict_clause.as_deref() {
         None => None,
-        Some(oc) => Some(plan_conflict(b, &table, &alias, oc)?),
+        Some(oc) => Some(plan_conflict(b, &table, &alias, oc, perm)?),
     };
-    let scope = select::table_scope(&table, &alias);
+    let mut scope = select::table_scope(&table, &alias);
+    Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let returning = bind_returning(b, &ins.returning_list);
@@ -807,10 +809,12 @@ fn plan_conflict(
     table: &Arc<TableDef>,
     alias: &str,
     oc: &pb::OnConflictClause,
+    perm: usize,
 ) -> Result<Conflict, DbError> {
     let action = pb::OnConflictAction::try_from(oc.action)
         .unwrap_or(pb::OnConflictAction::OnconflictNothing);
     let arbiters = conflict_arbiters(b, table, oc)?;
+    mark_inferred(b, table, oc, perm)?;
     if action != pb::OnConflictAction::OnconflictUpdate {
         return Ok(Conflict::Nothing { arbiters });
     }
@@ -822,13 +826,17 @@ fn plan_conflict(
         .with_hint("For example, ON CONFLICT (column_name)."));
     }
     // Scope: the existing row, then EXCLUDED.
+    // EXCLUDED needs no privilege (PostgreSQL's excluded RTE).
     let mut scope = Scope::default();
     let mut off = 0;
     select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
+    Binder::tag_cols(&mut scope, 0, perm);
     select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let r = bind_sets(b, &**table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
+        let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+        b.mark_written(perm, &attnums(&set_cols), false);
         let filter = match &oc.where_clause {
             Some(w) => Some(b.bind_bool(w, "WHERE")?),
             None => None,
@@ -843,6 +851,51 @@ fn plan_conflict(
         sets,
         filter,
     })
+}
+
+/// Attribute numbers of column positions.
+fn attnums(cols: &[usize]) -> Vec<i16> {
+    cols.iter().map(|&c| c as i16 + 1).collect()
+}
+
+/// The columns ON CONFLICT's inference names (and its expressions and
+/// WHERE read) are read: they need SELECT, as PostgreSQL's
+/// transformOnConflictArbiter marks them.
+fn mark_inferred(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    oc: &pb::OnConflictClause,
+    perm: usize,
+) -> Result<(), DbError> {
+    let Some(inf) = oc.infer.as_deref() else {
+        return Ok(());
+    };
+    let mut scope = select::table_scope(table, &table.name);
+    Binder::tag_cols(&mut scope, 0, perm);
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let top = b.level();
+    // Bound for the columns they read only (conflict_arbiters bound them
+    // for their meaning).
+    for e in &inf.index_elems {
+        let NodeEnum::IndexElem(ie) = node(e)? else {
+            continue;
+        };
+        match ie.expr.as_deref() {
+            Some(x) if ie.name.is_empty() => drop(b.bind(x)),
+            _ => {
+                if let Some(c) = table.column_index(&ie.name) {
+                    b.mark_read(top, c, false);
+                }
+            }
+        }
+    }
+    if let Some(w) = inf.where_clause.as_deref() {
+        drop(b.bind(w));
+    }
+    b.scopes.pop();
+    b.outer_refs.pop();
+    Ok(())
 }
 
 /// The unique indexes an ON CONFLICT clause arbitrates on: the named
@@ -1299,6 +1352,8 @@ fn plan_modify_table(
         let mut scope = Scope::default();
         let mut off = 0;
         let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut scope);
+        let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0);
+        Binder::tag_cols(&mut scope, 0, perm);
         if let Some(p) = parent {
             for c in &mut scope.cols[..table.columns.len()] {
                 c.hidden |= p.column_index(&c.name).is_none();
@@ -1325,7 +1380,9 @@ fn plan_modify_table(
             (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },
         };
         // A descendant is checked too: its need is what locks it.
-        b.need(ObjKind::Table, table.oid.0, &table.name, privs);
+        b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
+        let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+        b.mark_written(perm, &attnums(&set_cols), false);
         let returning = bind_returning(b, returning)?;
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
         let (plan, rest) = select::build(b, tree, conj, None)?;
@@ -1442,6 +1499,7 @@ fn plan_modify_view(
         for &i in &virtual_cols {
             let c = &vt.cols[i];
             scope.cols.push(bind::ScopeCol {
+                perm: None,
                 rel: alias.clone(),
                 name: c.name.clone(),
                 ty: c.ty,

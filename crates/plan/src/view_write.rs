@@ -101,6 +101,7 @@ impl ViewTarget {
         let mut scope = Scope::default();
         for c in &self.cols {
             scope.cols.push(ScopeCol {
+                perm: None,
                 rel: alias.to_string(),
                 name: c.name.clone(),
                 ty: c.ty,
