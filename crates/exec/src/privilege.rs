@@ -105,7 +105,9 @@ pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), D
 /// The live columns of a table or view: (attribute number, name).
 pub fn relation_columns(catalog: &Catalog, oid: u32) -> Option<Vec<(i16, String)>> {
     if let Some(t) = catalog.table_by_oid(RelId(oid)) {
-        let live = t.live_columns().map(|(i, c)| (i as i16 + 1, c.name.clone()));
+        let live = t
+            .live_columns()
+            .map(|(i, c)| (i as i16 + 1, c.name.clone()));
         return Some(live.collect());
     }
     let v = catalog.views().into_iter().find(|v| v.oid.0 == oid)?;
@@ -309,10 +311,7 @@ pub fn has_privilege_fn(
     };
     let object = &rest[0];
     let (obj_kind, oid) = match kind {
-        PrivFn::Table
-        | PrivFn::Column
-        | PrivFn::AnyColumn
-        | PrivFn::Sequence => {
+        PrivFn::Table | PrivFn::Column | PrivFn::AnyColumn | PrivFn::Sequence => {
             let oid = match object {
                 Value::Text(name) => nestor_plan::pg_catalog::regclass(catalog, name)?,
                 v => v.as_i64().unwrap_or(0) as u32,

@@ -446,10 +446,10 @@ fn column_privileges_survive_a_crash() {
         ),
         "a:cp_reader=r/postgres b:cp_reader=r/postgres c:cp_reader=w/postgres"
     );
-    assert_eq!(
-        ok(&again, "SET ROLE cp_reader; SELECT a + b FROM cp"),
-        "3"
-    );
+    assert_eq!(ok(&again, "SET ROLE cp_reader; SELECT a + b FROM cp"), "3");
     let denied = err(&again, "SET ROLE cp_reader; SELECT c FROM cp");
-    assert!(denied.contains("permission denied for table cp"), "{denied}");
+    assert!(
+        denied.contains("permission denied for table cp"),
+        "{denied}"
+    );
 }

@@ -438,7 +438,10 @@ fn apply_columns(
             let Some((attnum, _)) = columns.iter().find(|(_, n)| n == name) else {
                 return Err(DbError::new(
                     SqlState::UndefinedColumn,
-                    format!("column \"{name}\" of relation \"{}\" does not exist", t.name),
+                    format!(
+                        "column \"{name}\" of relation \"{}\" does not exist",
+                        t.name
+                    ),
                 ));
             };
             match wanted.iter_mut().find(|w| w.0 == *attnum) {

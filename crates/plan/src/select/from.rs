@@ -327,9 +327,8 @@ pub(super) fn plan_range_var(
                         b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
                     }
                 }
-                let leaf = super::inherit::add_family(
-                    &t, &members, &alias, &colnames, offset, scope,
-                );
+                let leaf =
+                    super::inherit::add_family(&t, &members, &alias, &colnames, offset, scope);
                 Binder::tag_cols(scope, first, perm);
                 return Ok(leaf);
             }
