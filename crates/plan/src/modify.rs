@@ -456,7 +456,7 @@ fn plan_insert_view(
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
     }
-    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+    let view_perm = view_need(b, v, privs);
     let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
     let table = vt.table.clone();
     let (mut view_cols, col_locs) = insert_target_list(b, ins, &v.name, |n| vt.column(n))?;
@@ -471,6 +471,14 @@ fn plan_insert_view(
         .collect::<Result<Vec<_>, _>>()?;
     let subs = insert_subscripts(b, ins, &*table, &targets)?;
     let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    b.mark_written(
+        view_perm,
+        &attnums(&view_cols[..targets.len().min(view_cols.len())]),
+        true,
+    );
+    if let Some(p) = vt.table_perm {
+        b.mark_written(p, &attnums(&targets), true);
+    }
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
@@ -851,6 +859,15 @@ fn plan_conflict(
         sets,
         filter,
     })
+}
+
+/// The need of a view a statement writes through: what it writes by
+/// column ([`Binder::mark_written`]), what it reads through the view by
+/// the view's privilege.
+fn view_need(b: &mut Binder, v: &nestor_catalog::ViewDef, privs: u16) -> usize {
+    let i = b.need_by_columns(ObjKind::Table, v.oid.0, &v.name, privs);
+    b.perms[i].cols.untracked |= privs & acl::SELECT;
+    i
 }
 
 /// Attribute numbers of column positions.
@@ -1567,7 +1584,20 @@ fn plan_modify_view(
             privs |= acl::SELECT;
             view_write::resolve(b, v, kind, privs)?;
         }
-        b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+        let view_perm = view_need(b, v, privs);
+        if !delete {
+            let mut written = Vec::new();
+            for t in set_list {
+                if let NodeEnum::ResTarget(rt) = node(t)? {
+                    written.extend(vt.column(&rt.name));
+                }
+            }
+            b.mark_written(view_perm, &attnums(&written), false);
+            if let Some(p) = vt.table_perm {
+                let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+                b.mark_written(p, &attnums(&set_cols), false);
+            }
+        }
         let mut conj: Vec<Expr> = filter.into_iter().flat_map(conjuncts).collect();
         conj.extend(vt.conds.iter().cloned().flat_map(conjuncts));
         let recheck = match conj.len() {
