@@ -104,6 +104,15 @@ pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), D
 
 /// The live columns of a table or view: (attribute number, name).
 pub fn relation_columns(catalog: &Catalog, oid: u32) -> Option<Vec<(i16, String)>> {
+    if let Some(rel) = nestor_plan::pg_catalog::by_oid(oid) {
+        let cols = nestor_plan::pg_catalog::columns(rel)
+            .into_iter()
+            .enumerate();
+        return Some(
+            cols.map(|(i, (n, _))| (i as i16 + 1, n.to_string()))
+                .collect(),
+        );
+    }
     if let Some(t) = catalog.table_by_oid(RelId(oid)) {
         let live = t
             .live_columns()
@@ -323,7 +332,11 @@ pub fn has_privilege_fn(
             {
                 ObjKind::Table
             } else if nestor_plan::pg_catalog::by_oid(oid).is_some() {
-                // The system catalogs: readable by everyone.
+                // The system catalogs: readable by everyone (a column
+                // named must exist).
+                if kind == PrivFn::Column && column_arg(catalog, oid, object, rest)?.is_none() {
+                    return Ok(Value::Null);
+                }
                 return Ok(Value::Bool(privs.iter().any(|(b, _)| *b == SELECT)));
             } else {
                 return Ok(Value::Null);
@@ -415,33 +428,13 @@ fn column_privilege_fn(
             format!("unrecognized privilege type: \"{word}\""),
         ));
     }
-    let columns = relation_columns(catalog, oid).unwrap_or_default();
     let wanted: Vec<i16> = if rest.len() == 3 {
-        let attnum = match &rest[1] {
-            Value::Text(name) => match columns.iter().find(|(_, n)| **n == **name) {
-                Some((a, _)) => *a,
-                None => {
-                    let rel = object
-                        .as_str()
-                        .map(str::to_string)
-                        .or_else(|| catalog.table_by_oid(RelId(oid)).map(|t| t.name.clone()))
-                        .unwrap_or_else(|| oid.to_string());
-                    return Err(DbError::new(
-                        SqlState::UndefinedColumn,
-                        format!("column \"{name}\" of relation \"{rel}\" does not exist"),
-                    ));
-                }
-            },
-            v => {
-                let n = v.as_i64().unwrap_or(0);
-                match columns.iter().find(|(a, _)| i64::from(*a) == n) {
-                    Some((a, _)) => *a,
-                    None => return Ok(Value::Null),
-                }
-            }
-        };
-        vec![attnum]
+        match column_arg(catalog, oid, object, rest)? {
+            Some(attnum) => vec![attnum],
+            None => return Ok(Value::Null),
+        }
     } else {
+        let columns = relation_columns(catalog, oid).unwrap_or_default();
         columns.iter().map(|(a, _)| *a).collect()
     };
     let table = |bit, grant| holds(catalog, role, kind, oid, bit, grant);
@@ -456,6 +449,44 @@ fn column_privilege_fn(
     Ok(Value::Bool(privs.iter().any(|&(bit, grant)| {
         table(bit, grant) || wanted.iter().any(|&c| column(c, bit, grant))
     })))
+}
+
+/// has_column_privilege's column (`rest[1]`, by name or number) as an
+/// attribute number: None (NULL) for a number that is no live column or a
+/// dropped column's name; 42703 for another name that is none.
+fn column_arg(
+    catalog: &Catalog,
+    oid: u32,
+    object: &nestor_types::Value,
+    rest: &[nestor_types::Value],
+) -> Result<Option<i16>, DbError> {
+    use nestor_types::Value;
+    let columns = relation_columns(catalog, oid).unwrap_or_default();
+    let Some(Value::Text(name)) = rest.get(1) else {
+        let n = rest.get(1).and_then(Value::as_i64).unwrap_or(0);
+        return Ok(columns
+            .iter()
+            .find(|(a, _)| i64::from(*a) == n)
+            .map(|(a, _)| *a));
+    };
+    if let Some((a, _)) = columns.iter().find(|(_, n)| **n == **name) {
+        return Ok(Some(*a));
+    }
+    let dropped = catalog.table_by_oid(RelId(oid)).is_some_and(|t| {
+        (1..=t.columns.len()).any(|n| **name == format!("........pg.dropped.{n}........"))
+    });
+    if dropped {
+        return Ok(None);
+    }
+    let rel = object
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| catalog.table_by_oid(RelId(oid)).map(|t| t.name.clone()))
+        .unwrap_or_else(|| oid.to_string());
+    Err(DbError::new(
+        SqlState::UndefinedColumn,
+        format!("column \"{name}\" of relation \"{rel}\" does not exist"),
+    ))
 }
 
 /// The privilege string's first word PostgreSQL's column functions

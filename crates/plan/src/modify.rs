@@ -834,12 +834,13 @@ fn plan_conflict(
         .with_hint("For example, ON CONFLICT (column_name)."));
     }
     // Scope: the existing row, then EXCLUDED.
-    // EXCLUDED needs no privilege (PostgreSQL's excluded RTE).
     let mut scope = Scope::default();
     let mut off = 0;
+    // EXCLUDED's columns need SELECT on the target's, as PostgreSQL
+    // checks them.
     select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
-    Binder::tag_cols(&mut scope, 0, perm);
     select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
+    Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let r = bind_sets(b, &**table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
@@ -892,6 +893,12 @@ fn mark_inferred(
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let top = b.level();
+    // ON CONSTRAINT: the constraint's columns.
+    if let Some(idx) = table.indexes.iter().find(|x| x.name == inf.conname) {
+        for &c in &idx.columns {
+            b.mark_read(top, c, false);
+        }
+    }
     // Bound for the columns they read only (conflict_arbiters bound them
     // for their meaning).
     for e in &inf.index_elems {

@@ -43,6 +43,10 @@ INSERT INTO cp_t VALUES (5);
 INSERT INTO cp_t VALUES (6, 'six', 'x');
 INSERT INTO cp_t (id) VALUES (3) ON CONFLICT (id) DO NOTHING;
 INSERT INTO cp_t (id) VALUES (3) ON CONFLICT (id) DO UPDATE SET n = 1;
+INSERT INTO cp_t (id) VALUES (3) ON CONFLICT (id) DO UPDATE SET n = excluded.id;
+INSERT INTO cp_t (id) VALUES (3) ON CONFLICT (id) DO UPDATE SET n = length(excluded.secret);
+INSERT INTO cp_t (id) VALUES (3) ON CONFLICT ON CONSTRAINT cp_t_pkey DO NOTHING;
+INSERT INTO cp_t (name) VALUES ('x') ON CONFLICT (name) DO NOTHING;
 INSERT INTO cp_t (id) VALUES (7) RETURNING id, name;
 INSERT INTO cp_t (id) VALUES (8) RETURNING secret;
 UPDATE cp_t SET n = 5;
@@ -84,6 +88,9 @@ SELECT has_any_column_privilege('regress_cp_alice', 'cp_t', 'SELECT'),
 SELECT has_column_privilege('regress_cp_alice', 'cp_t', 'nosuch', 'SELECT');
 SELECT has_column_privilege('regress_cp_alice', 'cp_t', 'id', 'DELETE');
 SELECT has_any_column_privilege('regress_cp_alice', 'cp_t', 'TRUNCATE');
+SELECT has_column_privilege('pg_class', 'relname', 'SELECT'),
+       has_column_privilege('pg_class', 999::int2, 'SELECT');
+SELECT has_column_privilege('pg_class', 'nosuch', 'SELECT');
 
 -- COPY with and without a column list
 CREATE TABLE cp_copy (a int, b int, c int);
@@ -130,6 +137,8 @@ REVOKE ALL (secret) ON cp_t FROM regress_cp_bob;
 -- dropping: a role with column privileges, a column
 DROP ROLE regress_cp_alice;
 ALTER TABLE cp_t DROP COLUMN n;
+SELECT has_column_privilege('cp_t', '........pg.dropped.4........', 'SELECT'),
+       has_column_privilege('cp_t', 4::int2, 'SELECT');
 DROP ROLE regress_cp_group;
 \dp cp_t
 REVOKE ALL ON cp_t FROM regress_cp_alice;
