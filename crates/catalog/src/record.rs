@@ -29,8 +29,10 @@
 //!                                flags: bit 0 superuser, 1 inherit, 2 createrole,
 //!                                3 createdb, 4 login, 5 replication, 6 bypassrls
 //!            | 0x15 DropRole     name
-//!            | 0x16 SetAcl       class:u32 obj:u32 (0x00 | 0x01 owner:u32 acl?)
+//!            | 0x16 SetAcl       class:u32 obj:u32 (0x00 | 0x01 owner:u32 acl? [cols])
 //!                                acl: n:u32 (grantee:u32 grantor:u32 privs:u16 grant:u16)*
+//!                                cols: n:u32 (attnum:u32 acl)*   (column ACLs;
+//!                                left out when there are none)
 //!                                (absent: back to the default owner and ACL)
 //!            | 0x17 SetRoleSettings database:u32 role:u32
 //!                                (0x00 | 0x01 n:u32 (name value)*)
@@ -533,6 +535,13 @@ impl CatalogRecord {
                         put_acl_items(&mut out, items);
                     }
                 }
+                if !a.cols.is_empty() {
+                    put_u32(&mut out, a.cols.len());
+                    for (attnum, items) in &a.cols {
+                        out.extend_from_slice(&(*attnum as u32).to_le_bytes());
+                        put_acl_items(&mut out, items);
+                    }
+                }
             }
             CatalogRecord::SetDefaultAcl { key, acl } => {
                 out.push(TAG_SET_DEFAULT_ACL);
@@ -771,7 +780,14 @@ impl CatalogRecord {
                     } else {
                         None
                     };
-                    Some(ObjAcl { owner, acl })
+                    let mut cols = Vec::new();
+                    if !r.at_end() {
+                        for _ in 0..r.u32()? {
+                            let attnum = r.u32()? as i16;
+                            cols.push((attnum, get_acl_items(&mut r)?));
+                        }
+                    }
+                    Some(ObjAcl { owner, acl, cols })
                 } else {
                     None
                 };
@@ -2179,6 +2195,15 @@ mod tests {
                         privs: 3,
                         grant_option: 1,
                     }]),
+                    cols: vec![(
+                        2,
+                        vec![AclItem {
+                            grantee: 16402,
+                            grantor: 16401,
+                            privs: 2,
+                            grant_option: 0,
+                        }],
+                    )],
                 }),
             },
             CatalogRecord::SetAcl {
@@ -2186,6 +2211,7 @@ mod tests {
                 acl: Some(ObjAcl {
                     owner: RelId(16401),
                     acl: None,
+                    cols: Vec::new(),
                 }),
             },
             CatalogRecord::SetAcl {

@@ -1988,9 +1988,25 @@ fn attribute_row(rel: u32, num: i16, name: &str, ty: DataType) -> RowB {
     r
 }
 
+/// A column's attacl (NULL: no column privileges).
+fn column_acl(c: &Catalog, a: &nestor_catalog::acl::ObjAcl, attnum: i16) -> Value {
+    let items = a.column(attnum);
+    if items.is_empty() {
+        return Value::Null;
+    }
+    let name = |r: u32| role_name(c, r);
+    let texts = items
+        .iter()
+        .map(|i| text(nestor_catalog::acl::item_text(i, &name)))
+        .collect();
+    Array::from_items(DataType::Text, texts).value()
+}
+
 fn attribute_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
+    let table_kind = nestor_catalog::acl::ObjKind::Table;
     for t in c.tables() {
+        let acl = c.acl(table_kind, t.oid.0);
         for (i, col) in t.columns.iter().enumerate() {
             let num = i as i16 + 1;
             let mut r = if col.dropped {
@@ -2024,7 +2040,8 @@ fn attribute_rows(c: &Catalog) -> Rows {
                         None => "",
                     }),
                 )
-                .set("atthasmissing", Value::Bool(!col.missing.is_null()));
+                .set("atthasmissing", Value::Bool(!col.missing.is_null()))
+                .set("attacl", column_acl(c, &acl, i as i16 + 1));
             out.push(r.done());
         }
         for idx in &t.indexes {
@@ -2038,8 +2055,12 @@ fn attribute_rows(c: &Catalog) -> Rows {
         }
     }
     for v in c.views() {
+        let acl = c.acl(table_kind, v.oid.0);
         for (i, (name, ty)) in v.columns.iter().enumerate() {
-            out.push(attribute_row(v.oid.0, i as i16 + 1, name, *ty).done());
+            let num = i as i16 + 1;
+            let mut r = attribute_row(v.oid.0, num, name, *ty);
+            r.set("attacl", column_acl(c, &acl, num));
+            out.push(r.done());
         }
     }
     for t in c.composites() {

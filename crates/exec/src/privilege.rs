@@ -14,8 +14,17 @@
 //!   GRANT SELECT ON t TO alice     acl {postgres=arwdDxt/postgres,alice=r/postgres}
 //!     -> the same plan now runs
 //! ```
+//!
+//! A need the table's ACL does not meet may be met column by column
+//! ([`perm_allowed`], PostgreSQL's ExecCheckRTEPerms): SELECT on each
+//! column the statement reads (every column for a whole-row reference;
+//! any one column when it reads none, as `count(*)` does), INSERT and
+//! UPDATE on each column it writes. Only SELECT, INSERT and UPDATE can be
+//! held that way; the error names the table either way, as PostgreSQL 15's
+//! does. The check runs once per plan, catalog version and role (see
+//! `statement::execute`), and never for superusers.
 
-use nestor_catalog::acl::{ObjKind, SELECT, USAGE};
+use nestor_catalog::acl::{ObjAcl, ObjKind, INSERT, REFERENCES, SELECT, UPDATE, USAGE};
 use nestor_catalog::Catalog;
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_plan::perm::Perm;
@@ -74,7 +83,7 @@ pub fn allowed_any(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, any:
 pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), DbError> {
     for p in perms {
         let role = p.check_as.unwrap_or(ctx.role.oid);
-        if !allowed(ctx.catalog, role, p.kind, p.oid, p.privs) {
+        if !perm_allowed(ctx.catalog, role, p) {
             let is_view =
                 p.kind == ObjKind::Table && ctx.catalog.views().iter().any(|v| v.oid.0 == p.oid);
             if is_view {
@@ -91,6 +100,87 @@ pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), D
         }
     }
     Ok(())
+}
+
+/// The live columns of a table or view: (attribute number, name).
+pub fn relation_columns(catalog: &Catalog, oid: u32) -> Option<Vec<(i16, String)>> {
+    if let Some(rel) = nestor_plan::pg_catalog::by_oid(oid) {
+        let cols = nestor_plan::pg_catalog::columns(rel)
+            .into_iter()
+            .enumerate();
+        return Some(
+            cols.map(|(i, (n, _))| (i as i16 + 1, n.to_string()))
+                .collect(),
+        );
+    }
+    if let Some(t) = catalog.table_by_oid(RelId(oid)) {
+        let live = t
+            .live_columns()
+            .map(|(i, c)| (i as i16 + 1, c.name.clone()));
+        return Some(live.collect());
+    }
+    let v = catalog.views().into_iter().find(|v| v.oid.0 == oid)?;
+    let cols = v.columns.iter().enumerate();
+    Some(cols.map(|(i, (n, _))| (i as i16 + 1, n.clone())).collect())
+}
+
+/// Whether `role` may do what a need asks: the privileges through the
+/// object's ACL, or for SELECT, INSERT and UPDATE on a relation through
+/// the ACLs of the columns the need names (PostgreSQL's
+/// ExecCheckRTEPerms).
+pub fn perm_allowed(catalog: &Catalog, role: RelId, p: &Perm) -> bool {
+    if catalog.role_by_oid(role).is_some_and(|r| r.superuser) {
+        return true;
+    }
+    let a = catalog.acl(p.kind, p.oid);
+    let has = |g: u32| catalog.has_privs_of_role(role, RelId(g));
+    let held = a
+        .effective(p.kind)
+        .iter()
+        .filter(|i| i.grantee == 0 || has(i.grantee))
+        .fold(0u16, |acc, i| acc | i.privs);
+    let missing = p.privs & !held;
+    if missing == 0 {
+        return true;
+    }
+    let by_column_only = SELECT | INSERT | UPDATE;
+    if p.kind != ObjKind::Table || missing & (!by_column_only | p.cols.untracked) != 0 {
+        return false;
+    }
+    let by_column = [
+        (SELECT, &p.cols.select),
+        (INSERT, &p.cols.insert),
+        (UPDATE, &p.cols.update),
+    ];
+    by_column
+        .into_iter()
+        .filter(|(bit, _)| missing & bit != 0)
+        .all(|(bit, cols)| columns_allow(catalog, &a, p.oid, bit, cols, &has))
+}
+
+/// Whether the column ACLs give `bit` on each of `cols` (0: every
+/// column), or on any column when `cols` is empty.
+fn columns_allow(
+    catalog: &Catalog,
+    a: &ObjAcl,
+    oid: u32,
+    bit: u16,
+    cols: &[i16],
+    has: &dyn Fn(u32) -> bool,
+) -> bool {
+    let on = |attnum: i16| a.column_privs(attnum, has) & bit != 0;
+    let live = || relation_columns(catalog, oid).unwrap_or_default();
+    if cols.is_empty() {
+        return live().iter().any(|(n, _)| on(*n));
+    }
+    cols.iter().all(|&c| {
+        if c == 0 {
+            let all = live();
+            !all.is_empty() && all.iter().all(|(n, _)| on(*n))
+        } else {
+            on(c)
+        }
+    })
 }
 
 /// Whether the current role owns the object (or has its owner's
@@ -207,6 +297,9 @@ pub fn has_privilege_fn(
     }
     let catalog = ev.ctx.catalog;
     let base = if kind == PrivFn::Column { 3 } else { 2 };
+    if args.len() < base {
+        return Err(DbError::internal("has_*_privilege without arguments"));
+    }
     let (role, rest) = if args.len() > base {
         let r = match &args[0] {
             Value::Text(name) => catalog.role(name).map(|r| r.oid).ok_or_else(|| {
@@ -227,7 +320,7 @@ pub fn has_privilege_fn(
     };
     let object = &rest[0];
     let (obj_kind, oid) = match kind {
-        PrivFn::Table | PrivFn::Column | PrivFn::Sequence => {
+        PrivFn::Table | PrivFn::Column | PrivFn::AnyColumn | PrivFn::Sequence => {
             let oid = match object {
                 Value::Text(name) => nestor_plan::pg_catalog::regclass(catalog, name)?,
                 v => v.as_i64().unwrap_or(0) as u32,
@@ -239,7 +332,11 @@ pub fn has_privilege_fn(
             {
                 ObjKind::Table
             } else if nestor_plan::pg_catalog::by_oid(oid).is_some() {
-                // The system catalogs: readable by everyone.
+                // The system catalogs: readable by everyone (a column
+                // named must exist).
+                if kind == PrivFn::Column && column_arg(catalog, oid, object, rest)?.is_none() {
+                    return Ok(Value::Null);
+                }
                 return Ok(Value::Bool(privs.iter().any(|(b, _)| *b == SELECT)));
             } else {
                 return Ok(Value::Null);
@@ -300,7 +397,109 @@ pub fn has_privilege_fn(
             return Ok(Value::Bool(privs.iter().any(|(b, _)| *b == 0) || superuser));
         }
     };
+    if matches!(kind, PrivFn::Column | PrivFn::AnyColumn) {
+        return column_privilege_fn(catalog, role, (obj_kind, oid), object, rest, &privs);
+    }
     Ok(Value::Bool(privs.iter().any(|&(bit, grant)| {
         bit != 0 && holds(catalog, role, obj_kind, oid, bit, grant)
     })))
+}
+
+/// has_column_privilege (`rest`: table, column, privileges) and
+/// has_any_column_privilege (table, privileges): the table's privilege,
+/// or the column's (any column's). A column named that does not exist is
+/// 42703; one given by a number that is not a live column gives NULL.
+fn column_privilege_fn(
+    catalog: &Catalog,
+    role: RelId,
+    (kind, oid): (ObjKind, u32),
+    object: &nestor_types::Value,
+    rest: &[nestor_types::Value],
+    privs: &[(u16, bool)],
+) -> Result<nestor_types::Value, DbError> {
+    use nestor_types::Value;
+    if let Some(&(_, _)) = privs
+        .iter()
+        .find(|(b, _)| *b & (SELECT | INSERT | UPDATE | REFERENCES) == 0)
+    {
+        let word = privs_words(rest.last());
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("unrecognized privilege type: \"{word}\""),
+        ));
+    }
+    let wanted: Vec<i16> = if rest.len() == 3 {
+        match column_arg(catalog, oid, object, rest)? {
+            Some(attnum) => vec![attnum],
+            None => return Ok(Value::Null),
+        }
+    } else {
+        let columns = relation_columns(catalog, oid).unwrap_or_default();
+        columns.iter().map(|(a, _)| *a).collect()
+    };
+    let table = |bit, grant| holds(catalog, role, kind, oid, bit, grant);
+    let a = catalog.acl(kind, oid);
+    let has = |g: u32| catalog.has_privs_of_role(role, RelId(g));
+    let column = |attnum: i16, bit: u16, grant: bool| {
+        a.column(attnum).iter().any(|i| {
+            let held = if grant { i.grant_option } else { i.privs };
+            held & bit != 0 && (i.grantee == 0 || has(i.grantee))
+        })
+    };
+    Ok(Value::Bool(privs.iter().any(|&(bit, grant)| {
+        table(bit, grant) || wanted.iter().any(|&c| column(c, bit, grant))
+    })))
+}
+
+/// has_column_privilege's column (`rest[1]`, by name or number) as an
+/// attribute number: None (NULL) for a number that is no live column or a
+/// dropped column's name; 42703 for another name that is none.
+fn column_arg(
+    catalog: &Catalog,
+    oid: u32,
+    object: &nestor_types::Value,
+    rest: &[nestor_types::Value],
+) -> Result<Option<i16>, DbError> {
+    use nestor_types::Value;
+    let columns = relation_columns(catalog, oid).unwrap_or_default();
+    let Some(Value::Text(name)) = rest.get(1) else {
+        let n = rest.get(1).and_then(Value::as_i64).unwrap_or(0);
+        return Ok(columns
+            .iter()
+            .find(|(a, _)| i64::from(*a) == n)
+            .map(|(a, _)| *a));
+    };
+    if let Some((a, _)) = columns.iter().find(|(_, n)| **n == **name) {
+        return Ok(Some(*a));
+    }
+    let dropped = catalog.table_by_oid(RelId(oid)).is_some_and(|t| {
+        (1..=t.columns.len()).any(|n| **name == format!("........pg.dropped.{n}........"))
+    });
+    if dropped {
+        return Ok(None);
+    }
+    let rel = object
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| catalog.table_by_oid(RelId(oid)).map(|t| t.name.clone()))
+        .unwrap_or_else(|| oid.to_string());
+    Err(DbError::new(
+        SqlState::UndefinedColumn,
+        format!("column \"{name}\" of relation \"{rel}\" does not exist"),
+    ))
+}
+
+/// The privilege string's first word PostgreSQL's column functions
+/// refuse, for the message.
+fn privs_words(v: Option<&nestor_types::Value>) -> String {
+    let text = v.and_then(|v| v.as_str()).unwrap_or_default();
+    text.split(',')
+        .map(str::trim)
+        .find(|p| {
+            let p = p.to_ascii_lowercase();
+            let w = p.strip_suffix("with grant option").unwrap_or(&p).trim_end();
+            !matches!(w, "select" | "insert" | "update" | "references")
+        })
+        .unwrap_or_default()
+        .to_string()
 }

@@ -66,6 +66,10 @@ pub struct ScopeCol {
     /// column, not a record (PostgreSQL's whole-row Var of such a
     /// function).
     pub scalar_fn: bool,
+    /// A column of a table this level reads: the index of the table's
+    /// need in [`Binder::perms`], where a reference to it is marked
+    /// (`crate::perm`), and its attribute number there.
+    pub perm: Option<(u32, i16)>,
 }
 
 /// The columns of one query level's input row, in row order.
@@ -461,12 +465,36 @@ impl<'e> Binder<'e> {
                     privs: nestor_catalog::acl::USAGE,
                     check_as: self.perm_as,
                     location,
+                    cols: Default::default(),
                 },
             );
         }
     }
 
-    pub fn need(&mut self, kind: nestor_catalog::acl::ObjKind, oid: u32, name: &str, privs: u16) {
+    /// Record that the statement needs `privs` on an object, whatever
+    /// columns it uses (only the object's privileges meet the need).
+    pub fn need(
+        &mut self,
+        kind: nestor_catalog::acl::ObjKind,
+        oid: u32,
+        name: &str,
+        privs: u16,
+    ) -> usize {
+        let i = self.need_by_columns(kind, oid, name, privs);
+        self.perms[i].cols.untracked |= privs;
+        i
+    }
+
+    /// [`Binder::need`] where the caller marks the columns the statement
+    /// reads and writes ([`Binder::tag_cols`], [`Binder::mark_written`]):
+    /// column privileges may meet it. The index of the need.
+    pub fn need_by_columns(
+        &mut self,
+        kind: nestor_catalog::acl::ObjKind,
+        oid: u32,
+        name: &str,
+        privs: u16,
+    ) -> usize {
         crate::perm::need(
             &mut self.perms,
             crate::perm::Perm {
@@ -476,8 +504,62 @@ impl<'e> Binder<'e> {
                 privs,
                 check_as: self.perm_as,
                 location: -1,
+                cols: Default::default(),
             },
-        );
+        )
+    }
+
+    /// The scope columns from position `from` on are a table's whose
+    /// need is `perm`: references to them are marked there.
+    pub fn tag_cols(scope: &mut Scope, from: usize, perm: usize) {
+        let Ok(perm) = u32::try_from(perm) else {
+            return;
+        };
+        for c in scope.cols.iter_mut().skip(from) {
+            c.perm = Some((perm, c.attnum));
+        }
+    }
+
+    /// [`Binder::tag_cols`] for a view's columns: numbered by position.
+    pub fn tag_cols_by_position(scope: &mut Scope, from: usize, perm: usize) {
+        let Ok(perm) = u32::try_from(perm) else {
+            return;
+        };
+        for (k, c) in scope.cols.iter_mut().skip(from).enumerate() {
+            c.perm = Some((perm, k as i16 + 1));
+        }
+    }
+
+    /// Column `i` of level `lvl` is read: a table's column needs SELECT
+    /// on it (PostgreSQL's markVarForSelectPriv). `whole`: as part of a
+    /// whole-row reference, which needs every column.
+    pub fn mark_read(&mut self, lvl: usize, i: usize, whole: bool) {
+        let Some(c) = self.scopes.get(lvl).and_then(|s| s.cols.get(i)) else {
+            return;
+        };
+        let Some((p, attnum)) = c.perm else {
+            return;
+        };
+        let attnum = if whole { 0 } else { attnum };
+        if let Some(perm) = self.perms.get_mut(p as usize) {
+            perm.privs |= nestor_catalog::acl::SELECT;
+            crate::perm::add_col(&mut perm.cols.select, attnum);
+        }
+    }
+
+    /// The statement writes these columns (attribute numbers) of the
+    /// table whose need is `perm`: `insert` for INSERT, else UPDATE.
+    pub fn mark_written(&mut self, perm: usize, attnums: &[i16], insert: bool) {
+        if let Some(p) = self.perms.get_mut(perm) {
+            let set = if insert {
+                &mut p.cols.insert
+            } else {
+                &mut p.cols.update
+            };
+            for &a in attnums {
+                crate::perm::add_col(set, a);
+            }
+        }
     }
 
     /// The need of partition `t` a statement on its partitioned table
@@ -1271,6 +1353,7 @@ impl<'e> Binder<'e> {
             };
             let ty = col.ty;
             let is_ctid = col.hidden && col.name == "ctid";
+            self.mark_read(lvl, i, false);
             let e = if lvl == cur {
                 Expr::Col(i)
             } else {
@@ -1387,6 +1470,7 @@ impl<'e> Binder<'e> {
         if let [(i, c)] = cols.as_slice() {
             if c.scalar_fn {
                 let (i, ty) = (*i, c.ty);
+                self.mark_read(lvl, i, false);
                 if lvl == cur {
                     return Some((Expr::Col(i), ty));
                 }
@@ -1400,6 +1484,9 @@ impl<'e> Binder<'e> {
             cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
         ));
         let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
+        for &i in &positions {
+            self.mark_read(lvl, i, true);
+        }
         if lvl != cur {
             for r in self.outer_refs.iter_mut().skip(lvl + 1) {
                 *r = Some(r.map_or(lvl, |x| x.min(lvl)));

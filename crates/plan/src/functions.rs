@@ -19,9 +19,12 @@ pub enum PrivFn {
     Function,
     Schema,
     Database,
-    /// has_column_privilege (table, column, privilege): column privileges
-    /// are the table's (no per-column grants).
+    /// has_column_privilege (table, column, privilege): the table's
+    /// privilege or the column's.
     Column,
+    /// has_any_column_privilege (table, privilege): the table's privilege
+    /// or any column's.
+    AnyColumn,
 }
 
 /// A resolved function.
@@ -636,6 +639,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 "has_schema_privilege" => PrivFn::Schema,
                 "has_database_privilege" => PrivFn::Database,
                 "has_column_privilege" => PrivFn::Column,
+                "has_any_column_privilege" => PrivFn::AnyColumn,
                 _ => PrivFn::Table,
             };
             r(Func::HasPrivilege(kind), vec![None; n], T::Bool)

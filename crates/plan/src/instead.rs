@@ -255,6 +255,7 @@ fn view_scope(v: &ViewDef, alias: &str) -> Scope {
     let mut scope = Scope::default();
     for (name, ty) in &v.columns {
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: alias.to_string(),
             name: name.clone(),
             ty: *ty,

@@ -294,6 +294,10 @@ fn plan_merge_body(
     let mut scope = Scope::default();
     let mut off = 0;
     let target = select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
+    // The target's columns are marked where read, its written ones by
+    // each action (crate::perm).
+    let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0);
+    Binder::tag_cols(&mut scope, 0, perm);
     let target_width = off;
     let item = select::plan_from_item(b, source, &mut off, &mut scope)?;
     let top = b.level();
@@ -326,13 +330,20 @@ fn plan_merge_body(
             .cond
             .as_ref()
             .is_some_and(|e| e.columns().iter().any(|&c| c < width));
+        let attnums = |cols: &mut dyn Iterator<Item = usize>| -> Vec<i16> {
+            cols.map(|c| c as i16 + 1).collect()
+        };
         privs |= match &action.kind {
             MergeKind::Update(sets) => {
                 reads |= sets.iter().any(|(_, e)| modify::reads_row(e, width));
+                b.mark_written(perm, &attnums(&mut sets.iter().map(|(c, _)| *c)), false);
                 acl::UPDATE
             }
             MergeKind::Delete => acl::DELETE,
-            MergeKind::Insert { .. } => acl::INSERT,
+            MergeKind::Insert { targets, .. } => {
+                b.mark_written(perm, &attnums(&mut targets.iter().copied()), true);
+                acl::INSERT
+            }
             MergeKind::Nothing => 0,
         };
         if is_matched {
@@ -345,7 +356,7 @@ fn plan_merge_body(
     if reads {
         privs |= acl::SELECT;
     }
-    b.need(ObjKind::Table, table.oid.0, &table.name, privs);
+    b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
     let (lo, _) = target.range();
     let (_, hi) = item.range();
     let kind = if not_matched.is_empty() {

@@ -385,7 +385,7 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     {
         privs |= acl::UPDATE | acl::SELECT;
     }
-    b.need(ObjKind::Table, table.oid.0, &table.name, privs);
+    let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
     let (mut targets, col_locs) =
         insert_target_list(b, ins, &table.name, |n| table.column_index(n))?;
     if ins.cols.is_empty() {
@@ -393,15 +393,17 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     }
     let subs = insert_subscripts(b, ins, &*table, &targets)?;
     let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    b.mark_written(perm, &attnums(&targets), true);
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
     let alias = bind::alias_or(rv, &table.name);
     let conflict = match ins.on_conflict_clause.as_deref() {
         None => None,
-        Some(oc) => Some(plan_conflict(b, &table, &alias, oc)?),
+        Some(oc) => Some(plan_conflict(b, &table, &alias, oc, perm)?),
     };
-    let scope = select::table_scope(&table, &alias);
+    let mut scope = select::table_scope(&table, &alias);
+    Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let returning = bind_returning(b, &ins.returning_list);
@@ -454,7 +456,7 @@ fn plan_insert_view(
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
     }
-    b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+    let view_perm = view_need(b, v, privs);
     let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
     let table = vt.table.clone();
     let (mut view_cols, col_locs) = insert_target_list(b, ins, &v.name, |n| vt.column(n))?;
@@ -469,6 +471,14 @@ fn plan_insert_view(
         .collect::<Result<Vec<_>, _>>()?;
     let subs = insert_subscripts(b, ins, &*table, &targets)?;
     let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    b.mark_written(
+        view_perm,
+        &attnums(&view_cols[..targets.len().min(view_cols.len())]),
+        true,
+    );
+    if let Some(p) = vt.table_perm {
+        b.mark_written(p, &attnums(&targets), true);
+    }
     if !subs.is_empty() {
         source = fold_subscripted(source, &mut targets, &subs);
     }
@@ -807,10 +817,12 @@ fn plan_conflict(
     table: &Arc<TableDef>,
     alias: &str,
     oc: &pb::OnConflictClause,
+    perm: usize,
 ) -> Result<Conflict, DbError> {
     let action = pb::OnConflictAction::try_from(oc.action)
         .unwrap_or(pb::OnConflictAction::OnconflictNothing);
     let arbiters = conflict_arbiters(b, table, oc)?;
+    mark_inferred(b, table, oc, perm)?;
     if action != pb::OnConflictAction::OnconflictUpdate {
         return Ok(Conflict::Nothing { arbiters });
     }
@@ -824,11 +836,16 @@ fn plan_conflict(
     // Scope: the existing row, then EXCLUDED.
     let mut scope = Scope::default();
     let mut off = 0;
+    // EXCLUDED's columns need SELECT on the target's, as PostgreSQL
+    // checks them.
     select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
     select::add_table(table.clone(), "excluded", &[], &mut off, &mut scope);
+    Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
     b.outer_refs.push(None);
     let r = bind_sets(b, &**table, &oc.target_list, &|n| column_of(table, n)).and_then(|sets| {
+        let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+        b.mark_written(perm, &attnums(&set_cols), false);
         let filter = match &oc.where_clause {
             Some(w) => Some(b.bind_bool(w, "WHERE")?),
             None => None,
@@ -843,6 +860,66 @@ fn plan_conflict(
         sets,
         filter,
     })
+}
+
+/// The need of a view a statement writes through: what it writes by
+/// column ([`Binder::mark_written`]), what it reads through the view by
+/// the view's privilege.
+fn view_need(b: &mut Binder, v: &nestor_catalog::ViewDef, privs: u16) -> usize {
+    let i = b.need_by_columns(ObjKind::Table, v.oid.0, &v.name, privs);
+    b.perms[i].cols.untracked |= privs & acl::SELECT;
+    i
+}
+
+/// Attribute numbers of column positions.
+fn attnums(cols: &[usize]) -> Vec<i16> {
+    cols.iter().map(|&c| c as i16 + 1).collect()
+}
+
+/// The columns ON CONFLICT's inference names (and its expressions and
+/// WHERE read) are read: they need SELECT, as PostgreSQL's
+/// transformOnConflictArbiter marks them.
+fn mark_inferred(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    oc: &pb::OnConflictClause,
+    perm: usize,
+) -> Result<(), DbError> {
+    let Some(inf) = oc.infer.as_deref() else {
+        return Ok(());
+    };
+    let mut scope = select::table_scope(table, &table.name);
+    Binder::tag_cols(&mut scope, 0, perm);
+    b.scopes.push(scope);
+    b.outer_refs.push(None);
+    let top = b.level();
+    // ON CONSTRAINT: the constraint's columns.
+    if let Some(idx) = table.indexes.iter().find(|x| x.name == inf.conname) {
+        for &c in &idx.columns {
+            b.mark_read(top, c, false);
+        }
+    }
+    // Bound for the columns they read only (conflict_arbiters bound them
+    // for their meaning).
+    for e in &inf.index_elems {
+        let NodeEnum::IndexElem(ie) = node(e)? else {
+            continue;
+        };
+        match ie.expr.as_deref() {
+            Some(x) if ie.name.is_empty() => drop(b.bind(x)),
+            _ => {
+                if let Some(c) = table.column_index(&ie.name) {
+                    b.mark_read(top, c, false);
+                }
+            }
+        }
+    }
+    if let Some(w) = inf.where_clause.as_deref() {
+        drop(b.bind(w));
+    }
+    b.scopes.pop();
+    b.outer_refs.pop();
+    Ok(())
 }
 
 /// The unique indexes an ON CONFLICT clause arbitrates on: the named
@@ -1359,6 +1436,8 @@ fn plan_modify_table(
         let mut scope = Scope::default();
         let mut off = 0;
         let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut scope);
+        let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0);
+        Binder::tag_cols(&mut scope, 0, perm);
         if let Some(p) = parent {
             for c in &mut scope.cols[..table.columns.len()] {
                 c.hidden |= p.column_index(&c.name).is_none();
@@ -1385,7 +1464,9 @@ fn plan_modify_table(
             (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },
         };
         // A descendant is checked too: its need is what locks it.
-        b.need(ObjKind::Table, table.oid.0, &table.name, privs);
+        b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
+        let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+        b.mark_written(perm, &attnums(&set_cols), false);
         let returning = match parent {
             Some(p) if !same_layout(p, table) => {
                 let list = star_in_order(returning, &alias, p, extra_from.is_empty());
@@ -1508,6 +1589,7 @@ fn plan_modify_view(
         for &i in &virtual_cols {
             let c = &vt.cols[i];
             scope.cols.push(bind::ScopeCol {
+                perm: None,
                 rel: alias.clone(),
                 name: c.name.clone(),
                 ty: c.ty,
@@ -1575,7 +1657,20 @@ fn plan_modify_view(
             privs |= acl::SELECT;
             view_write::resolve(b, v, kind, privs)?;
         }
-        b.need(ObjKind::Table, v.oid.0, &v.name, privs);
+        let view_perm = view_need(b, v, privs);
+        if !delete {
+            let mut written = Vec::new();
+            for t in set_list {
+                if let NodeEnum::ResTarget(rt) = node(t)? {
+                    written.extend(vt.column(&rt.name));
+                }
+            }
+            b.mark_written(view_perm, &attnums(&written), false);
+            if let Some(p) = vt.table_perm {
+                let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
+                b.mark_written(p, &attnums(&set_cols), false);
+            }
+        }
         let mut conj: Vec<Expr> = filter.into_iter().flat_map(conjuncts).collect();
         conj.extend(vt.conds.iter().cloned().flat_map(conjuncts));
         let recheck = match conj.len() {

@@ -10,6 +10,18 @@
 //!   SELECT * FROM v        (a view owned by alice over table t)
 //!     -> [Perm { v, SELECT }, Perm { t, SELECT, as alice }]
 //! ```
+//!
+//! Each need also lists the columns it reads, inserts and updates
+//! (PostgreSQL's selectedCols, insertedCols, updatedCols): a role lacking
+//! the table privilege may still hold it on each of those columns. The
+//! binder marks a column read where a reference to it is bound (a column
+//! reference, `t.*`, a whole-row `t`, JOIN USING): each scope column of a
+//! table carries the index of its need ([`crate::bind::ScopeCol::perm`]).
+//!
+//! ```text
+//!   UPDATE t SET v = w + 1 WHERE id = 2
+//!     -> [Perm { t, UPDATE | SELECT, select [w, id], update [v] }]
+//! ```
 
 use nestor_catalog::acl::ObjKind;
 use nestor_common::RelId;
@@ -28,15 +40,59 @@ pub struct Perm {
     /// Where in the statement's text the object is named, for an error
     /// PostgreSQL raises while it parses (USAGE on a schema); -1: none.
     pub location: i32,
+    /// The columns (attribute numbers, ascending; 0: the whole row) it
+    /// reads, inserts and updates.
+    pub cols: PermCols,
 }
 
-/// Add a need to `perms`, merged with one for the same object and role.
-pub fn need(perms: &mut Vec<Perm>, p: Perm) {
+/// The columns a need names, per column privilege.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PermCols {
+    pub select: Vec<i16>,
+    pub insert: Vec<i16>,
+    pub update: Vec<i16>,
+    /// Privileges needed by a part of the statement that does not say
+    /// which columns it uses: only the table's privilege meets them.
+    pub untracked: u16,
+}
+
+impl PermCols {
+    fn merge(&mut self, other: &PermCols) {
+        self.untracked |= other.untracked;
+        for &a in &other.select {
+            add_col(&mut self.select, a);
+        }
+        for &a in &other.insert {
+            add_col(&mut self.insert, a);
+        }
+        for &a in &other.update {
+            add_col(&mut self.update, a);
+        }
+    }
+}
+
+/// Add an attribute number to a sorted column set.
+pub fn add_col(set: &mut Vec<i16>, attnum: i16) {
+    if let Err(at) = set.binary_search(&attnum) {
+        set.insert(at, attnum);
+    }
+}
+
+/// Add a need to `perms`, merged with one for the same object and role;
+/// its index.
+pub fn need(perms: &mut Vec<Perm>, p: Perm) -> usize {
     match perms
-        .iter_mut()
-        .find(|q| q.kind == p.kind && q.oid == p.oid && q.check_as == p.check_as)
+        .iter()
+        .position(|q| q.kind == p.kind && q.oid == p.oid && q.check_as == p.check_as)
     {
-        Some(q) => q.privs |= p.privs,
-        None => perms.push(p),
+        Some(i) => {
+            perms[i].privs |= p.privs;
+            perms[i].cols.merge(&p.cols);
+            i
+        }
+        None => {
+            perms.push(p);
+            perms.len() - 1
+        }
     }
 }

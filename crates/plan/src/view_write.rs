@@ -93,6 +93,10 @@ pub struct ViewTarget {
     pub conds: Vec<Expr>,
     /// The check options that apply to rows written through the view.
     pub checks: Vec<ViewCheck>,
+    /// The table's need when it is right below the view: the statement
+    /// marks the table columns it writes there (`crate::perm`); None
+    /// below several views (their needs are the relations' privileges).
+    pub table_perm: Option<usize>,
 }
 
 impl ViewTarget {
@@ -101,6 +105,7 @@ impl ViewTarget {
         let mut scope = Scope::default();
         for c in &self.cols {
             scope.cols.push(ScopeCol {
+                perm: None,
                 rel: alias.to_string(),
                 name: c.name.clone(),
                 ty: c.ty,
@@ -282,6 +287,7 @@ fn resolve_depth(
     let alias = crate::bind::alias_or(rv, &rv.relname);
     let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let saved_as = b.perm_as.replace(owner);
+    let mut table_perm = None;
     let r = (|| {
         // The level below: a table, or an updatable view resolved first.
         let (table, lower, scope) = if let Some(t) = b.catalog.table(&name) {
@@ -289,7 +295,15 @@ fn resolve_depth(
                 return Err(not_updatable(&v.name, kind, NOT_SINGLE));
             }
             refuse_rules(&v.name, &t.name, &t.rules, kind)?;
-            b.need(ObjKind::Table, t.oid.0, &t.name, privs);
+            if depth == 0 {
+                // Written columns by column; reads through the view need
+                // the table's SELECT.
+                let i = b.need_by_columns(ObjKind::Table, t.oid.0, &t.name, privs);
+                b.perms[i].cols.untracked |= privs & nestor_catalog::acl::SELECT;
+                table_perm = Some(i);
+            } else {
+                b.need(ObjKind::Table, t.oid.0, &t.name, privs);
+            }
             let scope = select::table_scope(&t, &alias);
             (t, None, scope)
         } else if let Some(inner) = b.catalog.view(&name) {
@@ -313,7 +327,7 @@ fn resolve_depth(
         bind_level(b, v, &sel, kind, table, lower, scope)
     })();
     b.perm_as = saved_as;
-    r
+    r.map(|vt| ViewTarget { table_perm, ..vt })
 }
 
 /// A write through a view reaches the relation below it without that
@@ -491,6 +505,7 @@ fn bind_level(
         cols,
         conds,
         checks,
+        table_perm: None,
     })
 }
 

@@ -420,3 +420,36 @@ async fn role_settings_apply_at_login_and_survive_a_crash() {
         "S:app=rwU/app,=U/app r:app=arwdDxt/app,=r/app"
     );
 }
+
+/// Column privileges (pg_attribute.attacl) ride in their table's ACL
+/// entry: after a crash they come back from the checkpoint and from the
+/// WAL after it, and still let a role read the columns granted only.
+#[test]
+fn column_privileges_survive_a_crash() {
+    let mut srv = Server::start();
+    ok(
+        &srv,
+        "CREATE ROLE cp_reader; CREATE TABLE cp (a int, b int, c int); \
+         INSERT INTO cp VALUES (1, 2, 3); GRANT SELECT (a, b) ON cp TO cp_reader",
+    );
+    ok(&srv, "CHECKPOINT");
+    ok(&srv, "GRANT UPDATE (c) ON cp TO cp_reader");
+    let dir = srv.data_dir.clone();
+    srv.signal_and_wait(9);
+    let again = Server::start_on_with(&dir, &[]);
+    assert_eq!(
+        ok(
+            &again,
+            "SELECT string_agg(attname || ':' || array_to_string(attacl, ','), ' ' \
+             ORDER BY attnum) FROM pg_attribute \
+             WHERE attrelid = 'cp'::regclass AND attacl IS NOT NULL"
+        ),
+        "a:cp_reader=r/postgres b:cp_reader=r/postgres c:cp_reader=w/postgres"
+    );
+    assert_eq!(ok(&again, "SET ROLE cp_reader; SELECT a + b FROM cp"), "3");
+    let denied = err(&again, "SET ROLE cp_reader; SELECT c FROM cp");
+    assert!(
+        denied.contains("permission denied for table cp"),
+        "{denied}"
+    );
+}

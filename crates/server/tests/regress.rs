@@ -296,6 +296,7 @@ regress!(
     merge_stmt,
     array_fns_more,
     create_cast,
+    column_privileges,
     pg_lsn_type,
     string_agg_forms,
     composite_assign,

@@ -83,6 +83,7 @@ fn acldefault(letter: u8, owner: u32) -> Vec<AclItem> {
     ObjAcl {
         owner: RelId(owner),
         acl: None,
+        cols: Vec::new(),
     }
     .effective(kind)
 }
@@ -148,7 +149,14 @@ pub fn alter_default_privileges(
         None => all,
         Some(list) => {
             let mut bits = 0;
-            for (word, bit) in list {
+            for acl_listed in list {
+                let (word, bit) = (acl_listed.word, acl_listed.bit);
+                if !acl_listed.cols.is_empty() {
+                    return Err(DbError::new(
+                        SqlState::InvalidGrantOperation,
+                        "default privileges cannot be set for columns",
+                    ));
+                }
                 if all & bit == 0 {
                     return Err(DbError::new(
                         SqlState::InvalidGrantOperation,
@@ -299,6 +307,7 @@ pub(crate) fn apply_default_acls(
             let acl = ObjAcl {
                 owner: RelId(owner),
                 acl: Some(items),
+                cols: Vec::new(),
             };
             super::grant::set_acl(ctx, kind, oid, acl)?;
         }

@@ -20,8 +20,13 @@
 //! `public` needs CREATE on it (PostgreSQL 15 grants that to the database
 //! owner only), changing or dropping an object needs its ownership,
 //! CREATE TRIGGER the TRIGGER privilege, TRUNCATE the TRUNCATE privilege.
-//! Left out (0A000): column privileges, GRANT on databases, languages,
-//! types and other object kinds, ALTER DEFAULT PRIVILEGES.
+//! Column privileges (`GRANT SELECT (a, b) ON t`) edit the columns' ACLs
+//! in the table's entry the same way, the grantor chosen over the table's
+//! and the column's ACL together; REVOKE on the table takes the same
+//! privileges from every column.
+//!
+//! Left out (0A000): column privileges of sequences, GRANT on databases,
+//! languages, types and other object kinds.
 
 use nestor_catalog::acl::{self, AclItem, ObjAcl, ObjKind};
 use nestor_catalog::{Change, Relation, BOOTSTRAP_SUPERUSER_OID, PUBLIC_NAMESPACE_OID};
@@ -215,8 +220,17 @@ fn function_target(oid: u32, name: &str) -> Target {
     }
 }
 
-/// The privilege bits a GRANT lists (ALL: None); column lists are 0A000.
-pub(super) fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String, u16)>>, DbError> {
+/// One privilege a GRANT lists: its keyword, bit and column list (empty:
+/// the privilege on the object itself). `ALL (a, b)` is every column
+/// privilege.
+pub(super) struct Listed {
+    pub word: String,
+    pub bit: u16,
+    pub cols: Vec<String>,
+}
+
+/// The privileges a GRANT lists (ALL: None).
+pub(super) fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<Listed>>, DbError> {
     if st.privileges.is_empty() {
         return Ok(None);
     }
@@ -225,8 +239,20 @@ pub(super) fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String
         let NodeEnum::AccessPriv(ap) = node(p)? else {
             return Err(DbError::internal("expected a privilege"));
         };
-        if !ap.cols.is_empty() {
-            return Err(DbError::unsupported("column privileges"));
+        let cols: Vec<String> = ap
+            .cols
+            .iter()
+            .filter_map(bind::str_val)
+            .map(str::to_string)
+            .collect();
+        if ap.priv_name.is_empty() {
+            // ALL PRIVILEGES (col, ...).
+            out.push(Listed {
+                word: "ALL".into(),
+                bit: acl::COLUMN_ALL,
+                cols,
+            });
+            continue;
         }
         let word = ap.priv_name.to_ascii_lowercase();
         let bit = acl::privilege_bit(&word).ok_or_else(|| {
@@ -235,7 +261,11 @@ pub(super) fn listed_privileges(st: &pb::GrantStmt) -> Result<Option<Vec<(String
                 format!("unrecognized privilege type \"{word}\""),
             )
         })?;
-        out.push((word.to_uppercase(), bit));
+        out.push(Listed {
+            word: word.to_uppercase(),
+            bit,
+            cols,
+        });
     }
     Ok(Some(out))
 }
@@ -256,42 +286,58 @@ pub(super) fn grantees(ctx: &StatementCtx, st: &pb::GrantStmt) -> Result<Vec<u32
     Ok(out)
 }
 
+/// What one GRANT or REVOKE does to each grantee.
+struct Edit<'a> {
+    grantees: &'a [u32],
+    is_grant: bool,
+    grant_option: bool,
+    cascade: bool,
+}
+
 /// GRANT / REVOKE privileges ON objects.
 pub fn grant(ctx: &mut StatementCtx, st: &pb::GrantStmt) -> Result<CommandTag, DbError> {
     let objtype = ObjectType::try_from(st.objtype).unwrap_or(ObjectType::Undefined);
     let listed = listed_privileges(st)?;
+    // What the statement's kind allows, and what it asks for.
+    let stmt_kind = match objtype {
+        ObjectType::ObjectSequence => ObjKind::Sequence,
+        ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine => {
+            ObjKind::Function
+        }
+        ObjectType::ObjectSchema => ObjKind::Schema,
+        _ => ObjKind::Table,
+    };
+    let (on_cols, on_object): (Vec<&Listed>, Vec<&Listed>) =
+        listed.iter().flatten().partition(|l| !l.cols.is_empty());
+    check_column_privileges(stmt_kind, &on_cols)?;
     let targets = targets(ctx, st)?;
     let grantees = grantees(ctx, st)?;
     if st.grantor.is_some() {
         return Err(DbError::unsupported("GRANTED BY"));
     }
-    let cascade = st.behavior == pb::DropBehavior::DropCascade as i32;
+    let edit = Edit {
+        grantees: &grantees,
+        is_grant: st.is_grant,
+        grant_option: st.grant_option,
+        cascade: st.behavior == pb::DropBehavior::DropCascade as i32,
+    };
     for t in targets {
-        // What the statement's kind allows, and what it asks for.
-        let stmt_kind = match objtype {
-            ObjectType::ObjectSequence => ObjKind::Sequence,
-            ObjectType::ObjectFunction
-            | ObjectType::ObjectProcedure
-            | ObjectType::ObjectRoutine => ObjKind::Function,
-            ObjectType::ObjectSchema => ObjKind::Schema,
-            _ => ObjKind::Table,
-        };
         let mut privs = match &listed {
             None => t.kind.all(),
-            Some(list) => {
+            Some(_) => {
                 let mut bits = 0;
-                for (word, bit) in list {
-                    if stmt_kind.all() & bit == 0 {
+                for l in &on_object {
+                    if stmt_kind.all() & l.bit == 0 {
                         let what = match stmt_kind {
                             ObjKind::Table => "relation",
                             k => kind_word(k),
                         };
                         return Err(DbError::new(
                             SqlState::InvalidGrantOperation,
-                            format!("invalid privilege type {word} for {what}"),
+                            format!("invalid privilege type {} for {what}", l.word),
                         ));
                     }
-                    bits |= bit;
+                    bits |= l.bit;
                 }
                 bits
             }
@@ -308,15 +354,12 @@ pub fn grant(ctx: &mut StatementCtx, st: &pb::GrantStmt) -> Result<CommandTag, D
             }
             privs &= ObjKind::Sequence.all();
         }
-        apply(
-            ctx,
-            &t,
-            privs,
-            &grantees,
-            st.is_grant,
-            st.grant_option,
-            cascade,
-        )?;
+        if listed.is_none() || !on_object.is_empty() {
+            apply(ctx, &t, privs, &edit)?;
+        }
+        if !on_cols.is_empty() {
+            apply_columns(ctx, &t, &on_cols, &edit)?;
+        }
     }
     Ok(CommandTag::Plain(if st.is_grant {
         "GRANT"
@@ -325,107 +368,42 @@ pub fn grant(ctx: &mut StatementCtx, st: &pb::GrantStmt) -> Result<CommandTag, D
     }))
 }
 
-/// Grant or revoke `privs` on one object for `grantees`.
-fn apply(
-    ctx: &mut StatementCtx,
-    t: &Target,
-    mut privs: u16,
-    grantees: &[u32],
-    is_grant: bool,
-    grant_option: bool,
-    cascade: bool,
-) -> Result<(), DbError> {
-    let current = ctx.catalog.acl(t.kind, t.oid);
+/// Column lists are for relations, and for the column privileges.
+fn check_column_privileges(stmt_kind: ObjKind, on_cols: &[&Listed]) -> Result<(), DbError> {
+    if on_cols.is_empty() {
+        return Ok(());
+    }
+    if stmt_kind != ObjKind::Table {
+        return Err(DbError::new(
+            SqlState::InvalidGrantOperation,
+            "column privileges are only valid for relations",
+        ));
+    }
+    match on_cols.iter().find(|l| acl::COLUMN_ALL & l.bit == 0) {
+        Some(l) => Err(DbError::new(
+            SqlState::InvalidGrantOperation,
+            format!("invalid privilege type {} for column", l.word),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Grant or revoke `privs` on one object for the grantees. Revoking a
+/// table's privileges revokes them from its columns too (PostgreSQL's
+/// ExecGrant_Relation).
+fn apply(ctx: &mut StatementCtx, t: &Target, privs: u16, edit: &Edit) -> Result<(), DbError> {
+    let mut current = ctx.catalog.acl(t.kind, t.oid);
     let mut items = current.effective(t.kind);
-    let role = ctx.role.oid;
-    // The grantor: the owner when the role owns the object, else the role
-    // (itself, or one whose privileges it has) holding the most of the
-    // privileges WITH GRANT OPTION (PostgreSQL's select_best_grantor).
-    let grantor = if privilege::owns(ctx, t.kind, t.oid) {
-        current.owner.0
-    } else {
-        let mine =
-            |i: &&AclItem| i.grantee != 0 && ctx.catalog.has_privs_of_role(role, RelId(i.grantee));
-        let held: u16 = items.iter().filter(mine).fold(0, |a, i| a | i.privs);
-        if held == 0 {
-            return Err(denied(t.kind, &t.name));
-        }
-        let best = items
-            .iter()
-            .filter(mine)
-            .max_by_key(|i| ((i.grant_option & privs).count_ones(), i.grantee == role.0))
-            .map(|i| (i.grantee, i.grant_option))
-            .unwrap_or((role.0, 0));
-        let options = best.1;
-        let code = if is_grant {
-            SqlState::PrivilegeNotGranted
-        } else {
-            SqlState::PrivilegeNotRevoked
-        };
-        if options & privs == 0 {
-            let what = if is_grant {
-                "were granted"
-            } else {
-                "could be revoked"
-            };
-            warning_code(
-                ctx,
-                code,
-                format!("no privileges {what} for \"{}\"", t.name),
-            );
-            return Ok(());
-        }
-        if options & privs != privs {
-            let word = if is_grant { "granted" } else { "revoked" };
-            warning_code(
-                ctx,
-                code,
-                format!("not all privileges were {word} for \"{}\"", t.name),
-            );
-            privs &= options;
-        }
-        best.0
+    let Some((grantor, privs)) = grantor_for(ctx, t, &items, privs, edit.is_grant, None)? else {
+        return Ok(());
     };
-    for &g in grantees {
-        if is_grant {
-            let add = AclItem {
-                grantee: g,
-                grantor,
-                privs,
-                grant_option: if grant_option { privs } else { 0 },
-            };
-            acl::merge_item(&mut items, add);
-        } else {
-            if let Some(i) = items
-                .iter_mut()
-                .find(|i| i.grantee == g && i.grantor == grantor)
-            {
-                if !grant_option {
-                    i.privs &= !privs;
-                }
-                i.grant_option &= !privs;
-                i.grant_option &= i.privs;
-            }
-            // Grants the grantee made with the option it no longer has.
-            let options_left: u16 = items
-                .iter()
-                .filter(|i| i.grantee == g)
-                .fold(0, |a, i| a | i.grant_option);
-            let lost = privs & !options_left;
-            if g != 0 && lost != 0 && items.iter().any(|i| i.grantor == g && i.privs & lost != 0) {
-                if !cascade {
-                    return Err(DbError::new(
-                        SqlState::DependentObjectsStillExist,
-                        "dependent privileges exist",
-                    )
-                    .with_hint("Use CASCADE to revoke them too."));
-                }
-                for i in items.iter_mut().filter(|i| i.grantor == g) {
-                    i.privs &= !lost;
-                    i.grant_option &= i.privs;
-                }
-            }
-            items.retain(|i| i.privs != 0);
+    edit_items(&mut items, privs, grantor, edit)?;
+    let col_privs = privs & acl::COLUMN_ALL;
+    if !edit.is_grant && col_privs != 0 {
+        for (attnum, col) in std::mem::take(&mut current.cols) {
+            let mut col = col;
+            edit_items(&mut col, col_privs, grantor, edit)?;
+            current.set_column(attnum, col);
         }
     }
     set_acl(
@@ -435,8 +413,180 @@ fn apply(
         ObjAcl {
             owner: current.owner,
             acl: Some(items),
+            cols: current.cols,
         },
     )
+}
+
+/// Grant or revoke privileges on columns of one relation (PostgreSQL's
+/// ExecGrant_Attribute): each column's ACL starts empty; the grantor is
+/// chosen over the table's and the column's ACLs together.
+fn apply_columns(
+    ctx: &mut StatementCtx,
+    t: &Target,
+    listed: &[&Listed],
+    edit: &Edit,
+) -> Result<(), DbError> {
+    if t.kind != ObjKind::Table {
+        return Err(DbError::unsupported("column privileges on sequences"));
+    }
+    let columns = privilege::relation_columns(ctx.catalog, t.oid).unwrap_or_default();
+    // Each column once, with the privileges listed for it.
+    let mut wanted: Vec<(i16, String, u16)> = Vec::new();
+    for l in listed {
+        for name in &l.cols {
+            let Some((attnum, _)) = columns.iter().find(|(_, n)| n == name) else {
+                return Err(DbError::new(
+                    SqlState::UndefinedColumn,
+                    format!(
+                        "column \"{name}\" of relation \"{}\" does not exist",
+                        t.name
+                    ),
+                ));
+            };
+            match wanted.iter_mut().find(|w| w.0 == *attnum) {
+                Some(w) => w.2 |= l.bit,
+                None => wanted.push((*attnum, name.clone(), l.bit)),
+            }
+        }
+    }
+    let mut current = ctx.catalog.acl(t.kind, t.oid);
+    let table_items = current.effective(t.kind);
+    for (attnum, name, privs) in wanted {
+        let mut items = current.column(attnum).to_vec();
+        let merged: Vec<AclItem> = table_items.iter().chain(&items).copied().collect();
+        let col = Some(name.as_str());
+        let Some((grantor, privs)) = grantor_for(ctx, t, &merged, privs, edit.is_grant, col)?
+        else {
+            continue;
+        };
+        edit_items(&mut items, privs, grantor, edit)?;
+        current.set_column(attnum, items);
+    }
+    set_acl(ctx, t.kind, t.oid, current)
+}
+
+/// The grantor of `privs` and what it may grant of them: the owner when
+/// the role owns the object, else the role (itself, or one whose
+/// privileges it has) holding the most of them WITH GRANT OPTION in
+/// `items` (PostgreSQL's select_best_grantor). None (after a warning):
+/// nothing to do. `col`: the column granted on, for the messages.
+fn grantor_for(
+    ctx: &mut StatementCtx,
+    t: &Target,
+    items: &[AclItem],
+    mut privs: u16,
+    is_grant: bool,
+    col: Option<&str>,
+) -> Result<Option<(u32, u16)>, DbError> {
+    let role = ctx.role.oid;
+    if privilege::owns(ctx, t.kind, t.oid) {
+        return Ok(Some((ctx.catalog.acl(t.kind, t.oid).owner.0, privs)));
+    }
+    let what = match col {
+        Some(c) => format!("column \"{c}\" of relation \"{}\"", t.name),
+        None => format!("\"{}\"", t.name),
+    };
+    let mine =
+        |i: &&AclItem| i.grantee != 0 && ctx.catalog.has_privs_of_role(role, RelId(i.grantee));
+    // Anything held at all (PUBLIC's too), else 42501.
+    let held: u16 = items
+        .iter()
+        .filter(|i| i.grantee == 0 || mine(i))
+        .fold(0, |a, i| a | i.privs);
+    if held == 0 {
+        return Err(match col {
+            Some(_) => DbError::new(
+                SqlState::InsufficientPrivilege,
+                format!("permission denied for {what}"),
+            ),
+            None => denied(t.kind, &t.name),
+        });
+    }
+    let best = items
+        .iter()
+        .filter(mine)
+        .max_by_key(|i| ((i.grant_option & privs).count_ones(), i.grantee == role.0))
+        .map(|i| (i.grantee, i.grant_option))
+        .unwrap_or((role.0, 0));
+    let options = best.1;
+    let code = if is_grant {
+        SqlState::PrivilegeNotGranted
+    } else {
+        SqlState::PrivilegeNotRevoked
+    };
+    if options & privs == 0 {
+        let verb = if is_grant {
+            "were granted"
+        } else {
+            "could be revoked"
+        };
+        warning_code(ctx, code, format!("no privileges {verb} for {what}"));
+        return Ok(None);
+    }
+    if options & privs != privs {
+        let word = if is_grant { "granted" } else { "revoked" };
+        warning_code(
+            ctx,
+            code,
+            format!("not all privileges were {word} for {what}"),
+        );
+        privs &= options;
+    }
+    Ok(Some((best.0, privs)))
+}
+
+/// Grant or revoke `privs` from `grantor` for each grantee in one ACL
+/// (PostgreSQL's merge_acl_with_grant and recursive_revoke).
+fn edit_items(
+    items: &mut Vec<AclItem>,
+    privs: u16,
+    grantor: u32,
+    edit: &Edit,
+) -> Result<(), DbError> {
+    for &g in edit.grantees {
+        if edit.is_grant {
+            let add = AclItem {
+                grantee: g,
+                grantor,
+                privs,
+                grant_option: if edit.grant_option { privs } else { 0 },
+            };
+            acl::merge_item(items, add);
+            continue;
+        }
+        if let Some(i) = items
+            .iter_mut()
+            .find(|i| i.grantee == g && i.grantor == grantor)
+        {
+            if !edit.grant_option {
+                i.privs &= !privs;
+            }
+            i.grant_option &= !privs;
+            i.grant_option &= i.privs;
+        }
+        // Grants the grantee made with the option it no longer has.
+        let options_left: u16 = items
+            .iter()
+            .filter(|i| i.grantee == g)
+            .fold(0, |a, i| a | i.grant_option);
+        let lost = privs & !options_left;
+        if g != 0 && lost != 0 && items.iter().any(|i| i.grantor == g && i.privs & lost != 0) {
+            if !edit.cascade {
+                return Err(DbError::new(
+                    SqlState::DependentObjectsStillExist,
+                    "dependent privileges exist",
+                )
+                .with_hint("Use CASCADE to revoke them too."));
+            }
+            for i in items.iter_mut().filter(|i| i.grantor == g) {
+                i.privs &= !lost;
+                i.grant_option &= i.privs;
+            }
+        }
+        items.retain(|i| i.privs != 0);
+    }
+    Ok(())
 }
 
 pub(super) fn set_acl(
@@ -469,7 +619,7 @@ pub(crate) fn set_owner(
         return Ok(());
     }
     let old = current.owner.0;
-    let acl = current.acl.map(|items| {
+    let new_owner = |items: Vec<AclItem>| {
         let mut out: Vec<AclItem> = Vec::new();
         for mut i in items {
             if i.grantee == old {
@@ -481,8 +631,14 @@ pub(crate) fn set_owner(
             acl::merge_item(&mut out, i);
         }
         out
-    });
-    set_acl(ctx, kind, oid, ObjAcl { owner, acl })
+    };
+    let cols = current
+        .cols
+        .into_iter()
+        .map(|(attnum, items)| (attnum, new_owner(items)))
+        .collect();
+    let acl = current.acl.map(new_owner);
+    set_acl(ctx, kind, oid, ObjAcl { owner, acl, cols })
 }
 
 /// ALTER ... OWNER TO role: the current role must own the object and be a
@@ -804,13 +960,21 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
             out.push(format!("owner of {what}"));
             continue;
         }
-        let holds = a.acl.as_ref().is_some_and(|items| {
+        let names = |items: &[AclItem]| {
             items
                 .iter()
                 .any(|i| i.grantee == oid.0 || i.grantor == oid.0)
-        });
-        if holds {
+        };
+        if a.acl.as_deref().is_some_and(names) {
             out.push(format!("privileges for {what}"));
+        }
+        // Its column privileges, by attribute number.
+        let columns = privilege::relation_columns(ctx.catalog, obj).unwrap_or_default();
+        for (attnum, items) in &a.cols {
+            let column = columns.iter().find(|(n, _)| n == attnum);
+            if let (Some((_, col)), true) = (column, names(items)) {
+                out.push(format!("privileges for column {col} of {what}"));
+            }
         }
     }
     // Default privileges after the schemas and before the objects

@@ -101,6 +101,7 @@ pub fn value_scope(base: DataType, width: usize, col: usize) -> Scope {
     let mut scope = Scope::default();
     for i in 0..width {
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: String::new(),
             name: if i == col {
                 "value".into()

@@ -51,6 +51,7 @@ pub fn steps(
     let mut scope = Scope::default();
     for (name, ty) in [("state", spec.stype), ("value", arg)] {
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: String::new(),
             name: name.into(),
             ty,

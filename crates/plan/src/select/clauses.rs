@@ -449,11 +449,12 @@ pub(super) fn star_rel(n: &Node) -> Result<Option<Option<String>>, DbError> {
 }
 
 pub(super) fn expand_star(
-    b: &Binder,
+    b: &mut Binder,
     rel: Option<&str>,
     out: &mut Vec<Target>,
     location: i32,
 ) -> Result<(), DbError> {
+    let start = out.len();
     let scope = &b.scopes[b.level()];
     if rel.is_none() && scope.cols.is_empty() {
         return Err(err_at(
@@ -492,6 +493,13 @@ pub(super) fn expand_star(
             },
         });
     }
+    let level = b.level();
+    for t in &out[start..] {
+        if let Expr::Col(i) = t.expr {
+            b.mark_read(level, i, false);
+        }
+    }
+    let scope = &b.scopes[level];
     if let (Some(r), false) = (rel, any) {
         if !scope.cols.iter().any(|c| c.rel == r) {
             return Err(err_at(

@@ -219,6 +219,7 @@ pub(super) fn add_leaf(
     let width = cols.len();
     for (i, c) in cols.into_iter().enumerate() {
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: alias.to_string(),
             name: colnames.get(i).cloned().unwrap_or(c.name),
             ty: c.ty,
@@ -314,7 +315,8 @@ pub(super) fn plan_range_var(
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(t) = b.catalog.table(&name) {
             b.need_schema(t.namespace, rv.location);
-            b.need(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
+            let perm = b.need_by_columns(ObjKind::Table, t.oid.0, &t.name, acl::SELECT);
+            let first = scope.cols.len();
             if let Some(members) = super::inherit::family(b, &t, rv.inh) {
                 // The needs lock the descendants too (a partitioned
                 // table's partitions: checked as their owners').
@@ -325,20 +327,27 @@ pub(super) fn plan_range_var(
                         b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
                     }
                 }
-                return Ok(super::inherit::add_family(
-                    &t, &members, &alias, &colnames, offset, scope,
-                ));
+                let leaf =
+                    super::inherit::add_family(&t, &members, &alias, &colnames, offset, scope);
+                Binder::tag_cols(scope, first, perm);
+                return Ok(leaf);
             }
-            return Ok(add_table(t, &alias, &colnames, offset, scope));
+            let leaf = add_table(t, &alias, &colnames, offset, scope);
+            Binder::tag_cols(scope, first, perm);
+            return Ok(leaf);
         }
     }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(v) = b.catalog.view(&name) {
             b.need_schema(v.namespace, rv.location);
-            b.need(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
+            let perm = b.need_by_columns(ObjKind::Table, v.oid.0, &v.name, acl::SELECT);
             let (plan, cols) = plan_view(b, &v)?;
             check_alias(scope, &alias)?;
-            return Ok(add_leaf(plan, &alias, cols, &colnames, offset, scope));
+            let first = scope.cols.len();
+            let leaf = add_leaf(plan, &alias, cols, &colnames, offset, scope);
+            // The view's own columns, by position (its attribute numbers).
+            Binder::tag_cols_by_position(scope, first, perm);
+            return Ok(leaf);
         }
     }
     if rv.schemaname == "information_schema" {
@@ -398,6 +407,7 @@ pub(super) fn plan_range_var(
         let width = cols.len();
         for (i, (cname, ty)) in cols.into_iter().enumerate() {
             scope.cols.push(ScopeCol {
+                perm: None,
                 rel: alias.clone(),
                 name: colnames
                     .get(i)
@@ -561,6 +571,7 @@ pub(crate) fn add_table(
             n
         };
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: alias.to_string(),
             name,
             ty: c.ty,
@@ -573,6 +584,7 @@ pub(crate) fn add_table(
     }
     for (name, attnum) in [("ctid", -1), ("xmin", -3), ("xmax", -5)] {
         scope.cols.push(ScopeCol {
+            perm: None,
             rel: alias.to_string(),
             name: name.to_string(),
             ty: if name == "ctid" {
@@ -737,6 +749,8 @@ pub(super) fn plan_join(
         };
         for col in &using {
             let (l, r) = using_pair(scope, col, start, lscope_end)?;
+            b.mark_read(top, l, false);
+            b.mark_read(top, r, false);
             let (lt, rt) = (scope.cols[l].ty, scope.cols[r].ty);
             on.push(Expr::Cmp(
                 Cmp::Eq,
@@ -862,6 +876,7 @@ fn merge_using(
                 c.merged = false;
                 c.table_oid = 0;
                 c.attnum = 0;
+                c.perm = None;
                 scope.cols.push(c);
                 *offset += 1;
             }

@@ -59,6 +59,7 @@ pub(crate) fn add_family(
     let mut sub = Scope::default();
     add_table(parent.clone(), alias, colnames, &mut 0, &mut sub);
     sub.cols.push(ScopeCol {
+        perm: None,
         rel: alias.to_string(),
         name: "tableoid".to_string(),
         ty: DataType::Oid,

@@ -557,6 +557,7 @@ fn finish_simple_output(
         cols: cols
             .iter()
             .map(|c| ScopeCol {
+                perm: None,
                 rel: String::new(),
                 name: c.name.clone(),
                 ty: c.ty,
@@ -679,10 +680,10 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     let tree = plan_from_clause(b, sel)?;
     let where_expr = bind_where(b, sel.where_clause.as_deref())?;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
-    // Locking rows needs UPDATE as well as SELECT (PostgreSQL: "for at
-    // least one column"; here on the table).
+    // Locking rows needs UPDATE as well as SELECT (on the table or at
+    // least one column, as PostgreSQL).
     for t in &lock_tables {
-        b.need(
+        b.need_by_columns(
             nestor_catalog::acl::ObjKind::Table,
             t.table.oid.0,
             &t.table.name,

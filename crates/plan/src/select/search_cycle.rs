@@ -482,6 +482,7 @@ fn bind_over(
         .iter()
         .enumerate()
         .map(|(i, &ty)| ScopeCol {
+            perm: None,
             rel: String::new(),
             name: col_name(i),
             ty,

@@ -1346,15 +1346,33 @@ fn copy_from(
             nestor_plan::modify::bind_copy_where(&s.catalog, s.eval_ctx(), text, &target.table, w)?;
         target.filter = Some(f);
     }
+    // INSERT on the table, or on each column copied (PostgreSQL's
+    // insertedCols of COPY FROM).
     let role = s.role_ctx();
-    let may_insert = role.superuser
-        || nestor_exec::privilege::allowed(
-            &s.catalog,
-            role.oid,
-            nestor_catalog::acl::ObjKind::Table,
-            target.table.oid.0,
-            nestor_catalog::acl::INSERT,
-        );
+    let may_insert = role.superuser || {
+        let t = &target.table;
+        let copied: Vec<i16> = if cols.is_empty() {
+            t.live_columns().map(|(i, _)| i as i16 + 1).collect()
+        } else {
+            cols.iter()
+                .filter_map(|n| t.column_index(n))
+                .map(|i| i as i16 + 1)
+                .collect()
+        };
+        let need = nestor_plan::perm::Perm {
+            kind: nestor_catalog::acl::ObjKind::Table,
+            oid: t.oid.0,
+            name: name.clone(),
+            privs: nestor_catalog::acl::INSERT,
+            check_as: None,
+            location: -1,
+            cols: nestor_plan::perm::PermCols {
+                insert: copied,
+                ..Default::default()
+            },
+        };
+        nestor_exec::privilege::perm_allowed(&s.catalog, role.oid, &need)
+    };
     if !may_insert {
         return Err(nestor_exec::privilege::denied(
             nestor_catalog::acl::ObjKind::Table,
