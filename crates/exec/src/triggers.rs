@@ -33,7 +33,7 @@
 //! automatically updatable view fires its base table's).
 //!
 //! Left out: transition tables
-//! (REFERENCING), constraint triggers, TG_ARGV (arrays), INSERT ... ON
+//! (REFERENCING), constraint triggers, INSERT ... ON
 //! CONFLICT on a table with row triggers (0A000). COPY FROM fires INSERT
 //! triggers as INSERT does (`modify::copy_insert`). The AFTER
 //! ROW queue holds the statement's changed rows in memory, as PostgreSQL's

@@ -24,6 +24,11 @@
 //!   EXCEPTION WHEN ...           <- sqlstate, sqlerrm of the block
 //! ```
 //!
+//! A bound cursor's arguments (`c CURSOR (lo int) FOR ...`) are datums too,
+//! made before the cursor's own: no block declares them (the scan skips
+//! them), only the cursor's query sees them. A FOR loop over a cursor
+//! declares its record itself.
+//!
 //! Each embedded expression keeps the scope it appeared in (frames of
 //! names, innermost last; a frame's label allows `label.name`), which the
 //! binder consults for names that are not columns.
@@ -119,7 +124,23 @@ pub(crate) struct VarDef {
     pub constant: bool,
     pub not_null: bool,
     pub default: Option<Arc<PlExpr>>,
+    /// A bound cursor (`c CURSOR [(args)] FOR query`): its query.
+    pub cursor: Option<CursorDecl>,
 }
+
+/// A bound cursor's declaration.
+pub(crate) struct CursorDecl {
+    /// The query, in a scope where the arguments are variables.
+    pub query: Arc<PlExpr>,
+    /// The arguments' datums, in declaration order (OPEN assigns them).
+    pub args: Vec<usize>,
+    /// SCROLL / NO SCROLL ([`CURSOR_OPT_SCROLL`], [`CURSOR_OPT_NO_SCROLL`]).
+    pub options: i64,
+}
+
+/// PostgreSQL's CURSOR_OPT_SCROLL and CURSOR_OPT_NO_SCROLL.
+pub(crate) const CURSOR_OPT_SCROLL: i64 = 0x2;
+pub(crate) const CURSOR_OPT_NO_SCROLL: i64 = 0x4;
 
 impl Datum {
     pub(crate) fn name(&self) -> &str {
@@ -248,6 +269,19 @@ pub(crate) struct TargetSubscripts {
     pub bounds: Vec<(Bound, Bound)>,
 }
 
+/// What OPEN runs.
+pub(crate) enum CursorSource {
+    /// The bound cursor's query, its arguments given as `SELECT <args>`.
+    Bound {
+        args: Option<Arc<PlExpr>>,
+    },
+    Query(Arc<PlExpr>),
+    Dynamic {
+        query: Arc<PlExpr>,
+        params: Vec<Arc<PlExpr>>,
+    },
+}
+
 /// One bound of a target's subscript, None where omitted.
 pub(crate) type Bound = Option<Arc<PlExpr>>;
 
@@ -301,6 +335,49 @@ pub(crate) enum Stmt {
         query: Arc<PlExpr>,
         /// FOR ... IN EXECUTE: the query is an expression giving the text.
         dynamic: Option<Vec<Arc<PlExpr>>>,
+        body: Vec<Stmt>,
+    },
+    /// OPEN cursor [(args)] | OPEN refcursor [SCROLL] FOR query |
+    /// FOR EXECUTE text [USING ...].
+    Open {
+        lineno: i64,
+        curvar: usize,
+        options: i64,
+        source: CursorSource,
+    },
+    /// FETCH / MOVE [direction] [FROM | IN] cursor [INTO target].
+    Fetch {
+        lineno: i64,
+        curvar: usize,
+        /// PostgreSQL's FetchDirection: forward, backward, absolute,
+        /// relative (0..=3).
+        direction: i64,
+        how_many: i64,
+        /// A count given as an expression (`RELATIVE -2`, `FORWARD n`).
+        count: Option<Arc<PlExpr>>,
+        is_move: bool,
+        into: Option<Target>,
+    },
+    Close {
+        lineno: i64,
+        curvar: usize,
+    },
+    /// FOR rec IN cursor [(args)] LOOP.
+    ForCursor {
+        lineno: i64,
+        label: Option<String>,
+        rec: usize,
+        curvar: usize,
+        args: Option<Arc<PlExpr>>,
+        body: Vec<Stmt>,
+    },
+    /// FOREACH target [SLICE n] IN ARRAY expr.
+    ForEach {
+        lineno: i64,
+        label: Option<String>,
+        target: Target,
+        slice: i64,
+        expr: Arc<PlExpr>,
         body: Vec<Stmt>,
     },
     Exit {
@@ -475,6 +552,36 @@ fn visit_stmts(list: &[Stmt], f: &mut ExprVisitor<'_>) -> Result<(), DbError> {
                 }
                 visit_stmts(body, f)?;
             }
+            Stmt::ForEach { expr, body, .. } => {
+                e(expr)?;
+                visit_stmts(body, f)?;
+            }
+            Stmt::Open { source, .. } => match source {
+                CursorSource::Bound { args } => {
+                    if let Some(a) = args {
+                        e(a)?;
+                    }
+                }
+                CursorSource::Query(q) => e(q)?,
+                CursorSource::Dynamic { query, params } => {
+                    e(query)?;
+                    for p in params {
+                        e(p)?;
+                    }
+                }
+            },
+            Stmt::Fetch { count, .. } => {
+                if let Some(c) = count {
+                    e(c)?;
+                }
+            }
+            Stmt::Close { .. } => {}
+            Stmt::ForCursor { args, body, .. } => {
+                if let Some(a) = args {
+                    e(a)?;
+                }
+                visit_stmts(body, f)?;
+            }
             Stmt::Exit { cond, .. } => {
                 if let Some(c) = cond {
                     e(c)?;
@@ -532,6 +639,11 @@ impl Stmt {
             | Stmt::While { lineno, .. }
             | Stmt::ForInt { lineno, .. }
             | Stmt::ForQuery { lineno, .. }
+            | Stmt::ForEach { lineno, .. }
+            | Stmt::Open { lineno, .. }
+            | Stmt::Fetch { lineno, .. }
+            | Stmt::Close { lineno, .. }
+            | Stmt::ForCursor { lineno, .. }
             | Stmt::Exit { lineno, .. }
             | Stmt::Return { lineno, .. }
             | Stmt::ReturnNext { lineno, .. }
@@ -562,6 +674,12 @@ impl Stmt {
                 dynamic: Some(_), ..
             } => "FOR over EXECUTE statement",
             Stmt::ForQuery { .. } => "FOR over SELECT rows",
+            Stmt::ForEach { .. } => "FOREACH over array",
+            Stmt::Open { .. } => "OPEN",
+            Stmt::Fetch { is_move: true, .. } => "MOVE",
+            Stmt::Fetch { .. } => "FETCH",
+            Stmt::Close { .. } => "CLOSE",
+            Stmt::ForCursor { .. } => "FOR over cursor",
             Stmt::Exit { is_exit: true, .. } => "EXIT",
             Stmt::Exit { .. } => "CONTINUE",
             Stmt::Return { .. } => "RETURN",
@@ -642,6 +760,8 @@ struct Compiler<'a> {
     /// Variables returned bare (`RETURN x;`), which the parser was given
     /// as `(x)` (see [`wrap_bare_returns`]).
     bare_returns: Vec<String>,
+    /// The datums of bound cursors' arguments: no block declares them.
+    cursor_args: std::collections::HashSet<usize>,
 }
 
 /// Compile the JSON of one function (from nestor_parser::parse_plpgsql).
@@ -663,7 +783,13 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
             .into_iter()
             .map(|(start, end)| sig.body[start..end].to_string())
             .collect(),
+        cursor_args: Default::default(),
     };
+    c.cursor_args = (0..c.raw.len())
+        .filter_map(|i| c.argrow_fields(i))
+        .flatten()
+        .map(|(_, d)| d)
+        .collect();
     // The arguments and `found` come first.
     let mut top = Frame {
         label: Some(sig.name.split('(').next().unwrap_or("").to_string()),
@@ -682,6 +808,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 constant: false,
                 not_null: false,
                 default: None,
+                cursor: None,
             }));
         } else if name == "found" && d.get("lineno").is_none() {
             c.datums[i] = Some(Datum::Var(VarDef {
@@ -690,6 +817,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 constant: false,
                 not_null: false,
                 default: None,
+                cursor: None,
             }));
             found = Some(i);
         } else {
@@ -730,6 +858,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                     constant: true,
                     not_null: false,
                     default: None,
+                    cursor: None,
                 })));
                 top.names.push((name.to_string(), d));
                 tg.push(d);
@@ -775,7 +904,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
 }
 
 /// The variables of a trigger function, in [`TriggerDatums::tg`] order.
-pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 9] = [
+pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 10] = [
     ("tg_name", DataType::Name),
     ("tg_when", DataType::Text),
     ("tg_level", DataType::Text),
@@ -785,6 +914,7 @@ pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 9] = [
     ("tg_table_name", DataType::Name),
     ("tg_table_schema", DataType::Name),
     ("tg_nargs", DataType::Int4),
+    ("tg_argv", DataType::Array(&DataType::Text)),
 ];
 
 impl Compiler<'_> {
@@ -873,6 +1003,7 @@ impl Compiler<'_> {
                         constant: boolean(d, "isconst"),
                         not_null: boolean(d, "notnull"),
                         default: self.opt_expr(d, "default_val"),
+                        cursor: self.cursor_decl(d)?,
                     }),
                 }
             }
@@ -895,7 +1026,17 @@ impl Compiler<'_> {
             return Ok(None);
         }
         if let Some(base) = t.strip_suffix("%TYPE").or_else(|| t.strip_suffix("%type")) {
-            let parts: Vec<&str> = base.split('.').map(|p| p.trim_matches('"')).collect();
+            // An unquoted name is folded to lower case, as the parser does.
+            let parts: Vec<String> = base
+                .split('.')
+                .map(
+                    |p| match p.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+                        Some(quoted) => quoted.to_string(),
+                        None => p.to_ascii_lowercase(),
+                    },
+                )
+                .collect();
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
             return match parts.as_slice() {
                 [var] => match self.scope.lookup(var).and_then(|d| self.datums[d].as_ref()) {
                     Some(Datum::Var(v)) => Ok(Some(v.ty)),
@@ -936,6 +1077,65 @@ impl Compiler<'_> {
         }
     }
 
+    /// The argument datums (name, datum) of the bound cursor datum `i`
+    /// declares; None when `i` is no cursor with arguments.
+    fn argrow_fields(&self, i: usize) -> Option<Vec<(String, usize)>> {
+        let (tag, d) = tagged(&self.raw[i]).ok()?;
+        if tag != "PLpgSQL_var" || d.get("cursor_explicit_expr").is_none() {
+            return None;
+        }
+        let row = usize::try_from(int(d, "cursor_explicit_argrow")).ok()?;
+        let (_, r) = tagged(self.raw.get(row)?).ok()?;
+        Some(
+            list(r, "fields")
+                .iter()
+                .map(|f| {
+                    (
+                        string(f, "name").unwrap_or_default(),
+                        int(f, "varno") as usize,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// A bound cursor's declaration: its query sees its arguments.
+    fn cursor_decl(&self, d: &J) -> Result<Option<CursorDecl>, DbError> {
+        let Some(text) = expr_text(d, "cursor_explicit_expr") else {
+            return Ok(None);
+        };
+        let args = match usize::try_from(int(d, "cursor_explicit_argrow")) {
+            Ok(row) => {
+                let (_, r) = tagged(self.raw.get(row).ok_or_else(|| bad("cursor arguments"))?)?;
+                list(r, "fields")
+                    .iter()
+                    .map(|f| {
+                        (
+                            string(f, "name").unwrap_or_default(),
+                            int(f, "varno") as usize,
+                        )
+                    })
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        let mut scope = self.scope.clone();
+        scope.frames.push(Frame {
+            label: None,
+            names: args.clone(),
+        });
+        Ok(Some(CursorDecl {
+            query: Arc::new(PlExpr {
+                text,
+                kind: ExprKind::Statement,
+                scope: Arc::new(scope),
+                cache: Mutex::new(Vec::new()),
+            }),
+            args: args.into_iter().map(|(_, d)| d).collect(),
+            options: int(d, "cursor_options"),
+        }))
+    }
+
     /// Take the next declared datum at the cursor, skipping record fields
     /// and INTO rows, which no declaration makes.
     fn take_declared(&mut self) -> Result<Option<usize>, DbError> {
@@ -945,6 +1145,7 @@ impl Compiler<'_> {
             let name = string(d, "refname").unwrap_or_default();
             let skip = tag == "PLpgSQL_recfield"
                 || (tag == "PLpgSQL_row" && name == "(unnamed row)")
+                || self.cursor_args.contains(&i)
                 || self.datums[i].is_some();
             if skip {
                 i += 1;
@@ -1164,6 +1365,7 @@ impl Compiler<'_> {
                                 constant: false,
                                 not_null: false,
                                 default: None,
+                                cursor: None,
                             }));
                             self.scope.frames.push(Frame {
                                 label: None,
@@ -1348,11 +1550,86 @@ impl Compiler<'_> {
             },
             "PLpgSQL_stmt_commit" => Stmt::Commit { lineno },
             "PLpgSQL_stmt_rollback" => Stmt::Rollback { lineno },
-            "PLpgSQL_stmt_open" | "PLpgSQL_stmt_fetch" | "PLpgSQL_stmt_close"
-            | "PLpgSQL_stmt_forc" => {
-                return Err(DbError::unsupported("cursors in PL/pgSQL"));
+            "PLpgSQL_stmt_open" => {
+                let source = if let Some(q) = expr_text(s, "query") {
+                    CursorSource::Query(self.pl_expr_of(q, ExprKind::Statement))
+                } else if s.get("dynquery").is_some() {
+                    CursorSource::Dynamic {
+                        query: self.req_expr(s, "dynquery")?,
+                        params: self.exprs(s, "params"),
+                    }
+                } else {
+                    CursorSource::Bound {
+                        args: self.opt_expr(s, "argquery"),
+                    }
+                };
+                Stmt::Open {
+                    lineno,
+                    curvar: int(s, "curvar") as usize,
+                    options: int(s, "cursor_options"),
+                    source,
+                }
             }
-            "PLpgSQL_stmt_foreach_a" => return Err(DbError::unsupported("FOREACH")),
+            "PLpgSQL_stmt_fetch" => Stmt::Fetch {
+                lineno,
+                curvar: int(s, "curvar") as usize,
+                direction: int(s, "direction"),
+                how_many: int(s, "how_many"),
+                count: self.opt_expr(s, "expr"),
+                is_move: boolean(s, "is_move"),
+                into: match s.get("target") {
+                    Some(t) => Some(self.inline_target(t)?),
+                    None => None,
+                },
+            },
+            "PLpgSQL_stmt_close" => Stmt::Close {
+                lineno,
+                curvar: int(s, "curvar") as usize,
+            },
+            "PLpgSQL_stmt_forc" => {
+                let (_, v) = tagged(s.get("var").ok_or_else(|| bad("cursor loop record"))?)?;
+                let rec = v
+                    .get("dno")
+                    .and_then(J::as_u64)
+                    .map(|d| d as usize)
+                    .filter(|&d| d < self.datums.len())
+                    .ok_or_else(|| bad("cursor loop record"))?;
+                let name = string(v, "refname").unwrap_or_default();
+                self.datums[rec] = Some(Datum::Rec { name: name.clone() });
+                let args = self.opt_expr(s, "argquery");
+                self.scope.frames.push(Frame {
+                    label: string(s, "label"),
+                    names: vec![(name, rec)],
+                });
+                let body = self.stmts(list(s, "body"));
+                self.scope.frames.pop();
+                Stmt::ForCursor {
+                    lineno,
+                    label: string(s, "label"),
+                    rec,
+                    curvar: int(s, "curvar") as usize,
+                    args,
+                    body: body?,
+                }
+            }
+            "PLpgSQL_stmt_foreach_a" => {
+                let target = self.target(int(s, "varno") as usize)?;
+                let expr = self.req_expr(s, "expr")?;
+                self.scope.frames.push(Frame {
+                    label: string(s, "label"),
+                    names: Vec::new(),
+                });
+                let body = self.stmts(list(s, "body"));
+                self.scope.frames.pop();
+                Stmt::ForEach {
+                    lineno,
+                    label: string(s, "label"),
+                    target,
+                    slice: int(s, "slice"),
+                    expr,
+                    body: body?,
+                }
+            }
             t => return Err(DbError::unsupported(format!("PL/pgSQL statement {t}"))),
         })
     }

@@ -82,7 +82,13 @@ fn create_text(def: &FunctionDef) -> String {
             } else {
                 format!("\"{}\"", a.name.replace('"', "\"\""))
             };
-            format!("{mode} {name} {}", a.ty)
+            // `refcursor` is text to Nestor's types; the parser needs it
+            // named refcursor for OPEN, FETCH and CLOSE of the argument.
+            let ty = match a.ty {
+                DataType::Text => "refcursor".to_string(),
+                t => t.to_string(),
+            };
+            format!("{mode} {name} {ty}")
         })
         .collect();
     let returns = match (&def.returns, def.procedure) {
@@ -358,10 +364,12 @@ pub(crate) fn call_trigger(
     ctx: &mut StatementCtx<'_>,
 ) -> Result<Option<Vec<Value>>, DbError> {
     let may_end_txn = std::mem::replace(&mut ctx.may_end_txn, false);
+    ctx.trigger_depth += 1;
     let r = compiled(def, ctx.catalog).and_then(|func| {
         let volatile = def.volatility == Volatility::Volatile;
         run::Run::new(&func, Some(def), volatile).call_trigger(ctx, call)
     });
+    ctx.trigger_depth -= 1;
     ctx.may_end_txn = may_end_txn;
     r
 }
