@@ -66,6 +66,28 @@ insert into depth_a values (1);
 insert into depth_b values (2);
 select pg_trigger_depth();
 
+-- ALIAS FOR: another name for an argument, NEW, or another variable
+create function al_test(int, text) returns text language plpgsql as $$
+declare
+  n alias for $1;
+  t alias for $2;
+  nn alias for n;
+begin
+  return t || ':' || (nn + 1);
+end $$;
+select al_test(41, 'answer');
+create function trg_alias() returns trigger language plpgsql as $$
+declare
+  row_in alias for new;
+begin
+  row_in.b := upper(row_in.b);
+  return row_in;
+end $$;
+create trigger t5 before insert on trg_t for each row execute function trg_alias();
+insert into trg_t values (5, 'PFlower');
+select * from trg_t order by a;
+drop trigger t5 on trg_t;
+
 -- ----- FOREACH -----
 do $$
 declare x int; a int[] := array[[1,2],[3,4]]; s int[];
@@ -280,6 +302,17 @@ close rc_portal;
 commit;
 fetch next from rc_portal;
 
+-- an unnamed refcursor argument, as PostgreSQL's documentation shows it
+create function reffunc(refcursor) returns refcursor language plpgsql as $$
+begin
+  open $1 for select a from rc order by a desc;
+  return $1;
+end $$;
+begin;
+select reffunc('funccursor');
+fetch all in funccursor;
+commit;
+
 -- a cursor variable's name is its declared name
 create function rc_named() returns refcursor language plpgsql as $$
 declare
@@ -353,6 +386,9 @@ drop function rc_bound(int, int);
 drop function rc_scroll();
 drop function rc_unbound(int);
 drop function rc_open(refcursor);
+drop function reffunc(refcursor);
+drop function al_test(int, text);
+drop function trg_alias();
 drop function rc_named();
 drop function rc_use();
 drop function rc_unnamed();

@@ -747,6 +747,10 @@ pub(crate) struct Signature<'a> {
     pub catalog: &'a Catalog,
     /// The body's text (for its DECLARE sections).
     pub body: &'a str,
+    /// The body was given to the parser inside a block of refcursor
+    /// declarations standing for text arguments (mod.rs's
+    /// `refcursor_wrapper`): the argument each declaration is.
+    pub shadows: &'a [usize],
 }
 
 struct Compiler<'a> {
@@ -756,12 +760,17 @@ struct Compiler<'a> {
     scope: Scope,
     catalog: &'a Catalog,
     /// Declarations per block, in text order.
-    decls: std::collections::VecDeque<usize>,
+    decls: std::collections::VecDeque<DeclSection>,
     /// Variables returned bare (`RETURN x;`), which the parser was given
     /// as `(x)` (see [`wrap_bare_returns`]).
     bare_returns: Vec<String>,
     /// The datums of bound cursors' arguments: no block declares them.
     cursor_args: std::collections::HashSet<usize>,
+    /// Datums 0..nargs are the arguments (`ALIAS FOR $n`).
+    nargs: usize,
+    /// Datums that stand for others (a wrapper's refcursor declaration for
+    /// its argument).
+    remap: std::collections::HashMap<usize, usize>,
 }
 
 /// Compile the JSON of one function (from nestor_parser::parse_plpgsql).
@@ -778,12 +787,14 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         cursor: 0,
         scope: Scope::default(),
         catalog: sig.catalog,
-        decls: declaration_counts(sig.body).into(),
+        decls: declarations(sig.body).into(),
         bare_returns: bare_returns(sig.body)
             .into_iter()
             .map(|(start, end)| sig.body[start..end].to_string())
             .collect(),
         cursor_args: Default::default(),
+        nargs,
+        remap: Default::default(),
     };
     c.cursor_args = (0..c.raw.len())
         .filter_map(|i| c.argrow_fields(i))
@@ -869,7 +880,22 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
     };
     c.scope.frames.push(top);
     let action = f.get("action").ok_or_else(|| bad("no action"))?;
-    let (_, b) = tagged(action)?;
+    let (_, mut b) = tagged(action)?;
+    if !sig.shadows.is_empty() {
+        // The wrapper block: its declarations are the arguments, its one
+        // statement (before the parser's own RETURN) the body's block.
+        for &arg in sig.shadows {
+            let d = c
+                .take_declared()?
+                .ok_or_else(|| bad("wrapper declaration"))?;
+            c.remap.insert(d, arg);
+        }
+        let inner = list(b, "body").first().ok_or_else(|| bad("wrapper body"))?;
+        b = match tagged(inner)? {
+            ("PLpgSQL_stmt_block", inner) => inner,
+            (t, _) => return Err(bad(t)),
+        };
+    }
     let mut body = c.block(b)?;
     // The parser ends every function with a RETURN of its own (line 0), as
     // PostgreSQL does only where falling off the end is allowed; the
@@ -1136,6 +1162,16 @@ impl Compiler<'_> {
         }))
     }
 
+    /// The datum `d` stands for (see [`Signature::shadows`]).
+    fn dno(&self, d: usize) -> usize {
+        self.remap.get(&d).copied().unwrap_or(d)
+    }
+
+    /// A cursor statement's cursor variable.
+    fn curvar(&self, s: &J) -> usize {
+        self.dno(int(s, "curvar") as usize)
+    }
+
     /// Take the next declared datum at the cursor, skipping record fields
     /// and INTO rows, which no declaration makes.
     fn take_declared(&mut self) -> Result<Option<usize>, DbError> {
@@ -1188,8 +1224,8 @@ impl Compiler<'_> {
         // Declarations are made one at a time: a default may name an
         // earlier one, and %TYPE may refer to one.
         self.scope.frames.push(frame.clone());
-        let n = self.decls.pop_front().unwrap_or(0);
-        for _ in 0..n {
+        let section = self.decls.pop_front().unwrap_or_default();
+        for _ in 0..section.count {
             let Some(d) = self.take_declared()? else {
                 break;
             };
@@ -1202,6 +1238,25 @@ impl Compiler<'_> {
                 .names
                 .push((name, d));
             decls.push(d);
+        }
+        // `name ALIAS FOR target`: another name for a datum in scope.
+        for (name, target) in section.aliases {
+            let d = match target.strip_prefix('$').map(str::parse::<usize>) {
+                Some(Ok(n)) if (1..=self.nargs).contains(&n) => Some(n - 1),
+                _ => self.scope.lookup(&target),
+            }
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("variable \"{target}\" does not exist"),
+                )
+            })?;
+            self.scope
+                .frames
+                .last_mut()
+                .expect("pushed")
+                .names
+                .push((name, d));
         }
         let body = self.stmts(list(b, "body"))?;
         let handlers = match b.get("exceptions") {
@@ -1256,6 +1311,7 @@ impl Compiler<'_> {
     }
 
     fn target(&self, varno: usize) -> Result<Target, DbError> {
+        let varno = self.dno(varno);
         let (tag, d) = tagged(self.raw.get(varno).ok_or_else(|| bad("varno"))?)?;
         Ok(match tag {
             "PLpgSQL_var" => {
@@ -1274,7 +1330,7 @@ impl Compiler<'_> {
             "PLpgSQL_row" => Target::Row(
                 list(d, "fields")
                     .iter()
-                    .map(|f| int(f, "varno") as usize)
+                    .map(|f| self.dno(int(f, "varno") as usize))
                     .collect(),
             ),
             "PLpgSQL_recfield" => Target::Field(
@@ -1292,7 +1348,7 @@ impl Compiler<'_> {
             "PLpgSQL_row" => Ok(Target::Row(
                 list(d, "fields")
                     .iter()
-                    .map(|f| int(f, "varno") as usize)
+                    .map(|f| self.dno(int(f, "varno") as usize))
                     .collect(),
             )),
             "PLpgSQL_rec" => {
@@ -1539,7 +1595,7 @@ impl Compiler<'_> {
                     .map(|(_, i)| {
                         (
                             string(i, "kind").unwrap_or_default(),
-                            int(i, "target") as usize,
+                            self.dno(int(i, "target") as usize),
                         )
                     })
                     .collect(),
@@ -1565,14 +1621,14 @@ impl Compiler<'_> {
                 };
                 Stmt::Open {
                     lineno,
-                    curvar: int(s, "curvar") as usize,
+                    curvar: self.curvar(s),
                     options: int(s, "cursor_options"),
                     source,
                 }
             }
             "PLpgSQL_stmt_fetch" => Stmt::Fetch {
                 lineno,
-                curvar: int(s, "curvar") as usize,
+                curvar: self.curvar(s),
                 direction: int(s, "direction"),
                 how_many: int(s, "how_many"),
                 count: self.opt_expr(s, "expr"),
@@ -1584,7 +1640,7 @@ impl Compiler<'_> {
             },
             "PLpgSQL_stmt_close" => Stmt::Close {
                 lineno,
-                curvar: int(s, "curvar") as usize,
+                curvar: self.curvar(s),
             },
             "PLpgSQL_stmt_forc" => {
                 let (_, v) = tagged(s.get("var").ok_or_else(|| bad("cursor loop record"))?)?;
@@ -1607,7 +1663,7 @@ impl Compiler<'_> {
                     lineno,
                     label: string(s, "label"),
                     rec,
-                    curvar: int(s, "curvar") as usize,
+                    curvar: self.curvar(s),
                     args,
                     body: body?,
                 }
@@ -1639,9 +1695,26 @@ impl Compiler<'_> {
 /// many variables its DECLARE section declares (`x ALIAS FOR ...` makes
 /// none). A small scanner over PostgreSQL's lexical rules: strings,
 /// quoted identifiers, comments and dollar quotes are skipped whole.
+#[cfg(test)]
 pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
+    declarations(body).into_iter().map(|d| d.count).collect()
+}
+
+/// A block's DECLARE section: how many variables it declares, and its
+/// `name ALIAS FOR target` declarations (name folded as the parser folds
+/// it, target as written: a name or `$n`), which make no variable.
+#[derive(Default)]
+pub(crate) struct DeclSection {
+    pub count: usize,
+    pub aliases: Vec<(String, String)>,
+}
+
+/// The DECLARE sections of a body, one per BEGIN, in text order (see
+/// [`declaration_counts`]).
+pub(crate) fn declarations(body: &str) -> Vec<DeclSection> {
     let b = body.as_bytes();
-    let mut words: Vec<(String, bool)> = Vec::new(); // (upper-case word, ends a declaration)
+    // (upper-case word, word as written, ends a declaration)
+    let mut words: Vec<(String, String, bool)> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -1661,10 +1734,14 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                 i += 1;
             }
             b'"' => {
+                let start = i + 1;
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
                     i += 1;
                 }
+                // A quoted name: never a keyword, kept as written.
+                let name = body.get(start..i.min(b.len())).unwrap_or("");
+                words.push(("\"".into(), name.to_string(), false));
                 i += 1;
             }
             b'-' if b.get(i + 1) == Some(&b'-') => {
@@ -1706,11 +1783,13 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                         None => i = b.len(),
                     }
                 } else {
+                    // `$n`, as ALIAS FOR names an argument.
+                    words.push((body[start..j].into(), body[start..j].into(), false));
                     i = j;
                 }
             }
             b';' => {
-                words.push((";".into(), true));
+                words.push((";".into(), ";".into(), true));
                 i += 1;
             }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
@@ -1719,37 +1798,51 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                 {
                     i += 1;
                 }
-                words.push((body[start..i].to_ascii_uppercase(), false));
+                words.push((
+                    body[start..i].to_ascii_uppercase(),
+                    body[start..i].to_ascii_lowercase(),
+                    false,
+                ));
             }
             _ => i += 1,
         }
     }
     let mut out = Vec::new();
     let mut in_decl = false;
-    let mut count = 0;
-    let mut current_alias = false;
-    for (w, semi) in words {
+    let mut section = DeclSection::default();
+    // The words of the declaration being read.
+    let mut current: Vec<(String, String)> = Vec::new();
+    for (w, written, semi) in words {
         if semi {
             if in_decl {
-                if !current_alias {
-                    count += 1;
+                match current.as_slice() {
+                    [(_, name), (alias, _), (f, _), (_, target), ..]
+                        if alias == "ALIAS" && f == "FOR" =>
+                    {
+                        section.aliases.push((name.clone(), target.clone()));
+                    }
+                    _ => section.count += 1,
                 }
-                current_alias = false;
             }
+            current.clear();
             continue;
         }
         match w.as_str() {
             "DECLARE" => {
                 in_decl = true;
+                current.clear();
             }
-            "ALIAS" if in_decl => current_alias = true,
             "BEGIN" => {
-                out.push(if in_decl { count } else { 0 });
+                out.push(if in_decl {
+                    std::mem::take(&mut section)
+                } else {
+                    DeclSection::default()
+                });
                 in_decl = false;
-                count = 0;
-                current_alias = false;
+                section = DeclSection::default();
+                current.clear();
             }
-            _ => {}
+            _ => current.push((w, written)),
         }
     }
     out
@@ -1772,6 +1865,39 @@ pub(crate) fn wrap_bare_returns(body: &str) -> String {
     }
     out.push_str(&body[at..]);
     out
+}
+
+/// Whether a body has OPEN, FETCH, MOVE or CLOSE statements (as words
+/// outside strings and comments: a false hit only costs a wrapper).
+pub(crate) fn uses_cursor_statements(body: &str) -> bool {
+    tokens(body).iter().any(|t| {
+        t.is_ident
+            && ["open", "fetch", "move", "close"]
+                .iter()
+                .any(|k| t.word.eq_ignore_ascii_case(k))
+    })
+}
+
+/// Whether a body's last token is a `;`.
+pub(crate) fn ends_with_semicolon(body: &str) -> bool {
+    tokens(body).last().is_some_and(|t| t.word == ";")
+}
+
+/// The body after its leading `#option` lines and comments (see
+/// [`body_options`]).
+pub(crate) fn after_options(body: &str) -> &str {
+    let mut rest = body;
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(r) = trimmed.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, r)| r);
+            continue;
+        }
+        let Some(r) = trimmed.strip_prefix('#') else {
+            return rest;
+        };
+        rest = r.split_once('\n').map_or("", |(_, r)| r);
+    }
 }
 
 /// The (start, end) byte ranges of variables returned bare.
@@ -2075,6 +2201,20 @@ mod tests {
             END";
         assert_eq!(super::declaration_counts(body), [2, 0, 1]);
         assert_eq!(super::declaration_counts("BEGIN RETURN 1; END"), [0]);
+        let aliases: Vec<_> = super::declarations(body)
+            .into_iter()
+            .map(|d| d.aliases)
+            .collect();
+        assert_eq!(aliases[0], [("c".to_string(), "$1".to_string())]);
+        let d = super::declarations("DECLARE Ps ALIAS FOR NEW; \"Q\" alias for ps; BEGIN END");
+        assert_eq!(
+            d[0].aliases,
+            [
+                ("ps".to_string(), "new".to_string()),
+                ("Q".to_string(), "ps".to_string())
+            ]
+        );
+        assert_eq!(d[0].count, 0);
     }
 
     #[test]
