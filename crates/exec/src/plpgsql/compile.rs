@@ -2218,6 +2218,23 @@ mod tests {
     }
 
     #[test]
+    fn cursor_statement_scan() {
+        assert!(super::uses_cursor_statements(
+            "BEGIN OPEN $1 FOR SELECT 1; END"
+        ));
+        assert!(!super::uses_cursor_statements(
+            "BEGIN RAISE NOTICE 'open'; -- fetch\n RETURN 1; END"
+        ));
+        assert!(super::ends_with_semicolon("BEGIN NULL; END; -- done\n"));
+        assert!(!super::ends_with_semicolon("BEGIN NULL; END"));
+        assert_eq!(
+            super::after_options("#variable_conflict use_column\n-- c\nBEGIN END"),
+            "BEGIN END"
+        );
+        assert_eq!(super::after_options("\nDECLARE x int;"), "\nDECLARE x int;");
+    }
+
+    #[test]
     fn bare_returns_are_wrapped() {
         assert_eq!(
             super::wrap_bare_returns(
