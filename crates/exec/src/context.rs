@@ -70,6 +70,91 @@ pub struct StatementCtx<'a> {
     pub notifies: &'a mut Vec<crate::PendingNotify>,
     /// The role the statement runs as (current_user; see the privilege module).
     pub role: RoleCtx,
+    /// Trigger functions running, nested (pg_trigger_depth()).
+    pub trigger_depth: u32,
+    /// The session's cursors, for PL/pgSQL's OPEN, FETCH, MOVE and CLOSE.
+    pub cursors: &'a mut dyn Cursors,
+}
+
+/// How FETCH and MOVE move a cursor (a count of i64::MAX is ALL).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FetchDirection {
+    Forward(i64),
+    Backward(i64),
+    Absolute(i64),
+    Relative(i64),
+}
+
+/// A cursor PL/pgSQL opened: its query's rows, computed at OPEN.
+pub struct OpenedCursor {
+    pub columns: Vec<ColumnDesc>,
+    pub rows: Vec<Vec<Value>>,
+    /// Backward moves allowed.
+    pub scrollable: bool,
+    /// The query's text (pg_cursors.statement).
+    pub statement: Arc<str>,
+}
+
+/// The session's cursors as server-side code reaches them: the same
+/// table SQL's DECLARE, FETCH, MOVE and CLOSE work on, so a cursor a
+/// function opens and returns (a refcursor) is fetched from in SQL, and
+/// the other way round. The session implements it; a context without a
+/// session has [`NoCursors`].
+pub trait Cursors {
+    /// Whether a cursor of this name is open in this transaction.
+    fn is_open(&mut self, name: &str) -> bool;
+    /// Open a cursor of this name (the caller checked it is free).
+    fn open(&mut self, name: &str, cursor: OpenedCursor) -> Result<(), DbError>;
+    /// A new name for a cursor opened without one (`<unnamed portal N>`).
+    fn unnamed(&mut self) -> String;
+    /// FETCH / MOVE: the rows passed over, and the cursor's columns;
+    /// 34000 for a cursor that is not open.
+    #[allow(clippy::type_complexity)]
+    fn fetch(
+        &mut self,
+        name: &str,
+        dir: FetchDirection,
+        moving: bool,
+    ) -> Result<(Vec<ColumnDesc>, Vec<Vec<Value>>), DbError>;
+    /// CLOSE; 34000 for a cursor that is not open.
+    fn close(&mut self, name: &str) -> Result<(), DbError>;
+}
+
+/// No cursors (a statement run without a session).
+pub struct NoCursors;
+
+fn no_cursor(name: &str) -> DbError {
+    DbError::new(
+        nestor_common::SqlState::InvalidCursorName,
+        format!("cursor \"{name}\" does not exist"),
+    )
+}
+
+impl Cursors for NoCursors {
+    fn is_open(&mut self, _: &str) -> bool {
+        false
+    }
+
+    fn open(&mut self, _: &str, _: OpenedCursor) -> Result<(), DbError> {
+        Err(DbError::unsupported("cursors outside a session"))
+    }
+
+    fn unnamed(&mut self) -> String {
+        "<unnamed portal 1>".into()
+    }
+
+    fn fetch(
+        &mut self,
+        name: &str,
+        _: FetchDirection,
+        _: bool,
+    ) -> Result<(Vec<ColumnDesc>, Vec<Vec<Value>>), DbError> {
+        Err(no_cursor(name))
+    }
+
+    fn close(&mut self, name: &str) -> Result<(), DbError> {
+        Err(no_cursor(name))
+    }
 }
 
 /// What a call of a user-defined function produced.

@@ -396,6 +396,7 @@ fn session_fn(f: Func, args: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         },
         Func::TableIsVisible => Value::Bool(is_visible(ev.ctx.catalog, int_arg(&args[0]) as u32)),
         Func::BackendPid => Value::Int4(ev.ctx.session.0 as i32),
+        Func::TriggerDepth => Value::Int4(ev.ctx.trigger_depth as i32),
         Func::CurrentWalLsn => {
             if ev.ctx.db.replication.in_recovery() {
                 return Err(DbError::new(

@@ -55,7 +55,9 @@ pub mod wait_sampling;
 mod with_modify;
 pub mod workmem;
 
-pub use context::{ColumnDesc, Ev, RowSink, StatementCtx};
+pub use context::{
+    ColumnDesc, Cursors, Ev, FetchDirection, NoCursors, OpenedCursor, RowSink, StatementCtx,
+};
 
 /// Server-side code's entry points (see [`context::Routines`]).
 pub(crate) static ROUTINES: context::Routines = context::Routines {

@@ -91,6 +91,8 @@ impl Db {
             notifies: &mut Vec::new(),
             role: crate::privilege::RoleCtx::BOOTSTRAP,
             constraints_deferred: Default::default(),
+            trigger_depth: 0,
+            cursors: &mut crate::context::NoCursors,
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
         Ok(Out { tag, rows, notices })
@@ -718,6 +720,8 @@ fn pgbench_shapes() {
         notifies: &mut Vec::new(),
         role: crate::privilege::RoleCtx::BOOTSTRAP,
         constraints_deferred: Default::default(),
+        trigger_depth: 0,
+        cursors: &mut crate::context::NoCursors,
     };
     let rows = (1..=100)
         .map(|i| {
@@ -795,6 +799,8 @@ fn prepared_plan_survives_ddl() {
         notifies: &mut Vec::new(),
         role: crate::privilege::RoleCtx::BOOTSTRAP,
         constraints_deferred: Default::default(),
+        trigger_depth: 0,
+        cursors: &mut crate::context::NoCursors,
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();
     assert_eq!(rows.len(), 1);

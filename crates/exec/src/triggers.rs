@@ -289,7 +289,9 @@ impl<'t> Firing<'t> {
                 return Ok(None);
             };
             if let (Some(c), Some(_)) = (part, t.def.parent) {
-                if r != cur && !crate::modify::part_holds(c, &self.full(r.clone()), ev)? {
+                let full = self.full(r.clone());
+                use crate::executor::eval::Eval;
+                if r != cur && !c.holds(&full, &mut |e, row| e.eval(row, ev))? {
                     return Err(self.moved_out(&t.def.name, ev));
                 }
             }

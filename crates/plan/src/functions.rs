@@ -78,6 +78,7 @@ pub enum Func {
     EnumLast(u32),
     EnumRange(u32),
     BackendPid,
+    TriggerDepth,
     TxidCurrent,
     TxidCurrentIfAssigned,
     CurrentSnapshot,
@@ -524,6 +525,7 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         ("session_user", 0) => r(Func::SessionUser, none(), T::Name),
         ("current_schema", 0) => r(Func::CurrentSchema, none(), T::Name),
         ("pg_backend_pid", 0) => r(Func::BackendPid, none(), T::Int4),
+        ("pg_trigger_depth", 0) => r(Func::TriggerDepth, none(), T::Int4),
         ("pg_current_wal_lsn" | "pg_current_wal_insert_lsn", 0) => {
             r(Func::CurrentWalLsn, none(), T::PgLsn)
         }

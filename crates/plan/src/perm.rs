@@ -16,7 +16,7 @@
 //! the table privilege may still hold it on each of those columns. The
 //! binder marks a column read where a reference to it is bound (a column
 //! reference, `t.*`, a whole-row `t`, JOIN USING): each scope column of a
-//! table carries the index of its need ([`crate::bind::ScopeCol::perm`]).
+//! table carries the index of its need (`ScopeCol::perm`, in bind.rs).
 //!
 //! ```text
 //!   UPDATE t SET v = w + 1 WHERE id = 2

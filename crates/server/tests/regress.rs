@@ -294,6 +294,7 @@ regress!(
     instead_of_triggers,
     bytea_hash_fns,
     merge_stmt,
+    plpgsql_cursors_foreach,
     array_fns_more,
     create_cast,
     column_privileges,

@@ -51,9 +51,13 @@
 //! PostgreSQL calls a scan sorted by a Sort node, or under a window
 //! function or a set-returning function in the select list, not simply
 //! updatable, Nestor accepts it; DECLARE in a SQL function's body is 0A000
-//! (the function runs in the executor, the cursors live in the session);
-//! PL/pgSQL has no cursors yet.
+//! (the function runs in the executor, the cursors live in the session).
+//!
+//! PL/pgSQL's cursors are these: its OPEN, FETCH, MOVE and CLOSE reach the
+//! table through `StatementCtx::cursors` ([`StatementCursors`]), so a
+//! cursor a function opens is fetched from in SQL, and the other way round.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use nestor_catalog::{Catalog, Relation};
@@ -371,12 +375,97 @@ pub(crate) fn direction(kind: i32, how_many: i64) -> Direction {
 }
 
 /// How FETCH/MOVE moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Direction {
-    Forward(i64),
-    Backward(i64),
-    Absolute(i64),
-    Relative(i64),
+pub(crate) use nestor_exec::FetchDirection as Direction;
+
+/// The session's cursors as a statement's server-side code reaches them
+/// (PL/pgSQL's OPEN, FETCH, MOVE, CLOSE): the session's own table, so
+/// SQL's FETCH sees a cursor a function opened. A cursor opened here
+/// belongs to the statement's transaction, as a DECLARE's would.
+pub(crate) struct StatementCursors<'a> {
+    pub map: &'a mut HashMap<String, Cursor>,
+    /// The transaction's start (its cursors are the live ones) and the
+    /// savepoint depth the statement runs at.
+    pub txn_start_us: i64,
+    pub savepoint_depth: usize,
+    /// The session's count of unnamed cursors (`<unnamed portal N>`).
+    pub unnamed: &'a mut u64,
+    /// A cursor was opened or closed (pg_cursors needs publishing).
+    pub changed: bool,
+}
+
+impl StatementCursors<'_> {
+    fn live(&mut self, name: &str) -> Option<&mut Cursor> {
+        let start = self.txn_start_us;
+        self.map
+            .get_mut(name)
+            .filter(|c| c.hold || c.txn_start_us == start)
+    }
+}
+
+fn no_cursor(name: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidCursorName,
+        format!("cursor \"{name}\" does not exist"),
+    )
+}
+
+impl nestor_exec::Cursors for StatementCursors<'_> {
+    fn is_open(&mut self, name: &str) -> bool {
+        self.live(name).is_some()
+    }
+
+    fn open(&mut self, name: &str, c: nestor_exec::OpenedCursor) -> Result<(), DbError> {
+        let mut growth = Growth::new("cursor rows");
+        let bytes: usize = c
+            .rows
+            .iter()
+            .map(|r| 24 + r.iter().map(Value::size_bytes).sum::<usize>())
+            .sum();
+        growth.grow(bytes)?;
+        self.map.insert(
+            name.to_string(),
+            Cursor {
+                columns: c.columns,
+                rows: c.rows,
+                pos: 0,
+                scrollable: c.scrollable,
+                hold: false,
+                binary: false,
+                statement: c.statement,
+                created_us: nestor_types::context::system_now(),
+                txn_start_us: self.txn_start_us,
+                savepoint_depth: self.savepoint_depth,
+                updatable: Updatable::No,
+                origins: Vec::new(),
+                _growth: Some(growth),
+            },
+        );
+        self.changed = true;
+        Ok(())
+    }
+
+    fn unnamed(&mut self) -> String {
+        *self.unnamed += 1;
+        format!("<unnamed portal {}>", self.unnamed)
+    }
+
+    fn fetch(
+        &mut self,
+        name: &str,
+        dir: Direction,
+        moving: bool,
+    ) -> Result<(Vec<ColumnDesc>, Vec<Vec<Value>>), DbError> {
+        let c = self.live(name).ok_or_else(|| no_cursor(name))?;
+        let rows = c.fetch(dir, moving)?;
+        Ok((c.columns.clone(), rows))
+    }
+
+    fn close(&mut self, name: &str) -> Result<(), DbError> {
+        self.live(name).ok_or_else(|| no_cursor(name))?;
+        self.map.remove(name);
+        self.changed = true;
+        Ok(())
+    }
 }
 
 impl Cursor {

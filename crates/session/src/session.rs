@@ -113,8 +113,10 @@ pub struct Session {
     /// can only slow down the session that chose them.
     pub(crate) statements: IdHashMap<String, Arc<PreparedStmt>>,
     pub(crate) portals: IdHashMap<String, Portal>,
-    /// DECLAREd cursors (crate::cursor).
+    /// DECLAREd cursors (crate::cursor), and those PL/pgSQL opened.
     pub(crate) cursors: HashMap<String, crate::cursor::Cursor>,
+    /// Cursors opened without a name so far (`<unnamed portal N>`).
+    unnamed_cursors: u64,
     skip_until_sync: bool,
     pub(crate) copy_in: Option<CopyInState>,
     fatal_sent: bool,
@@ -281,6 +283,7 @@ impl Session {
             statements: IdHashMap::default(),
             portals: IdHashMap::default(),
             cursors: HashMap::new(),
+            unnamed_cursors: 0,
             skip_until_sync: false,
             copy_in: None,
             fatal_sent: false,
@@ -1167,6 +1170,13 @@ impl Session {
             shared2.activity.lock().wait_event = ev;
         };
         let waits_for_safe_snapshot = self.block.waits_for_safe_snapshot();
+        let mut cursors = crate::cursor::StatementCursors {
+            map: &mut self.cursors,
+            txn_start_us,
+            savepoint_depth: self.block.level() as usize,
+            unnamed: &mut self.unnamed_cursors,
+            changed: false,
+        };
         let (txn, deferred, constraints_deferred, notifies) = self.block.txn_and_deferred();
         let txn = txn.expect("ensured");
         let wait = WaitCtl {
@@ -1219,9 +1229,14 @@ impl Session {
             constraints_deferred,
             notifies,
             role,
+            trigger_depth: 0,
+            cursors: &mut cursors,
         };
         let r = f(&mut ctx);
         self.shared.activity.lock().wait_event = None;
+        if cursors.changed {
+            self.publish_cursors();
+        }
         r
     }
 

@@ -639,7 +639,9 @@ impl DataType {
             "double precision" | "float8" => no_mods(Float8),
             "float" => float_type(typmods),
             "numeric" | "decimal" | "dec" => numeric_type(typmods),
-            "text" => no_mods(Text),
+            // A cursor's name: PostgreSQL's refcursor is binary-compatible
+            // with text; Nestor has no type of its own for it.
+            "text" | "refcursor" => no_mods(Text),
             "varchar" | "character varying" | "char varying" => {
                 Ok(Varchar(char_len("varchar", typmods)?))
             }

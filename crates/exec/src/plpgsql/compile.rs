@@ -24,6 +24,11 @@
 //!   EXCEPTION WHEN ...           <- sqlstate, sqlerrm of the block
 //! ```
 //!
+//! A bound cursor's arguments (`c CURSOR (lo int) FOR ...`) are datums too,
+//! made before the cursor's own: no block declares them (the scan skips
+//! them), only the cursor's query sees them. A FOR loop over a cursor
+//! declares its record itself.
+//!
 //! Each embedded expression keeps the scope it appeared in (frames of
 //! names, innermost last; a frame's label allows `label.name`), which the
 //! binder consults for names that are not columns.
@@ -119,7 +124,23 @@ pub(crate) struct VarDef {
     pub constant: bool,
     pub not_null: bool,
     pub default: Option<Arc<PlExpr>>,
+    /// A bound cursor (`c CURSOR [(args)] FOR query`): its query.
+    pub cursor: Option<CursorDecl>,
 }
+
+/// A bound cursor's declaration.
+pub(crate) struct CursorDecl {
+    /// The query, in a scope where the arguments are variables.
+    pub query: Arc<PlExpr>,
+    /// The arguments' datums, in declaration order (OPEN assigns them).
+    pub args: Vec<usize>,
+    /// SCROLL / NO SCROLL ([`CURSOR_OPT_SCROLL`], [`CURSOR_OPT_NO_SCROLL`]).
+    pub options: i64,
+}
+
+/// PostgreSQL's CURSOR_OPT_SCROLL and CURSOR_OPT_NO_SCROLL.
+pub(crate) const CURSOR_OPT_SCROLL: i64 = 0x2;
+pub(crate) const CURSOR_OPT_NO_SCROLL: i64 = 0x4;
 
 impl Datum {
     pub(crate) fn name(&self) -> &str {
@@ -248,6 +269,19 @@ pub(crate) struct TargetSubscripts {
     pub bounds: Vec<(Bound, Bound)>,
 }
 
+/// What OPEN runs.
+pub(crate) enum CursorSource {
+    /// The bound cursor's query, its arguments given as `SELECT <args>`.
+    Bound {
+        args: Option<Arc<PlExpr>>,
+    },
+    Query(Arc<PlExpr>),
+    Dynamic {
+        query: Arc<PlExpr>,
+        params: Vec<Arc<PlExpr>>,
+    },
+}
+
 /// One bound of a target's subscript, None where omitted.
 pub(crate) type Bound = Option<Arc<PlExpr>>;
 
@@ -301,6 +335,49 @@ pub(crate) enum Stmt {
         query: Arc<PlExpr>,
         /// FOR ... IN EXECUTE: the query is an expression giving the text.
         dynamic: Option<Vec<Arc<PlExpr>>>,
+        body: Vec<Stmt>,
+    },
+    /// OPEN cursor [(args)] | OPEN refcursor [SCROLL] FOR query |
+    /// FOR EXECUTE text [USING ...].
+    Open {
+        lineno: i64,
+        curvar: usize,
+        options: i64,
+        source: CursorSource,
+    },
+    /// FETCH / MOVE [direction] [FROM | IN] cursor [INTO target].
+    Fetch {
+        lineno: i64,
+        curvar: usize,
+        /// PostgreSQL's FetchDirection: forward, backward, absolute,
+        /// relative (0..=3).
+        direction: i64,
+        how_many: i64,
+        /// A count given as an expression (`RELATIVE -2`, `FORWARD n`).
+        count: Option<Arc<PlExpr>>,
+        is_move: bool,
+        into: Option<Target>,
+    },
+    Close {
+        lineno: i64,
+        curvar: usize,
+    },
+    /// FOR rec IN cursor [(args)] LOOP.
+    ForCursor {
+        lineno: i64,
+        label: Option<String>,
+        rec: usize,
+        curvar: usize,
+        args: Option<Arc<PlExpr>>,
+        body: Vec<Stmt>,
+    },
+    /// FOREACH target [SLICE n] IN ARRAY expr.
+    ForEach {
+        lineno: i64,
+        label: Option<String>,
+        target: Target,
+        slice: i64,
+        expr: Arc<PlExpr>,
         body: Vec<Stmt>,
     },
     Exit {
@@ -475,6 +552,36 @@ fn visit_stmts(list: &[Stmt], f: &mut ExprVisitor<'_>) -> Result<(), DbError> {
                 }
                 visit_stmts(body, f)?;
             }
+            Stmt::ForEach { expr, body, .. } => {
+                e(expr)?;
+                visit_stmts(body, f)?;
+            }
+            Stmt::Open { source, .. } => match source {
+                CursorSource::Bound { args } => {
+                    if let Some(a) = args {
+                        e(a)?;
+                    }
+                }
+                CursorSource::Query(q) => e(q)?,
+                CursorSource::Dynamic { query, params } => {
+                    e(query)?;
+                    for p in params {
+                        e(p)?;
+                    }
+                }
+            },
+            Stmt::Fetch { count, .. } => {
+                if let Some(c) = count {
+                    e(c)?;
+                }
+            }
+            Stmt::Close { .. } => {}
+            Stmt::ForCursor { args, body, .. } => {
+                if let Some(a) = args {
+                    e(a)?;
+                }
+                visit_stmts(body, f)?;
+            }
             Stmt::Exit { cond, .. } => {
                 if let Some(c) = cond {
                     e(c)?;
@@ -532,6 +639,11 @@ impl Stmt {
             | Stmt::While { lineno, .. }
             | Stmt::ForInt { lineno, .. }
             | Stmt::ForQuery { lineno, .. }
+            | Stmt::ForEach { lineno, .. }
+            | Stmt::Open { lineno, .. }
+            | Stmt::Fetch { lineno, .. }
+            | Stmt::Close { lineno, .. }
+            | Stmt::ForCursor { lineno, .. }
             | Stmt::Exit { lineno, .. }
             | Stmt::Return { lineno, .. }
             | Stmt::ReturnNext { lineno, .. }
@@ -562,6 +674,12 @@ impl Stmt {
                 dynamic: Some(_), ..
             } => "FOR over EXECUTE statement",
             Stmt::ForQuery { .. } => "FOR over SELECT rows",
+            Stmt::ForEach { .. } => "FOREACH over array",
+            Stmt::Open { .. } => "OPEN",
+            Stmt::Fetch { is_move: true, .. } => "MOVE",
+            Stmt::Fetch { .. } => "FETCH",
+            Stmt::Close { .. } => "CLOSE",
+            Stmt::ForCursor { .. } => "FOR over cursor",
             Stmt::Exit { is_exit: true, .. } => "EXIT",
             Stmt::Exit { .. } => "CONTINUE",
             Stmt::Return { .. } => "RETURN",
@@ -629,6 +747,10 @@ pub(crate) struct Signature<'a> {
     pub catalog: &'a Catalog,
     /// The body's text (for its DECLARE sections).
     pub body: &'a str,
+    /// The body was given to the parser inside a block of refcursor
+    /// declarations standing for text arguments (mod.rs's
+    /// `refcursor_wrapper`): the argument each declaration is.
+    pub shadows: &'a [usize],
 }
 
 struct Compiler<'a> {
@@ -638,10 +760,17 @@ struct Compiler<'a> {
     scope: Scope,
     catalog: &'a Catalog,
     /// Declarations per block, in text order.
-    decls: std::collections::VecDeque<usize>,
+    decls: std::collections::VecDeque<DeclSection>,
     /// Variables returned bare (`RETURN x;`), which the parser was given
     /// as `(x)` (see [`wrap_bare_returns`]).
     bare_returns: Vec<String>,
+    /// The datums of bound cursors' arguments: no block declares them.
+    cursor_args: std::collections::HashSet<usize>,
+    /// Datums 0..nargs are the arguments (`ALIAS FOR $n`).
+    nargs: usize,
+    /// Datums that stand for others (a wrapper's refcursor declaration for
+    /// its argument).
+    remap: std::collections::HashMap<usize, usize>,
 }
 
 /// Compile the JSON of one function (from nestor_parser::parse_plpgsql).
@@ -658,12 +787,20 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         cursor: 0,
         scope: Scope::default(),
         catalog: sig.catalog,
-        decls: declaration_counts(sig.body).into(),
+        decls: declarations(sig.body).into(),
         bare_returns: bare_returns(sig.body)
             .into_iter()
             .map(|(start, end)| sig.body[start..end].to_string())
             .collect(),
+        cursor_args: Default::default(),
+        nargs,
+        remap: Default::default(),
     };
+    c.cursor_args = (0..c.raw.len())
+        .filter_map(|i| c.argrow_fields(i))
+        .flatten()
+        .map(|(_, d)| d)
+        .collect();
     // The arguments and `found` come first.
     let mut top = Frame {
         label: Some(sig.name.split('(').next().unwrap_or("").to_string()),
@@ -682,6 +819,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 constant: false,
                 not_null: false,
                 default: None,
+                cursor: None,
             }));
         } else if name == "found" && d.get("lineno").is_none() {
             c.datums[i] = Some(Datum::Var(VarDef {
@@ -690,6 +828,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 constant: false,
                 not_null: false,
                 default: None,
+                cursor: None,
             }));
             found = Some(i);
         } else {
@@ -730,6 +869,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                     constant: true,
                     not_null: false,
                     default: None,
+                    cursor: None,
                 })));
                 top.names.push((name.to_string(), d));
                 tg.push(d);
@@ -740,7 +880,22 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
     };
     c.scope.frames.push(top);
     let action = f.get("action").ok_or_else(|| bad("no action"))?;
-    let (_, b) = tagged(action)?;
+    let (_, mut b) = tagged(action)?;
+    if !sig.shadows.is_empty() {
+        // The wrapper block: its declarations are the arguments, its one
+        // statement (before the parser's own RETURN) the body's block.
+        for &arg in sig.shadows {
+            let d = c
+                .take_declared()?
+                .ok_or_else(|| bad("wrapper declaration"))?;
+            c.remap.insert(d, arg);
+        }
+        let inner = list(b, "body").first().ok_or_else(|| bad("wrapper body"))?;
+        b = match tagged(inner)? {
+            ("PLpgSQL_stmt_block", inner) => inner,
+            (t, _) => return Err(bad(t)),
+        };
+    }
     let mut body = c.block(b)?;
     // The parser ends every function with a RETURN of its own (line 0), as
     // PostgreSQL does only where falling off the end is allowed; the
@@ -775,7 +930,7 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
 }
 
 /// The variables of a trigger function, in [`TriggerDatums::tg`] order.
-pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 9] = [
+pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 10] = [
     ("tg_name", DataType::Name),
     ("tg_when", DataType::Text),
     ("tg_level", DataType::Text),
@@ -785,6 +940,7 @@ pub(crate) const TRIGGER_VARIABLES: [(&str, DataType); 9] = [
     ("tg_table_name", DataType::Name),
     ("tg_table_schema", DataType::Name),
     ("tg_nargs", DataType::Int4),
+    ("tg_argv", DataType::Array(&DataType::Text)),
 ];
 
 impl Compiler<'_> {
@@ -873,6 +1029,7 @@ impl Compiler<'_> {
                         constant: boolean(d, "isconst"),
                         not_null: boolean(d, "notnull"),
                         default: self.opt_expr(d, "default_val"),
+                        cursor: self.cursor_decl(d)?,
                     }),
                 }
             }
@@ -895,7 +1052,17 @@ impl Compiler<'_> {
             return Ok(None);
         }
         if let Some(base) = t.strip_suffix("%TYPE").or_else(|| t.strip_suffix("%type")) {
-            let parts: Vec<&str> = base.split('.').map(|p| p.trim_matches('"')).collect();
+            // An unquoted name is folded to lower case, as the parser does.
+            let parts: Vec<String> = base
+                .split('.')
+                .map(
+                    |p| match p.strip_prefix('"').and_then(|p| p.strip_suffix('"')) {
+                        Some(quoted) => quoted.to_string(),
+                        None => p.to_ascii_lowercase(),
+                    },
+                )
+                .collect();
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
             return match parts.as_slice() {
                 [var] => match self.scope.lookup(var).and_then(|d| self.datums[d].as_ref()) {
                     Some(Datum::Var(v)) => Ok(Some(v.ty)),
@@ -936,6 +1103,75 @@ impl Compiler<'_> {
         }
     }
 
+    /// The argument datums (name, datum) of the bound cursor datum `i`
+    /// declares; None when `i` is no cursor with arguments.
+    fn argrow_fields(&self, i: usize) -> Option<Vec<(String, usize)>> {
+        let (tag, d) = tagged(&self.raw[i]).ok()?;
+        if tag != "PLpgSQL_var" || d.get("cursor_explicit_expr").is_none() {
+            return None;
+        }
+        let row = usize::try_from(int(d, "cursor_explicit_argrow")).ok()?;
+        let (_, r) = tagged(self.raw.get(row)?).ok()?;
+        Some(
+            list(r, "fields")
+                .iter()
+                .map(|f| {
+                    (
+                        string(f, "name").unwrap_or_default(),
+                        int(f, "varno") as usize,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// A bound cursor's declaration: its query sees its arguments.
+    fn cursor_decl(&self, d: &J) -> Result<Option<CursorDecl>, DbError> {
+        let Some(text) = expr_text(d, "cursor_explicit_expr") else {
+            return Ok(None);
+        };
+        let args = match usize::try_from(int(d, "cursor_explicit_argrow")) {
+            Ok(row) => {
+                let (_, r) = tagged(self.raw.get(row).ok_or_else(|| bad("cursor arguments"))?)?;
+                list(r, "fields")
+                    .iter()
+                    .map(|f| {
+                        (
+                            string(f, "name").unwrap_or_default(),
+                            int(f, "varno") as usize,
+                        )
+                    })
+                    .collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        let mut scope = self.scope.clone();
+        scope.frames.push(Frame {
+            label: None,
+            names: args.clone(),
+        });
+        Ok(Some(CursorDecl {
+            query: Arc::new(PlExpr {
+                text,
+                kind: ExprKind::Statement,
+                scope: Arc::new(scope),
+                cache: Mutex::new(Vec::new()),
+            }),
+            args: args.into_iter().map(|(_, d)| d).collect(),
+            options: int(d, "cursor_options"),
+        }))
+    }
+
+    /// The datum `d` stands for (see [`Signature::shadows`]).
+    fn dno(&self, d: usize) -> usize {
+        self.remap.get(&d).copied().unwrap_or(d)
+    }
+
+    /// A cursor statement's cursor variable.
+    fn curvar(&self, s: &J) -> usize {
+        self.dno(int(s, "curvar") as usize)
+    }
+
     /// Take the next declared datum at the cursor, skipping record fields
     /// and INTO rows, which no declaration makes.
     fn take_declared(&mut self) -> Result<Option<usize>, DbError> {
@@ -945,6 +1181,7 @@ impl Compiler<'_> {
             let name = string(d, "refname").unwrap_or_default();
             let skip = tag == "PLpgSQL_recfield"
                 || (tag == "PLpgSQL_row" && name == "(unnamed row)")
+                || self.cursor_args.contains(&i)
                 || self.datums[i].is_some();
             if skip {
                 i += 1;
@@ -987,8 +1224,8 @@ impl Compiler<'_> {
         // Declarations are made one at a time: a default may name an
         // earlier one, and %TYPE may refer to one.
         self.scope.frames.push(frame.clone());
-        let n = self.decls.pop_front().unwrap_or(0);
-        for _ in 0..n {
+        let section = self.decls.pop_front().unwrap_or_default();
+        for _ in 0..section.count {
             let Some(d) = self.take_declared()? else {
                 break;
             };
@@ -1001,6 +1238,25 @@ impl Compiler<'_> {
                 .names
                 .push((name, d));
             decls.push(d);
+        }
+        // `name ALIAS FOR target`: another name for a datum in scope.
+        for (name, target) in section.aliases {
+            let d = match target.strip_prefix('$').map(str::parse::<usize>) {
+                Some(Ok(n)) if (1..=self.nargs).contains(&n) => Some(n - 1),
+                _ => self.scope.lookup(&target),
+            }
+            .ok_or_else(|| {
+                DbError::new(
+                    SqlState::UndefinedObject,
+                    format!("variable \"{target}\" does not exist"),
+                )
+            })?;
+            self.scope
+                .frames
+                .last_mut()
+                .expect("pushed")
+                .names
+                .push((name, d));
         }
         let body = self.stmts(list(b, "body"))?;
         let handlers = match b.get("exceptions") {
@@ -1055,6 +1311,7 @@ impl Compiler<'_> {
     }
 
     fn target(&self, varno: usize) -> Result<Target, DbError> {
+        let varno = self.dno(varno);
         let (tag, d) = tagged(self.raw.get(varno).ok_or_else(|| bad("varno"))?)?;
         Ok(match tag {
             "PLpgSQL_var" => {
@@ -1073,7 +1330,7 @@ impl Compiler<'_> {
             "PLpgSQL_row" => Target::Row(
                 list(d, "fields")
                     .iter()
-                    .map(|f| int(f, "varno") as usize)
+                    .map(|f| self.dno(int(f, "varno") as usize))
                     .collect(),
             ),
             "PLpgSQL_recfield" => Target::Field(
@@ -1091,7 +1348,7 @@ impl Compiler<'_> {
             "PLpgSQL_row" => Ok(Target::Row(
                 list(d, "fields")
                     .iter()
-                    .map(|f| int(f, "varno") as usize)
+                    .map(|f| self.dno(int(f, "varno") as usize))
                     .collect(),
             )),
             "PLpgSQL_rec" => {
@@ -1164,6 +1421,7 @@ impl Compiler<'_> {
                                 constant: false,
                                 not_null: false,
                                 default: None,
+                                cursor: None,
                             }));
                             self.scope.frames.push(Frame {
                                 label: None,
@@ -1337,7 +1595,7 @@ impl Compiler<'_> {
                     .map(|(_, i)| {
                         (
                             string(i, "kind").unwrap_or_default(),
-                            int(i, "target") as usize,
+                            self.dno(int(i, "target") as usize),
                         )
                     })
                     .collect(),
@@ -1348,11 +1606,86 @@ impl Compiler<'_> {
             },
             "PLpgSQL_stmt_commit" => Stmt::Commit { lineno },
             "PLpgSQL_stmt_rollback" => Stmt::Rollback { lineno },
-            "PLpgSQL_stmt_open" | "PLpgSQL_stmt_fetch" | "PLpgSQL_stmt_close"
-            | "PLpgSQL_stmt_forc" => {
-                return Err(DbError::unsupported("cursors in PL/pgSQL"));
+            "PLpgSQL_stmt_open" => {
+                let source = if let Some(q) = expr_text(s, "query") {
+                    CursorSource::Query(self.pl_expr_of(q, ExprKind::Statement))
+                } else if s.get("dynquery").is_some() {
+                    CursorSource::Dynamic {
+                        query: self.req_expr(s, "dynquery")?,
+                        params: self.exprs(s, "params"),
+                    }
+                } else {
+                    CursorSource::Bound {
+                        args: self.opt_expr(s, "argquery"),
+                    }
+                };
+                Stmt::Open {
+                    lineno,
+                    curvar: self.curvar(s),
+                    options: int(s, "cursor_options"),
+                    source,
+                }
             }
-            "PLpgSQL_stmt_foreach_a" => return Err(DbError::unsupported("FOREACH")),
+            "PLpgSQL_stmt_fetch" => Stmt::Fetch {
+                lineno,
+                curvar: self.curvar(s),
+                direction: int(s, "direction"),
+                how_many: int(s, "how_many"),
+                count: self.opt_expr(s, "expr"),
+                is_move: boolean(s, "is_move"),
+                into: match s.get("target") {
+                    Some(t) => Some(self.inline_target(t)?),
+                    None => None,
+                },
+            },
+            "PLpgSQL_stmt_close" => Stmt::Close {
+                lineno,
+                curvar: self.curvar(s),
+            },
+            "PLpgSQL_stmt_forc" => {
+                let (_, v) = tagged(s.get("var").ok_or_else(|| bad("cursor loop record"))?)?;
+                let rec = v
+                    .get("dno")
+                    .and_then(J::as_u64)
+                    .map(|d| d as usize)
+                    .filter(|&d| d < self.datums.len())
+                    .ok_or_else(|| bad("cursor loop record"))?;
+                let name = string(v, "refname").unwrap_or_default();
+                self.datums[rec] = Some(Datum::Rec { name: name.clone() });
+                let args = self.opt_expr(s, "argquery");
+                self.scope.frames.push(Frame {
+                    label: string(s, "label"),
+                    names: vec![(name, rec)],
+                });
+                let body = self.stmts(list(s, "body"));
+                self.scope.frames.pop();
+                Stmt::ForCursor {
+                    lineno,
+                    label: string(s, "label"),
+                    rec,
+                    curvar: self.curvar(s),
+                    args,
+                    body: body?,
+                }
+            }
+            "PLpgSQL_stmt_foreach_a" => {
+                let target = self.target(int(s, "varno") as usize)?;
+                let expr = self.req_expr(s, "expr")?;
+                self.scope.frames.push(Frame {
+                    label: string(s, "label"),
+                    names: Vec::new(),
+                });
+                let body = self.stmts(list(s, "body"));
+                self.scope.frames.pop();
+                Stmt::ForEach {
+                    lineno,
+                    label: string(s, "label"),
+                    target,
+                    slice: int(s, "slice"),
+                    expr,
+                    body: body?,
+                }
+            }
             t => return Err(DbError::unsupported(format!("PL/pgSQL statement {t}"))),
         })
     }
@@ -1362,9 +1695,26 @@ impl Compiler<'_> {
 /// many variables its DECLARE section declares (`x ALIAS FOR ...` makes
 /// none). A small scanner over PostgreSQL's lexical rules: strings,
 /// quoted identifiers, comments and dollar quotes are skipped whole.
+#[cfg(test)]
 pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
+    declarations(body).into_iter().map(|d| d.count).collect()
+}
+
+/// A block's DECLARE section: how many variables it declares, and its
+/// `name ALIAS FOR target` declarations (name folded as the parser folds
+/// it, target as written: a name or `$n`), which make no variable.
+#[derive(Default)]
+pub(crate) struct DeclSection {
+    pub count: usize,
+    pub aliases: Vec<(String, String)>,
+}
+
+/// The DECLARE sections of a body, one per BEGIN, in text order (see
+/// [`declaration_counts`]).
+pub(crate) fn declarations(body: &str) -> Vec<DeclSection> {
     let b = body.as_bytes();
-    let mut words: Vec<(String, bool)> = Vec::new(); // (upper-case word, ends a declaration)
+    // (upper-case word, word as written, ends a declaration)
+    let mut words: Vec<(String, String, bool)> = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -1384,10 +1734,14 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                 i += 1;
             }
             b'"' => {
+                let start = i + 1;
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
                     i += 1;
                 }
+                // A quoted name: never a keyword, kept as written.
+                let name = body.get(start..i.min(b.len())).unwrap_or("");
+                words.push(("\"".into(), name.to_string(), false));
                 i += 1;
             }
             b'-' if b.get(i + 1) == Some(&b'-') => {
@@ -1429,11 +1783,13 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                         None => i = b.len(),
                     }
                 } else {
+                    // `$n`, as ALIAS FOR names an argument.
+                    words.push((body[start..j].into(), body[start..j].into(), false));
                     i = j;
                 }
             }
             b';' => {
-                words.push((";".into(), true));
+                words.push((";".into(), ";".into(), true));
                 i += 1;
             }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 => {
@@ -1442,37 +1798,51 @@ pub(crate) fn declaration_counts(body: &str) -> Vec<usize> {
                 {
                     i += 1;
                 }
-                words.push((body[start..i].to_ascii_uppercase(), false));
+                words.push((
+                    body[start..i].to_ascii_uppercase(),
+                    body[start..i].to_ascii_lowercase(),
+                    false,
+                ));
             }
             _ => i += 1,
         }
     }
     let mut out = Vec::new();
     let mut in_decl = false;
-    let mut count = 0;
-    let mut current_alias = false;
-    for (w, semi) in words {
+    let mut section = DeclSection::default();
+    // The words of the declaration being read.
+    let mut current: Vec<(String, String)> = Vec::new();
+    for (w, written, semi) in words {
         if semi {
             if in_decl {
-                if !current_alias {
-                    count += 1;
+                match current.as_slice() {
+                    [(_, name), (alias, _), (f, _), (_, target), ..]
+                        if alias == "ALIAS" && f == "FOR" =>
+                    {
+                        section.aliases.push((name.clone(), target.clone()));
+                    }
+                    _ => section.count += 1,
                 }
-                current_alias = false;
             }
+            current.clear();
             continue;
         }
         match w.as_str() {
             "DECLARE" => {
                 in_decl = true;
+                current.clear();
             }
-            "ALIAS" if in_decl => current_alias = true,
             "BEGIN" => {
-                out.push(if in_decl { count } else { 0 });
+                out.push(if in_decl {
+                    std::mem::take(&mut section)
+                } else {
+                    DeclSection::default()
+                });
                 in_decl = false;
-                count = 0;
-                current_alias = false;
+                section = DeclSection::default();
+                current.clear();
             }
-            _ => {}
+            _ => current.push((w, written)),
         }
     }
     out
@@ -1495,6 +1865,39 @@ pub(crate) fn wrap_bare_returns(body: &str) -> String {
     }
     out.push_str(&body[at..]);
     out
+}
+
+/// Whether a body has OPEN, FETCH, MOVE or CLOSE statements (as words
+/// outside strings and comments: a false hit only costs a wrapper).
+pub(crate) fn uses_cursor_statements(body: &str) -> bool {
+    tokens(body).iter().any(|t| {
+        t.is_ident
+            && ["open", "fetch", "move", "close"]
+                .iter()
+                .any(|k| t.word.eq_ignore_ascii_case(k))
+    })
+}
+
+/// Whether a body's last token is a `;`.
+pub(crate) fn ends_with_semicolon(body: &str) -> bool {
+    tokens(body).last().is_some_and(|t| t.word == ";")
+}
+
+/// The body after its leading `#option` lines and comments (see
+/// [`body_options`]).
+pub(crate) fn after_options(body: &str) -> &str {
+    let mut rest = body;
+    loop {
+        let trimmed = rest.trim_start();
+        if let Some(r) = trimmed.strip_prefix("--") {
+            rest = r.split_once('\n').map_or("", |(_, r)| r);
+            continue;
+        }
+        let Some(r) = trimmed.strip_prefix('#') else {
+            return rest;
+        };
+        rest = r.split_once('\n').map_or("", |(_, r)| r);
+    }
 }
 
 /// The (start, end) byte ranges of variables returned bare.
@@ -1798,6 +2201,37 @@ mod tests {
             END";
         assert_eq!(super::declaration_counts(body), [2, 0, 1]);
         assert_eq!(super::declaration_counts("BEGIN RETURN 1; END"), [0]);
+        let aliases: Vec<_> = super::declarations(body)
+            .into_iter()
+            .map(|d| d.aliases)
+            .collect();
+        assert_eq!(aliases[0], [("c".to_string(), "$1".to_string())]);
+        let d = super::declarations("DECLARE Ps ALIAS FOR NEW; \"Q\" alias for ps; BEGIN END");
+        assert_eq!(
+            d[0].aliases,
+            [
+                ("ps".to_string(), "new".to_string()),
+                ("Q".to_string(), "ps".to_string())
+            ]
+        );
+        assert_eq!(d[0].count, 0);
+    }
+
+    #[test]
+    fn cursor_statement_scan() {
+        assert!(super::uses_cursor_statements(
+            "BEGIN OPEN $1 FOR SELECT 1; END"
+        ));
+        assert!(!super::uses_cursor_statements(
+            "BEGIN RAISE NOTICE 'open'; -- fetch\n RETURN 1; END"
+        ));
+        assert!(super::ends_with_semicolon("BEGIN NULL; END; -- done\n"));
+        assert!(!super::ends_with_semicolon("BEGIN NULL; END"));
+        assert_eq!(
+            super::after_options("#variable_conflict use_column\n-- c\nBEGIN END"),
+            "BEGIN END"
+        );
+        assert_eq!(super::after_options("\nDECLARE x int;"), "\nDECLARE x int;");
     }
 
     #[test]

@@ -60,8 +60,10 @@ pub(crate) fn type_from_text(t: &str) -> Result<DataType, DbError> {
 }
 
 /// The CREATE FUNCTION text libpg_query's PL/pgSQL parser is given for a
-/// stored function (the body as written, so line numbers are the body's).
-fn create_text(def: &FunctionDef) -> String {
+/// stored function (the body as written, so line numbers are the body's),
+/// and the arguments the body's wrapper block shadows (see
+/// [`refcursor_wrapper`]).
+fn create_text(def: &FunctionDef) -> (String, Vec<usize>) {
     let mut tag = "$nestor$".to_string();
     while def.body.contains(&tag) {
         tag.insert(1, 'x');
@@ -95,15 +97,57 @@ fn create_text(def: &FunctionDef) -> String {
         }
         (Returns::Row(_) | Returns::RowType(_) | Returns::Record, _) => " RETURNS record".into(),
     };
-    format!(
-        "CREATE {} f({}){returns} AS {tag}{}{tag} LANGUAGE plpgsql",
+    let (body, shadows) = refcursor_wrapper(def, &compile::wrap_bare_returns(&def.body));
+    let text = format!(
+        "CREATE {} f({}){returns} AS {tag}{body}{tag} LANGUAGE plpgsql",
         if def.procedure {
             "PROCEDURE"
         } else {
             "FUNCTION"
         },
         args.join(", "),
-        compile::wrap_bare_returns(&def.body)
+    );
+    (text, shadows)
+}
+
+/// libpg_query's PL/pgSQL parser types a function's arguments as unknown,
+/// so OPEN, FETCH, MOVE and CLOSE of a `refcursor` argument (`OPEN $1 FOR
+/// ...`, text to Nestor's types) fail its "must be of type cursor or
+/// refcursor" check. A body that uses those statements and has text
+/// arguments is given to it inside a block declaring a refcursor of each
+/// such argument's names (`"rc"`, `"$1"`), on the body's first line so line
+/// numbers stay; the compiler takes those declarations for the arguments
+/// themselves ([`compile::Signature::shadows`]). Returns the body and the
+/// argument each declaration stands for.
+fn refcursor_wrapper(def: &FunctionDef, body: &str) -> (String, Vec<usize>) {
+    let texts: Vec<usize> = (0..def.args.len())
+        .filter(|&i| def.args[i].ty == DataType::Text)
+        .collect();
+    if texts.is_empty() || !compile::uses_cursor_statements(body) {
+        return (body.to_string(), Vec::new());
+    }
+    let mut decls = String::new();
+    let mut shadows = Vec::new();
+    for i in texts {
+        let a = &def.args[i];
+        if !a.name.is_empty() {
+            decls.push_str(&format!("\"{}\" refcursor; ", a.name.replace('"', "\"\"")));
+            shadows.push(i);
+        }
+        decls.push_str(&format!("\"${}\" refcursor; ", i + 1));
+        shadows.push(i);
+    }
+    // `#option` lines stay first, as the grammar wants them.
+    let split = body.len() - compile::after_options(body).len();
+    let (options, rest) = body.split_at(split);
+    let semi = if compile::ends_with_semicolon(rest) {
+        ""
+    } else {
+        ";"
+    };
+    (
+        format!("{options}DECLARE {decls}BEGIN {rest}{semi} END"),
+        shadows,
     )
 }
 
@@ -238,7 +282,8 @@ fn compiled(
         }
     }
     // Checked at CREATE FUNCTION: an error here has no position to give.
-    let json = parse_one(&create_text(def), &def.name, &def.body).map_err(|mut e| {
+    let (text, shadows) = create_text(def);
+    let json = parse_one(&text, &def.name, &def.body).map_err(|mut e| {
         e.position = None;
         e
     })?;
@@ -249,6 +294,7 @@ fn compiled(
             arg_types: def.args.iter().map(|a| a.ty).collect(),
             catalog,
             body: &def.body,
+            shadows: &shadows,
         },
     )?);
     let _ = def.compiled.set(func.clone());
@@ -271,7 +317,8 @@ pub(crate) fn validate(
     } else {
         def
     };
-    let json = parse_one(&create_text(def), &def.name, &def.body)?;
+    let (text, shadows) = create_text(def);
+    let json = parse_one(&text, &def.name, &def.body)?;
     let func = compile::compile(
         &json,
         compile::Signature {
@@ -279,6 +326,7 @@ pub(crate) fn validate(
             arg_types: def.args.iter().map(|a| a.ty).collect(),
             catalog,
             body: &def.body,
+            shadows: &shadows,
         },
     )?;
     check_syntax(&func, &def.body)
@@ -358,10 +406,12 @@ pub(crate) fn call_trigger(
     ctx: &mut StatementCtx<'_>,
 ) -> Result<Option<Vec<Value>>, DbError> {
     let may_end_txn = std::mem::replace(&mut ctx.may_end_txn, false);
+    ctx.trigger_depth += 1;
     let r = compiled(def, ctx.catalog).and_then(|func| {
         let volatile = def.volatility == Volatility::Volatile;
         run::Run::new(&func, Some(def), volatile).call_trigger(ctx, call)
     });
+    ctx.trigger_depth -= 1;
     ctx.may_end_txn = may_end_txn;
     r
 }
@@ -385,6 +435,7 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
                 arg_types: Vec::new(),
                 catalog: ctx.catalog,
                 body: code,
+                shadows: &[],
             },
         )?;
         check_syntax(&func, code)?;

@@ -42,7 +42,10 @@ use nestor_types::array_subscript;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use super::compile::{Block, Cond, Datum, ExprKind, Func, PlExpr, Stmt, Target, TargetSubscripts};
+use super::compile::{
+    Block, Cond, CursorSource, Datum, ExprKind, Func, PlExpr, Stmt, Target, TargetSubscripts,
+    CURSOR_OPT_NO_SCROLL, CURSOR_OPT_SCROLL,
+};
 use crate::context::{Ev, Outcome, StatementCtx, TriggerCall};
 use crate::statement::Prepared;
 
@@ -260,6 +263,7 @@ impl<'f> Run<'f> {
             Value::Text(Arc::from(call.rel_name)),
             Value::Text(Arc::from(call.schema)),
             Value::Int4(call.args.len() as i32),
+            trigger_argv(call.args),
         ];
         for (&d, v) in t.tg.iter().zip(values) {
             self.vals[d] = Some(v);
@@ -392,6 +396,8 @@ impl<'f> Run<'f> {
                         let val = self.eval(ctx, e)?;
                         self.cast(ctx, val, v.ty)?
                     }
+                    // A bound cursor's portal is named after it.
+                    None if v.cursor.is_some() => Value::Text(Arc::from(v.name.as_str())),
                     None => Value::Null,
                 };
                 if v.not_null && val.is_null() {
@@ -590,6 +596,80 @@ impl<'f> Run<'f> {
                 self.writing_loops -= u32::from(writing);
                 r.map(|()| flow)
             }
+            Stmt::ForEach {
+                label,
+                target,
+                slice,
+                expr,
+                body,
+                ..
+            } => self.foreach(ctx, label, target, *slice, expr, body),
+            Stmt::Open {
+                curvar,
+                options,
+                source,
+                ..
+            } => {
+                self.open_cursor(ctx, *curvar, *options, source)?;
+                Ok(Flow::Normal)
+            }
+            Stmt::Fetch {
+                curvar,
+                direction,
+                how_many,
+                count,
+                is_move,
+                into,
+                ..
+            } => {
+                let name = self.cursor_name(*curvar)?;
+                let n = match count {
+                    Some(e) => {
+                        let v = self.eval(ctx, e)?;
+                        match self.cast(ctx, v, DataType::Int8)? {
+                            Value::Int8(n) => n,
+                            _ => {
+                                return Err(DbError::new(
+                                    SqlState::NullValueNotAllowed,
+                                    "relative or absolute cursor position is null",
+                                ))
+                            }
+                        }
+                    }
+                    None => *how_many,
+                };
+                let dir = match direction {
+                    1 => Dir::Backward(n),
+                    2 => Dir::Absolute(n),
+                    3 => Dir::Relative(n),
+                    _ => Dir::Forward(n),
+                };
+                let (cols, rows) = ctx.cursors.fetch(&name, dir, *is_move)?;
+                self.row_count = rows.len() as u64;
+                self.vals[self.func.found] = Some(Value::Bool(!rows.is_empty()));
+                if let Some(t) = into {
+                    let cols = Arc::new(desc_columns(&cols));
+                    let row = rows
+                        .into_iter()
+                        .next()
+                        .unwrap_or_else(|| vec![Value::Null; cols.len()]);
+                    self.assign_row(ctx, t, &cols, row)?;
+                }
+                Ok(Flow::Normal)
+            }
+            Stmt::Close { curvar, .. } => {
+                let name = self.cursor_name(*curvar)?;
+                ctx.cursors.close(&name)?;
+                Ok(Flow::Normal)
+            }
+            Stmt::ForCursor {
+                label,
+                rec,
+                curvar,
+                args,
+                body,
+                ..
+            } => self.for_cursor(ctx, label, *rec, *curvar, args, body),
             Stmt::Exit {
                 is_exit,
                 label,
@@ -845,6 +925,280 @@ impl<'f> Run<'f> {
         }
         self.vals[self.func.found] = Some(Value::Bool(found));
         Ok(Flow::Normal)
+    }
+
+    /// The portal name a cursor variable holds (22004 when NULL).
+    fn cursor_name(&self, curvar: usize) -> Result<String, DbError> {
+        match &self.vals[curvar] {
+            Some(Value::Text(t)) => Ok(t.to_string()),
+            Some(Value::Null) | None => Err(DbError::new(
+                SqlState::NullValueNotAllowed,
+                format!(
+                    "cursor variable \"{}\" is null",
+                    self.func.datums[curvar].name()
+                ),
+            )),
+            Some(v) => Err(err_plpgsql(format!(
+                "cursor variable \"{}\" holds a {} value",
+                self.func.datums[curvar].name(),
+                v.data_type()
+            ))),
+        }
+    }
+
+    /// OPEN: run the query and keep its rows as a cursor of the session
+    /// (crate::context::Cursors) under the variable's name, or a new
+    /// `<unnamed portal N>` put into the variable when it is NULL. Returns
+    /// the name and whether the variable was NULL.
+    fn open_cursor(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        curvar: usize,
+        options: i64,
+        source: &CursorSource,
+    ) -> Result<(String, bool), DbError> {
+        let given = match &self.vals[curvar] {
+            Some(Value::Text(t)) => Some(t.to_string()),
+            _ => None,
+        };
+        if let Some(name) = &given {
+            if ctx.cursors.is_open(name) {
+                return Err(DbError::new(
+                    SqlState::DuplicateCursor,
+                    format!("cursor \"{name}\" already in use"),
+                ));
+            }
+        }
+        let (query, options, (cols, rows), backward) = match source {
+            CursorSource::Bound { args } => {
+                let func = self.func;
+                let Datum::Var(super::compile::VarDef {
+                    cursor: Some(decl), ..
+                }) = &func.datums[curvar]
+                else {
+                    return Err(err_plpgsql(format!(
+                        "cursor \"{}\" has no argument query",
+                        self.func.datums[curvar].name()
+                    )));
+                };
+                if let Some(a) = args {
+                    self.set_cursor_args(ctx, &decl.args, a)?;
+                }
+                let rows = self.query_rows(ctx, &decl.query)?;
+                let backward = self
+                    .plan(ctx, &decl.query)?
+                    .prepared
+                    .supports_backward_scan();
+                (decl.query.text.clone(), decl.options, rows, backward)
+            }
+            CursorSource::Query(q) => {
+                let rows = self.query_rows(ctx, q)?;
+                let backward = self.plan(ctx, q)?.prepared.supports_backward_scan();
+                (q.text.clone(), options, rows, backward)
+            }
+            CursorSource::Dynamic { query, params } => {
+                let ((cols, rows), _) = self.dynamic_rows(ctx, query, params)?;
+                (query.text.clone(), options, (cols, rows), false)
+            }
+        };
+        let scrollable =
+            options & CURSOR_OPT_SCROLL != 0 || (options & CURSOR_OPT_NO_SCROLL == 0 && backward);
+        let name = match &given {
+            Some(n) => n.clone(),
+            None => ctx.cursors.unnamed(),
+        };
+        ctx.cursors
+            .open(&name, opened_cursor(&cols, rows, scrollable, &query))?;
+        if given.is_none() {
+            self.assign(
+                ctx,
+                &Target::Var(curvar),
+                Value::Text(Arc::from(name.as_str())),
+            )?;
+        }
+        Ok((name, given.is_none()))
+    }
+
+    /// A bound cursor's arguments: `SELECT <args>` into its argument
+    /// variables.
+    fn set_cursor_args(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        args: &[usize],
+        values: &PlExpr,
+    ) -> Result<(), DbError> {
+        let (cols, rows) = self.query_rows(ctx, values)?;
+        let row = rows
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| vec![Value::Null; cols.len()]);
+        self.assign_row(ctx, &Target::Row(args.to_vec()), &cols, row)
+    }
+
+    /// FOR rec IN cursor [(args)] LOOP: the cursor opened as OPEN opens it,
+    /// read a row at a time (a FETCH or MOVE in the body moves it too),
+    /// closed after the loop; a variable that was NULL is again.
+    fn for_cursor(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        label: &Option<String>,
+        rec: usize,
+        curvar: usize,
+        args: &Option<Arc<PlExpr>>,
+        body: &[Stmt],
+    ) -> Result<Flow, DbError> {
+        let source = CursorSource::Bound { args: args.clone() };
+        let (name, generated) = self.open_cursor(ctx, curvar, 0, &source)?;
+        let mut found = false;
+        let mut r = Ok(Flow::Normal);
+        loop {
+            let (cols, rows) = match ctx.cursors.fetch(&name, Dir::Forward(1), false) {
+                Ok(x) => x,
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            };
+            let Some(row) = rows.into_iter().next() else {
+                break;
+            };
+            found = true;
+            let cols = Arc::new(desc_columns(&cols));
+            if let Err(e) = self.assign_row(ctx, &Target::Rec(rec), &cols, row) {
+                r = Err(e);
+                break;
+            }
+            match self.loop_body(ctx, label, body) {
+                Ok(None) => {}
+                Ok(Some(f)) => {
+                    r = Ok(f);
+                    break;
+                }
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            }
+        }
+        if ctx.cursors.is_open(&name) {
+            ctx.cursors.close(&name)?;
+        }
+        if generated {
+            self.vals[curvar] = Some(Value::Null);
+        }
+        let flow = r?;
+        self.vals[self.func.found] = Some(Value::Bool(found));
+        Ok(flow)
+    }
+
+    /// FOREACH target [SLICE n] IN ARRAY expr: the elements in storage
+    /// order (row-major, whatever the dimensions), or with SLICE n the
+    /// n-dimensional sub-arrays (subscripted from 1), as PostgreSQL's
+    /// array iterator gives them; its checks, in its order.
+    fn foreach(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        label: &Option<String>,
+        target: &Target,
+        slice: i64,
+        expr: &PlExpr,
+        body: &[Stmt],
+    ) -> Result<Flow, DbError> {
+        let (v, ty) = self.eval_typed(ctx, expr)?;
+        let arr = match v {
+            Value::Null => {
+                return Err(DbError::new(
+                    SqlState::NullValueNotAllowed,
+                    "FOREACH expression must not be null",
+                ))
+            }
+            Value::Array(a) => a,
+            v => {
+                let ty = if ty == DataType::Unknown {
+                    v.data_type()
+                } else {
+                    ty
+                };
+                return Err(DbError::new(
+                    SqlState::DatatypeMismatch,
+                    format!("FOREACH expression must yield an array, not type {ty}"),
+                ));
+            }
+        };
+        let ndims = arr.ndims();
+        if slice < 0 || slice > ndims as i64 {
+            return Err(DbError::new(
+                SqlState::ArraySubscriptError,
+                format!("slice dimension ({slice}) is out of the valid range 0..{ndims}"),
+            ));
+        }
+        let var_is_array = match target {
+            Target::Var(d) => match &self.func.datums[*d] {
+                Datum::Var(v) => v.ty.element().is_some(),
+                _ => false,
+            },
+            _ => false,
+        };
+        if slice > 0 && !var_is_array {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                "FOREACH ... SLICE loop variable must be of an array type",
+            ));
+        }
+        if slice == 0 && var_is_array {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                "FOREACH loop variable must not be of an array type",
+            ));
+        }
+        let slice = slice as usize;
+        let inner: Vec<nestor_types::array::Dim> = arr.dims[ndims - slice..]
+            .iter()
+            .map(|d| nestor_types::array::Dim {
+                len: d.len,
+                lower: 1,
+            })
+            .collect();
+        let per: usize = inner.iter().map(|d| d.len as usize).product();
+        let mut found = false;
+        let mut flow = Flow::Normal;
+        for chunk in arr.items.chunks(per.max(1)) {
+            found = true;
+            let v = if slice == 0 {
+                chunk[0].clone()
+            } else {
+                Array::new(arr.elem, inner.clone(), chunk.to_vec())?.value()
+            };
+            self.assign_element(ctx, target, arr.elem, v)?;
+            if let Some(f) = self.loop_body(ctx, label, body)? {
+                flow = f;
+                break;
+            }
+        }
+        self.vals[self.func.found] = Some(Value::Bool(found));
+        Ok(flow)
+    }
+
+    /// Assign an array element to a loop variable: a composite element to
+    /// a record or a list of variables field by field.
+    fn assign_element(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        target: &Target,
+        elem: DataType,
+        v: Value,
+    ) -> Result<(), DbError> {
+        let (Target::Rec(_) | Target::Row(_), DataType::Record(rt)) = (target, elem) else {
+            return self.assign(ctx, target, v);
+        };
+        let cols: Columns = Arc::new(rt.fields.clone());
+        match v {
+            Value::Record(fields) => self.assign_row(ctx, target, &cols, fields.to_vec()),
+            _ => {
+                let nulls = vec![Value::Null; cols.len()];
+                self.assign_row(ctx, target, &cols, nulls)
+            }
+        }
     }
 
     /// The record variable an expression is, when it is one (`(r)`).
@@ -1999,6 +2353,62 @@ fn tag_rows(tag: CommandTag, returned: usize) -> u64 {
         CommandTag::Rows(_, n) => n,
         CommandTag::Plain(_) => returned as u64,
     }
+}
+
+use crate::context::FetchDirection as Dir;
+
+/// An OPENed cursor's rows, its columns described as to a client.
+fn opened_cursor(
+    cols: &Columns,
+    rows: Vec<Vec<Value>>,
+    scrollable: bool,
+    query: &str,
+) -> crate::context::OpenedCursor {
+    crate::context::OpenedCursor {
+        columns: cols
+            .iter()
+            .map(|(name, ty)| crate::context::ColumnDesc {
+                name: name.clone(),
+                type_oid: ty.oid(),
+                type_size: ty.typlen(),
+                type_modifier: ty.typmod(),
+                table_oid: 0,
+                column_id: 0,
+            })
+            .collect(),
+        rows,
+        scrollable,
+        statement: Arc::from(query),
+    }
+}
+
+/// A cursor's columns as names and types.
+fn desc_columns(cols: &[crate::context::ColumnDesc]) -> Vec<(String, DataType)> {
+    cols.iter()
+        .map(|c| {
+            (
+                c.name.clone(),
+                DataType::from_oid_typmod(c.type_oid, c.type_modifier).unwrap_or(DataType::Text),
+            )
+        })
+        .collect()
+}
+
+/// TG_ARGV: the trigger's arguments as a text[] subscripted from 0, as
+/// PostgreSQL builds it; NULL for a trigger without arguments.
+fn trigger_argv(args: &[String]) -> Value {
+    if args.is_empty() {
+        return Value::Null;
+    }
+    let items = args
+        .iter()
+        .map(|a| Value::Text(Arc::from(a.as_str())))
+        .collect();
+    let dims = vec![nestor_types::array::Dim {
+        len: args.len() as i32,
+        lower: 0,
+    }];
+    Array::new(DataType::Text, dims, items).map_or(Value::Null, Array::value)
 }
 
 fn unassigned(func: &Func, rec: usize) -> DbError {
