@@ -77,18 +77,45 @@ fn note_redo(ev: &mut Ev, row: Option<&[Value]>) -> Result<(), DbError> {
     ev.ctx.txn.note_written(bytes).map_err(DbError::from)
 }
 
+/// Compute the stored generated columns of a full table row (the leading
+/// entries of `checks`, `nestor_plan::modify::bind_generated`) over its
+/// other columns, replacing whatever the row held there (NULL, the old
+/// value, or a BEFORE trigger's change, which PostgreSQL ignores too);
+/// returns the rest of `checks`.
+pub fn compute_generated<'c>(
+    checks: &'c [BoundCheck],
+    row: &mut [Value],
+    ev: &mut Ev,
+) -> Result<&'c [BoundCheck], DbError> {
+    let n = checks.iter().take_while(|c| c.generated.is_some()).count();
+    if n == 0 {
+        return Ok(checks);
+    }
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    for ch in &checks[..n] {
+        if let Some(slot) = ch.generated.and_then(|c| row.get_mut(c)) {
+            *slot = ch.expr.eval(&padded, ev)?;
+        }
+    }
+    Ok(&checks[n..])
+}
+
 /// What every row write passes first: the memory budget (53200 once the
 /// server is at its --memory-limit, `nestor_common::memory`) and the
-/// transaction's redo file limit, then the NOT NULL and CHECK constraints
-/// on the full table row (data columns only).
+/// transaction's redo file limit, then its stored generated columns are
+/// computed ([`compute_generated`]) and the NOT NULL and CHECK
+/// constraints checked on the full table row (data columns only).
 pub fn check_row(
     table: &TableDef,
     checks: &[BoundCheck],
-    row: &[Value],
+    row: &mut [Value],
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     assert_eq!(row.len(), table.columns.len(), "a full table row");
     nestor_common::memory::check_write()?;
+    let checks = compute_generated(checks, row, ev)?;
+    let row: &[Value] = row;
     note_redo(ev, Some(row))?;
     if checks.first().is_some_and(|c| c.domain.is_some()) {
         check_domains(table, checks, row, ev)?;
@@ -290,19 +317,19 @@ pub(crate) fn exec_insert(
     // statement's rows are all written (crate::foreign_keys).
     let mut fk_rows: Option<Vec<(RowId, Row)>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
-            check_row(&p.table, &p.checks, &row, ev)?;
+            check_row(&p.table, &p.checks, &mut row, ev)?;
             check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
             if insert_one(p, row, ev, sink, &mut fk_rows)? {
                 count += 1;
             }
             continue;
         };
-        let Some(row) = t.before_insert(row, ev)? else {
+        let Some(mut row) = t.before_insert(row, ev)? else {
             continue;
         };
-        check_row(&p.table, &p.checks, &row, ev)?;
+        check_row(&p.table, &p.checks, &mut row, ev)?;
         check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
         let written = t.live(&row);
         if insert_one(p, row, ev, sink, &mut fk_rows)? {
@@ -369,7 +396,10 @@ fn exec_insert_routed(
     // row first reaches it.
     let mut leaf_plans: Vec<Option<InsertPlan>> = r.leaves.iter().map(|_| None).collect();
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        // The leaf computes them again, alike (a partition has its
+        // parent's generation expressions): RETURNING shows them.
+        compute_generated(&p.checks, &mut row, ev)?;
         if let Some(conflict) = &p.conflict {
             let i = route_row(r, &row, ev)?;
             if leaf_plans[i].is_none() {
@@ -378,7 +408,7 @@ fn exec_insert_routed(
             let Some(lp) = &leaf_plans[i] else {
                 continue;
             };
-            check_row(&lp.table, &lp.checks, &row, ev)?;
+            check_row(&lp.table, &lp.checks, &mut row, ev)?;
             if insert_one(lp, row, ev, sink, &mut None)? {
                 count += 1;
             }
@@ -493,19 +523,19 @@ fn route_row(r: &Routing, row: &[Value], ev: &mut Ev) -> Result<usize, DbError> 
 /// it there: the leaf, the row's id and the row as the leaf stores it.
 pub(crate) fn insert_routed(
     r: &Routing,
-    row: Row,
+    mut row: Row,
     ev: &mut Ev,
 ) -> Result<(usize, RowId, Row), DbError> {
     let i = route_row(r, &row, ev)?;
     let leaf = &r.leaves[i];
     if leaf.map.is_none() {
-        check_row(&leaf.table, &leaf.checks, &row, ev)?;
+        check_row(&leaf.table, &leaf.checks, &mut row, ev)?;
         let rid = store_row(&leaf.table, &row, ev)?;
         return Ok((i, rid, row));
     }
     let routed = row.clone();
-    let row = leaf.row(row);
-    check_row(&leaf.table, &leaf.checks, &row, ev)
+    let mut row = leaf.row(row);
+    check_row(&leaf.table, &leaf.checks, &mut row, ev)
         .map_err(|e| failing_row_as_routed(e, &r.root, &routed, ev))?;
     let rid = store_row(&leaf.table, &row, ev)?;
     Ok((i, rid, row))
@@ -742,7 +772,7 @@ fn conflict_update(
         for (c, e) in sets {
             new[*c] = e.eval(&input, ev)?;
         }
-        check_row(t, &p.checks, &new, ev)?;
+        check_row(t, &p.checks, &mut new, ev)?;
         check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t
@@ -1061,11 +1091,11 @@ pub(crate) fn write_row(
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?
         } else {
-            let new = match triggered.take() {
+            let mut new = match triggered.take() {
                 Some(r) => r,
                 None => new_values(p, row, ev)?,
             };
-            check_row(t, &p.checks, &new, ev)?;
+            check_row(t, &p.checks, &mut new, ev)?;
             if let Some(f) = trig.as_deref() {
                 new_live = Some(f.live(&new));
             }
@@ -1242,7 +1272,7 @@ pub fn copy_insert(
                 None => continue,
             }
         }
-        check_row(t, &target.checks, &row, &mut ev)
+        check_row(t, &target.checks, &mut row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
         check_partition(t, target.part_check.as_ref(), &row, &mut ev)?;
         let written = trig.as_ref().map(|f| f.live(&row));

@@ -2024,7 +2024,8 @@ fn attribute_rows(c: &Catalog) -> Rows {
                         None => "",
                     }),
                 )
-                .set("atthasmissing", Value::Bool(!col.missing.is_null()));
+                .set("atthasmissing", Value::Bool(!col.missing.is_null()))
+                .set("attgenerated", text(if col.generated { "s" } else { "" }));
             out.push(r.done());
         }
         for idx in &t.indexes {

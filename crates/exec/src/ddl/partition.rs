@@ -112,6 +112,24 @@ pub(super) fn key_of(
                 KeyPart::Expr(key_expr(ctx, text, def, expr, n + 1)?)
             }
         };
+        let read = match &part {
+            KeyPart::Column(c) => std::slice::from_ref(c),
+            KeyPart::Expr(e) => e.columns.as_slice(),
+        };
+        if let Some(&g) = read.iter().find(|&&c| def.columns[c].generated) {
+            return Err(bind::err_at(
+                DbError::new(
+                    SqlState::InvalidObjectDefinition,
+                    "cannot use generated column in partition key",
+                )
+                .with_detail(format!(
+                    "Column \"{}\" is a generated column.",
+                    def.columns[g].name
+                )),
+                text,
+                pe.location,
+            ));
+        }
         let ty = match &part {
             KeyPart::Column(c) => def.columns[*c].ty,
             KeyPart::Expr(e) => e.ty,

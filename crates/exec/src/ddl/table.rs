@@ -226,6 +226,12 @@ fn column_options(
                         constraint: Some(con.location),
                     })
                 }
+                pb::ConstrType::ConstrGenerated => {
+                    return Err(DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "generated columns are not supported on partitions",
+                    ))
+                }
                 _ => {
                     return Err(DbError::unsupported(
                         "this column option in CREATE TABLE ... PARTITION OF",
@@ -295,6 +301,8 @@ struct Elements {
     /// Identity columns: (position, options).
     identities: Vec<(usize, IdentitySpec)>,
     fks: Vec<super::foreign_key::PendingFk>,
+    /// Generation expressions as written, by column name.
+    generated: Vec<(String, Node)>,
 }
 
 fn table_elements(
@@ -309,6 +317,7 @@ fn table_elements(
         serials: Vec::new(),
         identities: Vec::new(),
         fks: Vec::new(),
+        generated: Vec::new(),
     };
     let mut b = binder(ctx, text);
     for elt in &cs.table_elts {
@@ -320,8 +329,18 @@ fn table_elements(
                         format!("column \"{}\" specified more than once", cd.colname),
                     ));
                 }
-                let (col, serial, _, identity) =
-                    column_def(&mut b, cd, &mut el.indexes, &mut el.checks, &mut el.fks)?;
+                let table = cs.relation.as_ref().map_or("", |r| r.relname.as_str());
+                let (col, serial, _, identity, generation) = column_def(
+                    &mut b,
+                    table,
+                    cd,
+                    &mut el.indexes,
+                    &mut el.checks,
+                    &mut el.fks,
+                )?;
+                if let Some(e) = generation {
+                    el.generated.push((col.name.clone(), e));
+                }
                 if let Some(t) = serial {
                     el.serials.push((el.columns.len(), t));
                 }
@@ -363,6 +382,7 @@ fn table_elements(
 // CREATE_TABLE_LIKE_* option bits.
 const LIKE_CONSTRAINTS: u32 = 1 << 2;
 const LIKE_DEFAULTS: u32 = 1 << 3;
+const LIKE_GENERATED: u32 = 1 << 4;
 const LIKE_INDEXES: u32 = 1 << 6;
 
 /// LIKE source: its columns with their types and NOT NULL; with INCLUDING
@@ -398,9 +418,16 @@ fn like_clause(
             ty: c.ty,
             domain: c.domain,
             not_null: c.not_null,
-            default: (like.options & LIKE_DEFAULTS != 0)
+            default: (like.options
+                & if c.generated {
+                    LIKE_GENERATED
+                } else {
+                    LIKE_DEFAULTS
+                }
+                != 0)
                 .then(|| c.default.clone())
                 .flatten(),
+            generated: c.generated && like.options & LIKE_GENERATED != 0,
             missing: Value::Null,
             dropped: false,
         });
@@ -602,6 +629,11 @@ fn build_table(
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
+        for (name, e) in &el.generated {
+            if let Some(col) = def.column_index(name) {
+                super::generated::check_expr(ctx, text, &def, col, e)?;
+            }
+        }
         def.checks = bind_checks(ctx, text, &def, el.checks)?;
         for pi in el.indexes {
             let idx = make_index(ctx, &def, &pi)
@@ -627,12 +659,21 @@ fn build_table(
     }
 }
 
-/// A column definition: the column, its serial type if it is one, and its
-/// bound DEFAULT (for ADD COLUMN's value of existing rows).
-type ColumnParts = (Column, Option<DataType>, Option<Expr>, Option<IdentitySpec>);
+/// A column definition: the column, its serial type if it is one, its
+/// bound DEFAULT (for ADD COLUMN's value of existing rows), its identity,
+/// and its generation expression as written (checked once the table's
+/// columns are known: `super::generated::check_expr`).
+type ColumnParts = (
+    Column,
+    Option<DataType>,
+    Option<Expr>,
+    Option<IdentitySpec>,
+    Option<Node>,
+);
 
 pub(super) fn column_def(
     b: &mut Binder,
+    table: &str,
     cd: &pb::ColumnDef,
     indexes: &mut Vec<PendingIndex>,
     checks: &mut Vec<PendingCheck>,
@@ -676,11 +717,13 @@ pub(super) fn column_def(
         domain,
         not_null: serial.is_some() || cd.is_not_null,
         default: None,
+        generated: false,
         missing: Value::Null,
         dropped: false,
     };
     let mut bound_default = None;
     let mut identity = None;
+    let mut generation = None;
     if let Some(d) = &cd.raw_default {
         bound_default = Some(set_default(b, &mut col, d)?);
     }
@@ -769,12 +812,24 @@ pub(super) fn column_def(
                 });
             }
             pb::ConstrType::ConstrGenerated => {
-                return Err(DbError::unsupported("generated columns"))
+                let e = super::generated::constraint(b.text, table, cd, con, generation.is_some())?;
+                generation = Some(e);
             }
             _ => {}
         }
     }
-    Ok((col, serial, bound_default, identity))
+    if let Some(e) = &generation {
+        super::generated::refuse_default_or_identity(
+            b.text,
+            table,
+            cd,
+            col.default.is_some() || serial.is_some(),
+            identity.is_some(),
+        )?;
+        col.default = Some(nestor_parser::deparse_expr(e)?);
+        col.generated = true;
+    }
+    Ok((col, serial, bound_default, identity, generation))
 }
 
 /// Bind a DEFAULT expression (so errors surface now), store its SQL text in
