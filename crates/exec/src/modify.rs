@@ -79,8 +79,8 @@ fn note_redo(ev: &mut Ev, row: Option<&[Value]>) -> Result<(), DbError> {
 
 /// Compute the stored generated columns of a full table row (the leading
 /// entries of `checks`, `nestor_plan::modify::bind_generated`) over its
-/// other columns, replacing whatever the row held there (NULL, the old
-/// value, or a BEFORE trigger's change, which PostgreSQL ignores too);
+/// other columns, replacing whatever the row held there (NULL, or a
+/// BEFORE trigger's change, which PostgreSQL ignores too);
 /// returns the rest of `checks`.
 pub fn compute_generated<'c>(
     checks: &'c [BoundCheck],
@@ -952,6 +952,13 @@ fn new_values(p: &ModifyPlan, row: &[Value], ev: &mut Ev) -> Result<Row, DbError
     let mut new: Row = row[p.offset..p.offset + n].to_vec();
     for (c, e) in &p.sets {
         new[*c] = e.eval(row, ev)?;
+    }
+    // Stored generated columns are computed after BEFORE ROW triggers,
+    // which see them NULL (as PostgreSQL's new tuple has them).
+    for ch in p.checks.iter().take_while(|c| c.generated.is_some()) {
+        if let Some(v) = ch.generated.and_then(|c| new.get_mut(c)) {
+            *v = Value::Null;
+        }
     }
     Ok(new)
 }

@@ -3,7 +3,9 @@
 //! INSERT: the source (VALUES or a query) is planned and coerced to the
 //! target columns with assignment casts; the DEFAULT expressions of the
 //! other columns and the table's CHECK constraints are bound from their
-//! stored SQL text into the plan. UPDATE/DELETE: the target table is the
+//! stored SQL text into the plan, its stored generated columns'
+//! expressions in front of the checks (each write computes them there; a
+//! generated column takes DEFAULT only, and COPY leaves it out). UPDATE/DELETE: the target table is the
 //! first leaf of a FROM tree (plus USING/FROM items); the WHERE clause is
 //! kept for EvalPlanQual re-checks. ON CONFLICT: arbiter indexes are chosen
 //! from the inference clause. Execution is `nestor-exec`'s.

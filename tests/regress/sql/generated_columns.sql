@@ -4,7 +4,7 @@ CREATE TABLE g1 (a int PRIMARY KEY, b int GENERATED ALWAYS AS (a * 2) STORED, c 
 SELECT attname, attgenerated, atthasdef FROM pg_attribute
  WHERE attrelid = 'g1'::regclass AND attnum > 0 ORDER BY attnum;
 SELECT adnum, pg_get_expr(adbin, adrelid, true) FROM pg_attrdef WHERE adrelid = 'g1'::regclass;
-SELECT column_name, column_default, is_generated, generation_expression
+SELECT column_name, column_default, is_generated, generation_expression IS NOT NULL AS has_expr
   FROM information_schema.columns WHERE table_name = 'g1' ORDER BY ordinal_position;
 
 -- INSERT computes, DEFAULT is allowed, an explicit value is not
@@ -70,7 +70,16 @@ INSERT INTO g5 VALUES (10);
 CREATE INDEX g5_expr ON g5 ((b * 3));
 SELECT * FROM g5 WHERE b * 3 = 60;
 
--- triggers: BEFORE sees NULL / the old value; its change is overwritten
+-- foreign keys
+CREATE TABLE gfp (x int PRIMARY KEY);
+INSERT INTO gfp VALUES (2);
+CREATE TABLE gfc (a int, b int GENERATED ALWAYS AS (a * 2) STORED REFERENCES gfp ON UPDATE CASCADE);
+CREATE TABLE gfc (a int, b int GENERATED ALWAYS AS (a * 2) STORED REFERENCES gfp ON DELETE SET NULL);
+CREATE TABLE gfc (a int, b int GENERATED ALWAYS AS (a * 2) STORED REFERENCES gfp);
+INSERT INTO gfc VALUES (1);
+INSERT INTO gfc VALUES (2);
+
+-- triggers: BEFORE sees NULL; its change is overwritten
 CREATE TABLE g6 (a int PRIMARY KEY, b int GENERATED ALWAYS AS (a * 2) STORED);
 CREATE FUNCTION g6_trig() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -160,6 +169,15 @@ CREATE TABLE gpart_3 PARTITION OF gpart (f3 WITH OPTIONS GENERATED ALWAYS AS (f2
 INSERT INTO gpart (f1, f2) VALUES ('2016-07-15', 1) RETURNING *;
 UPDATE gpart SET f1 = f1 + 60, f2 = f2 + 1 RETURNING *;
 SELECT * FROM gpart_2;
+
+-- rules see NEW's generated columns computed
+CREATE TABLE gr (a int, b int GENERATED ALWAYS AS (a * 2) STORED);
+CREATE TABLE gr_log (op text, old_b int, new_b int);
+CREATE RULE gr_upd AS ON UPDATE TO gr DO ALSO INSERT INTO gr_log VALUES ('UPD', OLD.b, NEW.b);
+CREATE RULE gr_ins AS ON INSERT TO gr DO ALSO INSERT INTO gr_log VALUES ('INS', NULL, NEW.b);
+INSERT INTO gr (a) VALUES (1);
+UPDATE gr SET a = 10;
+SELECT * FROM gr_log;
 
 -- LIKE copies the expression only with INCLUDING GENERATED
 CREATE TABLE gl1 (LIKE g1);

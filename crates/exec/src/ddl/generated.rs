@@ -7,7 +7,7 @@
 //! of the column record). The planner binds the expressions over the
 //! table's row in front of its checks (`nestor_plan::modify::bind_checks`)
 //! and every write computes them there (`crate::modify::check_row`): after
-//! BEFORE ROW triggers, which see NULL (INSERT) or the old value (UPDATE),
+//! BEFORE ROW triggers, which see it NULL (INSERT and UPDATE alike),
 //! and whose changes to the column are overwritten, as in PostgreSQL.
 //!
 //! This module holds the DDL side: the clause's own checks, the checks of
@@ -368,8 +368,11 @@ pub(super) fn rewrite(
     let mut n = 0u32;
     for tuple in rows {
         crate::executor::poll(&ev, &mut n)?;
-        let mut row = crate::executor::scan_row(tuple, &new);
-        row.truncate(width);
+        // Read as the old definition lays it out (fresh storage has no
+        // `missing` values), the new column NULL until computed.
+        let mut row = crate::executor::scan_row(tuple, old);
+        row.truncate(old.columns.len());
+        row.resize(width, nestor_types::Value::Null);
         crate::modify::check_row(&new, &checks, &mut row, &mut ev)?;
         new.storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)

@@ -107,6 +107,7 @@ pub fn create_table(
         None => Vec::new(),
     };
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
+    let generated = std::mem::take(&mut elements.generated);
     let fks = std::mem::take(&mut elements.fks);
     let bare = rv.relname.clone();
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
@@ -147,6 +148,15 @@ pub fn create_table(
             .apply(ctx.txn, &ctx.db.store, Change::PutSequence(s))?;
     }
     super::put_table(ctx, def)?;
+    // Checked once the table exists, so `tableoid = 't'::regclass`
+    // finds it (the statement's failure undoes it).
+    if let Some(def) = ctx.catalog.table(&name).filter(|_| !generated.is_empty()) {
+        for (col, e) in &generated {
+            if let Some(i) = def.column_index(col) {
+                super::generated::check_expr(ctx, text, &def, i, e)?;
+            }
+        }
+    }
     Ok(CommandTag::Plain("CREATE TABLE"))
 }
 
@@ -629,11 +639,6 @@ fn build_table(
         storage: storage.clone(),
     };
     let built = (|| -> Result<(), DbError> {
-        for (name, e) in &el.generated {
-            if let Some(col) = def.column_index(name) {
-                super::generated::check_expr(ctx, text, &def, col, e)?;
-            }
-        }
         def.checks = bind_checks(ctx, text, &def, el.checks)?;
         for pi in el.indexes {
             let idx = make_index(ctx, &def, &pi)
