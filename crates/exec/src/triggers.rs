@@ -102,6 +102,10 @@ pub(crate) struct Firing<'t> {
     cols: Arc<Vec<(String, DataType)>>,
     /// Positions of the live columns in a table row.
     live: Vec<usize>,
+    /// Stored generated columns (positions among the live columns): a
+    /// BEFORE ROW trigger's change to one is dropped before the next
+    /// trigger sees the row, as PostgreSQL does; the write computes them.
+    generated: Vec<usize>,
     triggers: Vec<Armed<'t>>,
     /// AFTER ROW events: the triggers (indexes into `triggers`) whose WHEN
     /// held when the row was written, (OLD, NEW) in live columns.
@@ -140,6 +144,12 @@ impl<'t> Firing<'t> {
             .map(|(_, c)| (c.name.clone(), c.ty))
             .collect();
         let triggers = arm(&chosen, &cols, ev)?;
+        let generated = live
+            .iter()
+            .enumerate()
+            .filter(|(_, &i)| table.columns[i].generated)
+            .map(|(k, _)| k)
+            .collect();
         Ok(Some(Firing {
             rel_oid: table.oid,
             rel_name: &table.name,
@@ -147,6 +157,7 @@ impl<'t> Firing<'t> {
             event,
             cols: Arc::new(cols),
             live,
+            generated,
             triggers,
             queued: Vec::new(),
         }))
@@ -184,6 +195,7 @@ impl<'t> Firing<'t> {
             width: cols.len(),
             event,
             live: (0..cols.len()).collect(),
+            generated: Vec::new(),
             cols: Arc::new(cols),
             triggers,
             queued: Vec::new(),
@@ -327,8 +339,13 @@ impl<'t> Firing<'t> {
             let returned = self.fire(t, "ROW", old.map(<[Value]>::to_vec), cur.clone(), ev)?;
             match returned {
                 None => return Ok(None),
-                Some(r) => {
+                Some(mut r) => {
                     if self.event != Event::Delete {
+                        for &k in &self.generated {
+                            if let Some(v) = r.get_mut(k) {
+                                *v = Value::Null;
+                            }
+                        }
                         cur = Some(r);
                     }
                 }

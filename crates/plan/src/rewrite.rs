@@ -1162,17 +1162,24 @@ impl<'a> Event<'a> {
         let target = quote(&self.refname);
         map_column_refs(qual, &mut |r| match r.rel {
             Some("old") => Some(format!("{target}.{}", star_or(r.col))),
-            Some("new") => Some(
-                match (
-                    self.set.iter().rev().find(|s| s.0 == r.col),
-                    self.col(r.col),
-                ) {
-                    (Some((_, _, e)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
-                    _ => format!("{target}.{}", star_or(r.col)),
-                },
-            ),
+            Some("new") => Some(self.new_in_statement(r.col, &target)),
             _ => None,
         })
+    }
+
+    /// NEW.col in the terms of the UPDATE itself (`target`: its name for
+    /// the relation): the SET value, a generated column computed.
+    fn new_in_statement(&self, col: &str, target: &str) -> String {
+        if let Some(c) = self.col(col).filter(|c| c.generated) {
+            let plain = |n: &str| self.new_in_statement(n, target);
+            if let Ok(Some(v)) = self.generated_value(c, &plain) {
+                return v;
+            }
+        }
+        match (self.set.iter().rev().find(|s| s.0 == col), self.col(col)) {
+            (Some((_, _, e)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
+            _ => format!("{target}.{}", star_or(col)),
+        }
     }
 
     /// The statement's RETURNING list in terms of a rule's RETURNING

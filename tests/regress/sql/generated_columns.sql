@@ -174,7 +174,7 @@ SELECT * FROM gpart_2;
 CREATE TABLE gr (a int, b int GENERATED ALWAYS AS (a * 2) STORED);
 CREATE TABLE gr_log (op text, old_b int, new_b int);
 CREATE RULE gr_upd AS ON UPDATE TO gr DO ALSO INSERT INTO gr_log VALUES ('UPD', OLD.b, NEW.b);
-CREATE RULE gr_ins AS ON INSERT TO gr DO ALSO INSERT INTO gr_log VALUES ('INS', NULL, NEW.b);
+CREATE RULE gr_ins AS ON INSERT TO gr DO ALSO INSERT INTO gr_log VALUES ('INS', 0, NEW.b);
 INSERT INTO gr (a) VALUES (1);
 UPDATE gr SET a = 10;
 SELECT * FROM gr_log;

@@ -270,6 +270,16 @@ fn inherit_elements(
     }
     for (pos, _) in &mut el.identities {
         *pos = moved[*pos];
+        let c = &el.columns[*pos];
+        if c.generated {
+            return Err(DbError::new(
+                SqlState::InvalidColumnDefinition,
+                format!(
+                    "column \"{}\" inherits from generated column but specifies identity",
+                    c.name
+                ),
+            ));
+        }
     }
     let own = std::mem::take(&mut el.checks);
     el.checks = super::inherit::merge_checks(ctx, parents, table, own)?;
