@@ -124,6 +124,18 @@ impl<'t> Firing<'t> {
         if table.triggers.is_empty() {
             return Ok(None);
         }
+        // UPDATE OF a generated column fires when a column it reads is
+        // set (the SQL standard's rule, as PostgreSQL applies it).
+        let mut with_generated;
+        let mut set_columns = set_columns;
+        if event == Event::Update && !set_columns.is_empty() {
+            with_generated = set_columns.to_vec();
+            for &c in set_columns {
+                let deps = crate::ddl::generated::dependents(ev.ctx, table, c)?;
+                with_generated.extend(deps.into_iter().filter(|d| !set_columns.contains(d)));
+            }
+            set_columns = &with_generated;
+        }
         let applies = |t: &TriggerDef| {
             t.events & event.bit() != 0
                 && (event != Event::Update

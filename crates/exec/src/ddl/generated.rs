@@ -220,7 +220,7 @@ fn refuse_references(text: &str, def: &TableDef, expr: &Node) -> Result<(), DbEr
 /// position), or None for a column that is not generated.
 pub(crate) fn columns_read(
     ctx: &StatementCtx,
-    def: &Arc<TableDef>,
+    def: &TableDef,
     col: usize,
 ) -> Result<Option<Vec<usize>>, DbError> {
     let c = &def.columns[col];
@@ -228,7 +228,8 @@ pub(crate) fn columns_read(
         return Ok(None);
     };
     let node = nestor_parser::parse_expr(sql)?;
-    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, sql, def);
+    let table = Arc::new(def.clone());
+    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, sql, &table);
     let (e, _) = b.bind(&node)?;
     let mut cols = e.columns();
     cols.retain(|&i| i < def.columns.len());
@@ -240,10 +241,13 @@ pub(crate) fn columns_read(
 /// The generated columns of `def` whose expressions read column `col`.
 pub(crate) fn dependents(
     ctx: &StatementCtx,
-    def: &Arc<TableDef>,
+    def: &TableDef,
     col: usize,
 ) -> Result<Vec<usize>, DbError> {
     let mut out = Vec::new();
+    if !def.columns.iter().any(|c| c.generated && !c.dropped) {
+        return Ok(out);
+    }
     for (i, _) in def.live_columns() {
         if i != col && columns_read(ctx, def, i)?.is_some_and(|r| r.contains(&col)) {
             out.push(i);
