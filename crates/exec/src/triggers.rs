@@ -131,7 +131,12 @@ impl<'t> Firing<'t> {
         if event == Event::Update && !set_columns.is_empty() {
             with_generated = set_columns.to_vec();
             for &c in set_columns {
-                let deps = crate::ddl::generated::dependents(ev.ctx, table, c)?;
+                let deps = nestor_plan::modify::generated_dependents(
+                    ev.ctx.catalog,
+                    ev.ctx.eval,
+                    table,
+                    c,
+                )?;
                 with_generated.extend(deps.into_iter().filter(|d| !set_columns.contains(d)));
             }
             set_columns = &with_generated;

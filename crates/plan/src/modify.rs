@@ -1867,6 +1867,49 @@ pub fn bind_generated(
     Ok(out)
 }
 
+/// The columns of `def` a generated column's expression reads (by
+/// position), or None for a column that is not generated.
+pub fn generated_reads(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    def: &TableDef,
+    col: usize,
+) -> Result<Option<Vec<usize>>, DbError> {
+    let c = &def.columns[col];
+    let (true, Some(sql)) = (c.generated, c.default.as_deref()) else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let table = Arc::new(def.clone());
+    let mut b = select::row_binder(catalog, eval, sql, &table);
+    let (e, _) = b.bind(&node)?;
+    let mut cols = e.columns();
+    cols.retain(|&i| i < def.columns.len());
+    cols.sort_unstable();
+    cols.dedup();
+    Ok(Some(cols))
+}
+
+/// The generated columns of `def` whose expressions read column `col`
+/// (what PostgreSQL's pg_depend would list; found by binding them).
+pub fn generated_dependents(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    def: &TableDef,
+    col: usize,
+) -> Result<Vec<usize>, DbError> {
+    let mut out = Vec::new();
+    if !def.columns.iter().any(|c| c.generated && !c.dropped) {
+        return Ok(out);
+    }
+    for (i, _) in def.live_columns() {
+        if i != col && generated_reads(catalog, eval, def, i)?.is_some_and(|r| r.contains(&col)) {
+            out.push(i);
+        }
+    }
+    Ok(out)
+}
+
 /// Bind what every write of a table's rows computes and checks, in the
 /// order it does: its stored generated columns, the constraints of its
 /// domain columns, its CHECK constraints (stored as SQL text) over its row.

@@ -216,44 +216,13 @@ fn refuse_references(text: &str, def: &TableDef, expr: &Node) -> Result<(), DbEr
     Ok(())
 }
 
-/// The columns of `def` a generated column's expression reads (by
-/// position), or None for a column that is not generated.
-pub(crate) fn columns_read(
-    ctx: &StatementCtx,
-    def: &TableDef,
-    col: usize,
-) -> Result<Option<Vec<usize>>, DbError> {
-    let c = &def.columns[col];
-    let (true, Some(sql)) = (c.generated, c.default.as_deref()) else {
-        return Ok(None);
-    };
-    let node = nestor_parser::parse_expr(sql)?;
-    let table = Arc::new(def.clone());
-    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, sql, &table);
-    let (e, _) = b.bind(&node)?;
-    let mut cols = e.columns();
-    cols.retain(|&i| i < def.columns.len());
-    cols.sort_unstable();
-    cols.dedup();
-    Ok(Some(cols))
-}
-
 /// The generated columns of `def` whose expressions read column `col`.
 pub(crate) fn dependents(
     ctx: &StatementCtx,
     def: &TableDef,
     col: usize,
 ) -> Result<Vec<usize>, DbError> {
-    let mut out = Vec::new();
-    if !def.columns.iter().any(|c| c.generated && !c.dropped) {
-        return Ok(out);
-    }
-    for (i, _) in def.live_columns() {
-        if i != col && columns_read(ctx, def, i)?.is_some_and(|r| r.contains(&col)) {
-            out.push(i);
-        }
-    }
-    Ok(out)
+    nestor_plan::modify::generated_dependents(ctx.catalog, ctx.eval, def, col)
 }
 
 /// Merging an inherited column `x` with another parent's column `c` of
