@@ -25,6 +25,11 @@ pub struct Column {
     /// The DEFAULT expression as SQL text (PostgreSQL's deparsed form). The
     /// catalog stores it; the planner binds it when a statement needs it.
     pub default: Option<String>,
+    /// A stored generated column (GENERATED ALWAYS AS (expr) STORED,
+    /// PostgreSQL's attgenerated 's'): `default` holds the generation
+    /// expression, computed from the row's other columns at every write
+    /// instead of being a default.
+    pub generated: bool,
     /// Value of the column in rows stored before it was added (ALTER TABLE
     /// ADD COLUMN does not rewrite rows; PostgreSQL's attmissingval).
     pub missing: Value,

@@ -2324,6 +2324,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 domain: c.domain,
                 not_null: c.not_null,
                 dropped: c.dropped,
+                generated: c.generated,
                 default: c.default.clone(),
                 missing: c.missing.clone(),
             })
@@ -2426,6 +2427,7 @@ fn table_from(
             domain: c.domain,
             not_null: c.not_null,
             default: c.default,
+            generated: c.generated,
             missing: c.missing,
             dropped: c.dropped,
         })

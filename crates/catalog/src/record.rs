@@ -95,6 +95,9 @@
 //!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
 //!              (a column of a domain: the domain's OID and typmod -1)
+//!              flags: bit 0 not null, 1 dropped, 2 stored generated
+//!              (`default` is then the generation expression; records
+//!              before generated columns had no bit 2)
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8 [computed]
 //!              flags: bit 0 unique, 1 primary, 2 constraint, 3 computed
 //!              (an expression or partial index: ncols is 0 and
@@ -337,6 +340,8 @@ pub struct ColumnRecord {
     pub domain: Option<u32>,
     pub not_null: bool,
     pub dropped: bool,
+    /// A stored generated column: `default` is its generation expression.
+    pub generated: bool,
     pub default: Option<String>,
     pub missing: Value,
 }
@@ -1381,7 +1386,7 @@ impl ColumnRecord {
                 out.extend_from_slice(&self.ty.typmod().to_le_bytes());
             }
         }
-        out.push(self.not_null as u8 | (self.dropped as u8) << 1);
+        out.push(self.not_null as u8 | (self.dropped as u8) << 1 | (self.generated as u8) << 2);
         put_opt_str(out, self.default.as_deref());
         encode_value(&self.missing, out);
     }
@@ -1403,6 +1408,7 @@ impl ColumnRecord {
             domain,
             not_null: flags & 1 != 0,
             dropped: flags & 2 != 0,
+            generated: flags & 4 != 0,
             default: get_opt_str(r)?,
             missing: r.value()?,
         })
@@ -1974,6 +1980,7 @@ mod tests {
                     domain: None,
                     not_null: true,
                     dropped: false,
+                    generated: false,
                     default: Some("nextval('t_id_seq'::regclass)".into()),
                     missing: Value::Null,
                 },
@@ -1983,8 +1990,19 @@ mod tests {
                     domain: None,
                     not_null: false,
                     dropped: true,
+                    generated: false,
                     default: None,
                     missing: Value::Text("x".into()),
+                },
+                ColumnRecord {
+                    name: "g".into(),
+                    ty: DataType::Int4,
+                    domain: None,
+                    not_null: false,
+                    dropped: false,
+                    generated: true,
+                    default: Some("id * 2".into()),
+                    missing: Value::Null,
                 },
             ],
             checks: vec![("t_id_check".into(), "id > 0".into())],

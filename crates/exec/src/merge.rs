@@ -292,14 +292,14 @@ impl Run<'_> {
         }
         let t = &ip.table;
         let new = modify::build_row(t, &ip.targets, &ip.defaults, vals, ev)?;
-        let new = match self.trig.insert.as_ref() {
+        let mut new = match self.trig.insert.as_ref() {
             Some(f) => match f.before_insert(new, ip.part_check.as_ref(), ev)? {
                 Some(r) => r,
                 None => return Ok(false),
             },
             None => new,
         };
-        modify::check_row(t, &ip.checks, &new, ev)?;
+        modify::check_row(t, &ip.checks, &mut new, ev)?;
         modify::check_partition(t, ip.part_check.as_ref(), &new, ev)?;
         let rid = modify::store_row(t, &new, ev)?;
         if !t.foreign_keys.is_empty() {

@@ -77,18 +77,45 @@ fn note_redo(ev: &mut Ev, row: Option<&[Value]>) -> Result<(), DbError> {
     ev.ctx.txn.note_written(bytes).map_err(DbError::from)
 }
 
+/// Compute the stored generated columns of a full table row (the leading
+/// entries of `checks`, `nestor_plan::modify::bind_generated`) over its
+/// other columns, replacing whatever the row held there (NULL, or a
+/// BEFORE trigger's change, which PostgreSQL ignores too);
+/// returns the rest of `checks`.
+pub fn compute_generated<'c>(
+    checks: &'c [BoundCheck],
+    row: &mut [Value],
+    ev: &mut Ev,
+) -> Result<&'c [BoundCheck], DbError> {
+    let n = checks.iter().take_while(|c| c.generated.is_some()).count();
+    if n == 0 {
+        return Ok(checks);
+    }
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    for ch in &checks[..n] {
+        if let Some(slot) = ch.generated.and_then(|c| row.get_mut(c)) {
+            *slot = ch.expr.eval(&padded, ev)?;
+        }
+    }
+    Ok(&checks[n..])
+}
+
 /// What every row write passes first: the memory budget (53200 once the
 /// server is at its --memory-limit, `nestor_common::memory`) and the
-/// transaction's redo file limit, then the NOT NULL and CHECK constraints
-/// on the full table row (data columns only).
+/// transaction's redo file limit, then its stored generated columns are
+/// computed ([`compute_generated`]) and the NOT NULL and CHECK
+/// constraints checked on the full table row (data columns only).
 pub fn check_row(
     table: &TableDef,
     checks: &[BoundCheck],
-    row: &[Value],
+    row: &mut [Value],
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     assert_eq!(row.len(), table.columns.len(), "a full table row");
     nestor_common::memory::check_write()?;
+    let checks = compute_generated(checks, row, ev)?;
+    let row: &[Value] = row;
     note_redo(ev, Some(row))?;
     if checks.first().is_some_and(|c| c.domain.is_some()) {
         check_domains(table, checks, row, ev)?;
@@ -298,19 +325,19 @@ pub(crate) fn exec_insert(
     // statement's rows are all written (crate::foreign_keys).
     let mut fk_rows: Option<Vec<(RowId, Row)>> = (!p.table.foreign_keys.is_empty()).then(Vec::new);
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
         let Some(t) = &mut trig else {
-            check_row(&p.table, &p.checks, &row, ev)?;
+            check_row(&p.table, &p.checks, &mut row, ev)?;
             check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
             if insert_one(p, row, ev, sink, &mut fk_rows, upd.as_mut())? != Outcome::Skipped {
                 count += 1;
             }
             continue;
         };
-        let Some(row) = t.before_insert(row, p.part_check.as_ref(), ev)? else {
+        let Some(mut row) = t.before_insert(row, p.part_check.as_ref(), ev)? else {
             continue;
         };
-        check_row(&p.table, &p.checks, &row, ev)?;
+        check_row(&p.table, &p.checks, &mut row, ev)?;
         check_partition(&p.table, p.part_check.as_ref(), &row, ev)?;
         let written = t.live(&row);
         match insert_one(p, row, ev, sink, &mut fk_rows, upd.as_mut())? {
@@ -387,7 +414,10 @@ fn exec_insert_routed(
     let mut leaf_plans: Vec<Option<InsertPlan>> = r.leaves.iter().map(|_| None).collect();
     let width = p.table.columns.len();
     for vals in sources {
-        let row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        let mut row = build_row(&p.table, &p.targets, &p.defaults, vals, ev)?;
+        // The leaf computes them again, alike (a partition has its
+        // parent's generation expressions): RETURNING shows them.
+        compute_generated(&p.checks, &mut row, ev)?;
         if let Some(conflict) = &p.conflict {
             let i = route_row(r, &row, ev)?;
             if leaf_plans[i].is_none() {
@@ -396,7 +426,7 @@ fn exec_insert_routed(
             let Some(lp) = &leaf_plans[i] else {
                 continue;
             };
-            check_row(&lp.table, &lp.checks, &row, ev)?;
+            check_row(&lp.table, &lp.checks, &mut row, ev)?;
             if insert_one(lp, row, ev, sink, &mut None, None)? != Outcome::Skipped {
                 count += 1;
             }
@@ -535,13 +565,15 @@ pub(crate) fn insert_routed(
             None => return Ok(None),
         }
     }
-    check_row(&leaf.table, &leaf.checks, &row, ev).map_err(|e| match &leaf.map {
-        None => e,
-        Some(_) => {
-            let routed = leaf.back(row.clone(), r.root.columns.len());
-            failing_row_as_routed(e, &r.root, &routed, ev)
-        }
-    })?;
+    if let Err(e) = check_row(&leaf.table, &leaf.checks, &mut row, ev) {
+        return Err(match &leaf.map {
+            None => e,
+            Some(_) => {
+                let routed = leaf.back(row.clone(), r.root.columns.len());
+                failing_row_as_routed(e, &r.root, &routed, ev)
+            }
+        });
+    }
     let rid = store_row(&leaf.table, &row, ev)?;
     if let Some(t) = trig {
         t.after(i, &row, ev)?;
@@ -819,12 +851,19 @@ fn conflict_update(
                 nestor_storage::LockResult::Gone => return Ok(None),
                 nestor_storage::LockResult::Skipped => return Ok(Some(false)),
             }
+            // The trigger sees the stored generated columns NULL, as
+            // UPDATE's BEFORE triggers do (`new_values`).
+            for ch in p.checks.iter().take_while(|c| c.generated.is_some()) {
+                if let Some(v) = ch.generated.and_then(|c| new.get_mut(c)) {
+                    *v = Value::Null;
+                }
+            }
             match f.before_row(Some(old), Some(f.live(&new)), ev)? {
                 Some(r) => new = f.full(r),
                 None => return Ok(Some(false)),
             }
         }
-        check_row(t, &p.checks, &new, ev)?;
+        check_row(t, &p.checks, &mut new, ev)?;
         check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t
@@ -1041,6 +1080,13 @@ fn new_values(p: &ModifyPlan, row: &[Value], ev: &mut Ev) -> Result<Row, DbError
     for (c, e) in &p.sets {
         new[*c] = e.eval(row, ev)?;
     }
+    // Stored generated columns are computed after BEFORE ROW triggers,
+    // which see them NULL (as PostgreSQL's new tuple has them).
+    for ch in p.checks.iter().take_while(|c| c.generated.is_some()) {
+        if let Some(v) = ch.generated.and_then(|c| new.get_mut(c)) {
+            *v = Value::Null;
+        }
+    }
     Ok(new)
 }
 
@@ -1184,11 +1230,11 @@ pub(crate) fn write_row(
                 .delete(ev.ctx.txn, rid, &snap, &ev.ctx.wait, recheck)
                 .map_err(|e| storage_err(e, &ev.ctx.eval))?
         } else {
-            let new = match triggered.take() {
+            let mut new = match triggered.take() {
                 Some(r) => r,
                 None => new_values(p, row, ev)?,
             };
-            check_row(t, &p.checks, &new, ev)?;
+            check_row(t, &p.checks, &mut new, ev)?;
             if let Some(f) = trig.as_deref() {
                 new_live = Some(f.live(&new));
             }
@@ -1416,7 +1462,7 @@ pub fn copy_insert(
                 None => continue,
             }
         }
-        check_row(t, &target.checks, &row, &mut ev)
+        check_row(t, &target.checks, &mut row, &mut ev)
             .map_err(|e| copy_domain_context(e, t, &row, &ev))?;
         check_partition(t, target.part_check.as_ref(), &row, &mut ev)?;
         let written = trig.as_ref().map(|f| f.live(&row));

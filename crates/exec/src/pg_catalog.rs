@@ -2041,7 +2041,8 @@ fn attribute_rows(c: &Catalog) -> Rows {
                     }),
                 )
                 .set("atthasmissing", Value::Bool(!col.missing.is_null()))
-                .set("attacl", column_acl(c, &acl, i as i16 + 1));
+                .set("attacl", column_acl(c, &acl, i as i16 + 1))
+                .set("attgenerated", text(if col.generated { "s" } else { "" }));
             out.push(r.done());
         }
         for idx in &t.indexes {

@@ -129,6 +129,10 @@ pub(crate) struct Firing<'t> {
     cols: Arc<Vec<(String, DataType)>>,
     /// Positions of the live columns in a table row.
     live: Vec<usize>,
+    /// Stored generated columns (positions among the live columns): a
+    /// BEFORE ROW trigger's change to one is dropped before the next
+    /// trigger sees the row, as PostgreSQL does; the write computes them.
+    generated: Vec<usize>,
     triggers: Vec<Armed<'t>>,
     /// AFTER ROW events: the triggers (indexes into `triggers`) whose WHEN
     /// held when the row was written, (OLD, NEW) in live columns.
@@ -146,6 +150,23 @@ impl<'t> Firing<'t> {
     ) -> Result<Option<Firing<'t>>, DbError> {
         if table.triggers.is_empty() {
             return Ok(None);
+        }
+        // UPDATE OF a generated column fires when a column it reads is
+        // set (the SQL standard's rule, as PostgreSQL applies it).
+        let mut with_generated;
+        let mut set_columns = set_columns;
+        if event == Event::Update && !set_columns.is_empty() {
+            with_generated = set_columns.to_vec();
+            for &c in set_columns {
+                let deps = nestor_plan::modify::generated_dependents(
+                    ev.ctx.catalog,
+                    ev.ctx.eval,
+                    table,
+                    c,
+                )?;
+                with_generated.extend(deps.into_iter().filter(|d| !set_columns.contains(d)));
+            }
+            set_columns = &with_generated;
         }
         // A partitioned table's row triggers fire as their clones in the
         // partitions a row is written to.
@@ -173,6 +194,12 @@ impl<'t> Firing<'t> {
             .map(|(_, c)| (c.name.clone(), c.ty))
             .collect();
         let triggers = arm(&chosen, &cols, ev)?;
+        let generated = live
+            .iter()
+            .enumerate()
+            .filter(|(_, &i)| table.columns[i].generated)
+            .map(|(k, _)| k)
+            .collect();
         Ok(Some(Firing {
             rel_oid: table.oid,
             rel_name: &table.name,
@@ -180,6 +207,7 @@ impl<'t> Firing<'t> {
             event,
             cols: Arc::new(cols),
             live,
+            generated,
             triggers,
             queued: Vec::new(),
         }))
@@ -219,6 +247,7 @@ impl<'t> Firing<'t> {
             width: cols.len(),
             event,
             live: (0..cols.len()).collect(),
+            generated: Vec::new(),
             cols: Arc::new(cols),
             triggers,
             queued: Vec::new(),
@@ -285,9 +314,10 @@ impl<'t> Firing<'t> {
             if !self.when_holds(t, None, Some(&cur), ev)? {
                 continue;
             }
-            let Some(r) = self.fire(t, "ROW", None, Some(cur.clone()), ev)? else {
+            let Some(mut r) = self.fire(t, "ROW", None, Some(cur.clone()), ev)? else {
                 return Ok(None);
             };
+            self.drop_generated(&mut r);
             if let (Some(c), Some(_)) = (part, t.def.parent) {
                 let full = self.full(r.clone());
                 use crate::executor::eval::Eval;
@@ -298,6 +328,17 @@ impl<'t> Firing<'t> {
             cur = r;
         }
         Ok(Some(self.full(cur)))
+    }
+
+    /// A BEFORE ROW trigger's change to a stored generated column is
+    /// dropped before the next trigger sees the row (the write computes
+    /// them), as PostgreSQL does.
+    fn drop_generated(&self, row: &mut [Value]) {
+        for &k in &self.generated {
+            if let Some(v) = row.get_mut(k) {
+                *v = Value::Null;
+            }
+        }
     }
 
     fn moved_out(&self, trigger: &str, ev: &Ev) -> DbError {
@@ -398,8 +439,9 @@ impl<'t> Firing<'t> {
             let returned = self.fire(t, "ROW", old.map(<[Value]>::to_vec), cur.clone(), ev)?;
             match returned {
                 None => return Ok(None),
-                Some(r) => {
+                Some(mut r) => {
                     if self.event != Event::Delete {
+                        self.drop_generated(&mut r);
                         cur = Some(r);
                     }
                 }

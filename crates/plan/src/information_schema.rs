@@ -52,7 +52,7 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
 const COLUMNS: &str = "
 SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.relname AS table_name,
        a.attname AS column_name, a.attnum::int AS ordinal_position,
-       pg_get_expr(ad.adbin, ad.adrelid)::varchar AS column_default,
+       (CASE WHEN a.attgenerated = '' THEN pg_get_expr(ad.adbin, ad.adrelid) END)::varchar AS column_default,
        (CASE WHEN a.attnotnull THEN 'NO' ELSE 'YES' END)::varchar(3) AS is_nullable,
        (CASE WHEN t.typcategory = 'A' THEN 'ARRAY'
              WHEN a.atttypid = 1042 THEN 'character'
@@ -81,8 +81,9 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        (CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END)::varchar AS identity_generation,
        NULL::varchar AS identity_start, NULL::varchar AS identity_increment,
        NULL::varchar AS identity_maximum, NULL::varchar AS identity_minimum,
-       'NO'::varchar(3) AS identity_cycle, 'NEVER'::varchar AS is_generated,
-       NULL::varchar AS generation_expression,
+       'NO'::varchar(3) AS identity_cycle,
+       (CASE WHEN a.attgenerated <> '' THEN 'ALWAYS' ELSE 'NEVER' END)::varchar AS is_generated,
+       (CASE WHEN a.attgenerated <> '' THEN pg_get_expr(ad.adbin, ad.adrelid) END)::varchar AS generation_expression,
        (CASE WHEN c.relkind IN ('r', 'p') OR (c.relkind = 'v' AND pg_column_is_updatable(c.oid, a.attnum, false))
              THEN 'YES' ELSE 'NO' END)::varchar(3) AS is_updatable
   FROM pg_catalog.pg_attribute a

@@ -3,7 +3,9 @@
 //! INSERT: the source (VALUES or a query) is planned and coerced to the
 //! target columns with assignment casts; the DEFAULT expressions of the
 //! other columns and the table's CHECK constraints are bound from their
-//! stored SQL text into the plan. UPDATE/DELETE: the target table is the
+//! stored SQL text into the plan, its stored generated columns'
+//! expressions in front of the checks (each write computes them there; a
+//! generated column takes DEFAULT only, and COPY leaves it out). UPDATE/DELETE: the target table is the
 //! first leaf of a FROM tree (plus USING/FROM items); the WHERE clause is
 //! kept for EvalPlanQual re-checks. ON CONFLICT: arbiter indexes are chosen
 //! from the inference clause. Execution is `nestor-exec`'s.
@@ -128,6 +130,8 @@ pub(crate) trait WriteCols {
     fn col_ty(&self, col: usize) -> DataType;
     fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError>;
     fn always_identity(&self, col: usize) -> bool;
+    /// A stored generated column: it takes DEFAULT only.
+    fn generated(&self, col: usize) -> bool;
 }
 
 impl WriteCols for TableDef {
@@ -145,6 +149,10 @@ impl WriteCols for TableDef {
 
     fn always_identity(&self, col: usize) -> bool {
         self.identity(col).is_some_and(|i| i.always)
+    }
+
+    fn generated(&self, col: usize) -> bool {
+        self.columns[col].generated
     }
 }
 
@@ -165,6 +173,10 @@ impl WriteCols for ViewCols<'_> {
     }
 
     fn always_identity(&self, _: usize) -> bool {
+        false
+    }
+
+    fn generated(&self, _: usize) -> bool {
         false
     }
 }
@@ -581,6 +593,13 @@ pub(crate) fn insert_rows(
     };
     let checked = b.identity_check.take().is_some();
     let source = source?;
+    // INSERT ... SELECT into a stored generated column (VALUES rows are
+    // checked item by item, DEFAULT passing), whatever OVERRIDING says.
+    if !matches!(source, Plan::Values { .. }) {
+        if let Some(&c) = targets.iter().find(|&&c| table.generated(c)) {
+            return Err(generated_column(table, c));
+        }
+    }
     // INSERT ... SELECT (VALUES rows are checked item by item, DEFAULT
     // passing) into a GENERATED ALWAYS identity column.
     if checked && !matches!(source, Plan::Values { .. }) {
@@ -721,6 +740,16 @@ fn generated_always(table: &dyn WriteCols, col: usize) -> DbError {
     .with_hint("Use OVERRIDING SYSTEM VALUE to override.")
 }
 
+/// 428C9: an explicit value for a stored generated column.
+fn generated_column(table: &dyn WriteCols, col: usize) -> DbError {
+    let name = table.col_name(col);
+    DbError::new(
+        SqlState::GeneratedAlways,
+        format!("cannot insert a non-DEFAULT value into column \"{name}\""),
+    )
+    .with_detail(format!("Column \"{name}\" is a generated column."))
+}
+
 fn assign_err(mut e: DbError, table: &dyn WriteCols, col: usize) -> DbError {
     if e.code == SqlState::DatatypeMismatch && e.message.starts_with("column is of type") {
         e.message = format!(
@@ -795,6 +824,9 @@ pub(crate) fn plan_insert_values(
             }
             if b.identity_check.is_some() && table.always_identity(col) {
                 return Err(generated_always(table, col));
+            }
+            if table.generated(col) {
+                return Err(generated_column(table, col));
             }
             let item_loc = bind::expr_location(node(item)?);
             let bound = b.bind(item)?;
@@ -1176,6 +1208,13 @@ fn assign_value(
         .with_detail(format!(
             "Column \"{name}\" is an identity column defined as GENERATED ALWAYS."
         )));
+    }
+    if table.generated(col) {
+        return Err(DbError::new(
+            SqlState::GeneratedAlways,
+            format!("column \"{name}\" can only be updated to DEFAULT"),
+        )
+        .with_detail(format!("Column \"{name}\" is a generated column.")));
     }
     b.coerce_assign(e, t, table.col_ty(col))
         .map_err(|e| assign_err(e, table, col))
@@ -1774,13 +1813,22 @@ pub fn copy_target(
             format!("relation \"{table}\" does not exist"),
         )
     })?;
+    // Generated columns are computed, never copied (PostgreSQL's
+    // CopyGetAttnums leaves them out of the default list).
     let cols: Vec<usize> = if columns.is_empty() {
-        t.live_columns().map(|(i, _)| i).collect()
+        t.live_columns()
+            .filter(|(_, c)| !c.generated)
+            .map(|(i, _)| i)
+            .collect()
     } else {
-        columns
+        let cols: Vec<usize> = columns
             .iter()
             .map(|c| column_of(&t, c))
-            .collect::<Result<_, _>>()?
+            .collect::<Result<_, _>>()?;
+        if let Some(&g) = cols.iter().find(|&&c| t.columns[c].generated) {
+            return Err(copy_generated_column(&t.columns[g].name));
+        }
+        cols
     };
     if let Some((i, _)) = cols
         .iter()
@@ -1819,6 +1867,15 @@ pub fn copy_target(
     })
 }
 
+/// COPY naming a generated column (42P10).
+pub fn copy_generated_column(name: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidColumnReference,
+        format!("column \"{name}\" is a generated column"),
+    )
+    .with_detail("Generated columns cannot be used in COPY.")
+}
+
 /// COPY FROM's WHERE condition (`node`, in statement `text`) bound over
 /// the table's row, with PostgreSQL's refusals: subqueries (0A000),
 /// aggregates, set-returning and window functions.
@@ -1851,6 +1908,21 @@ pub fn bind_copy_where(
     expr.walk(&mut |x| sub |= matches!(x, Expr::Sub(_)));
     if sub {
         return Err(no_subquery(node));
+    }
+    // Evaluated before the row's generated columns are computed.
+    let generated = expr
+        .columns()
+        .into_iter()
+        .find(|&c| table.columns.get(c).is_some_and(|c| c.generated));
+    if let Some(c) = generated {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "generated columns are not supported in COPY FROM WHERE conditions",
+        )
+        .with_detail(format!(
+            "Column \"{}\" is a generated column.",
+            table.columns[c].name
+        )));
     }
     Ok(expr)
 }
@@ -1908,6 +1980,10 @@ pub(crate) fn bind_default(
     col: usize,
 ) -> Result<Option<Expr>, DbError> {
     let c = &table.columns[col];
+    if c.generated {
+        // Its value is computed as the row is written (`bind_generated`).
+        return Ok(None);
+    }
     // A column without a DEFAULT of its own takes its domain's.
     let domain_default = match (&c.default, c.domain) {
         (None, Some(d)) => nestor_types::domains::lookup(d)
@@ -1926,13 +2002,84 @@ pub(crate) fn bind_default(
     b.coerce_assign(e, t, c.ty).map(Some)
 }
 
-/// Bind a table's CHECK constraints (stored as SQL text) over its row.
+/// Bind a table's stored generated columns' expressions over its row,
+/// coerced to their columns' types (PostgreSQL's ExecInitStoredGenerated).
+pub fn bind_generated(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    table: &Arc<TableDef>,
+) -> Result<Vec<BoundCheck>, DbError> {
+    let mut out = Vec::new();
+    for (i, c) in table.live_columns() {
+        let (true, Some(sql)) = (c.generated, c.default.as_deref()) else {
+            continue;
+        };
+        let node = nestor_parser::parse_expr(sql)?;
+        let mut b = select::row_binder(catalog, eval, sql, table);
+        b.agg = AggCtx::NotAllowed("column generation expressions");
+        let (e, t) = b.bind(&node)?;
+        out.push(BoundCheck {
+            name: String::new(),
+            expr: b.coerce_assign(e, t, c.ty)?,
+            domain: None,
+            generated: Some(i),
+        });
+    }
+    Ok(out)
+}
+
+/// The columns of `def` a generated column's expression reads (by
+/// position), or None for a column that is not generated.
+pub fn generated_reads(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    def: &TableDef,
+    col: usize,
+) -> Result<Option<Vec<usize>>, DbError> {
+    let c = &def.columns[col];
+    let (true, Some(sql)) = (c.generated, c.default.as_deref()) else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let table = Arc::new(def.clone());
+    let mut b = select::row_binder(catalog, eval, sql, &table);
+    let (e, _) = b.bind(&node)?;
+    let mut cols = e.columns();
+    cols.retain(|&i| i < def.columns.len());
+    cols.sort_unstable();
+    cols.dedup();
+    Ok(Some(cols))
+}
+
+/// The generated columns of `def` whose expressions read column `col`
+/// (what PostgreSQL's pg_depend would list; found by binding them).
+pub fn generated_dependents(
+    catalog: &Catalog,
+    eval: EvalCtx,
+    def: &TableDef,
+    col: usize,
+) -> Result<Vec<usize>, DbError> {
+    let mut out = Vec::new();
+    if !def.columns.iter().any(|c| c.generated && !c.dropped) {
+        return Ok(out);
+    }
+    for (i, _) in def.live_columns() {
+        if i != col && generated_reads(catalog, eval, def, i)?.is_some_and(|r| r.contains(&col)) {
+            out.push(i);
+        }
+    }
+    Ok(out)
+}
+
+/// Bind what every write of a table's rows computes and checks, in the
+/// order it does: its stored generated columns, the constraints of its
+/// domain columns, its CHECK constraints (stored as SQL text) over its row.
 pub fn bind_checks(
     catalog: &Catalog,
     eval: EvalCtx,
     table: &Arc<TableDef>,
 ) -> Result<Vec<BoundCheck>, DbError> {
-    let mut out = Vec::with_capacity(table.checks.len());
+    let mut out = bind_generated(catalog, eval, table)?;
     for (i, c) in table.live_columns() {
         let Some(oid) = c.domain else {
             continue;
@@ -1945,6 +2092,7 @@ pub fn bind_checks(
                 name: String::new(),
                 expr: bind::domain::domain_array_check(Expr::Col(i), checks),
                 domain: Some(def.name.clone()),
+                generated: None,
             });
             continue;
         }
@@ -1964,6 +2112,7 @@ pub fn bind_checks(
                 name: String::new(),
                 expr: Expr::IsNull(Box::new(Expr::Col(i)), true),
                 domain: Some(d.domain.clone()),
+                generated: None,
             });
         }
         for (name, expr) in d.checks {
@@ -1971,6 +2120,7 @@ pub fn bind_checks(
                 name,
                 expr,
                 domain: Some(d.domain.clone()),
+                generated: None,
             });
         }
     }
@@ -1983,6 +2133,7 @@ pub fn bind_checks(
             name: ch.name.clone(),
             expr,
             domain: None,
+            generated: None,
         });
     }
     Ok(out)

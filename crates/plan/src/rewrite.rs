@@ -69,6 +69,9 @@ pub struct RelCol {
     pub ty: DataType,
     /// DEFAULT expression (SQL text); a view's columns have none.
     pub default: Option<String>,
+    /// A stored generated column: `default` is its generation expression,
+    /// which NEW.col computes from NEW's other columns.
+    pub generated: bool,
 }
 
 /// A table or view as rules see it.
@@ -100,6 +103,7 @@ pub fn rule_rel(catalog: &Catalog, rv: &pb::RangeVar) -> Result<Option<RuleRel>,
                     name: c.name.clone(),
                     ty: c.ty,
                     default: c.default.clone(),
+                    generated: c.generated,
                 })
                 .collect(),
             rules: t.rules.clone(),
@@ -117,6 +121,7 @@ pub fn rule_rel(catalog: &Catalog, rv: &pb::RangeVar) -> Result<Option<RuleRel>,
                     name: n.clone(),
                     ty: *ty,
                     default: None,
+                    generated: false,
                 })
                 .collect(),
             rules: v.rules.clone(),
@@ -800,9 +805,25 @@ impl<'a> Event<'a> {
             .col(name)
             .ok_or_else(|| no_column(name, &self.rel.name))?;
         Ok(match &c.default {
-            Some(d) => format!("CAST(({d}) AS {})", c.ty),
-            None => format!("CAST(NULL AS {})", c.ty),
+            Some(d) if !c.generated => format!("CAST(({d}) AS {})", c.ty),
+            _ => format!("CAST(NULL AS {})", c.ty),
         })
+    }
+
+    /// A generated column's value over the values `value_of` gives the
+    /// columns its expression reads.
+    fn generated_value(
+        &self,
+        c: &RelCol,
+        value_of: &dyn Fn(&str) -> String,
+    ) -> Result<Option<String>, DbError> {
+        let (true, Some(expr)) = (c.generated, c.default.as_deref()) else {
+            return Ok(None);
+        };
+        let over = map_column_refs(expr, &mut |r| {
+            (r.rel.is_none() && self.col(r.col).is_some()).then(|| format!("({})", value_of(r.col)))
+        })?;
+        Ok(Some(format!("CAST(({over}) AS {})", c.ty)))
     }
 
     /// The statement's own text (SET, WHERE, RETURNING) with references
@@ -933,10 +954,35 @@ impl<'a> Event<'a> {
                     aliases.join(", ")
                 ));
                 self.src_always = true;
-                return Ok(());
+                return self.compute_generated_in_source();
             }
         }
         self.new_src = Some(format!("SELECT {}", items.join(", ")));
+        self.compute_generated_in_source()
+    }
+
+    /// INSERT: NEW's generated columns computed from its other columns,
+    /// over the query giving them.
+    fn compute_generated_in_source(&mut self) -> Result<(), DbError> {
+        let Some(src) = self.new_src.clone() else {
+            return Ok(());
+        };
+        if !self.rel.columns.iter().any(|c| c.generated) {
+            return Ok(());
+        }
+        let of_src = |n: &str| format!("\"*GEN*\".{}", quote(n));
+        let mut items = Vec::with_capacity(self.rel.columns.len());
+        for c in &self.rel.columns {
+            let v = match self.generated_value(c, &of_src)? {
+                Some(v) => v,
+                None => of_src(&c.name),
+            };
+            items.push(format!("{v} AS {}", quote(&c.name)));
+        }
+        self.new_src = Some(format!(
+            "SELECT {} FROM ({src}) AS \"*GEN*\"",
+            items.join(", ")
+        ));
         Ok(())
     }
 
@@ -975,6 +1021,12 @@ impl<'a> Event<'a> {
 
     /// UPDATE: NEW.col.
     fn new_value(&self, col: &str) -> String {
+        if let Some(c) = self.col(col).filter(|c| c.generated) {
+            let plain = |n: &str| self.new_value(n);
+            if let Ok(Some(v)) = self.generated_value(c, &plain) {
+                return v;
+            }
+        }
         match (self.set.iter().rev().find(|s| s.0 == col), self.col(col)) {
             (Some((_, e, _)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
             _ => format!("{}.{}", quote(OLD_REL), quote(col)),
@@ -1110,17 +1162,24 @@ impl<'a> Event<'a> {
         let target = quote(&self.refname);
         map_column_refs(qual, &mut |r| match r.rel {
             Some("old") => Some(format!("{target}.{}", star_or(r.col))),
-            Some("new") => Some(
-                match (
-                    self.set.iter().rev().find(|s| s.0 == r.col),
-                    self.col(r.col),
-                ) {
-                    (Some((_, _, e)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
-                    _ => format!("{target}.{}", star_or(r.col)),
-                },
-            ),
+            Some("new") => Some(self.new_in_statement(r.col, &target)),
             _ => None,
         })
+    }
+
+    /// NEW.col in the terms of the UPDATE itself (`target`: its name for
+    /// the relation): the SET value, a generated column computed.
+    fn new_in_statement(&self, col: &str, target: &str) -> String {
+        if let Some(c) = self.col(col).filter(|c| c.generated) {
+            let plain = |n: &str| self.new_in_statement(n, target);
+            if let Ok(Some(v)) = self.generated_value(c, &plain) {
+                return v;
+            }
+        }
+        match (self.set.iter().rev().find(|s| s.0 == col), self.col(col)) {
+            (Some((_, _, e)), Some(c)) => format!("CAST(({e}) AS {})", c.ty),
+            _ => format!("{target}.{}", star_or(col)),
+        }
     }
 
     /// The statement's RETURNING list in terms of a rule's RETURNING

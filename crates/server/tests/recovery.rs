@@ -1005,3 +1005,52 @@ fn partition_triggers_survive_crashes() {
     let third = Server::start_on(&dir);
     check_partition_triggers(&third);
 }
+
+/// What must hold after each restart of `generated_columns_survive_crashes`.
+fn check_generated(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select attname, attgenerated, pg_get_expr(adbin, adrelid) from pg_attribute \
+             left join pg_attrdef on adrelid = attrelid and adnum = attnum \
+             where attrelid = 'gc'::regclass and attnum > 0 and not attisdropped order by attnum"
+        ),
+        "a||\nb|s|a * 2\nc||\nd|s|c || '!'\ne||"
+    );
+    assert_eq!(
+        ok(server, "select * from gc order by a"),
+        "1|2|x|x!|\n2|4|y|y!|"
+    );
+    // Still computed, still refused.
+    ok(server, "insert into gc (a, c) values (3, 'z')");
+    ok(server, "update gc set a = 30 where a = 3");
+    assert_eq!(ok(server, "select b, d from gc where a = 30"), "60|z!");
+    ok(server, "delete from gc where a = 30");
+    assert!(err(server, "insert into gc (a, b) values (4, 4)").contains("generated column"));
+}
+
+#[test]
+fn generated_columns_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table gc (a int, b int generated always as (a * 2) stored, c text)",
+        "insert into gc (a, c) values (1, 'x'), (2, 'y')",
+        "alter table gc add column d text generated always as (c || '!') stored",
+        "alter table gc add column e int generated always as (a + 1) stored",
+        "alter table gc alter column e drop expression",
+        "update gc set e = null",
+    ] {
+        ok(&server, sql);
+    }
+    check_generated(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_generated(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_generated(&third);
+}

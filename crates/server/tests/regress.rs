@@ -292,6 +292,7 @@ regress!(
     with_search_cycle,
     with_recursive_checks,
     instead_of_triggers,
+    generated_columns,
     bytea_hash_fns,
     merge_stmt,
     plpgsql_cursors_foreach,

@@ -142,8 +142,18 @@ fn alter_cmd(
             new.columns[pos].not_null = sub == A::AtSetNotNull;
             super::put_table(ctx, new)
         }
+        A::AtDropExpression => super::generated::drop_expression(ctx, def, cmd),
         A::AtColumnDefault => {
             let pos = existing_column(def, &cmd.name)?;
+            if def.columns[pos].generated {
+                let e = super::generated::is_generated_err(&cmd.name, &def.name);
+                return Err(match cmd.def {
+                    Some(_) => e,
+                    None => {
+                        e.with_hint("Use ALTER TABLE ... ALTER COLUMN ... DROP EXPRESSION instead.")
+                    }
+                });
+            }
             let mut new = (**def).clone();
             match cmd.def.as_deref() {
                 Some(d) => {
@@ -392,8 +402,8 @@ fn add_column(
     let mut b = binder(ctx, text);
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
     let mut fks = Vec::new();
-    let (mut col, serial, bound_default, identity) =
-        column_def(&mut b, cd, &mut idx, &mut checks, &mut fks)?;
+    let (mut col, serial, bound_default, identity, generation) =
+        column_def(&mut b, &def.name, cd, &mut idx, &mut checks, &mut fks)?;
     if identity.is_some() {
         return Err(DbError::unsupported(
             "ADD COLUMN ... GENERATED AS IDENTITY (add the column, then ALTER COLUMN ... ADD GENERATED)",
@@ -437,6 +447,16 @@ fn add_column(
     let mut new = (**def).clone();
     new.columns.push(col);
     new.checks = bind_checks(ctx, text, &new, checks)?;
+    if let Some(e) = generation {
+        // PostgreSQL reports these without a cursor.
+        let pos = new.columns.len() - 1;
+        super::generated::check_expr(ctx, text, &new, pos, &e).map_err(|mut e| {
+            e.position = None;
+            e.unpositioned = true;
+            e
+        })?;
+        return super::generated::rewrite(ctx, def, new);
+    }
     super::put_table(ctx, new)
 }
 
@@ -491,7 +511,43 @@ fn drop_column(
         }
         Err(e) => return Err(e),
     };
-    drop_column_at(ctx, def, pos)
+    let cascade = cmd.behavior == pb::DropBehavior::DropCascade as i32;
+    let dependents = super::generated::dependents(ctx, def, pos)?;
+    if let Some(&d) = dependents.first() {
+        let (col, dep) = (&def.columns[pos].name, &def.columns[d].name);
+        let t = &def.name;
+        if !cascade {
+            return Err(DbError::new(
+                SqlState::DependentObjectsStillExist,
+                format!("cannot drop column {col} of table {t} because other objects depend on it"),
+            )
+            .with_detail(format!(
+                "column {dep} of table {t} depends on column {col} of table {t}"
+            ))
+            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        }
+        for &d in &dependents {
+            notice(
+                ctx,
+                format!(
+                    "drop cascades to column {} of table {t}",
+                    def.columns[d].name
+                ),
+            );
+        }
+    }
+    for d in dependents {
+        let cur = ctx
+            .catalog
+            .table_by_oid(def.oid)
+            .ok_or_else(|| undefined_table(&def.name))?;
+        drop_column_at(ctx, &cur, d)?;
+    }
+    let cur = ctx
+        .catalog
+        .table_by_oid(def.oid)
+        .ok_or_else(|| undefined_table(&def.name))?;
+    drop_column_at(ctx, &cur, pos)
 }
 
 /// Drop column `pos` of `def` (ALTER TABLE ... DROP COLUMN, DROP DOMAIN
@@ -505,6 +561,7 @@ pub(super) fn drop_column_at(
     new.columns[pos].dropped = true;
     new.columns[pos].not_null = false;
     new.columns[pos].default = None;
+    new.columns[pos].generated = false;
     // The slot keeps its base type only: the domain may be dropped.
     new.columns[pos].domain = None;
     // Indexes that read the column go with it (a computed one when its

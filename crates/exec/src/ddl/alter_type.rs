@@ -85,6 +85,7 @@ pub(super) fn alter_column_type(
     let col = &def.columns[pos];
     let old_ty = col.ty;
     let using = cd.raw_default.as_deref();
+    super::generated::check_alter_type(ctx, def, pos, using.is_some())?;
     if using.is_none() && new_ty == old_ty {
         if col.domain.is_some() {
             // From a domain to its base type: the values stay.
@@ -165,7 +166,7 @@ pub(super) fn alter_column_type(
 
     // The default, as PostgreSQL stored it, must cast to the new type.
     let default = match &col.default {
-        Some(_) if def.identity(pos).is_none() => {
+        Some(_) if def.identity(pos).is_none() && !col.generated => {
             let shown = crate::pg_catalog::default_text(def, pos);
             if let Some(d) = &shown {
                 let node = nestor_parser::parse_expr(d)?;
@@ -250,6 +251,9 @@ pub(super) fn alter_column_type(
     // A NOT VALID CHECK stays unchecked on the rewritten rows, as
     // PostgreSQL re-adds it NOT VALID after the rewrite.
     checks.retain(|c| !new.not_valid.contains(&c.name));
+    // A generated column keeps its values, converted (its expression
+    // reads no column whose type changes: `check_alter_type`).
+    checks.retain(|c| c.generated.is_none());
     if def.identity(pos).is_some() {
         retype_identity_sequence(ctx, def, pos, old_ty, new_ty)?;
     }

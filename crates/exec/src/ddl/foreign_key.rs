@@ -32,6 +32,30 @@ pub(crate) struct PendingFk {
     pub deferred: bool,
 }
 
+/// An action that writes the referencing columns cannot write a stored
+/// generated one (PostgreSQL's 42601).
+fn refuse_generated_actions(
+    child: &TableDef,
+    columns: &[usize],
+    p: &PendingFk,
+) -> Result<(), DbError> {
+    if !columns.iter().any(|&c| child.columns[c].generated) {
+        return Ok(());
+    }
+    let writes = |a: FkAction| matches!(a, FkAction::SetNull | FkAction::SetDefault);
+    let what = if writes(p.on_update) || p.on_update == FkAction::Cascade {
+        "ON UPDATE"
+    } else if writes(p.on_delete) {
+        "ON DELETE"
+    } else {
+        return Ok(());
+    };
+    Err(DbError::new(
+        SqlState::SyntaxError,
+        format!("invalid {what} action for foreign key constraint containing generated column"),
+    ))
+}
+
 fn action(code: &str) -> Result<FkAction, DbError> {
     match code.as_bytes().first() {
         None | Some(b' ') => Ok(FkAction::NoAction),
@@ -158,6 +182,7 @@ pub(crate) fn resolve(
         .iter()
         .map(|c| column(child, c))
         .collect::<Result<Vec<_>, _>>()?;
+    refuse_generated_actions(child, &columns, p)?;
     let parent_columns: Vec<usize> = if p.parent_columns.is_empty() {
         parent
             .indexes

@@ -120,6 +120,7 @@ pub(super) fn merge_columns(
                             c,
                         ));
                     }
+                    super::generated::merge_parents(x, c)?;
                     x.not_null |= c.not_null;
                 }
                 None => cols.push(Column {
@@ -160,7 +161,8 @@ pub(super) fn merge_columns(
                     ));
                 }
                 x.not_null |= c.not_null;
-                if c.default.is_some() {
+                super::generated::merge_own(x, &c)?;
+                if c.default.is_some() && !x.generated {
                     x.default = c.default;
                 }
                 positions.push(i);
@@ -373,6 +375,7 @@ pub(super) fn add_parent(
                 ),
             ));
         }
+        super::generated::check_inherit(pc, cc)?;
     }
     for k in &parent.checks {
         match child.checks.iter().find(|c| c.name == k.name) {
@@ -445,6 +448,7 @@ fn recursing(sub: pb::AlterTableType) -> bool {
             | A::AtSetNotNull
             | A::AtDropNotNull
             | A::AtColumnDefault
+            | A::AtDropExpression
     )
 }
 
@@ -476,6 +480,10 @@ pub(super) fn recursing_children(
         A::AtAddColumn => Err(DbError::new(
             SqlState::InvalidTableDefinition,
             "column must be added to child tables too",
+        )),
+        A::AtDropExpression => Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "ALTER TABLE / DROP EXPRESSION must be applied to child tables too",
         )),
         A::AtDropColumn | A::AtAlterColumnType => Err(DbError::new(
             SqlState::InvalidTableDefinition,
@@ -539,9 +547,11 @@ pub(super) fn child_cmd_applies(
             Ok(t.column_index(&cmd.name).is_some() && !is_inherited(ctx, t, &cmd.name))
         }
         A::AtDropConstraint => Ok(t.checks.iter().any(|c| c.name == cmd.name)),
-        A::AtAlterColumnType | A::AtSetNotNull | A::AtDropNotNull | A::AtColumnDefault => {
-            Ok(t.column_index(&cmd.name).is_some())
-        }
+        A::AtAlterColumnType
+        | A::AtSetNotNull
+        | A::AtDropNotNull
+        | A::AtColumnDefault
+        | A::AtDropExpression => Ok(t.column_index(&cmd.name).is_some()),
         _ => Ok(true),
     }
 }
@@ -564,6 +574,9 @@ pub(super) fn refuse_on_inherited(
         }
         A::AtAlterColumnType if is_inherited(ctx, t, &cmd.name) => {
             format!("cannot alter inherited column \"{}\"", cmd.name)
+        }
+        A::AtDropExpression if is_inherited(ctx, t, &cmd.name) => {
+            "cannot drop generation expression from inherited column".to_string()
         }
         A::AtDropConstraint if inherited_check(ctx, t, &cmd.name) => format!(
             "cannot drop inherited constraint \"{}\" of relation \"{}\"",

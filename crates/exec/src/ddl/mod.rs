@@ -20,6 +20,7 @@ mod domain;
 mod enum_type;
 mod foreign_key;
 mod function;
+mod generated;
 mod grant;
 mod index_expr;
 mod inherit;

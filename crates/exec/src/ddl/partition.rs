@@ -102,6 +102,17 @@ pub(super) fn key_of(
         } else {
             Some(pe.name.clone())
         };
+        let whole_row = name.as_deref().is_some_and(|n| {
+            def.column_index(n).is_none() && def.name.rsplit('.').next() == Some(n)
+        });
+        if let Some(g) = def
+            .columns
+            .iter()
+            .find(|c| whole_row && c.generated && !c.dropped)
+        {
+            // The whole row: it holds the generated columns.
+            return Err(generated_in_key(text, &g.name, pe.location));
+        }
         let part = match name {
             Some(name) => KeyPart::Column(key_column(text, def, &name, pe.location)?),
             None => {
@@ -112,6 +123,13 @@ pub(super) fn key_of(
                 KeyPart::Expr(key_expr(ctx, text, def, expr, n + 1)?)
             }
         };
+        let read = match &part {
+            KeyPart::Column(c) => std::slice::from_ref(c),
+            KeyPart::Expr(e) => e.columns.as_slice(),
+        };
+        if let Some(&g) = read.iter().find(|&&c| def.columns[c].generated) {
+            return Err(generated_in_key(text, &def.columns[g].name, pe.location));
+        }
         let ty = match &part {
             KeyPart::Column(c) => def.columns[*c].ty,
             KeyPart::Expr(e) => e.ty,
@@ -133,6 +151,19 @@ pub(super) fn key_of(
 }
 
 /// A key element naming a column: its position.
+/// A partition key may not read a stored generated column (42P17).
+fn generated_in_key(text: &str, col: &str, location: i32) -> DbError {
+    bind::err_at(
+        DbError::new(
+            SqlState::InvalidObjectDefinition,
+            "cannot use generated column in partition key",
+        )
+        .with_detail(format!("Column \"{col}\" is a generated column.")),
+        text,
+        location,
+    )
+}
+
 fn key_column(text: &str, def: &TableDef, name: &str, location: i32) -> Result<usize, DbError> {
     if matches!(
         name,

@@ -107,6 +107,7 @@ pub fn create_table(
         None => Vec::new(),
     };
     let seqs = serial_sequences(ctx, &name, persistence, &mut elements)?;
+    let generated = std::mem::take(&mut elements.generated);
     let fks = std::mem::take(&mut elements.fks);
     let bare = rv.relname.clone();
     let mut def = build_table(ctx, text, (namespace, bare), persistence, elements, &seqs)?;
@@ -148,6 +149,15 @@ pub fn create_table(
     }
     let oid = def.oid;
     super::put_table(ctx, def)?;
+    // Checked once the table exists, so `tableoid = 't'::regclass`
+    // finds it (the statement's failure undoes it).
+    if let Some(def) = ctx.catalog.table(&name).filter(|_| !generated.is_empty()) {
+        for (col, e) in &generated {
+            if let Some(i) = def.column_index(col) {
+                super::generated::check_expr(ctx, text, &def, i, e)?;
+            }
+        }
+    }
     if let Some(p) = &part_parent {
         super::trigger::adopt(ctx, p, oid)?;
     }
@@ -230,6 +240,12 @@ fn column_options(
                         constraint: Some(con.location),
                     })
                 }
+                pb::ConstrType::ConstrGenerated => {
+                    return Err(DbError::new(
+                        SqlState::FeatureNotSupported,
+                        "generated columns are not supported on partitions",
+                    ))
+                }
                 _ => {
                     return Err(DbError::unsupported(
                         "this column option in CREATE TABLE ... PARTITION OF",
@@ -258,6 +274,16 @@ fn inherit_elements(
     }
     for (pos, _) in &mut el.identities {
         *pos = moved[*pos];
+        let c = &el.columns[*pos];
+        if c.generated {
+            return Err(DbError::new(
+                SqlState::InvalidColumnDefinition,
+                format!(
+                    "column \"{}\" inherits from generated column but specifies identity",
+                    c.name
+                ),
+            ));
+        }
     }
     let own = std::mem::take(&mut el.checks);
     el.checks = super::inherit::merge_checks(ctx, parents, table, own)?;
@@ -299,6 +325,8 @@ struct Elements {
     /// Identity columns: (position, options).
     identities: Vec<(usize, IdentitySpec)>,
     fks: Vec<super::foreign_key::PendingFk>,
+    /// Generation expressions as written, by column name.
+    generated: Vec<(String, Node)>,
 }
 
 fn table_elements(
@@ -313,6 +341,7 @@ fn table_elements(
         serials: Vec::new(),
         identities: Vec::new(),
         fks: Vec::new(),
+        generated: Vec::new(),
     };
     let mut b = binder(ctx, text);
     for elt in &cs.table_elts {
@@ -324,8 +353,18 @@ fn table_elements(
                         format!("column \"{}\" specified more than once", cd.colname),
                     ));
                 }
-                let (col, serial, _, identity) =
-                    column_def(&mut b, cd, &mut el.indexes, &mut el.checks, &mut el.fks)?;
+                let table = cs.relation.as_ref().map_or("", |r| r.relname.as_str());
+                let (col, serial, _, identity, generation) = column_def(
+                    &mut b,
+                    table,
+                    cd,
+                    &mut el.indexes,
+                    &mut el.checks,
+                    &mut el.fks,
+                )?;
+                if let Some(e) = generation {
+                    el.generated.push((col.name.clone(), e));
+                }
                 if let Some(t) = serial {
                     el.serials.push((el.columns.len(), t));
                 }
@@ -367,6 +406,7 @@ fn table_elements(
 // CREATE_TABLE_LIKE_* option bits.
 const LIKE_CONSTRAINTS: u32 = 1 << 2;
 const LIKE_DEFAULTS: u32 = 1 << 3;
+const LIKE_GENERATED: u32 = 1 << 4;
 const LIKE_INDEXES: u32 = 1 << 6;
 
 /// LIKE source: its columns with their types and NOT NULL; with INCLUDING
@@ -402,9 +442,16 @@ fn like_clause(
             ty: c.ty,
             domain: c.domain,
             not_null: c.not_null,
-            default: (like.options & LIKE_DEFAULTS != 0)
+            default: (like.options
+                & if c.generated {
+                    LIKE_GENERATED
+                } else {
+                    LIKE_DEFAULTS
+                }
+                != 0)
                 .then(|| c.default.clone())
                 .flatten(),
+            generated: c.generated && like.options & LIKE_GENERATED != 0,
             missing: Value::Null,
             dropped: false,
         });
@@ -631,12 +678,21 @@ fn build_table(
     }
 }
 
-/// A column definition: the column, its serial type if it is one, and its
-/// bound DEFAULT (for ADD COLUMN's value of existing rows).
-type ColumnParts = (Column, Option<DataType>, Option<Expr>, Option<IdentitySpec>);
+/// A column definition: the column, its serial type if it is one, its
+/// bound DEFAULT (for ADD COLUMN's value of existing rows), its identity,
+/// and its generation expression as written (checked once the table's
+/// columns are known: `super::generated::check_expr`).
+type ColumnParts = (
+    Column,
+    Option<DataType>,
+    Option<Expr>,
+    Option<IdentitySpec>,
+    Option<Node>,
+);
 
 pub(super) fn column_def(
     b: &mut Binder,
+    table: &str,
     cd: &pb::ColumnDef,
     indexes: &mut Vec<PendingIndex>,
     checks: &mut Vec<PendingCheck>,
@@ -680,11 +736,13 @@ pub(super) fn column_def(
         domain,
         not_null: serial.is_some() || cd.is_not_null,
         default: None,
+        generated: false,
         missing: Value::Null,
         dropped: false,
     };
     let mut bound_default = None;
     let mut identity = None;
+    let mut generation = None;
     if let Some(d) = &cd.raw_default {
         bound_default = Some(set_default(b, &mut col, d)?);
     }
@@ -773,12 +831,24 @@ pub(super) fn column_def(
                 });
             }
             pb::ConstrType::ConstrGenerated => {
-                return Err(DbError::unsupported("generated columns"))
+                let e = super::generated::constraint(b.text, table, cd, con, generation.is_some())?;
+                generation = Some(e);
             }
             _ => {}
         }
     }
-    Ok((col, serial, bound_default, identity))
+    if let Some(e) = &generation {
+        super::generated::refuse_default_or_identity(
+            b.text,
+            table,
+            cd,
+            col.default.is_some() || serial.is_some(),
+            identity.is_some(),
+        )?;
+        col.default = Some(nestor_parser::deparse_expr(e)?);
+        col.generated = true;
+    }
+    Ok((col, serial, bound_default, identity, generation))
 }
 
 /// Bind a DEFAULT expression (so errors surface now), store its SQL text in

@@ -235,6 +235,11 @@ pub fn create_trigger(
     }
     let when = match &ct.when_clause {
         Some(w) => {
+            if let TrigRel::Table(t) = &rel {
+                if ct.row && ct.timing & TYPE_BEFORE != 0 {
+                    super::generated::refuse_in_when(ctx_text, t, w)?;
+                }
+            }
             let text = nestor_parser::deparse_expr(w)?;
             check_when(ctx, &cols, &text, ct.row, events).map_err(|e| {
                 // Positioned at the reference, as PostgreSQL does.

@@ -669,12 +669,18 @@ impl Expr {
 }
 
 /// A CHECK constraint bound over its table's row (data columns, then the
-/// hidden system columns).
+/// hidden system columns), or a stored generated column's expression.
 #[derive(Clone, Debug)]
 pub struct BoundCheck {
     pub name: String,
     pub expr: Expr,
     /// For the constraint of a column's domain: the domain's name (`name`
-    /// is empty for its NOT NULL). These come first in a table's list.
+    /// is empty for its NOT NULL). These come after the generated columns
+    /// in a table's list.
     pub domain: Option<String>,
+    /// Not a check: the generation expression of stored generated column
+    /// `col` (`name` empty, `expr` coerced to the column's type), which
+    /// every write computes before the checks run. These come first in a
+    /// table's list.
+    pub generated: Option<usize>,
 }

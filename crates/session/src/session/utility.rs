@@ -1270,7 +1270,25 @@ fn copy_columns(s: &mut Session, c: &CopyStmt) -> Result<(String, Vec<String>), 
             _ => None,
         })
         .collect();
-    let _ = s;
+    // Generated columns are never copied: a table with some copies the
+    // others by default and refuses them when named.
+    let def = nestor_plan::bind::relname(rel)
+        .ok()
+        .and_then(|n| s.catalog.table(&n))
+        .filter(|t| t.columns.iter().any(|c| c.generated && !c.dropped));
+    let Some(def) = def else {
+        return Ok((table, cols));
+    };
+    if let Some(g) = cols.iter().find(|c| {
+        def.column_index(c)
+            .is_some_and(|i| def.columns[i].generated)
+    }) {
+        return Err(nestor_plan::modify::copy_generated_column(g));
+    }
+    if cols.is_empty() {
+        let plain = def.live_columns().filter(|(_, c)| !c.generated);
+        return Ok((table, plain.map(|(_, c)| c.name.clone()).collect()));
+    }
     Ok((table, cols))
 }
 
