@@ -798,18 +798,7 @@ fn conflict_update(
         if let Some(f) = filter {
             if !f.test(&input, ev)? {
                 // The row stays locked, as in PostgreSQL.
-                let r = t
-                    .storage
-                    .lock_row(
-                        ev.ctx.txn,
-                        rid,
-                        nestor_txn::LockMode::Update,
-                        nestor_txn::WaitPolicy::Block,
-                        &snap,
-                        &ev.ctx.wait,
-                        recheck,
-                    )
-                    .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+                let r = lock_conflicting(t, rid, &snap, recheck, ev)?;
                 match r {
                     nestor_storage::LockResult::Changed(newest) => {
                         replace_prefix(&mut input, &newest);
@@ -829,18 +818,7 @@ fn conflict_update(
         // PostgreSQL's ExecOnConflictUpdate locks it before updating).
         let old_live = upd.as_deref().map(|f| f.live(&input[..t.columns.len()]));
         if let (Some(f), Some(old)) = (upd.as_deref().filter(|f| f.has_before_row()), &old_live) {
-            let r = t
-                .storage
-                .lock_row(
-                    ev.ctx.txn,
-                    rid,
-                    nestor_txn::LockMode::Update,
-                    nestor_txn::WaitPolicy::Block,
-                    &snap,
-                    &ev.ctx.wait,
-                    recheck,
-                )
-                .map_err(|e| storage_err(e, &ev.ctx.eval))?;
+            let r = lock_conflicting(t, rid, &snap, recheck, ev)?;
             match r {
                 nestor_storage::LockResult::Locked => {}
                 nestor_storage::LockResult::Changed(newest) => {
@@ -909,6 +887,27 @@ fn conflict_update(
             }
         }
     }
+}
+
+/// Lock ON CONFLICT DO UPDATE's conflicting row FOR UPDATE, waiting.
+fn lock_conflicting(
+    t: &TableDef,
+    rid: RowId,
+    snap: &nestor_txn::Snapshot,
+    recheck: Recheck,
+    ev: &mut Ev,
+) -> Result<nestor_storage::LockResult, DbError> {
+    t.storage
+        .lock_row(
+            ev.ctx.txn,
+            rid,
+            nestor_txn::LockMode::Update,
+            nestor_txn::WaitPolicy::Block,
+            snap,
+            &ev.ctx.wait,
+            recheck,
+        )
+        .map_err(|e| storage_err(e, &ev.ctx.eval))
 }
 
 /// A conflicting row this very command wrote (found through the probe's
