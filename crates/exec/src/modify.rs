@@ -398,12 +398,22 @@ fn exec_insert_routed(
 ) -> Result<u64, DbError> {
     let mut trig = Firing::new(&p.table, Event::Insert, &[], ev)?;
     let mut leaf_trig = LeafTriggers::new(r);
-    if leaf_trig.is_some() && p.conflict.is_some() {
-        return Err(DbError::unsupported(
-            "INSERT ... ON CONFLICT into a partitioned table whose partitions have row-level triggers",
-        ));
-    }
+    // ON CONFLICT DO UPDATE: the named table's UPDATE statement triggers,
+    // and each leaf's UPDATE row triggers (made when a row first updates
+    // there), as in `exec_insert`.
+    let update_cols: Option<Vec<usize>> = match &p.conflict {
+        Some(Conflict::Update { sets, .. }) => Some(sets.iter().map(|(c, _)| *c).collect()),
+        _ => None,
+    };
+    let mut upd = match &update_cols {
+        Some(cols) => Firing::new(&p.table, Event::Update, cols, ev)?,
+        None => None,
+    };
+    let mut leaf_upd: Vec<Option<Option<Firing>>> = r.leaves.iter().map(|_| None).collect();
     if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
+    if let Some(t) = &upd {
         t.before_statement(ev)?;
     }
     let sources = collect(&p.source, ev)?;
@@ -426,9 +436,27 @@ fn exec_insert_routed(
             let Some(lp) = &leaf_plans[i] else {
                 continue;
             };
+            if let Some(t) = &mut leaf_trig {
+                match t.before(i, row, ev)? {
+                    Some(x) => row = x,
+                    None => continue,
+                }
+            }
             check_row(&lp.table, &lp.checks, &mut row, ev)?;
-            if insert_one(lp, row, ev, sink, &mut None, None)? != Outcome::Skipped {
-                count += 1;
+            let written = leaf_trig.as_ref().map(|_| row.clone());
+            if let (Some(cols), None) = (&update_cols, &leaf_upd[i]) {
+                leaf_upd[i] = Some(Firing::new(&r.leaves[i].table, Event::Update, cols, ev)?);
+            }
+            let lu = leaf_upd[i].as_mut().and_then(Option::as_mut);
+            match insert_one(lp, row, ev, sink, &mut None, lu)? {
+                Outcome::Inserted => {
+                    count += 1;
+                    if let (Some(t), Some(w)) = (&mut leaf_trig, written) {
+                        t.after(i, &w, ev)?;
+                    }
+                }
+                Outcome::Updated => count += 1,
+                Outcome::Skipped => {}
             }
             continue;
         }
@@ -447,8 +475,10 @@ fn exec_insert_routed(
     for (leaf, rid, row) in fk_rows {
         crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), ev)?;
     }
-    if let Some(t) = &mut leaf_trig {
-        t.fire_after(ev)?;
+    let mut fired: Vec<&mut Firing> = leaf_upd.iter_mut().flatten().flatten().collect();
+    crate::triggers::fire_in_order(&mut fired, leaf_trig.as_mut_slice(), ev)?;
+    if let Some(t) = &mut upd {
+        t.after_statement(ev)?;
     }
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;

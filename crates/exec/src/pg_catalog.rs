@@ -3451,6 +3451,18 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             // The bytes of the rows the statement sees (no pages: the
             // relation is in memory).
             let o = relation_oid(c, &args[0])?.unwrap_or(0);
+            match args.get(1).map(|f| f.as_str().unwrap_or("")) {
+                None | Some("main") => {}
+                Some("fsm" | "vm" | "init") => return Ok(Value::Int8(0)),
+                Some(_) => {
+                    return Err(
+                        DbError::new(SqlState::InvalidParameterValue, "invalid fork name")
+                            .with_hint(
+                                "Valid fork names are \"main\", \"fsm\", \"vm\", and \"init\".",
+                            ),
+                    )
+                }
+            }
             let mut bytes = 0usize;
             if let Some(t) = c.table_by_oid(RelId(o)) {
                 t.storage

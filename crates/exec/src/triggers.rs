@@ -42,13 +42,13 @@
 //! (ENABLE / DISABLE TRIGGER) and session_replication_role allow.
 //!
 //! Left out: transition tables
-//! (REFERENCING), constraint triggers, INSERT ... ON CONFLICT into a
-//! partitioned table whose partitions have triggers (0A000). INSERT ...
+//! (REFERENCING), constraint triggers (0A000). INSERT ...
 //! ON CONFLICT DO UPDATE fires INSERT and UPDATE triggers as PostgreSQL:
 //! BEFORE INSERT statement then BEFORE UPDATE statement; per row BEFORE
 //! INSERT, then on a conflict BEFORE UPDATE on the locked existing row;
 //! AFTER ROW events in row order; AFTER UPDATE statement, then AFTER
-//! INSERT statement. COPY FROM fires INSERT
+//! INSERT statement (into a partitioned table, the leaves' row
+//! triggers and the named table's statement triggers). COPY FROM fires INSERT
 //! triggers as INSERT does (`modify::copy_insert`). The AFTER
 //! ROW queue holds the statement's changed rows in memory, as PostgreSQL's
 //! does.

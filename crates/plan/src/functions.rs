@@ -737,6 +737,13 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![regclass_arg(args)],
             T::Int8,
         ),
+        // pg_relation_size(rel, fork): the main fork is the rows, the
+        // others (fsm, vm, init) are empty.
+        ("pg_relation_size", 2) => r(
+            Func::Catalog(CatalogFn::RelationSize),
+            vec![regclass_arg(args), text],
+            T::Int8,
+        ),
         ("pg_size_pretty", 1) => r(
             Func::Catalog(CatalogFn::SizePretty),
             vec![Some(if matches!(args[0], T::Numeric(_)) {

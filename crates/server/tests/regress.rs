@@ -306,4 +306,5 @@ regress!(
     partition_triggers,
     on_conflict_triggers,
     partition_tree,
+    relation_size_forks,
 );

@@ -23,3 +23,20 @@ create function note() returns trigger language plpgsql as $$ begin raise notice
 create trigger only_upd before update on up2 for each row execute function note();
 insert into up2 values (1, 'x');
 insert into up2 values (1, 'y') on conflict (id) do update set v = excluded.v;
+-- into a partitioned table: the leaves' row triggers, the named table's
+-- statement triggers
+create table pup (id int primary key, v text, updated int default 0) partition by range (id);
+create table pup1 partition of pup for values from (0) to (10);
+create table pup2 partition of pup for values from (10) to (20);
+create trigger b_ins before insert on pup for each row execute function touch();
+create trigger b_upd before update on pup for each row execute function touch();
+create trigger a_ins after insert on pup for each row execute function touch();
+create trigger a_upd after update on pup for each row execute function touch();
+create trigger s_ins before insert on pup for each statement execute function stmt();
+create trigger s_upd before update on pup for each statement execute function stmt();
+create trigger z_ins after insert on pup for each statement execute function stmt();
+create trigger z_upd after update on pup for each statement execute function stmt();
+insert into pup values (1, 'a'), (11, 'b');
+insert into pup values (1, 'a2'), (12, 'c'), (11, 'b2') on conflict (id) do update set v = excluded.v returning *;
+insert into pup values (12, 'c2') on conflict (id) do nothing;
+select tableoid::regclass, * from pup order by id;
