@@ -3583,16 +3583,9 @@ impl<'e> Binder<'e> {
         let def = self
             .window_def(over)
             .map_err(|e| err_at(e, self.text, over.location))?;
-        let saved = std::mem::replace(
-            &mut self.window,
-            WinCtx::NotAllowed(
-                "window function calls cannot be nested",
-                SqlState::WindowingError,
-            ),
-        );
-        let bound = self.bind_window_parts(name, f, &def);
-        self.window = saved;
-        bound
+        self.without_windows("window function calls cannot be nested", |b| {
+            b.bind_window_parts(name, f, &def)
+        })
     }
 
     /// The window an OVER clause means: its own definition, or a named
@@ -4142,6 +4135,22 @@ impl<'e> Binder<'e> {
             }
         };
         Ok((Expr::Func(Func::Srf(kind), args), ty))
+    }
+
+    /// Run `f` where window functions are refused with `msg` (42P20),
+    /// the window context restored after.
+    pub(crate) fn without_windows<T>(
+        &mut self,
+        msg: &'static str,
+        f: impl FnOnce(&mut Self) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        let saved = std::mem::replace(
+            &mut self.window,
+            WinCtx::NotAllowed(msg, SqlState::WindowingError),
+        );
+        let r = f(self);
+        self.window = saved;
+        r
     }
 
     /// Run `f` where an aggregate's arguments are bound: aggregates and

@@ -32,7 +32,7 @@ use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 
-use crate::bind::{self, node, AggCtx, Binder, Scope, WinCtx};
+use crate::bind::{self, node, AggCtx, Binder, Scope};
 use crate::ir::{Expr, JoinKind, Plan, SYS_COLS};
 use crate::modify::{self, BoundCheck, WriteTarget};
 use crate::select::{self, partition::PartCheck};
@@ -302,17 +302,10 @@ fn plan_merge_body(
     let item = select::plan_from_item(b, source, &mut off, &mut scope)?;
     let top = b.level();
     b.scopes[top] = scope;
-    let saved = std::mem::replace(
-        &mut b.window,
-        WinCtx::NotAllowed(
-            "window functions are not allowed in JOIN conditions",
-            SqlState::WindowingError,
-        ),
-    );
     b.agg = AggCtx::NotAllowed("JOIN conditions");
-    let on = b.bind_bool(bind::req(&m.join_condition)?, "JOIN/ON");
-    b.window = saved;
-    let on = on?;
+    let on = b.without_windows("window functions are not allowed in JOIN conditions", |b| {
+        b.bind_bool(bind::req(&m.join_condition)?, "JOIN/ON")
+    })?;
     let mut matched = Vec::new();
     let mut not_matched = Vec::new();
     let mut privs = 0;
@@ -395,16 +388,8 @@ fn plan_action(
     let cond = match w.condition.as_deref() {
         Some(c) => {
             b.agg = AggCtx::NotAllowed("MERGE WHEN conditions");
-            let saved = std::mem::replace(
-                &mut b.window,
-                WinCtx::NotAllowed(
-                    "window functions are not allowed in MERGE WHEN conditions",
-                    SqlState::WindowingError,
-                ),
-            );
-            let e = b.bind_bool(c, "WHEN");
-            b.window = saved;
-            Some(e?)
+            let msg = "window functions are not allowed in MERGE WHEN conditions";
+            Some(b.without_windows(msg, |b| b.bind_bool(c, "WHEN"))?)
         }
         None => None,
     };

@@ -358,16 +358,9 @@ pub(crate) fn bind_returning(b: &mut Binder, list: &[Node]) -> Result<Option<Ret
         return Ok(None);
     }
     b.agg = AggCtx::NotAllowed("RETURNING");
-    let saved = std::mem::replace(
-        &mut b.window,
-        WinCtx::NotAllowed(
-            "window functions are not allowed in RETURNING",
-            SqlState::WindowingError,
-        ),
-    );
-    let targets = select::bind_targets(b, list);
-    b.window = saved;
-    let targets = targets?;
+    let targets = b.without_windows("window functions are not allowed in RETURNING", |b| {
+        select::bind_targets(b, list)
+    })?;
     Ok(Some(Returning {
         exprs: targets.iter().map(|t| t.expr.clone()).collect(),
         cols: targets.into_iter().map(|t| t.col).collect(),

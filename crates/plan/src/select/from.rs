@@ -730,16 +730,8 @@ pub(super) fn plan_join(
     let mut pairs = Vec::new();
     let result = (|| -> Result<(), DbError> {
         if let Some(q) = &j.quals {
-            let saved = std::mem::replace(
-                &mut b.window,
-                WinCtx::NotAllowed(
-                    "window functions are not allowed in JOIN conditions",
-                    SqlState::WindowingError,
-                ),
-            );
-            let bound = b.bind_bool(q, "JOIN/ON");
-            b.window = saved;
-            on = conjuncts(bound?);
+            let msg = "window functions are not allowed in JOIN conditions";
+            on = conjuncts(b.without_windows(msg, |b| b.bind_bool(q, "JOIN/ON"))?);
         }
         let using: Vec<String> = if j.is_natural {
             natural_columns(scope, start, lscope_end)

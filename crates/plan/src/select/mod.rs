@@ -658,19 +658,10 @@ pub(crate) struct Target {
 /// writes INSTEAD OF triggers do).
 pub(crate) fn bind_where(b: &mut Binder, w: Option<&Node>) -> Result<Option<Expr>, DbError> {
     b.agg = AggCtx::NotAllowed("WHERE");
-    let saved = std::mem::replace(
-        &mut b.window,
-        WinCtx::NotAllowed(
-            "window functions are not allowed in WHERE",
-            SqlState::WindowingError,
-        ),
-    );
-    let bound = match w {
+    b.without_windows("window functions are not allowed in WHERE", |b| match w {
         Some(w) => b.bind_bool(w, "WHERE").map(Some),
         None => Ok(None),
-    };
-    b.window = saved;
-    bound
+    })
 }
 
 fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
