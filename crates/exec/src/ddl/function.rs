@@ -218,11 +218,7 @@ fn drop_dependent_triggers(
     for v in views {
         let mut def = (*v).clone();
         def.triggers.retain(|g| g.function != f.oid);
-        ctx.catalog.apply(
-            ctx.txn,
-            &ctx.db.store,
-            nestor_catalog::change::Change::PutView(std::sync::Arc::new(def)),
-        )?;
+        super::put_view(ctx, def)?;
     }
     Ok(())
 }

@@ -1310,6 +1310,18 @@ impl Compiler<'_> {
         list.iter().map(|s| self.stmt(s)).collect()
     }
 
+    /// A loop's body, compiled in a frame of its own: the loop's label
+    /// and the names the loop declares (its variable or record).
+    fn loop_body(&mut self, s: &J, names: Vec<(String, usize)>) -> Result<Vec<Stmt>, DbError> {
+        self.scope.frames.push(Frame {
+            label: string(s, "label"),
+            names,
+        });
+        let body = self.stmts(list(s, "body"));
+        self.scope.frames.pop();
+        body
+    }
+
     fn target(&self, varno: usize) -> Result<Target, DbError> {
         let varno = self.dno(varno);
         let (tag, d) = tagged(self.raw.get(varno).ok_or_else(|| bad("varno"))?)?;
@@ -1471,12 +1483,7 @@ impl Compiler<'_> {
                 let upper = self.req_expr(s, "upper")?;
                 let step = self.opt_expr(s, "step");
                 let var = self.take_named(&name)?;
-                self.scope.frames.push(Frame {
-                    label: string(s, "label"),
-                    names: vec![(name, var)],
-                });
-                let body = self.stmts(list(s, "body"));
-                self.scope.frames.pop();
+                let body = self.loop_body(s, vec![(name, var)]);
                 Stmt::ForInt {
                     lineno,
                     label: string(s, "label"),
@@ -1495,12 +1502,7 @@ impl Compiler<'_> {
                     None => self.pl_stmt(s, "query")?,
                     Some(_) => self.req_expr(s, "query")?,
                 };
-                self.scope.frames.push(Frame {
-                    label: string(s, "label"),
-                    names: Vec::new(),
-                });
-                let body = self.stmts(list(s, "body"));
-                self.scope.frames.pop();
+                let body = self.loop_body(s, Vec::new());
                 Stmt::ForQuery {
                     lineno,
                     label: string(s, "label"),
@@ -1653,12 +1655,7 @@ impl Compiler<'_> {
                 let name = string(v, "refname").unwrap_or_default();
                 self.datums[rec] = Some(Datum::Rec { name: name.clone() });
                 let args = self.opt_expr(s, "argquery");
-                self.scope.frames.push(Frame {
-                    label: string(s, "label"),
-                    names: vec![(name, rec)],
-                });
-                let body = self.stmts(list(s, "body"));
-                self.scope.frames.pop();
+                let body = self.loop_body(s, vec![(name, rec)]);
                 Stmt::ForCursor {
                     lineno,
                     label: string(s, "label"),
@@ -1671,12 +1668,7 @@ impl Compiler<'_> {
             "PLpgSQL_stmt_foreach_a" => {
                 let target = self.target(int(s, "varno") as usize)?;
                 let expr = self.req_expr(s, "expr")?;
-                self.scope.frames.push(Frame {
-                    label: string(s, "label"),
-                    names: Vec::new(),
-                });
-                let body = self.stmts(list(s, "body"));
-                self.scope.frames.pop();
+                let body = self.loop_body(s, Vec::new());
                 Stmt::ForEach {
                     lineno,
                     label: string(s, "label"),
