@@ -434,6 +434,14 @@ impl std::fmt::Debug for TableDef {
 }
 
 impl TableDef {
+    /// The partitioned table this one is a partition of (None for any
+    /// other table, an inheritance child included).
+    pub fn partition_parent(&self) -> Option<RelId> {
+        self.partition_bound
+            .as_ref()
+            .and(self.inherits.first().copied())
+    }
+
     /// The identity of column `col`, if it is one.
     pub fn identity(&self, col: usize) -> Option<Identity> {
         self.identities.iter().copied().find(|i| i.column == col)

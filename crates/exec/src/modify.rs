@@ -306,12 +306,9 @@ pub(crate) fn exec_insert(
     // ON CONFLICT DO UPDATE fires UPDATE triggers too: the statement's
     // (BEFORE after INSERT's, AFTER before INSERT's, as PostgreSQL) and
     // the row triggers of each row it updates.
-    let mut upd = match &p.conflict {
-        Some(Conflict::Update { sets, .. }) => {
-            let cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
-            Firing::new(&p.table, Event::Update, &cols, ev)?
-        }
-        _ => None,
+    let mut upd = match conflict_set_columns(p) {
+        Some(cols) => Firing::new(&p.table, Event::Update, &cols, ev)?,
+        None => None,
     };
     if let Some(t) = &trig {
         t.before_statement(ev)?;
@@ -363,6 +360,15 @@ pub(crate) fn exec_insert(
     Ok(count)
 }
 
+/// The columns ON CONFLICT DO UPDATE sets (what its UPDATE OF triggers
+/// see); None without DO UPDATE.
+fn conflict_set_columns(p: &InsertPlan) -> Option<Vec<usize>> {
+    match &p.conflict {
+        Some(Conflict::Update { sets, .. }) => Some(sets.iter().map(|(c, _)| *c).collect()),
+        _ => None,
+    }
+}
+
 /// A row written into a partition must meet its partition constraint
 /// (23514). Nothing to do (no check) for any other table.
 pub(crate) fn check_partition(
@@ -401,10 +407,7 @@ fn exec_insert_routed(
     // ON CONFLICT DO UPDATE: the named table's UPDATE statement triggers,
     // and each leaf's UPDATE row triggers (made when a row first updates
     // there), as in `exec_insert`.
-    let update_cols: Option<Vec<usize>> = match &p.conflict {
-        Some(Conflict::Update { sets, .. }) => Some(sets.iter().map(|(c, _)| *c).collect()),
-        _ => None,
-    };
+    let update_cols = conflict_set_columns(p);
     let mut upd = match &update_cols {
         Some(cols) => Firing::new(&p.table, Event::Update, cols, ev)?,
         None => None,

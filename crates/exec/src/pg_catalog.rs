@@ -3355,10 +3355,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             let mut root = Value::Null;
             while let Some(t) = cur {
                 root = Value::Int8(i64::from(t.oid.0));
-                cur = match (&t.partition_bound, t.inherits.first()) {
-                    (Some(_), Some(&p)) => c.table_by_oid(p),
-                    _ => None,
-                };
+                cur = t.partition_parent().and_then(|p| c.table_by_oid(p));
             }
             root
         }

@@ -419,6 +419,16 @@ pub(super) fn disown(ctx: &mut StatementCtx, table: nestor_common::RelId) -> Res
     drop_clones(ctx, t.oid, &gone)
 }
 
+/// The triggers of partition `t` cloned from triggers `parents` of its
+/// parent.
+fn clones_of(t: &TableDef, parents: &[nestor_common::RelId]) -> Vec<nestor_common::RelId> {
+    t.triggers
+        .iter()
+        .filter(|x| x.parent.is_some_and(|p| parents.contains(&p)))
+        .map(|x| x.oid)
+        .collect()
+}
+
 /// Drop the clones of triggers `gone` from the partitions of `parent`,
 /// and theirs from their partitions.
 fn drop_clones(
@@ -427,12 +437,7 @@ fn drop_clones(
     gone: &[nestor_common::RelId],
 ) -> Result<(), DbError> {
     for child in ctx.catalog.children(parent) {
-        let mine: Vec<nestor_common::RelId> = child
-            .triggers
-            .iter()
-            .filter(|x| x.parent.is_some_and(|p| gone.contains(&p)))
-            .map(|x| x.oid)
-            .collect();
+        let mine = clones_of(&child, gone);
         if mine.is_empty() {
             continue;
         }
@@ -508,12 +513,7 @@ fn rename_down(
     new.triggers.sort_by(|a, b| a.name.cmp(&b.name));
     super::put_table(ctx, new)?;
     for child in ctx.catalog.children(def.oid) {
-        let clone = child
-            .triggers
-            .iter()
-            .find(|t| t.parent == Some(oid))
-            .map(|t| t.oid);
-        if let Some(c) = clone {
+        if let Some(&c) = clones_of(&child, &[oid]).first() {
             rename_down(ctx, &child, c, to)?;
         }
     }
@@ -717,12 +717,7 @@ fn set_enabled(
         return Ok(());
     }
     for child in ctx.catalog.children(def.oid) {
-        let clones: Vec<nestor_common::RelId> = child
-            .triggers
-            .iter()
-            .filter(|t| t.parent.is_some_and(|p| oids.contains(&p)))
-            .map(|t| t.oid)
-            .collect();
+        let clones = clones_of(&child, oids);
         if !clones.is_empty() {
             set_enabled(ctx, &child, &clones, state, recurse)?;
         }

@@ -606,10 +606,9 @@ pub(super) fn run_function(
                 if !emit(ev, vec![Value::Int8(i64::from(t.oid.0))])? {
                     return Ok(false);
                 }
-                cur = match (&t.partition_bound, t.inherits.first()) {
-                    (Some(_), Some(&p)) => ev.ctx.catalog.table_by_oid(p),
-                    _ => None,
-                };
+                cur = t
+                    .partition_parent()
+                    .and_then(|p| ev.ctx.catalog.table_by_oid(p));
             }
             Ok(true)
         }
@@ -632,10 +631,7 @@ pub(super) fn run_function(
             while !level.is_empty() {
                 let mut next = Vec::new();
                 for t in level {
-                    let parent = match (&t.partition_bound, t.inherits.first()) {
-                        (Some(_), Some(&p)) => oid(p),
-                        _ => Value::Null,
-                    };
+                    let parent = t.partition_parent().map_or(Value::Null, oid);
                     let leaf = t.partition_key.is_none();
                     let row = vec![oid(t.oid), parent, Value::Bool(leaf), Value::Int4(depth)];
                     if !emit(ev, row)? {
