@@ -3385,7 +3385,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
             ))
         }
         CatalogFn::ViewDef => {
-            let o = int(&args[0]) as u32;
+            let Some(o) = relation_oid(c, &args[0])? else {
+                return Ok(Value::Null);
+            };
             let matview = c.table_by_oid(RelId(o)).and_then(|t| {
                 t.matview
                     .as_ref()

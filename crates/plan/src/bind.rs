@@ -3474,7 +3474,17 @@ impl<'e> Binder<'e> {
         }
         let ((arg, at, delimiter), order, filter) = self.in_agg_args(|b| {
             let args = b.bind_agg_args(func, &f.args)?;
-            let order = b.bind_agg_order(&f.agg_order)?;
+            let order = b.bind_order_typed(&f.agg_order)?;
+            if f.agg_distinct && !order.is_empty() {
+                // The arguments as written (bind_agg_args coerces them).
+                let mut written = Vec::with_capacity(f.args.len());
+                for a in &f.args {
+                    written.push(b.bind(a)?);
+                }
+                let written: Vec<(&Expr, DataType)> = written.iter().map(|(e, t)| (e, *t)).collect();
+                distinct_order_in_args(&written, &order, f, b.text)?;
+            }
+            let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
             let filter = match &f.agg_filter {
                 Some(n) => Some(b.bind_bool(n, "FILTER")?),
                 None => None,
@@ -3501,14 +3511,14 @@ impl<'e> Binder<'e> {
         Ok((Expr::Agg(Box::new(call)), ty))
     }
 
-    /// A call of a CREATE AGGREGATE aggregate of one argument; None when
-    /// none of that name takes the argument.
+    /// A call of a CREATE AGGREGATE aggregate (`name(*)` for one of no
+    /// arguments); None when none of that name takes the arguments.
     fn bind_user_agg(
         &mut self,
         name: &str,
         f: &pb::FuncCall,
     ) -> Result<Option<(Expr, DataType)>, DbError> {
-        if f.args.len() != 1 || f.agg_star {
+        if f.agg_star != f.args.is_empty() {
             return Ok(None);
         }
         if let AggCtx::NotAllowed(clause) = self.agg {
@@ -3523,25 +3533,55 @@ impl<'e> Binder<'e> {
                 f.location,
             ));
         }
-        let ((arg, at), order, filter) = self.in_agg_args(|b| {
-            let arg = b.bind(&f.args[0])?;
-            let order = b.bind_agg_order(&f.agg_order)?;
+        let (bound, order, filter) = self.in_agg_args(|b| {
+            let mut bound = Vec::with_capacity(f.args.len());
+            for a in &f.args {
+                bound.push(b.bind(a)?);
+            }
+            let order = b.bind_order_typed(&f.agg_order)?;
             let filter = match &f.agg_filter {
                 Some(n) => Some(b.bind_bool(n, "FILTER")?),
                 None => None,
             };
-            Ok((arg, order, filter))
+            Ok((bound, order, filter))
         })?;
-        let Some((user, want)) = self.user_aggregate(name, at)? else {
+        if f.agg_distinct {
+            let written: Vec<(&Expr, DataType)> = bound.iter().map(|(e, t)| (e, *t)).collect();
+            distinct_order_in_args(&written, &order, f, self.text)?;
+        }
+        let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
+        let types: Vec<DataType> = bound.iter().map(|(_, t)| *t).collect();
+        let Some((user, want)) = self.user_aggregate(name, &types)? else {
             return Ok(None);
         };
-        let arg = self.coerce(arg, at, want)?;
-        outer_level_check(Some(&arg), &order, filter.as_ref())
+        let mut args = Vec::with_capacity(bound.len());
+        for ((e, t), w) in bound.into_iter().zip(want) {
+            args.push(self.coerce(e, t, w)?);
+        }
+        // Several arguments travel as one record (user_agg's header).
+        let arg = match args.len() {
+            0 => None,
+            1 => args.pop(),
+            _ => Some(Expr::Func(Func::RowCtor, args)),
+        };
+        outer_level_check(arg.as_ref(), &order, filter.as_ref())
             .map_err(|e| err_at(e, self.text, f.location))?;
+        let mut order = order;
+        if f.agg_distinct {
+            // DISTINCT sorts its rows: by the ORDER BY keys, then by the
+            // arguments, as PostgreSQL's sort for it does.
+            if let Some(a) = &arg {
+                order.push(AggOrder {
+                    key: a.clone(),
+                    desc: false,
+                    nulls_first: false,
+                });
+            }
+        }
         let ty = user.steps.result;
         let call = AggCall {
             func: AggFunc::User,
-            arg: Some(arg),
+            arg,
             delimiter: None,
             distinct: f.agg_distinct,
             ty,
@@ -3720,7 +3760,7 @@ impl<'e> Binder<'e> {
                 && !user_agg::aggregates(self.catalog, name).is_empty() =>
             {
                 let (e, t) = self.bind(&f.args[0])?;
-                let Some((u, want)) = self.user_aggregate(name, t)? else {
+                let Some((u, want)) = self.user_aggregate(name, &[t])? else {
                     return Err(err_at(
                         DbError::new(
                             SqlState::UndefinedFunction,
@@ -3730,7 +3770,7 @@ impl<'e> Binder<'e> {
                         f.location,
                     ));
                 };
-                let e = self.coerce(e, t, want)?;
+                let e = self.coerce(e, t, want[0])?;
                 let ty = u.steps.result;
                 user = Some(u);
                 (WinFunc::Agg(AggFunc::User), vec![e], ty)
@@ -4189,16 +4229,17 @@ impl<'e> Binder<'e> {
             let NodeEnum::SortBy(sb) = node(k)? else {
                 return Err(unsupported_node(node(k)?));
             };
-            if !sb.use_op.is_empty() {
-                return Err(DbError::unsupported("ORDER BY USING in an aggregate"));
-            }
-            let desc = sb.sortby_dir == pb::SortByDir::SortbyDesc as i32;
+            let (key, ty) = self.bind(req(&sb.node)?)?;
+            let desc = if sb.use_op.is_empty() {
+                sb.sortby_dir == pb::SortByDir::SortbyDesc as i32
+            } else {
+                using_descending(&names(&sb.use_op), ty)?
+            };
             let nulls_first = match pb::SortByNulls::try_from(sb.sortby_nulls) {
                 Ok(pb::SortByNulls::SortbyNullsFirst) => true,
                 Ok(pb::SortByNulls::SortbyNullsLast) => false,
                 _ => desc,
             };
-            let (key, ty) = self.bind(req(&sb.node)?)?;
             out.push((
                 AggOrder {
                     key,
@@ -4642,6 +4683,63 @@ fn row_cmp_op(op: &str) -> Result<Cmp, DbError> {
 /// The clause name an aggregate's own arguments are bound under: another
 /// aggregate there is PostgreSQL's "cannot be nested".
 const AGG_ARGS: &str = "aggregate function calls";
+
+/// `ORDER BY key USING op` in an aggregate: whether `op` orders
+/// descending. `<` and `>` are every type's B-tree orderings; `~<~` and
+/// `~>~` the text pattern ones, which are the same here, where text
+/// compares bytewise (the C collation). Others are 0A000.
+fn using_descending(op: &[String], ty: DataType) -> Result<bool, DbError> {
+    let op = op.last().map(String::as_str).unwrap_or("");
+    let text = ty.is_string() || ty == DataType::Unknown;
+    match op {
+        "<" => Ok(false),
+        ">" => Ok(true),
+        "~<~" if text => Ok(false),
+        "~>~" if text => Ok(true),
+        _ => Err(DbError::unsupported(format!(
+            "ORDER BY USING operator {op} in an aggregate"
+        ))),
+    }
+}
+
+/// `agg(DISTINCT args ORDER BY keys)`: each key must be one of the
+/// arguments as written, before their coercion to the aggregate's types
+/// (42P10, as PostgreSQL's transformAggregateCall), since the rows
+/// DISTINCT keeps are ordered by them. The error points at the key.
+fn distinct_order_in_args(
+    args: &[(&Expr, DataType)],
+    order: &[(AggOrder, DataType)],
+    f: &pb::FuncCall,
+    text: &str,
+) -> Result<(), DbError> {
+    // A cast to the type the value has is no cast (PostgreSQL's parser
+    // drops it): `c::text` of a text `c` is `c`.
+    let same = |(a, at): &(&Expr, DataType), (k, kt): (&Expr, DataType)| {
+        *a == k || matches!(a, Expr::Cast(inner, t) if **inner == *k && *t == kt && *at == kt)
+    };
+    let Some(i) = order
+        .iter()
+        .position(|(o, t)| !args.iter().any(|a| same(a, (&o.key, *t))))
+    else {
+        return Ok(());
+    };
+    let at = match f.agg_order.get(i).and_then(|n| n.node.as_ref()) {
+        Some(NodeEnum::SortBy(sb)) => sb
+            .node
+            .as_deref()
+            .and_then(|n| n.node.as_ref())
+            .map_or(-1, nestor_parser::ast::expr_location),
+        _ => -1,
+    };
+    Err(err_at(
+        DbError::new(
+            SqlState::InvalidColumnReference,
+            "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list",
+        ),
+        text,
+        at,
+    ))
+}
 
 /// An aggregate whose arguments read only columns of enclosing queries
 /// belongs, in PostgreSQL, to the outermost query it reads (`SELECT

@@ -656,15 +656,18 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![Some(T::Oid), Some(T::Int4), Some(T::Bool)][..n].to_vec(),
             T::Text,
         ),
-        (
-            "pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_viewdef" | "pg_get_ruledef",
-            1 | 2,
-        ) => r(
+        // pg_get_viewdef(text) is PostgreSQL's older form, a view by name;
+        // an untyped literal picks it, as the string category wins there.
+        ("pg_get_viewdef", 1 | 2) => r(
+            Func::Catalog(CatalogFn::ViewDef),
+            vec![regclass_arg(args), Some(T::Bool)][..n].to_vec(),
+            T::Text,
+        ),
+        ("pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_ruledef", 1 | 2) => r(
             Func::Catalog(match name {
                 "pg_get_constraintdef" => CatalogFn::ConstraintDef,
                 "pg_get_triggerdef" => CatalogFn::TriggerDef,
-                "pg_get_ruledef" => CatalogFn::RuleDef,
-                _ => CatalogFn::ViewDef,
+                _ => CatalogFn::RuleDef,
             }),
             vec![Some(T::Oid), Some(T::Bool)][..n].to_vec(),
             T::Text,

@@ -301,6 +301,7 @@ regress!(
     column_privileges,
     pg_lsn_type,
     string_agg_forms,
+    user_aggregates_args,
     composite_assign,
     plpgsql_record_values,
     partition_triggers,

@@ -305,6 +305,10 @@ enum Kind {
     /// max_stack_depth: kB, at most the stack sessions run on allows.
     StackDepth,
     Enum(&'static [&'static str]),
+    /// A locale name (lc_messages and the like): Nestor formats numbers,
+    /// money and dates only as the C locale does, so only C and POSIX
+    /// (with or without an encoding suffix) are accepted.
+    Locale,
     Str,
     DateStyle,
     TimeZone,
@@ -821,6 +825,110 @@ static DEFS: &[Def] = &[
         Kind::Int { min: 0, max: 1024 },
         "Sets the maximum number of parallel processes per executor node.",
     ),
+    // Accepted and shown; they steer nothing here: Nestor has no JIT, no
+    // parallel query, no genetic join search, no constraint exclusion
+    // setting (partitions are always pruned) and no separate maintenance
+    // memory (CREATE INDEX sorts within work_mem, spilling past it).
+    def(
+        "jit",
+        "off",
+        Kind::Bool,
+        "Allow JIT compilation.",
+    ),
+    def(
+        "jit_above_cost",
+        "100000",
+        Kind::Real {
+            min: -1.0,
+            max: f64::MAX,
+        },
+        "Perform JIT compilation if query is more expensive.",
+    ),
+    def(
+        "jit_inline_above_cost",
+        "500000",
+        Kind::Real {
+            min: -1.0,
+            max: f64::MAX,
+        },
+        "Perform JIT inlining if query is more expensive.",
+    ),
+    def(
+        "jit_optimize_above_cost",
+        "500000",
+        Kind::Real {
+            min: -1.0,
+            max: f64::MAX,
+        },
+        "Optimize JIT-compiled functions if query is more expensive.",
+    ),
+    def(
+        "min_parallel_table_scan_size",
+        "8MB",
+        Kind::Kilobytes { min: 0, least: 0 },
+        "Sets the minimum amount of table data for a parallel scan.",
+    ),
+    def(
+        "min_parallel_index_scan_size",
+        "512kB",
+        Kind::Kilobytes { min: 0, least: 0 },
+        "Sets the minimum amount of index data for a parallel scan.",
+    ),
+    def(
+        "maintenance_work_mem",
+        "64MB",
+        Kind::Kilobytes {
+            min: 1024,
+            least: 1024,
+        },
+        "Sets the maximum memory to be used for maintenance operations.",
+    ),
+    def(
+        "constraint_exclusion",
+        "partition",
+        Kind::Enum(&["partition", "on", "off"]),
+        "Enables the planner to use constraints to optimize queries.",
+    ),
+    def("geqo", "on", Kind::Bool, "Enables genetic query optimization."),
+    def(
+        "geqo_threshold",
+        "12",
+        Kind::Int {
+            min: 2,
+            max: i32::MAX as i64,
+        },
+        "Sets the threshold of FROM items beyond which GEQO is used.",
+    ),
+    def(
+        "lo_compat_privileges",
+        "off",
+        Kind::Bool,
+        "Enables backward compatibility mode for privilege checks on large objects.",
+    ),
+    def(
+        "lc_messages",
+        "C",
+        Kind::Locale,
+        "Sets the language in which messages are displayed.",
+    ),
+    def(
+        "lc_monetary",
+        "C",
+        Kind::Locale,
+        "Sets the locale for formatting monetary amounts.",
+    ),
+    def(
+        "lc_numeric",
+        "C",
+        Kind::Locale,
+        "Sets the locale for formatting numbers.",
+    ),
+    def(
+        "lc_time",
+        "C",
+        Kind::Locale,
+        "Sets the locale for formatting date and time values.",
+    ),
     def(
         "default_statistics_target",
         "100",
@@ -922,6 +1030,7 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
             Ok(format_kilobytes(kb))
         }
         Kind::Enum(choices) => parse_enum(d, value, choices),
+        Kind::Locale => parse_locale(d.name, value),
         Kind::Str => Ok(value.to_string()),
         Kind::DateStyle => datestyle_from(DateStyle::ISO_MDY, value),
         Kind::TimeZone => parse_timezone(value).ok_or_else(|| invalid(d.name, value)),
@@ -1206,6 +1315,20 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
     // identifier, so lower case) for enum values.
     let name = d.name.to_ascii_lowercase();
     Err(invalid(&name, value).with_hint(format!("Available values: {}.", choices.join(", "))))
+}
+
+/// A locale Nestor has: C or POSIX, optionally with an encoding
+/// (`C.UTF-8`); empty means the server's, C. Others are 22023, as a
+/// locale PostgreSQL's server does not have.
+fn parse_locale(name: &str, value: &str) -> Result<String, DbError> {
+    let base = value.split('.').next().unwrap_or("");
+    if value.is_empty() {
+        return Ok("C".into());
+    }
+    if base == "C" || base == "POSIX" {
+        return Ok(value.to_string());
+    }
+    Err(invalid(name, value))
 }
 
 /// check_datestyle: `value` applied on top of `base` (`SET datestyle =

@@ -7,13 +7,14 @@
 //! checks that the functions exist and gives the result type; each call
 //! resolves them again.
 //!
-//! Supported: one argument, in the new `name(type) (...)` and the old
-//! `name (BASETYPE = type, ...)` syntax; SFUNC, STYPE, FINALFUNC,
+//! Supported: any number of arguments, `name(*)` for none, in the new
+//! `name(type, ...) (...)` and the old `name (BASETYPE = type | 'ANY',
+//! ...)` syntax; SFUNC, STYPE, FINALFUNC,
 //! FINALFUNC_EXTRA, INITCOND, COMBINEFUNC (kept, not used: there is no
 //! parallel aggregation). Options that could change results when ignored
 //! (moving-aggregate MSFUNC..., ordered-set and hypothetical forms,
-//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY) and aggregates of several,
-//! zero or polymorphic arguments are 0A000 naming them; PARALLEL, SSPACE
+//! SERIALFUNC/DESERIALFUNC, FINALFUNC_MODIFY), VARIADIC aggregates and
+//! aggregates of polymorphic arguments are 0A000 naming them; PARALLEL, SSPACE
 //! and SORTOP, which only guide the planner, are accepted.
 
 use std::sync::Arc;
@@ -30,6 +31,9 @@ use nestor_types::DataType;
 use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
+/// Arguments an aggregate may take (PostgreSQL's FUNC_MAX_ARGS).
+const AGGREGATE_ARGS_MAX: usize = 100;
+
 /// CREATE [OR REPLACE] AGGREGATE.
 pub fn create_aggregate(
     ctx: &mut StatementCtx,
@@ -45,10 +49,10 @@ pub fn create_aggregate(
             ))
         }
     };
-    let mut arg = if ds.oldstyle {
+    let mut args = if ds.oldstyle {
         None
     } else {
-        Some(new_style_argument(ds)?)
+        Some(new_style_arguments(ds)?)
     };
     let mut spec = AggregateSpec {
         sfunc: String::new(),
@@ -71,7 +75,20 @@ pub fn create_aggregate(
             "initcond" | "initcond1" => spec.initcond = Some(text(value)?),
             "combinefunc" => spec.combinefunc = Some(text(value)?),
             "finalfunc_extra" => spec.finalfunc_extra = flag(value),
-            "basetype" if ds.oldstyle => arg = Some(type_of(value)?),
+            // BASETYPE = 'ANY' is the old spelling of `name(*)`.
+            "basetype" if ds.oldstyle => {
+                args = Some(match value {
+                    Some(NodeEnum::String(s)) if s.sval.eq_ignore_ascii_case("any") => Vec::new(),
+                    Some(NodeEnum::TypeName(tn))
+                        if bind::names(&tn.names)
+                            .last()
+                            .is_some_and(|n| n.eq_ignore_ascii_case("any")) =>
+                    {
+                        Vec::new()
+                    }
+                    _ => vec![type_of(value)?],
+                })
+            }
             "parallel" | "sspace" | "sortop" => {}
             other => {
                 return Err(DbError::unsupported(format!(
@@ -87,12 +104,18 @@ pub fn create_aggregate(
     let Some(stype) = stype else {
         return Err(invalid("aggregate stype must be specified"));
     };
-    let Some(arg) = arg else {
+    let Some(args) = args else {
         return Err(invalid("aggregate input type must be specified"));
     };
+    if args.len() > AGGREGATE_ARGS_MAX {
+        return Err(DbError::new(
+            SqlState::TooManyArguments,
+            format!("functions cannot have more than {AGGREGATE_ARGS_MAX} arguments"),
+        ));
+    }
     spec.stype = stype;
     let planner = nestor_plan::select::plan_query;
-    let steps = nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), &spec, arg)
+    let steps = nestor_plan::bind::user_agg::steps((ctx.catalog, ctx.eval, planner), &spec, &args)
         .map_err(|mut e| {
             // PostgreSQL's lookup of the steps names the call only.
             if e.code == SqlState::UndefinedFunction {
@@ -104,7 +127,7 @@ pub fn create_aggregate(
         .catalog
         .functions(&name)
         .into_iter()
-        .find(|f| f.same_signature(&name, &[arg]));
+        .find(|f| f.same_signature(&name, &args));
     let oid = match &existing {
         Some(_) if !ds.replace => {
             return Err(DbError::new(
@@ -132,13 +155,16 @@ pub fn create_aggregate(
         oid,
         name,
         procedure: false,
-        args: vec![FuncArg {
-            name: String::new(),
-            ty: arg,
-            domain: None,
-            mode: ArgMode::In,
-            default: None,
-        }],
+        args: args
+            .iter()
+            .map(|&ty| FuncArg {
+                name: String::new(),
+                ty,
+                domain: None,
+                mode: ArgMode::In,
+                default: None,
+            })
+            .collect(),
         returns: Returns::Scalar(steps.result),
         retset: false,
         language: Language::Sql,
@@ -154,8 +180,9 @@ pub fn create_aggregate(
     Ok(CommandTag::Plain("CREATE AGGREGATE"))
 }
 
-/// The one argument of `name(type)`; 0A000 for other argument lists.
-fn new_style_argument(ds: &pb::DefineStmt) -> Result<DataType, DbError> {
+/// The arguments of `name(type, ...)` (none for `name(*)`); 0A000 for
+/// the VARIADIC and ordered-set forms.
+fn new_style_arguments(ds: &pb::DefineStmt) -> Result<Vec<DataType>, DbError> {
     let (params, direct) = match ds.args.as_slice() {
         [list, count] => (list, count),
         _ => {
@@ -171,29 +198,28 @@ fn new_style_argument(ds: &pb::DefineStmt) -> Result<DataType, DbError> {
             ));
         }
     }
-    let items = match node(params)? {
-        NodeEnum::List(l) => l.items.clone(),
+    // `name(*)`: libpg_query leaves the list empty (no node at all).
+    let items = match &params.node {
+        Some(NodeEnum::List(l)) => l.items.clone(),
         _ => Vec::new(),
     };
-    let [p] = items.as_slice() else {
-        return Err(DbError::unsupported(format!(
-            "aggregates of {} arguments",
-            items.len()
-        )));
-    };
-    let NodeEnum::FunctionParameter(fp) = node(p)? else {
-        return Err(DbError::internal("aggregate argument is not a parameter"));
-    };
-    if pb::FunctionParameterMode::try_from(fp.mode)
-        == Ok(pb::FunctionParameterMode::FuncParamVariadic)
-    {
-        return Err(DbError::unsupported("VARIADIC aggregates"));
+    let mut types = Vec::with_capacity(items.len());
+    for p in &items {
+        let NodeEnum::FunctionParameter(fp) = node(p)? else {
+            return Err(DbError::internal("aggregate argument is not a parameter"));
+        };
+        if pb::FunctionParameterMode::try_from(fp.mode)
+            == Ok(pb::FunctionParameterMode::FuncParamVariadic)
+        {
+            return Err(DbError::unsupported("VARIADIC aggregates"));
+        }
+        let tn = fp
+            .arg_type
+            .as_ref()
+            .ok_or_else(|| DbError::internal("aggregate argument without a type"))?;
+        types.push(type_name(tn)?);
     }
-    let tn = fp
-        .arg_type
-        .as_ref()
-        .ok_or_else(|| DbError::internal("aggregate argument without a type"))?;
-    type_name(tn)
+    Ok(types)
 }
 
 /// A type named in the definition (0A000 for the polymorphic ones).

@@ -50,6 +50,7 @@ pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTa
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine => {
             function_key(ctx, object)?
         }
+        ObjectType::ObjectAggregate => aggregate_key(ctx, object)?,
         ObjectType::ObjectTrigger => trigger_key(ctx, object)?,
         ObjectType::ObjectTabconstraint => constraint_key(ctx, object)?,
         ObjectType::ObjectSchema => schema_key(ctx, object)?,
@@ -200,6 +201,43 @@ fn function_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32)
         return Err(DbError::internal("COMMENT ON FUNCTION without a signature"));
     };
     let f = function_with_args(ctx, owa)?;
+    Ok((PG_PROC, f.oid.0, 0))
+}
+
+/// `COMMENT ON AGGREGATE name(types)` (`name(*)` for none): 42883
+/// `aggregate name(types) does not exist` as PostgreSQL words it.
+fn aggregate_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
+    let NodeEnum::ObjectWithArgs(owa) = node(object)? else {
+        return Err(DbError::internal("COMMENT ON AGGREGATE without a signature"));
+    };
+    let parts = bind::names(&owa.objname);
+    let name = parts
+        .last()
+        .ok_or_else(|| DbError::internal("aggregate without a name"))?;
+    let mut types = Vec::new();
+    for a in &owa.objargs {
+        if let NodeEnum::TypeName(tn) = node(a)? {
+            types.push(bind::signature_type_from_name(tn)?);
+        }
+    }
+    let found = nestor_plan::bind::user_agg::aggregates(ctx.catalog, name)
+        .into_iter()
+        .find(|f| f.same_signature(name, &types));
+    let Some(f) = found else {
+        let list = if types.is_empty() {
+            "*".to_string()
+        } else {
+            types
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(DbError::new(
+            SqlState::UndefinedFunction,
+            format!("aggregate {name}({list}) does not exist"),
+        ));
+    };
     Ok((PG_PROC, f.oid.0, 0))
 }
 

@@ -390,15 +390,25 @@ pub(super) fn acc_step(acc: &mut Acc, v: Value, ev: &mut Ev) -> Result<(), DbErr
         return Err(DbError::internal("user aggregate without its steps"));
     };
     let steps = &agg.steps;
+    // The step row: [state, value1, ..., valueN] (several arguments
+    // arrive as the record of them; none as a placeholder, dropped).
+    let mut row = Vec::with_capacity(steps.nargs + 1);
+    row.push(Value::Null);
+    match (steps.nargs, v) {
+        (0, _) => {}
+        (1, v) => row.push(v),
+        (_, Value::Record(fields)) => row.extend(fields.iter().cloned()),
+        (_, _) => return Err(DbError::internal("aggregate arguments are not a record")),
+    }
     if steps.sfunc_strict {
-        // PostgreSQL's strict transition: NULL inputs are skipped, the
-        // first non-NULL one becomes a missing initial state, and a state
-        // the function made NULL stays NULL.
-        if v.is_null() {
+        // PostgreSQL's strict transition: rows with a NULL input are
+        // skipped, the first other row's first input becomes a missing
+        // initial state, and a state the function made NULL stays NULL.
+        if row[1..].iter().any(Value::is_null) {
             return Ok(());
         }
-        if u.empty {
-            u.state = v;
+        if u.empty && steps.nargs > 0 {
+            u.state = row.swap_remove(1);
             u.empty = false;
             return Ok(());
         }
@@ -406,8 +416,8 @@ pub(super) fn acc_step(acc: &mut Acc, v: Value, ev: &mut Ev) -> Result<(), DbErr
             return Ok(());
         }
     }
-    let state = std::mem::replace(&mut u.state, Value::Null);
-    u.state = steps.sfunc.eval(&[state, v], ev)?;
+    row[0] = std::mem::replace(&mut u.state, Value::Null);
+    u.state = steps.sfunc.eval(&row, ev)?;
     u.empty = false;
     Ok(())
 }
@@ -424,7 +434,11 @@ pub(super) fn acc_done(acc: Acc, ev: &mut Ev) -> Result<Value, DbError> {
     match &agg.steps.finalfunc {
         None => Ok(u.state),
         Some(_) if agg.steps.final_strict && u.state.is_null() => Ok(Value::Null),
-        Some(f) => f.eval(&[u.state, Value::Null], ev),
+        Some(f) => {
+            let mut row = vec![Value::Null; agg.steps.nargs + 1];
+            row[0] = u.state;
+            f.eval(&row, ev)
+        }
     }
 }
 

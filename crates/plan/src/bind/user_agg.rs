@@ -13,9 +13,12 @@
 //!               steps.finalfunc = None, init = 0
 //! ```
 //!
-//! The executor runs the steps with PostgreSQL's strictness rules
-//! (exec/src/executor/aggregate.rs). Only aggregates of one argument are
-//! supported (CREATE AGGREGATE refuses others with 0A000).
+//! An aggregate of several arguments gets them as one record (the
+//! call's `arg` is their row constructor, so DISTINCT compares them
+//! together) that the executor spreads over the step row `[state, value1,
+//! ..., valueN]`; one of none (`name(*)`) gets `[state]`. The executor
+//! runs the steps with PostgreSQL's strictness rules
+//! (exec/src/executor/aggregate.rs).
 
 use std::sync::Arc;
 
@@ -45,15 +48,18 @@ pub fn aggregates(catalog: &Catalog, name: &str) -> Vec<Arc<FunctionDef>> {
 pub fn steps(
     (catalog, eval, plan_query): (&Catalog, EvalCtx, QueryPlanner),
     spec: &AggregateSpec,
-    arg: DataType,
+    args: &[DataType],
 ) -> Result<UserAggSteps, DbError> {
     let mut b = Binder::new(catalog, eval, "", &[], plan_query);
     let mut scope = Scope::default();
-    for (name, ty) in [("state", spec.stype), ("value", arg)] {
+    let names: Vec<String> = std::iter::once("state".to_string())
+        .chain((1..=args.len()).map(|i| format!("value{i}")))
+        .collect();
+    for (name, &ty) in names.iter().zip(std::iter::once(&spec.stype).chain(args)) {
         scope.cols.push(ScopeCol {
             perm: None,
             rel: String::new(),
-            name: name.into(),
+            name: name.clone(),
             ty,
             hidden: false,
             table_oid: 0,
@@ -64,7 +70,8 @@ pub fn steps(
     }
     b.scopes.push(scope);
     b.outer_refs.push(None);
-    let (sfunc, st) = b.bind(&call(&spec.sfunc, &["state", "value"]))?;
+    let all: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (sfunc, st) = b.bind(&call(&spec.sfunc, &all)?)?;
     if st.base() != spec.stype.base() {
         return Err(DbError::new(
             SqlState::DatatypeMismatch,
@@ -77,12 +84,12 @@ pub fn steps(
     }
     let (finalfunc, result) = match &spec.finalfunc {
         Some(f) => {
-            let args: &[&str] = if spec.finalfunc_extra {
-                &["state", "value"]
+            let cols: &[&str] = if spec.finalfunc_extra {
+                &all
             } else {
-                &["state"]
+                &all[..1]
             };
-            let (e, t) = b.bind(&call(f, args))?;
+            let (e, t) = b.bind(&call(f, cols)?)?;
             (Some(e), t)
         }
         None => (None, spec.stype),
@@ -92,7 +99,10 @@ pub fn steps(
         None => Value::Null,
     };
     let sfunc_strict = strict(&sfunc);
-    if sfunc_strict && init.is_null() && arg.base() != spec.stype.base() {
+    // A strict transition function without INITCOND starts from the first
+    // row's first argument (PostgreSQL's check in AggregateCreate).
+    let first_fits = args.first().is_some_and(|a| a.base() == spec.stype.base());
+    if sfunc_strict && init.is_null() && !first_fits {
         return Err(DbError::new(
             SqlState::InvalidFunctionDefinition,
             "must not omit initial value when transition function is strict and transition type is not compatible with input type",
@@ -105,6 +115,7 @@ pub fn steps(
         finalfunc,
         init,
         result,
+        nargs: args.len(),
     })
 }
 
@@ -161,11 +172,35 @@ fn internal_operator(name: &str) -> Option<(&'static str, bool)> {
     })
 }
 
+/// PostgreSQL's internal support functions that aggregate definitions
+/// name (`int4_avg_accum` is avg(int4)'s transition function), as
+/// expressions over their arguments `{0}`, `{1}`: Nestor's function
+/// library has no pg_proc entries for them.
+fn internal_template(name: &str, nargs: usize) -> Option<&'static str> {
+    let name = name.strip_prefix("pg_catalog.").unwrap_or(name);
+    Some(match (name, nargs) {
+        // count's transition: the count so far plus one.
+        ("int8inc", 1) => "{0} + 1::int8",
+        ("int8inc_any", 2) => "{0} + 1::int8",
+        // avg over small integers: the state is {count, sum}.
+        ("int2_avg_accum" | "int4_avg_accum", 2) => "ARRAY[{0}[1] + 1, {0}[2] + {1}]::int8[]",
+        ("int8_avg", 1) => "CASE WHEN {0}[1] = 0 THEN NULL ELSE {0}[2]::numeric / {0}[1] END",
+        _ => return None,
+    })
+}
+
 /// `name(col, ...)` over the step row's columns.
-fn call(name: &str, cols: &[&str]) -> Node {
+fn call(name: &str, cols: &[&str]) -> Result<Node, DbError> {
     let string = |s: &str| Node {
         node: Some(NodeEnum::String(pb::String { sval: s.into() })),
     };
+    if let Some(template) = internal_template(name, cols.len()) {
+        let mut text = template.to_string();
+        for (i, c) in cols.iter().enumerate() {
+            text = text.replace(&format!("{{{i}}}"), &format!("\"{c}\""));
+        }
+        return template_expr(&text);
+    }
     let mut args: Vec<Node> = cols
         .iter()
         .map(|c| Node {
@@ -179,7 +214,7 @@ fn call(name: &str, cols: &[&str]) -> Node {
         (Some((op, false)), 2) => {
             let r = args.pop().map(Box::new);
             let l = args.pop().map(Box::new);
-            return Node {
+            return Ok(Node {
                 node: Some(NodeEnum::AExpr(Box::new(pb::AExpr {
                     kind: pb::AExprKind::AexprOp as i32,
                     name: vec![string(op)],
@@ -187,7 +222,7 @@ fn call(name: &str, cols: &[&str]) -> Node {
                     rexpr: r,
                     location: -1,
                 }))),
-            };
+            });
         }
         (Some((op, true)), 2) => {
             let op = if op == "greatest" {
@@ -195,56 +230,78 @@ fn call(name: &str, cols: &[&str]) -> Node {
             } else {
                 pb::MinMaxOp::IsLeast
             };
-            return Node {
+            return Ok(Node {
                 node: Some(NodeEnum::MinMaxExpr(Box::new(pb::MinMaxExpr {
                     op: op as i32,
                     args,
                     location: -1,
                     ..Default::default()
                 }))),
-            };
+            });
         }
         _ => {}
     }
-    Node {
+    Ok(Node {
         node: Some(NodeEnum::FuncCall(Box::new(pb::FuncCall {
             funcname: name.split('.').map(string).collect(),
             args,
             location: -1,
             ..Default::default()
         }))),
-    }
+    })
+}
+
+/// The expression of an [`internal_template`] (with its columns filled
+/// in) as a parse tree.
+fn template_expr(text: &str) -> Result<Node, DbError> {
+    let stmts = nestor_parser::parse_sql(&format!("SELECT {text}"))?;
+    let target = stmts
+        .first()
+        .and_then(|s| s.stmt.as_ref())
+        .and_then(|n| match n.node.as_ref() {
+            Some(NodeEnum::SelectStmt(sel)) => sel.target_list.first(),
+            _ => None,
+        })
+        .and_then(|t| match t.node.as_ref() {
+            Some(NodeEnum::ResTarget(rt)) => rt.val.as_deref().cloned(),
+            _ => None,
+        });
+    target.ok_or_else(|| DbError::internal("internal aggregate function template"))
 }
 
 impl Binder<'_> {
-    /// The CREATE AGGREGATE aggregate of one argument named `name` taking
-    /// an argument of type `arg` (exactly, else by an implicit numeric or
-    /// string coercion), with its steps bound.
+    /// The CREATE AGGREGATE aggregate named `name` taking arguments of
+    /// types `args` (exactly, else each by an implicit numeric or string
+    /// coercion), with its steps bound, and the types it takes.
     pub(super) fn user_aggregate(
         &self,
         name: &str,
-        arg: DataType,
-    ) -> Result<Option<(Arc<UserAgg>, DataType)>, DbError> {
+        args: &[DataType],
+    ) -> Result<Option<(Arc<UserAgg>, Vec<DataType>)>, DbError> {
         let cands = aggregates(self.catalog, name);
-        let one = |f: &&Arc<FunctionDef>| f.input_types().len() == 1;
-        let exact = cands
-            .iter()
-            .filter(one)
-            .find(|f| f.input_types()[0].base() == arg.base());
+        let arity = |f: &&Arc<FunctionDef>| f.input_types().len() == args.len();
+        let exact = cands.iter().filter(arity).find(|f| {
+            f.input_types()
+                .iter()
+                .zip(args)
+                .all(|(w, a)| w.base() == a.base())
+        });
         let loose = || {
-            cands.iter().filter(one).find(|f| {
-                let want = f.input_types()[0];
-                arg == DataType::Unknown
-                    || (arg.is_numeric() && want.is_numeric())
-                    || (arg.is_string() && want.is_string())
+            cands.iter().filter(arity).find(|f| {
+                f.input_types().iter().zip(args).all(|(&want, &arg)| {
+                    arg.base() == want.base()
+                        || arg == DataType::Unknown
+                        || (arg.is_numeric() && want.is_numeric())
+                        || (arg.is_string() && want.is_string())
+                })
             })
         };
         let Some(def) = exact.or_else(loose) else {
             return Ok(None);
         };
-        let want = def.input_types()[0];
+        let want = def.input_types();
         let spec = def.aggregate.as_ref().expect("an aggregate");
-        let steps = steps((self.catalog, self.eval, self.plan_query), spec, want)?;
+        let steps = steps((self.catalog, self.eval, self.plan_query), spec, &want)?;
         Ok(Some((
             Arc::new(UserAgg {
                 def: UserFn(def.clone()),

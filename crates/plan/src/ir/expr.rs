@@ -107,7 +107,7 @@ pub struct UserAgg {
 }
 
 /// The bound steps of a user aggregate: `sfunc` over the row `[state,
-/// value]`, `finalfunc` over `[state, NULL...]` (the NULLs for
+/// value1, ...]`, `finalfunc` over `[state, NULL...]` (the NULLs for
 /// FINALFUNC_EXTRA), the initial state (NULL without INITCOND).
 #[derive(Clone, Debug, PartialEq)]
 pub struct UserAggSteps {
@@ -118,6 +118,9 @@ pub struct UserAggSteps {
     pub init: Value,
     /// The aggregate's result type.
     pub result: DataType,
+    /// How many arguments it takes: with more than one, the value fed is
+    /// the record of them, spread over `value1..valueN` of the step row.
+    pub nargs: usize,
 }
 
 /// A window function call (before the planner replaces it by a column of
