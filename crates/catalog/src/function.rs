@@ -172,6 +172,10 @@ pub struct FunctionDef {
     /// Set for an aggregate made by CREATE AGGREGATE (pg_proc.prokind
     /// 'a'): its arguments are the aggregated values.
     pub aggregate: Option<Arc<AggregateSpec>>,
+    /// The domain (pg_type OID) a scalar result was declared with;
+    /// `returns` holds its base type. A call checks the domain's
+    /// constraints on the result.
+    pub result_domain: Option<u32>,
 }
 
 impl Clone for FunctionDef {
@@ -190,6 +194,7 @@ impl Clone for FunctionDef {
             compiled: OnceLock::new(),
             declared: self.declared.clone(),
             aggregate: self.aggregate.clone(),
+            result_domain: self.result_domain,
         }
     }
 }

@@ -2265,6 +2265,7 @@ pub(crate) fn function_record(f: &FunctionDef) -> FunctionRecord {
         volatility: f.volatility,
         strict: f.strict,
         aggregate: f.aggregate.as_deref().cloned(),
+        result_domain: f.result_domain,
     }
 }
 
@@ -2283,6 +2284,7 @@ fn function_from(r: FunctionRecord) -> FunctionDef {
         compiled: std::sync::OnceLock::new(),
         declared: None,
         aggregate: r.aggregate.map(Arc::new),
+        result_domain: r.result_domain,
     }
 }
 

@@ -300,6 +300,9 @@ pub struct FunctionRecord {
     pub strict: bool,
     /// CREATE AGGREGATE's part (logged as a PutAggregate record).
     pub aggregate: Option<AggregateSpec>,
+    /// The domain a scalar result was declared with (`returns` holds its
+    /// base type): logged as result tag 5 and the domain's OID.
+    pub result_domain: Option<u32>,
 }
 
 /// A table definition without its runtime handles.
@@ -1520,6 +1523,10 @@ impl FunctionRecord {
             put_opt_str(out, a.default.as_deref());
         }
         match &self.returns {
+            Returns::Scalar(_) if self.result_domain.is_some() => {
+                out.push(5);
+                put_u32(out, self.result_domain.unwrap_or(0) as usize);
+            }
             Returns::Scalar(t) => {
                 out.push(0);
                 put_type(out, *t);
@@ -1571,8 +1578,16 @@ impl FunctionRecord {
                 default: get_opt_str(r)?,
             })
         })?;
+        let mut result_domain = None;
         let returns = match r.u8()? {
             0 => Returns::Scalar(get_type(r, "function result")?),
+            5 => {
+                let oid = r.u32()?;
+                let d = nestor_types::domains::lookup(oid)
+                    .ok_or_else(|| format!("function {name}: unknown result domain {oid}"))?;
+                result_domain = Some(d.oid);
+                Returns::Scalar(d.base)
+            }
             1 => Returns::Row(get_list(r, |r| {
                 Ok((get_str(r)?, get_type(r, "function result column")?))
             })?),
@@ -1607,6 +1622,7 @@ impl FunctionRecord {
             volatility,
             strict,
             aggregate: None,
+            result_domain,
         })
     }
 }
@@ -2339,6 +2355,7 @@ mod tests {
                 volatility: Volatility::Stable,
                 strict: true,
                 aggregate: None,
+                result_domain: None,
             }),
             CatalogRecord::PutFunction(FunctionRecord {
                 oid: RelId(16391),
@@ -2365,6 +2382,7 @@ mod tests {
                     combinefunc: None,
                     finalfunc_extra: true,
                 }),
+                result_domain: None,
             }),
             CatalogRecord::DropFunction {
                 name: "f".into(),

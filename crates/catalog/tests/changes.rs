@@ -559,6 +559,7 @@ fn claims_hide_uncommitted_function_changes() {
             strict: false,
             compiled: std::sync::OnceLock::new(),
             declared: None,
+            result_domain: None,
             aggregate: None,
         })
     };

@@ -2797,7 +2797,7 @@ fn proc_row(c: &Catalog, f: &FunctionDef) -> Vec<Value> {
     let rettype = match &f.returns {
         _ if f.procedure && f.args.iter().any(|a| a.mode.is_output()) => 2249,
         _ if f.procedure => DataType::Void.oid(),
-        Returns::Scalar(t) => t.oid(),
+        Returns::Scalar(t) => f.result_domain.unwrap_or_else(|| t.oid()),
         Returns::Row(_) | Returns::RowType(_) | Returns::Record => 2249,
         Returns::Trigger => 2279,
     };
@@ -3029,6 +3029,12 @@ fn function_result(c: &Catalog, f: &FunctionDef, public_visible: bool) -> Option
                 .map_or_else(|| "record".to_string(), |t| t.name.clone())
         ),
         Returns::Trigger => "trigger".into(),
+        Returns::Scalar(_) if f.result_domain.is_some() => format!(
+            "{setof}{}",
+            f.result_domain
+                .and_then(nestor_types::domains::lookup)
+                .map_or_else(String::new, |d| d.name.clone())
+        ),
         Returns::Scalar(t) => format!("{setof}{}", signature_type(*t, public_visible)),
     })
 }

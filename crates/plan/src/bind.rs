@@ -3481,7 +3481,8 @@ impl<'e> Binder<'e> {
                 for a in &f.args {
                     written.push(b.bind(a)?);
                 }
-                let written: Vec<(&Expr, DataType)> = written.iter().map(|(e, t)| (e, *t)).collect();
+                let written: Vec<(&Expr, DataType)> =
+                    written.iter().map(|(e, t)| (e, *t)).collect();
                 distinct_order_in_args(&written, &order, f, b.text)?;
             }
             let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
@@ -4213,16 +4214,7 @@ impl<'e> Binder<'e> {
         bound
     }
 
-    /// `ORDER BY` inside an aggregate call.
-    fn bind_agg_order(&mut self, keys: &[Node]) -> Result<Vec<AggOrder>, DbError> {
-        Ok(self
-            .bind_order_typed(keys)?
-            .into_iter()
-            .map(|(o, _)| o)
-            .collect())
-    }
-
-    /// [`Binder::bind_agg_order`] with each key's type.
+    /// `ORDER BY` inside an aggregate call, each key with its type.
     fn bind_order_typed(&mut self, keys: &[Node]) -> Result<Vec<(AggOrder, DataType)>, DbError> {
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {

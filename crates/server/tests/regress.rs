@@ -302,6 +302,7 @@ regress!(
     pg_lsn_type,
     string_agg_forms,
     user_aggregates_args,
+    domain_results,
     composite_assign,
     plpgsql_record_values,
     partition_triggers,

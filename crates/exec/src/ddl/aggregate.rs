@@ -173,6 +173,7 @@ pub fn create_aggregate(
         strict: false,
         compiled: std::sync::OnceLock::new(),
         declared: None,
+        result_domain: None,
         aggregate: Some(Arc::new(spec)),
     };
     ctx.catalog

@@ -53,13 +53,23 @@ fn uses(t: DataType, oid: u32) -> bool {
 fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
     let mut out = Vec::new();
     for t in ctx.catalog.tables() {
-        for c in t.columns.iter().filter(|c| !c.dropped && uses(c.ty, oid)) {
+        // A column of a domain over the type depends on the domain.
+        for c in t
+            .columns
+            .iter()
+            .filter(|c| !c.dropped && c.domain.is_none() && uses(c.ty, oid))
+        {
             out.push(format!("column {} of table {}", c.name, t.name));
         }
     }
     for c in ctx.catalog.composites() {
         for (a, _) in c.attrs.iter().filter(|(_, t)| uses(*t, oid)) {
             out.push(format!("column {a} of composite type {}", c.name));
+        }
+    }
+    for d in ctx.catalog.domains() {
+        if uses(d.base, oid) {
+            out.push(format!("type {}", d.name));
         }
     }
     for v in ctx.catalog.views() {
@@ -197,6 +207,27 @@ pub(super) fn drop_composites(
             })
             .collect();
         if deps.is_empty() {
+            continue;
+        }
+        // CASCADE drops the domains over it (and what uses them); other
+        // dependents are not dropped by cascade yet.
+        let domains: Vec<_> = ctx
+            .catalog
+            .domains()
+            .into_iter()
+            .filter(|d| uses(d.base, def.oid))
+            .collect();
+        if cascade && deps.len() == domains.len() {
+            let why = domains
+                .iter()
+                .map(|d| {
+                    (
+                        super::domain::Dependent::Domain(d.name.clone()),
+                        def.name.clone(),
+                    )
+                })
+                .collect();
+            super::domain::drop_domain_defs(ctx, domains, why, true)?;
             continue;
         }
         if cascade {

@@ -584,7 +584,7 @@ pub fn alter_domain_owner(
 }
 
 /// What depends on a dropped domain (PostgreSQL's pg_depend entries).
-enum Dependent {
+pub(super) enum Dependent {
     /// (table, column): a column of the domain or of its array.
     Column(String, String),
     /// A domain over it.
@@ -672,8 +672,21 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
         require_owner(ctx, def)?;
     }
     let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
+    drop_domain_defs(ctx, drops, Vec::new(), cascade)?;
+    Ok(CommandTag::Plain("DROP DOMAIN"))
+}
+
+/// Drop domains `drops` and (CASCADE) what depends on them: domains over
+/// them, columns of their types, casts. `deps` starts with what the
+/// caller drops them for (DROP TYPE of a composite type lists the
+/// domains over it), so the NOTICE names them first.
+pub(super) fn drop_domain_defs(
+    ctx: &mut StatementCtx,
+    mut drops: Vec<Arc<DomainDef>>,
+    mut deps: Vec<(Dependent, String)>,
+    cascade: bool,
+) -> Result<(), DbError> {
     // The named domains' dependents, and (CASCADE) theirs in turn.
-    let mut deps: Vec<(Dependent, String)> = Vec::new();
     let mut k = 0;
     while k < drops.len() {
         for (d, on) in dependents_of(ctx, &drops[k]) {
@@ -750,7 +763,7 @@ pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
         ctx.catalog
             .apply(ctx.txn, &ctx.db.store, Change::DropDomain(def.name.clone()))?;
     }
-    Ok(CommandTag::Plain("DROP DOMAIN"))
+    Ok(())
 }
 
 #[cfg(test)]

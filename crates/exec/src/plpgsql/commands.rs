@@ -323,6 +323,13 @@ pub fn create_function(
         })
         .collect();
     let setof = cf.return_type.as_ref().is_some_and(|t| t.setof) || table_cols;
+    // A scalar result declared as a domain: calls check its constraints.
+    let result_domain = match (&cf.return_type, outs.is_empty(), cf.is_procedure) {
+        (Some(t), true, false) if t.array_bounds.is_empty() => {
+            nestor_plan::bind::domain::domain_from_name(t).map(|d| d.oid)
+        }
+        _ => None,
+    };
     let returns = if cf.is_procedure {
         match outs.len() {
             0 => Returns::Scalar(DataType::Void),
@@ -470,6 +477,7 @@ pub fn create_function(
         compiled: std::sync::OnceLock::new(),
         declared: None,
         aggregate: None,
+        result_domain,
     };
     // check_function_bodies = off (what pg_dump's output sets): the body is
     // checked when the function is first called.

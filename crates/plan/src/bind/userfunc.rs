@@ -484,7 +484,15 @@ pub(crate) fn bind_call(
             )))
         }
     };
-    Ok(Some((Expr::UserFunc(UserFn(def), args), ty)))
+    // A result declared as a domain is checked against it, as
+    // PostgreSQL's function result coercion does.
+    let domain = def.result_domain.and_then(nestor_types::domains::lookup);
+    let call = Expr::UserFunc(UserFn(def), args);
+    let call = match domain {
+        Some(d) => b.coerce_to_domain(call, &d)?,
+        None => call,
+    };
+    Ok(Some((call, ty)))
 }
 
 /// A user function in FROM: its definition, bound arguments and result
