@@ -22,6 +22,7 @@ use nestor_parser::NodeEnum;
 use nestor_types::array::Array;
 use nestor_types::cast::Coercion;
 use nestor_types::datatype::DataType;
+use nestor_types::regr::RegrAgg;
 use nestor_types::Value;
 
 use nestor_catalog::Catalog;
@@ -3460,6 +3461,8 @@ impl<'e> Binder<'e> {
         let want = match func {
             AggFunc::CountStar => 0,
             AggFunc::StringAgg | AggFunc::JsonObjectAgg { .. } => 2,
+            // Checked with the argument types (bind_regr_args).
+            AggFunc::Regr(_) => f.args.len(),
             _ => 1,
         };
         parameterless(func, f, self.text)?;
@@ -4259,6 +4262,9 @@ impl<'e> Binder<'e> {
         func: AggFunc,
         args: &[Node],
     ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        if let AggFunc::Regr(agg) = func {
+            return self.bind_regr_args(agg, args);
+        }
         let Some(first) = args.first() else {
             return Ok((None, DataType::Int8, None));
         };
@@ -4329,6 +4335,34 @@ impl<'e> Binder<'e> {
             // Each row's own delimiter: the pair (value, delimiter).
             d => Ok((Some(Expr::Func(Func::RowCtor, vec![e, d])), st, None)),
         }
+    }
+
+    /// The `(y, x)` of regr_* and the other binary aggregates: two
+    /// arguments that pass as float8, as the record of the two float8s.
+    fn bind_regr_args(
+        &mut self,
+        agg: RegrAgg,
+        args: &[Node],
+    ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind(a)?);
+        }
+        let float = |t: DataType| t.base().is_numeric() || t == DataType::Unknown;
+        if bound.len() != 2 || !bound.iter().all(|(_, t)| float(*t)) {
+            let types: Vec<&str> = bound.iter().map(|(_, t)| t.name()).collect();
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function {}({}) does not exist", agg.name(), types.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+        }
+        let mut pair = Vec::with_capacity(2);
+        for (e, t) in bound {
+            pair.push(self.coerce(e, t, DataType::Float8)?);
+        }
+        let row = Expr::Func(Func::RowCtor, pair);
+        Ok((Some(row), DataType::Float8, None))
     }
 
     fn bind_sublink(&mut self, s: &pb::SubLink) -> Result<(Expr, DataType), DbError> {
@@ -4919,7 +4953,10 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "json_object_agg" | "jsonb_object_agg" => AggFunc::JsonObjectAgg {
             binary: name == "jsonb_object_agg",
         },
-        _ => AggFunc::Moment(nestor_types::moments::MomentAgg::by_name(name)?),
+        _ => match RegrAgg::by_name(name) {
+            Some(agg) => AggFunc::Regr(agg),
+            None => AggFunc::Moment(nestor_types::moments::MomentAgg::by_name(name)?),
+        },
     })
 }
 
@@ -4963,6 +5000,7 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
             _ => return Err(bad()),
         },
+        AggFunc::Regr(agg) => agg.result_type(),
         // Bound by bind::ordered_set, never through here.
         AggFunc::PercentileCont { .. }
         | AggFunc::PercentileDisc { .. }
@@ -4993,6 +5031,7 @@ fn distinct_order(
             | AggFunc::Sum
             | AggFunc::Avg
             | AggFunc::Moment(_)
+            | AggFunc::Regr(_)
     );
     match arg {
         Some(key) if distinct && sensitive && order.is_empty() => vec![AggOrder {

@@ -182,6 +182,7 @@ regress!(
     array_assign,
     rows_from,
     format_variadic,
+    stat_aggregates,
     regex_flags,
     index_paths,
     reindex,

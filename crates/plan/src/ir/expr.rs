@@ -254,6 +254,9 @@ pub enum AggFunc {
     },
     /// var_pop, var_samp, stddev_pop, stddev_samp (`types/src/moments.rs`).
     Moment(nestor_types::moments::MomentAgg),
+    /// regr_*, covar_pop, covar_samp and corr (`types/src/regr.rs`): the
+    /// argument is the record `(y, x)` of float8s.
+    Regr(nestor_types::regr::RegrAgg),
     /// `percentile_cont(fraction) WITHIN GROUP (ORDER BY x)` over float8
     /// or interval; `array`: the direct argument is a float8[] of
     /// fractions and the result an array of the same shape.
