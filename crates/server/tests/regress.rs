@@ -183,6 +183,7 @@ regress!(
     rows_from,
     format_variadic,
     stat_aggregates,
+    outer_aggregates,
     regex_flags,
     index_paths,
     reindex,

@@ -208,7 +208,9 @@ fn function_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32)
 /// `aggregate name(types) does not exist` as PostgreSQL words it.
 fn aggregate_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), DbError> {
     let NodeEnum::ObjectWithArgs(owa) = node(object)? else {
-        return Err(DbError::internal("COMMENT ON AGGREGATE without a signature"));
+        return Err(DbError::internal(
+            "COMMENT ON AGGREGATE without a signature",
+        ));
     };
     let parts = bind::names(&owa.objname);
     let name = parts

@@ -53,7 +53,7 @@ pub enum SubKind {
 }
 
 /// A subquery inside an expression.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SubQuery {
     pub kind: SubKind,
     /// Shared, so that a rewritten copy of the expression (its left
@@ -66,6 +66,12 @@ pub struct SubQuery {
     /// result is computed once per execution and cached under `id`).
     pub correlated: bool,
     pub id: usize,
+    /// In the select list, HAVING or ORDER BY of a query that aggregates:
+    /// the row the subquery sees as its enclosing level's, in that level's
+    /// input layout, computed from the aggregated row (the grouped columns
+    /// where they were, NULL for the others, then the aggregates of
+    /// subqueries that belong to that level: `bind/outer_agg.rs`).
+    pub remap: Option<Vec<Expr>>,
 }
 
 impl PartialEq for SubQuery {
@@ -512,6 +518,7 @@ impl Expr {
                     level: s.level,
                     correlated: s.correlated,
                     id: s.id,
+                    remap: s.remap.clone(),
                 })),
                 _ => Expr::Sub(s),
             },
