@@ -3550,7 +3550,7 @@ impl<'e> Binder<'e> {
             }
             let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
             let filter = match &f.agg_filter {
-                Some(n) => Some(b.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_agg_filter(n)?),
                 None => None,
             };
             Ok((args, order, filter))
@@ -3588,7 +3588,7 @@ impl<'e> Binder<'e> {
             }
             let order = b.bind_order_typed(&f.agg_order)?;
             let filter = match &f.agg_filter {
-                Some(n) => Some(b.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_agg_filter(n)?),
                 None => None,
             };
             Ok((bound, order, filter))
@@ -4262,6 +4262,15 @@ impl<'e> Binder<'e> {
         let bound = f(self);
         self.agg = saved;
         self.window = saved_window;
+        bound
+    }
+
+    /// An aggregate's FILTER condition, where aggregates of this level are
+    /// "not allowed in FILTER" (PostgreSQL's message, not the nesting one).
+    fn bind_agg_filter(&mut self, n: &Node) -> Result<Expr, DbError> {
+        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed("FILTER"));
+        let bound = self.bind_bool(n, "FILTER");
+        self.agg = saved;
         bound
     }
 

@@ -52,6 +52,8 @@ UPDATE oa SET b = (SELECT max(oa.b)) WHERE false;
 SELECT avg((SELECT avg(a1.x ORDER BY (SELECT avg(a2.b) FROM ob a3)) FROM ob a1)) FROM oa a2;
 SELECT (SELECT max(sum(oa.b))) FROM oa;
 SELECT (SELECT sum(max(oa.b)) FROM ob) FROM oa;
+SELECT max(a) FILTER (WHERE sum(b) > 0) FROM oa;
+SELECT (SELECT max(oa.a) FILTER (WHERE sum(oa.b) > 0)) FROM oa;
 -- CREATE AGGREGATE aggregates too.
 CREATE AGGREGATE oa_sum(int) (SFUNC = int4pl, STYPE = int, INITCOND = '0');
 SELECT (SELECT oa_sum(oa.b)) FROM oa;
