@@ -1166,7 +1166,7 @@ impl AggRemap<'_> {
                             ),
                         ),
                         b.text,
-                        column_ref_location(src, &col.name),
+                        sub_column_ref_location(src, &col.rel, &col.name),
                     ));
                 }
             }
@@ -1590,6 +1590,39 @@ fn column_ref_location(nodes: &[Node], name: &str) -> i32 {
         .filter(|l| !in_aggs.contains(l))
         .min()
         .unwrap_or(-1)
+}
+
+/// Where a subquery in `nodes` names the column `rel.name` (qualified or
+/// not): the first such reference, else [`column_ref_location`]'s.
+fn sub_column_ref_location(nodes: &[Node], rel: &str, name: &str) -> i32 {
+    let mut found = Vec::new();
+    for n in nodes.iter().filter_map(|n| n.node.as_ref()) {
+        for (r, ..) in n.nodes() {
+            let nestor_parser::NodeRef::SubLink(sl) = r else {
+                continue;
+            };
+            let Some(sub) = sl.subselect.as_ref().and_then(|s| s.node.as_ref()) else {
+                continue;
+            };
+            for (inner, ..) in sub.nodes() {
+                if let nestor_parser::NodeRef::ColumnRef(c) = inner {
+                    let parts = bind::names(&c.fields);
+                    let hit = match parts.as_slice() {
+                        [n] => n == name,
+                        [r, n] => r == rel && n == name,
+                        _ => false,
+                    };
+                    if hit && c.location >= 0 {
+                        found.push(c.location);
+                    }
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .min()
+        .unwrap_or_else(|| column_ref_location(nodes, name))
 }
 
 /// A WITH item may not be a MERGE (PostgreSQL 15's 0A000, at the item).
