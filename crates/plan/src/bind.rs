@@ -22,6 +22,7 @@ use nestor_parser::NodeEnum;
 use nestor_types::array::Array;
 use nestor_types::cast::Coercion;
 use nestor_types::datatype::DataType;
+use nestor_types::regr::RegrAgg;
 use nestor_types::Value;
 
 use nestor_catalog::Catalog;
@@ -37,6 +38,7 @@ use nestor_types::datatype::RegKind;
 
 pub mod domain;
 pub(crate) mod ordered_set;
+pub(crate) mod outer_agg;
 pub mod polymorphic;
 pub(crate) mod subscripts;
 pub mod user_agg;
@@ -184,6 +186,19 @@ pub struct Binder<'e> {
     pub outer_refs: Vec<Option<usize>>,
     pub next_id: usize,
     pub agg: AggCtx,
+    /// Per query level begun by `select::plan_query`: the enclosing
+    /// level and where aggregates stood there when it began (an
+    /// aggregate of that level found inside is checked against it).
+    pub level_aggs: Vec<(usize, AggCtx)>,
+    /// The SELECTs binding clauses that may hold their own aggregates
+    /// found in subqueries (`bind/outer_agg.rs`), innermost last.
+    pub outer_aggs: Vec<outer_agg::OuterAggs>,
+    /// Every reference to an enclosing level's column made so far, as
+    /// (level, column), in order.
+    pub outer_uses: Vec<(usize, usize)>,
+    /// The columns of its enclosing level each correlated subquery
+    /// (by id) reads.
+    pub sub_reads: std::collections::HashMap<usize, Vec<usize>>,
     pub window: WinCtx,
     /// The WINDOW clause of the SELECT being bound (`OVER w`).
     pub windows: Vec<(String, pb::WindowDef)>,
@@ -429,6 +444,10 @@ impl<'e> Binder<'e> {
             outer_refs: Vec::new(),
             next_id: 0,
             agg: AggCtx::NotAllowed("WHERE"),
+            level_aggs: Vec::new(),
+            outer_aggs: Vec::new(),
+            outer_uses: Vec::new(),
+            sub_reads: Default::default(),
             window: WinCtx::NotAllowed(
                 "window functions are not allowed here",
                 SqlState::WindowingError,
@@ -1357,10 +1376,7 @@ impl<'e> Binder<'e> {
             let e = if lvl == cur {
                 Expr::Col(i)
             } else {
-                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
-                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
-                }
-                Expr::Outer { level: lvl, col: i }
+                self.outer_ref(lvl, i)
             };
             if is_ctid {
                 return Ok((Expr::Func(Func::CtidText, vec![e]), DataType::Text));
@@ -1474,10 +1490,7 @@ impl<'e> Binder<'e> {
                 if lvl == cur {
                     return Some((Expr::Col(i), ty));
                 }
-                for r in self.outer_refs.iter_mut().skip(lvl + 1) {
-                    *r = Some(r.map_or(lvl, |x| x.min(lvl)));
-                }
-                return Some((Expr::Outer { level: lvl, col: i }, ty));
+                return Some((self.outer_ref(lvl, i), ty));
             }
         }
         let ty = DataType::Record(nestor_types::datatype::record_type(
@@ -1487,18 +1500,13 @@ impl<'e> Binder<'e> {
         for &i in &positions {
             self.mark_read(lvl, i, true);
         }
-        if lvl != cur {
-            for r in self.outer_refs.iter_mut().skip(lvl + 1) {
-                *r = Some(r.map_or(lvl, |x| x.min(lvl)));
-            }
-        }
         let fields = positions
             .into_iter()
             .map(|i| {
                 if lvl == cur {
                     Expr::Col(i)
                 } else {
-                    Expr::Outer { level: lvl, col: i }
+                    self.outer_ref(lvl, i)
                 }
             })
             .collect();
@@ -3449,17 +3457,72 @@ impl<'e> Binder<'e> {
         name: &str,
         f: &pb::FuncCall,
     ) -> Result<(Expr, DataType), DbError> {
-        if let AggCtx::NotAllowed(clause) = self.agg {
-            let message = if clause == AGG_ARGS {
-                "aggregate function calls cannot be nested".to_string()
-            } else {
-                format!("aggregate functions are not allowed in {clause}")
-            };
-            return Err(DbError::new(SqlState::GroupingError, message));
+        // Where this level refuses aggregates, only an aggregate of an
+        // outer level (bind/outer_agg.rs) may stand; anything else wrong
+        // with the call is reported as the refusal, as before.
+        let refused = match self.agg {
+            AggCtx::NotAllowed(clause) => Some(clause),
+            AggCtx::Allowed => None,
+        };
+        let mark = self.outer_uses.len();
+        let parts = self.bind_agg_parts(func, name, f);
+        let (arg, at, delimiter, order, filter) = match (parts, refused) {
+            (Ok(p), _) => p,
+            (Err(_), Some(clause)) => return Err(outer_agg::refusal(clause)),
+            (Err(e), None) => return Err(e),
+        };
+        let mut parts: Vec<&Expr> = arg.iter().chain(filter.as_ref()).collect();
+        parts.extend(order.iter().map(|o| &o.key));
+        let level = self.agg_level(&parts, mark);
+        if level == self.level() {
+            if let Some(clause) = refused {
+                return Err(outer_agg::refusal(clause));
+            }
         }
+        let func = refine_agg(func, at);
+        let ty = agg_type(func, at, name)?;
+        let arg = self.coerce_agg_arg(func, arg, at, ty)?;
+        let order = distinct_order(func, f.agg_distinct, arg.as_ref(), order);
+        let call = AggCall {
+            func,
+            arg,
+            delimiter,
+            distinct: f.agg_distinct,
+            ty,
+            order,
+            filter,
+            direct: Vec::new(),
+            user: None,
+        };
+        if level < self.level() {
+            return Ok((self.outer_agg(call, level, mark, f.location)?, ty));
+        }
+        Ok((Expr::Agg(Box::new(call)), ty))
+    }
+
+    /// A built-in aggregate call's argument (its type, string_agg's
+    /// constant delimiter), ORDER BY keys and FILTER, checked for arity.
+    #[allow(clippy::type_complexity)]
+    fn bind_agg_parts(
+        &mut self,
+        func: AggFunc,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<
+        (
+            Option<Expr>,
+            DataType,
+            Option<Value>,
+            Vec<AggOrder>,
+            Option<Expr>,
+        ),
+        DbError,
+    > {
         let want = match func {
             AggFunc::CountStar => 0,
             AggFunc::StringAgg | AggFunc::JsonObjectAgg { .. } => 2,
+            // Checked with the argument types (bind_regr_args).
+            AggFunc::Regr(_) => f.args.len(),
             _ => 1,
         };
         parameterless(func, f, self.text)?;
@@ -3487,29 +3550,12 @@ impl<'e> Binder<'e> {
             }
             let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
             let filter = match &f.agg_filter {
-                Some(n) => Some(b.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_agg_filter(n)?),
                 None => None,
             };
             Ok((args, order, filter))
         })?;
-        outer_level_check(arg.as_ref(), &order, filter.as_ref())
-            .map_err(|e| err_at(e, self.text, f.location))?;
-        let func = refine_agg(func, at);
-        let ty = agg_type(func, at, name)?;
-        let arg = self.coerce_agg_arg(func, arg, at, ty)?;
-        let order = distinct_order(func, f.agg_distinct, arg.as_ref(), order);
-        let call = AggCall {
-            func,
-            arg,
-            delimiter,
-            distinct: f.agg_distinct,
-            ty,
-            order,
-            filter,
-            direct: Vec::new(),
-            user: None,
-        };
-        Ok((Expr::Agg(Box::new(call)), ty))
+        Ok((arg, at, delimiter, order, filter))
     }
 
     /// A call of a CREATE AGGREGATE aggregate (`name(*)` for one of no
@@ -3534,6 +3580,7 @@ impl<'e> Binder<'e> {
                 f.location,
             ));
         }
+        let mark = self.outer_uses.len();
         let (bound, order, filter) = self.in_agg_args(|b| {
             let mut bound = Vec::with_capacity(f.args.len());
             for a in &f.args {
@@ -3541,7 +3588,7 @@ impl<'e> Binder<'e> {
             }
             let order = b.bind_order_typed(&f.agg_order)?;
             let filter = match &f.agg_filter {
-                Some(n) => Some(b.bind_bool(n, "FILTER")?),
+                Some(n) => Some(b.bind_agg_filter(n)?),
                 None => None,
             };
             Ok((bound, order, filter))
@@ -3565,8 +3612,9 @@ impl<'e> Binder<'e> {
             1 => args.pop(),
             _ => Some(Expr::Func(Func::RowCtor, args)),
         };
-        outer_level_check(arg.as_ref(), &order, filter.as_ref())
-            .map_err(|e| err_at(e, self.text, f.location))?;
+        let mut parts: Vec<&Expr> = arg.iter().chain(filter.as_ref()).collect();
+        parts.extend(order.iter().map(|o| &o.key));
+        let level = self.agg_level(&parts, mark);
         let mut order = order;
         if f.agg_distinct {
             // DISTINCT sorts its rows: by the ORDER BY keys, then by the
@@ -3591,6 +3639,9 @@ impl<'e> Binder<'e> {
             direct: Vec::new(),
             user: Some(user),
         };
+        if level < self.level() {
+            return Ok(Some((self.outer_agg(call, level, mark, f.location)?, ty)));
+        }
         Ok(Some((Expr::Agg(Box::new(call)), ty)))
     }
 
@@ -4214,7 +4265,17 @@ impl<'e> Binder<'e> {
         bound
     }
 
-    /// `ORDER BY` inside an aggregate call, each key with its type.
+    /// An aggregate's FILTER condition, where aggregates of this level are
+    /// "not allowed in FILTER" (PostgreSQL's message, not the nesting one).
+    fn bind_agg_filter(&mut self, n: &Node) -> Result<Expr, DbError> {
+        let saved = std::mem::replace(&mut self.agg, AggCtx::NotAllowed("FILTER"));
+        let bound = self.bind_bool(n, "FILTER");
+        self.agg = saved;
+        bound
+    }
+
+    /// `ORDER BY` inside an aggregate call (or a window), with each key's
+    /// type.
     fn bind_order_typed(&mut self, keys: &[Node]) -> Result<Vec<(AggOrder, DataType)>, DbError> {
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
@@ -4251,6 +4312,9 @@ impl<'e> Binder<'e> {
         func: AggFunc,
         args: &[Node],
     ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        if let AggFunc::Regr(agg) = func {
+            return self.bind_regr_args(agg, args);
+        }
         let Some(first) = args.first() else {
             return Ok((None, DataType::Int8, None));
         };
@@ -4323,6 +4387,34 @@ impl<'e> Binder<'e> {
         }
     }
 
+    /// The `(y, x)` of regr_* and the other binary aggregates: two
+    /// arguments that pass as float8, as the record of the two float8s.
+    fn bind_regr_args(
+        &mut self,
+        agg: RegrAgg,
+        args: &[Node],
+    ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind(a)?);
+        }
+        let float = |t: DataType| t.base().is_numeric() || t == DataType::Unknown;
+        if bound.len() != 2 || !bound.iter().all(|(_, t)| float(*t)) {
+            let types: Vec<&str> = bound.iter().map(|(_, t)| t.name()).collect();
+            return Err(DbError::new(
+                SqlState::UndefinedFunction,
+                format!("function {}({}) does not exist", agg.name(), types.join(", ")),
+            )
+            .with_hint("No function matches the given name and argument types. You might need to add explicit type casts."));
+        }
+        let mut pair = Vec::with_capacity(2);
+        for (e, t) in bound {
+            pair.push(self.coerce(e, t, DataType::Float8)?);
+        }
+        let row = Expr::Func(Func::RowCtor, pair);
+        Ok((Some(row), DataType::Float8, None))
+    }
+
     fn bind_sublink(&mut self, s: &pb::SubLink) -> Result<(Expr, DataType), DbError> {
         let kind = pb::SubLinkType::try_from(s.sub_link_type).unwrap_or(pb::SubLinkType::Undefined);
         let lhs = match (&s.testexpr, kind) {
@@ -4331,9 +4423,20 @@ impl<'e> Binder<'e> {
             }
             _ => None,
         };
+        let mark = self.outer_uses.len();
         let (mut plan, cols, correlated) = self.plan_sublink_query(s)?;
         let cur = self.level();
         let id = self.fresh_id();
+        if correlated {
+            let mut reads: Vec<usize> = self.outer_uses[mark..]
+                .iter()
+                .filter(|(l, _)| *l == cur)
+                .map(|(_, c)| *c)
+                .collect();
+            reads.sort_unstable();
+            reads.dedup();
+            self.sub_reads.insert(id, reads);
+        }
         let (kind, ty) = match kind {
             pb::SubLinkType::ExistsSublink => (SubKind::Exists, DataType::Bool),
             pb::SubLinkType::ExprSublink if cols.len() == 1 => (SubKind::Scalar, cols[0].ty),
@@ -4404,6 +4507,7 @@ impl<'e> Binder<'e> {
                     level: cur,
                     correlated,
                     id,
+                    remap: None,
                 }));
                 return Ok((
                     Expr::Func(Func::RowCompare(cmp), vec![lhs, sub]),
@@ -4419,6 +4523,7 @@ impl<'e> Binder<'e> {
                 level: cur,
                 correlated,
                 id,
+                remap: None,
             })),
             ty,
         ))
@@ -4474,6 +4579,7 @@ impl<'e> Binder<'e> {
             level,
             correlated,
             id,
+            remap: None,
         }));
         Ok((sub, cols.iter().map(|c| c.ty).collect()))
     }
@@ -4733,39 +4839,6 @@ fn distinct_order_in_args(
     ))
 }
 
-/// An aggregate whose arguments read only columns of enclosing queries
-/// belongs, in PostgreSQL, to the outermost query it reads (`SELECT
-/// (SELECT max(t0.a) FROM t t1) FROM t t0` aggregates t0's rows once).
-/// That is not built: refused with 0A000 rather than aggregated over the
-/// subquery's rows, which would be a wrong answer. An aggregate reading no
-/// column at all (`count(*)`, `max(1)`) belongs to its own query, as in
-/// PostgreSQL.
-fn outer_level_check(
-    arg: Option<&Expr>,
-    order: &[AggOrder],
-    filter: Option<&Expr>,
-) -> Result<(), DbError> {
-    let (mut local, mut outer) = (false, false);
-    let mut look = |e: &Expr| match e {
-        Expr::Col(_) => local = true,
-        Expr::Outer { .. } => outer = true,
-        _ => {}
-    };
-    let exprs = arg
-        .into_iter()
-        .chain(order.iter().map(|o| &o.key))
-        .chain(filter);
-    for e in exprs {
-        e.walk(&mut look);
-    }
-    if outer && !local {
-        return Err(DbError::unsupported(
-            "aggregate functions whose arguments refer only to columns of outer queries",
-        ));
-    }
-    Ok(())
-}
-
 fn parameterless(func: AggFunc, f: &pb::FuncCall, text: &str) -> Result<(), DbError> {
     if func == AggFunc::Count && f.args.is_empty() && !f.agg_star {
         return Err(err_at(
@@ -4911,7 +4984,10 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "json_object_agg" | "jsonb_object_agg" => AggFunc::JsonObjectAgg {
             binary: name == "jsonb_object_agg",
         },
-        _ => AggFunc::Moment(nestor_types::moments::MomentAgg::by_name(name)?),
+        _ => match RegrAgg::by_name(name) {
+            Some(agg) => AggFunc::Regr(agg),
+            None => AggFunc::Moment(nestor_types::moments::MomentAgg::by_name(name)?),
+        },
     })
 }
 
@@ -4955,6 +5031,7 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Float4 | T::Float8 | T::Unknown => T::Float8,
             _ => return Err(bad()),
         },
+        AggFunc::Regr(agg) => agg.result_type(),
         // Bound by bind::ordered_set, never through here.
         AggFunc::PercentileCont { .. }
         | AggFunc::PercentileDisc { .. }
@@ -4985,6 +5062,7 @@ fn distinct_order(
             | AggFunc::Sum
             | AggFunc::Avg
             | AggFunc::Moment(_)
+            | AggFunc::Regr(_)
     );
     match arg {
         Some(key) if distinct && sensitive && order.is_empty() => vec![AggOrder {

@@ -182,6 +182,8 @@ regress!(
     array_assign,
     rows_from,
     format_variadic,
+    stat_aggregates,
+    outer_aggregates,
     regex_flags,
     index_paths,
     reindex,

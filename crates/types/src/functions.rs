@@ -27,7 +27,8 @@
 //! (to_char, to_timestamp, to_date, to_number) and [`crate::string_fns`] (format,
 //! initcap, translate, chr, overlay...) and [`crate::math_fns`] (trigonometry,
 //! hyperbolic functions, gcd, lcm, factorial, scales, width_bucket) and
-//! [`crate::bytea_fns`] (encode/decode, get/set_byte/bit, sha*, convert_*).
+//! [`crate::bytea_fns`] (encode/decode, get/set_byte/bit, sha*, convert_*)
+//! and [`crate::regr`] (the float8 aggregates' transition functions).
 //!
 //! String functions count characters, not bytes. A `char(n)` argument
 //! should be cast to text first ([`crate::cast::cast_from`] drops its
@@ -100,6 +101,8 @@ pub(crate) const NAMES: &[&str] = &[
     "md5",
     "booleq",
     "boolne",
+    "booland_statefunc",
+    "boolor_statefunc",
     "gen_random_uuid",
     "coalesce",
     "nullif",
@@ -124,6 +127,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::formatting::NAMES.contains(&lower.as_str())
         || crate::string_fns::NAMES.contains(&lower.as_str())
         || crate::math_fns::NAMES.contains(&lower.as_str())
+        || crate::regr::NAMES.contains(&lower.as_str())
         || crate::bytea_fns::NAMES.contains(&lower.as_str())
         || crate::hash_fns::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
@@ -246,6 +250,8 @@ fn other_return_type(lower: &str, args: &[DataType]) -> Option<Result<DataType, 
         ("lower" | "upper" | "reverse" | "md5", [t]) if is_text_like(*t) => Ok(T::Text),
         ("md5", [T::Bytea]) => Ok(T::Text),
         ("booleq" | "boolne", [T::Bool, T::Bool]) => Ok(T::Bool),
+        // bool_and / bool_or's transition functions.
+        ("booland_statefunc" | "boolor_statefunc", [T::Bool, T::Bool]) => Ok(T::Bool),
         ("substr" | "substring", [T::Bytea, rest @ ..])
             if (1..=2).contains(&rest.len()) && rest.iter().all(|t| is_int_like(*t)) =>
         {
@@ -387,7 +393,7 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
         ("round" | "trunc", 2, 0) | ("mod" | "div", _, _) => DataType::NUMERIC,
         ("round" | "trunc", 2, 1) => DataType::Int4,
         ("log", 2, _) => DataType::NUMERIC,
-        ("booleq" | "boolne", ..) => DataType::Bool,
+        ("booleq" | "boolne" | "booland_statefunc" | "boolor_statefunc", ..) => DataType::Bool,
         (
             "abs" | "round" | "trunc" | "floor" | "ceil" | "ceiling" | "sqrt" | "sign" | "cbrt"
             | "ln" | "log" | "log10" | "exp",
@@ -450,6 +456,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::math_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::regr::resolve(&lower, args) {
         return r;
     }
     if let Some(r) = crate::geometry::catalog::resolve(&lower, args) {
@@ -603,6 +612,12 @@ fn strict_implementation(name: &str, n: usize) -> Option<(&'static str, Imp)> {
         ("md5", 1) => strict!("md5", |a| md5(a)),
         ("booleq", 2) => strict!("booleq", |a| Ok(Value::Bool(a[0] == a[1]))),
         ("boolne", 2) => strict!("boolne", |a| Ok(Value::Bool(a[0] != a[1]))),
+        ("booland_statefunc", 2) => strict!("booland_statefunc", |a| Ok(Value::Bool(
+            a[0] == Value::Bool(true) && a[1] == Value::Bool(true)
+        ))),
+        ("boolor_statefunc", 2) => strict!("boolor_statefunc", |a| Ok(Value::Bool(
+            a[0] == Value::Bool(true) || a[1] == Value::Bool(true)
+        ))),
         ("substr" | "substring", 2 | 3) => strict!("substr", |a| substr("substr", a)),
         ("position", 2) => strict!("position", |a| {
             strpos(str_arg("position", a, 0)?, str_arg("position", a, 1)?)

@@ -98,6 +98,7 @@ pub mod numeric;
 pub mod ops;
 pub mod pg_lsn;
 pub mod regex;
+pub mod regr;
 pub mod set_fns;
 pub mod string_fns;
 pub mod text;

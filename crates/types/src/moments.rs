@@ -20,7 +20,9 @@
 //!   overflow and NaN once an input is infinite or NaN.
 //!
 //! Either way the result is NULL without rows, and for the sample forms
-//! with a single row.
+//! with a single row. The float state is also PostgreSQL's transition
+//! array `{N, Sx, Sxx}` for float8_accum and float8_combine, called from
+//! SQL (`crate::regr`).
 
 use nestor_common::{DbError, SqlState};
 
@@ -147,6 +149,39 @@ impl FloatMoments {
             self.sxx = f64::NAN;
         }
         Ok(())
+    }
+
+    /// float8_combine: the sums of both sets of values.
+    pub fn combine(&self, o: &FloatMoments) -> Result<FloatMoments, DbError> {
+        if self.n == 0.0 {
+            return Ok(*o);
+        }
+        if o.n == 0.0 {
+            return Ok(*self);
+        }
+        let n = self.n + o.n;
+        let d = self.sum / self.n - o.sum / o.n;
+        let sxx = self.sxx + o.sxx + self.n * o.n * d * d / n;
+        if sxx.is_infinite() && !self.sxx.is_infinite() && !o.sxx.is_infinite() {
+            return Err(crate::ops::float_overflow());
+        }
+        Ok(FloatMoments {
+            n,
+            sum: crate::regr::float_add(self.sum, o.sum)?,
+            sxx,
+        })
+    }
+
+    /// The state as PostgreSQL's array `{N, Sx, Sxx}`.
+    pub fn to_value(&self) -> crate::Value {
+        crate::regr::float8_array(&[self.n, self.sum, self.sxx])
+    }
+
+    /// A state given as a float8 array (`func` names the function for
+    /// the error about any other shape).
+    pub fn from_value(v: &crate::Value, func: &str) -> Result<FloatMoments, DbError> {
+        let [n, sum, sxx] = crate::regr::float8_items::<3>(v, func)?;
+        Ok(FloatMoments { n, sum, sxx })
     }
 
     pub fn finish(&self, agg: MomentAgg) -> Option<f64> {

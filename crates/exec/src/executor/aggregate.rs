@@ -33,6 +33,7 @@ use nestor_plan::valops;
 use nestor_types::array::Array;
 use nestor_types::datatype::DataType;
 use nestor_types::moments::{FloatMoments, MomentAgg, NumericMoments};
+use nestor_types::regr::{RegrAgg, RegrMoments};
 use nestor_types::Value;
 
 use super::eval::{truthy, Eval};
@@ -70,6 +71,8 @@ pub(super) enum Acc {
     NumericMoments(NumericMoments, MomentAgg),
     /// var_pop and the others over float4 and float8.
     FloatMoments(FloatMoments, MomentAgg),
+    /// regr_*, covar_* and corr over `(y, x)` records.
+    Regr(RegrMoments, RegrAgg),
     /// An ordered-set aggregate (super::ordered_set): its direct
     /// arguments once the group's first row gave them, then its result
     /// (its keys wait in the group's ORDER BY buffer).
@@ -114,6 +117,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
             Acc::FloatMoments(FloatMoments::default(), m)
         }
         AggFunc::Moment(m) => Acc::NumericMoments(NumericMoments::default(), m),
+        AggFunc::Regr(r) => Acc::Regr(RegrMoments::default(), r),
         AggFunc::PercentileCont { .. }
         | AggFunc::PercentileDisc { .. }
         | AggFunc::Mode
@@ -226,6 +230,15 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
             Value::Float8(x) => m.add(x)?,
             other => unreachable!("a cast to float8 gave {other:?}"),
         },
+        // A pair with a NULL is skipped (the binder made both float8).
+        Acc::Regr(m, _) => {
+            let Value::Record(pair) = &v else {
+                return Err(DbError::internal(format!("regression pair {v:?}")));
+            };
+            if let (Some(Value::Float8(y)), Some(Value::Float8(x))) = (pair.first(), pair.get(1)) {
+                m.add(*y, *x)?;
+            }
+        }
         Acc::Str(s, delimiter, _) => {
             // string_agg_transfn: a NULL value adds nothing; the first
             // value's delimiter is dropped; a NULL delimiter is empty.
@@ -375,6 +388,8 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::Json(items, f) => json_finish(&items, f, ec)?,
         Acc::NumericMoments(m, agg) => m.finish(agg)?.map_or(Value::Null, Value::Numeric),
         Acc::FloatMoments(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
+        Acc::Regr(m, RegrAgg::Count) => Value::Int8(m.count()),
+        Acc::Regr(m, agg) => m.finish(agg).map_or(Value::Null, Value::Float8),
         Acc::OrderedSet(_, result) => result,
         Acc::User(u) => u.state,
     })

@@ -23,11 +23,19 @@ pub fn eval_subquery(s: &SubQuery, row: &[Value], ev: &mut Ev) -> Result<Value, 
         let rows = materialize_cached(s.id, &s.plan, ev)?;
         return sub_result(s, lhs, rows.iter().map(|r| r.as_slice()), &ev.ctx.eval);
     }
+    // After aggregation: the row in the input layout it was bound against.
+    let row = match &s.remap {
+        Some(exprs) => exprs
+            .iter()
+            .map(|e| e.eval(row, ev))
+            .collect::<Result<Vec<Value>, DbError>>()?,
+        None => row.to_vec(),
+    };
     let saved_len = ev.outer.len();
     if ev.outer.len() <= s.level {
         ev.outer.resize(s.level + 1, Vec::new());
     }
-    let saved = std::mem::replace(&mut ev.outer[s.level], row.to_vec());
+    let saved = std::mem::replace(&mut ev.outer[s.level], row);
     let mut rows: Vec<Row> = Vec::new();
     let limit = match s.kind {
         SubKind::Exists => 1,

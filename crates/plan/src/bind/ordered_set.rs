@@ -87,10 +87,22 @@ impl Binder<'_> {
             };
             return Err(at(DbError::new(SqlState::GroupingError, message), self));
         }
+        let mark = self.outer_uses.len();
         let parts = self.bind_ordered_set_parts(f)?;
         let keys: Vec<AggOrder> = parts.order.iter().map(|o| o.0.clone()).collect();
         lower_level_direct_check(&parts, &keys).map_err(|(e, loc)| err_at(e, self.text, loc))?;
-        super::outer_level_check(None, &keys, parts.filter.as_ref()).map_err(|e| at(e, self))?;
+        // An ordered-set aggregate of an outer level is not built.
+        let read: Vec<&Expr> = keys
+            .iter()
+            .map(|o| &o.key)
+            .chain(parts.filter.as_ref())
+            .collect();
+        if self.agg_level(&read, mark) < self.level() {
+            let e = DbError::unsupported(
+                "aggregate functions whose arguments refer only to columns of outer queries",
+            );
+            return Err(at(e, self));
+        }
         let types: Vec<DataType> = parts
             .direct
             .iter()
@@ -256,8 +268,8 @@ impl Binder<'_> {
 
 /// Keys reading only outer queries' columns make the aggregate one of an
 /// outer query, whose direct arguments then may not read this query's
-/// columns (PostgreSQL's 42803; Nestor refuses such aggregates anyway, see
-/// bind::outer_level_check, but names this case as PostgreSQL does).
+/// columns (PostgreSQL's 42803; Nestor refuses such ordered-set aggregates
+/// anyway, but names this case as PostgreSQL does).
 fn lower_level_direct_check(parts: &Parts, keys: &[AggOrder]) -> Result<(), (DbError, i32)> {
     let (mut local, mut outer) = (false, false);
     for e in keys.iter().map(|o| &o.key).chain(parts.filter.as_ref()) {

@@ -273,6 +273,7 @@ impl Binder<'_> {
     /// The CREATE AGGREGATE aggregate named `name` taking arguments of
     /// types `args` (exactly, else each by an implicit numeric or string
     /// coercion), with its steps bound, and the types it takes.
+    #[allow(clippy::type_complexity)]
     pub(super) fn user_aggregate(
         &self,
         name: &str,

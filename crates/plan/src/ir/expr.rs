@@ -53,7 +53,7 @@ pub enum SubKind {
 }
 
 /// A subquery inside an expression.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SubQuery {
     pub kind: SubKind,
     /// Shared, so that a rewritten copy of the expression (its left
@@ -66,6 +66,12 @@ pub struct SubQuery {
     /// result is computed once per execution and cached under `id`).
     pub correlated: bool,
     pub id: usize,
+    /// In the select list, HAVING or ORDER BY of a query that aggregates:
+    /// the row the subquery sees as its enclosing level's, in that level's
+    /// input layout, computed from the aggregated row (the grouped columns
+    /// where they were, NULL for the others, then the aggregates of
+    /// subqueries that belong to that level: `bind/outer_agg.rs`).
+    pub remap: Option<Vec<Expr>>,
 }
 
 impl PartialEq for SubQuery {
@@ -254,6 +260,9 @@ pub enum AggFunc {
     },
     /// var_pop, var_samp, stddev_pop, stddev_samp (`types/src/moments.rs`).
     Moment(nestor_types::moments::MomentAgg),
+    /// regr_*, covar_pop, covar_samp and corr (`types/src/regr.rs`): the
+    /// argument is the record `(y, x)` of float8s.
+    Regr(nestor_types::regr::RegrAgg),
     /// `percentile_cont(fraction) WITHIN GROUP (ORDER BY x)` over float8
     /// or interval; `array`: the direct argument is a float8[] of
     /// fractions and the result an array of the same shape.
@@ -509,6 +518,7 @@ impl Expr {
                     level: s.level,
                     correlated: s.correlated,
                     id: s.id,
+                    remap: s.remap.clone(),
                 })),
                 _ => Expr::Sub(s),
             },

@@ -108,7 +108,12 @@ pub(crate) fn plan_from_item(
         NodeEnum::RangeVar(rv) => (plan_range_var(b, rv, offset, scope)?, &rv.alias),
         NodeEnum::JoinExpr(j) => return plan_join(b, j, offset, scope),
         NodeEnum::RangeSubselect(rs) => (plan_subselect(b, rs, offset, scope)?, &rs.alias),
-        NodeEnum::RangeFunction(rf) => (plan_range_function(b, rf, offset, scope)?, &rf.alias),
+        NodeEnum::RangeFunction(rf) => {
+            let saved = std::mem::replace(&mut b.agg, AggCtx::NotAllowed("functions in FROM"));
+            let planned = plan_range_function(b, rf, offset, scope);
+            b.agg = saved;
+            (planned?, &rf.alias)
+        }
         other => {
             return Err(DbError::unsupported(format!(
                 "FROM item {}",
@@ -731,7 +736,10 @@ pub(super) fn plan_join(
     let result = (|| -> Result<(), DbError> {
         if let Some(q) = &j.quals {
             let msg = "window functions are not allowed in JOIN conditions";
-            on = conjuncts(b.without_windows(msg, |b| b.bind_bool(q, "JOIN/ON"))?);
+            let saved = std::mem::replace(&mut b.agg, AggCtx::NotAllowed("JOIN conditions"));
+            let bound = b.without_windows(msg, |b| b.bind_bool(q, "JOIN/ON"));
+            b.agg = saved;
+            on = conjuncts(bound?);
         }
         let using: Vec<String> = if j.is_natural {
             natural_columns(scope, start, lscope_end)

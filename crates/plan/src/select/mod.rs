@@ -75,6 +75,9 @@ use clauses::*;
 /// Plan a query at a new nesting level. Sets `b.last_correlated`.
 pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol>), DbError> {
     let level = b.scopes.len();
+    if let Some(enclosing) = level.checked_sub(1) {
+        b.level_aggs.push((enclosing, b.agg));
+    }
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
     let saved_agg = b.agg;
@@ -85,6 +88,9 @@ pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<Out
     b.agg = saved_agg;
     b.srf_allowed = saved_srf;
     b.scopes.pop();
+    if level > 0 {
+        b.level_aggs.pop();
+    }
     let refs = b.outer_refs.pop().flatten();
     b.last_correlated = refs.is_some_and(|m| m < level);
     b.last_outer_level = refs.filter(|&m| m < level);
@@ -600,6 +606,13 @@ fn finish_simple_output(
 }
 
 fn plan_values(b: &mut Binder, lists: &[Node]) -> Result<(Plan, Vec<OutCol>), DbError> {
+    let saved = std::mem::replace(&mut b.agg, AggCtx::NotAllowed("VALUES"));
+    let planned = plan_values_rows(b, lists);
+    b.agg = saved;
+    planned
+}
+
+fn plan_values_rows(b: &mut Binder, lists: &[Node]) -> Result<(Plan, Vec<OutCol>), DbError> {
     let mut rows: Vec<Vec<(Expr, DataType)>> = Vec::new();
     for l in lists {
         let NodeEnum::List(items) = node(l)? else {
@@ -668,6 +681,8 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     if let Some(rewritten) = srf_target_as_from(sel) {
         return plan_simple(b, &rewritten);
     }
+    // (An aggregate of this level found in a LATERAL subquery.)
+    b.agg = AggCtx::NotAllowed("FROM clause of their own query level");
     let tree = plan_from_clause(b, sel)?;
     let where_expr = bind_where(b, sel.where_clause.as_deref())?;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
@@ -683,11 +698,20 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     }
     let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
     let saved_windows = std::mem::replace(&mut b.windows, window_clause(sel)?);
+    let input_width = b.scopes[b.level()].cols.len();
+    // Aggregates of subqueries that belong to this level (bind/outer_agg.rs).
+    b.outer_aggs.push(bind::outer_agg::OuterAggs {
+        level: b.level(),
+        width: input_width,
+        calls: Vec::new(),
+        locations: Vec::new(),
+    });
     let q = bind_query_clauses(b, sel);
+    let outer_calls = b.outer_aggs.pop().map(|a| a.calls).unwrap_or_default();
     b.windows = saved_windows;
     let mut q = q?;
-    let input_width = b.scopes[b.level()].cols.len();
-    let has_agg = q.targets.iter().any(|t| contains_agg(&t.expr))
+    let has_agg = !outer_calls.is_empty()
+        || q.targets.iter().any(|t| contains_agg(&t.expr))
         || q.having.as_ref().is_some_and(contains_agg)
         || (!q.distinct && q.sort.iter().any(|k| contains_agg(&k.expr)))
         || q.distinct_on.iter().any(contains_agg);
@@ -700,7 +724,7 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
                 "FOR UPDATE is not allowed with aggregate functions",
             ));
         }
-        let (p, width) = plan_aggregation(b, sel, &mut q, plan)?;
+        let (p, width) = plan_aggregation(b, sel, &mut q, plan, outer_calls)?;
         plan = p;
         if has_window(&q) {
             plan = plan_window(&mut q, plan, width)?;
@@ -1028,9 +1052,12 @@ fn plan_aggregation(
     sel: &pb::SelectStmt,
     q: &mut QueryClauses,
     input: Plan,
+    outer_calls: Vec<AggCall>,
 ) -> Result<(Plan, usize), DbError> {
     let scope = b.scopes[b.level()].clone();
-    let mut aggs: Vec<AggCall> = Vec::new();
+    // The aggregates of subqueries first: their placeholders count on it.
+    let outer_count = outer_calls.len();
+    let mut aggs: Vec<AggCall> = outer_calls;
     let group = &q.group;
     // With grouping sets the mask column follows the group columns.
     let mask = q.sets.as_ref().map(|_| group.len());
@@ -1055,21 +1082,26 @@ fn plan_aggregation(
         rewrite(e, &sel.distinct_clause, &mut aggs)?;
     }
     // The row after aggregation has another layout than the one the
-    // subquery's outer references were bound against.
-    if q.targets.iter().any(|t| t.expr.has_correlated_subquery()) {
-        return Err(DbError::unsupported(
-            "correlated subqueries in the select list of an aggregate query",
-        ));
+    // subqueries' outer references were bound against: they get one in
+    // that layout.
+    let remap = AggRemap {
+        group: &q.group,
+        mask,
+        width: scope.cols.len(),
+        outer_count,
+        scope: &scope,
+    };
+    for t in &mut q.targets {
+        remap.apply(b, &mut t.expr, &sel.target_list)?;
     }
-    if q.having.as_ref().is_some_and(Expr::has_correlated_subquery) {
-        return Err(DbError::unsupported(
-            "correlated subqueries in the HAVING clause",
-        ));
+    if let Some(h) = q.having.as_mut() {
+        let src = sel.having_clause.as_deref().map(std::slice::from_ref);
+        remap.apply(b, h, src.unwrap_or(&[]))?;
     }
-    if q.sort.iter().any(|k| k.expr.has_correlated_subquery()) {
-        return Err(DbError::unsupported(
-            "correlated subqueries in the ORDER BY of an aggregate query",
-        ));
+    if !q.distinct {
+        for k in &mut q.sort {
+            remap.apply(b, &mut k.expr, &sel.sort_clause)?;
+        }
     }
     let width = q.group.len() + usize::from(mask.is_some()) + aggs.len();
     let group = std::mem::take(&mut q.group);
@@ -1095,6 +1127,71 @@ fn plan_aggregation(
         None => plan,
     };
     Ok((plan, width))
+}
+
+/// How the correlated subqueries of an aggregating query's select list,
+/// HAVING and ORDER BY see its row: in its input layout (see
+/// [`crate::ir::SubQuery::remap`]).
+struct AggRemap<'a> {
+    group: &'a [Expr],
+    mask: Option<usize>,
+    /// The input row's width.
+    width: usize,
+    /// Aggregates of subqueries, the first of the aggregation's.
+    outer_count: usize,
+    scope: &'a Scope,
+}
+
+impl AggRemap<'_> {
+    fn apply(&self, b: &Binder, e: &mut Expr, src: &[Node]) -> Result<(), DbError> {
+        let level = b.level();
+        let old = std::mem::replace(e, Expr::Const(Value::Null));
+        *e = old.rewrite(&mut |x| {
+            let Expr::Sub(s) = x else {
+                return Ok(None);
+            };
+            if !s.correlated || s.level != level || s.remap.is_some() {
+                return Ok(None);
+            }
+            let reads = b.sub_reads.get(&s.id).map_or(&[][..], Vec::as_slice);
+            for &c in reads.iter().filter(|&&c| c < self.width) {
+                if !self.group.contains(&Expr::Col(c)) {
+                    let col = &self.scope.cols[c];
+                    return Err(err_at(
+                        DbError::new(
+                            SqlState::GroupingError,
+                            format!(
+                                "subquery uses ungrouped column \"{}.{}\" from outer query",
+                                col.rel, col.name
+                            ),
+                        ),
+                        b.text,
+                        sub_column_ref_location(src, &col.rel, &col.name),
+                    ));
+                }
+            }
+            let row = self.row();
+            let mut sub = (**s).clone();
+            // The ANY operand is over the aggregated row already.
+            sub.remap = Some(row);
+            Ok(Some(Expr::Sub(Arc::new(sub))))
+        })?;
+        Ok(())
+    }
+
+    /// The input-layout row, as expressions over the aggregated row.
+    fn row(&self) -> Vec<Expr> {
+        let ng = self.group.len() + usize::from(self.mask.is_some());
+        let grouped = (0..self.width).map(|c| {
+            self.group
+                .iter()
+                .position(|g| *g == Expr::Col(c))
+                .map_or(Expr::Const(Value::Null), Expr::Col)
+        });
+        grouped
+            .chain((0..self.outer_count).map(|k| Expr::Col(ng + k)))
+            .collect()
+    }
 }
 
 /// The WINDOW clause's named windows.
@@ -1493,6 +1590,39 @@ fn column_ref_location(nodes: &[Node], name: &str) -> i32 {
         .filter(|l| !in_aggs.contains(l))
         .min()
         .unwrap_or(-1)
+}
+
+/// Where a subquery in `nodes` names the column `rel.name` (qualified or
+/// not): the first such reference, else [`column_ref_location`]'s.
+fn sub_column_ref_location(nodes: &[Node], rel: &str, name: &str) -> i32 {
+    let mut found = Vec::new();
+    for n in nodes.iter().filter_map(|n| n.node.as_ref()) {
+        for (r, ..) in n.nodes() {
+            let nestor_parser::NodeRef::SubLink(sl) = r else {
+                continue;
+            };
+            let Some(sub) = sl.subselect.as_ref().and_then(|s| s.node.as_ref()) else {
+                continue;
+            };
+            for (inner, ..) in sub.nodes() {
+                if let nestor_parser::NodeRef::ColumnRef(c) = inner {
+                    let parts = bind::names(&c.fields);
+                    let hit = match parts.as_slice() {
+                        [n] => n == name,
+                        [r, n] => r == rel && n == name,
+                        _ => false,
+                    };
+                    if hit && c.location >= 0 {
+                        found.push(c.location);
+                    }
+                }
+            }
+        }
+    }
+    found
+        .into_iter()
+        .min()
+        .unwrap_or_else(|| column_ref_location(nodes, name))
 }
 
 /// A WITH item may not be a MERGE (PostgreSQL 15's 0A000, at the item).

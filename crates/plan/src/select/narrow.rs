@@ -187,6 +187,7 @@ mod tests {
             level: 0,
             correlated: true,
             id: 0,
+            remap: None,
         }));
         assert_eq!(read_columns([Expr::Col(1), sub].iter()), None);
     }
