@@ -141,6 +141,15 @@ pub trait VarResolver {
     fn conflict(&self) -> VarConflict {
         VarConflict::Error
     }
+
+    /// A trigger's transition table (REFERENCING OLD/NEW TABLE AS name,
+    /// PostgreSQL's ephemeral named relation) by its name: its slot in the
+    /// statement's transition rows (`StatementCtx::transition`) and its
+    /// columns. An unqualified name in FROM that is no CTE is looked up
+    /// here before the catalog.
+    fn relation(&self, _name: &str) -> Option<(usize, std::sync::Arc<Vec<(String, DataType)>>)> {
+        None
+    }
 }
 
 /// PL/pgSQL's `plpgsql.variable_conflict` (SQL functions' arguments: the
