@@ -1085,7 +1085,7 @@ fn move_triggers<'p>(p: &'p ModifyPlan, ev: &mut Ev) -> Result<Option<MoveTrigge
     let Some(route) = p.reroute.as_ref().filter(|_| !p.delete) else {
         return Ok(None);
     };
-    let delete = Firing::new(&p.table, Event::Delete, &[], ev)?;
+    let delete = Firing::new(&p.table, Event::Delete, &[], ev)?.map(Firing::descendant);
     let insert = LeafTriggers::new(route);
     if delete.is_none() && insert.is_none() {
         return Ok(None);

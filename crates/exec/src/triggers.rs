@@ -41,8 +41,18 @@
 //! ([`fire_in_order`]). A trigger fires only as its enabled state
 //! (ENABLE / DISABLE TRIGGER) and session_replication_role allow.
 //!
-//! Left out: transition tables
-//! (REFERENCING), constraint triggers (0A000). INSERT ...
+//! Transition tables (REFERENCING OLD/NEW TABLE): a Firing whose armed
+//! AFTER triggers name one keeps the statement's old and/or new rows
+//! ([`Capture`]; none otherwise, so a written row costs one branch), a
+//! descendant's Firing keeps them in the named table's layout for it
+//! ([`Firing::for_descendant`], [`Firing::absorb`]), and AFTER ROW and
+//! AFTER STATEMENT calls pass them (`TriggerCall::transition`). The
+//! trigger function reads them by name (`plpgsql`, `Plan::EphemeralScan`).
+//! PostgreSQL shares them, and fires statement triggers once, per table
+//! and event across a query level (WITH items writing one table, foreign
+//! key actions); here each statement keeps its own.
+//!
+//! Left out: constraint triggers (0A000). INSERT ...
 //! ON CONFLICT DO UPDATE fires INSERT and UPDATE triggers as PostgreSQL:
 //! BEFORE INSERT statement then BEFORE UPDATE statement; per row BEFORE
 //! INSERT, then on a conflict BEFORE UPDATE on the locked existing row;
@@ -289,7 +299,7 @@ impl<'t> Firing<'t> {
         named: Option<&Firing>,
         ev: &mut Ev,
     ) -> Result<Option<Firing<'t>>, DbError> {
-        let own = Firing::new(table, event, set_columns, ev)?;
+        let own = Firing::new(table, event, set_columns, ev)?.map(Firing::descendant);
         let Some(cap) = named.and_then(|n| n.capture.as_ref().map(|c| (n, c))) else {
             return Ok(own);
         };
@@ -325,6 +335,15 @@ impl<'t> Firing<'t> {
             map: Some(map),
         }));
         Ok(Some(f))
+    }
+
+    /// As the Firing of a descendant of the table a statement names: its
+    /// statement triggers do not fire, and its row triggers have no
+    /// transition tables (CREATE TRIGGER, ATTACH PARTITION and INHERIT
+    /// refuse them), so it keeps no rows of its own.
+    pub(crate) fn descendant(mut self) -> Self {
+        self.capture = None;
+        self
     }
 
     /// Whether it keeps rows for transition tables.
@@ -850,7 +869,7 @@ impl<'r> LeafTriggers<'r> {
     fn arm(&mut self, leaf: usize, ev: &mut Ev) -> Result<(), DbError> {
         if self.armed[leaf].is_none() {
             let table = &self.routing.leaves[leaf].table;
-            let armed = match Firing::new(table, Event::Insert, &[], ev)? {
+            let armed = match Firing::new(table, Event::Insert, &[], ev)?.map(Firing::descendant) {
                 Some(f) => {
                     let check = PartCheck::of(ev.ctx.catalog, ev.ctx.eval, table, None)?;
                     Some((f, check))

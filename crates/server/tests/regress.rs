@@ -307,4 +307,5 @@ regress!(
     on_conflict_triggers,
     partition_tree,
     relation_size_forks,
+    transition_tables,
 );

@@ -264,6 +264,29 @@ fn transition_tables(
     Ok((old, new))
 }
 
+/// A table about to become `what` (a partition, an inheritance child)
+/// may have no ROW triggers with transition tables (0A000, PostgreSQL's
+/// FindTriggerIncompatibleWithInheritance); `where_` ends the DETAIL.
+pub(super) fn refuse_transition_rows(
+    t: &TableDef,
+    what: &str,
+    where_: &str,
+) -> Result<(), DbError> {
+    match t.triggers.iter().find(|g| g.row && g.has_transition()) {
+        Some(g) => Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "trigger \"{}\" prevents table \"{}\" from becoming {what}",
+                g.name, t.name
+            ),
+        )
+        .with_detail(format!(
+            "ROW triggers with transition tables are not supported {where_}."
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// CREATE [OR REPLACE] TRIGGER.
 pub fn create_trigger(
     ctx: &mut StatementCtx,

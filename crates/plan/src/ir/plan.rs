@@ -518,7 +518,8 @@ impl Plan {
             Plan::FunctionScan { name, .. } => format!("Function Scan on {name}"),
             Plan::SysView { view, .. } => format!("Function Scan on {}", view.name()),
             Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
-            Plan::EphemeralScan { name, .. } => format!("Named Tuplestore Scan on {name}"),
+            // PostgreSQL 15 names no target for it.
+            Plan::EphemeralScan { .. } => "Named Tuplestore Scan".into(),
             Plan::RecursiveUnion { .. } => "Recursive Union".into(),
             Plan::ProjectSet { .. } => "ProjectSet".into(),
             Plan::LateralFunction { .. } => "Nested Loop (lateral function)".into(),
