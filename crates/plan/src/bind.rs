@@ -147,10 +147,13 @@ pub trait VarResolver {
     /// statement's transition rows (`StatementCtx::transition`) and its
     /// columns. An unqualified name in FROM that is no CTE is looked up
     /// here before the catalog.
-    fn relation(&self, _name: &str) -> Option<(usize, std::sync::Arc<Vec<(String, DataType)>>)> {
+    fn relation(&self, _name: &str) -> Option<(usize, RelColumns)> {
         None
     }
 }
+
+/// A relation's columns (names and types), shared.
+pub type RelColumns = std::sync::Arc<Vec<(String, DataType)>>;
 
 /// PL/pgSQL's `plpgsql.variable_conflict` (SQL functions' arguments: the
 /// column wins).
