@@ -148,3 +148,10 @@ ALTER TABLE chi2 INHERIT par;
 DROP TRIGGER chi2_row ON chi2;
 ALTER TABLE chi2 INHERIT par;
 \d par
+-- information_schema.triggers shows the transition table names
+SELECT trigger_name, event_manipulation, event_object_table, action_order,
+       action_condition, action_statement, action_orientation, action_timing,
+       action_reference_old_table, action_reference_new_table
+  FROM information_schema.triggers
+ WHERE event_object_table IN ('tt', 'pt', 'pt2', 'par')
+ ORDER BY trigger_name COLLATE "C", 2;
