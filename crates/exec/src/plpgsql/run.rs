@@ -2523,9 +2523,14 @@ impl nestor_plan::bind::VarResolver for Enrs<'_> {
     }
 
     fn relation(&self, name: &str) -> Option<(usize, Columns)> {
-        let slot = self.0.iter().position(|(n, _)| n == name)?;
-        Some((slot, self.0[slot].1.clone()))
+        transition_table(self.0, name)
     }
+}
+
+/// Transition table `name` among `enrs`: its slot and columns.
+fn transition_table(enrs: &[(String, Columns)], name: &str) -> Option<(usize, Columns)> {
+    let slot = enrs.iter().position(|(n, _)| n == name)?;
+    Some((slot, enrs[slot].1.clone()))
 }
 
 /// Names of the body for the binder: variables, arguments and record
@@ -2608,8 +2613,7 @@ impl nestor_plan::bind::VarResolver for Resolver<'_, '_> {
     }
 
     fn relation(&self, name: &str) -> Option<(usize, Columns)> {
-        let slot = self.run.enrs.iter().position(|(n, _)| n == name)?;
-        Some((slot, self.run.enrs[slot].1.clone()))
+        transition_table(&self.run.enrs, name)
     }
 
     fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {
