@@ -193,6 +193,17 @@ pub struct TriggerDef {
     pub parent: Option<RelId>,
     /// ALTER TABLE ... ENABLE / DISABLE TRIGGER (pg_trigger.tgenabled).
     pub enabled: TriggerEnabled,
+    /// REFERENCING OLD TABLE AS name (pg_trigger.tgoldtable).
+    pub old_table: Option<String>,
+    /// REFERENCING NEW TABLE AS name (pg_trigger.tgnewtable).
+    pub new_table: Option<String>,
+}
+
+impl TriggerDef {
+    /// Whether it has transition tables (REFERENCING).
+    pub fn has_transition(&self) -> bool {
+        self.old_table.is_some() || self.new_table.is_some()
+    }
 }
 
 /// When a trigger fires, by session_replication_role (pg_trigger.tgenabled).

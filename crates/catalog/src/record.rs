@@ -912,17 +912,23 @@ fn put_triggers(out: &mut Vec<u8>, triggers: &[TriggerDef]) {
         };
         // The timing byte carries the enabled state in ENABLED_MASK (0:
         // origin, as in records written before it was kept) and a clone's
-        // CLONE_FLAG, its parent's OID following.
+        // CLONE_FLAG, its parent's OID following, and TRANSITION_FLAG
+        // when it has transition tables (their names after the args).
         let enabled = match t.enabled {
             TriggerEnabled::Origin => 0,
             TriggerEnabled::Disabled => 1,
             TriggerEnabled::Replica => 2,
             TriggerEnabled::Always => 3,
         } << ENABLED_SHIFT;
+        let transition = if t.has_transition() {
+            TRANSITION_FLAG
+        } else {
+            0
+        };
         match t.parent {
-            None => out.push(timing | enabled),
+            None => out.push(timing | enabled | transition),
             Some(p) => {
-                out.push(timing | enabled | CLONE_FLAG);
+                out.push(timing | enabled | transition | CLONE_FLAG);
                 out.extend_from_slice(&p.0.to_le_bytes());
             }
         }
@@ -938,6 +944,10 @@ fn put_triggers(out: &mut Vec<u8>, triggers: &[TriggerDef]) {
         for a in &t.args {
             put_str(out, a);
         }
+        if t.has_transition() {
+            put_opt_str(out, t.old_table.as_deref());
+            put_opt_str(out, t.new_table.as_deref());
+        }
     }
 }
 
@@ -947,6 +957,9 @@ const CLONE_FLAG: u8 = 0x80;
 /// The enabled state's two bits in a trigger's timing byte.
 const ENABLED_SHIFT: u8 = 4;
 const ENABLED_MASK: u8 = 0x30;
+/// Set in a trigger's timing byte when it has transition tables (the
+/// OLD and NEW TABLE names follow its arguments).
+const TRANSITION_FLAG: u8 = 0x40;
 
 fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
     get_list(r, |r| {
@@ -959,7 +972,7 @@ fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
             2 => TriggerEnabled::Replica,
             _ => TriggerEnabled::Always,
         };
-        let timing = match byte & !(CLONE_FLAG | ENABLED_MASK) {
+        let timing = match byte & !(CLONE_FLAG | ENABLED_MASK | TRANSITION_FLAG) {
             0 => TriggerTiming::Before,
             1 => TriggerTiming::After,
             2 => TriggerTiming::Instead,
@@ -970,7 +983,7 @@ fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
         } else {
             None
         };
-        Ok(TriggerDef {
+        let mut t = TriggerDef {
             oid,
             name,
             timing,
@@ -982,7 +995,14 @@ fn get_triggers(r: &mut Reader<'_>) -> Result<Vec<TriggerDef>, String> {
             when: get_opt_str(r)?,
             function: RelId(r.u32()?),
             args: get_list(r, get_str)?,
-        })
+            old_table: None,
+            new_table: None,
+        };
+        if byte & TRANSITION_FLAG != 0 {
+            t.old_table = get_opt_str(r)?;
+            t.new_table = get_opt_str(r)?;
+        }
+        Ok(t)
     })
 }
 
@@ -2058,6 +2078,8 @@ mod tests {
                 args: vec!["a".into(), "b c".into()],
                 parent: Some(RelId(16499)),
                 enabled: TriggerEnabled::Replica,
+                old_table: Some("old_rows".into()),
+                new_table: Some("new_rows".into()),
             }],
             rules: vec![RuleDef {
                 oid: RelId(16390),
@@ -2171,6 +2193,8 @@ mod tests {
                     args: vec!["x".into()],
                     parent: None,
                     enabled: TriggerEnabled::Origin,
+                    old_table: None,
+                    new_table: None,
                 }],
             }),
             CatalogRecord::PutView(ViewDef {
@@ -2196,6 +2220,8 @@ mod tests {
                     args: Vec::new(),
                     parent: None,
                     enabled: TriggerEnabled::Origin,
+                    old_table: None,
+                    new_table: None,
                 }],
             }),
             CatalogRecord::DropView { name: "v".into() },

@@ -74,6 +74,21 @@ pub struct StatementCtx<'a> {
     pub trigger_depth: u32,
     /// The session's cursors, for PL/pgSQL's OPEN, FETCH, MOVE and CLOSE.
     pub cursors: &'a mut dyn Cursors,
+    /// The transition tables of the trigger function running (empty
+    /// outside one), by the slot `Plan::EphemeralScan` names; set and
+    /// restored around each trigger call (crate::plpgsql).
+    pub transition: Vec<TransitionRows>,
+}
+
+/// A transition table's rows (a table's live columns).
+pub type TransitionRows = Arc<Vec<Vec<Value>>>;
+
+/// A trigger call's transition tables (REFERENCING OLD/NEW TABLE AS
+/// name): the name and the statement's rows of each.
+#[derive(Clone, Default)]
+pub(crate) struct Transition {
+    pub old: Option<(String, TransitionRows)>,
+    pub new: Option<(String, TransitionRows)>,
 }
 
 /// How FETCH and MOVE move a cursor (a count of i64::MAX is ALL).
@@ -184,6 +199,8 @@ pub(crate) struct TriggerCall<'a> {
     pub cols: Arc<Vec<(String, nestor_types::datatype::DataType)>>,
     pub new: Option<Vec<Value>>,
     pub old: Option<Vec<Value>>,
+    /// Its transition tables (None: it has none).
+    pub transition: Option<Transition>,
 }
 
 /// Run a trigger function; the row it returned (None: NULL).

@@ -360,6 +360,23 @@ pub(crate) fn exec_insert(
     Ok(count)
 }
 
+/// A row routed from partitioned table `f`'s to `leaf` (in its layout),
+/// kept for `f`'s transition tables when it has any.
+fn capture_routed(
+    f: &mut Firing,
+    r: &Routing,
+    leaf: usize,
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    if !f.captures() {
+        return Ok(());
+    }
+    let full = r.leaves[leaf].back(row.to_vec(), r.root.columns.len());
+    let live = f.live(&full);
+    f.capture_row(None, Some(&live), ev)
+}
+
 /// The columns ON CONFLICT DO UPDATE sets (what its UPDATE OF triggers
 /// see); None without DO UPDATE.
 fn conflict_set_columns(p: &InsertPlan) -> Option<Vec<usize>> {
@@ -446,14 +463,25 @@ fn exec_insert_routed(
                 }
             }
             check_row(&lp.table, &lp.checks, &mut row, ev)?;
-            let written = leaf_trig.as_ref().map(|_| row.clone());
+            let captures = trig.as_ref().is_some_and(Firing::captures);
+            let written = (leaf_trig.is_some() || captures).then(|| row.clone());
             if let (Some(cols), None) = (&update_cols, &leaf_upd[i]) {
-                leaf_upd[i] = Some(Firing::new(&r.leaves[i].table, Event::Update, cols, ev)?);
+                let leaf = &r.leaves[i].table;
+                leaf_upd[i] = Some(Firing::for_descendant(
+                    leaf,
+                    Event::Update,
+                    cols,
+                    upd.as_ref(),
+                    ev,
+                )?);
             }
             let lu = leaf_upd[i].as_mut().and_then(Option::as_mut);
             match insert_one(lp, row, ev, sink, &mut None, lu)? {
                 Outcome::Inserted => {
                     count += 1;
+                    if let (Some(f), Some(w)) = (trig.as_mut(), &written) {
+                        capture_routed(f, r, i, w, ev)?;
+                    }
                     if let (Some(t), Some(w)) = (&mut leaf_trig, written) {
                         t.after(i, &w, ev)?;
                     }
@@ -466,6 +494,9 @@ fn exec_insert_routed(
         let Some((leaf, rid, written)) = insert_routed(r, row, leaf_trig.as_mut(), ev)? else {
             continue;
         };
+        if let Some(f) = trig.as_mut() {
+            capture_routed(f, r, leaf, &written, ev)?;
+        }
         if !r.leaves[leaf].table.foreign_keys.is_empty() {
             fk_rows.push((leaf, rid, written.clone()));
         }
@@ -479,6 +510,11 @@ fn exec_insert_routed(
         crate::foreign_keys::check_child(&r.leaves[leaf].table, &row, None, Some(rid), ev)?;
     }
     let mut fired: Vec<&mut Firing> = leaf_upd.iter_mut().flatten().flatten().collect();
+    if let Some(u) = &mut upd {
+        for f in fired.iter_mut() {
+            u.absorb(f);
+        }
+    }
     crate::triggers::fire_in_order(&mut fired, leaf_trig.as_mut_slice(), ev)?;
     if let Some(t) = &mut upd {
         t.after_statement(ev)?;
@@ -1022,9 +1058,13 @@ pub(crate) fn exec_modify(
     }
     for c in &p.children {
         let set_columns: Vec<usize> = c.sets.iter().map(|(c, _)| *c).collect();
-        let mut child_trig = Firing::new(&c.table, event, &set_columns, ev)?;
+        let mut child_trig =
+            Firing::for_descendant(&c.table, event, &set_columns, trig.as_ref(), ev)?;
         let mut moving = move_triggers(c, ev)?;
         count += modify_rows(c, ev, sink, child_trig.as_mut(), moving.as_mut())?;
+        if let (Some(t), Some(c)) = (&mut trig, &mut child_trig) {
+            t.absorb(c);
+        }
         fired.extend(child_trig);
         if let Some(m) = moving {
             fired.extend(m.delete);
@@ -1045,7 +1085,7 @@ fn move_triggers<'p>(p: &'p ModifyPlan, ev: &mut Ev) -> Result<Option<MoveTrigge
     let Some(route) = p.reroute.as_ref().filter(|_| !p.delete) else {
         return Ok(None);
     };
-    let delete = Firing::new(&p.table, Event::Delete, &[], ev)?;
+    let delete = Firing::new(&p.table, Event::Delete, &[], ev)?.map(Firing::descendant);
     let insert = LeafTriggers::new(route);
     if delete.is_none() && insert.is_none() {
         return Ok(None);
@@ -1350,8 +1390,15 @@ pub(crate) fn write_row(
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
                 emit_returning(&p.returning, row, ev, sink)?;
-                if let Some(f) = trig.as_deref_mut().filter(|_| !moved) {
-                    f.after_row(old_live, new_live, ev)?;
+                match trig.as_deref_mut() {
+                    Some(f) if !moved => f.after_row(old_live, new_live, ev)?,
+                    // A moved row is an UPDATE in the transition tables
+                    // (in its new partition's version).
+                    Some(f) if f.captures() => {
+                        let new = f.live(&row[p.offset..p.offset + n]);
+                        f.capture_row(old_live.as_deref(), Some(&new), ev)?;
+                    }
+                    _ => {}
                 }
                 return Ok(Written::Yes);
             }
@@ -1584,6 +1631,9 @@ fn copy_routed(
         let Some((leaf, rid, row)) = insert_routed(r, row, leaf_trig.as_mut(), &mut ev)? else {
             continue;
         };
+        if let Some(f) = trig.as_mut() {
+            capture_routed(f, r, leaf, &row, &mut ev)?;
+        }
         if !r.leaves[leaf].table.foreign_keys.is_empty() {
             fk_rows.push((leaf, rid, row));
         }

@@ -2651,6 +2651,14 @@ fn trigger_rows(c: &Catalog) -> Rows {
                     .set("tgattr", vector(DataType::Int2, attrs))
                     .set("tgargs", Value::Bytea(Arc::from(args)))
                     .set("tgqual", tg.when.as_deref().map_or(Value::Null, text))
+                    .set(
+                        "tgoldtable",
+                        tg.old_table.as_deref().map_or(Value::Null, text),
+                    )
+                    .set(
+                        "tgnewtable",
+                        tg.new_table.as_deref().map_or(Value::Null, text),
+                    )
                     .done(),
             );
         }
@@ -3220,8 +3228,17 @@ fn trigger_def(c: &Catalog, o: u32, pretty: bool) -> Option<String> {
         .iter()
         .map(|a| format!("'{}'", a.replace('\'', "''")))
         .collect();
+    let mut referencing = String::new();
+    if tg.has_transition() {
+        referencing.push_str(" REFERENCING");
+        for (what, name) in [("OLD", &tg.old_table), ("NEW", &tg.new_table)] {
+            if let Some(n) = name {
+                referencing.push_str(&format!(" {what} TABLE AS {}", quote_ident(n)));
+            }
+        }
+    }
     Some(format!(
-        "CREATE TRIGGER {} {} {} ON {} FOR EACH {}{} EXECUTE FUNCTION {}({})",
+        "CREATE TRIGGER {} {} {} ON {}{referencing} FOR EACH {}{} EXECUTE FUNCTION {}({})",
         quote_ident(&tg.name),
         match tg.timing {
             TriggerTiming::Before => "BEFORE",

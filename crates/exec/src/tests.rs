@@ -93,6 +93,7 @@ impl Db {
             constraints_deferred: Default::default(),
             trigger_depth: 0,
             cursors: &mut crate::context::NoCursors,
+            transition: Vec::new(),
         };
         let tag = execute(&mut ctx, &p, params, &mut rows)?.to_string();
         Ok(Out { tag, rows, notices })
@@ -722,6 +723,7 @@ fn pgbench_shapes() {
         constraints_deferred: Default::default(),
         trigger_depth: 0,
         cursors: &mut crate::context::NoCursors,
+        transition: Vec::new(),
     };
     let rows = (1..=100)
         .map(|i| {
@@ -801,6 +803,7 @@ fn prepared_plan_survives_ddl() {
         constraints_deferred: Default::default(),
         trigger_depth: 0,
         cursors: &mut crate::context::NoCursors,
+        transition: Vec::new(),
     };
     execute(&mut ctx, &prepared, &[Value::Int4(1)], &mut rows).unwrap();
     assert_eq!(rows.len(), 1);

@@ -41,8 +41,18 @@
 //! ([`fire_in_order`]). A trigger fires only as its enabled state
 //! (ENABLE / DISABLE TRIGGER) and session_replication_role allow.
 //!
-//! Left out: transition tables
-//! (REFERENCING), constraint triggers (0A000). INSERT ...
+//! Transition tables (REFERENCING OLD/NEW TABLE): a Firing whose armed
+//! AFTER triggers name one keeps the statement's old and/or new rows
+//! ([`Capture`]; none otherwise, so a written row costs one branch), a
+//! descendant's Firing keeps them in the named table's layout for it
+//! ([`Firing::for_descendant`], [`Firing::absorb`]), and AFTER ROW and
+//! AFTER STATEMENT calls pass them (`TriggerCall::transition`). The
+//! trigger function reads them by name (`plpgsql`, `Plan::EphemeralScan`).
+//! PostgreSQL shares them, and fires statement triggers once, per table
+//! and event across a query level (WITH items writing one table, foreign
+//! key actions); here each statement keeps its own.
+//!
+//! Left out: constraint triggers (0A000). INSERT ...
 //! ON CONFLICT DO UPDATE fires INSERT and UPDATE triggers as PostgreSQL:
 //! BEFORE INSERT statement then BEFORE UPDATE statement; per row BEFORE
 //! INSERT, then on a conflict BEFORE UPDATE on the locked existing row;
@@ -63,7 +73,7 @@ use nestor_plan::PlannedStmt;
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::context::{Ev, TriggerCall};
+use crate::context::{Ev, Transition, TransitionRows, TriggerCall};
 
 /// The event a statement fires triggers for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +147,68 @@ pub(crate) struct Firing<'t> {
     /// AFTER ROW events: the triggers (indexes into `triggers`) whose WHEN
     /// held when the row was written, (OLD, NEW) in live columns.
     queued: Vec<Queued>,
+    /// The statement's rows for transition tables (None: no trigger has
+    /// any, and a written row costs nothing more).
+    capture: Option<Box<Capture>>,
+}
+
+/// The rows a statement changed, kept for its AFTER triggers' transition
+/// tables (REFERENCING OLD/NEW TABLE): old versions when a trigger names
+/// OLD TABLE, new ones when one names NEW TABLE, in the live columns of
+/// the table the statement named. A descendant's Firing (a partition or
+/// inheritance child in a statement on its parent) keeps them in the
+/// named table's layout (`map`) and hands them up (`Firing::absorb`).
+struct Capture {
+    old: Option<TransitionRows>,
+    new: Option<TransitionRows>,
+    /// Per live column of the named table, its position among this
+    /// Firing's live columns (None: the named table is this one).
+    map: Option<Vec<Option<usize>>>,
+}
+
+impl Capture {
+    /// A capture for `triggers` (None when none has transition tables).
+    fn of(triggers: &[&TriggerDef]) -> Option<Box<Capture>> {
+        let wants = |f: fn(&TriggerDef) -> bool| {
+            triggers
+                .iter()
+                .any(|t| t.timing == TriggerTiming::After && f(t))
+                .then(TransitionRows::default)
+        };
+        let old = wants(|t| t.old_table.is_some());
+        let new = wants(|t| t.new_table.is_some());
+        (old.is_some() || new.is_some()).then(|| {
+            Box::new(Capture {
+                old,
+                new,
+                map: None,
+            })
+        })
+    }
+
+    fn add(
+        &mut self,
+        old: Option<&[Value]>,
+        new: Option<&[Value]>,
+        ev: &mut Ev,
+    ) -> Result<(), DbError> {
+        for (rows, row) in [(&mut self.old, old), (&mut self.new, new)] {
+            let (Some(rows), Some(row)) = (rows, row) else {
+                continue;
+            };
+            let row: Vec<Value> = match &self.map {
+                None => row.to_vec(),
+                Some(map) => map
+                    .iter()
+                    .map(|i| i.map_or(Value::Null, |i| row[i].clone()))
+                    .collect(),
+            };
+            ev.mem
+                .charge(crate::workmem::entry_bytes(&row), "transition table")?;
+            Arc::make_mut(rows).push(row);
+        }
+        Ok(())
+    }
 }
 
 impl<'t> Firing<'t> {
@@ -194,6 +266,7 @@ impl<'t> Firing<'t> {
             .map(|(_, c)| (c.name.clone(), c.ty))
             .collect();
         let triggers = arm(&chosen, &cols, ev)?;
+        let capture = Capture::of(&chosen);
         let generated = live
             .iter()
             .enumerate()
@@ -210,7 +283,105 @@ impl<'t> Firing<'t> {
             generated,
             triggers,
             queued: Vec::new(),
+            capture,
         }))
+    }
+
+    /// The Firing of descendant `table` (a partition, an inheritance
+    /// child) in a statement on `named`, whose Firing it is: its own
+    /// triggers, and when `named` keeps transition tables, the rows
+    /// written here for them, in `named`'s layout (hand them up with
+    /// [`Firing::absorb`]).
+    pub(crate) fn for_descendant(
+        table: &'t TableDef,
+        event: Event,
+        set_columns: &[usize],
+        named: Option<&Firing>,
+        ev: &mut Ev,
+    ) -> Result<Option<Firing<'t>>, DbError> {
+        let own = Firing::new(table, event, set_columns, ev)?.map(Firing::descendant);
+        let Some(cap) = named.and_then(|n| n.capture.as_ref().map(|c| (n, c))) else {
+            return Ok(own);
+        };
+        let (named, cap) = cap;
+        let mut f = match own {
+            Some(f) => f,
+            None => Firing {
+                rel_oid: table.oid,
+                rel_name: &table.name,
+                width: table.columns.len(),
+                event,
+                cols: Arc::new(
+                    table
+                        .live_columns()
+                        .map(|(_, c)| (c.name.clone(), c.ty))
+                        .collect(),
+                ),
+                live: table.live_columns().map(|(i, _)| i).collect(),
+                generated: Vec::new(),
+                triggers: Vec::new(),
+                queued: Vec::new(),
+                capture: None,
+            },
+        };
+        let map = named
+            .cols
+            .iter()
+            .map(|(n, _)| f.cols.iter().position(|(c, _)| c == n))
+            .collect();
+        f.capture = Some(Box::new(Capture {
+            old: cap.old.as_ref().map(|_| TransitionRows::default()),
+            new: cap.new.as_ref().map(|_| TransitionRows::default()),
+            map: Some(map),
+        }));
+        Ok(Some(f))
+    }
+
+    /// As the Firing of a descendant of the table a statement names: its
+    /// statement triggers do not fire, and its row triggers have no
+    /// transition tables (CREATE TRIGGER, ATTACH PARTITION and INHERIT
+    /// refuse them), so it keeps no rows of its own.
+    pub(crate) fn descendant(mut self) -> Self {
+        self.capture = None;
+        self
+    }
+
+    /// Whether it keeps rows for transition tables.
+    pub(crate) fn captures(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// Keep a row (live columns) for the transition tables only, with no
+    /// AFTER ROW event: a row written to a descendant whose triggers do
+    /// not fire for it (a row an UPDATE moved between partitions, one
+    /// routed to a partition).
+    pub(crate) fn capture_row(
+        &mut self,
+        old: Option<&[Value]>,
+        new: Option<&[Value]>,
+        ev: &mut Ev,
+    ) -> Result<(), DbError> {
+        match &mut self.capture {
+            Some(c) => c.add(old, new, ev),
+            None => Ok(()),
+        }
+    }
+
+    /// Take over the rows a descendant's Firing kept for this one's
+    /// transition tables ([`Firing::for_descendant`]).
+    pub(crate) fn absorb(&mut self, child: &mut Firing) {
+        let (Some(mine), Some(theirs)) = (&mut self.capture, &mut child.capture) else {
+            return;
+        };
+        for (to, from) in [
+            (&mut mine.old, &mut theirs.old),
+            (&mut mine.new, &mut theirs.new),
+        ] {
+            if let (Some(to), Some(from)) = (to, from) {
+                let rows = std::mem::take(Arc::make_mut(from));
+                Arc::make_mut(to).extend(rows);
+            }
+        }
     }
 
     /// The triggers of view `view` for `event` (its INSTEAD OF row
@@ -251,6 +422,7 @@ impl<'t> Firing<'t> {
             cols: Arc::new(cols),
             triggers,
             queued: Vec::new(),
+            capture: None,
         }))
     }
 
@@ -461,6 +633,9 @@ impl<'t> Firing<'t> {
         new: Option<Vec<Value>>,
         ev: &mut Ev,
     ) -> Result<(), DbError> {
+        if let Some(c) = &mut self.capture {
+            c.add(old.as_deref(), new.as_deref(), ev)?;
+        }
         let mut which = Vec::new();
         for (i, t) in self.triggers.iter().enumerate() {
             if t.def.row
@@ -525,8 +700,27 @@ impl<'t> Firing<'t> {
             cols: self.cols.clone(),
             new,
             old,
+            transition: self.transition_of(t.def),
         };
         (crate::ROUTINES.trigger)(&t.function, call, ev.ctx)
+    }
+}
+
+impl Firing<'_> {
+    /// The transition tables trigger `def` names, with the statement's
+    /// rows (None: it names none; an AFTER trigger only).
+    fn transition_of(&self, def: &TriggerDef) -> Option<Transition> {
+        let cap = self.capture.as_ref()?;
+        if !def.has_transition() || def.timing != TriggerTiming::After {
+            return None;
+        }
+        let named = |name: &Option<String>, rows: &Option<TransitionRows>| {
+            name.clone().map(|n| (n, rows.clone().unwrap_or_default()))
+        };
+        Some(Transition {
+            old: named(&def.old_table, &cap.old),
+            new: named(&def.new_table, &cap.new),
+        })
     }
 }
 
@@ -675,7 +869,7 @@ impl<'r> LeafTriggers<'r> {
     fn arm(&mut self, leaf: usize, ev: &mut Ev) -> Result<(), DbError> {
         if self.armed[leaf].is_none() {
             let table = &self.routing.leaves[leaf].table;
-            let armed = match Firing::new(table, Event::Insert, &[], ev)? {
+            let armed = match Firing::new(table, Event::Insert, &[], ev)?.map(Firing::descendant) {
                 Some(f) => {
                     let check = PartCheck::of(ev.ctx.catalog, ev.ctx.eval, table, None)?;
                     Some((f, check))

@@ -143,7 +143,19 @@ pub trait VarResolver {
     fn conflict(&self) -> VarConflict {
         VarConflict::Error
     }
+
+    /// A trigger's transition table (REFERENCING OLD/NEW TABLE AS name,
+    /// PostgreSQL's ephemeral named relation) by its name: its slot in the
+    /// statement's transition rows (`StatementCtx::transition`) and its
+    /// columns. An unqualified name in FROM that is no CTE is looked up
+    /// here before the catalog.
+    fn relation(&self, _name: &str) -> Option<(usize, RelColumns)> {
+        None
+    }
 }
+
+/// A relation's columns (names and types), shared.
+pub type RelColumns = std::sync::Arc<Vec<(String, DataType)>>;
 
 /// PL/pgSQL's `plpgsql.variable_conflict` (SQL functions' arguments: the
 /// column wins).

@@ -6,7 +6,8 @@
 //!
 //! Columns and their order are PostgreSQL 15's; the standard's domains
 //! (sql_identifier, character_data, cardinal_number, yes_or_no) are their
-//! base types here (name, varchar, integer, varchar(3)). Left out: views
+//! base types here (name, varchar, integer, varchar(3)); `triggers` lists
+//! pg_trigger (transition table names included). Left out: views
 //! not listed in [`NAMES`], privilege filtering (one role owns all), the
 //! columns a CHECK constraint uses in constraint_column_usage.
 
@@ -14,7 +15,7 @@ use nestor_common::DbError;
 use nestor_parser::NodeEnum;
 
 /// The views defined here.
-pub const NAMES: [&str; 10] = [
+pub const NAMES: [&str; 11] = [
     "schemata",
     "tables",
     "columns",
@@ -25,6 +26,7 @@ pub const NAMES: [&str; 10] = [
     "views",
     "sequences",
     "check_constraints",
+    "triggers",
 ];
 
 const SCHEMATA: &str = "
@@ -191,6 +193,32 @@ SELECT current_database()::name AS sequence_catalog, n.nspname AS sequence_schem
        JOIN pg_catalog.pg_sequence s ON c.oid = s.seqrelid
  WHERE c.relkind = 'S'";
 
+// One row per trigger and event (TRUNCATE left out, as in PostgreSQL);
+// action_order ranks by name within schema, table, event, level and
+// timing.
+const TRIGGERS: &str = "
+SELECT current_database()::name AS trigger_catalog, n.nspname AS trigger_schema,
+       t.tgname AS trigger_name, em.text::varchar AS event_manipulation,
+       current_database()::name AS event_object_catalog, n.nspname AS event_object_schema,
+       c.relname AS event_object_table,
+       rank() OVER (PARTITION BY n.nspname, c.relname, em.num, t.tgtype & 1, t.tgtype & 66
+                    ORDER BY t.tgname)::int AS action_order,
+       (regexp_match(pg_get_triggerdef(t.oid), E'.{35,} WHEN \\\\((.+)\\\\) EXECUTE FUNCTION'))[1]::varchar
+         AS action_condition,
+       substring(pg_get_triggerdef(t.oid) from
+                 position('EXECUTE FUNCTION' in substring(pg_get_triggerdef(t.oid) from 48)) + 47)::varchar
+         AS action_statement,
+       (CASE t.tgtype & 1 WHEN 1 THEN 'ROW' ELSE 'STATEMENT' END)::varchar AS action_orientation,
+       (CASE t.tgtype & 66 WHEN 2 THEN 'BEFORE' WHEN 64 THEN 'INSTEAD OF' ELSE 'AFTER' END)::varchar
+         AS action_timing,
+       t.tgoldtable AS action_reference_old_table, t.tgnewtable AS action_reference_new_table,
+       NULL::name AS action_reference_old_row, NULL::name AS action_reference_new_row,
+       NULL::timestamptz AS created
+  FROM pg_catalog.pg_namespace n, pg_catalog.pg_class c, pg_catalog.pg_trigger t,
+       (VALUES (4, 'INSERT'), (8, 'DELETE'), (16, 'UPDATE')) AS em (num, text)
+ WHERE n.oid = c.relnamespace AND c.oid = t.tgrelid AND t.tgtype & em.num <> 0
+   AND NOT t.tgisinternal";
+
 const CHECK_CONSTRAINTS: &str = "
 SELECT current_database()::name AS constraint_catalog, n.nspname AS constraint_schema,
        c.conname AS constraint_name,
@@ -219,6 +247,7 @@ pub fn view_sql(name: &str) -> Option<&'static str> {
         "views" => VIEWS,
         "sequences" => SEQUENCES,
         "check_constraints" => CHECK_CONSTRAINTS,
+        "triggers" => TRIGGERS,
         _ => return None,
     })
 }

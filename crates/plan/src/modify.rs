@@ -98,6 +98,14 @@ pub(crate) enum WriteTarget {
 
 pub(crate) fn table_for_write(b: &mut Binder, rv: &pb::RangeVar) -> Result<WriteTarget, DbError> {
     let name = relname(rv)?;
+    // A trigger's transition table is read-only (PostgreSQL's
+    // setTargetTable).
+    if rv.schemaname.is_empty() && b.vars.is_some_and(|v| v.relation(&name).is_some()) {
+        return Err(DbError::new(
+            SqlState::WrongObjectType,
+            format!("relation \"{name}\" cannot be the target of a modifying statement"),
+        ));
+    }
     if let Some(t) = b.catalog.table(&name) {
         b.need_schema(t.namespace, rv.location);
         if t.matview.is_some() {

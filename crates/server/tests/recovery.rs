@@ -1006,6 +1006,58 @@ fn partition_triggers_survive_crashes() {
     check_partition_triggers(&third);
 }
 
+/// What must hold after each restart of
+/// `transition_table_triggers_survive_crashes`.
+fn check_transition_triggers(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select tgname, tgoldtable, tgnewtable, tgenabled from pg_trigger \
+             where tgrelid = 'tr'::regclass order by tgname"
+        ),
+        "tr_del|gone||O\ntr_ins||added|D\ntr_upd|before|after|O"
+    );
+    ok(server, "delete from tr_log");
+    ok(server, "update tr set a = a + 10");
+    assert_eq!(ok(server, "select s from tr_log"), "1,2>11,12");
+}
+
+#[test]
+fn transition_table_triggers_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table tr (a int)",
+        "create table tr_log (s text)",
+        "create function log_tr() returns trigger language plpgsql as $$ begin \
+         insert into tr_log select (select string_agg(a::text, ',' order by a) from before) \
+         || '>' || (select string_agg(a::text, ',' order by a) from after); return null; end $$",
+        "create function noop() returns trigger language plpgsql as $$ begin return null; end $$",
+        "create trigger tr_upd after update on tr referencing old table as before \
+         new table as after for each statement execute function log_tr()",
+        "create trigger tr_ins after insert on tr referencing new table as added \
+         for each statement execute function noop()",
+        "create trigger tr_del after delete on tr referencing old table as gone \
+         for each row execute function noop()",
+        "alter table tr disable trigger tr_ins",
+        "insert into tr values (1), (2)",
+    ] {
+        ok(&server, sql);
+    }
+    check_transition_triggers(&server);
+    ok(&server, "update tr set a = a - 10");
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_transition_triggers(&again);
+    ok(&again, "update tr set a = a - 10");
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_transition_triggers(&third);
+}
+
 /// What must hold after each restart of `generated_columns_survive_crashes`.
 fn check_generated(server: &Server) {
     assert_eq!(

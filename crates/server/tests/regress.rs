@@ -311,4 +311,5 @@ regress!(
     on_conflict_triggers,
     partition_tree,
     relation_size_forks,
+    transition_tables,
 );

@@ -1231,6 +1231,7 @@ impl Session {
             role,
             trigger_depth: 0,
             cursors: &mut cursors,
+            transition: Vec::new(),
         };
         let r = f(&mut ctx);
         self.shared.activity.lock().wait_event = None;

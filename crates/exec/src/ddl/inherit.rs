@@ -332,6 +332,11 @@ pub(super) fn add_parent(
             ),
         );
     }
+    super::trigger::refuse_transition_rows(
+        child,
+        "an inheritance child",
+        "in inheritance hierarchies",
+    )?;
     if child.inherits.contains(&parent.oid) {
         return Err(DbError::new(
             SqlState::DuplicateTable,

@@ -1004,6 +1004,7 @@ pub(super) fn attach(
         );
     }
     same_columns(&t, parent)?;
+    super::trigger::refuse_transition_rows(&t, "a partition", "on partitions")?;
     let spec = cmd
         .bound
         .as_ref()

@@ -136,6 +136,17 @@ fn check_kind(rel: &TrigRel, name: &str, ct: &pb::CreateTrigStmt) -> Result<(), 
                 "Views cannot have TRUNCATE triggers.",
             ))
         }
+        TrigRel::Table(t)
+            if t.partition_key.is_some() && ct.row && !ct.transition_rels.is_empty() =>
+        {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                format!("\"{name}\" is a partitioned table"),
+            )
+            .with_detail(
+                "ROW triggers with transition tables are not supported on partitioned tables.",
+            ))
+        }
         _ => {}
     }
     if ct.row && ct.events & TYPE_TRUNCATE != 0 {
@@ -159,6 +170,123 @@ fn check_kind(rel: &TrigRel, name: &str, ct: &pb::CreateTrigStmt) -> Result<(), 
     Ok(())
 }
 
+/// The REFERENCING clause's (OLD TABLE, NEW TABLE) names, with
+/// PostgreSQL's checks in its order: AFTER triggers on tables only, not
+/// ROW triggers on partitions or inheritance children, one event, no
+/// column list, OLD for UPDATE/DELETE, NEW for INSERT/UPDATE, each once,
+/// the names different.
+fn transition_tables(
+    rel: &TrigRel,
+    name: &str,
+    ct: &pb::CreateTrigStmt,
+) -> Result<(Option<String>, Option<String>), DbError> {
+    let unsupported = |msg: &str| Err(DbError::new(SqlState::FeatureNotSupported, msg));
+    let (mut old, mut new) = (None, None);
+    for t in &ct.transition_rels {
+        let NodeEnum::TriggerTransition(t) = node(t)? else {
+            continue;
+        };
+        if !t.is_table {
+            return Err(DbError::new(
+                SqlState::FeatureNotSupported,
+                "ROW variable naming in the REFERENCING clause is not supported",
+            )
+            .with_hint("Use OLD TABLE or NEW TABLE for naming transition tables."));
+        }
+        let table = match rel {
+            TrigRel::View(_) => {
+                return Err(wrong_type(
+                    format!("\"{name}\" is a view"),
+                    "Triggers on views cannot have transition tables.",
+                ))
+            }
+            TrigRel::Table(t) => t,
+        };
+        if ct.row && table.partition_parent().is_some() {
+            return unsupported(
+                "ROW triggers with transition tables are not supported on partitions",
+            );
+        }
+        if ct.row && !table.inherits.is_empty() {
+            return unsupported(
+                "ROW triggers with transition tables are not supported on inheritance children",
+            );
+        }
+        if ct.timing & (TYPE_BEFORE | TYPE_INSTEAD) != 0 {
+            return Err(invalid(
+                "transition table name can only be specified for an AFTER trigger",
+            ));
+        }
+        if ct.events & TYPE_TRUNCATE != 0 {
+            return unsupported("TRUNCATE triggers with transition tables are not supported");
+        }
+        let events = [TYPE_INSERT, TYPE_UPDATE, TYPE_DELETE]
+            .iter()
+            .filter(|&&b| ct.events & b != 0)
+            .count();
+        if events != 1 {
+            return unsupported(
+                "transition tables cannot be specified for triggers with more than one event",
+            );
+        }
+        if !ct.columns.is_empty() {
+            return unsupported(
+                "transition tables cannot be specified for triggers with column lists",
+            );
+        }
+        if t.is_new {
+            if ct.events & (TYPE_INSERT | TYPE_UPDATE) == 0 {
+                return Err(invalid(
+                    "NEW TABLE can only be specified for an INSERT or UPDATE trigger",
+                ));
+            }
+            if new.is_some() {
+                return Err(invalid("NEW TABLE cannot be specified multiple times"));
+            }
+            new = Some(t.name.clone());
+        } else {
+            if ct.events & (TYPE_DELETE | TYPE_UPDATE) == 0 {
+                return Err(invalid(
+                    "OLD TABLE can only be specified for a DELETE or UPDATE trigger",
+                ));
+            }
+            if old.is_some() {
+                return Err(invalid("OLD TABLE cannot be specified multiple times"));
+            }
+            old = Some(t.name.clone());
+        }
+    }
+    if old.is_some() && old == new {
+        return Err(invalid(
+            "OLD TABLE name and NEW TABLE name cannot be the same",
+        ));
+    }
+    Ok((old, new))
+}
+
+/// A table about to become `what` (a partition, an inheritance child)
+/// may have no ROW triggers with transition tables (0A000, PostgreSQL's
+/// FindTriggerIncompatibleWithInheritance); `where_` ends the DETAIL.
+pub(super) fn refuse_transition_rows(
+    t: &TableDef,
+    what: &str,
+    where_: &str,
+) -> Result<(), DbError> {
+    match t.triggers.iter().find(|g| g.row && g.has_transition()) {
+        Some(g) => Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "trigger \"{}\" prevents table \"{}\" from becoming {what}",
+                g.name, t.name
+            ),
+        )
+        .with_detail(format!(
+            "ROW triggers with transition tables are not supported {where_}."
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// CREATE [OR REPLACE] TRIGGER.
 pub fn create_trigger(
     ctx: &mut StatementCtx,
@@ -175,15 +303,7 @@ pub fn create_trigger(
     let table_name = bind::relname(rv)?;
     let rel = TrigRel::of(ctx, &table_name).ok_or_else(|| super::undefined_table(&table_name))?;
     check_kind(&rel, &table_name, ct)?;
-    if !ct.transition_rels.is_empty() {
-        if let TrigRel::View(_) = rel {
-            return Err(wrong_type(
-                format!("\"{table_name}\" is a view"),
-                "Triggers on views cannot have transition tables.",
-            ));
-        }
-        return Err(DbError::unsupported("transition tables (REFERENCING)"));
-    }
+    let (old_table, new_table) = transition_tables(&rel, &table_name, ct)?;
     let cols = rel.columns();
     // The function: by name, no arguments, returning trigger.
     let fname = bind::names(&ct.funcname)
@@ -303,6 +423,8 @@ pub fn create_trigger(
         args,
         parent: None,
         enabled: TriggerEnabled::Origin,
+        old_table,
+        new_table,
     };
     let down = match &rel {
         TrigRel::Table(t) if t.partition_key.is_some() && trigger.row => Some(t.oid),

@@ -243,6 +243,14 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             })
         }
         Plan::SysView { view, filter } => scan::sysview(*view, filter.as_ref(), ev, emit),
+        Plan::EphemeralScan { slot, name } => {
+            let Some(rows) = ev.ctx.transition.get(*slot).cloned() else {
+                return Err(DbError::internal(format!(
+                    "transition table \"{name}\" read outside its trigger"
+                )));
+            };
+            emit_all(rows.iter().cloned(), ev, emit)
+        }
         Plan::RecursiveUnion {
             init,
             step,

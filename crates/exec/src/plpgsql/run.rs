@@ -120,6 +120,8 @@ pub(crate) struct ExprPlan {
     simple_calls: bool,
     /// The record shapes field references were planned with.
     shapes: Vec<(usize, Columns)>,
+    /// The transition tables (names and columns) it was planned with.
+    enrs: Vec<(String, Columns)>,
 }
 
 /// Control flow out of a statement list.
@@ -155,6 +157,9 @@ pub(crate) struct Run<'f> {
     lined: bool,
     /// FOR loops running over a query that writes.
     writing_loops: u32,
+    /// A trigger call's transition tables by name, in the order of their
+    /// rows in `StatementCtx::transition` (empty: none).
+    enrs: Vec<(String, Columns)>,
 }
 
 fn err_plpgsql(msg: impl Into<String>) -> DbError {
@@ -187,6 +192,7 @@ impl<'f> Run<'f> {
             depth: 0,
             lined: false,
             writing_loops: 0,
+            enrs: Vec::new(),
         }
     }
 
@@ -278,7 +284,19 @@ impl<'f> Run<'f> {
         self.recs.insert(new, rec(call.new));
         self.recs.insert(old, rec(call.old));
         self.vals[self.func.found] = Some(Value::Bool(false));
-        let flow = self.block(ctx, &self.func.body)?;
+        // The transition tables, seen by this call's own SQL only (its
+        // resolver names them); a nested trigger call sets its own.
+        let mut rows = Vec::new();
+        if let Some(tr) = call.transition {
+            for (name, r) in [tr.old, tr.new].into_iter().flatten() {
+                self.enrs.push((name, call.cols.clone()));
+                rows.push(r);
+            }
+        }
+        let saved = std::mem::replace(&mut ctx.transition, rows);
+        let flow = self.block(ctx, &self.func.body);
+        ctx.transition = saved;
+        let flow = flow?;
         if !matches!(flow, Flow::Return) {
             return Err(DbError::new(
                 SqlState::FunctionExecutedNoReturnStatement,
@@ -1987,8 +2005,14 @@ impl<'f> Run<'f> {
                 "EXECUTE of a string with more than one statement",
             ));
         };
-        let prepared = crate::statement::prepare(ctx.catalog, ctx.eval, &text, stmt, &hints)
-            .map_err(with_ctx)?;
+        // A trigger's transition tables are visible to EXECUTE too.
+        let prepared = if self.enrs.is_empty() {
+            crate::statement::prepare(ctx.catalog, ctx.eval, &text, stmt, &hints)
+        } else {
+            let enrs = Enrs(&self.enrs);
+            crate::statement::prepare_with(ctx.catalog, ctx.eval, &text, stmt, &hints, &enrs)
+        }
+        .map_err(with_ctx)?;
         let plan = ExprPlan {
             version: ctx.catalog.version(),
             scope: ctx.catalog.plan_scope(),
@@ -1998,6 +2022,7 @@ impl<'f> Run<'f> {
             simple: None,
             simple_calls: false,
             shapes: Vec::new(),
+            enrs: Vec::new(),
         };
         let mut rows: Vec<Vec<Value>> = Vec::new();
         // EXECUTE runs its statement atomically: a procedure it calls may
@@ -2157,6 +2182,7 @@ impl<'f> Run<'f> {
             p.version == version
                 && p.scope == scope
                 && p.conflict == conflict
+                && p.enrs == self.enrs
                 && p.shapes.iter().all(|(d, cols)| match self.recs.get(d) {
                     Some(r) => Arc::ptr_eq(&r.cols, cols) || r.cols == *cols,
                     // Planned while the record was not assigned yet.
@@ -2218,6 +2244,7 @@ impl<'f> Run<'f> {
             simple_calls: simple.as_ref().is_some_and(calls_functions),
             simple,
             shapes: resolver.shapes.into_inner(),
+            enrs: self.enrs.clone(),
         });
         let mut cache = e.cache.lock();
         // Stale plans go; past the limit the oldest goes.
@@ -2487,6 +2514,25 @@ fn matches(c: &Cond, e: &DbError) -> bool {
     }
 }
 
+/// The transition tables alone, for EXECUTE's statement.
+struct Enrs<'r>(&'r [(String, Columns)]);
+
+impl nestor_plan::bind::VarResolver for Enrs<'_> {
+    fn resolve(&self, _parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {
+        Ok(None)
+    }
+
+    fn relation(&self, name: &str) -> Option<(usize, Columns)> {
+        transition_table(self.0, name)
+    }
+}
+
+/// Transition table `name` among `enrs`: its slot and columns.
+fn transition_table(enrs: &[(String, Columns)], name: &str) -> Option<(usize, Columns)> {
+    let slot = enrs.iter().position(|(n, _)| n == name)?;
+    Some((slot, enrs[slot].1.clone()))
+}
+
 /// Names of the body for the binder: variables, arguments and record
 /// fields become parameters of the statement being planned.
 struct Resolver<'r, 'f> {
@@ -2564,6 +2610,10 @@ impl Resolver<'_, '_> {
 impl nestor_plan::bind::VarResolver for Resolver<'_, '_> {
     fn conflict(&self) -> nestor_plan::bind::VarConflict {
         self.conflict
+    }
+
+    fn relation(&self, name: &str) -> Option<(usize, Columns)> {
+        transition_table(&self.run.enrs, name)
     }
 
     fn resolve(&self, parts: &[&str]) -> Result<Option<(usize, DataType)>, DbError> {

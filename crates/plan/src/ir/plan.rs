@@ -210,6 +210,12 @@ pub enum Plan {
         /// columns.
         ordinality: bool,
     },
+    /// A trigger's transition table, read from the statement's
+    /// transition rows (`slot`; see `VarResolver::relation`).
+    EphemeralScan {
+        slot: usize,
+        name: String,
+    },
     /// A system view computed at run time.
     SysView {
         view: crate::sysviews::View,
@@ -410,6 +416,7 @@ impl Plan {
             | Plan::HashedScan { .. }
             | Plan::FunctionScan { .. }
             | Plan::SysView { .. }
+            | Plan::EphemeralScan { .. }
             | Plan::CteScan { .. }
             | Plan::Sort { .. } => true,
             Plan::Filter { input, .. }
@@ -511,6 +518,8 @@ impl Plan {
             Plan::FunctionScan { name, .. } => format!("Function Scan on {name}"),
             Plan::SysView { view, .. } => format!("Function Scan on {}", view.name()),
             Plan::CteScan { name, .. } => format!("CTE Scan on {name}"),
+            // PostgreSQL 15 names no target for it.
+            Plan::EphemeralScan { .. } => "Named Tuplestore Scan".into(),
             Plan::RecursiveUnion { .. } => "Recursive Union".into(),
             Plan::ProjectSet { .. } => "ProjectSet".into(),
             Plan::LateralFunction { .. } => "Nested Loop (lateral function)".into(),

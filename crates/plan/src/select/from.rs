@@ -317,6 +317,23 @@ pub(super) fn plan_range_var(
             return Ok(leaf);
         }
     }
+    // A trigger's transition table: after CTEs, before the catalog, as
+    // PostgreSQL looks up ephemeral named relations.
+    if rv.schemaname.is_empty() {
+        if let Some((slot, cols)) = b.vars.and_then(|v| v.relation(&name)) {
+            let out = cols
+                .iter()
+                .map(|(n, ty)| OutCol {
+                    name: n.clone(),
+                    ty: *ty,
+                    table_oid: 0,
+                    column_id: 0,
+                })
+                .collect();
+            let plan = Plan::EphemeralScan { slot, name };
+            return Ok(add_leaf(plan, &alias, out, &colnames, offset, scope));
+        }
+    }
     if rv.schemaname != "pg_catalog" && rv.schemaname != "information_schema" {
         if let Some(t) = b.catalog.table(&name) {
             b.need_schema(t.namespace, rv.location);

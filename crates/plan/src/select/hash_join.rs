@@ -203,6 +203,7 @@ fn reads_param(p: &Plan) -> bool {
         | Plan::SeqScan { .. }
         | Plan::HashedScan { .. }
         | Plan::SysView { .. }
+        | Plan::EphemeralScan { .. }
         | Plan::CteScan { .. } => false,
         Plan::Filter { input, .. }
         | Plan::Project { input, .. }
