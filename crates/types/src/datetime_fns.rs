@@ -167,6 +167,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 (T::Interval(_), false) => (|a, c| part(a, c, false), T::Interval(None), false),
                 (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
                 (T::Time(_), false) => (|a, c| part(a, c, false), T::Time(None), false),
+                (T::TimeTz(_), true) => (|a, c| part(a, c, true), T::TimeTz(None), false),
+                (T::TimeTz(_), false) => (|a, c| part(a, c, false), T::TimeTz(None), false),
                 _ => return Some(Err(nf())),
             };
             (imp, vec![text, at], ret, volatile)
@@ -254,6 +256,13 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                     vec![zt, T::TimestampTz(None)],
                     T::Timestamp(None),
                     false,
+                ),
+                // A zone name is resolved at the transaction's start.
+                T::TimeTz(_) | T::Time(_) => (
+                    crate::timetz::at_zone,
+                    vec![zt, T::TimeTz(None)],
+                    T::TimeTz(None),
+                    true,
                 ),
                 _ => return Some(Err(nf())),
             }
@@ -929,6 +938,7 @@ fn part(a: &[Value], ctx: &EvalCtx, numeric: bool) -> Result<Value, DbError> {
         Value::TimestampTz(ts) => part_ts(&lower, *ts, Some(&ctx.time_zone), numeric)?,
         Value::Interval(iv) => part_interval(&lower, iv)?,
         Value::Time(t) => return crate::time::part(&lower, *t, numeric),
+        Value::TimeTz(t, z) => return crate::timetz::part(&lower, *t, *z, numeric),
         _ => return Ok(Value::Null),
     };
     Ok(part_value(p, numeric))
