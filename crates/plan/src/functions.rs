@@ -656,6 +656,17 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![Some(T::Oid), Some(T::Int4), Some(T::Bool)][..n].to_vec(),
             T::Text,
         ),
+        // pg_get_viewdef(text [, bool]): the view by name (a string
+        // literal resolves to this variant in PostgreSQL).
+        ("pg_get_viewdef", 1 | 2) if args[0].is_string() => r(
+            Func::Catalog(CatalogFn::ViewDef),
+            vec![
+                Some(T::Reg(nestor_types::datatype::RegKind::Class)),
+                Some(T::Bool),
+            ][..n]
+                .to_vec(),
+            T::Text,
+        ),
         (
             "pg_get_constraintdef" | "pg_get_triggerdef" | "pg_get_viewdef" | "pg_get_ruledef",
             1 | 2,
