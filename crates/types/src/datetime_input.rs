@@ -16,7 +16,8 @@
 //! 2. A decoder reads the fields in context, each claiming bits of a field
 //!    mask (year, month, day, hour, ...) so that a field given twice is a
 //!    syntax error: [`decode_date_time`] (DecodeDateTime, for date and
-//!    timestamps), [`decode_time_only`] (DecodeTimeOnly, for time), and
+//!    timestamps), [`decode_time_only`] (DecodeTimeOnly, for time and
+//!    timetz, whose zone it then resolves as PostgreSQL does), and
 //!    [`decode_interval`] (DecodeInterval, reading fields right to left so
 //!    a unit precedes its number) with [`decode_iso8601_interval`] for the
 //!    `P1Y2M` forms when the first fails. A bare number is placed by what

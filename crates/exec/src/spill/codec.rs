@@ -21,6 +21,8 @@
 //!  18 array: type:varint vector:u8 ndims:varint (len, lower)* as zigzag,
 //!     then its items as a row
 //!  19 record: its fields as a row
+//!  21 geometric, 22 pg_lsn (see the code)
+//!  23 timetz: zigzag µs, zigzag zone   24 money: zigzag varint
 //! ```
 //!
 //! Reading trusts nothing: a damaged file is an internal error (XX000),
