@@ -2801,6 +2801,8 @@ impl<'e> Binder<'e> {
         let resolve = |other: DataType| -> DataType {
             match (a, other) {
                 (_, T::Interval(_)) => T::Interval(None),
+                // timetz has no timetz - timetz.
+                (Arith::Sub, T::TimeTz(_)) => T::Interval(None),
                 (Arith::Sub, t) if t.is_datetime() => t.base(),
                 (Arith::Mul | Arith::Div, _) => T::Float8,
                 _ => T::Interval(None),
@@ -2831,9 +2833,15 @@ impl<'e> Binder<'e> {
             Arith::Div => nestor_types::ops::BinaryOp::Div,
             Arith::Mod => nestor_types::ops::BinaryOp::Mod,
         };
-        if let (Arith::Add, T::Time(_), T::Time(_)) = (a, lt2, rt2) {
+        let timetz_plus_unknown = a == Arith::Add
+            && matches!(
+                (lt, rt),
+                (T::TimeTz(_), T::Unknown) | (T::Unknown, T::TimeTz(_))
+            );
+        if matches!((a, lt2, rt2), (Arith::Add, T::Time(_), T::Time(_))) || timetz_plus_unknown {
             // time + time: PostgreSQL finds two candidates (time +
-            // interval and interval + time, each casting one side).
+            // interval and interval + time, each casting one side);
+            // timetz + unknown two as well (+ interval, + date).
             return Err(DbError::new(
                 SqlState::AmbiguousFunction,
                 format!("operator is not unique: {} + {}", lt.name(), rt.name()),
