@@ -105,6 +105,10 @@ FROM pg_type WHERE oid IN (1266, 1270) ORDER BY oid;
 SELECT atttypid::regtype, atttypmod FROM pg_attribute
 WHERE attrelid = 'tz_t'::regclass AND attname = 'f1';
 \d tz_t
+CREATE TABLE tz_i (a time(2), b timetz, c timetz(3), d timestamp(1), e interval second(3), f interval, g money);
+SELECT column_name, data_type, datetime_precision, udt_name
+FROM information_schema.columns WHERE table_name = 'tz_i' ORDER BY ordinal_position;
+DROP TABLE tz_i;
 -- arrays
 SELECT ARRAY['12:00+01', '13:00-02:30']::timetz[] AS arr,
        ('{12:00+01,"13:00 -07"}'::timetz[])[2] AS elem;
