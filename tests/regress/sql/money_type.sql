@@ -76,6 +76,12 @@ WITH RECURSIVE t(n) AS (
   UNION ALL
     SELECT n + 1::money FROM t WHERE n < 5::money
 ) SELECT sum(n), max(n) FROM t;
+-- UNION (not ALL) needs hashable columns
+WITH RECURSIVE t(n) AS (
+    VALUES (1::money)
+  UNION
+    SELECT n + 1::money FROM t WHERE n < 5::money
+) SELECT sum(n) FROM t;
 -- indexes and partitions
 CREATE INDEX money_t_m ON money_t (m);
 SELECT id, m FROM money_t WHERE m > '$10' ORDER BY m;
