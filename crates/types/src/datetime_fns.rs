@@ -1,7 +1,7 @@
 //! Date/time functions: `date_trunc`, `extract` / `date_part`, `age`,
 //! `make_date` / `make_timestamp` / `make_timestamptz` / `make_interval`,
 //! `justify_days` / `justify_hours` / `justify_interval`, `isfinite`,
-//! `timezone` (AT TIME ZONE) and `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
+//! `timezone` (AT TIME ZONE), `timestamptz(date, time[tz])` and `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
 //! and `to_date` live in [`crate::formatting`].
 //!
 //! Everything works on PostgreSQL's broken-down time ([`Tm`]): a local
@@ -62,6 +62,7 @@ pub(crate) const NAMES: &[&str] = &[
     "timezone",
     "date_bin",
     "make_time",
+    "timestamptz",
 ];
 
 const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
@@ -289,6 +290,16 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::Time(None),
             false,
         ),
+        // timestamptz(date, timetz) is date + timetz; timestamptz(date,
+        // time) the local date + time in the session zone. Other
+        // argument lists fall back to a function-style cast (42883 here).
+        ("timestamptz", [T::Date | T::Unknown, t @ (T::TimeTz(_) | T::Time(_))]) => (
+            date_time_tstz,
+            vec![T::Date, t.base()],
+            T::TimestampTz(None),
+            matches!(t, T::Time(_)),
+        ),
+        ("timestamptz", _) => return Some(Err(nf())),
         ("isfinite", [t])
             if matches!(
                 t,
@@ -1477,6 +1488,18 @@ pub(crate) fn to_timestamp_float(secs: f64) -> Result<Value, DbError> {
 /// timezone(zone, timestamp) reads the timestamp as local time there (a
 /// timestamptz). The zone is a name or offset (POSIX sign) or an interval
 /// of hours/minutes/seconds only (east positive).
+/// timestamptz(date, timetz) and timestamptz(date, time).
+fn date_time_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    match (&a[0], &a[1]) {
+        (Value::Date(d), Value::TimeTz(t, z)) => crate::timetz::date_plus(*d, *t, *z),
+        (Value::Date(d), Value::Time(t)) => {
+            let local = crate::time::date_plus_time(*d, *t)?;
+            crate::cast::cast(&local, DataType::TimestampTz(None), true, ctx)
+        }
+        _ => Ok(Value::Null),
+    }
+}
+
 fn at_zone(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     if a.iter().any(Value::is_null) {
         return Ok(Value::Null);

@@ -38,6 +38,10 @@ SELECT '23:30-07'::timetz + interval '1 hour' AS plus,
        '00:30+02'::timetz - interval '1 day 2 hours' AS minus;
 SELECT date '2024-01-02' + '12:00-05'::timetz AS d1,
        '23:00+03'::timetz + date '2024-01-02' AS d2;
+SELECT timestamptz(date '1994-01-01', time with time zone '11:00-5') AS d3,
+       timestamptz(date '1994-07-01', time '10:00') AS d4,
+       timestamptz('2020-01-01 12:00') AS cast_form;
+SELECT timestamptz(1, 2);
 SELECT f1 + time with time zone '00:01' FROM tz_t;
 SELECT '12:00+01'::timetz - '11:00+00'::timetz;
 -- extract and date_part
