@@ -269,6 +269,7 @@ pub fn hashable(ty: nestor_types::datatype::DataType) -> bool {
             | T::Timestamp(_)
             | T::TimestampTz(_)
             | T::Time(_)
+            | T::TimeTz(_)
     )
 }
 

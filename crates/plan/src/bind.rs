@@ -417,6 +417,7 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (T::Date, T::Timestamp(_)) | (T::Timestamp(_), T::Date) => T::Timestamp(None),
         // time casts to interval implicitly.
         (T::Time(_), T::Interval(_)) | (T::Interval(_), T::Time(_)) => T::Interval(None),
+        (T::Time(_), T::TimeTz(_)) | (T::TimeTz(_), T::Time(_)) => T::TimeTz(None),
         (T::Date | T::Timestamp(_), T::TimestampTz(_))
         | (T::TimestampTz(_), T::Date | T::Timestamp(_)) => T::TimestampTz(None),
         (T::Array(a), T::Array(b)) => unify(*a, *b)?.array_of()?,
@@ -749,7 +750,8 @@ impl<'e> Binder<'e> {
                 || (from.is_numeric() && to.is_numeric())
                 || (from.is_string() && to.is_string())
                 || unify(from, to).is_some()
-                || to.is_string());
+                || to.is_string()
+                || assignment_cast(from, to));
         if !compatible {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
@@ -2710,6 +2712,9 @@ impl<'e> Binder<'e> {
         if lt == T::Date && rt == T::Date && a == Arith::Sub {
             return Ok((Expr::Arith(a, Box::new(le), Box::new(re), T::Date), T::Int4));
         }
+        if lt == T::Money || rt == T::Money {
+            return self.bind_money_arith(a, op, le, lt, re, rt);
+        }
         let temporal = |t: DataType| t.is_datetime() || matches!(t, T::Interval(_));
         if temporal(lt) || temporal(rt) {
             return self.bind_datetime_arith(a, op, le, lt, re, rt);
@@ -2727,6 +2732,41 @@ impl<'e> Binder<'e> {
             return Err(no_operator(op, lt, rt));
         }
         let ty = ty.base();
+        Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
+    }
+
+    /// money arithmetic: money ± money, money × and ÷ an integer or a
+    /// float (a numeric is a float8, PostgreSQL's implicit cast), money ÷
+    /// money (float8). An unknown literal is money where a money-money
+    /// operator exists (`+`, `-`, `/`), else a float8 (`m * '2'`).
+    fn bind_money_arith(
+        &mut self,
+        a: Arith,
+        op: &str,
+        le: Expr,
+        lt: DataType,
+        re: Expr,
+        rt: DataType,
+    ) -> Result<(Expr, DataType), DbError> {
+        use DataType as T;
+        let operand = |t: DataType| match t {
+            T::Unknown if a == Arith::Mul => T::Float8,
+            T::Unknown => T::Money,
+            T::Numeric(_) => T::Float8,
+            t => t,
+        };
+        let (lt2, rt2) = (operand(lt), operand(rt));
+        let bop = match a {
+            Arith::Add => nestor_types::ops::BinaryOp::Add,
+            Arith::Sub => nestor_types::ops::BinaryOp::Sub,
+            Arith::Mul => nestor_types::ops::BinaryOp::Mul,
+            Arith::Div => nestor_types::ops::BinaryOp::Div,
+            Arith::Mod => return Err(no_operator(op, lt, rt)),
+        };
+        let ty =
+            nestor_types::ops::arith_type(bop, lt2, rt2).ok_or_else(|| no_operator(op, lt, rt))?;
+        let le = self.coerce(le, lt, lt2)?;
+        let re = self.coerce(re, rt, rt2)?;
         Ok((Expr::Arith(a, Box::new(le), Box::new(re), ty), ty))
     }
 
@@ -2781,6 +2821,8 @@ impl<'e> Binder<'e> {
         let resolve = |other: DataType| -> DataType {
             match (a, other) {
                 (_, T::Interval(_)) => T::Interval(None),
+                // timetz has no timetz - timetz.
+                (Arith::Sub, T::TimeTz(_)) => T::Interval(None),
                 (Arith::Sub, t) if t.is_datetime() => t.base(),
                 (Arith::Mul | Arith::Div, _) => T::Float8,
                 _ => T::Interval(None),
@@ -2811,9 +2853,15 @@ impl<'e> Binder<'e> {
             Arith::Div => nestor_types::ops::BinaryOp::Div,
             Arith::Mod => nestor_types::ops::BinaryOp::Mod,
         };
-        if let (Arith::Add, T::Time(_), T::Time(_)) = (a, lt2, rt2) {
+        let timetz_plus_unknown = a == Arith::Add
+            && matches!(
+                (lt, rt),
+                (T::TimeTz(_), T::Unknown) | (T::Unknown, T::TimeTz(_))
+            );
+        if matches!((a, lt2, rt2), (Arith::Add, T::Time(_), T::Time(_))) || timetz_plus_unknown {
             // time + time: PostgreSQL finds two candidates (time +
-            // interval and interval + time, each casting one side).
+            // interval and interval + time, each casting one side);
+            // timetz + unknown two as well (+ interval, + date).
             return Err(DbError::new(
                 SqlState::AmbiguousFunction,
                 format!("operator is not unique: {} + {}", lt.name(), rt.name()),
@@ -2918,11 +2966,15 @@ impl<'e> Binder<'e> {
                 let now = Expr::Func(Func::LocalTimestamp, vec![]);
                 return Ok((Expr::Cast(Box::new(now), ty), ty));
             }
-            _ => {
-                return Err(DbError::unsupported(
-                    "CURRENT_TIME (type time with time zone)",
-                ))
+            Op::SvfopCurrentTime | Op::SvfopCurrentTimeN => {
+                // The time of day and offset of CURRENT_TIMESTAMP in the
+                // session zone, at the precision asked.
+                let p = (op == Op::SvfopCurrentTimeN).then_some(f.typmod.clamp(0, 6) as u32);
+                let ty = DataType::TimeTz(p);
+                let now = Expr::Func(Func::Now, vec![]);
+                return Ok((Expr::Cast(Box::new(now), ty), ty));
             }
+            _ => return Err(DbError::unsupported("this SQL value function")),
         };
         Ok((Expr::Func(func, vec![]), ty))
     }
@@ -3425,7 +3477,8 @@ impl<'e> Binder<'e> {
             || (t.is_string() && want.is_string())
             || (t == DataType::Date
                 && matches!(want, DataType::Timestamp(_) | DataType::TimestampTz(_)))
-            || (matches!(t, DataType::Time(_)) && matches!(want, DataType::Interval(_)))
+            || (matches!(t, DataType::Time(_))
+                && matches!(want, DataType::Interval(_) | DataType::TimeTz(_)))
             || (t == DataType::Oid && want.is_integer())
             || (t.is_integer() && want == DataType::Oid);
         if !ok {
@@ -4723,6 +4776,15 @@ fn flip_op(op: &str) -> &str {
     }
 }
 
+/// Whether pg_cast has an assignment (or implicit) cast between the two
+/// types, for the types whose casts are only known there (money, time with
+/// time zone).
+fn assignment_cast(from: DataType, to: DataType) -> bool {
+    use nestor_types::cast::{coercion, Coercion};
+    let listed = |t: DataType| matches!(t, DataType::Money | DataType::TimeTz(_));
+    (listed(from) || listed(to)) && coercion(from, to).is_some_and(|c| c <= Coercion::Assignment)
+}
+
 /// The type a RANGE frame offset takes for an ORDER BY key of type `key`
 /// (the offset argument of PostgreSQL's in_range support functions).
 fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
@@ -4731,9 +4793,12 @@ fn range_offset_type(key: DataType) -> Result<DataType, DbError> {
         T::Int2 | T::Int4 | T::Int8 => T::Int8,
         T::Float4 | T::Float8 => T::Float8,
         T::Numeric(_) => T::NUMERIC,
-        T::Date | T::Timestamp(_) | T::TimestampTz(_) | T::Time(_) | T::Interval(_) => {
-            T::Interval(None)
-        }
+        T::Date
+        | T::Timestamp(_)
+        | T::TimestampTz(_)
+        | T::Time(_)
+        | T::TimeTz(_)
+        | T::Interval(_) => T::Interval(None),
         t => {
             // Named by its B-tree operator class's type (text_ops for
             // varchar).
@@ -5020,6 +5085,7 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Float4 => T::Float4,
             T::Float8 | T::Unknown => T::Float8,
             T::Interval(_) | T::Time(_) => T::Interval(None),
+            T::Money => T::Money,
             _ => return Err(bad()),
         },
         AggFunc::Avg => match arg.base() {

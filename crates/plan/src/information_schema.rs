@@ -68,7 +68,12 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
        CASE WHEN a.atttypid IN (21, 23, 20, 700, 701) THEN 2 WHEN a.atttypid = 1700 THEN 10 END AS numeric_precision_radix,
        CASE WHEN a.atttypid IN (21, 23, 20) THEN 0
             WHEN a.atttypid = 1700 AND a.atttypmod > 0 THEN (a.atttypmod - 4) % 65536 END AS numeric_scale,
-       CASE WHEN a.atttypid = 1082 THEN 0 WHEN a.atttypid IN (1114, 1184, 1186) THEN 6 END AS datetime_precision,
+       CASE WHEN a.atttypid = 1082 THEN 0
+            WHEN a.atttypid IN (1083, 1114, 1184, 1266)
+            THEN CASE WHEN a.atttypmod < 0 THEN 6 ELSE a.atttypmod END
+            WHEN a.atttypid = 1186
+            THEN CASE WHEN a.atttypmod < 0 OR a.atttypmod & 65535 = 65535 THEN 6
+                      ELSE a.atttypmod & 65535 END END AS datetime_precision,
        NULL::varchar AS interval_type, NULL::int AS interval_precision,
        NULL::name AS character_set_catalog, NULL::name AS character_set_schema, NULL::name AS character_set_name,
        NULL::name AS collation_catalog, NULL::name AS collation_schema, NULL::name AS collation_name,

@@ -181,6 +181,8 @@ macro_rules! regress {
 regress!(
     array_assign,
     rows_from,
+    timetz_type,
+    money_type,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

@@ -38,6 +38,8 @@
 //!      its composite types are installed), so its stored form keeps each
 //!      field's own tag instead
 //!  24  pg_lsn: 8 bytes LE
+//!  25  timetz: zigzag varints (µs since midnight, zone in seconds west)
+//!  26  money: zigzag varint (cents)
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -81,6 +83,8 @@
 //!  geometric 11       type OID (u16 BE), a path's closed flag, then per
 //!                      coordinate 01 + its float key, then 00
 //!  pg_lsn  12          8 bytes big-endian
+//!  timetz  13          ordered varints: the UTC time (µs), the zone
+//!  money   14          ordered varint
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -133,6 +137,8 @@ const T_ENUM_ARRAY: u8 = 21;
 const T_GEO: u8 = 22;
 const T_RECORD_ARRAY: u8 = 23;
 const T_PG_LSN: u8 = 24;
+const T_TIMETZ: u8 = 25;
+const T_MONEY: u8 = 26;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -193,7 +199,8 @@ fn stored_len(v: &Value) -> usize {
         Value::Text(s) | Value::Jsonb(s) => bytes(s.len()),
         Value::Bytea(b) => bytes(b.len()),
         Value::Date(d) => varint_len(zigzag(*d as i64)),
-        Value::Time(t) => varint_len(zigzag(*t)),
+        Value::Time(t) | Value::Money(t) => varint_len(zigzag(*t)),
+        Value::TimeTz(t, z) => varint_len(zigzag(*t)) + varint_len(zigzag(*z as i64)),
         Value::Enum(l) => varint_len(u64::from(*l)),
         Value::Uuid(_) => 16,
         Value::PgLsn(_) => 8,
@@ -252,6 +259,15 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         Value::Time(t) => {
             out.push(T_TIME);
             put_varint(zigzag(*t), out);
+        }
+        Value::TimeTz(t, z) => {
+            out.push(T_TIMETZ);
+            put_varint(zigzag(*t), out);
+            put_varint(zigzag(*z as i64), out);
+        }
+        Value::Money(c) => {
+            out.push(T_MONEY);
+            put_varint(zigzag(*c), out);
         }
         Value::Enum(l) => {
             out.push(T_ENUM);
@@ -452,12 +468,18 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
     };
     let payload = match tag {
         T_NULL | T_FALSE | T_TRUE => &buf[start..start],
-        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM => {
+        T_INT2 | T_INT4 | T_INT8 | T_DATE | T_TIME | T_ENUM | T_MONEY => {
             get_varint(buf, pos)?;
             &buf[start..*pos]
         }
         T_INTERVAL => {
             for _ in 0..3 {
+                get_varint(buf, pos)?;
+            }
+            &buf[start..*pos]
+        }
+        T_TIMETZ => {
+            for _ in 0..2 {
                 get_varint(buf, pos)?;
             }
             &buf[start..*pos]
@@ -518,6 +540,14 @@ impl Field<'_> {
             T_BYTEA => Value::Bytea(Arc::from(p)),
             T_DATE => Value::Date(varint_of(p) as i32),
             T_TIME => Value::Time(varint_of(p)),
+            T_MONEY => Value::Money(varint_of(p)),
+            T_TIMETZ => {
+                let mut pos = 0;
+                let mut next =
+                    || unzigzag(get_varint(p, &mut pos).expect("stored row: a framed varint"));
+                let (t, z) = (next(), next() as i32);
+                Value::TimeTz(t, z)
+            }
             T_ENUM => {
                 Value::Enum(get_varint(p, &mut 0).expect("stored row: a framed varint") as u32)
             }
@@ -797,6 +827,8 @@ const K_TIME: u8 = 15;
 const K_ENUM: u8 = 16;
 const K_GEO: u8 = 17;
 const K_PG_LSN: u8 = 18;
+const K_TIMETZ: u8 = 19;
+const K_MONEY: u8 = 20;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -869,6 +901,16 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
         Value::Time(t) => {
             out.push(K_TIME);
             put_ordered_i64(*t, out);
+        }
+        // timetz_cmp's order: the UTC time, then the zone.
+        Value::TimeTz(t, z) => {
+            out.push(K_TIMETZ);
+            put_ordered_i64(*t + *z as i64 * 1_000_000, out);
+            put_ordered_i64(*z as i64, out);
+        }
+        Value::Money(c) => {
+            out.push(K_MONEY);
+            put_ordered_i64(*c, out);
         }
         Value::Enum(l) => put_key_bytes(K_ENUM, &nestor_types::enums::rank(*l), out),
         Value::Timestamp(t) => {
@@ -1185,6 +1227,13 @@ mod tests {
             Value::Interval(Interval::new(0, -1, 5)),
             Value::Time(0),
             Value::Time(86_400_000_000),
+            Value::TimeTz(0, 0),
+            Value::TimeTz(3_600_000_000, -3600),
+            Value::TimeTz(86_400_000_000, 57599),
+            Value::TimeTz(0, -57599),
+            Value::Money(i64::MIN),
+            Value::Money(-1),
+            Value::Money(12345),
             arr(&[], &[]),
             arr(&[Value::Int4(1)], &[]),
             arr(&[Value::Int4(1), Value::Int4(3)], &[]),

@@ -36,8 +36,14 @@ impl Value {
             Value::Text(s) => s.as_bytes().to_vec(),
             Value::Bytea(b) => b.to_vec(),
             Value::Date(d) => d.to_be_bytes().to_vec(),
-            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => {
+            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) | Value::Money(t) => {
                 t.to_be_bytes().to_vec()
+            }
+            // timetz_send: the time, then the zone (seconds west).
+            Value::TimeTz(t, z) => {
+                let mut out = t.to_be_bytes().to_vec();
+                out.extend_from_slice(&z.to_be_bytes());
+                out
             }
             Value::Uuid(u) => u.to_vec(),
             Value::PgLsn(l) => l.to_be_bytes().to_vec(),
@@ -224,6 +230,18 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
             }
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
+        DataType::TimeTz(p) => {
+            // timetz_recv: the range checks, then the precision.
+            let b: [u8; 12] = fixed(buf)?;
+            let t = i64::from_be_bytes(fixed(&b[..8])?);
+            match crate::timetz::from_parts(t, i32::from_be_bytes(fixed(&b[8..])?))? {
+                Value::TimeTz(t, z) => {
+                    Value::TimeTz(p.map_or(t, |p| crate::time::round_time(t, p)), z)
+                }
+                v => v,
+            }
+        }
+        DataType::Money => Value::Money(i64::from_be_bytes(fixed(buf)?)),
         DataType::Interval(m) => {
             // interval_recv: the value, then the typmod.
             let b: [u8; 16] = fixed(buf)?;

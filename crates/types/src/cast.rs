@@ -161,6 +161,12 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
             Ok(Value::Interval(crate::datetime::Interval::new(0, 0, *t)))
         }
         (Value::Interval(iv), DataType::Time(_)) => Ok(Value::Time(crate::time::from_interval(iv))),
+        (Value::TimeTz(..), DataType::TimeTz(_)) | (Value::Money(_), DataType::Money) => {
+            Ok(v.clone())
+        }
+        (Value::TimeTz(t, _), DataType::Time(_)) => Ok(Value::Time(*t)),
+        (Value::Time(t), DataType::TimeTz(_)) => Ok(crate::timetz::from_time(*t, ctx)),
+        (Value::Money(c), DataType::Numeric(_)) => Ok(Value::Numeric(crate::money::to_numeric(*c))),
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Jsonb(s), _) if jsonb_scalar_target(to) => jsonb_scalar(s, to),
         (Value::Geo(g), DataType::Geo(k)) if g.kind() == k => Ok(v.clone()),
@@ -276,6 +282,9 @@ fn from_int(i: i64, from: DataType, to: DataType) -> Option<Result<Value, DbErro
         DataType::Float8 => Ok(Value::Float8(i as f64)),
         DataType::Numeric(_) => Ok(Value::Numeric(Numeric::from_i64(i))),
         DataType::Bool if from == DataType::Int4 => Ok(Value::Bool(i != 0)),
+        DataType::Money if matches!(from, DataType::Int4 | DataType::Int8) => {
+            crate::money::from_int(i)
+        }
         _ => return None,
     })
 }
@@ -321,6 +330,7 @@ pub(crate) fn f64_to_f32(f: f64) -> Result<f32, DbError> {
 
 fn from_numeric(n: &Numeric, to: DataType) -> Option<Result<Value, DbError>> {
     Some(match to {
+        DataType::Money => crate::money::from_numeric(n),
         DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Oid => {
             if n.is_nan() {
                 Err(DbError::new(
@@ -402,6 +412,9 @@ fn from_datetime(v: &Value, to: DataType, ctx: &EvalCtx) -> Option<Result<Value,
         (Value::TimestampTz(t), DataType::Time(_)) => {
             Ok(crate::time::from_local_timestamp(to_local(*t)).map_or(Value::Null, Value::Time))
         }
+        (Value::TimestampTz(t), DataType::TimeTz(_)) => {
+            Ok(crate::timetz::from_timestamptz(*t, &ctx.time_zone))
+        }
         _ => return None,
     })
 }
@@ -438,6 +451,9 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
         }
         (Value::Time(t), DataType::Time(Some(p))) => {
             Ok(Value::Time(crate::time::round_time(*t, p)))
+        }
+        (Value::TimeTz(t, z), DataType::TimeTz(Some(p))) => {
+            Ok(Value::TimeTz(crate::time::round_time(*t, p), *z))
         }
         (Value::Interval(iv), DataType::Interval(Some(m))) => Ok(Value::Interval(m.adjust(*iv))),
         (Value::Timestamp(t), DataType::Timestamp(p @ Some(_))) => {
@@ -540,6 +556,13 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
             DataType::Time(_),
         ) => Some(Assignment),
         (DataType::Oid, DataType::Int4 | DataType::Int2) => Some(Assignment),
+        (DataType::Time(_), DataType::TimeTz(_)) => Some(Implicit),
+        (
+            DataType::TimeTz(_) | DataType::TimestampTz(_),
+            DataType::TimeTz(_) | DataType::Time(_),
+        ) => Some(Assignment),
+        (DataType::Int4 | DataType::Int8 | DataType::Numeric(_), DataType::Money)
+        | (DataType::Money, DataType::Numeric(_)) => Some(Assignment),
         (DataType::Geo(a), DataType::Geo(b)) => crate::geometry::catalog::cast_function(a, b)
             .map(|(_, assignment)| if assignment { Assignment } else { Explicit }),
         _ => None,
@@ -575,6 +598,9 @@ pub(crate) fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
     }
     match (a, b) {
         (DataType::Oid, t) | (t, DataType::Oid) if t.is_integer() => Some(DataType::Int8),
+        (DataType::Time(_), DataType::TimeTz(_)) | (DataType::TimeTz(_), DataType::Time(_)) => {
+            Some(DataType::TimeTz(None))
+        }
         _ => None,
     }
 }

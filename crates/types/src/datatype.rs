@@ -62,6 +62,12 @@ pub enum DataType {
     /// `time` (without time zone) with its fractional-second precision
     /// (None: 6, unconstrained); values are `Value::Time`.
     Time(Option<u32>),
+    /// `time with time zone` with its fractional-second precision (None:
+    /// 6, unconstrained); values are `Value::TimeTz` (see [`crate::timetz`]).
+    TimeTz(Option<u32>),
+    /// `money`: a count of cents (values are `Value::Money`, see
+    /// [`crate::money`]).
+    Money,
     /// `interval`, with its fields and precision (`interval day to
     /// second(2)`) when restricted.
     Interval(Option<IntervalMod>),
@@ -276,7 +282,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 34] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 36] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -302,6 +308,8 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 34] = [
     ),
     (DataType::Interval(None), 1187, "interval[]"),
     (DataType::Time(None), 1183, "time without time zone[]"),
+    (DataType::TimeTz(None), 1270, "time with time zone[]"),
+    (DataType::Money, 791, "money[]"),
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::PgLsn, 3221, "pg_lsn[]"),
@@ -404,6 +412,8 @@ impl DataType {
             Timestamp(_) => 1114,
             TimestampTz(_) => 1184,
             Time(_) => 1083,
+            TimeTz(_) => 1266,
+            Money => 790,
             Interval(_) => 1186,
             Numeric(_) => 1700,
             Uuid => 2950,
@@ -446,6 +456,8 @@ impl DataType {
             1114 => Timestamp(precision),
             1184 => TimestampTz(precision),
             1083 => Time(precision),
+            1266 => TimeTz(precision),
+            790 => Money,
             1186 => Interval(IntervalMod::from_typmod(typmod)),
             2278 => Void,
             1700 => Numeric(len.map(|t| NumericMod {
@@ -478,7 +490,8 @@ impl DataType {
             Bool => 1,
             Int2 => 2,
             Int4 | Float4 | Date | Oid | Reg(_) | Enum(_) => 4,
-            Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) | PgLsn => 8,
+            Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) | PgLsn | Money => 8,
+            TimeTz(_) => 12,
             Interval(_) | Uuid => 16,
             Name => 64,
             Unknown => -2,
@@ -496,6 +509,7 @@ impl DataType {
         match self {
             DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
             DataType::Time(Some(p))
+            | DataType::TimeTz(Some(p))
             | DataType::Timestamp(Some(p))
             | DataType::TimestampTz(Some(p)) => p as i32,
             DataType::Interval(Some(m)) => m.typmod(),
@@ -514,6 +528,7 @@ impl DataType {
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Char(_) => DataType::Char(None),
             DataType::Time(_) => DataType::Time(None),
+            DataType::TimeTz(_) => DataType::TimeTz(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
             DataType::Interval(_) => DataType::Interval(None),
@@ -563,6 +578,7 @@ impl DataType {
                 | DataType::TimestampTz(_)
                 | DataType::Interval(_)
                 | DataType::Time(_)
+                | DataType::TimeTz(_)
         )
     }
 
@@ -587,6 +603,8 @@ impl DataType {
             Timestamp(_) => "timestamp without time zone",
             TimestampTz(_) => "timestamp with time zone",
             Time(_) => "time without time zone",
+            TimeTz(_) => "time with time zone",
+            Money => "money",
             Interval(_) => "interval",
             Uuid => "uuid",
             PgLsn => "pg_lsn",
@@ -656,10 +674,12 @@ impl DataType {
                 Ok(TimestampTz(timestamp_precision(true, typmods)?))
             }
             "interval" => Ok(Interval(IntervalMod::from_typmods(typmods)?)),
-            "time" | "time without time zone" => time_of_day(typmods),
-            "timetz" | "time with time zone" => {
-                Err(DbError::unsupported("type time with time zone"))
-            }
+            "time" | "time without time zone" => time_of_day(false, typmods),
+            "timetz" | "time with time zone" => time_of_day(true, typmods).map(|t| match t {
+                Time(p) => TimeTz(p),
+                t => t,
+            }),
+            "money" => no_mods(Money),
             "uuid" => no_mods(Uuid),
             "pg_lsn" => no_mods(PgLsn),
             "jsonb" => no_mods(Jsonb),
@@ -782,13 +802,15 @@ fn timestamp_precision(tz: bool, typmods: &[i64]) -> Result<Option<u32>, DbError
     }
 }
 
-/// `time(p)`: a precision above 6 is reduced to 6, as PostgreSQL does
-/// (with a warning there).
-fn time_of_day(typmods: &[i64]) -> Result<DataType, DbError> {
+/// `time(p)` / `timetz(p)` (anytime_typmod_check): a precision above 6
+/// is reduced to 6, as PostgreSQL does (with a warning there). The result
+/// is a `Time`; the caller makes it a `TimeTz`.
+fn time_of_day(tz: bool, typmods: &[i64]) -> Result<DataType, DbError> {
+    let with = if tz { " WITH TIME ZONE" } else { "" };
     match typmods {
         [] => Ok(DataType::Time(None)),
         [p] if *p < 0 => Err(invalid_param(format!(
-            "TIME({p}) precision must not be negative"
+            "TIME({p}){with} precision must not be negative"
         ))),
         [p] => Ok(DataType::Time(Some((*p).min(6) as u32))),
         _ => Err(invalid_param("invalid type modifier".into())),
@@ -805,6 +827,7 @@ impl fmt::Display for DataType {
             }
             DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
+            DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
             DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
             DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
             DataType::Interval(Some(m)) => write!(f, "interval{m}"),

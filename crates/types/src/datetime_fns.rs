@@ -1,7 +1,7 @@
 //! Date/time functions: `date_trunc`, `extract` / `date_part`, `age`,
 //! `make_date` / `make_timestamp` / `make_timestamptz` / `make_interval`,
 //! `justify_days` / `justify_hours` / `justify_interval`, `isfinite`,
-//! `timezone` (AT TIME ZONE) and `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
+//! `timezone` (AT TIME ZONE), `timestamptz(date, time[tz])` and `to_timestamp(double precision)`; `to_char`, `to_timestamp(text, text)`
 //! and `to_date` live in [`crate::formatting`].
 //!
 //! Everything works on PostgreSQL's broken-down time ([`Tm`]): a local
@@ -62,6 +62,7 @@ pub(crate) const NAMES: &[&str] = &[
     "timezone",
     "date_bin",
     "make_time",
+    "timestamptz",
 ];
 
 const USECS_PER_MINUTE: i64 = 60 * USECS_PER_SEC;
@@ -167,6 +168,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                 (T::Interval(_), false) => (|a, c| part(a, c, false), T::Interval(None), false),
                 (T::Time(_), true) => (|a, c| part(a, c, true), T::Time(None), false),
                 (T::Time(_), false) => (|a, c| part(a, c, false), T::Time(None), false),
+                (T::TimeTz(_), true) => (|a, c| part(a, c, true), T::TimeTz(None), false),
+                (T::TimeTz(_), false) => (|a, c| part(a, c, false), T::TimeTz(None), false),
                 _ => return Some(Err(nf())),
             };
             (imp, vec![text, at], ret, volatile)
@@ -255,6 +258,13 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
                     T::Timestamp(None),
                     false,
                 ),
+                // A zone name is resolved at the transaction's start.
+                T::TimeTz(_) | T::Time(_) => (
+                    crate::timetz::at_zone,
+                    vec![zt, T::TimeTz(None)],
+                    T::TimeTz(None),
+                    true,
+                ),
                 _ => return Some(Err(nf())),
             }
         }
@@ -280,6 +290,16 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             T::Time(None),
             false,
         ),
+        // timestamptz(date, timetz) is date + timetz; timestamptz(date,
+        // time) the local date + time in the session zone. Other
+        // argument lists fall back to a function-style cast (42883 here).
+        ("timestamptz", [T::Date | T::Unknown, t @ (T::TimeTz(_) | T::Time(_))]) => (
+            date_time_tstz,
+            vec![T::Date, t.base()],
+            T::TimestampTz(None),
+            matches!(t, T::Time(_)),
+        ),
+        ("timestamptz", _) => return Some(Err(nf())),
         ("isfinite", [t])
             if matches!(
                 t,
@@ -929,6 +949,7 @@ fn part(a: &[Value], ctx: &EvalCtx, numeric: bool) -> Result<Value, DbError> {
         Value::TimestampTz(ts) => part_ts(&lower, *ts, Some(&ctx.time_zone), numeric)?,
         Value::Interval(iv) => part_interval(&lower, iv)?,
         Value::Time(t) => return crate::time::part(&lower, *t, numeric),
+        Value::TimeTz(t, z) => return crate::timetz::part(&lower, *t, *z, numeric),
         _ => return Ok(Value::Null),
     };
     Ok(part_value(p, numeric))
@@ -1467,6 +1488,18 @@ pub(crate) fn to_timestamp_float(secs: f64) -> Result<Value, DbError> {
 /// timezone(zone, timestamp) reads the timestamp as local time there (a
 /// timestamptz). The zone is a name or offset (POSIX sign) or an interval
 /// of hours/minutes/seconds only (east positive).
+/// timestamptz(date, timetz) and timestamptz(date, time).
+fn date_time_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
+    match (&a[0], &a[1]) {
+        (Value::Date(d), Value::TimeTz(t, z)) => crate::timetz::date_plus(*d, *t, *z),
+        (Value::Date(d), Value::Time(t)) => {
+            let local = crate::time::date_plus_time(*d, *t)?;
+            crate::cast::cast(&local, DataType::TimestampTz(None), true, ctx)
+        }
+        _ => Ok(Value::Null),
+    }
+}
+
 fn at_zone(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     if a.iter().any(Value::is_null) {
         return Ok(Value::Null);

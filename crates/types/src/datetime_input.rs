@@ -16,7 +16,8 @@
 //! 2. A decoder reads the fields in context, each claiming bits of a field
 //!    mask (year, month, day, hour, ...) so that a field given twice is a
 //!    syntax error: [`decode_date_time`] (DecodeDateTime, for date and
-//!    timestamps), [`decode_time_only`] (DecodeTimeOnly, for time), and
+//!    timestamps), [`decode_time_only`] (DecodeTimeOnly, for time and
+//!    timetz, whose zone it then resolves as PostgreSQL does), and
 //!    [`decode_interval`] (DecodeInterval, reading fields right to left so
 //!    a unit precedes its number) with [`decode_iso8601_interval`] for the
 //!    `P1Y2M` forms when the first fails. A bare number is placed by what
@@ -1596,9 +1597,18 @@ fn apply_meridian(tm: &mut Tm, mer: Option<bool>) -> Res<()> {
     Ok(())
 }
 
+/// What [`decode_time_only`] read: the time fields, the zone written
+/// (None: the session zone) and whether a full date came with them.
+struct TimeOnly {
+    tm: Tm,
+    zone: Option<Zone>,
+    has_date: bool,
+}
+
 /// DecodeTimeOnly: the fields of a time of day (an optional date and zone
-/// are read and checked, then ignored, as `time` keeps neither).
-fn decode_time_only(fields: &[Field], ctx: &Ctx) -> Res<Tm> {
+/// are read and checked; `time` then ignores both, `timetz` resolves the
+/// zone with [`resolve_time_zone`]).
+fn decode_time_only(fields: &[Field], ctx: &Ctx) -> Res<TimeOnly> {
     let mut st = St {
         tm: Tm::default(),
         fmask: 0,
@@ -1677,10 +1687,16 @@ fn decode_time_only(fields: &[Field], ctx: &Ctx) -> Res<Tm> {
                 }
                 Word::Tok(Tok::Reserv(Reserved::Zulu)) => {
                     (st.tm.hour, st.tm.min, st.tm.sec) = (0, 0, 0);
+                    zone = Some(Zone::Offset(0));
                     m::TIME | m::TZ
                 }
                 Word::Tok(Tok::Reserv(_)) => return Err(DtErr::BadFormat),
-                Word::Tok(Tok::DtzMod(_)) => m::DTZMOD | m::DTZ,
+                Word::Tok(Tok::DtzMod(v)) => {
+                    if let Some(Zone::Offset(o)) = &mut zone {
+                        *o += v as i32;
+                    }
+                    m::DTZMOD | m::DTZ
+                }
                 Word::Tok(Tok::AmPm(pm)) => {
                     mer = Some(pm);
                     m::AMPM
@@ -1736,7 +1752,30 @@ fn decode_time_only(fields: &[Field], ctx: &Ctx) -> Res<Tm> {
         None if fmask & m::DTZMOD != 0 || partial_date => return Err(DtErr::BadFormat),
         _ => {}
     }
-    Ok(st.tm)
+    Ok(TimeOnly {
+        tm: st.tm,
+        zone,
+        has_date,
+    })
+}
+
+/// The end of DecodeTimeOnly for `timetz`: the zone's offset (seconds
+/// east) at the local time decoded, on the date written or else today in
+/// the session zone (a fixed offset needs neither; a zone name with
+/// daylight-saving time was refused above unless a date came with it).
+fn resolve_time_zone(t: &TimeOnly, ctx: &Ctx) -> i32 {
+    let (y, m, d) = if t.has_date {
+        (t.tm.year, t.tm.mon, t.tm.mday)
+    } else {
+        ctx.today()
+    };
+    let day = crate::datetime::date2j(y, m, d) - crate::datetime::POSTGRES_EPOCH_JDATE;
+    let secs = t.tm.hour * 3600 + t.tm.min * 60 + t.tm.sec;
+    let local = day * USECS_PER_DAY + secs * USECS_PER_SEC;
+    match &t.zone {
+        Some(z) => z.offset_for_local(local),
+        None => ctx.tz.offset_for_local(local),
+    }
 }
 
 // ---------------------------------------------------------------------
@@ -1752,7 +1791,15 @@ pub(crate) fn decode_datetime_text(input: &str, ctx: &Ctx, buf_len: usize) -> Re
 /// Decodes a time of day: microseconds since midnight.
 pub(crate) fn decode_time_text(input: &str, ctx: &Ctx) -> Res<i64> {
     let fields = parse_fields(input, DATE_BUF_LEN)?;
-    Ok(decode_time_only(&fields, ctx)?.time_of_day())
+    Ok(decode_time_only(&fields, ctx)?.tm.time_of_day())
+}
+
+/// Decodes a time of day with its zone: microseconds since midnight and
+/// the zone's offset in seconds east of UTC.
+pub(crate) fn decode_timetz_text(input: &str, ctx: &Ctx) -> Res<(i64, i32)> {
+    let fields = parse_fields(input, DATE_BUF_LEN)?;
+    let t = decode_time_only(&fields, ctx)?;
+    Ok((t.tm.time_of_day(), resolve_time_zone(&t, ctx)))
 }
 
 // ---------------------------------------------------------------------

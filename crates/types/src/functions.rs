@@ -130,6 +130,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::regr::NAMES.contains(&lower.as_str())
         || crate::bytea_fns::NAMES.contains(&lower.as_str())
         || crate::hash_fns::NAMES.contains(&lower.as_str())
+        || crate::money::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
         || crate::geometry::catalog::is_function(&lower)
 }
@@ -423,6 +424,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::hash_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::money::resolve(&lower, args) {
         return r;
     }
     if let Some(r) = crate::io_functions::resolve_send(&lower, args) {

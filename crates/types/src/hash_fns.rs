@@ -159,6 +159,10 @@ pub fn hash_value_extended(v: &Value, ty: DataType, seed: u64) -> Option<u64> {
             hash_u32_extended(fold_i64(*i), seed)
         }
         Value::Interval(i) => hash_u32_extended(fold_i64(interval_span(i)), seed),
+        // timetz_hash_extended: the time's hash xor the zone's.
+        Value::TimeTz(t, z) => {
+            hash_u32_extended(fold_i64(*t), seed) ^ hash_u32_extended(*z as u32, seed)
+        }
         Value::Float4(f) => float_hash(f64::from(*f), seed),
         Value::Float8(f) => float_hash(*f, seed),
         Value::Bool(b) => hash_u32_extended(u32::from(*b), seed),

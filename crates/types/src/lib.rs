@@ -94,6 +94,7 @@ pub mod jsonpath;
 pub(crate) mod math_fns;
 pub mod md5;
 pub mod moments;
+pub mod money;
 pub mod numeric;
 pub mod ops;
 pub mod pg_lsn;
@@ -103,6 +104,7 @@ pub mod set_fns;
 pub mod string_fns;
 pub mod text;
 pub mod time;
+pub mod timetz;
 pub mod tz_abbrevs;
 pub mod value;
 

@@ -241,6 +241,15 @@ pub fn arith_type(op: BinaryOp, a: DataType, b: DataType) -> Option<DataType> {
         | (Add, T::Interval(_), T::Time(_))
         | (Sub, T::Time(_), T::Interval(_)) => Some(T::Time(None)),
         (Sub, T::Time(_), T::Time(_)) => Some(T::Interval(None)),
+        (Add, T::TimeTz(_), T::Interval(_))
+        | (Add, T::Interval(_), T::TimeTz(_))
+        | (Sub, T::TimeTz(_), T::Interval(_)) => Some(T::TimeTz(None)),
+        (Add, T::Date, T::TimeTz(_)) | (Add, T::TimeTz(_), T::Date) => Some(T::TimestampTz(None)),
+        (Add | Sub, T::Money, T::Money) => Some(T::Money),
+        (Div, T::Money, T::Money) => Some(T::Float8),
+        (Mul, T::Money, t) | (Mul, t, T::Money) | (Div, T::Money, t) if t.is_numeric() => {
+            Some(T::Money)
+        }
         (Add, T::Date, T::Time(_)) | (Add, T::Time(_), T::Date) | (Sub, T::Date, T::Time(_)) => {
             Some(T::Timestamp(None))
         }
@@ -366,6 +375,9 @@ fn arith(op: BinaryOp, a: &Value, b: &Value, ctx: &EvalCtx) -> Result<Value, DbE
     if let Some(v) = lsn_arith(op, a, b)? {
         return Ok(v);
     }
+    if let Some(v) = money_arith(op, a, b)? {
+        return Ok(v);
+    }
     datetime_arith(op, a, b, ctx)?.ok_or_else(|| no_operator(op.symbol(), ta, tb))
 }
 
@@ -454,6 +466,32 @@ fn float_pow(x: f64, y: f64) -> Result<f64, DbError> {
     Ok(r)
 }
 
+/// money arithmetic (None: not a money operation). A numeric operand is
+/// a float8, as PostgreSQL's implicit cast makes it.
+fn money_arith(op: BinaryOp, a: &Value, b: &Value) -> Result<Option<Value>, DbError> {
+    use crate::money;
+    use BinaryOp::*;
+    let float = |v: &Value| match v {
+        Value::Numeric(n) => Some(n.to_f64()),
+        v => v.as_f64(),
+    };
+    Ok(Some(match (op, a, b) {
+        (Add | Sub, Value::Money(x), Value::Money(y)) => money::add(*x, *y, op == Sub)?,
+        (Div, Value::Money(x), Value::Money(y)) => money::div_money(*x, *y)?,
+        (Mul, Value::Money(c), n) | (Mul, n, Value::Money(c)) => match (n.as_i64(), float(n)) {
+            (Some(i), _) => money::mul_int(*c, i)?,
+            (None, Some(f)) => money::float_op(*c, f, false)?,
+            _ => return Ok(None),
+        },
+        (Div, Value::Money(c), n) => match (n.as_i64(), float(n)) {
+            (Some(i), _) => money::div_int(*c, i)?,
+            (None, Some(f)) => money::float_op(*c, f, true)?,
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    }))
+}
+
 fn interval_err() -> DbError {
     DbError::new(SqlState::DatetimeFieldOverflow, "interval out of range")
 }
@@ -519,6 +557,13 @@ fn datetime_arith(
             crate::time::date_plus_time(*d, *t)?
         }
         (Sub, V::Date(d), V::Time(t)) => crate::time::date_plus_time(*d, -*t)?,
+        (Add, V::TimeTz(t, z), V::Interval(i)) | (Add, V::Interval(i), V::TimeTz(t, z)) => {
+            crate::timetz::add_interval(*t, *z, i, false)
+        }
+        (Sub, V::TimeTz(t, z), V::Interval(i)) => crate::timetz::add_interval(*t, *z, i, true),
+        (Add, V::Date(d), V::TimeTz(t, z)) | (Add, V::TimeTz(t, z), V::Date(d)) => {
+            crate::timetz::date_plus(*d, *t, *z)?
+        }
         (Add, V::Interval(x), V::Interval(y)) => {
             V::Interval(x.checked_add(y).ok_or_else(interval_err)?)
         }

@@ -52,6 +52,8 @@ impl Value {
                 style => crate::datestyle::format_interval_styled(i, style),
             },
             Value::Time(t) => crate::time::format_time(*t),
+            Value::TimeTz(t, z) => crate::timetz::format(*t, *z),
+            Value::Money(c) => crate::money::format(*c),
             Value::Array(a) => a.to_text(ctx),
             Value::Record(fields) => record_out(fields, ctx),
             Value::Enum(l) => crate::enums::label_text(*l).to_string(),
@@ -177,6 +179,11 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
             let t = crate::time::parse_time(input, tz, ctx.now, ctx.date_style.order)?;
             Value::Time(p.map_or(t, |p| crate::time::round_time(t, p)))
         }
+        DataType::TimeTz(p) => {
+            let (t, z) = crate::timetz::parse(input, tz, ctx.now, ctx.date_style.order)?;
+            Value::TimeTz(p.map_or(t, |p| crate::time::round_time(t, p)), z)
+        }
+        DataType::Money => Value::Money(crate::money::parse(input)?),
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::PgLsn => Value::PgLsn(crate::pg_lsn::parse(input)?),
         DataType::Geo(k) => crate::geometry::parse(k, input)?.value(),

@@ -51,6 +51,12 @@ pub enum Value {
     /// time (without time zone): microseconds since midnight,
     /// 0..=86,400,000,000 (24:00:00 is a valid time).
     Time(i64),
+    /// time with time zone: microseconds since midnight (as `Time`) and
+    /// the zone's offset in seconds *west* of UTC (PostgreSQL's
+    /// `TimeTzADT`: `-05` is 18000); see [`crate::timetz`].
+    TimeTz(i64, i32),
+    /// money: a count of cents (see [`crate::money`]).
+    Money(i64),
     /// An array (see [`crate::array`]).
     Array(Arc<Array>),
     /// A record: its fields' values (the fields' names and types are the
@@ -126,6 +132,8 @@ impl Value {
             Value::Jsonb(_) => DataType::Jsonb,
             Value::Interval(_) => DataType::Interval(None),
             Value::Time(_) => DataType::Time(None),
+            Value::TimeTz(..) => DataType::TimeTz(None),
+            Value::Money(_) => DataType::Money,
             Value::Array(a) => a.data_type(),
             Value::Enum(l) => {
                 crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum)
@@ -160,6 +168,8 @@ impl Value {
             Value::Enum(_) => 15,
             Value::PgLsn(_) => 17,
             Value::Geo(_) => 16,
+            Value::TimeTz(..) => 18,
+            Value::Money(_) => 19,
             Value::Null => 255,
         }
     }
@@ -226,6 +236,8 @@ impl Ord for Value {
             (Jsonb(a), Jsonb(b)) => a.cmp(b),
             (Interval(a), Interval(b)) => a.cmp(b),
             (Time(a), Time(b)) => a.cmp(b),
+            (TimeTz(ta, za), TimeTz(tb, zb)) => crate::timetz::cmp(*ta, *za, *tb, *zb),
+            (Money(a), Money(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
             (Geo(a), Geo(b)) => cmp_geo(a, b),
@@ -268,7 +280,13 @@ impl Hash for Value {
             Value::Text(s) | Value::Jsonb(s) => s.hash(state),
             Value::Bytea(b) => b.hash(state),
             Value::Date(d) => d.hash(state),
-            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) => t.hash(state),
+            Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) | Value::Money(t) => {
+                t.hash(state)
+            }
+            Value::TimeTz(t, z) => {
+                t.hash(state);
+                z.hash(state);
+            }
             Value::Uuid(u) => u.hash(state),
             Value::PgLsn(l) => l.hash(state),
             Value::Interval(i) => i.hash(state),

@@ -186,6 +186,10 @@ fn dates_and_times() {
     run(19, DataType::Time(None), |r| {
         Value::Time(r.gen_range(0..=86_400_000_000))
     });
+    run(20, DataType::TimeTz(None), |r| {
+        Value::TimeTz(r.gen_range(0..=86_400_000_000), r.gen_range(-57599..=57599))
+    });
+    run(21, DataType::Money, |r| Value::Money(r.gen()));
 }
 
 fn random_json(r: &mut StdRng, depth: u32) -> String {
@@ -256,6 +260,8 @@ fn garbage_never_panics() {
         DataType::Timestamp(None),
         DataType::TimestampTz(None),
         DataType::Interval(None),
+        DataType::TimeTz(None),
+        DataType::Money,
         DataType::Uuid,
         DataType::Jsonb,
     ];

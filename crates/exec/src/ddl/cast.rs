@@ -320,8 +320,8 @@ fn physical_class(t: DataType) -> (bool, char) {
         Bool => (true, 'c'),
         Int2 => (true, 's'),
         Int4 | Float4 | Date | Oid | Reg(_) | Enum(_) => (true, 'i'),
-        Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) => (true, 'd'),
-        Interval(_) | Geo(_) | Record(_) | Array(_) => (false, 'd'),
+        Int8 | Float8 | Timestamp(_) | TimestampTz(_) | Time(_) | Money => (true, 'd'),
+        Interval(_) | TimeTz(_) | Geo(_) | Record(_) | Array(_) => (false, 'd'),
         Uuid | Name => (false, 'c'),
         _ => (false, 'i'),
     }

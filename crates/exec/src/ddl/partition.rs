@@ -136,6 +136,14 @@ pub(super) fn key_of(
         };
         collations.push(key_collation(&pe.collation, ty)?);
         key_opclass(&pe.opclass, ty, strategy)?;
+        // money has no hash operator class in PostgreSQL either.
+        if strategy == PartStrategy::Hash && ty == DataType::Money {
+            return Err(DbError::new(
+                SqlState::UndefinedObject,
+                "data type money has no default operator class for access method \"hash\"",
+            )
+            .with_hint("You must specify a hash operator class or define a default hash operator class for the data type."));
+        }
         if strategy == PartStrategy::Hash && !nestor_catalog::partition::hashable(ty) {
             return Err(DbError::unsupported(format!(
                 "hash partitioning on type {ty}"
@@ -292,6 +300,8 @@ fn default_opclass(ty: DataType) -> Option<&'static str> {
         T::TimestampTz(_) => "timestamptz_ops",
         T::Interval(_) => "interval_ops",
         T::Time(_) => "time_ops",
+        T::TimeTz(_) => "timetz_ops",
+        T::Money => "money_ops",
         T::Numeric(_) => "numeric_ops",
         T::Uuid => "uuid_ops",
         T::Jsonb => "jsonb_ops",

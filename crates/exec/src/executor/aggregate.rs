@@ -138,7 +138,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
 
 fn sum_type(v: &Value, result: DataType) -> DataType {
     match v {
-        Value::Float4(_) | Value::Float8(_) | Value::Interval(_) => result,
+        Value::Float4(_) | Value::Float8(_) | Value::Interval(_) | Value::Money(_) => result,
         _ if result == DataType::Int8 => DataType::Int8,
         _ => DataType::NUMERIC,
     }

@@ -638,6 +638,21 @@ pub(crate) fn in_range(
             };
             Ok(decide((*v as i128).cmp(&sum)))
         }
+        // in_range_timetz_interval: the base's time moved without
+        // wrapping, in the base's zone, compared as timetz_cmp does.
+        (Value::TimeTz(v, vz), Value::TimeTz(b, bz), Value::Interval(off)) => {
+            if off.span() < 0 {
+                return Err(invalid_size());
+            }
+            let sum = if sub {
+                *b as i128 - off.micros as i128
+            } else {
+                *b as i128 + off.micros as i128
+            };
+            let utc = |t: i128, z: i32| t + z as i128 * 1_000_000;
+            let ord = utc(*v as i128, *vz).cmp(&utc(sum, *bz)).then(vz.cmp(bz));
+            Ok(decide(ord))
+        }
         (_, _, Value::Interval(off)) => {
             if off.span() < 0 {
                 return Err(invalid_size());

@@ -21,6 +21,8 @@
 //!  18 array: type:varint vector:u8 ndims:varint (len, lower)* as zigzag,
 //!     then its items as a row
 //!  19 record: its fields as a row
+//!  21 geometric, 22 pg_lsn (see the code)
+//!  23 timetz: zigzag µs, zigzag zone   24 money: zigzag varint
 //! ```
 //!
 //! Reading trusts nothing: a damaged file is an internal error (XX000),
@@ -58,6 +60,8 @@ const T_RECORD: u8 = 19;
 const T_ENUM: u8 = 20;
 const T_GEO: u8 = 21;
 const T_PG_LSN: u8 = 22;
+const T_TIMETZ: u8 = 23;
+const T_MONEY: u8 = 24;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -207,6 +211,11 @@ impl RowCodec {
             Value::Jsonb(s) => with_len(T_JSONB, s.as_bytes(), out),
             Value::Date(d) => int(T_DATE, i64::from(*d), out),
             Value::Time(t) => int(T_TIME, *t, out),
+            Value::TimeTz(t, z) => {
+                int(T_TIMETZ, *t, out);
+                put_varint(zigzag(i64::from(*z)), out);
+            }
+            Value::Money(c) => int(T_MONEY, *c, out),
             Value::Enum(l) => int(T_ENUM, i64::from(*l), out),
             Value::Timestamp(t) => int(T_TIMESTAMP, *t, out),
             Value::TimestampTz(t) => int(T_TIMESTAMPTZ, *t, out),
@@ -283,6 +292,8 @@ impl RowCodec {
             T_JSONB => Value::Jsonb(input.text()?),
             T_DATE => Value::Date(narrow(input.int()?)?),
             T_TIME => Value::Time(input.int()?),
+            T_TIMETZ => Value::TimeTz(input.int()?, narrow(input.int()?)?),
+            T_MONEY => Value::Money(input.int()?),
             T_ENUM => Value::Enum(narrow(input.int()?)?),
             T_TIMESTAMP => Value::Timestamp(input.int()?),
             T_TIMESTAMPTZ => Value::TimestampTz(input.int()?),
@@ -379,6 +390,8 @@ mod tests {
             13 => Value::Uuid((r.next() as u128 | (r.next() as u128) << 64).to_be_bytes()),
             14 => Value::Jsonb(Arc::from(format!("{{\"a\": {}}}", int(r)))),
             15 => Value::Interval(Interval::new(int(r) as i32, int(r) as i32, int(r))),
+            16 if r.below(3) == 0 => Value::TimeTz(r.below(86_400_000_001) as i64, int(r) as i32),
+            16 if r.below(2) == 0 => Value::Money(int(r)),
             16 => Value::Time(r.below(86_400_000_001) as i64),
             17 if r.below(2) == 0 => Value::Enum(r.next() as u32),
             17 => Value::PgLsn(r.next()),

@@ -51,6 +51,7 @@ fn strip(t: DataType) -> DataType {
         T::Varchar(_) => T::Varchar(None),
         T::Char(_) => T::Char(None),
         T::Time(_) => T::Time(None),
+        T::TimeTz(_) => T::TimeTz(None),
         T::Timestamp(_) => T::Timestamp(None),
         T::TimestampTz(_) => T::TimestampTz(None),
         T::Interval(_) => T::Interval(None),

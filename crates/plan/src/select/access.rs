@@ -995,6 +995,8 @@ fn sorts_as_keys(t: DataType) -> bool {
                 | DataType::Timestamp(_)
                 | DataType::TimestampTz(_)
                 | DataType::Time(_)
+                | DataType::TimeTz(_)
+                | DataType::Money
                 | DataType::Uuid
                 | DataType::PgLsn
                 | DataType::Oid

@@ -80,6 +80,7 @@ enum HashClass {
     TimestampTz,
     Interval,
     Time,
+    TimeTz,
     Uuid,
     PgLsn,
 }
@@ -102,6 +103,7 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::TimestampTz(_) => HashClass::TimestampTz,
         DataType::Interval(_) => HashClass::Interval,
         DataType::Time(_) => HashClass::Time,
+        DataType::TimeTz(_) => HashClass::TimeTz,
         DataType::Uuid => HashClass::Uuid,
         DataType::PgLsn => HashClass::PgLsn,
         _ => return None,

@@ -361,8 +361,9 @@ fn cast_source_type(e: &Expr, table: &TableDef) -> Option<DataType> {
     }
 }
 
-/// Casts PostgreSQL marks STABLE: date/time input and output (DateStyle,
-/// TimeZone) and conversions to and from timestamp with time zone.
+/// Casts PostgreSQL marks STABLE: date/time and money input and output
+/// (DateStyle, TimeZone, lc_monetary), conversions to and from timestamp
+/// with time zone, and time to time with time zone.
 fn stable_cast(from: DataType, to: DataType) -> bool {
     let datetime = |t: DataType| {
         matches!(
@@ -371,9 +372,14 @@ fn stable_cast(from: DataType, to: DataType) -> bool {
                 | DataType::Timestamp(_)
                 | DataType::TimestampTz(_)
                 | DataType::Time(_)
+                | DataType::TimeTz(_)
                 | DataType::Interval(..)
+                | DataType::Money
         )
     };
+    if matches!((from, to), (DataType::Time(_), DataType::TimeTz(_))) {
+        return true;
+    }
     let textual = |t: DataType| matches!(t, DataType::Text | DataType::Varchar(_));
     let tz = |t: DataType| matches!(t, DataType::TimestampTz(_));
     (datetime(from) && textual(to))

@@ -355,6 +355,15 @@ fn plan_recursive_terms(
             ));
         }
     }
+    // UNION (not ALL) dedups through a hash table in PostgreSQL: a
+    // column of a type without a hash operator class (money) cannot.
+    if !sel.all && cols.iter().any(|c| c.ty == DataType::Money) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "could not implement recursive UNION",
+        )
+        .with_detail("All column datatypes must be hashable."));
+    }
     let (init, step) = match (sc, step_query, extended) {
         (Some(sc), Some(step_query), Some((exprs, added))) => {
             sc.check(sel, &step_query, clause_err)?;
