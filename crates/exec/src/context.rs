@@ -76,7 +76,7 @@ pub struct StatementCtx<'a> {
     pub cursors: &'a mut dyn Cursors,
     /// The transition tables of the trigger function running (empty
     /// outside one), by the slot `Plan::EphemeralScan` names; set and
-    /// restored around each trigger call (crate::plpgsql).
+    /// restored around each trigger call (by the PL/pgSQL trigger entry).
     pub transition: Vec<TransitionRows>,
 }
 
