@@ -1500,23 +1500,27 @@ fn date_time_tstz(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
     }
 }
 
+/// `AT TIME ZONE interval`: the interval's offset in seconds east of
+/// UTC; 22023 for one with months or days, as PostgreSQL.
+pub(crate) fn interval_zone_secs(iv: &crate::datetime::Interval) -> Result<i32, DbError> {
+    if iv.months != 0 || iv.days != 0 {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!(
+                "interval time zone \"{}\" must not include months or days",
+                crate::datetime::format_interval(iv)
+            ),
+        ));
+    }
+    Ok((iv.micros / USECS_PER_SEC) as i32)
+}
+
 fn at_zone(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     if a.iter().any(Value::is_null) {
         return Ok(Value::Null);
     }
     let tz = match &a[0] {
-        Value::Interval(iv) => {
-            if iv.months != 0 || iv.days != 0 {
-                return Err(DbError::new(
-                    SqlState::InvalidParameterValue,
-                    format!(
-                        "interval time zone \"{}\" must not include months or days",
-                        crate::datetime::format_interval(iv)
-                    ),
-                ));
-            }
-            TimeZone::fixed((iv.micros / USECS_PER_SEC) as i32)
-        }
+        Value::Interval(iv) => TimeZone::fixed(interval_zone_secs(iv)?),
         v => {
             let at = match &a[1] {
                 Value::TimestampTz(t) => ZoneAt::Utc(*t),

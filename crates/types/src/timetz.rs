@@ -119,18 +119,7 @@ pub(crate) fn at_zone(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
         return Ok(Value::Null);
     };
     let to = match &a[0] {
-        Value::Interval(iv) => {
-            if iv.months != 0 || iv.days != 0 {
-                return Err(DbError::new(
-                    SqlState::InvalidParameterValue,
-                    format!(
-                        "interval time zone \"{}\" must not include months or days",
-                        datetime::format_interval(iv)
-                    ),
-                ));
-            }
-            -((iv.micros / USECS_PER_SEC) as i32)
-        }
+        Value::Interval(iv) => -crate::datetime_fns::interval_zone_secs(iv)?,
         Value::Text(name) => {
             let at = crate::datetime_fns::ZoneAt::Utc(ctx.now);
             let tz = crate::datetime_fns::zone_arg(name, true, at)?;
