@@ -205,6 +205,18 @@ unsafe fn decode_result(result: &PgQueryProtobufParseResult) -> Result<Vec<RawSt
     Ok(parsed.stmts)
 }
 
+/// SQL text of one statement node (PostgreSQL's deparser, through
+/// libpg_query): how a SQL-standard function body (BEGIN ATOMIC ...
+/// END) is kept as the text the SQL-function runner plans.
+pub fn deparse_stmt(stmt: &pg_query::protobuf::Node) -> Result<String, DbError> {
+    let n = stmt
+        .node
+        .as_ref()
+        .ok_or_else(|| DbError::internal("an empty statement node"))?;
+    n.deparse()
+        .map_err(|e| DbError::internal(format!("could not deparse a statement: {e}")))
+}
+
 /// SQL text of one expression node (PostgreSQL's deparser, through
 /// libpg_query): how DEFAULT and CHECK expressions are stored.
 pub fn deparse_expr(expr: &pg_query::protobuf::Node) -> Result<String, DbError> {

@@ -307,6 +307,7 @@ regress!(
     string_agg_forms,
     user_aggregates_args,
     domain_results,
+    sql_standard_bodies,
     composite_assign,
     plpgsql_record_values,
     partition_triggers,

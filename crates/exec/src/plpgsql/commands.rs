@@ -274,10 +274,25 @@ pub fn create_function(
             _ => {}
         }
     }
-    if cf.sql_body.is_some() {
-        return Err(DbError::unsupported(
-            "SQL-standard function bodies (BEGIN ATOMIC, RETURN)",
-        ));
+    // A SQL-standard body (`RETURN expr`, `BEGIN ATOMIC ... END`) is a
+    // SQL function whose body is those statements.
+    if let Some(sb) = cf.sql_body.as_deref() {
+        if body.is_some() {
+            return Err(DbError::new(
+                SqlState::SyntaxError,
+                "duplicate function body specified",
+            ));
+        }
+        match language.as_deref() {
+            None | Some("sql") => language = Some("sql".into()),
+            Some(_) => {
+                return Err(DbError::new(
+                    SqlState::InvalidFunctionDefinition,
+                    "inline SQL function body only valid for language SQL",
+                ))
+            }
+        }
+        body = Some(standard_body(sb)?);
     }
     let language = match language.as_deref() {
         Some("plpgsql") => Language::PlPgSql,
@@ -523,4 +538,37 @@ pub fn run_do(ctx: &mut StatementCtx, text: &str, ds: &pb::DoStmt) -> Result<Com
         code.ok_or_else(|| DbError::new(SqlState::SyntaxError, "no inline code specified"))?;
     super::run_do(ctx, text, &code)?;
     Ok(CommandTag::Plain("DO"))
+}
+
+/// The SQL text of a SQL-standard function body: `RETURN expr` is
+/// `SELECT expr`; `BEGIN ATOMIC s1; s2; END` its statements (the parser
+/// gives a list holding the list of them), deparsed. PostgreSQL parses
+/// such a body at CREATE and stores the tree (prosqlbody); here it is
+/// stored as text and planned at the call, as a quoted body is.
+fn standard_body(sb: &pb::Node) -> Result<String, DbError> {
+    match node(sb)? {
+        NodeEnum::ReturnStmt(r) => {
+            let value = r
+                .returnval
+                .as_deref()
+                .ok_or_else(|| DbError::internal("RETURN without a value"))?;
+            Ok(format!("SELECT {}", nestor_parser::deparse_expr(value)?))
+        }
+        NodeEnum::List(outer) => {
+            // `BEGIN ATOMIC END` leaves the inner list empty (no node).
+            let stmts = match outer.items.first().and_then(|n| n.node.as_ref()) {
+                Some(NodeEnum::List(inner)) => inner.items.clone(),
+                _ => Vec::new(),
+            };
+            let mut texts = Vec::with_capacity(stmts.len());
+            for st in &stmts {
+                texts.push(nestor_parser::deparse_stmt(st)?);
+            }
+            Ok(texts.join(";\n"))
+        }
+        other => Err(DbError::unsupported(format!(
+            "function body {}",
+            nestor_parser::ast::node_kind(other)
+        ))),
+    }
 }

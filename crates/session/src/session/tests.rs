@@ -824,12 +824,12 @@ fn views_refuse_changes_that_would_break_them() {
     assert!(out.contains(&"D:b".to_string()), "{out:?}");
 }
 
-/// An aggregate over only an outer query's columns belongs to that query
-/// in PostgreSQL; Nestor refuses it (0A000) instead of aggregating the
-/// subquery's rows, which would be a wrong answer. Aggregates reading
-/// their own query's columns, or none, run as before.
+/// An aggregate over only an outer query's columns belongs to that query,
+/// as in PostgreSQL: the outer query aggregates, and the subquery yields
+/// that one value per row of its own (so more than one row is 21000).
+/// Aggregates reading their own query's columns, or none, run as before.
 #[test]
-fn outer_level_aggregates_are_refused_not_misread() {
+fn outer_level_aggregates_belong_to_the_outer_query() {
     let e = engine(10);
     let mut s = session(&e, 1);
     run(&mut s, "CREATE TABLE oa (a int)");
@@ -837,12 +837,26 @@ fn outer_level_aggregates_are_refused_not_misread() {
     for sql in [
         "SELECT (SELECT max(t0.a) FROM oa t1) FROM oa t0",
         "SELECT (SELECT count(*) FILTER (WHERE t0.a > 1) FROM oa t1) FROM oa t0",
-        "SELECT avg((SELECT avg(a1.a ORDER BY (SELECT avg(a2.a) FROM oa a3)) FROM oa a1)) \
-         FROM oa a2",
     ] {
         let out = q(&mut s, sql);
-        assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported, "{sql}");
+        assert_eq!(error_of(&out).code, SqlState::CardinalityViolation, "{sql}");
     }
+    assert_eq!(
+        run(
+            &mut s,
+            "SELECT (SELECT max(t0.a) FROM oa t1 LIMIT 1) FROM oa t0"
+        ),
+        run(&mut s, "VALUES (3)")
+    );
+    let out = q(
+        &mut s,
+        "SELECT avg((SELECT avg(a1.a ORDER BY (SELECT avg(a2.a) FROM oa a3)) FROM oa a1)) \
+         FROM oa a2",
+    );
+    assert_eq!(
+        error_of(&out).message,
+        "aggregate function calls cannot be nested"
+    );
     let out = q(&mut s, "SELECT max(min(a)) FROM oa");
     assert_eq!(
         error_of(&out).message,
