@@ -1216,27 +1216,20 @@ impl Compiler<'_> {
     fn block(&mut self, b: &J) -> Result<Block, DbError> {
         let lineno = int(b, "lineno");
         let label = string(b, "label");
-        let mut frame = Frame {
-            label: label.clone(),
-            names: Vec::new(),
-        };
         let mut decls = Vec::new();
         // Declarations are made one at a time: a default may name an
         // earlier one, and %TYPE may refer to one.
-        self.scope.frames.push(frame.clone());
+        self.scope.frames.push(Frame {
+            label: label.clone(),
+            names: Vec::new(),
+        });
         let section = self.decls.pop_front().unwrap_or_default();
         for _ in 0..section.count {
             let Some(d) = self.take_declared()? else {
                 break;
             };
             let name = self.datums[d].as_ref().expect("taken").name().to_string();
-            frame.names.push((name.clone(), d));
-            self.scope
-                .frames
-                .last_mut()
-                .expect("pushed")
-                .names
-                .push((name, d));
+            self.name_in_block(name, d);
             decls.push(d);
         }
         // `name ALIAS FOR target`: another name for a datum in scope.
@@ -1251,12 +1244,7 @@ impl Compiler<'_> {
                     format!("variable \"{target}\" does not exist"),
                 )
             })?;
-            self.scope
-                .frames
-                .last_mut()
-                .expect("pushed")
-                .names
-                .push((name, d));
+            self.name_in_block(name, d);
         }
         let body = self.stmts(list(b, "body"))?;
         let handlers = match b.get("exceptions") {
@@ -1304,6 +1292,17 @@ impl Compiler<'_> {
             body,
             handlers,
         })
+    }
+
+    /// Put `name` for datum `d` in the innermost frame (the block being
+    /// compiled): a declaration or an ALIAS.
+    fn name_in_block(&mut self, name: String, d: usize) {
+        self.scope
+            .frames
+            .last_mut()
+            .expect("a block's frame is pushed before its declarations")
+            .names
+            .push((name, d));
     }
 
     fn stmts(&mut self, list: &[J]) -> Result<Vec<Stmt>, DbError> {
