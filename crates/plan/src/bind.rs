@@ -1688,7 +1688,7 @@ impl<'e> Binder<'e> {
             (AggFunc::BoolAnd | AggFunc::BoolOr, Some(e)) => {
                 Some(self.coerce(e, at, DataType::Bool)?)
             }
-            // Coerced with its delimiter by bind_agg_args.
+            // Coerced with its delimiter by agg_args.
             (AggFunc::StringAgg, Some(e)) => Some(e),
             // sum/avg of time: of the time cast to interval.
             (AggFunc::Sum | AggFunc::Avg, Some(e)) if matches!(at, DataType::Time(_)) => {
@@ -3601,18 +3601,17 @@ impl<'e> Binder<'e> {
             ));
         }
         let ((arg, at, delimiter), order, filter) = self.in_agg_args(|b| {
-            let args = b.bind_agg_args(func, &f.args)?;
+            let mut written = Vec::with_capacity(f.args.len());
+            for a in &f.args {
+                written.push(b.bind(a)?);
+            }
             let order = b.bind_order_typed(&f.agg_order)?;
             if f.agg_distinct && !order.is_empty() {
-                // The arguments as written (bind_agg_args coerces them).
-                let mut written = Vec::with_capacity(f.args.len());
-                for a in &f.args {
-                    written.push(b.bind(a)?);
-                }
-                let written: Vec<(&Expr, DataType)> =
-                    written.iter().map(|(e, t)| (e, *t)).collect();
-                distinct_order_in_args(&written, &order, f, b.text)?;
+                // Against the arguments as written (agg_args coerces them).
+                let refs: Vec<(&Expr, DataType)> = written.iter().map(|(e, t)| (e, *t)).collect();
+                distinct_order_in_args(&refs, &order, f, b.text)?;
             }
+            let args = b.agg_args(func, written)?;
             let order: Vec<AggOrder> = order.into_iter().map(|(o, _)| o).collect();
             let filter = match &f.agg_filter {
                 Some(n) => Some(b.bind_agg_filter(n)?),
@@ -4377,13 +4376,27 @@ impl<'e> Binder<'e> {
         func: AggFunc,
         args: &[Node],
     ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
-        if let AggFunc::Regr(agg) = func {
-            return self.bind_regr_args(agg, args);
+        let mut bound = Vec::with_capacity(args.len());
+        for a in args {
+            bound.push(self.bind(a)?);
         }
-        let Some(first) = args.first() else {
+        self.agg_args(func, bound)
+    }
+
+    /// [`Binder::bind_agg_args`] over arguments already bound (as
+    /// written, before the aggregate's coercions).
+    fn agg_args(
+        &mut self,
+        func: AggFunc,
+        bound: Vec<(Expr, DataType)>,
+    ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
+        if let AggFunc::Regr(agg) = func {
+            return self.regr_args(agg, bound);
+        }
+        let mut rest = bound.into_iter();
+        let Some((e, t)) = rest.next() else {
             return Ok((None, DataType::Int8, None));
         };
-        let (e, t) = self.bind(first)?;
         match func {
             // The value as json(b), as to_json / to_jsonb make it.
             AggFunc::JsonAgg { binary, .. } => {
@@ -4402,13 +4415,12 @@ impl<'e> Binder<'e> {
             }
             // The pair as jsonb_build_array(key, value).
             AggFunc::JsonObjectAgg { .. } => {
-                let Some(second) = args.get(1) else {
+                let Some((v, _)) = rest.next() else {
                     return Err(DbError::new(
                         SqlState::UndefinedFunction,
                         "function json_object_agg with 1 argument does not exist",
                     ));
                 };
-                let (v, _) = self.bind(second)?;
                 let pair = Func::JsonBuild {
                     object: false,
                     binary: true,
@@ -4421,7 +4433,9 @@ impl<'e> Binder<'e> {
             _ => return Ok((Some(e), t, None)),
         }
         // string_agg(text, text) or string_agg(bytea, bytea).
-        let (d, dt) = self.bind(&args[1])?;
+        let (d, dt) = rest
+            .next()
+            .ok_or_else(|| DbError::internal("string_agg without its delimiter"))?;
         let st = match (t, dt) {
             (DataType::Bytea, DataType::Bytea | DataType::Unknown)
             | (DataType::Unknown, DataType::Bytea) => DataType::Bytea,
@@ -4454,15 +4468,11 @@ impl<'e> Binder<'e> {
 
     /// The `(y, x)` of regr_* and the other binary aggregates: two
     /// arguments that pass as float8, as the record of the two float8s.
-    fn bind_regr_args(
+    fn regr_args(
         &mut self,
         agg: RegrAgg,
-        args: &[Node],
+        bound: Vec<(Expr, DataType)>,
     ) -> Result<(Option<Expr>, DataType, Option<Value>), DbError> {
-        let mut bound = Vec::with_capacity(args.len());
-        for a in args {
-            bound.push(self.bind(a)?);
-        }
         let float = |t: DataType| t.base().is_numeric() || t == DataType::Unknown;
         if bound.len() != 2 || !bound.iter().all(|(_, t)| float(*t)) {
             let types: Vec<&str> = bound.iter().map(|(_, t)| t.name()).collect();
