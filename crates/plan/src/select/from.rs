@@ -247,6 +247,10 @@ pub(super) fn add_leaf(
     f
 }
 
+/// A catalog function in FROM of one argument and fixed columns: the
+/// function, its argument's type, its columns.
+type FixedColumns<'a> = (TableFunc, DataType, &'a [(&'a str, DataType)]);
+
 pub(super) fn plan_range_var(
     b: &mut Binder,
     rv: &pb::RangeVar,
@@ -1206,59 +1210,49 @@ pub(super) fn plan_range_function(
         );
         return Ok(function_leaf(plan, &alias, cols, offset, scope));
     }
-    if fname == "pg_partition_tree" {
+    let regclass = DataType::Reg(nestor_types::datatype::RegKind::Class);
+    let fixed: Option<FixedColumns> = match fname.as_str() {
+        "pg_partition_tree" => Some((
+            TableFunc::PartitionTree,
+            regclass,
+            &[
+                ("relid", regclass),
+                ("parentrelid", regclass),
+                ("isleaf", DataType::Bool),
+                ("level", DataType::Int4),
+            ],
+        )),
+        "pg_options_to_table" => Some((
+            TableFunc::OptionsToTable,
+            DataType::Text.array_of().expect("text[]"),
+            &[
+                ("option_name", DataType::Text),
+                ("option_value", DataType::Text),
+            ],
+        )),
+        _ => None,
+    };
+    if let Some((func, arg_ty, out)) = fixed {
+        // One argument of `arg_ty`, columns `out` (renamed by the alias).
         let [arg] = fc.args.as_slice() else {
-            return Err(DbError::unsupported(
-                "pg_partition_tree with these arguments",
-            ));
+            return Err(DbError::unsupported(format!(
+                "{fname} with these arguments"
+            )));
         };
         let (e, t) = b.bind(arg)?;
-        let regclass = DataType::Reg(nestor_types::datatype::RegKind::Class);
-        let e = b.coerce(e, t, regclass)?;
+        let e = b.coerce(e, t, arg_ty)?;
         let plan = Plan::FunctionScan {
-            func: TableFunc::PartitionTree,
+            func,
             args: vec![e],
             name: fname.clone(),
             ordinality: false,
         };
-        let cols = [
-            ("relid", regclass),
-            ("parentrelid", regclass),
-            ("isleaf", DataType::Bool),
-            ("level", DataType::Int4),
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, (n, ty))| OutCol {
-            name: colnames.get(i).cloned().unwrap_or_else(|| n.to_string()),
-            ty: *ty,
-            table_oid: 0,
-            column_id: 0,
-        })
-        .collect();
-        return Ok(add_leaf(plan, &alias, cols, &[], offset, scope));
-    }
-    if fname == "pg_options_to_table" {
-        let [arg] = fc.args.as_slice() else {
-            return Err(DbError::unsupported(
-                "pg_options_to_table with these arguments",
-            ));
-        };
-        let (e, t) = b.bind(arg)?;
-        let text_array = DataType::Text.array_of().expect("text[]");
-        let e = b.coerce(e, t, text_array)?;
-        let plan = Plan::FunctionScan {
-            func: TableFunc::OptionsToTable,
-            args: vec![e],
-            name: fname.clone(),
-            ordinality: false,
-        };
-        let cols = ["option_name", "option_value"]
+        let cols = out
             .iter()
             .enumerate()
-            .map(|(i, n)| OutCol {
+            .map(|(i, (n, ty))| OutCol {
                 name: colnames.get(i).cloned().unwrap_or_else(|| n.to_string()),
-                ty: DataType::Text,
+                ty: *ty,
                 table_oid: 0,
                 column_id: 0,
             })
