@@ -123,7 +123,8 @@ fn local_lines_of_the_hba_file_decide_for_the_socket() {
 
 #[test]
 fn a_directory_that_cannot_hold_the_socket_is_a_warning() {
-    let dir = socket_dir("missing").join("not-there");
+    let parent = socket_dir("missing");
+    let dir = parent.join("not-there");
     let srv = Server::start_with(&["--unix-socket-directories", dir.to_str().unwrap()], &[]);
     assert_eq!(ok(&srv, "SELECT 1"), "1");
     assert!(
@@ -133,4 +134,6 @@ fn a_directory_that_cannot_hold_the_socket_is_a_warning() {
         "{:?}",
         srv.log_lines()
     );
+    drop(srv);
+    std::fs::remove_dir_all(&parent).unwrap();
 }

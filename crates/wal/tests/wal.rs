@@ -11,11 +11,34 @@ use std::time::{Duration, Instant};
 use nestor_common::{Csn, Lsn, Xid};
 use nestor_wal::{replay, segments, RecordKind, Wal, WalError, RECORD_PAYLOAD_BYTES_MAX};
 
-fn tmpdir(name: &str) -> PathBuf {
+/// A test's WAL directory, removed when the test ends (passing or not), so
+/// repeated runs do not leave segments (tens of MB each) in the temp dir.
+struct TmpDir(PathBuf);
+
+impl std::ops::Deref for TmpDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TmpDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmpdir(name: &str) -> TmpDir {
     let d = std::env::temp_dir().join(format!("nestor-wal-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
-    d
+    TmpDir(d)
 }
 
 fn read_all(dir: &Path, from: Lsn) -> (Vec<(u64, u64, Vec<u8>)>, nestor_wal::ReplayEnd) {
@@ -237,7 +260,7 @@ fn torn_tail_is_cut_and_everything_before_it_survives() {
     }
 }
 
-fn two_segments(name: &str) -> PathBuf {
+fn two_segments(name: &str) -> TmpDir {
     let dir = tmpdir(name);
     let wal = Wal::open(&dir, Lsn(0), 1, 256).unwrap();
     for i in 0..20u64 {
