@@ -194,7 +194,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         Func::LikeAny { ci, negated, all } => {
             return Ok(match (&args[0], &args[1]) {
                 (Value::Text(s), Value::Array(a)) => {
-                    like_quantified(s, ci, negated, all, a.items.iter())
+                    like_quantified(s, ci, negated, all, a.items.iter())?
                 }
                 _ => Value::Null,
             })
@@ -1226,23 +1226,23 @@ fn like_quantified<'v>(
     negated: bool,
     all: bool,
     patterns: impl Iterator<Item = &'v Value>,
-) -> Value {
+) -> Result<Value, DbError> {
     let mut unknown = false;
     for p in patterns {
         let Value::Text(p) = p else {
             unknown = true;
             continue;
         };
-        let holds = valops::like(s, p, ci) != negated;
+        let holds = valops::like(s, p, ci)? != negated;
         if holds != all {
-            return Value::Bool(holds);
+            return Ok(Value::Bool(holds));
         }
     }
-    if unknown {
+    Ok(if unknown {
         Value::Null
     } else {
         Value::Bool(all)
-    }
+    })
 }
 
 /// [`quantified`] of a row: each subquery row compared as row

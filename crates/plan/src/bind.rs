@@ -283,7 +283,6 @@ pub fn signature_type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> 
     }
 }
 
-/// Type from a TypeName node.
 /// A COLLATE clause naming `parts` on a value of type `ty`: Nestor
 /// compares strings by their bytes (the "C" collation); the collations
 /// that mean exactly that are accepted, others are 0A000, an unknown name
@@ -314,13 +313,15 @@ pub fn check_collation(parts: &[String], ty: DataType) -> Result<(), DbError> {
     Ok(())
 }
 
+/// Type from a TypeName node.
 pub fn type_from_name(tn: &pb::TypeName) -> Result<DataType, DbError> {
     let base = base_type_from_name(tn)?;
     if tn.array_bounds.is_empty() {
         return Ok(base);
     }
-    // `int[3][4]` is int[]: PostgreSQL ignores declared bounds.
-    base.array_of().ok_or_else(|| {
+    // `int[3][4]` is int[]: PostgreSQL ignores declared bounds. The
+    // element's modifier stays (`char(5)[]` fits each element).
+    base.array_keeping_typmod()?.ok_or_else(|| {
         DbError::new(
             SqlState::UndefinedObject,
             format!("type \"{}[]\" does not exist", base.name()),
@@ -376,6 +377,29 @@ fn no_array_type(t: DataType) -> DbError {
         SqlState::UndefinedObject,
         format!("could not find array type for data type {}", t.name()),
     )
+}
+
+/// SIMILAR TO's pattern `similar_to_escape(const[, const])` translated now
+/// to the regular expression it names, as PostgreSQL's constant folding
+/// does (EXPLAIN shows `f1 ~ '^(?:...)$'::text`, and the translation runs
+/// once per statement instead of once per row).
+fn fold_similar_pattern(p: Expr, ec: &EvalCtx) -> Result<Expr, DbError> {
+    let Expr::Func(Func::Library(f), args) = &p else {
+        return Ok(p);
+    };
+    let consts: Option<Vec<Value>> = args
+        .iter()
+        .map(|a| match a {
+            Expr::Const(v) => Some(v.clone()),
+            _ => None,
+        })
+        .collect();
+    match consts {
+        Some(vals) if f.name == "similar_to_escape" => Ok(Expr::Const(
+            f.call(&vals, ec).map_err(DbError::unpositioned)?,
+        )),
+        _ => Ok(p),
+    }
 }
 
 fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
@@ -646,7 +670,7 @@ impl<'e> Binder<'e> {
             _ => None,
         };
         let evaluation_err = |e: DbError| {
-            if e.code.code().starts_with("22") {
+            if e.code.code().starts_with("22") || e.code == SqlState::FeatureNotSupported {
                 e.unpositioned()
             } else {
                 e
@@ -1552,6 +1576,11 @@ impl<'e> Binder<'e> {
             let to = type_from_name(tn).map_err(|e| err_at(e, self.text, tn.location))?;
             if let Some(elem) = to.element() {
                 let (e, from) = self.bind_array(a, Some(elem))?;
+                if to.typmod() >= 0 {
+                    // `ARRAY['abcd']::char(3)[]` fits each element as an
+                    // explicit cast does (truncating).
+                    return Ok((Expr::Cast(Box::new(e), to), to));
+                }
                 return Ok((self.coerce(e, from, to)?, to));
             }
         }
@@ -1773,8 +1802,7 @@ impl<'e> Binder<'e> {
             pb::AExprKind::AexprLike | pb::AExprKind::AexprIlike => {
                 let (l, lt) = self.bind(req(&a.lexpr)?)?;
                 let (p, pt) = self.bind(req(&a.rexpr)?)?;
-                let l = self.pattern_subject(l, lt)?;
-                let p = self.coerce(p, pt, DataType::Text)?;
+                let (l, p) = self.like_operands(&op, l, lt, p, pt)?;
                 Ok((
                     Expr::Like {
                         lhs: Box::new(l),
@@ -1798,7 +1826,7 @@ impl<'e> Binder<'e> {
                     return Err(no_operator(&op, lt, pt));
                 }
                 let l = self.pattern_subject(l, lt)?;
-                let p = self.coerce(p, pt, DataType::Text)?;
+                let p = fold_similar_pattern(self.coerce(p, pt, DataType::Text)?, &self.eval)?;
                 let name = if op.starts_with('!') {
                     "textregexne"
                 } else {
@@ -1809,6 +1837,35 @@ impl<'e> Binder<'e> {
             }
             _ => Err(DbError::unsupported("this operator kind")),
         }
+    }
+
+    /// The subject and pattern of LIKE: both bytea (`bytea ~~ bytea`, no
+    /// ILIKE), else text (a char(n) subject kept as is).
+    fn like_operands(
+        &mut self,
+        op: &str,
+        l: Expr,
+        lt: DataType,
+        p: Expr,
+        pt: DataType,
+    ) -> Result<(Expr, Expr), DbError> {
+        if lt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
+            if op.contains('*') {
+                // Named as written: `bytea ~~* unknown` for a literal.
+                return Err(DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!("operator does not exist: bytea {op} {}", pt.name()),
+                )
+                .with_hint(
+                    "No operator matches the given name and argument types. You might need to add explicit type casts.",
+                ));
+            }
+            return Ok((l, self.coerce(p, pt, DataType::Bytea)?));
+        }
+        Ok((
+            self.pattern_subject(l, lt)?,
+            self.coerce(p, pt, DataType::Text)?,
+        ))
     }
 
     /// The left operand of LIKE or a regular-expression match, as text. A
@@ -2423,11 +2480,12 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
             }
             "~~" | "!~~" | "~~*" | "!~~*" => {
-                if !(lt.is_string() && rt.is_string()) {
+                if !(lt.is_string() && rt.is_string())
+                    && !(lt == DataType::Bytea && matches!(op, "~~" | "!~~"))
+                {
                     return Err(no_operator(op, lt, rt));
                 }
-                let le = self.pattern_subject(le, lt)?;
-                let re = self.coerce(re, rt, DataType::Text)?;
+                let (le, re) = self.like_operands(op, le, lt, re, rt)?;
                 Ok((
                     Expr::Like {
                         lhs: Box::new(le),

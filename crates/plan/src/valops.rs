@@ -162,9 +162,24 @@ pub fn row_compare(op: Cmp, a: &[Value], b: &[Value], c: &EvalCtx) -> Option<boo
     }
 }
 
-/// SQL LIKE with `%` and `_` and backslash escapes.
-pub fn like(s: &str, pat: &str, ci: bool) -> bool {
-    ops::like(s, pat, Some('\\'), ci).unwrap_or(false)
+/// SQL LIKE with `%` and `_` and backslash escapes; a pattern ending in
+/// the escape character is 22025.
+pub fn like(s: &str, pat: &str, ci: bool) -> Result<bool, DbError> {
+    ops::like(s, pat, Some('\\'), ci)
+}
+
+/// `x LIKE p` of two LIKE operands: text (or char) with text, bytea with
+/// bytea (byte by byte: each byte is read as the Latin-1 character of its
+/// value, so `_` matches one byte); NULL for anything else.
+pub fn like_values(x: &Value, p: &Value, ci: bool, negated: bool) -> Result<Value, DbError> {
+    let latin1 = |b: &[u8]| b.iter().map(|&c| c as char).collect::<String>();
+    Ok(match (x, p) {
+        (Value::Text(s), Value::Text(p)) => Value::Bool(like(s, p, ci)? != negated),
+        (Value::Bytea(s), Value::Bytea(p)) => {
+            Value::Bool(like(&latin1(s), &latin1(p), ci)? != negated)
+        }
+        _ => Value::Null,
+    })
 }
 
 #[cfg(test)]
@@ -197,12 +212,21 @@ mod tests {
 
     #[test]
     fn like_patterns() {
-        assert!(like("hello", "h%o", false));
-        assert!(like("hello", "_ello", false));
-        assert!(!like("hello", "h%x", false));
-        assert!(like("HeLLo", "hello", true));
-        assert!(like("a%b", "a\\%b", false));
-        assert!(like("", "%", false));
+        assert!(like("hello", "h%o", false).unwrap());
+        assert!(like("hello", "_ello", false).unwrap());
+        assert!(!like("hello", "h%x", false).unwrap());
+        assert!(like("HeLLo", "hello", true).unwrap());
+        assert!(like("a%b", "a\\%b", false).unwrap());
+        assert!(like("", "%", false).unwrap());
+        assert_eq!(
+            like("ab", "a\\", false).unwrap_err().code,
+            SqlState::InvalidEscapeSequence
+        );
+        let b = |s: &[u8]| Value::Bytea(s.into());
+        let m = |x: &[u8], p: &[u8]| like_values(&b(x), &b(p), false, false).unwrap();
+        assert_eq!(m(b"abc", b"_b_"), Value::Bool(true));
+        assert_eq!(m(b"\xff\x00z", b"__z"), Value::Bool(true));
+        assert_eq!(m(b"\xff\x00z", b"_z"), Value::Bool(false));
     }
 
     #[test]

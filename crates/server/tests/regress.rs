@@ -183,6 +183,8 @@ regress!(
     rows_from,
     timetz_type,
     money_type,
+    array_typmods,
+    like_bytea_similar,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

@@ -1117,6 +1117,7 @@ impl Session {
         nestor_types::EvalCtx::new(view.time_zone, now)
             .with_extra_float_digits(view.extra_float_digits)
             .with_styles(view.date_style, view.interval_style)
+            .with_bytea_escape(view.bytea_escape)
     }
 
     /// Run `f` as one statement: open the transaction if needed, take the
@@ -1213,7 +1214,8 @@ impl Session {
                 .with_styles(
                     self.settings.view().date_style,
                     self.settings.view().interval_style,
-                ),
+                )
+                .with_bytea_escape(self.settings.view().bytea_escape),
             settings: self.settings.view(),
             wait,
             notices,

@@ -55,6 +55,8 @@ pub struct Settings {
     pub extra_float_digits: i8,
     pub date_style: DateStyle,
     pub interval_style: IntervalStyle,
+    /// bytea_output = escape.
+    pub bytea_escape: bool,
     pub statement_timeout_ms: u64,
     pub lock_timeout_ms: u64,
     pub deadlock_timeout_ms: u64,
@@ -156,6 +158,7 @@ impl Settings {
             date_style: text("datestyle").parse().expect("canonical DateStyle"),
             interval_style: IntervalStyle::from_setting(text("intervalstyle"))
                 .expect("canonical IntervalStyle"),
+            bytea_escape: text("bytea_output") == "escape",
             statement_timeout_ms: millis("statement_timeout"),
             lock_timeout_ms: millis("lock_timeout"),
             deadlock_timeout_ms: millis("deadlock_timeout"),
@@ -676,7 +679,7 @@ static DEFS: &[Def] = &[
     def(
         "bytea_output",
         "hex",
-        Kind::Enum(&["hex"]),
+        Kind::Enum(&["escape", "hex"]),
         "Sets the output format for bytea.",
     ),
     // Which triggers fire (pg_trigger.tgenabled): origin and local fire

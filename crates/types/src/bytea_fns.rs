@@ -7,7 +7,9 @@
 //!   in a newline, as PostgreSQL's do), decoding skips whitespace, `escape`
 //!   writes NUL and high-bit bytes as `\ooo` and a backslash as `\\`.
 //! * `get_byte`, `set_byte`, `get_bit`, `set_bit` (bit `n` is bit `n % 8`
-//!   of byte `n / 8`, least significant first), `bit_length`.
+//!   of byte `n / 8`, least significant first), `bit_length`, `bit_count`
+//!   (the number of set bits).
+//! * `like_escape(bytea, bytea)`, what `b LIKE p ESCAPE e` calls on bytea.
 //! * `sha224`, `sha256`, `sha384`, `sha512` of a `bytea` (a text column
 //!   needs a cast, as in PostgreSQL: there is no `sha256(text)`).
 //! * The `bytea` forms of `btrim`/`ltrim`/`rtrim`, `position` and
@@ -46,6 +48,8 @@ pub(crate) const NAMES: &[&str] = &[
     "get_bit",
     "set_bit",
     "bit_length",
+    "bit_count",
+    "like_escape",
     "sha224",
     "sha256",
     "sha384",
@@ -68,6 +72,7 @@ const SHARED: &[&str] = &[
     "position",
     "overlay",
     "bit_length",
+    "like_escape",
 ];
 
 fn is_bytea(t: DataType) -> bool {
@@ -107,6 +112,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (set_bit, vec![b, T::Int8, T::Int4], b)
         }
         ("bit_length", [T::Bytea]) => (bit_length, vec![b], T::Int4),
+        ("bit_count", [x]) if is_bytea(*x) => (bit_count, vec![b], T::Int8),
+        ("like_escape", [p, e]) if is_bytea(*p) && is_bytea(*e) => (like_escape, vec![b, b], b),
         ("sha224" | "sha256" | "sha384" | "sha512", [x]) if is_bytea(*x) => {
             let imp: Imp = match name {
                 "sha224" => |a, _| digest::<sha2::Sha224>(a),
@@ -454,6 +461,36 @@ fn set_bit(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         _ => return Err(invalid("new bit must be 0 or 1")),
     }
     bytea(data)
+}
+
+fn bit_count(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    if null_in(a) {
+        return Ok(Value::Null);
+    }
+    let ones: u64 = bytes(&a[0]).iter().map(|b| u64::from(b.count_ones())).sum();
+    Ok(Value::Int8(ones as i64))
+}
+
+/// The pattern rewritten to use backslash as its escape (the text form's
+/// rule, [`crate::string_fns::like_escape_chars`], over bytes read as
+/// Latin-1 characters).
+fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    if null_in(a) {
+        return Ok(Value::Null);
+    }
+    let latin1 = |b: &[u8]| b.iter().map(|&c| c as char).collect::<String>();
+    let escape = match bytes(&a[1]) {
+        [] => None,
+        [e] => Some(*e as char),
+        _ => {
+            return Err(
+                DbError::new(SqlState::InvalidEscapeSequence, "invalid escape string")
+                    .with_hint("Escape string must be empty or one character."),
+            )
+        }
+    };
+    let out = crate::string_fns::like_escape_chars(&latin1(bytes(&a[0])), escape);
+    bytea(out.chars().map(|c| c as u32 as u8).collect())
 }
 
 fn bit_length(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {

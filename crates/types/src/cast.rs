@@ -177,12 +177,15 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         (Value::Record(_), DataType::Record(rt)) if rt.oid == 0 => Ok(v.clone()),
         (Value::Record(f), DataType::Record(rt)) => record_to_record(f, from, to, rt, ctx),
+        // Element by element to the element type without its modifier;
+        // apply_typmod then fits each element (explicitly or not).
         (Value::Array(a), DataType::Array(e)) => {
+            let e = e.without_typmod();
             let mut items = Vec::with_capacity(a.items.len());
             for item in &a.items {
-                items.push(cast_from(item, a.elem, *e, true, ctx)?);
+                items.push(cast_from(item, a.elem, e, true, ctx)?);
             }
-            Ok(Array::new(*e, a.dims.clone(), items)?.value())
+            Ok(Array::new(e, a.dims.clone(), items)?.value())
         }
         _ => Err(bad()),
     }
@@ -332,15 +335,21 @@ fn from_numeric(n: &Numeric, to: DataType) -> Option<Result<Value, DbError>> {
     Some(match to {
         DataType::Money => crate::money::from_numeric(n),
         DataType::Int2 | DataType::Int4 | DataType::Int8 | DataType::Oid => {
+            // PostgreSQL names the target: numeric_int2/int4/int8.
+            let target = match to {
+                DataType::Int2 => "smallint",
+                DataType::Int8 => "bigint",
+                _ => "integer",
+            };
             if n.is_nan() {
                 Err(DbError::new(
                     SqlState::FeatureNotSupported,
-                    "cannot convert NaN to integer",
+                    format!("cannot convert NaN to {target}"),
                 ))
             } else if !n.is_finite() {
                 Err(DbError::new(
                     SqlState::FeatureNotSupported,
-                    "cannot convert infinity to integer",
+                    format!("cannot convert infinity to {target}"),
                 ))
             } else {
                 match n.to_i64_rounded() {
@@ -427,6 +436,16 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
     match (&v, ty) {
         (Value::Numeric(n), DataType::Numeric(Some(m))) => {
             Ok(Value::Numeric(n.apply_typmod(m.precision, m.scale)?))
+        }
+        (Value::Array(a), DataType::Array(e)) if e.typmod() >= 0 => {
+            let mut items = Vec::with_capacity(a.items.len());
+            for item in a.items.iter() {
+                items.push(match item {
+                    Value::Null => Value::Null,
+                    v => apply_typmod(v.clone(), *e, explicit)?,
+                });
+            }
+            Ok(Array::new(a.elem, a.dims.clone(), items)?.value())
         }
         (Value::Text(s), DataType::Varchar(Some(n))) => {
             Ok(fit_length(s, n, explicit, ty)?.map_or(v.clone(), |t| Value::Text(Arc::from(t))))
@@ -667,6 +686,17 @@ mod tests {
                 FeatureNotSupported,
                 "cannot convert infinity to integer".into()
             )
+        );
+        assert_eq!(
+            msg(c(num("-inf"), DataType::Int2)),
+            (
+                FeatureNotSupported,
+                "cannot convert infinity to smallint".into()
+            )
+        );
+        assert_eq!(
+            msg(c(num("NaN"), DataType::Int8)),
+            (FeatureNotSupported, "cannot convert NaN to bigint".into())
         );
         assert_eq!(
             msg(c(Value::Int4(40000), DataType::Int2)),

@@ -5,7 +5,8 @@
 //! `today`), the transaction timestamp (`now`, `today`) and
 //! `extra_float_digits` (float output), DateStyle (date and timestamp
 //! output, the field order of ambiguous date input) and IntervalStyle
-//! (interval output); see [`crate::datestyle`]. bytea_output is hex.
+//! (interval output); see [`crate::datestyle`]; bytea_output (hex or
+//! escape).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,6 +24,8 @@ pub struct EvalCtx {
     pub extra_float_digits: i8,
     pub date_style: DateStyle,
     pub interval_style: IntervalStyle,
+    /// bytea_output = escape (false: hex, the default).
+    pub bytea_escape: bool,
 }
 
 impl EvalCtx {
@@ -33,6 +36,14 @@ impl EvalCtx {
             extra_float_digits: 1,
             date_style: DateStyle::ISO_MDY,
             interval_style: IntervalStyle::Postgres,
+            bytea_escape: false,
+        }
+    }
+
+    pub fn with_bytea_escape(self, bytea_escape: bool) -> EvalCtx {
+        EvalCtx {
+            bytea_escape,
+            ..self
         }
     }
 

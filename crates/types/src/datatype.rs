@@ -91,8 +91,10 @@ pub enum DataType {
     /// pg_advisory_lock): a non-NULL value printed as '' (values are
     /// `Value::Text("")`).
     Void,
-    /// An array of the element type (one of [`ARRAY_ELEMENTS`], no
-    /// typmod; values are `Value::Array`, see [`crate::array`]).
+    /// An array of the element type (one of [`ARRAY_ELEMENTS`]; values
+    /// are `Value::Array`, see [`crate::array`]). A column's or cast's
+    /// type may carry the element's modifier (`char(5)[]`, from
+    /// [`DataType::array_keeping_typmod`]); values never do.
     Array(&'static DataType),
     /// The catalog's `int2vector` and `oidvector` (index keys, argument
     /// types): one-dimensional from 0, printed space-separated (values are
@@ -333,6 +335,33 @@ fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
     ARRAY_ELEMENTS.iter().find(|e| e.0 == t)
 }
 
+/// Distinct element types with a modifier that arrays may name
+/// (`char(5)[]`, `numeric(4,1)[]`): each is interned once for the life of
+/// the process (never freed), so their number is bounded.
+pub const TYPED_ARRAY_ELEMENTS_MAX: usize = 65_536;
+
+/// The `'static` element of an array type whose element carries a
+/// modifier: found, or interned while fewer than
+/// [`TYPED_ARRAY_ELEMENTS_MAX`] are (else 54000).
+fn intern_element(t: DataType) -> Result<&'static DataType, DbError> {
+    static TABLE: std::sync::Mutex<Vec<&'static DataType>> = std::sync::Mutex::new(Vec::new());
+    let mut table = TABLE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = table.iter().find(|e| ***e == t) {
+        return Ok(e);
+    }
+    if table.len() >= TYPED_ARRAY_ELEMENTS_MAX {
+        return Err(DbError::new(
+            SqlState::ProgramLimitExceeded,
+            format!(
+                "too many distinct array element type modifiers (at most {TYPED_ARRAY_ELEMENTS_MAX})"
+            ),
+        ));
+    }
+    let e: &'static DataType = Box::leak(Box::new(t));
+    table.push(e);
+    Ok(e)
+}
+
 /// Longest varchar/char length PostgreSQL accepts.
 pub(crate) const MAX_CHAR_LEN: i64 = 10_485_760;
 
@@ -363,6 +392,30 @@ impl DataType {
             .map(|e| DataType::Array(&e.0))
     }
 
+    /// The array type of this element type keeping its modifier
+    /// (`character(5)[]`, a column's declared type), as PostgreSQL keeps
+    /// the element's typmod in the array column's atttypmod.
+    /// A new element modifier past [`TYPED_ARRAY_ELEMENTS_MAX`] is 54000.
+    pub fn array_keeping_typmod(self) -> Result<Option<DataType>, DbError> {
+        let Some(array) = self.array_of() else {
+            return Ok(None);
+        };
+        if self.typmod() < 0 || matches!(self, DataType::Array(_)) {
+            return Ok(Some(array));
+        }
+        intern_element(self).map(|e| Some(DataType::Array(e)))
+    }
+
+    /// The type with its modifier dropped (unlike [`DataType::base`], a
+    /// reg* type stays itself); an array's element loses its modifier.
+    pub fn without_typmod(self) -> DataType {
+        match self {
+            DataType::Reg(_) => self,
+            DataType::Array(e) if e.typmod() >= 0 => e.without_typmod().array_of().unwrap_or(self),
+            t => t.base(),
+        }
+    }
+
     /// The element type of an array type.
     pub fn element(self) -> Option<DataType> {
         match self {
@@ -388,7 +441,7 @@ impl DataType {
             Array(Enum(oid)) => crate::enums::array_oid(*oid),
             Array(Record(r)) if r.oid != 0 => crate::composites::array_oid(r.oid),
             Array(Record(_)) => 2287,
-            Array(e) => array_entry(*e).map_or(0, |e| e.1),
+            Array(e) => array_entry(e.without_typmod()).map_or(0, |e| e.1),
             Enum(oid) => oid,
             Int2Vector => 22,
             OidVector => 30,
@@ -474,7 +527,13 @@ impl DataType {
                 return ARRAY_ELEMENTS
                     .iter()
                     .find(|e| e.1 == oid)
-                    .map(|e| Array(&e.0))
+                    .map(|e| match DataType::from_oid_typmod(e.0.oid(), typmod) {
+                        Some(typed) if typmod >= 0 => match typed.array_keeping_typmod() {
+                            Ok(Some(t)) => t,
+                            _ => Array(&e.0),
+                        },
+                        _ => Array(&e.0),
+                    })
                     .or_else(|| crate::enums::type_for_oid(oid))
                     .or_else(|| crate::composites::type_for_oid(oid))
                     .or_else(|| crate::domains::lookup(oid).map(|d| d.base))
@@ -516,6 +575,7 @@ impl DataType {
             DataType::Numeric(Some(m)) => {
                 (((m.precision << 16) | (m.scale as u32 & 0x7ff)) + 4) as i32
             }
+            DataType::Array(e) => e.typmod(),
             _ => -1,
         }
     }
@@ -532,6 +592,7 @@ impl DataType {
             DataType::Timestamp(_) => DataType::Timestamp(None),
             DataType::TimestampTz(_) => DataType::TimestampTz(None),
             DataType::Interval(_) => DataType::Interval(None),
+            DataType::Array(e) if e.typmod() >= 0 => self.without_typmod(),
             t => t,
         }
     }
@@ -618,7 +679,7 @@ impl DataType {
             Array(Enum(oid)) => crate::enums::array_name(*oid),
             Array(Record(r)) if r.oid != 0 => crate::composites::array_name(r.oid),
             Array(Record(_)) => "record[]",
-            Array(e) => array_entry(*e).map_or("anyarray", |e| e.2),
+            Array(e) => array_entry(e.without_typmod()).map_or("anyarray", |e| e.2),
             Enum(oid) => crate::enums::type_name(oid),
             Int2Vector => "int2vector",
             Record(r) if r.oid != 0 => crate::composites::type_name(r.oid),
@@ -831,6 +892,7 @@ impl fmt::Display for DataType {
             DataType::Timestamp(Some(p)) => write!(f, "timestamp({p}) without time zone"),
             DataType::TimestampTz(Some(p)) => write!(f, "timestamp({p}) with time zone"),
             DataType::Interval(Some(m)) => write!(f, "interval{m}"),
+            DataType::Array(e) if e.typmod() >= 0 => write!(f, "{e}[]"),
             t => f.write_str(t.name()),
         }
     }

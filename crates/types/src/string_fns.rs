@@ -264,7 +264,13 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let (Some(p), Some(e)) = (a[0].as_str(), a[1].as_str()) else {
         return Ok(Value::Null);
     };
-    let out = match escape_char(e)? {
+    Ok(text(like_escape_chars(p, escape_char(e)?)))
+}
+
+/// A LIKE pattern with escape character `escape` (None: none) rewritten to
+/// use backslash, the escape LIKE reads.
+pub(crate) fn like_escape_chars(p: &str, escape: Option<char>) -> String {
+    match escape {
         None => p.replace('\\', "\\\\"),
         Some('\\') => p.to_string(),
         Some(e) => {
@@ -287,8 +293,7 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
             }
             out
         }
-    };
-    Ok(text(out))
+    }
 }
 
 /// The escape character of LIKE ... ESCAPE and SIMILAR TO ... ESCAPE:
@@ -309,7 +314,9 @@ fn escape_char(e: &str) -> Result<Option<char>, DbError> {
 /// anchored `^(?: ... )$`, `%` and `_` as `.*` and `.`, groups made
 /// non-capturing, `.`, `^`, `$` and backslashes literal, and the escape
 /// character (backslash unless given; none when empty) escaping the next
-/// one, `escape"` marking the part `substring` returns.
+/// one, `escape"` marking the part `substring` returns. Bracket
+/// expressions are parsed as far as finding their end: nested `[:alpha:]`
+/// style brackets, and a `]` right after `[` or `[^` is a member.
 pub(crate) fn similar_to_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let Some(p) = a[0].as_str() else {
         return Ok(Value::Null);
@@ -325,10 +332,13 @@ pub(crate) fn similar_to_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbErr
     };
     let mut out = String::with_capacity(p.len() + 8);
     out.push_str("^(?:");
-    let (mut after_escape, mut in_class, mut quotes) = (false, false, 0);
+    let (mut after_escape, mut quotes) = (false, 0);
+    // Bracket nesting depth, and where we are in the class: 1 right after
+    // `[`, 2 after a leading `^`, 3 or more further in (`]` ends it).
+    let (mut depth, mut class_pos) = (0u32, 0u32);
     for c in p.chars() {
         if after_escape {
-            if c == '"' && !in_class {
+            if c == '"' && depth == 0 {
                 match quotes {
                     0 => out.push_str("){1,1}?("),
                     1 => out.push_str("){1,1}(?:"),
@@ -343,23 +353,31 @@ pub(crate) fn similar_to_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbErr
             } else {
                 out.push('\\');
                 out.push(c);
+                class_pos = 3;
             }
             after_escape = false;
         } else if Some(c) == escape {
             after_escape = true;
-        } else if in_class {
+        } else if depth > 0 {
             if c == '\\' {
                 out.push('\\');
             }
             out.push(c);
-            if c == ']' {
-                in_class = false;
+            match c {
+                ']' if class_pos > 2 => depth -= 1,
+                '[' => {
+                    depth += 1;
+                    class_pos = 3;
+                }
+                '^' => class_pos += 1,
+                _ => class_pos = 3,
             }
         } else {
             match c {
                 '[' => {
                     out.push(c);
-                    in_class = true;
+                    depth = 1;
+                    class_pos = 1;
                 }
                 '%' => out.push_str(".*"),
                 '_' => out.push('.'),

@@ -39,6 +39,7 @@ impl Value {
             Value::Float8(v) => float::format_digits(*v, 15 + ctx.extra_float_digits as i32),
             Value::Numeric(n) => n.to_string(),
             Value::Text(s) | Value::Jsonb(s) => s.to_string(),
+            Value::Bytea(b) if ctx.bytea_escape => format_bytea_escape(b),
             Value::Bytea(b) => format_bytea(b),
             Value::Date(d) => datetime::format_date(*d, ctx.date_style),
             Value::Timestamp(t) => datetime::format_timestamp(*t, ctx.date_style),
@@ -92,6 +93,22 @@ fn record_out(fields: &[Value], ctx: &EvalCtx) -> String {
         s.push('"');
     }
     s.push(')');
+    s
+}
+
+/// bytea_output = escape: printable ASCII as is, a backslash doubled,
+/// every other byte as a three-digit octal escape (PostgreSQL's byteaout).
+fn format_bytea_escape(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len());
+    for &byte in b {
+        match byte {
+            b'\\' => s.push_str("\\\\"),
+            0x20..=0x7e => s.push(byte as char),
+            _ => {
+                let _ = write!(s, "\\{byte:03o}");
+            }
+        }
+    }
     s
 }
 

@@ -496,10 +496,7 @@ fn like(
 ) -> Result<Value, DbError> {
     let x = operand(lhs, row, ev)?;
     let p = operand(pattern, row, ev)?;
-    match (&*x, &*p) {
-        (Value::Text(s), Value::Text(p)) => Ok(Value::Bool(valops::like(s, p, ci) != negated)),
-        _ => Ok(Value::Null),
-    }
+    valops::like_values(&x, &p, ci, negated)
 }
 
 fn concat(a: &Expr, b: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {

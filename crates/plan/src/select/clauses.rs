@@ -526,7 +526,8 @@ pub(crate) fn derive_name(n: &Node) -> String {
 fn figure_colname(n: &Node) -> (String, u8) {
     let strong = |s: String| (s, 2);
     match n.node.as_ref() {
-        Some(NodeEnum::ColumnRef(c)) => match c.fields.last().and_then(bind::str_val) {
+        // The last field name, a trailing `*` ignored (`(a.*)::text` is a).
+        Some(NodeEnum::ColumnRef(c)) => match c.fields.iter().rev().find_map(bind::str_val) {
             Some(name) => strong(name.to_string()),
             None => ("?column?".into(), 0),
         },

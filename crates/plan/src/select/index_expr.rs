@@ -555,10 +555,7 @@ pub fn eval(e: &Expr, row: &[Value], c: &EvalCtx) -> Result<Value, DbError> {
             pattern,
             ci,
             negated,
-        } => match (ev(lhs)?, ev(pattern)?) {
-            (Value::Text(s), Value::Text(p)) => Value::Bool(valops::like(&s, &p, *ci) != *negated),
-            _ => Value::Null,
-        },
+        } => valops::like_values(&ev(lhs)?, &ev(pattern)?, *ci, *negated)?,
         Expr::Concat(a, b) => match (ev(a)?, ev(b)?) {
             (Value::Bytea(l), Value::Bytea(r)) => {
                 Value::Bytea(Arc::from([&l[..], &r[..]].concat()))
