@@ -25,6 +25,8 @@ mod grant;
 mod index_expr;
 mod inherit;
 mod matview;
+mod opclass;
+mod operator_oids;
 mod partition;
 mod reindex;
 mod rename;
@@ -40,6 +42,7 @@ mod view;
 pub use aggregate::create_aggregate;
 pub use alter::alter_table;
 pub use cast::create_cast;
+pub use opclass::{alter_opfamily, create_opclass, create_opfamily};
 pub use comment::comment;
 pub use composite::create_composite;
 pub use database::{alter_database, create_database, drop_database};
@@ -186,6 +189,8 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),
         pb::ObjectType::ObjectCast => return cast::drop_cast(ctx, ds),
+        pb::ObjectType::ObjectOpclass => return opclass::drop_opclass(ctx, ds),
+        pb::ObjectType::ObjectOpfamily => return opclass::drop_opfamily(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
