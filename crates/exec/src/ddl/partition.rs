@@ -30,8 +30,11 @@
 //! subqueries, system columns, mutable functions or constants) and kept
 //! as SQL text with its type and the columns it reads; those columns may
 //! then not be dropped or retyped. A bound value is cast to the
-//! element's type. Left out (0A000): operator classes other than the
-//! type's default, collations other than the bytewise ones, DETACH
+//! element's type. A hash key element may name a user hash operator
+//! class (`ddl/opclass.rs`): its OID is kept in the key and its support
+//! function 2 hashes the element. Left out (0A000): built-in operator
+//! classes other than the type's default, user btree classes,
+//! collations other than the bytewise ones, DETACH
 //! CONCURRENTLY / FINALIZE, ATTACH of a table whose columns differ from
 //! its parent's.
 

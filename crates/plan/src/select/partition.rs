@@ -37,11 +37,20 @@
 //! evaluates nothing; a table that is neither partitioned nor a partition
 //! gets no routing and no check at all (`modify::partition_write`).
 //!
+//! Hash keys hash each element as PostgreSQL's default hash operator
+//! class does (`nestor_catalog::partition::row_hash`), unless the element
+//! names a user operator class: then the level carries [`Hashers`], the
+//! class's support function 2 bound as a call over the element's value
+//! and the partition seed, evaluated through the same [`KeyEval`] and
+//! combined by `row_hash_by`. A level without user classes has no
+//! hashers and takes the old path.
+//!
 //! Pruning: a scan of a partitioned table whose WHERE clause has
 //! `key = constant` conjuncts for the whole key of a level (a key
 //! expression matching the conjunct's left side as bound) keeps only the
 //! partitions whose bound may hold that key (`surviving`); everything else
-//! reads every partition, the filter deciding. Left out: pruning on ranges
+//! reads every partition, the filter deciding (so does a level hashed by
+//! a user operator class). Left out: pruning on ranges
 //! and at run time (parameters), partition-wise joins and aggregates.
 
 use std::sync::Arc;
