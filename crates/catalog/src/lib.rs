@@ -774,7 +774,11 @@ impl Catalog {
     }
 
     /// The user operator class `name` of access method `am`.
-    pub fn opclass(&self, am: opclass::AccessMethod, name: &str) -> Option<Arc<opclass::OpClassDef>> {
+    pub fn opclass(
+        &self,
+        am: opclass::AccessMethod,
+        name: &str,
+    ) -> Option<Arc<opclass::OpClassDef>> {
         let st = self.state.read();
         st.opclasses
             .values()

@@ -503,6 +503,33 @@ mod tests {
     }
 
     #[test]
+    fn hashes_by_an_operator_class_function() {
+        // insert.sql's part_test_int4_ops hashes a value as value + seed:
+        // PostgreSQL puts 12 and 16 in remainder 0 of 4, 11 in 3.
+        let seed = 0x7A5B_2236_7996_DCFD_u64;
+        let by_class = |key: &[Value]| {
+            row_hash_by(key, |_, v| match v {
+                Value::Int4(i) => Ok::<_, ()>(Some((i64::from(*i) as u64).wrapping_add(seed))),
+                _ => Ok(hash_value(v)),
+            })
+            .unwrap()
+            .unwrap()
+        };
+        let hash4 = PartitionBound::Hash {
+            modulus: 4,
+            remainder: 0,
+        };
+        assert!(hash4.holds_hash(by_class(&[Value::Int4(12)])));
+        assert!(hash4.holds_hash(by_class(&[Value::Int4(16)])));
+        assert_eq!(by_class(&[Value::Int4(11)]) % 4, 3);
+        // NULLs are skipped; a value without a hash makes none.
+        assert_eq!(by_class(&[Value::Null, Value::Null]), 0);
+        let none = row_hash_by(&[Value::Int4(1)], |_, _| Ok::<_, ()>(None));
+        assert_eq!(none, Ok(None));
+        assert!(!PartitionBound::Default.holds_hash(0));
+    }
+
+    #[test]
     fn range_bounds() {
         let b = PartitionBound::Range {
             from: vec![RangeDatum::Value(Value::Int4(1))],

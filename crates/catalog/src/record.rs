@@ -138,12 +138,12 @@ use nestor_types::Value;
 
 use crate::acl::{AclItem, ObjAcl};
 use crate::cast::{CastDef, CastMethod};
-use crate::opclass::{AccessMethod, OpClassDef, OpFamilyDef, OpMember, ProcMember};
 use crate::defs::{
     FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
     TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
+use crate::opclass::{AccessMethod, OpClassDef, OpFamilyDef, OpMember, ProcMember};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
 use nestor_types::cast::Coercion;

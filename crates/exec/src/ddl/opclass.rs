@@ -401,7 +401,14 @@ fn function_item(
                     "btree support function {number} in an operator class"
                 )));
             }
-            check_signature(&f, 2, DataType::Int4, "btree comparison functions", "two arguments", "integer")?;
+            check_signature(
+                &f,
+                2,
+                DataType::Int4,
+                "btree comparison functions",
+                "two arguments",
+                "integer",
+            )?;
             if left == 0 {
                 left = arg_oid(0);
             }
@@ -411,8 +418,22 @@ fn function_item(
         }
         AccessMethod::Hash => {
             match number {
-                1 => check_signature(&f, 1, DataType::Int4, "hash function 1", "one argument", "integer")?,
-                2 => check_signature(&f, 2, DataType::Int8, "hash function 2", "two arguments", "bigint")?,
+                1 => check_signature(
+                    &f,
+                    1,
+                    DataType::Int4,
+                    "hash function 1",
+                    "one argument",
+                    "integer",
+                )?,
+                2 => check_signature(
+                    &f,
+                    2,
+                    DataType::Int8,
+                    "hash function 2",
+                    "two arguments",
+                    "bigint",
+                )?,
                 _ => {}
             }
             if left == 0 {
@@ -489,7 +510,9 @@ fn check_default(
         SqlState::DuplicateObject,
         format!("could not make operator class \"{name}\" be default for type {written}"),
     )
-    .with_detail(format!("Operator class \"{existing}\" already is the default.")))
+    .with_detail(format!(
+        "Operator class \"{existing}\" already is the default."
+    )))
 }
 
 /// ALTER OPERATOR FAMILY: not there yet.

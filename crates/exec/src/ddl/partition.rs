@@ -40,11 +40,11 @@
 
 use std::sync::Arc;
 
+use nestor_catalog::opclass::AccessMethod;
 use nestor_catalog::partition::{
     cmp_bounds, range_text, KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey,
     RangeDatum,
 };
-use nestor_catalog::opclass::AccessMethod;
 use nestor_catalog::TableDef;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
@@ -367,7 +367,10 @@ fn key_opclass(
         if !accepts {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
-                format!("operator class \"{}\" does not accept data type {ty}", c.name),
+                format!(
+                    "operator class \"{}\" does not accept data type {ty}",
+                    c.name
+                ),
             ));
         }
         if am == AccessMethod::Btree {

@@ -160,39 +160,38 @@ fn hasher(
 /// user function, evaluated over the one-value row) or the built-in
 /// hash; None when a value's type cannot be hashed.
 fn key_hash(key: &[Value], hashers: &Hashers, eval: &mut KeyEval) -> Result<Option<u64>, DbError> {
-    nestor_catalog::partition::row_hash_by(key, |i, v| match hashers.get(i).and_then(Option::as_ref) {
-        None => Ok(nestor_catalog::partition::hash_value(v)),
-        Some(call) => match eval(call, std::slice::from_ref(v))? {
-            Value::Int8(h) => Ok(Some(h as u64)),
-            Value::Null => Err(DbError::new(
-                SqlState::NullValueNotAllowed,
-                "hash support function returned NULL",
-            )),
-            other => Err(DbError::internal(format!(
-                "hash support function returned {other:?}"
-            ))),
-        },
+    nestor_catalog::partition::row_hash_by(key, |i, v| {
+        match hashers.get(i).and_then(Option::as_ref) {
+            None => Ok(nestor_catalog::partition::hash_value(v)),
+            Some(call) => match eval(call, std::slice::from_ref(v))? {
+                Value::Int8(h) => Ok(Some(h as u64)),
+                Value::Null => Err(DbError::new(
+                    SqlState::NullValueNotAllowed,
+                    "hash support function returned NULL",
+                )),
+                other => Err(DbError::internal(format!(
+                    "hash support function returned {other:?}"
+                ))),
+            },
+        }
     })
 }
 
 /// Which of `bounds` holds `key` under a level's hashers (None: compared
 /// as the bounds compare values).
 fn holding<'b, T>(
-    bounds: impl Iterator<Item = (&'b PartitionBound, T)>,
+    mut bounds: impl Iterator<Item = (&'b PartitionBound, T)>,
     key: &[Value],
     hashers: Option<&Hashers>,
     eval: &mut KeyEval,
 ) -> Result<Option<T>, DbError> {
     let Some(h) = hashers else {
-        return Ok(bounds.into_iter().find(|(b, _)| b.contains(key)).map(|x| x.1));
+        return Ok(bounds.find(|(b, _)| b.contains(key)).map(|x| x.1));
     };
     let Some(hash) = key_hash(key, h, eval)? else {
         return Ok(None);
     };
-    Ok(bounds
-        .into_iter()
-        .find(|(b, _)| b.holds_hash(hash))
-        .map(|x| x.1))
+    Ok(bounds.find(|(b, _)| b.holds_hash(hash)).map(|x| x.1))
 }
 
 /// The key of partitioned table `owner` over the row of table `t` (the
