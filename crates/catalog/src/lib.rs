@@ -55,7 +55,8 @@
 //! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
 //! beside the namespaces and change the same way, and so are enum types
 //! ([`enum_type`]), which are also mirrored into the value layer's
-//! registry (`nestor_types::enums`).
+//! registry (`nestor_types::enums`); user casts ([`cast`]) and operator
+//! classes and families ([`opclass`]) are kept there too, by OID.
 //!
 //! Schemas other than `public` ([`SchemaDef`], PostgreSQL's pg_namespace
 //! rows) each hold a [`Namespace`] of their own, keyed by OID. Objects in
