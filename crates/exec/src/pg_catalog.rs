@@ -3424,6 +3424,13 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
     if f == CatalogFn::QuoteNullable {
         return Ok(text(args[0].as_str().map_or("NULL".into(), quote_literal)));
     }
+    if matches!(
+        f,
+        CatalogFn::SatisfiesHashPartition | CatalogFn::SatisfiesHashPartitionVariadic
+    ) {
+        // Not strict: NULL keys hash to nothing, NULL bounds answer false.
+        return crate::hash_partition::call(f, args, ev);
+    }
     let strict = !matches!(f, CatalogFn::IndexDef | CatalogFn::CurrentSchemas);
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -3475,6 +3482,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::PartKeyDef => partkey_def(c, int(&args[0]) as u32).map_or(Value::Null, text),
+        CatalogFn::SatisfiesHashPartition | CatalogFn::SatisfiesHashPartitionVariadic => {
+            unreachable!("called above")
+        }
         CatalogFn::PartitionRoot => {
             // NULL for a table neither partitioned nor a partition.
             let mut cur = c.table_by_oid(RelId(int(&args[0]) as u32));

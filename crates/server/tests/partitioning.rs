@@ -433,10 +433,7 @@ fn operator_class_keys_survive_restart_and_crash() {
             ),
             "c4|c4"
         );
-        assert_eq!(
-            ok(s, "select opfname from pg_opfamily order by 1"),
-            "c4\nf"
-        );
+        assert_eq!(ok(s, "select opfname from pg_opfamily order by 1"), "c4\nf");
         let mut c = session(s);
         let (code, _, _) = fails(&mut c, "insert into h0 values (11)");
         assert_eq!(code, "23514", "the class hashes the key");

@@ -99,6 +99,22 @@ insert into mchash values (1, 'ab', null), (2, 'abc', null), (3, null, null), (n
 select tableoid::regclass, * from mchash order by 2, 3;
 \d+ mchash
 
+-- satisfies_hash_partition hashes as routing does
+select satisfies_hash_partition('hash_parted'::regclass, 4, 0, 12),
+       satisfies_hash_partition('hash_parted'::regclass, 4, 3, 11),
+       satisfies_hash_partition('hash_parted'::regclass, 4, 1, 11);
+select satisfies_hash_partition('mchash'::regclass, 2, 1, 1, 'ab'::text, null::int),
+       satisfies_hash_partition('mchash'::regclass, 2, 0, 4, 'abcd'::text, 1);
+select satisfies_hash_partition('mchash'::regclass, 2, 1, 1, 'ab'::text);
+select satisfies_hash_partition('mchash'::regclass, 2, 1, 1, 2, 3);
+select satisfies_hash_partition('mchash'::regclass, 2, 1, variadic array[1, 2, 3]);
+select satisfies_hash_partition('hash_parted'::regclass, 4, 0, variadic array[12]);
+select satisfies_hash_partition('hash_parted'::regclass, null, 0, 12);
+select satisfies_hash_partition('hash_parted'::regclass, 4, 4, 12);
+select satisfies_hash_partition('hpart0'::regclass, 4, 0, 12);
+select count(*) from hash_parted
+ where satisfies_hash_partition('hash_parted'::regclass, 4, a % 4, a);
+
 -- a text class on varchar; a class of another type; a hash class in a list key
 create table vchash (v varchar(10)) partition by hash (v part_test_text_ops);
 create table vchash0 partition of vchash for values with (modulus 3, remainder 0);

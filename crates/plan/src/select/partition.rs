@@ -159,7 +159,11 @@ fn hasher(
 /// NULLs skipped, each other value hashed by its element's hasher (a
 /// user function, evaluated over the one-value row) or the built-in
 /// hash; None when a value's type cannot be hashed.
-fn key_hash(key: &[Value], hashers: &Hashers, eval: &mut KeyEval) -> Result<Option<u64>, DbError> {
+pub fn key_hash(
+    key: &[Value],
+    hashers: &Hashers,
+    eval: &mut KeyEval,
+) -> Result<Option<u64>, DbError> {
     nestor_catalog::partition::row_hash_by(key, |i, v| {
         match hashers.get(i).and_then(Option::as_ref) {
             None => Ok(nestor_catalog::partition::hash_value(v)),
