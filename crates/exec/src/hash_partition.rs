@@ -17,8 +17,9 @@ use nestor_plan::select::partition::{bind_hashers, key_hash};
 use nestor_types::datatype::DataType;
 use nestor_types::Value;
 
-use crate::context::Ev;
-use crate::executor::eval::Eval;
+use nestor_plan::ir::Expr;
+
+use crate::context::{Ev, Outcome};
 
 fn invalid(msg: String) -> DbError {
     DbError::new(SqlState::InvalidParameterValue, msg)
@@ -46,6 +47,27 @@ fn accepts(arg: i64, key: DataType) -> bool {
         return false;
     };
     arg.oid() == key.oid() || (arg.is_string() && key.is_string() && key != DataType::Name)
+}
+
+/// A hasher (`select::partition::Hashers`: the support function called
+/// with the value and the seed) over a one-value row, through the
+/// routines table (this module sits below the executor).
+fn call_hasher(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
+    let Expr::UserFunc(f, args) = e else {
+        return Err(DbError::internal("hash support function is not a call"));
+    };
+    let vals = args
+        .iter()
+        .map(|a| match a {
+            Expr::Col(i) => row.get(*i).cloned().unwrap_or(Value::Null),
+            Expr::Const(v) => v.clone(),
+            _ => Value::Null,
+        })
+        .collect();
+    match (crate::ROUTINES.call)(&f.0, vals, ev.ctx)? {
+        Outcome::Value(v) => Ok(v),
+        Outcome::Rows(_) => Err(DbError::internal("hash support function returned rows")),
+    }
 }
 
 /// The function (`f` one of the two SatisfiesHashPartition forms).
@@ -134,7 +156,7 @@ pub(crate) fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, D
         args[3..3 + k].to_vec()
     };
     let hashers = bind_hashers(ev.ctx.catalog, &table)?.unwrap_or_default();
-    let hash = key_hash(&values, &hashers, &mut |e, row| e.eval(row, ev))?;
+    let hash = key_hash(&values, &hashers, &mut |e, row| call_hasher(e, row, ev))?;
     Ok(Value::Bool(
         hash.is_some_and(|h| h % modulus as u64 == remainder as u64),
     ))
