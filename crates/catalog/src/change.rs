@@ -84,6 +84,14 @@ pub enum Change {
     PutCast(Arc<crate::cast::CastDef>),
     /// Drop the cast of (source, target) type OIDs.
     DropCast((u32, u32)),
+    /// Create or replace (by OID) an operator family.
+    PutOpFamily(Arc<crate::opclass::OpFamilyDef>),
+    /// Drop the operator family with this OID.
+    DropOpFamily(u32),
+    /// Create or replace (by OID) an operator class.
+    PutOpClass(Arc<crate::opclass::OpClassDef>),
+    /// Drop the operator class with this OID.
+    DropOpClass(u32),
     /// Create, rename or change the owner of (by OID) a schema.
     PutSchema(Arc<crate::SchemaDef>),
     /// Drop the schema with this OID (its objects were dropped before).
@@ -189,6 +197,16 @@ pub(crate) enum Undo {
         /// The cast of that key before the change (None: there was none).
         prev: Option<Arc<crate::cast::CastDef>>,
     },
+    OpFamily {
+        oid: u32,
+        /// The family of that OID before the change (None: there was none).
+        prev: Option<Arc<crate::opclass::OpFamilyDef>>,
+    },
+    OpClass {
+        oid: u32,
+        /// The class of that OID before the change (None: there was none).
+        prev: Option<Arc<crate::opclass::OpClassDef>>,
+    },
     Schema {
         oid: u32,
         /// Its definition before the change (None: it did not exist).
@@ -231,6 +249,8 @@ impl std::fmt::Debug for Undo {
                 put.as_deref().or(prev.as_ref().map(|p| p.name.as_str()))
             ),
             Undo::Cast { key, .. } => write!(f, "cast {key:?}"),
+            Undo::OpFamily { oid, .. } => write!(f, "operator family {oid}"),
+            Undo::OpClass { oid, .. } => write!(f, "operator class {oid}"),
             Undo::Role { put, prev } => write!(
                 f,
                 "role {:?}",
@@ -277,6 +297,10 @@ impl Change {
                 source: *source,
                 target: *target,
             },
+            Change::PutOpFamily(d) => CatalogRecord::PutOpFamily((**d).clone()),
+            Change::DropOpFamily(oid) => CatalogRecord::DropOpFamily { oid: *oid },
+            Change::PutOpClass(d) => CatalogRecord::PutOpClass((**d).clone()),
+            Change::DropOpClass(oid) => CatalogRecord::DropOpClass { oid: *oid },
             Change::PutSchema(d) => CatalogRecord::PutSchema((**d).clone()),
             Change::DropSchema(oid) => CatalogRecord::DropSchema { oid: RelId(*oid) },
             Change::SetAcl { key, acl } => CatalogRecord::SetAcl {
@@ -340,6 +364,24 @@ impl Change {
             Change::DropCast(key) => {
                 let prev = state.casts.remove(&key);
                 return Undo::Cast { key, prev };
+            }
+            Change::PutOpFamily(def) => {
+                let oid = def.oid;
+                let prev = state.opfamilies.insert(oid, def);
+                return Undo::OpFamily { oid, prev };
+            }
+            Change::DropOpFamily(oid) => {
+                let prev = state.opfamilies.remove(&oid);
+                return Undo::OpFamily { oid, prev };
+            }
+            Change::PutOpClass(def) => {
+                let oid = def.oid;
+                let prev = state.opclasses.insert(oid, def);
+                return Undo::OpClass { oid, prev };
+            }
+            Change::DropOpClass(oid) => {
+                let prev = state.opclasses.remove(&oid);
+                return Undo::OpClass { oid, prev };
             }
             Change::PutSchema(def) => {
                 let oid = def.oid.0;
@@ -457,6 +499,10 @@ impl Change {
             | Change::DropComposite(_)
             | Change::PutCast(_)
             | Change::DropCast(_)
+            | Change::PutOpFamily(_)
+            | Change::DropOpFamily(_)
+            | Change::PutOpClass(_)
+            | Change::DropOpClass(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -564,6 +610,24 @@ impl DdlUndo for CatalogUndo {
                 self.version.fetch_add(1, Ordering::AcqRel);
                 return;
             }
+            if let Undo::OpFamily { oid, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.opfamilies.insert(*oid, p.clone()),
+                    None => state.opfamilies.remove(oid),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::OpClass { oid, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.opclasses.insert(*oid, p.clone()),
+                    None => state.opclasses.remove(oid),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
             if let Undo::Role { put, prev } = &self.undo {
                 if let Some(name) = put {
                     state.roles.remove(name);
@@ -641,6 +705,8 @@ impl DdlUndo for CatalogUndo {
                 | Undo::Domain { .. }
                 | Undo::Composite { .. }
                 | Undo::Cast { .. }
+                | Undo::OpFamily { .. }
+                | Undo::OpClass { .. }
                 | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }

@@ -55,7 +55,8 @@
 //! Roles ([`role`]) and the owners and ACLs of objects ([`acl`]) are kept
 //! beside the namespaces and change the same way, and so are enum types
 //! ([`enum_type`]), which are also mirrored into the value layer's
-//! registry (`nestor_types::enums`).
+//! registry (`nestor_types::enums`); user casts ([`cast`]) and operator
+//! classes and families ([`opclass`]) are kept there too, by OID.
 //!
 //! Schemas other than `public` ([`SchemaDef`], PostgreSQL's pg_namespace
 //! rows) each hold a [`Namespace`] of their own, keyed by OID. Objects in
@@ -105,6 +106,7 @@ pub mod domain;
 pub mod enum_type;
 pub mod function;
 pub mod gate;
+pub mod opclass;
 pub mod partition;
 pub mod record;
 pub mod role;
@@ -241,6 +243,9 @@ pub(crate) struct State {
     pub composites: BTreeMap<String, Arc<CompositeDef>>,
     /// User casts by (source, target) type OID (see [`cast`]).
     pub casts: BTreeMap<(u32, u32), Arc<cast::CastDef>>,
+    /// User operator families and classes by OID (see [`opclass`]).
+    pub opfamilies: BTreeMap<u32, Arc<opclass::OpFamilyDef>>,
+    pub opclasses: BTreeMap<u32, Arc<opclass::OpClassDef>>,
     /// Some table has (or had) parents: until then no scan looks for
     /// children (sticky, so it never has to be recomputed on undo).
     pub inheritance: bool,
@@ -752,6 +757,47 @@ impl Catalog {
     /// Every user cast, by (source, target).
     pub fn casts(&self) -> Vec<Arc<cast::CastDef>> {
         self.state.read().casts.values().cloned().collect()
+    }
+
+    /// Every user operator family, by OID.
+    pub fn opfamilies(&self) -> Vec<Arc<opclass::OpFamilyDef>> {
+        self.state.read().opfamilies.values().cloned().collect()
+    }
+
+    /// Every user operator class, by OID.
+    pub fn opclasses(&self) -> Vec<Arc<opclass::OpClassDef>> {
+        self.state.read().opclasses.values().cloned().collect()
+    }
+
+    /// The user operator class with OID `oid`.
+    pub fn opclass_by_oid(&self, oid: u32) -> Option<Arc<opclass::OpClassDef>> {
+        self.state.read().opclasses.get(&oid).cloned()
+    }
+
+    /// The user operator class `name` of access method `am`.
+    pub fn opclass(
+        &self,
+        am: opclass::AccessMethod,
+        name: &str,
+    ) -> Option<Arc<opclass::OpClassDef>> {
+        let st = self.state.read();
+        st.opclasses
+            .values()
+            .find(|c| c.am == am && c.name == name)
+            .cloned()
+    }
+
+    /// The user operator family `name` of access method `am`.
+    pub fn opfamily(
+        &self,
+        am: opclass::AccessMethod,
+        name: &str,
+    ) -> Option<Arc<opclass::OpFamilyDef>> {
+        let st = self.state.read();
+        st.opfamilies
+            .values()
+            .find(|f| f.am == am && f.name == name)
+            .cloned()
     }
 
     /// The role named `name`.
@@ -1591,6 +1637,10 @@ impl Catalog {
             | Change::DropComposite(_)
             | Change::PutCast(_)
             | Change::DropCast(_)
+            | Change::PutOpFamily(_)
+            | Change::DropOpFamily(_)
+            | Change::PutOpClass(_)
+            | Change::DropOpClass(_)
             | Change::PutSchema(_)
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
@@ -1893,6 +1943,34 @@ impl Catalog {
                     .remove(&(source, target))
                     .ok_or_else(|| format!("DropCast of unknown cast {source} -> {target}"))?;
             }
+            CatalogRecord::PutOpFamily(f) => {
+                self.ensure_next_oid(f.oid + 1);
+                self.state.write().opfamilies.insert(f.oid, Arc::new(f));
+            }
+            CatalogRecord::DropOpFamily { oid } => {
+                self.state
+                    .write()
+                    .opfamilies
+                    .remove(&oid)
+                    .ok_or_else(|| format!("DropOpFamily of unknown family {oid}"))?;
+            }
+            CatalogRecord::PutOpClass(c) => {
+                let top = c
+                    .operators
+                    .iter()
+                    .map(|m| m.oid)
+                    .chain(c.procs.iter().map(|m| m.oid))
+                    .fold(c.oid, u32::max);
+                self.ensure_next_oid(top + 1);
+                self.state.write().opclasses.insert(c.oid, Arc::new(c));
+            }
+            CatalogRecord::DropOpClass { oid } => {
+                self.state
+                    .write()
+                    .opclasses
+                    .remove(&oid)
+                    .ok_or_else(|| format!("DropOpClass of unknown class {oid}"))?;
+            }
             CatalogRecord::PutRole(r) => {
                 self.ensure_next_oid(r.oid.0 + 1);
                 role::put(&mut self.cluster.shared.write().roles, Arc::new(r));
@@ -2153,6 +2231,16 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .casts
         .values()
         .map(|c| CatalogRecord::PutCast((**c).clone()));
+    // Operator families before their classes; both after the functions
+    // they name (tables name classes by OID, looked up when used).
+    let opfamilies = st
+        .opfamilies
+        .values()
+        .map(|f| CatalogRecord::PutOpFamily((**f).clone()));
+    let opclasses = st
+        .opclasses
+        .values()
+        .map(|c| CatalogRecord::PutOpClass((**c).clone()));
     let mut all: Vec<CatalogRecord> = roles
         .chain(enums)
         .chain(domains)
@@ -2166,6 +2254,8 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .chain(functions)
         .chain(views)
         .chain(casts)
+        .chain(opfamilies)
+        .chain(opclasses)
         .collect();
     // COMMENT ON's (kept in public, keyed by OID).
     all.extend(

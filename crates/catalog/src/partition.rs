@@ -28,8 +28,13 @@
 //! PostgreSQL's own hash functions ([`nestor_types::hash_fns`], lookup3) with
 //! its partition seed, so a row lands in the same partition as on
 //! PostgreSQL; only integer, text-like and boolean keys can be hashed.
-//! Left out: key expressions (only columns), operator classes and
-//! collations other than the default.
+//! A hash key element may name a user operator class
+//! ([`PartitionKey::opclasses`], [`crate::opclass`]): its values are
+//! hashed by the class's support function, which only the executor can
+//! call, so such keys are hashed through [`row_hash_by`] (routing and
+//! partition constraints in `nestor_plan::select::partition`), never by
+//! [`PartitionBound::contains`]. Left out: user btree operator classes
+//! and collations other than the bytewise ones.
 
 use std::cmp::Ordering;
 
@@ -102,16 +107,22 @@ pub struct PartitionKey {
     pub strategy: PartStrategy,
     pub parts: Vec<KeyPart>,
     pub collations: Vec<Option<String>>,
+    /// Per element, the user operator class named (its OID; None: the
+    /// type's default class). Only hash keys take one
+    /// ([`crate::opclass`]).
+    pub opclasses: Vec<Option<u32>>,
 }
 
 impl PartitionKey {
     /// A key of plain columns with their default collations.
     pub fn of_columns(strategy: PartStrategy, columns: Vec<usize>) -> PartitionKey {
         let collations = vec![None; columns.len()];
+        let opclasses = vec![None; columns.len()];
         PartitionKey {
             strategy,
             parts: columns.into_iter().map(KeyPart::Column).collect(),
             collations,
+            opclasses,
         }
     }
 
@@ -119,6 +130,11 @@ impl PartitionKey {
     /// are then read straight from the row).
     pub fn is_plain(&self) -> bool {
         self.parts.iter().all(|p| matches!(p, KeyPart::Column(_)))
+    }
+
+    /// Whether some element names a user operator class.
+    pub fn has_user_opclass(&self) -> bool {
+        self.opclasses.iter().any(Option::is_some)
     }
 
     /// Whether column `c` is a key column or read by a key expression.
@@ -227,7 +243,7 @@ const HASH_PARTITION_SEED: u64 = 0x7A5B_2236_7996_DCFD;
 /// The extended hash of one key value as PostgreSQL's default hash
 /// operator class computes it ([`nestor_types::hash_fns`]); None for a
 /// type Nestor cannot hash alike.
-fn hash_value(v: &Value) -> Option<u64> {
+pub fn hash_value(v: &Value) -> Option<u64> {
     nestor_types::hash_fns::hash_value_extended(v, v.data_type(), HASH_PARTITION_SEED)
 }
 
@@ -249,6 +265,25 @@ pub fn row_hash(key: &[Value]) -> Option<u64> {
         }
     }
     Some(h)
+}
+
+/// The row hash of a key with each non-NULL value hashed by `hash`
+/// (given its element's position): compute_partition_hash_value with
+/// the operator classes' functions; None if some value cannot be hashed.
+pub fn row_hash_by<E>(
+    key: &[Value],
+    mut hash: impl FnMut(usize, &Value) -> Result<Option<u64>, E>,
+) -> Result<Option<u64>, E> {
+    let mut h = 0u64;
+    for (i, v) in key.iter().enumerate() {
+        if !v.is_null() {
+            match hash(i, v)? {
+                Some(x) => h = hash_combine64(h, x),
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(h))
 }
 
 /// Whether a key type can be hashed as PostgreSQL does.
@@ -296,9 +331,18 @@ impl PartitionBound {
                 cmp_key_bound(key, from) != Ordering::Less
                     && cmp_key_bound(key, to) == Ordering::Less
             }
+            PartitionBound::Hash { .. } => row_hash(key).is_some_and(|h| self.holds_hash(h)),
+        }
+    }
+
+    /// Whether a hash bound holds a key of row hash `h` (false for any
+    /// other bound).
+    pub fn holds_hash(&self, h: u64) -> bool {
+        match self {
             PartitionBound::Hash { modulus, remainder } => {
-                row_hash(key).is_some_and(|h| h % u64::from(*modulus) == u64::from(*remainder))
+                h % u64::from(*modulus) == u64::from(*remainder)
             }
+            _ => false,
         }
     }
 
@@ -456,6 +500,33 @@ mod tests {
         assert_eq!(text(""), 2);
         // NULL keys hash to 0.
         assert_eq!(row_hash(&[Value::Null]), Some(0));
+    }
+
+    #[test]
+    fn hashes_by_an_operator_class_function() {
+        // insert.sql's part_test_int4_ops hashes a value as value + seed:
+        // PostgreSQL puts 12 and 16 in remainder 0 of 4, 11 in 3.
+        let seed = 0x7A5B_2236_7996_DCFD_u64;
+        let by_class = |key: &[Value]| {
+            row_hash_by(key, |_, v| match v {
+                Value::Int4(i) => Ok::<_, ()>(Some((i64::from(*i) as u64).wrapping_add(seed))),
+                _ => Ok(hash_value(v)),
+            })
+            .unwrap()
+            .unwrap()
+        };
+        let hash4 = PartitionBound::Hash {
+            modulus: 4,
+            remainder: 0,
+        };
+        assert!(hash4.holds_hash(by_class(&[Value::Int4(12)])));
+        assert!(hash4.holds_hash(by_class(&[Value::Int4(16)])));
+        assert_eq!(by_class(&[Value::Int4(11)]) % 4, 3);
+        // NULLs are skipped; a value without a hash makes none.
+        assert_eq!(by_class(&[Value::Null, Value::Null]), 0);
+        let none = row_hash_by(&[Value::Int4(1)], |_, _| Ok::<_, ()>(None));
+        assert_eq!(none, Ok(None));
+        assert!(!PartitionBound::Default.holds_hash(0));
     }
 
     #[test]

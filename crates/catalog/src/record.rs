@@ -75,6 +75,14 @@
 //!                                (context 'i' 'a' 'e', method 'f' 'i' 'b'
 //!                                as in pg_cast; func and name for 'f')
 //!            | 0x45 DropCast     source:u32 target:u32
+//!            | 0x50 PutOpFamily  oid:u32 name am:u32 owner:u32
+//!            | 0x51 DropOpFamily oid:u32
+//!            | 0x52 PutOpClass   oid:u32 name am:u32 family:u32 intype:u32
+//!                                default:u8 owner:u32
+//!                                nops:u32 (oid:u32 number:i16 opr:u32 left:u32 right:u32)*
+//!                                nprocs:u32 (oid:u32 number:i16 func:u32 name left:u32 right:u32)*
+//!                                (am: pg_am.oid, 403 btree or 405 hash)
+//!            | 0x53 DropOpClass  oid:u32
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -83,9 +91,12 @@
 //!  rule     := oid:u32 name event:u8 (pg_rewrite.ev_type) instead:u8 qual?
 //!              nactions:u32 name*   (condition and actions: SQL text)
 //!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*   (columns only)
-//!            | strategy:u8 ('R' 'L' 'H') n:u32 (keypart collation:name?)*
+//!            | strategy:u8 ('R' 'L' 'H') n:u32 (keypart collation:name? [opclass:u32])*
 //!  keypart  := 0x00 col:u32 | 0x01 expr:name typoid:u32 typmod:i32 ncols:u32 col:u32*
 //!              (a key expression: SQL text, its type, the columns it reads)
+//!            | 0x02 col:u32 | 0x03 expr...  (the same, naming a user operator
+//!              class: its OID follows the collation; records before
+//!              operator classes had only 0x00 and 0x01)
 //!  partbound:= 0x00 (DEFAULT) | 0x01 nvals:u32 value* (IN)
 //!            | 0x02 n:u32 rdatum* n:u32 rdatum* (FROM .. TO)
 //!            | 0x03 modulus:u32 remainder:u32 (WITH)
@@ -132,6 +143,7 @@ use crate::defs::{
     TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
 };
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
+use crate::opclass::{AccessMethod, OpClassDef, OpFamilyDef, OpMember, ProcMember};
 use crate::partition::{KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey, RangeDatum};
 use crate::role::{Membership, RoleDef};
 use nestor_types::cast::Coercion;
@@ -170,6 +182,11 @@ const TAG_PUT_AGGREGATE: u8 = 0x40;
 // 0x41..=0x43 left to other branches' records.
 const TAG_PUT_CAST: u8 = 0x44;
 const TAG_DROP_CAST: u8 = 0x45;
+// 0x46..=0x4F left to other branches' records.
+const TAG_PUT_OPFAMILY: u8 = 0x50;
+const TAG_DROP_OPFAMILY: u8 = 0x51;
+const TAG_PUT_OPCLASS: u8 = 0x52;
+const TAG_DROP_OPCLASS: u8 = 0x53;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -221,6 +238,16 @@ pub enum CatalogRecord {
     DropCast {
         source: u32,
         target: u32,
+    },
+    /// Install (create or replace: by OID) a user operator family.
+    PutOpFamily(OpFamilyDef),
+    DropOpFamily {
+        oid: u32,
+    },
+    /// Install (create or replace: by OID) a user operator class.
+    PutOpClass(OpClassDef),
+    DropOpClass {
+        oid: u32,
     },
     /// Owner and ACL of (class, object); None: back to the default.
     SetAcl {
@@ -506,6 +533,25 @@ impl CatalogRecord {
                 out.extend_from_slice(&source.to_le_bytes());
                 out.extend_from_slice(&target.to_le_bytes());
             }
+            CatalogRecord::PutOpFamily(f) => {
+                out.push(TAG_PUT_OPFAMILY);
+                out.extend_from_slice(&f.oid.to_le_bytes());
+                put_str(&mut out, &f.name);
+                out.extend_from_slice(&f.am.oid().to_le_bytes());
+                out.extend_from_slice(&f.owner.to_le_bytes());
+            }
+            CatalogRecord::DropOpFamily { oid } => {
+                out.push(TAG_DROP_OPFAMILY);
+                out.extend_from_slice(&oid.to_le_bytes());
+            }
+            CatalogRecord::PutOpClass(c) => {
+                out.push(TAG_PUT_OPCLASS);
+                put_opclass(&mut out, c);
+            }
+            CatalogRecord::DropOpClass { oid } => {
+                out.push(TAG_DROP_OPCLASS);
+                out.extend_from_slice(&oid.to_le_bytes());
+            }
             CatalogRecord::DropComposite { name } => {
                 out.push(TAG_DROP_COMPOSITE);
                 put_str(&mut out, name);
@@ -757,6 +803,15 @@ impl CatalogRecord {
                 name: get_str(&mut r)?,
             },
             TAG_PUT_CAST => CatalogRecord::PutCast(get_cast(&mut r)?),
+            TAG_PUT_OPFAMILY => CatalogRecord::PutOpFamily(OpFamilyDef {
+                oid: r.u32()?,
+                name: get_str(&mut r)?,
+                am: get_am(&mut r)?,
+                owner: r.u32()?,
+            }),
+            TAG_DROP_OPFAMILY => CatalogRecord::DropOpFamily { oid: r.u32()? },
+            TAG_PUT_OPCLASS => CatalogRecord::PutOpClass(get_opclass(&mut r)?),
+            TAG_DROP_OPCLASS => CatalogRecord::DropOpClass { oid: r.u32()? },
             TAG_DROP_CAST => CatalogRecord::DropCast {
                 source: r.u32()?,
                 target: r.u32()?,
@@ -1261,7 +1316,9 @@ fn put_partition_key(out: &mut Vec<u8>, k: Option<&PartitionKey>) {
         return;
     };
     out.push(1);
-    let plain = k.is_plain() && k.collations.iter().all(Option::is_none);
+    let plain = k.is_plain()
+        && k.collations.iter().all(Option::is_none)
+        && k.opclasses.iter().all(Option::is_none);
     if plain {
         // The first form: columns only.
         out.push(k.strategy.letter() as u8);
@@ -1275,14 +1332,17 @@ fn put_partition_key(out: &mut Vec<u8>, k: Option<&PartitionKey>) {
     }
     out.push(k.strategy.letter().to_ascii_uppercase() as u8);
     put_u32(out, k.parts.len());
-    for (p, coll) in k.parts.iter().zip(&k.collations) {
+    for (i, (p, coll)) in k.parts.iter().zip(&k.collations).enumerate() {
+        let opclass = k.opclasses.get(i).copied().flatten();
+        // Tags 2 and 3: the element names a user operator class.
+        let tag = if opclass.is_some() { 2 } else { 0 };
         match p {
             KeyPart::Column(c) => {
-                out.push(0);
+                out.push(tag);
                 put_u32(out, *c);
             }
             KeyPart::Expr(e) => {
-                out.push(1);
+                out.push(tag + 1);
                 put_str(out, &e.sql);
                 put_type(out, e.ty);
                 put_u32(out, e.columns.len());
@@ -1292,6 +1352,9 @@ fn put_partition_key(out: &mut Vec<u8>, k: Option<&PartitionKey>) {
             }
         }
         put_opt_str(out, coll.as_deref());
+        if let Some(oc) = opclass {
+            out.extend_from_slice(&oc.to_le_bytes());
+        }
     }
 }
 
@@ -1307,22 +1370,33 @@ fn get_partition_key(r: &mut Reader<'_>) -> Result<Option<PartitionKey>, String>
     }
     let strategy = PartStrategy::from_letter(s.to_ascii_lowercase()).ok_or_else(bad)?;
     let elems = get_list(r, |r| {
-        let part = match r.u8()? {
-            0 => KeyPart::Column(r.u32()? as usize),
-            1 => KeyPart::Expr(KeyExpr {
+        let tag = r.u8()?;
+        let part = match tag & !2 {
+            0 if tag <= 3 => KeyPart::Column(r.u32()? as usize),
+            1 if tag <= 3 => KeyPart::Expr(KeyExpr {
                 sql: get_str(r)?,
                 ty: get_type(r, "partition key expression")?,
                 columns: get_list(r, |r| Ok(r.u32()? as usize))?,
             }),
-            t => return Err(format!("bad partition key element {t}")),
+            _ => return Err(format!("bad partition key element {tag}")),
         };
-        Ok((part, get_opt_str(r)?))
+        let coll = get_opt_str(r)?;
+        let opclass = if tag & 2 != 0 { Some(r.u32()?) } else { None };
+        Ok((part, coll, opclass))
     })?;
-    let (parts, collations) = elems.into_iter().unzip();
+    let mut parts = Vec::with_capacity(elems.len());
+    let mut collations = Vec::with_capacity(elems.len());
+    let mut opclasses = Vec::with_capacity(elems.len());
+    for (p, c, o) in elems {
+        parts.push(p);
+        collations.push(c);
+        opclasses.push(o);
+    }
     Ok(Some(PartitionKey {
         strategy,
         parts,
         collations,
+        opclasses,
     }))
 }
 
@@ -1892,6 +1966,73 @@ fn get_cast(r: &mut Reader<'_>) -> Result<CastDef, String> {
     })
 }
 
+fn get_am(r: &mut Reader<'_>) -> Result<AccessMethod, String> {
+    let oid = r.u32()?;
+    AccessMethod::from_oid(oid).ok_or_else(|| format!("bad access method {oid}"))
+}
+
+fn put_opclass(out: &mut Vec<u8>, c: &OpClassDef) {
+    out.extend_from_slice(&c.oid.to_le_bytes());
+    put_str(out, &c.name);
+    for n in [c.am.oid(), c.family, c.intype] {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.push(u8::from(c.default));
+    out.extend_from_slice(&c.owner.to_le_bytes());
+    put_u32(out, c.operators.len());
+    for m in &c.operators {
+        out.extend_from_slice(&m.oid.to_le_bytes());
+        out.extend_from_slice(&m.number.to_le_bytes());
+        for n in [m.opr, m.left, m.right] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+    put_u32(out, c.procs.len());
+    for m in &c.procs {
+        out.extend_from_slice(&m.oid.to_le_bytes());
+        out.extend_from_slice(&m.number.to_le_bytes());
+        out.extend_from_slice(&m.func.to_le_bytes());
+        put_str(out, &m.name);
+        out.extend_from_slice(&m.left.to_le_bytes());
+        out.extend_from_slice(&m.right.to_le_bytes());
+    }
+}
+
+fn get_i16(r: &mut Reader<'_>) -> Result<i16, String> {
+    Ok(r.u16()? as i16)
+}
+
+fn get_opclass(r: &mut Reader<'_>) -> Result<OpClassDef, String> {
+    Ok(OpClassDef {
+        oid: r.u32()?,
+        name: get_str(r)?,
+        am: get_am(r)?,
+        family: r.u32()?,
+        intype: r.u32()?,
+        default: get_bool(r)?,
+        owner: r.u32()?,
+        operators: get_list(r, |r| {
+            Ok(OpMember {
+                oid: r.u32()?,
+                number: get_i16(r)?,
+                opr: r.u32()?,
+                left: r.u32()?,
+                right: r.u32()?,
+            })
+        })?,
+        procs: get_list(r, |r| {
+            Ok(ProcMember {
+                oid: r.u32()?,
+                number: get_i16(r)?,
+                func: r.u32()?,
+                name: get_str(r)?,
+                left: r.u32()?,
+                right: r.u32()?,
+            })
+        })?,
+    })
+}
+
 fn get_composite(r: &mut Reader<'_>) -> Result<CompositeDef, String> {
     let oid = r.u32()?;
     let array_oid = r.u32()?;
@@ -2144,7 +2285,54 @@ mod tests {
                     }),
                 ],
                 collations: vec![Some("C".into()), None],
+                opclasses: vec![None, None],
             }),
+            keyed(PartitionKey {
+                strategy: PartStrategy::Hash,
+                parts: vec![
+                    KeyPart::Column(0),
+                    KeyPart::Expr(KeyExpr {
+                        sql: "lower(name)".into(),
+                        ty: DataType::Text,
+                        columns: vec![1],
+                    }),
+                    KeyPart::Column(1),
+                ],
+                collations: vec![None, None, Some("C".into())],
+                opclasses: vec![Some(16410), Some(16411), None],
+            }),
+            CatalogRecord::PutOpFamily(OpFamilyDef {
+                oid: 16409,
+                name: "fam".into(),
+                am: AccessMethod::Hash,
+                owner: 10,
+            }),
+            CatalogRecord::PutOpClass(OpClassDef {
+                oid: 16410,
+                name: "my_int4_ops".into(),
+                am: AccessMethod::Hash,
+                family: 16409,
+                intype: 23,
+                default: false,
+                owner: 10,
+                operators: vec![OpMember {
+                    oid: 16412,
+                    number: 1,
+                    opr: 96,
+                    left: 23,
+                    right: 23,
+                }],
+                procs: vec![ProcMember {
+                    oid: 16413,
+                    number: 2,
+                    func: 16408,
+                    name: "h".into(),
+                    left: 23,
+                    right: 23,
+                }],
+            }),
+            CatalogRecord::DropOpClass { oid: 16410 },
+            CatalogRecord::DropOpFamily { oid: 16409 },
             CatalogRecord::DropTable { name: "t".into() },
             CatalogRecord::RenameTable {
                 from: "t".into(),

@@ -33,6 +33,7 @@ mod ddl;
 pub mod executor;
 mod foreign_keys;
 pub mod functions;
+mod hash_partition;
 mod merge;
 mod modify;
 pub mod notify;

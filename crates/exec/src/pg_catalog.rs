@@ -474,7 +474,14 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                 .done()
         })
         .collect(),
-        Rel::Opclass => opclass_rows(),
+        Rel::Opclass => {
+            let mut rows = opclass_rows();
+            rows.extend(user_opclass_rows(c));
+            rows
+        }
+        Rel::Opfamily => opfamily_rows(c),
+        Rel::Amop => amop_rows(c),
+        Rel::Amproc => amproc_rows(c),
         Rel::Indexes => c
             .tables()
             .iter()
@@ -579,9 +586,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::Seclabel
         | Rel::Shseclabel
         | Rel::Subscription
-        | Rel::Opfamily
-        | Rel::Amop
-        | Rel::Amproc
         | Rel::PreparedXacts
         | Rel::Seclabels
         // GRANT ... ON PARAMETER is not supported: no parameter has an ACL.
@@ -790,13 +794,21 @@ fn partkey_def(c: &Catalog, table: u32) -> Option<String> {
         .parts
         .iter()
         .zip(&k.collations)
-        .map(|(p, coll)| {
+        .enumerate()
+        .map(|(i, (p, coll))| {
             let mut s = match p {
                 KeyPart::Column(i) => quote_ident(&t.columns[*i].name),
                 KeyPart::Expr(e) => nestor_plan::select::partition::keydef_expr_text(&e.sql),
             };
             if let Some(coll) = coll {
                 s.push_str(&format!(" COLLATE {}", quote_ident(coll)));
+            }
+            // A class other than the type's default follows (get_opclass_name).
+            let class = k.opclasses.get(i).copied().flatten();
+            if let Some(class) = class.and_then(|o| c.opclass_by_oid(o)) {
+                if !class.default {
+                    s.push_str(&format!(" {}", quote_ident(&class.name)));
+                }
             }
             s
         })
@@ -1086,7 +1098,10 @@ fn partitioned_rows(c: &Catalog) -> Rows {
                         "partclass",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| i64::from(opclass_of(*t))),
+                            types.iter().enumerate().map(|(i, t)| {
+                                let user = k.opclasses.get(i).copied().flatten();
+                                i64::from(user.unwrap_or_else(|| opclass_of(*t)))
+                            }),
                         ),
                     )
                     .set(
@@ -2163,6 +2178,91 @@ fn opclass_rows() -> Rows {
                 .set("opcdefault", Value::Bool(true))
                 .done(),
         );
+    }
+    out
+}
+
+/// pg_opclass rows of the user's operator classes.
+fn user_opclass_rows(c: &Catalog) -> Rows {
+    c.opclasses()
+        .iter()
+        .map(|k| {
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(k.oid))
+                .set("opcmethod", oid(k.am.oid()))
+                .set("opcname", text(&k.name))
+                .set("opcnamespace", oid(PUBLIC_NAMESPACE_OID))
+                .set("opcowner", oid(k.owner))
+                .set("opcfamily", oid(k.family))
+                .set("opcintype", oid(k.intype))
+                .set("opcdefault", Value::Bool(k.default))
+                .set("opckeytype", oid(0))
+                .done()
+        })
+        .collect()
+}
+
+/// pg_opfamily: the user's operator families (the built-in ones have
+/// no rows yet).
+fn opfamily_rows(c: &Catalog) -> Rows {
+    c.opfamilies()
+        .iter()
+        .map(|f| {
+            RowB::new(Rel::Opfamily)
+                .set("oid", oid(f.oid))
+                .set("opfmethod", oid(f.am.oid()))
+                .set("opfname", text(&f.name))
+                .set("opfnamespace", oid(PUBLIC_NAMESPACE_OID))
+                .set("opfowner", oid(f.owner))
+                .done()
+        })
+        .collect()
+}
+
+/// pg_amop: the operators of the user's operator classes.
+fn amop_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for k in c.opclasses() {
+        for m in &k.operators {
+            out.push(
+                RowB::new(Rel::Amop)
+                    .set("oid", oid(m.oid))
+                    .set("amopfamily", oid(k.family))
+                    .set("amoplefttype", oid(m.left))
+                    .set("amoprighttype", oid(m.right))
+                    .set("amopstrategy", Value::Int2(m.number))
+                    .set("amoppurpose", text("s"))
+                    .set("amopopr", oid(m.opr))
+                    .set("amopmethod", oid(k.am.oid()))
+                    .set("amopsortfamily", oid(0))
+                    .done(),
+            );
+        }
+    }
+    out
+}
+
+/// pg_amproc: the support functions of the user's operator classes (a
+/// dropped function's row went with it, as in PostgreSQL).
+fn amproc_rows(c: &Catalog) -> Rows {
+    let mut out = Vec::new();
+    for k in c.opclasses() {
+        for m in &k.procs {
+            let exists = c.functions(&m.name).iter().any(|f| f.oid.0 == m.func);
+            if !exists {
+                continue;
+            }
+            out.push(
+                RowB::new(Rel::Amproc)
+                    .set("oid", oid(m.oid))
+                    .set("amprocfamily", oid(k.family))
+                    .set("amproclefttype", oid(m.left))
+                    .set("amprocrighttype", oid(m.right))
+                    .set("amprocnum", Value::Int2(m.number))
+                    .set("amproc", oid(m.func))
+                    .done(),
+            );
+        }
     }
     out
 }
@@ -3324,6 +3424,13 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
     if f == CatalogFn::QuoteNullable {
         return Ok(text(args[0].as_str().map_or("NULL".into(), quote_literal)));
     }
+    if matches!(
+        f,
+        CatalogFn::SatisfiesHashPartition | CatalogFn::SatisfiesHashPartitionVariadic
+    ) {
+        // Not strict: NULL keys hash to nothing, NULL bounds answer false.
+        return crate::hash_partition::call(f, args, ev);
+    }
     let strict = !matches!(f, CatalogFn::IndexDef | CatalogFn::CurrentSchemas);
     if strict && args.iter().any(Value::is_null) {
         return Ok(Value::Null);
@@ -3375,6 +3482,9 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::PartKeyDef => partkey_def(c, int(&args[0]) as u32).map_or(Value::Null, text),
+        CatalogFn::SatisfiesHashPartition | CatalogFn::SatisfiesHashPartitionVariadic => {
+            unreachable!("called above")
+        }
         CatalogFn::PartitionRoot => {
             // NULL for a table neither partitioned nor a partition.
             let mut cur = c.table_by_oid(RelId(int(&args[0]) as u32));

@@ -684,6 +684,9 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
             NodeEnum::DefineStmt(_) => "CREATE AGGREGATE",
             NodeEnum::CreateCastStmt(_) => "CREATE CAST",
+            NodeEnum::CreateOpClassStmt(_) => "CREATE OPERATOR CLASS",
+            NodeEnum::CreateOpFamilyStmt(_) => "CREATE OPERATOR FAMILY",
+            NodeEnum::AlterOpFamilyStmt(_) => "ALTER OPERATOR FAMILY",
             NodeEnum::AlterDomainStmt(_) => "ALTER DOMAIN",
             NodeEnum::ReindexStmt(_) => "REINDEX",
             _ => "TRUNCATE TABLE",
@@ -759,6 +762,9 @@ fn run_ddl(
         }
         NodeEnum::AlterDomainStmt(st) => crate::ddl::alter_domain(ctx, st),
         NodeEnum::CreateCastStmt(st) => crate::ddl::create_cast(ctx, st),
+        NodeEnum::CreateOpClassStmt(st) => crate::ddl::create_opclass(ctx, st),
+        NodeEnum::CreateOpFamilyStmt(st) => crate::ddl::create_opfamily(ctx, st),
+        NodeEnum::AlterOpFamilyStmt(st) => crate::ddl::alter_opfamily(st),
         other => Err(DbError::unsupported(nestor_parser::ast::command_name(
             other,
         ))),

@@ -115,6 +115,8 @@ pub fn command_name(n: &NodeEnum) -> String {
         NodeEnum::CreateCastStmt(_) => "CREATE CAST",
         NodeEnum::CreateConversionStmt(_) => "CREATE CONVERSION",
         NodeEnum::CreateOpClassStmt(_) => "CREATE OPERATOR CLASS",
+        NodeEnum::CreateOpFamilyStmt(_) => "CREATE OPERATOR FAMILY",
+        NodeEnum::AlterOpFamilyStmt(_) => "ALTER OPERATOR FAMILY",
         NodeEnum::AlterDatabaseStmt(_) | NodeEnum::AlterDatabaseSetStmt(_) => "ALTER DATABASE",
         NodeEnum::AlterRoleSetStmt(_) => "ALTER ROLE",
         NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",

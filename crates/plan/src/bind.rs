@@ -37,6 +37,7 @@ use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
 pub mod domain;
+mod hash_partition;
 pub(crate) mod ordered_set;
 pub(crate) mod outer_agg;
 pub mod polymorphic;
@@ -3071,6 +3072,9 @@ impl<'e> Binder<'e> {
             if name == "format" {
                 return self.bind_format_variadic(f);
             }
+        }
+        if name == "satisfies_hash_partition" && f.args.len() >= 3 {
+            return self.bind_satisfies_hash_partition(f);
         }
         if self.srf_kind(f).is_some() {
             if self.srf_allowed {

@@ -301,6 +301,12 @@ pub enum CatalogFn {
     PartitionConstraintDef,
     /// pg_partition_root(rel): the top of its partition tree.
     PartitionRoot,
+    /// satisfies_hash_partition(parent, modulus, remainder, k key
+    /// values, then their k type OIDs: `bind/hash_partition.rs`).
+    SatisfiesHashPartition,
+    /// The same called with VARIADIC array: (parent, modulus, remainder,
+    /// array, element type OID).
+    SatisfiesHashPartitionVariadic,
     /// pg_get_triggerdef(trigger [, pretty]).
     TriggerDef,
     /// pg_get_viewdef(view [, pretty]): there are no views, NULL.

@@ -627,6 +627,15 @@ fn plan_insert_source(
         && sel.limit_count.is_none()
         && sel.with_clause.is_none();
     if simple_values {
+        if let Some(as_select) = srf_values_row(b, sel) {
+            // `VALUES (generate_series(1, 10))`: one row calling a
+            // set-returning function is a SELECT of it, as PostgreSQL's
+            // transformInsertStmt makes a single VALUES row a target list.
+            let n = Node {
+                node: Some(NodeEnum::SelectStmt(Box::new(as_select))),
+            };
+            return plan_insert_source(b, table, targets, col_locs, subs, &n);
+        }
         b.scopes.push(Scope::default());
         b.outer_refs.push(None);
         let r = plan_insert_values(b, table, targets, col_locs, subs, &sel.values_lists);
@@ -675,6 +684,45 @@ fn plan_insert_source(
     Ok(Plan::Project {
         input: Box::new(plan),
         exprs,
+    })
+}
+
+/// A single VALUES row with a set-returning function call among its
+/// items (and no DEFAULT) as the SELECT of those items.
+fn srf_values_row(b: &Binder, sel: &pb::SelectStmt) -> Option<pb::SelectStmt> {
+    let [row] = sel.values_lists.as_slice() else {
+        return None;
+    };
+    let NodeEnum::List(items) = node(row).ok()? else {
+        return None;
+    };
+    let mut srf = false;
+    for it in &items.items {
+        match it.node.as_ref()? {
+            NodeEnum::SetToDefault(_) => return None,
+            NodeEnum::FuncCall(f) => srf |= b.srf_kind(f).is_some(),
+            _ => {}
+        }
+    }
+    if !srf {
+        return None;
+    }
+    let target_list = items
+        .items
+        .iter()
+        .map(|it| {
+            Some(Node {
+                node: Some(NodeEnum::ResTarget(Box::new(pb::ResTarget {
+                    val: Some(Box::new(it.clone())),
+                    location: bind::expr_location(it.node.as_ref()?),
+                    ..Default::default()
+                }))),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(pb::SelectStmt {
+        target_list,
+        ..Default::default()
     })
 }
 

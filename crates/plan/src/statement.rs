@@ -72,6 +72,9 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterDomainStmt(_)
             | NodeEnum::DefineStmt(_)
             | NodeEnum::CreateCastStmt(_)
+            | NodeEnum::CreateOpClassStmt(_)
+            | NodeEnum::CreateOpFamilyStmt(_)
+            | NodeEnum::AlterOpFamilyStmt(_)
     )
 }
 

@@ -398,3 +398,57 @@ fn key_expressions_survive_restart_and_crash() {
     );
     assert_eq!(ok(&third, key), "RANGE (((a + 1)), lower(b) COLLATE \"C\")");
 }
+
+/// A hash key hashed by a user operator class's support function:
+/// the class, its family and the key come back from the WAL and from a
+/// checkpoint image, and rows keep landing where PostgreSQL puts them.
+#[test]
+fn operator_class_keys_survive_restart_and_crash() {
+    let mut srv = Server::start();
+    for sql in [
+        "create function h4(value int4, seed int8) returns int8 \
+         language sql strict immutable as $$ select value + seed $$",
+        "create operator class c4 for type int4 using hash as operator 1 =, function 2 h4(int4, int8)",
+        "create operator family f using btree",
+        "begin; create operator class gone for type int4 using hash as operator 1 =; rollback",
+        "create table h (a int) partition by hash (a c4)",
+        "create table h0 partition of h for values with (modulus 4, remainder 0)",
+        "create table h3 partition of h for values with (modulus 4, remainder 3)",
+        "insert into h values (12), (11)",
+    ] {
+        ok(&srv, sql);
+    }
+    let dir = srv.data_dir.clone();
+    assert!(srv.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let check = |s: &Server| {
+        assert_eq!(
+            ok(s, "select pg_get_partkeydef('h'::regclass)"),
+            "HASH (a c4)"
+        );
+        assert_eq!(
+            ok(
+                s,
+                "select opcname, opfname from pg_opclass c join pg_opfamily f \
+                 on f.oid = c.opcfamily where opcnamespace = 2200 order by 1"
+            ),
+            "c4|c4"
+        );
+        assert_eq!(ok(s, "select opfname from pg_opfamily order by 1"), "c4\nf");
+        let mut c = session(s);
+        let (code, _, _) = fails(&mut c, "insert into h0 values (11)");
+        assert_eq!(code, "23514", "the class hashes the key");
+    };
+    // From the WAL.
+    let mut again = Server::start_on(&dir);
+    check(&again);
+    ok(&again, "insert into h values (16), (7)");
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    // From the checkpoint image.
+    let third = Server::start_on(&dir);
+    check(&third);
+    assert_eq!(
+        ok(&third, "select tableoid::regclass, a from h order by a"),
+        "h3|7\nh3|11\nh0|12\nh0|16"
+    );
+}

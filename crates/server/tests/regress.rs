@@ -316,5 +316,6 @@ regress!(
     on_conflict_triggers,
     partition_tree,
     relation_size_forks,
+    operator_classes,
     transition_tables,
 );

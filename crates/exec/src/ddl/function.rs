@@ -171,7 +171,8 @@ fn drop_dependent_triggers(
             .iter()
             .map(|t| t.to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            // format_procedure's form: no space after the commas.
+            .join(",")
     );
     let views: Vec<_> = ctx
         .catalog
@@ -192,6 +193,8 @@ fn drop_dependent_triggers(
     }
     let casts = super::cast::of_function(ctx, f.oid.0);
     lines.extend(casts.iter().map(|c| super::cast::describe(c)));
+    let classes = super::opclass::of_function(ctx, f.oid.0);
+    lines.extend(classes.iter().map(|c| super::opclass::class_label(c)));
     if lines.is_empty() {
         return Ok(());
     }
@@ -210,6 +213,7 @@ fn drop_dependent_triggers(
     }
     super::foreign_key::cascade_notice(ctx, lines.into_iter().map(|l| (0, l)).collect());
     super::cast::drop_all(ctx, casts)?;
+    super::opclass::drop_classes(ctx, classes)?;
     for t in users {
         let mut def = (*t).clone();
         def.triggers.retain(|g| g.function != f.oid);

@@ -25,6 +25,8 @@ mod grant;
 mod index_expr;
 mod inherit;
 mod matview;
+mod opclass;
+mod operator_oids;
 mod partition;
 mod reindex;
 mod rename;
@@ -50,6 +52,7 @@ pub use enum_type::{alter_enum, create_enum};
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
+pub use opclass::{alter_opfamily, create_opclass, create_opfamily};
 pub(crate) use reindex::reindex;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
@@ -186,6 +189,8 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),
         pb::ObjectType::ObjectCast => return cast::drop_cast(ctx, ds),
+        pb::ObjectType::ObjectOpclass => return opclass::drop_opclass(ctx, ds),
+        pb::ObjectType::ObjectOpfamily => return opclass::drop_opfamily(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).

@@ -30,13 +30,17 @@
 //! subqueries, system columns, mutable functions or constants) and kept
 //! as SQL text with its type and the columns it reads; those columns may
 //! then not be dropped or retyped. A bound value is cast to the
-//! element's type. Left out (0A000): operator classes other than the
-//! type's default, collations other than the bytewise ones, DETACH
+//! element's type. A hash key element may name a user hash operator
+//! class (`ddl/opclass.rs`): its OID is kept in the key and its support
+//! function 2 hashes the element. Left out (0A000): built-in operator
+//! classes other than the type's default, user btree classes,
+//! collations other than the bytewise ones, DETACH
 //! CONCURRENTLY / FINALIZE, ATTACH of a table whose columns differ from
 //! its parent's.
 
 use std::sync::Arc;
 
+use nestor_catalog::opclass::AccessMethod;
 use nestor_catalog::partition::{
     cmp_bounds, range_text, KeyExpr, KeyPart, PartStrategy, PartitionBound, PartitionKey,
     RangeDatum,
@@ -92,6 +96,7 @@ pub(super) fn key_of(
     }
     let mut parts = Vec::new();
     let mut collations = Vec::new();
+    let mut opclasses = Vec::new();
     for (n, p) in spec.part_params.iter().enumerate() {
         let NodeEnum::PartitionElem(pe) = node(p)? else {
             return Err(DbError::internal("partition key element"));
@@ -135,7 +140,13 @@ pub(super) fn key_of(
             KeyPart::Expr(e) => e.ty,
         };
         collations.push(key_collation(&pe.collation, ty)?);
-        key_opclass(&pe.opclass, ty, strategy)?;
+        let opclass = key_opclass(ctx, &pe.opclass, ty, strategy)?;
+        opclasses.push(opclass);
+        if opclass.is_some() {
+            // Hashed by the class's support function.
+            parts.push(part);
+            continue;
+        }
         // money has no hash operator class in PostgreSQL either.
         if strategy == PartStrategy::Hash && ty == DataType::Money {
             return Err(DbError::new(
@@ -155,6 +166,7 @@ pub(super) fn key_of(
         strategy,
         parts,
         collations,
+        opclasses,
     }))
 }
 
@@ -282,7 +294,7 @@ fn key_collation(names: &[pb::Node], ty: DataType) -> Result<Option<String>, DbE
 
 /// The default operator class of a key type (what a key element may
 /// name: Nestor compares and hashes each type one way).
-fn default_opclass(ty: DataType) -> Option<&'static str> {
+pub(super) fn default_opclass(ty: DataType) -> Option<&'static str> {
     use DataType as T;
     Some(match ty.base() {
         T::Bool => "bool_ops",
@@ -310,18 +322,64 @@ fn default_opclass(ty: DataType) -> Option<&'static str> {
     })
 }
 
-/// A key element's operator class: the type's default one only (a
-/// built-in other one is 0A000, an unknown name 42704 as in PostgreSQL).
-fn key_opclass(names: &[pb::Node], ty: DataType, strategy: PartStrategy) -> Result<(), DbError> {
+/// A key element's operator class: None for the type's default one, a
+/// user hash class's OID (a user btree class or a built-in other one is
+/// 0A000, an unknown name 42704 as in PostgreSQL). Without a name, a
+/// type with no built-in hash class takes a user DEFAULT one.
+fn key_opclass(
+    ctx: &StatementCtx,
+    names: &[pb::Node],
+    ty: DataType,
+    strategy: PartStrategy,
+) -> Result<Option<u32>, DbError> {
+    let am = if strategy == PartStrategy::Hash {
+        AccessMethod::Hash
+    } else {
+        AccessMethod::Btree
+    };
     if names.is_empty() {
-        return Ok(());
+        if am == AccessMethod::Hash && !nestor_catalog::partition::hashable(ty) {
+            let user = ctx
+                .catalog
+                .opclasses()
+                .into_iter()
+                .find(|c| c.am == am && c.default && c.intype == ty.oid());
+            return Ok(user.map(|c| c.oid));
+        }
+        return Ok(None);
     }
     let parts = bind::names(names);
     let name = parts.last().cloned().unwrap_or_default();
     if default_opclass(ty) == Some(name.as_str())
         || (name == "varchar_ops" && matches!(ty.base(), DataType::Varchar(_)))
     {
-        return Ok(());
+        return Ok(None);
+    }
+    let user = match parts.as_slice() {
+        [_] => ctx.catalog.opclass(am, &name),
+        [s, _] if s == "public" => ctx.catalog.opclass(am, &name),
+        _ => None,
+    };
+    if let Some(c) = user {
+        // The class's type must be the key's (or binary-coercible to it).
+        let accepts = c.intype == ty.oid()
+            || (c.intype == DataType::Text.oid() && ty.is_string() && ty.base() != DataType::Name);
+        if !accepts {
+            return Err(DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "operator class \"{}\" does not accept data type {ty}",
+                    c.name
+                ),
+            ));
+        }
+        if am == AccessMethod::Btree {
+            return Err(DbError::unsupported(format!(
+                "user-defined btree operator class \"{}\" in a partition key",
+                c.name
+            )));
+        }
+        return Ok(Some(c.oid));
     }
     const BUILTIN: &[&str] = &[
         "bool_ops",
@@ -356,16 +414,12 @@ fn key_opclass(names: &[pb::Node], ty: DataType, strategy: PartStrategy) -> Resu
             "operator class \"{name}\" in a partition key"
         )));
     }
-    let am = if strategy == PartStrategy::Hash {
-        "hash"
-    } else {
-        "btree"
-    };
     Err(DbError::new(
         SqlState::UndefinedObject,
         format!(
-            "operator class \"{}\" does not exist for access method \"{am}\"",
-            parts.join(".")
+            "operator class \"{}\" does not exist for access method \"{}\"",
+            parts.join("."),
+            am.name()
         ),
     ))
 }

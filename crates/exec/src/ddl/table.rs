@@ -1147,6 +1147,7 @@ pub fn create_index(
         let NodeEnum::IndexElem(ie) = node(p)? else {
             continue;
         };
+        super::opclass::refuse_in_index(ctx, &ie.opclass)?;
         check_btree_type(&def, &ie.name)?;
         cols.push(ie.name.clone());
     }

@@ -37,11 +37,20 @@
 //! evaluates nothing; a table that is neither partitioned nor a partition
 //! gets no routing and no check at all (`modify::partition_write`).
 //!
+//! Hash keys hash each element as PostgreSQL's default hash operator
+//! class does (`nestor_catalog::partition::row_hash`), unless the element
+//! names a user operator class: then the level carries [`Hashers`], the
+//! class's support function 2 bound as a call over the element's value
+//! and the partition seed, evaluated through the same [`KeyEval`] and
+//! combined by `row_hash_by`. A level without user classes has no
+//! hashers and takes the old path.
+//!
 //! Pruning: a scan of a partitioned table whose WHERE clause has
 //! `key = constant` conjuncts for the whole key of a level (a key
 //! expression matching the conjunct's left side as bound) keeps only the
 //! partitions whose bound may hold that key (`surviving`); everything else
-//! reads every partition, the filter deciding. Left out: pruning on ranges
+//! reads every partition, the filter deciding (so does a level hashed by
+//! a user operator class). Left out: pruning on ranges
 //! and at run time (parameters), partition-wise joins and aggregates.
 
 use std::sync::Arc;
@@ -78,6 +87,115 @@ fn key_values(key: &[KeyCol], row: &[Value], eval: &mut KeyEval) -> Result<Vec<V
             KeyCol::Expr(e) => eval(e, row),
         })
         .collect()
+}
+
+/// The partition seed PostgreSQL passes to a hash support function.
+const HASH_PARTITION_SEED: i64 = 0x7A5B_2236_7996_DCFD;
+
+/// Per key element of a hash key naming user operator classes, the call
+/// of the class's extended hash function (support function 2) over a
+/// one-value row (`f($0, seed)`); None for an element of the type's
+/// default class, hashed as PostgreSQL's built-in class does. A key
+/// without user classes has none at all, so its levels pay nothing.
+pub type Hashers = Vec<Option<Expr>>;
+
+/// The [`Hashers`] of partitioned table `owner`'s key (None when it
+/// names no user operator class).
+pub fn bind_hashers(catalog: &Catalog, owner: &TableDef) -> Result<Option<Hashers>, DbError> {
+    let Some(pk) = &owner.partition_key else {
+        return Ok(None);
+    };
+    if !pk.has_user_opclass() {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(pk.opclasses.len());
+    for (i, oc) in pk.opclasses.iter().enumerate() {
+        out.push(match oc {
+            None => None,
+            Some(oid) => Some(hasher(catalog, *oid, pk.part_type(i, &owner.columns))?),
+        });
+    }
+    Ok(Some(out))
+}
+
+/// The call of user operator class `oid`'s support function 2.
+fn hasher(
+    catalog: &Catalog,
+    oid: u32,
+    ty: nestor_types::datatype::DataType,
+) -> Result<Expr, DbError> {
+    let class = catalog.opclass_by_oid(oid).ok_or_else(|| {
+        DbError::internal(format!("cache lookup failed for operator class {oid}"))
+    })?;
+    let function = |p: &nestor_catalog::opclass::ProcMember| {
+        catalog
+            .functions(&p.name)
+            .into_iter()
+            .find(|f| f.oid.0 == p.func)
+    };
+    let def = class
+        .procs
+        .iter()
+        .filter(|p| p.number == 2 && p.left == class.intype && p.right == class.intype)
+        .find_map(function);
+    let Some(def) = def else {
+        let tname = nestor_types::datatype::DataType::from_oid(class.intype)
+            .map_or_else(|| ty.to_string(), |t| t.to_string());
+        return Err(DbError::new(
+            SqlState::InvalidObjectDefinition,
+            format!(
+                "operator class \"{}\" of access method hash is missing support function 2 for type {tname}",
+                class.name
+            ),
+        ));
+    };
+    Ok(Expr::UserFunc(
+        crate::ir::UserFn(def),
+        vec![Expr::Col(0), Expr::Const(Value::Int8(HASH_PARTITION_SEED))],
+    ))
+}
+
+/// The row hash of `key` (PostgreSQL's compute_partition_hash_value):
+/// NULLs skipped, each other value hashed by its element's hasher (a
+/// user function, evaluated over the one-value row) or the built-in
+/// hash; None when a value's type cannot be hashed.
+pub fn key_hash(
+    key: &[Value],
+    hashers: &Hashers,
+    eval: &mut KeyEval,
+) -> Result<Option<u64>, DbError> {
+    nestor_catalog::partition::row_hash_by(key, |i, v| {
+        match hashers.get(i).and_then(Option::as_ref) {
+            None => Ok(nestor_catalog::partition::hash_value(v)),
+            Some(call) => match eval(call, std::slice::from_ref(v))? {
+                Value::Int8(h) => Ok(Some(h as u64)),
+                Value::Null => Err(DbError::new(
+                    SqlState::NullValueNotAllowed,
+                    "hash support function returned NULL",
+                )),
+                other => Err(DbError::internal(format!(
+                    "hash support function returned {other:?}"
+                ))),
+            },
+        }
+    })
+}
+
+/// Which of `bounds` holds `key` under a level's hashers (None: compared
+/// as the bounds compare values).
+fn holding<'b, T>(
+    mut bounds: impl Iterator<Item = (&'b PartitionBound, T)>,
+    key: &[Value],
+    hashers: Option<&Hashers>,
+    eval: &mut KeyEval,
+) -> Result<Option<T>, DbError> {
+    let Some(h) = hashers else {
+        return Ok(bounds.find(|(b, _)| b.contains(key)).map(|x| x.1));
+    };
+    let Some(hash) = key_hash(key, h, eval)? else {
+        return Ok(None);
+    };
+    Ok(bounds.find(|(b, _)| b.holds_hash(hash)).map(|x| x.1))
 }
 
 /// The key of partitioned table `owner` over the row of table `t` (the
@@ -148,6 +266,7 @@ pub fn is_immutable(e: &Expr) -> bool {
 #[derive(Clone, Debug)]
 struct Level {
     key: Vec<KeyCol>,
+    hashers: Option<Hashers>,
     bound: PartitionBound,
     siblings: Vec<PartitionBound>,
 }
@@ -155,9 +274,12 @@ struct Level {
 impl Level {
     fn holds(&self, row: &[Value], eval: &mut KeyEval) -> Result<bool, DbError> {
         let key = key_values(&self.key, row, eval)?;
+        let h = self.hashers.as_ref();
         Ok(match &self.bound {
-            PartitionBound::Default => !self.siblings.iter().any(|s| s.contains(&key)),
-            b => b.contains(&key),
+            PartitionBound::Default => {
+                holding(self.siblings.iter().map(|s| (s, ())), &key, h, eval)?.is_none()
+            }
+            b => holding(std::iter::once((b, ())), &key, h, eval)?.is_some(),
         })
     }
 }
@@ -236,6 +358,7 @@ fn level_of(
     };
     Ok(Some(Level {
         key,
+        hashers: bind_hashers(catalog, parent)?,
         bound: bound.clone(),
         siblings,
     }))
@@ -306,6 +429,7 @@ enum Target {
 struct Node {
     table: Arc<TableDef>,
     key: Vec<KeyCol>,
+    hashers: Option<Hashers>,
     parts: Vec<(PartitionBound, Target)>,
     default: Option<Target>,
 }
@@ -368,12 +492,8 @@ impl Routing {
         let mut node = &self.node;
         loop {
             let key = key_values(&node.key, row, eval)?;
-            let hit = node
-                .parts
-                .iter()
-                .find(|(b, _)| b.contains(&key))
-                .map(|(_, t)| t)
-                .or(node.default.as_ref());
+            let parts = node.parts.iter().map(|(b, t)| (b, t));
+            let hit = holding(parts, &key, node.hashers.as_ref(), eval)?.or(node.default.as_ref());
             match hit {
                 Some(Target::Leaf(i)) => return Ok(*i),
                 Some(Target::Node(n)) => node = n,
@@ -454,6 +574,7 @@ fn build_node(
     let mut node = Node {
         table: t.clone(),
         key,
+        hashers: bind_hashers(catalog, t)?,
         parts: Vec::new(),
         default: None,
     };
@@ -528,7 +649,9 @@ fn walk(
     let Some(pk) = &t.partition_key else {
         return;
     };
-    let key: Option<Vec<Value>> = if eq.is_empty() {
+    // A key hashed by a user function is not pruned on (the planner
+    // calls no functions); the filter decides.
+    let key: Option<Vec<Value>> = if eq.is_empty() || pk.has_user_opclass() {
         None
     } else {
         // A key that does not bind over the root (it cannot happen to a
