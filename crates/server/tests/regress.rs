@@ -185,6 +185,7 @@ regress!(
     money_type,
     array_typmods,
     like_bytea_similar,
+    plpgsql_domain_vars,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

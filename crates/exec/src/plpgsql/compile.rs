@@ -126,6 +126,11 @@ pub(crate) struct VarDef {
     pub default: Option<Arc<PlExpr>>,
     /// A bound cursor (`c CURSOR [(args)] FOR query`): its query.
     pub cursor: Option<CursorDecl>,
+    /// Declared as a domain (its OID; `ty` is the base type): every value
+    /// assigned, the initial one included, is checked against it.
+    pub domain: Option<u32>,
+    /// The declaration's line (0: not declared in the body).
+    pub lineno: i64,
 }
 
 /// A bound cursor's declaration.
@@ -820,6 +825,8 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 not_null: false,
                 default: None,
                 cursor: None,
+                domain: None,
+                lineno: 0,
             }));
         } else if name == "found" && d.get("lineno").is_none() {
             c.datums[i] = Some(Datum::Var(VarDef {
@@ -829,6 +836,8 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 not_null: false,
                 default: None,
                 cursor: None,
+                domain: None,
+                lineno: 0,
             }));
             found = Some(i);
         } else {
@@ -870,6 +879,8 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                     not_null: false,
                     default: None,
                     cursor: None,
+                    domain: None,
+                    lineno: 0,
                 })));
                 top.names.push((name.to_string(), d));
                 tg.push(d);
@@ -1030,6 +1041,8 @@ impl Compiler<'_> {
                         not_null: boolean(d, "notnull"),
                         default: self.opt_expr(d, "default_val"),
                         cursor: self.cursor_decl(d)?,
+                        domain: super::domain_of_text(&typname),
+                        lineno: int(d, "lineno"),
                     }),
                 }
             }
@@ -1433,6 +1446,8 @@ impl Compiler<'_> {
                                 not_null: false,
                                 default: None,
                                 cursor: None,
+                                domain: None,
+                                lineno: 0,
                             }));
                             self.scope.frames.push(Frame {
                                 label: None,

@@ -33,8 +33,23 @@ use crate::context::{Outcome, StatementCtx};
 /// A type name as PL/pgSQL declarations write it (`int`, `varchar(10)`,
 /// `pg_catalog."numeric"`), resolved by the SQL grammar.
 pub(crate) fn type_from_text(t: &str) -> Result<DataType, DbError> {
+    nestor_plan::bind::type_from_name(&type_name_of_text(t)?)
+}
+
+/// The domain a declared type names (not an array of one), None for any
+/// other type or text that is no type name.
+pub(crate) fn domain_of_text(t: &str) -> Option<u32> {
+    let tn = type_name_of_text(t).ok()?;
+    match nestor_plan::bind::domain::domain_or_array(&tn) {
+        Some((d, false)) => Some(d.oid),
+        _ => None,
+    }
+}
+
+/// `t` parsed as a type name.
+fn type_name_of_text(t: &str) -> Result<nestor_parser::pb::TypeName, DbError> {
     let stmts = nestor_parser::parse_sql(&format!("SELECT NULL::{t}"))?;
-    let tn = stmts
+    stmts
         .first()
         .and_then(|s| s.stmt.as_ref())
         .and_then(|n| n.node.as_ref())
@@ -55,8 +70,8 @@ pub(crate) fn type_from_text(t: &str) -> Result<DataType, DbError> {
                 SqlState::UndefinedObject,
                 format!("type \"{t}\" does not exist"),
             )
-        })?;
-    nestor_plan::bind::type_from_name(tn)
+        })
+        .cloned()
 }
 
 /// The CREATE FUNCTION text libpg_query's PL/pgSQL parser is given for a

@@ -160,6 +160,9 @@ pub(crate) struct Run<'f> {
     /// A trigger call's transition tables by name, in the order of their
     /// rows in `StatementCtx::transition` (empty: none).
     enrs: Vec<(String, Columns)>,
+    /// Bound constraints of the domains variables are declared as, by
+    /// domain OID, bound at the first assignment of this call.
+    domain_checks: HashMap<u32, Arc<nestor_plan::ir::DomainChecks>>,
 }
 
 fn err_plpgsql(msg: impl Into<String>) -> DbError {
@@ -193,6 +196,7 @@ impl<'f> Run<'f> {
             lined: false,
             writing_loops: 0,
             enrs: Vec::new(),
+            domain_checks: HashMap::new(),
         }
     }
 
@@ -359,11 +363,32 @@ impl<'f> Run<'f> {
         )
     }
 
+    /// A declaration's initialization failed: PostgreSQL's CONTEXT names
+    /// the declaration's line.
+    fn init_context(&mut self, e: DbError, d: usize) -> DbError {
+        let line = match &self.func.datums[d] {
+            Datum::Var(v) => v.lineno,
+            _ => 0,
+        };
+        if self.lined || line <= 0 {
+            return e;
+        }
+        self.lined = true;
+        add_context(
+            e,
+            format!(
+                "PL/pgSQL function {} line {line} during statement block local variable initialization",
+                self.func.name
+            ),
+        )
+    }
+
     // ----- blocks and statement lists -----------------------------------
 
     fn block(&mut self, ctx: &mut StatementCtx<'_>, b: &Block) -> Result<Flow, DbError> {
         for &d in &b.decls {
-            self.init_datum(ctx, d)?;
+            self.init_datum(ctx, d)
+                .map_err(|e| self.init_context(e, d))?;
         }
         let Some(h) = &b.handlers else {
             return self.stmts(ctx, &b.body);
@@ -418,6 +443,7 @@ impl<'f> Run<'f> {
                     None if v.cursor.is_some() => Value::Text(Arc::from(v.name.as_str())),
                     None => Value::Null,
                 };
+                let val = self.check_var_domain(ctx, v.domain, val)?;
                 if v.not_null && val.is_null() {
                     return Err(DbError::new(
                         SqlState::NullValueNotAllowed,
@@ -1464,6 +1490,47 @@ impl<'f> Run<'f> {
             .collect()
     }
 
+    /// `v` checked against the domain a variable is declared as (its NOT
+    /// NULL and CHECK constraints, as PostgreSQL's assignment coerces to
+    /// the domain).
+    fn check_var_domain(
+        &mut self,
+        ctx: &mut StatementCtx<'_>,
+        domain: Option<u32>,
+        v: Value,
+    ) -> Result<Value, DbError> {
+        let Some(oid) = domain else {
+            return Ok(v);
+        };
+        let checks = match self.domain_checks.get(&oid) {
+            Some(c) => c.clone(),
+            None => {
+                let Some(def) = nestor_types::domains::lookup(oid) else {
+                    // Dropped since the function was compiled.
+                    return Err(DbError::new(
+                        SqlState::UndefinedObject,
+                        format!("type with OID {oid} does not exist"),
+                    ));
+                };
+                let c = Arc::new(nestor_plan::bind::domain::bind_domain_checks(
+                    ctx.catalog,
+                    ctx.eval,
+                    nestor_plan::select::plan_query,
+                    &def,
+                    1,
+                    0,
+                )?);
+                self.domain_checks.insert(oid, c.clone());
+                c
+            }
+        };
+        let v = [v];
+        let mut ev = Ev::new(ctx, &[]);
+        crate::executor::eval::check_domain(&checks, &v, &mut ev)?;
+        let [v] = v;
+        Ok(v)
+    }
+
     fn cast(&self, ctx: &StatementCtx<'_>, v: Value, ty: DataType) -> Result<Value, DbError> {
         if v.is_null() || ty == DataType::Unknown {
             return Ok(v);
@@ -1606,6 +1673,7 @@ impl<'f> Run<'f> {
                     ));
                 }
                 let v = self.cast(ctx, v, var.ty)?;
+                let v = self.check_var_domain(ctx, var.domain, v)?;
                 if var.not_null && v.is_null() {
                     return Err(DbError::new(
                         SqlState::NullValueNotAllowed,
