@@ -120,6 +120,11 @@ pub fn check_row(
     if checks.first().is_some_and(|c| c.domain.is_some()) {
         check_domains(table, checks, row, ev)?;
     }
+    // Row-level security's checks come last in the list (one test for
+    // tables without): PostgreSQL checks them before the constraints.
+    if checks.last().is_some_and(|c| c.rls.is_some()) {
+        check_policies(table, checks, row, ev)?;
+    }
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -141,7 +146,7 @@ pub fn check_row(
     let mut padded = row.to_vec();
     padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
     for ch in checks {
-        if ch.domain.is_some() {
+        if ch.domain.is_some() || ch.rls.is_some() {
             continue;
         }
         if crate::executor::eval::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
@@ -156,6 +161,27 @@ pub fn check_row(
             .with_table(table.name.as_str())
             .with_schema(table.storage.schema())
             .with_constraint(ch.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
+/// The row-level security checks of a new row (the last of `checks`), in
+/// order: a row they do not pass (false or NULL) is 42501.
+fn check_policies(
+    table: &TableDef,
+    checks: &[BoundCheck],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    for ch in checks {
+        let Some(rls) = &ch.rls else {
+            continue;
+        };
+        if crate::executor::eval::truthy(&ch.expr.eval(&padded, ev)?) != Some(true) {
+            return Err(rls.error(&table.name));
         }
     }
     Ok(())

@@ -28,6 +28,7 @@ use crate::ir::{OutCol, Plan};
 use crate::select::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
+use nestor_catalog::defs::PolicyCmd;
 
 #[derive(Clone)]
 pub struct Returning {
@@ -424,8 +425,29 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
+    let mut checks = bind_checks(b.catalog, b.eval, &table)?;
+    if let Some(role) = select::rls::applies(b, &table)? {
+        if route.is_some() {
+            return Err(DbError::unsupported(
+                "INSERT into a partitioned table with row-level security",
+            ));
+        }
+        if matches!(conflict, Some(Conflict::Update { .. })) {
+            return Err(DbError::unsupported(
+                "INSERT ... ON CONFLICT DO UPDATE on a table with row-level security",
+            ));
+        }
+        let rls = &select::rls::NewRows {
+            role,
+            kind: crate::ir::CheckKind::NewRow,
+        };
+        checks.extend(rls.checks(b, &table, &table, PolicyCmd::Insert, false)?);
+        if !ins.returning_list.is_empty() {
+            checks.extend(rls.checks(b, &table, &table, PolicyCmd::Select, true)?);
+        }
+    }
     Ok(InsertPlan {
-        checks: bind_checks(b.catalog, b.eval, &table)?,
+        checks,
         table,
         source,
         targets,
@@ -465,6 +487,7 @@ fn plan_insert_view(
         return Err(DbError::unsupported("INSERT ... ON CONFLICT on a view"));
     }
     refuse_instead(v, WriteKind::Insert)?;
+    refuse_rls_through_view(b, v, "INSERT")?;
     let mut privs = acl::INSERT;
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
@@ -1514,14 +1537,47 @@ fn plan_modify_table(
             }
             _ => bind_returning(b, returning)?,
         };
-        let conj = recheck.clone().map(conjuncts).unwrap_or_default();
-        let (plan, rest) = select::build(b, tree, conj, None)?;
-        let input = select::with_filter(plan, rest);
-        let checks = if delete {
+        let mut checks = if delete {
             Vec::new()
         } else {
             bind_checks(b.catalog, b.eval, table)?
         };
+        // Row-level security: the named table's policies (a descendant's
+        // rows are its ancestor's), bound over this table's row.
+        let mut recheck = recheck;
+        let named = parent.unwrap_or(table);
+        if let Some(role) = select::rls::applies(b, named)? {
+            let cmd = if delete {
+                PolicyCmd::Delete
+            } else {
+                PolicyCmd::Update
+            };
+            let mut quals = select::rls::security_quals(b, named, table, cmd, role)?;
+            if reads {
+                quals.extend(select::rls::security_quals(
+                    b,
+                    named,
+                    table,
+                    PolicyCmd::Select,
+                    role,
+                )?);
+            }
+            if !delete {
+                let rls = &select::rls::NewRows {
+                    role,
+                    kind: crate::ir::CheckKind::NewRow,
+                };
+                checks.extend(rls.checks(b, named, table, PolicyCmd::Update, false)?);
+                if reads {
+                    checks.extend(rls.checks(b, named, table, PolicyCmd::Select, true)?);
+                }
+            }
+            recheck = select::and_all(quals.iter().cloned().chain(recheck).collect());
+            tree.set_security(quals);
+        }
+        let conj = recheck.clone().map(conjuncts).unwrap_or_default();
+        let (plan, rest) = select::build(b, tree, conj, None)?;
+        let input = select::with_filter(plan, rest);
         Ok(ModifyPlan {
             table: table.clone(),
             offset: 0,
@@ -1540,6 +1596,33 @@ fn plan_modify_table(
     b.scopes.pop();
     b.outer_refs.pop();
     r
+}
+
+/// Writing through a view to a table whose row-level security applies
+/// is left out (0A000).
+fn refuse_rls_through_view(
+    b: &Binder,
+    v: &nestor_catalog::ViewDef,
+    command: &str,
+) -> Result<(), DbError> {
+    let mut tables = Vec::new();
+    for d in &v.depends_on {
+        if let Some(t) = b.catalog.table_by_oid(*d) {
+            tables.push(t);
+        }
+    }
+    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
+    let mut probe = Binder::new(b.catalog, b.eval, "", &[], select::plan_query);
+    probe.perm_as = Some(owner);
+    for t in tables {
+        if select::rls::applies(&probe, &t)?.is_some() {
+            return Err(DbError::unsupported(format!(
+                "{command} through view \"{}\" on a table with row-level security",
+                v.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// UPDATE or DELETE through an automatically updatable view. The
@@ -1573,6 +1656,7 @@ fn plan_modify_view(
         (WriteKind::Update, acl::UPDATE)
     };
     refuse_instead(v, kind)?;
+    refuse_rls_through_view(b, v, kind.command())?;
     let mut privs = write;
     if where_clause.is_some() || !returning.is_empty() {
         privs |= acl::SELECT;
@@ -2024,6 +2108,7 @@ pub fn bind_generated(
             expr: b.coerce_assign(e, t, c.ty)?,
             domain: None,
             generated: Some(i),
+            rls: None,
         });
     }
     Ok(out)
@@ -2094,6 +2179,7 @@ pub fn bind_checks(
                 expr: bind::domain::domain_array_check(Expr::Col(i), checks),
                 domain: Some(def.name.clone()),
                 generated: None,
+                rls: None,
             });
             continue;
         }
@@ -2114,6 +2200,7 @@ pub fn bind_checks(
                 expr: Expr::IsNull(Box::new(Expr::Col(i)), true),
                 domain: Some(d.domain.clone()),
                 generated: None,
+                rls: None,
             });
         }
         for (name, expr) in d.checks {
@@ -2122,6 +2209,7 @@ pub fn bind_checks(
                 expr,
                 domain: Some(d.domain.clone()),
                 generated: None,
+                rls: None,
             });
         }
     }
@@ -2135,6 +2223,7 @@ pub fn bind_checks(
             expr,
             domain: None,
             generated: None,
+            rls: None,
         });
     }
     Ok(out)

@@ -71,6 +71,10 @@ pub fn alter_table(
             super::trigger::enable(ctx, &def, what, rv.inh)?;
             continue;
         }
+        if let Some(what) = super::policy::row_security_command(cmd) {
+            super::policy::set_row_security(ctx, &def, what)?;
+            continue;
+        }
         super::inherit::refuse_on_inherited(ctx, &def, cmd)?;
         super::partition::refuse_alter(&def, cmd)?;
         let children = super::inherit::recursing_children(ctx, &def, cmd, rv.inh)?;

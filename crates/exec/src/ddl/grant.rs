@@ -854,6 +854,14 @@ fn check_ddl_in(
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
         },
+        NodeEnum::CreatePolicyStmt(p) => match rel(p.table.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
+        NodeEnum::AlterPolicyStmt(p) => match rel(p.table.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
         NodeEnum::RenameStmt(rs) => match rel(rs.relation.as_ref()) {
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
@@ -913,7 +921,7 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
                 };
                 require_relation_owner(ctx, &name)?;
             }
-            ObjectType::ObjectRule => {
+            ObjectType::ObjectRule | ObjectType::ObjectPolicy => {
                 if let NodeEnum::List(l) = node(o)? {
                     let parts = bind::names(&l.items);
                     if let [.., rel, _] = parts.as_slice() {

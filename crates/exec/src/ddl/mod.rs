@@ -26,6 +26,7 @@ mod index_expr;
 mod inherit;
 mod matview;
 mod partition;
+mod policy;
 mod reindex;
 mod rename;
 mod role;
@@ -50,6 +51,7 @@ pub use enum_type::{alter_enum, create_enum};
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
+pub use policy::{alter_policy, create_policy};
 pub(crate) use reindex::reindex;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
@@ -182,6 +184,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectAggregate => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectRule => return rule::drop_rule(ctx, ds),
+        pb::ObjectType::ObjectPolicy => return policy::drop_policy(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),

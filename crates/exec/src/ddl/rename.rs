@@ -92,6 +92,9 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     if kind == ObjectType::ObjectRule {
         return super::rule::rename_rule(ctx, rs);
     }
+    if kind == ObjectType::ObjectPolicy {
+        return super::policy::rename_policy(ctx, rs);
+    }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
         Some(NodeEnum::ObjectWithArgs(owa)),

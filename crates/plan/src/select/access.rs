@@ -27,7 +27,7 @@ pub fn conjuncts(e: Expr) -> Vec<Expr> {
     }
 }
 
-pub(super) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
+pub(crate) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
     match v.len() {
         0 => None,
         1 => v.pop(),
@@ -81,8 +81,23 @@ pub(crate) fn build(
             table,
             alias,
             offset,
-        } => Ok((
+            security,
+        } if security.is_empty() => Ok((
             table_scan(b, table, alias, local(offset, mine), offset, param),
+            rest,
+        )),
+        // Row-level security: its quals in the scan, the statement's
+        // conditions above it (`rls`).
+        From::Table {
+            table,
+            alias,
+            offset,
+            security,
+        } => Ok((
+            with_filter(
+                table_scan(b, table, alias, security, offset, None),
+                local(offset, mine),
+            ),
             rest,
         )),
         From::Other { plan, offset, .. } => {

@@ -43,6 +43,7 @@ pub(crate) mod inherit;
 pub(crate) mod narrow;
 pub mod partition;
 pub(crate) mod recursion;
+pub(crate) mod rls;
 mod search_cycle;
 
 use std::sync::Arc;
@@ -64,7 +65,7 @@ use crate::valops;
 use nestor_catalog::TableDef;
 
 pub use access::conjuncts;
-pub(crate) use access::{build, with_filter};
+pub(crate) use access::{and_all, build, with_filter};
 pub(crate) use clauses::bind_targets;
 pub(crate) use clauses::derive_name;
 pub(crate) use from::{add_table, plan_from_item, From};
