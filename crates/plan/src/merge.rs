@@ -236,6 +236,11 @@ pub(crate) fn plan_merge(b: &mut Binder, m: &pb::MergeStmt) -> Result<MergePlan,
         )
         .with_detail("MERGE is not supported for relations with rules."));
     }
+    if crate::select::rls::applies(b, &table)?.is_some() {
+        return Err(DbError::unsupported(
+            "MERGE into a table with row-level security",
+        ));
+    }
     if table.partition_key.is_some() {
         return Err(DbError::unsupported("MERGE into a partitioned table"));
     }

@@ -1898,6 +1898,14 @@ pub fn copy_target(
             format!("relation \"{table}\" does not exist"),
         )
     })?;
+    let probe = Binder::new(catalog, eval, "", &[], select::plan_query);
+    if select::rls::applies(&probe, &t)?.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "COPY FROM not supported with row-level security",
+        )
+        .with_hint("Use INSERT statements instead."));
+    }
     // Generated columns are computed, never copied (PostgreSQL's
     // CopyGetAttnums leaves them out of the default list).
     let cols: Vec<usize> = if columns.is_empty() {

@@ -315,4 +315,5 @@ regress!(
     partition_tree,
     relation_size_forks,
     transition_tables,
+    row_security,
 );

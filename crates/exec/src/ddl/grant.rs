@@ -921,7 +921,23 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
                 };
                 require_relation_owner(ctx, &name)?;
             }
-            ObjectType::ObjectRule | ObjectType::ObjectPolicy => {
+            ObjectType::ObjectPolicy => {
+                if let NodeEnum::List(l) = node(o)? {
+                    let parts = bind::names(&l.items);
+                    if let [.., rel, _] = parts.as_slice() {
+                        if let Some(t) = ctx.catalog.table(rel) {
+                            privilege::require_owner(
+                                ctx,
+                                ObjKind::Table,
+                                t.oid.0,
+                                "relation",
+                                rel,
+                            )?;
+                        }
+                    }
+                }
+            }
+            ObjectType::ObjectRule => {
                 if let NodeEnum::List(l) = node(o)? {
                     let parts = bind::names(&l.items);
                     if let [.., rel, _] = parts.as_slice() {

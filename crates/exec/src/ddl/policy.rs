@@ -30,7 +30,6 @@ use crate::tag::CommandTag;
 /// CREATE POLICY.
 pub fn create_policy(
     ctx: &mut StatementCtx,
-    text: &str,
     st: &pb::CreatePolicyStmt,
 ) -> Result<CommandTag, DbError> {
     let cmd = match st.cmd_name.as_str() {
@@ -48,8 +47,8 @@ pub fn create_policy(
     check_clauses(cmd, st.qual.is_some(), st.with_check.is_some())?;
     let roles = policy_roles(ctx, &st.roles)?;
     let def = policy_table(ctx, st.table.as_ref())?;
-    let qual = bind_clause(ctx, text, &def, st.qual.as_deref())?;
-    let check = bind_clause(ctx, text, &def, st.with_check.as_deref())?;
+    let qual = bind_clause(ctx, &def, st.qual.as_deref())?;
+    let check = bind_clause(ctx, &def, st.with_check.as_deref())?;
     if def
         .row_security
         .policies
@@ -77,7 +76,6 @@ pub fn create_policy(
 /// what it names is replaced, the rest kept.
 pub fn alter_policy(
     ctx: &mut StatementCtx,
-    text: &str,
     st: &pb::AlterPolicyStmt,
 ) -> Result<CommandTag, DbError> {
     let roles = if st.roles.is_empty() {
@@ -104,8 +102,8 @@ pub fn alter_policy(
     if cmd == PolicyCmd::Insert && st.qual.is_some() {
         return Err(insert_using());
     }
-    let qual = bind_clause(ctx, text, &def, st.qual.as_deref())?;
-    let check = bind_clause(ctx, text, &def, st.with_check.as_deref())?;
+    let qual = bind_clause(ctx, &def, st.qual.as_deref())?;
+    let check = bind_clause(ctx, &def, st.with_check.as_deref())?;
     let mut new = (*def).clone();
     let p = &mut new.row_security.policies[pos];
     if let Some(r) = roles {
@@ -299,16 +297,21 @@ fn policy_roles(ctx: &mut StatementCtx, roles: &[Node]) -> Result<Vec<u32>, DbEr
 /// PostgreSQL's EXPR_KIND_POLICY does), as SQL text.
 fn bind_clause(
     ctx: &StatementCtx,
-    text: &str,
     def: &Arc<TableDef>,
     clause: Option<&Node>,
 ) -> Result<Option<String>, DbError> {
     let Some(clause) = clause else {
         return Ok(None);
     };
-    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, text, def);
+    // PostgreSQL parses the clause without the statement's text: its
+    // errors carry no position.
+    let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, "", def);
     b.agg = AggCtx::NotAllowed("policy expressions");
-    b.bind_bool(clause, "POLICY")?;
+    b.bind_bool(clause, "POLICY").map_err(|mut e| {
+        e.position = None;
+        e.unpositioned = true;
+        e
+    })?;
     Ok(Some(nestor_parser::deparse_expr(clause)?))
 }
 

@@ -219,7 +219,7 @@ fn bind_policy(
 ) -> Result<Expr, DbError> {
     if b.rls_tables.contains(&t.oid) {
         return Err(DbError::new(
-            SqlState::InvalidRecursion,
+            SqlState::InvalidObjectDefinition,
             format!(
                 "infinite recursion detected in policy for relation \"{}\"",
                 t.name
@@ -238,5 +238,10 @@ fn bind_policy(
     b.outer_refs.pop();
     b.scopes.pop();
     b.rls_tables.pop();
-    r
+    // Positions in the policy's text mean nothing in the statement's.
+    r.map_err(|mut e| {
+        e.position = None;
+        e.unpositioned = true;
+        e
+    })
 }
