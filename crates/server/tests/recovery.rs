@@ -1082,8 +1082,11 @@ fn check_row_security(server: &Server) {
         "1\n1\n2"
     );
     assert_eq!(ok(server, "select count(*) from rs"), "4");
-    assert!(err(server, "set role rs_alice; insert into rs values ('rs_alice', -1)")
-        .contains("new row violates row-level security policy for table \"rs\""));
+    assert!(err(
+        server,
+        "set role rs_alice; insert into rs values ('rs_alice', -1)"
+    )
+    .contains("new row violates row-level security policy for table \"rs\""));
 }
 
 #[test]

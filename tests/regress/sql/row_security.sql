@@ -229,6 +229,8 @@ SET ROLE regress_rls_alice;
 SELECT count(*) FROM rls_doc;
 RESET ROLE;
 SELECT count(*) FROM pg_policy WHERE polrelid = 'rls_doc'::regclass;
+-- a role a policy names cannot be dropped
+DROP ROLE regress_rls_group;
 DROP TABLE rls_doc;
 SELECT count(*) FROM pg_policies;
 

@@ -1036,6 +1036,17 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
             .filter(|e| e.owner == oid.0)
             .map(|e| format!("owner of type {}", e.name)),
     );
+    // Policies whose TO list names it (PostgreSQL's shared dependency of
+    // type "policy").
+    let mut tables = ctx.catalog.tables();
+    tables.sort_by_key(|t| t.oid);
+    for t in tables {
+        for p in &t.row_security.policies {
+            if p.roles.contains(&oid.0) {
+                out.push(format!("target of policy {} on table {}", p.name, t.name));
+            }
+        }
+    }
     out
 }
 
