@@ -372,8 +372,8 @@ pub struct PolicyDef {
 }
 
 /// A table's row-level security: pg_class.relrowsecurity and
-/// relforcerowsecurity, and its policies in name order (the order
-/// PostgreSQL applies restrictive ones in).
+/// relforcerowsecurity, and its policies in pg_policy's heap order
+/// (creation; a changed one last).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RowSecurity {
     pub enabled: bool,

@@ -531,11 +531,17 @@ impl Catalog {
     }
 
     /// Set whom row-level security is planned for (the session calls
-    /// this when its role or `row_security` may have changed); a change
-    /// bumps [`Catalog::version`], so plans are made again.
+    /// this when its role or `row_security` may have changed). A change
+    /// bumps [`Catalog::version`], so plans are made again, when some
+    /// table has row-level security enabled (a plan made without one
+    /// holds for every role; enabling it bumps the version anyway), so
+    /// sessions of ordinary roles connecting do not re-plan everyone's
+    /// statements.
     pub fn set_rls_user(&self, user: RlsUser) {
         let packed = user.pack();
-        if self.rls_user.swap(packed, Ordering::AcqRel) != packed {
+        if self.rls_user.swap(packed, Ordering::AcqRel) != packed
+            && self.tables().iter().any(|t| t.row_security.enabled)
+        {
             self.version.fetch_add(1, Ordering::AcqRel);
         }
     }

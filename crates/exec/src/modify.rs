@@ -37,7 +37,7 @@ use nestor_common::{DbError, RowId, SqlState};
 use nestor_plan::ir::Expr;
 use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
-use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
+use nestor_plan::modify::{Conflict, ConflictRls, CopyTarget, InsertPlan, ModifyPlan, Returning};
 use nestor_plan::select::partition::{PartCheck, Routing};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
@@ -593,10 +593,12 @@ fn leaf_plan(
             arbiter: a,
             sets,
             filter,
+            rls,
         } => Conflict::Update {
             arbiter: arbiter(*a)?,
             sets: sets.clone(),
             filter: filter.clone(),
+            rls: rls.clone(),
         },
     };
     Ok(InsertPlan {
@@ -746,9 +748,11 @@ fn insert_one(
                     check_conflict_visible(&p.table, &existing, ev)?;
                     return Ok(Outcome::Skipped);
                 }
-                Conflict::Update { sets, filter, .. } => {
+                Conflict::Update {
+                    sets, filter, rls, ..
+                } => {
                     let update = (sets.as_slice(), filter.as_ref(), upd.as_deref_mut());
-                    match conflict_update(p, existing, &row, update, ev, sink)? {
+                    match conflict_update(p, existing, &row, (update, rls.as_deref()), ev, sink)? {
                         Some(true) => return Ok(Outcome::Updated),
                         Some(false) => return Ok(Outcome::Skipped),
                         None => continue,
@@ -865,15 +869,23 @@ fn check_conflict_visible(
 
 /// DO UPDATE on the conflicting row. Some(changed) when done, None to
 /// retry (the row went away meanwhile).
+/// DO UPDATE's SET list, WHERE and the UPDATE triggers it fires.
+type ConflictSet<'a, 'f> = (
+    &'a [(usize, Expr)],
+    Option<&'a Expr>,
+    Option<&'a mut Firing<'f>>,
+);
+
 fn conflict_update(
     p: &InsertPlan,
     existing: nestor_storage::Tuple,
     proposed: &[Value],
-    (sets, filter, mut upd): (&[(usize, Expr)], Option<&Expr>, Option<&mut Firing>),
+    ((sets, filter, mut upd), rls): (ConflictSet<'_, '_>, Option<&ConflictRls>),
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<Option<bool>, DbError> {
     let t = &p.table;
+    let checks = rls.map_or(&p.checks, |r| &r.update_checks);
     let rid = existing.row;
     check_not_own_row(t, &existing, ev)?;
     // The existing row, then EXCLUDED (the proposed row), as bound.
@@ -904,6 +916,11 @@ fn conflict_update(
                     _ => return Ok(Some(false)),
                 }
             }
+        }
+        // Row-level security: the existing row must pass the UPDATE (and
+        // SELECT) policies' USING, as PostgreSQL's WCO_RLS_CONFLICT_CHECK.
+        if let Some(r) = rls {
+            check_policies(t, &r.existing, &input[..t.columns.len()], ev)?;
         }
         let mut new: Row = input[..t.columns.len()].to_vec();
         for (c, e) in sets {
@@ -936,7 +953,7 @@ fn conflict_update(
                 None => return Ok(Some(false)),
             }
         }
-        check_row(t, &p.checks, &mut new, ev)?;
+        check_row(t, checks, &mut new, ev)?;
         check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t

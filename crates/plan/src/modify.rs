@@ -45,7 +45,23 @@ pub enum Conflict {
         arbiter: usize,
         sets: Vec<(usize, Expr)>,
         filter: Option<Expr>,
+        /// Row-level security, when the table's policies apply.
+        rls: Option<Arc<ConflictRls>>,
     },
+}
+
+/// Row-level security of ON CONFLICT DO UPDATE (PostgreSQL's
+/// WCO_RLS_CONFLICT_CHECK and the UPDATE path's checks); the proposed row
+/// passes the INSERT's as any inserted row.
+#[derive(Clone, Debug)]
+pub struct ConflictRls {
+    /// Checked on the existing row once the WHERE passed: the UPDATE and
+    /// SELECT policies' USING ("... (USING expression) ...").
+    pub existing: Vec<BoundCheck>,
+    /// What the updated row passes instead of the INSERT's checks: the
+    /// table's, then the UPDATE policies' WITH CHECK (else USING) and the
+    /// SELECT policies' USING.
+    pub update_checks: Vec<BoundCheck>,
 }
 
 pub struct InsertPlan {
@@ -426,24 +442,37 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     let defaults = insert_defaults(b, &table, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     let mut checks = bind_checks(b.catalog, b.eval, &table)?;
+    let mut conflict = conflict;
     if let Some(role) = select::rls::applies(b, &table)? {
         if route.is_some() {
             return Err(DbError::unsupported(
                 "INSERT into a partitioned table with row-level security",
             ));
         }
-        if matches!(conflict, Some(Conflict::Update { .. })) {
-            return Err(DbError::unsupported(
-                "INSERT ... ON CONFLICT DO UPDATE on a table with row-level security",
-            ));
-        }
-        let rls = &select::rls::NewRows {
+        let new_rows = &select::rls::NewRows {
             role,
             kind: crate::ir::CheckKind::NewRow,
         };
-        checks.extend(rls.checks(b, &table, &table, PolicyCmd::Insert, false)?);
-        if !ins.returning_list.is_empty() {
-            checks.extend(rls.checks(b, &table, &table, PolicyCmd::Select, true)?);
+        let mut update_checks = checks.clone();
+        checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Insert, false)?);
+        // DO UPDATE reads the target (its inference columns at least).
+        let do_update = matches!(conflict, Some(Conflict::Update { .. }));
+        if !ins.returning_list.is_empty() || do_update {
+            checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+        }
+        if let Some(Conflict::Update { rls, .. }) = &mut conflict {
+            let existing_rows = &select::rls::NewRows {
+                role,
+                kind: crate::ir::CheckKind::Conflict,
+            };
+            let mut existing = existing_rows.checks(b, &table, &table, PolicyCmd::Update, true)?;
+            existing.extend(existing_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+            update_checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Update, false)?);
+            update_checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+            *rls = Some(Arc::new(ConflictRls {
+                existing,
+                update_checks,
+            }));
         }
     }
     Ok(InsertPlan {
@@ -915,6 +944,7 @@ fn plan_conflict(
         arbiter: arbiters[0],
         sets,
         filter,
+        rls: None,
     })
 }
 

@@ -204,6 +204,27 @@ SELECT id FROM rls_doc ORDER BY id;
 UPDATE rls_doc SET level = 2 WHERE id = 4;
 RESET ROLE;
 
+-- INSERT ... ON CONFLICT: the proposed row passes the INSERT checks, the
+-- existing one the UPDATE policies' USING, the updated one their WITH CHECK
+CREATE TABLE oc (k int PRIMARY KEY, v int, who text);
+GRANT ALL ON oc TO regress_rls_alice;
+INSERT INTO oc VALUES (1, 1, 'regress_rls_alice'), (2, 50, 'regress_rls_alice'), (3, 1, 'other');
+ALTER TABLE oc ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p_sel ON oc FOR SELECT USING (true);
+CREATE POLICY p_ins ON oc FOR INSERT WITH CHECK (v < 100);
+CREATE POLICY p_upd ON oc FOR UPDATE USING (who = current_user) WITH CHECK (v < 10);
+SET ROLE regress_rls_alice;
+INSERT INTO oc VALUES (4, 5, 'x') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO oc VALUES (1, 5, 'x') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO oc VALUES (1, 50, 'x') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO oc VALUES (1, 500, 'x') ON CONFLICT (k) DO UPDATE SET v = 2 RETURNING *;
+INSERT INTO oc VALUES (3, 5, 'x') ON CONFLICT (k) DO UPDATE SET v = excluded.v RETURNING *;
+INSERT INTO oc VALUES (3, 5, 'x') ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE oc.v > 100 RETURNING *;
+INSERT INTO oc VALUES (3, 5, 'x') ON CONFLICT (k) DO NOTHING;
+RESET ROLE;
+SELECT * FROM oc ORDER BY k;
+DROP TABLE oc;
+
 -- COPY: TO applies the SELECT policies, FROM is refused
 CREATE TABLE rls_copy (k int, who text);
 INSERT INTO rls_copy VALUES (1, 'regress_rls_alice'), (2, 'regress_rls_bob'), (3, 'regress_rls_bob');

@@ -67,7 +67,6 @@ pub fn create_policy(
         qual,
         check,
     });
-    sort(&mut new);
     super::put_table(ctx, new)?;
     Ok(CommandTag::Plain("CREATE POLICY"))
 }
@@ -105,7 +104,7 @@ pub fn alter_policy(
     let qual = bind_clause(ctx, &def, st.qual.as_deref())?;
     let check = bind_clause(ctx, &def, st.with_check.as_deref())?;
     let mut new = (*def).clone();
-    let p = &mut new.row_security.policies[pos];
+    let p = move_last(&mut new, pos);
     if let Some(r) = roles {
         p.roles = r;
     }
@@ -130,8 +129,7 @@ pub fn rename_policy(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<Comm
         return Err(undefined(&rs.subname, &def.name));
     };
     let mut new = (*def).clone();
-    new.row_security.policies[pos].name = rs.newname.clone();
-    sort(&mut new);
+    move_last(&mut new, pos).name = rs.newname.clone();
     super::put_table(ctx, new)?;
     Ok(CommandTag::Plain("ALTER POLICY"))
 }
@@ -315,11 +313,17 @@ fn bind_clause(
     Ok(Some(nestor_parser::deparse_expr(clause)?))
 }
 
-/// Policies in name order.
-fn sort(def: &mut TableDef) {
-    def.row_security
-        .policies
-        .sort_by(|a, b| a.name.cmp(&b.name));
+/// Move the policy at `pos` to the end of the table's list and return
+/// it: the list is in the order pg_policy's heap would return its rows
+/// (creation, and a changed row after the others, as PostgreSQL's
+/// update writes a new tuple), which catalog scans such as psql's `\dp`
+/// show.
+fn move_last(def: &mut TableDef, pos: usize) -> &mut PolicyDef {
+    let list = &mut def.row_security.policies;
+    let p = list.remove(pos);
+    list.push(p);
+    let last = list.len() - 1;
+    &mut list[last]
 }
 
 fn duplicate(name: &str, table: &str) -> DbError {

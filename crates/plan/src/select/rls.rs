@@ -89,12 +89,16 @@ fn policies_for(
                 .iter()
                 .any(|&r| r == 0 || b.catalog.has_privs_of_role(role, RelId(r)))
     };
-    t.row_security
+    let (permissive, mut restrictive): (Vec<_>, Vec<_>) = t
+        .row_security
         .policies
         .iter()
         .filter(applies)
         .cloned()
-        .partition(|p| p.permissive)
+        .partition(|p| p.permissive);
+    // PostgreSQL applies (and reports) restrictive policies by name.
+    restrictive.sort_by(|a, b| a.name.cmp(&b.name));
+    (permissive, restrictive)
 }
 
 /// The security quals of reading `t` for `cmd` (PostgreSQL's
