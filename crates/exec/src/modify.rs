@@ -517,6 +517,11 @@ fn exec_insert_routed(
             }
             continue;
         }
+        // Row-level security: the named table's policies, on the row in
+        // its layout (the leaf's own do not apply, as in PostgreSQL).
+        if p.checks.last().is_some_and(|c| c.rls.is_some()) {
+            check_policies(&p.table, &p.checks, &row, ev)?;
+        }
         let Some((leaf, rid, written)) = insert_routed(r, row, leaf_trig.as_mut(), ev)? else {
             continue;
         };

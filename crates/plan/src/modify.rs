@@ -444,9 +444,9 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     let mut checks = bind_checks(b.catalog, b.eval, &table)?;
     let mut conflict = conflict;
     if let Some(role) = select::rls::applies(b, &table)? {
-        if route.is_some() {
+        if route.is_some() && conflict.is_some() {
             return Err(DbError::unsupported(
-                "INSERT into a partitioned table with row-level security",
+                "INSERT ... ON CONFLICT into a partitioned table with row-level security",
             ));
         }
         let new_rows = &select::rls::NewRows {
