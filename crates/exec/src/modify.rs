@@ -168,7 +168,7 @@ pub fn check_row(
 
 /// The row-level security checks of a new row (the last of `checks`), in
 /// order: a row they do not pass (false or NULL) is 42501.
-fn check_policies(
+pub(crate) fn check_policies(
     table: &TableDef,
     checks: &[BoundCheck],
     row: &[Value],

@@ -225,6 +225,29 @@ RESET ROLE;
 SELECT * FROM oc ORDER BY k;
 DROP TABLE oc;
 
+-- MERGE: the target read through the SELECT policies, its rows checked
+-- against the UPDATE / DELETE policies' USING, new rows against WITH CHECK
+CREATE TABLE mg (k int PRIMARY KEY, v int, who text);
+GRANT ALL ON mg TO regress_rls_alice;
+INSERT INTO mg VALUES (1, 1, 'regress_rls_alice'), (2, 50, 'regress_rls_alice'), (3, 1, 'other'), (4, 7, 'hidden');
+ALTER TABLE mg ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p_sel ON mg FOR SELECT USING (who <> 'hidden');
+CREATE POLICY p_ins ON mg FOR INSERT WITH CHECK (v < 100);
+CREATE POLICY p_upd ON mg FOR UPDATE USING (who = current_user) WITH CHECK (v < 10);
+CREATE POLICY p_del ON mg FOR DELETE USING (v = 50);
+SET ROLE regress_rls_alice;
+MERGE INTO mg USING (VALUES (1, 5)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v;
+MERGE INTO mg USING (VALUES (1, 50)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v;
+MERGE INTO mg USING (VALUES (3, 5)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v;
+MERGE INTO mg USING (VALUES (3, 5)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN DELETE;
+MERGE INTO mg USING (VALUES (2, 5)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN DELETE;
+MERGE INTO mg USING (VALUES (4, 5)) s(k, v) ON mg.k = s.k WHEN MATCHED THEN UPDATE SET v = 1 WHEN NOT MATCHED THEN INSERT VALUES (s.k + 100, s.v, 'new');
+MERGE INTO mg USING (VALUES (9, 500)) s(k, v) ON mg.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v, 'new');
+MERGE INTO mg USING (VALUES (9, 5)) s(k, v) ON mg.k = s.k WHEN NOT MATCHED THEN INSERT VALUES (s.k, s.v, 'new');
+RESET ROLE;
+SELECT * FROM mg ORDER BY k;
+DROP TABLE mg;
+
 -- partitions: read and written through the parent, its policies apply
 -- (the partition's own when it is named)
 CREATE TABLE pt (k int, v int, who text) PARTITION BY RANGE (k);

@@ -708,6 +708,9 @@ pub enum CheckKind {
     NewRow,
     /// The existing row of ON CONFLICT DO UPDATE: "(USING expression)".
     Conflict,
+    /// The target row of MERGE's UPDATE or DELETE: "target row violates
+    /// ... (USING expression)".
+    MergeTarget,
 }
 
 /// A new-row check from a policy: its kind and, for a restrictive
@@ -721,9 +724,10 @@ pub struct RlsCheck {
 impl RlsCheck {
     /// PostgreSQL's ExecWithCheckOptions error for a row failing it.
     pub fn error(&self, table: &str) -> nestor_common::DbError {
-        let using = match self.kind {
-            CheckKind::NewRow => "",
-            CheckKind::Conflict => " (USING expression)",
+        let (row, using) = match self.kind {
+            CheckKind::NewRow => ("new", ""),
+            CheckKind::Conflict => ("new", " (USING expression)"),
+            CheckKind::MergeTarget => ("target", " (USING expression)"),
         };
         let policy = match &self.policy {
             Some(p) => format!(" \"{p}\""),
@@ -732,7 +736,7 @@ impl RlsCheck {
         nestor_common::DbError::new(
             nestor_common::SqlState::InsufficientPrivilege,
             format!(
-                "new row violates row-level security policy{policy}{using} for table \"{table}\""
+                "{row} row violates row-level security policy{policy}{using} for table \"{table}\""
             ),
         )
     }
