@@ -91,7 +91,6 @@ pub fn command_name(n: &NodeEnum) -> String {
         NodeEnum::DefineStmt(_) => "CREATE (object)",
         NodeEnum::RuleStmt(_) => "CREATE RULE",
         NodeEnum::CreatePolicyStmt(_) => "CREATE POLICY",
-        NodeEnum::AlterPolicyStmt(_) => "ALTER POLICY",
         NodeEnum::CreatePublicationStmt(_) => "CREATE PUBLICATION",
         NodeEnum::CreateSubscriptionStmt(_) => "CREATE SUBSCRIPTION",
         NodeEnum::CreateStatsStmt(_) => "CREATE STATISTICS",

@@ -1916,6 +1916,20 @@ pub struct CopyTarget {
     pub part_check: Option<PartCheck>,
 }
 
+/// COPY FROM into a table whose row-level security applies to the
+/// current role: PostgreSQL's 0A000 (after the privilege check).
+pub fn refuse_copy_from_rls(catalog: &Catalog, eval: EvalCtx, t: &TableDef) -> Result<(), DbError> {
+    let probe = Binder::new(catalog, eval, "", &[], select::plan_query);
+    if select::rls::applies(&probe, t)?.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "COPY FROM not supported with row-level security",
+        )
+        .with_hint("Use INSERT statements instead."));
+    }
+    Ok(())
+}
+
 pub fn copy_target(
     catalog: &Catalog,
     eval: EvalCtx,
@@ -1928,14 +1942,6 @@ pub fn copy_target(
             format!("relation \"{table}\" does not exist"),
         )
     })?;
-    let probe = Binder::new(catalog, eval, "", &[], select::plan_query);
-    if select::rls::applies(&probe, &t)?.is_some() {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "COPY FROM not supported with row-level security",
-        )
-        .with_hint("Use INSERT statements instead."));
-    }
     // Generated columns are computed, never copied (PostgreSQL's
     // CopyGetAttnums leaves them out of the default list).
     let cols: Vec<usize> = if columns.is_empty() {

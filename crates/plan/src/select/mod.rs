@@ -43,7 +43,7 @@ pub(crate) mod inherit;
 pub(crate) mod narrow;
 pub mod partition;
 pub(crate) mod recursion;
-pub(crate) mod rls;
+pub mod rls;
 mod search_cycle;
 
 use std::sync::Arc;

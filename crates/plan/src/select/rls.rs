@@ -38,7 +38,7 @@ use nestor_common::RelId;
 /// How a table's policies apply to the statement being planned: the role
 /// they are chosen for. None: they do not apply.
 pub(crate) fn applies(b: &Binder, t: &TableDef) -> Result<Option<RelId>, DbError> {
-    if !t.row_security.enabled {
+    if !t.row_security.enabled || UNAPPLIED.with(std::cell::Cell::get) {
         return Ok(None);
     }
     let user = b.catalog.rls_user();
@@ -73,6 +73,22 @@ pub(crate) fn applies(b: &Binder, t: &TableDef) -> Result<Option<RelId>, DbError
         });
     }
     Ok(Some(role))
+}
+
+thread_local! {
+    /// Set while a query is planned to be described, not run ([`unapplied`]).
+    static UNAPPLIED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Run `f` (planning a query only to learn its result columns, as CREATE
+/// VIEW does) without applying policies: PostgreSQL applies them when a
+/// query is rewritten to run, so describing one neither needs them nor
+/// fails on them (infinite recursion between two tables' policies).
+pub fn unapplied<R>(f: impl FnOnce() -> R) -> R {
+    let saved = UNAPPLIED.with(|u| u.replace(true));
+    let r = f();
+    UNAPPLIED.with(|u| u.set(saved));
+    r
 }
 
 /// The policies of `t` for command `cmd` that apply to `role`:
