@@ -310,7 +310,29 @@ fn bind_clause(
         e.unpositioned = true;
         e
     })?;
-    Ok(Some(nestor_parser::deparse_expr(clause)?))
+    pinned_text(ctx, clause).map(Some)
+}
+
+/// A clause as the catalog keeps it: deparsed, the relations its
+/// subqueries name outside `public` qualified by their schema (as a
+/// view's query is, `view::stored_query`), so it reads the same
+/// relations wherever it is bound (a view's query plans with `public`
+/// alone on its path; PostgreSQL keeps their OIDs).
+fn pinned_text(ctx: &StatementCtx, clause: &Node) -> Result<String, DbError> {
+    let text = nestor_parser::deparse_expr(clause)?;
+    let select = format!("SELECT {text}");
+    let stmt = nestor_parser::parse_sql(&select)?
+        .into_iter()
+        .next()
+        .and_then(|s| s.stmt);
+    let Some(stmt) = stmt else {
+        return Ok(text);
+    };
+    let stored = super::view::stored_query(ctx, &stmt)?;
+    Ok(match stored.strip_prefix("SELECT ") {
+        Some(pinned) if stored != select => pinned.to_string(),
+        _ => text,
+    })
 }
 
 /// Move the policy at `pos` to the end of the table's list and return
