@@ -1575,6 +1575,7 @@ fn plan_modify_table(
         // Row-level security: the named table's policies (a descendant's
         // rows are its ancestor's), bound over this table's row.
         let mut recheck = recheck;
+        let mut secured = None;
         let named = parent.unwrap_or(table);
         if let Some(role) = select::rls::applies(b, named)? {
             let cmd = if delete {
@@ -1602,10 +1603,15 @@ fn plan_modify_table(
                     checks.extend(rls.checks(b, named, table, PolicyCmd::Select, true)?);
                 }
             }
-            recheck = select::and_all(quals.iter().cloned().chain(recheck).collect());
-            tree.set_security(quals);
+            tree.set_security(quals.clone());
+            secured = Some(quals);
         }
+        // The statement's own conditions: the policies' are in the scan.
         let conj = recheck.clone().map(conjuncts).unwrap_or_default();
+        // EvalPlanQual re-checks both.
+        if let Some(quals) = secured {
+            recheck = select::and_all(quals.into_iter().chain(recheck).collect());
+        }
         let (plan, rest) = select::build(b, tree, conj, None)?;
         let input = select::with_filter(plan, rest);
         Ok(ModifyPlan {
