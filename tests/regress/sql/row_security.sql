@@ -272,6 +272,26 @@ RESET ROLE;
 SELECT * FROM pt ORDER BY k;
 DROP TABLE pt;
 
+-- foreign key actions see the rows the policies hide
+CREATE TABLE rls_parent (a int PRIMARY KEY);
+CREATE TABLE rls_child (a int REFERENCES rls_parent ON DELETE CASCADE ON UPDATE CASCADE);
+INSERT INTO rls_parent VALUES (10), (20);
+INSERT INTO rls_child VALUES (10), (20);
+CREATE POLICY p_none ON rls_child USING (false);
+ALTER TABLE rls_child ENABLE ROW LEVEL SECURITY;
+ALTER TABLE rls_child FORCE ROW LEVEL SECURITY;
+SET ROLE regress_rls_alice;
+RESET ROLE;
+ALTER TABLE rls_child OWNER TO regress_rls_alice;
+ALTER TABLE rls_parent OWNER TO regress_rls_alice;
+SET ROLE regress_rls_alice;
+TABLE rls_child;
+UPDATE rls_parent SET a = a + 5 WHERE a = 10;
+DELETE FROM rls_parent WHERE a = 20;
+RESET ROLE;
+TABLE rls_child;
+DROP TABLE rls_child, rls_parent;
+
 -- COPY: TO applies the SELECT policies, FROM is refused
 CREATE TABLE rls_copy (k int, who text);
 INSERT INTO rls_copy VALUES (1, 'regress_rls_alice'), (2, 'regress_rls_bob'), (3, 'regress_rls_bob');
