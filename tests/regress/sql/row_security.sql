@@ -280,8 +280,6 @@ INSERT INTO rls_child VALUES (10), (20);
 CREATE POLICY p_none ON rls_child USING (false);
 ALTER TABLE rls_child ENABLE ROW LEVEL SECURITY;
 ALTER TABLE rls_child FORCE ROW LEVEL SECURITY;
-SET ROLE regress_rls_alice;
-RESET ROLE;
 ALTER TABLE rls_child OWNER TO regress_rls_alice;
 ALTER TABLE rls_parent OWNER TO regress_rls_alice;
 SET ROLE regress_rls_alice;
