@@ -2696,6 +2696,34 @@ fn policy_rows(c: &Catalog, rel: Rel) -> Rows {
     out
 }
 
+/// row_security_active(table): PostgreSQL's check_enable_rls without
+/// its error: the table has row-level security enabled and the current
+/// role is no superuser, no BYPASSRLS role and not its owner (unless
+/// FORCE).
+fn row_security_active(c: &Catalog, arg: &Value, ev: &Ev) -> Result<Value, DbError> {
+    let name = match arg {
+        Value::Null => return Ok(Value::Null),
+        v => nestor_plan::valops::to_text(v, &ev.ctx.eval).unwrap_or_default(),
+    };
+    let t = match name.parse::<u32>() {
+        Ok(oid) => c.table_by_oid(RelId(oid)),
+        Err(_) => c.table(&name),
+    };
+    let Some(t) = t else {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ));
+    };
+    let role = c.rls_user().role;
+    if !t.row_security.enabled || role == 0 {
+        return Ok(Value::Bool(false));
+    }
+    let owner = c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner;
+    let owns = c.has_privs_of_role(RelId(role), owner);
+    Ok(Value::Bool(!owns || t.row_security.forced))
+}
+
 fn trigger_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     for t in trigger_owners(c) {
@@ -3438,6 +3466,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         }
         CatalogFn::Expr => args[0].clone(),
         CatalogFn::PartKeyDef => partkey_def(c, int(&args[0]) as u32).map_or(Value::Null, text),
+        CatalogFn::RowSecurityActive => row_security_active(c, &args[0], ev)?,
         CatalogFn::PartitionRoot => {
             // NULL for a table neither partitioned nor a partition.
             let mut cur = c.table_by_oid(RelId(int(&args[0]) as u32));

@@ -148,6 +148,12 @@ SELECT count(*) FROM rls_doc;
 RESET row_security;
 RESET ROLE;
 
+-- row_security_active
+SELECT row_security_active('rls_doc');
+SET ROLE regress_rls_alice;
+SELECT row_security_active('rls_doc');
+RESET ROLE;
+
 -- row_security = off: a query the policies would affect fails
 SET ROLE regress_rls_alice;
 SET row_security = off;
