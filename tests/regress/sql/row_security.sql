@@ -296,6 +296,20 @@ RESET ROLE;
 TABLE rls_child;
 DROP TABLE rls_child, rls_parent;
 
+-- SELECT ... FOR UPDATE / SHARE: the UPDATE policies too
+CREATE TABLE fu (k int, v int);
+GRANT ALL ON fu TO regress_rls_alice;
+INSERT INTO fu VALUES (1, 1), (2, 2), (3, 3);
+ALTER TABLE fu ENABLE ROW LEVEL SECURITY;
+CREATE POLICY p_sel ON fu FOR SELECT USING (k < 3);
+CREATE POLICY p_upd ON fu FOR UPDATE USING (k > 1);
+SET ROLE regress_rls_alice;
+SELECT * FROM fu ORDER BY k;
+SELECT * FROM fu ORDER BY k FOR UPDATE;
+SELECT * FROM fu ORDER BY k FOR SHARE;
+RESET ROLE;
+DROP TABLE fu;
+
 -- COPY: TO applies the SELECT policies, FROM is refused
 CREATE TABLE rls_copy (k int, who text);
 INSERT INTO rls_copy VALUES (1, 'regress_rls_alice'), (2, 'regress_rls_bob'), (3, 'regress_rls_bob');

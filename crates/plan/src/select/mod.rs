@@ -696,6 +696,10 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     let tree = plan_from_clause(b, sel)?;
     let where_expr = bind_where(b, sel.where_clause.as_deref())?;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
+    let mut tree = tree;
+    if let (Some(t), false) = (tree.as_mut(), lock_tables.is_empty()) {
+        rls::lock_quals(b, t, &lock_tables)?;
+    }
     // Locking rows needs UPDATE as well as SELECT (on the table or at
     // least one column, as PostgreSQL).
     for t in &lock_tables {

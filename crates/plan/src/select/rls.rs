@@ -149,6 +149,37 @@ pub(crate) fn security_quals(
     Ok(out)
 }
 
+/// SELECT ... FOR UPDATE / SHARE: a locked table's UPDATE policies'
+/// quals go before its SELECT ones (PostgreSQL adds them when the range
+/// table entry requires UPDATE).
+pub(crate) fn lock_quals(
+    b: &mut Binder,
+    f: &mut From,
+    locked: &[crate::ir::LockTarget],
+) -> Result<(), DbError> {
+    match f {
+        From::Table {
+            table,
+            offset,
+            security,
+            ..
+        } if !security.is_empty() && locked.iter().any(|l| l.offset == *offset) => {
+            if let Some(role) = applies(b, table)? {
+                let t = table.clone();
+                let mut quals = security_quals(b, &t, &t, PolicyCmd::Update, role)?;
+                quals.append(security);
+                *security = quals;
+            }
+            Ok(())
+        }
+        From::Join { left, right, .. } => {
+            lock_quals(b, left, locked)?;
+            lock_quals(b, right, locked)
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The checks new rows of `t` must pass for `cmd` (PostgreSQL's
 /// add_with_check_options): the permissive policies' WITH CHECK (else
 /// USING; USING alone with `force_using`) ORed as one check without a
