@@ -17,7 +17,15 @@
 //!   UPDATE t SET ...   scan: UPDATE and SELECT USING as above;
 //!                      new rows: UPDATE WITH CHECK (else USING), SELECT USING
 //!   INSERT             new rows: INSERT WITH CHECK, SELECT USING (RETURNING)
+//!   ... FOR UPDATE     scan: UPDATE USING before SELECT USING
+//!   ON CONFLICT UPDATE existing row: UPDATE and SELECT USING (`Conflict`);
+//!                      updated row: UPDATE WITH CHECK, SELECT USING
+//!   MERGE              target: SELECT USING; its rows: UPDATE / DELETE
+//!                      USING (`MergeTarget`); new rows: WITH CHECK
 //! ```
+//!
+//! Planning a query only to describe it (CREATE VIEW) and foreign key
+//! actions apply no policies ([`unapplied`]), as in PostgreSQL.
 //!
 //! Permissive policies combine with OR, restrictive ones with AND, and
 //! with no permissive policy nothing is visible or may be written. The
