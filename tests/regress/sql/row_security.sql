@@ -310,6 +310,19 @@ SELECT * FROM fu ORDER BY k FOR SHARE;
 RESET ROLE;
 DROP TABLE fu;
 
+-- columns the policies read: RENAME follows, DROP needs CASCADE
+CREATE TABLE rls_dc (a int, b int);
+CREATE POLICY pd ON rls_dc USING (b > 0);
+CREATE POLICY pe ON rls_dc USING (true) WITH CHECK (b < 5);
+CREATE POLICY pf ON rls_dc USING (a > 0);
+ALTER TABLE rls_dc RENAME COLUMN a TO z;
+SELECT polname, pg_get_expr(polqual, polrelid) FROM pg_policy WHERE polrelid = 'rls_dc'::regclass ORDER BY 1;
+ALTER TABLE rls_dc DROP COLUMN b;
+ALTER TABLE rls_dc DROP COLUMN b CASCADE;
+ALTER TABLE rls_dc DROP COLUMN z CASCADE;
+SELECT polname FROM pg_policy WHERE polrelid = 'rls_dc'::regclass;
+DROP TABLE rls_dc;
+
 -- COPY: TO applies the SELECT policies, FROM is refused
 CREATE TABLE rls_copy (k int, who text);
 INSERT INTO rls_copy VALUES (1, 'regress_rls_alice'), (2, 'regress_rls_bob'), (3, 'regress_rls_bob');

@@ -540,6 +540,10 @@ fn drop_column(
             );
         }
     }
+    let policies = super::policy::reading_column(ctx, def, pos)?;
+    if !policies.is_empty() {
+        super::policy::drop_for_column(ctx, def, pos, &policies, cascade)?;
+    }
     for d in dependents {
         let cur = ctx
             .catalog

@@ -180,6 +180,70 @@ pub fn drop_policy(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandT
     Ok(CommandTag::Plain("DROP POLICY"))
 }
 
+/// The policies of `def` whose USING or WITH CHECK reads column `pos`
+/// (PostgreSQL's pg_depend entries of a policy on its table's columns).
+pub(super) fn reading_column(
+    ctx: &StatementCtx,
+    def: &Arc<TableDef>,
+    pos: usize,
+) -> Result<Vec<String>, DbError> {
+    let mut out = Vec::new();
+    for p in &def.row_security.policies {
+        for sql in [&p.qual, &p.check].into_iter().flatten() {
+            let node = nestor_parser::parse_expr(sql)?;
+            let mut b = nestor_plan::select::row_binder(ctx.catalog, ctx.eval, "", def);
+            let reads = b.bind(&node).is_ok_and(|(e, _)| e.columns().contains(&pos));
+            if reads && !out.contains(&p.name) {
+                out.push(p.name.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// DROP COLUMN of a column `policies` read: 2BP01 naming them, or with
+/// CASCADE they go first (PostgreSQL's messages).
+pub(super) fn drop_for_column(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    pos: usize,
+    policies: &[String],
+    cascade: bool,
+) -> Result<(), DbError> {
+    let (t, col) = (&def.name, &def.columns[pos].name);
+    if !cascade {
+        let detail: Vec<String> = policies
+            .iter()
+            .map(|p| format!("policy {p} on table {t} depends on column {col} of table {t}"))
+            .collect();
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!("cannot drop column {col} of table {t} because other objects depend on it"),
+        )
+        .with_detail(detail.join("\n"))
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    let each: Vec<String> = policies
+        .iter()
+        .map(|p| format!("drop cascades to policy {p} on table {t}"))
+        .collect();
+    let notice = match each.as_slice() {
+        [one] => DbError::new(SqlState::SuccessfulCompletion, one.clone()),
+        _ => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", each.len()),
+        )
+        .with_detail(each.join("\n")),
+    };
+    ctx.notices
+        .push(notice.with_severity(nestor_common::error::Severity::Notice));
+    let mut new = def.clone();
+    new.row_security
+        .policies
+        .retain(|p| !policies.contains(&p.name));
+    super::put_table(ctx, new)
+}
+
 /// The flag an ALTER TABLE subcommand sets: (FORCE rather than ENABLE,
 /// on); None for other subcommands.
 pub(super) fn row_security_command(cmd: &pb::AlterTableCmd) -> Option<(bool, bool)> {

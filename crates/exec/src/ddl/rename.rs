@@ -482,6 +482,13 @@ fn rename_column(
             }
         }
     }
+    // Policies name the table's columns in their stored text too (a
+    // subquery's column of the same name is renamed with them).
+    for p in &mut new.row_security.policies {
+        for e in [&mut p.qual, &mut p.check].into_iter().flatten() {
+            *e = nestor_parser::rename_identifier(e, from, to)?;
+        }
+    }
     for t in &mut new.triggers {
         for c in t.columns.iter_mut().filter(|c| *c == from) {
             *c = to.to_string();
