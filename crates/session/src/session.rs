@@ -367,13 +367,18 @@ impl Session {
     /// Tell the catalog handle whom row-level security is planned for:
     /// the current role (none when it bypasses RLS) and `row_security`.
     fn sync_rls_user(&self) {
-        let role = self.catalog.role(self.current_role_name()).map_or(0, |r| {
-            if r.superuser || r.bypassrls {
-                0
-            } else {
-                r.oid.0
-            }
-        });
+        // A role dropped while connected bypasses nothing (no role has
+        // OID u32::MAX: only PUBLIC's policies apply to it).
+        let role = self
+            .catalog
+            .role(self.current_role_name())
+            .map_or(u32::MAX, |r| {
+                if r.superuser || r.bypassrls {
+                    0
+                } else {
+                    r.oid.0
+                }
+            });
         let row_security = self.settings.view().get("row_security") != Some("off");
         self.catalog
             .set_rls_user(nestor_catalog::RlsUser { role, row_security });
