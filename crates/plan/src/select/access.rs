@@ -86,20 +86,24 @@ pub(crate) fn build(
             table_scan(b, table, alias, local(offset, mine), offset, param),
             rest,
         )),
-        // Row-level security: its quals in the scan, the statement's
-        // conditions above it (`rls`).
+        // Row-level security: its quals in the scan, then the
+        // statement's leakproof conditions (which may pick an index), the
+        // others above it (`rls`).
         From::Table {
             table,
             alias,
             offset,
-            security,
-        } => Ok((
-            with_filter(
-                table_scan(b, table, alias, security, offset, None),
-                local(offset, mine),
-            ),
-            rest,
-        )),
+            mut security,
+        } => {
+            let (leakproof, above): (Vec<Expr>, Vec<Expr>) = local(offset, mine)
+                .into_iter()
+                .partition(super::rls::leakproof);
+            security.extend(leakproof);
+            Ok((
+                with_filter(table_scan(b, table, alias, security, offset, None), above),
+                rest,
+            ))
+        }
         From::Other { plan, offset, .. } => {
             let (plan, mine) = super::inherit::narrow_family(b, plan, local(offset, mine));
             Ok((with_filter(plan, mine), rest))

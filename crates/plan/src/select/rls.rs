@@ -31,8 +31,9 @@
 //! with no permissive policy nothing is visible or may be written. The
 //! security quals sit in the table's scan, the statement's conditions
 //! above it, so a function in WHERE never sees a row the policies hide
-//! (PostgreSQL's security barrier; it also lets leakproof conditions into
-//! the scan, Nestor lets none). New rows are checked after BEFORE triggers
+//! (PostgreSQL's security barrier); conditions that can neither fail nor
+//! show a value ([`leakproof`]: `col = $1`) join the scan after them, so
+//! an index still serves a lookup. New rows are checked after BEFORE triggers
 //! and before the table's constraints, with PostgreSQL's 42501 messages.
 //!
 //! A table without ENABLE ROW LEVEL SECURITY costs one flag test.
@@ -155,6 +156,21 @@ pub(crate) fn security_quals(
     }
     out.push(or_all(ors));
     Ok(out)
+}
+
+/// Whether a condition of the statement may be evaluated before the
+/// policies' (in the scan, where it may choose an index): a comparison
+/// or NULL test of columns, constants and parameters, which can neither
+/// fail nor show a value (PostgreSQL's leakproof operators). Anything
+/// else, functions included, is evaluated on the rows the policies let
+/// through.
+pub(crate) fn leakproof(e: &Expr) -> bool {
+    let plain = |e: &Expr| matches!(e, Expr::Col(_) | Expr::Const(_) | Expr::Param(_));
+    match e {
+        Expr::Cmp(_, a, b) => plain(a) && plain(b),
+        Expr::IsNull(a, _) => plain(a),
+        _ => false,
+    }
 }
 
 /// SELECT ... FOR UPDATE / SHARE: a locked table's UPDATE policies'
