@@ -300,6 +300,94 @@ pub struct RuleDef {
     pub actions: Vec<String>,
 }
 
+/// The command a row-level security policy applies to (pg_policy.polcmd:
+/// '*' ALL, 'r' SELECT, 'a' INSERT, 'w' UPDATE, 'd' DELETE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyCmd {
+    All,
+    Select,
+    Insert,
+    Update,
+    Delete,
+}
+
+impl PolicyCmd {
+    /// pg_policy.polcmd.
+    pub fn code(self) -> u8 {
+        match self {
+            PolicyCmd::All => b'*',
+            PolicyCmd::Select => b'r',
+            PolicyCmd::Insert => b'a',
+            PolicyCmd::Update => b'w',
+            PolicyCmd::Delete => b'd',
+        }
+    }
+
+    /// The command of a pg_policy.polcmd code.
+    pub fn of_code(c: u8) -> Option<PolicyCmd> {
+        Some(match c {
+            b'*' => PolicyCmd::All,
+            b'r' => PolicyCmd::Select,
+            b'a' => PolicyCmd::Insert,
+            b'w' => PolicyCmd::Update,
+            b'd' => PolicyCmd::Delete,
+            _ => return None,
+        })
+    }
+
+    /// The name pg_policies shows (ALL, SELECT, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            PolicyCmd::All => "ALL",
+            PolicyCmd::Select => "SELECT",
+            PolicyCmd::Insert => "INSERT",
+            PolicyCmd::Update => "UPDATE",
+            PolicyCmd::Delete => "DELETE",
+        }
+    }
+
+    /// Whether a policy for this command applies to `cmd` (ALL applies
+    /// to every command).
+    pub fn applies_to(self, cmd: PolicyCmd) -> bool {
+        self == PolicyCmd::All || self == cmd
+    }
+}
+
+/// A row-level security policy (CREATE POLICY, PostgreSQL's pg_policy
+/// row): kept with its table, so it goes where the table goes. Its
+/// expressions are SQL text (the deparser's form) over the table's row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyDef {
+    pub oid: RelId,
+    pub name: String,
+    pub cmd: PolicyCmd,
+    /// AS PERMISSIVE (else RESTRICTIVE).
+    pub permissive: bool,
+    /// The roles it applies to, by OID, in order; 0 is PUBLIC.
+    pub roles: Vec<u32>,
+    /// USING.
+    pub qual: Option<String>,
+    /// WITH CHECK.
+    pub check: Option<String>,
+}
+
+/// A table's row-level security: pg_class.relrowsecurity and
+/// relforcerowsecurity, and its policies in pg_policy's heap order
+/// (creation; a changed one last).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowSecurity {
+    pub enabled: bool,
+    pub forced: bool,
+    pub policies: Vec<PolicyDef>,
+}
+
+impl RowSecurity {
+    /// Nothing set (what tables without it, and older records, have).
+    pub fn is_default(&self) -> bool {
+        !self.enabled && !self.forced && self.policies.is_empty()
+    }
+}
+
 pub const TRIGGER_INSERT: u8 = 1;
 pub const TRIGGER_DELETE: u8 = 2;
 pub const TRIGGER_UPDATE: u8 = 4;
@@ -404,6 +492,8 @@ pub struct TableDef {
     pub rules: Vec<RuleDef>,
     /// FOREIGN KEY constraints of this (referencing) table.
     pub foreign_keys: Vec<ForeignKey>,
+    /// Row-level security: ENABLE / FORCE and the policies.
+    pub row_security: RowSecurity,
     /// Identity columns.
     pub identities: Vec<Identity>,
     /// A materialized view: its query, and whether it holds its rows.

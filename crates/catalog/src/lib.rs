@@ -455,6 +455,37 @@ pub struct Catalog {
     made_temp: Arc<AtomicBool>,
     /// The session's search_path (`public` for other handles).
     path: Arc<RwLock<SearchPath>>,
+    /// Whom row-level security is planned for ([`RlsUser`], packed:
+    /// role OID, bit 32 row_security off); 0 for handles that bypass it
+    /// (recovery, background work, superuser sessions).
+    rls_user: Arc<AtomicU64>,
+}
+
+/// Whom a statement planned through a handle runs as, for row-level
+/// security: the current role unless it bypasses RLS (superuser,
+/// BYPASSRLS: `role` 0), and the session's `row_security` setting. The
+/// session sets it with [`Catalog::set_rls_user`]; plans that applied
+/// policies depend on it, so a change bumps [`Catalog::version`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RlsUser {
+    /// The current role's OID; 0: it bypasses row-level security.
+    pub role: u32,
+    /// The `row_security` setting (off: a query policies would affect
+    /// fails instead).
+    pub row_security: bool,
+}
+
+impl RlsUser {
+    fn pack(self) -> u64 {
+        u64::from(self.role) | u64::from(!self.row_security) << 32
+    }
+
+    fn unpack(v: u64) -> RlsUser {
+        RlsUser {
+            role: v as u32,
+            row_security: v >> 32 == 0,
+        }
+    }
 }
 
 impl Default for Catalog {
@@ -483,6 +514,7 @@ impl Catalog {
             session: None,
             made_temp: Arc::new(AtomicBool::new(false)),
             path: Arc::new(RwLock::new(vec![Ns::Public])),
+            rls_user: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -493,7 +525,29 @@ impl Catalog {
             session: Some(session),
             made_temp: Arc::new(AtomicBool::new(false)),
             path: Arc::new(RwLock::new(vec![Ns::Public])),
+            rls_user: Arc::new(AtomicU64::new(0)),
             ..self.clone()
+        }
+    }
+
+    /// Whom row-level security is planned for through this handle.
+    pub fn rls_user(&self) -> RlsUser {
+        RlsUser::unpack(self.rls_user.load(Ordering::Acquire))
+    }
+
+    /// Set whom row-level security is planned for (the session calls
+    /// this when its role or `row_security` may have changed). A change
+    /// bumps [`Catalog::version`], so plans are made again, when some
+    /// table has row-level security enabled (a plan made without one
+    /// holds for every role; enabling it bumps the version anyway), so
+    /// sessions of ordinary roles connecting do not re-plan everyone's
+    /// statements.
+    pub fn set_rls_user(&self, user: RlsUser) {
+        let packed = user.pack();
+        if self.rls_user.swap(packed, Ordering::AcqRel) != packed
+            && self.tables().iter().any(|t| t.row_security.enabled)
+        {
+            self.version.fetch_add(1, Ordering::AcqRel);
         }
     }
 
@@ -517,6 +571,7 @@ impl Catalog {
             session: None,
             made_temp: Arc::new(AtomicBool::new(false)),
             path: Arc::new(RwLock::new(vec![Ns::Public])),
+            rls_user: Arc::new(AtomicU64::new(0)),
             ..self.clone()
         }
     }
@@ -619,6 +674,8 @@ impl Catalog {
         match self.session {
             Some(s) if self.made_temp.load(Ordering::Acquire) => Some(s),
             Some(s) if *self.path.read() != [Ns::Public] => Some(s),
+            // Its plans applied (or may apply) its role's policies.
+            Some(s) if self.rls_user.load(Ordering::Acquire) != 0 => Some(s),
             // What this session resolves differs from what others do while
             // some transaction's DDL is in progress (see [`claims`]).
             Some(s) if self.state.read().has_claims() => Some(s),
@@ -2442,6 +2499,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
         owned_sequences: def.owned_sequences.clone(),
         triggers: def.triggers.clone(),
         rules: def.rules.clone(),
+        row_security: def.row_security.clone(),
         foreign_keys: def.foreign_keys.clone(),
         identities: def.identities.clone(),
         matview: def.matview.clone(),
@@ -2581,6 +2639,7 @@ fn table_from(
         owned_sequences: rec.owned_sequences,
         triggers: rec.triggers,
         rules: rec.rules,
+        row_security: rec.row_security,
         foreign_keys: rec.foreign_keys,
         identities: rec.identities,
         matview: rec.matview,

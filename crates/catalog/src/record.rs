@@ -88,8 +88,13 @@
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
 //!              [nident:u32 identity*] [matview?] [nnotvalid:u32 name*]
 //!              [ninherits:u32 oid:u32*] [partkey? partbound?] [nrules:u32 rule*]
+//!              [rls:u8 npolicies:u32 policy*]
+//!              (rls: bit 0 ENABLE, 1 FORCE ROW LEVEL SECURITY; records
+//!              before row-level security end before it)
 //!  rule     := oid:u32 name event:u8 (pg_rewrite.ev_type) instead:u8 qual?
 //!              nactions:u32 name*   (condition and actions: SQL text)
+//!  policy   := oid:u32 name cmd:u8 (pg_policy.polcmd) permissive:u8
+//!              nroles:u32 role:u32* (0: PUBLIC) using? check?   (SQL text)
 //!  partkey  := strategy:u8 ('r' 'l' 'h') ncols:u32 col:u32*   (columns only)
 //!            | strategy:u8 ('R' 'L' 'H') n:u32 (keypart collation:name? [opclass:u32])*
 //!  keypart  := 0x00 col:u32 | 0x01 expr:name typoid:u32 typmod:i32 ncols:u32 col:u32*
@@ -139,8 +144,9 @@ use nestor_types::Value;
 use crate::acl::{AclItem, ObjAcl};
 use crate::cast::{CastDef, CastMethod};
 use crate::defs::{
-    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, RuleDef, RuleEvent,
-    TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
+    FkAction, ForeignKey, Identity, IndexExprs, IndexKey, MatView, Persistence, PolicyCmd,
+    PolicyDef, RowSecurity, RuleDef, RuleEvent, TriggerDef, TriggerEnabled, TriggerTiming,
+    ViewCheckOption, ViewDef,
 };
 use crate::function::{AggregateSpec, ArgMode, FuncArg, Language, Returns, Volatility};
 use crate::opclass::{AccessMethod, OpClassDef, OpFamilyDef, OpMember, ProcMember};
@@ -179,10 +185,10 @@ const TAG_BATCH: u8 = 0x23;
 const TAG_PUT_COMPOSITE: u8 = 0x28;
 const TAG_DROP_COMPOSITE: u8 = 0x29;
 const TAG_PUT_AGGREGATE: u8 = 0x40;
-// 0x41..=0x43 left to other branches' records.
+// 0x41..=0x43 unused.
 const TAG_PUT_CAST: u8 = 0x44;
 const TAG_DROP_CAST: u8 = 0x45;
-// 0x46..=0x4F left to other branches' records.
+// 0x46..=0x4F unused.
 const TAG_PUT_OPFAMILY: u8 = 0x50;
 const TAG_DROP_OPFAMILY: u8 = 0x51;
 const TAG_PUT_OPCLASS: u8 = 0x52;
@@ -348,6 +354,7 @@ pub struct TableRecord {
     pub owned_sequences: Vec<String>,
     pub triggers: Vec<TriggerDef>,
     pub rules: Vec<RuleDef>,
+    pub row_security: RowSecurity,
     pub foreign_keys: Vec<ForeignKey>,
     pub identities: Vec<Identity>,
     pub matview: Option<MatView>,
@@ -1076,6 +1083,47 @@ fn put_rules(out: &mut Vec<u8>, rules: &[RuleDef]) {
     }
 }
 
+fn put_row_security(out: &mut Vec<u8>, rls: &RowSecurity) {
+    out.push(u8::from(rls.enabled) | u8::from(rls.forced) << 1);
+    put_u32(out, rls.policies.len());
+    for p in &rls.policies {
+        out.extend_from_slice(&p.oid.0.to_le_bytes());
+        put_str(out, &p.name);
+        out.push(p.cmd.code());
+        out.push(u8::from(p.permissive));
+        put_u32(out, p.roles.len());
+        for r in &p.roles {
+            out.extend_from_slice(&r.to_le_bytes());
+        }
+        put_opt_str(out, p.qual.as_deref());
+        put_opt_str(out, p.check.as_deref());
+    }
+}
+
+fn get_row_security(r: &mut Reader<'_>) -> Result<RowSecurity, String> {
+    let flags = r.u8()?;
+    let policies = get_list(r, |r| {
+        let oid = RelId(r.u32()?);
+        let name = get_str(r)?;
+        let code = r.u8()?;
+        let cmd = PolicyCmd::of_code(code).ok_or_else(|| format!("policy command {code}"))?;
+        Ok(PolicyDef {
+            oid,
+            name,
+            cmd,
+            permissive: get_bool(r)?,
+            roles: get_list(r, |r| r.u32())?,
+            qual: get_opt_str(r)?,
+            check: get_opt_str(r)?,
+        })
+    })?;
+    Ok(RowSecurity {
+        enabled: flags & 1 != 0,
+        forced: flags & 2 != 0,
+        policies,
+    })
+}
+
 fn get_rules(r: &mut Reader<'_>) -> Result<Vec<RuleDef>, String> {
     get_list(r, |r| {
         let oid = RelId(r.u32()?);
@@ -1165,12 +1213,16 @@ impl TableRecord {
             out.extend_from_slice(&p.0.to_le_bytes());
         }
         let partitioned = self.partition_key.is_some() || self.partition_bound.is_some();
-        if partitioned || !self.rules.is_empty() {
+        let rls = !self.row_security.is_default();
+        if partitioned || !self.rules.is_empty() || rls {
             put_partition_key(out, self.partition_key.as_ref());
             put_partition_bound(out, self.partition_bound.as_ref());
         }
-        if !self.rules.is_empty() {
+        if !self.rules.is_empty() || rls {
             put_rules(out, &self.rules);
+        }
+        if rls {
+            put_row_security(out, &self.row_security);
         }
     }
 
@@ -1267,6 +1319,12 @@ impl TableRecord {
         } else {
             get_rules(r)?
         };
+        // And those written before row-level security here.
+        let row_security = if r.at_end() {
+            RowSecurity::default()
+        } else {
+            get_row_security(r)?
+        };
         if partition_key.as_ref().is_some_and(|k| {
             k.parts.iter().any(|p| match p {
                 KeyPart::Column(c) => *c >= columns.len(),
@@ -1299,6 +1357,7 @@ impl TableRecord {
             owned_sequences,
             triggers,
             rules,
+            row_security,
             foreign_keys,
             identities,
             matview,
@@ -2230,6 +2289,19 @@ mod tests {
                 qual: Some("(new.id > 0)".into()),
                 actions: vec!["INSERT INTO log VALUES (old.id)".into()],
             }],
+            row_security: RowSecurity {
+                enabled: true,
+                forced: false,
+                policies: vec![PolicyDef {
+                    oid: RelId(16391),
+                    name: "p".into(),
+                    cmd: PolicyCmd::Update,
+                    permissive: false,
+                    roles: vec![0, 16400],
+                    qual: Some("(id > 0)".into()),
+                    check: None,
+                }],
+            },
             foreign_keys: vec![ForeignKey {
                 oid: RelId(16502),
                 name: "t_id_fkey".into(),
@@ -2712,11 +2784,23 @@ mod tests {
 
     #[test]
     fn truncated_and_legacy_records_are_errors() {
-        // A table's record ends with its rules; cut just before them, it
-        // reads as the same table without rules.
-        let ruled = CatalogRecord::put_table(table()).encode();
+        // A table's record ends with its row-level security; cut just
+        // before it, it reads as the same table without.
+        let secured = CatalogRecord::put_table(table()).encode();
+        let unsecured = TableRecord {
+            row_security: RowSecurity::default(),
+            ..table()
+        };
+        let ruled = CatalogRecord::put_table(unsecured.clone()).encode();
+        assert_eq!(
+            CatalogRecord::decode(&secured[..ruled.len()]).unwrap(),
+            CatalogRecord::put_table(unsecured),
+        );
+        // Before that with its rules; cut just before them, it reads as
+        // the same table without rules.
         let no_rules = TableRecord {
             rules: Vec::new(),
+            row_security: RowSecurity::default(),
             ..table()
         };
         let unruled = CatalogRecord::put_table(no_rules.clone()).encode();

@@ -136,6 +136,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
         on_commit: nestor_catalog::OnCommit::PreserveRows,
         triggers: Vec::new(),
         rules: Vec::new(),
+        row_security: Default::default(),
         foreign_keys: Vec::new(),
         identities: Vec::new(),
         matview: None,

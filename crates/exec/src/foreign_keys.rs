@@ -620,7 +620,9 @@ fn run_action(
         }
         _ => unreachable!("only the actions that change rows run statements"),
     };
-    (crate::ROUTINES.run_sql)(ev.ctx, &sql, &params, &types)
+    // Row-level security does not hide referencing rows from the action
+    // (PostgreSQL runs it as the owner with SECURITY_NOFORCE_RLS).
+    nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.run_sql)(ev.ctx, &sql, &params, &types))
 }
 
 /// ALTER TABLE ADD FOREIGN KEY: every existing row of `t` must satisfy

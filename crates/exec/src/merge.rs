@@ -63,7 +63,11 @@ fn prepare(p: &MergePlan, a: &MergeAction) -> Prepared {
             input: nestor_plan::ir::Plan::Single,
             recheck: None,
             sets,
-            checks: if delete { Vec::new() } else { p.checks.clone() },
+            checks: match (&p.rls, delete) {
+                (_, true) => Vec::new(),
+                (Some(r), false) => r.update_checks.clone(),
+                (None, false) => p.checks.clone(),
+            },
             returning: None,
             delete,
             view_checks: Vec::new(),
@@ -82,7 +86,11 @@ fn prepare(p: &MergePlan, a: &MergeAction) -> Prepared {
             source: nestor_plan::ir::Plan::Single,
             targets: targets.clone(),
             defaults: defaults.clone(),
-            checks: p.checks.clone(),
+            checks: p
+                .rls
+                .as_ref()
+                .map_or(&p.checks, |r| &r.insert_checks)
+                .clone(),
             conflict: None,
             returning: None,
             view_checks: Vec::new(),
@@ -243,6 +251,17 @@ impl Run<'_> {
             let Prepared::Modify(mp) = &self.matched[i] else {
                 return Ok(Some(false));
             };
+            // Row-level security: the target row must pass the UPDATE
+            // (DELETE) policies' USING before the action changes it.
+            if let Some(r) = &self.p.rls {
+                let using = if mp.delete {
+                    &r.delete_target
+                } else {
+                    &r.update_target
+                };
+                let n = self.p.table.columns.len();
+                modify::check_policies(&self.p.table, using, &row[..n], ev)?;
+            }
             let which = if mp.delete { 2 } else { 1 };
             let firing = match which {
                 1 => self.trig.update.as_mut(),

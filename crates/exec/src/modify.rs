@@ -37,7 +37,7 @@ use nestor_common::{DbError, RowId, SqlState};
 use nestor_plan::ir::Expr;
 use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
-use nestor_plan::modify::{Conflict, CopyTarget, InsertPlan, ModifyPlan, Returning};
+use nestor_plan::modify::{Conflict, ConflictRls, CopyTarget, InsertPlan, ModifyPlan, Returning};
 use nestor_plan::select::partition::{PartCheck, Routing};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
@@ -120,6 +120,11 @@ pub fn check_row(
     if checks.first().is_some_and(|c| c.domain.is_some()) {
         check_domains(table, checks, row, ev)?;
     }
+    // Row-level security's checks come last in the list (one test for
+    // tables without): PostgreSQL checks them before the constraints.
+    if checks.last().is_some_and(|c| c.rls.is_some()) {
+        check_policies(table, checks, row, ev)?;
+    }
     for (i, c) in table.live_columns() {
         if c.not_null && row[i].is_null() {
             return Err(DbError::new(
@@ -141,7 +146,7 @@ pub fn check_row(
     let mut padded = row.to_vec();
     padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
     for ch in checks {
-        if ch.domain.is_some() {
+        if ch.domain.is_some() || ch.rls.is_some() {
             continue;
         }
         if crate::executor::eval::truthy(&ch.expr.eval(&padded, ev)?) == Some(false) {
@@ -156,6 +161,27 @@ pub fn check_row(
             .with_table(table.name.as_str())
             .with_schema(table.storage.schema())
             .with_constraint(ch.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
+/// The row-level security checks of a new row (the last of `checks`), in
+/// order: a row they do not pass (false or NULL) is 42501.
+pub(crate) fn check_policies(
+    table: &TableDef,
+    checks: &[BoundCheck],
+    row: &[Value],
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    let mut padded = row.to_vec();
+    padded.extend(std::iter::repeat_n(Value::Null, SYS_COLS));
+    for ch in checks {
+        let Some(rls) = &ch.rls else {
+            continue;
+        };
+        if crate::executor::eval::truthy(&ch.expr.eval(&padded, ev)?) != Some(true) {
+            return Err(rls.error(&table.name));
         }
     }
     Ok(())
@@ -491,6 +517,11 @@ fn exec_insert_routed(
             }
             continue;
         }
+        // Row-level security: the named table's policies, on the row in
+        // its layout (the leaf's own do not apply, as in PostgreSQL).
+        if p.checks.last().is_some_and(|c| c.rls.is_some()) {
+            check_policies(&p.table, &p.checks, &row, ev)?;
+        }
         let Some((leaf, rid, written)) = insert_routed(r, row, leaf_trig.as_mut(), ev)? else {
             continue;
         };
@@ -567,10 +598,12 @@ fn leaf_plan(
             arbiter: a,
             sets,
             filter,
+            rls,
         } => Conflict::Update {
             arbiter: arbiter(*a)?,
             sets: sets.clone(),
             filter: filter.clone(),
+            rls: rls.clone(),
         },
     };
     Ok(InsertPlan {
@@ -720,9 +753,11 @@ fn insert_one(
                     check_conflict_visible(&p.table, &existing, ev)?;
                     return Ok(Outcome::Skipped);
                 }
-                Conflict::Update { sets, filter, .. } => {
+                Conflict::Update {
+                    sets, filter, rls, ..
+                } => {
                     let update = (sets.as_slice(), filter.as_ref(), upd.as_deref_mut());
-                    match conflict_update(p, existing, &row, update, ev, sink)? {
+                    match conflict_update(p, existing, &row, (update, rls.as_deref()), ev, sink)? {
                         Some(true) => return Ok(Outcome::Updated),
                         Some(false) => return Ok(Outcome::Skipped),
                         None => continue,
@@ -839,15 +874,23 @@ fn check_conflict_visible(
 
 /// DO UPDATE on the conflicting row. Some(changed) when done, None to
 /// retry (the row went away meanwhile).
+/// DO UPDATE's SET list, WHERE and the UPDATE triggers it fires.
+type ConflictSet<'a, 'f> = (
+    &'a [(usize, Expr)],
+    Option<&'a Expr>,
+    Option<&'a mut Firing<'f>>,
+);
+
 fn conflict_update(
     p: &InsertPlan,
     existing: nestor_storage::Tuple,
     proposed: &[Value],
-    (sets, filter, mut upd): (&[(usize, Expr)], Option<&Expr>, Option<&mut Firing>),
+    ((sets, filter, mut upd), rls): (ConflictSet<'_, '_>, Option<&ConflictRls>),
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<Option<bool>, DbError> {
     let t = &p.table;
+    let checks = rls.map_or(&p.checks, |r| &r.update_checks);
     let rid = existing.row;
     check_not_own_row(t, &existing, ev)?;
     // The existing row, then EXCLUDED (the proposed row), as bound.
@@ -878,6 +921,11 @@ fn conflict_update(
                     _ => return Ok(Some(false)),
                 }
             }
+        }
+        // Row-level security: the existing row must pass the UPDATE (and
+        // SELECT) policies' USING, as PostgreSQL's WCO_RLS_CONFLICT_CHECK.
+        if let Some(r) = rls {
+            check_policies(t, &r.existing, &input[..t.columns.len()], ev)?;
         }
         let mut new: Row = input[..t.columns.len()].to_vec();
         for (c, e) in sets {
@@ -910,7 +958,7 @@ fn conflict_update(
                 None => return Ok(Some(false)),
             }
         }
-        check_row(t, &p.checks, &mut new, ev)?;
+        check_row(t, checks, &mut new, ev)?;
         check_partition(t, p.part_check.as_ref(), &new, ev)?;
         let row = Arc::from(new.clone());
         let r = t

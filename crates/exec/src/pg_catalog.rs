@@ -513,9 +513,12 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     )
                     .set("hasindexes", Value::Bool(!t.indexes.is_empty()))
                     .set("hastriggers", Value::Bool(!t.triggers.is_empty()))
+                    .set("rowsecurity", Value::Bool(t.row_security.enabled))
                     .done()
             })
             .collect(),
+        Rel::Policy => policy_rows(c, Rel::Policy),
+        Rel::Policies => policy_rows(c, Rel::Policies),
         Rel::Settings => ev
             .ctx
             .settings
@@ -562,7 +565,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         Rel::PartitionedTable => partitioned_rows(c),
         Rel::Aggregate => aggregate_rows(c),
         Rel::Shdescription
-        | Rel::Policy
         | Rel::StatisticExt
         | Rel::Publication
         | Rel::PublicationRel
@@ -1162,6 +1164,8 @@ fn class_rows(c: &Catalog) -> Rows {
             )
             .set("relhasindex", Value::Bool(!t.indexes.is_empty()))
             .set("relhasrules", Value::Bool(!t.rules.is_empty()))
+            .set("relrowsecurity", Value::Bool(t.row_security.enabled))
+            .set("relforcerowsecurity", Value::Bool(t.row_security.forced))
             .set("relnatts", Value::Int2(t.columns.len() as i16))
             .set("relchecks", Value::Int2(checks))
             .set("relhassubclass", Value::Bool(parents.contains(&t.oid.0)))
@@ -2733,6 +2737,93 @@ fn trigger_type(tg: &nestor_catalog::TriggerDef) -> i16 {
     ty
 }
 
+/// pg_policy rows (the expressions as SQL text, which pg_get_expr
+/// returns as ruleutils prints them), or the pg_policies view's.
+fn policy_rows(c: &Catalog, rel: Rel) -> Rows {
+    let mut out = Vec::new();
+    for t in c.tables() {
+        for p in &t.row_security.policies {
+            let expr = |e: &Option<String>| {
+                e.as_deref().map_or(Value::Null, |s| {
+                    text(nestor_plan::select::partition::expr_text(s))
+                })
+            };
+            let row = if rel == Rel::Policy {
+                RowB::new(Rel::Policy)
+                    .set("oid", oid(p.oid.0))
+                    .set("polname", text(&p.name))
+                    .set("polrelid", oid(t.oid.0))
+                    .set("polcmd", text((p.cmd.code() as char).to_string()))
+                    .set("polpermissive", Value::Bool(p.permissive))
+                    .set(
+                        "polroles",
+                        Array::from_items(DataType::Oid, p.roles.iter().map(|&r| oid(r)).collect())
+                            .value(),
+                    )
+                    .set("polqual", expr(&p.qual))
+                    .set("polwithcheck", expr(&p.check))
+                    .done()
+            } else {
+                let roles = p
+                    .roles
+                    .iter()
+                    .map(|&r| match r {
+                        0 => text("public"),
+                        r => text(role_name(c, r)),
+                    })
+                    .collect();
+                RowB::new(Rel::Policies)
+                    .set("schemaname", text(table_schema_name(&t, c)))
+                    .set("tablename", text(&t.name))
+                    .set("policyname", text(&p.name))
+                    .set(
+                        "permissive",
+                        text(if p.permissive {
+                            "PERMISSIVE"
+                        } else {
+                            "RESTRICTIVE"
+                        }),
+                    )
+                    .set("roles", Array::from_items(DataType::Name, roles).value())
+                    .set("cmd", text(p.cmd.name()))
+                    .set("qual", expr(&p.qual))
+                    .set("with_check", expr(&p.check))
+                    .done()
+            };
+            out.push(row);
+        }
+    }
+    out
+}
+
+/// row_security_active(table): PostgreSQL's check_enable_rls without
+/// its error: the table has row-level security enabled and the current
+/// role is no superuser, no BYPASSRLS role and not its owner (unless
+/// FORCE).
+fn row_security_active(c: &Catalog, arg: &Value, ev: &Ev) -> Result<Value, DbError> {
+    let name = match arg {
+        Value::Null => return Ok(Value::Null),
+        v => nestor_plan::valops::to_text(v, &ev.ctx.eval).unwrap_or_default(),
+    };
+    let t = match name.parse::<u32>() {
+        Ok(oid) => c.table_by_oid(RelId(oid)),
+        Err(_) => c.table(&name),
+    };
+    let Some(t) = t else {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ));
+    };
+    let role = c.rls_user().role;
+    if !t.row_security.enabled || role == 0 {
+        return Ok(Value::Bool(false));
+    }
+    let owner = c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner;
+    let owns = c.has_privs_of_role(RelId(role), owner);
+    Ok(Value::Bool(!owns || t.row_security.forced))
+}
+
 fn trigger_rows(c: &Catalog) -> Rows {
     let mut out = Vec::new();
     for t in trigger_owners(c) {
@@ -3485,6 +3576,7 @@ pub fn call(f: CatalogFn, args: &[Value], ev: &mut Ev) -> Result<Value, DbError>
         CatalogFn::SatisfiesHashPartition | CatalogFn::SatisfiesHashPartitionVariadic => {
             unreachable!("called above")
         }
+        CatalogFn::RowSecurityActive => row_security_active(c, &args[0], ev)?,
         CatalogFn::PartitionRoot => {
             // NULL for a table neither partitioned nor a partition.
             let mut cur = c.table_by_oid(RelId(int(&args[0]) as u32));

@@ -142,6 +142,16 @@ fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
                     push(name, AccessExclusive);
                 }
             }
+            if kind == pb::ObjectType::ObjectPolicy {
+                // [schema.]table.policy: the table.
+                for o in &ds.objects {
+                    if let Some(NodeEnum::List(l)) = o.node.as_ref() {
+                        let mut parts = nestor_plan::bind::names(&l.items);
+                        parts.pop();
+                        push(parts.pop(), AccessExclusive);
+                    }
+                }
+            }
         }
         NodeEnum::AlterTableStmt(at) => {
             // The table first, then the tables its new foreign keys
@@ -194,6 +204,8 @@ fn ddl_targets(n: &NodeEnum) -> Vec<(String, TableLockMode)> {
         }
         NodeEnum::CreateTrigStmt(ct) => push(rv(&ct.relation), ShareRowExclusive),
         NodeEnum::RuleStmt(r) => push(rv(&r.relation), AccessExclusive),
+        NodeEnum::CreatePolicyStmt(p) => push(rv(&p.table), AccessExclusive),
+        NodeEnum::AlterPolicyStmt(p) => push(rv(&p.table), AccessExclusive),
         NodeEnum::RenameStmt(rs) => push(rv(&rs.relation), AccessExclusive),
         NodeEnum::ViewStmt(vs) if vs.replace => push(rv(&vs.view), AccessExclusive),
         NodeEnum::RefreshMatViewStmt(r) => push(

@@ -241,6 +241,9 @@ pub struct Binder<'e> {
     /// While a view's query is planned: its owner, as whom the relations
     /// it reads are checked.
     pub perm_as: Option<nestor_common::RelId>,
+    /// The tables whose policy expressions are being bound, innermost
+    /// last (`select::rls`: a policy reaching its own table is 42P17).
+    pub rls_tables: Vec<nestor_common::RelId>,
 }
 
 /// Relation name of a RangeVar as the catalog takes it: `schema.name`
@@ -500,6 +503,7 @@ impl<'e> Binder<'e> {
             vars: None,
             perms: Vec::new(),
             perm_as: None,
+            rls_tables: Vec::new(),
             srf_allowed: false,
         }
     }

@@ -297,6 +297,9 @@ pub enum CatalogFn {
     Expr,
     /// pg_get_partkeydef(table): `RANGE (a, b)`.
     PartKeyDef,
+    /// row_security_active(table): whether its policies apply to the
+    /// current role (name, or OID as text).
+    RowSecurityActive,
     /// pg_get_partition_constraintdef(table): a partition's constraint.
     PartitionConstraintDef,
     /// pg_partition_root(rel): the top of its partition tree.
@@ -682,6 +685,11 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             Func::Catalog(CatalogFn::Expr),
             vec![text, Some(T::Oid), Some(T::Bool)][..n].to_vec(),
             T::Text,
+        ),
+        ("row_security_active", 1) => r(
+            Func::Catalog(CatalogFn::RowSecurityActive),
+            vec![text],
+            T::Bool,
         ),
         ("pg_get_partkeydef", 1) => r(
             Func::Catalog(CatalogFn::PartKeyDef),

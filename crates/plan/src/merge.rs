@@ -77,6 +77,27 @@ pub struct MergePlan {
     pub checks: Vec<BoundCheck>,
     /// A partition: the constraint its new rows must meet.
     pub part_check: Option<PartCheck>,
+    /// Row-level security, when the target's policies apply.
+    pub rls: Option<Arc<MergeRls>>,
+}
+
+/// Row-level security of MERGE (PostgreSQL's WCO_RLS_MERGE_UPDATE_CHECK,
+/// WCO_RLS_MERGE_DELETE_CHECK and the checks of the rows it writes); the
+/// target is read through the SELECT policies when the statement reads it.
+#[derive(Clone, Debug)]
+pub struct MergeRls {
+    /// The UPDATE policies' USING, on a target row an UPDATE action is
+    /// about to change.
+    pub update_target: Vec<BoundCheck>,
+    /// The DELETE policies' USING, on a target row a DELETE action is
+    /// about to delete.
+    pub delete_target: Vec<BoundCheck>,
+    /// What updated rows pass: the table's checks, the UPDATE policies'
+    /// WITH CHECK (else USING), the SELECT policies' USING when it reads.
+    pub update_checks: Vec<BoundCheck>,
+    /// What inserted rows pass: the table's checks, the INSERT policies'
+    /// WITH CHECK.
+    pub insert_checks: Vec<BoundCheck>,
 }
 
 impl MergePlan {
@@ -350,6 +371,20 @@ fn plan_merge_body(
         privs |= acl::SELECT;
     }
     b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
+    let checks = modify::bind_checks(b.catalog, b.eval, table)?;
+    let mut target = target;
+    let mut recheck = on.clone();
+    let rls = match select::rls::applies(b, table)? {
+        Some(role) => {
+            let (rls, quals) = merge_rls(b, table, role, reads, &checks)?;
+            if !quals.is_empty() {
+                recheck = Expr::And(quals.iter().cloned().chain([on.clone()]).collect());
+                target.set_security(quals);
+            }
+            Some(Arc::new(rls))
+        }
+        None => None,
+    };
     let (lo, _) = target.range();
     let (_, hi) = item.range();
     let kind = if not_matched.is_empty() {
@@ -370,14 +405,56 @@ fn plan_merge_body(
     let input = select::with_filter(plan, rest);
     debug_assert_eq!(target_width, width + SYS_COLS);
     Ok(MergePlan {
-        checks: modify::bind_checks(b.catalog, b.eval, table)?,
+        checks,
         table: table.clone(),
         input,
-        recheck: on,
+        recheck,
         matched,
         not_matched,
         part_check: None,
+        rls,
     })
+}
+
+/// MERGE's row-level security for `role` (PostgreSQL's rowsecurity.c for
+/// CMD_MERGE), and the security quals of the target (its SELECT
+/// policies', when the statement reads the target).
+fn merge_rls(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    role: nestor_common::RelId,
+    reads: bool,
+    checks: &[BoundCheck],
+) -> Result<(MergeRls, Vec<Expr>), DbError> {
+    use crate::ir::CheckKind;
+    use nestor_catalog::defs::PolicyCmd;
+    let quals = if reads {
+        select::rls::security_quals(b, table, table, PolicyCmd::Select, role)?
+    } else {
+        Vec::new()
+    };
+    let target = &select::rls::NewRows {
+        role,
+        kind: CheckKind::MergeTarget,
+    };
+    let new_rows = &select::rls::NewRows {
+        role,
+        kind: CheckKind::NewRow,
+    };
+    let mut update_checks = checks.to_vec();
+    update_checks.extend(new_rows.checks(b, table, table, PolicyCmd::Update, false)?);
+    if reads {
+        update_checks.extend(new_rows.checks(b, table, table, PolicyCmd::Select, true)?);
+    }
+    let mut insert_checks = checks.to_vec();
+    insert_checks.extend(new_rows.checks(b, table, table, PolicyCmd::Insert, false)?);
+    let rls = MergeRls {
+        update_target: target.checks(b, table, table, PolicyCmd::Update, true)?,
+        delete_target: target.checks(b, table, table, PolicyCmd::Delete, true)?,
+        update_checks,
+        insert_checks,
+    };
+    Ok((rls, quals))
 }
 
 fn plan_action(

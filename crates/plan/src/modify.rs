@@ -28,6 +28,7 @@ use crate::ir::{OutCol, Plan};
 use crate::select::partition::{PartCheck, Routing};
 use crate::select::{self, conjuncts};
 use crate::view_write::{self, ViewCheck, ViewTarget, WriteKind};
+use nestor_catalog::defs::PolicyCmd;
 
 #[derive(Clone)]
 pub struct Returning {
@@ -44,7 +45,23 @@ pub enum Conflict {
         arbiter: usize,
         sets: Vec<(usize, Expr)>,
         filter: Option<Expr>,
+        /// Row-level security, when the table's policies apply.
+        rls: Option<Arc<ConflictRls>>,
     },
+}
+
+/// Row-level security of ON CONFLICT DO UPDATE (PostgreSQL's
+/// WCO_RLS_CONFLICT_CHECK and the UPDATE path's checks); the proposed row
+/// passes the INSERT's as any inserted row.
+#[derive(Clone, Debug)]
+pub struct ConflictRls {
+    /// Checked on the existing row once the WHERE passed: the UPDATE and
+    /// SELECT policies' USING ("... (USING expression) ...").
+    pub existing: Vec<BoundCheck>,
+    /// What the updated row passes instead of the INSERT's checks: the
+    /// table's, then the UPDATE policies' WITH CHECK (else USING) and the
+    /// SELECT policies' USING.
+    pub update_checks: Vec<BoundCheck>,
 }
 
 pub struct InsertPlan {
@@ -424,8 +441,42 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
     b.outer_refs.pop();
     let defaults = insert_defaults(b, &table, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
+    let mut checks = bind_checks(b.catalog, b.eval, &table)?;
+    let mut conflict = conflict;
+    if let Some(role) = select::rls::applies(b, &table)? {
+        if route.is_some() && conflict.is_some() {
+            return Err(DbError::unsupported(
+                "INSERT ... ON CONFLICT into a partitioned table with row-level security",
+            ));
+        }
+        let new_rows = &select::rls::NewRows {
+            role,
+            kind: crate::ir::CheckKind::NewRow,
+        };
+        let mut update_checks = checks.clone();
+        checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Insert, false)?);
+        // DO UPDATE reads the target (its inference columns at least).
+        let do_update = matches!(conflict, Some(Conflict::Update { .. }));
+        if !ins.returning_list.is_empty() || do_update {
+            checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+        }
+        if let Some(Conflict::Update { rls, .. }) = &mut conflict {
+            let existing_rows = &select::rls::NewRows {
+                role,
+                kind: crate::ir::CheckKind::Conflict,
+            };
+            let mut existing = existing_rows.checks(b, &table, &table, PolicyCmd::Update, true)?;
+            existing.extend(existing_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+            update_checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Update, false)?);
+            update_checks.extend(new_rows.checks(b, &table, &table, PolicyCmd::Select, true)?);
+            *rls = Some(Arc::new(ConflictRls {
+                existing,
+                update_checks,
+            }));
+        }
+    }
     Ok(InsertPlan {
-        checks: bind_checks(b.catalog, b.eval, &table)?,
+        checks,
         table,
         source,
         targets,
@@ -465,6 +516,7 @@ fn plan_insert_view(
         return Err(DbError::unsupported("INSERT ... ON CONFLICT on a view"));
     }
     refuse_instead(v, WriteKind::Insert)?;
+    refuse_rls_through_view(b, v, "INSERT")?;
     let mut privs = acl::INSERT;
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
@@ -940,6 +992,7 @@ fn plan_conflict(
         arbiter: arbiters[0],
         sets,
         filter,
+        rls: None,
     })
 }
 
@@ -1562,14 +1615,53 @@ fn plan_modify_table(
             }
             _ => bind_returning(b, returning)?,
         };
-        let conj = recheck.clone().map(conjuncts).unwrap_or_default();
-        let (plan, rest) = select::build(b, tree, conj, None)?;
-        let input = select::with_filter(plan, rest);
-        let checks = if delete {
+        let mut checks = if delete {
             Vec::new()
         } else {
             bind_checks(b.catalog, b.eval, table)?
         };
+        // Row-level security: the named table's policies (a descendant's
+        // rows are its ancestor's), bound over this table's row.
+        let mut recheck = recheck;
+        let mut secured = None;
+        let named = parent.unwrap_or(table);
+        if let Some(role) = select::rls::applies(b, named)? {
+            let cmd = if delete {
+                PolicyCmd::Delete
+            } else {
+                PolicyCmd::Update
+            };
+            let mut quals = select::rls::security_quals(b, named, table, cmd, role)?;
+            if reads {
+                quals.extend(select::rls::security_quals(
+                    b,
+                    named,
+                    table,
+                    PolicyCmd::Select,
+                    role,
+                )?);
+            }
+            if !delete {
+                let rls = &select::rls::NewRows {
+                    role,
+                    kind: crate::ir::CheckKind::NewRow,
+                };
+                checks.extend(rls.checks(b, named, table, PolicyCmd::Update, false)?);
+                if reads {
+                    checks.extend(rls.checks(b, named, table, PolicyCmd::Select, true)?);
+                }
+            }
+            tree.set_security(quals.clone());
+            secured = Some(quals);
+        }
+        // The statement's own conditions: the policies' are in the scan.
+        let conj = recheck.clone().map(conjuncts).unwrap_or_default();
+        // EvalPlanQual re-checks both.
+        if let Some(quals) = secured {
+            recheck = select::and_all(quals.into_iter().chain(recheck).collect());
+        }
+        let (plan, rest) = select::build(b, tree, conj, None)?;
+        let input = select::with_filter(plan, rest);
         Ok(ModifyPlan {
             table: table.clone(),
             offset: 0,
@@ -1588,6 +1680,33 @@ fn plan_modify_table(
     b.scopes.pop();
     b.outer_refs.pop();
     r
+}
+
+/// Writing through a view to a table whose row-level security applies
+/// is left out (0A000).
+fn refuse_rls_through_view(
+    b: &Binder,
+    v: &nestor_catalog::ViewDef,
+    command: &str,
+) -> Result<(), DbError> {
+    let mut tables = Vec::new();
+    for d in &v.depends_on {
+        if let Some(t) = b.catalog.table_by_oid(*d) {
+            tables.push(t);
+        }
+    }
+    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
+    let mut probe = Binder::new(b.catalog, b.eval, "", &[], select::plan_query);
+    probe.perm_as = Some(owner);
+    for t in tables {
+        if select::rls::applies(&probe, &t)?.is_some() {
+            return Err(DbError::unsupported(format!(
+                "{command} through view \"{}\" on a table with row-level security",
+                v.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// UPDATE or DELETE through an automatically updatable view. The
@@ -1621,6 +1740,7 @@ fn plan_modify_view(
         (WriteKind::Update, acl::UPDATE)
     };
     refuse_instead(v, kind)?;
+    refuse_rls_through_view(b, v, kind.command())?;
     let mut privs = write;
     if where_clause.is_some() || !returning.is_empty() {
         privs |= acl::SELECT;
@@ -1850,6 +1970,20 @@ pub struct CopyTarget {
     pub part_check: Option<PartCheck>,
 }
 
+/// COPY FROM into a table whose row-level security applies to the
+/// current role: PostgreSQL's 0A000 (after the privilege check).
+pub fn refuse_copy_from_rls(catalog: &Catalog, eval: EvalCtx, t: &TableDef) -> Result<(), DbError> {
+    let probe = Binder::new(catalog, eval, "", &[], select::plan_query);
+    if select::rls::applies(&probe, t)?.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "COPY FROM not supported with row-level security",
+        )
+        .with_hint("Use INSERT statements instead."));
+    }
+    Ok(())
+}
+
 pub fn copy_target(
     catalog: &Catalog,
     eval: EvalCtx,
@@ -2072,6 +2206,7 @@ pub fn bind_generated(
             expr: b.coerce_assign(e, t, c.ty)?,
             domain: None,
             generated: Some(i),
+            rls: None,
         });
     }
     Ok(out)
@@ -2142,6 +2277,7 @@ pub fn bind_checks(
                 expr: bind::domain::domain_array_check(Expr::Col(i), checks),
                 domain: Some(def.name.clone()),
                 generated: None,
+                rls: None,
             });
             continue;
         }
@@ -2162,6 +2298,7 @@ pub fn bind_checks(
                 expr: Expr::IsNull(Box::new(Expr::Col(i)), true),
                 domain: Some(d.domain.clone()),
                 generated: None,
+                rls: None,
             });
         }
         for (name, expr) in d.checks {
@@ -2170,6 +2307,7 @@ pub fn bind_checks(
                 expr,
                 domain: Some(d.domain.clone()),
                 generated: None,
+                rls: None,
             });
         }
     }
@@ -2183,6 +2321,7 @@ pub fn bind_checks(
             expr,
             domain: None,
             generated: None,
+            rls: None,
         });
     }
     Ok(out)

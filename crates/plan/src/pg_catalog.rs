@@ -99,6 +99,7 @@ pub enum Rel {
     Indexes,
     Matviews,
     Tables,
+    Policies,
     ForeignTable,
     PartitionedTable,
     EventTrigger,
@@ -137,7 +138,7 @@ pub enum Rel {
 }
 
 impl Rel {
-    pub const ALL: [Rel; 69] = [
+    pub const ALL: [Rel; 70] = [
         Rel::Class,
         Rel::Attribute,
         Rel::Type,
@@ -174,6 +175,7 @@ impl Rel {
         Rel::Indexes,
         Rel::Matviews,
         Rel::Tables,
+        Rel::Policies,
         Rel::ForeignTable,
         Rel::PartitionedTable,
         Rel::EventTrigger,
@@ -247,6 +249,7 @@ impl Rel {
             Rel::Indexes => "pg_indexes",
             Rel::Matviews => "pg_matviews",
             Rel::Tables => "pg_tables",
+            Rel::Policies => "pg_policies",
             Rel::ForeignTable => "pg_foreign_table",
             Rel::PartitionedTable => "pg_partitioned_table",
             Rel::EventTrigger => "pg_event_trigger",
@@ -323,6 +326,7 @@ impl Rel {
             Rel::Indexes => 12020,
             Rel::Matviews => 12015,
             Rel::Tables => 12012,
+            Rel::Policies => 12018,
             Rel::ForeignTable => 3118,
             Rel::PartitionedTable => 3350,
             Rel::EventTrigger => 3466,
@@ -370,6 +374,7 @@ impl Rel {
                 | Rel::Indexes
                 | Rel::Matviews
                 | Rel::Tables
+                | Rel::Policies
                 | Rel::Settings
                 | Rel::TimezoneAbbrevs
                 | Rel::PreparedXacts
@@ -415,6 +420,7 @@ impl Rel {
             Rel::Rules => "schemaname:name tablename:name rulename:name definition:text",
             Rel::Indexes => "schemaname:name tablename:name indexname:name tablespace:name indexdef:text",
             Rel::Matviews => "schemaname:name matviewname:name matviewowner:name tablespace:name hasindexes:boolean ispopulated:boolean definition:text",
+            Rel::Policies => "schemaname:name tablename:name policyname:name permissive:text roles:name[] cmd:text qual:text with_check:text",
             Rel::Tables => "schemaname:name tablename:name tableowner:name tablespace:name hasindexes:boolean hasrules:boolean hastriggers:boolean rowsecurity:boolean",
             Rel::ForeignTable => "ftrelid:oid ftserver:oid ftoptions:text[]",
             Rel::PartitionedTable => "partrelid:oid partstrat:\"char\" partnatts:smallint partdefid:oid partattrs:int2vector partclass:oidvector partcollation:oidvector partexprs:pg_node_tree",

@@ -45,6 +45,8 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CallStmt(_)
             | NodeEnum::CreateTrigStmt(_)
             | NodeEnum::RuleStmt(_)
+            | NodeEnum::CreatePolicyStmt(_)
+            | NodeEnum::AlterPolicyStmt(_)
             | NodeEnum::LockStmt(_)
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)

@@ -1058,6 +1058,69 @@ fn transition_table_triggers_survive_crashes() {
     check_transition_triggers(&third);
 }
 
+/// What must hold after each restart of `row_security_survives_crashes`.
+fn check_row_security(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select policyname, permissive, roles, cmd, qual, with_check from pg_policies \
+             where tablename = 'rs' order by policyname"
+        ),
+        "p_low|RESTRICTIVE|{public}|ALL|(v < 100)|\n\
+         p_mine|PERMISSIVE|{rs_alice}|ALL|(who = CURRENT_USER)|(v > 0)\n\
+         p_read|PERMISSIVE|{public}|SELECT|(v = 1)|"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "select relrowsecurity, relforcerowsecurity from pg_class where relname = 'rs'"
+        ),
+        "t|t"
+    );
+    assert_eq!(
+        ok(server, "set role rs_alice; select v from rs order by v"),
+        "1\n1\n2"
+    );
+    assert_eq!(ok(server, "select count(*) from rs"), "4");
+    assert!(err(
+        server,
+        "set role rs_alice; insert into rs values ('rs_alice', -1)"
+    )
+    .contains("new row violates row-level security policy for table \"rs\""));
+}
+
+#[test]
+fn row_security_survives_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create role rs_alice",
+        "create table rs (who text, v int)",
+        "grant all on rs to rs_alice",
+        "insert into rs values ('rs_alice', 1), ('rs_alice', 2), ('bob', 1), ('rs_alice', 200)",
+        "alter table rs enable row level security",
+        "alter table rs force row level security",
+        "create policy p_own on rs to rs_alice using (who = current_user) with check (v > 0)",
+        "create policy p_read on rs for select using (v = 1)",
+        "create policy p_low on rs as restrictive using (v < 100)",
+        "alter policy p_own on rs rename to p_mine",
+        "create policy p_gone on rs using (true)",
+        "drop policy p_gone on rs",
+    ] {
+        ok(&server, sql);
+    }
+    check_row_security(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_row_security(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_row_security(&third);
+}
+
 /// What must hold after each restart of `generated_columns_survive_crashes`.
 fn check_generated(server: &Server) {
     assert_eq!(

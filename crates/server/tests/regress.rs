@@ -319,4 +319,5 @@ regress!(
     relation_size_forks,
     operator_classes,
     transition_tables,
+    row_security,
 );

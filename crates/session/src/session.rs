@@ -358,9 +358,30 @@ impl Session {
         let items = nestor_settings::search_path_items(setting);
         self.catalog
             .set_search_path(items.iter().map(String::as_str), self.current_role_name());
-        // The version moves when the path changed.
+        self.sync_rls_user();
+        // The version moves when the path or the RLS user changed.
         self.path_synced
             .set((self.catalog.version(), self.settings.generation()));
+    }
+
+    /// Tell the catalog handle whom row-level security is planned for:
+    /// the current role (none when it bypasses RLS) and `row_security`.
+    fn sync_rls_user(&self) {
+        // A role dropped while connected bypasses nothing (no role has
+        // OID u32::MAX: only PUBLIC's policies apply to it).
+        let role = self
+            .catalog
+            .role(self.current_role_name())
+            .map_or(u32::MAX, |r| {
+                if r.superuser || r.bypassrls {
+                    0
+                } else {
+                    r.oid.0
+                }
+            });
+        let row_security = self.settings.view().get("row_security") != Some("off");
+        self.catalog
+            .set_rls_user(nestor_catalog::RlsUser { role, row_security });
     }
 
     /// current_user: the SET ROLE role, else the session user.

@@ -71,6 +71,10 @@ pub fn alter_table(
             super::trigger::enable(ctx, &def, what, rv.inh)?;
             continue;
         }
+        if let Some(what) = super::policy::row_security_command(cmd) {
+            super::policy::set_row_security(ctx, &def, what)?;
+            continue;
+        }
         super::inherit::refuse_on_inherited(ctx, &def, cmd)?;
         super::partition::refuse_alter(&def, cmd)?;
         let children = super::inherit::recursing_children(ctx, &def, cmd, rv.inh)?;
@@ -535,6 +539,10 @@ fn drop_column(
                 ),
             );
         }
+    }
+    let policies = super::policy::reading_column(ctx, def, pos)?;
+    if !policies.is_empty() {
+        super::policy::drop_for_column(ctx, def, pos, &policies, cascade)?;
     }
     for d in dependents {
         let cur = ctx

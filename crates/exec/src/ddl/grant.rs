@@ -854,6 +854,14 @@ fn check_ddl_in(
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
         },
+        NodeEnum::CreatePolicyStmt(p) => match rel(p.table.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
+        NodeEnum::AlterPolicyStmt(p) => match rel(p.table.as_ref()) {
+            Some(name) => require_relation_owner(ctx, &name),
+            None => Ok(()),
+        },
         NodeEnum::RenameStmt(rs) => match rel(rs.relation.as_ref()) {
             Some(name) => require_relation_owner(ctx, &name),
             None => Ok(()),
@@ -912,6 +920,22 @@ fn check_drop(ctx: &StatementCtx, ds: &pb::DropStmt) -> Result<(), DbError> {
                     [] => continue,
                 };
                 require_relation_owner(ctx, &name)?;
+            }
+            ObjectType::ObjectPolicy => {
+                if let NodeEnum::List(l) = node(o)? {
+                    let parts = bind::names(&l.items);
+                    if let [.., rel, _] = parts.as_slice() {
+                        if let Some(t) = ctx.catalog.table(rel) {
+                            privilege::require_owner(
+                                ctx,
+                                ObjKind::Table,
+                                t.oid.0,
+                                "relation",
+                                rel,
+                            )?;
+                        }
+                    }
+                }
             }
             ObjectType::ObjectRule => {
                 if let NodeEnum::List(l) = node(o)? {
@@ -1012,6 +1036,17 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
             .filter(|e| e.owner == oid.0)
             .map(|e| format!("owner of type {}", e.name)),
     );
+    // Policies whose TO list names it (PostgreSQL's shared dependency of
+    // type "policy").
+    let mut tables = ctx.catalog.tables();
+    tables.sort_by_key(|t| t.oid);
+    for t in tables {
+        for p in &t.row_security.policies {
+            if p.roles.contains(&oid.0) {
+                out.push(format!("target of policy {} on table {}", p.name, t.name));
+            }
+        }
+    }
     out
 }
 

@@ -28,6 +28,7 @@ mod matview;
 mod opclass;
 mod operator_oids;
 mod partition;
+mod policy;
 mod reindex;
 mod rename;
 mod role;
@@ -53,6 +54,7 @@ pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
 pub use opclass::{alter_opfamily, create_opclass, create_opfamily};
+pub use policy::{alter_policy, create_policy};
 pub(crate) use reindex::reindex;
 pub use rename::rename;
 pub use role::{alter_role, create_role, drop_role, grant_role};
@@ -185,6 +187,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         | pb::ObjectType::ObjectAggregate => return function::drop_functions(ctx, ds, kind),
         pb::ObjectType::ObjectTrigger => return trigger::drop_trigger(ctx, ds),
         pb::ObjectType::ObjectRule => return rule::drop_rule(ctx, ds),
+        pb::ObjectType::ObjectPolicy => return policy::drop_policy(ctx, ds),
         pb::ObjectType::ObjectSchema => return schema::drop_schema(ctx, ds),
         pb::ObjectType::ObjectType => return enum_type::drop_types(ctx, ds),
         pb::ObjectType::ObjectDomain => return domain::drop_domains(ctx, ds),

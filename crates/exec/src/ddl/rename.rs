@@ -92,6 +92,9 @@ pub fn rename(ctx: &mut StatementCtx, rs: &pb::RenameStmt) -> Result<CommandTag,
     if kind == ObjectType::ObjectRule {
         return super::rule::rename_rule(ctx, rs);
     }
+    if kind == ObjectType::ObjectPolicy {
+        return super::policy::rename_policy(ctx, rs);
+    }
     if let (
         ObjectType::ObjectFunction | ObjectType::ObjectProcedure | ObjectType::ObjectRoutine,
         Some(NodeEnum::ObjectWithArgs(owa)),
@@ -477,6 +480,13 @@ fn rename_column(
                     e.sql = nestor_parser::rename_identifier(&e.sql, from, to)?;
                 }
             }
+        }
+    }
+    // Policies name the table's columns in their stored text too (a
+    // subquery's column of the same name is renamed with them).
+    for p in &mut new.row_security.policies {
+        for e in [&mut p.qual, &mut p.check].into_iter().flatten() {
+            *e = nestor_parser::rename_identifier(e, from, to)?;
         }
     }
     for t in &mut new.triggers {

@@ -636,6 +636,7 @@ fn build_table(
         on_commit: OnCommit::PreserveRows,
         triggers: Vec::new(),
         rules: Vec::new(),
+        row_security: Default::default(),
         foreign_keys: Vec::new(),
         identities: el
             .identities

@@ -62,7 +62,9 @@ pub fn create_view(
         stmt_location: 0,
         stmt_len: 0,
     };
-    let out = (crate::ROUTINES.describe)(ctx, text, &raw)?;
+    // Described, not run: no policies (PostgreSQL stores the view's
+    // query before its rewriter would apply them).
+    let out = nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe)(ctx, text, &raw))?;
     if let Some(pb::node::Node::SelectStmt(sel)) = query.node.as_ref() {
         if sel
             .with_clause
@@ -573,7 +575,9 @@ pub(crate) fn revalidate_views_on(
         let sql = format!("SELECT * FROM {name}");
         let stmts = nestor_parser::parse_sql(&sql)?;
         let Some(raw) = stmts.first() else { continue };
-        if let Err(e) = (crate::ROUTINES.describe)(ctx, &sql, raw) {
+        let described =
+            nestor_plan::select::rls::unapplied(|| (crate::ROUTINES.describe)(ctx, &sql, raw));
+        if let Err(e) = described {
             let mut err = DbError::new(
                 SqlState::DependentObjectsStillExist,
                 format!("cannot change {what} because view {} depends on it", v.name),

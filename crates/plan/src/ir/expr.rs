@@ -696,4 +696,48 @@ pub struct BoundCheck {
     /// every write computes before the checks run. These come first in a
     /// table's list.
     pub generated: Option<usize>,
+    /// A row-level security policy's check of new rows
+    /// (`select::rls`), checked after the domains, before NOT NULL.
+    pub rls: Option<RlsCheck>,
+}
+
+/// What a new row's check names when it fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckKind {
+    /// INSERT or UPDATE: "new row violates row-level security policy".
+    NewRow,
+    /// The existing row of ON CONFLICT DO UPDATE: "(USING expression)".
+    Conflict,
+    /// The target row of MERGE's UPDATE or DELETE: "target row violates
+    /// ... (USING expression)".
+    MergeTarget,
+}
+
+/// A new-row check from a policy: its kind and, for a restrictive
+/// policy, its name (the error names it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RlsCheck {
+    pub kind: CheckKind,
+    pub policy: Option<String>,
+}
+
+impl RlsCheck {
+    /// PostgreSQL's ExecWithCheckOptions error for a row failing it.
+    pub fn error(&self, table: &str) -> nestor_common::DbError {
+        let (row, using) = match self.kind {
+            CheckKind::NewRow => ("new", ""),
+            CheckKind::Conflict => ("new", " (USING expression)"),
+            CheckKind::MergeTarget => ("target", " (USING expression)"),
+        };
+        let policy = match &self.policy {
+            Some(p) => format!(" \"{p}\""),
+            None => String::new(),
+        };
+        nestor_common::DbError::new(
+            nestor_common::SqlState::InsufficientPrivilege,
+            format!(
+                "{row} row violates row-level security policy{policy}{using} for table \"{table}\""
+            ),
+        )
+    }
 }

@@ -27,7 +27,7 @@ pub fn conjuncts(e: Expr) -> Vec<Expr> {
     }
 }
 
-pub(super) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
+pub(crate) fn and_all(mut v: Vec<Expr>) -> Option<Expr> {
     match v.len() {
         0 => None,
         1 => v.pop(),
@@ -81,10 +81,29 @@ pub(crate) fn build(
             table,
             alias,
             offset,
-        } => Ok((
+            security,
+        } if security.is_empty() => Ok((
             table_scan(b, table, alias, local(offset, mine), offset, param),
             rest,
         )),
+        // Row-level security: its quals in the scan, then the
+        // statement's leakproof conditions (which may pick an index), the
+        // others above it (`rls`).
+        From::Table {
+            table,
+            alias,
+            offset,
+            mut security,
+        } => {
+            let (leakproof, above): (Vec<Expr>, Vec<Expr>) = local(offset, mine)
+                .into_iter()
+                .partition(super::rls::leakproof);
+            security.extend(leakproof);
+            Ok((
+                with_filter(table_scan(b, table, alias, security, offset, None), above),
+                rest,
+            ))
+        }
         From::Other { plan, offset, .. } => {
             let (plan, mine) = super::inherit::narrow_family(b, plan, local(offset, mine));
             Ok((with_filter(plan, mine), rest))

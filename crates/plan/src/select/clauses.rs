@@ -274,6 +274,7 @@ pub(super) fn lock_targets(
                 table,
                 alias,
                 offset,
+                ..
             } if named.is_empty() || named.contains(alias) => {
                 if nullable {
                     return Err(DbError::new(

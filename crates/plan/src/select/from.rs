@@ -29,6 +29,7 @@
 
 use super::*;
 use nestor_catalog::acl::{self, ObjKind};
+use nestor_catalog::defs::PolicyCmd;
 
 /// A FROM item before physical planning.
 #[allow(clippy::large_enum_variant)]
@@ -37,6 +38,9 @@ pub(crate) enum From {
         table: Arc<TableDef>,
         alias: String,
         offset: usize,
+        /// Row-level security quals over the table's row (`rls`),
+        /// evaluated in its scan before any condition of the statement.
+        security: Vec<Expr>,
     },
     /// A leaf with a fixed plan (subquery, VALUES, CTE, function).
     Other {
@@ -82,6 +86,25 @@ pub(crate) enum From {
 }
 
 impl From {
+    /// Put row-level security quals (over the table's row) on the leaf
+    /// of a table, or of its inheritance family (a filter over the
+    /// family's rows, which have the named table's layout); a join's
+    /// first leaf (the target of UPDATE ... FROM / DELETE ... USING).
+    pub(crate) fn set_security(&mut self, quals: Vec<Expr>) {
+        match self {
+            From::Table { security, .. } => *security = quals,
+            From::Other { plan, .. } => {
+                let input = std::mem::replace(plan, Plan::Single);
+                *plan = Plan::Filter {
+                    input: Box::new(input),
+                    pred: super::access::and_all(quals).unwrap_or(Expr::Const(Value::Bool(true))),
+                };
+            }
+            From::Join { left, .. } | From::Lateral { left, .. } => left.set_security(quals),
+            From::SysView { .. } | From::LateralFn { .. } => {}
+        }
+    }
+
     pub(crate) fn range(&self) -> (usize, usize) {
         match self {
             From::Table { table, offset, .. } => {
@@ -353,13 +376,23 @@ pub(super) fn plan_range_var(
                         b.need(ObjKind::Table, m.oid.0, &m.name, acl::SELECT);
                     }
                 }
-                let leaf =
+                let role = super::rls::applies(b, &t)?;
+                let mut leaf =
                     super::inherit::add_family(&t, &members, &alias, &colnames, offset, scope);
                 Binder::tag_cols(scope, first, perm);
+                if let Some(role) = role {
+                    let quals = super::rls::security_quals(b, &t, &t, PolicyCmd::Select, role)?;
+                    leaf.set_security(quals);
+                }
                 return Ok(leaf);
             }
-            let leaf = add_table(t, &alias, &colnames, offset, scope);
+            let role = super::rls::applies(b, &t)?;
+            let mut leaf = add_table(t.clone(), &alias, &colnames, offset, scope);
             Binder::tag_cols(scope, first, perm);
+            if let Some(role) = role {
+                let quals = super::rls::security_quals(b, &t, &t, PolicyCmd::Select, role)?;
+                leaf.set_security(quals);
+            }
             return Ok(leaf);
         }
     }
@@ -629,6 +662,7 @@ pub(crate) fn add_table(
         table: t.clone(),
         alias: alias.to_string(),
         offset: *offset,
+        security: Vec::new(),
     };
     *offset += t.columns.len() + SYS_COLS;
     debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");

@@ -43,6 +43,7 @@ pub(crate) mod inherit;
 pub(crate) mod narrow;
 pub mod partition;
 pub(crate) mod recursion;
+pub mod rls;
 mod search_cycle;
 
 use std::sync::Arc;
@@ -64,7 +65,7 @@ use crate::valops;
 use nestor_catalog::TableDef;
 
 pub use access::conjuncts;
-pub(crate) use access::{build, with_filter};
+pub(crate) use access::{and_all, build, with_filter};
 pub(crate) use clauses::bind_targets;
 pub(crate) use clauses::derive_name;
 pub(crate) use from::{add_table, plan_from_item, From};
@@ -695,6 +696,10 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
     let tree = plan_from_clause(b, sel)?;
     let where_expr = bind_where(b, sel.where_clause.as_deref())?;
     let lock_tables = lock_targets(b, sel, tree.as_ref())?;
+    let mut tree = tree;
+    if let (Some(t), false) = (tree.as_mut(), lock_tables.is_empty()) {
+        rls::lock_quals(b, t, &lock_tables)?;
+    }
     // Locking rows needs UPDATE as well as SELECT (on the table or at
     // least one column, as PostgreSQL).
     for t in &lock_tables {

@@ -824,6 +824,22 @@ fn node_text(n: &pb::Node) -> Option<String> {
                 _ => return None,
             }
         }
+        NodeEnum::SqlvalueFunction(f) => {
+            use pb::SqlValueFunctionOp as Op;
+            match Op::try_from(f.op).ok()? {
+                Op::SvfopCurrentDate => "CURRENT_DATE",
+                Op::SvfopCurrentTimestamp => "CURRENT_TIMESTAMP",
+                Op::SvfopLocaltimestamp => "LOCALTIMESTAMP",
+                Op::SvfopCurrentRole => "CURRENT_ROLE",
+                Op::SvfopCurrentUser => "CURRENT_USER",
+                Op::SvfopUser => "USER",
+                Op::SvfopSessionUser => "SESSION_USER",
+                Op::SvfopCurrentCatalog => "CURRENT_CATALOG",
+                Op::SvfopCurrentSchema => "CURRENT_SCHEMA",
+                _ => return None,
+            }
+            .to_string()
+        }
         NodeEnum::NullTest(t) => {
             let arg = node_text(t.arg.as_deref()?)?;
             if t.nulltesttype == pb::NullTestType::IsNotNull as i32 {

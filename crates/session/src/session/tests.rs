@@ -776,7 +776,7 @@ fn unsupported_statements_are_named_by_their_command() {
     let e = engine(10);
     let mut s = session(&e, 1);
     for (sql, name) in [
-        ("CREATE POLICY p ON t USING (true)", "CREATE POLICY"),
+        ("CREATE PUBLICATION p FOR ALL TABLES", "CREATE PUBLICATION"),
         ("CREATE TYPE r AS RANGE (subtype = int4)", "CREATE TYPE"),
     ] {
         let out = q(&mut s, sql);

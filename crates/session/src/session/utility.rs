@@ -1366,37 +1366,8 @@ fn copy_from(
     }
     // INSERT on the table, or on each column copied (PostgreSQL's
     // insertedCols of COPY FROM).
-    let role = s.role_ctx();
-    let may_insert = role.superuser || {
-        let t = &target.table;
-        let copied: Vec<i16> = if cols.is_empty() {
-            t.live_columns().map(|(i, _)| i as i16 + 1).collect()
-        } else {
-            cols.iter()
-                .filter_map(|n| t.column_index(n))
-                .map(|i| i as i16 + 1)
-                .collect()
-        };
-        let need = nestor_plan::perm::Perm {
-            kind: nestor_catalog::acl::ObjKind::Table,
-            oid: t.oid.0,
-            name: name.clone(),
-            privs: nestor_catalog::acl::INSERT,
-            check_as: None,
-            location: -1,
-            cols: nestor_plan::perm::PermCols {
-                insert: copied,
-                ..Default::default()
-            },
-        };
-        nestor_exec::privilege::perm_allowed(&s.catalog, role.oid, &need)
-    };
-    if !may_insert {
-        return Err(nestor_exec::privilege::denied(
-            nestor_catalog::acl::ObjKind::Table,
-            &name,
-        ));
-    }
+    copy_privilege(s, &target.table, &name, &cols, true)?;
+    nestor_plan::modify::refuse_copy_from_rls(&s.catalog, s.eval_ctx(), &target.table)?;
     let plan = plan_text(s, &select_text(&table, &cols))?;
     let desc = plan.columns.unwrap_or_default();
     let rel = c
@@ -1518,6 +1489,63 @@ fn refuse_copy_data(
     Ok(())
 }
 
+/// COPY's privilege: INSERT (FROM) or SELECT (TO) on the table, or on
+/// each column copied (PostgreSQL's insertedCols / selectedCols of COPY),
+/// checked before anything else about the table, as DoCopy does.
+fn copy_privilege(
+    s: &Session,
+    t: &nestor_catalog::TableDef,
+    name: &str,
+    cols: &[String],
+    from: bool,
+) -> Result<(), DbError> {
+    let role = s.role_ctx();
+    if role.superuser {
+        return Ok(());
+    }
+    let copied: Vec<i16> = if cols.is_empty() {
+        t.live_columns().map(|(i, _)| i as i16 + 1).collect()
+    } else {
+        cols.iter()
+            .filter_map(|n| t.column_index(n))
+            .map(|i| i as i16 + 1)
+            .collect()
+    };
+    let (privs, cols) = if from {
+        (
+            nestor_catalog::acl::INSERT,
+            nestor_plan::perm::PermCols {
+                insert: copied,
+                ..Default::default()
+            },
+        )
+    } else {
+        (
+            nestor_catalog::acl::SELECT,
+            nestor_plan::perm::PermCols {
+                select: copied,
+                ..Default::default()
+            },
+        )
+    };
+    let need = nestor_plan::perm::Perm {
+        kind: nestor_catalog::acl::ObjKind::Table,
+        oid: t.oid.0,
+        name: name.to_string(),
+        privs,
+        check_as: None,
+        location: -1,
+        cols,
+    };
+    if nestor_exec::privilege::perm_allowed(&s.catalog, role.oid, &need) {
+        return Ok(());
+    }
+    Err(nestor_exec::privilege::denied(
+        nestor_catalog::acl::ObjKind::Table,
+        name,
+    ))
+}
+
 fn copy_to(
     s: &mut Session,
     text: &Arc<str>,
@@ -1541,6 +1569,11 @@ fn copy_to(
                 let name = nestor_plan::bind::relname(rel)?;
                 if let Some(e) = copy_from_non_table(s, &name, &rel.relname) {
                     return Err(e);
+                }
+                // Privileges before the policies (planning the SELECT
+                // applies them), as PostgreSQL's DoCopy.
+                if let Some(t) = s.catalog.table(&name) {
+                    copy_privilege(s, &t, &name, &cols, false)?;
                 }
             }
             // A table's own rows, not its inheritance children's.
