@@ -84,6 +84,24 @@ pub struct Scope {
     /// not the comma-separated items before it (42P01 "invalid reference
     /// to FROM-clause entry", as PostgreSQL).
     pub floor: usize,
+    /// JOIN USING / NATURAL joins of this level, innermost first: `*`
+    /// lists each one's merged columns first (see [`UsingJoin`]).
+    pub using_joins: Vec<UsingJoin>,
+}
+
+/// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
+/// expands `*` over it as the merged columns in USING order, then the
+/// left side's other columns, then the right side's: `n1(a, b, c)
+/// NATURAL JOIN n2(c, d, a)` is `a, c, b, d`.
+#[derive(Clone, Debug)]
+pub struct UsingJoin {
+    /// The join's columns in the scope: `start..end`.
+    pub start: usize,
+    pub end: usize,
+    /// The left copies of the merged columns, in USING order.
+    pub merged: Vec<usize>,
+    /// The join's alias (`j.*` is ordered as `*` is).
+    pub alias: Option<String>,
 }
 
 impl Scope {

@@ -186,6 +186,7 @@ regress!(
     array_typmods,
     like_bytea_similar,
     plpgsql_domain_vars,
+    using_join_columns,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

@@ -449,6 +449,20 @@ pub(super) fn star_rel(n: &Node) -> Result<Option<Option<String>>, DbError> {
     Ok(None)
 }
 
+/// Move a USING join's merged columns to the front of its columns in a
+/// `*` expansion, in USING order, the rest keeping their order.
+fn using_first(order: &mut [(usize, usize)], j: &bind::UsingJoin) {
+    let inside = |(i, _): &(usize, usize)| (j.start..j.end).contains(i);
+    let Some(from) = order.iter().position(inside) else {
+        return;
+    };
+    let to = from + order[from..].iter().take_while(|e| inside(e)).count();
+    let segment = &mut order[from..to];
+    let rank = |(i, _): &(usize, usize)| j.merged.iter().position(|m| m == i).unwrap_or(usize::MAX);
+    // Stable: merged columns by their USING position, then the others.
+    segment.sort_by_key(rank);
+}
+
 pub(super) fn expand_star(
     b: &mut Binder,
     rel: Option<&str>,
@@ -468,9 +482,17 @@ pub(super) fn expand_star(
         ));
     }
     let mut any = false;
+    // (scope index, the index `*` reads for it), in output order.
+    let mut order: Vec<(usize, usize)> = Vec::new();
     for (i, c) in scope.cols.iter().enumerate() {
-        // `r.*` has r's copy of a JOIN USING column (hidden from `*`).
-        let using_copy = c.merged && rel == Some(c.rel.as_str());
+        // `r.*` has r's copy of a JOIN USING column (hidden from `*`);
+        // the join's own alias `j.*` has the merged column only.
+        let join_alias = rel.is_some()
+            && scope
+                .using_joins
+                .iter()
+                .any(|j| j.alias.as_deref() == rel && (j.start..j.end).contains(&i));
+        let using_copy = c.merged && rel == Some(c.rel.as_str()) && !join_alias;
         if (c.hidden && !using_copy) || rel.is_some_and(|r| r != c.rel) {
             continue;
         }
@@ -480,10 +502,19 @@ pub(super) fn expand_star(
         let merged_here = |m: &ScopeCol| {
             c.merged && m.name == c.name && !m.merged && rel.is_none_or(|r| m.rel == r)
         };
-        let (i, c) = match scope.cols[i + 1..].iter().position(merged_here) {
-            Some(p) => (i + 1 + p, &scope.cols[i + 1 + p]),
-            None => (i, c),
+        let read = match scope.cols[i + 1..].iter().position(merged_here) {
+            Some(p) => i + 1 + p,
+            None => i,
         };
+        order.push((i, read));
+    }
+    for j in &scope.using_joins {
+        if rel.is_none() || j.alias.as_deref() == rel {
+            using_first(&mut order, j);
+        }
+    }
+    for (_, i) in order {
+        let c = &scope.cols[i];
         out.push(Target {
             expr: Expr::Col(i),
             col: OutCol {

@@ -193,6 +193,7 @@ fn plan_subselect(
         Scope {
             floor: cols.len(),
             cols,
+            using_joins: Vec::new(),
         }
     };
     let pad = visible.floor;
@@ -704,6 +705,7 @@ fn plan_join_right(
     let visible = Scope {
         cols: scope.cols[..left_end].to_vec(),
         floor: if outer_only { left_end } else { start },
+        using_joins: Vec::new(),
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -823,6 +825,14 @@ pub(super) fn plan_join(
         for c in &mut scope.cols[start..] {
             c.rel = a.aliasname.clone();
         }
+    }
+    if !pairs.is_empty() {
+        scope.using_joins.push(bind::UsingJoin {
+            start,
+            end: scope.cols.len(),
+            merged: pairs.iter().map(|&(l, _)| l).collect(),
+            alias: j.alias.as_ref().map(|a| a.aliasname.clone()),
+        });
     }
     Ok(From::Join {
         kind,

@@ -570,6 +570,7 @@ fn finish_simple_output(
 ) -> Result<(Plan, Vec<OutCol>), DbError> {
     let scope = Scope {
         floor: 0,
+        using_joins: Vec::new(),
         cols: cols
             .iter()
             .map(|c| ScopeCol {

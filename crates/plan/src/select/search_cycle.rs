@@ -493,7 +493,11 @@ fn bind_over(
             scalar_fn: false,
         })
         .collect();
-    b.scopes.push(Scope { cols, floor: 0 });
+    b.scopes.push(Scope {
+        cols,
+        floor: 0,
+        using_joins: Vec::new(),
+    });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
     b.outer_refs.pop();
