@@ -81,7 +81,7 @@ pub fn allowed_any(catalog: &Catalog, role: RelId, kind: ObjKind, oid: u32, any:
 
 /// Check a plan's needs for `ctx.role` (called only for non-superusers).
 pub fn check_all(ctx: &StatementCtx, perms: &[Perm], text: &str) -> Result<(), DbError> {
-    for p in perms {
+    for p in perms.iter().filter(|p| !p.lock_only) {
         let role = p.check_as.unwrap_or(ctx.role.oid);
         if !perm_allowed(ctx.catalog, role, p) {
             let is_view =

@@ -545,6 +545,7 @@ impl<'e> Binder<'e> {
                     check_as: self.perm_as,
                     location,
                     cols: Default::default(),
+                    lock_only: false,
                 },
             );
         }
@@ -584,6 +585,26 @@ impl<'e> Binder<'e> {
                 check_as: self.perm_as,
                 location: -1,
                 cols: Default::default(),
+                lock_only: false,
+            },
+        )
+    }
+
+    /// A relation the statement reaches through the one it names (a
+    /// partition or inheritance child of an UPDATE or DELETE target):
+    /// locked for `privs`, its privileges not checked.
+    pub fn need_lock_only(&mut self, oid: u32, name: &str, privs: u16) -> usize {
+        crate::perm::need(
+            &mut self.perms,
+            crate::perm::Perm {
+                kind: nestor_catalog::acl::ObjKind::Table,
+                oid,
+                name: name.to_string(),
+                privs,
+                check_as: self.perm_as,
+                location: -1,
+                cols: Default::default(),
+                lock_only: true,
             },
         )
     }
@@ -2503,9 +2524,9 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Func(f, vec![le, re]), DataType::Bool))
             }
             "~~" | "!~~" | "~~*" | "!~~*" => {
-                if !(lt.is_string() && rt.is_string())
-                    && !(lt == DataType::Bytea && matches!(op, "~~" | "!~~"))
-                {
+                let strings = lt.is_string() && rt.is_string();
+                let bytea = lt == DataType::Bytea && matches!(op, "~~" | "!~~");
+                if !(strings || bytea) {
                     return Err(no_operator(op, lt, rt));
                 }
                 let (le, re) = self.like_operands(op, le, lt, re, rt)?;

@@ -1577,7 +1577,10 @@ fn plan_modify_table(
         let mut scope = Scope::default();
         let mut off = 0;
         let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut scope);
-        let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0);
+        let perm = match parent {
+            Some(_) => b.need_lock_only(table.oid.0, &table.name, 0),
+            None => b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0),
+        };
         Binder::tag_cols(&mut scope, 0, perm);
         if let Some(p) = parent {
             for c in &mut scope.cols[..table.columns.len()] {
@@ -1604,8 +1607,11 @@ fn plan_modify_table(
             (true, r) => acl::DELETE | if r { acl::SELECT } else { 0 },
             (false, r) => acl::UPDATE | if r { acl::SELECT } else { 0 },
         };
-        // A descendant is checked too: its need is what locks it.
-        b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs);
+        // A descendant's need locks it; only the named table is checked.
+        match parent {
+            Some(_) => b.need_lock_only(table.oid.0, &table.name, privs),
+            None => b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, privs),
+        };
         let set_cols: Vec<usize> = sets.iter().map(|(c, _)| *c).collect();
         b.mark_written(perm, &attnums(&set_cols), false);
         let returning = match parent {

@@ -43,6 +43,10 @@ pub struct Perm {
     /// The columns (attribute numbers, ascending; 0: the whole row) it
     /// reads, inserts and updates.
     pub cols: PermCols,
+    /// Locked as `privs` say but not checked: a partition or inheritance
+    /// child an UPDATE or DELETE of its parent reaches (PostgreSQL checks
+    /// the table the statement names only).
+    pub lock_only: bool,
 }
 
 /// The columns a need names, per column privilege.
@@ -88,6 +92,7 @@ pub fn need(perms: &mut Vec<Perm>, p: Perm) -> usize {
         Some(i) => {
             perms[i].privs |= p.privs;
             perms[i].cols.merge(&p.cols);
+            perms[i].lock_only &= p.lock_only;
             i
         }
         None => {

@@ -187,6 +187,7 @@ regress!(
     like_bytea_similar,
     plpgsql_domain_vars,
     using_join_columns,
+    partition_privileges,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

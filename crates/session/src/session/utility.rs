@@ -1536,6 +1536,7 @@ fn copy_privilege(
         check_as: None,
         location: -1,
         cols,
+        lock_only: false,
     };
     if nestor_exec::privilege::perm_allowed(&s.catalog, role.oid, &need) {
         return Ok(());
