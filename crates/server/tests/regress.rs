@@ -186,6 +186,7 @@ regress!(
     array_typmods,
     like_bytea_similar,
     plpgsql_domain_vars,
+    column_storage,
     format_variadic,
     stat_aggregates,
     outer_aggregates,
