@@ -36,6 +36,13 @@ pub struct Column {
     /// True once dropped (ALTER TABLE DROP COLUMN keeps the slot so stored
     /// rows keep their layout).
     pub dropped: bool,
+    /// PostgreSQL's attstorage as set by ALTER COLUMN SET STORAGE (b'p',
+    /// b'e', b'x', b'm'); `None` is the type's own storage. Nestor does
+    /// not TOAST: the setting is kept for the catalog only.
+    pub storage: Option<u8>,
+    /// PostgreSQL's attcompression (b'p' pglz, b'l' lz4, 0 the default);
+    /// kept for the catalog only, values are not compressed.
+    pub compression: u8,
 }
 
 /// A CHECK constraint: its name and boolean expression as SQL text over the

@@ -2476,6 +2476,8 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 generated: c.generated,
                 default: c.default.clone(),
                 missing: c.missing.clone(),
+                storage: c.storage.unwrap_or(0),
+                compression: c.compression,
             })
             .collect(),
         checks: def
@@ -2580,6 +2582,8 @@ fn table_from(
             generated: c.generated,
             missing: c.missing,
             dropped: c.dropped,
+            storage: (c.storage != 0).then_some(c.storage),
+            compression: c.compression,
         })
         .collect();
     let mut indexes = Vec::with_capacity(rec.indexes.len());

@@ -111,9 +111,12 @@
 //!              when? function:u32 nargs:u32 name*
 //!  column   := name typoid:u32 typmod:i32 flags:u8 default? missing:value
 //!              (a column of a domain: the domain's OID and typmod -1)
+//!              [storage:u8 compression:u8]
 //!              flags: bit 0 not null, 1 dropped, 2 stored generated
 //!              (`default` is then the generation expression; records
-//!              before generated columns had no bit 2)
+//!              before generated columns had no bit 2), 3: storage and
+//!              compression follow (attstorage / attcompression bytes, 0
+//!              for the default; records before them had no bit 3)
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8 [computed]
 //!              flags: bit 0 unique, 1 primary, 2 constraint, 3 computed
 //!              (an expression or partial index: ncols is 0 and
@@ -381,6 +384,10 @@ pub struct ColumnRecord {
     pub generated: bool,
     pub default: Option<String>,
     pub missing: Value,
+    /// attstorage set by ALTER COLUMN SET STORAGE (0: the type's).
+    pub storage: u8,
+    /// attcompression (0: default).
+    pub compression: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1542,9 +1549,19 @@ impl ColumnRecord {
                 out.extend_from_slice(&self.ty.typmod().to_le_bytes());
             }
         }
-        out.push(self.not_null as u8 | (self.dropped as u8) << 1 | (self.generated as u8) << 2);
+        let tuned = self.storage != 0 || self.compression != 0;
+        out.push(
+            self.not_null as u8
+                | (self.dropped as u8) << 1
+                | (self.generated as u8) << 2
+                | (tuned as u8) << 3,
+        );
         put_opt_str(out, self.default.as_deref());
         encode_value(&self.missing, out);
+        if tuned {
+            out.push(self.storage);
+            out.push(self.compression);
+        }
     }
 
     fn decode(r: &mut Reader<'_>) -> Result<ColumnRecord, String> {
@@ -1558,6 +1575,13 @@ impl ColumnRecord {
         let ty = DataType::from_oid_typmod(oid, typmod)
             .ok_or_else(|| format!("column {name}: unknown type oid {oid}"))?;
         let flags = r.u8()?;
+        let default = get_opt_str(r)?;
+        let missing = r.value()?;
+        let (storage, compression) = if flags & 8 != 0 {
+            (r.u8()?, r.u8()?)
+        } else {
+            (0, 0)
+        };
         Ok(ColumnRecord {
             name,
             ty,
@@ -1565,8 +1589,10 @@ impl ColumnRecord {
             not_null: flags & 1 != 0,
             dropped: flags & 2 != 0,
             generated: flags & 4 != 0,
-            default: get_opt_str(r)?,
-            missing: r.value()?,
+            default,
+            missing,
+            storage,
+            compression,
         })
     }
 }
@@ -2219,6 +2245,8 @@ mod tests {
                     generated: false,
                     default: Some("nextval('t_id_seq'::regclass)".into()),
                     missing: Value::Null,
+                    storage: 0,
+                    compression: 0,
                 },
                 ColumnRecord {
                     name: "v".into(),
@@ -2229,6 +2257,8 @@ mod tests {
                     generated: false,
                     default: None,
                     missing: Value::Text("x".into()),
+                    storage: b'm',
+                    compression: b'l',
                 },
                 ColumnRecord {
                     name: "g".into(),
@@ -2239,6 +2269,8 @@ mod tests {
                     generated: true,
                     default: Some("id * 2".into()),
                     missing: Value::Null,
+                    storage: 0,
+                    compression: 0,
                 },
             ],
             checks: vec![("t_id_check".into(), "id > 0".into())],
@@ -2751,6 +2783,19 @@ mod tests {
         ];
         for rec in records {
             assert_eq!(CatalogRecord::decode(&rec.encode()).unwrap(), rec);
+        }
+    }
+
+    #[test]
+    fn column_without_storage_keeps_the_old_layout() {
+        let cols = table().columns;
+        for c in &cols {
+            let mut out = Vec::new();
+            c.encode(&mut out);
+            let tuned = c.storage != 0 || c.compression != 0;
+            let flags_at = 4 + c.name.len() + 8;
+            assert_eq!(out[flags_at] & 8 != 0, tuned);
+            assert_eq!(ColumnRecord::decode(&mut Reader::new(&out)).unwrap(), *c);
         }
     }
 

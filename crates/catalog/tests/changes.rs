@@ -104,6 +104,8 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
                 generated: false,
                 missing: Value::Null,
                 dropped: false,
+                storage: None,
+                compression: 0,
             },
             Column {
                 name: "v".into(),
@@ -114,6 +116,8 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
                 generated: false,
                 missing: Value::Null,
                 dropped: false,
+                storage: None,
+                compression: 0,
             },
         ],
         checks: vec![Check {
@@ -176,7 +180,12 @@ fn shape(c: &Catalog) -> Vec<String> {
             let cols: Vec<String> = t
                 .columns
                 .iter()
-                .map(|c| format!("{}:{}:{:?}:{}", c.name, c.ty, c.default, c.dropped))
+                .map(|c| {
+                    format!(
+                        "{}:{}:{:?}:{}:{:?}:{}",
+                        c.name, c.ty, c.default, c.dropped, c.storage, c.compression
+                    )
+                })
                 .collect();
             let idx: Vec<String> = t
                 .indexes
@@ -254,6 +263,9 @@ fn committed_changes_replay_into_the_same_catalog() {
     let mut new = table(&db, "t", Persistence::Permanent);
     new.oid = old.oid;
     new.columns[1].dropped = true;
+    // ALTER COLUMN SET STORAGE / SET COMPRESSION.
+    new.columns[0].storage = Some(b'm');
+    new.columns[0].compression = b'l';
     db.apply(
         &mut txn,
         Change::PutTable {

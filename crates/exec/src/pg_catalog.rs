@@ -1431,6 +1431,11 @@ fn class_row(o: u32, name: &str, ns: u32, kind: &str, persistence: &str, am: u32
 
 /// Storage facts PostgreSQL keeps per type: (typlen, byval, align,
 /// storage, category).
+/// A type's pg_type.typstorage (b'p' for types that cannot be TOASTed).
+pub(crate) fn type_storage(t: DataType) -> u8 {
+    type_facts(t).3.as_bytes()[0]
+}
+
 fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static str) {
     use DataType as T;
     match t {
@@ -2050,6 +2055,15 @@ fn attribute_rows(c: &Catalog) -> Rows {
                 if let Some(d) = col.domain {
                     r.set("atttypid", oid(d)).set("atttypmod", Value::Int4(-1));
                 }
+                if let Some(s) = col.storage {
+                    r.set("attstorage", text(char::from(s).to_string()));
+                }
+                if col.compression != 0 {
+                    r.set(
+                        "attcompression",
+                        text(char::from(col.compression).to_string()),
+                    );
+                }
                 r
             };
             let identity = t.identity(i);
@@ -2073,11 +2087,14 @@ fn attribute_rows(c: &Catalog) -> Rows {
         }
         for idx in &t.indexes {
             for (k, (name, ty)) in index_attributes(c, &t, idx).into_iter().enumerate() {
-                out.push(
-                    attribute_row(idx.oid.0, k as i16 + 1, &name, ty)
-                        .set("attnotnull", Value::Bool(false))
-                        .done(),
-                );
+                let mut r = attribute_row(idx.oid.0, k as i16 + 1, &name, ty);
+                r.set("attnotnull", Value::Bool(false));
+                // A key that is a column has the column's storage (SET
+                // STORAGE reaches the table's indexes).
+                if let Some(s) = index_key_column(idx, k).and_then(|col| t.columns[col].storage) {
+                    r.set("attstorage", text(char::from(s).to_string()));
+                }
+                out.push(r.done());
             }
         }
     }
@@ -3127,6 +3144,17 @@ fn index_width(i: &IndexDef) -> usize {
 /// The attributes of an index relation: (name, type) per key column, an
 /// expression's named as PostgreSQL names it (`lower`, `expr`) and typed
 /// by binding it.
+/// The table column index key `k` is, when it is a plain column.
+fn index_key_column(i: &IndexDef, k: usize) -> Option<usize> {
+    match &i.exprs {
+        None => i.columns.get(k).copied(),
+        Some(x) => match x.keys.get(k) {
+            Some(IndexKey::Column(col)) => Some(*col),
+            _ => None,
+        },
+    }
+}
+
 fn index_attributes(c: &Catalog, t: &Arc<TableDef>, i: &IndexDef) -> Vec<(String, DataType)> {
     use nestor_plan::select::index_expr;
     let Some(x) = &i.exprs else {

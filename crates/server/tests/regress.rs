@@ -188,6 +188,7 @@ regress!(
     plpgsql_domain_vars,
     using_join_columns,
     partition_privileges,
+    column_storage,
     format_variadic,
     stat_aggregates,
     outer_aggregates,

@@ -186,6 +186,9 @@ fn alter_cmd(
             };
             super::put_table(ctx, new)
         }
+        A::AtSetStorage | A::AtSetCompression => {
+            super::column_storage::alter(ctx, def, cmd, sub == A::AtSetStorage)
+        }
         A::AtSetLogged | A::AtSetUnLogged => Err(DbError::unsupported(
             "ALTER TABLE SET LOGGED / SET UNLOGGED",
         )),

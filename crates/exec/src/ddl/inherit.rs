@@ -454,6 +454,7 @@ fn recursing(sub: pb::AlterTableType) -> bool {
             | A::AtDropNotNull
             | A::AtColumnDefault
             | A::AtDropExpression
+            | A::AtSetStorage
     )
 }
 
@@ -556,7 +557,8 @@ pub(super) fn child_cmd_applies(
         | A::AtSetNotNull
         | A::AtDropNotNull
         | A::AtColumnDefault
-        | A::AtDropExpression => Ok(t.column_index(&cmd.name).is_some()),
+        | A::AtDropExpression
+        | A::AtSetStorage => Ok(t.column_index(&cmd.name).is_some()),
         _ => Ok(true),
     }
 }

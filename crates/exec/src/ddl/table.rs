@@ -404,10 +404,12 @@ fn table_elements(
 
 // CREATE TABLE ... (LIKE source INCLUDING ...): PostgreSQL's
 // CREATE_TABLE_LIKE_* option bits.
+const LIKE_COMPRESSION: u32 = 1 << 1;
 const LIKE_CONSTRAINTS: u32 = 1 << 2;
 const LIKE_DEFAULTS: u32 = 1 << 3;
 const LIKE_GENERATED: u32 = 1 << 4;
 const LIKE_INDEXES: u32 = 1 << 6;
+const LIKE_STORAGE: u32 = 1 << 8;
 
 /// LIKE source: its columns with their types and NOT NULL; with INCLUDING
 /// DEFAULTS their defaults (a serial column's default keeps naming the
@@ -454,6 +456,12 @@ fn like_clause(
             generated: c.generated && like.options & LIKE_GENERATED != 0,
             missing: Value::Null,
             dropped: false,
+            storage: c.storage.filter(|_| like.options & LIKE_STORAGE != 0),
+            compression: if like.options & LIKE_COMPRESSION != 0 {
+                c.compression
+            } else {
+                0
+            },
         });
     }
     if like.options & LIKE_CONSTRAINTS != 0 {
@@ -740,7 +748,15 @@ pub(super) fn column_def(
         generated: false,
         missing: Value::Null,
         dropped: false,
+        storage: None,
+        compression: 0,
     };
+    if !cd.compression.is_empty() {
+        col.compression = super::column_storage::compression_for(&col, &cd.compression)?;
+    }
+    if !cd.storage_name.is_empty() {
+        col.storage = super::column_storage::storage_for(&col, &cd.storage_name)?;
+    }
     let mut bound_default = None;
     let mut identity = None;
     let mut generation = None;
