@@ -3115,6 +3115,9 @@ impl<'e> Binder<'e> {
             if name == "format" {
                 return self.bind_format_variadic(f);
             }
+            if matches!(name.as_str(), "concat" | "concat_ws") {
+                return self.bind_concat_variadic(&name, f);
+            }
         }
         if name == "satisfies_hash_partition" && f.args.len() >= 3 {
             return self.bind_satisfies_hash_partition(f);
@@ -3307,12 +3310,24 @@ impl<'e> Binder<'e> {
         arg: &Node,
         unknown_is_text_array: bool,
     ) -> Result<Expr, DbError> {
+        Ok(self
+            .bind_variadic_array_typed(arg, unknown_is_text_array)?
+            .0)
+    }
+
+    /// [`Binder::bind_variadic_array`] with the array's type.
+    fn bind_variadic_array_typed(
+        &mut self,
+        arg: &Node,
+        unknown_is_text_array: bool,
+    ) -> Result<(Expr, DataType), DbError> {
         let (e, t) = self.bind(arg)?;
         match t {
             DataType::Unknown if unknown_is_text_array => {
-                self.coerce(e, t, DataType::Text.array_of().expect("text[]"))
+                let at = DataType::Text.array_of().expect("text[]");
+                Ok((self.coerce(e, t, at)?, at))
             }
-            t if t.is_array() => Ok(e),
+            t if t.is_array() => Ok((e, t)),
             _ => {
                 let err = DbError::new(
                     SqlState::DatatypeMismatch,
@@ -3321,6 +3336,44 @@ impl<'e> Binder<'e> {
                 Err(err_at(err, self.text, node(arg).map_or(-1, expr_location)))
             }
         }
+    }
+
+    /// concat(VARIADIC a) and concat_ws(sep, VARIADIC a): the array's
+    /// elements are the arguments (NULL elements skipped, a NULL array
+    /// gives NULL), which is array_to_string(a, sep or '').
+    fn bind_concat_variadic(
+        &mut self,
+        name: &str,
+        f: &pb::FuncCall,
+    ) -> Result<(Expr, DataType), DbError> {
+        let fixed = usize::from(name == "concat_ws");
+        if f.args.len() != fixed + 1 {
+            let mut types = Vec::with_capacity(f.args.len());
+            for a in &f.args {
+                types.push(self.bind(a)?.1.name().to_string());
+            }
+            return Err(err_at(
+                DbError::new(
+                    SqlState::UndefinedFunction,
+                    format!("function {name}({}) does not exist", types.join(", ")),
+                )
+                .with_hint(
+                    "No function matches the given name and argument types. You might need to add explicit type casts.",
+                ),
+                self.text,
+                f.location,
+            ));
+        }
+        let (array, at) = self.bind_variadic_array_typed(&f.args[fixed], false)?;
+        let sep = match fixed {
+            1 => {
+                let (e, t) = self.bind(&f.args[0])?;
+                self.coerce(e, t, DataType::Text)?
+            }
+            _ => Expr::Const(Value::Text(Arc::from(""))),
+        };
+        let func = functions::library_call("array_to_string", &[at, DataType::Text])?;
+        Ok((Expr::Func(func, vec![array, sep]), DataType::Text))
     }
 
     /// format(fmt, VARIADIC array): PostgreSQL's format(text, VARIADIC

@@ -41,3 +41,11 @@ select '-Infinity'::numeric::int4;
 select x::int2 from (values ('NaN'::numeric)) v(x);
 -- a cast of a.* is named after a
 select (a.*)::text, (select (a.*)::text) from (values (1)) a(x);
+-- concat and concat_ws with VARIADIC: the array's elements are the arguments
+select concat_ws(',', variadic array[1,2]), concat(variadic array['a','b']);
+select concat(variadic null::int[]) is null, concat_ws(',', variadic null::int[]) is null;
+select concat(variadic 10);
+select concat_ws(',', variadic 10);
+select concat(variadic '{a,b}');
+select concat_ws('|', variadic array[[1,2],[3,null]]), concat_ws(',', variadic array[]::int[]);
+select concat('x', variadic array[1]);
