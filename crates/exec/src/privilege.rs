@@ -213,6 +213,17 @@ pub fn require_owner(
 /// privileges of `owner`, a type's owner as its definition keeps it
 /// (enums, domains, composite types).
 pub fn require_type_owner(ctx: &StatementCtx, owner: u32, name: &str) -> Result<(), DbError> {
+    require_owner_of(ctx, owner, "type", name)
+}
+
+/// 42501 "must be owner of <what> <name>" unless the current role has the
+/// privileges of `owner`, the object's owner as its definition keeps it.
+pub fn require_owner_of(
+    ctx: &StatementCtx,
+    owner: u32,
+    what: &str,
+    name: &str,
+) -> Result<(), DbError> {
     if ctx.role.superuser
         || ctx
             .catalog
@@ -222,7 +233,7 @@ pub fn require_type_owner(ctx: &StatementCtx, owner: u32, name: &str) -> Result<
     }
     Err(DbError::new(
         SqlState::InsufficientPrivilege,
-        format!("must be owner of type {name}"),
+        format!("must be owner of {what} {name}"),
     ))
 }
 

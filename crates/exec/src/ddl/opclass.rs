@@ -654,20 +654,6 @@ fn drop_target(o: &pb::Node) -> Result<Option<(String, Vec<pb::Node>)>, DbError>
     Ok(Some((am, rest.to_vec())))
 }
 
-fn require_owner(ctx: &StatementCtx, owner: u32, what: &str, name: &str) -> Result<(), DbError> {
-    if ctx.role.superuser
-        || ctx
-            .catalog
-            .has_privs_of_role(ctx.role.oid, nestor_common::RelId(owner))
-    {
-        return Ok(());
-    }
-    Err(DbError::new(
-        SqlState::InsufficientPrivilege,
-        format!("must be owner of {what} {name}"),
-    ))
-}
-
 /// DROP OPERATOR CLASS [IF EXISTS] name USING am [CASCADE | RESTRICT].
 pub fn drop_opclass(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let cascade = ds.behavior == pb::DropBehavior::DropCascade as i32;
@@ -688,7 +674,7 @@ pub fn drop_opclass(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Command
             }
             return Err(e);
         };
-        require_owner(ctx, class.owner, "operator class", &class.name)?;
+        crate::privilege::require_owner_of(ctx, class.owner, "operator class", &class.name)?;
         let deps = dependent_tables(ctx, &[class.oid])
             .into_iter()
             .map(|t| (t, class_label(&class)))
@@ -721,7 +707,7 @@ pub fn drop_opfamily(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<Comman
             }
             return Err(e);
         };
-        require_owner(ctx, family.owner, "operator family", &family.name)?;
+        crate::privilege::require_owner_of(ctx, family.owner, "operator family", &family.name)?;
         let classes: Vec<Arc<OpClassDef>> = ctx
             .catalog
             .opclasses()
