@@ -425,13 +425,14 @@ fn fold_similar_pattern(p: Expr, ec: &EvalCtx) -> Result<Expr, DbError> {
 }
 
 fn no_operator(op: &str, l: DataType, r: DataType) -> DbError {
+    operator_missing(op, l.resolve_unknown().name(), r.resolve_unknown().name())
+}
+
+/// 42883 "operator does not exist: l op r" with the types named as given.
+fn operator_missing(op: &str, l: &str, r: &str) -> DbError {
     DbError::new(
         SqlState::UndefinedFunction,
-        format!(
-            "operator does not exist: {} {op} {}",
-            l.resolve_unknown().name(),
-            r.resolve_unknown().name()
-        ),
+        format!("operator does not exist: {l} {op} {r}"),
     )
     .with_hint(
         "No operator matches the given name and argument types. You might need to add explicit type casts.",
@@ -1896,13 +1897,7 @@ impl<'e> Binder<'e> {
         if lt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
             if op.contains('*') {
                 // Named as written: `bytea ~~* unknown` for a literal.
-                return Err(DbError::new(
-                    SqlState::UndefinedFunction,
-                    format!("operator does not exist: bytea {op} {}", pt.name()),
-                )
-                .with_hint(
-                    "No operator matches the given name and argument types. You might need to add explicit type casts.",
-                ));
+                return Err(operator_missing(op, lt.name(), pt.name()));
             }
             return Ok((l, self.coerce(p, pt, DataType::Bytea)?));
         }
@@ -3350,18 +3345,10 @@ impl<'e> Binder<'e> {
         if f.args.len() != fixed + 1 {
             let mut types = Vec::with_capacity(f.args.len());
             for a in &f.args {
-                types.push(self.bind(a)?.1.name().to_string());
+                types.push(self.bind(a)?.1);
             }
-            return Err(err_at(
-                DbError::new(
-                    SqlState::UndefinedFunction,
-                    format!("function {name}({}) does not exist", types.join(", ")),
-                )
-                .with_hint(
-                    "No function matches the given name and argument types. You might need to add explicit type casts.",
-                ),
-                self.text,
-                f.location,
+            return Err(ordered_set::no_function_at(
+                name, &types, self.text, f.location,
             ));
         }
         let (array, at) = self.bind_variadic_array_typed(&f.args[fixed], false)?;

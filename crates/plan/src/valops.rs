@@ -172,7 +172,7 @@ pub fn like(s: &str, pat: &str, ci: bool) -> Result<bool, DbError> {
 /// bytea (byte by byte: each byte is read as the Latin-1 character of its
 /// value, so `_` matches one byte); NULL for anything else.
 pub fn like_values(x: &Value, p: &Value, ci: bool, negated: bool) -> Result<Value, DbError> {
-    let latin1 = |b: &[u8]| b.iter().map(|&c| c as char).collect::<String>();
+    use nestor_types::bytea_fns::latin1;
     Ok(match (x, p) {
         (Value::Text(s), Value::Text(p)) => Value::Bool(like(s, p, ci)? != negated),
         (Value::Bytea(s), Value::Bytea(p)) => {

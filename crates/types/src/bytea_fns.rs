@@ -478,19 +478,15 @@ fn like_escape(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     if null_in(a) {
         return Ok(Value::Null);
     }
-    let latin1 = |b: &[u8]| b.iter().map(|&c| c as char).collect::<String>();
-    let escape = match bytes(&a[1]) {
-        [] => None,
-        [e] => Some(*e as char),
-        _ => {
-            return Err(
-                DbError::new(SqlState::InvalidEscapeSequence, "invalid escape string")
-                    .with_hint("Escape string must be empty or one character."),
-            )
-        }
-    };
+    let escape = crate::string_fns::escape_char(&latin1(bytes(&a[1])))?;
     let out = crate::string_fns::like_escape_chars(&latin1(bytes(&a[0])), escape);
     bytea(out.chars().map(|c| c as u32 as u8).collect())
+}
+
+/// Each byte as the Latin-1 character of its value: LIKE's matchers and
+/// rewrites, written over characters, then see one character per byte.
+pub fn latin1(b: &[u8]) -> String {
+    b.iter().map(|&c| c as char).collect()
 }
 
 fn bit_length(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {

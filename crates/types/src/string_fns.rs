@@ -298,7 +298,7 @@ pub(crate) fn like_escape_chars(p: &str, escape: Option<char>) -> String {
 
 /// The escape character of LIKE ... ESCAPE and SIMILAR TO ... ESCAPE:
 /// none for an empty string, 22025 for more than one character.
-fn escape_char(e: &str) -> Result<Option<char>, DbError> {
+pub(crate) fn escape_char(e: &str) -> Result<Option<char>, DbError> {
     let mut chars = e.chars();
     match (chars.next(), chars.next()) {
         (c, None) => Ok(c),

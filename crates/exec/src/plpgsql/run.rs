@@ -1524,10 +1524,8 @@ impl<'f> Run<'f> {
                 c
             }
         };
-        let v = [v];
         let mut ev = Ev::new(ctx, &[]);
-        crate::executor::eval::check_domain(&checks, &v, &mut ev)?;
-        let [v] = v;
+        crate::executor::eval::check_domain(&checks, std::slice::from_ref(&v), &mut ev)?;
         Ok(v)
     }
 

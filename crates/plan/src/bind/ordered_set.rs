@@ -350,7 +350,8 @@ impl Binder<'_> {
     }
 }
 
-fn no_function_at(name: &str, types: &[DataType], text: &str, location: i32) -> DbError {
+/// 42883 "function name(types) does not exist" at `location`.
+pub(crate) fn no_function_at(name: &str, types: &[DataType], text: &str, location: i32) -> DbError {
     let list: Vec<&str> = types.iter().map(|t| t.name()).collect();
     {
         err_at(
