@@ -87,6 +87,9 @@ pub struct Scope {
     /// JOIN USING / NATURAL joins of this level, innermost first: `*`
     /// lists each one's merged columns first (see [`UsingJoin`]).
     pub using_joins: Vec<UsingJoin>,
+    /// Range variables an aliased join hides (`(a JOIN b ...) AS j`: `a.x`
+    /// is "invalid reference to FROM-clause entry", not missing).
+    pub hidden_rels: Vec<String>,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -102,6 +105,21 @@ pub struct UsingJoin {
     pub merged: Vec<usize>,
     /// The join's alias (`j.*` is ordered as `*` is).
     pub alias: Option<String>,
+    /// `JOIN ... USING (a, b) AS x` (join_using_alias): `x` names the
+    /// merged columns only, each the position its unqualified name means
+    /// (`x.a`, `x.*`, a bare `x` as a row); `x.c` of another column is
+    /// 42703.
+    pub using_alias: Option<(String, Vec<(String, usize)>)>,
+}
+
+impl UsingJoin {
+    /// The merged columns `name` as a USING alias names, if it is one.
+    pub fn aliased(&self, name: &str) -> Option<&[(String, usize)]> {
+        self.using_alias
+            .as_ref()
+            .filter(|(a, _)| a == name)
+            .map(|(_, cols)| cols.as_slice())
+    }
 }
 
 impl Scope {
@@ -1404,6 +1422,41 @@ impl<'e> Binder<'e> {
         let mut unreachable = None;
         for lvl in (0..self.scopes.len()).rev() {
             let scope = &self.scopes[lvl];
+            let using_alias = rel.and_then(|r| {
+                scope
+                    .using_joins
+                    .iter()
+                    .filter(|j| j.start >= scope.floor)
+                    .find_map(|j| j.aliased(r))
+            });
+            if let Some(cols) = using_alias {
+                let Some(&(_, i)) = cols.iter().find(|(n, _)| n == name) else {
+                    let err = DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column {}.{name} does not exist", rel.unwrap_or_default()),
+                    );
+                    // errorMissingColumn: the one column of that name the
+                    // query does have.
+                    let mut other = scope.cols[scope.floor..]
+                        .iter()
+                        .filter(|c| c.name == name && !c.hidden && !c.rel.is_empty());
+                    return Err(match (other.next(), other.next()) {
+                        (Some(c), None) => err.with_hint(format!(
+                            "Perhaps you meant to reference the column \"{}.{name}\".",
+                            c.rel
+                        )),
+                        _ => err,
+                    });
+                };
+                let ty = scope.cols[i].ty;
+                self.mark_read(lvl, i, false);
+                let e = if lvl == cur {
+                    Expr::Col(i)
+                } else {
+                    self.outer_ref(lvl, i)
+                };
+                return Ok((e, ty));
+            }
             let rel_known =
                 rel.is_none_or(|r| scope.cols[scope.floor..].iter().any(|c| c.rel == r));
             let matches = |c: &ScopeCol| {
@@ -1480,6 +1533,14 @@ impl<'e> Binder<'e> {
             }
         }
         match rel {
+            Some(r)
+                if self
+                    .scopes
+                    .iter()
+                    .any(|s| s.hidden_rels.iter().any(|h| h == r)) =>
+            {
+                Err(unreachable_entry(rel, name, r))
+            }
             Some(r) => Err(DbError::new(
                 SqlState::UndefinedTable,
                 format!("missing FROM-clause entry for table \"{r}\""),
@@ -1557,12 +1618,20 @@ impl<'e> Binder<'e> {
     fn whole_row(&mut self, lvl: usize, name: &str) -> Option<(Expr, DataType)> {
         let cur = self.level();
         let scope = &self.scopes[lvl];
-        let cols: Vec<(usize, &ScopeCol)> = scope
-            .cols
+        let aliased = scope
+            .using_joins
             .iter()
-            .enumerate()
-            .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
-            .collect();
+            .filter(|j| j.start >= scope.floor)
+            .find_map(|j| j.aliased(name));
+        let cols: Vec<(usize, &ScopeCol)> = match aliased {
+            Some(named) => named.iter().map(|&(_, i)| (i, &scope.cols[i])).collect(),
+            None => scope
+                .cols
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
+                .collect(),
+        };
         if cols.is_empty() {
             return None;
         }
@@ -3995,16 +4064,41 @@ impl<'e> Binder<'e> {
                     _ => 1..=1,
                 };
                 arity(range.contains(&nargs))?;
-                let (v, vt) = self.bind(&f.args[0])?;
-                let vt = vt.resolve_unknown();
-                let v = self.coerce(v, vt, vt)?;
+                let (v, vt0) = self.bind(&f.args[0])?;
+                let mut vt = vt0.resolve_unknown();
+                // lag/lead(anycompatible, integer, anycompatible): the
+                // value and the default share their common type.
+                let default = match nargs {
+                    3 => {
+                        let (d, dt) = self.bind(&f.args[2])?;
+                        vt = unify(vt, dt).ok_or_else(|| {
+                            err_at(
+                                DbError::new(
+                                    SqlState::UndefinedFunction,
+                                    format!(
+                                        "function {name}({}, integer, {}) does not exist",
+                                        vt.name(),
+                                        dt.name()
+                                    ),
+                                )
+                                .with_hint(
+                                    "No function matches the given name and argument types. You might need to add explicit type casts.",
+                                ),
+                                self.text,
+                                f.location,
+                            )
+                        })?;
+                        Some((d, dt))
+                    }
+                    _ => None,
+                };
+                let v = self.coerce(v, vt0, vt)?;
                 let mut args = vec![v];
                 if nargs >= 2 {
                     let (o, ot) = self.bind(&f.args[1])?;
                     args.push(self.coerce(o, ot, DataType::Int4)?);
                 }
-                if nargs == 3 {
-                    let (d, dt) = self.bind(&f.args[2])?;
+                if let Some((d, dt)) = default {
                     args.push(self.coerce(d, dt, vt)?);
                 }
                 let func = match name {

@@ -187,6 +187,8 @@ regress!(
     like_bytea_similar,
     plpgsql_domain_vars,
     using_join_columns,
+    join_using_alias,
+    sort_peer_order,
     partition_privileges,
     column_storage,
     format_variadic,

@@ -584,7 +584,7 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
 
 /// Sort an aggregate's buffered rows by its ORDER BY keys.
 fn sort_ordered(rows: &mut [(Vec<Value>, Value)], order: &[AggOrder], ec: &nestor_types::EvalCtx) {
-    rows.sort_by(|a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
+    nestor_common::sort::pg_qsort(rows, |a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
 }
 
 /// One input row for ordered-set aggregate `i` of a group: its direct
@@ -907,8 +907,7 @@ fn aggregate(
 /// its groups then come out in group-key order, which queries without
 /// ORDER BY see.
 fn sorts_groups(aggs: &[AggSpec]) -> bool {
-    aggs.iter()
-        .any(|a| a.call.distinct || !a.call.order.is_empty())
+    aggs.iter().any(AggSpec::sorts_input)
 }
 
 /// Groups in ascending key order, NULLs last (a sort's default).

@@ -98,6 +98,14 @@ pub struct AggSpec {
     pub call: AggCall,
 }
 
+impl AggSpec {
+    /// DISTINCT or ORDER BY (ordered-set aggregates too): PostgreSQL
+    /// aggregates such calls by sorted groups, never by hashing.
+    pub fn sorts_input(&self) -> bool {
+        self.call.distinct || !self.call.order.is_empty()
+    }
+}
+
 /// Set-returning functions usable in FROM.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableFunc {
@@ -542,6 +550,9 @@ impl Plan {
             Plan::DistinctOn { .. } => "Unique".into(),
             Plan::NestedLoop { .. } => "Nested Loop".into(),
             Plan::Aggregate { group, .. } if group.is_empty() => "Aggregate".into(),
+            Plan::Aggregate { aggs, .. } if aggs.iter().any(AggSpec::sorts_input) => {
+                "GroupAggregate".into()
+            }
             Plan::Aggregate { .. } | Plan::Distinct { .. } => "HashAggregate".into(),
             Plan::Window { .. } => "WindowAgg".into(),
             Plan::GroupingSets { .. } => "MixedAggregate".into(),
