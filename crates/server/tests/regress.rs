@@ -189,6 +189,7 @@ regress!(
     using_join_columns,
     join_using_alias,
     sort_peer_order,
+    nonstandard_strings,
     partition_privileges,
     column_storage,
     format_variadic,

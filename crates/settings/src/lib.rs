@@ -57,6 +57,11 @@ pub struct Settings {
     pub interval_style: IntervalStyle,
     /// bytea_output = escape.
     pub bytea_escape: bool,
+    /// standard_conforming_strings: off makes `'…'` take backslash
+    /// escapes (nestor_parser::nonstandard).
+    pub standard_conforming_strings: bool,
+    /// escape_string_warning: warn of backslashes in `'…'` when off.
+    pub escape_string_warning: bool,
     pub statement_timeout_ms: u64,
     pub lock_timeout_ms: u64,
     pub deadlock_timeout_ms: u64,
@@ -159,6 +164,8 @@ impl Settings {
             interval_style: IntervalStyle::from_setting(text("intervalstyle"))
                 .expect("canonical IntervalStyle"),
             bytea_escape: text("bytea_output") == "escape",
+            standard_conforming_strings: text("standard_conforming_strings") == "on",
+            escape_string_warning: text("escape_string_warning") == "on",
             statement_timeout_ms: millis("statement_timeout"),
             lock_timeout_ms: millis("lock_timeout"),
             deadlock_timeout_ms: millis("deadlock_timeout"),
@@ -592,7 +599,7 @@ static DEFS: &[Def] = &[
     reported(def(
         "standard_conforming_strings",
         "on",
-        Kind::Enum(&["on"]),
+        Kind::Bool,
         "Causes '...' strings to treat backslashes literally.",
     )),
     def(
@@ -1310,9 +1317,6 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
     };
     if choices.contains(&v.as_str()) {
         return Ok(v);
-    }
-    if d.name == "standard_conforming_strings" {
-        return Err(DbError::unsupported("standard_conforming_strings = off"));
     }
     // PostgreSQL names the parameter as the SET statement spelled it (an
     // identifier, so lower case) for enum values.

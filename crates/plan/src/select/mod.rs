@@ -714,7 +714,8 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         );
     }
     let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
-    let saved_windows = std::mem::replace(&mut b.windows, window_clause(sel)?);
+    let windows = window_clause(b, sel)?;
+    let saved_windows = std::mem::replace(&mut b.windows, windows);
     let input_width = b.scopes[b.level()].cols.len();
     // Aggregates of subqueries that belong to this level (bind/outer_agg.rs).
     b.outer_aggs.push(bind::outer_agg::OuterAggs {
@@ -1235,16 +1236,23 @@ impl AggRemap<'_> {
 }
 
 /// The WINDOW clause's named windows.
-fn window_clause(sel: &pb::SelectStmt) -> Result<Vec<(String, pb::WindowDef)>, DbError> {
+fn window_clause(
+    b: &Binder,
+    sel: &pb::SelectStmt,
+) -> Result<Vec<(String, pb::WindowDef)>, DbError> {
     let mut out: Vec<(String, pb::WindowDef)> = Vec::new();
     for w in &sel.window_clause {
         let NodeEnum::WindowDef(def) = node(w)? else {
             return Err(DbError::internal("WINDOW item is not a WindowDef"));
         };
         if out.iter().any(|(n, _)| *n == def.name) {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                format!("window \"{}\" is already defined", def.name),
+            return Err(err_at(
+                DbError::new(
+                    SqlState::WindowingError,
+                    format!("window \"{}\" is already defined", def.name),
+                ),
+                b.text,
+                def.location,
             ));
         }
         out.push((def.name.clone(), (**def).clone()));
