@@ -186,6 +186,7 @@ regress!(
     array_typmods,
     like_bytea_similar,
     plpgsql_domain_vars,
+    plpgsql_row_variables,
     using_join_columns,
     join_using_alias,
     sort_peer_order,

@@ -39,7 +39,7 @@ use nestor_plan::ir::{Expr, Plan};
 use nestor_plan::PlannedStmt;
 use nestor_types::array::{Array, ARRAY_DIMS_MAX};
 use nestor_types::array_subscript;
-use nestor_types::datatype::DataType;
+use nestor_types::datatype::{DataType, RecordType};
 use nestor_types::Value;
 
 use super::compile::{
@@ -236,6 +236,16 @@ impl<'f> Run<'f> {
             } else {
                 Value::Null
             };
+            if let Datum::Rec {
+                declared: Some(rt), ..
+            } = &self.func.datums[i]
+            {
+                let rec = match &v {
+                    Value::Record(f) => Rec::row(row_columns(rt), f.to_vec()),
+                    _ => Rec::null_of(row_columns(rt)),
+                };
+                self.recs.insert(i, rec);
+            }
             self.vals[i] = Some(v);
         }
         self.vals[self.func.found] = Some(Value::Bool(false));
@@ -455,9 +465,14 @@ impl<'f> Run<'f> {
                 }
                 self.vals[d] = Some(val);
             }
-            Datum::Rec { .. } => {
-                self.recs.remove(&d);
-            }
+            Datum::Rec { declared, .. } => match declared {
+                Some(rt) => {
+                    self.recs.insert(d, Rec::null_of(row_columns(rt)));
+                }
+                None => {
+                    self.recs.remove(&d);
+                }
+            },
             Datum::Row | Datum::RecField { .. } => {}
         }
         Ok(())
@@ -519,6 +534,31 @@ impl<'f> Run<'f> {
                     self.check_subscriptable(target, expr)?;
                     let v = self.eval(ctx, expr)?;
                     self.assign_subscripted(ctx, target, s, v)?;
+                } else if let Target::Rec(_) = target {
+                    // `r := composite`: the record takes its fields.
+                    let (v, ty) = self.eval_typed(ctx, expr)?;
+                    match (ty, v) {
+                        (ty, Value::Record(f)) => {
+                            // An anonymous ROW(...) has fields f1, f2, ...
+                            let cols = match ty {
+                                DataType::Record(rt) if rt.fields.len() == f.len() => {
+                                    row_columns(rt)
+                                }
+                                _ => Arc::new(
+                                    f.iter()
+                                        .enumerate()
+                                        .map(|(i, v)| (format!("f{}", i + 1), v.data_type()))
+                                        .collect(),
+                                ),
+                            };
+                            self.assign_row(ctx, target, &cols, f.to_vec())?;
+                        }
+                        (DataType::Record(rt), Value::Null) if !rt.fields.is_empty() => {
+                            let nulls = vec![Value::Null; rt.fields.len()];
+                            self.assign_row(ctx, target, &row_columns(rt), nulls)?;
+                        }
+                        (_, v) => self.assign(ctx, target, v)?,
+                    }
                 } else {
                     let v = self.eval(ctx, expr)?;
                     self.assign(ctx, target, v)?;
@@ -1722,6 +1762,21 @@ impl<'f> Run<'f> {
     ) -> Result<(), DbError> {
         match target {
             Target::Rec(d) => {
+                if let Datum::Rec {
+                    declared: Some(rt), ..
+                } = &self.func.datums[*d]
+                {
+                    // A declared row type keeps its columns: the values
+                    // are cast to them by position.
+                    let mut vals = Vec::with_capacity(rt.fields.len());
+                    let mut given = row.into_iter();
+                    for (_, ty) in &rt.fields {
+                        let v = given.next().unwrap_or(Value::Null);
+                        vals.push(self.cast(ctx, v, *ty)?);
+                    }
+                    self.recs.insert(*d, Rec::row(row_columns(rt), vals));
+                    return Ok(());
+                }
                 row.truncate(cols.len());
                 row.resize(cols.len(), Value::Null);
                 self.recs.insert(*d, Rec::row(cols.clone(), row));
@@ -2504,6 +2559,11 @@ fn trigger_argv(args: &[String]) -> Value {
     Array::new(DataType::Text, dims, items).map_or(Value::Null, Array::value)
 }
 
+/// The columns of a row type, as a record variable holds them.
+fn row_columns(rt: &RecordType) -> Columns {
+    Arc::new(rt.fields.clone())
+}
+
 fn unassigned(func: &Func, rec: usize) -> DbError {
     DbError::new(
         SqlState::ObjectNotInPrerequisiteState,
@@ -2632,17 +2692,20 @@ impl Resolver<'_, '_> {
                 Ok(Some(self.slot(Slot::Datum(d), ty)))
             }
             Datum::Var(v) => Ok(Some(self.slot(Slot::Datum(d), v.ty))),
-            Datum::Rec { .. } => {
-                // A parameter of an anonymous record type of the record's
-                // current shape (the plan is kept for that shape); a
-                // record not assigned yet is a NULL of no known shape.
+            Datum::Rec { declared, .. } => {
+                // A parameter of the declared row type, or of an anonymous
+                // record type of the record's current shape (the plan is
+                // kept for that shape); a record not assigned yet is a
+                // NULL of no known shape.
                 let cols = match self.run.recs.get(&d) {
                     Some(r) => r.cols.clone(),
                     None => Arc::new(Vec::new()),
                 };
                 self.note_shape(d, &cols);
-                let cols = cols.to_vec();
-                let rt = nestor_types::datatype::record_type(cols);
+                let rt = match declared {
+                    Some(rt) => rt,
+                    None => nestor_types::datatype::record_type(cols.to_vec()),
+                };
                 Ok(Some(self.slot(Slot::Rec(d), DataType::Record(rt))))
             }
             _ => Ok(None),
