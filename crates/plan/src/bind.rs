@@ -1396,8 +1396,41 @@ impl<'e> Binder<'e> {
                 self.params[i] = ty;
                 Ok((Expr::Param(i), ty))
             }
-            (Err(e), None) => Err(e),
+            (Err(e), None) => match self.var_field(vars, &refs)? {
+                Some(field) => Ok(field),
+                None => Err(e),
+            },
         }
+    }
+
+    /// `p.f` (or `func.p.f`) where `p` is a variable or argument of a row
+    /// type: the field of it (PostgreSQL's field selection on a Param).
+    fn var_field(
+        &mut self,
+        vars: &dyn VarResolver,
+        refs: &[&str],
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let Some((field, var)) = refs.split_last() else {
+            return Ok(None);
+        };
+        if var.is_empty() {
+            return Ok(None);
+        }
+        let Some((i, DataType::Record(rt))) = vars.resolve(var)? else {
+            return Ok(None);
+        };
+        let Some(k) = rt.field(field) else {
+            return Ok(None);
+        };
+        if self.params.len() <= i {
+            self.params.resize(i + 1, DataType::Unknown);
+        }
+        self.params[i] = DataType::Record(rt);
+        let ty = rt.fields[k].1;
+        Ok(Some((
+            Expr::Func(Func::FieldSelect(k), vec![Expr::Param(i)]),
+            ty,
+        )))
     }
 
     fn resolve_parts(&mut self, parts: &[String]) -> Result<(Expr, DataType), DbError> {

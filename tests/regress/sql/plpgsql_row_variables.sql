@@ -32,3 +32,7 @@ do $$ declare r avg_state; begin r := (1,2)::avg_state; raise notice '% %', r.to
 do $$ declare r avg_state; begin r := row(3, 4); raise notice '%', r; end $$;
 do $$ declare r avg_state; begin select 5, 6 into r; raise notice '%', r; end $$;
 do $$ declare r tt; begin for r in select * from tt loop raise notice '% %', r.a, r.b; end loop; end $$;
+-- arguments of a row type: ROW(...) passes as one, p.field selects
+create function pair_sum(p avg_state) returns bigint language sql as $$ select p.total + p.count $$;
+select pair_sum((1,2)), pair_sum(row(3,4)), pair_sum(null);
+select avg_transfn((1,2), 3);
