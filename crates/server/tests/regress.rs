@@ -192,6 +192,7 @@ regress!(
     sort_peer_order,
     nonstandard_strings,
     partition_privileges,
+    partition_bound_exprs,
     column_storage,
     format_variadic,
     stat_aggregates,
