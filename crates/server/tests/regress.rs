@@ -191,6 +191,7 @@ regress!(
     join_using_alias,
     sort_peer_order,
     nonstandard_strings,
+    json_records,
     partition_privileges,
     partition_bound_exprs,
     column_storage,

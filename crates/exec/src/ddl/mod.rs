@@ -949,12 +949,7 @@ pub(crate) fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<Comm
     if !vs.is_vacuumcmd {
         return Ok(CommandTag::Plain("ANALYZE"));
     }
-    if ctx.in_block {
-        return Err(DbError::new(
-            SqlState::ActiveSqlTransaction,
-            "VACUUM cannot run inside a transaction block",
-        ));
-    }
+    database::not_in_block(ctx, "VACUUM")?;
     let mut tables = Vec::new();
     for r in &vs.rels {
         let NodeEnum::VacuumRelation(vr) = node(r)? else {
