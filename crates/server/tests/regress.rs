@@ -192,6 +192,7 @@ regress!(
     sort_peer_order,
     nonstandard_strings,
     json_records,
+    cursor_deferred_errors,
     partition_privileges,
     partition_bound_exprs,
     column_storage,
