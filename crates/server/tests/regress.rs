@@ -193,6 +193,7 @@ regress!(
     nonstandard_strings,
     json_records,
     cursor_deferred_errors,
+    grant_sequence_usage,
     partition_privileges,
     partition_bound_exprs,
     column_storage,
