@@ -196,10 +196,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 _ => Value::Null,
             })
         }
-        Func::LikeAny { ci, negated, all } => {
+        Func::LikeAny {
+            ci,
+            negated,
+            all,
+            regex,
+        } => {
             return Ok(match (&args[0], &args[1]) {
                 (Value::Text(s), Value::Array(a)) => {
-                    like_quantified(s, ci, negated, all, a.items.iter())?
+                    like_quantified(s, (ci, negated, regex), all, a.items.iter())?
                 }
                 _ => Value::Null,
             })
@@ -1227,8 +1232,7 @@ pub(crate) fn quantified<'v>(
 /// an otherwise undecided result NULL.
 fn like_quantified<'v>(
     s: &str,
-    ci: bool,
-    negated: bool,
+    (ci, negated, regex): (bool, bool, bool),
     all: bool,
     patterns: impl Iterator<Item = &'v Value>,
 ) -> Result<Value, DbError> {
@@ -1238,7 +1242,12 @@ fn like_quantified<'v>(
             unknown = true;
             continue;
         };
-        let holds = valops::like(s, p, ci)? != negated;
+        let matched = if regex {
+            nestor_types::regex::matches(s, p, ci)?
+        } else {
+            valops::like(s, p, ci)?
+        };
+        let holds = matched != negated;
         if holds != all {
             return Ok(Value::Bool(holds));
         }

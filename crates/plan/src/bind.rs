@@ -1152,7 +1152,10 @@ impl<'e> Binder<'e> {
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
         if let Some((ci, negated)) = like_operator(op) {
-            return self.bind_like_any(ci, negated, lhs, rhs, all);
+            return self.bind_like_any((ci, negated, false), lhs, rhs, all);
+        }
+        if let Some((ci, negated)) = regex_operator(op) {
+            return self.bind_like_any((ci, negated, true), lhs, rhs, all);
         }
         let cmp = cmp_of(op)
             .ok_or_else(|| DbError::unsupported(format!("operator {op} with ANY/ALL")))?;
@@ -1172,20 +1175,24 @@ impl<'e> Binder<'e> {
         self.any_array(cmp, all, le, lt, re, rt)
     }
 
-    /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`: text against text[].
+    /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`, or with `regex` `lhs ~
+    /// ANY/ALL (patterns)` (and `~*`, `!~`, `!~*`): text against text[].
     fn bind_like_any(
         &mut self,
-        ci: bool,
-        negated: bool,
+        (ci, negated, regex): (bool, bool, bool),
         lhs: &Node,
         rhs: &Node,
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
-        let op = match (negated, ci) {
-            (false, false) => "~~",
-            (false, true) => "~~*",
-            (true, false) => "!~~",
-            (true, true) => "!~~*",
+        let op = match (negated, ci, regex) {
+            (false, false, false) => "~~",
+            (false, true, false) => "~~*",
+            (true, false, false) => "!~~",
+            (true, true, false) => "!~~*",
+            (false, false, true) => "~",
+            (false, true, true) => "~*",
+            (true, false, true) => "!~",
+            (true, true, true) => "!~*",
         };
         let (le, lt) = self.bind(lhs)?;
         let (re, rt) = self.bind(rhs)?;
@@ -1206,7 +1213,15 @@ impl<'e> Binder<'e> {
         let le = self.coerce(le, lt, DataType::Text)?;
         let re = self.coerce(re, rt, text_array)?;
         Ok((
-            Expr::Func(Func::LikeAny { ci, negated, all }, vec![le, re]),
+            Expr::Func(
+                Func::LikeAny {
+                    ci,
+                    negated,
+                    all,
+                    regex,
+                },
+                vec![le, re],
+            ),
             DataType::Bool,
         ))
     }
@@ -5114,6 +5129,17 @@ fn like_operator(op: &str) -> Option<(bool, bool)> {
         "~~*" => (true, false),
         "!~~" => (false, true),
         "!~~*" => (true, true),
+        _ => return None,
+    })
+}
+
+/// The regular-expression match operators: (case-insensitive, negated).
+fn regex_operator(op: &str) -> Option<(bool, bool)> {
+    Some(match op {
+        "~" => (false, false),
+        "~*" => (true, false),
+        "!~" => (false, true),
+        "!~*" => (true, true),
         _ => return None,
     })
 }

@@ -220,12 +220,14 @@ pub enum Func {
         op: crate::valops::Cmp,
         all: bool,
     },
-    /// `x [NOT] [I]LIKE ANY/ALL (array)` (`~~`, `~~*`, `!~~`, `!~~*`): the
+    /// `x [NOT] [I]LIKE ANY/ALL (array)` (`~~`, `~~*`, `!~~`, `!~~*`), or
+    /// with `regex` `x ~ ANY/ALL (array)` (`~`, `~*`, `!~`, `!~*`): the
     /// text operand, then the text[] of patterns.
     LikeAny {
         ci: bool,
         negated: bool,
         all: bool,
+        regex: bool,
     },
 }
 

@@ -194,6 +194,7 @@ regress!(
     json_records,
     cursor_deferred_errors,
     grant_sequence_usage,
+    regex_any,
     partition_privileges,
     partition_bound_exprs,
     column_storage,

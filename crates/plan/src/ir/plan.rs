@@ -732,14 +732,25 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             f.0.name,
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
-        Expr::Func(crate::functions::Func::LikeAny { ci, negated, all }, args)
-            if args.len() == 2 =>
-        {
+        Expr::Func(
+            crate::functions::Func::LikeAny {
+                ci,
+                negated,
+                all,
+                regex,
+            },
+            args,
+        ) if args.len() == 2 => {
             format!(
                 "({} {}{} {} ({}))",
                 r(&args[0]),
                 if *negated { "!" } else { "" },
-                if *ci { "~~*" } else { "~~" },
+                match (*regex, *ci) {
+                    (false, false) => "~~",
+                    (false, true) => "~~*",
+                    (true, false) => "~",
+                    (true, true) => "~*",
+                },
                 if *all { "ALL" } else { "ANY" },
                 r(&args[1])
             )
