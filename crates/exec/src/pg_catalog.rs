@@ -1453,6 +1453,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
         T::PgLsn => (8, true, "d", "p", "U"),
+        T::Bit(_) | T::VarBit(_) => (-1, false, "i", "x", "V"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
         T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
@@ -1487,6 +1488,7 @@ pub fn typname(t: DataType) -> String {
         T::TimestampTz(_) => "timestamptz".into(),
         T::Time(_) => "time".into(),
         T::TimeTz(_) => "timetz".into(),
+        T::VarBit(_) => "varbit".into(),
         T::Array(e) => format!("_{}", typname(*e)),
         t => t.name().into(),
     }
@@ -1522,6 +1524,8 @@ fn all_types() -> Vec<DataType> {
         T::NUMERIC,
         T::Uuid,
         T::PgLsn,
+        T::Bit(None),
+        T::VarBit(None),
         T::Jsonb,
         T::Json,
         T::JsonPath,
@@ -1572,6 +1576,7 @@ fn type_rows() -> Rows {
                             | DataType::Bool
                             | DataType::Oid
                             | DataType::TimestampTz(_)
+                            | DataType::VarBit(_)
                             | DataType::Interval(_)
                     )),
                 )
@@ -2158,6 +2163,8 @@ fn opclass_of(t: DataType) -> u32 {
         T::Numeric(_) => 3125,
         T::Uuid => 2968,
         T::PgLsn => 3253,
+        T::Bit(_) => 10002,
+        T::VarBit(_) => 10043,
         T::Jsonb => 4033,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar
@@ -3945,6 +3952,11 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
     }
     if let Some(d) = nestor_types::domains::lookup_array(type_oid) {
         return Some(format!("{}[]", quote_ident(&d.name)));
+    }
+    // `bit` with typmod -1 is not BIT (which means bit(1)): quoted, as
+    // PostgreSQL's format_type prints it.
+    if type_oid == DataType::Bit(None).oid() && typmod == Some(-1) {
+        return Some("\"bit\"".to_string());
     }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());

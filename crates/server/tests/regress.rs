@@ -323,4 +323,5 @@ regress!(
     operator_classes,
     transition_tables,
     row_security,
+    bit_strings,
 );

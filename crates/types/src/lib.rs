@@ -64,6 +64,7 @@ pub(crate) mod array_fns;
 pub mod array_subscript;
 pub(crate) mod bigint;
 pub mod binary;
+pub mod bits;
 pub mod bytea_fns;
 pub mod cast;
 pub mod cast_catalog;
