@@ -2639,6 +2639,9 @@ fn default_shown(ty: DataType, d: &str) -> String {
     if lone_literal && ty.is_string() {
         return format!("{d}::{}", ty.base());
     }
+    if let Some(shown) = bits_default(ty, d, lone_literal) {
+        return shown;
+    }
     if lone_literal {
         // PostgreSQL stores the literal converted to the column's type and
         // prints the constant: booleans and non-negative integers and
@@ -2662,6 +2665,29 @@ fn default_shown(ty: DataType, d: &str) -> String {
         return format!("{d}::{}", ty.base());
     }
     d.to_string()
+}
+
+/// A bit string DEFAULT as PostgreSQL prints it: a `B'..'`/`X'..'`
+/// constant is a `bit` (`'0101'::"bit"`, whatever the column), a quoted
+/// literal the column's type without its length (`'1001'::bit varying`);
+/// None for anything else.
+fn bits_default(ty: DataType, d: &str, lone_literal: bool) -> Option<String> {
+    let (digits, cast) = match d.as_bytes() {
+        [p @ (b'b' | b'B' | b'x' | b'X'), b'\'', .., b'\'']
+            if !d[2..d.len() - 1].contains('\'') =>
+        {
+            (format!("{}{}", *p as char, &d[2..d.len() - 1]), "\"bit\"")
+        }
+        _ if lone_literal && matches!(ty, DataType::Bit(_)) => {
+            (d[1..d.len() - 1].to_string(), "\"bit\"")
+        }
+        _ if lone_literal && matches!(ty, DataType::VarBit(_)) => {
+            (d[1..d.len() - 1].to_string(), "bit varying")
+        }
+        _ => return None,
+    };
+    let bits = nestor_types::bits::parse(&digits).ok()?;
+    Some(format!("'{}'::{cast}", bits.to_text()))
 }
 
 fn attrdef_rows(c: &Catalog) -> Rows {
