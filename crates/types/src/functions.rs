@@ -169,6 +169,7 @@ pub(crate) fn passes_as(from: DataType, to: DataType) -> bool {
     from.base() == to.base()
         || from == DataType::Unknown
         || (from.is_string() && to.is_string())
+        || (crate::bits::is_bits(from) && crate::bits::is_bits(to))
         || matches!((rank(from.base()), rank(to)), (Some(a), Some(b)) if a < b)
         || (from.is_integer() && to == DataType::Oid)
 }

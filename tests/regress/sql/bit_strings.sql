@@ -45,6 +45,10 @@ SELECT min(v) FROM bt;
 CREATE INDEX bt_v ON bt (v);
 SELECT id FROM bt WHERE v = B'111111';
 SELECT id FROM bt WHERE v > B'1' ORDER BY v;
+SELECT a.id, b.id FROM bt a JOIN bt b ON a.d = b.d ORDER BY 1, 2;
+SELECT a.id, b.id FROM bt a JOIN bt b ON a.w = b.d ORDER BY 1, 2;
+SELECT v FROM bt UNION SELECT w FROM bt ORDER BY 1;
+SELECT id, CASE WHEN id > 2 THEN b ELSE v END AS bv FROM bt ORDER BY id;
 CREATE UNIQUE INDEX bt_b ON bt (b);
 INSERT INTO bt (id, b) VALUES (6, B'0110');
 -- operators
@@ -83,6 +87,8 @@ SELECT B'101'::text, '101'::text::bit(3), B'1'::varbit::bit, B'10'::varbit::bit(
   B'1'::bit(3)::varbit(2), B'11'::varchar;
 SELECT 5::int2::bit(4);
 SELECT B'1'::bool;
+-- binary form
+SELECT bit_send(B'101'), varbit_send(X'F0F'), bit_send(B'');
 -- arrays
 SELECT ARRAY[B'1', B'01'], '{101,0}'::bit(3)[], ARRAY[B'1']::varbit[], pg_typeof(ARRAY[B'1']);
 SELECT '{1,011}'::bit(2)[];
