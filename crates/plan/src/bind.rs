@@ -1896,6 +1896,10 @@ impl<'e> Binder<'e> {
         p: Expr,
         pt: DataType,
     ) -> Result<(Expr, Expr), DbError> {
+        // No LIKE for bit strings (and no assignment cast to text here).
+        if nestor_types::bits::is_bits(lt) {
+            return Err(operator_missing(op, lt.name(), pt.name()));
+        }
         if lt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
             if op.contains('*') {
                 // Named as written: `bytea ~~* unknown` for a literal.

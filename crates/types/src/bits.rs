@@ -501,7 +501,8 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             (imp, vec![b, b], b)
         }
         ("bitnot", [_]) => (not_fn, vec![b], b),
-        ("bitshiftleft" | "bitshiftright", [_, n]) if is_int(*n) => {
+        // The count is int4 (an int8 has no implicit cast to it).
+        ("bitshiftleft" | "bitshiftright", [_, n]) if is_int(*n) && *n != T::Int8 => {
             let imp: Imp = if name == "bitshiftleft" {
                 |a, _| shift_fn(a, true)
             } else {

@@ -61,6 +61,9 @@ SELECT B'101' & B'10';
 SELECT B'0111' | B'011';
 SELECT B'0010' # B'011101';
 SELECT B'1' + B'1';
+SELECT B'1' LIKE '1';
+SELECT B'10' << 1::int8;
+SELECT B'1' = 'a'::text;
 -- functions
 SELECT length(B'0101'), bit_length(B'0101'::varbit), octet_length(B'0101010101'),
   length(B''), octet_length(B'');
