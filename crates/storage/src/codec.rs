@@ -1253,6 +1253,15 @@ mod tests {
             Value::Money(i64::MIN),
             Value::Money(-1),
             Value::Money(12345),
+            bits(""),
+            bits("0"),
+            bits("000000000"),
+            bits("01"),
+            bits("1"),
+            bits("10"),
+            bits("100"),
+            bits("xFF"),
+            bits("xFF00"),
             arr(&[], &[]),
             arr(&[Value::Int4(1)], &[]),
             arr(&[Value::Int4(1), Value::Int4(3)], &[]),
@@ -1268,6 +1277,10 @@ mod tests {
             geo(GeoKind::Path, "[(0,0),(1,1),(2,2)]"),
             geo(GeoKind::Path, "((0,0),(1,1))"),
         ]
+    }
+
+    fn bits(text: &str) -> Value {
+        nestor_types::bits::parse(text).unwrap().value()
     }
 
     fn geo(kind: GeoKind, text: &str) -> Value {

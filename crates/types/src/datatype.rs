@@ -953,6 +953,10 @@ mod tests {
             DataType::Time(Some(2)),
             DataType::Uuid,
             DataType::PgLsn,
+            DataType::Bit(Some(4)),
+            DataType::Bit(None),
+            DataType::VarBit(Some(7)),
+            DataType::VarBit(None),
             DataType::Jsonb,
             DataType::JsonPath,
             DataType::Oid,
@@ -996,6 +1000,9 @@ mod tests {
         );
         assert_eq!(t("char", &[]).to_string(), "character(1)");
         assert_eq!(t("bpchar", &[]).to_string(), "bpchar");
+        assert_eq!(t("bit", &[4]).to_string(), "bit(4)");
+        assert_eq!(t("bit varying", &[]).to_string(), "bit varying");
+        assert_eq!(t("varbit", &[3]), DataType::VarBit(Some(3)));
         assert_eq!(t("decimal", &[5, 2]).to_string(), "numeric(5,2)");
         assert_eq!(
             t("timestamp with time zone", &[]).to_string(),
