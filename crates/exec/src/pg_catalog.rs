@@ -3979,10 +3979,10 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
     if let Some(d) = nestor_types::domains::lookup_array(type_oid) {
         return Some(format!("{}[]", quote_ident(&d.name)));
     }
-    // `bit` with typmod -1 is not BIT (which means bit(1)): quoted, as
-    // PostgreSQL's format_type prints it.
-    if type_oid == DataType::Bit(None).oid() && typmod == Some(-1) {
-        return Some("\"bit\"".to_string());
+    // `bit` without a typmod is plain; with typmod -1 it is quoted (not
+    // BIT, which means bit(1)), as DataType's Display prints it.
+    if type_oid == DataType::Bit(None).oid() && typmod.is_none() {
+        return Some("bit".to_string());
     }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());

@@ -905,6 +905,9 @@ impl fmt::Display for DataType {
             | DataType::Char(Some(n))
             | DataType::Bit(Some(n))
             | DataType::VarBit(Some(n)) => write!(f, "{}({n})", self.name()),
+            // `bit` without a length is not BIT (which SQL reads as
+            // bit(1)): quoted, as format_type prints it.
+            DataType::Bit(None) => f.write_str("\"bit\""),
             DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
             DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),

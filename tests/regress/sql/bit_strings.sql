@@ -34,6 +34,12 @@ SELECT oid, typname, typlen, typcategory, typispreferred, typarray
 SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute
   WHERE attrelid = 'bt'::regclass AND attnum > 0 ORDER BY attnum;
 \d bt
+SELECT column_name, data_type, character_maximum_length, udt_name
+  FROM information_schema.columns WHERE table_name = 'bt' ORDER BY ordinal_position;
+CREATE TABLE bt_as AS SELECT B'10' AS x, B'1'::varbit(4) AS y, B'1' || B'1' AS z, '101'::"bit" AS q;
+\d bt_as
+SELECT * FROM bt_as;
+DROP TABLE bt_as;
 -- comparison and ordering
 SELECT B'101' = '101', B'101' < B'1011', B'101' = B'1010', B'101' = B'101'::varbit,
   B'01' < B'1', B'10' < B'100', B'1' <> B'0', B'110' >= B'11', B'0' <= B'';
