@@ -55,6 +55,13 @@ SELECT a.id, b.id FROM bt a JOIN bt b ON a.d = b.d ORDER BY 1, 2;
 SELECT a.id, b.id FROM bt a JOIN bt b ON a.w = b.d ORDER BY 1, 2;
 SELECT v FROM bt UNION SELECT w FROM bt ORDER BY 1;
 SELECT id, CASE WHEN id > 2 THEN b ELSE v END AS bv FROM bt ORDER BY id;
+CREATE TABLE bt_hash (b bit(3)) PARTITION BY HASH (b);
+CREATE TABLE bt_range (v varbit) PARTITION BY RANGE (v);
+CREATE TABLE bt_range_1 PARTITION OF bt_range FOR VALUES FROM (B'0') TO (B'1');
+INSERT INTO bt_range VALUES (B'01'), (B'0');
+INSERT INTO bt_range VALUES (B'1');
+SELECT * FROM bt_range ORDER BY v;
+DROP TABLE bt_range;
 CREATE UNIQUE INDEX bt_b ON bt (b);
 INSERT INTO bt (id, b) VALUES (6, B'0110');
 -- operators
