@@ -36,6 +36,7 @@ use crate::ir::{
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
+mod bits;
 pub mod domain;
 mod hash_partition;
 pub(crate) mod ordered_set;
@@ -478,6 +479,7 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, T::Float4 | T::Float8) if a.is_numeric() => T::Float8,
         (a, b) if a.is_numeric() && b.is_numeric() => T::NUMERIC,
         (a, b) if a.is_string() && b.is_string() => T::Text,
+        (T::Bit(_), T::VarBit(_)) | (T::VarBit(_), T::Bit(_)) => T::VarBit(None),
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
         (T::Date, T::Timestamp(_)) | (T::Timestamp(_), T::Date) => T::Timestamp(None),
         // time casts to interval implicitly.
@@ -902,7 +904,7 @@ impl<'e> Binder<'e> {
     fn bind_inner(&mut self, n: &NodeEnum) -> Result<(Expr, DataType), DbError> {
         match n {
             NodeEnum::AConst(c) => {
-                let (e, t) = bind_const(c);
+                let (e, t) = bind_const(c)?;
                 self.note_literal(&e, c.location);
                 Ok((e, t))
             }
@@ -2011,6 +2013,10 @@ impl<'e> Binder<'e> {
         p: Expr,
         pt: DataType,
     ) -> Result<(Expr, Expr), DbError> {
+        // No LIKE for bit strings (and no assignment cast to text here).
+        if nestor_types::bits::is_bits(lt) {
+            return Err(operator_missing(op, lt.name(), pt.name()));
+        }
         if lt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
             if op.contains('*') {
                 // Named as written: `bytea ~~* unknown` for a literal.
@@ -2436,6 +2442,7 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Neg(Box::new(e)), t))
             }
             "+" => Ok((e, t)),
+            "~" if nestor_types::bits::is_bits(t) => self.bind_bits_not(e, t),
             "~" if t.is_integer() || t == DataType::Unknown => {
                 let ty = if t.is_integer() { t } else { DataType::Int4 };
                 let e = self.coerce(e, t, ty)?;
@@ -2565,6 +2572,9 @@ impl<'e> Binder<'e> {
         }
         if let Some(a) = arith {
             return self.bind_arith(a, op, le, lt, re, rt);
+        }
+        if bits::is_bits_op(op, lt, rt) {
+            return self.bind_bits_op(op, (le, lt), (re, rt));
         }
         match op {
             "||" if lt.is_array() || rt.is_array() => self.bind_array_concat(le, lt, re, rt),
@@ -3737,6 +3747,7 @@ impl<'e> Binder<'e> {
             || t.base() == want.base()
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
+            || (nestor_types::bits::is_bits(t) && nestor_types::bits::is_bits(want))
             || (t == DataType::Date
                 && matches!(want, DataType::Timestamp(_) | DataType::TimestampTz(_)))
             || (matches!(t, DataType::Time(_))
@@ -5292,20 +5303,26 @@ fn row_args(n: &Node) -> Option<&[Node]> {
 }
 
 /// An A_Const as a bound constant.
-pub(crate) fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
+/// A `B'0101'` / `X'1F'` constant is a `bit` value (the parser gives it
+/// as `b0101` / `x1F`); its digits are checked here (22P02).
+pub(crate) fn bind_const(c: &pb::AConst) -> Result<(Expr, DataType), DbError> {
     if c.isnull {
-        return (Expr::Const(Value::Null), DataType::Unknown);
+        return Ok((Expr::Const(Value::Null), DataType::Unknown));
     }
-    match &c.val {
+    if let Some(a_const::Val::Bsval(b)) = &c.val {
+        let bits = nestor_types::bits::parse(&b.bsval)?;
+        return Ok((Expr::Const(bits.value()), DataType::Bit(None)));
+    }
+    Ok(match &c.val {
         Some(a_const::Val::Ival(i)) => (Expr::Const(Value::Int4(i.ival)), DataType::Int4),
         Some(a_const::Val::Fval(f)) => {
             if let Ok(i) = f.fval.parse::<i64>() {
                 // As PostgreSQL's make_const: an oversize integer literal
                 // that fits in int4 after all (-2147483648) is an int4.
                 if let Ok(i) = i32::try_from(i) {
-                    return (Expr::Const(Value::Int4(i)), DataType::Int4);
+                    return Ok((Expr::Const(Value::Int4(i)), DataType::Int4));
                 }
-                return (Expr::Const(Value::Int8(i)), DataType::Int8);
+                return Ok((Expr::Const(Value::Int8(i)), DataType::Int8));
             }
             match nestor_types::Numeric::parse(&f.fval) {
                 Ok(n) => (Expr::Const(valops::numeric_value(n)), DataType::NUMERIC),
@@ -5317,12 +5334,8 @@ pub(crate) fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
             Expr::Const(Value::Text(Arc::from(s.sval.as_str()))),
             DataType::Unknown,
         ),
-        Some(a_const::Val::Bsval(b)) => (
-            Expr::Const(Value::Text(Arc::from(b.bsval.as_str()))),
-            DataType::Text,
-        ),
-        None => (Expr::Const(Value::Null), DataType::Unknown),
-    }
+        Some(a_const::Val::Bsval(_)) | None => (Expr::Const(Value::Null), DataType::Unknown),
+    })
 }
 
 /// A function call's name, schema-qualified names of pg_catalog stripped.
@@ -5360,6 +5373,9 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "max" => AggFunc::Max,
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
+        "bit_and" => AggFunc::Bitwise(b'&'),
+        "bit_or" => AggFunc::Bitwise(b'|'),
+        "bit_xor" => AggFunc::Bitwise(b'#'),
         "string_agg" => AggFunc::StringAgg,
         "array_agg" => AggFunc::ArrayAgg,
         "json_agg" | "jsonb_agg" => AggFunc::JsonAgg {
@@ -5402,8 +5418,24 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Interval(_) | T::Time(_) => T::Interval(None),
             _ => return Err(bad()),
         },
+        // Bit strings have no min/max (no such aggregates in PostgreSQL).
+        AggFunc::Min | AggFunc::Max if nestor_types::bits::is_bits(arg) => return Err(bad()),
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
+        // bit_and(bit) and friends: a varbit casts to bit.
+        AggFunc::Bitwise(_) => match arg.base() {
+            t @ (T::Int2 | T::Int4 | T::Int8) => t,
+            T::Bit(_) | T::VarBit(_) => T::Bit(None),
+            // An untyped literal fits each of its argument types.
+            T::Unknown => {
+                return Err(DbError::new(
+                    SqlState::AmbiguousFunction,
+                    format!("function {name}(unknown) is not unique"),
+                )
+                .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
+            }
+            _ => return Err(bad()),
+        },
         AggFunc::StringAgg if arg == T::Bytea => T::Bytea,
         AggFunc::StringAgg => T::Text,
         AggFunc::ArrayAgg | AggFunc::ArrayAggArrays if arg.is_array() => arg,

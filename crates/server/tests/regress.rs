@@ -332,4 +332,5 @@ regress!(
     operator_classes,
     transition_tables,
     row_security,
+    bit_strings,
 );

@@ -147,11 +147,17 @@ pub(super) fn key_of(
             parts.push(part);
             continue;
         }
-        // money has no hash operator class in PostgreSQL either.
-        if strategy == PartStrategy::Hash && ty == DataType::Money {
+        // money and the bit strings have no hash operator class in
+        // PostgreSQL either.
+        if strategy == PartStrategy::Hash
+            && (ty == DataType::Money || nestor_types::bits::is_bits(ty))
+        {
             return Err(DbError::new(
                 SqlState::UndefinedObject,
-                "data type money has no default operator class for access method \"hash\"",
+                format!(
+                    "data type {} has no default operator class for access method \"hash\"",
+                    ty.name()
+                ),
             )
             .with_hint("You must specify a hash operator class or define a default hash operator class for the data type."));
         }
