@@ -187,6 +187,7 @@ regress!(
     like_bytea_similar,
     plpgsql_domain_vars,
     plpgsql_row_variables,
+    plpgsql_extra_checks,
     using_join_columns,
     join_using_alias,
     sort_peer_order,

@@ -57,6 +57,8 @@ pub(crate) struct Func {
     pub options: Options,
     /// A trigger function's NEW, OLD and TG_ datums.
     pub trigger: Option<TriggerDatums>,
+    /// plpgsql.extra_warnings' warnings, positioned in the body.
+    pub warnings: Vec<DbError>,
 }
 
 pub(crate) struct TriggerDatums {
@@ -763,6 +765,9 @@ pub(crate) struct Signature<'a> {
     /// Row variables given to the parser as `record`, with the type they
     /// were declared with (mod.rs `row_declaration`).
     pub rows: &'a [(String, String)],
+    /// plpgsql.extra_warnings and extra_errors (`PLPGSQL_CHECK_*` bits)
+    /// for a compile that checks (CREATE FUNCTION, DO); (0, 0) otherwise.
+    pub extra: (u8, u8),
 }
 
 struct Compiler<'a> {
@@ -785,6 +790,10 @@ struct Compiler<'a> {
     remap: std::collections::HashMap<usize, usize>,
     /// See [`Signature::rows`].
     rows: &'a [(String, String)],
+    /// See [`Signature::extra`].
+    extra: (u8, u8),
+    body_text: &'a str,
+    warnings: Vec<DbError>,
 }
 
 /// Compile the JSON of one function (from nestor_parser::parse_plpgsql).
@@ -810,6 +819,9 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         nargs,
         remap: Default::default(),
         rows: sig.rows,
+        extra: sig.extra,
+        body_text: sig.body,
+        warnings: Vec::new(),
     };
     c.cursor_args = (0..c.raw.len())
         .filter_map(|i| c.argrow_fields(i))
@@ -964,7 +976,31 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         found,
         options: body_options(sig.body),
         trigger,
+        warnings: c.warnings,
     })
+}
+
+/// The 1-based character position in `body` of `name` (a whole word, any
+/// case) on 1-based line `line`.
+fn name_position(body: &str, line: i64, name: &str) -> Option<u32> {
+    let start: usize = body
+        .split_inclusive('\n')
+        .take(usize::try_from(line).ok()?.checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let text = body.get(start..)?.split('\n').next()?;
+    let lower = text.to_ascii_lowercase();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = lower.as_bytes();
+    let mut from = 0;
+    while let Some(i) = lower.get(from..)?.find(name).map(|i| i + from) {
+        let end = i + name.len();
+        if (i == 0 || !word(b[i - 1])) && b.get(end).is_none_or(|&c| !word(c)) {
+            return Some((body[..start + i].chars().count() + 1) as u32);
+        }
+        from = end;
+    }
+    None
 }
 
 /// The variables of a trigger function, in [`TriggerDatums::tg`] order.
@@ -1307,6 +1343,15 @@ impl Compiler<'_> {
                 break;
             };
             let name = self.datums[d].as_ref().expect("taken").name().to_string();
+            // A bound cursor's arguments are declared before it.
+            for (arg, _) in self.argrow_fields(d).unwrap_or_default() {
+                if self.scope.lookup(&arg).is_some() {
+                    self.shadowed(&arg, d)?;
+                }
+            }
+            if self.scope.lookup(&name).is_some() {
+                self.shadowed(&name, d)?;
+            }
             self.name_in_block(name, d);
             decls.push(d);
         }
@@ -1374,6 +1419,31 @@ impl Compiler<'_> {
 
     /// Put `name` for datum `d` in the innermost frame (the block being
     /// compiled): a declaration or an ALIAS.
+    /// plpgsql.extra_warnings / extra_errors' shadowed_variables: the
+    /// declaration of `name` (datum `d`) hides a variable of an enclosing
+    /// block or a parameter. Positioned at the name on its line.
+    fn shadowed(&mut self, name: &str, d: usize) -> Result<(), DbError> {
+        let check = nestor_settings::PLPGSQL_CHECK_SHADOWED_VARIABLES;
+        let (warn, fail) = (self.extra.0 & check != 0, self.extra.1 & check != 0);
+        if !warn && !fail {
+            return Ok(());
+        }
+        let mut e = DbError::new(
+            SqlState::DuplicateAlias,
+            format!("variable \"{name}\" shadows a previously defined variable"),
+        );
+        let line = tagged(&self.raw[d]).map_or(0, |(_, j)| int(j, "lineno"));
+        if let Some(p) = name_position(self.body_text, line, name) {
+            e = e.with_position(p);
+        }
+        if fail {
+            return Err(e);
+        }
+        self.warnings
+            .push(e.with_severity(nestor_common::error::Severity::Warning));
+        Ok(())
+    }
+
     fn name_in_block(&mut self, name: String, d: usize) {
         self.scope
             .frames

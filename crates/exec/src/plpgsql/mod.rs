@@ -261,6 +261,13 @@ pub(crate) fn body_error(mut e: DbError, text: &str, body: &str, context: String
     run::add_context(e, context)
 }
 
+/// A compile warning positioned in `body`, positioned in the client's
+/// `text` where the body's literal is found (else unpositioned).
+pub(crate) fn body_warning(mut w: DbError, text: &str, body: &str) -> DbError {
+    w.position = w.position.and_then(|p| literal_position(text, body, p));
+    w
+}
+
 /// Character `pos` (1-based) of `body` as a position in `text`, where
 /// `body` is written as a dollar-quoted or single-quoted literal.
 fn literal_position(text: &str, body: &str, pos: u32) -> Option<u32> {
@@ -433,6 +440,7 @@ fn compiled(
             body: &def.body,
             shadows: &shadows,
             rows: &rows,
+            extra: (0, 0),
         },
     )?);
     let _ = def.compiled.set(func.clone());
@@ -444,7 +452,8 @@ fn compiled(
 pub(crate) fn validate(
     def: &FunctionDef,
     catalog: &nestor_catalog::Catalog,
-) -> Result<(), DbError> {
+    extra: (u8, u8),
+) -> Result<Vec<DbError>, DbError> {
     // A polymorphic function is checked as PostgreSQL's validator does:
     // with integer for its element types.
     let instance;
@@ -465,9 +474,11 @@ pub(crate) fn validate(
             body: &def.body,
             shadows: &shadows,
             rows: &rows,
+            extra,
         },
     )?;
-    check_syntax(&func, &def.body)
+    check_syntax(&func, &def.body)?;
+    Ok(func.warnings)
 }
 
 /// Every expression and statement of a function parses (PostgreSQL
@@ -575,6 +586,10 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
                 body: code,
                 shadows: &[],
                 rows: &rows,
+                extra: (
+                    ctx.settings.plpgsql_extra_warnings,
+                    ctx.settings.plpgsql_extra_errors,
+                ),
             },
         )?;
         check_syntax(&func, code)?;
@@ -584,6 +599,9 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
         let context = "compilation of PL/pgSQL function \"inline_code_block\"".to_string();
         body_error(e, text, code, context)
     })?;
+    for w in &func.warnings {
+        ctx.notices.push(body_warning(w.clone(), text, code));
+    }
     run::Run::new(&func, None, true)
         .call(ctx, Vec::new())
         .map(|_| ())

@@ -2065,17 +2065,57 @@ impl<'f> Run<'f> {
                 "query returned no rows",
             ));
         }
-        if strict && rows.len() > 1 {
-            return Err(
-                DbError::new(SqlState::TooManyRows, "query returned more than one row")
-                    .with_hint("Make sure the query returns a single row, or use LIMIT 1."),
-            );
+        let too_many = match strict {
+            true => Some(Severity::Error),
+            false => extra_check(ctx, nestor_settings::PLPGSQL_CHECK_TOO_MANY_ROWS),
+        };
+        if let (true, Some(level)) = (rows.len() > 1, too_many) {
+            let e = DbError::new(SqlState::TooManyRows, "query returned more than one row")
+                .with_hint("Make sure the query returns a single row, or use LIMIT 1.");
+            raise_at(ctx, e, level)?;
+        }
+        if let (Some(arity), false) = (self.target_arity(target), rows.is_empty()) {
+            let check = extra_check(ctx, nestor_settings::PLPGSQL_CHECK_STRICT_MULTI_ASSIGNMENT);
+            if let (true, Some(level)) = (arity != cols.len(), check) {
+                let list = if level == Severity::Error {
+                    "extra_errors"
+                } else {
+                    "extra_warnings"
+                };
+                let e = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "number of source and target fields in assignment does not match",
+                )
+                .with_detail(format!(
+                    "strict_multi_assignment check of {list} is active."
+                ))
+                .with_hint("Make sure the query returns the exact list of columns.");
+                raise_at(ctx, e, level)?;
+            }
         }
         let row = rows
             .into_iter()
             .next()
             .unwrap_or_else(|| vec![Value::Null; cols.len()]);
         self.assign_row(ctx, target, &cols, row)
+    }
+
+    /// How many fields an INTO target takes: its variables, or a declared
+    /// row type's fields; None for a `record` (it takes any row).
+    fn target_arity(&self, target: &Target) -> Option<usize> {
+        let rec_fields = |d: usize| match &self.func.datums[d] {
+            Datum::Rec { declared, .. } => Some(declared.map(|rt| rt.fields.len())),
+            _ => None,
+        };
+        match target {
+            Target::Rec(d) => rec_fields(*d).flatten(),
+            Target::Row(fields) if fields.len() == 1 => match rec_fields(fields[0]) {
+                Some(declared) => declared,
+                None => Some(1),
+            },
+            Target::Row(fields) => Some(fields.len()),
+            _ => None,
+        }
     }
 
     /// Run an expression or query text and collect its rows.
@@ -2557,6 +2597,28 @@ fn trigger_argv(args: &[String]) -> Value {
         lower: 0,
     }];
     Array::new(DataType::Text, dims, items).map_or(Value::Null, Array::value)
+}
+
+/// Whether a plpgsql.extra_errors (Error) or extra_warnings (Warning)
+/// check is on.
+fn extra_check(ctx: &StatementCtx<'_>, check: u8) -> Option<Severity> {
+    let s = ctx.settings;
+    if s.plpgsql_extra_errors & check != 0 {
+        Some(Severity::Error)
+    } else if s.plpgsql_extra_warnings & check != 0 {
+        Some(Severity::Warning)
+    } else {
+        None
+    }
+}
+
+/// Fail with `e`, or send it as a warning.
+fn raise_at(ctx: &mut StatementCtx<'_>, e: DbError, level: Severity) -> Result<(), DbError> {
+    if level == Severity::Error {
+        return Err(e);
+    }
+    ctx.notices.push(e.with_severity(Severity::Warning));
+    Ok(())
 }
 
 /// The columns of a row type, as a record variable holds them.
