@@ -196,6 +196,7 @@ regress!(
     cursor_deferred_errors,
     grant_sequence_usage,
     regex_any,
+    array_replace,
     partition_privileges,
     partition_bound_exprs,
     column_storage,
