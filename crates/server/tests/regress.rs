@@ -197,6 +197,7 @@ regress!(
     grant_sequence_usage,
     regex_any,
     array_replace,
+    sequence_dependents,
     partition_privileges,
     partition_bound_exprs,
     column_storage,
