@@ -198,6 +198,7 @@ regress!(
     regex_any,
     array_replace,
     sequence_dependents,
+    to_char_special,
     partition_privileges,
     partition_bound_exprs,
     column_storage,
