@@ -91,6 +91,10 @@ pub struct Scope {
     /// Range variables an aliased join hides (`(a JOIN b ...) AS j`: `a.x`
     /// is "invalid reference to FROM-clause entry", not missing).
     pub hidden_rels: Vec<String>,
+    /// Range-variable names must be unique among the columns from here on:
+    /// inside an aliased join only among its own items (its alias hides
+    /// them, so `x JOIN (y x CROSS JOIN z) j` is allowed).
+    pub alias_floor: usize,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL

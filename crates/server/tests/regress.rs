@@ -190,6 +190,7 @@ regress!(
     plpgsql_extra_checks,
     using_join_columns,
     join_using_alias,
+    join_alias_names,
     sort_peer_order,
     nonstandard_strings,
     json_records,

@@ -195,6 +195,7 @@ fn plan_subselect(
             cols,
             using_joins: Vec::new(),
             hidden_rels: Vec::new(),
+            alias_floor: 0,
         }
     };
     let pad = visible.floor;
@@ -229,7 +230,8 @@ fn plan_subselect(
 
 /// A range variable's name must be unique in its FROM list.
 pub(super) fn check_alias(scope: &Scope, alias: &str) -> Result<(), DbError> {
-    if !alias.is_empty() && scope.cols.iter().any(|c| c.rel == alias) {
+    let visible = scope.cols.get(scope.alias_floor..).unwrap_or_default();
+    if !alias.is_empty() && visible.iter().any(|c| c.rel == alias) {
         return Err(DbError::new(
             SqlState::DuplicateAlias,
             format!("table name \"{alias}\" specified more than once"),
@@ -708,6 +710,7 @@ fn plan_join_right(
         floor: if outer_only { left_end } else { start },
         using_joins: Vec::new(),
         hidden_rels: Vec::new(),
+        alias_floor: 0,
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -737,6 +740,11 @@ pub(super) fn plan_join(
 ) -> Result<From, DbError> {
     let kind = join_kind(j)?;
     let start = *offset;
+    // An aliased join's own names need not differ from the ones around it.
+    let outer_floor = scope.alias_floor;
+    if j.alias.is_some() {
+        scope.alias_floor = scope.cols.len();
+    }
     // The left side sees nothing LATERALly (the FROM items before the join
     // are not joined to it here).
     let top = b.level();
@@ -746,6 +754,7 @@ pub(super) fn plan_join(
     let left = left?;
     let lscope_end = scope.cols.len();
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope)?;
+    let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
     if let From::LateralFn {
         func,
         args,
@@ -840,6 +849,13 @@ pub(super) fn plan_join(
     // aliases included (`(a JOIN b USING (i) AS x) AS y`: no `x`).
     let using_alias = using_alias.filter(|_| j.alias.is_none());
     if let Some(a) = &j.alias {
+        // The alias against the names before the join at this level.
+        let before = Scope {
+            cols: scope.cols[..inner_floor].to_vec(),
+            alias_floor: outer_floor,
+            ..Scope::default()
+        };
+        check_alias(&before, &a.aliasname)?;
         for u in scope.using_joins.iter_mut().filter(|u| u.start >= start) {
             u.using_alias = None;
         }

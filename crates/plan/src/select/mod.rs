@@ -573,6 +573,7 @@ fn finish_simple_output(
         floor: 0,
         using_joins: Vec::new(),
         hidden_rels: Vec::new(),
+        alias_floor: 0,
         cols: cols
             .iter()
             .map(|c| ScopeCol {
