@@ -461,7 +461,8 @@ fn float_pow(x: f64, y: f64) -> Result<f64, DbError> {
     if r.is_infinite() && x.is_finite() && y.is_finite() {
         return Err(float_overflow());
     }
-    if r == 0.0 && x != 0.0 && y.is_finite() {
+    // dpow: an infinite operand is no underflow (inf ^ -2 is 0).
+    if r == 0.0 && x != 0.0 && x.is_finite() && y.is_finite() {
         return Err(float_underflow());
     }
     Ok(r)
