@@ -269,7 +269,7 @@ where
             pb += 1;
             pc -= 1;
         }
-        let (pa, pb, pc, pd) = (pa as usize, pb as usize, pc as isize, pd as isize);
+        let (pa, pb) = (pa as usize, pb as usize);
         let n_i = n as isize;
         let d1 = pa.min(pb - pa);
         swap_n(v, 0, pb - d1, d1);

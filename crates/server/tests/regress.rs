@@ -202,6 +202,7 @@ regress!(
     to_char_special,
     partition_privileges,
     partition_bound_exprs,
+    default_expr_errors,
     column_storage,
     format_variadic,
     stat_aggregates,

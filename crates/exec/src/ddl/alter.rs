@@ -162,7 +162,12 @@ fn alter_cmd(
             match cmd.def.as_deref() {
                 Some(d) => {
                     let mut b = binder(ctx, text);
-                    set_default(&mut b, &mut new.columns[pos], d)?;
+                    // PostgreSQL cooks an ALTER's default without the
+                    // statement's text: its errors have no position.
+                    set_default(&mut b, &mut new.columns[pos], d).map_err(|mut e| {
+                        e.position = None;
+                        e
+                    })?;
                 }
                 None => new.columns[pos].default = None,
             }

@@ -159,23 +159,11 @@ fn default_text(
 ) -> Result<String, DbError> {
     let text = nestor_parser::deparse_expr(expr)?;
     let mut b = binder(ctx, &text);
+    // (Unpositioned: the tree's locations are in the statement, not in
+    // `text`.)
+    super::refuse_columns_and_subqueries("", expr, ("DEFAULT expression", "DEFAULT expression"))?;
     b.agg = AggCtx::NotAllowed("DEFAULT expressions");
-    let (e, t) = b.bind(expr).map_err(|e| {
-        if e.code == SqlState::UndefinedColumn {
-            DbError::new(
-                SqlState::FeatureNotSupported,
-                "cannot use column reference in DEFAULT expression",
-            )
-        } else {
-            e
-        }
-    })?;
-    if contains_subquery(&e) {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "cannot use subquery in DEFAULT expression",
-        ));
-    }
+    let (e, t) = b.bind(expr)?;
     b.coerce_assign(e, t, base)?;
     Ok(text)
 }

@@ -80,6 +80,48 @@ use parking_lot::Mutex;
 use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
+/// An expression where PostgreSQL allows no column references nor
+/// subqueries (a DEFAULT, a partition bound): the first of them met, in
+/// text order, is the error (42P10 `cannot use column reference in
+/// {columns}`, 0A000 `cannot use subquery in {subqueries}`), at it.
+pub(crate) fn refuse_columns_and_subqueries(
+    text: &str,
+    n: &pb::Node,
+    (columns, subqueries): (&str, &str),
+) -> Result<(), DbError> {
+    let Some(e) = n.node.as_ref() else {
+        return Ok(());
+    };
+    let mut first: Option<(i32, bool)> = None;
+    for (r, ..) in e.nodes() {
+        let found = match r {
+            nestor_parser::NodeRef::ColumnRef(c) => Some((c.location, true)),
+            nestor_parser::NodeRef::SubLink(l) => Some((l.location, false)),
+            _ => None,
+        };
+        if let Some(f) = found {
+            if first.is_none_or(|p| f.0 < p.0) {
+                first = Some(f);
+            }
+        }
+    }
+    let Some((loc, column)) = first else {
+        return Ok(());
+    };
+    let e = if column {
+        DbError::new(
+            SqlState::InvalidColumnReference,
+            format!("cannot use column reference in {columns}"),
+        )
+    } else {
+        DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("cannot use subquery in {subqueries}"),
+        )
+    };
+    Err(bind::err_at(e, text, loc))
+}
+
 fn notice(ctx: &mut StatementCtx, msg: String) {
     notice_code(ctx, SqlState::SuccessfulCompletion, msg);
 }

@@ -554,39 +554,12 @@ fn bound_value(
     n: &pb::Node,
     col: &KeyType,
 ) -> Result<Value, DbError> {
-    // transformPartitionBoundValue's EXPR_KIND_PARTITION_BOUND: no
-    // columns (the first one met is the error), subqueries, aggregates,
-    // window or set-returning functions.
-    let refs = n.node.as_ref().map(NodeEnum::nodes).unwrap_or_default();
-    let first = |f: &dyn Fn(&nestor_parser::NodeRef) -> Option<i32>| {
-        refs.iter().filter_map(|(r, ..)| f(r)).min()
-    };
-    if let Some(loc) = first(&|r| match r {
-        nestor_parser::NodeRef::ColumnRef(c) => Some(c.location),
-        _ => None,
-    }) {
-        return Err(bind::err_at(
-            DbError::new(
-                SqlState::InvalidColumnReference,
-                "cannot use column reference in partition bound expression",
-            ),
-            text,
-            loc,
-        ));
-    }
-    if let Some(loc) = first(&|r| match r {
-        nestor_parser::NodeRef::SubLink(l) => Some(l.location),
-        _ => None,
-    }) {
-        return Err(bind::err_at(
-            DbError::new(
-                SqlState::FeatureNotSupported,
-                "cannot use subquery in partition bound",
-            ),
-            text,
-            loc,
-        ));
-    }
+    // transformPartitionBoundValue's EXPR_KIND_PARTITION_BOUND.
+    super::refuse_columns_and_subqueries(
+        text,
+        n,
+        ("partition bound expression", "partition bound"),
+    )?;
     let mut b = binder(ctx, text);
     b.agg = AggCtx::NotAllowed("partition bound");
     b.window = WinCtx::NotAllowed(

@@ -871,32 +871,12 @@ pub(super) fn column_def(
 /// Bind a DEFAULT expression (so errors surface now), store its SQL text in
 /// the column, and return the bound expression.
 pub(super) fn set_default(b: &mut Binder, col: &mut Column, d: &Node) -> Result<Expr, DbError> {
+    super::refuse_columns_and_subqueries(b.text, d, ("DEFAULT expression", "DEFAULT expression"))?;
     b.agg = AggCtx::NotAllowed("DEFAULT expressions");
-    let (e, t) = b.bind(d).map_err(|e| {
-        if e.code == SqlState::UndefinedColumn {
-            DbError::new(
-                SqlState::FeatureNotSupported,
-                "cannot use column reference in DEFAULT expression",
-            )
-        } else {
-            e
-        }
-    })?;
-    if contains_subquery(&e) {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "cannot use subquery in DEFAULT expression",
-        ));
-    }
+    let (e, t) = b.bind(d)?;
     let e = b.coerce_assign(e, t, col.ty)?;
     col.default = Some(nestor_parser::deparse_expr(d)?);
     Ok(e)
-}
-
-fn contains_subquery(e: &Expr) -> bool {
-    let mut found = false;
-    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
-    found
 }
 
 pub(super) fn table_constraint(
@@ -1368,4 +1348,10 @@ pub fn create_table_as(
         super::matview::mark(ctx, &name, &query_node, true)?;
     }
     Ok(done)
+}
+
+fn contains_subquery(e: &Expr) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
+    found
 }
