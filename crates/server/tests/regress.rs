@@ -203,6 +203,7 @@ regress!(
     partition_privileges,
     partition_bound_exprs,
     default_expr_errors,
+    pseudo_type_columns,
     column_storage,
     format_variadic,
     stat_aggregates,

@@ -114,11 +114,17 @@ fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
         .type_name
         .as_ref()
         .ok_or_else(|| DbError::internal("attribute without a type"))?;
-    let t = bind::type_from_name(tn)?;
-    if matches!(t, DataType::Record(r) if r.oid == 0) {
+    if let Some(p) = super::table::pseudo_type_named(tn) {
         return Err(DbError::new(
             SqlState::InvalidTableDefinition,
-            format!("column \"{}\" has pseudo-type record", cd.colname),
+            format!("column \"{}\" has pseudo-type {p}", cd.colname),
+        ));
+    }
+    let t = bind::type_from_name(tn)?;
+    if let Some(pseudo) = super::table::pseudo_type(t) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!("column \"{}\" has pseudo-type {pseudo}", cd.colname),
         ));
     }
     Ok((cd.colname.clone(), t))

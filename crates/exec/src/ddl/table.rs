@@ -723,15 +723,22 @@ pub(super) fn column_def(
         // A table's name is its row type (nestor_catalog's row_type).
         None => match bind::type_from_name(tn) {
             Ok(t) => t,
-            Err(e) => b
-                .table_row_type(e, tn)
-                .map_err(|e| bind::err_at(e, b.text, tn.location))?,
+            Err(e) => {
+                if let Some(p) = pseudo_type_named(tn) {
+                    return Err(DbError::new(
+                        SqlState::InvalidTableDefinition,
+                        format!("column \"{}\" has pseudo-type {p}", cd.colname),
+                    ));
+                }
+                b.table_row_type(e, tn)
+                    .map_err(|e| bind::err_at(e, b.text, tn.location))?
+            }
         },
     };
-    if matches!(ty, DataType::Record(r) if r.oid == 0) {
+    if let Some(pseudo) = pseudo_type(ty) {
         return Err(DbError::new(
             SqlState::InvalidTableDefinition,
-            format!("column \"{}\" has pseudo-type record", cd.colname),
+            format!("column \"{}\" has pseudo-type {pseudo}", cd.colname),
         ));
     }
     let domain = serial
@@ -1354,4 +1361,54 @@ fn contains_subquery(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
     found
+}
+
+/// The name of a pseudo-type no column can have (CheckAttributeType):
+/// `record`, `unknown`, `void`, the polymorphic types.
+pub(super) fn pseudo_type(ty: DataType) -> Option<&'static str> {
+    match ty {
+        DataType::Record(r) if r.oid == 0 => Some("record"),
+        DataType::Unknown => Some("unknown"),
+        DataType::Void => Some("void"),
+        DataType::Poly(_) => Some(ty.name()),
+        _ => None,
+    }
+}
+
+/// PostgreSQL's pseudo-types that are names only here (function
+/// signatures know them; a column never can have one).
+const PSEUDO_TYPE_NAMES: [&str; 20] = [
+    "any",
+    "anyelement",
+    "anyarray",
+    "anynonarray",
+    "anyenum",
+    "anyrange",
+    "anymultirange",
+    "anycompatible",
+    "anycompatiblearray",
+    "anycompatiblenonarray",
+    "anycompatiblerange",
+    "anycompatiblemultirange",
+    "void",
+    "trigger",
+    "event_trigger",
+    "cstring",
+    "internal",
+    "language_handler",
+    "fdw_handler",
+    "index_am_handler",
+];
+
+/// The pseudo-type a column's type name names, if it is one.
+pub(super) fn pseudo_type_named(tn: &nestor_parser::pb::TypeName) -> Option<&'static str> {
+    let names = bind::names(&tn.names);
+    let last = names.last()?;
+    if names.len() > 2
+        || (names.len() == 2 && names[0] != "pg_catalog")
+        || !tn.array_bounds.is_empty()
+    {
+        return None;
+    }
+    PSEUDO_TYPE_NAMES.iter().copied().find(|p| p == last)
 }
