@@ -2440,6 +2440,13 @@ impl<'e> Binder<'e> {
         };
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        if let Some(f) = nestor_types::range::catalog::resolve_operator(op, lt, rt) {
+            let args = vec![
+                self.coerce(le, lt, f.arg_types[0])?,
+                self.coerce(re, rt, f.arg_types[1])?,
+            ];
+            return Ok((Expr::Func(Func::Library(f.func), args), f.ret));
+        }
         if geometric_operands(op, lt, rt) {
             return self.bind_geo_op(op, Some((le, lt)), (re, rt));
         }

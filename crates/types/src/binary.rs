@@ -48,6 +48,7 @@ impl Value {
             Value::Uuid(u) => u.to_vec(),
             Value::PgLsn(l) => l.to_be_bytes().to_vec(),
             Value::Geo(g) => g.to_binary(),
+            Value::Range(r) => r.to_binary(),
             Value::Jsonb(s) => {
                 let mut out = Vec::with_capacity(s.len() + 1);
                 out.push(1);
@@ -255,6 +256,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(buf)?)),
         DataType::Geo(k) => crate::geometry::parse_binary(k, buf)?.value(),
+        DataType::Range(k) => crate::range::parse_binary(k, buf)?.value(),
         DataType::Json => {
             let s = utf8_text(buf)?;
             json::validate_json(s)?;

@@ -26,6 +26,7 @@ use std::fmt;
 
 use crate::geometry::GeoKind;
 use crate::interval_typmod::IntervalMod;
+use crate::range::RangeKind;
 
 use nestor_common::{DbError, SqlState};
 
@@ -123,6 +124,9 @@ pub enum DataType {
     /// `polygon`, `circle`; values are `Value::Geo`, see
     /// [`crate::geometry`]).
     Geo(GeoKind),
+    /// A built-in range type (`int4range`, `numrange`, ...; values are
+    /// `Value::Range`, see [`crate::range`]).
+    Range(RangeKind),
 }
 
 /// The polymorphic pseudo-types (PostgreSQL's "Polymorphic Types"):
@@ -332,7 +336,15 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 36] = [
 ];
 
 fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
-    ARRAY_ELEMENTS.iter().find(|e| e.0 == t)
+    array_types().find(|e| e.0 == t)
+}
+
+/// Every built-in array type: [`ARRAY_ELEMENTS`] and the range types'
+/// ([`crate::range::ARRAY_TYPES`]).
+pub fn array_types() -> impl Iterator<Item = &'static (DataType, u32, &'static str)> {
+    ARRAY_ELEMENTS
+        .iter()
+        .chain(crate::range::ARRAY_TYPES.iter())
 }
 
 /// Distinct element types with a modifier that arrays may name
@@ -477,6 +489,7 @@ impl DataType {
             Void => 2278,
             Poly(p) => p.oid(),
             Geo(k) => k.oid(),
+            Range(k) => k.oid(),
         }
     }
 
@@ -523,9 +536,9 @@ impl DataType {
             114 => Json,
             4072 => JsonPath,
             _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
+            _ if RangeKind::from_oid(oid).is_some() => Range(RangeKind::from_oid(oid)?),
             _ => {
-                return ARRAY_ELEMENTS
-                    .iter()
+                return array_types()
                     .find(|e| e.1 == oid)
                     .map(|e| match DataType::from_oid_typmod(e.0.oid(), typmod) {
                         Some(typed) if typmod >= 0 => match typed.array_keeping_typmod() {
@@ -558,6 +571,7 @@ impl DataType {
             Poly(p) if p.is_array() => -1,
             Poly(_) => 4,
             Geo(k) => k.typlen(),
+            Range(_) => -1,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath
             | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
@@ -688,6 +702,7 @@ impl DataType {
             Reg(k) => k.name(),
             Poly(p) => p.name(),
             Geo(k) => k.name(),
+            Range(k) => k.name(),
         }
     }
 
@@ -766,6 +781,9 @@ impl DataType {
             }
             "json" => no_mods(Json),
             "jsonpath" => no_mods(JsonPath),
+            _ if RangeKind::from_name(key).is_some() => {
+                no_mods(Range(RangeKind::from_name(key).expect("checked")))
+            }
             _ if GeoKind::from_name(key).is_some() => {
                 no_mods(Geo(GeoKind::from_name(key).expect("checked")))
             }

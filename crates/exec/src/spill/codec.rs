@@ -62,6 +62,7 @@ const T_GEO: u8 = 21;
 const T_PG_LSN: u8 = 22;
 const T_TIMETZ: u8 = 23;
 const T_MONEY: u8 = 24;
+const T_RANGE: u8 = 30;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -254,6 +255,13 @@ impl RowCodec {
                 put_varint(g.to_binary().len() as u64, out);
                 out.extend_from_slice(&g.to_binary());
             }
+            Value::Range(r) => {
+                out.push(T_RANGE);
+                out.extend_from_slice(&(r.kind.oid() as u16).to_le_bytes());
+                let b = r.to_binary();
+                put_varint(b.len() as u64, out);
+                out.extend_from_slice(&b);
+            }
         }
     }
 
@@ -307,6 +315,13 @@ impl RowCodec {
                 let kind = nestor_types::geometry::GeoKind::from_oid(oid)
                     .ok_or_else(|| damaged("geometric type"))?;
                 nestor_types::geometry::decode_stored(kind, input.bytes()?)?.value()
+            }
+            T_RANGE => {
+                let b = input.take(2)?;
+                let oid = u32::from(u16::from_le_bytes([b[0], b[1]]));
+                let kind = nestor_types::range::RangeKind::from_oid(oid)
+                    .ok_or_else(|| damaged("range type"))?;
+                nestor_types::range::parse_binary(kind, input.bytes()?)?.value()
             }
             T_INTERVAL => {
                 let months = narrow(input.int()?)?;
