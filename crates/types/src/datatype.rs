@@ -142,10 +142,15 @@ pub enum Poly {
     AnyCompatible,
     AnyCompatibleArray,
     AnyCompatibleNonArray,
+    /// `anyrange`: a range type whose subtype is the `anyelement` type.
+    AnyRange,
+    /// `anycompatiblerange`: a range type whose subtype is the
+    /// `anycompatible` type.
+    AnyCompatibleRange,
 }
 
 impl Poly {
-    const ALL: [Poly; 7] = [
+    const ALL: [Poly; 9] = [
         Poly::AnyElement,
         Poly::AnyArray,
         Poly::AnyNonArray,
@@ -153,6 +158,8 @@ impl Poly {
         Poly::AnyCompatible,
         Poly::AnyCompatibleArray,
         Poly::AnyCompatibleNonArray,
+        Poly::AnyRange,
+        Poly::AnyCompatibleRange,
     ];
 
     pub fn name(self) -> &'static str {
@@ -164,6 +171,8 @@ impl Poly {
             Poly::AnyCompatible => "anycompatible",
             Poly::AnyCompatibleArray => "anycompatiblearray",
             Poly::AnyCompatibleNonArray => "anycompatiblenonarray",
+            Poly::AnyRange => "anyrange",
+            Poly::AnyCompatibleRange => "anycompatiblerange",
         }
     }
 
@@ -177,6 +186,8 @@ impl Poly {
             Poly::AnyCompatible => 5077,
             Poly::AnyCompatibleArray => 5078,
             Poly::AnyCompatibleNonArray => 5079,
+            Poly::AnyRange => 3831,
+            Poly::AnyCompatibleRange => 5080,
         }
     }
 
@@ -193,7 +204,10 @@ impl Poly {
     pub fn is_compatible(self) -> bool {
         matches!(
             self,
-            Poly::AnyCompatible | Poly::AnyCompatibleArray | Poly::AnyCompatibleNonArray
+            Poly::AnyCompatible
+                | Poly::AnyCompatibleArray
+                | Poly::AnyCompatibleNonArray
+                | Poly::AnyCompatibleRange
         )
     }
 
