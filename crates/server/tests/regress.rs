@@ -321,6 +321,7 @@ regress!(
     partition_tree,
     relation_size_forks,
     operator_classes,
+    range_types,
     transition_tables,
     row_security,
 );

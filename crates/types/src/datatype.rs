@@ -816,6 +816,9 @@ impl DataType {
                     .expect("checked")
                     .data_type(),
             ),
+            _ if crate::range::is_multirange_name(key) => Err(DbError::unsupported(format!(
+                "type {key} (multirange types)"
+            ))),
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,
                 format!("type \"{}\" does not exist", name.trim()),

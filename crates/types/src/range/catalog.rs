@@ -352,7 +352,7 @@ fn construct<const K: usize>(v: &[Value], _: &EvalCtx) -> Result<Value, DbError>
         None => (true, false),
         Some(Value::Null) => {
             return Err(DbError::new(
-                SqlState::NullValueNotAllowed,
+                SqlState::DataException,
                 "range constructor flags argument must not be null",
             ))
         }
@@ -454,12 +454,20 @@ fn def_resolved(d: &'static Def, kind: RangeKind) -> Resolved {
 
 /// Whether `name` is a function of this module.
 pub fn is_function(name: &str) -> bool {
-    RangeKind::from_name(name).is_some() || DEFS.iter().any(|d| d.name == name)
+    RangeKind::from_name(name).is_some()
+        || DEFS.iter().any(|d| d.name == name)
+        || super::is_multirange_name(name)
+        || matches!(name, "multirange" | "range_agg")
 }
 
 /// `name(args)` if it is one of these functions for these arguments;
 /// None lets other modules answer (`lower('ABC')` is the string one).
 pub fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError>> {
+    if super::is_multirange_name(name) || matches!(name, "multirange" | "range_agg") {
+        return Some(Err(DbError::unsupported(format!(
+            "{name} (multirange types)"
+        ))));
+    }
     if let Some(kind) = RangeKind::from_name(name) {
         return constructor(kind, args);
     }

@@ -174,6 +174,22 @@ impl RangeKind {
     }
 }
 
+/// Whether `name` is one of PostgreSQL's multirange types (not
+/// supported: named in their 0A000).
+pub fn is_multirange_name(name: &str) -> bool {
+    matches!(
+        name,
+        "int4multirange"
+            | "int8multirange"
+            | "nummultirange"
+            | "datemultirange"
+            | "tsmultirange"
+            | "tstzmultirange"
+            | "anymultirange"
+            | "anycompatiblemultirange"
+    )
+}
+
 /// A range value (what `Value::Range` carries). An empty range has no
 /// bounds; an infinite bound (None) is never inclusive.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -369,38 +385,43 @@ fn canonical(
     mut upper: Bound,
 ) -> Result<(Bound, Bound), DbError> {
     if let Some(v) = lower.val.as_ref().filter(|_| !lower.inc) {
-        lower.val = Some(successor(kind, v)?);
-        lower.inc = true;
+        if let Some(next) = successor(kind, v)? {
+            lower.val = Some(next);
+            lower.inc = true;
+        }
     }
     if let Some(v) = upper.val.as_ref().filter(|_| upper.inc) {
-        upper.val = Some(successor(kind, v)?);
-        upper.inc = false;
+        if let Some(next) = successor(kind, v)? {
+            upper.val = Some(next);
+            upper.inc = false;
+        }
     }
     Ok((lower, upper))
 }
 
 /// The next value of a discrete subtype (int4pl, int8pl, date_pli with
-/// their overflow errors).
-fn successor(kind: RangeKind, v: &Value) -> Result<Value, DbError> {
+/// their overflow errors); None for a date's infinities, which
+/// daterange_canonical leaves as they are.
+fn successor(kind: RangeKind, v: &Value) -> Result<Option<Value>, DbError> {
     let out = |what: &str, state: SqlState| DbError::new(state, format!("{what} out of range"));
     match (kind, v) {
         (RangeKind::Int4, Value::Int4(i)) => i
             .checked_add(1)
-            .map(Value::Int4)
+            .map(|i| Some(Value::Int4(i)))
             .ok_or_else(|| out("integer", SqlState::NumericValueOutOfRange)),
         (RangeKind::Int8, Value::Int8(i)) => i
             .checked_add(1)
-            .map(Value::Int8)
+            .map(|i| Some(Value::Int8(i)))
             .ok_or_else(|| out("bigint", SqlState::NumericValueOutOfRange)),
         (RangeKind::Date, Value::Date(d))
             if *d == crate::datetime::DATE_NOBEGIN || *d == crate::datetime::DATE_NOEND =>
         {
-            Ok(v.clone())
+            Ok(None)
         }
         (RangeKind::Date, Value::Date(d)) => d
             .checked_add(1)
             .filter(|d| *d != crate::datetime::DATE_NOEND)
-            .map(Value::Date)
+            .map(|d| Some(Value::Date(d)))
             .ok_or_else(|| out("date", SqlState::DatetimeFieldOverflow)),
         _ => Err(DbError::new(
             SqlState::InternalError,
