@@ -5214,6 +5214,7 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "max" => AggFunc::Max,
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
+        "range_intersect_agg" => AggFunc::RangeIntersect,
         "string_agg" => AggFunc::StringAgg,
         "array_agg" => AggFunc::ArrayAgg,
         "json_agg" | "jsonb_agg" => AggFunc::JsonAgg {
@@ -5272,6 +5273,8 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             _ => return Err(bad()),
         },
         AggFunc::Regr(agg) => agg.result_type(),
+        AggFunc::RangeIntersect if matches!(arg, T::Range(_)) => arg,
+        AggFunc::RangeIntersect => return Err(bad()),
         // Bound by bind::ordered_set, never through here.
         AggFunc::PercentileCont { .. }
         | AggFunc::PercentileDisc { .. }

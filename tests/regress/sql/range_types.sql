@@ -174,3 +174,11 @@ begin
     return isempty(r) or lower_inf(r);
 end $$ language plpgsql;
 select plpgsql_range('empty'::int4range), plpgsql_range(numrange(null, 1)), plpgsql_range(numrange(0, 1));
+
+-- range_intersect_agg
+select range_intersect_agg(r) from (values (numrange(1, 10)), (numrange(2, 20)), (null)) v(r);
+select range_intersect_agg(r) from (values (numrange(1, 10))) v(r) where false;
+select range_intersect_agg(r) from (values (numrange(1, 10)), ('empty')) v(r);
+select g, range_intersect_agg(r) from (values (1, int4range(1, 10)), (1, int4range(5, 20)), (2, int4range(3, 4))) v(g, r)
+group by g order by g;
+select range_intersect_agg(x) from (values (1)) v(x);

@@ -297,6 +297,11 @@ fn union(x: &Range, y: &Range, strict: bool) -> Result<Value, DbError> {
     make_range(x.kind, lower, upper, false).map(Range::value)
 }
 
+/// The intersection of two range values (range_intersect_agg's step).
+pub fn intersect_values(x: &Value, y: &Value) -> Result<Value, DbError> {
+    intersect(rg(x)?, rg(y)?)
+}
+
 /// `range_intersect_internal`.
 fn intersect(x: &Range, y: &Range) -> Result<Value, DbError> {
     if x.empty || y.empty || !overlaps(x, y) {
