@@ -182,3 +182,14 @@ select range_intersect_agg(r) from (values (numrange(1, 10)), ('empty')) v(r);
 select g, range_intersect_agg(r) from (values (1, int4range(1, 10)), (1, int4range(5, 20)), (2, int4range(3, 4))) v(g, r)
 group by g order by g;
 select range_intersect_agg(x) from (values (1)) v(x);
+
+-- edge cases
+select isempty('empty');
+select lower('[1,2)'), upper('ab');
+select int4range(1, 2) < int8range(1, 2);
+select distinct on (r) r, x from (values (int4range(1, 3), 1), ('[1,2]', 2), ('empty', 3)) v(r, x) order by r, x;
+select r from (values (int4range(1, 3)), ('[1,2]'), ('empty')) v(r) union select '[5,6)'::int4range order by 1;
+select row(int4range(1, 3), 1) = row('[1,2]'::int4range, 1), array[int4range(1, 3)] < array[int4range(1, 4)];
+select int4range(1.5, 3);
+select tsrange('2000-01-01'::date, '2000-01-03'::date), int8range(1, 3::int2);
+select '[1,)'::int4range - '[5,)'::int4range, '(,5)'::int4range - '(,1)'::int4range;

@@ -476,6 +476,22 @@ pub fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError
     if let Some(kind) = RangeKind::from_name(name) {
         return constructor(kind, args);
     }
+    // An accessor of an unknown literal: PostgreSQL has it for anyrange
+    // and anymultirange, and cannot choose (`lower` and `upper` are the
+    // text functions' then).
+    if let (
+        "isempty" | "lower_inc" | "upper_inc" | "lower_inf" | "upper_inf",
+        [DataType::Unknown],
+    ) = (name, args)
+    {
+        return Some(Err(DbError::new(
+            SqlState::AmbiguousFunction,
+            format!("function {name}(unknown) is not unique"),
+        )
+        .with_hint(
+            "Could not choose a best candidate function. You might need to add explicit type casts.",
+        )));
+    }
     let kind = args.iter().find_map(|t| match t {
         DataType::Range(k) => Some(*k),
         _ => None,
