@@ -1309,7 +1309,28 @@ mod tests {
             geo(GeoKind::Path, "[(0,0),(1,1)]"),
             geo(GeoKind::Path, "[(0,0),(1,1),(2,2)]"),
             geo(GeoKind::Path, "((0,0),(1,1))"),
+            range(RangeKind::Int4, "empty"),
+            range(RangeKind::Int4, "(,)"),
+            range(RangeKind::Int4, "(,1)"),
+            range(RangeKind::Int4, "[0,1)"),
+            range(RangeKind::Int4, "[0,)"),
+            range(RangeKind::Int4, "[-5,-4)"),
+            range(RangeKind::Num, "empty"),
+            range(RangeKind::Num, "(,1.5]"),
+            range(RangeKind::Num, "[1.5,1.5]"),
+            range(RangeKind::Num, "[1.5,2)"),
+            range(RangeKind::Num, "[1.5,2]"),
+            range(RangeKind::Num, "(1.5,2)"),
+            range(RangeKind::Num, "(1.5,)"),
+            range(RangeKind::Num, "[1.50,2.0]"),
+            range(RangeKind::Date, "[2000-01-01,infinity]"),
         ]
+    }
+
+    fn range(kind: RangeKind, text: &str) -> Value {
+        nestor_types::range::parse(kind, text, &Default::default())
+            .unwrap()
+            .value()
     }
 
     fn geo(kind: GeoKind, text: &str) -> Value {

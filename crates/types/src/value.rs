@@ -176,7 +176,7 @@ impl Value {
             Value::Enum(_) => 15,
             Value::PgLsn(_) => 17,
             Value::Geo(_) => 16,
-            Value::Range(_) => 17,
+            Value::Range(_) => 30,
             Value::TimeTz(..) => 18,
             Value::Money(_) => 19,
             Value::Null => 255,
