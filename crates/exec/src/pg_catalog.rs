@@ -1554,7 +1554,7 @@ fn type_rows() -> Rows {
         let name = typname(t);
         let mut r = RowB::new(Rel::Type);
         match t {
-            DataType::Range(_) => set_io_functions(&mut r, "anyrange"),
+            DataType::Range(_) => set_io_functions(&mut r, "range"),
             _ => set_io_functions(&mut r, &name),
         }
         out.push(
@@ -1621,7 +1621,7 @@ fn type_rows() -> Rows {
             .set(
                 "typlen",
                 Value::Int2(match o {
-                    2249 | 2287 | 2277 | 5078 => -1,
+                    2249 | 2287 | 2277 | 5078 | 3831 | 5080 => -1,
                     2275 => -2,
                     2281 => 8,
                     _ => 4,
