@@ -27,11 +27,18 @@
 //!
 //! [`catalog`] holds the SQL surface: the constructors, `lower`,
 //! `upper`, `isempty`, ..., the operators (pg_operator's rows naming
-//! their pg_proc functions) and their resolution for the binder.
+//! their pg_proc functions) and their resolution for the binder. The
+//! comparison operators are not there: `=`, `<`, ... over ranges bind as
+//! ordinary comparisons of `Value`s, whose order for ranges is
+//! `range_cmp`'s, so ORDER BY, DISTINCT, GROUP BY, joins and B-tree
+//! indexes (storage's key encoding follows the same order) need nothing
+//! of their own. Elsewhere: `anyrange` / `anycompatiblerange` in user
+//! functions (plan's `bind/polymorphic.rs`) and `range_intersect_agg`
+//! (an aggregate of the executor's).
 //!
-//! Left out: user-defined range types (`CREATE TYPE ... AS RANGE`),
-//! multiranges, and GiST/SP-GiST indexes on ranges (B-tree and hash
-//! indexes work: the index key encoding follows [`Range::cmp`]).
+//! Left out: user-defined range types (`CREATE TYPE ... AS RANGE`) and
+//! multiranges (`int4multirange`, `range_agg`), both 0A000 naming them;
+//! GiST/SP-GiST indexes and EXCLUDE constraints on ranges.
 
 pub mod catalog;
 
