@@ -5257,6 +5257,8 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Interval(_) | T::Time(_) => T::Interval(None),
             _ => return Err(bad()),
         },
+        // Ranges have no max/min (PostgreSQL has no such aggregates).
+        AggFunc::Min | AggFunc::Max if matches!(arg, T::Range(_)) => return Err(bad()),
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
         AggFunc::StringAgg if arg == T::Bytea => T::Bytea,

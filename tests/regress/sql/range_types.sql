@@ -193,3 +193,14 @@ select row(int4range(1, 3), 1) = row('[1,2]'::int4range, 1), array[int4range(1, 
 select int4range(1.5, 3);
 select tsrange('2000-01-01'::date, '2000-01-03'::date), int8range(1, 3::int2);
 select '[1,)'::int4range - '[5,)'::int4range, '(,5)'::int4range - '(,1)'::int4range;
+select numrange(1, 2) @> 1;
+select 1 <@ numrange(1, 2);
+select range_contains_elem(numrange(1, 2), 1);
+select range_contains_elem(numrange(1, 2), '1.5'), int8range(1, 5) @> 2::int8;
+select max(r) from (values (int4range(1, 2))) v(r);
+select int4range(1, 3) in ('[1,2]', 'empty'), int4range(1, 3) = any(array[int4range(5, 6), '[1,3)']);
+select coalesce(null::int4range, '[1,2]'), greatest(int4range(1, 2), int4range(0, 5)), least(int4range(1, 2), 'empty');
+select array_agg(r order by r) from (values (int4range(1, 2)), (int4range(0, 5)), ('empty')) v(r);
+select to_json(int4range(1, 2)), to_jsonb(array[int4range(1, 2)]), row_to_json(row(int4range(1, 2)));
+prepare contains3(int4range) as select $1 @> 3;
+execute contains3('[1,5)');

@@ -5,11 +5,13 @@
 //!
 //! The functions are polymorphic in PostgreSQL (`anyrange`,
 //! `anyelement`); here each call resolves against the range type of its
-//! range argument: an element argument must be of the subtype or
-//! implicitly castable to it (`numrange(1,2) @> 1` takes the 1 as
-//! numeric, `int4range(1,5) @> 3::int8` is 42883 as in PostgreSQL), and
-//! an unknown literal beside a range is a range of the same type
-//! (`r @> '[2,3)'`, PostgreSQL's "same type as the other operand" rule).
+//! range argument: an element argument must be of the subtype exactly,
+//! as a polymorphic argument must (`numrange(1,2) @> 1` and
+//! `int4range(1,5) @> 3::int8` are 42883 as in PostgreSQL), and an
+//! unknown literal beside a range is a range of the same type (`r @>
+//! '[2,3)'`, PostgreSQL's "same type as the other operand" rule). The
+//! constructors are ordinary functions: their arguments convert by
+//! implicit casts (`numrange(1, 2)`).
 //! The functions, except the constructors, are strict.
 
 use std::cmp::Ordering;
@@ -427,8 +429,15 @@ pub fn operator_of(fname: &str, nargs: usize) -> Option<&'static str> {
         .map(|o| o.0)
 }
 
-/// Whether `arg` can be passed where `param` is wanted (exactly, as an
-/// unknown literal, or by an implicit cast).
+/// Whether `arg` can be passed where the polymorphic `param` (anyrange,
+/// anyelement) resolved to: it must be that type (an unknown literal
+/// takes it), no implicit cast (`numrange(1,2) @> 1` is 42883).
+fn fits_exactly(arg: DataType, param: DataType) -> bool {
+    arg.without_typmod() == param.without_typmod() || arg == DataType::Unknown
+}
+
+/// Whether `arg` can be passed to a constructor's parameter `param`
+/// (exactly, as an unknown literal, or by an implicit cast).
 fn fits(arg: DataType, param: DataType) -> bool {
     arg == param
         || arg.without_typmod() == param.without_typmod()
@@ -499,7 +508,10 @@ pub fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, DbError
     let d = DEFS.iter().find(|d| {
         d.name == name
             && d.args.len() == args.len()
-            && d.args.iter().zip(args).all(|(s, a)| fits(*a, s.of(kind)))
+            && d.args
+                .iter()
+                .zip(args)
+                .all(|(s, a)| fits_exactly(*a, s.of(kind)))
     })?;
     Some(Ok(def_resolved(d, kind)))
 }
@@ -544,7 +556,7 @@ pub fn resolve_operator(op: &str, left: DataType, right: DataType) -> Option<Res
         DataType::Range(k) if k == kind => Some(R),
         DataType::Range(_) => None,
         DataType::Unknown => Some(R),
-        t if fits(t, kind.subtype()) => Some(E),
+        t if fits_exactly(t, kind.subtype()) => Some(E),
         _ => None,
     };
     let (ls, rs) = (shape(left)?, shape(right)?);
