@@ -408,6 +408,22 @@ mod tests {
             16 if r.below(3) == 0 => Value::TimeTz(r.below(86_400_000_001) as i64, int(r) as i32),
             16 if r.below(2) == 0 => Value::Money(int(r)),
             16 => Value::Time(r.below(86_400_000_001) as i64),
+            17 if r.below(3) == 0 => {
+                use nestor_types::range::{make_range, Bound, Range, RangeKind};
+                let (a, b) = (int(r), int(r));
+                let (lo, hi) = (a.min(b), a.max(b));
+                let bound = |v: i64, r: &mut Rng| (r.below(4) != 0).then_some(Value::Int8(v));
+                let (lower, upper) = (bound(lo, r), bound(hi, r));
+                let (li, ui) = (r.below(2) == 0, r.below(2) == 0);
+                make_range(
+                    RangeKind::Int8,
+                    Bound::lower(lower, li),
+                    Bound::upper(upper, ui),
+                    r.below(8) == 0,
+                )
+                .unwrap_or_else(|_| Range::empty(RangeKind::Int8))
+                .value()
+            }
             17 if r.below(2) == 0 => Value::Enum(r.next() as u32),
             17 => Value::PgLsn(r.next()),
             18 => {
