@@ -1533,10 +1533,13 @@ impl Catalog {
 
     // ----- per-session sequence state -------------------------------------
 
+    /// nextval()'s value: the sequence's currval, and the sequence
+    /// lastval() reads (PostgreSQL's last_used_seq, kept under the pseudo
+    /// sequence id 0).
     pub fn set_currval(&self, session: SessionId, seq: RelId, v: i64) {
         let mut c = self.currvals.lock();
         c.insert((session, seq), v);
-        c.insert((session, RelId(0)), v);
+        c.insert((session, RelId(0)), i64::from(seq.0));
     }
 
     /// currval() of one sequence only (setval), leaving lastval() alone.
@@ -1544,10 +1547,12 @@ impl Catalog {
         self.currvals.lock().insert((session, seq), v);
     }
 
-    /// lastval(): the value most recently returned by nextval() in the
-    /// session (kept under the pseudo sequence id 0).
+    /// lastval(): the currval of the sequence nextval() last used in the
+    /// session (a setval of it since shows); None once it is dropped.
     pub fn lastval(&self, session: SessionId) -> Option<i64> {
-        self.currval(session, RelId(0))
+        let seq = RelId(u32::try_from(self.currval(session, RelId(0))?).ok()?);
+        self.sequence_by_oid(seq)?;
+        self.currval(session, seq)
     }
 
     pub fn currval(&self, session: SessionId, seq: RelId) -> Option<i64> {

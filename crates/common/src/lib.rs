@@ -15,6 +15,7 @@ pub mod keywords;
 pub mod limits;
 pub mod log;
 pub mod memory;
+pub mod sort;
 pub mod stack;
 pub mod units;
 

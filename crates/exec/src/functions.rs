@@ -156,10 +156,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
         }
         Func::RowCtor => return Ok(Value::Record(std::sync::Arc::from(args))),
         Func::RowToJson(rt, binary) => {
+            let sep = match args.get(1) {
+                None | Some(Value::Bool(false)) => ",",
+                Some(Value::Bool(true)) => ",\n ",
+                Some(_) => return Ok(Value::Null),
+            };
             return Ok(match &args[0] {
                 Value::Record(fields) => {
                     let mut out = String::new();
-                    record_json(fields, rt, &ev.ctx.eval, &mut out);
+                    record_json_sep(fields, rt, &ev.ctx.eval, sep, &mut out);
                     if binary {
                         Value::Jsonb(nestor_types::json::normalize_jsonb(&out)?.into())
                     } else {
@@ -167,7 +172,7 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                     }
                 }
                 _ => Value::Null,
-            })
+            });
         }
         Func::PopulateRecord { rt, .. } => {
             return nestor_types::json_populate::populate_record(
@@ -191,10 +196,15 @@ pub fn call(f: Func, args: Vec<Value>, ev: &mut Ev) -> Result<Value, DbError> {
                 _ => Value::Null,
             })
         }
-        Func::LikeAny { ci, negated, all } => {
+        Func::LikeAny {
+            ci,
+            negated,
+            all,
+            regex,
+        } => {
             return Ok(match (&args[0], &args[1]) {
                 (Value::Text(s), Value::Array(a)) => {
-                    like_quantified(s, ci, negated, all, a.items.iter())?
+                    like_quantified(s, (ci, negated, regex), all, a.items.iter())?
                 }
                 _ => Value::Null,
             })
@@ -1222,8 +1232,7 @@ pub(crate) fn quantified<'v>(
 /// an otherwise undecided result NULL.
 fn like_quantified<'v>(
     s: &str,
-    ci: bool,
-    negated: bool,
+    (ci, negated, regex): (bool, bool, bool),
     all: bool,
     patterns: impl Iterator<Item = &'v Value>,
 ) -> Result<Value, DbError> {
@@ -1233,7 +1242,12 @@ fn like_quantified<'v>(
             unknown = true;
             continue;
         };
-        let holds = valops::like(s, p, ci)? != negated;
+        let matched = if regex {
+            nestor_types::regex::matches(s, p, ci)?
+        } else {
+            valops::like(s, p, ci)?
+        };
+        let holds = matched != negated;
         if holds != all {
             return Ok(Value::Bool(holds));
         }
@@ -1401,10 +1415,22 @@ fn record_json(
     ec: &nestor_types::EvalCtx,
     out: &mut String,
 ) {
+    record_json_sep(fields, rt, ec, ",", out)
+}
+
+/// `record_json` with `sep` between the fields: row_to_json(r, true)
+/// puts ",\n " between the top level's (composite_to_json's line feeds).
+fn record_json_sep(
+    fields: &[Value],
+    rt: &nestor_types::datatype::RecordType,
+    ec: &nestor_types::EvalCtx,
+    sep: &str,
+    out: &mut String,
+) {
     out.push('{');
     for (i, v) in fields.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push_str(sep);
         }
         let (name, ty) = rt
             .fields
@@ -1489,7 +1515,12 @@ fn json_array<'a>(
         if level + 1 < a.dims.len() {
             json_array(a, level + 1, false, items, ec, out);
         } else if let Some(v) = items.next() {
-            json_value(v, ec, out);
+            match (v, a.elem) {
+                // A record element is an object (its fields named by its
+                // type, f1, f2, ... for an anonymous one).
+                (Value::Record(fields), DataType::Record(rt)) => record_json(fields, rt, ec, out),
+                _ => json_value(v, ec, out),
+            }
         }
     }
     out.push(']');

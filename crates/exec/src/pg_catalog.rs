@@ -1453,6 +1453,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Interval(_) => (16, false, "d", "p", "T"),
         T::Uuid => (16, false, "c", "p", "U"),
         T::PgLsn => (8, true, "d", "p", "U"),
+        T::Bit(_) | T::VarBit(_) => (-1, false, "i", "x", "V"),
         T::Name => (64, false, "c", "p", "S"),
         T::Text | T::Varchar(_) | T::Char(_) => (-1, false, "i", "x", "S"),
         T::Bytea | T::Jsonb | T::Json | T::JsonPath => (-1, false, "i", "x", "U"),
@@ -1488,6 +1489,7 @@ pub fn typname(t: DataType) -> String {
         T::TimestampTz(_) => "timestamptz".into(),
         T::Time(_) => "time".into(),
         T::TimeTz(_) => "timetz".into(),
+        T::VarBit(_) => "varbit".into(),
         T::Array(e) => format!("_{}", typname(*e)),
         t => t.name().into(),
     }
@@ -1523,6 +1525,8 @@ fn all_types() -> Vec<DataType> {
         T::NUMERIC,
         T::Uuid,
         T::PgLsn,
+        T::Bit(None),
+        T::VarBit(None),
         T::Jsonb,
         T::Json,
         T::JsonPath,
@@ -1582,6 +1586,7 @@ fn type_rows() -> Rows {
                             | DataType::Bool
                             | DataType::Oid
                             | DataType::TimestampTz(_)
+                            | DataType::VarBit(_)
                             | DataType::Interval(_)
                     )),
                 )
@@ -2187,6 +2192,8 @@ fn opclass_of(t: DataType) -> u32 {
         T::Numeric(_) => 3125,
         T::Uuid => 2968,
         T::PgLsn => 3253,
+        T::Bit(_) => 10002,
+        T::VarBit(_) => 10043,
         T::Jsonb => 4033,
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar
@@ -2661,6 +2668,9 @@ fn default_shown(ty: DataType, d: &str) -> String {
     if lone_literal && ty.is_string() {
         return format!("{d}::{}", ty.base());
     }
+    if let Some(shown) = bits_default(ty, d, lone_literal) {
+        return shown;
+    }
     if lone_literal {
         // PostgreSQL stores the literal converted to the column's type and
         // prints the constant: booleans and non-negative integers and
@@ -2684,6 +2694,29 @@ fn default_shown(ty: DataType, d: &str) -> String {
         return format!("{d}::{}", ty.base());
     }
     d.to_string()
+}
+
+/// A bit string DEFAULT as PostgreSQL prints it: a `B'..'`/`X'..'`
+/// constant is a `bit` (`'0101'::"bit"`, whatever the column), a quoted
+/// literal the column's type without its length (`'1001'::bit varying`);
+/// None for anything else.
+fn bits_default(ty: DataType, d: &str, lone_literal: bool) -> Option<String> {
+    let (digits, cast) = match d.as_bytes() {
+        [p @ (b'b' | b'B' | b'x' | b'X'), b'\'', .., b'\'']
+            if !d[2..d.len() - 1].contains('\'') =>
+        {
+            (format!("{}{}", *p as char, &d[2..d.len() - 1]), "\"bit\"")
+        }
+        _ if lone_literal && matches!(ty, DataType::Bit(_)) => {
+            (d[1..d.len() - 1].to_string(), "\"bit\"")
+        }
+        _ if lone_literal && matches!(ty, DataType::VarBit(_)) => {
+            (d[1..d.len() - 1].to_string(), "bit varying")
+        }
+        _ => return None,
+    };
+    let bits = nestor_types::bits::parse(&digits).ok()?;
+    Some(format!("'{}'::{cast}", bits.to_text()))
 }
 
 fn attrdef_rows(c: &Catalog) -> Rows {
@@ -3974,6 +4007,11 @@ pub fn format_type(type_oid: u32, typmod: Option<i32>) -> Option<String> {
     }
     if let Some(d) = nestor_types::domains::lookup_array(type_oid) {
         return Some(format!("{}[]", quote_ident(&d.name)));
+    }
+    // `bit` without a typmod is plain; with typmod -1 it is quoted (not
+    // BIT, which means bit(1)), as DataType's Display prints it.
+    if type_oid == DataType::Bit(None).oid() && typmod.is_none() {
+        return Some("bit".to_string());
     }
     if let Some(t) = DataType::from_oid_typmod(type_oid, typmod.unwrap_or(-1)) {
         return Some(t.to_string());

@@ -83,7 +83,8 @@ impl Db {
             stmt_start_us: 0,
             read_only: false,
             in_block: false,
-            may_end_txn: false,
+            // Each statement is sent on its own, as a simple query.
+            may_end_txn: true,
             restarts: 0,
             setting_changes: &mut changes,
             wait_event: &no_wait_event,

@@ -34,6 +34,7 @@ pub mod depth;
 pub use nestor_common::keywords::is_reserved_keyword;
 mod lex;
 mod literals;
+pub mod nonstandard;
 
 pub use cache::{parse_sql_cached, parse_sql_shaped, Origin, Parsed};
 

@@ -36,6 +36,7 @@ use crate::ir::{
 use crate::valops::{self, Arith};
 use nestor_types::datatype::RegKind;
 
+mod bits;
 pub mod domain;
 mod hash_partition;
 pub(crate) mod ordered_set;
@@ -87,6 +88,9 @@ pub struct Scope {
     /// JOIN USING / NATURAL joins of this level, innermost first: `*`
     /// lists each one's merged columns first (see [`UsingJoin`]).
     pub using_joins: Vec<UsingJoin>,
+    /// Range variables an aliased join hides (`(a JOIN b ...) AS j`: `a.x`
+    /// is "invalid reference to FROM-clause entry", not missing).
+    pub hidden_rels: Vec<String>,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -102,6 +106,21 @@ pub struct UsingJoin {
     pub merged: Vec<usize>,
     /// The join's alias (`j.*` is ordered as `*` is).
     pub alias: Option<String>,
+    /// `JOIN ... USING (a, b) AS x` (join_using_alias): `x` names the
+    /// merged columns only, each the position its unqualified name means
+    /// (`x.a`, `x.*`, a bare `x` as a row); `x.c` of another column is
+    /// 42703.
+    pub using_alias: Option<(String, Vec<(String, usize)>)>,
+}
+
+impl UsingJoin {
+    /// The merged columns `name` as a USING alias names, if it is one.
+    pub fn aliased(&self, name: &str) -> Option<&[(String, usize)]> {
+        self.using_alias
+            .as_ref()
+            .filter(|(a, _)| a == name)
+            .map(|(_, cols)| cols.as_slice())
+    }
 }
 
 impl Scope {
@@ -460,6 +479,7 @@ pub fn unify(l: DataType, r: DataType) -> Option<DataType> {
         (a, T::Float4 | T::Float8) if a.is_numeric() => T::Float8,
         (a, b) if a.is_numeric() && b.is_numeric() => T::NUMERIC,
         (a, b) if a.is_string() && b.is_string() => T::Text,
+        (T::Bit(_), T::VarBit(_)) | (T::VarBit(_), T::Bit(_)) => T::VarBit(None),
         (T::Oid, b) | (b, T::Oid) if b.is_integer() => T::Int8,
         (T::Date, T::Timestamp(_)) | (T::Timestamp(_), T::Date) => T::Timestamp(None),
         // time casts to interval implicitly.
@@ -884,7 +904,7 @@ impl<'e> Binder<'e> {
     fn bind_inner(&mut self, n: &NodeEnum) -> Result<(Expr, DataType), DbError> {
         match n {
             NodeEnum::AConst(c) => {
-                let (e, t) = bind_const(c);
+                let (e, t) = bind_const(c)?;
                 self.note_literal(&e, c.location);
                 Ok((e, t))
             }
@@ -1134,7 +1154,10 @@ impl<'e> Binder<'e> {
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
         if let Some((ci, negated)) = like_operator(op) {
-            return self.bind_like_any(ci, negated, lhs, rhs, all);
+            return self.bind_like_any((ci, negated, false), lhs, rhs, all);
+        }
+        if let Some((ci, negated)) = regex_operator(op) {
+            return self.bind_like_any((ci, negated, true), lhs, rhs, all);
         }
         let cmp = cmp_of(op)
             .ok_or_else(|| DbError::unsupported(format!("operator {op} with ANY/ALL")))?;
@@ -1154,20 +1177,24 @@ impl<'e> Binder<'e> {
         self.any_array(cmp, all, le, lt, re, rt)
     }
 
-    /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`: text against text[].
+    /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`, or with `regex` `lhs ~
+    /// ANY/ALL (patterns)` (and `~*`, `!~`, `!~*`): text against text[].
     fn bind_like_any(
         &mut self,
-        ci: bool,
-        negated: bool,
+        (ci, negated, regex): (bool, bool, bool),
         lhs: &Node,
         rhs: &Node,
         all: bool,
     ) -> Result<(Expr, DataType), DbError> {
-        let op = match (negated, ci) {
-            (false, false) => "~~",
-            (false, true) => "~~*",
-            (true, false) => "!~~",
-            (true, true) => "!~~*",
+        let op = match (negated, ci, regex) {
+            (false, false, false) => "~~",
+            (false, true, false) => "~~*",
+            (true, false, false) => "!~~",
+            (true, true, false) => "!~~*",
+            (false, false, true) => "~",
+            (false, true, true) => "~*",
+            (true, false, true) => "!~",
+            (true, true, true) => "!~*",
         };
         let (le, lt) = self.bind(lhs)?;
         let (re, rt) = self.bind(rhs)?;
@@ -1188,7 +1215,15 @@ impl<'e> Binder<'e> {
         let le = self.coerce(le, lt, DataType::Text)?;
         let re = self.coerce(re, rt, text_array)?;
         Ok((
-            Expr::Func(Func::LikeAny { ci, negated, all }, vec![le, re]),
+            Expr::Func(
+                Func::LikeAny {
+                    ci,
+                    negated,
+                    all,
+                    regex,
+                },
+                vec![le, re],
+            ),
             DataType::Bool,
         ))
     }
@@ -1378,8 +1413,41 @@ impl<'e> Binder<'e> {
                 self.params[i] = ty;
                 Ok((Expr::Param(i), ty))
             }
-            (Err(e), None) => Err(e),
+            (Err(e), None) => match self.var_field(vars, &refs)? {
+                Some(field) => Ok(field),
+                None => Err(e),
+            },
         }
+    }
+
+    /// `p.f` (or `func.p.f`) where `p` is a variable or argument of a row
+    /// type: the field of it (PostgreSQL's field selection on a Param).
+    fn var_field(
+        &mut self,
+        vars: &dyn VarResolver,
+        refs: &[&str],
+    ) -> Result<Option<(Expr, DataType)>, DbError> {
+        let Some((field, var)) = refs.split_last() else {
+            return Ok(None);
+        };
+        if var.is_empty() {
+            return Ok(None);
+        }
+        let Some((i, DataType::Record(rt))) = vars.resolve(var)? else {
+            return Ok(None);
+        };
+        let Some(k) = rt.field(field) else {
+            return Ok(None);
+        };
+        if self.params.len() <= i {
+            self.params.resize(i + 1, DataType::Unknown);
+        }
+        self.params[i] = DataType::Record(rt);
+        let ty = rt.fields[k].1;
+        Ok(Some((
+            Expr::Func(Func::FieldSelect(k), vec![Expr::Param(i)]),
+            ty,
+        )))
     }
 
     fn resolve_parts(&mut self, parts: &[String]) -> Result<(Expr, DataType), DbError> {
@@ -1404,6 +1472,41 @@ impl<'e> Binder<'e> {
         let mut unreachable = None;
         for lvl in (0..self.scopes.len()).rev() {
             let scope = &self.scopes[lvl];
+            let using_alias = rel.and_then(|r| {
+                scope
+                    .using_joins
+                    .iter()
+                    .filter(|j| j.start >= scope.floor)
+                    .find_map(|j| j.aliased(r))
+            });
+            if let Some(cols) = using_alias {
+                let Some(&(_, i)) = cols.iter().find(|(n, _)| n == name) else {
+                    let err = DbError::new(
+                        SqlState::UndefinedColumn,
+                        format!("column {}.{name} does not exist", rel.unwrap_or_default()),
+                    );
+                    // errorMissingColumn: the one column of that name the
+                    // query does have.
+                    let mut other = scope.cols[scope.floor..]
+                        .iter()
+                        .filter(|c| c.name == name && !c.hidden && !c.rel.is_empty());
+                    return Err(match (other.next(), other.next()) {
+                        (Some(c), None) => err.with_hint(format!(
+                            "Perhaps you meant to reference the column \"{}.{name}\".",
+                            c.rel
+                        )),
+                        _ => err,
+                    });
+                };
+                let ty = scope.cols[i].ty;
+                self.mark_read(lvl, i, false);
+                let e = if lvl == cur {
+                    Expr::Col(i)
+                } else {
+                    self.outer_ref(lvl, i)
+                };
+                return Ok((e, ty));
+            }
             let rel_known =
                 rel.is_none_or(|r| scope.cols[scope.floor..].iter().any(|c| c.rel == r));
             let matches = |c: &ScopeCol| {
@@ -1480,6 +1583,14 @@ impl<'e> Binder<'e> {
             }
         }
         match rel {
+            Some(r)
+                if self
+                    .scopes
+                    .iter()
+                    .any(|s| s.hidden_rels.iter().any(|h| h == r)) =>
+            {
+                Err(unreachable_entry(rel, name, r))
+            }
             Some(r) => Err(DbError::new(
                 SqlState::UndefinedTable,
                 format!("missing FROM-clause entry for table \"{r}\""),
@@ -1557,12 +1668,20 @@ impl<'e> Binder<'e> {
     fn whole_row(&mut self, lvl: usize, name: &str) -> Option<(Expr, DataType)> {
         let cur = self.level();
         let scope = &self.scopes[lvl];
-        let cols: Vec<(usize, &ScopeCol)> = scope
-            .cols
+        let aliased = scope
+            .using_joins
             .iter()
-            .enumerate()
-            .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
-            .collect();
+            .filter(|j| j.start >= scope.floor)
+            .find_map(|j| j.aliased(name));
+        let cols: Vec<(usize, &ScopeCol)> = match aliased {
+            Some(named) => named.iter().map(|&(_, i)| (i, &scope.cols[i])).collect(),
+            None => scope
+                .cols
+                .iter()
+                .enumerate()
+                .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
+                .collect(),
+        };
         if cols.is_empty() {
             return None;
         }
@@ -1894,6 +2013,10 @@ impl<'e> Binder<'e> {
         p: Expr,
         pt: DataType,
     ) -> Result<(Expr, Expr), DbError> {
+        // No LIKE for bit strings (and no assignment cast to text here).
+        if nestor_types::bits::is_bits(lt) {
+            return Err(operator_missing(op, lt.name(), pt.name()));
+        }
         if lt == DataType::Bytea && matches!(pt, DataType::Bytea | DataType::Unknown) {
             if op.contains('*') {
                 // Named as written: `bytea ~~* unknown` for a literal.
@@ -2319,6 +2442,7 @@ impl<'e> Binder<'e> {
                 Ok((Expr::Neg(Box::new(e)), t))
             }
             "+" => Ok((e, t)),
+            "~" if nestor_types::bits::is_bits(t) => self.bind_bits_not(e, t),
             "~" if t.is_integer() || t == DataType::Unknown => {
                 let ty = if t.is_integer() { t } else { DataType::Int4 };
                 let e = self.coerce(e, t, ty)?;
@@ -2455,6 +2579,9 @@ impl<'e> Binder<'e> {
         }
         if let Some(a) = arith {
             return self.bind_arith(a, op, le, lt, re, rt);
+        }
+        if bits::is_bits_op(op, lt, rt) {
+            return self.bind_bits_op(op, (le, lt), (re, rt));
         }
         match op {
             "||" if lt.is_array() || rt.is_array() => self.bind_array_concat(le, lt, re, rt),
@@ -3627,6 +3754,7 @@ impl<'e> Binder<'e> {
             || t.base() == want.base()
             || (t.is_numeric() && want.is_numeric())
             || (t.is_string() && want.is_string())
+            || (nestor_types::bits::is_bits(t) && nestor_types::bits::is_bits(want))
             || (t == DataType::Date
                 && matches!(want, DataType::Timestamp(_) | DataType::TimestampTz(_)))
             || (matches!(t, DataType::Time(_))
@@ -4002,16 +4130,41 @@ impl<'e> Binder<'e> {
                     _ => 1..=1,
                 };
                 arity(range.contains(&nargs))?;
-                let (v, vt) = self.bind(&f.args[0])?;
-                let vt = vt.resolve_unknown();
-                let v = self.coerce(v, vt, vt)?;
+                let (v, vt0) = self.bind(&f.args[0])?;
+                let mut vt = vt0.resolve_unknown();
+                // lag/lead(anycompatible, integer, anycompatible): the
+                // value and the default share their common type.
+                let default = match nargs {
+                    3 => {
+                        let (d, dt) = self.bind(&f.args[2])?;
+                        vt = unify(vt, dt).ok_or_else(|| {
+                            err_at(
+                                DbError::new(
+                                    SqlState::UndefinedFunction,
+                                    format!(
+                                        "function {name}({}, integer, {}) does not exist",
+                                        vt.name(),
+                                        dt.name()
+                                    ),
+                                )
+                                .with_hint(
+                                    "No function matches the given name and argument types. You might need to add explicit type casts.",
+                                ),
+                                self.text,
+                                f.location,
+                            )
+                        })?;
+                        Some((d, dt))
+                    }
+                    _ => None,
+                };
+                let v = self.coerce(v, vt0, vt)?;
                 let mut args = vec![v];
                 if nargs >= 2 {
                     let (o, ot) = self.bind(&f.args[1])?;
                     args.push(self.coerce(o, ot, DataType::Int4)?);
                 }
-                if nargs == 3 {
-                    let (d, dt) = self.bind(&f.args[2])?;
+                if let Some((d, dt)) = default {
                     args.push(self.coerce(d, dt, vt)?);
                 }
                 let func = match name {
@@ -4998,6 +5151,17 @@ fn like_operator(op: &str) -> Option<(bool, bool)> {
     })
 }
 
+/// The regular-expression match operators: (case-insensitive, negated).
+fn regex_operator(op: &str) -> Option<(bool, bool)> {
+    Some(match op {
+        "~" => (false, false),
+        "~*" => (true, false),
+        "!~" => (false, true),
+        "!~*" => (true, true),
+        _ => return None,
+    })
+}
+
 /// The comparison an operator name stands for, if it is one of the six.
 fn cmp_of(op: &str) -> Option<Cmp> {
     Some(match op {
@@ -5146,20 +5310,26 @@ fn row_args(n: &Node) -> Option<&[Node]> {
 }
 
 /// An A_Const as a bound constant.
-pub(crate) fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
+/// A `B'0101'` / `X'1F'` constant is a `bit` value (the parser gives it
+/// as `b0101` / `x1F`); its digits are checked here (22P02).
+pub(crate) fn bind_const(c: &pb::AConst) -> Result<(Expr, DataType), DbError> {
     if c.isnull {
-        return (Expr::Const(Value::Null), DataType::Unknown);
+        return Ok((Expr::Const(Value::Null), DataType::Unknown));
     }
-    match &c.val {
+    if let Some(a_const::Val::Bsval(b)) = &c.val {
+        let bits = nestor_types::bits::parse(&b.bsval)?;
+        return Ok((Expr::Const(bits.value()), DataType::Bit(None)));
+    }
+    Ok(match &c.val {
         Some(a_const::Val::Ival(i)) => (Expr::Const(Value::Int4(i.ival)), DataType::Int4),
         Some(a_const::Val::Fval(f)) => {
             if let Ok(i) = f.fval.parse::<i64>() {
                 // As PostgreSQL's make_const: an oversize integer literal
                 // that fits in int4 after all (-2147483648) is an int4.
                 if let Ok(i) = i32::try_from(i) {
-                    return (Expr::Const(Value::Int4(i)), DataType::Int4);
+                    return Ok((Expr::Const(Value::Int4(i)), DataType::Int4));
                 }
-                return (Expr::Const(Value::Int8(i)), DataType::Int8);
+                return Ok((Expr::Const(Value::Int8(i)), DataType::Int8));
             }
             match nestor_types::Numeric::parse(&f.fval) {
                 Ok(n) => (Expr::Const(valops::numeric_value(n)), DataType::NUMERIC),
@@ -5171,12 +5341,8 @@ pub(crate) fn bind_const(c: &pb::AConst) -> (Expr, DataType) {
             Expr::Const(Value::Text(Arc::from(s.sval.as_str()))),
             DataType::Unknown,
         ),
-        Some(a_const::Val::Bsval(b)) => (
-            Expr::Const(Value::Text(Arc::from(b.bsval.as_str()))),
-            DataType::Text,
-        ),
-        None => (Expr::Const(Value::Null), DataType::Unknown),
-    }
+        Some(a_const::Val::Bsval(_)) | None => (Expr::Const(Value::Null), DataType::Unknown),
+    })
 }
 
 /// A function call's name, schema-qualified names of pg_catalog stripped.
@@ -5215,6 +5381,9 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
         "range_intersect_agg" => AggFunc::RangeIntersect,
+        "bit_and" => AggFunc::Bitwise(b'&'),
+        "bit_or" => AggFunc::Bitwise(b'|'),
+        "bit_xor" => AggFunc::Bitwise(b'#'),
         "string_agg" => AggFunc::StringAgg,
         "array_agg" => AggFunc::ArrayAgg,
         "json_agg" | "jsonb_agg" => AggFunc::JsonAgg {
@@ -5259,8 +5428,24 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
         },
         // Ranges have no max/min (PostgreSQL has no such aggregates).
         AggFunc::Min | AggFunc::Max if matches!(arg, T::Range(_)) => return Err(bad()),
+        // Bit strings have no min/max (no such aggregates in PostgreSQL).
+        AggFunc::Min | AggFunc::Max if nestor_types::bits::is_bits(arg) => return Err(bad()),
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
         AggFunc::BoolAnd | AggFunc::BoolOr => T::Bool,
+        // bit_and(bit) and friends: a varbit casts to bit.
+        AggFunc::Bitwise(_) => match arg.base() {
+            t @ (T::Int2 | T::Int4 | T::Int8) => t,
+            T::Bit(_) | T::VarBit(_) => T::Bit(None),
+            // An untyped literal fits each of its argument types.
+            T::Unknown => {
+                return Err(DbError::new(
+                    SqlState::AmbiguousFunction,
+                    format!("function {name}(unknown) is not unique"),
+                )
+                .with_hint("Could not choose a best candidate function. You might need to add explicit type casts."))
+            }
+            _ => return Err(bad()),
+        },
         AggFunc::StringAgg if arg == T::Bytea => T::Bytea,
         AggFunc::StringAgg => T::Text,
         AggFunc::ArrayAgg | AggFunc::ArrayAggArrays if arg.is_array() => arg,

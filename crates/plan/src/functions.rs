@@ -220,12 +220,14 @@ pub enum Func {
         op: crate::valops::Cmp,
         all: bool,
     },
-    /// `x [NOT] [I]LIKE ANY/ALL (array)` (`~~`, `~~*`, `!~~`, `!~~*`): the
+    /// `x [NOT] [I]LIKE ANY/ALL (array)` (`~~`, `~~*`, `!~~`, `!~~*`), or
+    /// with `regex` `x ~ ANY/ALL (array)` (`~`, `~*`, `!~`, `!~*`): the
     /// text operand, then the text[] of patterns.
     LikeAny {
         ci: bool,
         negated: bool,
         all: bool,
+        regex: bool,
     },
 }
 
@@ -820,11 +822,18 @@ pub fn lookup(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
             vec![None, Some(T::Bool)][..n].to_vec(),
             T::Json,
         ),
-        ("row_to_json", 1) => match args[0] {
-            T::Record(rt) => r(Func::RowToJson(rt, false), vec![None], T::Json),
+        ("row_to_json", 1 | 2) => match args[0] {
+            T::Record(rt) => r(
+                Func::RowToJson(rt, false),
+                vec![None, Some(T::Bool)][..n].to_vec(),
+                T::Json,
+            ),
             _ => Err(DbError::new(
                 nestor_common::SqlState::UndefinedFunction,
-                format!("function row_to_json({}) does not exist", args[0].resolve_unknown().name()),
+                format!(
+                    "function row_to_json({}) does not exist",
+                    args.iter().map(|a| a.resolve_unknown().name()).collect::<Vec<_>>().join(", ")
+                ),
             )
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.")),
         },

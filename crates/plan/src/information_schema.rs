@@ -60,7 +60,8 @@ SELECT current_database()::name AS table_catalog, n.nspname AS table_schema, c.r
              WHEN a.atttypid = 1042 THEN 'character'
              WHEN t.typnamespace <> 11 THEN 'USER-DEFINED'
              ELSE format_type(a.atttypid, NULL) END)::varchar AS data_type,
-       CASE WHEN a.atttypid IN (1042, 1043) AND a.atttypmod > 0 THEN a.atttypmod - 4 END AS character_maximum_length,
+       CASE WHEN a.atttypid IN (1042, 1043) AND a.atttypmod > 0 THEN a.atttypmod - 4
+            WHEN a.atttypid IN (1560, 1562) AND a.atttypmod > 0 THEN a.atttypmod END AS character_maximum_length,
        CASE WHEN a.atttypid IN (25, 1042, 1043)
             THEN CASE WHEN a.atttypmod > 0 THEN (a.atttypmod - 4) * 4 ELSE 1073741824 END END AS character_octet_length,
        CASE a.atttypid WHEN 21 THEN 16 WHEN 23 THEN 32 WHEN 20 THEN 64 WHEN 700 THEN 24 WHEN 701 THEN 53

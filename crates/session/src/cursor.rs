@@ -44,6 +44,15 @@
 //! of the table, no or several FOR UPDATE references to it, held from a
 //! previous transaction.
 //!
+//! An error computing the rows (a data exception, an integrity violation,
+//! an error a called function raises) does not fail DECLARE of a query
+//! with FROM: the rows produced before it are kept with the error, and the
+//! FETCH that reads past them raises it, as PostgreSQL's lazy execution
+//! meets it (a sorted query's first FETCH); the cursor is then failed, and
+//! FETCH after ROLLBACK TO a savepoint that kept it is PostgreSQL's
+//! "portal cannot be run". Without FROM the error fails DECLARE, as
+//! PostgreSQL's planner folds such expressions (`SELECT 1 / 0`).
+//!
 //! Left out: a cursor's volatile functions run at DECLARE (PostgreSQL runs
 //! them as rows are fetched, so they can see later commands' changes), and
 //! a FOR UPDATE cursor locks its rows at DECLARE (PostgreSQL locks each as
@@ -100,6 +109,13 @@ pub(crate) struct Cursor {
     pub origins: Vec<Vec<Option<RowOrigin>>>,
     /// The rows' bytes, counted while the cursor lives.
     pub _growth: Option<Growth>,
+    /// The error DECLARE's query stopped at, after `rows`: PostgreSQL
+    /// runs the query as rows are fetched, so the FETCH that reads past
+    /// `rows` raises it (a sort's input errs before the first row).
+    pub failure: Option<DbError>,
+    /// That FETCH happened (PORTAL_FAILED): the cursor cannot run again
+    /// (after ROLLBACK TO a savepoint that kept it).
+    pub failed: bool,
 }
 
 /// What WHERE CURRENT OF can find through a cursor.
@@ -438,6 +454,8 @@ impl nestor_exec::Cursors for StatementCursors<'_> {
                 updatable: Updatable::No,
                 origins: Vec::new(),
                 _growth: Some(growth),
+                failure: None,
+                failed: false,
             },
         );
         self.changed = true;
@@ -456,6 +474,7 @@ impl nestor_exec::Cursors for StatementCursors<'_> {
         moving: bool,
     ) -> Result<(Vec<ColumnDesc>, Vec<Vec<Value>>), DbError> {
         let c = self.live(name).ok_or_else(|| no_cursor(name))?;
+        c.check_runnable(name)?;
         let rows = c.fetch(dir, moving)?;
         Ok((c.columns.clone(), rows))
     }
@@ -469,6 +488,17 @@ impl nestor_exec::Cursors for StatementCursors<'_> {
 }
 
 impl Cursor {
+    /// A cursor whose query failed at a FETCH cannot run again.
+    pub fn check_runnable(&self, name: &str) -> Result<(), DbError> {
+        if self.failed {
+            return Err(DbError::new(
+                SqlState::ObjectNotInPrerequisiteState,
+                format!("portal \"{name}\" cannot be run"),
+            ));
+        }
+        Ok(())
+    }
+
     fn backward_error() -> DbError {
         DbError::new(
             SqlState::ObjectNotInPrerequisiteState,
@@ -481,6 +511,19 @@ impl Cursor {
     /// `moving`: MOVE, which may count the current row without re-reading
     /// it (so a NO SCROLL cursor allows MOVE 0, as PostgreSQL does).
     pub fn fetch(&mut self, dir: Direction, moving: bool) -> Result<Vec<Vec<Value>>, DbError> {
+        let out = self.move_by(dir, moving)?;
+        // Past the rows DECLARE's query produced before it failed: the
+        // error, as PostgreSQL's FETCH meets it.
+        if self.pos > self.rows.len() {
+            if let Some(e) = self.failure.take() {
+                self.failed = true;
+                return Err(e);
+            }
+        }
+        Ok(out)
+    }
+
+    fn move_by(&mut self, dir: Direction, moving: bool) -> Result<Vec<Vec<Value>>, DbError> {
         let n = self.rows.len() as i64;
         let mut out = Vec::new();
         let pos = self.pos as i64;
@@ -576,6 +619,8 @@ mod tests {
             updatable: Updatable::No,
             origins: Vec::new(),
             _growth: None,
+            failure: None,
+            failed: false,
         }
     }
 

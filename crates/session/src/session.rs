@@ -540,6 +540,14 @@ impl Session {
         self.skip_until_sync = false;
         self.statements.remove("");
         self.set_active(&text);
+        let text = match self.conform_strings(text, out) {
+            Ok(t) => t,
+            Err(e) => {
+                self.fail(e, out);
+                self.finish_query(out);
+                return;
+            }
+        };
         match self.parse_shaped(&text) {
             Err(e) => self.fail(e, out),
             Ok(p) if p.stmts.is_empty() => out.push(BackendMsg::EmptyQueryResponse),
@@ -565,6 +573,24 @@ impl Session {
             ));
         }
         Ok(())
+    }
+
+    /// With standard_conforming_strings off, the text with its plain
+    /// literals in standard form, the scanner's warnings sent first
+    /// (`nestor_parser::nonstandard`); else the text as it came.
+    fn conform_strings(&self, text: String, out: &mut Vec<BackendMsg>) -> Result<String, DbError> {
+        let view = self.settings.view();
+        if view.standard_conforming_strings {
+            return Ok(text);
+        }
+        Self::check_text_len(&text)?;
+        match nestor_parser::nonstandard::conform(&text, view.escape_string_warning)? {
+            None => Ok(text),
+            Some(c) => {
+                out.extend(c.warnings.into_iter().map(BackendMsg::Notice));
+                Ok(c.text)
+            }
+        }
     }
 
     /// Parse for a tree used with exactly this text (extended protocol).
@@ -1328,6 +1354,7 @@ impl Session {
         if !name.is_empty() && self.statements.contains_key(&name) {
             return Err(duplicate_statement(&name));
         }
+        let text = self.conform_strings(text, out)?;
         let mut stmts = self.parse_text(&text)?;
         if stmts.len() > 1 {
             return Err(DbError::new(

@@ -57,6 +57,15 @@ pub struct Settings {
     pub interval_style: IntervalStyle,
     /// bytea_output = escape.
     pub bytea_escape: bool,
+    /// standard_conforming_strings: off makes `'…'` take backslash
+    /// escapes (nestor_parser::nonstandard).
+    pub standard_conforming_strings: bool,
+    /// escape_string_warning: warn of backslashes in `'…'` when off.
+    pub escape_string_warning: bool,
+    /// plpgsql.extra_warnings and plpgsql.extra_errors: the checks
+    /// (`PLPGSQL_CHECK_*` bits) that warn, and those that fail.
+    pub plpgsql_extra_warnings: u8,
+    pub plpgsql_extra_errors: u8,
     pub statement_timeout_ms: u64,
     pub lock_timeout_ms: u64,
     pub deadlock_timeout_ms: u64,
@@ -159,6 +168,12 @@ impl Settings {
             interval_style: IntervalStyle::from_setting(text("intervalstyle"))
                 .expect("canonical IntervalStyle"),
             bytea_escape: text("bytea_output") == "escape",
+            standard_conforming_strings: text("standard_conforming_strings") == "on",
+            escape_string_warning: text("escape_string_warning") == "on",
+            plpgsql_extra_warnings: plpgsql_extra_checks(text("plpgsql.extra_warnings"))
+                .expect("checked when set"),
+            plpgsql_extra_errors: plpgsql_extra_checks(text("plpgsql.extra_errors"))
+                .expect("checked when set"),
             statement_timeout_ms: millis("statement_timeout"),
             lock_timeout_ms: millis("lock_timeout"),
             deadlock_timeout_ms: millis("deadlock_timeout"),
@@ -592,7 +607,7 @@ static DEFS: &[Def] = &[
     reported(def(
         "standard_conforming_strings",
         "on",
-        Kind::Enum(&["on"]),
+        Kind::Bool,
         "Causes '...' strings to treat backslashes literally.",
     )),
     def(
@@ -716,6 +731,18 @@ static DEFS: &[Def] = &[
         "off",
         Kind::Bool,
         "Print information about parameters in the DETAIL portion of the error messages generated on INTO ... STRICT failures.",
+    ),
+    def(
+        "plpgsql.extra_warnings",
+        "none",
+        Kind::Str,
+        "List of programming constructs that should produce a warning.",
+    ),
+    def(
+        "plpgsql.extra_errors",
+        "none",
+        Kind::Str,
+        "List of programming constructs that should produce an error.",
     ),
     def(
         "plpgsql.check_asserts",
@@ -1034,12 +1061,49 @@ fn canonical_value(d: &Def, value: &str) -> Result<String, DbError> {
         }
         Kind::Enum(choices) => parse_enum(d, value, choices),
         Kind::Locale => parse_locale(d.name, value),
+        Kind::Str if d.name.starts_with("plpgsql.extra_") => plpgsql_extra_checks(value)
+            .map(|_| value.to_string())
+            .map_err(|detail| invalid(d.name, value).with_detail(detail)),
         Kind::Str => Ok(value.to_string()),
         Kind::DateStyle => datestyle_from(DateStyle::ISO_MDY, value),
         Kind::TimeZone => parse_timezone(value).ok_or_else(|| invalid(d.name, value)),
         Kind::Encoding => parse_encoding(d.name, value),
         Kind::SearchPath => Ok(value.to_string()),
     }
+}
+
+/// PL/pgSQL's extra checks (plpgsql.extra_warnings / extra_errors).
+pub const PLPGSQL_CHECK_SHADOWED_VARIABLES: u8 = 1;
+pub const PLPGSQL_CHECK_TOO_MANY_ROWS: u8 = 2;
+pub const PLPGSQL_CHECK_STRICT_MULTI_ASSIGNMENT: u8 = 4;
+
+/// The checks a plpgsql.extra_warnings / extra_errors value names
+/// (check_plpgsql_extra_checks): `all`, `none`, or a comma list of
+/// shadowed_variables, too_many_rows, strict_multi_assignment, names
+/// folded as identifiers; Err is the DETAIL of the invalid value.
+pub fn plpgsql_extra_checks(value: &str) -> Result<u8, String> {
+    let items = search_path_items(value);
+    let mut bits = 0;
+    for item in &items {
+        bits |= match item.as_str() {
+            "all" | "none" if items.len() > 1 => {
+                return Err(format!(
+                    "Key word \"{item}\" cannot be combined with other key words."
+                ))
+            }
+            "all" => {
+                PLPGSQL_CHECK_SHADOWED_VARIABLES
+                    | PLPGSQL_CHECK_TOO_MANY_ROWS
+                    | PLPGSQL_CHECK_STRICT_MULTI_ASSIGNMENT
+            }
+            "none" => 0,
+            "shadowed_variables" => PLPGSQL_CHECK_SHADOWED_VARIABLES,
+            "too_many_rows" => PLPGSQL_CHECK_TOO_MANY_ROWS,
+            "strict_multi_assignment" => PLPGSQL_CHECK_STRICT_MULTI_ASSIGNMENT,
+            other => return Err(format!("Unrecognized key word: \"{other}\".")),
+        };
+    }
+    Ok(bits)
 }
 
 /// The schema names of a search_path value, in order: items split at
@@ -1310,9 +1374,6 @@ fn parse_enum(d: &Def, value: &str, choices: &[&str]) -> Result<String, DbError>
     };
     if choices.contains(&v.as_str()) {
         return Ok(v);
-    }
-    if d.name == "standard_conforming_strings" {
-        return Err(DbError::unsupported("standard_conforming_strings = off"));
     }
     // PostgreSQL names the parameter as the SET statement spelled it (an
     // identifier, so lower case) for enum values.

@@ -42,6 +42,8 @@
 //!      (range_send) form
 //!  25  timetz: zigzag varints (µs since midnight, zone in seconds west)
 //!  26  money: zigzag varint (cents)
+//!  27  bit / varbit: len:varint, then its binary (send) form: the length
+//!      in bits (i32 BE) and the bytes
 //!
 //!  (1, 'abc', NULL)  =>  04 02 | 09 03 61 62 63 | 00        (7 bytes)
 //! ```
@@ -92,6 +94,8 @@
 //!                      inclusive / 01 if not), the upper bound (01, its
 //!                      key, 00 if exclusive / 01 if inclusive, or 02
 //!                      infinite): range_cmp's order
+//!  bit strings 15      the bytes (as text), then the length in bits as
+//!                      an ordered varint (bit_cmp's order)
 //!  array   0D          per element 01 + its key; then 00, the number of
 //!                      dimensions and each (length, lower bound) as
 //!                      ordered varints (btarraycmp's order)
@@ -148,6 +152,7 @@ const T_PG_LSN: u8 = 24;
 const T_TIMETZ: u8 = 25;
 const T_MONEY: u8 = 26;
 const T_RANGE: u8 = 30;
+const T_BITS: u8 = 27;
 
 fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
@@ -222,6 +227,7 @@ fn stored_len(v: &Value) -> usize {
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
         Value::Geo(g) => bytes(geo_form(g).len()),
         Value::Range(r) => bytes(range_form(r).len()),
+        Value::Bits(b) => bytes(4 + b.bytes().len()),
     }
 }
 
@@ -262,6 +268,7 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         }
         Value::Text(s) => with_len(T_TEXT, s.as_bytes(), out),
         Value::Bytea(b) => with_len(T_BYTEA, b, out),
+        Value::Bits(b) => with_len(T_BITS, &nestor_types::bits::to_binary(b), out),
         Value::Date(d) => {
             out.push(T_DATE);
             put_varint(zigzag(*d as i64), out);
@@ -518,7 +525,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ | T_PG_LSN => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
         T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO
-        | T_RECORD_ARRAY | T_RANGE => {
+        | T_RECORD_ARRAY | T_RANGE | T_BITS => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -599,6 +606,7 @@ impl Field<'_> {
             T_RECORD => Value::Record(decode_row(p)),
             T_GEO => geo_of(p).expect("stored row: geometric payload"),
             T_RANGE => range_of(p).expect("stored row: range payload"),
+            T_BITS => bits_of(p).expect("stored row: bit string payload"),
             t => panic!("stored row: unknown tag {t}"),
         }
     }
@@ -648,6 +656,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_RECORD => check_row(p).is_ok(),
             T_GEO => geo_of(p).is_ok(),
             T_RANGE => range_of(p).is_ok(),
+            T_BITS => bits_of(p).is_ok(),
             _ => true,
         };
         if !ok {
@@ -656,6 +665,11 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
         n += 1;
     }
     Ok(n)
+}
+
+/// A bit string from its stored (binary) form.
+fn bits_of(p: &[u8]) -> Result<Value, String> {
+    nestor_types::bits::parse_binary(DataType::VarBit(None), p).map_err(|e| e.message)
 }
 
 /// An array from its stored (binary) form; the element type is the one
@@ -862,6 +876,7 @@ const K_PG_LSN: u8 = 18;
 const K_TIMETZ: u8 = 19;
 const K_MONEY: u8 = 20;
 const K_RANGE: u8 = 30;
+const K_BITS: u8 = 21;
 const K_NULL: u8 = 0xFE;
 
 /// Order-preserving variable-length integer (module header).
@@ -944,6 +959,10 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
         Value::Money(c) => {
             out.push(K_MONEY);
             put_ordered_i64(*c, out);
+        }
+        Value::Bits(b) => {
+            put_key_bytes(K_BITS, b.bytes(), out);
+            put_ordered_i64(b.len() as i64, out);
         }
         Value::Enum(l) => put_key_bytes(K_ENUM, &nestor_types::enums::rank(*l), out),
         Value::Timestamp(t) => {
@@ -1295,6 +1314,15 @@ mod tests {
             Value::Money(i64::MIN),
             Value::Money(-1),
             Value::Money(12345),
+            bits(""),
+            bits("0"),
+            bits("000000000"),
+            bits("01"),
+            bits("1"),
+            bits("10"),
+            bits("100"),
+            bits("xFF"),
+            bits("xFF00"),
             arr(&[], &[]),
             arr(&[Value::Int4(1)], &[]),
             arr(&[Value::Int4(1), Value::Int4(3)], &[]),
@@ -1331,6 +1359,10 @@ mod tests {
         nestor_types::range::parse(kind, text, &Default::default())
             .unwrap()
             .value()
+    }
+
+    fn bits(text: &str) -> Value {
+        nestor_types::bits::parse(text).unwrap().value()
     }
 
     fn geo(kind: GeoKind, text: &str) -> Value {

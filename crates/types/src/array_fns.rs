@@ -34,6 +34,7 @@ pub(crate) const NAMES: &[&str] = &[
     "array_prepend",
     "array_cat",
     "array_remove",
+    "array_replace",
     "string_to_array",
     "arraycontains",
     "arraycontained",
@@ -155,6 +156,15 @@ fn resolve_known(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
                 array_remove
             };
             done(imp, vec![a, a.element().expect("an array")], a)
+        }
+        ("array_replace", [a, search, with]) => {
+            let e = match (search, with) {
+                (T::Unknown, w) => *w,
+                (s, _) => *s,
+            };
+            let a = array_from(*a, Some(e))?;
+            let elem = a.element().expect("an array");
+            done(array_replace, vec![a, elem, elem], a)
         }
         ("array_prepend", [e, a]) => {
             let a = array_from(*a, Some(*e))?;
@@ -440,6 +450,21 @@ fn array_remove(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         .cloned()
         .collect();
     with_items(a.elem, a.dims.first().map_or(1, |d| d.lower), items)
+}
+
+/// array_replace(anyarray, anyelement, anyelement): every element not
+/// distinct from the second argument (NULLs too) becomes the third, in
+/// any number of dimensions.
+fn array_replace(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
+    let Some(a) = the_array(&v[0]) else {
+        return Ok(Value::Null);
+    };
+    let same = |x: &Value| *x == v[1] && x.is_null() == v[1].is_null();
+    let mut out = a.clone();
+    for x in out.items.iter_mut().filter(|x| same(x)) {
+        *x = v[2].clone();
+    }
+    Ok(out.value())
 }
 
 fn array_cat(v: &[Value], _: &EvalCtx) -> Result<Value, DbError> {

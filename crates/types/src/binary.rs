@@ -47,6 +47,7 @@ impl Value {
             }
             Value::Uuid(u) => u.to_vec(),
             Value::PgLsn(l) => l.to_be_bytes().to_vec(),
+            Value::Bits(b) => crate::bits::to_binary(b),
             Value::Geo(g) => g.to_binary(),
             Value::Range(r) => r.to_binary(),
             Value::Jsonb(s) => {
@@ -255,6 +256,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         }
         DataType::Uuid => Value::Uuid(fixed(buf)?),
         DataType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(buf)?)),
+        DataType::Bit(_) | DataType::VarBit(_) => crate::bits::parse_binary(ty, buf)?,
         DataType::Geo(k) => crate::geometry::parse_binary(k, buf)?.value(),
         DataType::Range(k) => crate::range::parse_binary(k, buf)?.value(),
         DataType::Json => {

@@ -27,6 +27,7 @@ use std::sync::Arc;
 use nestor_common::{DbError, SqlState};
 
 use crate::array::Array;
+use crate::bits;
 use crate::context::EvalCtx;
 use crate::datatype::DataType;
 use crate::datetime::{self, USECS_PER_SEC};
@@ -139,6 +140,12 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
     }
     let bad = || cannot_cast(from, to);
     match (v, to) {
+        (Value::Int4(i), DataType::Bit(n)) => {
+            Ok(bits::from_int(i64::from(*i), 32, bit_len(n)).value())
+        }
+        (Value::Int8(i), DataType::Bit(n)) => Ok(bits::from_int(*i, 64, bit_len(n)).value()),
+        (Value::Bits(b), DataType::Int4 | DataType::Int8) => bits::to_int(b, to),
+        (Value::Bits(_), DataType::Bit(_) | DataType::VarBit(_)) => Ok(v.clone()),
         (Value::Int2(_) | Value::Int4(_) | Value::Int8(_), _) => {
             let i = v.as_i64().unwrap_or(0);
             from_int(i, from, to).ok_or_else(bad)?
@@ -190,6 +197,12 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         }
         _ => Err(bad()),
     }
+}
+
+/// The length `int::bit(n)` makes: `n`, or 1 without one (bitfromint4
+/// with typmod -1).
+fn bit_len(n: Option<u32>) -> usize {
+    n.map_or(1, |n| n as usize)
 }
 
 /// The types a jsonb scalar casts to (PostgreSQL 11's jsonb_bool,
@@ -482,6 +495,9 @@ pub fn apply_typmod(v: Value, ty: DataType, explicit: bool) -> Result<Value, DbE
         (Value::TimestampTz(t), DataType::TimestampTz(p @ Some(_))) => {
             Ok(Value::TimestampTz(crate::datetime::round_timestamp(*t, p)))
         }
+        (Value::Bits(b), DataType::Bit(Some(_)) | DataType::VarBit(Some(_))) => {
+            Ok(bits::fit((**b).clone(), ty, explicit)?.value())
+        }
         (Value::Text(s), DataType::Name) if s.len() > 63 => {
             let mut end = 63;
             while !s.is_char_boundary(end) {
@@ -570,6 +586,11 @@ pub fn coercion(from: DataType, to: DataType) -> Option<Coercion> {
         (DataType::Int4, DataType::Bool) | (DataType::Bool, DataType::Int4) => Some(Explicit),
         (DataType::Int2 | DataType::Int4 | DataType::Int8, DataType::Oid) => Some(Implicit),
         (DataType::Oid, DataType::Int8) => Some(Implicit),
+        (DataType::Bit(_) | DataType::VarBit(_), DataType::Bit(_) | DataType::VarBit(_)) => {
+            Some(Implicit)
+        }
+        (DataType::Int4 | DataType::Int8, DataType::Bit(_))
+        | (DataType::Bit(_), DataType::Int4 | DataType::Int8) => Some(Explicit),
         (DataType::Time(_), DataType::Interval(_)) => Some(Implicit),
         (
             DataType::Interval(_) | DataType::Timestamp(_) | DataType::TimestampTz(_),
@@ -618,6 +639,10 @@ pub(crate) fn common_supertype(a: DataType, b: DataType) -> Option<DataType> {
     }
     match (a, b) {
         (DataType::Oid, t) | (t, DataType::Oid) if t.is_integer() => Some(DataType::Int8),
+        // varbit is the preferred type of the bit string category.
+        (DataType::Bit(_) | DataType::VarBit(_), DataType::Bit(_) | DataType::VarBit(_)) => {
+            Some(DataType::VarBit(None))
+        }
         (DataType::Time(_), DataType::TimeTz(_)) | (DataType::TimeTz(_), DataType::Time(_)) => {
             Some(DataType::TimeTz(None))
         }

@@ -75,6 +75,11 @@ pub enum DataType {
     Uuid,
     /// `pg_lsn`: a WAL position (values are `Value::PgLsn`).
     PgLsn,
+    /// `bit(n)` (None: `bit` without a length, as a function's result)
+    /// and `bit varying(n)` / `varbit` (None: unlimited); values are
+    /// `Value::Bits`, see [`crate::bits`].
+    Bit(Option<u32>),
+    VarBit(Option<u32>),
     Jsonb,
     /// `json`: the input text kept as it was written (values are
     /// `Value::Text`, checked to be JSON).
@@ -302,7 +307,7 @@ impl RegKind {
 
 /// The element types arrays exist for, each with its array type's OID and
 /// name (pg_type.typarray).
-pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 36] = [
+pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 38] = [
     (DataType::Bool, 1000, "boolean[]"),
     (DataType::Bytea, 1001, "bytea[]"),
     (DataType::Name, 1003, "name[]"),
@@ -333,6 +338,8 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 36] = [
     (DataType::Numeric(None), 1231, "numeric[]"),
     (DataType::Uuid, 2951, "uuid[]"),
     (DataType::PgLsn, 3221, "pg_lsn[]"),
+    (DataType::Bit(None), 1561, "bit[]"),
+    (DataType::VarBit(None), 1563, "bit varying[]"),
     (DataType::Jsonb, 3807, "jsonb[]"),
     (DataType::Json, 199, "json[]"),
     (DataType::JsonPath, 4073, "jsonpath[]"),
@@ -497,6 +504,8 @@ impl DataType {
             Numeric(_) => 1700,
             Uuid => 2950,
             PgLsn => 3220,
+            Bit(_) => 1560,
+            VarBit(_) => 1562,
             Jsonb => 3802,
             Json => 114,
             JsonPath => 4072,
@@ -546,6 +555,8 @@ impl DataType {
             })),
             2950 => Uuid,
             3220 => PgLsn,
+            1560 => Bit((typmod >= 0).then_some(typmod as u32)),
+            1562 => VarBit((typmod >= 0).then_some(typmod as u32)),
             3802 => Jsonb,
             114 => Json,
             4072 => JsonPath,
@@ -586,8 +597,8 @@ impl DataType {
             Poly(_) => 4,
             Geo(k) => k.typlen(),
             Range(_) => -1,
-            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath
-            | Array(_) | Int2Vector | OidVector | Record(_) => -1,
+            Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath | Bit(_)
+            | VarBit(_) | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
     }
 
@@ -595,6 +606,7 @@ impl DataType {
     pub fn typmod(self) -> i32 {
         match self {
             DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => n as i32 + 4,
+            DataType::Bit(Some(n)) | DataType::VarBit(Some(n)) => n as i32,
             DataType::Time(Some(p))
             | DataType::TimeTz(Some(p))
             | DataType::Timestamp(Some(p))
@@ -615,6 +627,8 @@ impl DataType {
             DataType::Numeric(_) => DataType::Numeric(None),
             DataType::Varchar(_) => DataType::Varchar(None),
             DataType::Char(_) => DataType::Char(None),
+            DataType::Bit(_) => DataType::Bit(None),
+            DataType::VarBit(_) => DataType::VarBit(None),
             DataType::Time(_) => DataType::Time(None),
             DataType::TimeTz(_) => DataType::TimeTz(None),
             DataType::Timestamp(_) => DataType::Timestamp(None),
@@ -697,6 +711,8 @@ impl DataType {
             Interval(_) => "interval",
             Uuid => "uuid",
             PgLsn => "pg_lsn",
+            Bit(_) => "bit",
+            VarBit(_) => "bit varying",
             Jsonb => "jsonb",
             Json => "json",
             JsonPath => "jsonpath",
@@ -772,6 +788,8 @@ impl DataType {
             "money" => no_mods(Money),
             "uuid" => no_mods(Uuid),
             "pg_lsn" => no_mods(PgLsn),
+            "bit" => Ok(Bit(crate::bits::type_length("bit", typmods)?)),
+            "varbit" | "bit varying" => Ok(VarBit(crate::bits::type_length("varbit", typmods)?)),
             "jsonb" => no_mods(Jsonb),
             "oid" => no_mods(Oid),
             "name" => no_mods(Name),
@@ -918,9 +936,13 @@ fn time_of_day(tz: bool, typmods: &[i64]) -> Result<DataType, DbError> {
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DataType::Varchar(Some(n)) | DataType::Char(Some(n)) => {
-                write!(f, "{}({n})", self.name())
-            }
+            DataType::Varchar(Some(n))
+            | DataType::Char(Some(n))
+            | DataType::Bit(Some(n))
+            | DataType::VarBit(Some(n)) => write!(f, "{}({n})", self.name()),
+            // `bit` without a length is not BIT (which SQL reads as
+            // bit(1)): quoted, as format_type prints it.
+            DataType::Bit(None) => f.write_str("\"bit\""),
             DataType::Numeric(Some(m)) => write!(f, "numeric({},{})", m.precision, m.scale),
             DataType::Time(Some(p)) => write!(f, "time({p}) without time zone"),
             DataType::TimeTz(Some(p)) => write!(f, "time({p}) with time zone"),
@@ -969,6 +991,10 @@ mod tests {
             DataType::Time(Some(2)),
             DataType::Uuid,
             DataType::PgLsn,
+            DataType::Bit(Some(4)),
+            DataType::Bit(None),
+            DataType::VarBit(Some(7)),
+            DataType::VarBit(None),
             DataType::Jsonb,
             DataType::JsonPath,
             DataType::Oid,
@@ -1012,6 +1038,9 @@ mod tests {
         );
         assert_eq!(t("char", &[]).to_string(), "character(1)");
         assert_eq!(t("bpchar", &[]).to_string(), "bpchar");
+        assert_eq!(t("bit", &[4]).to_string(), "bit(4)");
+        assert_eq!(t("bit varying", &[]).to_string(), "bit varying");
+        assert_eq!(t("varbit", &[3]), DataType::VarBit(Some(3)));
         assert_eq!(t("decimal", &[5, 2]).to_string(), "numeric(5,2)");
         assert_eq!(
             t("timestamp with time zone", &[]).to_string(),

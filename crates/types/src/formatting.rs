@@ -1108,7 +1108,7 @@ fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String, usize), D
                 _ => (v.as_f64().unwrap_or(0.0), 15usize),
             };
             if !f.is_finite() {
-                return Err(DbError::unsupported("to_char of infinite or NaN floats"));
+                return Ok(special_digits(f.is_nan(), f < 0.0, post, Some(dig)));
             }
             let pre_len = format!("{:.0}", f.abs()).len();
             eff_post = if pre_len >= dig {
@@ -1122,7 +1122,7 @@ fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String, usize), D
         }
         Value::Numeric(n) => {
             if n.is_nan() || n.to_f64().is_infinite() {
-                return Err(DbError::unsupported("to_char of NaN or infinite numerics"));
+                return Ok(special_digits(n.is_nan(), n.to_f64() < 0.0, post, None));
             }
             n.round(post as i64)?.to_string()
         }
@@ -1140,6 +1140,36 @@ fn num_digits(v: &Value, post: usize) -> Result<(bool, String, String, usize), D
     }
     let zero = int.is_empty() && frac.chars().all(|c| c == '0');
     Ok((float_neg.unwrap_or(neg && !zero), int, frac, eff_post))
+}
+
+/// NaN and ±Infinity as to_char lays them out: their names stand in the
+/// integer digit positions (numeric_out's text, PostgreSQL's numstr), with
+/// no fraction; too long for the positions, they overflow to `#`s (a
+/// float's fraction positions cut to its significant digits left over,
+/// `dig`, as for its other values).
+fn special_digits(
+    nan: bool,
+    neg: bool,
+    post: usize,
+    dig: Option<usize>,
+) -> (bool, String, String, usize) {
+    let name = if nan { "NaN" } else { "Infinity" };
+    let post = match dig {
+        Some(d) if name.len() >= d => 0,
+        Some(d) => post.min(d - name.len()),
+        None => post,
+    };
+    (neg && !nan, name.to_string(), String::new(), post)
+}
+
+/// Whether `v` is NaN or infinite (see [`special_digits`]).
+fn is_special(v: &Value) -> bool {
+    match v {
+        Value::Float4(f) => !f.is_finite(),
+        Value::Float8(f) => !f.is_finite(),
+        Value::Numeric(n) => n.is_nan() || n.to_f64().is_infinite(),
+        _ => false,
+    }
 }
 
 /// Roman numerals of 1..=3999, else None.
@@ -1288,9 +1318,11 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
     let int_digits: Vec<char> = std::iter::repeat_n('0', pre - int.len())
         .chain(int.chars())
         .collect();
+    // NaN and Infinity print no fraction, nor its point.
+    let special = is_special(v) && !overflow;
     // FM drops trailing fraction zeros in 9 positions.
-    let mut frac_len = eff_post;
-    if fm && !overflow {
+    let mut frac_len = if special { 0 } else { eff_post };
+    if fm && !overflow && !special {
         let f: Vec<char> = frac.chars().collect();
         while frac_len > 0 && post_toks[frac_len - 1] == NumTok::Nine && f[frac_len - 1] == '0' {
             frac_len -= 1;
@@ -1362,7 +1394,10 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
             NumTok::Point => {
                 after_point = true;
                 write_sign(&mut out, &mut sign_done);
-                if post > 0 || overflow {
+                // A float with no significant digits left for the
+                // fraction shows no point.
+                let cut = matches!(v, Value::Float4(_) | Value::Float8(_)) && eff_post == 0;
+                if ((post > 0 && !cut) || overflow) && !special {
                     out.push('.');
                 }
             }

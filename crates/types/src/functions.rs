@@ -131,6 +131,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::bytea_fns::NAMES.contains(&lower.as_str())
         || crate::hash_fns::NAMES.contains(&lower.as_str())
         || crate::money::NAMES.contains(&lower.as_str())
+        || crate::bits::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
         || crate::geometry::catalog::is_function(&lower)
         || crate::range::catalog::is_function(&lower)
@@ -169,6 +170,7 @@ pub(crate) fn passes_as(from: DataType, to: DataType) -> bool {
     from.base() == to.base()
         || from == DataType::Unknown
         || (from.is_string() && to.is_string())
+        || (crate::bits::is_bits(from) && crate::bits::is_bits(to))
         || matches!((rank(from.base()), rank(to)), (Some(a), Some(b)) if a < b)
         || (from.is_integer() && to == DataType::Oid)
 }
@@ -413,6 +415,9 @@ fn unknown_arg_type(name: &str, n: usize, i: usize) -> DataType {
 /// not exist` if there is no such function for these argument types.
 pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
     let lower = name.to_ascii_lowercase();
+    if let Some(r) = crate::bits::resolve(&lower, args) {
+        return r;
+    }
     if lower == "substring" {
         if let Some(r) = crate::regex::substring(args) {
             return Ok(r);

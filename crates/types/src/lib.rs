@@ -15,7 +15,7 @@
 //! * [`Value`] — one datum (`Null`, `Bool`, `Int2/4/8`, `Float4/8`,
 //!   `Numeric(Numeric)`, `Text`, `Bytea`, `Date`, `Timestamp`,
 //!   `TimestampTz`, `Time` ([`time`]: microseconds since midnight), `Uuid`,
-//!   `PgLsn` ([`pg_lsn`]),
+//!   `PgLsn` ([`pg_lsn`]), `Bits` (bit and bit varying, [`bits`]),
 //!   `Jsonb`, `Interval(Interval)`, `Geo` — the geometric types of
 //!   [`geometry`]); `Ord`/`Eq`/
 //!   `Hash` are the index order (NULL last, ints by value). [`Row`] =
@@ -64,6 +64,7 @@ pub(crate) mod array_fns;
 pub mod array_subscript;
 pub(crate) mod bigint;
 pub mod binary;
+pub mod bits;
 pub mod bytea_fns;
 pub mod cast;
 pub mod cast_catalog;

@@ -130,6 +130,12 @@ pub(crate) fn resolve(name: &str, args: &[DataType]) -> Option<Result<Resolved, 
             }
             (width_bucket_array, vec![elem, *arr], T::Int4)
         }
+        // width_bucket(anycompatible, anycompatiblearray) with an unknown
+        // array literal: the array of the operand's type.
+        ("width_bucket", [o, T::Unknown]) if *o != T::Unknown => match o.array_of() {
+            Some(arr) => (width_bucket_array, vec![*o, arr], T::Int4),
+            None => return Some(Err(no_function(name, args))),
+        },
         _ => return Some(Err(no_function(name, args))),
     };
     Some(Ok(Resolved::listed(

@@ -293,6 +293,7 @@ fn comparable(a: DataType, b: DataType) -> bool {
     if a.base() == b.base()
         || (a.is_numeric() && b.is_numeric())
         || (a.is_string() && b.is_string())
+        || (crate::bits::is_bits(a) && crate::bits::is_bits(b))
     {
         return true;
     }

@@ -48,6 +48,7 @@ impl Value {
             }
             Value::Uuid(u) => format_uuid(u),
             Value::PgLsn(l) => crate::pg_lsn::format(*l),
+            Value::Bits(b) => b.to_text(),
             Value::Interval(i) => match ctx.interval_style {
                 IntervalStyle::Postgres => datetime::format_interval(i),
                 style => crate::datestyle::format_interval_styled(i, style),
@@ -204,6 +205,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::Money => Value::Money(crate::money::parse(input)?),
         DataType::Uuid => Value::Uuid(parse_uuid(input)?),
         DataType::PgLsn => Value::PgLsn(crate::pg_lsn::parse(input)?),
+        DataType::Bit(_) | DataType::VarBit(_) => crate::bits::parse_typed(ty, input)?,
         DataType::Geo(k) => crate::geometry::parse(k, input)?.value(),
         DataType::Range(k) => crate::range::parse(k, input, ctx)?.value(),
         DataType::Enum(oid) => crate::enums::parse(oid, input)?,

@@ -15,6 +15,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use crate::array::Array;
+use crate::bits::BitString;
 use crate::datatype::DataType;
 use crate::datetime::Interval;
 use crate::geometry::Geometry;
@@ -70,6 +71,8 @@ pub enum Value {
     Geo(Arc<Geometry>),
     /// A range (see [`crate::range`]).
     Range(Arc<Range>),
+    /// bit(n) and bit varying(n) (see [`crate::bits`]).
+    Bits(Arc<BitString>),
 }
 
 /// A row: one value per column, shared between versions and readers.
@@ -97,6 +100,7 @@ impl Value {
             + match self {
                 Value::Text(s) | Value::Jsonb(s) => ARC + s.len(),
                 Value::Bytea(b) => ARC + b.len(),
+                Value::Bits(b) => ARC + std::mem::size_of::<BitString>() + b.bytes().len(),
                 Value::Numeric(n) => n.heap_bytes(),
                 Value::Geo(g) => ARC + std::mem::size_of::<Geometry>() + 8 * g.floats().len(),
                 Value::Range(r) => {
@@ -147,6 +151,7 @@ impl Value {
             }
             Value::Geo(g) => DataType::Geo(g.kind()),
             Value::Range(r) => DataType::Range(r.kind),
+            Value::Bits(_) => DataType::Bit(None),
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
                     .enumerate()
@@ -179,6 +184,7 @@ impl Value {
             Value::Range(_) => 30,
             Value::TimeTz(..) => 18,
             Value::Money(_) => 19,
+            Value::Bits(_) => 20,
             Value::Null => 255,
         }
     }
@@ -247,6 +253,7 @@ impl Ord for Value {
             (Time(a), Time(b)) => a.cmp(b),
             (TimeTz(ta, za), TimeTz(tb, zb)) => crate::timetz::cmp(*ta, *za, *tb, *zb),
             (Money(a), Money(b)) => a.cmp(b),
+            (Bits(a), Bits(b)) => a.cmp(b),
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
             (Geo(a), Geo(b)) => cmp_geo(a, b),
@@ -289,6 +296,7 @@ impl Hash for Value {
             Value::Numeric(n) => n.hash(state),
             Value::Text(s) | Value::Jsonb(s) => s.hash(state),
             Value::Bytea(b) => b.hash(state),
+            Value::Bits(b) => b.hash(state),
             Value::Date(d) => d.hash(state),
             Value::Timestamp(t) | Value::TimestampTz(t) | Value::Time(t) | Value::Money(t) => {
                 t.hash(state)

@@ -142,6 +142,17 @@ fn strings_and_bytes() {
         Value::Bytea((0..len).map(|_| r.gen()).collect::<Vec<u8>>().into())
     });
     run(14, DataType::Uuid, |r| Value::Uuid(r.gen()));
+    run(22, DataType::VarBit(None), random_bits);
+    run(23, DataType::Bit(Some(13)), |r| {
+        let bits: String = (0..13).map(|_| if r.gen() { '1' } else { '0' }).collect();
+        nestor_types::bits::parse(&bits).unwrap().value()
+    });
+}
+
+fn random_bits(r: &mut StdRng) -> Value {
+    let len = r.gen_range(0..40);
+    let bits: String = (0..len).map(|_| if r.gen() { '1' } else { '0' }).collect();
+    nestor_types::bits::parse(&bits).unwrap().value()
 }
 
 #[test]
@@ -264,6 +275,9 @@ fn garbage_never_panics() {
         DataType::Money,
         DataType::Uuid,
         DataType::Jsonb,
+        DataType::Bit(Some(4)),
+        DataType::VarBit(Some(9)),
+        DataType::VarBit(None),
     ];
     let mut r = StdRng::seed_from_u64(20);
     let ctx = EvalCtx::new(TimeZone::UTC, 0);
@@ -314,6 +328,7 @@ fn random_value(r: &mut StdRng) -> Value {
         12 => Value::TimestampTz(r.gen()),
         13 => Value::Uuid(r.gen()),
         14 => Value::Jsonb(Arc::from("{\"a\": 1}")),
+        15 if r.gen_bool(0.3) => random_bits(r),
         _ => Value::Interval(Interval::new(r.gen(), r.gen(), r.gen())),
     }
 }
@@ -371,6 +386,17 @@ fn operators_functions_and_casts_never_panic() {
         "nullif",
         "greatest",
         "least",
+        "bit_length",
+        "substring",
+        "overlay",
+        "get_bit",
+        "set_bit",
+        "bit_count",
+        "bitand",
+        "bitxor",
+        "bitnot",
+        "bitshiftleft",
+        "bitcat",
     ];
     let types = [
         DataType::Bool,
@@ -395,6 +421,8 @@ fn operators_functions_and_casts_never_panic() {
         DataType::Interval(None),
         DataType::Uuid,
         DataType::Jsonb,
+        DataType::Bit(Some(3)),
+        DataType::VarBit(None),
     ];
     let mut r = StdRng::seed_from_u64(21);
     let ctx = EvalCtx::new(TimeZone::fixed(-3600), 0);

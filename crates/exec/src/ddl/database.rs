@@ -322,7 +322,7 @@ pub fn change_database_owner(
 /// PostgreSQL's PreventInTransactionBlock: refused in a BEGIN block, in a
 /// query string of several statements (one implicit block) and in a
 /// function.
-fn not_in_block(ctx: &StatementCtx, what: &str) -> Result<(), DbError> {
+pub(super) fn not_in_block(ctx: &StatementCtx, what: &str) -> Result<(), DbError> {
     if ctx.in_block || !ctx.may_end_txn {
         return Err(DbError::new(
             SqlState::ActiveSqlTransaction,

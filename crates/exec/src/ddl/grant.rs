@@ -326,8 +326,15 @@ pub fn grant(ctx: &mut StatementCtx, st: &pb::GrantStmt) -> Result<CommandTag, D
             None => t.kind.all(),
             Some(_) => {
                 let mut bits = 0;
+                // GRANT ... ON [TABLE] takes a sequence's privileges too
+                // (ExecuteGrantStmt's OBJECT_TABLE); a table refuses them
+                // below.
+                let stmt_all = match stmt_kind {
+                    ObjKind::Table => ObjKind::Table.all() | ObjKind::Sequence.all(),
+                    k => k.all(),
+                };
                 for l in &on_object {
-                    if stmt_kind.all() & l.bit == 0 {
+                    if stmt_all & l.bit == 0 {
                         let what = match stmt_kind {
                             ObjKind::Table => "relation",
                             k => kind_word(k),
@@ -338,6 +345,12 @@ pub fn grant(ctx: &mut StatementCtx, st: &pb::GrantStmt) -> Result<CommandTag, D
                         ));
                     }
                     bits |= l.bit;
+                    if t.kind == ObjKind::Table && ObjKind::Table.all() & l.bit == 0 {
+                        return Err(DbError::new(
+                            SqlState::InvalidGrantOperation,
+                            format!("invalid privilege type {} for table", l.word),
+                        ));
+                    }
                 }
                 bits
             }

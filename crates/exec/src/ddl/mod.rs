@@ -327,10 +327,115 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
             }
             pb::ObjectType::ObjectIndex => drop_index(ctx, &name)?,
             pb::ObjectType::ObjectView => view::drop_view(ctx, &name, &dropping, cascade)?,
-            _ => drop_sequence(ctx, &name)?,
+            _ => {
+                default_dependents(ctx, &name, cascade)?;
+                drop_sequence(ctx, &name)?
+            }
         }
     }
     Ok(CommandTag::Plain(tag))
+}
+
+/// Column defaults that call nextval / currval / setval of sequence `name`
+/// (PostgreSQL records a dependency on the sequence a regclass constant
+/// names): 2BP01 naming them, or with CASCADE the defaults are dropped.
+fn default_dependents(ctx: &mut StatementCtx, name: &str, cascade: bool) -> Result<(), DbError> {
+    let Some(seq) = ctx.catalog.sequence(name) else {
+        return Ok(());
+    };
+    let mut deps: Vec<(Arc<nestor_catalog::TableDef>, usize)> = Vec::new();
+    for t in ctx.catalog.tables() {
+        for (i, c) in t.live_columns() {
+            let Some(d) = &c.default else { continue };
+            if sequences_called(ctx, d).contains(&seq.oid.0) {
+                deps.push((t.clone(), i));
+            }
+        }
+    }
+    if deps.is_empty() {
+        return Ok(());
+    }
+    let what = |(t, i): &(Arc<nestor_catalog::TableDef>, usize)| {
+        format!(
+            "default value for column {} of table {}",
+            t.columns[*i].name, t.name
+        )
+    };
+    if !cascade {
+        let detail: Vec<String> = deps
+            .iter()
+            .map(|d| format!("{} depends on sequence {}", what(d), seq.name))
+            .collect();
+        return Err(DbError::new(
+            SqlState::DependentObjectsStillExist,
+            format!(
+                "cannot drop sequence {} because other objects depend on it",
+                seq.name
+            ),
+        )
+        .with_detail(detail.join("\n"))
+        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+    }
+    foreign_key::cascade_notice(ctx, deps.iter().map(|d| (0, what(d))).collect());
+    for (t, i) in deps {
+        let cur = ctx.catalog.table_by_oid(t.oid).unwrap_or(t);
+        let mut new = (*cur).clone();
+        new.columns[i].default = None;
+        put_table(ctx, new)?;
+    }
+    Ok(())
+}
+
+/// The OIDs of the sequences a default expression's nextval / currval /
+/// setval calls name with a constant.
+fn sequences_called(ctx: &StatementCtx, default: &str) -> Vec<u32> {
+    let Ok(stmts) = nestor_parser::parse_sql(&format!("SELECT {default}")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for st in &stmts {
+        let Some(n) = st.stmt.as_ref().and_then(|n| n.node.as_ref()) else {
+            continue;
+        };
+        for (r, ..) in n.nodes() {
+            let nestor_parser::NodeRef::FuncCall(f) = r else {
+                continue;
+            };
+            let fname = bind::names(&f.funcname);
+            if !matches!(
+                fname.last().map(String::as_str),
+                Some("nextval" | "currval" | "setval")
+            ) {
+                continue;
+            }
+            let Some(arg) = f.args.first().and_then(|a| a.node.as_ref()) else {
+                continue;
+            };
+            // A regclass constant: a bare literal (nextval takes regclass)
+            // or one cast to regclass; a text one is looked up at each call.
+            let lit = match arg {
+                NodeEnum::TypeCast(tc)
+                    if tc.type_name.as_ref().is_some_and(|t| {
+                        bind::names(&t.names)
+                            .last()
+                            .is_some_and(|n| n == "regclass")
+                    }) =>
+                {
+                    tc.arg.as_ref().and_then(|a| a.node.as_ref())
+                }
+                NodeEnum::TypeCast(_) => None,
+                other => Some(other),
+            };
+            if let Some(NodeEnum::AConst(c)) = lit {
+                if let Some(pb::a_const::Val::Sval(s)) = &c.val {
+                    if let Some(sq) = ctx.catalog.sequence(&s.sval) {
+                        out.push(sq.oid.0);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The catalog's name for a relation written as `parts` (`schema.name`
@@ -949,12 +1054,7 @@ pub(crate) fn vacuum(ctx: &mut StatementCtx, vs: &pb::VacuumStmt) -> Result<Comm
     if !vs.is_vacuumcmd {
         return Ok(CommandTag::Plain("ANALYZE"));
     }
-    if ctx.in_block {
-        return Err(DbError::new(
-            SqlState::ActiveSqlTransaction,
-            "VACUUM cannot run inside a transaction block",
-        ));
-    }
+    database::not_in_block(ctx, "VACUUM")?;
     let mut tables = Vec::new();
     for r in &vs.rels {
         let NodeEnum::VacuumRelation(vr) = node(r)? else {

@@ -147,11 +147,17 @@ pub(super) fn key_of(
             parts.push(part);
             continue;
         }
-        // money has no hash operator class in PostgreSQL either.
-        if strategy == PartStrategy::Hash && ty == DataType::Money {
+        // money and the bit strings have no hash operator class in
+        // PostgreSQL either.
+        if strategy == PartStrategy::Hash
+            && (ty == DataType::Money || nestor_types::bits::is_bits(ty))
+        {
             return Err(DbError::new(
                 SqlState::UndefinedObject,
-                "data type money has no default operator class for access method \"hash\"",
+                format!(
+                    "data type {} has no default operator class for access method \"hash\"",
+                    ty.name()
+                ),
             )
             .with_hint("You must specify a hash operator class or define a default hash operator class for the data type."));
         }
@@ -548,7 +554,45 @@ fn bound_value(
     n: &pb::Node,
     col: &KeyType,
 ) -> Result<Value, DbError> {
+    // transformPartitionBoundValue's EXPR_KIND_PARTITION_BOUND: no
+    // columns (the first one met is the error), subqueries, aggregates,
+    // window or set-returning functions.
+    let refs = n.node.as_ref().map(NodeEnum::nodes).unwrap_or_default();
+    let first = |f: &dyn Fn(&nestor_parser::NodeRef) -> Option<i32>| {
+        refs.iter().filter_map(|(r, ..)| f(r)).min()
+    };
+    if let Some(loc) = first(&|r| match r {
+        nestor_parser::NodeRef::ColumnRef(c) => Some(c.location),
+        _ => None,
+    }) {
+        return Err(bind::err_at(
+            DbError::new(
+                SqlState::InvalidColumnReference,
+                "cannot use column reference in partition bound expression",
+            ),
+            text,
+            loc,
+        ));
+    }
+    if let Some(loc) = first(&|r| match r {
+        nestor_parser::NodeRef::SubLink(l) => Some(l.location),
+        _ => None,
+    }) {
+        return Err(bind::err_at(
+            DbError::new(
+                SqlState::FeatureNotSupported,
+                "cannot use subquery in partition bound",
+            ),
+            text,
+            loc,
+        ));
+    }
     let mut b = binder(ctx, text);
+    b.agg = AggCtx::NotAllowed("partition bound");
+    b.window = WinCtx::NotAllowed(
+        "window functions are not allowed in partition bound",
+        SqlState::WindowingError,
+    );
     let (e, t) = b.bind(n)?;
     let loc = node(n).map(expr_location).unwrap_or(-1);
     let e = b.coerce_assign(e, t, col.ty).map_err(|e| {

@@ -77,6 +77,9 @@ pub(super) enum Acc {
     /// arguments once the group's first row gave them, then its result
     /// (its keys wait in the group's ORDER BY buffer).
     OrderedSet(Option<Vec<Value>>, Value),
+    /// bit_and / bit_or / bit_xor: the inputs so far folded with the
+    /// operator (`&`, `|`, `#`); None before the first non-NULL one.
+    Bitwise(Option<Value>, u8),
     /// A CREATE AGGREGATE aggregate: its state, run by its own steps
     /// ([`acc_step`], [`acc_done`]).
     User(Box<UserState>),
@@ -104,6 +107,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
         AggFunc::BoolAnd => Acc::Bool(None, true),
         AggFunc::BoolOr => Acc::Bool(None, false),
         AggFunc::RangeIntersect => Acc::RangeIntersect(None),
+        AggFunc::Bitwise(op) => Acc::Bitwise(None, op),
         AggFunc::StringAgg => {
             let d = c.delimiter.as_ref().map(|d| match d {
                 Value::Bytea(b) => b.to_vec(),
@@ -228,6 +232,12 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
                 }
             });
         }
+        Acc::Bitwise(x, op) => {
+            *x = Some(match x.take() {
+                None => v,
+                Some(x) => bitwise_step(*op, &x, &v)?,
+            });
+        }
         Acc::Array(..) | Acc::Json(..) | Acc::OrderedSet(..) | Acc::User(_) => {
             unreachable!("handled above")
         }
@@ -280,6 +290,31 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
         }
     }
     Ok(())
+}
+
+/// One step of bit_and / bit_or / bit_xor (`op` is `&`, `|` or `#`): the
+/// integer operator in the state's width, or the bit string one (22026
+/// for bit strings of different lengths).
+fn bitwise_step(op: u8, x: &Value, v: &Value) -> Result<Value, DbError> {
+    if let (Value::Bits(a), Value::Bits(b)) = (x, v) {
+        return Ok(nestor_types::bits::bitwise(op, a, b)?.value());
+    }
+    let (Some(a), Some(b)) = (x.as_i64(), v.as_i64()) else {
+        return Err(DbError::internal(format!(
+            "bitwise aggregate of {x:?} and {v:?}"
+        )));
+    };
+    let r = match op {
+        b'&' => a & b,
+        b'|' => a | b,
+        _ => a ^ b,
+    };
+    // Both operands have the state's type, so the result fits it.
+    Ok(match x {
+        Value::Int2(_) => Value::Int2(r as i16),
+        Value::Int4(_) => Value::Int4(r as i32),
+        _ => Value::Int8(r),
+    })
 }
 
 /// Feed a borrowed value to the accumulators that need no copy of it:
@@ -383,6 +418,7 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
         Acc::RangeIntersect(r) => r.unwrap_or(Value::Null),
+        Acc::Bitwise(v, _) => v.unwrap_or(Value::Null),
         Acc::Str(None, ..) => Value::Null,
         Acc::Str(Some(b), _, true) => Value::Bytea(b.into()),
         Acc::Str(Some(b), _, false) => Value::Text(
@@ -594,7 +630,7 @@ fn feed(g: &mut Group, i: usize, v: Value, ev: &mut Ev, held: &mut usize) -> Res
 
 /// Sort an aggregate's buffered rows by its ORDER BY keys.
 fn sort_ordered(rows: &mut [(Vec<Value>, Value)], order: &[AggOrder], ec: &nestor_types::EvalCtx) {
-    rows.sort_by(|a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
+    nestor_common::sort::pg_qsort(rows, |a, b| ordered_set::cmp_keys(&a.0, &b.0, order, ec));
 }
 
 /// One input row for ordered-set aggregate `i` of a group: its direct
@@ -917,8 +953,7 @@ fn aggregate(
 /// its groups then come out in group-key order, which queries without
 /// ORDER BY see.
 fn sorts_groups(aggs: &[AggSpec]) -> bool {
-    aggs.iter()
-        .any(|a| a.call.distinct || !a.call.order.is_empty())
+    aggs.iter().any(AggSpec::sorts_input)
 }
 
 /// Groups in ascending key order, NULLs last (a sort's default).

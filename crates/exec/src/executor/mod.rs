@@ -29,6 +29,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use nestor_common::sort::{pg_qsort, Bounded};
 use nestor_common::{DbError, SqlState};
 use nestor_plan::ir::{Expr, JoinKind, Plan, SortKey, SYS_COLS};
 use nestor_plan::valops;
@@ -357,7 +358,7 @@ pub fn run(plan: &Plan, ev: &mut Ev, param: &[Value], emit: &mut Emit) -> Result
             aggs,
         } => aggregate::run_grouping_sets(input, (group, sets), aggs, ev, param, emit),
         Plan::Window { input, calls } => window::run_window(input, calls, ev, param, emit),
-        Plan::Sort { input, keys } => run_sort(input, keys, ev, param, emit),
+        Plan::Sort { input, keys } => run_sort(input, keys, None, ev, param, emit),
         Plan::Limit {
             input,
             limit,
@@ -414,12 +415,55 @@ fn run_project(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     run_ref(input, ev, param, &mut |ev, row| {
-        let mut out = Vec::with_capacity(exprs.len());
-        for e in exprs {
-            out.push(e.eval(row, ev)?);
-        }
-        emit(ev, out)
+        project_row(row, exprs, ev, emit)
     })
+}
+
+fn project_row(
+    row: &[Value],
+    exprs: &[Expr],
+    ev: &mut Ev,
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        out.push(e.eval(row, ev)?);
+    }
+    emit(ev, out)
+}
+
+/// `plan` under a LIMIT that needs at most `bound` rows of it: a Sort
+/// reached through projections and Appends sorts bounded, as PostgreSQL's
+/// ExecSetTupleBound tells it to (keeping only the best `bound` rows once
+/// it holds twice as many, which also decides the order of peers).
+fn run_bounded(
+    plan: &Plan,
+    bound: Option<usize>,
+    ev: &mut Ev,
+    param: &[Value],
+    emit: &mut Emit,
+) -> Result<bool, DbError> {
+    let Some(b) = bound else {
+        return run(plan, ev, param, emit);
+    };
+    match plan {
+        Plan::Sort { input, keys } => run_sort(input, keys, Some(b), ev, param, emit),
+        Plan::Project { input, exprs } => {
+            nestor_common::stack::check()?;
+            run_bounded(input, bound, ev, param, &mut |ev, row| {
+                project_row(&row, exprs, ev, emit)
+            })
+        }
+        Plan::Append { inputs } => {
+            for i in inputs {
+                if !run_bounded(i, bound, ev, param, emit)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        }
+        _ => run(plan, ev, param, emit),
+    }
 }
 
 fn run_distinct(
@@ -639,9 +683,15 @@ fn nested_loop(
     r
 }
 
+/// ORDER BY: the rows sorted in memory by PostgreSQL's quicksort
+/// (nestor_common::sort), in sorted runs on disk past work_mem; with a
+/// `bound` (a LIMIT above, run_bounded) only the best `bound` rows are
+/// kept once twice as many have come, as tuplesort's bounded heap keeps
+/// them.
 fn run_sort(
     input: &Plan,
     keys: &[SortKey],
+    bound: Option<usize>,
     ev: &mut Ev,
     param: &[Value],
     emit: &mut Emit,
@@ -650,6 +700,7 @@ fn run_sort(
     let ec = ev.ctx.eval;
     let cmp = |a: &[Value], b: &[Value]| compare_keys(a, b, keys, &ec);
     let mut rows: Vec<(Vec<Value>, Row)> = Vec::new();
+    let mut top = bound.filter(|&b| b > 0).map(Bounded::new);
     let mut held = 0;
     // Sorted runs written to temporary files once `held` passes work_mem
     // (crate::spill::sort).
@@ -662,7 +713,32 @@ fn run_sort(
         let bytes = entry_bytes(&k) + entry_bytes(&row);
         ev.mem.charge(bytes, "sort")?;
         held += bytes;
-        rows.push((k, row));
+        if let Some(t) = top.as_mut() {
+            let over = held > work_mem;
+            let mut freed = 0;
+            t.push(
+                (k, row),
+                over,
+                &mut |a, b| cmp(&a.0, &b.0),
+                &mut |(k, r)| {
+                    freed += entry_bytes(&k) + entry_bytes(&r);
+                },
+            );
+            ev.mem.release(freed);
+            held -= freed;
+            if !over || t.is_heap() {
+                return Ok(true);
+            }
+            // Past work_mem with no more than `bound` rows held: the
+            // bound saves nothing, so the rows go to sorted runs as an
+            // unbounded sort's do.
+            rows = top
+                .take()
+                .expect("bounded")
+                .finish(&mut |a, b| cmp(&a.0, &b.0));
+        } else {
+            rows.push((k, row));
+        }
         if held > work_mem {
             runs.add(&mut rows, &cmp)?;
             ev.mem.release(held);
@@ -676,8 +752,14 @@ fn run_sort(
         count_temp_files(ev);
         return Err(e);
     }
+    if let Some(t) = top {
+        rows = t.finish(&mut |a, b| cmp(&a.0, &b.0));
+        let r = emit_all(rows.into_iter().map(|(_, r)| r), ev, emit);
+        ev.mem.release(held);
+        return r;
+    }
     let r = if runs.is_empty() {
-        rows.sort_by(|a, b| cmp(&a.0, &b.0));
+        pg_qsort(&mut rows, |a, b| cmp(&a.0, &b.0));
         emit_all(rows.into_iter().map(|(_, r)| r), ev, emit)
     } else {
         runs.finish(rows, &cmp, work_mem, ev, emit)
@@ -715,12 +797,18 @@ fn run_limit(
     if lim == Some(0) {
         return Ok(true);
     }
+    // The rows needed from the input (compute_tuples_needed); none known
+    // WITH TIES.
+    let bound = match (lim, ties.is_empty()) {
+        (Some(l), true) => usize::try_from(l.saturating_add(skip)).ok(),
+        _ => None,
+    };
     let mut left = lim;
     let mut stopped_by_limit = false;
     // The last row's sort keys once the limit is reached WITH TIES.
     let mut last: Option<Vec<Value>> = None;
     let ec = ev.ctx.eval;
-    let r = run(input, ev, param, &mut |ev, row| {
+    let r = run_bounded(input, bound, ev, param, &mut |ev, row| {
         if skip > 0 {
             skip -= 1;
             return Ok(true);

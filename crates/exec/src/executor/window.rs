@@ -28,6 +28,7 @@
 
 use std::cmp::Ordering;
 
+use nestor_common::sort::pg_qsort;
 use nestor_common::{DbError, SqlState};
 use nestor_plan::ir::{
     AggCall, AggOrder, Expr, FrameBound, FrameExclude, FrameMode, Plan, WinCall, WinFunc,
@@ -86,8 +87,10 @@ fn compute(
             keys.push((p, o));
         }
         let ec = ev.ctx.eval;
-        order = (0..rows.len()).collect();
-        order.sort_by(|&a, &b| {
+        // Each call sorts the previous call's output, as each WindowAgg's
+        // Sort reads the one below it (a call already in order, such as a
+        // second function over the same window, is left as it is).
+        pg_qsort(&mut order, |&a, &b| {
             partition_cmp(&keys[a].0, &keys[b].0, &ec)
                 .then_with(|| order_cmp(&keys[a].1, &keys[b].1, &call.order, &ec))
         });

@@ -506,10 +506,19 @@ pub fn create_function(
     let check = ctx.settings.get("check_function_bodies") != Some("off");
     match language {
         _ if !check => {}
-        Language::PlPgSql => super::validate(&def, ctx.catalog).map_err(|e| {
-            let context = format!("compilation of PL/pgSQL function \"{name}\"");
-            super::body_error(e, text, &def.body, context)
-        })?,
+        Language::PlPgSql => {
+            let extra = (
+                ctx.settings.plpgsql_extra_warnings,
+                ctx.settings.plpgsql_extra_errors,
+            );
+            let warnings = super::validate(&def, ctx.catalog, extra).map_err(|e| {
+                let context = format!("compilation of PL/pgSQL function \"{name}\"");
+                super::body_error(e, text, &def.body, context)
+            })?;
+            for w in warnings {
+                ctx.notices.push(super::body_warning(w, text, &def.body));
+            }
+        }
         Language::Sql => super::validate_sql(&def, ctx).map_err(|e| {
             let context = format!("SQL function \"{name}\"");
             super::body_error(e, text, &def.body, context)

@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use nestor_catalog::Catalog;
 use nestor_common::{DbError, SqlState};
-use nestor_types::datatype::DataType;
+use nestor_types::datatype::{DataType, RecordType};
 use parking_lot::Mutex;
 use serde_json::Value as J;
 
@@ -57,6 +57,8 @@ pub(crate) struct Func {
     pub options: Options,
     /// A trigger function's NEW, OLD and TG_ datums.
     pub trigger: Option<TriggerDatums>,
+    /// plpgsql.extra_warnings' warnings, positioned in the body.
+    pub warnings: Vec<DbError>,
 }
 
 pub(crate) struct TriggerDatums {
@@ -104,9 +106,13 @@ pub(crate) fn body_options(body: &str) -> Options {
 
 pub(crate) enum Datum {
     Var(VarDef),
-    /// A record (`record`, `t%ROWTYPE`): typed when assigned.
+    /// A row variable. `record`: typed when assigned; declared with a
+    /// composite type or a table's row type (`pair`, `t`, `t%ROWTYPE`):
+    /// that type, a NULL of it until assigned (its fields read as NULL,
+    /// assigning one makes the row), values assigned cast to it.
     Rec {
         name: String,
+        declared: Option<&'static RecordType>,
     },
     /// A list of targets (`INTO a, b`); statements name their targets
     /// themselves ([`Target::Row`]), so the datum only holds the place.
@@ -151,7 +157,7 @@ impl Datum {
     pub(crate) fn name(&self) -> &str {
         match self {
             Datum::Var(v) => &v.name,
-            Datum::Rec { name } => name,
+            Datum::Rec { name, .. } => name,
             Datum::Row => "(unnamed row)",
             Datum::RecField { field, .. } => field,
         }
@@ -756,6 +762,12 @@ pub(crate) struct Signature<'a> {
     /// declarations standing for text arguments (mod.rs's
     /// `refcursor_wrapper`): the argument each declaration is.
     pub shadows: &'a [usize],
+    /// Row variables given to the parser as `record`, with the type they
+    /// were declared with (mod.rs `row_declaration`).
+    pub rows: &'a [(String, String)],
+    /// plpgsql.extra_warnings and extra_errors (`PLPGSQL_CHECK_*` bits)
+    /// for a compile that checks (CREATE FUNCTION, DO); (0, 0) otherwise.
+    pub extra: (u8, u8),
 }
 
 struct Compiler<'a> {
@@ -776,6 +788,12 @@ struct Compiler<'a> {
     /// Datums that stand for others (a wrapper's refcursor declaration for
     /// its argument).
     remap: std::collections::HashMap<usize, usize>,
+    /// See [`Signature::rows`].
+    rows: &'a [(String, String)],
+    /// See [`Signature::extra`].
+    extra: (u8, u8),
+    body_text: &'a str,
+    warnings: Vec<DbError>,
 }
 
 /// Compile the JSON of one function (from nestor_parser::parse_plpgsql).
@@ -800,6 +818,10 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         cursor_args: Default::default(),
         nargs,
         remap: Default::default(),
+        rows: sig.rows,
+        extra: sig.extra,
+        body_text: sig.body,
+        warnings: Vec::new(),
     };
     c.cursor_args = (0..c.raw.len())
         .filter_map(|i| c.argrow_fields(i))
@@ -818,6 +840,20 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         let name = string(d, "refname").unwrap_or_default();
         if i < nargs {
             let ty = sig.arg_types[i];
+            // An argument of a row type is a row variable of that type.
+            if let DataType::Record(rt) = ty {
+                if rt.oid != 0 {
+                    c.datums[i] = Some(Datum::Rec {
+                        name: name.clone(),
+                        declared: Some(rt),
+                    });
+                    if !name.is_empty() {
+                        top.names.push((name, i));
+                    }
+                    c.cursor += 1;
+                    continue;
+                }
+            }
             c.datums[i] = Some(Datum::Var(VarDef {
                 name: name.clone(),
                 ty,
@@ -864,7 +900,10 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
                 if d >= c.datums.len() {
                     return Err(bad("trigger record"));
                 }
-                c.datums[d] = Some(Datum::Rec { name: name.into() });
+                c.datums[d] = Some(Datum::Rec {
+                    name: name.into(),
+                    declared: None,
+                });
                 top.names.push((name.into(), d));
             }
             c.cursor = c.cursor.max(new.max(old) + 1);
@@ -937,7 +976,31 @@ pub(crate) fn compile(json: &J, sig: Signature<'_>) -> Result<Func, DbError> {
         found,
         options: body_options(sig.body),
         trigger,
+        warnings: c.warnings,
     })
+}
+
+/// The 1-based character position in `body` of `name` (a whole word, any
+/// case) on 1-based line `line`.
+fn name_position(body: &str, line: i64, name: &str) -> Option<u32> {
+    let start: usize = body
+        .split_inclusive('\n')
+        .take(usize::try_from(line).ok()?.checked_sub(1)?)
+        .map(str::len)
+        .sum();
+    let text = body.get(start..)?.split('\n').next()?;
+    let lower = text.to_ascii_lowercase();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let b = lower.as_bytes();
+    let mut from = 0;
+    while let Some(i) = lower.get(from..)?.find(name).map(|i| i + from) {
+        let end = i + name.len();
+        if (i == 0 || !word(b[i - 1])) && b.get(end).is_none_or(|&c| !word(c)) {
+            return Some((body[..start + i].chars().count() + 1) as u32);
+        }
+        from = end;
+    }
+    None
 }
 
 /// The variables of a trigger function, in [`TriggerDatums::tg`] order.
@@ -1032,8 +1095,17 @@ impl Compiler<'_> {
                     .and_then(|t| tagged(t).ok())
                     .and_then(|(_, t)| string(t, "typname"))
                     .unwrap_or_default();
+                if let Some(rt) = self.row_type_of(&typname) {
+                    return Ok(Datum::Rec {
+                        name,
+                        declared: Some(rt),
+                    });
+                }
                 match self.type_of(&typname)? {
-                    None => Datum::Rec { name },
+                    None => Datum::Rec {
+                        name,
+                        declared: None,
+                    },
                     Some(ty) => Datum::Var(VarDef {
                         name,
                         ty,
@@ -1046,16 +1118,45 @@ impl Compiler<'_> {
                     }),
                 }
             }
-            "PLpgSQL_rec" => Datum::Rec {
-                name: string(d, "refname").unwrap_or_default(),
-            },
+            "PLpgSQL_rec" => {
+                let name = string(d, "refname").unwrap_or_default();
+                // Given to the parser as `record` (mod.rs row_declaration).
+                let declared = self
+                    .rows
+                    .iter()
+                    .find(|(v, _)| *v == name)
+                    .and_then(|(_, ty)| self.row_type_of(ty));
+                Datum::Rec { name, declared }
+            }
             "PLpgSQL_row" => Datum::Row,
             "PLpgSQL_recfield" => Datum::RecField {
-                rec: int(d, "recparentno") as usize,
+                rec: self.dno(int(d, "recparentno") as usize),
                 field: string(d, "fieldname").unwrap_or_default(),
             },
             t => return Err(bad(t)),
         })
+    }
+
+    /// The row type a declaration names: a composite type, or a table's
+    /// row type (`t`, `t%ROWTYPE`); None for `record` and other types.
+    fn row_type_of(&self, typname: &str) -> Option<&'static RecordType> {
+        let t = typname.trim();
+        let base = match t.len().checked_sub("%rowtype".len()) {
+            Some(n) if t.is_char_boundary(n) && t[n..].eq_ignore_ascii_case("%rowtype") => &t[..n],
+            _ => t,
+        };
+        if base.eq_ignore_ascii_case("record") {
+            return None;
+        }
+        if let Ok(DataType::Record(rt)) = super::type_from_text(base) {
+            return (rt.oid != 0).then_some(rt);
+        }
+        let name = match base.strip_prefix('"').and_then(|b| b.strip_suffix('"')) {
+            Some(quoted) => quoted.to_string(),
+            None => base.to_ascii_lowercase(),
+        };
+        let table = self.catalog.table(&name)?;
+        nestor_types::composites::lookup(table.oid.0).map(|d| d.record_type())
     }
 
     /// A declared type; None for a record (`record`, `t%ROWTYPE`, `t`).
@@ -1242,6 +1343,15 @@ impl Compiler<'_> {
                 break;
             };
             let name = self.datums[d].as_ref().expect("taken").name().to_string();
+            // A bound cursor's arguments are declared before it.
+            for (arg, _) in self.argrow_fields(d).unwrap_or_default() {
+                if self.scope.lookup(&arg).is_some() {
+                    self.shadowed(&arg, d)?;
+                }
+            }
+            if self.scope.lookup(&name).is_some() {
+                self.shadowed(&name, d)?;
+            }
             self.name_in_block(name, d);
             decls.push(d);
         }
@@ -1309,6 +1419,31 @@ impl Compiler<'_> {
 
     /// Put `name` for datum `d` in the innermost frame (the block being
     /// compiled): a declaration or an ALIAS.
+    /// plpgsql.extra_warnings / extra_errors' shadowed_variables: the
+    /// declaration of `name` (datum `d`) hides a variable of an enclosing
+    /// block or a parameter. Positioned at the name on its line.
+    fn shadowed(&mut self, name: &str, d: usize) -> Result<(), DbError> {
+        let check = nestor_settings::PLPGSQL_CHECK_SHADOWED_VARIABLES;
+        let (warn, fail) = (self.extra.0 & check != 0, self.extra.1 & check != 0);
+        if !warn && !fail {
+            return Ok(());
+        }
+        let mut e = DbError::new(
+            SqlState::DuplicateAlias,
+            format!("variable \"{name}\" shadows a previously defined variable"),
+        );
+        let line = tagged(&self.raw[d]).map_or(0, |(_, j)| int(j, "lineno"));
+        if let Some(p) = name_position(self.body_text, line, name) {
+            e = e.with_position(p);
+        }
+        if fail {
+            return Err(e);
+        }
+        self.warnings
+            .push(e.with_severity(nestor_common::error::Severity::Warning));
+        Ok(())
+    }
+
     fn name_in_block(&mut self, name: String, d: usize) {
         self.scope
             .frames
@@ -1344,7 +1479,7 @@ impl Compiler<'_> {
                     .and_then(|t| tagged(t).ok())
                     .and_then(|(_, t)| string(t, "typname"))
                     .unwrap_or_default();
-                if self.type_of(&typname)?.is_none() {
+                if self.row_type_of(&typname).is_some() || self.type_of(&typname)?.is_none() {
                     Target::Rec(varno)
                 } else {
                     Target::Var(varno)
@@ -1358,7 +1493,7 @@ impl Compiler<'_> {
                     .collect(),
             ),
             "PLpgSQL_recfield" => Target::Field(
-                int(d, "recparentno") as usize,
+                self.dno(int(d, "recparentno") as usize),
                 string(d, "fieldname").unwrap_or_default(),
             ),
             t => return Err(bad(t)),
@@ -1667,7 +1802,10 @@ impl Compiler<'_> {
                     .filter(|&d| d < self.datums.len())
                     .ok_or_else(|| bad("cursor loop record"))?;
                 let name = string(v, "refname").unwrap_or_default();
-                self.datums[rec] = Some(Datum::Rec { name: name.clone() });
+                self.datums[rec] = Some(Datum::Rec {
+                    name: name.clone(),
+                    declared: None,
+                });
                 let args = self.opt_expr(s, "argquery");
                 let body = self.loop_body(s, vec![(name, rec)]);
                 Stmt::ForCursor {

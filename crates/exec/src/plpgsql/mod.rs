@@ -78,7 +78,7 @@ fn type_name_of_text(t: &str) -> Result<nestor_parser::pb::TypeName, DbError> {
 /// stored function (the body as written, so line numbers are the body's),
 /// and the arguments the body's wrapper block shadows (see
 /// [`refcursor_wrapper`]).
-fn create_text(def: &FunctionDef) -> (String, Vec<usize>) {
+fn create_text(def: &FunctionDef, records: &[usize]) -> (String, Vec<usize>) {
     let mut tag = "$nestor$".to_string();
     while def.body.contains(&tag) {
         tag.insert(1, 'x');
@@ -112,7 +112,7 @@ fn create_text(def: &FunctionDef) -> (String, Vec<usize>) {
         }
         (Returns::Row(_) | Returns::RowType(_) | Returns::Record, _) => " RETURNS record".into(),
     };
-    let (body, shadows) = refcursor_wrapper(def, &compile::wrap_bare_returns(&def.body));
+    let (body, shadows) = refcursor_wrapper(def, &compile::wrap_bare_returns(&def.body), records);
     let text = format!(
         "CREATE {} f({}){returns} AS {tag}{body}{tag} LANGUAGE plpgsql",
         if def.procedure {
@@ -133,16 +133,27 @@ fn create_text(def: &FunctionDef) -> (String, Vec<usize>) {
 /// such argument's names (`"rc"`, `"$1"`), on the body's first line so line
 /// numbers stay; the compiler takes those declarations for the arguments
 /// themselves ([`compile::Signature::shadows`]). Returns the body and the
-/// argument each declaration stands for.
-fn refcursor_wrapper(def: &FunctionDef, body: &str) -> (String, Vec<usize>) {
-    let texts: Vec<usize> = (0..def.args.len())
+/// argument each declaration stands for. So are the arguments of a row
+/// type in `records` declared there as `record`, for the same parser
+/// takes a field assignment (`state.total := 1`) only on a record
+/// variable.
+fn refcursor_wrapper(def: &FunctionDef, body: &str, records: &[usize]) -> (String, Vec<usize>) {
+    let mut texts: Vec<usize> = (0..def.args.len())
         .filter(|&i| def.args[i].ty == DataType::Text)
         .collect();
-    if texts.is_empty() || !compile::uses_cursor_statements(body) {
+    if !compile::uses_cursor_statements(body) {
+        texts.clear();
+    }
+    if texts.is_empty() && records.is_empty() {
         return (body.to_string(), Vec::new());
     }
     let mut decls = String::new();
     let mut shadows = Vec::new();
+    for &i in records {
+        let a = &def.args[i];
+        decls.push_str(&format!("\"{}\" record; ", a.name.replace('"', "\"\"")));
+        shadows.push(i);
+    }
     for i in texts {
         let a = &def.args[i];
         if !a.name.is_empty() {
@@ -250,6 +261,13 @@ pub(crate) fn body_error(mut e: DbError, text: &str, body: &str, context: String
     run::add_context(e, context)
 }
 
+/// A compile warning positioned in `body`, positioned in the client's
+/// `text` where the body's literal is found (else unpositioned).
+pub(crate) fn body_warning(mut w: DbError, text: &str, body: &str) -> DbError {
+    w.position = w.position.and_then(|p| literal_position(text, body, p));
+    w
+}
+
 /// Character `pos` (1-based) of `body` as a position in `text`, where
 /// `body` is written as a dollar-quoted or single-quoted literal.
 fn literal_position(text: &str, body: &str, pos: u32) -> Option<u32> {
@@ -276,14 +294,126 @@ fn literal_position(text: &str, body: &str, pos: u32) -> Option<u32> {
     Some(chars_before(i) + pos + quotes_before)
 }
 
-fn parse_one(text: &str, name: &str, body: &str) -> Result<J, DbError> {
-    let json = nestor_parser::parse_plpgsql(text).map_err(|e| syntax_error(e, name, body))?;
+/// A function parsed: its tree, the row variables parsed as `record`
+/// ([`parse_one`]) and the wrapper's shadow declarations
+/// ([`refcursor_wrapper`]). An argument of a row type whose field is
+/// assigned (`"state.total" is not a known variable`) is declared as a
+/// record in the wrapper, and the body parsed again.
+fn parse_function(def: &FunctionDef) -> Result<(J, RowDecls, Vec<usize>), DbError> {
+    let mut records: Vec<usize> = Vec::new();
+    loop {
+        let (text, shadows) = create_text(def, &records);
+        match parse_one(&text, &def.name, &def.body) {
+            Ok((json, rows)) => return Ok((json, rows, shadows)),
+            Err(e) => {
+                let arg = unknown_field_target(&e.message).and_then(|var| {
+                    def.args.iter().position(|a| {
+                        a.name.eq_ignore_ascii_case(&var)
+                            && matches!(a.ty, DataType::Record(rt) if rt.oid != 0)
+                    })
+                });
+                match arg {
+                    Some(i) if !records.contains(&i) => records.push(i),
+                    _ => return Err(e),
+                }
+            }
+        }
+    }
+}
+
+/// The parsed function, and the row variables declared with a composite
+/// type that the parser was given as `record` (see [`row_declaration`]).
+fn parse_one(text: &str, name: &str, body: &str) -> Result<(J, RowDecls), DbError> {
+    let mut text = text.to_string();
+    let mut rows: RowDecls = Vec::new();
+    let json = loop {
+        match nestor_parser::parse_plpgsql(&text) {
+            Ok(json) => break json,
+            Err(e) => {
+                let retry = (rows.len() < ROW_DECLARATIONS_MAX)
+                    .then(|| unknown_field_target(&e.message))
+                    .flatten()
+                    .and_then(|var| row_declaration(&text, &var).map(|d| (var, d)));
+                let Some((var, (range, ty))) = retry else {
+                    return Err(syntax_error(e, name, body));
+                };
+                text.replace_range(range, "record");
+                rows.push((var, ty));
+            }
+        }
+    };
     let v: J = serde_json::from_str(&json)
         .map_err(|e| DbError::internal(format!("PL/pgSQL tree: {e}")))?;
-    v.as_array()
+    let func = v
+        .as_array()
         .and_then(|a| a.first())
         .cloned()
-        .ok_or_else(|| DbError::internal("PL/pgSQL tree: no function"))
+        .ok_or_else(|| DbError::internal("PL/pgSQL tree: no function"))?;
+    Ok((func, rows))
+}
+
+/// Row variables declared with a composite type and parsed as `record`:
+/// (name as the parser folds it, the declared type's text).
+pub(crate) type RowDecls = Vec<(String, String)>;
+
+/// At most this many declarations are re-parsed as `record` per function.
+const ROW_DECLARATIONS_MAX: usize = 64;
+
+/// The variable of `"r.total" is not a known variable` (libpg_query's
+/// grammar takes a field assignment only on a `record` variable).
+fn unknown_field_target(message: &str) -> Option<String> {
+    let quoted = message
+        .strip_prefix('"')?
+        .strip_suffix("\" is not a known variable")?;
+    let (var, _) = quoted.split_once('.')?;
+    Some(var.to_ascii_lowercase())
+}
+
+/// Where the type of `var`'s declaration is in `text`, and its text: a
+/// declaration starts after DECLARE or a `;`, and its type runs up to
+/// `;`, `:=`, `=`, DEFAULT, NOT NULL or COLLATE. libpg_query's PL/pgSQL
+/// grammar knows no catalog, so any type but `record` makes a scalar
+/// variable whose fields cannot be assigned: the declaration is given to
+/// it as `record`, and the compiler types the variable from the text.
+fn row_declaration(text: &str, var: &str) -> Option<(std::ops::Range<usize>, String)> {
+    let lower = text.to_ascii_lowercase();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    let b = lower.as_bytes();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(var).map(|i| i + from) {
+        from = i + var.len();
+        let end = i + var.len();
+        if (i > 0 && word(b[i - 1])) || b.get(end).is_none_or(|&c| word(c)) {
+            continue;
+        }
+        let before = lower[..i].trim_end();
+        let starts = before.ends_with(';')
+            || (before.ends_with("declare")
+                && !before[..before.len() - "declare".len()]
+                    .bytes()
+                    .last()
+                    .is_some_and(word));
+        if !starts {
+            continue;
+        }
+        let mut t = end + (lower[end..].len() - lower[end..].trim_start().len());
+        if lower[t..].starts_with("constant")
+            && lower.as_bytes().get(t + 8).is_some_and(|&c| !word(c))
+        {
+            t += 8;
+            t += lower[t..].len() - lower[t..].trim_start().len();
+        }
+        let stop = [";", ":=", "=", " default", " not ", " collate", "\n"]
+            .iter()
+            .filter_map(|s| lower[t..].find(s))
+            .min()?;
+        let ty = text[t..t + stop].trim_end();
+        if ty.is_empty() || ty.eq_ignore_ascii_case("record") {
+            return None;
+        }
+        return Some((t..t + ty.len(), ty.to_string()));
+    }
+    None
 }
 
 /// The compiled form of a PL/pgSQL function, made once per definition.
@@ -297,8 +427,7 @@ fn compiled(
         }
     }
     // Checked at CREATE FUNCTION: an error here has no position to give.
-    let (text, shadows) = create_text(def);
-    let json = parse_one(&text, &def.name, &def.body).map_err(|mut e| {
+    let (json, rows, shadows) = parse_function(def).map_err(|mut e| {
         e.position = None;
         e
     })?;
@@ -310,6 +439,8 @@ fn compiled(
             catalog,
             body: &def.body,
             shadows: &shadows,
+            rows: &rows,
+            extra: (0, 0),
         },
     )?);
     let _ = def.compiled.set(func.clone());
@@ -321,7 +452,8 @@ fn compiled(
 pub(crate) fn validate(
     def: &FunctionDef,
     catalog: &nestor_catalog::Catalog,
-) -> Result<(), DbError> {
+    extra: (u8, u8),
+) -> Result<Vec<DbError>, DbError> {
     // A polymorphic function is checked as PostgreSQL's validator does:
     // with integer for its element types.
     let instance;
@@ -332,8 +464,7 @@ pub(crate) fn validate(
     } else {
         def
     };
-    let (text, shadows) = create_text(def);
-    let json = parse_one(&text, &def.name, &def.body)?;
+    let (json, rows, shadows) = parse_function(def)?;
     let func = compile::compile(
         &json,
         compile::Signature {
@@ -342,9 +473,12 @@ pub(crate) fn validate(
             catalog,
             body: &def.body,
             shadows: &shadows,
+            rows: &rows,
+            extra,
         },
     )?;
-    check_syntax(&func, &def.body)
+    check_syntax(&func, &def.body)?;
+    Ok(func.warnings)
 }
 
 /// Every expression and statement of a function parses (PostgreSQL
@@ -438,7 +572,7 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
         tag.insert(1, 'x');
     }
     let compiled = || {
-        let json = parse_one(
+        let (json, rows) = parse_one(
             &format!("DO {tag}{}{tag}", compile::wrap_bare_returns(code)),
             "inline_code_block",
             code,
@@ -451,6 +585,11 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
                 catalog: ctx.catalog,
                 body: code,
                 shadows: &[],
+                rows: &rows,
+                extra: (
+                    ctx.settings.plpgsql_extra_warnings,
+                    ctx.settings.plpgsql_extra_errors,
+                ),
             },
         )?;
         check_syntax(&func, code)?;
@@ -460,6 +599,9 @@ pub(crate) fn run_do(ctx: &mut StatementCtx<'_>, text: &str, code: &str) -> Resu
         let context = "compilation of PL/pgSQL function \"inline_code_block\"".to_string();
         body_error(e, text, code, context)
     })?;
+    for w in &func.warnings {
+        ctx.notices.push(body_warning(w.clone(), text, code));
+    }
     run::Run::new(&func, None, true)
         .call(ctx, Vec::new())
         .map(|_| ())

@@ -39,7 +39,7 @@ use nestor_plan::ir::{Expr, Plan};
 use nestor_plan::PlannedStmt;
 use nestor_types::array::{Array, ARRAY_DIMS_MAX};
 use nestor_types::array_subscript;
-use nestor_types::datatype::DataType;
+use nestor_types::datatype::{DataType, RecordType};
 use nestor_types::Value;
 
 use super::compile::{
@@ -236,6 +236,16 @@ impl<'f> Run<'f> {
             } else {
                 Value::Null
             };
+            if let Datum::Rec {
+                declared: Some(rt), ..
+            } = &self.func.datums[i]
+            {
+                let rec = match &v {
+                    Value::Record(f) => Rec::row(row_columns(rt), f.to_vec()),
+                    _ => Rec::null_of(row_columns(rt)),
+                };
+                self.recs.insert(i, rec);
+            }
             self.vals[i] = Some(v);
         }
         self.vals[self.func.found] = Some(Value::Bool(false));
@@ -455,9 +465,14 @@ impl<'f> Run<'f> {
                 }
                 self.vals[d] = Some(val);
             }
-            Datum::Rec { .. } => {
-                self.recs.remove(&d);
-            }
+            Datum::Rec { declared, .. } => match declared {
+                Some(rt) => {
+                    self.recs.insert(d, Rec::null_of(row_columns(rt)));
+                }
+                None => {
+                    self.recs.remove(&d);
+                }
+            },
             Datum::Row | Datum::RecField { .. } => {}
         }
         Ok(())
@@ -519,6 +534,31 @@ impl<'f> Run<'f> {
                     self.check_subscriptable(target, expr)?;
                     let v = self.eval(ctx, expr)?;
                     self.assign_subscripted(ctx, target, s, v)?;
+                } else if let Target::Rec(_) = target {
+                    // `r := composite`: the record takes its fields.
+                    let (v, ty) = self.eval_typed(ctx, expr)?;
+                    match (ty, v) {
+                        (ty, Value::Record(f)) => {
+                            // An anonymous ROW(...) has fields f1, f2, ...
+                            let cols = match ty {
+                                DataType::Record(rt) if rt.fields.len() == f.len() => {
+                                    row_columns(rt)
+                                }
+                                _ => Arc::new(
+                                    f.iter()
+                                        .enumerate()
+                                        .map(|(i, v)| (format!("f{}", i + 1), v.data_type()))
+                                        .collect(),
+                                ),
+                            };
+                            self.assign_row(ctx, target, &cols, f.to_vec())?;
+                        }
+                        (DataType::Record(rt), Value::Null) if !rt.fields.is_empty() => {
+                            let nulls = vec![Value::Null; rt.fields.len()];
+                            self.assign_row(ctx, target, &row_columns(rt), nulls)?;
+                        }
+                        (_, v) => self.assign(ctx, target, v)?,
+                    }
                 } else {
                     let v = self.eval(ctx, expr)?;
                     self.assign(ctx, target, v)?;
@@ -1722,6 +1762,21 @@ impl<'f> Run<'f> {
     ) -> Result<(), DbError> {
         match target {
             Target::Rec(d) => {
+                if let Datum::Rec {
+                    declared: Some(rt), ..
+                } = &self.func.datums[*d]
+                {
+                    // A declared row type keeps its columns: the values
+                    // are cast to them by position.
+                    let mut vals = Vec::with_capacity(rt.fields.len());
+                    let mut given = row.into_iter();
+                    for (_, ty) in &rt.fields {
+                        let v = given.next().unwrap_or(Value::Null);
+                        vals.push(self.cast(ctx, v, *ty)?);
+                    }
+                    self.recs.insert(*d, Rec::row(row_columns(rt), vals));
+                    return Ok(());
+                }
                 row.truncate(cols.len());
                 row.resize(cols.len(), Value::Null);
                 self.recs.insert(*d, Rec::row(cols.clone(), row));
@@ -2010,17 +2065,57 @@ impl<'f> Run<'f> {
                 "query returned no rows",
             ));
         }
-        if strict && rows.len() > 1 {
-            return Err(
-                DbError::new(SqlState::TooManyRows, "query returned more than one row")
-                    .with_hint("Make sure the query returns a single row, or use LIMIT 1."),
-            );
+        let too_many = match strict {
+            true => Some(Severity::Error),
+            false => extra_check(ctx, nestor_settings::PLPGSQL_CHECK_TOO_MANY_ROWS),
+        };
+        if let (true, Some(level)) = (rows.len() > 1, too_many) {
+            let e = DbError::new(SqlState::TooManyRows, "query returned more than one row")
+                .with_hint("Make sure the query returns a single row, or use LIMIT 1.");
+            raise_at(ctx, e, level)?;
+        }
+        if let (Some(arity), false) = (self.target_arity(target), rows.is_empty()) {
+            let check = extra_check(ctx, nestor_settings::PLPGSQL_CHECK_STRICT_MULTI_ASSIGNMENT);
+            if let (true, Some(level)) = (arity != cols.len(), check) {
+                let list = if level == Severity::Error {
+                    "extra_errors"
+                } else {
+                    "extra_warnings"
+                };
+                let e = DbError::new(
+                    SqlState::DatatypeMismatch,
+                    "number of source and target fields in assignment does not match",
+                )
+                .with_detail(format!(
+                    "strict_multi_assignment check of {list} is active."
+                ))
+                .with_hint("Make sure the query returns the exact list of columns.");
+                raise_at(ctx, e, level)?;
+            }
         }
         let row = rows
             .into_iter()
             .next()
             .unwrap_or_else(|| vec![Value::Null; cols.len()]);
         self.assign_row(ctx, target, &cols, row)
+    }
+
+    /// How many fields an INTO target takes: its variables, or a declared
+    /// row type's fields; None for a `record` (it takes any row).
+    fn target_arity(&self, target: &Target) -> Option<usize> {
+        let rec_fields = |d: usize| match &self.func.datums[d] {
+            Datum::Rec { declared, .. } => Some(declared.map(|rt| rt.fields.len())),
+            _ => None,
+        };
+        match target {
+            Target::Rec(d) => rec_fields(*d).flatten(),
+            Target::Row(fields) if fields.len() == 1 => match rec_fields(fields[0]) {
+                Some(declared) => declared,
+                None => Some(1),
+            },
+            Target::Row(fields) => Some(fields.len()),
+            _ => None,
+        }
     }
 
     /// Run an expression or query text and collect its rows.
@@ -2504,6 +2599,33 @@ fn trigger_argv(args: &[String]) -> Value {
     Array::new(DataType::Text, dims, items).map_or(Value::Null, Array::value)
 }
 
+/// Whether a plpgsql.extra_errors (Error) or extra_warnings (Warning)
+/// check is on.
+fn extra_check(ctx: &StatementCtx<'_>, check: u8) -> Option<Severity> {
+    let s = ctx.settings;
+    if s.plpgsql_extra_errors & check != 0 {
+        Some(Severity::Error)
+    } else if s.plpgsql_extra_warnings & check != 0 {
+        Some(Severity::Warning)
+    } else {
+        None
+    }
+}
+
+/// Fail with `e`, or send it as a warning.
+fn raise_at(ctx: &mut StatementCtx<'_>, e: DbError, level: Severity) -> Result<(), DbError> {
+    if level == Severity::Error {
+        return Err(e);
+    }
+    ctx.notices.push(e.with_severity(Severity::Warning));
+    Ok(())
+}
+
+/// The columns of a row type, as a record variable holds them.
+fn row_columns(rt: &RecordType) -> Columns {
+    Arc::new(rt.fields.clone())
+}
+
 fn unassigned(func: &Func, rec: usize) -> DbError {
     DbError::new(
         SqlState::ObjectNotInPrerequisiteState,
@@ -2632,17 +2754,20 @@ impl Resolver<'_, '_> {
                 Ok(Some(self.slot(Slot::Datum(d), ty)))
             }
             Datum::Var(v) => Ok(Some(self.slot(Slot::Datum(d), v.ty))),
-            Datum::Rec { .. } => {
-                // A parameter of an anonymous record type of the record's
-                // current shape (the plan is kept for that shape); a
-                // record not assigned yet is a NULL of no known shape.
+            Datum::Rec { declared, .. } => {
+                // A parameter of the declared row type, or of an anonymous
+                // record type of the record's current shape (the plan is
+                // kept for that shape); a record not assigned yet is a
+                // NULL of no known shape.
                 let cols = match self.run.recs.get(&d) {
                     Some(r) => r.cols.clone(),
                     None => Arc::new(Vec::new()),
                 };
                 self.note_shape(d, &cols);
-                let cols = cols.to_vec();
-                let rt = nestor_types::datatype::record_type(cols);
+                let rt = match declared {
+                    Some(rt) => rt,
+                    None => nestor_types::datatype::record_type(cols.to_vec()),
+                };
                 Ok(Some(self.slot(Slot::Rec(d), DataType::Record(rt))))
             }
             _ => Ok(None),

@@ -63,6 +63,7 @@ const T_PG_LSN: u8 = 22;
 const T_TIMETZ: u8 = 23;
 const T_MONEY: u8 = 24;
 const T_RANGE: u8 = 30;
+const T_BITS: u8 = 25;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
 /// element types its rows use.
@@ -217,6 +218,7 @@ impl RowCodec {
                 put_varint(zigzag(i64::from(*z)), out);
             }
             Value::Money(c) => int(T_MONEY, *c, out),
+            Value::Bits(b) => with_len(T_BITS, &nestor_types::bits::to_binary(b), out),
             Value::Enum(l) => int(T_ENUM, i64::from(*l), out),
             Value::Timestamp(t) => int(T_TIMESTAMP, *t, out),
             Value::TimestampTz(t) => int(T_TIMESTAMPTZ, *t, out),
@@ -302,6 +304,7 @@ impl RowCodec {
             T_TIME => Value::Time(input.int()?),
             T_TIMETZ => Value::TimeTz(input.int()?, narrow(input.int()?)?),
             T_MONEY => Value::Money(input.int()?),
+            T_BITS => nestor_types::bits::parse_binary(DataType::VarBit(None), input.bytes()?)?,
             T_ENUM => Value::Enum(narrow(input.int()?)?),
             T_TIMESTAMP => Value::Timestamp(input.int()?),
             T_TIMESTAMPTZ => Value::TimestampTz(input.int()?),

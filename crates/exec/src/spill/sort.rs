@@ -76,7 +76,7 @@ impl Runs {
     /// Sort `entries` and write them as the next run; `entries` is left
     /// empty.
     pub(crate) fn add(&mut self, entries: &mut Vec<Entry>, cmp: &KeyCmp) -> Result<(), DbError> {
-        entries.sort_by(|a, b| cmp(&a.0, &b.0));
+        nestor_common::sort::pg_qsort(entries, |a, b| cmp(&a.0, &b.0));
         let mut f = TempFile::create(&self.space)?;
         let mut stored = Vec::new();
         for (k, row) in entries.drain(..) {
@@ -103,7 +103,7 @@ impl Runs {
         while self.files.len() > order {
             self.pass(order, cmp, ev)?;
         }
-        last.sort_by(|a, b| cmp(&a.0, &b.0));
+        nestor_common::sort::pg_qsort(&mut last, |a, b| cmp(&a.0, &b.0));
         let mut sources: Vec<Source> = Vec::with_capacity(self.files.len() + 1);
         for mut f in std::mem::take(&mut self.files) {
             f.read()?;

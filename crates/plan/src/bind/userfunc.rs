@@ -97,6 +97,15 @@ fn implicit(from: DataType, to: DataType) -> Option<bool> {
     if from.is_string() && to.is_string() {
         return Some(false);
     }
+    // An anonymous record (a ROW(...) constructor) passes as a composite
+    // type (can_coerce_type's RECORD to complex rule); the fields are cast
+    // one by one, a wrong count failing there ("Input has too many
+    // columns").
+    if let (DataType::Record(a), DataType::Record(b)) = (from, to) {
+        if a.oid == 0 && b.oid != 0 {
+            return Some(false);
+        }
+    }
     None
 }
 

@@ -241,6 +241,9 @@ pub enum AggFunc {
     Max,
     BoolAnd,
     BoolOr,
+    /// bit_and / bit_or / bit_xor (`&`, `|`, `#`) over integers and bit
+    /// strings: the operator folded over the non-NULL inputs.
+    Bitwise(u8),
     StringAgg,
     ArrayAgg,
     /// array_agg of arrays: the inputs stacked into one array of a

@@ -98,6 +98,14 @@ pub struct AggSpec {
     pub call: AggCall,
 }
 
+impl AggSpec {
+    /// DISTINCT or ORDER BY (ordered-set aggregates too): PostgreSQL
+    /// aggregates such calls by sorted groups, never by hashing.
+    pub fn sorts_input(&self) -> bool {
+        self.call.distinct || !self.call.order.is_empty()
+    }
+}
+
 /// Set-returning functions usable in FROM.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TableFunc {
@@ -542,6 +550,9 @@ impl Plan {
             Plan::DistinctOn { .. } => "Unique".into(),
             Plan::NestedLoop { .. } => "Nested Loop".into(),
             Plan::Aggregate { group, .. } if group.is_empty() => "Aggregate".into(),
+            Plan::Aggregate { aggs, .. } if aggs.iter().any(AggSpec::sorts_input) => {
+                "GroupAggregate".into()
+            }
             Plan::Aggregate { .. } | Plan::Distinct { .. } => "HashAggregate".into(),
             Plan::Window { .. } => "WindowAgg".into(),
             Plan::GroupingSets { .. } => "MixedAggregate".into(),
@@ -721,14 +732,25 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             f.0.name,
             args.iter().map(r).collect::<Vec<_>>().join(", ")
         ),
-        Expr::Func(crate::functions::Func::LikeAny { ci, negated, all }, args)
-            if args.len() == 2 =>
-        {
+        Expr::Func(
+            crate::functions::Func::LikeAny {
+                ci,
+                negated,
+                all,
+                regex,
+            },
+            args,
+        ) if args.len() == 2 => {
             format!(
                 "({} {}{} {} ({}))",
                 r(&args[0]),
                 if *negated { "!" } else { "" },
-                if *ci { "~~*" } else { "~~" },
+                match (*regex, *ci) {
+                    (false, false) => "~~",
+                    (false, true) => "~~*",
+                    (true, false) => "~",
+                    (true, true) => "~*",
+                },
                 if *all { "ALL" } else { "ANY" },
                 r(&args[1])
             )

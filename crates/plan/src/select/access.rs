@@ -1018,6 +1018,8 @@ fn sorts_as_keys(t: DataType) -> bool {
                 | DataType::Money
                 | DataType::Uuid
                 | DataType::PgLsn
+                | DataType::Bit(_)
+                | DataType::VarBit(_)
                 | DataType::Oid
         )
 }

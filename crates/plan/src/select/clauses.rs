@@ -484,7 +484,18 @@ pub(super) fn expand_star(
     let mut any = false;
     // (scope index, the index `*` reads for it), in output order.
     let mut order: Vec<(usize, usize)> = Vec::new();
-    for (i, c) in scope.cols.iter().enumerate() {
+    // `x.*` of `JOIN ... USING (...) AS x`: the merged columns.
+    let using_alias = rel.and_then(|r| scope.using_joins.iter().find_map(|j| j.aliased(r)));
+    if let Some(named) = using_alias {
+        order.extend(named.iter().map(|&(_, i)| (i, i)));
+        any = true;
+    }
+    for (i, c) in scope
+        .cols
+        .iter()
+        .enumerate()
+        .filter(|_| using_alias.is_none())
+    {
         // `r.*` has r's copy of a JOIN USING column (hidden from `*`);
         // the join's own alias `j.*` has the merged column only.
         let join_alias = rel.is_some()

@@ -194,6 +194,7 @@ fn plan_subselect(
             floor: cols.len(),
             cols,
             using_joins: Vec::new(),
+            hidden_rels: Vec::new(),
         }
     };
     let pad = visible.floor;
@@ -706,6 +707,7 @@ fn plan_join_right(
         cols: scope.cols[..left_end].to_vec(),
         floor: if outer_only { left_end } else { start },
         using_joins: Vec::new(),
+        hidden_rels: Vec::new(),
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -821,8 +823,30 @@ pub(super) fn plan_join(
     b.scopes[top] = saved;
     result?;
     let merged = merge_using(b, kind, &pairs, start, offset, scope)?;
+    let using_alias = match &j.join_using_alias {
+        Some(a) => {
+            // The alias is one more range variable of the join's own.
+            if scope.cols[start..].iter().any(|c| c.rel == a.aliasname) {
+                return Err(DbError::new(
+                    SqlState::DuplicateAlias,
+                    format!("table name \"{}\" specified more than once", a.aliasname),
+                ));
+            }
+            Some((a.aliasname.clone(), using_named(kind, &pairs, scope)))
+        }
+        None => None,
+    };
+    // An alias on the join itself hides every name inside it, USING
+    // aliases included (`(a JOIN b USING (i) AS x) AS y`: no `x`).
+    let using_alias = using_alias.filter(|_| j.alias.is_none());
     if let Some(a) = &j.alias {
+        for u in scope.using_joins.iter_mut().filter(|u| u.start >= start) {
+            u.using_alias = None;
+        }
         for c in &mut scope.cols[start..] {
+            if c.rel != a.aliasname && !c.rel.is_empty() && !scope.hidden_rels.contains(&c.rel) {
+                scope.hidden_rels.push(c.rel.clone());
+            }
             c.rel = a.aliasname.clone();
         }
     }
@@ -832,6 +856,7 @@ pub(super) fn plan_join(
             end: scope.cols.len(),
             merged: pairs.iter().map(|&(l, _)| l).collect(),
             alias: j.alias.as_ref().map(|a| a.aliasname.clone()),
+            using_alias,
         });
     }
     Ok(From::Join {
@@ -843,6 +868,26 @@ pub(super) fn plan_join(
         offset: start,
         width: *offset - start,
     })
+}
+
+/// The USING columns as a join_using_alias names them: each the column
+/// its unqualified name means (the left copy of an inner or left join,
+/// the right copy of a right join, a full join's merged column, which
+/// merge_using appended after the join's columns, one per pair).
+fn using_named(kind: JoinKind, pairs: &[(usize, usize)], scope: &Scope) -> Vec<(String, usize)> {
+    let full_from = scope.cols.len() - pairs.len();
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(k, &(l, r))| {
+            let i = match kind {
+                JoinKind::Right => r,
+                JoinKind::Full => full_from + k,
+                _ => l,
+            };
+            (scope.cols[l].name.clone(), i)
+        })
+        .collect()
 }
 
 /// NATURAL JOIN's USING list: the names of the left side's columns that

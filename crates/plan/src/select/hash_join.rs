@@ -83,6 +83,8 @@ enum HashClass {
     TimeTz,
     Uuid,
     PgLsn,
+    /// bit and bit varying (one class: they compare with each other).
+    Bits,
 }
 
 fn hash_class(t: DataType) -> Option<HashClass> {
@@ -106,6 +108,7 @@ fn hash_class(t: DataType) -> Option<HashClass> {
         DataType::TimeTz(_) => HashClass::TimeTz,
         DataType::Uuid => HashClass::Uuid,
         DataType::PgLsn => HashClass::PgLsn,
+        DataType::Bit(_) | DataType::VarBit(_) => HashClass::Bits,
         _ => return None,
     })
 }

@@ -48,6 +48,7 @@ mod search_cycle;
 
 use std::sync::Arc;
 
+use nestor_common::sort::pg_qsort;
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
@@ -571,6 +572,7 @@ fn finish_simple_output(
     let scope = Scope {
         floor: 0,
         using_joins: Vec::new(),
+        hidden_rels: Vec::new(),
         cols: cols
             .iter()
             .map(|c| ScopeCol {
@@ -712,7 +714,8 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         );
     }
     let mut plan = scan_and_filter(b, tree, where_expr.as_ref())?;
-    let saved_windows = std::mem::replace(&mut b.windows, window_clause(sel)?);
+    let windows = window_clause(b, sel)?;
+    let saved_windows = std::mem::replace(&mut b.windows, windows);
     let input_width = b.scopes[b.level()].cols.len();
     // Aggregates of subqueries that belong to this level (bind/outer_agg.rs).
     b.outer_aggs.push(bind::outer_agg::OuterAggs {
@@ -742,7 +745,7 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
         let (p, width) = plan_aggregation(b, sel, &mut q, plan, outer_calls)?;
         plan = p;
         if has_window(&q) {
-            plan = plan_window(&mut q, plan, width)?;
+            plan = plan_window(&mut q, plan, width, true)?;
         }
     } else if has_window(&q) {
         if !lock_tables.is_empty() {
@@ -751,7 +754,7 @@ fn plan_simple(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<OutCol
                 "FOR UPDATE is not allowed with window functions",
             ));
         }
-        plan = plan_window(&mut q, plan, input_width)?;
+        plan = plan_window(&mut q, plan, input_width, false)?;
     }
     // With set-returning functions in the select list the rows to sort
     // are the ProjectSet's (project_output).
@@ -1129,7 +1132,7 @@ fn plan_aggregation(
             aggs,
         },
         None => Plan::Aggregate {
-            input: Box::new(input),
+            input: Box::new(sorted_for_groups(input, &group, &aggs)),
             group,
             aggs,
         },
@@ -1142,6 +1145,29 @@ fn plan_aggregation(
         None => plan,
     };
     Ok((plan, width))
+}
+
+/// The input of a GROUP BY whose aggregates have DISTINCT or ORDER BY,
+/// sorted on the group keys: PostgreSQL cannot hash such aggregates and
+/// runs a GroupAggregate over a Sort, so each group's rows reach the
+/// aggregate's own sort in the order the group sort left them, which
+/// decides the order of the aggregate's peers.
+fn sorted_for_groups(input: Plan, group: &[Expr], aggs: &[AggSpec]) -> Plan {
+    if group.is_empty() || !aggs.iter().any(AggSpec::sorts_input) {
+        return input;
+    }
+    let keys = group
+        .iter()
+        .map(|e| SortKey {
+            expr: e.clone(),
+            desc: false,
+            nulls_first: false,
+        })
+        .collect();
+    Plan::Sort {
+        input: Box::new(input),
+        keys,
+    }
 }
 
 /// How the correlated subqueries of an aggregating query's select list,
@@ -1210,16 +1236,23 @@ impl AggRemap<'_> {
 }
 
 /// The WINDOW clause's named windows.
-fn window_clause(sel: &pb::SelectStmt) -> Result<Vec<(String, pb::WindowDef)>, DbError> {
+fn window_clause(
+    b: &Binder,
+    sel: &pb::SelectStmt,
+) -> Result<Vec<(String, pb::WindowDef)>, DbError> {
     let mut out: Vec<(String, pb::WindowDef)> = Vec::new();
     for w in &sel.window_clause {
         let NodeEnum::WindowDef(def) = node(w)? else {
             return Err(DbError::internal("WINDOW item is not a WindowDef"));
         };
         if out.iter().any(|(n, _)| *n == def.name) {
-            return Err(DbError::new(
-                SqlState::WindowingError,
-                format!("window \"{}\" is already defined", def.name),
+            return Err(err_at(
+                DbError::new(
+                    SqlState::WindowingError,
+                    format!("window \"{}\" is already defined", def.name),
+                ),
+                b.text,
+                def.location,
             ));
         }
         out.push((def.name.clone(), (**def).clone()));
@@ -1242,20 +1275,39 @@ fn has_window(q: &QueryClauses) -> bool {
 /// Window functions over `input` (rows `width` wide): each distinct call
 /// becomes a column after the input's, and the targets and ORDER BY read
 /// it there.
-fn plan_window(q: &mut QueryClauses, input: Plan, width: usize) -> Result<Plan, DbError> {
+fn plan_window(
+    q: &mut QueryClauses,
+    input: Plan,
+    width: usize,
+    grouped: bool,
+) -> Result<Plan, DbError> {
     let mut calls: Vec<WinCall> = Vec::new();
-    let mut rewrite = |e: Expr| -> Result<Expr, DbError> {
+    {
+        let mut collect = |e: &Expr| {
+            e.walk(&mut |x| {
+                if let Expr::Window(w) = x {
+                    if !calls.iter().any(|c| c == w.as_ref()) {
+                        calls.push((**w).clone());
+                    }
+                }
+            })
+        };
+        q.targets.iter().for_each(|t| collect(&t.expr));
+        if !q.distinct {
+            q.sort.iter().for_each(|k| collect(&k.expr));
+        }
+        q.distinct_on.iter().for_each(&mut collect);
+    }
+    order_windows(&mut calls, q, grouped);
+    let rewrite = |e: Expr| -> Result<Expr, DbError> {
         e.rewrite(&mut |x| {
             let Expr::Window(w) = x else {
                 return Ok(None);
             };
-            let i = match calls.iter().position(|c| c == w.as_ref()) {
-                Some(i) => i,
-                None => {
-                    calls.push((**w).clone());
-                    calls.len() - 1
-                }
-            };
+            let i = calls
+                .iter()
+                .position(|c| c == w.as_ref())
+                .ok_or_else(|| DbError::internal("window call not collected"))?;
             Ok(Some(Expr::Col(width + i)))
         })
     };
@@ -1291,8 +1343,64 @@ fn plan_window(q: &mut QueryClauses, input: Plan, width: usize) -> Result<Plan, 
     })
 }
 
+/// Put the window calls in the order PostgreSQL runs its WindowAggs
+/// (select_active_windows), bottom first: the rows come out in the last
+/// one's sort order, and each sorts the previous one's output, so the
+/// order decides both the result's order and the order of peers.
+///
+/// PostgreSQL sorts the windows by their PARTITION BY then ORDER BY items
+/// (common_prefix_cmp): item by item, the one whose expression got the
+/// higher sort-group reference comes first, then the descending one (its
+/// sort operator `>` has the higher oid), then NULLS FIRST; then the longer
+/// list. References go to distinct expressions in the order the parser
+/// meets them: ORDER BY, then GROUP BY, then the windows' items.
+fn order_windows(calls: &mut [WinCall], q: &QueryClauses, grouped: bool) {
+    if calls.len() < 2 {
+        return;
+    }
+    let mut refs: Vec<Expr> = Vec::new();
+    let mut note = |e: &Expr| {
+        if !refs.contains(e) {
+            refs.push(e.clone());
+        }
+    };
+    if !q.distinct {
+        q.sort.iter().for_each(|k| note(&k.expr));
+    }
+    if grouped {
+        (0..q.group.len()).for_each(|i| note(&Expr::Col(i)));
+    }
+    for c in calls.iter() {
+        c.partition.iter().for_each(&mut note);
+        c.order.iter().for_each(|o| note(&o.key));
+    }
+    let sort_ref = |e: &Expr| refs.iter().position(|r| r == e).map_or(0, |i| i + 1);
+    // (reference, descending, nulls first) per PARTITION BY / ORDER BY item.
+    let items = |c: &WinCall| -> Vec<(usize, bool, bool)> {
+        c.partition
+            .iter()
+            .map(|e| (sort_ref(e), false, false))
+            .chain(
+                c.order
+                    .iter()
+                    .map(|o| (sort_ref(&o.key), o.desc, o.nulls_first)),
+            )
+            .collect()
+    };
+    pg_qsort(calls, |a, b| {
+        let (a, b) = (items(a), items(b));
+        for (x, y) in a.iter().zip(&b) {
+            let o = y.cmp(x);
+            if o.is_ne() {
+                return o;
+            }
+        }
+        b.len().cmp(&a.len())
+    });
+}
+
 /// The select list (then DISTINCT and its ORDER BY) on top of `plan`.
-fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
+fn project_output(plan: Plan, mut q: QueryClauses) -> (Plan, Vec<OutCol>) {
     let cols: Vec<OutCol> = q.targets.iter().map(|t| t.col.clone()).collect();
     let sets = q.targets.iter().any(|t| t.expr.contains_srf());
     let exprs: Vec<Expr> = q.targets.into_iter().map(|t| t.expr).collect();
@@ -1300,7 +1408,23 @@ fn project_output(plan: Plan, q: QueryClauses) -> (Plan, Vec<OutCol>) {
         let plan = distinct_on::plan_distinct_on(plan, exprs, q.distinct_on, sets);
         return (plan, cols);
     }
-    let mut plan = if sets && !q.distinct && !q.sort.is_empty() {
+    let mut plan = if sets
+        && !q.distinct
+        && !q.sort.is_empty()
+        && !q.sort.iter().any(|k| k.expr.contains_srf())
+    {
+        // No sort key reads a set-returning function: sorted first and
+        // the functions expanded after, as PostgreSQL postpones SRFs past
+        // the Sort (make_sort_input_target), so each input row's set
+        // comes out in the function's own order.
+        Plan::ProjectSet {
+            input: Box::new(Plan::Sort {
+                input: Box::new(plan),
+                keys: std::mem::take(&mut q.sort),
+            }),
+            exprs,
+        }
+    } else if sets && !q.distinct && !q.sort.is_empty() {
         // Sorted after the ProjectSet: a key that is an output column is
         // read there, any other one is computed as an extra column,
         // dropped after the sort.

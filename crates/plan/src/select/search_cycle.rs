@@ -497,6 +497,7 @@ fn bind_over(
         cols,
         floor: 0,
         using_joins: Vec::new(),
+        hidden_rels: Vec::new(),
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();

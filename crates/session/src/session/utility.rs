@@ -357,7 +357,15 @@ fn declare_cursor(
     for n in notices {
         notice(rows, n);
     }
-    r?;
+    // An error computing the rows is met by the FETCH that reads that far
+    // (PostgreSQL runs a cursor's query lazily); others fail DECLARE, as
+    // do those of a query without FROM, whose expressions PostgreSQL's
+    // planner folds (`SELECT 1 / 0` fails at DECLARE).
+    let failure = match r {
+        Ok(_) => None,
+        Err(e) if deferred_to_fetch(&e) && !sel.from_clause.is_empty() => Some(e),
+        Err(e) => return Err(e),
+    };
     let mut found = sink.rows;
     let origins = match tracked {
         0 => Vec::new(),
@@ -382,11 +390,21 @@ fn declare_cursor(
             updatable,
             origins,
             _growth: Some(sink.growth),
+            failure,
+            failed: false,
         },
     );
     s.publish_cursors();
     tag(rows, "DECLARE CURSOR");
     Ok(())
+}
+
+/// Errors of computing a cursor's rows (data exceptions, integrity
+/// violations and errors raised by functions it calls), which PostgreSQL
+/// raises only when a FETCH gets that far; not cancels, lock or
+/// serialization failures, or running out of memory.
+fn deferred_to_fetch(e: &DbError) -> bool {
+    matches!(&e.sqlstate()[..2], "22" | "23" | "P0" | "2F" | "38" | "39")
 }
 
 /// Plan DECLARE's query, with the origins of the tables WHERE CURRENT OF
@@ -527,6 +545,7 @@ fn fetch(
     }
     let codec = s.eval_ctx();
     let cursor = s.cursor_mut(&f.portalname)?;
+    cursor.check_runnable(&f.portalname)?;
     let dir = cursor::direction(f.direction, f.how_many);
     let found = cursor.fetch(dir, f.ismove)?;
     let n = found.len() as u64;
