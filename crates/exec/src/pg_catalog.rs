@@ -42,7 +42,7 @@ use nestor_plan::pg_catalog::{
     self as spec, Rel, INFORMATION_SCHEMA_NAMESPACE_OID, PSEUDO_TYPES, TOAST_NAMESPACE_OID,
 };
 use nestor_types::array::Array;
-use nestor_types::datatype::{DataType, RegKind, ARRAY_ELEMENTS};
+use nestor_types::datatype::{DataType, RegKind};
 use nestor_types::Value;
 
 use crate::context::Ev;
@@ -564,6 +564,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             .collect(),
         Rel::PartitionedTable => partitioned_rows(c),
         Rel::Aggregate => aggregate_rows(c),
+        Rel::Range => range_rows(),
         Rel::Shdescription
         | Rel::StatisticExt
         | Rel::Publication
@@ -571,7 +572,6 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         | Rel::PublicationNamespace
         | Rel::ForeignTable
         | Rel::EventTrigger
-        | Rel::Range
         | Rel::Operator
         | Rel::InitPrivs
         | Rel::Transform
@@ -1468,6 +1468,7 @@ fn type_facts(t: DataType) -> (i16, bool, &'static str, &'static str, &'static s
         T::Poly(_) => (4, true, "i", "p", "P"),
         T::Geo(k) if k.typlen() < 0 => (-1, false, "d", "x", "G"),
         T::Geo(k) => (k.typlen(), false, "d", "p", "G"),
+        T::Range(k) => (-1, false, k.typalign(), "x", "R"),
     }
 }
 
@@ -1536,10 +1537,9 @@ fn all_types() -> Vec<DataType> {
         T::Reg(RegKind::Namespace),
     ];
     v.extend(nestor_types::geometry::GeoKind::ALL.map(T::Geo));
+    v.extend(nestor_types::range::RangeKind::ALL.map(T::Range));
     v.extend(
-        ARRAY_ELEMENTS
-            .iter()
-            .map(|e| e.0.array_of().expect("an element type")),
+        nestor_types::datatype::array_types().map(|e| e.0.array_of().expect("an element type")),
     );
     v
 }
@@ -1557,7 +1557,10 @@ fn type_rows() -> Rows {
         let array = t.array_of().map_or(0, DataType::oid);
         let name = typname(t);
         let mut r = RowB::new(Rel::Type);
-        set_io_functions(&mut r, &name);
+        match t {
+            DataType::Range(_) => set_io_functions(&mut r, "range"),
+            _ => set_io_functions(&mut r, &name),
+        }
         out.push(
             r.set("oid", oid(t.oid()))
                 .set("typname", text(&name))
@@ -1565,7 +1568,14 @@ fn type_rows() -> Rows {
                 .set("typowner", oid(SUPERUSER_OID))
                 .set("typlen", Value::Int2(len))
                 .set("typbyval", Value::Bool(byval))
-                .set("typtype", text(if t == DataType::Void { "p" } else { "b" }))
+                .set(
+                    "typtype",
+                    text(match t {
+                        DataType::Void => "p",
+                        DataType::Range(_) => "r",
+                        _ => "b",
+                    }),
+                )
                 .set("typcategory", text(category))
                 .set(
                     "typispreferred",
@@ -1616,7 +1626,7 @@ fn type_rows() -> Rows {
             .set(
                 "typlen",
                 Value::Int2(match o {
-                    2249 | 2287 | 2277 | 5078 => -1,
+                    2249 | 2287 | 2277 | 5078 | 3831 | 5080 => -1,
                     2275 => -2,
                     2281 => 8,
                     _ => 4,
@@ -1926,6 +1936,25 @@ fn cast_rows(c: &Catalog) -> Rows {
         ));
     }
     out
+}
+
+/// pg_range: the built-in range types (their canonical and subtype
+/// difference functions have no pg_proc rows here: shown as `-`).
+fn range_rows() -> Rows {
+    nestor_types::range::RangeKind::ALL
+        .iter()
+        .map(|k| {
+            RowB::new(Rel::Range)
+                .set("rngtypid", oid(k.oid()))
+                .set("rngsubtype", oid(k.subtype().oid()))
+                .set("rngmultitypid", oid(k.multirange_oid()))
+                .set("rngcollation", oid(0))
+                .set("rngsubopc", oid(k.subtype_opclass()))
+                .set("rngcanonical", oid(0))
+                .set("rngsubdiff", oid(0))
+                .done()
+        })
+        .collect()
 }
 
 /// pg_enum: every label of every enum type.

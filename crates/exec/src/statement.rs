@@ -681,7 +681,9 @@ fn execute_ddl(ctx: &mut StatementCtx<'_>, p: &Prepared) -> Result<CommandTag, D
             NodeEnum::GrantStmt(_) => "REVOKE",
             NodeEnum::CreateSchemaStmt(_) => "CREATE SCHEMA",
             NodeEnum::RefreshMatViewStmt(_) => "REFRESH MATERIALIZED VIEW",
-            NodeEnum::CreateEnumStmt(_) | NodeEnum::CompositeTypeStmt(_) => "CREATE TYPE",
+            NodeEnum::CreateEnumStmt(_)
+            | NodeEnum::CompositeTypeStmt(_)
+            | NodeEnum::CreateRangeStmt(_) => "CREATE TYPE",
             NodeEnum::AlterEnumStmt(_) => "ALTER TYPE",
             NodeEnum::CreateDomainStmt(_) => "CREATE DOMAIN",
             NodeEnum::DefineStmt(_) => "CREATE AGGREGATE",
@@ -759,6 +761,9 @@ fn run_ddl(
         NodeEnum::CompositeTypeStmt(st) => crate::ddl::create_composite(ctx, st),
         NodeEnum::AlterEnumStmt(st) => crate::ddl::alter_enum(ctx, st),
         NodeEnum::CreateDomainStmt(st) => crate::ddl::create_domain(ctx, st),
+        NodeEnum::CreateRangeStmt(_) => Err(DbError::unsupported(
+            "CREATE TYPE ... AS RANGE (user-defined range types)",
+        )),
         NodeEnum::DefineStmt(st)
             if st.kind == nestor_parser::pb::ObjectType::ObjectAggregate as i32 =>
         {

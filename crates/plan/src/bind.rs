@@ -2568,6 +2568,13 @@ impl<'e> Binder<'e> {
         };
         let (le, lt) = self.bind(l)?;
         let (re, rt) = self.bind(r)?;
+        if let Some(f) = nestor_types::range::catalog::resolve_operator(op, lt, rt) {
+            let args = vec![
+                self.coerce(le, lt, f.arg_types[0])?,
+                self.coerce(re, rt, f.arg_types[1])?,
+            ];
+            return Ok((Expr::Func(Func::Library(f.func), args), f.ret));
+        }
         if geometric_operands(op, lt, rt) {
             return self.bind_geo_op(op, Some((le, lt)), (re, rt));
         }
@@ -5377,6 +5384,7 @@ fn agg_func(name: &str, star: bool) -> Option<AggFunc> {
         "max" => AggFunc::Max,
         "bool_and" | "every" => AggFunc::BoolAnd,
         "bool_or" => AggFunc::BoolOr,
+        "range_intersect_agg" => AggFunc::RangeIntersect,
         "bit_and" => AggFunc::Bitwise(b'&'),
         "bit_or" => AggFunc::Bitwise(b'|'),
         "bit_xor" => AggFunc::Bitwise(b'#'),
@@ -5422,6 +5430,8 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             T::Interval(_) | T::Time(_) => T::Interval(None),
             _ => return Err(bad()),
         },
+        // Ranges have no max/min (PostgreSQL has no such aggregates).
+        AggFunc::Min | AggFunc::Max if matches!(arg, T::Range(_)) => return Err(bad()),
         // Bit strings have no min/max (no such aggregates in PostgreSQL).
         AggFunc::Min | AggFunc::Max if nestor_types::bits::is_bits(arg) => return Err(bad()),
         AggFunc::Min | AggFunc::Max => arg.resolve_unknown(),
@@ -5454,6 +5464,8 @@ fn agg_type(f: AggFunc, arg: DataType, name: &str) -> Result<DataType, DbError> 
             _ => return Err(bad()),
         },
         AggFunc::Regr(agg) => agg.result_type(),
+        AggFunc::RangeIntersect if matches!(arg, T::Range(_)) => arg,
+        AggFunc::RangeIntersect => return Err(bad()),
         // Bound by bind::ordered_set, never through here.
         AggFunc::PercentileCont { .. }
         | AggFunc::PercentileDisc { .. }

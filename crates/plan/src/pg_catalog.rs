@@ -44,7 +44,7 @@ pub const NAMESPACES: [(u32, &str); 4] = [
 /// path (an array of anonymous records; typed values of it are
 /// `DataType::Array(Record)`).
 /// The polymorphic ones are `DataType::Poly` in a function's signature.
-pub const PSEUDO_TYPES: [(u32, &str); 13] = [
+pub const PSEUDO_TYPES: [(u32, &str); 15] = [
     (2249, "record"),
     (2287, "_record"),
     (2279, "trigger"),
@@ -58,6 +58,8 @@ pub const PSEUDO_TYPES: [(u32, &str); 13] = [
     (5077, "anycompatible"),
     (5078, "anycompatiblearray"),
     (5079, "anycompatiblenonarray"),
+    (3831, "anyrange"),
+    (5080, "anycompatiblerange"),
 ];
 
 /// The pg_catalog relations, with PostgreSQL 15's columns in order.

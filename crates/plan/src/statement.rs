@@ -71,6 +71,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::CompositeTypeStmt(_)
             | NodeEnum::AlterEnumStmt(_)
             | NodeEnum::CreateDomainStmt(_)
+            | NodeEnum::CreateRangeStmt(_)
             | NodeEnum::AlterDomainStmt(_)
             | NodeEnum::DefineStmt(_)
             | NodeEnum::CreateCastStmt(_)

@@ -337,6 +337,7 @@ regress!(
     partition_tree,
     relation_size_forks,
     operator_classes,
+    range_types,
     transition_tables,
     row_security,
     bit_strings,

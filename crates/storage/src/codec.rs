@@ -38,6 +38,8 @@
 //!      its composite types are installed), so its stored form keeps each
 //!      field's own tag instead
 //!  24  pg_lsn: 8 bytes LE
+//!  30  range: len:varint, then the type's OID (u16 LE) and its binary
+//!      (range_send) form
 //!  25  timetz: zigzag varints (µs since midnight, zone in seconds west)
 //!  26  money: zigzag varint (cents)
 //!  27  bit / varbit: len:varint, then its binary (send) form: the length
@@ -87,6 +89,11 @@
 //!  pg_lsn  12          8 bytes big-endian
 //!  timetz  13          ordered varints: the UTC time (µs), the zone
 //!  money   14          ordered varint
+//!  range   1E          type OID (u16 BE); 00 if empty, else 01, the
+//!                      lower bound (00 infinite, or 01, its key, 00 if
+//!                      inclusive / 01 if not), the upper bound (01, its
+//!                      key, 00 if exclusive / 01 if inclusive, or 02
+//!                      infinite): range_cmp's order
 //!  bit strings 15      the bytes (as text), then the length in bits as
 //!                      an ordered varint (bit_cmp's order)
 //!  array   0D          per element 01 + its key; then 00, the number of
@@ -111,6 +118,7 @@ use nestor_common::RowId;
 use nestor_types::array::Array;
 use nestor_types::datetime::Interval;
 use nestor_types::geometry::{GeoKind, Geometry};
+use nestor_types::range::{Range, RangeKind};
 use nestor_types::{DataType, Numeric, Row, Value};
 
 // ----- rows -------------------------------------------------------------
@@ -143,6 +151,7 @@ const T_RECORD_ARRAY: u8 = 23;
 const T_PG_LSN: u8 = 24;
 const T_TIMETZ: u8 = 25;
 const T_MONEY: u8 = 26;
+const T_RANGE: u8 = 30;
 const T_BITS: u8 = 27;
 
 fn zigzag(v: i64) -> u64 {
@@ -217,6 +226,7 @@ fn stored_len(v: &Value) -> usize {
         Value::Array(a) => bytes(array_form(a).1.len()),
         Value::Record(f) => bytes(f.iter().map(stored_len).sum()),
         Value::Geo(g) => bytes(geo_form(g).len()),
+        Value::Range(r) => bytes(range_form(r).len()),
         Value::Bits(b) => bytes(4 + b.bytes().len()),
     }
 }
@@ -309,7 +319,27 @@ fn put_value(v: &Value, out: &mut Vec<u8>) {
         }
         Value::Record(f) => with_len(T_RECORD, &encode_row(f), out),
         Value::Geo(g) => with_len(T_GEO, &geo_form(g), out),
+        Value::Range(r) => with_len(T_RANGE, &range_form(r), out),
     }
+}
+
+/// A range's stored payload: its type's OID, then its binary form.
+fn range_form(r: &Range) -> Vec<u8> {
+    let mut out = (r.kind.oid() as u16).to_le_bytes().to_vec();
+    out.extend(r.to_binary());
+    out
+}
+
+/// A range from its stored form ([`range_form`]).
+fn range_of(p: &[u8]) -> Result<Value, String> {
+    let oid = p
+        .get(..2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .ok_or("stored row: truncated range")?;
+    let kind = RangeKind::from_oid(u32::from(oid)).ok_or("stored row: unknown range type")?;
+    nestor_types::range::parse_binary(kind, &p[2..])
+        .map(Range::value)
+        .map_err(|e| format!("stored row: {}", e.message))
 }
 
 /// A geometric value's stored payload: its type's OID, then its binary
@@ -495,7 +525,7 @@ fn field_at<'a>(buf: &'a [u8], pos: &mut usize) -> Result<Field<'a>, String> {
         T_FLOAT8 | T_TIMESTAMP | T_TIMESTAMPTZ | T_PG_LSN => take(pos, 8)?,
         T_UUID => take(pos, 16)?,
         T_NUMERIC | T_TEXT | T_BYTEA | T_JSONB | T_ARRAY | T_RECORD | T_ENUM_ARRAY | T_GEO
-        | T_RECORD_ARRAY | T_BITS => {
+        | T_RECORD_ARRAY | T_RANGE | T_BITS => {
             let len = get_varint(buf, pos)?;
             take(pos, len)?
         }
@@ -575,6 +605,7 @@ impl Field<'_> {
             T_RECORD_ARRAY => record_array_of(p).expect("stored row: record array payload"),
             T_RECORD => Value::Record(decode_row(p)),
             T_GEO => geo_of(p).expect("stored row: geometric payload"),
+            T_RANGE => range_of(p).expect("stored row: range payload"),
             T_BITS => bits_of(p).expect("stored row: bit string payload"),
             t => panic!("stored row: unknown tag {t}"),
         }
@@ -624,6 +655,7 @@ pub(crate) fn check_row(buf: &[u8]) -> Result<usize, String> {
             T_RECORD_ARRAY => record_array_of(p).is_ok(),
             T_RECORD => check_row(p).is_ok(),
             T_GEO => geo_of(p).is_ok(),
+            T_RANGE => range_of(p).is_ok(),
             T_BITS => bits_of(p).is_ok(),
             _ => true,
         };
@@ -843,6 +875,7 @@ const K_GEO: u8 = 17;
 const K_PG_LSN: u8 = 18;
 const K_TIMETZ: u8 = 19;
 const K_MONEY: u8 = 20;
+const K_RANGE: u8 = 30;
 const K_BITS: u8 = 21;
 const K_NULL: u8 = 0xFE;
 
@@ -983,6 +1016,34 @@ pub(crate) fn put_key_value(v: &Value, out: &mut Vec<u8>) {
                 put_key_f64(f, out);
             }
             out.push(0);
+        }
+        Value::Range(r) => put_key_range(r, out),
+    }
+}
+
+/// A range's key form (module header): bytes in `range_cmp`'s order.
+fn put_key_range(r: &Range, out: &mut Vec<u8>) {
+    out.push(K_RANGE);
+    out.extend_from_slice(&(r.kind.oid() as u16).to_be_bytes());
+    if r.empty {
+        out.push(0);
+        return;
+    }
+    out.push(1);
+    match &r.lower {
+        None => out.push(0),
+        Some(v) => {
+            out.push(1);
+            put_key_value(v, out);
+            out.push(!r.lower_inc as u8);
+        }
+    }
+    match &r.upper {
+        None => out.push(2),
+        Some(v) => {
+            out.push(1);
+            put_key_value(v, out);
+            out.push(r.upper_inc as u8);
         }
     }
 }
@@ -1276,7 +1337,28 @@ mod tests {
             geo(GeoKind::Path, "[(0,0),(1,1)]"),
             geo(GeoKind::Path, "[(0,0),(1,1),(2,2)]"),
             geo(GeoKind::Path, "((0,0),(1,1))"),
+            range(RangeKind::Int4, "empty"),
+            range(RangeKind::Int4, "(,)"),
+            range(RangeKind::Int4, "(,1)"),
+            range(RangeKind::Int4, "[0,1)"),
+            range(RangeKind::Int4, "[0,)"),
+            range(RangeKind::Int4, "[-5,-4)"),
+            range(RangeKind::Num, "empty"),
+            range(RangeKind::Num, "(,1.5]"),
+            range(RangeKind::Num, "[1.5,1.5]"),
+            range(RangeKind::Num, "[1.5,2)"),
+            range(RangeKind::Num, "[1.5,2]"),
+            range(RangeKind::Num, "(1.5,2)"),
+            range(RangeKind::Num, "(1.5,)"),
+            range(RangeKind::Num, "[1.50,2.0]"),
+            range(RangeKind::Date, "[2000-01-01,infinity]"),
         ]
+    }
+
+    fn range(kind: RangeKind, text: &str) -> Value {
+        nestor_types::range::parse(kind, text, &Default::default())
+            .unwrap()
+            .value()
     }
 
     fn bits(text: &str) -> Value {

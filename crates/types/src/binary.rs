@@ -49,6 +49,7 @@ impl Value {
             Value::PgLsn(l) => l.to_be_bytes().to_vec(),
             Value::Bits(b) => crate::bits::to_binary(b),
             Value::Geo(g) => g.to_binary(),
+            Value::Range(r) => r.to_binary(),
             Value::Jsonb(s) => {
                 let mut out = Vec::with_capacity(s.len() + 1);
                 out.push(1);
@@ -257,6 +258,7 @@ pub fn parse_binary(ty: DataType, buf: &[u8]) -> Result<Value, DbError> {
         DataType::PgLsn => Value::PgLsn(u64::from_be_bytes(fixed(buf)?)),
         DataType::Bit(_) | DataType::VarBit(_) => crate::bits::parse_binary(ty, buf)?,
         DataType::Geo(k) => crate::geometry::parse_binary(k, buf)?.value(),
+        DataType::Range(k) => crate::range::parse_binary(k, buf)?.value(),
         DataType::Json => {
             let s = utf8_text(buf)?;
             json::validate_json(s)?;

@@ -177,6 +177,7 @@ fn convert(v: &Value, from: DataType, to: DataType, ctx: &EvalCtx) -> Result<Val
         (Value::Jsonb(s), DataType::Json) => Ok(Value::Text(s.clone())),
         (Value::Jsonb(s), _) if jsonb_scalar_target(to) => jsonb_scalar(s, to),
         (Value::Geo(g), DataType::Geo(k)) if g.kind() == k => Ok(v.clone()),
+        (Value::Range(r), DataType::Range(k)) if r.kind == k => Ok(v.clone()),
         (Value::Geo(g), DataType::Geo(k))
             if crate::geometry::catalog::cast_function(g.kind(), k).is_some() =>
         {

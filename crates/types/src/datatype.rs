@@ -26,6 +26,7 @@ use std::fmt;
 
 use crate::geometry::GeoKind;
 use crate::interval_typmod::IntervalMod;
+use crate::range::RangeKind;
 
 use nestor_common::{DbError, SqlState};
 
@@ -128,6 +129,9 @@ pub enum DataType {
     /// `polygon`, `circle`; values are `Value::Geo`, see
     /// [`crate::geometry`]).
     Geo(GeoKind),
+    /// A built-in range type (`int4range`, `numrange`, ...; values are
+    /// `Value::Range`, see [`crate::range`]).
+    Range(RangeKind),
 }
 
 /// The polymorphic pseudo-types (PostgreSQL's "Polymorphic Types"):
@@ -143,10 +147,15 @@ pub enum Poly {
     AnyCompatible,
     AnyCompatibleArray,
     AnyCompatibleNonArray,
+    /// `anyrange`: a range type whose subtype is the `anyelement` type.
+    AnyRange,
+    /// `anycompatiblerange`: a range type whose subtype is the
+    /// `anycompatible` type.
+    AnyCompatibleRange,
 }
 
 impl Poly {
-    const ALL: [Poly; 7] = [
+    const ALL: [Poly; 9] = [
         Poly::AnyElement,
         Poly::AnyArray,
         Poly::AnyNonArray,
@@ -154,6 +163,8 @@ impl Poly {
         Poly::AnyCompatible,
         Poly::AnyCompatibleArray,
         Poly::AnyCompatibleNonArray,
+        Poly::AnyRange,
+        Poly::AnyCompatibleRange,
     ];
 
     pub fn name(self) -> &'static str {
@@ -165,6 +176,8 @@ impl Poly {
             Poly::AnyCompatible => "anycompatible",
             Poly::AnyCompatibleArray => "anycompatiblearray",
             Poly::AnyCompatibleNonArray => "anycompatiblenonarray",
+            Poly::AnyRange => "anyrange",
+            Poly::AnyCompatibleRange => "anycompatiblerange",
         }
     }
 
@@ -178,6 +191,8 @@ impl Poly {
             Poly::AnyCompatible => 5077,
             Poly::AnyCompatibleArray => 5078,
             Poly::AnyCompatibleNonArray => 5079,
+            Poly::AnyRange => 3831,
+            Poly::AnyCompatibleRange => 5080,
         }
     }
 
@@ -194,7 +209,10 @@ impl Poly {
     pub fn is_compatible(self) -> bool {
         matches!(
             self,
-            Poly::AnyCompatible | Poly::AnyCompatibleArray | Poly::AnyCompatibleNonArray
+            Poly::AnyCompatible
+                | Poly::AnyCompatibleArray
+                | Poly::AnyCompatibleNonArray
+                | Poly::AnyCompatibleRange
         )
     }
 
@@ -339,7 +357,15 @@ pub static ARRAY_ELEMENTS: [(DataType, u32, &str); 38] = [
 ];
 
 fn array_entry(t: DataType) -> Option<&'static (DataType, u32, &'static str)> {
-    ARRAY_ELEMENTS.iter().find(|e| e.0 == t)
+    array_types().find(|e| e.0 == t)
+}
+
+/// Every built-in array type: [`ARRAY_ELEMENTS`] and the range types'
+/// ([`crate::range::ARRAY_TYPES`]).
+pub fn array_types() -> impl Iterator<Item = &'static (DataType, u32, &'static str)> {
+    ARRAY_ELEMENTS
+        .iter()
+        .chain(crate::range::ARRAY_TYPES.iter())
 }
 
 /// Distinct element types with a modifier that arrays may name
@@ -486,6 +512,7 @@ impl DataType {
             Void => 2278,
             Poly(p) => p.oid(),
             Geo(k) => k.oid(),
+            Range(k) => k.oid(),
         }
     }
 
@@ -534,9 +561,9 @@ impl DataType {
             114 => Json,
             4072 => JsonPath,
             _ if GeoKind::from_oid(oid).is_some() => Geo(GeoKind::from_oid(oid)?),
+            _ if RangeKind::from_oid(oid).is_some() => Range(RangeKind::from_oid(oid)?),
             _ => {
-                return ARRAY_ELEMENTS
-                    .iter()
+                return array_types()
                     .find(|e| e.1 == oid)
                     .map(|e| match DataType::from_oid_typmod(e.0.oid(), typmod) {
                         Some(typed) if typmod >= 0 => match typed.array_keeping_typmod() {
@@ -569,6 +596,7 @@ impl DataType {
             Poly(p) if p.is_array() => -1,
             Poly(_) => 4,
             Geo(k) => k.typlen(),
+            Range(_) => -1,
             Numeric(_) | Text | Varchar(_) | Char(_) | Bytea | Jsonb | Json | JsonPath | Bit(_)
             | VarBit(_) | Array(_) | Int2Vector | OidVector | Record(_) => -1,
         }
@@ -704,6 +732,7 @@ impl DataType {
             Reg(k) => k.name(),
             Poly(p) => p.name(),
             Geo(k) => k.name(),
+            Range(k) => k.name(),
         }
     }
 
@@ -784,6 +813,9 @@ impl DataType {
             }
             "json" => no_mods(Json),
             "jsonpath" => no_mods(JsonPath),
+            _ if RangeKind::from_name(key).is_some() => {
+                no_mods(Range(RangeKind::from_name(key).expect("checked")))
+            }
             _ if GeoKind::from_name(key).is_some() => {
                 no_mods(Geo(GeoKind::from_name(key).expect("checked")))
             }
@@ -802,6 +834,9 @@ impl DataType {
                     .expect("checked")
                     .data_type(),
             ),
+            _ if crate::range::is_multirange_name(key) => Err(DbError::unsupported(format!(
+                "type {key} (multirange types)"
+            ))),
             _ => Err(DbError::new(
                 SqlState::UndefinedObject,
                 format!("type \"{}\" does not exist", name.trim()),

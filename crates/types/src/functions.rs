@@ -134,6 +134,7 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::bits::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
         || crate::geometry::catalog::is_function(&lower)
+        || crate::range::catalog::is_function(&lower)
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -421,6 +422,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         if let Some(r) = crate::regex::substring(args) {
             return Ok(r);
         }
+    }
+    if let Some(r) = crate::range::catalog::resolve(&lower, args) {
+        return r;
     }
     if let Some(r) = crate::array_fns::resolve(&lower, args) {
         return r;

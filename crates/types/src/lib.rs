@@ -99,6 +99,7 @@ pub mod money;
 pub mod numeric;
 pub mod ops;
 pub mod pg_lsn;
+pub mod range;
 pub mod regex;
 pub mod regr;
 pub mod set_fns;

@@ -60,6 +60,7 @@ impl Value {
             Value::Record(fields) => record_out(fields, ctx),
             Value::Enum(l) => crate::enums::label_text(*l).to_string(),
             Value::Geo(g) => g.to_text(ctx.extra_float_digits as i32),
+            Value::Range(r) => r.to_text(ctx),
         }
     }
 }
@@ -206,6 +207,7 @@ pub fn parse_text(ty: DataType, input: &str, ctx: &EvalCtx) -> Result<Value, DbE
         DataType::PgLsn => Value::PgLsn(crate::pg_lsn::parse(input)?),
         DataType::Bit(_) | DataType::VarBit(_) => crate::bits::parse_typed(ty, input)?,
         DataType::Geo(k) => crate::geometry::parse(k, input)?.value(),
+        DataType::Range(k) => crate::range::parse(k, input, ctx)?.value(),
         DataType::Enum(oid) => crate::enums::parse(oid, input)?,
         DataType::Jsonb => Value::Jsonb(Arc::from(json::normalize_jsonb(input)?)),
         DataType::Json => {

@@ -20,6 +20,7 @@ use crate::datatype::DataType;
 use crate::datetime::Interval;
 use crate::geometry::Geometry;
 use crate::numeric::Numeric;
+use crate::range::Range;
 
 /// One datum. Variants map 1:1 to PostgreSQL types.
 #[derive(Clone, Debug)]
@@ -68,6 +69,8 @@ pub enum Value {
     Enum(u32),
     /// A geometric value (see [`crate::geometry`]).
     Geo(Arc<Geometry>),
+    /// A range (see [`crate::range`]).
+    Range(Arc<Range>),
     /// bit(n) and bit varying(n) (see [`crate::bits`]).
     Bits(Arc<BitString>),
 }
@@ -100,6 +103,10 @@ impl Value {
                 Value::Bits(b) => ARC + std::mem::size_of::<BitString>() + b.bytes().len(),
                 Value::Numeric(n) => n.heap_bytes(),
                 Value::Geo(g) => ARC + std::mem::size_of::<Geometry>() + 8 * g.floats().len(),
+                Value::Range(r) => {
+                    ARC + std::mem::size_of::<Range>()
+                        + r.bound_values().map(Value::size_bytes).sum::<usize>()
+                }
                 Value::Record(f) => ARC + f.iter().map(Value::size_bytes).sum::<usize>(),
                 Value::Array(a) => {
                     ARC + std::mem::size_of::<Array>()
@@ -143,6 +150,7 @@ impl Value {
                 crate::enums::label_type(*l).map_or(DataType::Unknown, DataType::Enum)
             }
             Value::Geo(g) => DataType::Geo(g.kind()),
+            Value::Range(r) => DataType::Range(r.kind),
             Value::Bits(_) => DataType::Bit(None),
             Value::Record(f) => DataType::Record(crate::datatype::record_type(
                 f.iter()
@@ -173,6 +181,7 @@ impl Value {
             Value::Enum(_) => 15,
             Value::PgLsn(_) => 17,
             Value::Geo(_) => 16,
+            Value::Range(_) => 30,
             Value::TimeTz(..) => 18,
             Value::Money(_) => 19,
             Value::Bits(_) => 20,
@@ -248,6 +257,7 @@ impl Ord for Value {
             (Array(a), Array(b)) => a.cmp(b),
             (Record(a), Record(b)) => a.cmp(b),
             (Geo(a), Geo(b)) => cmp_geo(a, b),
+            (Range(a), Range(b)) => a.cmp(b),
             (Enum(a), Enum(b)) if a == b => Ordering::Equal,
             (Enum(a), Enum(b)) => crate::enums::rank(*a)
                 .cmp(&crate::enums::rank(*b))
@@ -308,6 +318,7 @@ impl Hash for Value {
                     hash_float(f, state);
                 }
             }
+            Value::Range(r) => r.hash(state),
             Value::Null | Value::Int2(_) | Value::Int4(_) | Value::Int8(_) => {}
         }
     }

@@ -83,6 +83,8 @@ pub(super) enum Acc {
     /// A CREATE AGGREGATE aggregate: its state, run by its own steps
     /// ([`acc_step`], [`acc_done`]).
     User(Box<UserState>),
+    /// range_intersect_agg: the intersection so far.
+    RangeIntersect(Option<Value>),
 }
 
 /// The running state of a user aggregate: `empty` until a strict
@@ -104,6 +106,7 @@ pub(super) fn acc_new(c: &AggCall) -> Acc {
         AggFunc::Max => Acc::MinMax(None, true),
         AggFunc::BoolAnd => Acc::Bool(None, true),
         AggFunc::BoolOr => Acc::Bool(None, false),
+        AggFunc::RangeIntersect => Acc::RangeIntersect(None),
         AggFunc::Bitwise(op) => Acc::Bitwise(None, op),
         AggFunc::StringAgg => {
             let d = c.delimiter.as_ref().map(|d| match d {
@@ -209,6 +212,12 @@ pub(super) fn acc_add(acc: &mut Acc, v: Value, ec: &nestor_types::EvalCtx) -> Re
             if better {
                 *m = Some(v);
             }
+        }
+        Acc::RangeIntersect(r) => {
+            *r = Some(match r.take() {
+                None => v,
+                Some(cur) => nestor_types::range::catalog::intersect_values(&cur, &v)?,
+            });
         }
         Acc::Bool(b, and) => {
             let x = truthy(&v).unwrap_or(*and);
@@ -408,6 +417,7 @@ pub(super) fn acc_finish(acc: Acc, ec: &nestor_types::EvalCtx) -> Result<Value, 
         }
         Acc::MinMax(m, _) => m.unwrap_or(Value::Null),
         Acc::Bool(b, _) => b.map_or(Value::Null, Value::Bool),
+        Acc::RangeIntersect(r) => r.unwrap_or(Value::Null),
         Acc::Bitwise(v, _) => v.unwrap_or(Value::Null),
         Acc::Str(None, ..) => Value::Null,
         Acc::Str(Some(b), _, true) => Value::Bytea(b.into()),

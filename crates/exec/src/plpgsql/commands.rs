@@ -64,11 +64,9 @@ fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> 
         "trigger" => Declared::Trigger,
         "record" => Declared::Record,
         "any" if builtin => Declared::Any,
-        "anyrange" | "anymultirange" | "anycompatiblerange" | "anycompatiblemultirange"
-            if builtin =>
-        {
+        "anymultirange" | "anycompatiblemultirange" if builtin => {
             return Err(DbError::unsupported(format!(
-                "polymorphic type {last} (range types)"
+                "polymorphic type {last} (multirange types)"
             )))
         }
         _ => match bind::type_from_name(tn) {
@@ -89,25 +87,34 @@ fn is_array_type(t: DataType) -> bool {
 /// A polymorphic result (or OUT argument) needs an input of its family to
 /// be resolved from (PostgreSQL's ProcedureCreate check).
 fn check_polymorphic_result(args: &[FuncArg], returns: &Returns) -> Result<(), DbError> {
-    let has_input = |compatible: bool| {
+    // A range result needs a range input (its element type alone does
+    // not name a range type).
+    let is_range = |p: Poly| matches!(p, Poly::AnyRange | Poly::AnyCompatibleRange);
+    let has_input = |result: Poly| {
         args.iter().any(|a| {
             a.mode.is_input()
-                && matches!(a.ty, DataType::Poly(p) if p.is_compatible() == compatible)
+                && matches!(a.ty, DataType::Poly(p)
+                    if p.is_compatible() == result.is_compatible() && (!is_range(result) || is_range(p)))
         })
     };
     let result = match returns {
-        Returns::Scalar(t) => Some(*t),
-        _ => None,
+        Returns::Scalar(t) => vec![*t],
+        Returns::Row(cols) => cols.iter().map(|c| c.1).collect(),
+        _ => Vec::new(),
     };
     let outs = args.iter().filter(|a| a.mode == ArgMode::Out).map(|a| a.ty);
     for t in result.into_iter().chain(outs) {
         let DataType::Poly(p) = t else {
             continue;
         };
-        if has_input(p.is_compatible()) {
+        if has_input(p) {
             continue;
         }
-        let family = if p.is_compatible() {
+        let family = if p == Poly::AnyRange {
+            "anyrange or anymultirange"
+        } else if p == Poly::AnyCompatibleRange {
+            "anycompatiblerange or anycompatiblemultirange"
+        } else if p.is_compatible() {
             "anycompatible, anycompatiblearray, anycompatiblenonarray, anycompatiblerange, or anycompatiblemultirange"
         } else {
             "anyelement, anyarray, anynonarray, anyenum, anyrange, or anymultirange"

@@ -62,6 +62,7 @@ const T_GEO: u8 = 21;
 const T_PG_LSN: u8 = 22;
 const T_TIMETZ: u8 = 23;
 const T_MONEY: u8 = 24;
+const T_RANGE: u8 = 30;
 const T_BITS: u8 = 25;
 
 /// Encodes and decodes the rows of one temporary file; holds the array
@@ -256,6 +257,13 @@ impl RowCodec {
                 put_varint(g.to_binary().len() as u64, out);
                 out.extend_from_slice(&g.to_binary());
             }
+            Value::Range(r) => {
+                out.push(T_RANGE);
+                out.extend_from_slice(&(r.kind.oid() as u16).to_le_bytes());
+                let b = r.to_binary();
+                put_varint(b.len() as u64, out);
+                out.extend_from_slice(&b);
+            }
         }
     }
 
@@ -310,6 +318,13 @@ impl RowCodec {
                 let kind = nestor_types::geometry::GeoKind::from_oid(oid)
                     .ok_or_else(|| damaged("geometric type"))?;
                 nestor_types::geometry::decode_stored(kind, input.bytes()?)?.value()
+            }
+            T_RANGE => {
+                let b = input.take(2)?;
+                let oid = u32::from(u16::from_le_bytes([b[0], b[1]]));
+                let kind = nestor_types::range::RangeKind::from_oid(oid)
+                    .ok_or_else(|| damaged("range type"))?;
+                nestor_types::range::parse_binary(kind, input.bytes()?)?.value()
             }
             T_INTERVAL => {
                 let months = narrow(input.int()?)?;
@@ -396,6 +411,22 @@ mod tests {
             16 if r.below(3) == 0 => Value::TimeTz(r.below(86_400_000_001) as i64, int(r) as i32),
             16 if r.below(2) == 0 => Value::Money(int(r)),
             16 => Value::Time(r.below(86_400_000_001) as i64),
+            17 if r.below(3) == 0 => {
+                use nestor_types::range::{make_range, Bound, Range, RangeKind};
+                let (a, b) = (int(r), int(r));
+                let (lo, hi) = (a.min(b), a.max(b));
+                let bound = |v: i64, r: &mut Rng| (r.below(4) != 0).then_some(Value::Int8(v));
+                let (lower, upper) = (bound(lo, r), bound(hi, r));
+                let (li, ui) = (r.below(2) == 0, r.below(2) == 0);
+                make_range(
+                    RangeKind::Int8,
+                    Bound::lower(lower, li),
+                    Bound::upper(upper, ui),
+                    r.below(8) == 0,
+                )
+                .unwrap_or_else(|_| Range::empty(RangeKind::Int8))
+                .value()
+            }
             17 if r.below(2) == 0 => Value::Enum(r.next() as u32),
             17 => Value::PgLsn(r.next()),
             18 => {

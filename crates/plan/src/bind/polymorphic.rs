@@ -74,6 +74,26 @@ struct Seen {
     compatible: Vec<DataType>,
     compatible_family: bool,
     compatible_nonarray: bool,
+    /// The `anyrange` and `anycompatiblerange` arguments' range types.
+    range: Option<DataType>,
+    compatible_range: Option<DataType>,
+}
+
+/// Record the range type `t` (None: an unknown literal) in `slot`; its
+/// subtype is the element type. False when `t` is not a range or another
+/// range type was seen.
+fn see_range(slot: &mut Option<DataType>, t: Option<DataType>) -> Option<Option<DataType>> {
+    let Some(t) = t else {
+        return Some(None);
+    };
+    let DataType::Range(k) = t else {
+        return None;
+    };
+    if slot.is_some_and(|r| r != t) {
+        return None;
+    }
+    *slot = Some(t);
+    Some(Some(k.subtype()))
 }
 
 /// Read the declared/actual pairs; None when they are inconsistent.
@@ -116,6 +136,20 @@ fn collect(pairs: &[(DataType, DataType)]) -> Option<Seen> {
                     s.compatible.push(t.element()?);
                 }
             }
+            Poly::AnyRange => {
+                s.family = true;
+                if let Some(e) = see_range(&mut s.range, known)? {
+                    if s.elem.is_some_and(|x| x != e) {
+                        return None;
+                    }
+                    s.elem = Some(e);
+                }
+            }
+            Poly::AnyCompatibleRange => {
+                s.compatible_family = true;
+                s.compatible
+                    .extend(see_range(&mut s.compatible_range, known)?);
+            }
         }
     }
     if let Some(a) = s.array {
@@ -142,6 +176,11 @@ fn common(s: &Seen) -> Option<DataType> {
         t = super::unify(t, c)?;
     }
     let t = t.resolve_unknown();
+    // With an anycompatiblerange argument the common type is its subtype
+    // exactly (the others must convert to it).
+    if let Some(DataType::Range(k)) = s.compatible_range {
+        return (t == k.subtype()).then_some(t);
+    }
     (!(s.compatible_nonarray && t.is_array())).then_some(t)
 }
 
@@ -158,6 +197,8 @@ pub struct Resolution {
     elem: Option<DataType>,
     array: Option<DataType>,
     compatible: Option<DataType>,
+    range: Option<DataType>,
+    compatible_range: Option<DataType>,
 }
 
 fn no_array_type(t: DataType) -> DbError {
@@ -197,6 +238,8 @@ impl Resolution {
             elem: s.elem,
             array: s.array,
             compatible,
+            range: s.range,
+            compatible_range: s.compatible_range,
         })
     }
 
@@ -227,6 +270,8 @@ impl Resolution {
                 let c = self.compatible.ok_or_else(unresolved)?;
                 c.array_of().ok_or_else(|| no_array_type(c))
             }
+            Poly::AnyRange => self.range.ok_or_else(unresolved),
+            Poly::AnyCompatibleRange => self.compatible_range.ok_or_else(unresolved),
         }
     }
 
@@ -237,6 +282,8 @@ impl Resolution {
             elem: Some(DataType::Int4),
             array: None,
             compatible: Some(DataType::Int4),
+            range: Some(DataType::Range(nestor_types::range::RangeKind::Int4)),
+            compatible_range: Some(DataType::Range(nestor_types::range::RangeKind::Int4)),
         }
     }
 }

@@ -285,6 +285,8 @@ pub enum AggFunc {
     Hypothetical(HypotheticalRank),
     /// An aggregate made by CREATE AGGREGATE (the call's `user`).
     User,
+    /// `range_intersect_agg(anyrange)`: the intersection of the ranges.
+    RangeIntersect,
 }
 
 impl AggFunc {

@@ -771,6 +771,15 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
             format!("({} {op} {})", r(&args[0]), r(&args[1]))
         }
         Expr::Func(crate::functions::Func::Library(f), args)
+            if nestor_types::range::catalog::operator_of(f.name, args.len()).is_some() =>
+        {
+            let op = nestor_types::range::catalog::operator_of(f.name, args.len()).unwrap_or("");
+            match args.as_slice() {
+                [a, b] => format!("({} {op} {})", r(a), r(b)),
+                _ => "(...)".into(),
+            }
+        }
+        Expr::Func(crate::functions::Func::Library(f), args)
             if nestor_types::geometry::catalog::operator_of(f.name, args.len()).is_some() =>
         {
             let op = nestor_types::geometry::catalog::operator_of(f.name, args.len()).unwrap_or("");
