@@ -2501,6 +2501,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 primary: i.primary,
                 constraint: i.constraint,
                 exprs: i.exprs.as_deref().cloned(),
+                nulls_not_distinct: i.index.nulls_not_distinct,
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
@@ -2606,20 +2607,25 @@ fn table_from(
             }
         }
         let index = reuse.unwrap_or_else(|| {
-            Arc::new(match &i.exprs {
-                None => {
-                    let names = i.columns.iter().map(|&c| columns[c].name.clone()).collect();
-                    Index::new(
-                        i.oid,
-                        &i.name,
-                        i.columns.clone(),
-                        names,
-                        i.unique,
-                        i.primary,
-                    )
+            Arc::new(
+                match &i.exprs {
+                    None => {
+                        let names = i.columns.iter().map(|&c| columns[c].name.clone()).collect();
+                        Index::new(
+                            i.oid,
+                            &i.name,
+                            i.columns.clone(),
+                            names,
+                            i.unique,
+                            i.primary,
+                        )
+                    }
+                    Some(x) => {
+                        Index::computed(i.oid, &i.name, index_key_names(x, &columns), i.unique)
+                    }
                 }
-                Some(x) => Index::computed(i.oid, &i.name, index_key_names(x, &columns), i.unique),
-            })
+                .with_nulls_not_distinct(i.nulls_not_distinct),
+            )
         });
         indexes.push(IndexDef {
             oid: i.oid,

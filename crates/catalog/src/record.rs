@@ -400,6 +400,8 @@ pub struct IndexRecord {
     pub constraint: bool,
     /// An expression or partial index's keys and predicate.
     pub exprs: Option<IndexExprs>,
+    /// NULLS NOT DISTINCT (flag bit 4; older records have it clear).
+    pub nulls_not_distinct: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1610,7 +1612,8 @@ impl IndexRecord {
             self.unique as u8
                 | (self.primary as u8) << 1
                 | (self.constraint as u8) << 2
-                | (computed as u8) << 3,
+                | (computed as u8) << 3
+                | (self.nulls_not_distinct as u8) << 4,
         );
         if let Some(x) = &self.exprs {
             put_u32(out, x.keys.len());
@@ -1662,6 +1665,7 @@ impl IndexRecord {
             primary: flags & 2 != 0,
             constraint: flags & 4 != 0,
             exprs,
+            nulls_not_distinct: flags & 16 != 0,
         })
     }
 }
@@ -2283,6 +2287,7 @@ mod tests {
                     primary: true,
                     constraint: true,
                     exprs: None,
+                    nulls_not_distinct: false,
                 },
                 IndexRecord {
                     oid: RelId(16387),
@@ -2295,6 +2300,7 @@ mod tests {
                         keys: vec![IndexKey::Column(0), IndexKey::Expr("lower(v)".into())],
                         predicate: Some("(id > 10)".into()),
                     }),
+                    nulls_not_distinct: true,
                 },
             ],
             owned_sequences: vec!["t_id_seq".into()],

@@ -2369,6 +2369,10 @@ fn index_rows(c: &Catalog) -> Rows {
                     .set("indnatts", Value::Int2(n))
                     .set("indnkeyatts", Value::Int2(n))
                     .set("indisunique", Value::Bool(i.unique))
+                    .set(
+                        "indnullsnotdistinct",
+                        Value::Bool(i.index.nulls_not_distinct),
+                    )
                     .set("indisprimary", Value::Bool(i.primary))
                     .set("indimmediate", Value::Bool(true))
                     .set("indisvalid", Value::Bool(true))
@@ -3286,7 +3290,11 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         schema,
         quote_ident(&t.name),
         index_columns(t, i, pretty).join(", ")
-    ) + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
+    ) + if i.index.nulls_not_distinct {
+        " NULLS NOT DISTINCT"
+    } else {
+        ""
+    } + &match i.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
         None => String::new(),
         Some(p) if pretty => format!(" WHERE {}", nestor_plan::select::index_expr::pretty(p)),
         Some(p) => format!(" WHERE {p}"),

@@ -204,6 +204,7 @@ regress!(
     partition_bound_exprs,
     default_expr_errors,
     pseudo_type_columns,
+    unique_nulls_not_distinct,
     column_storage,
     format_variadic,
     stat_aggregates,

@@ -68,6 +68,9 @@ pub struct Index {
     pub column_names: Vec<String>,
     pub unique: bool,
     pub primary: bool,
+    /// A unique index whose NULL keys conflict too (`NULLS NOT DISTINCT`,
+    /// PostgreSQL 15): a key with a NULL is checked like any other.
+    pub nulls_not_distinct: bool,
     pub(crate) entries: RwLock<BTreeSet<Key>>,
     /// Expression and partial indexes: the bound key function (set once,
     /// see the module header); None for a plain index.
@@ -92,6 +95,7 @@ impl Index {
             column_names,
             unique,
             primary,
+            nulls_not_distinct: false,
             entries: RwLock::new(BTreeSet::new()),
             computed: None,
         }
@@ -109,9 +113,16 @@ impl Index {
             column_names: key_names,
             unique,
             primary: false,
+            nulls_not_distinct: false,
             entries: RwLock::new(BTreeSet::new()),
             computed: Some(OnceLock::new()),
         }
+    }
+
+    /// The same index with NULLS NOT DISTINCT set (`on`) or not.
+    pub fn with_nulls_not_distinct(mut self, on: bool) -> Index {
+        self.nulls_not_distinct = on;
+        self
     }
 
     /// A new, empty index object like this one (TRUNCATE's fresh storage),
@@ -124,6 +135,7 @@ impl Index {
             column_names: self.column_names.clone(),
             unique: self.unique,
             primary: self.primary,
+            nulls_not_distinct: self.nulls_not_distinct,
             entries: RwLock::new(BTreeSet::new()),
             computed: self.computed.clone(),
         }
@@ -218,9 +230,13 @@ impl Index {
         Ok(out)
     }
 
-    /// Whether a row's key has a NULL (a unique index does not check it).
+    /// Whether a row's key has a NULL that exempts it from the unique
+    /// check (never under NULLS NOT DISTINCT).
     #[inline]
     pub(crate) fn key_has_null(&self, row: &[Value]) -> bool {
+        if self.nulls_not_distinct {
+            return false;
+        }
         match &self.computed {
             None => self.columns.iter().any(|&c| row[c].is_null()),
             Some(_) => self.key_of(row).iter().any(Value::is_null),

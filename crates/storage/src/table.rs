@@ -1688,7 +1688,7 @@ impl Table {
                         continue; // outside a partial index's predicate
                     };
                     let live = index.unique
-                        && !null
+                        && (!null || index.nulls_not_distinct)
                         && matches!(
                             self.liveness(Xid::NONE, v),
                             Conflict::Live | Conflict::Pending(_)

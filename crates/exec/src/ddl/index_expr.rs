@@ -113,7 +113,8 @@ pub(super) fn make(
                 .iter()
                 .map(|&c| def.columns[c].name.clone())
                 .collect();
-            let index = Index::new(oid, &name, columns.clone(), names, is.unique, false);
+            let index = Index::new(oid, &name, columns.clone(), names, is.unique, false)
+                .with_nulls_not_distinct(is.nulls_not_distinct);
             return Ok(IndexDef {
                 oid,
                 name,
@@ -127,7 +128,10 @@ pub(super) fn make(
         }
     }
     let key_names = index_expr::key_names(&exprs, def);
-    let index = Arc::new(Index::computed(oid, &name, key_names, is.unique));
+    let index = Arc::new(
+        Index::computed(oid, &name, key_names, is.unique)
+            .with_nulls_not_distinct(is.nulls_not_distinct),
+    );
     Ok(IndexDef {
         oid,
         name,

@@ -207,6 +207,8 @@ struct PendingIndex {
     /// From a PRIMARY KEY / UNIQUE constraint (not CREATE INDEX), at this
     /// location of the statement.
     constraint: Option<i32>,
+    /// UNIQUE NULLS NOT DISTINCT.
+    nulls_not_distinct: bool,
 }
 
 struct PendingCheck {

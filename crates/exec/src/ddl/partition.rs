@@ -531,6 +531,7 @@ pub(super) fn inherited_indexes(parent: &TableDef) -> Vec<PendingIndex> {
             unique: i.unique,
             primary: i.primary,
             constraint: i.constraint.then_some(-1),
+            nulls_not_distinct: i.index.nulls_not_distinct,
         })
         .collect()
 }
@@ -1366,6 +1367,7 @@ fn check_added_unique(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbE
         unique: true,
         primary,
         constraint: Some(c.location),
+        nulls_not_distinct: c.nulls_not_distinct,
     };
     check_unique(&def.name, key, &def.columns, &pi)
 }

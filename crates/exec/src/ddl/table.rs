@@ -238,6 +238,7 @@ fn column_options(
                         unique: true,
                         primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
                         constraint: Some(con.location),
+                        nulls_not_distinct: con.nulls_not_distinct,
                     })
                 }
                 pb::ConstrType::ConstrGenerated => {
@@ -490,6 +491,7 @@ fn like_clause(
                 unique: i.unique,
                 primary: i.primary,
                 constraint: i.constraint.then_some(-1),
+                nulls_not_distinct: i.index.nulls_not_distinct,
             });
         }
     }
@@ -791,6 +793,7 @@ pub(super) fn column_def(
                     unique: true,
                     primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
                     constraint: Some(con.location),
+                    nulls_not_distinct: con.nulls_not_distinct,
                 })
             }
             pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
@@ -907,6 +910,7 @@ pub(super) fn table_constraint(
                 unique: true,
                 primary: c.contype == pb::ConstrType::ConstrPrimary as i32,
                 constraint: Some(c.location),
+                nulls_not_distinct: c.nulls_not_distinct,
             });
             Ok(())
         }
@@ -1025,14 +1029,10 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
     }
     let oid = ctx.catalog.alloc_oid();
     let names: Vec<String> = cols.iter().map(|&c| def.columns[c].name.clone()).collect();
-    let index = Arc::new(Index::new(
-        oid,
-        &name,
-        cols.clone(),
-        names,
-        pi.unique,
-        pi.primary,
-    ));
+    let index = Arc::new(
+        Index::new(oid, &name, cols.clone(), names, pi.unique, pi.primary)
+            .with_nulls_not_distinct(pi.nulls_not_distinct),
+    );
     Ok(IndexDef {
         oid,
         name,
@@ -1131,6 +1131,12 @@ pub fn create_index(
     text: &str,
     is: &pb::IndexStmt,
 ) -> Result<CommandTag, DbError> {
+    // CONCURRENTLY builds the index as a plain CREATE INDEX does (Nestor
+    // blocks no writers for long), but refuses a transaction block as
+    // PostgreSQL does.
+    if is.concurrent {
+        super::database::not_in_block(ctx, "CREATE INDEX CONCURRENTLY")?;
+    }
     let rv = is
         .relation
         .as_ref()
@@ -1180,6 +1186,7 @@ pub fn create_index(
         unique: is.unique || is.primary,
         primary: is.primary,
         constraint: None,
+        nulls_not_distinct: is.nulls_not_distinct,
     };
     if let Some(k) = &def.partition_key {
         super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
@@ -1187,7 +1194,7 @@ pub fn create_index(
     let (cols, unique) = (pi.cols.clone(), pi.unique);
     add_index(ctx, &def, pi)?;
     if def.partition_key.is_some() {
-        index_partitions(ctx, &def, &cols, unique)?;
+        index_partitions(ctx, &def, &cols, (unique, is.nulls_not_distinct))?;
     }
     Ok(CommandTag::Plain("CREATE INDEX"))
 }
@@ -1216,7 +1223,7 @@ fn index_partitions(
     ctx: &mut StatementCtx,
     def: &TableDef,
     cols: &[String],
-    unique: bool,
+    (unique, nulls_not_distinct): (bool, bool),
 ) -> Result<(), DbError> {
     for child in ctx.catalog.children(def.oid) {
         let pi = PendingIndex {
@@ -1225,10 +1232,11 @@ fn index_partitions(
             unique,
             primary: false,
             constraint: None,
+            nulls_not_distinct,
         };
         add_index(ctx, &child, pi)?;
         if child.partition_key.is_some() {
-            index_partitions(ctx, &child, cols, unique)?;
+            index_partitions(ctx, &child, cols, (unique, nulls_not_distinct))?;
         }
     }
     Ok(())
