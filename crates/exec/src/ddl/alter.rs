@@ -608,6 +608,10 @@ fn add_constraint(
     let Some(NodeEnum::Constraint(c)) = cmd.def.as_deref().and_then(|n| n.node.as_ref()) else {
         return Err(DbError::internal("ADD CONSTRAINT without definition"));
     };
+    if !c.indexname.is_empty() {
+        return constraint_using_index(ctx, def, c)
+            .map_err(|e| nestor_plan::bind::err_at(e, text, c.location));
+    }
     let (mut idx, mut checks) = (Vec::new(), Vec::new());
     let mut fks = Vec::new();
     table_constraint(c, &mut idx, &mut checks, &mut fks)?;
@@ -666,6 +670,114 @@ fn add_constraint(
         super::put_table(ctx, new)?;
     }
     Ok(())
+}
+
+/// ADD [CONSTRAINT name] PRIMARY KEY | UNIQUE USING INDEX idx: the unique
+/// index becomes the constraint's (index_check_primary_key's and
+/// ATExecAddIndexConstraint's checks and messages), renamed to the
+/// constraint's name with a NOTICE; a primary key makes its columns NOT
+/// NULL (23502 if a row holds a NULL).
+fn constraint_using_index(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    c: &pb::Constraint,
+) -> Result<(), DbError> {
+    let primary = c.contype == pb::ConstrType::ConstrPrimary as i32;
+    if def.partition_key.is_some() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "ALTER TABLE / ADD CONSTRAINT USING INDEX is not supported on partitioned tables",
+        ));
+    }
+    let name = &c.indexname;
+    let Some(pos) = def.indexes.iter().position(|i| i.name == *name) else {
+        return Err(DbError::new(
+            SqlState::UndefinedObject,
+            format!("index \"{name}\" does not exist"),
+        ));
+    };
+    let i = &def.indexes[pos];
+    if i.constraint {
+        return Err(DbError::new(
+            SqlState::ObjectNotInPrerequisiteState,
+            format!("index \"{name}\" is already associated with a constraint"),
+        ));
+    }
+    let not_such = |what: String| {
+        DbError::new(SqlState::WrongObjectType, what)
+            .with_detail("Cannot create a primary key or unique constraint using such an index.")
+    };
+    if !i.unique {
+        return Err(not_such(format!("\"{name}\" is not a unique index")));
+    }
+    if let Some(x) = &i.exprs {
+        return Err(not_such(if x.predicate.is_some() {
+            format!("\"{name}\" is a partial index")
+        } else {
+            format!("index \"{name}\" contains expressions")
+        }));
+    }
+    if primary && def.indexes.iter().any(|i| i.primary) {
+        return Err(DbError::new(
+            SqlState::InvalidTableDefinition,
+            format!(
+                "multiple primary keys for table \"{}\" are not allowed",
+                def.name
+            ),
+        )
+        .unpositioned());
+    }
+    let mut new = (**def).clone();
+    if primary {
+        for &col in &i.columns {
+            if new.columns[col].not_null {
+                continue;
+            }
+            let snap = ctx.snapshot;
+            let has_null = def
+                .storage
+                .scan(&snap)
+                .any(|t| crate::executor::scan_row(t, def)[col].is_null());
+            if has_null {
+                return Err(DbError::new(
+                    SqlState::NotNullViolation,
+                    format!(
+                        "column \"{}\" of relation \"{}\" contains null values",
+                        new.columns[col].name, def.name
+                    ),
+                )
+                .unpositioned());
+            }
+            new.columns[col].not_null = true;
+        }
+    }
+    let to = if c.conname.is_empty() {
+        name.clone()
+    } else {
+        c.conname.clone()
+    };
+    if to != *name {
+        if ctx.catalog.name_taken(&to) {
+            return Err(DbError::new(
+                SqlState::DuplicateTable,
+                format!("relation \"{to}\" already exists"),
+            ));
+        }
+        ctx.notices.push(
+            DbError::new(
+                SqlState::SuccessfulCompletion,
+                format!(
+                    "ALTER TABLE / ADD CONSTRAINT USING INDEX will rename index \"{name}\" to \"{to}\""
+                ),
+            )
+            .with_severity(nestor_common::error::Severity::Notice),
+        );
+    }
+    let ni = &mut new.indexes[pos];
+    ni.name = to;
+    ni.constraint = true;
+    ni.primary = primary;
+    super::put_table(ctx, new)
 }
 
 /// ALTER TABLE ... VALIDATE CONSTRAINT: check the rows a NOT VALID CHECK

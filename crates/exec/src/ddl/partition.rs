@@ -1361,6 +1361,12 @@ fn check_added_unique(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbE
     if !primary && c.contype != pb::ConstrType::ConstrUnique as i32 {
         return Ok(());
     }
+    if !c.indexname.is_empty() {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            "ALTER TABLE / ADD CONSTRAINT USING INDEX is not supported on partitioned tables",
+        ));
+    }
     let pi = PendingIndex {
         name: None,
         cols: bind::names(&c.keys),

@@ -898,10 +898,10 @@ pub(super) fn table_constraint(
     match pb::ConstrType::try_from(c.contype).unwrap_or(pb::ConstrType::Undefined) {
         pb::ConstrType::ConstrPrimary | pb::ConstrType::ConstrUnique => {
             if !c.indexname.is_empty() {
-                // ADD PRIMARY KEY / UNIQUE USING INDEX: no key columns of
-                // its own (an index without columns panicked).
+                // USING INDEX is ALTER TABLE's (alter.rs); CREATE TABLE's
+                // grammar does not take it.
                 return Err(DbError::unsupported(
-                    "ALTER TABLE ... ADD CONSTRAINT ... USING INDEX",
+                    "ALTER TABLE ... ADD CONSTRAINT ... USING INDEX here",
                 ));
             }
             indexes.push(PendingIndex {
