@@ -368,6 +368,8 @@ impl Namespace {
         let prev = self.remove_table(&def.name);
         for i in &def.indexes {
             self.index_owner.insert(i.name.clone(), def.name.clone());
+            // Renames (and their undo) reach the storage index's name.
+            i.index.set_name(&i.name);
         }
         row_type::note(&def);
         self.tables.insert(def.name.clone(), def);

@@ -59,7 +59,10 @@ pub trait IndexKeys: Send + Sync {
 
 pub struct Index {
     pub id: RelId,
-    pub name: String,
+    /// The index's current name (for the 23505 message): the catalog
+    /// keeps it in step with RENAME and ADD CONSTRAINT USING INDEX
+    /// ([`Index::set_name`]).
+    name: RwLock<String>,
     /// Positions of the key columns in the table's rows (empty for a
     /// computed index).
     pub columns: Vec<usize>,
@@ -90,7 +93,7 @@ impl Index {
         assert!(!columns.is_empty(), "an index needs a key column");
         Index {
             id,
-            name: name.to_string(),
+            name: RwLock::new(name.to_string()),
             columns,
             column_names,
             unique,
@@ -108,7 +111,7 @@ impl Index {
         assert!(!key_names.is_empty(), "an index needs a key column");
         Index {
             id,
-            name: name.to_string(),
+            name: RwLock::new(name.to_string()),
             columns: Vec::new(),
             column_names: key_names,
             unique,
@@ -116,6 +119,18 @@ impl Index {
             nulls_not_distinct: false,
             entries: RwLock::new(BTreeSet::new()),
             computed: Some(OnceLock::new()),
+        }
+    }
+
+    /// The index's current name.
+    pub fn name(&self) -> String {
+        self.name.read().clone()
+    }
+
+    /// Follow a rename of the index in the catalog.
+    pub fn set_name(&self, name: &str) {
+        if *self.name.read() != name {
+            *self.name.write() = name.to_string();
         }
     }
 
@@ -130,7 +145,7 @@ impl Index {
     pub fn fresh_copy(&self) -> Index {
         Index {
             id: self.id,
-            name: self.name.clone(),
+            name: RwLock::new(self.name()),
             columns: self.columns.clone(),
             column_names: self.column_names.clone(),
             unique: self.unique,
@@ -178,7 +193,7 @@ impl Index {
             Some(k) => k.keys(row),
             None => Err(DbError::internal(format!(
                 "index \"{}\" has no bound key expressions",
-                self.name
+                self.name()
             ))),
         }
     }

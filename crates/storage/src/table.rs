@@ -1189,7 +1189,7 @@ impl Table {
                         return Err(StorageError::UniqueViolation {
                             schema: self.schema(),
                             table: self.name(),
-                            constraint: idx.name.clone(),
+                            constraint: idx.name(),
                             columns: idx.key_names(),
                             key: idx.key_of(data),
                         });
@@ -1739,7 +1739,7 @@ impl Table {
                 return Err(StorageError::UniqueViolation {
                     schema: self.schema(),
                     table: self.name(),
-                    constraint: index.name.clone(),
+                    constraint: index.name(),
                     columns: index.key_names(),
                     key: self.key_values(&index, row, key),
                 });

@@ -31,3 +31,15 @@ INSERT INTO cwi_n VALUES (NULL);
 CREATE UNIQUE INDEX cwi_n_a ON cwi_n (a);
 ALTER TABLE cwi_n ADD PRIMARY KEY USING INDEX cwi_n_a;
 DROP TABLE cwi_n;
+-- a unique violation names the index by its current name
+CREATE TABLE cwi_r (a int);
+CREATE UNIQUE INDEX cwi_r1 ON cwi_r (a);
+ALTER TABLE cwi_r ADD CONSTRAINT cwi_r_key UNIQUE USING INDEX cwi_r1;
+INSERT INTO cwi_r VALUES (1), (1);
+ALTER INDEX cwi_r_key RENAME TO cwi_r_renamed;
+INSERT INTO cwi_r VALUES (2), (2);
+BEGIN;
+ALTER INDEX cwi_r_renamed RENAME TO cwi_r_rolled_back;
+ROLLBACK;
+INSERT INTO cwi_r VALUES (3), (3);
+DROP TABLE cwi_r;
