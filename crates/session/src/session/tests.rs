@@ -777,7 +777,10 @@ fn unsupported_statements_are_named_by_their_command() {
     let mut s = session(&e, 1);
     for (sql, name) in [
         ("CREATE PUBLICATION p FOR ALL TABLES", "CREATE PUBLICATION"),
-        ("CREATE TYPE r AS RANGE (subtype = int4)", "CREATE TYPE"),
+        (
+            "CREATE TYPE r AS RANGE (subtype = int4)",
+            "CREATE TYPE ... AS RANGE (user-defined range types)",
+        ),
     ] {
         let out = q(&mut s, sql);
         assert_eq!(error_of(&out).code, SqlState::FeatureNotSupported, "{sql}");
