@@ -352,6 +352,16 @@ fn swap_n<T>(v: &mut [T], a: usize, b: usize, n: usize) {
 mod tests {
     use super::*;
 
+    /// A seeded xorshift64 generator (the tests' inputs are reproducible).
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     /// tenk1's rows with unique1 < 10 in heap order, sorted on `four`:
     /// the peer order of PostgreSQL 15's window.out.
     #[test]
@@ -369,13 +379,7 @@ mod tests {
     /// size class and many duplicates: same multiset, sorted by key.
     #[test]
     fn sorts_like_the_model() {
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for len in (0..60).chain([100, 257, 1000, 5000]) {
             for spread in [1u64, 3, 50, 1 << 40] {
                 let mut v: Vec<(u64, usize)> = (0..len).map(|i| (next() % spread, i)).collect();
@@ -396,13 +400,7 @@ mod tests {
     /// everything else is handed back exactly once.
     #[test]
     fn bounded_keeps_the_best() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for len in [0usize, 1, 5, 9, 10, 11, 21, 100, 1000] {
             for bound in [1usize, 2, 5, 10, 50] {
                 for spread in [2u64, 1000] {

@@ -831,9 +831,8 @@ fn find_conflict(
     for &a in arbiters {
         let idx = &table.indexes[a];
         let key = idx.index.key_of(row);
-        // (An empty key: a partial index that does not cover the row; a
-        // NULL conflicts only under NULLS NOT DISTINCT.)
-        if key.is_empty() || (key.iter().any(Value::is_null) && !idx.index.nulls_not_distinct) {
+        // (An empty key: a partial index that does not cover the row.)
+        if key.is_empty() || idx.index.null_exempt(&key) {
             continue;
         }
         let hits = table.storage.index_scan(

@@ -131,6 +131,15 @@ impl Scope {
     pub fn width(&self) -> usize {
         self.cols.len()
     }
+
+    /// The merged columns of the referenceable join whose USING alias is
+    /// `name` (see [`UsingJoin::using_alias`]).
+    pub fn using_alias(&self, name: &str) -> Option<&[(String, usize)]> {
+        self.using_joins
+            .iter()
+            .filter(|j| j.start >= self.floor)
+            .find_map(|j| j.aliased(name))
+    }
 }
 
 /// A common table expression in scope.
@@ -1476,13 +1485,7 @@ impl<'e> Binder<'e> {
         let mut unreachable = None;
         for lvl in (0..self.scopes.len()).rev() {
             let scope = &self.scopes[lvl];
-            let using_alias = rel.and_then(|r| {
-                scope
-                    .using_joins
-                    .iter()
-                    .filter(|j| j.start >= scope.floor)
-                    .find_map(|j| j.aliased(r))
-            });
+            let using_alias = rel.and_then(|r| scope.using_alias(r));
             if let Some(cols) = using_alias {
                 let Some(&(_, i)) = cols.iter().find(|(n, _)| n == name) else {
                     let err = DbError::new(
@@ -1672,11 +1675,7 @@ impl<'e> Binder<'e> {
     fn whole_row(&mut self, lvl: usize, name: &str) -> Option<(Expr, DataType)> {
         let cur = self.level();
         let scope = &self.scopes[lvl];
-        let aliased = scope
-            .using_joins
-            .iter()
-            .filter(|j| j.start >= scope.floor)
-            .find_map(|j| j.aliased(name));
+        let aliased = scope.using_alias(name);
         let cols: Vec<(usize, &ScopeCol)> = match aliased {
             Some(named) => named.iter().map(|&(_, i)| (i, &scope.cols[i])).collect(),
             None => scope

@@ -254,8 +254,15 @@ impl Index {
         }
         match &self.computed {
             None => self.columns.iter().any(|&c| row[c].is_null()),
-            Some(_) => self.key_of(row).iter().any(Value::is_null),
+            Some(_) => self.null_exempt(&self.key_of(row)),
         }
+    }
+
+    /// Whether key values `key` are exempt from uniqueness: they hold a
+    /// NULL and the index does not treat NULLs as equal (the rule
+    /// key_has_null applies to rows, for a probe that has the key).
+    pub fn null_exempt(&self, key: &[Value]) -> bool {
+        !self.nulls_not_distinct && key.iter().any(Value::is_null)
     }
 
     /// Byte lengths of the first 1, 2, ... key values of `key_bytes(row)`:

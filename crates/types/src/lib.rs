@@ -59,6 +59,26 @@
 
 #![forbid(unsafe_code)]
 
+/// One strict built-in of a function table (geometry, ranges): the call
+/// site's `Def { name, args, ret, imp }` whose code returns NULL for any
+/// NULL argument before running `$body` over the values `$v`. `Def`,
+/// `Value` and `EvalCtx` are the calling module's.
+macro_rules! strict_def {
+    ($name:literal, [$($a:expr),*], $ret:expr, |$v:ident| $body:expr) => {
+        Def {
+            name: $name,
+            args: &[$($a),*],
+            ret: $ret,
+            imp: |$v: &[Value], _: &EvalCtx| {
+                if $v.iter().any(Value::is_null) {
+                    return Ok(Value::Null);
+                }
+                $body
+            },
+        }
+    };
+}
+
 pub mod array;
 pub(crate) mod array_fns;
 pub mod array_subscript;

@@ -115,17 +115,11 @@ fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
         .as_ref()
         .ok_or_else(|| DbError::internal("attribute without a type"))?;
     if let Some(p) = super::table::pseudo_type_named(tn) {
-        return Err(DbError::new(
-            SqlState::InvalidTableDefinition,
-            format!("column \"{}\" has pseudo-type {p}", cd.colname),
-        ));
+        return Err(super::table::pseudo_column(&cd.colname, p));
     }
     let t = bind::type_from_name(tn)?;
     if let Some(pseudo) = super::table::pseudo_type(t) {
-        return Err(DbError::new(
-            SqlState::InvalidTableDefinition,
-            format!("column \"{}\" has pseudo-type {pseudo}", cd.colname),
-        ));
+        return Err(super::table::pseudo_column(&cd.colname, pseudo));
     }
     Ok((cd.colname.clone(), t))
 }

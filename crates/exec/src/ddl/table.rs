@@ -727,10 +727,7 @@ pub(super) fn column_def(
             Ok(t) => t,
             Err(e) => {
                 if let Some(p) = pseudo_type_named(tn) {
-                    return Err(DbError::new(
-                        SqlState::InvalidTableDefinition,
-                        format!("column \"{}\" has pseudo-type {p}", cd.colname),
-                    ));
+                    return Err(pseudo_column(&cd.colname, p));
                 }
                 b.table_row_type(e, tn)
                     .map_err(|e| bind::err_at(e, b.text, tn.location))?
@@ -738,10 +735,7 @@ pub(super) fn column_def(
         },
     };
     if let Some(pseudo) = pseudo_type(ty) {
-        return Err(DbError::new(
-            SqlState::InvalidTableDefinition,
-            format!("column \"{}\" has pseudo-type {pseudo}", cd.colname),
-        ));
+        return Err(pseudo_column(&cd.colname, pseudo));
     }
     let domain = serial
         .is_none()
@@ -1369,6 +1363,14 @@ fn contains_subquery(e: &Expr) -> bool {
     let mut found = false;
     e.walk(&mut |x| found |= matches!(x, Expr::Sub(_)));
     found
+}
+
+/// 42P16 for a column (or attribute, or view column) of a pseudo-type.
+pub(super) fn pseudo_column(column: &str, pseudo: &str) -> DbError {
+    DbError::new(
+        SqlState::InvalidTableDefinition,
+        format!("column \"{column}\" has pseudo-type {pseudo}"),
+    )
 }
 
 /// The name of a pseudo-type no column can have (CheckAttributeType):

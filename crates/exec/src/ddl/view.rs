@@ -101,10 +101,7 @@ pub fn create_view(
             } else {
                 "record[]"
             };
-            return Err(DbError::new(
-                SqlState::InvalidTableDefinition,
-                format!("column \"{name}\" has pseudo-type {what}"),
-            ));
+            return Err(super::table::pseudo_column(&name, what));
         }
         let ty = match DataType::from_oid_typmod(c.type_oid, c.type_modifier) {
             Some(DataType::Unknown) => DataType::Text,

@@ -958,20 +958,7 @@ fn sorts_groups(aggs: &[AggSpec]) -> bool {
 
 /// Groups in ascending key order, NULLs last (a sort's default).
 fn sort_groups(order: &mut [(Row, Group)], ec: &nestor_types::EvalCtx) {
-    order.sort_by(|(a, _), (b, _)| {
-        for (x, y) in a.iter().zip(b) {
-            let c = match (x.is_null(), y.is_null()) {
-                (true, true) => std::cmp::Ordering::Equal,
-                (true, false) => std::cmp::Ordering::Greater,
-                (false, true) => std::cmp::Ordering::Less,
-                (false, false) => valops::compare(x, y, ec),
-            };
-            if c.is_ne() {
-                return c;
-            }
-        }
-        std::cmp::Ordering::Equal
-    });
+    order.sort_by(|(a, _), (b, _)| super::window::partition_cmp(a, b, ec));
 }
 
 fn emit_groups(order: Vec<(Row, Group)>, ev: &mut Ev, emit: &mut Emit) -> Result<bool, DbError> {

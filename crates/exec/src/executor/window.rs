@@ -125,7 +125,9 @@ fn compute(
         .collect())
 }
 
-fn partition_cmp(a: &[Value], b: &[Value], ec: &nestor_types::EvalCtx) -> Ordering {
+/// Keys in ascending order, NULLs last (PARTITION BY's, and the groups
+/// of an aggregate that sorts them).
+pub(super) fn partition_cmp(a: &[Value], b: &[Value], ec: &nestor_types::EvalCtx) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = match (x.is_null(), y.is_null()) {
             (true, true) => Ordering::Equal,

@@ -485,7 +485,8 @@ pub(super) fn expand_star(
     // (scope index, the index `*` reads for it), in output order.
     let mut order: Vec<(usize, usize)> = Vec::new();
     // `x.*` of `JOIN ... USING (...) AS x`: the merged columns.
-    let using_alias = rel.and_then(|r| scope.using_joins.iter().find_map(|j| j.aliased(r)));
+    // (Stars expand outside ON clauses: the floor is 0 here.)
+    let using_alias = rel.and_then(|r| scope.using_alias(r));
     if let Some(named) = using_alias {
         order.extend(named.iter().map(|&(_, i)| (i, i)));
         any = true;

@@ -138,22 +138,6 @@ fn closept(d: f64, p: Point) -> Result<Value, DbError> {
     }
 }
 
-macro_rules! def {
-    ($name:literal, [$($a:expr),*], $ret:expr, |$v:ident| $body:expr) => {
-        Def {
-            name: $name,
-            args: &[$($a),*],
-            ret: $ret,
-            imp: |$v: &[Value], _: &EvalCtx| {
-                if $v.iter().any(Value::is_null) {
-                    return Ok(Value::Null);
-                }
-                $body
-            },
-        }
-    };
-}
-
 fn pt2(v: &[Value]) -> Result<(Point, Point), DbError> {
     Ok((a_pt(&v[0])?, a_pt(&v[1])?))
 }
@@ -236,83 +220,83 @@ fn circle_polygon(n: i32, c: &Circle) -> Result<Value, DbError> {
 /// Every function, by SQL name (pg_proc's rows for these types).
 pub static DEFS: &[Def] = &[
     // ----- point
-    def!("point", [F8, F8], PT, |v| gp(pt(
+    strict_def!("point", [F8, F8], PT, |v| gp(pt(
         a_f8(&v[0])?,
         a_f8(&v[1])?
     ))),
-    def!("point_above", [PT, PT], BO, |v| {
+    strict_def!("point_above", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_gt(p.y, q.y))
     }),
-    def!("point_below", [PT, PT], BO, |v| {
+    strict_def!("point_below", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_lt(p.y, q.y))
     }),
-    def!("point_left", [PT, PT], BO, |v| {
+    strict_def!("point_left", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_lt(p.x, q.x))
     }),
-    def!("point_right", [PT, PT], BO, |v| {
+    strict_def!("point_right", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_gt(p.x, q.x))
     }),
-    def!("point_vert", [PT, PT], BO, |v| {
+    strict_def!("point_vert", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_eq(p.x, q.x))
     }),
-    def!("isvertical", [PT, PT], BO, |v| {
+    strict_def!("isvertical", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_eq(p.x, q.x))
     }),
-    def!("point_horiz", [PT, PT], BO, |v| {
+    strict_def!("point_horiz", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_eq(p.y, q.y))
     }),
-    def!("ishorizontal", [PT, PT], BO, |v| {
+    strict_def!("ishorizontal", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(fp_eq(p.y, q.y))
     }),
-    def!("point_eq", [PT, PT], BO, |v| {
+    strict_def!("point_eq", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(algo::point_eq_point(&p, &q))
     }),
-    def!("point_ne", [PT, PT], BO, |v| {
+    strict_def!("point_ne", [PT, PT], BO, |v| {
         let (p, q) = pt2(v)?;
         b(!algo::point_eq_point(&p, &q))
     }),
-    def!("point_distance", [PT, PT], F8, |v| {
+    strict_def!("point_distance", [PT, PT], F8, |v| {
         let (p, q) = pt2(v)?;
         f(algo::point_dt(&p, &q)?)
     }),
-    def!("slope", [PT, PT], F8, |v| {
+    strict_def!("slope", [PT, PT], F8, |v| {
         let (p, q) = pt2(v)?;
         f(algo::point_sl(&p, &q)?)
     }),
-    def!("point_add", [PT, PT], PT, |v| {
+    strict_def!("point_add", [PT, PT], PT, |v| {
         let (p, q) = pt2(v)?;
         gp(algo::point_add(&p, &q)?)
     }),
-    def!("point_sub", [PT, PT], PT, |v| {
+    strict_def!("point_sub", [PT, PT], PT, |v| {
         let (p, q) = pt2(v)?;
         gp(algo::point_sub(&p, &q)?)
     }),
-    def!("point_mul", [PT, PT], PT, |v| {
+    strict_def!("point_mul", [PT, PT], PT, |v| {
         let (p, q) = pt2(v)?;
         gp(algo::point_mul(&p, &q)?)
     }),
-    def!("point_div", [PT, PT], PT, |v| {
+    strict_def!("point_div", [PT, PT], PT, |v| {
         let (p, q) = pt2(v)?;
         gp(algo::point_div(&p, &q)?)
     }),
-    def!("lseg", [PT, PT], LS, |v| {
+    strict_def!("lseg", [PT, PT], LS, |v| {
         let (p, q) = pt2(v)?;
         g(Geometry::Lseg(seg(p, q)))
     }),
-    def!("box", [PT, PT], BX, |v| {
+    strict_def!("box", [PT, PT], BX, |v| {
         let (p, q) = pt2(v)?;
         gb(algo::box_construct(&p, &q))
     }),
-    def!("line", [PT, PT], LN, |v| {
+    strict_def!("line", [PT, PT], LN, |v| {
         let (p, q) = pt2(v)?;
         if algo::point_eq_point(&p, &q) {
             return Err(DbError::new(
@@ -325,181 +309,181 @@ pub static DEFS: &[Def] = &[
             algo::point_sl(&p, &q)?,
         )?))
     }),
-    def!("box", [PT], BX, |v| {
+    strict_def!("box", [PT], BX, |v| {
         let p = a_pt(&v[0])?;
         gb(GeoBox { high: p, low: p })
     }),
-    def!("circle", [PT, F8], CI, |v| gc(Circle {
+    strict_def!("circle", [PT, F8], CI, |v| gc(Circle {
         center: a_pt(&v[0])?,
         radius: a_f8(&v[1])?
     })),
-    def!("on_pl", [PT, LN], BO, |v| b(algo::line_contain_point(
+    strict_def!("on_pl", [PT, LN], BO, |v| b(algo::line_contain_point(
         &a_ln(&v[1])?,
         &a_pt(&v[0])?
     )?)),
-    def!("on_ps", [PT, LS], BO, |v| b(algo::lseg_contain_point(
+    strict_def!("on_ps", [PT, LS], BO, |v| b(algo::lseg_contain_point(
         &a_ls(&v[1])?,
         &a_pt(&v[0])?
     )?)),
-    def!("on_pb", [PT, BX], BO, |v| b(algo::box_contain_point(
+    strict_def!("on_pb", [PT, BX], BO, |v| b(algo::box_contain_point(
         &a_bx(&v[1])?,
         &a_pt(&v[0])?
     ))),
-    def!("box_contain_pt", [BX, PT], BO, |v| b(
+    strict_def!("box_contain_pt", [BX, PT], BO, |v| b(
         algo::box_contain_point(&a_bx(&v[0])?, &a_pt(&v[1])?)
     )),
-    def!("on_ppath", [PT, PA], BO, |v| b(algo::on_ppath(
+    strict_def!("on_ppath", [PT, PA], BO, |v| b(algo::on_ppath(
         &a_pt(&v[0])?,
         a_pa(&v[1])?
     )?)),
-    def!("path_contain_pt", [PA, PT], BO, |v| b(algo::on_ppath(
+    strict_def!("path_contain_pt", [PA, PT], BO, |v| b(algo::on_ppath(
         &a_pt(&v[1])?,
         a_pa(&v[0])?
     )?)),
-    def!("dist_pl", [PT, LN], F8, |v| f(algo::line_closept_point(
+    strict_def!("dist_pl", [PT, LN], F8, |v| f(algo::line_closept_point(
         None,
         &a_ln(&v[1])?,
         &a_pt(&v[0])?
     )?)),
-    def!("dist_lp", [LN, PT], F8, |v| f(algo::line_closept_point(
+    strict_def!("dist_lp", [LN, PT], F8, |v| f(algo::line_closept_point(
         None,
         &a_ln(&v[0])?,
         &a_pt(&v[1])?
     )?)),
-    def!("dist_ps", [PT, LS], F8, |v| f(algo::lseg_closept_point(
+    strict_def!("dist_ps", [PT, LS], F8, |v| f(algo::lseg_closept_point(
         None,
         &a_ls(&v[1])?,
         &a_pt(&v[0])?
     )?)),
-    def!("dist_sp", [LS, PT], F8, |v| f(algo::lseg_closept_point(
+    strict_def!("dist_sp", [LS, PT], F8, |v| f(algo::lseg_closept_point(
         None,
         &a_ls(&v[0])?,
         &a_pt(&v[1])?
     )?)),
-    def!("dist_pb", [PT, BX], F8, |v| f(algo::box_closept_point(
+    strict_def!("dist_pb", [PT, BX], F8, |v| f(algo::box_closept_point(
         None,
         &a_bx(&v[1])?,
         &a_pt(&v[0])?
     )?)),
-    def!("dist_bp", [BX, PT], F8, |v| f(algo::box_closept_point(
+    strict_def!("dist_bp", [BX, PT], F8, |v| f(algo::box_closept_point(
         None,
         &a_bx(&v[0])?,
         &a_pt(&v[1])?
     )?)),
-    def!("dist_ppath", [PT, PA], F8, |v| f(algo::dist_ppath(
+    strict_def!("dist_ppath", [PT, PA], F8, |v| f(algo::dist_ppath(
         &a_pt(&v[0])?,
         a_pa(&v[1])?
     )?)),
-    def!("dist_pathp", [PA, PT], F8, |v| f(algo::dist_ppath(
+    strict_def!("dist_pathp", [PA, PT], F8, |v| f(algo::dist_ppath(
         &a_pt(&v[1])?,
         a_pa(&v[0])?
     )?)),
-    def!("dist_ppoly", [PT, PG], F8, |v| f(algo::dist_ppoly(
+    strict_def!("dist_ppoly", [PT, PG], F8, |v| f(algo::dist_ppoly(
         &a_pt(&v[0])?,
         a_pg(&v[1])?
     )?)),
-    def!("dist_polyp", [PG, PT], F8, |v| f(algo::dist_ppoly(
+    strict_def!("dist_polyp", [PG, PT], F8, |v| f(algo::dist_ppoly(
         &a_pt(&v[1])?,
         a_pg(&v[0])?
     )?)),
-    def!("dist_pc", [PT, CI], F8, |v| f(algo::dist_pc(
+    strict_def!("dist_pc", [PT, CI], F8, |v| f(algo::dist_pc(
         &a_pt(&v[0])?,
         &a_ci(&v[1])?
     )?)),
-    def!("dist_cpoint", [CI, PT], F8, |v| f(algo::dist_pc(
+    strict_def!("dist_cpoint", [CI, PT], F8, |v| f(algo::dist_pc(
         &a_pt(&v[1])?,
         &a_ci(&v[0])?
     )?)),
-    def!("close_pl", [PT, LN], PT, |v| {
+    strict_def!("close_pl", [PT, LN], PT, |v| {
         let mut r = pt(0.0, 0.0);
         let d = algo::line_closept_point(Some(&mut r), &a_ln(&v[1])?, &a_pt(&v[0])?)?;
         closept(d, r)
     }),
-    def!("close_ps", [PT, LS], PT, |v| {
+    strict_def!("close_ps", [PT, LS], PT, |v| {
         let mut r = pt(0.0, 0.0);
         let d = algo::lseg_closept_point(Some(&mut r), &a_ls(&v[1])?, &a_pt(&v[0])?)?;
         closept(d, r)
     }),
-    def!("close_pb", [PT, BX], PT, |v| {
+    strict_def!("close_pb", [PT, BX], PT, |v| {
         let mut r = pt(0.0, 0.0);
         let d = algo::box_closept_point(Some(&mut r), &a_bx(&v[1])?, &a_pt(&v[0])?)?;
         closept(d, r)
     }),
-    def!("pt_contained_poly", [PT, PG], BO, |v| b(
+    strict_def!("pt_contained_poly", [PT, PG], BO, |v| b(
         algo::point_inside(&a_pt(&v[0])?, &a_pg(&v[1])?.p)? != 0
     )),
-    def!("poly_contain_pt", [PG, PT], BO, |v| b(algo::point_inside(
+    strict_def!("poly_contain_pt", [PG, PT], BO, |v| b(algo::point_inside(
         &a_pt(&v[1])?,
         &a_pg(&v[0])?.p
     )? != 0)),
-    def!("pt_contained_circle", [PT, CI], BO, |v| b(
+    strict_def!("pt_contained_circle", [PT, CI], BO, |v| b(
         algo::circle_contain_pt(&a_ci(&v[1])?, &a_pt(&v[0])?)?
     )),
-    def!("circle_contain_pt", [CI, PT], BO, |v| b(
+    strict_def!("circle_contain_pt", [CI, PT], BO, |v| b(
         algo::circle_contain_pt(&a_ci(&v[0])?, &a_pt(&v[1])?)?
     )),
     // ----- lseg
-    def!("lseg_intersect", [LS, LS], BO, |v| {
+    strict_def!("lseg_intersect", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(algo::lseg_interpt_lseg(None, &p, &q)?)
     }),
-    def!("lseg_parallel", [LS, LS], BO, |v| {
+    strict_def!("lseg_parallel", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?))
     }),
-    def!("isparallel", [LS, LS], BO, |v| {
+    strict_def!("isparallel", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_sl(&q)?))
     }),
-    def!("lseg_perp", [LS, LS], BO, |v| {
+    strict_def!("lseg_perp", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?))
     }),
-    def!("isperp", [LS, LS], BO, |v| {
+    strict_def!("isperp", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(fp_eq(algo::lseg_sl(&p)?, algo::lseg_invsl(&q)?))
     }),
-    def!("lseg_vertical", [LS], BO, |v| {
+    strict_def!("lseg_vertical", [LS], BO, |v| {
         let s = a_ls(&v[0])?;
         b(fp_eq(s.p[0].x, s.p[1].x))
     }),
-    def!("isvertical", [LS], BO, |v| {
+    strict_def!("isvertical", [LS], BO, |v| {
         let s = a_ls(&v[0])?;
         b(fp_eq(s.p[0].x, s.p[1].x))
     }),
-    def!("lseg_horizontal", [LS], BO, |v| {
+    strict_def!("lseg_horizontal", [LS], BO, |v| {
         let s = a_ls(&v[0])?;
         b(fp_eq(s.p[0].y, s.p[1].y))
     }),
-    def!("ishorizontal", [LS], BO, |v| {
+    strict_def!("ishorizontal", [LS], BO, |v| {
         let s = a_ls(&v[0])?;
         b(fp_eq(s.p[0].y, s.p[1].y))
     }),
-    def!("lseg_eq", [LS, LS], BO, |v| {
+    strict_def!("lseg_eq", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(algo::point_eq_point(&p.p[0], &q.p[0]) && algo::point_eq_point(&p.p[1], &q.p[1]))
     }),
-    def!("lseg_ne", [LS, LS], BO, |v| {
+    strict_def!("lseg_ne", [LS, LS], BO, |v| {
         let (p, q) = ls2(v)?;
         b(!algo::point_eq_point(&p.p[0], &q.p[0]) || !algo::point_eq_point(&p.p[1], &q.p[1]))
     }),
-    def!("lseg_lt", [LS, LS], BO, |v| lseg_len_cmp(v, fp_lt)),
-    def!("lseg_le", [LS, LS], BO, |v| lseg_len_cmp(v, fp_le)),
-    def!("lseg_gt", [LS, LS], BO, |v| lseg_len_cmp(v, fp_gt)),
-    def!("lseg_ge", [LS, LS], BO, |v| lseg_len_cmp(v, fp_ge)),
-    def!("lseg_distance", [LS, LS], F8, |v| {
+    strict_def!("lseg_lt", [LS, LS], BO, |v| lseg_len_cmp(v, fp_lt)),
+    strict_def!("lseg_le", [LS, LS], BO, |v| lseg_len_cmp(v, fp_le)),
+    strict_def!("lseg_gt", [LS, LS], BO, |v| lseg_len_cmp(v, fp_gt)),
+    strict_def!("lseg_ge", [LS, LS], BO, |v| lseg_len_cmp(v, fp_ge)),
+    strict_def!("lseg_distance", [LS, LS], F8, |v| {
         let (p, q) = ls2(v)?;
         f(algo::lseg_closept_lseg(None, &p, &q)?)
     }),
-    def!("lseg_center", [LS], PT, |v| gp(algo::lseg_center(&a_ls(
+    strict_def!("lseg_center", [LS], PT, |v| gp(algo::lseg_center(&a_ls(
         &v[0]
     )?)?)),
-    def!("point", [LS], PT, |v| gp(algo::lseg_center(&a_ls(&v[0])?)?)),
-    def!("lseg_length", [LS], F8, |v| f(algo::lseg_length(&a_ls(
+    strict_def!("point", [LS], PT, |v| gp(algo::lseg_center(&a_ls(&v[0])?)?)),
+    strict_def!("lseg_length", [LS], F8, |v| f(algo::lseg_length(&a_ls(
         &v[0]
     )?)?)),
-    def!("length", [LS], F8, |v| f(algo::lseg_length(&a_ls(&v[0])?)?)),
-    def!("lseg_interpt", [LS, LS], PT, |v| {
+    strict_def!("length", [LS], F8, |v| f(algo::lseg_length(&a_ls(&v[0])?)?)),
+    strict_def!("lseg_interpt", [LS, LS], PT, |v| {
         let (p, q) = ls2(v)?;
         let mut r = pt(0.0, 0.0);
         if algo::lseg_interpt_lseg(Some(&mut r), &p, &q)? {
@@ -508,7 +492,7 @@ pub static DEFS: &[Def] = &[
             Ok(Value::Null)
         }
     }),
-    def!("close_lseg", [LS, LS], PT, |v| {
+    strict_def!("close_lseg", [LS, LS], PT, |v| {
         let (l1, l2) = ls2(v)?;
         if algo::lseg_sl(&l1)? == algo::lseg_sl(&l2)? {
             return Ok(Value::Null);
@@ -517,12 +501,12 @@ pub static DEFS: &[Def] = &[
         let d = algo::lseg_closept_lseg(Some(&mut r), &l2, &l1)?;
         closept(d, r)
     }),
-    def!("close_sb", [LS, BX], PT, |v| {
+    strict_def!("close_sb", [LS, BX], PT, |v| {
         let mut r = pt(0.0, 0.0);
         let d = algo::box_closept_lseg(Some(&mut r), &a_bx(&v[1])?, &a_ls(&v[0])?)?;
         closept(d, r)
     }),
-    def!("close_ls", [LN, LS], PT, |v| {
+    strict_def!("close_ls", [LN, LS], PT, |v| {
         let (l, s) = (a_ln(&v[0])?, a_ls(&v[1])?);
         if algo::lseg_sl(&s)? == algo::line_sl(&l)? {
             return Ok(Value::Null);
@@ -531,78 +515,78 @@ pub static DEFS: &[Def] = &[
         let d = algo::lseg_closept_line(Some(&mut r), &s, &l)?;
         closept(d, r)
     }),
-    def!("on_sl", [LS, LN], BO, |v| {
+    strict_def!("on_sl", [LS, LN], BO, |v| {
         let (s, l) = (a_ls(&v[0])?, a_ln(&v[1])?);
         b(algo::line_contain_point(&l, &s.p[0])? && algo::line_contain_point(&l, &s.p[1])?)
     }),
-    def!("on_sb", [LS, BX], BO, |v| b(algo::box_contain_lseg(
+    strict_def!("on_sb", [LS, BX], BO, |v| b(algo::box_contain_lseg(
         &a_bx(&v[1])?,
         &a_ls(&v[0])?
     ))),
-    def!("inter_sl", [LS, LN], BO, |v| b(algo::lseg_interpt_line(
+    strict_def!("inter_sl", [LS, LN], BO, |v| b(algo::lseg_interpt_line(
         None,
         &a_ls(&v[0])?,
         &a_ln(&v[1])?
     )?)),
-    def!("inter_sb", [LS, BX], BO, |v| b(algo::box_interpt_lseg(
+    strict_def!("inter_sb", [LS, BX], BO, |v| b(algo::box_interpt_lseg(
         None,
         &a_bx(&v[1])?,
         &a_ls(&v[0])?
     )?)),
-    def!("dist_sl", [LS, LN], F8, |v| f(algo::lseg_closept_line(
+    strict_def!("dist_sl", [LS, LN], F8, |v| f(algo::lseg_closept_line(
         None,
         &a_ls(&v[0])?,
         &a_ln(&v[1])?
     )?)),
-    def!("dist_ls", [LN, LS], F8, |v| f(algo::lseg_closept_line(
+    strict_def!("dist_ls", [LN, LS], F8, |v| f(algo::lseg_closept_line(
         None,
         &a_ls(&v[1])?,
         &a_ln(&v[0])?
     )?)),
-    def!("dist_sb", [LS, BX], F8, |v| f(algo::box_closept_lseg(
+    strict_def!("dist_sb", [LS, BX], F8, |v| f(algo::box_closept_lseg(
         None,
         &a_bx(&v[1])?,
         &a_ls(&v[0])?
     )?)),
-    def!("dist_bs", [BX, LS], F8, |v| f(algo::box_closept_lseg(
+    strict_def!("dist_bs", [BX, LS], F8, |v| f(algo::box_closept_lseg(
         None,
         &a_bx(&v[0])?,
         &a_ls(&v[1])?
     )?)),
     // ----- line
-    def!("line_intersect", [LN, LN], BO, |v| {
+    strict_def!("line_intersect", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(algo::line_interpt_line(None, &p, &q)?)
     }),
-    def!("line_parallel", [LN, LN], BO, |v| {
+    strict_def!("line_parallel", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(!algo::line_interpt_line(None, &p, &q)?)
     }),
-    def!("isparallel", [LN, LN], BO, |v| {
+    strict_def!("isparallel", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(!algo::line_interpt_line(None, &p, &q)?)
     }),
-    def!("line_perp", [LN, LN], BO, |v| {
+    strict_def!("line_perp", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(algo::line_perp(&p, &q)?)
     }),
-    def!("isperp", [LN, LN], BO, |v| {
+    strict_def!("isperp", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(algo::line_perp(&p, &q)?)
     }),
-    def!("line_vertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
-    def!("isvertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
-    def!("line_horizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
-    def!("ishorizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
-    def!("line_eq", [LN, LN], BO, |v| {
+    strict_def!("line_vertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
+    strict_def!("isvertical", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.b))),
+    strict_def!("line_horizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
+    strict_def!("ishorizontal", [LN], BO, |v| b(fp_zero(a_ln(&v[0])?.a))),
+    strict_def!("line_eq", [LN, LN], BO, |v| {
         let (p, q) = ln2(v)?;
         b(algo::line_eq(&p, &q)?)
     }),
-    def!("line_distance", [LN, LN], F8, |v| {
+    strict_def!("line_distance", [LN, LN], F8, |v| {
         let (p, q) = ln2(v)?;
         f(algo::line_distance(&p, &q)?)
     }),
-    def!("line_interpt", [LN, LN], PT, |v| {
+    strict_def!("line_interpt", [LN, LN], PT, |v| {
         let (p, q) = ln2(v)?;
         let mut r = pt(0.0, 0.0);
         if algo::line_interpt_line(Some(&mut r), &p, &q)? {
@@ -611,173 +595,173 @@ pub static DEFS: &[Def] = &[
             Ok(Value::Null)
         }
     }),
-    def!("inter_lb", [LN, BX], BO, |v| b(algo::inter_lb(
+    strict_def!("inter_lb", [LN, BX], BO, |v| b(algo::inter_lb(
         &a_ln(&v[0])?,
         &a_bx(&v[1])?
     )?)),
     // ----- box
-    def!("box_same", [BX, BX], BO, |v| {
+    strict_def!("box_same", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(algo::box_same(&p, &q))
     }),
-    def!("box_overlap", [BX, BX], BO, |v| {
+    strict_def!("box_overlap", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(algo::box_ov(&p, &q))
     }),
-    def!("box_left", [BX, BX], BO, |v| {
+    strict_def!("box_left", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_lt(p.high.x, q.low.x))
     }),
-    def!("box_overleft", [BX, BX], BO, |v| {
+    strict_def!("box_overleft", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_le(p.high.x, q.high.x))
     }),
-    def!("box_right", [BX, BX], BO, |v| {
+    strict_def!("box_right", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_gt(p.low.x, q.high.x))
     }),
-    def!("box_overright", [BX, BX], BO, |v| {
+    strict_def!("box_overright", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_ge(p.low.x, q.low.x))
     }),
-    def!("box_below", [BX, BX], BO, |v| {
+    strict_def!("box_below", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_lt(p.high.y, q.low.y))
     }),
-    def!("box_overbelow", [BX, BX], BO, |v| {
+    strict_def!("box_overbelow", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_le(p.high.y, q.high.y))
     }),
-    def!("box_above", [BX, BX], BO, |v| {
+    strict_def!("box_above", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_gt(p.low.y, q.high.y))
     }),
-    def!("box_overabove", [BX, BX], BO, |v| {
+    strict_def!("box_overabove", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_ge(p.low.y, q.low.y))
     }),
-    def!("box_contained", [BX, BX], BO, |v| {
+    strict_def!("box_contained", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(algo::box_contain_box(&q, &p))
     }),
-    def!("box_contain", [BX, BX], BO, |v| {
+    strict_def!("box_contain", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(algo::box_contain_box(&p, &q))
     }),
-    def!("box_below_eq", [BX, BX], BO, |v| {
+    strict_def!("box_below_eq", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_le(p.high.y, q.low.y))
     }),
-    def!("box_above_eq", [BX, BX], BO, |v| {
+    strict_def!("box_above_eq", [BX, BX], BO, |v| {
         let (p, q) = bx2(v)?;
         b(fp_ge(p.low.y, q.high.y))
     }),
-    def!("box_lt", [BX, BX], BO, |v| box_area_cmp(v, fp_lt)),
-    def!("box_le", [BX, BX], BO, |v| box_area_cmp(v, fp_le)),
-    def!("box_eq", [BX, BX], BO, |v| box_area_cmp(v, fp_eq)),
-    def!("box_gt", [BX, BX], BO, |v| box_area_cmp(v, fp_gt)),
-    def!("box_ge", [BX, BX], BO, |v| box_area_cmp(v, fp_ge)),
-    def!("area", [BX], F8, |v| f(algo::box_ar(&a_bx(&v[0])?)?)),
-    def!("width", [BX], F8, |v| f(algo::box_wd(&a_bx(&v[0])?)?)),
-    def!("height", [BX], F8, |v| f(algo::box_ht(&a_bx(&v[0])?)?)),
-    def!("box_distance", [BX, BX], F8, |v| {
+    strict_def!("box_lt", [BX, BX], BO, |v| box_area_cmp(v, fp_lt)),
+    strict_def!("box_le", [BX, BX], BO, |v| box_area_cmp(v, fp_le)),
+    strict_def!("box_eq", [BX, BX], BO, |v| box_area_cmp(v, fp_eq)),
+    strict_def!("box_gt", [BX, BX], BO, |v| box_area_cmp(v, fp_gt)),
+    strict_def!("box_ge", [BX, BX], BO, |v| box_area_cmp(v, fp_ge)),
+    strict_def!("area", [BX], F8, |v| f(algo::box_ar(&a_bx(&v[0])?)?)),
+    strict_def!("width", [BX], F8, |v| f(algo::box_wd(&a_bx(&v[0])?)?)),
+    strict_def!("height", [BX], F8, |v| f(algo::box_ht(&a_bx(&v[0])?)?)),
+    strict_def!("box_distance", [BX, BX], F8, |v| {
         let (p, q) = bx2(v)?;
         f(algo::point_dt(&algo::box_cn(&p)?, &algo::box_cn(&q)?)?)
     }),
-    def!("box_center", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
-    def!("center", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
-    def!("point", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
-    def!("box_intersect", [BX, BX], BX, |v| {
+    strict_def!("box_center", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
+    strict_def!("center", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
+    strict_def!("point", [BX], PT, |v| gp(algo::box_cn(&a_bx(&v[0])?)?)),
+    strict_def!("box_intersect", [BX, BX], BX, |v| {
         let (p, q) = bx2(v)?;
         algo::box_intersect(&p, &q).map_or(Ok(Value::Null), gb)
     }),
-    def!("bound_box", [BX, BX], BX, |v| {
+    strict_def!("bound_box", [BX, BX], BX, |v| {
         let (p, q) = bx2(v)?;
         gb(algo::boxes_bound_box(&p, &q))
     }),
-    def!("diagonal", [BX], LS, |v| {
+    strict_def!("diagonal", [BX], LS, |v| {
         let x = a_bx(&v[0])?;
         g(Geometry::Lseg(seg(x.high, x.low)))
     }),
-    def!("lseg", [BX], LS, |v| {
+    strict_def!("lseg", [BX], LS, |v| {
         let x = a_bx(&v[0])?;
         g(Geometry::Lseg(seg(x.high, x.low)))
     }),
-    def!("box_add", [BX, PT], BX, |v| box_map(
+    strict_def!("box_add", [BX, PT], BX, |v| box_map(
         v,
         algo::point_add,
         false
     )),
-    def!("box_sub", [BX, PT], BX, |v| box_map(
+    strict_def!("box_sub", [BX, PT], BX, |v| box_map(
         v,
         algo::point_sub,
         false
     )),
-    def!("box_mul", [BX, PT], BX, |v| box_map(
+    strict_def!("box_mul", [BX, PT], BX, |v| box_map(
         v,
         algo::point_mul,
         true
     )),
-    def!("box_div", [BX, PT], BX, |v| box_map(
+    strict_def!("box_div", [BX, PT], BX, |v| box_map(
         v,
         algo::point_div,
         true
     )),
-    def!("polygon", [BX], PG, |v| g(Geometry::Polygon(
+    strict_def!("polygon", [BX], PG, |v| g(Geometry::Polygon(
         algo::box_poly(&a_bx(&v[0])?)
     ))),
-    def!("circle", [BX], CI, |v| gc(algo::box_circle(&a_bx(&v[0])?)?)),
+    strict_def!("circle", [BX], CI, |v| gc(algo::box_circle(&a_bx(&v[0])?)?)),
     // ----- path
-    def!(
+    strict_def!(
         "path_n_lt",
         [PA, PA],
         BO,
         |v| b(npts(&v[0])? < npts(&v[1])?)
     ),
-    def!("path_n_le", [PA, PA], BO, |v| b(
+    strict_def!("path_n_le", [PA, PA], BO, |v| b(
         npts(&v[0])? <= npts(&v[1])?
     )),
-    def!("path_n_eq", [PA, PA], BO, |v| b(
+    strict_def!("path_n_eq", [PA, PA], BO, |v| b(
         npts(&v[0])? == npts(&v[1])?
     )),
-    def!(
+    strict_def!(
         "path_n_gt",
         [PA, PA],
         BO,
         |v| b(npts(&v[0])? > npts(&v[1])?)
     ),
-    def!("path_n_ge", [PA, PA], BO, |v| b(
+    strict_def!("path_n_ge", [PA, PA], BO, |v| b(
         npts(&v[0])? >= npts(&v[1])?
     )),
-    def!("isclosed", [PA], BO, |v| b(a_pa(&v[0])?.closed)),
-    def!("isopen", [PA], BO, |v| b(!a_pa(&v[0])?.closed)),
-    def!("path_npoints", [PA], I4, |v| Ok(Value::Int4(
+    strict_def!("isclosed", [PA], BO, |v| b(a_pa(&v[0])?.closed)),
+    strict_def!("isopen", [PA], BO, |v| b(!a_pa(&v[0])?.closed)),
+    strict_def!("path_npoints", [PA], I4, |v| Ok(Value::Int4(
         npts(&v[0])? as i32
     ))),
-    def!("npoints", [PA], I4, |v| Ok(
+    strict_def!("npoints", [PA], I4, |v| Ok(
         Value::Int4(npts(&v[0])? as i32)
     )),
-    def!("pclose", [PA], PA, |v| g(Geometry::Path(Path {
+    strict_def!("pclose", [PA], PA, |v| g(Geometry::Path(Path {
         closed: true,
         ..a_pa(&v[0])?.clone()
     }))),
-    def!("popen", [PA], PA, |v| g(Geometry::Path(Path {
+    strict_def!("popen", [PA], PA, |v| g(Geometry::Path(Path {
         closed: false,
         ..a_pa(&v[0])?.clone()
     }))),
-    def!("path_inter", [PA, PA], BO, |v| b(algo::path_inter(
+    strict_def!("path_inter", [PA, PA], BO, |v| b(algo::path_inter(
         a_pa(&v[0])?,
         a_pa(&v[1])?
     )?)),
-    def!("path_distance", [PA, PA], F8, |v| opt_f(
+    strict_def!("path_distance", [PA, PA], F8, |v| opt_f(
         algo::path_distance(a_pa(&v[0])?, a_pa(&v[1])?)?
     )),
-    def!("path_length", [PA], F8, |v| f(algo::path_length(a_pa(
+    strict_def!("path_length", [PA], F8, |v| f(algo::path_length(a_pa(
         &v[0]
     )?)?)),
-    def!("length", [PA], F8, |v| f(algo::path_length(a_pa(&v[0])?)?)),
-    def!("area", [PA], F8, |v| opt_f(algo::path_area(a_pa(&v[0])?)?)),
-    def!("path_add", [PA, PA], PA, |v| {
+    strict_def!("length", [PA], F8, |v| f(algo::path_length(a_pa(&v[0])?)?)),
+    strict_def!("area", [PA], F8, |v| opt_f(algo::path_area(a_pa(&v[0])?)?)),
+    strict_def!("path_add", [PA, PA], PA, |v| {
         let (p, q) = (a_pa(&v[0])?, a_pa(&v[1])?);
         if p.closed || q.closed {
             return Ok(Value::Null);
@@ -787,23 +771,23 @@ pub static DEFS: &[Def] = &[
             p: p.p.iter().chain(&q.p).copied().collect(),
         }))
     }),
-    def!("path_add_pt", [PA, PT], PA, |v| path_map(
+    strict_def!("path_add_pt", [PA, PT], PA, |v| path_map(
         v,
         algo::point_add
     )),
-    def!("path_sub_pt", [PA, PT], PA, |v| path_map(
+    strict_def!("path_sub_pt", [PA, PT], PA, |v| path_map(
         v,
         algo::point_sub
     )),
-    def!("path_mul_pt", [PA, PT], PA, |v| path_map(
+    strict_def!("path_mul_pt", [PA, PT], PA, |v| path_map(
         v,
         algo::point_mul
     )),
-    def!("path_div_pt", [PA, PT], PA, |v| path_map(
+    strict_def!("path_div_pt", [PA, PT], PA, |v| path_map(
         v,
         algo::point_div
     )),
-    def!("polygon", [PA], PG, |v| {
+    strict_def!("polygon", [PA], PG, |v| {
         let p = a_pa(&v[0])?;
         if !p.closed {
             return Err(DbError::new(
@@ -814,185 +798,185 @@ pub static DEFS: &[Def] = &[
         g(Geometry::Polygon(Polygon::new(p.p.clone())))
     }),
     // ----- polygon
-    def!("poly_left", [PG, PG], BO, |v| {
+    strict_def!("poly_left", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.high.x < q.bbox.low.x)
     }),
-    def!("poly_overleft", [PG, PG], BO, |v| {
+    strict_def!("poly_overleft", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.high.x <= q.bbox.high.x)
     }),
-    def!("poly_right", [PG, PG], BO, |v| {
+    strict_def!("poly_right", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.low.x > q.bbox.high.x)
     }),
-    def!("poly_overright", [PG, PG], BO, |v| {
+    strict_def!("poly_overright", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.low.x >= q.bbox.low.x)
     }),
-    def!("poly_below", [PG, PG], BO, |v| {
+    strict_def!("poly_below", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.high.y < q.bbox.low.y)
     }),
-    def!("poly_overbelow", [PG, PG], BO, |v| {
+    strict_def!("poly_overbelow", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.high.y <= q.bbox.high.y)
     }),
-    def!("poly_above", [PG, PG], BO, |v| {
+    strict_def!("poly_above", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.low.y > q.bbox.high.y)
     }),
-    def!("poly_overabove", [PG, PG], BO, |v| {
+    strict_def!("poly_overabove", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(p.bbox.low.y >= q.bbox.low.y)
     }),
-    def!("poly_same", [PG, PG], BO, |v| {
+    strict_def!("poly_same", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(algo::poly_same(p, q))
     }),
-    def!("poly_overlap", [PG, PG], BO, |v| {
+    strict_def!("poly_overlap", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(algo::poly_overlap(p, q)?)
     }),
-    def!("poly_contain", [PG, PG], BO, |v| {
+    strict_def!("poly_contain", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(algo::poly_contain_poly(p, q)?)
     }),
-    def!("poly_contained", [PG, PG], BO, |v| {
+    strict_def!("poly_contained", [PG, PG], BO, |v| {
         let (p, q) = pg2(v)?;
         b(algo::poly_contain_poly(q, p)?)
     }),
-    def!("poly_distance", [PG, PG], F8, |v| {
+    strict_def!("poly_distance", [PG, PG], F8, |v| {
         let (p, q) = pg2(v)?;
         opt_f(algo::poly_distance(p, q)?)
     }),
-    def!("poly_npoints", [PG], I4, |v| Ok(Value::Int4(
+    strict_def!("poly_npoints", [PG], I4, |v| Ok(Value::Int4(
         npts(&v[0])? as i32
     ))),
-    def!("npoints", [PG], I4, |v| Ok(
+    strict_def!("npoints", [PG], I4, |v| Ok(
         Value::Int4(npts(&v[0])? as i32)
     )),
-    def!("poly_center", [PG], PT, |v| gp(algo::poly_to_circle(
+    strict_def!("poly_center", [PG], PT, |v| gp(algo::poly_to_circle(
         a_pg(&v[0])?
     )?
     .center)),
-    def!("point", [PG], PT, |v| gp(algo::poly_to_circle(a_pg(
+    strict_def!("point", [PG], PT, |v| gp(algo::poly_to_circle(a_pg(
         &v[0]
     )?)?
     .center)),
-    def!("box", [PG], BX, |v| gb(a_pg(&v[0])?.bbox)),
-    def!("path", [PG], PA, |v| g(Geometry::Path(Path {
+    strict_def!("box", [PG], BX, |v| gb(a_pg(&v[0])?.bbox)),
+    strict_def!("path", [PG], PA, |v| g(Geometry::Path(Path {
         closed: true,
         p: a_pg(&v[0])?.p.clone()
     }))),
-    def!("circle", [PG], CI, |v| gc(algo::poly_to_circle(a_pg(
+    strict_def!("circle", [PG], CI, |v| gc(algo::poly_to_circle(a_pg(
         &v[0]
     )?)?)),
-    def!("dist_cpoly", [CI, PG], F8, |v| f(algo::dist_cpoly(
+    strict_def!("dist_cpoly", [CI, PG], F8, |v| f(algo::dist_cpoly(
         &a_ci(&v[0])?,
         a_pg(&v[1])?
     )?)),
-    def!("dist_polyc", [PG, CI], F8, |v| f(algo::dist_cpoly(
+    strict_def!("dist_polyc", [PG, CI], F8, |v| f(algo::dist_cpoly(
         &a_ci(&v[1])?,
         a_pg(&v[0])?
     )?)),
     // ----- circle
-    def!("circle_same", [CI, CI], BO, |v| {
+    strict_def!("circle_same", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(algo::circle_same(&p, &q))
     }),
-    def!("circle_overlap", [CI, CI], BO, |v| {
+    strict_def!("circle_overlap", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_le(
             algo::point_dt(&p.center, &q.center)?,
             pl(p.radius, q.radius)?,
         ))
     }),
-    def!("circle_overleft", [CI, CI], BO, |v| {
+    strict_def!("circle_overleft", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_le(pl(p.center.x, p.radius)?, pl(q.center.x, q.radius)?))
     }),
-    def!("circle_left", [CI, CI], BO, |v| {
+    strict_def!("circle_left", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_lt(pl(p.center.x, p.radius)?, mi(q.center.x, q.radius)?))
     }),
-    def!("circle_right", [CI, CI], BO, |v| {
+    strict_def!("circle_right", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_gt(mi(p.center.x, p.radius)?, pl(q.center.x, q.radius)?))
     }),
-    def!("circle_overright", [CI, CI], BO, |v| {
+    strict_def!("circle_overright", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_ge(mi(p.center.x, p.radius)?, mi(q.center.x, q.radius)?))
     }),
-    def!("circle_contained", [CI, CI], BO, |v| {
+    strict_def!("circle_contained", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_le(
             algo::point_dt(&p.center, &q.center)?,
             mi(q.radius, p.radius)?,
         ))
     }),
-    def!("circle_contain", [CI, CI], BO, |v| {
+    strict_def!("circle_contain", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_le(
             algo::point_dt(&p.center, &q.center)?,
             mi(p.radius, q.radius)?,
         ))
     }),
-    def!("circle_below", [CI, CI], BO, |v| {
+    strict_def!("circle_below", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_lt(pl(p.center.y, p.radius)?, mi(q.center.y, q.radius)?))
     }),
-    def!("circle_above", [CI, CI], BO, |v| {
+    strict_def!("circle_above", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_gt(mi(p.center.y, p.radius)?, pl(q.center.y, q.radius)?))
     }),
-    def!("circle_overbelow", [CI, CI], BO, |v| {
+    strict_def!("circle_overbelow", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_le(pl(p.center.y, p.radius)?, pl(q.center.y, q.radius)?))
     }),
-    def!("circle_overabove", [CI, CI], BO, |v| {
+    strict_def!("circle_overabove", [CI, CI], BO, |v| {
         let (p, q) = ci2(v)?;
         b(fp_ge(mi(p.center.y, p.radius)?, mi(q.center.y, q.radius)?))
     }),
-    def!("circle_eq", [CI, CI], BO, |v| circle_area_cmp(v, fp_eq)),
-    def!("circle_ne", [CI, CI], BO, |v| circle_area_cmp(v, fp_ne)),
-    def!("circle_lt", [CI, CI], BO, |v| circle_area_cmp(v, fp_lt)),
-    def!("circle_le", [CI, CI], BO, |v| circle_area_cmp(v, fp_le)),
-    def!("circle_gt", [CI, CI], BO, |v| circle_area_cmp(v, fp_gt)),
-    def!("circle_ge", [CI, CI], BO, |v| circle_area_cmp(v, fp_ge)),
-    def!("circle_add_pt", [CI, PT], CI, |v| circle_map(
+    strict_def!("circle_eq", [CI, CI], BO, |v| circle_area_cmp(v, fp_eq)),
+    strict_def!("circle_ne", [CI, CI], BO, |v| circle_area_cmp(v, fp_ne)),
+    strict_def!("circle_lt", [CI, CI], BO, |v| circle_area_cmp(v, fp_lt)),
+    strict_def!("circle_le", [CI, CI], BO, |v| circle_area_cmp(v, fp_le)),
+    strict_def!("circle_gt", [CI, CI], BO, |v| circle_area_cmp(v, fp_gt)),
+    strict_def!("circle_ge", [CI, CI], BO, |v| circle_area_cmp(v, fp_ge)),
+    strict_def!("circle_add_pt", [CI, PT], CI, |v| circle_map(
         v,
         algo::point_add,
         keep_radius
     )),
-    def!("circle_sub_pt", [CI, PT], CI, |v| circle_map(
+    strict_def!("circle_sub_pt", [CI, PT], CI, |v| circle_map(
         v,
         algo::point_sub,
         keep_radius
     )),
-    def!("circle_mul_pt", [CI, PT], CI, |v| circle_map(
+    strict_def!("circle_mul_pt", [CI, PT], CI, |v| circle_map(
         v,
         algo::point_mul,
         mul
     )),
-    def!("circle_div_pt", [CI, PT], CI, |v| circle_map(
+    strict_def!("circle_div_pt", [CI, PT], CI, |v| circle_map(
         v,
         algo::point_div,
         super::div
     )),
-    def!("area", [CI], F8, |v| f(algo::circle_ar(&a_ci(&v[0])?)?)),
-    def!("diameter", [CI], F8, |v| f(mul(a_ci(&v[0])?.radius, 2.0)?)),
-    def!("radius", [CI], F8, |v| f(a_ci(&v[0])?.radius)),
-    def!("circle_distance", [CI, CI], F8, |v| {
+    strict_def!("area", [CI], F8, |v| f(algo::circle_ar(&a_ci(&v[0])?)?)),
+    strict_def!("diameter", [CI], F8, |v| f(mul(a_ci(&v[0])?.radius, 2.0)?)),
+    strict_def!("radius", [CI], F8, |v| f(a_ci(&v[0])?.radius)),
+    strict_def!("circle_distance", [CI, CI], F8, |v| {
         let (p, q) = ci2(v)?;
         f(algo::circle_distance(&p, &q)?)
     }),
-    def!("circle_center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
-    def!("center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
-    def!("point", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
-    def!("box", [CI], BX, |v| gb(algo::circle_box(&a_ci(&v[0])?)?)),
-    def!("polygon", [CI], PG, |v| circle_polygon(12, &a_ci(&v[0])?)),
-    def!("polygon", [I4, CI], PG, |v| {
+    strict_def!("circle_center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
+    strict_def!("center", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
+    strict_def!("point", [CI], PT, |v| gp(a_ci(&v[0])?.center)),
+    strict_def!("box", [CI], BX, |v| gb(algo::circle_box(&a_ci(&v[0])?)?)),
+    strict_def!("polygon", [CI], PG, |v| circle_polygon(12, &a_ci(&v[0])?)),
+    strict_def!("polygon", [I4, CI], PG, |v| {
         let n = v[0].as_i64().ok_or_else(|| internal("integer"))? as i32;
         circle_polygon(n, &a_ci(&v[1])?)
     }),

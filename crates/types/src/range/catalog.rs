@@ -56,22 +56,6 @@ struct Def {
     imp: Imp,
 }
 
-macro_rules! strict {
-    ($name:literal, [$($a:expr),*], $ret:expr, |$v:ident| $body:expr) => {
-        Def {
-            name: $name,
-            args: &[$($a),*],
-            ret: $ret,
-            imp: |$v: &[Value], _: &EvalCtx| {
-                if $v.iter().any(Value::is_null) {
-                    return Ok(Value::Null);
-                }
-                $body
-            },
-        }
-    };
-}
-
 fn internal() -> DbError {
     DbError::new(
         SqlState::InternalError,
@@ -103,88 +87,88 @@ fn opt(v: &Option<Value>, empty: bool) -> Result<Value, DbError> {
 }
 
 static DEFS: &[Def] = &[
-    strict!("lower", [R], E, |v| {
+    strict_def!("lower", [R], E, |v| {
         let r = rg(&v[0])?;
         opt(&r.lower, r.empty)
     }),
-    strict!("upper", [R], E, |v| {
+    strict_def!("upper", [R], E, |v| {
         let r = rg(&v[0])?;
         opt(&r.upper, r.empty)
     }),
-    strict!("isempty", [R], B, |v| b(rg(&v[0])?.empty)),
-    strict!("lower_inc", [R], B, |v| b(rg(&v[0])?.lower_inc)),
-    strict!("upper_inc", [R], B, |v| b(rg(&v[0])?.upper_inc)),
-    strict!("lower_inf", [R], B, |v| {
+    strict_def!("isempty", [R], B, |v| b(rg(&v[0])?.empty)),
+    strict_def!("lower_inc", [R], B, |v| b(rg(&v[0])?.lower_inc)),
+    strict_def!("upper_inc", [R], B, |v| b(rg(&v[0])?.upper_inc)),
+    strict_def!("lower_inf", [R], B, |v| {
         let r = rg(&v[0])?;
         b(!r.empty && r.lower.is_none())
     }),
-    strict!("upper_inf", [R], B, |v| {
+    strict_def!("upper_inf", [R], B, |v| {
         let r = rg(&v[0])?;
         b(!r.empty && r.upper.is_none())
     }),
-    strict!("range_eq", [R, R], B, |v| cmp_is(v, |o| o.is_eq())),
-    strict!("range_ne", [R, R], B, |v| cmp_is(v, |o| o.is_ne())),
-    strict!("range_lt", [R, R], B, |v| cmp_is(v, |o| o.is_lt())),
-    strict!("range_le", [R, R], B, |v| cmp_is(v, |o| o.is_le())),
-    strict!("range_gt", [R, R], B, |v| cmp_is(v, |o| o.is_gt())),
-    strict!("range_ge", [R, R], B, |v| cmp_is(v, |o| o.is_ge())),
-    strict!("range_cmp", [R, R], I, |v| {
+    strict_def!("range_eq", [R, R], B, |v| cmp_is(v, |o| o.is_eq())),
+    strict_def!("range_ne", [R, R], B, |v| cmp_is(v, |o| o.is_ne())),
+    strict_def!("range_lt", [R, R], B, |v| cmp_is(v, |o| o.is_lt())),
+    strict_def!("range_le", [R, R], B, |v| cmp_is(v, |o| o.is_le())),
+    strict_def!("range_gt", [R, R], B, |v| cmp_is(v, |o| o.is_gt())),
+    strict_def!("range_ge", [R, R], B, |v| cmp_is(v, |o| o.is_ge())),
+    strict_def!("range_cmp", [R, R], I, |v| {
         let (x, y) = rg2(v)?;
         Ok(Value::Int4(x.cmp_range(y) as i32))
     }),
-    strict!("range_contains", [R, R], B, |v| {
+    strict_def!("range_contains", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(contains(x, y))
     }),
-    strict!("range_contained_by", [R, R], B, |v| {
+    strict_def!("range_contained_by", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(contains(y, x))
     }),
-    strict!("range_contains_elem", [R, E], B, |v| b(contains_elem(
+    strict_def!("range_contains_elem", [R, E], B, |v| b(contains_elem(
         rg(&v[0])?,
         &v[1]
     ))),
-    strict!("elem_contained_by_range", [E, R], B, |v| b(contains_elem(
+    strict_def!("elem_contained_by_range", [E, R], B, |v| b(contains_elem(
         rg(&v[1])?,
         &v[0]
     ))),
-    strict!("range_overlaps", [R, R], B, |v| {
+    strict_def!("range_overlaps", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(overlaps(x, y))
     }),
-    strict!("range_before", [R, R], B, |v| {
+    strict_def!("range_before", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(!x.empty && !y.empty && cmp_bounds(&x.upper_bound(), &y.lower_bound()).is_lt())
     }),
-    strict!("range_after", [R, R], B, |v| {
+    strict_def!("range_after", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(!x.empty && !y.empty && cmp_bounds(&x.lower_bound(), &y.upper_bound()).is_gt())
     }),
-    strict!("range_overleft", [R, R], B, |v| {
+    strict_def!("range_overleft", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(!x.empty && !y.empty && cmp_bounds(&x.upper_bound(), &y.upper_bound()).is_le())
     }),
-    strict!("range_overright", [R, R], B, |v| {
+    strict_def!("range_overright", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         b(!x.empty && !y.empty && cmp_bounds(&x.lower_bound(), &y.lower_bound()).is_ge())
     }),
-    strict!("range_adjacent", [R, R], B, |v| {
+    strict_def!("range_adjacent", [R, R], B, |v| {
         let (x, y) = rg2(v)?;
         adjacent(x, y).map(Value::Bool)
     }),
-    strict!("range_union", [R, R], R, |v| {
+    strict_def!("range_union", [R, R], R, |v| {
         let (x, y) = rg2(v)?;
         union(x, y, true)
     }),
-    strict!("range_merge", [R, R], R, |v| {
+    strict_def!("range_merge", [R, R], R, |v| {
         let (x, y) = rg2(v)?;
         union(x, y, false)
     }),
-    strict!("range_intersect", [R, R], R, |v| {
+    strict_def!("range_intersect", [R, R], R, |v| {
         let (x, y) = rg2(v)?;
         intersect(x, y)
     }),
-    strict!("range_minus", [R, R], R, |v| {
+    strict_def!("range_minus", [R, R], R, |v| {
         let (x, y) = rg2(v)?;
         minus(x, y)
     }),
