@@ -76,14 +76,6 @@ impl<T> Bounded<T> {
         self.heap
     }
 
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// Take `item`; items dropped as no longer among the best go to
     /// `dropped`. `make_heap_now` turns the buffer into the heap before
     /// twice the bound is reached (tuplesort does when memory runs out
