@@ -541,7 +541,23 @@ impl std::fmt::Debug for TableDef {
     }
 }
 
+/// What an index of a table with these columns pads a stored row with
+/// when the row predates columns added since ([`Index::with_fill`]): each
+/// column's `missing` value, or nothing when every stored row has every
+/// column (`base_width` covers them all).
+pub fn index_fill(columns: &[Column], base_width: usize) -> Vec<Value> {
+    if base_width >= columns.len() {
+        return Vec::new();
+    }
+    columns.iter().map(|c| c.missing.clone()).collect()
+}
+
 impl TableDef {
+    /// [`index_fill`] of this table as it stands.
+    pub fn index_fill(&self) -> Vec<Value> {
+        index_fill(&self.columns, self.base_width)
+    }
+
     /// The partitioned table this one is a partition of (None for any
     /// other table, an inheritance child included).
     pub fn partition_parent(&self) -> Option<RelId> {

@@ -131,10 +131,10 @@ pub use database::{
     DatabaseDef, POSTGRES_DATABASE_OID, TEMPLATE0_DATABASE_OID, TEMPLATE1_DATABASE_OID,
 };
 pub use defs::{
-    set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder, IndexDef,
-    IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, RuleDef, RuleEvent, Sequence,
-    TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef, TRIGGER_DELETE,
-    TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
+    index_fill, set_index_binder, Check, Column, FkAction, ForeignKey, Identity, IndexBinder,
+    IndexDef, IndexExprs, IndexKey, MatView, OnCommit, Persistence, Relation, RuleDef, RuleEvent,
+    Sequence, TableDef, TriggerDef, TriggerEnabled, TriggerTiming, ViewCheckOption, ViewDef,
+    TRIGGER_DELETE, TRIGGER_INSERT, TRIGGER_TRUNCATE, TRIGGER_UPDATE,
 };
 pub use function::{
     AggregateSpec, ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility,
@@ -2626,7 +2626,8 @@ fn table_from(
                         Index::computed(i.oid, &i.name, index_key_names(x, &columns), i.unique)
                     }
                 }
-                .with_nulls_not_distinct(i.nulls_not_distinct),
+                .with_nulls_not_distinct(i.nulls_not_distinct)
+                .with_fill(index_fill(&columns, rec.base_width)),
             )
         });
         indexes.push(IndexDef {

@@ -734,6 +734,57 @@ fn expression_and_partial_indexes_survive_crashes() {
     check_computed_indexes(&third);
 }
 
+/// What must hold after each restart of
+/// `indexes_on_added_columns_survive_crashes`.
+fn check_added_column_indexes(server: &Server) {
+    // The rows stored before ADD COLUMN are in the indexes with the
+    // column's NULL or DEFAULT, and the unique check sees them.
+    let e = err(server, "insert into ac (a, c) values (3, 5)");
+    assert!(e.contains("Key (a, c)=(3, 5) already exists"), "{e}");
+    assert_eq!(
+        ok(
+            server,
+            "set enable_seqscan = off; \
+             explain (costs off) select a from ac where c = 5"
+        ),
+        "Index Scan using ac_c on ac\n  Index Cond: (c = 5)"
+    );
+    assert_eq!(ok(server, "select count(*) from ac where b is null"), "9");
+    assert_eq!(ok(server, "select count(*) from ac where c = 5"), "9");
+    assert_eq!(ok(server, "select count(*) from ac where d * 2 = 2"), "9");
+    assert_eq!(ok(server, "select a from ac where d * 2 = 4"), "10");
+}
+
+#[test]
+fn indexes_on_added_columns_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table ac (a int)",
+        "insert into ac select g from generate_series(1, 10) g",
+        "alter table ac add column b int",
+        "alter table ac add column c int default 5",
+        "alter table ac add column d int default 1",
+        "update ac set b = 0, c = 6, d = 2 where a = 10",
+        "create unique index ac_ac on ac (a, c)",
+        "create index on ac ((d * 2))",
+        "create index ac_b on ac (b)",
+        "create index ac_c on ac (c)",
+    ] {
+        ok(&server, sql);
+    }
+    check_added_column_indexes(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image.
+    let mut again = Server::start_on(&dir);
+    check_added_column_indexes(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_added_column_indexes(&third);
+}
+
 /// What must hold after each restart of `rules_survive_crashes`.
 fn check_rules(server: &Server) {
     assert_eq!(

@@ -205,6 +205,7 @@ regress!(
     default_expr_errors,
     pseudo_type_columns,
     unique_nulls_not_distinct,
+    index_added_column,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -35,6 +35,7 @@
 //! binding hook. A computed index used before that has no keys (inserts
 //! fail with XX000 rather than index a row wrongly).
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ops::Bound;
 use std::sync::{Arc, OnceLock};
@@ -78,6 +79,13 @@ pub struct Index {
     /// Expression and partial indexes: the bound key function (set once,
     /// see the module header); None for a plain index.
     computed: Option<OnceLock<Arc<dyn IndexKeys>>>,
+    /// The value of each table column (as of the index's creation) in a
+    /// stored row written before that column was added (ALTER TABLE ADD
+    /// COLUMN: NULL, or the ADD's DEFAULT); None when every column the
+    /// index reads was there when the table's oldest row was written. A
+    /// row shorter than this is padded before its key is taken
+    /// ([`Index::full_row`]).
+    fill: Option<Arc<[Value]>>,
 }
 
 impl Index {
@@ -101,6 +109,7 @@ impl Index {
             nulls_not_distinct: false,
             entries: RwLock::new(BTreeSet::new()),
             computed: None,
+            fill: None,
         }
     }
 
@@ -119,6 +128,7 @@ impl Index {
             nulls_not_distinct: false,
             entries: RwLock::new(BTreeSet::new()),
             computed: Some(OnceLock::new()),
+            fill: None,
         }
     }
 
@@ -140,6 +150,30 @@ impl Index {
         self
     }
 
+    /// The index of a table some of whose stored rows predate columns
+    /// added since: `fill[c]` is column c's value in a row stored before
+    /// it existed (the catalog's `missing`), for every column of the table
+    /// at the index's creation. Empty: no row is short.
+    pub fn with_fill(mut self, fill: Vec<Value>) -> Index {
+        self.fill = (!fill.is_empty()).then(|| Arc::from(fill));
+        self
+    }
+
+    /// `row` with the columns it predates filled in (itself when it has
+    /// them all: every row, unless columns were added after it was
+    /// written).
+    #[inline]
+    fn full_row<'a>(&self, row: &'a [Value]) -> Cow<'a, [Value]> {
+        match &self.fill {
+            Some(fill) if row.len() < fill.len() => {
+                let mut full = row.to_vec();
+                full.extend_from_slice(&fill[row.len()..]);
+                Cow::Owned(full)
+            }
+            _ => Cow::Borrowed(row),
+        }
+    }
+
     /// A new, empty index object like this one (TRUNCATE's fresh storage),
     /// sharing its key function.
     pub fn fresh_copy(&self) -> Index {
@@ -153,6 +187,7 @@ impl Index {
             nulls_not_distinct: self.nulls_not_distinct,
             entries: RwLock::new(BTreeSet::new()),
             computed: self.computed.clone(),
+            fill: self.fill.clone(),
         }
     }
 
@@ -201,6 +236,7 @@ impl Index {
     /// The key of a row for this index (empty when a partial index does
     /// not cover the row).
     pub fn key_of(&self, row: &[Value]) -> Vec<Value> {
+        let row = &*self.full_row(row);
         match &self.computed {
             None => self.columns.iter().map(|&c| row[c].clone()).collect(),
             Some(slot) => self
@@ -216,6 +252,7 @@ impl Index {
     /// the key expression fails: such a row never got an entry).
     #[inline]
     pub(crate) fn key_bytes(&self, row: &[Value]) -> Vec<u8> {
+        let row = &*self.full_row(row);
         if self.computed.is_none() {
             let mut out = Vec::with_capacity(16);
             for &c in &self.columns {
@@ -229,6 +266,7 @@ impl Index {
     /// [`Index::key_bytes`] for a write: the key expression's error is the
     /// write's.
     pub(crate) fn try_key_bytes(&self, row: &[Value]) -> Result<Vec<u8>, DbError> {
+        let row = &*self.full_row(row);
         let mut out = Vec::with_capacity(16);
         match &self.computed {
             None => {
@@ -252,6 +290,7 @@ impl Index {
         if self.nulls_not_distinct {
             return false;
         }
+        let row = &*self.full_row(row);
         match &self.computed {
             None => self.columns.iter().any(|&c| row[c].is_null()),
             Some(_) => self.null_exempt(&self.key_of(row)),
@@ -268,6 +307,7 @@ impl Index {
     /// Byte lengths of the first 1, 2, ... key values of `key_bytes(row)`:
     /// the prefixes an equality lookup on the first columns locks.
     pub(crate) fn key_prefix_ends(&self, row: &[Value]) -> Vec<usize> {
+        let row = &*self.full_row(row);
         let mut out = Vec::with_capacity(16);
         let mut ends = Vec::with_capacity(self.columns.len());
         if self.computed.is_some() {
@@ -298,9 +338,10 @@ impl Index {
     /// cover the row.
     #[inline]
     pub(crate) fn put_stored_key(&self, stored: &[u8], out: &mut Vec<u8>) -> Option<bool> {
-        match &self.computed {
-            None => Some(codec::put_stored_key(stored, &self.columns, out)),
-            Some(slot) => self.put_computed_key(slot, stored, out),
+        match (&self.computed, &self.fill) {
+            (None, None) => Some(codec::put_stored_key(stored, &self.columns, out)),
+            (None, Some(_)) => Some(self.put_filled_key(stored, out)),
+            (Some(slot), _) => self.put_computed_key(slot, stored, out),
         }
     }
 
@@ -314,11 +355,26 @@ impl Index {
         out: &mut Vec<u8>,
     ) -> Option<bool> {
         let row = codec::decode_row(stored);
-        let keys = self.computed_keys(slot, &row).ok().flatten()?;
+        let keys = self
+            .computed_keys(slot, &self.full_row(&row))
+            .ok()
+            .flatten()?;
         for v in &keys {
             codec::put_key_value(v, out);
         }
         Some(keys.iter().any(Value::is_null))
+    }
+
+    /// [`Index::put_stored_key`] of a plain index over columns some stored
+    /// rows predate (out of line, as above).
+    #[inline(never)]
+    fn put_filled_key(&self, stored: &[u8], out: &mut Vec<u8>) -> bool {
+        let row = codec::decode_row(stored);
+        let row = self.full_row(&row);
+        for &c in &self.columns {
+            codec::put_key_value(&row[c], out);
+        }
+        self.columns.iter().any(|&c| row[c].is_null())
     }
 
     /// Number of entries (including not yet pruned ones).

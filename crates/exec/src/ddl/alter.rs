@@ -416,29 +416,32 @@ fn add_column(
     let mut fks = Vec::new();
     let (mut col, serial, bound_default, identity, generation) =
         column_def(&mut b, &def.name, cd, &mut idx, &mut checks, &mut fks)?;
-    if identity.is_some() {
-        return Err(DbError::unsupported(
-            "ADD COLUMN ... GENERATED AS IDENTITY (add the column, then ALTER COLUMN ... ADD GENERATED)",
-        ));
-    }
-    if !fks.is_empty() {
-        return Err(DbError::unsupported(
-            "ADD COLUMN with REFERENCES (add the column, then ADD CONSTRAINT ... FOREIGN KEY)",
-        ));
-    }
-    if serial.is_some() {
-        return Err(DbError::unsupported("ADD COLUMN of type serial"));
-    }
-    if !idx.is_empty() {
-        return Err(DbError::unsupported(
-            "ADD COLUMN with PRIMARY KEY or UNIQUE",
-        ));
+    // A serial or identity column numbers the existing rows from its new
+    // sequence, and a volatile DEFAULT is evaluated for each of them: the
+    // table is rewritten (as PostgreSQL rewrites it). Any other DEFAULT is
+    // one value, which rows stored before the column read (`missing`).
+    let mut new = (**def).clone();
+    let mut per_row = None;
+    if serial.is_some() || identity.is_some() {
+        let seq =
+            super::table::added_column_sequence(ctx, def, &mut col, serial, identity.as_ref())?;
+        let default = col
+            .default
+            .clone()
+            .expect("a serial column defaults to nextval");
+        per_row = Some(bind_default_text(ctx, &default, col.ty)?);
+        new.owned_sequences.push(seq);
+        if let Some(spec) = &identity {
+            new.identities.push(nestor_catalog::Identity {
+                column: new.columns.len(),
+                always: spec.always,
+            });
+        }
+    } else if let Some(d) = bound_default.as_ref().filter(|d| !d.is_row_independent()) {
+        per_row = Some(d.clone());
     }
     let mut missing = Value::Null;
-    if let Some(d) = &bound_default {
-        if !d.is_row_independent() {
-            return Err(DbError::unsupported("ADD COLUMN with a volatile default"));
-        }
+    if let Some(d) = bound_default.as_ref().filter(|_| per_row.is_none()) {
         let mut ev = Ev::new(ctx, &[]);
         let v = d.eval(&[], &mut ev)?;
         missing = nestor_plan::valops::cast(v, col.ty, false, &ev.ctx.eval)?;
@@ -446,7 +449,11 @@ fn add_column(
     if let Some(d) = col.domain.and_then(nestor_types::domains::lookup) {
         missing = domain_column_fill(ctx, def, &d, bound_default.is_none(), missing)?;
     }
-    if col.not_null && missing.is_null() && def.storage.scan(&ctx.snapshot).next().is_some() {
+    if col.not_null
+        && per_row.is_none()
+        && missing.is_null()
+        && def.storage.scan(&ctx.snapshot).next().is_some()
+    {
         return Err(DbError::new(
             SqlState::NotNullViolation,
             format!(
@@ -456,7 +463,6 @@ fn add_column(
         ));
     }
     col.missing = missing;
-    let mut new = (**def).clone();
     new.columns.push(col);
     new.checks = bind_checks(ctx, text, &new, checks)?;
     if let Some(e) = generation {
@@ -467,9 +473,27 @@ fn add_column(
             e.unpositioned = true;
             e
         })?;
-        return super::generated::rewrite(ctx, def, new);
+        super::generated::rewrite(ctx, def, new, None)?;
+    } else if per_row.is_some() {
+        super::generated::rewrite(ctx, def, new, per_row.as_ref())?;
+    } else {
+        super::put_table(ctx, new)?;
     }
-    super::put_table(ctx, new)
+    // The column's PRIMARY KEY, UNIQUE and REFERENCES constraints, as ADD
+    // CONSTRAINT adds them.
+    attach_constraints(ctx, def, idx, fks, false)
+}
+
+/// A column default's stored text, bound and coerced to the column's type.
+fn bind_default_text(
+    ctx: &StatementCtx,
+    text: &str,
+    ty: nestor_types::datatype::DataType,
+) -> Result<nestor_plan::ir::Expr, DbError> {
+    let node = nestor_parser::parse_expr(text)?;
+    let mut b = binder(ctx, text);
+    let (e, t) = b.bind(&node)?;
+    b.coerce_assign(e, t, ty)
 }
 
 /// ADD COLUMN of a domain: the value the existing rows get (the domain's
@@ -618,6 +642,38 @@ fn add_constraint(
     // NOT VALID (CHECK and FOREIGN KEY only; the grammar refuses it on the
     // others): the rows there are now are not checked, new ones are.
     let not_valid = c.skip_validation;
+    attach_constraints(ctx, def, idx, fks, not_valid)?;
+    if !checks.is_empty() {
+        let cur = ctx
+            .catalog
+            .table_by_oid(def.oid)
+            .unwrap_or_else(|| def.clone());
+        let mut new = (*cur).clone();
+        new.checks = bind_checks(ctx, text, &new, checks)?;
+        let added: Vec<String> = new.checks[cur.checks.len()..]
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+        if not_valid {
+            new.not_valid.extend(added);
+        } else {
+            verify_checks(ctx, &new, &added)?;
+        }
+        super::put_table(ctx, new)?;
+    }
+    Ok(())
+}
+
+/// Add FOREIGN KEY, PRIMARY KEY and UNIQUE constraints to table `def` as
+/// it stands in the catalog now (ADD CONSTRAINT, ADD COLUMN): each foreign
+/// key validated against the rows unless NOT VALID, each index built.
+fn attach_constraints(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    idx: Vec<super::PendingIndex>,
+    fks: Vec<super::foreign_key::PendingFk>,
+    not_valid: bool,
+) -> Result<(), DbError> {
     for p in fks {
         let cur = ctx
             .catalog
@@ -653,21 +709,6 @@ fn add_constraint(
     };
     for pi in idx {
         add_index(ctx, &current(ctx), pi)?;
-    }
-    if !checks.is_empty() {
-        let cur = current(ctx);
-        let mut new = (*cur).clone();
-        new.checks = bind_checks(ctx, text, &new, checks)?;
-        let added: Vec<String> = new.checks[cur.checks.len()..]
-            .iter()
-            .map(|c| c.name.clone())
-            .collect();
-        if not_valid {
-            new.not_valid.extend(added);
-        } else {
-            verify_checks(ctx, &new, &added)?;
-        }
-        super::put_table(ctx, new)?;
     }
     Ok(())
 }

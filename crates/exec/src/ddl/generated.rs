@@ -25,6 +25,7 @@ use nestor_plan::bind::{self, AggCtx, WinCtx};
 use nestor_plan::ir::Expr;
 
 use crate::context::StatementCtx;
+use crate::executor::eval::Eval;
 
 /// The system columns a generation expression may not read (`tableoid`
 /// it may: it is the table's constant OID).
@@ -315,13 +316,16 @@ pub(super) fn is_generated_err(col: &str, table: &str) -> DbError {
     )
 }
 
-/// ADD COLUMN of a generated column: the table's rows are written again
-/// into fresh storage with the column computed (PostgreSQL rewrites the
-/// table too), each passing the new definition's checks.
+/// ADD COLUMN of a generated column, or of one whose default differs row
+/// by row (`fill`: a volatile DEFAULT, a serial or identity column's
+/// nextval): the table's rows are written again into fresh storage with
+/// the column computed (PostgreSQL rewrites the table too), each passing
+/// the new definition's checks.
 pub(super) fn rewrite(
     ctx: &mut StatementCtx,
     old: &Arc<TableDef>,
     new: TableDef,
+    fill: Option<&Expr>,
 ) -> Result<(), DbError> {
     let new = Arc::new(super::fresh_storage(ctx, &new)?);
     let checks = nestor_plan::modify::bind_checks(ctx.catalog, ctx.eval, &new)?;
@@ -346,6 +350,11 @@ pub(super) fn rewrite(
         let mut row = crate::executor::scan_row(tuple, old);
         row.truncate(old.columns.len());
         row.resize(width, nestor_types::Value::Null);
+        if let Some(f) = fill {
+            let v = f.eval(&[], &mut ev)?;
+            row[width - 1] =
+                nestor_plan::valops::cast(v, new.columns[width - 1].ty, false, &ev.ctx.eval)?;
+        }
         crate::modify::check_row(&new, &checks, &mut row, &mut ev)?;
         new.storage
             .insert(ev.ctx.txn, &row, &ev.ctx.wait)

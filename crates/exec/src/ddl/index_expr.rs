@@ -15,7 +15,6 @@ use nestor_parser::NodeEnum;
 use nestor_plan::bind::node;
 use nestor_plan::select::index_expr::{self, Part};
 use nestor_storage::Index;
-use nestor_types::Value;
 
 use crate::context::StatementCtx;
 
@@ -39,7 +38,6 @@ pub(super) fn make(
 ) -> Result<IndexDef, DbError> {
     let mut keys = Vec::new();
     let mut name_parts = Vec::new();
-    let mut used_cols = Vec::new();
     for p in &is.index_params {
         let NodeEnum::IndexElem(ie) = node(p)? else {
             continue;
@@ -53,7 +51,6 @@ pub(super) fn make(
             })?;
             keys.push(IndexKey::Column(pos));
             name_parts.push(ie.name.clone());
-            used_cols.push(pos);
             continue;
         }
         let Some(expr) = ie.expr.as_deref() else {
@@ -66,10 +63,8 @@ pub(super) fn make(
             // `((a))` is the column, as in PostgreSQL.
             keys.push(IndexKey::Column(c));
             name_parts.push(def.columns[c].name.clone());
-            used_cols.push(c);
             continue;
         }
-        used_cols.extend(bound.columns());
         keys.push(IndexKey::Expr(index_expr::render(
             ctx.catalog,
             def,
@@ -84,7 +79,6 @@ pub(super) fn make(
         Some(w) => {
             let (bound, _) =
                 index_expr::bind_part(ctx.catalog, ctx.eval, text, def, w, Part::Predicate)?;
-            used_cols.extend(bound.columns());
             Some(index_expr::render(
                 ctx.catalog,
                 def,
@@ -94,14 +88,6 @@ pub(super) fn make(
             )?)
         }
     };
-    if used_cols
-        .iter()
-        .any(|&c| def.columns[c].missing != Value::Null || c >= super::table::min_stored_width(def))
-    {
-        return Err(DbError::unsupported(
-            "an index on a column added by ALTER TABLE ADD COLUMN",
-        ));
-    }
     let exprs = IndexExprs { keys, predicate };
     let name = index_name(ctx, def, is, &name_parts)?;
     let oid = ctx.catalog.alloc_oid();
@@ -114,7 +100,8 @@ pub(super) fn make(
                 .map(|&c| def.columns[c].name.clone())
                 .collect();
             let index = Index::new(oid, &name, columns.clone(), names, is.unique, false)
-                .with_nulls_not_distinct(is.nulls_not_distinct);
+                .with_nulls_not_distinct(is.nulls_not_distinct)
+                .with_fill(def.index_fill());
             return Ok(IndexDef {
                 oid,
                 name,
@@ -130,7 +117,8 @@ pub(super) fn make(
     let key_names = index_expr::key_names(&exprs, def);
     let index = Arc::new(
         Index::computed(oid, &name, key_names, is.unique)
-            .with_nulls_not_distinct(is.nulls_not_distinct),
+            .with_nulls_not_distinct(is.nulls_not_distinct)
+            .with_fill(def.index_fill()),
     );
     Ok(IndexDef {
         oid,

@@ -548,6 +548,40 @@ fn serial_sequences(
     Ok(seqs)
 }
 
+/// ADD COLUMN of a serial or identity column: its sequence, put in the
+/// catalog and owned by the column, whose default becomes its nextval.
+/// Returns the sequence's name (for the table's `owned_sequences`).
+pub(super) fn added_column_sequence(
+    ctx: &mut StatementCtx,
+    def: &TableDef,
+    col: &mut Column,
+    serial: Option<DataType>,
+    identity: Option<&IdentitySpec>,
+) -> Result<String, DbError> {
+    let mut el = Elements {
+        columns: vec![col.clone()],
+        indexes: Vec::new(),
+        checks: Vec::new(),
+        serials: serial.map(|t| vec![(0, t)]).unwrap_or_default(),
+        identities: identity.map(|s| vec![(0, s.clone())]).unwrap_or_default(),
+        fks: Vec::new(),
+        generated: Vec::new(),
+    };
+    let mut seqs = serial_sequences(ctx, &def.name, def.persistence, &mut el)?;
+    *col = el.columns.pop().expect("the added column");
+    let seq = seqs
+        .pop()
+        .expect("a serial or identity column has a sequence");
+    assert!(seqs.is_empty(), "one column has one sequence");
+    let name = seq.name.clone();
+    ctx.catalog.apply(
+        ctx.txn,
+        &ctx.db.store,
+        nestor_catalog::Change::PutSequence(seq),
+    )?;
+    Ok(name)
+}
+
 /// GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY [(sequence options)].
 #[derive(Clone)]
 pub(super) struct IdentitySpec {
@@ -1025,7 +1059,8 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
     let names: Vec<String> = cols.iter().map(|&c| def.columns[c].name.clone()).collect();
     let index = Arc::new(
         Index::new(oid, &name, cols.clone(), names, pi.unique, pi.primary)
-            .with_nulls_not_distinct(pi.nulls_not_distinct),
+            .with_nulls_not_distinct(pi.nulls_not_distinct)
+            .with_fill(def.index_fill()),
     );
     Ok(IndexDef {
         oid,
@@ -1066,7 +1101,7 @@ fn attach_index(
                 if def
                     .storage
                     .scan(&snap)
-                    .any(|t| t.data.get(c).is_none_or(Value::is_null))
+                    .any(|t| t.data.get(c).unwrap_or(&def.columns[c].missing).is_null())
                 {
                     return Err(DbError::new(
                         SqlState::NotNullViolation,
@@ -1079,15 +1114,6 @@ fn attach_index(
                 new.columns[c].not_null = true;
             }
         }
-    }
-    if idx
-        .columns
-        .iter()
-        .any(|&c| def.columns[c].missing != Value::Null || c >= min_stored_width(def))
-    {
-        return Err(DbError::unsupported(
-            "an index on a column added by ALTER TABLE ADD COLUMN",
-        ));
     }
     def.storage
         .add_index(idx.index.clone())
@@ -1108,15 +1134,6 @@ fn attach_index(
         })?;
     new.indexes.push(idx);
     super::put_table(ctx, new)
-}
-
-/// Columns every stored row has (columns added later are padded on read).
-pub(super) fn min_stored_width(def: &TableDef) -> usize {
-    def.columns
-        .iter()
-        .position(|c| c.missing != Value::Null)
-        .unwrap_or(def.columns.len())
-        .min(def.base_width)
 }
 
 /// CREATE [UNIQUE] INDEX.
