@@ -95,6 +95,14 @@ pub struct Scope {
     /// inside an aliased join only among its own items (its alias hides
     /// them, so `x JOIN (y x CROSS JOIN z) j` is allowed).
     pub alias_floor: usize,
+    /// Where, in the level's row, the row a LATERAL subquery planned here
+    /// is given at run time begins (`Plan::LateralSubquery`'s `pad`): 0
+    /// for an item of the FROM list (it is given the items before it), a
+    /// JOIN's first column on either side of that join (the right side is
+    /// given the left row; the left side the row the join itself is given,
+    /// empty). What lies before it comes from the enclosing LATERAL
+    /// context (see `select/from.rs`).
+    pub param_start: usize,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL

@@ -206,6 +206,7 @@ regress!(
     pseudo_type_columns,
     unique_nulls_not_distinct,
     index_added_column,
+    lateral_join_scope,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -104,7 +104,9 @@ pub(super) fn right_or_full_join(
 }
 
 /// `Plan::LateralSubquery`: the subquery's rows for the outer row
-/// `param`.
+/// `param`, which begins at `pad` in the level's row. Before it: the
+/// enclosing LATERAL join's row (`from::lateral_join` in the planner), as
+/// far as it goes, else NULLs (columns the subquery cannot refer to).
 pub(super) fn lateral_subquery(
     plan: &Plan,
     level: usize,
@@ -114,6 +116,9 @@ pub(super) fn lateral_subquery(
     emit: &mut Emit,
 ) -> Result<bool, DbError> {
     let mut outer = Vec::with_capacity(pad + param.len());
+    if let Some(enclosing) = ev.outer.get(level) {
+        outer.extend_from_slice(&enclosing[..pad.min(enclosing.len())]);
+    }
     outer.resize(pad, Value::Null);
     outer.extend_from_slice(param);
     let saved_len = ev.outer.len();

@@ -140,6 +140,10 @@ pub(crate) fn build(
             let (lp, lrest) = build(b, *left, to_left, None)?;
             rest.extend(lrest);
             rest.extend(above);
+            // The arguments are over the level's row; the function is given
+            // its left side's rows, which begin at `llo` (0 in a FROM list,
+            // the join's first column inside a JOIN).
+            let args = args.into_iter().map(|a| a.shift(-(llo as isize))).collect();
             Ok((
                 Plan::LateralFunction {
                     input: Box::new(lp),

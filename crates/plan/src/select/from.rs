@@ -69,6 +69,8 @@ pub(crate) enum From {
     LateralFn {
         func: TableFunc,
         args: Vec<Expr>,
+        /// The function scan's name (EXPLAIN).
+        name: String,
         ordinality: bool,
         offset: usize,
         width: usize,
@@ -196,9 +198,10 @@ fn plan_subselect(
             using_joins: Vec::new(),
             hidden_rels: Vec::new(),
             alias_floor: 0,
+            param_start: 0,
         }
     };
-    let pad = visible.floor;
+    let pad = visible.param_start;
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let planned = plan_query(b, sel);
     b.scopes[top] = saved;
@@ -700,17 +703,25 @@ fn plan_join_right(
     scope: &mut Scope,
 ) -> Result<From, DbError> {
     let rarg = req(&j.rarg)?;
-    if !is_lateral_subselect(rarg) {
+    if !is_lateral_subselect(rarg) && !matches!(&rarg.node, Some(NodeEnum::JoinExpr(_))) {
         return plan_from_item(b, rarg, offset, scope);
     }
     let outer_only = matches!(kind, JoinKind::Right | JoinKind::Full);
     let top = b.level();
+    // What the join may see LATERALly (the items before it), then its left
+    // side unless the join is RIGHT or FULL.
+    let floor = if outer_only {
+        left_end
+    } else {
+        joins_visible_floor(&b.scopes[top], start)
+    };
     let visible = Scope {
         cols: scope.cols[..left_end].to_vec(),
-        floor: if outer_only { left_end } else { start },
+        floor,
         using_joins: Vec::new(),
         hidden_rels: Vec::new(),
         alias_floor: 0,
+        param_start: start,
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);
@@ -745,13 +756,49 @@ pub(super) fn plan_join(
     if j.alias.is_some() {
         scope.alias_floor = scope.cols.len();
     }
-    // The left side sees nothing LATERALly (the FROM items before the join
-    // are not joined to it here).
+    // The left side sees LATERALly what the join sees (the items before
+    // it); a reference to them makes the join LATERAL (`lateral_join`).
     let top = b.level();
-    let saved = std::mem::take(&mut b.scopes[top]);
+    let uses_mark = b.outer_uses.len();
+    let mut visible = b.scopes[top].clone();
+    if visible.cols.len() == start {
+        visible.param_start = start;
+    } else {
+        // Not a FROM list's scope (a caller planning one item alone): the
+        // left side sees nothing.
+        visible = Scope {
+            param_start: start,
+            ..Scope::default()
+        };
+    }
+    let saved = std::mem::replace(&mut b.scopes[top], visible);
     let left = plan_from_item(b, req(&j.larg)?, offset, scope);
     b.scopes[top] = saved;
-    let left = left?;
+    let left = match left? {
+        // `a, f(a.x) JOIN b ON ...`: the function reads the items before
+        // the join from the row the LATERAL join is run for.
+        From::LateralFn {
+            func,
+            args,
+            name,
+            ordinality,
+            offset,
+            width,
+        } => From::Other {
+            plan: Plan::FunctionScan {
+                func,
+                args: args
+                    .into_iter()
+                    .map(|a| outer_before(b, a, start))
+                    .collect::<Result<_, _>>()?,
+                name,
+                ordinality,
+            },
+            offset,
+            width,
+        },
+        left => left,
+    };
     let lscope_end = scope.cols.len();
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope)?;
     let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
@@ -783,15 +830,22 @@ pub(super) fn plan_join(
                 c.rel = a.aliasname.clone();
             }
         }
+        // Arguments reading FROM items before the join read them from the
+        // row the LATERAL join is run for (`lateral_join`).
+        let args = args
+            .into_iter()
+            .map(|a| outer_before(b, a, start))
+            .collect::<Result<Vec<_>, DbError>>()?;
         let (lo, lhi) = left.range();
-        return Ok(From::Lateral {
+        let joined = From::Lateral {
             left: Box::new(left),
             func,
             args,
             ordinality,
             offset: lo,
             width: lhi - lo + width,
-        });
+        };
+        return lateral_join(b, joined, uses_mark, scope);
     }
     let mut on = Vec::new();
     // Bind ON against the columns of this join only (plus outer levels).
@@ -875,7 +929,7 @@ pub(super) fn plan_join(
             using_alias,
         });
     }
-    Ok(From::Join {
+    let joined = From::Join {
         kind,
         left: Box::new(left),
         right: Box::new(right),
@@ -883,6 +937,87 @@ pub(super) fn plan_join(
         merged,
         offset: start,
         width: *offset - start,
+    };
+    lateral_join(b, joined, uses_mark, scope)
+}
+
+/// A function argument over the level's row with its references to
+/// columns before `start` (FROM items before a join) made references to
+/// the row the LATERAL join is run for (`lateral_join`).
+fn outer_before(b: &mut Binder, arg: Expr, start: usize) -> Result<Expr, DbError> {
+    let top = b.level();
+    arg.rewrite(&mut |e| {
+        Ok(match e {
+            Expr::Col(c) if *c < start => Some(b.outer_ref(top, *c)),
+            _ => None,
+        })
+    })
+}
+
+/// The floor of what a join's right side sees LATERALly when the join is
+/// INNER or LEFT: what the join itself sees (`received`, the scope the
+/// join was planned in, when it is the FROM list's scope up to the join),
+/// else only the join's left side.
+fn joins_visible_floor(received: &Scope, start: usize) -> usize {
+    if received.cols.len() == start {
+        received.floor
+    } else {
+        start
+    }
+}
+
+/// A join whose LATERAL subqueries refer to FROM items before it (the
+/// earlier items of the FROM list, or the left side of a join it is the
+/// right side of: `a, (b JOIN LATERAL (SELECT a.x) s ON true)`): it is
+/// planned now and run per row of those items, as a
+/// `Plan::LateralSubquery` whose row is the level's row up to the join.
+/// Its subqueries read those columns from that row (ev.outer), the join's
+/// own columns from its nested loops' rows:
+///
+/// ```text
+///   a, (x JOIN LATERAL (SELECT a.f1, x.q1) s ON true)
+///   level row:  a.f1 | x.q1 x.q2 | s.f1 s.q1
+///   per a row:  LateralSubquery(pad 0) sets ev.outer[level] = [a.f1]
+///     NestedLoop(x, s): per x row, s's LateralSubquery(pad 1) sees
+///     ev.outer[level][..1] ++ x row = [a.f1, x.q1, x.q2]
+/// ```
+///
+/// Any other join is returned as it is. `uses_mark`: the length of the
+/// outer-reference log when the join began.
+fn lateral_join(
+    b: &mut Binder,
+    joined: From,
+    uses_mark: usize,
+    scope: &Scope,
+) -> Result<From, DbError> {
+    let top = b.level();
+    let (lo, hi) = joined.range();
+    let reaches_out = b.outer_uses[uses_mark..]
+        .iter()
+        .any(|&(level, col)| level == top && col < lo);
+    if !reaches_out {
+        return Ok(joined);
+    }
+    let pad = b.scopes[top].param_start;
+    assert!(pad <= lo, "a LATERAL join's row begins before it");
+    // Planned over the level's columns so far (EXPLAIN names them).
+    let received = std::mem::replace(&mut b.scopes[top], scope.clone());
+    let built = access::build(b, joined, Vec::new(), None);
+    b.scopes[top] = received;
+    let (plan, rest) = built?;
+    if !rest.is_empty() {
+        return Err(DbError::unsupported(
+            "a JOIN condition with a subquery inside a JOIN that refers LATERALly to FROM items before it",
+        ));
+    }
+    Ok(From::Other {
+        plan: Plan::LateralSubquery {
+            plan: Box::new(plan),
+            level: top,
+            pad,
+        },
+        offset: lo,
+        width: hi - lo,
     })
 }
 
@@ -1635,17 +1770,19 @@ fn function_leaf(
     if let Plan::FunctionScan {
         func,
         args,
+        name,
         ordinality,
-        ..
     } = &plan
     {
         if args.iter().any(|a| !a.columns().is_empty()) {
             let (func, args, ordinality) = (func.clone(), args.clone(), *ordinality);
+            let name = name.clone();
             let leaf = add_leaf(Plan::Single, alias, cols, &[], offset, scope);
             let (lo, hi) = leaf.range();
             return From::LateralFn {
                 func,
                 args,
+                name,
                 ordinality,
                 offset: lo,
                 width: hi - lo,

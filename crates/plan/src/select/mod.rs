@@ -574,6 +574,7 @@ fn finish_simple_output(
         using_joins: Vec::new(),
         hidden_rels: Vec::new(),
         alias_floor: 0,
+        param_start: 0,
         cols: cols
             .iter()
             .map(|c| ScopeCol {
@@ -797,9 +798,10 @@ fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>
         // A function in FROM may refer to the items before it (PostgreSQL
         // makes it LATERAL implicitly): it binds its arguments seeing them;
         // so does a LATERAL subquery (any other subquery is refused them).
+        // A JOIN's LATERAL subqueries see them too (`from::lateral_join`).
         let function = matches!(
             f.node,
-            Some(NodeEnum::RangeFunction(_) | NodeEnum::RangeSubselect(_))
+            Some(NodeEnum::RangeFunction(_) | NodeEnum::RangeSubselect(_) | NodeEnum::JoinExpr(_))
         );
         if function {
             b.scopes[top] = scope.clone();
@@ -826,8 +828,8 @@ fn plan_from_clause(b: &mut Binder, sel: &pb::SelectStmt) -> Result<Option<From>
                     func,
                     args,
                     ordinality,
-                    offset: _,
                     width,
+                    ..
                 },
             ) => {
                 let (lo, lh) = l.range();

@@ -499,6 +499,7 @@ fn bind_over(
         using_joins: Vec::new(),
         hidden_rels: Vec::new(),
         alias_floor: 0,
+        param_start: 0,
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
