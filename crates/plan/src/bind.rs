@@ -1606,14 +1606,37 @@ impl<'e> Binder<'e> {
             {
                 Err(unreachable_entry(rel, name, r))
             }
-            Some(r) => Err(DbError::new(
-                SqlState::UndefinedTable,
-                format!("missing FROM-clause entry for table \"{r}\""),
-            )),
+            Some(r) => Err(self.missing_entry(r)),
             None => Err(DbError::new(
                 SqlState::UndefinedColumn,
                 format!("column \"{name}\" does not exist"),
             )),
+        }
+    }
+
+    /// No FROM item is named `r`, worded as PostgreSQL's errorMissingRTE:
+    /// when a table of that name is in FROM under an alias (`UPDATE t AS
+    /// x SET b = t.b`), "invalid reference" with a hint naming the alias.
+    pub(crate) fn missing_entry(&self, r: &str) -> DbError {
+        let aliased = self.scopes.iter().rev().find_map(|s| {
+            s.cols.iter().find_map(|c| {
+                let table = (c.table_oid != 0 && c.rel != r)
+                    .then(|| self.catalog.table_by_oid(nestor_common::RelId(c.table_oid)))??;
+                (self.catalog.unqualified(&table.name) == r).then(|| c.rel.clone())
+            })
+        });
+        match aliased {
+            Some(alias) => DbError::new(
+                SqlState::UndefinedTable,
+                format!("invalid reference to FROM-clause entry for table \"{r}\""),
+            )
+            .with_hint(format!(
+                "Perhaps you meant to reference the table alias \"{alias}\"."
+            )),
+            None => DbError::new(
+                SqlState::UndefinedTable,
+                format!("missing FROM-clause entry for table \"{r}\""),
+            ),
         }
     }
 
@@ -1634,14 +1657,7 @@ impl<'e> Binder<'e> {
                 return Ok(Some(row));
             }
         }
-        Err(err_at(
-            DbError::new(
-                SqlState::UndefinedTable,
-                format!("missing FROM-clause entry for table \"{}\"", rel.sval),
-            ),
-            self.text,
-            c.location,
-        ))
+        Err(err_at(self.missing_entry(&rel.sval), self.text, c.location))
     }
 
     /// Run `f` with a recursive CTE's working table `name` in scope (an
@@ -1693,7 +1709,10 @@ impl<'e> Binder<'e> {
                 .filter(|(i, c)| *i >= scope.floor && c.rel == name && !c.hidden && !c.merged)
                 .collect(),
         };
-        if cols.is_empty() {
+        // A table of no columns has a whole row too (of no fields); it
+        // is known by its hidden system columns.
+        let known = |c: &ScopeCol| c.rel == name && !c.merged;
+        if cols.is_empty() && !scope.cols.get(scope.floor..)?.iter().any(known) {
             return None;
         }
         if let [(i, c)] = cols.as_slice() {

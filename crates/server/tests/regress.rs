@@ -207,6 +207,7 @@ regress!(
     unique_nulls_not_distinct,
     index_added_column,
     lateral_join_scope,
+    star_outer_refs,
     constraint_using_index,
     column_storage,
     format_variadic,

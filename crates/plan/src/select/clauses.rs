@@ -469,8 +469,8 @@ pub(super) fn expand_star(
     out: &mut Vec<Target>,
     location: i32,
 ) -> Result<(), DbError> {
-    let start = out.len();
-    let scope = &b.scopes[b.level()];
+    let level = b.level();
+    let scope = &b.scopes[level];
     if rel.is_none() && scope.cols.is_empty() {
         return Err(err_at(
             DbError::new(
@@ -481,11 +481,43 @@ pub(super) fn expand_star(
             location,
         ));
     }
+    let (order, any) = star_order(scope, rel, 0);
+    if any || rel.is_none() {
+        push_star(b, level, &order, out);
+        return Ok(());
+    }
+    let r = rel.unwrap_or_default();
+    if scope.cols.iter().any(|c| c.rel == r) {
+        // A table of no columns: `t.*` is nothing.
+        return Ok(());
+    }
+    // `x.*` of an enclosing level's FROM item (a LATERAL subquery's
+    // `SELECT x.*`): its columns, innermost level first.
+    for lvl in (0..level).rev() {
+        let outer = &b.scopes[lvl];
+        let (order, any) = star_order(outer, rel, outer.floor);
+        if any {
+            push_star(b, lvl, &order, out);
+            return Ok(());
+        }
+        if outer.cols[outer.floor.min(outer.cols.len())..]
+            .iter()
+            .any(|c| c.rel == r)
+        {
+            return Ok(());
+        }
+    }
+    Err(err_at(b.missing_entry(r), b.text, location))
+}
+
+/// The columns `*` (rel None) or `rel.*` expands to in `scope`, from
+/// column `floor` on: (scope index, the index read for it) in output
+/// order, and whether `rel` named anything.
+fn star_order(scope: &Scope, rel: Option<&str>, floor: usize) -> (Vec<(usize, usize)>, bool) {
     let mut any = false;
     // (scope index, the index `*` reads for it), in output order.
     let mut order: Vec<(usize, usize)> = Vec::new();
     // `x.*` of `JOIN ... USING (...) AS x`: the merged columns.
-    // (Stars expand outside ON clauses: the floor is 0 here.)
     let using_alias = rel.and_then(|r| scope.using_alias(r));
     if let Some(named) = using_alias {
         order.extend(named.iter().map(|&(_, i)| (i, i)));
@@ -495,6 +527,7 @@ pub(super) fn expand_star(
         .cols
         .iter()
         .enumerate()
+        .skip(floor)
         .filter(|_| using_alias.is_none())
     {
         // `r.*` has r's copy of a JOIN USING column (hidden from `*`);
@@ -525,38 +558,29 @@ pub(super) fn expand_star(
             using_first(&mut order, j);
         }
     }
-    for (_, i) in order {
-        let c = &scope.cols[i];
-        out.push(Target {
-            expr: Expr::Col(i),
-            col: OutCol {
-                name: c.name.clone(),
-                ty: c.ty,
-                table_oid: c.table_oid,
-                column_id: c.attnum,
-            },
-        });
+    (order, any)
+}
+
+/// The targets of a star's columns (`star_order`) of level `lvl`'s scope:
+/// its columns, or references to them from an inner level.
+fn push_star(b: &mut Binder, lvl: usize, order: &[(usize, usize)], out: &mut Vec<Target>) {
+    let cur = b.level();
+    for &(_, i) in order {
+        let c = &b.scopes[lvl].cols[i];
+        let col = OutCol {
+            name: c.name.clone(),
+            ty: c.ty,
+            table_oid: c.table_oid,
+            column_id: c.attnum,
+        };
+        b.mark_read(lvl, i, false);
+        let expr = if lvl == cur {
+            Expr::Col(i)
+        } else {
+            b.outer_ref(lvl, i)
+        };
+        out.push(Target { expr, col });
     }
-    let level = b.level();
-    for t in &out[start..] {
-        if let Expr::Col(i) = t.expr {
-            b.mark_read(level, i, false);
-        }
-    }
-    let scope = &b.scopes[level];
-    if let (Some(r), false) = (rel, any) {
-        if !scope.cols.iter().any(|c| c.rel == r) {
-            return Err(err_at(
-                DbError::new(
-                    SqlState::UndefinedTable,
-                    format!("missing FROM-clause entry for table \"{r}\""),
-                ),
-                b.text,
-                location,
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// PostgreSQL's column name for an unnamed target.

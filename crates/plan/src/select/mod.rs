@@ -635,6 +635,17 @@ fn plan_values_rows(b: &mut Binder, lists: &[Node]) -> Result<(Plan, Vec<OutCol>
         };
         let mut row = Vec::new();
         for i in &items.items {
+            // `t.*` in a VALUES row is its columns, as in a select list.
+            if let Some(Some(rel)) = clauses::star_rel(i)? {
+                let mut targets = Vec::new();
+                let at = match node(i)? {
+                    NodeEnum::ColumnRef(c) => c.location,
+                    _ => -1,
+                };
+                clauses::expand_star(b, Some(&rel), &mut targets, at)?;
+                row.extend(targets.into_iter().map(|t| (t.expr, t.col.ty)));
+                continue;
+            }
             row.push(b.bind(i)?);
         }
         if let Some(first) = rows.first() {
