@@ -1732,17 +1732,35 @@ impl<'e> Binder<'e> {
         for &i in &positions {
             self.mark_read(lvl, i, true);
         }
-        let fields = positions
-            .into_iter()
-            .map(|i| {
-                if lvl == cur {
-                    Expr::Col(i)
-                } else {
-                    self.outer_ref(lvl, i)
-                }
-            })
-            .collect();
-        Some((Expr::Func(Func::RowCtor, fields), ty))
+        // A table's whole row is NULL where an outer join NULL-extends it
+        // (PostgreSQL's whole-row Var), not a row of NULLs: its row id,
+        // never NULL in a row read, tells.
+        let scope = &self.scopes[lvl];
+        let row_id = (scope.floor..scope.cols.len()).find(|&i| {
+            let c = &scope.cols[i];
+            c.rel == name && c.hidden && c.attnum == -1 && c.table_oid != 0 && c.name == "ctid"
+        });
+        let mut col = |i: usize| {
+            if lvl == cur {
+                Expr::Col(i)
+            } else {
+                self.outer_ref(lvl, i)
+            }
+        };
+        let fields = positions.into_iter().map(&mut col).collect();
+        let row = Expr::Func(Func::RowCtor, fields);
+        let Some(row_id) = row_id else {
+            return Some((row, ty));
+        };
+        let missing = Expr::IsNull(Box::new(col(row_id)), false);
+        Some((
+            Expr::Case {
+                operand: None,
+                whens: vec![(missing, Expr::Const(Value::Null))],
+                else_: Some(Box::new(row)),
+            },
+            ty,
+        ))
     }
 
     fn bind_cast(&mut self, tc: &pb::TypeCast) -> Result<(Expr, DataType), DbError> {

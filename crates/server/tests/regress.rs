@@ -208,6 +208,7 @@ regress!(
     index_added_column,
     lateral_join_scope,
     star_outer_refs,
+    whole_row_outer_join,
     constraint_using_index,
     column_storage,
     format_variadic,
