@@ -285,6 +285,10 @@ pub struct Binder<'e> {
     pub last_correlated: bool,
     /// Set with it: the outermost level that query referred to.
     pub last_outer_level: Option<usize>,
+    /// Positive while a side of an outer join that it may NULL-extend is
+    /// planned (in the current query level): its subquery, function and
+    /// VALUES items get a row marker (`select::from::null_marker`).
+    pub null_extended: usize,
     /// Locations of the quoted literals bound so far, keyed by the address
     /// of their text: an input error converting one points at it, as
     /// PostgreSQL's coerce_type does.
@@ -559,6 +563,7 @@ impl<'e> Binder<'e> {
             identity_check: None,
             last_correlated: false,
             last_outer_level: None,
+            null_extended: 0,
             literal_locs: Vec::new(),
             vars: None,
             perms: Vec::new(),
@@ -1732,13 +1737,15 @@ impl<'e> Binder<'e> {
         for &i in &positions {
             self.mark_read(lvl, i, true);
         }
-        // A table's whole row is NULL where an outer join NULL-extends it
-        // (PostgreSQL's whole-row Var), not a row of NULLs: its row id,
-        // never NULL in a row read, tells.
+        // A whole row is NULL where an outer join NULL-extends it
+        // (PostgreSQL's whole-row Var), not a row of NULLs: a table's row
+        // id, never NULL in a row read, tells, as does the marker of a
+        // subquery or function that may be NULL-extended.
         let scope = &self.scopes[lvl];
         let row_id = (scope.floor..scope.cols.len()).find(|&i| {
             let c = &scope.cols[i];
-            c.rel == name && c.hidden && c.attnum == -1 && c.table_oid != 0 && c.name == "ctid"
+            let row_id = c.attnum == -1 && c.table_oid != 0 && c.name == "ctid";
+            c.rel == name && c.hidden && (row_id || c.attnum == crate::select::NULL_MARKER_ATTNUM)
         });
         let mut col = |i: usize| {
             if lvl == cur {
@@ -2292,11 +2299,8 @@ impl<'e> Binder<'e> {
         for a in args {
             let (e, t) = self.bind(a)?;
             // ROW(t.*, ...): t's columns, one field each.
-            if let (
-                Some(NodeEnum::ColumnRef(c)),
-                Expr::Func(Func::RowCtor, inner),
-                DataType::Record(r),
-            ) = (a.node.as_ref(), &e, t)
+            if let (Some(NodeEnum::ColumnRef(c)), Some(inner), DataType::Record(r)) =
+                (a.node.as_ref(), whole_row_fields(&e), t)
             {
                 if matches!(
                     c.fields.last().and_then(|f| f.node.as_ref()),
@@ -5560,6 +5564,23 @@ fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
         },
         AggFunc::ArrayAgg if arg.is_array() => AggFunc::ArrayAggArrays,
         f => f,
+    }
+}
+
+/// The fields of a whole-row reference (`Binder::whole_row`): a row
+/// constructor, maybe under the CASE that makes a NULL-extended row NULL.
+fn whole_row_fields(e: &Expr) -> Option<&[Expr]> {
+    let row = match e {
+        Expr::Case {
+            operand: None,
+            whens,
+            else_: Some(row),
+        } if whens.len() == 1 => row,
+        e => e,
+    };
+    match row {
+        Expr::Func(Func::RowCtor, fields) => Some(fields),
+        _ => None,
     }
 }
 

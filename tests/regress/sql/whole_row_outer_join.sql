@@ -13,6 +13,24 @@ select wa.id, to_jsonb(wb) from wa left join wb on wa.id = wb.id where wa.id < 3
 select wa.id, (select wb.w) from wa left join wb on wa.id = wb.id order by 1;
 select wa.id, x from wa left join wb on wa.id = wb.id, lateral (select wb as x) s order by 1;
 update wb set w = 'y' where id = 1 returning wb;
+-- subqueries, views, functions, VALUES and CTEs: their rows carry a marker
+create view wv as select * from wb;
+select wa.id, count(s.*) from wa left join (select * from wb) s on wa.id = s.id group by 1 order by 1;
+select wa.id, count(s.*) from wa left join (select * from wb offset 0) s on wa.id = s.id group by 1 order by 1;
+select wa.id, row_to_json(s) from wa left join (select id, null::text as n from wb) s on wa.id = s.id order by 1;
+select wa.id, row_to_json(wv) from wa left join wv on wa.id = wv.id order by 1;
+select wa.id, g from wa left join generate_series(1, 2) g on wa.id = g order by 1;
+select wa.id, v from wa left join (values (1), (null::int)) v(x) on wa.id = v.x order by 1;
+select * from wa left join (select * from wb) s on wa.id = s.id order by 1;
+select s.* from wa left join (select * from wb) s on wa.id = s.id order by 1;
+select * from (select * from wb) s right join wa on wa.id = s.id order by wa.id;
+select s, t from (select * from wb) s full join (select * from wa) t on t.id = s.id order by t.id, s.id;
+select * from wa natural left join (select id, w as v from wb) s order by 1;
+select * from wa left join (select * from wb) s using (id) order by 1;
+select * from wa left join (select * from wb) s(a, b) on wa.id = s.a order by 1;
+select * from wa left join (select * from wb) s(a, b, c) on wa.id = s.a;
+with c as (select * from wb) select wa.id, c from wa left join c on c.id = wa.id order by 1;
+drop view wv;
 -- inheritance and partitions: the same
 create table wp (id int, v text) partition by range (id);
 create table wp1 partition of wp for values from (0) to (10);

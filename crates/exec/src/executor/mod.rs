@@ -628,7 +628,17 @@ fn nested_loop(
     // a volatile one must not give each left row different rows, nor run
     // when there is no left row. Its arguments do not refer to the left
     // side (that is a LateralFn).
-    let materialise = matches!(right, Plan::FunctionScan { .. });
+    // (Also under the projection of a row marker, `from::null_marker`.)
+    let materialise = match right {
+        Plan::FunctionScan { .. } => true,
+        Plan::Project { input, exprs } => {
+            matches!(**input, Plan::FunctionScan { .. })
+                && exprs
+                    .iter()
+                    .all(|e| matches!(e, Expr::Col(_) | Expr::Const(_)))
+        }
+        _ => false,
+    };
     let mut once: Option<Vec<Row>> = None;
     let mut held = 0;
     let r = run(left, ev, param, &mut |ev, lrow| {

@@ -146,6 +146,11 @@ pub(crate) fn plan_from_item(
             )))
         }
     };
+    let item = if b.null_extended > 0 {
+        null_marker(item, before, offset, scope)
+    } else {
+        item
+    };
     if let Some(a) = alias {
         if bind::is_pseudo_rel(&a.aliasname) {
             // A rule action's NEW or OLD: reachable by qualified name
@@ -171,6 +176,61 @@ pub(crate) fn plan_from_item(
         }
     }
     Ok(item)
+}
+
+/// The `attnum` of a FROM item's row marker (`null_marker`).
+pub(crate) const NULL_MARKER_ATTNUM: i16 = -100;
+
+/// A subquery, function or VALUES item on a side of an outer join that may
+/// NULL-extend it gets one more column, hidden and nameless, TRUE in each
+/// of its rows: NULL only where the join NULL-extends the item, which is
+/// how its whole row (`Binder::whole_row`) is NULL there and not a row of
+/// NULLs. (A table's row id serves so.) Others are returned as they are.
+fn null_marker(item: From, before: usize, offset: &mut usize, scope: &mut Scope) -> From {
+    let From::Other {
+        plan,
+        offset: at,
+        width,
+    } = item
+    else {
+        return item;
+    };
+    let Some(rel) = scope.cols.get(before).map(|c| c.rel.clone()) else {
+        return From::Other {
+            plan,
+            offset: at,
+            width,
+        };
+    };
+    let truth = Expr::Const(Value::Bool(true));
+    let plan = match plan {
+        Plan::Project { input, mut exprs } => {
+            exprs.push(truth);
+            Plan::Project { input, exprs }
+        }
+        plan => Plan::Project {
+            input: Box::new(plan),
+            exprs: (0..width).map(Expr::Col).chain([truth]).collect(),
+        },
+    };
+    scope.cols.push(ScopeCol {
+        perm: None,
+        rel,
+        name: String::new(),
+        ty: DataType::Bool,
+        hidden: true,
+        table_oid: 0,
+        attnum: NULL_MARKER_ATTNUM,
+        merged: false,
+        scalar_fn: false,
+    });
+    *offset += 1;
+    debug_assert_eq!(scope.cols.len(), *offset, "scope and row layout agree");
+    From::Other {
+        plan,
+        offset: at,
+        width: width + 1,
+    }
 }
 
 /// A subquery in FROM. A LATERAL one sees the columns the level's scope
@@ -772,7 +832,10 @@ pub(super) fn plan_join(
         };
     }
     let saved = std::mem::replace(&mut b.scopes[top], visible);
+    let nullable = matches!(kind, JoinKind::Right | JoinKind::Full);
+    b.null_extended += usize::from(nullable);
     let left = plan_from_item(b, req(&j.larg)?, offset, scope);
+    b.null_extended -= usize::from(nullable);
     b.scopes[top] = saved;
     let left = match left? {
         // `a, f(a.x) JOIN b ON ...`: the function reads the items before
@@ -800,7 +863,11 @@ pub(super) fn plan_join(
         left => left,
     };
     let lscope_end = scope.cols.len();
-    let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope)?;
+    let nullable = matches!(kind, JoinKind::Left | JoinKind::Full);
+    b.null_extended += usize::from(nullable);
+    let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope);
+    b.null_extended -= usize::from(nullable);
+    let right = right?;
     let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
     if let From::LateralFn {
         func,

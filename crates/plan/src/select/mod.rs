@@ -69,7 +69,7 @@ pub use access::conjuncts;
 pub(crate) use access::{and_all, build, with_filter};
 pub(crate) use clauses::bind_targets;
 pub(crate) use clauses::derive_name;
-pub(crate) use from::{add_table, plan_from_item, From};
+pub(crate) use from::{add_table, plan_from_item, From, NULL_MARKER_ATTNUM};
 pub use from::{row_binder, table_scope};
 
 use clauses::*;
@@ -82,10 +82,12 @@ pub fn plan_query(b: &mut Binder, sel: &pb::SelectStmt) -> Result<(Plan, Vec<Out
     }
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
+    let saved_null_extended = std::mem::take(&mut b.null_extended);
     let saved_agg = b.agg;
     let saved_srf = std::mem::replace(&mut b.srf_allowed, false);
     let ctes_len = b.ctes.len();
     let r = plan_select(b, sel);
+    b.null_extended = saved_null_extended;
     b.ctes.truncate(ctes_len);
     b.agg = saved_agg;
     b.srf_allowed = saved_srf;
