@@ -1501,22 +1501,7 @@ impl<'e> Binder<'e> {
             let using_alias = rel.and_then(|r| scope.using_alias(r));
             if let Some(cols) = using_alias {
                 let Some(&(_, i)) = cols.iter().find(|(n, _)| n == name) else {
-                    let err = DbError::new(
-                        SqlState::UndefinedColumn,
-                        format!("column {}.{name} does not exist", rel.unwrap_or_default()),
-                    );
-                    // errorMissingColumn: the one column of that name the
-                    // query does have.
-                    let mut other = scope.cols[scope.floor..]
-                        .iter()
-                        .filter(|c| c.name == name && !c.hidden && !c.rel.is_empty());
-                    return Err(match (other.next(), other.next()) {
-                        (Some(c), None) => err.with_hint(format!(
-                            "Perhaps you meant to reference the column \"{}.{name}\".",
-                            c.rel
-                        )),
-                        _ => err,
-                    });
+                    return Err(self.missing_column(rel, name));
                 };
                 let ty = scope.cols[i].ty;
                 self.mark_read(lvl, i, false);
@@ -1549,10 +1534,7 @@ impl<'e> Binder<'e> {
                     }
                 }
                 if rel.is_some() && rel_known {
-                    return Err(DbError::new(
-                        SqlState::UndefinedColumn,
-                        format!("column {}.{name} does not exist", rel.unwrap_or_default()),
-                    ));
+                    return Err(self.missing_column(rel, name));
                 }
                 continue;
             };
@@ -1612,11 +1594,33 @@ impl<'e> Binder<'e> {
                 Err(unreachable_entry(rel, name, r))
             }
             Some(r) => Err(self.missing_entry(r)),
-            None => Err(DbError::new(
-                SqlState::UndefinedColumn,
-                format!("column \"{name}\" does not exist"),
-            )),
+            None => Err(self.missing_column(None, name)),
         }
+    }
+
+    /// No column `rel.name` (or `name`) is visible, worded as PostgreSQL's
+    /// errorMissingColumn: its hint names the closest column names of the
+    /// FROM items of every level (searchRangeTableForCol), or says that a
+    /// column of that very name exists where it cannot be referenced.
+    pub(crate) fn missing_column(&self, rel: Option<&str>, name: &str) -> DbError {
+        let message = match rel {
+            Some(r) => format!("column {r}.{name} does not exist"),
+            None => format!("column \"{name}\" does not exist"),
+        };
+        let err = DbError::new(SqlState::UndefinedColumn, message);
+        let hint = match fuzzy_column(&self.scopes, rel, name) {
+            Fuzzy::None => return err,
+            Fuzzy::Exact(item) => format!(
+                "There is a column named \"{name}\" in table \"{item}\", but it cannot be referenced from this part of the query."
+            ),
+            Fuzzy::One(item, col) => {
+                format!("Perhaps you meant to reference the column \"{item}.{col}\".")
+            }
+            Fuzzy::Two((i1, c1), (i2, c2)) => format!(
+                "Perhaps you meant to reference the column \"{i1}.{c1}\" or the column \"{i2}.{c2}\"."
+            ),
+        };
+        err.with_hint(hint)
     }
 
     /// No FROM item is named `r`, worded as PostgreSQL's errorMissingRTE:
@@ -5565,6 +5569,112 @@ fn refine_agg(f: AggFunc, arg: DataType) -> AggFunc {
         AggFunc::ArrayAgg if arg.is_array() => AggFunc::ArrayAggArrays,
         f => f,
     }
+}
+
+/// What errorMissingColumn's hint names (`Binder::missing_column`).
+#[derive(Debug, PartialEq)]
+enum Fuzzy {
+    None,
+    /// A column of exactly that name in this FROM item, not visible.
+    Exact(String),
+    /// The closest column (item, column).
+    One(String, String),
+    /// Two equally close ones.
+    Two((String, String), (String, String)),
+}
+
+/// The farthest a suggested column (with its item's name) may be.
+const FUZZY_DISTANCE_MAX: usize = 3;
+
+/// PostgreSQL's searchRangeTableForCol and updateFuzzyAttrMatchState over
+/// the FROM items of `scopes` (innermost level first; an item is the run of
+/// columns of one range-variable name): the Levenshtein distance of each
+/// column name to `name`, plus that of the item's name to `rel` when one
+/// was given (items farther than FUZZY_DISTANCE_MAX skipped); at most two
+/// equally close columns, none more than half of `name` away.
+fn fuzzy_column(scopes: &[Scope], rel: Option<&str>, name: &str) -> Fuzzy {
+    let mut distance = FUZZY_DISTANCE_MAX + 1;
+    let mut first: Option<(String, String)> = None;
+    let mut second: Option<(String, String)> = None;
+    let mut first_is_match = false;
+    for scope in scopes.iter().rev() {
+        let mut at = 0;
+        while at < scope.cols.len() {
+            let item = scope.cols[at].rel.clone();
+            let end = at
+                + scope.cols[at..]
+                    .iter()
+                    .take_while(|c| c.rel == item)
+                    .count();
+            let cols = &scope.cols[at..end];
+            at = end;
+            if item.is_empty() {
+                continue;
+            }
+            let penalty = rel.map_or(0, |r| levenshtein(r, &item));
+            if penalty > FUZZY_DISTANCE_MAX {
+                continue;
+            }
+            // The item's own columns (a JOIN USING copy included), not its
+            // system columns or dropped ones.
+            let own = cols
+                .iter()
+                .filter(|c| (!c.hidden || c.merged) && !c.name.is_empty());
+            let mut exact = false;
+            for c in own {
+                exact |= c.name == name;
+                if penalty > distance {
+                    continue;
+                }
+                let d = levenshtein(&c.name, name);
+                if d > name.chars().count() / 2 {
+                    continue;
+                }
+                let d = d + penalty;
+                let here = (item.clone(), c.name.clone());
+                if d < distance {
+                    distance = d;
+                    (first, second, first_is_match) = (Some(here), None, true);
+                } else if d == distance {
+                    if second.is_some() {
+                        // Too many equally close: none of them, and a
+                        // closer one is needed.
+                        (first, second, first_is_match) = (None, None, false);
+                        distance = d - 1;
+                    } else if first_is_match {
+                        second = Some(here);
+                    } else if distance <= FUZZY_DISTANCE_MAX {
+                        (first, first_is_match) = (Some(here), true);
+                    }
+                }
+            }
+            if exact && penalty == 0 {
+                return Fuzzy::Exact(item);
+            }
+        }
+    }
+    match (first, second) {
+        (Some(a), Some(b)) => Fuzzy::Two(a, b),
+        (Some((i, c)), None) => Fuzzy::One(i, c),
+        _ => Fuzzy::None,
+    }
+}
+
+/// The Levenshtein distance of two names (insertions, deletions and
+/// substitutions each cost 1), in characters.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// The fields of a whole-row reference (`Binder::whole_row`): a row

@@ -1271,8 +1271,20 @@ pub(crate) fn join_extra_from(
     off: &mut usize,
     scope: &mut Scope,
 ) -> Result<select::From, DbError> {
+    // LATERAL items see the FROM items before them, not the target (whose
+    // columns are there for PostgreSQL's "invalid reference" error).
+    let top = b.level();
+    let target_end = tree.range().1;
     for f in items {
-        let item = select::plan_from_item(b, f, off, scope)?;
+        let visible = Scope {
+            cols: scope.cols.clone(),
+            floor: target_end,
+            ..Scope::default()
+        };
+        let saved = std::mem::replace(&mut b.scopes[top], visible);
+        let item = select::plan_from_item(b, f, off, scope);
+        b.scopes[top] = saved;
+        let item = item?;
         let (lo, _) = tree.range();
         let (_, hi) = item.range();
         tree = select::From::Join {

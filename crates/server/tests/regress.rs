@@ -209,6 +209,7 @@ regress!(
     lateral_join_scope,
     star_outer_refs,
     whole_row_outer_join,
+    column_hints,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -746,13 +746,6 @@ fn join_kind(j: &pb::JoinExpr) -> Result<JoinKind, DbError> {
     }
 }
 
-/// A join's right side that may refer to its left side: a LATERAL
-/// subquery, or a function (functions in FROM are LATERAL implicitly).
-fn is_lateral_subselect(n: &Node) -> bool {
-    matches!(&n.node, Some(NodeEnum::RangeSubselect(rs)) if rs.lateral)
-        || matches!(&n.node, Some(NodeEnum::RangeFunction(_)))
-}
-
 /// Plan a join's right side: a LATERAL subquery there sees the left side
 /// (columns from `start` to `left_end`), unless the join is RIGHT or FULL.
 fn plan_join_right(
@@ -763,7 +756,11 @@ fn plan_join_right(
     scope: &mut Scope,
 ) -> Result<From, DbError> {
     let rarg = req(&j.rarg)?;
-    if !is_lateral_subselect(rarg) && !matches!(&rarg.node, Some(NodeEnum::JoinExpr(_))) {
+    // (Any subquery: one not LATERAL gets the columns for errors only.)
+    if !matches!(
+        &rarg.node,
+        Some(NodeEnum::JoinExpr(_) | NodeEnum::RangeSubselect(_) | NodeEnum::RangeFunction(_))
+    ) {
         return plan_from_item(b, rarg, offset, scope);
     }
     let outer_only = matches!(kind, JoinKind::Right | JoinKind::Full);
