@@ -210,6 +210,7 @@ regress!(
     star_outer_refs,
     whole_row_outer_join,
     column_hints,
+    to_char_numeric_edges,
     constraint_using_index,
     column_storage,
     format_variadic,

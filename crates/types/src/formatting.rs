@@ -1078,6 +1078,12 @@ fn parse_num_format(fmt: &str) -> Result<(Vec<NumTok>, bool), DbError> {
             i += 1;
             continue;
         }
+        // Outside quotes a backslash only escapes a double quote.
+        if b[i] == '\\' && b.get(i + 1) == Some(&'"') {
+            out.push(NumTok::Lit('"'));
+            i += 2;
+            continue;
+        }
         out.push(match b[i] {
             '9' => NumTok::Nine,
             '0' => NumTok::Zero,
@@ -1167,7 +1173,7 @@ fn is_special(v: &Value) -> bool {
     match v {
         Value::Float4(f) => !f.is_finite(),
         Value::Float8(f) => !f.is_finite(),
-        Value::Numeric(n) => n.is_nan() || n.to_f64().is_infinite(),
+        Value::Numeric(n) => n.dec().is_none(),
         _ => false,
     }
 }
@@ -1258,12 +1264,27 @@ fn special_num(toks: &[NumTok], fm: bool, v: &Value) -> Result<Option<String>, D
         Value::Numeric(n) => n.to_f64(),
         v => v.as_f64().unwrap_or(0.0),
     };
-    if !f.is_finite() {
-        return Ok(Some(format!(" #.{}e+##", "#".repeat(post))));
+    if is_special(v) || !f.is_finite() && !matches!(v, Value::Numeric(_)) {
+        // NUM_processor: '#' in every position, the exponent's four too.
+        let pre = toks[..point.unwrap_or(toks.len())]
+            .iter()
+            .filter(|t| matches!(t, NumTok::Nine | NumTok::Zero))
+            .count();
+        return Ok(Some(format!(
+            " {}.{}",
+            "#".repeat(pre),
+            "#".repeat(post + 4)
+        )));
     }
-    let e = format!("{:.post$e}", f.abs());
-    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
-    let x: i32 = exp.parse().unwrap_or(0);
+    let (mant, x) = match v {
+        // Exactly, in decimal (a numeric's exponent can pass any float's).
+        Value::Numeric(n) => numeric_sci(&n.to_string(), post),
+        _ => {
+            let e = format!("{:.post$e}", f.abs());
+            let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+            (mant.to_string(), exp.parse().unwrap_or(0))
+        }
+    };
     let sign = if f < 0.0 {
         "-"
     } else if fm {
@@ -1276,6 +1297,58 @@ fn special_num(toks: &[NumTok], fm: bool, v: &Value) -> Result<Option<String>, D
         if x < 0 { '-' } else { '+' },
         x.abs()
     )))
+}
+
+/// A finite numeric's text as `d.ddd` (`post` fraction digits, rounded
+/// half away from zero) and its decimal exponent, as numeric_out_sci.
+fn numeric_sci(text: &str, post: usize) -> (String, i64) {
+    let text = text.trim_start_matches('-');
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
+    let Some(first) = digits.iter().position(|&d| d != 0) else {
+        let zeros = "0".repeat(post);
+        return (
+            if post > 0 {
+                format!("0.{zeros}")
+            } else {
+                "0".into()
+            },
+            0,
+        );
+    };
+    let exp = int.len() as i64 - 1 - first as i64;
+    let sig = &digits[first..];
+    let mut kept: Vec<u8> = (0..=post)
+        .map(|i| sig.get(i).copied().unwrap_or(0))
+        .collect();
+    if sig.get(post + 1).is_some_and(|&d| d >= 5) {
+        // Carry up; 9.999 rounds to 10.00 with the same exponent, as
+        // PostgreSQL prints it (`10.000e+00`).
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                kept.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if kept[i] == 9 {
+                kept[i] = 0;
+            } else {
+                kept[i] += 1;
+                break;
+            }
+        }
+    }
+    let int_len = kept.len() - post;
+    let mut mant: String = kept[..int_len]
+        .iter()
+        .map(|&d| char::from(b'0' + d))
+        .collect();
+    if post > 0 {
+        mant.push('.');
+        mant.extend(kept[int_len..].iter().map(|&d| char::from(b'0' + d)));
+    }
+    (mant, exp)
 }
 
 fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
@@ -1296,10 +1369,19 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
     };
     let (pre, post) = (pre_toks.len(), post_toks.len());
     let (neg, mut int, mut frac, eff_post) = num_digits(v, post)?;
-    let zero = int.is_empty() && frac.chars().all(|c| c == '0');
-    // A zero integer part shows as 0 without fraction positions, and
-    // under FM when the whole value is zero.
-    if int.is_empty() && pre > 0 && (post == 0 || (fm && zero)) {
+    // FM drops trailing fraction zeros in 9 positions.
+    let trimmed = |frac: &str| {
+        let f: Vec<char> = frac.chars().collect();
+        let mut len = eff_post;
+        while len > 0 && post_toks[len - 1] == NumTok::Nine && f[len - 1] == '0' {
+            len -= 1;
+        }
+        len
+    };
+    // A zero integer part shows as 0 when no fraction digit is printed:
+    // without fraction positions, or under FM when it drops them all
+    // (`FM9.99` of 0 is `0.`, `FM9.09` is `.0`).
+    if int.is_empty() && pre > 0 && (post == 0 || (fm && trimmed(&frac) == 0)) {
         int = "0".into();
     }
     // No integer positions at all is an overflow, as in PostgreSQL.
@@ -1320,14 +1402,13 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
         .collect();
     // NaN and Infinity print no fraction, nor its point.
     let special = is_special(v) && !overflow;
-    // FM drops trailing fraction zeros in 9 positions.
-    let mut frac_len = if special { 0 } else { eff_post };
-    if fm && !overflow && !special {
-        let f: Vec<char> = frac.chars().collect();
-        while frac_len > 0 && post_toks[frac_len - 1] == NumTok::Nine && f[frac_len - 1] == '0' {
-            frac_len -= 1;
-        }
-    }
+    let frac_len = if special {
+        0
+    } else if fm && !overflow {
+        trimmed(&frac)
+    } else {
+        eff_post
+    };
     let frac: Vec<char> = frac.chars().collect();
     // The sign: floating (before the first digit) unless anchored by a
     // trailing S, MI or SG.
@@ -1451,8 +1532,7 @@ fn num_to_char(fmt: &str, v: &Value) -> Result<String, DbError> {
             NumTok::Rn(_) | NumTok::Eeee => {}
         }
     }
-    // A format without digit positions still shows the sign.
-    write_sign(&mut out, &mut sign_done);
+    // A format without digit positions or point shows no sign.
     Ok(out)
 }
 
@@ -1555,9 +1635,19 @@ fn to_number(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
                     i += 1;
                 }
             }
-            NumTok::Lit(_) | NumTok::L => {
+            NumTok::Lit(_) => {
                 if i < s.len() {
                     i += 1;
+                }
+            }
+            // As many non-data characters as the currency symbol has
+            // (NUM_eat_non_data_chars: `$1234` and ` 1234` alike).
+            NumTok::L => {
+                for _ in 0..CURRENCY_SYMBOL.chars().count() {
+                    match s.get(i) {
+                        Some(c) if !"0123456789.,+-".contains(*c) => i += 1,
+                        _ => break,
+                    }
                 }
             }
             // A suffix occupies two characters.

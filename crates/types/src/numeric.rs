@@ -626,7 +626,9 @@ impl Numeric {
         match self.dec() {
             None => Ok(self.clone()),
             Some(d) => {
-                let scale = scale.clamp(-(MAX_INT_DIGITS as i64) - 1, MAX_DISPLAY_SCALE);
+                // numeric_round's limits: any scale a value can have, and
+                // one digit left of the largest.
+                let scale = scale.clamp(-(MAX_INT_DIGITS as i64) - 1, i64::from(MAX_SCALE));
                 Numeric::finite(d.round_to(scale, truncate))
             }
         }
