@@ -1,0 +1,278 @@
+//! Writing rows read from an inheritance tree whole (planned as
+//! `nestor_plan::modify::Members`): MERGE into a partitioned table or an
+//! inheritance parent, UPDATE or DELETE through a view of a partitioned
+//! table.
+//!
+//! Those statements read the tree as SELECT does, one Append whose rows
+//! are in the named table's layout, followed by `tableoid`; their
+//! conditions and SET expressions are bound over that row. A row is
+//! written in the member `tableoid` names by the ordinary single-table
+//! path (`modify::write_row`, with its row locks, triggers, checks,
+//! foreign keys and cross-partition moves), given a `ModifyPlan` for the
+//! member and a row that carries both layouts:
+//!
+//! ```text
+//!   statement row (named table's layout, source columns...) | member row | member sys
+//!   ^ SET expressions, conditions read here                   ^ write_row's offset
+//! ```
+//!
+//! The member's part is the statement's values moved to the member's
+//! positions (its dropped columns NULL), or, when the member has columns
+//! the named table lacks (an inheritance child's own), the member's row
+//! as stored, so an UPDATE keeps them. Each SET names a column of the
+//! named table; the member plan sets that column's position in the
+//! member to the same expression, still evaluated over the statement's
+//! part. After a write, or when a concurrent change brought the row's
+//! newest version (EvalPlanQual, `Epq::Return`), the member's part is
+//! copied back over the statement's, so a re-check, a WITH CHECK OPTION
+//! or RETURNING sees the row as it now is.
+
+use std::collections::HashMap;
+
+use nestor_common::{DbError, RowId};
+use nestor_plan::ir::{Expr, Plan, SYS_COLS, SYS_ROWID};
+use nestor_plan::modify::{Member, Members, ModifyPlan};
+use nestor_types::Value;
+
+use nestor_storage::Recheck;
+
+use crate::context::{Ev, RowSink};
+use crate::executor::Row;
+use crate::modify::{self, Epq, FkWork, MoveTriggers, Written};
+use crate::triggers::{Event, Firing, LeafTriggers};
+
+/// A tree's members, found by the `tableoid` of a row.
+pub(crate) struct Tree<'p> {
+    pub(crate) members: &'p Members,
+    /// The named table's column count.
+    width: usize,
+    by_oid: HashMap<u32, usize>,
+}
+
+impl<'p> Tree<'p> {
+    pub(crate) fn new(members: &'p Members, width: usize) -> Tree<'p> {
+        let by_oid = members
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.table.oid.0, i))
+            .collect();
+        Tree {
+            members,
+            width,
+            by_oid,
+        }
+    }
+
+    pub(crate) fn member(&self, i: usize) -> &'p Member {
+        &self.members.members[i]
+    }
+
+    /// The member a statement row comes from.
+    pub(crate) fn member_of(&self, row: &[Value]) -> Result<usize, DbError> {
+        let oid = match row.get(self.members.tableoid) {
+            Some(Value::Int8(o)) => *o as u32,
+            _ => return Err(DbError::internal("a tree's row without its tableoid")),
+        };
+        self.by_oid.get(&oid).copied().ok_or_else(|| {
+            DbError::internal(format!("row of relation {oid}, not a member of the tree"))
+        })
+    }
+
+    /// Append member `i`'s row (then its system columns) to statement
+    /// row `row`; returns the offset it starts at.
+    pub(crate) fn extend(&self, i: usize, row: &mut Row, ev: &Ev) -> Result<usize, DbError> {
+        let m = self.member(i);
+        let offset = row.len();
+        let sys = self.width..self.width + SYS_COLS;
+        let stored = match (&row[self.width + SYS_ROWID], m.extra) {
+            (Value::Int8(rid), true) => m
+                .table
+                .storage
+                .get(RowId(*rid as u64), &ev.ctx.snapshot)
+                .map(|t| t.data),
+            _ => None,
+        };
+        let mut own: Row = match stored {
+            Some(mut data) => {
+                data.resize(m.table.columns.len(), Value::Null);
+                data
+            }
+            None => vec![Value::Null; m.table.columns.len()],
+        };
+        for (c, at) in m.cols.iter().enumerate() {
+            if let Some(at) = at {
+                own[*at] = row[c].clone();
+            }
+        }
+        own.extend(row[sys].iter().cloned());
+        row.extend(own);
+        Ok(offset)
+    }
+
+    /// Copy member `i`'s part of `row` (at `offset`) back over the
+    /// statement's: the named table's columns and system columns.
+    pub(crate) fn fold_back(&self, i: usize, row: &mut [Value], offset: usize) {
+        let m = self.member(i);
+        for (c, at) in m.cols.iter().enumerate() {
+            if let Some(at) = at {
+                row[c] = row[offset + at].clone();
+            }
+        }
+        let n = m.table.columns.len();
+        for k in 0..SYS_COLS {
+            row[self.width + k] = row[offset + n + k].clone();
+        }
+    }
+
+    /// The plan writing member `i`'s rows: `sets` (columns of the named
+    /// table, expressions over the statement's row) at the member's
+    /// positions, its checks and partition constraint, the tree's
+    /// routing for rows leaving their partition.
+    pub(crate) fn plan(
+        &self,
+        i: usize,
+        sets: &[(usize, Expr)],
+        delete: bool,
+        offset: usize,
+    ) -> Result<ModifyPlan, DbError> {
+        let m = self.member(i);
+        let sets = sets
+            .iter()
+            .map(|(c, e)| match m.cols.get(*c).copied().flatten() {
+                Some(at) => Ok((at, e.clone())),
+                None => Err(DbError::internal(format!(
+                    "column {c} missing from \"{}\"",
+                    m.table.name
+                ))),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ModifyPlan {
+            table: m.table.clone(),
+            offset,
+            input: Plan::Single,
+            recheck: None,
+            sets,
+            checks: if delete { Vec::new() } else { m.checks.clone() },
+            returning: None,
+            delete,
+            view_checks: Vec::new(),
+            children: Vec::new(),
+            part_check: m.part_check.clone(),
+            reroute: if delete {
+                None
+            } else {
+                self.members.route.clone()
+            },
+            members: None,
+        })
+    }
+}
+
+/// What writing one member's rows for one kind of action keeps: its row
+/// triggers (a descendant's, `Firing::for_descendant`), the triggers of
+/// rows an UPDATE moves out of it, its foreign-key work. Made when a row
+/// first reaches it.
+pub(crate) struct MemberWrites<'p> {
+    pub(crate) firing: Option<Firing<'p>>,
+    pub(crate) moving: Option<MoveTriggers<'p>>,
+    pub(crate) fk: FkWork,
+}
+
+impl<'p> MemberWrites<'p> {
+    /// For member `i` of `tree`, rows deleted (`delete`) or updated
+    /// (setting `set_columns` of the named table); `named`: the named
+    /// table's Firing for the event.
+    pub(crate) fn new(
+        tree: &Tree<'p>,
+        i: usize,
+        delete: bool,
+        set_columns: &[usize],
+        named: Option<&Firing>,
+        ev: &mut Ev,
+    ) -> Result<MemberWrites<'p>, DbError> {
+        let m = tree.member(i);
+        let t: &'p nestor_catalog::TableDef = &m.table;
+        let event = if delete { Event::Delete } else { Event::Update };
+        let cols: Vec<usize> = set_columns
+            .iter()
+            .filter_map(|c| m.cols.get(*c).copied().flatten())
+            .collect();
+        let firing = Firing::for_descendant(t, event, &cols, named, ev)?;
+        // A row an UPDATE moves fires the leaf's DELETE triggers and the
+        // destination's INSERT ones (the statement's, lent per write).
+        let moving = match (&tree.members.route, delete) {
+            (Some(_), false) => Some(MoveTriggers {
+                delete: Firing::new(t, Event::Delete, &[], ev)?.map(Firing::descendant),
+                insert: None,
+            }),
+            _ => None,
+        };
+        Ok(MemberWrites {
+            firing,
+            moving,
+            fk: FkWork::new(t, !delete, ev),
+        })
+    }
+
+    /// Write statement row `row`, extended with member `i`'s part at
+    /// `offset` (`Tree::extend`), by `plan` (`Tree::plan`): what
+    /// `write_row` returns (`Epq::Return`), the member's part copied back
+    /// over the statement's when written or changed concurrently.
+    /// `inserts`: the statement's INSERT triggers of the leaves, for a
+    /// row that moves.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write(
+        &mut self,
+        plan: &ModifyPlan,
+        (tree, i, offset): (&Tree<'p>, usize, usize),
+        row: &mut Row,
+        inserts: &mut Option<LeafTriggers<'p>>,
+        recheck: Recheck,
+        ev: &mut Ev,
+        sink: &mut dyn RowSink,
+    ) -> Result<Written, DbError> {
+        if let Some(m) = &mut self.moving {
+            m.insert = inserts.take();
+        }
+        let r = modify::write_row(
+            plan,
+            row,
+            ev,
+            sink,
+            self.firing.as_mut(),
+            &mut self.fk,
+            recheck,
+            Epq::Return,
+            self.moving.as_mut(),
+        );
+        if let Some(m) = &mut self.moving {
+            *inserts = m.insert.take();
+        }
+        let r = r?;
+        if matches!(r, Written::Yes | Written::Changed) {
+            tree.fold_back(i, row, offset);
+        }
+        Ok(r)
+    }
+
+    /// The statement's rows are all written: the foreign-key checks left,
+    /// and the rows kept for `named`'s transition tables handed up.
+    /// Returns the Firings whose AFTER ROW events are still queued.
+    pub(crate) fn finish(
+        mut self,
+        table: &nestor_catalog::TableDef,
+        named: Option<&mut Firing>,
+        ev: &mut Ev,
+    ) -> Result<Vec<Firing<'p>>, DbError> {
+        self.fk.finish(table, ev)?;
+        if let (Some(n), Some(f)) = (named, &mut self.firing) {
+            n.absorb(f);
+        }
+        let mut out: Vec<Firing<'p>> = self.firing.into_iter().collect();
+        if let Some(m) = self.moving {
+            out.extend(m.delete);
+        }
+        Ok(out)
+    }
+}
