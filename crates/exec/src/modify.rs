@@ -670,18 +670,21 @@ pub(crate) fn insert_routed(
             None => return Ok(None),
         }
     }
+    let as_routed = |e: DbError, row: &Row, ev: &Ev| match &leaf.map {
+        None => e,
+        Some(_) => {
+            let routed = leaf.back(row.clone(), r.root.columns.len());
+            failing_row_as_routed(e, &r.root, &routed, ev)
+        }
+    };
     if let Err(e) = check_row(&leaf.table, &leaf.checks, &mut row, ev) {
-        return Err(match &leaf.map {
-            None => e,
-            Some(_) => {
-                let routed = leaf.back(row.clone(), r.root.columns.len());
-                failing_row_as_routed(e, &r.root, &routed, ev)
-            }
-        });
+        return Err(as_routed(e, &row, ev));
     }
     // A BEFORE ROW trigger of the leaf may have moved the row out of it.
     if let Some(c) = trig.as_deref().and_then(|t| t.recheck(i)) {
-        check_partition(&leaf.table, Some(c), &row, ev)?;
+        if let Err(e) = check_partition(&leaf.table, Some(c), &row, ev) {
+            return Err(as_routed(e, &row, ev));
+        }
     }
     let rid = store_row(&leaf.table, &row, ev)?;
     if let Some(t) = trig {
@@ -1435,6 +1438,7 @@ pub(crate) fn write_row(
             (fk.child || !fk.refs.is_empty()).then(|| row[p.offset..p.offset + n].to_vec());
         let mut new_live = None;
         let mut moved = false;
+        let mut vanished = false;
         // A moved row as its new partition's triggers left it.
         let mut landed: Option<Row> = None;
         let result = if p.delete {
@@ -1495,6 +1499,9 @@ pub(crate) fn write_row(
                     .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
                     .map_err(|e| storage_err(e, &ev.ctx.eval))?,
             };
+            // A moved row the destination's BEFORE ROW trigger dropped is
+            // gone, and not counted (PostgreSQL counts the insert).
+            vanished = moved && landed.is_none();
             if r == WriteResult::Done {
                 for (i, v) in landed.take().unwrap_or(new).into_iter().enumerate() {
                     row[p.offset + i] = v;
@@ -1526,6 +1533,9 @@ pub(crate) fn write_row(
                     if let (true, Some(new)) = (fk.child, new) {
                         fk.child_rows.push((rid, new, old));
                     }
+                }
+                if vanished {
+                    return Ok(Written::Skipped);
                 }
                 if !p.view_checks.is_empty() {
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;

@@ -268,7 +268,7 @@ pub(crate) fn plan_merge(b: &mut Binder, m: &pb::MergeStmt) -> Result<MergePlan,
         )
         .with_detail("MERGE is not supported for relations with rules."));
     }
-    let family = select::inherit::family(b, &table, rv.inh);
+    let family = tree_of(b, &table, rv.inh);
     let alias = bind::alias_or(rv, &table.name);
     let source = bind::req(&m.source_relation)?;
     if item_name(source).as_deref() == Some(alias.as_str()) {
@@ -287,6 +287,17 @@ pub(crate) fn plan_merge(b: &mut Binder, m: &pb::MergeStmt) -> Result<MergePlan,
     let mut plan = r?;
     plan.part_check = PartCheck::of(b.catalog, b.eval, &table, None)?;
     Ok(plan)
+}
+
+/// The members of the target's tree when it is read whole: an
+/// inheritance parent's (without ONLY) when it has children, a
+/// partitioned table's always (without partitions its new rows still
+/// find none: PostgreSQL's "no partition" error).
+fn tree_of(b: &Binder, table: &Arc<TableDef>, inh: bool) -> Option<Vec<Arc<TableDef>>> {
+    match table.partition_key {
+        Some(_) => Some(b.catalog.descendants(table)),
+        None => select::inherit::family(b, table, inh),
+    }
 }
 
 /// A WHEN clause after an unconditional one of the same kind can never

@@ -145,6 +145,10 @@ pub struct Member {
     pub part_check: Option<PartCheck>,
 }
 
+/// What binds the checks a member's updated rows pass, over its row.
+pub(crate) type MemberChecks<'a> =
+    dyn FnMut(&mut Binder, &Arc<TableDef>) -> Result<Vec<BoundCheck>, DbError> + 'a;
+
 impl Members {
     /// The members of `table`'s tree (`family`: every member, the table
     /// first) that hold rows, each with the checks `checks` binds over
@@ -155,7 +159,7 @@ impl Members {
         table: &Arc<TableDef>,
         family: &[Arc<TableDef>],
         privs: u16,
-        checks: &mut dyn FnMut(&mut Binder, &Arc<TableDef>) -> Result<Vec<BoundCheck>, DbError>,
+        checks: &mut MemberChecks<'_>,
     ) -> Result<Members, DbError> {
         let partitioned = table.partition_key.is_some();
         let route = if partitioned {

@@ -183,9 +183,14 @@ SELECT tableoid::regclass, * FROM pa_target ORDER BY tid;
 ROLLBACK;
 
 -- a BEFORE INSERT row trigger returning NULL drops new and moving rows
+-- (neither counted)
 BEGIN;
 CREATE TRIGGER ins_trig BEFORE INSERT ON pa_target
   FOR EACH ROW EXECUTE PROCEDURE trig_fn();
+DO $$
+DECLARE
+  result integer;
+BEGIN
 MERGE INTO pa_target t
   USING pa_source s
   ON t.tid = s.sid
@@ -193,6 +198,17 @@ MERGE INTO pa_target t
     UPDATE SET tid = tid + 1, balance = balance + delta, val = val || ' updated by merge'
   WHEN NOT MATCHED THEN
     INSERT VALUES (sid, delta, 'inserted by merge');
+GET DIAGNOSTICS result := ROW_COUNT;
+RAISE NOTICE 'ROW_COUNT = %', result;
+END;
+$$;
+SELECT tableoid::regclass, * FROM pa_target ORDER BY tid;
+ROLLBACK;
+BEGIN;
+CREATE TRIGGER ins_trig BEFORE INSERT ON part3
+  FOR EACH ROW EXECUTE PROCEDURE trig_fn();
+WITH u AS (UPDATE pa_target SET tid = 8 WHERE tid IN (1, 9) RETURNING tid)
+  SELECT count(*) FROM u;
 SELECT tableoid::regclass, * FROM pa_target ORDER BY tid;
 ROLLBACK;
 
@@ -226,6 +242,18 @@ MERGE INTO pa_target t
   ON t.tid = s.sid
   WHEN MATCHED AND tid = 3 THEN UPDATE SET balance = 5000;
 ROLLBACK;
+
+-- a partitioned table without partitions
+CREATE TABLE pa_empty (tid integer) PARTITION BY LIST (tid);
+MERGE INTO pa_empty t
+  USING pa_source s
+  ON t.tid = s.sid
+  WHEN MATCHED THEN DELETE;
+MERGE INTO pa_empty t
+  USING pa_source s
+  ON t.tid = s.sid
+  WHEN NOT MATCHED THEN INSERT VALUES (s.sid);
+DROP TABLE pa_empty;
 
 DROP TABLE pa_source;
 DROP TABLE pa_target CASCADE;
