@@ -26,6 +26,10 @@
 //! newest version (EvalPlanQual, `Epq::Return`), the member's part is
 //! copied back over the statement's, so a re-check, a WITH CHECK OPTION
 //! or RETURNING sees the row as it now is.
+//!
+//! UPDATE and DELETE reach here through [`exec_modify`], which sends a
+//! plan without a tree on to `modify::exec_modify` (so `modify` needs
+//! nothing of this module).
 
 use std::collections::HashMap;
 
@@ -37,6 +41,7 @@ use nestor_types::Value;
 use nestor_storage::Recheck;
 
 use crate::context::{Ev, RowSink};
+use crate::executor::eval::Eval;
 use crate::executor::Row;
 use crate::modify::{self, Epq, FkWork, MoveTriggers, Written};
 use crate::triggers::{Event, Firing, LeafTriggers};
@@ -275,4 +280,100 @@ impl<'p> MemberWrites<'p> {
         }
         Ok(out)
     }
+}
+
+/// UPDATE or DELETE (`modify::exec_modify`), of a tree read whole when
+/// the plan says so.
+pub(crate) fn exec_modify(
+    p: &ModifyPlan,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
+    match &p.members {
+        Some(m) => exec_modify_tree(p, m, ev, sink),
+        None => modify::exec_modify(p, ev, sink),
+    }
+}
+
+/// UPDATE or DELETE of a tree read whole (through a view of a
+/// partitioned table): each row written in the leaf it comes from
+/// (`crate::members`), its WHERE clause re-checked on a row changed
+/// concurrently as `write_row` does for a table. Statement triggers are
+/// the named table's; AFTER ROW events fire in row order at the end.
+fn exec_modify_tree(
+    p: &ModifyPlan,
+    members: &Members,
+    ev: &mut Ev,
+    sink: &mut dyn RowSink,
+) -> Result<u64, DbError> {
+    let event = if p.delete {
+        Event::Delete
+    } else {
+        Event::Update
+    };
+    let set_columns: Vec<usize> = p.sets.iter().map(|(c, _)| *c).collect();
+    let mut trig = Firing::new(&p.table, event, &set_columns, ev)?;
+    if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
+    let tree = Tree::new(members, p.table.columns.len());
+    let mut writes: Vec<Option<(ModifyPlan, MemberWrites)>> =
+        members.members.iter().map(|_| None).collect();
+    let mut inserts = match (&members.route, p.delete) {
+        (Some(r), false) => LeafTriggers::new(r),
+        _ => None,
+    };
+    let rows = modify::collect(&p.input, ev)?;
+    let mut count = 0;
+    for mut row in rows {
+        let i = tree.member_of(&row)?;
+        let offset = tree.extend(i, &mut row, ev)?;
+        if writes[i].is_none() {
+            let plan = tree.plan(i, &p.sets, p.delete, offset)?;
+            let w = MemberWrites::new(&tree, i, p.delete, &set_columns, trig.as_ref(), ev)?;
+            writes[i] = Some((plan, w));
+        }
+        let Some((plan, w)) = writes[i].as_mut() else {
+            continue;
+        };
+        let mut recheck = Recheck::Snapshot;
+        loop {
+            let r = w.write(
+                plan,
+                (&tree, i, offset),
+                &mut row,
+                &mut inserts,
+                recheck,
+                ev,
+                sink,
+            )?;
+            match r {
+                Written::Yes => {
+                    if !p.view_checks.is_empty() {
+                        modify::check_view_options(&p.table, &p.view_checks, &row, ev)?;
+                    }
+                    modify::emit_returning(&p.returning, &row, ev, sink)?;
+                    count += 1;
+                }
+                Written::Changed => {
+                    if p.recheck.as_ref().map_or(Ok(true), |w| w.test(&row, ev))? {
+                        recheck = Recheck::Latest;
+                        continue;
+                    }
+                }
+                Written::Skipped | Written::Gone | Written::SelfModified => {}
+            }
+            break;
+        }
+    }
+    let mut fired = Vec::new();
+    for (plan, w) in writes.into_iter().flatten() {
+        fired.extend(w.finish(&plan.table, trig.as_mut(), ev)?);
+    }
+    let mut all: Vec<&mut Firing> = trig.iter_mut().chain(fired.iter_mut()).collect();
+    crate::triggers::fire_in_order(&mut all, inserts.as_mut_slice(), ev)?;
+    if let Some(t) = &mut trig {
+        t.after_statement(ev)?;
+    }
+    Ok(count)
 }

@@ -37,9 +37,7 @@ use nestor_common::{DbError, RowId, SqlState};
 use nestor_plan::ir::Expr;
 use nestor_plan::ir::{SYS_COLS, SYS_ROWID};
 use nestor_plan::modify::BoundCheck;
-use nestor_plan::modify::{
-    Conflict, ConflictRls, CopyTarget, InsertPlan, Members, ModifyPlan, Returning,
-};
+use nestor_plan::modify::{Conflict, ConflictRls, CopyTarget, InsertPlan, ModifyPlan, Returning};
 use nestor_plan::select::partition::{PartCheck, Routing};
 use nestor_plan::valops;
 use nestor_storage::{LockResult, Recheck, StorageError, WriteResult};
@@ -49,7 +47,6 @@ use crate::context::Ev;
 use crate::context::{RowSink, StatementCtx};
 use crate::executor::eval::Eval;
 use crate::executor::Row;
-use crate::members::{MemberWrites, Tree};
 use crate::triggers::{Event, Firing, LeafTriggers};
 
 /// Name of the internal savepoint around ON CONFLICT inserts (a name no
@@ -241,7 +238,7 @@ fn copy_domain_context(mut e: DbError, t: &TableDef, row: &[Value], ev: &Ev) -> 
 /// its system columns) must satisfy the views' conditions: 44000 naming
 /// the first view whose condition it fails, as PostgreSQL checks them
 /// after the write.
-fn check_view_options(
+pub(crate) fn check_view_options(
     table: &TableDef,
     checks: &[nestor_plan::view_write::ViewCheck],
     row: &[Value],
@@ -263,7 +260,7 @@ fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
     e.into_db(&|v| valops::render(v, ec))
 }
 
-fn emit_returning(
+pub(crate) fn emit_returning(
     ret: &Option<Returning>,
     row: &[Value],
     ev: &mut Ev,
@@ -1090,9 +1087,6 @@ pub(crate) fn exec_modify(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
-    if let Some(m) = &p.members {
-        return exec_modify_tree(p, m, ev, sink);
-    }
     let event = if p.delete {
         Event::Delete
     } else {
@@ -1134,89 +1128,6 @@ pub(crate) fn exec_modify(
     }
     let mut all: Vec<&mut Firing> = trig.iter_mut().chain(fired.iter_mut()).collect();
     crate::triggers::fire_in_order(&mut all, &mut inserts, ev)?;
-    if let Some(t) = &mut trig {
-        t.after_statement(ev)?;
-    }
-    Ok(count)
-}
-
-/// UPDATE or DELETE of a tree read whole (through a view of a
-/// partitioned table): each row written in the leaf it comes from
-/// (`crate::members`), its WHERE clause re-checked on a row changed
-/// concurrently as `write_row` does for a table. Statement triggers are
-/// the named table's; AFTER ROW events fire in row order at the end.
-fn exec_modify_tree(
-    p: &ModifyPlan,
-    members: &Members,
-    ev: &mut Ev,
-    sink: &mut dyn RowSink,
-) -> Result<u64, DbError> {
-    let event = if p.delete {
-        Event::Delete
-    } else {
-        Event::Update
-    };
-    let set_columns: Vec<usize> = p.sets.iter().map(|(c, _)| *c).collect();
-    let mut trig = Firing::new(&p.table, event, &set_columns, ev)?;
-    if let Some(t) = &trig {
-        t.before_statement(ev)?;
-    }
-    let tree = Tree::new(members, p.table.columns.len());
-    let mut writes: Vec<Option<(ModifyPlan, MemberWrites)>> =
-        members.members.iter().map(|_| None).collect();
-    let mut inserts = match (&members.route, p.delete) {
-        (Some(r), false) => LeafTriggers::new(r),
-        _ => None,
-    };
-    let rows = collect(&p.input, ev)?;
-    let mut count = 0;
-    for mut row in rows {
-        let i = tree.member_of(&row)?;
-        let offset = tree.extend(i, &mut row, ev)?;
-        if writes[i].is_none() {
-            let plan = tree.plan(i, &p.sets, p.delete, offset)?;
-            let w = MemberWrites::new(&tree, i, p.delete, &set_columns, trig.as_ref(), ev)?;
-            writes[i] = Some((plan, w));
-        }
-        let Some((plan, w)) = writes[i].as_mut() else {
-            continue;
-        };
-        let mut recheck = Recheck::Snapshot;
-        loop {
-            let r = w.write(
-                plan,
-                (&tree, i, offset),
-                &mut row,
-                &mut inserts,
-                recheck,
-                ev,
-                sink,
-            )?;
-            match r {
-                Written::Yes => {
-                    if !p.view_checks.is_empty() {
-                        check_view_options(&p.table, &p.view_checks, &row, ev)?;
-                    }
-                    emit_returning(&p.returning, &row, ev, sink)?;
-                    count += 1;
-                }
-                Written::Changed => {
-                    if p.recheck.as_ref().map_or(Ok(true), |w| w.test(&row, ev))? {
-                        recheck = Recheck::Latest;
-                        continue;
-                    }
-                }
-                Written::Skipped | Written::Gone | Written::SelfModified => {}
-            }
-            break;
-        }
-    }
-    let mut fired = Vec::new();
-    for (plan, w) in writes.into_iter().flatten() {
-        fired.extend(w.finish(&plan.table, trig.as_mut(), ev)?);
-    }
-    let mut all: Vec<&mut Firing> = trig.iter_mut().chain(fired.iter_mut()).collect();
-    crate::triggers::fire_in_order(&mut all, inserts.as_mut_slice(), ev)?;
     if let Some(t) = &mut trig {
         t.after_statement(ev)?;
     }
