@@ -393,3 +393,23 @@ SELECT tableoid::regclass, * FROM mlp;
 DROP TABLE mlp;
 DROP FUNCTION mlp_trig(), log_trig(), trig_fn();
 DROP TABLE trig_log;
+
+-- privileges are the named table's (its partitions' are not checked)
+CREATE ROLE regress_merge_part_priv;
+CREATE TABLE pp (a int, b text) PARTITION BY LIST (a);
+CREATE TABLE pp1 PARTITION OF pp FOR VALUES IN (1, 2);
+CREATE TABLE pp2 PARTITION OF pp FOR VALUES IN (3, 4);
+INSERT INTO pp VALUES (1, 'one'), (3, 'three');
+GRANT SELECT, INSERT, UPDATE ON pp TO regress_merge_part_priv;
+SET ROLE regress_merge_part_priv;
+MERGE INTO pp t USING (VALUES (1), (2)) s(x) ON t.a = s.x
+  WHEN MATCHED THEN UPDATE SET a = 3
+  WHEN NOT MATCHED THEN INSERT VALUES (x, 'n');
+MERGE INTO pp t USING (VALUES (1), (3)) s(x) ON t.a = s.x
+  WHEN MATCHED THEN DELETE;
+MERGE INTO pp1 t USING (VALUES (1), (2)) s(x) ON t.a = s.x
+  WHEN MATCHED THEN UPDATE SET b = 'x';
+RESET ROLE;
+SELECT tableoid::regclass, * FROM pp ORDER BY a, b;
+DROP TABLE pp;
+DROP ROLE regress_merge_part_priv;
