@@ -187,13 +187,14 @@ pub(crate) struct MemberWrites<'p> {
 impl<'p> MemberWrites<'p> {
     /// For member `i` of `tree`, rows deleted (`delete`) or updated
     /// (setting `set_columns` of the named table); `named`: the named
-    /// table's Firing for the event.
+    /// table's Firing for the event. `as_update`: whether a row an UPDATE
+    /// moves is an UPDATE in the transition tables (`MoveTriggers`).
     pub(crate) fn new(
         tree: &Tree<'p>,
-        i: usize,
-        delete: bool,
+        (i, delete): (usize, bool),
         set_columns: &[usize],
         named: Option<&Firing>,
+        as_update: bool,
         ev: &mut Ev,
     ) -> Result<MemberWrites<'p>, DbError> {
         let m = tree.member(i);
@@ -210,6 +211,8 @@ impl<'p> MemberWrites<'p> {
             (Some(_), false) => Some(MoveTriggers {
                 delete: Firing::new(t, Event::Delete, &[], ev)?.map(Firing::descendant),
                 insert: None,
+                as_update,
+                moved: false,
             }),
             _ => None,
         };
@@ -239,6 +242,7 @@ impl<'p> MemberWrites<'p> {
     ) -> Result<Written, DbError> {
         if let Some(m) = &mut self.moving {
             m.insert = inserts.take();
+            m.moved = false;
         }
         let r = modify::write_row(
             plan,
@@ -259,6 +263,11 @@ impl<'p> MemberWrites<'p> {
             tree.fold_back(i, row, offset);
         }
         Ok(r)
+    }
+
+    /// Whether the last write moved its row to another partition.
+    pub(crate) fn moved(&self) -> bool {
+        self.moving.as_ref().is_some_and(|m| m.moved)
     }
 
     /// The statement's rows are all written: the foreign-key checks left,
@@ -330,7 +339,8 @@ fn exec_modify_tree(
         let offset = tree.extend(i, &mut row, ev)?;
         if writes[i].is_none() {
             let plan = tree.plan(i, &p.sets, p.delete, offset)?;
-            let w = MemberWrites::new(&tree, i, p.delete, &set_columns, trig.as_ref(), ev)?;
+            let cols = &set_columns;
+            let w = MemberWrites::new(&tree, (i, p.delete), cols, trig.as_ref(), true, ev)?;
             writes[i] = Some((plan, w));
         }
         let Some((plan, w)) = writes[i].as_mut() else {

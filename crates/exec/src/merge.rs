@@ -400,11 +400,14 @@ impl<'p> Run<'p> {
             };
             if writes.is_none() {
                 let cols = p.set_columns();
-                *writes = Some(MemberWrites::new(&tr.tree, m, delete, &cols, named, ev)?);
+                let made = MemberWrites::new(&tr.tree, (m, delete), &cols, named, false, ev)?;
+                *writes = Some(made);
             }
             let (Some(plan), Some(w)) = (tr.plans[a][m].as_ref(), writes.as_mut()) else {
                 return Ok(None);
             };
+            let n = p.table.columns.len();
+            let old = (!delete).then(|| row[..n].to_vec());
             let r = w.write(
                 plan,
                 (&tr.tree, m, offset),
@@ -414,8 +417,14 @@ impl<'p> Run<'p> {
                 ev,
                 sink,
             )?;
+            let moved = w.moved();
             match r {
-                Written::Yes => return Ok(Some(true)),
+                Written::Yes => {
+                    if let (true, Some(old)) = (moved, old) {
+                        self.capture_moved(&old, &row[..n], ev)?;
+                    }
+                    return Ok(Some(true));
+                }
                 Written::Skipped => return Ok(Some(false)),
                 Written::SelfModified => return Err(affect_row_twice()),
                 Written::Gone => return Ok(None),
@@ -427,6 +436,22 @@ impl<'p> Run<'p> {
                 }
             }
         }
+    }
+
+    /// A row an UPDATE action moved to another partition is, in the
+    /// target's transition tables, a deleted row and an inserted one (as
+    /// PostgreSQL 15's MERGE keeps it), each kept when the statement
+    /// fires that event's triggers.
+    fn capture_moved(&mut self, old: &[Value], new: &[Value], ev: &mut Ev) -> Result<(), DbError> {
+        if let Some(f) = self.trig.delete.as_mut().filter(|f| f.captures()) {
+            let old = f.live(old);
+            f.capture_row(Some(&old), None, ev)?;
+        }
+        if let Some(f) = self.trig.insert.as_mut().filter(|f| f.captures()) {
+            let new = f.live(new);
+            f.capture_row(None, Some(&new), ev)?;
+        }
+        Ok(())
     }
 
     /// The WHEN NOT MATCHED clauses on a source row no target row

@@ -1145,7 +1145,12 @@ fn move_triggers<'p>(p: &'p ModifyPlan, ev: &mut Ev) -> Result<Option<MoveTrigge
     if delete.is_none() && insert.is_none() {
         return Ok(None);
     }
-    Ok(Some(MoveTriggers { delete, insert }))
+    Ok(Some(MoveTriggers {
+        delete,
+        insert,
+        as_update: true,
+        moved: false,
+    }))
 }
 
 /// The rows of one table an UPDATE or DELETE changes.
@@ -1403,6 +1408,9 @@ pub(crate) fn write_row(
                     let (r, inserted) =
                         move_row(t, route, rid, &new, (snap, recheck), ev, mv, old)?;
                     landed = inserted;
+                    if let Some(m) = moving.as_deref_mut() {
+                        m.moved = true;
+                    }
                     r
                 }
                 None => t
@@ -1455,8 +1463,8 @@ pub(crate) fn write_row(
                 match trig.as_deref_mut() {
                     Some(f) if !moved => f.after_row(old_live, new_live, ev)?,
                     // A moved row is an UPDATE in the transition tables
-                    // (in its new partition's version).
-                    Some(f) if f.captures() => {
+                    // (in its new partition's version), MERGE's aside.
+                    Some(f) if f.captures() && moving.as_ref().is_none_or(|m| m.as_update) => {
                         let new = f.live(&row[p.offset..p.offset + n]);
                         f.capture_row(old_live.as_deref(), Some(&new), ev)?;
                     }
@@ -1497,6 +1505,12 @@ pub(crate) fn write_row(
 pub(crate) struct MoveTriggers<'r> {
     pub(crate) delete: Option<Firing<'r>>,
     pub(crate) insert: Option<LeafTriggers<'r>>,
+    /// Whether the UPDATE's transition tables keep a moved row (an
+    /// UPDATE's do; PostgreSQL 15's MERGE keeps it as a DELETE and an
+    /// INSERT instead, `merge`).
+    pub(crate) as_update: bool,
+    /// Set when a write moved its row.
+    pub(crate) moved: bool,
 }
 
 /// UPDATE of a row out of its partition (PostgreSQL's cross-partition

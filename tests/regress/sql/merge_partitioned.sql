@@ -413,3 +413,47 @@ RESET ROLE;
 SELECT tableoid::regclass, * FROM pp ORDER BY a, b;
 DROP TABLE pp;
 DROP ROLE regress_merge_part_priv;
+
+-- transition tables: a row an UPDATE action moves is a deleted and an
+-- inserted row to MERGE (an updated one to UPDATE)
+CREATE TABLE pt (a int, b text) PARTITION BY LIST (a);
+CREATE TABLE pt1 PARTITION OF pt FOR VALUES IN (1, 2);
+CREATE TABLE pt2 (b text, a int);
+ALTER TABLE pt ATTACH PARTITION pt2 FOR VALUES IN (3, 4);
+INSERT INTO pt VALUES (1, 'one'), (3, 'three');
+CREATE FUNCTION show_new() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE r record; BEGIN
+  FOR r IN SELECT * FROM newt ORDER BY a LOOP RAISE NOTICE '% new %', TG_OP, r; END LOOP;
+  RETURN NULL; END $$;
+CREATE FUNCTION show_old() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE r record; BEGIN
+  FOR r IN SELECT * FROM oldt ORDER BY a LOOP RAISE NOTICE '% old %', TG_OP, r; END LOOP;
+  RETURN NULL; END $$;
+CREATE TRIGGER tu AFTER UPDATE ON pt REFERENCING NEW TABLE AS newt
+  FOR EACH STATEMENT EXECUTE FUNCTION show_new();
+CREATE TRIGGER ti AFTER INSERT ON pt REFERENCING NEW TABLE AS newt
+  FOR EACH STATEMENT EXECUTE FUNCTION show_new();
+CREATE TRIGGER td AFTER DELETE ON pt REFERENCING OLD TABLE AS oldt
+  FOR EACH STATEMENT EXECUTE FUNCTION show_old();
+BEGIN;
+MERGE INTO pt t USING (VALUES (1), (2), (3)) s(x) ON t.a = s.x
+  WHEN MATCHED AND a = 1 THEN UPDATE SET a = 4, b = b || '!'
+  WHEN MATCHED THEN DELETE
+  WHEN NOT MATCHED THEN INSERT VALUES (x, 'new');
+SELECT tableoid::regclass, * FROM pt ORDER BY a;
+ROLLBACK;
+UPDATE pt SET a = 4 WHERE a = 1;
+MERGE INTO pt t USING (VALUES (4)) s(x) ON t.a = s.x
+  WHEN MATCHED THEN UPDATE SET a = 2;
+MERGE INTO pt t USING (VALUES (2)) s(x) ON t.a = s.x
+  WHEN MATCHED THEN UPDATE SET a = 4
+  WHEN NOT MATCHED THEN INSERT VALUES (1, 'x');
+-- through a view
+CREATE VIEW pv AS SELECT a, b FROM pt WHERE a > 1;
+UPDATE pv SET a = a - 2 RETURNING *;
+UPDATE pv SET a = a - 3 RETURNING *;
+DELETE FROM pv RETURNING *;
+SELECT tableoid::regclass, * FROM pt ORDER BY a;
+DROP VIEW pv;
+DROP TABLE pt;
+DROP FUNCTION show_new(), show_old();
