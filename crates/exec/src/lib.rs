@@ -34,6 +34,7 @@ pub mod executor;
 mod foreign_keys;
 pub mod functions;
 mod hash_partition;
+mod members;
 mod merge;
 mod modify;
 pub mod notify;

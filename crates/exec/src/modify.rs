@@ -238,7 +238,7 @@ fn copy_domain_context(mut e: DbError, t: &TableDef, row: &[Value], ev: &Ev) -> 
 /// its system columns) must satisfy the views' conditions: 44000 naming
 /// the first view whose condition it fails, as PostgreSQL checks them
 /// after the write.
-fn check_view_options(
+pub(crate) fn check_view_options(
     table: &TableDef,
     checks: &[nestor_plan::view_write::ViewCheck],
     row: &[Value],
@@ -260,7 +260,7 @@ fn storage_err(e: StorageError, ec: &nestor_types::EvalCtx) -> DbError {
     e.into_db(&|v| valops::render(v, ec))
 }
 
-fn emit_returning(
+pub(crate) fn emit_returning(
     ret: &Option<Returning>,
     row: &[Value],
     ev: &mut Ev,
@@ -388,7 +388,7 @@ pub(crate) fn exec_insert(
 
 /// A row routed from partitioned table `f`'s to `leaf` (in its layout),
 /// kept for `f`'s transition tables when it has any.
-fn capture_routed(
+pub(crate) fn capture_routed(
     f: &mut Firing,
     r: &Routing,
     leaf: usize,
@@ -667,14 +667,21 @@ pub(crate) fn insert_routed(
             None => return Ok(None),
         }
     }
+    let as_routed = |e: DbError, row: &Row, ev: &Ev| match &leaf.map {
+        None => e,
+        Some(_) => {
+            let routed = leaf.back(row.clone(), r.root.columns.len());
+            failing_row_as_routed(e, &r.root, &routed, ev)
+        }
+    };
     if let Err(e) = check_row(&leaf.table, &leaf.checks, &mut row, ev) {
-        return Err(match &leaf.map {
-            None => e,
-            Some(_) => {
-                let routed = leaf.back(row.clone(), r.root.columns.len());
-                failing_row_as_routed(e, &r.root, &routed, ev)
-            }
-        });
+        return Err(as_routed(e, &row, ev));
+    }
+    // A BEFORE ROW trigger of the leaf may have moved the row out of it.
+    if let Some(c) = trig.as_deref().and_then(|t| t.recheck(i)) {
+        if let Err(e) = check_partition(&leaf.table, Some(c), &row, ev) {
+            return Err(as_routed(e, &row, ev));
+        }
     }
     let rid = store_row(&leaf.table, &row, ev)?;
     if let Some(t) = trig {
@@ -1138,7 +1145,12 @@ fn move_triggers<'p>(p: &'p ModifyPlan, ev: &mut Ev) -> Result<Option<MoveTrigge
     if delete.is_none() && insert.is_none() {
         return Ok(None);
     }
-    Ok(Some(MoveTriggers { delete, insert }))
+    Ok(Some(MoveTriggers {
+        delete,
+        insert,
+        as_update: true,
+        moved: false,
+    }))
 }
 
 /// The rows of one table an UPDATE or DELETE changes.
@@ -1342,6 +1354,7 @@ pub(crate) fn write_row(
             (fk.child || !fk.refs.is_empty()).then(|| row[p.offset..p.offset + n].to_vec());
         let mut new_live = None;
         let mut moved = false;
+        let mut vanished = false;
         // A moved row as its new partition's triggers left it.
         let mut landed: Option<Row> = None;
         let result = if p.delete {
@@ -1395,6 +1408,9 @@ pub(crate) fn write_row(
                     let (r, inserted) =
                         move_row(t, route, rid, &new, (snap, recheck), ev, mv, old)?;
                     landed = inserted;
+                    if let Some(m) = moving.as_deref_mut() {
+                        m.moved = true;
+                    }
                     r
                 }
                 None => t
@@ -1402,6 +1418,9 @@ pub(crate) fn write_row(
                     .update(ev.ctx.txn, rid, &new, &snap, &ev.ctx.wait, recheck)
                     .map_err(|e| storage_err(e, &ev.ctx.eval))?,
             };
+            // A moved row the destination's BEFORE ROW trigger dropped is
+            // gone, and not counted (PostgreSQL counts the insert).
+            vanished = moved && landed.is_none();
             if r == WriteResult::Done {
                 for (i, v) in landed.take().unwrap_or(new).into_iter().enumerate() {
                     row[p.offset + i] = v;
@@ -1434,6 +1453,9 @@ pub(crate) fn write_row(
                         fk.child_rows.push((rid, new, old));
                     }
                 }
+                if vanished {
+                    return Ok(Written::Skipped);
+                }
                 if !p.view_checks.is_empty() {
                     check_view_options(t, &p.view_checks, &row[p.offset..], ev)?;
                 }
@@ -1441,8 +1463,8 @@ pub(crate) fn write_row(
                 match trig.as_deref_mut() {
                     Some(f) if !moved => f.after_row(old_live, new_live, ev)?,
                     // A moved row is an UPDATE in the transition tables
-                    // (in its new partition's version).
-                    Some(f) if f.captures() => {
+                    // (in its new partition's version), MERGE's aside.
+                    Some(f) if f.captures() && moving.as_ref().is_none_or(|m| m.as_update) => {
                         let new = f.live(&row[p.offset..p.offset + n]);
                         f.capture_row(old_live.as_deref(), Some(&new), ev)?;
                     }
@@ -1483,6 +1505,12 @@ pub(crate) fn write_row(
 pub(crate) struct MoveTriggers<'r> {
     pub(crate) delete: Option<Firing<'r>>,
     pub(crate) insert: Option<LeafTriggers<'r>>,
+    /// Whether the UPDATE's transition tables keep a moved row (an
+    /// UPDATE's do; PostgreSQL 15's MERGE keeps it as a DELETE and an
+    /// INSERT instead, `merge`).
+    pub(crate) as_update: bool,
+    /// Set when a write moved its row.
+    pub(crate) moved: bool,
 }
 
 /// UPDATE of a row out of its partition (PostgreSQL's cross-partition

@@ -445,7 +445,7 @@ fn execute_planned(
                 ("UPDATE", RowsCommand::Update)
             };
             read_only_check(ev, what)?;
-            let n = crate::modify::exec_modify(p, ev, sink)?;
+            let n = crate::members::exec_modify(p, ev, sink)?;
             Ok(CommandTag::Rows(cmd, n))
         }
         PlannedStmt::Instead(p) => {

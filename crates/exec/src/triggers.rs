@@ -897,6 +897,16 @@ impl<'r> LeafTriggers<'r> {
         }
     }
 
+    /// The partition constraint a row routed to `leaf` must meet again
+    /// once its BEFORE ROW triggers ran (they may have changed its key,
+    /// PostgreSQL's ExecInsert re-checks it then); None when it has none.
+    pub(crate) fn recheck(&self, leaf: usize) -> Option<&PartCheck> {
+        match &self.armed[leaf] {
+            Some(Some((f, check))) if f.has_before_row() => check.as_ref(),
+            _ => None,
+        }
+    }
+
     /// Queue the AFTER ROW INSERT event of a row written to `leaf` (in its
     /// layout).
     pub(crate) fn after(&mut self, leaf: usize, row: &[Value], ev: &mut Ev) -> Result<(), DbError> {

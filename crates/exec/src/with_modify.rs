@@ -55,7 +55,7 @@ pub(crate) fn run_writes(writes: &[WriteCte], ev: &mut Ev) -> Result<(), DbError
         };
         match &w.stmt {
             WriteStmt::Insert(p) => crate::modify::exec_insert(p, ev, &mut kept)?,
-            WriteStmt::Modify(p) => crate::modify::exec_modify(p, ev, &mut kept)?,
+            WriteStmt::Modify(p) => crate::members::exec_modify(p, ev, &mut kept)?,
             WriteStmt::Instead(p) => crate::modify::exec_instead(p, ev, &mut kept)?,
         };
         if w.returning {

@@ -16,8 +16,14 @@
 //! entry". The ON condition is kept for the EvalPlanQual re-check of a
 //! target row changed concurrently (`nestor_exec::merge`).
 //!
-//! Left out (0A000, naming the case): a partitioned target, a target with
-//! inheritance children, subscripted or field INSERT target columns.
+//! A partitioned target or an inheritance parent is read as SELECT reads
+//! it (`select::inherit::add_family`: every member's rows in the named
+//! table's layout, then `tableoid`), and [`Members`] says how a row is
+//! written back in the member it came from; new rows are routed from a
+//! partitioned table (its `Routing`), written into an inheritance parent.
+//!
+//! Left out (0A000, naming the case): subscripted or field INSERT target
+//! columns.
 //! Refused as PostgreSQL 15 refuses them: views (42809), RETURNING and
 //! WHEN NOT MATCHED BY SOURCE/TARGET (syntax errors there: the grammar we
 //! parse with is PostgreSQL 17's, which has them), a source named as the
@@ -34,7 +40,7 @@ use nestor_parser::NodeEnum;
 
 use crate::bind::{self, node, AggCtx, Binder, Scope};
 use crate::ir::{Expr, JoinKind, Plan, SYS_COLS};
-use crate::modify::{self, BoundCheck, WriteTarget};
+use crate::modify::{self, BoundCheck, Members, WriteTarget};
 use crate::select::{self, partition::PartCheck};
 
 /// What one WHEN clause does.
@@ -79,6 +85,11 @@ pub struct MergePlan {
     pub part_check: Option<PartCheck>,
     /// Row-level security, when the target's policies apply.
     pub rls: Option<Arc<MergeRls>>,
+    /// A partitioned target or an inheritance parent: the target side is
+    /// its tree read whole (`tableoid` after the system columns), each
+    /// matched row written in the member it comes from, new rows routed
+    /// to their leaves (a partitioned table) or written into the parent.
+    pub members: Option<Arc<Members>>,
 }
 
 /// Row-level security of MERGE (PostgreSQL's WCO_RLS_MERGE_UPDATE_CHECK,
@@ -257,14 +268,7 @@ pub(crate) fn plan_merge(b: &mut Binder, m: &pb::MergeStmt) -> Result<MergePlan,
         )
         .with_detail("MERGE is not supported for relations with rules."));
     }
-    if table.partition_key.is_some() {
-        return Err(DbError::unsupported("MERGE into a partitioned table"));
-    }
-    if select::inherit::family(b, &table, rv.inh).is_some() {
-        return Err(DbError::unsupported(
-            "MERGE into a table with inheritance children",
-        ));
-    }
+    let family = tree_of(b, &table, rv.inh);
     let alias = bind::alias_or(rv, &table.name);
     let source = bind::req(&m.source_relation)?;
     if item_name(source).as_deref() == Some(alias.as_str()) {
@@ -277,12 +281,23 @@ pub(crate) fn plan_merge(b: &mut Binder, m: &pb::MergeStmt) -> Result<MergePlan,
     check_reachable(&m.merge_when_clauses)?;
     b.scopes.push(Scope::default());
     b.outer_refs.push(None);
-    let r = plan_merge_body(b, m, &table, &alias, source);
+    let r = plan_merge_body(b, m, &table, family.as_deref(), &alias, source);
     b.scopes.pop();
     b.outer_refs.pop();
     let mut plan = r?;
     plan.part_check = PartCheck::of(b.catalog, b.eval, &table, None)?;
     Ok(plan)
+}
+
+/// The members of the target's tree when it is read whole: an
+/// inheritance parent's (without ONLY) when it has children, a
+/// partitioned table's always (without partitions its new rows still
+/// find none: PostgreSQL's "no partition" error).
+fn tree_of(b: &Binder, table: &Arc<TableDef>, inh: bool) -> Option<Vec<Arc<TableDef>>> {
+    match table.partition_key {
+        Some(_) => Some(b.catalog.descendants(table)),
+        None => select::inherit::family(b, table, inh),
+    }
 }
 
 /// A WHEN clause after an unconditional one of the same kind can never
@@ -309,12 +324,18 @@ fn plan_merge_body(
     b: &mut Binder,
     m: &pb::MergeStmt,
     table: &Arc<TableDef>,
+    family: Option<&[Arc<TableDef>]>,
     alias: &str,
     source: &Node,
 ) -> Result<MergePlan, DbError> {
     let mut scope = Scope::default();
     let mut off = 0;
-    let target = select::add_table(table.clone(), alias, &[], &mut off, &mut scope);
+    let target = match family {
+        Some(members) => {
+            select::inherit::add_family(table, members, alias, &[], &mut off, &mut scope)
+        }
+        None => select::add_table(table.clone(), alias, &[], &mut off, &mut scope),
+    };
     // The target's columns are marked where read, its written ones by
     // each action (crate::perm).
     let perm = b.need_by_columns(ObjKind::Table, table.oid.0, &table.name, 0);
@@ -374,7 +395,17 @@ fn plan_merge_body(
     let checks = modify::bind_checks(b.catalog, b.eval, table)?;
     let mut target = target;
     let mut recheck = on.clone();
-    let rls = match select::rls::applies(b, table)? {
+    let role = select::rls::applies(b, table)?;
+    let members = match family {
+        Some(family) => {
+            let members = Members::build(b, table, family, privs, &mut |b, t| {
+                member_update_checks(b, table, t, role, reads)
+            })?;
+            Some(Arc::new(members))
+        }
+        None => None,
+    };
+    let rls = match role {
         Some(role) => {
             let (rls, quals) = merge_rls(b, table, role, reads, &checks)?;
             if !quals.is_empty() {
@@ -403,8 +434,10 @@ fn plan_merge_body(
     };
     let (plan, rest) = select::build(b, tree, Vec::new(), None)?;
     let input = select::with_filter(plan, rest);
-    debug_assert_eq!(target_width, width + SYS_COLS);
+    let tableoid = usize::from(members.is_some());
+    debug_assert_eq!(target_width, width + SYS_COLS + tableoid);
     Ok(MergePlan {
+        members,
         checks,
         table: table.clone(),
         input,
@@ -414,6 +447,33 @@ fn plan_merge_body(
         part_check: None,
         rls,
     })
+}
+
+/// What a row an UPDATE action changes in `member` of `table`'s tree
+/// passes, over the member's row: its checks, and with row-level
+/// security (`role`) the named table's UPDATE policies' WITH CHECK (and
+/// SELECT policies' USING when the statement reads the target), as
+/// `merge_rls` binds them over the named table's row.
+fn member_update_checks(
+    b: &mut Binder,
+    table: &Arc<TableDef>,
+    member: &Arc<TableDef>,
+    role: Option<nestor_common::RelId>,
+    reads: bool,
+) -> Result<Vec<BoundCheck>, DbError> {
+    use nestor_catalog::defs::PolicyCmd;
+    let mut checks = modify::bind_checks(b.catalog, b.eval, member)?;
+    if let Some(role) = role {
+        let new_rows = &select::rls::NewRows {
+            role,
+            kind: crate::ir::CheckKind::NewRow,
+        };
+        checks.extend(new_rows.checks(b, table, member, PolicyCmd::Update, false)?);
+        if reads {
+            checks.extend(new_rows.checks(b, table, member, PolicyCmd::Select, true)?);
+        }
+    }
+    Ok(checks)
 }
 
 /// MERGE's row-level security for `role` (PostgreSQL's rowsecurity.c for

@@ -105,6 +105,99 @@ pub struct ModifyPlan {
     /// UPDATE through a partitioned table: a new row outside its leaf's
     /// constraint moves, routed from the named table.
     pub reroute: Option<Arc<Routing>>,
+    /// The input reads the table's inheritance tree whole (UPDATE or
+    /// DELETE through a view of a partitioned table): each row is
+    /// written in the member it comes from.
+    pub members: Option<Arc<Members>>,
+}
+
+/// The members of an inheritance tree a write reads whole, its rows in
+/// the named table's layout (its columns, its system columns, then
+/// `tableoid`, `select::inherit::add_family`'s row): what writing a row
+/// in the member it comes from takes. MERGE into a partitioned table or
+/// an inheritance parent, UPDATE or DELETE through a view of a
+/// partitioned table.
+#[derive(Clone)]
+pub struct Members {
+    /// Position of `tableoid` in the input row.
+    pub tableoid: usize,
+    /// The members that hold rows (a partitioned table's leaves).
+    pub members: Vec<Member>,
+    /// A partitioned table: how its new rows reach their leaves, and
+    /// where an updated row leaving its leaf goes.
+    pub route: Option<Arc<Routing>>,
+}
+
+/// One member of [`Members`].
+#[derive(Clone)]
+pub struct Member {
+    pub table: Arc<TableDef>,
+    /// Per column of the named table: its position in this member (None
+    /// for a dropped column).
+    pub cols: Vec<Option<usize>>,
+    /// Whether the member has live columns the named table lacks (an
+    /// inheritance child's own): its row is read whole from storage.
+    pub extra: bool,
+    /// What its updated rows pass, over its own row.
+    pub checks: Vec<BoundCheck>,
+    /// A leaf of a partitioned table: its whole partition constraint (a
+    /// row failing it moves, routed from the named table).
+    pub part_check: Option<PartCheck>,
+}
+
+/// What binds the checks a member's updated rows pass, over its row.
+pub(crate) type MemberChecks<'a> =
+    dyn FnMut(&mut Binder, &Arc<TableDef>) -> Result<Vec<BoundCheck>, DbError> + 'a;
+
+impl Members {
+    /// The members of `table`'s tree (`family`: every member, the table
+    /// first) that hold rows, each with the checks `checks` binds over
+    /// its row. Every member's lock is taken (`privs`), its privileges
+    /// being the named table's (PostgreSQL checks those alone).
+    pub(crate) fn build(
+        b: &mut Binder,
+        table: &Arc<TableDef>,
+        family: &[Arc<TableDef>],
+        privs: u16,
+        checks: &mut MemberChecks<'_>,
+    ) -> Result<Members, DbError> {
+        let partitioned = table.partition_key.is_some();
+        let route = if partitioned {
+            partition_write(b, table, acl::INSERT)?.0
+        } else {
+            None
+        };
+        let mut members = Vec::new();
+        for m in family {
+            b.need_lock_only(m.oid.0, &m.name, privs);
+            if m.partition_key.is_some() {
+                continue;
+            }
+            let cols: Vec<Option<usize>> = table
+                .columns
+                .iter()
+                .map(|c| (!c.dropped).then(|| m.column_index(&c.name)).flatten())
+                .collect();
+            let extra = m.live_columns().any(|(i, _)| !cols.contains(&Some(i)));
+            let part_check = if partitioned {
+                PartCheck::of(b.catalog, b.eval, m, None)?
+            } else {
+                None
+            };
+            members.push(Member {
+                table: m.clone(),
+                cols,
+                extra,
+                checks: checks(b, m)?,
+                part_check,
+            });
+        }
+        Ok(Members {
+            tableoid: table.columns.len() + crate::ir::SYS_COLS,
+            members,
+            route,
+        })
+    }
 }
 
 /// What a DML statement names: a table, or a view it writes through.
@@ -1693,6 +1786,7 @@ fn plan_modify_table(
             children: Vec::new(),
             part_check: None,
             reroute: None,
+            members: None,
         })
     })();
     b.scopes.pop();
@@ -1765,11 +1859,12 @@ fn plan_modify_view(
     }
     let vt = view_write::resolve(b, v, kind, privs)?;
     let table = vt.table.clone();
-    if table.partition_key.is_some() {
-        return Err(DbError::unsupported(
-            "UPDATE or DELETE through a view of a partitioned table",
-        ));
-    }
+    // A partitioned table is read whole (its leaves' rows in its layout,
+    // `Members` writing each in its leaf).
+    let family = match table.partition_key {
+        Some(_) => select::inherit::family(b, &table, true),
+        None => None,
+    };
     // A read-only column assigned: PostgreSQL's rewriter error (no cursor).
     for t in set_list {
         if let NodeEnum::ResTarget(rt) = node(t)? {
@@ -1784,7 +1879,12 @@ fn plan_modify_view(
     let r = (|| -> Result<ModifyPlan, DbError> {
         let mut base_scope = Scope::default();
         let mut off = 0;
-        let mut tree = select::add_table(table.clone(), &alias, &[], &mut off, &mut base_scope);
+        let mut tree = match &family {
+            Some(members) => {
+                select::inherit::add_family(&table, members, &alias, &[], &mut off, &mut base_scope)
+            }
+            None => select::add_table(table.clone(), &alias, &[], &mut off, &mut base_scope),
+        };
         // The base row's positions, named by the view columns that are
         // plain references to them (the first one each); the rest are
         // unreachable.
@@ -1919,6 +2019,7 @@ fn plan_modify_view(
             children: Vec::new(),
             part_check: None,
             reroute: None,
+            members: None,
         })
     })();
     b.scopes.pop();
@@ -1928,6 +2029,16 @@ fn plan_modify_view(
     if !delete {
         plan.checks = bind_checks(b.catalog, b.eval, &table)?;
         plan.view_checks = vt.checks;
+    }
+    if let Some(family) = &family {
+        let members = Members::build(b, &table, family, write, &mut |b, m| {
+            if delete {
+                Ok(Vec::new())
+            } else {
+                bind_checks(b.catalog, b.eval, m)
+            }
+        })?;
+        plan.members = Some(Arc::new(members));
     }
     Ok(plan)
 }

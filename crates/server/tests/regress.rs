@@ -202,6 +202,7 @@ regress!(
     to_char_special,
     partition_privileges,
     partition_bound_exprs,
+    merge_partitioned,
     default_expr_errors,
     pseudo_type_columns,
     unique_nulls_not_distinct,

@@ -724,6 +724,10 @@ pub enum CheckKind {
 pub struct RlsCheck {
     pub kind: CheckKind,
     pub policy: Option<String>,
+    /// The table whose policy it is, when bound over another's row (a
+    /// partition's, an inheritance child's): the error names it, as
+    /// PostgreSQL's WithCheckOption does.
+    pub table: Option<String>,
 }
 
 impl RlsCheck {
@@ -738,6 +742,7 @@ impl RlsCheck {
             Some(p) => format!(" \"{p}\""),
             None => String::new(),
         };
+        let table = self.table.as_deref().unwrap_or(table);
         nestor_common::DbError::new(
             nestor_common::SqlState::InsufficientPrivilege,
             format!(

@@ -258,6 +258,7 @@ fn new_row_checks(
         rls: Some(RlsCheck {
             kind,
             policy: name.map(str::to_string),
+            table: (t.oid != row.oid).then(|| t.name.clone()),
         }),
     };
     if ors.is_empty() {
