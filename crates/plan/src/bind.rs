@@ -76,6 +76,9 @@ pub struct ScopeCol {
     pub perm: Option<(u32, i16)>,
 }
 
+/// The `attnum` of a FROM item's row marker (`select::from::null_marker`).
+pub(crate) const NULL_MARKER_ATTNUM: i16 = -100;
+
 /// The columns of one query level's input row, in row order.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
@@ -1749,7 +1752,7 @@ impl<'e> Binder<'e> {
         let row_id = (scope.floor..scope.cols.len()).find(|&i| {
             let c = &scope.cols[i];
             let row_id = c.attnum == -1 && c.table_oid != 0 && c.name == "ctid";
-            c.rel == name && c.hidden && (row_id || c.attnum == crate::select::NULL_MARKER_ATTNUM)
+            c.rel == name && c.hidden && (row_id || c.attnum == NULL_MARKER_ATTNUM)
         });
         let mut col = |i: usize| {
             if lvl == cur {

@@ -178,9 +178,6 @@ pub(crate) fn plan_from_item(
     Ok(item)
 }
 
-/// The `attnum` of a FROM item's row marker (`null_marker`).
-pub(crate) const NULL_MARKER_ATTNUM: i16 = -100;
-
 /// A subquery, function or VALUES item on a side of an outer join that may
 /// NULL-extend it gets one more column, hidden and nameless, TRUE in each
 /// of its rows: NULL only where the join NULL-extends the item, which is
@@ -220,7 +217,7 @@ fn null_marker(item: From, before: usize, offset: &mut usize, scope: &mut Scope)
         ty: DataType::Bool,
         hidden: true,
         table_oid: 0,
-        attnum: NULL_MARKER_ATTNUM,
+        attnum: bind::NULL_MARKER_ATTNUM,
         merged: false,
         scalar_fn: false,
     });
