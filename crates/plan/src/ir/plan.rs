@@ -450,7 +450,21 @@ impl Plan {
 
     /// EXPLAIN text, one line per entry.
     pub fn explain(&self, out: &mut Vec<String>) {
+        let from = out.len();
         self.explain_at(0, out);
+        // PostgreSQL names each VALUES list of a query apart: "*VALUES*",
+        // "*VALUES*_1", ... in the order the query has them.
+        let label = "Values Scan on \"*VALUES*\"";
+        let mut seen = 0;
+        for line in &mut out[from..] {
+            if line.ends_with(label) {
+                if seen > 0 {
+                    line.truncate(line.len() - 1);
+                    let _ = write!(line, "_{seen}\"");
+                }
+                seen += 1;
+            }
+        }
     }
 
     fn line(depth: usize, s: &str, out: &mut Vec<String>) {
@@ -502,7 +516,7 @@ impl Plan {
         Some(match self {
             Plan::Filter { .. } | Plan::Project { .. } => return None,
             Plan::Single => "Result".into(),
-            Plan::Values { rows } => format!("Values Scan on \"*VALUES*\" ({} rows)", rows.len()),
+            Plan::Values { .. } => "Values Scan on \"*VALUES*\"".into(),
             Plan::SeqScan { table, alias, .. } | Plan::HashedScan { table, alias, .. } => {
                 scan("Seq Scan", table, alias)
             }
