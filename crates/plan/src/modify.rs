@@ -658,6 +658,18 @@ fn plan_insert_view(
     })
 }
 
+/// Whether a VALUES list has a `t.*` item (its columns, so the row's
+/// width is not its item count).
+fn values_have_star(sel: &pb::SelectStmt) -> bool {
+    sel.values_lists.iter().any(|l| match node(l) {
+        Ok(NodeEnum::List(items)) => items.items.iter().any(|i| {
+            matches!(node(i), Ok(NodeEnum::ColumnRef(c))
+                if matches!(c.fields.last().and_then(|f| f.node.as_ref()), Some(NodeEnum::AStar(_))))
+        }),
+        _ => false,
+    })
+}
+
 /// How many values each row of an INSERT's source has, when its text
 /// tells (VALUES, or a select list without `*`).
 fn insert_source_width(ins: &pb::InsertStmt) -> Option<usize> {
@@ -668,6 +680,9 @@ fn insert_source_width(ins: &pb::InsertStmt) -> Option<usize> {
         let NodeEnum::List(l) = node(first).ok()? else {
             return None;
         };
+        if values_have_star(sel) {
+            return None;
+        }
         return Some(l.items.len());
     }
     if sel.op != pb::SetOperation::SetopNone as i32 && sel.op != 0 {
@@ -767,7 +782,9 @@ fn plan_insert_source(
     let NodeEnum::SelectStmt(sel) = node(s)? else {
         return Err(DbError::internal("INSERT source is not a SELECT"));
     };
+    // (`VALUES (t.*)` is planned as a query, which expands the star.)
     let simple_values = !sel.values_lists.is_empty()
+        && !values_have_star(sel)
         && sel.sort_clause.is_empty()
         && sel.limit_count.is_none()
         && sel.with_clause.is_none();

@@ -22,3 +22,11 @@ insert into so as bar values (9, 'n') returning so.*;
 select so.a from so s;
 select s.a from so s where s.a = 1;
 drop table so, so2, so_nocols;
+-- PL/pgSQL: NEW.* in VALUES and select lists of a trigger
+create table src (a int, b text);
+create table audit (a int, b text);
+create function trg() returns trigger language plpgsql as $$ begin insert into audit values (new.*); insert into audit select new.*; insert into audit values ((new).a, new.b); return new; end $$;
+create trigger t after insert on src for each row execute function trg();
+insert into src values (1, 'x');
+select * from audit;
+drop table src, audit; drop function trg();

@@ -507,6 +507,28 @@ pub(super) fn expand_star(
             return Ok(());
         }
     }
+    // PL/pgSQL: `v.*` of a row variable (`VALUES (NEW.*)` in a trigger)
+    // is its fields.
+    if let Some(vars) = b.vars {
+        if let Some((i, DataType::Record(rt))) = vars.resolve(&[r])? {
+            if b.params.len() <= i {
+                b.params.resize(i + 1, DataType::Unknown);
+            }
+            b.params[i] = DataType::Record(rt);
+            for (k, (name, ty)) in rt.fields.iter().enumerate() {
+                out.push(Target {
+                    expr: Expr::Func(crate::functions::Func::FieldSelect(k), vec![Expr::Param(i)]),
+                    col: OutCol {
+                        name: name.clone(),
+                        ty: *ty,
+                        table_oid: 0,
+                        column_id: 0,
+                    },
+                });
+            }
+            return Ok(());
+        }
+    }
     Err(err_at(b.missing_entry(r), b.text, location))
 }
 
