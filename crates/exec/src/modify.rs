@@ -1367,14 +1367,26 @@ pub(crate) fn write_row(
                 Some(r) => r,
                 None => new_values(p, row, ev)?,
             };
-            check_row(t, &p.checks, &mut new, ev)?;
-            if let Some(f) = trig.as_deref() {
-                new_live = Some(f.live(&new));
-            }
+            // The partition constraint first (ExecUpdateAct): a row that
+            // leaves its partition is checked by the one it moves to, not
+            // by this one's CHECK constraints.
             let stays = match &p.part_check {
                 Some(c) => part_holds(c, &new, ev)?,
                 None => true,
             };
+            if stays {
+                check_row(t, &p.checks, &mut new, ev)?;
+            } else {
+                // Its UPDATE policies still hold it (WCO_RLS_UPDATE_CHECK
+                // of the row inserted where it moves).
+                let rest = compute_generated(&p.checks, &mut new, ev)?;
+                if rest.last().is_some_and(|c| c.rls.is_some()) {
+                    check_policies(t, rest, &new, ev)?;
+                }
+            }
+            if let Some(f) = trig.as_deref() {
+                new_live = Some(f.live(&new));
+            }
             let moves = match &p.part_check {
                 Some(_) if !stays => match &p.reroute {
                     Some(r) => Some(r),

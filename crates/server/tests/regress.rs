@@ -212,6 +212,7 @@ regress!(
     whole_row_outer_join,
     column_hints,
     to_char_numeric_edges,
+    update_moves_past_checks,
     constraint_using_index,
     column_storage,
     format_variadic,
