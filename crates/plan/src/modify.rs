@@ -358,6 +358,13 @@ fn fold_subscripted(source: Plan, targets: &mut Vec<usize>, subs: &[Option<Assig
     }
 }
 
+/// The type of column `col` when it may hold domains inside (a
+/// composite or an array), for [`Binder::check_contained_from`].
+fn bound_literal_ty(table: &dyn WriteCols, col: usize) -> Option<DataType> {
+    let ty = table.col_ty(col);
+    matches!(ty, DataType::Record(_) | DataType::Array(_)).then_some(ty)
+}
+
 /// A value of INSERT's source (or of a subscripted SET) coerced to what it
 /// is assigned to: the column's type, or the element or array type of a
 /// subscripted target (with PostgreSQL's message for each).
@@ -935,10 +942,16 @@ pub(crate) fn plan_insert_values(
                 Some(_) => col_locs.get(i).copied().unwrap_or(-1),
                 None => item_loc,
             };
-            row.push(
-                coerce_insert_value(b, table, col, sub, bound)
-                    .map_err(|e| bind::err_at(e, b.text, loc))?,
-            );
+            let v = coerce_insert_value(b, table, col, sub, bound)
+                .map_err(|e| bind::err_at(e, b.text, loc))?;
+            // A literal of a composite with domain attributes is checked
+            // here too, for the error's cursor (the column's check, after,
+            // then passes).
+            let v = match (sub, bound_literal_ty(table, col)) {
+                (None, Some(ty)) => b.check_contained_from(v, ty, item)?,
+                _ => v,
+            };
+            row.push(v);
         }
         rows.push(row);
     }
@@ -2272,6 +2285,23 @@ pub fn bind_checks(
     let mut out = bind_generated(catalog, eval, table)?;
     for (i, c) in table.live_columns() {
         let Some(oid) = c.domain else {
+            // A composite (or array of one) with attributes of domains:
+            // the Domain node raises the error.
+            if let Some(checks) =
+                bind::domain::contained_checks(catalog, eval, select::plan_query, c.ty)?
+            {
+                out.push(BoundCheck {
+                    name: String::new(),
+                    expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
+                        arg: Expr::Col(i),
+                        checks,
+                        at: None,
+                    })),
+                    domain: Some(String::new()),
+                    generated: None,
+                    rls: None,
+                });
+            }
             continue;
         };
         if let Some(def) = nestor_types::domains::lookup_array(oid) {
@@ -2290,14 +2320,28 @@ pub fn bind_checks(
         let Some(def) = nestor_types::domains::lookup(oid) else {
             continue;
         };
-        let d = bind::domain::bind_domain_checks(
+        let (d, parts) = bind::domain::split_parts(bind::domain::bind_domain_checks(
             catalog,
             eval,
             select::plan_query,
             &def,
             table.columns.len(),
             i,
-        )?;
+        )?);
+        if let Some(checks) = parts {
+            // The domains inside a domain over a composite, first.
+            out.push(BoundCheck {
+                name: String::new(),
+                expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
+                    arg: Expr::Col(i),
+                    checks,
+                    at: None,
+                })),
+                domain: Some(d.domain.clone()),
+                generated: None,
+                rls: None,
+            });
+        }
         if d.not_null {
             out.push(BoundCheck {
                 name: String::new(),

@@ -106,7 +106,9 @@ fn put(ctx: &mut StatementCtx, def: CompositeDef) -> Result<(), DbError> {
 }
 
 /// One attribute of a `(name type, ...)` list.
-fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
+/// An attribute definition: its name, type (a domain's base type) and
+/// the domain it names (the domain's or its array type's OID), if any.
+fn attribute(n: &pb::Node) -> Result<(String, DataType, Option<u32>), DbError> {
     let NodeEnum::ColumnDef(cd) = node(n)? else {
         return Err(DbError::internal("composite attribute is not a column"));
     };
@@ -121,7 +123,20 @@ fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
     if let Some(pseudo) = super::table::pseudo_type(t) {
         return Err(super::table::pseudo_column(&cd.colname, pseudo));
     }
-    Ok((cd.colname.clone(), t))
+    Ok((cd.colname.clone(), t, declared_domain(tn)))
+}
+
+/// The domain (or array of one) a type name names, by pg_type OID.
+fn declared_domain(tn: &pb::TypeName) -> Option<u32> {
+    bind::domain::domain_or_array(tn).map(|(d, array)| if array { d.array_oid } else { d.oid })
+}
+
+/// `domains` as kept: empty when no attribute has one.
+fn trimmed(mut domains: Vec<Option<u32>>) -> Vec<Option<u32>> {
+    if domains.iter().all(Option::is_none) {
+        domains.clear();
+    }
+    domains
 }
 
 /// 42P16 when `t` contains composite type `def` itself.
@@ -166,12 +181,14 @@ pub fn create_composite(
         return Err(type_exists(&name));
     }
     let mut attrs: Vec<(String, DataType)> = Vec::with_capacity(st.coldeflist.len());
+    let mut domains = Vec::with_capacity(st.coldeflist.len());
     for n in &st.coldeflist {
-        let (a, t) = attribute(n)?;
+        let (a, t, d) = attribute(n)?;
         if attrs.iter().any(|(p, _)| *p == a) {
             return Err(duplicate_column(&a));
         }
         attrs.push((a, t));
+        domains.push(d);
     }
     // PostgreSQL: the relation's OID, then the array type's, then the
     // type's.
@@ -185,6 +202,7 @@ pub fn create_composite(
         name,
         owner: ctx.role.oid.0,
         attrs,
+        domains: trimmed(domains),
     };
     put(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TYPE"))
@@ -354,6 +372,8 @@ pub(super) fn alter_composite(
     name: &str,
 ) -> Result<CommandTag, DbError> {
     let mut def = owned(ctx, name)?;
+    // Kept beside `attrs` position by position while they change.
+    def.domains.resize(def.attrs.len(), None);
     for c in &at.cmds {
         let NodeEnum::AlterTableCmd(cmd) = node(c)? else {
             continue;
@@ -368,7 +388,7 @@ pub(super) fn alter_composite(
                     .def
                     .as_deref()
                     .ok_or_else(|| DbError::internal("ADD ATTRIBUTE without a definition"))?;
-                let (a, t) = attribute(n)?;
+                let (a, t, d) = attribute(n)?;
                 not_itself(&def, t)?;
                 if def.attrs.iter().any(|(p, _)| *p == a) {
                     return Err(DbError::new(
@@ -377,11 +397,13 @@ pub(super) fn alter_composite(
                     ));
                 }
                 def.attrs.push((a, t));
+                def.domains.push(d);
             }
             pb::AlterTableType::AtDropColumn => {
                 match def.attrs.iter().position(|(p, _)| *p == cmd.name) {
                     Some(i) => {
                         def.attrs.remove(i);
+                        def.domains.remove(i);
                     }
                     None if cmd.missing_ok => notice(
                         ctx,
@@ -401,11 +423,11 @@ pub(super) fn alter_composite(
                 let NodeEnum::ColumnDef(cd) = node(n)? else {
                     return Err(DbError::internal("ALTER ATTRIBUTE without a type"));
                 };
-                let t = bind::type_from_name(
-                    cd.type_name
-                        .as_ref()
-                        .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?,
-                )?;
+                let tn = cd
+                    .type_name
+                    .as_ref()
+                    .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?;
+                let t = bind::type_from_name(tn)?;
                 not_itself(&def, t)?;
                 let i = def
                     .attrs
@@ -413,10 +435,12 @@ pub(super) fn alter_composite(
                     .position(|(p, _)| *p == cmd.name)
                     .ok_or_else(|| undefined_attribute(&cmd.name, &def.name))?;
                 def.attrs[i].1 = t;
+                def.domains[i] = declared_domain(tn);
             }
             _ => return Err(DbError::unsupported("this ALTER TYPE subcommand")),
         }
     }
+    def.domains = trimmed(std::mem::take(&mut def.domains));
     put(ctx, def)?;
     Ok(CommandTag::Plain("ALTER TYPE"))
 }

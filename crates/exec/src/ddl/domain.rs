@@ -336,6 +336,62 @@ fn columns_of(
     out
 }
 
+/// How deep [`type_uses`] follows arrays, composites and domains within
+/// each other (they cannot contain themselves; this only bounds work).
+const USES_DEPTH: usize = 32;
+
+/// The first live column whose values hold values of a domain of
+/// `family` inside them: elements of an array, attributes of a composite
+/// (at any depth, through domains over them), not the column's own.
+fn column_using_inside(
+    ctx: &StatementCtx,
+    family: &[u32],
+) -> Option<(Arc<nestor_catalog::TableDef>, usize)> {
+    for t in ctx.catalog.tables() {
+        for (i, c) in t.live_columns() {
+            let inside = match c.domain {
+                Some(d) if family.contains(&d) => false,
+                Some(d) => domain_uses(d, family, 0),
+                None => type_uses(c.ty, family, 0),
+            };
+            if inside {
+                return Some((t.clone(), i));
+            }
+        }
+    }
+    None
+}
+
+/// Whether values of the domain (or array of a domain) of pg_type OID
+/// `oid` hold values of a domain of `family`.
+fn domain_uses(oid: u32, family: &[u32], depth: usize) -> bool {
+    let def =
+        nestor_types::domains::lookup(oid).or_else(|| nestor_types::domains::lookup_array(oid));
+    def.is_some_and(|d| family.contains(&d.oid) || type_uses(d.base, family, depth + 1))
+}
+
+/// Whether values of type `ty` hold values of a domain of `family`.
+fn type_uses(ty: nestor_types::DataType, family: &[u32], depth: usize) -> bool {
+    use nestor_types::DataType;
+    if depth > USES_DEPTH {
+        return false;
+    }
+    match ty {
+        DataType::Array(e) => type_uses(*e, family, depth + 1),
+        DataType::Record(rt) if rt.oid != 0 => nestor_types::composites::lookup(rt.oid)
+            .is_some_and(|c| {
+                c.attrs
+                    .iter()
+                    .enumerate()
+                    .any(|(i, (_, aty))| match c.attr_domain(i) {
+                        Some(d) => domain_uses(d, family, depth + 1),
+                        None => type_uses(*aty, family, depth + 1),
+                    })
+            }),
+        _ => false,
+    }
+}
+
 /// Every stored value of the domain's columns must pass `def`'s NOT NULL
 /// (when `not_null`) and the CHECKs named `checks`.
 fn verify_columns(
@@ -344,16 +400,6 @@ fn verify_columns(
     not_null: bool,
     checks: &[&str],
 ) -> Result<(), DbError> {
-    // PostgreSQL cannot check the elements of stored arrays of a domain.
-    if let Some((t, col)) = columns_of(ctx, def.array_oid, 0).first() {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            format!(
-                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
-                def.name, t.name, t.columns[*col].name
-            ),
-        ));
-    }
     let snap = ctx.snapshot;
     // As PostgreSQL: columns of the domain and of domains over it, not of
     // arrays of it.
@@ -369,6 +415,17 @@ fn verify_columns(
         .map(|d| d.oid)
         .chain(std::iter::once(def.oid))
         .collect();
+    // PostgreSQL cannot check values of the domain inside stored arrays
+    // or composites (typecmds.c, find_composite_type_dependencies).
+    if let Some((t, col)) = column_using_inside(ctx, &family) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
+                def.name, t.name, t.columns[col].name
+            ),
+        ));
+    }
     let columns = family
         .iter()
         .flat_map(|&o| columns_of(ctx, o, 0))
