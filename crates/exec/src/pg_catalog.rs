@@ -2143,7 +2143,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
     }
     for t in c.composites() {
         for (i, (name, ty)) in t.attrs.iter().enumerate() {
-            out.push(attribute_row(t.relid, i as i16 + 1, name, *ty).done());
+            let mut r = attribute_row(t.relid, i as i16 + 1, name, *ty);
+            if let Some(d) = t.attr_domain(i) {
+                r.set("atttypid", oid(d)).set("atttypmod", Value::Int4(-1));
+            }
+            out.push(r.done());
         }
     }
     for r in Rel::ALL {

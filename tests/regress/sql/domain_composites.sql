@@ -69,6 +69,30 @@ select row(-1)::ddtest4;  -- fail: the new constraint applies
 drop type ddtest4;
 drop domain posint2;
 
+-- A domain an attribute uses cannot be dropped but with CASCADE, which
+-- drops the attribute.
+create domain posint3 as int;
+create type ddtest7 as (a int, b posint3, c text);
+drop domain posint3;  -- fail
+drop domain posint3 cascade;
+\d ddtest7
+select row(1, 'x')::ddtest7;
+drop type ddtest7;
+
+-- Changing a composite type a domain is over.
+create type comptype as (r float8, i float8);
+create domain dcomptype as comptype;
+alter domain dcomptype add constraint c1 check ((value).r > 0);
+select row(0,1)::dcomptype;  -- fail
+alter type comptype alter attribute r type bigint;
+alter type comptype drop attribute r;  -- fail
+alter type comptype drop attribute i;
+alter type comptype add attribute z posint;
+select row(1, 2)::dcomptype;
+select row(0, 2)::dcomptype;  -- fail
+select row(1, -2)::dcomptype;  -- fail
+drop type comptype cascade;
+
 -- Domains over composites.
 create type comptype as (r float8, i float8);
 create domain dcomptype as comptype;

@@ -31,6 +31,7 @@ use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node};
 use nestor_types::composites::CompositeDef;
+use nestor_types::domains::DomainDef;
 use nestor_types::DataType;
 
 use super::enum_type::{name_is_type, type_exists, type_name, undefined_type};
@@ -51,6 +52,11 @@ fn uses(t: DataType, oid: u32) -> bool {
 /// The objects that use composite `oid`, as PostgreSQL's DETAIL lines
 /// name them.
 fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
+    dependents_but(ctx, oid, &[])
+}
+
+/// [`dependents`] but the domains of `domains` (by OID).
+fn dependents_but(ctx: &StatementCtx, oid: u32, domains: &[u32]) -> Vec<String> {
     let mut out = Vec::new();
     for t in ctx.catalog.tables() {
         // A column of a domain over the type depends on the domain.
@@ -68,7 +74,7 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
         }
     }
     for d in ctx.catalog.domains() {
-        if uses(d.base, oid) {
+        if uses(d.base, oid) && !domains.contains(&d.oid) {
             out.push(format!("type {}", d.name));
         }
     }
@@ -355,13 +361,131 @@ fn check_not_in_use(ctx: &StatementCtx, def: &CompositeDef, cascade: bool) -> Re
             });
         }
     }
-    if let Some(d) = dependents(ctx, def.oid).first() {
+    // Domains over the type itself follow it (`rebase_domains`).
+    let over: Vec<u32> = domains_over(ctx, def.oid).iter().map(|d| d.oid).collect();
+    if let Some(d) = dependents_but(ctx, def.oid, &over).first() {
         return Err(DbError::unsupported(format!(
             "ALTER TYPE {} while {d} uses it",
             def.name
         )));
     }
     Ok(())
+}
+
+/// The domains over composite `oid` itself (at any level of domains over
+/// domains: each has the root's base type).
+fn domains_over(ctx: &StatementCtx, oid: u32) -> Vec<Arc<DomainDef>> {
+    ctx.catalog
+        .domains()
+        .into_iter()
+        .filter(|d| matches!(d.base, DataType::Record(r) if r.oid == oid))
+        .collect()
+}
+
+/// The domains over composite `def` (just changed) with its new shape,
+/// to put after it (a logged domain decodes its base type by the
+/// composite's OID); their CHECK constraints must still bind over it. One
+/// naming an attribute of `dropped` is PostgreSQL's dependency error
+/// (2BP01; 0A000 under CASCADE, which would drop the constraint).
+fn rebase_domains(
+    ctx: &StatementCtx,
+    def: &CompositeDef,
+    dropped: &[String],
+    cascade: bool,
+) -> Result<Vec<DomainDef>, DbError> {
+    let base = def.data_type();
+    let mut rebased = Vec::new();
+    for d in domains_over(ctx, def.oid) {
+        for c in &d.checks {
+            // Each constraint alone, over the new type.
+            let one = DomainDef {
+                base,
+                parent: None,
+                not_null: false,
+                checks: vec![c.clone()],
+                ..(*d).clone()
+            };
+            let bound = bind::domain::bind_domain_checks(
+                ctx.catalog,
+                ctx.eval,
+                nestor_plan::select::plan_query,
+                &one,
+                1,
+                0,
+            );
+            match bound {
+                Err(e) if e.code == SqlState::UndefinedColumn && !dropped.is_empty() => {
+                    return Err(attribute_in_use(def, dropped, &c.name, cascade));
+                }
+                Err(mut e) => {
+                    // Its cursor is in the constraint's text, not the
+                    // statement's.
+                    e.position = None;
+                    e.unpositioned = true;
+                    return Err(e);
+                }
+                Ok(_) => {}
+            }
+        }
+        rebased.push(DomainDef {
+            base,
+            ..(*d).clone()
+        });
+    }
+    Ok(rebased)
+}
+
+/// DROP DOMAIN ... CASCADE: attribute `attr` of composite type `name`,
+/// of the domain, is dropped (0A000 when something uses the type, as
+/// for ALTER TYPE ... DROP ATTRIBUTE ... CASCADE).
+pub(super) fn drop_attribute_cascaded(
+    ctx: &mut StatementCtx,
+    name: &str,
+    attr: &str,
+) -> Result<(), DbError> {
+    let Some(cur) = ctx.catalog.composite(name) else {
+        return Ok(());
+    };
+    let mut def = (*cur).clone();
+    check_not_in_use(ctx, &def, true)?;
+    let Some(i) = def.attrs.iter().position(|(a, _)| a == attr) else {
+        return Ok(());
+    };
+    def.domains.resize(def.attrs.len(), None);
+    let dropped = vec![def.attrs.remove(i).0];
+    def.domains.remove(i);
+    def.domains = trimmed(std::mem::take(&mut def.domains));
+    let rebased = rebase_domains(ctx, &def, &dropped, true)?;
+    put(ctx, def)?;
+    for d in rebased {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(d)))?;
+    }
+    Ok(())
+}
+
+/// DROP ATTRIBUTE of an attribute a domain's constraint names.
+fn attribute_in_use(def: &CompositeDef, dropped: &[String], check: &str, cascade: bool) -> DbError {
+    if cascade {
+        return DbError::unsupported(
+            "ALTER TYPE ... DROP ATTRIBUTE ... CASCADE of an attribute a domain constraint uses",
+        );
+    }
+    // The constraint names one of them; PostgreSQL reports the first
+    // dropped (one DROP ATTRIBUTE a statement is the common case).
+    let attr = &dropped[0];
+    DbError::new(
+        SqlState::DependentObjectsStillExist,
+        format!(
+            "cannot drop column {attr} of composite type {} because other objects depend on it",
+            def.name
+        ),
+    )
+    .with_detail(format!(
+        "constraint {check} depends on column {attr} of composite type {}",
+        def.name
+    ))
+    .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 /// ALTER TYPE name ADD ATTRIBUTE / DROP ATTRIBUTE [IF EXISTS] / ALTER
@@ -374,11 +498,14 @@ pub(super) fn alter_composite(
     let mut def = owned(ctx, name)?;
     // Kept beside `attrs` position by position while they change.
     def.domains.resize(def.attrs.len(), None);
+    let mut dropped = Vec::new();
+    let mut cascade_any = false;
     for c in &at.cmds {
         let NodeEnum::AlterTableCmd(cmd) = node(c)? else {
             continue;
         };
         let cascade = cmd.behavior == pb::DropBehavior::DropCascade as i32;
+        cascade_any |= cascade;
         check_not_in_use(ctx, &def, cascade)?;
         let kind =
             pb::AlterTableType::try_from(cmd.subtype).unwrap_or(pb::AlterTableType::Undefined);
@@ -402,7 +529,7 @@ pub(super) fn alter_composite(
             pb::AlterTableType::AtDropColumn => {
                 match def.attrs.iter().position(|(p, _)| *p == cmd.name) {
                     Some(i) => {
-                        def.attrs.remove(i);
+                        dropped.push(def.attrs.remove(i).0);
                         def.domains.remove(i);
                     }
                     None if cmd.missing_ok => notice(
@@ -441,7 +568,12 @@ pub(super) fn alter_composite(
         }
     }
     def.domains = trimmed(std::mem::take(&mut def.domains));
+    let rebased = rebase_domains(ctx, &def, &dropped, cascade_any)?;
     put(ctx, def)?;
+    for d in rebased {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(d)))?;
+    }
     Ok(CommandTag::Plain("ALTER TYPE"))
 }
 

@@ -634,6 +634,9 @@ pub(super) enum Dependent {
     Column(String, String),
     /// A domain over it.
     Domain(String),
+    /// (composite type, attribute): an attribute of the domain or of its
+    /// array.
+    Attribute(String, String),
     /// A function with an argument of it (its signature).
     Function(String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
@@ -645,6 +648,7 @@ impl Dependent {
         match self {
             Dependent::Column(t, c) => format!("column {c} of table {t}"),
             Dependent::Domain(d) => format!("type {d}"),
+            Dependent::Attribute(t, a) => format!("column {a} of composite type {t}"),
             Dependent::Function(f) => format!("function {f}"),
             Dependent::Cast(c) => super::cast::describe(c),
         }
@@ -665,6 +669,18 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
             Dependent::Column(t.name.clone(), t.columns[col].name.clone()),
             ty,
         ));
+    }
+    let mut composites = ctx.catalog.composites();
+    composites.sort_by_key(|c| c.oid);
+    for c in composites {
+        for (i, (a, _)) in c.attrs.iter().enumerate() {
+            let ty = match c.attr_domain(i) {
+                Some(d) if d == def.oid => def.name.clone(),
+                Some(d) if d == def.array_oid => format!("{}[]", def.name),
+                _ => continue,
+            };
+            out.push((Dependent::Attribute(c.name.clone(), a.clone()), ty));
+        }
     }
     for d in ctx.catalog.domains() {
         if d.parent == Some(def.oid) {
@@ -694,8 +710,9 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
 }
 
 /// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
-/// another domain or a function uses is 2BP01 unless CASCADE, which drops
-/// those columns and domains first (functions: 0A000).
+/// another domain, a composite type's attribute or a function uses is
+/// 2BP01 unless CASCADE, which drops those columns and domains first
+/// (functions: 0A000) and the attributes.
 pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let mut drops: Vec<Arc<DomainDef>> = Vec::new();
     for o in &ds.objects {
@@ -793,6 +810,9 @@ pub(super) fn drop_domain_defs(
     for (d, _) in &deps {
         if let Dependent::Cast(c) = d {
             super::cast::drop_all(ctx, vec![c.clone()])?;
+        }
+        if let Dependent::Attribute(ty, attr) = d {
+            super::composite::drop_attribute_cascaded(ctx, ty, attr)?;
         }
         if let Dependent::Column(table, column) = d {
             let def = ctx
