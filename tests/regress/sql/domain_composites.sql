@@ -83,10 +83,14 @@ drop type ddtest7;
 create type comptype as (r float8, i float8);
 create domain dcomptype as comptype;
 alter domain dcomptype add constraint c1 check ((value).r > 0);
+comment on constraint c1 on domain dcomptype is 'random commentary';
+comment on constraint nope on domain dcomptype is 'x';  -- fail
 select row(0,1)::dcomptype;  -- fail
 alter type comptype alter attribute r type bigint;
 alter type comptype drop attribute r;  -- fail
 alter type comptype drop attribute i;
+select conname, obj_description(oid, 'pg_constraint') from pg_constraint
+  where contypid = 'dcomptype'::regtype;  -- the comment is still there
 alter type comptype add attribute z posint;
 select row(1, 2)::dcomptype;
 select row(0, 2)::dcomptype;  -- fail
