@@ -157,6 +157,10 @@ pub(crate) trait WriteCols {
     fn always_identity(&self, col: usize) -> bool;
     /// A stored generated column: it takes DEFAULT only.
     fn generated(&self, col: usize) -> bool;
+    /// The domain (or array of a domain) the column was declared with.
+    fn col_domain(&self, _col: usize) -> Option<u32> {
+        None
+    }
 }
 
 impl WriteCols for TableDef {
@@ -178,6 +182,10 @@ impl WriteCols for TableDef {
 
     fn generated(&self, col: usize) -> bool {
         self.columns[col].generated
+    }
+
+    fn col_domain(&self, col: usize) -> Option<u32> {
+        self.columns[col].domain
     }
 }
 
@@ -356,13 +364,6 @@ fn fold_subscripted(source: Plan, targets: &mut Vec<usize>, subs: &[Option<Assig
         input: Box::new(source),
         exprs,
     }
-}
-
-/// The type of column `col` when it may hold domains inside (a
-/// composite or an array), for [`Binder::check_contained_from`].
-fn bound_literal_ty(table: &dyn WriteCols, col: usize) -> Option<DataType> {
-    let ty = table.col_ty(col);
-    matches!(ty, DataType::Record(_) | DataType::Array(_)).then_some(ty)
 }
 
 /// A value of INSERT's source (or of a subscripted SET) coerced to what it
@@ -944,12 +945,12 @@ pub(crate) fn plan_insert_values(
             };
             let v = coerce_insert_value(b, table, col, sub, bound)
                 .map_err(|e| bind::err_at(e, b.text, loc))?;
-            // A literal of a composite with domain attributes is checked
-            // here too, for the error's cursor (the column's check, after,
-            // then passes).
-            let v = match (sub, bound_literal_ty(table, col)) {
-                (None, Some(ty)) => b.check_contained_from(v, ty, item)?,
-                _ => v,
+            // A literal whose input checks domains (of a composite's
+            // attributes, of an array's elements) is checked here too, for
+            // the error's cursor (the column's check, after, then passes).
+            let v = match sub {
+                None => b.check_literal(v, table.col_ty(col), table.col_domain(col), item)?,
+                Some(_) => v,
             };
             row.push(v);
         }

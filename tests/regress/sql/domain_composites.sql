@@ -138,8 +138,16 @@ create table ddtest6 (d ddtest1d);
 insert into ddtest6 values (row(2, 'x'));
 insert into ddtest6 values (row(-2, 'x'));  -- fail
 insert into ddtest6 values (row(2, 'bad'));  -- fail
+insert into ddtest6 values ('(-3,x)');  -- fail, at the literal
+insert into ddtest6 values ('(3,bad)');  -- fail
 select * from ddtest6;
 drop table ddtest6;
+-- a literal array of a domain is checked as it is read
+create table pitable (f1 posint[]);
+insert into pitable values ('{1,2}');
+insert into pitable values ('{0}');  -- fail
+insert into pitable values (array[-1]);  -- fail
+drop table pitable;
 drop domain ddtest1d;
 
 -- Domains over arrays of composites.

@@ -278,13 +278,63 @@ impl Binder<'_> {
         ty: DataType,
         arg: &pb::Node,
     ) -> Result<Expr, DbError> {
-        let at = match arg.node.as_ref() {
+        let at = self.literal_at(arg);
+        self.check_contained_at(e, ty, at)
+    }
+
+    /// The error cursor of `arg` when it is a string literal.
+    fn literal_at(&self, arg: &pb::Node) -> Option<u32> {
+        match arg.node.as_ref() {
             Some(pb::node::Node::AConst(c)) if matches!(c.val, Some(pb::a_const::Val::Sval(_))) => {
                 nestor_parser::location_to_position(self.text, c.location)
             }
             _ => None,
+        }
+    }
+
+    /// `e`, bound from `arg` for a column of type `ty` declared with
+    /// `domain`: when `arg` is a string literal, the checks its input
+    /// makes as PostgreSQL parses it (an array's elements of a domain,
+    /// the domain attributes of a composite, not a domain's own
+    /// constraints), reported at the literal.
+    pub(crate) fn check_literal(
+        &mut self,
+        e: Expr,
+        ty: DataType,
+        domain: Option<u32>,
+        arg: &pb::Node,
+    ) -> Result<Expr, DbError> {
+        let Some(at) = self.literal_at(arg) else {
+            return Ok(e);
         };
-        self.check_contained_at(e, ty, at)
+        let Some(oid) = domain else {
+            return self.check_contained_at(e, ty, Some(at));
+        };
+        let checks = if let Some(def) = nestor_types::domains::lookup_array(oid) {
+            let mut c = bind_domain_checks(self.catalog, self.eval, self.plan_query, &def, 1, 0)?;
+            c.elements = true;
+            Some(c)
+        } else if let Some(def) = nestor_types::domains::lookup(oid) {
+            split_parts(bind_domain_checks(
+                self.catalog,
+                self.eval,
+                self.plan_query,
+                &def,
+                1,
+                0,
+            )?)
+            .1
+        } else {
+            None
+        };
+        Ok(match checks {
+            Some(checks) => Expr::Domain(Box::new(DomainCoerce {
+                arg: e,
+                checks,
+                at: Some(at),
+            })),
+            None => e,
+        })
     }
 
     fn check_contained_at(
