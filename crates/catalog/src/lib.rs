@@ -2274,18 +2274,52 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .enums
         .values()
         .map(|e| CatalogRecord::PutEnum((**e).clone()));
-    // Domains after the enums they may be over, before the tables.
-    let domains = st
+    // Domains and composite types after the enums they may use, before
+    // the tables, together in creation (OID) order: a domain may be over
+    // a composite type, an attribute of one may be of a domain or of an
+    // earlier composite, and each decodes by what it names.
+    // (ALTER TYPE ADD ATTRIBUTE can make a type use a later one: a
+    // composite ranks after the domains of its attributes, a domain after
+    // the composite it is over.)
+    let composite_rank = |c: &CompositeDef| {
+        c.domains
+            .iter()
+            .flatten()
+            .map(|&d| {
+                nestor_types::domains::lookup_array(d)
+                    .map(|def| def.oid)
+                    .unwrap_or(d)
+            })
+            .fold(c.oid, u32::max)
+    };
+    let domain_rank = |d: &DomainDef| {
+        let over = d.base.element().unwrap_or(d.base);
+        let composite = match over {
+            nestor_types::DataType::Record(r) if r.oid != 0 => {
+                nestor_types::composites::lookup(r.oid)
+            }
+            _ => None,
+        };
+        composite.map_or(d.oid, |c| composite_rank(&c).max(d.oid))
+    };
+    let mut types: Vec<((u32, u32), CatalogRecord)> = st
         .domains
         .values()
-        .map(|d| CatalogRecord::PutDomain((**d).clone()));
-    // Composite types after the types of their attributes, in creation
-    // (OID) order, as one may be an attribute of a later one.
-    let mut composites: Vec<_> = st.composites.values().collect();
-    composites.sort_by_key(|c| c.oid);
-    let composites = composites
-        .into_iter()
-        .map(|c| CatalogRecord::PutComposite((**c).clone()));
+        .map(|d| {
+            (
+                (domain_rank(d), d.oid),
+                CatalogRecord::PutDomain((**d).clone()),
+            )
+        })
+        .chain(st.composites.values().map(|c| {
+            (
+                (composite_rank(c), c.oid),
+                CatalogRecord::PutComposite((**c).clone()),
+            )
+        }))
+        .collect();
+    types.sort_by_key(|(rank, _)| *rank);
+    let domains = types.into_iter().map(|(_, r)| r);
     let schemas = st
         .schemas
         .values()
@@ -2308,7 +2342,6 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
     let mut all: Vec<CatalogRecord> = roles
         .chain(enums)
         .chain(domains)
-        .chain(composites)
         .chain(acls)
         .chain(role_settings)
         .chain(default_acls)

@@ -2009,9 +2009,17 @@ fn put_composite(out: &mut Vec<u8>, c: &CompositeDef) {
     put_str(out, &c.name);
     out.extend_from_slice(&c.owner.to_le_bytes());
     put_u32(out, c.attrs.len());
-    for (name, ty) in &c.attrs {
+    for (i, (name, ty)) in c.attrs.iter().enumerate() {
         put_str(out, name);
-        put_type(out, *ty);
+        // An attribute of a domain: the domain's OID and typmod -1, as a
+        // column's.
+        match c.attr_domain(i) {
+            Some(d) => {
+                out.extend_from_slice(&d.to_le_bytes());
+                out.extend_from_slice(&(-1i32).to_le_bytes());
+            }
+            None => put_type(out, *ty),
+        }
     }
 }
 
@@ -2128,11 +2136,21 @@ fn get_composite(r: &mut Reader<'_>) -> Result<CompositeDef, String> {
     let relid = r.u32()?;
     let name = get_str(r)?;
     let owner = r.u32()?;
+    let mut domains = Vec::new();
     let attrs = get_list(r, |r| {
         let n = get_str(r)?;
-        let ty = get_type(r, &n)?;
+        let (oid, typmod) = (r.u32()?, r.u32()? as i32);
+        // A domain's record comes before the composites using it.
+        let domain = nestor_types::domains::lookup(oid)
+            .or_else(|| nestor_types::domains::lookup_array(oid))
+            .map(|_| oid);
+        domains.push(domain);
+        let ty = type_of(oid, typmod).ok_or_else(|| format!("{n}: unknown type oid {oid}"))?;
         Ok((n, ty))
     })?;
+    if domains.iter().all(Option::is_none) {
+        domains.clear();
+    }
     Ok(CompositeDef {
         oid,
         array_oid,
@@ -2140,6 +2158,7 @@ fn get_composite(r: &mut Reader<'_>) -> Result<CompositeDef, String> {
         name,
         owner,
         attrs,
+        domains,
     })
 }
 
@@ -2727,6 +2746,7 @@ mod tests {
                     ("a".into(), DataType::Int4),
                     ("b".into(), DataType::Varchar(Some(5))),
                 ],
+                domains: Vec::new(),
             }),
             CatalogRecord::DropComposite {
                 name: "pair".into(),

@@ -40,19 +40,15 @@ use crate::{Ns, State, PUBLIC_NAMESPACE_OID};
 
 /// Note `def`'s row type in the registry.
 pub(crate) fn note(def: &TableDef) {
-    let attrs = def
-        .columns
-        .iter()
-        .filter(|c| !c.dropped)
-        .map(|c| (c.name.clone(), c.ty))
-        .collect();
+    let live = || def.columns.iter().filter(|c| !c.dropped);
     composites::note_row_type(CompositeDef {
         oid: def.oid.0,
         array_oid: 0,
         relid: def.oid.0,
         name: def.name.clone(),
         owner: 0,
-        attrs,
+        attrs: live().map(|c| (c.name.clone(), c.ty)).collect(),
+        domains: live().map(|c| c.domain).collect(),
     });
 }
 

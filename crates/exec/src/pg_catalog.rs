@@ -1338,10 +1338,15 @@ fn comment_target_exists(c: &Catalog, class: u32, o: u32, sub: i32) -> bool {
                 || nestor_types::composites::lookup(o).is_some()
                 || nestor_types::enums::lookup(o).is_some()
         }
-        2606 => c.tables().iter().any(|t| {
-            t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
-                || t.foreign_keys.iter().any(|f| f.oid.0 == o)
-        }),
+        2606 => {
+            c.tables().iter().any(|t| {
+                t.indexes.iter().any(|i| i.constraint && i.oid.0 == o)
+                    || t.foreign_keys.iter().any(|f| f.oid.0 == o)
+            }) || c
+                .domains()
+                .iter()
+                .any(|d| d.checks.iter().any(|k| k.oid == o))
+        }
         2615 => {
             [
                 PUBLIC_NAMESPACE_OID,
@@ -2143,7 +2148,11 @@ fn attribute_rows(c: &Catalog) -> Rows {
     }
     for t in c.composites() {
         for (i, (name, ty)) in t.attrs.iter().enumerate() {
-            out.push(attribute_row(t.relid, i as i16 + 1, name, *ty).done());
+            let mut r = attribute_row(t.relid, i as i16 + 1, name, *ty);
+            if let Some(d) = t.attr_domain(i) {
+                r.set("atttypid", oid(d)).set("atttypmod", Value::Int4(-1));
+            }
+            out.push(r.done());
         }
     }
     for r in Rel::ALL {

@@ -342,7 +342,7 @@ fn char_position(text: &str, byte_pos: usize) -> u32 {
 
 /// The 1-based character position of byte `location` (a node location) in
 /// `text`, for error cursors; None for unknown locations (-1).
-pub(crate) fn location_to_position(text: &str, location: i32) -> Option<u32> {
+pub fn location_to_position(text: &str, location: i32) -> Option<u32> {
     if location < 0 {
         return None;
     }

@@ -959,9 +959,11 @@ impl<'e> Binder<'e> {
                 };
                 Ok((Expr::BoolTest(Box::new(e), test), DataType::Bool))
             }
-            NodeEnum::FuncCall(f) => self
-                .bind_func(f)
-                .map(|(e, t)| (domain::typeof_domain(e), t)),
+            NodeEnum::FuncCall(f) => {
+                let (e, t) = self.bind_func(f)?;
+                let e = self.populate_checks(e, t)?;
+                Ok((domain::typeof_domain(e), t))
+            }
             NodeEnum::SqlvalueFunction(f) => self.bind_sqlvalue(f),
             NodeEnum::CaseExpr(c) => self.bind_case(c),
             NodeEnum::GroupingFunc(g) => self.bind_grouping(g),
@@ -1789,7 +1791,8 @@ impl<'e> Binder<'e> {
             }
             return Ok((self.coerce_to_domain(e, &def)?, def.base));
         }
-        self.bind_cast_base(tc, tn)
+        let (e, t) = self.bind_cast_base(tc, tn)?;
+        Ok((self.check_contained_from(e, t, req(&tc.arg)?)?, t))
     }
 
     /// `arg::tn`, a domain taken as its base type.
@@ -1885,19 +1888,15 @@ impl<'e> Binder<'e> {
                 t.name
             )));
         }
-        let attrs = t
-            .columns
-            .iter()
-            .filter(|c| !c.dropped)
-            .map(|c| (c.name.clone(), c.ty))
-            .collect();
+        let live = || t.columns.iter().filter(|c| !c.dropped);
         let def = nestor_types::composites::CompositeDef {
             oid: t.oid.0,
             array_oid: 0,
             relid: t.oid.0,
             name: t.name.clone(),
             owner: 0,
-            attrs,
+            attrs: live().map(|c| (c.name.clone(), c.ty)).collect(),
+            domains: live().map(|c| c.domain).collect(),
         };
         Ok(nestor_types::composites::note_row_type(def).data_type())
     }
@@ -4552,6 +4551,8 @@ impl<'e> Binder<'e> {
             .with_hint("No function matches the given name and argument types. You might need to add explicit type casts.");
             err_at(e, text, f.location)
         };
+        // The checks each populated record needs (its domains').
+        let mut populate_checks = None;
         let ty = match kind {
             functions::SrfKind::Set(nestor_types::set_fns::SetFn::Populate {
                 json,
@@ -4572,6 +4573,15 @@ impl<'e> Binder<'e> {
                     set,
                 };
                 kind = functions::SrfKind::Set(set_fn);
+                populate_checks = match domain::base_domain(args.first()) {
+                    Some(c) => Some(c),
+                    None => domain::contained_checks(
+                        self.catalog,
+                        self.eval,
+                        self.plan_query,
+                        DataType::Record(rt),
+                    )?,
+                };
                 let (params, _) = set_fn
                     .bind(&types)
                     .map_err(|e| err_at(e, self.text, f.location))?;
@@ -4654,7 +4664,18 @@ impl<'e> Binder<'e> {
                 t
             }
         };
-        Ok((Expr::Func(Func::Srf(kind), args), ty))
+        let call = Expr::Func(Func::Srf(kind), args);
+        Ok(match populate_checks {
+            Some(checks) => (
+                Expr::Domain(Box::new(crate::ir::DomainCoerce {
+                    arg: call,
+                    checks,
+                    at: None,
+                })),
+                ty,
+            ),
+            None => (call, ty),
+        })
     }
 
     /// Run `f` where window functions are refused with `msg` (42P20),

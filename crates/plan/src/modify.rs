@@ -250,6 +250,10 @@ pub(crate) trait WriteCols {
     fn always_identity(&self, col: usize) -> bool;
     /// A stored generated column: it takes DEFAULT only.
     fn generated(&self, col: usize) -> bool;
+    /// The domain (or array of a domain) the column was declared with.
+    fn col_domain(&self, _col: usize) -> Option<u32> {
+        None
+    }
 }
 
 impl WriteCols for TableDef {
@@ -271,6 +275,10 @@ impl WriteCols for TableDef {
 
     fn generated(&self, col: usize) -> bool {
         self.columns[col].generated
+    }
+
+    fn col_domain(&self, col: usize) -> Option<u32> {
+        self.columns[col].domain
     }
 }
 
@@ -1045,10 +1053,16 @@ pub(crate) fn plan_insert_values(
                 Some(_) => col_locs.get(i).copied().unwrap_or(-1),
                 None => item_loc,
             };
-            row.push(
-                coerce_insert_value(b, table, col, sub, bound)
-                    .map_err(|e| bind::err_at(e, b.text, loc))?,
-            );
+            let v = coerce_insert_value(b, table, col, sub, bound)
+                .map_err(|e| bind::err_at(e, b.text, loc))?;
+            // A literal whose input checks domains (of a composite's
+            // attributes, of an array's elements) is checked here too, for
+            // the error's cursor (the column's check, after, then passes).
+            let v = match sub {
+                None => b.check_literal(v, table.col_ty(col), table.col_domain(col), item)?,
+                Some(_) => v,
+            };
+            row.push(v);
         }
         rows.push(row);
     }
@@ -2412,6 +2426,23 @@ pub fn bind_checks(
     let mut out = bind_generated(catalog, eval, table)?;
     for (i, c) in table.live_columns() {
         let Some(oid) = c.domain else {
+            // A composite (or array of one) with attributes of domains:
+            // the Domain node raises the error.
+            if let Some(checks) =
+                bind::domain::contained_checks(catalog, eval, select::plan_query, c.ty)?
+            {
+                out.push(BoundCheck {
+                    name: String::new(),
+                    expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
+                        arg: Expr::Col(i),
+                        checks,
+                        at: None,
+                    })),
+                    domain: Some(String::new()),
+                    generated: None,
+                    rls: None,
+                });
+            }
             continue;
         };
         if let Some(def) = nestor_types::domains::lookup_array(oid) {
@@ -2430,14 +2461,28 @@ pub fn bind_checks(
         let Some(def) = nestor_types::domains::lookup(oid) else {
             continue;
         };
-        let d = bind::domain::bind_domain_checks(
+        let (d, parts) = bind::domain::split_parts(bind::domain::bind_domain_checks(
             catalog,
             eval,
             select::plan_query,
             &def,
             table.columns.len(),
             i,
-        )?;
+        )?);
+        if let Some(checks) = parts {
+            // The domains inside a domain over a composite, first.
+            out.push(BoundCheck {
+                name: String::new(),
+                expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
+                    arg: Expr::Col(i),
+                    checks,
+                    at: None,
+                })),
+                domain: Some(d.domain.clone()),
+                generated: None,
+                rls: None,
+            });
+        }
         if d.not_null {
             out.push(BoundCheck {
                 name: String::new(),

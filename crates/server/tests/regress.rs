@@ -194,6 +194,7 @@ regress!(
     sort_peer_order,
     nonstandard_strings,
     json_records,
+    domain_composites,
     cursor_deferred_errors,
     grant_sequence_usage,
     regex_any,

@@ -33,8 +33,11 @@
 //! ([`note_row_type`] keeps it here by OID, its OID the table's): casts
 //! to it work; columns of it and arrays of it are 0A000.
 //!
-//! Left out: domain attributes' constraints (an attribute of a domain is
-//! its base type).
+//! An attribute declared with a domain (`CREATE TYPE t AS (f posint)`)
+//! has the domain's base type in the record type, and the domain's OID
+//! beside it ([`CompositeDef::domains`]); the binder checks the domain's
+//! constraints where a value becomes one of the type (a cast, a write of
+//! a column of it, `json_populate_record`: `nestor_plan::bind::domain`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
@@ -58,6 +61,11 @@ pub struct CompositeDef {
     pub owner: u32,
     /// Attribute names and types (with typmods), in order.
     pub attrs: Vec<(String, DataType)>,
+    /// The domain each attribute was declared with (the pg_type OID of
+    /// the domain, or of its array type for `posint[]`), by position;
+    /// shorter than `attrs` (empty) where none is. The attribute's type
+    /// in `attrs` is then the domain's base type.
+    pub domains: Vec<Option<u32>>,
 }
 
 impl CompositeDef {
@@ -68,6 +76,11 @@ impl CompositeDef {
 
     pub fn data_type(&self) -> DataType {
         DataType::Record(self.record_type())
+    }
+
+    /// The domain attribute `i` was declared with, if any.
+    pub fn attr_domain(&self, i: usize) -> Option<u32> {
+        self.domains.get(i).copied().flatten()
     }
 }
 

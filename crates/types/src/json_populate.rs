@@ -20,8 +20,10 @@
 //!
 //! The `recordset` forms take an array of objects and give a row each.
 //! Errors are PostgreSQL's (22023 `cannot call populate_composite on a
-//! scalar`, `expected JSON array`, ...). Left out: domain fields' checks
-//! (a domain field is its base type).
+//! scalar`, `expected JSON array`, ...). A field of a domain is filled as
+//! its base type; the binder checks the domains' constraints on the
+//! record made (`nestor_plan::bind::domain`: 23502 `domain
+//! js_int_not_null does not allow null values`, ...).
 //!
 //! A json document is read keeping each value's text as written (PostgreSQL
 //! hands json fields the input's own text: `[100,200,false]`); a jsonb one

@@ -55,6 +55,7 @@ pub fn comment(ctx: &mut StatementCtx, cs: &pb::CommentStmt) -> Result<CommandTa
         ObjectType::ObjectTabconstraint => constraint_key(ctx, object)?,
         ObjectType::ObjectSchema => schema_key(ctx, object)?,
         ObjectType::ObjectDomain => domain_key(ctx, object)?,
+        ObjectType::ObjectDomconstraint => domain_constraint_key(ctx, object)?,
         ObjectType::ObjectType => type_key(ctx, object)?,
         other => {
             return Err(DbError::unsupported(format!(
@@ -367,6 +368,34 @@ fn domain_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32), 
         )
     })?;
     Ok((PG_TYPE, d.oid, 0))
+}
+
+/// COMMENT ON CONSTRAINT c ON DOMAIN d: keyed by the CHECK constraint's
+/// pg_constraint OID.
+fn domain_constraint_key(
+    ctx: &StatementCtx,
+    object: &pb::Node,
+) -> Result<(u32, u32, i32), DbError> {
+    let NodeEnum::List(l) = node(object)? else {
+        return Err(DbError::internal("COMMENT ON CONSTRAINT ... ON DOMAIN"));
+    };
+    let [domain, constraint] = l.items.as_slice() else {
+        return Err(DbError::internal("COMMENT ON CONSTRAINT ... ON DOMAIN"));
+    };
+    let (_, oid, _) = domain_key(ctx, domain)?;
+    let def = nestor_types::domains::lookup(oid)
+        .ok_or_else(|| DbError::internal("a domain without its definition"))?;
+    let name = bind::names(std::slice::from_ref(constraint)).concat();
+    let check = def.check(&name).ok_or_else(|| {
+        DbError::new(
+            SqlState::UndefinedObject,
+            format!(
+                "constraint \"{name}\" for domain {} does not exist",
+                def.name
+            ),
+        )
+    })?;
+    Ok((PG_CONSTRAINT, check.oid, 0))
 }
 
 /// COMMENT ON TYPE t: keyed by the type's pg_type OID (a composite, enum

@@ -31,6 +31,7 @@ use nestor_parser::pb;
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node};
 use nestor_types::composites::CompositeDef;
+use nestor_types::domains::DomainDef;
 use nestor_types::DataType;
 
 use super::enum_type::{name_is_type, type_exists, type_name, undefined_type};
@@ -51,6 +52,11 @@ fn uses(t: DataType, oid: u32) -> bool {
 /// The objects that use composite `oid`, as PostgreSQL's DETAIL lines
 /// name them.
 fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
+    dependents_but(ctx, oid, &[])
+}
+
+/// [`dependents`] but the domains of `domains` (by OID).
+fn dependents_but(ctx: &StatementCtx, oid: u32, domains: &[u32]) -> Vec<String> {
     let mut out = Vec::new();
     for t in ctx.catalog.tables() {
         // A column of a domain over the type depends on the domain.
@@ -68,7 +74,7 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
         }
     }
     for d in ctx.catalog.domains() {
-        if uses(d.base, oid) {
+        if uses(d.base, oid) && !domains.contains(&d.oid) {
             out.push(format!("type {}", d.name));
         }
     }
@@ -106,7 +112,9 @@ fn put(ctx: &mut StatementCtx, def: CompositeDef) -> Result<(), DbError> {
 }
 
 /// One attribute of a `(name type, ...)` list.
-fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
+/// An attribute definition: its name, type (a domain's base type) and
+/// the domain it names (the domain's or its array type's OID), if any.
+fn attribute(n: &pb::Node) -> Result<(String, DataType, Option<u32>), DbError> {
     let NodeEnum::ColumnDef(cd) = node(n)? else {
         return Err(DbError::internal("composite attribute is not a column"));
     };
@@ -121,7 +129,20 @@ fn attribute(n: &pb::Node) -> Result<(String, DataType), DbError> {
     if let Some(pseudo) = super::table::pseudo_type(t) {
         return Err(super::table::pseudo_column(&cd.colname, pseudo));
     }
-    Ok((cd.colname.clone(), t))
+    Ok((cd.colname.clone(), t, declared_domain(tn)))
+}
+
+/// The domain (or array of one) a type name names, by pg_type OID.
+fn declared_domain(tn: &pb::TypeName) -> Option<u32> {
+    bind::domain::domain_or_array(tn).map(|(d, array)| if array { d.array_oid } else { d.oid })
+}
+
+/// `domains` as kept: empty when no attribute has one.
+fn trimmed(mut domains: Vec<Option<u32>>) -> Vec<Option<u32>> {
+    if domains.iter().all(Option::is_none) {
+        domains.clear();
+    }
+    domains
 }
 
 /// 42P16 when `t` contains composite type `def` itself.
@@ -166,12 +187,14 @@ pub fn create_composite(
         return Err(type_exists(&name));
     }
     let mut attrs: Vec<(String, DataType)> = Vec::with_capacity(st.coldeflist.len());
+    let mut domains = Vec::with_capacity(st.coldeflist.len());
     for n in &st.coldeflist {
-        let (a, t) = attribute(n)?;
+        let (a, t, d) = attribute(n)?;
         if attrs.iter().any(|(p, _)| *p == a) {
             return Err(duplicate_column(&a));
         }
         attrs.push((a, t));
+        domains.push(d);
     }
     // PostgreSQL: the relation's OID, then the array type's, then the
     // type's.
@@ -185,6 +208,7 @@ pub fn create_composite(
         name,
         owner: ctx.role.oid.0,
         attrs,
+        domains: trimmed(domains),
     };
     put(ctx, def)?;
     Ok(CommandTag::Plain("CREATE TYPE"))
@@ -337,13 +361,131 @@ fn check_not_in_use(ctx: &StatementCtx, def: &CompositeDef, cascade: bool) -> Re
             });
         }
     }
-    if let Some(d) = dependents(ctx, def.oid).first() {
+    // Domains over the type itself follow it (`rebase_domains`).
+    let over: Vec<u32> = domains_over(ctx, def.oid).iter().map(|d| d.oid).collect();
+    if let Some(d) = dependents_but(ctx, def.oid, &over).first() {
         return Err(DbError::unsupported(format!(
             "ALTER TYPE {} while {d} uses it",
             def.name
         )));
     }
     Ok(())
+}
+
+/// The domains over composite `oid` itself (at any level of domains over
+/// domains: each has the root's base type).
+fn domains_over(ctx: &StatementCtx, oid: u32) -> Vec<Arc<DomainDef>> {
+    ctx.catalog
+        .domains()
+        .into_iter()
+        .filter(|d| matches!(d.base, DataType::Record(r) if r.oid == oid))
+        .collect()
+}
+
+/// The domains over composite `def` (just changed) with its new shape,
+/// to put after it (a logged domain decodes its base type by the
+/// composite's OID); their CHECK constraints must still bind over it. One
+/// naming an attribute of `dropped` is PostgreSQL's dependency error
+/// (2BP01; 0A000 under CASCADE, which would drop the constraint).
+fn rebase_domains(
+    ctx: &StatementCtx,
+    def: &CompositeDef,
+    dropped: &[String],
+    cascade: bool,
+) -> Result<Vec<DomainDef>, DbError> {
+    let base = def.data_type();
+    let mut rebased = Vec::new();
+    for d in domains_over(ctx, def.oid) {
+        for c in &d.checks {
+            // Each constraint alone, over the new type.
+            let one = DomainDef {
+                base,
+                parent: None,
+                not_null: false,
+                checks: vec![c.clone()],
+                ..(*d).clone()
+            };
+            let bound = bind::domain::bind_domain_checks(
+                ctx.catalog,
+                ctx.eval,
+                nestor_plan::select::plan_query,
+                &one,
+                1,
+                0,
+            );
+            match bound {
+                Err(e) if e.code == SqlState::UndefinedColumn && !dropped.is_empty() => {
+                    return Err(attribute_in_use(def, dropped, &c.name, cascade));
+                }
+                Err(mut e) => {
+                    // Its cursor is in the constraint's text, not the
+                    // statement's.
+                    e.position = None;
+                    e.unpositioned = true;
+                    return Err(e);
+                }
+                Ok(_) => {}
+            }
+        }
+        rebased.push(DomainDef {
+            base,
+            ..(*d).clone()
+        });
+    }
+    Ok(rebased)
+}
+
+/// DROP DOMAIN ... CASCADE: attribute `attr` of composite type `name`,
+/// of the domain, is dropped (0A000 when something uses the type, as
+/// for ALTER TYPE ... DROP ATTRIBUTE ... CASCADE).
+pub(super) fn drop_attribute_cascaded(
+    ctx: &mut StatementCtx,
+    name: &str,
+    attr: &str,
+) -> Result<(), DbError> {
+    let Some(cur) = ctx.catalog.composite(name) else {
+        return Ok(());
+    };
+    let mut def = (*cur).clone();
+    check_not_in_use(ctx, &def, true)?;
+    let Some(i) = def.attrs.iter().position(|(a, _)| a == attr) else {
+        return Ok(());
+    };
+    def.domains.resize(def.attrs.len(), None);
+    let dropped = vec![def.attrs.remove(i).0];
+    def.domains.remove(i);
+    def.domains = trimmed(std::mem::take(&mut def.domains));
+    let rebased = rebase_domains(ctx, &def, &dropped, true)?;
+    put(ctx, def)?;
+    for d in rebased {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(d)))?;
+    }
+    Ok(())
+}
+
+/// DROP ATTRIBUTE of an attribute a domain's constraint names.
+fn attribute_in_use(def: &CompositeDef, dropped: &[String], check: &str, cascade: bool) -> DbError {
+    if cascade {
+        return DbError::unsupported(
+            "ALTER TYPE ... DROP ATTRIBUTE ... CASCADE of an attribute a domain constraint uses",
+        );
+    }
+    // The constraint names one of them; PostgreSQL reports the first
+    // dropped (one DROP ATTRIBUTE a statement is the common case).
+    let attr = &dropped[0];
+    DbError::new(
+        SqlState::DependentObjectsStillExist,
+        format!(
+            "cannot drop column {attr} of composite type {} because other objects depend on it",
+            def.name
+        ),
+    )
+    .with_detail(format!(
+        "constraint {check} depends on column {attr} of composite type {}",
+        def.name
+    ))
+    .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 /// ALTER TYPE name ADD ATTRIBUTE / DROP ATTRIBUTE [IF EXISTS] / ALTER
@@ -354,11 +496,16 @@ pub(super) fn alter_composite(
     name: &str,
 ) -> Result<CommandTag, DbError> {
     let mut def = owned(ctx, name)?;
+    // Kept beside `attrs` position by position while they change.
+    def.domains.resize(def.attrs.len(), None);
+    let mut dropped = Vec::new();
+    let mut cascade_any = false;
     for c in &at.cmds {
         let NodeEnum::AlterTableCmd(cmd) = node(c)? else {
             continue;
         };
         let cascade = cmd.behavior == pb::DropBehavior::DropCascade as i32;
+        cascade_any |= cascade;
         check_not_in_use(ctx, &def, cascade)?;
         let kind =
             pb::AlterTableType::try_from(cmd.subtype).unwrap_or(pb::AlterTableType::Undefined);
@@ -368,7 +515,7 @@ pub(super) fn alter_composite(
                     .def
                     .as_deref()
                     .ok_or_else(|| DbError::internal("ADD ATTRIBUTE without a definition"))?;
-                let (a, t) = attribute(n)?;
+                let (a, t, d) = attribute(n)?;
                 not_itself(&def, t)?;
                 if def.attrs.iter().any(|(p, _)| *p == a) {
                     return Err(DbError::new(
@@ -377,11 +524,13 @@ pub(super) fn alter_composite(
                     ));
                 }
                 def.attrs.push((a, t));
+                def.domains.push(d);
             }
             pb::AlterTableType::AtDropColumn => {
                 match def.attrs.iter().position(|(p, _)| *p == cmd.name) {
                     Some(i) => {
-                        def.attrs.remove(i);
+                        dropped.push(def.attrs.remove(i).0);
+                        def.domains.remove(i);
                     }
                     None if cmd.missing_ok => notice(
                         ctx,
@@ -401,11 +550,11 @@ pub(super) fn alter_composite(
                 let NodeEnum::ColumnDef(cd) = node(n)? else {
                     return Err(DbError::internal("ALTER ATTRIBUTE without a type"));
                 };
-                let t = bind::type_from_name(
-                    cd.type_name
-                        .as_ref()
-                        .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?,
-                )?;
+                let tn = cd
+                    .type_name
+                    .as_ref()
+                    .ok_or_else(|| DbError::internal("ALTER ATTRIBUTE without a type"))?;
+                let t = bind::type_from_name(tn)?;
                 not_itself(&def, t)?;
                 let i = def
                     .attrs
@@ -413,11 +562,18 @@ pub(super) fn alter_composite(
                     .position(|(p, _)| *p == cmd.name)
                     .ok_or_else(|| undefined_attribute(&cmd.name, &def.name))?;
                 def.attrs[i].1 = t;
+                def.domains[i] = declared_domain(tn);
             }
             _ => return Err(DbError::unsupported("this ALTER TYPE subcommand")),
         }
     }
+    def.domains = trimmed(std::mem::take(&mut def.domains));
+    let rebased = rebase_domains(ctx, &def, &dropped, cascade_any)?;
     put(ctx, def)?;
+    for d in rebased {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::PutDomain(Arc::new(d)))?;
+    }
     Ok(CommandTag::Plain("ALTER TYPE"))
 }
 

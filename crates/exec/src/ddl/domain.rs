@@ -336,6 +336,62 @@ fn columns_of(
     out
 }
 
+/// How deep [`type_uses`] follows arrays, composites and domains within
+/// each other (they cannot contain themselves; this only bounds work).
+const USES_DEPTH: usize = 32;
+
+/// The first live column whose values hold values of a domain of
+/// `family` inside them: elements of an array, attributes of a composite
+/// (at any depth, through domains over them), not the column's own.
+fn column_using_inside(
+    ctx: &StatementCtx,
+    family: &[u32],
+) -> Option<(Arc<nestor_catalog::TableDef>, usize)> {
+    for t in ctx.catalog.tables() {
+        for (i, c) in t.live_columns() {
+            let inside = match c.domain {
+                Some(d) if family.contains(&d) => false,
+                Some(d) => domain_uses(d, family, 0),
+                None => type_uses(c.ty, family, 0),
+            };
+            if inside {
+                return Some((t.clone(), i));
+            }
+        }
+    }
+    None
+}
+
+/// Whether values of the domain (or array of a domain) of pg_type OID
+/// `oid` hold values of a domain of `family`.
+fn domain_uses(oid: u32, family: &[u32], depth: usize) -> bool {
+    let def =
+        nestor_types::domains::lookup(oid).or_else(|| nestor_types::domains::lookup_array(oid));
+    def.is_some_and(|d| family.contains(&d.oid) || type_uses(d.base, family, depth + 1))
+}
+
+/// Whether values of type `ty` hold values of a domain of `family`.
+fn type_uses(ty: nestor_types::DataType, family: &[u32], depth: usize) -> bool {
+    use nestor_types::DataType;
+    if depth > USES_DEPTH {
+        return false;
+    }
+    match ty {
+        DataType::Array(e) => type_uses(*e, family, depth + 1),
+        DataType::Record(rt) if rt.oid != 0 => nestor_types::composites::lookup(rt.oid)
+            .is_some_and(|c| {
+                c.attrs
+                    .iter()
+                    .enumerate()
+                    .any(|(i, (_, aty))| match c.attr_domain(i) {
+                        Some(d) => domain_uses(d, family, depth + 1),
+                        None => type_uses(*aty, family, depth + 1),
+                    })
+            }),
+        _ => false,
+    }
+}
+
 /// Every stored value of the domain's columns must pass `def`'s NOT NULL
 /// (when `not_null`) and the CHECKs named `checks`.
 fn verify_columns(
@@ -344,16 +400,6 @@ fn verify_columns(
     not_null: bool,
     checks: &[&str],
 ) -> Result<(), DbError> {
-    // PostgreSQL cannot check the elements of stored arrays of a domain.
-    if let Some((t, col)) = columns_of(ctx, def.array_oid, 0).first() {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            format!(
-                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
-                def.name, t.name, t.columns[*col].name
-            ),
-        ));
-    }
     let snap = ctx.snapshot;
     // As PostgreSQL: columns of the domain and of domains over it, not of
     // arrays of it.
@@ -369,6 +415,17 @@ fn verify_columns(
         .map(|d| d.oid)
         .chain(std::iter::once(def.oid))
         .collect();
+    // PostgreSQL cannot check values of the domain inside stored arrays
+    // or composites (typecmds.c, find_composite_type_dependencies).
+    if let Some((t, col)) = column_using_inside(ctx, &family) {
+        return Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!(
+                "cannot alter type \"{}\" because column \"{}.{}\" uses it",
+                def.name, t.name, t.columns[col].name
+            ),
+        ));
+    }
     let columns = family
         .iter()
         .flat_map(|&o| columns_of(ctx, o, 0))
@@ -577,6 +634,9 @@ pub(super) enum Dependent {
     Column(String, String),
     /// A domain over it.
     Domain(String),
+    /// (composite type, attribute): an attribute of the domain or of its
+    /// array.
+    Attribute(String, String),
     /// A function with an argument of it (its signature).
     Function(String),
     /// A cast from or to it (CREATE CAST; never used, but kept).
@@ -588,6 +648,7 @@ impl Dependent {
         match self {
             Dependent::Column(t, c) => format!("column {c} of table {t}"),
             Dependent::Domain(d) => format!("type {d}"),
+            Dependent::Attribute(t, a) => format!("column {a} of composite type {t}"),
             Dependent::Function(f) => format!("function {f}"),
             Dependent::Cast(c) => super::cast::describe(c),
         }
@@ -608,6 +669,18 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
             Dependent::Column(t.name.clone(), t.columns[col].name.clone()),
             ty,
         ));
+    }
+    let mut composites = ctx.catalog.composites();
+    composites.sort_by_key(|c| c.oid);
+    for c in composites {
+        for (i, (a, _)) in c.attrs.iter().enumerate() {
+            let ty = match c.attr_domain(i) {
+                Some(d) if d == def.oid => def.name.clone(),
+                Some(d) if d == def.array_oid => format!("{}[]", def.name),
+                _ => continue,
+            };
+            out.push((Dependent::Attribute(c.name.clone(), a.clone()), ty));
+        }
     }
     for d in ctx.catalog.domains() {
         if d.parent == Some(def.oid) {
@@ -637,8 +710,9 @@ fn dependents_of(ctx: &StatementCtx, def: &DomainDef) -> Vec<(Dependent, String)
 }
 
 /// DROP DOMAIN [IF EXISTS] names [CASCADE | RESTRICT]: a domain a column,
-/// another domain or a function uses is 2BP01 unless CASCADE, which drops
-/// those columns and domains first (functions: 0A000).
+/// another domain, a composite type's attribute or a function uses is
+/// 2BP01 unless CASCADE, which drops those columns and domains first
+/// (functions: 0A000) and the attributes.
 pub fn drop_domains(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbError> {
     let mut drops: Vec<Arc<DomainDef>> = Vec::new();
     for o in &ds.objects {
@@ -736,6 +810,9 @@ pub(super) fn drop_domain_defs(
     for (d, _) in &deps {
         if let Dependent::Cast(c) = d {
             super::cast::drop_all(ctx, vec![c.clone()])?;
+        }
+        if let Dependent::Attribute(ty, attr) = d {
+            super::composite::drop_attribute_cascaded(ctx, ty, attr)?;
         }
         if let Dependent::Column(table, column) = d {
             let def = ctx

@@ -77,12 +77,57 @@ pub(crate) fn check_domain(
     ev: &mut Ev,
 ) -> Result<(), DbError> {
     use nestor_plan::bind::domain::domain_violation;
+    if !d.parts.is_empty() && !v[0].is_null() {
+        check_parts(&d.parts, &v[0], ev)?;
+    }
     if d.not_null && v[0].is_null() {
         return Err(domain_violation(&d.domain, None));
     }
     for (name, c) in &d.checks {
         if truthy(&c.eval(v, ev)?) == Some(false) {
             return Err(domain_violation(&d.domain, Some(name)));
+        }
+    }
+    Ok(())
+}
+
+/// `v` against `d`: itself, or each of its elements when `d` is of an
+/// array's elements.
+fn check_value(d: &nestor_plan::ir::DomainChecks, v: &Value, ev: &mut Ev) -> Result<(), DbError> {
+    if !d.elements {
+        return check_domain(d, std::slice::from_ref(v), ev);
+    }
+    if let Value::Array(a) = v {
+        for item in &a.items {
+            check_domain(d, std::slice::from_ref(item), ev)?;
+        }
+    }
+    Ok(())
+}
+
+/// The fields or elements of `v` (not NULL) against the checks of the
+/// domains declared inside its type.
+fn check_parts(
+    parts: &[(nestor_plan::ir::DomainPart, nestor_plan::ir::DomainChecks)],
+    v: &Value,
+    ev: &mut Ev,
+) -> Result<(), DbError> {
+    use nestor_plan::ir::DomainPart;
+    for (part, c) in parts {
+        match (part, v) {
+            (DomainPart::Field(i), Value::Record(f)) => {
+                if let Some(x) = f.get(*i) {
+                    check_value(c, x, ev)?;
+                }
+            }
+            (DomainPart::Elements, Value::Array(a)) => {
+                for item in &a.items {
+                    if !item.is_null() {
+                        check_value(c, item, ev)?;
+                    }
+                }
+            }
+            _ => {}
         }
     }
     Ok(())
@@ -191,17 +236,10 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
         Expr::Cast(a, t) => valops::cast(a.eval(row, ev)?, *t, true, &ev.ctx.eval),
         Expr::Domain(d) => {
             let v = d.arg.eval(row, ev)?;
-            if d.checks.elements {
-                if let Value::Array(a) = &v {
-                    for item in &a.items {
-                        check_domain(&d.checks, std::slice::from_ref(item), ev)?;
-                    }
-                }
-                return Ok(v);
-            }
-            let v = [v];
-            check_domain(&d.checks, &v, ev)?;
-            let [v] = v;
+            check_value(&d.checks, &v, ev).map_err(|e| match d.at {
+                Some(p) if e.position.is_none() => e.with_position(p),
+                _ => e,
+            })?;
             Ok(v)
         }
         Expr::Case {

@@ -684,6 +684,14 @@ pub(super) fn run_function(
             Ok(true)
         }
         TableFunc::RowsFrom(items) => rows_from(items, args, ev, param, emit),
+        TableFunc::Checked(inner, checks) => {
+            let mut checked = |ev: &mut Ev, row: Vec<Value>| {
+                let rec = Value::Record(row.as_slice().into());
+                super::eval::check_domain(checks, std::slice::from_ref(&rec), ev)?;
+                emit(ev, row)
+            };
+            run_function(inner, args, ev, param, &mut checked)
+        }
         TableFunc::User(f, shape) => {
             let mut vals = Vec::with_capacity(args.len());
             for a in args {

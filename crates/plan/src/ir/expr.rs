@@ -394,6 +394,9 @@ pub enum Expr {
 pub struct DomainCoerce {
     pub arg: Expr,
     pub checks: DomainChecks,
+    /// The error cursor of a failure (1-based character position): a
+    /// string literal's, whose input PostgreSQL checks while parsing.
+    pub at: Option<u32>,
 }
 
 /// A domain's constraints bound over one value (23502 and 23514 when it
@@ -407,6 +410,20 @@ pub struct DomainChecks {
     /// (constraint name, boolean expression); `VALUE` is `Col(0)` of a
     /// one-column row.
     pub checks: Vec<(String, Expr)>,
+    /// The checks the parts of a non-NULL value need first: attributes
+    /// of a composite declared with domains, the elements of an array of
+    /// such composites (a composite's input checks its attributes before
+    /// a domain over it checks the whole).
+    pub parts: Vec<(DomainPart, DomainChecks)>,
+}
+
+/// Which part of a value a [`DomainChecks::parts`] entry checks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DomainPart {
+    /// Field `i` of a record.
+    Field(usize),
+    /// Each element of an array.
+    Elements,
 }
 
 impl Expr {
@@ -542,6 +559,7 @@ impl Expr {
                 Expr::Domain(Box::new(DomainCoerce {
                     arg: d.arg.rewrite(f)?,
                     checks: d.checks,
+                    at: d.at,
                 }))
             }
             Expr::And(v) => Expr::And(rv(v, f)?),

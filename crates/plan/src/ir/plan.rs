@@ -133,6 +133,10 @@ pub enum TableFunc {
     /// the shorter results padded with NULLs. The scan's arguments are the
     /// items' arguments one after another.
     RowsFrom(Vec<RowsFromItem>),
+    /// A populate function whose record type has attributes of domains
+    /// (or whose base argument is of a domain over a composite): each of
+    /// its rows, as a record, must pass the checks.
+    Checked(Box<TableFunc>, Box<super::DomainChecks>),
 }
 
 /// One function of a ROWS FROM: how many of the scan's arguments are its
@@ -722,6 +726,8 @@ pub(crate) fn render_expr(e: &Expr, colname: &dyn Fn(usize) -> String) -> String
         Expr::IsNull(a, false) => format!("({} IS NULL)", r(a)),
         Expr::IsNull(a, true) => format!("({} IS NOT NULL)", r(a)),
         Expr::Cast(a, t) => format!("({})::{}", r(a), t),
+        // Checks of the domains inside a composite only: no cast shown.
+        Expr::Domain(d) if d.checks.domain.is_empty() => r(&d.arg),
         Expr::Domain(d) => format!("({})::{}", r(&d.arg), d.checks.domain),
         Expr::InList { lhs, list, negated } => format!(
             "({} {}IN ({}))",

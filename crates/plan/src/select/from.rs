@@ -1251,6 +1251,32 @@ fn populate_fn(
     })
 }
 
+/// `set_fn` as a FROM function: a populate function whose rows need
+/// the checks of domains (of its record type's attributes, or the domain
+/// its base argument `base` was cast to) checks each.
+fn populate_checked(
+    b: &mut Binder,
+    set_fn: nestor_types::set_fns::SetFn,
+    base: Option<&Expr>,
+) -> Result<TableFunc, DbError> {
+    let nestor_types::set_fns::SetFn::Populate { rt, base: has, .. } = set_fn else {
+        return Ok(TableFunc::Set(set_fn));
+    };
+    let checks = match bind::domain::base_domain(base.filter(|_| has)) {
+        Some(c) => Some(c),
+        None => bind::domain::contained_checks(
+            b.catalog,
+            b.eval,
+            super::plan_query,
+            DataType::Record(rt),
+        )?,
+    };
+    Ok(match checks {
+        Some(c) => TableFunc::Checked(Box::new(TableFunc::Set(set_fn)), Box::new(c)),
+        None => TableFunc::Set(set_fn),
+    })
+}
+
 const NOT_RECORD: &str =
     "a column definition list is only allowed for functions returning \"record\"";
 
@@ -1587,6 +1613,7 @@ pub(super) fn plan_range_function(
             };
             return Err(coldeflist_error(b, rf, msg));
         }
+        let func = populate_checked(b, set_fn, args.first())?;
         let mut coerced = Vec::with_capacity(args.len());
         for ((e, from), want) in args.into_iter().zip(&types).zip(params) {
             coerced.push(b.coerce(e, *from, want)?);
@@ -1611,14 +1638,7 @@ pub(super) fn plan_range_function(
                 column_id: 0,
             })
             .collect();
-        let plan = function_scan(
-            TableFunc::Set(set_fn),
-            coerced,
-            &fname,
-            &mut cols,
-            rf.ordinality,
-            &colnames,
-        );
+        let plan = function_scan(func, coerced, &fname, &mut cols, rf.ordinality, &colnames);
         // One column, and no ordinality column after it.
         let scalar = cols.len() == 1;
         let leaf = function_leaf(plan, &alias, cols, offset, scope);
