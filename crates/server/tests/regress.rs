@@ -214,6 +214,7 @@ regress!(
     column_hints,
     to_char_numeric_edges,
     update_moves_past_checks,
+    setop_locking,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -252,19 +252,7 @@ fn plan_recursive(
     }
     // On the recursive term alone it is a set operation's leaf.
     if let Some(l) = r.locking_clause.first() {
-        let strength = match node(l)? {
-            NodeEnum::LockingClause(lc) => match pb::LockClauseStrength::try_from(lc.strength) {
-                Ok(pb::LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
-                Ok(pb::LockClauseStrength::LcsForshare) => "FOR SHARE",
-                Ok(pb::LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
-                _ => "FOR UPDATE",
-            },
-            _ => "FOR UPDATE",
-        };
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            format!("{strength} is not allowed with UNION/INTERSECT/EXCEPT"),
-        ));
+        return Err(locking_with_setop(l)?);
     }
     // A WITH clause atop the UNION (PostgreSQL accepts it; recursion.rs
     // has checked it does not name the query): in scope for both terms.
@@ -613,13 +601,27 @@ fn finish_simple_output(
         };
     }
     plan = plan_limit(b, sel, plan)?;
-    if !sel.locking_clause.is_empty() {
-        return Err(DbError::new(
-            SqlState::FeatureNotSupported,
-            "FOR UPDATE is not allowed with UNION/INTERSECT/EXCEPT",
-        ));
+    if let Some(l) = sel.locking_clause.first() {
+        return Err(locking_with_setop(l)?);
     }
     Ok((plan, cols))
+}
+
+/// A locking clause on a set operation, named by its strength.
+fn locking_with_setop(l: &Node) -> Result<DbError, DbError> {
+    let strength = match node(l)? {
+        NodeEnum::LockingClause(lc) => match pb::LockClauseStrength::try_from(lc.strength) {
+            Ok(pb::LockClauseStrength::LcsFornokeyupdate) => "FOR NO KEY UPDATE",
+            Ok(pb::LockClauseStrength::LcsForshare) => "FOR SHARE",
+            Ok(pb::LockClauseStrength::LcsForkeyshare) => "FOR KEY SHARE",
+            _ => "FOR UPDATE",
+        },
+        _ => "FOR UPDATE",
+    };
+    Ok(DbError::new(
+        SqlState::FeatureNotSupported,
+        format!("{strength} is not allowed with UNION/INTERSECT/EXCEPT"),
+    ))
 }
 
 fn plan_values(b: &mut Binder, lists: &[Node]) -> Result<(Plan, Vec<OutCol>), DbError> {
