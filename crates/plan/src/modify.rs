@@ -2418,6 +2418,23 @@ pub fn generated_dependents(
 /// Bind what every write of a table's rows computes and checks, in the
 /// order it does: its stored generated columns, the constraints of its
 /// domain columns, its CHECK constraints (stored as SQL text) over its row.
+/// The check of column `i`'s domains inside its composite (or array of
+/// composites, or domain over one): the Domain node raises the error,
+/// named for `domain` (empty: none of the column's own).
+fn contained_domains(i: usize, checks: crate::ir::DomainChecks, domain: String) -> BoundCheck {
+    BoundCheck {
+        name: String::new(),
+        expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
+            arg: Expr::Col(i),
+            checks,
+            at: None,
+        })),
+        domain: Some(domain),
+        generated: None,
+        rls: None,
+    }
+}
+
 pub fn bind_checks(
     catalog: &Catalog,
     eval: EvalCtx,
@@ -2431,17 +2448,7 @@ pub fn bind_checks(
             if let Some(checks) =
                 bind::domain::contained_checks(catalog, eval, select::plan_query, c.ty)?
             {
-                out.push(BoundCheck {
-                    name: String::new(),
-                    expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
-                        arg: Expr::Col(i),
-                        checks,
-                        at: None,
-                    })),
-                    domain: Some(String::new()),
-                    generated: None,
-                    rls: None,
-                });
+                out.push(contained_domains(i, checks, String::new()));
             }
             continue;
         };
@@ -2471,17 +2478,7 @@ pub fn bind_checks(
         )?);
         if let Some(checks) = parts {
             // The domains inside a domain over a composite, first.
-            out.push(BoundCheck {
-                name: String::new(),
-                expr: Expr::Domain(Box::new(crate::ir::DomainCoerce {
-                    arg: Expr::Col(i),
-                    checks,
-                    at: None,
-                })),
-                domain: Some(d.domain.clone()),
-                generated: None,
-                rls: None,
-            });
+            out.push(contained_domains(i, checks, d.domain.clone()));
         }
         if d.not_null {
             out.push(BoundCheck {
