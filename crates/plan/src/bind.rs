@@ -2484,7 +2484,13 @@ impl<'e> Binder<'e> {
                 if let Expr::Const(v) = &e {
                     let v = match v {
                         Value::Int4(i) if *i == i32::MIN => Value::Int8(-(*i as i64)),
-                        v => valops::negate(v)?,
+                        // An overflow folding it is the operator's run-time
+                        // error, which PostgreSQL reports without a cursor.
+                        v => valops::negate(v).map_err(|mut e| {
+                            e.position = None;
+                            e.unpositioned = true;
+                            e
+                        })?,
                     };
                     return Ok((Expr::Const(v), t));
                 }

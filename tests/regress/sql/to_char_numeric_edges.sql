@@ -22,3 +22,7 @@ select to_char(0::numeric, 'FM9.99') a, to_char(0::numeric, 'FM9.09') b, to_char
 WITH v(val) AS (VALUES('0'::numeric),('inf'),('-inf'),('nan')) SELECT val, to_char(val, '9.999EEEE') as numeric, to_char(val::float8, '99.9EEEE') as float8, to_char(val::float4, '9EEEE') as float4 FROM v;
 select to_char(1e400::numeric, '9.9'), to_char(-1e400::numeric, '9.9EEEE');
 SELECT to_number('$1234.56','L99,999.99');
+-- folding a negation that overflows is a run-time error: no cursor
+select -('-9223372036854775808'::int8);
+select -('-32768'::int2);
+select -(-2147483648);
