@@ -106,6 +106,10 @@ pub struct Scope {
     /// empty). What lies before it comes from the enclosing LATERAL
     /// context (see `select/from.rs`).
     pub param_start: usize,
+    /// The row-id columns of the tables an outer join of this level may
+    /// NULL-extend: their whole rows are NULL where it does
+    /// (`Binder::whole_row`).
+    pub nullable_row_ids: Vec<usize>,
 }
 
 /// A JOIN USING (or NATURAL) join's place in its level's scope. PostgreSQL
@@ -1753,7 +1757,7 @@ impl<'e> Binder<'e> {
         let scope = &self.scopes[lvl];
         let row_id = (scope.floor..scope.cols.len()).find(|&i| {
             let c = &scope.cols[i];
-            let row_id = c.attnum == -1 && c.table_oid != 0 && c.name == "ctid";
+            let row_id = scope.nullable_row_ids.contains(&i);
             c.rel == name && c.hidden && (row_id || c.attnum == NULL_MARKER_ATTNUM)
         });
         let mut col = |i: usize| {

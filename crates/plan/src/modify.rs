@@ -1403,6 +1403,7 @@ pub(crate) fn join_extra_from(
         let visible = Scope {
             cols: scope.cols.clone(),
             floor: target_end,
+            nullable_row_ids: scope.nullable_row_ids.clone(),
             ..Scope::default()
         };
         let saved = std::mem::replace(&mut b.scopes[top], visible);

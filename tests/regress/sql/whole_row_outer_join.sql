@@ -37,3 +37,17 @@ create table wp1 partition of wp for values from (0) to (10);
 insert into wp values (1, 'p');
 select wa.id, row_to_json(wp) from wa left join wp on wa.id = wp.id order by 1;
 drop table wa, wb, wp;
+-- with no outer join a whole row is its row, even where no row id is set
+-- yet (a new row's policy check) or allowed (a partition key)
+CREATE TABLE gtest_parent (f1 date NOT NULL, f2 bigint, f3 bigint GENERATED ALWAYS AS (f2 * 2) STORED) PARTITION BY RANGE ((gtest_parent is not null));
+create table rls_t (a int, b int);
+alter table rls_t enable row level security;
+alter table rls_t force row level security;
+create policy p on rls_t using (rls_t is not null) with check (rls_t is not null);
+create role rls_u;
+grant all on rls_t to rls_u;
+set role rls_u;
+insert into rls_t select 10, 20;
+select * from rls_t;
+reset role;
+drop table rls_t; drop role rls_u;

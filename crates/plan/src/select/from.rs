@@ -147,6 +147,13 @@ pub(crate) fn plan_from_item(
         }
     };
     let item = if b.null_extended > 0 {
+        // A table's row id tells its NULL-extended rows; any other item
+        // gets a marker.
+        if let From::Table { .. } = item {
+            let row_id = (before..scope.cols.len())
+                .find(|&i| scope.cols[i].hidden && scope.cols[i].attnum == -1);
+            scope.nullable_row_ids.extend(row_id);
+        }
         null_marker(item, before, offset, scope)
     } else {
         item
@@ -256,6 +263,7 @@ fn plan_subselect(
             hidden_rels: Vec::new(),
             alias_floor: 0,
             param_start: 0,
+            nullable_row_ids: b.scopes[top].nullable_row_ids.clone(),
         }
     };
     let pad = visible.param_start;
@@ -776,6 +784,7 @@ fn plan_join_right(
         hidden_rels: Vec::new(),
         alias_floor: 0,
         param_start: start,
+        nullable_row_ids: scope.nullable_row_ids.clone(),
     };
     let saved = std::mem::replace(&mut b.scopes[top], visible);
     let r = plan_from_item(b, rarg, offset, scope);

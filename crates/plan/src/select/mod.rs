@@ -565,6 +565,7 @@ fn finish_simple_output(
         hidden_rels: Vec::new(),
         alias_floor: 0,
         param_start: 0,
+        nullable_row_ids: Vec::new(),
         cols: cols
             .iter()
             .map(|c| ScopeCol {

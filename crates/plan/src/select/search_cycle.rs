@@ -500,6 +500,7 @@ fn bind_over(
         hidden_rels: Vec::new(),
         alias_floor: 0,
         param_start: 0,
+        nullable_row_ids: Vec::new(),
     });
     b.outer_refs.push(None);
     let r: Result<Vec<_>, DbError> = nodes.iter().map(|n| b.bind(n)).collect();
