@@ -315,16 +315,8 @@ fn exec_modify_tree(
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
-    let event = if p.delete {
-        Event::Delete
-    } else {
-        Event::Update
-    };
-    let set_columns: Vec<usize> = p.sets.iter().map(|(c, _)| *c).collect();
-    let mut trig = Firing::new(&p.table, event, &set_columns, ev)?;
-    if let Some(t) = &trig {
-        t.before_statement(ev)?;
-    }
+    let set_columns = modify::set_columns(p);
+    let mut trig = modify::statement_triggers(p, ev)?;
     let tree = Tree::new(members, p.table.columns.len());
     let mut writes: Vec<Option<(ModifyPlan, MemberWrites)>> =
         members.members.iter().map(|_| None).collect();

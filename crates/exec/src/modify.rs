@@ -1082,21 +1082,40 @@ fn replace_prefix(row: &mut [Value], newest: &[Value]) {
     }
 }
 
+/// The trigger event of an UPDATE or DELETE.
+fn modify_event(p: &ModifyPlan) -> Event {
+    if p.delete {
+        Event::Delete
+    } else {
+        Event::Update
+    }
+}
+
+/// The columns an UPDATE's SET names (UPDATE OF triggers).
+pub(crate) fn set_columns(p: &ModifyPlan) -> Vec<usize> {
+    p.sets.iter().map(|(c, _)| *c).collect()
+}
+
+/// The named table's triggers of an UPDATE or DELETE, its BEFORE
+/// STATEMENT ones fired.
+pub(crate) fn statement_triggers<'p>(
+    p: &'p ModifyPlan,
+    ev: &mut Ev,
+) -> Result<Option<Firing<'p>>, DbError> {
+    let trig = Firing::new(&p.table, modify_event(p), &set_columns(p), ev)?;
+    if let Some(t) = &trig {
+        t.before_statement(ev)?;
+    }
+    Ok(trig)
+}
+
 pub(crate) fn exec_modify(
     p: &ModifyPlan,
     ev: &mut Ev,
     sink: &mut dyn RowSink,
 ) -> Result<u64, DbError> {
-    let event = if p.delete {
-        Event::Delete
-    } else {
-        Event::Update
-    };
-    let set_columns: Vec<usize> = p.sets.iter().map(|(c, _)| *c).collect();
-    let mut trig = Firing::new(&p.table, event, &set_columns, ev)?;
-    if let Some(t) = &trig {
-        t.before_statement(ev)?;
-    }
+    let event = modify_event(p);
+    let mut trig = statement_triggers(p, ev)?;
     let mut moving = move_triggers(p, ev)?;
     let mut count = modify_rows(p, ev, sink, trig.as_mut(), moving.as_mut())?;
     // The descendants of an inheritance parent (the partitions of a
@@ -1112,9 +1131,8 @@ pub(crate) fn exec_modify(
         inserts.extend(m.insert);
     }
     for c in &p.children {
-        let set_columns: Vec<usize> = c.sets.iter().map(|(c, _)| *c).collect();
         let mut child_trig =
-            Firing::for_descendant(&c.table, event, &set_columns, trig.as_ref(), ev)?;
+            Firing::for_descendant(&c.table, event, &set_columns(c), trig.as_ref(), ev)?;
         let mut moving = move_triggers(c, ev)?;
         count += modify_rows(c, ev, sink, child_trig.as_mut(), moving.as_mut())?;
         if let (Some(t), Some(c)) = (&mut trig, &mut child_trig) {
