@@ -248,24 +248,15 @@ fn drop_constraint(
         });
         if !dependents.is_empty() && !other {
             if !cascade {
-                let detail: Vec<String> = dependents
-                    .iter()
-                    .map(|(c, fk)| {
+                return Err(super::dependents_remain(
+                    format_args!("constraint {name} on table {}", def.name),
+                    dependents.iter().map(|(c, fk)| {
                         format!(
                             "constraint {} on table {} depends on index {}",
                             fk.name, c.name, name
                         )
-                    })
-                    .collect();
-                return Err(DbError::new(
-                    SqlState::DependentObjectsStillExist,
-                    format!(
-                        "cannot drop constraint {name} on table {} because other objects depend on it",
-                        def.name
-                    ),
-                )
-                .with_detail(detail.join("\n"))
-                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                    }),
+                ));
             }
             let dropped: Vec<(u32, String)> = dependents
                 .iter()
@@ -553,14 +544,12 @@ fn drop_column(
         let (col, dep) = (&def.columns[pos].name, &def.columns[d].name);
         let t = &def.name;
         if !cascade {
-            return Err(DbError::new(
-                SqlState::DependentObjectsStillExist,
-                format!("cannot drop column {col} of table {t} because other objects depend on it"),
-            )
-            .with_detail(format!(
-                "column {dep} of table {t} depends on column {col} of table {t}"
-            ))
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            return Err(super::dependents_remain(
+                format_args!("column {col} of table {t}"),
+                [format!(
+                    "column {dep} of table {t} depends on column {col} of table {t}"
+                )],
+            ));
         }
         for &d in &dependents {
             notice(

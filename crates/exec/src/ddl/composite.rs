@@ -259,20 +259,11 @@ pub(super) fn drop_composites(
                 "DROP TYPE ... CASCADE of a type other objects use",
             ));
         }
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!(
-                "cannot drop type {} because other objects depend on it",
-                def.name
-            ),
-        )
-        .with_detail(
+        return Err(super::dependents_remain(
+            format_args!("type {}", def.name),
             deps.iter()
-                .map(|d| format!("{d} depends on type {}", def.name))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                .map(|d| format!("{d} depends on type {}", def.name)),
+        ));
     }
     for def in defs {
         ctx.catalog.apply(
@@ -474,18 +465,13 @@ fn attribute_in_use(def: &CompositeDef, dropped: &[String], check: &str, cascade
     // The constraint names one of them; PostgreSQL reports the first
     // dropped (one DROP ATTRIBUTE a statement is the common case).
     let attr = &dropped[0];
-    DbError::new(
-        SqlState::DependentObjectsStillExist,
-        format!(
-            "cannot drop column {attr} of composite type {} because other objects depend on it",
+    super::dependents_remain(
+        format_args!("column {attr} of composite type {}", def.name),
+        [format!(
+            "constraint {check} depends on column {attr} of composite type {}",
             def.name
-        ),
+        )],
     )
-    .with_detail(format!(
-        "constraint {check} depends on column {attr} of composite type {}",
-        def.name
-    ))
-    .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
 }
 
 /// ALTER TYPE name ADD ATTRIBUTE / DROP ATTRIBUTE [IF EXISTS] / ALTER

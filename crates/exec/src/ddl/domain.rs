@@ -765,20 +765,11 @@ pub(super) fn drop_domain_defs(
         k += 1;
     }
     if !cascade && !deps.is_empty() {
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!(
-                "cannot drop type {} because other objects depend on it",
-                drops[0].name
-            ),
-        )
-        .with_detail(
+        return Err(super::dependents_remain(
+            format_args!("type {}", drops[0].name),
             deps.iter()
-                .map(|(d, on)| format!("{} depends on type {on}", d.describe()))
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                .map(|(d, on)| format!("{} depends on type {on}", d.describe())),
+        ));
     }
     if deps
         .iter()

@@ -336,21 +336,11 @@ fn check_unused(ctx: &StatementCtx, def: &EnumDef, ds: &pb::DropStmt) -> Result<
             "DROP TYPE ... CASCADE of a type other objects use",
         ));
     }
-    Err(DbError::new(
-        SqlState::DependentObjectsStillExist,
-        format!(
-            "cannot drop type {} because other objects depend on it",
-            def.name
-        ),
-    )
-    .with_detail(
-        deps.iter()
-            .map(|d| match d.strip_suffix("[]") {
-                Some(d) => format!("{d} depends on type {}[]", def.name),
-                None => format!("{d} depends on type {}", def.name),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
-    .with_hint("Use DROP ... CASCADE to drop the dependent objects too."))
+    Err(super::dependents_remain(
+        format_args!("type {}", def.name),
+        deps.iter().map(|d| match d.strip_suffix("[]") {
+            Some(d) => format!("{d} depends on type {}[]", def.name),
+            None => format!("{d} depends on type {}", def.name),
+        }),
+    ))
 }

@@ -294,22 +294,13 @@ pub(crate) fn cascade_notice(ctx: &mut StatementCtx, mut what: Vec<(u32, String)
 /// DROP TABLE of a referenced table: 2BP01 naming the first dependent
 /// constraint, as PostgreSQL (without CASCADE).
 pub(crate) fn dependents_error(t: &TableDef, deps: &[(Arc<TableDef>, ForeignKey)]) -> DbError {
-    let detail: Vec<String> = deps
-        .iter()
-        .map(|(c, fk)| {
+    super::dependents_remain(
+        format_args!("table {}", t.name),
+        deps.iter().map(|(c, fk)| {
             format!(
                 "constraint {} on table {} depends on table {}",
                 fk.name, c.name, t.name
             )
-        })
-        .collect();
-    DbError::new(
-        SqlState::DependentObjectsStillExist,
-        format!(
-            "cannot drop table {} because other objects depend on it",
-            t.name
-        ),
+        }),
     )
-    .with_detail(detail.join("\n"))
-    .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
 }

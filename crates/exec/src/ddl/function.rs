@@ -199,17 +199,12 @@ fn drop_dependent_triggers(
         return Ok(());
     }
     if !cascade {
-        let detail = lines
-            .iter()
-            .map(|l| format!("{l} depends on function {sig}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!("cannot drop function {sig} because other objects depend on it"),
-        )
-        .with_detail(detail)
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(super::dependents_remain(
+            format_args!("function {sig}"),
+            lines
+                .iter()
+                .map(|l| format!("{l} depends on function {sig}")),
+        ));
     }
     super::foreign_key::cascade_notice(ctx, lines.into_iter().map(|l| (0, l)).collect());
     super::cast::drop_all(ctx, casts)?;

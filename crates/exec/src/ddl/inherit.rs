@@ -278,19 +278,12 @@ pub(super) fn drop_children(
             }
         }
         if !cascade && !extra.is_empty() {
-            let detail: Vec<String> = extra
-                .iter()
-                .map(|(c, p)| format!("table {c} depends on table {p}"))
-                .collect();
-            return Err(DbError::new(
-                SqlState::DependentObjectsStillExist,
-                format!(
-                    "cannot drop table {} because other objects depend on it",
-                    t.name
-                ),
-            )
-            .with_detail(detail.join("\n"))
-            .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            return Err(super::dependents_remain(
+                format_args!("table {}", t.name),
+                extra
+                    .iter()
+                    .map(|(c, p)| format!("table {c} depends on table {p}")),
+            ));
         }
     }
     names.extend(partitions);

@@ -198,6 +198,21 @@ fn binder<'e>(ctx: &'e StatementCtx, text: &'e str) -> Binder<'e> {
     b
 }
 
+/// 2BP01 of a DROP without CASCADE, as PostgreSQL's
+/// reportDependentObjects words it: `what` (`table t`, `column c of table
+/// t`) has dependents, one DETAIL line each (`view v depends on table t`).
+pub(crate) fn dependents_remain(
+    what: impl std::fmt::Display,
+    lines: impl IntoIterator<Item = String>,
+) -> DbError {
+    DbError::new(
+        SqlState::DependentObjectsStillExist,
+        format!("cannot drop {what} because other objects depend on it"),
+    )
+    .with_detail(lines.into_iter().collect::<Vec<_>>().join("\n"))
+    .with_hint("Use DROP ... CASCADE to drop the dependent objects too.")
+}
+
 #[derive(Clone)]
 struct PendingIndex {
     name: Option<String>,
@@ -406,19 +421,11 @@ fn default_dependents(ctx: &mut StatementCtx, name: &str, cascade: bool) -> Resu
         )
     };
     if !cascade {
-        let detail: Vec<String> = deps
-            .iter()
-            .map(|d| format!("{} depends on sequence {}", what(d), seq.name))
-            .collect();
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!(
-                "cannot drop sequence {} because other objects depend on it",
-                seq.name
-            ),
-        )
-        .with_detail(detail.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(dependents_remain(
+            format_args!("sequence {}", seq.name),
+            deps.iter()
+                .map(|d| format!("{} depends on sequence {}", what(d), seq.name)),
+        ));
     }
     foreign_key::cascade_notice(ctx, deps.iter().map(|d| (0, what(d))).collect());
     for (t, i) in deps {

@@ -566,16 +566,11 @@ fn drop_dependents(
         return Ok(());
     }
     if !cascade {
-        let detail: Vec<String> = deps
-            .iter()
-            .map(|(t, class)| format!("table {} depends on {class}", t.name))
-            .collect();
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!("cannot drop {what} because other objects depend on it"),
-        )
-        .with_detail(detail.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(super::dependents_remain(
+            what,
+            deps.iter()
+                .map(|(t, class)| format!("table {} depends on {class}", t.name)),
+        ));
     }
     super::foreign_key::cascade_notice(
         ctx,

@@ -212,16 +212,12 @@ pub(super) fn drop_for_column(
 ) -> Result<(), DbError> {
     let (t, col) = (&def.name, &def.columns[pos].name);
     if !cascade {
-        let detail: Vec<String> = policies
-            .iter()
-            .map(|p| format!("policy {p} on table {t} depends on column {col} of table {t}"))
-            .collect();
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!("cannot drop column {col} of table {t} because other objects depend on it"),
-        )
-        .with_detail(detail.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(super::dependents_remain(
+            format_args!("column {col} of table {t}"),
+            policies
+                .iter()
+                .map(|p| format!("policy {p} on table {t} depends on column {col} of table {t}")),
+        ));
     }
     let each: Vec<String> = policies
         .iter()

@@ -241,12 +241,10 @@ pub fn drop_schema(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandT
                         ));
                     }
                 }
-                return Err(DbError::new(
-                    SqlState::DependentObjectsStillExist,
-                    format!("cannot drop schema {name} because other objects depend on it"),
-                )
-                .with_detail(detail.join("\n"))
-                .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+                return Err(super::dependents_remain(
+                    format_args!("schema {name}"),
+                    detail,
+                ));
             }
             cascade_notice(ctx, &name, &members);
             let dropping: Vec<RelId> = members.iter().map(|m| RelId(m.oid)).collect();
@@ -274,16 +272,12 @@ fn drop_system_schema(
     }
     let members = members(ctx, PUBLIC_NAMESPACE_OID);
     if !members.is_empty() && !cascade {
-        let detail: Vec<String> = members
-            .iter()
-            .map(|m| format!("{} depends on schema public", m.describe("")))
-            .collect();
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            "cannot drop schema public because other objects depend on it",
-        )
-        .with_detail(detail.join("\n"))
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+        return Err(super::dependents_remain(
+            "schema public",
+            members
+                .iter()
+                .map(|m| format!("{} depends on schema public", m.describe(""))),
+        ));
     }
     Err(DbError::unsupported(
         "DROP SCHEMA public (it always exists in Nestor and could not be created again)",

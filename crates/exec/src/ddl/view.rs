@@ -497,18 +497,12 @@ pub(crate) fn drop_dependent_views(
         return Ok(());
     }
     if !cascade {
-        let detail = views_in_order(ctx, oid, what)
+        let detail: Vec<String> = views_in_order(ctx, oid, what)
             .iter()
             .filter(|(v, _)| !dropping.contains(&v.oid))
             .map(|(v, on)| format!("view {} depends on {on}", v.name))
-            .collect::<Vec<_>>()
-            .join("\n");
-        return Err(DbError::new(
-            SqlState::DependentObjectsStillExist,
-            format!("cannot drop {what} because other objects depend on it"),
-        )
-        .with_detail(detail)
-        .with_hint("Use DROP ... CASCADE to drop the dependent objects too."));
+            .collect();
+        return Err(super::dependents_remain(what, detail));
     }
     let mut listed: Vec<&Arc<ViewDef>> = deps.iter().collect();
     listed.sort_by_key(|v| v.oid.0);
