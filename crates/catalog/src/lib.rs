@@ -365,6 +365,7 @@ impl State {
 impl Namespace {
     /// Install a table definition under its name; returns the previous one.
     pub(crate) fn put_table(&mut self, def: Arc<TableDef>) -> Option<Arc<TableDef>> {
+        let before = nestor_types::composites::lookup(def.oid.0);
         let prev = self.remove_table(&def.name);
         for i in &def.indexes {
             self.index_owner.insert(i.name.clone(), def.name.clone());
@@ -372,8 +373,35 @@ impl Namespace {
             i.index.set_name(&i.name);
         }
         row_type::note(&def);
+        if let (Some(before), Some(now)) = (before, nestor_types::composites::lookup(def.oid.0)) {
+            if before.attrs != now.attrs {
+                self.follow_row_type(def.oid.0, now.data_type());
+            }
+        }
         self.tables.insert(def.name.clone(), def);
         prev
+    }
+
+    /// Table `oid`'s row type changed (ALTER TABLE ADD/DROP/ALTER
+    /// COLUMN): the functions taking or returning it take the new one,
+    /// and every function is compiled afresh (a PL/pgSQL variable
+    /// declared of the type has its shape from compilation).
+    fn follow_row_type(&mut self, oid: u32, now: nestor_types::DataType) {
+        let follow = |t: &mut nestor_types::DataType| {
+            if matches!(t, nestor_types::DataType::Record(r) if r.oid == oid) {
+                *t = now;
+            }
+        };
+        for list in self.functions.values_mut() {
+            for f in list.iter_mut() {
+                let mut new = (**f).clone();
+                new.args.iter_mut().for_each(|a| follow(&mut a.ty));
+                if let Returns::Scalar(t) = &mut new.returns {
+                    follow(t);
+                }
+                *f = Arc::new(new);
+            }
+        }
     }
 
     pub(crate) fn remove_table(&mut self, name: &str) -> Option<Arc<TableDef>> {

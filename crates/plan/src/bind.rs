@@ -542,7 +542,9 @@ impl<'e> Binder<'e> {
                 if o == 0 {
                     DataType::Unknown
                 } else {
-                    DataType::from_oid(o).unwrap_or(DataType::Text)
+                    DataType::from_oid(o)
+                        .or_else(|| nestor_types::composites::type_for_oid(o))
+                        .unwrap_or(DataType::Text)
                 }
             })
             .collect();
@@ -1394,6 +1396,53 @@ impl<'e> Binder<'e> {
     }
 
     fn bind_column(&mut self, c: &pb::ColumnRef) -> Result<(Expr, DataType), DbError> {
+        match self.bind_column_ref(c) {
+            Err(e) if e.code == SqlState::UndefinedColumn => match self.functional_notation(c) {
+                Some(call) => Ok(call),
+                None => Err(e),
+            },
+            r => r,
+        }
+    }
+
+    /// `x.f` where x has no column f: the call `f(x)` of a user function
+    /// of one argument of a row or composite type (PostgreSQL's
+    /// functional notation, ParseFuncOrColumn; PostgREST's "computed
+    /// columns"). None when no such function takes x.
+    fn functional_notation(&mut self, c: &pb::ColumnRef) -> Option<(Expr, DataType)> {
+        let [rel, name] = c.fields.as_slice() else {
+            return None;
+        };
+        let Ok(NodeEnum::String(fname)) = node(name) else {
+            return None;
+        };
+        let takes_row = |f: &nestor_catalog::FunctionDef| matches!(f.input_types().as_slice(), [DataType::Record(r)] if r.oid != 0);
+        if !self
+            .catalog
+            .functions(&fname.sval)
+            .iter()
+            .any(|f| takes_row(f))
+        {
+            return None;
+        }
+        let arg = pb::Node {
+            node: Some(NodeEnum::ColumnRef(pb::ColumnRef {
+                fields: vec![rel.clone()],
+                location: c.location,
+            })),
+        };
+        let call = pb::FuncCall {
+            funcname: vec![name.clone()],
+            args: vec![arg],
+            location: c.location,
+            ..Default::default()
+        };
+        crate::bind::userfunc::bind_call(self, &fname.sval, &call)
+            .ok()
+            .flatten()
+    }
+
+    fn bind_column_ref(&mut self, c: &pb::ColumnRef) -> Result<(Expr, DataType), DbError> {
         if let Some(row) = self.star_row(c)? {
             return Ok(row);
         }
@@ -1743,9 +1792,16 @@ impl<'e> Binder<'e> {
                 return Some((self.outer_ref(lvl, i), ty));
             }
         }
-        let ty = DataType::Record(nestor_types::datatype::record_type(
-            cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
-        ));
+        let types: Vec<DataType> = cols.iter().map(|(_, c)| c.ty).collect();
+        let ty = match aliased
+            .is_none()
+            .then(|| table_row_type(scope, name, &types))
+        {
+            Some(Some(t)) => t,
+            _ => DataType::Record(nestor_types::datatype::record_type(
+                cols.iter().map(|(_, c)| (c.name.clone(), c.ty)).collect(),
+            )),
+        };
         let positions: Vec<usize> = cols.iter().map(|(i, _)| *i).collect();
         for &i in &positions {
             self.mark_read(lvl, i, true);
@@ -5753,6 +5809,22 @@ fn unreachable_entry(rel: Option<&str>, name: &str, table: &str) -> DbError {
 /// `tableoid` of a plain table in `scope` (named `rel`, or the only one):
 /// its OID, a constant, so table rows carry no such column (an
 /// inheritance tree's scan has a real one, `select::inherit`).
+/// The row type of FROM item `name` when it is a table whose row type
+/// has fields of `types` (PostgreSQL's whole-row Var of a relation is of
+/// the table's type, its fields named as the table's columns whatever
+/// the alias calls them: `pg_typeof(t)` is the table, and a function
+/// taking the table's row type takes it).
+fn table_row_type(scope: &Scope, name: &str, types: &[DataType]) -> Option<DataType> {
+    let oid = scope.cols[scope.floor..]
+        .iter()
+        .find(|c| c.hidden && c.attnum == -1 && c.table_oid != 0 && c.rel == name)?
+        .table_oid;
+    let def = nestor_types::composites::lookup(oid).filter(|d| d.relid == oid)?;
+    let same =
+        def.attrs.len() == types.len() && def.attrs.iter().zip(types).all(|((_, t), u)| t == u);
+    same.then(|| def.data_type())
+}
+
 fn plain_tableoid(scope: &Scope, rel: Option<&str>) -> Option<u32> {
     let mut tables = scope.cols[scope.floor..].iter().filter(|c| {
         c.hidden && c.attnum == -1 && c.table_oid != 0 && rel.is_none_or(|r| c.rel == r)

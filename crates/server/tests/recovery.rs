@@ -785,6 +785,45 @@ fn indexes_on_added_columns_survive_crashes() {
     check_added_column_indexes(&third);
 }
 
+/// What must hold after each restart of `row_type_functions_survive_crashes`.
+fn check_row_type_functions(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select p.label, bump(p, 1), first_rt() from rt p order by a"
+        ),
+        "1:x|2|(1,x,7)\n2:y|3|(1,x,7)"
+    );
+}
+
+/// Functions taking and returning a table's row type are written after
+/// the table (WAL) and in the image after it (checkpoint), and keep
+/// the type as ALTER TABLE changed it.
+#[test]
+fn row_type_functions_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table rt (a int, b text)",
+        "insert into rt values (1, 'x'), (2, 'y')",
+        "create function label(r rt) returns text language sql as $$ select r.a || ':' || r.b $$",
+        "alter table rt add column c int default 7",
+        "create function bump(rt, int) returns int language plpgsql as $$ begin return $1.a + $2; end $$",
+        "create function first_rt() returns rt language sql as $$ select * from rt order by a limit 1 $$",
+    ] {
+        ok(&server, sql);
+    }
+    check_row_type_functions(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    let mut again = Server::start_on(&dir);
+    check_row_type_functions(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_row_type_functions(&third);
+}
+
 /// What must hold after each restart of `rules_survive_crashes`.
 fn check_rules(server: &Server) {
     assert_eq!(

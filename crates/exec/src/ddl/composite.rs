@@ -40,7 +40,7 @@ use crate::context::StatementCtx;
 use crate::tag::CommandTag;
 
 /// Whether `t` is, or contains (an attribute, an element), composite `oid`.
-fn uses(t: DataType, oid: u32) -> bool {
+pub(super) fn uses(t: DataType, oid: u32) -> bool {
     match t {
         DataType::Record(r) if r.oid == oid => true,
         DataType::Record(r) => r.fields.iter().any(|(_, f)| uses(*f, oid)),
@@ -86,11 +86,9 @@ fn dependents_but(ctx: &StatementCtx, oid: u32, domains: &[u32]) -> Vec<String> 
     let mut functions = ctx.catalog.all_functions();
     functions.sort_by_key(|f| f.oid);
     for f in functions {
-        let args = f.args.iter().map(|a| a.ty);
         let ret = matches!(f.returns, nestor_catalog::function::Returns::Scalar(t) if uses(t, oid));
-        if args.clone().any(|t| uses(t, oid)) || ret {
-            let list: Vec<String> = args.map(|t| t.to_string()).collect();
-            out.push(format!("function {}({})", f.name, list.join(", ")));
+        if f.args.iter().any(|a| uses(a.ty, oid)) || ret {
+            out.push(super::function::described(&f));
         }
     }
     out.extend(

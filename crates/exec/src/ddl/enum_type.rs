@@ -311,10 +311,8 @@ fn dependents(ctx: &StatementCtx, oid: u32) -> Vec<String> {
         }
     }
     for f in ctx.catalog.all_functions() {
-        let args = f.args.iter().map(|a| a.ty);
-        if args.clone().any(uses) {
-            let list: Vec<String> = args.map(|t| t.to_string()).collect();
-            out.push(format!("function {}({})", f.name, list.join(", ")));
+        if f.args.iter().any(|a| uses(a.ty)) {
+            out.push(super::function::described(&f));
         }
     }
     out.extend(

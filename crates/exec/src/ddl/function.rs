@@ -379,3 +379,11 @@ fn lookup(
         _ => Ok(f),
     }
 }
+
+/// A function as PostgreSQL's dependency messages name it
+/// (getObjectDescription's format_procedure): `function f(integer,text)`,
+/// its input argument types without spaces.
+pub(crate) fn described(f: &nestor_catalog::FunctionDef) -> String {
+    let args: Vec<String> = f.input_types().iter().map(|t| t.to_string()).collect();
+    format!("function {}({})", f.name, args.join(","))
+}

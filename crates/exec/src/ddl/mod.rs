@@ -381,6 +381,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
                         format!("table {name}")
                     };
                     view::drop_dependent_views(ctx, t.oid, &what, &dropping, cascade)?;
+                    row_type_functions(ctx, &t, &what, cascade)?;
                 }
                 drop_table(ctx, &name)?
             }
@@ -393,6 +394,64 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         }
     }
     Ok(CommandTag::Plain(tag))
+}
+
+/// Functions whose arguments or result are table `t`'s row type
+/// (`CREATE FUNCTION full_name(p people)`, `RETURNS people`): 2BP01
+/// naming them (`function full_name(people) depends on type people`), or
+/// with CASCADE they are dropped first, as PostgreSQL's dependency on the
+/// table's pg_type row drops them.
+fn row_type_functions(
+    ctx: &mut StatementCtx,
+    t: &nestor_catalog::TableDef,
+    what: &str,
+    cascade: bool,
+) -> Result<(), DbError> {
+    let oid = t.oid;
+    let uses = |ty: nestor_types::DataType| composite::uses(ty, oid.0);
+    let mut deps: Vec<Arc<nestor_catalog::FunctionDef>> = ctx
+        .catalog
+        .all_functions()
+        .into_iter()
+        .filter(|f| {
+            f.args.iter().any(|a| uses(a.ty))
+                || match &f.returns {
+                    nestor_catalog::Returns::RowType(r) => *r == oid,
+                    nestor_catalog::Returns::Scalar(ty) => uses(*ty),
+                    nestor_catalog::Returns::Row(cols) => cols.iter().any(|(_, ty)| uses(*ty)),
+                    _ => false,
+                }
+        })
+        .collect();
+    if deps.is_empty() {
+        return Ok(());
+    }
+    deps.sort_by_key(|f| f.oid);
+    if !cascade {
+        return Err(dependents_remain(
+            what,
+            deps.iter()
+                .map(|f| format!("{} depends on type {}", function::described(f), t.name)),
+        ));
+    }
+    let lines: Vec<String> = deps
+        .iter()
+        .map(|f| format!("drop cascades to {}", function::described(f)))
+        .collect();
+    let e = match lines.as_slice() {
+        [one] => DbError::new(SqlState::SuccessfulCompletion, one.clone()),
+        _ => DbError::new(
+            SqlState::SuccessfulCompletion,
+            format!("drop cascades to {} other objects", lines.len()),
+        )
+        .with_detail(lines.join("\n")),
+    };
+    ctx.notices.push(e.with_severity(Severity::Notice));
+    for f in deps {
+        ctx.catalog
+            .apply(ctx.txn, &ctx.db.store, Change::DropFunction(f))?;
+    }
+    Ok(())
 }
 
 /// Column defaults that call nextval / currval / setval of sequence `name`

@@ -287,6 +287,13 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
                         .next()
                         .map_or(Value::Null, |r| Value::Record(r.into())))
                 }
+                // A table's row type: the first row's columns as a value
+                // of it (or the row's one column when it already is one).
+                crate::context::Outcome::Rows(rows)
+                    if matches!(f.0.returns, nestor_catalog::Returns::RowType(_)) =>
+                {
+                    row_type_value(&f.0, rows, &ev.ctx.eval)
+                }
                 crate::context::Outcome::Rows(rows) => Ok(rows
                     .into_iter()
                     .next()
@@ -303,6 +310,29 @@ fn eval_node(e: &Expr, row: &[Value], ev: &mut Ev) -> Result<Value, DbError> {
             SqlState::WindowingError,
             "window functions are not allowed here",
         )),
+    }
+}
+
+/// A function returning a table's row type, called in an expression:
+/// its first row as a value of that type (NULL without one).
+fn row_type_value(
+    def: &nestor_catalog::FunctionDef,
+    rows: Vec<Vec<Value>>,
+    ec: &nestor_types::EvalCtx,
+) -> Result<Value, DbError> {
+    let nestor_catalog::Returns::RowType(rel) = def.returns else {
+        return Err(DbError::internal("not a row-type function"));
+    };
+    let Some(row) = rows.into_iter().next() else {
+        return Ok(Value::Null);
+    };
+    let v = match row.as_slice() {
+        [Value::Record(_)] => row.into_iter().next().expect("one value"),
+        _ => Value::Record(row.into()),
+    };
+    match nestor_types::composites::type_for_oid(rel.0) {
+        Some(t) if !v.is_null() => valops::cast(v, t, false, ec),
+        _ => Ok(v),
     }
 }
 

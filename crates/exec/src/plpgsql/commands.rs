@@ -79,6 +79,33 @@ fn declared(ctx: &StatementCtx, tn: &pb::TypeName) -> Result<Declared, DbError> 
     })
 }
 
+/// The type of an argument declared as a table's name: the table's row
+/// type (its OID the table's, its fields the table's columns), as a
+/// composite type's argument is. The catalog image writes the tables of
+/// `public` before its functions and other schemas' after, so only a
+/// permanent table of `public` may be named (0A000 otherwise, as for a
+/// column of such a row type).
+fn table_row_arg(
+    ctx: &StatementCtx,
+    rel: nestor_common::RelId,
+    kind: &str,
+) -> Result<DataType, DbError> {
+    let def = ctx
+        .catalog
+        .table_by_oid(rel)
+        .ok_or_else(|| DbError::internal(format!("row type of missing table {}", rel.0)))?;
+    if def.persistence == nestor_catalog::defs::Persistence::Temporary
+        || def.namespace != nestor_catalog::PUBLIC_NAMESPACE_OID
+    {
+        return Err(DbError::unsupported(format!(
+            "{kind} arguments of the row type of table {} outside schema public",
+            def.name
+        )));
+    }
+    nestor_types::composites::type_for_oid(rel.0)
+        .ok_or_else(|| DbError::internal(format!("table {} has no row type", def.name)))
+}
+
 /// An array type, or one of the polymorphic array pseudo-types.
 fn is_array_type(t: DataType) -> bool {
     t.is_array() || matches!(t, DataType::Poly(p) if p.is_array())
@@ -190,6 +217,7 @@ pub fn create_function(
                 any_arg = true;
                 DataType::Unknown
             }
+            Declared::Row(rel) => table_row_arg(ctx, rel, kind)?,
             _ => {
                 return Err(DbError::unsupported(format!(
                     "{kind} arguments of pseudo-types or row types"

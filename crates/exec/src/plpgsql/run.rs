@@ -2386,6 +2386,10 @@ impl<'f> Run<'f> {
             resolver.slots.borrow_mut().push(Slot::Datum(i));
             hints.push(match &self.func.datums[i] {
                 Datum::Var(v) => v.ty.oid(),
+                // A row argument: `$1.field` selects from its type.
+                Datum::Rec {
+                    declared: Some(rt), ..
+                } => rt.oid,
                 _ => 0,
             });
         }

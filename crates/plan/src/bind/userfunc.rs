@@ -487,11 +487,12 @@ pub(crate) fn bind_call(
         (Returns::Record, false) => {
             DataType::Record(nestor_types::datatype::record_type(Vec::new()))
         }
-        (Returns::RowType(_), false) => {
-            return Err(DbError::unsupported(format!(
-                "function {name}() returning a row in an expression (call it in FROM)"
-            )))
-        }
+        // The table's row type (of its columns now): the first row as
+        // one value, as for a composite type.
+        (Returns::RowType(rel), false) => nestor_types::composites::type_for_oid(rel.0)
+            .ok_or_else(|| {
+                DbError::internal(format!("function {name}() returns a dropped row type"))
+            })?,
     };
     // A result declared as a domain is checked against it, as
     // PostgreSQL's function result coercion does.
