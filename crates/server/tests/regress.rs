@@ -216,6 +216,7 @@ regress!(
     update_moves_past_checks,
     setop_locking,
     row_type_functions,
+    lateral_function_join,
     constraint_using_index,
     column_storage,
     format_variadic,

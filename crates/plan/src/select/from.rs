@@ -870,8 +870,20 @@ pub(super) fn plan_join(
     b.null_extended += usize::from(nullable);
     let right = plan_join_right(b, (j, kind), (start, lscope_end), offset, scope);
     b.null_extended -= usize::from(nullable);
-    let right = right?;
+    let mut right = right?;
     let inner_floor = std::mem::replace(&mut scope.alias_floor, outer_floor);
+    let trivially_true = match &j.quals {
+        None => true,
+        Some(q) => matches!(
+            &q.node,
+            Some(NodeEnum::AConst(c)) if matches!(&c.val, Some(pb::a_const::Val::Boolval(v)) if v.boolval)
+        ),
+    };
+    let plain_cross =
+        kind == JoinKind::Inner && trivially_true && !j.is_natural && j.using_clause.is_empty();
+    if matches!(right, From::LateralFn { .. }) && !plain_cross {
+        right = lateral_fn_subquery(b, right, start)?;
+    }
     if let From::LateralFn {
         func,
         args,
@@ -882,19 +894,6 @@ pub(super) fn plan_join(
     {
         // `a CROSS JOIN LATERAL f(a.x)`, `a JOIN f(a.x) ON true`: the
         // function runs per row of the left side, as in a comma list.
-        let trivially_true = match &j.quals {
-            None => true,
-            Some(q) => matches!(
-                &q.node,
-                Some(NodeEnum::AConst(c)) if matches!(&c.val, Some(pb::a_const::Val::Boolval(v)) if v.boolval)
-            ),
-        };
-        if kind != JoinKind::Inner || !trivially_true || j.is_natural || !j.using_clause.is_empty()
-        {
-            return Err(DbError::unsupported(
-                "a function in FROM referring to the left side of a JOIN other than CROSS JOIN or JOIN ... ON true",
-            ));
-        }
         if let Some(a) = &j.alias {
             for c in &mut scope.cols[start..] {
                 c.rel = a.aliasname.clone();
@@ -1014,6 +1013,53 @@ pub(super) fn plan_join(
 /// A function argument over the level's row with its references to
 /// columns before `start` (FROM items before a join) made references to
 /// the row the LATERAL join is run for (`lateral_join`).
+/// A function on the right of a LEFT JOIN (or an INNER one with a real
+/// ON condition) that reads the join's left side or the items before it
+/// (`v LEFT JOIN generate_series(v.a, 3) g ON g > 1`): a LATERAL
+/// subquery over the function, run per left row as `LEFT JOIN LATERAL
+/// (SELECT * FROM f(...))` is, its arguments reading the level's row
+/// (the items before the join, then the left row: `pad` = `start`).
+fn lateral_fn_subquery(b: &mut Binder, f: From, start: usize) -> Result<From, DbError> {
+    let From::LateralFn {
+        func,
+        args,
+        name,
+        ordinality,
+        offset,
+        width,
+    } = f
+    else {
+        return Ok(f);
+    };
+    let top = b.level();
+    let args = args
+        .into_iter()
+        .map(|a| {
+            a.rewrite(&mut |e| {
+                Ok(match e {
+                    Expr::Col(c) => Some(b.outer_ref(top, *c)),
+                    _ => None,
+                })
+            })
+        })
+        .collect::<Result<Vec<_>, DbError>>()?;
+    let scan = Plan::FunctionScan {
+        func,
+        args,
+        name,
+        ordinality,
+    };
+    Ok(From::Other {
+        plan: Plan::LateralSubquery {
+            plan: Box::new(scan),
+            level: top,
+            pad: start,
+        },
+        offset,
+        width,
+    })
+}
+
 fn outer_before(b: &mut Binder, arg: Expr, start: usize) -> Result<Expr, DbError> {
     let top = b.level();
     arg.rewrite(&mut |e| {
