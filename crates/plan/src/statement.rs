@@ -50,6 +50,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::LockStmt(_)
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)
+            | NodeEnum::AlterFunctionStmt(_)
             | NodeEnum::RenameStmt(_)
             | NodeEnum::CreateTableAsStmt(_)
             | NodeEnum::ViewStmt(_)

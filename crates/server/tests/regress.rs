@@ -217,6 +217,7 @@ regress!(
     setop_locking,
     row_type_functions,
     lateral_function_join,
+    alter_function_attrs,
     constraint_using_index,
     column_storage,
     format_variadic,

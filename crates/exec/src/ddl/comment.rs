@@ -220,7 +220,7 @@ fn aggregate_key(ctx: &StatementCtx, object: &pb::Node) -> Result<(u32, u32, i32
     let mut types = Vec::new();
     for a in &owa.objargs {
         if let NodeEnum::TypeName(tn) = node(a)? {
-            types.push(bind::signature_type_from_name(tn)?);
+            types.push(super::function::signature_type(ctx, tn)?);
         }
     }
     let found = nestor_plan::bind::user_agg::aggregates(ctx.catalog, name)
@@ -276,7 +276,7 @@ pub(crate) fn function_with_args(
         let mut types = Vec::new();
         for a in &owa.objargs {
             if let NodeEnum::TypeName(tn) = node(a)? {
-                types.push(bind::signature_type_from_name(tn)?);
+                types.push(super::function::signature_type(ctx, tn)?);
             }
         }
         found

@@ -81,14 +81,14 @@ pub fn drop_functions(
                     continue;
                 }
                 if let Some(tn) = &fp.arg_type {
-                    types.push(bind::signature_type_from_name(tn)?);
+                    types.push(signature_type(ctx, tn)?);
                     written.push(type_name_as_written(tn));
                 }
             }
             if owa.objfuncargs.is_empty() {
                 for a in &owa.objargs {
                     if let NodeEnum::TypeName(tn) = node(a)? {
-                        types.push(bind::signature_type_from_name(tn)?);
+                        types.push(signature_type(ctx, tn)?);
                         written.push(type_name_as_written(tn));
                     }
                 }
@@ -347,13 +347,13 @@ fn lookup(
             Ok(pb::FunctionParameterMode::FuncParamOut | pb::FunctionParameterMode::FuncParamTable)
         );
         if let (false, Some(tn)) = (out, &fp.arg_type) {
-            types.push(bind::signature_type_from_name(tn)?);
+            types.push(signature_type(ctx, tn)?);
         }
     }
     if owa.objfuncargs.is_empty() {
         for a in &owa.objargs {
             if let NodeEnum::TypeName(tn) = node(a)? {
-                types.push(bind::signature_type_from_name(tn)?);
+                types.push(signature_type(ctx, tn)?);
             }
         }
     }
@@ -386,4 +386,125 @@ fn lookup(
 pub(crate) fn described(f: &nestor_catalog::FunctionDef) -> String {
     let args: Vec<String> = f.input_types().iter().map(|t| t.to_string()).collect();
     format!("function {}({})", f.name, args.join(","))
+}
+
+/// ALTER FUNCTION / PROCEDURE / ROUTINE name[(args)] action ...: the
+/// attributes CREATE FUNCTION takes. Volatility and STRICT / CALLED ON
+/// NULL INPUT change the definition (a new version of it, compiled
+/// afresh); COST, ROWS, LEAKPROOF, PARALLEL and SUPPORT are checked and
+/// accepted as CREATE FUNCTION accepts them (Nestor's planner has no
+/// use for them); SECURITY DEFINER and SET are 0A000, as in CREATE.
+pub fn alter_function(
+    ctx: &mut StatementCtx,
+    text: &str,
+    st: &pb::AlterFunctionStmt,
+) -> Result<CommandTag, DbError> {
+    let kind = pb::ObjectType::try_from(st.objtype).unwrap_or(pb::ObjectType::ObjectFunction);
+    let owa = st
+        .func
+        .as_ref()
+        .ok_or_else(|| DbError::internal("ALTER FUNCTION without a function"))?;
+    let f = lookup(ctx, owa, kind)?;
+    if !ctx.role.superuser {
+        let word = if f.procedure { "procedure" } else { "function" };
+        crate::privilege::require_owner(
+            ctx,
+            nestor_catalog::acl::ObjKind::Function,
+            f.oid.0,
+            word,
+            &f.name,
+        )?;
+    }
+    let mut new = (*f).clone();
+    let mut seen: Vec<&str> = Vec::new();
+    for a in &st.actions {
+        let NodeEnum::DefElem(e) = node(a)? else {
+            continue;
+        };
+        let name = e.defname.as_str();
+        if name != "set" && seen.contains(&name) {
+            return Err(nestor_parser::ast::err_at(
+                DbError::new(SqlState::SyntaxError, "conflicting or redundant options"),
+                text,
+                e.location,
+            ));
+        }
+        seen.push(name);
+        let arg = e.arg.as_deref().and_then(|n| n.node.as_ref());
+        let number = || match arg {
+            Some(NodeEnum::Integer(i)) => f64::from(i.ival),
+            Some(NodeEnum::Float(x)) => x.fval.parse().unwrap_or(0.0),
+            _ => 0.0,
+        };
+        let truth = || match arg {
+            Some(NodeEnum::Boolean(b)) => b.boolval,
+            Some(NodeEnum::Integer(i)) => i.ival != 0,
+            _ => true,
+        };
+        let invalid = |msg: &str| DbError::new(SqlState::InvalidParameterValue, msg.to_string());
+        match name {
+            "volatility" => {
+                new.volatility = match arg {
+                    Some(NodeEnum::String(s)) if s.sval == "immutable" => {
+                        nestor_catalog::Volatility::Immutable
+                    }
+                    Some(NodeEnum::String(s)) if s.sval == "stable" => {
+                        nestor_catalog::Volatility::Stable
+                    }
+                    _ => nestor_catalog::Volatility::Volatile,
+                }
+            }
+            "strict" => new.strict = truth(),
+            "security" if truth() => return Err(DbError::unsupported("SECURITY DEFINER")),
+            "security" => {}
+            "leakproof" if truth() && !ctx.role.superuser => {
+                return Err(DbError::new(
+                    SqlState::InsufficientPrivilege,
+                    "only superuser can define a leakproof function",
+                ))
+            }
+            "cost" if number() <= 0.0 => return Err(invalid("COST must be positive")),
+            "rows" if !f.retset => {
+                return Err(invalid(
+                    "ROWS is not applicable when function does not return a set",
+                ))
+            }
+            "rows" if number() <= 0.0 => return Err(invalid("ROWS must be positive")),
+            "set" => {
+                return Err(DbError::unsupported(format!(
+                    "SET in ALTER {}",
+                    if f.procedure { "PROCEDURE" } else { "FUNCTION" }
+                )))
+            }
+            // Leakproof, cost, rows, parallel safety, support: accepted.
+            _ => {}
+        }
+    }
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutFunction(Arc::new(new)))?;
+    Ok(CommandTag::Plain(match kind {
+        pb::ObjectType::ObjectProcedure => "ALTER PROCEDURE",
+        pb::ObjectType::ObjectRoutine => "ALTER ROUTINE",
+        _ => "ALTER FUNCTION",
+    }))
+}
+
+/// A type in a function signature (`DROP FUNCTION f(people)`): a type,
+/// a polymorphic pseudo-type, or a table's name for its row type.
+pub(crate) fn signature_type(
+    ctx: &StatementCtx,
+    tn: &pb::TypeName,
+) -> Result<nestor_types::DataType, DbError> {
+    bind::signature_type_from_name(tn).or_else(|e| {
+        let names = bind::names(&tn.names);
+        let table = match names.as_slice() {
+            [n] if e.code == SqlState::UndefinedObject && tn.array_bounds.is_empty() => {
+                ctx.catalog.table(n)
+            }
+            _ => None,
+        };
+        table
+            .and_then(|t| nestor_types::composites::type_for_oid(t.oid.0))
+            .ok_or(e)
+    })
 }

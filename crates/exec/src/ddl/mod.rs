@@ -51,6 +51,7 @@ pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
 pub use domain::{alter_domain, create_domain};
 pub use enum_type::{alter_enum, create_enum};
+pub use function::alter_function;
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
 pub use matview::refresh as refresh_matview;
