@@ -1196,8 +1196,9 @@ impl<'e> Binder<'e> {
         if let Some((ci, negated)) = regex_operator(op) {
             return self.bind_like_any((ci, negated, true), lhs, rhs, all);
         }
-        let cmp = cmp_of(op)
-            .ok_or_else(|| DbError::unsupported(format!("operator {op} with ANY/ALL")))?;
+        let Some(cmp) = cmp_of(op) else {
+            return Err(self.any_array_operator(op, rhs));
+        };
         let (le, lt) = self.bind(lhs)?;
         let (re, rt) = self.bind(rhs)?;
         let rt = match rt {
@@ -1212,6 +1213,27 @@ impl<'e> Binder<'e> {
             t => t,
         };
         self.any_array(cmp, all, le, lt, re, rt)
+    }
+
+    /// The error of `lhs op ANY/ALL (rhs)` for an operator other than a
+    /// comparison: PostgreSQL's make_scalar_array_op checks that the
+    /// right side is an array, then that the operator yields boolean
+    /// (arithmetic ones do not); other boolean operators are 0A000.
+    fn any_array_operator(&mut self, op: &str, rhs: &Node) -> DbError {
+        const NOT_BOOLEAN: &[&str] = &["+", "-", "*", "/", "%", "^", "||", "&", "|", "#", "<<", ">>"];
+        if !NOT_BOOLEAN.contains(&op) {
+            return DbError::unsupported(format!("operator {op} with ANY/ALL"));
+        }
+        let rt = match self.bind(rhs) {
+            Ok((_, t)) => t,
+            Err(e) => return e,
+        };
+        let why = if rt != DataType::Unknown && !rt.is_array() {
+            "op ANY/ALL (array) requires array on right side"
+        } else {
+            "op ANY/ALL (array) requires operator to yield boolean"
+        };
+        DbError::new(SqlState::WrongObjectType, why)
     }
 
     /// `lhs [NOT] [I]LIKE ANY/ALL (patterns)`, or with `regex` `lhs ~
