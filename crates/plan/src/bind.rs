@@ -1220,7 +1220,9 @@ impl<'e> Binder<'e> {
     /// right side is an array, then that the operator yields boolean
     /// (arithmetic ones do not); other boolean operators are 0A000.
     fn any_array_operator(&mut self, op: &str, rhs: &Node) -> DbError {
-        const NOT_BOOLEAN: &[&str] = &["+", "-", "*", "/", "%", "^", "||", "&", "|", "#", "<<", ">>"];
+        const NOT_BOOLEAN: &[&str] = &[
+            "+", "-", "*", "/", "%", "^", "||", "&", "|", "#", "<<", ">>",
+        ];
         if !NOT_BOOLEAN.contains(&op) {
             return DbError::unsupported(format!("operator {op} with ANY/ALL"));
         }

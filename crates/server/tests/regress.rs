@@ -218,6 +218,7 @@ regress!(
     row_type_functions,
     lateral_function_join,
     alter_function_attrs,
+    regex_backrefs,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -9,10 +9,11 @@
 //! `regex` crate after a small translation: ARE's word-boundary escapes
 //! `\m`, `\M`, `\y` become `\b` and `\Y` becomes `\B`; bracket classes
 //! (`[[:alpha:]]`), `\d \s \w`, quantifiers `{m,n}`, non-greedy `*?` and
-//! `(?:...)` mean the same in both. What the crate cannot run — back
-//! references (`\1`) and lookaround (`(?=...)`, `(?!...)`, `(?<=...)`) — is
-//! refused with 0A000 naming it; PostgreSQL has them. Matching is in
-//! linear time, so no pattern can make a statement run away.
+//! `(?:...)` mean the same in both. Matching is in linear time, so no
+//! pattern can make a statement run away — except a pattern with back
+//! references (`\1`) or lookaround (`(?=...)`, `(?!...)`, `(?<=...)`,
+//! `(?<!...)`), which no automaton can run: it runs on a backtracking
+//! engine with a step limit ([`engine`]).
 //!
 //! Compiled patterns are kept per thread, up to [`REGEX_CACHE_ENTRIES_MAX`]
 //! (PostgreSQL keeps 32 per backend); a statement that uses one constant
@@ -21,7 +22,8 @@
 use std::cell::RefCell;
 
 use nestor_common::{DbError, SqlState};
-use regex::{Regex, RegexBuilder};
+
+use engine::{Groups, Re};
 
 use crate::array::Array;
 use crate::context::EvalCtx;
@@ -29,7 +31,10 @@ use crate::datatype::DataType;
 use crate::functions::{Imp, Resolved};
 use crate::value::Value;
 
+mod engine;
 mod positional;
+
+pub use engine::REGEX_BACKTRACK_STEPS_MAX;
 
 /// Compiled patterns cached per thread.
 pub const REGEX_CACHE_ENTRIES_MAX: usize = 64;
@@ -52,12 +57,14 @@ pub(crate) const NAMES: &[&str] = &[
 ];
 
 thread_local! {
-    static CACHE: RefCell<Vec<(String, ReOpts, Regex)>> = const { RefCell::new(Vec::new()) };
+    static CACHE: RefCell<Vec<(String, ReOpts, Re)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Translate an ARE to the regex crate's syntax, refusing what it lacks.
-fn translate(pattern: &str) -> Result<String, DbError> {
+/// Translate an ARE to the engines' syntax; also whether it needs the
+/// backtracking engine (back references, lookaround).
+fn translate(pattern: &str) -> Result<(String, bool), DbError> {
     let mut out = String::with_capacity(pattern.len());
+    let mut backtracking = false;
     let mut chars = pattern.chars().peekable();
     let mut in_bracket = false;
     while let Some(c) = chars.next() {
@@ -72,9 +79,9 @@ fn translate(pattern: &str) -> Result<String, DbError> {
                     'b' => out.push_str("\\x08"),
                     'Y' if !in_bracket => out.push_str("\\B"),
                     '1'..='9' if !in_bracket => {
-                        return Err(DbError::unsupported(
-                            "back references in regular expressions",
-                        ))
+                        backtracking = true;
+                        out.push('\\');
+                        out.push(n);
                     }
                     n => {
                         out.push('\\');
@@ -116,16 +123,14 @@ fn translate(pattern: &str) -> Result<String, DbError> {
                     || rest.starts_with("?<=")
                     || rest.starts_with("?<!")
                 {
-                    return Err(DbError::unsupported(
-                        "lookahead and lookbehind in regular expressions",
-                    ));
+                    backtracking = true;
                 }
                 out.push('(');
             }
             c => out.push(c),
         }
     }
-    Ok(out)
+    Ok((out, backtracking))
 }
 
 fn invalid(why: &str) -> DbError {
@@ -207,7 +212,7 @@ fn strip_expanded(pattern: &str) -> String {
 
 /// The compiled form of `pattern` read as `opts` says (a bool: only
 /// case-insensitivity).
-fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Regex, DbError> {
+fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Re, DbError> {
     let opts = opts.into();
     if let Some(r) = CACHE.with(|c| {
         c.borrow()
@@ -217,8 +222,8 @@ fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Regex, DbError> {
     }) {
         return Ok(r);
     }
-    let source = if opts.quoted {
-        regex::escape(pattern)
+    let (source, backtracking) = if opts.quoted {
+        (regex::escape(pattern), false)
     } else if opts.expanded {
         translate(&strip_expanded(pattern))?
     } else {
@@ -231,27 +236,19 @@ fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Regex, DbError> {
             "negated bracket expressions in newline-sensitive regular expressions",
         ));
     }
-    let re = RegexBuilder::new(&source)
-        .case_insensitive(opts.ci)
-        .dot_matches_new_line(!opts.dot_stops_at_newline)
-        .multi_line(opts.line_anchors)
-        .size_limit(REGEX_COMPILED_BYTES_MAX)
-        .build()
-        .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => invalid("regular expression is too complex"),
-            e => {
-                let why = e
-                    .to_string()
-                    .lines()
-                    .last()
-                    .unwrap_or("syntax error")
-                    .replace("error: ", "");
-                // PostgreSQL's words for an unbalanced group.
-                if why.contains("unclosed group") || why.contains("unopened group") {
-                    invalid("parentheses () not balanced")
-                } else {
-                    invalid(&why)
-                }
+    let flags = (opts.ci, !opts.dot_stops_at_newline, opts.line_anchors);
+    let re =
+        engine::build(&source, backtracking, flags, REGEX_COMPILED_BYTES_MAX).map_err(|e| {
+            let why = e
+                .lines()
+                .last()
+                .unwrap_or("syntax error")
+                .replace("error: ", "");
+            // PostgreSQL's words for an unbalanced group.
+            if why.contains("unclosed group") || why.contains("unopened group") {
+                invalid("parentheses () not balanced")
+            } else {
+                invalid(&why)
             }
         })?;
     CACHE.with(|c| {
@@ -266,7 +263,7 @@ fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Regex, DbError> {
 
 /// `s ~ pattern` (`~*` when `ci`).
 pub fn matches(s: &str, pattern: &str, ci: bool) -> Result<bool, DbError> {
-    Ok(compiled(pattern, ci)?.is_match(s))
+    compiled(pattern, ci)?.is_match(s)
 }
 
 /// `name(args)` if it is one of this module's functions.
@@ -341,7 +338,7 @@ fn similar_substring(a: &[Value], ctx: &EvalCtx) -> Result<Value, DbError> {
 
 fn substring_of(s: &str, pattern: &str) -> Result<Value, DbError> {
     let re = compiled(pattern, false)?;
-    let Some(caps) = re.captures(s) else {
+    let Some(caps) = re.captures_at(s, 0)? else {
         return Ok(Value::Null);
     };
     let m = if caps.len() > 1 {
@@ -349,7 +346,7 @@ fn substring_of(s: &str, pattern: &str) -> Result<Value, DbError> {
     } else {
         caps.get(0)
     };
-    Ok(m.map_or(Value::Null, |m| Value::text(m.as_str())))
+    Ok(m.map_or(Value::Null, Value::text))
 }
 
 fn text_array() -> DataType {
@@ -438,7 +435,7 @@ fn regexp_replace(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 /// Append PostgreSQL's expansion of a regexp_replace replacement for one
 /// match: \1..\9 a group, \& the match, \\ a backslash (the crate's `$`
 /// syntax must not apply).
-fn expand_replacement(replacement: &str, caps: &regex::Captures, out: &mut String) {
+fn expand_replacement(replacement: &str, caps: &Groups, out: &mut String) {
     let mut chars = replacement.chars();
     while let Some(c) = chars.next() {
         if c != '\\' {
@@ -448,9 +445,9 @@ fn expand_replacement(replacement: &str, caps: &regex::Captures, out: &mut Strin
         match chars.next() {
             Some(d @ '1'..='9') => {
                 let g = d as usize - '0' as usize;
-                out.push_str(caps.get(g).map_or("", |m| m.as_str()));
+                out.push_str(caps.get(g).unwrap_or(""));
             }
-            Some('&') => out.push_str(caps.get(0).map_or("", |m| m.as_str())),
+            Some('&') => out.push_str(caps.get(0).unwrap_or("")),
             Some(other) => {
                 if other != '\\' {
                     out.push('\\');
@@ -468,7 +465,7 @@ fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     };
     let (_, ci) = flags(s.get(2).copied(), false, "regexp_match")?;
     let re = compiled(s[1], ci)?;
-    let Some(caps) = re.captures(s[0]) else {
+    let Some(caps) = re.captures_at(s[0], 0)? else {
         return Ok(Value::Null);
     };
     Ok(captures_array(&caps))
@@ -477,13 +474,12 @@ fn regexp_match(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 /// One match as regexp_match(es) return it: the groups' texts as a
 /// text[] (NULL for a group that took no part), or the whole match when
 /// the pattern has no groups.
-fn captures_array(caps: &regex::Captures) -> Value {
+fn captures_array(caps: &Groups) -> Value {
     let items: Vec<Value> = if caps.len() == 1 {
-        vec![Value::text(caps.get(0).map_or("", |m| m.as_str()))]
+        vec![Value::text(caps.get(0).unwrap_or(""))]
     } else {
-        caps.iter()
-            .skip(1)
-            .map(|m| m.map_or(Value::Null, |m| Value::text(m.as_str())))
+        (1..caps.len())
+            .map(|i| caps.get(i).map_or(Value::Null, Value::text))
             .collect()
     };
     Array::from_items(DataType::Text, items).value()
@@ -496,12 +492,10 @@ pub fn regexp_matches(s: &str, pattern: &str, f: Option<&str>) -> Result<Vec<Val
     let (global, ci) = flags(f, true, "regexp_matches")?;
     let re = compiled(pattern, ci)?;
     let mut out = Vec::new();
-    for caps in re.captures_iter(s) {
-        out.push(captures_array(&caps));
-        if !global {
-            break;
-        }
-    }
+    positional::walk(s, &re, 0, |caps| {
+        out.push(captures_array(caps));
+        global
+    })?;
     Ok(out)
 }
 
@@ -519,23 +513,19 @@ pub fn split(s: &str, pattern: &str, f: Option<&str>, func: &str) -> Result<Vec<
     let s = [s, pattern];
     let (_, ci) = flags(f, false, func)?;
     let re = compiled(s[1], ci)?;
-    // PostgreSQL ignores empty matches at the start and end and zero-length
-    // matches adjacent to a previous match.
+    // PostgreSQL's walk with degenerate matches ignored: a match counts
+    // when it starts before the end and ends past the previous match
+    // (so no empty piece at either end or between adjacent matches).
     let mut items = Vec::new();
     let mut start = 0;
-    for m in re.find_iter(s[0]) {
-        if m.start() == m.end() && (m.start() == 0 || m.start() >= s[0].len()) {
-            continue;
+    positional::walk(s[0], &re, 0, |caps| {
+        let (a, b) = caps.whole();
+        if a < s[0].len() && b > start {
+            items.push(Value::text(&s[0][start..a]));
+            start = b;
         }
-        if m.start() == m.end() {
-            // Split between characters.
-            items.push(Value::text(&s[0][start..m.start()]));
-            start = m.start();
-            continue;
-        }
-        items.push(Value::text(&s[0][start..m.start()]));
-        start = m.end();
-    }
+        true
+    })?;
     items.push(Value::text(&s[0][start..]));
     Ok(items)
 }
@@ -553,13 +543,20 @@ mod tests {
         assert!(matches("a word", "\\mword\\M", false).unwrap());
         assert!(matches("x]", "[]]", false).unwrap());
         assert!(matches("b", "[[:alpha:]]", false).unwrap());
+        // Back references and lookaround, on the backtracking engine.
+        assert!(matches("xaa", "(a)\\1", false).unwrap());
+        assert!(!matches("xab", "(a)\\1", false).unwrap());
+        assert!(matches("AA", "(a)\\1", true).unwrap());
+        assert!(matches("foobar", "foo(?=bar)", false).unwrap());
+        assert!(!matches("foobaz", "foo(?=bar)", false).unwrap());
+        assert!(matches("foobaz", "foo(?!bar)", false).unwrap());
+        assert!(matches("xbar", "(?<=x)bar", false).unwrap());
+        // A pattern that backtracks past the step limit fails, it does
+        // not run away.
+        let s = "x".repeat(30);
         assert_eq!(
-            matches("a", "(a)\\1", false).unwrap_err().code,
-            SqlState::FeatureNotSupported
-        );
-        assert_eq!(
-            matches("a", "(?=a)", false).unwrap_err().code,
-            SqlState::FeatureNotSupported
+            matches(&s, "^(x+x+)+\\1y$", false).unwrap_err().code,
+            SqlState::InvalidRegularExpression
         );
         assert_eq!(
             matches("a", "(", false).unwrap_err().code,

@@ -14,8 +14,8 @@
 
 use std::sync::Arc;
 
+use super::engine::{Groups, Re};
 use nestor_common::{DbError, SqlState};
-use regex::{Captures, Regex};
 
 use super::{compiled, expand_replacement, flags};
 use crate::context::EvalCtx;
@@ -110,7 +110,7 @@ fn int_param(
 
 /// Flags at `i`, refusing `g` for `func` (the walk finds every match
 /// anyway); the pattern compiled with them.
-fn pattern(a: &[Value], i: usize, func: &str) -> Result<Regex, DbError> {
+fn pattern(a: &[Value], i: usize, func: &str) -> Result<Re, DbError> {
     let (_, ci) = flags(a.get(i).and_then(Value::as_str), false, func)?;
     compiled(a[1].as_str().unwrap_or(""), ci)
 }
@@ -131,21 +131,27 @@ fn byte_at(s: &str, start: i64) -> Option<usize> {
 
 /// PostgreSQL's match walk from byte `from`: `f` gets each match until it
 /// returns false.
-fn walk(s: &str, re: &Regex, from: usize, mut f: impl FnMut(&Captures) -> bool) {
+pub(super) fn walk(
+    s: &str,
+    re: &Re,
+    from: usize,
+    mut f: impl FnMut(&Groups) -> bool,
+) -> Result<(), DbError> {
     let mut pos = from;
     while pos <= s.len() {
-        let Some(caps) = re.captures_at(s, pos) else {
+        let Some(caps) = re.captures_at(s, pos)? else {
             break;
         };
-        let m = caps.get(0).expect("group 0");
+        let (start, end) = caps.whole();
         if !f(&caps) {
             break;
         }
-        pos = m.end();
-        if m.start() == m.end() {
+        pos = end;
+        if start == end {
             pos += s[pos..].chars().next().map_or(1, char::len_utf8);
         }
     }
+    Ok(())
 }
 
 /// The 1-based character position of byte offset `b`.
@@ -174,7 +180,7 @@ fn regexp_count(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         walk(s, &re, from, |_| {
             n += 1;
             true
-        });
+        })?;
     }
     Ok(Value::Int4(n))
 }
@@ -184,7 +190,7 @@ fn regexp_like(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
         return Ok(Value::Null);
     }
     let re = pattern(a, 2, "regexp_like")?;
-    Ok(Value::Bool(re.is_match(a[0].as_str().unwrap_or(""))))
+    Ok(Value::Bool(re.is_match(a[0].as_str().unwrap_or(""))?))
 }
 
 /// The `n`th match's span of group `subexpr` (0: the whole match) as
@@ -193,31 +199,34 @@ fn regexp_like(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 /// answers group 1 with the whole match, as PostgreSQL's does.
 fn nth_span(
     s: &str,
-    re: &Regex,
+    re: &Re,
     from: Option<usize>,
     n: i64,
     subexpr: i64,
-) -> Option<(usize, usize)> {
+) -> Result<Option<(usize, usize)>, DbError> {
     let groups = re.captures_len() - 1;
     let group = if subexpr > 0 && groups > 0 {
         subexpr as usize
     } else {
         0
     };
+    let Some(from) = from else {
+        return Ok(None);
+    };
     if subexpr > groups.max(1) as i64 {
-        return None;
+        return Ok(None);
     }
     let mut seen = 0;
     let mut span = None;
-    walk(s, re, from?, |caps| {
+    walk(s, re, from, |caps| {
         seen += 1;
         if seen == n {
-            span = caps.get(group).map(|m| (m.start(), m.end()));
+            span = caps.span(group);
             return false;
         }
         true
-    });
-    span
+    })?;
+    Ok(span)
 }
 
 fn regexp_instr(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
@@ -228,7 +237,7 @@ fn regexp_instr(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let end = int_param(a, 4, "endoption", 0, |v| v == 0 || v == 1)?;
     let subexpr = int_param(a, 6, "subexpr", 0, |v| v >= 0)?;
     let re = pattern(a, 5, "regexp_instr")?;
-    Ok(Value::Int4(match nth_span(s, &re, from, n, subexpr) {
+    Ok(Value::Int4(match nth_span(s, &re, from, n, subexpr)? {
         Some((b, e)) => char_pos(s, if end == 1 { e } else { b }),
         None => 0,
     }))
@@ -241,7 +250,7 @@ fn regexp_substr(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
     let n = int_param(a, 3, "n", 1, |v| v > 0)?;
     let subexpr = int_param(a, 5, "subexpr", 0, |v| v >= 0)?;
     let re = pattern(a, 4, "regexp_substr")?;
-    Ok(match nth_span(s, &re, from, n, subexpr) {
+    Ok(match nth_span(s, &re, from, n, subexpr)? {
         Some((b, e)) => Value::text(&s[b..e]),
         None => Value::Null,
     })
@@ -267,7 +276,7 @@ fn regexp_replace_at(a: &[Value], _: &EvalCtx) -> Result<Value, DbError> {
 /// byte `from` (None: nothing to replace).
 pub(super) fn replace(
     s: &str,
-    re: &Regex,
+    re: &Re,
     replacement: &str,
     from: Option<usize>,
     n: i64,
@@ -282,13 +291,13 @@ pub(super) fn replace(
             if n > 0 && seen != n {
                 return true;
             }
-            let m = caps.get(0).expect("group 0");
-            out.push_str(&s[last..m.start()]);
+            let (start, end) = caps.whole();
+            out.push_str(&s[last..start]);
             expand_replacement(replacement, caps, &mut out);
-            last = m.end();
+            last = end;
             result = check_result_len(out.len());
             result.is_ok() && n == 0
-        });
+        })?;
     }
     result?;
     out.push_str(&s[last..]);
