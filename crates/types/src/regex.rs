@@ -244,11 +244,28 @@ fn compiled(pattern: &str, opts: impl Into<ReOpts>) -> Result<Re, DbError> {
                 .last()
                 .unwrap_or("syntax error")
                 .replace("error: ", "");
-            // PostgreSQL's words for an unbalanced group.
-            if why.contains("unclosed group") || why.contains("unopened group") {
-                invalid("parentheses () not balanced")
-            } else {
-                invalid(&why)
+            // PostgreSQL's words for the common mistakes.
+            let pg = [
+                ("unclosed group", "parentheses () not balanced"),
+                ("unopened group", "parentheses () not balanced"),
+                ("unclosed character class", "brackets [] not balanced"),
+                ("unclosed counted repetition", "braces {} not balanced"),
+                (
+                    "invalid repetition count range",
+                    "invalid repetition count(s)",
+                ),
+                (
+                    "repetition quantifier expects a valid decimal",
+                    "invalid repetition count(s)",
+                ),
+                (
+                    "repetition operator missing expression",
+                    "quantifier operand invalid",
+                ),
+            ];
+            match pg.iter().find(|(crate_words, _)| why.contains(crate_words)) {
+                Some((_, words)) => invalid(words),
+                None => invalid(&why),
             }
         })?;
     CACHE.with(|c| {
