@@ -298,10 +298,15 @@ pub(crate) fn build_row(
     Ok(row)
 }
 
-fn with_sys(mut row: Row, rid: RowId, ev: &Ev) -> Row {
+/// A written row as RETURNING reads it: its columns, its system columns
+/// (row id, xmin, xmax), then `tableoid`, the table it was written in
+/// (which RETURNING of a partitioned table's INSERT reads: the leaf the
+/// row was routed to; any other RETURNING knows its table's OID).
+fn with_sys(mut row: Row, rid: RowId, ev: &Ev, table: nestor_common::RelId) -> Row {
     row.push(Value::Int8(rid.0 as i64));
     row.push(Value::Int8(ev.ctx.txn.xid().0 as i64));
     row.push(Value::Int8(0));
+    row.push(Value::Int8(i64::from(table.0)));
     row
 }
 
@@ -533,7 +538,12 @@ fn exec_insert_routed(
         }
         if p.returning.is_some() {
             let row = r.leaves[leaf].back(written, width);
-            emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+            emit_returning(
+                &p.returning,
+                &with_sys(row, rid, ev, r.leaves[leaf].table.oid),
+                ev,
+                sink,
+            )?;
         }
         count += 1;
     }
@@ -742,7 +752,7 @@ fn insert_one(
         if let Some(rows) = fk_rows {
             rows.push((rid, row.clone()));
         }
-        let row = with_sys(row, rid, ev);
+        let row = with_sys(row, rid, ev, p.table.oid);
         if !p.view_checks.is_empty() {
             check_view_options(&p.table, &p.view_checks, &row, ev)?;
         }
@@ -790,7 +800,7 @@ fn insert_one(
                 if let Some(rows) = fk_rows {
                     rows.push((rid, row.clone()));
                 }
-                emit_returning(&p.returning, &with_sys(row, rid, ev), ev, sink)?;
+                emit_returning(&p.returning, &with_sys(row, rid, ev, p.table.oid), ev, sink)?;
                 return Ok(Outcome::Inserted);
             }
             Err(StorageError::UniqueViolation { constraint, .. })
@@ -999,7 +1009,7 @@ fn conflict_update(
                     let live = f.live(&new);
                     f.after_row(Some(old), Some(live), ev)?;
                 }
-                emit_returning(&p.returning, &with_sys(new, rid, ev), ev, sink)?;
+                emit_returning(&p.returning, &with_sys(new, rid, ev, p.table.oid), ev, sink)?;
                 return Ok(Some(true));
             }
             WriteResult::SelfModified => return Err(affect_row_twice()),

@@ -534,6 +534,21 @@ pub(crate) fn plan_insert(b: &mut Binder, ins: &pb::InsertStmt) -> Result<Insert
         Some(oc) => Some(plan_conflict(b, &table, &alias, oc, perm)?),
     };
     let mut scope = select::table_scope(&table, &alias);
+    if table.partition_key.is_some() {
+        // A routed row's `tableoid` is its leaf's, after its system
+        // columns (the executor's `with_sys`).
+        scope.cols.push(bind::ScopeCol {
+            perm: None,
+            rel: alias.clone(),
+            name: "tableoid".to_string(),
+            ty: DataType::Oid,
+            hidden: true,
+            table_oid: table.oid.0,
+            attnum: select::inherit::TABLEOID_ATTNUM,
+            merged: false,
+            scalar_fn: false,
+        });
+    }
     Binder::tag_cols(&mut scope, 0, perm);
     b.scopes.push(scope);
     b.outer_refs.push(None);

@@ -219,6 +219,7 @@ regress!(
     lateral_function_join,
     alter_function_attrs,
     regex_backrefs,
+    returning_tableoid_routed,
     constraint_using_index,
     column_storage,
     format_variadic,
