@@ -222,8 +222,26 @@ impl FunctionDef {
         if let Some(d) = &self.declared {
             return d.signature();
         }
-        let types: Vec<String> = self.input_types().iter().map(|t| t.to_string()).collect();
-        format!("{}({})", self.name, types.join(","))
+        format!("{}({})", self.name, self.input_type_names().join(","))
+    }
+
+    /// The input arguments' types as PostgreSQL names them in messages:
+    /// a domain argument by its domain's name.
+    pub fn input_type_names(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .filter(|a| a.mode.is_input())
+            .map(|a| {
+                let domain = a.domain.and_then(|d| {
+                    nestor_types::domains::lookup(d)
+                        .map(|def| def.name.clone())
+                        .or_else(|| {
+                            nestor_types::domains::lookup_array(d).map(|def| format!("{}[]", def.name))
+                        })
+                });
+                domain.unwrap_or_else(|| a.ty.to_string())
+            })
+            .collect()
     }
 
     /// The result row's columns for a function whose result is a row, as

@@ -223,12 +223,13 @@ fn copy_domain_context(mut e: DbError, t: &TableDef, row: &[Value], ev: &Ev) -> 
     };
     if let Some(name) = column {
         if let Some(k) = t.column_index(&name) {
-            let v = if row[k].is_null() {
-                String::new()
+            // PostgreSQL's CopyFromErrorCallback: a NULL field is "null
+            // input", any other its text.
+            e.context = Some(if row[k].is_null() {
+                format!("column {name}: null input")
             } else {
-                row[k].to_text(&ev.ctx.eval).to_string()
-            };
-            e.context = Some(format!("column {name}: \"{v}\""));
+                format!("column {name}: \"{}\"", row[k].to_text(&ev.ctx.eval))
+            });
         }
     }
     e

@@ -384,8 +384,7 @@ fn lookup(
 /// (getObjectDescription's format_procedure): `function f(integer,text)`,
 /// its input argument types without spaces.
 pub(crate) fn described(f: &nestor_catalog::FunctionDef) -> String {
-    let args: Vec<String> = f.input_types().iter().map(|t| t.to_string()).collect();
-    format!("function {}({})", f.name, args.join(","))
+    format!("function {}({})", f.name, f.input_type_names().join(","))
 }
 
 /// ALTER FUNCTION / PROCEDURE / ROUTINE name[(args)] action ...: the
