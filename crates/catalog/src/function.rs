@@ -236,7 +236,8 @@ impl FunctionDef {
                     nestor_types::domains::lookup(d)
                         .map(|def| def.name.clone())
                         .or_else(|| {
-                            nestor_types::domains::lookup_array(d).map(|def| format!("{}[]", def.name))
+                            nestor_types::domains::lookup_array(d)
+                                .map(|def| format!("{}[]", def.name))
                         })
                 });
                 domain.unwrap_or_else(|| a.ty.to_string())

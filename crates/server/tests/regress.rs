@@ -220,6 +220,7 @@ regress!(
     alter_function_attrs,
     regex_backrefs,
     returning_tableoid_routed,
+    copy_error_context,
     constraint_using_index,
     column_storage,
     format_variadic,

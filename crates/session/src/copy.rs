@@ -362,6 +362,18 @@ pub(crate) struct CopyParser {
     pub rows: Vec<Vec<Value>>,
     /// The input line number of each row in `rows`.
     pub lines: Vec<u64>,
+    /// The text of each row's input line (text and CSV formats), one
+    /// buffer for the batch: row i's is `texts[text_ends[i-1]..text_ends[i]]`
+    /// (PostgreSQL's CONTEXT of an error writing it quotes the line).
+    pub texts: String,
+    pub text_ends: Vec<usize>,
+}
+
+/// Row `i`'s input line as the batch kept it (`CopyParser::texts`).
+pub(crate) fn batch_line<'a>(texts: &'a str, ends: &[usize], i: usize) -> Option<&'a str> {
+    let end = *ends.get(i)?;
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    texts.get(start..end)
 }
 
 impl CopyParser {
@@ -380,6 +392,8 @@ impl CopyParser {
             rel: String::new(),
             rows: Vec::new(),
             lines: Vec::new(),
+            texts: String::new(),
+            text_ends: Vec::new(),
         }
     }
 
@@ -404,6 +418,15 @@ impl CopyParser {
     /// PostgreSQL's CONTEXT for an error at input line `line`.
     pub fn context(&self, line: u64) -> String {
         format!("COPY {}, line {line}", self.rel)
+    }
+
+    /// The CONTEXT of an error writing the row read from `line`, whose
+    /// text is `text` when the format has lines (PostgreSQL quotes it).
+    pub(crate) fn row_context(&self, line: u64, text: Option<&str>) -> String {
+        match text {
+            Some(t) => format!("{}: \"{}\"", self.context(line), printout(t)),
+            None => self.context(line),
+        }
     }
 
     /// Take one CopyData message's bytes.
@@ -484,7 +507,9 @@ impl CopyParser {
     }
 
     fn record(&mut self, codec: &EvalCtx, rec: &[u8]) -> Result<(), DbError> {
-        self.line += 1;
+        // A CSV record's quoted newlines are lines too: PostgreSQL numbers
+        // a record by the last line it spans.
+        self.line += 1 + rec.iter().filter(|&&b| b == b'\n').count() as u64;
         let rec = rec.strip_suffix(b"\r").unwrap_or(rec);
         if rec == b"\\." {
             self.ended = true;
@@ -510,6 +535,8 @@ impl CopyParser {
         };
         self.rows.push(row);
         self.lines.push(line);
+        self.texts.push_str(text);
+        self.text_ends.push(self.texts.len());
         Ok(())
     }
 

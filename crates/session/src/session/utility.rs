@@ -1751,6 +1751,8 @@ impl Session {
         };
         let batch = std::mem::take(&mut c.parser.rows);
         let lines = std::mem::take(&mut c.parser.lines);
+        let texts = std::mem::take(&mut c.parser.texts);
+        let text_ends = std::mem::take(&mut c.parser.text_ends);
         let mut done = 0u64;
         let (r, notices) =
             self.with_statement(|ctx| nestor_exec::copy_insert(ctx, &target, batch, &mut done));
@@ -1762,7 +1764,12 @@ impl Session {
             }
             Err(e) if e.context.is_none() => {
                 let line = lines.get(done as usize).copied().unwrap_or(0);
-                Err(e.with_context(c.parser.context(line)))
+                // PostgreSQL quotes the line of an error its checks raise
+                // while the line is at hand, not of a unique violation
+                // (found when its buffered rows are flushed).
+                let text = copy::batch_line(&texts, &text_ends, done as usize)
+                    .filter(|_| e.code != SqlState::UniqueViolation);
+                Err(e.with_context(c.parser.row_context(line, text)))
             }
             // A value failing its column's domain (exec's copy_insert
             // names the column and value).
