@@ -748,6 +748,17 @@ pub struct ViewDef {
     /// WITH [LOCAL | CASCADED] CHECK OPTION: rows written through the
     /// view must satisfy its condition.
     pub check_option: ViewCheckOption,
+    /// WITH (security_barrier): conditions of a query over the view are
+    /// never evaluated on rows the view's own conditions reject. Nestor
+    /// plans a view as a subquery whose result outer conditions filter,
+    /// never pushing them below it, so this holds for every view; the
+    /// option is kept for pg_class.reloptions (and for a planner that
+    /// would push conditions down: it must not for these views).
+    pub security_barrier: bool,
+    /// WITH (security_invoker): the relations under the view are checked
+    /// (privileges, row-level security) as the user of the query, not as
+    /// the view's owner.
+    pub security_invoker: bool,
     /// Rewrite rules other than its `_RETURN`, in name order.
     pub rules: Vec<RuleDef>,
     /// Its triggers (INSTEAD OF row triggers, BEFORE/AFTER statement

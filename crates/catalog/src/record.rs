@@ -20,7 +20,9 @@
 //!            | 0x10 RenameTable  from:name to:name
 //!            | 0x11 PutView      oid:u32 rule:u32 name query ncols:u32
 //!                                (name typoid:u32 typmod:i32)* ndeps:u32 oid:u32*
-//!                                [check:u8 [nrules:u32 rule*]]
+//!                                [flags:u8 [nrules:u32 rule*]]
+//!                                flags: bits 0-1 check option (0 none, 1 local,
+//!                                2 cascaded), 2 security_invoker, 3 security_barrier
 //!            | 0x12 DropView     name
 //!            | 0x13 Comment      class:u32 obj:u32 sub:i32 text?   (none: removed)
 //!            | 0x14 PutRole      oid:u32 name flags:u8 connlimit:i32 password?
@@ -463,13 +465,16 @@ impl CatalogRecord {
                     out.extend_from_slice(&d.0.to_le_bytes());
                 }
                 // Trailing and optional (records before each end before
-                // it): check option, rules, triggers.
+                // it): check option and flags, rules, triggers.
                 let more = !v.rules.is_empty() || !v.triggers.is_empty();
-                match v.check_option {
-                    ViewCheckOption::None if !more => {}
-                    ViewCheckOption::None => out.push(0),
-                    ViewCheckOption::Local => out.push(1),
-                    ViewCheckOption::Cascaded => out.push(2),
+                let flags = match v.check_option {
+                    ViewCheckOption::None => 0,
+                    ViewCheckOption::Local => 1,
+                    ViewCheckOption::Cascaded => 2,
+                } | (u8::from(v.security_invoker) << 2)
+                    | (u8::from(v.security_barrier) << 3);
+                if flags != 0 || more {
+                    out.push(flags);
                 }
                 if more {
                     put_rules(&mut out, &v.rules);
@@ -738,15 +743,17 @@ impl CatalogRecord {
                 for _ in 0..n {
                     depends_on.push(RelId(r.u32()?));
                 }
-                let check_option = if r.at_end() {
-                    ViewCheckOption::None
-                } else {
-                    match r.u8()? {
-                        0 => ViewCheckOption::None,
-                        1 => ViewCheckOption::Local,
-                        2 => ViewCheckOption::Cascaded,
-                        x => return Err(format!("view check option {x}")),
-                    }
+                // Check option (bits 0-1), security_invoker (bit 2),
+                // security_barrier (bit 3).
+                let flags = if r.at_end() { 0 } else { r.u8()? };
+                if flags > 0x0F {
+                    return Err(format!("view flags {flags}"));
+                }
+                let check_option = match flags & 3 {
+                    0 => ViewCheckOption::None,
+                    1 => ViewCheckOption::Local,
+                    2 => ViewCheckOption::Cascaded,
+                    x => return Err(format!("view check option {x}")),
                 };
                 let rules = if r.at_end() {
                     Vec::new()
@@ -768,6 +775,8 @@ impl CatalogRecord {
                     depends_on,
                     temporary: false,
                     check_option,
+                    security_invoker: flags & 4 != 0,
+                    security_barrier: flags & 8 != 0,
                     rules,
                     triggers,
                 })
@@ -2477,6 +2486,8 @@ mod tests {
                 depends_on: vec![RelId(7)],
                 temporary: false,
                 check_option: ViewCheckOption::Cascaded,
+                security_invoker: true,
+                security_barrier: false,
                 rules: Vec::new(),
                 triggers: Vec::new(),
             }),
@@ -2490,6 +2501,8 @@ mod tests {
                 depends_on: vec![RelId(7)],
                 temporary: false,
                 check_option: ViewCheckOption::None,
+                security_invoker: false,
+                security_barrier: true,
                 rules: vec![RuleDef {
                     oid: RelId(44),
                     name: "w_ins".into(),
@@ -2524,6 +2537,8 @@ mod tests {
                 depends_on: Vec::new(),
                 temporary: false,
                 check_option: ViewCheckOption::None,
+                security_invoker: false,
+                security_barrier: false,
                 rules: Vec::new(),
                 triggers: vec![TriggerDef {
                     oid: RelId(49),

@@ -1255,7 +1255,7 @@ fn class_rows(c: &Catalog) -> Rows {
             .set("relnatts", Value::Int2(v.columns.len() as i16))
             .set("relhasrules", Value::Bool(true))
             .set("relhastriggers", Value::Bool(!v.triggers.is_empty()))
-            .set("reloptions", view_reloptions(v.check_option))
+            .set("reloptions", view_reloptions(&v))
             .done(),
         );
     }
@@ -1373,19 +1373,26 @@ pub(crate) fn description(
         .map(|(_, _, _, d)| d)
 }
 
-/// A view's reloptions: its check option, as PostgreSQL keeps it.
-fn view_reloptions(opt: nestor_catalog::ViewCheckOption) -> Value {
-    match opt {
-        nestor_catalog::ViewCheckOption::None => Value::Null,
-        o => Array::from_items(
-            DataType::Text,
-            vec![text(format!(
-                "check_option={}",
-                o.name().to_ascii_lowercase()
-            ))],
-        )
-        .value(),
+/// A view's reloptions as PostgreSQL keeps them: its check option,
+/// security_barrier and security_invoker when set.
+fn view_reloptions(v: &nestor_catalog::ViewDef) -> Value {
+    let mut opts = Vec::new();
+    if v.check_option != nestor_catalog::ViewCheckOption::None {
+        opts.push(text(format!(
+            "check_option={}",
+            v.check_option.name().to_ascii_lowercase()
+        )));
     }
+    if v.security_barrier {
+        opts.push(text("security_barrier=true"));
+    }
+    if v.security_invoker {
+        opts.push(text("security_invoker=true"));
+    }
+    if opts.is_empty() {
+        return Value::Null;
+    }
+    Array::from_items(DataType::Text, opts).value()
 }
 
 /// A role's name for the catalog views (the OID when it is gone).

@@ -1854,9 +1854,8 @@ fn refuse_rls_through_view(
             tables.push(t);
         }
     }
-    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
     let mut probe = Binder::new(b.catalog, b.eval, "", &[], select::plan_query);
-    probe.perm_as = Some(owner);
+    probe.perm_as = select::view_checked_as(b, v);
     for t in tables {
         if select::rls::applies(&probe, &t)?.is_some() {
             return Err(DbError::unsupported(format!(

@@ -285,8 +285,8 @@ fn resolve_depth(
     };
     let name = relname(rv)?;
     let alias = crate::bind::alias_or(rv, &rv.relname);
-    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
-    let saved_as = b.perm_as.replace(owner);
+    let checked_as = select::view_checked_as(b, v);
+    let saved_as = std::mem::replace(&mut b.perm_as, checked_as);
     let mut table_perm = None;
     let r = (|| {
         // The level below: a table, or an updatable view resolved first.

@@ -221,6 +221,7 @@ regress!(
     regex_backrefs,
     returning_tableoid_routed,
     copy_error_context,
+    view_security_options,
     constraint_using_index,
     column_storage,
     format_variadic,

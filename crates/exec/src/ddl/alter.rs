@@ -49,6 +49,9 @@ pub fn alter_table(
     if at.objtype == pb::ObjectType::ObjectType as i32 {
         return Err(super::enum_type::undefined_type(&name));
     }
+    if let Some(tag) = view_options(ctx, at, &name)? {
+        return Ok(tag);
+    }
     if at.objtype != pb::ObjectType::ObjectTable as i32 {
         return Err(DbError::unsupported("ALTER of this object type"));
     }
@@ -91,6 +94,44 @@ pub fn alter_table(
         super::view::revalidate_views_on(ctx, t.oid, &format!("table {name}"))?;
     }
     Ok(CommandTag::Plain("ALTER TABLE"))
+}
+
+/// ALTER VIEW (or ALTER TABLE of a view) whose commands all SET or
+/// RESET options: `view::alter_view_options`. None for anything else.
+fn view_options(
+    ctx: &mut StatementCtx,
+    at: &pb::AlterTableStmt,
+    name: &str,
+) -> Result<Option<CommandTag>, DbError> {
+    if ctx.catalog.view(name).is_none() || at.cmds.is_empty() {
+        return Ok(None);
+    }
+    let mut opts: Vec<(bool, &pb::DefElem)> = Vec::new();
+    for c in &at.cmds {
+        let NodeEnum::AlterTableCmd(cmd) = nestor_parser::ast::node(c)? else {
+            return Ok(None);
+        };
+        let set = match pb::AlterTableType::try_from(cmd.subtype) {
+            Ok(pb::AlterTableType::AtSetRelOptions) => true,
+            Ok(pb::AlterTableType::AtResetRelOptions) => false,
+            _ => return Ok(None),
+        };
+        let Some(NodeEnum::List(l)) = cmd.def.as_deref().and_then(|d| d.node.as_ref()) else {
+            return Ok(None);
+        };
+        for item in &l.items {
+            if let NodeEnum::DefElem(d) = nestor_parser::ast::node(item)? {
+                opts.push((set, d));
+            }
+        }
+    }
+    super::view::alter_view_options(ctx, name, &opts)?;
+    let tag = if at.objtype == pb::ObjectType::ObjectView as i32 {
+        "ALTER VIEW"
+    } else {
+        "ALTER TABLE"
+    };
+    Ok(Some(CommandTag::Plain(tag)))
 }
 
 /// ALTER TABLE/SEQUENCE/VIEW/INDEX ... OWNER TO role (see

@@ -27,8 +27,11 @@
 //! with the session, as TEMP tables do.
 //!
 //! WITH [LOCAL | CASCADED] CHECK OPTION is kept in the definition; writing
-//! through a view is `nestor_plan::view_write`'s. Left out (0A000): view
-//! options other than check_option, materialized views here.
+//! through a view is `nestor_plan::view_write`'s. The options
+//! security_barrier and security_invoker are kept too (ALTER VIEW SET /
+//! RESET changes them); security_invoker makes what the view reads
+//! checked as the querying user (`ViewDef::security_invoker`).
+//! Materialized views are elsewhere (`matview.rs`).
 
 use std::sync::Arc;
 
@@ -52,7 +55,8 @@ pub fn create_view(
         .as_ref()
         .ok_or_else(|| DbError::internal("CREATE VIEW without a name"))?;
     let name = relname(rv)?;
-    let check_option = check_option(vs)?;
+    let opts = ViewOptions::of(vs)?;
+    let check_option = opts.check_option;
     let query = vs
         .query
         .as_deref()
@@ -165,6 +169,8 @@ pub fn create_view(
         depends_on,
         temporary,
         check_option,
+        security_barrier: opts.security_barrier,
+        security_invoker: opts.security_invoker,
         rules: prev.as_ref().map(|p| p.rules.clone()).unwrap_or_default(),
         triggers: prev
             .as_ref()
@@ -183,42 +189,150 @@ pub fn create_view(
     Ok(CommandTag::Plain("CREATE VIEW"))
 }
 
-/// WITH [LOCAL | CASCADED] CHECK OPTION, or `WITH (check_option = ...)`
-/// (the only view option accepted).
-fn check_option(vs: &pb::ViewStmt) -> Result<ViewCheckOption, DbError> {
-    let mut opt = match pb::ViewCheckOption::try_from(vs.with_check_option) {
-        Ok(pb::ViewCheckOption::LocalCheckOption) => ViewCheckOption::Local,
-        Ok(pb::ViewCheckOption::CascadedCheckOption) => ViewCheckOption::Cascaded,
-        _ => ViewCheckOption::None,
-    };
-    for o in &vs.options {
-        let Some(nestor_parser::NodeEnum::DefElem(d)) = o.node.as_ref() else {
-            continue;
-        };
-        if d.defname != "check_option" {
-            return Err(DbError::unsupported(format!(
-                "view option \"{}\"",
-                d.defname
-            )));
+/// A view's options (PostgreSQL's view reloptions).
+#[derive(Clone, Copy, Default)]
+struct ViewOptions {
+    check_option: ViewCheckOption,
+    security_barrier: bool,
+    security_invoker: bool,
+}
+
+impl ViewOptions {
+    /// WITH [LOCAL | CASCADED] CHECK OPTION, and `WITH (check_option =
+    /// ..., security_barrier [= bool], security_invoker [= bool])`.
+    fn of(vs: &pb::ViewStmt) -> Result<ViewOptions, DbError> {
+        let mut o = ViewOptions::default();
+        for d in &vs.options {
+            if let Some(nestor_parser::NodeEnum::DefElem(d)) = d.node.as_ref() {
+                o.set(d)?;
+            }
         }
+        // The clause wins over the option, as in PostgreSQL's DefineView.
+        match pb::ViewCheckOption::try_from(vs.with_check_option) {
+            Ok(pb::ViewCheckOption::LocalCheckOption) => o.check_option = ViewCheckOption::Local,
+            Ok(pb::ViewCheckOption::CascadedCheckOption) => {
+                o.check_option = ViewCheckOption::Cascaded
+            }
+            _ => {}
+        }
+        Ok(o)
+    }
+
+    /// The options of `def`.
+    fn from_def(def: &ViewDef) -> ViewOptions {
+        ViewOptions {
+            check_option: def.check_option,
+            security_barrier: def.security_barrier,
+            security_invoker: def.security_invoker,
+        }
+    }
+
+    /// Set one option (`SET (name = value)`); 22023 for an unknown name
+    /// or a bad value, as PostgreSQL's reloptions parser says.
+    fn set(&mut self, d: &pb::DefElem) -> Result<(), DbError> {
         let value = match d.arg.as_deref().and_then(|a| a.node.as_ref()) {
-            Some(nestor_parser::NodeEnum::String(s)) => s.sval.clone(),
-            Some(nestor_parser::NodeEnum::TypeName(t)) => bind::names(&t.names).join("."),
-            _ => String::new(),
+            Some(nestor_parser::NodeEnum::String(s)) => Some(s.sval.clone()),
+            Some(nestor_parser::NodeEnum::TypeName(t)) => Some(bind::names(&t.names).join(".")),
+            Some(nestor_parser::NodeEnum::Integer(i)) => Some(i.ival.to_string()),
+            Some(nestor_parser::NodeEnum::Boolean(b)) => Some(b.boolval.to_string()),
+            Some(nestor_parser::NodeEnum::Float(f)) => Some(f.fval.clone()),
+            _ => None,
         };
-        opt = match value.as_str() {
-            "local" => ViewCheckOption::Local,
-            "cascaded" => ViewCheckOption::Cascaded,
-            _ => {
-                return Err(DbError::new(
-                    SqlState::InvalidParameterValue,
-                    "invalid value for enum option \"check_option\": ".to_string() + &value,
-                )
-                .with_detail("Valid values are \"local\" and \"cascaded\"."))
+        let bad = |kind: &str, v: &str| {
+            DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("invalid value for {kind} option \"{}\": {v}", d.defname),
+            )
+        };
+        let boolean = |v: Option<String>| -> Result<bool, DbError> {
+            let Some(v) = v else {
+                return Ok(true);
+            };
+            match v.to_ascii_lowercase().as_str() {
+                "true" | "on" | "yes" | "1" | "t" | "y" => Ok(true),
+                "false" | "off" | "no" | "0" | "f" | "n" => Ok(false),
+                _ => Err(bad("boolean", &v)),
             }
         };
+        match d.defname.as_str() {
+            "check_option" => {
+                let v = value.unwrap_or_default();
+                self.check_option = match v.as_str() {
+                    "local" => ViewCheckOption::Local,
+                    "cascaded" => ViewCheckOption::Cascaded,
+                    _ => {
+                        return Err(bad("enum", &v)
+                            .with_detail("Valid values are \"local\" and \"cascaded\"."))
+                    }
+                }
+            }
+            "security_barrier" => self.security_barrier = boolean(value)?,
+            "security_invoker" => self.security_invoker = boolean(value)?,
+            other => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("unrecognized parameter \"{other}\""),
+                ))
+            }
+        }
+        Ok(())
     }
-    Ok(opt)
+
+    /// Back to the default (`RESET (name)`).
+    fn reset(&mut self, name: &str) -> Result<(), DbError> {
+        match name {
+            "check_option" => self.check_option = ViewCheckOption::None,
+            "security_barrier" => self.security_barrier = false,
+            "security_invoker" => self.security_invoker = false,
+            other => {
+                return Err(DbError::new(
+                    SqlState::InvalidParameterValue,
+                    format!("unrecognized parameter \"{other}\""),
+                ))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// ALTER VIEW name SET (option = value, ...) / RESET (option, ...).
+pub(crate) fn alter_view_options(
+    ctx: &mut StatementCtx,
+    name: &str,
+    cmds: &[(bool, &pb::DefElem)],
+) -> Result<(), DbError> {
+    let Some(v) = ctx.catalog.view(name) else {
+        return Err(DbError::new(
+            SqlState::UndefinedTable,
+            format!("relation \"{name}\" does not exist"),
+        ));
+    };
+    crate::privilege::require_owner(
+        ctx,
+        nestor_catalog::acl::ObjKind::Table,
+        v.oid.0,
+        "view",
+        &v.name,
+    )?;
+    let mut o = ViewOptions::from_def(&v);
+    for (set, d) in cmds {
+        if *set {
+            o.set(d)?;
+        } else {
+            o.reset(&d.defname)?;
+        }
+    }
+    let def = Arc::new(ViewDef {
+        check_option: o.check_option,
+        security_barrier: o.security_barrier,
+        security_invoker: o.security_invoker,
+        ..(*v).clone()
+    });
+    if o.check_option != ViewCheckOption::None && v.check_option == ViewCheckOption::None {
+        nestor_plan::view_write::check_option_allowed(ctx.catalog, ctx.eval, &def)?;
+    }
+    ctx.catalog
+        .apply(ctx.txn, &ctx.db.store, Change::PutView(def))
 }
 
 /// OR REPLACE keeps the old columns (same names and types, in order) and

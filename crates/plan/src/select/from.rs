@@ -582,6 +582,20 @@ pub(super) fn plan_range_var(
 /// view was created with and named as they were. A query that no longer
 /// yields those columns (a table it reads changed under it) is an error
 /// naming the view.
+/// As whom what view `v` reads is checked (`Binder::perm_as`): its
+/// owner, or for a security_invoker view whoever the enclosing query is
+/// checked as (the session user, or the owner of a view above it).
+pub(crate) fn view_checked_as(
+    b: &Binder,
+    v: &nestor_catalog::ViewDef,
+) -> Option<nestor_common::RelId> {
+    if v.security_invoker {
+        b.perm_as
+    } else {
+        Some(b.catalog.acl(ObjKind::Table, v.oid.0).owner)
+    }
+}
+
 pub fn plan_view(
     b: &mut Binder,
     v: &nestor_catalog::ViewDef,
@@ -601,9 +615,12 @@ pub fn plan_view(
     let saved_text = std::mem::take(&mut b.text);
     let saved_ctes = std::mem::take(&mut b.ctes);
     let saved_vars = b.vars.take();
-    // What the view reads is checked as its owner.
-    let owner = b.catalog.acl(ObjKind::Table, v.oid.0).owner;
-    let saved_as = b.perm_as.replace(owner);
+    // What the view reads is checked as its owner, or as the user of
+    // the query for a security_invoker view. (Its own conditions filter
+    // its rows before any of the outer query's run, which is what
+    // security_barrier asks: outer conditions stay above this plan.)
+    let checked_as = view_checked_as(b, v);
+    let saved_as = std::mem::replace(&mut b.perm_as, checked_as);
     // Its names mean what they meant when it was made: unqualified ones
     // are public's (or TEMP ones).
     let saved_path = b.catalog.enter_view_path();

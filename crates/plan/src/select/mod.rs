@@ -69,7 +69,7 @@ pub use access::conjuncts;
 pub(crate) use access::{and_all, build, with_filter};
 pub(crate) use clauses::bind_targets;
 pub(crate) use clauses::derive_name;
-pub(crate) use from::{add_table, plan_from_item, From};
+pub(crate) use from::{add_table, plan_from_item, view_checked_as, From};
 pub use from::{row_binder, table_scope};
 
 use clauses::*;
