@@ -29,3 +29,16 @@ select * from (values (1), (2)) v1(r1)
   order by 1, 2, 3, 4, 5;
 -- a RIGHT or FULL join's right side still may not see its left side
 select * from (values (1)) v(a) right join generate_series(v.a, 3) g on true;
+-- a scalar function in FROM reading an earlier FROM item (was a panic)
+create table lfj_a (x int);
+create table lfj_b (y int);
+insert into lfj_a values (1), (2), (null);
+insert into lfj_b values (1);
+select * from lfj_a left join lfj_b on y = x, lateral abs(lfj_a.x) g order by x;
+select * from lfj_a, lateral abs(lfj_a.x) g order by x;
+select * from lfj_a join lfj_b on y = x, lateral abs(lfj_a.x) g;
+select * from lfj_a, lateral upper(lfj_a.x::text || 'a') u order by x;
+select * from lfj_a, lateral string_to_array(lfj_a.x::text || ',9', ',') a order by x;
+select * from lfj_a left join lateral abs(lfj_a.x) g on g > 1 order by x;
+select g, pg_typeof(g) from lfj_a, abs(lfj_a.x) g order by x;
+drop table lfj_a, lfj_b;

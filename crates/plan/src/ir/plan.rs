@@ -119,6 +119,9 @@ pub enum TableFunc {
     PartitionTree,
     /// pg_options_to_table(text[]): each `name=value` as two columns.
     OptionsToTable,
+    /// A scalar function in FROM whose arguments read earlier FROM items
+    /// (`t, LATERAL abs(t.x)`): one row, its one argument's value.
+    Value,
     /// A function the select list runs as a set-returning one
     /// (`generate_subscripts`): its values, one per row.
     Srf(crate::functions::SrfKind),
