@@ -33,8 +33,8 @@
 use std::sync::Arc;
 
 use nestor_catalog::{
-    Catalog, FunctionDef, IndexDef, IndexKey, Persistence, Returns, TableDef, TriggerTiming,
-    PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
+    AccessMethod, Catalog, FunctionDef, IndexDef, IndexKey, Persistence, Returns, TableDef,
+    TriggerTiming, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
 };
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_plan::functions::CatalogFn;
@@ -60,6 +60,7 @@ pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
 pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
+const HASH_AM_OID: u32 = 405;
 const DEFAULT_COLLATION_OID: u32 = 100;
 /// The OID of the `postgres` database (each session's own:
 /// `Catalog::database_oid`).
@@ -278,8 +279,12 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             rows
         }
         Rel::Attrdef => attrdef_rows(c),
-        Rel::Am => [(HEAP_AM_OID, "heap", "t"), (BTREE_AM_OID, "btree", "i")]
-            .into_iter()
+        Rel::Am => [
+            (HEAP_AM_OID, "heap", "t"),
+            (BTREE_AM_OID, "btree", "i"),
+            (HASH_AM_OID, "hash", "i"),
+        ]
+        .into_iter()
             .map(|(o, name, kind)| {
                 RowB::new(Rel::Am)
                     .set("oid", oid(o))
@@ -1201,7 +1206,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     ns,
                     "i",
                     t.persistence.code(),
-                    BTREE_AM_OID,
+                    i.method.oid(),
                 )
                 .set("relnatts", Value::Int2(index_width(i) as i16))
                 .set(
@@ -2209,6 +2214,40 @@ fn opclass_of(t: DataType) -> u32 {
     }
 }
 
+/// The default hash operator class of a type (pg_opclass.oid, as
+/// PostgreSQL numbers them), for a hash index's indclass.
+fn hash_opclass_of(t: DataType) -> u32 {
+    use DataType as T;
+    match t {
+        T::Bool => 10048,
+        T::Bytea => 10049,
+        T::Name => 10029,
+        T::Int2 => 10019,
+        T::Int4 => 10020,
+        T::Int8 => 10021,
+        T::Oid => 10031,
+        T::Float4 => 10013,
+        T::Float8 => 10014,
+        T::Char(_) => 10005,
+        T::Date => 10011,
+        T::Timestamp(_) => 10046,
+        T::TimestampTz(_) => 10040,
+        T::Interval(_) => 10023,
+        T::Time(_) => 10039,
+        T::TimeTz(_) => 10042,
+        T::Numeric(_) => 10030,
+        T::Uuid => 10066,
+        T::PgLsn => 10068,
+        T::Jsonb => 10089,
+        T::OidVector => 10033,
+        T::Array(_) => 10001,
+        T::Enum(_) => 10070,
+        T::Range(_) => 10077,
+        T::Record(_) => 10035,
+        _ => 10037, // text_ops: text, varchar
+    }
+}
+
 fn opclass_rows() -> Rows {
     let mut seen = Vec::new();
     let mut out = Vec::new();
@@ -2407,7 +2446,12 @@ fn index_rows(c: &Catalog) -> Rows {
                         "indclass",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| i64::from(opclass_of(*t))),
+                            types.iter().map(|t| {
+                                i64::from(match i.method {
+                                    AccessMethod::Btree => opclass_of(*t),
+                                    AccessMethod::Hash => hash_opclass_of(*t),
+                                })
+                            }),
                         ),
                     )
                     .set("indoption", vector(DataType::Int2, types.iter().map(|_| 0)))
@@ -3279,7 +3323,7 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
         .collect()
 }
 
-/// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`, with
+/// `CREATE [UNIQUE] INDEX name ON [ONLY] public.t USING method (a, b)`, with
 /// ` WHERE (pred)` for a partial index (`pretty`: as psql's `\d` shows
 /// it, minimal parentheses).
 fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
@@ -3293,11 +3337,19 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         quote_ident(&table_schema_name(t, c))
     };
     format!(
-        "CREATE {}INDEX {} ON {}.{} USING btree ({})",
+        "CREATE {}INDEX {} ON {}{}.{} USING {} ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
+        // A partitioned table's index is its own (each partition has
+        // one), as pg_get_indexdef says with ONLY.
+        if t.partition_key.is_some() {
+            "ONLY "
+        } else {
+            ""
+        },
         schema,
         quote_ident(&t.name),
+        i.method.name(),
         index_columns(t, i, pretty).join(", ")
     ) + if i.index.nulls_not_distinct {
         " NULLS NOT DISTINCT"
