@@ -14,6 +14,12 @@ CREATE INDEX ON h USING hash (c);
 CREATE INDEX ON h USING hash (d);
 CREATE INDEX ON h USING hash (e);
 CREATE INDEX ON h USING hash (point(a, a));
+-- storage parameters
+CREATE INDEX ON h USING hash (a) WITH (fillfactor = 9);
+CREATE INDEX ON h USING hash (a) WITH (fillfactor = 101);
+CREATE INDEX ON h USING hash (a) WITH (fillfactor = 'abc');
+CREATE INDEX ON h USING hash (a) WITH (deduplicate_items = on);
+CREATE INDEX ON h (a) WITH (fillfactor = 5);
 -- an unknown method, an unknown column
 CREATE INDEX ON h USING nosuch (a);
 CREATE INDEX ON h USING hash (nosuch);
@@ -58,6 +64,10 @@ EXPLAIN (COSTS OFF) SELECT * FROM h WHERE b LIKE 'v44';
 SELECT * FROM h WHERE b LIKE 'v44';
 EXPLAIN (COSTS OFF) SELECT * FROM h WHERE a = 160 AND a > 150;
 SELECT * FROM h WHERE a = 160 AND a > 150;
+CREATE INDEX h_b_part ON h USING hash (b) WHERE b = 'v45';
+EXPLAIN (COSTS OFF) SELECT * FROM h WHERE b = 'v45';
+SELECT * FROM h WHERE b = 'v45';
+DROP INDEX h_b_part;
 EXPLAIN (COSTS OFF) SELECT * FROM h WHERE a = 7 ORDER BY a;
 SELECT * FROM h WHERE a IN (3, 5, 1000) ORDER BY a;
 SELECT * FROM h WHERE a = ANY (ARRAY[8, 9]) ORDER BY a;

@@ -96,6 +96,66 @@ pub(super) fn check_key(
     Ok(())
 }
 
+/// The storage parameters of `WITH (...)` (PostgreSQL's index
+/// reloptions): each method's own names (btree: fillfactor,
+/// deduplicate_items; hash: fillfactor), fillfactor an integer from 10
+/// to 100. Nestor's storage has nothing to tune with them, so they are
+/// only checked (22023 as PostgreSQL's parse_one_reloption).
+pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), DbError> {
+    for o in &is.options {
+        let NodeEnum::DefElem(d) = node(o)? else {
+            continue;
+        };
+        let known = match am {
+            AccessMethod::Btree => ["fillfactor", "deduplicate_items"].as_slice(),
+            AccessMethod::Hash => ["fillfactor"].as_slice(),
+        };
+        if !known.contains(&d.defname.as_str()) {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("unrecognized parameter \"{}\"", d.defname),
+            ));
+        }
+        if d.defname == "fillfactor" {
+            check_fillfactor(d.arg.as_deref().and_then(|a| a.node.as_ref()))?;
+        }
+    }
+    Ok(())
+}
+
+/// fillfactor: an integer (a number is rounded, as parse_int does) in
+/// [10, 100].
+fn check_fillfactor(arg: Option<&NodeEnum>) -> Result<(), DbError> {
+    let text = match arg {
+        None => "true".to_string(),
+        Some(NodeEnum::Integer(i)) => i.ival.to_string(),
+        Some(NodeEnum::Float(f)) => f.fval.clone(),
+        Some(NodeEnum::String(s)) => s.sval.clone(),
+        Some(NodeEnum::Boolean(b)) => b.boolval.to_string(),
+        Some(_) => String::new(),
+    };
+    let value = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() < 1e10)
+        .map(|v| v.round() as i64);
+    let Some(value) = value else {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for integer option \"fillfactor\": {text}"),
+        ));
+    };
+    if !(10..=100).contains(&value) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("value {text} out of bounds for option \"fillfactor\""),
+        )
+        .with_detail("Valid values are between \"10\" and \"100\"."));
+    }
+    Ok(())
+}
+
 /// The key elements of CREATE INDEX.
 pub(super) fn elems(is: &pb::IndexStmt) -> Result<Vec<&pb::IndexElem>, DbError> {
     let mut out = Vec::with_capacity(is.index_params.len());

@@ -1175,6 +1175,7 @@ pub fn create_index(
         super::index_am::check_key(method, &def, ie)?;
         cols.push(ie.name.clone());
     }
+    super::index_am::check_options(method, is)?;
     if !is.idxname.is_empty() {
         let temporary = def.persistence == Persistence::Temporary;
         let tag = "CREATE INDEX";

@@ -515,7 +515,13 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
                 .any(|p| crate::select::index_expr::implies(p, &all[i]))
         })
         .collect();
-    let place: Vec<usize> = (0..all.len()).filter(|i| !implied.contains(i)).collect();
+    // A hash index, which cannot be scanned without a key condition,
+    // matches them all (PostgreSQL keeps indrestrictinfo whole for an
+    // index without amoptionalkey): `WHERE a = 1` is then its key even
+    // when its predicate is `a = 1`.
+    let place: Vec<usize> = (0..all.len())
+        .filter(|i| hashed(cand.def) || !implied.contains(i))
+        .collect();
     let conj: Vec<Expr> = place.iter().map(|&i| all[i].clone()).collect();
     let conj = &conj[..];
     let mut keys = IndexKeys {
@@ -580,7 +586,11 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         break;
     }
     let mut used: Vec<usize> = used.into_iter().map(|i| place[i]).collect();
-    used.extend(implied);
+    for i in implied {
+        if !used.contains(&i) {
+            used.push(i);
+        }
+    }
     if !cand.predicate.is_empty() {
         score += 2;
     }
