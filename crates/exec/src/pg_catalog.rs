@@ -2130,12 +2130,18 @@ fn attribute_rows(c: &Catalog) -> Rows {
             out.push(r.done());
         }
         for idx in &t.indexes {
+            let hash = idx.method == AccessMethod::Hash;
             for (k, (name, ty)) in index_attributes(c, &t, idx).into_iter().enumerate() {
+                // A PostgreSQL hash index stores the key's 32-bit hash
+                // code (every hash class's opckeytype is int4), so its
+                // attribute is an integer whatever the key's type.
+                let ty = if hash { DataType::Int4 } else { ty };
                 let mut r = attribute_row(idx.oid.0, k as i16 + 1, &name, ty);
                 r.set("attnotnull", Value::Bool(false));
                 // A key that is a column has the column's storage (SET
                 // STORAGE reaches the table's indexes).
-                if let Some(s) = index_key_column(idx, k).and_then(|col| t.columns[col].storage) {
+                let col = index_key_column(idx, k).filter(|_| !hash);
+                if let Some(s) = col.and_then(|col| t.columns[col].storage) {
                     r.set("attstorage", text(char::from(s).to_string()));
                 }
                 out.push(r.done());

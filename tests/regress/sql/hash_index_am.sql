@@ -132,5 +132,27 @@ SELECT indexdef FROM pg_indexes WHERE tablename LIKE 'ph%' ORDER BY 1;
 SELECT uses_index('SELECT * FROM ph2 WHERE v = ''w3''', 'ph2_v_idx');
 SELECT * FROM ph WHERE v = 'w3' ORDER BY k;
 CREATE UNIQUE INDEX ON ph USING hash (k);
+-- attaching: a btree index on the key is not the parent's hash index
+CREATE TABLE ph3 (k int, v text);
+CREATE INDEX ON ph3 (v);
+ALTER TABLE ph ATTACH PARTITION ph3 FOR VALUES FROM (200) TO (300);
+\d ph3
+CREATE TABLE ph4 (k int, v text);
+CREATE INDEX ph4_hash ON ph4 USING hash (v);
+ALTER TABLE ph ATTACH PARTITION ph4 FOR VALUES FROM (300) TO (400);
+\d ph4
 DROP TABLE ph;
+-- an index described, copied by LIKE, renamed, reindexed
+CREATE TABLE lk (a int, b text);
+CREATE INDEX lk_b ON lk USING hash (b);
+\d lk_b
+CREATE TABLE lk2 (LIKE lk INCLUDING INDEXES);
+\d lk2
+ALTER INDEX lk_b RENAME TO lk_b2;
+REINDEX INDEX lk_b2;
+INSERT INTO lk VALUES (1, 'x'), (2, 'y');
+SELECT uses_index('SELECT * FROM lk WHERE b = ''y''', 'lk_b2');
+SELECT * FROM lk WHERE b = 'y';
+ALTER TABLE lk ADD CONSTRAINT lk_u UNIQUE USING INDEX lk_b2;
+DROP TABLE lk, lk2;
 DROP TABLE h, o;
