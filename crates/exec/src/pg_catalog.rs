@@ -481,6 +481,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         .collect(),
         Rel::Opclass => {
             let mut rows = opclass_rows();
+            rows.extend(hash_opclass_rows());
             rows.extend(user_opclass_rows(c));
             rows
         }
@@ -2252,6 +2253,58 @@ fn hash_opclass_of(t: DataType) -> u32 {
         T::Record(_) => 10035,
         _ => 10037, // text_ops: text, varchar
     }
+}
+
+/// PostgreSQL's default hash operator classes of the types Nestor has:
+/// (pg_opclass.oid, opcname, opcintype, opcfamily).
+const HASH_OPCLASSES: [(u32, &str, u32, u32); 26] = [
+    (10001, "array_ops", 2277, 627),
+    (10005, "bpchar_ops", 1042, 427),
+    (10011, "date_ops", 1082, 435),
+    (10013, "float4_ops", 700, 1971),
+    (10014, "float8_ops", 701, 1971),
+    (10019, "int2_ops", 21, 1977),
+    (10020, "int4_ops", 23, 1977),
+    (10021, "int8_ops", 20, 1977),
+    (10023, "interval_ops", 1186, 1983),
+    (10029, "name_ops", 19, 1995),
+    (10030, "numeric_ops", 1700, 1998),
+    (10031, "oid_ops", 26, 1990),
+    (10033, "oidvector_ops", 30, 1992),
+    (10035, "record_ops", 2249, 6194),
+    (10037, "text_ops", 25, 1995),
+    (10039, "time_ops", 1083, 1997),
+    (10040, "timestamptz_ops", 1184, 1999),
+    (10042, "timetz_ops", 1266, 2001),
+    (10046, "timestamp_ops", 1114, 2040),
+    (10048, "bool_ops", 16, 2222),
+    (10049, "bytea_ops", 17, 2223),
+    (10066, "uuid_ops", 2950, 2969),
+    (10068, "pg_lsn_ops", 3220, 3254),
+    (10070, "enum_ops", 3500, 3523),
+    (10077, "range_ops", 3831, 3903),
+    (10089, "jsonb_ops", 3802, 4034),
+];
+
+/// pg_opclass rows of the default hash classes ([`hash_opclass_of`]
+/// names them in a hash index's indclass).
+fn hash_opclass_rows() -> Rows {
+    HASH_OPCLASSES
+        .iter()
+        .map(|&(o, name, intype, family)| {
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(o))
+                .set("opcmethod", oid(HASH_AM_OID))
+                .set("opcname", text(name))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcfamily", oid(family))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(true))
+                .set("opckeytype", oid(0))
+                .done()
+        })
+        .collect()
 }
 
 fn opclass_rows() -> Rows {

@@ -38,6 +38,10 @@ WHERE c.relkind = 'i' AND c.relname LIKE 'h\_%' ORDER BY 1;
 SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'h' ORDER BY 1;
 SELECT pg_get_indexdef('h_lower'::regclass);
 SELECT amname, amtype FROM pg_am WHERE oid = 405;
+SELECT c.relname, o.opcname, a.amname
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_opclass o ON o.oid = i.indclass[0] JOIN pg_am a ON a.oid = o.opcmethod
+WHERE i.indrelid = 'h'::regclass ORDER BY 1;
 DROP INDEX h_a_idx;
 -- whether a query's plan reads an index
 CREATE FUNCTION uses_index(q text, idx text) RETURNS boolean LANGUAGE plpgsql AS $$
