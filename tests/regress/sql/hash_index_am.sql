@@ -158,5 +158,12 @@ INSERT INTO lk VALUES (1, 'x'), (2, 'y');
 SELECT uses_index('SELECT * FROM lk WHERE b = ''y''', 'lk_b2');
 SELECT * FROM lk WHERE b = 'y';
 ALTER TABLE lk ADD CONSTRAINT lk_u UNIQUE USING INDEX lk_b2;
+-- the index is rebuilt for a new column type, which needs a hash class
+ALTER TABLE lk ALTER COLUMN b TYPE varchar(10);
+SELECT * FROM lk WHERE b = 'y';
+ALTER TABLE lk ALTER COLUMN a TYPE bigint;
+CREATE INDEX lk_a ON lk USING hash (a);
+ALTER TABLE lk ALTER COLUMN a TYPE money USING a::int::money;
+\d lk
 DROP TABLE lk, lk2;
 DROP TABLE h, o;
