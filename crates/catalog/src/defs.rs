@@ -68,6 +68,12 @@ pub struct IndexDef {
     pub constraint: bool,
     /// An expression or partial index's keys and predicate (None: plain).
     pub exprs: Option<Arc<IndexExprs>>,
+    /// The access method (pg_am): btree, or hash (`USING hash`). A hash
+    /// index shares the ordered storage of a btree one (its entries are
+    /// the same); what differs is what it may serve: equality lookups
+    /// only, never a range, an order or uniqueness (the planner's
+    /// `access.rs`).
+    pub method: crate::opclass::AccessMethod,
     pub index: Arc<Index>,
 }
 

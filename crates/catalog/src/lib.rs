@@ -140,6 +140,7 @@ pub use function::{
     AggregateSpec, ArgMode, FuncArg, FunctionDef, FunctionRef, Language, Returns, Volatility,
 };
 pub use gate::{DdlGate, DdlGateGuard};
+pub use opclass::AccessMethod;
 pub use record::{
     CatalogRecord, ColumnRecord, FunctionRecord, IndexRecord, SequenceRecord, SequenceState,
     TableRecord,
@@ -2565,6 +2566,7 @@ pub(crate) fn table_record(def: &TableDef) -> TableRecord {
                 constraint: i.constraint,
                 exprs: i.exprs.as_deref().cloned(),
                 nulls_not_distinct: i.index.nulls_not_distinct,
+                hash: i.method == opclass::AccessMethod::Hash,
             })
             .collect(),
         owned_sequences: def.owned_sequences.clone(),
@@ -2699,6 +2701,11 @@ fn table_from(
             primary: i.primary,
             constraint: i.constraint,
             exprs: i.exprs.map(Arc::new),
+            method: if i.hash {
+                opclass::AccessMethod::Hash
+            } else {
+                opclass::AccessMethod::Btree
+            },
             index,
         });
     }

@@ -122,7 +122,9 @@
 //!  index    := oid:u32 name ncols:u32 col:u32* flags:u8 [computed]
 //!              flags: bit 0 unique, 1 primary, 2 constraint, 3 computed
 //!              (an expression or partial index: ncols is 0 and
-//!              `computed` follows; records before these had no bit 3)
+//!              `computed` follows; records before these had no bit 3),
+//!              4 NULLS NOT DISTINCT, 5 hash access method (clear: btree;
+//!              records before hash indexes had no bit 5)
 //!  computed := nkeys:u32 (0x00 col:u32 | 0x01 expr)* predicate?
 //!  sequence := oid:u32 name increment:i64 min:i64 max:i64 start:i64 cycle:u8
 //!              owned:u8 [table column] last:i64 called:u8
@@ -404,6 +406,8 @@ pub struct IndexRecord {
     pub exprs: Option<IndexExprs>,
     /// NULLS NOT DISTINCT (flag bit 4; older records have it clear).
     pub nulls_not_distinct: bool,
+    /// `USING hash` (flag bit 5; older records, all btree, have it clear).
+    pub hash: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1622,7 +1626,8 @@ impl IndexRecord {
                 | (self.primary as u8) << 1
                 | (self.constraint as u8) << 2
                 | (computed as u8) << 3
-                | (self.nulls_not_distinct as u8) << 4,
+                | (self.nulls_not_distinct as u8) << 4
+                | (self.hash as u8) << 5,
         );
         if let Some(x) = &self.exprs {
             put_u32(out, x.keys.len());
@@ -1675,6 +1680,7 @@ impl IndexRecord {
             constraint: flags & 4 != 0,
             exprs,
             nulls_not_distinct: flags & 16 != 0,
+            hash: flags & 32 != 0,
         })
     }
 }
@@ -2316,6 +2322,18 @@ mod tests {
                     constraint: true,
                     exprs: None,
                     nulls_not_distinct: false,
+                    hash: false,
+                },
+                IndexRecord {
+                    oid: RelId(16388),
+                    name: "t_g_idx".into(),
+                    columns: vec![2],
+                    unique: false,
+                    primary: false,
+                    constraint: false,
+                    exprs: None,
+                    nulls_not_distinct: false,
+                    hash: true,
                 },
                 IndexRecord {
                     oid: RelId(16387),
@@ -2329,6 +2347,7 @@ mod tests {
                         predicate: Some("(id > 10)".into()),
                     }),
                     nulls_not_distinct: true,
+                    hash: false,
                 },
             ],
             owned_sequences: vec!["t_id_seq".into()],

@@ -132,6 +132,7 @@ fn table(db: &Db, name: &str, persistence: Persistence) -> TableDef {
             primary: true,
             constraint: true,
             exprs: None,
+            method: nestor_catalog::AccessMethod::Btree,
             index,
         }],
         persistence,

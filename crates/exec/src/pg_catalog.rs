@@ -33,8 +33,8 @@
 use std::sync::Arc;
 
 use nestor_catalog::{
-    Catalog, FunctionDef, IndexDef, IndexKey, Persistence, Returns, TableDef, TriggerTiming,
-    PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
+    AccessMethod, Catalog, FunctionDef, IndexDef, IndexKey, Persistence, Returns, TableDef,
+    TriggerTiming, PG_CATALOG_NAMESPACE_OID, PUBLIC_NAMESPACE_OID,
 };
 use nestor_common::{DbError, RelId, SqlState};
 use nestor_plan::functions::CatalogFn;
@@ -60,6 +60,7 @@ pub const ATTRDEF_OID_BASE: u32 = 0xD000_0000;
 pub const DEFAULT_ACL_OID_BASE: u32 = 0xC000_0000;
 const HEAP_AM_OID: u32 = 2;
 const BTREE_AM_OID: u32 = 403;
+const HASH_AM_OID: u32 = 405;
 const DEFAULT_COLLATION_OID: u32 = 100;
 /// The OID of the `postgres` database (each session's own:
 /// `Catalog::database_oid`).
@@ -278,8 +279,12 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             rows
         }
         Rel::Attrdef => attrdef_rows(c),
-        Rel::Am => [(HEAP_AM_OID, "heap", "t"), (BTREE_AM_OID, "btree", "i")]
-            .into_iter()
+        Rel::Am => [
+            (HEAP_AM_OID, "heap", "t"),
+            (BTREE_AM_OID, "btree", "i"),
+            (HASH_AM_OID, "hash", "i"),
+        ]
+        .into_iter()
             .map(|(o, name, kind)| {
                 RowB::new(Rel::Am)
                     .set("oid", oid(o))
@@ -476,6 +481,7 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
         .collect(),
         Rel::Opclass => {
             let mut rows = opclass_rows();
+            rows.extend(hash_opclass_rows());
             rows.extend(user_opclass_rows(c));
             rows
         }
@@ -1201,7 +1207,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     ns,
                     "i",
                     t.persistence.code(),
-                    BTREE_AM_OID,
+                    i.method.oid(),
                 )
                 .set("relnatts", Value::Int2(index_width(i) as i16))
                 .set(
@@ -2132,12 +2138,18 @@ fn attribute_rows(c: &Catalog) -> Rows {
             out.push(r.done());
         }
         for idx in &t.indexes {
+            let hash = idx.method == AccessMethod::Hash;
             for (k, (name, ty)) in index_attributes(c, &t, idx).into_iter().enumerate() {
+                // A PostgreSQL hash index stores the key's 32-bit hash
+                // code (every hash class's opckeytype is int4), so its
+                // attribute is an integer whatever the key's type.
+                let ty = if hash { DataType::Int4 } else { ty };
                 let mut r = attribute_row(idx.oid.0, k as i16 + 1, &name, ty);
                 r.set("attnotnull", Value::Bool(false));
                 // A key that is a column has the column's storage (SET
                 // STORAGE reaches the table's indexes).
-                if let Some(s) = index_key_column(idx, k).and_then(|col| t.columns[col].storage) {
+                let col = index_key_column(idx, k).filter(|_| !hash);
+                if let Some(s) = col.and_then(|col| t.columns[col].storage) {
                     r.set("attstorage", text(char::from(s).to_string()));
                 }
                 out.push(r.done());
@@ -2214,6 +2226,92 @@ fn opclass_of(t: DataType) -> u32 {
         T::Array(_) | T::Int2Vector | T::OidVector => 397,
         _ => 3126, // text_ops: text, varchar
     }
+}
+
+/// The default hash operator class of a type (pg_opclass.oid, as
+/// PostgreSQL numbers them), for a hash index's indclass.
+fn hash_opclass_of(t: DataType) -> u32 {
+    use DataType as T;
+    match t {
+        T::Bool => 10048,
+        T::Bytea => 10049,
+        T::Name => 10029,
+        T::Int2 => 10019,
+        T::Int4 => 10020,
+        T::Int8 => 10021,
+        T::Oid => 10031,
+        T::Float4 => 10013,
+        T::Float8 => 10014,
+        T::Char(_) => 10005,
+        T::Date => 10011,
+        T::Timestamp(_) => 10046,
+        T::TimestampTz(_) => 10040,
+        T::Interval(_) => 10023,
+        T::Time(_) => 10039,
+        T::TimeTz(_) => 10042,
+        T::Numeric(_) => 10030,
+        T::Uuid => 10066,
+        T::PgLsn => 10068,
+        T::Jsonb => 10089,
+        T::OidVector => 10033,
+        T::Array(_) => 10001,
+        T::Enum(_) => 10070,
+        T::Range(_) => 10077,
+        T::Record(_) => 10035,
+        _ => 10037, // text_ops: text, varchar
+    }
+}
+
+/// PostgreSQL's default hash operator classes of the types Nestor has:
+/// (pg_opclass.oid, opcname, opcintype, opcfamily).
+const HASH_OPCLASSES: [(u32, &str, u32, u32); 26] = [
+    (10001, "array_ops", 2277, 627),
+    (10005, "bpchar_ops", 1042, 427),
+    (10011, "date_ops", 1082, 435),
+    (10013, "float4_ops", 700, 1971),
+    (10014, "float8_ops", 701, 1971),
+    (10019, "int2_ops", 21, 1977),
+    (10020, "int4_ops", 23, 1977),
+    (10021, "int8_ops", 20, 1977),
+    (10023, "interval_ops", 1186, 1983),
+    (10029, "name_ops", 19, 1995),
+    (10030, "numeric_ops", 1700, 1998),
+    (10031, "oid_ops", 26, 1990),
+    (10033, "oidvector_ops", 30, 1992),
+    (10035, "record_ops", 2249, 6194),
+    (10037, "text_ops", 25, 1995),
+    (10039, "time_ops", 1083, 1997),
+    (10040, "timestamptz_ops", 1184, 1999),
+    (10042, "timetz_ops", 1266, 2001),
+    (10046, "timestamp_ops", 1114, 2040),
+    (10048, "bool_ops", 16, 2222),
+    (10049, "bytea_ops", 17, 2223),
+    (10066, "uuid_ops", 2950, 2969),
+    (10068, "pg_lsn_ops", 3220, 3254),
+    (10070, "enum_ops", 3500, 3523),
+    (10077, "range_ops", 3831, 3903),
+    (10089, "jsonb_ops", 3802, 4034),
+];
+
+/// pg_opclass rows of the default hash classes ([`hash_opclass_of`]
+/// names them in a hash index's indclass).
+fn hash_opclass_rows() -> Rows {
+    HASH_OPCLASSES
+        .iter()
+        .map(|&(o, name, intype, family)| {
+            RowB::new(Rel::Opclass)
+                .set("oid", oid(o))
+                .set("opcmethod", oid(HASH_AM_OID))
+                .set("opcname", text(name))
+                .set("opcnamespace", oid(PG_CATALOG_NAMESPACE_OID))
+                .set("opcowner", oid(SUPERUSER_OID))
+                .set("opcfamily", oid(family))
+                .set("opcintype", oid(intype))
+                .set("opcdefault", Value::Bool(true))
+                .set("opckeytype", oid(0))
+                .done()
+        })
+        .collect()
 }
 
 fn opclass_rows() -> Rows {
@@ -2414,7 +2512,12 @@ fn index_rows(c: &Catalog) -> Rows {
                         "indclass",
                         vector(
                             DataType::Oid,
-                            types.iter().map(|t| i64::from(opclass_of(*t))),
+                            types.iter().map(|t| {
+                                i64::from(match i.method {
+                                    AccessMethod::Btree => opclass_of(*t),
+                                    AccessMethod::Hash => hash_opclass_of(*t),
+                                })
+                            }),
                         ),
                     )
                     .set("indoption", vector(DataType::Int2, types.iter().map(|_| 0)))
@@ -3286,7 +3389,7 @@ fn index_columns(t: &TableDef, i: &IndexDef, pretty: bool) -> Vec<String> {
         .collect()
 }
 
-/// `CREATE [UNIQUE] INDEX name ON public.t USING btree (a, b)`, with
+/// `CREATE [UNIQUE] INDEX name ON [ONLY] public.t USING method (a, b)`, with
 /// ` WHERE (pred)` for a partial index (`pretty`: as psql's `\d` shows
 /// it, minimal parentheses).
 fn index_def(c: &Catalog, t: &TableDef, i: &IndexDef) -> String {
@@ -3300,11 +3403,19 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         quote_ident(&table_schema_name(t, c))
     };
     format!(
-        "CREATE {}INDEX {} ON {}.{} USING btree ({})",
+        "CREATE {}INDEX {} ON {}{}.{} USING {} ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
+        // A partitioned table's index is its own (each partition has
+        // one), as pg_get_indexdef says with ONLY.
+        if t.partition_key.is_some() {
+            "ONLY "
+        } else {
+            ""
+        },
         schema,
         quote_ident(&t.name),
+        i.method.name(),
         index_columns(t, i, pretty).join(", ")
     ) + if i.index.nulls_not_distinct {
         " NULLS NOT DISTINCT"

@@ -824,6 +824,68 @@ fn row_type_functions_survive_crashes() {
     check_row_type_functions(&third);
 }
 
+/// What must hold after each restart of `hash_indexes_survive_crashes`:
+/// the indexes are still hash indexes (pg_am, pg_get_indexdef), still
+/// used for equality only, and their entries match the rows.
+fn check_hash_indexes(server: &Server) {
+    assert_eq!(
+        ok(
+            server,
+            "select c.relname, a.amname, pg_get_indexdef(c.oid) from pg_class c \
+             join pg_am a on a.oid = c.relam where c.relname like 'hx%' \
+             and c.relkind = 'i' order by 1"
+        ),
+        "hx_a|hash|CREATE INDEX hx_a ON public.hx USING hash (a)\n\
+         hx_lb|hash|CREATE INDEX hx_lb ON public.hx USING hash (lower(b))"
+    );
+    assert_eq!(
+        ok(
+            server,
+            "set enable_seqscan = off; \
+             explain (costs off) select b from hx where a = 7"
+        ),
+        "Index Scan using hx_a on hx\n  Index Cond: (a = 7)"
+    );
+    assert_eq!(
+        ok(server, "explain (costs off) select b from hx where a < 7"),
+        "Seq Scan on hx\n  Filter: (a < 7)"
+    );
+    assert_eq!(ok(server, "select b from hx where a = 7"), "seven");
+    assert_eq!(ok(server, "select count(*) from hx where a = 3"), "0");
+    assert_eq!(ok(server, "select a from hx where lower(b) = 'v5'"), "5");
+    assert_eq!(ok(server, "select count(*) from hx where a = 1000"), "1");
+}
+
+#[test]
+fn hash_indexes_survive_crashes() {
+    let mut server = Server::start();
+    for sql in [
+        "create table hx (a int, b text)",
+        "insert into hx select g, 'V' || g from generate_series(1, 50) g",
+        "create index hx_a on hx using hash (a)",
+        "create index hx_lb on hx using hash (lower(b))",
+        "update hx set b = 'seven' where a = 7",
+        "delete from hx where a = 3",
+        "insert into hx values (1000, 'big')",
+    ] {
+        ok(&server, sql);
+    }
+    check_hash_indexes(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+
+    // From the WAL alone, then from a checkpoint image; writes after the
+    // restart keep the index right.
+    let mut again = Server::start_on(&dir);
+    check_hash_indexes(&again);
+    ok(&again, "insert into hx values (1000, 'big2')");
+    ok(&again, "delete from hx where b = 'big2'");
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check_hash_indexes(&third);
+}
+
 /// What must hold after each restart of `rules_survive_crashes`.
 fn check_rules(server: &Server) {
     assert_eq!(

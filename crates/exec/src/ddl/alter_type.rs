@@ -164,6 +164,13 @@ pub(super) fn alter_column_type(
         }
     };
 
+    // Each index on the column is rebuilt for the new type, which needs
+    // an operator class of its method (a hash index on a column becoming
+    // money: PostgreSQL's 42704).
+    for i in def.indexes.iter().filter(|i| i.columns.contains(&pos)) {
+        super::index_am::check_key_type(i.method, new_ty)?;
+    }
+
     // The default, as PostgreSQL stored it, must cast to the new type.
     let default = match &col.default {
         Some(_) if def.identity(pos).is_none() && !col.generated => {

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use nestor_catalog::{IndexDef, IndexExprs, IndexKey, Persistence, TableDef};
+use nestor_catalog::{AccessMethod, IndexDef, IndexExprs, IndexKey, Persistence, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb;
 use nestor_parser::NodeEnum;
@@ -35,6 +35,7 @@ pub(super) fn make(
     text: &str,
     def: &Arc<TableDef>,
     is: &pb::IndexStmt,
+    method: AccessMethod,
 ) -> Result<IndexDef, DbError> {
     let mut keys = Vec::new();
     let mut name_parts = Vec::new();
@@ -58,7 +59,8 @@ pub(super) fn make(
                 "index element without column or expression",
             ));
         };
-        let (bound, _) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
+        let (bound, ty) = index_expr::bind_part(ctx.catalog, ctx.eval, text, def, expr, Part::Key)?;
+        super::index_am::check_key_type(method, ty)?;
         if let nestor_plan::ir::Expr::Col(c) = bound {
             // `((a))` is the column, as in PostgreSQL.
             keys.push(IndexKey::Column(c));
@@ -110,6 +112,7 @@ pub(super) fn make(
                 primary: false,
                 constraint: false,
                 exprs: None,
+                method,
                 index: Arc::new(index),
             });
         }
@@ -128,6 +131,7 @@ pub(super) fn make(
         primary: false,
         constraint: false,
         exprs: Some(Arc::new(exprs)),
+        method,
         index,
     })
 }

@@ -23,6 +23,7 @@ mod foreign_key;
 mod function;
 mod generated;
 mod grant;
+mod index_am;
 mod index_expr;
 mod inherit;
 mod matview;
@@ -225,6 +226,8 @@ struct PendingIndex {
     constraint: Option<i32>,
     /// UNIQUE NULLS NOT DISTINCT.
     nulls_not_distinct: bool,
+    /// CREATE INDEX ... USING (constraints' indexes are btree).
+    method: nestor_catalog::AccessMethod,
 }
 
 struct PendingCheck {

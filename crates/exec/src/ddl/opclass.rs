@@ -520,17 +520,21 @@ pub fn alter_opfamily(_st: &pb::AlterOpFamilyStmt) -> Result<CommandTag, DbError
     Err(DbError::unsupported("ALTER OPERATOR FAMILY"))
 }
 
-/// An index key naming a user btree class: 0A000 (Nestor's indexes
-/// order each type one way; the built-in class names are taken as
-/// before).
-pub(super) fn refuse_in_index(ctx: &StatementCtx, names: &[pb::Node]) -> Result<(), DbError> {
+/// An index key naming a user class of the index's method: 0A000
+/// (Nestor's indexes order and compare each type one way; the built-in
+/// class names are taken as before).
+pub(super) fn refuse_in_index(
+    ctx: &StatementCtx,
+    am: AccessMethod,
+    names: &[pb::Node],
+) -> Result<(), DbError> {
     if names.is_empty() {
         return Ok(());
     }
     let Ok(name) = object_name(names, "operator classes") else {
         return Ok(());
     };
-    match ctx.catalog.opclass(AccessMethod::Btree, &name) {
+    match ctx.catalog.opclass(am, &name) {
         Some(c) => Err(DbError::unsupported(format!(
             "user-defined operator class \"{}\" in an index",
             c.name

@@ -532,6 +532,7 @@ pub(super) fn inherited_indexes(parent: &TableDef) -> Vec<PendingIndex> {
             primary: i.primary,
             constraint: i.constraint.then_some(-1),
             nulls_not_distinct: i.index.nulls_not_distinct,
+            method: i.method,
         })
         .collect()
 }
@@ -1305,6 +1306,7 @@ pub(super) fn missing_indexes(parent: &TableDef, t: &TableDef) -> Vec<PendingInd
         .filter(|pi| {
             !t.indexes.iter().any(|i| {
                 i.unique == pi.unique
+                    && i.method == pi.method
                     && i.columns.len() == pi.cols.len()
                     && i.columns
                         .iter()
@@ -1374,6 +1376,7 @@ fn check_added_unique(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<(), DbE
         primary,
         constraint: Some(c.location),
         nulls_not_distinct: c.nulls_not_distinct,
+        method: nestor_catalog::AccessMethod::Btree,
     };
     check_unique(&def.name, key, &def.columns, &pi)
 }

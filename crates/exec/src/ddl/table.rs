@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use nestor_catalog::{Change, Check, Column, IndexDef, OnCommit, Persistence, Sequence, TableDef};
+use nestor_catalog::{
+    AccessMethod, Change, Check, Column, IndexDef, OnCommit, Persistence, Sequence, TableDef,
+};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
@@ -239,6 +241,7 @@ fn column_options(
                         primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
                         constraint: Some(con.location),
                         nulls_not_distinct: con.nulls_not_distinct,
+                        method: AccessMethod::Btree,
                     })
                 }
                 pb::ConstrType::ConstrGenerated => {
@@ -492,6 +495,7 @@ fn like_clause(
                 primary: i.primary,
                 constraint: i.constraint.then_some(-1),
                 nulls_not_distinct: i.index.nulls_not_distinct,
+                method: i.method,
             });
         }
     }
@@ -822,6 +826,7 @@ pub(super) fn column_def(
                     primary: con.contype == pb::ConstrType::ConstrPrimary as i32,
                     constraint: Some(con.location),
                     nulls_not_distinct: con.nulls_not_distinct,
+                    method: AccessMethod::Btree,
                 })
             }
             pb::ConstrType::ConstrCheck => checks.push(PendingCheck {
@@ -939,6 +944,7 @@ pub(super) fn table_constraint(
                 primary: c.contype == pb::ConstrType::ConstrPrimary as i32,
                 constraint: Some(c.location),
                 nulls_not_distinct: c.nulls_not_distinct,
+                method: AccessMethod::Btree,
             });
             Ok(())
         }
@@ -1070,6 +1076,7 @@ fn make_index(ctx: &StatementCtx, def: &TableDef, pi: &PendingIndex) -> Result<I
         primary: pi.primary,
         constraint: pi.constraint.is_some(),
         exprs: None,
+        method: pi.method,
         index,
     })
 }
@@ -1157,21 +1164,18 @@ pub fn create_index(
         .catalog
         .table(&tname)
         .ok_or_else(|| undefined_table(&tname))?;
-    if !is.access_method.is_empty() && is.access_method != "btree" {
-        return Err(DbError::unsupported(format!(
-            "access method \"{}\"",
-            is.access_method
-        )));
-    }
+    let method = super::index_am::resolve(&is.access_method)?;
+    super::index_am::check_capabilities(method, is)?;
     let mut cols = Vec::new();
-    for p in &is.index_params {
-        let NodeEnum::IndexElem(ie) = node(p)? else {
-            continue;
-        };
-        super::opclass::refuse_in_index(ctx, &ie.opclass)?;
-        check_btree_type(&def, &ie.name)?;
+    for ie in super::index_am::elems(is)? {
+        super::opclass::refuse_in_index(ctx, method, &ie.opclass)?;
+        if method == AccessMethod::Btree {
+            check_btree_type(&def, &ie.name)?;
+        }
+        super::index_am::check_key(method, &def, ie)?;
         cols.push(ie.name.clone());
     }
+    super::index_am::check_options(method, is)?;
     if !is.idxname.is_empty() {
         let temporary = def.persistence == Persistence::Temporary;
         let tag = "CREATE INDEX";
@@ -1186,7 +1190,7 @@ pub fn create_index(
                 "expression and partial indexes on partitioned tables",
             ));
         }
-        let idx = super::index_expr::make(ctx, text, &def, is)?;
+        let idx = super::index_expr::make(ctx, text, &def, is, method)?;
         nestor_plan::select::index_expr::install_keys(ctx.catalog, &def, &idx)?;
         attach_index(ctx, &def, idx, false)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
@@ -1198,6 +1202,7 @@ pub fn create_index(
         primary: is.primary,
         constraint: None,
         nulls_not_distinct: is.nulls_not_distinct,
+        method,
     };
     if let Some(k) = &def.partition_key {
         super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
@@ -1205,7 +1210,7 @@ pub fn create_index(
     let (cols, unique) = (pi.cols.clone(), pi.unique);
     add_index(ctx, &def, pi)?;
     if def.partition_key.is_some() {
-        index_partitions(ctx, &def, &cols, (unique, is.nulls_not_distinct))?;
+        index_partitions(ctx, &def, &cols, (unique, is.nulls_not_distinct), method)?;
     }
     Ok(CommandTag::Plain("CREATE INDEX"))
 }
@@ -1235,6 +1240,7 @@ fn index_partitions(
     def: &TableDef,
     cols: &[String],
     (unique, nulls_not_distinct): (bool, bool),
+    method: AccessMethod,
 ) -> Result<(), DbError> {
     for child in ctx.catalog.children(def.oid) {
         let pi = PendingIndex {
@@ -1244,10 +1250,11 @@ fn index_partitions(
             primary: false,
             constraint: None,
             nulls_not_distinct,
+            method,
         };
         add_index(ctx, &child, pi)?;
         if child.partition_key.is_some() {
-            index_partitions(ctx, &child, cols, (unique, nulls_not_distinct))?;
+            index_partitions(ctx, &child, cols, (unique, nulls_not_distinct), method)?;
         }
     }
     Ok(())

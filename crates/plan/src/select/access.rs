@@ -11,6 +11,13 @@
 //! prefix skipped); then the sort is dropped and the index scan reads in
 //! batches, so `ORDER BY col LIMIT n` reads about n entries.
 //!
+//! A hash index (`USING hash`) serves equality only: `col = value`, an
+//! IN list or `= ANY (array)`, the exact-match form of a LIKE, and the
+//! inner lookup of a nested loop on `=`; never a range, a LIKE prefix, an
+//! ORDER BY (its order is no order) or a uniqueness bonus. Its entries
+//! live in the same ordered storage as a btree's, so the lookup itself
+//! is the btree's.
+//!
 //! Expression and partial indexes take part as `Candidate`s: each key
 //! an expression over the table's row (a column is `Expr::Col`), matched
 //! against the conjuncts and sort keys by equality; a partial index only
@@ -508,7 +515,13 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
                 .any(|p| crate::select::index_expr::implies(p, &all[i]))
         })
         .collect();
-    let place: Vec<usize> = (0..all.len()).filter(|i| !implied.contains(i)).collect();
+    // A hash index, which cannot be scanned without a key condition,
+    // matches them all (PostgreSQL keeps indrestrictinfo whole for an
+    // index without amoptionalkey): `WHERE a = 1` is then its key even
+    // when its predicate is `a = 1`.
+    let place: Vec<usize> = (0..all.len())
+        .filter(|i| hashed(cand.def) || !implied.contains(i))
+        .collect();
     let conj: Vec<Expr> = place.iter().map(|&i| all[i].clone()).collect();
     let conj = &conj[..];
     let mut keys = IndexKeys {
@@ -562,6 +575,10 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
                 break;
             }
         }
+        if hashed(cand.def) {
+            score += exact_pattern_key(cand, (key, ty, name), conj, &mut keys);
+            break;
+        }
         score += range_keys(cand, (key, ty, name), conj, &mut keys, &mut used);
         if keys.lo.is_none() && keys.hi.is_none() {
             score += prefix_keys(cand, (key, ty, name), conj, &mut keys);
@@ -569,17 +586,58 @@ fn index_match(cand: &Candidate<'_>, all: &[Expr]) -> Option<(usize, IndexKeys, 
         break;
     }
     let mut used: Vec<usize> = used.into_iter().map(|i| place[i]).collect();
-    used.extend(implied);
+    for i in implied {
+        if !used.contains(&i) {
+            used.push(i);
+        }
+    }
     if !cand.predicate.is_empty() {
         score += 2;
     }
     if score == 0 {
         return None;
     }
+    // A hash index cannot be scanned whole (PostgreSQL's amoptionalkey is
+    // false): a partial one serves only with a key condition.
+    let keyed = !keys.eq.is_empty() || keys.in_list.is_some() || keys.in_array.is_some();
+    if hashed(cand.def) && !keyed {
+        return None;
+    }
     if cand.def.unique && keys.eq.len() == cand.keys.len() {
         score += 5;
     }
     Some((score, keys, used))
+}
+
+/// Whether the index is a hash index: equality lookups only.
+fn hashed(def: &nestor_catalog::IndexDef) -> bool {
+    def.method == nestor_catalog::AccessMethod::Hash
+}
+
+/// A hash index's use of a LIKE or regular expression: only a pattern
+/// without wildcards, an equality (a prefix is a range, which a hash
+/// index cannot scan). Returns the score.
+fn exact_pattern_key(
+    cand: &Candidate<'_>,
+    (key, ty, name): (&Expr, DataType, &str),
+    conj: &[Expr],
+    keys: &mut IndexKeys,
+) -> usize {
+    if !matches!(ty, DataType::Text | DataType::Varchar(_)) {
+        return 0;
+    }
+    let Some((value, _)) = conj
+        .iter()
+        .filter_map(|e| pattern_prefix(e, key))
+        .find(|(_, exact)| *exact)
+    else {
+        return 0;
+    };
+    let value = Expr::Const(Value::Text(value.into()));
+    keys.display
+        .push(format!("{name} = {}", crate::ir::show(&value, cand.table)));
+    keys.eq.push(value);
+    10
 }
 
 /// `key op e` or `e op key` with `e` computable before the scan, `key`
@@ -985,8 +1043,10 @@ fn order_of(cand: &Candidate<'_>, fixed: usize, sort: &[SortKey]) -> Option<Inde
         if keys.iter().take(fixed).any(|(e, ..)| *e == k.expr) {
             continue;
         }
+        // A hash index's entries have no order to offer beyond the keys
+        // its equalities fix.
         match keys.get(pos) {
-            Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) => {}
+            Some((e, ty, _)) if *e == k.expr && sorts_as_keys(*ty) && !hashed(cand.def) => {}
             _ => return None,
         }
         let d = match (k.desc, k.nulls_first) {

@@ -1,0 +1,199 @@
+//! CREATE INDEX ... USING: which access method builds the index, and the
+//! checks PostgreSQL's DefineIndex and ComputeIndexAttrs make of it.
+//!
+//! Nestor has two: btree (the default) and hash. A hash index is kept in
+//! the same ordered storage as a btree one (`nestor_storage::Index`, keyed
+//! on the value), so every write path (INSERT, UPDATE, DELETE, COPY,
+//! TRUNCATE, undo, WAL replay) maintains it unchanged; the method only
+//! narrows what the index may do, as PostgreSQL's hash AM's capabilities
+//! (pg_am's amcanunique, amcanmulticol, amcanorder, amcaninclude all
+//! false) do: one key column, no UNIQUE, no INCLUDE, no ASC/DESC or NULLS
+//! FIRST/LAST, and the planner uses it for equality only
+//! (`nestor_plan::select::access`). A key type needs a default hash
+//! operator class: the geometric types, money, the bit strings and json
+//! have none (42704 with PostgreSQL's hint).
+//!
+//! The other built-in methods (GiST, GIN, SP-GiST, BRIN) exist in
+//! PostgreSQL but not here: 0A000 naming the method. Any other name is
+//! PostgreSQL's 42704 `access method "x" does not exist`.
+
+use nestor_catalog::{AccessMethod, TableDef};
+use nestor_common::{DbError, SqlState};
+use nestor_parser::pb;
+use nestor_parser::NodeEnum;
+use nestor_plan::bind::node;
+use nestor_types::datatype::DataType;
+
+/// The access method CREATE INDEX names (btree when it names none).
+pub(super) fn resolve(name: &str) -> Result<AccessMethod, DbError> {
+    if name.is_empty() {
+        return Ok(AccessMethod::Btree);
+    }
+    if let Some(am) = AccessMethod::from_name(name) {
+        return Ok(am);
+    }
+    if matches!(name, "gist" | "gin" | "spgist" | "brin") {
+        return Err(DbError::unsupported(format!("access method \"{name}\"")));
+    }
+    Err(DbError::new(
+        SqlState::UndefinedObject,
+        format!("access method \"{name}\" does not exist"),
+    ))
+}
+
+/// DefineIndex's capability checks for a method that lacks them, in its
+/// order: UNIQUE, INCLUDE, more than one key column.
+pub(super) fn check_capabilities(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), DbError> {
+    if am == AccessMethod::Btree {
+        return Ok(());
+    }
+    let refuse = |what: &str| {
+        Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("access method \"{}\" does not support {what}", am.name()),
+        ))
+    };
+    if is.unique || is.primary {
+        return refuse("unique indexes");
+    }
+    if !is.index_including_params.is_empty() {
+        return refuse("included columns");
+    }
+    if is.index_params.len() > 1 {
+        return refuse("multicolumn indexes");
+    }
+    Ok(())
+}
+
+/// ComputeIndexAttrs' per-key checks for a method without an order: the
+/// key's type needs a default operator class of the method (a plain
+/// column's type is known here; an expression key's is checked by
+/// [`check_key_type`] once bound), and ASC/DESC or NULLS FIRST/LAST are
+/// refused.
+pub(super) fn check_key(
+    am: AccessMethod,
+    def: &TableDef,
+    ie: &pb::IndexElem,
+) -> Result<(), DbError> {
+    if am == AccessMethod::Btree {
+        return Ok(());
+    }
+    if let Some(col) = def.columns.iter().find(|c| c.name == ie.name) {
+        check_key_type(am, col.ty)?;
+    }
+    let refuse = |what: &str| {
+        Err(DbError::new(
+            SqlState::FeatureNotSupported,
+            format!("access method \"{}\" does not support {what}", am.name()),
+        ))
+    };
+    if ie.ordering != pb::SortByDir::SortbyDefault as i32 {
+        return refuse("ASC/DESC options");
+    }
+    if ie.nulls_ordering != pb::SortByNulls::SortbyNullsDefault as i32 {
+        return refuse("NULLS FIRST/LAST options");
+    }
+    Ok(())
+}
+
+/// The storage parameters of `WITH (...)` (PostgreSQL's index
+/// reloptions): each method's own names (btree: fillfactor,
+/// deduplicate_items; hash: fillfactor), fillfactor an integer from 10
+/// to 100. Nestor's storage has nothing to tune with them, so they are
+/// only checked (22023 as PostgreSQL's parse_one_reloption).
+pub(super) fn check_options(am: AccessMethod, is: &pb::IndexStmt) -> Result<(), DbError> {
+    for o in &is.options {
+        let NodeEnum::DefElem(d) = node(o)? else {
+            continue;
+        };
+        let known = match am {
+            AccessMethod::Btree => ["fillfactor", "deduplicate_items"].as_slice(),
+            AccessMethod::Hash => ["fillfactor"].as_slice(),
+        };
+        if !known.contains(&d.defname.as_str()) {
+            return Err(DbError::new(
+                SqlState::InvalidParameterValue,
+                format!("unrecognized parameter \"{}\"", d.defname),
+            ));
+        }
+        if d.defname == "fillfactor" {
+            check_fillfactor(d.arg.as_deref().and_then(|a| a.node.as_ref()))?;
+        }
+    }
+    Ok(())
+}
+
+/// fillfactor: an integer (a number is rounded, as parse_int does) in
+/// [10, 100].
+fn check_fillfactor(arg: Option<&NodeEnum>) -> Result<(), DbError> {
+    let text = match arg {
+        None => "true".to_string(),
+        Some(NodeEnum::Integer(i)) => i.ival.to_string(),
+        Some(NodeEnum::Float(f)) => f.fval.clone(),
+        Some(NodeEnum::String(s)) => s.sval.clone(),
+        Some(NodeEnum::Boolean(b)) => b.boolval.to_string(),
+        Some(_) => String::new(),
+    };
+    let value = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && v.abs() < 1e10)
+        .map(|v| v.round() as i64);
+    let Some(value) = value else {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("invalid value for integer option \"fillfactor\": {text}"),
+        ));
+    };
+    if !(10..=100).contains(&value) {
+        return Err(DbError::new(
+            SqlState::InvalidParameterValue,
+            format!("value {text} out of bounds for option \"fillfactor\""),
+        )
+        .with_detail("Valid values are between \"10\" and \"100\"."));
+    }
+    Ok(())
+}
+
+/// The key elements of CREATE INDEX.
+pub(super) fn elems(is: &pb::IndexStmt) -> Result<Vec<&pb::IndexElem>, DbError> {
+    let mut out = Vec::with_capacity(is.index_params.len());
+    for p in &is.index_params {
+        if let NodeEnum::IndexElem(ie) = node(p)? {
+            out.push(ie.as_ref());
+        }
+    }
+    Ok(out)
+}
+
+/// 42704 when the method has no default operator class for the key type.
+pub(super) fn check_key_type(am: AccessMethod, ty: DataType) -> Result<(), DbError> {
+    if am != AccessMethod::Hash || has_hash_class(ty) {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::UndefinedObject,
+        format!(
+            "data type {} has no default operator class for access method \"hash\"",
+            ty.name()
+        ),
+    )
+    .with_hint(
+        "You must specify an operator class for the index or define a default operator class for the data type.",
+    ))
+}
+
+/// Whether PostgreSQL has a default hash operator class for the type
+/// (pg_opclass with opcmethod 405): every type with equality but these.
+fn has_hash_class(ty: DataType) -> bool {
+    !matches!(
+        ty,
+        DataType::Geo(_)
+            | DataType::Money
+            | DataType::Bit(_)
+            | DataType::VarBit(_)
+            | DataType::Json
+            | DataType::JsonPath
+    )
+}
