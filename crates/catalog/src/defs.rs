@@ -469,6 +469,9 @@ pub struct ForeignKey {
     /// CONSTRAINTS makes it immediate.
     pub deferrable: bool,
     pub deferred: bool,
+    /// MATCH FULL: a key must be all NULL (not checked) or have no NULL;
+    /// MATCH SIMPLE (false) skips a key with any NULL.
+    pub match_full: bool,
 }
 
 /// An identity column (GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY): its

@@ -1206,7 +1206,7 @@ impl TableRecord {
             }
             out.push(fk.on_delete.code());
             out.push(fk.on_update.code());
-            out.push(fk.deferrable as u8 | (fk.deferred as u8) << 1);
+            out.push(fk.deferrable as u8 | (fk.deferred as u8) << 1 | (fk.match_full as u8) << 2);
         }
         put_u32(out, self.identities.len());
         for i in &self.identities {
@@ -1292,6 +1292,7 @@ impl TableRecord {
                     on_update,
                     deferrable: flags & 1 != 0,
                     deferred: flags & 2 != 0,
+                    match_full: flags & 4 != 0,
                 })
             })?
         };
@@ -2397,6 +2398,7 @@ mod tests {
                 on_update: FkAction::NoAction,
                 deferrable: true,
                 deferred: true,
+                match_full: true,
             }],
             identities: vec![Identity {
                 column: 0,

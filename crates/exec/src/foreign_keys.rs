@@ -114,6 +114,21 @@ fn check_child_locking(
         }
         let key: Vec<Value> = fk.columns.iter().map(|&c| row[c].clone()).collect();
         if key.iter().any(Value::is_null) {
+            // MATCH SIMPLE: a key with a NULL references nothing; MATCH
+            // FULL: only an all-NULL key does.
+            if fk.match_full && !key.iter().all(Value::is_null) {
+                return Err(DbError::new(
+                    SqlState::ForeignKeyViolation,
+                    format!(
+                        "insert or update on table \"{}\" violates foreign key constraint \"{}\"",
+                        t.name, fk.name
+                    ),
+                )
+                .with_detail("MATCH FULL does not allow mixing of null and nonnull key values.")
+                .with_table(&t.name)
+                .with_schema(t.storage.schema())
+                .with_constraint(&fk.name));
+            }
             continue;
         }
         if let Some(old) = old {

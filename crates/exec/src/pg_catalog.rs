@@ -2638,6 +2638,9 @@ fn constraint_body(
                 "FOREIGN KEY ({}) REFERENCES {pname}({pcols})",
                 column_list(t, &fk.columns)
             );
+            if fk.match_full {
+                s.push_str(" MATCH FULL");
+            }
             if fk.on_update != nestor_catalog::FkAction::NoAction {
                 s.push_str(&format!(" ON UPDATE {}", fk.on_update.sql()));
             }
@@ -2721,7 +2724,7 @@ fn constraint_rows(c: &Catalog) -> Rows {
                         .set("confrelid", oid(fk.parent.0))
                         .set("confupdtype", code(fk.on_update))
                         .set("confdeltype", code(fk.on_delete))
-                        .set("confmatchtype", text("s"))
+                        .set("confmatchtype", text(if fk.match_full { "f" } else { "s" }))
                         .set("conkey", ints(&fk.columns))
                         .set("confkey", ints(&fk.parent_columns));
                 }

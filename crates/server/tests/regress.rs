@@ -222,6 +222,7 @@ regress!(
     returning_tableoid_routed,
     copy_error_context,
     view_security_options,
+    fk_match_full,
     hash_index_am,
     constraint_using_index,
     column_storage,

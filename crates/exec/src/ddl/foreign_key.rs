@@ -5,8 +5,9 @@
 //! A foreign key lives in the referencing (child) table's definition and
 //! names its referenced (parent) table by OID, with the columns of a
 //! unique index there (PostgreSQL: a PRIMARY KEY or UNIQUE constraint or
-//! a unique index over exactly those columns). MATCH SIMPLE only;
-//! MATCH FULL/PARTIAL and `ON DELETE SET NULL (columns)` are 0A000.
+//! a unique index over exactly those columns). MATCH SIMPLE and MATCH
+//! FULL (`ForeignKey::match_full`); MATCH PARTIAL and `ON DELETE SET
+//! NULL (columns)` are 0A000.
 
 use std::sync::Arc;
 
@@ -30,6 +31,8 @@ pub(crate) struct PendingFk {
     pub on_update: FkAction,
     pub deferrable: bool,
     pub deferred: bool,
+    /// MATCH FULL (MATCH SIMPLE otherwise).
+    pub match_full: bool,
 }
 
 /// An action that writes the referencing columns cannot write a stored
@@ -70,11 +73,11 @@ pub(crate) fn pending(
     c: &pb::Constraint,
     columns: Option<Vec<String>>,
 ) -> Result<PendingFk, DbError> {
-    match c.fk_matchtype.as_str() {
-        "" | "s" => {}
-        "f" => return Err(DbError::unsupported("MATCH FULL foreign keys")),
+    let match_full = match c.fk_matchtype.as_str() {
+        "" | "s" => false,
+        "f" => true,
         _ => return Err(DbError::unsupported("MATCH PARTIAL foreign keys")),
-    }
+    };
     if c.initdeferred && !c.deferrable {
         return Err(DbError::new(
             SqlState::SyntaxError,
@@ -99,6 +102,7 @@ pub(crate) fn pending(
         on_update: action(&c.fk_upd_action)?,
         deferrable: c.deferrable,
         deferred: c.initdeferred,
+        match_full,
     })
 }
 
@@ -249,6 +253,7 @@ pub(crate) fn resolve(
         on_update: p.on_update,
         deferrable: p.deferrable,
         deferred: p.deferred,
+        match_full: p.match_full,
     })
 }
 

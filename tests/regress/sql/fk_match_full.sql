@@ -1,0 +1,20 @@
+-- MATCH FULL foreign keys: a key is all NULL (unchecked) or has no NULL.
+create table mf_p (a int, b int, primary key (a, b));
+insert into mf_p values (1, 1), (1, 2);
+create table mf_c (x int, y int, foreign key (x, y) references mf_p match full on delete set null);
+insert into mf_c values (1, 1), (null, null);
+insert into mf_c values (1, null);
+insert into mf_c values (null, 2);
+insert into mf_c values (1, 3);
+update mf_c set y = null where x = 1;
+select conname, confmatchtype, pg_get_constraintdef(oid) from pg_constraint where conrelid = 'mf_c'::regclass;
+delete from mf_p where b = 1;
+select * from mf_c order by x nulls last;
+create table mf_d (x int, y int);
+insert into mf_d values (1, null);
+alter table mf_d add foreign key (x, y) references mf_p match full;
+delete from mf_d;
+alter table mf_d add foreign key (x, y) references mf_p match full;
+create table mf_e (x int references mf_p match partial);
+select match_option from information_schema.referential_constraints where constraint_name like 'mf_%' order by 1;
+drop table mf_c, mf_d, mf_p;
