@@ -1199,7 +1199,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     i.oid.0,
                     &i.name,
                     ns,
-                    "i",
+                    if t.partition_key.is_some() { "I" } else { "i" },
                     t.persistence.code(),
                     BTREE_AM_OID,
                 )
@@ -3293,9 +3293,16 @@ fn index_def_as(c: &Catalog, t: &TableDef, i: &IndexDef, pretty: bool) -> String
         quote_ident(&table_schema_name(t, c))
     };
     format!(
-        "CREATE {}INDEX {} ON {}.{} USING btree ({})",
+        "CREATE {}INDEX {} ON {}{}.{} USING btree ({})",
         if i.unique { "UNIQUE " } else { "" },
         quote_ident(&i.name),
+        // A partitioned table's index is created ONLY on it (its
+        // partitions' indexes are their own).
+        if t.partition_key.is_some() {
+            "ONLY "
+        } else {
+            ""
+        },
         schema,
         quote_ident(&t.name),
         index_columns(t, i, pretty).join(", ")

@@ -215,6 +215,7 @@ regress!(
     to_char_numeric_edges,
     update_moves_past_checks,
     setop_locking,
+    partitioned_expr_index,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use nestor_catalog::{Change, Check, Column, IndexDef, OnCommit, Persistence, Sequence, TableDef};
-use nestor_common::{DbError, SqlState};
+use nestor_common::{DbError, RelId, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node, relname, AggCtx, Binder};
@@ -160,6 +160,7 @@ pub fn create_table(
     }
     if let Some(p) = &part_parent {
         super::trigger::adopt(ctx, p, oid)?;
+        super::part_index::inherit(ctx, p, oid, true)?;
     }
     Ok(CommandTag::Plain("CREATE TABLE"))
 }
@@ -1181,14 +1182,7 @@ pub fn create_index(
         }
     }
     if super::index_expr::is_computed(is) {
-        if def.partition_key.is_some() {
-            return Err(DbError::unsupported(
-                "expression and partial indexes on partitioned tables",
-            ));
-        }
-        let idx = super::index_expr::make(ctx, text, &def, is)?;
-        nestor_plan::select::index_expr::install_keys(ctx.catalog, &def, &idx)?;
-        attach_index(ctx, &def, idx, false)?;
+        create_computed(ctx, text, &def, is)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
     }
     let pi = PendingIndex {
@@ -1199,15 +1193,66 @@ pub fn create_index(
         constraint: None,
         nulls_not_distinct: is.nulls_not_distinct,
     };
+    add_index_cascading(ctx, &def, pi)?;
+    Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// A computed index on `def` (and, on a partitioned table, on each of
+/// its partitions: `part_index`).
+pub(super) fn create_computed(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    is: &pb::IndexStmt,
+) -> Result<(), DbError> {
+    let idx = super::index_expr::make(ctx, text, def, is)?;
+    if let Some(k) = &def.partition_key {
+        // The key columns must be among the index's plain columns.
+        let cols = match &idx.exprs {
+            None => idx.columns.clone(),
+            Some(x) => x.key_columns().collect(),
+        };
+        let pi = PendingIndex {
+            name: None,
+            cols: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
+            unique: idx.unique,
+            primary: false,
+            constraint: None,
+            nulls_not_distinct: false,
+        };
+        super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
+    }
+    nestor_plan::select::index_expr::install_keys(ctx.catalog, def, &idx)?;
+    attach_index(ctx, def, idx.clone(), false)?;
+    cascade_new(ctx, def.oid, &idx)
+}
+
+/// A plain index on `def` (and down its partitions, on a partitioned
+/// table, whose unique indexes must cover the partition key).
+pub(super) fn add_index_cascading(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    pi: PendingIndex,
+) -> Result<(), DbError> {
     if let Some(k) = &def.partition_key {
         super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
     }
-    let (cols, unique) = (pi.cols.clone(), pi.unique);
-    add_index(ctx, &def, pi)?;
-    if def.partition_key.is_some() {
-        index_partitions(ctx, &def, &cols, (unique, is.nulls_not_distinct))?;
+    let primary = pi.primary;
+    let idx = make_index(ctx, def, &pi)?;
+    attach_index(ctx, def, idx.clone(), primary)?;
+    cascade_new(ctx, def.oid, &idx)
+}
+
+/// The partitions of a partitioned table get its new index `idx`.
+fn cascade_new(ctx: &mut StatementCtx, oid: RelId, idx: &IndexDef) -> Result<(), DbError> {
+    let def = ctx
+        .catalog
+        .table_by_oid(oid)
+        .ok_or_else(|| DbError::internal("indexed table vanished"))?;
+    if def.partition_key.is_none() {
+        return Ok(());
     }
-    Ok(CommandTag::Plain("CREATE INDEX"))
+    super::part_index::cascade(ctx, &def, idx)
 }
 
 /// A B-tree needs an ordering: the geometric types have none (their
@@ -1224,31 +1269,6 @@ fn check_btree_type(def: &TableDef, col: &str) -> Result<(), DbError> {
             ),
         )
         .with_hint("You must specify an operator class for the index or define a default operator class for the data type."));
-    }
-    Ok(())
-}
-
-/// CREATE INDEX on a partitioned table: the same index on each of its
-/// partitions, named by the partition (and down a partitioned one).
-fn index_partitions(
-    ctx: &mut StatementCtx,
-    def: &TableDef,
-    cols: &[String],
-    (unique, nulls_not_distinct): (bool, bool),
-) -> Result<(), DbError> {
-    for child in ctx.catalog.children(def.oid) {
-        let pi = PendingIndex {
-            name: None,
-            cols: cols.to_vec(),
-            unique,
-            primary: false,
-            constraint: None,
-            nulls_not_distinct,
-        };
-        add_index(ctx, &child, pi)?;
-        if child.partition_key.is_some() {
-            index_partitions(ctx, &child, cols, (unique, nulls_not_distinct))?;
-        }
     }
     Ok(())
 }
