@@ -216,6 +216,7 @@ regress!(
     update_moves_past_checks,
     setop_locking,
     partitioned_expr_index,
+    create_table_as_execute,
     constraint_using_index,
     column_storage,
     format_variadic,

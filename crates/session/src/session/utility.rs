@@ -116,6 +116,10 @@ pub(crate) fn execute(
         NodeEnum::VariableShowStmt(v) => show(s, &v.name, rows),
         NodeEnum::PrepareStmt(p) => prepare(s, text, raw, p, rows),
         NodeEnum::ExecuteStmt(e) => execute_prepared(s, text, e, rows),
+        NodeEnum::CreateTableAsStmt(_) => match super::ctas_execute::rewrite(s, text, node)? {
+            Some((text, raw)) => s.exec_raw(&text, &raw, params, rows),
+            None => Err(DbError::internal("CREATE TABLE AS run as a utility")),
+        },
         NodeEnum::DeallocateStmt(d) => {
             if d.isall || d.name.is_empty() {
                 s.drop_statements(false);
@@ -650,7 +654,7 @@ fn fetch_portal(
     Ok(())
 }
 
-fn missing_statement(name: &str) -> DbError {
+pub(super) fn missing_statement(name: &str) -> DbError {
     DbError::new(
         SqlState::InvalidSqlStatementName,
         format!("prepared statement \"{name}\" does not exist"),
@@ -1091,20 +1095,7 @@ fn execute_prepared(
         .get(&e.name)
         .cloned()
         .ok_or_else(|| missing_statement(&e.name))?;
-    if e.params.len() != stmt.param_types.len() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            format!(
-                "wrong number of parameters for prepared statement \"{}\"",
-                e.name
-            ),
-        )
-        .with_detail(format!(
-            "Expected {} parameters but got {}.",
-            stmt.param_types.len(),
-            e.params.len()
-        )));
-    }
+    check_param_count(&e.name, e.params.len(), stmt.param_types.len())?;
     let params = execute_params(s, text, &e.params, &stmt.param_types)?;
     stmt.count_execution();
     match &stmt.body {
@@ -1131,11 +1122,24 @@ fn execute_prepared(
     }
 }
 
+/// EXECUTE's argument count must be the statement's parameter count
+/// (42601).
+pub(super) fn check_param_count(name: &str, got: usize, expected: usize) -> Result<(), DbError> {
+    if got == expected {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::SyntaxError,
+        format!("wrong number of parameters for prepared statement \"{name}\""),
+    )
+    .with_detail(format!("Expected {expected} parameters but got {got}.")))
+}
+
 /// The values of EXECUTE's arguments, coerced to the statement's parameter
 /// types. Constants are parsed directly; any other expression (pgbench
 /// sends `EXECUTE sel(10 * 5 + 1)`) is evaluated by the query engine as a
 /// one-row `SELECT arg1, arg2, ...` and each result assigned to its type.
-fn execute_params(
+pub(super) fn execute_params(
     s: &mut Session,
     text: &str,
     args: &[Node],
