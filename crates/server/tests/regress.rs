@@ -217,6 +217,7 @@ regress!(
     setop_locking,
     partitioned_expr_index,
     create_table_as_execute,
+    create_in_pg_temp,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -306,15 +306,22 @@ pub(super) fn creation_namespace(
             "cannot create temporary relation in non-temporary schema",
         ));
     }
+    // A permanent one became TEMP (`statement::temp_schema`): this is
+    // UNLOGGED.
     if !temporary && schema == "pg_temp" {
-        return Err(DbError::unsupported(
-            "creating a relation in pg_temp without TEMP",
-        ));
+        return Err(unlogged_in_temp());
     }
     if temporary {
         return Ok(nestor_catalog::TEMP_NAMESPACE);
     }
     ctx.catalog.creation_namespace(schema)
+}
+
+fn unlogged_in_temp() -> DbError {
+    DbError::new(
+        SqlState::InvalidTableDefinition,
+        "only temporary relations may be created in temporary schemas",
+    )
 }
 
 /// The columns and constraints of a CREATE TABLE.
@@ -1302,6 +1309,10 @@ pub fn create_table_as(
         .ok_or_else(|| DbError::internal("CREATE TABLE AS without a name"))?;
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
+    if rv.schemaname == "pg_temp" && !temporary {
+        // As PostgreSQL, without the name's position.
+        return Err(unlogged_in_temp());
+    }
     if let Some(tag) = skip_existing(ctx, &name, cta.if_not_exists, tag, temporary)? {
         return Ok(tag);
     }
