@@ -30,6 +30,15 @@ select c.relname, c.relkind, pg_get_indexdef(i.indexrelid)
   from pg_index i join pg_class c on c.oid = i.indexrelid
   where i.indrelid::regclass::text like 'pe%'
   order by c.relname;
+-- the partitioned index and its partitions (pg_inherits)
+\d pe_expr_idx
+\d+ pe_expr_idx
+\d pe2_expr_idx
+select inhrelid::regclass, inhparent::regclass from pg_inherits
+  where inhrelid::regclass::text like 'pe%idx' or inhrelid::regclass::text = 'pe2_own_lower'
+  order by inhrelid::regclass::text;
+select relname, relispartition, relhassubclass from pg_class
+  where relname in ('pe_expr_idx', 'pe1_expr_idx', 'pe4_expr_idx', 'pe45_expr_idx') order by 1;
 insert into pe values (1, 10, 'One'), (3, 30, 'Three'), (5, 50, 'Five'), (1, -1, 'x');
 select * from pe order by a, b;
 -- the partitions' indexes serve queries as a table's would

@@ -4,17 +4,8 @@
 //! of the same definition, and a partitioned partition passes it down to
 //! its own partitions.
 //!
-//! Nestor keeps no link from a partition's index to its parent's: the
-//! link is the definition. Two indexes have the same definition when they
-//! agree on uniqueness, NULLS NOT DISTINCT, their keys and their
-//! predicate, with columns compared by name (a partition may order its
-//! columns differently or have dropped ones; its columns are its
-//! parent's by name and type) and expressions and predicates by their
-//! stored text, which names columns and so reads the same over the parent
-//! and over any partition. When the parent has several indexes of one
-//! definition, its k-th claims a partition's k-th index of that
-//! definition, as PostgreSQL's has_superclass check lets each of a
-//! partition's indexes serve one parent index.
+//! Which partition index belongs to which parent index is decided by
+//! their definitions (`nestor_catalog::partition_index`).
 //!
 //! What uses it:
 //! - CREATE INDEX on a partitioned table ([`cascade`]): each partition
@@ -34,6 +25,7 @@
 
 use std::sync::Arc;
 
+use nestor_catalog::partition_index::{claimed, claiming};
 use nestor_catalog::{IndexDef, IndexKey, TableDef};
 use nestor_common::{DbError, SqlState};
 use nestor_parser::NodeEnum;
@@ -41,62 +33,6 @@ use nestor_parser::NodeEnum;
 use crate::context::StatementCtx;
 
 use super::PendingIndex;
-
-/// One key of an index, independent of the table's column numbering.
-#[derive(PartialEq, Eq)]
-enum Key<'a> {
-    Column(&'a str),
-    Expr(&'a str),
-}
-
-fn keys<'a>(t: &'a TableDef, i: &'a IndexDef) -> Vec<Key<'a>> {
-    let col = |c: usize| Key::Column(t.columns.get(c).map_or("", |c| c.name.as_str()));
-    match &i.exprs {
-        None => i.columns.iter().map(|&c| col(c)).collect(),
-        Some(x) => x
-            .keys
-            .iter()
-            .map(|k| match k {
-                IndexKey::Column(c) => col(*c),
-                IndexKey::Expr(e) => Key::Expr(e),
-            })
-            .collect(),
-    }
-}
-
-fn predicate(i: &IndexDef) -> Option<&str> {
-    i.exprs.as_ref().and_then(|x| x.predicate.as_deref())
-}
-
-/// Whether index `a` of table `at` and index `b` of table `bt` have the
-/// same definition.
-fn same_definition(at: &TableDef, a: &IndexDef, bt: &TableDef, b: &IndexDef) -> bool {
-    a.unique == b.unique
-        && a.index.nulls_not_distinct == b.index.nulls_not_distinct
-        && predicate(a) == predicate(b)
-        && keys(at, a) == keys(bt, b)
-}
-
-/// The index of `child` that the parent's index `idx` claims: the k-th
-/// of the child's indexes of its definition, for `idx` the k-th of the
-/// parent's.
-pub(super) fn claimed<'c>(
-    parent: &TableDef,
-    idx: &IndexDef,
-    child: &'c TableDef,
-) -> Option<&'c IndexDef> {
-    let k = parent
-        .indexes
-        .iter()
-        .take_while(|o| o.oid != idx.oid)
-        .filter(|o| same_definition(parent, o, parent, idx))
-        .count();
-    child
-        .indexes
-        .iter()
-        .filter(|c| same_definition(parent, idx, child, c))
-        .nth(k)
-}
 
 /// Gives each partition of `def` an index like its index `idx`.
 pub(super) fn cascade(
@@ -171,13 +107,18 @@ fn create_like(
 /// `CREATE [UNIQUE] INDEX ON t (keys) [NULLS NOT DISTINCT] [WHERE pred]`
 /// for a computed index: its keys and predicate over column names.
 fn statement(t: &TableDef, idx: &IndexDef) -> String {
-    let keys: Vec<String> = keys(t, idx)
-        .into_iter()
-        .map(|k| match k {
-            Key::Column(c) => crate::pg_catalog::quote_ident(c),
-            Key::Expr(e) => format!("({e})"),
-        })
-        .collect();
+    let col = |c: usize| crate::pg_catalog::quote_ident(&t.columns[c].name);
+    let keys: Vec<String> = match &idx.exprs {
+        None => idx.columns.iter().map(|&c| col(c)).collect(),
+        Some(x) => x
+            .keys
+            .iter()
+            .map(|k| match k {
+                IndexKey::Column(c) => col(*c),
+                IndexKey::Expr(e) => format!("({e})"),
+            })
+            .collect(),
+    };
     let mut s = format!(
         "CREATE {}INDEX ON t ({})",
         if idx.unique { "UNIQUE " } else { "" },
@@ -186,7 +127,7 @@ fn statement(t: &TableDef, idx: &IndexDef) -> String {
     if idx.index.nulls_not_distinct {
         s.push_str(" NULLS NOT DISTINCT");
     }
-    if let Some(p) = predicate(idx) {
+    if let Some(p) = idx.exprs.as_ref().and_then(|x| x.predicate.as_deref()) {
         s.push_str(" WHERE ");
         s.push_str(p);
     }
@@ -208,10 +149,7 @@ pub(super) fn refuse_drop(
     else {
         return Ok(());
     };
-    let owner = parent
-        .indexes
-        .iter()
-        .find(|p| claimed(&parent, p, table).is_some_and(|c| c.oid == idx.oid));
+    let owner = claiming(&parent, table, idx);
     match owner {
         None => Ok(()),
         Some(p) => Err(DbError::new(
