@@ -218,6 +218,7 @@ regress!(
     partitioned_expr_index,
     create_table_as_execute,
     create_in_pg_temp,
+    execute_arg_types,
     constraint_using_index,
     column_storage,
     format_variadic,

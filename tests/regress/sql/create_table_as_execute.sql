@@ -20,6 +20,12 @@ prepare typed as select $1 + 1 as n, $2::varchar(5) as v, $3 as x, array[$1] as 
 create table t4 as execute typed(40 + 1, 'abc', now()::date - now()::date);
 select * from t4;
 \d t4
+-- a bare parameter's column is "?column?", also from a set operation
+prepare bare(int, text) as select $1, $2 as named, -$1 as m union all select 2, 'b', 3;
+create table t4b as execute bare(1, 'a');
+select * from t4b order by 1;
+\d t4b
+drop table t4b;
 prepare noparams as select 1 as a, 'x' as b, null::int as c;
 create table t5 as execute noparams;
 select * from t5;

@@ -98,13 +98,46 @@ fn inline(s: &mut Session, text: &str, e: &pb::ExecuteStmt) -> Result<Node, DbEr
         ));
     };
     stmt.count_execution();
-    let text = nestor_parser::deparse_stmt(query)?;
+    let mut query = query.clone();
+    name_bare_params(&mut query);
+    let text = nestor_parser::deparse_stmt(&query)?;
     let literals = params
         .iter()
         .zip(&stmt.param_types)
         .map(|(v, &oid)| literal(s, v, oid))
         .collect::<Result<Vec<_>, _>>()?;
     parse_query(&substitute(&text, &literals)?)
+}
+
+/// A bare `$n` in the select list is named `?column?`; the literal put
+/// in its place would be named by its type (`int4`), so the column keeps
+/// its name by an alias. The leftmost SELECT of a set operation names the
+/// columns.
+fn name_bare_params(query: &mut Node) {
+    let Some(NodeEnum::SelectStmt(sel)) = query.node.as_mut() else {
+        return;
+    };
+    if let Some(larg) = sel.larg.as_mut() {
+        let mut n = Node {
+            node: Some(NodeEnum::SelectStmt(larg.clone())),
+        };
+        name_bare_params(&mut n);
+        if let Some(NodeEnum::SelectStmt(l)) = n.node {
+            *larg = l;
+        }
+        return;
+    }
+    for t in &mut sel.target_list {
+        if let Some(NodeEnum::ResTarget(rt)) = t.node.as_mut() {
+            let bare = matches!(
+                rt.val.as_deref().and_then(|v| v.node.as_ref()),
+                Some(NodeEnum::ParamRef(_))
+            );
+            if bare && rt.name.is_empty() {
+                rt.name = "?column?".into();
+            }
+        }
+    }
 }
 
 /// `(NULL::type)` or `('text'::type)`: a value of the parameter's type.
