@@ -1186,7 +1186,10 @@ pub(super) fn execute_params(
         stmt_len: 0,
     };
     let prepared = nestor_exec::prepare(&s.catalog, s.eval_ctx(), text, &raw, &[])?;
-    check_arg_types(text, args, oids, prepared.columns.as_deref().unwrap_or(&[]))?;
+    if prepared.param_types.is_empty() {
+        // (With `$n` among the arguments the execution below fails on it.)
+        check_arg_types(text, args, oids, prepared.columns.as_deref().unwrap_or(&[]))?;
+    }
     let mut out: Vec<Vec<Value>> = Vec::new();
     let (r, _) = s.with_statement(|ctx| nestor_exec::execute(ctx, &prepared, &[], &mut out));
     r?;
