@@ -219,6 +219,7 @@ regress!(
     create_table_as_execute,
     create_in_pg_temp,
     execute_arg_types,
+    lateral_scalar_function,
     constraint_using_index,
     column_storage,
     format_variadic,

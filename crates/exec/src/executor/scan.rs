@@ -579,6 +579,10 @@ pub(super) fn run_function(
             }
             Ok(true)
         }
+        TableFunc::Scalar => {
+            let v = args[0].eval(param, ev)?;
+            emit(ev, vec![v])
+        }
         TableFunc::OptionsToTable => {
             let Value::Array(a) = args[0].eval(param, ev)? else {
                 return Ok(true);

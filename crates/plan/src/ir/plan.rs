@@ -119,6 +119,9 @@ pub enum TableFunc {
     PartitionTree,
     /// pg_options_to_table(text[]): each `name=value` as two columns.
     OptionsToTable,
+    /// A scalar function in FROM (`FROM abs(t.a) x`): its one argument,
+    /// the call, evaluated once per scan (per outer row when LATERAL).
+    Scalar,
     /// A function the select list runs as a set-returning one
     /// (`generate_subscripts`): its values, one per row.
     Srf(crate::functions::SrfKind),

@@ -1781,11 +1781,21 @@ pub(super) fn plan_range_function(
             return Err(DbError::unsupported("WITH ORDINALITY on this function"));
         }
         _ => {
-            // A scalar function in FROM yields one row.
+            // A scalar function in FROM yields one row (per row of the
+            // earlier items its arguments read: `function_leaf`).
             let (e, t) = b.bind(&l.items[0])?;
-            let plan = Plan::Project {
-                input: Box::new(Plan::Single),
-                exprs: vec![e],
+            let plan = if e.columns().is_empty() {
+                Plan::Project {
+                    input: Box::new(Plan::Single),
+                    exprs: vec![e],
+                }
+            } else {
+                Plan::FunctionScan {
+                    func: TableFunc::Scalar,
+                    args: vec![e],
+                    name: fname.clone(),
+                    ordinality: false,
+                }
             };
             (plan, t.resolve_unknown())
         }
