@@ -108,6 +108,7 @@ pub mod function;
 pub mod gate;
 pub mod opclass;
 pub mod partition;
+pub mod partition_index;
 pub mod record;
 pub mod role;
 mod row_type;

@@ -554,20 +554,31 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
             })
             .collect(),
         // Features Nestor does not have: the relations exist, empty.
-        Rel::Inherits => c
-            .tables()
-            .iter()
-            .flat_map(|t| {
-                t.inherits.iter().enumerate().map(|(i, p)| {
-                    RowB::new(Rel::Inherits)
-                        .set("inhrelid", oid(t.oid.0))
-                        .set("inhparent", oid(p.0))
-                        .set("inhseqno", Value::Int4(i as i32 + 1))
-                        .set("inhdetachpending", Value::Bool(false))
-                        .done()
+        Rel::Inherits => {
+            let row = |child: u32, parent: u32, seq: usize| {
+                RowB::new(Rel::Inherits)
+                    .set("inhrelid", oid(child))
+                    .set("inhparent", oid(parent))
+                    .set("inhseqno", Value::Int4(seq as i32))
+                    .set("inhdetachpending", Value::Bool(false))
+                    .done()
+            };
+            let tables = c.tables();
+            let mut rows: Vec<_> = tables
+                .iter()
+                .flat_map(|t| {
+                    t.inherits
+                        .iter()
+                        .enumerate()
+                        .map(move |(i, p)| row(t.oid.0, p.0, i + 1))
                 })
-            })
-            .collect(),
+                .collect();
+            // A partition's indexes are partitions of its parent's.
+            for (child, parent) in index_partitions(c, &tables) {
+                rows.push(row(child, parent, 1));
+            }
+            rows
+        }
         Rel::PartitionedTable => partitioned_rows(c),
         Rel::Aggregate => aggregate_rows(c),
         Rel::Range => range_rows(),
@@ -1141,6 +1152,11 @@ fn class_rows(c: &Catalog) -> Rows {
         .iter()
         .flat_map(|t| t.inherits.iter().map(|p| p.0))
         .collect();
+    let index_links = index_partitions(c, &tables);
+    let index_parents: std::collections::HashSet<u32> =
+        index_links.iter().map(|&(_, p)| p).collect();
+    let index_children: std::collections::HashSet<u32> =
+        index_links.iter().map(|&(i, _)| i).collect();
     for t in tables {
         let ns = table_namespace(&t, c);
         let checks = t.checks.len() as i16;
@@ -1205,7 +1221,7 @@ fn class_rows(c: &Catalog) -> Rows {
                     i.oid.0,
                     &i.name,
                     ns,
-                    "i",
+                    if t.partition_key.is_some() { "I" } else { "i" },
                     t.persistence.code(),
                     i.method.oid(),
                 )
@@ -1213,6 +1229,14 @@ fn class_rows(c: &Catalog) -> Rows {
                 .set(
                     "relowner",
                     oid(c.acl(nestor_catalog::acl::ObjKind::Table, t.oid.0).owner.0),
+                )
+                .set(
+                    "relhassubclass",
+                    Value::Bool(index_parents.contains(&i.oid.0)),
+                )
+                .set(
+                    "relispartition",
+                    Value::Bool(index_children.contains(&i.oid.0)),
                 )
                 .done(),
             );
@@ -3322,6 +3346,24 @@ fn qualified(c: &Catalog, t: &TableDef, name: &str) -> String {
         quote_ident(&table_schema_name(t, c)),
         quote_ident(name)
     )
+}
+
+/// (index, parent index) for each partition's index that an index of
+/// its partitioned parent claims.
+fn index_partitions(c: &Catalog, tables: &[Arc<TableDef>]) -> Vec<(u32, u32)> {
+    use nestor_catalog::partition_index::claiming;
+    let mut out = Vec::new();
+    for t in tables.iter().filter(|t| t.partition_bound.is_some()) {
+        let Some(parent) = t.inherits.first().and_then(|&p| c.table_by_oid(p)) else {
+            continue;
+        };
+        for i in &t.indexes {
+            if let Some(p) = claiming(&parent, t, i) {
+                out.push((i.oid.0, p.oid.0));
+            }
+        }
+    }
+    out
 }
 
 /// Key columns of an index (plain or computed).

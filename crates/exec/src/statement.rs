@@ -89,6 +89,8 @@ pub fn prepare(
     let version = catalog.version();
     let rewritten = select_into(stmt);
     let stmt = rewritten.as_ref().unwrap_or(stmt);
+    let in_temp = temp_schema(stmt);
+    let stmt = in_temp.as_ref().unwrap_or(stmt);
     let planned = plan_statement(catalog, eval, text, stmt, hints)?;
     let param_types = planned.params.iter().map(|t| t.oid()).collect();
     Ok(Prepared {
@@ -129,6 +131,32 @@ fn select_into(stmt: &RawStmt) -> Option<RawStmt> {
     })
 }
 
+/// A relation created in `pg_temp` without TEMP is temporary, as
+/// PostgreSQL's RangeVarAdjustRelationPersistence makes it (CREATE TABLE,
+/// CREATE TABLE AS, CREATE VIEW, CREATE SEQUENCE); an UNLOGGED one there
+/// is refused where the namespace is chosen.
+fn temp_schema(stmt: &RawStmt) -> Option<RawStmt> {
+    use nestor_parser::pb::RangeVar;
+    fn adjust(rv: Option<&mut RangeVar>) -> bool {
+        match rv {
+            Some(rv) if rv.schemaname == "pg_temp" && rv.relpersistence == "p" => {
+                rv.relpersistence = "t".into();
+                true
+            }
+            _ => false,
+        }
+    }
+    let mut out = stmt.clone();
+    let changed = match out.stmt.as_mut()?.node.as_mut()? {
+        NodeEnum::CreateStmt(cs) => adjust(cs.relation.as_mut()),
+        NodeEnum::CreateTableAsStmt(cta) => adjust(cta.into.as_mut()?.rel.as_mut()),
+        NodeEnum::ViewStmt(vs) => adjust(vs.view.as_mut()),
+        NodeEnum::CreateSeqStmt(cs) => adjust(cs.sequence.as_mut()),
+        _ => false,
+    };
+    changed.then_some(out)
+}
+
 /// [`prepare`] for a statement a PL/pgSQL body runs: names of its
 /// variables bind as parameters through `vars`.
 pub(crate) fn prepare_with(
@@ -140,6 +168,8 @@ pub(crate) fn prepare_with(
     vars: &dyn nestor_plan::bind::VarResolver,
 ) -> Result<Prepared, DbError> {
     let version = catalog.version();
+    let in_temp = temp_schema(stmt);
+    let stmt = in_temp.as_ref().unwrap_or(stmt);
     let planned =
         nestor_plan::statement::plan_statement_with(catalog, eval, text, stmt, hints, Some(vars))?;
     let param_types = planned.params.iter().map(|t| t.oid()).collect();

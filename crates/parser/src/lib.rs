@@ -302,6 +302,11 @@ pub fn replace_identifier(sql: &str, old: &str, new: &str) -> Result<String, DbE
     Ok(out)
 }
 
+/// The tokens of `sql` (PostgreSQL's scanner, through libpg_query).
+pub fn scan(sql: &str) -> Result<pg_query::protobuf::ScanResult, DbError> {
+    pg_query::scan(sql).map_err(|e| DbError::internal(format!("could not scan SQL: {e}")))
+}
+
 /// SQL text of one query (a view's definition): PostgreSQL's deparser.
 pub fn deparse_query(query: &pg_query::protobuf::Node) -> Result<String, DbError> {
     query

@@ -868,14 +868,7 @@ impl<'e> Binder<'e> {
         if let Some(c) = user.as_ref().filter(|c| c.context <= Coercion::Assignment) {
             return self.apply_user_cast(e, from, to, c, false);
         }
-        let compatible = user.is_none()
-            && (from == DataType::Unknown
-                || from.base() == to.base()
-                || (from.is_numeric() && to.is_numeric())
-                || (from.is_string() && to.is_string())
-                || unify(from, to).is_some()
-                || to.is_string()
-                || assignment_cast(from, to));
+        let compatible = user.is_none() && assignment_compatible(from, to);
         if !compatible {
             return Err(DbError::new(
                 SqlState::DatatypeMismatch,
@@ -5264,6 +5257,18 @@ fn flip_op(op: &str) -> &str {
 /// Whether pg_cast has an assignment (or implicit) cast between the two
 /// types, for the types whose casts are only known there (money, time with
 /// time zone).
+/// Whether a value of type `from` may be assigned to `to` by the
+/// built-in casts (PostgreSQL's COERCION_ASSIGNMENT, user casts aside).
+pub fn assignment_compatible(from: DataType, to: DataType) -> bool {
+    from == DataType::Unknown
+        || from.base() == to.base()
+        || (from.is_numeric() && to.is_numeric())
+        || (from.is_string() && to.is_string())
+        || unify(from, to).is_some()
+        || to.is_string()
+        || assignment_cast(from, to)
+}
+
 fn assignment_cast(from: DataType, to: DataType) -> bool {
     use nestor_types::cast::{coercion, Coercion};
     let listed = |t: DataType| matches!(t, DataType::Money | DataType::TimeTz(_));

@@ -48,6 +48,7 @@ use crate::portal::{chunk_tag, Pending, Portal, PreparedStmt, StmtBody};
 use crate::protocol::{BackendMsg, FormatCode, FrontendMsg, TxnStatus};
 use crate::txn_block::{aborted_error, BlockState, TxnBlock};
 mod copy_server;
+mod ctas_execute;
 mod utility;
 use nestor_exec::registry::{Activity, CancelToken, SessionShared, TerminateSignal};
 use nestor_exec::{ColumnDesc, CommandTag, Prepared, RowSink, RowsCommand, StatementCtx};
@@ -770,6 +771,9 @@ impl Session {
         if self.block.is_failed() && !utility::is_txn_exit(node) {
             return Err(aborted_error());
         }
+        if let Some((text, raw)) = ctas_execute::rewrite(self, text, node)? {
+            return self.exec_raw(&text, &raw, params, rows);
+        }
         if nestor_plan::handles(node) {
             let current_of = self.rewrite_current_of(raw, false)?;
             let prepared = self.prepare_query(text, current_of.as_ref().unwrap_or(raw), &[])?;
@@ -1387,7 +1391,8 @@ impl Session {
         if self.block.is_failed() && !utility::is_txn_exit(node) {
             return Err(aborted_error());
         }
-        if nestor_plan::handles(node) {
+        // Runs as the CREATE TABLE AS it stands for when executed.
+        if nestor_plan::handles(node) && !ctas_execute::applies(node) {
             let current_of = self.rewrite_current_of(&raw, true)?;
             let prepared = self.prepare_query(&text, current_of.as_ref().unwrap_or(&raw), hints)?;
             return Ok(PreparedStmt {

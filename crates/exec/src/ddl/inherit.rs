@@ -46,10 +46,22 @@ pub(super) fn parents(
             return Err(DbError::internal("INHERITS item is not a relation"));
         };
         let p = parent_table(ctx, rv)?;
-        if p.persistence == nestor_catalog::Persistence::Temporary && !temporary {
+        let partition = cs.partbound.is_some();
+        let temp_parent = p.persistence == nestor_catalog::Persistence::Temporary;
+        let msg = match (temp_parent, temporary) {
+            (false, true) if partition => {
+                "cannot create a temporary relation as partition of permanent relation"
+            }
+            (true, false) if partition => {
+                "cannot create a permanent relation as partition of temporary relation"
+            }
+            (true, false) => "cannot inherit from temporary relation",
+            _ => "",
+        };
+        if !msg.is_empty() {
             return Err(DbError::new(
                 SqlState::WrongObjectType,
-                format!("cannot inherit from temporary relation \"{}\"", rv.relname),
+                format!("{msg} \"{}\"", rv.relname),
             ));
         }
         if out.iter().any(|o| o.oid == p.oid) {

@@ -29,6 +29,7 @@ mod inherit;
 mod matview;
 mod opclass;
 mod operator_oids;
+mod part_index;
 mod partition;
 mod policy;
 mod reindex;
@@ -620,10 +621,18 @@ fn drop_index(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {
             table.name
         )));
     }
-    let mut new = (*table).clone();
-    new.indexes.retain(|i| i.name != name);
-    table.storage.drop_index(idx.oid);
-    put_table(ctx, new)
+    part_index::refuse_drop(ctx, &table, idx)?;
+    // A partitioned index goes with its partitions' indexes.
+    let mut doomed = part_index::claimed_tree(ctx, &table, idx);
+    doomed.push((table.clone(), idx.clone()));
+    for (t, i) in doomed {
+        let cur = ctx.catalog.table_by_oid(t.oid).unwrap_or(t);
+        let mut new = (*cur).clone();
+        new.indexes.retain(|x| x.oid != i.oid);
+        cur.storage.drop_index(i.oid);
+        put_table(ctx, new)?;
+    }
+    Ok(())
 }
 
 fn drop_sequence(ctx: &mut StatementCtx, name: &str) -> Result<(), DbError> {

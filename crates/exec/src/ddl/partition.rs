@@ -515,12 +515,14 @@ pub(super) fn refuse_partitioned_parents(parents: &[Arc<TableDef>]) -> Result<()
     Ok(())
 }
 
-/// The parent's indexes to create on a new partition (named by the
-/// partition, as PostgreSQL names them).
+/// The parent's plain indexes to create on a new partition (named by the
+/// partition, as PostgreSQL names them); its computed ones follow once
+/// the partition exists (`part_index::inherit`).
 pub(super) fn inherited_indexes(parent: &TableDef) -> Vec<PendingIndex> {
     parent
         .indexes
         .iter()
+        .filter(|i| i.exprs.is_none())
         .map(|i| PendingIndex {
             name: None,
             cols: i
@@ -1298,25 +1300,6 @@ pub(super) fn refuse_alter(def: &TableDef, cmd: &pb::AlterTableCmd) -> Result<()
     Err(DbError::new(SqlState::InvalidTableDefinition, msg))
 }
 
-/// The parent's indexes a newly attached partition lacks (same columns
-/// and uniqueness), to create on it.
-pub(super) fn missing_indexes(parent: &TableDef, t: &TableDef) -> Vec<PendingIndex> {
-    inherited_indexes(parent)
-        .into_iter()
-        .filter(|pi| {
-            !t.indexes.iter().any(|i| {
-                i.unique == pi.unique
-                    && i.method == pi.method
-                    && i.columns.len() == pi.cols.len()
-                    && i.columns
-                        .iter()
-                        .zip(&pi.cols)
-                        .all(|(&c, n)| t.columns[c].name == *n)
-            })
-        })
-        .collect()
-}
-
 /// ATTACH / DETACH PARTITION (ALTER TABLE subcommands).
 pub(super) fn attach_or_detach(
     ctx: &mut StatementCtx,
@@ -1337,17 +1320,7 @@ pub(super) fn attach_or_detach(
     let oid = new.oid;
     super::put_table(ctx, new)?;
     super::trigger::adopt(ctx, def, oid)?;
-    let Some(t) = ctx.catalog.table_by_oid(oid) else {
-        return Ok(());
-    };
-    for pi in missing_indexes(def, &t) {
-        let cur = ctx
-            .catalog
-            .table_by_oid(oid)
-            .ok_or_else(|| DbError::internal("attached table vanished"))?;
-        super::table::add_index(ctx, &cur, pi)?;
-    }
-    Ok(())
+    super::part_index::inherit(ctx, def, oid, false)
 }
 
 /// ALTER TABLE ... ADD PRIMARY KEY / UNIQUE on a partitioned table: the

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use nestor_catalog::{
     AccessMethod, Change, Check, Column, IndexDef, OnCommit, Persistence, Sequence, TableDef,
 };
-use nestor_common::{DbError, SqlState};
+use nestor_common::{DbError, RelId, SqlState};
 use nestor_parser::pb::{self, Node};
 use nestor_parser::NodeEnum;
 use nestor_plan::bind::{self, node, relname, AggCtx, Binder};
@@ -162,6 +162,7 @@ pub fn create_table(
     }
     if let Some(p) = &part_parent {
         super::trigger::adopt(ctx, p, oid)?;
+        super::part_index::inherit(ctx, p, oid, true)?;
     }
     Ok(CommandTag::Plain("CREATE TABLE"))
 }
@@ -308,15 +309,22 @@ pub(super) fn creation_namespace(
             "cannot create temporary relation in non-temporary schema",
         ));
     }
+    // A permanent one became TEMP (`statement::temp_schema`): this is
+    // UNLOGGED.
     if !temporary && schema == "pg_temp" {
-        return Err(DbError::unsupported(
-            "creating a relation in pg_temp without TEMP",
-        ));
+        return Err(unlogged_in_temp());
     }
     if temporary {
         return Ok(nestor_catalog::TEMP_NAMESPACE);
     }
     ctx.catalog.creation_namespace(schema)
+}
+
+fn unlogged_in_temp() -> DbError {
+    DbError::new(
+        SqlState::InvalidTableDefinition,
+        "only temporary relations may be created in temporary schemas",
+    )
 }
 
 /// The columns and constraints of a CREATE TABLE.
@@ -1185,14 +1193,7 @@ pub fn create_index(
         }
     }
     if super::index_expr::is_computed(is) {
-        if def.partition_key.is_some() {
-            return Err(DbError::unsupported(
-                "expression and partial indexes on partitioned tables",
-            ));
-        }
-        let idx = super::index_expr::make(ctx, text, &def, is, method)?;
-        nestor_plan::select::index_expr::install_keys(ctx.catalog, &def, &idx)?;
-        attach_index(ctx, &def, idx, false)?;
+        create_computed(ctx, text, &def, is, method)?;
         return Ok(CommandTag::Plain("CREATE INDEX"));
     }
     let pi = PendingIndex {
@@ -1204,15 +1205,68 @@ pub fn create_index(
         nulls_not_distinct: is.nulls_not_distinct,
         method,
     };
+    add_index_cascading(ctx, &def, pi)?;
+    Ok(CommandTag::Plain("CREATE INDEX"))
+}
+
+/// A computed index on `def` (and, on a partitioned table, on each of
+/// its partitions: `part_index`).
+pub(super) fn create_computed(
+    ctx: &mut StatementCtx,
+    text: &str,
+    def: &Arc<TableDef>,
+    is: &pb::IndexStmt,
+    method: AccessMethod,
+) -> Result<(), DbError> {
+    let idx = super::index_expr::make(ctx, text, def, is, method)?;
+    if let Some(k) = &def.partition_key {
+        // The key columns must be among the index's plain columns.
+        let cols = match &idx.exprs {
+            None => idx.columns.clone(),
+            Some(x) => x.key_columns().collect(),
+        };
+        let pi = PendingIndex {
+            name: None,
+            cols: cols.iter().map(|&c| def.columns[c].name.clone()).collect(),
+            unique: idx.unique,
+            primary: false,
+            constraint: None,
+            nulls_not_distinct: false,
+            method,
+        };
+        super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
+    }
+    nestor_plan::select::index_expr::install_keys(ctx.catalog, def, &idx)?;
+    attach_index(ctx, def, idx.clone(), false)?;
+    cascade_new(ctx, def.oid, &idx)
+}
+
+/// A plain index on `def` (and down its partitions, on a partitioned
+/// table, whose unique indexes must cover the partition key).
+pub(super) fn add_index_cascading(
+    ctx: &mut StatementCtx,
+    def: &Arc<TableDef>,
+    pi: PendingIndex,
+) -> Result<(), DbError> {
     if let Some(k) = &def.partition_key {
         super::partition::check_unique(&def.name, k, &def.columns, &pi)?;
     }
-    let (cols, unique) = (pi.cols.clone(), pi.unique);
-    add_index(ctx, &def, pi)?;
-    if def.partition_key.is_some() {
-        index_partitions(ctx, &def, &cols, (unique, is.nulls_not_distinct), method)?;
+    let primary = pi.primary;
+    let idx = make_index(ctx, def, &pi)?;
+    attach_index(ctx, def, idx.clone(), primary)?;
+    cascade_new(ctx, def.oid, &idx)
+}
+
+/// The partitions of a partitioned table get its new index `idx`.
+fn cascade_new(ctx: &mut StatementCtx, oid: RelId, idx: &IndexDef) -> Result<(), DbError> {
+    let def = ctx
+        .catalog
+        .table_by_oid(oid)
+        .ok_or_else(|| DbError::internal("indexed table vanished"))?;
+    if def.partition_key.is_none() {
+        return Ok(());
     }
-    Ok(CommandTag::Plain("CREATE INDEX"))
+    super::part_index::cascade(ctx, &def, idx)
 }
 
 /// A B-tree needs an ordering: the geometric types have none (their
@@ -1229,33 +1283,6 @@ fn check_btree_type(def: &TableDef, col: &str) -> Result<(), DbError> {
             ),
         )
         .with_hint("You must specify an operator class for the index or define a default operator class for the data type."));
-    }
-    Ok(())
-}
-
-/// CREATE INDEX on a partitioned table: the same index on each of its
-/// partitions, named by the partition (and down a partitioned one).
-fn index_partitions(
-    ctx: &mut StatementCtx,
-    def: &TableDef,
-    cols: &[String],
-    (unique, nulls_not_distinct): (bool, bool),
-    method: AccessMethod,
-) -> Result<(), DbError> {
-    for child in ctx.catalog.children(def.oid) {
-        let pi = PendingIndex {
-            name: None,
-            cols: cols.to_vec(),
-            unique,
-            primary: false,
-            constraint: None,
-            nulls_not_distinct,
-            method,
-        };
-        add_index(ctx, &child, pi)?;
-        if child.partition_key.is_some() {
-            index_partitions(ctx, &child, cols, (unique, nulls_not_distinct), method)?;
-        }
     }
     Ok(())
 }
@@ -1289,6 +1316,10 @@ pub fn create_table_as(
         .ok_or_else(|| DbError::internal("CREATE TABLE AS without a name"))?;
     let name = relname(rv)?;
     let temporary = rv.relpersistence == "t";
+    if rv.schemaname == "pg_temp" && !temporary {
+        // As PostgreSQL, without the name's position.
+        return Err(unlogged_in_temp());
+    }
     if let Some(tag) = skip_existing(ctx, &name, cta.if_not_exists, tag, temporary)? {
         return Ok(tag);
     }

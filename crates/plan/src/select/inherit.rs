@@ -154,21 +154,43 @@ fn member_table(p: &Plan) -> Option<&Arc<TableDef>> {
     }
 }
 
-/// Whether member `m` has `root`'s row layout (so conditions over the
-/// root's data columns read the same columns of `m`).
-fn same_layout(root: &TableDef, m: &TableDef) -> bool {
-    m.columns.len() == root.columns.len()
-        && m.columns
+/// The conditions `conj` over `root`'s data columns, over member `m`'s
+/// row instead: each column found by name in `m` (a partition may order
+/// its columns differently or have dropped ones). None when one is
+/// missing.
+fn conds_for(root: &TableDef, m: &TableDef, conj: &[Expr]) -> Option<Vec<Expr>> {
+    let map: Vec<Option<usize>> = root
+        .columns
+        .iter()
+        .map(|c| (!c.dropped).then(|| m.column_index(&c.name)).flatten())
+        .collect();
+    let mapped = |e: &Expr| {
+        e.columns()
             .iter()
-            .zip(&root.columns)
-            .all(|(a, b)| a.name == b.name && a.dropped == b.dropped && a.ty == b.ty)
+            .all(|&c| map.get(c).copied().flatten().is_some())
+    };
+    if !conj.iter().all(mapped) {
+        return None;
+    }
+    let out = conj
+        .iter()
+        .map(|e| {
+            e.clone().rewrite(&mut |x| {
+                Ok(match x {
+                    Expr::Col(c) => map.get(*c).copied().flatten().map(Expr::Col),
+                    _ => None,
+                })
+            })
+        })
+        .collect::<Result<Vec<_>, _>>();
+    out.ok()
 }
 
 /// A partitioned table's Append narrowed by the conditions on it (`conj`,
 /// over its row): pruned to the leaves that may hold rows matching
 /// `key = constant` (`partition::surviving`), and with the conditions
-/// pushed into each leaf's scan when they read data columns only and the
-/// leaves share the table's layout. Any other plan is left as it is.
+/// pushed into each leaf's scan, over the leaf's own columns, when they
+/// read data columns only. Any other plan is left as it is.
 /// Returns the plan and the conditions still to apply above it.
 pub(crate) fn narrow_family(b: &mut Binder, plan: Plan, conj: Vec<Expr>) -> (Plan, Vec<Expr>) {
     let Plan::Append { inputs } = plan else {
@@ -199,29 +221,28 @@ pub(crate) fn narrow_family(b: &mut Binder, plan: Plan, conj: Vec<Expr>) -> (Pla
         kept.push(member_scan(&root, &root, &root.name));
     }
     let n = root.columns.len();
-    let pushable = !conj.is_empty()
+    let readable = !conj.is_empty()
         && conj
             .iter()
-            .all(|e| e.columns().iter().all(|&c| c < n) && !e.has_correlated_subquery())
-        && kept
-            .iter()
-            .all(|p| member_table(p).is_some_and(|t| same_layout(&root, t)));
-    if !pushable {
+            .all(|e| e.columns().iter().all(|&c| c < n) && !e.has_correlated_subquery());
+    // Each leaf's conditions over its own row (None: not pushable).
+    let per_leaf: Option<Vec<Vec<Expr>>> = if readable {
+        kept.iter()
+            .map(|p| member_table(p).and_then(|t| conds_for(&root, t, &conj)))
+            .collect()
+    } else {
+        None
+    };
+    let Some(per_leaf) = per_leaf else {
         return (append_of(kept), conj);
-    }
+    };
     let inputs = kept
         .into_iter()
-        .map(|p| match p {
+        .zip(per_leaf)
+        .map(|(p, conds)| match p {
             Plan::Project { input, exprs } => match *input {
                 Plan::SeqScan { table, alias, .. } => Plan::Project {
-                    input: Box::new(super::access::table_scan(
-                        b,
-                        table,
-                        alias,
-                        conj.clone(),
-                        0,
-                        None,
-                    )),
+                    input: Box::new(super::access::table_scan(b, table, alias, conds, 0, None)),
                     exprs,
                 },
                 other => Plan::Project {

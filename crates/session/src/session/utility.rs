@@ -116,6 +116,10 @@ pub(crate) fn execute(
         NodeEnum::VariableShowStmt(v) => show(s, &v.name, rows),
         NodeEnum::PrepareStmt(p) => prepare(s, text, raw, p, rows),
         NodeEnum::ExecuteStmt(e) => execute_prepared(s, text, e, rows),
+        NodeEnum::CreateTableAsStmt(_) => match super::ctas_execute::rewrite(s, text, node)? {
+            Some((text, raw)) => s.exec_raw(&text, &raw, params, rows),
+            None => Err(DbError::internal("CREATE TABLE AS run as a utility")),
+        },
         NodeEnum::DeallocateStmt(d) => {
             if d.isall || d.name.is_empty() {
                 s.drop_statements(false);
@@ -650,7 +654,7 @@ fn fetch_portal(
     Ok(())
 }
 
-fn missing_statement(name: &str) -> DbError {
+pub(super) fn missing_statement(name: &str) -> DbError {
     DbError::new(
         SqlState::InvalidSqlStatementName,
         format!("prepared statement \"{name}\" does not exist"),
@@ -1091,20 +1095,7 @@ fn execute_prepared(
         .get(&e.name)
         .cloned()
         .ok_or_else(|| missing_statement(&e.name))?;
-    if e.params.len() != stmt.param_types.len() {
-        return Err(DbError::new(
-            SqlState::SyntaxError,
-            format!(
-                "wrong number of parameters for prepared statement \"{}\"",
-                e.name
-            ),
-        )
-        .with_detail(format!(
-            "Expected {} parameters but got {}.",
-            stmt.param_types.len(),
-            e.params.len()
-        )));
-    }
+    check_param_count(&e.name, e.params.len(), stmt.param_types.len())?;
     let params = execute_params(s, text, &e.params, &stmt.param_types)?;
     stmt.count_execution();
     match &stmt.body {
@@ -1131,11 +1122,24 @@ fn execute_prepared(
     }
 }
 
+/// EXECUTE's argument count must be the statement's parameter count
+/// (42601).
+pub(super) fn check_param_count(name: &str, got: usize, expected: usize) -> Result<(), DbError> {
+    if got == expected {
+        return Ok(());
+    }
+    Err(DbError::new(
+        SqlState::SyntaxError,
+        format!("wrong number of parameters for prepared statement \"{name}\""),
+    )
+    .with_detail(format!("Expected {expected} parameters but got {got}.")))
+}
+
 /// The values of EXECUTE's arguments, coerced to the statement's parameter
 /// types. Constants are parsed directly; any other expression (pgbench
 /// sends `EXECUTE sel(10 * 5 + 1)`) is evaluated by the query engine as a
 /// one-row `SELECT arg1, arg2, ...` and each result assigned to its type.
-fn execute_params(
+pub(super) fn execute_params(
     s: &mut Session,
     text: &str,
     args: &[Node],
@@ -1182,6 +1186,10 @@ fn execute_params(
         stmt_len: 0,
     };
     let prepared = nestor_exec::prepare(&s.catalog, s.eval_ctx(), text, &raw, &[])?;
+    if prepared.param_types.is_empty() {
+        // (With `$n` among the arguments the execution below fails on it.)
+        check_arg_types(text, args, oids, prepared.columns.as_deref().unwrap_or(&[]))?;
+    }
     let mut out: Vec<Vec<Value>> = Vec::new();
     let (r, _) = s.with_statement(|ctx| nestor_exec::execute(ctx, &prepared, &[], &mut out));
     r?;
@@ -1200,6 +1208,44 @@ fn execute_params(
         .collect()
 }
 
+/// Each typed EXECUTE argument must be assignable to its parameter's type
+/// (42804 at the argument, as PostgreSQL's EvaluateParams words it); an
+/// untyped literal takes the parameter's type.
+fn check_arg_types(
+    text: &str,
+    args: &[Node],
+    oids: &[u32],
+    columns: &[ColumnDesc],
+) -> Result<(), DbError> {
+    use nestor_types::datatype::DataType;
+    for (i, ((n, &oid), c)) in args.iter().zip(oids).zip(columns).enumerate() {
+        let untyped = matches!(n.node.as_ref(), Some(NodeEnum::AConst(c))
+            if c.isnull || matches!(c.val, Some(nestor_parser::pb::a_const::Val::Sval(_))));
+        if untyped {
+            continue;
+        }
+        let from = DataType::from_oid_typmod(c.type_oid, c.type_modifier);
+        let (Some(from), Some(to)) = (from, DataType::from_oid(oid)) else {
+            continue;
+        };
+        if !nestor_plan::bind::assignment_compatible(from, to) {
+            let e = DbError::new(
+                SqlState::DatatypeMismatch,
+                format!(
+                    "parameter ${} of type {} cannot be coerced to the expected type {}",
+                    i + 1,
+                    from.name(),
+                    to.name()
+                ),
+            )
+            .with_hint("You will need to rewrite or cast the expression.");
+            let loc = n.node.as_ref().map_or(-1, nestor_parser::ast::location_of);
+            return Err(nestor_parser::ast::err_at(e, text, loc));
+        }
+    }
+    Ok(())
+}
+
 /// A constant EXECUTE argument parsed as its parameter's type (None: not
 /// a constant).
 fn const_param(
@@ -1207,10 +1253,28 @@ fn const_param(
     n: &Node,
     oid: u32,
 ) -> Option<Result<Value, DbError>> {
-    if let Some(NodeEnum::AConst(c)) = n.node.as_ref() {
-        if c.isnull {
-            return Some(Ok(Value::Null));
-        }
+    use nestor_parser::pb::a_const::Val;
+    let Some(NodeEnum::AConst(c)) = n.node.as_ref() else {
+        // A cast constant converts from its own type (`10.5::float` to an
+        // integer parameter rounds), as any expression does.
+        return None;
+    };
+    if c.isnull {
+        return Some(Ok(Value::Null));
+    }
+    let ty = nestor_types::datatype::DataType::from_oid(oid)?;
+    // A string literal is untyped: it reads as the parameter's type. A
+    // number or boolean is typed: read directly only where its type
+    // converts to the parameter's without rounding or failing.
+    let direct = match c.val.as_ref()? {
+        Val::Sval(_) => true,
+        Val::Ival(_) => ty.is_numeric(),
+        Val::Fval(_) => ty.is_numeric() && !ty.is_integer(),
+        Val::Boolval(_) => ty == nestor_types::datatype::DataType::Bool,
+        Val::Bsval(_) => false,
+    };
+    if !direct {
+        return None;
     }
     const_text(n).map(|text| nestor_types::text::parse_text(encode::wire_type(oid), &text, codec))
 }
