@@ -51,6 +51,8 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterSeqStmt(_)
             | NodeEnum::AlterOwnerStmt(_)
             | NodeEnum::AlterFunctionStmt(_)
+            | NodeEnum::ReassignOwnedStmt(_)
+            | NodeEnum::DropOwnedStmt(_)
             | NodeEnum::RenameStmt(_)
             | NodeEnum::CreateTableAsStmt(_)
             | NodeEnum::ViewStmt(_)

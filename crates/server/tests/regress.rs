@@ -223,6 +223,7 @@ regress!(
     copy_error_context,
     view_security_options,
     fk_match_full,
+    reassign_drop_owned,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

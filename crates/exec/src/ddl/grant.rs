@@ -1049,6 +1049,27 @@ pub(crate) fn dependents_of_role(ctx: &StatementCtx, oid: RelId) -> Vec<String> 
             .filter(|e| e.owner == oid.0)
             .map(|e| format!("owner of type {}", e.name)),
     );
+    // So do domains and composite types.
+    let mut others: Vec<(u32, String)> = ctx
+        .catalog
+        .domains()
+        .iter()
+        .filter(|d| d.owner == oid.0)
+        .map(|d| (d.oid, d.name.clone()))
+        .chain(
+            ctx.catalog
+                .composites()
+                .iter()
+                .filter(|c| c.owner == oid.0)
+                .map(|c| (c.oid, c.name.clone())),
+        )
+        .collect();
+    others.sort();
+    out.extend(
+        others
+            .into_iter()
+            .map(|(_, n)| format!("owner of type {n}")),
+    );
     // Policies whose TO list names it (PostgreSQL's shared dependency of
     // type "policy").
     let mut tables = ctx.catalog.tables();
