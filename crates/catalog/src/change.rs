@@ -108,6 +108,11 @@ pub enum Change {
         key: (u32, u32, u8),
         acl: Option<Vec<crate::acl::AclItem>>,
     },
+    /// Install (Some) or remove (None) extension `name`.
+    SetExtension {
+        name: String,
+        ext: Option<crate::defs::ExtensionDef>,
+    },
     /// Set (Some) or remove (None) the session defaults of (database OID,
     /// role OID), 0 meaning all: ALTER ROLE / DATABASE ... SET.
     SetRoleSettings {
@@ -174,6 +179,10 @@ pub(crate) enum Undo {
         key: (u32, u32, u8),
         prev: Option<Vec<crate::acl::AclItem>>,
     },
+    Extension {
+        name: String,
+        prev: Option<crate::defs::ExtensionDef>,
+    },
     Enum {
         /// The name the change put a type under (None for a drop).
         put: Option<String>,
@@ -233,6 +242,7 @@ impl std::fmt::Debug for Undo {
             Undo::Schema { oid, .. } => write!(f, "schema {oid}"),
             Undo::RoleSettings { key, .. } => write!(f, "role settings {key:?}"),
             Undo::DefaultAcl { key, .. } => write!(f, "default acl {key:?}"),
+            Undo::Extension { name, .. } => write!(f, "extension {name}"),
             Undo::Enum { put, prev } => write!(
                 f,
                 "enum {:?}",
@@ -314,6 +324,10 @@ impl Change {
             Change::SetDefaultAcl { key, acl } => CatalogRecord::SetDefaultAcl {
                 key: *key,
                 acl: acl.clone(),
+            },
+            Change::SetExtension { name, ext } => CatalogRecord::SetExtension {
+                name: name.clone(),
+                ext: ext.clone(),
             },
         }
     }
@@ -413,6 +427,13 @@ impl Change {
                 };
                 return Undo::DefaultAcl { key, prev };
             }
+            Change::SetExtension { name, ext } => {
+                let prev = match ext {
+                    Some(e) => state.extensions.insert(name.clone(), e),
+                    None => state.extensions.remove(&name),
+                };
+                return Undo::Extension { name, prev };
+            }
             _ => state.ns_mut(ns),
         };
         match self {
@@ -507,7 +528,8 @@ impl Change {
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
-            | Change::SetDefaultAcl { .. } => unreachable!("applied above"),
+            | Change::SetDefaultAcl { .. }
+            | Change::SetExtension { .. } => unreachable!("applied above"),
         }
     }
 }
@@ -554,6 +576,15 @@ impl DdlUndo for CatalogUndo {
                 match prev {
                     Some(p) => state.default_acls.insert(*key, p.clone()),
                     None => state.default_acls.remove(key),
+                };
+                drop(state);
+                self.version.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            if let Undo::Extension { name, prev } = &self.undo {
+                match prev {
+                    Some(p) => state.extensions.insert(name.clone(), p.clone()),
+                    None => state.extensions.remove(name),
                 };
                 drop(state);
                 self.version.fetch_add(1, Ordering::AcqRel);
@@ -710,7 +741,8 @@ impl DdlUndo for CatalogUndo {
                 | Undo::Schema { .. }
                 | Undo::Acl { .. }
                 | Undo::RoleSettings { .. }
-                | Undo::DefaultAcl { .. } => unreachable!("undone above"),
+                | Undo::DefaultAcl { .. }
+                | Undo::Extension { .. } => unreachable!("undone above"),
             }
         }
         self.version.fetch_add(1, Ordering::AcqRel);

@@ -775,6 +775,15 @@ pub struct ViewDef {
     pub triggers: Vec<TriggerDef>,
 }
 
+/// An installed extension (CREATE EXTENSION; pg_extension): its OID and
+/// version. Its functions are the query engine's own; the catalog keeps
+/// whether it is installed in this database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtensionDef {
+    pub oid: RelId,
+    pub version: String,
+}
+
 /// A view's check option (PostgreSQL's `check_option` reloption).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ViewCheckOption {

@@ -237,6 +237,8 @@ pub(crate) struct State {
     /// ALTER DEFAULT PRIVILEGES, by (role, schema OID or 0, object type
     /// letter): PostgreSQL's pg_default_acl (see [`acl`]).
     pub default_acls: BTreeMap<(u32, u32, u8), Vec<acl::AclItem>>,
+    /// Installed extensions by name (CREATE EXTENSION).
+    pub extensions: BTreeMap<String, defs::ExtensionDef>,
     /// Enum types by name (in `public`; see [`enum_type`]).
     pub enums: BTreeMap<String, Arc<EnumDef>>,
     /// Domains by name (in `public`; see [`domain`]).
@@ -939,6 +941,20 @@ impl Catalog {
     }
 
     /// Every pg_default_acl entry.
+    /// The installed extensions, by name.
+    pub fn extensions(&self) -> Vec<(String, defs::ExtensionDef)> {
+        let st = self.state.read();
+        st.extensions
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// Whether extension `name` is installed in this database.
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.state.read().extensions.contains_key(name)
+    }
+
     pub fn default_acls(&self) -> Vec<((u32, u32, u8), Vec<acl::AclItem>)> {
         let st = self.state.read();
         let all = st
@@ -1739,7 +1755,8 @@ impl Catalog {
             | Change::DropSchema(_)
             | Change::SetAcl { .. }
             | Change::SetRoleSettings { .. }
-            | Change::SetDefaultAcl { .. } => return Ok(Ns::Public),
+            | Change::SetDefaultAcl { .. }
+            | Change::SetExtension { .. } => return Ok(Ns::Public),
         };
         if !temp {
             if namespace == PUBLIC_NAMESPACE_OID {
@@ -2083,6 +2100,16 @@ impl Catalog {
                     None => st.default_acls.remove(&key),
                 };
             }
+            CatalogRecord::SetExtension { name, ext } => {
+                if let Some(e) = &ext {
+                    self.ensure_next_oid(e.oid.0 + 1);
+                }
+                let mut st = self.state.write();
+                match ext {
+                    Some(e) => st.extensions.insert(name, e),
+                    None => st.extensions.remove(&name),
+                };
+            }
             CatalogRecord::SetRoleSettings { key, config } => {
                 let mut st = self.cluster.shared.write();
                 match config {
@@ -2375,6 +2402,14 @@ fn state_image(st: &State) -> Vec<CatalogRecord> {
         .chain(acls)
         .chain(role_settings)
         .chain(default_acls)
+        .chain(
+            st.extensions
+                .iter()
+                .map(|(name, e)| CatalogRecord::SetExtension {
+                    name: name.clone(),
+                    ext: Some(e.clone()),
+                }),
+        )
         .chain(schemas)
         .chain(seqs)
         .chain(tables)

@@ -85,6 +85,7 @@
 //!                                nprocs:u32 (oid:u32 number:i16 func:u32 name left:u32 right:u32)*
 //!                                (am: pg_am.oid, 403 btree or 405 hash)
 //!            | 0x53 DropOpClass  oid:u32
+//!            | 0x54 SetExtension name (0x00 | 0x01 oid:u32 version)   (0x00: dropped)
 //!  table    := oid:u32 storage:u32 name persistence:u8 base_width:u32
 //!              ncols:u32 column* nchecks:u32 (name expr)* nidx:u32 index*
 //!              nowned:u32 name* [ntrig:u32 trigger*] [nfk:u32 fk*]
@@ -200,6 +201,7 @@ const TAG_PUT_OPFAMILY: u8 = 0x50;
 const TAG_DROP_OPFAMILY: u8 = 0x51;
 const TAG_PUT_OPCLASS: u8 = 0x52;
 const TAG_DROP_OPCLASS: u8 = 0x53;
+const TAG_SET_EXTENSION: u8 = 0x54;
 /// Written by versions that logged DDL as SQL text.
 const TAG_LEGACY_STATEMENT: u8 = 0x01;
 
@@ -270,6 +272,11 @@ pub enum CatalogRecord {
     /// ALTER DEFAULT PRIVILEGES: the ACL objects of `objtype` (a
     /// pg_default_acl letter) created by `role` (in `schema`, 0: anywhere)
     /// start from; None: the entry removed.
+    /// CREATE (Some) / DROP (None) EXTENSION.
+    SetExtension {
+        name: String,
+        ext: Option<crate::defs::ExtensionDef>,
+    },
     SetDefaultAcl {
         key: (u32, u32, u8),
         acl: Option<Vec<AclItem>>,
@@ -622,6 +629,18 @@ impl CatalogRecord {
                     }
                 }
             }
+            CatalogRecord::SetExtension { name, ext } => {
+                out.push(TAG_SET_EXTENSION);
+                put_str(&mut out, name);
+                match ext {
+                    None => out.push(0),
+                    Some(e) => {
+                        out.push(1);
+                        out.extend_from_slice(&e.oid.0.to_le_bytes());
+                        put_str(&mut out, &e.version);
+                    }
+                }
+            }
             CatalogRecord::SetDefaultAcl { key, acl } => {
                 out.push(TAG_SET_DEFAULT_ACL);
                 out.extend_from_slice(&key.0.to_le_bytes());
@@ -853,6 +872,18 @@ impl CatalogRecord {
                     None
                 };
                 CatalogRecord::SetRoleSettings { key, config }
+            }
+            TAG_SET_EXTENSION => {
+                let name = get_str(&mut r)?;
+                let ext = if get_bool(&mut r)? {
+                    Some(crate::defs::ExtensionDef {
+                        oid: RelId(r.u32()?),
+                        version: get_str(&mut r)?,
+                    })
+                } else {
+                    None
+                };
+                CatalogRecord::SetExtension { name, ext }
             }
             TAG_SET_DEFAULT_ACL => {
                 let key = (r.u32()?, r.u32()?, r.u8()?);
@@ -2658,6 +2689,17 @@ mod tests {
             CatalogRecord::SetDefaultAcl {
                 key: (16401, 0, b'f'),
                 acl: None,
+            },
+            CatalogRecord::SetExtension {
+                name: "uuid-ossp".into(),
+                ext: Some(crate::defs::ExtensionDef {
+                    oid: RelId(16410),
+                    version: "1.1".into(),
+                }),
+            },
+            CatalogRecord::SetExtension {
+                name: "pgcrypto".into(),
+                ext: None,
             },
             CatalogRecord::DropRole {
                 name: "alice".into(),

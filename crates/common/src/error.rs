@@ -161,6 +161,8 @@ pub enum SqlState {
     DuplicateFile,
     // 38: a COPY program that failed
     ExternalRoutineException,
+    // 39: an extension's function that failed (pgcrypto)
+    ExternalRoutineInvocationException,
     // 27
     TriggeredDataChangeViolation,
     // 42P17
@@ -315,6 +317,7 @@ impl SqlState {
             UndefinedFile => "58P01",
             DuplicateFile => "58P02",
             ExternalRoutineException => "38000",
+            ExternalRoutineInvocationException => "39000",
             InternalError => "XX000",
             DataCorrupted => "XX001",
         }
@@ -753,6 +756,7 @@ mod tests {
         UndefinedFile => "ERRCODE_UNDEFINED_FILE",
         DuplicateFile => "ERRCODE_DUPLICATE_FILE",
         ExternalRoutineException => "ERRCODE_EXTERNAL_ROUTINE_EXCEPTION",
+        ExternalRoutineInvocationException => "ERRCODE_EXTERNAL_ROUTINE_INVOCATION_EXCEPTION",
         InternalError => "ERRCODE_INTERNAL_ERROR",
         DataCorrupted => "ERRCODE_DATA_CORRUPTED",
     }

@@ -440,13 +440,25 @@ pub fn rows(rel: Rel, ev: &mut Ev) -> Rows {
                     .done()
             })
             .collect(),
-        Rel::Extension => vec![RowB::new(Rel::Extension)
-            .set("oid", oid(PLPGSQL_EXTENSION_OID))
-            .set("extname", text("plpgsql"))
-            .set("extowner", oid(SUPERUSER_OID))
-            .set("extnamespace", oid(PG_CATALOG_NAMESPACE_OID))
-            .set("extversion", text("1.0"))
-            .done()],
+        Rel::Extension => std::iter::once((
+            "plpgsql".to_string(),
+            PLPGSQL_EXTENSION_OID,
+            PG_CATALOG_NAMESPACE_OID,
+            "1.0".to_string(),
+        ))
+        .chain(c.extensions().into_iter().map(|(name, e)| {
+            (name, e.oid.0, nestor_catalog::PUBLIC_NAMESPACE_OID, e.version)
+        }))
+        .map(|(name, o, ns, version)| {
+            RowB::new(Rel::Extension)
+                .set("oid", oid(o))
+                .set("extname", text(&name))
+                .set("extowner", oid(SUPERUSER_OID))
+                .set("extnamespace", oid(ns))
+                .set("extversion", text(&version))
+                .done()
+        })
+        .collect(),
         Rel::Tablespace => [(1663, "pg_default"), (1664, "pg_global")]
             .into_iter()
             .map(|(o, name)| {

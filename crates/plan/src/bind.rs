@@ -3474,7 +3474,16 @@ impl<'e> Binder<'e> {
     ) -> Result<(Expr, DataType), DbError> {
         let name = name.to_string();
         let types: Vec<DataType> = args.iter().map(|a| a.1).collect();
-        let res = match functions::lookup(&name, &types) {
+        // A function of an extension this database has not installed
+        // does not exist (a user function of that name may).
+        let absent = nestor_types::extensions::provider(&name)
+            .is_some_and(|ext| !self.catalog.has_extension(ext));
+        let found = if absent {
+            Err(nestor_types::functions::undefined_function(&name, &types))
+        } else {
+            functions::lookup(&name, &types)
+        };
+        let res = match found {
             Ok(r) => r,
             Err(e) if e.code == SqlState::UndefinedFunction => {
                 // Not a built-in: a function created with CREATE FUNCTION.

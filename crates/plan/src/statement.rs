@@ -52,6 +52,7 @@ pub fn handles(n: &NodeEnum) -> bool {
             | NodeEnum::AlterOwnerStmt(_)
             | NodeEnum::AlterFunctionStmt(_)
             | NodeEnum::ReassignOwnedStmt(_)
+            | NodeEnum::CreateExtensionStmt(_)
             | NodeEnum::DropOwnedStmt(_)
             | NodeEnum::RenameStmt(_)
             | NodeEnum::CreateTableAsStmt(_)

@@ -886,6 +886,41 @@ fn hash_indexes_survive_crashes() {
     check_hash_indexes(&third);
 }
 
+/// Installed extensions are catalog state: kept by the WAL and by a
+/// checkpoint's image, and so is their removal.
+#[test]
+fn extensions_survive_crashes() {
+    let mut server = Server::start();
+    ok(&server, "create extension \"uuid-ossp\"");
+    ok(&server, "create extension pgcrypto");
+    ok(&server, "drop extension pgcrypto");
+    let check = |s: &Server| {
+        assert_eq!(
+            ok(
+                s,
+                "select string_agg(extname, ',' order by extname) from pg_extension"
+            ),
+            "plpgsql,uuid-ossp"
+        );
+        assert_eq!(
+            ok(
+                s,
+                "select uuid_generate_v5(uuid_ns_dns(), 'www.example.com')"
+            ),
+            "2ed6657d-e927-568b-95e1-2665a8aea6a2"
+        );
+    };
+    check(&server);
+    let dir = server.data_dir.clone();
+    assert!(server.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let mut again = Server::start_on(&dir);
+    check(&again);
+    ok(&again, "checkpoint");
+    assert!(again.signal_and_wait(libc::SIGKILL).signal().is_some());
+    let third = Server::start_on(&dir);
+    check(&third);
+}
+
 /// What must hold after each restart of `rules_survive_crashes`.
 fn check_rules(server: &Server) {
     assert_eq!(

@@ -224,6 +224,7 @@ regress!(
     view_security_options,
     fk_match_full,
     reassign_drop_owned,
+    extensions_builtin,
     hash_index_am,
     partitioned_expr_index,
     create_table_as_execute,

@@ -133,8 +133,14 @@ pub(crate) fn is_scalar_function(name: &str) -> bool {
         || crate::money::NAMES.contains(&lower.as_str())
         || crate::bits::NAMES.contains(&lower.as_str())
         || crate::io_functions::is_send(&lower)
+        || crate::extensions::provider(&lower).is_some()
         || crate::geometry::catalog::is_function(&lower)
         || crate::range::catalog::is_function(&lower)
+}
+
+/// 42883 `function f(types) does not exist`, with PostgreSQL's hint.
+pub fn undefined_function(name: &str, args: &[DataType]) -> DbError {
+    no_function(name, args)
 }
 
 pub(crate) fn no_function(name: &str, args: &[DataType]) -> DbError {
@@ -430,6 +436,9 @@ pub fn resolve(name: &str, args: &[DataType]) -> Result<Resolved, DbError> {
         return r;
     }
     if let Some(r) = crate::bytea_fns::resolve(&lower, args) {
+        return r;
+    }
+    if let Some(r) = crate::extensions::resolve(&lower, args) {
         return r;
     }
     if let Some(r) = crate::hash_fns::resolve(&lower, args) {

@@ -98,6 +98,7 @@ pub mod datetime_fns;
 pub(crate) mod datetime_input;
 pub mod domains;
 pub mod enums;
+pub mod extensions;
 pub(crate) mod float;
 pub mod formatting;
 pub mod functions;

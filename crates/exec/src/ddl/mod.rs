@@ -19,6 +19,7 @@ mod database;
 mod default_acl;
 mod domain;
 mod enum_type;
+mod extension;
 mod foreign_key;
 mod function;
 mod generated;
@@ -54,6 +55,7 @@ pub use default_acl::alter_default_privileges;
 pub(crate) use default_acl::apply_default_acls;
 pub use domain::{alter_domain, create_domain};
 pub use enum_type::{alter_enum, create_enum};
+pub use extension::create_extension;
 pub use function::alter_function;
 pub use grant::grant;
 pub(crate) use grant::{check_ddl, created_objects, record_owner};
@@ -261,6 +263,7 @@ pub fn drop(ctx: &mut StatementCtx, ds: &pb::DropStmt) -> Result<CommandTag, DbE
         pb::ObjectType::ObjectCast => return cast::drop_cast(ctx, ds),
         pb::ObjectType::ObjectOpclass => return opclass::drop_opclass(ctx, ds),
         pb::ObjectType::ObjectOpfamily => return opclass::drop_opfamily(ctx, ds),
+        pb::ObjectType::ObjectExtension => return extension::drop_extensions(ctx, ds),
         _ => return Err(DbError::unsupported(format!("DROP of {kind:?}"))),
     };
     // Resolve all first (PostgreSQL drops all or nothing).
