@@ -282,6 +282,79 @@ impl WriteCols for TableDef {
     }
 }
 
+/// The base table of a view written through: DEFAULT in a column the
+/// view gives a default (`ViewCol::default`) means that, before the
+/// table's own.
+pub(crate) struct ViewBase<'a> {
+    table: &'a TableDef,
+    defaults: Vec<(usize, Expr)>,
+    /// DEFAULT without a view default is NULL, not the table's.
+    null_default: bool,
+}
+
+impl<'a> ViewBase<'a> {
+    pub(crate) fn new(vt: &'a ViewTarget) -> ViewBase<'a> {
+        let mut defaults: Vec<(usize, Expr)> = Vec::new();
+        for c in &vt.cols {
+            if let (Some(base), Some(d)) = (c.base, &c.default) {
+                if !defaults.iter().any(|(b, _)| *b == base) {
+                    defaults.push((base, d.clone()));
+                }
+            }
+        }
+        ViewBase {
+            table: &vt.table,
+            defaults,
+            null_default: false,
+        }
+    }
+
+    /// For UPDATE: DEFAULT is the named view's own default, else NULL.
+    pub(crate) fn for_update(vt: &'a ViewTarget) -> ViewBase<'a> {
+        let defaults = vt
+            .defaults
+            .iter()
+            .filter(|d| d.top)
+            .filter_map(|d| Some((d.base?, d.expr.clone())))
+            .collect();
+        ViewBase {
+            table: &vt.table,
+            defaults,
+            null_default: true,
+        }
+    }
+}
+
+impl WriteCols for ViewBase<'_> {
+    fn col_name(&self, col: usize) -> &str {
+        self.table.col_name(col)
+    }
+
+    fn col_ty(&self, col: usize) -> DataType {
+        self.table.col_ty(col)
+    }
+
+    fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
+        match self.defaults.iter().find(|(c, _)| *c == col) {
+            Some((_, e)) => Ok(Some(e.clone())),
+            None if self.null_default => Ok(None),
+            None => self.table.col_default(b, col),
+        }
+    }
+
+    fn always_identity(&self, col: usize) -> bool {
+        self.table.always_identity(col)
+    }
+
+    fn generated(&self, col: usize) -> bool {
+        self.table.generated(col)
+    }
+
+    fn col_domain(&self, col: usize) -> Option<u32> {
+        self.table.col_domain(col)
+    }
+}
+
 /// A view's columns (name, type).
 pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)]);
 
@@ -650,8 +723,9 @@ fn plan_insert_view(
         .iter()
         .map(|&i| vt.writable(i, WriteKind::Insert))
         .collect::<Result<Vec<_>, _>>()?;
-    let subs = insert_subscripts(b, ins, &*table, &targets)?;
-    let mut source = insert_rows(b, ins, &*table, &mut targets, &col_locs, &subs)?;
+    let base = ViewBase::new(&vt);
+    let subs = insert_subscripts(b, ins, &base, &targets)?;
+    let mut source = insert_rows(b, ins, &base, &mut targets, &col_locs, &subs)?;
     b.mark_written(
         view_perm,
         &attnums(&view_cols[..targets.len().min(view_cols.len())]),
@@ -665,7 +739,7 @@ fn plan_insert_view(
     }
     let alias = bind::alias_or(rv, &v.name);
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
-    let defaults = insert_defaults(b, &table, &targets)?;
+    let defaults = view_insert_defaults(b, &vt, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     Ok(InsertPlan {
         checks: bind_checks(b.catalog, b.eval, &table)?,
@@ -679,6 +753,23 @@ fn plan_insert_view(
         route,
         part_check,
     })
+}
+
+/// The defaults of the base columns an INSERT through a view does not
+/// give: the views' (`ViewTarget::omitted_defaults`), then the table's.
+fn view_insert_defaults(
+    b: &Binder,
+    vt: &ViewTarget,
+    targets: &[usize],
+) -> Result<Vec<(usize, Expr)>, DbError> {
+    let mut defaults = vt.omitted_defaults(targets)?;
+    let given: Vec<usize> = targets
+        .iter()
+        .copied()
+        .chain(defaults.iter().map(|(c, _)| *c))
+        .collect();
+    defaults.extend(insert_defaults(b, &vt.table, &given)?);
+    Ok(defaults)
 }
 
 /// Whether a VALUES list has a `t.*` item (its columns, so the row's
@@ -1991,7 +2082,7 @@ fn plan_modify_view(
                 })?;
                 vt.writable(i, kind)
             };
-            bind_sets(b, &*table, set_list, &col_of)?
+            bind_sets(b, &ViewBase::for_update(&vt), set_list, &col_of)?
         };
         // Virtual positions become their expressions over the base row. A
         // correlated subquery reads the row by position, so it cannot see

@@ -26,8 +26,13 @@
 //! positions substituted after binding), so FROM/USING items and
 //! correlated subqueries work as for a table.
 //!
-//! Left out (0A000): view column defaults (ALTER VIEW ... SET DEFAULT),
-//! ON CONFLICT through a view, RETURNING together with FROM/USING, and
+//! View column defaults (ALTER VIEW ... SET DEFAULT) are resolved with
+//! the columns: INSERT's DEFAULT names the first level's that has one, a
+//! column an INSERT leaves out gets every level's (outermost first), then
+//! the table's; UPDATE's DEFAULT is the named view's own default, else
+//! NULL (PostgreSQL's rewriter replaces it at the view's level).
+//!
+//! Left out (0A000): ON CONFLICT through a view, RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
 //! INSERT/RETURNING, and writes through a view into a relation with
 //! rules for the event (rules apply before planning, in the rewriter);
@@ -75,6 +80,27 @@ pub struct ViewCol {
     pub expr: Expr,
     /// The base table column it is, when it is updatable.
     pub base: Option<usize>,
+    /// What DEFAULT in an INSERT means for it: its own default (ALTER
+    /// VIEW ... SET DEFAULT), else that of the column below that it passes
+    /// through; None leaves the base table's. (UPDATE's DEFAULT is the
+    /// named view's own default or NULL, as PostgreSQL's rewriter makes
+    /// it.)
+    pub default: Option<Expr>,
+}
+
+/// A view column's default as an INSERT that leaves the column out gets
+/// it: PostgreSQL's rewriter adds each level's defaults for the columns
+/// not assigned at that level, whether or not the view above shows them.
+#[derive(Clone, Debug)]
+pub struct LevelDefault {
+    pub view: String,
+    pub column: String,
+    /// The base column it fills; None: a computed column (an error).
+    pub base: Option<usize>,
+    pub expr: Expr,
+    /// A default of the view the statement names (UPDATE's DEFAULT
+    /// takes only those).
+    pub top: bool,
 }
 
 /// A check option's condition over the base table's row.
@@ -93,6 +119,8 @@ pub struct ViewTarget {
     pub conds: Vec<Expr>,
     /// The check options that apply to rows written through the view.
     pub checks: Vec<ViewCheck>,
+    /// Every level's column defaults, outermost first.
+    pub defaults: Vec<LevelDefault>,
     /// The table's need when it is right below the view: the statement
     /// marks the table columns it writes there (`crate::perm`); None
     /// below several views (their needs are the relations' privileges).
@@ -155,6 +183,53 @@ impl ViewTarget {
             )
         })
     }
+}
+
+impl ViewTarget {
+    /// The defaults an INSERT assigning the base columns `assigned` adds
+    /// (base column, value), in PostgreSQL's order: each level's, from
+    /// the outermost view down, for the columns nothing above filled. A
+    /// default of a computed column is PostgreSQL's error.
+    pub fn omitted_defaults(&self, assigned: &[usize]) -> Result<Vec<(usize, Expr)>, DbError> {
+        let mut out: Vec<(usize, Expr)> = Vec::new();
+        for d in &self.defaults {
+            let Some(base) = d.base else {
+                return Err(not_insertable(&d.column, &d.view));
+            };
+            if !assigned.contains(&base) && !out.iter().any(|(c, _)| *c == base) {
+                out.push((base, d.expr.clone()));
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn not_insertable(column: &str, view: &str) -> DbError {
+    DbError::new(
+        SqlState::FeatureNotSupported,
+        format!("cannot insert into column \"{column}\" of view \"{view}\""),
+    )
+    .with_detail("View columns that are not columns of their base relation are not updatable.")
+}
+
+/// View `v`'s default for column `pos` (of type `ty`), bound from its
+/// SQL text as a table column's default is.
+fn bind_view_default(
+    b: &Binder,
+    v: &ViewDef,
+    pos: usize,
+    ty: DataType,
+) -> Result<Option<Expr>, DbError> {
+    let Some((_, sql)) = v.defaults.iter().find(|(p, _)| *p == pos) else {
+        return Ok(None);
+    };
+    let node = nestor_parser::parse_expr(sql)?;
+    let mut db = Binder::new(b.catalog, b.eval, sql, &[], select::plan_query);
+    db.scopes.push(Scope::default());
+    db.outer_refs.push(None);
+    db.agg = AggCtx::NotAllowed("DEFAULT expressions");
+    let (e, t) = db.bind(&node)?;
+    db.coerce_assign(e, t, ty).map(Some)
 }
 
 fn substitute(e: Expr, cols: &[ViewCol]) -> Result<Expr, DbError> {
@@ -429,7 +504,14 @@ fn bind_level(
     }
     let n_data = table.columns.len();
     let mut cols = Vec::with_capacity(v.columns.len());
-    for (t, (name, ty)) in targets.into_iter().zip(&v.columns) {
+    let mut level_defaults = Vec::new();
+    for (pos, (t, (name, ty))) in targets.into_iter().zip(&v.columns).enumerate() {
+        let own_default = if kind == WriteKind::Delete {
+            None
+        } else {
+            bind_view_default(b, v, pos, *ty)?
+        };
+        let mut default = own_default.clone();
         let (expr, base) = match &lower {
             None => {
                 // A plain data column (not a system column) is updatable.
@@ -444,6 +526,9 @@ fn bind_level(
                     Expr::Col(c) => l.cols[c].base,
                     _ => None,
                 };
+                if let (None, Expr::Col(c)) = (&default, &t.expr) {
+                    default = l.cols[*c].default.clone();
+                }
                 let e = if t.expr.has_correlated_subquery() {
                     return Err(DbError::unsupported(
                         "writing through a view over a view whose select list has a correlated subquery",
@@ -454,11 +539,21 @@ fn bind_level(
                 (e, base)
             }
         };
+        if let Some(e) = own_default {
+            level_defaults.push(LevelDefault {
+                view: v.name.clone(),
+                column: name.clone(),
+                base,
+                expr: e,
+                top: true,
+            });
+        }
         cols.push(ViewCol {
             name: name.clone(),
             ty: *ty,
             expr,
             base,
+            default,
         });
     }
     if kind != WriteKind::Delete && cols.iter().all(|c| c.base.is_none()) {
@@ -480,7 +575,14 @@ fn bind_level(
         (c, _) => c,
     };
     let (mut conds, lower_checks) = match lower {
-        Some(l) => (l.conds, l.checks),
+        Some(l) => {
+            level_defaults.extend(
+                l.defaults
+                    .into_iter()
+                    .map(|d| LevelDefault { top: false, ..d }),
+            );
+            (l.conds, l.checks)
+        }
         None => (Vec::new(), Vec::new()),
     };
     // Innermost first, as PostgreSQL checks (and reports) them: CASCADED
@@ -505,6 +607,7 @@ fn bind_level(
         cols,
         conds,
         checks,
+        defaults: level_defaults,
         table_perm: None,
     })
 }

@@ -223,6 +223,7 @@ regress!(
     copy_error_context,
     view_security_options,
     hash_index_am,
+    view_column_defaults,
     constraint_using_index,
     column_storage,
     format_variadic,
