@@ -32,7 +32,13 @@
 //! the table's; UPDATE's DEFAULT is the named view's own default, else
 //! NULL (PostgreSQL's rewriter replaces it at the view's level).
 //!
-//! Left out (0A000): ON CONFLICT through a view, RETURNING together with FROM/USING, and
+//! INSERT ... ON CONFLICT through a view binds its inference, SET list and
+//! WHERE over the view's columns (EXCLUDED's too) and rewrites them over
+//! the base rows, so the arbiters are the table's unique indexes on the
+//! columns the view's name; the check options apply to the inserted and to
+//! the updated row.
+//!
+//! Left out (0A000): RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
 //! INSERT/RETURNING, and writes through a view into a relation with
 //! rules for the event (rules apply before planning, in the rewriter);
@@ -158,6 +164,27 @@ impl ViewTarget {
         substitute(e, &self.cols)
     }
 
+    /// An expression bound in ON CONFLICT DO UPDATE's scope through the
+    /// view (the view's columns of the existing row, then EXCLUDED's)
+    /// rewritten over the executor's input: the existing base row with
+    /// its system columns, then the proposed base row with its.
+    pub fn substitute_conflict(&self, e: Expr) -> Result<Expr, DbError> {
+        if e.has_correlated_subquery() {
+            return Err(DbError::unsupported(
+                "a correlated subquery in INSERT ... ON CONFLICT through a view",
+            ));
+        }
+        let n = self.cols.len();
+        let width = self.table.columns.len() + crate::ir::SYS_COLS;
+        e.rewrite(&mut |x| {
+            Ok(match x {
+                Expr::Col(i) if *i < n => Some(self.cols[*i].expr.clone()),
+                Expr::Col(i) => Some(shift_cols(self.cols[*i - n].expr.clone(), width)?),
+                _ => None,
+            })
+        })
+    }
+
     pub fn column(&self, name: &str) -> Option<usize> {
         self.cols.iter().position(|c| c.name == name)
     }
@@ -230,6 +257,16 @@ fn bind_view_default(
     db.agg = AggCtx::NotAllowed("DEFAULT expressions");
     let (e, t) = db.bind(&node)?;
     db.coerce_assign(e, t, ty).map(Some)
+}
+
+/// `e` over a row placed `by` columns further on.
+fn shift_cols(e: Expr, by: usize) -> Result<Expr, DbError> {
+    e.rewrite(&mut |x| {
+        Ok(match x {
+            Expr::Col(i) => Some(Expr::Col(*i + by)),
+            _ => None,
+        })
+    })
 }
 
 fn substitute(e: Expr, cols: &[ViewCol]) -> Result<Expr, DbError> {

@@ -224,6 +224,7 @@ regress!(
     view_security_options,
     hash_index_am,
     view_column_defaults,
+    view_upsert,
     constraint_using_index,
     column_storage,
     format_variadic,

@@ -1,0 +1,69 @@
+-- INSERT ... ON CONFLICT through automatically updatable views.
+\set VERBOSITY verbose
+CREATE TABLE ut (id int PRIMARY KEY, k text UNIQUE, v int, w int);
+CREATE UNIQUE INDEX ut_lower_k ON ut (lower(k)) WHERE v > 0;
+CREATE VIEW uv AS SELECT id AS vid, k AS vk, v + 0 AS vcalc, v, w FROM ut
+  WHERE w > 0 WITH CHECK OPTION;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'a', 10, 1);
+-- DO NOTHING, with and without a conflict target.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT DO NOTHING;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vid) DO NOTHING RETURNING *;
+INSERT INTO uv (vid, vk, v, w) VALUES (2, 'a', 20, 1) ON CONFLICT (vk) DO NOTHING RETURNING *;
+INSERT INTO uv (vid, vk, v, w) VALUES (3, 'c', 30, 1), (3, 'd', 31, 1)
+  ON CONFLICT (vid) DO NOTHING RETURNING *;
+-- An expression and a partial index's predicate, over the view's columns.
+INSERT INTO uv (vid, vk, v, w) VALUES (4, 'C', 5, 1)
+  ON CONFLICT (lower(vk)) WHERE v > 0 DO NOTHING RETURNING *;
+-- Conflict targets that name no unique index, or no view column.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vcalc) DO NOTHING;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (v) DO NOTHING;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vid, vk) DO NOTHING;
+-- ON CONSTRAINT looks on the view, which has no constraints.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT ON CONSTRAINT ut_pkey DO NOTHING;
+-- DO UPDATE: EXCLUDED and the existing row by the view's names.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1)
+  ON CONFLICT (vid) DO UPDATE SET v = excluded.v, vk = uv.vk || excluded.vk RETURNING *;
+INSERT INTO uv AS t (vid, vk, v, w) VALUES (1, 'x', 7, 1)
+  ON CONFLICT (vid) DO UPDATE SET v = excluded.vcalc + t.vcalc RETURNING vid, vk, v;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT DO UPDATE SET v = 1;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vid) DO UPDATE SET vcalc = 1;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vid) DO UPDATE SET nosuch = 1;
+-- DO UPDATE ... WHERE.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1)
+  ON CONFLICT (vid) DO UPDATE SET w = excluded.w + 1 WHERE uv.v > 100 RETURNING *;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1)
+  ON CONFLICT (vid) DO UPDATE SET w = excluded.w + 1 WHERE uv.v < 100 AND excluded.vcalc = 20
+  RETURNING *;
+-- The check option, on the inserted and on the updated row.
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'b', 20, 1) ON CONFLICT (vid) DO UPDATE SET w = -1;
+INSERT INTO uv (vid, vk, v, w) VALUES (5, 'e', 20, -1) ON CONFLICT (vid) DO NOTHING;
+INSERT INTO uv (vid, vk, v, w) VALUES (5, 'e', 20, -1) ON CONFLICT (vid) DO UPDATE SET w = 1;
+-- The existing row need not be visible through the view.
+UPDATE ut SET w = -5 WHERE id = 1;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'q', 20, 1) ON CONFLICT (vid) DO UPDATE SET v = 77;
+INSERT INTO uv (vid, vk, v, w) VALUES (1, 'q', 20, 1)
+  ON CONFLICT (vid) DO UPDATE SET w = 3 RETURNING *;
+-- The same row twice in one command.
+INSERT INTO uv (vid, vk, v, w) VALUES (9, 'z', 1, 1), (9, 'zz', 1, 1)
+  ON CONFLICT (vid) DO UPDATE SET v = 5;
+-- Nested views.
+CREATE VIEW uv2 AS SELECT vid AS id2, vk, v FROM uv;
+INSERT INTO uv2 VALUES (1, 'n', 1) ON CONFLICT (id2) DO UPDATE SET v = excluded.v + uv2.v RETURNING *;
+INSERT INTO uv2 VALUES (1, 'n', 1) ON CONFLICT (vk) DO NOTHING RETURNING *;
+INSERT INTO uv2 VALUES (6, 'n', 1) ON CONFLICT (id2) DO UPDATE SET v = 0;
+-- View column defaults apply to the proposed row.
+CREATE VIEW uv3 AS SELECT id, k, v, w FROM ut;
+ALTER VIEW uv3 ALTER COLUMN w SET DEFAULT 42;
+INSERT INTO uv3 (id, k) VALUES (1, 'dup') ON CONFLICT (id) DO UPDATE SET w = excluded.w RETURNING *;
+INSERT INTO uv3 (id, k) VALUES (7, 'seven') ON CONFLICT (id) DO UPDATE SET w = excluded.w RETURNING *;
+-- Upsert as PostgREST sends it.
+WITH pgrst_body AS (SELECT '[{"id": 7, "k": "seven", "v": 70}, {"id": 8, "k": "eight", "v": 80}]'::json AS body)
+INSERT INTO uv3 (id, k, v)
+SELECT id, k, v FROM json_to_recordset((SELECT body FROM pgrst_body)) AS _ (id int, k text, v int)
+ON CONFLICT (id) DO UPDATE SET k = excluded.k, v = excluded.v
+RETURNING id, k, v, w;
+SELECT * FROM ut ORDER BY id;
+-- A view that is not updatable.
+CREATE VIEW uv4 AS SELECT DISTINCT id FROM ut;
+INSERT INTO uv4 VALUES (1) ON CONFLICT DO NOTHING;
+DROP TABLE ut CASCADE;
