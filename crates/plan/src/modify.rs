@@ -355,8 +355,22 @@ impl WriteCols for ViewBase<'_> {
     }
 }
 
-/// A view's columns (name, type).
-pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)]);
+/// A view's columns (name, type) and their defaults (ALTER VIEW ... SET
+/// DEFAULT; none: NULL, as PostgreSQL gives a view with INSTEAD OF
+/// triggers).
+pub(crate) struct ViewCols<'a>(pub &'a [(String, DataType)], pub Vec<Option<Expr>>);
+
+impl<'a> ViewCols<'a> {
+    pub(crate) fn of(b: &Binder, v: &'a nestor_catalog::ViewDef) -> Result<ViewCols<'a>, DbError> {
+        let defaults = v
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, (_, ty))| view_write::bind_view_default(b, v, i, *ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ViewCols(&v.columns, defaults))
+    }
+}
 
 impl WriteCols for ViewCols<'_> {
     fn col_name(&self, col: usize) -> &str {
@@ -367,8 +381,8 @@ impl WriteCols for ViewCols<'_> {
         self.0[col].1
     }
 
-    fn col_default(&self, _: &Binder, _: usize) -> Result<Option<Expr>, DbError> {
-        Ok(None)
+    fn col_default(&self, _: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
+        Ok(self.1.get(col).cloned().flatten())
     }
 
     fn always_identity(&self, _: usize) -> bool {
@@ -707,15 +721,18 @@ fn plan_insert_view(
     if !ins.returning_list.is_empty() {
         privs |= acl::SELECT;
     }
-    if ins
+    let do_update = ins
         .on_conflict_clause
         .as_deref()
-        .is_some_and(|oc| oc.action == pb::OnConflictAction::OnconflictUpdate as i32)
-    {
+        .is_some_and(|oc| oc.action == pb::OnConflictAction::OnconflictUpdate as i32);
+    if do_update {
         privs |= acl::UPDATE | acl::SELECT;
     }
     let view_perm = view_need(b, v, privs);
     let vt = view_write::resolve(b, v, WriteKind::Insert, privs)?;
+    if do_update && ins.returning_list.is_empty() {
+        conflict_reads_by_column(b, &vt, view_perm);
+    }
     let table = vt.table.clone();
     let (mut view_cols, col_locs) = insert_target_list(b, ins, &v.name, |n| vt.column(n))?;
     if ins.cols.is_empty() {
@@ -1235,6 +1252,34 @@ fn plan_conflict(
         filter,
         rls: None,
     })
+}
+
+/// ON CONFLICT DO UPDATE through a view reads by column, as PostgreSQL
+/// checks it: the view's columns its clauses name (marked as they are
+/// bound), and, on the table right below, every column the view shows
+/// (EXCLUDED is built over all of them). Without RETURNING nothing else
+/// needs the whole relations' SELECT.
+fn conflict_reads_by_column(b: &mut Binder, vt: &ViewTarget, view_perm: usize) {
+    b.perms[view_perm].cols.untracked &= !acl::SELECT;
+    let Some(p) = vt.table_perm else {
+        return;
+    };
+    let n = vt.table.columns.len();
+    let mut read: Vec<usize> = Vec::new();
+    for c in &vt.cols {
+        c.expr.walk(&mut |e| {
+            if let Expr::Col(i) = e {
+                if *i < n && !read.contains(i) {
+                    read.push(*i);
+                }
+            }
+        });
+    }
+    let perm = &mut b.perms[p];
+    perm.cols.untracked &= !acl::SELECT;
+    for c in read {
+        crate::perm::add_col(&mut perm.cols.select, c as i16 + 1);
+    }
 }
 
 /// DO UPDATE without a conflict target: PostgreSQL's error, at the ON

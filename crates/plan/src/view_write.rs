@@ -241,7 +241,7 @@ fn not_insertable(column: &str, view: &str) -> DbError {
 
 /// View `v`'s default for column `pos` (of type `ty`), bound from its
 /// SQL text as a table column's default is.
-fn bind_view_default(
+pub(crate) fn bind_view_default(
     b: &Binder,
     v: &ViewDef,
     pos: usize,

@@ -72,4 +72,17 @@ SELECT relname, reloptions FROM pg_class WHERE relname = 'vdv3';
 -- CREATE OR REPLACE VIEW keeps the defaults.
 CREATE OR REPLACE VIEW vdv3 AS SELECT a, b, c + 2 AS c1 FROM vdt;
 INSERT INTO vdv3 (a) VALUES (32) RETURNING *;
+-- A view with an INSTEAD OF trigger: its defaults, else NULL.
+CREATE VIEW vdv5 AS SELECT a, b, c FROM vdt;
+ALTER VIEW vdv5 ALTER COLUMN c SET DEFAULT -1;
+CREATE FUNCTION vdv5_ins() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO vdt VALUES (new.a, new.b, new.c);
+  RETURN new;
+END $$;
+CREATE TRIGGER vdv5_ins INSTEAD OF INSERT ON vdv5
+  FOR EACH ROW EXECUTE FUNCTION vdv5_ins();
+INSERT INTO vdv5 (a) VALUES (40) RETURNING *;
+INSERT INTO vdv5 VALUES (41, DEFAULT, DEFAULT), (42, 'x', DEFAULT) RETURNING *;
 DROP TABLE vdt CASCADE;
+DROP FUNCTION vdv5_ins();

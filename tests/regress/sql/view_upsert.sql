@@ -67,3 +67,38 @@ SELECT * FROM ut ORDER BY id;
 CREATE VIEW uv4 AS SELECT DISTINCT id FROM ut;
 INSERT INTO uv4 VALUES (1) ON CONFLICT DO NOTHING;
 DROP TABLE ut CASCADE;
+-- Privileges: DO UPDATE reads the view's columns it names (and the
+-- table's columns the view shows, as the view's owner) and updates those
+-- it sets.
+CREATE ROLE regress_vu_owner;
+CREATE ROLE regress_vu_user;
+GRANT CREATE ON SCHEMA public TO regress_vu_owner, regress_vu_user;
+SET SESSION AUTHORIZATION regress_vu_owner;
+CREATE TABLE pt (a int UNIQUE, b text, c float);
+INSERT INTO pt VALUES (1, 'xxx', 1.0);
+CREATE VIEW pv AS SELECT b AS bb, c AS cc, a AS aa FROM pt;
+GRANT SELECT (aa, bb) ON pv TO regress_vu_user;
+GRANT INSERT ON pv TO regress_vu_user;
+GRANT UPDATE (bb) ON pv TO regress_vu_user;
+SET SESSION AUTHORIZATION regress_vu_user;
+INSERT INTO pv VALUES ('yyy', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET bb = excluded.cc;
+INSERT INTO pv VALUES ('yyy', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET bb = pv.cc;
+INSERT INTO pv VALUES ('zzz', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET cc = 3.0;
+INSERT INTO pv VALUES ('yyy', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET bb = excluded.bb;
+INSERT INTO pv VALUES ('zzz', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET bb = pv.bb || 'xxx';
+INSERT INTO pv VALUES ('zzz', 2.0, 1) ON CONFLICT (aa) DO UPDATE SET bb = 'r' RETURNING *;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM pt;
+SET SESSION AUTHORIZATION regress_vu_owner;
+GRANT SELECT (a, b), INSERT (a, b), UPDATE (a, b) ON pt TO regress_vu_user;
+SET SESSION AUTHORIZATION regress_vu_user;
+CREATE VIEW pv2 AS SELECT b AS bb, c AS cc, a AS aa FROM pt;
+INSERT INTO pv2 (aa, bb) VALUES (1, 'xxx') ON CONFLICT (aa) DO UPDATE SET bb = excluded.bb;
+CREATE VIEW pv3 AS SELECT b AS bb, a AS aa FROM pt;
+INSERT INTO pv3 (aa, bb) VALUES (1, 'xxx') ON CONFLICT (aa) DO UPDATE SET bb = excluded.bb;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM pt;
+DROP TABLE pt CASCADE;
+REVOKE CREATE ON SCHEMA public FROM regress_vu_owner, regress_vu_user;
+DROP ROLE regress_vu_owner;
+DROP ROLE regress_vu_user;
