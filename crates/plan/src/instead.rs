@@ -487,7 +487,7 @@ fn scan(
             })?;
             Ok(through.map_or(i, |t| t.map[i]))
         };
-        modify::bind_sets(b, &ViewCols::of(b, &v)?, st.set_list, &col_of)?
+        modify::bind_sets(b, &ViewCols::of(b, v)?, st.set_list, &col_of)?
     };
     let returning = modify::bind_returning(b, st.returning)?;
     let n = v.columns.len();
