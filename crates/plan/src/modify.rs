@@ -336,7 +336,15 @@ impl WriteCols for ViewBase<'_> {
 
     fn col_default(&self, b: &Binder, col: usize) -> Result<Option<Expr>, DbError> {
         match self.defaults.iter().find(|(c, _)| *c == col) {
-            Some((_, e)) => Ok(Some(e.clone())),
+            Some((_, e)) => {
+                // A view's default is a value to the table below it.
+                let identity = self.table.always_identity(col);
+                if self.null_default && (identity || self.table.generated(col)) {
+                    return Err(update_to_default_only(self.table, col));
+                }
+                refuse_view_default(self.table, col, b.identity_check.is_some())?;
+                Ok(Some(e.clone()))
+            }
             None if self.null_default => Ok(None),
             None => self.table.col_default(b, col),
         }
@@ -764,7 +772,7 @@ fn plan_insert_view(
         Some(oc) => Some(plan_view_conflict(b, &vt, &alias, oc, view_perm)?),
     };
     let returning = bind_view_returning(b, &vt, &alias, &ins.returning_list)?;
-    let defaults = view_insert_defaults(b, &vt, &targets)?;
+    let defaults = view_insert_defaults(b, ins, &vt, &targets)?;
     let (route, part_check) = partition_write(b, &table, acl::INSERT)?;
     if route.is_some() && conflict.is_some() && !vt.checks.is_empty() {
         // The executor routes such rows through per-leaf plans, which
@@ -787,14 +795,48 @@ fn plan_insert_view(
     })
 }
 
+/// A view default reaching a stored generated column, or a GENERATED
+/// ALWAYS identity column (`checked`: without OVERRIDING SYSTEM VALUE),
+/// is an explicit value there: PostgreSQL's error.
+fn refuse_view_default(table: &TableDef, col: usize, checked: bool) -> Result<(), DbError> {
+    if table.generated(col) {
+        return Err(generated_column(table, col));
+    }
+    if checked && table.always_identity(col) {
+        return Err(generated_always(table, col));
+    }
+    Ok(())
+}
+
+/// 428C9: UPDATE assigning a generated or GENERATED ALWAYS identity
+/// column something other than its own DEFAULT.
+fn update_to_default_only(table: &TableDef, col: usize) -> DbError {
+    let name = table.col_name(col);
+    let detail = if table.generated(col) {
+        format!("Column \"{name}\" is a generated column.")
+    } else {
+        format!("Column \"{name}\" is an identity column defined as GENERATED ALWAYS.")
+    };
+    DbError::new(
+        SqlState::GeneratedAlways,
+        format!("column \"{name}\" can only be updated to DEFAULT"),
+    )
+    .with_detail(detail)
+}
+
 /// The defaults of the base columns an INSERT through a view does not
 /// give: the views' (`ViewTarget::omitted_defaults`), then the table's.
 fn view_insert_defaults(
     b: &Binder,
+    ins: &pb::InsertStmt,
     vt: &ViewTarget,
     targets: &[usize],
 ) -> Result<Vec<(usize, Expr)>, DbError> {
     let mut defaults = vt.omitted_defaults(targets)?;
+    let checked = ins.r#override != pb::OverridingKind::OverridingSystemValue as i32;
+    for (c, _) in &defaults {
+        refuse_view_default(&vt.table, *c, checked)?;
+    }
     let given: Vec<usize> = targets
         .iter()
         .copied()
