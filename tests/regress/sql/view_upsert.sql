@@ -62,6 +62,19 @@ INSERT INTO uv3 (id, k, v)
 SELECT id, k, v FROM json_to_recordset((SELECT body FROM pgrst_body)) AS _ (id int, k text, v int)
 ON CONFLICT (id) DO UPDATE SET k = excluded.k, v = excluded.v
 RETURNING id, k, v, w;
+-- The view's row type, as PostgREST reads the request body with it.
+SELECT null::uv3, pg_typeof(null::uv3), (ROW(1, 'a', 2, 3)::uv3).k;
+WITH pgrst_source AS (
+  INSERT INTO "public"."uv3" ("id", "k", "v")
+  SELECT "pgrst_body"."id", "pgrst_body"."k", "pgrst_body"."v"
+  FROM (SELECT '[{"id": 8, "k": "acht", "v": 88}, {"id": 10, "k": "ten"}]'::json AS json_data) pgrst_payload,
+  LATERAL (SELECT "id", "k", "v" FROM json_populate_recordset(null::"public"."uv3", pgrst_payload.json_data)) pgrst_body
+  ON CONFLICT ("id") DO UPDATE SET "id" = EXCLUDED."id", "k" = EXCLUDED."k", "v" = EXCLUDED."v"
+  RETURNING "public"."uv3".*
+)
+SELECT '' AS total_result_set, pg_catalog.count(_postgrest_t) AS page_total,
+  coalesce(json_agg(_postgrest_t), '[]') AS body
+FROM (SELECT "uv3".* FROM "pgrst_source" AS "uv3") _postgrest_t;
 SELECT * FROM ut ORDER BY id;
 -- A view that is not updatable.
 CREATE VIEW uv4 AS SELECT DISTINCT id FROM ut;
