@@ -35,14 +35,18 @@
 //! INSERT ... ON CONFLICT through a view binds its inference, SET list and
 //! WHERE over the view's columns (EXCLUDED's too) and rewrites them over
 //! the base rows, so the arbiters are the table's unique indexes on the
-//! columns the view's name; the check options apply to the inserted and to
-//! the updated row.
+//! columns the view names; the check options apply to the inserted and to
+//! the updated row, not to the existing one (as in PostgreSQL, DO UPDATE
+//! may reach a row the view does not show).
 //!
 //! Left out (0A000): RETURNING together with FROM/USING, and
 //! correlated subqueries when the view has computed columns or in
-//! INSERT/RETURNING, and writes through a view into a relation with
-//! rules for the event (rules apply before planning, in the rewriter);
-//! INSTEAD OF triggers do not exist.
+//! INSERT/RETURNING/ON CONFLICT, subscripted or field assignments in ON
+//! CONFLICT DO UPDATE, ON CONFLICT through a view with a check option
+//! into a partitioned table, and writes through a view into a relation
+//! with rules for the event (rules apply before planning, in the
+//! rewriter). Below the named view and the relation right under it,
+//! privileges are checked per relation, not per column.
 
 use std::sync::Arc;
 
